@@ -1,0 +1,100 @@
+"""`gpu-garden` command line. Each subcommand's work lives in its own module, imported lazily so
+`gpu-garden --help` stays instant; exit codes: 0 ok, 1 nothing found / does not fit, 2 usage or input error."""
+import argparse
+import importlib
+import sys
+
+from .errors import UserError
+
+# subcommand -> (module in this package, function taking the parsed args and returning an exit code)
+COMMANDS = {
+    "demo": ("demo", "run_cli"),
+    "budget": ("probe", "run_cli"),
+    "estimate": ("estimate", "run_cli"),
+    "triage": ("triage", "run_cli"),
+    "kv": ("llm", "run_cli"),
+    "trace": ("trace", "run_cli"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpu-garden", description="See GPU memory, estimate a run's footprint, and triage out-of-memory logs.")
+    p.add_argument("--version", action="version", version="gpu-garden " + _version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("demo", help="this machine's budget, a sample estimate and a triaged sample log, on embedded data")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("budget", help="memory per device, split by owner")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--watch", type=float, metavar="SECONDS", help="print a new snapshot every SECONDS until interrupted")
+
+    s = sub.add_parser("estimate", help="per-phase peak memory of a model at a latent size, from file headers")
+    s.add_argument("files", nargs="+", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
+    s.add_argument("--width", type=int, required=True)
+    s.add_argument("--height", type=int, required=True)
+    s.add_argument("--frames", type=int, default=1)
+    s.add_argument("--batch", type=int, default=1)
+    s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix")
+    s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("kv", help="LLM memory: weights + KV cache + runtime overhead, and the flags that fit")
+    src = s.add_mutually_exclusive_group(required=True)
+    src.add_argument("--config", metavar="FILE", help="Hugging Face config.json")
+    src.add_argument("--gguf", metavar="FILE", help="GGUF model file")
+    src.add_argument("--model", metavar="NAME", help="a built-in model name (see --model list)")
+    s.add_argument("--ctx", type=int, help="context length in tokens")
+    s.add_argument("--parallel", type=int, default=1, help="parallel sequences")
+    s.add_argument("--kv-dtype", default="f16", help="f16, bf16, fp8, q8_0, q4_0")
+    s.add_argument("--weights-dtype", help="bf16, fp16, fp8, int8, awq, gptq, Q4_K_M, ...")
+    s.add_argument("--vram", type=float, metavar="GIB")
+    s.add_argument("--runtime", choices=["vllm", "llama.cpp", "ollama"], default="vllm")
+    s.add_argument("--json", action="store_true")
+
+    s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")
+    s.add_argument("--comfyui", metavar="DIR", required=True, help="ComfyUI checkout")
+    s.add_argument("--family", required=True)
+    s.add_argument("--checkpoint", metavar="FILE", help="build the model from this file's header instead of the family's standard config")
+    s.add_argument("--width", type=int, required=True)
+    s.add_argument("--height", type=int, required=True)
+    s.add_argument("--frames", type=int, default=1)
+    s.add_argument("--batch", type=int, default=1)
+    s.add_argument("--attention", choices=["flash", "math"], default="flash")
+    s.add_argument("--phase", choices=["sample", "decode", "encode"], default="sample")
+    s.add_argument("--json", action="store_true")
+    return p
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("comfyui-gpu-garden")
+    except Exception:
+        return "dev"
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    module, func = COMMANDS[args.command]
+    try:
+        run = getattr(importlib.import_module("." + module, __package__), func)
+        return int(run(args) or 0)
+    except UserError as exc:
+        print(f"gpu-garden {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Byte sizes: parse what runtimes print ("1.50 GiB", "512 MiB", "3.2GB") and format for people."""
+import re
+
+GiB = 1 << 30
+MiB = 1 << 20
+KiB = 1 << 10
+
+_UNITS = {
+    "": 1, "B": 1, "BYTES": 1,
+    "K": KiB, "KB": 1000, "KIB": KiB,
+    "M": MiB, "MB": 1000**2, "MIB": MiB,
+    "G": GiB, "GB": 1000**3, "GIB": GiB,
+    "T": 1 << 40, "TB": 1000**4, "TIB": 1 << 40,
+}
+SIZE_RE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|[KMGT]|B|bytes)?", re.I)
+
+
+def parse_size(text: str, binary_decimal: bool = False) -> int:
+    """"1.50 GiB" -> bytes. With binary_decimal, "GB"/"MB" mean GiB/MiB (PyTorch and most runtimes
+    print GiB but some label it GB)."""
+    m = SIZE_RE.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    unit = (m.group("unit") or "").upper()
+    if binary_decimal and unit in ("KB", "MB", "GB", "TB"):
+        unit = unit[0] + "IB"
+    return int(round(float(m.group("num")) * _UNITS[unit]))
+
+
+def fmt_bytes(n: float | int | None, unit: str = "auto") -> str:
+    if n is None:
+        return "n/a"
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    if unit == "auto":
+        unit = "GiB" if n >= GiB else "MiB" if n >= MiB else "KiB" if n >= KiB else "B"
+    div = {"GiB": GiB, "MiB": MiB, "KiB": KiB, "B": 1}[unit]
+    return f"{sign}{n / div:.2f} {unit}" if unit != "B" else f"{sign}{int(n)} B"
+
+
+def gib(n: float) -> int:
+    return int(round(n * GiB))

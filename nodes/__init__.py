@@ -1,0 +1,56 @@
+"""ComfyUI adapters. Each node module exports NODES (V3 io.ComfyNode classes); each server module
+exports setup() (routes, events, hooks), run once when ComfyUI loads the pack. A module that fails to
+import (an optional dependency, an older host) disables only its own feature, with a logged reason."""
+import importlib
+import logging
+
+log = logging.getLogger("gpu_garden")
+
+NODE_MODULES = ("budget", "estimate", "unload")
+SERVER_MODULES = ("budget_routes", "oom_capture", "auto_unload")
+CATEGORY = "GPU Garden"
+
+
+def _import(name):
+    try:
+        return importlib.import_module("." + name, __package__)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith("." + name):
+            return None  # feature not built into this version
+        log.warning("[GPU Garden] %s disabled: %s", name, exc)
+    except Exception as exc:
+        log.warning("[GPU Garden] %s disabled: %s: %s", name, type(exc).__name__, exc)
+    return None
+
+
+def node_list() -> list:
+    nodes = []
+    for name in NODE_MODULES:
+        mod = _import(name)
+        if mod is not None:
+            nodes.extend(getattr(mod, "NODES", ()))
+    return nodes
+
+
+def setup_server() -> None:
+    for name in SERVER_MODULES:
+        mod = _import(name)
+        if mod is not None and hasattr(mod, "setup"):
+            try:
+                mod.setup()
+            except Exception:
+                log.exception("[GPU Garden] %s setup failed", name)
+
+
+def _extension_class():
+    from comfy_api.latest import ComfyExtension
+
+    class GPUGardenExtension(ComfyExtension):
+        async def get_node_list(self):
+            return node_list()
+
+    return GPUGardenExtension
+
+
+async def comfy_entrypoint():
+    return _extension_class()()

@@ -1,0 +1,24 @@
+import re
+
+EXPECTED = {"GPUGardenVRAMBudget", "GPUGardenFootprintEstimate", "GPUGardenUnloadTextEncoders"}
+
+
+def test_pack_loads_without_import_error(comfy_host):
+    log = comfy_host.log_text()
+    assert "comfyui-gpu-garden" in log  # listed under "Import times for custom nodes"
+    bad = [l for l in log.splitlines() if re.search(r"IMPORT FAILED|Cannot import|\[GPU Garden\].*(disabled|failed)", l)
+           and "nodes_audio" not in l and "nodes_lt_audio" not in l and "nodes_audio_encoder" not in l]
+    assert bad == []
+
+
+def test_object_info_lists_every_node_under_category(comfy_host):
+    info = comfy_host.get("/object_info")
+    ours = {k: v for k, v in info.items() if v.get("category", "").startswith("GPU Garden") and not k.startswith("GGTest")}
+    assert set(ours) >= EXPECTED
+    for v in ours.values():
+        assert v["python_module"].endswith("comfyui-gpu-garden")
+
+
+def test_extensions_lists_pack_js(comfy_host):
+    exts = comfy_host.get("/extensions")
+    assert "/extensions/comfyui-gpu-garden/gpu_garden.js" in exts

@@ -1,0 +1,65 @@
+"""Real Chromium (Debian's package, never a downloaded browser) driven by Playwright for Python
+against the real ComfyUI of the `comfy_host` fixture."""
+import os
+import shutil
+
+import pytest
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-quic", "--no-first-run"]
+# A fresh offline install logs these; anything else in the console is a failure.
+EXPECTED_CONSOLE = ("/user.css", "/api/userdata", "ERR_NAME_NOT_RESOLVED", "api.comfy.org", "status of 404",
+                    "Failed to load resource", "ERR_INTERNET_DISCONNECTED")
+
+
+def chromium_path():
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser(comfy_host):
+    exe = chromium_path()
+    if not exe:
+        pytest.skip("web tests need Debian's chromium package (apt-get install chromium); not found")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("web tests need Playwright for Python (pip install playwright); not installed")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class ConsoleLog(list):
+    def unexpected(self):
+        return [m for m in self if m["type"] in ("error", "pageerror") and not any(x in m["text"] for x in EXPECTED_CONSOLE)]
+
+    def from_pack(self):
+        return [m for m in self.unexpected() if "gpu_garden" in m["text"].lower() or "gpu-garden" in m["text"].lower()
+                or "GPU Garden" in m["text"] or "extensions/comfyui-gpu-garden" in m.get("url", "")]
+
+
+def open_comfy(browser, comfy_host, vue_nodes=False, settings=None):
+    """A fresh context on ComfyUI's page with first-run screens pre-dismissed; returns (page, console)."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=comfy_host.url)
+    page = ctx.new_page()
+    console = ConsoleLog()
+    page.on("console", lambda m: console.append({"type": m.type, "text": m.text, "url": (m.location or {}).get("url", "")}))
+    page.on("pageerror", lambda e: console.append({"type": "pageerror", "text": str(e), "url": ""}))
+    pre = {"Comfy.TutorialCompleted": True, "Comfy.VueNodes.Enabled": vue_nodes, "Comfy.Workflow.ShowMissingModelsWarning": False}
+    pre.update(settings or {})
+    for key, value in pre.items():
+        comfy_host.post(f"/settings/{key}", value)
+    page.goto(comfy_host.url + "/", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.app && window.app.graph && window.LiteGraph && window.app.canvas", timeout=60000)
+    page.keyboard.press("Escape")
+    return page, console
+
+
+@pytest.fixture
+def comfy_page(browser, comfy_host):
+    page, console = open_comfy(browser, comfy_host)
+    yield page, console
+    page.context.close()
