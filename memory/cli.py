@@ -17,10 +17,15 @@ COMMANDS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line on stderr, exit 2 (argparse would print the whole usage too)
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gpu-garden", description="See GPU memory, estimate a run's footprint, and triage out-of-memory logs.")
+    p = _Parser(prog="gpu-garden", description="See GPU memory, estimate a run's footprint, and triage out-of-memory logs.")
     p.add_argument("--version", action="version", version="gpu-garden " + _version())
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     s = sub.add_parser("demo", help="this machine's budget, a sample estimate and a triaged sample log, on embedded data")
     s.add_argument("--json", action="store_true")

@@ -1,0 +1,59 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gpu_garden.memory import cli
+
+
+def test_help_lists_every_subcommand(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for name in cli.COMMANDS:
+        assert name in out
+
+
+def test_no_command_is_usage_error():
+    assert cli.main([]) == 2
+
+
+@pytest.mark.parametrize("argv", [["estimate"], ["budget", "--watch", "x"], ["nope"], ["kv"]])
+def test_usage_errors_are_one_line_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "error" in err and "Traceback" not in err
+
+
+def test_every_subcommand_accepts_json():
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, type(parser._subparsers._group_actions[0])))
+    for name, p in sub.choices.items():
+        assert any("--json" in a.option_strings for a in p._actions), name
+
+
+def test_user_error_is_one_line_exit_2(tmp_path, capsys):
+    missing = tmp_path / "nope.log"
+    assert cli.main(["triage", str(missing)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def _installed() -> bool:
+    code = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('gpu_garden') else 1)"
+    return subprocess.run([sys.executable, "-c", code], cwd="/").returncode == 0
+
+
+@pytest.mark.skipif(not _installed(), reason="gpu_garden is not pip-installed in this interpreter (scripts/test.sh installs it)")
+def test_installed_demo_runs_and_json_is_valid():
+    res = subprocess.run([sys.executable, "-m", "gpu_garden", "demo"], capture_output=True, text=True, cwd="/", timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "budget" in res.stdout.lower()
+    res = subprocess.run([sys.executable, "-m", "gpu_garden", "demo", "--json"], capture_output=True, text=True, cwd="/", timeout=120)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert {"budget", "estimate", "triage"} <= set(data)
