@@ -1,0 +1,189 @@
+"""Plain-data pieces of an OOM report: where the failing node sits in the user's workflow, the run's
+latent size, the model family, the numbers for the panel's bar, the safe node swaps, and the JSON-lines
+history. No ComfyUI imports, so tests/unit can drive every function."""
+import json
+import os
+import threading
+
+MAX_REPORTS = 50
+
+# ComfyUI model_config class name prefix -> the family names the core uses (memory/layouts.py).
+FAMILIES = (("SDXL", "sdxl"), ("SD15", "sd1"), ("SD20", "sd2"), ("SD3", "sd3"), ("Flux2", "flux2"),
+            ("Flux", "flux1"), ("WAN22", "wan22"), ("WAN21", "wan21"), ("HunyuanVideo", "hunyuan_video"),
+            ("LTXV", "ltxv"), ("QwenImage", "qwen_image"), ("Chroma", "chroma"), ("Lumina2", "lumina2"))
+
+# Latent channels -> spatial downscale of the VAE that made it (48 ch: Wan 2.2 TI2V VAE, 16x).
+SPATIAL_FACTOR = {48: 16}
+
+# Node swaps that keep every link and change only how the work is split: from -> (to, widget values).
+SAFE_SWAPS = {
+    "VAEDecode": ("VAEDecodeTiled", {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}),
+    "VAEEncode": ("VAEEncodeTiled", {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}),
+}
+SWAP_CAUSES = {"vae-decode", "activations"}
+
+
+def family_of(config_class_name: str | None) -> str | None:
+    if not config_class_name:
+        return None
+    for prefix, family in FAMILIES:
+        if config_class_name.startswith(prefix):
+            return family
+    return config_class_name.lower()
+
+
+def _workflow_nodes(workflow: dict, graph_id: str | None) -> list:
+    if graph_id is None:
+        return workflow.get("nodes") or []
+    for sg in ((workflow.get("definitions") or {}).get("subgraphs") or []):
+        if str(sg.get("id")) == graph_id:
+            return sg.get("nodes") or []
+    return []
+
+
+def node_info(exec_id: str, class_type: str | None, extra_pnginfo: dict | None, display_name: str | None = None) -> dict:
+    """The failing node as the user sees it. exec_id "12:5" is node 5 inside the subgraph instance 12;
+    `path` lists each level's id, type and title, outermost first."""
+    parts = [p for p in str(exec_id).split(":") if p]
+    workflow = (extra_pnginfo or {}).get("workflow") if isinstance(extra_pnginfo, dict) else None
+    path, graph_id = [], None
+    for part in parts:
+        found = None
+        if isinstance(workflow, dict):
+            for n in _workflow_nodes(workflow, graph_id):
+                if isinstance(n, dict) and str(n.get("id")) == part:
+                    found = n
+                    break
+        entry = {"id": part, "type": found.get("type") if found else None,
+                 "title": (found.get("title") or None) if found else None}
+        path.append(entry)
+        graph_id = str(found.get("type")) if found else None  # a subgraph instance's type is its definition id
+    info = {"id": str(exec_id), "type": class_type, "title": path[-1]["title"] if path else None, "path": path}
+    if not info["title"]:
+        info["title"] = display_name or class_type
+    return info
+
+
+def latent_from_samples(shape) -> dict | None:
+    """A LATENT's samples shape ([B, C, H, W] or [B, C, T, H, W]) -> batch, frames and pixel size."""
+    shape = [int(x) for x in (shape or [])]
+    if len(shape) not in (4, 5):
+        return None
+    b, c = shape[0], shape[1]
+    frames = shape[2] if len(shape) == 5 else 1
+    h, w = shape[-2], shape[-1]
+    f = SPATIAL_FACTOR.get(c, 8)
+    return {"width": w * f, "height": h * f, "frames": frames, "batch": b, "latent_shape": shape, "source": "latent tensor"}
+
+
+LATENT_SIZE_KEYS = ("width", "height")
+
+
+def latent_from_prompt(prompt: dict, node_id: str) -> dict | None:
+    """Walk the failing node's inputs upstream (breadth first) to the first node with literal
+    width/height inputs (EmptyLatentImage and its kin): the run's latent size as the user set it."""
+    seen, queue = set(), [str(node_id)]
+    while queue:
+        nid = queue.pop(0)
+        if nid in seen or nid not in prompt:
+            continue
+        seen.add(nid)
+        node = prompt[nid]
+        inputs = node.get("inputs") or {}
+        if nid != str(node_id) and all(isinstance(inputs.get(k), int) for k in LATENT_SIZE_KEYS):
+            frames = inputs.get("length") if isinstance(inputs.get("length"), int) else 1
+            batch = inputs.get("batch_size") if isinstance(inputs.get("batch_size"), int) else 1
+            return {"width": inputs["width"], "height": inputs["height"], "frames": frames, "batch": batch,
+                    "source": f"{node.get('class_type')} #{nid}"}
+        for v in inputs.values():
+            if isinstance(v, list) and len(v) == 2 and isinstance(v[0], (str, int)):
+                queue.append(str(v[0]))
+    return None
+
+
+def _first(d: dict, *keys):
+    for k in keys:
+        v = d.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return int(v)
+    return None
+
+
+def bar_numbers(event_numbers: dict | None, device: dict | None, device_kind: str | None) -> dict:
+    """requested / free / reserved-unallocated / total for the panel's bar. The log's numbers win (they
+    are the moment of failure); the probe fills gaps only for the same kind of device, never mixing a
+    CUDA message with host RAM."""
+    n = event_numbers or {}
+    out = {
+        "requested": _first(n, "requested", "tried_to_allocate", "request"),
+        "free": _first(n, "free", "free_cuda", "available"),
+        "reserved_unallocated": _first(n, "reserved_unallocated", "reserved_but_unallocated"),
+        "total": _first(n, "total", "total_capacity", "device_limit", "max_allowed", "limit"),
+        "allocated": _first(n, "allocated", "allocated_by_pytorch", "currently_allocated", "mps_allocated"),
+        "source": {},
+    }
+    for k in ("requested", "free", "reserved_unallocated", "total", "allocated"):
+        if out[k] is not None:
+            out["source"][k] = "log"
+    same_kind = bool(device and device_kind) and (device.get("backend") == device_kind or (
+        device_kind in ("cuda", "rocm") and device.get("backend") in ("cuda", "rocm")))
+    if same_kind:
+        for k, dk in (("free", "free"), ("total", "total"), ("reserved_unallocated", "reserved_unallocated"),
+                      ("allocated", "torch_allocated")):
+            if out[k] is None and isinstance(device.get(dk), (int, float)):
+                out[k] = int(device[dk])
+                out["source"][k] = "probe"
+    return out
+
+
+def swap_actions(node: dict, cause: str | None, guide: dict | None) -> list[dict]:
+    """A one-click node swap, offered only where the mapping is safe and the diagnosis points at it."""
+    ntype = node.get("type")
+    if ntype not in SAFE_SWAPS:
+        return []
+    to, widgets = SAFE_SWAPS[ntype]
+    guide_text = json.dumps(guide or {})
+    if cause not in SWAP_CAUSES and to not in guide_text and "Tiled" not in guide_text:
+        return []
+    return [{"kind": "swap_node", "node_id": node.get("id"), "from": ntype, "to": to, "widgets": dict(widgets),
+             "label": f"Use {to}"}]
+
+
+class ReportStore:
+    """The last MAX_REPORTS reports as JSON lines, oldest first on disk, newest first when read."""
+
+    def __init__(self, path: str, limit: int = MAX_REPORTS):
+        self.path, self.limit = path, limit
+        self._lock = threading.Lock()
+
+    def add(self, report: dict) -> None:
+        line = json.dumps(report, default=str, ensure_ascii=False)
+        with self._lock:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            lines = self._lines()
+            lines.append(line)
+            lines = lines[-self.limit:]
+            tmp = self.path + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            os.replace(tmp, self.path)
+
+    def _lines(self) -> list[str]:
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as f:
+                return [l.rstrip("\n") for l in f if l.strip()]
+        except FileNotFoundError:
+            return []
+
+    def read(self, limit: int | None = None) -> list[dict]:
+        with self._lock:
+            lines = self._lines()
+        out = []
+        for line in reversed(lines):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue  # a torn line from a crash mid-write is skipped, not fatal
+            if limit and len(out) >= limit:
+                break
+        return out
