@@ -1,0 +1,509 @@
+"""What an LLM is, for memory purposes: layer kinds, attention geometry, parameter count and (when a
+file is given) the exact weight bytes. Built from a Hugging Face config.json, GGUF metadata or
+safetensors headers; the math lives in llm.py."""
+import json
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+MODELS_DIR = Path(__file__).with_name("llm_models")
+
+FULL, SLIDING, LINEAR, MAMBA = "full", "sliding", "linear", "mamba"
+
+_MAX_LAYERS = 1024
+_MAX_DIM = 1 << 20
+_MAX_VOCAB = 1 << 22
+_MAX_HEADER = 256 << 20  # safetensors JSON header; real ones are a few MiB
+
+
+@dataclass
+class LLMSpec:
+    name: str
+    arch: str
+    layer_kinds: list              # one entry per decoder layer: full | sliding | linear | mamba
+    hidden: int
+    n_heads: int
+    n_kv_heads: int
+    head_dim_k: int
+    head_dim_v: int
+    vocab: int
+    intermediate: int = 0
+    max_ctx: int | None = None
+    sliding_window: int | None = None
+    kv_lora_rank: int = 0          # MLA (DeepSeek): the cache holds kv_lora_rank + qk_rope_head_dim per token
+    qk_rope_head_dim: int = 0
+    n_experts: int = 0
+    n_experts_per_tok: int = 0
+    moe_intermediate: int = 0
+    params: int | None = None      # total parameters (all experts)
+    linear_params: int | None = None  # parameters in decoder-block matmuls (what AWQ/GPTQ/fp8 quantize)
+    weights_bytes: int | None = None  # exact, from a file
+    weights_source: str = ""
+    embed_bytes: int | None = None    # token embedding (llama.cpp keeps it in host RAM)
+    output_bytes: int | None = None   # lm_head / output.weight
+    dtype: str = "bf16"            # weight dtype the file or config names
+    quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
+    recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
+    notes: list = field(default_factory=list)
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.layer_kinds)
+
+    @property
+    def attn_layers(self) -> int:
+        return sum(k in (FULL, SLIDING) for k in self.layer_kinds)
+
+    @property
+    def mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    def kv_elems_per_token_layer(self) -> int:
+        """Cache elements one token adds to one attention layer (K and V together)."""
+        if self.mla:
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return self.n_kv_heads * (self.head_dim_k + self.head_dim_v)
+
+    def summary(self) -> dict:
+        kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA) if k in self.layer_kinds}
+        return {"name": self.name, "arch": self.arch, "layers": self.n_layers, "attention_layers": self.attn_layers,
+                "layer_kinds": kinds, "hidden": self.hidden, "heads": self.n_heads, "kv_heads": self.n_kv_heads,
+                "head_dim": self.head_dim_k, "mla": {"kv_lora_rank": self.kv_lora_rank, "qk_rope_head_dim": self.qk_rope_head_dim} if self.mla else None,
+                "sliding_window": self.sliding_window, "experts": self.n_experts or None, "vocab": self.vocab,
+                "max_ctx": self.max_ctx, "params": self.params, "dtype": self.dtype, "quant": self.quant}
+
+
+# ---------------------------------------------------------------- Hugging Face config.json
+
+def _int(cfg, *keys, default=None):
+    for k in keys:
+        v = cfg.get(k)
+        if v is not None:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v:
+                raise UserError(f"config field {k!r} must be a whole number, got {v!r}")
+            return int(v)
+    return default
+
+
+def _need(cfg, name, *keys, lo=1, hi=_MAX_DIM):
+    v = _int(cfg, *keys)
+    if v is None:
+        raise UserError(f"config has no {' / '.join(keys)} ({name}); is this an LLM config.json?")
+    if not lo <= v <= hi:
+        raise UserError(f"config field {keys[0]} = {v} is not a plausible {name} (expected {lo}..{hi})")
+    return v
+
+
+def _text_config(cfg: dict) -> dict:
+    """Vision-language and wrapper configs keep the decoder in text_config / language_config / llm_config."""
+    for key in ("text_config", "language_config", "llm_config"):
+        sub = cfg.get(key)
+        if isinstance(sub, dict) and ("num_hidden_layers" in sub or "hidden_size" in sub):
+            merged = {k: v for k, v in cfg.items() if k not in (key, "vision_config")}
+            merged.update(sub)
+            merged.setdefault("_vision", "vision_config" in cfg)
+            return merged
+    return dict(cfg, _vision="vision_config" in cfg)
+
+
+def _layer_kinds(cfg: dict, n_layers: int) -> list:
+    lt = cfg.get("layer_types") or cfg.get("layers_block_type")
+    if isinstance(lt, list) and lt:
+        if len(lt) != n_layers:
+            raise UserError(f"config layer_types has {len(lt)} entries for {n_layers} layers")
+        out = []
+        for t in lt:
+            t = str(t).lower()
+            if t in ("full_attention", "attention", "global", "full"):
+                out.append(FULL)
+            elif "sliding" in t or t in ("local", "chunked_attention"):
+                out.append(SLIDING)
+            elif "mamba" in t or t in ("ssm", "recurrent"):
+                out.append(MAMBA)
+            else:  # linear_attention (Qwen3-Next gated DeltaNet), conv, ...
+                out.append(LINEAR)
+        return out
+    if cfg.get("attn_layer_period"):  # Jamba
+        period, offset = int(cfg["attn_layer_period"]), int(cfg.get("attn_layer_offset", 0))
+        return [FULL if i % period == offset else MAMBA for i in range(n_layers)]
+    if cfg.get("full_attention_interval"):  # Qwen3-Next style without layer_types
+        iv = int(cfg["full_attention_interval"])
+        return [FULL if (i + 1) % iv == 0 else LINEAR for i in range(n_layers)]
+    window = cfg.get("sliding_window")
+    mt = str(cfg.get("model_type", ""))
+    if window and mt.startswith("gemma2"):
+        return [SLIDING if i % 2 == 0 else FULL for i in range(n_layers)]
+    if window and mt.startswith("gemma3"):
+        pattern = int(cfg.get("sliding_window_pattern") or 6)
+        return [FULL if (i + 1) % pattern == 0 else SLIDING for i in range(n_layers)]
+    if window and cfg.get("use_sliding_window", True) and mt in ("mistral", "mixtral", "phi3", "starcoder2") \
+            and window < (cfg.get("max_position_embeddings") or 1 << 30):
+        return [SLIDING] * n_layers
+    if window and cfg.get("use_sliding_window") and mt.startswith("qwen"):
+        max_window_layers = int(cfg.get("max_window_layers", n_layers))
+        return [FULL if i < max_window_layers else SLIDING for i in range(n_layers)]
+    return [FULL] * n_layers
+
+
+def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
+    if not isinstance(cfg, dict):
+        raise UserError(f"{name}: not a JSON object")
+    cfg = _text_config(cfg)
+    L = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", hi=_MAX_LAYERS)
+    d = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
+    H = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", hi=4096)
+    KV = _int(cfg, "num_key_value_heads", "n_head_kv", "num_kv_heads")
+    if KV is None:
+        KV = 1 if cfg.get("multi_query") else H
+    if not 1 <= KV <= H:
+        raise UserError(f"{name}: num_key_value_heads = {KV} must be between 1 and num_attention_heads ({H})")
+    if H % KV:
+        raise UserError(f"{name}: num_attention_heads ({H}) is not a multiple of num_key_value_heads ({KV})")
+    hd = _int(cfg, "head_dim") or d // H
+    if not 1 <= hd <= 4096:
+        raise UserError(f"{name}: head_dim = {hd} is not plausible")
+    V = _need(cfg, "vocabulary size", "vocab_size", "padded_vocab_size", hi=_MAX_VOCAB)
+    ff = _int(cfg, "intermediate_size", "ffn_hidden_size", "n_inner", default=4 * d)
+    kinds = _layer_kinds(cfg, L)
+    mt = str(cfg.get("model_type", "unknown"))
+
+    spec = LLMSpec(name=name, arch=mt, layer_kinds=kinds, hidden=d, n_heads=H, n_kv_heads=KV,
+                   head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=ff,
+                   max_ctx=_int(cfg, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len"),
+                   sliding_window=_int(cfg, "sliding_window") if SLIDING in kinds else None)
+    if _int(cfg, "kv_lora_rank"):
+        spec.kv_lora_rank = _need(cfg, "MLA kv_lora_rank", "kv_lora_rank", hi=65536)
+        spec.qk_rope_head_dim = _need(cfg, "MLA rope dim", "qk_rope_head_dim", hi=4096)
+        spec.head_dim_k = spec.kv_lora_rank + spec.qk_rope_head_dim
+        spec.head_dim_v = spec.kv_lora_rank
+        spec.n_kv_heads = 1
+    spec.n_experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0)
+    if spec.n_experts:
+        spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", default=2)
+        spec.moe_intermediate = _int(cfg, "moe_intermediate_size", "expert_intermediate_size", default=ff)
+    dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+    spec.dtype = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(dtype, dtype)
+    q = cfg.get("quantization_config")
+    if isinstance(q, dict):
+        spec.quant = _quant_name(q)
+    spec.params, spec.linear_params = _count_params(cfg, spec)
+    spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
+    if cfg.get("_vision"):
+        spec.notes.append("vision tower not counted: this is the text decoder only")
+    if spec.params > 10 ** 13:
+        raise UserError(f"{name}: {spec.params:.3g} parameters is not a plausible model")
+    return spec
+
+
+def _quant_name(q: dict) -> str | None:
+    method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
+    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
+    if method in ("awq", "gptq", "marlin", "gptq_marlin", "awq_marlin", "compressed-tensors", "autoround"):
+        if method == "compressed-tensors":
+            groups = q.get("config_groups") or {}
+            for g in groups.values():
+                w = (g or {}).get("weights") or {}
+                if w.get("type") == "float" and w.get("num_bits") == 8:
+                    return "fp8"
+                if w.get("num_bits") == 8:
+                    return "int8"
+                if w.get("num_bits") == 4:
+                    return "int4"
+            return "int4"
+        return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 else "int8"
+    if method in ("fp8", "fbgemm_fp8", "modelopt"):
+        return "fp8"
+    if method in ("bitsandbytes",):
+        return "bnb-4bit" if q.get("load_in_4bit") else "int8"
+    if method == "mxfp4":
+        return "mxfp4"
+    return method or None
+
+
+def _count_params(cfg: dict, s: LLMSpec) -> tuple:
+    """Total parameters (all experts resident) and the share inside decoder-block matmuls."""
+    d, H, V = s.hidden, s.n_heads, s.vocab
+    tied = bool(cfg.get("tie_word_embeddings", False))
+    embed = V * d
+    head = 0 if tied else V * d
+    bias = bool(cfg.get("attention_bias") or cfg.get("qkv_bias") or s.arch.startswith("qwen2"))
+    if s.mla:
+        qr = _int(cfg, "q_lora_rank") or 0
+        nope = _int(cfg, "qk_nope_head_dim", default=128)
+        vh = _int(cfg, "v_head_dim", default=128)
+        qk = nope + s.qk_rope_head_dim
+        q = (d * qr + qr * H * qk) if qr else d * H * qk
+        attn = q + d * (s.kv_lora_rank + s.qk_rope_head_dim) + s.kv_lora_rank * H * (nope + vh) + H * vh * d
+        attn_norms = s.kv_lora_rank + qr
+    else:
+        hd, KV = s.head_dim_k, s.n_kv_heads
+        attn = d * H * hd + 2 * d * KV * hd + H * hd * d
+        attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "olmo2"))) else 0)
+        if bias:
+            attn += H * hd + 2 * KV * hd
+    gated = not s.arch.startswith(("gpt2", "gpt_neox", "falcon", "phi", "starcoder", "bloom", "opt")) or s.arch.startswith("phi3")
+    mlp_mats = 3 if gated else 2
+    dense_mlp = mlp_mats * d * s.intermediate
+    moe_mlp = 0
+    if s.n_experts:
+        shared = _int(cfg, "n_shared_experts", default=0) * s.moe_intermediate * mlp_mats * d
+        shared += mlp_mats * d * _int(cfg, "shared_expert_intermediate_size", default=0)
+        moe_mlp = s.n_experts * mlp_mats * d * s.moe_intermediate + shared
+        router = s.n_experts * d
+    first_dense = _int(cfg, "first_k_dense_replace", default=0)
+    moe_every = max(_int(cfg, "moe_layer_freq", "decoder_sparse_step", "expert_interval", "expert_layer_period", default=1), 1)
+    moe_offset = _int(cfg, "expert_layer_offset", default=None)
+    norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3")) else 2) * d
+    linear = other = 0
+    for i, kind in enumerate(s.layer_kinds):
+        if kind in (FULL, SLIDING):
+            linear += attn
+            other += attn_norms
+        elif kind == MAMBA:
+            linear += _mamba_params(cfg, d)
+        else:  # linear attention: same projection budget as an attention layer (approximation)
+            linear += attn
+        if moe_offset is not None:  # Jamba: every period-th layer from offset
+            is_moe = s.n_experts and i % moe_every == moe_offset
+        elif "decoder_sparse_step" in cfg:  # Qwen MoE: layer i is sparse when (i + 1) % step == 0
+            is_moe = s.n_experts and (i + 1) % moe_every == 0
+        else:
+            is_moe = s.n_experts and i >= first_dense and (i - first_dense) % moe_every == 0
+        if is_moe:
+            linear += moe_mlp
+            other += router
+        else:
+            linear += dense_mlp
+        other += norms_per_layer
+    other += embed + head + d
+    return linear + other, linear
+
+
+def _mamba_params(cfg: dict, d: int) -> int:
+    expand = _int(cfg, "mamba_expand", default=2)
+    d_inner = expand * d
+    d_state = _int(cfg, "mamba_d_state", "ssm_state_size", default=16)
+    d_conv = _int(cfg, "mamba_d_conv", "conv_kernel", default=4)
+    dt_rank = _int(cfg, "mamba_dt_rank", "time_step_rank", default=-(-d // 16))
+    return (d * 2 * d_inner + d_inner * d_conv + d_inner * (dt_rank + 2 * d_state)
+            + dt_rank * d_inner + d_inner * d_state + d_inner * d)
+
+
+def _recurrent_state(cfg: dict, s: LLMSpec) -> int:
+    """Fixed per-sequence state of non-attention layers (f32 in llama.cpp, model dtype in vLLM; f32 here)."""
+    n_mamba = s.layer_kinds.count(MAMBA)
+    n_lin = s.layer_kinds.count(LINEAR)
+    total = 0
+    if n_mamba:
+        d_inner = _int(cfg, "mamba_expand", default=2) * s.hidden
+        d_state = _int(cfg, "mamba_d_state", "ssm_state_size", default=16)
+        d_conv = _int(cfg, "mamba_d_conv", "conv_kernel", default=4)
+        total += n_mamba * d_inner * (d_state + d_conv - 1) * 4
+    if n_lin:
+        kh = _int(cfg, "linear_num_key_heads", default=s.n_heads)
+        vh = _int(cfg, "linear_num_value_heads", default=s.n_heads)
+        kd = _int(cfg, "linear_key_head_dim", default=s.head_dim_k)
+        vd = _int(cfg, "linear_value_head_dim", default=s.head_dim_v)
+        conv = _int(cfg, "linear_conv_kernel_dim", default=4)
+        total += n_lin * (vh * kd * vd + (2 * kh * kd + vh * vd) * (conv - 1)) * 4
+    return total
+
+
+def load_config(path: str) -> LLMSpec:
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    try:
+        cfg = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable JSON config ({exc})") from None
+    spec = from_config(cfg, name=p.parent.name or p.name)
+    exact = weights_next_to(p.parent)
+    if exact:
+        spec.weights_bytes, spec.weights_source = exact
+    return spec
+
+
+# ---------------------------------------------------------------- safetensors (exact weight bytes)
+
+_ST_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2, "U16": 2,
+             "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "I8": 1, "U8": 1, "BOOL": 1, "F4": 0.5}
+
+
+def safetensors_header(path) -> dict:
+    """The JSON header of one safetensors file, read with a bounded read (never the tensor data)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(8)
+            if len(raw) != 8:
+                raise UserError(f"{path}: too short to be a safetensors file")
+            (n,) = struct.unpack("<Q", raw)
+            if not 2 <= n <= _MAX_HEADER:
+                raise UserError(f"{path}: safetensors header length {n} is not plausible")
+            head = f.read(n)
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(head)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise UserError(f"{path}: safetensors header is not JSON") from None
+
+
+def safetensors_bytes(header: dict) -> int:
+    total = 0
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        n = 1
+        for dim in t.get("shape", []):
+            n *= int(dim)
+        if "data_offsets" in t:
+            a, b = t["data_offsets"]
+            total += int(b) - int(a)
+        else:
+            total += int(n * _ST_BYTES.get(t.get("dtype"), 2))
+    return total
+
+
+def weights_next_to(folder: Path):
+    """Exact weight bytes from the checkpoint beside a config.json: the index's total_size, else the headers."""
+    for idx in sorted(folder.glob("*.safetensors.index.json")):
+        try:
+            total = json.loads(idx.read_text())["metadata"]["total_size"]
+            return int(total), idx.name
+        except (OSError, KeyError, ValueError, TypeError):
+            continue
+    files = sorted(folder.glob("*.safetensors"))
+    if files:
+        return sum(safetensors_bytes(safetensors_header(f)) for f in files), f"{len(files)} safetensors file(s)"
+    return None
+
+
+# ---------------------------------------------------------------- GGUF
+
+def load_gguf(path: str) -> LLMSpec:
+    try:
+        import gguf  # noqa: F401
+        from gguf import GGUFReader
+    except ImportError:
+        raise UserError("reading GGUF files needs the `gguf` package: python -m pip install gguf") from None
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such file")
+    try:
+        reader = GGUFReader(path, "r")
+    except Exception as exc:  # the reader raises ValueError/struct errors on foreign files
+        raise UserError(f"{path}: not a readable GGUF file ({exc})") from None
+    meta = {}
+    for key, fld in reader.fields.items():
+        try:
+            meta[key] = fld.contents()
+        except Exception:
+            continue
+    tensors = {t.name: (int(t.n_bytes), t.tensor_type.name, int(t.n_elements)) for t in reader.tensors}
+    return from_gguf_metadata(meta, tensors, name=os.path.basename(path))
+
+
+_GGUF_FTYPE = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K", 11: "Q3_K_S",
+               12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K",
+               19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL",
+               26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16",
+               36: "TQ1_0", 37: "TQ2_0", 38: "MXFP4"}
+
+
+def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "model.gguf") -> LLMSpec:
+    """meta: GGUF key -> value; tensors: name -> (n_bytes, type name, n_elements). Separated from the reader for tests."""
+    arch = meta.get("general.architecture")
+    if not arch:
+        raise UserError(f"{name}: GGUF has no general.architecture")
+
+    def g(key, default=None):
+        return meta.get(f"{arch}.{key}", default)
+
+    L = g("block_count")
+    d = g("embedding_length")
+    H = g("attention.head_count")
+    if not L or not d or not H:
+        raise UserError(f"{name}: GGUF lacks {arch}.block_count / embedding_length / attention.head_count")
+    L = int(L)
+    heads = H if isinstance(H, list) else [H] * L
+    kv = g("attention.head_count_kv", heads)
+    kv = kv if isinstance(kv, list) else [kv] * L
+    if len(kv) != L or len(heads) != L:
+        raise UserError(f"{name}: per-layer head counts do not match {L} layers")
+    Hmax = max(int(h) for h in heads)
+    if Hmax <= 0:
+        raise UserError(f"{name}: attention.head_count is zero")
+    hd_k = int(g("attention.key_length") or d // Hmax)
+    hd_v = int(g("attention.value_length") or hd_k)
+    window = g("attention.sliding_window")
+    kinds = []
+    swa_pattern = g("attention.sliding_window_pattern")
+    for i in range(L):
+        if int(kv[i]) == 0 or int(heads[i]) == 0:
+            kinds.append(MAMBA if g("ssm.state_size") else LINEAR)
+        elif window and isinstance(swa_pattern, list) and i < len(swa_pattern):
+            kinds.append(SLIDING if swa_pattern[i] else FULL)
+        elif window and arch in ("gemma2",):
+            kinds.append(SLIDING if i % 2 == 0 else FULL)
+        elif window and arch in ("gemma3", "gemma3n"):
+            kinds.append(FULL if (i + 1) % 6 == 0 else SLIDING)
+        elif window and arch in ("mistral", "phi3", "starcoder2", "cohere2"):
+            kinds.append(SLIDING)
+        else:
+            kinds.append(FULL)
+    kv_nonzero = [int(x) for x in kv if int(x)]
+    vocab = meta.get("tokenizer.ggml.tokens")
+    V = len(vocab) if isinstance(vocab, list) else int(g("vocab_size") or 0)
+    ff = g("feed_forward_length", 0)
+    ff = max(ff) if isinstance(ff, list) else int(ff or 0)
+    spec = LLMSpec(name=name, arch=arch, layer_kinds=kinds, hidden=int(d), n_heads=Hmax,
+                   n_kv_heads=max(kv_nonzero) if kv_nonzero else 0, head_dim_k=hd_k, head_dim_v=hd_v,
+                   vocab=V, intermediate=ff, max_ctx=int(g("context_length") or 0) or None,
+                   sliding_window=int(window) if window and SLIDING in kinds else None)
+    if g("attention.kv_lora_rank"):
+        spec.kv_lora_rank = int(g("attention.kv_lora_rank"))
+        spec.qk_rope_head_dim = int(g("rope.dimension_count") or 64)
+        spec.n_kv_heads = 1
+    spec.n_experts = int(g("expert_count") or 0)
+    spec.n_experts_per_tok = int(g("expert_used_count") or 0)
+    spec.moe_intermediate = int(g("expert_feed_forward_length") or 0)
+    ft = meta.get("general.file_type")
+    spec.quant = _GGUF_FTYPE.get(int(ft)) if ft is not None else None
+    spec.dtype = spec.quant or "gguf"
+    if tensors:
+        spec.weights_bytes = sum(t[0] for t in tensors.values())
+        spec.weights_source = "GGUF tensor table"
+        spec.embed_bytes = tensors.get("token_embd.weight", (0,))[0]
+        spec.output_bytes = tensors.get("output.weight", (spec.embed_bytes,))[0]
+        spec.params = sum(t[2] for t in tensors.values() if len(t) > 2) or None
+        spec.linear_params = sum(t[2] for n, t in tensors.items() if len(t) > 2 and n.startswith("blk.") and n.endswith(".weight") and "norm" not in n) or None
+    if not spec.attn_layers:
+        raise UserError(f"{name}: no attention layers found (head_count_kv is zero everywhere)")
+    if g("ssm.state_size") and MAMBA in kinds:
+        d_inner = int(g("ssm.inner_size") or 2 * d)
+        spec.recurrent_state_per_seq = kinds.count(MAMBA) * d_inner * (int(g("ssm.state_size")) + int(g("ssm.conv_kernel") or 4) - 1) * 4
+    return spec
+
+
+# ---------------------------------------------------------------- built-in descriptions
+
+def builtin_names() -> list:
+    return sorted(p.stem for p in MODELS_DIR.glob("*.json"))
+
+
+def load_builtin(name: str) -> LLMSpec:
+    names = builtin_names()
+    wanted = name.strip().lower().replace("_", "-")
+    for n in names:
+        if n.lower() == wanted:
+            cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
+            cfg.pop("_source", None)
+            return from_config(cfg, name=n)
+    close = [n for n in names if wanted.split("-")[0] in n.lower()]
+    hint = f" (close: {', '.join(close[:6])})" if close else ""
+    raise UserError(f"unknown model {name!r}{hint}; `gpu-garden kv --model list` shows the built-in names")
