@@ -509,9 +509,14 @@ def snapshot(models=None, *, backends=None, host=None) -> dict:
     return {"devices": devices, "host_ram": host_ram, "sampled_at": sampled_at, "notes": notes}
 
 
-def free_bytes(snap: dict) -> int:
-    """Free memory on the first device (what a node downstream would plan with); 0 when unknown."""
-    for d in snap.get("devices", ()):
+def free_bytes(snap: dict, device: str | None = None) -> int:
+    """Free memory on `device` ("cuda:0", "mps", ...; default the first device): what a node downstream
+    plans with. 0 when unknown."""
+    devs = list(snap.get("devices", ()))
+    if device is not None:
+        key = _device_key(device)
+        devs = [d for d in devs if _device_key(d.get("device")) == key] or devs
+    for d in devs:
         if d.get("free") is not None:
             return int(d["free"])
     return 0

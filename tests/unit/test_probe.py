@@ -336,3 +336,9 @@ def test_cli_budget_table_and_bad_watch():
 
 def test_demo_section_is_text():
     assert "GPU Garden memory budget" in probe.demo_section()
+
+
+def test_free_bytes_prefers_the_named_device():
+    snap = {"devices": [{"device": "cuda:0", "free": 5}, {"device": "cuda:1", "free": 7}, {"device": "cpu", "free": 9}]}
+    assert probe.free_bytes(snap, "cuda:1") == 7 and probe.free_bytes(snap, "cuda") == 5
+    assert probe.free_bytes(snap, "mps") == 5 and probe.free_bytes(snap) == 5

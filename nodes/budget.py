@@ -1,0 +1,54 @@
+"""VRAM Budget: a passthrough that records where memory is at the point of the graph where it runs,
+shows it (the node's live bar in web/budget.js), and hands the numbers to downstream nodes.
+
+Like any node it runs again only when something upstream changed; between runs its bar stays live
+through the "gpu_garden.budget" websocket event (nodes/budget_routes.py)."""
+from comfy_api.latest import io
+
+from ..memory import probe
+from .budget_routes import current_snapshot
+
+CATEGORY = "GPU Garden"
+BUDGET_TYPE = "GPU_GARDEN_BUDGET"
+Budget = io.Custom(BUDGET_TYPE)
+
+
+def compute_device() -> str | None:
+    try:
+        import comfy.model_management as mm
+
+        return str(mm.get_torch_device())
+    except Exception:
+        return None
+
+
+class GPUGardenVRAMBudget(io.ComfyNode):
+    @classmethod
+    def define_schema(cls):
+        return io.Schema(
+            node_id="GPUGardenVRAMBudget",
+            display_name="VRAM Budget",
+            category=CATEGORY,
+            description="Shows where GPU memory is, live, split by owner: loaded models, other PyTorch memory, "
+                        "reserved but unallocated, this process outside PyTorch, other processes, free. Put it anywhere: "
+                        "it passes its input through unchanged and records the memory at the moment it runs.",
+            inputs=[io.AnyType.Input("value", optional=True,
+                                     tooltip="anything; passed through unchanged, so this node runs right after its source")],
+            outputs=[
+                io.AnyType.Output("value", tooltip="the input, unchanged"),
+                io.Int.Output("free_bytes", display_name="free bytes",
+                              tooltip="free memory on ComfyUI's compute device when this node ran"),
+                Budget.Output("budget", tooltip="the whole snapshot, for the Footprint Estimate node"),
+            ],
+            is_output_node=True,
+        )
+
+    @classmethod
+    def execute(cls, value=None) -> io.NodeOutput:
+        snap = current_snapshot()
+        snap["recorded"] = True  # a run's record, as opposed to the live pushes
+        free = probe.free_bytes(snap, compute_device())
+        return io.NodeOutput(value, free, snap, ui={"gpu_garden_budget": [snap]})
+
+
+NODES = [GPUGardenVRAMBudget]

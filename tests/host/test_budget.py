@@ -1,0 +1,102 @@
+"""The live budget against a real ComfyUI (--cpu): the route, the VRAM Budget node, the websocket push."""
+import time
+import urllib.error
+
+import pytest
+from support.comfy_host import sd15_prompt
+
+NUMBERS = ("total", "free", "torch_allocated", "torch_reserved", "reserved_unallocated", "this_process_other",
+           "other_processes")
+
+
+def check_snapshot(snap):
+    assert set(snap) >= {"devices", "host_ram", "sampled_at"}
+    assert snap["devices"], snap
+    for d in snap["devices"]:
+        assert set(d) >= {"index", "name", "backend", "models", "notes", *NUMBERS}
+        for k in NUMBERS:
+            assert d[k] is None or (isinstance(d[k], int) and d[k] >= 0)
+    assert snap["host_ram"]["total"] > 0 and 0 < snap["host_ram"]["available"] <= snap["host_ram"]["total"]
+    assert abs(time.time() - snap["sampled_at"]) < 120
+
+
+def test_route_returns_snapshot_of_the_cpu_host(comfy_host):
+    snap = comfy_host.get("/gpu_garden/budget")
+    check_snapshot(snap)
+    cpu = snap["devices"][0]
+    assert cpu["backend"] == "cpu" and cpu["device"] == "cpu"
+    assert cpu["total"] == snap["host_ram"]["total"]
+    assert cpu["this_process_other"] > 0  # ComfyUI's own resident memory
+    check_snapshot(comfy_host.get("/api/gpu_garden/budget"))  # the frontend's api.fetchApi prefix
+
+
+def test_snapshot_lists_the_checkpoint_after_a_workflow_loads_it(comfy_host):
+    entry = comfy_host.run(sd15_prompt(seed=11))
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    snap = comfy_host.get("/gpu_garden/budget")
+    models = snap["devices"][0]["models"]
+    names = [m["name"] for m in models]
+    assert any("SD15" in n or "BaseModel" in n for n in names), names
+    unet = next(m for m in models if "SD15" in m["name"] or "BaseModel" in m["name"])
+    assert unet["bytes"] > 0 and unet["partial"] is False and unet["bytes"] <= unet["total_bytes"]
+
+
+def test_budget_node_passes_through_and_records_the_snapshot(comfy_host):
+    extra = {"10": {"class_type": "GPUGardenVRAMBudget", "inputs": {"value": ["8", 0]}},
+             "11": {"class_type": "GPUGardenVRAMBudget", "inputs": {}}}  # unconnected: runs as an output node
+    prompt = sd15_prompt(seed=12, extra=extra)
+    prompt["9"]["inputs"]["images"] = ["10", 0]  # SaveImage gets the image through the budget node
+    entry = comfy_host.run(prompt)
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    out = entry["outputs"]
+    assert "images" in out["9"]  # the passthrough delivered the IMAGE
+    for node_id in ("10", "11"):
+        (snap,) = out[node_id]["gpu_garden_budget"]
+        check_snapshot(snap)
+        assert snap["recorded"] is True
+    names = [m["name"] for m in out["10"]["gpu_garden_budget"][0]["devices"][0]["models"]]
+    assert any("SD15" in n or "BaseModel" in n for n in names), names
+
+
+def test_budget_outputs_feed_downstream_nodes(comfy_host):
+    info = comfy_host.get("/object_info/GPUGardenVRAMBudget")["GPUGardenVRAMBudget"]
+    assert info["output"] == ["*", "INT", "GPU_GARDEN_BUDGET"] and info["output_node"] is True
+    assert info["category"] == "GPU Garden"
+    # free bytes as a real INT input of a core node: the latent width would fail validation if it were not an int
+    prompt = {"1": {"class_type": "GPUGardenVRAMBudget", "inputs": {}},
+              "2": {"class_type": "PrimitiveInt", "inputs": {"value": ["1", 1]}}}
+    entry = comfy_host.run(prompt)
+    assert entry["status"]["status_str"] == "success", entry["status"]
+
+
+def test_websocket_pushes_while_a_socket_is_connected(comfy_host):
+    ws = comfy_host.websocket()
+    try:
+        t0 = time.monotonic()
+        msgs = comfy_host.collect_events(ws, lambda m: m.get("type") == "gpu_garden.budget", timeout=10)
+        check_snapshot(msgs[-1]["data"])
+        assert time.monotonic() - t0 < 5
+        # a page can ask for a faster push; the fastest connected page wins
+        r = comfy_host.post("/gpu_garden/budget/interval", {"client_id": ws.client_id, "ms": 250})
+        assert r == {"ms": 250, "push_ms": 250, "event": "gpu_garden.budget"}
+        comfy_host.collect_events(ws, lambda m: m.get("type") == "gpu_garden.budget", timeout=10)
+        stamps, t0 = [], time.monotonic()
+        while len(stamps) < 4:
+            comfy_host.collect_events(ws, lambda m: m.get("type") == "gpu_garden.budget", timeout=10)
+            stamps.append(time.monotonic())
+        assert (stamps[-1] - t0) / len(stamps) < 0.9, stamps  # clearly faster than the 1 s default
+        assert comfy_host.post("/gpu_garden/budget/interval", {"client_id": ws.client_id, "ms": 1})["ms"] == 250
+    finally:
+        ws.close()
+
+
+def test_interval_route_rejects_bad_input(comfy_host):
+    with pytest.raises(urllib.error.HTTPError) as e:
+        comfy_host.post("/gpu_garden/budget/interval", {"ms": "fast"})
+    assert e.value.code == 400
+
+
+def test_no_errors_from_the_pack_in_the_log(comfy_host):
+    log = comfy_host.log_text()
+    assert "budget push failed" not in log
+    assert "[GPU Garden] budget" not in log and "budget_routes setup failed" not in log
