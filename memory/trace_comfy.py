@@ -1,0 +1,228 @@
+"""Load a ComfyUI checkout given by the user and trace one step of its real model class for a family.
+
+Why this lives in memory/ although memory/ never imports comfy: it is a host-agnostic "load this checkout"
+helper. It imports ComfyUI only inside trace_family(), only from the directory the user names with
+`--comfyui DIR` (put on sys.path), and forces `--cpu` so ComfyUI never touches a GPU. Nothing here runs when
+the pack is loaded by ComfyUI or when any other memory/ module is imported.
+
+Models are built exactly as ComfyUI builds them from a checkpoint: a state dict of meta tensors made from a
+header (a bundled layout of the family's standard file, or --checkpoint FILE's safetensors header) goes through
+comfy.model_detection and the model config's get_model(), on the meta device. No weights are read.
+"""
+import json
+import math
+import os
+import struct
+import sys
+from pathlib import Path
+
+from .errors import UserError
+
+# family -> standard file (bundled layout), conditioning shapes, VAE layout, CFG default
+FAMILIES = {
+    "sd1": {"layout": "sd15_v1-5-pruned-emaonly-fp16", "vae": "vae_sd15_vae-ft-mse-840000-ema-pruned",
+            "context": (77, 768), "cfg": True},
+    "sdxl": {"layout": "sdxl_sd_xl_base_1.0", "vae": "vae_sdxl_vae", "context": (77, 2048), "y": 2816, "cfg": True},
+    "sd3": {"layout": "sd3_sd3.5_medium", "vae": "vae_flux_ae", "context": (154, 4096), "y": 2048, "cfg": True},
+    "flux1": {"layout": "flux_flux1-dev", "vae": "vae_flux_ae", "context": (256, 4096), "y": 768, "guidance": True,
+              "cfg": False},
+    "wan21": {"layout": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "context": (512, 4096), "cfg": True,
+              "video": True},
+    "wan22": {"layout": "wan_wan2.2_ti2v_5B_fp16", "vae": None, "context": (512, 4096), "cfg": True, "video": True},
+}
+ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
+           "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3"}
+_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
+           "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn",
+           "F8_E5M2": "float8_e5m2"}
+
+
+def family_names():
+    return sorted(FAMILIES)
+
+
+def import_comfy(comfyui_dir):
+    """Import ComfyUI from this checkout, CPU-only, with PyTorch (SDPA) attention so the tracer sees every
+    attention call. Inside a running ComfyUI the already imported comfy is used as it is."""
+    d = Path(comfyui_dir).expanduser().resolve()
+    if "comfy.model_management" not in sys.modules:
+        if not (d / "comfy" / "model_detection.py").is_file():
+            raise UserError(f"{comfyui_dir} is not a ComfyUI checkout (no comfy/model_detection.py)")
+        if str(d) not in sys.path:
+            sys.path.insert(0, str(d))
+        argv = sys.argv
+        sys.argv = [argv[0] if argv else "gpu-garden", "--cpu", "--use-pytorch-cross-attention", "--disable-xformers"]
+        try:
+            import comfy.options
+            comfy.options.enable_args_parsing()
+            import comfy.cli_args  # noqa: F401  parses the argv above
+            import comfy.model_management  # noqa: F401
+        except ImportError as exc:
+            raise UserError(f"cannot import ComfyUI from {d}: {exc} (run with ComfyUI's Python)") from exc
+        finally:
+            sys.argv = argv
+    import comfy.model_detection
+    import comfy.sd
+    return comfy
+
+
+def meta_state_dict(tensors: dict):
+    """{name: {"dtype": "F16", "shape": [...]}} -> {name: meta tensor}."""
+    import torch
+    out = {}
+    for name, t in tensors.items():
+        if name == "__metadata__":
+            continue
+        dt = getattr(torch, _DTYPES.get(t["dtype"], "float32"), torch.float32)
+        out[name] = torch.empty(t["shape"], dtype=dt, device="meta")
+    return out
+
+
+def read_header(path) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{path}: no such file")
+    if p.suffix not in (".safetensors", ".sft"):
+        raise UserError(f"{path}: only .safetensors headers can be traced")
+    with open(p, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        if n > 100 * 1024 * 1024:
+            raise UserError(f"{path}: not a safetensors file (header length {n})")
+        return json.loads(f.read(n))
+
+
+def _layout_tensors(name):
+    from . import layouts
+    return layouts.load(name)["tensors"]
+
+
+def host_dtypes(weight_dtype, supported):
+    """(weight dtype, manual cast dtype) ComfyUI picks on a current NVIDIA GPU (fp16 and bf16 supported):
+    model_management.unet_dtype / unet_manual_cast."""
+    import torch
+    halves = [d for d in supported if d in (torch.float16, torch.bfloat16)]
+    if weight_dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        return weight_dtype, (halves[0] if halves else torch.float32)
+    if weight_dtype == torch.float16 and torch.float16 in supported:
+        return torch.float16, None
+    return (halves[0] if halves else torch.float32), None
+
+
+def host_attention(comfy=None):
+    """What ComfyUI's optimized_attention would be on an NVIDIA GPU with default flags (model_management:
+    torch >= 2 on NVIDIA enables PyTorch attention unless xformers is installed or split/quad is asked for)."""
+    return {"function": "attention_pytorch", "kernel": "flash",
+            "why": "NVIDIA + torch>=2 default (--use-pytorch-cross-attention): SDPA runs flash/mem-efficient, O(n); "
+                   "with xformers installed ComfyUI uses xformers (also O(n)); --use-split-cross-attention and "
+                   "sub-quadratic chunk the n^2 scores to fit free memory; the math path holds them whole"}
+
+
+def _tensors_for(family, checkpoint, phase):
+    spec = FAMILIES[family]
+    if checkpoint:
+        return read_header(checkpoint)
+    if phase == "sample":
+        return _layout_tensors(spec["layout"])
+    if not spec["vae"]:
+        raise UserError(f"no bundled VAE for {family}; pass --checkpoint with the VAE file")
+    return _layout_tensors(spec["vae"])
+
+
+def build_diffusion(comfy, sd, dtype=None):
+    import torch
+    from comfy import model_detection
+    prefix = model_detection.unet_prefix_from_state_dict(sd)
+    if not any(k.startswith(prefix) for k in sd):
+        prefix = ""        # a diffusion-model-only file (load_diffusion_model_state_dict)
+    cfg = model_detection.model_config_from_unet(sd, prefix)
+    if cfg is None:
+        raise UserError("ComfyUI does not recognise this diffusion model")
+    weight_dtype = next((v.dtype for k, v in sd.items() if k.startswith(prefix) and v.dtype.is_floating_point
+                         and v.ndim > 1), torch.float16)
+    if dtype is not None:
+        weight, cast = getattr(torch, dtype), None
+    else:
+        weight, cast = host_dtypes(weight_dtype, cfg.supported_inference_dtypes)
+    cfg.set_inference_dtype(weight, cast)
+    with torch.device("meta"):
+        model = cfg.get_model(sd, prefix, device=torch.device("meta"))
+    model.eval()
+    return model, cfg, weight, cast
+
+
+def build_vae(comfy, sd, dtype=None):
+    import torch
+    vae_sd = {k[len("first_stage_model."):]: v for k, v in sd.items() if k.startswith("first_stage_model.")} or \
+        {k[len("vae."):]: v for k, v in sd.items() if k.startswith("vae.")} or sd
+    with torch.device("meta"):
+        vae = comfy.sd.VAE(sd=vae_sd)
+    dt = getattr(torch, dtype) if dtype else vae.working_dtypes[0]
+    vae.first_stage_model.to(dt)
+    vae.first_stage_model.eval()
+    return vae, dt
+
+
+def _latent_frames(frames):
+    return max(1, (frames - 1) // 4 + 1)
+
+
+def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attention="flash", phase="sample",
+                 checkpoint=None, cfg=None, dtype=None, offload=None) -> dict:
+    from .trace import trace
+    family = ALIASES.get(family, family)
+    if family not in FAMILIES:
+        raise UserError(f"unknown family {family!r}; known: {', '.join(family_names())}")
+    if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
+        raise UserError("width, height, frames and batch must be positive")
+    if phase not in ("sample", "decode", "encode"):
+        raise UserError(f"phase must be sample, decode or encode, not {phase!r}")
+    spec = FAMILIES[family]
+    comfy = import_comfy(comfyui_dir)
+    import torch
+    sd = meta_state_dict(_tensors_for(family, checkpoint, phase))
+    meta = torch.device("meta")
+    if phase == "sample":
+        model, mcfg, weight, cast = build_diffusion(comfy, sd, dtype)
+        use_cfg = spec["cfg"] if cfg is None else bool(cfg)
+        b = batch * (2 if use_cfg else 1)   # cond and uncond batched together, as calc_cond_batch does when it fits
+        ch = mcfg.latent_format.latent_channels
+        ds = 8 if ch != 48 else 16          # Wan 2.2 5B VAE compresses 16x
+        shape = (b, ch, _latent_frames(frames), height // ds, width // ds) if spec.get("video") else \
+            (b, ch, height // ds, width // ds)
+        x = torch.empty(shape, dtype=torch.float32, device=meta)
+        sigma = torch.empty((b,), dtype=torch.float32, device=meta)
+        ctx_len, ctx_dim = spec["context"]
+        kw = {"c_crossattn": torch.empty((b, ctx_len, ctx_dim), dtype=torch.float32, device=meta)}
+        if spec.get("y"):
+            kw["y"] = torch.empty((b, spec["y"]), dtype=torch.float32, device=meta)
+        if spec.get("guidance"):
+            kw["guidance"] = torch.empty((b,), dtype=torch.float32, device=meta)
+        r = trace(model.diffusion_model, x, sigma, kwargs=kw, call=model.apply_model, attention=attention,
+                  offload=offload)
+        r["model"] = {"family": family, "phase": phase, "class": type(model.diffusion_model).__name__,
+                      "config": type(mcfg).__name__, "dtype": str(weight).replace("torch.", ""),
+                      "manual_cast": str(cast).replace("torch.", "") if cast else None,
+                      "latent": list(shape), "cfg": use_cfg,
+                      "note": "cond+uncond batched" if use_cfg else "single pass (cfg 1)"}
+    else:
+        vae, dt = build_vae(comfy, sd, dtype)
+        video = vae.latent_dim == 3
+        if phase == "decode":
+            ch = vae.latent_channels
+            ds = vae.upscale_ratio[-1] if isinstance(vae.upscale_ratio, tuple) else vae.upscale_ratio
+            shape = (batch, ch, _latent_frames(frames), height // ds, width // ds) if video else \
+                (batch, ch, height // ds, width // ds)
+            fn = vae.first_stage_model.decode
+        else:
+            shape = (batch, 3, frames, height, width) if video else (batch, 3, height, width)
+            fn = vae.first_stage_model.encode
+        x = torch.empty(shape, dtype=dt, device=meta)
+        r = trace(vae.first_stage_model, x, call=fn, attention=attention, offload=offload)
+        r["model"] = {"family": family, "phase": phase, "class": type(vae.first_stage_model).__name__,
+                      "config": "VAE", "dtype": str(dt).replace("torch.", ""), "manual_cast": None,
+                      "latent": list(shape), "cfg": False, "note": "one untiled pass"}
+    r["model"]["width"], r["model"]["height"] = width, height
+    r["model"]["frames"], r["model"]["batch"] = frames, batch
+    r["model"]["checkpoint"] = os.path.basename(checkpoint) if checkpoint else None
+    r["host_attention"] = host_attention(comfy)
+    return r
