@@ -70,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--batch", type=int, default=1)
     s.add_argument("--attention", choices=["flash", "math"], default="flash")
     s.add_argument("--phase", choices=["sample", "decode", "encode"], default="sample")
+    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
+                   help="cond+uncond batched in one forward (default: as the family's usual workflow)")
+    s.add_argument("--dtype", choices=["float16", "bfloat16", "float32"],
+                   help="weight/compute dtype (default: what ComfyUI picks on a current NVIDIA GPU)")
+    s.add_argument("--lowvram", action="store_true", help="weights stay off the device and are cast in per layer")
     s.add_argument("--json", action="store_true")
     return p
 
