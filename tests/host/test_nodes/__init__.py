@@ -39,3 +39,38 @@ class GGTestRaiseOOM:
 
 NODE_CLASS_MAPPINGS = {"GGTestRaiseOOM": GGTestRaiseOOM}
 NODE_DISPLAY_NAME_MAPPINGS = {"GGTestRaiseOOM": "GG Test: raise OOM"}
+
+
+class GGTestLoadedModels:
+    """Reports comfy.model_management.current_loaded_models at the point the graph reaches it (after `anything`)."""
+    CATEGORY = "GPU Garden/testing"
+    RETURN_TYPES = ()
+    FUNCTION = "run"
+    OUTPUT_NODE = True
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        return {"required": {"anything": ("*", {})}}
+
+    @classmethod
+    def VALIDATE_INPUTS(cls, input_types):
+        return True
+
+    @classmethod
+    def IS_CHANGED(cls, **kwargs):
+        return float("nan")
+
+    def run(self, anything):
+        import comfy.model_management as mm
+
+        out = []
+        for lm in mm.current_loaded_models:
+            p = lm.model
+            if p is not None:
+                out.append({"name": type(p.model).__name__, "is_clip": bool(getattr(p, "is_clip", False)),
+                            "bytes": int(lm.model_loaded_memory()), "device": str(lm.device)})
+        return {"ui": {"loaded_models": out}}
+
+
+NODE_CLASS_MAPPINGS["GGTestLoadedModels"] = GGTestLoadedModels
+NODE_DISPLAY_NAME_MAPPINGS["GGTestLoadedModels"] = "GG Test: loaded models"

@@ -1,0 +1,159 @@
+"""Unload Text Encoders on a real --cpu ComfyUI with the sparse SD1.5 checkpoint. Under --cpu the load and
+offload devices are both the CPU, so unloading is checked through ComfyUI's loaded-model list (the test
+node GGTestLoadedModels reports comfy.model_management.current_loaded_models at the end of the graph)."""
+import uuid
+
+import pytest
+from PIL import Image
+
+from support.comfy_host import sd15_prompt
+
+NODE = "GPUGardenUnloadTextEncoders"
+SETTING = "GPUGarden.AutoUnloadTextEncoders"
+
+
+def fresh_text() -> str:
+    return "a garden " + uuid.uuid4().hex[:8]
+
+
+def with_probe(prompt: dict) -> dict:
+    prompt["30"] = {"class_type": "GGTestLoadedModels", "inputs": {"anything": ["8", 0]}}
+    return prompt
+
+
+def with_unload(prompt: dict, mode="offload", negative=True) -> dict:
+    inputs = {"positive": ["6", 0], "clip": ["4", 1], "mode": mode}
+    if negative:
+        inputs["negative"] = ["7", 0]
+    prompt["20"] = {"class_type": NODE, "inputs": inputs}
+    ks = dict(prompt["3"]["inputs"], positive=["20", 0])
+    if negative:
+        ks["negative"] = ["20", 1]
+    prompt["3"] = dict(prompt["3"], inputs=ks)
+    return prompt
+
+
+def ok(entry: dict) -> dict:
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    return entry["outputs"]
+
+
+def loaded(outputs: dict) -> list[dict]:
+    return outputs["30"]["loaded_models"]
+
+
+def pixels(host, outputs: dict) -> bytes:
+    img = outputs["9"]["images"][0]
+    path = host.base / "output" / img["subfolder"] / img["filename"]
+    with Image.open(path) as im:
+        return im.convert("RGB").tobytes()
+
+
+def report_of(outputs: dict) -> dict:
+    return outputs["20"]["gpu_garden_unload"][0]
+
+
+def test_node_schema(comfy_host):
+    info = comfy_host.get(f"/object_info/{NODE}")[NODE]
+    assert info["category"] == "GPU Garden"
+    assert info["output_node"] is True
+    assert set(info["input"]["required"]) == {"positive", "clip", "mode"}
+    assert info["input"]["required"]["mode"][1]["default"] == "offload"
+    assert info["input"]["optional"]["negative"][0] == "CONDITIONING"
+    assert info["output"] == ["CONDITIONING", "CONDITIONING"]
+
+
+def test_encoder_leaves_diffusion_model_stays_pixels_identical(comfy_host):
+    text = fresh_text()
+    plain = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=11))))
+    names = {m["name"]: m for m in loaded(plain)}
+    assert names["SD1ClipModel"]["is_clip"] and names["SD1ClipModel"]["bytes"] > 0  # without the node it stays
+
+    unloaded = ok(comfy_host.run(with_probe(with_unload(sd15_prompt(text, seed=11)))))
+    after = [m["name"] for m in loaded(unloaded)]
+    assert "SD1ClipModel" not in after
+    assert "BaseModel" in after
+    assert pixels(comfy_host, unloaded) == pixels(comfy_host, plain)
+
+    r = report_of(unloaded)
+    assert r["left_device"] == ["SD1ClipModel"]
+    assert r["freed_bytes"] == names["SD1ClipModel"]["bytes"]
+    assert r["others_changed"] == []
+    (t,) = r["targets"]
+    assert t["status"] == "left_device" and t["device"] == "cpu" and t["registered_after"] is False
+    assert r["summary"].startswith("Freed ") and "SD1ClipModel left the device" in r["summary"]
+    assert any("BaseModel" in o["name"] and o["bytes_after"] == o["bytes_before"] > 0 for o in r["others"])
+    (d,) = r["devices"]
+    assert d["device"] == "cpu" and d["freed"] == r["freed_bytes"] and d["torch_allocated_before"] is None
+    assert "[GPU Garden] Unload Text Encoders (node 20): Freed" in comfy_host.log_text()
+
+
+def test_requeue_unchanged_uses_cache_changed_prompt_reloads(comfy_host):
+    text = fresh_text()
+    first = ok(comfy_host.run(with_probe(with_unload(sd15_prompt(text, seed=12)))))
+    assert report_of(first)["left_device"] == ["SD1ClipModel"]
+
+    # Unchanged prompt: ComfyUI reuses the cached conditioning and the node's cached output; nothing reloads.
+    again = comfy_host.run(with_probe(with_unload(sd15_prompt(text, seed=12))))
+    outputs = ok(again)
+    cached = [m[1]["nodes"] for m in again["status"]["messages"] if m[0] == "execution_cached"][0]
+    assert {"6", "7", "20", "3"} <= set(cached)
+    assert "SD1ClipModel" not in [m["name"] for m in loaded(outputs)]
+
+    # Changed prompt: CLIPTextEncode reloads the encoder, encodes, and the node unloads it again.
+    changed = ok(comfy_host.run(with_probe(with_unload(sd15_prompt(fresh_text(), seed=12)))))
+    r = report_of(changed)
+    (t,) = r["targets"]
+    assert t["bytes_before"] > 0 and t["status"] == "left_device"
+    assert "SD1ClipModel" not in [m["name"] for m in loaded(changed)]
+    assert pixels(comfy_host, changed) == pixels(comfy_host, first)  # zero weights: same image, same encoder
+
+
+def test_free_mode_and_no_negative(comfy_host):
+    outputs = ok(comfy_host.run(with_probe(with_unload(sd15_prompt(fresh_text(), seed=13), mode="free",
+                                                       negative=False))))
+    r = report_of(outputs)
+    assert r["mode"] == "free" and r["left_device"] == ["SD1ClipModel"]
+    assert "SD1ClipModel" not in [m["name"] for m in loaded(outputs)]
+    assert "BaseModel" in [m["name"] for m in loaded(outputs)]
+
+
+def test_nothing_loaded_is_reported_not_invented(comfy_host):
+    text = fresh_text()
+    ok(comfy_host.run(with_unload(sd15_prompt(text, seed=14))))
+    # Same encodes (cached), new node instance input (mode) -> node runs with the encoder already gone.
+    outputs = ok(comfy_host.run(with_unload(sd15_prompt(text, seed=14), mode="free")))
+    r = report_of(outputs)
+    assert r["freed_bytes"] == 0 and r["left_device"] == []
+    assert r["summary"] == "No text encoder of this CLIP is loaded: nothing to unload."
+
+
+@pytest.fixture
+def auto_mode(comfy_host):
+    comfy_host.post(f"/settings/{SETTING}", True)
+    try:
+        yield
+    finally:
+        comfy_host.post(f"/settings/{SETTING}", False)
+
+
+def test_auto_mode_unloads_before_sampler_without_the_node(comfy_host, auto_mode):
+    status = comfy_host.get("/gpu_garden/auto_unload")
+    assert status["enabled"] is True and status["installed"] is True
+    assert status["seam"] == "comfy.sampler_helpers.prepare_sampling"
+
+    outputs = ok(comfy_host.run(with_probe(sd15_prompt(fresh_text(), seed=15))))
+    names = [m["name"] for m in loaded(outputs)]
+    assert "SD1ClipModel" not in names and "BaseModel" in names
+    last = comfy_host.get("/gpu_garden/auto_unload")["last"]
+    assert last["origin"] == "auto" and last["left_device"] == ["SD1ClipModel"] and last["freed_bytes"] > 0
+    assert "[GPU Garden] auto-unload before sampling: Freed" in comfy_host.log_text()
+
+    # A changed prompt reloads the encoder, and auto mode unloads it again before the sampler.
+    outputs = ok(comfy_host.run(with_probe(sd15_prompt(fresh_text(), seed=15))))
+    assert "SD1ClipModel" not in [m["name"] for m in loaded(outputs)]
+
+    comfy_host.post(f"/settings/{SETTING}", False)
+    assert comfy_host.get("/gpu_garden/auto_unload")["enabled"] is False
+    outputs = ok(comfy_host.run(with_probe(sd15_prompt(fresh_text(), seed=15))))
+    assert "SD1ClipModel" in [m["name"] for m in loaded(outputs)]  # off: ComfyUI keeps it, as usual

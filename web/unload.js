@@ -1,0 +1,98 @@
+// Unload Text Encoders: the node shows its measured report on its face (a DOM widget that never
+// serializes), and the setting GPUGarden.AutoUnloadTextEncoders turns on the automatic mode. The server
+// reads that setting from ComfyUI's own settings store; POST /gpu_garden/auto_unload only tells it
+// which user's settings to follow (matters under --multi-user).
+import { app } from "../../scripts/app.js";
+import { api } from "../../scripts/api.js";
+
+const NODE = "GPUGardenUnloadTextEncoders";
+const SETTING = "GPUGarden.AutoUnloadTextEncoders";
+const IDLE_TEXT = "Runs after encoding, before the sampler. What left the device, measured, shows here.";
+
+function line(text, cls) {
+  const div = document.createElement("div");
+  if (cls) div.className = cls;
+  div.textContent = text;
+  return div;
+}
+
+function render(el, report) {
+  el.replaceChildren();
+  if (!report) {
+    el.append(line(IDLE_TEXT, "gg-unload-idle"));
+    return;
+  }
+  const head = line(report.summary, "gg-unload-summary");
+  head.style.fontWeight = "600";
+  head.style.color = report.freed_bytes > 0 ? "var(--p-green-400, #4ade80)" : "inherit";
+  el.append(head);
+  for (const text of (report.lines || []).slice(1)) el.append(line(text));
+}
+
+function followUser() {
+  api.fetchApi("/gpu_garden/auto_unload", { method: "POST" }).catch(() => {});
+}
+
+function announce(report) {
+  if (!report) return;
+  window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { lastAutoUnload: report });
+  try {
+    app.extensionManager?.toast?.add({ severity: "info", summary: "GPU Garden: text encoders unloaded",
+                                       detail: report.summary, life: 5000 });
+  } catch (e) {
+    console.info("[GPU Garden]", report.summary);
+  }
+}
+
+app.registerExtension({
+  name: "GPUGarden.UnloadTextEncoders",
+  settings: [
+    {
+      id: SETTING,
+      name: "Unload text encoders before every sampler (no node needed)",
+      category: ["GPU Garden", "Text encoders", "Automatic unload"],
+      type: "boolean",
+      defaultValue: false,
+      tooltip: "Before any sampler loads its model, text encoders on the same device are offloaded to RAM. " +
+               "A changed prompt reloads them; an unchanged one reuses ComfyUI's cached conditioning.",
+      onChange: () => followUser(),
+    },
+  ],
+  async setup() {
+    api.addEventListener("gpu_garden.auto_unload", (e) => announce(e.detail?.report));
+    followUser();
+  },
+  async beforeRegisterNodeDef(nodeType, nodeData) {
+    if (nodeData?.name !== NODE) return;
+    const onNodeCreated = nodeType.prototype.onNodeCreated;
+    nodeType.prototype.onNodeCreated = function () {
+      const r = onNodeCreated?.apply(this, arguments);
+      const el = document.createElement("div");
+      el.className = "gg-unload-report";
+      el.dataset.testid = "gg-unload-report";
+      Object.assign(el.style, {
+        font: "11px/1.35 ui-monospace, SFMono-Regular, Menlo, monospace", whiteSpace: "pre-wrap",
+        overflowY: "auto", padding: "4px 6px", borderRadius: "6px", boxSizing: "border-box",
+        background: "var(--comfy-input-bg, rgba(0,0,0,.25))", color: "var(--input-text, #ddd)",
+      });
+      const widget = this.addDOMWidget("gg_unload_report", "gg_unload_report", el, {
+        serialize: false, hideOnZoom: false, getMinHeight: () => 64, getMaxHeight: () => 220,
+      });
+      widget.serialize = false;
+      this.__ggUnloadReport = el;
+      render(el, null);
+      if (this.size && this.size[0] < 360) this.setSize([360, this.size[1]]);
+      return r;
+    };
+    const onExecuted = nodeType.prototype.onExecuted;
+    nodeType.prototype.onExecuted = function (output) {
+      onExecuted?.apply(this, arguments);
+      const report = output?.gpu_garden_unload?.[0];
+      if (report && this.__ggUnloadReport) {
+        render(this.__ggUnloadReport, report);
+        this.setSize?.([Math.max(this.size[0], 360), this.computeSize?.()[1] ?? this.size[1]]);
+        this.setDirtyCanvas?.(true, true);
+      }
+    };
+  },
+});
