@@ -1,0 +1,164 @@
+"""Remediation guides: markdown files under memory/guides/ with a small front matter.
+
+    ---
+    id: comfyui-fragmentation
+    title: Fragmented cache (ComfyUI, Linux, native allocator)
+    causes: [fragmentation]
+    runtimes: [comfyui]
+    platforms: [linux, cuda, native, expandable]
+    defaults: {"reserve_vram_gb": "1.0"}
+    actions: [{"kind": "free_vram"}]
+    see: [faq-reserved-unallocated]
+    ---
+    markdown, with {{reserve_vram_gb}} filled from the log's numbers
+
+`platforms` tags are grouped (os: linux/windows/darwin; backend: cuda/rocm/mps/xpu/cpu/vulkan;
+allocator: native/cudaMallocAsync; expandable / no-expandable: whether PyTorch honours
+expandable_segments there; dynamic-vram). A guide applies when, in every group it names, the log's
+value is one it lists; an unknown value matches. The most specific applicable guide wins.
+"""
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+GUIDE_DIR = Path(__file__).parent / "guides"
+GROUPS = {
+    "os": {"linux", "windows", "darwin"},
+    "backend": {"cuda", "rocm", "mps", "xpu", "cpu", "vulkan"},
+    "allocator": {"native", "cudaMallocAsync"},
+    "expandable": {"expandable", "no-expandable"},
+    "dynamic": {"dynamic-vram", "no-dynamic-vram"},
+}
+FENCE_RE = re.compile(r"^```[^\n]*\n(.*?)^```\s*$", re.S | re.M)
+PARAM_RE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+
+def _value(raw: str):
+    raw = raw.strip()
+    if raw.startswith(("{", "[")) and (raw.endswith("}") or raw.endswith("]")):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            if raw.startswith("["):
+                return [x.strip().strip("'\"") for x in raw[1:-1].split(",") if x.strip()]
+            raise
+    return raw.strip("'\"")
+
+
+def parse(text: str, name: str = "?") -> dict:
+    if not text.startswith("---"):
+        raise ValueError(f"guide {name}: no front matter")
+    end = text.find("\n---", 3)
+    if end < 0:
+        raise ValueError(f"guide {name}: front matter not closed")
+    meta = {}
+    for line in text[3:end].strip().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, val = line.partition(":")
+        if not sep:
+            raise ValueError(f"guide {name}: bad front matter line {line!r}")
+        meta[key.strip()] = _value(val)
+    body = text[end + 4:].lstrip("\n")
+    for key in ("causes", "runtimes", "platforms", "see", "actions", "kinds"):
+        v = meta.get(key, [])
+        meta[key] = v if isinstance(v, list) else [v]
+    meta.setdefault("defaults", {})
+    if "id" not in meta or "title" not in meta:
+        raise ValueError(f"guide {name}: id and title are required")
+    meta["markdown"] = body
+    return meta
+
+
+@lru_cache(maxsize=1)
+def load_all() -> dict:
+    out = {}
+    for p in sorted(GUIDE_DIR.glob("*.md")):
+        g = parse(p.read_text(encoding="utf-8"), p.name)
+        out[g["id"]] = g
+    return out
+
+
+def fill(text: str, params: dict, defaults: dict) -> str:
+    def sub(m):
+        k = m.group(1)
+        v = params.get(k, defaults.get(k))
+        return str(v) if v is not None else m.group(0)
+    return PARAM_RE.sub(sub, text)
+
+
+def commands(markdown: str) -> list:
+    """Every fenced code block, labelled by the paragraph just above it (its bold lead-in, else its first sentence)."""
+    out = []
+    for m in FENCE_RE.finditer(markdown):
+        para = []
+        for line in reversed(markdown[:m.start()].rstrip().splitlines()):
+            if not line.strip() or line.startswith("```"):
+                break
+            para.insert(0, line.strip())
+        text = " ".join(para)
+        bold = re.match(r"\*\*(.+?)\*\*", text)
+        label = bold.group(1) if bold else re.split(r"(?<=[.:])\s", text, 1)[0]
+        label = label.replace("**", "").replace("`", "").strip().rstrip(".:").strip()
+        out.append({"label": label[:120], "text": m.group(1).rstrip("\n")})
+    return out
+
+
+def _env_tags(env: dict) -> dict:
+    return {
+        "os": env.get("os"),
+        "backend": env.get("backend"),
+        "allocator": env.get("allocator"),
+        "expandable": None if env.get("expandable_segments") is None else ("expandable" if env["expandable_segments"] else "no-expandable"),
+        "dynamic": None if env.get("dynamic_vram") is None else ("dynamic-vram" if env["dynamic_vram"] else "no-dynamic-vram"),
+    }
+
+
+def applies(guide: dict, env: dict) -> bool:
+    tags = set(guide["platforms"])
+    have = _env_tags(env)
+    for group, names in GROUPS.items():
+        wanted = tags & names
+        if wanted and have[group] is not None and have[group] not in wanted:
+            return False
+    return True
+
+
+def candidates(cause: str, runtime: str, env: dict, kind: str | None = None) -> list:
+    """Guides for this cause and runtime that apply on this platform, most specific first. A guide
+    with `kinds` (the parser's event kinds, e.g. torch.nvml_assert) is for those events only."""
+    gs = [g for g in load_all().values() if cause in g["causes"] and applies(g, env)]
+    special = [g for g in gs if kind and kind in g["kinds"]]
+    if special:
+        return special
+    gs = [g for g in gs if not g["kinds"]]
+    exact = [g for g in gs if runtime in g["runtimes"]]
+    pool = exact or [g for g in gs if "any" in g["runtimes"] or "pytorch" in g["runtimes"] and runtime in ("comfyui", "vllm")]
+    return sorted(pool, key=lambda g: (-len(set(g["platforms"]) - {"any"}), g["id"]))
+
+
+def render(guide: dict, params: dict | None = None) -> dict:
+    params = params or {}
+    md = fill(guide["markdown"], params, guide["defaults"])
+    faqs = []
+    for fid in guide.get("see", []):
+        fg = load_all().get(fid)
+        if fg:
+            faqs.append({"id": fg["id"], "title": fg["title"], "markdown": fill(fg["markdown"], params, fg["defaults"])})
+    out = {"id": guide["id"], "title": fill(guide["title"], params, guide["defaults"]), "markdown": md,
+           "commands": commands(md), "causes": guide["causes"], "runtimes": guide["runtimes"],
+           "platforms": guide["platforms"], "faqs": faqs}
+    if guide.get("actions"):
+        out["actions"] = guide["actions"]
+    if guide.get("cost"):
+        out["cost"] = guide["cost"]
+    return out
+
+
+def select(cause: str, runtime: str, env: dict, params: dict | None = None, kind: str | None = None) -> dict | None:
+    for c in (cause, "other"):
+        found = candidates(c, runtime, env, kind)
+        if found:
+            return render(found[0], params)
+    return None

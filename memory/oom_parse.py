@@ -1,0 +1,432 @@
+"""Recognise out-of-memory and allocation-failure lines from PyTorch, ComfyUI, vLLM, llama.cpp and
+Ollama, and pull their numbers out as bytes.
+
+Two kinds of line matter: *errors* (a failed allocation, with the runtime's own numbers) and *facts*
+(context a diagnosis needs: the model being loaded, the allocator backend, vLLM's KV budget,
+llama.cpp's buffer sizes). Every recogniser works on one cleaned line; multi-line messages
+(cudaMallocAsync's block, wrapped copies) are stitched together by the scanner in triage.py.
+
+The exact strings come from the runtimes' sources (see the comments per pattern).
+"""
+import re
+
+from .units import parse_size
+
+# --- cleaning ---------------------------------------------------------------------------------
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean(raw) -> str:
+    """bytes or str -> printable text: ANSI colour codes and control bytes dropped, CR removed."""
+    if isinstance(raw, (bytes, bytearray)):
+        raw = bytes(raw).decode("utf-8", "replace")
+    if "\x1b" in raw:
+        raw = ANSI_RE.sub("", raw)
+    raw = raw.replace("\r", "")
+    return CTRL_RE.sub("", raw).rstrip("\n")
+
+
+# --- sizes --------------------------------------------------------------------------------------
+
+_SZ = r"-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
+SZ = f"({_SZ})"
+
+
+def size(text: str | None) -> int | None:
+    """"1.50 GiB" -> bytes. Runtimes print GiB but a few label it GB; PyTorch and llama.cpp are binary."""
+    if text is None:
+        return None
+    text = text.strip()
+    neg = text.startswith("-")
+    n = parse_size(text.lstrip("-"), binary_decimal=True)
+    return -n if neg else n
+
+
+# --- errors -------------------------------------------------------------------------------------
+# Each recogniser returns None or a dict: kind, runtime, device_kind, numbers (bytes unless the key
+# says tokens/ratio), and optional "needs_block" (the numbers follow on the next lines).
+
+# c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy.
+_TORCH_NEW = re.compile(
+    r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
+    + r"\. (?:GPU|Device) (?P<gpu>\d+) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
+    + r" of which " + SZ.replace("(", "(?P<free>", 1) + r" is free\.(?P<rest>.*)")
+_PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
+_SELF = re.compile(r"this process has " + SZ + r" memory in use")
+_ALLOWED = re.compile(SZ + r" allowed;")
+_OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch, (?:with " + SZ
+                       + r" allocated in private pools \(e\.g\., CUDA Graphs\), )?and " + SZ
+                       + r" is reserved by PyTorch but unallocated")
+# <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
+_TORCH_OLD = re.compile(
+    r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + _SZ + r") \((?:GPU|device) (?P<gpu>\d+); (?P<total>" + _SZ
+    + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<free>" + _SZ + r") free; (?:(?P<allowed>" + _SZ
+    + r") allowed; )?(?P<reserved>" + _SZ + r") (?:reserved in total by PyTorch|cached)\)")
+_TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
+# c10/cuda/CUDAMallocAsyncAllocator.cpp
+_ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
+# ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
+_ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^)\s*:?\s*Allocation on device\s*$")
+ASYNC_FIELDS = {
+    "allocated": re.compile(r"Currently allocated\s*:\s*" + SZ),
+    "requested": re.compile(r"Requested\s+:\s*" + SZ),
+    "device_limit": re.compile(r"Device limit\s*:\s*" + SZ),
+    "free": re.compile(r"Free \(according to CUDA\)\s*:\s*" + SZ),
+    "limit": re.compile(r"(?:PyTorch limit \(set by user-supplied memory fraction\))?\s*:\s*" + SZ + r"\s*$"),
+}
+# aten/src/ATen/mps/MPSAllocator.mm
+_MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
+                  + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
+# c10/core/impl/alloc_cpu.cpp
+_CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory): you tried to allocate (\d+) bytes")
+_DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
+_CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
+_CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
+_NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
+_TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
+# ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
+_COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
+_COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
+_COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
+                        r"(?: with tile size (\d+) and overlap (\d+))?")
+_AIMDO = re.compile(r"VRAM Allocation failed(?: \(non OOM\))?|Fault failed: -?\d+|VRAM reservation failed")
+# vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
+_VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
+_VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
+_VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
+                          r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+_VLLM_V1_LEN_SHORT = re.compile(r"\(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
+                                r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+_VLLM_STARTUP = re.compile(r"Free memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+_VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
+# llama.cpp / ggml
+_GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
+_GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
+_GGML_BUFFER = re.compile(r"failed to allocate (\S+?) buffer of size (\d+)")
+_GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
+_GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
+_GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
+_GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
+_GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)")
+# Ollama llm/server.go (before 2026-05) and llm/llama_server.go
+_OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
+_OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
+_OLLAMA_RUNNER = re.compile(r"llama runner process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
+_OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
+
+
+def _n(m, i):
+    return size(m.group(i)) if m.group(i) else None
+
+
+def _dev_kind(dev):
+    return {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
+
+
+def _torch_new(line):
+    m = _TORCH_NEW.search(line)
+    if not m:
+        return None
+    rest = m.group("rest")
+    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "free": size(m.group("free"))}
+    procs = [(int(p), size(s)) for p, s in _PROC.findall(rest)]
+    me = _SELF.search(rest)
+    if me:
+        nums["this_process"] = size(me.group(1))
+    if procs:
+        nums["other_processes"] = sum(s for _, s in procs)
+    a = _ALLOWED.search(rest)
+    if a:
+        nums["allowed"] = size(a.group(1))
+    o = _OF_ALLOC.search(rest)
+    if o:
+        nums["allocated"] = size(o.group(1))
+        if o.group(2):
+            nums["private_pools"] = size(o.group(2))
+        nums["reserved_unallocated"] = size(o.group(3))
+        nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+    if procs and not me and "reserved" in nums:
+        # In a container NVML reports this process under its host pid, without the "this process" fragment:
+        # the one entry that covers what PyTorch reserved is us.
+        mine = [s for _, s in procs if s >= nums["reserved"]]
+        if len(procs) == 1 and mine:
+            nums["this_process"] = mine[0]
+            del nums["other_processes"]
+    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
+    form = "2.1" if "capacty" in line else "current"
+    return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
+            "numbers": nums, "runtime": "pytorch", "complete": bool(o) or m.group("dev") == "XPU"}
+
+
+def _torch_old(line):
+    m = _TORCH_OLD.search(line)
+    if not m:
+        return None
+    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
+            "free": size(m.group("free")), "reserved": size(m.group("reserved"))}
+    if m.group("allowed"):
+        nums["allowed"] = size(m.group("allowed"))
+    nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
+    kind = "torch.cuda" if m.group("dev") == "CUDA" else "torch.hip"
+    return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
+            "numbers": nums, "runtime": "pytorch", "complete": True}
+
+
+def _torch_bare(line):
+    m = _TORCH_BARE.search(line)
+    if not m:
+        return None
+    nums = {"requested": size(m.group("req"))} if m.group("req") else {}
+    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
+    return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
+            "runtime": "pytorch", "complete": False}
+
+
+def _async(line):
+    m = _ASYNC.search(line)
+    if not m:
+        return None
+    ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(m.group(1)), "numbers": {},
+          "runtime": "pytorch", "complete": False, "allocator": "cudaMallocAsync"}
+    add_async_fields(ev, line[m.end():])
+    return ev
+
+
+def _async_cut(line):
+    if not _ASYNC_CUT.search(line):
+        return None
+    return {"kind": "torch.cuda_async", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True,
+            "allocator": "cudaMallocAsync", "form": "cut"}
+
+
+def add_async_fields(ev, text) -> bool:
+    """Fill cudaMallocAsync numbers from a follow-up line (or the rest of a joined one). True if any matched."""
+    hit = False
+    for key, rx in ASYNC_FIELDS.items():
+        if key == "limit":
+            continue
+        for m in rx.finditer(text):
+            ev["numbers"][key] = size(m.group(1))
+            hit = True
+    if "PyTorch limit" in text:
+        m = re.search(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ, text)
+        if m:
+            ev["numbers"]["limit"] = size(m.group(1))
+        ev["_await_limit"] = not m
+        hit = True
+    elif ev.get("_await_limit"):
+        m = re.match(r"\s*:\s*" + SZ, text)
+        if m:
+            ev["numbers"]["limit"] = size(m.group(1))
+            ev["_await_limit"] = False
+            hit = True
+    nums = ev["numbers"]
+    if {"allocated", "requested", "device_limit", "free"} <= nums.keys():
+        ev["complete"] = True
+        nums["total"] = nums["device_limit"]
+    return hit
+
+
+def _mps(line):
+    m = _MPS.search(line)
+    if not m:
+        return None
+    nums = {"allocated": size(m.group(1)), "other_allocations": size(m.group(2)), "requested": size(m.group(4))}
+    if m.group(3):
+        nums["max_allowed"] = size(m.group(3))
+    return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": True,
+            "pool": m.group(5)}
+
+
+def _simple(rx, kind, device_kind, runtime, numbers=None, **extra):
+    def rec(line):
+        m = rx.search(line)
+        if not m:
+            return None
+        ev = {"kind": kind, "device_kind": device_kind, "numbers": numbers(m) if numbers else {}, "runtime": runtime,
+              "complete": True}
+        ev.update(extra)
+        return ev
+    return rec
+
+
+def _driver(line):
+    m = _DRIVER.search(line)
+    if not m:
+        return None
+    dev = m.group(1) or ("HIP" if (m.group(2) or "").startswith("hip") else "CUDA")
+    return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True}
+
+
+def _vllm_v1(line):
+    m = _VLLM_V1_LEN.search(line)
+    if m:
+        nums = {"max_model_len_tokens": int(m.group(1)), "kv_needed": size(m.group(2) + " GiB"),
+                "kv_available": size(m.group(3) + " GiB")}
+        if m.group(4):
+            nums["estimated_max_len_tokens"] = int(m.group(4))
+        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+    m = _VLLM_V1_LEN_SHORT.search(line)
+    if m:
+        nums = {"kv_needed": size(m.group(1) + " GiB"), "kv_available": size(m.group(2) + " GiB")}
+        if m.group(3):
+            nums["estimated_max_len_tokens"] = int(m.group(3))
+        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+    return None
+
+
+def _vllm_startup(line):
+    m = _VLLM_STARTUP.search(line)
+    if not m:
+        return None
+    nums = {"free": size(m.group(1) + " GiB"), "total": size(m.group(2) + " GiB"),
+            "gpu_memory_utilization_ratio": float(m.group(3)), "requested": size(m.group(4) + " GiB")}
+    return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+
+
+def _ollama_runner(line):
+    m = _OLLAMA_RUNNER.search(line)
+    if not m:
+        return None
+    inner = (m.group(1) or m.group(2) or "").strip()
+    return {"kind": "ollama.runner", "device_kind": None, "numbers": {}, "runtime": "ollama", "complete": True,
+            "inner": inner[:500], "wrapper": True}
+
+
+RECOGNISERS = [
+    _torch_new, _torch_old, _async, _async_cut, _mps,
+    _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}),
+    _vllm_v1,
+    _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
+            lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
+    _simple(_VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
+    _vllm_startup,
+    _simple(_VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
+            lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
+    _simple(_GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
+            lambda m: {"requested": size(m.group(1) + " MiB")}),
+    _simple(_GGML_BUFFER, "ggml.buffer", None, "llama.cpp",
+            lambda m: {"requested": int(m.group(2))}),
+    _simple(_GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
+    _simple(_GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
+    _simple(_GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
+    _simple(_GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
+            lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(_GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")}),
+    _simple(_GGML_MALLOC_BARE, "ggml.malloc", "cuda", "llama.cpp"),
+    _simple(_OLLAMA_SYS, "ollama.system_memory", "cpu", "ollama",
+            lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
+    _simple(_OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
+    _simple(_OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
+    _ollama_runner,
+    _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui"),
+    _simple(_COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
+            lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
+            recoverable=True),
+    _simple(_NVML, "torch.nvml_assert", "cuda", "pytorch"),
+    _simple(_CUBLAS, "cublas.alloc", "cuda", "pytorch"),
+    _simple(_CUDNN, "cudnn.alloc", "cuda", "pytorch"),
+    _driver,
+    _torch_bare,
+    _simple(_COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
+    _simple(_COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
+    _simple(_TORCH_OOM_TYPE, "torch.oom_type", None, "pytorch", wrapper=True),
+]
+
+# Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.
+PRIORITY = {
+    "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.cpu": 9,
+    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8,
+    "ggml.malloc": 7, "ggml.buffer": 7, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
+    "ggml.model_load": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
+    "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
+    "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
+}
+
+
+def recognise(line: str):
+    """The first error recogniser that matches `line`, or None."""
+    for rec in RECOGNISERS:
+        ev = rec(line)
+        if ev:
+            return ev
+    return None
+
+
+def is_oom_text(text: str) -> bool:
+    if not text:
+        return False
+    return any(recognise(part) for part in text[:20000].splitlines()[:200] or [text])
+
+
+# --- facts ---------------------------------------------------------------------------------------
+
+FACTS = [
+    # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
+    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
+    ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
+    ("torch_version", re.compile(r"pytorch version: (\S+)")),
+    ("platform", re.compile(r"\*\* Platform: (\w+)")),
+    ("vram_state", re.compile(r"Set vram state to: (\w+)")),
+    ("requested_load", re.compile(r"Requested to load (\w+)")),
+    ("loaded", re.compile(r"loaded (completely|partially);? ([\d.]+) MB usable, ([\d.]+) MB loaded")),
+    ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
+    ("prompt_done", re.compile(r"Prompt executed in")),
+    ("got_prompt", re.compile(r"\bgot prompt\b")),
+    ("exception_block", re.compile(r"!!! Exception during processing !!!")),
+    ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)")),
+    ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
+                        r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
+    ("frame", re.compile(r'File "([^"]+)", line \d+, in (\S+)')),
+    ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
+    # vLLM (vllm/v1/worker/gpu_worker.py, kv_cache_utils.py)
+    ("vllm_kv_mem", re.compile(r"Available KV cache memory: (-?[\d.]+) GiB")),
+    ("vllm_kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
+    ("vllm_model_mem", re.compile(r"Model loading took ([\d.]+) GiB")),
+    ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
+    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
+    ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|EngineCore|vLLM")),
+    # llama.cpp load order: model buffers, then KV buffers, then compute buffers
+    ("ggml_model_buf", re.compile(r"(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_kv_buf", re.compile(r"(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_compute_buf", re.compile(r"(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_n_ctx", re.compile(r"\bn_ctx\s*=\s*(\d+)")),
+    ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
+    ("ggml_device_free", re.compile(r"using device (\S+) \((.*?)\) (?:\(.*?\) )?- (\d+) MiB free")),
+    ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:")),
+    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"")),
+    ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
+    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
+    ("windows", re.compile(r"[A-Za-z]:\\\\?(?:Users|ComfyUI|AI|Program|stable|SD|comfy)|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM")),
+    ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
+    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/")),
+    ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
+]
+
+# Fast prefilter: a line is looked at only if it contains one of these (bytes, for the chunk scanner).
+TRIGGER_WORDS = [
+    "out of memory", "Tried to allocate", "would exceed allowed memory", "Currently allocated", "Requested  ",
+    "Device limit", "Free (according to CUDA)", "PyTorch limit", "MPS backend", "not enough memory", "can't allocate memory",
+    "ALLOC_FAILED", "Allocation on device", "Error occurred when executing", "Node Type", "Exception in node", "NOT_ENOUGH_WORKSPACE", "valid cuDNN algorithm", "INTERNAL ASSERT FAILED", "OutOfMemoryError", "cudaErrorMemoryAllocation",
+    "hipErrorOutOfMemory", "Got an OOM", "ran out of memory", "Ran out of memory", "VRAM Allocation failed", "Fault failed",
+    "VRAM reservation failed", "cache blocks", "max seq len", "KV cache is needed", "on startup is less than", "Error in memory profiling",
+    "Malloc failed", "failed to allocate", "unable to allocate", "Device memory allocation", "ErrorOutOfDeviceMemory",
+    "OUT_OF_DEVICE_MEMORY", "insufficient memory", "system memory", "runner process", "llama-server",
+    # facts
+    "Device: ", "Total VRAM", "pytorch version", "Platform:", "vram state", "Requested to load", "MB usable", "dynamic VRAM",
+    "Prompt executed", "got prompt", "Exception during processing", "--disable-", "--cuda-malloc", "--lowvram", "--novram",
+    "--highvram", "--gpu-only", "--reserve-vram", "--cache-none", "expandable_segments", "Traceback (most recent", "retrying without", "backend:cudaMallocAsync",
+    '", line ', "100%|", "KV cache", "Model loading took", "gpu_memory_utilization", "max_model_len", "max_seq_len",
+    "buffer size", "n_ctx", "offloaded", "using device", "OLLAMA_", "rocm", "ROCm", "Windows", "WSL", "macOS", "Darwin",
+]
+TRIGGER_RE = re.compile("|".join(re.escape(w) for w in TRIGGER_WORDS).encode())
+
+
+def facts(line: str):
+    """Yield (name, match) for each fact pattern that matches the line."""
+    for name, rx in FACTS:
+        m = rx.search(line)
+        if m:
+            yield name, m

@@ -1,0 +1,115 @@
+"""triage_text / is_oom_error contract (used by the OOM panel) and the CLI."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory import triage
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.triage import CAUSES
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "memory" / "samples" / "comfyui_vae_decode_oom.log"
+
+ASYNC = ("Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+         "Currently allocated     : 9.43 GiB\nRequested               : 640.00 MiB\n"
+         "Device limit            : 11.59 GiB\nFree (according to CUDA): 7.12 MiB\n"
+         "PyTorch limit (set by user-supplied memory fraction)\n                        : 17179869184.00 GiB")
+CACHING = ("CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.02 GiB is free. "
+           "Including non-PyTorch memory, this process has 22.60 GiB memory in use. Of the allocated memory 19.04 GiB is allocated "
+           "by PyTorch, and 3.11 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+
+
+def _check_shape(res):
+    assert set(res) >= {"found", "cause", "events"}
+    for ev in res["events"]:
+        assert set(ev) >= {"runtime", "device_kind", "numbers", "causes", "guide", "line"}
+        assert ev["causes"] and all(c["id"] in CAUSES for c in ev["causes"])
+        assert all(set(c) >= {"id", "confidence", "evidence"} for c in ev["causes"])
+        g = ev["guide"]
+        assert set(g) >= {"id", "title", "markdown", "commands"}
+        assert all(set(c) == {"label", "text"} for c in g["commands"])
+    json.dumps(res)
+
+
+@pytest.mark.parametrize("exc,msg,expected", [
+    ("OutOfMemoryError", "", True),
+    ("torch.OutOfMemoryError", "anything", True),
+    ("torch.cuda.OutOfMemoryError", "CUDA out of memory.", True),
+    ("RuntimeError", "CUDA error: out of memory", True),
+    ("RuntimeError", ASYNC, True),
+    ("RuntimeError", "MPS backend out of memory (MPS allocated: 17.00 GiB, other allocations: 1.20 GiB, max allowed: 18.13 GiB). Tried to allocate 256.00 MiB on private pool.", True),
+    ("RuntimeError", "[enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 5242880 bytes.", True),
+    ("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (77x768 and 2048x320)", False),
+    ("ValueError", "", False),
+    ("", "", False),
+])
+def test_is_oom_error(exc, msg, expected):
+    assert triage.is_oom_error(exc, msg) is expected
+
+
+def test_triage_text_contract_async_with_node_context():
+    res = triage.triage_text(ASYNC, {"node_type": "VAEDecode", "platform": "windows", "backend": "cuda", "cuda_malloc_async": True})
+    _check_shape(res)
+    assert res["found"] and res["cause"] == "vae-decode"
+    ev = res["events"][-1]
+    assert ev["numbers"]["requested"] == 640 * 2**20
+    actions = ev["guide"]["actions"]
+    swap = next(a for a in actions if a["kind"] == "swap_node")
+    assert swap["from"] == "VAEDecode" and swap["to"] == "VAEDecodeTiled"
+    assert swap["widgets"] == {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}
+
+
+def test_caching_fragmentation_linux_recommends_both_env_names():
+    res = triage.triage_text(CACHING, {"platform": "linux"})
+    _check_shape(res)
+    assert res["cause"] == "fragmentation"
+    text = " ".join(c["text"] for c in res["events"][-1]["guide"]["commands"])
+    assert "PYTORCH_ALLOC_CONF=expandable_segments:True" in text
+    assert "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in text
+
+
+@pytest.mark.parametrize("ctx", [{"platform": "windows"}, {"backend": "rocm"}])
+def test_never_recommends_expandable_segments_where_ignored(ctx):
+    res = triage.triage_text(CACHING, ctx)
+    g = res["events"][-1]["guide"]
+    assert "expandable_segments:True" not in " ".join(c["text"] for c in g["commands"])
+
+
+def test_no_oom_found():
+    res = triage.triage_text("all good\nPrompt executed in 3.2 seconds\n")
+    assert res == {**res, "found": False, "cause": None, "events": []}
+
+
+def test_demo_section_is_text():
+    out = triage.demo_section()
+    assert isinstance(out, str) and "vae-decode" in out
+
+
+def _cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tests'); import conftest; "
+                           "from gpu_garden.memory.cli import main; sys.exit(main(sys.argv[1:]))", *args],
+                          cwd=REPO, input=stdin, capture_output=True, timeout=60)
+
+
+def test_cli_exit_codes_and_json(tmp_path):
+    r = _cli("triage", str(SAMPLE), "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["found"] and res["cause"] == "vae-decode"
+    r = _cli("triage", "-", stdin=b"nothing to see\n")
+    assert r.returncode == 1
+    r = _cli("triage", str(tmp_path / "missing.log"))
+    assert r.returncode == 2 and b"no such file" in r.stderr
+    r = _cli("triage", str(tmp_path))
+    assert r.returncode == 2 and b"directory" in r.stderr
+
+
+def test_cli_human_output_has_cause_numbers_and_commands():
+    r = _cli("triage", str(SAMPLE))
+    out = r.stdout.decode()
+    assert out.startswith("Cause: vae-decode")
+    assert "requested 256.00 MiB" in out and "VAEDecodeTiled" in out
