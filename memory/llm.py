@@ -12,6 +12,7 @@ Public API (other modules code against these):
   plan(spec, runtime="vllm", ctx=None, parallel=1, kv_dtype=None, weights_dtype=None, vram=None, **knobs) -> dict
       keys: weights, kv_per_token, kv_total, overhead (dict of named terms), overhead_total, total, budget,
       fits, fits_as_requested, max_ctx, max_ctx_by_kv_dtype, flags [{kind,name,value,text,reason}], command, notes
+  vllm_kv_tokens(spec, available_bytes, kv="f16") -> int   # vLLM's "GPU KV cache size: N tokens"
   suggest_flags_from_log(numbers: dict, runtime: str) -> list[dict]
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);
       any subset of: model (name, resolved against the built-ins), max_model_len, estimated_max_len, kv_tokens,
@@ -147,6 +148,13 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     state = spec.recurrent_state_per_seq * parallel
     return {"per_token": int(spec.attn_layers * e * bpe), "full_layers": int(full), "sliding_layers": int(swa),
             "recurrent_state": int(state), "total": int(full + swa + state), "cells": full_cells}
+
+
+def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16") -> int:
+    """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory
+    (whole blocks of 16 tokens; exact for models whose layers all use full attention)."""
+    per_block = BLOCK * kv_cache(spec, 1, 1, kv, "vllm")["per_token"]
+    return int(available // per_block) * BLOCK
 
 
 def _pad(n: int, step: int) -> int:
@@ -304,16 +312,20 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         s_max = dict(s, util=min(VLLM_MAX_UTIL, math.floor((1 - CUDA_CONTEXT["vllm"] / vram) * 100) / 100))
     else:
         s_max = s
-    for k in KV_LADDER[runtime]:
-        s_k = dict(s_max, flash=True) if runtime != "vllm" and KV_BYTES[k] < 2 else s_max
-        out["max_ctx_by_kv_dtype"][k] = _max_ctx(spec, runtime, parallel, k, w_bytes, vram, s_k, cap)
     choice = _choose(spec, runtime, ctx, parallel, kv, w_bytes, vram, s, s_max, cap)
+    for k in KV_LADDER[runtime]:  # with the settings the answer uses (utilization, eager, GPU layers)
+        s_k = choice[2] if choice is not None else s_max
+        if runtime != "vllm" and KV_BYTES[k] < 2:
+            s_k = dict(s_k, flash=True)
+        out["max_ctx_by_kv_dtype"][k] = _max_ctx(spec, runtime, parallel, k, w_bytes, vram, s_k, cap)
     if choice is None:
         out["fits"] = False
         out["max_ctx"] = 0
         notes.append(_no_fit_reason(spec, runtime, w_bytes, vram))
         return out
     c_ctx, c_kv, c_s, c_ev = choice
+    if runtime != "vllm" and c_s["ngl"] is not None and c_s["ngl"] <= spec.n_layers:
+        notes.append(f"only {c_s['ngl']} of {spec.n_layers} layers fit on the GPU; the rest run from RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, w_bytes, vram, c_s, cap)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
@@ -486,8 +498,10 @@ def _suggest_vllm(n, spec) -> list:
 
 def _suggest_ggml(n, spec, rt) -> list:
     out = []
-    ctx = n.get("n_ctx") or n.get("num_ctx")
     par = int(n.get("n_parallel") or n.get("num_parallel") or 1)
+    ctx = n.get("n_ctx")  # llama.cpp's total cells (-c); Ollama's runner prints num_ctx x OLLAMA_NUM_PARALLEL
+    if rt == "ollama":
+        ctx = n.get("num_ctx") or (ctx // par if ctx else None)
     need = n.get("kv_buffer") or n.get("alloc")
     free = n.get("free")
     quantized = str(n.get("type_k") or "f16").lower() not in ("f16", "f32", "bf16")
@@ -562,6 +576,17 @@ def run_cli(args) -> int:
     return 0 if res["fits"] else 1
 
 
+_TERM_HELP = {
+    ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
+    ("vllm", "activation_profile"): "profile forward of max_num_batched_tokens + sampler",
+    ("vllm", "non_torch"): "cuBLAS/NCCL workspaces",
+    ("vllm", "cuda_graphs"): "0 with --enforce-eager",
+    ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
+    ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
+    ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
+}
+
+
 def format_plan(r: dict) -> str:
     m = r["model"]
     lines = []
@@ -572,13 +597,19 @@ def format_plan(r: dict) -> str:
                  + (f", {m['experts']} experts" if m["experts"] else ""))
     lines.append(f"runtime {r['runtime']}, context {r['ctx']:,} x {r['parallel']} sequence(s), KV cache {r['kv_dtype']}")
     lines.append("")
-    lines.append(f"  weights        {fmt_bytes(r['weights']):>12}   {r['weights_how']}")
+    w = 20
+    lines.append(f"  {'weights':<{w}}{fmt_bytes(r['weights']):>11}   {r['weights_how']}")
     if r.get("host_weights"):
-        lines.append(f"    in host RAM  {fmt_bytes(r['host_weights']):>12}   token embedding / CPU layers")
-    lines.append(f"  KV cache       {fmt_bytes(r['kv_total']):>12}   {fmt_bytes(r['kv_per_token'])} per token")
+        lines.append(f"  {'  of which in RAM':<{w}}{fmt_bytes(r['host_weights']):>11}   token embedding (llama.cpp keeps it on the CPU)")
+    kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
+    if r["kv_detail"]["sliding_layers"]:
+        kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
+    if r["kv_detail"]["recurrent_state"]:
+        kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
+    lines.append(f"  {'KV cache':<{w}}{fmt_bytes(r['kv_total']):>11}   {kv_how}")
     for k, v in r["overhead"].items():
-        lines.append(f"  {k.replace('_', ' '):<14} {fmt_bytes(v):>12}")
-    lines.append(f"  total on GPU   {fmt_bytes(r['total']):>12}")
+        lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {_TERM_HELP.get((r['runtime'], k), '')}".rstrip())
+    lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['total']):>11}")
     if r["vram"]:
         lines.append("")
         verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
