@@ -443,9 +443,17 @@ def _floor_step(n, step=CTX_STEP) -> int:
     return max(int(n) // step * step, 0)
 
 
+# names memory/oom_parse.py and triage.py use for the same numbers
+_LOG_ALIASES = {"max_model_len_tokens": "max_model_len", "vllm_maxlen": "max_model_len",
+                "estimated_max_len_tokens": "estimated_max_len", "kv_max_tokens": "kv_tokens",
+                "vllm_kv_tokens": "kv_tokens", "vllm_kv_mem": "kv_available", "vllm_util": "gpu_memory_utilization",
+                "gpu_memory_utilization_ratio": "gpu_memory_utilization", "ggml_n_ctx": "n_ctx",
+                "ggml_device_free": "free", "requested": "alloc", "model_name": "model"}
+
+
 def suggest_flags_from_log(numbers: dict, runtime: str) -> list:
     """What to change, given the numbers an OOM log states. See the module docstring for the keys."""
-    n = dict(numbers or {})
+    n = {_LOG_ALIASES.get(k, k): v for k, v in (numbers or {}).items() if v is not None}
     rt = {"llamacpp": "llama.cpp", "llama_cpp": "llama.cpp", "ggml": "llama.cpp"}.get(str(runtime).lower(), str(runtime).lower())
     spec = None
     if n.get("model"):

@@ -240,10 +240,18 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         attn_norms = s.kv_lora_rank + qr
     else:
         hd, KV = s.head_dim_k, s.n_kv_heads
-        attn = d * H * hd + 2 * d * KV * hd + H * hd * d
+        gate = 2 if (cfg.get("attn_output_gate") or s.arch.startswith("qwen3_next")) else 1  # q_proj also emits a gate
+        attn = d * H * hd * gate + 2 * d * KV * hd + H * hd * d
         attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "olmo2"))) else 0)
         if bias:
             attn += H * hd + 2 * KV * hd
+    lin_attn = attn
+    if cfg.get("linear_num_value_heads"):  # gated DeltaNet (Qwen3-Next / Qwen3.5)
+        kh, vh = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
+        kd, vd = _int(cfg, "linear_key_head_dim"), _int(cfg, "linear_value_head_dim")
+        conv = _int(cfg, "linear_conv_kernel_dim", default=4)
+        lin_attn = (d * (2 * kh * kd + 2 * vh * vd) + d * 2 * vh + (2 * kh * kd + vh * vd) * conv
+                    + 2 * vh + vd + vh * vd * d)
     gated = not s.arch.startswith(("gpt2", "gpt_neox", "falcon", "phi", "starcoder", "bloom", "opt")) or s.arch.startswith("phi3")
     mlp_mats = 3 if gated else 2
     dense_mlp = mlp_mats * d * s.intermediate
@@ -252,7 +260,7 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         shared = _int(cfg, "n_shared_experts", default=0) * s.moe_intermediate * mlp_mats * d
         shared += mlp_mats * d * _int(cfg, "shared_expert_intermediate_size", default=0)
         moe_mlp = s.n_experts * mlp_mats * d * s.moe_intermediate + shared
-        router = s.n_experts * d
+        router = s.n_experts * d + (d if _int(cfg, "shared_expert_intermediate_size") else 0)  # + shared expert gate
     first_dense = _int(cfg, "first_k_dense_replace", default=0)
     moe_every = max(_int(cfg, "moe_layer_freq", "decoder_sparse_step", "expert_interval", "expert_layer_period", default=1), 1)
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
@@ -264,8 +272,8 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
             other += attn_norms
         elif kind == MAMBA:
             linear += _mamba_params(cfg, d)
-        else:  # linear attention: same projection budget as an attention layer (approximation)
-            linear += attn
+        else:  # linear attention; without its fields, an attention layer's projection budget (approximation)
+            linear += lin_attn
         if moe_offset is not None:  # Jamba: every period-th layer from offset
             is_moe = s.n_experts and i % moe_every == moe_offset
         elif "decoder_sparse_step" in cfg:  # Qwen MoE: layer i is sparse when (i + 1) % step == 0

@@ -46,6 +46,11 @@ def test_exact_parameter_counts_of_public_models():
     assert spec("Gemma-2-9B").params == 9_241_705_984
     assert round(spec("Llama-3.1-70B").params / 1e9, 2) == 70.55   # llama.cpp prints "model params = 70.55 B"
     assert round(spec("DeepSeek-V3").params / 1e9) == 671          # without the MTP module
+    assert spec("Phi-3-mini-4k").params == 3_821_079_552
+    assert spec("Llama-3.2-3B").params == 3_212_749_824
+    assert spec("Qwen3-30B-A3B").params == 30_532_122_624
+    # gated DeltaNet + gated attention + 512 experts; the published total of the Qwen3-Next architecture
+    assert spec("Qwen3-Next-80B-A3B").params == 79_674_391_296
 
 
 def test_mla_caches_one_latent_per_layer():
@@ -293,6 +298,23 @@ def test_llama_cpp_log_suggestions_keep_context_when_q8_is_enough():
                                         "free": 1000 * MiB}, "llama.cpp")
     c = next(f for f in flags if f["name"] == "-c")
     assert int(c["value"]) < 32768 and int(c["value"]) * 4096 * MiB / 32768 * 34 / 64 <= 1000 * MiB
+
+
+def test_suggest_accepts_the_oom_parser_numbers():
+    # the triage parser (memory/oom_parse.py) names the numbers of vLLM's V1 and V0 messages its own way
+    oom_parse = pytest.importorskip("gpu_garden.memory.oom_parse")
+    v1 = ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is "
+          "needed, which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the "
+          "estimated maximum model length is 122080. Try increasing `gpu_memory_utilization` or decreasing "
+          "`max_model_len` when initializing the engine.")
+    v0 = ("ValueError: The model's max seq len (29000) is larger than the maximum number of tokens that can be stored "
+          "in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+          "initializing the engine.")
+    for line, want in ((v1, "--max-model-len 121856"), (v0, "--max-model-len 23552")):
+        ev = oom_parse.recognise(line)
+        if not ev or not ev.get("numbers"):
+            pytest.skip("parser does not read this line")
+        assert llm.suggest_flags_from_log(ev["numbers"], "vllm")[0]["text"] == want
 
 
 def test_suggest_unknown_runtime_is_empty():
