@@ -1,0 +1,313 @@
+"""What a tensor table is: split a file into components (diffusion model, each text encoder, VAE) by key
+names, and name the diffusion model's family and size from keys and shapes. The detection keys follow
+ComfyUI's comfy/model_detection.py (and the diffusers names where common); nothing here imports ComfyUI."""
+import re
+
+from .headers import table_bytes
+
+# checkpoint prefixes -> (role, text encoder kind or None: classify the sub-table)
+PREFIXES = (
+    ("model.diffusion_model.", "diffusion_model", None),
+    ("first_stage_model.", "vae", None),
+    ("vae.", "vae", None),
+    ("cond_stage_model.transformer.", "text_encoder", "clip-l"),
+    ("cond_stage_model.model.", "text_encoder", "clip-h"),
+    ("conditioner.embedders.0.transformer.", "text_encoder", "clip-l"),
+    ("conditioner.embedders.1.model.", "text_encoder", "clip-g"),
+    ("conditioner.embedders.0.model.", "text_encoder", "clip-g"),
+    ("text_encoders.", "text_encoder", None),
+    ("cond_stage_model.", "text_encoder", None),
+)
+OTHER_KEYS = re.compile(r"^(alphas_cumprod|alphas_cumprod_prev|betas|log_one_minus_alphas_cumprod|model_ema\.|"
+                        r"posterior_|sqrt_|lvlb_weights|logvar|denoiser\.|__)")
+
+# Families with their vocabulary names; "unknown" when nothing matches.
+FAMILIES = ("sd1", "sd2", "sdxl", "sd3", "flux1", "flux2", "chroma", "qwen-image", "hidream", "lumina2", "z-image",
+            "wan21", "wan22", "hunyuan-video", "hunyuan-image", "ltxv", "mochi", "cosmos", "pixart", "auraflow",
+            "hunyuan-dit", "unknown")
+
+
+def split_components(table: dict, source: str = "") -> list[dict]:
+    """[{role, kind, table, bytes, source}] for one file or one loaded model's state dict."""
+    groups, rest = {}, {}
+    for name, t in table.items():
+        for prefix, role, kind in PREFIXES:
+            if name.startswith(prefix):
+                key = name[len(prefix):]
+                sub = prefix
+                if prefix == "text_encoders.":  # text_encoders.<name>.<key>
+                    head, _, key = key.partition(".")
+                    sub = prefix + head + "."
+                groups.setdefault((sub, role, kind), {})[key] = t
+                break
+        else:
+            rest[name] = t
+    out = []
+    other = {k: v for k, v in rest.items() if OTHER_KEYS.match(k)}
+    rest = {k: v for k, v in rest.items() if k not in other}
+    if rest:
+        out.append(_classify_whole(rest))
+    for (prefix, role, kind), sub in groups.items():
+        if role == "text_encoder":
+            kind = kind or text_encoder_kind(sub)
+        elif role == "vae":
+            kind = vae_kind(sub)
+        out.append({"role": role, "kind": kind, "table": sub})
+    if other:
+        out.append({"role": "other", "kind": "unused buffers (not loaded)", "table": other})
+    for c in out:
+        c["bytes"] = table_bytes(c["table"])
+        c["source"] = source
+        if c["role"] == "diffusion_model":
+            c.update(detect_family(c["table"]))
+    order = {"diffusion_model": 0, "text_encoder": 1, "vae": 2, "other": 3}
+    return sorted(out, key=lambda c: order[c["role"]])
+
+
+def _classify_whole(table: dict) -> dict:
+    kind = text_encoder_kind(table)
+    if kind:
+        return {"role": "text_encoder", "kind": kind, "table": table}
+    vk = vae_kind(table) if _looks_like_vae(table) else None
+    if vk:
+        return {"role": "vae", "kind": vk, "table": table}
+    return {"role": "diffusion_model", "kind": None, "table": table}
+
+
+# -- text encoders -------------------------------------------------------------------------------
+
+def _shape(table, key):
+    t = table.get(key)
+    return tuple(t[1]) if t else None
+
+
+def count_blocks(table, pattern: str) -> int:
+    rx = re.compile(pattern)
+    seen = {m.group(1) for k in table for m in [rx.match(k)] if m}
+    return len(seen)
+
+
+def text_encoder_kind(t: dict) -> str | None:
+    """clip-l, clip-g, clip-h, t5-xxl, umt5-xxl, t5-base, llama, qwen2.5-vl, qwen3, gemma, mistral, llm; None if not a text encoder."""
+    for p in ("", "transformer.", "clip_l.transformer.", "clip_g.transformer."):
+        emb = _shape(t, p + "text_model.embeddings.token_embedding.weight")
+        if emb:
+            return {768: "clip-l", 1280: "clip-g", 1024: "clip-h"}.get(emb[1], "clip")
+    if _shape(t, "model.token_embedding.weight") or "transformer.resblocks.0.attn.in_proj_weight" in t or \
+            "model.transformer.resblocks.0.attn.in_proj_weight" in t:
+        width = (_shape(t, "token_embedding.weight") or _shape(t, "model.token_embedding.weight") or (0, 1024))[1]
+        return {1280: "clip-g", 1024: "clip-h", 768: "clip-l"}.get(width, "clip")
+    for p in ("", "transformer."):
+        q = _shape(t, p + "encoder.block.0.layer.0.SelfAttention.q.weight")
+        if q:
+            emb = _shape(t, p + "shared.weight") or _shape(t, p + "encoder.embed_tokens.weight")
+            umt5 = (p + "encoder.block.1.layer.0.SelfAttention.relative_attention_bias.weight") in t or (emb and emb[0] > 200000)
+            if q[1] >= 4096:
+                return "umt5-xxl" if umt5 else "t5-xxl"
+            return "umt5" if umt5 else "t5"
+    if "enc.blk.0.attn_q.weight" in t:  # llama.cpp-style T5 GGUF
+        return "t5-xxl"
+    for p in ("", "model.", "transformer.", "model.language_model.", "language_model.model."):
+        emb = _shape(t, p + "embed_tokens.weight")
+        if emb and any(k.startswith(p + "layers.0.") for k in t):
+            return _llm_kind(t, emb[0], p)
+    emb = _shape(t, "token_embd.weight")
+    if emb and any(k.startswith("blk.") for k in t):
+        return _llm_kind(t, emb[0] if emb[0] > emb[-1] else emb[-1], "")
+    return None
+
+
+def _llm_kind(t, vocab, p):
+    if any(k.startswith(("visual.", "model.visual.")) for k in t) or vocab in (151936, 152064):
+        return "qwen2.5-vl" if any(k.startswith(("visual.", "model.visual.")) for k in t) else (
+            "qwen3" if any(k.endswith("self_attn.q_norm.weight") for k in t) else "qwen2.5")
+    if vocab in (256000, 262144, 262208):
+        return "gemma"
+    if vocab in (128256, 128000):
+        return "llama"
+    if vocab in (131072,):
+        return "mistral"
+    return "llm"
+
+
+# -- VAEs ----------------------------------------------------------------------------------------
+
+def _looks_like_vae(t):
+    return any(k.startswith(("decoder.", "encoder.")) for k in t) and not any(k.startswith("encoder.block.") for k in t)
+
+
+def vae_kind(t: dict) -> str | None:
+    """kl-f8-4ch (SD/SDXL), kl-f8-16ch (Flux/SD3), kl-f16-32ch (Flux2), wan21, wan22, hunyuan-video, ltxv, mochi, video."""
+    ci = _shape(t, "decoder.conv_in.weight")
+    if ci and len(ci) == 4:
+        z = ci[1]
+        return {4: "kl-f8-4ch", 16: "kl-f8-16ch", 32: "kl-f16-32ch"}.get(z, f"kl-{z}ch")
+    if "conv2.weight" in t and any(k.startswith("decoder.upsamples.") for k in t):
+        z = (_shape(t, "conv2.weight") or (16,))[0]
+        return "wan22" if z == 48 else "wan21"
+    if "per_channel_statistics.mean-of-means" in t or any("per_channel_statistics" in k for k in t):
+        return "ltxv"
+    ci = _shape(t, "decoder.conv_in.conv.weight")
+    if ci and len(ci) == 5:
+        return {16: "hunyuan-video", 32: "hunyuan-video-15", 128: "ltxv"}.get(ci[1], "video")
+    if any(k.startswith("decoder.blocks.") for k in t) and any("conv3d" in k or "causal" in k for k in t):
+        return "video"
+    if any(k.startswith("decoder.") for k in t):
+        return "video" if any(len(v[1]) == 5 for v in t.values()) else "vae"
+    return None
+
+
+# -- diffusion models ----------------------------------------------------------------------------
+
+def detect_family(t: dict) -> dict:
+    """{family, variant, arch: {hidden, depth, heads, ffn, ...}} from a diffusion model's keys and shapes."""
+    s = lambda k: _shape(t, k)  # noqa: E731
+    has = t.__contains__
+    if has("txt_in.individual_token_refiner.blocks.0.norm1.weight"):
+        w = s("img_in.proj.weight") or (3072, 16, 1, 2, 2)
+        d = w[0]
+        arch = {"hidden": d, "depth": count_blocks(t, r"double_blocks\.(\d+)\.") + count_blocks(t, r"single_blocks\.(\d+)\."),
+                "heads": d // 128, "ffn": 4 * d, "block": "flux", "in_channels": w[1]}
+        if len(w) == 4:
+            return {"family": "hunyuan-image", "variant": "2.1", "arch": arch}
+        if w[1] >= 64 or d == 2048:
+            return {"family": "hunyuan-video", "variant": "1.5", "arch": arch}
+        return {"family": "hunyuan-video", "variant": "i2v" if w[1] > 16 else "t2v", "arch": arch}
+    if has("double_blocks.0.img_attn.norm.key_norm.scale"):
+        img_in = s("img_in.weight")
+        d = img_in[0] if img_in else (s("double_blocks.0.img_attn.proj.weight") or (3072,))[0]
+        n_double = count_blocks(t, r"double_blocks\.(\d+)\.")
+        n_single = count_blocks(t, r"single_blocks\.(\d+)\.")
+        mlp = s("double_blocks.0.img_mlp.0.weight")
+        arch = {"hidden": d, "depth": n_double + n_single, "double": n_double, "single": n_single, "heads": d // 128,
+                "ffn": mlp[0] if mlp else 4 * d, "block": "flux"}
+        if has("double_stream_modulation_img.lin.weight"):
+            arch["ffn"] = int(3 * d)
+            variant = "dev (32B)" if d >= 6144 else f"klein ({_params_b(t)})"
+            return {"family": "flux2", "variant": variant, "arch": arch}
+        if any(k.startswith("distilled_guidance_layer.") for k in t):
+            return {"family": "chroma", "variant": "radiance" if has("nerf_blocks.0.norm.scale") else "", "arch": arch}
+        variant = "dev" if has("guidance_in.in_layer.weight") else "schnell"
+        if img_in and img_in[1] > 64:
+            variant += " (fill/inpaint)" if img_in[1] == 384 else f" ({img_in[1]} in)"
+        return {"family": "flux1", "variant": variant, "arch": arch}
+    if has("single_transformer_blocks.0.attn.to_q.weight") and has("x_embedder.weight"):  # diffusers Flux
+        d = s("x_embedder.weight")[0]
+        arch = {"hidden": d, "depth": count_blocks(t, r"(?:single_)?transformer_blocks\.(\d+)\.") , "heads": d // 128,
+                "ffn": 4 * d, "block": "flux"}
+        fam = "flux2" if any(k.startswith("double_stream_modulation_img") for k in t) else "flux1"
+        return {"family": fam, "variant": "diffusers", "arch": arch}
+    if has("joint_blocks.0.context_block.attn.qkv.weight"):
+        d = (s("x_embedder.proj.weight") or (1536,))[0]
+        depth = count_blocks(t, r"joint_blocks\.(\d+)\.")
+        variant = "3.5 large" if d >= 2432 else ("3.5 medium" if has("joint_blocks.0.x_block.attn2.qkv.weight") else "medium")
+        return {"family": "sd3", "variant": variant, "arch": {"hidden": d, "depth": depth, "heads": d // 64, "ffn": 4 * d, "block": "mmdit"}}
+    if has("transformer_blocks.0.attn.add_q_proj.weight") and has("pos_embed.proj.weight"):  # diffusers SD3
+        d = s("pos_embed.proj.weight")[0]
+        return {"family": "sd3", "variant": "diffusers", "arch": {"hidden": d, "depth": count_blocks(t, r"transformer_blocks\.(\d+)\."),
+                                                                 "heads": d // 64, "ffn": 4 * d, "block": "mmdit"}}
+    if has("t5_yproj.weight"):
+        return {"family": "mochi", "variant": "preview 10B", "arch": {"hidden": 3072, "depth": count_blocks(t, r"blocks\.(\d+)\.") or 48,
+                                                                     "heads": 24, "ffn": 4 * 3072, "block": "mmdit"}}
+    if has("adaln_single.emb.timestep_embedder.linear_1.bias") and not has("pos_embed.proj.bias"):
+        k = s("transformer_blocks.0.attn2.to_k.weight") or (2048, 4096)
+        d = k[0]
+        depth = count_blocks(t, r"transformer_blocks\.(\d+)\.")
+        fam_variant = "ltx-2 (audio-video)" if has("audio_adaln_single.linear.weight") else f"{_params_b(t)}"
+        return {"family": "ltxv", "variant": fam_variant, "arch": {"hidden": d, "depth": depth, "heads": d // 64, "ffn": 4 * d,
+                                                                  "block": "cross", "cross_attention_dim": k[1]}}
+    if has("blocks.block0.blocks.0.block.attn.to_q.0.weight"):
+        d = s("blocks.block0.blocks.0.block.attn.to_q.0.weight")[0]
+        return {"family": "cosmos", "variant": f"1 ({_params_b(t)})", "arch": {"hidden": d, "depth": count_blocks(t, r"blocks\.block(\d+)\."),
+                                                                               "heads": d // 128, "ffn": 4 * d, "block": "cross"}}
+    if has("blocks.0.mlp.layer1.weight") and has("x_embedder.proj.1.weight"):
+        d = s("x_embedder.proj.1.weight")[0]
+        return {"family": "cosmos", "variant": f"predict2 ({_params_b(t)})",
+                "arch": {"hidden": d, "depth": count_blocks(t, r"blocks\.(\d+)\."), "heads": d // 128, "ffn": 4 * d,
+                         "block": "cross", "model_channels": d}}
+    if has("cap_embedder.1.weight"):
+        d = s("cap_embedder.1.weight")[0]
+        depth = count_blocks(t, r"layers\.(\d+)\.")
+        w1 = s("layers.0.feed_forward.w1.weight")
+        arch = {"hidden": d, "depth": depth, "heads": 30 if d == 3840 else 24, "ffn": w1[0] if w1 else int(d * 8 / 3),
+                "block": "gated"}
+        if d == 3840:
+            return {"family": "z-image", "variant": "6B", "arch": arch}
+        return {"family": "lumina2", "variant": "2B", "arch": arch}
+    if has("head.modulation"):
+        d = s("head.modulation")[-1]
+        ffn = (s("blocks.0.ffn.0.weight") or (4 * d,))[0]
+        in_dim = (s("patch_embedding.weight") or (0, 16))[1]
+        out_dim = (s("head.head.weight") or (64,))[0] // 4
+        arch = {"hidden": d, "depth": count_blocks(t, r"blocks\.(\d+)\."), "heads": d // 128, "ffn": ffn, "block": "cross",
+                "in_dim": in_dim, "out_dim": out_dim}
+        size = {1536: "1.3B", 3072: "5B", 5120: "14B"}.get(d, _params_b(t))
+        kind = "i2v" if has("img_emb.proj.0.bias") or in_dim == 36 else "t2v"
+        if has("vace_patch_embedding.weight"):
+            kind = "vace"
+        if out_dim == 48:
+            return {"family": "wan22", "variant": f"ti2v {size}", "arch": arch}
+        return {"family": "wan21", "variant": f"{kind} {size}", "arch": arch,
+                **({"note": "Wan 2.2 A14B high/low-noise files have this exact layout; the estimate is the same"} if d == 5120 else {})}
+    if has("condition_embedder.time_embedder.linear_1.weight") and has("blocks.0.attn1.to_q.weight"):  # diffusers Wan
+        d = s("blocks.0.attn1.to_q.weight")[0]
+        ffn = (s("blocks.0.ffn.net.0.proj.weight") or (4 * d,))[0]
+        out = (s("proj_out.weight") or (64,))[0] // 4
+        arch = {"hidden": d, "depth": count_blocks(t, r"blocks\.(\d+)\."), "heads": d // 128, "ffn": ffn, "block": "cross"}
+        size = {1536: "1.3B", 3072: "5B", 5120: "14B"}.get(d, _params_b(t))
+        return {"family": "wan22" if out == 48 else "wan21", "variant": f"diffusers {size}", "arch": arch}
+    if has("caption_projection.0.linear.weight"):
+        return {"family": "hidream", "variant": "i1 (17B)", "arch": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912,
+                                                                    "block": "gated", "experts_active": 3}}
+    if has("txt_norm.weight"):
+        d = (s("img_in.weight") or (3072,))[0]
+        return {"family": "qwen-image", "variant": "20B" if d == 3072 else _params_b(t),
+                "arch": {"hidden": d, "depth": count_blocks(t, r"transformer_blocks\.(\d+)\."), "heads": d // 128, "ffn": 4 * d,
+                         "block": "double"}}
+    if has("t_block.1.weight"):
+        d = (s("x_embedder.proj.weight") or (1152,))[0]
+        return {"family": "pixart", "variant": "", "arch": {"hidden": d, "depth": count_blocks(t, r"blocks\.(\d+)\."), "heads": 16,
+                                                           "ffn": 4 * d, "block": "cross"}}
+    if has("double_layers.0.attn.w1q.weight"):
+        return {"family": "auraflow", "variant": "", "arch": {"hidden": 3072, "depth": 36, "heads": 24, "ffn": 8192, "block": "double"}}
+    if has("mlp_t5.0.weight"):
+        return {"family": "hunyuan-dit", "variant": "", "arch": {"hidden": 1408, "depth": 40, "heads": 16, "ffn": 6144, "block": "cross"}}
+    unet = _detect_unet(t)
+    if unet:
+        return unet
+    return {"family": "unknown", "variant": "", "arch": {"hidden": 0, "depth": 0, "heads": 0, "ffn": 0, "block": "unknown"}}
+
+
+def _detect_unet(t) -> dict | None:
+    s = lambda k: _shape(t, k)  # noqa: E731
+    if "input_blocks.0.0.weight" in t:
+        mc = s("input_blocks.0.0.weight")[0]
+        ctx = None
+        for k, v in t.items():
+            if k.endswith("attn2.to_k.weight"):
+                ctx = v[1][1]
+                break
+        arch = {"hidden": mc, "model_channels": mc, "block": "unet", "context_dim": ctx, "depth": 0, "heads": 8, "ffn": 4 * mc,
+                "attention_at_full": "input_blocks.1.1.proj_in.weight" in t}
+    elif "down_blocks.0.resnets.0.conv1.weight" in t:  # diffusers UNet
+        mc = s("conv_in.weight")[0] if "conv_in.weight" in t else 320
+        ctx = next((v[1][1] for k, v in t.items() if k.endswith("attn2.to_k.weight")), None)
+        arch = {"hidden": mc, "model_channels": mc, "block": "unet", "context_dim": ctx, "depth": 0, "heads": 8, "ffn": 4 * mc,
+                "attention_at_full": "down_blocks.0.attentions.0.proj_in.weight" in t}
+    else:
+        return None
+    if ctx == 2048 or ("label_emb.0.0.weight" in t and ctx != 1280) or "add_embedding.linear_1.weight" in t and ctx == 2048:
+        return {"family": "sdxl", "variant": "base" if mc == 320 else f"{mc}ch", "arch": arch}
+    if ctx == 1280:
+        return {"family": "sdxl", "variant": "refiner", "arch": arch}
+    if ctx == 1024:
+        return {"family": "sd2", "variant": "", "arch": arch}
+    if ctx == 768 or ctx is None:
+        return {"family": "sd1", "variant": "", "arch": arch}
+    return {"family": "unknown", "variant": f"unet ctx {ctx}", "arch": arch}
+
+
+def _params_b(t) -> str:
+    from math import prod
+    n = sum(prod(s) for _, s in t.values())
+    return f"{n / 1e9:.1f}B"

@@ -1,0 +1,200 @@
+"""The estimate: exact weights on all 14 bundled layouts written out as sparse files, per-phase figures that
+behave, the verdict, the smallest card, knobs, and the CLI."""
+import json
+import sys
+
+import pytest
+
+from gpu_garden.memory import cli, estimate as E, headers, layouts
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.units import GiB
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("layouts")
+    return {n: layouts.write_sparse(n, d / f"{n}.safetensors") for n in layouts.names()}
+
+
+@pytest.mark.parametrize("name", layouts.names())
+def test_weights_exact_on_every_layout(files, name):
+    lay = layouts.load(name)
+    comps = E.from_files([files[name]])
+    assert sum(c["bytes"] for c in comps) == lay["total_bytes"]
+    est = E.estimate(comps, 1024, 1024)
+    assert est["weights"]["total"] == lay["total_bytes"]
+    assert sum(c["bytes"] for c in est["components"]) == lay["total_bytes"]
+    if "family" in lay:
+        assert est["family"] == lay["family"]
+    for k in ("family", "components", "phases", "peak", "assumptions", "verdict", "min_vram_gb", "knobs"):
+        assert k in est
+
+
+def flux_files(files):
+    return [files[n] for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")]
+
+
+def test_flux_workflow_phases(files):
+    est = E.estimate(E.from_files(flux_files(files)), 1024, 1024, cfg=None)
+    ph, bd = est["phases"], est["breakdown"]
+    assert set(ph) == {"text_encode", "sample", "sample_naive_attention", "vae_decode", "vae_decode_tiled"}
+    assert est["peak_phase"] == "sample" and est["peak"] == ph["sample"]
+    assert bd["sample"]["weights"] == layouts.load("flux_flux1-dev")["total_bytes"]
+    # text encode holds T5-XXL + CLIP-L as stored (16-bit), the VAE is cast from fp32 to 16-bit
+    assert bd["text_encode"]["weights"] == layouts.load("te_t5xxl_fp16")["total_bytes"] + layouts.load("te_clip_l")["total_bytes"]
+    assert bd["vae_decode"]["weights"] == layouts.load("vae_flux_ae")["total_bytes"] // 2
+    assert ph["sample_naive_attention"] > ph["sample"] and ph["vae_decode_tiled"] < ph["vae_decode"]
+    assert est["fixed"]["cuda_context"] > 0 and est["fixed"]["comfyui_reserve"] == 400 << 20
+    assert est["latent"]["image_tokens"] == 4096 and est["latent"]["text_tokens"] == 512
+    assert not est["cfg"]
+    # transformer + activations lands on diffusers' published FLUX.1-dev bf16 peak (22.64 GB) within 5 %
+    transformer = bd["sample"]["weights"] + bd["sample"]["activations"]
+    assert abs(transformer / (22.64 * GiB) - 1) < 0.05
+    assert est["comfyui_memory_required"] == pytest.approx(1 * 128 * 128 * 2 * 0.01 * 3.1 * (1 << 20), rel=1e-6)
+    assert any("CFG off" in a for a in est["assumptions"])
+
+
+def test_activations_grow_with_size_batch_frames_and_cfg(files):
+    comps = E.from_files([files["wan_wan2.1_t2v_1.3B_fp16"]])
+    a = lambda **kw: E.estimate(comps, **({"width": 832, "height": 480, "frames": 33, "batch": 1} | kw))["breakdown"]["sample"]["activations"]  # noqa: E731
+    base = a()
+    assert a(width=1280, height=720) > base and a(frames=81) > base and a(batch=2) > base
+    assert a(cfg=False) < base
+    lat = E.estimate(comps, 832, 480, 81)["latent"]
+    assert lat["shape"] == [1, 16, 21, 60, 104] and lat["image_tokens"] == 32760
+
+
+def test_wan22_geometry(files):
+    lat = E.estimate(E.from_files([files["wan_wan2.2_ti2v_5B_fp16"]]), 1280, 704, 121)["latent"]
+    assert lat["shape"] == [1, 48, 31, 44, 80] and lat["image_tokens"] == 27280
+
+
+def test_sd15_checkpoint(files):
+    est = E.estimate(E.from_files([files["sd15_v1-5-pruned-emaonly-fp16"]]), 512, 512)
+    assert est["family"] == "sd1" and est["latent"]["shape"] == [1, 4, 64, 64]
+    assert est["latent"]["batch_in_model"] == 2
+    roles = {c["role"] for c in est["components"]}
+    assert roles == {"diffusion_model", "text_encoder", "vae", "other"}
+    assert est["peak"] < 4 * GiB and est["min_vram_gb"] == 6
+
+
+def test_judge_thresholds(files):
+    est = E.estimate(E.from_files([files["sd15_v1-5-pruned-emaonly-fp16"]]), 512, 512)
+    p = est["peak"]
+    assert E.judge(dict(est), p / 0.85)["verdict"] == "fits"
+    assert E.judge(dict(est), p / 0.95)["verdict"] == "tight"
+    assert E.judge(dict(est), p - 1)["verdict"] == "does not fit"
+    assert E.judge(dict(est), None)["verdict"] == "no budget"
+
+
+def test_min_vram_gb_steps():
+    assert E.min_vram_gb(1) == 6
+    assert E.min_vram_gb(int(7.9 * GiB)) == 8
+    assert E.min_vram_gb(int(23.5 * GiB)) == 24
+    assert E.min_vram_gb(int(24.5 * GiB)) == 32
+    assert E.min_vram_gb(200 * GiB) is None
+
+
+def test_knobs_make_flux_fit_16gb(files):
+    est = E.judge(E.estimate(E.from_files(flux_files(files)), 1024, 1024, cfg=None), 16 * GiB)
+    assert est["verdict"] == "does not fit"
+    ids = {k["id"]: k for k in est["knobs"]}
+    assert {"fp8_weights", "gguf_q8_0", "gguf_q4_k", "partial_offload", "lower_resolution"} <= set(ids)
+    assert ids["fp8_weights"]["fits"] and ids["fp8_weights"]["saving"] > 10 * GiB
+    assert not ids["lower_resolution"]["fits"]
+    assert all(k["saving"] > 0 and k["peak_after"] == est["peak"] - k["saving"] for k in est["knobs"])
+
+
+def test_tiled_decode_knob_at_high_resolution(files):
+    comps = E.from_files([files["sd15_v1-5-pruned-emaonly-fp16"]])
+    est = E.estimate(comps, 2048, 2048)
+    assert est["peak_phase"] == "vae_decode"
+    assert est["knobs"][0]["id"] in ("tiled_vae", "lower_resolution")
+    assert "tiled_vae" in {k["id"] for k in est["knobs"]}
+
+
+def test_text_encoder_knobs_when_encoding_is_the_peak(files):
+    comps = E.from_files([files["wan_wan2.1_t2v_1.3B_fp16"], files["te_umt5_xxl_fp16"], files["vae_wan_2.1_vae"]])
+    est = E.estimate(comps, 832, 480, 81)
+    assert est["peak_phase"] == "text_encode"
+    assert {"te_cpu", "te_fp8"} <= {k["id"] for k in est["knobs"]}
+
+
+def test_resident_policy_counts_everything(files):
+    comps = E.from_files(flux_files(files))
+    swap = E.estimate(comps, 1024, 1024, cfg=False)
+    keep = E.estimate(comps, 1024, 1024, cfg=False, policy={"models": "resident"})
+    assert keep["peak"] > swap["peak"] + 9 * GiB
+    assert "unload_te" in {k["id"] for k in keep["knobs"]}
+
+
+def test_unknown_family_is_flagged():
+    est = E.estimate([{"foo.weight": ("BF16", (1024, 1024))}], 512, 512)
+    assert est["family"] == "unknown" and est["unknown"]
+    assert any("not recognised" in a for a in est["assumptions"])
+
+
+def test_node_style_components_with_roles():
+    """The node passes loaded state dicts with roles and torch dtype names already translated."""
+    table = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("wan_wan2.1_t2v_1.3B_fp16")["tensors"].items()}
+    est = E.estimate([{"table": table, "role": "diffusion_model", "source": "MODEL"}], 832, 480, 33)
+    assert est["family"] == "wan21" and est["components"][0]["bytes"] == headers.table_bytes(table)
+    assert headers.torch_dtype_name("torch.float8_e4m3fn") == "F8_E4M3"
+
+
+@pytest.mark.parametrize("args", [dict(width=0, height=512), dict(width=512, height=512, frames=0), dict(width=512, height=512, batch=-1)])
+def test_bad_sizes(args):
+    with pytest.raises(UserError):
+        E.estimate([{"foo.weight": ("BF16", (8, 8))}], **args)
+
+
+def test_cli_json(files, capsys):
+    rc = cli.main(["estimate", *map(str, flux_files(files)), "--width", "1024", "--height", "1024", "--vram", "16", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["verdict"] == "does not fit" and out["family"] == "flux1"
+    for k in ("family", "components", "phases", "peak", "assumptions", "verdict", "min_vram_gb", "knobs"):
+        assert k in out
+    assert out["min_vram_gb"] == 24 and out["budget"] == 16 * GiB
+    rc = cli.main(["estimate", *map(str, flux_files(files)), "--width", "1024", "--height", "1024", "--vram", "48"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "FITS" in text and "peak" in text and "ComfyUI's own memory_required" in text
+
+
+def test_cli_budget_from_probe(files, capsys, monkeypatch):
+    from gpu_garden.memory import probe
+    snap = {"devices": [{"index": 0, "name": "Fake 12GB", "backend": "cuda", "total": 12 * GiB, "free": 11 * GiB,
+                         "other_processes": 1 * GiB, "models": [], "notes": []}], "host_ram": {}, "sampled_at": 0}
+    monkeypatch.setattr(probe, "snapshot", lambda *a, **k: snap)
+    rc = cli.main(["estimate", str(files["sd15_v1-5-pruned-emaonly-fp16"]), "--width", "512", "--height", "512", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["budget"] == 11 * GiB and "Fake 12GB" in out["budget_source"]
+    monkeypatch.setattr(probe, "snapshot", lambda *a, **k: {"devices": [{"backend": "cpu", "total": 64 * GiB}]})
+    cli.main(["estimate", str(files["sd15_v1-5-pruned-emaonly-fp16"]), "--width", "512", "--height", "512"])
+    assert "no budget" in capsys.readouterr().out
+
+
+def test_cli_bad_file_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"\xff" * 16)
+    assert cli.main(["estimate", str(bad), "--width", "512", "--height", "512", "--vram", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.safetensors" in err and err.count("\n") == 1
+    assert cli.main(["estimate", str(tmp_path), "--width", "512", "--height", "512", "--vram", "8"]) == 2
+
+
+def test_demo_section_is_text():
+    text = E.demo_section()
+    assert isinstance(text, str) and "FLUX.1" in text and "verdict" in text
+
+
+def test_no_torch_import():
+    import subprocess
+    code = "import sys; import gpu_garden.memory.estimate, gpu_garden.memory.cli; print('torch' in sys.modules)"
+    import os
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    boot = (f"import importlib.util,sys; s=importlib.util.spec_from_file_location('gpu_garden', r'{repo / '__init__.py'}', "
+            f"submodule_search_locations=[r'{repo}']); m=importlib.util.module_from_spec(s); sys.modules['gpu_garden']=m; s.loader.exec_module(m); ")
+    out = subprocess.run([sys.executable, "-c", boot + code], capture_output=True, text=True, env=env)
+    assert out.stdout.strip().endswith("False"), out.stderr
