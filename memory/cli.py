@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--frames", type=int, default=1)
     s.add_argument("--batch", type=int, default=1)
     s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
+    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
+                   help="cond+uncond batched (default: as the family's usual workflow; FLUX.1/HunyuanVideo run without)")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix")
