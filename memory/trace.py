@@ -107,7 +107,7 @@ def run_cli(args) -> int:
         r = trace_family(args.comfyui, args.family, args.width, args.height, frames=args.frames,
                          batch=args.batch, attention=args.attention, phase=args.phase,
                          checkpoint=getattr(args, "checkpoint", None),
-                         cfg=False if getattr(args, "no_cfg", False) else None,
+                         cfg=getattr(args, "cfg", None),
                          dtype=getattr(args, "dtype", None),
                          offload="all" if getattr(args, "lowvram", False) else None)
     except UserError:

@@ -9,8 +9,9 @@ Models are built exactly as ComfyUI builds them from a checkpoint: a state dict 
 header (a bundled layout of the family's standard file, or --checkpoint FILE's safetensors header) goes through
 comfy.model_detection and the model config's get_model(), on the meta device. No weights are read.
 """
+import contextlib
 import json
-import math
+import logging
 import os
 import struct
 import sys
@@ -52,6 +53,7 @@ def import_comfy(comfyui_dir):
             sys.path.insert(0, str(d))
         argv = sys.argv
         sys.argv = [argv[0] if argv else "gpu-garden", "--cpu", "--use-pytorch-cross-attention", "--disable-xformers"]
+        logging.disable(logging.WARNING)   # ComfyUI's import-time notices (missing optional packages) are noise here
         try:
             import comfy.options
             comfy.options.enable_args_parsing()
@@ -61,6 +63,7 @@ def import_comfy(comfyui_dir):
             raise UserError(f"cannot import ComfyUI from {d}: {exc} (run with ComfyUI's Python)") from exc
         finally:
             sys.argv = argv
+            logging.disable(logging.NOTSET)
     import comfy.model_detection
     import comfy.sd
     return comfy
@@ -176,6 +179,14 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
         raise UserError("width, height, frames and batch must be positive")
     if phase not in ("sample", "decode", "encode"):
         raise UserError(f"phase must be sample, decode or encode, not {phase!r}")
+    with contextlib.redirect_stdout(sys.stderr):     # keep stdout clean for --json
+        return _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg,
+                             dtype, offload)
+
+
+def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg, dtype,
+                  offload):
+    from .trace import trace
     spec = FAMILIES[family]
     comfy = import_comfy(comfyui_dir)
     import torch

@@ -125,7 +125,7 @@ class StorageTracer(TorchDispatchMode):
                 return r
         self.ops += 1
         transient = 0
-        if self.offloaded and func not in _COPY_OPS:
+        if self.offloaded and func not in _COPY_OPS and not func.is_view:
             seen = set()
             for a in tree_leaves((args, kwargs)):
                 if isinstance(a, torch.Tensor) and a.device == self.device:
@@ -136,8 +136,6 @@ class StorageTracer(TorchDispatchMode):
             if transient:
                 self._grow(transient, str(func.overloadpacket.__name__) + " (offloaded weights)", self.where())
         out = func(*args, **kwargs)
-        if transient:
-            self.live -= transient
         kind = "activation"
         if func in _COPY_OPS and args and isinstance(args[0], torch.Tensor) and args[0].device == self.device:
             src = self.records.get(args[0].untyped_storage()._cdata)
@@ -151,7 +149,7 @@ class StorageTracer(TorchDispatchMode):
             st = t.untyped_storage()
             rec = self.records.get(st._cdata)
             if rec is None:
-                if st.nbytes():
+                if st.nbytes() and st._cdata not in self.offloaded:
                     op = op or _op_name(func)
                     self._alloc(st, t, kind, op, self.where())
             elif rec[1] != st.nbytes():          # resize_ / out= growing a storage
@@ -170,6 +168,8 @@ class StorageTracer(TorchDispatchMode):
                 else:
                     rec[3].live += delta
                     rec[3].peak = max(rec[3].peak, rec[3].live)
+        if transient:       # the device copies of offloaded weights die with the op, after its outputs exist
+            self.live -= transient
         return out
 
     # -- attention ---------------------------------------------------------------------------------
