@@ -64,9 +64,14 @@ CUDA_CONTEXT = {"vllm": 512 * MiB,     # PyTorch context + kernels, outside vLLM
                 "ollama": 457 * MiB}     # Ollama's own per-GPU reserve, ml.DeviceInfo.MinimumMemory (CUDA/ROCm)
 VLLM_NON_TORCH = 384 * MiB    # cuBLAS/NCCL workspaces: "non_torch_memory" 0.20-0.35 GiB on single-GPU logs
 VLLM_CUDA_GRAPHS = 512 * MiB  # "Graph capturing finished ... took 0.3-1 GiB"; 0 with --enforce-eager
+LLAMACPP_MARGIN = 256 * MiB  # left free for fragmentation and the driver (llama.cpp's own --fit aims at 1 GiB free)
 VLLM_DEFAULT_UTIL = 0.90
 VLLM_MAX_UTIL = 0.95
 BLOCK = 16                    # vLLM KV block size (tokens)
+# llama.cpp architectures whose GGUF carries a sliding window it honours (llama_kv_cache_iswa); Mistral-7B-v0.1
+# converts to plain `llama`, so llama.cpp and Ollama give its layers a full cache
+LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "cohere2", "llama4", "gpt_oss",
+                      "gpt-oss", "exaone4", "starcoder2")
 CTX_STEP = 256                # contexts we suggest are multiples of this (llama.cpp pads its cache to 256)
 MIN_CTX = 256
 
@@ -115,13 +120,15 @@ def weights(spec: LLMSpec, weights_dtype: str | None = None) -> tuple:
     raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, awq, gptq or a GGUF type such as Q4_K_M)")
 
 
-def embed_bytes(spec: LLMSpec, weights_total: int) -> tuple:
-    """(token embedding, output head) bytes: llama.cpp keeps the embedding in host memory."""
-    if spec.embed_bytes is not None and spec.weights_bytes == weights_total:
-        return spec.embed_bytes, spec.output_bytes or 0
+def split_weights(spec: LLMSpec, weights_total: int) -> tuple:
+    """(token embedding, output head, repeating blocks) in bytes. llama.cpp keeps the embedding in host RAM and
+    puts the output head (a copy of the embedding when tied) on the GPU with the last layer."""
+    if spec.embed_bytes is not None and spec.weights_bytes == weights_total:  # exact, from the GGUF tensor table
+        emb, out = spec.embed_bytes, spec.output_bytes or 0
+        return emb, out, max(weights_total - emb - (0 if spec.tied else out), 0)
     per_param = weights_total / max(spec.params or 1, 1)
-    e = int(spec.vocab * spec.hidden * per_param)
-    return e, e
+    emb = int(spec.vocab * spec.hidden * per_param)
+    return emb, emb, max(weights_total - emb * (1 if spec.tied else 2), 0)
 
 
 # ---------------------------------------------------------------- KV cache
@@ -142,7 +149,8 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         # llama.cpp: one cache of -c cells shared by -np slots, padded to 256; SWA layers keep
         # n_swa x n_seq + n_ubatch cells (llama_kv_cache_iswa) unless --swa-full
         full_cells = _pad(ctx * parallel, CTX_STEP)
-        swa_cells = full_cells if swa_full else min(full_cells, _pad(win * parallel + ubatch, CTX_STEP))
+        honoured = spec.arch in LLAMACPP_SWA_ARCHS
+        swa_cells = full_cells if (swa_full or not honoured) else min(full_cells, _pad(win * parallel + ubatch, CTX_STEP))
     full = n_full * e * full_cells * bpe
     swa = n_swa * e * swa_cells * bpe
     state = spec.recurrent_state_per_seq * parallel
@@ -207,17 +215,18 @@ def _evaluate(spec, runtime, ctx, parallel, kv, w_bytes, vram, s) -> dict:
                 "util_needed": util_needed, "budget": int(s["util"] * vram) if vram else None}
     L = spec.n_layers
     ngl = L + 1 if s["ngl"] is None else s["ngl"]
-    emb, out = embed_bytes(spec, w_bytes)
-    blocks = max(w_bytes - emb - (out if out != emb or spec.output_bytes else 0), 0)
+    emb, out, blocks = split_weights(spec, w_bytes)
     on_gpu_layers = min(ngl, L)
     gpu_w = blocks * on_gpu_layers / L + (out if ngl > L else 0)
     gpu_kv = kvd["total"] * on_gpu_layers / L
     over["cuda_context"] = CUDA_CONTEXT[runtime]
     over["compute_buffer"] = llamacpp_compute(spec, kvd["cells"], s["ubatch"], s["flash"]) if ngl > 0 else 0
+    if runtime == "llama.cpp" and vram:
+        over["margin"] = max(LLAMACPP_MARGIN, int(0.02 * vram))
     total = gpu_w + gpu_kv + sum(over.values())
     fits = total <= vram if vram else None
     return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "fits": fits,
-            "host_weights": int(w_bytes - gpu_w), "ngl": ngl, "budget": int(vram) if vram else None}
+            "host_weights": int(emb + blocks * (L - on_gpu_layers) / L + (0 if spec.tied or ngl > L else out)), "ngl": ngl, "budget": int(vram) if vram else None}
 
 
 def _settings(runtime, vram, **knobs):
@@ -286,7 +295,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if spec.mla and runtime != "vllm":
         notes.append("MLA cache counted as llama.cpp >= 2026-01 stores it (latent only, ggml-org/llama.cpp#19067); older builds also keep a V cache of kv_lora_rank per token")
     if spec.layer_kinds.count(SLIDING):
-        notes.append(f"{spec.layer_kinds.count(SLIDING)} of {spec.n_layers} layers use a {spec.sliding_window}-token sliding window")
+        if runtime != "vllm" and spec.arch not in LLAMACPP_SWA_ARCHS:
+            notes.append(f"the {spec.sliding_window}-token sliding window is not kept by {runtime} for {spec.arch}: full cache counted")
+        else:
+            notes.append(f"{spec.layer_kinds.count(SLIDING)} of {spec.n_layers} layers use a {spec.sliding_window}-token sliding window")
     if spec.attn_layers < spec.n_layers:
         notes.append(f"hybrid: only {spec.attn_layers} of {spec.n_layers} layers keep a KV cache")
 
@@ -297,7 +309,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
            "overhead": ev["overhead"], "overhead_total": int(sum(ev["overhead"].values())), "total": ev["total"],
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"],
            "fits": ev["fits"], "max_ctx": None, "max_ctx_by_kv_dtype": {}, "flags": [], "command": "",
-           "alternatives": [], "notes": notes}
+           "notes": notes}
     if runtime != "vllm":
         out["gpu_layers"] = ev["ngl"]
         out["host_weights"] = ev["host_weights"]
@@ -324,6 +336,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(_no_fit_reason(spec, runtime, w_bytes, vram))
         return out
     c_ctx, c_kv, c_s, c_ev = choice
+    if runtime != "vllm":
+        out["host_weights"] = c_ev["host_weights"]
+        out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
     if runtime != "vllm" and c_s["ngl"] is not None and c_s["ngl"] <= spec.n_layers:
         notes.append(f"only {c_s['ngl']} of {spec.n_layers} layers fit on the GPU; the rest run from RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
@@ -355,13 +370,18 @@ def _choose(spec, runtime, ctx, parallel, kv, w_bytes, vram, s, s_max, cap):
         e = ev(ctx, k, st)
         if e["fits"]:
             return ctx, k, st, e
-    if runtime != "vllm":  # keep the context, move layers to the CPU (slower, but the asked context)
-        for k in ladder:
+    if runtime != "vllm":  # keep the context, move layers to the CPU: the cache type that keeps most layers on the GPU
+        best = None
+        for k in [x for x in ladder if KV_BYTES[x] >= KV_BYTES["q8_0"]] or ladder[:1]:  # q4_0 only when asked
             st = dict(s, flash=True)
             for ngl in range(spec.n_layers, 0, -1):
                 e = ev(ctx, k, dict(st, ngl=ngl))
                 if e["fits"]:
-                    return ctx, k, dict(st, ngl=ngl), e
+                    if best is None or ngl > best[2]["ngl"]:
+                        best = (ctx, k, dict(st, ngl=ngl), e)
+                    break
+        if best:
+            return best
     # shorten the context with the smallest cache type
     k = ladder[-1]
     st = dict(s_max, flash=True) if runtime != "vllm" else dict(s_max, enforce_eager=False)
@@ -590,6 +610,7 @@ _TERM_HELP = {
     ("vllm", "non_torch"): "cuBLAS/NCCL workspaces",
     ("vllm", "cuda_graphs"): "0 with --enforce-eager",
     ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
+    ("llama.cpp", "margin"): "left free: fragmentation, driver",
     ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
     ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
 }
@@ -608,7 +629,7 @@ def format_plan(r: dict) -> str:
     w = 20
     lines.append(f"  {'weights':<{w}}{fmt_bytes(r['weights']):>11}   {r['weights_how']}")
     if r.get("host_weights"):
-        lines.append(f"  {'  of which in RAM':<{w}}{fmt_bytes(r['host_weights']):>11}   token embedding (llama.cpp keeps it on the CPU)")
+        lines.append(f"  {'  in host RAM':<{w}}{fmt_bytes(r['host_weights']):>11}   token embedding{' + CPU layers' if r.get('gpu_layers_used') else ''} (not on the GPU)")
     kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
     if r["kv_detail"]["sliding_layers"]:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
@@ -623,6 +644,11 @@ def format_plan(r: dict) -> str:
         verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
         budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
         lines.append(f"on {fmt_bytes(r['vram'])}{budget}: {verdict}")
+        ch = r.get("chosen")
+        if ch and not r["fits_as_requested"]:
+            where = f", {r['gpu_layers_used']} layers on the GPU" if r.get("gpu_layers_used") else ""
+            lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
+                         f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
         if r["max_ctx_by_kv_dtype"]:
             lines.append("largest context: " + ", ".join(f"{k} {v:,}" for k, v in r["max_ctx_by_kv_dtype"].items()))
     if r["flags"]:

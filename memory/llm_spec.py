@@ -3,6 +3,7 @@ file is given) the exact weight bytes. Built from a Hugging Face config.json, GG
 safetensors headers; the math lives in llm.py."""
 import json
 import os
+import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ class LLMSpec:
     weights_source: str = ""
     embed_bytes: int | None = None    # token embedding (llama.cpp keeps it in host RAM)
     output_bytes: int | None = None   # lm_head / output.weight
+    tied: bool = False                # output head shares the embedding (llama.cpp still puts a copy on the GPU)
     dtype: str = "bf16"            # weight dtype the file or config names
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
@@ -139,7 +141,8 @@ def _layer_kinds(cfg: dict, n_layers: int) -> list:
     if window and mt.startswith("gemma3"):
         pattern = int(cfg.get("sliding_window_pattern") or 6)
         return [FULL if (i + 1) % pattern == 0 else SLIDING for i in range(n_layers)]
-    if window and cfg.get("use_sliding_window", True) and mt in ("mistral", "mixtral", "phi3", "starcoder2") \
+    # Phi-3's config names a 2047 window that the reference implementation ignores: counted as full attention
+    if window and cfg.get("use_sliding_window", True) and mt in ("mistral", "mixtral", "starcoder2") \
             and window < (cfg.get("max_position_embeddings") or 1 << 30):
         return [SLIDING] * n_layers
     if window and cfg.get("use_sliding_window") and mt.startswith("qwen"):
@@ -189,6 +192,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     q = cfg.get("quantization_config")
     if isinstance(q, dict):
         spec.quant = _quant_name(q)
+    spec.tied = bool(cfg.get("tie_word_embeddings", False))
     spec.params, spec.linear_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
     if cfg.get("_vision"):
@@ -460,7 +464,7 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
             kinds.append(SLIDING if i % 2 == 0 else FULL)
         elif window and arch in ("gemma3", "gemma3n"):
             kinds.append(FULL if (i + 1) % 6 == 0 else SLIDING)
-        elif window and arch in ("mistral", "phi3", "starcoder2", "cohere2"):
+        elif window and arch in ("starcoder2", "cohere2"):
             kinds.append(SLIDING)
         else:
             kinds.append(FULL)
@@ -487,6 +491,7 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
         spec.weights_bytes = sum(t[0] for t in tensors.values())
         spec.weights_source = "GGUF tensor table"
         spec.embed_bytes = tensors.get("token_embd.weight", (0,))[0]
+        spec.tied = "output.weight" not in tensors
         spec.output_bytes = tensors.get("output.weight", (spec.embed_bytes,))[0]
         spec.params = sum(t[2] for t in tensors.values() if len(t) > 2) or None
         spec.linear_params = sum(t[2] for n, t in tensors.items() if len(t) > 2 and n.startswith("blk.") and n.endswith(".weight") and "norm" not in n) or None
@@ -500,18 +505,35 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
 
 # ---------------------------------------------------------------- built-in descriptions
 
+def _canonical(name: str) -> str:
+    """'meta-llama/Meta-Llama-3.1-8B-Instruct' and 'llama-3.1-8b' name the same architecture."""
+    n = name.strip().split("/")[-1].lower().replace("_", "-")
+    n = n.removeprefix("meta-")
+    for suffix in ("-instruct", "-it", "-chat", "-hf", "-base", "-fp8", "-awq", "-gptq", "-gguf"):
+        n = n.replace(suffix, "")
+    n = n.replace("phi-3-mini-4k", "phi-3-mini").replace("phi-3-mini", "phi-3-mini-4k")
+    return n
+
+
 def builtin_names() -> list:
     return sorted(p.stem for p in MODELS_DIR.glob("*.json"))
 
 
 def load_builtin(name: str) -> LLMSpec:
     names = builtin_names()
-    wanted = name.strip().lower().replace("_", "-")
-    for n in names:
-        if n.lower() == wanted:
+    wanted = _canonical(name)
+    unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
+    for n in sorted(names, key=lambda n: _canonical(n) != wanted):
+        if _canonical(n) in (wanted, unversioned):
             cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
             cfg.pop("_source", None)
-            return from_config(cfg, name=n)
+            spec = from_config(cfg, name=n)
+            low = name.lower()
+            for tag, quant in (("awq", "awq"), ("gptq", "gptq"), ("fp8", "fp8"), ("int8", "int8"), ("w8a8", "int8")):
+                if re.search(rf"[-_.]{tag}\b", low):
+                    spec.quant = quant
+                    spec.notes.append(f"weights taken as {quant} from the name {name!r}")
+            return spec
     close = [n for n in names if wanted.split("-")[0] in n.lower()]
     hint = f" (close: {', '.join(close[:6])})" if close else ""
     raise UserError(f"unknown model {name!r}{hint}; `gpu-garden kv --model list` shows the built-in names")

@@ -509,3 +509,70 @@ def test_cli_does_not_import_torch():
             "import gpu_garden.memory.llm;print('torch' in sys.modules, 'gguf' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False False", out.stderr
+
+
+# ---------------------------------------------------------------- runtime details
+
+def test_sliding_window_is_runtime_specific_for_mistral_v01():
+    s = spec("Mistral-7B-v0.1")  # window 4096 on every layer
+    vllm_kv = llm.kv_cache(s, 32768, 1, "f16", "vllm", max_batched=2048)
+    assert vllm_kv["sliding_layers"] < 32 * 2048 * 2 * 32768 / 4
+    # the GGUF of Mistral-7B-v0.1 is plain `llama`: llama.cpp keeps the whole context
+    cpp = llm.kv_cache(s, 32768, 1, "f16", "llama.cpp")
+    assert cpp["total"] == 32 * 8 * 128 * 2 * 2 * 32768
+    notes = llm.plan(s, runtime="llama.cpp", ctx=32768)["notes"]
+    assert any("not kept by llama.cpp" in n for n in notes)
+
+
+def test_vllm_activation_profile_tracks_the_logged_peaks():
+    # "PyTorch activation peak memory 1.26GiB" (Llama-3-8B, 8192 batched tokens, vllm-project/vllm#10511) and
+    # peak_torch_memory 17.06GiB - 14.99 GB weights = 2.07 GiB (Llama-3.1-8B, 20000 tokens, vllm-project/vllm#10517)
+    s = spec("Llama-3-8B")
+    assert llm.vllm_activation(s, 8192, 256) / GiB == pytest.approx(1.26, rel=0.15)
+    assert llm.vllm_activation(s, 20000, 256) / GiB == pytest.approx(2.07, rel=0.15)
+
+
+def test_llama_cpp_keeps_the_embedding_on_the_host():
+    s = spec("Llama-3.1-8B")  # untied: embedding on the host, output head on the GPU
+    w = llm.weights(s, "bf16")[0]
+    emb, out, blocks = llm.split_weights(s, w)
+    assert emb == out == 128256 * 4096 * 2 and blocks == w - 2 * emb
+    r = llm.plan(s, runtime="llama.cpp", ctx=4096, weights_dtype="bf16", vram=80 * GiB)
+    assert r["host_weights"] == emb and r["total"] < w + r["kv_total"] + r["overhead_total"]
+    t = spec("Llama-3.2-3B")  # tied: llama.cpp copies the embedding to the GPU as the output head
+    w = llm.weights(t, "bf16")[0]
+    emb, out, blocks = llm.split_weights(t, w)
+    assert emb == out and blocks == w - emb
+
+
+def test_partial_offload_prefers_q8_over_q4_cache():
+    r = llm.plan(spec("Llama-3.1-70B"), runtime="llama.cpp", ctx=8192, weights_dtype="Q4_K_M", vram=24 * GiB)
+    assert r["chosen"]["kv_dtype"] in ("f16", "q8_0")
+    assert r["overhead"]["margin"] >= llm.LLAMACPP_MARGIN
+
+
+def test_hf_repo_names_resolve_to_builtins():
+    assert spec("meta-llama/Meta-Llama-3.1-8B-Instruct").name == "Llama-3.1-8B"
+    assert spec("mistralai/Mixtral-8x7B-Instruct-v0.1").name == "Mixtral-8x7B"
+    assert spec("mistralai/Mistral-7B-Instruct-v0.3").name == "Mistral-7B-v0.3"
+    assert spec("google/gemma-3-12b-it").name == "Gemma-3-12B"
+    q = spec("Qwen/Qwen2.5-72B-Instruct-AWQ")
+    assert q.name == "Qwen2.5-72B" and q.quant == "awq"
+    assert spec("Qwen/Qwen3-30B-A3B-FP8").quant == "fp8"
+
+
+def test_config_quantization_config_sets_the_weight_format(tmp_path):
+    cfg = dict(LLAMA_CFG, quantization_config={"quant_method": "awq", "bits": 4, "group_size": 128})
+    s = llm_spec.load_config(str(_write(tmp_path, cfg)))
+    assert s.quant == "awq" and llm.weights(s)[0] == llm.weights(spec("Llama-3-8B"), "awq")[0]
+    cfg = dict(LLAMA_CFG, quantization_config={"quant_method": "compressed-tensors", "config_groups": {
+        "group_0": {"weights": {"num_bits": 8, "type": "float"}}}})
+    assert llm_spec.load_config(str(_write(tmp_path, cfg))).quant == "fp8"
+
+
+def test_no_vram_gives_sizes_without_verdict(capsys):
+    rc = cli.main(["kv", "--model", "Gemma-2-9B", "--ctx", "8192", "--runtime", "ollama", "--vram", "0.1", "--json"])
+    assert rc == 2  # 0.1 GiB is not a GPU
+    capsys.readouterr()
+    r = llm.plan(spec("Gemma-2-9B"), runtime="ollama", ctx=8192)
+    assert r["fits"] is None and r["max_ctx"] is None and r["flags"]
