@@ -63,7 +63,7 @@ _OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyT
 _TORCH_OLD = re.compile(
     r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + _SZ + r") \((?:GPU|device) (?P<gpu>\d+); (?P<total>" + _SZ
     + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<free>" + _SZ + r") free; (?:(?P<allowed>" + _SZ
-    + r") allowed; )?(?P<reserved>" + _SZ + r") (?:reserved in total by PyTorch|cached)\)")
+    + r") allowed; )?(?P<reserved>" + _SZ + r") (?P<what>reserved in total by PyTorch|cached)\)")
 _TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp
 _ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
@@ -99,7 +99,7 @@ _VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is n
                           r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 _VLLM_V1_LEN_SHORT = re.compile(r"\(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
-_VLLM_STARTUP = re.compile(r"Free memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+_VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 _VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
 # llama.cpp / ggml
 _GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
@@ -157,7 +157,7 @@ def _torch_new(line):
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
     form = "2.1" if "capacty" in line else "current"
     return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": bool(o) or m.group("dev") == "XPU"}
+            "numbers": nums, "runtime": "pytorch", "complete": bool(o)}
 
 
 def _torch_old(line):
@@ -165,10 +165,15 @@ def _torch_old(line):
     if not m:
         return None
     nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
-            "free": size(m.group("free")), "reserved": size(m.group("reserved"))}
+            "free": size(m.group("free"))}
     if m.group("allowed"):
         nums["allowed"] = size(m.group("allowed"))
-    nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
+    if m.group("what") == "cached":     # <= 1.4: "cached" is the unused part of the cache, not the total
+        nums["reserved_unallocated"] = size(m.group("reserved"))
+        nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+    else:
+        nums["reserved"] = size(m.group("reserved"))
+        nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
     kind = "torch.cuda" if m.group("dev") == "CUDA" else "torch.hip"
     return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": True}
@@ -339,7 +344,7 @@ RECOGNISERS = [
 PRIORITY = {
     "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.cpu": 9,
     "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8,
-    "ggml.malloc": 7, "ggml.buffer": 7, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
+    "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
@@ -381,13 +386,15 @@ FACTS = [
                         r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
     ("frame", re.compile(r'File "([^"]+)", line \d+, in (\S+)')),
     ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
+    ("progress", re.compile(r"\b\d{1,3}%\|")),
     # vLLM (vllm/v1/worker/gpu_worker.py, kv_cache_utils.py)
     ("vllm_kv_mem", re.compile(r"Available KV cache memory: (-?[\d.]+) GiB")),
     ("vllm_kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
-    ("vllm_model_mem", re.compile(r"Model loading took ([\d.]+) GiB")),
+    ("vllm_model_mem", re.compile(r"(?:Model loading took|Loading model weights took|model weights take) ([\d.]+) ?Gi?B")),
+    ("vllm_kv_mem_v0", re.compile(r"the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB")),
     ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
     ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
-    ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|EngineCore|vLLM")),
+    ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|EngineCore|vLLM|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
     # llama.cpp load order: model buffers, then KV buffers, then compute buffers
     ("ggml_model_buf", re.compile(r"(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_kv_buf", re.compile(r"(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
@@ -407,7 +414,7 @@ FACTS = [
 
 # Fast prefilter: a line is looked at only if it contains one of these (bytes, for the chunk scanner).
 TRIGGER_WORDS = [
-    "out of memory", "Tried to allocate", "would exceed allowed memory", "Currently allocated", "Requested  ",
+    "out of memory", "Tried to allocate", "would exceed allowed memory", "Currently allocated", "Requested  ", "Requested :",
     "Device limit", "Free (according to CUDA)", "PyTorch limit", "MPS backend", "not enough memory", "can't allocate memory",
     "ALLOC_FAILED", "Allocation on device", "Error occurred when executing", "Node Type", "Exception in node", "NOT_ENOUGH_WORKSPACE", "valid cuDNN algorithm", "INTERNAL ASSERT FAILED", "OutOfMemoryError", "cudaErrorMemoryAllocation",
     "hipErrorOutOfMemory", "Got an OOM", "ran out of memory", "Ran out of memory", "VRAM Allocation failed", "Fault failed",
@@ -418,7 +425,7 @@ TRIGGER_WORDS = [
     "Device: ", "Total VRAM", "pytorch version", "Platform:", "vram state", "Requested to load", "MB usable", "dynamic VRAM",
     "Prompt executed", "got prompt", "Exception during processing", "--disable-", "--cuda-malloc", "--lowvram", "--novram",
     "--highvram", "--gpu-only", "--reserve-vram", "--cache-none", "expandable_segments", "Traceback (most recent", "retrying without", "backend:cudaMallocAsync",
-    '", line ', "100%|", "KV cache", "Model loading took", "gpu_memory_utilization", "max_model_len", "max_seq_len",
+    '", line ', "%|", "KV cache", "Model loading took", "model weights took", "Loading model weights", "reserved for KV Cache", "free memory on device", "gpu_memory_utilization", "max_model_len", "max_seq_len",
     "buffer size", "n_ctx", "offloaded", "using device", "OLLAMA_", "rocm", "ROCm", "Windows", "WSL", "macOS", "Darwin",
 ]
 TRIGGER_RE = re.compile("|".join(re.escape(w) for w in TRIGGER_WORDS).encode())

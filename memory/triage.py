@@ -60,6 +60,8 @@ def model_category(cls: str):
 
 def frame_category(path: str, func: str):
     p = path.replace("\\", "/").lower()
+    if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
+        return "weights-exceed-vram"      # model.to(device): moving the weights
     if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
         return None
     if func in ("load_models_gpu", "model_load", "partially_load", "patch_weight_to_device", "_load_list", "load_state_dict",
@@ -92,11 +94,28 @@ def nodes_py_category(path: str, func: str):
     return None
 
 
+_WRAPPABLE = __import__("re").compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
+                                      r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory")
+
+
+def _following(block: bytes, end: int, n: int = 5) -> list:
+    out, pos = [], end
+    for _ in range(n):
+        if pos >= len(block) - 1:
+            break
+        nxt = block.find(b"\n", pos + 1)
+        if nxt < 0:
+            nxt = len(block)
+        out.append(P.clean(block[pos + 1:min(nxt, pos + 1 + 4096)]))
+        pos = nxt
+    return out
+
+
 # --- scanning -------------------------------------------------------------------------------------
 
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
-                 "recoverable_only", "successes_before", "node_type", "index", "has_exception_block", "inner", "ggml_phase", "texts")
+                 "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
@@ -114,6 +133,7 @@ class Incident:
         self.has_exception_block = False
         self.inner = []
         self.ggml_phase = scan.ggml_phase
+        self.phase = scan.phase
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
 
 
@@ -136,6 +156,9 @@ class Scan:
         self.successes = 0
         self.ggml_phase = None
         self.run_failed = False
+        self.ok_models = set()
+        self.phase = None
+        self.consumed_until = 0
         self.node_type = None
         self.node_type_line = 0
 
@@ -188,14 +211,15 @@ class Scan:
             line_at += block.count(b"\n", pos_counted, start)
             pos_counted = start
             raw = block[start:min(end, start + LINE_CAP)]
-            for seg in raw.split(b"\r"):
-                if seg.strip():
-                    self._line(line_at + 1, P.clean(seg))
+            segs = [s for s in raw.split(b"\r") if s.strip()]
+            for i, seg in enumerate(segs):
+                more = (lambda e=end: _following(block, e)) if i == len(segs) - 1 else (lambda: [])
+                self._line(line_at + 1, P.clean(seg), more)
         if ends_line:
             self.lineno = base + block.count(b"\n")
 
     # -- one interesting line --
-    def _line(self, lineno, text):
+    def _line(self, lineno, text, more=lambda: []):
         if len(text) > 20000:      # a huge line: numbers live near the trigger, keep a window around it
             text = text[:20000]
         if self.open_ev is not None:
@@ -211,7 +235,19 @@ class Scan:
         if self.cur is not None and lineno - self.cur.last_line > GAP:
             self._close()
         self._facts(lineno, text)
+        if lineno <= self.consumed_until:
+            return
         ev = P.recognise(text)
+        if (ev is None or not ev.get("complete")) and _WRAPPABLE.search(text):
+            # a message wrapped over several lines (pasted logs, narrow terminals): join and look again
+            following = more()
+            for k in range(1, len(following) + 1):
+                joined = text.rstrip() + " " + " ".join(x.strip() for x in following[:k])
+                ev2 = P.recognise(joined)
+                if ev2 and ev2.get("complete") and (ev is None or P.PRIORITY.get(ev2["kind"], 0) >= P.PRIORITY.get(ev["kind"], 0)):
+                    ev, text = ev2, joined
+                    self.consumed_until = lineno + k
+                    break
         if ev is None:
             return
         ev["text"] = text.strip()[:400]
@@ -219,8 +255,6 @@ class Scan:
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):
             self.open_ev, self.open_left = ev, 8
             return
-        if ev["kind"] in ("torch.cuda", "torch.hip") and not ev.get("complete") and ev.get("form") != "partial":
-            pass
         self._place(ev, lineno)
 
     def _facts(self, lineno, text):
@@ -245,6 +279,7 @@ class Scan:
             elif name == "requested_load":
                 self.loads.append(m.group(1))
                 self.progress_done = False
+                self.phase = ("load", m.group(1))
                 f["comfy"] = True
                 if self.cur is not None:
                     self.cur.hints.append(("late_load", m.group(1)))
@@ -253,11 +288,13 @@ class Scan:
             elif name == "prompt_done":
                 if not self.run_failed:
                     self.successes += 1
+                    self.ok_models.update(self.loads)
                 self.run_failed = False
                 self._close()
                 self.pending_frames.clear()
                 self.loads.clear()
                 self.progress_done = False
+                self.phase = None
             elif name == "node_type":
                 self.node_type = m.group(1) or m.group(2) or m.group(3)
                 self.node_type_line = lineno
@@ -283,7 +320,13 @@ class Scan:
                     f["comfy"] = True
             elif name == "progress_done":
                 self.progress_done = True
+                self.phase = ("done", self.phase[1] if self.phase else None)
+            elif name == "progress":
+                if not self.phase or self.phase[0] == "load":
+                    self.phase = ("progress", self.phase[1] if self.phase else None)
             elif name == "vllm_kv_mem":
+                f["vllm_kv_mem"] = P.size(m.group(1) + " GiB")
+            elif name == "vllm_kv_mem_v0":
                 f["vllm_kv_mem"] = P.size(m.group(1) + " GiB")
             elif name == "vllm_kv_tokens":
                 f["vllm_kv_tokens"] = int(m.group(1).replace(",", ""))
@@ -472,6 +515,7 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
     ctx = context or {}
     kinds = {e["kind"] for e in inc.events}
     hint_weight = 1.0
+    comfy = env["runtime"] == "comfyui"
 
     # numbers from the allocator message
     if k in ("torch.cuda", "torch.hip", "torch.xpu") and "total" in n:
@@ -479,27 +523,33 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
         ru = n.get("reserved_unallocated")
         reserved = n.get("reserved")
         allocated = n.get("allocated")
-        if ru is not None and req and ru >= req and ru >= max(64 * MiB, 0.05 * total):
-            sc.add("fragmentation", 3.2, f"{_b(ru)} reserved by PyTorch but unallocated >= the {_b(req)} requested: the cache has room, but not in one piece")
-        elif ru is not None and req and ru >= req and ru >= 64 * MiB:
-            sc.add("fragmentation", 1.2, f"{_b(ru)} reserved but unallocated covers the {_b(req)} request, but it is only {ru / total:.0%} of the card")
+        short = max(req - free, 0)
+        if ru is not None and req and ru >= req and ru >= 64 * MiB:
+            sc.add("fragmentation", 3.2 if ru >= 0.02 * total else 2.0,
+                   f"{_b(ru)} reserved by PyTorch but unallocated >= the {_b(req)} requested: the cache has room, but not in one piece")
         elif ru is not None and req and ru >= 0.5 * req and ru >= 256 * MiB and ru >= 0.08 * total:
             sc.add("fragmentation", 1.4, f"{_b(ru)} reserved but unallocated, {ru / total:.0%} of the card")
         others = n.get("other_processes")
         if others is None and n.get("this_process") is not None:
             others = max(0, total - free - n["this_process"])
-        elif others is None and reserved is not None and n.get("this_process") is None and "form" in ev and ev["form"] == "<=2.0":
-            others = None      # old form: non-PyTorch use (CUDA context included) unknown per process
-        if others is not None and others >= GiB and others >= max(req - free, 0):
-            sc.add("other-process", 3.0, f"other processes hold {_b(others)} on this GPU; freeing them covers the {_b(max(req - free, 0))} shortfall")
-        elif others is not None and others >= 0.15 * total:
-            sc.add("other-process", 1.5, f"other processes hold {_b(others)} ({others / total:.0%} of the card)")
-        elif others is None and reserved is not None and total - free - reserved > max(2 * GiB, 0.2 * total):
+        if others is not None:
+            if others >= max(1.5 * GiB, 0.1 * total) and others >= short:
+                sc.add("other-process", 3.0, f"other processes hold {_b(others)} on this GPU; freeing them covers the {_b(short)} shortfall")
+            elif others >= 0.15 * total:
+                sc.add("other-process", 1.5, f"other processes hold {_b(others)} ({others / total:.0%} of the card)")
+        elif reserved is not None:
+            # no per-process report (Windows, containers, old PyTorch): what is neither free nor PyTorch's
+            # belongs to the CUDA context (~0.3-1 GiB) and to other programs
             nt = total - free - reserved
-            sc.add("other-process", 1.4, f"{_b(nt)} of the card is neither free nor reserved by PyTorch (other processes or non-PyTorch memory)")
+            if nt >= 0.5 * total and nt >= short:
+                sc.add("other-process", 3.0, f"{_b(nt)} of the {_b(total)} card is used outside PyTorch: another program holds it")
+            elif nt - GiB >= max(GiB, 0.15 * total) and nt - GiB >= short:
+                sc.add("other-process", 1.6, f"{_b(nt)} of the card is used outside PyTorch (other programs, or non-PyTorch libraries)")
         if req >= 0.5 * total:
             sc.add("activations", 2.4, f"one request of {_b(req)} is {req / total:.0%} of the {_b(total)} card: the tensor itself is too large for this resolution, length or batch")
-        elif allocated is not None and allocated >= 0.8 * (n.get("allowed") or total) and req <= 0.05 * total:
+        elif (comfy and allocated is not None and allocated >= 0.85 * (n.get("allowed") or total)
+              and req <= 0.05 * total):
+            # inference: what PyTorch holds is mostly weights
             sc.add("weights-exceed-vram", 1.6, f"PyTorch already holds {_b(allocated)} of {_b(total)} and fails on a small {_b(req)} request")
             sc.add("activations", 1.0, f"{_b(req)} requested with {_b(free)} free")
         else:
@@ -514,7 +564,7 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
                 sc.add("other-process", 1.3, f"{_b(others)} used outside PyTorch; freeing it would cover the request")
             if req >= 0.5 * lim:
                 sc.add("activations", 2.4, f"one request of {_b(req)} is {req / lim:.0%} of the card")
-            elif alloc >= 0.85 * lim and req <= 0.05 * lim:
+            elif comfy and alloc >= 0.85 * lim and req <= 0.05 * lim:
                 sc.add("weights-exceed-vram", 1.6, f"PyTorch holds {_b(alloc)} of {_b(lim)} and fails on a {_b(req)} request")
                 sc.add("activations", 1.0, f"{_b(req)} requested with {_b(free)} free")
             else:
@@ -526,13 +576,13 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
         cap = mx or (alloc + other + req)
         if req >= 0.3 * cap:
             sc.add("activations", 2.4, f"one request of {_b(req)} is {req / cap:.0%} of the {_b(cap)} MPS limit")
-        elif alloc >= 0.7 * cap:
+        elif alloc >= 0.7 * cap and (comfy or alloc >= 0.85 * cap):
             sc.add("weights-exceed-vram", 1.5, f"MPS already holds {_b(alloc)} of {_b(cap)}")
             sc.add("activations", 1.2, f"{_b(req)} requested")
         else:
             sc.add("activations", 1.5, f"{_b(req)} requested; MPS {_b(alloc)}, other allocations {_b(other)}, limit {_b(mx)}")
     elif k == "torch.cpu":
-        sc.add("host-ram", 4.0, f"the CPU allocator could not get {_b(n.get('requested'))} of system RAM")
+        sc.add("host-ram", 6.0, f"the CPU allocator could not get {_b(n.get('requested'))} of system RAM")
     elif k == "ollama.system_memory":
         sc.add("host-ram", 4.0, "Ollama: model needs " + (f"{_b(n['required'])}, {_b(n['available'])} available" if "required" in n else "more system memory than is available"))
     elif k == "ggml.host":
@@ -610,32 +660,50 @@ def _ggml(sc, scan, inc, n):
 
 
 def _phase(sc, scan, inc, ctx, w):
+    comfy = _runtime(scan, inc) == "comfyui"
     node = ctx.get("node_type") or inc.node_type
     cat = node_category(node)
     if cat:
-        sc.add(cat, 4.0 * w, f"failing node: {node}")
-    # traceback frames: the innermost one that says something
-    inner = None
+        # a sampler node runs loading and sampling both: it hints, a VAE/encoder/loader node decides
+        sc.add(cat, (1.0 if cat == "activations" else 4.0) * w, f"failing node: {node}")
+    # traceback frames, innermost first: what the failing code was doing
+    cats = []
     for path, func in reversed(inc.frames):
-        inner = frame_category(path, func)
-        if inner:
-            sc.add(inner, 3.0 * w, f"traceback: {func} in {path.replace(chr(92), '/').rsplit('/', 2)[-2:][-1]}")
-            break
+        c = frame_category(path, func)
+        if c and c not in cats:
+            cats.append(c)
+            if len(cats) == 1:
+                where = f"{func} in {path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+    inner = cats[0] if cats else None
+    if inner == "weights-exceed-vram" and any(c in ("text-encoder", "vae-decode") for c in cats[1:]):
+        # loading the text encoder or the VAE: that component is what does not fit
+        part = next(c for c in cats[1:] if c in ("text-encoder", "vae-decode"))
+        sc.add(part, 3.0 * w, f"traceback: loading weights ({where}) for the {part.replace('-decode', '')}")
+        sc.add("weights-exceed-vram", 1.5 * w, f"traceback: {where}")
+        inner = part
+    elif inner:
+        sc.add(inner, 3.0 * w, f"traceback: {where}")
     for path, func in inc.frames:
         outer = nodes_py_category(path, func)
-        if outer and outer != inner:
+        if outer and outer not in cats:
             sc.add(outer, 1.2 * w, f"node entry point: {func}() in {path.replace(chr(92), '/').rsplit('/', 1)[-1]}")
             break
     kinds = {e["kind"] for e in inc.events}
     if "comfy.vae_tiled_fallback" in kinds:
         tiled = next(e for e in inc.events if e["kind"] == "comfy.vae_tiled_fallback")
         sc.add("vae-decode", 3.6 * w, "ComfyUI: " + tiled["text"][:140])
-    if inc.load and not cat and not inner and _runtime(scan, inc) == "comfyui":
-        last = inc.load[-1]
-        mc = model_category(last)
-        sc.add(mc, (2.2 if mc != "activations" else 1.0) * w, f"last model ComfyUI loaded before the error: {last}")
-    if inc.progress_done and not cat and not inner and _runtime(scan, inc) == "comfyui":
-        sc.add("vae-decode", 1.0 * w, "sampling had finished (100%) before the error: decode phase")
+    # ComfyUI's own log: the last "Requested to load X" and whether sampling had started since
+    if comfy and inc.phase and not cat and inner in (None, "weights-exceed-vram", "activations"):
+        state, model = inc.phase
+        mc = model_category(model) if model else None
+        if state == "load" and mc in ("text-encoder", "vae-decode"):
+            sc.add(mc, 2.2 * w, f"ComfyUI was loading {model} (a {mc.replace('-decode', '')}) when it failed")
+        elif state == "load" and model:
+            sc.add("weights-exceed-vram", 1.5 * w, f"ComfyUI was loading {model} when it failed; sampling had not started")
+        elif state == "progress":
+            sc.add("activations", 1.0 * w, f"sampling {model or ''} had started".replace("  ", " "))
+        elif state == "done" and mc in (None, "activations"):
+            sc.add("vae-decode", 1.0 * w, "sampling had finished (100%) before the error: decode phase")
     lm = ctx.get("loaded_models") or []
     tes = [m for m in lm if m.get("is_text_encoder") and (m.get("bytes") or 0) > 0]
     if tes and cat in (None, "activations") and not inner == "text-encoder":
@@ -646,7 +714,15 @@ def _phase(sc, scan, inc, ctx, w):
 
 def _history(sc, scan, inc):
     prior = [i for i in scan.incidents if i.index < inc.index and not i.recoverable_only]
-    if not prior or inc.recoverable_only:
+    if inc.recoverable_only:
+        return
+    model = inc.phase[1] if inc.phase else None
+    if model and model in scan.ok_models:
+        sc.add("leak", 2.5, f"{model} ran fine in an earlier run of this log and fails now: memory was not returned in between")
+    if not prior:
+        if inc.successes_before >= 1:
+            sc.add("leak", 1.3, f"the same log shows {inc.successes_before} successful run(s) before this failure: "
+                                "memory may not be returned between runs")
         return
     ev, pev = inc.primary, prior[-1].primary
     a, pa = (ev.get("numbers") or {}).get("allocated"), (pev.get("numbers") or {}).get("allocated")
@@ -728,7 +804,10 @@ def _event_dict(scan, inc, context):
     params = _params(inc, env, scan, context)
     top = causes[0]["id"]
     guide = guides_mod.select(top, env["runtime"], env, params, kind=ev["kind"])
-    numbers = {k: v for k, v in (ev.get("numbers") or {}).items()}
+    numbers = dict(ev.get("numbers") or {})
+    for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
+        for key, v in (other.get("numbers") or {}).items():
+            numbers.setdefault(key, v)
     out = {
         "runtime": env["runtime"], "device_kind": device_kind, "kind": ev["kind"], "numbers": numbers,
         "causes": causes, "guide": guide, "line": ev.get("_line", inc.first_line), "lines": inc.lines[:20],
