@@ -175,10 +175,11 @@ def vllm_activation(spec: LLMSpec, max_batched: int, max_seqs: int) -> int:
     """vLLM's profile run peak: one forward of max_num_batched_tokens plus the sampler on max_num_seqs rows.
     Calibrated on vLLM's own "PyTorch activation peak memory" lines (Llama-3-8B: 1.26 GiB at 8192 tokens,
     vllm-project/vllm#10511; Llama-3.1-8B: 2.07 GiB at 20000 tokens, vllm-project/vllm#10517)."""
-    ff = spec.intermediate
-    if spec.n_experts:
-        ff = max(ff if spec.layer_kinds and spec.n_experts == 0 else 0, spec.moe_intermediate * spec.n_experts_per_tok)
-    per_token = (2 * ff + 5 * spec.hidden) * 2
+    d = spec.hidden
+    if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
+        per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
+    else:
+        per_token = (2 * spec.intermediate + 5 * d) * 2
     return int(max_batched * per_token + max_seqs * spec.vocab * 4 * 3)
 
 
@@ -201,7 +202,7 @@ def _evaluate(spec, runtime, ctx, parallel, kv, w_bytes, vram, s) -> dict:
     over = {}
     if runtime == "vllm":
         over["cuda_context"] = CUDA_CONTEXT["vllm"]
-        over["activation_profile"] = vllm_activation(spec, s["max_batched"], parallel if s["seqs_from_parallel"] else 256)
+        over["activation_profile"] = vllm_activation(spec, s["max_batched"], parallel)  # --max-num-seqs = parallel
         over["non_torch"] = VLLM_NON_TORCH
         over["cuda_graphs"] = 0 if s["enforce_eager"] else VLLM_CUDA_GRAPHS
         gpu_w, gpu_kv = w_bytes, kvd["total"]
@@ -234,8 +235,7 @@ def _settings(runtime, vram, **knobs):
     s = {"util": knobs.get("gpu_memory_utilization") or VLLM_DEFAULT_UTIL, "flash": knobs.get("flash_attn"),
          "ubatch": knobs.get("ubatch") or 512, "ngl": knobs.get("ngl"),
          "max_batched": knobs.get("max_num_batched_tokens") or (8192 if big else 2048),
-         "enforce_eager": bool(knobs.get("enforce_eager")), "swa_full": bool(knobs.get("swa_full")),
-         "seqs_from_parallel": True}
+         "enforce_eager": bool(knobs.get("enforce_eager")), "swa_full": bool(knobs.get("swa_full"))}
     if s["flash"] is None:
         s["flash"] = runtime == "llama.cpp"  # llama.cpp's -fa auto turns it on for CUDA; Ollama needs the env var
     return s
@@ -311,8 +311,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
            "fits": ev["fits"], "max_ctx": None, "max_ctx_by_kv_dtype": {}, "flags": [], "command": "",
            "notes": notes}
     if runtime != "vllm":
-        out["gpu_layers"] = ev["ngl"]
         out["host_weights"] = ev["host_weights"]
+        out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
     if vram is None:
         out["flags"] = _flags(runtime, ctx, parallel, kv, s, spec)
         out["command"] = _command(runtime, out["flags"])

@@ -372,7 +372,9 @@ def test_config_beside_safetensors_gives_exact_weights(tmp_path):
     header = {"model.embed_tokens.weight": {"dtype": "BF16", "shape": [128256, 4096], "data_offsets": [0, 128256 * 4096 * 2]},
               "__metadata__": {"format": "pt"}}
     raw = json.dumps(header).encode()
-    (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw)  # header only is enough
+    with open(tmp_path / "model.safetensors", "wb") as f:  # sparse: the header, then a hole as long as the data
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + 128256 * 4096 * 2)
     s = llm_spec.load_config(str(tmp_path / "config.json"))
     assert s.weights_bytes == 128256 * 4096 * 2
     assert llm.weights(s)[1].startswith("exact")
@@ -383,7 +385,7 @@ def test_config_beside_safetensors_gives_exact_weights(tmp_path):
 def test_bad_safetensors_header(tmp_path):
     _write(tmp_path, LLAMA_CFG)
     (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", 1 << 40) + b"{}")
-    with pytest.raises(UserError, match="header length"):
+    with pytest.raises(UserError, match="safetensors"):
         llm_spec.load_config(str(tmp_path / "config.json"))
 
 
@@ -451,17 +453,36 @@ def test_gguf_per_layer_kv_heads_mark_recurrent_layers():
         llm_spec.from_gguf_metadata({"general.architecture": "llama", "llama.block_count": 2}, None)
 
 
-def test_gguf_missing_package_message(monkeypatch, tmp_path):
+def test_gguf_needs_no_optional_package_and_refuses_truncation(monkeypatch, tmp_path):
+    gguf = pytest.importorskip("gguf")
+    np = pytest.importorskip("numpy")
+    path = tmp_path / "g.gguf"
+    w = gguf.GGUFWriter(str(path), "gemma3")
+    for add, v in ((w.add_block_count, 48), (w.add_embedding_length, 3840), (w.add_head_count, 16),
+                   (w.add_head_count_kv, 8), (w.add_key_length, 256), (w.add_value_length, 256),
+                   (w.add_sliding_window, 1024), (w.add_context_length, 131072)):
+        add(v)
+    w.add_token_list([f"t{i}" for i in range(5000)])
+    w.add_tensor("token_embd.weight", np.zeros((64, 32), dtype=np.float16))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
     import builtins
     real = builtins.__import__
 
-    def fake(name, *a, **k):
+    def no_gguf(name, *a, **k):
         if name == "gguf" or name.startswith("gguf."):
             raise ImportError(name)
         return real(name, *a, **k)
-    monkeypatch.setattr(builtins, "__import__", fake)
-    with pytest.raises(UserError, match="pip install gguf"):
-        llm_spec.load_gguf(str(tmp_path / "x.gguf"))
+    monkeypatch.setattr(builtins, "__import__", no_gguf)
+    s = llm_spec.load_gguf(str(path))
+    assert s.vocab == 5000 and s.layer_kinds.count("sliding") == 40 and s.weights_bytes == 64 * 32 * 2
+    assert s.tied  # no output.weight: llama.cpp reuses the embedding
+    data = path.read_bytes()
+    path.write_bytes(data[:-1000])
+    with pytest.raises(UserError, match="truncated"):
+        llm_spec.load_gguf(str(path))
 
 
 def test_gguf_not_a_gguf(tmp_path):
