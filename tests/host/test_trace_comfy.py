@@ -1,0 +1,121 @@
+"""`gpu-garden trace` on ComfyUI's real model classes, run with ComfyUI's interpreter (COMFYUI_PYTHON) against the
+checkout in COMFYUI_DIR. No server: the command imports the checkout itself (forced --cpu) and builds each model
+on the meta device from the bundled layouts of the families' standard files."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.comfy_host import host_unavailable_reason
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.host, pytest.mark.skipif(bool(host_unavailable_reason()), reason=host_unavailable_reason() or "")]
+
+# loads the checkout as the package gpu_garden (as `pip install .` names it) and runs the CLI / a snippet
+BOOT = ("import importlib.util, sys; s = importlib.util.spec_from_file_location('gpu_garden', %r, "
+        "submodule_search_locations=[%r]); m = importlib.util.module_from_spec(s); sys.modules['gpu_garden'] = m; "
+        "s.loader.exec_module(m)\n" % (str(REPO / "__init__.py"), str(REPO)))
+
+
+def _run(code, *args, timeout=300):
+    p = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", BOOT + code, *args], capture_output=True, text=True,
+                       timeout=timeout, cwd=str(REPO))
+    return p
+
+
+def _cli(*args):
+    return _run("from gpu_garden.memory.cli import main; sys.exit(main(sys.argv[1:]))", "trace", "--comfyui",
+                os.environ["COMFYUI_DIR"], *args)
+
+
+def _layout_bytes(name, prefix="", itemsize=None):
+    from gpu_garden.memory import layouts
+    sizes = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "F8_E4M3": 1}
+    total = 0
+    for k, t in layouts.load(name)["tensors"].items():
+        if k.startswith(prefix):
+            n = 1
+            for d in t["shape"]:
+                n *= d
+            total += n * (itemsize or sizes[t["dtype"]])
+    return total
+
+
+def test_trace_sd1_json_is_complete():
+    p = _cli("--family", "sd1", "--width", "512", "--height", "512", "--json")
+    assert p.returncode == 0, p.stderr[-3000:]
+    r = json.loads(p.stdout)
+    for key in ("peak", "weights", "activations_peak", "at", "attention", "allocator", "top", "model"):
+        assert key in r
+    assert r["model"]["class"] == "UNetModel" and r["model"]["dtype"] == "float16"
+    assert r["model"]["latent"] == [2, 4, 64, 64]                      # cond + uncond batched
+    # the U-Net's weights, fp16, exactly as the real file holds them
+    assert r["weights"] == _layout_bytes("sd15_v1-5-pruned-emaonly-fp16", "model.diffusion_model.", 2)
+    assert r["peak"] == r["weights"] + r["activations_peak"]
+    assert 50 << 20 < r["activations_peak"] < 1 << 30
+    assert r["at"]["op"].startswith("aten.") and r["at"]["module"]
+    a = r["attention"]
+    assert a["calls"] == 32 and a["kernel"] == "flash"                 # 16 transformer blocks x (self, cross)
+    assert a["peak"]["math"] > a["peak"]["flash"] == r["peak"]
+    assert a["largest_scores"] == 2 * 8 * 4096 * 4096 * 4              # 64x64 tokens, 8 heads, float32
+    assert r["host_attention"]["function"] == "attention_pytorch"
+    assert r["allocator"]["allocated_peak"] >= r["peak"]
+    assert r["allocator"]["reserved_peak"] >= r["allocator"]["allocated_peak"]
+
+
+def test_trace_from_checkpoint_header_and_text_output(tmp_path):
+    from gpu_garden.memory import layouts
+    ckpt = layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", tmp_path / "sd15.safetensors")
+    p = _cli("--family", "sd1", "--checkpoint", str(ckpt), "--width", "256", "--height", "256", "--attention", "math")
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = p.stdout
+    assert "sd1 sample: UNetModel (float16), latent [2, 4, 32, 32]" in out
+    assert "traced with math" in out and "CUDA allocator" in out and "largest live at the peak" in out
+    bad = _cli("--family", "sd1", "--checkpoint", str(tmp_path / "missing.safetensors"), "--width", "64",
+               "--height", "64")
+    assert bad.returncode == 2 and "no such file" in bad.stderr
+
+
+FAMILY_RUNS = [
+    # family, phase, width, height, frames, weights layout, prefix, itemsize
+    ("sdxl", "sample", 512, 512, 1, "sdxl_sd_xl_base_1.0", "model.diffusion_model.", 2),
+    ("sd3", "sample", 512, 512, 1, "sd3_sd3.5_medium", "model.diffusion_model.", 2),
+    ("flux1", "sample", 256, 256, 1, "flux_flux1-dev", "", 2),
+    ("wan21", "sample", 256, 256, 5, "wan_wan2.1_t2v_1.3B_fp16", "", 2),
+    ("sd1", "decode", 256, 256, 1, "vae_sd15_vae-ft-mse-840000-ema-pruned", "", 2),
+    ("flux1", "decode", 256, 256, 1, "vae_flux_ae", "", 2),
+    ("wan21", "decode", 128, 128, 5, "vae_wan_2.1_vae", "", 2),
+    ("sdxl", "encode", 256, 256, 1, "vae_sdxl_vae", "", 2),
+]
+
+
+@pytest.fixture(scope="module")
+def family_results():
+    runs = [r[:5] for r in FAMILY_RUNS]
+    code = ("import json; from gpu_garden.memory.trace import trace_family\n"
+            "out = [trace_family(sys.argv[1], f, w, h, frames=n, phase=ph) for f, ph, w, h, n in json.loads(sys.argv[2])]\n"
+            "print(json.dumps(out))")
+    p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("i", range(len(FAMILY_RUNS)), ids=[f"{r[0]}-{r[1]}" for r in FAMILY_RUNS])
+def test_family_traces(family_results, i):
+    family, phase, w, h, frames, layout, prefix, itemsize = FAMILY_RUNS[i]
+    r = family_results[i]
+    assert r["model"]["family"] == family and r["model"]["phase"] == phase
+    # the file's tensors in the compute dtype, plus buffers the class makes itself (Wan's RoPE table)
+    assert 0 <= r["weights"] - _layout_bytes(layout, prefix, itemsize) < 1 << 20
+    assert r["model"]["dtype"] in ("float16", "bfloat16")
+    assert r["activations_peak"] > 0 and r["peak"] >= r["weights"]
+    assert r["at"]["op"].startswith("aten.")
+    a = r["attention"]
+    if family != "wan21" or phase == "sample":
+        assert a["calls"] > 0
+    if a["calls"]:
+        assert a["peak"]["math"] >= max(v for k, v in a["peak"].items() if k != "math")
+    assert r["allocator"]["allocated_peak"] >= r["peak"]
