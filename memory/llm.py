@@ -10,8 +10,13 @@ KV cache = 2 (K,V) x attention layers x KV heads x head dim x tokens x sequences
 Public API (other modules code against these):
   describe(config=None, gguf=None, model=None) -> LLMSpec
   plan(spec, runtime="vllm", ctx=None, parallel=1, kv_dtype=None, weights_dtype=None, vram=None, **knobs) -> dict
-      keys: weights, kv_per_token, kv_total, overhead (dict of named terms), overhead_total, total, budget,
-      fits, fits_as_requested, max_ctx, max_ctx_by_kv_dtype, flags [{kind,name,value,text,reason}], command, notes
+      ctx is per sequence, parallel the sequences served at once (vLLM --max-num-seqs, llama.cpp -np with
+      -c = ctx x np, OLLAMA_NUM_PARALLEL), vram in bytes (None: sizes only). knobs: gpu_memory_utilization,
+      flash_attn, ubatch, ngl, max_num_batched_tokens, enforce_eager, swa_full.
+      keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,
+      budget, fits (the asked ctx x parallel fits, with the flags), fits_as_requested (without changes), max_ctx
+      (largest per-sequence context with the flags' settings, multiple of 256), max_ctx_by_kv_dtype, chosen,
+      flags [{kind, name, value, text, reason}], command, notes; llama.cpp/Ollama add host_weights, gpu_layers_used
   vllm_kv_tokens(spec, available_bytes, kv="f16") -> int   # vLLM's "GPU KV cache size: N tokens"
   suggest_flags_from_log(numbers: dict, runtime: str) -> list[dict]
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);
@@ -650,7 +655,8 @@ def format_plan(r: dict) -> str:
             lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
                          f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
         if r["max_ctx_by_kv_dtype"]:
-            lines.append("largest context: " + ", ".join(f"{k} {v:,}" for k, v in r["max_ctx_by_kv_dtype"].items()))
+            per = " per sequence" if r["parallel"] > 1 else ""
+            lines.append(f"largest context{per}: " + ", ".join(f"{k} {v:,}" for k, v in r["max_ctx_by_kv_dtype"].items()))
     if r["flags"]:
         lines.append("")
         lines.append("  " + r["command"])
