@@ -22,10 +22,13 @@ Public API (other modules code against these):
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);
       any subset of: model (name, resolved against the built-ins), max_model_len, estimated_max_len, kv_tokens,
       kv_needed, kv_available, gpu_memory_utilization, total, free, kv_cache_dtype, max_num_seqs (vLLM);
-      n_ctx, kv_buffer, alloc, free, total, n_parallel / num_parallel, n_gpu_layers, n_layers, type_k, flash_attn
-      (llama.cpp / Ollama). Returns [{"kind": "flag"|"env"|"param", "name", "value", "text", "reason"}], first
-      item the primary fix, e.g. {"kind": "flag", "name": "--max-model-len", "value": "121856",
-      "text": "--max-model-len 121856", "reason": "the log's estimated maximum (122080) rounded down to 256"}.
+      n_ctx (llama.cpp's total cells), num_ctx (Ollama, per request), kv_buffer, alloc (the failed allocation),
+      free, n_parallel / num_parallel, n_gpu_layers, n_layers, type_k, buffer ("compute" for a compute-buffer
+      failure) (llama.cpp / Ollama). memory/oom_parse.py's names are accepted too (max_model_len_tokens,
+      estimated_max_len_tokens, kv_max_tokens, gpu_memory_utilization_ratio, requested, ggml_n_ctx, ...).
+      Returns [{"kind": "flag"|"env"|"param", "name", "value", "text", "reason"}] in order of preference, e.g.
+      {"kind": "flag", "name": "--max-model-len", "value": "121856", "text": "--max-model-len 121856",
+       "reason": "the log's estimated maximum (122080) rounded down to 256"}; [] when the numbers say nothing.
   run_cli(args) -> int    # `gpu-garden kv`
 """
 import json
