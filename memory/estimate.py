@@ -67,28 +67,35 @@ TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 512, "umt5-xxl"
 
 
 def block_units(arch: dict) -> float:
-    """Elements alive per token at the peak of one block, in units of the hidden size (see module doc)."""
-    d, f = arch.get("hidden") or 1, arch.get("ffn") or 4 * (arch.get("hidden") or 1)
+    """Elements alive per token at the peak of one block, in units of the hidden size. Structural counts of the
+    tensors alive in ComfyUI's block code, checked against traced peaks of its real forward (memory/trace.py):
+    FLUX.1 single-stream block 14.7 traced (x, linear1 output kept alive by the MLP view, normed q/k);
+    SD3.5's joint block 28.8 traced (the mixing function keeps both streams' qkv, their concatenation and the
+    attention output alive through the MLP; the dual-attention x block adds a second qkv); Wan's cross block
+    15.2 (1.3B) and 12.9 (5B) traced against 3.5d + 2f (x, modulated input, GELU hidden and output)."""
+    d = arch.get("hidden") or 1
+    f = arch.get("ffn") or 4 * d
     b = arch.get("block")
-    if b == "flux":  # fused single-stream block: x, linear1 out (3d+f, kept by the mlp view), attn out, act(f), cat(d+f), out
-        mlp_in = 2 * f if arch.get("ffn", 0) and f < 3.5 * d else f  # FLUX.2's gated MLP doubles linear1's mlp part
-        return max(5 * d + 2 * d + mlp_in + f + f, 13 * d) / d
-    if b in ("double", "mmdit"):  # joint attention: two streams' qkv, normed q/k, concatenation, rope copies, output
-        return max(13 * d, 3 * d + 2 * f) / d
-    if b == "cross":  # self-attention (x, normed, qkv, q/k norm, rope, out) or non-gated MLP (x, in, hidden, gelu, out)
-        return max(11 * d, 3 * d + 2 * f) / d
+    if b == "flux":
+        return 14.8 * (1.0 if f <= 4 * d else f / (4 * d))
+    if b == "mmdit":
+        return 28.5 if arch.get("dual_attention") else 24.0
+    if b == "double":
+        return max(15.0, (3.5 * d + 2 * f) / d)
+    if b == "cross":
+        return max(11 * d, 3.5 * d + 2 * f) / d
     if b == "gated":  # SwiGLU: w1 out, silu, w3 out, product
-        return max(11 * d, 3 * d + 3 * f) / d
+        return max(11 * d, 3.5 * d + 3 * f) / d
     if b == "moe":  # routed SwiGLU experts plus shared expert and the per-token gather/scatter copies
         return max(13 * d, 5 * d + 3 * f) / d
     return 20.0
 
 
 def _unet_units(arch, family):
-    """Elements per latent pixel per model channel at the U-Net's peak: skip connections held for the decoder
-    plus the working set of the full-resolution level (GEGLU feed-forward at 8x channels where that level has
-    attention, as SD1/SD2; the concatenated resnet input where it has none, as SDXL)."""
-    return 23.5 if arch.get("attention_at_full", family != "sdxl") else 16.5
+    """Elements per latent pixel per model channel at the U-Net's peak (the GEGLU feed-forward of the last
+    full-resolution transformer, with every skip connection held): 26.0 traced for SD1.5, 15.9 for SDXL,
+    whose full-resolution level has no attention."""
+    return 26.0 if arch.get("attention_at_full", family != "sdxl") else 15.9
 
 
 def _is_float(dtype):
@@ -198,12 +205,13 @@ def _vae_decode(kind, width, height, out_frames, lat, b_vae, tiled=False):
         out_frames = min(out_frames, TILE_FRAMES)
     hw = width * height
     if kind in ("kl", "kl-f8-4ch", "kl-f8-16ch", "kl-f16-32ch", "vae"):
-        # last up-block at full resolution: 256-ch input, GroupNorm out, SiLU out, conv out, + cuDNN workspace
-        return int(1024 * hw * b_vae + 3 * hw * 4), "KL decoder, last up-block at full resolution"
+        # upsample into full resolution: 256-ch interpolated input and conv output, the 512-ch half-res input
+        # (880 elements per pixel traced at 512 and 1024 px); cuDNN workspaces are not in it
+        return int(880 * hw * b_vae + 3 * hw * 4), "KL decoder, upsample into full resolution"
     if kind == "wan21":
         # causal decoder, one latent frame (4 video frames) per chunk: 96-ch full-res stage, 2-frame feature
         # caches per conv, 192-ch upsampled input; plus the decoded video kept on the device
-        return int(5000 * hw * b_vae + 3 * out_frames * hw * b_vae), "Wan causal decoder, 4-frame chunks"
+        return int(6000 * hw * b_vae + 3 * out_frames * hw * b_vae), "Wan causal decoder, 4-frame chunks"
     lat_t, lh, lw = lat["frames"], lat["h"], lat["w"]
     if tiled:
         lh, lw = max(1, height // FAMILY_S.get(kind, 8)), max(1, width // FAMILY_S.get(kind, 8))
@@ -242,7 +250,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
     False does not, None takes the family's usual workflow. policy: {"text_encoders": "unload"|"resident"|"cpu",
     "models": "swap"|"resident", "platform": "linux"|"windows"|"darwin", "compute_bytes": 2, "vae_bytes": 2,
-    "offload_bytes": 0, "family": override, "arch": override}."""
+    "offload_bytes": 0, "tiled_decode": False, "cast_fp32": True, "family": override, "arch": override}."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     pol = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": 2,
@@ -315,7 +323,6 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             how = f"{units:.1f} x hidden {d} per token, {n} tokens"
         act += lat["elements"] * 4 * 6 + lat["elements"] * bc * 4 // max(1, batch) * b_eff  # sampler state, model in/out
         act += _largest_cast(dm["table"])
-    frag = int(FRAGMENTATION * act)
     # text encode (encoders run one prompt at a time)
     te_act = max((_te_activation(c) for c in tes), default=0)
     # decode one sample
@@ -324,6 +331,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         vae_kind = "kl" if spec["t"] is None else spec["vae"]
     dec, dec_how = _vae_decode(vae_kind, width, height, out_frames, lat, pol["vae_bytes"])
     dec_t, _ = _vae_decode(vae_kind, width, height, out_frames, lat, pol["vae_bytes"], tiled=True)
+    if pol.get("tiled_decode"):
+        dec, dec_how = dec_t, dec_how + " (tiled decode)"
     if not vaes:
         assumptions.append(f"no VAE file given: decode figured for {spec['name']}'s usual VAE, its weights not counted")
 
@@ -338,16 +347,17 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     breakdown = {}
 
     def phase(name, weights, acts):
-        breakdown[name] = {"weights": int(weights), "activations": int(acts), "fixed": fixed_total}
-        return int(weights + acts + fixed_total)
+        margin = int(FRAGMENTATION * acts)
+        breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}
+        return int(weights + acts + margin + fixed_total)
 
     phases = {}
     if tes:
         phases["text_encode"] = phase("text_encode", te_w_phase + others("te"), te_act if te_w_phase else 0)
     if dm:
-        phases["sample"] = phase("sample", w_dm + te_extra_in_sample + others("dm"), act + frag)
+        phases["sample"] = phase("sample", w_dm + te_extra_in_sample + others("dm"), act)
         phases["sample_naive_attention"] = phase("sample_naive_attention", w_dm + te_extra_in_sample + others("dm"),
-                                                 max(act, int(0.6 * act) + naive) + frag)
+                                                 max(act, int(0.6 * act) + naive))
     phases["vae_decode"] = phase("vae_decode", w_vae + te_extra_in_sample + others("vae"), dec)
     phases["vae_decode_tiled"] = phase("vae_decode_tiled", w_vae + te_extra_in_sample + others("vae"), dec_t)
     main = {k: v for k, v in phases.items() if k in ("text_encode", "sample", "vae_decode")}
@@ -376,7 +386,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                     "vae": sum(c["bytes"] for c in vaes), "other": sum(c["bytes"] for c in comps if c["role"] == "other"),
                     "total": sum(c["bytes"] for c in comps)},
         "phases": phases, "breakdown": breakdown, "fixed": fixed, "peak": phases[peak_phase], "peak_phase": peak_phase,
-        "all_resident": w_dm + w_te + w_vae + max(act + frag, dec, te_act) + fixed_total,
+        "all_resident": w_dm + w_te + w_vae + int((1 + FRAGMENTATION) * max(act, dec, te_act)) + fixed_total,
         "comfyui_memory_required": comfy,
         "comfyui_factor": _comfy_factor(family, arch) if dm else None,
         "assumptions": [a for a in assumptions if a],
@@ -494,7 +504,8 @@ def knobs(est: dict) -> list[dict]:
     if dm and "sample" in phases and phases["sample"] >= base:
         bd = est["breakdown"]["sample"]
         keep = max(bd["weights"] // 10, 256 * MiB)
-        after = max([v for k, v in phases.items() if k in ("text_encode", "vae_decode")] + [bd["activations"] + bd["fixed"] + keep])
+        after = max([v for k, v in phases.items() if k in ("text_encode", "vae_decode")]
+                    + [bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep])
         add("partial_offload", "partial offload (ComfyUI does it by itself when weights do not fit; --lowvram forces it): slower",
             peak_after=after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")
     return sorted(out, key=lambda k: -k["saving"])
@@ -546,11 +557,12 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append(f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint text tokens, "
                  f"batch {lat['batch_in_model']} in the model")
     lines.append("")
-    lines.append(f"{'phase (GiB)':22} {'weights':>8} {'activ.':>8} {'fixed':>7} {'total':>8}")
+    lines.append(f"{'phase (GiB)':22} {'weights':>8} {'activ.':>8} {'margin':>7} {'fixed':>7} {'total':>8}")
     for k, v in est["phases"].items():
         bd = est["breakdown"][k]
         mark = "  <- peak" if k == est["peak_phase"] else ""
-        lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['fixed']):>7} {g(v):>8}{mark}")
+        lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['allocator_margin']):>7} "
+                     f"{g(bd['fixed']):>7} {g(v):>8}{mark}")
     if est.get("comfyui_memory_required") is not None:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")

@@ -18,6 +18,7 @@ PREFIXES = (
     ("text_encoders.", "text_encoder", None),
     ("cond_stage_model.", "text_encoder", None),
 )
+_ALL_PREFIXES = tuple(p for p, _, _ in PREFIXES)
 OTHER_KEYS = re.compile(r"^(alphas_cumprod|alphas_cumprod_prev|betas|log_one_minus_alphas_cumprod|model_ema\.|"
                         r"posterior_|sqrt_|lvlb_weights|logvar|denoiser\.|__)")
 
@@ -31,6 +32,9 @@ def split_components(table: dict, source: str = "") -> list[dict]:
     """[{role, kind, table, bytes, source}] for one file or one loaded model's state dict."""
     groups, rest = {}, {}
     for name, t in table.items():
+        if not name.startswith(_ALL_PREFIXES):
+            rest[name] = t
+            continue
         for prefix, role, kind in PREFIXES:
             if name.startswith(prefix):
                 key = name[len(prefix):]
@@ -201,7 +205,8 @@ def detect_family(t: dict) -> dict:
         d = (s("x_embedder.proj.weight") or (1536,))[0]
         depth = count_blocks(t, r"joint_blocks\.(\d+)\.")
         variant = "3.5 large" if d >= 2432 else ("3.5 medium" if has("joint_blocks.0.x_block.attn2.qkv.weight") else "medium")
-        return {"family": "sd3", "variant": variant, "arch": {"hidden": d, "depth": depth, "heads": d // 64, "ffn": 4 * d, "block": "mmdit"}}
+        return {"family": "sd3", "variant": variant, "arch": {"hidden": d, "depth": depth, "heads": d // 64, "ffn": 4 * d, "block": "mmdit",
+                                                             "dual_attention": has("joint_blocks.0.x_block.attn2.qkv.weight")}}
     if has("transformer_blocks.0.attn.add_q_proj.weight") and has("pos_embed.proj.weight"):  # diffusers SD3
         d = s("pos_embed.proj.weight")[0]
         return {"family": "sd3", "variant": "diffusers", "arch": {"hidden": d, "depth": count_blocks(t, r"transformer_blocks\.(\d+)\."),

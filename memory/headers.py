@@ -5,6 +5,7 @@ A tensor table is {name: (dtype, shape)}: dtype a safetensors name ("BF16", "F8_
 name ("Q4_K"), shape in PyTorch order. The node builds the same table from loaded state dicts."""
 import json
 import math
+import mmap
 import os
 import struct
 from pathlib import Path
@@ -26,6 +27,12 @@ GGML_BLOCKS = {
     "IQ1_M": (256, 56), "TQ1_0": (256, 54), "TQ2_0": (256, 66), "MXFP4": (32, 17), "NVFP4": (64, 36),
     "Q1_0": (128, 18),
 }
+# GGML type ids (ggml.h) for when the gguf package is missing
+GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1", 8: "Q8_0", 9: "Q8_1", 10: "Q2_K",
+                 11: "Q3_K", 12: "Q4_K", 13: "Q5_K", 14: "Q6_K", 15: "Q8_K", 16: "IQ2_XXS", 17: "IQ2_XS", 18: "IQ3_XXS",
+                 19: "IQ1_S", 20: "IQ4_NL", 21: "IQ3_S", 22: "IQ2_S", 23: "IQ4_XS", 24: "I8", 25: "I16", 26: "I32",
+                 27: "I64", 28: "F64", 29: "IQ1_M", 30: "BF16", 34: "TQ1_0", 35: "TQ2_0", 39: "MXFP4",
+                 40: "NVFP4", 41: "Q1_0"}
 # torch dtype names (what a loaded state dict says) -> safetensors names
 TORCH_NAMES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "float8_e4m3fn": "F8_E4M3",
                "float8_e5m2": "F8_E5M2", "float8_e4m3fnuz": "F8_E4M3FNUZ", "float8_e5m2fnuz": "F8_E5M2FNUZ",
@@ -48,7 +55,7 @@ def dtype_bytes(dtype: str) -> float:
 
 
 def tensor_bytes(dtype: str, shape) -> int:
-    n = math.prod(int(d) for d in shape)
+    n = math.prod(shape)
     if dtype in ST_BYTES:
         return n * ST_BYTES[dtype]
     block, size = GGML_BLOCKS[dtype]
@@ -155,31 +162,128 @@ def read_safetensors(path) -> dict:
 
 
 def read_gguf(path) -> dict:
+    """GGUF tensor infos, parsed with bounds checks straight from a memory map (the gguf package's reader
+    builds numpy views of every field and takes ~0.3 s on a diffusion model; this takes milliseconds).
+    Type ids are named with the gguf package's GGMLQuantizationType when it is installed."""
     path = _checked_path(path)
     _check_gguf_preamble(path)
+    names = _ggml_type_names()
     try:
-        import gguf
-    except ImportError:
-        raise UserError(f"{path}: reading GGUF files needs the 'gguf' package (pip install gguf)") from None
-    try:
-        reader = gguf.GGUFReader(str(path), "r")
-        out = {}
-        for t in reader.tensors:
-            name = str(t.name)
-            if name in out:
-                raise ValueError(f"duplicate tensor {name!r}")
-            qtype = gguf.GGMLQuantizationType(int(t.tensor_type)).name
-            shape = tuple(int(d) for d in reversed([int(x) for x in t.shape]))
-            out[name] = (qtype, shape)
-        return out
-    except UserError:
-        raise
-    except Exception as exc:  # the reader raises ValueError, KeyError, IndexError... on garbage
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return _parse_gguf(mm, names)
+    except _Bad as exc:
+        raise UserError(f"{path}: corrupt GGUF header ({exc})") from None
+    except (ValueError, OSError, struct.error, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: unreadable GGUF file ({type(exc).__name__}: {_short(exc)})") from None
 
 
+class _Bad(Exception):
+    pass
+
+
+# GGUF metadata value types -> struct format (8 string, 9 array handled apart)
+_GGUF_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+
+
+def _ggml_type_names() -> dict:
+    try:
+        import gguf
+        return {int(t): t.name for t in gguf.GGMLQuantizationType}
+    except ImportError:
+        return dict(GGML_TYPE_IDS)
+
+
+def _parse_gguf(mm, type_names) -> dict:
+    size = len(mm)
+    pos = 8
+    n_tensors, n_kv = struct.unpack_from("<QQ", mm, pos)
+    pos += 16
+
+    def need(n):
+        if n < 0 or pos + n > size:
+            raise _Bad(f"runs past the end of the file at byte {pos}")
+
+    def string():
+        nonlocal pos
+        need(8)
+        (n,) = struct.unpack_from("<Q", mm, pos)
+        pos += 8
+        need(n)
+        s = bytes(mm[pos:pos + n]).decode("utf-8")
+        pos += n
+        return s
+
+    def value(vt, depth=0):
+        nonlocal pos
+        if vt in _GGUF_SCALAR:
+            fmt = "<" + _GGUF_SCALAR[vt]
+            need(struct.calcsize(fmt))
+            (v,) = struct.unpack_from(fmt, mm, pos)
+            pos += struct.calcsize(fmt)
+            return v
+        if vt == 8:
+            return string()
+        if vt == 9 and depth < 2:
+            need(12)
+            et, count = struct.unpack_from("<IQ", mm, pos)
+            pos += 12
+            if et in _GGUF_SCALAR:
+                n = struct.calcsize("<" + _GGUF_SCALAR[et]) * count
+                need(n)
+                pos += n
+                return None
+            if count > size:
+                raise _Bad(f"array of {count} items")
+            for _ in range(count):
+                value(et, depth + 1)
+            return None
+        raise _Bad(f"unknown metadata value type {vt}")
+
+    alignment = 32
+    for _ in range(n_kv):
+        key = string()
+        need(4)
+        (vt,) = struct.unpack_from("<I", mm, pos)
+        pos += 4
+        v = value(vt)
+        if key == "general.alignment" and isinstance(v, int):
+            if v <= 0 or v & (v - 1):
+                raise _Bad(f"alignment {v}")
+            alignment = v
+    infos = []
+    for _ in range(n_tensors):
+        name = string()
+        need(4)
+        (nd,) = struct.unpack_from("<I", mm, pos)
+        pos += 4
+        if nd > 8:
+            raise _Bad(f"tensor {name!r} has {nd} dimensions")
+        need(8 * nd + 12)
+        dims = struct.unpack_from(f"<{nd}Q", mm, pos)
+        pos += 8 * nd
+        qt, off = struct.unpack_from("<IQ", mm, pos)
+        pos += 12
+        infos.append((name, dims, qt, off))
+    data_start = -(-pos // alignment) * alignment
+    out = {}
+    for name, dims, qt, off in infos:
+        if name in out:
+            raise _Bad(f"duplicate tensor {name!r}")
+        dtype = type_names.get(qt)
+        if dtype not in GGML_BLOCKS:
+            raise _Bad(f"tensor {name!r} has unknown type {qt}")
+        shape = tuple(reversed(dims))  # GGUF lists the fastest-varying dimension first
+        if dims and dims[0] % GGML_BLOCKS[dtype][0]:
+            raise _Bad(f"tensor {name!r}: row of {dims[0]} is not whole {dtype} blocks")
+        end = data_start + off + tensor_bytes(dtype, shape)
+        if end > size:
+            raise _Bad(f"tensor {name!r} data ends at byte {end}, past the file's {size} (truncated?)")
+        out[name] = (dtype, shape)
+    return out
+
+
 def _check_gguf_preamble(path):
-    """Refuse absurd counts before the gguf reader loops over them."""
+    """Refuse absurd counts before looping over them."""
     with open(path, "rb") as f:
         pre = f.read(24)
     if len(pre) < 24 or pre[:4] != GGUF_MAGIC:

@@ -165,18 +165,29 @@ def test_gguf_quant_types_give_exact_bytes(tmp_path):
     assert table == tensors
     expect = 3072 * 64 // 32 * 34 + 512 * 3072 // 256 * 144 + 16 * 256 // 256 * 210 + 128 * 4 + 32 * 2
     assert headers.table_bytes(table) == expect
-    # our block table agrees with the gguf package's
+    # the same table as the gguf package's own reader, and our block table agrees with its sizes
     import gguf
+    reader = gguf.GGUFReader(str(p))
+    assert {t.name: (t.tensor_type.name, tuple(int(x) for x in reversed(t.shape))) for t in reader.tensors} == table
+    assert all(headers.tensor_bytes(*table[t.name]) == int(t.n_bytes) for t in reader.tensors)
+    assert {i: n for i, n in headers.GGML_TYPE_IDS.items()} == {int(t): t.name for t in gguf.GGMLQuantizationType}
     for t, (n, b) in gguf.GGML_QUANT_SIZES.items():
         if t.name in headers.GGML_BLOCKS:
             assert headers.GGML_BLOCKS[t.name] == (n, b)
+
+
+def test_gguf_truncated_data(tmp_path):
+    p = write_gguf(tmp_path / "m.gguf", {"img_in.weight": ("Q8_0", (64, 64))})
+    data = p.read_bytes()
+    p.write_bytes(data[:-100])
+    assert "truncated" in one_line_error(p)
 
 
 @pytest.mark.parametrize("blob,why", [
     (b"GGUF", "truncated GGUF"),
     (b"GGUF" + struct.pack("<IQQ", 9, 1, 1), "unsupported GGUF version"),
     (b"GGUF" + struct.pack("<IQQ", 3, 1 << 62, 0) + b"\0" * 64, "corrupt GGUF"),
-    (b"GGUF" + struct.pack("<IQQ", 3, 2, 1) + b"\xff" * 200, "unreadable GGUF"),
+    (b"GGUF" + struct.pack("<IQQ", 3, 2, 1) + b"\xff" * 200, "past the end"),
     (b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 1 << 60) + b"k" * 40, "GGUF"),
 ])
 def test_gguf_garbage(tmp_path, blob, why):
