@@ -78,7 +78,7 @@ VLLM_MAX_UTIL = 0.95
 BLOCK = 16                    # vLLM KV block size (tokens)
 # llama.cpp architectures whose GGUF carries a sliding window it honours (llama_kv_cache_iswa); Mistral-7B-v0.1
 # converts to plain `llama`, so llama.cpp and Ollama give its layers a full cache
-LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "cohere2", "llama4", "gpt_oss",
+LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "cohere2", "llama4", "gpt_oss",
                       "gpt-oss", "exaone4", "starcoder2")
 CTX_STEP = 256                # contexts we suggest are multiples of this (llama.cpp pads its cache to 256)
 MIN_CTX = 256
@@ -145,25 +145,23 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
              max_batched: int = 2048, swa_full: bool = False) -> dict:
     """Bytes the runtime allocates for `parallel` sequences of `ctx` tokens."""
     bpe = KV_BYTES[kv]
-    e = spec.kv_elems_per_token_layer()
-    n_full = spec.layer_kinds.count(FULL)
-    n_swa = spec.layer_kinds.count(SLIDING)
+    by_kind = spec.kv_elems_by_kind()
     win = spec.sliding_window or ctx
     if runtime == "vllm":
         per_seq = math.ceil(ctx / BLOCK) * BLOCK
-        full_cells = per_seq * parallel
-        swa_cells = min(per_seq, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK) * parallel
+        swa_seq = min(per_seq, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK)
     else:
-        # llama.cpp: one cache of -c cells shared by -np slots, padded to 256; SWA layers keep
-        # n_swa x n_seq + n_ubatch cells (llama_kv_cache_iswa) unless --swa-full
-        full_cells = _pad(ctx * parallel, CTX_STEP)
-        honoured = spec.arch in LLAMACPP_SWA_ARCHS
-        swa_cells = full_cells if (swa_full or not honoured) else min(full_cells, _pad(win * parallel + ubatch, CTX_STEP))
-    full = n_full * e * full_cells * bpe
-    swa = n_swa * e * swa_cells * bpe
+        # llama.cpp: -c cells split into one stream per -np slot, padded to 256; a sliding-window layer keeps
+        # n_swa + n_ubatch cells per slot (llama_kv_cache_iswa) unless --swa-full or the arch has no SWA there
+        per_seq = _pad(ctx, CTX_STEP)
+        honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full
+        swa_seq = min(per_seq, _pad(win + ubatch, CTX_STEP)) if honoured else per_seq
+    full = by_kind[FULL] * per_seq * parallel * bpe
+    swa = by_kind[SLIDING] * swa_seq * parallel * bpe
     state = spec.recurrent_state_per_seq * parallel
-    return {"per_token": int(spec.attn_layers * e * bpe), "full_layers": int(full), "sliding_layers": int(swa),
-            "recurrent_state": int(state), "total": int(full + swa + state), "cells": full_cells}
+    return {"per_token": int((by_kind[FULL] + by_kind[SLIDING]) * bpe), "full_layers": int(full),
+            "sliding_layers": int(swa), "recurrent_state": int(state), "total": int(full + swa + state),
+            "cells": per_seq * parallel}
 
 
 def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16") -> int:

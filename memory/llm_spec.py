@@ -50,6 +50,7 @@ class LLMSpec:
     dtype: str = "bf16"            # weight dtype the file or config names
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
+    layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
     notes: list = field(default_factory=list)
 
     @property
@@ -69,6 +70,15 @@ class LLMSpec:
         if self.mla:
             return self.kv_lora_rank + self.qk_rope_head_dim
         return self.n_kv_heads * (self.head_dim_k + self.head_dim_v)
+
+    def kv_elems_by_kind(self) -> dict:
+        """{layer kind: K+V elements one token adds across all layers of that kind}."""
+        per = self.layer_kv_elems or [self.kv_elems_per_token_layer()] * self.n_layers
+        out = {FULL: 0, SLIDING: 0}
+        for kind, e in zip(self.layer_kinds, per):
+            if kind in out:
+                out[kind] += e
+        return out
 
     def summary(self) -> dict:
         kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA) if k in self.layer_kinds}
@@ -509,6 +519,8 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
         raise UserError(f"{name}: attention.head_count is zero")
     hd_k = int(g("attention.key_length") or d // Hmax)
     hd_v = int(g("attention.value_length") or hd_k)
+    hd_k_swa = int(g("attention.key_length_swa") or hd_k)
+    hd_v_swa = int(g("attention.value_length_swa") or hd_v)
     window = g("attention.sliding_window")
     kinds = []
     swa_pattern = g("attention.sliding_window_pattern")
@@ -519,12 +531,13 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
             kinds.append(SLIDING if swa_pattern[i] else FULL)
         elif window and arch in ("gemma2",):
             kinds.append(SLIDING if i % 2 == 0 else FULL)
-        elif window and arch in ("gemma3", "gemma3n"):
+        elif window and arch in ("gemma3", "gemma3n", "gemma4"):
             kinds.append(FULL if (i + 1) % 6 == 0 else SLIDING)
         elif window and arch in ("starcoder2", "cohere2"):
             kinds.append(SLIDING)
         else:
             kinds.append(FULL)
+    per_layer = [int(kv[i]) * ((hd_k_swa + hd_v_swa) if kinds[i] == SLIDING else (hd_k + hd_v)) for i in range(L)]
     kv_nonzero = [int(x) for x in kv if int(x)]
     vocab = meta.get("tokenizer.ggml.tokens")
     V = len(vocab) if isinstance(vocab, list) else int(meta.get("tokenizer.ggml.vocab_len") or g("vocab_size") or 0)
@@ -534,10 +547,13 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
                    n_kv_heads=max(kv_nonzero) if kv_nonzero else 0, head_dim_k=hd_k, head_dim_v=hd_v,
                    vocab=V, intermediate=ff, max_ctx=int(g("context_length") or 0) or None,
                    sliding_window=int(window) if window and SLIDING in kinds else None)
+    if len(set(e for e, k in zip(per_layer, kinds) if k in (FULL, SLIDING))) > 1:
+        spec.layer_kv_elems = per_layer
     if g("attention.kv_lora_rank"):
         spec.kv_lora_rank = int(g("attention.kv_lora_rank"))
         spec.qk_rope_head_dim = int(g("rope.dimension_count") or 64)
         spec.n_kv_heads = 1
+        spec.layer_kv_elems = None
     spec.n_experts = int(g("expert_count") or 0)
     spec.n_experts_per_tok = int(g("expert_used_count") or 0)
     spec.moe_intermediate = int(g("expert_feed_forward_length") or 0)

@@ -597,3 +597,39 @@ def test_no_vram_gives_sizes_without_verdict(capsys):
     capsys.readouterr()
     r = llm.plan(spec("Gemma-2-9B"), runtime="ollama", ctx=8192)
     assert r["fits"] is None and r["max_ctx"] is None and r["flags"]
+
+
+def _gemma4_12b_meta():
+    # gemma-4-12B GGUF metadata as llama.cpp's loader prints it: 48 blocks, head_count_kv per layer
+    # [8, 8, 8, 8, 8, 1, ...] (five sliding layers of 8 heads x 256, then a global layer of 1 head x 512)
+    return {"general.architecture": "gemma4", "gemma4.block_count": 48, "gemma4.embedding_length": 3840,
+            "gemma4.attention.head_count": 16, "gemma4.attention.head_count_kv": [8, 8, 8, 8, 8, 1] * 8,
+            "gemma4.attention.key_length": 512, "gemma4.attention.value_length": 512,
+            "gemma4.attention.key_length_swa": 256, "gemma4.attention.value_length_swa": 256,
+            "gemma4.attention.sliding_window": 1024, "gemma4.context_length": 131072,
+            "tokenizer.ggml.vocab_len": 262144}
+
+
+def test_llama_cpp_iswa_cache_per_layer_geometry_and_q8_blocks():
+    # llama.cpp logs quoted in a public project's notes (gemma-4-12B, `-c 16384 -fa on -ctk q8_0 -ctv q8_0`):
+    #   llama_kv_cache_iswa: creating non-SWA KV cache, size = 16384 cells
+    #   llama_kv_cache: size =  136.00 MiB ( 16384 cells,   8 layers,  1/1 seqs), K (q8_0):   68.00 MiB, V (q8_0):   68.00 MiB
+    #   llama_kv_cache_iswa: creating     SWA KV cache, size = 1536 cells
+    #   llama_kv_cache: size =  255.00 MiB ( 1536 cells,  40 layers,  1/1 seqs), K (q8_0):  127.50 MiB, V (q8_0):  127.50 MiB
+    s = llm_spec.from_gguf_metadata(_gemma4_12b_meta(), None, name="gemma-4-12B.gguf")
+    assert s.layer_kinds.count("full") == 8 and s.layer_kinds.count("sliding") == 40
+    kv = llm.kv_cache(s, 16384, 1, "q8_0", "llama.cpp")
+    assert kv["full_layers"] == 136 * MiB and kv["sliding_layers"] == 255 * MiB
+
+
+def test_llama_cpp_cells_are_per_slot():
+    # same notes, `-c 8192 -np 2` at f16: each slot is its own stream of 4096 cells, and each keeps 1536 SWA cells
+    #   llama_kv_cache: size =  128.00 MiB ( 4096 cells,  8 layers, 2/2 seqs), K (f16): 64.00 MiB, V (f16): 64.00 MiB
+    #   llama_kv_cache: size =  960.00 MiB ( 1536 cells, 40 layers, 2/2 seqs), K (f16): 480.00 MiB, V (f16): 480.00 MiB
+    s = llm_spec.from_gguf_metadata(_gemma4_12b_meta(), None, name="gemma-4-12B.gguf")
+    kv = llm.kv_cache(s, 4096, 2, "f16", "llama.cpp")
+    assert kv["full_layers"] == 128 * MiB and kv["sliding_layers"] == 960 * MiB
+    s = llm_spec.from_gguf_metadata(_gemma4_12b_meta(), {"token_embd.weight": (1 << 30, "Q8_0", 1 << 30),
+                                                         "blk.0.attn_q.weight": (12 << 30, "Q8_0", 12 << 30)})
+    r = llm.plan(s, runtime="llama.cpp", ctx=4096, parallel=2, vram=24 * GiB)
+    assert r["fits"] and [f["text"] for f in r["flags"]][:3] == ["-c 8192", "-np 2", "-ngl 99"]
