@@ -331,11 +331,14 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     else:
         s_max = s
     choice = _choose(spec, runtime, ctx, parallel, kv, w_bytes, vram, s, s_max, cap)
-    for k in KV_LADDER[runtime]:  # with the settings the answer uses (utilization, eager, GPU layers)
-        s_k = choice[2] if choice is not None else s_max
+    for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
+        s_k = dict(choice[2] if choice is not None else s_max, ngl=None)
         if runtime != "vllm" and KV_BYTES[k] < 2:
             s_k = dict(s_k, flash=True)
-        out["max_ctx_by_kv_dtype"][k] = _max_ctx(spec, runtime, parallel, k, w_bytes, vram, s_k, cap)
+        best = _max_ctx(spec, runtime, parallel, k, w_bytes, vram, s_k, cap)
+        if not best and choice is not None and runtime != "vllm" and choice[2]["ngl"] is not None:
+            best = _max_ctx(spec, runtime, parallel, k, w_bytes, vram, dict(s_k, ngl=choice[2]["ngl"]), cap)
+        out["max_ctx_by_kv_dtype"][k] = best
     if choice is None:
         out["fits"] = False
         out["max_ctx"] = 0
