@@ -7,7 +7,9 @@ import { api } from "../../scripts/api.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
 const SETTING = "GPUGarden.AutoUnloadTextEncoders";
-const IDLE_TEXT = "Runs after encoding, before the sampler. What left the device, measured, shows here.";
+const LINE_HEIGHT = 15;
+const MAX_HEIGHT = 260;
+const IDLE_TEXT = "Runs after encoding, before the sampler: the memory it frees, measured, shows here.";
 
 function line(text, cls) {
   const div = document.createElement("div");
@@ -27,6 +29,13 @@ function render(el, report) {
   head.style.color = report.freed_bytes > 0 ? "var(--p-green-400, #4ade80)" : "inherit";
   el.append(head);
   for (const text of (report.lines || []).slice(1)) el.append(line(text));
+}
+
+// Lines long enough to wrap at the node's width take two rows.
+function wrapped(el) {
+  let extra = 0;
+  for (const child of el.children) extra += child.textContent.length > 52 ? 1 : 0;
+  return extra;
 }
 
 function followUser() {
@@ -76,7 +85,9 @@ app.registerExtension({
         background: "var(--comfy-input-bg, rgba(0,0,0,.25))", color: "var(--input-text, #ddd)",
       });
       const widget = this.addDOMWidget("gg_unload_report", "gg_unload_report", el, {
-        serialize: false, hideOnZoom: false, getMinHeight: () => 64, getMaxHeight: () => 220,
+        serialize: false, hideOnZoom: false,
+        getMinHeight: () => Math.min(MAX_HEIGHT, 14 + LINE_HEIGHT * Math.max(2, el.childElementCount + wrapped(el))),
+        getMaxHeight: () => MAX_HEIGHT,
       });
       widget.serialize = false;
       this.__ggUnloadReport = el;
@@ -90,7 +101,8 @@ app.registerExtension({
       const report = output?.gpu_garden_unload?.[0];
       if (report && this.__ggUnloadReport) {
         render(this.__ggUnloadReport, report);
-        this.setSize?.([Math.max(this.size[0], 360), this.computeSize?.()[1] ?? this.size[1]]);
+        const height = this.computeSize?.()[1];
+        if (height) this.setSize([Math.max(this.size[0], 360), Math.max(this.size[1], height)]);
         this.setDirtyCanvas?.(true, true);
       }
     };

@@ -1,0 +1,93 @@
+"""The Unload Text Encoders node shows its measured report on its face in real Chromium, in the classic
+canvas and in Nodes 2.0 (Vue) mode; the report widget never serializes."""
+import json
+import uuid
+
+import pytest
+
+from support.comfy_host import sd15_prompt
+from web.conftest import open_comfy
+
+NODE = "GPUGardenUnloadTextEncoders"
+SETTING = "GPUGarden.AutoUnloadTextEncoders"
+
+
+def workflow() -> dict:
+    p = sd15_prompt("a garden " + uuid.uuid4().hex[:8], seed=21)
+    p["20"] = {"class_type": NODE, "inputs": {"positive": ["6", 0], "negative": ["7", 0], "clip": ["4", 1],
+                                              "mode": "offload"}}
+    p["3"]["inputs"].update(positive=["20", 0], negative=["20", 1])
+    return p
+
+
+def run_and_wait_for_report(page):
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())
+    page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")
+    page.wait_for_function(
+        f"""() => {{
+            const n = window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)});
+            const el = n && n.__ggUnloadReport;
+            return el && el.querySelector('.gg-unload-summary') && el.isConnected;
+        }}""", timeout=240000)
+    return page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
+
+
+def wait_idle(comfy_host, timeout=240):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        q = comfy_host.get("/queue")
+        if not q["queue_running"] and not q["queue_pending"]:
+            return
+        time.sleep(0.5)
+    raise TimeoutError("queue did not drain")
+
+
+def show_node(page, node_id):
+    page.evaluate("""(id) => {
+        const c = window.app.canvas, n = window.app.graph.getNodeById(id);
+        c.ds.scale = 1.1;
+        c.ds.offset[0] = -n.pos[0] + 420; c.ds.offset[1] = -n.pos[1] + 180;
+        c.setDirty(true, true);
+    }""", node_id)
+    page.wait_for_timeout(600)
+
+
+def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
+    page, console = comfy_page
+    assert page.evaluate(f"() => window.app.extensionManager.setting.get({json.dumps(SETTING)})") is False
+    node_id = run_and_wait_for_report(page)
+    text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggUnloadReport.innerText", node_id)
+    assert "Freed" in text and "SD1ClipModel left the device" in text
+
+    # Display-only: the widget is not in the saved workflow nor in the prompt sent to the server.
+    saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => n.id === id).widgets_values", node_id)
+    assert saved == ["offload"]
+    prompt = page.evaluate("async () => (await window.app.graphToPrompt()).output")
+    ours = next(v for v in prompt.values() if v["class_type"] == NODE)
+    assert set(ours["inputs"]) == {"positive", "negative", "clip", "mode"}
+
+    wait_idle(comfy_host)
+    show_node(page, node_id)
+    page.screenshot(path=str(output_dir / "unload_node.png"))
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+def test_report_on_node_face_vue_nodes(browser, comfy_host, output_dir):
+    page, console = open_comfy(browser, comfy_host, vue_nodes=True)
+    try:
+        node_id = run_and_wait_for_report(page)
+        report = page.locator("[data-testid='gg-unload-report']").first
+        report.wait_for(state="visible", timeout=30000)
+        assert "left the device" in report.inner_text()
+        wait_idle(comfy_host)
+        show_node(page, node_id)
+        box = report.bounding_box()
+        page.screenshot(path=str(output_dir / "unload_node_vue.png"),
+                        clip={"x": max(0, box["x"] - 60), "y": max(0, box["y"] - 160),
+                              "width": box["width"] + 120, "height": box["height"] + 200})
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
