@@ -190,13 +190,16 @@ def test_vllm_startup_free_memory_lowers_utilization():
 
 
 def test_llama_cpp_kv_self_size_qwen25_7b():
-    # JamePeng/llama-cpp-python#1 (28 layers, n_embd_k_gqa = 512, 2048 cells):
+    # JamePeng/llama-cpp-python#1: an F16 GGUF of a Qwen2.5-7B-architecture model (DeepSeek-R1 distill tokens),
+    # 28 layers with n_embd_k_gqa = 512; the context is llama-cpp-python's default 2048 (implied by the sizes):
+    #   print_info: file size   = 14.19 GiB (16.00 BPW)
     #   llama_kv_cache_init:      CUDA0 KV buffer size =   112.00 MiB
     #   llama_init_from_model: KV self size  =  112.00 MiB, K (f16):   56.00 MiB, V (f16):   56.00 MiB
     #   llama_init_from_model:      CUDA0 compute buffer size =   304.xx MiB
     s = spec("Qwen2.5-7B")
+    assert gib2(llm.weights(s, "f16")[0]) == 14.19
     kv = llm.kv_cache(s, 2048, 1, "f16", "llama.cpp")
-    assert kv["total"] == 112 * MiB
+    assert kv["total"] == 112 * MiB and kv["total"] // 2 == 56 * MiB
     assert llm.llamacpp_compute(s, 2048, 512, flash=False) // MiB == 304
 
 
