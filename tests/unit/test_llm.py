@@ -636,3 +636,16 @@ def test_llama_cpp_cells_are_per_slot():
                                                          "blk.0.attn_q.weight": (12 << 30, "Q8_0", 12 << 30)})
     r = llm.plan(s, runtime="llama.cpp", ctx=4096, parallel=2, vram=24 * GiB)
     assert r["fits"] and [f["text"] for f in r["flags"]][:3] == ["-c 8192", "-np 2", "-ngl 99"]
+
+
+def test_cli_without_vram_uses_this_machines_first_gpu(monkeypatch, capsys):
+    probe = pytest.importorskip("gpu_garden.memory.probe")
+    fake = {"devices": [{"index": 0, "name": "CPU (host RAM)", "backend": "cpu", "total": 64 * GiB},
+                        {"index": 0, "name": "NVIDIA GeForce RTX 4090", "backend": "cuda", "total": 24 * GiB}]}
+    monkeypatch.setattr(probe, "snapshot", lambda *a, **k: fake)
+    assert cli.main(["kv", "--model", "Llama-3-8B", "--ctx", "8192", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["vram"] == 24 * GiB and out["fits"] is True
+    monkeypatch.setattr(probe, "snapshot", lambda *a, **k: {"devices": [fake["devices"][0]]})
+    assert cli.main(["kv", "--model", "Llama-3-8B", "--ctx", "8192", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fits"] is None
