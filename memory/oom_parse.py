@@ -52,7 +52,7 @@ def size(text: str | None) -> int | None:
 _TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
     + r"\. (?:GPU|Device) (?P<gpu>\d+) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r" of which " + SZ.replace("(", "(?P<free>", 1) + r" is free\.(?P<rest>.*)")
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?\.(?P<rest>.*)")
 _PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
 _SELF = re.compile(r"this process has " + SZ + r" memory in use")
 _ALLOWED = re.compile(SZ + r" allowed;")
@@ -64,6 +64,9 @@ _TORCH_OLD = re.compile(
     r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + _SZ + r") \((?:GPU|device) (?P<gpu>\d+); (?P<total>" + _SZ
     + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<free>" + _SZ + r") free; (?:(?P<allowed>" + _SZ
     + r") allowed; )?(?P<reserved>" + _SZ + r") (?P<what>reserved in total by PyTorch|cached)\)")
+# intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
+_XPU_OLD = re.compile(r"XPU out of memory\. Tried to allocate (?P<req>" + _SZ + r") \(GPU (?P<gpu>\d+); (?P<total>" + _SZ
+                      + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<reserved>" + _SZ + r") reserved in total by PyTorch\)")
 _TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp
 _ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
@@ -104,7 +107,7 @@ _VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\
 # llama.cpp / ggml
 _GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
 _GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
-_GGML_BUFFER = re.compile(r"failed to allocate (\S+?) buffer of size (\d+)")
+_GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")
 _GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
 _GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
 _GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
@@ -130,7 +133,9 @@ def _torch_new(line):
     if not m:
         return None
     rest = m.group("rest")
-    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "free": size(m.group("free"))}
+    nums = {"requested": size(m.group("req")), "total": size(m.group("total"))}
+    if m.group("free"):
+        nums["free"] = size(m.group("free"))
     procs = [(int(p), size(s)) for p, s in _PROC.findall(rest)]
     me = _SELF.search(rest)
     if me:
@@ -147,13 +152,13 @@ def _torch_new(line):
             nums["private_pools"] = size(o.group(2))
         nums["reserved_unallocated"] = size(o.group(3))
         nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
-    if procs and not me and "reserved" in nums:
-        # In a container NVML reports this process under its host pid, without the "this process" fragment:
-        # the one entry that covers what PyTorch reserved is us.
-        mine = [s for _, s in procs if s >= nums["reserved"]]
-        if len(procs) == 1 and mine:
-            nums["this_process"] = mine[0]
-            del nums["other_processes"]
+    if len(procs) == 1 and not me:
+        # In a container NVML reports this process under its host pid, without the "this process" fragment.
+        # This process always holds memory (its CUDA context at least), so a lone entry is us.
+        nums["this_process"] = procs[0][1]
+        del nums["other_processes"]
+    if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
+        del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
     form = "2.1" if "capacty" in line else "current"
     return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
@@ -176,6 +181,17 @@ def _torch_old(line):
         nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
     kind = "torch.cuda" if m.group("dev") == "CUDA" else "torch.hip"
     return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
+            "numbers": nums, "runtime": "pytorch", "complete": True}
+
+
+def _xpu_old(line):
+    m = _XPU_OLD.search(line)
+    if not m:
+        return None
+    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
+            "reserved": size(m.group("reserved"))}
+    nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
+    return {"kind": "torch.xpu", "form": "ipex", "device_kind": "xpu", "device_index": int(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": True}
 
 
@@ -301,13 +317,14 @@ def _ollama_runner(line):
 
 
 RECOGNISERS = [
-    _torch_new, _torch_old, _async, _async_cut, _mps,
+    _torch_new, _torch_old, _xpu_old, _async, _async_cut, _mps,
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}),
     _vllm_v1,
     _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
             lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
     _simple(_VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
     _vllm_startup,
+    _ollama_runner,
     _simple(_VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
     _simple(_GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
@@ -325,7 +342,6 @@ RECOGNISERS = [
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
     _simple(_OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
     _simple(_OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
-    _ollama_runner,
     _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui"),
     _simple(_COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
@@ -381,12 +397,14 @@ FACTS = [
     ("prompt_done", re.compile(r"Prompt executed in")),
     ("got_prompt", re.compile(r"\bgot prompt\b")),
     ("exception_block", re.compile(r"!!! Exception during processing !!!")),
+    ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*")),
     ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)")),
     ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
                         r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
     ("frame", re.compile(r'File "([^"]+)", line \d+, in (\S+)')),
     ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
     ("progress", re.compile(r"\b\d{1,3}%\|")),
+    ("decode_phase", re.compile(r"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")),
     # vLLM (vllm/v1/worker/gpu_worker.py, kv_cache_utils.py)
     ("vllm_kv_mem", re.compile(r"Available KV cache memory: (-?[\d.]+) GiB")),
     ("vllm_kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
@@ -400,6 +418,7 @@ FACTS = [
     ("ggml_kv_buf", re.compile(r"(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_compute_buf", re.compile(r"(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_n_ctx", re.compile(r"\bn_ctx\s*=\s*(\d+)")),
+    ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \((.*?)\) (?:\(.*?\) )?- (\d+) MiB free")),
     ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:")),
@@ -416,7 +435,8 @@ FACTS = [
 TRIGGER_WORDS = [
     "out of memory", "Tried to allocate", "would exceed allowed memory", "Currently allocated", "Requested  ", "Requested :",
     "Device limit", "Free (according to CUDA)", "PyTorch limit", "MPS backend", "not enough memory", "can't allocate memory",
-    "ALLOC_FAILED", "Allocation on device", "Error occurred when executing", "Node Type", "Exception in node", "NOT_ENOUGH_WORKSPACE", "valid cuDNN algorithm", "INTERNAL ASSERT FAILED", "OutOfMemoryError", "cudaErrorMemoryAllocation",
+    "ALLOC_FAILED", "Allocation on device", "Error occurred when executing", "Node Type", "Exception in node", "ComfyUI Error Report", "llama-server ", "llama-cli ", " -ub ",
+    "--ubatch-size", "NOT_ENOUGH_WORKSPACE", "valid cuDNN algorithm", "INTERNAL ASSERT FAILED", "OutOfMemoryError", "cudaErrorMemoryAllocation",
     "hipErrorOutOfMemory", "Got an OOM", "ran out of memory", "Ran out of memory", "VRAM Allocation failed", "Fault failed",
     "VRAM reservation failed", "cache blocks", "max seq len", "KV cache is needed", "on startup is less than", "Error in memory profiling",
     "Malloc failed", "failed to allocate", "unable to allocate", "Device memory allocation", "ErrorOutOfDeviceMemory",
@@ -425,9 +445,10 @@ TRIGGER_WORDS = [
     "Device: ", "Total VRAM", "pytorch version", "Platform:", "vram state", "Requested to load", "MB usable", "dynamic VRAM",
     "Prompt executed", "got prompt", "Exception during processing", "--disable-", "--cuda-malloc", "--lowvram", "--novram",
     "--highvram", "--gpu-only", "--reserve-vram", "--cache-none", "expandable_segments", "Traceback (most recent", "retrying without", "backend:cudaMallocAsync",
-    '", line ', "%|", "KV cache", "Model loading took", "model weights took", "Loading model weights", "reserved for KV Cache", "free memory on device", "gpu_memory_utilization", "max_model_len", "max_seq_len",
+    '", line ', "%|", "VAE", "Vae", "decoding", "decode_first_stage", "KV cache", "Model loading took", "model weights took", "Loading model weights", "reserved for KV Cache", "free memory on device", "gpu_memory_utilization", "max_model_len", "max_seq_len",
     "buffer size", "n_ctx", "offloaded", "using device", "OLLAMA_", "rocm", "ROCm", "Windows", "WSL", "macOS", "Darwin",
 ]
+FACTS_GGML_ARGS = re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")
 TRIGGER_RE = re.compile("|".join(re.escape(w) for w in TRIGGER_WORDS).encode())
 
 

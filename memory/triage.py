@@ -111,6 +111,9 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
     return out
 
 
+_GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
+
+
 # --- scanning -------------------------------------------------------------------------------------
 
 class Incident:
@@ -144,7 +147,7 @@ class Scan:
                       "total_vram": None, "rocm": False, "dynamic_vram": False, "vllm": False, "ggml": False, "ollama": False,
                       "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None,
                       "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
-                      "ollama_env": {}, "comfy": False}
+                      "ollama_env": {}, "comfy": False, "ggml_args": {}}
         self.incidents = collections.deque(maxlen=MAX_EVENTS)
         self.n_incidents = 0
         self.cur = None
@@ -321,6 +324,8 @@ class Scan:
             elif name == "progress_done":
                 self.progress_done = True
                 self.phase = ("done", self.phase[1] if self.phase else None)
+            elif name == "decode_phase":
+                self.phase = ("decode", None)
             elif name == "progress":
                 if not self.phase or self.phase[0] == "load":
                     self.phase = ("progress", self.phase[1] if self.phase else None)
@@ -351,6 +356,11 @@ class Scan:
                 if "KV" not in text and "compute" not in text and "output" not in text:
                     f["ggml_bufs"]["model:" + m.group(1)] = P.size(m.group(2) + " MiB")
                     self.ggml_phase = "model"
+            elif name == "ggml_args":
+                for flag, val in P.FACTS_GGML_ARGS.findall(text):
+                    f["ggml_args"][_GGML_FLAG.get(flag, flag.lstrip("-"))] = int(val)
+            elif name == "comfy_report":
+                f["comfy"] = True
             elif name == "ggml_n_ctx":
                 f["ggml_n_ctx"] = int(m.group(1))
             elif name == "ggml_offloaded":
@@ -519,13 +529,18 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
 
     # numbers from the allocator message
     if k in ("torch.cuda", "torch.hip", "torch.xpu") and "total" in n:
-        req, total, free = n.get("requested") or 0, n["total"], n.get("free") or 0
+        req, total = n.get("requested") or 0, n["total"]
+        free = n["free"] if n.get("free") is not None else max(0, total - (n.get("reserved") or 0))
         ru = n.get("reserved_unallocated")
         reserved = n.get("reserved")
         allocated = n.get("allocated")
         short = max(req - free, 0)
-        if ru is not None and req and ru >= req and ru >= 64 * MiB:
-            sc.add("fragmentation", 3.2 if ru >= 0.02 * total else 2.0,
+        if _impossible(sc, req, total, free, n.get("allowed")):
+            pass
+        elif ru is not None and req and ru >= req and ru >= 64 * MiB:
+            # the cached slack would have served the request had it been in one piece; when the slack is a
+            # sliver of the card, the card is simply full and fragmentation only decided which request failed
+            sc.add("fragmentation", 3.2 if ru >= 0.02 * total else 1.4,
                    f"{_b(ru)} reserved by PyTorch but unallocated >= the {_b(req)} requested: the cache has room, but not in one piece")
         elif ru is not None and req and ru >= 0.5 * req and ru >= 256 * MiB and ru >= 0.08 * total:
             sc.add("fragmentation", 1.4, f"{_b(ru)} reserved but unallocated, {ru / total:.0%} of the card")
@@ -556,7 +571,9 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
             sc.add("activations", 1.5, f"{_b(req)} requested with {_b(free)} free of {_b(total)}")
     elif k == "torch.cuda_async":
         req, lim, free, alloc = n.get("requested") or 0, n.get("device_limit"), n.get("free") or 0, n.get("allocated") or 0
-        if lim:
+        if lim and _impossible(sc, req, lim, free, n.get("limit") if (n.get("limit") or 0) < lim else None):
+            pass
+        elif lim:
             others = lim - free - alloc
             if others >= max(2 * GiB, 0.15 * lim):
                 sc.add("other-process", 2.6, f"{_b(others)} of the {_b(lim)} card is used outside PyTorch's allocations (other programs, or this process's CUDA context)")
@@ -627,6 +644,21 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
     return sc.ranked()
 
 
+def _impossible(sc, req, total, free, allowed) -> bool:
+    """Numbers no real shortage produces: the driver or the platform refused, not the memory."""
+    if allowed:
+        return False
+    if free > total * 1.01:
+        sc.add("other", 3.5, f"{_b(free)} free on a {_b(total)} card: the driver reports impossible numbers")
+    elif req > 8 * total:
+        sc.add("other", 3.5, f"a single {_b(req)} request on a {_b(total)} card: a size no workload asks for; a driver or build bug")
+    elif req and free >= 4 * req and free >= 2 * GiB:
+        sc.add("other", 3.5, f"the allocation of {_b(req)} failed with {_b(free)} free: the driver or platform refused it, not a lack of memory")
+    else:
+        return False
+    return True
+
+
 def _ggml(sc, scan, inc, n):
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
@@ -651,8 +683,13 @@ def _ggml(sc, scan, inc, n):
         sc.add("weights-exceed-vram", 2.4, "device allocation failed while loading the model")
     elif "ollama.insufficient" in kinds:
         sc.add("weights-exceed-vram", 2.0, "Ollama's estimate: the model's allocations do not fit")
-    if bufname and any(w in bufname for w in (" CPU buffer", "CUDA_Host", "CPU_Mapped")):
-        sc.add("host-ram", 3.5, bufname[:160])
+    ub = f["ggml_args"].get("ub")
+    if ub and ub >= 4096 and not any(k in kinds for k in ("ggml.kv_cache", "ggml.model_load")):
+        sc.add("activations", 2.6, f"-ub {ub}: a micro-batch of {ub} tokens makes the compute buffer several GiB")
+    host = bufname if any(w in bufname for w in (" CPU buffer", "CUDA_Host", "CPU_Mapped")) else \
+        next((t for t in inc.texts + inc.inner if "cpu_buffer_type_alloc_buffer" in t or "ggml_aligned_malloc" in t), "")
+    if host:
+        sc.add("host-ram", 3.5, "host (CPU) buffer allocation failed: " + host[:160])
     if n.get("requested"):
         sc.add(max(sc.s, key=sc.s.get) if sc.s else "weights-exceed-vram", 0.1, f"failed allocation: {_b(n['requested'])}")
     if not sc.s:
@@ -693,7 +730,9 @@ def _phase(sc, scan, inc, ctx, w):
         tiled = next(e for e in inc.events if e["kind"] == "comfy.vae_tiled_fallback")
         sc.add("vae-decode", 3.6 * w, "ComfyUI: " + tiled["text"][:140])
     # ComfyUI's own log: the last "Requested to load X" and whether sampling had started since
-    if comfy and inc.phase and not cat and inner in (None, "weights-exceed-vram", "activations"):
+    if inc.phase and inc.phase[0] == "decode" and not cat and inner in (None, "activations"):
+        sc.add("vae-decode", 2.6 * w, "the log shows a VAE decode running when it failed")
+    elif comfy and inc.phase and not cat and inner in (None, "weights-exceed-vram", "activations"):
         state, model = inc.phase
         mc = model_category(model) if model else None
         if state == "load" and mc in ("text-encoder", "vae-decode"):
