@@ -1,0 +1,159 @@
+"""The VRAM Budget node's live bar, the canvas meter and its settings, in real Chromium against a real
+ComfyUI (--cpu, so the one device is host RAM)."""
+import pytest
+from support.comfy_host import sd15_prompt
+
+from web.conftest import open_comfy
+
+ADD_NODE = """([x, y]) => {
+  const ds = app.canvas.ds;
+  const at = (cx, cy) => [cx / ds.scale - ds.offset[0], cy / ds.scale - ds.offset[1]];
+  const node = LiteGraph.createNode("GPUGardenVRAMBudget");
+  node.pos = at(x, y);
+  app.graph.add(node);
+  app.canvas.setDirty(true, true);
+  return node.id;
+}"""
+
+# A clean graph: Load Checkpoint -> VRAM Budget (MODEL passes through), for the screenshots.
+WIRED_GRAPH = """() => {
+  app.graph.clear();
+  const ds = app.canvas.ds;
+  ds.offset = [0, 0]; ds.scale = 1;
+  const ckpt = LiteGraph.createNode("CheckpointLoaderSimple");
+  ckpt.pos = [120, 180];
+  app.graph.add(ckpt);
+  const node = LiteGraph.createNode("GPUGardenVRAMBudget");
+  node.pos = [480, 180];
+  app.graph.add(node);
+  ckpt.connect(0, node, 0);
+  app.canvas.setDirty(true, true);
+  return node.id;
+}"""
+
+NODE_BOX = """(id) => {
+  const el = document.querySelector(`[data-node-id="${id}"]`);
+  if (el) { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }
+  const n = app.graph.getNodeById(id), ds = app.canvas.ds, c = app.canvasEl.getBoundingClientRect();
+  const th = LiteGraph.NODE_TITLE_HEIGHT;
+  return [(n.pos[0] + ds.offset[0]) * ds.scale + c.left, (n.pos[1] - th + ds.offset[1]) * ds.scale + c.top,
+          n.size[0] * ds.scale, (n.size[1] + th) * ds.scale];
+}"""
+
+
+@pytest.fixture(scope="module")
+def loaded_checkpoint(comfy_host):
+    """A run first, so ComfyUI holds the checkpoint and the bar has model segments to show."""
+    entry = comfy_host.run(sd15_prompt(seed=21))
+    assert entry["status"]["status_str"] == "success", entry["status"]
+
+
+def _open(browser, comfy_host, vue):
+    page, console = open_comfy(browser, comfy_host, vue_nodes=vue,
+                               settings={"GPUGarden.Meter.Enabled": True, "GPUGarden.Meter.IntervalMs": 1000,
+                                         "Comfy.Minimap.Visible": False})
+    page.wait_for_function("() => window.app.extensions.some(e => e.name === 'GPUGarden.Budget')", timeout=30000)
+    return page, console
+
+
+def _bar_state(page, sel):
+    return page.evaluate("""(sel) => {
+      const root = document.querySelector(sel);
+      const spans = [...root.querySelectorAll('.gg-bar > span')];
+      return {
+        kinds: spans.map(s => s.dataset.kind),
+        titles: spans.map(s => s.title),
+        widths: spans.map(s => parseFloat(s.style.width)),
+        live: root.querySelector('.gg-live')?.textContent,
+        text: root.textContent,
+        box: (() => { const r = root.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })(),
+      };
+    }""", sel)
+
+
+@pytest.mark.parametrize("vue", [False, True], ids=["classic", "nodes2"])
+def test_budget_node_shows_a_live_owner_split_bar(browser, comfy_host, loaded_checkpoint, output_dir, vue):
+    page, console = _open(browser, comfy_host, vue)
+    try:
+        node_id = page.evaluate(WIRED_GRAPH)
+        sel = "[data-testid=gpu-garden-budget]"
+        page.wait_for_selector(sel, state="visible", timeout=20000)
+        page.wait_for_function(f"() => document.querySelectorAll('{sel} .gg-bar > span').length >= 2", timeout=20000)
+        first = _bar_state(page, sel)
+        assert "free" in first["kinds"] and "model" in first["kinds"], first
+        model_titles = [t for k, t in zip(first["kinds"], first["titles"]) if k == "model"]
+        assert any("GiB" in t or "MiB" in t for t in model_titles), model_titles  # each model named on hover
+        assert sum(first["widths"]) == pytest.approx(100, abs=1.0)
+        assert "GiB free" in first["text"] and "RAM" in first["text"]
+        # live: the timestamp moves without a run
+        page.wait_for_function(f"(t) => document.querySelector('{sel} .gg-live').textContent !== t", arg=first["live"],
+                               timeout=10000)
+        # the widget is display only: nothing of it is saved in the workflow or sent in the prompt
+        values = page.evaluate(f"() => app.graph.getNodeById({node_id}).serialize().widgets_values || []")
+        assert values == [] or all(v in ("", None) for v in values), values
+        prompt = page.evaluate("async () => (await app.graphToPrompt()).output")
+        assert set(prompt[str(node_id)]["inputs"]) == {"value"}, prompt[str(node_id)]  # the link, no widget value
+        page.wait_for_timeout(400)  # width transitions settle
+        x, y, w, h = page.evaluate(NODE_BOX, node_id)
+        assert w > 300 and h > 100
+        name = "budget_node_vue.png" if vue else "budget_node.png"
+        page.screenshot(path=str(output_dir / name), clip={"x": 80, "y": y - 40, "width": x + w + 40 - 80, "height": h + 80})
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
+
+
+def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_checkpoint):
+    page, console = _open(browser, comfy_host, False)
+    try:
+        node_id = page.evaluate(ADD_NODE, [700, 300])
+        page.wait_for_selector("[data-testid=gpu-garden-budget]", state="visible", timeout=20000)
+        page.evaluate("() => app.queuePrompt(0, 1)")
+        page.wait_for_function(
+            f"() => (document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded')?.textContent || '').startsWith('at run')",
+            timeout=120000)
+        text = page.evaluate("() => document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded').textContent")
+        assert "GiB free" in text and "RAM" in text
+        assert page.evaluate(f"() => !!app.graph.getNodeById({node_id})")
+    finally:
+        page.context.close()
+
+
+def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_checkpoint, output_dir):
+    page, console = _open(browser, comfy_host, False)
+    sel = "[data-testid=gpu-garden-meter]"
+    try:
+        page.wait_for_selector(sel, state="visible", timeout=20000)
+        stamp = page.get_attribute(sel, "data-sampled-at")
+        page.wait_for_function(f"(s) => document.querySelector('{sel}').dataset.sampledAt !== s", arg=stamp, timeout=10000)
+        text = page.text_content(sel)
+        assert "RAM" in text and "GiB free" in text
+        box = page.locator(sel).bounding_box()
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(output_dir / "budget_meter.png"),
+                        clip={"x": max(0, box["x"] - 220), "y": box["y"] - 90, "width": box["width"] + 440, "height": box["height"] + 110})
+
+        # click: the sidebar tab with the full breakdown
+        page.click(sel)
+        page.wait_for_selector(".gg-side .gg-bar", state="visible", timeout=10000)
+        assert "GPU memory, by owner" in page.text_content(".gg-side")
+        page.screenshot(path=str(output_dir / "budget_sidebar.png"), clip={"x": 0, "y": 0, "width": 700, "height": 520})
+
+        # off and on again
+        page.evaluate("() => app.extensionManager.setting.set('GPUGarden.Meter.Enabled', false)")
+        page.wait_for_selector(sel, state="hidden", timeout=5000)
+        page.evaluate("() => app.extensionManager.setting.set('GPUGarden.Meter.Enabled', true)")
+        page.wait_for_selector(sel, state="visible", timeout=5000)
+
+        # refresh interval: applied on the page and sent to the server
+        page.evaluate("() => app.extensionManager.setting.set('GPUGarden.Meter.IntervalMs', 250)")
+        page.wait_for_function("() => window.__gpuGarden.budget.intervalMs === 250", timeout=5000)
+        n0 = page.evaluate("() => window.__gpuGarden.budget.received")
+        page.wait_for_timeout(2500)
+        n1 = page.evaluate("() => window.__gpuGarden.budget.received")
+        assert n1 - n0 >= 4, (n0, n1)  # about 10 at 250 ms, 2-3 at the 1 s default
+        assert console.from_pack() == [], console.from_pack()
+        assert console.unexpected() == [], console.unexpected()
+    finally:
+        page.evaluate("() => app.extensionManager.setting.set('GPUGarden.Meter.IntervalMs', 1000)")
+        page.context.close()

@@ -1,0 +1,185 @@
+// GPU Garden shared display helpers: byte formatting and the owner-split stacked memory bar.
+// Pure DOM, no ComfyUI imports, so any feature can `import { ... } from "./lib/format.js"`.
+// (ComfyUI imports every .js under web/ as an extension too; this module only defines things.)
+
+export const GiB = 1024 ** 3;
+export const MiB = 1024 ** 2;
+
+/** 12.3 GiB / 512 MiB / "—" for null (not measured). */
+export function fmtBytes(n, digits = 1) {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—";
+  const a = Math.abs(n);
+  if (a >= GiB) return `${(n / GiB).toFixed(digits)} GiB`;
+  if (a >= MiB) return `${Math.round(n / MiB)} MiB`;
+  if (a >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} B`;
+}
+
+/** Bare GiB number for dense rows: "12.34". */
+export function fmtGiB(n, digits = 2) {
+  if (n === null || n === undefined || !Number.isFinite(n)) return "—";
+  return (n / GiB).toFixed(digits);
+}
+
+export function fmtTime(epochSeconds) {
+  if (!epochSeconds) return "—";
+  return new Date(epochSeconds * 1000).toLocaleTimeString([], { hour12: false });
+}
+
+// Segment colours; free memory takes its colour from how little of it is left.
+export const COLORS = {
+  models: ["#4f8cff", "#7aa7ff", "#3a6fd8", "#9dbdff", "#2f5cb8"],
+  torch_other: "#a371f7",
+  reserved_unallocated: "#d2a8ff",
+  this_process_other: "#2bb3a3",
+  other_processes: "#8b949e",
+  unattributed: "#57606a",
+};
+export const LEVEL_COLORS = { ok: "#3fb950", warn: "#d29922", low: "#f85149", unknown: "#6e7681" };
+
+/** ok / warn / low by the share (and amount) of memory still free. */
+export function freeLevel(dev) {
+  if (!dev || dev.total == null || dev.free == null || dev.total <= 0) return "unknown";
+  const share = dev.free / dev.total;
+  if (share < 0.1 || dev.free < 512 * MiB) return "low";
+  if (share < 0.25) return "warn";
+  return "ok";
+}
+
+export function deviceLabel(dev) {
+  if (dev.backend === "cpu") return "RAM";
+  const kind = { cuda: "GPU", rocm: "GPU", mps: "GPU", xpu: "XPU" }[dev.backend] || dev.backend.toUpperCase();
+  return `${kind} ${dev.index}`;
+}
+
+/** The bar's parts in drawing order, bytes each; numbers the backend cannot measure are left out. */
+export function segments(dev) {
+  const out = [];
+  const models = dev.models || [];
+  let modelBytes = 0;
+  models.forEach((m, i) => {
+    modelBytes += m.bytes || 0;
+    const partial = m.partial ? " (partially loaded)" : "";
+    out.push({ key: `model:${i}`, kind: "model", label: m.name, bytes: m.bytes || 0,
+      color: COLORS.models[i % COLORS.models.length], title: `${m.name}: ${fmtBytes(m.bytes, 2)}${partial}` });
+  });
+  const add = (key, label, bytes, hint) => {
+    if (bytes == null) return;
+    out.push({ key, kind: key, label, bytes: Math.max(0, bytes), color: COLORS[key],
+      title: `${label}: ${fmtBytes(Math.max(0, bytes), 2)}${hint ? ` (${hint})` : ""}` });
+  };
+  if (dev.torch_allocated != null) add("torch_other", "other PyTorch memory", dev.torch_allocated - modelBytes,
+    "tensors outside the loaded models: activations, latents, caches");
+  add("reserved_unallocated", "reserved, unallocated", dev.reserved_unallocated,
+    "held by PyTorch's caching allocator, not in use");
+  add("this_process_other", dev.backend === "cpu" ? "this process (rest)" : "this process, outside PyTorch",
+    dev.this_process_other, dev.backend === "cpu" ? "resident memory outside the models" : "CUDA context, cuBLAS/cuDNN workspaces");
+  add("other_processes", "other processes", dev.other_processes);
+  if (dev.total != null && dev.free != null) {
+    const used = dev.total - dev.free;
+    const counted = out.reduce((s, p) => s + p.bytes, 0);
+    const rest = used - counted;
+    if (rest > dev.total * 0.005) {
+      add("unattributed", "used, owner not measured", rest, "driver reserve, or owners this backend cannot tell apart");
+    }
+    const level = freeLevel(dev);
+    out.push({ key: "free", kind: "free", label: "free", bytes: Math.max(0, dev.free), color: LEVEL_COLORS[level],
+      title: `free: ${fmtBytes(dev.free, 2)} of ${fmtBytes(dev.total, 2)}` });
+  }
+  return out;
+}
+
+const STYLE_ID = "gpu-garden-format-css";
+const CSS = `
+.gg-bar{position:relative;display:flex;width:100%;height:14px;border-radius:4px;overflow:hidden;
+  background:rgba(127,127,127,.18);box-shadow:inset 0 0 0 1px rgba(127,127,127,.25)}
+.gg-bar>span{height:100%;min-width:0;transition:width .35s ease,background-color .35s ease;flex:none}
+.gg-bar>span+span{box-shadow:inset 1px 0 0 rgba(0,0,0,.35)}
+.gg-bar>span[data-kind=free]{opacity:.32}
+.gg-bar>span[data-kind=unattributed]{background-image:repeating-linear-gradient(135deg,rgba(255,255,255,.12) 0 3px,transparent 3px 6px)}
+.gg-bar>span[data-kind=reserved_unallocated]{background-image:repeating-linear-gradient(135deg,rgba(0,0,0,.18) 0 3px,transparent 3px 6px)}
+.gg-legend{display:flex;flex-wrap:wrap;gap:2px 10px;margin-top:4px;font-size:10.5px;line-height:14px;opacity:.9}
+.gg-legend>span{white-space:nowrap;display:inline-flex;align-items:center;gap:4px}
+.gg-legend i{display:inline-block;width:8px;height:8px;border-radius:2px;flex:none}
+.gg-legend b{font-weight:600;font-variant-numeric:tabular-nums}
+`;
+
+export function ensureStyles(extraId, extraCss) {
+  if (!document.getElementById(STYLE_ID)) {
+    const s = document.createElement("style");
+    s.id = STYLE_ID;
+    s.textContent = CSS;
+    document.head.append(s);
+  }
+  if (extraId && !document.getElementById(extraId)) {
+    const s = document.createElement("style");
+    s.id = extraId;
+    s.textContent = extraCss;
+    document.head.append(s);
+  }
+}
+
+/** A stacked bar element; call .update(dev) on each snapshot (reuses its children, no rebuild). */
+export function createBar({ legend = true } = {}) {
+  ensureStyles();
+  const root = document.createElement("div");
+  const bar = document.createElement("div");
+  bar.className = "gg-bar";
+  bar.setAttribute("role", "img");
+  root.append(bar);
+  let leg = null;
+  if (legend) {
+    leg = document.createElement("div");
+    leg.className = "gg-legend";
+    root.append(leg);
+  }
+  const parts = new Map();
+  root.update = (dev) => {
+    const segs = segments(dev);
+    const sum = segs.reduce((s, p) => s + p.bytes, 0);
+    const scale = Math.max(dev.total || 0, sum) || 1;
+    const seen = new Set();
+    segs.forEach((p, i) => {
+      seen.add(p.key);
+      let el = parts.get(p.key);
+      if (!el) {
+        el = document.createElement("span");
+        el.dataset.kind = p.kind;
+        parts.set(p.key, el);
+      }
+      if (bar.children[i] !== el) bar.insertBefore(el, bar.children[i] || null);
+      el.dataset.label = p.label;
+      el.title = p.title;
+      el.style.width = `${(100 * p.bytes) / scale}%`;
+      el.style.backgroundColor = p.color;
+    });
+    for (const [key, el] of parts) {
+      if (!seen.has(key)) {
+        el.remove();
+        parts.delete(key);
+      }
+    }
+    bar.setAttribute("aria-label", segs.map((p) => p.title).join("; "));
+    if (leg) {
+      const items = [];
+      const modelBytes = segs.filter((p) => p.kind === "model").reduce((s, p) => s + p.bytes, 0);
+      const nModels = segs.filter((p) => p.kind === "model").length;
+      if (nModels) items.push([COLORS.models[0], nModels === 1 ? "model" : `${nModels} models`, modelBytes, segs.find((p) => p.kind === "model").title]);
+      for (const p of segs) {
+        if (p.kind === "model" || (p.kind !== "free" && p.bytes < (dev.total || 0) * 0.002)) continue;
+        items.push([p.color, p.label, p.bytes, p.title]);
+      }
+      leg.replaceChildren(...items.map(([color, label, bytes, title]) => {
+        const s = document.createElement("span");
+        s.title = title;
+        const i = document.createElement("i");
+        i.style.backgroundColor = color;
+        const b = document.createElement("b");
+        b.textContent = fmtGiB(bytes);
+        s.append(i, document.createTextNode(label + " "), b);
+        return s;
+      }));
+    }
+  };
+  return root;
+}
