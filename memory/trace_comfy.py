@@ -59,6 +59,8 @@ def import_comfy(comfyui_dir):
             comfy.options.enable_args_parsing()
             import comfy.cli_args  # noqa: F401  parses the argv above
             import comfy.model_management  # noqa: F401
+            import comfy.model_detection  # noqa: F401
+            import comfy.sd  # noqa: F401
         except ImportError as exc:
             raise UserError(f"cannot import ComfyUI from {d}: {exc} (run with ComfyUI's Python)") from exc
         finally:
