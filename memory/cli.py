@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("kv", help="LLM memory: weights + KV cache + runtime overhead, and the flags that fit")
     src = s.add_mutually_exclusive_group(required=True)
-    src.add_argument("--config", metavar="FILE", help="Hugging Face config.json (or its folder: exact weights from the safetensors beside it)")
+    src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
     src.add_argument("--model", metavar="NAME", help="a built-in model name or Hugging Face repo id (see --model list)")
     s.add_argument("--ctx", type=int, help="context per sequence in tokens (default: the model's for vLLM, 4096 for llama.cpp/Ollama)")

@@ -1,6 +1,7 @@
 """LLM memory calculator: hand-computed KV sizes for real configs and the numbers vLLM, llama.cpp and
 Ollama print in public logs (threads named beside each test; log lines re-typed, numbers exact)."""
 import json
+import math
 import struct
 
 import pytest
@@ -649,3 +650,51 @@ def test_cli_without_vram_uses_this_machines_first_gpu(monkeypatch, capsys):
     monkeypatch.setattr(probe, "snapshot", lambda *a, **k: {"devices": [fake["devices"][0]]})
     assert cli.main(["kv", "--model", "Llama-3-8B", "--ctx", "8192", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["fits"] is None
+
+
+def _llama_table(L=32, d=4096, kv=1024, ff=14336, V=128256, dtype="BF16"):
+    t = {"model.embed_tokens.weight": (dtype, (V, d)), "lm_head.weight": (dtype, (V, d)), "model.norm.weight": (dtype, (d,))}
+    for i in range(L):
+        p = f"model.layers.{i}."
+        t.update({p + "self_attn.q_proj.weight": (dtype, (d, d)), p + "self_attn.k_proj.weight": (dtype, (kv, d)),
+                  p + "self_attn.v_proj.weight": (dtype, (kv, d)), p + "self_attn.o_proj.weight": (dtype, (d, d)),
+                  p + "mlp.gate_proj.weight": (dtype, (ff, d)), p + "mlp.up_proj.weight": (dtype, (ff, d)),
+                  p + "mlp.down_proj.weight": (dtype, (d, ff)), p + "input_layernorm.weight": (dtype, (d,)),
+                  p + "post_attention_layernorm.weight": (dtype, (d,))})
+    return t
+
+
+def test_description_from_safetensors_headers_alone():
+    s = llm_spec.from_tensor_table(_llama_table(), name="Meta-Llama-3-8B")
+    assert (s.n_layers, s.attn_layers, s.n_kv_heads, s.head_dim_k, s.vocab) == (32, 32, 8, 128, 128256)
+    assert s.params == 8_030_261_248 and s.weights_bytes == 16_060_522_496 and not s.tied
+    assert llm.kv_cache(s, 1, 1, "f16", "vllm")["per_token"] == 128 * KiB
+    r = llm.plan(s, runtime="vllm", ctx=8192, vram=24 * GiB)
+    assert r["fits"] and r["weights_how"].startswith("exact")
+    # MLA: the latent width is kv_a_proj_with_mqa's output, kv_lora_rank its layernorm
+    mla = {"model.embed_tokens.weight": ("BF16", (129280, 7168)),
+           "model.layers.0.self_attn.kv_a_proj_with_mqa.weight": ("BF16", (576, 7168)),
+           "model.layers.0.self_attn.kv_a_layernorm.weight": ("BF16", (512,))}
+    m = llm_spec.from_tensor_table(mla)
+    assert m.mla and (m.kv_lora_rank, m.qk_rope_head_dim) == (512, 64)
+    with pytest.raises(UserError, match="config.json"):
+        llm_spec.from_tensor_table({"model.layers.0.self_attn.qkv_proj.weight": ("BF16", (9216, 3072)),
+                                    "model.embed_tokens.weight": ("BF16", (32064, 3072))})
+
+
+def test_cli_config_accepts_a_safetensors_file(tmp_path, capsys):
+    table = _llama_table(L=2, d=64, kv=16, ff=128, V=1000)
+    header, off = {}, 0
+    for name, (dt, shape) in table.items():
+        n = math.prod(shape) * 2
+        header[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [off, off + n]}
+        off += n
+    raw = json.dumps(header).encode()
+    path = tmp_path / "model.safetensors"
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + off)
+    assert cli.main(["kv", "--config", str(path), "--ctx", "1024", "--vram", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["weights"] == off and out["kv_per_token"] == 2 * 32 * 2
+    assert cli.main(["kv", "--config", str(tmp_path), "--ctx", "1024", "--json"]) == 0  # the folder, no config.json
