@@ -283,8 +283,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if parallel is None or parallel < 1 or parallel > 65536:
         raise UserError(f"--parallel must be 1..65536, got {parallel}")
     model_max = spec.max_ctx or 131072
-    if ctx is None:
-        ctx = model_max if runtime == "vllm" else 4096
+    if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
+        ctx = (spec.max_ctx or 8192) if runtime == "vllm" else 4096
     if ctx < 1 or ctx > 1 << 24:
         raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
     if vram is not None and not (256 * MiB <= vram <= 1 << 50):
