@@ -175,6 +175,12 @@ def _latent(node_ctx: dict) -> dict | None:
 
 
 # -- the report ---------------------------------------------------------------------------------
+def log_excerpt(exc_type: str, message: str) -> str:
+    """The failure as ComfyUI's own log prints it (execution.py), so triage knows the runtime is ComfyUI."""
+    return (f"!!! Exception during processing !!! {message}\nTraceback (most recent call last):\n"
+            f"{short_type_name(exc_type)}: {message}")
+
+
 def _triage_report(text: str, context: dict) -> dict | None:
     if _triage is None:
         return None
@@ -202,7 +208,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     context = {"node_type": class_type, "node_title": node["title"], "platform": _platform(), "backend": backend,
                "cuda_malloc_async": _cuda_malloc_async(backend), "snapshot": state.get("snapshot"),
                "loaded_models": state.get("loaded_models"), "latent": latent, "model_family": state.get("model_family")}
-    tri = _triage_report(f"{short_type_name(exc_type)}: {message}", context)
+    tri = _triage_report(log_excerpt(exc_type, message), context)
     event = (tri or {}).get("events", [None])[-1] if (tri or {}).get("events") else None
     event = event or {}
     causes = event.get("causes") or []

@@ -20,7 +20,7 @@ SAFE_SWAPS = {
     "VAEDecode": ("VAEDecodeTiled", {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}),
     "VAEEncode": ("VAEEncodeTiled", {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}),
 }
-SWAP_CAUSES = {"vae-decode", "activations"}
+SWAP_CAUSES = {"vae-decode"}
 
 
 def family_of(config_class_name: str | None) -> str | None:
@@ -137,16 +137,16 @@ def bar_numbers(event_numbers: dict | None, device: dict | None, device_kind: st
 
 
 def swap_actions(node: dict, cause: str | None, guide: dict | None) -> list[dict]:
-    """A one-click node swap, offered only where the mapping is safe and the diagnosis points at it."""
+    """A one-click node swap, offered only for the failing node's own type: the guide's swap_node action
+    when it names that type, else the built-in safe mapping when the diagnosis points at it."""
     ntype = node.get("type")
-    if ntype not in SAFE_SWAPS:
+    for a in (guide or {}).get("actions") or []:
+        if isinstance(a, dict) and a.get("kind") == "swap_node" and a.get("from") == ntype and a.get("to"):
+            return [{**a, "node_id": node.get("id"), "widgets": dict(a.get("widgets") or {})}]
+    if ntype not in SAFE_SWAPS or cause not in SWAP_CAUSES:
         return []
     to, widgets = SAFE_SWAPS[ntype]
-    guide_text = json.dumps(guide or {})
-    if cause not in SWAP_CAUSES and to not in guide_text and "Tiled" not in guide_text:
-        return []
-    return [{"kind": "swap_node", "node_id": node.get("id"), "from": ntype, "to": to, "widgets": dict(widgets),
-             "label": f"Use {to}"}]
+    return [{"kind": "swap_node", "node_id": node.get("id"), "from": ntype, "to": to, "widgets": dict(widgets)}]
 
 
 class ReportStore:

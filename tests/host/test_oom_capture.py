@@ -68,8 +68,9 @@ def assert_triaged_like_core(report):
     ctx = {"node_type": report["node"]["type"], "node_title": report["node"]["title"], **report["host"],
            "snapshot": report["snapshot"], "loaded_models": report["loaded_models"], "latent": report["latent"],
            "model_family": report["model_family"]}
-    text = f"{report['exception_type'].removeprefix('builtins.')}: {report['message']}"
-    expected = triage.triage_text(text, ctx)
+    from gpu_garden.nodes.oom_capture import log_excerpt
+
+    expected = triage.triage_text(log_excerpt(report["exception_type"], report["message"]), ctx)
     assert expected["found"], text
     assert report["cause"] == expected["cause"] and report["cause"] in CAUSES
     assert report["guide"] and report["guide"]["id"] == expected["events"][-1]["guide"]["id"]

@@ -1,0 +1,221 @@
+"""The OOM panel in real Chromium against the real --cpu ComfyUI, in both node render modes: a queued
+run that dies in GGTestRaiseOOM brings up the panel next to the failing node, beside the frontend's own
+error card; it copies commands, frees VRAM through /free, swaps VAE Decode for the tiled node and back,
+and never turns server text into markup."""
+import json
+
+import pytest
+
+from support.comfy_host import sd15_prompt
+from web.conftest import open_comfy
+
+XSS = "<img src=x onerror=window.__pwned=1>"
+MODES = [pytest.param(False, id="classic"), pytest.param(True, id="nodes2")]
+
+
+def oom_workflow(kind="cuda_caching", extra=""):
+    return {
+        "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}},
+        "10": {"class_type": "GGTestRaiseOOM", "inputs": {"samples": ["5", 0], "kind": kind, "extra": extra}},
+        "11": {"class_type": "SaveLatent", "inputs": {"samples": ["10", 0], "filename_prefix": "gg_oom/latent"}},
+    }
+
+
+# A report as nodes/oom_capture.py sends it, with a triage result modelled on the contract of
+# memory/triage.py, so the panel's own behaviour is tested whatever the core concludes.
+def vae_report(node_id="8"):
+    return {
+        "id": "synthetic", "version": 1, "timestamp": 1796030000.0, "prompt_id": "p-synthetic",
+        "node": {"id": node_id, "type": "VAEDecode", "title": "VAE Decode", "path": [{"id": node_id}]},
+        "exception_type": "torch.OutOfMemoryError",
+        "message": "CUDA out of memory. Tried to allocate 4.50 GiB. GPU 0 has a total capacity of 11.99 GiB of which "
+                   "1.20 GiB is free. " + XSS,
+        "cause": "vae-decode",
+        "causes": [{"id": "vae-decode", "confidence": 0.8, "evidence": ["VAEDecode asked for 4.50 GiB with 1.20 GiB free"]},
+                   {"id": "activations", "confidence": 0.15, "evidence": ["2048×2048 latent"]},
+                   {"id": "fragmentation", "confidence": 0.05, "evidence": ["0.40 GiB reserved but unallocated"]}],
+        "guide": {"id": "vae-decode-comfyui", "title": "Decode in tiles",
+                  "markdown": "## Why\nThe VAE decodes the **whole** image at once; *tiles* cap the peak.\n\n"
+                              "- Swap `VAE Decode` for VAE Decode (Tiled)\n- Or launch with:\n\n"
+                              "```bash\npython main.py --reserve-vram 1.0\n```\n\n"
+                              "See [the docs](https://docs.comfy.org/) and [bad](javascript:window.__pwned2=1).\n\n"
+                              "<script>window.__pwned3=1</script><img src=x onerror=window.__pwned4=1>",
+                  "commands": [{"label": "Launch flag", "text": "python main.py --reserve-vram 1.0"},
+                               {"label": "Allocator", "text": "PYTORCH_ALLOC_CONF=expandable_segments:True"}]},
+        "numbers": {"requested": 4831838208, "free": 1288490188, "reserved_unallocated": 429496729,
+                    "total": 12874416128, "source": {"requested": "log", "free": "log", "total": "log"}},
+        "actions": [{"kind": "swap_node", "node_id": node_id, "from": "VAEDecode", "to": "VAEDecodeTiled",
+                     "widgets": {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}}],
+        "latent": {"width": 2048, "height": 2048, "frames": 1, "batch": 1}, "model_family": "sdxl",
+        "loaded_models": [{"name": "SDXL (SDXL)", "bytes": 5135149760}], "captured": "before ComfyUI unloaded models",
+        "notes": [],
+    }
+
+
+@pytest.fixture(params=MODES)
+def page(request, browser, comfy_host):
+    pg, console = open_comfy(browser, comfy_host, vue_nodes=request.param)
+    pg.vue_nodes = request.param
+    yield pg
+    pg.context.close()
+    assert console.from_pack() == [], console.from_pack()
+
+
+def load_api(page, prompt):
+    """Load an API-format prompt, lay it out left to right and load that as a workflow, so the Nodes 2.0
+    layout (initialised when a graph loads, not when positions change later) has the same positions."""
+    page.evaluate("""async (wf) => { await app.loadApiJson(wf, 'oom.json');
+      let x = 40;
+      for (const id of Object.keys(wf)) { const n = (app.rootGraph ?? app.graph).getNodeById(id);
+        n.pos = [x, 120 + (id % 2) * 30]; x += n.size[0] + 70; }
+      await app.loadGraphData((app.rootGraph ?? app.graph).serialize(), false, false, 'oom');
+      app.canvas.setDirty(true, true); }""", prompt)
+    page.wait_for_timeout(300)
+
+
+JS_NODE_RECT = """(id) => {
+  const node = (app.rootGraph ?? app.graph).getNodeById(id);
+  if (window.LiteGraph.vueNodesMode) {
+    const r = document.querySelector(`.lg-node[data-node-id="${id}"]`).getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  }
+  const c = app.canvas.canvas.getBoundingClientRect(), ds = app.canvas.ds, th = LiteGraph.NODE_TITLE_HEIGHT;
+  const left = c.left + (node.pos[0] + ds.offset[0]) * ds.scale, top = c.top + (node.pos[1] - th + ds.offset[1]) * ds.scale;
+  return {left, right: left + node.size[0] * ds.scale, top, bottom: top + (node.size[1] + th) * ds.scale};
+}"""
+
+
+def frame_node(page, node_id, x=420, y=260):
+    """Pan so the node's top-left sits at client (x, y): a stable, readable view for checks and screenshots."""
+    page.evaluate("""([id, x, y]) => { const n = (app.rootGraph ?? app.graph).getNodeById(id), ds = app.canvas.ds;
+      const c = app.canvas.canvas.getBoundingClientRect();
+      ds.offset[0] = (x - c.left) / ds.scale - n.pos[0]; ds.offset[1] = (y - c.top) / ds.scale - n.pos[1];
+      app.canvas.setDirty(true, true); }""", [node_id, x, y])
+    page.wait_for_timeout(300)
+
+
+def panel_box(page):
+    return page.locator("[data-testid=gg-oom-panel]").bounding_box()
+
+
+def assert_beside(page, node_id):
+    node = page.evaluate(JS_NODE_RECT, node_id)
+    box = panel_box(page)
+    right_of = abs(box["x"] - (node["right"] + 14)) <= 2
+    left_of = abs(box["x"] + box["width"] - (node["left"] - 14)) <= 2
+    assert right_of or left_of, (node, box)
+    assert box["y"] < node["bottom"] and box["y"] + box["height"] > node["top"], (node, box)
+
+
+def test_queued_oom_shows_panel_next_to_failing_node(page, output_dir, comfy_host):
+    load_api(page, oom_workflow("cuda_caching", extra=" " + XSS))
+    frame_node(page, 10)
+    page.evaluate("() => { window.__errors = []; window.comfyAPI.api.api.addEventListener('execution_error', e => window.__errors.push(e.detail)); }")
+    page.evaluate("() => app.queuePrompt(0, 1)")
+    panel = page.locator("[data-testid=gg-oom-panel]")
+    panel.wait_for(state="visible", timeout=90000)
+    page.wait_for_function("() => window.__errors.length === 1", timeout=10000)  # the frontend's own error still came
+    dialog = page.locator(".p-dialog")
+    dialog.first.wait_for(state="visible", timeout=10000)  # ... and its own error card is shown, on top of ours
+    page.keyboard.press("Escape")
+    dialog.first.wait_for(state="hidden", timeout=10000)
+    page.wait_for_timeout(300)
+
+    assert page.locator("[data-testid=gg-oom-where]").inner_text().endswith("#10")
+    report = page.evaluate("() => window.__gpuGarden.oomPanel.report")
+    assert report["node"]["id"] == "10" and report["cause"]
+    assert page.locator("[data-testid=gg-oom-cause]").inner_text().strip()
+    assert report["guide"]["title"] in page.locator("[data-testid=gg-oom-guide]").inner_text()
+    assert page.locator("[data-testid=gg-oom-bar]").is_visible()
+    assert_beside(page, "10")
+    suffix = "_nodes2" if page.vue_nodes else ""
+    page.screenshot(path=str(output_dir / f"oom_panel{suffix}.png"))
+
+    # A copy button puts its command on the clipboard.
+    page.locator("[data-testid=gg-oom-guide] [data-testid=gg-oom-copy]").first.click()
+    page.wait_for_timeout(100)
+    assert page.evaluate("() => navigator.clipboard.readText()") == report["guide"]["commands"][0]["text"]
+
+    # Server text stays text: the payload is visible literally and never became an element.
+    msg = page.locator("[data-testid=gg-oom-message]")
+    assert XSS in msg.evaluate("e => e.textContent")
+    assert panel.locator("img").count() == 0
+    assert page.evaluate("() => window.__pwned") is None
+
+    # It follows the node when the canvas pans and zooms.
+    before = panel_box(page)
+    page.evaluate("() => { const ds = app.canvas.ds; ds.offset[0] -= 60; ds.offset[1] += 40; app.canvas.setDirty(true, true); }")
+    page.wait_for_timeout(250)
+    moved = panel_box(page)
+    assert moved["y"] != before["y"] or moved["x"] != before["x"]
+    assert_beside(page, "10")
+    page.evaluate("() => { const ds = app.canvas.ds; ds.changeScale(ds.scale * 0.8, [300, 300]); app.canvas.setDirty(true, true); }")
+    page.wait_for_timeout(250)
+    assert_beside(page, "10")
+
+
+    # Free VRAM calls ComfyUI's /free.
+    with page.expect_request(lambda r: r.url.endswith("/free") and r.method == "POST") as req:
+        page.locator("[data-testid=gg-oom-free]").click()
+    assert json.loads(req.value.post_data) == {"unload_models": True, "free_memory": True}
+    page.wait_for_function("() => document.querySelector('[data-testid=gg-oom-status]').textContent.includes('unloaded')")
+
+    # The stored history reopens it.
+    page.locator("[data-testid=gg-oom-close]").click()
+    assert panel.count() == 0
+    page.evaluate("() => app.extensionManager.command.execute('GPUGarden.OOM.ShowReports')")
+    items = page.locator("[data-testid=gg-oom-history-list] li")
+    items.first.wait_for(timeout=10000)
+    assert "#10" in items.first.inner_text()
+    items.first.click()
+    assert page.locator("[data-testid=gg-oom-where]").inner_text().endswith("#10")
+
+
+def test_guide_copy_swap_and_undo(page, output_dir):
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", vae_report("8"))
+    panel = page.locator("[data-testid=gg-oom-panel]")
+    panel.wait_for(state="visible")
+    page.wait_for_timeout(200)
+    assert_beside(page, "8")
+    assert "VAE decode" in page.locator("[data-testid=gg-oom-cause]").inner_text()
+    assert "Decode in tiles" in page.locator("[data-testid=gg-oom-guide]").inner_text()
+    assert page.locator("[data-testid=gg-oom-bar]").is_visible()
+    others = page.locator("[data-testid=gg-oom-other-causes]")
+    assert others.evaluate("e => e.open") is False and "(2)" in others.inner_text()
+
+    # Copy puts the command on the clipboard.
+    page.locator("[data-testid=gg-oom-guide] [data-testid=gg-oom-copy]").first.click()
+    page.wait_for_timeout(100)
+    assert page.evaluate("() => navigator.clipboard.readText()") == "python main.py --reserve-vram 1.0"
+
+    # The guide's markdown is rendered from a whitelist; HTML and javascript: links stay inert text.
+    page.locator("[data-testid=gg-oom-guide] summary").click()
+    md = page.locator(".gg-oom-md")
+    assert md.locator("h5").inner_text() == "Why" and md.locator("strong").inner_text() == "whole"
+    assert md.locator("pre code").inner_text().strip() == "python main.py --reserve-vram 1.0"
+    assert md.locator("a").count() == 1 and md.locator("a").get_attribute("href") == "https://docs.comfy.org/"
+    assert md.locator("script, img, iframe").count() == 0 and "<script>" in md.inner_text()
+    assert page.evaluate("() => [window.__pwned, window.__pwned2, window.__pwned3, window.__pwned4]") == [None] * 4
+    suffix = "_nodes2" if page.vue_nodes else ""
+    page.screenshot(path=str(output_dir / f"oom_panel_vae_swap{suffix}.png"))
+
+    # Apply swaps VAEDecode for VAEDecodeTiled in place, links kept; Undo restores it.
+    def node_state():
+        return page.evaluate("""() => { const g = app.rootGraph ?? app.graph, n = g.getNodeById(8);
+          const link = id => g.links.get ? g.links.get(id) : g.links[id];
+          return {type: n.type, ins: n.inputs.map(i => i.link != null ? [i.name, link(i.link).origin_id] : [i.name, null]),
+                  outs: n.outputs.flatMap(o => (o.links || []).map(l => link(l).target_id)),
+                  widgets: Object.fromEntries((n.widgets || []).map(w => [w.name, w.value]))}; }""")
+    original = node_state()
+    assert original["type"] == "VAEDecode"
+    page.locator("[data-testid=gg-oom-apply]").click()
+    swapped = node_state()
+    assert swapped["type"] == "VAEDecodeTiled"
+    assert {k: v for k, v in swapped["ins"] if v is not None} == {"samples": 3, "vae": 4} and swapped["outs"] == [9]
+    assert swapped["widgets"]["tile_size"] == 512 and swapped["widgets"]["overlap"] == 64
+    page.locator("[data-testid=gg-oom-undo]").click()
+    assert node_state() == original
+    # ... and the frontend's own undo history saw the swap.
+    assert page.evaluate("() => app.extensionManager.workflow.activeWorkflow.changeTracker.undoQueue.length") >= 1
