@@ -1,0 +1,165 @@
+"""OOM capture without a host: the report's plain-data pieces, and the three wrappers installed once and
+removed cleanly on stand-ins for ComfyUI's execution and model_management modules."""
+import asyncio
+import sys
+import types
+from enum import Enum
+
+import pytest
+
+from gpu_garden.nodes import oom_capture, oom_report
+
+
+# -- plain data -----------------------------------------------------------------------------------
+def test_node_info_resolves_subgraph_titles():
+    wf = {"nodes": [{"id": 12, "type": "sg-1", "title": "Hi-res pass"}],
+          "definitions": {"subgraphs": [{"id": "sg-1", "nodes": [{"id": 5, "type": "VAEDecode", "title": "Decode big"}]}]}}
+    info = oom_report.node_info("12:5", "VAEDecode", {"workflow": wf})
+    assert info["title"] == "Decode big" and [p["title"] for p in info["path"]] == ["Hi-res pass", "Decode big"]
+    assert oom_report.node_info("8", "VAEDecode", None, "VAE Decode")["title"] == "VAE Decode"
+    assert oom_report.node_info("8", "VAEDecode", {"workflow": "not a dict"})["title"] == "VAEDecode"
+
+
+def test_latent_sizes():
+    lat = oom_report.latent_from_samples([2, 4, 128, 96])
+    assert (lat["width"], lat["height"], lat["batch"], lat["frames"]) == (768, 1024, 2, 1)
+    assert oom_report.latent_from_samples([1, 16, 21, 60, 104])["frames"] == 21
+    assert oom_report.latent_from_samples([1, 48, 31, 44, 80])["width"] == 1280  # Wan 2.2 VAE: 16x
+    assert oom_report.latent_from_samples([3, 4]) is None
+    prompt = {"5": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 832, "height": 480, "length": 81, "batch_size": 1}},
+              "3": {"class_type": "KSampler", "inputs": {"latent_image": ["5", 0], "seed": 1}},
+              "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}}}
+    lat = oom_report.latent_from_prompt(prompt, "8")
+    assert (lat["width"], lat["height"], lat["frames"]) == (832, 480, 81) and lat["source"].endswith("#5")
+
+
+def test_bar_numbers_never_mix_a_cuda_message_with_host_ram():
+    cpu = {"backend": "cpu", "total": 32 << 30, "free": 20 << 30}
+    n = oom_report.bar_numbers({"requested": 1 << 30}, cpu, "cuda")
+    assert n["requested"] == 1 << 30 and n["total"] is None and n["free"] is None
+    gpu = {"backend": "cuda", "total": 8 << 30, "free": 1 << 29, "reserved_unallocated": 1 << 28}
+    n = oom_report.bar_numbers({"requested": 1 << 30, "free": 1 << 20}, gpu, "cuda")
+    assert n["free"] == 1 << 20 and n["source"]["free"] == "log"
+    assert n["total"] == 8 << 30 and n["source"]["total"] == "probe"
+
+
+def test_swap_actions_only_for_the_failing_type():
+    guide = {"actions": [{"kind": "swap_node", "from": "VAEDecode", "to": "VAEDecodeTiled", "widgets": {"tile_size": 512}}]}
+    (a,) = oom_report.swap_actions({"id": "8", "type": "VAEDecode"}, "activations", guide)
+    assert a["node_id"] == "8" and a["to"] == "VAEDecodeTiled" and a["widgets"] == {"tile_size": 512}
+    assert oom_report.swap_actions({"id": "3", "type": "KSampler"}, "vae-decode", guide) == []
+    (b,) = oom_report.swap_actions({"id": "8", "type": "VAEDecode"}, "vae-decode", None)
+    assert b["widgets"]["overlap"] == 64
+    assert oom_report.swap_actions({"id": "8", "type": "VAEDecode"}, "fragmentation", None) == []
+
+
+def test_fallback_recognises_oom_by_type_or_message(monkeypatch):
+    monkeypatch.setattr(oom_capture, "_triage", None)
+    OOM = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
+    assert oom_capture.is_oom(OOM("x"))
+    assert oom_capture.is_oom(RuntimeError("MPS backend out of memory (MPS allocated: 1 GB)"))
+    assert oom_capture.is_oom(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 4 bytes"))
+    assert not oom_capture.is_oom(RuntimeError("mat1 and mat2 shapes cannot be multiplied"))
+
+
+# -- the wrappers on stand-in modules ----------------------------------------------------------------
+class Result(Enum):
+    SUCCESS = 0
+    FAILURE = 1
+
+
+@pytest.fixture
+def fake_host(monkeypatch, tmp_path):
+    calls = {"unloaded": 0, "sent": [], "errors": 0}
+    mm = types.ModuleType("comfy.model_management")
+    mm.current_loaded_models = []
+
+    def unload_all_models():
+        calls["unloaded"] += 1
+    mm.unload_all_models = unload_all_models
+    comfy = types.ModuleType("comfy")
+    comfy.model_management = mm
+
+    execution = types.ModuleType("execution")
+
+    async def execute(server, dynprompt, caches, current_item, extra_data, executed, prompt_id, execution_list=None):
+        try:
+            raise dynprompt.exc
+        except Exception as ex:
+            if type(ex).__name__ == "OutOfMemoryError":
+                mm.unload_all_models()  # as execution.py does, inside its except block
+            return (Result.FAILURE, {"node_id": current_item}, ex)
+
+    class PromptExecutor:
+        def __init__(self, server):
+            self.server = server
+
+        def handle_execution_error(self, prompt_id, prompt, current_outputs, executed, error, ex):
+            calls["errors"] += 1
+            self.server.send_sync("execution_error", {"prompt_id": prompt_id}, self.server.client_id)
+
+    execution.execute, execution.PromptExecutor = execute, PromptExecutor
+    folder_paths = types.ModuleType("folder_paths")
+    folder_paths.get_user_directory = lambda: str(tmp_path)
+    for name, mod in (("comfy", comfy), ("comfy.model_management", mm), ("execution", execution),
+                      ("folder_paths", folder_paths)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    monkeypatch.setattr(oom_capture, "_store", None)
+    yield types.SimpleNamespace(mm=mm, execution=execution, calls=calls, originals=(execute, unload_all_models,
+                                                                                     PromptExecutor.handle_execution_error))
+    oom_capture.uninstall()
+
+
+class Server:
+    def __init__(self, calls, client_id):
+        self.calls, self.client_id = calls, client_id
+
+    def send_sync(self, event, data, sid):
+        self.calls["sent"].append((event, data, sid))
+
+
+def run_node(host, exc, client_id="browser-1"):
+    server = Server(host.calls, client_id)
+    prompt = {"10": {"class_type": "GGTestRaiseOOM", "inputs": {}}}
+    dyn = types.SimpleNamespace(exc=exc, original_prompt=prompt, get_node=lambda nid: prompt[nid])
+    result = asyncio.run(host.execution.execute(server, dyn, None, "10", {"client_id": client_id}, set(), "p-1"))
+    host.execution.PromptExecutor(server).handle_execution_error("p-1", prompt, [], set(), result[1], result[2])
+    return result
+
+
+def test_installs_once_and_uninstalls_cleanly(fake_host):
+    oom_capture.install()
+    oom_capture.install()
+    assert fake_host.execution.execute.__wrapped__ is fake_host.originals[0]
+    assert fake_host.mm.unload_all_models.__wrapped__ is fake_host.originals[1]
+    oom_capture.uninstall()
+    assert fake_host.execution.execute is fake_host.originals[0]
+    assert fake_host.mm.unload_all_models is fake_host.originals[1]
+    assert fake_host.execution.PromptExecutor.handle_execution_error is fake_host.originals[2]
+
+
+def test_oom_is_captured_before_unload_and_sent_after_execution_error(fake_host):
+    oom_capture.install()
+    OOM = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
+    status, _, _ = run_node(fake_host, OOM("CUDA out of memory. Tried to allocate 1.50 GiB."))
+    assert status is Result.FAILURE and fake_host.calls["unloaded"] == 1  # ComfyUI's cleanup still ran
+    events = [e for e, _, _ in fake_host.calls["sent"]]
+    assert events == ["execution_error", "gpu_garden.oom"]
+    _, report, sid = fake_host.calls["sent"][1]
+    assert sid == "browser-1" and report["captured"] == "before ComfyUI unloaded models"
+    assert report["node"]["id"] == "10" and report["exception_type"] == "torch.OutOfMemoryError"
+    assert oom_capture.store().read()[0]["id"] == report["id"]
+
+
+def test_no_client_means_no_event_but_a_stored_report(fake_host):
+    oom_capture.install()
+    run_node(fake_host, RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 8 bytes"), None)
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error"]
+    assert oom_capture.store().read()[0]["captured"] == "at failure"
+
+
+def test_non_oom_error_is_left_alone(fake_host):
+    oom_capture.install()
+    run_node(fake_host, ValueError("mat1 and mat2 shapes cannot be multiplied"))
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error"] and fake_host.calls["errors"] == 1
+    assert oom_capture.store().read() == []
