@@ -78,6 +78,23 @@ def _classify_whole(table: dict) -> dict:
     return {"role": "diffusion_model", "kind": None, "table": table}
 
 
+def split_by_head(table: dict, role: str) -> list[dict]:
+    """A loaded multi-encoder CLIP (keys "clip_l.transformer...", "t5xxl.transformer...") as one component
+    per encoder; anything that does not split cleanly stays one component."""
+    groups = {}
+    for k, v in table.items():
+        head, _, rest = k.partition(".")
+        groups.setdefault(head, {})[rest] = v
+    out = []
+    for head, sub in groups.items():
+        kind = text_encoder_kind(sub) if role == "text_encoder" else vae_kind(sub)
+        if kind is None and len(groups) > 1 and table_bytes(sub) > (1 << 20):
+            return [{"role": role, "kind": text_encoder_kind(table) if role == "text_encoder" else vae_kind(table),
+                     "table": table, "source": ""}]
+        out.append({"role": role, "kind": kind or head, "table": sub, "source": head})
+    return out
+
+
 # -- text encoders -------------------------------------------------------------------------------
 
 def _shape(table, key):
@@ -111,7 +128,8 @@ def text_encoder_kind(t: dict) -> str | None:
             return "umt5" if umt5 else "t5"
     if "enc.blk.0.attn_q.weight" in t:  # llama.cpp-style T5 GGUF
         return "t5-xxl"
-    for p in ("", "model.", "transformer.", "model.language_model.", "language_model.model."):
+    for p in ("", "model.", "transformer.", "transformer.model.", "model.language_model.", "language_model.model.",
+              "transformer.model.language_model."):
         emb = _shape(t, p + "embed_tokens.weight")
         if emb and any(k.startswith(p + "layers.0.") for k in t):
             return _llm_kind(t, emb[0], p)

@@ -1,0 +1,216 @@
+"""Footprint Estimate: per-phase peak memory of this workflow's models at this latent size, judged against
+the live budget, shown on the node's face (web/estimate.js); passes the latent through, and can stop the
+run before sampling when the estimate does not fit.
+
+It reads what ComfyUI has loaded (real parameter dtypes and shapes, the latent's real shape) instead of
+re-reading files; the numbers come from memory/estimate.py. ComfyUI's own `memory_required` for the same
+latent is shown beside ours, labelled."""
+import logging
+
+from comfy_api.latest import io
+
+from ..memory import estimate as est_core
+from ..memory import families
+from ..memory.headers import torch_dtype_name
+from ..memory.units import GiB, fmt_bytes
+
+log = logging.getLogger("gpu_garden")
+
+CATEGORY = "GPU Garden"
+Budget = io.Custom("GPU_GARDEN_BUDGET")
+CFG_MODES = ("auto", "on", "off")
+ON_OVER = ("warn", "stop")
+
+
+class FootprintDoesNotFit(Exception):
+    """Raised by the node in "stop" mode; its message is what the user reads in ComfyUI's error dialog."""
+
+
+# -- loaded objects -> tensor tables ------------------------------------------------------------------
+def table_of(module) -> dict:
+    """{name: (dtype, shape)} of a module's state dict as loaded: ComfyUI-GGUF tensors report their
+    quantization type and logical shape; everything else its torch dtype."""
+    out = {}
+    for name, t in module.state_dict().items():
+        qtype = getattr(t, "tensor_type", None)
+        qshape = getattr(t, "tensor_shape", None)
+        if qtype is not None and qshape is not None and getattr(qtype, "name", None):
+            out[name] = (qtype.name, tuple(int(d) for d in qshape))
+        else:
+            out[name] = (torch_dtype_name(t.dtype), tuple(int(d) for d in t.shape))
+    return out
+
+
+def _itemsize(dtype, default=2) -> int:
+    try:
+        return int(dtype.itemsize)
+    except Exception:
+        return default
+
+
+def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
+    """(components, policy) from MODEL / CLIP / VAE objects."""
+    base = model.model
+    comps = [{"table": table_of(base.diffusion_model), "role": "diffusion_model", "source": model_title(model)}]
+    cast = getattr(base, "manual_cast_dtype", None)
+    dtype = cast or (base.get_dtype() if hasattr(base, "get_dtype") else None)
+    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype)}
+    if clip is not None:
+        cond = getattr(clip, "cond_stage_model", None)
+        if cond is not None:
+            for c in families.split_by_head(table_of(cond), "text_encoder"):
+                c["source"] = f"CLIP {c['source']}".strip()
+                comps.append(c)
+    if vae is not None:
+        fsm = getattr(vae, "first_stage_model", None)
+        if fsm is not None:
+            comps.append({"table": table_of(fsm), "role": "vae", "source": "VAE"})
+            policy["vae_bytes"] = _itemsize(getattr(vae, "vae_dtype", None))
+    return comps, policy
+
+
+def model_title(model) -> str:
+    cfg = getattr(model.model, "model_config", None)
+    return f"MODEL ({type(cfg).__name__})" if cfg is not None else "MODEL"
+
+
+def latent_size(samples_shape, family: str) -> tuple[int, int, int, int]:
+    """(width, height, frames, batch) in pixels from a latent tensor's shape."""
+    spec = est_core.FAMILY.get(family, est_core.FAMILY["unknown"])
+    s, t = spec["s"], spec["t"]
+    shape = list(samples_shape)
+    batch, h, w = shape[0], shape[-2], shape[-1]
+    frames = ((shape[2] - 1) * t + 1) if len(shape) == 5 and t else 1
+    return w * s, h * s, frames, batch
+
+
+def empty_latent(model, family, width, height, frames, batch):
+    import torch
+
+    spec = est_core.FAMILY.get(family, est_core.FAMILY["unknown"])
+    ch = getattr(getattr(model.model, "latent_format", None), "latent_channels", spec["ch"])
+    s, t = spec["s"], spec["t"]
+    shape = [batch, ch, (frames - 1) // t + 1, height // s, width // s] if t else [batch, ch, height // s, width // s]
+    return {"samples": torch.zeros(shape)}
+
+
+def comfy_memory_required(model, latent_shape, b_eff):
+    """ComfyUI's own heuristic for this latent, as its sampler asks for it (batch x2 with CFG)."""
+    try:
+        shape = [b_eff] + list(latent_shape[1:])
+        return int(model.model.memory_required(shape))
+    except Exception as exc:
+        log.debug("[GPU Garden] memory_required failed: %s", exc)
+        return None
+
+
+def live_budget(budget, vram_gb):
+    if vram_gb and vram_gb > 0:
+        return int(vram_gb * GiB), f"{vram_gb:g} GiB (set on the node)"
+    snap = budget
+    if snap is None:
+        try:
+            from .budget_routes import current_snapshot
+
+            snap = current_snapshot()
+        except Exception:
+            try:
+                from ..memory import probe
+
+                snap = probe.snapshot()
+            except Exception as exc:
+                return None, f"no budget: device probe failed ({type(exc).__name__})"
+    b, label = est_core.budget_from_snapshot(snap if isinstance(snap, dict) else {})
+    return b, label if b else "no budget (no GPU found)"
+
+
+def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
+    pub = est_core.public(est)
+    keep = ("family", "variant", "family_name", "unknown", "width", "height", "frames", "batch", "cfg", "latent", "phases",
+            "breakdown", "fixed", "peak", "peak_phase", "comfyui_memory_required", "comfyui_factor", "assumptions",
+            "verdict", "budget", "headroom", "min_vram_gb", "weights", "all_resident")
+    out = {k: pub.get(k) for k in keep}
+    out["components"] = [{k: c[k] for k in ("source", "role", "kind", "bytes", "resident", "dtypes")} for c in pub["components"]]
+    out["knobs"] = pub["knobs"][:5]
+    out["budget_source"] = budget_label
+    out["comfyui_total"] = comfy_total
+    out["summary"] = summary(est, budget_label)
+    return out
+
+
+def summary(est: dict, budget_label: str = "") -> str:
+    peak = f"peak {fmt_bytes(est['peak'])} ({est['peak_phase'].replace('_', ' ')})"
+    if est["budget"]:
+        return f"{est['verdict'].upper()}: {peak} of {fmt_bytes(est['budget'])}"
+    return f"{peak}; {budget_label or 'no budget'}"
+
+
+def stop_message(est: dict) -> str:
+    knobs = "; ".join(f"{k['label']} (-{fmt_bytes(k['saving'])})" for k in est["knobs"][:3])
+    return (f"GPU Garden Footprint Estimate stopped the run before sampling: {est['family_name']} at "
+            f"{est['width']}x{est['height']}" + (f"x{est['frames']}" if est["frames"] > 1 else "")
+            + f" needs about {fmt_bytes(est['peak'])} at its peak ({est['peak_phase'].replace('_', ' ')}), "
+            f"the budget is {fmt_bytes(est['budget'])}. " + (f"What would fit: {knobs}. " if knobs else "")
+            + "Set 'when it does not fit' to warn to run anyway.")
+
+
+class GPUGardenFootprintEstimate(io.ComfyNode):
+    @classmethod
+    def define_schema(cls):
+        return io.Schema(
+            node_id="GPUGardenFootprintEstimate",
+            display_name="Footprint Estimate",
+            category=CATEGORY,
+            description=("Estimates the peak GPU memory of text encoding, sampling and VAE decode for these models at "
+                         "this latent size, from the loaded weights, and judges it against the budget. Passes the "
+                         "latent through: put it between the latent and the sampler."),
+            inputs=[
+                io.Model.Input("model"),
+                io.Latent.Input("latent", optional=True,
+                                tooltip="passed through; without it, an empty latent of width x height x frames x batch is made"),
+                io.Clip.Input("clip", optional=True, tooltip="adds the text-encode phase"),
+                io.Vae.Input("vae", optional=True, tooltip="the decoder's real weights; without it the family's usual VAE is assumed"),
+                Budget.Input("budget", optional=True, tooltip="from the VRAM Budget node; without it, this machine's compute device now"),
+                io.Int.Input("width", default=1024, min=64, max=16384, step=8, tooltip="used when no latent is connected"),
+                io.Int.Input("height", default=1024, min=64, max=16384, step=8, tooltip="used when no latent is connected"),
+                io.Int.Input("frames", default=1, min=1, max=10000, tooltip="video models; used when no latent is connected"),
+                io.Int.Input("batch", default=1, min=1, max=4096, tooltip="used when no latent is connected"),
+                io.Combo.Input("cfg", options=list(CFG_MODES), default="auto",
+                               tooltip="on: the sampler batches cond and uncond (x2). auto: as the family's usual workflow "
+                                       "(FLUX.1 and HunyuanVideo run at cfg 1)"),
+                io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,
+                               tooltip="judge against this many GiB instead (plan for another card); 0: the budget input or this machine"),
+                io.Combo.Input("when_it_does_not_fit", options=list(ON_OVER), default="warn",
+                               tooltip="stop: end the run here with the estimate and what would fit, before anything is sampled"),
+            ],
+            outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
+            is_output_node=True,
+        )
+
+    @classmethod
+    def execute(cls, model, latent=None, clip=None, vae=None, budget=None, width=1024, height=1024, frames=1, batch=1,
+                cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn") -> io.NodeOutput:
+        comps, policy = model_components(model, clip, vae)
+        family = families.detect_family(comps[0]["table"])["family"]
+        latent_shape = None
+        if latent is not None and getattr(latent.get("samples"), "shape", None) is not None:
+            latent_shape = list(latent["samples"].shape)
+            width, height, frames, batch = latent_size(latent_shape, family)
+        use_cfg = {"auto": None, "on": True, "off": False}[cfg]
+        est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg, policy=policy)
+        b, label = live_budget(budget, vram_gb)
+        est_core.judge(est, b)
+        if latent is None:
+            latent = empty_latent(model, family, width, height, frames, batch)
+            latent_shape = list(latent["samples"].shape)
+        comfy = comfy_memory_required(model, latent_shape, est["latent"]["batch_in_model"])
+        est["comfyui_memory_required"] = comfy if comfy is not None else est["comfyui_memory_required"]
+        comfy_total = (est["breakdown"]["sample"]["weights"] + comfy) if comfy is not None else None
+        text = est_core.format_text(est, label)
+        log.info("[GPU Garden] Footprint Estimate: %s", summary(est, label))
+        if est["verdict"] == "does not fit" and when_it_does_not_fit == "stop":
+            raise FootprintDoesNotFit(stop_message(est))
+        return io.NodeOutput(latent, text, ui={"gpu_garden_estimate": [for_ui(est, label, comfy_total)]})
+
+
+NODES = [GPUGardenFootprintEstimate]

@@ -1,0 +1,85 @@
+"""Footprint Estimate on a real --cpu ComfyUI with the sparse SD1.5 checkpoint: family detected from the
+loaded UNet, weights exact (the loaded parameters, in the dtype ComfyUI loaded them), the latent passed
+through, ComfyUI's own memory_required beside ours, and the stop mode ending the run before sampling."""
+import math
+
+from gpu_garden.memory import layouts
+from support.comfy_host import sd15_prompt
+
+NODE = "GPUGardenFootprintEstimate"
+
+
+def with_estimate(prompt: dict, **inputs) -> dict:
+    base = {"model": ["4", 0], "latent": ["5", 0], "clip": ["4", 1], "vae": ["4", 2], "width": 1024, "height": 1024,
+            "frames": 1, "batch": 1, "cfg": "auto", "vram_gb": 8.0, "when_it_does_not_fit": "warn"}
+    base.update(inputs)
+    prompt["20"] = {"class_type": NODE, "inputs": {k: v for k, v in base.items() if v is not None}}
+    prompt["3"] = dict(prompt["3"], inputs=dict(prompt["3"]["inputs"], latent_image=["20", 0]))
+    return prompt
+
+
+def ok(entry: dict) -> dict:
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    return entry["outputs"]
+
+
+def unet_numel() -> int:
+    tensors = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
+    return sum(math.prod(t["shape"]) for k, t in tensors.items() if k.startswith("model.diffusion_model."))
+
+
+def test_schema(comfy_host):
+    info = comfy_host.get(f"/object_info/{NODE}")[NODE]
+    assert info["category"] == "GPU Garden" and info["display_name"] == "Footprint Estimate"
+    assert set(info["input"]["required"]) >= {"model", "width", "height", "frames", "batch", "cfg", "vram_gb",
+                                              "when_it_does_not_fit"}
+    assert info["input"]["optional"]["budget"][0] == "GPU_GARDEN_BUDGET"
+    assert info["input"]["optional"]["latent"][0] == "LATENT"
+    assert info["input"]["required"]["when_it_does_not_fit"][1]["default"] == "warn"
+    assert info["output"] == ["LATENT", "STRING"]
+
+
+def test_sd15_workflow(comfy_host):
+    out = ok(comfy_host.run(with_estimate(sd15_prompt("a garden", width=64, height=96, seed=3))))
+    est = out["20"]["gpu_garden_estimate"][0]
+    assert est["family"] == "sd1"
+    # the latent came through: its 64x96 px size, not the node's 1024x1024 widgets, was estimated
+    assert (est["width"], est["height"], est["batch"]) == (64, 96, 1)
+    assert est["latent"]["shape"] == [1, 4, 12, 8]
+    assert "9" in out and out["9"]["images"]  # the sampler and decoder ran on the passed latent
+    comps = {c["role"]: c for c in est["components"] if c["role"] == "diffusion_model"}
+    dm = comps["diffusion_model"]
+    # weights exact: every UNet parameter, at the dtype ComfyUI loaded it in (fp32 or fp16 on a --cpu host)
+    assert dm["bytes"] in (unet_numel() * 4, unet_numel() * 2)
+    assert dm["bytes"] == dm["resident"]
+    kinds = sorted(c["kind"] for c in est["components"] if c["role"] != "diffusion_model")
+    assert kinds == ["clip-l", "kl-f8-4ch"]
+    assert set(est["phases"]) == {"text_encode", "sample", "sample_naive_attention", "vae_decode", "vae_decode_tiled"}
+    assert est["verdict"] in ("fits", "tight") and est["budget"] == 8 << 30
+    assert est["comfyui_memory_required"] > 0 and est["comfyui_total"] > dm["bytes"]
+    assert est["cfg"] is True and est["latent"]["batch_in_model"] == 2
+
+
+def test_without_latent_makes_one(comfy_host):
+    prompt = with_estimate(sd15_prompt("a garden", seed=4), latent=None, width=128, height=64, batch=2)
+    out = ok(comfy_host.run(prompt))
+    est = out["20"]["gpu_garden_estimate"][0]
+    assert (est["width"], est["height"], est["batch"]) == (128, 64, 2)
+    assert len(out["9"]["images"]) == 2
+
+
+def test_stop_mode_ends_the_run_before_sampling(comfy_host):
+    prompt = with_estimate(sd15_prompt("a garden stop", seed=5), vram_gb=0.5, when_it_does_not_fit="stop")
+    entry = comfy_host.run(prompt)
+    assert entry["status"]["status_str"] == "error"
+    err = next(m[1] for m in entry["status"]["messages"] if m[0] == "execution_error")
+    assert err["node_id"] == "20" and err["node_type"] == NODE
+    assert "stopped the run before sampling" in err["exception_message"] and "does not fit" not in err["exception_type"]
+    assert "9" not in entry.get("outputs", {})
+
+
+def test_warn_mode_runs_on(comfy_host):
+    out = ok(comfy_host.run(with_estimate(sd15_prompt("a garden warn", seed=6), vram_gb=0.5)))
+    est = out["20"]["gpu_garden_estimate"][0]
+    assert est["verdict"] == "does not fit" and est["knobs"]
+    assert out["9"]["images"]

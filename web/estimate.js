@@ -1,0 +1,135 @@
+// Footprint Estimate: the verdict, the per-phase peaks as bars against the budget, ComfyUI's own figure
+// and the knobs that would make it fit, on the node's face. A DOM widget that never serializes; every
+// string goes in through textContent.
+import { app } from "../../scripts/app.js";
+
+const NODE = "GPUGardenFootprintEstimate";
+const WIDTH = 380;
+const MAX_HEIGHT = 420;
+const GiB = 1024 ** 3;
+const IDLE_TEXT = "Runs before the sampler: the estimated peak of each phase and the verdict show here.";
+const COLORS = {
+  "fits": "var(--p-green-400, #4ade80)",
+  "tight": "var(--p-amber-400, #fbbf24)",
+  "does not fit": "var(--p-red-400, #f87171)",
+  "no budget": "var(--p-surface-400, #9ca3af)",
+};
+const PHASES = [
+  ["text_encode", "text encode", false],
+  ["sample", "sample", false],
+  ["sample_naive_attention", "  naive attention", true],
+  ["vae_decode", "VAE decode", false],
+  ["vae_decode_tiled", "  tiled decode", true],
+];
+
+function gib(n) {
+  if (n === null || n === undefined) return "—";
+  return n >= GiB ? `${(n / GiB).toFixed(2)} GiB` : `${(n / 1024 ** 2).toFixed(0)} MiB`;
+}
+
+function el(tag, text, style) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (style) Object.assign(e.style, style);
+  return e;
+}
+
+function bar(value, scale, budget, muted) {
+  const wrap = el("div", undefined, { position: "relative", height: "9px", flex: "1", margin: "0 6px",
+    background: "rgba(127,127,127,.18)", borderRadius: "3px", overflow: "hidden" });
+  const over = budget && value > budget;
+  const fill = el("div", undefined, { height: "100%", width: `${Math.min(100, (100 * value) / scale)}%`,
+    background: over ? COLORS["does not fit"] : "var(--p-primary-400, #60a5fa)", opacity: muted ? ".45" : "1" });
+  wrap.append(fill);
+  if (budget) {
+    wrap.append(el("div", undefined, { position: "absolute", top: "0", bottom: "0", width: "2px",
+      left: `${Math.min(99.5, (100 * budget) / scale)}%`, background: "var(--input-text, #ddd)" }));
+  }
+  return wrap;
+}
+
+export function render(root, est) {
+  root.replaceChildren();
+  if (!est) {
+    root.append(el("div", IDLE_TEXT, { opacity: ".7" }));
+    return;
+  }
+  const verdict = el("div", undefined, { display: "flex", gap: "8px", alignItems: "baseline", marginBottom: "3px" });
+  const badge = el("span", est.verdict.toUpperCase(), { fontWeight: "700", color: COLORS[est.verdict] || "inherit" });
+  badge.dataset.testid = "gg-estimate-verdict";
+  verdict.append(badge, el("span", est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`));
+  root.append(verdict);
+  const size = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
+  const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
+  root.append(el("div", `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" }));
+  if (est.unknown) root.append(el("div", "unknown model family: generic figures", { color: COLORS.tight }));
+  root.append(el("div", `budget: ${est.budget_source || "none"}`, { opacity: ".7", marginBottom: "4px" }));
+
+  const phases = PHASES.filter(([k]) => est.phases[k] !== undefined);
+  const scale = Math.max(est.budget || 0, ...phases.filter(([, , m]) => !m).map(([k]) => est.phases[k])) * 1.05;
+  for (const [key, label, muted] of phases) {
+    const v = est.phases[key];
+    const row = el("div", undefined, { display: "flex", alignItems: "center", opacity: muted ? ".75" : "1" });
+    row.dataset.phase = key;
+    row.append(el("span", label + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
+               bar(Math.min(v, scale), scale, est.budget, muted), el("span", gib(v), { width: "74px", textAlign: "right" }));
+    root.append(row);
+  }
+  const act = est.breakdown?.sample?.activations;
+  if (est.comfyui_memory_required !== null && est.comfyui_memory_required !== undefined) {
+    root.append(el("div", `ComfyUI's own memory_required: ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
+                   { marginTop: "4px", opacity: ".85" }));
+  }
+  root.append(el("div", `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
+  if (est.knobs?.length) {
+    root.append(el("div", "what would help:", { marginTop: "4px", fontWeight: "600" }));
+    for (const k of est.knobs) {
+      const fits = est.budget ? (k.fits ? "  ✓ fits" : "") : "";
+      root.append(el("div", `−${gib(k.saving)}  ${k.label}${fits}`, { paddingLeft: "6px" }));
+    }
+  }
+  const details = el("details", undefined, { marginTop: "4px", opacity: ".8" });
+  details.append(el("summary", "assumptions"));
+  for (const a of est.assumptions || []) details.append(el("div", "· " + a, { paddingLeft: "6px" }));
+  root.append(details);
+}
+
+app.registerExtension({
+  name: "GPUGarden.FootprintEstimate",
+  async beforeRegisterNodeDef(nodeType, nodeData) {
+    if (nodeData?.name !== NODE) return;
+    const onNodeCreated = nodeType.prototype.onNodeCreated;
+    nodeType.prototype.onNodeCreated = function () {
+      const r = onNodeCreated?.apply(this, arguments);
+      const root = el("div", undefined, {
+        font: "11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace", overflowY: "auto", padding: "5px 7px",
+        borderRadius: "6px", boxSizing: "border-box", background: "var(--comfy-input-bg, rgba(0,0,0,.25))",
+        color: "var(--input-text, #ddd)",
+      });
+      root.className = "gg-estimate";
+      root.dataset.testid = "gg-estimate";
+      const widget = this.addDOMWidget("gg_estimate", "gg_estimate", root, {
+        serialize: false, hideOnZoom: false,
+        getMinHeight: () => Math.min(MAX_HEIGHT, 24 + 16 * Math.max(2, root.childElementCount)),
+        getMaxHeight: () => MAX_HEIGHT,
+      });
+      widget.serialize = false;
+      this.__ggEstimate = root;
+      render(root, null);
+      if (this.size && this.size[0] < WIDTH) this.setSize([WIDTH, this.size[1]]);
+      return r;
+    };
+    const onExecuted = nodeType.prototype.onExecuted;
+    nodeType.prototype.onExecuted = function (output) {
+      onExecuted?.apply(this, arguments);
+      const est = output?.gpu_garden_estimate?.[0];
+      if (est && this.__ggEstimate) {
+        render(this.__ggEstimate, est);
+        window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { lastEstimate: est });
+        const height = this.computeSize?.()[1];
+        if (height) this.setSize([Math.max(this.size[0], WIDTH), Math.max(this.size[1], height)]);
+        this.setDirtyCanvas?.(true, true);
+      }
+    };
+  },
+});
