@@ -97,12 +97,17 @@ function nodeChain(execId) {
 }
 
 /** The failing node if it is on the graph shown now, else the subgraph node that contains it. */
-function visibleNode(execId) {
+function visibleNode(execId, expectedType = null) {
   const shown = app.canvas?.graph;
   const chain = nodeChain(execId);
+  const depth = String(execId).split(":").length;
+  // Same id, other node (another workflow open now, or the graph changed since): not ours.
+  if (expectedType && chain.length === depth && chain[depth - 1].type !== expectedType) return null;
   for (let i = chain.length - 1; i >= 0; i--) if (chain[i].graph === shown) return chain[i];
   return null;
 }
+
+const activeWorkflow = () => app.extensionManager?.workflow?.activeWorkflow ?? null;
 
 const vueNodesMode = () => !!(window.LiteGraph?.vueNodesMode || app.ui?.settings?.getSettingValue?.("Comfy.VueNodes.Enabled"));
 
@@ -187,7 +192,7 @@ function replaceNode(old, type, { widgets = {}, keep = null } = {}) {
 }
 
 function applySwap(action) {
-  const node = visibleNode(action.node_id);
+  const node = visibleNode(action.node_id, action.from);
   if (!node || node.type !== action.from) throw new Error(`node #${action.node_id} is no longer a ${action.from}`);
   const before = node.serialize();
   const fresh = replaceNode(node, action.to, { widgets: action.widgets, keep: { title: node.title !== node.constructor?.title ? node.title : null, mode: node.mode, color: node.color, bgcolor: node.bgcolor } });
@@ -195,7 +200,7 @@ function applySwap(action) {
 }
 
 function undoSwap(state) {
-  const node = visibleNode(String(state.nodeId));
+  const node = visibleNode(String(state.nodeId), state.action.to);
   if (!node || node.type !== state.action.to) throw new Error("the swapped node has changed since; use Ctrl+Z");
   replaceNode(node, state.before.type, { keep: state.before });
 }
@@ -386,10 +391,12 @@ class OOMPanel {
     this.raf = 0;
   }
 
-  open(report) {
+  /** live: the report just arrived for a run this browser queued, so it belongs to the open workflow. */
+  open(report, { live = false } = {}) {
     ensureStyle();
     this.report = report;
     this.swap = null;
+    this.workflow = live ? activeWorkflow() : null;
     if (!this.root) {
       this.root = el("div", "gg-oom-panel");
       this.root.dataset.testid = "gg-oom-panel";
@@ -401,6 +408,11 @@ class OOMPanel {
     }
     this.render();
     this.follow();
+  }
+
+  runStatus(text) {
+    const st = this.report && this.root?.querySelector("[data-testid=gg-oom-status]");
+    if (st) st.textContent = text;
   }
 
   close() {
@@ -473,7 +485,7 @@ class OOMPanel {
     actions.append(free, requeue);
     for (const a of r.actions || []) {
       if (a.kind !== "swap_node") continue;
-      const target = visibleNode(a.node_id);
+      const target = visibleNode(a.node_id, a.from);
       if (!target || target.type !== a.from) continue;
       const sizes = a.widgets?.tile_size ? ` (tiles ${a.widgets.tile_size}, overlap ${a.widgets.overlap})` : "";
       const apply = button(`Apply: ${a.to}${sizes}`, "", (b) => {
@@ -564,7 +576,9 @@ class OOMPanel {
 
   place() {
     const root = this.root;
-    const node = this.report?.node?.id != null ? visibleNode(this.report.node.id) : null;
+    const rep = this.report;
+    const sameWorkflow = !this.workflow || this.workflow === activeWorkflow();
+    const node = rep?.node?.id != null && sameWorkflow ? visibleNode(rep.node.id, rep.node.type) : null;
     const pw = root.offsetWidth || 380;
     const ph = root.offsetHeight || 300;
     const vw = window.innerWidth;
@@ -602,10 +616,14 @@ class OOMPanel {
 
 const panel = new OOMPanel();
 
+// After "Free VRAM and re-queue" (or any new run) the open panel says how the next run went.
+api.addEventListener("execution_start", () => panel.runStatus("Running again…"));
+api.addEventListener("execution_success", () => panel.runStatus("The last run finished without running out of memory."));
+
 // Registered at module load, before any message can arrive (unknown types are dropped otherwise).
 api.addEventListener(EVENT, (e) => {
   try {
-    panel.open(e.detail);
+    panel.open(e.detail, { live: true });
   } catch (err) {
     console.error("[GPU Garden] OOM panel:", err);
   }

@@ -160,6 +160,15 @@ def test_queued_oom_shows_panel_next_to_failing_node(page, output_dir, comfy_hos
     assert json.loads(req.value.post_data) == {"unload_models": True, "free_memory": True}
     page.wait_for_function("() => document.querySelector('[data-testid=gg-oom-status]').textContent.includes('unloaded')")
 
+    # Free VRAM and re-queue: /free first, then the open workflow is queued again.
+    with page.expect_request(lambda r: r.url.endswith("/prompt") and r.method == "POST") as queued:
+        with page.expect_request(lambda r: r.url.endswith("/free") and r.method == "POST"):
+            page.locator("[data-testid=gg-oom-requeue]").click()
+    assert "10" in json.loads(queued.value.post_data)["prompt"]
+    page.wait_for_function("(id) => window.__gpuGarden.oomPanel.report.prompt_id !== id", arg=report["prompt_id"],
+                           timeout=60000)  # it ran out of memory again: the panel shows the new report
+    page.keyboard.press("Escape")
+
     # The stored history reopens it.
     page.locator("[data-testid=gg-oom-close]").click()
     assert panel.count() == 0
@@ -219,3 +228,25 @@ def test_guide_copy_swap_and_undo(page, output_dir):
     assert node_state() == original
     # ... and the frontend's own undo history saw the swap.
     assert page.evaluate("() => app.extensionManager.workflow.activeWorkflow.changeTracker.undoQueue.length") >= 1
+
+
+def test_subgraph_node_and_foreign_graph(page):
+    """A node inside a subgraph: while the root graph is shown the panel points at the subgraph node.
+    A report whose node id now belongs to another type (another workflow is open) docks instead."""
+    load_api(page, sd15_prompt())
+    sg_id = page.evaluate("""() => { const g = app.rootGraph ?? app.graph, n = g.getNodeById(8);
+      const { node } = g.convertToSubgraph(new Set([n])); app.canvas.setDirty(true, true);
+      const inner = node.subgraph.nodes.find(x => x.type === 'VAEDecode');
+      return [String(node.id), String(inner.id)]; }""")
+    frame_node(page, int(sg_id[0]), x=360, y=200)
+    report = vae_report(f"{sg_id[0]}:{sg_id[1]}")
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.wait_for_timeout(200)
+    assert_beside(page, sg_id[0])
+    assert page.locator("[data-testid=gg-oom-apply]").count() == 0  # swap only where the node itself is shown
+
+    foreign = vae_report("3")  # node 3 is the KSampler here, not a VAEDecode
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", foreign)
+    page.wait_for_timeout(200)
+    assert "gg-docked" in page.locator("[data-testid=gg-oom-panel]").get_attribute("class")
