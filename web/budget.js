@@ -16,7 +16,12 @@ const SET_ENABLED = "GPUGarden.Meter.Enabled";
 const SET_INTERVAL = "GPUGarden.Meter.IntervalMs";
 const SIDEBAR_ID = "gpu-garden-memory";
 
-const state = { latest: null, views: new Set(), lastRender: 0, timer: null, intervalMs: 1000, received: 0 };
+const state = { latest: null, views: new Set(), lastRender: 0, timer: null, intervalMs: 1000, received: 0, paused: false };
+// Debug/test handle: `paused` ignores pushes; show(snapshot) renders one now (e.g. a saved snapshot).
+state.show = (snap) => {
+  state.latest = snap;
+  renderAll();
+};
 window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { budget: state });
 
 // Registered when this module is imported: ComfyUI opens its websocket (api.init) after importing the
@@ -27,7 +32,7 @@ api.addEventListener(EVENT, (e) => {
 });
 
 function accept(snap) {
-  if (!snap || !Array.isArray(snap.devices)) return;
+  if (!snap || !Array.isArray(snap.devices) || state.paused) return;
   state.latest = snap;
   const wait = state.intervalMs - (performance.now() - state.lastRender);
   if (wait <= 20) return renderAll();
@@ -177,12 +182,15 @@ function attachToNode(node) {
   const fill = devicesView(list);
   let nDevices = 0;
 
+  // natural height of the content (the legend wraps on narrow nodes); the widget grows the node to fit
+  const contentHeight = () => [...root.children].reduce((h, c) => h + c.offsetHeight, 0) + 8 * (root.children.length - 1) + 6;
+  let fitted = 0;
   const widget = node.addDOMWidget("gpu_garden_budget", "gpu_garden_budget", root, {
     serialize: false,
     hideOnZoom: false,
     getValue: () => "",
     setValue: () => {},
-    getMinHeight: () => nodeHeight(nDevices),
+    getMinHeight: () => Math.max(nodeHeight(nDevices), fitted + 20), // + the widget margins
   });
   widget.serialize = false;
 
@@ -193,10 +201,12 @@ function attachToNode(node) {
       fill(snap);
       live.textContent = `live ${fmtTime(snap.sampled_at)}`;
       live.classList.toggle("gg-stale", Date.now() / 1000 - snap.sampled_at > Math.max(5, (3 * state.intervalMs) / 1000));
-      if (snap.devices.length !== nDevices) {
-        nDevices = snap.devices.length;
+      nDevices = snap.devices.length;
+      const need = contentHeight();
+      if (root.isConnected && need > 0 && need !== fitted) {
+        fitted = need;
         const size = node.computeSize();
-        node.setSize([Math.max(node.size[0], size[0]), Math.max(size[1], node.size[1])]);
+        if (size[1] > node.size[1]) node.setSize([node.size[0], size[1]]);
       }
       node.setDirtyCanvas?.(true, false);
     },

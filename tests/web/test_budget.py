@@ -157,3 +157,58 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
     finally:
         page.evaluate("() => app.extensionManager.setting.set('GPUGarden.Meter.IntervalMs', 1000)")
         page.context.close()
+
+
+GiB = 1 << 30
+# A 24 GiB NVIDIA card mid-run, numbers as the probe reports them (same shape as tests/unit/test_probe.py).
+GPU_SNAPSHOT = {
+    "devices": [{
+        "index": 0, "name": "NVIDIA GeForce RTX 4090", "backend": "cuda", "device": "cuda:0",
+        "total": 24 * GiB, "free": int(3.1 * GiB), "torch_allocated": 17 * GiB, "torch_reserved": int(18.6 * GiB),
+        "reserved_unallocated": int(1.6 * GiB), "this_process_other": int(0.6 * GiB), "other_processes": int(1.4 * GiB),
+        "models": [{"name": "Flux (Flux)", "bytes": int(11.1 * GiB), "total_bytes": int(11.1 * GiB), "partial": False},
+                   {"name": "T5XXL (text encoder)", "bytes": int(4.2 * GiB), "total_bytes": int(9.1 * GiB), "partial": True}],
+        "notes": []}],
+    "host_ram": {"total": 64 * GiB, "available": 40 * GiB}, "sampled_at": 1796030000.0, "notes": [],
+}
+
+
+def test_bar_splits_a_gpu_by_owner_and_turns_red_as_free_shrinks(browser, comfy_host, output_dir):
+    page, console = _open(browser, comfy_host, False)
+    try:
+        node_id = page.evaluate(WIRED_GRAPH)
+        sel = "[data-testid=gpu-garden-budget]"
+        page.wait_for_selector(f"{sel} .gg-bar > span", timeout=20000)
+        page.evaluate("(snap) => { const b = window.__gpuGarden.budget; b.paused = true; b.show(snap); }", GPU_SNAPSHOT)
+        page.wait_for_timeout(500)  # width transitions
+        st = _bar_state(page, sel)
+        assert st["kinds"] == ["model", "model", "torch_other", "reserved_unallocated", "this_process_other",
+                               "other_processes", "unattributed", "free"], st["kinds"]
+        assert st["titles"][0] == "Flux (Flux): 11.10 GiB"
+        assert st["titles"][1] == "T5XXL (text encoder): 4.20 GiB (partially loaded)"
+        assert "GPU 0 · NVIDIA GeForce RTX 4090" in st["text"] and "3.1 / 24.0 GiB free" in st["text"]
+        warn = page.evaluate(f"() => getComputedStyle(document.querySelector('{sel} .gg-dev-free')).color")
+        x, y, w, h = page.evaluate(NODE_BOX, node_id)
+        page.screenshot(path=str(output_dir / "budget_node_gpu.png"), clip={"x": 80, "y": y - 40, "width": x + w + 40 - 80, "height": h + 80})
+
+        low = json_copy(GPU_SNAPSHOT)
+        low["devices"][0]["free"] = int(0.3 * GiB)
+        low["devices"][0]["other_processes"] = int(4.2 * GiB)
+        page.evaluate("(snap) => window.__gpuGarden.budget.show(snap)", low)
+        red = page.evaluate(f"() => getComputedStyle(document.querySelector('{sel} .gg-dev-free')).color")
+        assert (warn, red) == ("rgb(210, 153, 34)", "rgb(248, 81, 73)")
+        ok = json_copy(GPU_SNAPSHOT)
+        ok["devices"][0].update(free=12 * GiB, torch_allocated=6 * GiB, torch_reserved=int(6.5 * GiB),
+                                reserved_unallocated=int(0.5 * GiB), models=[])
+        page.evaluate("(snap) => window.__gpuGarden.budget.show(snap)", ok)
+        green = page.evaluate(f"() => getComputedStyle(document.querySelector('{sel} .gg-dev-free')).color")
+        assert green == "rgb(63, 185, 80)"
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
+
+
+def json_copy(obj):
+    import json
+
+    return json.loads(json.dumps(obj))

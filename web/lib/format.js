@@ -63,27 +63,30 @@ export function segments(dev) {
     out.push({ key: `model:${i}`, kind: "model", label: m.name, bytes: m.bytes || 0,
       color: COLORS.models[i % COLORS.models.length], title: `${m.name}: ${fmtBytes(m.bytes, 2)}${partial}` });
   });
-  const add = (key, label, bytes, hint) => {
+  const add = (key, label, short, bytes, hint) => {
     if (bytes == null) return;
-    out.push({ key, kind: key, label, bytes: Math.max(0, bytes), color: COLORS[key],
+    out.push({ key, kind: key, label, short, bytes: Math.max(0, bytes), color: COLORS[key],
       title: `${label}: ${fmtBytes(Math.max(0, bytes), 2)}${hint ? ` (${hint})` : ""}` });
   };
-  if (dev.torch_allocated != null) add("torch_other", "other PyTorch memory", dev.torch_allocated - modelBytes,
+  const cpu = dev.backend === "cpu";
+  if (dev.torch_allocated != null) add("torch_other", "other PyTorch memory", "PyTorch other", dev.torch_allocated - modelBytes,
     "tensors outside the loaded models: activations, latents, caches");
-  add("reserved_unallocated", "reserved, unallocated", dev.reserved_unallocated,
-    "held by PyTorch's caching allocator, not in use");
-  add("this_process_other", dev.backend === "cpu" ? "this process (rest)" : "this process, outside PyTorch",
-    dev.this_process_other, dev.backend === "cpu" ? "resident memory outside the models" : "CUDA context, cuBLAS/cuDNN workspaces");
-  add("other_processes", "other processes", dev.other_processes);
+  add("reserved_unallocated", "reserved by PyTorch, unallocated", "reserved", dev.reserved_unallocated,
+    "held by PyTorch's caching allocator, not in use: fragmentation or cache");
+  add("this_process_other", cpu ? "this process, outside the models" : "this process, outside PyTorch",
+    cpu ? "this process" : "non-PyTorch", dev.this_process_other,
+    cpu ? "resident memory of ComfyUI besides the models" : "CUDA context, cuBLAS/cuDNN workspaces, other libraries");
+  add("other_processes", "other processes", "other apps", dev.other_processes);
   if (dev.total != null && dev.free != null) {
     const used = dev.total - dev.free;
     const counted = out.reduce((s, p) => s + p.bytes, 0);
     const rest = used - counted;
     if (rest > dev.total * 0.005) {
-      add("unattributed", "used, owner not measured", rest, "driver reserve, or owners this backend cannot tell apart");
+      add("unattributed", "used, owner not measured", "unattributed", rest,
+        "driver reserve, or owners this backend cannot tell apart");
     }
     const level = freeLevel(dev);
-    out.push({ key: "free", kind: "free", label: "free", bytes: Math.max(0, dev.free), color: LEVEL_COLORS[level],
+    out.push({ key: "free", kind: "free", label: "free", short: "free", bytes: Math.max(0, dev.free), color: LEVEL_COLORS[level],
       title: `free: ${fmtBytes(dev.free, 2)} of ${fmtBytes(dev.total, 2)}` });
   }
   return out;
@@ -167,7 +170,7 @@ export function createBar({ legend = true } = {}) {
       if (nModels) items.push([COLORS.models[0], nModels === 1 ? "model" : `${nModels} models`, modelBytes, segs.find((p) => p.kind === "model").title]);
       for (const p of segs) {
         if (p.kind === "model" || (p.kind !== "free" && p.bytes < (dev.total || 0) * 0.002)) continue;
-        items.push([p.color, p.label, p.bytes, p.title]);
+        items.push([p.color, p.short || p.label, p.bytes, p.title]);
       }
       leg.replaceChildren(...items.map(([color, label, bytes, title]) => {
         const s = document.createElement("span");
