@@ -113,7 +113,7 @@ def host_dtypes(weight_dtype, supported):
     return (halves[0] if halves else torch.float32), None
 
 
-def host_attention(comfy=None):
+def host_attention():
     """What ComfyUI's optimized_attention would be on an NVIDIA GPU with default flags (model_management:
     torch >= 2 on NVIDIA enables PyTorch attention unless xformers is installed or split/quad is asked for)."""
     return {"function": "attention_pytorch", "kernel": "flash",
@@ -189,6 +189,20 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
 def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg, dtype,
                   offload):
     from .trace import trace
+    case = build_case(comfyui_dir, family, width, height, frames, batch, phase, checkpoint, cfg, dtype)
+    r = trace(case["weights"], *case["args"], kwargs=case["kwargs"], call=case["call"], attention=attention,
+              offload=offload)
+    r["model"] = case["info"]
+    r["host_attention"] = host_attention()
+    return r
+
+
+def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sample", checkpoint=None, cfg=None,
+               dtype=None) -> dict:
+    """ComfyUI's model for the family on the meta device and the inputs of one step: {"owner": the module to
+    move when running it for real, "weights": the module whose parameters are resident, "call", "args",
+    "kwargs", "info"}. benchmarks/gpu_trace_vs_cuda.py runs the same case on CUDA."""
+    family = ALIASES.get(family, family)
     spec = FAMILIES[family]
     comfy = import_comfy(comfyui_dir)
     import torch
@@ -210,13 +224,13 @@ def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, 
             kw["y"] = torch.empty((b, spec["y"]), dtype=torch.float32, device=meta)
         if spec.get("guidance"):
             kw["guidance"] = torch.empty((b,), dtype=torch.float32, device=meta)
-        r = trace(model.diffusion_model, x, sigma, kwargs=kw, call=model.apply_model, attention=attention,
-                  offload=offload)
-        r["model"] = {"family": family, "phase": phase, "class": type(model.diffusion_model).__name__,
-                      "config": type(mcfg).__name__, "dtype": str(weight).replace("torch.", ""),
-                      "manual_cast": str(cast).replace("torch.", "") if cast else None,
-                      "latent": list(shape), "cfg": use_cfg,
-                      "note": "cond+uncond batched" if use_cfg else "single pass (cfg 1)"}
+        info = {"family": family, "phase": phase, "class": type(model.diffusion_model).__name__,
+                "config": type(mcfg).__name__, "dtype": str(weight).replace("torch.", ""),
+                "manual_cast": str(cast).replace("torch.", "") if cast else None,
+                "latent": list(shape), "cfg": use_cfg,
+                "note": "cond+uncond batched" if use_cfg else "single pass (cfg 1)"}
+        case = {"owner": model, "weights": model.diffusion_model, "call": model.apply_model, "args": (x, sigma),
+                "kwargs": kw}
     else:
         vae, dt = build_vae(comfy, sd, dtype)
         video = vae.latent_dim == 3
@@ -230,12 +244,12 @@ def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, 
             shape = (batch, 3, frames, height, width) if video else (batch, 3, height, width)
             fn = vae.first_stage_model.encode
         x = torch.empty(shape, dtype=dt, device=meta)
-        r = trace(vae.first_stage_model, x, call=fn, attention=attention, offload=offload)
-        r["model"] = {"family": family, "phase": phase, "class": type(vae.first_stage_model).__name__,
-                      "config": "VAE", "dtype": str(dt).replace("torch.", ""), "manual_cast": None,
-                      "latent": list(shape), "cfg": False, "note": "one untiled pass"}
-    r["model"]["width"], r["model"]["height"] = width, height
-    r["model"]["frames"], r["model"]["batch"] = frames, batch
-    r["model"]["checkpoint"] = os.path.basename(checkpoint) if checkpoint else None
-    r["host_attention"] = host_attention(comfy)
-    return r
+        info = {"family": family, "phase": phase, "class": type(vae.first_stage_model).__name__,
+                "config": "VAE", "dtype": str(dt).replace("torch.", ""), "manual_cast": None,
+                "latent": list(shape), "cfg": False, "note": "one untiled pass"}
+        case = {"owner": vae.first_stage_model, "weights": vae.first_stage_model, "call": fn, "args": (x,),
+                "kwargs": {}}
+    info.update(width=width, height=height, frames=frames, batch=batch,
+                checkpoint=os.path.basename(checkpoint) if checkpoint else None)
+    case["info"] = info
+    return case
