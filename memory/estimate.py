@@ -250,7 +250,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
     False does not, None takes the family's usual workflow. policy: {"text_encoders": "unload"|"resident"|"cpu",
     "models": "swap"|"resident", "platform": "linux"|"windows"|"darwin", "compute_bytes": 2, "vae_bytes": 2,
-    "offload_bytes": 0, "tiled_decode": False, "cast_fp32": True, "family": override, "arch": override}."""
+    "offload_bytes": 0, "tiled_decode": False, "cast_fp32": True, "device": "cuda"|"rocm"|"mps"|"xpu"|"cpu",
+    "family": override, "arch": override}."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     pol = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": 2,
@@ -336,7 +337,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if not vaes:
         assumptions.append(f"no VAE file given: decode figured for {spec['name']}'s usual VAE, its weights not counted")
 
-    fixed = {"cuda_context": CUDA_CONTEXT, "comfyui_reserve": COMFY_RESERVE.get(pol["platform"], 400 * MiB)}
+    fixed = {"cuda_context": CUDA_CONTEXT if pol.get("device", "cuda") in ("cuda", "rocm") else 0,
+             "comfyui_reserve": COMFY_RESERVE.get(pol["platform"], 400 * MiB)}
     fixed_total = sum(fixed.values())
     keep = pol["models"] == "resident"
     te_resident = pol["text_encoders"] == "resident" or keep
@@ -370,7 +372,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         f"activations in {bc * 8}-bit; memory-efficient attention (SDPA flash / xformers) unless the naive figure is read",
         f"sample: {how}" if dm else "",
         f"VAE decode: {dec_how}, one sample at a time, {pol['vae_bytes'] * 8}-bit; tiled: {TILE} px tiles" + (f", {TILE_FRAMES} frames" if spec["t"] else ""),
-        f"fixed: CUDA context {fmt_bytes(fixed['cuda_context'])} and ComfyUI's reserve {fmt_bytes(fixed['comfyui_reserve'])} "
+        f"fixed: {pol.get('device', 'cuda').upper()} context {fmt_bytes(fixed['cuda_context'])} and ComfyUI's reserve {fmt_bytes(fixed['comfyui_reserve'])} "
         f"({pol['platform']}; --reserve-vram changes it); allocator margin {int(FRAGMENTATION * 100)} % of activations",
     ]
     comfy = comfy_memory_required(family, arch, lat["shape"], b_eff, bc) if dm else None
@@ -506,7 +508,7 @@ def knobs(est: dict) -> list[dict]:
         keep = max(bd["weights"] // 10, 256 * MiB)
         after = max([v for k, v in phases.items() if k in ("text_encode", "vae_decode")]
                     + [bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep])
-        add("partial_offload", "partial offload (ComfyUI does it by itself when weights do not fit; --lowvram forces it): slower",
+        add("partial_offload", "partial offload (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
             peak_after=after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")
     return sorted(out, key=lambda k: -k["saving"])
 

@@ -54,7 +54,7 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
     comps = [{"table": table_of(base.diffusion_model), "role": "diffusion_model", "source": model_title(model)}]
     cast = getattr(base, "manual_cast_dtype", None)
     dtype = cast or (base.get_dtype() if hasattr(base, "get_dtype") else None)
-    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype)}
+    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype), "device": compute_device_kind(), "platform": _platform()}
     if clip is not None:
         cond = getattr(clip, "cond_stage_model", None)
         if cond is not None:
@@ -67,6 +67,23 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
             comps.append({"table": table_of(fsm), "role": "vae", "source": "VAE"})
             policy["vae_bytes"] = _itemsize(getattr(vae, "vae_dtype", None))
     return comps, policy
+
+
+def compute_device_kind() -> str:
+    try:
+        import comfy.model_management as mm
+        import torch
+
+        kind = mm.get_torch_device().type
+        return "rocm" if kind == "cuda" and getattr(torch.version, "hip", None) else kind
+    except Exception:
+        return "cuda"
+
+
+def _platform() -> str:
+    import sys
+
+    return "windows" if sys.platform.startswith("win") else "darwin" if sys.platform == "darwin" else "linux"
 
 
 def model_title(model) -> str:

@@ -4,7 +4,7 @@
 import { app } from "../../scripts/app.js";
 
 const NODE = "GPUGardenFootprintEstimate";
-const WIDTH = 380;
+const WIDTH = 430;
 const MAX_HEIGHT = 420;
 const GiB = 1024 ** 3;
 const IDLE_TEXT = "Runs before the sampler: the estimated peak of each phase and the verdict show here.";
