@@ -24,7 +24,9 @@ def trace(module, *args, kwargs=None, call=None, attention="flash", device="meta
     Parameters and tensors not on `device` are replaced by meta twins for the call (no copy is made), so a
     model already loaded on a GPU or on the CPU can be traced as it is. `offload="all"` (or a set of parameter
     names) models ComfyUI lowvram: those weights are not resident, and each op that reads one holds a
-    device copy while it runs. Returns a dict: peak, weights, inputs, activations_peak, at {op, module},
+    device copy while it runs; `offload="cpu"` takes the parameters a partially loaded model still keeps on
+    the CPU. For a model ComfyUI has loaded: trace(patcher.model, x, sigma, kwargs={"c_crossattn": ctx, ...},
+    call=patcher.model.apply_model). Returns a dict: peak, weights, inputs, activations_peak, at {op, module},
     live_at_peak {kind: bytes}, top [allocations live at the peak], attention {kernel, peak per kernel, ...},
     allocator {allocated_peak, reserved_peak} (CUDA caching allocator model), ops, seconds.
     """
@@ -44,6 +46,8 @@ def trace(module, *args, kwargs=None, call=None, attention="flash", device="meta
     if module is not None:
         weights = dict(module.named_parameters())
         weights.update(module.named_buffers())
+        if offload == "cpu":        # a partially loaded model: what is still on the CPU streams in per layer
+            offload = {n for n, t in weights.items() if t.device.type == "cpu"}
         if any(t.device != dev for t in weights.values()):
             weights = {n: trace_mode.to_device(t, dev) for n, t in weights.items()}
             fn = _reparametrized(module, fn, weights)

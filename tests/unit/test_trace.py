@@ -188,6 +188,18 @@ def test_lowvram_weights_are_transient():
     assert low["at"] == {"op": "aten.addmm", "module": "1"}   # its output lands while the copy is held
 
 
+def test_partially_loaded_model_streams_its_cpu_weights():
+    torch = _torch()
+    from gpu_garden.memory.trace import trace
+    with torch.device("meta"):
+        m = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.Linear(1024, 1024))
+    m[1].to_empty(device="cpu")                               # layer 1 not loaded (a real 4 MiB on the CPU)
+    layer, act = (1024 * 1024 + 1024) * 4, 8 * 1024 * 4
+    r = trace(m, _meta(8, 1024), offload="cpu")
+    assert r["weights"] == layer
+    assert r["peak"] == 2 * layer + 3 * act                   # layer 0 resident + layer 1's copy during its op
+
+
 def test_dtype_cast_of_weights_is_a_transient_weight_cast():
     torch = _torch()
     from gpu_garden.memory.trace import trace
