@@ -214,10 +214,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     causes = event.get("causes") or []
     cause = (tri or {}).get("cause") or (causes[0]["id"] if causes else None)
     guide = event.get("guide")
-    device = None
-    snap = state.get("snapshot") or {}
-    if snap.get("devices"):
-        device = snap["devices"][0]
+    device = oom_report.matching_device(state.get("snapshot"), event.get("device_kind"), event.get("device_index"))
     numbers = oom_report.bar_numbers(event.get("numbers"), device, event.get("device_kind"))
     return {
         "id": uuid.uuid4().hex, "version": 1, "timestamp": time.time(), "prompt_id": node_ctx.get("prompt_id"),

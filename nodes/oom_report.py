@@ -136,6 +136,16 @@ def bar_numbers(event_numbers: dict | None, device: dict | None, device_kind: st
     return out
 
 
+def matching_device(snapshot: dict | None, device_kind: str | None, device_index) -> dict | None:
+    """The probe's entry for the device the error names (kind and, where the message gives it, index)."""
+    devices = [d for d in (snapshot or {}).get("devices") or [] if isinstance(d, dict)]
+    kinds = {"cuda", "rocm"} if device_kind in ("cuda", "rocm") else {device_kind}
+    same = [d for d in devices if d.get("backend") in kinds]
+    if device_index is not None:
+        same = [d for d in same if d.get("index") == device_index] or same
+    return same[0] if same else None
+
+
 def swap_actions(node: dict, cause: str | None, guide: dict | None) -> list[dict]:
     """A one-click node swap, offered only for the failing node's own type: the guide's swap_node action
     when it names that type, else the built-in safe mapping when the diagnosis points at it."""

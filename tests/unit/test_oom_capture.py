@@ -43,6 +43,14 @@ def test_bar_numbers_never_mix_a_cuda_message_with_host_ram():
     assert n["total"] == 8 << 30 and n["source"]["total"] == "probe"
 
 
+def test_matching_device_by_kind_and_index():
+    snap = {"devices": [{"backend": "cuda", "index": 0}, {"backend": "cuda", "index": 1}, {"backend": "cpu", "index": 0}]}
+    assert oom_report.matching_device(snap, "cuda", 1)["index"] == 1
+    assert oom_report.matching_device(snap, "cuda", None)["index"] == 0
+    assert oom_report.matching_device(snap, "mps", 0) is None
+    assert oom_report.matching_device(None, "cuda", 0) is None
+
+
 def test_swap_actions_only_for_the_failing_type():
     guide = {"actions": [{"kind": "swap_node", "from": "VAEDecode", "to": "VAEDecodeTiled", "widgets": {"tile_size": 512}}]}
     (a,) = oom_report.swap_actions({"id": "8", "type": "VAEDecode"}, "activations", guide)

@@ -117,6 +117,8 @@ def test_queued_oom_shows_panel_next_to_failing_node(page, output_dir, comfy_hos
     page.wait_for_function("() => window.__errors.length === 1", timeout=10000)  # the frontend's own error still came
     dialog = page.locator(".p-dialog")
     dialog.first.wait_for(state="visible", timeout=10000)  # ... and its own error card is shown, on top of ours
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(output_dir / f"oom_panel_with_error_dialog{'_nodes2' if page.vue_nodes else ''}.png"))
     page.keyboard.press("Escape")
     dialog.first.wait_for(state="hidden", timeout=10000)
     page.wait_for_timeout(300)
