@@ -157,3 +157,15 @@ def test_auto_mode_unloads_before_sampler_without_the_node(comfy_host, auto_mode
     assert comfy_host.get("/gpu_garden/auto_unload")["enabled"] is False
     outputs = ok(comfy_host.run(with_probe(sd15_prompt(fresh_text(), seed=15))))
     assert "SD1ClipModel" in [m["name"] for m in loaded(outputs)]  # off: ComfyUI keeps it, as usual
+
+
+def test_matches_the_clone_that_encoded(comfy_host):
+    """Encoders fed through CLIPSetLastLayer load a clone of the loader's patcher; the node gets the
+    loader's CLIP and still finds that clone (same weights), as with GGUF's GGUFModelPatcher clones."""
+    p = sd15_prompt(fresh_text(), seed=16)
+    p["10"] = {"class_type": "CLIPSetLastLayer", "inputs": {"clip": ["4", 1], "stop_at_clip_layer": -2}}
+    p["6"]["inputs"]["clip"] = ["10", 0]
+    p["7"]["inputs"]["clip"] = ["10", 0]
+    outputs = ok(comfy_host.run(with_probe(with_unload(p))))
+    assert report_of(outputs)["left_device"] == ["SD1ClipModel"]
+    assert "SD1ClipModel" not in [m["name"] for m in loaded(outputs)]
