@@ -621,9 +621,12 @@ api.addEventListener("execution_start", () => panel.runStatus("Running again…"
 api.addEventListener("execution_success", () => panel.runStatus("The last run finished without running out of memory."));
 
 // Registered at module load, before any message can arrive (unknown types are dropped otherwise).
+const SETTING = "GPUGarden.OOMPanel.Enabled";
+const enabled = () => app.extensionManager?.setting?.get?.(SETTING) !== false;
+
 api.addEventListener(EVENT, (e) => {
   try {
-    panel.open(e.detail, { live: true });
+    if (enabled()) panel.open(e.detail, { live: true });
   } catch (err) {
     console.error("[GPU Garden] OOM panel:", err);
   }
@@ -631,6 +634,11 @@ api.addEventListener(EVENT, (e) => {
 
 app.registerExtension({
   name: "GPUGarden.OOMPanel",
+  settings: [
+    { id: SETTING, name: "Show the out-of-memory panel next to the failing node", type: "boolean", defaultValue: true,
+      category: ["GPU Garden", "Out of memory", "Panel"],
+      tooltip: "Reports are stored either way; reopen them from Extensions > GPU Garden > Out-of-memory reports." },
+  ],
   commands: [
     { id: "GPUGarden.OOM.ShowReports", label: "Out-of-memory reports", icon: "pi pi-history",
       function: () => panel.showHistory() },
