@@ -175,6 +175,8 @@ def unload(entries, mode: str = "offload", foreign=(), origin: str = "node") -> 
     mm.soft_empty_cache()
     after, _ = snapshot(devices)
     notes = [f"{n}x {a}" if n > 1 else a for a, n in actions.items()]
+    if mode == "free" and entries:
+        notes.append("free: garbage collected and the allocator cache emptied")
     if dynamic_vram_enabled():
         notes.append("Dynamic VRAM (comfy-aimdo) is on: torch allocator stats do not include VRAM pages; "
                      "'free' shows the device's free memory.")
