@@ -600,7 +600,7 @@ class OOMPanel {
       arrowY = Math.max(8, Math.min(ph - 22, r.top + 8 - top));
     } else {
       left = vw - pw - 16;
-      top = 56;
+      top = 132; // below the action bar and the queue summary
     }
     const key = `${Math.round(left)},${Math.round(top)},${side},${arrowY}`;
     if (key === this._placed) return;

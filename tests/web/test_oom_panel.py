@@ -178,6 +178,8 @@ def test_queued_oom_shows_panel_next_to_failing_node(page, output_dir, comfy_hos
     items = page.locator("[data-testid=gg-oom-history-list] li")
     items.first.wait_for(timeout=10000)
     assert "#10" in items.first.inner_text()
+    if not page.vue_nodes:
+        page.screenshot(path=str(output_dir / "oom_panel_history.png"))
     items.first.click()
     assert page.locator("[data-testid=gg-oom-where]").inner_text().endswith("#10")
 
