@@ -27,6 +27,7 @@ _SDPA = {F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attenti
 _COPY_OPS = {aten._to_copy.default, aten.copy_.default, aten.clone.default}
 _HALF = (torch.float16, torch.bfloat16)
 _COMPOSITE = {}
+_CIA = torch._C.DispatchKey.CompositeImplicitAutograd
 
 
 class _Ledger:
@@ -117,12 +118,11 @@ class StorageTracer(TorchDispatchMode):
             composite = _COMPOSITE[func] = torch._C._dispatch_has_kernel_for_dispatch_key(
                 func.name(), "CompositeImplicitAutograd")
         if composite:
-            # Under inference_mode composite ops reach this mode whole; run their decomposition with the mode
-            # on so intermediates (the math attention's scores, matmul's copies) are seen, as FakeTensorMode does.
+            # Under inference_mode composite ops reach this mode whole; run their C++ composite kernel (what eager
+            # CUDA runs: not func.decompose(), which prefers Python decompositions written for compilers) with
+            # the mode on, so intermediates (the math attention's scores, matmul's copies) are seen.
             with self:
-                r = func.decompose(*args, **kwargs)
-            if r is not NotImplemented:
-                return r
+                return func._op_dk(_CIA, *args, **kwargs)
         self.ops += 1
         transient = 0
         if self.offloaded and func not in _COPY_OPS and not func.is_view:
@@ -190,7 +190,9 @@ class StorageTracer(TorchDispatchMode):
         for kernel, extra in extras.items():
             if kernel != chosen and base + extra > self._attn_peak.get(kernel, (0, None))[0]:
                 self._attn_peak[kernel] = (base + extra, ("scaled_dot_product_attention[%s]" % kernel, where))
-        scores = q.shape[:-1].numel() * k.shape[-2] * (4 if q.dtype in _HALF else q.element_size())
+        # the math path upcasts half inputs to float32 unless reduced precision is allowed (ComfyUI allows it)
+        upcast = q.dtype in _HALF and not _math_half_reduction()
+        scores = q.shape[:-1].numel() * k.shape[-2] * (4 if upcast else q.element_size())
         self.attn_calls.append((where, chosen, base, extras, scores))
         self.in_attention = True
         try:
@@ -221,6 +223,11 @@ class StorageTracer(TorchDispatchMode):
             "largest_scores": max(c[4] for c in self.attn_calls),
             "fused_kernel": fused[0] if fused else None,
         }
+
+
+def _math_half_reduction():
+    get = getattr(torch._C, "_get_math_sdp_allow_fp16_bf16_reduction", None)
+    return bool(get()) if get else False
 
 
 def _at(at):

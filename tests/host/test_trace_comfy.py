@@ -60,7 +60,8 @@ def test_trace_sd1_json_is_complete():
     a = r["attention"]
     assert a["calls"] == 32 and a["kernel"] == "flash"                 # 16 transformer blocks x (self, cross)
     assert a["peak"]["math"] > a["peak"]["flash"] == r["peak"]
-    assert a["largest_scores"] == 2 * 8 * 4096 * 4096 * 4              # 64x64 tokens, 8 heads, float32
+    # 64x64 tokens, 8 heads, fp16: ComfyUI allows reduced-precision math SDPA (no float32 upcast)
+    assert a["largest_scores"] == 2 * 8 * 4096 * 4096 * 2
     assert r["host_attention"]["function"] == "attention_pytorch"
     assert r["allocator"]["allocated_peak"] >= r["peak"]
     assert r["allocator"]["reserved_peak"] >= r["allocator"]["allocated_peak"]
