@@ -1,6 +1,8 @@
 """Live budget for the browser: GET /gpu_garden/budget (also /api/gpu_garden/budget) returns a snapshot
 with ComfyUI's loaded models; while at least one browser socket is connected, the websocket event
 "gpu_garden.budget" carries a fresh snapshot about once a second (nothing is sampled when none is).
+Browsers are the sockets that opened with the frontend's feature_flags message or asked for a rate;
+API scripts on the websocket get none of this traffic.
 
 Rate: each page may ask for a slower or faster push with POST /gpu_garden/budget/interval
 {"client_id", "ms"}; the server pushes at the fastest rate any connected page asked for, 1 s for a page
@@ -36,6 +38,14 @@ def current_snapshot() -> dict:
     return snap
 
 
+def browser_sids(server) -> list:
+    meta = getattr(server, "sockets_metadata", None)
+    sids = list(server.sockets)
+    if meta is None:  # an older host: every socket
+        return sids
+    return [sid for sid in sids if (meta.get(sid) or {}).get("feature_flags") or sid in _state["intervals"]]
+
+
 def push_interval_ms(connected) -> int:
     asked = _state["intervals"]
     values = [asked.get(sid, DEFAULT_MS) for sid in connected]
@@ -50,16 +60,17 @@ async def _sample(loop):
 async def push_loop(server):
     loop = asyncio.get_running_loop()
     while True:
-        connected = list(server.sockets)
         for sid in list(_state["intervals"]):
-            if sid not in connected:
+            if sid not in server.sockets:
                 _state["intervals"].pop(sid, None)
-        await asyncio.sleep(push_interval_ms(connected) / 1000)
-        if not server.sockets:
+        await asyncio.sleep(push_interval_ms(browser_sids(server)) / 1000)
+        targets = browser_sids(server)
+        if not targets:
             continue
         try:
             snap = await _sample(loop)
-            await server.send_json(EVENT, snap)
+            for sid in targets:
+                await server.send_json(EVENT, snap, sid)
             _state["pushed"] += 1
         except asyncio.CancelledError:
             raise
@@ -99,7 +110,7 @@ def setup():
         ms = max(MIN_MS, min(MAX_MS, ms))
         if client_id:
             _state["intervals"][client_id] = ms
-        return web.json_response({"ms": ms, "push_ms": push_interval_ms(list(server.sockets)), "event": EVENT})
+        return web.json_response({"ms": ms, "push_ms": push_interval_ms(browser_sids(server)), "event": EVENT})
 
     # setup() runs on the loop thread while ComfyUI loads packs; schedule thread-safely regardless.
     server.loop.call_soon_threadsafe(_start, server)

@@ -1,4 +1,5 @@
 """The live budget against a real ComfyUI (--cpu): the route, the VRAM Budget node, the websocket push."""
+import json
 import time
 import urllib.error
 
@@ -69,8 +70,15 @@ def test_budget_outputs_feed_downstream_nodes(comfy_host):
     assert entry["status"]["status_str"] == "success", entry["status"]
 
 
-def test_websocket_pushes_while_a_socket_is_connected(comfy_host):
+def browser_socket(comfy_host):
+    """A websocket that opens the way the frontend does: with its feature_flags message first."""
     ws = comfy_host.websocket()
+    ws.send(json.dumps({"type": "feature_flags", "data": {"supports_preview_metadata": True}}))
+    return ws
+
+
+def test_websocket_pushes_while_a_browser_is_connected(comfy_host):
+    ws = browser_socket(comfy_host)
     try:
         t0 = time.monotonic()
         msgs = comfy_host.collect_events(ws, lambda m: m.get("type") == "gpu_garden.budget", timeout=10)
@@ -86,6 +94,23 @@ def test_websocket_pushes_while_a_socket_is_connected(comfy_host):
             stamps.append(time.monotonic())
         assert (stamps[-1] - t0) / len(stamps) < 0.9, stamps  # clearly faster than the 1 s default
         assert comfy_host.post("/gpu_garden/budget/interval", {"client_id": ws.client_id, "ms": 1})["ms"] == 250
+    finally:
+        ws.close()
+
+
+def test_api_scripts_on_the_websocket_get_no_budget_traffic(comfy_host):
+    ws = comfy_host.websocket()  # no feature_flags: a script, not the frontend
+    ws.settimeout(0.5)
+    try:
+        types, deadline = [], time.monotonic() + 3
+        while time.monotonic() < deadline:
+            try:
+                raw = ws.recv()
+            except Exception:
+                continue
+            if isinstance(raw, str):
+                types.append(json.loads(raw).get("type"))
+        assert "gpu_garden.budget" not in types, types
     finally:
         ws.close()
 
