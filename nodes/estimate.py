@@ -22,6 +22,18 @@ CFG_MODES = ("auto", "on", "off")
 ON_OVER = ("warn", "stop")
 
 
+# ComfyUI's model config classes (comfy/supported_models.py) -> our family names, used when the keys alone
+# do not tell (a model we do not detect, or one a custom loader renamed)
+CONFIG_FAMILY = {"SD15": "sd1", "SD20": "sd2", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "SSD1B": "sdxl", "SD3": "sd3",
+                 "Flux": "flux1", "FluxSchnell": "flux1", "FluxInpaint": "flux1", "Flux2": "flux2", "Chroma": "chroma",
+                 "QwenImage": "qwen-image", "HiDream": "hidream", "Lumina2": "lumina2", "ZImage": "z-image",
+                 "WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN21_Vace": "wan21", "WAN21_FunControl2V": "wan21",
+                 "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan-video", "HunyuanVideoI2V": "hunyuan-video",
+                 "HunyuanVideoSkyreelsI2V": "hunyuan-video", "LTXV": "ltxv", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
+                 "CosmosI2V": "cosmos", "PixArtAlpha": "pixart", "PixArtSigma": "pixart", "AuraFlow": "auraflow",
+                 "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit"}
+
+
 class FootprintDoesNotFit(Exception):
     """Raised by the node in "stop" mode; its message is what the user reads in ComfyUI's error dialog."""
 
@@ -209,6 +221,9 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn") -> io.NodeOutput:
         comps, policy = model_components(model, clip, vae)
         family = families.detect_family(comps[0]["table"])["family"]
+        config = type(getattr(model.model, "model_config", None)).__name__
+        if family == "unknown" and config in CONFIG_FAMILY:
+            family = policy["family"] = CONFIG_FAMILY[config]
         latent_shape = None
         if latent is not None and getattr(latent.get("samples"), "shape", None) is not None:
             latent_shape = list(latent["samples"].shape)

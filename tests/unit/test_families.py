@@ -147,3 +147,18 @@ def test_gguf_diffusion_model_keeps_family(tmp_path):
     comps = families.split_components(table)
     assert comps[0]["family"] == "flux1"
     assert comps[0]["bytes"] == headers.table_bytes(table) < 0.6 * layouts.load("flux_flux1-dev")["total_bytes"]
+
+
+def test_scaled_fp8_diffusion_model():
+    """ComfyUI's "scaled" fp8 files: F8_E4M3 weights, an F32 scale per weight, and a scaled_fp8 marker."""
+    t = {}
+    for k, (d, s) in table_of("flux_flux1-dev").items():
+        if len(s) == 2:
+            t[k] = ("F8_E4M3", s)
+            t[k.replace(".weight", ".scale_weight")] = ("F32", ())
+        else:
+            t[k] = (d, s)
+    t["scaled_fp8"] = ("F8_E4M3", (0,))
+    comps = families.split_components(t)
+    assert len(comps) == 1 and comps[0]["family"] == "flux1"
+    assert comps[0]["bytes"] == headers.table_bytes(t)
