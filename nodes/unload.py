@@ -236,6 +236,9 @@ class GPUGardenUnloadTextEncoders(io.ComfyNode):
     @classmethod
     def execute(cls, positive, clip, mode="offload", negative=None):
         report = unload_clip(clip, mode)
+        if negative is None:
+            report["notes"].append("negative not wired through this node: if ComfyUI encodes it after this node "
+                                   "runs, the encoder is loaded again before sampling.")
         node = getattr(getattr(cls, "hidden", None), "unique_id", None)
         log.info("[GPU Garden] Unload Text Encoders%s: %s", f" (node {node})" if node else "",
                  "\n  ".join(unload_report.lines(report)))
