@@ -230,6 +230,7 @@ def _vae_decode(kind, width, height, out_frames, lat, b_vae, tiled=False):
     return int(5000 * hw * b_vae), "generic video decoder"
 
 
+VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "ltxv": "ltxv", "mochi": "mochi"}
 FAMILY_S = {"wan22": 16, "ltxv": 32, "hunyuan-video": 8, "mochi": 8, "cosmos": 8}
 
 
@@ -263,7 +264,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     vaes = [c for c in comps if c["role"] == "vae"]
     assumptions = []
     dm = max(dms, key=lambda c: c["bytes"]) if dms else None
-    family = pol.get("family") or (dm["family"] if dm else "unknown")
+    family = pol.get("family") or (dm["family"] if dm else VAE_FAMILY.get(vaes[0]["kind"], "unknown") if vaes else "unknown")
     arch = dict(DEFAULT_ARCH.get(family, {}))
     if dm and dm.get("arch", {}).get("hidden"):
         arch.update(dm["arch"])
@@ -274,7 +275,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append(f"{len(dms)} diffusion models given; the largest is sampled with, the others are swapped out")
     if not dm:
         assumptions.append("no diffusion model among the files: the sample phase is left out")
-    if family == "unknown":
+    if family == "unknown" and dm:
         assumptions.append("family not recognised: generic DiT figures (20 x hidden per token), flagged unknown")
     if spec["t"] is None and frames > 1:
         assumptions.append(f"{spec['name']} is an image model: frames={frames} ignored")
@@ -334,7 +335,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     dec_t, _ = _vae_decode(vae_kind, width, height, out_frames, lat, pol["vae_bytes"], tiled=True)
     if pol.get("tiled_decode"):
         dec, dec_how = dec_t, dec_how + " (tiled decode)"
-    if not vaes:
+    if not vaes and dm:
         assumptions.append(f"no VAE file given: decode figured for {spec['name']}'s usual VAE, its weights not counted")
 
     fixed = {"cuda_context": CUDA_CONTEXT if pol.get("device", "cuda") in ("cuda", "rocm") else 0,
@@ -360,8 +361,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         phases["sample"] = phase("sample", w_dm + te_extra_in_sample + others("dm"), act)
         phases["sample_naive_attention"] = phase("sample_naive_attention", w_dm + te_extra_in_sample + others("dm"),
                                                  max(act, int(0.6 * act) + naive))
-    phases["vae_decode"] = phase("vae_decode", w_vae + te_extra_in_sample + others("vae"), dec)
-    phases["vae_decode_tiled"] = phase("vae_decode_tiled", w_vae + te_extra_in_sample + others("vae"), dec_t)
+    if dm or vaes:
+        phases["vae_decode"] = phase("vae_decode", w_vae + te_extra_in_sample + others("vae"), dec)
+        phases["vae_decode_tiled"] = phase("vae_decode_tiled", w_vae + te_extra_in_sample + others("vae"), dec_t)
+    if not phases:
+        raise UserError("none of these files is a diffusion model, text encoder or VAE")
     main = {k: v for k, v in phases.items() if k in ("text_encode", "sample", "vae_decode")}
     peak_phase = max(main, key=main.get)
     policy_line = ("every model stays resident (no swapping)" if keep else
@@ -377,7 +381,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     ]
     comfy = comfy_memory_required(family, arch, lat["shape"], b_eff, bc) if dm else None
     est = {
-        "family": family, "variant": variant, "family_name": spec["name"], "unknown": family == "unknown",
+        "family": family, "variant": variant, "family_name": spec["name"] if dm else "no diffusion model",
+        "unknown": bool(dm) and family == "unknown",
         "width": width, "height": height, "frames": frames, "batch": batch, "cfg": bool(cfg),
         "latent": {"shape": lat["shape"], "image_tokens": lat["image_tokens"], "text_tokens": lat["text_tokens"],
                    "tokens": lat["tokens"], "batch_in_model": b_eff},
@@ -503,12 +508,14 @@ def knobs(est: dict) -> list[dict]:
     nw, nh = max(64, int(w * 0.75) // 64 * 64), max(64, int(h * 0.75) // 64 * 64)
     if (nw, nh) != (w, h):
         add("lower_resolution", f"{nw}x{nh} instead of {w}x{h} (then upscale)", peak_after=again(w_=nw, h_=nh))
-    if dm and "sample" in phases and phases["sample"] >= base:
-        bd = est["breakdown"]["sample"]
+    peak_phase = est["peak_phase"]
+    if peak_phase in ("sample", "text_encode") and est["breakdown"][peak_phase]["weights"] > 0:
+        bd = est["breakdown"][peak_phase]
         keep = max(bd["weights"] // 10, 256 * MiB)
-        after = max([v for k, v in phases.items() if k in ("text_encode", "vae_decode")]
-                    + [bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep])
-        add("partial_offload", "partial offload (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
+        rest = [v for k, v in phases.items() if k in ("text_encode", "sample", "vae_decode") and k != peak_phase]
+        after = max(rest + [bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep])
+        what = "diffusion model" if peak_phase == "sample" else "text encoders"
+        add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
             peak_after=after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")
     return sorted(out, key=lambda k: -k["saving"])
 

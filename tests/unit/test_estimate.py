@@ -198,3 +198,20 @@ def test_no_torch_import():
             f"submodule_search_locations=[r'{repo}']); m=importlib.util.module_from_spec(s); sys.modules['gpu_garden']=m; s.loader.exec_module(m); ")
     out = subprocess.run([sys.executable, "-c", boot + code], capture_output=True, text=True, env=env)
     assert out.stdout.strip().endswith("False"), out.stderr
+
+
+def test_text_encoder_alone(files):
+    est = E.judge(E.estimate(E.from_files([files["te_t5xxl_fp16"]]), 1024, 1024), 8 * GiB)
+    assert list(est["phases"]) == ["text_encode"] and not est["unknown"]
+    assert est["verdict"] == "does not fit"
+    assert {"te_cpu", "te_fp8", "partial_offload"} <= {k["id"] for k in est["knobs"]}
+
+
+def test_vae_alone_takes_its_family(files):
+    est = E.estimate(E.from_files([files["vae_wan_2.1_vae"]]), 832, 480, 81)
+    assert est["family"] == "wan21" and est["peak_phase"] == "vae_decode" and "sample" not in est["phases"]
+
+
+def test_nothing_usable():
+    with pytest.raises(UserError):
+        E.estimate([{"alphas_cumprod": ("F32", (1000,))}], 512, 512)
