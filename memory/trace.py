@@ -80,11 +80,15 @@ def format_result(r: dict) -> str:
     lines = []
     head = r.get("model")
     if head:
-        lines.append(f"{head['family']} {head['phase']}: {head['class']} ({head['dtype']}), "
+        dtype = head["dtype"] + (f" weights, {head['manual_cast']} compute" if head.get("manual_cast") else "")
+        lines.append(f"{head['family']} {head['phase']}: {head['class']} ({dtype}), "
                      f"latent {head['latent']}, {head['note']}")
     lines.append(f"peak            {fmt_bytes(r['peak'])}")
     lines.append(f"  weights       {fmt_bytes(r['weights'])}")
     lines.append(f"  activations   {fmt_bytes(r['activations_peak'])}   (inputs {fmt_bytes(r['inputs'])})")
+    cast = (r.get("live_at_peak") or {}).get("weight cast")
+    if cast:
+        lines.append(f"  weight casts  {fmt_bytes(cast)} live at the peak (per-layer copies, freed after each op)")
     at = r.get("at") or {}
     lines.append(f"at              {at.get('op', '-')} in {at.get('module', '-')}")
     a = r["attention"]

@@ -42,11 +42,16 @@ def family_names():
     return sorted(FAMILIES)
 
 
+_IMPORTED_BY_US = False
+
+
 def import_comfy(comfyui_dir):
     """Import ComfyUI from this checkout, CPU-only, with PyTorch (SDPA) attention so the tracer sees every
     attention call. Inside a running ComfyUI the already imported comfy is used as it is."""
+    global _IMPORTED_BY_US
     d = Path(comfyui_dir).expanduser().resolve()
     if "comfy.model_management" not in sys.modules:
+        _IMPORTED_BY_US = True
         if not (d / "comfy" / "model_detection.py").is_file():
             raise UserError(f"{comfyui_dir} is not a ComfyUI checkout (no comfy/model_detection.py)")
         if str(d) not in sys.path:
@@ -113,13 +118,32 @@ def host_dtypes(weight_dtype, supported):
     return (halves[0] if halves else torch.float32), None
 
 
+_KERNELS = {  # ComfyUI attention function -> (memory behaviour, closest traced kernel)
+    "attention_pytorch": ("SDPA: flash / memory-efficient on CUDA, O(n) extra", "flash"),
+    "attention_xformers": ("xformers memory-efficient, O(n) extra", "flash"),
+    "attention_flash": ("flash-attn, O(n) extra", "flash"),
+    "attention_sage": ("SageAttention, O(n) extra", "flash"),
+    "attention_split": ("scores in slices sized to free memory: between flash and math", "math"),
+    "attention_sub_quad": ("sub-quadratic chunks sized to free memory: between flash and math", "math"),
+    "attention_basic": ("plain matmul + softmax: the n^2 scores held whole", "math"),
+}
+
+
 def host_attention():
-    """What ComfyUI's optimized_attention would be on an NVIDIA GPU with default flags (model_management:
-    torch >= 2 on NVIDIA enables PyTorch attention unless xformers is installed or split/quad is asked for)."""
-    return {"function": "attention_pytorch", "kernel": "flash",
-            "why": "NVIDIA + torch>=2 default (--use-pytorch-cross-attention): SDPA runs flash/mem-efficient, O(n); "
-                   "with xformers installed ComfyUI uses xformers (also O(n)); --use-split-cross-attention and "
-                   "sub-quadratic chunk the n^2 scores to fit free memory; the math path holds them whole"}
+    """Which attention ComfyUI would use. In a ComfyUI we imported ourselves (forced --cpu) it is what a default
+    NVIDIA host picks (model_management: torch >= 2 on NVIDIA turns on PyTorch attention unless xformers is
+    installed or --use-split/quad-cross-attention is given); inside a running ComfyUI it is the real choice."""
+    if _IMPORTED_BY_US:
+        return {"function": "attention_pytorch", "kernel": "flash",
+                "why": "default on NVIDIA with torch>=2 (xformers, if installed, is also O(n)); "
+                       "--use-split-cross-attention / sub-quadratic chunk the n^2 scores to fit free memory"}
+    try:
+        from comfy.ldm.modules import attention
+        name = getattr(attention.optimized_attention, "__name__", str(attention.optimized_attention))
+    except Exception:
+        return None
+    why, kernel = _KERNELS.get(name, ("unknown attention function", "flash"))
+    return {"function": name, "kernel": kernel, "why": why}
 
 
 def _tensors_for(family, checkpoint, phase):
@@ -193,6 +217,8 @@ def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, 
     r = trace(case["weights"], *case["args"], kwargs=case["kwargs"], call=case["call"], attention=attention,
               offload=offload)
     r["model"] = case["info"]
+    if offload:
+        r["model"]["note"] += "; lowvram: weights streamed per layer"
     r["host_attention"] = host_attention()
     return r
 

@@ -80,6 +80,22 @@ def test_trace_from_checkpoint_header_and_text_output(tmp_path):
     assert bad.returncode == 2 and "no such file" in bad.stderr
 
 
+def test_fp8_checkpoint_casts_weights_per_layer(tmp_path):
+    from gpu_garden.memory import layouts
+    lay = layouts.load("flux_flux1-dev")
+    for name, t in lay["tensors"].items():                    # an fp8 (e4m3fn) FLUX.1-dev as commonly shared
+        if name.endswith(".weight") and len(t["shape"]) == 2:
+            t["dtype"] = "F8_E4M3"
+    ckpt = layouts.write_sparse(lay, tmp_path / "flux1-dev-fp8.safetensors")
+    p = _cli("--family", "flux1", "--checkpoint", str(ckpt), "--width", "256", "--height", "256", "--json")
+    assert p.returncode == 0, p.stderr[-3000:]
+    r = json.loads(p.stdout)
+    assert r["model"]["dtype"] == "float8_e4m3fn" and r["model"]["manual_cast"] == "bfloat16"
+    assert r["weights"] < _layout_bytes("flux_flux1-dev", "", 2) * 0.6
+    assert r["live_at_peak"].get("weight cast", 0) > 0        # a bf16 copy of the layer's weight, while it runs
+    assert any(t["kind"] == "weight cast" for t in r["top"])
+
+
 FAMILY_RUNS = [
     # family, phase, width, height, frames, weights layout, prefix, itemsize
     ("sdxl", "sample", 512, 512, 1, "sdxl_sd_xl_base_1.0", "model.diffusion_model.", 2),
