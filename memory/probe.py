@@ -78,9 +78,10 @@ class Host:
 
 
 # -- NVML ------------------------------------------------------------------------------------------
-class Nvml:
-    """pynvml (from nvidia-ml-py), initialised once per process. A failure to import or initialise is
-    remembered for `retry_s` seconds so a missing driver costs nothing per snapshot."""
+class SmiLibrary:
+    """A vendor management library (pynvml, amdsmi), initialised once per process. A failure to import or
+    initialise is remembered for `retry_s` seconds so a missing driver costs nothing per snapshot."""
+    import_name, init_name, label, missing = "", "", "", ""
 
     def __init__(self, module=None, retry_s=60.0):
         self._module, self._ready, self._error, self._failed_at = module, False, None, 0.0
@@ -88,7 +89,7 @@ class Nvml:
         self._lock = threading.Lock()
 
     def get(self):
-        """-> (pynvml module or None, reason or None)."""
+        """-> (module or None, reason or None)."""
         if self._ready:
             return self._module, None
         with self._lock:
@@ -98,23 +99,34 @@ class Nvml:
                 return None, self._error
             try:
                 if self._module is None:
+                    import importlib
                     import warnings
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # the old `pynvml` wrapper warns on import
-                        import pynvml
-                    self._module = pynvml
-                self._module.nvmlInit()
+                        self._module = importlib.import_module(self.import_name)
+                getattr(self._module, self.init_name)()
                 self._ready, self._error = True, None
                 return self._module, None
             except ImportError:
-                self._error = "NVML not available: nvidia-ml-py is not installed (NVIDIA GPUs: pip install nvidia-ml-py)"
+                self._error = f"{self.label} not available: {self.missing}"
             except Exception as exc:  # NVMLError_LibraryNotFound, _DriverNotLoaded, _LibRmVersionMismatch, ...
-                self._error = f"NVML not available: {_why(exc)}"
+                self._error = f"{self.label} not available: {_why(exc)}"
             self._failed_at = time.monotonic()
             return None, self._error
 
 
+class Nvml(SmiLibrary):
+    import_name, init_name, label = "pynvml", "nvmlInit", "NVML"
+    missing = "nvidia-ml-py is not installed (NVIDIA GPUs: pip install nvidia-ml-py)"
+
+
+class AmdSmi(SmiLibrary):
+    import_name, init_name, label = "amdsmi", "amdsmi_init", "AMD SMI"
+    missing = "amdsmi is not installed (AMD GPUs: the amdsmi package of your ROCm version)"
+
+
 _NVML = Nvml()
+_AMDSMI = AmdSmi()
 
 
 def _text(v) -> str:
@@ -188,6 +200,41 @@ class _NvmlDevice:
         return out
 
 
+class _AmdDevice:
+    """An AMD GPU through amdsmi: same interface as _NvmlDevice. amdsmi reports VRAM in MiB."""
+
+    def __init__(self, smi, handle):
+        self.smi, self.handle, self.uuid, self.pci, self.hip_id = smi, handle, None, None, None
+        try:
+            self.name = _text(smi.amdsmi_get_gpu_asic_info(handle).get("market_name") or "AMD GPU")
+        except Exception:
+            self.name = "AMD GPU"
+        try:
+            bdf = _text(smi.amdsmi_get_gpu_device_bdf(handle))  # "0000:03:00.0"
+            dom, bus, rest = bdf.split(":")
+            self.pci = (int(dom, 16), int(bus, 16), int(rest.split(".")[0], 16))
+        except Exception:
+            pass
+        try:  # ROCm 6.4+: the HIP ordinal, which differs from amdsmi's order on some systems
+            self.hip_id = int(smi.amdsmi_get_gpu_enumeration_info(handle)["hip_id"])
+        except Exception:
+            pass
+
+    def memory(self):
+        u = self.smi.amdsmi_get_gpu_vram_usage(self.handle)
+        total, used = int(u["vram_total"]) * (1 << 20), int(u["vram_used"]) * (1 << 20)
+        return total, max(0, total - used)
+
+    def processes(self) -> dict:
+        out = {}
+        for p in self.smi.amdsmi_get_gpu_process_list(self.handle):
+            if not isinstance(p, dict):  # ROCm 6.0 returns handles
+                p = self.smi.amdsmi_get_gpu_process_info(self.handle, p)
+            mem = (p.get("memory_usage") or {}).get("vram_mem")
+            out[int(p["pid"])] = None if mem is None else int(mem)
+        return out
+
+
 # -- backends --------------------------------------------------------------------------------------
 class CudaBackend:
     """NVIDIA through torch.cuda (allocator stats, only once this process initialized CUDA) and NVML
@@ -196,7 +243,7 @@ class CudaBackend:
 
     def __init__(self, cuda=None, nvml=None, *, hip=False, env=None, pid=None):
         self.cuda, self.hip = cuda, hip
-        self.nvml = nvml if nvml is not None else (None if hip else _NVML)
+        self.nvml = nvml if nvml is not None else (_AMDSMI if hip else _NVML)  # amdsmi on ROCm
         self.env = os.environ if env is None else env
         self.pid = os.getpid() if pid is None else pid
         self.name = "rocm" if hip else "cuda"
@@ -216,14 +263,29 @@ class CudaBackend:
             notes.append(err)
             return None
         try:
+            if self.hip:
+                devs = [_AmdDevice(nv, h) for h in nv.amdsmi_get_processor_handles()]
+                if all(d.hip_id is not None for d in devs):
+                    devs.sort(key=lambda d: d.hip_id)
+                return devs
             return [_NvmlDevice(nv, i) for i in range(nv.nvmlDeviceGetCount())]
         except Exception as exc:
-            notes.append(f"NVML failed: {_why(exc)}")
+            notes.append(f"{'AMD SMI' if self.hip else 'NVML'} failed: {_why(exc)}")
             return None
 
     def _visible(self, nvml_devs, notes):
-        """NVML devices in CUDA order when torch cannot tell (CUDA_VISIBLE_DEVICES applied)."""
-        vis = parse_visible_devices(self.env.get("CUDA_VISIBLE_DEVICES"))
+        """NVML devices in CUDA order when torch cannot tell (CUDA_VISIBLE_DEVICES applied; on ROCm
+        HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES, after ROCR_VISIBLE_DEVICES)."""
+        var = self.env.get("CUDA_VISIBLE_DEVICES")
+        if self.hip:
+            rocr = parse_visible_devices(self.env.get("ROCR_VISIBLE_DEVICES"))
+            if rocr is not None:
+                if rocr and isinstance(rocr[0], int):
+                    nvml_devs = [nvml_devs[n] for n in rocr if n < len(nvml_devs)]
+                else:
+                    notes.append("ROCR_VISIBLE_DEVICES by UUID is not mapped; showing all AMD GPUs")
+            var = self.env.get("HIP_VISIBLE_DEVICES", var)
+        vis = parse_visible_devices(var)
         if vis is None:
             out = list(nvml_devs)
         elif vis and isinstance(vis[0], str):
@@ -242,7 +304,7 @@ class CudaBackend:
                 if n >= len(nvml_devs):
                     break
                 out.append(nvml_devs[n])
-        if len(out) > 1 and len({d.name for d in out}) > 1 and self.env.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID":
+        if not self.hip and len(out) > 1 and len({d.name for d in out}) > 1 and self.env.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID":
             notes.append("CUDA may number these GPUs fastest-first, not in this (PCI bus) order; "
                          "set CUDA_DEVICE_ORDER=PCI_BUS_ID to make the indices agree")
         return out
@@ -266,8 +328,6 @@ class CudaBackend:
         torch_ready = self._torch_ready()
         nvml_devs = self._nvml_devices(notes)
         if not torch_ready and nvml_devs is None:
-            if self.hip:
-                notes.append("ROCm: PyTorch has not initialized the GPU in this process; no device view without it")
             return out, notes
         visible = self._visible(nvml_devs, notes) if nvml_devs is not None else []
         if torch_ready:
@@ -308,7 +368,7 @@ class CudaBackend:
             return self._nvml_device(i, nd, alloc, reserved, name=name, notes=notes)
         total = free = None
         if nvml_devs is not None:
-            notes.append("no NVML device matches this GPU's UUID or PCI address")
+            notes.append(f"no {'AMD SMI' if self.hip else 'NVML'} device matches this GPU's UUID or PCI address")
         # cudaMemGetInfo needs a context on the device; PyTorch holding memory there means one exists,
         # and asking for it then neither creates a context nor synchronizes.
         if reserved:
@@ -318,8 +378,8 @@ class CudaBackend:
                 notes.append(f"cudaMemGetInfo failed: {_why(exc)}")
         if total is None and props is not None:
             total = getattr(props, "total_memory", None)
-        if self.hip:
-            notes.append("other processes: not measured on ROCm")
+        if self.hip and nvml_devs is None:
+            notes.append("other processes: not measured without amdsmi")
         return device_entry(i, name, self.name, f"cuda:{i}", total=total, free=free, torch_allocated=alloc,
                             torch_reserved=reserved, notes=notes)
 
@@ -449,7 +509,8 @@ def default_backends(host=None) -> list:
     """What this process can ask without side effects. torch is used only if it is already imported."""
     torch = sys.modules.get("torch")
     if torch is None or not hasattr(torch, "cuda"):
-        return [CudaBackend(None)]  # NVML alone: the CLI, or a host without torch
+        # the vendor libraries alone: the CLI, or a host without torch (/dev/kfd: the ROCm kernel driver)
+        return [CudaBackend(None)] + ([CudaBackend(None, hip=True)] if os.path.exists("/dev/kfd") else [])
     hip = bool(getattr(getattr(torch, "version", None), "hip", None))
     backends = [CudaBackend(torch.cuda, hip=hip)]
     try:

@@ -80,6 +80,54 @@ class FakePynvml:
         return [SimpleNamespace(pid=p, usedGpuMemory=m) for p, m in h.graphics]
 
 
+class AmdSmiLibraryException(Exception):
+    def __init__(self, err_code, text):
+        super().__init__(f"Error code:\n\t{err_code} | {text}")
+        self.err_code = err_code
+
+
+class FakeAmdGpu:
+    def __init__(self, name, bdf, hip_id, total_mib, used_mib, procs=()):
+        self.name, self.bdf, self.hip_id, self.total_mib, self.used_mib = name, bdf, hip_id, total_mib, used_mib
+        self.procs = list(procs)  # (pid, vram bytes)
+
+
+class FakeAmdSmi:
+    """amdsmi (ROCm 6.1+): dict process list, VRAM usage in MiB, enumeration info with hip_id (6.4+)."""
+
+    def __init__(self, gpus, init_error=None, legacy_process_handles=False):
+        self.gpus, self.init_error, self.legacy = gpus, init_error, legacy_process_handles
+
+    def amdsmi_init(self, *a):
+        if self.init_error is not None:
+            raise self.init_error
+
+    def amdsmi_get_processor_handles(self):
+        return list(self.gpus)
+
+    def amdsmi_get_gpu_asic_info(self, h):
+        return {"market_name": h.name, "vendor_id": "0x1002", "asic_serial": "0xD1A2B3C4D5E6F708"}
+
+    def amdsmi_get_gpu_device_bdf(self, h):
+        return h.bdf
+
+    def amdsmi_get_gpu_enumeration_info(self, h):
+        if h.hip_id is None:
+            raise AmdSmiLibraryException(2, "AMDSMI_STATUS_NOT_SUPPORTED - Feature not supported")
+        return {"drm_render": 128 + h.hip_id, "drm_card": h.hip_id, "hsa_id": h.hip_id + 1, "hip_id": h.hip_id}
+
+    def amdsmi_get_gpu_vram_usage(self, h):
+        return {"vram_total": h.total_mib, "vram_used": h.used_mib}
+
+    def amdsmi_get_gpu_process_list(self, h):
+        items = [{"name": "python3", "pid": pid, "mem": vram,
+                  "memory_usage": {"gtt_mem": 0, "cpu_mem": 0, "vram_mem": vram}} for pid, vram in h.procs]
+        return [SimpleNamespace(value=i) for i in items] if self.legacy else items
+
+    def amdsmi_get_gpu_process_info(self, h, p):
+        return p.value
+
+
 class Forbidden(AssertionError):
     pass
 

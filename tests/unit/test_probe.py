@@ -8,7 +8,8 @@ import pytest
 from gpu_garden.memory import probe
 from gpu_garden.memory.probe import CudaBackend, MpsBackend, Nvml, XpuBackend, parse_visible_devices, snapshot
 
-from fake_gpu import (GiB, MiB, FakeCuda, FakeHost, FakeMps, FakeNvmlGpu, FakePynvml, FakeXpu, NVMLError_DriverNotLoaded,
+from fake_gpu import (GiB, MiB, AmdSmiLibraryException, FakeAmdGpu, FakeAmdSmi, FakeCuda, FakeHost, FakeMps, FakeNvmlGpu,
+                      FakePynvml, FakeXpu, NVMLError_DriverNotLoaded,
                       NVMLError_LibRmVersionMismatch, NVMLError_NotSupported, StaticNvml, cuda_props)
 
 ME, OTHER, DESKTOP = 4242, 777, 1300
@@ -193,20 +194,54 @@ def test_cuda_malloc_async_is_named():
     assert any("cudaMallocAsync" in n for n in snap["devices"][0]["notes"])
 
 
-def test_rocm_uses_torch_only():
-    dev = {"props": cuda_props("AMD Radeon RX 7900 XTX", "58f1a2b3c4d5e6f7", 24 * GiB), "allocated": 3 * GiB,
-           "reserved": 4 * GiB, "free": 15 * GiB}
-    b = CudaBackend(FakeCuda([dev]), hip=True, env={}, pid=ME)
+def rx7900():
+    return {"props": cuda_props("AMD Radeon RX 7900 XTX", "58f1a2b3c4d5e6f7", 24 * GiB, (0, 0x43, 0)), "allocated": 3 * GiB,
+            "reserved": 4 * GiB, "free": 15 * GiB}
+
+
+def test_rocm_with_torch_only():
+    b = CudaBackend(FakeCuda([rx7900()]), StaticNvml(error="AMD SMI not available: x"), hip=True, env={}, pid=ME)
     snap = snapshot([{"name": "Flux", "device": "cuda:0", "bytes": 3 * GiB}], backends=[b], host=FakeHost())
     (d,) = snap["devices"]
     assert (d["backend"], d["total"], d["free"], d["reserved_unallocated"]) == ("rocm", 24 * GiB, 15 * GiB, 1 * GiB)
     assert d["models"][0]["name"] == "Flux" and d["other_processes"] is None
+    assert any("without amdsmi" in n for n in d["notes"])
 
 
-def test_rocm_before_init_reports_why():
-    snap = snapshot(backends=[CudaBackend(FakeCuda([], initialized=False), hip=True, env={}, pid=ME)], host=FakeHost())
+def amd_gpus(hip_ids=(1, 0)):
+    # amdsmi order differs from HIP's: the iGPU-less workstation with a W7900 first on the bus
+    return [FakeAmdGpu("AMD Radeon PRO W7900", "0000:03:00.0", hip_ids[0], 49136, 2048, procs=[(OTHER, 1 * GiB)]),
+            FakeAmdGpu("AMD Radeon RX 7900 XTX", "0000:43:00.0", hip_ids[1], 24560, 4915,
+                       procs=[(ME, 4 * GiB + 600 * MiB), (OTHER, 200 * MiB)])]
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["rocm6.1+", "rocm6.0-handles"])
+def test_rocm_with_torch_and_amdsmi_matches_by_pci(legacy):
+    smi = FakeAmdSmi(amd_gpus(), legacy_process_handles=legacy)
+    b = CudaBackend(FakeCuda([rx7900()]), StaticNvml(smi), hip=True, env={}, pid=ME)
+    (d,) = snapshot(backends=[b], host=FakeHost())["devices"]
+    assert d["name"] == "AMD Radeon RX 7900 XTX" and d["backend"] == "rocm"
+    assert d["total"] == 24560 * MiB and d["free"] == (24560 - 4915) * MiB  # amdsmi reports MiB
+    assert d["this_process_other"] == 600 * MiB and d["other_processes"] == 200 * MiB
+
+
+def test_amdsmi_without_torch_orders_by_hip_id_and_honours_hip_visible_devices():
+    smi = FakeAmdSmi(amd_gpus())
+    b = CudaBackend(None, StaticNvml(smi), hip=True, env={"HIP_VISIBLE_DEVICES": "1"}, pid=99)
+    (d,) = snapshot(backends=[b], host=FakeHost())["devices"]
+    assert d["name"] == "AMD Radeon PRO W7900" and d["index"] == 0  # hip_id 1
+    assert d["other_processes"] == 1 * GiB and d["torch_allocated"] is None
+    names = [d["name"] for d in snapshot(backends=[CudaBackend(None, StaticNvml(smi), hip=True, env={}, pid=99)],
+                                         host=FakeHost())["devices"]]
+    assert names == ["AMD Radeon RX 7900 XTX", "AMD Radeon PRO W7900"]
+
+
+def test_amdsmi_init_failure_is_a_note():
+    holder = probe.AmdSmi(module=FakeAmdSmi([], init_error=AmdSmiLibraryException(34, "AMDSMI_STATUS_DRIVER_NOT_LOADED")))
+    snap = snapshot(backends=[CudaBackend(FakeCuda([], initialized=False), holder, hip=True, env={}, pid=ME)],
+                    host=FakeHost())
     assert snap["devices"][0]["backend"] == "cpu"
-    assert any("ROCm" in n for n in snap["notes"])
+    assert any("AMD SMI not available: AmdSmiLibraryException" in n and "DRIVER_NOT_LOADED" in n for n in snap["notes"])
 
 
 def test_mps_unified_memory():
