@@ -156,15 +156,16 @@ class StorageTracer(TorchDispatchMode):
                 delta = st.nbytes() - rec[1]
                 rec[1] = st.nbytes()
                 if rec[3] is None:
-                    # recorded as a free of the old size and a fresh allocation of the new one
-                    self.live -= self.allocs[rec[0]][0]
-                    self.events.append(~rec[0])
+                    # a resize reallocates: the new block exists before the old one is freed
+                    old_id = rec[0]
+                    old = self.allocs[old_id]
                     aid = len(self.allocs)
-                    old = self.allocs[rec[0]]
-                    self.allocs.append((rec[1],) + old[1:])
+                    self.allocs.append((rec[1], old[1], _op_name(func), self.where()) + old[4:])
                     rec[0] = aid
                     self.events.append(aid)
                     self._grow(rec[1], _op_name(func), self.where())
+                    self.live -= old[0]
+                    self.events.append(~old_id)
                 else:
                     rec[3].live += delta
                     rec[3].peak = max(rec[3].peak, rec[3].live)

@@ -96,6 +96,21 @@ def test_frees_happen_when_the_last_view_dies():
     assert r["output_live"] == 2 * n
 
 
+def test_out_variant_growing_a_buffer_reallocates():
+    torch = _torch()
+    from gpu_garden.memory.trace import trace
+
+    class Out(torch.nn.Module):
+        def forward(self, a):
+            buf = torch.empty(16, device=a.device)           # 64 B
+            buf.resize_(2048)                                 # 8 KiB: a new block, then the old one freed
+            return torch.cat([a, a], out=buf)
+
+    r = trace(Out(), _meta(1024))
+    assert r["peak"] == 4096 + 64 + 8192
+    assert r["output_live"] == 4096 + 8192
+
+
 def _attention_module():
     torch = _torch()
 
