@@ -247,6 +247,7 @@ class CudaBackend:
         self.env = os.environ if env is None else env
         self.pid = os.getpid() if pid is None else pid
         self.name = "rocm" if hip else "cuda"
+        self.smi_label = "AMD SMI" if hip else "NVML"
 
     def _torch_ready(self) -> bool:
         try:
@@ -270,7 +271,7 @@ class CudaBackend:
                 return devs
             return [_NvmlDevice(nv, i) for i in range(nv.nvmlDeviceGetCount())]
         except Exception as exc:
-            notes.append(f"{'AMD SMI' if self.hip else 'NVML'} failed: {_why(exc)}")
+            notes.append(f"{self.smi_label} failed: {_why(exc)}")
             return None
 
     def _visible(self, nvml_devs, notes):
@@ -368,7 +369,7 @@ class CudaBackend:
             return self._nvml_device(i, nd, alloc, reserved, name=name, notes=notes)
         total = free = None
         if nvml_devs is not None:
-            notes.append(f"no {'AMD SMI' if self.hip else 'NVML'} device matches this GPU's UUID or PCI address")
+            notes.append(f"no {self.smi_label} device matches this GPU's UUID or PCI address")
         # cudaMemGetInfo needs a context on the device; PyTorch holding memory there means one exists,
         # and asking for it then neither creates a context nor synchronizes.
         if reserved:
@@ -389,12 +390,12 @@ class CudaBackend:
         try:
             total, free = nd.memory()
         except Exception as exc:
-            notes.append(f"NVML memory info failed: {_why(exc)}")
+            notes.append(f"{self.smi_label} memory info failed: {_why(exc)}")
         try:
             procs = nd.processes()
         except Exception as exc:
             procs = None
-            notes.append(f"NVML process list failed: {_why(exc)}")
+            notes.append(f"{self.smi_label} process list failed: {_why(exc)}")
         if procs is not None:
             found_me = self.pid in procs
             mine = procs.pop(self.pid, None)
@@ -404,7 +405,7 @@ class CudaBackend:
             if not found_me and reserved:
                 # We hold memory here, yet NVML lists no process with our pid: its pids are from another
                 # namespace (a container). Our own use cannot be told apart from the others'.
-                notes.append("this process is not in NVML's process list (container pid namespace?); "
+                notes.append(f"this process is not in {self.smi_label}'s process list (container pid namespace?); "
                              "other processes and non-PyTorch use are not separable")
             else:
                 if not unknown:
