@@ -81,8 +81,8 @@ export function render(root, est) {
                    { marginTop: "4px", opacity: ".85" }));
   }
   root.append(el("div", `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
-  if (est.knobs?.length) {
-    root.append(el("div", "what would help:", { marginTop: "4px", fontWeight: "600" }));
+  if (est.knobs?.length && est.verdict !== "fits") {
+    root.append(el("div", est.budget ? "what would help:" : "what would lower it:", { marginTop: "4px", fontWeight: "600" }));
     for (const k of est.knobs) {
       const fits = est.budget ? (k.fits ? "  ✓ fits" : "") : "";
       root.append(el("div", `−${gib(k.saving)}  ${k.label}${fits}`, { paddingLeft: "6px" }));
