@@ -28,6 +28,8 @@ TILE_FRAMES = 64
 #   txt tokens the DiT attends to jointly (0: cross-attention only), ctx cross-attention context tokens,
 #   cfg: whether ComfyUI's usual workflow batches cond+uncond (guidance-distilled models run at cfg 1),
 #   factor: ComfyUI v0.8.0 supported_models.py memory_usage_factor (callable on arch), vae: decoder model.
+#   (Newer upstream retunes some: SD3 1.6 [1.2 in late 2025], Z-Image 2.8, Flux2 3.1*4*hidden/2604; inside
+#   ComfyUI the node asks the live model's memory_required instead of this table.)
 FAMILY = {
     "sd1": dict(ch=4, s=8, t=None, p=1, txt=0, ctx=77, cfg=True, factor=1.0, vae="kl", name="Stable Diffusion 1.x"),
     "sd2": dict(ch=4, s=8, t=None, p=1, txt=0, ctx=77, cfg=True, factor=1.0, vae="kl", name="Stable Diffusion 2.x"),
