@@ -2,6 +2,7 @@
 removed cleanly on stand-ins for ComfyUI's execution and model_management modules."""
 import asyncio
 import sys
+import threading
 import types
 from enum import Enum
 
@@ -126,11 +127,20 @@ class Server:
         self.calls["sent"].append((event, data, sid))
 
 
+def run_coroutine(coro):
+    """asyncio.run on a thread of its own: another test in the session (Playwright) may own this thread's loop."""
+    out = {}
+    t = threading.Thread(target=lambda: out.update(result=asyncio.run(coro)))
+    t.start()
+    t.join()
+    return out["result"]
+
+
 def run_node(host, exc, client_id="browser-1"):
     server = Server(host.calls, client_id)
     prompt = {"10": {"class_type": "GGTestRaiseOOM", "inputs": {}}}
     dyn = types.SimpleNamespace(exc=exc, original_prompt=prompt, get_node=lambda nid: prompt[nid])
-    result = asyncio.run(host.execution.execute(server, dyn, None, "10", {"client_id": client_id}, set(), "p-1"))
+    result = run_coroutine(host.execution.execute(server, dyn, None, "10", {"client_id": client_id}, set(), "p-1"))
     host.execution.PromptExecutor(server).handle_execution_error("p-1", prompt, [], set(), result[1], result[2])
     return result
 
