@@ -78,8 +78,8 @@ def block_units(arch: dict) -> float:
     d = arch.get("hidden") or 1
     f = arch.get("ffn") or 4 * d
     b = arch.get("block")
-    if b == "flux":
-        return 14.8 * (1.0 if f <= 4 * d else f / (4 * d))
+    if b == "flux":  # scaled by linear1's width (3d + f, or 3d + 2f for FLUX.2's gated MLP) against FLUX.1's 7d
+        return 14.8 * (3 * d + (2 * f if arch.get("gated_mlp") else f)) / (7 * d)
     if b == "mmdit":
         return 28.5 if arch.get("dual_attention") else 24.0
     if b == "double":

@@ -204,7 +204,7 @@ def detect_family(t: dict) -> dict:
         arch = {"hidden": d, "depth": n_double + n_single, "double": n_double, "single": n_single, "heads": d // 128,
                 "ffn": mlp[0] if mlp else 4 * d, "block": "flux"}
         if has("double_stream_modulation_img.lin.weight"):
-            arch["ffn"] = int(3 * d)
+            arch["ffn"], arch["gated_mlp"] = int(3 * d), True
             variant = "dev (32B)" if d >= 6144 else f"klein ({_params_b(t)})"
             return {"family": "flux2", "variant": variant, "arch": arch}
         if any(k.startswith("distilled_guidance_layer.") for k in t):
