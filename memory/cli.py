@@ -43,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
     s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
                    help="cond+uncond batched (default: as the family's usual workflow; FLUX.1/HunyuanVideo run without)")
+    s.add_argument("--models", choices=["swap", "resident"], default="swap",
+                   help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
+    s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
+                   help="during sampling: unloaded (default), kept on the GPU, or run on the CPU")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix")

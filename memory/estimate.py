@@ -597,7 +597,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
 
 def run_cli(args) -> int:
     comps = from_files(args.files)
-    est = estimate(comps, args.width, args.height, args.frames, args.batch, cfg=getattr(args, "cfg", None))
+    policy = {"models": getattr(args, "models", "swap"), "text_encoders": getattr(args, "text_encoders", "unload")}
+    est = estimate(comps, args.width, args.height, args.frames, args.batch, cfg=getattr(args, "cfg", None), policy=policy)
     budget, label = None, ""
     if args.vram is not None:
         if not args.vram > 0:

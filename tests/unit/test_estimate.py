@@ -240,3 +240,15 @@ def test_gguf_flux_file_end_to_end(tmp_path):
     assert est["components"][0]["dtypes"]["Q8_0"] > 0.95 * total
     assert est["breakdown"]["sample"]["weights"] == total
     assert "fp8_weights" not in {k["id"] for k in est["knobs"]}
+
+
+def test_cli_policy_flags(files, capsys):
+    args = ["estimate", *map(str, flux_files(files)), "--width", "1024", "--height", "1024", "--vram", "80", "--json"]
+    cli.main(args)
+    swap = json.loads(capsys.readouterr().out)
+    cli.main(args + ["--models", "resident"])
+    keep = json.loads(capsys.readouterr().out)
+    cli.main(args + ["--text-encoders", "cpu"])
+    cpu = json.loads(capsys.readouterr().out)
+    assert keep["peak"] > swap["peak"] and "text_encode" not in cpu["phases"] or cpu["breakdown"]["text_encode"]["weights"] == 0
+    assert any("every model stays resident" in a for a in keep["assumptions"])
