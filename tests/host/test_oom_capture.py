@@ -2,13 +2,13 @@
 messages after EmptyLatentImage; the report must reach the browser that queued the run, after ComfyUI's
 own execution_error, and stay readable on the route (also after a restart)."""
 import time
-import uuid
 
 import pytest
 
 from gpu_garden.nodes import oom_report
 
 ROUTE = "/gpu_garden/oom/reports"
+EVENT_TYPE = "gpu_garden.oom"
 CAUSES = {"fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder", "other-process",
           "kv-cache", "host-ram", "leak", "other"}
 
@@ -44,8 +44,6 @@ def run_and_collect(host, prompt, extra_data=None, quiet_s=1.5):
     finally:
         ws.close()
 
-
-EVENT_TYPE = "gpu_garden.oom"
 
 
 def oom_events(msgs, prompt_id):
