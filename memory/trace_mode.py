@@ -38,6 +38,8 @@ class _Ledger:
 
 
 class StorageTracer(TorchDispatchMode):
+    MEMO = True     # memoise meta kernels (see _meta_call)
+
     def __init__(self, device="meta", attention="flash"):
         super().__init__()
         self.device = torch.device(device)
@@ -55,6 +57,7 @@ class StorageTracer(TorchDispatchMode):
         self.in_attention = False
         self.offloaded = {}      # storage._cdata -> size: parameters living off the device (lowvram)
         self.attn_calls = []     # (module, kernel, base, {kernel: extra}, score bytes)
+        self.cache = {} if self.device.type == "meta" and self.MEMO else None
         self._attn_peak = {}     # alternative kernel -> (peak, at)
 
     # -- bookkeeping -------------------------------------------------------------------------------
@@ -135,7 +138,7 @@ class StorageTracer(TorchDispatchMode):
                         transient += self.offloaded[key]
             if transient:
                 self._grow(transient, str(func.overloadpacket.__name__) + " (offloaded weights)", self.where())
-        out = func(*args, **kwargs)
+        out = self._meta_call(func, args, kwargs) if self.cache is not None else func(*args, **kwargs)
         kind = "activation"
         if func in _COPY_OPS and args and isinstance(args[0], torch.Tensor) and args[0].device == self.device:
             src = self.records.get(args[0].untyped_storage()._cdata)
@@ -172,6 +175,32 @@ class StorageTracer(TorchDispatchMode):
         if transient:       # the device copies of offloaded weights die with the op, after its outputs exist
             self.live -= transient
         return out
+
+    def _meta_call(self, func, args, kwargs):
+        """func on meta tensors, memoised on the inputs' metadata. Many meta kernels are Python (torch._refs) and
+        a U-Net repeats the same shapes block after block; for an op that returns fresh tensors only, outputs
+        with the recorded sizes, strides and dtypes are made directly (FakeTensorMode's dispatch cache idea)."""
+        ok = _FUNCTIONAL.get(func)
+        if ok is None:
+            sch = func._schema
+            ok = _FUNCTIONAL[func] = not func.is_view and not sch.is_mutable and \
+                all(r.alias_info is None for r in sch.returns) and \
+                torch.Tag.nondeterministic_seeded not in func.tags and torch.Tag.dynamic_output_shape not in func.tags
+        if not ok:
+            return func(*args, **kwargs)
+        try:
+            key = (func, _sig(args), _sig(kwargs))
+            hash(key)
+        except TypeError:
+            return func(*args, **kwargs)
+        spec = self.cache.get(key)
+        if spec is None:
+            out = func(*args, **kwargs)
+            self.cache[key] = _out_spec(out, args, kwargs)
+            return out
+        if spec is False:
+            return func(*args, **kwargs)
+        return _make_out(spec)
 
     # -- attention ---------------------------------------------------------------------------------
     def sdpa(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
@@ -226,6 +255,57 @@ class StorageTracer(TorchDispatchMode):
         }
 
 
+_FUNCTIONAL = {}
+
+
+def _sig(x):
+    if isinstance(x, torch.Tensor):
+        return (x.dtype, x.device, tuple(x.shape), x.stride(), x.storage_offset(), x.is_inference())
+    if isinstance(x, (list, tuple)):
+        return tuple(_sig(i) for i in x)
+    if isinstance(x, dict):
+        return tuple((k, _sig(v)) for k, v in sorted(x.items()))
+    if isinstance(x, (int, float, bool, str, type(None), torch.dtype, torch.device, torch.layout,
+                      torch.memory_format)):
+        return (type(x), x)
+    raise TypeError("not memoisable")
+
+
+def _out_spec(out, args, kwargs):
+    """How to rebuild `out` from metadata, or False when it cannot be (aliases an input, shares storage...)."""
+    inputs = {t.untyped_storage()._cdata for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+    seen = set()
+
+    def one(t):
+        if not isinstance(t, torch.Tensor):
+            if isinstance(t, (list, tuple)):
+                return (type(t), [one(i) for i in t])
+            if t is None or isinstance(t, (int, float, bool)):
+                return ("value", t)
+            raise TypeError
+        st = t.untyped_storage()
+        if st._cdata in inputs or st._cdata in seen or not t.is_meta or t.element_size() == 0 or \
+                st.nbytes() % t.element_size():
+            raise TypeError
+        seen.add(st._cdata)
+        return ("tensor", t.dtype, tuple(t.shape), t.stride(), t.storage_offset(), st.nbytes() // t.element_size())
+    try:
+        return one(out)
+    except TypeError:
+        return False
+
+
+def _make_out(spec):
+    kind = spec[0]
+    if kind == "value":
+        return spec[1]
+    if kind == "tensor":
+        _, dtype, shape, stride, offset, numel = spec
+        base = torch.empty(numel, dtype=dtype, device="meta")
+        return base.as_strided(shape, stride, offset)
+    return kind(_make_out(i) for i in spec[1])
+
+
 def _math_half_reduction():
     get = getattr(torch._C, "_get_math_sdp_allow_fp16_bf16_reduction", None)
     return bool(get()) if get else False
@@ -252,6 +332,9 @@ def fused_kernel(q, k, v, mask):
 
 
 def _run_kernel(kernel, q, k, v, mask, dropout_p, is_causal, scale, enable_gqa):
+    if kernel != "math" and q.device.type == "cpu":    # tracing real CPU tensors: CPU's fused kernel
+        return aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask=mask,
+                                                                 scale=scale)[0]
     if kernel == "flash":
         if enable_gqa and k.shape[-3] != q.shape[-3]:
             k, v = _expand_gqa(q, k, v)
@@ -380,6 +463,6 @@ def summarize(tracer, weights_bytes, inputs_bytes, end_live, seconds, top):
         "attention": tracer.attention_summary(),
         "allocator": replay(tracer.events, sizes),
         "ops": tracer.ops,
-        "allocations": len(tracer.allocs),
+        "allocations": sum(1 for e in tracer.events if e >= 0),
         "seconds": round(seconds, 3),
     }

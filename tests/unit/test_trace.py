@@ -160,6 +160,57 @@ def test_attention_kernel_choice_follows_cuda_sdpa():
     assert fused_kernel(odd, odd, odd, None) == "math"
 
 
+def test_meta_trace_matches_the_same_forward_on_real_cpu_tensors():
+    """Meta kernels allocate what the real kernels allocate: the same module traced on meta and run for real on
+    the CPU (the tracer works on any device) gives the same peak and the same place."""
+    torch = _torch()
+    from gpu_garden.memory.trace import trace
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.nn.GroupNorm(4, 32)
+            self.conv = torch.nn.Conv2d(32, 32, 3, padding=1)
+            self.qkv = torch.nn.Linear(32, 96)
+            self.out = torch.nn.Linear(32, 32)
+
+        def forward(self, x):
+            h = self.conv(torch.nn.functional.silu(self.norm(x)))
+            b, c, hh, ww = h.shape
+            t = h.flatten(2).transpose(1, 2)
+            q, k, v = self.qkv(t).view(b, -1, 3, 2, c // 2).permute(2, 0, 3, 1, 4)
+            a = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+            t = self.out(a.transpose(1, 2).reshape(b, -1, c))
+            h = h + t.transpose(1, 2).reshape(b, c, hh, ww)
+            return torch.cat([x, torch.nn.functional.interpolate(h, scale_factor=2.0)[..., ::2, ::2]], 1)
+
+    torch.manual_seed(0)
+    m = Block()
+    x = torch.randn(2, 32, 16, 16)
+    real = trace(m, x, device="cpu", attention="math")
+    with torch.device("meta"):
+        mm = Block()
+    fake = trace(mm, _meta(2, 32, 16, 16), attention="math")
+    assert real["peak"] == fake["peak"] and real["at"] == fake["at"]
+    assert real["output_live"] == fake["output_live"]
+    assert real["allocations"] == fake["allocations"]
+
+
+def test_memoised_meta_kernels_change_nothing(monkeypatch):
+    torch = _torch()
+    from gpu_garden.memory import trace_mode
+    from gpu_garden.memory.trace import trace
+    with torch.device("meta"):
+        m = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Conv2d(16, 16, 3, padding=1), torch.nn.GroupNorm(4, 16),
+                                                      torch.nn.GELU()) for _ in range(4)])
+    x = _meta(2, 16, 32, 32)
+    fast = trace(m, x)
+    monkeypatch.setattr(trace_mode.StorageTracer, "MEMO", False)
+    slow = trace(m, x)
+    for k in ("peak", "at", "live_at_peak", "top", "output_live", "allocations", "allocator", "ops"):
+        assert fast[k] == slow[k], k
+
+
 def test_huge_linear_traces_without_memory():
     torch = _torch()
     from gpu_garden.memory.trace import trace
