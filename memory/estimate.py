@@ -586,10 +586,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
     else:
         lines.append(f"verdict: no budget ({budget_label or 'pass --vram GIB'})")
     if est["knobs"]:
-        lines.append("knobs:")
+        lines.append("knobs (saving, then what to change):")
         for k in est["knobs"]:
             fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  still over")
-            lines.append(f"  -{fmt_bytes(k['saving']):>10}  {k['label']}{fits}" + (f" ({k['note']})" if k.get("note") else ""))
+            lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({k['note']})" if k.get("note") else ""))
     lines.append("assumptions:")
     lines += [f"  - {a}" for a in est["assumptions"]]
     return "\n".join(lines)
