@@ -136,3 +136,30 @@ def test_family_traces(family_results, i):
     if a["calls"]:
         assert a["peak"]["math"] >= max(v for k, v in a["peak"].items() if k != "math")
     assert r["allocator"]["allocated_peak"] >= r["peak"]
+
+
+def test_meta_trace_equals_the_real_forward_on_cpu():
+    """The same ComfyUI class run for real (zero weights, CPU kernels) under the same tracer allocates exactly
+    what the meta trace says, byte for byte and at the same op: meta kernels model the real allocations."""
+    code = r'''
+import json, torch
+from gpu_garden.memory import trace_comfy
+from gpu_garden.memory.trace import trace
+out = []
+for fam, ph, w, h, fr in (("sd1", "decode", 128, 128, 1), ("wan21", "decode", 64, 64, 5)):
+    case = trace_comfy.build_case(sys.argv[1], fam, w, h, frames=fr, phase=ph)
+    meta = trace(case["weights"], *case["args"], call=case["call"], attention="math")
+    owner = case["owner"]
+    owner.to_empty(device="cpu")
+    with torch.no_grad():
+        for t in list(owner.parameters()) + list(owner.buffers()):
+            t.zero_()
+    x = [torch.zeros(a.shape, dtype=a.dtype) for a in case["args"]]
+    real = trace(case["weights"], *x, call=case["call"], attention="math", device="cpu")
+    out.append([[meta["peak"], meta["at"], meta["allocations"]], [real["peak"], real["at"], real["allocations"]]])
+print(json.dumps(out))
+'''
+    p = _run(code, os.environ["COMFYUI_DIR"], timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    for meta, real in json.loads(p.stdout.strip().splitlines()[-1]):
+        assert meta == real
