@@ -157,6 +157,17 @@ def _tensors_for(family, checkpoint, phase):
     return _layout_tensors(spec["vae"])
 
 
+# ComfyUI model config classes (comfy/supported_models.py) whose inputs FAMILIES describes; subclasses that
+# need extra conditioning (image-to-video, control, inpaint) are not listed and are refused.
+_CONFIG_FAMILY = {"SD15": "sd1", "SDXL": "sdxl", "SSD1B": "sdxl", "Segmind_Vega": "sdxl", "KOALA_700M": "sdxl",
+                  "KOALA_1B": "sdxl", "SD3": "sd3", "Flux": "flux1", "FluxSchnell": "flux1", "WAN21_T2V": "wan21",
+                  "WAN22_T2V": "wan22"}
+
+
+def detected_family(model_config):
+    return _CONFIG_FAMILY.get(type(model_config).__name__)
+
+
 def build_diffusion(comfy, sd, dtype=None):
     import torch
     from comfy import model_detection
@@ -205,6 +216,8 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
         raise UserError("width, height, frames and batch must be positive")
     if phase not in ("sample", "decode", "encode"):
         raise UserError(f"phase must be sample, decode or encode, not {phase!r}")
+    if frames > 1 and not FAMILIES[family].get("video"):
+        raise UserError(f"--frames is for video families (wan21, wan22); {family} makes images (use --batch)")
     with contextlib.redirect_stdout(sys.stderr):     # keep stdout clean for --json
         return _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg,
                              dtype, offload)
@@ -236,6 +249,10 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
     meta = torch.device("meta")
     if phase == "sample":
         model, mcfg, weight, cast = build_diffusion(comfy, sd, dtype)
+        detected = detected_family(mcfg)
+        if detected != family:
+            what = f"family {detected}" if detected else "a model class trace has no conditioning recipe for"
+            raise UserError(f"ComfyUI detects this model as {type(mcfg).__name__} ({what}), not --family {family}")
         use_cfg = spec["cfg"] if cfg is None else bool(cfg)
         b = batch * (2 if use_cfg else 1)   # cond and uncond batched together, as calc_cond_batch does when it fits
         ch = mcfg.latent_format.latent_channels

@@ -78,6 +78,9 @@ def test_trace_from_checkpoint_header_and_text_output(tmp_path):
     bad = _cli("--family", "sd1", "--checkpoint", str(tmp_path / "missing.safetensors"), "--width", "64",
                "--height", "64")
     assert bad.returncode == 2 and "no such file" in bad.stderr
+    wrong = _cli("--family", "sdxl", "--checkpoint", str(ckpt), "--width", "64", "--height", "64")
+    assert wrong.returncode == 2
+    assert "ComfyUI detects this model as SD15 (family sd1), not --family sdxl" in wrong.stderr
 
 
 def test_fp8_checkpoint_casts_weights_per_layer(tmp_path):

@@ -377,3 +377,9 @@ def test_cli_needs_a_comfyui_checkout(capsys, tmp_path):
         pytest.skip("comfy already imported in this interpreter")
     assert main(["trace", "--comfyui", str(tmp_path), "--family", "sd1", "--width", "64", "--height", "64"]) == 2
     assert "is not a ComfyUI checkout" in capsys.readouterr().err
+
+
+def test_cli_frames_are_for_video_families(capsys):
+    assert main(["trace", "--comfyui", "/nonexistent", "--family", "sdxl", "--width", "64", "--height", "64",
+                 "--frames", "9"]) == 2
+    assert "--frames is for video families" in capsys.readouterr().err
