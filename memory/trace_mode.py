@@ -51,7 +51,6 @@ class StorageTracer(TorchDispatchMode):
         self.peak_event = 0
         self.peak_at = None
         self.stack = []
-        self.op = None
         self.ops = 0
         self.scratch = None
         self.in_attention = False
@@ -303,7 +302,7 @@ def _make_out(spec):
         _, dtype, shape, stride, offset, numel = spec
         base = torch.empty(numel, dtype=dtype, device="meta")
         return base.as_strided(shape, stride, offset)
-    return kind(_make_out(i) for i in spec[1])
+    return kind([_make_out(i) for i in spec[1]])     # list, tuple or a torch.return_types structseq
 
 
 def _math_half_reduction():
