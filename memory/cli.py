@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--frames", type=int, default=1)
     s.add_argument("--batch", type=int, default=1)
     s.add_argument("--attention", choices=["flash", "math"], default="flash")
-    s.add_argument("--phase", choices=["sample", "decode", "encode"], default="sample")
+    s.add_argument("--phase", choices=["sample", "decode", "encode", "text"], default="sample",
+                   help="sample: one diffusion step; decode/encode: the VAE; text: the text encoders on one prompt")
     s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
                    help="cond+uncond batched in one forward (default: as the family's usual workflow)")
     s.add_argument("--dtype", choices=["float16", "bfloat16", "float32"],

@@ -81,8 +81,8 @@ def format_result(r: dict) -> str:
     head = r.get("model")
     if head:
         dtype = head["dtype"] + (f" weights, {head['manual_cast']} compute" if head.get("manual_cast") else "")
-        lines.append(f"{head['family']} {head['phase']}: {head['class']} ({dtype}), "
-                     f"latent {head['latent']}, {head['note']}")
+        latent = f"latent {head['latent']}, " if head.get("latent") else ""
+        lines.append(f"{head['family']} {head['phase']}: {head['class']} ({dtype}), {latent}{head['note']}")
     lines.append(f"peak            {fmt_bytes(r['peak'])}")
     lines.append(f"  weights       {fmt_bytes(r['weights'])}")
     lines.append(f"  activations   {fmt_bytes(r['activations_peak'])}   (inputs {fmt_bytes(r['inputs'])})")

@@ -31,6 +31,16 @@ FAMILIES = {
               "video": True},
     "wan22": {"layout": "wan_wan2.2_ti2v_5B_fp16", "vae": None, "context": (512, 4096), "cfg": True, "video": True},
 }
+# phase "text": the family's text encoders (bundled layouts) and ComfyUI's CLIPType for them
+TEXT_ENCODERS = {
+    "sd1": (["te_clip_l"], "STABLE_DIFFUSION"),
+    "sdxl": (["te_clip_l", "te_clip_g"], "STABLE_DIFFUSION"),
+    "sd3": (["te_clip_l", "te_clip_g", "te_t5xxl_fp16"], "SD3"),
+    "flux1": (["te_clip_l", "te_t5xxl_fp16"], "FLUX"),
+    "wan21": (["te_umt5_xxl_fp16"], "WAN"),
+    "wan22": (["te_umt5_xxl_fp16"], "WAN"),
+}
+PHASES = ("sample", "decode", "encode", "text")
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3"}
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
@@ -202,6 +212,54 @@ def build_vae(comfy, sd, dtype=None):
     return vae, dt
 
 
+def build_text_case(comfy, family, checkpoint=None, dtype=None) -> dict:
+    """One prompt through the family's text encoders as ComfyUI builds them (load_text_encoder_state_dicts, fp16
+    weights computed in float32 like ComfyUI's TE patcher), padded to the tokenizers' minimum lengths."""
+    import torch
+    import comfy.model_management as mm
+    import comfy.sd
+    names, clip_type = TEXT_ENCODERS[family]
+    sds = [meta_state_dict(read_header(checkpoint))] if checkpoint else \
+        [meta_state_dict(_layout_tensors(n)) for n in names]
+    meta, cpu = torch.device("meta"), torch.device("cpu")
+    dt = getattr(torch, dtype) if dtype else torch.float16
+    if clip_type == "WAN":
+        # the UMT5 tokenizer ships inside the model file (spiece_model), which a header has no data for:
+        # build the encoder class directly and feed 512 tokens (the tokenizer's minimum length)
+        import comfy.text_encoders.wan as wan
+        with torch.device("meta"):
+            model = wan.te()(device=meta, dtype=dt, model_options={})
+        tokens = {"umt5xxl": [[(1, 1.0)] + [(0, 1.0)] * 511]}
+    else:
+        opts = {"load_device": cpu, "offload_device": cpu, "initial_device": meta, "dtype": dt}
+        logging.disable(logging.WARNING)           # "clip missing: text_projection" for files without one
+        try:
+            with torch.device("meta"):
+                clip = comfy.sd.load_text_encoder_state_dicts(
+                    state_dicts=sds, clip_type=getattr(comfy.sd.CLIPType, clip_type), model_options=opts)
+        finally:
+            logging.disable(logging.NOTSET)
+        model = clip.cond_stage_model
+        tokens = clip.tokenize("a photo of a garden")
+    model.reset_clip_options()
+    model.set_clip_options({"execution_device": meta})
+
+    def call(tok):
+        saved = mm.intermediate_device
+        mm.intermediate_device = lambda: meta      # TE outputs stay on the traced device
+        try:
+            return model.encode_token_weights(tok)
+        finally:
+            mm.intermediate_device = saved
+    lengths = {k: sum(len(chunk) for chunk in v) for k, v in tokens.items() if isinstance(v, list)}
+    info = {"family": family, "phase": "text", "class": type(model).__name__, "config": clip_type,
+            "dtype": str(dt).replace("torch.", ""), "manual_cast": "float32", "latent": [],
+            "cfg": False, "note": "one prompt, tokens " + ", ".join(f"{k} {n}" for k, n in lengths.items()),
+            "width": None, "height": None, "frames": 1, "batch": 1,
+            "checkpoint": os.path.basename(checkpoint) if checkpoint else None}
+    return {"owner": model, "weights": model, "call": call, "args": (tokens,), "kwargs": {}, "info": info}
+
+
 def _latent_frames(frames):
     return max(1, (frames - 1) // 4 + 1)
 
@@ -214,8 +272,8 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
         raise UserError(f"unknown family {family!r}; known: {', '.join(family_names())}")
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError("width, height, frames and batch must be positive")
-    if phase not in ("sample", "decode", "encode"):
-        raise UserError(f"phase must be sample, decode or encode, not {phase!r}")
+    if phase not in PHASES:
+        raise UserError(f"phase must be one of {', '.join(PHASES)}, not {phase!r}")
     if frames > 1 and not FAMILIES[family].get("video"):
         raise UserError(f"--frames is for video families (wan21, wan22); {family} makes images (use --batch)")
     with contextlib.redirect_stdout(sys.stderr):     # keep stdout clean for --json
@@ -244,6 +302,8 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
     family = ALIASES.get(family, family)
     spec = FAMILIES[family]
     comfy = import_comfy(comfyui_dir)
+    if phase == "text":
+        return build_text_case(comfy, family, checkpoint, dtype)
     import torch
     sd = meta_state_dict(_tensors_for(family, checkpoint, phase))
     meta = torch.device("meta")
