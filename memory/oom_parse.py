@@ -369,6 +369,8 @@ PRIORITY = {
 
 def recognise(line: str):
     """The first error recogniser that matches `line`, or None."""
+    if not any(k in line for k in ERROR_KEYS):
+        return None
     for rec in RECOGNISERS:
         ev = rec(line)
         if ev:
@@ -452,9 +454,73 @@ FACTS_GGML_ARGS = re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--bat
 TRIGGER_RE = re.compile("|".join(re.escape(w) for w in TRIGGER_WORDS).encode())
 
 
+# Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
+FACT_KEYS = {
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version",), "platform": ("Platform:",),
+    "vram_state": ("vram state",), "requested_load": ("Requested to load",), "loaded": ("MB usable",),
+    "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",), "got_prompt": ("got prompt",),
+    "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type"),
+    "node_type": ("Error occurred when executing", "Node Type", "Exception in node"),
+    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "progress_done": ("100%|",), "progress": ("%|",),
+    "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
+    "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
+    "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
+    "vllm_kv_mem_v0": ("reserved for KV Cache",), "vllm_util": ("gpu_memory_utilization",), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
+    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
+    "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",),
+    "ggml_marker": ("ggml_", "llama_", "llm_load", "llama-server", "load_tensors:"),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="'), "ollama_env": ("OLLAMA_",),
+    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
+    "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
+    "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
+    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/"),
+    "wsl": ("WSL", "microsoft-standard"),
+}
+_FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
+
+# Words every error line contains at least one of (the recognisers are tried only then).
+ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "max seq len", "runner process", "llama-server", "ASSERT",
+              "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit")
+
+# The chunk scanner looks at the whole log for these (each is one C-speed pass), plus, for the first HEAD
+# bytes (startup: device, allocator, platform, flags), every TRIGGER_WORDS line. The context of each failure
+# (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
+ANCHORS = (b"emory", b"llocat", b"ALLOC", b"MEMORY", b"Fault failed", b"max seq len", b"runner process", b"llama-server",
+           b"ASSERT", b"cuDNN", b"NOT_ENOUGH", b"Got an OOM", b"Prompt executed", b"Exception", b"Error occurred",
+           b"Node Type", b'File "', b"Traceback", b"retrying without", b"Error Report")
+HEAD_ANCHORS = ANCHORS + (b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b"vram state", b" --",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
+                          b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
+                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ")
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"n_ctx", b"offloaded", b"using device",
+               b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
+               b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
+               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama")
+
+
+_FACT_GATE = re.compile("|".join(sorted({re.escape(k) for keys in FACT_KEYS.values() for k in keys}, key=len, reverse=True)))
+_KEY_FACTS = {}
+for _i, (_name, _keys, _rx) in enumerate(_FACTS_GATED):
+    for _k in _keys:
+        _KEY_FACTS.setdefault(_k, []).append(_i)
+
+
+DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
+
+
 def facts(line: str):
-    """Yield (name, match) for each fact pattern that matches the line."""
-    for name, rx in FACTS:
+    """Yield (name, match) for each fact pattern that matches the line, in FACTS order."""
+    found = _FACT_GATE.findall(line)
+    if not found:
+        return
+    idx = set()
+    for k in found:
+        idx.update(_KEY_FACTS.get(k, ()))
+    if "--" in line:                 # "--" also gates args written as "--x" inside longer words
+        idx.update(_KEY_FACTS["--"])
+    for i in sorted(idx):
+        name, _, rx = _FACTS_GATED[i]
         m = rx.search(line)
         if m:
             yield name, m

@@ -10,6 +10,7 @@ llama.cpp prints cudaMalloc, the buffer, then the kv-cache or compute failure, t
 Those lines are one event. Each event gets causes from the fixed vocabulary below, each with evidence.
 """
 import collections
+import re
 import json
 import math
 import sys
@@ -24,6 +25,8 @@ CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "
 
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
+HEAD = 4 << 20              # the first 4 MiB (startup lines) are read with every trigger word
+WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
 MAX_FRAMES = 80
@@ -111,6 +114,10 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
     return out
 
 
+_LOAD_RE = re.compile(rb"Requested to load (\w+)")
+_BUSY = (b"emory", b"llocat", b"Exception", b"OOM", b"Error", b'File "')
+_STREAM_ONLY = {"prompt_done", "exception_block", "node_type", "frame", "comfy_report", "got_prompt",
+                "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
 
 
@@ -164,6 +171,9 @@ class Scan:
         self.consumed_until = 0
         self.node_type = None
         self.node_type_line = 0
+        self.bytes_seen = 0
+        self.tail = b""
+        self._src = None
 
     def node_type_line_recent(self, lineno):
         return self.node_type is not None and lineno - self.node_type_line <= GAP
@@ -199,27 +209,115 @@ class Scan:
         import io
         self.feed_stream(io.BytesIO(text.encode("utf-8", "replace")))
 
+    def _starts(self, block: bytes) -> list:
+        """Offsets of the lines worth reading: anchor lines, and in the log's head also its startup lines."""
+        starts = set()
+        for a in (P.HEAD_ANCHORS if self.bytes_seen < HEAD else P.ANCHORS):
+            i = block.find(a)
+            while i >= 0:
+                starts.add(block.rfind(b"\n", 0, i) + 1)
+                e = block.find(b"\n", i)
+                if e < 0:
+                    break
+                i = block.find(a, e)
+        return sorted(starts)
+
     def _block(self, block: bytes, ends_line=True):
         base = self.lineno
         pos_counted, line_at = 0, base
-        last_start = -1
-        for m in P.TRIGGER_RE.finditer(block):
-            start = block.rfind(b"\n", 0, m.start()) + 1
-            if start == last_start:
-                continue
-            last_start = start
-            end = block.find(b"\n", m.end())
+        for start in self._starts(block):
+            end = block.find(b"\n", start)
             if end < 0:
                 end = len(block)
             line_at += block.count(b"\n", pos_counted, start)
             pos_counted = start
             raw = block[start:min(end, start + LINE_CAP)]
+            self._src = (block, start)
+            if len(raw) < 300 and b"Prompt executed" in raw and not any(a in raw for a in _BUSY):
+                self._run_finished()          # the most frequent anchor line: no need to decode it
+                continue
             segs = [s for s in raw.split(b"\r") if s.strip()]
             for i, seg in enumerate(segs):
                 more = (lambda e=end: _following(block, e)) if i == len(segs) - 1 else (lambda: [])
                 self._line(line_at + 1, P.clean(seg), more)
+        self.bytes_seen += len(block)
+        self.tail = block[-WINDOW:] if len(block) >= WINDOW else (self.tail + block)[-WINDOW:]
         if ends_line:
             self.lineno = base + block.count(b"\n")
+
+    def _window_before(self, block: bytes, start: int) -> bytes:
+        if start >= WINDOW:
+            return block[start - WINDOW:start]
+        return self.tail[len(self.tail) - (WINDOW - start):] + block[:start] if self.tail else block[:start]
+
+    def _run_finished(self):
+        """ComfyUI printed "Prompt executed in": one run is over (successful unless it failed)."""
+        if not self.run_failed:
+            self.successes += 1
+            block, start = self._src
+            lo = max(0, start - WINDOW)
+            prev = block.rfind(b"Prompt executed", lo, start)
+            pos = block.find(b"\n", prev) + 1 if prev >= 0 else lo
+            while True:
+                i = block.find(b"Requested to load ", pos, start)
+                if i < 0:
+                    break
+                m = _LOAD_RE.match(block, i, min(start, i + 200))
+                if m:
+                    self.ok_models.add(m.group(1).decode("ascii", "replace"))
+                pos = i + 18
+        self.run_failed = False
+        self._close()
+        self.pending_frames.clear()
+        self.loads.clear()
+        self.progress_done = False
+        self.phase = None
+
+    def _context(self):
+        """Read the log just before this line for what the anchor scan skips: the model ComfyUI was loading,
+        sampling progress, a VAE decode, llama.cpp buffer sizes, vLLM's budget, startup facts. Only this run's
+        part counts."""
+        raw = self._window_before(*self._src) if self._src else b""
+        cut = raw.rfind(b"Prompt executed")
+        if cut >= 0:
+            raw = raw[raw.find(b"\n", cut) + 1:]
+        if not raw:
+            return
+        self.loads.clear()
+        self.phase = None
+        pos = 0
+        while True:                                  # every load of this run (for "ran fine before")
+            i = raw.find(b"Requested to load ", pos)
+            if i < 0:
+                break
+            e = raw.find(b"\n", i)
+            m = re.match(rb"Requested to load (\w+)", raw[i:e if e >= 0 else len(raw)])
+            if m:
+                self.loads.append(m.group(1).decode("ascii", "replace"))
+            pos = i + 18
+        last = self.loads[-1] if self.loads else None
+        load_at = raw.rfind(b"Requested to load ")
+        prog_at = raw.rfind(b"%|")
+        if last:
+            self.phase = ("load", last)
+        if prog_at > load_at:
+            done = raw.rfind(b"100%|") >= prog_at - 4
+            self.phase = ("done" if done else "progress", last)
+            self.progress_done = done
+        if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
+            self.phase = ("decode", None)
+        starts = set()
+        for k in P.WINDOW_KEYS:
+            i = raw.find(k)
+            while i >= 0:
+                starts.add(raw.rfind(b"\n", 0, i) + 1)
+                e = raw.find(b"\n", i)
+                if e < 0:
+                    break
+                i = raw.find(k, e)
+        for st in sorted(starts):
+            e = raw.find(b"\n", st)
+            self._facts(0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
 
     # -- one interesting line --
     def _line(self, lineno, text, more=lambda: []):
@@ -256,13 +354,23 @@ class Scan:
         ev["text"] = text.strip()[:400]
         ev["_line"] = lineno
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):
-            self.open_ev, self.open_left = ev, 8
-            return
+            # the numbers follow on the next lines: read them now
+            following = more()
+            for k, nxt in enumerate(following[:8], 1):
+                if P.add_async_fields(ev, nxt):
+                    self.consumed_until = lineno + k
+                if ev.get("complete") and not ev.get("_await_limit"):
+                    break
+            if not ev.get("complete"):
+                self.open_ev, self.open_left = ev, 8
+                return
         self._place(ev, lineno)
 
-    def _facts(self, lineno, text):
+    def _facts(self, lineno, text, window=False):
         f = self.facts
         for name, m in P.facts(text):
+            if window and name in _STREAM_ONLY:
+                continue
             if name == "device":
                 f["device"] = m.group(2).strip()
                 f["comfy"] = True
@@ -289,15 +397,7 @@ class Scan:
             elif name == "dynamic_vram":
                 f["dynamic_vram"] = True
             elif name == "prompt_done":
-                if not self.run_failed:
-                    self.successes += 1
-                    self.ok_models.update(self.loads)
-                self.run_failed = False
-                self._close()
-                self.pending_frames.clear()
-                self.loads.clear()
-                self.progress_done = False
-                self.phase = None
+                self._run_finished()
             elif name == "node_type":
                 self.node_type = m.group(1) or m.group(2) or m.group(3)
                 self.node_type_line = lineno
@@ -380,6 +480,8 @@ class Scan:
                 f["os_votes"][name] += 1
             elif name == "wsl":
                 f["os_votes"]["wsl"] += 1
+        if window:
+            return
         if "Traceback (most recent call last)" in text and self.cur is None:
             self.pending_frames.clear()
         if "retrying without pipeline parallelism" in text and self.cur is not None:
@@ -399,6 +501,7 @@ class Scan:
         if not ev.get("recoverable"):
             self.run_failed = True
         if cur is None:
+            self._context()
             self.cur = Incident(ev, lineno, self)
             self.n_incidents += 1
             if getattr(self, "_exception_pending", False):
