@@ -124,7 +124,8 @@ def main(argv=None):
             row.update(traced=r["peak"], traced_act=r["activations_peak"] - r["inputs"],
                        traced_alloc=r["allocator"]["allocated_peak"], traced_reserved=r["allocator"]["reserved_peak"],
                        trace_s=r["seconds"])
-            real = real_run(case, device, attn)
+            # text encoders take token lists and run with a meta execution device: traced only
+            real = real_run(case, device, attn) if phase != "text" else None
             if real:
                 cold = real["cold_allocated"] - real["workspace"]
                 row.update(cuda=real["peak"], cuda_act=real["activations"], workspace=real["workspace"],
