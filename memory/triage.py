@@ -702,7 +702,7 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
         else:
             sc.add("activations", 1.5, f"{_b(req)} requested; MPS {_b(alloc)}, other allocations {_b(other)}, limit {_b(mx)}")
     elif k == "torch.cpu":
-        sc.add("host-ram", 6.0, f"the CPU allocator could not get {_b(n.get('requested'))} of system RAM")
+        sc.add("host-ram", 8.0, f"the CPU allocator could not get {_b(n.get('requested'))} of system RAM")
     elif k == "ollama.system_memory":
         sc.add("host-ram", 4.0, "Ollama: model needs " + (f"{_b(n['required'])}, {_b(n['available'])} available" if "required" in n else "more system memory than is available"))
     elif k == "ggml.host":
@@ -826,7 +826,9 @@ def _phase(sc, scan, inc, ctx, w):
     for path, func in inc.frames:
         outer = nodes_py_category(path, func)
         if outer and outer not in cats:
-            sc.add(outer, 1.2 * w, f"node entry point: {func}() in {path.replace(chr(92), '/').rsplit('/', 1)[-1]}")
+            # a node's FUNCTION names what it does: decode()/encode() are decisive, sample() runs load and sampling both
+            sc.add(outer, (1.2 if outer == "activations" else 2.0) * w,
+                   f"node entry point: {func}() in {path.replace(chr(92), '/').rsplit('/', 1)[-1]}")
             break
     kinds = {e["kind"] for e in inc.events}
     if "comfy.vae_tiled_fallback" in kinds:
