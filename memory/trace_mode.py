@@ -27,6 +27,9 @@ _SDPA = {F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attenti
 _COPY_OPS = {aten._to_copy.default, aten.copy_.default, aten.clone.default}
 _HALF = (torch.float16, torch.bfloat16)
 _COMPOSITE = {}
+# composite ops with a CUDA kernel of their own (so one op on CUDA), listed for CPU-only torch builds where no
+# CUDA kernel is registered to ask about (torch 2.14: only these, besides backward ops)
+_CUDA_KERNELS = {"aten::_fused_rms_norm"}
 _CIA = torch._C.DispatchKey.CompositeImplicitAutograd
 
 
@@ -43,6 +46,8 @@ class StorageTracer(TorchDispatchMode):
     def __init__(self, device="meta", attention="flash"):
         super().__init__()
         self.device = torch.device(device)
+        # the backend whose kernels are modelled: meta stands for CUDA
+        self.backend = "CUDA" if self.device.type in ("meta", "cuda") else self.device.type.upper()
         self.attention = attention
         self.records = {}        # storage._cdata -> [alloc id, size, weakref, ledger or None]
         self.allocs = []         # alloc id -> (size, kind, op, module, shape, dtype)
@@ -115,14 +120,16 @@ class StorageTracer(TorchDispatchMode):
     # -- dispatch ----------------------------------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        composite = _COMPOSITE.get(func)
+        composite = _COMPOSITE.get((func, self.backend))
         if composite is None:
-            composite = _COMPOSITE[func] = torch._C._dispatch_has_kernel_for_dispatch_key(
-                func.name(), "CompositeImplicitAutograd")
+            has = torch._C._dispatch_has_kernel_for_dispatch_key
+            own = has(func.name(), self.backend) or (self.backend == "CUDA" and func.name() in _CUDA_KERNELS)
+            composite = _COMPOSITE[(func, self.backend)] = has(func.name(), "CompositeImplicitAutograd") and not own
         if composite:
             # Under inference_mode composite ops reach this mode whole; run their C++ composite kernel (what eager
             # CUDA runs: not func.decompose(), which prefers Python decompositions written for compilers) with
-            # the mode on, so intermediates (the math attention's scores, matmul's copies) are seen.
+            # the mode on, so intermediates (the math attention's scores, matmul's copies) are seen. An op with
+            # its own kernel on the modelled backend (CUDA's fused RMSNorm) stays one op, as it is there.
             with self:
                 return func._op_dk(_CIA, *args, **kwargs)
         self.ops += 1

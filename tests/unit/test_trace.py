@@ -211,6 +211,23 @@ def test_memoised_meta_kernels_change_nothing(monkeypatch):
         assert fast[k] == slow[k], k
 
 
+def test_rms_norm_is_cudas_fused_kernel():
+    torch = _torch()
+    if not hasattr(torch.nn.functional, "rms_norm"):
+        pytest.skip("torch without F.rms_norm")
+    from gpu_garden.memory.trace import trace
+
+    class Norm(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.rms_norm(x, (128,), eps=1e-6)
+
+    r = trace(Norm(), _meta(4, 512, 128, dtype=torch.bfloat16))
+    x = 4 * 512 * 128 * 2
+    # CUDA runs _fused_rms_norm: the bf16 result and a float32 rstd per row, no float32 copies of x
+    assert r["peak"] == x + x + 4 * 512 * 4
+    assert r["at"]["op"] == "aten._fused_rms_norm"
+
+
 def test_huge_linear_traces_without_memory():
     torch = _torch()
     from gpu_garden.memory.trace import trace
