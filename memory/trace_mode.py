@@ -143,7 +143,7 @@ class StorageTracer(TorchDispatchMode):
                         seen.add(key)
                         transient += self.offloaded[key]
             if transient:
-                self._grow(transient, str(func.overloadpacket.__name__) + " (offloaded weights)", self.where())
+                self._grow(transient, _op_name(func) + " (offloaded weights)", self.where())
         out = self._meta_call(func, args, kwargs) if self.cache is not None else func(*args, **kwargs)
         kind = "activation"
         if func in _COPY_OPS and args and isinstance(args[0], torch.Tensor) and args[0].device == self.device:
@@ -322,8 +322,7 @@ def _at(at):
 
 
 def _op_name(func):
-    name = func.overloadpacket.__name__
-    return "aten." + name
+    return f"{func.namespace}.{func.overloadpacket.__name__}"      # aten.addmm, comfy_kitchen.apply_rope
 
 
 def fused_kernel(q, k, v, mask):
