@@ -13,6 +13,7 @@ from ..memory import estimate as est_core
 from ..memory import families
 from ..memory.headers import torch_dtype_name
 from ..memory.units import GiB, fmt_bytes
+from . import estimate_exact
 
 log = logging.getLogger("gpu_garden")
 
@@ -20,6 +21,7 @@ CATEGORY = "GPU Garden"
 Budget = io.Custom("GPU_GARDEN_BUDGET")
 CFG_MODES = ("auto", "on", "off")
 ON_OVER = ("warn", "stop")
+MODES = ("formula", "exact")
 
 
 # ComfyUI's model config classes (comfy/supported_models.py) -> our family names, used when the keys alone
@@ -211,6 +213,9 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                                tooltip="judge against this many GiB instead (plan for another card); 0: the budget input or this machine"),
                 io.Combo.Input("when_it_does_not_fit", options=list(ON_OVER), default="warn",
                                tooltip="stop: end the run here with the estimate and what would fit, before anything is sampled"),
+                io.Combo.Input("mode", options=list(MODES), default="formula",
+                               tooltip="exact: also trace one sampling step of the loaded model at this latent on meta "
+                                       "tensors (no memory used, seconds on a CPU) and show its peak beside the formula"),
             ],
             outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
             is_output_node=True,
@@ -218,7 +223,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
 
     @classmethod
     def execute(cls, model, latent=None, clip=None, vae=None, budget=None, width=1024, height=1024, frames=1, batch=1,
-                cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn") -> io.NodeOutput:
+                cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn", mode="formula") -> io.NodeOutput:
         comps, policy = model_components(model, clip, vae)
         family = families.detect_family(comps[0]["table"])["family"]
         config = type(getattr(model.model, "model_config", None)).__name__
@@ -242,7 +247,14 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         log.info("[GPU Garden] Footprint Estimate: %s", summary(est, label))
         if est["verdict"] == "does not fit" and when_it_does_not_fit == "stop":
             raise FootprintDoesNotFit(stop_message(est))
-        return io.NodeOutput(latent, text, ui={"gpu_garden_estimate": [for_ui(est, label, comfy_total)]})
+        ui = for_ui(est, label, comfy_total)
+        if mode == "exact":
+            ex = estimate_exact.exact(model, latent_shape, est["latent"]["batch_in_model"])
+            ex["vs_formula"] = estimate_exact.compare(ex, est)
+            ui["exact"] = ex
+            text += "\n" + estimate_exact.format_text(ex, est)
+            log.info("[GPU Garden] Footprint Estimate exact: %s", estimate_exact.headline(ex))
+        return io.NodeOutput(latent, text, ui={"gpu_garden_estimate": [ui]})
 
 
 NODES = [GPUGardenFootprintEstimate]

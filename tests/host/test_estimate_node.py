@@ -1,6 +1,7 @@
 """Footprint Estimate on a real --cpu ComfyUI with the sparse SD1.5 checkpoint: family detected from the
 loaded UNet, weights exact (the loaded parameters, in the dtype ComfyUI loaded them), the latent passed
-through, ComfyUI's own memory_required beside ours, and the stop mode ending the run before sampling."""
+through, ComfyUI's own memory_required beside ours, the stop mode ending the run before sampling, and exact
+mode tracing the loaded model at the latent (or falling back to the formula with a reason, never failing)."""
 import math
 
 from gpu_garden.memory import layouts
@@ -11,7 +12,8 @@ NODE = "GPUGardenFootprintEstimate"
 
 def with_estimate(prompt: dict, **inputs) -> dict:
     base = {"model": ["4", 0], "latent": ["5", 0], "clip": ["4", 1], "vae": ["4", 2], "width": 1024, "height": 1024,
-            "frames": 1, "batch": 1, "cfg": "auto", "vram_gb": 8.0, "when_it_does_not_fit": "warn"}
+            "frames": 1, "batch": 1, "cfg": "auto", "vram_gb": 8.0, "when_it_does_not_fit": "warn",
+            "mode": "formula"}
     base.update(inputs)
     prompt["20"] = {"class_type": NODE, "inputs": {k: v for k, v in base.items() if v is not None}}
     prompt["3"] = dict(prompt["3"], inputs=dict(prompt["3"]["inputs"], latent_image=["20", 0]))
@@ -36,6 +38,7 @@ def test_schema(comfy_host):
     assert info["input"]["optional"]["budget"][0] == "GPU_GARDEN_BUDGET"
     assert info["input"]["optional"]["latent"][0] == "LATENT"
     assert info["input"]["required"]["when_it_does_not_fit"][1]["default"] == "warn"
+    assert info["input"]["required"]["mode"][1]["default"] == "formula"
     assert info["output"] == ["LATENT", "STRING"]
 
 
@@ -83,3 +86,59 @@ def test_warn_mode_runs_on(comfy_host):
     est = out["20"]["gpu_garden_estimate"][0]
     assert est["verdict"] == "does not fit" and est["knobs"]
     assert out["9"]["images"]
+
+
+def estimate_only(latent_node: dict, **inputs) -> dict:
+    """Checkpoint -> latent -> Footprint Estimate, nothing sampled (the node is an output node)."""
+    base = {"model": ["4", 0], "latent": ["5", 0], "width": 1024, "height": 1024, "frames": 1, "batch": 1,
+            "cfg": "auto", "vram_gb": 8.0, "when_it_does_not_fit": "warn", "mode": "exact"}
+    base.update(inputs)
+    return {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "gg_sd15.safetensors"}},
+            "5": latent_node, "20": {"class_type": NODE, "inputs": base}}
+
+
+def test_exact_mode_traces_the_loaded_model_and_the_run_completes(comfy_host):
+    prompt = with_estimate(sd15_prompt("a garden exact", width=64, height=96, seed=7), mode="exact")
+    prompt["21"] = {"class_type": "PreviewAny", "inputs": {"source": ["20", 1]}}
+    out = ok(comfy_host.run(prompt))
+    est = out["20"]["gpu_garden_estimate"][0]
+    ex = est["exact"]
+    assert ex["ok"], ex
+    assert out["9"]["images"]                                   # the sampler ran after the trace, on real weights
+    dm = next(c for c in est["components"] if c["role"] == "diffusion_model")
+    # the loaded UNet's own parameters (plus the sampling schedule's few KB), at the dtype ComfyUI loaded them in
+    assert 0 <= ex["weights"] - dm["bytes"] < 64 << 10
+    assert ex["peak"] > ex["weights"] and ex["peak"] == ex["weights"] + ex["activations_peak"]
+    assert ex["latent"] == [2, 4, 12, 8] and ex["context"] == [2, 77, 768]   # cond + uncond, as the sampler batches
+    assert ex["at"]["op"].startswith("aten.") and ex["at"]["module"].startswith("diffusion_model")
+    a = ex["attention"]
+    assert a["host"].startswith("attention_") and a["traced"] in ("flash", "efficient", "math") and a["calls"] == 32
+    assert ex["seconds"] < 30 and ex["vs_formula"]["formula_model_only"] > 0
+    report = out["21"]["text"][0]                               # the node's STRING output, as PreviewAny shows it
+    assert "exact mode (the loaded model traced on meta tensors, one sampling step):" in report
+    assert f"attention: host uses {a['host']}; traced as {a['traced']}" in report
+    assert "peak" in report and "weights" in report and "ComfyUI's own memory_required" in report
+
+
+def test_exact_mode_at_512_takes_seconds(comfy_host):
+    latent = {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}}
+    out = ok(comfy_host.run(estimate_only(latent)))
+    ex = out["20"]["gpu_garden_estimate"][0]["exact"]
+    assert ex["ok"], ex
+    assert ex["latent"] == [2, 4, 64, 64] and ex["seconds"] < 20
+    peaks = ex["attention"]["peak"]
+    # 4096 tokens: the math path's n^2 scores dominate; a fused kernel keeps activations to a few hundred MiB
+    assert peaks["math"] > max(v for k, v in peaks.items() if k != "math")
+    assert 50 << 20 < min(peaks.values()) - ex["weights"] < 1 << 30
+    assert ex["attention"]["largest_scores"] >= 2 * 8 * 4096 * 4096 * 2
+
+
+def test_exact_mode_falls_back_to_the_formula_with_a_reason(comfy_host):
+    # a 16-channel (SD3/FLUX) latent cannot go through an SD1.5 UNet: the trace fails, the node does not
+    latent = {"class_type": "EmptySD3LatentImage", "inputs": {"width": 64, "height": 64, "batch_size": 1}}
+    out = ok(comfy_host.run(estimate_only(latent)))
+    est = out["20"]["gpu_garden_estimate"][0]
+    ex = est["exact"]
+    assert ex["ok"] is False and "\n" not in ex["reason"]
+    assert ex["reason"].startswith("trace failed on latent [1, 16, 8, 8]: RuntimeError")
+    assert est["phases"]["sample"] > 0 and est["verdict"] in ("fits", "tight")     # the formula still stands
