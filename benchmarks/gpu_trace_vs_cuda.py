@@ -66,7 +66,8 @@ def real_run(case, device, attention):
         torch.cuda.synchronize()
     weights = torch.cuda.memory_allocated() if cuda else 0
     args = [torch.zeros(a.shape, dtype=a.dtype, device=device) for a in case["args"]]
-    kwargs = {k: torch.zeros(v.shape, dtype=v.dtype, device=device) for k, v in case["kwargs"].items()}
+    kwargs = {k: torch.zeros(v.shape, dtype=v.dtype, device=device) if isinstance(v, torch.Tensor) else v
+              for k, v in case["kwargs"].items()}
     if cuda:
         torch.cuda.synchronize()
     resident = torch.cuda.memory_allocated() if cuda else 0

@@ -260,6 +260,11 @@ def build_text_case(comfy, family, checkpoint=None, dtype=None) -> dict:
     return {"owner": model, "weights": model, "call": call, "args": (tokens,), "kwargs": {}, "info": info}
 
 
+def _through_sdpa(func, *args, **kwargs):
+    from comfy.ldm.modules import attention
+    return attention.attention_pytorch(*args, **kwargs)
+
+
 def _latent_frames(frames):
     return max(1, (frames - 1) // 4 + 1)
 
@@ -327,6 +332,9 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
             kw["y"] = torch.empty((b, spec["y"]), dtype=torch.float32, device=meta)
         if spec.get("guidance"):
             kw["guidance"] = torch.empty((b,), dtype=torch.float32, device=meta)
+        # attention through PyTorch SDPA whatever the host picked (xformers, split and sub-quadratic do not run on
+        # meta tensors); the tracer then models flash and math, and host_attention() says what the host uses
+        kw["transformer_options"] = {"optimized_attention_override": _through_sdpa}
         info = {"family": family, "phase": phase, "class": type(model.diffusion_model).__name__,
                 "config": type(mcfg).__name__, "dtype": str(weight).replace("torch.", ""),
                 "manual_cast": str(cast).replace("torch.", "") if cast else None,
