@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 # torch 2.13.0 (CPU) is what the tracer's unit tests need; pip takes it from local disk where available.
-.venv/bin/pip install -q --disable-pip-version-check "torch==2.13.0" pytest hypothesis psutil gguf websocket-client playwright
+.venv/bin/pip install -q --disable-pip-version-check "torch==2.13.0" pytest hypothesis psutil gguf websocket-client playwright pillow
 .venv/bin/pip install -q --disable-pip-version-check --no-deps .
 if [ -n "${COMFYUI_DIR:-}" ] && ! command -v chromium >/dev/null 2>&1; then
   echo "note: Debian's chromium is not installed (apt-get install chromium); browser tests will skip" >&2
