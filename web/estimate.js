@@ -5,7 +5,8 @@ import { app } from "../../scripts/app.js";
 
 const NODE = "GPUGardenFootprintEstimate";
 const WIDTH = 430;
-const MAX_HEIGHT = 420;
+const MAX_HEIGHT = 1200; // a safety cap: the face grows to its content below it
+const LINE = 16; // px per line of the 11px/1.4 face, for sizing before it is laid out
 const GiB = 1024 ** 3;
 const IDLE_TEXT = "Runs before the sampler: the estimated peak of each phase and the verdict show here.";
 const COLORS = {
@@ -88,10 +89,70 @@ export function render(root, est) {
       root.append(el("div", `−${gib(k.saving)}  ${k.label}${fits}`, { paddingLeft: "6px" }));
     }
   }
+  if (est.exact) renderExact(root, est, scale);
   const details = el("details", undefined, { marginTop: "4px", opacity: ".8" });
   details.append(el("summary", "assumptions"));
   for (const a of est.assumptions || []) details.append(el("div", "· " + a, { paddingLeft: "6px" }));
   root.append(details);
+}
+
+function pct(x) {
+  const p = Math.round(100 * x);
+  return `${p > 0 ? "+" : p < 0 ? "−" : "±"}${Math.abs(p)} %`;
+}
+
+/** Exact mode: the loaded model's traced sample step, labelled, beside the formula's figures. */
+function renderExact(root, est, scale) {
+  const ex = est.exact;
+  const box = el("div", undefined, { marginTop: "5px", paddingTop: "4px", borderTop: "1px solid rgba(127,127,127,.35)" });
+  box.dataset.testid = "gg-estimate-exact";
+  root.append(box);
+  if (!ex.ok) {
+    const why = el("div", `exact: unavailable, formula shown — ${ex.reason}`, { color: COLORS.tight, overflowWrap: "anywhere" });
+    why.dataset.testid = "gg-estimate-exact-fallback";
+    box.append(why);
+    return;
+  }
+  box.append(el("div", `exact: loaded model traced on meta tensors in ${ex.seconds.toFixed(1)} s`, { fontWeight: "600" }));
+  const row = el("div", undefined, { display: "flex", alignItems: "center" });
+  row.dataset.exact = "sample";
+  const peak = el("span", gib(ex.peak), { width: "74px", textAlign: "right" });
+  peak.dataset.testid = "gg-estimate-exact-peak";
+  row.append(el("span", "sample, traced", { width: "118px", whiteSpace: "pre" }),
+             bar(Math.min(ex.peak, scale), scale, est.budget, false), peak);
+  box.append(row);
+  box.append(el("div", `= weights ${gib(ex.weights)} (${ex.dtype}${ex.manual_cast ? " → " + ex.manual_cast : ""}) + activations ${gib(ex.activations_peak)}`));
+  const module = (ex.at.module || "").replace(/^diffusion_model\./, "");
+  box.append(el("div", `at ${ex.at.op} in ${module}`, { opacity: ".85", overflowWrap: "anywhere" }));
+  const a = ex.attention;
+  const kernels = Object.entries(a.peak || {}).map(([k, v]) => `${k} ${gib(v)}`).join(", ");
+  const attn = el("div", `attention: ${a.host} → traced ${a.traced}${kernels ? ` (${kernels})` : ""}`, { overflowWrap: "anywhere" });
+  attn.title = a.why || "";
+  attn.dataset.testid = "gg-estimate-exact-attention";
+  box.append(attn);
+  const vs = ex.vs_formula;
+  if (vs) {
+    box.append(el("div", `formula, same terms: ${gib(vs.formula_model_only)} (${pct(vs.error)} vs traced)`, { opacity: ".85" }));
+  }
+  box.append(el("div", "model only: no CUDA context or ComfyUI reserve; the verdict above is the formula's", { opacity: ".65" }));
+}
+
+/** Size the node to the whole face (like the VRAM Budget node): measure the laid-out content (layout px, not
+ *  the canvas zoom). Grows the node when the face needs more; shrinks it back only while the user has not
+ *  resized it since our last fit. */
+function fitToContent(node, root, state) {
+  const last = root.lastElementChild;
+  const measured = last ? last.offsetTop + last.offsetHeight + 7 : 0; // + the bottom padding and border
+  const lines = (root.innerText || "").split("\n").length;
+  state.fitted = Math.min(MAX_HEIGHT, measured > 7 ? measured : 14 + LINE * lines);
+  const height = node.computeSize?.()[1];
+  if (!height) return;
+  const ours = state.setTo !== undefined && Math.abs(node.size[1] - state.setTo) < 1;
+  if (height > node.size[1] || (ours && height < node.size[1])) {
+    node.setSize([Math.max(node.size[0], WIDTH), height]);
+    state.setTo = node.size[1];
+  }
+  node.setDirtyCanvas?.(true, true);
 }
 
 app.registerExtension({
@@ -103,18 +164,23 @@ app.registerExtension({
       const r = onNodeCreated?.apply(this, arguments);
       const root = el("div", undefined, {
         font: "11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace", overflowY: "auto", padding: "5px 7px",
+        position: "relative", // the children's offsetTop is measured from here (fitToContent)
         borderRadius: "6px", boxSizing: "border-box", background: "var(--comfy-input-bg, rgba(0,0,0,.25))",
         color: "var(--input-text, #ddd)",
       });
       root.className = "gg-estimate";
       root.dataset.testid = "gg-estimate";
+      const fit = { fitted: 0 };
       const widget = this.addDOMWidget("gg_estimate", "gg_estimate", root, {
         serialize: false, hideOnZoom: false,
-        getMinHeight: () => Math.min(MAX_HEIGHT, 24 + 16 * Math.max(2, root.childElementCount)),
+        getMinHeight: () => Math.max(40, fit.fitted + 20), // + the widget margins
         getMaxHeight: () => MAX_HEIGHT,
       });
       widget.serialize = false;
       this.__ggEstimate = root;
+      this.__ggEstimateFit = fit;
+      // opening "assumptions" adds lines: grow with it
+      root.addEventListener("toggle", () => fitToContent(this, root, fit), true);
       render(root, null);
       if (this.size && this.size[0] < WIDTH) this.setSize([WIDTH, this.size[1]]);
       return r;
@@ -126,9 +192,9 @@ app.registerExtension({
       if (est && this.__ggEstimate) {
         render(this.__ggEstimate, est);
         window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { lastEstimate: est });
-        const height = this.computeSize?.()[1];
-        if (height) this.setSize([Math.max(this.size[0], WIDTH), Math.max(this.size[1], height)]);
-        this.setDirtyCanvas?.(true, true);
+        fitToContent(this, this.__ggEstimate, this.__ggEstimateFit);
+        // once more after the frame lays the new content out at the node's width (wrapped lines)
+        requestAnimationFrame(() => fitToContent(this, this.__ggEstimate, this.__ggEstimateFit));
       }
     };
   },

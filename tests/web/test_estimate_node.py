@@ -10,11 +10,11 @@ from web.conftest import open_comfy
 NODE = "GPUGardenFootprintEstimate"
 
 
-def workflow(vram_gb=8.0) -> dict:
+def workflow(vram_gb=8.0, mode="formula") -> dict:
     p = sd15_prompt("a garden " + uuid.uuid4().hex[:8], seed=31)
     p["20"] = {"class_type": NODE, "inputs": {"model": ["4", 0], "latent": ["5", 0], "clip": ["4", 1], "vae": ["4", 2],
                                               "width": 1024, "height": 1024, "frames": 1, "batch": 1, "cfg": "auto",
-                                              "vram_gb": vram_gb, "when_it_does_not_fit": "warn"}}
+                                              "vram_gb": vram_gb, "when_it_does_not_fit": "warn", "mode": mode}}
     p["3"]["inputs"]["latent_image"] = ["20", 0]
     return p
 
@@ -64,14 +64,75 @@ def test_verdict_on_node_face(comfy_page, comfy_host, output_dir):
 
     # display only: not in the saved workflow's widget values nor in the prompt
     saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => n.id === id).widgets_values", node_id)
-    assert saved == [1024, 1024, 1, 1, "auto", 8, "warn"]
+    assert saved == [1024, 1024, 1, 1, "auto", 8, "warn", "formula"]
     prompt = page.evaluate("async () => (await window.app.graphToPrompt()).output")
     ours = next(v for v in prompt.values() if v["class_type"] == NODE)
     assert "gg_estimate" not in ours["inputs"]
 
     wait_idle(comfy_host)
     show_node(page, node_id)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
     page.screenshot(path=str(output_dir / "estimate_node.png"))
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+def show_whole_node(page, node_id):
+    """The node from its title to its bottom edge in the viewport (a tall face: scale down to fit)."""
+    page.evaluate("""(id) => {
+        const c = window.app.canvas, n = window.app.graph.getNodeById(id);
+        const title = LiteGraph.NODE_TITLE_HEIGHT || 30;
+        const scale = Math.min(1.1, (window.innerHeight - 140) / (n.size[1] + title));
+        c.ds.scale = scale;
+        c.ds.offset[0] = -n.pos[0] + 420 / scale; c.ds.offset[1] = -n.pos[1] + (60 + title * scale) / scale;
+        c.setDirty(true, true);
+    }""", node_id)
+    page.wait_for_timeout(600)
+
+
+def face_fits(page, node_id) -> dict:
+    """The face's content against the room the node gives it: nothing cut off at the bottom."""
+    return page.evaluate("""(id) => {
+        const n = window.app.graph.getNodeById(id), root = n.__ggEstimate;
+        const r = root.getBoundingClientRect(), last = root.lastElementChild.getBoundingClientRect();
+        return {scroll: root.scrollHeight, client: root.clientHeight, bottom: r.bottom, lastBottom: last.bottom};
+    }""", node_id)
+
+
+def estimate_only(width, height, vram_gb=8.0, mode="exact") -> dict:
+    """Checkpoint -> empty latent -> Footprint Estimate: the node is an output node, nothing is sampled."""
+    p = workflow(vram_gb, mode)
+    p["5"]["inputs"].update(width=width, height=height)
+    return {k: p[k] for k in ("4", "5", "20")}
+
+
+def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
+    page, console = comfy_page
+    node_id = run_and_wait(page, estimate_only(512, 512))
+    root = "window.app.graph.getNodeById(id).__ggEstimate"
+    page.wait_for_function(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact]')", arg=node_id, timeout=30000)
+    exact = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact]').innerText", node_id)
+    assert "exact: loaded model traced on meta tensors in" in exact
+    assert "= weights" in exact and "activations" in exact and " in " in exact
+    peak = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-peak]').textContent", node_id)
+    assert peak.endswith("GiB") or peak.endswith("MiB")
+    attention = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-attention]').textContent",
+                              node_id)
+    assert attention.startswith("attention: attention_") and "traced" in attention
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    assert est["exact"]["ok"] and est["exact"]["peak"] > est["exact"]["weights"]
+    # the formula is still there, labelled, and the face is never a serialized value
+    assert page.evaluate(f"(id) => {root}.querySelectorAll('[data-phase]').length", node_id) == 5
+    saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => n.id === id).widgets_values", node_id)
+    assert saved == [1024, 1024, 1, 1, "auto", 8, "warn", "exact"]
+
+    wait_idle(comfy_host)
+    show_whole_node(page, node_id)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    assert fit["bottom"] < page.viewport_size["height"] - 60, fit       # the whole face is on screen
+    page.screenshot(path=str(output_dir / "estimate_node_exact.png"))
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
 
@@ -85,7 +146,9 @@ def test_does_not_fit_shows_knobs_vue_nodes(browser, comfy_host, output_dir):
         text = face.inner_text()
         assert "DOES NOT FIT" in text and "what would help" in text
         wait_idle(comfy_host)
-        show_node(page, node_id)
+        show_whole_node(page, node_id)
+        fit = face_fits(page, node_id)
+        assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
         box = face.bounding_box()
         page.screenshot(path=str(output_dir / "estimate_node_vue.png"),
                         clip={"x": max(0, box["x"] - 60), "y": max(0, box["y"] - 200),
