@@ -260,6 +260,27 @@ def build_text_case(comfy, family, checkpoint=None, dtype=None) -> dict:
     return {"owner": model, "weights": model, "call": call, "args": (tokens,), "kwargs": {}, "info": info}
 
 
+def trace_base_model(model, latent, sigma=None, conds=None, attention="flash", offload=None) -> dict:
+    """Exact peak of one apply_model call of a model ComfyUI already has (comfy.model_base.BaseModel, e.g.
+    patcher.model inside a running ComfyUI, for the Footprint node's exact mode). `latent` and every value of
+    `conds` ({"c_crossattn": ..., "y": ..., "guidance": ...}, as apply_model takes them) are tensors or shapes
+    (batch first, cond+uncond already batched). Weights are swapped for meta twins, nothing is read or copied;
+    offload="cpu" streams the parameters still on the CPU (a partially loaded model)."""
+    import torch
+    from .trace import trace
+
+    def meta(t, dtype=torch.float32):
+        return torch.empty(tuple(t.shape) if isinstance(t, torch.Tensor) else tuple(t),
+                           dtype=t.dtype if isinstance(t, torch.Tensor) else dtype, device="meta")
+    x = meta(latent)
+    kw = {k: meta(v) for k, v in (conds or {}).items()}
+    kw["transformer_options"] = {"optimized_attention_override": _through_sdpa}
+    s = meta(sigma) if sigma is not None else torch.empty((x.shape[0],), device="meta")
+    r = trace(model, x, s, kwargs=kw, call=model.apply_model, attention=attention, offload=offload)
+    r["host_attention"] = host_attention()
+    return r
+
+
 def _through_sdpa(func, *args, **kwargs):
     from comfy.ldm.modules import attention
     return attention.attention_pytorch(*args, **kwargs)
@@ -340,8 +361,7 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
                 "manual_cast": str(cast).replace("torch.", "") if cast else None,
                 "latent": list(shape), "cfg": use_cfg,
                 "note": "cond+uncond batched" if use_cfg else "single pass (cfg 1)"}
-        case = {"owner": model, "weights": model.diffusion_model, "call": model.apply_model, "args": (x, sigma),
-                "kwargs": kw}
+        case = {"owner": model, "weights": model, "call": model.apply_model, "args": (x, sigma), "kwargs": kw}
     else:
         vae, dt = build_vae(comfy, sd, dtype)
         video = vae.latent_dim == 3

@@ -133,6 +133,14 @@ class StorageTracer(TorchDispatchMode):
             with self:
                 return func._op_dk(_CIA, *args, **kwargs)
         self.ops += 1
+        for a in tree_leaves((args, kwargs)):
+            # a device tensor made before the trace and not registered (another module's buffer, a global):
+            # real memory, there all along; counted from its first use, not as a new allocation of a view
+            if isinstance(a, torch.Tensor) and a.device == self.device:
+                st = a.untyped_storage()
+                if st._cdata not in self.records and st._cdata not in self.offloaded and st.nbytes() and \
+                        self.scratch is None:
+                    self._alloc(st, a, "external", "<before trace>", self.where())
         transient = 0
         if self.offloaded and func not in _COPY_OPS and not func.is_view:
             seen = set()

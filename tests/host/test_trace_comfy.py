@@ -52,8 +52,8 @@ def test_trace_sd1_json_is_complete():
         assert key in r
     assert r["model"]["class"] == "UNetModel" and r["model"]["dtype"] == "float16"
     assert r["model"]["latent"] == [2, 4, 64, 64]                      # cond + uncond batched
-    # the U-Net's weights, fp16, exactly as the real file holds them
-    assert r["weights"] == _layout_bytes("sd15_v1-5-pruned-emaonly-fp16", "model.diffusion_model.", 2)
+    # the U-Net's weights, fp16, exactly as the real file holds them, + model_sampling's 1000-step sigma tables
+    assert r["weights"] == _layout_bytes("sd15_v1-5-pruned-emaonly-fp16", "model.diffusion_model.", 2) + 2 * 4000
     assert r["peak"] == r["weights"] + r["activations_peak"]
     assert 50 << 20 < r["activations_peak"] < 1 << 30
     assert r["at"]["op"].startswith("aten.") and r["at"]["module"]
@@ -171,3 +171,25 @@ print(json.dumps(out))
     assert p.returncode == 0, p.stderr[-3000:]
     for meta, real in json.loads(p.stdout.strip().splitlines()[-1]):
         assert meta == real
+
+
+def test_trace_base_model_of_a_built_model_matches_trace_family():
+    """The in-host entry (a BaseModel ComfyUI holds, here with real CPU weights) gives the family trace's peak."""
+    code = r'''
+import json, torch
+from gpu_garden.memory import trace_comfy
+fam = trace_comfy.trace_family(sys.argv[1], "sd1", 256, 256)
+case = trace_comfy.build_case(sys.argv[1], "sd1", 256, 256)
+model = case["owner"]
+model.to_empty(device="cpu")                        # a loaded model: real weights, untouched by the trace
+r = trace_comfy.trace_base_model(model, (2, 4, 32, 32), conds={"c_crossattn": (2, 77, 768)})
+low = trace_comfy.trace_base_model(model, (2, 4, 32, 32), conds={"c_crossattn": (2, 77, 768)}, offload="cpu")
+print(json.dumps([fam["peak"] - fam["weights"], r["peak"] - r["weights"], r["weights"] - fam["weights"],
+                  low["weights"], low["peak"] < fam["peak"], model.diffusion_model.out[2].weight.device.type]))
+'''
+    p = _run(code, os.environ["COMFYUI_DIR"], timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    fam_act, act, extra_weights, low_weights, low_smaller, device = json.loads(p.stdout.strip().splitlines()[-1])
+    assert act == fam_act
+    assert 0 <= extra_weights < 1 << 20                       # + model_sampling's sigma tables
+    assert low_weights == 0 and low_smaller and device == "cpu"

@@ -111,6 +111,20 @@ def test_out_variant_growing_a_buffer_reallocates():
     assert r["output_live"] == 4096 + 8192
 
 
+def test_tensors_from_before_the_trace_count_once_as_external():
+    torch = _torch()
+    from gpu_garden.memory.trace import trace
+    table = _meta(1000)                                       # e.g. a schedule held outside the traced module
+
+    class UsesTable(torch.nn.Module):
+        def forward(self, x):
+            return x * table[:10].sum()                      # a view of it is not a new allocation
+
+    r = trace(UsesTable(), _meta(1024))
+    assert r["live_at_peak"] == {"input": 4096, "external": 4000, "activation": 4 + 4096}
+    assert r["peak"] == 4096 + 4000 + 4 + 4096
+
+
 def _attention_module():
     torch = _torch()
 
