@@ -70,3 +70,166 @@ def test_budget_from_node_input(node):
     snap = {"devices": [{"index": 0, "name": "GPU", "backend": "cuda", "total": 24 * GiB, "other_processes": 2 * GiB}]}
     assert node.live_budget(snap, 0)[0] == 22 * GiB
     assert node.live_budget(snap, 12)[0] == 12 * GiB
+
+
+# -- exact mode (nodes/estimate_exact.py): the loaded model traced on meta tensors ---------------------------
+from gpu_garden.nodes import estimate_exact as X  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - CI has torch; the tests above do not need it
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="exact mode needs torch")
+
+
+if torch is not None:
+    class SD15:
+        """Stands in for ComfyUI's model config class of that name (exact mode keys its recipe on the class name)."""
+
+    class Other:
+        pass
+
+    class TinyUNet(torch.nn.Module):
+        """Conv in, cross-attention to the text context through SDPA, conv out: enough of a U-Net to trace."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv_in = torch.nn.Conv2d(4, 32, 3, padding=1)
+            self.to_q = torch.nn.Linear(32, 32)
+            self.to_kv = torch.nn.Linear(768, 64)
+            self.conv_out = torch.nn.Conv2d(32, 4, 3, padding=1)
+
+        def forward(self, x, context):
+            h = self.conv_in(x)
+            b, c, hh, ww = h.shape
+            tokens = h.flatten(2).transpose(1, 2)
+            k, v = self.to_kv(context).chunk(2, dim=-1)
+            q = self.to_q(tokens)
+            a = torch.nn.functional.scaled_dot_product_attention(q.view(b, -1, 4, 8).transpose(1, 2),
+                                                                 k.reshape(b, -1, 4, 8).transpose(1, 2),
+                                                                 v.reshape(b, -1, 4, 8).transpose(1, 2))
+            h = h + a.transpose(1, 2).reshape(b, hh * ww, c).transpose(1, 2).reshape(b, c, hh, ww)
+            return self.conv_out(h)
+
+    class TinyBaseModel(torch.nn.Module):
+        """The parts of comfy.model_base.BaseModel exact mode calls: apply_model(x, sigma, c_crossattn=...,
+        transformer_options=...), get_dtype(), manual_cast_dtype, model_config."""
+
+        def __init__(self, config=SD15):
+            super().__init__()
+            self.diffusion_model = TinyUNet()
+            self.model_config = config()
+            self.manual_cast_dtype = None
+            self.calls = []
+
+        def get_dtype(self):
+            return torch.float32
+
+        def apply_model(self, x, t, c_crossattn=None, transformer_options=None, **kwargs):
+            self.calls.append((tuple(x.shape), tuple(c_crossattn.shape), x.device.type, dict(transformer_options)))
+            return self.diffusion_model(x, c_crossattn)
+
+    class Patcher:
+        def __init__(self, base):
+            self.model = base
+
+
+def _param_bytes(m):
+    return sum(p.numel() * p.element_size() for p in m.parameters())
+
+
+@needs_torch
+def test_conditioning_shapes_follow_the_family_recipe():
+    assert X.conditioning_shapes("sd1", 2) == {"c_crossattn": (2, 77, 768)}
+    assert X.conditioning_shapes("sdxl", 2) == {"c_crossattn": (2, 77, 2048), "y": (2, 2816)}
+    assert X.conditioning_shapes("flux1", 1) == {"c_crossattn": (1, 256, 4096), "y": (1, 768), "guidance": (1,)}
+
+
+@needs_torch
+def test_exact_traces_the_loaded_module_without_touching_its_weights():
+    base = TinyBaseModel()
+    before = {n: (p.data_ptr(), p.device.type, p.dtype) for n, p in base.named_parameters()}
+    r = X.exact(Patcher(base), [1, 4, 16, 16], 2)
+    assert r["ok"], r
+    assert base.calls[0][:3] == ((2, 4, 16, 16), (2, 77, 768), "meta")     # cond + uncond, on meta tensors
+    assert r["latent"] == [2, 4, 16, 16] and r["context"] == [2, 77, 768] and r["family"] == "sd1"
+    assert r["weights"] == _param_bytes(base) and r["peak"] == r["weights"] + r["activations_peak"]
+    assert r["peak"] > r["weights"] and r["at"]["op"].startswith("aten.")
+    assert r["attention"]["calls"] == 1 and r["attention"]["host"] == "unknown"
+    assert set(r["attention"]["peak"]) >= {"math"} and r["seconds"] >= 0 and r["dtype"] == "float32"
+    # the real parameters are back, untouched: same storage, device and dtype
+    assert {n: (p.data_ptr(), p.device.type, p.dtype) for n, p in base.named_parameters()} == before
+    json.dumps(r)
+
+
+@needs_torch
+def test_exact_allocates_nothing_proportional_to_the_latent():
+    import resource
+
+    base = TinyBaseModel()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    r = X.exact(Patcher(base), [1, 4, 2048, 2048], 2)        # ~4M tokens: tens of GiB if it were real
+    assert r["ok"], r
+    assert r["activations_peak"] > 4 * GiB
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss < GiB // 2
+
+
+@needs_torch
+def test_exact_falls_back_with_one_line_and_never_raises():
+    r = X.exact(Patcher(TinyBaseModel(Other)), [1, 4, 8, 8], 2)
+    assert r["ok"] is False and r["reason"].startswith("no exact recipe for Other models (known: ")
+    assert X.exact(object(), [1, 4, 8, 8], 2)["reason"] == "this MODEL has no ComfyUI diffusion model to trace"
+    bad = X.exact(Patcher(TinyBaseModel()), [1, 16, 8, 8], 2)   # a latent with the wrong channel count
+    assert bad["ok"] is False and bad["reason"].startswith("trace failed on latent [1, 16, 8, 8]: RuntimeError: ")
+    assert "\n" not in bad["reason"] and len(bad["reason"]) <= 200
+    assert X.reason_of(ImportError("No module named 'torch.utils._python_dispatch'\nmore")) == \
+        "this torch cannot trace (No module named 'torch.utils._python_dispatch')"
+
+
+@needs_torch
+def test_deadline_stops_a_slow_trace_and_leaves_no_hook():
+    import time
+
+    from torch.nn.modules import module as torch_module
+
+    class Slow(torch.nn.Module):
+        def forward(self, x):
+            time.sleep(0.02)
+            return x
+
+    class Deep(TinyBaseModel):
+        def __init__(self):
+            super().__init__()
+            self.slow = torch.nn.Sequential(*[Slow() for _ in range(20)])
+
+        def apply_model(self, x, t, c_crossattn=None, transformer_options=None, **kwargs):
+            return self.slow(x)
+
+    hooks = len(torch_module._global_forward_pre_hooks)
+    base = Deep()
+    r = X.exact(Patcher(base), [1, 4, 8, 8], 2, time_limit=0.05)
+    assert r == {"ok": False, "reason": "trace stopped at the 0.05 s limit", "seconds": r["seconds"]}
+    assert r["seconds"] < 0.4
+    assert len(torch_module._global_forward_pre_hooks) == hooks
+    assert all(p.device.type == "cpu" for p in base.parameters())
+    with pytest.raises(X.TraceTimeout):
+        with X.deadline(0):
+            Slow()(torch.zeros(1))
+
+
+@needs_torch
+def test_exact_report_and_comparison_with_the_formula():
+    r = X.exact(Patcher(TinyBaseModel()), [1, 4, 16, 16], 2)
+    est = {"breakdown": {"sample": {"weights": r["weights"], "activations": r["activations_peak"] * 2}}}
+    cmp_ = X.compare(r, est)
+    assert cmp_["formula_model_only"] == r["weights"] + 2 * r["activations_peak"]
+    assert cmp_["error"] == pytest.approx(r["activations_peak"] / r["peak"])
+    text = X.format_text(r, est)
+    assert text.splitlines()[1] == "exact mode (the loaded model traced on meta tensors, one sampling step):"
+    assert "SD1.x as loaded (float32), latent [2, 4, 16, 16], text context [2, 77, 768]" in text
+    assert "attention: host uses unknown; traced as" in text and "formula, same terms" in text
+    assert X.headline(r).startswith("traced sample peak ")
+    failed = {"ok": False, "reason": "no exact recipe for Other models", "seconds": 0.0}
+    assert X.compare(failed, est) is None
+    assert X.format_text(failed).endswith("unavailable, formula only: no exact recipe for Other models")
+    assert X.headline(failed) == "exact mode unavailable, formula shown: no exact recipe for Other models"
