@@ -101,6 +101,21 @@ _WRAPPABLE = __import__("re").compile(r"out of memory\. Tried to allocate|(?:CUD
                                       r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory")
 
 
+LONG_LINE = 20000
+
+
+def _family(kind: str) -> str:
+    return "llm-server" if kind.startswith(("vllm",)) else "ggml" if kind.startswith(("ggml", "ollama")) else "torch"
+
+
+def _around_anchor(raw: bytes) -> bytes:
+    """A huge line (a JSON dump, a progress bar without newlines): keep the part around its first anchor,
+    where a message and its numbers are."""
+    hits = [i for i in (raw.find(a) for a in P.HEAD_ANCHORS) if i >= 0]
+    i = min(hits) if hits else 0
+    return raw[max(0, i - 2000):max(0, i - 2000) + LONG_LINE]
+
+
 def _following(block: bytes, end: int, n: int = 5) -> list:
     out, pos = [], end
     for _ in range(n):
@@ -181,13 +196,25 @@ class Scan:
     # -- input --
     def feed_stream(self, stream):
         carry = b""
-        while True:
-            data = stream.read(CHUNK)
-            if not data:
+        eof = False
+        while not eof:
+            parts, got, fresh = [carry] if carry else [], len(carry), 0
+            while fresh < CHUNK:                   # pipes and sockets hand out short reads: gather a chunk
+                data = stream.read(CHUNK - fresh)
+                if not data:
+                    eof = True
+                    break
+                if isinstance(data, str):
+                    data = data.encode("utf-8", "replace")
+                parts.append(data)
+                got += len(data)
+                fresh += len(data)
+            buf = b"".join(parts)
+            if not buf:
                 break
-            if isinstance(data, str):
-                data = data.encode("utf-8", "replace")
-            buf = carry + data if carry else data
+            if eof:
+                self._block(buf if buf.endswith(b"\n") else buf + b"\n")
+                break
             cut = buf.rfind(b"\n")
             if cut < 0:
                 if len(buf) >= LINE_CAP:           # one enormous line: look at it in pieces
@@ -201,8 +228,6 @@ class Scan:
             if len(carry) >= LINE_CAP:
                 self._block(carry, ends_line=False)
                 carry = b""
-        if carry:
-            self._block(carry + b"\n")
         self._close_all()
 
     def feed_text(self, text: str):
@@ -232,13 +257,15 @@ class Scan:
             line_at += block.count(b"\n", pos_counted, start)
             pos_counted = start
             raw = block[start:min(end, start + LINE_CAP)]
+            if len(raw) > LONG_LINE:
+                raw = _around_anchor(raw)
             self._src = (block, start)
             if len(raw) < 300 and b"Prompt executed" in raw and not any(a in raw for a in _BUSY):
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
             segs = [s for s in raw.split(b"\r") if s.strip()]
             for i, seg in enumerate(segs):
-                more = (lambda e=end: _following(block, e)) if i == len(segs) - 1 else (lambda: [])
+                more = (lambda n=5, e=end: _following(block, e, n)) if i == len(segs) - 1 else (lambda n=5: [])
                 self._line(line_at + 1, P.clean(seg), more)
         self.bytes_seen += len(block)
         self.tail = block[-WINDOW:] if len(block) >= WINDOW else (self.tail + block)[-WINDOW:]
@@ -255,6 +282,8 @@ class Scan:
         if not self.run_failed:
             self.successes += 1
             block, start = self._src
+            if start < WINDOW and self.tail:       # the run began in an earlier chunk
+                block, start = self._window_before(block, start), min(WINDOW, len(self.tail) + start)
             lo = max(0, start - WINDOW)
             prev = block.rfind(b"Prompt executed", lo, start)
             pos = block.find(b"\n", prev) + 1 if prev >= 0 else lo
@@ -320,9 +349,7 @@ class Scan:
             self._facts(0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
 
     # -- one interesting line --
-    def _line(self, lineno, text, more=lambda: []):
-        if len(text) > 20000:      # a huge line: numbers live near the trigger, keep a window around it
-            text = text[:20000]
+    def _line(self, lineno, text, more=lambda n=5: []):
         if self.open_ev is not None:
             if P.add_async_fields(self.open_ev, text):
                 if self.open_ev.get("complete") and not self.open_ev.get("_await_limit"):
@@ -355,8 +382,8 @@ class Scan:
         ev["_line"] = lineno
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):
             # the numbers follow on the next lines: read them now
-            following = more()
-            for k, nxt in enumerate(following[:8], 1):
+            following = more(8)
+            for k, nxt in enumerate(following, 1):
                 if P.add_async_fields(ev, nxt):
                     self.consumed_until = lineno + k
                 if ev.get("complete") and not ev.get("_await_limit"):
@@ -495,6 +522,10 @@ class Scan:
             same_numbers = ev["kind"] == prim["kind"] and ev.get("numbers") == prim.get("numbers")
             different_failure = (ev.get("complete") and P.PRIORITY.get(ev["kind"], 0) >= 9 and prim.get("complete")
                                  and P.PRIORITY.get(prim["kind"], 0) >= 9 and not same_numbers and not prim.get("recoverable"))
+            # two programs writing into one log (interleaved): a failure from another runtime is its own event
+            other_runtime = (_family(ev["kind"]) != _family(prim["kind"]) and P.PRIORITY.get(ev["kind"], 0) >= 6
+                             and P.PRIORITY.get(prim["kind"], 0) >= 6)
+            different_failure = different_failure or other_runtime
             if different_failure:
                 self._close()
                 cur = None

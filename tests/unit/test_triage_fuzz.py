@@ -1,0 +1,123 @@
+"""Bad input never crashes triage, and the way a log arrives (chunks, CRLF, colour codes) never changes its diagnosis."""
+import io
+import itertools
+import random
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gpu_garden.memory import triage
+from gpu_garden.memory.triage import CAUSES
+
+from test_triage_corpus import DEV, load
+
+LOGS = [load(p)[0] for p in DEV]
+SAMPLE = "\n".join([
+    "Device: cuda:0 NVIDIA GeForce RTX 3060 : cudaMallocAsync",
+    "got prompt", "Requested to load AutoencoderKL",
+    "!!! Exception during processing !!! Allocation on device 0 would exceed allowed memory. (out of memory)",
+    "Currently allocated     : 10.90 GiB", "Requested               : 1.00 GiB", "Device limit            : 12.00 GiB",
+    "Free (according to CUDA): 0 bytes", "Got an OOM, unloading all loaded models.", ""])
+
+
+def _ok(res):
+    assert set(res) >= {"found", "cause", "events"}
+    assert res["cause"] is None or res["cause"] in CAUSES
+    for ev in res["events"]:
+        assert ev["causes"] and all(c["id"] in CAUSES for c in ev["causes"])
+
+
+class Trickle(io.RawIOBase):
+    """A stream that hands out the data in the sizes it is told to (a pipe, a slow socket)."""
+    def __init__(self, data: bytes, sizes):
+        self.data, self.sizes, self.pos = data, list(sizes) or [1], 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if self.pos >= len(self.data):
+            return 0
+        k = min(self.sizes[self.pos % len(self.sizes)], len(buf))
+        out = self.data[self.pos:self.pos + k]
+        buf[:len(out)] = out
+        self.pos += len(out)
+        return len(out)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=4000))
+def test_random_bytes_never_crash(data):
+    _ok(triage.triage_stream(io.BytesIO(data)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=3000))
+def test_random_text_never_crash(text):
+    _ok(triage.triage_text(text))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([
+    "CUDA out of memory. Tried to allocate", "GPU 0 has a total capacity of", " 1.00 GiB", "\n", "\r", "\x1b[31m", "\x00",
+    "Currently allocated     :", "Requested               :", "Device limit", "Allocation on device 0 would exceed allowed memory. (out of memory)",
+    "Prompt executed in 1.0 seconds\n", "Requested to load SDXL\n", 'File "/x/comfy/sd.py", line 1, in decode\n', "é漢🙂",
+    "failed to allocate buffer for kv cache", "max seq len (", ") is larger than", "llama runner process has terminated: ",
+    "-1.5 GiB", "99999999999999999999 GiB", "Of the allocated memory", "is reserved by PyTorch but unallocated",
+]), max_size=60))
+def test_fragments_of_real_messages_never_crash(parts):
+    _ok(triage.triage_text("".join(parts)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(range(len(LOGS))), st.lists(st.integers(1, 700), min_size=1, max_size=8))
+def test_chunking_does_not_change_the_diagnosis(i, sizes):
+    data = LOGS[i].encode()
+    whole = triage.triage_stream(io.BytesIO(data))
+    trickled = triage.triage_stream(Trickle(data, sizes))      # raw reads: short reads reach the scanner
+    assert (trickled["cause"], len(trickled["events"])) == (whole["cause"], len(whole["events"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(range(len(LOGS))), st.randoms(use_true_random=False))
+def test_crlf_and_colour_do_not_change_the_diagnosis(i, rnd):
+    text = LOGS[i]
+    plain = triage.triage_text(text)
+    lines = text.split("\n")
+    noisy = "\r\n".join(("\x1b[1m\x1b[31m" + ln + "\x1b[0m") if rnd.random() < 0.5 else ln for ln in lines)
+    got = triage.triage_text(noisy)
+    assert got["cause"] == plain["cause"]
+    assert [e["numbers"] for e in got["events"]] == [e["numbers"] for e in plain["events"]]
+
+
+def test_empty_input():
+    assert triage.triage_text("") == {**triage.triage_text(""), "found": False, "cause": None, "events": []}
+    assert triage.triage_stream(io.BytesIO(b""))["found"] is False
+
+
+def test_megabyte_line_and_a_longer_one_without_newline():
+    one_mb = "x" * 1_000_000 + " " + SAMPLE.replace("\n", " | ")
+    res = triage.triage_text(one_mb)
+    _ok(res)
+    assert res["found"]
+    huge = ("y" * 3_000_000 + "CUDA error: out of memory").encode()       # no newline at all, beyond the line cap
+    res = triage.triage_stream(io.BytesIO(huge))
+    _ok(res)
+
+
+def test_binary_garbage_around_a_real_message():
+    rnd = random.Random(7)
+    junk = bytes(rnd.getrandbits(8) for _ in range(20000))
+    res = triage.triage_stream(io.BytesIO(junk + b"\n" + SAMPLE.encode() + b"\n" + junk))
+    assert res["found"] and res["cause"] == "vae-decode"
+    assert res["events"][-1]["numbers"]["requested"] == 1 << 30
+
+
+def test_interleaved_logs_find_both_failures():
+    a = SAMPLE.splitlines()
+    b = ["INFO 01-01 00:00:00 [engine.py:1] step", "ValueError: The model's max seq len (32768) is larger than the maximum "
+         "number of tokens that can be stored in KV cache (7344). Try increasing `gpu_memory_utilization`."] + ["INFO tick"] * 6
+    mixed = [x for pair in itertools.zip_longest(a, b, fillvalue="INFO tick") for x in pair]
+    res = triage.triage_text("\n".join(mixed))
+    _ok(res)
+    kinds = {c["id"] for ev in res["events"] for c in ev["causes"]}
+    assert {"vae-decode", "kv-cache"} <= kinds
