@@ -4,7 +4,8 @@ run before sampling when the estimate does not fit.
 
 It reads what ComfyUI has loaded (real parameter dtypes and shapes, the latent's real shape) instead of
 re-reading files; the numbers come from memory/estimate.py. ComfyUI's own `memory_required` for the same
-latent is shown beside ours, labelled."""
+latent is shown beside ours, labelled. Mode "exact" also traces one sampling step of the loaded model at this
+latent on meta tensors (estimate_exact.py) and shows the traced peak beside the formula."""
 import logging
 
 from comfy_api.latest import io
@@ -194,7 +195,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             category=CATEGORY,
             description=("Estimates the peak GPU memory of text encoding, sampling and VAE decode for these models at "
                          "this latent size, from the loaded weights, and judges it against the budget. Passes the "
-                         "latent through: put it between the latent and the sampler."),
+                         "latent through: put it between the latent and the sampler. Mode exact also traces the loaded "
+                         "model's sampling step on meta tensors and shows that peak beside the formula."),
             inputs=[
                 io.Model.Input("model"),
                 io.Latent.Input("latent", optional=True,
