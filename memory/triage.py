@@ -130,7 +130,6 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 
 
 _LOAD_RE = re.compile(rb"Requested to load (\w+)")
-_BUSY = (b"emory", b"llocat", b"Exception", b"OOM", b"Error", b'File "')
 _STREAM_ONLY = {"prompt_done", "exception_block", "node_type", "frame", "comfy_report", "got_prompt",
                 "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
@@ -260,7 +259,7 @@ class Scan:
             if len(raw) > LONG_LINE:
                 raw = _around_anchor(raw)
             self._src = (block, start)
-            if len(raw) < 300 and b"Prompt executed" in raw and not any(a in raw for a in _BUSY):
+            if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
             segs = [s for s in raw.split(b"\r") if s.strip()]
