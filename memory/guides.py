@@ -150,10 +150,22 @@ def render(guide: dict, params: dict | None = None) -> dict:
            "commands": commands(md), "causes": guide["causes"], "runtimes": guide["runtimes"],
            "platforms": guide["platforms"], "faqs": faqs}
     if guide.get("actions"):
-        out["actions"] = guide["actions"]
+        out["actions"] = [_fill_action(a, params, guide["defaults"]) for a in guide["actions"]]
     if guide.get("cost"):
         out["cost"] = guide["cost"]
     return out
+
+
+def _fill_action(action, params, defaults):
+    """Actions may name a parameter ("{{tile_size}}") where the log or the panel's context decides the value."""
+    if isinstance(action, dict):
+        return {k: _fill_action(v, params, defaults) for k, v in action.items()}
+    if isinstance(action, list):
+        return [_fill_action(v, params, defaults) for v in action]
+    if isinstance(action, str) and PARAM_RE.fullmatch(action.strip()):
+        v = fill(action, params, defaults)
+        return int(v) if v.lstrip("-").isdigit() else v
+    return action
 
 
 def select(cause: str, runtime: str, env: dict, params: dict | None = None, kind: str | None = None) -> dict | None:

@@ -583,7 +583,8 @@ def _env(scan: Scan, inc: Incident, context: dict):
     if not backend:
         dk = next((e["device_kind"] for e in inc.events if e.get("device_kind")), None)
         backend = "rocm" if (dk == "rocm" or f["rocm"] and dk in (None, "cuda")) else dk
-    runtime = _runtime(scan, inc)
+    runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None
+                                      else _runtime(scan, inc))
     allocator = None
     if "torch.cuda_async" in kinds:
         allocator = "cudaMallocAsync"
@@ -772,7 +773,7 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
         sc.add("other", 1.0, "an out-of-memory error without numbers")
 
     # the rest of the log: the node, the traceback, the model being loaded, earlier runs
-    _phase(sc, scan, inc, ctx, hint_weight)
+    _phase(sc, scan, inc, ctx, hint_weight, env)
     _history(sc, scan, inc)
     return sc.ranked()
 
@@ -829,8 +830,8 @@ def _ggml(sc, scan, inc, n):
         sc.add("other", 1.0, "llama.cpp/Ollama allocation failure without detail")
 
 
-def _phase(sc, scan, inc, ctx, w):
-    comfy = _runtime(scan, inc) == "comfyui"
+def _phase(sc, scan, inc, ctx, w, env=None):
+    comfy = (env or {}).get("runtime", _runtime(scan, inc)) == "comfyui"
     node = ctx.get("node_type") or inc.node_type
     cat = node_category(node)
     if cat:
@@ -916,6 +917,17 @@ def _params(inc, env, scan, context):
     n = inc.primary.get("numbers") or {}
     f = scan.facts
     p = {}
+    if env.get("os") == "windows":
+        p["launch"] = r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build"
+    lat = (context or {}).get("latent") or {}
+    try:
+        area = int(lat.get("width") or 0) * int(lat.get("height") or 0)
+        frames = int(lat.get("frames") or 1)
+    except (TypeError, ValueError):
+        area, frames = 0, 1
+    if area >= 1536 * 1536 or frames > 48:      # big images and long clips: smaller tiles from the start
+        p["tile_size"], p["overlap"] = 256, 32
+        p["temporal_size"], p["temporal_overlap"] = 32, 8
     total = n.get("total") or n.get("device_limit") or f["total_vram"]
     if not total and context and context.get("snapshot"):
         try:
