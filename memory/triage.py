@@ -1096,6 +1096,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
         out.append("")
         out.append(f"== {g['title']} ==")
         out.append(g["markdown"].strip())
+        for faq in g.get("faqs", []):
+            out.append("")
+            out.append(f"-- {faq['title']}")
+            out.append(faq["markdown"].strip())
     return "\n".join(out)
 
 
