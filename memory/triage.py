@@ -925,7 +925,8 @@ def _params(inc, env, scan, context):
         frames = int(lat.get("frames") or 1)
     except (TypeError, ValueError):
         area, frames = 0, 1
-    if area >= 1536 * 1536 or frames > 48:      # big images and long clips: smaller tiles from the start
+    # big images and long clips (the panel passes latent frames: 21 for 81 video frames): smaller tiles from the start
+    if area >= 1536 * 1536 or (frames > 1 and area >= 1280 * 704) or frames >= 16:
         p["tile_size"], p["overlap"] = 256, 32
         p["temporal_size"], p["temporal_overlap"] = 32, 8
     total = n.get("total") or n.get("device_limit") or f["total_vram"]
