@@ -80,10 +80,18 @@ def load_all() -> dict:
     return out
 
 
+# What a guide says where the log did not give the number.
+FALLBACK = {"reserve_vram_gb": "1.0", "requested": "a large block", "shortfall": "more than was free",
+            "reserved_unallocated": "memory", "other_processes": "part of the card", "max_model_len": "8192",
+            "gpu_memory_utilization": "0.80", "n_ctx_half": "8192", "n_ctx": "the context", "ngl": "20",
+            "launch": "python main.py", "total_gib": "the card's", "tile_size": 512, "overlap": 64,
+            "temporal_size": 64, "temporal_overlap": 8}
+
+
 def fill(text: str, params: dict, defaults: dict) -> str:
     def sub(m):
         k = m.group(1)
-        v = params.get(k, defaults.get(k))
+        v = params.get(k, defaults.get(k, FALLBACK.get(k)))
         return str(v) if v is not None else m.group(0)
     return PARAM_RE.sub(sub, text)
 

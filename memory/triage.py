@@ -772,10 +772,28 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
     else:
         sc.add("other", 1.0, "an out-of-memory error without numbers")
 
+    # what the host measured at the failure (the OOM panel's probe snapshot)
+    dev = _snapshot_device(ctx, ev)
+    if dev and dev.get("other_processes") and dev.get("total") and "other-process" not in sc.s:
+        op, tot = dev["other_processes"], dev["total"]
+        if op >= max(1.5 * GiB, 0.1 * tot):
+            sc.add("other-process", 2.8, f"at the failure other processes held {_b(op)} of the {_b(tot)} card (NVML)")
     # the rest of the log: the node, the traceback, the model being loaded, earlier runs
     _phase(sc, scan, inc, ctx, hint_weight, env)
     _history(sc, scan, inc)
     return sc.ranked()
+
+
+def _snapshot_device(ctx: dict, ev: dict):
+    try:
+        devs = (ctx.get("snapshot") or {}).get("devices") or []
+    except AttributeError:
+        return None
+    idx = ev.get("device_index")
+    for d in devs:
+        if isinstance(d, dict) and (idx is None or d.get("index") == idx):
+            return d
+    return None
 
 
 def _impossible(sc, req, total, free, allowed) -> bool:
@@ -941,16 +959,21 @@ def _params(inc, env, scan, context):
         others = max(0, total - free - n["this_process"])
     if others is None and n.get("device_limit") and free is not None and n.get("allocated") is not None:
         others = max(0, n["device_limit"] - free - n["allocated"])
+    dev = _snapshot_device(context or {}, inc.primary)
+    if dev and dev.get("other_processes"):
+        others = max(others or 0, dev["other_processes"])
     if total:
         p["total_gib"] = f"{total / GiB:.1f}"
     if req:
         p["requested"] = _b(req)
+    reserve = None
     if req is not None and free is not None:
         short = max(0, req - free)
         p["shortfall"] = _b(short)
         reserve = math.ceil((short / GiB + 0.6) * 10) / 10
-        if others:
-            reserve = max(reserve, math.ceil((others / GiB + 0.5) * 10) / 10)
+    if others:
+        reserve = max(reserve or 0, math.ceil((others / GiB + 0.5) * 10) / 10)
+    if reserve is not None:
         if total:
             reserve = min(reserve, round(total / GiB / 2, 1))
         p["reserve_vram_gb"] = f"{max(reserve, 0.6):.1f}"

@@ -113,3 +113,14 @@ def test_cli_human_output_has_cause_numbers_and_commands():
     out = r.stdout.decode()
     assert out.startswith("Cause: vae-decode")
     assert "requested 256.00 MiB" in out and "VAEDecodeTiled" in out
+
+
+def test_panel_snapshot_names_other_processes():
+    snap = {"devices": [{"index": 0, "name": "RTX 4070", "backend": "cuda", "total": 12 * 2**30, "free": 0,
+                         "other_processes": 5 * 2**30, "torch_reserved": 6 * 2**30}], "host_ram": {}, "sampled_at": 0.0}
+    res = triage.triage_text("torch.OutOfMemoryError: Allocation on device ", {"node_type": "KSampler", "snapshot": snap,
+                                                                                "platform": "linux", "cuda_malloc_async": True})
+    ev = res["events"][-1]
+    assert res["cause"] == "other-process" and ev["runtime"] == "comfyui"
+    assert any("NVML" in e for e in ev["causes"][0]["evidence"])
+    assert "--reserve-vram 5.5" in " ".join(c["text"] for c in ev["guide"]["commands"])

@@ -93,3 +93,10 @@ def test_vae_guide_actions_follow_the_latent():
     big = big["events"][-1]["guide"]["actions"][0]
     assert small["widgets"] == {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}
     assert big["widgets"]["tile_size"] == 256 and big["widgets"]["temporal_size"] == 32
+
+
+def test_no_placeholder_is_left_unfilled():
+    for gid, g in ALL.items():
+        r = guides.render(g, {})
+        assert "{{" not in r["markdown"] and "{{" not in r["title"], gid
+        assert "{{" not in str(r.get("actions", "")), gid
