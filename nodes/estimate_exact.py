@@ -164,14 +164,24 @@ def summary(r: dict, seconds: float) -> dict:
     }
 
 
-def compare(ex: dict, est: dict) -> dict | None:
-    """Traced vs formula for the sample phase, model only (weights + activations, no fixed costs or margin)."""
-    bd = (est.get("breakdown") or {}).get("sample")
-    if not ex.get("ok") or not bd:
+def compare(ex: dict, est: dict) -> list | None:
+    """Traced vs formula for the sample phase, model only (weights + activations; no fixed costs, no margin),
+    kernel for kernel: the formula's sample figure assumes a fused (O(n)) attention kernel, its naive figure the
+    math path. [{"kernel", "formula", "traced", "error" (formula / traced - 1)}]."""
+    bds = est.get("breakdown") or {}
+    peaks = (ex.get("attention") or {}).get("peak") or {}
+    if not ex.get("ok") or "sample" not in bds:
         return None
-    formula = bd["weights"] + bd["activations"]
-    return {"formula_model_only": formula, "formula_activations": bd["activations"],
-            "error": (formula - ex["peak"]) / ex["peak"] if ex["peak"] else None}
+    fused = next((k for k in peaks if k != "math"), None)
+    out = []
+    for phase, kernel in (("sample", fused), ("sample_naive_attention", "math")):
+        bd = bds.get(phase)
+        traced = peaks.get(kernel) if kernel else None
+        if bd is None or not traced:
+            continue
+        formula = bd["weights"] + bd["activations"]
+        out.append({"kernel": kernel, "formula": formula, "traced": traced, "error": formula / traced - 1})
+    return out or None
 
 
 def headline(ex: dict) -> str:
@@ -208,10 +218,9 @@ def format_text(ex: dict, est: dict | None = None) -> str:
     if al.get("reserved_peak"):
         lines.append(f"  CUDA allocator model: max_memory_allocated ~ {fmt_bytes(al['allocated_peak'])}, "
                      f"max_memory_reserved ~ {fmt_bytes(al['reserved_peak'])}")
-    cmp_ = compare(ex, est or {})
-    if cmp_:
-        lines.append(f"  formula, same terms (weights + activations): {fmt_bytes(cmp_['formula_model_only'])} "
-                     f"({cmp_['error']:+.0%} vs traced)")
+    for c in compare(ex, est or {}) or ():
+        lines.append(f"  formula vs traced, {c['kernel']} attention (weights + activations): {fmt_bytes(c['formula'])} "
+                     f"vs {fmt_bytes(c['traced'])} ({c['error']:+.0%})")
     lines.append(f"  traced {ex['ops']} ops in {ex['seconds']:.1f} s; figures exclude the runtime's fixed costs "
                  "(CUDA context, ComfyUI's reserve)")
     return "\n".join(lines)

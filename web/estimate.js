@@ -130,9 +130,10 @@ function renderExact(root, est, scale) {
   attn.title = a.why || "";
   attn.dataset.testid = "gg-estimate-exact-attention";
   box.append(attn);
-  const vs = ex.vs_formula;
-  if (vs) {
-    box.append(el("div", `formula, same terms: ${gib(vs.formula_model_only)} (${pct(vs.error)} vs traced)`, { opacity: ".85" }));
+  for (const c of ex.vs_formula || []) {
+    const line = el("div", `formula, ${c.kernel}: ${gib(c.formula)} (${pct(c.error)} vs traced)`, { opacity: ".85" });
+    line.title = "the formula's weights + activations against the traced peak for the same attention kernel";
+    box.append(line);
   }
   box.append(el("div", "model only: no CUDA context or ComfyUI reserve; the verdict above is the formula's", { opacity: ".65" }));
 }
@@ -173,7 +174,7 @@ app.registerExtension({
       const fit = { fitted: 0 };
       const widget = this.addDOMWidget("gg_estimate", "gg_estimate", root, {
         serialize: false, hideOnZoom: false,
-        getMinHeight: () => Math.max(40, fit.fitted + 20), // + the widget margins
+        getMinHeight: () => Math.max(40, fit.fitted + 10), // + the widget margin
         getMaxHeight: () => MAX_HEIGHT,
       });
       widget.serialize = false;

@@ -220,14 +220,18 @@ def test_deadline_stops_a_slow_trace_and_leaves_no_hook():
 @needs_torch
 def test_exact_report_and_comparison_with_the_formula():
     r = X.exact(Patcher(TinyBaseModel()), [1, 4, 16, 16], 2)
-    est = {"breakdown": {"sample": {"weights": r["weights"], "activations": r["activations_peak"] * 2}}}
+    peaks = r["attention"]["peak"]
+    fused = next(k for k in peaks if k != "math")
+    est = {"breakdown": {"sample": {"weights": peaks[fused] // 2, "activations": peaks[fused] // 2},
+                         "sample_naive_attention": {"weights": r["weights"], "activations": peaks["math"]}}}
     cmp_ = X.compare(r, est)
-    assert cmp_["formula_model_only"] == r["weights"] + 2 * r["activations_peak"]
-    assert cmp_["error"] == pytest.approx(r["activations_peak"] / r["peak"])
+    assert [c["kernel"] for c in cmp_] == [fused, "math"]
+    assert cmp_[0]["formula"] == peaks[fused] // 2 * 2 and cmp_[0]["error"] == pytest.approx(0, abs=1e-6)
+    assert cmp_[1]["error"] == pytest.approx(r["weights"] / peaks["math"])
     text = X.format_text(r, est)
     assert text.splitlines()[1] == "exact mode (the loaded model traced on meta tensors, one sampling step):"
     assert "SD1.x as loaded (float32), latent [2, 4, 16, 16], text context [2, 77, 768]" in text
-    assert "attention: host uses unknown; traced as" in text and "formula, same terms" in text
+    assert "attention: host uses unknown; traced as" in text and f"formula vs traced, {fused} attention" in text
     assert X.headline(r).startswith("traced sample peak ")
     failed = {"ok": False, "reason": "no exact recipe for Other models", "seconds": 0.0}
     assert X.compare(failed, est) is None

@@ -133,6 +133,11 @@ def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
     assert fit["bottom"] < page.viewport_size["height"] - 60, fit       # the whole face is on screen
     page.screenshot(path=str(output_dir / "estimate_node_exact.png"))
+    # opening the assumptions adds lines: the node grows with them
+    page.evaluate(f"(id) => {{ {root}.querySelector('details').open = true; }}", node_id)
+    page.wait_for_timeout(400)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
 
