@@ -124,3 +124,50 @@ def test_panel_snapshot_names_other_processes():
     assert res["cause"] == "other-process" and ev["runtime"] == "comfyui"
     assert any("NVML" in e for e in ev["causes"][0]["evidence"])
     assert "--reserve-vram 5.5" in " ".join(c["text"] for c in ev["guide"]["commands"])
+
+
+def _caching(alloc_gib, req="1.00 GiB", ru="100.00 MiB"):
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity of 23.64 GiB of "
+            f"which 200.00 MiB is free. Including non-PyTorch memory, this process has 23.00 GiB memory in use. Of the allocated "
+            f"memory {alloc_gib:.2f} GiB is allocated by PyTorch, and {ru} is reserved by PyTorch but unallocated.")
+
+
+def test_memory_growing_between_failures_is_a_leak():
+    log = "\n".join([_caching(14.0), "epoch 2", *["step"] * 5, _caching(17.5), "epoch 3", _caching(21.0)])
+    res = triage.triage_text(log)
+    assert res["count"] == 3 and res["cause"] == "leak"
+    assert "grew from" in res["events"][-1]["causes"][0]["evidence"][0]
+
+
+def test_same_model_failing_after_a_good_run_is_a_leak():
+    log = "\n".join(["got prompt", "Requested to load WAN21", "100%|##########| 6/6 [01:00<00:00]", "Prompt executed in 70.1 seconds",
+                     "got prompt", "Requested to load WAN21", "!!! Exception during processing !!! Allocation on device ",
+                     "Got an OOM, unloading all loaded models."])
+    res = triage.triage_text(log)
+    assert res["cause"] == "leak"
+    assert any("WAN21 ran fine" in e for e in res["events"][-1]["causes"][0]["evidence"])
+
+
+def test_comfyui_startup_lines_decide_the_allocator_and_platform():
+    frag = _caching(15.0, req="1.00 GiB", ru="3.00 GiB")
+    native_linux = "Device: cuda:0 NVIDIA GeForce RTX 4090 : native\n" + frag
+    ev = triage.triage_text(native_linux)["events"][-1]
+    assert ev["causes"][0]["id"] == "fragmentation" and ev["platform"]["allocator"] == "native"
+    windows = "** Platform: Windows\nDevice: cuda:0 NVIDIA GeForce RTX 4090 : native\n" + frag
+    ev = triage.triage_text(windows)["events"][-1]
+    assert ev["platform"]["os"] == "windows" and ev["platform"]["expandable_segments"] is False
+    assert "expandable_segments:True" not in " ".join(c["text"] for c in ev["guide"]["commands"])
+
+
+def test_the_last_failure_decides_and_recovered_ones_are_marked():
+    log = "\n".join(["Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.",
+                     "Prompt executed in 12.0 seconds", *["x"] * 300,
+                     "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization`"])
+    res = triage.triage_text(log)
+    assert [e["recoverable"] for e in res["events"]] == [True, False]
+    assert res["cause"] == "weights-exceed-vram" and res["events"][-1]["runtime"] == "vllm"
+
+
+def test_wrapper_lines_alone_are_still_an_oom():
+    res = triage.triage_text("Got an OOM, unloading all loaded models.")
+    assert res["found"] and res["events"][0]["runtime"] == "comfyui"
