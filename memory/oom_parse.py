@@ -84,6 +84,9 @@ _MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", othe
                   + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
 # c10/core/impl/alloc_cpu.cpp
 _CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory): you tried to allocate (\d+) bytes")
+# Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
+_PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
+_NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
 _DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
 _CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
@@ -273,6 +276,17 @@ def _simple(rx, kind, device_kind, runtime, numbers=None, **extra):
     return rec
 
 
+def _py_memory(line):
+    m = _PY_MEMORY.search(line)
+    if not m:
+        return None
+    nums = {}
+    n = _NP_ALLOC.search(m.group(1) or "")
+    if n:
+        nums["requested"] = size(n.group(1))
+    return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": nums, "runtime": "pytorch", "complete": True}
+
+
 def _driver(line):
     m = _DRIVER.search(line)
     if not m:
@@ -319,6 +333,7 @@ def _ollama_runner(line):
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _async, _async_cut, _mps,
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}),
+    _py_memory,
     _vllm_v1,
     _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
             lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
@@ -358,7 +373,7 @@ RECOGNISERS = [
 
 # Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.
 PRIORITY = {
-    "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.cpu": 9,
+    "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.cpu": 9, "python.memory_error": 8,
     "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,

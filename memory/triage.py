@@ -734,6 +734,9 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
             sc.add("activations", 1.5, f"{_b(req)} requested; MPS {_b(alloc)}, other allocations {_b(other)}, limit {_b(mx)}")
     elif k == "torch.cpu":
         sc.add("host-ram", 8.0, f"the CPU allocator could not get {_b(n.get('requested'))} of system RAM")
+    elif k == "python.memory_error":
+        sc.add("host-ram", 8.0, "Python could not get system RAM (MemoryError)"
+               + (f" for {_b(n['requested'])}" if n.get("requested") else ""))
     elif k == "ollama.system_memory":
         sc.add("host-ram", 4.0, "Ollama: model needs " + (f"{_b(n['required'])}, {_b(n['available'])} available" if "required" in n else "more system memory than is available"))
     elif k == "ggml.host":
@@ -1059,7 +1062,7 @@ def triage_text(text: str, context: dict | None = None) -> dict:
 def is_oom_error(exc_type_name: str, message: str) -> bool:
     """True when an exception is an out-of-memory error, by its type name or by its message."""
     name = (exc_type_name or "").rsplit(".", 1)[-1]
-    if name in ("OutOfMemoryError", "OOMError") or name.endswith("OutOfMemoryError"):
+    if name in ("OutOfMemoryError", "OOMError", "MemoryError", "_ArrayMemoryError") or name.endswith("OutOfMemoryError"):
         return True
     msg = message or ""
     if not msg:

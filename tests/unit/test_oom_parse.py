@@ -61,6 +61,9 @@ CASES = [
      "5242880 bytes.", "torch.cpu", "cpu", {"requested": 5242880}),
     ("[enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 238551040 "
      "bytes. Error code 12 (Cannot allocate memory)", "torch.cpu", "cpu", {"requested": 238551040}),
+    ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 3.00 GiB for an array with shape (1024, 1024, 768) and data "
+     "type float32", "python.memory_error", "cpu", {"requested": 3 * GiB}),
+    ("MemoryError", "python.memory_error", "cpu", {}),
     # CUDA driver, cuBLAS, cuDNN, NVML
     ("RuntimeError: CUDA error: out of memory", "cuda.driver", "cuda", {}),
     ("RuntimeError: HIP error: out of memory", "cuda.driver", "rocm", {}),
@@ -137,6 +140,7 @@ def test_async_block_numbers():
     "loss: 0.31, memory: 12.3 GiB", "Requested to load SDXL", "Prompt executed in 3.21 seconds",
     "mat1 and mat2 shapes cannot be multiplied (77x768 and 2048x320)", "Allocated memory: memory=6.429 GB", "",
     "torch.cuda.memory_summary()", "INFO 06-28 [gpu_worker.py:298] Available KV cache memory: 12.34 GiB",
+    "except MemoryError as e:", "class MemoryErrorHandler:",
 ])
 def test_not_an_error(line):
     assert P.recognise(line) is None

@@ -45,6 +45,8 @@ def _check_shape(res):
     ("RuntimeError", "[enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 5242880 bytes.", True),
     ("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (77x768 and 2048x320)", False),
     ("ValueError", "", False),
+    ("MemoryError", "", True),
+    ("builtins.MemoryError", "Unable to allocate 3.00 GiB for an array with shape (1024, 1024, 768)", True),
     ("", "", False),
 ])
 def test_is_oom_error(exc, msg, expected):
