@@ -161,3 +161,22 @@ def test_does_not_fit_shows_knobs_vue_nodes(browser, comfy_host, output_dir):
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+def test_exact_mode_fallback_reason_on_the_face(comfy_page, comfy_host, output_dir):
+    page, console = comfy_page
+    wf = estimate_only(64, 64)
+    wf["5"] = {"class_type": "EmptySD3LatentImage", "inputs": {"width": 64, "height": 64, "batch_size": 1}}
+    node_id = run_and_wait(page, wf)
+    root = "window.app.graph.getNodeById(id).__ggEstimate"
+    page.wait_for_function(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-fallback]')", arg=node_id,
+                           timeout=30000)
+    why = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-fallback]').textContent", node_id)
+    assert why.startswith("exact: unavailable, formula shown — trace failed on latent [1, 16, 8, 8]: RuntimeError")
+    assert page.evaluate(f"(id) => {root}.querySelectorAll('[data-phase]').length", node_id) == 5
+    wait_idle(comfy_host)
+    show_whole_node(page, node_id)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    page.screenshot(path=str(output_dir / "estimate_node_exact_fallback.png"))
+    assert console.from_pack() == [], console.from_pack()
