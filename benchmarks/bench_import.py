@@ -11,21 +11,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "tests" / "unit"))
-
-
-def load_pack():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_garden"] = mod
-    spec.loader.exec_module(mod)
+from support.pack import BOOT, load_pack  # noqa: E402
 
 
 def host_import_seconds(runs):
@@ -74,9 +64,11 @@ def in_host_load_ms(runs):
         empty.mkdir()
         (empty / "__init__.py").write_text("NODE_CLASS_MAPPINGS = {}\n")
         code = IN_HOST.replace("sys.argv_pack", repr(str(link))).replace("sys.argv_empty", repr(str(empty)))
-        for _ in range(runs):
+        # Bytecode caching on, as in a real install: the first run compiles and writes __pycache__, later ones reuse it.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        for _ in range(runs + 1):
             res = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", code], cwd=os.environ["COMFYUI_DIR"],
-                                 capture_output=True, text=True, timeout=300)
+                                 capture_output=True, text=True, timeout=300, env=env)
             m = re.search(r"^RESULT (\w+) ([\d.]+)$", res.stdout, re.M)
             if not m or m.group(1) != "True":
                 raise RuntimeError(f"pack did not load:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}")
@@ -85,10 +77,7 @@ def in_host_load_ms(runs):
 
 
 def cli_import_ms(runs=5):
-    code = ("import time, importlib.util, sys; t = time.perf_counter(); "
-            "spec = importlib.util.spec_from_file_location('gpu_garden', %r, submodule_search_locations=[%r]); "
-            "m = importlib.util.module_from_spec(spec); sys.modules['gpu_garden'] = m; spec.loader.exec_module(m); "
-            "import gpu_garden.memory.cli; print((time.perf_counter() - t) * 1000)") % (str(REPO / "__init__.py"), str(REPO))
+    code = "import time; t = time.perf_counter()\n" + BOOT + "import gpu_garden.memory.cli; print((time.perf_counter() - t) * 1000)"
     return [float(subprocess.check_output([sys.executable, "-c", code], text=True)) for _ in range(runs)]
 
 
@@ -102,8 +91,9 @@ def main():
     print(f"{'measure':<44} {'median':>10} {'runs':>5}  goal")
     print(f"{'CLI module import (gpu_garden.memory.cli)':<44} {statistics.median(cli):>8.1f} ms {len(cli):>5}  -")
     if not reason:
-        precise = in_host_load_ms(args.runs)
-        print(f"{'load_custom_node(pack), host preloaded':<44} {statistics.median(precise):>8.1f} ms {len(precise):>5}  <= 100 ms")
+        cold, *warm = in_host_load_ms(args.runs)
+        print(f"{'load_custom_node(pack), first start':<44} {cold:>8.1f} ms {1:>5}  (compiles bytecode once)")
+        print(f"{'load_custom_node(pack), host preloaded':<44} {statistics.median(warm):>8.1f} ms {len(warm):>5}  <= 100 ms")
     if host:
         # ComfyUI prints the time with one decimal in seconds: 0.0 means < 50 ms.
         print(f"{'pack import in ComfyUI start (its own log)':<44} {statistics.median(host) * 1000:>8.0f} ms {len(host):>5}  <= 100 ms")

@@ -26,12 +26,22 @@ log = logging.getLogger("gpu_garden")
 EVENT = "gpu_garden.oom"
 ROUTE = "/gpu_garden/oom/reports"
 
-try:  # the triage core (issue 6); capture still records and serves reports without it
-    from ..memory import triage as _triage
-except Exception as exc:  # noqa: BLE001 - a broken core must not stop the capture
-    _triage, _TRIAGE_MISSING = None, f"{type(exc).__name__}: {exc}"
-else:
-    _TRIAGE_MISSING = None
+_core = None  # the triage module once imported; False if it failed to import
+_core_missing = None
+
+
+def _triage():
+    """The triage core, imported at the first failure rather than at ComfyUI's start (its pattern tables cost
+    tens of ms to compile). Capture still records and serves reports without it."""
+    global _core, _core_missing
+    if _core is None:
+        try:
+            from ..memory import triage as core
+        except Exception as exc:  # noqa: BLE001 - a broken core must not stop the capture
+            _core, _core_missing = False, f"{type(exc).__name__}: {exc}"
+        else:
+            _core = core
+    return _core or None
 
 _running = contextvars.ContextVar("gpu_garden_oom_node", default=None)
 _pending: dict[str, dict] = {}  # prompt_id -> report waiting for handle_execution_error
@@ -56,9 +66,10 @@ _FALLBACK_MARKERS = ("out of memory", "can't allocate memory", "not enough memor
 
 def is_oom(exc: BaseException) -> bool:
     name, message = full_type_name(exc), str(exc)
-    if _triage is not None and hasattr(_triage, "is_oom_error"):
+    core = _triage()
+    if core is not None and hasattr(core, "is_oom_error"):
         try:
-            return bool(_triage.is_oom_error(name, message))
+            return bool(core.is_oom_error(name, message))
         except Exception:
             log.exception("[GPU Garden] triage.is_oom_error failed")
     low = message.lower()
@@ -182,10 +193,11 @@ def log_excerpt(exc_type: str, message: str) -> str:
 
 
 def _triage_report(text: str, context: dict) -> dict | None:
-    if _triage is None:
+    core = _triage()
+    if core is None:
         return None
     try:
-        return _triage.triage_text(text, context)
+        return core.triage_text(text, context)
     except Exception:
         log.exception("[GPU Garden] triage_text failed on an OOM")
         return None
@@ -225,7 +237,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "latent": latent, "model_family": state.get("model_family"),
         "loaded_models": state.get("loaded_models"), "snapshot": state.get("snapshot"),
         "captured": state.get("when"), "notes": [n for n in (state.get("snapshot_note"),
-                                                          None if _triage else f"triage core unavailable ({_TRIAGE_MISSING})") if n],
+                                                          None if _triage() else f"triage core unavailable ({_core_missing})") if n],
         "host": {"platform": context["platform"], "backend": backend, "cuda_malloc_async": context["cuda_malloc_async"]},
     }
 
@@ -379,5 +391,3 @@ def _add_route() -> None:
 def setup() -> None:
     install()
     _add_route()
-    if _triage is None:
-        log.info("[GPU Garden] OOM capture without triage (%s)", _TRIAGE_MISSING)

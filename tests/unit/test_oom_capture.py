@@ -63,7 +63,7 @@ def test_swap_actions_only_for_the_failing_type():
 
 
 def test_fallback_recognises_oom_by_type_or_message(monkeypatch):
-    monkeypatch.setattr(oom_capture, "_triage", None)
+    monkeypatch.setattr(oom_capture, "_triage", lambda: None)
     OOM = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
     assert oom_capture.is_oom(OOM("x"))
     assert oom_capture.is_oom(RuntimeError("MPS backend out of memory (MPS allocated: 1 GB)"))
@@ -181,3 +181,13 @@ def test_non_oom_error_is_left_alone(fake_host):
     run_node(fake_host, ValueError("mat1 and mat2 shapes cannot be multiplied"))
     assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error"] and fake_host.calls["errors"] == 1
     assert oom_capture.store().read() == []
+
+
+def test_triage_core_is_not_imported_until_a_failure():
+    from support.pack import run_python
+
+    out = run_python("import sys, types\n"
+                     "sys.modules['comfy'] = types.ModuleType('comfy')\n"
+                     "import gpu_garden.nodes.oom_capture\n"
+                     "print('gpu_garden.memory.triage' in sys.modules)")
+    assert out.stdout.strip() == "False", out.stderr
