@@ -16,7 +16,6 @@ A GPU-measured reference (torch.cuda.max_memory_allocated of the same forward) n
     COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py [--no-trace] [--cache FILE]
 """
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -25,11 +24,10 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if "gpu_garden" not in sys.modules:
-    spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_garden"] = mod
-    spec.loader.exec_module(mod)
+sys.path.insert(0, str(REPO / "tests"))
+from support.pack import BOOT, load_pack  # noqa: E402
+
+load_pack()
 
 from gpu_garden.memory import estimate as E, families, layouts  # noqa: E402
 from gpu_garden.memory.units import GiB, MiB  # noqa: E402
@@ -74,9 +72,7 @@ def run_traces(cases, cache):
     todo = [c for c in cases if c not in done]
     py, comfy = os.environ.get("COMFYUI_PYTHON"), os.environ.get("COMFYUI_DIR")
     if todo and py and comfy and (REPO / "memory" / "trace.py").is_file():
-        boot = ("import importlib.util,json,sys\n"
-                f"s=importlib.util.spec_from_file_location('gpu_garden', {str(REPO / '__init__.py')!r}, submodule_search_locations=[{str(REPO)!r}])\n"
-                "m=importlib.util.module_from_spec(s); sys.modules['gpu_garden']=m; s.loader.exec_module(m)\n"
+        boot = (BOOT + "import json\n"
                 "from gpu_garden.memory import trace\n"
                 "for c in json.loads(sys.argv[1]):\n"
                 "    f,w,h,n,ph,att=c\n"

@@ -3,7 +3,6 @@ read in <= 20 ms (median of repeated reads, warm page cache).
 
     python benchmarks/bench_headers.py
 """
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -11,11 +10,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if "gpu_garden" not in sys.modules:
-    spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_garden"] = mod
-    spec.loader.exec_module(mod)
+sys.path.insert(0, str(REPO / "tests"))
+from support.pack import load_pack  # noqa: E402
+
+load_pack()
 
 from gpu_garden.memory import families, headers, layouts  # noqa: E402
 

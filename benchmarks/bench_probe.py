@@ -6,7 +6,6 @@ Rows: the default path of this process as the CLI sees it (no torch imported), t
 torch are present, the ComfyUI path (torch imported, CUDA initialized, NVML when nvidia-ml-py is installed).
 """
 import argparse
-import importlib.util
 import statistics
 import sys
 import time
@@ -16,11 +15,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def load_pack():
-    if "gpu_garden" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["gpu_garden"] = mod
-        spec.loader.exec_module(mod)
+    sys.path.insert(0, str(REPO / "tests"))
+    from support.pack import load_pack as _load
+
+    _load()
     from gpu_garden.memory import probe
     return probe
 

@@ -19,18 +19,16 @@ as a positive error on convolution-heavy cases (VAE decode).
 """
 import argparse
 import gc
-import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if "gpu_garden" not in sys.modules:
-    spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gpu_garden"] = mod
-    spec.loader.exec_module(mod)
+sys.path.insert(0, str(REPO / "tests"))
+from support.pack import load_pack  # noqa: E402
+
+load_pack()
 
 from gpu_garden.memory import trace_comfy  # noqa: E402
 from gpu_garden.memory.trace import trace  # noqa: E402

@@ -13,7 +13,6 @@ bytes (mem_get_info) at the first step. Without CUDA it prints why it skipped an
 """
 import argparse
 import gc
-import importlib.util
 import os
 import sys
 import tempfile
@@ -33,12 +32,10 @@ FAMILIES = {
 
 
 def load_pack():
-    if "gpu_garden" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py",
-                                                      submodule_search_locations=[str(REPO)])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["gpu_garden"] = mod
-        spec.loader.exec_module(mod)
+    sys.path.insert(0, str(REPO / "tests"))
+    from support.pack import load_pack as _load
+
+    _load()
     from gpu_garden.memory import layouts, units
 
     return layouts, units

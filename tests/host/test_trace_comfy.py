@@ -4,20 +4,16 @@ on the meta device from the bundled layouts of the families' standard files."""
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from support.comfy_host import host_unavailable_reason
+from support.pack import BOOT
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.host, pytest.mark.skipif(bool(host_unavailable_reason()), reason=host_unavailable_reason() or "")]
 
-# loads the checkout as the package gpu_garden (as `pip install .` names it) and runs the CLI / a snippet
-BOOT = ("import importlib.util, sys; s = importlib.util.spec_from_file_location('gpu_garden', %r, "
-        "submodule_search_locations=[%r]); m = importlib.util.module_from_spec(s); sys.modules['gpu_garden'] = m; "
-        "s.loader.exec_module(m)\n" % (str(REPO / "__init__.py"), str(REPO)))
 
 
 def _run(code, *args, timeout=300):

@@ -1,7 +1,6 @@
 """The estimate: exact weights on all 14 bundled layouts written out as sparse files, per-phase figures that
 behave, the verdict, the smallest card, knobs, and the CLI."""
 import json
-import sys
 
 import pytest
 
@@ -188,15 +187,8 @@ def test_demo_section_is_text():
 
 
 def test_no_torch_import():
-    import subprocess
-    code = "import sys; import gpu_garden.memory.estimate, gpu_garden.memory.cli; print('torch' in sys.modules)"
-    import os
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    from pathlib import Path
-    repo = Path(__file__).resolve().parents[2]
-    boot = (f"import importlib.util,sys; s=importlib.util.spec_from_file_location('gpu_garden', r'{repo / '__init__.py'}', "
-            f"submodule_search_locations=[r'{repo}']); m=importlib.util.module_from_spec(s); sys.modules['gpu_garden']=m; s.loader.exec_module(m); ")
-    out = subprocess.run([sys.executable, "-c", boot + code], capture_output=True, text=True, env=env)
+    from support.pack import run_python
+    out = run_python("import sys; import gpu_garden.memory.estimate, gpu_garden.memory.cli; print('torch' in sys.modules)")
     assert out.stdout.strip().endswith("False"), out.stderr
 
 

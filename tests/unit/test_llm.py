@@ -524,15 +524,8 @@ def test_cli_text_and_list(capsys):
 
 
 def test_cli_does_not_import_torch():
-    import subprocess
-    import sys
-    from pathlib import Path
-    repo = Path(llm.__file__).resolve().parents[1]
-    code = ("import importlib.util,sys;"
-            f"s=importlib.util.spec_from_file_location('gpu_garden',{str(repo / '__init__.py')!r},submodule_search_locations=[{str(repo)!r}]);"
-            "m=importlib.util.module_from_spec(s);sys.modules['gpu_garden']=m;s.loader.exec_module(m);"
-            "import gpu_garden.memory.llm;print('torch' in sys.modules, 'gguf' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    from support.pack import run_python
+    out = run_python("import sys, gpu_garden.memory.llm; print('torch' in sys.modules, 'gguf' in sys.modules)", timeout=60)
     assert out.stdout.strip() == "False False", out.stderr
 
 

@@ -64,13 +64,8 @@ def test_outside_comfyui_registers_nothing_and_imports_nothing_heavy():
     assert "torch" not in sys.modules or True  # other tests may import torch; the subprocess test below is strict
 
 
-def test_cli_import_is_light(tmp_path):
-    import subprocess
+def test_cli_import_is_light():
+    from support.pack import run_python
 
-    code = ("import sys, importlib.util; spec = importlib.util.spec_from_file_location('gpu_garden', %r, "
-            "submodule_search_locations=[%r]); m = importlib.util.module_from_spec(spec); sys.modules['gpu_garden'] = m; "
-            "spec.loader.exec_module(m); import gpu_garden.memory.cli; "
-            "heavy = [k for k in ('torch', 'pynvml', 'gguf', 'numpy') if k in sys.modules]; print(heavy)") % (
-        str(REPO / "__init__.py"), str(REPO))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "[]"
+    out = run_python("import sys, gpu_garden.memory.cli; print([k for k in ('torch', 'pynvml', 'gguf', 'numpy') if k in sys.modules])")
+    assert out.stdout.strip() == "[]", out.stderr

@@ -1,11 +1,9 @@
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from gpu_garden.memory import probe
+from support.pack import run_python
 from gpu_garden.memory.probe import CudaBackend, MpsBackend, Nvml, XpuBackend, parse_visible_devices, snapshot
 
 from fake_gpu import (GiB, MiB, AmdSmiLibraryException, FakeAmdGpu, FakeAmdSmi, FakeCuda, FakeHost, FakeMps, FakeNvmlGpu,
@@ -341,16 +339,11 @@ def test_free_bytes_and_table():
 
 
 def _cli(*args):
-    repo = Path(__file__).resolve().parents[2]
-    code = ("import importlib.util, sys\n"
-            f"spec = importlib.util.spec_from_file_location('gpu_garden', {str(repo / '__init__.py')!r}, "
-            f"submodule_search_locations=[{str(repo)!r}])\n"
-            "m = importlib.util.module_from_spec(spec); sys.modules['gpu_garden'] = m; spec.loader.exec_module(m)\n"
-            "from gpu_garden.memory.cli import main\n"
+    code = ("from gpu_garden.memory.cli import main\n"
             f"rc = main({list(args)!r})\n"
             "assert 'torch' not in sys.modules, 'the probe imported torch'\n"
             "sys.exit(rc)\n")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return run_python(code, timeout=60)
 
 
 def test_cli_budget_json_on_this_machine():

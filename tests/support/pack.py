@@ -1,0 +1,31 @@
+"""Loads this checkout as the package `gpu_garden` (the name `pip install .` gives it), in this process or
+at the start of a fresh interpreter, without installing anything."""
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+BOOT = ("import importlib.util, sys; _s = importlib.util.spec_from_file_location('gpu_garden', %r, "
+        "submodule_search_locations=[%r]); _m = importlib.util.module_from_spec(_s); sys.modules['gpu_garden'] = _m; "
+        "_s.loader.exec_module(_m)\n") % (str(REPO / "__init__.py"), str(REPO))
+
+
+def load_pack():
+    mod = sys.modules.get("gpu_garden")
+    if mod is not None and Path(mod.__file__).resolve().parent == REPO:
+        return mod
+    spec = importlib.util.spec_from_file_location("gpu_garden", REPO / "__init__.py", submodule_search_locations=[str(REPO)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_garden"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def run_python(code: str, python: str = sys.executable, **kwargs) -> subprocess.CompletedProcess:
+    """Run `code` in a fresh interpreter that has this checkout importable as gpu_garden."""
+    kwargs.setdefault("capture_output", True)
+    kwargs.setdefault("text", True)
+    kwargs.setdefault("timeout", 300)
+    return subprocess.run([python, "-c", BOOT + code], **kwargs)
