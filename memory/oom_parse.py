@@ -501,17 +501,17 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "max seq len
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), plus, for the first HEAD
 # bytes (startup: device, allocator, platform, flags), every TRIGGER_WORDS line. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"ALLOC", b"MEMORY", b"Fault failed", b"max seq len", b"runner process", b"llama-server",
-           b"ASSERT", b"cuDNN", b"NOT_ENOUGH", b"Got an OOM", b"Prompt executed", b"Exception", b"Error occurred",
-           b"Node Type", b'File "', b"Traceback", b"retrying without", b"Error Report")
-HEAD_ANCHORS = ANCHORS + (b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b"vram state", b" --",
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"max seq len", b"runner process", b"ASSERT",
+           b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
+HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b"vram state", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ")
 WINDOW_KEYS = (b"buffer size", b"KV cache", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
-               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama")
+               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",
+               b"Node Type", b"Exception in node", b"Error Report")
 
 
 _FACT_GATE = re.compile("|".join(sorted({re.escape(k) for keys in FACT_KEYS.values() for k in keys}, key=len, reverse=True)))

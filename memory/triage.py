@@ -130,7 +130,7 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 
 
 _LOAD_RE = re.compile(rb"Requested to load (\w+)")
-_STREAM_ONLY = {"prompt_done", "exception_block", "node_type", "frame", "comfy_report", "got_prompt",
+_STREAM_ONLY = {"prompt_done", "exception_block", "frame", "got_prompt",
                 "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
 
@@ -188,6 +188,7 @@ class Scan:
         self.bytes_seen = 0
         self.tail = b""
         self._src = None
+        self._lineno = 0
 
     def node_type_line_recent(self, lineno):
         return self.node_type is not None and lineno - self.node_type_line <= GAP
@@ -349,6 +350,7 @@ class Scan:
 
     # -- one interesting line --
     def _line(self, lineno, text, more=lambda n=5: []):
+        self._lineno = lineno
         if self.open_ev is not None:
             if P.add_async_fields(self.open_ev, text):
                 if self.open_ev.get("complete") and not self.open_ev.get("_await_limit"):
@@ -426,7 +428,7 @@ class Scan:
                 self._run_finished()
             elif name == "node_type":
                 self.node_type = m.group(1) or m.group(2) or m.group(3)
-                self.node_type_line = lineno
+                self.node_type_line = self._lineno if window else lineno
                 if self.cur is not None:
                     self.cur.node_type = self.node_type
             elif name == "exception_block":
