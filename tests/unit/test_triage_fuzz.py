@@ -3,12 +3,15 @@ import io
 import itertools
 import random
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+import pytest
 
-from gpu_garden.memory import triage
-from gpu_garden.memory.triage import CAUSES
+pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from test_triage_corpus import DEV, load
+from gpu_garden.memory import triage  # noqa: E402
+from gpu_garden.memory.triage import CAUSES  # noqa: E402
+
+from test_triage_corpus import DEV, load  # noqa: E402
 
 LOGS = [load(p)[0] for p in DEV]
 SAMPLE = "\n".join([
