@@ -292,7 +292,6 @@ def _latent_frames(frames):
 
 def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attention="flash", phase="sample",
                  checkpoint=None, cfg=None, dtype=None, offload=None) -> dict:
-    from .trace import trace
     family = ALIASES.get(family, family)
     if family not in FAMILIES:
         raise UserError(f"unknown family {family!r}; known: {', '.join(family_names())}")

@@ -69,7 +69,7 @@ def assert_triaged_like_core(report):
     from gpu_garden.nodes.oom_capture import log_excerpt
 
     expected = triage.triage_text(log_excerpt(report["exception_type"], report["message"]), ctx)
-    assert expected["found"], text
+    assert expected["found"], expected
     assert report["cause"] == expected["cause"] and report["cause"] in CAUSES
     assert report["guide"] and report["guide"]["id"] == expected["events"][-1]["guide"]["id"]
     assert report["guide"]["commands"], "the guide gives commands to copy"

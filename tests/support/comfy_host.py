@@ -142,6 +142,15 @@ class ComfyHost:
             time.sleep(0.25)
         raise TimeoutError(f"prompt {prompt_id} did not finish in {timeout}s:\n{self.log_tail()}")
 
+    def wait_idle(self, timeout=240):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            q = self.get("/queue")
+            if not q["queue_running"] and not q["queue_pending"]:
+                return
+            time.sleep(0.5)
+        raise TimeoutError(f"queue did not drain in {timeout}s")
+
     def run(self, prompt: dict, timeout=300, client_id=None) -> dict:
         return self.wait(self.queue(prompt, client_id), timeout)
 

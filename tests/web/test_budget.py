@@ -110,7 +110,7 @@ def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_chec
         page.wait_for_selector("[data-testid=gpu-garden-budget]", state="visible", timeout=20000)
         page.evaluate("() => app.queuePrompt(0, 1)")
         page.wait_for_function(
-            f"() => (document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded')?.textContent || '').startsWith('at run')",
+            "() => (document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded')?.textContent || '').startsWith('at run')",
             timeout=120000)
         text = page.evaluate("() => document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded').textContent")
         assert "GiB free" in text and "RAM" in text

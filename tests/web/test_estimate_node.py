@@ -1,11 +1,11 @@
 """The Footprint Estimate node shows the verdict, the per-phase bars and ComfyUI's own figure on its face in
 real Chromium (classic canvas and Nodes 2.0); its display widget never serializes."""
 import json
-import time
 import uuid
 
 from support.comfy_host import sd15_prompt
 from web.conftest import open_comfy
+from support.web import show_node
 
 NODE = "GPUGardenFootprintEstimate"
 
@@ -31,24 +31,6 @@ def run_and_wait(page, wf):
     return page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
 
 
-def wait_idle(comfy_host, timeout=240):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        q = comfy_host.get("/queue")
-        if not q["queue_running"] and not q["queue_pending"]:
-            return
-        time.sleep(0.5)
-    raise TimeoutError("queue did not drain")
-
-
-def show_node(page, node_id):
-    page.evaluate("""(id) => {
-        const c = window.app.canvas, n = window.app.graph.getNodeById(id);
-        c.ds.scale = 1.1;
-        c.ds.offset[0] = -n.pos[0] + 420; c.ds.offset[1] = -n.pos[1] + 120;
-        c.setDirty(true, true);
-    }""", node_id)
-    page.wait_for_timeout(600)
 
 
 def test_verdict_on_node_face(comfy_page, comfy_host, output_dir):
@@ -69,7 +51,7 @@ def test_verdict_on_node_face(comfy_page, comfy_host, output_dir):
     ours = next(v for v in prompt.values() if v["class_type"] == NODE)
     assert "gg_estimate" not in ours["inputs"]
 
-    wait_idle(comfy_host)
+    comfy_host.wait_idle()
     show_node(page, node_id)
     fit = face_fits(page, node_id)
     assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
@@ -127,7 +109,7 @@ def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => n.id === id).widgets_values", node_id)
     assert saved == [1024, 1024, 1, 1, "auto", 8, "warn", "exact"]
 
-    wait_idle(comfy_host)
+    comfy_host.wait_idle()
     show_whole_node(page, node_id)
     fit = face_fits(page, node_id)
     assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
@@ -150,7 +132,7 @@ def test_does_not_fit_shows_knobs_vue_nodes(browser, comfy_host, output_dir):
         face.wait_for(state="visible", timeout=30000)
         text = face.inner_text()
         assert "DOES NOT FIT" in text and "what would help" in text
-        wait_idle(comfy_host)
+        comfy_host.wait_idle()
         show_whole_node(page, node_id)
         fit = face_fits(page, node_id)
         assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
@@ -174,7 +156,7 @@ def test_exact_mode_fallback_reason_on_the_face(comfy_page, comfy_host, output_d
     why = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-fallback]').textContent", node_id)
     assert why.startswith("exact: unavailable, formula shown — trace failed on latent [1, 16, 8, 8]: RuntimeError")
     assert page.evaluate(f"(id) => {root}.querySelectorAll('[data-phase]').length", node_id) == 5
-    wait_idle(comfy_host)
+    comfy_host.wait_idle()
     show_whole_node(page, node_id)
     fit = face_fits(page, node_id)
     assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit

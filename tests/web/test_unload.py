@@ -3,10 +3,9 @@ canvas and in Nodes 2.0 (Vue) mode; the report widget never serializes."""
 import json
 import uuid
 
-import pytest
-
 from support.comfy_host import sd15_prompt
 from web.conftest import open_comfy
+from support.web import show_node
 
 NODE = "GPUGardenUnloadTextEncoders"
 SETTING = "GPUGarden.AutoUnloadTextEncoders"
@@ -32,26 +31,6 @@ def run_and_wait_for_report(page):
     return page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
 
 
-def wait_idle(comfy_host, timeout=240):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        q = comfy_host.get("/queue")
-        if not q["queue_running"] and not q["queue_pending"]:
-            return
-        time.sleep(0.5)
-    raise TimeoutError("queue did not drain")
-
-
-def show_node(page, node_id):
-    page.evaluate("""(id) => {
-        const c = window.app.canvas, n = window.app.graph.getNodeById(id);
-        c.ds.scale = 1.1;
-        c.ds.offset[0] = -n.pos[0] + 420; c.ds.offset[1] = -n.pos[1] + 180;
-        c.setDirty(true, true);
-    }""", node_id)
-    page.wait_for_timeout(600)
 
 
 def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
@@ -68,8 +47,8 @@ def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
     ours = next(v for v in prompt.values() if v["class_type"] == NODE)
     assert set(ours["inputs"]) == {"positive", "negative", "clip", "mode"}
 
-    wait_idle(comfy_host)
-    show_node(page, node_id)
+    comfy_host.wait_idle()
+    show_node(page, node_id, top=180)
     page.screenshot(path=str(output_dir / "unload_node.png"))
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
@@ -82,8 +61,8 @@ def test_report_on_node_face_vue_nodes(browser, comfy_host, output_dir):
         report = page.locator("[data-testid='gg-unload-report']").first
         report.wait_for(state="visible", timeout=30000)
         assert "left the device" in report.inner_text()
-        wait_idle(comfy_host)
-        show_node(page, node_id)
+        comfy_host.wait_idle()
+        show_node(page, node_id, top=180)
         box = report.bounding_box()
         page.screenshot(path=str(output_dir / "unload_node_vue.png"),
                         clip={"x": max(0, box["x"] - 60), "y": max(0, box["y"] - 160),
