@@ -927,7 +927,7 @@ def _history(sc, scan, inc):
     if a and pa and a > pa * 1.05 and a - pa >= 256 * MiB:
         sc.add("leak", 3.6, f"allocated memory grew from {_b(pa)} to {_b(a)} between failures")
     if inc.successes_before >= 1:
-        sc.add("leak", 2.2 * (1 if len(prior) >= 1 else 0.5),
+        sc.add("leak", 1.2,
                f"OOM #{len(prior) + 1} in this log, after {inc.successes_before} successful run(s): memory is not returned between runs")
     elif len(prior) >= 2:
         sc.add("leak", 1.0, f"OOM #{len(prior) + 1} in this log")
@@ -987,6 +987,8 @@ def _params(inc, env, scan, context):
     if n.get("reserved_unallocated") is not None:
         p["reserved_unallocated"] = _b(n["reserved_unallocated"])
     est = n.get("estimated_max_len_tokens")
+    if not est and n.get("kv_needed") and n.get("kv_available", 0) > 0 and n.get("max_model_len_tokens"):
+        est = int(n["max_model_len_tokens"] * n["kv_available"] / n["kv_needed"])
     if est:
         p["max_model_len"] = str(est // 256 * 256 if est >= 512 else est)
     elif n.get("kv_max_tokens"):
