@@ -867,7 +867,7 @@ def _phase(sc, scan, inc, ctx, w, env=None):
         if c and c not in cats:
             cats.append(c)
             if len(cats) == 1:
-                where = f"{func} in {path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+                where = f"{func}() in {'/'.join(path.replace(chr(92), '/').split('/')[-3:])}"
     inner = cats[0] if cats else None
     if inner == "weights-exceed-vram" and any(c in ("text-encoder", "vae-decode") for c in cats[1:]):
         # loading the text encoder or the VAE: that component is what does not fit
