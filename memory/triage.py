@@ -30,6 +30,7 @@ WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
 MAX_FRAMES = 80
+MAX_EVENT_LINES = 200       # recognised lines kept per event
 
 # --- what ComfyUI's nodes, model classes and traceback frames say about the phase ------------
 
@@ -540,7 +541,8 @@ class Scan:
                 self.cur.has_exception_block = True
                 self._exception_pending = False
             return
-        cur.events.append(ev)
+        if len(cur.events) < MAX_EVENT_LINES:      # a log repeating one error forever stays bounded
+            cur.events.append(ev)
         cur.last_line = lineno
         if len(cur.lines) < 50:
             cur.lines.append(lineno)

@@ -124,3 +124,8 @@ def test_interleaved_logs_find_both_failures():
     _ok(res)
     kinds = {c["id"] for ev in res["events"] for c in ev["causes"]}
     assert {"vae-decode", "kv-cache"} <= kinds
+
+
+def test_an_error_repeated_forever_stays_one_bounded_event():
+    res = triage.triage_text("RuntimeError: CUDA error: out of memory\n" * 20000)
+    assert res["found"] and len(res["events"]) == 1 and len(res["events"][0]["lines"]) <= 50
