@@ -75,6 +75,14 @@ def test_budget_from_node_input(node):
 # -- exact mode (nodes/estimate_exact.py): the loaded model traced on meta tensors ---------------------------
 from gpu_garden.nodes import estimate_exact as X  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _host_attention_unknown(monkeypatch):
+    """host_attention() answers "attention_pytorch" once some other test imported ComfyUI through the tracer;
+    these tests run outside any ComfyUI, where the host's choice is unknown."""
+    from gpu_garden.memory import trace_comfy
+    monkeypatch.setattr(trace_comfy, "_IMPORTED_BY_US", False)
+
 try:
     import torch
 except ImportError:  # pragma: no cover - CI has torch; the tests above do not need it
