@@ -448,26 +448,9 @@ FACTS = [
     ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
 ]
 
-# Fast prefilter: a line is looked at only if it contains one of these (bytes, for the chunk scanner).
-TRIGGER_WORDS = [
-    "out of memory", "Tried to allocate", "would exceed allowed memory", "Currently allocated", "Requested  ", "Requested :",
-    "Device limit", "Free (according to CUDA)", "PyTorch limit", "MPS backend", "not enough memory", "can't allocate memory",
-    "ALLOC_FAILED", "Allocation on device", "Error occurred when executing", "Node Type", "Exception in node", "ComfyUI Error Report", "llama-server ", "llama-cli ", " -ub ",
-    "--ubatch-size", "NOT_ENOUGH_WORKSPACE", "valid cuDNN algorithm", "INTERNAL ASSERT FAILED", "OutOfMemoryError", "cudaErrorMemoryAllocation",
-    "hipErrorOutOfMemory", "Got an OOM", "ran out of memory", "Ran out of memory", "VRAM Allocation failed", "Fault failed",
-    "VRAM reservation failed", "cache blocks", "max seq len", "KV cache is needed", "on startup is less than", "Error in memory profiling",
-    "Malloc failed", "failed to allocate", "unable to allocate", "Device memory allocation", "ErrorOutOfDeviceMemory",
-    "OUT_OF_DEVICE_MEMORY", "insufficient memory", "system memory", "runner process", "llama-server",
-    # facts
-    "Device: ", "Total VRAM", "pytorch version", "Platform:", "vram state", "Requested to load", "MB usable", "dynamic VRAM",
-    "Prompt executed", "got prompt", "Exception during processing", "--disable-", "--cuda-malloc", "--lowvram", "--novram",
-    "--highvram", "--gpu-only", "--reserve-vram", "--cache-none", "expandable_segments", "Traceback (most recent", "retrying without", "backend:cudaMallocAsync",
-    '", line ', "%|", "VAE", "Vae", "decoding", "decode_first_stage", "KV cache", "Model loading took", "model weights took", "Loading model weights", "reserved for KV Cache", "free memory on device", "gpu_memory_utilization", "max_model_len", "max_seq_len",
-    "buffer size", "n_ctx", "offloaded", "using device", "OLLAMA_", "rocm", "ROCm", "Windows", "WSL", "macOS", "Darwin",
-]
-FACTS_GGML_ARGS = re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")
-TRIGGER_RE = re.compile("|".join(re.escape(w) for w in TRIGGER_WORDS).encode())
 
+
+FACTS_GGML_ARGS = re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
@@ -498,8 +481,8 @@ _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit")
 
-# The chunk scanner looks at the whole log for these (each is one C-speed pass), plus, for the first HEAD
-# bytes (startup: device, allocator, platform, flags), every TRIGGER_WORDS line. The context of each failure
+# The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
+# bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
 ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"max seq len", b"runner process", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")

@@ -1,8 +1,12 @@
 """`gpu-garden triage`: find the out-of-memory errors in a log, rank their causes, attach the guide.
 
-The log is streamed in 1 MiB chunks; only lines that contain a trigger word (oom_parse.TRIGGER_RE,
-matched in C over the whole chunk) are decoded and looked at, so a 100 MB log costs a few regex
-passes. Lines longer than LINE_CAP are cut into pieces, so memory stays bounded whatever the input.
+The log is streamed in 1 MiB chunks and never held whole. A few C-speed `bytes.find` passes per chunk
+(oom_parse.ANCHORS: "emory", "llocat", "Exception", ...) pick the lines worth decoding; every other line
+costs nothing. What a failure needs from the lines around it (the model ComfyUI was loading, sampling
+progress, a VAE decode, llama.cpp buffer sizes, vLLM's KV budget) is read back from the WINDOW bytes
+before it, and the first HEAD bytes (startup: device, allocator, platform, flags) are read more widely.
+Lines longer than LINE_CAP are cut into pieces, a huge line is read around its first anchor, so memory
+stays bounded whatever the input: 100 MB in about 2 s with a ~5 MB heap (benchmarks/bench_triage.py).
 
 An *incident* is one failure as the log shows it: ComfyUI prints the allocator message in its
 `!!! Exception during processing !!!` line, again at the end of the traceback, then `Got an OOM`;
@@ -25,7 +29,7 @@ CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "
 
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
-HEAD = 4 << 20              # the first 4 MiB (startup lines) are read with every trigger word
+HEAD = 4 << 20              # the first 4 MiB (startup lines) are read with the wider HEAD_ANCHORS
 WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
