@@ -1037,11 +1037,44 @@ def _event_dict(scan, inc, context):
         "message": ev["text"], "recoverable": inc.recoverable_only or any(h[0] == "recovered" for h in inc.hints),
         "platform": {k: env[k] for k in ("os", "backend", "allocator", "expandable_segments")},
     }
+    if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
+        sugg = _llm_suggestions(scan, inc, numbers, env["runtime"])
+        if sugg:
+            out["suggestions"] = sugg
+            if guide is not None:
+                lines = "\n".join(f"- `{x['text']}`: {x['reason']}" for x in sugg)
+                guide["markdown"] = guide["markdown"].rstrip() + "\n\n**From this log's numbers** (memory/llm.py):\n\n" + lines + "\n"
+                flags = " ".join(x["text"] for x in sugg if x.get("kind") == "flag")
+                if flags:
+                    guide["commands"].append({"label": "From this log's numbers", "text": flags})
     if "device_index" in ev:
         out["device_index"] = ev["device_index"]
     if ev.get("form"):
         out["form"] = ev["form"]
     return out
+
+
+def _llm_suggestions(scan, inc, numbers, runtime) -> list:
+    """Flags the LLM calculator derives from the numbers this log states (context, KV budget, failed buffer)."""
+    f = scan.facts
+    n = dict(numbers)
+    for key, fact in (("kv_available", "vllm_kv_mem"), ("kv_tokens", "vllm_kv_tokens"), ("gpu_memory_utilization", "vllm_util"),
+                      ("max_model_len", "vllm_maxlen"), ("n_ctx", "ggml_n_ctx"), ("free", "ggml_device_free")):
+        if f.get(fact) is not None:
+            n.setdefault(key, f[fact])
+    if f.get("ggml_offloaded"):
+        n.setdefault("n_gpu_layers", f["ggml_offloaded"][0])
+        n.setdefault("n_layers", f["ggml_offloaded"][1])
+    kv = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("kv:"))
+    if kv:
+        n.setdefault("kv_buffer", kv)
+    if any(e["kind"] == "ggml.compute" for e in inc.events):
+        n["buffer"] = "compute"
+    try:
+        from . import llm
+        return list(llm.suggest_flags_from_log(n, runtime) or [])[:6]
+    except Exception:      # an optional helper: triage answers without it
+        return []
 
 
 def _result(scan: Scan, context=None) -> dict:

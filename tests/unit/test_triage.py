@@ -173,3 +173,13 @@ def test_the_last_failure_decides_and_recovered_ones_are_marked():
 def test_wrapper_lines_alone_are_still_an_oom():
     res = triage.triage_text("Got an OOM, unloading all loaded models.")
     assert res["found"] and res["events"][0]["runtime"] == "comfyui"
+
+
+def test_llm_logs_get_flags_from_the_kv_calculator():
+    log = ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in "
+           "KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+    ev = triage.triage_text(log)["events"][-1]
+    assert ev["runtime"] == "vllm" and ev["causes"][0]["id"] == "kv-cache"
+    texts = [s["text"] for s in ev.get("suggestions", [])]
+    assert "--max-model-len 7168" in texts
+    assert any(c["label"] == "From this log's numbers" for c in ev["guide"]["commands"])
