@@ -792,6 +792,7 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
     # the rest of the log: the node, the traceback, the model being loaded, earlier runs
     _phase(sc, scan, inc, ctx, hint_weight, env)
     _history(sc, scan, inc)
+    _session_history(sc, inc, ctx)
     return sc.ranked()
 
 
@@ -937,6 +938,20 @@ def _history(sc, scan, inc):
                f"OOM #{len(prior) + 1} in this log, after {inc.successes_before} successful run(s): memory is not returned between runs")
     elif len(prior) >= 2:
         sc.add("leak", 1.0, f"OOM #{len(prior) + 1} in this log")
+
+
+def _session_history(sc, inc, ctx):
+    """Earlier OOMs of the same host process (context "previous_ooms", oldest first, each with its numbers),
+    which the log text of one failure cannot show: the OOM panel passes them."""
+    prior = [p for p in ctx.get("previous_ooms") or () if isinstance(p, dict)]
+    if not prior or inc.recoverable_only:
+        return
+    a = (inc.primary.get("numbers") or {}).get("allocated")
+    pa = (prior[-1].get("numbers") or {}).get("allocated")
+    if a and pa and a > pa * 1.05 and a - pa >= 256 * MiB:
+        sc.add("leak", 3.6, f"allocated memory grew from {_b(pa)} at the previous OOM of this ComfyUI session to {_b(a)} now")
+    elif len(prior) >= 2:
+        sc.add("leak", 1.0, f"OOM #{len(prior) + 1} in this ComfyUI session")
 
 
 # --- results --------------------------------------------------------------------------------------
@@ -1093,13 +1108,11 @@ def triage_stream(stream, context: dict | None = None) -> dict:
 
 def triage_text(text: str, context: dict | None = None) -> dict:
     """The OOM panel's entry point: a message or a whole log, plus what the host knows (context keys:
-    node_type, node_title, platform, backend, cuda_malloc_async, snapshot, loaded_models, latent, model_family)."""
+    node_type, node_title, platform, backend, cuda_malloc_async, snapshot, loaded_models, latent, model_family,
+    previous_ooms: earlier OOMs of the same host process, oldest first, each {"numbers": {...}})."""
     scan = Scan()
     scan.feed_text(text or "")
-    res = _result(scan, context)
-    if not res["found"] and context and context.get("force") and text:
-        pass
-    return res
+    return _result(scan, context)
 
 
 def is_oom_error(exc_type_name: str, message: str) -> bool:

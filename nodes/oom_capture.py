@@ -43,6 +43,7 @@ def _triage():
             _core = core
     return _core or None
 
+_session_ooms: list[dict] = []  # this process's earlier OOMs (raw numbers), for the triage core's leak check
 _running = contextvars.ContextVar("gpu_garden_oom_node", default=None)
 _pending: dict[str, dict] = {}  # prompt_id -> report waiting for handle_execution_error
 _installed: dict[str, tuple] = {}  # name -> (owner, attribute, original)
@@ -219,10 +220,12 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     latent = _latent(node_ctx)
     context = {"node_type": class_type, "node_title": node["title"], "platform": _platform(), "backend": backend,
                "cuda_malloc_async": _cuda_malloc_async(backend), "snapshot": state.get("snapshot"),
-               "loaded_models": state.get("loaded_models"), "latent": latent, "model_family": state.get("model_family")}
+               "loaded_models": state.get("loaded_models"), "latent": latent, "model_family": state.get("model_family"),
+               "previous_ooms": list(_session_ooms)}
     tri = _triage_report(log_excerpt(exc_type, message), context)
     event = (tri or {}).get("events", [None])[-1] if (tri or {}).get("events") else None
     event = event or {}
+    _session_ooms[:] = (_session_ooms + [{"numbers": event.get("numbers") or {}, "node_type": class_type}])[-20:]
     causes = event.get("causes") or []
     cause = (tri or {}).get("cause") or (causes[0]["id"] if causes else None)
     guide = event.get("guide")

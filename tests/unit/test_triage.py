@@ -183,3 +183,18 @@ def test_llm_logs_get_flags_from_the_kv_calculator():
     texts = [s["text"] for s in ev.get("suggestions", [])]
     assert "--max-model-len 7168" in texts
     assert any(c["label"] == "From this log's numbers" for c in ev["guide"]["commands"])
+
+
+def test_session_history_from_the_panel_points_to_a_leak():
+    """Each OOM the panel triages is one message; the growth across a ComfyUI session comes as context."""
+    from gpu_garden.memory.triage import triage_text
+
+    msg = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
+           "23.64 GiB of which 301.69 MiB is free. Including non-PyTorch memory, this process has 23.33 GiB memory in use. "
+           "Of the allocated memory {a} GiB is allocated by PyTorch, and 310.52 MiB is reserved by PyTorch but unallocated.")
+    first = triage_text(msg.format(a="18.10"), {"node_type": "KSampler"})
+    assert first["cause"] != "leak"
+    prev = [{"numbers": first["events"][-1]["numbers"]}]
+    second = triage_text(msg.format(a="22.90"), {"node_type": "KSampler", "previous_ooms": prev})
+    leak = [c for c in second["events"][-1]["causes"] if c["id"] == "leak"]
+    assert leak and "previous OOM of this ComfyUI session" in leak[0]["evidence"][0]
