@@ -1,26 +1,18 @@
-"""`gpu-garden demo`: what the nodes would show, on embedded data and this machine's live memory."""
-import importlib
+"""`gpu-garden demo`: what the nodes would show, on embedded data and this machine's live memory:
+the budget (live), an estimate for a FLUX.1-dev workflow (bundled layouts) and a triaged sample ComfyUI log."""
 import json
 
+from . import estimate, probe, triage
 
-def _section(module: str, func: str, *args):
-    try:
-        return getattr(importlib.import_module("." + module, __package__), func)(*args)
-    except (ImportError, AttributeError) as exc:
-        return {"available": False, "reason": f"not available yet ({exc})"}
+SECTIONS = (("budget", probe), ("estimate", estimate), ("triage", triage))
 
 
 def run_cli(args) -> int:
-    parts = {
-        "budget": _section("probe", "demo_section"),
-        "estimate": _section("estimate", "demo_section"),
-        "triage": _section("triage", "demo_section"),
-    }
     if args.json:
-        print(json.dumps({k: v if isinstance(v, dict) else {"text": v} for k, v in parts.items()}, indent=2))
+        print(json.dumps({name: mod.demo_section(as_json=True) for name, mod in SECTIONS}, indent=2, default=str))
         return 0
-    for title, part in parts.items():
-        print(f"== {title} ==")
-        print(part["reason"] if isinstance(part, dict) else part)
+    for name, mod in SECTIONS:
+        print(f"== {name} ==")
+        print(mod.demo_section())
         print()
     return 0

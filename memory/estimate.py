@@ -624,7 +624,7 @@ def run_cli(args) -> int:
     return 1 if est["verdict"] == "does not fit" else 0
 
 
-def demo_section() -> str:
+def demo_section(as_json: bool = False):
     """A FLUX.1-dev + T5-XXL + CLIP-L + ae workflow at 1024x1024, estimated from the bundled layouts, judged on a 24 GB card."""
     from . import layouts
 
@@ -635,4 +635,4 @@ def demo_section() -> str:
         table = {k: (v["dtype"], tuple(v["shape"])) for k, v in lay["tensors"].items()}
         comps.extend(families.split_components(table, file))
     est = judge(estimate(comps, 1024, 1024, cfg=None), 24 * GiB)
-    return format_text(est, "a 24 GB card")
+    return public(est) if as_json else format_text(est, "a 24 GB card")

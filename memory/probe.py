@@ -629,8 +629,9 @@ def format_table(snap: dict) -> str:
     return "\n".join(out)
 
 
-def demo_section() -> str:
-    return format_table(snapshot())
+def demo_section(as_json: bool = False):
+    snap = snapshot()
+    return snap if as_json else format_table(snap)
 
 
 def run_cli(args) -> int:

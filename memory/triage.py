@@ -1209,13 +1209,15 @@ def run_cli(args) -> int:
     return 0 if res["found"] else 1
 
 
-def demo_section() -> str:
+def demo_section(as_json: bool = False):
     from pathlib import Path
     sample = Path(__file__).parent / "samples" / "comfyui_vae_decode_oom.log"
     try:
         text = sample.read_text(encoding="utf-8")
     except OSError as exc:
-        return f"sample log missing: {exc}"
+        return {"error": f"sample log missing: {exc}"} if as_json else f"sample log missing: {exc}"
     res = triage_text(text)
+    if as_json:
+        return dict(res, sample=sample.name)
     head = f"Triage of a bundled ComfyUI log ({sample.name}, modelled on a public report):\n"
     return head + render_human(res)
