@@ -32,6 +32,16 @@ def device_entry(index, name, backend, device, **numbers) -> dict:
     return d
 
 
+def _allocator_stats(backend, i, notes) -> tuple:
+    """(allocated, reserved) from torch.cuda/torch.xpu memory_stats; (None, None) with a note when unavailable."""
+    try:
+        stats = backend.memory_stats(i)
+        return stats.get("allocated_bytes.all.current", 0), stats.get("reserved_bytes.all.current", 0)
+    except Exception as exc:
+        notes.append(f"PyTorch allocator stats unavailable: {_why(exc)}")
+        return None, None
+
+
 def _why(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -356,12 +366,7 @@ class CudaBackend:
             name = props.name
         except Exception as exc:
             notes.append(f"device properties unavailable: {_why(exc)}")
-        try:
-            stats = self.cuda.memory_stats(i)
-            alloc = stats.get("allocated_bytes.all.current", 0)
-            reserved = stats.get("reserved_bytes.all.current", 0)
-        except Exception as exc:
-            notes.append(f"PyTorch allocator stats unavailable: {_why(exc)}")
+        alloc, reserved = _allocator_stats(self.cuda, i, notes)
         if alloc_backend == "cudaMallocAsync":
             notes.append("allocator: cudaMallocAsync (reserved = the CUDA memory pool's reserved memory)")
         nd = self._match(props, nvml_devs, i, visible) if nvml_devs is not None and props is not None else None
@@ -471,12 +476,7 @@ class XpuBackend:
                 name, total = props.name, props.total_memory
             except Exception as exc:
                 notes.append(f"device properties unavailable: {_why(exc)}")
-            try:
-                stats = self.xpu.memory_stats(i)
-                alloc = stats.get("allocated_bytes.all.current", 0)
-                reserved = stats.get("reserved_bytes.all.current", 0)
-            except Exception as exc:
-                notes.append(f"PyTorch allocator stats unavailable: {_why(exc)}")
+            alloc, reserved = _allocator_stats(self.xpu, i, notes)
             try:
                 free, total = self.xpu.mem_get_info(i)
             except Exception as exc:

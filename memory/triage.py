@@ -166,6 +166,20 @@ class Incident:
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
 
 
+
+def _line_starts(block: bytes, needles) -> set:
+    """Offsets of the starts of the lines that contain any of `needles` (each line once per needle)."""
+    starts = set()
+    for k in needles:
+        i = block.find(k)
+        while i >= 0:
+            starts.add(block.rfind(b"\n", 0, i) + 1)
+            e = block.find(b"\n", i)
+            if e < 0:
+                break
+            i = block.find(k, e)
+    return starts
+
 class Scan:
     def __init__(self):
         self.lineno = 0
@@ -241,16 +255,7 @@ class Scan:
 
     def _starts(self, block: bytes) -> list:
         """Offsets of the lines worth reading: anchor lines, and in the log's head also its startup lines."""
-        starts = set()
-        for a in (P.HEAD_ANCHORS if self.bytes_seen < HEAD else P.ANCHORS):
-            i = block.find(a)
-            while i >= 0:
-                starts.add(block.rfind(b"\n", 0, i) + 1)
-                e = block.find(b"\n", i)
-                if e < 0:
-                    break
-                i = block.find(a, e)
-        return sorted(starts)
+        return sorted(_line_starts(block, P.HEAD_ANCHORS if self.bytes_seen < HEAD else P.ANCHORS))
 
     def _block(self, block: bytes, ends_line=True):
         base = self.lineno
@@ -340,16 +345,7 @@ class Scan:
             self.progress_done = done
         if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
             self.phase = ("decode", None)
-        starts = set()
-        for k in P.WINDOW_KEYS:
-            i = raw.find(k)
-            while i >= 0:
-                starts.add(raw.rfind(b"\n", 0, i) + 1)
-                e = raw.find(b"\n", i)
-                if e < 0:
-                    break
-                i = raw.find(k, e)
-        for st in sorted(starts):
+        for st in sorted(_line_starts(raw, P.WINDOW_KEYS)):
             e = raw.find(b"\n", st)
             self._facts(0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
 
@@ -665,7 +661,6 @@ def diagnose(scan: Scan, inc: Incident, context: dict | None, env: dict) -> list
     n = ev.get("numbers") or {}
     f = scan.facts
     ctx = context or {}
-    kinds = {e["kind"] for e in inc.events}
     hint_weight = 1.0
     comfy = env["runtime"] == "comfyui"
 
