@@ -6,7 +6,8 @@ EXPECTED = {"GPUGardenVRAMBudget", "GPUGardenFootprintEstimate", "GPUGardenUnloa
 def test_pack_loads_without_import_error(comfy_host):
     log = comfy_host.log_text()
     assert "comfyui-gpu-garden" in log  # listed under "Import times for custom nodes"
-    bad = [l for l in log.splitlines() if re.search(r"IMPORT FAILED|Cannot import|\[GPU Garden\].*(disabled|failed)", l)
+    startup = log.split("Starting server")[0]  # the host is shared: later lines belong to other tests' runs
+    bad = [l for l in startup.splitlines() if re.search(r"IMPORT FAILED|Cannot import|\[GPU Garden\].*(disabled|failed)", l)
            and "nodes_audio" not in l and "nodes_lt_audio" not in l and "nodes_audio_encoder" not in l]
     assert bad == []
 
