@@ -943,10 +943,9 @@ def _session_history(sc, inc, ctx):
         return
     a = (inc.primary.get("numbers") or {}).get("allocated")
     pa = (prior[-1].get("numbers") or {}).get("allocated")
+    # Only growth counts: the same failure repeated on retry is the same problem, not a leak.
     if a and pa and a > pa * 1.05 and a - pa >= 256 * MiB:
         sc.add("leak", 3.6, f"allocated memory grew from {_b(pa)} at the previous OOM of this ComfyUI session to {_b(a)} now")
-    elif len(prior) >= 2:
-        sc.add("leak", 1.0, f"OOM #{len(prior) + 1} in this ComfyUI session")
 
 
 # --- results --------------------------------------------------------------------------------------

@@ -198,3 +198,13 @@ def test_session_history_from_the_panel_points_to_a_leak():
     second = triage_text(msg.format(a="22.90"), {"node_type": "KSampler", "previous_ooms": prev})
     leak = [c for c in second["events"][-1]["causes"] if c["id"] == "leak"]
     assert leak and "previous OOM of this ComfyUI session" in leak[0]["evidence"][0]
+
+
+def test_repeated_session_ooms_without_growth_are_not_a_leak():
+    from gpu_garden.memory.triage import triage_text
+
+    msg = ("RuntimeError: MPS backend out of memory (MPS allocated: 17.80 GB, other allocations: 1.23 GB, max allowed: "
+           "18.13 GB). Tried to allocate 1.00 GB on private pool.")
+    first = triage_text(msg)
+    prev = [{"numbers": first["events"][-1]["numbers"]}] * 3
+    assert triage_text(msg, {"previous_ooms": prev})["cause"] == first["cause"] != "leak"

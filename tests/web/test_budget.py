@@ -108,6 +108,7 @@ def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_chec
     try:
         node_id = page.evaluate(ADD_NODE, [700, 300])
         page.wait_for_selector("[data-testid=gpu-garden-budget]", state="visible", timeout=20000)
+        page.evaluate(SMALL_DEFAULT_GRAPH)
         page.evaluate("() => app.queuePrompt(0, 1)")
         page.wait_for_function(
             "() => (document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded')?.textContent || '').startsWith('at run')",
@@ -117,6 +118,18 @@ def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_chec
         assert page.evaluate(f"() => !!app.graph.getNodeById({node_id})")
     finally:
         page.context.close()
+        comfy_host.wait_idle()  # the host is shared: leave no run behind for the next test
+
+
+# The default graph samples 20 steps at 512x512 (minutes on a CPU): one step at 64x64 is enough here.
+SMALL_DEFAULT_GRAPH = """() => {
+  for (const n of app.graph.nodes) {
+    for (const w of n.widgets || []) {
+      if (n.type === "KSampler" && w.name === "steps") w.value = 1;
+      if (n.type === "EmptyLatentImage" && (w.name === "width" || w.name === "height")) w.value = 64;
+    }
+  }
+}"""
 
 
 def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_checkpoint, output_dir):
