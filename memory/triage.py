@@ -938,7 +938,8 @@ def _history(sc, scan, inc):
 def _session_history(sc, inc, ctx):
     """Earlier OOMs of the same host process (context "previous_ooms", oldest first, each with its numbers),
     which the log text of one failure cannot show: the OOM panel passes them."""
-    prior = [p for p in ctx.get("previous_ooms") or () if isinstance(p, dict)]
+    kind = inc.primary.get("kind")
+    prior = [p for p in ctx.get("previous_ooms") or () if isinstance(p, dict) and p.get("kind") in (None, kind)]
     if not prior or inc.recoverable_only:
         return
     a = (inc.primary.get("numbers") or {}).get("allocated")
@@ -1103,7 +1104,8 @@ def triage_stream(stream, context: dict | None = None) -> dict:
 def triage_text(text: str, context: dict | None = None) -> dict:
     """The OOM panel's entry point: a message or a whole log, plus what the host knows (context keys:
     node_type, node_title, platform, backend, cuda_malloc_async, snapshot, loaded_models, latent, model_family,
-    previous_ooms: earlier OOMs of the same host process, oldest first, each {"numbers": {...}})."""
+    previous_ooms: earlier OOMs of the same host process, oldest first, each {"numbers": {...}, "kind": the
+    message kind (events' "kind"), compared only with failures of the same kind})."""
     scan = Scan()
     scan.feed_text(text or "")
     return _result(scan, context)

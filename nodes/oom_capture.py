@@ -218,14 +218,16 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     exc_type, message = full_type_name(exc), str(exc)
     backend = _host_backend()
     latent = _latent(node_ctx)
+    session = list(_session_ooms)
     context = {"node_type": class_type, "node_title": node["title"], "platform": _platform(), "backend": backend,
                "cuda_malloc_async": _cuda_malloc_async(backend), "snapshot": state.get("snapshot"),
                "loaded_models": state.get("loaded_models"), "latent": latent, "model_family": state.get("model_family"),
-               "previous_ooms": list(_session_ooms)}
+               "previous_ooms": session}
     tri = _triage_report(log_excerpt(exc_type, message), context)
     event = (tri or {}).get("events", [None])[-1] if (tri or {}).get("events") else None
     event = event or {}
-    _session_ooms[:] = (_session_ooms + [{"numbers": event.get("numbers") or {}, "node_type": class_type}])[-20:]
+    _session_ooms[:] = (session + [{"numbers": event.get("numbers") or {}, "kind": event.get("kind"),
+                                    "node_type": class_type}])[-20:]
     causes = event.get("causes") or []
     cause = (tri or {}).get("cause") or (causes[0]["id"] if causes else None)
     guide = event.get("guide")
@@ -242,6 +244,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "captured": state.get("when"), "notes": [n for n in (state.get("snapshot_note"),
                                                           None if _triage() else f"triage core unavailable ({_core_missing})") if n],
         "host": {"platform": context["platform"], "backend": backend, "cuda_malloc_async": context["cuda_malloc_async"]},
+        "session_history": session,  # what triage was told of this process's earlier OOMs (its leak evidence)
     }
 
 

@@ -98,6 +98,29 @@ def test_websocket_pushes_while_a_browser_is_connected(comfy_host):
         ws.close()
 
 
+def test_pushes_keep_coming_while_a_prompt_runs(comfy_host):
+    """The bar must move during a run, not only between runs: budget events arrive between the prompt's
+    execution_start and its end, and the ones sent during sampling list the diffusion model."""
+    from support.comfy_host import sd15_prompt
+
+    ws = browser_socket(comfy_host)
+    try:
+        comfy_host.post("/gpu_garden/budget/interval", {"client_id": ws.client_id, "ms": 250})
+        prompt_id = comfy_host.queue(sd15_prompt("during " + str(time.monotonic()), width=192, height=192, steps=4),
+                                     client_id=ws.client_id)
+        msgs = comfy_host.collect_events(ws, lambda m: m.get("type") == "execution_start"
+                                         and m["data"].get("prompt_id") == prompt_id, timeout=120)
+        msgs = comfy_host.collect_events(ws, lambda m: m.get("type") == "executing" and m["data"].get("node") is None
+                                         and m["data"].get("prompt_id") == prompt_id, timeout=300)
+        during = [m["data"] for m in msgs if m.get("type") == "gpu_garden.budget"]
+        assert len(during) >= 2, [m.get("type") for m in msgs]
+        names = {mod["name"] for snap in during for dev in snap["devices"] for mod in dev["models"]}
+        assert any("BaseModel" in n for n in names), names
+    finally:
+        ws.close()
+        comfy_host.wait_idle()
+
+
 def test_api_scripts_on_the_websocket_get_no_budget_traffic(comfy_host):
     ws = comfy_host.websocket()  # no feature_flags: a script, not the frontend
     ws.settimeout(0.5)

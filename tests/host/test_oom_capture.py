@@ -65,7 +65,7 @@ def assert_triaged_like_core(report):
         return
     ctx = {"node_type": report["node"]["type"], "node_title": report["node"]["title"], **report["host"],
            "snapshot": report["snapshot"], "loaded_models": report["loaded_models"], "latent": report["latent"],
-           "model_family": report["model_family"]}
+           "model_family": report["model_family"], "previous_ooms": report["session_history"]}
     from gpu_garden.nodes.oom_capture import log_excerpt
 
     expected = triage.triage_text(log_excerpt(report["exception_type"], report["message"]), ctx)
