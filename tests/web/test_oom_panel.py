@@ -254,3 +254,28 @@ def test_subgraph_node_and_foreign_graph(page):
     page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", foreign)
     page.wait_for_timeout(200)
     assert "gg-docked" in page.locator("[data-testid=gg-oom-panel]").get_attribute("class")
+
+
+def test_real_triage_of_a_vae_decode_oom_for_the_readme(page, output_dir):
+    """The README's picture: what the triage core itself answers for a VAE Decode OOM (no hand-written guide)."""
+    from gpu_garden.memory.triage import triage_text
+    from gpu_garden.nodes import oom_report
+
+    if page.vue_nodes:
+        pytest.skip("one picture is enough")
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    report = vae_report("8")
+    report["message"] = report["message"].replace(XSS, "").strip()
+    tri = triage_text("!!! Exception during processing !!! " + report["message"],
+                      {"node_type": "VAEDecode", "platform": "linux", "backend": "cuda", "cuda_malloc_async": True,
+                       "latent": report["latent"], "model_family": "sdxl"})
+    event = tri["events"][-1]
+    report.update(cause=tri["cause"], causes=event["causes"], guide=event["guide"])
+    report["actions"] = oom_report.swap_actions(report["node"], report["cause"], report["guide"])
+    assert report["cause"] == "vae-decode" and report["guide"]["commands"]
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.wait_for_timeout(300)
+    assert "expandable_segments" not in page.locator("[data-testid=gg-oom-guide]").inner_text()  # cudaMallocAsync ignores it
+    page.screenshot(path=str(output_dir / "oom_panel_vae_triaged.png"))
