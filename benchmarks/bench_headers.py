@@ -31,27 +31,10 @@ def sparse_safetensors(d: Path) -> Path:
 def sparse_gguf(d: Path):
     """FLUX.1-dev as Q8_0 (BF16 where rows are not whole blocks), padded to 24 GB; tensor data left as a hole."""
     try:
-        import gguf
-        import numpy as np
+        from support.gguf_files import sparse_gguf_from_layout
+        return sparse_gguf_from_layout(d / "flux1-dev-Q8_0-24GB.gguf", pad_to=SIZE)[0]
     except ImportError:
         return None
-    path = d / "flux1-dev-Q8_0-24GB.gguf"
-    w = gguf.GGUFWriter(str(path), "flux")
-    total = 0
-    for name, t in layouts.load("flux_flux1-dev")["tensors"].items():
-        shape = t["shape"]
-        q = gguf.GGMLQuantizationType.Q8_0 if len(shape) >= 2 and shape[-1] % 32 == 0 else gguf.GGMLQuantizationType.BF16
-        nbytes = headers.tensor_bytes(q.name, shape)
-        w.add_tensor_info(name, shape, np.float16, nbytes, raw_dtype=q)
-        total += nbytes
-    w.add_tensor_info("pad.weight", [SIZE - total], np.int8, SIZE - total, raw_dtype=gguf.GGMLQuantizationType.I8)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_ti_data_to_file()
-    w.close()
-    with open(path, "r+b") as f:
-        f.truncate(f.seek(0, 2) + SIZE + 4096)
-    return path
 
 
 def timed(fn, repeat=25):

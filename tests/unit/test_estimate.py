@@ -211,22 +211,11 @@ def test_nothing_usable():
 
 def test_gguf_flux_file_end_to_end(tmp_path):
     """A FLUX.1-dev Q8_0 GGUF (tensor infos as city96's files have them, data a sparse hole)."""
-    gguf = pytest.importorskip("gguf")
-    np = pytest.importorskip("numpy")
-    path = tmp_path / "flux1-dev-Q8_0.gguf"
-    w = gguf.GGUFWriter(str(path), "flux")
-    total = 0
-    for name, t in layouts.load("flux_flux1-dev")["tensors"].items():
-        q = "Q8_0" if len(t["shape"]) >= 2 and t["shape"][-1] % 32 == 0 else "BF16"
-        n = headers.tensor_bytes(q, t["shape"])
-        w.add_tensor_info(name, t["shape"], np.float16, n, raw_dtype=gguf.GGMLQuantizationType[q])
-        total += n
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_ti_data_to_file()
-    w.close()
-    with open(path, "r+b") as f:
-        f.truncate(f.seek(0, 2) + total + 4096)
+    pytest.importorskip("gguf")
+    pytest.importorskip("numpy")
+    from support.gguf_files import sparse_gguf_from_layout
+
+    path, total = sparse_gguf_from_layout(tmp_path / "flux1-dev-Q8_0.gguf")
     est = E.estimate(E.from_files([path]), 1024, 1024, cfg=None)
     assert est["family"] == "flux1" and est["weights"]["total"] == total
     assert est["components"][0]["dtypes"]["Q8_0"] > 0.95 * total

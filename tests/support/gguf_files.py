@@ -1,0 +1,29 @@
+"""Sparse GGUF files written from a bundled layout: real tensor infos, tensor data left as a hole."""
+from pathlib import Path
+
+
+def sparse_gguf_from_layout(path: Path, layout: str = "flux_flux1-dev", pad_to: int | None = None) -> tuple[Path, int]:
+    """Quantize a layout the way city96's files are (Q8_0, BF16 where rows are not whole 32-blocks) and write
+    the header only; the data stays a hole. With pad_to, a padding tensor brings the file to that size.
+    Returns (path, bytes of tensor data). Needs the gguf package and numpy."""
+    import gguf
+    import numpy as np
+
+    from gpu_garden.memory import headers, layouts
+
+    w = gguf.GGUFWriter(str(path), "flux")
+    total = 0
+    for name, t in layouts.load(layout)["tensors"].items():
+        q = "Q8_0" if len(t["shape"]) >= 2 and t["shape"][-1] % 32 == 0 else "BF16"
+        n = headers.tensor_bytes(q, t["shape"])
+        w.add_tensor_info(name, t["shape"], np.float16, n, raw_dtype=gguf.GGMLQuantizationType[q])
+        total += n
+    if pad_to is not None:
+        w.add_tensor_info("pad.weight", [pad_to - total], np.int8, pad_to - total, raw_dtype=gguf.GGMLQuantizationType.I8)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_ti_data_to_file()
+    w.close()
+    with open(path, "r+b") as f:
+        f.truncate(f.seek(0, 2) + (pad_to if pad_to is not None else total) + 4096)
+    return Path(path), total
