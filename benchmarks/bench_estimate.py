@@ -29,7 +29,7 @@ from support.pack import BOOT, load_pack  # noqa: E402
 
 load_pack()
 
-from gpu_garden.memory import estimate as E, families, layouts  # noqa: E402
+from gpu_garden.memory.estimate import formula as E, families, layouts  # noqa: E402
 from gpu_garden.memory.units import GiB, MiB  # noqa: E402
 
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
@@ -71,7 +71,7 @@ def run_traces(cases, cache):
         done = {tuple(json.loads(k)): v for k, v in json.load(open(cache)).items()}
     todo = [c for c in cases if c not in done]
     py, comfy = os.environ.get("COMFYUI_PYTHON"), os.environ.get("COMFYUI_DIR")
-    if todo and py and comfy and (REPO / "memory" / "trace.py").is_file():
+    if todo and py and comfy and (REPO / "memory" / "trace" / "tracer.py").is_file():
         boot = (BOOT + "import json\n"
                 "from gpu_garden.memory import trace\n"
                 "for c in json.loads(sys.argv[1]):\n"

@@ -15,7 +15,7 @@ from support.pack import load_pack  # noqa: E402
 
 load_pack()
 
-from gpu_garden.memory import families, headers, layouts  # noqa: E402
+from gpu_garden.memory.estimate import families, headers, layouts  # noqa: E402
 
 TARGET_MS = 20.0
 SIZE = 24 * 10**9

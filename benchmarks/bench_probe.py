@@ -19,7 +19,7 @@ def load_pack():
     from support.pack import load_pack as _load
 
     _load()
-    from gpu_garden.memory import probe
+    from gpu_garden.memory.budget import probe
     return probe
 
 

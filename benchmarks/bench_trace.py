@@ -19,7 +19,7 @@ from support.pack import load_pack  # noqa: E402
 
 load_pack()
 
-from gpu_garden.memory import trace_comfy  # noqa: E402
+from gpu_garden.memory.trace import comfy_checkout as trace_comfy  # noqa: E402
 from gpu_garden.memory.units import fmt_bytes  # noqa: E402
 
 TARGET_S = 10.0

@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 import conftest  # noqa: E402,F401  (loads the repo as gpu_garden)
-from gpu_garden.memory import triage  # noqa: E402
+from gpu_garden.memory.triage import engine as triage  # noqa: E402
 
 TARGET_S = 3.0
 TARGET_PEAK_MB = 64     # Python heap while scanning, whatever the file size

@@ -30,8 +30,8 @@ from support.pack import load_pack  # noqa: E402
 
 load_pack()
 
-from gpu_garden.memory import trace_comfy  # noqa: E402
-from gpu_garden.memory.trace import trace  # noqa: E402
+from gpu_garden.memory.trace import comfy_checkout as trace_comfy  # noqa: E402
+from gpu_garden.memory.trace.tracer import trace  # noqa: E402
 from gpu_garden.memory.units import fmt_bytes  # noqa: E402
 
 DEFAULT_CASES = ("sd1:sample:512x512,sd1:sample:768x768,sdxl:sample:1024x1024,sdxl:sample:1024x1024:math,"

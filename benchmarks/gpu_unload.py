@@ -36,7 +36,8 @@ def load_pack():
     from support.pack import load_pack as _load
 
     _load()
-    from gpu_garden.memory import layouts, units
+    from gpu_garden.memory import units
+    from gpu_garden.memory.estimate import layouts
 
     return layouts, units
 

@@ -9,11 +9,11 @@ from .errors import UserError
 # subcommand -> (module in this package, function taking the parsed args and returning an exit code)
 COMMANDS = {
     "demo": ("demo", "run_cli"),
-    "budget": ("probe", "run_cli"),
-    "estimate": ("estimate", "run_cli"),
-    "triage": ("triage", "run_cli"),
-    "kv": ("llm", "run_cli"),
-    "trace": ("trace", "run_cli"),
+    "budget": ("budget.probe", "run_cli"),
+    "estimate": ("estimate.formula", "run_cli"),
+    "triage": ("triage.engine", "run_cli"),
+    "kv": ("llm.kv", "run_cli"),
+    "trace": ("trace.tracer", "run_cli"),
 }
 
 

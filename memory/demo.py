@@ -2,7 +2,9 @@
 the budget (live), an estimate for a FLUX.1-dev workflow (bundled layouts) and a triaged sample ComfyUI log."""
 import json
 
-from . import estimate, probe, triage
+from .estimate import formula as estimate
+from .budget import probe
+from .triage import engine as triage
 
 SECTIONS = (("budget", probe), ("estimate", estimate), ("triage", triage))
 

@@ -5,7 +5,7 @@ Like any node it runs again only when something upstream changed; between runs i
 through the "gpu_garden.budget" websocket event (nodes/budget_routes.py)."""
 from comfy_api.latest import io
 
-from ..memory import probe
+from ..memory.budget import probe
 from .budget_routes import current_snapshot
 
 CATEGORY = "GPU Garden"

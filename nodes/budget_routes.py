@@ -11,7 +11,7 @@ that asked for nothing, clamped to [MIN_MS, MAX_MS]. Pages also throttle their o
 import asyncio
 import logging
 
-from ..memory import probe
+from ..memory.budget import probe
 
 log = logging.getLogger("gpu_garden")
 

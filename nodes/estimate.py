@@ -10,9 +10,9 @@ import logging
 
 from comfy_api.latest import io
 
-from ..memory import estimate as est_core
-from ..memory import families
-from ..memory.headers import torch_dtype_name
+from ..memory.estimate import formula as est_core
+from ..memory.estimate import families
+from ..memory.estimate.headers import torch_dtype_name
 from ..memory.units import GiB, fmt_bytes
 from . import estimate_exact
 
@@ -147,7 +147,7 @@ def live_budget(budget, vram_gb):
             snap = current_snapshot()
         except Exception:
             try:
-                from ..memory import probe
+                from ..memory.budget import probe
 
                 snap = probe.snapshot()
             except Exception as exc:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 
-from ..memory import trace_comfy
+from ..memory.trace import comfy_checkout as trace_comfy
 from ..memory.units import fmt_bytes
 
 log = logging.getLogger("gpu_garden")
@@ -93,7 +93,7 @@ def trace_sample(base_model, latent_shape, batch_in_model: int, *, time_limit: f
     """The tracer's result for one step of `base_model` (comfy.model_base.BaseModel) at this latent (raises)."""
     import torch
 
-    from ..memory.trace import trace
+    from ..memory.trace.tracer import trace
 
     family = traceable_family(base_model)
     host = trace_comfy.host_attention() or {"function": "unknown", "kernel": "flash", "why": "host attention not found"}

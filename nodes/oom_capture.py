@@ -36,7 +36,7 @@ def _triage():
     global _core, _core_missing
     if _core is None:
         try:
-            from ..memory import triage as core
+            from ..memory.triage import engine as core
         except Exception as exc:  # noqa: BLE001 - a broken core must not stop the capture
             _core, _core_missing = False, f"{type(exc).__name__}: {exc}"
         else:
@@ -143,7 +143,7 @@ def _display_name(class_type) -> str | None:
 
 def _snapshot(models: list) -> tuple[dict | None, str | None]:
     try:
-        from ..memory import probe
+        from ..memory.budget import probe
     except Exception as exc:
         return None, f"budget probe unavailable ({type(exc).__name__})"
     try:

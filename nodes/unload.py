@@ -14,7 +14,7 @@ import sys
 
 from comfy_api.latest import io
 
-from ..memory import unload_report
+from ..memory.unload import report as unload_report
 
 log = logging.getLogger("gpu_garden")
 

@@ -4,7 +4,7 @@ through, ComfyUI's own memory_required beside ours, the stop mode ending the run
 mode tracing the loaded model at the latent (or falling back to the formula with a reason, never failing)."""
 import math
 
-from gpu_garden.memory import layouts
+from gpu_garden.memory.estimate import layouts
 from support.comfy_host import sd15_prompt
 
 NODE = "GPUGardenFootprintEstimate"

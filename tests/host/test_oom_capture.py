@@ -52,7 +52,7 @@ def oom_events(msgs, prompt_id):
 
 def triage_or_none():
     try:
-        from gpu_garden.memory import triage
+        from gpu_garden.memory.triage import engine as triage
         return triage
     except ImportError:
         return None

@@ -28,7 +28,7 @@ def _cli(*args):
 
 
 def _layout_bytes(name, prefix="", itemsize=None):
-    from gpu_garden.memory import layouts
+    from gpu_garden.memory.estimate import layouts
     sizes = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "F8_E4M3": 1}
     total = 0
     for k, t in layouts.load(name)["tensors"].items():
@@ -64,7 +64,7 @@ def test_trace_sd1_json_is_complete():
 
 
 def test_trace_from_checkpoint_header_and_text_output(tmp_path):
-    from gpu_garden.memory import layouts
+    from gpu_garden.memory.estimate import layouts
     ckpt = layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", tmp_path / "sd15.safetensors")
     p = _cli("--family", "sd1", "--checkpoint", str(ckpt), "--width", "256", "--height", "256", "--attention", "math")
     assert p.returncode == 0, p.stderr[-3000:]
@@ -80,7 +80,7 @@ def test_trace_from_checkpoint_header_and_text_output(tmp_path):
 
 
 def test_fp8_checkpoint_casts_weights_per_layer(tmp_path):
-    from gpu_garden.memory import layouts
+    from gpu_garden.memory.estimate import layouts
     lay = layouts.load("flux_flux1-dev")
     for name, t in lay["tensors"].items():                    # an fp8 (e4m3fn) FLUX.1-dev as commonly shared
         if name.endswith(".weight") and len(t["shape"]) == 2:
@@ -113,7 +113,7 @@ FAMILY_RUNS = [
 @pytest.fixture(scope="module")
 def family_results():
     runs = [r[:5] for r in FAMILY_RUNS]
-    code = ("import json; from gpu_garden.memory.trace import trace_family\n"
+    code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
             "out = [trace_family(sys.argv[1], f, w, h, frames=n, phase=ph) for f, ph, w, h, n in json.loads(sys.argv[2])]\n"
             "print(json.dumps(out))")
     p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
@@ -147,8 +147,8 @@ def test_meta_trace_equals_the_real_forward_on_cpu():
     what the meta trace says, byte for byte and at the same op: meta kernels model the real allocations."""
     code = r'''
 import json, torch
-from gpu_garden.memory import trace_comfy
-from gpu_garden.memory.trace import trace
+from gpu_garden.memory.trace import comfy_checkout as trace_comfy
+from gpu_garden.memory.trace.tracer import trace
 out = []
 for fam, ph, w, h, fr in (("sd1", "decode", 128, 128, 1), ("wan21", "decode", 64, 64, 5)):
     case = trace_comfy.build_case(sys.argv[1], fam, w, h, frames=fr, phase=ph)
@@ -173,7 +173,7 @@ def test_trace_base_model_of_a_built_model_matches_trace_family():
     """The in-host entry (a BaseModel ComfyUI holds, here with real CPU weights) gives the family trace's peak."""
     code = r'''
 import json, torch
-from gpu_garden.memory import trace_comfy
+from gpu_garden.memory.trace import comfy_checkout as trace_comfy
 fam = trace_comfy.trace_family(sys.argv[1], "sd1", 256, 256)
 case = trace_comfy.build_case(sys.argv[1], "sd1", 256, 256)
 model = case["owner"]

@@ -46,7 +46,7 @@ class ComfyHost:
 
     # -- lifecycle -------------------------------------------------------------------------------
     def prepare(self):
-        from gpu_garden.memory import layouts  # loaded by tests/conftest.py
+        from gpu_garden.memory.estimate import layouts  # loaded by tests/conftest.py
 
         nodes_dir = self.base / "custom_nodes"
         nodes_dir.mkdir(parents=True, exist_ok=True)

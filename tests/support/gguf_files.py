@@ -9,7 +9,8 @@ def sparse_gguf_from_layout(path: Path, layout: str = "flux_flux1-dev", pad_to: 
     import gguf
     import numpy as np
 
-    from gpu_garden.memory import headers, layouts
+    from gpu_garden.memory.estimate import headers
+    from gpu_garden.memory.estimate import layouts
 
     w = gguf.GGUFWriter(str(path), "flux")
     total = 0

@@ -4,7 +4,10 @@ import json
 
 import pytest
 
-from gpu_garden.memory import cli, estimate as E, headers, layouts
+from gpu_garden.memory import cli
+from gpu_garden.memory.estimate import formula as E
+from gpu_garden.memory.estimate import headers
+from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.units import GiB
 
@@ -160,7 +163,7 @@ def test_cli_json(files, capsys):
 
 
 def test_cli_budget_from_probe(files, capsys, monkeypatch):
-    from gpu_garden.memory import probe
+    from gpu_garden.memory.budget import probe
     snap = {"devices": [{"index": 0, "name": "Fake 12GB", "backend": "cuda", "total": 12 * GiB, "free": 11 * GiB,
                          "other_processes": 1 * GiB, "models": [], "notes": []}], "host_ram": {}, "sampled_at": 0}
     monkeypatch.setattr(probe, "snapshot", lambda *a, **k: snap)
@@ -188,7 +191,7 @@ def test_demo_section_is_text():
 
 def test_no_torch_import():
     from support.pack import run_python
-    out = run_python("import sys; import gpu_garden.memory.estimate, gpu_garden.memory.cli; print('torch' in sys.modules)")
+    out = run_python("import sys; import gpu_garden.memory.estimate.formula, gpu_garden.memory.cli; print('torch' in sys.modules)")
     assert out.stdout.strip().endswith("False"), out.stderr
 
 

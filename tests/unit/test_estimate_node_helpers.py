@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory import estimate as E, layouts
+from gpu_garden.memory.estimate import formula as E
+from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
 
 STUBS = Path(__file__).parent / "stubs"
@@ -80,7 +81,7 @@ from gpu_garden.nodes import estimate_exact as X  # noqa: E402
 def _host_attention_unknown(monkeypatch):
     """host_attention() answers "attention_pytorch" once some other test imported ComfyUI through the tracer;
     these tests run outside any ComfyUI, where the host's choice is unknown."""
-    from gpu_garden.memory import trace_comfy
+    from gpu_garden.memory.trace import comfy_checkout as trace_comfy
     monkeypatch.setattr(trace_comfy, "_IMPORTED_BY_US", False)
 
 try:

@@ -2,7 +2,9 @@
 ComfyUI's comfy/model_detection.py looks at for the families not bundled."""
 import pytest
 
-from gpu_garden.memory import families, headers, layouts
+from gpu_garden.memory.estimate import families
+from gpu_garden.memory.estimate import headers
+from gpu_garden.memory.estimate import layouts
 
 
 def table_of(name):

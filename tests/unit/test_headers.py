@@ -6,7 +6,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gpu_garden.memory import headers, layouts
+from gpu_garden.memory.estimate import headers
+from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.errors import UserError
 
 

@@ -6,7 +6,9 @@ import struct
 
 import pytest
 
-from gpu_garden.memory import cli, llm, llm_spec
+from gpu_garden.memory import cli
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import spec as llm_spec
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.units import GiB, KiB, MiB
 
@@ -306,7 +308,7 @@ def test_llama_cpp_log_suggestions_keep_context_when_q8_is_enough():
 
 def test_suggest_accepts_the_oom_parser_numbers():
     # the triage parser (memory/oom_parse.py) names the numbers of vLLM's V1 and V0 messages its own way
-    oom_parse = pytest.importorskip("gpu_garden.memory.oom_parse")
+    oom_parse = pytest.importorskip("gpu_garden.memory.triage.parse")
     v1 = ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is "
           "needed, which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the "
           "estimated maximum model length is 122080. Try increasing `gpu_memory_utilization` or decreasing "
@@ -525,7 +527,7 @@ def test_cli_text_and_list(capsys):
 
 def test_cli_does_not_import_torch():
     from support.pack import run_python
-    out = run_python("import sys, gpu_garden.memory.llm; print('torch' in sys.modules, 'gguf' in sys.modules)", timeout=60)
+    out = run_python("import sys, gpu_garden.memory.llm.kv; print('torch' in sys.modules, 'gguf' in sys.modules)", timeout=60)
     assert out.stdout.strip() == "False False", out.stderr
 
 
@@ -633,7 +635,7 @@ def test_llama_cpp_cells_are_per_slot():
 
 
 def test_cli_without_vram_uses_this_machines_first_gpu(monkeypatch, capsys):
-    probe = pytest.importorskip("gpu_garden.memory.probe")
+    probe = pytest.importorskip("gpu_garden.memory.budget.probe")
     fake = {"devices": [{"index": 0, "name": "CPU (host RAM)", "backend": "cpu", "total": 64 * GiB},
                         {"index": 0, "name": "NVIDIA GeForce RTX 4090", "backend": "cuda", "total": 24 * GiB}]}
     monkeypatch.setattr(probe, "snapshot", lambda *a, **k: fake)

@@ -189,5 +189,5 @@ def test_triage_core_is_not_imported_until_a_failure():
     out = run_python("import sys, types\n"
                      "sys.modules['comfy'] = types.ModuleType('comfy')\n"
                      "import gpu_garden.nodes.oom_capture\n"
-                     "print('gpu_garden.memory.triage' in sys.modules)")
+                     "print('gpu_garden.memory.triage.engine' in sys.modules)")
     assert out.stdout.strip() == "False", out.stderr

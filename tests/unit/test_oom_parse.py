@@ -1,7 +1,7 @@
 """Each recogniser on the runtime's own message form, with its numbers in bytes."""
 import pytest
 
-from gpu_garden.memory import oom_parse as P
+from gpu_garden.memory.triage import parse as P
 from gpu_garden.memory.units import GiB, MiB, parse_size
 
 

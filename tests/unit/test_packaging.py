@@ -32,6 +32,7 @@ def test_every_data_file_is_shipped(folder, package):
 
 def test_python_subpackages_are_listed():
     _, packages = package_data()
-    for init in REPO.glob("*/__init__.py"):
-        if init.parent.name not in ("tests",):
-            assert f"gpu_garden.{init.parent.name}" in packages
+    for init in list(REPO.glob("*/__init__.py")) + list(REPO.glob("memory/*/__init__.py")):
+        pkg = ".".join(init.parent.relative_to(REPO).parts)
+        if not pkg.startswith("tests"):
+            assert f"gpu_garden.{pkg}" in packages

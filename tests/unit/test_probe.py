@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from gpu_garden.memory import probe
+from gpu_garden.memory.budget import probe
 from support.pack import run_python
-from gpu_garden.memory.probe import CudaBackend, MpsBackend, Nvml, XpuBackend, parse_visible_devices, snapshot
+from gpu_garden.memory.budget.probe import CudaBackend, MpsBackend, Nvml, XpuBackend, parse_visible_devices, snapshot
 
 from fake_gpu import (GiB, MiB, AmdSmiLibraryException, FakeAmdGpu, FakeAmdSmi, FakeCuda, FakeHost, FakeMps, FakeNvmlGpu,
                       FakePynvml, FakeXpu, NVMLError_DriverNotLoaded,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory import trace_alloc as ta
+from gpu_garden.memory.trace import allocator as ta
 from gpu_garden.memory.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def _conv_stack(inplace):
 
 
 def test_conv_stack_peak_by_hand():
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     r = trace(_conv_stack(False), _meta(1, 4, 64, 64))
     weights = (8 * 4 * 9 + 8 + 4 * 8 * 9 + 4) * 4            # 2352
     x = 4 * 64 * 64 * 4                                      # 65536
@@ -49,7 +49,7 @@ def test_conv_stack_peak_by_hand():
 
 
 def test_inplace_activation_allocates_nothing():
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     r = trace(_conv_stack(True), _meta(1, 4, 64, 64))
     weights, x, h = 2352, 65536, 131072
     assert r["peak"] == weights + x + h + x                   # conv1 out (reused by silu_) + conv2 out
@@ -58,7 +58,7 @@ def test_inplace_activation_allocates_nothing():
 
 def test_views_share_storage_and_copies_allocate():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
 
     class Views(torch.nn.Module):
         def forward(self, x):
@@ -78,7 +78,7 @@ def test_views_share_storage_and_copies_allocate():
 
 def test_frees_happen_when_the_last_view_dies():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
 
     class Keep(torch.nn.Module):
         def forward(self, x):
@@ -98,7 +98,7 @@ def test_frees_happen_when_the_last_view_dies():
 
 def test_out_variant_growing_a_buffer_reallocates():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
 
     class Out(torch.nn.Module):
         def forward(self, a):
@@ -113,7 +113,7 @@ def test_out_variant_growing_a_buffer_reallocates():
 
 def test_tensors_from_before_the_trace_count_once_as_external():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     table = _meta(1000)                                       # e.g. a schedule held outside the traced module
 
     class UsesTable(torch.nn.Module):
@@ -136,7 +136,7 @@ def _attention_module():
 
 def test_attention_flash_is_linear_and_math_holds_the_scores():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     B, H, L, D = 1, 2, 1024, 64
     qkv = [_meta(B, H, L, D, dtype=torch.float16) for _ in range(3)]
     base = 3 * B * H * L * D * 2
@@ -162,7 +162,7 @@ def test_attention_flash_is_linear_and_math_holds_the_scores():
 
 def test_attention_kernel_choice_follows_cuda_sdpa():
     torch = _torch()
-    from gpu_garden.memory.trace_mode import fused_kernel
+    from gpu_garden.memory.trace.dispatch import fused_kernel
     h = _meta(1, 1, 16, 64, dtype=torch.float16)
     assert fused_kernel(h, h, h, None) == "flash"
     assert fused_kernel(h, h, h, _meta(16, 16)) == "efficient"             # flash takes no mask
@@ -178,7 +178,7 @@ def test_meta_trace_matches_the_same_forward_on_real_cpu_tensors():
     """Meta kernels allocate what the real kernels allocate: the same module traced on meta and run for real on
     the CPU (the tracer works on any device) gives the same peak and the same place."""
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
 
     class Block(torch.nn.Module):
         def __init__(self):
@@ -212,8 +212,8 @@ def test_meta_trace_matches_the_same_forward_on_real_cpu_tensors():
 
 def test_memoised_meta_kernels_change_nothing(monkeypatch):
     torch = _torch()
-    from gpu_garden.memory import trace_mode
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace import dispatch as trace_mode
+    from gpu_garden.memory.trace.tracer import trace
     with torch.device("meta"):
         m = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Conv2d(16, 16, 3, padding=1), torch.nn.GroupNorm(4, 16),
                                                       torch.nn.GELU()) for _ in range(4)])
@@ -229,7 +229,7 @@ def test_rms_norm_is_cudas_fused_kernel():
     torch = _torch()
     if not hasattr(torch.nn.functional, "rms_norm"):
         pytest.skip("torch without F.rms_norm")
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
 
     class Norm(torch.nn.Module):
         def forward(self, x):
@@ -244,7 +244,7 @@ def test_rms_norm_is_cudas_fused_kernel():
 
 def test_huge_linear_traces_without_memory():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     with torch.device("meta"):
         big = torch.nn.Linear(65536, 65536)                   # 16 GiB of float32 weights
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -260,7 +260,7 @@ def test_huge_linear_traces_without_memory():
 
 def test_real_weights_are_swapped_for_meta_twins():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     m = torch.nn.Linear(16, 8)                                # real CPU weights: not read, not copied
     before = m.weight.data_ptr()
     r = trace(m, torch.zeros(4, 16))
@@ -271,7 +271,7 @@ def test_real_weights_are_swapped_for_meta_twins():
 
 def test_lowvram_weights_are_transient():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     with torch.device("meta"):
         m = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.Linear(1024, 1024))
     x = _meta(8, 1024)
@@ -287,7 +287,7 @@ def test_lowvram_weights_are_transient():
 
 def test_partially_loaded_model_streams_its_cpu_weights():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     with torch.device("meta"):
         m = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.Linear(1024, 1024))
     m[1].to_empty(device="cpu")                               # layer 1 not loaded (a real 4 MiB on the CPU)
@@ -299,7 +299,7 @@ def test_partially_loaded_model_streams_its_cpu_weights():
 
 def test_dtype_cast_of_weights_is_a_transient_weight_cast():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
 
     class Manual(torch.nn.Module):                            # ComfyUI manual_cast: fp8 stored, bf16 compute
         def __init__(self):
@@ -319,7 +319,7 @@ def test_dtype_cast_of_weights_is_a_transient_weight_cast():
 
 def test_module_path_is_reported():
     torch = _torch()
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     with torch.device("meta"):
         m = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Sequential(torch.nn.Linear(8, 4096)))
     r = trace(m, _meta(2, 8))
@@ -327,7 +327,7 @@ def test_module_path_is_reported():
 
 
 def test_allocator_figures_are_rounded_up():
-    from gpu_garden.memory.trace import trace
+    from gpu_garden.memory.trace.tracer import trace
     r = trace(_conv_stack(False), _meta(1, 4, 64, 64))
     al = r["allocator"]
     assert al["allocated_peak"] >= r["peak"]
@@ -335,8 +335,8 @@ def test_allocator_figures_are_rounded_up():
 
 
 def test_importing_trace_does_not_import_torch():
-    code = ("import sys; sys.path.insert(0, %r); import conftest; import gpu_garden.memory.trace, "
-            "gpu_garden.memory.trace_comfy, gpu_garden.memory.trace_alloc; print('torch' in sys.modules, "
+    code = ("import sys; sys.path.insert(0, %r); import conftest; import gpu_garden.memory.trace.tracer, "
+            "gpu_garden.memory.trace.comfy_checkout, gpu_garden.memory.trace.allocator; print('torch' in sys.modules, "
             "'comfy' in sys.modules)" % str(REPO / "tests"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory import triage
+from gpu_garden.memory.triage import engine as triage
 from gpu_garden.memory.errors import UserError
-from gpu_garden.memory.triage import CAUSES
+from gpu_garden.memory.triage.engine import CAUSES
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "memory" / "samples" / "comfyui_vae_decode_oom.log"
+SAMPLE = REPO / "memory" / "triage" / "samples" / "comfyui_vae_decode_oom.log"
 
 ASYNC = ("Allocation on device 0 would exceed allowed memory. (out of memory)\n"
          "Currently allocated     : 9.43 GiB\nRequested               : 640.00 MiB\n"
@@ -187,7 +187,7 @@ def test_llm_logs_get_flags_from_the_kv_calculator():
 
 def test_session_history_from_the_panel_points_to_a_leak():
     """Each OOM the panel triages is one message; the growth across a ComfyUI session comes as context."""
-    from gpu_garden.memory.triage import triage_text
+    from gpu_garden.memory.triage.engine import triage_text
 
     msg = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
            "23.64 GiB of which 301.69 MiB is free. Including non-PyTorch memory, this process has 23.33 GiB memory in use. "
@@ -201,7 +201,7 @@ def test_session_history_from_the_panel_points_to_a_leak():
 
 
 def test_repeated_session_ooms_without_growth_are_not_a_leak():
-    from gpu_garden.memory.triage import triage_text
+    from gpu_garden.memory.triage.engine import triage_text
 
     msg = ("RuntimeError: MPS backend out of memory (MPS allocated: 17.80 GB, other allocations: 1.23 GB, max allowed: "
            "18.13 GB). Tried to allocate 1.00 GB on private pool.")

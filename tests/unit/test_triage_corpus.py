@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory import triage
+from gpu_garden.memory.triage import engine as triage
 from gpu_garden.memory.units import parse_size
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from gpu_garden.memory import triage  # noqa: E402
-from gpu_garden.memory.triage import CAUSES  # noqa: E402
+from gpu_garden.memory.triage import engine as triage  # noqa: E402
+from gpu_garden.memory.triage.engine import CAUSES  # noqa: E402
 
 from test_triage_corpus import DEV, load  # noqa: E402
 

@@ -4,8 +4,9 @@ import re
 
 import pytest
 
-from gpu_garden.memory import guides, triage
-from gpu_garden.memory.triage import CAUSES
+from gpu_garden.memory.triage import guides
+from gpu_garden.memory.triage import engine as triage
+from gpu_garden.memory.triage.engine import CAUSES
 
 RUNTIMES = ("comfyui", "pytorch", "vllm", "llama.cpp", "ollama")
 ALL = guides.load_all()

@@ -1,5 +1,5 @@
 """The unload report is computed from two snapshots only: numbers are differences of measured numbers."""
-from gpu_garden.memory import unload_report
+from gpu_garden.memory.unload import report as unload_report
 from gpu_garden.memory.units import MiB
 
 CLIP = {"key": "1", "name": "SD1ClipModel", "device": "cuda:0", "bytes": 235 * MiB, "total_bytes": 235 * MiB,

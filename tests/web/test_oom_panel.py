@@ -258,7 +258,7 @@ def test_subgraph_node_and_foreign_graph(page):
 
 def test_real_triage_of_a_vae_decode_oom_for_the_readme(page, output_dir):
     """The README's picture: what the triage core itself answers for a VAE Decode OOM (no hand-written guide)."""
-    from gpu_garden.memory.triage import triage_text
+    from gpu_garden.memory.triage.engine import triage_text
     from gpu_garden.nodes import oom_report
 
     if page.vue_nodes:

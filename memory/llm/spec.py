@@ -10,9 +10,9 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
-MODELS_DIR = Path(__file__).with_name("llm_models")
+MODELS_DIR = Path(__file__).with_name("models")
 
 FULL, SLIDING, LINEAR, MAMBA = "full", "sliding", "linear", "mamba"
 
@@ -369,7 +369,7 @@ def weights_next_to(folder: Path):
             continue
     files = sorted(folder.glob("*.safetensors"))
     if files:
-        from . import headers
+        from ..estimate import headers
         return sum(headers.table_bytes(headers.read_safetensors(f)) for f in files), f"{len(files)} safetensors file(s)"
     return None
 
@@ -381,7 +381,7 @@ def load_safetensors(files, name="model") -> LLMSpec:
     """Describe a decoder from its tensor table alone (no config.json): layer count, per-layer K/V widths from
     the k/v projections, MLA from kv_a_proj_with_mqa, experts by count. Head size is taken from q_norm when the
     model has one, else 128; sliding windows cannot be seen in a header, so every layer counts as full."""
-    from . import headers
+    from ..estimate import headers
     table = {}
     for f in files:
         table.update(headers.read_safetensors(f))
@@ -390,7 +390,7 @@ def load_safetensors(files, name="model") -> LLMSpec:
 
 def from_tensor_table(table: dict, name="model") -> LLMSpec:
     """table: {tensor name: (dtype, shape)} in PyTorch order (as memory/headers.py reads it)."""
-    from . import headers
+    from ..estimate import headers
     layers = {}
     for t, (dt, shape) in table.items():
         m = _LAYER.search(t)
@@ -488,7 +488,7 @@ def read_gguf(path) -> tuple:
 
 
 def _parse_gguf(mm) -> tuple:
-    from .headers import GGML_BLOCKS, GGML_TYPE_IDS
+    from ..estimate.headers import GGML_BLOCKS, GGML_TYPE_IDS
     size = len(mm)
     if size < 24 or mm[:4] != b"GGUF":
         raise ValueError("no GGUF magic")

@@ -448,7 +448,7 @@ def run(fn, args=(), kwargs=None, *, module=None, weights=None, attention="flash
 
 
 def summarize(tracer, weights_bytes, inputs_bytes, end_live, seconds, top):
-    from .trace_alloc import replay
+    from .allocator import replay
 
     live = {}
     for e in tracer.events[:tracer.peak_event]:

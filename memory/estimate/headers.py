@@ -10,7 +10,7 @@ import os
 import struct
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 # safetensors dtypes -> bytes per element (F8 "scaled" files are plain F8 tensors plus F32 scale tensors)
 ST_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2,

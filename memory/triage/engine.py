@@ -20,9 +20,9 @@ import math
 import sys
 
 from . import guides as guides_mod
-from . import oom_parse as P
-from .errors import UserError
-from .units import GiB, MiB, fmt_bytes
+from . import parse as P
+from ..errors import UserError
+from ..units import GiB, MiB, fmt_bytes
 
 CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
           "other-process", "kv-cache", "host-ram", "leak", "other")
@@ -1081,7 +1081,7 @@ def _llm_suggestions(scan, inc, numbers, runtime) -> list:
     if any(e["kind"] == "ggml.compute" for e in inc.events):
         n["buffer"] = "compute"
     try:
-        from . import llm
+        from ..llm import kv as llm
         return list(llm.suggest_flags_from_log(n, runtime) or [])[:6]
     except Exception:      # an optional helper: triage answers without it
         return []

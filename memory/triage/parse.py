@@ -10,7 +10,7 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 """
 import re
 
-from .units import parse_size
+from ..units import parse_size
 
 # --- cleaning ---------------------------------------------------------------------------------
 

@@ -34,10 +34,10 @@ Public API (other modules code against these):
 import json
 import math
 
-from . import llm_spec
-from .errors import UserError
-from .llm_spec import FULL, SLIDING, LLMSpec
-from .units import GiB, MiB, fmt_bytes
+from . import spec as llm_spec
+from ..errors import UserError
+from .spec import FULL, SLIDING, LLMSpec
+from ..units import GiB, MiB, fmt_bytes
 
 RUNTIMES = ("vllm", "llama.cpp", "ollama")
 
@@ -584,7 +584,7 @@ def _vram_bytes(args):
     if args.vram is not None:
         return int(args.vram * GiB)
     try:  # this machine's first device, when the probe module has landed and sees a GPU
-        from . import probe
+        from ..budget import probe
         snap = probe.snapshot()
         devs = [d for d in snap.get("devices", []) if d.get("backend") not in (None, "cpu") and d.get("total")]
         return int(devs[0]["total"]) if devs else None

@@ -10,8 +10,8 @@ torch is imported only when a trace runs (trace_mode.py); this module stays impo
 import json
 import sys
 
-from .errors import UserError
-from .units import fmt_bytes
+from ..errors import UserError
+from ..units import fmt_bytes
 
 ATTENTION = ("flash", "math")
 
@@ -36,7 +36,7 @@ def trace(module, *args, kwargs=None, call=None, attention="flash", device="meta
         import torch
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise UserError("tracing needs torch; run it with ComfyUI's Python") from exc
-    from . import trace_mode
+    from . import dispatch as trace_mode
 
     dev = torch.device(device)
     args = trace_mode.to_device(args, dev)
@@ -70,7 +70,7 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
                  checkpoint=None, cfg=None, dtype=None, offload=None) -> dict:
     """Trace one step of ComfyUI's real model class for a family (see trace_comfy.FAMILIES) on the meta device.
     Imports ComfyUI from `comfyui_dir` (forcing --cpu); must run in ComfyUI's interpreter."""
-    from . import trace_comfy
+    from . import comfy_checkout as trace_comfy
     return trace_comfy.trace_family(comfyui_dir, family, width, height, frames=frames, batch=batch,
                                     attention=attention, phase=phase, checkpoint=checkpoint, cfg=cfg,
                                     dtype=dtype, offload=offload)

@@ -13,8 +13,8 @@ import sys
 import threading
 import time
 
-from .errors import UserError
-from .units import fmt_bytes
+from ..errors import UserError
+from ..units import fmt_bytes
 
 NUMBERS = ("total", "free", "torch_allocated", "torch_reserved", "reserved_unallocated",
            "this_process_other", "other_processes")

@@ -17,7 +17,7 @@ import struct
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
 # family -> standard file (bundled layout), conditioning shapes, VAE layout, CFG default
 FAMILIES = {
@@ -112,7 +112,7 @@ def read_header(path) -> dict:
 
 
 def _layout_tensors(name):
-    from . import layouts
+    from ..estimate import layouts
     return layouts.load(name)["tensors"]
 
 
@@ -267,7 +267,7 @@ def trace_base_model(model, latent, sigma=None, conds=None, attention="flash", o
     (batch first, cond+uncond already batched). Weights are swapped for meta twins, nothing is read or copied;
     offload="cpu" streams the parameters still on the CPU (a partially loaded model)."""
     import torch
-    from .trace import trace
+    from .tracer import trace
 
     def meta(t, dtype=torch.float32):
         return torch.empty(tuple(t.shape) if isinstance(t, torch.Tensor) else tuple(t),
@@ -308,7 +308,7 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
 
 def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg, dtype,
                   offload):
-    from .trace import trace
+    from .tracer import trace
     case = build_case(comfyui_dir, family, width, height, frames, batch, phase, checkpoint, cfg, dtype)
     r = trace(case["weights"], *case["args"], kwargs=case["kwargs"], call=case["call"], attention=attention,
               offload=offload)

@@ -10,9 +10,9 @@ import math
 import os
 
 from . import families
-from .errors import UserError
+from ..errors import UserError
 from .headers import ST_BYTES, read_tensors, tensor_bytes
-from .units import GiB, MiB, fmt_bytes
+from ..units import GiB, MiB, fmt_bytes
 
 CUDA_CONTEXT = 450 * MiB  # CUDA context + cuBLAS/cuDNN handles of a torch process (300-700 MiB by driver/GPU)
 COMFY_RESERVE = {"linux": 400 * MiB, "darwin": 400 * MiB, "windows": 700 * MiB}  # model_management.EXTRA_RESERVED_VRAM
@@ -606,7 +606,7 @@ def run_cli(args) -> int:
         budget, label = int(args.vram * GiB), "--vram"
     else:
         try:
-            from . import probe
+            from ..budget import probe
         except ImportError:
             label = "no budget: pass --vram GIB"
         else:

@@ -11,7 +11,7 @@ allocator; tests write it by hand):
 missing from the second snapshot has left ComfyUI's loaded-model list, so it holds nothing there.
 Nothing here is assumed: every number in the report is a difference of two measured numbers.
 """
-from .units import fmt_bytes
+from ..units import fmt_bytes
 
 DEVICE_COUNTERS = ("torch_allocated", "torch_reserved", "free")
 

@@ -1,0 +1,1 @@
+"""LLM memory: `spec` reads model specs (config.json, GGUF, bundled), `kv` computes weights, KV cache and the fits verdict."""

@@ -1,0 +1,1 @@
+"""The measured report of the Unload Text Encoders node (`report`)."""
