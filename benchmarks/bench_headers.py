@@ -16,6 +16,7 @@ from support.pack import load_pack  # noqa: E402
 load_pack()
 
 from gpu_garden.memory.estimate import families, headers, layouts  # noqa: E402
+from results import save  # noqa: E402
 
 TARGET_MS = 20.0
 SIZE = 24 * 10**9
@@ -51,6 +52,7 @@ def main() -> int:
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
+        out = {}
         rows = [("safetensors", sparse_safetensors(d))]
         try:
             g = sparse_gguf(d)
@@ -64,8 +66,11 @@ def main() -> int:
             med, worst, table = timed(lambda: headers.read_tensors(p))
             med2, _, _ = timed(lambda: families.split_components(headers.read_tensors(p)))
             ok &= med <= TARGET_MS
+            out[fmt] = {"file_gb": round(p.stat().st_size / 1e9, 2), "tensors": len(table), "read_ms": round(med, 2),
+                        "read_max_ms": round(worst, 2), "read_split_ms": round(med2, 2)}
             print(f"{fmt:12} {p.stat().st_size / 1e9:10.2f} GB {len(table):8} {med:8.2f} {worst:7.2f} {med2:10.2f}  "
                   f"{'ok' if med <= TARGET_MS else 'SLOW'}")
+        save("bench_headers", "python benchmarks/bench_headers.py", {"target_ms": TARGET_MS, "formats": out})
         print("(+split: read, component split and family detection together; the sparse files use a few MB of disk)")
     return 0 if ok else 1
 

@@ -1,0 +1,45 @@
+"""Every figure in the README comes from a benchmark's results file (scripts/readme_figures.py)."""
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("readme_figures", REPO / "scripts" / "readme_figures.py")
+figures = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(figures)
+
+
+def test_readme_figures_match_results():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert figures.render(text) == text, "README.md figures are stale: run python scripts/readme_figures.py"
+
+
+def test_readme_has_figures_and_their_table():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert figures.FIG.search(text) and "<!--figures-->" in text
+
+
+def test_a_changed_result_breaks_the_check(tmp_path, monkeypatch):
+    (tmp_path / "b.json").write_text(json.dumps({"command": "python b.py", "x": {"y": 1.34}}))
+    monkeypatch.setattr(figures, "RESULTS", tmp_path)
+    text = "a <!--fig b x.y .1f-->9.9<!--/fig--> b\n<!--figures-->\n<!--/figures-->"
+    out = figures.render(text)
+    assert "<!--fig b x.y .1f-->1.3<!--/fig-->" in out
+    assert "| `b: x.y` |" in out and "`python b.py`" in out
+    assert figures.render(out) == out and out != text
+
+
+def test_missing_key_is_an_error(tmp_path, monkeypatch):
+    (tmp_path / "b.json").write_text(json.dumps({"command": "c"}))
+    monkeypatch.setattr(figures, "RESULTS", tmp_path)
+    with pytest.raises(KeyError):
+        figures.render("<!--fig b nope .1f-->1<!--/fig-->")
+
+
+def test_every_results_file_names_its_command():
+    for p in (REPO / "benchmarks" / "results").glob("*.json"):
+        data = json.loads(p.read_text())
+        assert re.match(r"(python|bash|\S*gpu-garden|COMFYUI)", data.get("command", "")), p.name
