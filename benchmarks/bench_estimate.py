@@ -68,12 +68,12 @@ def blob(dtype, n, **keys):
 def run_traces(cases, cache):
     done = {}
     if cache and Path(cache).is_file():
-        done = {tuple(json.loads(k)): v for k, v in json.load(open(cache)).items()}
+        done = {tuple(json.loads(k)): v for k, v in json.load(open(cache)).items() if "error" not in v}
     todo = [c for c in cases if c not in done]
     py, comfy = os.environ.get("COMFYUI_PYTHON"), os.environ.get("COMFYUI_DIR")
     if todo and py and comfy and (REPO / "memory" / "trace" / "tracer.py").is_file():
         boot = (BOOT + "import json\n"
-                "from gpu_garden.memory import trace\n"
+                "from gpu_garden.memory.trace import tracer as trace\n"
                 "for c in json.loads(sys.argv[1]):\n"
                 "    f,w,h,n,ph,att=c\n"
                 "    try:\n"

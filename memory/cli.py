@@ -34,20 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--watch", type=float, metavar="SECONDS", help="print a new snapshot every SECONDS until interrupted")
 
-    s = sub.add_parser("estimate", help="per-phase peak memory of a model at a latent size, from file headers")
-    s.add_argument("files", nargs="+", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
-    s.add_argument("--width", type=int, required=True)
-    s.add_argument("--height", type=int, required=True)
-    s.add_argument("--frames", type=int, default=1)
-    s.add_argument("--batch", type=int, default=1)
-    s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
-    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
-                   help="cond+uncond batched (default: as the family's usual workflow; FLUX.1/HunyuanVideo run without)")
-    s.add_argument("--models", choices=["swap", "resident"], default="swap",
-                   help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
-    s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
-                   help="during sampling: unloaded (default), kept on the GPU, or run on the CPU")
-    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("estimate", help="per-phase peak memory of model files or a whole workflow, as ComfyUI would run it")
+    from .estimate.report import add_cli_arguments  # light: no torch, no comfy
+    add_cli_arguments(s)
 
     s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix")
     s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")

@@ -22,10 +22,39 @@ _ALL_PREFIXES = tuple(p for p, _, _ in PREFIXES)
 OTHER_KEYS = re.compile(r"^(alphas_cumprod|alphas_cumprod_prev|betas|log_one_minus_alphas_cumprod|model_ema\.|"
                         r"posterior_|sqrt_|lvlb_weights|logvar|denoiser\.|__)")
 
-# Families with their vocabulary names; "unknown" when nothing matches.
+# Family ids, the one list (hyphenated; every module, node and report uses these); "unknown" when nothing matches.
 FAMILIES = ("sd1", "sd2", "sdxl", "sd3", "flux1", "flux2", "chroma", "qwen-image", "hidream", "lumina2", "z-image",
             "wan21", "wan22", "hunyuan-video", "hunyuan-image", "ltxv", "mochi", "cosmos", "pixart", "auraflow",
             "hunyuan-dit", "unknown")
+
+# ComfyUI model config classes (comfy/supported_models.py, 0.8.0) -> family id: the one table. Used where the
+# keys alone do not tell (a custom loader renamed them) and to name a loaded model in reports.
+CONFIG_FAMILY = {
+    "SD15": "sd1", "SD20": "sd2", "SD21UnclipL": "sd2", "SD21UnclipH": "sd2", "SDXL": "sdxl", "SDXLRefiner": "sdxl",
+    "SSD1B": "sdxl", "Segmind_Vega": "sdxl", "KOALA_700M": "sdxl", "KOALA_1B": "sdxl", "SD3": "sd3",
+    "Flux": "flux1", "FluxSchnell": "flux1", "FluxInpaint": "flux1", "Flux2": "flux2", "Chroma": "chroma",
+    "ChromaRadiance": "chroma", "QwenImage": "qwen-image", "HiDream": "hidream", "Lumina2": "lumina2",
+    "ZImage": "z-image", "WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN21_Vace": "wan21",
+    "WAN21_FunControl2V": "wan21", "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan-video",
+    "HunyuanVideoI2V": "hunyuan-video", "HunyuanVideoSkyreelsI2V": "hunyuan-video", "HunyuanVideo15": "hunyuan-video",
+    "HunyuanImage21": "hunyuan-image", "LTXV": "ltxv", "LTXAV": "ltxv", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
+    "CosmosI2V": "cosmos", "CosmosT2IPredict2": "cosmos", "CosmosI2VPredict2": "cosmos", "PixArtAlpha": "pixart",
+    "PixArtSigma": "pixart", "AuraFlow": "auraflow", "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit",
+}
+# prefixes for subclasses not listed (longest first): "WAN22_..." -> wan22
+_CONFIG_PREFIXES = sorted(((k, v) for k, v in CONFIG_FAMILY.items()), key=lambda kv: -len(kv[0]))
+
+
+def family_for_config(class_name: str | None) -> str | None:
+    """The family id of a ComfyUI model config class name (exact, then the longest known prefix); None if unknown."""
+    if not class_name:
+        return None
+    if class_name in CONFIG_FAMILY:
+        return CONFIG_FAMILY[class_name]
+    for prefix, fam in _CONFIG_PREFIXES:
+        if class_name.startswith(prefix):
+            return fam
+    return None
 
 
 def split_components(table: dict, source: str = "") -> list[dict]:

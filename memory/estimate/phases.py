@@ -1,0 +1,185 @@
+"""Activation bytes of each phase, per family: sampling (one model call), text encoding, and ComfyUI's own
+sampling heuristic. The stable entry point for other modules is `sample_activation_bytes`; the VAE phase is
+in vae.py.
+
+Coefficients are structural counts of the tensors alive at the peak of one block, calibrated on the FIT set
+of benchmarks/bench_estimate.py (traced peaks of ComfyUI 0.8.0's real forward); the benchmark reports the
+held-out rows separately, and tests/host/test_trace_comfy.py pins the traced peaks they were fitted to."""
+import math
+
+from . import spec
+from ..units import MiB
+
+DTYPE_SIZE = {"fp32": 4, "float32": 4, "bf16": 2, "bfloat16": 2, "fp16": 2, "float16": 2, "fp8": 1}
+
+
+def dtype_bytes(dtype) -> int:
+    """2 for "bf16"/"fp16"/2, 4 for "fp32"/4, ... (a number is taken as bytes per element)."""
+    if isinstance(dtype, (int, float)):
+        return int(dtype)
+    try:
+        return DTYPE_SIZE[str(dtype).replace("torch.", "").lower()]
+    except KeyError:
+        raise ValueError(f"unknown compute dtype {dtype!r}; one of {', '.join(DTYPE_SIZE)} or a byte count") from None
+
+
+def block_units(arch: dict) -> float:
+    """Elements alive per token at the peak of one block, in units of the hidden size (traced on ComfyUI's
+    block code, memory/trace): FLUX.1's single-stream block (x, linear1's output kept alive by the MLP view,
+    normed q/k) scaled by linear1's width; SD3.5's joint block (both streams' qkv, their concatenation and the
+    attention output alive through the MLP; the dual-attention x block adds a second qkv); Wan's cross block
+    (x, modulated input, GELU hidden and output: a + b*f/d, fitted on Wan 2.1 1.3B and Wan 2.2 5B)."""
+    d = arch.get("hidden") or 1
+    f = arch.get("ffn") or 4 * d
+    b = arch.get("block")
+    if b == "flux":  # scaled by linear1's width (3d + f, or 3d + 2f for FLUX.2's gated MLP) against FLUX.1's 7d
+        return FLUX_UNITS * (3 * d + (2 * f if arch.get("gated_mlp") else f)) / (7 * d)
+    if b == "mmdit":
+        return 28.5 if arch.get("dual_attention") else 24.0
+    if b == "double":
+        return max(15.0, (3.5 * d + 2 * f) / d)
+    if b == "cross":
+        return max(10.5, CROSS_A + CROSS_B * f / d)
+    if b == "gated":  # SwiGLU: w1 out, silu, w3 out, product
+        return max(11 * d, 3.5 * d + 3 * f) / d
+    if b == "moe":  # routed SwiGLU experts plus shared expert and the per-token gather/scatter copies
+        return max(13 * d, 5 * d + 3 * f) / d
+    return 20.0
+
+
+FLUX_UNITS = 13.3  # FLUX.1 single-stream block, fitted on flux1 1024x1024 (was 14.8 on the older tracer)
+CROSS_A, CROSS_B = 2.43, 2.083  # Wan cross block, fitted on wan21 832x480x33 and wan22 1280x704x41
+
+
+def unet_units(arch, family):
+    """Elements per latent pixel per model channel at the U-Net's peak (the GEGLU feed-forward of the last
+    full-resolution transformer, with every skip connection held): 26.0 traced for SD1.5, 15.9 for SDXL,
+    whose full-resolution level has no attention."""
+    return 26.0 if arch.get("attention_at_full", family != "sdxl") else 15.9
+
+
+def latent_geometry(family: str, width: int, height: int, frames: int = 1, batch: int = 1, arch=None) -> dict:
+    sp = spec.family(family)
+    s, t, p = sp["s"], sp["t"], sp["p"]
+    h, w = max(1, height // s), max(1, width // s)
+    lat_t = ((frames - 1) // t + 1) if t else 1
+    grid = math.ceil(h / p) * math.ceil(w / p)
+    shape = [batch, sp["ch"], lat_t, h, w] if t else [batch, sp["ch"], h, w]
+    return {"shape": shape, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid, "text_tokens": sp["txt"],
+            "tokens": lat_t * grid + sp["txt"], "elements": batch * sp["ch"] * lat_t * h * w}
+
+
+def geometry_from_shape(family: str, latent_shape, text_tokens=None) -> dict:
+    """latent_geometry for a latent tensor shape as ComfyUI holds it ([B, C, H, W] or [B, C, T, H, W])."""
+    sp = spec.family(family)
+    sh = [int(x) for x in latent_shape]
+    b, ch = sh[0], sh[1]
+    lat_t = sh[2] if len(sh) == 5 else 1
+    h, w = sh[-2], sh[-1]
+    p = sp["p"]
+    txt = sp["txt"] if text_tokens is None or not sp["txt"] else int(text_tokens)
+    grid = math.ceil(h / p) * math.ceil(w / p)
+    return {"shape": sh, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid, "text_tokens": txt,
+            "tokens": lat_t * grid + txt, "elements": b * ch * lat_t * h * w}
+
+
+def sample_parts(family, arch, lat, b_eff, bc, batch=None):
+    """(activations, naive-attention extra, how) of one model call on b_eff samples of the latent `lat`
+    (latent_geometry), compute dtype bc bytes. Without the manual-cast copy (weights.largest_cast)."""
+    sp = spec.family(family)
+    batch = batch or lat["shape"][0]
+    d, heads = arch.get("hidden") or 0, arch.get("heads") or max(1, (arch.get("hidden") or 0) // 128)
+    if arch.get("block") == "unet" or family in ("sd1", "sd2", "sdxl"):
+        mc = arch.get("model_channels", 320)
+        n0 = lat["h"] * lat["w"]
+        act = int(unet_units(arch, family) * b_eff * n0 * mc * bc)
+        full = arch.get("attention_at_full", family != "sdxl")
+        na_tok = n0 if full else n0 // 4
+        na_heads = (mc // 64 if family == "sd2" else 8) if full else 2 * mc // 64
+        naive = int(b_eff * na_heads * na_tok * na_tok * 2 * bc)
+        how = f"U-Net, {unet_units(arch, family)} x {mc} channels per latent pixel"
+    else:
+        n = lat["tokens"]
+        units = block_units(arch)
+        act = int(units * b_eff * n * d * bc)
+        head_dim = d // heads if heads else 128
+        act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
+        naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
+        how = f"{units:.1f} x hidden {d} per token, {n} tokens"
+    act += lat["elements"] * 4 * 6 + lat["elements"] * bc * 4 // max(1, batch) * b_eff  # sampler state, model in/out
+    return act, naive, how
+
+
+def naive_total(act, naive):
+    """Activations with the n^2 attention scores held whole (attention_basic, or math SDPA)."""
+    return max(act, int(0.6 * act) + naive)
+
+
+def default_arch(family, arch=None) -> dict:
+    out = dict(spec.DEFAULT_ARCH.get(family, {}))
+    out.update({k: v for k, v in (arch or {}).items() if v})
+    if not out.get("hidden"):
+        out.update(_TYPICAL.get(family, {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"}))
+    return out
+
+
+# the arch of each family's standard file, for callers that know only the family id
+_TYPICAL = {
+    "sd1": {"hidden": 320, "model_channels": 320, "block": "unet", "context_dim": 768, "attention_at_full": True},
+    "sd2": {"hidden": 320, "model_channels": 320, "block": "unet", "context_dim": 1024, "attention_at_full": True},
+    "sdxl": {"hidden": 320, "model_channels": 320, "block": "unet", "context_dim": 2048, "attention_at_full": False},
+    "sd3": {"hidden": 1536, "heads": 24, "ffn": 6144, "block": "mmdit", "dual_attention": True},
+    "flux1": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"},
+    "flux2": {"hidden": 6144, "heads": 48, "ffn": 18432, "block": "flux", "gated_mlp": True},
+    "chroma": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"},
+    "qwen-image": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "double"},
+    "lumina2": {"hidden": 2304, "heads": 24, "ffn": 6144, "block": "gated"},
+    "z-image": {"hidden": 3840, "heads": 30, "ffn": 10240, "block": "gated"},
+    "wan21": {"hidden": 1536, "heads": 12, "ffn": 8960, "block": "cross"},
+    "wan22": {"hidden": 3072, "heads": 24, "ffn": 14336, "block": "cross"},
+    "ltxv": {"hidden": 2048, "heads": 32, "ffn": 8192, "block": "cross", "cross_attention_dim": 2048},
+    "cosmos": {"hidden": 4096, "heads": 32, "ffn": 16384, "block": "cross"},
+    "pixart": {"hidden": 1152, "heads": 16, "ffn": 4608, "block": "cross"},
+    "auraflow": {"hidden": 3072, "heads": 24, "ffn": 8192, "block": "double"},
+    "hunyuan-dit": {"hidden": 1408, "heads": 16, "ffn": 6144, "block": "cross"},
+    "hunyuan-image": {"hidden": 3584, "heads": 28, "ffn": 14336, "block": "flux"},
+}
+
+
+def sample_activation_bytes(family: str, latent_shape, dtype="bf16", cond_batch: int = 1, arch=None,
+                            attention: str = "flash", text_tokens=None) -> int:
+    """Activation bytes of ONE sampling step (one model call) of ComfyUI's model for `family` on a latent of
+    `latent_shape` ([B, C, H, W] or [B, C, T, H, W], as ComfyUI holds it), with `cond_batch` conditionings
+    batched into the call (2: cond and uncond together, as calc_cond_batch does when memory allows; 1: one at
+    a time). dtype: the compute dtype ("bf16", "fp16", "fp32" or bytes). arch: detect_family()["arch"] of the
+    real file (default: the family's standard file). attention: "flash" (SDPA/xformers/sage: O(n)) or "math"
+    (the n^2 scores held whole). Weights, the allocator margin and fixed costs are NOT included. Stable API."""
+    if cond_batch < 1:
+        raise ValueError("cond_batch must be >= 1")
+    lat = geometry_from_shape(family, latent_shape, text_tokens)
+    b = lat["shape"][0]
+    act, naive, _ = sample_parts(family, default_arch(family, arch), lat, b * int(cond_batch), dtype_bytes(dtype), b)
+    return naive_total(act, naive) if attention == "math" else act
+
+
+def te_activation(kind: str, table: dict, tokens=None) -> int:
+    d = 0
+    for dt, shape in table.values():
+        if len(shape) == 2 and shape[0] > 30000:  # token embedding: vocab x hidden
+            d = max(d, min(shape))
+    d = d or 1024
+    tokens = tokens or spec.TE_TOKENS.get(kind, 256)
+    return int(tokens * (6 * d + 2 * 4 * d) * 2 + tokens * tokens * 64 * 2 * 2)
+
+
+def comfy_factor(family, arch):
+    f = spec.family(family)["factor"]
+    return f(arch) if callable(f) else f
+
+
+def comfy_memory_required(family, arch, lat_shape, b_eff, dtype_size=2, flash=True) -> int:
+    """ComfyUI's BaseModel.memory_required for this latent (what its loader plans with), in bytes."""
+    area = b_eff * math.prod(lat_shape[2:])
+    factor = comfy_factor(family, arch)
+    mib = area * dtype_size * 0.01 * factor if flash else area * 0.15 * factor
+    return int(mib * MiB)

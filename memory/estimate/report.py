@@ -1,0 +1,177 @@
+"""The estimate as text and JSON, and `gpu-garden estimate` (files, or a whole workflow with --workflow)."""
+import argparse
+import json
+
+from . import families, formula
+from ..errors import UserError
+from ..units import GiB, fmt_bytes
+
+PHASE_LABELS = {"text_encode": "text encode", "sample": "sample", "sample_naive_attention": "  naive attention",
+                "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)"}
+ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encoder", "vae": "VAE", "other": "other"}
+
+
+def add_cli_arguments(s: argparse.ArgumentParser):
+    """The `gpu-garden estimate` options (memory/cli.py calls this)."""
+    s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
+    s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
+    s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
+    s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
+    s.add_argument("--width", type=int)
+    s.add_argument("--height", type=int)
+    s.add_argument("--frames", type=int, default=1)
+    s.add_argument("--batch", type=int, default=1)
+    s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
+    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
+                   help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
+    s.add_argument("--models", choices=["swap", "resident"], default="swap",
+                   help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
+    s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
+                   help="during sampling: unloaded (default), kept on the GPU, or run on the CPU")
+    s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
+                   help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0)")
+    s.add_argument("--vae-dtype", choices=["auto", "bf16", "fp16", "fp32"], default="auto",
+                   help="auto: as ComfyUI picks (bf16 where the GPU has it, else fp32 for SD/FLUX VAEs); fp32 = --fp32-vae")
+    s.add_argument("--gpu-halves", choices=["bf16,fp16", "fp16", "none"], default="bf16,fp16",
+                   help="half dtypes the GPU supports (Turing: fp16; Pascal and older: none) - decides the VAE dtype")
+    s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
+    s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
+                   help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM)")
+    s.add_argument("--reserve-vram", type=float, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
+    s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
+    s.add_argument("--ram", type=float, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
+    s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
+    s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
+                   help="ComfyUI's Dynamic VRAM (comfy-aimdo): auto detects it")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(estimate_parser=s)
+
+
+def _usage_error(args, msg):
+    p = getattr(args, "estimate_parser", None)
+    if p is not None:
+        p.error(msg)  # one line, exit 2
+    raise UserError(msg)
+
+
+def policy_from_args(args) -> dict:
+    g = lambda k, d=None: getattr(args, k, d)  # noqa: E731
+    halves = {"bf16,fp16": ("bf16", "fp16"), "fp16": ("fp16",), "none": ()}[g("gpu_halves", "bf16,fp16") or "bf16,fp16"]
+    pol = {"models": g("models", "swap"), "text_encoders": g("text_encoders", "unload"), "weights_dtype": g("weights_dtype"),
+           "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
+           "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
+           "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False)}
+    if g("reserve_vram") is not None:
+        pol["reserve"] = int(args.reserve_vram * GiB)
+    return pol
+
+
+def format_text(est: dict, budget_label: str = "") -> str:
+    g = lambda n: "—" if n is None else f"{n / GiB:6.2f}"  # noqa: E731
+    fam = est["family"] + (f" {est['variant']}" if est.get("variant") else "")
+    size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
+    lines = [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
+             f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
+             + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
+    lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {'in VRAM':>8}  dtypes")
+    for c in est["components"]:
+        dts = ", ".join(f"{k}" for k in list(c["dtypes"])[:3])
+        lines.append(f"{(c['source'] or '-')[:38]:38} {ROLE_LABELS[c['role']]:15} {str(c['kind'] or '-')[:16]:16} "
+                     f"{g(c['bytes']):>7} {g(c['resident']):>8}  {dts}")
+    lat = est["latent"]
+    lines += ["", f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint text tokens, "
+                  f"batch {lat['batch_in_model']} in the model", ""]
+    lines.append(f"{'phase (GiB)':22} {'weights':>8} {'activ.':>8} {'margin':>7} {'fixed':>7} {'total':>8}")
+    for k, v in est["phases"].items():
+        bd = est["breakdown"][k]
+        mark = "  <- peak" if k == est["peak_phase"] else ""
+        lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['allocator_margin']):>7} "
+                     f"{g(bd['fixed']):>7} {g(v):>8}{mark}")
+    v = est.get("vae")
+    if v:
+        lines.append(f"VAE decode: {v['how']}; {v['dtype']}; per sample {fmt_bytes(v['per_sample'])}, "
+                     f"batch {v['batch']} of {v['batch_of']}; tiled fallback {fmt_bytes(v['fallback_bytes'])}")
+    if est.get("comfyui_memory_required") is not None:
+        lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
+                     f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
+    lines.append("")
+    lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
+                 f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])}); "
+                 f"smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
+    if est["budget"]:
+        lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
+                     + f", headroom {fmt_bytes(est['headroom'])}")
+    else:
+        lines.append(f"verdict: no budget ({budget_label or 'pass --vram GIB'})")
+    r = est.get("host_ram") or {}
+    if r:
+        lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} (kept for reload {fmt_bytes(r['kept_for_reload'])}, offloaded "
+                     f"{fmt_bytes(r['offloaded'])}, pinned {fmt_bytes(r['pinned'])})"
+                     + (f" of {fmt_bytes(r['available'])} available: {r['verdict']}" if r.get("available") else ""))
+    d = est.get("dynamic_vram") or {}
+    if d.get("verdict"):
+        lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
+    if est["knobs"]:
+        lines.append("knobs (saving, then what to change):")
+        for k in est["knobs"]:
+            fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  still over")
+            lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({k['note']})" if k.get("note") else ""))
+    lines.append("assumptions:")
+    lines += [f"  - {a}" for a in est["assumptions"]]
+    return "\n".join(lines)
+
+
+def _budget(args):
+    if args.vram is not None:
+        if not args.vram > 0:
+            raise UserError(f"--vram needs a positive number of GiB, got {args.vram}")
+        return int(args.vram * GiB), "--vram"
+    try:
+        from ..budget import probe
+    except ImportError:
+        return None, "no budget: pass --vram GIB"
+    try:
+        return formula.budget_from_snapshot(probe.snapshot())
+    except Exception as exc:  # a broken driver must not stop an estimate
+        return None, f"no budget: device probe failed ({type(exc).__name__})"
+
+
+def run_cli(args) -> int:
+    from . import verdict
+    if getattr(args, "workflow", None):
+        from . import workflow
+        return workflow.run_cli(args)
+    if not args.files:
+        _usage_error(args, "give model files, or --workflow WF.json --models-dir DIR")
+    if not args.width or not args.height:
+        _usage_error(args, "--width and --height are needed with model files")
+    policy = policy_from_args(args)
+    budget, label = _budget(args)
+    ram = getattr(args, "ram", None)
+    policy["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
+    policy["budget"] = budget
+    est = formula.estimate(formula.from_files(args.files), args.width, args.height, args.frames, args.batch,
+                           cfg=getattr(args, "cfg", None), policy=policy)
+    formula.judge(est, budget)
+    if args.json:
+        out = formula.public(est)
+        out["budget_source"] = label
+        print(json.dumps(out, indent=2, default=str))
+    else:
+        print(format_text(est, label))
+    return 1 if est["verdict"] == "does not fit" else 0
+
+
+def demo_section(as_json: bool = False):
+    """A FLUX.1-dev + T5-XXL + CLIP-L + ae workflow at 1024x1024, estimated from the bundled layouts, judged on a 24 GB card."""
+    from . import layouts
+
+    comps = []
+    for name, file in (("flux_flux1-dev", "flux1-dev.safetensors"), ("te_t5xxl_fp16", "t5xxl_fp16.safetensors"),
+                       ("te_clip_l", "clip_l.safetensors"), ("vae_flux_ae", "ae.safetensors")):
+        lay = layouts.load(name)
+        table = {k: (v["dtype"], tuple(v["shape"])) for k, v in lay["tensors"].items()}
+        comps.extend(families.split_components(table, file))
+    est = formula.judge(formula.estimate(comps, 1024, 1024, cfg=None, policy={"dynamic_vram": "off"}), 24 * GiB)
+    return formula.public(est) if as_json else format_text(est, "a 24 GB card")
+

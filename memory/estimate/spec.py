@@ -1,0 +1,107 @@
+"""The facts the estimate rests on, one table each: per-family latent geometry and runtime habits, the VAE
+decoders' geometry and ComfyUI's own decode heuristics and tile defaults, fixed runtime costs, card sizes.
+Family ids are families.FAMILIES (the one list); this module only describes them."""
+from ..units import MiB
+
+CUDA_CONTEXT = 450 * MiB  # CUDA context + cuBLAS/cuDNN handles of a torch process (300-700 MiB by driver/GPU)
+FRAGMENTATION = 0.05  # caching-allocator margin on activations
+CARD_SIZES_GB = (6, 8, 10, 12, 16, 20, 24, 32, 48, 80, 96, 141)
+CARD_TIERS_GB = (8, 12, 16, 24, 32, 48, 80)  # the tiers a shared workflow is labelled with
+CARD_USABLE = 0.995  # a "24 GB" card reports ~23.99 GiB
+FITS_BELOW = 0.90  # fits: peak <= 90 % of the budget; tight: <= 100 %
+
+
+def comfy_reserve(platform: str = "linux", total_bytes=None, reserve_vram_gb=None) -> int:
+    """ComfyUI 0.8.0 model_management.EXTRA_RESERVED_VRAM: 400 MiB; Windows 600 MiB plus 100 MiB on cards over
+    15 GiB; --reserve-vram GB replaces it. Inside ComfyUI the node asks extra_reserved_memory() instead."""
+    if reserve_vram_gb is not None:
+        return int(reserve_vram_gb * 1024 * MiB)
+    if platform == "windows":
+        return 600 * MiB + (100 * MiB if total_bytes and total_bytes > 15 * 1024 * MiB else 0)
+    return 400 * MiB
+
+
+# VAE tiles, the one place: VAEDecodeTiled's node defaults (comfy_extras/nodes... nodes.py VAEDecodeTiled:
+# tile_size 512 px, overlap 64, temporal_size 64 frames, temporal_overlap 8) and the fallback VAE.decode takes
+# after an OOM (comfy/sd.py): images 64-latent tiles in three passes (64x64, 32x128, 128x32, overlap 16);
+# video 256 px // spatial compression, every frame at once (tile_t 999), overlap (1, tile/4, tile/4).
+TILE_NODE = {"tile": 512, "overlap": 64, "frames": 64, "frame_overlap": 8}
+TILE_FALLBACK_IMAGE_LATENT = 64  # decode_tiled_: tile_x = tile_y = 64 latent px (passes 64x64, 32x128, 128x32)
+TILE_FALLBACK_VIDEO_PX = 256
+
+# latent geometry and runtime facts per family:
+#   ch latent channels, s spatial and t temporal compression (t None: image model), p patch (spatial),
+#   txt tokens the DiT attends to jointly (0: cross-attention only), ctx cross-attention context tokens,
+#   cfg: whether ComfyUI's usual workflow batches cond+uncond (guidance-distilled models run at cfg 1),
+#   factor: ComfyUI v0.8.0 supported_models.py memory_usage_factor (callable on arch), vae: decoder kind,
+#   te: the text encoders the usual workflow loads.
+#   (Newer upstream retunes some: SD3 1.6 [1.2 in late 2025], Z-Image 2.8, Flux2 3.1*4*hidden/2604; inside
+#   ComfyUI the node asks the live model's memory_required instead of this table.)
+FAMILY = {
+    "sd1": dict(ch=4, s=8, t=None, p=1, txt=0, ctx=77, cfg=True, factor=1.0, vae="kl", name="Stable Diffusion 1.x"),
+    "sd2": dict(ch=4, s=8, t=None, p=1, txt=0, ctx=77, cfg=True, factor=1.0, vae="kl", name="Stable Diffusion 2.x"),
+    "sdxl": dict(ch=4, s=8, t=None, p=1, txt=0, ctx=77, cfg=True, factor=lambda a: 0.8 if a.get("context_dim") != 1280 else 1.0,
+                 vae="kl", name="Stable Diffusion XL"),
+    "sd3": dict(ch=16, s=8, t=None, p=2, txt=154, ctx=0, cfg=True, factor=1.6, vae="kl", name="Stable Diffusion 3/3.5"),
+    "flux1": dict(ch=16, s=8, t=None, p=2, txt=512, ctx=0, cfg=False, factor=3.1, vae="kl", name="FLUX.1"),
+    "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, factor=3.1 * 4 * 2.36, vae="kl", name="FLUX.2"),
+    "chroma": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=3.2, vae="kl", name="Chroma"),
+    "qwen-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=1.8, vae="wan21", name="Qwen-Image"),
+    "hidream": dict(ch=16, s=8, t=None, p=2, txt=384, ctx=0, cfg=True, factor=2.0, vae="kl", name="HiDream-I1"),
+    "lumina2": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=1.4, vae="kl", name="Lumina Image 2.0"),
+    "z-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=2.0, vae="kl", name="Z-Image"),
+    "wan21": dict(ch=16, s=8, t=4, p=2, txt=0, ctx=512, cfg=True, factor=lambda a: a.get("hidden", 2000) / 2222, vae="wan21",
+                  name="Wan 2.1"),
+    "wan22": dict(ch=48, s=16, t=4, p=2, txt=0, ctx=512, cfg=True, factor=lambda a: a.get("hidden", 2000) / 2222, vae="wan22",
+                  name="Wan 2.2"),
+    "hunyuan-video": dict(ch=16, s=8, t=4, p=2, txt=256, ctx=0, cfg=False, factor=1.8, vae="hunyuan-video", name="HunyuanVideo"),
+    "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, factor=8.7, vae="kl", name="HunyuanImage 2.1"),
+    "ltxv": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=128, cfg=True, factor=lambda a: a.get("cross_attention_dim", 2048) / 2048 * 5.5,
+                 vae="ltxv", name="LTX-Video"),
+    "mochi": dict(ch=12, s=8, t=6, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="mochi", name="Mochi"),
+    "cosmos": dict(ch=16, s=8, t=8, p=2, txt=0, ctx=512, cfg=True, factor=1.6, vae="cosmos", name="Cosmos"),
+    "pixart": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=300, cfg=True, factor=0.5, vae="kl", name="PixArt"),
+    "auraflow": dict(ch=4, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="AuraFlow"),
+    "hunyuan-dit": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=333, cfg=True, factor=1.3, vae="kl", name="Hunyuan-DiT"),
+    "unknown": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="unknown model"),
+}
+# Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
+DEFAULT_ARCH = {
+    "hunyuan-video": {"hidden": 3072, "depth": 60, "heads": 24, "ffn": 12288, "block": "flux"},
+    "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 12288, "block": "mmdit"},
+    "hidream": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912, "block": "moe"},
+}
+# text tokens an encoder produces per prompt in ComfyUI (padding included)
+TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 512, "umt5-xxl": 512, "t5": 256, "umt5": 512}
+
+# VAE decoders: spatial (s) and temporal (t) compression, the dtypes ComfyUI's VAE class allows in order
+# (VAE.working_dtypes; model_management.vae_dtype takes the first the GPU supports, else fp32), and ComfyUI's
+# own per-sample decode heuristic VAE.memory_used_decode(shape, dtype) in bytes per dtype byte (comfy/sd.py):
+# it divides the free memory by this to choose how many samples it decodes at once.
+VAE = {
+    "kl": dict(s=8, t=None, dtypes=("bf16", "fp32"), comfy=lambda sh: 2178 * sh[-2] * sh[-1] * 64),
+    "wan21": dict(s=8, t=4, dtypes=("bf16", "fp16", "fp32"),
+                  comfy=lambda sh: (2200 if sh[2] <= 4 else 7000) * sh[-2] * sh[-1] * 64),
+    "wan22": dict(s=16, t=4, dtypes=("bf16", "fp16", "fp32"), comfy=lambda sh: 8000 * sh[-2] * sh[-1] * 256),
+    "hunyuan-video": dict(s=8, t=4, dtypes=("bf16", "fp16", "fp32"),
+                          comfy=lambda sh: 2800 * min(8, (sh[2] - 1) * 4 + 1) * sh[-2] * sh[-1] * 64),
+    "ltxv": dict(s=32, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 900 * sh[2] * sh[-2] * sh[-1] * 512),
+    "mochi": dict(s=8, t=6, dtypes=("fp16", "fp32"), comfy=lambda sh: 1000 * sh[2] * sh[-2] * sh[-1] * 384),
+    "cosmos": dict(s=8, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 50 * sh[2] * sh[-2] * sh[-1] * 512),
+    "video": dict(s=8, t=4, dtypes=("bf16", "fp32"), comfy=lambda sh: 2800 * sh[-3] * sh[-2] * sh[-1] * 64),
+}
+VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "ltxv": "ltxv", "mochi": "mochi"}
+DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+
+
+def family(fam: str) -> dict:
+    return FAMILY.get(fam, FAMILY["unknown"])
+
+
+def vae_kind_for(kind, fam: str) -> str:
+    """A file's VAE kind (families.vae_kind) or the family's usual one, as a VAE table key."""
+    spec = family(fam)
+    kind = kind or spec["vae"]
+    if kind.startswith("kl") or kind == "vae":
+        return "kl" if spec["t"] is None else spec["vae"]
+    return kind if kind in VAE else "video"

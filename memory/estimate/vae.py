@@ -1,0 +1,140 @@
+"""The VAE phase as ComfyUI 0.8.0 runs it (comfy/sd.py VAE.decode / VAE.encode):
+
+- dtype: model_management.vae_dtype takes the first of the VAE class's working dtypes the GPU supports
+  (--fp16-vae / --bf16-vae / --fp32-vae override); the KL VAE allows only bf16 or fp32, so on a GPU without
+  bf16 (Turing, Pascal) it runs in fp32;
+- batch: it divides the free memory by its own per-sample heuristic (memory_used_decode) and decodes that
+  many samples at once;
+- fallback: when that OOMs it retries in tiles (images: 64-latent tiles in three passes; video: 256 px //
+  the spatial compression, all frames at once);
+- VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
+
+Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL and Wan 2.1
+coefficients are traced (bench_estimate.py FIT rows); the other video VAEs use ComfyUI's own heuristic."""
+from . import spec
+from .phases import dtype_bytes
+
+KL_DECODE = 642  # elements per output pixel at the KL decoder's peak (traced 648 incl. the fp32 output), fit: sd1 512 decode
+KL_ENCODE = 203  # elements per input pixel at the KL encoder's peak, fit: sd1 512 encode
+WAN_DECODE = 4290  # elements per output pixel of one 4-frame chunk (causal caches), fit: wan21 832x480x33 decode
+WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
+
+
+def choose_dtype(kind: str, vae_dtype: str = "auto", gpu_halves=("bf16", "fp16")) -> str:
+    """The dtype ComfyUI runs this VAE in: vae_dtype "auto" follows model_management.vae_dtype (first working
+    dtype the GPU supports, else fp32); "bf16"/"fp16"/"fp32" are --bf16-vae/--fp16-vae/--fp32-vae."""
+    if vae_dtype and vae_dtype != "auto":
+        if vae_dtype not in ("bf16", "fp16", "fp32"):
+            raise ValueError(f"VAE dtype must be auto, bf16, fp16 or fp32, not {vae_dtype!r}")
+        return vae_dtype
+    for d in spec.VAE.get(kind, spec.VAE["video"])["dtypes"]:
+        if d == "fp32" or d in gpu_halves:
+            return d
+    return "fp32"
+
+
+def _pixels(kind, latent_shape):
+    v = spec.VAE.get(kind, spec.VAE["video"])
+    sh = list(latent_shape)
+    lat_t = sh[2] if len(sh) == 5 else 1
+    frames = ((lat_t - 1) * v["t"] + 1) if v["t"] else 1
+    return sh[-1] * v["s"], sh[-2] * v["s"], frames, lat_t
+
+
+def vae_decode_bytes(kind: str, latent_shape, dtype="bf16") -> int:
+    """Activation bytes of decoding ONE sample of a latent shaped `latent_shape` ([B, C, H, W] or
+    [B, C, T, H, W]; B is ignored) with the VAE kind ("kl", "wan21", "wan22", "hunyuan-video", "ltxv",
+    "mochi", "cosmos"; spec.vae_kind_for maps a file's kind), untiled, in `dtype`. Weights not included.
+    Stable API."""
+    kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    b = dtype_bytes(dtype)
+    w, h, frames, lat_t = _pixels(kind, latent_shape)
+    hw = w * h
+    if kind == "kl":
+        return int(KL_DECODE * hw * b + 3 * hw * 4)
+    if kind == "wan21":
+        return int(WAN_DECODE * hw * b + WAN_FRAME * frames * hw * b)
+    one = [1] + list(latent_shape)[1:]
+    return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
+
+
+def vae_encode_bytes(kind: str, pixel_shape, dtype="bf16") -> int:
+    """Activation bytes of encoding ONE image/video of `pixel_shape` ([B, H, W, C] as an IMAGE, or
+    (width, height[, frames])) with the VAE kind, untiled. Weights not included. Stable API."""
+    kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    b = dtype_bytes(dtype)
+    if len(pixel_shape) == 4:
+        frames, h, w = pixel_shape[0], pixel_shape[1], pixel_shape[2]
+    else:
+        w, h = pixel_shape[0], pixel_shape[1]
+        frames = pixel_shape[2] if len(pixel_shape) > 2 else 1
+    hw = w * h
+    if kind == "kl":
+        return int(KL_ENCODE * hw * b + 3 * hw * 4)
+    v = spec.VAE[kind]
+    if kind == "wan21":  # ComfyUI: (1500 if T<=4 else 6000) per latent pixel, per dtype byte
+        return int((1500 if frames <= 4 else 6000) * (h // v["s"]) * (w // v["s"]) * b)
+    if kind == "wan22":
+        return int(3300 * (h // v["s"]) * (w // v["s"]) * b)
+    return int(1400 * min(9, frames) * (h // v["s"]) * (w // v["s"]) * b)
+
+
+def comfy_decode_heuristic(kind: str, latent_shape, dtype="bf16") -> int:
+    """ComfyUI's VAE.memory_used_decode for one sample of this latent (what it divides free memory by)."""
+    kind = kind if kind in spec.VAE else "video"
+    one = [1] + list(latent_shape)[1:]
+    return int(spec.VAE[kind]["comfy"](one) * dtype_bytes(dtype))
+
+
+def decode_batch(kind: str, latent_shape, dtype, free_bytes) -> int:
+    """How many samples ComfyUI decodes at once: int(free / memory_used_decode), at least 1, at most B."""
+    b = int(latent_shape[0])
+    if free_bytes is None:
+        return b
+    per = max(1, comfy_decode_heuristic(kind, latent_shape, dtype))
+    return max(1, min(b, int(max(0, free_bytes) / per)))
+
+
+def tile_latent_shape(kind: str, latent_shape, fallback: bool, tile=None) -> list:
+    """The largest tile's latent shape (one sample). fallback: VAE.decode's retry after an OOM; otherwise
+    VAE Decode (Tiled) with `tile` = {"tile": px, "frames": n} (spec.TILE_NODE by default), clipped."""
+    v = spec.VAE.get(kind, spec.VAE["video"])
+    sh = [1] + [int(x) for x in list(latent_shape)[1:]]
+    h, w = sh[-2], sh[-1]
+    t = dict(spec.TILE_NODE, **(tile or {}))
+    if len(sh) == 4 or not v["t"]:
+        tx = spec.TILE_FALLBACK_IMAGE_LATENT if fallback else t["tile"] // v["s"]
+        # three passes: tx x tx, tx/2 x 2tx, 2tx x tx/2 (in latent pixels), each clipped to the latent
+        areas = [(min(a, h), min(c, w)) for a, c in ((tx, tx), (tx // 2, tx * 2), (tx * 2, tx // 2))]
+        th, tw = max(areas, key=lambda hw: hw[0] * hw[1])
+        return sh[:-2] + [th, tw]
+    tx = (spec.TILE_FALLBACK_VIDEO_PX if fallback else t["tile"]) // v["s"]
+    lat_t = sh[2] if fallback else min(sh[2], max(2, t["frames"] // v["t"]))
+    return [1, sh[1], lat_t, min(h, tx), min(w, tx)]
+
+
+def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None) -> dict:
+    """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
+    fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
+    Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, how, dtype}."""
+    per = vae_decode_bytes(kind, latent_shape, dtype)
+    node_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, False, tile), dtype)
+    fb_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, True), dtype)
+    n = decode_batch(kind, latent_shape, dtype, free_bytes)
+    out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
+           "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
+           "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False}
+    if mode == "tiled":
+        out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)")
+    elif mode == "auto" and free_bytes is not None and per > free_bytes:
+        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1,
+                   how="VAE Decode runs out of memory on one sample and ComfyUI retries in tiles")
+    else:
+        out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once")
+    return out
+
+
+def frames_out(kind, lat_t):
+    t = spec.VAE.get(kind, spec.VAE["video"])["t"]
+    return (lat_t - 1) * t + 1 if t else 1
+

@@ -1,0 +1,238 @@
+"""Verdicts on an estimate: VRAM (fits / tight / does not fit, the smallest card, the VAE decode as ComfyUI
+runs it on that budget), host RAM (models kept for fast reload, offloaded and pinned weights) and Dynamic
+VRAM (comfy-aimdo streams the weights that do not fit, per step), and the knobs that would make it fit."""
+import importlib.util
+
+from . import spec
+from . import weights as W
+from ..units import GiB, MiB, fmt_bytes
+
+PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weights (PCIe 4.0 x16), GB/s
+MAIN = ("text_encode", "sample", "vae_decode")
+
+
+def _apply(est, r, budget):
+    from .formula import FRAGMENTATION
+    est["phases"], est["breakdown"], est["vae"] = r["phases"], r["breakdown"], r["vae"]
+    main = {k: v for k, v in r["phases"].items() if k in MAIN}
+    pk = max(main, key=main.get)
+    est["peak"], est["peak_phase"] = main[pk], pk
+    bd = r["breakdown"]
+    est["peak_torch"] = max(bd[k]["weights"] + bd[k]["activations"] for k in main)
+    est["peak_device"] = max(bd[k]["weights"] + bd[k]["activations"] + bd[k]["allocator_margin"] for k in main) \
+        + est["fixed"]["cuda_context"]
+    c = est["_ctx"]
+    w = c["w"]
+    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + (1 + FRAGMENTATION) * max(
+        c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"]) + sum(est["fixed"].values()))
+
+
+def _card(gb):
+    return int(gb * GiB * spec.CARD_USABLE)
+
+
+def finish(est: dict, budget) -> dict:
+    """Phases, peak, smallest card and verdicts of `est` on `budget` bytes (None: as ComfyUI would run on the
+    smallest card that fits). In place; returns est."""
+    from .formula import peak_on
+    min_gb = None
+    for gb in spec.CARD_SIZES_GB:
+        r = peak_on(est, _card(gb))
+        if max(v for k, v in r["phases"].items() if k in MAIN) <= _card(gb):
+            min_gb = gb
+            break
+    est["min_vram_gb"] = min_gb
+    est["budget"] = int(budget) if budget else None
+    on = budget if budget else (_card(min_gb) if min_gb else None)
+    _apply(est, peak_on(est, on), on)
+    v = est.get("vae") or {}
+    est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(("VAE decode:", "no budget:"))]
+    if v:
+        est["assumptions"].append(
+            f"VAE decode: {v['how']}, {v['dtype']} (ComfyUI's VAE dtype"
+            f"{'' if est['policy'].get('vae_dtype', 'auto') == 'auto' else ', set'}); per sample {fmt_bytes(v['per_sample'])}; "
+            f"ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
+            f"{spec.TILE_NODE['tile']} px" + (f", {spec.TILE_NODE['frames']} frames" if est["frames"] > 1 else ""))
+    if not budget and min_gb:
+        est["assumptions"].append(f"no budget: figured as ComfyUI would run on the smallest card that fits ({min_gb} GB)")
+    if not budget:
+        est["verdict"], est["headroom"] = "no budget", None
+    else:
+        est["headroom"] = int(budget - est["peak"])
+        est["verdict"] = "fits" if est["peak"] <= spec.FITS_BELOW * budget else "tight" if est["peak"] <= budget else "does not fit"
+    pol = est["policy"]
+    if not pol.get("_no_knobs"):
+        est["knobs"] = knobs(est)
+        for k in est["knobs"]:
+            k["fits"] = k["peak_after"] <= budget if budget else None
+    est["host_ram"] = host_ram(est, budget)
+    est["dynamic_vram"] = dynamic_vram(est, budget)
+    return est
+
+
+# -- host RAM ---------------------------------------------------------------------------------------
+
+def host_ram(est: dict, budget) -> dict:
+    """RAM the run needs on the host: models ComfyUI keeps in RAM for a fast reload while another model is on
+    the GPU, the part of the diffusion model that does not fit (offloaded: streamed per layer, pinned by
+    ComfyUI unless --disable-pinned-memory, capped at 95 % of RAM, 45 % on Windows), against available RAM."""
+    pol, c = est["policy"], est["_ctx"]
+    res = {x["role"]: 0 for x in c["components"]}
+    for x in c["components"]:
+        if x["role"] != "other":
+            res[x["role"]] = res.get(x["role"], 0) + x["resident"]
+    total = sum(v for k, v in res.items() if k != "other")
+    bd = est["breakdown"]
+    offloaded = 0
+    if budget and "sample" in bd:
+        room = budget - sum(est["fixed"].values()) - bd["sample"]["activations"] - bd["sample"]["allocator_margin"]
+        offloaded = max(0, bd["sample"]["weights"] - max(0, room))
+    on_gpu = max((bd[k]["weights"] for k in MAIN if k in bd), default=0)
+    kept = max(0, total - min(on_gpu, total)) if pol.get("cache_models", True) else 0
+    need = kept + offloaded
+    pin_cap = 0.45 if pol.get("platform") == "windows" else 0.95
+    avail = pol.get("host_ram")
+    pinned = 0 if pol.get("pinned_memory") is False else offloaded
+    if avail:
+        pinned = min(pinned, int(avail * pin_cap))
+    out = {"needed": int(need), "kept_for_reload": int(kept), "offloaded": int(offloaded), "pinned": int(pinned),
+           "available": int(avail) if avail else None}
+    if not avail:
+        out["verdict"] = "no RAM figure"
+    elif need <= 0.85 * avail:
+        out["verdict"] = "fits"
+    elif need <= avail:
+        out["verdict"] = "tight"
+    else:
+        out["verdict"] = "does not fit (swap / pagefile: slow, or the process is killed)"
+    return out
+
+
+def host_available_ram():
+    """Available host RAM in bytes (psutil when present, /proc/meminfo on Linux), or None."""
+    try:
+        import psutil
+        return int(psutil.virtual_memory().available)
+    except Exception:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+# -- Dynamic VRAM ---------------------------------------------------------------------------------
+
+def aimdo_detected() -> bool:
+    """comfy-aimdo importable (ComfyUI's Dynamic VRAM allocator). Inside ComfyUI the node also asks
+    comfy.cli_args.enables_dynamic_vram() when it exists. Never imports it here."""
+    try:
+        return importlib.util.find_spec("comfy_aimdo") is not None
+    except (ValueError, ImportError):
+        return False
+
+
+def dynamic_vram(est: dict, budget) -> dict:
+    """With Dynamic VRAM the weights that do not fit stream in per layer each step instead of failing:
+    GiB streamed per step and the time that adds at PCIE_GBPS (an estimate, not measured)."""
+    pol = est["policy"]
+    mode = pol.get("dynamic_vram", "auto")
+    on = aimdo_detected() if mode == "auto" else mode == "on"
+    out = {"enabled": bool(on), "source": "detected comfy-aimdo" if mode == "auto" else f"--dynamic-vram {mode}",
+           "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None}
+    bd = est["breakdown"]
+    if not on or not budget or "sample" not in bd:
+        return out
+    room = budget - sum(est["fixed"].values()) - bd["sample"]["activations"] - bd["sample"]["allocator_margin"]
+    w = bd["sample"]["weights"]
+    streamed = max(0, w - max(0, room))
+    gbps = float(pol.get("pcie_gbps") or PCIE_GBPS)
+    out["streamed_per_step"] = int(streamed)
+    out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
+    if room <= 256 * MiB:
+        out["verdict"] = "does not fit even streaming: activations alone exceed the budget"
+    elif streamed:
+        out["verdict"] = (f"fits, streaming {streamed / GiB:.1f} GiB of weights per step, slower by about "
+                          f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)")
+    else:
+        out["verdict"] = "fits without streaming"
+    return out
+
+
+# -- knobs ----------------------------------------------------------------------------------------
+
+def knobs(est: dict) -> list[dict]:
+    from .formula import estimate
+    ctx = est["_ctx"]
+    base = est["peak"]
+    comps, pol = ctx["components"], ctx["policy"]
+    w, h, f, b, cfg = ctx["width"], ctx["height"], ctx["frames"], ctx["batch"], ctx["cfg"]
+    sp = spec.family(est["family"])
+    budget = est.get("budget")
+    out = []
+
+    def add(kid, label, peak_after, note=""):
+        if peak_after < base:
+            out.append({"id": kid, "label": label, "saving": int(base - peak_after), "peak_after": int(peak_after), "note": note})
+
+    def again(comps_=comps, w_=w, h_=h, f_=f, b_=b, cfg_=cfg, **pol_):
+        p = dict(pol, **pol_, _no_knobs=True, budget=budget)
+        p.pop("weights_dtype", None)  # the components already carry it
+        return estimate([{k: v for k, v in c.items() if k != "resident"} | {"role": c["role"]} for c in comps_],
+                        w_, h_, f_, b_, cfg=cfg_, policy=p)["peak"]
+
+    phases = est["phases"]
+    if est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
+        add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
+            max([v for k, v in phases.items() if k in ("text_encode", "sample")] + [phases["vae_decode_tiled"]]))
+    dm = [c for c in comps if c["role"] == "diffusion_model"]
+    dts = [dt for dt, _ in dm[0]["table"].values()] if dm else []
+    if dm and not any(dt.startswith("F8") or dt not in W.ST_BYTES for dt in dts):
+        add("fp8_weights", "fp8 (e4m3fn) diffusion model weights (weight_dtype fp8_e4m3fn or an fp8 file)",
+            again(_requant(comps, "F8_E4M3")))
+    if dm and not any(dt in ("Q4_K", "Q4_0", "Q3_K", "Q2_K") for dt in dts):
+        add("gguf_q8_0", "GGUF Q8_0 diffusion model (ComfyUI-GGUF)", again(_requant(comps, "Q8_0")))
+        add("gguf_q4_k", "GGUF Q4_K diffusion model (ComfyUI-GGUF; some quality loss)", again(_requant(comps, "Q4_K")))
+    if "text_encode" in phases and phases["text_encode"] >= base:
+        add("te_cpu", "run the text encoders on the CPU (CLIP loader device: cpu)", again(text_encoders="cpu"))
+        if any(c["role"] == "text_encoder" and c["bytes"] > 2 * GiB for c in comps):
+            add("te_fp8", "fp8 text encoder (e.g. t5xxl_fp8_e4m3fn)", again(_requant(comps, "F8_E4M3", role="text_encoder", over=2 * GiB)))
+    if pol.get("models") == "resident" or pol.get("text_encoders") == "resident":
+        add("unload_te", "unload the text encoders after encoding (GPU Garden Unload Text Encoders)",
+            again(models="swap", text_encoders="unload"))
+    if cfg and sp["cfg"] and "sample" in phases:
+        add("cfg_sequential", "cond and uncond one at a time (ComfyUI does this by itself when memory is short)", again(cfg_=False))
+    if b > 1:
+        add("batch_1", f"batch 1 instead of {b}", again(b_=1))
+    if sp["t"] and f > 1:
+        nf = max(1, ((f - 1) // 2) // sp["t"] * sp["t"] + 1)
+        add("fewer_frames", f"{nf} frames instead of {f}", again(f_=nf))
+    nw, nh = max(64, int(w * 0.75) // 64 * 64), max(64, int(h * 0.75) // 64 * 64)
+    if (nw, nh) != (w, h):
+        add("lower_resolution", f"{nw}x{nh} instead of {w}x{h} (then upscale)", again(w_=nw, h_=nh))
+    pk = est["peak_phase"]
+    if pk in ("sample", "text_encode") and est["breakdown"][pk]["weights"] > 0:
+        bd = est["breakdown"][pk]
+        keep = max(bd["weights"] // 10, 256 * MiB)
+        rest = [v for k, v in phases.items() if k in MAIN and k != pk]
+        after = max(rest + [bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep])
+        what = "diffusion model" if pk == "sample" else "text encoders"
+        add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
+            after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")
+    return sorted(out, key=lambda k: -k["saving"])
+
+
+def _requant(comps, dtype, role="diffusion_model", over=0):
+    out = []
+    for c in comps:
+        c = dict(c)
+        if c["role"] == role and c["bytes"] > over:
+            c.pop("resident", None)
+            c["table"] = W.requant(c["table"], dtype, 1 if role == "text_encoder" else 4096)
+            c["bytes"] = sum(W.tensor_bytes(d, s) for d, s in c["table"].values())
+        out.append(c)
+    return out

@@ -1,0 +1,71 @@
+"""Weights as ComfyUI keeps them: which tensors it loads, in which dtype, and the cast copies it makes."""
+import math
+
+from .headers import ST_BYTES, tensor_bytes
+
+# keys a file carries that ComfyUI's model class has no parameter for (load_state_dict(strict=False) drops
+# them): T5's encoder.embed_tokens.weight is a copy of shared.weight (comfy/text_encoders/t5.py keeps only
+# `shared`)
+DROPPED_IF = {"encoder.embed_tokens.weight": "shared.weight"}
+
+# --weights-dtype: what the diffusion model's large float tensors become
+WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "gguf": "Q8_0", "q8_0": "Q8_0",
+                 "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K", "q4_0": "Q4_0", "q3_k": "Q3_K", "q2_k": "Q2_K"}
+
+
+def is_float(dtype):
+    return dtype in ("F32", "F64", "F16", "BF16")
+
+
+def dropped(table: dict) -> set:
+    out = set()
+    for key, twin in DROPPED_IF.items():
+        for name in table:
+            if name.endswith(key) and name[:-len(key)] + twin in table:
+                out.add(name)
+    return out
+
+
+def resident_bytes(table: dict, cast_fp32=True) -> int:
+    """Bytes in VRAM once ComfyUI loads the table: keys its model class has no parameter for are dropped;
+    32/64-bit float weights are cast to 16-bit (its unet/text-encoder/VAE dtype on a GPU with bf16/fp16)
+    unless cast_fp32 is False; everything else stays as stored."""
+    n = 0
+    skip = dropped(table)
+    for name, (dt, shape) in table.items():
+        if name in skip:
+            continue
+        if cast_fp32 and dt in ("F32", "F64"):
+            n += math.prod(shape) * 2
+        else:
+            n += tensor_bytes(dt, shape)
+    return n
+
+
+def dtype_mix(table: dict) -> dict:
+    out = {}
+    for dt, shape in table.values():
+        out[dt] = out.get(dt, 0) + tensor_bytes(dt, shape)
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def largest_cast(table: dict) -> int:
+    """ComfyUI's manual cast (fp8, GGUF) makes a 16-bit copy of each weight as it is used: the largest one."""
+    n = 0
+    for dt, shape in table.values():
+        if dt not in ST_BYTES or dt.startswith("F8"):
+            n = max(n, math.prod(shape) * 2)
+    return n
+
+
+def requant(table: dict, dtype: str, min_elems=4096) -> dict:
+    """The table with its large float tensors stored as `dtype` (safetensors or GGUF type name)."""
+    return {k: ((dtype if len(s) >= 2 and math.prod(s) >= min_elems and is_float(dt) else dt), s)
+            for k, (dt, s) in table.items()}
+
+
+def weights_dtype(name: str) -> str:
+    try:
+        return WEIGHT_DTYPES[name.lower()]
+    except KeyError:
+        raise ValueError(f"weights dtype must be one of {', '.join(WEIGHT_DTYPES)}, not {name!r}") from None
