@@ -7,7 +7,7 @@ import logging
 log = logging.getLogger("gpu_garden")
 
 NODE_MODULES = ("budget", "estimate", "unload")
-SERVER_MODULES = ("budget_routes", "oom_capture", "auto_unload")
+SERVER_MODULES = ("health", "budget_routes", "oom_capture", "auto_unload", "recorder", "recorder_routes")
 CATEGORY = "GPU Garden"
 
 
@@ -18,9 +18,19 @@ def _import(name):
         if exc.name and exc.name.endswith("." + name):
             return None  # feature not built into this version
         log.warning("[GPU Garden] %s disabled: %s", name, exc)
+        _health_fail(name, exc)
     except Exception as exc:
         log.warning("[GPU Garden] %s disabled: %s: %s", name, type(exc).__name__, exc)
+        _health_fail(name, exc)
     return None
+
+
+def _health_fail(name, exc):
+    try:
+        from . import health
+        health.register(name).uninstalled(exc)  # GET /gpu_garden/health names the module that did not load
+    except Exception:
+        pass
 
 
 def node_list() -> list:
