@@ -1,0 +1,128 @@
+"""The unseen triage corpus under the first-sight protocol: records a batch's first-sight score in the
+ledger, records regression scores of batches the rules were tuned on, and writes
+benchmarks/results/triage_accuracy.json (first-sight and regression accuracy) for the README.
+
+    python benchmarks/triage_ledger.py                       # print every batch's current score, write results
+    python benchmarks/triage_ledger.py --record batch-03     # first sight: only for a batch not yet in the ledger
+    python benchmarks/triage_ledger.py --tuned batch-01 batch-02   # mark batches the rules were tuned on
+    python benchmarks/triage_ledger.py --regression          # append today's score of each tuned-on batch
+
+--record refuses a batch already in the ledger: a first-sight score is taken once, before tuning.
+"""
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+import conftest  # noqa: E402,F401  (loads the repo as gpu_garden)
+from support import unseen_corpus as U  # noqa: E402
+from results import save  # noqa: E402
+
+
+def rules_commit() -> str:
+    """HEAD: the committed rules a score is taken against (uncommitted edits under memory/ never count)."""
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+SCORE_AT = """
+import importlib.util, json, sys
+root, unseen_py, batch = sys.argv[1:4]
+s = importlib.util.spec_from_file_location('gpu_garden', root + '/__init__.py', submodule_search_locations=[root])
+m = importlib.util.module_from_spec(s); sys.modules['gpu_garden'] = m; s.loader.exec_module(m)
+s = importlib.util.spec_from_file_location('unseen_corpus', unseen_py)
+U = importlib.util.module_from_spec(s); s.loader.exec_module(U)
+print(json.dumps(U.score_batch(batch)))
+"""
+
+
+def score_at(commit: str, batch: str) -> list:
+    """Score the working tree's cases of `batch` with the package exactly as committed at `commit`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        arch = subprocess.run(["git", "archive", commit], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=arch, check=True)
+        out = subprocess.run([sys.executable, "-c", SCORE_AT, tmp, str(Path(U.__file__).resolve()), batch],
+                             capture_output=True, text=True, timeout=600)
+        if out.returncode:
+            sys.exit(out.stderr)
+        return json.loads(out.stdout)
+
+
+def write(ledger):
+    U.LEDGER.write_text(json.dumps(ledger, indent=1) + "\n")
+    (U.UNSEEN / "LEDGER.md").write_text(U.render_md(ledger))
+
+
+def totals(ledger, current):
+    fs_n = sum(b["n"] for b in ledger["batches"])
+    fs_ok = sum(b["first_sight_correct"] for b in ledger["batches"])
+    tuned = [b for b in ledger["batches"] if b.get("tuned_on")]
+    untuned = [b for b in ledger["batches"] if not b.get("tuned_on")]
+    reg_n = sum(b["n"] for b in tuned)
+    reg_ok = sum(sum(r["cause_ok"] for r in current[b["batch"]]) for b in tuned)
+    cur_n = sum(len(v) for v in current.values())
+    cur_ok = sum(sum(r["cause_ok"] for r in v) for v in current.values())
+    num_n = sum(len(v) for v in current.values())
+    num_ok = sum(sum(not r["numbers_bad"] for r in v) for v in current.values())
+    return {
+        "first_sight_cases": fs_n, "first_sight_correct": fs_ok,
+        "first_sight_accuracy_pct": round(100 * fs_ok / fs_n, 1) if fs_n else None,
+        "first_sight_batches": len(ledger["batches"]),
+        "untuned_batches": len(untuned),
+        "regression_cases": reg_n, "regression_correct": reg_ok,
+        "regression_accuracy_pct": round(100 * reg_ok / reg_n, 1) if reg_n else None,
+        "current_cases": cur_n, "current_correct": cur_ok,
+        "current_accuracy_pct": round(100 * cur_ok / cur_n, 1) if cur_n else None,
+        "numbers_exact_pct": round(100 * num_ok / num_n, 1) if num_n else None,
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--record", metavar="BATCH")
+    ap.add_argument("--tuned", nargs="+", metavar="BATCH")
+    ap.add_argument("--regression", action="store_true")
+    a = ap.parse_args(argv)
+    ledger = U.read_ledger()
+    names = {b["batch"] for b in ledger["batches"]}
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    if a.record:
+        if a.record in names:
+            sys.exit(f"{a.record} already has a first-sight score; a batch is seen once")
+        commit = rules_commit()
+        res = score_at(commit, a.record)
+        ledger["batches"].append({
+            "batch": a.record, "date": today, "rules_commit": commit, "n": len(res),
+            "first_sight_correct": sum(r["cause_ok"] for r in res),
+            "first_sight_misses": [r["case"] for r in res if not r["cause_ok"]],
+            "cases": [r["case"] for r in res], "tuned_on": False, "regression": []})
+    for name in a.tuned or ():
+        next(b for b in ledger["batches"] if b["batch"] == name)["tuned_on"] = True
+    current = {name: U.score_batch(name) for name in U.batches()}
+    if a.regression:
+        commit = rules_commit()
+        for b in ledger["batches"]:
+            if b.get("tuned_on"):
+                b["regression"].append({"date": today, "rules_commit": commit,
+                                        "correct": sum(r["cause_ok"] for r in score_at(commit, b["batch"]))})
+    if a.record or a.tuned or a.regression:
+        write(ledger)
+    print(f"{'batch':10} {'n':>3} {'first sight':>12} {'now':>6}  tuned  misses now")
+    for b in ledger["batches"]:
+        cur = current.get(b["batch"], [])
+        print(f"{b['batch']:10} {b['n']:>3} {b['first_sight_correct']:>5}/{b['n']:<6} {sum(r['cause_ok'] for r in cur):>3}/{len(cur):<3} "
+              f"{'yes' if b.get('tuned_on') else 'no':5}  "
+              + ", ".join(f"{r['case']}({r['got']}!={r['expect']})" for r in cur if not r["cause_ok"]))
+    t = totals(ledger, current)
+    print(json.dumps(t, indent=1))
+    save("triage_accuracy", "python benchmarks/triage_ledger.py", t)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""The unseen corpus (corpus/unseen/batch-NN): real logs scored at first sight, under the protocol in
+tests/support/unseen_corpus.py. First-sight misses do not fail CI; what fails is a ledger that does not
+match the files (a case outside a batch, a batch without its first-sight score, a score that does not add
+up), a case that names no thread or declares nothing, and the current score falling below FLOOR."""
+import json
+
+import pytest
+
+from support import unseen_corpus as U
+
+FLOOR = 0.0     # set after phase 2, from the regression score the rules reach (see the ledger)
+BATCHES = U.batches()
+CASES = [p for ps in BATCHES.values() for p in ps]
+
+
+def test_every_case_declares_cause_runtime_and_thread():
+    for p in CASES:
+        body, expect, numbers, thread = U.load(p)
+        assert expect.get("cause") and expect.get("runtime"), p.name
+        assert body.strip(), p.name
+
+
+def test_threads_are_not_reused_from_the_tuned_corpus():
+    seen = set()
+    for p in sorted((U.UNSEEN.parent).glob("*.log")) + sorted((U.UNSEEN.parent / "holdout").glob("*.log")):
+        seen.add(p.read_text(encoding="utf-8").splitlines()[0].split(":", 1)[1].strip())
+    for p in CASES:
+        assert U.load(p)[3] not in seen, f"{p.name}: its thread is already in the tuned corpus"
+
+
+def test_ledger_matches_the_files():
+    ledger = U.read_ledger()
+    rows = {b["batch"]: b for b in ledger["batches"]}
+    assert set(rows) == set(BATCHES), "every batch directory has exactly one ledger row, and no row lacks files"
+    listed = [c for b in ledger["batches"] for c in b["cases"]]
+    assert len(listed) == len(set(listed)), "a case is in exactly one batch"
+    for name, paths in BATCHES.items():
+        b = rows[name]
+        assert sorted(b["cases"]) == [p.name for p in paths], name
+        assert b["n"] == len(paths)
+        assert set(b["first_sight_misses"]) <= set(b["cases"])
+        assert b["first_sight_correct"] == b["n"] - len(b["first_sight_misses"])
+        assert len(b["rules_commit"]) == 40
+        for r in b.get("regression", ()):
+            assert b.get("tuned_on") and 0 <= r["correct"] <= b["n"]
+    assert (U.UNSEEN / "LEDGER.md").read_text() == U.render_md(ledger)
+
+
+def test_current_score(capsys):
+    results = [U.score(p) for p in CASES]
+    ok = sum(r["cause_ok"] for r in results)
+    with capsys.disabled():
+        print(f"\nunseen corpus, current top-1 cause: {ok}/{len(results)}")
+        for r in results:
+            bad = [] if r["cause_ok"] else [f"cause {r['got']} != {r['expect']}"]
+            bad += [] if r.get("runtime_ok") else [f"runtime {r.get('got_runtime')}"]
+            bad += [] if r.get("device_ok") else [f"device {r.get('got_device')}"]
+            bad += [f"numbers {r['numbers_bad']}"] if r["numbers_bad"] else []
+            if bad:
+                print(f"  {r['case']}: {'; '.join(bad)}")
+    assert results and ok / len(results) >= FLOOR
