@@ -1,0 +1,120 @@
+"""GET /gpu_garden/health (also /api/gpu_garden/health): is each hook and feature of the pack in place and
+working, and what failed last. The sidebar tab shows it; scripts can poll it.
+
+    {"pack_version": "0.1.0", "comfyui_version": "0.8.0" | null,
+     "features": {name: {"installed": bool, "working": bool, "last_error": str | null}}}
+
+Any module registers what it runs: `feature = health.register("recorder")`, then `feature.ok()` when it
+is set up or has just worked, `feature.fail(exc)` when it failed (working -> false, last_error set; a later
+ok() makes it working again and keeps the last error for reading). `register(name, check=fn)` adds a
+probe run on every GET (fn(feature) may call ok/fail/uninstalled), for hooks that something else can
+remove. No ComfyUI import at module level: unit tests drive everything but the route."""
+import logging
+import threading
+import time
+
+log = logging.getLogger("gpu_garden")
+
+ROUTE = "/gpu_garden/health"
+MAX_ERROR_CHARS = 500
+
+_lock = threading.Lock()
+_features: dict[str, "Feature"] = {}
+_route_added = False
+
+
+def _error_text(exc) -> str:
+    text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS - 1] + "…"
+
+
+class Feature:
+    """One hook or feature's state. Thread-safe enough for flags set from the worker and read on the loop."""
+
+    def __init__(self, name: str, check=None):
+        self.name, self.check = name, check
+        self.installed = False
+        self.working = False
+        self.last_error: str | None = None
+        self.last_error_at: float | None = None
+
+    def ok(self) -> "Feature":
+        self.installed = self.working = True
+        return self
+
+    def fail(self, exc) -> "Feature":
+        """exc: an exception or a sentence. The feature stays installed (if it was) but is not working."""
+        self.working = False
+        self.last_error, self.last_error_at = _error_text(exc), time.time()
+        return self
+
+    def uninstalled(self, reason=None) -> "Feature":
+        self.installed = self.working = False
+        if reason is not None:
+            self.last_error, self.last_error_at = _error_text(reason), time.time()
+        return self
+
+    def as_dict(self) -> dict:
+        return {"installed": bool(self.installed), "working": bool(self.working), "last_error": self.last_error}
+
+
+def register(name: str, check=None) -> Feature:
+    """The Feature called `name` (created on first call; later calls return the same one, updating check)."""
+    with _lock:
+        feature = _features.get(name)
+        if feature is None:
+            feature = _features[name] = Feature(name, check)
+        elif check is not None:
+            feature.check = check
+        return feature
+
+
+def get(name: str) -> Feature | None:
+    return _features.get(name)
+
+
+def pack_version() -> str | None:
+    try:
+        from .. import __version__
+        return str(__version__)
+    except Exception:
+        return None
+
+
+def comfyui_version() -> str | None:
+    try:
+        import comfyui_version as cv  # ComfyUI's own module (server.py reads it the same way)
+        return str(cv.__version__)
+    except Exception:
+        return None
+
+
+def report() -> dict:
+    with _lock:
+        features = sorted(_features.items())
+    for name, feature in features:
+        if feature.check is not None:
+            try:
+                feature.check(feature)
+            except Exception as exc:  # a broken probe marks its own feature, never the route
+                feature.fail(exc)
+    return {"pack_version": pack_version(), "comfyui_version": comfyui_version(),
+            "features": {name: f.as_dict() for name, f in features}}
+
+
+def setup() -> None:
+    global _route_added
+    if _route_added:
+        return
+    from aiohttp import web
+    from server import PromptServer
+
+    server = getattr(PromptServer, "instance", None)
+    if server is None:
+        return
+
+    @server.routes.get(ROUTE)
+    async def health(request):
+        return web.json_response(report())
+
+    _route_added = True
