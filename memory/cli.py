@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("estimate", help="per-phase peak memory of model files or a whole workflow, as ComfyUI would run it")
     from .estimate.report import add_cli_arguments  # light: no torch, no comfy
     add_cli_arguments(s)
+    s.add_argument("--measured", metavar="RUNS.jsonl",
+                   help="also show the peak measured here by recorded runs of the same model files and size (the flight recorder's runs.jsonl)")
 
     s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix")
     s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")
@@ -90,6 +92,8 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     module, func = COMMANDS[args.command]
+    if args.command == "estimate" and getattr(args, "measured", None):
+        module, func = "recorder.measured", "run_estimate_cli"  # runs the estimate, then adds the measured peak
     try:
         run = getattr(importlib.import_module("." + module, __package__), func)
         return int(run(args) or 0)

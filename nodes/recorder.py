@@ -425,7 +425,7 @@ def uninstall() -> None:
         owner, attr, original, wrapper = _installed.pop(name)
         if getattr(owner, attr, None) is wrapper:
             cls_fn = getattr(type(owner), attr, None)
-            if getattr(original, "__func__", None) is cls_fn and attr in getattr(owner, "__dict__", {}):
+            if cls_fn is not None and getattr(original, "__func__", None) is cls_fn and attr in getattr(owner, "__dict__", {}):
                 delattr(owner, attr)  # the instance attribute we added goes; the class's method shows again
             else:
                 setattr(owner, attr, original)

@@ -100,20 +100,46 @@ def format_text(m: dict | None, path: str) -> str:
             + (f", dtypes {', '.join(m['dtypes'])}" if m.get("dtypes") else "") + ")")
 
 
+def _from_workflow(path: str) -> tuple[list[str], dict | None]:
+    """Model files and latent size of a workflow file: API format (node id -> class_type, inputs) or UI
+    format (nodes with widgets_values; the latent size is then not compared)."""
+    from .record import is_model_file, latent_size, model_files
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            wf = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--workflow: cannot read {path}: {exc}") from None
+    if isinstance(wf, dict) and isinstance(wf.get("nodes"), list):
+        files = sorted({v for n in wf["nodes"] if isinstance(n, dict) for v in (n.get("widgets_values") or [])
+                        if is_model_file(v)})
+        return files, None
+    prompt = wf.get("prompt", wf) if isinstance(wf, dict) else {}
+    return model_files(prompt), latent_size(prompt)
+
+
 def run_estimate_cli(args) -> int:
     """`gpu-garden estimate --measured RUNS.jsonl`: the estimate as usual, then the measured peak of the
     matching recorded runs (text: one more line; --json: a "measured" key)."""
     import contextlib
+    import importlib
     import io
 
-    from ..estimate import formula
+    from .. import cli
 
     runs = read_runs(args.measured)
-    latent = {"width": args.width, "height": args.height, "frames": args.frames, "batch": args.batch}
-    m = measured_peak(runs, args.files, latent, None)
+    if getattr(args, "workflow", None):
+        files, latent = _from_workflow(args.workflow)
+    else:
+        files = list(args.files or ())
+        latent = {"width": args.width, "height": args.height, "frames": args.frames, "batch": args.batch} \
+            if args.width and args.height else None
+    m = measured_peak(runs, files, latent, None)
+    module, func = cli.COMMANDS["estimate"]
+    run = getattr(importlib.import_module("." + module, cli.__package__), func)
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = formula.run_cli(args)
+        code = run(args)
     out = buf.getvalue()
     if args.json:
         data = json.loads(out)

@@ -136,6 +136,8 @@ class Writer:
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until every job submitted so far has run (tests, shutdown)."""
         ev = threading.Event()
-        if not self.submit(ev.set):
+        try:
+            self._q.put((ev.set, ()), timeout=timeout)
+        except queue.Full:
             return False
         return ev.wait(timeout)

@@ -1,0 +1,220 @@
+"""The recorder's ComfyUI-side state machine and meter, driven without ComfyUI: nested nodes get the whole
+window's peak, models loaded/unloaded are diffed, a failed node is closed at the run's end, the CUDA path
+syncs at most once per node and resets the peak at every boundary, the watchdog warns once."""
+import types
+
+import pytest
+
+from gpu_garden.nodes import recorder, recorder_watchdog
+from gpu_garden.nodes.recorder_meter import Meter, Sampler
+from gpu_garden.memory.recorder import watchdog
+
+MiB = 1024 ** 2
+
+
+class FakeMeter:
+    key, kind = "cuda:0", "cuda"
+
+    def __init__(self):
+        self.current = 0  # what the next take_peaks reports
+        self.syncs = 0
+        self.free_value = 1000
+        self.active = False
+
+    def take_peaks(self):
+        p = self.current
+        return {"cuda:0": p}, {"cuda:0": p + 1}
+
+    def sync(self):
+        self.syncs += 1
+
+    def begin(self):
+        self.active = True
+
+    def idle(self):
+        self.active = False
+
+    def free(self):
+        return {"cuda:0": self.free_value}
+
+    def device_free_total(self):
+        return self.free_value, 10_000
+
+
+class Model:
+    def __init__(self, name):
+        self.name = name
+
+
+def make(models):
+    clock = iter(range(0, 10_000)).__next__
+    return recorder.Recorder(FakeMeter(), loaded=lambda: list(models),
+                             model_info=lambda m: {"name": m.name, "dtype": "float16"}, clock=lambda: float(clock()))
+
+
+def test_nested_node_gets_the_peak_of_its_whole_window():
+    models = []
+    rec = make(models)
+    rec.begin_run("p", {"1": {"class_type": "Outer", "inputs": {}}})
+    rec.node_start("1", "Outer")
+    rec.meter.current = 500
+    rec.node_start("1:2", "Inner")  # the 500 seen so far belongs to Outer only
+    rec.meter.current = 300
+    rec.node_finish("1:2")
+    rec.meter.current = 100
+    rec.node_finish("1")
+    run = rec.end_run("success", [])
+    by = {n["id"]: n for n in run["nodes"]}
+    assert by["1:2"]["peak"] == {"cuda:0": 300} and by["1"]["peak"] == {"cuda:0": 500}
+    assert by["1"]["reserved_peak"] == {"cuda:0": 501}
+    assert by["1"]["t0_s"] < by["1:2"]["t0_s"] and by["1"]["duration_s"] > by["1:2"]["duration_s"]
+    assert rec.meter.syncs == 2  # one per node, at its end
+
+
+def test_models_loaded_and_unloaded_during_a_node():
+    clip, unet = Model("SD1ClipModel"), Model("SD15 (BaseModel)")
+    models = [clip]
+    rec = make(models)
+    rec.begin_run("p", {})
+    rec.node_start("3", "KSampler")
+    models[:] = [unet]
+    rec.node_finish("3")
+    run = rec.end_run("success", [])
+    (n,) = run["nodes"]
+    assert n["models_loaded"] == ["SD15 (BaseModel)"] and n["models_unloaded"] == ["SD1ClipModel"]
+    assert {m["name"] for m in run["models"]} == {"SD1ClipModel", "SD15 (BaseModel)"}
+
+
+def test_cached_finish_and_lazy_restart_are_ignored_failed_node_closed_at_end():
+    rec = make([])
+    rec.begin_run("p", {})
+    rec.node_finish("4")  # cached: finish without start
+    rec.node_start("3", "KSampler")
+    first = rec.open["3"]["t"]
+    rec.node_start("3", "KSampler")  # lazy node staged again
+    assert rec.open["3"]["t"] == first
+    rec.node_start("8", "VAEDecode")
+    msgs = [("execution_cached", {"nodes": ["4"]}),
+            ("execution_error", {"node_id": "8", "node_type": "VAEDecode", "exception_type": "torch.OutOfMemoryError"})]
+    run = rec.end_run("error", msgs)
+    assert run["status"] == "error" and run["cached"] == ["4"] and run["error"]["node_id"] == "8"
+    st = {n["id"]: n["status"] for n in run["nodes"]}
+    assert st == {"8": "error", "3": "error"} and not rec.meter.active
+    assert rec.run is None and rec.end_run("success", []) is None
+    rec.node_start("9", "SaveImage")  # after the run: ignored
+    assert rec.open == {}
+
+
+def fake_torch(log):
+    cuda = types.SimpleNamespace(
+        max_memory_allocated=lambda d: (log.append("alloc"), 7 * MiB)[1],
+        max_memory_reserved=lambda d: (log.append("reserved"), 9 * MiB)[1],
+        reset_peak_memory_stats=lambda d: log.append("reset"),
+        synchronize=lambda d: log.append("sync"),
+        mem_get_info=lambda d: (3 * MiB, 12 * MiB),
+        current_device=lambda: 0)
+    return types.SimpleNamespace(cuda=cuda)
+
+
+def test_cuda_meter_reads_then_resets_and_syncs_once_per_node():
+    log = []
+    meter = Meter(fake_torch(log), types.SimpleNamespace(type="cuda", index=1))
+    assert meter.key == "cuda:1"
+    rec = recorder.Recorder(meter)
+    rec.begin_run("p", {})
+    log.clear()
+    rec.node_start("1", "A")
+    rec.node_finish("1")
+    assert log == ["alloc", "reserved", "reset", "sync", "alloc", "reserved", "reset"]
+    (n,) = rec.end_run("success", [])["nodes"]
+    assert n["peak"]["cuda:1"] == 7 * MiB and n["reserved_peak"]["cuda:1"] == 9 * MiB
+    assert n["peak"]["cpu"] > 0 and n["free_before"]["cuda:1"] == 3 * MiB and n["free_before"]["cpu"] > 0
+    assert meter.device_free_total() == (3 * MiB, 12 * MiB)
+
+
+def test_cpu_meter_peak_rss_is_sampled_while_a_node_runs():
+    values = iter([100, 100, 250, 120, 120, 120] + [120] * 1000)
+    s = Sampler(lambda: next(values), interval=0.001)
+    assert s.take() == 100
+    s.start()
+    import time
+    deadline = time.monotonic() + 2
+    while s.samples < 3 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    s.stop()
+    assert s.take() == 250  # the spike between the two boundaries
+    assert s.take() == 120
+
+
+class FakeServer:
+    def __init__(self):
+        self.sent = []
+
+    def send_sync(self, event, data, sid=None):
+        self.sent.append((event, data, sid))
+
+
+def test_watchdog_tick_warns_once_with_snapshot_and_guide(monkeypatch):
+    monkeypatch.setattr(recorder_watchdog, "_snapshot", lambda: {"devices": [{"device": "cuda:0", "total": 1}]})
+    rec = make([])
+    rec.begin_run("p9", {})
+    rec.node_start("8", "VAEDecode", "8")
+    started = rec.open["8"]["t"]
+    rec.last_progress -= 100  # no progress for 100 s
+    server = FakeServer()
+    state = {"recorder": rec, "warned": set(), "server": server, "sid": "client-1",
+             "durations": {("8", "VAEDecode"): 1.0}}
+    cfg = dict(watchdog.DEFAULTS)
+    assert recorder_watchdog.tick(state, cfg, now=started + 50) is None  # 50 s < 1 s + 60 s
+    ev = recorder_watchdog.tick(state, cfg, now=started + 62)
+    assert ev["reason"] == "stalled" and ev["node"] == {"id": "8", "type": "VAEDecode", "display_id": "8"}
+    assert ev["guide"]["id"] == "hang-dynamic-vram" and ev["snapshot"]["devices"]
+    assert server.sent == [("gpu_garden.recorder.watchdog", ev, "client-1")]
+    assert recorder_watchdog.tick(state, cfg, now=started + 90) is None  # once per node per run
+    assert rec.run["watchdog"][0]["reason"] == "stalled"
+
+
+def test_watchdog_pinned_memory_needs_time():
+    rec = make([])
+    rec.begin_run("p", {})
+    rec.node_start("3", "KSampler")
+    rec.meter.free_value = 10  # 0.1 % free
+    rec.last_progress -= 1000
+    t = rec.open["3"]["t"]
+    state = {"recorder": rec, "warned": set(), "server": None, "durations": {}}
+    cfg = dict(watchdog.DEFAULTS)
+    assert recorder_watchdog.tick(state, cfg, now=t + 40, guide={"id": "g"}) is None  # pinned from now on
+    assert recorder_watchdog.tick(state, cfg, now=t + 55, guide={"id": "g"}) is None
+    assert recorder_watchdog.tick(state, cfg, now=t + 61, guide={"id": "g"})["reason"] == "pinned"
+
+
+def test_settings_can_be_forced_off_by_environment(monkeypatch):
+    monkeypatch.setenv("GPU_GARDEN_RECORDER", "0")
+    assert recorder.settings()["enabled"] is False
+    monkeypatch.setenv("GPU_GARDEN_RECORDER", "1")
+    assert recorder.settings()["enabled"] is True
+
+
+def test_uninstall_removes_only_our_wrappers():
+    mod = types.SimpleNamespace(reset_progress_state=lambda p, d: "orig")
+    orig = mod.reset_progress_state
+
+    class Queue:
+        def task_done(self, item_id, history, status=None, process_item=None):
+            return "done"
+    q = Queue()
+    server = types.SimpleNamespace(prompt_queue=q)
+    recorder._installed.clear()
+    recorder._patch("reset_progress_state", mod, "reset_progress_state", recorder._wrap_reset)
+    recorder._patch("task_done", q, "task_done", recorder._wrap_task_done)
+    assert mod.reset_progress_state is not orig and "task_done" in q.__dict__
+    assert q.task_done(1, {}, None) == "done"  # the original still runs (our end-of-run hook finds no run)
+    recorder.uninstall()
+    assert mod.reset_progress_state is orig and "task_done" not in q.__dict__
+    # someone wrapped over ours: uninstall leaves theirs in place
+    recorder._patch("reset_progress_state", mod, "reset_progress_state", recorder._wrap_reset)
+    theirs = lambda p, d: "theirs"  # noqa: E731
+    mod.reset_progress_state = theirs
+    recorder.uninstall()
+    assert mod.reset_progress_state is theirs
+    assert server.prompt_queue is q
