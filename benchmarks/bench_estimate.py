@@ -11,7 +11,14 @@ References:
            True --t5_cpu); HunyuanVideo 60 GB at 1280x720x129 and 45 GB at 960x544x129 (HunyuanVideo
            README; everything resident, embedded guidance); compared on totals under that runner's policy
            ("GB" read as GiB, as torch reports it; read as 10^9 bytes the references are 7 % lower).
-A GPU-measured reference (torch.cuda.max_memory_allocated of the same forward) needs a lent GPU: see --gpu.
+A GPU-measured reference (torch.cuda.max_memory_allocated of the same forward) needs a lent GPU: see
+benchmarks/gpu_trace_vs_cuda.py.
+
+FIT and HELD_OUT are named before any refit: the coefficients (phases.FLUX_UNITS, CROSS_A/B, vae.KL_DECODE,
+KL_ENCODE, WAN_DECODE) are computed from FIT rows only; HELD_OUT rows are reported separately and never tuned
+on. tests/host/test_trace_comfy.py pins the traced peaks of FIT rows, so a tracer change that moves them
+fails there and forces a recalibration in the same commit.
+Writes benchmarks/results/bench_estimate.json.
 
     COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py [--no-trace] [--cache FILE]
 """
@@ -29,28 +36,42 @@ from support.pack import BOOT, load_pack  # noqa: E402
 
 load_pack()
 
-from gpu_garden.memory.estimate import formula as E, families, layouts  # noqa: E402
+from gpu_garden.memory.estimate import formula as E, families, layouts, spec, vae as V  # noqa: E402
+from results import save  # noqa: E402
 from gpu_garden.memory.units import GiB, MiB  # noqa: E402
 
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
           "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16"}
 VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "sdxl": "vae_sdxl_vae", "flux1": "vae_flux_ae", "sd3": "vae_flux_ae",
-       "wan21": "vae_wan_2.1_vae"}
-# (family, width, height, frames, phase, attention); cfg as the family's usual workflow
-TRACED = [
-    ("sd1", 512, 512, 1, "sample", "flash"), ("sd1", 768, 768, 1, "sample", "flash"), ("sd1", 1024, 1024, 1, "sample", "flash"),
-    ("sd1", 512, 512, 1, "sample", "math"),
-    ("sdxl", 1024, 1024, 1, "sample", "flash"), ("sdxl", 832, 1216, 1, "sample", "flash"), ("sdxl", 1536, 1536, 1, "sample", "flash"),
-    ("sdxl", 1024, 1024, 1, "sample", "math"),
-    ("sd3", 512, 512, 1, "sample", "flash"), ("sd3", 1024, 1024, 1, "sample", "flash"), ("sd3", 1536, 1536, 1, "sample", "flash"),
-    ("flux1", 768, 1344, 1, "sample", "flash"), ("flux1", 1024, 1024, 1, "sample", "flash"), ("flux1", 1536, 1536, 1, "sample", "flash"),
-    ("flux1", 2048, 2048, 1, "sample", "flash"), ("flux1", 1024, 1024, 1, "sample", "math"),
-    ("wan21", 832, 480, 33, "sample", "flash"), ("wan21", 832, 480, 81, "sample", "flash"), ("wan21", 1280, 720, 33, "sample", "flash"),
-    ("wan22", 1280, 704, 41, "sample", "flash"), ("wan22", 704, 1280, 121, "sample", "flash"),
-    ("sd1", 512, 512, 1, "decode", "flash"), ("sd1", 1024, 1024, 1, "decode", "flash"), ("sd1", 2048, 2048, 1, "decode", "flash"),
-    ("flux1", 1024, 1024, 1, "decode", "flash"),
-    ("wan21", 832, 480, 33, "decode", "flash"), ("wan21", 832, 480, 81, "decode", "flash"),
+       "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae"}
+# (family, width, height, frames, phase, attention, batch); cfg as the family's usual workflow.
+# FIT: the rows the coefficients are computed from. HELD_OUT: everything else, never tuned on.
+FIT = [
+    ("sd1", 512, 512, 1, "sample", "flash", 1), ("sd1", 1024, 1024, 1, "sample", "flash", 1),
+    ("sd1", 512, 512, 1, "sample", "math", 1), ("sdxl", 1024, 1024, 1, "sample", "flash", 1),
+    ("sd3", 512, 512, 1, "sample", "flash", 1), ("sd3", 1024, 1024, 1, "sample", "flash", 1),
+    ("flux1", 1024, 1024, 1, "sample", "flash", 1),
+    ("wan21", 832, 480, 33, "sample", "flash", 1), ("wan22", 1280, 704, 41, "sample", "flash", 1),
+    ("sd1", 512, 512, 1, "decode", "flash", 1), ("wan21", 832, 480, 33, "decode", "flash", 1),
+    ("sd1", 512, 512, 1, "encode", "flash", 1),
 ]
+HELD_OUT = [
+    ("sd1", 768, 768, 1, "sample", "flash", 1), ("sdxl", 832, 1216, 1, "sample", "flash", 1),
+    ("sdxl", 1536, 1536, 1, "sample", "flash", 1), ("sdxl", 1024, 1024, 1, "sample", "math", 1),
+    ("sd3", 1536, 1536, 1, "sample", "flash", 1),
+    ("flux1", 768, 1344, 1, "sample", "flash", 1), ("flux1", 1536, 1536, 1, "sample", "flash", 1),
+    ("flux1", 2048, 2048, 1, "sample", "flash", 1), ("flux1", 1024, 1024, 1, "sample", "math", 1),
+    ("wan21", 832, 480, 81, "sample", "flash", 1), ("wan21", 1280, 720, 33, "sample", "flash", 1),
+    ("wan22", 704, 1280, 121, "sample", "flash", 1),
+    ("sd1", 1024, 1024, 1, "decode", "flash", 1), ("sd1", 2048, 2048, 1, "decode", "flash", 1),
+    ("flux1", 1024, 1024, 1, "decode", "flash", 1), ("sdxl", 1024, 1024, 1, "decode", "flash", 1),
+    ("sd1", 512, 512, 1, "decode", "flash", 4),
+    ("wan21", 832, 480, 81, "decode", "flash", 1),
+    ("wan21", 1024, 1024, 1, "decode", "flash", 1),  # the Qwen-Image decode: its VAE is the Wan 2.1 VAE, one frame
+    ("wan22", 1280, 704, 41, "decode", "flash", 1), ("wan22", 1280, 704, 121, "decode", "flash", 1),
+    ("sd1", 1024, 1024, 1, "encode", "flash", 1),
+]
+TRACED = FIT + HELD_OUT
 CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True}
 
 
@@ -75,9 +96,9 @@ def run_traces(cases, cache):
         boot = (BOOT + "import json\n"
                 "from gpu_garden.memory.trace import tracer as trace\n"
                 "for c in json.loads(sys.argv[1]):\n"
-                "    f,w,h,n,ph,att=c\n"
+                "    f,w,h,n,ph,att,b=c\n"
                 "    try:\n"
-                f"        r=trace.trace_family({comfy!r}, f, w, h, n, 1, att, ph)\n"
+                f"        r=trace.trace_family({comfy!r}, f, w, h, n, b, att, ph)\n"
                 "        out={'peak':r['peak'],'weights':r['weights'],'activations':r['activations_peak'],'latent':r['model']['latent'],'cfg':r['model']['cfg']}\n"
                 "    except Exception as e:\n"
                 "        out={'error':repr(e)[:200]}\n"
@@ -95,26 +116,21 @@ def run_traces(cases, cache):
     return done
 
 
-def ours_traced(fam, w, h, f, phase, att):
+def ours_traced(fam, w, h, f, phase, att, b=1):
+    """(ours, ComfyUI's heuristic) activation bytes for a traced case."""
     if phase == "sample":
         comps = [c for c in families.split_components(table(LAYOUT[fam]), fam) if c["role"] == "diffusion_model"]
-        e = E.estimate(comps, w, h, f, 1, cfg=CFG[fam], policy={"_no_knobs": True})
+        e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True})
         act = e["breakdown"]["sample_naive_attention" if att == "math" else "sample"]["activations"]
         comfy = E.comfy_memory_required(fam, e["_ctx"]["components"][0]["arch"], e["latent"]["shape"],
                                         e["latent"]["batch_in_model"], 2, flash=att == "flash")
         return act, comfy
     comps = families.split_components(table(VAE[fam]), fam)
-    e = E.estimate(comps, w, h, f, 1, policy={"_no_knobs": True, "family": fam})
-    return e["breakdown"]["vae_decode"]["activations"], comfy_decode(fam, e)
-
-
-def comfy_decode(fam, e):
-    """ComfyUI's VAE.memory_used_decode (comfy/sd.py) for the latent, bf16."""
-    shape = e["latent"]["shape"]
-    if fam == "wan21":
-        t, lh, lw = shape[2], shape[3], shape[4]
-        return (2200 if t <= 4 else 7000) * lh * lw * 64 * 2
-    return 2178 * shape[-2] * shape[-1] * 64 * 2
+    kind = spec.vae_kind_for(comps[0]["kind"], fam)
+    if phase == "encode":
+        return V.vae_encode_bytes(kind, (w, h, f)) * b, 1767 * w * h * 2 * b
+    e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled"})
+    return e["breakdown"]["vae_decode"]["activations"], V.comfy_decode_heuristic(kind, e["latent"]["shape"]) * b
 
 
 def published():
@@ -154,50 +170,72 @@ def err(a, b):
     return a / b - 1
 
 
+def _stats(xs):
+    return {"median": round(statistics.median(xs), 4), "max": round(max(xs), 4), "n": len(xs)} if xs else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--no-trace", action="store_true")
     ap.add_argument("--cache", help="JSON file to keep traced peaks between runs")
+    ap.add_argument("--no-save", action="store_true", help="print only; leave benchmarks/results/bench_estimate.json alone")
     args = ap.parse_args()
     traces = {} if args.no_trace else run_traces(TRACED, args.cache)
 
-    print("Activations vs the traced peak of ComfyUI's real forward (MiB; batch 1, CFG as usual for the family)")
-    print(f"{'case':36} {'ours':>8} {'ComfyUI':>8} {'traced':>8} {'err ours':>9} {'err ComfyUI':>12}")
-    ours_e, comfy_e, per_fam = [], [], {}
+    print("Activations vs the traced peak of ComfyUI's real forward (MiB; CFG as usual for the family)")
+    print(f"{'case':40} {'set':8} {'ours':>8} {'ComfyUI':>8} {'traced':>8} {'err ours':>9} {'err ComfyUI':>12}")
+    rows, errs = [], {"fit": ([], []), "held-out": ([], [])}
     for c in TRACED:
-        fam, w, h, f, phase, att = c
+        fam, w, h, f, phase, att, b = c
+        which = "fit" if c in FIT else "held-out"
         ours, comfy = ours_traced(*c)
         t = traces.get(c)
-        name = f"{fam} {w}x{h}" + (f"x{f}" if f > 1 else "") + f" {phase}" + (" naive-attn" if att == "math" else "")
+        name = f"{fam} {w}x{h}" + (f"x{f}" if f > 1 else "") + f" {phase}" + (" naive-attn" if att == "math" else "") \
+            + (f" batch {b}" if b > 1 else "")
         if not t or "error" in t:
             why = (t or {}).get("error", "not traced")
-            print(f"{name:36} {ours / MiB:8.0f} {comfy / MiB:8.0f} {'—':>8}   ({why[:60]})")
+            print(f"{name:40} {which:8} {ours / MiB:8.0f} {comfy / MiB:8.0f} {'—':>8}   ({why[:60]})")
             continue
         ref = t["activations"]
         eo, ec = err(ours, ref), err(comfy, ref)
-        ours_e.append(abs(eo))
-        comfy_e.append(abs(ec))
-        per_fam.setdefault(f"{fam} {phase}", []).append((abs(eo), abs(ec)))
-        print(f"{name:36} {ours / MiB:8.0f} {comfy / MiB:8.0f} {ref / MiB:8.0f} {eo:+9.1%} {ec:+12.1%}")
-    if ours_e:
-        print(f"\n|error| over {len(ours_e)} traced cases: ours median {statistics.median(ours_e):.1%}, max {max(ours_e):.1%};"
-              f" ComfyUI median {statistics.median(comfy_e):.1%}, max {max(comfy_e):.1%}")
-        worse = [k for k, v in per_fam.items() if statistics.median(a for a, _ in v) >= statistics.median(b for _, b in v)]
-        print("families where ours is not better than ComfyUI's heuristic: " + (", ".join(worse) or "none"))
+        errs[which][0].append(abs(eo))
+        errs[which][1].append(abs(ec))
+        rows.append({"case": name, "set": which, "ours_bytes": int(ours), "comfyui_bytes": int(comfy), "traced_bytes": int(ref),
+                     "traced_peak_bytes": int(t["peak"]), "err_ours": round(eo, 4), "err_comfyui": round(ec, 4)})
+        print(f"{name:40} {which:8} {ours / MiB:8.0f} {comfy / MiB:8.0f} {ref / MiB:8.0f} {eo:+9.1%} {ec:+12.1%}")
+    data = {"traced_cases": len(rows)}
+    if rows:
+        for which, (o, c) in errs.items():
+            so, sc = _stats(o), _stats(c)
+            if so:
+                print(f"\n|error| over the {so['n']} {which.upper()} traced cases: ours median {so['median']:.1%}, max {so['max']:.1%};"
+                      f" ComfyUI median {sc['median']:.1%}, max {sc['max']:.1%}", end="")
+                key = which.replace("-", "")
+                data.update({f"{key}_cases": so["n"], f"{key}_median": so["median"], f"{key}_max": so["max"],
+                             f"{key}_comfyui_median": sc["median"], f"{key}_comfyui_max": sc["max"]})
+        print()
     else:
         print("\n(no traces: set COMFYUI_DIR and COMFYUI_PYTHON to a ComfyUI checkout and an interpreter with torch)")
 
-    print("\nTotals vs published peaks (GiB), under each runner's own policy")
+    print("\nTotals vs published peaks (GiB), under each runner's own policy (not tuned on)")
     print(f"{'case':50} {'ours':>7} {'ComfyUI':>8} {'ref':>7} {'err ours':>9} {'err ComfyUI':>12}  policy")
-    pe, pc = [], []
+    pe, pc, pub = [], [], []
     for label, ours, comfy, ref, note in published():
         pe.append(abs(err(ours, ref)))
         pc.append(abs(err(comfy, ref)))
+        pub.append({"case": label, "ours_bytes": int(ours), "comfyui_bytes": int(comfy), "reference_bytes": int(ref),
+                    "err_ours": round(err(ours, ref), 4), "err_comfyui": round(err(comfy, ref), 4), "policy": note})
         print(f"{label:50} {ours / GiB:7.2f} {comfy / GiB:8.2f} {ref / GiB:7.2f} {err(ours, ref):+9.1%} {err(comfy, ref):+12.1%}  {note}")
+    closer = sum(1 for a, c in zip(pe, pc) if c < a)
     print(f"|error| over {len(pe)} published points: ours median {statistics.median(pe):.1%}, max {max(pe):.1%};"
-          f" ComfyUI median {statistics.median(pc):.1%}, max {max(pc):.1%}")
-    print("\nNote: the block coefficients were fitted on the traced cases at 512/1024 px (SD1.5, SDXL, SD3.5, FLUX.1),"
-          " 480p (Wan 2.1) and 1280x704x41 (Wan 2.2); the other traced rows are held out.")
+          f" ComfyUI median {statistics.median(pc):.1%}, max {max(pc):.1%}; ComfyUI's heuristic is closer on {closer} of {len(pe)}")
+    data.update({"published_points": len(pe), "published_median": round(statistics.median(pe), 4),
+                 "published_max": round(max(pe), 4), "published_comfyui_median": round(statistics.median(pc), 4),
+                 "published_comfyui_max": round(max(pc), 4), "published_comfyui_closer": closer,
+                 "rows": rows, "published": pub, "fit_set": [list(c) for c in FIT], "heldout_set": [list(c) for c in HELD_OUT]})
+    print(f"\nFIT: {len(FIT)} traced rows the coefficients are computed from; HELD-OUT: {len(HELD_OUT)} rows never tuned on.")
+    if rows and not args.no_save:
+        save("bench_estimate", "COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py", data)
     return 0
 
 

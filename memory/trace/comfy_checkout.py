@@ -29,7 +29,7 @@ FAMILIES = {
               "cfg": False},
     "wan21": {"layout": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "context": (512, 4096), "cfg": True,
               "video": True},
-    "wan22": {"layout": "wan_wan2.2_ti2v_5B_fp16", "vae": None, "context": (512, 4096), "cfg": True, "video": True},
+    "wan22": {"layout": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "context": (512, 4096), "cfg": True, "video": True},
 }
 # phase "text": the family's text encoders (bundled layouts) and ComfyUI's CLIPType for them
 TEXT_ENCODERS = {
@@ -168,14 +168,16 @@ def _tensors_for(family, checkpoint, phase):
 
 
 # ComfyUI model config classes (comfy/supported_models.py) whose inputs FAMILIES describes; subclasses that
-# need extra conditioning (image-to-video, control, inpaint) are not listed and are refused.
-_CONFIG_FAMILY = {"SD15": "sd1", "SDXL": "sdxl", "SSD1B": "sdxl", "Segmind_Vega": "sdxl", "KOALA_700M": "sdxl",
-                  "KOALA_1B": "sdxl", "SD3": "sd3", "Flux": "flux1", "FluxSchnell": "flux1", "WAN21_T2V": "wan21",
-                  "WAN22_T2V": "wan22"}
+# need extra conditioning (image-to-video, control, inpaint) are not listed and are refused. Their family ids
+# come from the one table, estimate.families.CONFIG_FAMILY.
+_TRACEABLE_CONFIGS = ("SD15", "SDXL", "SSD1B", "Segmind_Vega", "KOALA_700M", "KOALA_1B", "SD3", "Flux", "FluxSchnell",
+                      "WAN21_T2V", "WAN22_T2V")
 
 
 def detected_family(model_config):
-    return _CONFIG_FAMILY.get(type(model_config).__name__)
+    from ..estimate.families import CONFIG_FAMILY
+    name = type(model_config).__name__
+    return CONFIG_FAMILY.get(name) if name in _TRACEABLE_CONFIGS else None
 
 
 def build_diffusion(comfy, sd, dtype=None):
