@@ -7,8 +7,8 @@ one module that loads a user-given ComfyUI checkout (`trace/comfy_checkout.py`) 
               (the one table of family ids and ComfyUI config classes), `layouts` (bundled real layouts),
               `formula` (the activations of each phase: `formula.estimate()` and its `_phase_*` helpers).
 - `trace/`    exact activation peaks by running a model's forward on meta tensors (`tracer.trace`).
-- `triage/`   OOM logs to a cause: `parse` (message patterns), `engine` (scan, rules, ranking, render),
-              `guides` (markdown guides under `triage/guides/`).
+- `triage/`   OOM logs to a cause: `scan` (stream) -> `case` (facts) -> `rules` (the table where a cause is
+              decided) -> `rank` -> `guides` (markdown under `triage/guides/`) -> `render`; `engine` ties them.
 - `llm/`      LLM memory: `spec` (model specs from config/GGUF), `kv` (weights, KV cache, fits verdict).
 - `unload/`   the measured report of the Unload Text Encoders node.
 - `units`, `errors`: shared by all.

@@ -4,7 +4,7 @@ Ollama, and pull their numbers out as bytes.
 Two kinds of line matter: *errors* (a failed allocation, with the runtime's own numbers) and *facts*
 (context a diagnosis needs: the model being loaded, the allocator backend, vLLM's KV budget,
 llama.cpp's buffer sizes). Every recogniser works on one cleaned line; multi-line messages
-(cudaMallocAsync's block, wrapped copies) are stitched together by the scanner in triage.py.
+(cudaMallocAsync's block, wrapped copies) are stitched together by the scanner (scan.py).
 
 The exact strings come from the runtimes' sources (see the comments per pattern).
 """
@@ -121,10 +121,6 @@ _OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?
 _OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
 _OLLAMA_RUNNER = re.compile(r"llama runner process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
 _OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
-
-
-def _n(m, i):
-    return size(m.group(i)) if m.group(i) else None
 
 
 def _dev_kind(dev):
@@ -393,12 +389,6 @@ def recognise(line: str):
     return None
 
 
-def is_oom_text(text: str) -> bool:
-    if not text:
-        return False
-    return any(recognise(part) for part in text[:20000].splitlines()[:200] or [text])
-
-
 # --- facts ---------------------------------------------------------------------------------------
 
 FACTS = [
@@ -407,12 +397,9 @@ FACTS = [
     ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
     ("torch_version", re.compile(r"pytorch version: (\S+)")),
     ("platform", re.compile(r"\*\* Platform: (\w+)")),
-    ("vram_state", re.compile(r"Set vram state to: (\w+)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
-    ("loaded", re.compile(r"loaded (completely|partially);? ([\d.]+) MB usable, ([\d.]+) MB loaded")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
     ("prompt_done", re.compile(r"Prompt executed in")),
-    ("got_prompt", re.compile(r"\bgot prompt\b")),
     ("exception_block", re.compile(r"!!! Exception during processing !!!")),
     ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*")),
     ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)")),
@@ -450,13 +437,11 @@ FACTS = [
 
 
 
-FACTS_GGML_ARGS = re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")
-
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version",), "platform": ("Platform:",),
-    "vram_state": ("vram state",), "requested_load": ("Requested to load",), "loaded": ("MB usable",),
-    "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",), "got_prompt": ("got prompt",),
+    "requested_load": ("Requested to load",),
+    "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node"),
     "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "progress_done": ("100%|",), "progress": ("%|",),
@@ -486,7 +471,7 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "max seq len
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
 ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"max seq len", b"runner process", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
-HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b"vram state", b" --",
+HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ")
@@ -522,3 +507,19 @@ def facts(line: str):
         m = rx.search(line)
         if m:
             yield name, m
+
+
+OOM_TYPE_NAMES = ("OutOfMemoryError", "OOMError", "MemoryError", "_ArrayMemoryError")
+
+
+def is_oom_error(exc_type_name: str, message: str) -> bool:
+    """True when an exception is an out-of-memory error, by its type name or by its message."""
+    name = (exc_type_name or "").rsplit(".", 1)[-1]
+    if name in OOM_TYPE_NAMES or name.endswith("OutOfMemoryError"):
+        return True
+    msg = message or ""
+    if not msg:
+        return False
+    if recognise(msg) or any(recognise(line) for line in msg[:20000].splitlines()[:100]):
+        return True
+    return False

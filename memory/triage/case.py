@@ -1,0 +1,217 @@
+"""The facts of one failure, as the rules table reads them.
+
+`build()` turns an incident (scan.py), the log's startup facts, the host's context and the inferred
+environment into one flat `Case`: the allocator's numbers under common names (req, total, free,
+allocated, others ...), the phase the log shows, the traceback's verdict, the failing node, earlier
+runs. Everything here is measurement or classification; no weights. The weights live in rules.py.
+"""
+from . import categories as C
+from ..units import GiB, MiB, fmt_bytes as b
+
+TORCH = ("torch.cuda", "torch.hip", "torch.xpu")
+SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
+          "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
+          "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback")
+
+
+class Case:
+    """Attribute bag; a missing attribute reads as None so a rule can test any field."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return None
+
+
+def impossible(req, total, free, allowed):
+    """Numbers no real shortage produces (the driver or the platform refused, not the memory): why, or None."""
+    if allowed or not total:
+        return None
+    if free > total * 1.01:
+        return f"{b(free)} free on a {b(total)} card: the driver reports impossible numbers"
+    if req > 8 * total:
+        return f"a single {b(req)} request on a {b(total)} card: a size no workload asks for; a driver or build bug"
+    if req and free >= 4 * req and free >= 2 * GiB:
+        return f"the allocation of {b(req)} failed with {b(free)} free: the driver or platform refused it, not a lack of memory"
+    return None
+
+
+def build(scan, inc, context, env) -> Case:
+    x = Case()
+    ev = inc.primary
+    n = ev.get("numbers") or {}
+    f = scan.facts
+    ctx = context or {}
+    x.kind, x.n, x.f, x.ctx, x.env, x.ev = ev["kind"], n, f, ctx, env, ev
+    x.comfy = env["runtime"] == "comfyui"
+    x.kinds = [e["kind"] for e in inc.events]
+    x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
+    x.text = ev["text"]
+    _numbers(x, n)
+    if x.branch == "ggml":
+        _ggml(x, scan, inc, n)
+    _snapshot(x, ctx, ev)
+    _phase(x, scan, inc, ctx)
+    _history(x, scan, inc, ctx)
+    return x
+
+
+def _numbers(x, n):
+    k = x.kind
+    x.req = n.get("requested") or 0
+    if k in TORCH and "total" in n:
+        x.branch = "torch"
+        x.total = n["total"]
+        x.free = n["free"] if n.get("free") is not None else max(0, x.total - (n.get("reserved") or 0))
+        x.ru, x.reserved, x.allocated = n.get("reserved_unallocated"), n.get("reserved"), n.get("allocated")
+        x.short = max(x.req - x.free, 0)
+        x.impossible = impossible(x.req, x.total, x.free, n.get("allowed"))
+        x.others = n.get("other_processes")
+        if x.others is None and n.get("this_process") is not None:
+            x.others = max(0, x.total - x.free - n["this_process"])
+        if x.reserved is not None:
+            x.outside = x.total - x.free - x.reserved        # neither free nor PyTorch's: CUDA context + other programs
+        x.cap = n.get("allowed") or x.total
+    elif k == "torch.cuda_async":
+        x.branch = "async"
+        x.total, x.free, x.allocated = n.get("device_limit"), n.get("free") or 0, n.get("allocated") or 0
+        if x.total:
+            lim = n.get("limit")
+            x.impossible = impossible(x.req, x.total, x.free, lim if (lim or 0) < x.total else None)
+            x.others = x.total - x.free - x.allocated
+        x.cap = x.total
+    elif k == "torch.mps":
+        x.branch = "mps"
+        x.allocated, x.other_alloc, x.max_allowed = n.get("allocated") or 0, n.get("other_allocations") or 0, n.get("max_allowed")
+        x.cap = x.max_allowed or (x.allocated + x.other_alloc + x.req) or 1
+    elif k.startswith("ggml") or k in ("ollama.runner", "ollama.insufficient"):
+        x.branch = "ggml"
+    elif k in SIMPLE:
+        x.branch = k
+    if x.total:                          # torch and cudaMallocAsync: shares of the card
+        x.req_share = x.req / x.total
+        if x.ru is not None:
+            x.ru_share = x.ru / x.total
+        if x.others is not None:
+            x.others_share = x.others / x.total
+    elif x.cap:                          # MPS: shares of its limit
+        x.req_share = x.req / x.cap
+
+
+def _ggml(x, scan, inc, n):
+    """Where llama.cpp's load order stopped: model buffers, then KV buffers, then compute buffers."""
+    kinds, f = x.kinds, scan.facts
+    texts = " | ".join(inc.texts + inc.inner)
+    if "ggml.kv_cache" in kinds or "kv cache" in texts.lower():
+        x.ggml_stage = "kv-cache-failed"
+    elif "ggml.model_load" in kinds or "error loading model" in texts:
+        x.ggml_stage = "model-load-failed"
+    elif "ggml.compute" in kinds:
+        x.ggml_stage = "compute-failed"
+    elif inc.ggml_phase == "model":
+        x.ggml_stage = "after-model-buffers"
+    elif inc.ggml_phase in ("kv", "compute"):
+        x.ggml_stage = "after-kv-buffers"
+    elif any(k in kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer")):
+        x.ggml_stage = "device-alloc"
+    elif "ollama.insufficient" in kinds:
+        x.ggml_stage = "ollama-estimate"
+    x.n_ctx = f["ggml_n_ctx"]
+    x.n_ctx_note = f" (n_ctx {f['ggml_n_ctx']})" if f["ggml_n_ctx"] else ""
+    x.ub = f["ggml_args"].get("ub")
+    bufname = next((e["text"] for e in inc.events if e["kind"] == "ggml.buffer"), "")
+    host = bufname if any(w in bufname for w in (" CPU buffer", "CUDA_Host", "CPU_Mapped")) else \
+        next((t for t in inc.texts + inc.inner if "cpu_buffer_type_alloc_buffer" in t or "ggml_aligned_malloc" in t), "")
+    x.host_buffer = host[:160] if host else None
+
+
+def snapshot_device(ctx: dict, ev: dict):
+    """The host's probe sample of the failing device (the OOM panel passes it), or None."""
+    try:
+        devs = (ctx.get("snapshot") or {}).get("devices") or []
+    except AttributeError:
+        return None
+    idx = ev.get("device_index")
+    for d in devs:
+        if isinstance(d, dict) and (idx is None or d.get("index") == idx):
+            return d
+    return None
+
+
+def _snapshot(x, ctx, ev):
+    dev = snapshot_device(ctx, ev)
+    if dev and dev.get("other_processes") and dev.get("total"):
+        x.snap_others, x.snap_total = dev["other_processes"], dev["total"]
+
+
+def _phase(x, scan, inc, ctx):
+    x.node = ctx.get("node_type") or inc.node_type
+    x.node_cause = C.node_category(x.node)
+    # traceback frames, innermost first: what the failing code was doing
+    cats = []
+    for path, func in reversed(inc.frames):
+        c = C.frame_category(path, func)
+        if c and c not in cats:
+            cats.append(c)
+            if len(cats) == 1:
+                x.where = f"{func}() in {'/'.join(path.replace(chr(92), '/').split('/')[-3:])}"
+    inner = cats[0] if cats else None
+    if inner == "weights-exceed-vram" and any(c in ("text-encoder", "vae-decode") for c in cats[1:]):
+        # loading the text encoder or the VAE: that component is what does not fit
+        inner = next(c for c in cats[1:] if c in ("text-encoder", "vae-decode"))
+        x.frame_loading = True
+        x.part = inner.replace("-decode", "")
+    x.frame_cause = inner
+    for path, func in inc.frames:
+        outer = C.nodes_py_category(path, func)
+        if outer and outer not in cats:
+            # a node's FUNCTION names what it does
+            x.entry_cause = outer
+            x.entry = f"{func}() in {path.replace(chr(92), '/').rsplit('/', 1)[-1]}"
+            break
+    tiled = next((e for e in inc.events if e["kind"] == "comfy.vae_tiled_fallback"), None)
+    x.tiled_text = tiled["text"][:140] if tiled else None
+    # ComfyUI's own log: the last "Requested to load X" and whether sampling had started since
+    no_node = not x.node_cause
+    if inc.phase and inc.phase[0] == "decode" and no_node and inner in (None, "activations"):
+        x.log_phase = "decode"
+    elif x.comfy and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
+        state, model = inc.phase
+        mc = C.model_category(model) if model else None
+        x.model = model
+        if state == "load" and mc in ("text-encoder", "vae-decode"):
+            x.log_phase, x.loading_cause, x.part_loading = "loading-part", mc, mc.replace("-decode", "")
+        elif state == "load" and model:
+            x.log_phase = "loading"
+        elif state == "progress":
+            x.log_phase, x.sampling = "sampling", f"sampling {model or ''} had started".replace("  ", " ")
+        elif state == "done" and mc in (None, "activations"):
+            x.log_phase = "sampled"
+    tes = [m for m in ctx.get("loaded_models") or [] if m.get("is_text_encoder") and (m.get("bytes") or 0) > 0]
+    if tes and x.node_cause in (None, "activations") and inner != "text-encoder":
+        x.te_resident = sum(m.get("bytes") or 0 for m in tes)
+        x.te_names = ", ".join(m.get("name", "?") for m in tes)[:120]
+
+
+def _history(x, scan, inc, ctx):
+    """Earlier failures and successful runs of this log, and earlier OOMs of the same host process."""
+    x.recoverable = inc.recoverable_only
+    x.successes = inc.successes_before
+    model = inc.phase[1] if inc.phase else None
+    x.ran_before = model if model and model in scan.ok_models else None
+    prior = [i for i in scan.incidents if i.index < inc.index and not i.recoverable_only]
+    x.prior_ooms = len(prior)
+    x.oom_number = len(prior) + 1
+    a = (inc.primary.get("numbers") or {}).get("allocated")
+    if prior:
+        pa = (prior[-1].primary.get("numbers") or {}).get("allocated")
+        if a and pa and a > pa * 1.05 and a - pa >= 256 * MiB:
+            x.grew_from, x.grew_to = pa, a
+    # context "previous_ooms", oldest first: only growth counts, the same failure repeated on retry is not a leak
+    kind = inc.primary.get("kind")
+    session = [p for p in ctx.get("previous_ooms") or () if isinstance(p, dict) and p.get("kind") in (None, kind)]
+    if session:
+        pa = (session[-1].get("numbers") or {}).get("allocated")
+        if a and pa and a > pa * 1.05 and a - pa >= 256 * MiB:
+            x.session_grew_from, x.session_grew_to = pa, a
+

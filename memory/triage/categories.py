@@ -1,0 +1,65 @@
+"""What ComfyUI's node names, model classes and traceback frames say about the phase that failed.
+
+Each function maps one clue to a cause (or None); the rules table (rules.py) decides how much that clue weighs.
+"""
+
+
+def node_category(node_type: str | None):
+    if not node_type:
+        return None
+    n = node_type.lower()
+    if "vae" in n or "decode" in n and "text" not in n:
+        return "vae-decode"
+    if "textencode" in n or "cliptextencode" in n or n.startswith("clip") and "encode" in n or "textencoder" in n:
+        return "text-encoder"
+    if "sampler" in n or "sample" in n or "upscale" in n or "detailer" in n:
+        return "activations"
+    if "loader" in n or n.startswith("load"):
+        return "weights-exceed-vram"
+    return None
+
+
+def model_category(cls: str):
+    c = cls.lower()
+    if c in ("autoencoderkl", "autoencodingengine", "vae", "wanvae", "videovae") or "vae" in c or c.startswith("autoencod"):
+        return "vae-decode"
+    if "clip" in c or "temodel" in c or "textencoder" in c or c.endswith("tencoder") or "t5" in c:
+        return "text-encoder"
+    return "activations"
+
+
+def frame_category(path: str, func: str):
+    p = path.replace("\\", "/").lower()
+    if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
+        return "weights-exceed-vram"      # model.to(device): moving the weights
+    if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
+        return None
+    if func in ("load_models_gpu", "model_load", "partially_load", "patch_weight_to_device", "_load_list", "load_state_dict",
+                "load_diffusion_model", "load_checkpoint_guess_config") or ("model_patcher.py" in p and func in ("load", "patch_model")):
+        return "weights-exceed-vram"
+    if any(w in p for w in ("sd1_clip.py", "text_encoders/", "clip_model.py", "/t5.py", "sdxl_clip", "flux_clip", "hunyuan_video_clip")) \
+            or func in ("encode_token_weights", "encode_from_tokens", "encode_from_tokens_scheduled"):
+        return "text-encoder"
+    if any(w in p for w in ("diffusionmodules/model.py", "/vae.py", "autoencoder", "/wan/vae", "causal_conv", "taesd")) \
+            or (p.endswith("comfy/sd.py") and func in ("decode", "decode_tiled", "decode_tiled_", "decode_tiled_3d", "encode", "encode_tiled")) \
+            or func in ("vae_decode", "decode_latents", "decode_tiled"):
+        return "vae-decode"
+    if any(w in p for w in ("samplers.py", "k_diffusion", "sampler_helpers", "model_base.py", "ldm/modules/attention.py",
+                            "openaimodel.py", "comfy/ldm/", "model_patcher.py")) or func in ("sample", "apply_model", "sampling_function"):
+        return "activations"
+    return None
+
+
+def nodes_py_category(path: str, func: str):
+    """The node entry point: ComfyUI's nodes.py functions name the node (VAEDecode.decode, KSampler.sample ...)."""
+    p = path.replace("\\", "/").lower()
+    if not p.endswith("nodes.py") and "custom_nodes" not in p and "comfy_extras" not in p:
+        return None
+    if func in ("decode", "decode_tiled", "vae_decode"):
+        return "vae-decode"
+    if func in ("sample", "common_ksampler", "sample_custom"):
+        return "activations"
+    if func in ("encode",) and "clip" in p:
+        return "text-encoder"
+    return None
+

@@ -1,0 +1,60 @@
+"""Environment inference: the OS, backend, allocator and runtime of one failure, from the log's facts,
+the failure's own message and what the host knows (context). Guides are chosen by these values."""
+
+
+def infer(scan, inc, context: dict) -> dict:
+    f = scan.facts
+    ev = inc.primary
+    ctx = context or {}
+    votes = f["os_votes"]
+    os_name = ctx.get("platform")
+    if not os_name:
+        best = max(("windows", "linux", "darwin"), key=lambda k: votes.get(k, 0))
+        os_name = best if votes.get(best, 0) > 0 else None
+    kinds = {e["kind"] for e in inc.events}
+    backend = ctx.get("backend")
+    if not backend:
+        dk = next((e["device_kind"] for e in inc.events if e.get("device_kind")), None)
+        backend = "rocm" if (dk == "rocm" or f["rocm"] and dk in (None, "cuda")) else dk
+    runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None
+                                      else guess_runtime(scan, inc))
+    allocator = None
+    if "torch.cuda_async" in kinds:
+        allocator = "cudaMallocAsync"
+    elif ev["kind"] in ("torch.cuda", "torch.hip") and ev.get("form") != "partial":
+        allocator = "native"
+    elif ctx.get("cuda_malloc_async") is not None:
+        allocator = "cudaMallocAsync" if ctx["cuda_malloc_async"] else "native"
+    elif f["allocator"]:
+        allocator = f["allocator"]
+    elif "backend:cudaMallocAsync" in f["args"]:
+        allocator = "cudaMallocAsync"
+    elif "--disable-cuda-malloc" in f["args"]:
+        allocator = "native"
+    elif runtime == "comfyui" and backend in (None, "cuda"):
+        allocator = "cudaMallocAsync"     # ComfyUI's default on CUDA (cuda_malloc.py) unless --disable-cuda-malloc
+    expandable_ok = (os_name != "windows" and backend in (None, "cuda") and allocator != "cudaMallocAsync")
+    return {"os": os_name, "backend": backend or "cuda", "allocator": allocator, "runtime": runtime,
+            "expandable_segments": expandable_ok, "wsl": votes.get("wsl", 0) > 0,
+            "dynamic_vram": f["dynamic_vram"] and "--disable-dynamic-vram" not in f["args"]}
+
+
+def guess_runtime(scan, inc) -> str:
+    kinds = [e["kind"] for e in inc.events]
+    f = scan.facts
+    if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith("ggml") for k in kinds)):
+        return "ollama"
+    if any(k.startswith("ggml") for k in kinds):
+        return "llama.cpp"
+    if any(k.startswith("vllm") for k in kinds):
+        return "vllm"
+    if any(k.startswith("comfy") for k in kinds) or inc.has_exception_block:
+        return "comfyui"
+    if f["vllm"] and not f["comfy"]:
+        return "vllm"
+    paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
+    if f["comfy"] or "/comfy/" in paths or "execution.py" in paths or "custom_nodes" in paths:
+        return "comfyui"
+    if f["ggml"] and any(k in ("cuda.driver",) for k in kinds):
+        return "llama.cpp"
+    return "pytorch"

@@ -1,0 +1,206 @@
+"""What each recognised context line tells the scanner: one handler per fact pattern of parse.FACTS.
+
+The handlers fill `scan.facts` (startup facts: device, allocator, platform votes, vLLM and llama.cpp
+numbers) and the scanner's running state (models loaded in this run, sampling progress, the failing
+node, traceback frames). `new_facts()` is the empty record. The rules table (rules.py) reads the result.
+"""
+import collections
+
+from . import parse as P
+from ..units import MiB
+
+# facts that belong to the line stream itself; the window read back before a failure must not replay them
+STREAM_ONLY = {"prompt_done", "exception_block", "frame", "requested_load", "progress", "progress_done", "decode_phase"}
+_GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
+_GGML_ARGS_RE = dict(P.FACTS)["ggml_args"]
+
+
+def new_facts() -> dict:
+    return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
+            "total_vram": None, "rocm": False, "dynamic_vram": False, "vllm": False, "ggml": False, "ollama": False,
+            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None,
+            "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
+            "ollama_env": {}, "comfy": False, "ggml_args": {}}
+
+
+def apply(scan, lineno, text, window=False):
+    """Apply every fact the line states. `window`: the line is read back from before a failure."""
+    for name, m in P.facts(text):
+        if window and name in STREAM_ONLY:
+            continue
+        HANDLERS[name](scan, scan.facts, m, text, lineno, window)
+    if window:
+        return
+    if "Traceback (most recent call last)" in text and scan.cur is None:
+        scan.pending_frames.clear()
+    if "retrying without pipeline parallelism" in text and scan.cur is not None:
+        scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
+
+
+# --- ComfyUI -------------------------------------------------------------------------------------
+
+def _device(s, f, m, text, lineno, window):
+    f["device"] = m.group(2).strip()
+    f["comfy"] = True
+    if m.group(3):
+        f["allocator"] = "cudaMallocAsync" if m.group(3) == "cudaMallocAsync" else "native"
+    if m.group(1) == "mps":
+        f["os_votes"]["darwin"] += 5
+
+
+def _total_vram(s, f, m, text, lineno, window):
+    f["total_vram"] = int(m.group(1)) * MiB
+    f["comfy"] = True
+
+
+def _torch_version(s, f, m, text, lineno, window):
+    f["torch_version"] = m.group(1)
+    if "rocm" in m.group(1):
+        f["rocm"] = True
+
+
+def _requested_load(s, f, m, text, lineno, window):
+    s.loads.append(m.group(1))
+    s.progress_done = False
+    s.phase = ("load", m.group(1))
+    f["comfy"] = True
+    if s.cur is not None:
+        s.cur.hints.append(("late_load", m.group(1)))
+
+
+def _node_type(s, f, m, text, lineno, window):
+    s.node_type = m.group(1) or m.group(2) or m.group(3)
+    s.node_type_line = s._lineno if window else lineno
+    if s.cur is not None:
+        s.cur.node_type = s.node_type
+
+
+def _exception_block(s, f, m, text, lineno, window):
+    f["comfy"] = True
+    if s.cur is not None and s.cur.has_exception_block:
+        s._close()
+    s.pending_frames.clear()
+    s.exception_pending = True
+
+
+def _args(s, f, m, text, lineno, window):
+    f["args"].add(m.group(1).split("=")[0].split(" ")[0] if m.group(1).startswith("--reserve") else m.group(1))
+
+
+def _frame(s, f, m, text, lineno, window):
+    fr = (m.group(1), m.group(2))
+    if s.cur is not None:
+        if len(s.cur.frames) < s.MAX_FRAMES:
+            s.cur.frames.append(fr)
+    else:
+        s.pending_frames.append(fr)
+    p = m.group(1).replace("\\", "/")
+    if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
+        f["comfy"] = True
+
+
+def _progress_done(s, f, m, text, lineno, window):
+    s.progress_done = True
+    s.phase = ("done", s.phase[1] if s.phase else None)
+
+
+def _progress(s, f, m, text, lineno, window):
+    if not s.phase or s.phase[0] == "load":
+        s.phase = ("progress", s.phase[1] if s.phase else None)
+
+
+def _decode_phase(s, f, m, text, lineno, window):
+    s.phase = ("decode", None)
+
+
+def _set(key, value):
+    def handler(s, f, m, text, lineno, window):
+        f[key] = value
+    return handler
+
+
+def _vote(os_name):
+    def handler(s, f, m, text, lineno, window):
+        f["os_votes"][os_name] += 1
+    return handler
+
+
+# --- vLLM ----------------------------------------------------------------------------------------
+
+def _gib(key):
+    def handler(s, f, m, text, lineno, window):
+        f[key] = P.size(m.group(1) + " GiB")
+    return handler
+
+
+def _vllm_util(s, f, m, text, lineno, window):
+    try:
+        f["vllm_util"] = float(m.group(1))
+    except ValueError:
+        pass
+
+
+# --- llama.cpp / Ollama --------------------------------------------------------------------------
+
+def _ggml_buf(prefix):
+    def handler(s, f, m, text, lineno, window):
+        if prefix == "model" and ("KV" in text or "compute" in text or "output" in text):
+            return
+        f["ggml_bufs"][f"{prefix}:{m.group(1)}"] = P.size(m.group(2) + " MiB")
+        s.ggml_phase = prefix
+    return handler
+
+
+def _ggml_args(s, f, m, text, lineno, window):
+    for flag, val in _GGML_ARGS_RE.findall(text):
+        f["ggml_args"][_GGML_FLAG.get(flag, flag.lstrip("-"))] = int(val)
+
+
+def _ollama_marker(s, f, m, text, lineno, window):
+    if "ollama" in text.lower() or "OLLAMA_" in text:
+        f["ollama"] = True
+
+
+def _ollama_env(s, f, m, text, lineno, window):
+    f["ollama_env"][m.group(1)] = m.group(2)
+
+
+HANDLERS = {
+    "device": _device,
+    "total_vram": _total_vram,
+    "torch_version": _torch_version,
+    "platform": lambda s, f, m, *_: f["os_votes"].update({m.group(1).lower(): 10}),
+    "requested_load": _requested_load,
+    "dynamic_vram": _set("dynamic_vram", True),
+    "prompt_done": lambda s, *_: s._run_finished(),
+    "exception_block": _exception_block,
+    "comfy_report": _set("comfy", True),
+    "node_type": _node_type,
+    "args": _args,
+    "frame": _frame,
+    "progress_done": _progress_done,
+    "progress": _progress,
+    "decode_phase": _decode_phase,
+    "vllm_kv_mem": _gib("vllm_kv_mem"),
+    "vllm_kv_tokens": lambda s, f, m, *_: f.__setitem__("vllm_kv_tokens", int(m.group(1).replace(",", ""))),
+    "vllm_model_mem": _gib("vllm_model_mem"),
+    "vllm_kv_mem_v0": _gib("vllm_kv_mem"),
+    "vllm_util": _vllm_util,
+    "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2))),
+    "vllm_marker": _set("vllm", True),
+    "ggml_model_buf": _ggml_buf("model"),
+    "ggml_kv_buf": _ggml_buf("kv"),
+    "ggml_compute_buf": _ggml_buf("compute"),
+    "ggml_n_ctx": lambda s, f, m, *_: f.__setitem__("ggml_n_ctx", int(m.group(1))),
+    "ggml_args": _ggml_args,
+    "ggml_offloaded": lambda s, f, m, *_: f.__setitem__("ggml_offloaded", (int(m.group(1)), int(m.group(2)))),
+    "ggml_device_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
+    "ggml_marker": _set("ggml", True),
+    "ollama_marker": _ollama_marker,
+    "ollama_env": _ollama_env,
+    "rocm": _set("rocm", True),
+    "windows": _vote("windows"),
+    "darwin": _vote("darwin"),
+    "linux": _vote("linux"),
+    "wsl": _vote("wsl"),
+}

@@ -1,0 +1,47 @@
+"""Ranking: run the rules table over one failure's Case, sum each cause's points, rank the causes.
+
+confidence = a cause's points / all points. Under UNCERTAIN the answer says so and offers the top two
+side by side (render.py)."""
+import collections
+import math
+
+from . import rules as R
+
+UNCERTAIN = 0.5
+
+
+def score(case, rules=None) -> tuple[dict, dict]:
+    """Points and evidence per cause, in the order the rows fired."""
+    points, evidence = collections.defaultdict(float), collections.defaultdict(list)
+    case.scored = points
+    done_groups = set()
+    for rule in R.RULES if rules is None else rules:
+        if rule.first is not None and rule.first in done_groups:
+            continue
+        if not rule.when(case):
+            continue
+        if rule.first is not None:
+            done_groups.add(rule.first)
+        cause = rule.cause
+        if cause == R.LEADER:
+            cause = max(points, key=points.get) if points else "weights-exceed-vram"
+        points[cause] += rule.weight * (case.hint if rule.hint else 1.0)
+        text = R.evidence(rule, case)
+        if text and text not in evidence[cause]:
+            evidence[cause].append(text)
+    return points, evidence
+
+
+def ranked(points: dict, evidence: dict) -> list:
+    total = math.fsum(max(v, 0) for v in points.values()) or 1.0       # exact: independent of row order
+    return [{"id": c, "confidence": round(max(v, 0) / total, 2), "evidence": evidence[c][:6]}
+            for c, v in sorted(points.items(), key=lambda kv: (-kv[1], R.CAUSES.index(kv[0]))) if v > 0]
+
+
+def diagnose(case, rules=None) -> list:
+    """The ranked causes of one failure: [{"id", "confidence", "evidence"}], best first."""
+    return ranked(*score(case, rules))
+
+
+def uncertain(causes: list) -> bool:
+    return bool(causes) and causes[0]["confidence"] < UNCERTAIN

@@ -1,0 +1,71 @@
+"""Rendering a triage result for people: the cause (or, when unsure, the top two side by side), the
+message's numbers, the evidence, earlier events, and the guide. The JSON form is the result dict itself."""
+from ..units import fmt_bytes
+
+
+NUMBER_LABELS = [
+    ("requested", "requested"), ("total", "total"), ("device_limit", "device limit"), ("free", "free"),
+    ("allocated", "allocated by PyTorch"), ("reserved", "reserved by PyTorch"),
+    ("reserved_unallocated", "reserved but unallocated"), ("private_pools", "in private pools"),
+    ("this_process", "this process"), ("other_processes", "other processes"), ("allowed", "allowed (memory fraction)"),
+    ("limit", "PyTorch limit"), ("other_allocations", "other allocations"), ("max_allowed", "max allowed"),
+    ("required", "required"), ("available", "available"), ("kv_needed", "KV cache needed"), ("kv_available", "KV cache available"),
+    ("free_initial", "free at start"), ("free_current", "free now"),
+]
+
+
+def render_numbers(nums: dict) -> str:
+    parts = []
+    for key, label in NUMBER_LABELS:
+        if key in nums and nums[key] is not None:
+            parts.append(f"{label} {fmt_bytes(nums[key])}")
+    for key, v in nums.items():
+        if key.endswith("_tokens"):
+            parts.append(f"{key[:-7].replace('_', ' ')} {v} tokens")
+        elif key.endswith("_ratio"):
+            parts.append(f"{key[:-6].replace('_', ' ')} {v}")
+        elif key in ("tile_size", "overlap"):
+            parts.append(f"{key.replace('_', ' ')} {v}")
+    return ", ".join(parts)
+
+
+def render_human(res: dict, max_events: int = 3) -> str:
+    if not res["found"]:
+        return f"No out-of-memory error found ({res.get('lines', 0)} lines read)."
+    out = []
+    events = res["events"]
+    last = next((e for e in reversed(events) if not e["recoverable"]), events[-1])
+    top = last["causes"][0]
+    where = f"{last['runtime']}, {last['device_kind'] or 'device'}"
+    if last.get("uncertain") and len(last.get("alternatives") or ()) >= 2:
+        a, b = last["alternatives"][:2]
+        out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%}) or {b['id']} ({b['confidence']:.0%})"
+                   f" - {where}, line {last['line']}")
+    else:
+        out.append(f"Cause: {top['id']} ({top['confidence']:.0%}) - {where}, line {last['line']}")
+    if last["numbers"]:
+        out.append("Numbers: " + render_numbers(last["numbers"]))
+    for c in last["causes"][:3]:
+        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(c["evidence"][:2]))
+    if res["count"] > 1:
+        out.append(f"{res['count']} out-of-memory events in this log; this is the last one that failed.")
+        earlier = [e for e in events if e is not last][-max_events:]
+        for e in earlier:
+            out.append(f"  line {e['line']}: {e['causes'][0]['id']}{' (recovered)' if e['recoverable'] else ''} - {e['message'][:100]}")
+    if last.get("uncertain") and len(last.get("alternatives") or ()) >= 2:
+        out.append("Uncertain: no cause reaches 50 %; the top two side by side:")
+        for alt in last["alternatives"][:2]:
+            guide = f" -> guide: {alt['guide']['title']}" if alt.get("guide") else ""
+            out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(alt["evidence"]) + guide)
+        out.append(f"The guide below is for {top['id']}.")
+    g = last["guide"]
+    if g:
+        out.append("")
+        out.append(f"== {g['title']} ==")
+        out.append(g["markdown"].strip())
+        for faq in g.get("faqs", []):
+            out.append("")
+            out.append(f"-- {faq['title']}")
+            out.append(faq["markdown"].strip())
+    return "\n".join(out)
+

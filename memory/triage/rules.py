@@ -1,0 +1,248 @@
+"""THE PLACE WHERE A CAUSE IS DECIDED: every rule of triage, one row each, grouped by cause.
+
+Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
+
+- `cause`    one of CAUSES (the fixed vocabulary the guides are written for), or LEADER in the
+             fallbacks section (the cause leading at that point).
+- `weight`   points the row adds to its cause when it fires. A failure's causes are ranked by their
+             points; confidence = points / all points (rank.py).
+- `when`     a predicate over the failure's `Case` (case.py: the allocator's numbers under common names
+             `req`, `total`, `free`, `allocated`, `others`, `ru`, ...; the `branch` of the message kind;
+             the `node_cause` of the failing node; the traceback's `frame_cause`/`entry_cause`; the
+             `log_phase` ComfyUI's log shows; earlier runs). A field the failure does not have reads as None.
+             `x.scored` holds the points given so far (rows above this one).
+- `evidence` the sentence shown beside the cause: a template filled from the Case (`{req:b}` prints
+             bytes, `{req_share:.0%}` a percentage, `{n[kv_needed]:b}` a number of the message), or a
+             function of the Case.
+- `hint=True` the weight is multiplied by the Case's `hint` (0.3 when ComfyUI's Dynamic VRAM failed,
+             where the phase clues say little; else 1).
+- `first="g"` rows sharing a group are alternatives: only the first matching one (top to bottom) fires.
+
+Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
+what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
+known and has a guide on every runtime (tests/unit/test_triage_guides.py).
+"""
+import string
+from collections import namedtuple
+
+from ..units import GiB, MiB, fmt_bytes
+
+CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
+          "other-process", "kv-cache", "host-ram", "leak", "other")
+LEADER = "<leading cause>"
+
+Rule = namedtuple("Rule", "cause weight when evidence hint first", defaults=(False, None))
+
+
+class _Formatter(string.Formatter):
+    def get_value(self, key, args, case):
+        return getattr(case, key)
+
+    def format_field(self, value, spec):
+        return fmt_bytes(value) if spec == "b" else super().format_field(value, spec)
+
+
+_FMT = _Formatter()
+
+
+def evidence(rule, case) -> str:
+    e = rule.evidence
+    return e(case) if callable(e) else _FMT.vformat(e, (), case)
+
+
+# --- named predicates (used by several rows) -------------------------------------------------------
+
+def torch(x):
+    return x.branch == "torch"
+
+
+def torch_full(x):
+    """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
+    return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None
+            and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total)
+
+
+def slack_fits(x):
+    """The cached-but-unallocated slack alone would have served the request, had it been in one piece."""
+    return torch(x) and not x.impossible and x.ru is not None and x.req and x.ru >= x.req and x.ru >= 64 * MiB
+
+
+def async_numbers(x):
+    return x.branch == "async" and x.total and not x.impossible
+
+
+def async_full(x):
+    return async_numbers(x) and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
+
+
+def mps_full(x):
+    return x.branch == "mps" and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
+
+
+def stage(name):
+    return lambda x: x.ggml_stage == name
+
+
+def kind(*kinds):
+    return lambda x: x.kind in kinds
+
+
+def fresh(x):
+    """History rows: a failure ComfyUI recovered from (tiled VAE retry) is no evidence of a leak."""
+    return not x.recoverable
+
+
+R = Rule
+RULES = [
+    # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
+    R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= 0.02 * x.total,
+      "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
+    # a sliver of the card: the card is simply full, fragmentation only decided which request failed
+    R("fragmentation", 1.4, slack_fits,
+      "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
+    R("fragmentation", 1.4, lambda x: (torch(x) and not x.impossible and x.ru is not None and x.req and x.ru >= 0.5 * x.req
+                                       and x.ru >= 256 * MiB and x.ru >= 0.08 * x.total),
+      "{ru:b} reserved but unallocated, {ru_share:.0%} of the card", first="frag"),
+
+    # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
+    R("weights-exceed-vram", 1.6, torch_full, "PyTorch already holds {allocated:b} of {total:b} and fails on a small {req:b} request"),
+    R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
+    R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
+    R("weights-exceed-vram", 3.0, kind("vllm.no_kv_blocks"),
+      lambda x: "no memory left for KV cache blocks after weights and activations"
+      + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),
+    R("weights-exceed-vram", 0.5, lambda x: x.kind == "vllm.no_kv_blocks" and x.f["vllm_model_mem"],
+      "model loading took {f[vllm_model_mem]:b}"),
+    R("weights-exceed-vram", 4.0, stage("model-load-failed"), "llama.cpp could not allocate the model's weight buffer"),
+    R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),
+    R("weights-exceed-vram", 2.0, stage("ollama-estimate"), "Ollama's estimate: the model's allocations do not fit"),
+    R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
+    R("weights-exceed-vram", 1.5, lambda x: x.frame_loading, "traceback: {where}", hint=True),
+    R("weights-exceed-vram", 3.0, lambda x: x.frame_cause == "weights-exceed-vram", "traceback: {where}", hint=True),
+    R("weights-exceed-vram", 1.5, lambda x: x.log_phase == "loading",
+      "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
+
+    # --- activations: the working tensors of this resolution, length or batch --------------------------
+    R("activations", 2.4, lambda x: torch(x) and x.req >= 0.5 * x.total,
+      "one request of {req:b} is {req_share:.0%} of the {total:b} card: the tensor itself is too large for this resolution, length or batch",
+      first="act"),
+    R("activations", 1.0, torch_full, "{req:b} requested with {free:b} free", first="act"),
+    R("activations", 1.5, torch, "{req:b} requested with {free:b} free of {total:b}", first="act"),
+    R("activations", 2.4, lambda x: async_numbers(x) and x.req >= 0.5 * x.total, "one request of {req:b} is {req_share:.0%} of the card",
+      first="act"),
+    R("activations", 1.0, async_full, "{req:b} requested with {free:b} free", first="act"),
+    R("activations", 1.5, async_numbers, "{req:b} requested with {free:b} free, {allocated:b} allocated of {total:b}", first="act"),
+    R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
+    R("activations", 2.4, lambda x: x.branch == "mps" and x.req >= 0.3 * x.cap, "one request of {req:b} is {req_share:.0%} of the {cap:b} MPS limit",
+      first="act"),
+    R("activations", 1.2, mps_full, "{req:b} requested", first="act"),
+    R("activations", 1.5, lambda x: x.branch == "mps",
+      "{req:b} requested; MPS {allocated:b}, other allocations {other_alloc:b}, limit {max_allowed:b}", first="act"),
+    R("activations", 3.4, stage("compute-failed"),
+      "llama.cpp: failed to allocate compute buffers (the graph's scratch memory, grows with -ub/-b and context)"),
+    R("activations", 2.6, stage("after-kv-buffers"), "weights and KV cache were allocated; the compute buffer failed"),
+    R("activations", 2.6, lambda x: x.branch == "ggml" and x.ub and x.ub >= 4096
+      and not any(k in x.kinds for k in ("ggml.kv_cache", "ggml.model_load")),
+      "-ub {ub}: a micro-batch of {ub} tokens makes the compute buffer several GiB"),
+    R("activations", 1.4, kind("cublas.alloc", "cudnn.alloc"),
+      lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
+    # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
+    R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
+    R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),
+    R("activations", 1.2, lambda x: x.entry_cause == "activations", "node entry point: {entry}", hint=True),
+    R("activations", 1.0, lambda x: x.log_phase == "sampling", "{sampling}", hint=True),
+
+    # --- vae-decode ------------------------------------------------------------------------------------
+    R("vae-decode", 4.0, lambda x: x.node_cause == "vae-decode", "failing node: {node}", hint=True),
+    R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and x.frame_loading,
+      "traceback: loading weights ({where}) for the {part}", hint=True),
+    R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and not x.frame_loading, "traceback: {where}", hint=True),
+    R("vae-decode", 2.0, lambda x: x.entry_cause == "vae-decode", "node entry point: {entry}", hint=True),
+    R("vae-decode", 3.6, lambda x: x.tiled_text, "ComfyUI: {tiled_text}", hint=True),
+    R("vae-decode", 2.6, lambda x: x.log_phase == "decode", "the log shows a VAE decode running when it failed", hint=True),
+    R("vae-decode", 2.2, lambda x: x.loading_cause == "vae-decode", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
+    R("vae-decode", 1.0, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),
+
+    # --- text-encoder ----------------------------------------------------------------------------------
+    R("text-encoder", 4.0, lambda x: x.node_cause == "text-encoder", "failing node: {node}", hint=True),
+    R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and x.frame_loading,
+      "traceback: loading weights ({where}) for the {part}", hint=True),
+    R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and not x.frame_loading, "traceback: {where}", hint=True),
+    R("text-encoder", 2.0, lambda x: x.entry_cause == "text-encoder", "node entry point: {entry}", hint=True),
+    R("text-encoder", 2.2, lambda x: x.loading_cause == "text-encoder", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
+    R("text-encoder", 1.2, lambda x: (x.te_resident or 0) >= GiB,
+      "text encoder still in VRAM during the failure: {te_names} ({te_resident:b})", hint=True),
+
+    # --- other-process: memory held outside this process -----------------------------------------------
+    R("other-process", 3.0, lambda x: torch(x) and x.others is not None and x.others >= max(1.5 * GiB, 0.1 * x.total) and x.others >= x.short,
+      "other processes hold {others:b} on this GPU; freeing them covers the {short:b} shortfall", first="op"),
+    R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total,
+      "other processes hold {others:b} ({others_share:.0%} of the card)", first="op"),
+    # no per-process report (Windows, containers, old PyTorch): what is neither free nor PyTorch's belongs
+    # to the CUDA context (~0.3-1 GiB) and to other programs
+    R("other-process", 3.0, lambda x: torch(x) and x.others is None and x.outside is not None
+      and x.outside >= 0.5 * x.total and x.outside >= x.short,
+      "{outside:b} of the {total:b} card is used outside PyTorch: another program holds it", first="op"),
+    R("other-process", 1.6, lambda x: torch(x) and x.others is None and x.outside is not None
+      and x.outside - GiB >= max(GiB, 0.15 * x.total) and x.outside - GiB >= x.short,
+      "{outside:b} of the card is used outside PyTorch (other programs, or non-PyTorch libraries)", first="op"),
+    R("other-process", 2.6, lambda x: async_numbers(x) and x.others >= max(2 * GiB, 0.15 * x.total),
+      "{others:b} of the {total:b} card is used outside PyTorch's allocations (other programs, or this process's CUDA context)", first="op"),
+    R("other-process", 1.3, lambda x: async_numbers(x) and x.others >= 1.2 * GiB and x.others >= x.req - x.free,
+      "{others:b} used outside PyTorch; freeing it would cover the request", first="op"),
+    R("other-process", 4.0, kind("vllm.startup_free"),
+      "only {n[free]:b} of {n[total]:b} free at startup; gpu_memory_utilization {n[gpu_memory_utilization_ratio]} asks for {n[requested]:b}"),
+    R("other-process", 4.0, kind("vllm.profile_race"), "another process released GPU memory while vLLM was profiling"),
+    R("other-process", 1.2, kind("cuda.driver"), "CUDA driver out of memory: often context creation while another process holds the card"),
+    # what the host measured at the failure (the OOM panel's probe snapshot), when the message said nothing
+    R("other-process", 2.8, lambda x: x.snap_others and "other-process" not in x.scored
+      and x.snap_others >= max(1.5 * GiB, 0.1 * x.snap_total),
+      "at the failure other processes held {snap_others:b} of the {snap_total:b} card (NVML)"),
+
+    # --- kv-cache --------------------------------------------------------------------------------------
+    R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" in x.n,
+      "{n[kv_needed]:b} of KV cache needed for one full-length request, {n[kv_available]:b} available"),
+    R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" not in x.n,
+      lambda x: f"max_model_len {x.n.get('max_model_len_tokens')} tokens > {x.n.get('kv_max_tokens')} tokens the KV cache can hold"),
+    R("kv-cache", 1.5, kind("vllm.no_kv_blocks"), "the KV cache gets what is left of gpu_memory_utilization x total"),
+    R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
+    R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
+    R("kv-cache", 2.6, stage("after-model-buffers"), "the model's buffers were allocated; the next allocation (the KV cache) failed"),
+
+    # --- host-ram: system memory, not the GPU ----------------------------------------------------------
+    R("host-ram", 8.0, kind("torch.cpu"), lambda x: f"the CPU allocator could not get {fmt_bytes(x.n.get('requested'))} of system RAM"),
+    R("host-ram", 8.0, kind("python.memory_error"), lambda x: "Python could not get system RAM (MemoryError)"
+      + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
+    R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
+        f"{fmt_bytes(x.n['required'])}, {fmt_bytes(x.n['available'])} available" if "required" in x.n
+        else "more system memory than is available")),
+    R("host-ram", 4.0, kind("ggml.host"), lambda x: f"ggml could not allocate {fmt_bytes(x.n.get('requested'))} of host memory"),
+    R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
+    R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
+
+    # --- leak: memory not returned between runs --------------------------------------------------------
+    R("leak", 2.5, lambda x: fresh(x) and x.ran_before,
+      "{ran_before} ran fine in an earlier run of this log and fails now: memory was not returned in between"),
+    R("leak", 1.3, lambda x: fresh(x) and not x.prior_ooms and x.successes >= 1,
+      "the same log shows {successes} successful run(s) before this failure: memory may not be returned between runs"),
+    R("leak", 3.6, lambda x: fresh(x) and x.prior_ooms and x.grew_from, "allocated memory grew from {grew_from:b} to {grew_to:b} between failures"),
+    R("leak", 1.2, lambda x: fresh(x) and x.prior_ooms and x.successes >= 1,
+      "OOM #{oom_number} in this log, after {successes} successful run(s): memory is not returned between runs", first="count"),
+    R("leak", 1.0, lambda x: fresh(x) and x.prior_ooms >= 2, "OOM #{oom_number} in this log", first="count"),
+    # earlier OOMs of the same host process (context "previous_ooms", which one failure's text cannot show)
+    R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
+      "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),
+
+    # --- other: the driver, the platform, or nothing to go on ------------------------------------------
+    R("other", 3.5, lambda x: x.impossible, "{impossible}"),
+    R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
+    R("other", 1.8, kind("torch.nvml_assert"),
+      "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),
+    R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
+    R("other", 1.0, lambda x: x.branch is None, "an out-of-memory error without numbers"),
+
+    # --- fallbacks: read what the sections above scored ------------------------------------------------
+    R(LEADER, 0.1, lambda x: x.branch == "ggml" and x.n.get("requested"), "failed allocation: {n[requested]:b}"),
+    R("other", 1.0, lambda x: x.branch == "ggml" and not x.scored, "llama.cpp/Ollama allocation failure without detail"),
+    R("other", 1.0, lambda x: not x.scored, "an out-of-memory error without numbers or context"),
+]

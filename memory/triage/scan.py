@@ -1,0 +1,369 @@
+"""The streaming scanner: a log of any size in, incidents (one failure each, with its lines, frames and
+phase) and startup facts out, in bounded memory.
+
+The log is streamed in 1 MiB chunks and never held whole. A few C-speed `bytes.find` passes per chunk
+(parse.ANCHORS: "emory", "llocat", "Exception", ...) pick the lines worth decoding; every other line
+costs nothing. What a failure needs from the lines around it (the model ComfyUI was loading, sampling
+progress, a VAE decode, llama.cpp buffer sizes, vLLM's KV budget) is read back from the WINDOW bytes
+before it, and the first HEAD bytes (startup: device, allocator, platform, flags) are read more widely.
+Lines longer than LINE_CAP are cut into pieces, a huge line is read around its first anchor, so memory
+stays bounded whatever the input (benchmarks/bench_triage.py measures speed and heap).
+
+An *incident* is one failure as the log shows it: ComfyUI prints the allocator message in its
+`!!! Exception during processing !!!` line, again at the end of the traceback, then `Got an OOM`;
+llama.cpp prints cudaMalloc, the buffer, then the kv-cache or compute failure, then Ollama wraps it.
+Those lines are one incident. What each context line means (device, allocator, phase, buffer sizes)
+is applied by facts.py.
+"""
+import collections
+import io
+import re
+
+from . import facts as facts_mod
+from . import parse as P
+
+CHUNK = 1 << 20
+LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
+HEAD = 4 << 20              # the first 4 MiB (startup lines) are read with the wider HEAD_ANCHORS
+WINDOW = 48 << 10           # bytes before a failure read for its context
+GAP = 200                   # lines after the last OOM line that still belong to the same incident
+MAX_EVENTS = 200            # kept in full; older ones are counted only
+MAX_FRAMES = 80
+MAX_EVENT_LINES = 200       # recognised lines kept per event
+LONG_LINE = 20000
+
+_WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
+                         r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory")
+
+
+def _family(kind: str) -> str:
+    return "llm-server" if kind.startswith(("vllm",)) else "ggml" if kind.startswith(("ggml", "ollama")) else "torch"
+
+
+def _around_anchor(raw: bytes) -> bytes:
+    """A huge line (a JSON dump, a progress bar without newlines): keep the part around its first anchor,
+    where a message and its numbers are."""
+    hits = [i for i in (raw.find(a) for a in P.HEAD_ANCHORS) if i >= 0]
+    i = min(hits) if hits else 0
+    return raw[max(0, i - 2000):max(0, i - 2000) + LONG_LINE]
+
+
+def _following(block: bytes, end: int, n: int = 5) -> list:
+    out, pos = [], end
+    for _ in range(n):
+        if pos >= len(block) - 1:
+            break
+        nxt = block.find(b"\n", pos + 1)
+        if nxt < 0:
+            nxt = len(block)
+        out.append(P.clean(block[pos + 1:min(nxt, pos + 1 + 4096)]))
+        pos = nxt
+    return out
+
+
+_LOAD_RE = re.compile(rb"Requested to load (\w+)")
+
+
+# --- scanning -------------------------------------------------------------------------------------
+
+class Incident:
+    __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
+                 "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts")
+
+    def __init__(self, ev, lineno, scan):
+        self.primary = ev
+        self.events = [ev]
+        self.first_line = self.last_line = lineno
+        self.frames = list(scan.pending_frames)
+        self.load = list(scan.loads)
+        self.progress_done = scan.progress_done
+        self.hints = []
+        self.lines = [lineno]
+        self.texts = [ev["text"]]
+        self.recoverable_only = bool(ev.get("recoverable"))
+        self.successes_before = scan.successes
+        self.index = scan.n_incidents
+        self.has_exception_block = False
+        self.inner = []
+        self.ggml_phase = scan.ggml_phase
+        self.phase = scan.phase
+        self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
+
+
+def _line_starts(block: bytes, needles) -> set:
+    """Offsets of the starts of the lines that contain any of `needles` (each line once per needle)."""
+    starts = set()
+    for k in needles:
+        i = block.find(k)
+        while i >= 0:
+            starts.add(block.rfind(b"\n", 0, i) + 1)
+            e = block.find(b"\n", i)
+            if e < 0:
+                break
+            i = block.find(k, e)
+    return starts
+
+class Scan:
+    MAX_FRAMES = MAX_FRAMES
+
+    def __init__(self):
+        self.lineno = 0
+        self.facts = facts_mod.new_facts()
+        self.incidents = collections.deque(maxlen=MAX_EVENTS)
+        self.n_incidents = 0
+        self.cur = None
+        self.open_ev = None          # an event still collecting follow-up lines (cudaMallocAsync block)
+        self.open_left = 0
+        self.pending_frames = collections.deque(maxlen=MAX_FRAMES)
+        self.loads = collections.deque(maxlen=4)
+        self.progress_done = False
+        self.successes = 0
+        self.ggml_phase = None
+        self.run_failed = False
+        self.ok_models = set()
+        self.phase = None
+        self.consumed_until = 0
+        self.node_type = None
+        self.node_type_line = 0
+        self.bytes_seen = 0
+        self.tail = b""
+        self._src = None
+        self._lineno = 0
+        self.exception_pending = False   # an `!!! Exception` line waits for its error
+
+    def node_type_line_recent(self, lineno):
+        return self.node_type is not None and lineno - self.node_type_line <= GAP
+
+    # -- input --
+    def feed_stream(self, stream):
+        carry = b""
+        eof = False
+        while not eof:
+            parts, got, fresh = [carry] if carry else [], len(carry), 0
+            while fresh < CHUNK:                   # pipes and sockets hand out short reads: gather a chunk
+                data = stream.read(CHUNK - fresh)
+                if not data:
+                    eof = True
+                    break
+                if isinstance(data, str):
+                    data = data.encode("utf-8", "replace")
+                parts.append(data)
+                got += len(data)
+                fresh += len(data)
+            buf = b"".join(parts)
+            if not buf:
+                break
+            if eof:
+                self._block(buf if buf.endswith(b"\n") else buf + b"\n")
+                break
+            cut = buf.rfind(b"\n")
+            if cut < 0:
+                if len(buf) >= LINE_CAP:           # one enormous line: look at it in pieces
+                    self._block(buf, ends_line=False)
+                    carry = b""
+                else:
+                    carry = buf
+                continue
+            self._block(buf[:cut + 1])
+            carry = buf[cut + 1:]
+            if len(carry) >= LINE_CAP:
+                self._block(carry, ends_line=False)
+                carry = b""
+        self._close()
+
+    def feed_text(self, text: str):
+        self.feed_stream(io.BytesIO(text.encode("utf-8", "replace")))
+
+    def _starts(self, block: bytes) -> list:
+        """Offsets of the lines worth reading: anchor lines, and in the log's head also its startup lines."""
+        return sorted(_line_starts(block, P.HEAD_ANCHORS if self.bytes_seen < HEAD else P.ANCHORS))
+
+    def _block(self, block: bytes, ends_line=True):
+        base = self.lineno
+        pos_counted, line_at = 0, base
+        for start in self._starts(block):
+            end = block.find(b"\n", start)
+            if end < 0:
+                end = len(block)
+            line_at += block.count(b"\n", pos_counted, start)
+            pos_counted = start
+            raw = block[start:min(end, start + LINE_CAP)]
+            if len(raw) > LONG_LINE:
+                raw = _around_anchor(raw)
+            self._src = (block, start)
+            if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
+                self._run_finished()          # the most frequent anchor line: no need to decode it
+                continue
+            segs = [s for s in raw.split(b"\r") if s.strip()]
+            for i, seg in enumerate(segs):
+                more = (lambda n=5, e=end: _following(block, e, n)) if i == len(segs) - 1 else (lambda n=5: [])
+                self._line(line_at + 1, P.clean(seg), more)
+        self.bytes_seen += len(block)
+        self.tail = block[-WINDOW:] if len(block) >= WINDOW else (self.tail + block)[-WINDOW:]
+        if ends_line:
+            self.lineno = base + block.count(b"\n")
+
+    def _window_before(self, block: bytes, start: int) -> bytes:
+        if start >= WINDOW:
+            return block[start - WINDOW:start]
+        return self.tail[len(self.tail) - (WINDOW - start):] + block[:start] if self.tail else block[:start]
+
+    def _run_finished(self):
+        """ComfyUI printed "Prompt executed in": one run is over (successful unless it failed)."""
+        if not self.run_failed:
+            self.successes += 1
+            block, start = self._src
+            if start < WINDOW and self.tail:       # the run began in an earlier chunk
+                block, start = self._window_before(block, start), min(WINDOW, len(self.tail) + start)
+            lo = max(0, start - WINDOW)
+            prev = block.rfind(b"Prompt executed", lo, start)
+            pos = block.find(b"\n", prev) + 1 if prev >= 0 else lo
+            while True:
+                i = block.find(b"Requested to load ", pos, start)
+                if i < 0:
+                    break
+                m = _LOAD_RE.match(block, i, min(start, i + 200))
+                if m:
+                    self.ok_models.add(m.group(1).decode("ascii", "replace"))
+                pos = i + 18
+        self.run_failed = False
+        self._close()
+        self.pending_frames.clear()
+        self.loads.clear()
+        self.progress_done = False
+        self.phase = None
+
+    def _context(self):
+        """Read the log just before this line for what the anchor scan skips: the model ComfyUI was loading,
+        sampling progress, a VAE decode, llama.cpp buffer sizes, vLLM's budget, startup facts. Only this run's
+        part counts."""
+        raw = self._window_before(*self._src) if self._src else b""
+        cut = raw.rfind(b"Prompt executed")
+        if cut >= 0:
+            raw = raw[raw.find(b"\n", cut) + 1:]
+        if not raw:
+            return
+        self.loads.clear()
+        self.phase = None
+        pos = 0
+        while True:                                  # every load of this run (for "ran fine before")
+            i = raw.find(b"Requested to load ", pos)
+            if i < 0:
+                break
+            e = raw.find(b"\n", i)
+            m = re.match(rb"Requested to load (\w+)", raw[i:e if e >= 0 else len(raw)])
+            if m:
+                self.loads.append(m.group(1).decode("ascii", "replace"))
+            pos = i + 18
+        last = self.loads[-1] if self.loads else None
+        load_at = raw.rfind(b"Requested to load ")
+        prog_at = raw.rfind(b"%|")
+        if last:
+            self.phase = ("load", last)
+        if prog_at > load_at:
+            done = raw.rfind(b"100%|") >= prog_at - 4
+            self.phase = ("done" if done else "progress", last)
+            self.progress_done = done
+        if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
+            self.phase = ("decode", None)
+        for st in sorted(_line_starts(raw, P.WINDOW_KEYS)):
+            e = raw.find(b"\n", st)
+            facts_mod.apply(self, 0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
+
+    # -- one interesting line --
+    def _line(self, lineno, text, more=lambda n=5: []):
+        self._lineno = lineno
+        if self.open_ev is not None:
+            if P.add_async_fields(self.open_ev, text):
+                if self.open_ev.get("complete") and not self.open_ev.get("_await_limit"):
+                    self._place(self.open_ev, self.open_ev["_line"])
+                    self.open_ev = None
+                return
+            self.open_left -= 1
+            if self.open_left <= 0 or P.recognise(text):
+                self._place(self.open_ev, self.open_ev["_line"])
+                self.open_ev = None
+        if self.cur is not None and lineno - self.cur.last_line > GAP:
+            self._close()
+        facts_mod.apply(self, lineno, text)
+        if lineno <= self.consumed_until:
+            return
+        ev = P.recognise(text)
+        if (ev is None or not ev.get("complete")) and _WRAPPABLE.search(text):
+            # a message wrapped over several lines (pasted logs, narrow terminals): join and look again
+            following = more()
+            for k in range(1, len(following) + 1):
+                joined = text.rstrip() + " " + " ".join(x.strip() for x in following[:k])
+                ev2 = P.recognise(joined)
+                if ev2 and ev2.get("complete") and (ev is None or P.PRIORITY.get(ev2["kind"], 0) >= P.PRIORITY.get(ev["kind"], 0)):
+                    ev, text = ev2, joined
+                    self.consumed_until = lineno + k
+                    break
+        if ev is None:
+            return
+        ev["text"] = text.strip()[:400]
+        ev["_line"] = lineno
+        if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):
+            # the numbers follow on the next lines: read them now
+            following = more(8)
+            for k, nxt in enumerate(following, 1):
+                if P.add_async_fields(ev, nxt):
+                    self.consumed_until = lineno + k
+                if ev.get("complete") and not ev.get("_await_limit"):
+                    break
+            if not ev.get("complete"):
+                self.open_ev, self.open_left = ev, 8
+                return
+        self._place(ev, lineno)
+
+    # -- grouping lines into incidents --
+    def _place(self, ev, lineno):
+        cur = self.cur
+        if cur is not None:
+            prim = cur.primary
+            same_numbers = ev["kind"] == prim["kind"] and ev.get("numbers") == prim.get("numbers")
+            different_failure = (ev.get("complete") and P.PRIORITY.get(ev["kind"], 0) >= 9 and prim.get("complete")
+                                 and P.PRIORITY.get(prim["kind"], 0) >= 9 and not same_numbers and not prim.get("recoverable"))
+            # two programs writing into one log (interleaved): a failure from another runtime is its own event
+            other_runtime = (_family(ev["kind"]) != _family(prim["kind"]) and P.PRIORITY.get(ev["kind"], 0) >= 6
+                             and P.PRIORITY.get(prim["kind"], 0) >= 6)
+            different_failure = different_failure or other_runtime
+            if different_failure:
+                self._close()
+                cur = None
+        if not ev.get("recoverable"):
+            self.run_failed = True
+        if cur is None:
+            self._context()
+            self.cur = Incident(ev, lineno, self)
+            self.n_incidents += 1
+            if self.exception_pending:
+                self.cur.has_exception_block = True
+                self.exception_pending = False
+            return
+        if len(cur.events) < MAX_EVENT_LINES:      # a log repeating one error forever stays bounded
+            cur.events.append(ev)
+        cur.last_line = lineno
+        if len(cur.lines) < 50:
+            cur.lines.append(lineno)
+            cur.texts.append(ev["text"])
+        if ev["kind"] == "ollama.runner" and ev.get("inner"):
+            cur.inner.append(ev["inner"])
+        if not ev.get("recoverable"):
+            cur.recoverable_only = False
+        if self.exception_pending:
+            cur.has_exception_block = True
+            self.exception_pending = False
+        better = P.PRIORITY.get(ev["kind"], 0) > P.PRIORITY.get(cur.primary["kind"], 0)
+        richer = ev["kind"] == cur.primary["kind"] and len(ev.get("numbers") or {}) > len(cur.primary.get("numbers") or {})
+        if better or richer:
+            cur.primary = ev
+
+    def _close(self):
+        if self.open_ev is not None:
+            ev, self.open_ev = self.open_ev, None
+            self._place(ev, ev["_line"])
+        if self.cur is not None:
+            self.incidents.append(self.cur)
+            self.cur = None
+
