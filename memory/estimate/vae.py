@@ -9,14 +9,17 @@
   the spatial compression, all frames at once);
 - VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
 
-Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL and Wan 2.1
-coefficients are traced (bench_estimate.py FIT rows); the other video VAEs use ComfyUI's own heuristic."""
+Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1 and Wan 2.2
+decode coefficients and the KL encode are traced (bench_estimate.py FIT rows); the other video VAEs (and every
+encode but KL) use ComfyUI's own heuristic, labelled as such."""
 from . import spec
 from .phases import dtype_bytes
 
 KL_DECODE = 642  # elements per output pixel at the KL decoder's peak (traced 648 incl. the fp32 output), fit: sd1 512 decode
-KL_ENCODE = 203  # elements per input pixel at the KL encoder's peak, fit: sd1 512 encode
+KL_ENCODE = 381  # elements per input pixel at the KL encoder's peak, fit: sd1 512 encode
 WAN_DECODE = 4290  # elements per output pixel of one 4-frame chunk (causal caches), fit: wan21 832x480x33 decode
+WAN_DECODE_ONE = 1631  # a one-latent-frame decode (an image: Qwen-Image's VAE), fit: wan21 1024x1024x1 decode
+WAN22_DECODE = 4355  # Wan 2.2 VAE (48 ch, 16x), per output pixel, fit: wan22 1280x704x41 decode
 WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 
 
@@ -53,7 +56,9 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16") -> int:
     if kind == "kl":
         return int(KL_DECODE * hw * b + 3 * hw * 4)
     if kind == "wan21":
-        return int(WAN_DECODE * hw * b + WAN_FRAME * frames * hw * b)
+        return int((WAN_DECODE if lat_t > 1 else WAN_DECODE_ONE) * hw * b + WAN_FRAME * frames * hw * b)
+    if kind == "wan22":
+        return int(WAN22_DECODE * hw * b + WAN_FRAME * frames * hw * b)
     one = [1] + list(latent_shape)[1:]
     return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
 
