@@ -1,4 +1,5 @@
-"""The guides: data files that parse, cover every cause on every runtime, carry the floor's commands,
+"""The guides and the rules table: guides parse, every cause has its own guide on every runtime (never the
+generic checklist), every rule row names a known cause; guides carry the floor's commands,
 set both allocator variable names, and never recommend expandable segments where PyTorch ignores them."""
 import re
 
@@ -32,11 +33,49 @@ def test_every_guide_parses_with_front_matter_and_labelled_commands():
             assert c["label"] and c["text"].strip(), (gid, c)
 
 
+PLATFORMS = [{"os": "linux", "backend": "cuda", "allocator": "native", "expandable_segments": True},
+             {"os": "windows", "backend": "cuda", "allocator": "cudaMallocAsync", "expandable_segments": False},
+             {"os": "darwin", "backend": "mps", "allocator": None, "expandable_segments": False},
+             {"os": "linux", "backend": "rocm", "allocator": "native", "expandable_segments": False},
+             {}]
+
+
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("cause", CAUSES)
-def test_every_cause_has_a_guide_on_every_runtime(cause, runtime):
-    g = guides.select(cause, runtime, {"os": "linux", "backend": "cuda", "allocator": "native", "expandable_segments": True})
-    assert g and g["markdown"] and (cause in g["causes"] or g["id"] == "other")
+def test_every_cause_has_its_own_guide_on_every_runtime(cause, runtime):
+    # the generic checklist (`other`) is the guide of the cause "other" only, never a silent fallback
+    for env in PLATFORMS:
+        g = guides.select(cause, runtime, env)
+        assert g and g["markdown"].strip(), (cause, runtime, env)
+        assert cause in g["causes"], (cause, runtime, env, g["id"])
+        if cause != "other":
+            assert g["id"] != "other", (cause, runtime, env)
+
+
+def test_the_generic_guide_is_for_other_only():
+    assert ALL["other"]["causes"] == ["other"]
+
+
+def test_every_rule_names_a_known_cause_and_every_cause_has_rules():
+    from gpu_garden.memory.triage import rules
+    assert rules.CAUSES is CAUSES
+    for r in rules.RULES:
+        assert r.cause in CAUSES or r.cause == rules.LEADER, r
+        assert r.weight > 0 and callable(r.when), r
+        assert callable(r.evidence) or (isinstance(r.evidence, str) and r.evidence.strip()), r
+    fallbacks = [i for i, r in enumerate(rules.RULES) if r.cause == rules.LEADER]
+    # grouped by cause, in CAUSES order, then the fallbacks
+    body = rules.RULES[:fallbacks[0]]
+    order = [CAUSES.index(r.cause) for r in body]
+    assert order == sorted(order), "rows are grouped by cause in CAUSES order"
+    assert {r.cause for r in body} == set(CAUSES), "every cause has at least one row"
+    # a `first` group is a run of adjacent rows of one cause
+    groups = {}
+    for i, r in enumerate(rules.RULES):
+        if r.first:
+            groups.setdefault((r.cause, r.first), []).append(i)
+    for key, idx in groups.items():
+        assert idx == list(range(idx[0], idx[-1] + 1)), key
 
 
 def test_both_allocator_variable_names_whenever_one_is_set():
