@@ -1,25 +1,22 @@
 """VRAM Budget: a passthrough that records where memory is at the point of the graph where it runs,
 shows it (the node's live bar in web/budget.js), and hands the numbers to downstream nodes.
 
-Like any node it runs again only when something upstream changed; between runs its bar stays live
-through the "gpu_garden.budget" websocket event (nodes/budget_routes.py)."""
+It runs on every queue (fingerprint_inputs is always new), so a downstream verdict never reads a cached
+snapshot; between runs its bar stays live through the "gpu_garden.budget" websocket event
+(nodes/budget_routes.py)."""
+import itertools
+import time
+
 from comfy_api.latest import io
 
 from ..memory.budget import probe
 from .budget_routes import current_snapshot
+from .host_models import compute_device_name
 
 CATEGORY = "GPU Garden"
 BUDGET_TYPE = "GPU_GARDEN_BUDGET"
 Budget = io.Custom(BUDGET_TYPE)
-
-
-def compute_device() -> str | None:
-    try:
-        import comfy.model_management as mm
-
-        return str(mm.get_torch_device())
-    except Exception:
-        return None
+_runs = itertools.count()
 
 
 class GPUGardenVRAMBudget(io.ComfyNode):
@@ -44,10 +41,15 @@ class GPUGardenVRAMBudget(io.ComfyNode):
         )
 
     @classmethod
+    def fingerprint_inputs(cls, value=None):
+        # memory moves between queues even when nothing upstream did: never reuse a cached run
+        return (time.time_ns(), next(_runs))
+
+    @classmethod
     def execute(cls, value=None) -> io.NodeOutput:
         snap = current_snapshot()
         snap["recorded"] = True  # a run's record, as opposed to the live pushes
-        free = probe.free_bytes(snap, compute_device())
+        free = probe.free_bytes(snap, compute_device_name())
         return io.NodeOutput(value, free, snap, ui={"gpu_garden_budget": [snap]})
 
 

@@ -5,18 +5,21 @@ Browsers are the sockets that opened with the frontend's feature_flags message o
 API scripts on the websocket get none of this traffic.
 
 Rate: each page may ask for a slower or faster push with POST /gpu_garden/budget/interval
-{"client_id", "ms"}; the server pushes at the fastest rate any connected page asked for, 1 s for a page
+{"client_id", "ms"} (client_id: a websocket connected now, else 404); the server pushes at the fastest rate any connected page asked for, 1 s for a page
 that asked for nothing, clamped to [MIN_MS, MAX_MS]. Pages also throttle their own rendering.
 """
 import asyncio
 import logging
 
 from ..memory.budget import probe
+from . import health
 
 log = logging.getLogger("gpu_garden")
 
 EVENT = "gpu_garden.budget"
 DEFAULT_MS, MIN_MS, MAX_MS = 1000, 250, 60000
+ERROR_PAUSE_S = 5
+FEATURE = health.register("budget.push", check=lambda f: _check(f))
 
 _state = {"task": None, "intervals": {}, "pushed": 0}
 
@@ -57,31 +60,78 @@ async def _sample(loop):
     return await loop.run_in_executor(None, current_snapshot)
 
 
+async def push_once(server, loop) -> bool:
+    """One round: forget sockets that left, wait the interval, push one snapshot to every browser."""
+    for sid in list(_state["intervals"]):
+        if sid not in server.sockets:
+            _state["intervals"].pop(sid, None)
+    await asyncio.sleep(push_interval_ms(browser_sids(server)) / 1000)
+    targets = browser_sids(server)
+    if not targets:
+        return False
+    snap = await _sample(loop)
+    for sid in targets:
+        await server.send_json(EVENT, snap, sid)
+    _state["pushed"] += 1
+    return True
+
+
 async def push_loop(server):
+    """Runs for the server's life: an error in any round (sampling, a socket, a changed host) is logged,
+    shown on /gpu_garden/health, and the loop goes on after a pause."""
     loop = asyncio.get_running_loop()
+    FEATURE.ok()
     while True:
-        for sid in list(_state["intervals"]):
-            if sid not in server.sockets:
-                _state["intervals"].pop(sid, None)
-        await asyncio.sleep(push_interval_ms(browser_sids(server)) / 1000)
-        targets = browser_sids(server)
-        if not targets:
-            continue
         try:
-            snap = await _sample(loop)
-            for sid in targets:
-                await server.send_json(EVENT, snap, sid)
-            _state["pushed"] += 1
+            if await push_once(server, loop):
+                FEATURE.ok()
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("[GPU Garden] budget push failed")
-            await asyncio.sleep(5)
+        except Exception as exc:
+            FEATURE.fail(exc)
+            log.exception("[GPU Garden] budget push failed; retrying in %ss", ERROR_PAUSE_S)
+            await asyncio.sleep(ERROR_PAUSE_S)
+
+
+def _restart_if_died(task) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if exc is not None:  # only a BaseException escapes push_loop; start over rather than stop pushing for good
+        FEATURE.fail(exc)
+        _state["task"] = None
+        server = _state.get("server")
+        if server is not None:
+            server.loop.call_later(ERROR_PAUSE_S, _start, server)
 
 
 def _start(server):
     if _state["task"] is None or _state["task"].done():
+        _state["server"] = server
         _state["task"] = server.loop.create_task(push_loop(server))
+        _state["task"].add_done_callback(_restart_if_died)
+
+
+def _check(feature) -> None:
+    task = _state["task"]
+    if task is None or task.done():
+        feature.uninstalled("budget push loop not running")
+
+
+def parse_interval(body, connected) -> tuple[str | None, int]:
+    """(client_id, ms) from the interval POST; ValueError with the reason for bad input, LookupError for an
+    id with no open socket. Only a socket connected now may set its rate, so the table never grows past
+    the open sockets. An empty client_id (a page whose socket has not said its id yet) stores nothing."""
+    if not isinstance(body, dict):
+        raise ValueError('expected JSON {"client_id": str, "ms": int}')
+    client_id, ms = body.get("client_id") or None, body.get("ms")
+    if client_id is not None and (not isinstance(client_id, str) or len(client_id) > 128):
+        raise ValueError("client_id must be the id of this page's websocket")
+    if isinstance(ms, bool) or not isinstance(ms, (int, float)) or ms != ms:
+        raise ValueError("ms must be a number of milliseconds")
+    if client_id is not None and client_id not in connected:
+        raise LookupError(f"no websocket connected with client_id {client_id!r}")
+    return client_id, int(max(MIN_MS, min(MAX_MS, ms)))
 
 
 def setup():
@@ -102,13 +152,12 @@ def setup():
     @routes.post("/gpu_garden/budget/interval")
     async def set_interval(request):
         try:
-            body = await request.json()
-            ms = int(body["ms"])
-            client_id = str(body.get("client_id") or "")
-        except Exception:
-            return web.json_response({"error": 'expected JSON {"client_id": str, "ms": int}'}, status=400)
-        ms = max(MIN_MS, min(MAX_MS, ms))
-        if client_id:
+            client_id, ms = parse_interval(await request.json(), server.sockets)
+        except LookupError as exc:
+            return web.json_response({"error": str(exc)}, status=404)
+        except ValueError as exc:  # also a body that is not JSON
+            return web.json_response({"error": str(exc) or 'expected JSON {"client_id": str, "ms": int}'}, status=400)
+        if client_id is not None:
             _state["intervals"][client_id] = ms
         return web.json_response({"ms": ms, "push_ms": push_interval_ms(browser_sids(server)), "event": EVENT})
 

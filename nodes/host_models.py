@@ -1,5 +1,60 @@
-"""What ComfyUI's model management says is loaded, as plain data for the core (memory/)."""
-import comfy.model_management as mm
+"""What the host is and what ComfyUI's model management holds, as plain data for the core (memory/).
+
+The one place in nodes/ that asks ComfyUI for its compute device, names the platform, and enumerates
+loaded models; every node, route and hook uses these. comfy is imported lazily, so the module loads
+(and unit tests run) without a host."""
+import sys
+
+
+def _mm():
+    import comfy.model_management as mm
+
+    return mm
+
+
+# -- the host ---------------------------------------------------------------------------------------
+def compute_device():
+    """ComfyUI's compute device (a torch.device), or None where model management cannot say."""
+    try:
+        return _mm().get_torch_device()
+    except Exception:
+        return None
+
+
+def compute_device_name() -> str | None:
+    """"cuda:0", "cpu", "mps" ... as the probe names devices; None when unknown."""
+    dev = compute_device()
+    return None if dev is None else str(dev)
+
+
+def compute_backend() -> str | None:
+    """The compute device's backend as the core spells it: cuda, rocm (a HIP build of torch), mps, xpu,
+    cpu, or the device type itself; None when unknown (callers pick their own default)."""
+    dev = compute_device()
+    if dev is None:
+        return None
+    kind = getattr(dev, "type", None) or str(dev).split(":")[0]
+    if kind == "cuda":
+        try:
+            import torch
+
+            if getattr(torch.version, "hip", None):
+                return "rocm"
+        except Exception:
+            pass
+    return kind
+
+
+def platform_name(platform: str | None = None) -> str:
+    """windows / darwin / linux (what the core's rules and reserves key on)."""
+    p = platform or sys.platform
+    return "windows" if p.startswith("win") else "darwin" if p == "darwin" else "linux"
+
+
+# -- loaded models ----------------------------------------------------------------------------------
+def entries() -> list:
+    """ComfyUI's LoadedModel entries that still hold a patcher (a copy of the list: safe to iterate)."""
+    return [lm for lm in list(_mm().current_loaded_models) if getattr(lm, "model", None) is not None]
 
 
 def model_name(patcher) -> str:
@@ -11,32 +66,34 @@ def model_name(patcher) -> str:
     return name
 
 
-def loaded_models() -> list[dict]:
-    """One entry per model ComfyUI holds: name, device, bytes loaded there, whether partially loaded."""
+def describe(lm) -> dict:
+    """One LoadedModel as data: name, device, bytes loaded there and in all, flags, and `key` (the
+    patcher's identity within this process, for before/after comparisons)."""
+    patcher = lm.model
+    try:
+        total = int(lm.model_memory())
+        loaded = int(lm.model_loaded_memory())
+    except Exception:
+        total = loaded = 0
+    return {
+        "key": str(id(patcher)),
+        "name": model_name(patcher),
+        "device": str(lm.device),
+        "bytes": loaded,
+        "total_bytes": total,
+        "partial": 0 < loaded < total,
+        "is_text_encoder": bool(getattr(patcher, "is_clip", False)),
+        "currently_used": bool(getattr(lm, "currently_used", False)),
+    }
+
+
+def loaded_models(with_key: bool = False) -> list[dict]:
+    """One entry per model ComfyUI holds (describe()); `key` only when asked (it means nothing outside
+    this process, so reports and pushes leave it out)."""
     out = []
-    for lm in list(mm.current_loaded_models):
-        patcher = lm.model
-        if patcher is None:
-            continue
-        try:
-            total = int(lm.model_memory())
-            loaded = int(lm.model_loaded_memory())
-        except Exception:
-            total = loaded = 0
-        out.append({
-            "name": model_name(patcher),
-            "device": str(lm.device),
-            "bytes": loaded,
-            "total_bytes": total,
-            "partial": 0 < loaded < total,
-            "is_text_encoder": bool(getattr(patcher, "is_clip", False)),
-            "currently_used": bool(getattr(lm, "currently_used", False)),
-        })
+    for lm in entries():
+        d = describe(lm)
+        if not with_key:
+            d.pop("key")
+        out.append(d)
     return out
-
-
-def models_by_device() -> dict[str, list[dict]]:
-    by = {}
-    for m in loaded_models():
-        by.setdefault(m["device"], []).append(m)
-    return by

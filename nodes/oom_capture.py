@@ -1,333 +1,185 @@
 """Catches an out-of-memory failure of a queued run, records what memory looked like at that moment,
-triages it with the core and pushes one "gpu_garden.oom" event to the browser that queued the run.
+triages it with the core (oom_build.py) and pushes one "gpu_garden.oom" event to the browser that queued
+the run; GET /gpu_garden/oom/reports serves the stored ones (oom_store.py).
 
-Three thin wrappers, installed once and removable (uninstall()), each calling the original first or
-around it so ComfyUI behaves exactly as before, API clients included:
+Four thin wrappers, each calling the original first or around it so ComfyUI behaves exactly as before:
 - execution.execute (runs one node): remembers which node is running and, when it fails with what the
-  triage core calls an OOM, builds the report;
+  triage core calls an OOM, builds the report. Its arguments are read by ComfyUI's known parameter
+  order (EXECUTE_PARAMS) unless inspect.unwrap(original) names them, so a foreign `(*args, **kwargs)`
+  wrapper installed before ours (custom nodes load in filesystem order) does not lose the report;
 - comfy.model_management.unload_all_models: when ComfyUI is about to unload everything because an OOM
   is being handled inside a node, takes the snapshot first, so the report shows the models that were
-  resident when the allocation failed, not the empty device left after the cleanup;
+  resident when the allocation failed;
 - PromptExecutor.handle_execution_error: after ComfyUI has sent its own execution_error, stores the
-  report and sends it to the same client (sid = the prompt's client_id; nothing is broadcast).
+  report and sends it to the same client (sid = the prompt's client_id; nothing is broadcast);
+- PromptExecutor.execute_async (one prompt): before it, re-installs any of these hooks that something
+  removed (ComfyUI's hook breaker, hook_breaker_ac10a0.py, restores the functions it lists after custom
+  nodes load and after prompts); after it, publishes any report still pending (a report is never lost
+  because handle_execution_error was not reached or was not ours). A prompt-server on_prompt handler
+  re-checks too, should execute_async itself be restored.
+
+Ownership is an identity registry (_hooks: our wrapper objects), never an attribute (functools.wraps
+copies __dict__ into a foreign wrapper). Each hook is a feature on GET /gpu_garden/health.
 """
 import contextvars
 import inspect
 import logging
 import os
 import sys
-import time
-import uuid
+import threading
 
-from . import oom_report
+from . import health, oom_build, oom_store
 
 log = logging.getLogger("gpu_garden")
 
 EVENT = "gpu_garden.oom"
 ROUTE = "/gpu_garden/oom/reports"
+MAX_REPORTS = oom_store.MAX_REPORTS
+# execution.execute's parameters in ComfyUI 0.3.4x-0.8.x (server ... ui_outputs); only the first seven matter here.
+EXECUTE_PARAMS = ("server", "dynprompt", "caches", "current_item", "extra_data", "executed", "prompt_id",
+                  "execution_list", "pending_subgraph_results", "pending_async_nodes", "ui_outputs")
+HOOK_NAMES = ("execute", "unload_all_models", "handle_execution_error", "execute_async")
 
-_core = None  # the triage module once imported; False if it failed to import
-_core_missing = None
-
-
-def _triage():
-    """The triage core, imported at the first failure rather than at ComfyUI's start (its pattern tables cost
-    tens of ms to compile). Capture still records and serves reports without it."""
-    global _core, _core_missing
-    if _core is None:
-        try:
-            from ..memory.triage import engine as core
-        except Exception as exc:  # noqa: BLE001 - a broken core must not stop the capture
-            _core, _core_missing = False, f"{type(exc).__name__}: {exc}"
-        else:
-            _core = core
-    return _core or None
-
-_session_ooms: list[dict] = []  # this process's earlier OOMs (raw numbers), for the triage core's leak check
 _running = contextvars.ContextVar("gpu_garden_oom_node", default=None)
-_pending: dict[str, dict] = {}  # prompt_id -> report waiting for handle_execution_error
-_installed: dict[str, tuple] = {}  # name -> (owner, attribute, original)
-_store = None
+_pending: dict[str, tuple] = {}  # prompt_id -> (report, server) waiting for handle_execution_error
+_pending_lock = threading.Lock()
+_hooks: dict[str, dict] = {}  # name -> {"owner", "attr", "factory", "wrappers": {wrapper: original}}
+_active = {"on": False}
 _route_added = False
+_store_path = None
+STORE_FEATURE = health.register("oom_capture.store")
+
+# Kept at their old paths for callers and tests.
+is_oom, capture_state, build_report, log_excerpt = (oom_build.is_oom, oom_build.capture_state,
+                                                    oom_build.build_report, oom_build.log_excerpt)
 
 
-# -- recognising an OOM ----------------------------------------------------------------------------
-def short_type_name(exc_type_name: str) -> str:
-    return exc_type_name[len("builtins."):] if exc_type_name.startswith("builtins.") else exc_type_name
-
-
-def full_type_name(exc: BaseException) -> str:
-    t = type(exc)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-
-
-_FALLBACK_MARKERS = ("out of memory", "can't allocate memory", "not enough memory", "alloc_failed",
-                     "would exceed allowed memory", "failed to allocate")
-
-
-def is_oom(exc: BaseException) -> bool:
-    name, message = full_type_name(exc), str(exc)
-    core = _triage()
-    if core is not None and hasattr(core, "is_oom_error"):
-        try:
-            return bool(core.is_oom_error(name, message))
-        except Exception:
-            log.exception("[GPU Garden] triage.is_oom_error failed")
-    low = message.lower()
-    return name.endswith("OutOfMemoryError") or name == "MemoryError" or any(m in low for m in _FALLBACK_MARKERS)
-
-
-# -- what the host knows at the moment of failure ---------------------------------------------------
-def _host_backend() -> str:
-    try:
-        import torch
-        import comfy.model_management as mm
-        dev = mm.get_torch_device()
-        kind = getattr(dev, "type", str(dev))
-        if kind == "cuda" and getattr(torch.version, "hip", None):
-            return "rocm"
-        return kind if kind in ("cuda", "mps", "xpu", "cpu") else str(kind)
-    except Exception:
-        return "cpu"
-
-
-def _platform() -> str:
-    return "windows" if sys.platform.startswith("win") else "darwin" if sys.platform == "darwin" else "linux"
-
-
-def _cuda_malloc_async(backend: str) -> bool:
-    """ComfyUI turns cudaMallocAsync on through the env var before torch starts (cuda_malloc.py), even
-    under --cpu; it matters only where CUDA allocates, and torch knows for sure once CUDA is up."""
-    if backend != "cuda":
-        return False
-    try:
-        import torch
-        if torch.cuda.is_initialized():
-            return torch.cuda.get_allocator_backend() == "cudaMallocAsync"
-    except Exception:
-        pass
-    conf = os.environ.get("PYTORCH_ALLOC_CONF", "") + "," + os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
-    return "cudaMallocAsync" in conf
-
-
-def _loaded_models() -> list:
-    try:
-        from . import host_models
-        return host_models.loaded_models()
-    except Exception as exc:
-        log.debug("[GPU Garden] loaded models unavailable: %s", exc)
-        return []
-
-
-def _model_family() -> str | None:
-    try:
-        import comfy.model_management as mm
-        best = None
-        for lm in list(mm.current_loaded_models):
-            model = getattr(lm.model, "model", None) if lm.model is not None else None
-            cfg = getattr(model, "model_config", None)
-            if cfg is not None and (best is None or getattr(lm, "currently_used", False)):
-                best = type(cfg).__name__
-        return oom_report.family_of(best)
-    except Exception:
-        return None
-
-
-def _display_name(class_type) -> str | None:
-    try:
-        import nodes
-        return nodes.NODE_DISPLAY_NAME_MAPPINGS.get(class_type)
-    except Exception:
-        return None
-
-
-def _snapshot(models: list) -> tuple[dict | None, str | None]:
-    try:
-        from ..memory.budget import probe
-    except Exception as exc:
-        return None, f"budget probe unavailable ({type(exc).__name__})"
-    try:
-        return probe.snapshot(models=models), None
-    except Exception as exc:
-        log.exception("[GPU Garden] probe.snapshot failed during OOM capture")
-        return None, f"budget probe failed: {type(exc).__name__}: {exc}"
-
-
-def capture_state(when: str) -> dict:
-    models = _loaded_models()
-    snap, note = _snapshot(models)
-    return {"when": when, "sampled_at": time.time(), "loaded_models": models, "snapshot": snap,
-            "snapshot_note": note, "model_family": _model_family()}
-
-
-def _latent(node_ctx: dict) -> dict | None:
-    """The LATENT the failing node received (its real shape), else the size set upstream in the prompt."""
-    dynprompt, caches, node_id = node_ctx.get("dynprompt"), node_ctx.get("caches"), node_ctx.get("node_id")
-    try:
-        inputs = dynprompt.get_node(node_id).get("inputs", {})
-        for value in inputs.values():
-            if not (isinstance(value, list) and len(value) == 2):
-                continue
-            entry = caches.outputs.get(value[0])
-            outputs = getattr(entry, "outputs", None)
-            if not outputs or value[1] >= len(outputs):
-                continue
-            for item in outputs[value[1]] or []:
-                samples = item.get("samples") if isinstance(item, dict) else None
-                if samples is not None and hasattr(samples, "shape"):
-                    lat = oom_report.latent_from_samples(list(samples.shape))
-                    if lat:
-                        return lat
-    except Exception:
-        pass
-    try:
-        return oom_report.latent_from_prompt(dynprompt.original_prompt, node_id)
-    except Exception:
-        return None
-
-
-# -- the report ---------------------------------------------------------------------------------
-def log_excerpt(exc_type: str, message: str) -> str:
-    """The failure as ComfyUI's own log prints it (execution.py), so triage knows the runtime is ComfyUI."""
-    return (f"!!! Exception during processing !!! {message}\nTraceback (most recent call last):\n"
-            f"{short_type_name(exc_type)}: {message}")
-
-
-def _triage_report(text: str, context: dict) -> dict | None:
-    core = _triage()
-    if core is None:
-        return None
-    try:
-        return core.triage_text(text, context)
-    except Exception:
-        log.exception("[GPU Garden] triage_text failed on an OOM")
-        return None
-
-
-def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
-    prompt = getattr(node_ctx.get("dynprompt"), "original_prompt", None) or {}
-    node_id = str(node_ctx.get("node_id"))
-    class_type = (prompt.get(node_id) or {}).get("class_type")
-    if class_type is None:
-        try:
-            class_type = node_ctx["dynprompt"].get_node(node_id).get("class_type")
-        except Exception:
-            pass
-    extra = node_ctx.get("extra_data") or {}
-    node = oom_report.node_info(node_id, class_type, extra.get("extra_pnginfo"), _display_name(class_type))
-    exc_type, message = full_type_name(exc), str(exc)
-    backend = _host_backend()
-    latent = _latent(node_ctx)
-    session = list(_session_ooms)
-    context = {"node_type": class_type, "node_title": node["title"], "platform": _platform(), "backend": backend,
-               "cuda_malloc_async": _cuda_malloc_async(backend), "snapshot": state.get("snapshot"),
-               "loaded_models": state.get("loaded_models"), "latent": latent, "model_family": state.get("model_family"),
-               "previous_ooms": session}
-    tri = _triage_report(log_excerpt(exc_type, message), context)
-    event = (tri or {}).get("events", [None])[-1] if (tri or {}).get("events") else None
-    event = event or {}
-    _session_ooms[:] = (session + [{"numbers": event.get("numbers") or {}, "kind": event.get("kind"),
-                                    "node_type": class_type}])[-20:]
-    causes = event.get("causes") or []
-    cause = (tri or {}).get("cause") or (causes[0]["id"] if causes else None)
-    guide = event.get("guide")
-    device = oom_report.matching_device(state.get("snapshot"), event.get("device_kind"), event.get("device_index"))
-    numbers = oom_report.bar_numbers(event.get("numbers"), device, event.get("device_kind"))
-    return {
-        "id": uuid.uuid4().hex, "version": 1, "timestamp": time.time(), "prompt_id": node_ctx.get("prompt_id"),
-        "node": node, "exception_type": exc_type, "message": message,
-        "runtime": event.get("runtime"), "device_kind": event.get("device_kind"),
-        "cause": cause, "causes": causes, "guide": guide, "numbers": numbers,
-        "actions": oom_report.swap_actions(node, cause, guide),
-        "latent": latent, "model_family": state.get("model_family"),
-        "loaded_models": state.get("loaded_models"), "snapshot": state.get("snapshot"),
-        "captured": state.get("when"), "notes": [n for n in (state.get("snapshot_note"),
-                                                          None if _triage() else f"triage core unavailable ({_core_missing})") if n],
-        "host": {"platform": context["platform"], "backend": backend, "cuda_malloc_async": context["cuda_malloc_async"]},
-        "session_history": session,  # what triage was told of this process's earlier OOMs (its leak evidence)
-    }
-
-
+# -- publishing ------------------------------------------------------------------------------------
 def store():
-    global _store
-    if _store is None:
+    global _store_path
+    if _store_path is None:
         import folder_paths
-        _store = oom_report.ReportStore(os.path.join(folder_paths.get_user_directory(), "gpu_garden", "oom_reports.jsonl"))
-    return _store
+        _store_path = os.path.join(folder_paths.get_user_directory(), "gpu_garden", "oom_reports.jsonl")
+    return oom_store.store_at(_store_path)
 
 
 def publish(report: dict, server, sid) -> None:
+    """Store (bounded) and send to `sid` only; a failure to store still sends, and the reverse."""
+    report = oom_store.bound_report(report)
     try:
         store().add(report)
-    except Exception:
+        STORE_FEATURE.ok()
+    except Exception as exc:
+        STORE_FEATURE.fail(exc)
         log.exception("[GPU Garden] could not store the OOM report")
     if sid is not None and server is not None:
-        server.send_sync(EVENT, report, sid)  # only the browser that queued the run; API clients read the route
-    log.warning("[GPU Garden] OOM in %s #%s: cause %s (report %s)", report["node"].get("type"), report["node"].get("id"),
-                report.get("cause"), report["id"])
+        try:
+            server.send_sync(EVENT, report, sid)  # only the browser that queued the run; API clients read the route
+        except Exception:
+            log.exception("[GPU Garden] could not send the OOM report")
+    node = report.get("node") or {}
+    log.warning("[GPU Garden] OOM in %s #%s: cause %s (report %s)", node.get("type"), node.get("id"),
+                report.get("cause"), report.get("id"))
+
+
+def _client_of(server):
+    return getattr(server, "client_id", None)
+
+
+def flush_pending(prompt_id=None) -> None:
+    """Publish what is still waiting (for one prompt, or all)."""
+    with _pending_lock:
+        keys = [k for k in _pending if prompt_id is None or k == str(prompt_id)]
+        items = [_pending.pop(k) for k in keys]
+    for report, server in items:
+        publish(report, server, _client_of(server))
+
+
+# -- binding execute's arguments ---------------------------------------------------------------------
+def execute_param_names(fn) -> tuple:
+    """Parameter names to bind execute's positional arguments to: those of the innermost function
+    (inspect.unwrap) when they name the node, else ComfyUI's known order."""
+    try:
+        params = inspect.signature(inspect.unwrap(fn)).parameters.values()
+        names = tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    except (TypeError, ValueError):
+        names = ()
+    return names if {"dynprompt", "current_item"} <= set(names) else EXECUTE_PARAMS
+
+
+def bind_execute(names: tuple, args: tuple, kwargs: dict) -> dict:
+    b = dict(zip(names, args))
+    b.update(kwargs)
+    if not hasattr(b.get("dynprompt"), "get_node") and len(args) >= 4:  # names wrong for this call: known order
+        b = dict(zip(EXECUTE_PARAMS, args))
+        b.update(kwargs)
+    return {"server": b.get("server"), "dynprompt": b.get("dynprompt"), "caches": b.get("caches"),
+            "node_id": b.get("current_item"), "extra_data": b.get("extra_data"), "prompt_id": b.get("prompt_id"),
+            "pre": None}
 
 
 # -- the wrappers ---------------------------------------------------------------------------------
 def _wrap_execute(original):
-    try:
-        sig = inspect.signature(original)
-    except (TypeError, ValueError):
-        sig = None
+    names = execute_param_names(original)
 
     async def execute(*args, **kwargs):
+        outer = _running.get()
         ctx = None
-        if sig is not None:
+        if _active["on"]:
             try:
-                b = sig.bind_partial(*args, **kwargs).arguments
-                ctx = {"server": b.get("server"), "dynprompt": b.get("dynprompt"), "caches": b.get("caches"),
-                       "node_id": b.get("current_item"), "extra_data": b.get("extra_data"),
-                       "prompt_id": b.get("prompt_id"), "pre": None}
-            except TypeError:
-                ctx = None
-        token = _running.set(ctx)
+                ctx = bind_execute(names, args, kwargs)
+            except Exception:
+                log.exception("[GPU Garden] could not read execute's arguments")
+        if ctx is not None and outer is not None and outer.get("node_id") == ctx["node_id"]:
+            ctx = None  # ours twice in the chain (re-installed over a foreign wrapper): the outer one reports
+        token = _running.set(ctx) if ctx is not None else None
         try:
             result = await original(*args, **kwargs)
         finally:
-            _running.reset(token)
+            if token is not None:
+                _running.reset(token)
         if ctx is not None:
             _after_node(ctx, result)
         return result
 
-    execute.__wrapped__ = original
     return execute
 
 
 def _after_node(ctx: dict, result) -> None:
+    feature = health.register("oom_capture.execute")
     try:
         status, _error, exc = result
         if getattr(status, "name", status) != "FAILURE" or not isinstance(exc, Exception) or not is_oom(exc):
             return
         state = ctx["pre"] or capture_state("at failure")
         report = build_report(ctx, exc, state)
-        if "handle_execution_error" in _installed:
-            _pending[str(ctx.get("prompt_id"))] = report
-            while len(_pending) > 8:
-                _pending.pop(next(iter(_pending)))
-        else:
-            publish(report, ctx.get("server"), getattr(ctx.get("server"), "client_id", None))
-    except Exception:
+        prompt_id = ctx.get("prompt_id")
+        if prompt_id is not None and _installed_now("handle_execution_error"):
+            with _pending_lock:
+                _pending[str(prompt_id)] = (report, ctx.get("server"))
+                while len(_pending) > 8:
+                    _pending.pop(next(iter(_pending)))
+        else:  # no prompt id to match later, or no later hook: now
+            publish(report, ctx.get("server"), _client_of(ctx.get("server")))
+        feature.ok()
+    except Exception as exc:
+        feature.fail(exc)
         log.exception("[GPU Garden] OOM capture failed (ComfyUI's own error handling is unaffected)")
 
 
 def _wrap_unload_all_models(original):
     def unload_all_models(*args, **kwargs):
-        ctx = _running.get()
-        if ctx is not None and ctx["pre"] is None:
-            exc = sys.exc_info()[1]
-            if isinstance(exc, Exception):
-                try:
-                    if is_oom(exc):
-                        ctx["pre"] = capture_state("before ComfyUI unloaded models")
-                except Exception:
-                    log.exception("[GPU Garden] pre-unload capture failed")
+        try:
+            ctx = _running.get()
+            if _active["on"] and ctx is not None and ctx["pre"] is None:
+                exc = sys.exc_info()[1]
+                if isinstance(exc, Exception) and is_oom(exc):
+                    ctx["pre"] = capture_state("before ComfyUI unloaded models")
+        except Exception as exc:
+            health.register("oom_capture.unload_all_models").fail(exc)
+            log.exception("[GPU Garden] pre-unload capture failed")
         return original(*args, **kwargs)
 
-    unload_all_models.__wrapped__ = original
     return unload_all_models
 
 
@@ -336,62 +188,174 @@ def _wrap_handle_execution_error(original):
         try:
             return original(self, prompt_id, *args, **kwargs)
         finally:
-            report = _pending.pop(str(prompt_id), None)
-            if report is not None:
-                try:
-                    server = getattr(self, "server", None)
-                    publish(report, server, getattr(server, "client_id", None))
-                except Exception:
-                    log.exception("[GPU Garden] could not publish the OOM report")
+            try:
+                flush_pending(prompt_id)
+            except Exception as exc:
+                health.register("oom_capture.handle_execution_error").fail(exc)
+                log.exception("[GPU Garden] could not publish the OOM report")
 
-    handle_execution_error.__wrapped__ = original
     return handle_execution_error
 
 
-def _patch(name, owner, attr, wrapper_factory):
-    current = getattr(owner, attr, None)
-    if current is None or name in _installed or getattr(current, "__gpu_garden__", False):
-        return
-    wrapped = wrapper_factory(current)
-    wrapped.__gpu_garden__ = True
-    setattr(owner, attr, wrapped)
-    _installed[name] = (owner, attr, current)
+def _wrap_execute_async(original):
+    async def execute_async(self, *args, **kwargs):
+        try:
+            ensure_installed()
+        except Exception:
+            log.exception("[GPU Garden] hook check failed")
+        try:
+            return await original(self, *args, **kwargs)
+        finally:
+            try:
+                flush_pending()
+            except Exception:
+                log.exception("[GPU Garden] could not publish a pending OOM report")
+
+    return execute_async
 
 
-def install() -> None:
+_FACTORIES = {"execute": _wrap_execute, "unload_all_models": _wrap_unload_all_models,
+              "handle_execution_error": _wrap_handle_execution_error, "execute_async": _wrap_execute_async}
+
+
+# -- ownership, install, re-install ------------------------------------------------------------------
+def _targets() -> dict:
     import comfy.model_management as mm
     import execution
 
-    _patch("execute", execution, "execute", _wrap_execute)
-    _patch("unload_all_models", mm, "unload_all_models", _wrap_unload_all_models)
-    if hasattr(execution, "PromptExecutor"):
-        _patch("handle_execution_error", execution.PromptExecutor, "handle_execution_error", _wrap_handle_execution_error)
+    out = {"execute": (execution, "execute"), "unload_all_models": (mm, "unload_all_models")}
+    executor = getattr(execution, "PromptExecutor", None)
+    if executor is not None:
+        out["handle_execution_error"] = (executor, "handle_execution_error")
+        if hasattr(executor, "execute_async"):
+            out["execute_async"] = (executor, "execute_async")
+    return out
+
+
+def _ours_in_chain(fn, wrappers) -> bool:
+    """One of our wrapper objects is fn or down its __wrapped__ chain (a foreign functools.wraps wrapper)."""
+    for _ in range(32):
+        if fn is None:
+            return False
+        if any(fn is w for w in wrappers):
+            return True
+        fn = getattr(fn, "__wrapped__", None)
+    return False
+
+
+def _installed_now(name: str) -> bool:
+    hook = _hooks.get(name)
+    return bool(hook) and _ours_in_chain(getattr(hook["owner"], hook["attr"], None), hook["wrappers"])
+
+
+def _install_one(name, owner, attr) -> bool:
+    """Wrap owner.attr unless one of ours is already in its chain; True when a wrapper was added."""
+    hook = _hooks.setdefault(name, {"owner": owner, "attr": attr, "wrappers": {}})
+    current = getattr(owner, attr, None)
+    if current is None or _ours_in_chain(current, hook["wrappers"]):
+        return False
+    wrapper = _FACTORIES[name](current)
+    wrapper.__wrapped__ = current  # for others' inspect.unwrap; ownership is the registry, not this
+    for a in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(wrapper, a, getattr(current, a))
+        except (AttributeError, TypeError):
+            pass
+    setattr(owner, attr, wrapper)
+    hook["wrappers"][wrapper] = current
+    return True
+
+
+def install() -> None:
+    _active["on"] = True
+    for name, (owner, attr) in _targets().items():
+        _install_one(name, owner, attr)
+        health.register(f"oom_capture.{name}", check=lambda f, n=name: _check(f, n)).ok()
+    broken = hook_breaker_listed()
+    if broken:
+        log.warning("[GPU Garden] ComfyUI's hook breaker restores %s; the OOM capture re-installs them before "
+                    "each prompt", ", ".join(broken))
+
+
+def ensure_installed() -> list[str]:
+    """Re-install any hook that was removed since install(); returns their names (also on /health)."""
+    if not _active["on"]:
+        return []
+    again = []
+    for name, (owner, attr) in _targets().items():
+        if _install_one(name, owner, attr):
+            again.append(name)
+            health.register(f"oom_capture.{name}").fail(
+                f"{owner.__name__}.{attr} had been replaced without our wrapper (ComfyUI's hook breaker or "
+                "another pack); re-installed").installed = True
+    if again:
+        log.warning("[GPU Garden] OOM capture hooks re-installed: %s", ", ".join(again))
+    return again
+
+
+def _check(feature, name) -> None:
+    if not _active["on"]:
+        feature.uninstalled()
+    elif not _installed_now(name):
+        feature.uninstalled(f"{name} is no longer wrapped (removed by ComfyUI's hook breaker or another pack); "
+                            "it is re-installed before the next prompt")
+    elif not feature.installed:
+        feature.installed = True
+
+
+def hook_breaker_listed() -> list[str]:
+    """Our hook targets that ComfyUI's hook breaker (hook_breaker_ac10a0) saves and restores."""
+    hb = sys.modules.get("hook_breaker_ac10a0")
+    if hb is None:
+        return []
+    listed = list(getattr(hb, "HOOK_BREAK", ())) + [f[:2] for f in getattr(hb, "SAVED_FUNCTIONS", ())]
+    return sorted({f"{getattr(o, '__name__', o)}.{a}" for o, a in listed
+                   for owner, attr in _targets().values() if o is owner and a == attr})
 
 
 def uninstall() -> None:
-    for name in list(_installed):
-        owner, attr, original = _installed.pop(name)
-        if getattr(getattr(owner, attr, None), "__gpu_garden__", False):
-            setattr(owner, attr, original)
-    _pending.clear()
+    """Put back the originals where ours is still the outermost wrapper; where a foreign wrapper sits on
+    top, ours stays in its chain but does nothing (_active)."""
+    _active["on"] = False
+    for name, hook in list(_hooks.items()):
+        owner, attr = hook["owner"], hook["attr"]
+        for wrapper, original in reversed(list(hook["wrappers"].items())):
+            if getattr(owner, attr, None) is wrapper:
+                setattr(owner, attr, original)
+        health.register(f"oom_capture.{name}").uninstalled()
+    _hooks.clear()
+    with _pending_lock:
+        _pending.clear()
 
 
 # -- route ----------------------------------------------------------------------------------------
+def _on_prompt(json_data):
+    try:
+        ensure_installed()
+    except Exception:
+        log.exception("[GPU Garden] hook check failed")
+    return json_data
+
+
 def _add_route() -> None:
     global _route_added
     if _route_added:
         return
-    _route_added = True
     from aiohttp import web
     from server import PromptServer
+
+    _route_added = True
 
     @PromptServer.instance.routes.get(ROUTE)
     async def oom_reports(request):
         try:
-            limit = max(1, min(oom_report.MAX_REPORTS, int(request.query.get("limit", oom_report.MAX_REPORTS))))
+            limit = max(1, min(MAX_REPORTS, int(request.query.get("limit", MAX_REPORTS))))
         except ValueError:
             return web.json_response({"error": "limit must be an integer"}, status=400)
         return web.json_response({"reports": store().read(limit)})
+
+    if hasattr(PromptServer.instance, "add_on_prompt_handler"):
+        PromptServer.instance.add_on_prompt_handler(_on_prompt)
 
 
 def setup() -> None:

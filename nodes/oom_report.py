@@ -1,11 +1,6 @@
 """Plain-data pieces of an OOM report: where the failing node sits in the user's workflow, the run's
-latent size, the model family, the numbers for the panel's bar, the safe node swaps, and the JSON-lines
-history. No ComfyUI imports, so tests/unit can drive every function."""
-import json
-import os
-import threading
-
-MAX_REPORTS = 50
+latent size, the model family, the numbers for the panel's bar and the safe node swaps (the stored
+history and size bounds: oom_store.py). No ComfyUI imports, so tests/unit can drive every function."""
 
 # ComfyUI model_config class name prefix -> the family names the core uses (memory/layouts.py).
 FAMILIES = (("SDXL", "sdxl"), ("SD15", "sd1"), ("SD20", "sd2"), ("SD3", "sd3"), ("Flux2", "flux2"),
@@ -157,43 +152,3 @@ def swap_actions(node: dict, cause: str | None, guide: dict | None) -> list[dict
         return []
     to, widgets = SAFE_SWAPS[ntype]
     return [{"kind": "swap_node", "node_id": node.get("id"), "from": ntype, "to": to, "widgets": dict(widgets)}]
-
-
-class ReportStore:
-    """The last MAX_REPORTS reports as JSON lines, oldest first on disk, newest first when read."""
-
-    def __init__(self, path: str, limit: int = MAX_REPORTS):
-        self.path, self.limit = path, limit
-        self._lock = threading.Lock()
-
-    def add(self, report: dict) -> None:
-        line = json.dumps(report, default=str, ensure_ascii=False)
-        with self._lock:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            lines = self._lines()
-            lines.append(line)
-            lines = lines[-self.limit:]
-            tmp = self.path + ".tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write("\n".join(lines) + "\n")
-            os.replace(tmp, self.path)
-
-    def _lines(self) -> list[str]:
-        try:
-            with open(self.path, encoding="utf-8", errors="replace") as f:
-                return [l.rstrip("\n") for l in f if l.strip()]
-        except FileNotFoundError:
-            return []
-
-    def read(self, limit: int | None = None) -> list[dict]:
-        with self._lock:
-            lines = self._lines()
-        out = []
-        for line in reversed(lines):
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue  # a torn line from a crash mid-write is skipped, not fatal
-            if limit and len(out) >= limit:
-                break
-        return out

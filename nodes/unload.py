@@ -89,19 +89,12 @@ def _host_available():
 
 def snapshot(devices=None) -> tuple[dict, dict]:
     """(snapshot for memory.unload_report, {device name: torch.device}) of what ComfyUI holds now."""
-    from .host_models import model_name
+    from . import host_models
 
     models, seen = [], {}
-    for lm in list(_mm().current_loaded_models):
-        p = lm.model
-        if p is None:
-            continue
-        try:
-            loaded, total = int(lm.model_loaded_memory()), int(lm.model_memory())
-        except Exception:
-            loaded = total = 0
-        models.append({"key": str(id(p)), "name": model_name(p), "device": str(lm.device), "bytes": loaded,
-                       "total_bytes": total, "is_text_encoder": bool(getattr(p, "is_clip", False))})
+    for lm in host_models.entries():
+        d = host_models.describe(lm)
+        models.append({k: d[k] for k in ("key", "name", "device", "bytes", "total_bytes", "is_text_encoder")})
         seen.setdefault(str(lm.device), lm.device)
     devices = dict(seen, **(devices or {}))
     snap = {"models": models, "devices": {k: _device_counters(d) for k, d in devices.items()},
@@ -113,10 +106,12 @@ def snapshot(devices=None) -> tuple[dict, dict]:
 def encoder_entries(clip_patcher) -> tuple[list, list]:
     """LoadedModel entries holding this encoder's weights, and entries sharing them that are not text
     encoders (left alone and named in the report)."""
+    from . import host_models
+
     hits, foreign = [], []
-    for lm in list(_mm().current_loaded_models):
+    for lm in host_models.entries():
         p = lm.model
-        if p is None or not same_weights(p, clip_patcher):
+        if not same_weights(p, clip_patcher):
             continue
         (hits if getattr(p, "is_clip", False) else foreign).append(lm)
     return hits, foreign
@@ -223,9 +218,12 @@ class GPUGardenUnloadTextEncoders(io.ComfyNode):
                 io.Conditioning.Input("positive"),
                 io.Clip.Input("clip", tooltip="The CLIP that encoded these prompts: only its encoder is unloaded."),
                 io.Combo.Input("mode", options=list(MODES), default="offload",
-                               tooltip="offload: weights back to the offload device (RAM); a later encode reloads "
-                                       "them. free: also release what model management keeps for a fast reload "
-                                       "(pinned RAM, Dynamic VRAM buffers)."),
+                               tooltip="offload: the encoder's weights go back to the offload device (RAM), it leaves "
+                                       "ComfyUI's loaded-model list and the allocator cache is emptied; a later encode "
+                                       "reloads them (with Dynamic VRAM only its VRAM pages go; the pinned RAM copy stays). "
+                                       "free: the same, plus with Dynamic VRAM the pinned RAM copy and the registration, "
+                                       "plus a Python garbage collection. Unlike ComfyUI's 'Free model and node cache' it "
+                                       "touches only this encoder and keeps every cached node output."),
                 io.Conditioning.Input("negative", optional=True),
             ],
             outputs=[io.Conditioning.Output(display_name="positive"), io.Conditioning.Output(display_name="negative")],

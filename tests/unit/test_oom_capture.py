@@ -1,6 +1,9 @@
-"""OOM capture without a host: the report's plain-data pieces, and the three wrappers installed once and
-removed cleanly on stand-ins for ComfyUI's execution and model_management modules."""
+"""OOM capture without a host: the report's plain-data pieces, the wrappers installed once, removed
+cleanly, re-installed when something removes them and robust to foreign wrappers, on stand-ins for
+ComfyUI's execution and model_management modules; bounded reports and the crash-safe store."""
 import asyncio
+import json
+import os
 import sys
 import threading
 import types
@@ -8,7 +11,7 @@ from enum import Enum
 
 import pytest
 
-from gpu_garden.nodes import oom_capture, oom_report
+from gpu_garden.nodes import health, oom_build, oom_capture, oom_report, oom_store
 
 
 # -- plain data -----------------------------------------------------------------------------------
@@ -63,7 +66,7 @@ def test_swap_actions_only_for_the_failing_type():
 
 
 def test_fallback_recognises_oom_by_type_or_message(monkeypatch):
-    monkeypatch.setattr(oom_capture, "_triage", lambda: None)
+    monkeypatch.setattr(oom_build, "triage_core", lambda: None)
     OOM = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
     assert oom_capture.is_oom(OOM("x"))
     assert oom_capture.is_oom(RuntimeError("MPS backend out of memory (MPS allocated: 1 GB)"))
@@ -113,7 +116,7 @@ def fake_host(monkeypatch, tmp_path):
     for name, mod in (("comfy", comfy), ("comfy.model_management", mm), ("execution", execution),
                       ("folder_paths", folder_paths)):
         monkeypatch.setitem(sys.modules, name, mod)
-    monkeypatch.setattr(oom_capture, "_store", None)
+    monkeypatch.setattr(oom_capture, "_store_path", None)
     yield types.SimpleNamespace(mm=mm, execution=execution, calls=calls, originals=(execute, unload_all_models,
                                                                                      PromptExecutor.handle_execution_error))
     oom_capture.uninstall()
@@ -191,3 +194,178 @@ def test_triage_core_is_not_imported_until_a_failure():
                      "import gpu_garden.nodes.oom_capture\n"
                      "print('gpu_garden.memory.triage.engine' in sys.modules)")
     assert out.stdout.strip() == "False", out.stderr
+
+
+# -- robustness: foreign wrappers, removed hooks, missing ids, huge messages ------------------------
+OOM_TEXT = "CUDA out of memory. Tried to allocate 1.50 GiB."
+
+
+def torch_oom(text=OOM_TEXT):
+    return type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})(text)
+
+
+def test_a_plain_args_kwargs_wrapper_installed_first_does_not_lose_the_report(fake_host):
+    inner = fake_host.execution.execute
+
+    async def foreign(*args, **kwargs):  # another pack's wrapper: no functools.wraps, no names
+        return await inner(*args, **kwargs)
+
+    fake_host.execution.execute = foreign
+    oom_capture.install()
+    run_node(fake_host, torch_oom())
+    sent = [(e, d) for e, d, _ in fake_host.calls["sent"]]
+    assert [e for e, _ in sent] == ["execution_error", "gpu_garden.oom"]
+    report = sent[1][1]
+    assert report["node"]["id"] == "10" and report["prompt_id"] == "p-1" and report["node"]["type"] == "GGTestRaiseOOM"
+    assert oom_capture.store().read()[0]["id"] == report["id"]
+
+
+def test_binding_prefers_the_unwrapped_signature_then_comfyuis_order():
+    async def real(server, dynprompt, caches, current_item, extra_data, executed, prompt_id):
+        pass
+
+    async def plain(*a, **k):
+        pass
+
+    plain.__wrapped__ = real
+    assert oom_capture.execute_param_names(plain)[:4] == ("server", "dynprompt", "caches", "current_item")
+
+    async def opaque(*a, **k):
+        pass
+
+    assert oom_capture.execute_param_names(opaque) == oom_capture.EXECUTE_PARAMS
+    dyn = types.SimpleNamespace(get_node=lambda n: {})
+    ctx = oom_capture.bind_execute(oom_capture.EXECUTE_PARAMS, ("srv", dyn, "c", "7", {}), {"prompt_id": "p"})
+    assert (ctx["node_id"], ctx["prompt_id"], ctx["server"]) == ("7", "p", "srv")
+
+
+def test_ownership_is_an_identity_registry_not_copied_attributes(fake_host):
+    import functools
+
+    oom_capture.install()
+    ours = fake_host.execution.execute
+
+    @functools.wraps(ours)  # copies __dict__ (and sets __wrapped__ = ours)
+    async def foreign(*args, **kwargs):
+        return await ours(*args, **kwargs)
+
+    fake_host.execution.execute = foreign
+    assert oom_capture.ensure_installed() == []  # ours is in the chain: not wrapped twice
+    oom_capture.uninstall()
+    assert fake_host.execution.execute is foreign  # not ours to remove
+    assert fake_host.mm.unload_all_models is fake_host.originals[1]
+    run_node(fake_host, torch_oom())  # ours stays in foreign's chain, inert
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error"]
+
+
+def test_a_removed_hook_is_reported_and_reinstalled_before_the_next_prompt(fake_host):
+    oom_capture.install()
+    assert health.report()["features"]["oom_capture.execute"]["installed"] is True
+    fake_host.execution.execute = fake_host.originals[0]  # what ComfyUI's hook breaker does to functions it lists
+    entry = health.report()["features"]["oom_capture.execute"]
+    assert entry["installed"] is False and "re-installed before the next prompt" in entry["last_error"]
+    assert oom_capture._on_prompt({"prompt": {}}) == {"prompt": {}}  # the prompt-server handler re-installs
+    assert fake_host.execution.execute is not fake_host.originals[0]
+    entry = health.report()["features"]["oom_capture.execute"]
+    assert entry["installed"] is True and "re-installed" in entry["last_error"]
+    run_node(fake_host, torch_oom())
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error", "gpu_garden.oom"]
+
+
+def test_a_hook_breaker_that_lists_execute_is_named(fake_host, monkeypatch):
+    hb = types.ModuleType("hook_breaker_ac10a0")
+    hb.HOOK_BREAK = [(fake_host.mm, "cast_to")]
+    hb.SAVED_FUNCTIONS = [(fake_host.execution, "execute", fake_host.originals[0])]
+    monkeypatch.setitem(sys.modules, "hook_breaker_ac10a0", hb)
+    oom_capture.install()
+    assert oom_capture.hook_breaker_listed() == ["execution.execute"]
+
+
+def test_reports_are_published_without_a_prompt_id(fake_host):
+    oom_capture.install()
+    server = Server(fake_host.calls, "browser-2")
+    prompt = {"10": {"class_type": "GGTestRaiseOOM", "inputs": {}}}
+    dyn = types.SimpleNamespace(exc=torch_oom(), original_prompt=prompt, get_node=lambda nid: prompt[nid])
+    run_coroutine(fake_host.execution.execute(server, dyn, None, "10", {}, set(), None))
+    (event, report, sid), = fake_host.calls["sent"]
+    assert event == "gpu_garden.oom" and sid == "browser-2" and report["prompt_id"] is None
+
+
+def test_a_report_left_pending_is_published_when_the_prompt_ends(fake_host):
+    oom_capture.install()
+    server = Server(fake_host.calls, "browser-3")
+    prompt = {"10": {"class_type": "GGTestRaiseOOM", "inputs": {}}}
+    dyn = types.SimpleNamespace(exc=torch_oom(), original_prompt=prompt, get_node=lambda nid: prompt[nid])
+    run_coroutine(fake_host.execution.execute(server, dyn, None, "10", {}, set(), "p-9"))
+    assert fake_host.calls["sent"] == []  # waiting for handle_execution_error, which never comes
+    oom_capture.flush_pending()  # what the execute_async wrapper does after every prompt
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["gpu_garden.oom"]
+
+
+@pytest.mark.parametrize("size", [300_000, 1_000_000])
+def test_a_huge_whitespace_heavy_message_ends_like_any_failure(fake_host, size):
+    """Blank lines around the anchor words the recognisers look for ("llocation", "emory"), as in the
+    report of a node that stalled ComfyUI's queue; the real triage core reads it."""
+    oom_capture.install()
+    pad = " \n\t" * (size // 6)
+    text = "CUDA out of memory." + pad + "Allocation on device" + pad + "emory 1.50 GiB" + pad + "llocation"
+    run_node(fake_host, torch_oom(text))
+    _, report, _ = fake_host.calls["sent"][1]
+    assert len(report["message"]) <= oom_store.MAX_MESSAGE_CHARS + 100 and "characters cut by GPU Garden" in report["message"]
+    assert report["message"].startswith("CUDA out of memory.") and report["message"].endswith("llocation")
+    assert len(json.dumps(report)) <= oom_store.MAX_REPORT_BYTES
+    assert any("head and tail kept" in n for n in report["notes"])
+
+
+# -- bounded, crash-safe storage --------------------------------------------------------------------
+def test_bounded_text_keeps_head_and_tail():
+    text = "A" * 10_000 + "B" * 10_000
+    cut = oom_store.bounded_text(text, 1000)
+    assert cut.startswith("A" * 500) and cut.endswith("B" * 500) and "[... 19000 characters cut" in cut
+    assert oom_store.bounded_text("short", 1000) == "short"
+
+
+def test_a_report_is_at_most_64_kb_and_says_what_was_cut():
+    big = {"id": "x", "node": {"id": "3", "type": "KSampler"}, "message": "m" * 200_000,
+           "guide": {"id": "activations", "title": "t", "markdown": "g" * 100_000, "commands": ["c"], "faqs": ["f"] * 500},
+           "loaded_models": [{"name": "n" * 300}] * 400, "session_history": [{"numbers": {"a": 1}}] * 500,
+           "snapshot": {"devices": [{"models": [{"name": "s" * 500}] * 300}]}, "notes": []}
+    out = oom_store.bound_report(big)
+    assert len(json.dumps(out).encode()) <= oom_store.MAX_REPORT_BYTES
+    assert out["id"] == "x" and out["truncated"] and out["guide"]["id"] == "activations"
+    small = {"id": "y", "message": "m"}
+    assert oom_store.bound_report(small) is small
+
+
+def test_store_writes_atomically_and_leaves_no_temporary_files(tmp_path):
+    store = oom_store.ReportStore(str(tmp_path / "g" / "oom_reports.jsonl"), limit=5)
+    for i in range(8):
+        store.add({"id": str(i), "message": "x" * 200_000})
+    got = store.read()
+    assert [r["id"] for r in got] == ["7", "6", "5", "4", "3"]
+    assert all(len(r["message"]) < 20_000 for r in got)
+    assert sorted(p.name for p in (tmp_path / "g").iterdir()) == ["oom_reports.jsonl", "oom_reports.jsonl.lock"]
+
+
+def _add_many(path, tag, n):
+    store = oom_store.ReportStore(path, limit=1000)
+    for i in range(n):
+        store.add({"id": f"{tag}-{i}"})
+
+
+def test_two_processes_sharing_a_user_dir_lose_nothing(tmp_path):
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("needs fork")
+    ctx = multiprocessing.get_context("fork")
+    path = str(tmp_path / "shared" / "oom_reports.jsonl")
+    os.makedirs(os.path.dirname(path))
+    procs = [ctx.Process(target=_add_many, args=(path, tag, 40)) for tag in ("a", "b")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0]
+    ids = {r["id"] for r in oom_store.ReportStore(path, limit=1000).read()}
+    assert ids == {f"{t}-{i}" for t in "ab" for i in range(40)}

@@ -178,6 +178,7 @@ def test_auto_unload_takes_encoders_on_the_sampler_device_only(host, monkeypatch
     te_other = Patcher(Weights(), 250 * MiB, is_clip=True, load_device="cuda:1")
     load(host, te_same, te_other, unet)
     monkeypatch.setattr(host.auto, "enabled", lambda: True)
+    original = host.sh.prepare_sampling
     host.auto.install()
     try:
         assert host.sh.prepare_sampling(unet) == ("sampled", unet)
@@ -185,7 +186,7 @@ def test_auto_unload_takes_encoders_on_the_sampler_device_only(host, monkeypatch
         host.auto.teardown()
     assert te_same.calls == ["detach"] and te_other.calls == [] and unet.calls == []
     assert host.auto._state["last"]["left_device"] == ["Weights"]
-    assert not hasattr(host.sh.prepare_sampling, "_gpu_garden_original")  # unwrapped
+    assert host.sh.prepare_sampling is original  # unwrapped
 
 
 def test_auto_wraps_once_and_is_inert_when_off(host, monkeypatch):
@@ -215,3 +216,57 @@ def test_setting_is_read_from_comfyui_settings_file(host, monkeypatch, tmp_path)
 
     os.utime(f, ns=(1, 10**18))  # a new mtime even on coarse clocks
     assert host.auto.enabled() is False
+
+
+def test_settings_follow_the_user_whose_prompt_runs(host, monkeypatch, tmp_path):
+    fp = types.ModuleType("folder_paths")
+    fp.get_public_user_directory = lambda user: str(tmp_path / user)
+    monkeypatch.setitem(sys.modules, "folder_paths", fp)
+    for user, on in (("alice", "true"), ("bob", "false"), ("default", "false")):
+        (tmp_path / user).mkdir()
+        (tmp_path / user / "comfy.settings.json").write_text('{"GPUGarden.AutoUnloadTextEncoders": %s}' % on)
+    host.auto.remember("page-a", "alice")
+    host.auto.remember("page-b", "bob")  # bob's page loaded last: it must not decide for alice's prompts
+    running = {"cid": "page-a"}
+    monkeypatch.setattr(host.auto, "running_client_id", lambda: running["cid"])
+    assert host.auto.enabled() is True
+    running["cid"] = "page-b"
+    assert host.auto.enabled() is False
+    running["cid"] = None  # an API script: the default user's settings
+    assert host.auto.enabled() is False and host.auto.current_user() == "default"
+    running["cid"] = "page-a"
+    assert host.auto.status()["user"] == "alice"
+
+
+def test_a_failing_setting_read_never_reaches_the_sampler(host, monkeypatch):
+    def broken():
+        raise OSError("settings store unreadable")
+
+    monkeypatch.setattr(host.auto, "enabled", broken)
+    host.auto.install()
+    try:
+        assert host.sh.prepare_sampling("m") == ("sampled", "m")
+        assert host.auto.FEATURE.as_dict()["working"] is False
+        assert "settings store unreadable" in host.auto.FEATURE.last_error
+    finally:
+        host.auto.teardown()
+
+
+def test_ownership_is_by_identity_not_copied_attributes(host, monkeypatch):
+    import functools
+
+    monkeypatch.setattr(host.auto, "enabled", lambda: False)
+    original = host.sh.prepare_sampling
+    host.auto.install()
+    ours = host.sh.prepare_sampling
+
+    @functools.wraps(ours)  # copies __dict__ and sets __wrapped__ = ours
+    def foreign(model, *a, **k):
+        return ours(model, *a, **k)
+
+    host.sh.prepare_sampling = foreign
+    host.auto.install()
+    assert host.sh.prepare_sampling is foreign  # ours is still in the chain: not wrapped twice
+    host.auto.teardown()
+    assert host.sh.prepare_sampling is foreign  # the foreign wrapper is not ours to remove
+    host.sh.prepare_sampling = original
