@@ -51,9 +51,13 @@ def test_flux_workflow_phases(files):
     assert est["fixed"]["cuda_context"] > 0 and est["fixed"]["comfyui_reserve"] == 400 << 20
     assert est["latent"]["image_tokens"] == 4096 and est["latent"]["text_tokens"] == 512
     assert not est["cfg"]
-    # transformer + activations lands on diffusers' published FLUX.1-dev bf16 peak (22.64 GB) within 5 %
+    # transformer + activations lands on diffusers' published FLUX.1-dev bf16 peak (22.64 GB) within 2 %, and
+    # the activations part on its own (the published peak less the exact weights: 0.47 GiB) within 25 %: a
+    # figure of weights alone, or activations doubled, fails
     transformer = bd["sample"]["weights"] + bd["sample"]["activations"]
-    assert abs(transformer / (22.64 * GiB) - 1) < 0.05
+    assert abs(transformer / (22.64 * GiB) - 1) < 0.02
+    published_activations = 22.64 * GiB - bd["sample"]["weights"]
+    assert abs(bd["sample"]["activations"] / published_activations - 1) < 0.25
     assert est["comfyui_memory_required"] == pytest.approx(1 * 128 * 128 * 2 * 0.01 * 3.1 * (1 << 20), rel=1e-6)
     assert any("CFG off" in a for a in est["assumptions"])
 
@@ -236,5 +240,7 @@ def test_cli_policy_flags(files, capsys):
     keep = json.loads(capsys.readouterr().out)
     cli.main(args + ["--text-encoders", "cpu"])
     cpu = json.loads(capsys.readouterr().out)
-    assert keep["peak"] > swap["peak"] and "text_encode" not in cpu["phases"] or cpu["breakdown"]["text_encode"]["weights"] == 0
+    assert keep["peak"] > swap["peak"] + 9 * GiB                      # T5-XXL + CLIP-L + VAE stay loaded
+    assert cpu["breakdown"]["text_encode"]["weights"] == 0             # the encoders run on the CPU
+    assert swap["breakdown"]["text_encode"]["weights"] > 9 * GiB
     assert any("every model stays resident" in a for a in keep["assumptions"])

@@ -235,8 +235,13 @@ def test_exact_report_and_comparison_with_the_formula():
                          "sample_naive_attention": {"weights": r["weights"], "activations": peaks["math"]}}}
     cmp_ = X.compare(r, est)
     assert [c["kernel"] for c in cmp_] == [fused, "math"]
-    assert cmp_[0]["formula"] == peaks[fused] // 2 * 2 and cmp_[0]["error"] == pytest.approx(0, abs=1e-6)
-    assert cmp_[1]["error"] == pytest.approx(r["weights"] / peaks["math"])
+    # comparison arithmetic on fixed numbers (not the trace's own): formula 1500 vs traced 1600 with 1000 of weights
+    fixed = X.compare({"ok": True, "weights": 1000, "attention": {"peak": {"flash": 1600, "math": 3000}}},
+                      {"breakdown": {"sample": {"weights": 1000, "activations": 500},
+                                     "sample_naive_attention": {"weights": 1000, "activations": 2500}}})
+    assert [c["kernel"] for c in fixed] == ["flash", "math"]
+    assert fixed[0]["error"] == pytest.approx(1500 / 1600 - 1) and fixed[0]["error_activations"] == pytest.approx(500 / 600 - 1)
+    assert fixed[1]["error"] == pytest.approx(3500 / 3000 - 1) and fixed[1]["error_activations"] == pytest.approx(2500 / 2000 - 1)
     text = X.format_text(r, est)
     assert text.splitlines()[1] == "exact mode (the loaded model traced on meta tensors, one sampling step):"
     assert "SD1.x as loaded (float32), latent [2, 4, 16, 16], text context [2, 77, 768]" in text

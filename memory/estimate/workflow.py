@@ -1,0 +1,228 @@
+"""Whole-workflow estimate: read a ComfyUI workflow (UI or API format), find the model files its loader nodes
+name under the models folder, take the sizes set in the graph (latent nodes, sampler CFG, tiled decode), and
+estimate every phase as ComfyUI would run it. On request the result is written back into the workflow's
+metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a shared workflow carries its
+requirement. No ComfyUI import: the widget orders below are those of ComfyUI 0.8.0's nodes (and ComfyUI-GGUF)."""
+import json
+import os
+from pathlib import Path
+
+from . import formula, spec
+from ..errors import UserError
+from ..units import GiB
+
+MAX_WORKFLOW_BYTES = 32 << 20
+
+# loader class -> [(widget/input name, models sub-folders)], in UI widget order; extra widgets after them
+LOADERS = {
+    "CheckpointLoaderSimple": [("ckpt_name", ("checkpoints",))],
+    "CheckpointLoader": [("config_name", ()), ("ckpt_name", ("checkpoints",))],
+    "UNETLoader": [("unet_name", ("diffusion_models", "unet")), ("weight_dtype", ())],
+    "UnetLoaderGGUF": [("unet_name", ("unet", "diffusion_models"))],
+    "CLIPLoader": [("clip_name", ("text_encoders", "clip")), ("type", ()), ("device", ())],
+    "CLIPLoaderGGUF": [("clip_name", ("text_encoders", "clip")), ("type", ())],
+    "DualCLIPLoader": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")), ("type", ()), ("device", ())],
+    "DualCLIPLoaderGGUF": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")), ("type", ())],
+    "TripleCLIPLoader": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")),
+                         ("clip_name3", ("text_encoders", "clip"))],
+    "QuadrupleCLIPLoader": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
+    "VAELoader": [("vae_name", ("vae",))],
+}
+# latent-making nodes: their size widgets in UI order
+LATENTS = {
+    "EmptyLatentImage": ("width", "height", "batch_size"),
+    "EmptySD3LatentImage": ("width", "height", "batch_size"),
+    "EmptyHunyuanImageLatent": ("width", "height", "batch_size"),
+    "EmptyFlux2LatentImage": ("width", "height", "batch_size"),
+    "EmptyHunyuanLatentVideo": ("width", "height", "length", "batch_size"),  # Wan 2.1 workflows use it too
+    "EmptyMochiLatentVideo": ("width", "height", "length", "batch_size"),
+    "EmptyLTXVLatentVideo": ("width", "height", "length", "batch_size"),
+    "EmptyCosmosLatentVideo": ("width", "height", "length", "batch_size"),
+    "Wan22ImageToVideoLatent": ("width", "height", "length", "batch_size"),
+}
+SAMPLERS = {"KSampler": 3, "KSamplerAdvanced": 4, "SamplerCustom": 3}  # UI widget index of cfg (after seed's control widget)
+WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
+
+
+def load(path) -> dict:
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{path}: no such workflow file")
+    if p.stat().st_size > MAX_WORKFLOW_BYTES:
+        raise UserError(f"{path}: {p.stat().st_size} bytes is too large for a workflow")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a JSON workflow ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: a workflow is a JSON object")
+    return data
+
+
+def nodes(wf: dict) -> list[tuple[str, dict]]:
+    """[(class name, {widget name: value})] for a UI-format (nodes with widgets_values) or API-format workflow;
+    subgraph definitions included."""
+    out = []
+    if isinstance(wf.get("nodes"), list):
+        groups = [wf["nodes"]] + [sg.get("nodes") or [] for sg in ((wf.get("definitions") or {}).get("subgraphs") or [])
+                                  if isinstance(sg, dict)]
+        for group in groups:
+            for n in group:
+                if not isinstance(n, dict) or n.get("mode") in (2, 4):  # muted / bypassed
+                    continue
+                t = n.get("type") or ""
+                out.append((t, _ui_widgets(t, n.get("widgets_values"))))
+        return out
+    for v in wf.values():
+        if isinstance(v, dict) and "class_type" in v:
+            out.append((v["class_type"], {k: x for k, x in (v.get("inputs") or {}).items() if not isinstance(x, list)}))
+    if not out:
+        raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
+    return out
+
+
+def _ui_widgets(t, values):
+    if isinstance(values, dict):  # some nodes save a dict of widget values
+        return values
+    values = list(values or [])
+    if t in LOADERS:
+        names = [n for n, _ in LOADERS[t]]
+    elif t in LATENTS:
+        names = list(LATENTS[t])
+    elif t in SAMPLERS:
+        return {"cfg": values[SAMPLERS[t]]} if len(values) > SAMPLERS[t] else {}
+    elif t == "VAEDecodeTiled":
+        names = ["tile_size", "overlap", "temporal_size", "temporal_overlap"]
+    else:
+        return {}
+    return {n: v for n, v in zip(names, values) if n}
+
+
+def find_file(models_dir, folders, name):
+    for sub in folders:
+        p = Path(models_dir) / sub / name
+        if p.is_file():
+            return p
+    return None
+
+
+def read(wf: dict, models_dir) -> dict:
+    """{files: [(path, loader, widget)], missing: [...], size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}."""
+    files, missing, sizes, cfgs, notes = [], [], [], [], []
+    tiled, wdt = None, None
+    for t, w in nodes(wf):
+        if t in LOADERS:
+            for name, folders in LOADERS[t]:
+                if not folders or not isinstance(w.get(name), str):
+                    continue
+                p = find_file(models_dir, folders, w[name]) if models_dir else None
+                (files if p else missing).append((str(p) if p else w[name], t, name))
+            if t == "UNETLoader" and w.get("weight_dtype") in WEIGHT_DTYPE:
+                wdt = WEIGHT_DTYPE[w["weight_dtype"]]
+            if t.startswith(("CLIPLoader", "DualCLIPLoader")) and w.get("device") == "cpu":
+                notes.append("text encoders on the CPU (loader device: cpu)")
+        elif t in LATENTS:
+            try:
+                wv, hv = int(w.get("width", 0)), int(w.get("height", 0))
+                fv, bv = int(w.get("length") or 1), int(w.get("batch_size") or 1)
+            except (TypeError, ValueError):
+                continue
+            if wv > 0 and hv > 0:
+                sizes.append((wv, hv, fv, bv))
+        elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
+            cfgs.append(float(w["cfg"]))
+        elif t == "VAEDecodeTiled":
+            tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),
+                     "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
+    size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
+    if len(sizes) > 1:
+        notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
+    return {"files": files, "missing": missing, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
+            "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes)}
+
+
+def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None) -> dict:
+    info = read(wf, models_dir)
+    if not info["files"]:
+        miss = ", ".join(m[0] for m in info["missing"]) or "no loader nodes"
+        raise UserError(f"none of the workflow's model files was found under {models_dir or '(no --models-dir)'}: {miss}")
+    size = info["size"] or (None, None, 1, 1)
+    w, h = width or size[0], height or size[1]
+    if not w or not h:
+        raise UserError("the workflow has no latent size (EmptyLatentImage, ...): pass --width and --height")
+    f, b = frames or size[2] or 1, batch or size[3] or 1
+    pol = dict(policy or {})
+    if info["weights_dtype"] and not pol.get("weights_dtype"):
+        pol["weights_dtype"] = info["weights_dtype"]
+    if info["tiled"]:
+        if pol.get("vae_decode", "auto") == "auto":
+            pol["vae_decode"] = "tiled"
+        pol["tile"] = info["tiled"]
+    if info["cpu_te"]:
+        pol["text_encoders"] = "cpu"
+    est = formula.estimate(formula.from_files([p for p, _, _ in info["files"]]), w, h, f, b, cfg=info["cfg"], policy=pol)
+    est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
+    est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
+                       "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
+                       "tiled_decode": info["tiled"]}
+    return est
+
+
+def tiers(est: dict) -> list[dict]:
+    """The verdict on each common card tier (spec.CARD_TIERS_GB), as ComfyUI would run on it."""
+    out = []
+    for gb in spec.CARD_TIERS_GB:
+        e = formula.judge(_copy(est), int(gb * GiB * spec.CARD_USABLE))
+        out.append({"gb": gb, "verdict": e["verdict"], "peak": e["peak"], "peak_phase": e["peak_phase"],
+                    "decode": (e.get("vae") or {}).get("how")})
+    return out
+
+
+def _copy(est):
+    c = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v) for k, v in est.items()}
+    c["policy"] = dict(est["policy"], _no_knobs=True)
+    c["_ctx"] = dict(est["_ctx"], policy=c["policy"])
+    return c
+
+
+def metadata(est: dict) -> dict:
+    """What goes into extra.gpu_garden.memory."""
+    return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
+            "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
+            "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
+            "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
+            "estimated_by": "gpu-garden estimate --workflow"}
+
+
+def write(wf: dict, est: dict, out_path) -> Path:
+    if not isinstance(wf.get("nodes"), list):
+        raise UserError("an API-format workflow has no metadata field; save the workflow (UI format) to carry the estimate")
+    wf.setdefault("extra", {}).setdefault("gpu_garden", {})["memory"] = metadata(est)
+    p = Path(out_path)
+    p.write_text(json.dumps(wf, indent=1), encoding="utf-8")
+    return p
+
+
+def run_cli(args) -> int:
+    from . import report, verdict
+    wf = load(args.workflow)
+    pol = report.policy_from_args(args)
+    budget, label = report._budget(args)
+    pol["budget"] = budget
+    ram = getattr(args, "ram", None)
+    pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
+    est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
+                            args.frames if args.frames != 1 else None, args.batch if args.batch != 1 else None, pol)
+    formula.judge(est, budget)
+    if getattr(args, "write", None):
+        path = write(wf, est, args.write)
+        label += f"; written to {path} (extra.gpu_garden.memory)"
+    if args.json:
+        out = formula.public(est)
+        out["budget_source"] = label
+        out["tiers"] = tiers(est)
+        print(json.dumps(out, indent=2, default=str))
+    else:
+        print(report.format_text(est, label))
+        print("per card tier: " + ", ".join(f"{t['gb']} GB {t['verdict']}" for t in tiers(est)))
+    return 1 if est["verdict"] == "does not fit" else 0
