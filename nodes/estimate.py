@@ -14,7 +14,7 @@ from ..memory.estimate import formula as est_core
 from ..memory.estimate import families
 from ..memory.estimate.headers import torch_dtype_name
 from ..memory.units import GiB, fmt_bytes
-from . import estimate_exact
+from . import estimate_exact, host_models
 
 log = logging.getLogger("gpu_garden")
 
@@ -85,20 +85,10 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
 
 
 def compute_device_kind() -> str:
-    try:
-        import comfy.model_management as mm
-        import torch
-
-        kind = mm.get_torch_device().type
-        return "rocm" if kind == "cuda" and getattr(torch.version, "hip", None) else kind
-    except Exception:
-        return "cuda"
+    return host_models.compute_backend() or "cuda"  # one device lookup for all of nodes/ (host_models.py)
 
 
-def _platform() -> str:
-    import sys
-
-    return "windows" if sys.platform.startswith("win") else "darwin" if sys.platform == "darwin" else "linux"
+_platform = host_models.platform_name
 
 
 def model_title(model) -> str:
