@@ -36,7 +36,3 @@ def fmt_bytes(n: float | int | None, unit: str = "auto") -> str:
         unit = "GiB" if n >= GiB else "MiB" if n >= MiB else "KiB" if n >= KiB else "B"
     div = {"GiB": GiB, "MiB": MiB, "KiB": KiB, "B": 1}[unit]
     return f"{sign}{n / div:.2f} {unit}" if unit != "B" else f"{sign}{int(n)} B"
-
-
-def gib(n: float) -> int:
-    return int(round(n * GiB))
