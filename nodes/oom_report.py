@@ -2,18 +2,18 @@
 latent size, the model family, the numbers for the panel's bar and the safe node swaps (the stored
 history and size bounds: oom_store.py). No ComfyUI imports, so tests/unit can drive every function."""
 
-# ComfyUI model_config class name prefix -> the family names the core uses (memory/layouts.py).
-FAMILIES = (("SDXL", "sdxl"), ("SD15", "sd1"), ("SD20", "sd2"), ("SD3", "sd3"), ("Flux2", "flux2"),
-            ("Flux", "flux1"), ("WAN22", "wan22"), ("WAN21", "wan21"), ("HunyuanVideo", "hunyuan_video"),
-            ("LTXV", "ltxv"), ("QwenImage", "qwen_image"), ("Chroma", "chroma"), ("Lumina2", "lumina2"))
+from ..memory.estimate.families import family_for_config  # the one config-class -> family table
+from ..memory.estimate.spec import TILE_NODE  # VAE Decode (Tiled) defaults, one place
 
 # Latent channels -> spatial downscale of the VAE that made it (48 ch: Wan 2.2 TI2V VAE, 16x).
 SPATIAL_FACTOR = {48: 16}
 
 # Node swaps that keep every link and change only how the work is split: from -> (to, widget values).
 SAFE_SWAPS = {
-    "VAEDecode": ("VAEDecodeTiled", {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}),
-    "VAEEncode": ("VAEEncodeTiled", {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}),
+    "VAEDecode": ("VAEDecodeTiled", {"tile_size": TILE_NODE["tile"], "overlap": TILE_NODE["overlap"],
+                                     "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"]}),
+    "VAEEncode": ("VAEEncodeTiled", {"tile_size": TILE_NODE["tile"], "overlap": TILE_NODE["overlap"],
+                                     "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"]}),
 }
 SWAP_CAUSES = {"vae-decode"}
 
@@ -21,10 +21,7 @@ SWAP_CAUSES = {"vae-decode"}
 def family_of(config_class_name: str | None) -> str | None:
     if not config_class_name:
         return None
-    for prefix, family in FAMILIES:
-        if config_class_name.startswith(prefix):
-            return family
-    return config_class_name.lower()
+    return family_for_config(config_class_name) or config_class_name.lower()
 
 
 def _workflow_nodes(workflow: dict, graph_id: str | None) -> list:

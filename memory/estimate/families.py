@@ -41,8 +41,12 @@ CONFIG_FAMILY = {
     "CosmosI2V": "cosmos", "CosmosT2IPredict2": "cosmos", "CosmosI2VPredict2": "cosmos", "PixArtAlpha": "pixart",
     "PixArtSigma": "pixart", "AuraFlow": "auraflow", "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit",
 }
-# prefixes for subclasses not listed (longest first): "WAN22_..." -> wan22
-_CONFIG_PREFIXES = sorted(((k, v) for k, v in CONFIG_FAMILY.items()), key=lambda kv: -len(kv[0]))
+# prefixes for subclasses not listed ("WAN21_Camera" -> wan21), tried longest first
+_CONFIG_PREFIXES = sorted(list(CONFIG_FAMILY.items()) + [
+    ("WAN21", "wan21"), ("WAN22", "wan22"), ("SDXL", "sdxl"), ("SD15", "sd1"), ("SD20", "sd2"), ("SD3", "sd3"),
+    ("Flux2", "flux2"), ("Flux", "flux1"), ("HunyuanVideo", "hunyuan-video"), ("HunyuanImage", "hunyuan-image"),
+    ("LTXV", "ltxv"), ("QwenImage", "qwen-image"), ("Chroma", "chroma"), ("Lumina2", "lumina2"), ("Cosmos", "cosmos"),
+    ("PixArt", "pixart"), ("HunyuanDiT", "hunyuan-dit"), ("HiDream", "hidream")], key=lambda kv: -len(kv[0]))
 
 
 def family_for_config(class_name: str | None) -> str | None:

@@ -13,7 +13,7 @@ def table_of(name):
 
 EXPECTED_KIND = {"te_clip_g": "clip-g", "te_clip_l": "clip-l", "te_t5xxl_fp16": "t5-xxl", "te_umt5_xxl_fp16": "umt5-xxl",
                  "vae_flux_ae": "kl-f8-16ch", "vae_sd15_vae-ft-mse-840000-ema-pruned": "kl-f8-4ch", "vae_sdxl_vae": "kl-f8-4ch",
-                 "vae_wan_2.1_vae": "wan21"}
+                 "vae_wan_2.1_vae": "wan21", "vae_wan2.2_vae": "wan22"}
 EXPECTED_VARIANT = {"flux_flux1-dev": "dev", "sd3_sd3.5_medium": "3.5 medium", "sdxl_sd_xl_base_1.0": "base",
                     "wan_wan2.1_t2v_1.3B_fp16": "t2v 1.3B", "wan_wan2.2_ti2v_5B_fp16": "ti2v 5B"}
 ROLE = {"unet": "diffusion_model", "diffusion_model": "diffusion_model", "clip_l": "text_encoder", "clip_g": "text_encoder",
@@ -164,3 +164,12 @@ def test_scaled_fp8_diffusion_model():
     comps = families.split_components(t)
     assert len(comps) == 1 and comps[0]["family"] == "flux1"
     assert comps[0]["bytes"] == headers.table_bytes(t)
+
+
+def test_one_config_table_names_every_family():
+    """ComfyUI config class -> family id comes from families.CONFIG_FAMILY only, with ids from families.FAMILIES."""
+    assert set(families.CONFIG_FAMILY.values()) <= set(families.FAMILIES)
+    assert families.family_for_config("WAN22_T2V") == "wan22" and families.family_for_config("HunyuanVideo") == "hunyuan-video"
+    assert families.family_for_config("QwenImage") == "qwen-image" and families.family_for_config("SDXLRefiner") == "sdxl"
+    assert families.family_for_config("WAN21_Camera") == "wan21"          # a subclass not listed: the longest prefix
+    assert families.family_for_config("SomethingElse") is None and families.family_for_config(None) is None
