@@ -169,6 +169,26 @@ def published():
     return rows
 
 
+MEASURED = REPO / "benchmarks" / "data" / "diffusion_measured.json"
+
+
+def measured():
+    """(row, ours peak_torch, ComfyUI's weights + memory_required, reference) for each published measured peak."""
+    out = []
+    for r in json.loads(MEASURED.read_text())["rows"]:
+        fam = r["family"]
+        if r.get("layout"):
+            comps = [c for c in families.split_components(table(r["layout"]), fam) if c["role"] == "diffusion_model"]
+        else:  # a published parameter count on the family's detection keys (bf16)
+            keys = {"adaln_single.emb.timestep_embedder.linear_1.bias": (r["hidden"],),
+                    "transformer_blocks.0.attn2.to_k.weight": (r["hidden"], r["cross_attention_dim"])}
+            comps = families.split_components(blob("BF16", r["params"] - r["hidden"] * (1 + r["cross_attention_dim"]), **keys), fam)
+        e = E.estimate(comps, r["width"], r["height"], r["frames"], r["batch"], cfg=r["cfg"], policy={"_no_knobs": True})
+        bd = e["breakdown"]["sample"]
+        out.append((r, bd["weights"] + bd["activations"], bd["weights"] + e["comfyui_memory_required"], r["measured_gib"] * GiB))
+    return out
+
+
 def err(a, b):
     return a / b - 1
 
@@ -236,6 +256,19 @@ def main() -> int:
                  "published_max": round(max(pe), 4), "published_comfyui_median": round(statistics.median(pc), 4),
                  "published_comfyui_max": round(max(pc), 4), "published_comfyui_closer": closer,
                  "rows": rows, "published": pub, "fit_set": [list(c) for c in FIT], "heldout_set": [list(c) for c in HELD_OUT]})
+    print("\nMeasured peaks (GiB, torch max_memory_allocated, model only) from benchmarks/data/diffusion_measured.json")
+    print(f"{'case':50} {'ours':>7} {'ComfyUI':>8} {'ref':>7} {'err ours':>9} {'err ComfyUI':>12}  first seen")
+    me, mc, mrows = [], [], []
+    for r, o, c, ref in measured():
+        me.append(abs(err(o, ref)))
+        mc.append(abs(err(c, ref)))
+        mrows.append({"id": r["id"], "ours_bytes": int(o), "comfyui_bytes": int(c), "reference_bytes": int(ref),
+                      "err_ours": round(err(o, ref), 4), "err_comfyui": round(err(c, ref), 4), "source": r["source"]})
+        print(f"{r['id'][:50]:50} {o / GiB:7.2f} {c / GiB:8.2f} {ref / GiB:7.2f} {err(o, ref):+9.1%} {err(c, ref):+12.1%}  {r['first_seen'][:10]}")
+    print(f"|error| over {len(me)} measured rows: ours median {statistics.median(me):.1%}, max {max(me):.1%};"
+          f" ComfyUI median {statistics.median(mc):.1%}, max {max(mc):.1%}")
+    data.update({"measured_rows": len(me), "measured_median": round(statistics.median(me), 4), "measured_max": round(max(me), 4),
+                 "measured_comfyui_median": round(statistics.median(mc), 4), "measured": mrows})
     print(f"\nFIT: {len(FIT)} traced rows the coefficients are computed from; HELD-OUT: {len(HELD_OUT)} rows never tuned on.")
     if rows and not args.no_save:
         save("bench_estimate", "COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py", data)
