@@ -11,7 +11,7 @@ from ..units import GiB, MiB, fmt_bytes as b
 TORCH = ("torch.cuda", "torch.hip", "torch.xpu")
 SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
-          "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback")
+          "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host")
 
 
 class Case:
@@ -47,6 +47,8 @@ def build(scan, inc, context, env) -> Case:
     x.kinds = [e["kind"] for e in inc.events]
     x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
+    x.graph_capture = f.get("graph_capture")      # the log shows CUDA-graph capture before the failure
+    x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)
     if x.branch == "ggml":
         _ggml(x, scan, inc, n)
@@ -80,6 +82,8 @@ def _numbers(x, n):
             x.impossible = impossible(x.req, x.total, x.free, lim if (lim or 0) < x.total else None)
             x.others = x.total - x.free - x.allocated
         x.cap = x.total
+    elif k == "torch.directml":
+        x.branch = "dml"         # torch-directml: the size of one tensor, nothing about the card
     elif k == "torch.mps":
         x.branch = "mps"
         x.allocated, x.other_alloc, x.max_allowed = n.get("allocated") or 0, n.get("other_allocations") or 0, n.get("max_allowed")
@@ -88,6 +92,8 @@ def _numbers(x, n):
         x.branch = "ggml"
     elif k in SIMPLE:
         x.branch = k
+    if x.branch == "torch" and x.total <= 2 * GiB:
+        x.tiny = True            # an integrated GPU's carve-out (APU), or a card too small for any current model
     if x.total:                          # torch and cudaMallocAsync: shares of the card
         x.req_share = x.req / x.total
         if x.ru is not None:

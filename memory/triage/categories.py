@@ -38,9 +38,9 @@ def frame_category(path: str, func: str):
                 "load_diffusion_model", "load_checkpoint_guess_config") or ("model_patcher.py" in p and func in ("load", "patch_model")):
         return "weights-exceed-vram"
     if any(w in p for w in ("sd1_clip.py", "text_encoders/", "clip_model.py", "/t5.py", "sdxl_clip", "flux_clip", "hunyuan_video_clip")) \
-            or func in ("encode_token_weights", "encode_from_tokens", "encode_from_tokens_scheduled"):
+            or func in ("encode_token_weights", "encode_from_tokens", "encode_from_tokens_scheduled", "load_clip", "load_text_encoder_state_dicts"):
         return "text-encoder"
-    if any(w in p for w in ("diffusionmodules/model.py", "/vae.py", "autoencoder", "/wan/vae", "causal_conv", "taesd")) \
+    if any(w in p for w in ("diffusionmodules/model.py", "/vae.py", "/vae/", "autoencoder", "/wan/vae", "causal_conv", "taesd")) \
             or (p.endswith("comfy/sd.py") and func in ("decode", "decode_tiled", "decode_tiled_", "decode_tiled_3d", "encode", "encode_tiled")) \
             or func in ("vae_decode", "decode_latents", "decode_tiled"):
         return "vae-decode"
@@ -59,7 +59,7 @@ def nodes_py_category(path: str, func: str):
         return "vae-decode"
     if func in ("sample", "common_ksampler", "sample_custom"):
         return "activations"
-    if func in ("encode",) and "clip" in p:
+    if func in ("encode",) and "clip" in p or func == "load_clip":
         return "text-encoder"
     return None
 

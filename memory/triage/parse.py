@@ -97,7 +97,11 @@ _COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
 _COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
 _COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
                         r"(?: with tile size (\d+) and overlap (\d+))?")
-_AIMDO = re.compile(r"VRAM Allocation failed(?: \(non OOM\))?|Fault failed: -?\d+|VRAM reservation failed")
+_AIMDO = re.compile(r"VRAM Allocation failed(?: \(non OOM\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error")
+# comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
+_PINNED_HOST = re.compile(r"HostBuffer\.read_file_slice failed|cudaHostAlloc failed|failed to allocate [\d.]+ MiB of pinned memory")
+# torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
+_DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
 _VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
 _VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
@@ -354,6 +358,8 @@ RECOGNISERS = [
     _simple(_OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
     _simple(_OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
     _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui"),
+    _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui"),
+    _simple(_DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))}),
     _simple(_COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
             recoverable=True),
@@ -374,6 +380,7 @@ PRIORITY = {
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
+    "comfy.pinned_host": 7, "torch.directml": 9,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 
@@ -416,6 +423,9 @@ FACTS = [
     ("vllm_kv_mem_v0", re.compile(r"the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB")),
     ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
     ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
+    ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
+                                 r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(")),
+    ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError")),
     ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|EngineCore|vLLM|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
     # llama.cpp load order: model buffers, then KV buffers, then compute buffers
     ("ggml_model_buf", re.compile(r"(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
@@ -448,7 +458,8 @@ FACT_KEYS = {
     "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
-    "vllm_kv_mem_v0": ("reserved for KV Cache",), "vllm_util": ("gpu_memory_utilization",), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "vllm_kv_mem_v0": ("reserved for KV Cache",),
+    "graph_capture": ("Capturing", "capture", "graph"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_maxlen": ("max_model_len", "max_seq_len"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
     "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",),
@@ -463,19 +474,20 @@ FACT_KEYS = {
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 
 # Words every error line contains at least one of (the recognisers are tried only then).
-ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "max seq len", "runner process", "llama-server", "ASSERT",
+ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit")
 
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"max seq len", b"runner process", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
-                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ")
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"n_ctx", b"offloaded", b"using device",
+                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
+                          b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError")
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",

@@ -28,7 +28,7 @@ from collections import namedtuple
 from ..units import GiB, MiB, fmt_bytes
 
 CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
-          "other-process", "kv-cache", "host-ram", "leak", "other")
+          "other-process", "kv-cache", "host-ram", "leak", "graph-capture", "other")
 LEADER = "<leading cause>"
 
 Rule = namedtuple("Rule", "cause weight when evidence hint first", defaults=(False, None))
@@ -64,7 +64,7 @@ def torch_full(x):
 
 def slack_fits(x):
     """The cached-but-unallocated slack alone would have served the request, had it been in one piece."""
-    return torch(x) and not x.impossible and x.ru is not None and x.req and x.ru >= x.req and x.ru >= 64 * MiB
+    return torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= x.req and x.ru >= 64 * MiB
 
 
 def async_numbers(x):
@@ -100,7 +100,7 @@ RULES = [
     # a sliver of the card: the card is simply full, fragmentation only decided which request failed
     R("fragmentation", 1.4, slack_fits,
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
-    R("fragmentation", 1.4, lambda x: (torch(x) and not x.impossible and x.ru is not None and x.req and x.ru >= 0.5 * x.req
+    R("fragmentation", 1.4, lambda x: (torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= 0.5 * x.req
                                        and x.ru >= 256 * MiB and x.ru >= 0.08 * x.total),
       "{ru:b} reserved but unallocated, {ru_share:.0%} of the card", first="frag"),
 
@@ -108,6 +108,14 @@ RULES = [
     R("weights-exceed-vram", 1.6, torch_full, "PyTorch already holds {allocated:b} of {total:b} and fails on a small {req:b} request"),
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
+    R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and x.allocated >= 0.9 * x.cap and x.req <= 0.1 * x.cap
+      and x.other_alloc < 0.1 * x.cap, "MPS: PyTorch alone holds {allocated:b} of the {cap:b} limit and a small request fails: the model fills it"),
+    R("weights-exceed-vram", 6.0, lambda x: x.tiny,
+      "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
+    R("weights-exceed-vram", 2.6, lambda x: torch(x) and not x.impossible and x.allocated == 0 and x.req >= 0.25 * x.total,
+      "nothing was allocated yet and the first request is {req:b} ({req_share:.0%} of the card): the model is being loaded"),
+    R("weights-exceed-vram", 2.8, lambda x: x.ggml_stage == "after-model-buffers" and x.n_ctx and x.n_ctx <= 4096,
+      "the model's buffers were allocated and the next small allocation failed; a {n_ctx}-token context's KV cache is small: the weights fill the card"),
     R("weights-exceed-vram", 3.0, kind("vllm.no_kv_blocks"),
       lambda x: "no memory left for KV cache blocks after weights and activations"
       + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),
@@ -133,6 +141,8 @@ RULES = [
     R("activations", 1.0, async_full, "{req:b} requested with {free:b} free", first="act"),
     R("activations", 1.5, async_numbers, "{req:b} requested with {free:b} free, {allocated:b} allocated of {total:b}", first="act"),
     R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
+    R("activations", 1.2, lambda x: x.branch == "dml",
+      "DirectML could not allocate one tensor of {req:b}; it reports nothing else about the card", first="act"),
     R("activations", 2.4, lambda x: x.branch == "mps" and x.req >= 0.3 * x.cap, "one request of {req:b} is {req_share:.0%} of the {cap:b} MPS limit",
       first="act"),
     R("activations", 1.2, mps_full, "{req:b} requested", first="act"),
@@ -190,6 +200,8 @@ RULES = [
       "{others:b} of the {total:b} card is used outside PyTorch's allocations (other programs, or this process's CUDA context)", first="op"),
     R("other-process", 1.3, lambda x: async_numbers(x) and x.others >= 1.2 * GiB and x.others >= x.req - x.free,
       "{others:b} used outside PyTorch; freeing it would cover the request", first="op"),
+    R("other-process", 3.2, lambda x: x.branch == "mps" and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
+      "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
     R("other-process", 4.0, kind("vllm.startup_free"),
       "only {n[free]:b} of {n[total]:b} free at startup; gpu_memory_utilization {n[gpu_memory_utilization_ratio]} asks for {n[requested]:b}"),
     R("other-process", 4.0, kind("vllm.profile_race"), "another process released GPU memory while vLLM was profiling"),
@@ -219,6 +231,9 @@ RULES = [
     R("host-ram", 4.0, kind("ggml.host"), lambda x: f"ggml could not allocate {fmt_bytes(x.n.get('requested'))} of host memory"),
     R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
     R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
+    R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
+    R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
+      "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
 
     # --- leak: memory not returned between runs --------------------------------------------------------
     R("leak", 2.5, lambda x: fresh(x) and x.ran_before,
@@ -233,7 +248,15 @@ RULES = [
     R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),
 
+    # --- graph-capture: CUDA graphs captured after the memory budget was handed out ----------------------
+    R("graph-capture", 4.0, lambda x: x.graph_capture and x.env["runtime"] == "vllm"
+      and x.kind in ("torch.cuda", "torch.hip", "cuda.driver", "torch.oom_type"),
+      "vLLM was capturing CUDA graphs when it ran out: the KV cache had already taken gpu_memory_utilization's share, graph capture needs memory outside it"),
+
     # --- other: the driver, the platform, or nothing to go on ------------------------------------------
+    R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
+      and (x.allocated is None or x.allocated < 0.25 * x.total),
+      "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     R("other", 3.5, lambda x: x.impossible, "{impossible}"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
     R("other", 1.8, kind("torch.nvml_assert"),
