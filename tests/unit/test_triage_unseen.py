@@ -8,7 +8,7 @@ import pytest
 
 from support import unseen_corpus as U
 
-FLOOR = 0.0     # set after phase 2, from the regression score the rules reach (see the ledger)
+FLOOR = 0.90    # after the rule rows of 7b7802c the whole unseen set scores 51/55 (92.7 %); a rule change that loses two cases fails
 BATCHES = U.batches()
 CASES = [p for ps in BATCHES.values() for p in ps]
 
