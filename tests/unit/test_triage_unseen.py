@@ -8,7 +8,7 @@ import pytest
 
 from support import unseen_corpus as U
 
-FLOOR = 0.90    # after the rule rows of 7b7802c the whole unseen set scores 51/55 (92.7 %); a rule change that loses two cases fails
+FLOOR = 0.90    # regression sets: after the rule rows of 7b7802c they score 51/55 (92.7 %); losing two cases fails
 BATCHES = U.batches()
 CASES = [p for ps in BATCHES.values() for p in ps]
 
@@ -47,15 +47,20 @@ def test_ledger_matches_the_files():
 
 
 def test_current_score(capsys):
-    results = [U.score(p) for p in CASES]
-    ok = sum(r["cause_ok"] for r in results)
+    """Prints every case's current verdict; only the regression sets (batches the rules were tuned on) must stay
+    above FLOOR. A batch not yet tuned on may score anything: that is its first-sight figure, kept in the ledger."""
+    tuned = {b["batch"] for b in U.read_ledger()["batches"] if b.get("tuned_on")}
+    results = {name: [U.score(p) for p in paths] for name, paths in BATCHES.items()}
     with capsys.disabled():
-        print(f"\nunseen corpus, current top-1 cause: {ok}/{len(results)}")
-        for r in results:
-            bad = [] if r["cause_ok"] else [f"cause {r['got']} != {r['expect']}"]
-            bad += [] if r.get("runtime_ok") else [f"runtime {r.get('got_runtime')}"]
-            bad += [] if r.get("device_ok") else [f"device {r.get('got_device')}"]
-            bad += [f"numbers {r['numbers_bad']}"] if r["numbers_bad"] else []
-            if bad:
-                print(f"  {r['case']}: {'; '.join(bad)}")
-    assert results and ok / len(results) >= FLOOR
+        for name, rs in results.items():
+            ok = sum(r["cause_ok"] for r in rs)
+            print(f"\nunseen {name} ({'regression set' if name in tuned else 'not tuned on'}): top-1 cause {ok}/{len(rs)}")
+            for r in rs:
+                bad = [] if r["cause_ok"] else [f"cause {r['got']} != {r['expect']}"]
+                bad += [] if r.get("runtime_ok") else [f"runtime {r.get('got_runtime')}"]
+                bad += [] if r.get("device_ok") else [f"device {r.get('got_device')}"]
+                bad += [f"numbers {r['numbers_bad']}"] if r["numbers_bad"] else []
+                if bad:
+                    print(f"  {r['case']}: {'; '.join(bad)}")
+    reg = [r for name in tuned for r in results[name]]
+    assert reg and sum(r["cause_ok"] for r in reg) / len(reg) >= FLOOR
