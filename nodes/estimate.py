@@ -20,21 +20,11 @@ log = logging.getLogger("gpu_garden")
 
 CATEGORY = "GPU Garden"
 Budget = io.Custom("GPU_GARDEN_BUDGET")
-CFG_MODES = ("auto", "on", "off")
+CFG_MODES = ("auto", "on", "off", "batched", "separate")  # on = batched, off = separate passes (or cfg 1)
+WEIGHT_DTYPES = ("as loaded", "fp32", "bf16", "fp16", "fp8", "gguf")
+VAE_DTYPES = ("as loaded", "bf16", "fp16", "fp32")
 ON_OVER = ("warn", "stop")
 MODES = ("formula", "exact")
-
-
-# ComfyUI's model config classes (comfy/supported_models.py) -> our family names, used when the keys alone
-# do not tell (a model we do not detect, or one a custom loader renamed)
-CONFIG_FAMILY = {"SD15": "sd1", "SD20": "sd2", "SDXL": "sdxl", "SDXLRefiner": "sdxl", "SSD1B": "sdxl", "SD3": "sd3",
-                 "Flux": "flux1", "FluxSchnell": "flux1", "FluxInpaint": "flux1", "Flux2": "flux2", "Chroma": "chroma",
-                 "QwenImage": "qwen-image", "HiDream": "hidream", "Lumina2": "lumina2", "ZImage": "z-image",
-                 "WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN21_Vace": "wan21", "WAN21_FunControl2V": "wan21",
-                 "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan-video", "HunyuanVideoI2V": "hunyuan-video",
-                 "HunyuanVideoSkyreelsI2V": "hunyuan-video", "LTXV": "ltxv", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
-                 "CosmosI2V": "cosmos", "PixArtAlpha": "pixart", "PixArtSigma": "pixart", "AuraFlow": "auraflow",
-                 "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit"}
 
 
 class FootprintDoesNotFit(Exception):
@@ -69,7 +59,8 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
     comps = [{"table": table_of(base.diffusion_model), "role": "diffusion_model", "source": model_title(model)}]
     cast = getattr(base, "manual_cast_dtype", None)
     dtype = cast or (base.get_dtype() if hasattr(base, "get_dtype") else None)
-    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype), "device": compute_device_kind(), "platform": _platform()}
+    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype), "device": compute_device_kind(), "platform": _platform(),
+              "reserve": comfy_reserve(), "dynamic_vram": dynamic_vram_mode()}
     if clip is not None:
         cond = getattr(clip, "cond_stage_model", None)
         if cond is not None:
@@ -82,6 +73,30 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
             comps.append({"table": table_of(fsm), "role": "vae", "source": "VAE"})
             policy["vae_bytes"] = _itemsize(getattr(vae, "vae_dtype", None))
     return comps, policy
+
+
+def comfy_reserve():
+    """ComfyUI's live reserve (model_management.extra_reserved_memory(): --reserve-vram, or its platform
+    default); None (the estimate's own default for the platform) when it cannot be read."""
+    try:
+        import comfy.model_management as mm
+
+        return int(mm.extra_reserved_memory())
+    except Exception:
+        return None
+
+
+def dynamic_vram_mode() -> str:
+    """"on"/"off" from ComfyUI's own switch where it has one (comfy.cli_args.enables_dynamic_vram, newer
+    ComfyUI with comfy-aimdo); "auto" (detect comfy-aimdo) otherwise."""
+    try:
+        from comfy.cli_args import enables_dynamic_vram
+    except Exception:
+        return "auto"
+    try:
+        return "on" if enables_dynamic_vram() else "off"
+    except Exception:
+        return "auto"
 
 
 def compute_device_kind() -> str:
@@ -150,7 +165,8 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
     pub = est_core.public(est)
     keep = ("family", "variant", "family_name", "unknown", "width", "height", "frames", "batch", "cfg", "latent", "phases",
             "breakdown", "fixed", "peak", "peak_phase", "comfyui_memory_required", "comfyui_factor", "assumptions",
-            "verdict", "budget", "headroom", "min_vram_gb", "weights", "all_resident")
+            "verdict", "budget", "headroom", "min_vram_gb", "weights", "all_resident",
+            "peak_torch", "peak_device", "vae", "host_ram", "dynamic_vram")
     out = {k: pub.get(k) for k in keep}
     out["components"] = [{k: c[k] for k in ("source", "role", "kind", "bytes", "resident", "dtypes")} for c in pub["components"]]
     out["knobs"] = pub["knobs"][:5]
@@ -199,8 +215,14 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.Int.Input("frames", default=1, min=1, max=10000, tooltip="video models; used when no latent is connected"),
                 io.Int.Input("batch", default=1, min=1, max=4096, tooltip="used when no latent is connected"),
                 io.Combo.Input("cfg", options=list(CFG_MODES), default="auto",
-                               tooltip="on: the sampler batches cond and uncond (x2). auto: as the family's usual workflow "
-                                       "(FLUX.1 and HunyuanVideo run at cfg 1)"),
+                               tooltip="batched (on): the sampler runs cond and uncond in one call (x2). separate (off): one "
+                                       "at a time, or cfg 1. auto: as the family's usual workflow (FLUX.1 and HunyuanVideo run at cfg 1)"),
+                io.Combo.Input("weights_dtype", options=list(WEIGHT_DTYPES), default="as loaded", optional=True,
+                               tooltip="plan for the diffusion model in another dtype (fp8, GGUF Q8_0, ...) instead of the loaded one"),
+                io.Combo.Input("vae_dtype", options=list(VAE_DTYPES), default="as loaded", optional=True,
+                               tooltip="plan for the VAE in another dtype (fp32 = --fp32-vae) instead of the one ComfyUI picked"),
+                io.Int.Input("text_tokens", default=0, min=0, max=8192, optional=True,
+                             tooltip="text tokens the model attends to jointly (FLUX, SD3, ...); 0: the family's usual count"),
                 io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,
                                tooltip="judge against this many GiB instead (plan for another card); 0: the budget input or this machine"),
                 io.Combo.Input("when_it_does_not_fit", options=list(ON_OVER), default="warn",
@@ -215,19 +237,33 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
 
     @classmethod
     def execute(cls, model, latent=None, clip=None, vae=None, budget=None, width=1024, height=1024, frames=1, batch=1,
-                cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn", mode="formula") -> io.NodeOutput:
+                cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn", mode="formula", weights_dtype="as loaded",
+                vae_dtype="as loaded", text_tokens=0) -> io.NodeOutput:
         comps, policy = model_components(model, clip, vae)
         family = families.detect_family(comps[0]["table"])["family"]
         config = type(getattr(model.model, "model_config", None)).__name__
-        if family == "unknown" and config in CONFIG_FAMILY:
-            family = policy["family"] = CONFIG_FAMILY[config]
+        if family == "unknown" and families.family_for_config(config):
+            family = policy["family"] = families.family_for_config(config)
+        if weights_dtype and weights_dtype != "as loaded":
+            policy["weights_dtype"] = weights_dtype
+        if vae_dtype and vae_dtype != "as loaded":
+            policy["vae_dtype"], policy["vae_bytes"] = vae_dtype, None
+        if text_tokens:
+            policy["text_tokens"] = int(text_tokens)
+        try:
+            from ..memory.estimate import verdict as est_verdict
+
+            policy["host_ram"] = est_verdict.host_available_ram()
+        except Exception:
+            pass
         latent_shape = None
         if latent is not None and getattr(latent.get("samples"), "shape", None) is not None:
             latent_shape = list(latent["samples"].shape)
             width, height, frames, batch = latent_size(latent_shape, family)
-        use_cfg = {"auto": None, "on": True, "off": False}[cfg]
-        est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg, policy=policy)
+        use_cfg = {"auto": None, "on": True, "off": False, "batched": True, "separate": False}.get(cfg)
         b, label = live_budget(budget, vram_gb)
+        policy["budget"] = b
+        est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg, policy=policy)
         est_core.judge(est, b)
         if latent is None:
             latent = empty_latent(model, family, width, height, frames, batch)

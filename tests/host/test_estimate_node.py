@@ -132,9 +132,10 @@ def test_exact_mode_at_512_takes_seconds(comfy_host):
     assert peaks["math"] > max(v for k, v in peaks.items() if k != "math")
     assert 50 << 20 < min(peaks.values()) - ex["weights"] < 1 << 30
     assert ex["attention"]["largest_scores"] >= 2 * 8 * 4096 * 4096 * 2
-    # the formula against the trace, kernel for kernel (model only): the estimator's own accuracy goal, 20 %
+    # the formula against the trace, kernel for kernel, on the activations alone (the SD1.5 weights would hide
+    # a 2x error in a total): the fused kernel within 5 %, the math path's n^2 within 10 %
     for c in ex["vs_formula"]:
-        assert abs(c["error"]) < 0.2, c
+        assert abs(c["error_activations"]) < (0.1 if c["kernel"] == "math" else 0.05), c
 
 
 def test_exact_mode_falls_back_to_the_formula_with_a_reason(comfy_host):

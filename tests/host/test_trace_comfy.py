@@ -189,3 +189,24 @@ print(json.dumps([fam["peak"] - fam["weights"], r["peak"] - r["weights"], r["wei
     assert act == fam_act
     assert 0 <= extra_weights < 1 << 20                       # + model_sampling's sigma tables
     assert low_weights == 0 and low_smaller and device == "cpu"
+
+
+PINS = json.loads((REPO / "tests" / "unit" / "test_estimate_traced_pins.json").read_text())
+
+
+def test_traced_peaks_are_pinned():
+    """The tracer still gives exactly the bytes the estimate was calibrated on. If this fails, the tracer's
+    behaviour changed: run benchmarks/bench_estimate.py, recalibrate on its FIT rows, update the pins, and
+    commit all of it together (the formula's accuracy test reads the same pins)."""
+    cases = [[c[k] for k in ("family", "width", "height", "frames", "phase", "attention", "batch")] for c in PINS["cases"]]
+    code = ("import json\nfrom gpu_garden.memory.trace import tracer\nout=[]\n"
+            "for f,w,h,n,ph,att,b in json.loads(sys.argv[1]):\n"
+            f"    r=tracer.trace_family({os.environ['COMFYUI_DIR']!r}, f, w, h, n, b, att, ph)\n"
+            "    out.append({'activations': r['activations_peak'], 'peak': r['peak'], 'weights': r['weights']})\n"
+            "print('PINS', json.dumps(out))\n")
+    p = _run(code, json.dumps(cases), timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(next(line for line in p.stdout.splitlines() if line.startswith("PINS "))[5:])
+    for pin, g in zip(PINS["cases"], got):
+        want = {k: pin[k] for k in ("activations", "peak", "weights")}
+        assert g == want, (pin["family"], pin["phase"], pin["width"], pin["height"], pin["frames"], g, want)
