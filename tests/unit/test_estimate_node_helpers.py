@@ -73,6 +73,25 @@ def test_budget_from_node_input(node):
     assert node.live_budget(snap, 12)[0] == 12 * GiB
 
 
+def test_reserve_is_read_from_comfyui(node, monkeypatch):
+    """The node uses model_management.extra_reserved_memory() (ComfyUI's platform default or --reserve-vram),
+    not a constant; without ComfyUI it falls back to the estimate's own per-platform default."""
+    mm = types.ModuleType("comfy.model_management")
+    mm.extra_reserved_memory = lambda: 1536 << 20
+    comfy = types.ModuleType("comfy")
+    comfy.model_management = mm
+    monkeypatch.setitem(sys.modules, "comfy", comfy)
+    monkeypatch.setitem(sys.modules, "comfy.model_management", mm)
+    assert node.comfy_reserve() == 1536 << 20
+    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"].items()}
+    est = E.estimate([{"table": t, "role": "diffusion_model", "source": "MODEL"}], 512, 512,
+                     policy={"reserve": node.comfy_reserve()})
+    assert est["fixed"]["comfyui_reserve"] == 1536 << 20
+    mm.extra_reserved_memory = lambda: (_ for _ in ()).throw(RuntimeError("no"))
+    assert node.comfy_reserve() is None
+    assert E.estimate([{"table": t, "role": "diffusion_model"}], 512, 512, policy={"reserve": None})["fixed"]["comfyui_reserve"] == 400 << 20
+
+
 # -- exact mode (nodes/estimate_exact.py): the loaded model traced on meta tensors ---------------------------
 from gpu_garden.nodes import estimate_exact as X  # noqa: E402
 
