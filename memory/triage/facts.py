@@ -20,7 +20,8 @@ def new_facts() -> dict:
             "total_vram": None, "rocm": False, "dynamic_vram": False, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None,
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
-            "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None}
+            "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
+            "ollama_available": None, "ollama_required": None}
 
 
 def apply(scan, lineno, text, window=False):
@@ -197,6 +198,8 @@ HANDLERS = {
     "ggml_args": _ggml_args,
     "ggml_offloaded": lambda s, f, m, *_: f.__setitem__("ggml_offloaded", (int(m.group(1)), int(m.group(2)))),
     "ggml_device_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
+    "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
+    "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),
     "ggml_marker": _set("ggml", True),
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,

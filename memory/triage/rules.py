@@ -112,6 +112,8 @@ RULES = [
       and x.other_alloc < 0.1 * x.cap, "MPS: PyTorch alone holds {allocated:b} of the {cap:b} limit and a small request fails: the model fills it"),
     R("weights-exceed-vram", 6.0, lambda x: x.tiny,
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
+    R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
+      lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),
     R("weights-exceed-vram", 2.6, lambda x: torch(x) and not x.impossible and x.allocated == 0 and x.req >= 0.25 * x.total,
       "nothing was allocated yet and the first request is {req:b} ({req_share:.0%} of the card): the model is being loaded"),
     R("weights-exceed-vram", 2.8, lambda x: x.ggml_stage == "after-model-buffers" and x.n_ctx and x.n_ctx <= 4096,
@@ -249,15 +251,25 @@ RULES = [
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),
 
     # --- graph-capture: CUDA graphs captured after the memory budget was handed out ----------------------
-    R("graph-capture", 4.0, lambda x: x.graph_capture and x.env["runtime"] == "vllm"
-      and x.kind in ("torch.cuda", "torch.hip", "cuda.driver", "torch.oom_type"),
-      "vLLM was capturing CUDA graphs when it ran out: the KV cache had already taken gpu_memory_utilization's share, graph capture needs memory outside it"),
+    R("graph-capture", 4.0, lambda x: x.graph_capture and x.kind in ("torch.cuda", "torch.hip", "cuda.driver", "torch.oom_type"),
+      lambda x: ("vLLM was capturing CUDA graphs when it ran out: the KV cache had already taken gpu_memory_utilization's share, "
+                 "graph capture needs memory outside it") if x.env["runtime"] == "vllm"
+      else "the failure came while CUDA graphs were captured: the capture's memory pool comes on top of the model's"),
 
     # --- other: the driver, the platform, or nothing to go on ------------------------------------------
     R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
       and (x.allocated is None or x.allocated < 0.25 * x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     R("other", 3.5, lambda x: x.impossible, "{impossible}"),
+    # the runtime's own numbers say it fits: the driver or a runtime version refused it (a regression is likely)
+    R("other", 5.0, lambda x: x.branch == "ggml" and x.ggml_stage in ("device-alloc", "model-load-failed") and not x.f["ggml_bufs"]
+      and x.f["ggml_device_free"] and x.req and x.req <= x.f["ggml_device_free"],
+      lambda x: f"the device listed {fmt_bytes(x.f['ggml_device_free'])} free, more than the {fmt_bytes(x.req)} that failed: "
+                "the allocation was refused (a single-allocation or shared-memory limit), not short"),
+    R("other", 5.0, lambda x: x.branch == "ggml" and x.f["ollama_required"] and x.f["ollama_available"]
+      and x.f["ollama_required"] <= 0.8 * x.f["ollama_available"],
+      lambda x: f"should fit: Ollama's own estimate needs {fmt_bytes(x.f['ollama_required'])} of "
+                f"{fmt_bytes(x.f['ollama_available'])} available; a regression of this driver or runtime version is likely"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
     R("other", 1.8, kind("torch.nvml_assert"),
       "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),
