@@ -112,7 +112,7 @@ def _ggml(x, scan, inc, n):
         x.ggml_stage = "kv-cache-failed"
     elif "ggml.model_load" in kinds or "error loading model" in texts:
         x.ggml_stage = "model-load-failed"
-    elif "ggml.compute" in kinds:
+    elif "ggml.compute" in kinds or "gallocr_reserve" in texts:
         x.ggml_stage = "compute-failed"
     elif inc.ggml_phase == "model":
         x.ggml_stage = "after-model-buffers"
@@ -128,7 +128,7 @@ def _ggml(x, scan, inc, n):
     bufname = next((e["text"] for e in inc.events if e["kind"] == "ggml.buffer"), "")
     host = bufname if any(w in bufname for w in (" CPU buffer", "CUDA_Host", "CPU_Mapped")) else \
         next((t for t in inc.texts + inc.inner if "cpu_buffer_type_alloc_buffer" in t or "ggml_aligned_malloc" in t), "")
-    x.host_buffer = host[:160] if host else None
+    x.host_buffer = host[:160] if host and x.ggml_stage != "compute-failed" else None
 
 
 def snapshot_device(ctx: dict, ev: dict):
@@ -181,7 +181,7 @@ def _phase(x, scan, inc, ctx):
     no_node = not x.node_cause
     if inc.phase and inc.phase[0] == "decode" and no_node and inner in (None, "activations"):
         x.log_phase = "decode"
-    elif x.comfy and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
+    elif (x.comfy or x.branch == "dml") and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
         state, model = inc.phase
         mc = C.model_category(model) if model else None
         x.model = model

@@ -101,7 +101,7 @@ _AIMDO = re.compile(r"VRAM Allocation failed(?: \(non OOM\))?|Fault failed: -?\d
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
 _PINNED_HOST = re.compile(r"HostBuffer\.read_file_slice failed|cudaHostAlloc failed|failed to allocate [\d.]+ MiB of pinned memory")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
-_DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available")
+_DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
 _VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
 _VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
@@ -359,7 +359,7 @@ RECOGNISERS = [
     _simple(_OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
     _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui"),
     _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui"),
-    _simple(_DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))}),
+    _simple(_DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
             recoverable=True),
