@@ -9,6 +9,7 @@ import os
 
 from . import families, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
+from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, comfy_memory_required, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
                      sample_activation_bytes, sample_parts, te_activation)
 from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
@@ -18,8 +19,7 @@ from ..units import GiB, fmt_bytes
 
 COMFY_RESERVE = {"linux": spec.comfy_reserve("linux"), "darwin": spec.comfy_reserve("darwin"),
                  "windows": spec.comfy_reserve("windows")}
-resident_bytes, dtype_mix = W.resident_bytes, W.dtype_mix
-from .phases import comfy_factor as _comfy_factor  # noqa: E402
+resident_bytes, dtype_mix = W.resident_bytes, W.dtype_mix  # public names kept for callers
 
 
 # -- components ----------------------------------------------------------------------------------
