@@ -1,0 +1,92 @@
+"""The flight recorder in real Chromium against the real --cpu ComfyUI: after a queued SD1.5 run each node
+carries a badge with its peak and time; the GPU memory sidebar tab's "Runs" section draws the timeline (a
+span per executed node), "Compare with the previous run" names the latent change and the slower VAE
+Decode, and "Copy memory report" copies a redacted markdown report. Run once per frontend: the bundled
+one and COMFYUI_FRONTEND_ROOT=<1.58.1 static root> (see tests/support/comfy_host.py)."""
+import pytest
+
+from support.comfy_host import sd15_prompt
+from web.conftest import open_comfy
+
+SIDEBAR = "gpu-garden-memory"
+
+
+def load_api(page, prompt):
+    page.evaluate("""async (wf) => { await app.loadApiJson(wf, 'recorder.json');
+      let x = 40;
+      for (const id of Object.keys(wf)) { const n = (app.rootGraph ?? app.graph).getNodeById(id);
+        n.pos = [x, 120 + (id % 2) * 60]; x += n.size[0] + 60; }
+      app.canvas.ds.scale = 0.75; app.canvas.ds.offset[0] = 90; app.canvas.ds.offset[1] = 40;
+      app.canvas.setDirty(true, true); }""", prompt)
+    page.wait_for_timeout(300)
+
+
+def queue_and_wait(page, known: int) -> str:
+    page.evaluate("() => app.queuePrompt(0, 1)")
+    page.wait_for_function("(n) => (window.__gpuGarden?.recorder?.runs || []).filter(r => r.status).length > n"
+                           " && window.__gpuGarden.recorder.runs[0].status === 'success'", arg=known, timeout=180000)
+    return page.evaluate("() => window.__gpuGarden.recorder.runs[0].prompt_id")
+
+
+def runs_seen(page) -> int:
+    return page.evaluate("() => (window.__gpuGarden?.recorder?.runs || []).length")
+
+
+@pytest.fixture
+def page(browser, comfy_host):
+    comfy_host.wait_idle()
+    pg, console = open_comfy(browser, comfy_host, vue_nodes=False)
+    yield pg
+    pg.context.close()
+    assert console.from_pack() == [], console.from_pack()
+
+
+def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
+    tag = comfy_host.frontend.replace(".", "_")
+    page.wait_for_function("() => window.__gpuGarden?.recorder", timeout=20000)
+    load_api(page, sd15_prompt("a recorder test " + tag, width=64, height=64, seed=21))
+    first = queue_and_wait(page, runs_seen(page))
+
+    # badges: one per executed node, with its peak and time
+    badges = page.evaluate("""() => Object.fromEntries((app.rootGraph ?? app.graph).nodes.map(n =>
+        [String(n.id), (n.badges || []).map(b => (typeof b === 'function' ? b() : b).text).filter(t => t && t.includes('peak'))]))""")
+    run = page.evaluate("() => window.__gpuGarden.recorder.runs[0]")
+    executed = {n["id"] for n in run["nodes"]}
+    assert executed and executed <= set(badges)
+    for nid in executed:
+        (text,) = badges[nid]
+        assert text.startswith("RAM peak ") and ("GiB" in text or "MiB" in text) and (" s" in text or " ms" in text), text
+    for nid in set(badges) - executed:
+        assert badges[nid] == []  # cached nodes get no badge
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(output_dir / f"recorder_badges_{tag}.png"), clip={"x": 0, "y": 40, "width": 1400, "height": 420})
+
+    # a second run at 4x the pixels, then the sidebar
+    page.evaluate("""() => { const n = (app.rootGraph ?? app.graph).getNodeById(5);
+        for (const w of n.widgets) if (w.name === 'width' || w.name === 'height') w.value = 256; }""")
+    second = queue_and_wait(page, runs_seen(page))
+    assert second != first
+    page.evaluate(f"() => app.extensionManager.command.execute('Workspace.ToggleSidebarTab.{SIDEBAR}')")
+    page.wait_for_selector("[data-testid=gpu-garden-timeline] svg rect", state="visible", timeout=20000)
+    n_rects = page.locator("[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect").count()
+    run2 = page.evaluate("() => window.__gpuGarden.recorder.runs[0]")
+    assert run2["prompt_id"] == second and n_rects == len(run2["nodes"])
+    ids = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')].map(r => r.dataset.nodeId)")
+    assert sorted(ids) == sorted(n["id"] for n in run2["nodes"])
+
+    page.click("[data-testid=gpu-garden-compare-button]")
+    cmp = page.locator("[data-testid=gpu-garden-compare]")
+    cmp.wait_for(state="visible", timeout=20000)
+    text = cmp.text_content()
+    assert "latent" in text and '"width":256' in text and "VAEDecode #8: time" in text, text
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(output_dir / f"recorder_sidebar_{tag}.png"), clip={"x": 0, "y": 0, "width": 760, "height": 900})
+
+    page.click("[data-testid=gpu-garden-copy-report]")
+    page.wait_for_function("() => window.__gpuGarden.recorder.copied", timeout=20000)
+    report = page.evaluate("() => window.__gpuGarden.recorder.copied.text")
+    assert report.startswith(f"### GPU Garden memory report — run `{second}`")
+    assert str(comfy_host.base) not in report and "a recorder test" not in report
+    assert "| 8 | VAEDecode |" in report and f"Compared with the previous run** `{first}`" in report
+    clip = page.evaluate("() => navigator.clipboard.readText()")
+    assert clip == report
