@@ -35,6 +35,7 @@ def frame_category(path: str, func: str):
     if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
         return None
     if func in ("load_models_gpu", "model_load", "partially_load", "patch_weight_to_device", "_load_list", "load_state_dict",
+                "from_pretrained", "_load_pretrained_model", "_load_state_dict_into_meta_model", "set_module_tensor_to_device",
                 "load_diffusion_model", "load_checkpoint_guess_config") or ("model_patcher.py" in p and func in ("load", "patch_model")):
         return "weights-exceed-vram"
     if any(w in p for w in ("sd1_clip.py", "text_encoders/", "clip_model.py", "/t5.py", "sdxl_clip", "flux_clip", "hunyuan_video_clip")) \

@@ -198,7 +198,7 @@ HANDLERS = {
     "ggml_args": _ggml_args,
     "ggml_offloaded": lambda s, f, m, *_: f.__setitem__("ggml_offloaded", (int(m.group(1)), int(m.group(2)))),
     "ggml_device_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
-    "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
+    "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(4)) * MiB),
     "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),
     "ggml_marker": _set("ggml", True),
     "ollama_marker": _ollama_marker,

@@ -57,7 +57,7 @@ _PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
 _SELF = re.compile(r"this process has " + SZ + r" memory in use")
 _ALLOWED = re.compile(SZ + r" allowed;")
 _OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch, (?:with " + SZ
-                       + r" allocated in private pools \(e\.g\., CUDA Graphs\), )?and " + SZ
+                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\), )?and " + SZ
                        + r" is reserved by PyTorch but unallocated")
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
 _TORCH_OLD = re.compile(
@@ -435,7 +435,7 @@ FACTS = [
     ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \((.*?)\) (?:\(.*?\) )?- (\d+) MiB free")),
-    ("ggml_list_free", re.compile(r"^\s*(\w+\d+): .*\((\d+) MiB, (\d+) MiB free\)\s*$")),
+    ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
     ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:")),
     ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"")),

@@ -261,6 +261,9 @@ RULES = [
       and (x.allocated is None or x.allocated < 0.25 * x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     R("other", 3.5, lambda x: x.impossible, "{impossible}"),
+    R("other", 4.0, lambda x: torch(x) and x.n.get("allowed") and x.n["allowed"] < 0.5 * x.total and x.free is not None
+      and x.free >= x.req + x.n["allowed"],
+      "{n[allowed]:b} allowed by a per-process memory fraction on a {total:b} card with {free:b} free: the cap ran out, not the card"),
     # the runtime's own numbers say it fits: the driver or a runtime version refused it (a regression is likely)
     R("other", 5.0, lambda x: x.branch == "ggml" and x.ggml_stage in ("device-alloc", "model-load-failed") and not x.f["ggml_bufs"]
       and x.f["ggml_device_free"] and x.req and x.req <= x.f["ggml_device_free"],
