@@ -7,7 +7,7 @@ import logging
 log = logging.getLogger("gpu_garden")
 
 NODE_MODULES = ("budget", "estimate", "unload")
-SERVER_MODULES = ("health", "budget_routes", "oom_capture", "auto_unload", "recorder", "recorder_routes")
+SERVER_MODULES = ("health", "budget_routes", "oom_capture", "auto_unload", "recorder", "recorder_routes", "estimate_routes")
 CATEGORY = "GPU Garden"
 
 

@@ -106,8 +106,9 @@ def find_file(models_dir, folders, name):
     return None
 
 
-def read(wf: dict, models_dir) -> dict:
-    """{files: [(path, loader, widget)], missing: [...], size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}."""
+def read(wf: dict, models_dir, resolve=None) -> dict:
+    """{files: [(path, loader, widget)], missing: [...], size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
+    resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, sizes, cfgs, notes = [], [], [], [], []
     tiled, wdt = None, None
     for t, w in nodes(wf):
@@ -115,7 +116,7 @@ def read(wf: dict, models_dir) -> dict:
             for name, folders in LOADERS[t]:
                 if not folders or not isinstance(w.get(name), str):
                     continue
-                p = find_file(models_dir, folders, w[name]) if models_dir else None
+                p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
                 (files if p else missing).append((str(p) if p else w[name], t, name))
             if t == "UNETLoader" and w.get("weight_dtype") in WEIGHT_DTYPE:
                 wdt = WEIGHT_DTYPE[w["weight_dtype"]]
@@ -141,8 +142,9 @@ def read(wf: dict, models_dir) -> dict:
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes)}
 
 
-def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None) -> dict:
-    info = read(wf, models_dir)
+def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
+                      resolve=None) -> dict:
+    info = read(wf, models_dir, resolve)
     if not info["files"]:
         miss = ", ".join(m[0] for m in info["missing"]) or "no loader nodes"
         raise UserError(f"none of the workflow's model files was found under {models_dir or '(no --models-dir)'}: {miss}")

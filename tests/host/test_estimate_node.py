@@ -147,3 +147,22 @@ def test_exact_mode_falls_back_to_the_formula_with_a_reason(comfy_host):
     assert ex["ok"] is False and "\n" not in ex["reason"]
     assert ex["reason"].startswith("trace failed on latent [1, 16, 8, 8]: RuntimeError")
     assert est["phases"]["sample"] > 0 and est["verdict"] in ("fits", "tight")     # the formula still stands
+
+
+def test_workflow_route_estimates_the_open_graph(comfy_host):
+    """POST /gpu_garden/estimate/workflow: the files come from ComfyUI's own model folders, sizes and CFG from
+    the graph, and the answer is what a shared workflow would carry in extra.gpu_garden.memory."""
+    from support.comfy_host import CHECKPOINT
+    graph = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": CHECKPOINT}},
+             "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 768, "batch_size": 2}},
+             "3": {"class_type": "KSampler", "inputs": {"cfg": 7.0, "model": ["4", 0]}}}
+    out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "vram_gb": 8})
+    assert out["family"] == "sd1" and (out["width"], out["height"], out["batch"]) == (512, 768, 2)
+    assert out["files"] == [CHECKPOINT] and out["missing"] == [] and out["verdict"] == "fits"
+    assert [t["gb"] for t in out["tiers"]] == [8, 12, 16, 24, 32, 48, 80] and out["min_vram_gb"] == 6
+    import urllib.error
+    try:
+        comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": "nope"})
+        raise AssertionError("a bad body must be a 400")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 400
