@@ -65,12 +65,27 @@ def totals(ledger, current):
     tuned = [b for b in ledger["batches"] if b.get("tuned_on")]
     untuned = [b for b in ledger["batches"] if not b.get("tuned_on")]
     reg_n = sum(b["n"] for b in tuned)
-    reg_ok = sum(sum(r["cause_ok"] for r in current[b["batch"]]) for b in tuned)
+    # the last recorded regression score of each tuned batch (taken against a commit, never the working tree)
+    reg_ok = sum(b["regression"][-1]["correct"] for b in tuned if b.get("regression"))
     cur_n = sum(len(v) for v in current.values())
     cur_ok = sum(sum(r["cause_ok"] for r in v) for v in current.values())
     num_n = sum(len(v) for v in current.values())
     num_ok = sum(sum(not r["numbers_bad"] for r in v) for v in current.values())
+    later = [b for b in ledger["batches"] if b.get("after_tuning")]
+    la_n, la_ok = sum(b["n"] for b in later), sum(b["first_sight_correct"] for b in later)
+    by_rt, by_dev = {}, {}
+    for name in current:
+        for p in U.batches()[name]:
+            exp = U.load(p)[1]
+            by_rt[exp["runtime"]] = by_rt.get(exp["runtime"], 0) + 1
+            by_dev[exp.get("device", "unstated")] = by_dev.get(exp.get("device", "unstated"), 0) + 1
     return {
+        "first_sight_after_tuning_cases": la_n, "first_sight_after_tuning_correct": la_ok,
+        "first_sight_after_tuning_pct": round(100 * la_ok / la_n, 1) if la_n else None,
+        "cases_by_runtime": dict(sorted(by_rt.items())), "cases_by_device": dict(sorted(by_dev.items())),
+        "batches": {b["batch"]: {"n": b["n"], "first_sight_correct": b["first_sight_correct"],
+                                 "regression_correct": (b.get("regression") or [{}])[-1].get("correct"),
+                                 "after_tuning": bool(b.get("after_tuning"))} for b in ledger["batches"]},
         "first_sight_cases": fs_n, "first_sight_correct": fs_ok,
         "first_sight_accuracy_pct": round(100 * fs_ok / fs_n, 1) if fs_n else None,
         "first_sight_batches": len(ledger["batches"]),
@@ -101,7 +116,9 @@ def main(argv=None):
             "batch": a.record, "date": today, "rules_commit": commit, "n": len(res),
             "first_sight_correct": sum(r["cause_ok"] for r in res),
             "first_sight_misses": [r["case"] for r in res if not r["cause_ok"]],
-            "cases": [r["case"] for r in res], "tuned_on": False, "regression": []})
+            "cases": [r["case"] for r in res], "tuned_on": False, "regression": [],
+            # recorded after the rules were tuned on earlier batches: this first sight measures generalisation
+            "after_tuning": any(b.get("tuned_on") for b in ledger["batches"])})
     for name in a.tuned or ():
         next(b for b in ledger["batches"] if b["batch"] == name)["tuned_on"] = True
     current = {name: U.score_batch(name) for name in U.batches()}
