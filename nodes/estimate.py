@@ -173,6 +173,12 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
     out["budget_source"] = budget_label
     out["comfyui_total"] = comfy_total
     out["summary"] = summary(est, budget_label)
+    try:
+        from ..memory.estimate import workflow as est_workflow
+
+        out["tiers"] = est_workflow.tiers(est)  # the verdict on each common card tier, as in extra.gpu_garden.memory
+    except Exception as exc:  # never lose the estimate for a side figure
+        log.debug("[GPU Garden] tiers failed: %s", exc)
     return out
 
 

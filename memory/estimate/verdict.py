@@ -66,7 +66,10 @@ def finish(est: dict, budget) -> dict:
         for k in est["knobs"]:
             k["fits"] = k["peak_after"] <= budget if budget else None
     est["host_ram"] = host_ram(est, budget)
-    est["dynamic_vram"] = dynamic_vram(est, budget)
+    est["dynamic_vram"] = d = dynamic_vram(est, budget)
+    if d["streamed_per_step"] and d["verdict"].startswith("fits") and est["verdict"] in ("tight", "does not fit") \
+            and all(v <= budget for k, v in est["phases"].items() if k in MAIN and k != "sample"):
+        est["verdict"] = "fits with streaming"  # Dynamic VRAM: the weights that do not fit stream in per step
     return est
 
 

@@ -126,5 +126,7 @@ def test_dynamic_vram_verdict():
     assert d["enabled"] and d["source"] == "--dynamic-vram on"
     assert 6 * GiB < d["streamed_per_step"] < 8 * GiB and d["added_seconds_per_step"] > 0
     assert d["verdict"].startswith("fits, streaming") and "estimate" in d["verdict"]
+    assert E.judge(on, 16 * GiB)["verdict"] == "fits with streaming"
     off = E.estimate(comps("flux_flux1-dev"), 1024, 1024, cfg=False, policy={"dynamic_vram": "off", "budget": 16 * GiB})
     assert not off["dynamic_vram"]["enabled"] and off["dynamic_vram"]["verdict"] is None
+    assert E.judge(off, 16 * GiB)["verdict"] == "does not fit"

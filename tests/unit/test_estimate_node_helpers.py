@@ -65,6 +65,8 @@ def test_stop_message_and_ui_payload(node):
     json.dumps(ui)
     assert ui["verdict"] == "does not fit" and ui["summary"].startswith("DOES NOT FIT")
     assert len(ui["knobs"]) <= 5 and "_ctx" not in ui
+    assert {t["gb"]: t["verdict"] for t in ui["tiers"]}[16] == "does not fit" and ui["tiers"][-1]["verdict"] == "fits"
+    assert ui["peak_torch"] < ui["peak_device"] < ui["peak"] and ui["vae"]["per_sample"] > 0
 
 
 def test_budget_from_node_input(node):
