@@ -8,13 +8,15 @@
 // this page also renders at most once per interval.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { createBar, deviceLabel, ensureStyles, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS } from "./lib/format.js";
+import { createBar, deviceLabel, el, ensureStyles, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS } from "./lib/format.js";
+import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
+import { canvasElement } from "./lib/graph_adapter.js";
+import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
 
 const NODE = "GPUGardenVRAMBudget";
 const EVENT = "gpu_garden.budget";
 const SET_ENABLED = "GPUGarden.Meter.Enabled";
 const SET_INTERVAL = "GPUGarden.Meter.IntervalMs";
-const SIDEBAR_ID = "gpu-garden-memory";
 
 const state = { latest: null, views: new Set(), lastRender: 0, timer: null, intervalMs: 1000, received: 0, paused: false };
 // Debug/test handle: `paused` ignores pushes; show(snapshot) renders one now (e.g. a saved snapshot).
@@ -61,33 +63,17 @@ async function fetchNow() {
   }
 }
 
-function setting(id, fallback) {
-  try {
-    const v = app.extensionManager?.setting?.get(id);
-    return v === undefined || v === null ? fallback : v;
-  } catch {
-    return fallback;
-  }
-}
-
 function applyInterval(ms) {
   ms = Math.max(250, Math.min(60000, Number(ms) || 1000));
   state.intervalMs = ms;
-  const clientId = api.clientId ?? api.initialClientId;
-  state.intervalPending = !clientId; // sent again once the socket has told us our id
+  const id = clientId();
+  state.intervalPending = !id; // sent again once the socket has told us our id
   api.fetchApi("/gpu_garden/budget/interval", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_id: clientId ?? "", ms }),
-  }).catch(() => {});
+    body: JSON.stringify({ client_id: id ?? "", ms }),
+  }).catch((err) => console.warn("[GPU Garden] could not send the meter interval", err));
 }
-
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-};
 
 const CSS = `
 .gg-budget{box-sizing:border-box;width:100%;padding:4px 2px 2px;font:11px/1.35 var(--comfy-font, Inter, system-ui, sans-serif);
@@ -110,10 +96,6 @@ const CSS = `
 .gg-meter-dev .gg-bar{width:120px;height:9px}
 .gg-meter-dev b{font-variant-numeric:tabular-nums}
 .gg-meter-dev span{opacity:.75}
-.gg-side{padding:12px;display:flex;flex-direction:column;gap:14px;font:12px/1.4 var(--comfy-font, Inter, system-ui, sans-serif);color:var(--fg-color, #ddd)}
-.gg-side h3{margin:0;font-size:13px}
-.gg-side ul{margin:4px 0 0;padding-left:16px}
-.gg-side li{font-size:11px}
 `;
 
 /** One device: name, free headline, stacked bar with legend, notes. */
@@ -208,7 +190,7 @@ function attachToNode(node) {
         const size = node.computeSize();
         if (size[1] > node.size[1]) node.setSize([node.size[0], size[1]]);
       }
-      node.setDirtyCanvas?.(true, false);
+      node.setDirtyCanvas(true, false);
     },
   };
   state.views.add(view);
@@ -242,16 +224,15 @@ function createMeter() {
   const items = [];
 
   const place = () => {
-    const canvas = app.canvasEl || document.getElementById("graph-canvas");
-    const r = canvas?.getBoundingClientRect();
-    if (!r || !r.width) return;
+    const canvas = canvasElement();
+    if (!canvas) return;
+    const r = canvas.getBoundingClientRect();
+    if (!r.width) return;
     meter.style.left = `${r.left + r.width / 2}px`;
     meter.style.bottom = `${Math.max(8, window.innerHeight - r.bottom + 12)}px`;
   };
   window.addEventListener("resize", place);
-  meter.addEventListener("click", () => {
-    app.extensionManager?.command?.execute?.(`Workspace.ToggleSidebarTab.${SIDEBAR_ID}`);
-  });
+  meter.addEventListener("click", () => showSidebarTab(SIDEBAR_TAB_ID, { toggle: true }));
 
   const view = {
     update(snap) {
@@ -290,44 +271,26 @@ function createMeter() {
   };
 }
 
-// -- the sidebar tab ------------------------------------------------------------------------------
-function registerSidebar() {
-  const reg = app.extensionManager?.registerSidebarTab?.bind(app.extensionManager);
-  if (!reg) return;
-  let view = null;
-  reg({
-    id: SIDEBAR_ID,
-    icon: "pi pi-chart-bar",
-    title: "GPU memory",
-    tooltip: "GPU Garden: memory by owner",
-    type: "custom",
-    render(container) {
-      ensureStyles("gpu-garden-budget-css", CSS);
-      const root = el("div", "gg-side");
-      const title = el("h3", null, "GPU memory, by owner");
-      const list = el("div");
-      list.style.cssText = "display:flex;flex-direction:column;gap:16px";
-      const foot = el("div", "gg-note");
-      root.append(title, list, foot);
-      container.replaceChildren(root);
-      const fill = devicesView(list, { notes: true });
-      if (view) state.views.delete(view);
-      view = {
-        update(snap) {
-          if (!root.isConnected) return;
-          fill(snap);
-          const ram = snap.host_ram || {};
-          foot.textContent = `host RAM ${fmtBytes(ram.available)} available of ${fmtBytes(ram.total)} · ${fmtTime(snap.sampled_at)}`;
-        },
-      };
-      state.views.add(view);
-      if (state.latest) view.update(state.latest);
+// -- the sidebar tab's device section (the tab itself: sidebar_tab.js) ---------------------------
+registerSidebarSection("devices", (container) => {
+  ensureStyles("gpu-garden-budget-css", CSS);
+  const title = el("h3", null, "GPU memory, by owner");
+  const list = el("div", null, null, { display: "flex", flexDirection: "column", gap: "16px" });
+  const foot = el("div", "gg-note");
+  container.append(title, list, foot);
+  const fill = devicesView(list, { notes: true });
+  const view = {
+    update(snap) {
+      if (!container.isConnected) return;
+      fill(snap);
+      const ram = snap.host_ram || {};
+      foot.textContent = `host RAM ${fmtBytes(ram.available)} available of ${fmtBytes(ram.total)} · ${fmtTime(snap.sampled_at)}`;
     },
-    destroy() {
-      if (view) state.views.delete(view);
-    },
-  });
-}
+  };
+  state.views.add(view);
+  if (state.latest) view.update(state.latest);
+  return () => state.views.delete(view);
+}, { order: 0 });
 
 let meter = null;
 
@@ -356,13 +319,12 @@ app.registerExtension({
   ],
   async setup() {
     meter = createMeter();
-    meter.setEnabled(setting(SET_ENABLED, true) !== false);
-    applyInterval(setting(SET_INTERVAL, 1000));
-    registerSidebar();
+    meter.setEnabled(getSetting(SET_ENABLED, true) !== false);
+    applyInterval(getSetting(SET_INTERVAL, 1000));
     // the socket may reconnect under a new server; ask again for our rate
     api.addEventListener("reconnected", () => applyInterval(state.intervalMs));
     api.addEventListener("status", () => {
-      if (state.intervalPending && (api.clientId ?? api.initialClientId)) applyInterval(state.intervalMs);
+      if (state.intervalPending && clientId()) applyInterval(state.intervalMs);
     });
     fetchNow();
   },

@@ -2,12 +2,12 @@
 // and the knobs that would make it fit, on the node's face. A DOM widget that never serializes; every
 // string goes in through textContent.
 import { app } from "../../scripts/app.js";
+import { el, fmtBytes } from "./lib/format.js";
 
 const NODE = "GPUGardenFootprintEstimate";
 const WIDTH = 430;
 const MAX_HEIGHT = 1200; // a safety cap: the face grows to its content below it
 const LINE = 16; // px per line of the 11px/1.4 face, for sizing before it is laid out
-const GiB = 1024 ** 3;
 const IDLE_TEXT = "Runs before the sampler: the estimated peak of each phase and the verdict show here.";
 const COLORS = {
   "fits": "var(--p-green-400, #4ade80)",
@@ -23,27 +23,17 @@ const PHASES = [
   ["vae_decode_tiled", "  tiled decode", true],
 ];
 
-function gib(n) {
-  if (n === null || n === undefined) return "—";
-  return n >= GiB ? `${(n / GiB).toFixed(2)} GiB` : `${(n / 1024 ** 2).toFixed(0)} MiB`;
-}
-
-function el(tag, text, style) {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = text;
-  if (style) Object.assign(e.style, style);
-  return e;
-}
+const gib = (n) => fmtBytes(n, 2);
 
 function bar(value, scale, budget, muted) {
-  const wrap = el("div", undefined, { position: "relative", height: "9px", flex: "1", margin: "0 6px",
+  const wrap = el("div", null, null, { position: "relative", height: "9px", flex: "1", margin: "0 6px",
     background: "rgba(127,127,127,.18)", borderRadius: "3px", overflow: "hidden" });
   const over = budget && value > budget;
-  const fill = el("div", undefined, { height: "100%", width: `${Math.min(100, (100 * value) / scale)}%`,
+  const fill = el("div", null, null, { height: "100%", width: `${Math.min(100, (100 * value) / scale)}%`,
     background: over ? COLORS["does not fit"] : "var(--p-primary-400, #60a5fa)", opacity: muted ? ".45" : "1" });
   wrap.append(fill);
   if (budget) {
-    wrap.append(el("div", undefined, { position: "absolute", top: "0", bottom: "0", width: "2px",
+    wrap.append(el("div", null, null, { position: "absolute", top: "0", bottom: "0", width: "2px",
       left: `${Math.min(99.5, (100 * budget) / scale)}%`, background: "var(--input-text, #ddd)" }));
   }
   return wrap;
@@ -52,47 +42,47 @@ function bar(value, scale, budget, muted) {
 export function render(root, est) {
   root.replaceChildren();
   if (!est) {
-    root.append(el("div", IDLE_TEXT, { opacity: ".7" }));
+    root.append(el("div", null, IDLE_TEXT, { opacity: ".7" }));
     return;
   }
-  const verdict = el("div", undefined, { display: "flex", gap: "8px", alignItems: "baseline", marginBottom: "3px" });
-  const badge = el("span", est.verdict.toUpperCase(), { fontWeight: "700", color: COLORS[est.verdict] || "inherit" });
+  const verdict = el("div", null, null, { display: "flex", gap: "8px", alignItems: "baseline", marginBottom: "3px" });
+  const badge = el("span", null, est.verdict.toUpperCase(), { fontWeight: "700", color: COLORS[est.verdict] || "inherit" });
   badge.dataset.testid = "gg-estimate-verdict";
-  verdict.append(badge, el("span", est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`));
+  verdict.append(badge, el("span", null, est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`));
   root.append(verdict);
   const size = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
   const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
-  root.append(el("div", `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" }));
-  if (est.unknown) root.append(el("div", "unknown model family: generic figures", { color: COLORS.tight }));
-  root.append(el("div", `budget: ${est.budget_source || "none"}`, { opacity: ".7", marginBottom: "4px" }));
+  root.append(el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" }));
+  if (est.unknown) root.append(el("div", null, "unknown model family: generic figures", { color: COLORS.tight }));
+  root.append(el("div", null, `budget: ${est.budget_source || "none"}`, { opacity: ".7", marginBottom: "4px" }));
 
   const phases = PHASES.filter(([k]) => est.phases[k] !== undefined);
   const scale = Math.max(est.budget || 0, ...phases.filter(([, , m]) => !m).map(([k]) => est.phases[k])) * 1.05;
   for (const [key, label, muted] of phases) {
     const v = est.phases[key];
-    const row = el("div", undefined, { display: "flex", alignItems: "center", opacity: muted ? ".75" : "1" });
+    const row = el("div", null, null, { display: "flex", alignItems: "center", opacity: muted ? ".75" : "1" });
     row.dataset.phase = key;
-    row.append(el("span", label + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
-               bar(Math.min(v, scale), scale, est.budget, muted), el("span", gib(v), { width: "74px", textAlign: "right" }));
+    row.append(el("span", null, label + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
+               bar(Math.min(v, scale), scale, est.budget, muted), el("span", null, gib(v), { width: "74px", textAlign: "right" }));
     root.append(row);
   }
   const act = est.breakdown?.sample?.activations;
   if (est.comfyui_memory_required !== null && est.comfyui_memory_required !== undefined) {
-    root.append(el("div", `ComfyUI's own memory_required: ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
+    root.append(el("div", null, `ComfyUI's own memory_required: ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
                    { marginTop: "4px", opacity: ".85" }));
   }
-  root.append(el("div", `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
+  root.append(el("div", null, `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
   if (est.knobs?.length && est.verdict !== "fits") {
-    root.append(el("div", est.budget ? "what would help:" : "what would lower it:", { marginTop: "4px", fontWeight: "600" }));
+    root.append(el("div", null, est.budget ? "what would help:" : "what would lower it:", { marginTop: "4px", fontWeight: "600" }));
     for (const k of est.knobs) {
       const fits = est.budget ? (k.fits ? "  ✓ fits" : "") : "";
-      root.append(el("div", `−${gib(k.saving)}  ${k.label}${fits}`, { paddingLeft: "6px" }));
+      root.append(el("div", null, `−${gib(k.saving)}  ${k.label}${fits}`, { paddingLeft: "6px" }));
     }
   }
   if (est.exact) renderExact(root, est, scale);
-  const details = el("details", undefined, { marginTop: "4px", opacity: ".8" });
-  details.append(el("summary", "assumptions"));
-  for (const a of est.assumptions || []) details.append(el("div", "· " + a, { paddingLeft: "6px" }));
+  const details = el("details", null, undefined, { marginTop: "4px", opacity: ".8" });
+  details.append(el("summary", null, "assumptions"));
+  for (const a of est.assumptions || []) details.append(el("div", null, "· " + a, { paddingLeft: "6px" }));
   root.append(details);
 }
 
@@ -104,38 +94,38 @@ function pct(x) {
 /** Exact mode: the loaded model's traced sample step, labelled, beside the formula's figures. */
 function renderExact(root, est, scale) {
   const ex = est.exact;
-  const box = el("div", undefined, { marginTop: "5px", paddingTop: "4px", borderTop: "1px solid rgba(127,127,127,.35)" });
+  const box = el("div", null, null, { marginTop: "5px", paddingTop: "4px", borderTop: "1px solid rgba(127,127,127,.35)" });
   box.dataset.testid = "gg-estimate-exact";
   root.append(box);
   if (!ex.ok) {
-    const why = el("div", `exact: unavailable, formula shown — ${ex.reason}`, { color: COLORS.tight, overflowWrap: "anywhere" });
+    const why = el("div", null, `exact: unavailable, formula shown — ${ex.reason}`, { color: COLORS.tight, overflowWrap: "anywhere" });
     why.dataset.testid = "gg-estimate-exact-fallback";
     box.append(why);
     return;
   }
-  box.append(el("div", `exact: loaded model traced on meta tensors in ${ex.seconds.toFixed(1)} s`, { fontWeight: "600" }));
-  const row = el("div", undefined, { display: "flex", alignItems: "center" });
+  box.append(el("div", null, `exact: loaded model traced on meta tensors in ${ex.seconds.toFixed(1)} s`, { fontWeight: "600" }));
+  const row = el("div", null, null, { display: "flex", alignItems: "center" });
   row.dataset.exact = "sample";
-  const peak = el("span", gib(ex.peak), { width: "74px", textAlign: "right" });
+  const peak = el("span", null, gib(ex.peak), { width: "74px", textAlign: "right" });
   peak.dataset.testid = "gg-estimate-exact-peak";
-  row.append(el("span", "sample, traced", { width: "118px", whiteSpace: "pre" }),
+  row.append(el("span", null, "sample, traced", { width: "118px", whiteSpace: "pre" }),
              bar(Math.min(ex.peak, scale), scale, est.budget, false), peak);
   box.append(row);
-  box.append(el("div", `= weights ${gib(ex.weights)} (${ex.dtype}${ex.manual_cast ? " → " + ex.manual_cast : ""}) + activations ${gib(ex.activations_peak)}`));
+  box.append(el("div", null, `= weights ${gib(ex.weights)} (${ex.dtype}${ex.manual_cast ? " → " + ex.manual_cast : ""}) + activations ${gib(ex.activations_peak)}`));
   const module = (ex.at.module || "").replace(/^diffusion_model\./, "");
-  box.append(el("div", `at ${ex.at.op} in ${module}`, { opacity: ".85", overflowWrap: "anywhere" }));
+  box.append(el("div", null, `at ${ex.at.op} in ${module}`, { opacity: ".85", overflowWrap: "anywhere" }));
   const a = ex.attention;
   const kernels = Object.entries(a.peak || {}).map(([k, v]) => `${k} ${gib(v)}`).join(", ");
-  const attn = el("div", `attention: ${a.host} → traced ${a.traced}${kernels ? ` (${kernels})` : ""}`, { overflowWrap: "anywhere" });
+  const attn = el("div", null, `attention: ${a.host} → traced ${a.traced}${kernels ? ` (${kernels})` : ""}`, { overflowWrap: "anywhere" });
   attn.title = a.why || "";
   attn.dataset.testid = "gg-estimate-exact-attention";
   box.append(attn);
   for (const c of ex.vs_formula || []) {
-    const line = el("div", `formula, ${c.kernel}: ${gib(c.formula)} (${pct(c.error)} vs traced)`, { opacity: ".85" });
+    const line = el("div", null, `formula, ${c.kernel}: ${gib(c.formula)} (${pct(c.error)} vs traced)`, { opacity: ".85" });
     line.title = "the formula's weights + activations against the traced peak for the same attention kernel";
     box.append(line);
   }
-  box.append(el("div", "model only: no CUDA context or ComfyUI reserve; the verdict above is the formula's", { opacity: ".65" }));
+  box.append(el("div", null, "model only: no CUDA context or ComfyUI reserve; the verdict above is the formula's", { opacity: ".65" }));
 }
 
 /** Size the node to the whole face (like the VRAM Budget node): measure the laid-out content (layout px, not
@@ -146,14 +136,14 @@ function fitToContent(node, root, state) {
   const measured = last ? last.offsetTop + last.offsetHeight + 7 : 0; // + the bottom padding and border
   const lines = (root.innerText || "").split("\n").length;
   state.fitted = Math.min(MAX_HEIGHT, measured > 7 ? measured : 14 + LINE * lines);
-  const height = node.computeSize?.()[1];
+  const height = node.computeSize()[1];
   if (!height) return;
   const ours = state.setTo !== undefined && Math.abs(node.size[1] - state.setTo) < 1;
   if (height > node.size[1] || (ours && height < node.size[1])) {
     node.setSize([Math.max(node.size[0], WIDTH), height]);
     state.setTo = node.size[1];
   }
-  node.setDirtyCanvas?.(true, true);
+  node.setDirtyCanvas(true, true);
 }
 
 app.registerExtension({
@@ -163,7 +153,7 @@ app.registerExtension({
     const onNodeCreated = nodeType.prototype.onNodeCreated;
     nodeType.prototype.onNodeCreated = function () {
       const r = onNodeCreated?.apply(this, arguments);
-      const root = el("div", undefined, {
+      const root = el("div", null, null, {
         font: "11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace", overflowY: "auto", padding: "5px 7px",
         position: "relative", // the children's offsetTop is measured from here (fitToContent)
         borderRadius: "6px", boxSizing: "border-box", background: "var(--comfy-input-bg, rgba(0,0,0,.25))",

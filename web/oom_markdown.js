@@ -2,16 +2,11 @@
 // text lands in a text node, so nothing in a guide (or anything a server sends) can become markup.
 // Supported: headings, paragraphs, lists, inline code, fenced code blocks, bold, italic, and links
 // whose target is http(s). Anything else (raw HTML, images, other URL schemes) is shown as text.
+import { el } from "./lib/format.js";
 
 const INLINE = /(`+)([\s\S]*?)\1|\*\*([^*]+?)\*\*|(?<!\w)__([^_]+?)__(?!\w)|\*([^*\s][^*]*?)\*|(?<!\w)_([^_\s][^_]*?)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)/g;
 const SAFE_URL = /^https?:\/\/[^\s<>"']+$/i;
 
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text != null) e.textContent = text;
-  return e;
-}
 
 export function renderInline(text, parent, depth = 0) {
   if (depth > 4) {

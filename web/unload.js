@@ -4,6 +4,8 @@
 // which user's settings to follow (matters under --multi-user).
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
+import { el } from "./lib/format.js";
+import { toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
 const SETTING = "GPUGarden.AutoUnloadTextEncoders";
@@ -11,46 +13,33 @@ const LINE_HEIGHT = 15;
 const MAX_HEIGHT = 260;
 const IDLE_TEXT = "Runs after encoding, before the sampler: the memory it frees, measured, shows here.";
 
-function line(text, cls) {
-  const div = document.createElement("div");
-  if (cls) div.className = cls;
-  div.textContent = text;
-  return div;
-}
-
-function render(el, report) {
-  el.replaceChildren();
+function render(face, report) {
+  face.replaceChildren();
   if (!report) {
-    el.append(line(IDLE_TEXT, "gg-unload-idle"));
+    face.append(el("div", "gg-unload-idle", IDLE_TEXT));
     return;
   }
-  const head = line(report.summary, "gg-unload-summary");
-  head.style.fontWeight = "600";
-  head.style.color = report.freed_bytes > 0 ? "var(--p-green-400, #4ade80)" : "inherit";
-  el.append(head);
-  for (const text of (report.lines || []).slice(1)) el.append(line(text));
+  face.append(el("div", "gg-unload-summary", report.summary, {
+    fontWeight: "600", color: report.freed_bytes > 0 ? "var(--p-green-400, #4ade80)" : "inherit" }));
+  for (const text of (report.lines || []).slice(1)) face.append(el("div", null, text));
 }
 
 // Lines long enough to wrap at the node's width take two rows.
-function wrapped(el) {
+function wrapped(face) {
   let extra = 0;
-  for (const child of el.children) extra += child.textContent.length > 52 ? 1 : 0;
+  for (const child of face.children) extra += child.textContent.length > 52 ? 1 : 0;
   return extra;
 }
 
 function followUser() {
-  api.fetchApi("/gpu_garden/auto_unload", { method: "POST" }).catch(() => {});
+  api.fetchApi("/gpu_garden/auto_unload", { method: "POST" })
+    .catch((err) => console.warn("[GPU Garden] could not tell the server which settings to follow", err));
 }
 
 function announce(report) {
   if (!report) return;
   window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { lastAutoUnload: report });
-  try {
-    app.extensionManager?.toast?.add({ severity: "info", summary: "GPU Garden: text encoders unloaded",
-                                       detail: report.summary, life: 5000 });
-  } catch (e) {
-    console.info("[GPU Garden]", report.summary);
-  }
+  toast("info", "GPU Garden: text encoders unloaded", report.summary, 5000);
 }
 
 app.registerExtension({
@@ -76,22 +65,20 @@ app.registerExtension({
     const onNodeCreated = nodeType.prototype.onNodeCreated;
     nodeType.prototype.onNodeCreated = function () {
       const r = onNodeCreated?.apply(this, arguments);
-      const el = document.createElement("div");
-      el.className = "gg-unload-report";
-      el.dataset.testid = "gg-unload-report";
-      Object.assign(el.style, {
+      const face = el("div", "gg-unload-report", null, {
         font: "11px/1.35 ui-monospace, SFMono-Regular, Menlo, monospace", whiteSpace: "pre-wrap",
         overflowY: "auto", padding: "4px 6px", borderRadius: "6px", boxSizing: "border-box",
         background: "var(--comfy-input-bg, rgba(0,0,0,.25))", color: "var(--input-text, #ddd)",
       });
-      const widget = this.addDOMWidget("gg_unload_report", "gg_unload_report", el, {
+      face.dataset.testid = "gg-unload-report";
+      const widget = this.addDOMWidget("gg_unload_report", "gg_unload_report", face, {
         serialize: false, hideOnZoom: false,
-        getMinHeight: () => Math.min(MAX_HEIGHT, 14 + LINE_HEIGHT * Math.max(2, el.childElementCount + wrapped(el))),
+        getMinHeight: () => Math.min(MAX_HEIGHT, 14 + LINE_HEIGHT * Math.max(2, face.childElementCount + wrapped(face))),
         getMaxHeight: () => MAX_HEIGHT,
       });
       widget.serialize = false;
-      this.__ggUnloadReport = el;
-      render(el, null);
+      this.__ggUnloadReport = face;
+      render(face, null);
       if (this.size && this.size[0] < 360) this.setSize([360, this.size[1]]);
       return r;
     };
@@ -101,9 +88,9 @@ app.registerExtension({
       const report = output?.gpu_garden_unload?.[0];
       if (report && this.__ggUnloadReport) {
         render(this.__ggUnloadReport, report);
-        const height = this.computeSize?.()[1];
-        if (height) this.setSize([Math.max(this.size[0], 360), Math.max(this.size[1], height)]);
-        this.setDirtyCanvas?.(true, true);
+        const height = this.computeSize()[1];
+        this.setSize([Math.max(this.size[0], 360), Math.max(this.size[1], height)]);
+        this.setDirtyCanvas(true, true);
       }
     };
   },

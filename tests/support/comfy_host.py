@@ -1,5 +1,13 @@
 """Starts and drives a real ComfyUI as a subprocess: `COMFYUI_PYTHON main.py --cpu` on 127.0.0.1, with
-`--base-directory TMP` so nothing is written into the ComfyUI checkout."""
+`--base-directory TMP` so nothing is written into the ComfyUI checkout.
+
+Which frontend it serves (the web tier runs on each):
+- default: the one bundled with COMFYUI_DIR's requirements (ComfyUI 0.8.0 -> 1.35.9);
+- COMFYUI_FRONTEND_ROOT=<dir>: `--front-end-root <dir>` (a `.../comfyui_frontend_package/static` folder);
+- COMFYUI_FRONTEND=<version>: that `comfyui-frontend-package` from the registry, installed once with
+  `pip install --target` into a cache outside the repo (frontend_cache_dir(), e.g.
+  ~/.cache/gpu_garden/frontend-1.58.1) and served from there.
+"""
 import json
 import os
 import signal
@@ -28,6 +36,51 @@ def host_unavailable_reason() -> str | None:
     return None
 
 
+def frontend_cache_dir(version: str) -> Path:
+    base = Path(os.environ.get("GPU_GARDEN_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu_garden")
+    return base / f"frontend-{version}"
+
+
+def install_frontend(version: str) -> Path:
+    """The static root of comfyui-frontend-package==version, pip-installed into the cache on first use."""
+    target = frontend_cache_dir(version)
+    static = target / "comfyui_frontend_package" / "static"
+    if (static / "index.html").is_file():
+        return static
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + f".partial-{os.getpid()}")
+    python = os.environ.get("COMFYUI_PYTHON") or "python3"
+    cmd = [python, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(tmp),
+           f"comfyui-frontend-package=={version}"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0 or not (tmp / "comfyui_frontend_package" / "static" / "index.html").is_file():
+        raise RuntimeError(f"could not install comfyui-frontend-package=={version}: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    if not target.exists():
+        tmp.rename(target)
+    return static
+
+
+def frontend_root() -> Path | None:
+    """The --front-end-root this run asks for (None: ComfyUI's bundled frontend)."""
+    root = os.environ.get("COMFYUI_FRONTEND_ROOT")
+    if root:
+        if not (Path(root) / "index.html").is_file():
+            raise RuntimeError(f"COMFYUI_FRONTEND_ROOT={root} has no index.html")
+        return Path(root)
+    version = os.environ.get("COMFYUI_FRONTEND")
+    return install_frontend(version) if version else None
+
+
+def frontend_version(root: Path | None) -> str:
+    """"1.58.1" for a frontend root (its dist-info or the version in a cache folder name); "bundled" for None."""
+    if root is None:
+        return "bundled"
+    site = Path(root).resolve().parents[1]
+    for info in site.glob("comfyui_frontend_package-*.dist-info"):
+        return info.name[len("comfyui_frontend_package-"):-len(".dist-info")]
+    return "unknown"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -43,6 +96,8 @@ class ComfyHost:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = self.base / "comfyui.log"
         self.proc = None
+        self.frontend_root = frontend_root()
+        self.frontend = frontend_version(self.frontend_root)
 
     # -- lifecycle -------------------------------------------------------------------------------
     def prepare(self):
@@ -60,6 +115,8 @@ class ComfyHost:
         self.prepare()
         cmd = [self.python, "main.py", "--cpu", "--listen", "127.0.0.1", "--port", str(self.port),
                "--base-directory", str(self.base), "--disable-auto-launch", *extra_args]
+        if self.frontend_root is not None:
+            cmd += ["--front-end-root", str(self.frontend_root)]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, cwd=self.comfy_dir, stdout=self._log, stderr=subprocess.STDOUT,

@@ -34,7 +34,7 @@ WIRED_GRAPH = """() => {
 NODE_BOX = """(id) => {
   const el = document.querySelector(`[data-node-id="${id}"]`);
   if (el) { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }
-  const n = app.graph.getNodeById(id), ds = app.canvas.ds, c = app.canvasEl.getBoundingClientRect();
+  const n = app.graph.getNodeById(id), ds = app.canvas.ds, c = app.canvas.canvas.getBoundingClientRect();
   const th = LiteGraph.NODE_TITLE_HEIGHT;
   return [(n.pos[0] + ds.offset[0]) * ds.scale + c.left, (n.pos[1] - th + ds.offset[1]) * ds.scale + c.top,
           n.size[0] * ds.scale, (n.size[1] + th) * ds.scale];

@@ -76,7 +76,7 @@ def load_api(page, prompt):
 JS_NODE_RECT = """(id) => {
   const node = (app.rootGraph ?? app.graph).getNodeById(id);
   if (window.LiteGraph.vueNodesMode) {
-    const r = document.querySelector(`.lg-node[data-node-id="${id}"]`).getBoundingClientRect();
+    const r = document.querySelector(`[data-node-id="${id}"]`).getBoundingClientRect();
     return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
   }
   const c = app.canvas.canvas.getBoundingClientRect(), ds = app.canvas.ds, th = LiteGraph.NODE_TITLE_HEIGHT;
@@ -92,6 +92,21 @@ def frame_node(page, node_id, x=420, y=260):
       ds.offset[0] = (x - c.left) / ds.scale - n.pos[0]; ds.offset[1] = (y - c.top) / ds.scale - n.pos[1];
       app.canvas.setDirty(true, true); }""", [node_id, x, y])
     page.wait_for_timeout(300)
+
+
+# The frontend's own error UI for a failed run: 1.35 opens a modal (.p-dialog); 1.58 shows the
+# "Generation failed" card (data-testid=error-overlay) and marks the node in its right side panel.
+FRONTEND_ERROR_UI = ".p-dialog, [data-testid=error-overlay]"
+
+
+def assert_not_covering(page, selector=FRONTEND_ERROR_UI):
+    """The panel shares no pixel with any visible part of the frontend's error UI."""
+    ours = panel_box(page)
+    for box in page.evaluate("""(sel) => [...document.querySelectorAll(sel)].map(e => e.getBoundingClientRect())
+        .filter(r => r.width > 0 && r.height > 0).map(r => ({x: r.x, y: r.y, width: r.width, height: r.height}))""", selector):
+        apart = (ours["x"] + ours["width"] <= box["x"] or box["x"] + box["width"] <= ours["x"]
+                 or ours["y"] + ours["height"] <= box["y"] or box["y"] + box["height"] <= ours["y"])
+        assert apart, ("the OOM panel covers the frontend's error UI", ours, box)
 
 
 def panel_box(page):
@@ -115,12 +130,15 @@ def test_queued_oom_shows_panel_next_to_failing_node(page, output_dir, comfy_hos
     panel = page.locator("[data-testid=gg-oom-panel]")
     panel.wait_for(state="visible", timeout=90000)
     page.wait_for_function("() => window.__errors.length === 1", timeout=10000)  # the frontend's own error still came
-    dialog = page.locator(".p-dialog")
-    dialog.first.wait_for(state="visible", timeout=10000)  # ... and its own error card is shown, on top of ours
+    error_ui = page.locator(FRONTEND_ERROR_UI)
+    error_ui.first.wait_for(state="visible", timeout=10000)  # ... and its own error UI is shown, beside ours
     page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / f"oom_panel_with_error_dialog{'_nodes2' if page.vue_nodes else ''}.png"))
-    page.keyboard.press("Escape")
-    dialog.first.wait_for(state="hidden", timeout=10000)
+    if page.locator(".p-dialog").count():  # 1.35: a modal over everything, ours included; close it
+        page.keyboard.press("Escape")
+        page.locator(".p-dialog").first.wait_for(state="hidden", timeout=10000)
+    else:  # 1.58: the card stays up; the panel must not cover it
+        assert_not_covering(page)
     page.wait_for_timeout(300)
 
     assert page.locator("[data-testid=gg-oom-where]").inner_text().endswith("#10")
@@ -130,6 +148,7 @@ def test_queued_oom_shows_panel_next_to_failing_node(page, output_dir, comfy_hos
     assert report["guide"]["title"] in page.locator("[data-testid=gg-oom-guide]").inner_text()
     assert page.locator("[data-testid=gg-oom-bar]").is_visible()
     assert_beside(page, "10")
+    assert_not_covering(page)
     suffix = "_nodes2" if page.vue_nodes else ""
     page.screenshot(path=str(output_dir / f"oom_panel{suffix}.png"))
 
@@ -217,16 +236,17 @@ def test_guide_copy_swap_and_undo(page, output_dir):
     # Apply swaps VAEDecode for VAEDecodeTiled in place, links kept; Undo restores it.
     def node_state():
         return page.evaluate("""() => { const g = app.rootGraph ?? app.graph, n = g.getNodeById(8);
-          const link = id => g.links.get ? g.links.get(id) : g.links[id];
-          return {type: n.type, ins: n.inputs.map(i => i.link != null ? [i.name, link(i.link).origin_id] : [i.name, null]),
-                  outs: n.outputs.flatMap(o => (o.links || []).map(l => link(l).target_id)),
+          const link = id => g.getLink(id);
+          const id = (x) => x == null ? null : String(x);  // numbers on 1.35, strings on 1.58
+          return {type: n.type, ins: n.inputs.map(i => i.link != null ? [i.name, id(link(i.link).origin_id)] : [i.name, null]),
+                  outs: n.outputs.flatMap(o => (o.links || []).map(l => id(link(l).target_id))),
                   widgets: Object.fromEntries((n.widgets || []).map(w => [w.name, w.value]))}; }""")
     original = node_state()
     assert original["type"] == "VAEDecode"
     page.locator("[data-testid=gg-oom-apply]").click()
     swapped = node_state()
     assert swapped["type"] == "VAEDecodeTiled"
-    assert {k: v for k, v in swapped["ins"] if v is not None} == {"samples": 3, "vae": 4} and swapped["outs"] == [9]
+    assert {k: v for k, v in swapped["ins"] if v is not None} == {"samples": "3", "vae": "4"} and swapped["outs"] == ["9"]
     assert swapped["widgets"]["tile_size"] == 512 and swapped["widgets"]["overlap"] == 64
     page.locator("[data-testid=gg-oom-undo]").click()
     assert node_state() == original

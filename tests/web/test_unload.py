@@ -41,7 +41,7 @@ def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
     assert "Freed" in text and "SD1ClipModel left the device" in text
 
     # Display-only: the widget is not in the saved workflow nor in the prompt sent to the server.
-    saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => n.id === id).widgets_values", node_id)
+    saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => String(n.id) === String(id)).widgets_values", node_id)
     assert saved == ["offload"]
     prompt = page.evaluate("async () => (await window.app.graphToPrompt()).output")
     ours = next(v for v in prompt.values() if v["class_type"] == NODE)

@@ -1,13 +1,38 @@
-// GPU Garden shared display helpers: byte formatting and the owner-split stacked memory bar.
-// Pure DOM, no ComfyUI imports, so any feature can `import { ... } from "./lib/format.js"`.
-// (ComfyUI imports every .js under web/ as an extension too; this module only defines things.)
+// @ts-check
+// GPU Garden shared display helpers: el() (the one DOM helper), fmtBytes() (the one byte formatter),
+// and the owner-split stacked memory bar. Pure DOM, no ComfyUI imports, so any feature can
+// `import { ... } from "./lib/format.js"` (ComfyUI imports every .js under web/ as an extension too;
+// this module only defines things).
+
+/**
+ * The one element helper: el("div", "cls", "text", { color: "red" }). Text always goes in as a text
+ * node (never parsed as HTML); cls, text and style are optional (null to skip).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [cls]
+ * @param {unknown} [text]
+ * @param {Partial<CSSStyleDeclaration> | null} [style]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(tag, cls = null, text = null, style = null) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== null && text !== undefined) e.textContent = String(text);
+  if (style) Object.assign(e.style, style);
+  return e;
+}
 
 export const GiB = 1024 ** 3;
 export const MiB = 1024 ** 2;
 
-/** 12.3 GiB / 512 MiB / "—" for null (not measured). */
+/**
+ * The one byte formatter: "12.3 GiB" (digits after the point for GiB and up), "512 MiB", "5 KiB",
+ * "12 B"; "—" for null/undefined/NaN (not measured).
+ * @param {number | null | undefined} n
+ */
 export function fmtBytes(n, digits = 1) {
   if (n === null || n === undefined || !Number.isFinite(n)) return "—";
+  if (Math.abs(n) >= 1024 * GiB) return `${(n / (1024 * GiB)).toFixed(digits)} TiB`;
   const a = Math.abs(n);
   if (a >= GiB) return `${(n / GiB).toFixed(digits)} GiB`;
   if (a >= MiB) return `${Math.round(n / MiB)} MiB`;
@@ -15,7 +40,8 @@ export function fmtBytes(n, digits = 1) {
   return `${n} B`;
 }
 
-/** Bare GiB number for dense rows: "12.34". */
+/** Bare GiB number for dense rows: "12.34".
+ * @param {number | null | undefined} n */
 export function fmtGiB(n, digits = 2) {
   if (n === null || n === undefined || !Number.isFinite(n)) return "—";
   return (n / GiB).toFixed(digits);
@@ -109,15 +135,13 @@ const CSS = `
 
 export function ensureStyles(extraId, extraCss) {
   if (!document.getElementById(STYLE_ID)) {
-    const s = document.createElement("style");
+    const s = el("style", null, CSS);
     s.id = STYLE_ID;
-    s.textContent = CSS;
     document.head.append(s);
   }
   if (extraId && !document.getElementById(extraId)) {
-    const s = document.createElement("style");
+    const s = el("style", null, extraCss);
     s.id = extraId;
-    s.textContent = extraCss;
     document.head.append(s);
   }
 }
@@ -125,15 +149,13 @@ export function ensureStyles(extraId, extraCss) {
 /** A stacked bar element; call .update(dev) on each snapshot (reuses its children, no rebuild). */
 export function createBar({ legend = true } = {}) {
   ensureStyles();
-  const root = document.createElement("div");
-  const bar = document.createElement("div");
-  bar.className = "gg-bar";
+  const root = /** @type {HTMLDivElement & { update: (dev: any) => void }} */ (el("div"));
+  const bar = el("div", "gg-bar");
   bar.setAttribute("role", "img");
   root.append(bar);
   let leg = null;
   if (legend) {
-    leg = document.createElement("div");
-    leg.className = "gg-legend";
+    leg = el("div", "gg-legend");
     root.append(leg);
   }
   const parts = new Map();
@@ -144,21 +166,21 @@ export function createBar({ legend = true } = {}) {
     const seen = new Set();
     segs.forEach((p, i) => {
       seen.add(p.key);
-      let el = parts.get(p.key);
-      if (!el) {
-        el = document.createElement("span");
-        el.dataset.kind = p.kind;
-        parts.set(p.key, el);
+      let part = parts.get(p.key);
+      if (!part) {
+        part = el("span");
+        part.dataset.kind = p.kind;
+        parts.set(p.key, part);
       }
-      if (bar.children[i] !== el) bar.insertBefore(el, bar.children[i] || null);
-      el.dataset.label = p.label;
-      el.title = p.title;
-      el.style.width = `${(100 * p.bytes) / scale}%`;
-      el.style.backgroundColor = p.color;
+      if (bar.children[i] !== part) bar.insertBefore(part, bar.children[i] || null);
+      part.dataset.label = p.label;
+      part.title = p.title;
+      part.style.width = `${(100 * p.bytes) / scale}%`;
+      part.style.backgroundColor = p.color;
     });
-    for (const [key, el] of parts) {
+    for (const [key, part] of parts) {
       if (!seen.has(key)) {
-        el.remove();
+        part.remove();
         parts.delete(key);
       }
     }
@@ -173,13 +195,9 @@ export function createBar({ legend = true } = {}) {
         items.push([p.color, p.short || p.label, p.bytes, p.title]);
       }
       leg.replaceChildren(...items.map(([color, label, bytes, title]) => {
-        const s = document.createElement("span");
+        const s = el("span");
         s.title = title;
-        const i = document.createElement("i");
-        i.style.backgroundColor = color;
-        const b = document.createElement("b");
-        b.textContent = fmtGiB(bytes);
-        s.append(i, document.createTextNode(label + " "), b);
+        s.append(el("i", null, null, { backgroundColor: color }), document.createTextNode(label + " "), el("b", null, fmtGiB(bytes)));
         return s;
       }));
     }

@@ -11,6 +11,9 @@
 // error and logged once; the others still render. No ComfyUI imports: the tab itself is registered
 // by web/sidebar_tab.js, which calls mountSections()/unmountSections().
 
+/** The tab's id (its toggle command is Workspace.ToggleSidebarTab.<id>). */
+export const SIDEBAR_TAB_ID = "gpu-garden-memory";
+
 /** @typedef {(container: HTMLElement) => (void | (() => void))} SectionRender */
 /** @typedef {{ id: string, render: SectionRender, order: number, seq: number }} Section */
 

@@ -1,0 +1,204 @@
+// @ts-check
+// Every use of ComfyUI frontend / LiteGraph internals that has no public extension API, in one place.
+// Each function has a fallback; when the preferred path fails it logs ONE console warning per kind
+// (so a frontend upgrade that breaks something shows up once in the console, not as a silent no-op).
+//
+// What is here and why:
+// - nodeClientRect: a node's rectangle on screen, for placing the OOM panel beside it. Classic canvas:
+//   node.getBounding() (LiteGraph) through app.canvasPosToClientPos (public). Nodes 2.0: the node's DOM
+//   element (`[data-node-id]`, not an API) because the Vue layout may differ from LiteGraph's size.
+// - frontendErrorRects: where the frontend's own error UI is (1.35: the .p-dialog modal; 1.58: the
+//   error overlay card and the right side panel), so the panel can sit beside it.
+// - replaceNode: graph surgery for the VAE Decode -> VAE Decode (Tiled) swap (LiteGraph createNode,
+//   graph.add/remove, connect), wrapped in canvas before/after-change so it is one undo step.
+// - node ids: 1.35 uses numbers, 1.58 strings ("8"); compare them with sameNodeId().
+import { app } from "../../../scripts/app.js";
+
+/** @type {Set<string>} */
+const warned = new Set();
+
+/** Log one console warning per kind. */
+export function warnOnce(kind, ...detail) {
+  if (warned.has(kind)) return;
+  warned.add(kind);
+  console.warn(`[GPU Garden] frontend internals changed (${kind}); using a fallback.`, ...detail);
+}
+
+/** The LiteGraph global (window.LiteGraph is set by the frontend in both versions). */
+function liteGraph() {
+  // @ts-ignore: set by the frontend
+  const LG = window.LiteGraph;
+  if (!LG) throw new Error("LiteGraph is not loaded");
+  return LG;
+}
+
+/** Node ids: numbers on 1.35, strings on 1.58. */
+export function sameNodeId(a, b) {
+  return a != null && b != null && String(a) === String(b);
+}
+
+/** The root graph (app.rootGraph on current frontends, app.graph before). */
+export function rootGraph() {
+  return app.rootGraph ?? app.graph;
+}
+
+/** The node for an id in `graph`, whichever type the frontend keys its ids by. */
+export function nodeById(graph, id) {
+  if (!graph || id == null) return null;
+  const s = String(id);
+  return graph.getNodeById(s) ?? (/^\d+$/.test(s) ? graph.getNodeById(Number(s)) : null) ?? null;
+}
+
+/** A link by id (graph.getLink is LiteGraph API on both versions; graph.links as Map or object before). */
+export function linkById(graph, id) {
+  if (id == null) return null;
+  if (typeof graph.getLink === "function") return graph.getLink(id) ?? null;
+  warnOnce("graph.getLink");
+  const links = graph.links;
+  return (links instanceof Map ? links.get(id) : links?.[id]) ?? null;
+}
+
+/** Is the Nodes 2.0 (Vue) renderer on? */
+export function vueNodesMode() {
+  // @ts-ignore
+  return !!window.LiteGraph?.vueNodesMode;
+}
+
+/** The canvas element (LGraphCanvas.canvas; app.canvasEl was an internal getter). */
+export function canvasElement() {
+  const el = app.canvas?.canvas;
+  if (el instanceof HTMLCanvasElement) return el;
+  warnOnce("app.canvas.canvas");
+  return /** @type {HTMLCanvasElement | null} */ (document.getElementById("graph-canvas"));
+}
+
+/** @typedef {{ left: number, top: number, right: number, bottom: number }} ClientRect */
+
+/** canvas coordinates -> client pixels. */
+function toClient(x, y) {
+  if (typeof app.canvasPosToClientPos === "function") {
+    const [cx, cy] = app.canvasPosToClientPos([x, y]);
+    return [cx, cy];
+  }
+  warnOnce("app.canvasPosToClientPos");
+  const ds = app.canvas.ds;
+  const c = app.canvas.canvas.getBoundingClientRect();
+  return [c.left + (x + ds.offset[0]) * ds.scale, c.top + (y + ds.offset[1]) * ds.scale];
+}
+
+/**
+ * A node's rectangle in client pixels (title bar included), or null when it cannot be told.
+ * @returns {ClientRect | null}
+ */
+export function nodeClientRect(node) {
+  if (vueNodesMode()) {
+    const dom = document.querySelector(`[data-node-id="${CSS.escape(String(node.id))}"]`);
+    if (dom) {
+      const r = dom.getBoundingClientRect();
+      if (r.width > 0) return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    } else warnOnce("Nodes 2.0 node element [data-node-id]");
+  }
+  let x, y, w, h;
+  if (typeof node.getBounding === "function") {
+    [x, y, w, h] = node.getBounding();
+  } else {
+    warnOnce("LGraphNode.getBounding");
+    const titleH = liteGraph().NODE_TITLE_HEIGHT ?? 30;
+    [x, y, w, h] = [node.pos[0], node.pos[1] - titleH, node.size[0], node.size[1] + titleH];
+  }
+  if (!(w > 0)) return null;
+  const [left, top] = toClient(x, y);
+  const [right, bottom] = toClient(x + w, y + h);
+  return { left, top, right, bottom };
+}
+
+/** Selectors of the frontend's own error UI, per version (none of them is an API). */
+const ERROR_UI = [
+  "[data-testid=error-overlay]",          // 1.58: the "Generation failed" card under the action bar
+  ".p-dialog",                            // 1.35: the execution error modal (and any other dialog)
+  "[data-testid=properties-panel]",      // 1.58: the right side panel (Issues tab)
+  ".comfy-modal",                         // legacy modal
+];
+
+/** Client rectangles of the frontend's visible error UI, so the OOM panel can sit beside it. */
+export function frontendErrorRects() {
+  /** @type {ClientRect[]} */
+  const out = [];
+  for (const sel of ERROR_UI) {
+    for (const e of document.querySelectorAll(sel)) {
+      const r = e.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) out.push({ left: r.left, top: r.top, right: r.right, bottom: r.bottom });
+    }
+  }
+  return out;
+}
+
+/** The links of a node, by input name and by output slot, as plain data. */
+function linksOf(node) {
+  const graph = node.graph;
+  const inputs = (node.inputs || []).map((inp) => {
+    const l = inp.link != null ? linkById(graph, inp.link) : null;
+    return l ? { name: inp.name, originId: l.origin_id, originSlot: l.origin_slot } : null;
+  }).filter(Boolean);
+  const outputs = [];
+  (node.outputs || []).forEach((out, slot) => {
+    for (const id of out.links || []) {
+      const l = linkById(graph, id);
+      if (l) outputs.push({ slot, name: out.name, type: out.type, targetId: l.target_id, targetSlot: l.target_slot });
+    }
+  });
+  return { inputs, outputs };
+}
+
+/**
+ * Replace `old` with a new node of `type` at the same place, keeping its links (by input name and output
+ * name/type) and, where free, its id; widget values from `widgets` (by name) and `keep` (title, colours,
+ * size, widgets_values by index). One undo step in the frontend's history.
+ * @returns the new node
+ */
+export function replaceNode(old, type, { widgets = {}, keep = null } = {}) {
+  const graph = old.graph;
+  const fresh = liteGraph().createNode(type);
+  if (!fresh) throw new Error(`node type ${type} is not registered`);
+  const { inputs, outputs } = linksOf(old);
+  const id = old.id;
+  const pos = [old.pos[0], old.pos[1]];
+  const canvas = app.canvas;
+  const batch = typeof canvas?.emitBeforeChange === "function";
+  if (batch) canvas.emitBeforeChange();
+  else warnOnce("LGraphCanvas.emitBeforeChange (undo history)");
+  try {
+    graph.remove(old);
+    fresh.id = id; // free again after remove(): LiteGraph keeps a preset id that is not taken
+    fresh.pos = pos;
+    graph.add(fresh);
+    if (!sameNodeId(fresh.id, id)) warnOnce("graph.add kept no preset id", { wanted: id, got: fresh.id });
+    if (keep) {
+      if (keep.title) fresh.title = keep.title;
+      for (const k of ["mode", "color", "bgcolor"]) if (keep[k] != null) fresh[k] = keep[k];
+      if (keep.size) fresh.size = [...keep.size];
+      (keep.widgets_values || []).forEach((v, i) => {
+        if (fresh.widgets?.[i]) fresh.widgets[i].value = v;
+      });
+    }
+    for (const [name, value] of Object.entries(widgets)) {
+      const w = (fresh.widgets || []).find((x) => x.name === name);
+      if (w) w.value = value;
+    }
+    for (const i of inputs) {
+      const slot = (fresh.inputs || []).findIndex((x) => x.name === i.name);
+      const origin = nodeById(graph, i.originId);
+      if (origin && slot >= 0) origin.connect(i.originSlot, fresh, slot);
+    }
+    for (const o of outputs) {
+      let slot = (fresh.outputs || []).findIndex((x) => x.name === o.name);
+      if (slot < 0) slot = (fresh.outputs || []).findIndex((x) => x.type === o.type);
+      const target = nodeById(graph, o.targetId);
+      if (target && slot >= 0) fresh.connect(slot, target, o.targetSlot);
+    }
+  } finally {
+    if (batch) canvas.emitAfterChange();
+  }
+  graph.setDirtyCanvas(true, true);
+  return fresh;
+}

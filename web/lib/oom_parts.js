@@ -1,0 +1,190 @@
+// @ts-check
+// The OOM panel's parts, built from a report as plain DOM (every server string goes in as text):
+// the cause line, the "uncertain" pair of causes, the memory bar, the guide with copy buttons, and
+// the other causes. No ComfyUI imports.
+import { el, fmtBytes } from "./format.js";
+import { renderMarkdown } from "../oom_markdown.js";
+
+const fmtBytes2 = (n) => fmtBytes(n, 2);
+
+export const CAUSES = {
+  fragmentation: "Fragmentation: free VRAM is split into blocks too small for this request",
+  "weights-exceed-vram": "The model's weights do not fit in VRAM",
+  activations: "Activations for this size and batch need more VRAM than is free",
+  "vae-decode": "VAE decode of the full image at once needs more VRAM than is free",
+  "text-encoder": "A text encoder still holds VRAM the model needs",
+  "other-process": "Another process holds VRAM this run needed",
+  "kv-cache": "The KV cache does not fit",
+  "host-ram": "System RAM ran out",
+  leak: "Memory grows from run to run (a leak)",
+  other: "Out of memory",
+};
+
+export function button(label, cls, onClick, testid) {
+  const b = el("button", `gg-oom-btn ${cls || ""}`.trim(), label);
+  b.type = "button";
+  if (testid) b.dataset.testid = testid;
+  b.addEventListener("click", (e) => {
+    e.stopPropagation();
+    onClick(b);
+  });
+  return b;
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Not a secure context (ComfyUI opened over plain http on a LAN address): the old way still works.
+    const ta = el("textarea");
+    ta.value = text;
+    ta.style.cssText = "position:fixed;left:-9999px;top:0";
+    document.body.append(ta);
+    ta.select();
+    const ok = document.execCommand("copy");
+    ta.remove();
+    return ok;
+  }
+}
+
+function copyButton(text) {
+  return button("Copy", "gg-oom-copy", async (b) => {
+    const ok = await copyText(text);
+    b.textContent = ok ? "Copied" : "Copy failed";
+    setTimeout(() => (b.textContent = "Copy"), 1500);
+  }, "gg-oom-copy");
+}
+
+export function causeLine(report) {
+  const top = (report.causes || [])[0];
+  const label = report.summary || CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory");
+  const evidence = top?.evidence?.[0] || (report.cause ? "" : String(report.message || "").split("\n")[0]);
+  return { label, evidence };
+}
+
+export function memoryBar(n) {
+  if (!n) return null;
+  const { requested, free, total } = n;
+  const resv = n.reserved_unallocated;
+  if (requested == null && free == null && total == null) return null;
+  const wrap = el("div", "gg-oom-bar");
+  wrap.dataset.testid = "gg-oom-bar";
+  const scale = total || Math.max(requested || 0, (free || 0) + (resv || 0)) || 1;
+  const pct = (v) => `${Math.max(0, Math.min(100, (100 * v) / scale))}%`;
+  const track = el("div", "gg-oom-track");
+  const used = total != null ? Math.max(0, total - (free || 0) - (resv || 0)) : 0;
+  const seg = (cls, v, title) => {
+    if (!v) return;
+    const s = el("div", `gg-oom-seg ${cls}`);
+    s.style.width = pct(v);
+    s.title = title;
+    track.append(s);
+  };
+  seg("gg-oom-used", used, `in use ${fmtBytes2(used)}`);
+  seg("gg-oom-resv", resv, `reserved by PyTorch but unallocated ${fmtBytes2(resv)}`);
+  seg("gg-oom-free", free, `free ${fmtBytes2(free)}`);
+  wrap.append(track);
+  if (requested != null) {
+    // The request drawn from where the memory in use ends: what sticks out past the free part is the shortfall.
+    const row = el("div", "gg-oom-reqrow");
+    const r = el("div", "gg-oom-seg gg-oom-req");
+    const room = scale - used;
+    r.style.marginLeft = pct(used);
+    r.style.width = pct(Math.min(requested, room));
+    row.title = `requested ${fmtBytes2(requested)}`;
+    row.append(r);
+    if (requested > room) r.classList.add("gg-oom-clipped");
+    wrap.append(row);
+    if (free != null && requested > free) {
+      wrap.append(el("div", "gg-oom-short", `Short by ${fmtBytes2(requested - free)} of free memory`));
+    }
+  }
+  const legend = el("div", "gg-oom-legend");
+  const item = (cls, label, v) => v != null && legend.append(el("span", cls, `${label} ${fmtBytes2(v)}`));
+  item("l-req", "Requested", requested);
+  item("l-free", "Free", free);
+  item("l-resv", "Reserved-unallocated", resv);
+  item("l-total", "Total", total);
+  wrap.append(legend);
+  const probe = Object.entries(n.source || {}).filter(([, s]) => s === "probe").map(([k]) => k.replace("_", "-"));
+  if (probe.length) wrap.append(el("div", "gg-oom-src", `${probe.join(", ")} measured by the probe at failure; the rest from the error`));
+  return wrap;
+}
+
+export function guideSection(guide) {
+  if (!guide) return null;
+  const sec = el("div", "gg-oom-section gg-oom-guide");
+  sec.dataset.testid = "gg-oom-guide";
+  sec.append(el("div", "gg-oom-h", "Fix"));
+  if (guide.title) sec.append(el("div", "gg-oom-guide-title", guide.title));
+  for (const c of guide.commands || []) {
+    const box = el("div", "gg-oom-cmd");
+    if (c.label) box.append(el("div", "gg-oom-cmd-label", c.label));
+    const row = el("div", "gg-oom-cmd-row");
+    row.append(el("code", null, c.text), copyButton(String(c.text)));
+    box.append(row);
+    sec.append(box);
+  }
+  if (guide.markdown) {
+    const d = el("details");
+    d.append(el("summary", null, "Why this happens, what each fix costs"));
+    const md = el("div", "gg-oom-md");
+    md.append(renderMarkdown(guide.markdown, { onCode: (pre, text) => pre.append(copyButton(text)) }));
+    d.append(md);
+    sec.append(d);
+  }
+  return sec;
+}
+
+/** The causes not already shown (the first one, or the uncertain pair), folded. */
+export function otherCauses(report) {
+  const causes = report.causes || [];
+  const shown = new Set(report.uncertain ? uncertainPair(report).map((c) => String(c.id)) : []);
+  const rest = shown.size ? causes.filter((c) => !shown.has(String(c.id))) : causes.slice(1);
+  if (!rest.length) return null;
+  const d = el("details", "gg-oom-causes");
+  d.dataset.testid = "gg-oom-other-causes";
+  d.append(el("summary", null, `Other possible causes (${rest.length})`));
+  const ul = el("ul");
+  for (const c of rest) {
+    const li = el("li");
+    li.append(el("strong", null, CAUSES[c.id] || c.id));
+    if (c.confidence != null) li.append(el("span", "gg-oom-conf", `${Math.round(c.confidence * 100)}%`));
+    if (c.evidence?.length) li.append(el("div", "gg-oom-evidence", c.evidence.join(" · ")));
+    ul.append(li);
+  }
+  d.append(ul);
+  return d;
+}
+
+/** The two causes an uncertain result names: its `alternatives`, else the top two of `causes`. */
+function uncertainPair(report) {
+  const alts = Array.isArray(report.alternatives) && report.alternatives.length ? report.alternatives : report.causes || [];
+  return alts.slice(0, 2).map((c) => (typeof c === "string" ? { id: c } : c));
+}
+
+/** The triage result's top two causes when it says it cannot tell them apart (report.uncertain). */
+export function uncertainty(report) {
+  if (!report.uncertain) return null;
+  const alts = uncertainPair(report);
+  const box = el("div", "gg-oom-uncertainty");
+  box.dataset.testid = "gg-oom-uncertain";
+  const badge = el("span", "gg-oom-uncertain", "uncertain");
+  badge.title = "The evidence fits more than one cause about equally; both are shown";
+  box.append(badge);
+  if (alts.length) {
+    const grid = el("div", "gg-oom-alts");
+    for (const c of alts) {
+      const card = el("div", "gg-oom-alt");
+      card.dataset.testid = "gg-oom-alt";
+      card.dataset.cause = String(c.id);
+      card.append(el("strong", null, CAUSES[c.id] || c.label || c.id));
+      if (c.confidence != null) card.append(el("span", "gg-oom-conf", `${Math.round(c.confidence * 100)}%`));
+      if (c.evidence?.length) card.append(el("div", "gg-oom-evidence", c.evidence.join(" · ")));
+      grid.append(card);
+    }
+    box.append(grid);
+  }
+  return box;
+}
