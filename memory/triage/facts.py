@@ -28,6 +28,8 @@ def apply(scan, lineno, text, window=False):
     """Apply every fact the line states. `window`: the line is read back from before a failure."""
     for name, m in P.facts(text):
         if window and name in STREAM_ONLY:
+            if name in WINDOW_SIDE:
+                WINDOW_SIDE[name](scan.facts, m)
             continue
         HANDLERS[name](scan, scan.facts, m, text, lineno, window)
     if window:
@@ -36,6 +38,16 @@ def apply(scan, lineno, text, window=False):
         scan.pending_frames.clear()
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
+
+
+def _comfy_frame(f, m):
+    p = m.group(1).replace("\\", "/")
+    if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
+        f["comfy"] = True
+
+
+# what a stream-only line read back from a window still says about the log (idempotent)
+WINDOW_SIDE = {"frame": _comfy_frame, "exception_block": lambda f, m: f.__setitem__("comfy", True)}
 
 
 # --- ComfyUI -------------------------------------------------------------------------------------
@@ -95,9 +107,7 @@ def _frame(s, f, m, text, lineno, window):
             s.cur.frames.append(fr)
     else:
         s.pending_frames.append(fr)
-    p = m.group(1).replace("\\", "/")
-    if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
-        f["comfy"] = True
+    _comfy_frame(f, m)
 
 
 def _progress_done(s, f, m, text, lineno, window):

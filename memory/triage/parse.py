@@ -30,7 +30,9 @@ def clean(raw) -> str:
 
 # --- sizes --------------------------------------------------------------------------------------
 
-_SZ = r"-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
+# The lookbehind starts a number only at its first digit: a search through a long run of digits then
+# tries each run once instead of once per digit (quadratic).
+_SZ = r"(?<![\d.])-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
 SZ = f"({_SZ})"
 
 
@@ -71,14 +73,18 @@ _TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to all
 # c10/cuda/CUDAMallocAsyncAllocator.cpp
 _ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
 # ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
-_ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^)\s*:?\s*Allocation on device\s*$")
+# Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
+# n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
+_ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^)\s*(?::\s*)?Allocation on device\s*$")
 ASYNC_FIELDS = {
     "allocated": re.compile(r"Currently allocated\s*:\s*" + SZ),
     "requested": re.compile(r"Requested\s+:\s*" + SZ),
     "device_limit": re.compile(r"Device limit\s*:\s*" + SZ),
     "free": re.compile(r"Free \(according to CUDA\)\s*:\s*" + SZ),
-    "limit": re.compile(r"(?:PyTorch limit \(set by user-supplied memory fraction\))?\s*:\s*" + SZ + r"\s*$"),
 }
+# "PyTorch limit (set by user-supplied memory fraction)" and its value, on the same line or the next
+_ASYNC_LIMIT = re.compile(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ)
+_ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 # aten/src/ATen/mps/MPSAllocator.mm
 _MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
                   + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
@@ -107,7 +113,7 @@ _VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
 _VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
                           r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
-_VLLM_V1_LEN_SHORT = re.compile(r"\(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
+_VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 _VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 _VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
@@ -229,19 +235,17 @@ def add_async_fields(ev, text) -> bool:
     """Fill cudaMallocAsync numbers from a follow-up line (or the rest of a joined one). True if any matched."""
     hit = False
     for key, rx in ASYNC_FIELDS.items():
-        if key == "limit":
-            continue
         for m in rx.finditer(text):
             ev["numbers"][key] = size(m.group(1))
             hit = True
     if "PyTorch limit" in text:
-        m = re.search(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ, text)
+        m = _ASYNC_LIMIT.search(text)
         if m:
             ev["numbers"]["limit"] = size(m.group(1))
         ev["_await_limit"] = not m
         hit = True
     elif ev.get("_await_limit"):
-        m = re.match(r"\s*:\s*" + SZ, text)
+        m = _ASYNC_LIMIT_NEXT.match(text)
         if m:
             ev["numbers"]["limit"] = size(m.group(1))
             ev["_await_limit"] = False
@@ -387,7 +391,7 @@ PRIORITY = {
 
 def recognise(line: str):
     """The first error recogniser that matches `line`, or None."""
-    if not any(k in line for k in ERROR_KEYS):
+    if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in ERROR_WORDS):
         return None
     for rec in RECOGNISERS:
         ev = rec(line)
@@ -428,13 +432,13 @@ FACTS = [
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError")),
     ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
     # llama.cpp load order: model buffers, then KV buffers, then compute buffers
-    ("ggml_model_buf", re.compile(r"(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
-    ("ggml_kv_buf", re.compile(r"(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
-    ("ggml_compute_buf", re.compile(r"(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_model_buf", re.compile(r"(?<!\S)(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_kv_buf", re.compile(r"(?<!\S)(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_n_ctx", re.compile(r"\bn_ctx\s*=\s*(\d+)")),
     ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
-    ("ggml_device_free", re.compile(r"using device (\S+) \((.*?)\) (?:\(.*?\) )?- (\d+) MiB free")),
+    ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
     ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:")),
@@ -478,6 +482,21 @@ _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 # Words every error line contains at least one of (the recognisers are tried only then).
 ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit")
+
+# Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
+# checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
+# After the log's head, while no failure is open, the scanner looks only for these (one C-speed pass each),
+# so a log dense with "memory", tracebacks or INFO lines costs no Python per line; recognise() skips its
+# regexes on a line without one.
+ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not enough memory", "allocate memory", "MemoryError",
+               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "runner process",
+               "Error in memory profiling", "to allocate", "allocation of size", "OutOfDeviceMemory", "OUT_OF_DEVICE_MEMORY",
+               "insufficient memory", "system memory", "Allocation failed", "Fault failed", "reservation failed",
+               "memory compile error", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
+               "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM")
+# what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
+# ComfyUI's exception banner (the runtime, and where the traceback begins)
+IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!!! Exception")
 
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
@@ -526,16 +545,28 @@ def facts(line: str):
 
 
 OOM_TYPE_NAMES = ("OutOfMemoryError", "OOMError", "MemoryError", "_ArrayMemoryError")
+HEAD_TAIL = 16 << 10        # is_oom_error reads this much of a message's start and of its end
+
+
+def bounded(message: str, part: int = HEAD_TAIL) -> str:
+    """The first and last `part` characters of a message (all of it when short): an OOM message is at
+    the start of an exception's text or at its end, and nothing else needs reading."""
+    if len(message) <= 2 * part:
+        return message
+    return message[:part] + "\n" + message[-part:]
 
 
 def is_oom_error(exc_type_name: str, message: str) -> bool:
-    """True when an exception is an out-of-memory error, by its type name or by its message."""
+    """True when an exception is an out-of-memory error, by its type name or by its message. Runs on
+    ComfyUI's prompt worker for every failed node: it reads at most 2 x HEAD_TAIL characters, and every
+    pattern is linear, so a message of any size is classified in milliseconds (benchmarks/bench_triage.py)."""
     name = (exc_type_name or "").rsplit(".", 1)[-1]
     if name in OOM_TYPE_NAMES or name.endswith("OutOfMemoryError"):
         return True
-    msg = message or ""
+    msg = bounded(message or "")
     if not msg:
         return False
-    if recognise(msg) or any(recognise(line) for line in msg[:20000].splitlines()[:100]):
+    if recognise(msg):
         return True
-    return False
+    lines = msg.splitlines()
+    return any(recognise(line) for line in (lines[:100] + lines[-100:] if len(lines) > 200 else lines))

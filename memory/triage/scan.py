@@ -15,6 +15,7 @@ llama.cpp prints cudaMalloc, the buffer, then the kv-cache or compute failure, t
 Those lines are one incident. What each context line means (device, allocator, phase, buffer sizes)
 is applied by facts.py.
 """
+import bisect
 import collections
 import io
 import re
@@ -24,7 +25,7 @@ from . import parse as P
 
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
-HEAD = 4 << 20              # the first 4 MiB (startup lines) are read with the wider HEAD_ANCHORS
+HEAD = 1 << 20              # the first 1 MiB (startup lines) is read with the wider HEAD_ANCHORS
 WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
@@ -62,6 +63,8 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 
 
 _LOAD_RE = re.compile(rb"Requested to load (\w+)")
+_FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)')
+_TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
 
 # --- scanning -------------------------------------------------------------------------------------
@@ -90,18 +93,24 @@ class Incident:
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
 
 
-def _line_starts(block: bytes, needles) -> set:
-    """Offsets of the starts of the lines that contain any of `needles` (each line once per needle)."""
+def _line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> set:
+    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (each line once
+    per needle). `hi` must be a line boundary."""
+    hi = len(block) if hi is None else hi
     starts = set()
     for k in needles:
-        i = block.find(k)
+        i = block.find(k, lo, hi)
         while i >= 0:
             starts.add(block.rfind(b"\n", 0, i) + 1)
             e = block.find(b"\n", i)
             if e < 0:
                 break
-            i = block.find(k, e)
+            i = block.find(k, e, hi)
     return starts
+
+
+SPAN = 64 << 10     # while a failure is open, its anchor lines are looked up this many bytes at a time
+
 
 class Scan:
     MAX_FRAMES = MAX_FRAMES
@@ -130,6 +139,8 @@ class Scan:
         self._src = None
         self._lineno = 0
         self.exception_pending = False   # an `!!! Exception` line waits for its error
+        self._idle = False               # the current line was reached by the idle scan (see _block)
+        self._read_to = 0                # absolute offset up to which the stream decoded every anchor line
 
     def node_type_line_recent(self, lineno):
         return self.node_type is not None and lineno - self.node_type_line <= GAP
@@ -174,14 +185,35 @@ class Scan:
     def feed_text(self, text: str):
         self.feed_stream(io.BytesIO(text.encode("utf-8", "replace")))
 
-    def _starts(self, block: bytes) -> list:
-        """Offsets of the lines worth reading: anchor lines, and in the log's head also its startup lines."""
-        return sorted(_line_starts(block, P.HEAD_ANCHORS if self.bytes_seen < HEAD else P.ANCHORS))
-
     def _block(self, block: bytes, ends_line=True):
+        """Decode the lines worth reading. In the log's head: every anchor and startup line. After it, while
+        a failure is open (up to GAP lines after its last error line): every anchor and startup line (a
+        report printed after the error names the version, flags and device). Otherwise (idle):
+        only the lines that may hold an error, a run's end or ComfyUI's exception banner; what the skipped
+        lines say is read back from the window before a failure when one starts (_context)."""
         base = self.lineno
         pos_counted, line_at = 0, base
-        for start in self._starts(block):
+        head = self.bytes_seen < HEAD
+        starts = sorted(_line_starts(block, P.HEAD_ANCHORS if head else P.IDLE_ANCHORS))
+        full, full_hi = [], 0          # open failure: anchor lines of block[..full_hi], looked up SPAN at a time
+        last = -1
+        while True:
+            idle = not head and self.cur is None and self.open_ev is None
+            k = bisect.bisect_right(starts, last)
+            start = starts[k] if k < len(starts) else None
+            if not idle and not head:
+                j = bisect.bisect_right(full, last)
+                while j >= len(full) and full_hi < len(block):
+                    lo = max(full_hi, block.find(b"\n", last) + 1 if last >= 0 else 0)
+                    nl = block.find(b"\n", lo + SPAN)
+                    full_hi = len(block) if nl < 0 else nl + 1
+                    full = sorted(_line_starts(block, P.HEAD_ANCHORS, lo, full_hi))
+                    j = bisect.bisect_right(full, last)
+                if j < len(full) and (start is None or full[j] < start):
+                    start = full[j]
+            if start is None:
+                break
+            last = start
             end = block.find(b"\n", start)
             if end < 0:
                 end = len(block)
@@ -191,6 +223,9 @@ class Scan:
             if len(raw) > LONG_LINE:
                 raw = _around_anchor(raw)
             self._src = (block, start)
+            self._idle = idle
+            if not idle:
+                self._read_to = self.bytes_seen + end
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
@@ -241,6 +276,8 @@ class Scan:
         cut = raw.rfind(b"Prompt executed")
         if cut >= 0:
             raw = raw[raw.find(b"\n", cut) + 1:]
+        if self._idle:
+            self._frames_from(raw)
         if not raw:
             return
         self.loads.clear()
@@ -261,14 +298,39 @@ class Scan:
         if last:
             self.phase = ("load", last)
         if prog_at > load_at:
-            done = raw.rfind(b"100%|") >= prog_at - 4
+            full_bar = raw.rfind(b"100%|")
+            done = full_bar >= 0 and full_bar >= prog_at - 4
             self.phase = ("done" if done else "progress", last)
             self.progress_done = done
         if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
             self.phase = ("decode", None)
-        for st in sorted(_line_starts(raw, P.WINDOW_KEYS)):
+        starts = _line_starts(raw, P.WINDOW_KEYS)
+        if self._idle:
+            # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
+            # where the stream last read, so a log with many failures reads each byte once
+            block, start = self._src
+            seen = self._read_to - (self.bytes_seen + start - len(raw))
+            lo = 0 if seen <= 0 else raw.find(b"\n", min(seen, len(raw)) - 1) + 1
+            if 0 < lo < len(raw) or seen <= 0:
+                starts |= _line_starts(raw, P.ANCHORS, lo)
+        for st in sorted(starts):
             e = raw.find(b"\n", st)
             facts_mod.apply(self, 0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
+
+    def _frames_from(self, raw: bytes):
+        """The idle scan skipped the traceback before this failure: its frames are those after the last
+        traceback start in the window and on this line (what the stream would have collected)."""
+        block, start = self._src
+        end = block.find(b"\n", start)
+        text = raw + block[start:end if end >= 0 else len(block)]
+        cut = max(text.rfind(k) for k in _TRACE_STARTS)
+        self.pending_frames.clear()
+        for m in _FRAME_RE.finditer(text, max(cut, 0)):
+            path, func = m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace")
+            self.pending_frames.append((path, func))
+            p = path.replace("\\", "/")
+            if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
+                self.facts["comfy"] = True
 
     # -- one interesting line --
     def _line(self, lineno, text, more=lambda n=5: []):

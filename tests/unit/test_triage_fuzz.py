@@ -129,3 +129,83 @@ def test_interleaved_logs_find_both_failures():
 def test_an_error_repeated_forever_stays_one_bounded_event():
     res = triage.triage_text("RuntimeError: CUDA error: out of memory\n" * 20000)
     assert res["found"] and len(res["events"]) == 1 and len(res["events"][0]["lines"]) <= 50
+
+
+# --- linear time on adversarial input (tests/unit/test_triage_fuzz.py, issue: quadratic patterns) ------------
+# These are hang guards, not speed targets (benchmarks/bench_triage.py prints those): before the patterns were
+# fixed a 60 KB blank run took 3 s to minutes in one search and a 160 KB message 35 s; here they must finish
+# within a bound 100x above the linear time.
+
+import re  # noqa: E402
+import time  # noqa: E402
+
+from gpu_garden.memory.triage import facts as facts_mod, parse as P, scan as scan_mod  # noqa: E402
+
+HANG_S = 1.0
+
+
+def _patterns():
+    out = {}
+    for mod in (P, scan_mod, facts_mod):
+        for name, v in vars(mod).items():
+            if isinstance(v, re.Pattern):
+                out[f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"] = v
+    out.update({f"ASYNC_FIELDS.{k}": v for k, v in P.ASYNC_FIELDS.items()})
+    out.update({f"FACTS.{k}": v for k, v in P.FACTS})
+    return out
+
+
+def _adversarial(n):
+    ws = " " * n
+    return {
+        "blank run": "OutOfMemoryError" + ws + ":" + ws + "x",
+        "anchor words apart": "Allocation" + ws + "emory" + ws + "llocation",
+        "colon run": ":" + ws + "x",
+        "tabs and newlines": "\t \n" * (n // 3),
+        "digit run": "9" * n + " allowed;",
+        "token run": "x" * n + " buffer size = x",
+        "parentheses": "using device X (" + ") (" * (n // 3),
+        "partial async": "Allocation on device " * (n // 21),
+        "partial cuda": "CUDA out of memory. Tried to allocate " * (n // 38),
+        "partial fields": "Currently allocated     : " * (n // 26),
+        "escape run": "\x1b[" + "1;" * (n // 2),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_patterns()))
+def test_every_pattern_is_linear_on_adversarial_input(name):
+    rx = _patterns()[name]
+    for kind, text in _adversarial(60_000).items():
+        data = text.encode() if isinstance(rx.pattern, bytes) else text
+        t = time.process_time()
+        rx.search(data)
+        assert time.process_time() - t < HANG_S, (name, kind)
+
+
+ANCHOR_PIECES = ["llocation", "emory", "Allocation on device", "OutOfMemoryError", ":", "Currently allocated", " : ",
+                 "CUDA out of memory. Tried to allocate", "1.00 GiB", "PyTorch limit (set by user-supplied memory fraction)",
+                 "!!! Exception during processing !!!", 'File "/x/comfy/sd.py", line 1, in decode', "buffer size =", "9999"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(ANCHOR_PIECES), st.sampled_from([" ", "\n", "\t", "\r\n", " \t "]),
+                          st.integers(0, 40_000)), min_size=1, max_size=8))
+def test_adversarial_messages_end_quickly(parts):
+    # long whitespace runs between anchor words, repeated partial matches: what a failing node may raise
+    msg = "".join(piece + sep * k for piece, sep, k in parts)
+    t = time.process_time()
+    found = triage.is_oom_error("RuntimeError", msg)
+    assert time.process_time() - t < HANG_S
+    assert found is triage.is_oom_error("RuntimeError", msg)
+    t = time.process_time()
+    _ok(triage.triage_text(msg))
+    assert time.process_time() - t < 4 * HANG_S
+
+
+def test_is_oom_error_reads_a_bounded_head_and_tail():
+    real = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"
+    assert triage.is_oom_error("RuntimeError", "x " * 500_000 + "\n" + real)       # in the tail
+    assert triage.is_oom_error("RuntimeError", real + "\n" + "x " * 500_000)       # in the head
+    # in the middle of a huge message: not read (a message is its first and last 16 KB)
+    assert not triage.is_oom_error("RuntimeError", "x " * 500_000 + "\n" + real + "\n" + "x " * 500_000)
+    assert len(P.bounded("y" * 10_000_000)) <= 2 * P.HEAD_TAIL + 1
