@@ -148,3 +148,11 @@ def test_no_errors_from_the_pack_in_the_log(comfy_host):
     log = comfy_host.log_text()
     assert "budget push failed" not in log
     assert "[GPU Garden] budget" not in log and "budget_routes setup failed" not in log
+
+
+def test_interval_route_accepts_only_connected_client_ids(comfy_host):
+    with pytest.raises(urllib.error.HTTPError) as e:
+        comfy_host.post("/gpu_garden/budget/interval", {"client_id": "nobody-connected-" + str(time.monotonic()), "ms": 500})
+    assert e.value.code == 404
+    # a page whose socket has not told it its id yet: applied locally, nothing stored
+    assert comfy_host.post("/gpu_garden/budget/interval", {"client_id": "", "ms": 500})["ms"] == 500

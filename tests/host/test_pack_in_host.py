@@ -23,3 +23,14 @@ def test_object_info_lists_every_node_under_category(comfy_host):
 def test_extensions_lists_pack_js(comfy_host):
     exts = comfy_host.get("/extensions")
     assert "/extensions/comfyui-gpu-garden/gpu_garden.js" in exts
+
+
+def test_health_route_names_versions_and_every_hook(comfy_host):
+    h = comfy_host.get("/gpu_garden/health")
+    assert h["pack_version"] == "0.1.0" and h["comfyui_version"] == "0.8.0"
+    for name in ("oom_capture.execute", "oom_capture.unload_all_models", "oom_capture.handle_execution_error",
+                 "oom_capture.execute_async", "budget.push", "auto_unload.prepare_sampling"):
+        assert h["features"][name]["installed"] is True, (name, h["features"].get(name))
+    for entry in h["features"].values():
+        assert set(entry) == {"installed", "working", "last_error"}
+    assert comfy_host.get("/api/gpu_garden/health")["pack_version"] == "0.1.0"
