@@ -11,7 +11,7 @@ from . import families, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, comfy_memory_required, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
-                     sample_activation_bytes, sample_parts, te_activation)
+                     sample_activation_bytes, sample_parts, te_activation, te_tokens)
 from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
 from .vae import vae_decode_bytes, vae_encode_bytes  # noqa: F401
 from ..errors import UserError
@@ -154,7 +154,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if dm:
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
         act += W.largest_cast(dm["table"])
-    te_act = max((te_activation(c.get("kind"), c["table"], pol.get("text_tokens")) for c in tes), default=0)
+    te_act = max((te_activation(c.get("kind"), c["table"], te_tokens(family, c.get("kind"), pol.get("text_tokens")))
+                  for c in tes), default=0)
 
     kind = spec.vae_kind_for((vaes[0]["kind"] if vaes else None), family)
     vdt = {4: "fp32", 2: "bf16"}.get(pol["vae_bytes"]) if pol.get("vae_bytes") else \

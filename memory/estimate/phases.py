@@ -162,14 +162,43 @@ def sample_activation_bytes(family: str, latent_shape, dtype="bf16", cond_batch:
     return naive_total(act, naive) if attention == "math" else act
 
 
-def te_activation(kind: str, table: dict, tokens=None) -> int:
-    d = 0
-    for dt, shape in table.values():
-        if len(shape) == 2 and shape[0] > 30000:  # token embedding: vocab x hidden
-            d = max(d, min(shape))
+# Text encoders: ComfyUI runs them in fp32 over their stored weights (manual cast): one fp32 copy of the layer
+# weight in use, fp32 hidden-sized tensors per token, and per head the n^2 scores, their softmax and (T5) the
+# position bias. Fitted on the FIT rows flux1 text (T5-XXL at 256 tokens) and wan21 text (UMT5-XXL at 512).
+TE_TOKEN_UNITS = 2.38
+TE_SCORE_UNITS = 3.03
+
+
+def te_dims(table: dict):
+    """(hidden, heads, largest non-embedding 2-D weight in elements) of a text encoder's table."""
+    d, largest, heads = 0, 0, 0
+    for name, (dt, shape) in table.items():
+        if len(shape) != 2:
+            continue
+        n = shape[0] * shape[1]
+        if shape[0] > 30000 or any(w in name for w in ("embed", "shared", "position", "lm_head")):
+            if shape[0] > 30000:
+                d = max(d, min(shape))
+            if name.endswith("relative_attention_bias.weight"):
+                heads = max(heads, shape[1])
+            continue
+        largest = max(largest, n)
     d = d or 1024
-    tokens = tokens or spec.TE_TOKENS.get(kind, 256)
-    return int(tokens * (6 * d + 2 * 4 * d) * 2 + tokens * tokens * 64 * 2 * 2)
+    return d, heads or max(1, d // 64), largest
+
+
+def te_tokens(family: str, kind: str, text_tokens=None) -> int:
+    """Tokens one prompt becomes for this encoder in ComfyUI (its tokenizer's min_length; --text-tokens wins)."""
+    if text_tokens:
+        return int(text_tokens)
+    return spec.TE_TOKENS_FAMILY.get(family, {}).get(kind) or spec.TE_TOKENS.get(kind, 128)
+
+
+def te_activation(kind: str, table: dict, tokens=None) -> int:
+    """Activation bytes of one prompt through one text encoder."""
+    d, heads, largest = te_dims(table)
+    n = tokens or spec.TE_TOKENS.get(kind, 128)
+    return int(largest * 4 + n * d * 4 * TE_TOKEN_UNITS + n * n * heads * 4 * TE_SCORE_UNITS)
 
 
 def comfy_factor(family, arch):

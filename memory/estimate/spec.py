@@ -71,8 +71,13 @@ DEFAULT_ARCH = {
     "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 12288, "block": "mmdit"},
     "hidream": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912, "block": "moe"},
 }
-# text tokens an encoder produces per prompt in ComfyUI (padding included)
-TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 512, "umt5-xxl": 512, "t5": 256, "umt5": 512}
+# text tokens one prompt becomes per encoder in ComfyUI (its tokenizer's min_length, padding included;
+# comfy/text_encoders/*.py); LLM encoders do not pad: a typical prompt with its template
+TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 256, "umt5-xxl": 512, "t5": 256, "umt5": 512}
+TE_TOKENS_FAMILY = {"sd3": {"t5-xxl": 77}, "flux1": {"t5-xxl": 256}, "chroma": {"t5-xxl": 256}, "mochi": {"t5-xxl": 256},
+                    "ltxv": {"t5-xxl": 128}, "hidream": {"t5-xxl": 128, "llama": 128}, "cosmos": {"t5-xxl": 512},
+                    "pixart": {"t5-xxl": 120}, "wan21": {"umt5-xxl": 512}, "wan22": {"umt5-xxl": 512},
+                    "hunyuan-video": {"llama": 256}}
 
 # VAE decoders: spatial (s) and temporal (t) compression, the dtypes ComfyUI's VAE class allows in order
 # (VAE.working_dtypes; model_management.vae_dtype takes the first the GPU supports, else fp32), and ComfyUI's
