@@ -1,6 +1,13 @@
-"""The corpus: logs modelled on public threads (tests/unit/corpus/*.log), each naming its thread and
-the expected cause, runtime and numbers in its header. Every development log must be diagnosed
-right; the held-out logs (corpus/holdout/, never tuned on) must reach 95 % top-1 and exact numbers."""
+"""The tuned corpus: logs modelled on public threads, each naming its thread and the expected cause,
+runtime and numbers in its header. Both sets were tuned on, so both are regression sets:
+
+- corpus/*.log: the development logs, written while the rules were;
+- corpus/regression/: 45 logs first scored in the commit that also changed the rules for them (they were
+  called "held-out"; the rules just before that commit, 44ba4fc~1, score 38/45 on them), so they measure nothing
+  about unseen logs. Unseen logs follow the first-sight protocol of corpus/unseen/ (test_triage_unseen.py).
+
+Every log must get its cause, its runtime and every number it declares right, except the KNOWN_MISSES
+below, each named with its reason; a known miss that starts passing must leave the list."""
 import re
 from pathlib import Path
 
@@ -11,7 +18,7 @@ from gpu_garden.memory.units import parse_size
 
 CORPUS = Path(__file__).parent / "corpus"
 DEV = sorted(CORPUS.glob("*.log"))
-HOLDOUT = sorted((CORPUS / "holdout").glob("*.log"))
+REGRESSION = sorted((CORPUS / "regression").glob("*.log"))
 
 
 def load(path: Path):
@@ -61,7 +68,7 @@ def check(path: Path, pad: bool = False):
 
 
 def test_corpus_is_there():
-    assert len(DEV) >= 25 and len(HOLDOUT) >= 20
+    assert len(DEV) >= 25 and len(REGRESSION) >= 45
 
 
 @pytest.mark.parametrize("path", DEV, ids=[p.name for p in DEV])
@@ -75,7 +82,7 @@ def _verdict(res):
             [c["evidence"] for c in ev.get("causes", [])])
 
 
-@pytest.mark.parametrize("path", DEV + HOLDOUT, ids=[p.name for p in DEV + HOLDOUT])
+@pytest.mark.parametrize("path", DEV + REGRESSION, ids=[p.name for p in DEV + REGRESSION])
 def test_same_diagnosis_after_the_head(path):
     # after the head the scanner reads only error lines until a failure opens, and reads the rest back from
     # the window before it: every cause, its evidence, the runtime, the platform and the numbers stay the same
@@ -102,15 +109,32 @@ def test_error_words_cover_every_line_a_recogniser_matches():
     assert not missed
 
 
-def test_holdout_accuracy(capsys):
-    results = {p.name: check(p) for p in HOLDOUT}
-    body_ok = [n for n, probs in results.items() if not any(p.startswith("cause") or p == "no OOM found" for p in probs)]
-    numbers_bad = {n: probs for n, probs in results.items() if any(":" in p and not p.startswith(("cause", "runtime")) for p in probs)}
-    acc = len(body_ok) / len(results)
-    with capsys.disabled():
-        print(f"\nheld-out top-1 cause accuracy: {len(body_ok)}/{len(results)} = {acc:.0%}")
-        for n, probs in results.items():
-            if probs:
-                print(f"  {n}: {'; '.join(probs)}")
-    assert acc >= 0.95
-    assert not numbers_bad
+# Regression logs the rules get wrong today, by name, with the reason. Their expected answer stays in the
+# file: the test checks each still fails the way stated (so a fix, or a new way of failing, is noticed).
+KNOWN_MISSES = {
+    "pytorch_expandable_fixes_small_card.log": (
+        "cause other != fragmentation",
+        "20 MiB refused with 2.35 GiB free on a 4 GiB card reads as a driver refusal ('other'); the thread's fix was "
+        "expandable_segments, and the message's numbers cannot tell the two apart"),
+    "llamacpp_vulkan_regression_m1.log": (
+        "cause weights-exceed-vram != other",
+        "a Vulkan backend regression that refuses a 353 MiB allocation; the log states no free-memory figure, so the "
+        "rules see an ordinary failed device allocation while loading"),
+}
+
+
+@pytest.mark.parametrize("path", REGRESSION, ids=[p.name for p in REGRESSION])
+def test_regression_log(path):
+    problems = check(path)
+    if path.name in KNOWN_MISSES:
+        expected, _reason = KNOWN_MISSES[path.name]
+        assert problems and all(p.startswith(expected) for p in problems), \
+            f"{path.name} no longer fails as listed ({problems}): update KNOWN_MISSES"
+    else:
+        assert problems == []
+
+
+def test_known_misses_are_regression_logs():
+    names = {p.name for p in REGRESSION}
+    assert set(KNOWN_MISSES) <= names
+    assert len(KNOWN_MISSES) <= 2, "a third miss is a regression: fix the rules, or list it with its reason"
