@@ -10,8 +10,34 @@
 Peaks are read at every boundary (node start and end) and folded into every open node by the caller, so
 a node that contains others (a subgraph expansion, an async node) still gets the whole window's peak.
 """
+import os
 import threading
 import time
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class _ProcReader:
+    """Linux fast paths (a kept descriptor and one pread: ~1 us for RSS, ~15 us for MemAvailable, against
+    ~20 us and ~60 us through psutil); None elsewhere, where psutil is used."""
+
+    def __init__(self):
+        self.statm = self.meminfo = None
+        try:
+            self.statm = os.open("/proc/self/statm", os.O_RDONLY)
+            self.meminfo = os.open("/proc/meminfo", os.O_RDONLY)
+            self.rss(), self.available()
+        except (OSError, AttributeError, ValueError, IndexError):
+            self.statm = self.meminfo = None
+
+    def rss(self) -> int:
+        return int(os.pread(self.statm, 128, 0).split()[1]) * _PAGE
+
+    def available(self) -> int:
+        for line in os.pread(self.meminfo, 4096, 0).splitlines():
+            if line.startswith(b"MemAvailable:"):
+                return int(line.split()[1]) * 1024
+        raise ValueError("no MemAvailable")
 
 
 class Sampler:
@@ -59,6 +85,9 @@ class Meter:
             import psutil
         self.psutil = psutil
         self.proc = psutil.Process()
+        self._fast = _ProcReader() if os.path.exists("/proc/self/statm") else None
+        if self._fast is not None and self._fast.statm is None:
+            self._fast = None
         self.torch = torch
         self.device = device
         self.kind = getattr(device, "type", "cpu") if device is not None else "cpu"
@@ -82,7 +111,17 @@ class Meter:
         return f"{self.kind}:{idx}" if idx is not None else self.kind
 
     def _rss(self) -> int:
+        if self._fast is not None:
+            return self._fast.rss()
         return self.proc.memory_info().rss
+
+    def _available(self) -> int:
+        if self._fast is not None:
+            try:
+                return self._fast.available()
+            except (OSError, ValueError):
+                pass
+        return int(self.psutil.virtual_memory().available)
 
     def _mps_driver(self) -> int:
         return int(self._mps.driver_allocated_memory())
@@ -114,7 +153,7 @@ class Meter:
         return peak, reserved
 
     def free(self) -> dict:
-        out = {"cpu": int(self.psutil.virtual_memory().available)}
+        out = {"cpu": self._available()}
         if self.mod is not None and hasattr(self.mod, "mem_get_info"):
             out[self.key] = int(self.mod.mem_get_info(self.device)[0])
         elif self._mps is not None:

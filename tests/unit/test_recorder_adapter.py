@@ -218,3 +218,16 @@ def test_uninstall_removes_only_our_wrappers():
     recorder.uninstall()
     assert mod.reset_progress_state is theirs
     assert server.prompt_queue is q
+
+
+def test_linux_fast_readers_agree_with_psutil():
+    psutil = pytest.importorskip("psutil")
+    import os
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("Linux /proc only")
+    from gpu_garden.nodes.recorder_meter import _ProcReader
+    r = _ProcReader()
+    rss, ps_rss = r.rss(), psutil.Process().memory_info().rss
+    assert abs(rss - ps_rss) <= 0.02 * ps_rss
+    avail, ps_avail = r.available(), psutil.virtual_memory().available
+    assert abs(avail - ps_avail) <= 0.05 * ps_avail + 64 * MiB
