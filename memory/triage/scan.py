@@ -25,7 +25,8 @@ from . import parse as P
 
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
-HEAD = 1 << 20              # the first 1 MiB (startup lines) is read with the wider HEAD_ANCHORS
+HEAD = 512 << 10            # the first 512 KiB (startup lines) are read with the wider HEAD_ANCHORS
+REPLAY = 16 << 10           # skipped anchor lines read back before a failure the idle scan found
 WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
@@ -309,7 +310,7 @@ class Scan:
             # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
             # where the stream last read, so a log with many failures reads each byte once
             block, start = self._src
-            seen = self._read_to - (self.bytes_seen + start - len(raw))
+            seen = max(self._read_to - (self.bytes_seen + start - len(raw)), len(raw) - REPLAY, 0)
             lo = 0 if seen <= 0 else raw.find(b"\n", min(seen, len(raw)) - 1) + 1
             if 0 < lo < len(raw) or seen <= 0:
                 starts |= _line_starts(raw, P.ANCHORS, lo)
