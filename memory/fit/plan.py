@@ -1,0 +1,243 @@
+"""The cheapest plan that makes a run fit a budget, as ComfyUI 0.8.0's own loader will carry it out.
+
+ComfyUI decides placement from two figures it guesses (comfy/sampler_helpers.estimate_memory ->
+BaseModel.memory_required, and VAE.memory_used_decode). Fit to Card hands it ours instead; this module says
+what ComfyUI will then do and what that costs, cheapest first:
+
+1. text encoders off the GPU during sampling (they are not used there);
+2. the weights kept on the GPU: load_models_gpu keeps `free - memory_required - reserve` of them, never less
+   than its own floor min(free * MIN_WEIGHT_MEMORY_RATIO, free - minimum_inference_memory()), the rest is
+   streamed from host RAM (same result, slower);
+3. the VAE decode chunked (ComfyUI decodes int(free / per-sample) samples at once) or, when one sample does
+   not fit, tiled with the largest tile the budget allows (ComfyUI would otherwise OOM first, then tile).
+
+Changes that alter the image (fp8/GGUF weights, lower resolution, fewer frames, a wrapper's block-swap count)
+are only offered, with the figure that would fit. Every activation figure comes through the one-line doors
+below (memory/estimate is the single source), so swapping the estimate is a one-line change."""
+import math
+
+from ..estimate import phases, spec
+from ..estimate import vae as vae_mod
+from ..units import GiB, fmt_bytes
+
+MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate's)
+MIN_WEIGHT_RATIO = 0.4  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.0 elsewhere)
+MIN_INFERENCE = int(0.8 * GiB)  # minimum_inference_memory() less extra_reserved_memory()
+TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
+GGUF_Q4_BITS = 4.5  # Q4_K bits per weight
+
+
+# -- the estimate, one door each ---------------------------------------------------------------------
+def activation_bytes(family, latent_shape, dtype="bf16", cond_batch=1, arch=None, text_tokens=None) -> int:
+    """One model call's activations (weights, margin and fixed costs not included)."""
+    return phases.sample_activation_bytes(family, latent_shape, dtype, cond_batch, arch, text_tokens=text_tokens)
+
+
+def decode_bytes(kind, latent_shape, dtype="bf16") -> int:
+    """One sample's VAE decode activations, untiled."""
+    return vae_mod.vae_decode_bytes(kind, latent_shape, dtype)
+
+
+def encode_bytes(kind, pixel_shape, dtype="bf16") -> int:
+    return vae_mod.vae_encode_bytes(kind, pixel_shape, dtype)
+
+
+def with_margin(n) -> int:
+    return int(n * (1 + MARGIN))
+
+
+def sample_memory_required(family, latent_shape, dtype="bf16", cond_batch=1, arch=None, text_tokens=None,
+                           cast_bytes=0) -> int:
+    """What ComfyUI's loader receives as memory_required: one model call on B x cond_batch samples, plus the
+    manual-cast copy of the largest weight (fp8/GGUF), plus our allocator margin. ComfyUI adds its reserve."""
+    return with_margin(activation_bytes(family, latent_shape, dtype, cond_batch, arch, text_tokens) + int(cast_bytes))
+
+
+def planned_cond_batch(cond_counts: dict, cfg=None, disable_cfg1_optimization=False) -> int:
+    """How many conditionings the sampler batches into one model call (comfy/samplers.py calc_cond_batch):
+    every cond entry of every non-empty key, except that at cfg 1 the negative is skipped (ComfyUI's cfg1
+    optimization). cfg None (a guider that has none): every key counts."""
+    n = 0
+    for key, count in cond_counts.items():
+        if not count:
+            continue
+        if key == "negative" and cfg is not None and math.isclose(float(cfg), 1.0) and not disable_cfg1_optimization:
+            continue
+        n += int(count)
+    return max(1, n)
+
+
+# -- VAE tiles ------------------------------------------------------------------------------------
+def tile_args(kind, px, frames=None) -> dict:
+    """VAE.decode_tiled arguments (latent units) for a tile of `px` pixels (and `frames` frames)."""
+    v = spec.VAE.get(kind, spec.VAE["video"])
+    t = px // v["s"]
+    args = {"tile_x": t, "tile_y": t, "overlap": max(1, t // 8)}
+    if frames and v["t"]:
+        args.update(tile_t=max(2, frames // v["t"]), overlap_t=max(1, 8 // v["t"]))
+    return args
+
+
+def decode_tile(kind, latent_shape, dtype, room) -> dict | None:
+    """The largest tile (pixels, a multiple of 64, at least 128; for video also frames) whose decode with our
+    margin fits `room` bytes; None when even the smallest does not."""
+    v = spec.VAE.get(kind, spec.VAE["video"])
+    h, w = int(latent_shape[-2]) * v["s"], int(latent_shape[-1]) * v["s"]
+    video = len(latent_shape) == 5 and v["t"]
+    top = max(TILE_MIN, max(h, w) // TILE_STEP * TILE_STEP)
+    for frames in ((spec.TILE_NODE["frames"], 32, 16, 8) if video else (None,)):
+        for px in range(top, TILE_MIN - 1, -TILE_STEP):
+            shape = vae_mod.tile_latent_shape(kind, latent_shape, False, {"tile": px, "frames": frames or spec.TILE_NODE["frames"]})
+            need = with_margin(decode_bytes(kind, shape, dtype))
+            if need <= room:
+                return {"tile_px": px, "frames": frames, "bytes": need, "args": tile_args(kind, px, frames)}
+    return None
+
+
+# -- the plan -------------------------------------------------------------------------------------
+def _step(sid, label, saving, kind="applied", **extra) -> dict:
+    return dict({"id": sid, "label": label, "saving": int(max(0, saving)), "kind": kind}, **extra)
+
+
+def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
+    """Bytes of the diffusion model load_models_gpu keeps on the device (its lowvram_model_memory)."""
+    floor = min(free * ratio, free - MIN_INFERENCE - reserve)
+    return int(min(dm, max(0, free - required - reserve, floor)))
+
+
+def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,
+         host_ram=None, te_on_gpu=None, dynamic_vram=False, blocks: dict | None = None, pixels: dict | None = None,
+         stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO) -> dict:
+    """budget: bytes of VRAM this run may use (None: no budget). weights: {"diffusion_model", "text_encoders",
+    "vae"} bytes as loaded. memory_required: sample_memory_required() for the batch the sampler runs.
+    decode: {"kind", "latent_shape", "dtype"}. context: the CUDA context; reserve: ComfyUI's
+    extra_reserved_memory(). te_on_gpu: text-encoder bytes on the GPU when the sampler starts (default all).
+    blocks: {"count", "bytes"} of the diffusion model's repeated blocks (for block-swap counts). pixels:
+    {"width", "height", "frames"} for the offers. stock_memory_required: ComfyUI's own figure, to say what
+    stock would have done."""
+    dm, vae_w = int(weights.get("diffusion_model", 0)), int(weights.get("vae", 0))
+    te = int(weights.get("text_encoders", 0) if te_on_gpu is None else te_on_gpu)
+    req = int(memory_required)
+    out = {"budget": budget, "context": int(context), "reserve": int(reserve), "memory_required": req,
+           "minimum_memory_required": req, "stock_memory_required": stock_memory_required, "dynamic_vram": bool(dynamic_vram),
+           "weights": {"diffusion_model": dm, "text_encoders": te, "vae": vae_w}, "steps": [], "offers": []}
+    n_dec = int(decode["latent_shape"][0]) if decode else 0
+    per = with_margin(decode_bytes(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"])) if decode else 0
+    out["decode"] = {"tiled": False, "per_sample": per, "batch": n_dec, "of": n_dec, "bytes": per * n_dec} if decode else None
+    if budget is None:
+        out.update(weights_on_gpu=dm, weights_offloaded=0, text_encoders_off=False, fits=None,
+                   peak={"sample": context + te + dm + req}, predicted_peak=None)
+        out["summary"] = (f"no budget: ComfyUI gets our activation figure ({fmt_bytes(req)}) as memory_required; "
+                          "nothing else changes")
+        return out
+    budget, steps = int(budget), out["steps"]
+    free0 = budget - int(context)
+
+    # 1. text encoders off the GPU while sampling
+    te_off = te > 0 and int(context) + te + dm + req + int(reserve) > budget
+    if te_off:
+        steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({fmt_bytes(te)})", te,
+                           kind="comfyui" if dynamic_vram else "applied"))
+    te_kept = 0 if te_off else te
+
+    # 2. the weights kept on the GPU (ComfyUI's partial load, from our memory_required)
+    free = free0 - te_kept
+    kept = comfy_weights_kept(dm, free, req, reserve, min_weight_ratio)
+    offloaded = dm - kept
+    if offloaded > 0:
+        label = (f"weights page in on demand (Dynamic VRAM): about {fmt_bytes(kept)} resident, {fmt_bytes(offloaded)} "
+                 "paged from RAM" if dynamic_vram else f"kept {fmt_bytes(kept)} of weights on the GPU, offloaded {fmt_bytes(offloaded)}")
+        steps.append(_step("weights_on_gpu", label, offloaded, kind="comfyui" if dynamic_vram else "applied",
+                           kept=kept, offloaded=offloaded))
+    sample_peak = int(context) + te_kept + kept + req
+    if stock_memory_required is not None:
+        sk = comfy_weights_kept(dm, free, int(stock_memory_required), reserve, min_weight_ratio)
+        out["stock"] = {"weights_on_gpu": sk, "sample_peak": int(context) + te_kept + sk + req,
+                        "fits": int(context) + te_kept + sk + req + int(reserve) <= budget}
+    ram_short = host_ram is not None and offloaded > int(host_ram)
+
+    # 3. the VAE decode: ComfyUI's own batching from our per-sample figure, or tiles when one sample does not fit
+    decode_peak = 0
+    if decode:
+        room = free0 - vae_w - int(reserve)
+        d = out["decode"]
+        if per <= room:
+            n = max(1, min(n_dec, int((free0 - vae_w) / per)))  # VAE.decode: int(free_memory / memory_used)
+            d.update(batch=n, bytes=n * per)
+            if n < n_dec:
+                steps.append(_step("decode_chunked", f"decode {n} of {n_dec} samples at a time", (n_dec - n) * per, n=n))
+        else:
+            tile = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], room)
+            if tile:
+                d.update(tiled=True, batch=1, bytes=tile["bytes"], tile_px=tile["tile_px"], frames=tile["frames"],
+                         args=tile["args"])
+                what = f"{tile['tile_px']} px" + (f" x {tile['frames']} frame" if tile["frames"] else "")
+                steps.append(_step("decode_tiled", f"decode in {what} tiles", per - tile["bytes"], tile_px=tile["tile_px"],
+                                   frames=tile["frames"]))
+            else:
+                d.update(tiled=True, batch=1, bytes=None, tile_px=None)
+        decode_peak = int(context) + vae_w + (d["bytes"] if d["bytes"] is not None else per)
+    peak = max(sample_peak, decode_peak)
+    sample_fits = sample_peak + int(reserve) <= budget
+    decode_fits = not decode or decode_peak + int(reserve) <= budget
+    fits = sample_fits and decode_fits and not ram_short
+    out.update(weights_on_gpu=kept, weights_offloaded=offloaded, text_encoders_off=te_off, fits=fits,
+               peak={"sample": sample_peak, "decode": decode_peak}, predicted_peak=peak, host_ram_short=ram_short)
+    out["offers"] = _offers(out, free, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks, pixels,
+                            int(reserve), min_weight_ratio)
+    out["summary"] = summary(out)
+    return out
+
+
+def _offers(out, free, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks, pixels, reserve, ratio) -> list:
+    """Result-changing options, never applied: each with the figure that would fit."""
+    offers = []
+    if offloaded > 0 and blocks and blocks.get("count") and blocks.get("bytes"):
+        n = min(int(blocks["count"]), math.ceil(offloaded / int(blocks["bytes"])))
+        offers.append(_step("block_swap", f"block swap: blocks_to_swap = {n} of {blocks['count']} (WanVideoWrapper-style loaders)",
+                            n * int(blocks["bytes"]), kind="offer", value=n))
+    if ram_short or offloaded > 0:
+        offers.append(_step("fp8_weights", "fp8 weights for the diffusion model (changes the result slightly)", dm // 2,
+                            kind="offer", value="fp8"))
+        offers.append(_step("gguf_weights", "GGUF Q4_K weights for the diffusion model (changes the result)",
+                            dm - int(dm * GGUF_Q4_BITS / 16), kind="offer", value="q4_k"))
+    if not sample_fits and pixels:
+        floor = max(0, min(free * ratio, free - MIN_INFERENCE - reserve))
+        target = free - reserve - floor  # memory_required at which kept + required fits
+        scale = max(0.0, target / req) if req else 1.0
+        if pixels.get("frames", 1) > 1:
+            f = max(1, int((pixels["frames"] - 1) * scale + 1e-6) // 4 * 4 + 1)
+            offers.append(_step("fewer_frames", f"fewer frames: about {f} instead of {pixels['frames']}", 0, kind="offer", value=f))
+        s = math.sqrt(scale)
+        w, h = int(pixels["width"] * s + 1e-6) // 64 * 64, int(pixels["height"] * s + 1e-6) // 64 * 64
+        if w >= 64 and h >= 64:
+            offers.append(_step("lower_resolution", f"lower resolution: about {w}x{h} instead of {pixels['width']}x{pixels['height']}",
+                                0, kind="offer", value=[w, h]))
+    if not decode_fits and out["decode"] and out["decode"].get("tile_px") is None and pixels:
+        offers.append(_step("lower_resolution_decode", "the decode does not fit even in 128 px tiles: a lower resolution", 0,
+                            kind="offer"))
+    return offers
+
+
+def summary(p: dict) -> str:
+    if p["budget"] is None:
+        return p.get("summary", "")
+    parts = []
+    if p["text_encoders_off"]:
+        parts.append("text encoders off the GPU")
+    if p["dynamic_vram"]:
+        parts.append(f"Dynamic VRAM pages the weights ({fmt_bytes(p['weights_on_gpu'])} resident expected)")
+    elif p["weights_offloaded"]:
+        parts.append(f"kept {fmt_bytes(p['weights_on_gpu'])} of weights on the GPU, offloaded {fmt_bytes(p['weights_offloaded'])}")
+    else:
+        parts.append(f"all {fmt_bytes(p['weights_on_gpu'])} of weights on the GPU")
+    d = p.get("decode")
+    if d and d["tiled"]:
+        parts.append(f"decode in {d['tile_px']} px tiles" if d.get("tile_px") else "decode does not fit even in tiles")
+    elif d and d["batch"] < d["of"]:
+        parts.append(f"decode {d['batch']} of {d['of']} at a time")
+    head = ", ".join(parts)
+    tail = f"predicted peak {fmt_bytes(p['predicted_peak'])} of {fmt_bytes(p['budget'])}"
+    if not p["fits"]:
+        tail += " - does NOT fit" + (" (host RAM too small for the offloaded weights)" if p.get("host_ram_short") else "")
+    return f"{head}; {tail}"
