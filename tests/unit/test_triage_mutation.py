@@ -1,0 +1,119 @@
+"""Tests that can fail: hand-derived confidences, and deliberate errors in the triage core that must break them.
+
+HAND lists messages whose firing rows are worked out by hand from memory/triage/rules.py: the points of each
+cause are written here as numbers (the row weights), and the confidence each cause must get is computed from
+them here, never by the code under test. When a row's weight changes on purpose, re-derive its case.
+
+The mutation tests then make deliberate errors (each cause's weights x2, parsed numbers x2, a confidence
+formula that forgets the other causes, a wrong threshold for "uncertain") and assert that the hand-derived
+cases or the corpus catch every one.
+"""
+import pytest
+
+from gpu_garden.memory.triage import engine as triage, parse as P, rank, rules as R
+
+from test_triage import ASYNC, CACHING
+from test_triage_corpus import DEV, KNOWN_MISSES, REGRESSION, check
+
+OTHER_PROCESS = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 23.64 GiB of "
+    "which 300.00 MiB is free. Process 4242 has 6.00 GiB memory in use. Including non-PyTorch memory, this process has "
+    "17.30 GiB memory in use. Of the allocated memory 16.80 GiB is allocated by PyTorch, and 120.00 MiB is reserved by "
+    "PyTorch but unallocated.\nGot an OOM, unloading all loaded models.")
+
+# (message, context, {cause: points}) - the points are the weights of the rows that fire, by hand:
+HAND = [
+    # 3.11 GiB cached slack >= the 1.50 GiB request, and >= 2 % of the card -> fragmentation 3.2; plain PyTorch, a small
+    # request with 1.02 GiB free -> activations 1.5; others = 23.64 - 1.02 - 22.60 GiB is under 1.5 GiB -> none
+    (CACHING, None, {"fragmentation": 3.2, "activations": 1.5}),
+    # another process holds 6 GiB >= max(1.5 GiB, 10 %) and >= the 0.7 GiB shortfall -> other-process 3.0; slack 120 MiB
+    # < 1 GiB requested -> no fragmentation; PyTorch holds 16.8 of 23.64 GiB (< 85 %) -> activations 1.5
+    (OTHER_PROCESS, {"platform": "windows"}, {"other-process": 3.0, "activations": 1.5}),
+    # vLLM: no KV cache blocks -> weights 3.0, kv-cache 1.5
+    ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.",
+     None, {"weights-exceed-vram": 3.0, "kv-cache": 1.5}),
+    # cudaMallocAsync: 11.59 - 0.007 - 9.43 = 2.15 GiB outside PyTorch >= max(2 GiB, 15 %) -> other-process 2.6; 9.43 GiB
+    # held is < 85 % of 11.59 -> activations 1.5; the failing node is a text encoder -> text-encoder 4.0
+    (ASYNC, {"node_type": "CLIPTextEncode"}, {"text-encoder": 4.0, "other-process": 2.6, "activations": 1.5}),
+    # the same, in a sampler (activations +1.0), after an OOM of this session at 1 GiB allocated: growth -> leak 3.6
+    (ASYNC, {"node_type": "KSampler", "previous_ooms": [{"numbers": {"allocated": 1 << 30}}]},
+     {"leak": 3.6, "other-process": 2.6, "activations": 2.5}),
+    # a driver-level out of memory: other-process 1.2, other 1.0
+    ("RuntimeError: CUDA error: out of memory", None, {"other-process": 1.2, "other": 1.0}),
+    # the CPU allocator -> host-ram 8.0; in a VAE Decode node -> vae-decode 4.0
+    ("[enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 5242880 bytes.",
+     {"node_type": "VAEDecode"}, {"host-ram": 8.0, "vae-decode": 4.0}),
+    # vLLM capturing CUDA graphs when the driver ran out: graph-capture 4.0, plus the driver rows (1.2, 1.0)
+    ("INFO 11-30 08:12:57 [gpu_model_runner.py:2226] Capturing CUDA graph shapes\nRuntimeError: CUDA error: out of memory",
+     None, {"graph-capture": 4.0, "other-process": 1.2, "other": 1.0}),
+]
+
+
+def _expected(points: dict) -> dict:
+    total = sum(points.values())
+    return {c: round(p / total, 2) for c, p in points.items()}
+
+
+def hand_problems() -> list:
+    out = []
+    for msg, ctx, points in HAND:
+        ev = triage.triage_text(msg, ctx)["events"][-1]
+        got = {c["id"]: c["confidence"] for c in ev["causes"]}
+        if got != _expected(points):
+            out.append((msg[:50], got, _expected(points)))
+    return out
+
+
+def corpus_problems() -> set:
+    return {p.name for p in DEV + REGRESSION if check(p)} - set(KNOWN_MISSES)
+
+
+def test_hand_derived_confidences():
+    assert hand_problems() == []
+
+
+def test_every_cause_has_a_hand_derived_case():
+    assert {c for _, _, points in HAND for c in points} == set(R.CAUSES)
+
+
+@pytest.mark.parametrize("cause", R.CAUSES)
+def test_doubling_a_causes_weights_breaks_a_test(cause, monkeypatch):
+    monkeypatch.setattr(R, "RULES", [r._replace(weight=r.weight * 2) if r.cause == cause else r for r in R.RULES])
+    assert hand_problems() or corpus_problems(), f"doubling every {cause} weight broke no test"
+
+
+def test_doubling_the_parsed_numbers_breaks_the_corpus(monkeypatch):
+    size = P.size
+    monkeypatch.setattr(P, "size", lambda text: None if size(text) is None else 2 * size(text))
+    assert len(corpus_problems()) >= 10
+
+
+def test_a_confidence_that_ignores_the_other_causes_breaks_a_test(monkeypatch):
+    def ranked(points, evidence):
+        top = max(points.values())
+        return [{"id": c, "confidence": round(v / top, 2), "evidence": evidence[c][:6]}
+                for c, v in sorted(points.items(), key=lambda kv: (-kv[1], R.CAUSES.index(kv[0]))) if v > 0]
+    monkeypatch.setattr(rank, "ranked", ranked)
+    assert hand_problems()
+
+
+def test_uncertain_below_half_shows_the_top_two():
+    # text-encoder 4.0 of 8.1 points = 0.49: under 0.5, so the answer says "uncertain" and shows the top two
+    res = triage.triage_text(ASYNC, {"node_type": "CLIPTextEncode"})
+    assert res["uncertain"] is True and res["events"][-1]["uncertain"] is True
+    alts = res["alternatives"]
+    assert [a["id"] for a in alts] == ["text-encoder", "other-process"]
+    assert [a["confidence"] for a in alts] == [0.49, 0.32]
+    assert all(a["guide"]["id"] and a["evidence"] for a in alts)
+    text = triage.render_human(res)
+    assert text.startswith("Cause: uncertain - text-encoder (49%) or other-process (32%)")
+    # 0.68 is sure: no alternatives
+    sure = triage.triage_text(CACHING)
+    assert sure["uncertain"] is False and sure["alternatives"] == []
+    assert triage.render_human(sure).startswith("Cause: fragmentation (68%)")
+
+
+def test_a_wrong_uncertain_threshold_breaks_a_test(monkeypatch):
+    monkeypatch.setattr(rank, "UNCERTAIN", 0.45)
+    with pytest.raises(AssertionError):
+        test_uncertain_below_half_shows_the_top_two()
