@@ -26,7 +26,7 @@ from . import parse as P
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
 HEAD = 512 << 10            # the first 512 KiB (startup lines) are read with the wider HEAD_ANCHORS
-REPLAY = 16 << 10           # skipped anchor lines read back before a failure the idle scan found
+REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
 WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
