@@ -24,6 +24,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
     s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
+    s.add_argument("--cond-uncond", choices=["batched", "separate"],
+                   help="batched: cond and uncond in one model call (= --cfg); separate: one pass each, as Wan's own runner does (= --no-cfg)")
     s.add_argument("--models", choices=["swap", "resident"], default="swap",
                    help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
     s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
@@ -52,6 +54,11 @@ def _usage_error(args, msg):
     if p is not None:
         p.error(msg)  # one line, exit 2
     raise UserError(msg)
+
+
+def cfg_from_args(args):
+    cu = getattr(args, "cond_uncond", None)
+    return {"batched": True, "separate": False}[cu] if cu else getattr(args, "cfg", None)
 
 
 def policy_from_args(args) -> dict:
@@ -151,7 +158,7 @@ def run_cli(args) -> int:
     policy["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     policy["budget"] = budget
     est = formula.estimate(formula.from_files(args.files), args.width, args.height, args.frames, args.batch,
-                           cfg=getattr(args, "cfg", None), policy=policy)
+                           cfg=cfg_from_args(args), policy=policy)
     formula.judge(est, budget)
     if args.json:
         out = formula.public(est)

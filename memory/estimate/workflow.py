@@ -143,7 +143,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
 
 
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
-                      resolve=None) -> dict:
+                      resolve=None, cfg=None) -> dict:
     info = read(wf, models_dir, resolve)
     if not info["files"]:
         miss = ", ".join(m[0] for m in info["missing"]) or "no loader nodes"
@@ -162,7 +162,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = info["tiled"]
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
-    est = formula.estimate(formula.from_files([p for p, _, _ in info["files"]]), w, h, f, b, cfg=info["cfg"], policy=pol)
+    est = formula.estimate(formula.from_files([p for p, _, _ in info["files"]]), w, h, f, b,
+                           cfg=info["cfg"] if cfg is None else cfg, policy=pol)
     est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
@@ -214,7 +215,8 @@ def run_cli(args) -> int:
     ram = getattr(args, "ram", None)
     pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
-                            args.frames if args.frames != 1 else None, args.batch if args.batch != 1 else None, pol)
+                            args.frames if args.frames != 1 else None, args.batch if args.batch != 1 else None, pol,
+                            cfg=report.cfg_from_args(args))
     formula.judge(est, budget)
     if getattr(args, "write", None):
         path = write(wf, est, args.write)

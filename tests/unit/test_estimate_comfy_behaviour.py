@@ -130,3 +130,16 @@ def test_dynamic_vram_verdict():
     off = E.estimate(comps("flux_flux1-dev"), 1024, 1024, cfg=False, policy={"dynamic_vram": "off", "budget": 16 * GiB})
     assert not off["dynamic_vram"]["enabled"] and off["dynamic_vram"]["verdict"] is None
     assert E.judge(off, 16 * GiB)["verdict"] == "does not fit"
+
+
+def test_cli_cond_uncond_switch(tmp_path, capsys):
+    import json as _json
+    from gpu_garden.memory import cli
+    f = layouts.write_sparse("wan_wan2.1_t2v_1.3B_fp16", tmp_path / "wan.safetensors")
+    base = ["estimate", str(f), "--width", "832", "--height", "480", "--frames", "33", "--vram", "24", "--json"]
+    cli.main(base + ["--cond-uncond", "separate"])
+    sep = _json.loads(capsys.readouterr().out)
+    cli.main(base + ["--cond-uncond", "batched"])
+    bat = _json.loads(capsys.readouterr().out)
+    assert sep["latent"]["batch_in_model"] == 1 and bat["latent"]["batch_in_model"] == 2
+    assert sep["breakdown"]["sample"]["activations"] < bat["breakdown"]["sample"]["activations"]
