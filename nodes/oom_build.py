@@ -223,6 +223,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "node": node, "exception_type": exc_type, "message": message,
         "runtime": event.get("runtime"), "device_kind": event.get("device_kind"),
         "cause": cause, "causes": causes, "guide": guide, "numbers": numbers,
+        "uncertain": bool(event.get("uncertain")), "alternatives": event.get("alternatives") or [],  # panel: side by side
         "actions": oom_report.swap_actions(node, cause, guide),
         "latent": latent, "model_family": state.get("model_family"),
         "loaded_models": state.get("loaded_models"), "snapshot": state.get("snapshot"),

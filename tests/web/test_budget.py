@@ -150,6 +150,18 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
         page.click(sel)
         page.wait_for_selector(".gg-side .gg-bar", state="visible", timeout=10000)
         assert "GPU memory, by owner" in page.text_content(".gg-side")
+        # the tab is built from registered sections (web/lib/sidebar.js): devices first, then the pack's health
+        sections = page.evaluate("() => [...document.querySelectorAll('.gg-side [data-gg-section]')].map(e => e.dataset.ggSection)")
+        assert sections[:2] == ["devices", "health"], sections
+        health = comfy_host.get("/gpu_garden/health")
+        page.wait_for_selector("[data-testid=gpu-garden-health] li[data-feature]", timeout=10000)
+        shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('[data-testid=gpu-garden-health] li')]
+            .map(li => [li.dataset.feature, li.dataset.state]))""")
+        assert set(shown) == set(health["features"]), (shown, health["features"])
+        for name, f in health["features"].items():
+            want = "down" if not f["installed"] else "ok" if f["working"] and not f["last_error"] else "warn"
+            assert shown[name] == want, (name, f, shown[name])
+        assert f"ComfyUI {health['comfyui_version'] or 'unknown'}" in page.text_content("[data-testid=gpu-garden-health]")
         page.screenshot(path=str(output_dir / "budget_sidebar.png"), clip={"x": 0, "y": 0, "width": 700, "height": 520})
 
         # off and on again

@@ -216,6 +216,7 @@ def test_guide_copy_swap_and_undo(page, output_dir):
     assert page.locator("[data-testid=gg-oom-bar]").is_visible()
     others = page.locator("[data-testid=gg-oom-other-causes]")
     assert others.evaluate("e => e.open") is False and "(2)" in others.inner_text()
+    assert page.locator("[data-testid=gg-oom-uncertain]").count() == 0  # a confident answer: one cause
 
     # Copy puts the command on the clipboard.
     page.locator("[data-testid=gg-oom-guide] [data-testid=gg-oom-copy]").first.click()
@@ -252,6 +253,35 @@ def test_guide_copy_swap_and_undo(page, output_dir):
     assert node_state() == original
     # ... and the frontend's own undo history saw the swap.
     assert page.evaluate("() => app.extensionManager.workflow.activeWorkflow.changeTracker.undoQueue.length") >= 1
+
+
+def test_uncertain_triage_shows_the_top_two_causes_side_by_side(page, output_dir):
+    """Synthetic report: triage says `uncertain` and names two `alternatives` (memory/triage/engine.py); the
+    panel labels it and shows both side by side, the rest stay folded under the other causes."""
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    report = vae_report("8")
+    report.update(cause="weights-exceed-vram", uncertain=True, summary=None, actions=[], causes=[
+        {"id": "weights-exceed-vram", "confidence": 0.46, "evidence": ["PyTorch holds 22.9 of 24 GiB"]},
+        {"id": "activations", "confidence": 0.41, "evidence": ["a 512 MiB request failed"]},
+        {"id": "fragmentation", "confidence": 0.13, "evidence": ["0.40 GiB reserved but unallocated"]}])
+    report["alternatives"] = [dict(c, guide={"id": g, "title": t}) for c, (g, t) in
+                              zip(report["causes"][:2], [("w", "Load the weights in fewer bytes"), ("a", "Smaller batch")])]
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.wait_for_timeout(200)
+    assert page.locator("[data-testid=gg-oom-uncertain]").is_visible()
+    assert page.locator(".gg-oom-uncertain").inner_text().strip() == "uncertain"
+    assert "two causes" in page.locator("[data-testid=gg-oom-cause]").inner_text()  # no single cause claimed
+    cards = page.locator("[data-testid=gg-oom-alt]")
+    assert [cards.nth(i).get_attribute("data-cause") for i in range(cards.count())] == ["weights-exceed-vram", "activations"]
+    a, b = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
+    assert abs(a["y"] - b["y"]) < 2 and a["x"] + a["width"] <= b["x"], (a, b)  # side by side, first on the left
+    assert "Load the weights in fewer bytes" in cards.nth(0).inner_text() and "46%" in cards.nth(0).inner_text()
+    others = page.locator("[data-testid=gg-oom-other-causes]")
+    assert "(1)" in others.inner_text()  # only the cause not already shown
+    if not page.vue_nodes:
+        page.screenshot(path=str(output_dir / "oom_panel_uncertain.png"))
 
 
 def test_subgraph_node_and_foreign_graph(page):

@@ -58,7 +58,8 @@ function copyButton(text) {
 
 export function causeLine(report) {
   const top = (report.causes || [])[0];
-  const label = report.summary || CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory");
+  const label = report.uncertain ? "Out of memory: two causes fit the evidence about equally"
+    : report.summary || CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory");
   const evidence = top?.evidence?.[0] || (report.cause ? "" : String(report.message || "").split("\n")[0]);
   return { label, evidence };
 }
@@ -182,6 +183,7 @@ export function uncertainty(report) {
       card.append(el("strong", null, CAUSES[c.id] || c.label || c.id));
       if (c.confidence != null) card.append(el("span", "gg-oom-conf", `${Math.round(c.confidence * 100)}%`));
       if (c.evidence?.length) card.append(el("div", "gg-oom-evidence", c.evidence.join(" · ")));
+      if (c.guide?.title) card.append(el("div", "gg-oom-evidence", `Fix: ${c.guide.title}`));
       grid.append(card);
     }
     box.append(grid);
