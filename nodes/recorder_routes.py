@@ -4,6 +4,9 @@
 - GET  /gpu_garden/runs/{prompt_id}/report.md       "Copy memory report" as markdown
 - GET  /gpu_garden/runs/{prompt_id}/report.json     the same as JSON
 - GET  /gpu_garden/runs/{prompt_id}/compare         this run against the previous run of the same workflow
+- GET  /gpu_garden/runs/measured?model=F&model=G&width=W&height=H[&frames=T&batch=B&dtype=D...]
+                                                     measured beats modelled: the peak recorded runs of these
+                                                     model files at this size reached here, or {"measured": null}
 - GET  /gpu_garden/recorder/settings                {"enabled", "report_detail"}
 - POST /gpu_garden/recorder/settings                {"enabled": bool, "report_detail": "redacted" | "full"}
 
@@ -12,7 +15,7 @@ off the event loop."""
 import asyncio
 import logging
 
-from ..memory.recorder import compare as rcompare, report as rreport, store as rstore
+from ..memory.recorder import compare as rcompare, measured_peak, report as rreport, store as rstore
 from . import recorder
 
 log = logging.getLogger("gpu_garden")
@@ -72,6 +75,23 @@ def setup() -> None:
     def _detail(request):
         d = request.query.get("detail")
         return d if d in ("redacted", "full") else None
+
+    @routes.get("/gpu_garden/runs/measured")
+    async def measured(request):
+        q = request.query
+        try:
+            latent = {k: int(q[k]) for k in ("width", "height") if k in q} or None
+            if latent is not None:
+                latent.update({"frames": int(q.get("frames", 1)), "batch": int(q.get("batch", 1))})
+        except ValueError:
+            return web.json_response({"error": "width, height, frames and batch must be integers"}, status=400)
+        if latent is not None and len(latent) < 4:
+            return web.json_response({"error": "give both width and height"}, status=400)
+        models, dtypes = q.getall("model", []), q.getall("dtype", []) or None
+        if not models:
+            return web.json_response({"error": "give at least one model=<file name>"}, status=400)
+        m = await off_loop(lambda: measured_peak(recorder.store().read(), models, latent, dtypes))
+        return web.json_response({"measured": m})
 
     @routes.get("/gpu_garden/runs/{prompt_id}/report.json")
     async def report_json(request):

@@ -120,6 +120,38 @@ def test_routes_validate_and_order_newest_first(host):
     assert full["redacted"] is False and str(host.base) in " ".join(full["args"])
 
 
+def test_measured_route_matches_model_files_and_size(host):
+    pid = host.queue(sd15_prompt(secret(), width=64, height=64, seed=7))
+    host.wait(pid)
+    run = wait_run(host, pid)
+    got = host.get("/gpu_garden/runs/measured?model=checkpoints/gg_sd15.safetensors&width=64&height=64")["measured"]
+    assert got["label"] == "measured here" and got["runs"] >= 1
+    assert got["peak"]["cpu"] >= max(n["peak"]["cpu"] for n in run["nodes"])
+    assert host.get("/gpu_garden/runs/measured?model=gg_sd15.safetensors&width=1024&height=1024")["measured"] is None
+    with pytest.raises(urllib.error.HTTPError) as e:
+        host.get("/gpu_garden/runs/measured?width=64&height=64")
+    assert e.value.code == 400
+
+
+def test_oom_run_carries_the_oom_report_id(host):
+    prompt = {"5": {"class_type": "EmptyLatentImage", "inputs": {"width": 64, "height": 64, "batch_size": 1}},
+              "10": {"class_type": "GGTestRaiseOOM", "inputs": {"samples": ["5", 0], "kind": "cuda_caching",
+                                                                "extra": " " + uuid.uuid4().hex}},
+              "11": {"class_type": "SaveLatent", "inputs": {"samples": ["10", 0], "filename_prefix": "gg_rec/latent"}}}
+    pid = host.queue(prompt)
+    assert host.wait(pid)["status"]["status_str"] == "error"
+    run = wait_run(host, pid)
+    assert run["status"] == "error" and run["error"]["node_id"] == "10"
+    assert run["error"]["exception_type"] == "torch.OutOfMemoryError"
+    failed = next(n for n in run["nodes"] if n["id"] == "10")
+    assert failed["status"] == "error" and failed["peak"]["cpu"] > 0
+    oom = host.get("/gpu_garden/oom/reports?limit=5")["reports"]
+    assert run["oom_report_id"] == next(r["id"] for r in oom if r["prompt_id"] == pid)
+    rep = host.get(f"/gpu_garden/runs/{pid}/report.json")
+    assert rep["oom"]["id"] == run["oom_report_id"] and rep["oom"]["exception_type"] == "torch.OutOfMemoryError"
+    assert "**Out-of-memory report**" in host.get(f"/gpu_garden/runs/{pid}/report.md").decode()
+
+
 def test_compare_names_the_latent_change_and_slower_nodes(host):
     a = host.queue(sd15_prompt(secret(), width=64, height=64, seed=4))
     host.wait(a)
