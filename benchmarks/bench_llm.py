@@ -1,0 +1,176 @@
+"""`gpu-garden kv` against real runs: the numbers vLLM, llama.cpp and Ollama printed in public threads
+(benchmarks/data/llm_measured.json, one thread URL per row).
+
+Per row, what the runtime printed next to what memory/llm computes from the same inputs:
+  weights      vLLM "Loading model weights took", Ollama memory.weights.total      (error %)
+  KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
+               ("exact" = within half a unit of the printed last digit)
+  KV tokens    vLLM "GPU KV cache size" / GPU blocks x 16, from the GPU total (error %), and from the printed
+               available memory (exact or not)
+  concurrency  vLLM "Maximum concurrency for N tokens per request"
+  fits         did the runtime start (vLLM) / put every layer on the GPU (Ollama), against our verdict
+
+Rows are split into SEEN (used while the formulas were tuned: a regression set) and FIRST_SIGHT (never tuned
+on). `--first-sight` scores every row and writes benchmarks/results/llm_first_sight.json; that run is
+committed with the data, before any formula changes. The normal run writes benchmarks/results/bench_llm.json
+with the two sets' errors separately.
+
+    .venv/bin/python benchmarks/bench_llm.py [--first-sight]
+"""
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from support.pack import load_pack  # noqa: E402
+
+load_pack()
+
+from gpu_garden.memory.errors import UserError  # noqa: E402
+from gpu_garden.memory.llm import kv as K  # noqa: E402
+from results import save  # noqa: E402
+
+DATA = REPO / "benchmarks" / "data" / "llm_measured.json"
+GiB, MiB = 1 << 30, 1 << 20
+# Rows looked at while the formulas were changed after the first-sight commit (the regression set). Every other
+# row is first-sight. Named here, once, before tuning.
+SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390-deepseek-q4k-fullmla",
+        "ollama-12000-gemma3-12b-8k", "ollama-1495-gemma2-9b-cpu")
+# half a unit of the last digit each runtime prints
+HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
+
+
+def _plan(row):
+    i = dict(row["input"])
+    spec = K.describe(model=i.pop("model"))
+    vram = row["vram_gib"] * GiB if row.get("vram_gib") else None
+    kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
+    knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
+    knobs["runtime_version"] = row.get("version")
+    res = K.plan(spec, runtime=row["runtime"], ctx=i["ctx"], parallel=i.get("parallel", 1), kv_dtype=kv,
+                 weights_dtype=i.get("weights_dtype"), vram=vram, **knobs)
+    return spec, res
+
+
+def _capacity(res):
+    """vLLM KV memory (bytes) after everything inside the --gpu-memory-utilization share."""
+    if "kv_capacity_bytes" in res:
+        return res["kv_capacity_bytes"]
+    inside = {k: v for k, v in res["overhead"].items() if k != "cuda_context"}  # the model before the fix
+    return res["budget"] - res["weights"] - sum(inside.values())
+
+
+def score(row) -> dict:
+    m, rt = row["measured"], row["runtime"]
+    out = {"id": row["id"], "runtime": rt, "url": row["url"]}
+    try:
+        spec, res = _plan(row)
+    except (UserError, TypeError, KeyError) as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        return out
+    if "weights_gib" in m:
+        w = res.get("gpu_weights_total", res["weights"]) if rt == "vllm" else res["weights"]
+        out["weights_gib"] = (round(w / GiB, 3), m["weights_gib"])
+        out["weights_err"] = w / GiB / m["weights_gib"] - 1
+    # KV buffer as printed
+    for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
+        if key in m:
+            pred = res["kv_total"]
+            if key == "kv_mib_device":
+                pred = res.get("kv_per_layer", {}).get("full") or res["kv_total"] / spec.n_layers
+                pred *= m["layers_on_device"]
+            pred /= (MiB if unit == "MiB" else GiB)
+            out["kv"] = (round(pred, 3), m[key], unit)
+            out["kv_exact"] = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
+            out["kv_err"] = pred / m[key] - 1
+    if rt == "vllm":
+        if "kv_available_gib" in m:  # tokens from the printed available memory: block arithmetic alone
+            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB)
+            # vLLM prints the available memory rounded to 0.01 GiB: the tokens agree within that rounding
+            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB)
+            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB)
+            out["tokens_from_printed"] = (toks, m["kv_tokens"])
+            out["tokens_from_printed_exact"] = lo <= m["kv_tokens"] <= hi
+        if row.get("vram_gib"):
+            cap = _capacity(res)
+            out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
+            out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]
+            toks = K.vllm_kv_tokens(spec, max(cap, 0))
+            out["kv_tokens"] = (toks, m["kv_tokens"])
+            if m["kv_tokens"]:
+                out["kv_tokens_err"] = toks / m["kv_tokens"] - 1
+            conc = res.get("concurrency", toks / row["input"]["ctx"])
+            out["concurrency"] = (round(conc, 2), m["concurrency"])
+            out["fits"] = (bool(res["fits_as_requested"]), m["started"])
+    elif row.get("vram_gib") and "fit" in m:
+        out["fits"] = (bool(res["fits_as_requested"]), m["fit"])
+    if "fits" in out:
+        out["fits_agree"] = out["fits"][0] == out["fits"][1]
+    return out
+
+
+def summarize(rows) -> dict:
+    def pct(key):
+        v = [abs(r[key]) * 100 for r in rows if key in r]
+        return {"n": len(v), "median_pct": round(statistics.median(v), 2) if v else None,
+                "worst_pct": round(max(v), 2) if v else None}
+    kv = [r for r in rows if "kv_exact" in r]
+    fits = [r for r in rows if "fits_agree" in r]
+    tp = [r for r in rows if "tokens_from_printed_exact" in r]
+    return {"rows": len(rows), "errors": sum("error" in r for r in rows),
+            "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"),
+            "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
+            "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
+            "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}"}
+
+
+def _cell(v):
+    if isinstance(v, tuple):
+        return " / ".join(str(x) for x in v[:2])
+    if isinstance(v, float):
+        return f"{v * 100:+.1f}%"
+    return str(v)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--first-sight", action="store_true", help="score every row as unseen and write llm_first_sight.json")
+    a = ap.parse_args(argv)
+    data = json.loads(DATA.read_text())
+    scored = [score(r) for r in data["rows"]]
+    cols = ("weights_gib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "concurrency", "fits")
+    print(f"{'row':<38}" + "".join(f"{c:>18}" for c in cols))
+    for s in scored:
+        if "error" in s:
+            print(f"{s['id']:<38}  {s['error']}")
+            continue
+        print(f"{s['id']:<38}" + "".join(f"{_cell(s[c]) if c in s else '-':>18}" for c in cols))
+    if a.first_sight:
+        summary = {"all": summarize(scored)}
+        print(json.dumps(summary, indent=1))
+        save("llm_first_sight", "python benchmarks/bench_llm.py --first-sight",
+             {"summary": summary, "rows": scored, "data": "benchmarks/data/llm_measured.json"})
+        return 0
+    seen = [s for s in scored if s["id"] in SEEN]
+    first = [s for s in scored if s["id"] not in SEEN]
+    summary = {"regression": summarize(seen), "first_sight": summarize(first), "all": summarize(scored)}
+    print(json.dumps(summary, indent=1))
+    flat = {}
+    for part, d in summary.items():
+        for k, v in d.items():
+            if isinstance(v, dict):
+                for k2, v2 in v.items():
+                    flat[f"{part}_{k}_{k2}"] = v2
+            else:
+                flat[f"{part}_{k}"] = v
+    save("bench_llm", "python benchmarks/bench_llm.py", {"summary": summary, "figures": flat, "rows": scored,
+                                                          "regression_rows": list(SEEN)})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
