@@ -7,7 +7,8 @@ costs nothing. What a failure needs from the lines around it (the model ComfyUI 
 progress, a VAE decode, llama.cpp buffer sizes, vLLM's KV budget) is read back from the WINDOW bytes
 before it, and the first HEAD bytes (startup: device, allocator, platform, flags) are read more widely.
 Lines longer than LINE_CAP are cut into pieces, a huge line is read around its first anchor, so memory
-stays bounded whatever the input (benchmarks/bench_triage.py measures speed and heap).
+stays bounded whatever the input (benchmarks/bench_triage.py measures speed and heap). What the lines
+before a failure say is read back from the window by window.py.
 
 An *incident* is one failure as the log shows it: ComfyUI prints the allocator message in its
 `!!! Exception during processing !!!` line, again at the end of the traceback, then `Got an OOM`;
@@ -22,12 +23,12 @@ import re
 
 from . import facts as facts_mod
 from . import parse as P
+from . import window
+from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
 HEAD = 512 << 10            # the first 512 KiB (startup lines) are read with the wider HEAD_ANCHORS
-REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
-WINDOW = 48 << 10           # bytes before a failure read for its context
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
 MAX_FRAMES = 80
@@ -63,9 +64,6 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
     return out
 
 
-_LOAD_RE = re.compile(rb"Requested to load (\w+)")
-_FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)')
-_TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
 
 # --- scanning -------------------------------------------------------------------------------------
@@ -92,22 +90,6 @@ class Incident:
         self.ggml_phase = scan.ggml_phase
         self.phase = scan.phase
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
-
-
-def _line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> set:
-    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (each line once
-    per needle). `hi` must be a line boundary."""
-    hi = len(block) if hi is None else hi
-    starts = set()
-    for k in needles:
-        i = block.find(k, lo, hi)
-        while i >= 0:
-            starts.add(block.rfind(b"\n", 0, i) + 1)
-            e = block.find(b"\n", i)
-            if e < 0:
-                break
-            i = block.find(k, e, hi)
-    return starts
 
 
 SPAN = 64 << 10     # while a failure is open, its anchor lines are looked up this many bytes at a time
@@ -239,29 +221,15 @@ class Scan:
         if ends_line:
             self.lineno = base + block.count(b"\n")
 
+    # -- what the lines before this one say (window.py) --
     def _window_before(self, block: bytes, start: int) -> bytes:
-        if start >= WINDOW:
-            return block[start - WINDOW:start]
-        return self.tail[len(self.tail) - (WINDOW - start):] + block[:start] if self.tail else block[:start]
+        return window.before(self, block, start)
 
     def _run_finished(self):
         """ComfyUI printed "Prompt executed in": one run is over (successful unless it failed)."""
         if not self.run_failed:
             self.successes += 1
-            block, start = self._src
-            if start < WINDOW and self.tail:       # the run began in an earlier chunk
-                block, start = self._window_before(block, start), min(WINDOW, len(self.tail) + start)
-            lo = max(0, start - WINDOW)
-            prev = block.rfind(b"Prompt executed", lo, start)
-            pos = block.find(b"\n", prev) + 1 if prev >= 0 else lo
-            while True:
-                i = block.find(b"Requested to load ", pos, start)
-                if i < 0:
-                    break
-                m = _LOAD_RE.match(block, i, min(start, i + 200))
-                if m:
-                    self.ok_models.add(m.group(1).decode("ascii", "replace"))
-                pos = i + 18
+            window.models_that_ran(self)
         self.run_failed = False
         self._close()
         self.pending_frames.clear()
@@ -270,68 +238,7 @@ class Scan:
         self.phase = None
 
     def _context(self):
-        """Read the log just before this line for what the anchor scan skips: the model ComfyUI was loading,
-        sampling progress, a VAE decode, llama.cpp buffer sizes, vLLM's budget, startup facts. Only this run's
-        part counts."""
-        raw = self._window_before(*self._src) if self._src else b""
-        cut = raw.rfind(b"Prompt executed")
-        if cut >= 0:
-            raw = raw[raw.find(b"\n", cut) + 1:]
-        if self._idle:
-            self._frames_from(raw)
-        if not raw:
-            return
-        self.loads.clear()
-        self.phase = None
-        pos = 0
-        while True:                                  # every load of this run (for "ran fine before")
-            i = raw.find(b"Requested to load ", pos)
-            if i < 0:
-                break
-            e = raw.find(b"\n", i)
-            m = re.match(rb"Requested to load (\w+)", raw[i:e if e >= 0 else len(raw)])
-            if m:
-                self.loads.append(m.group(1).decode("ascii", "replace"))
-            pos = i + 18
-        last = self.loads[-1] if self.loads else None
-        load_at = raw.rfind(b"Requested to load ")
-        prog_at = raw.rfind(b"%|")
-        if last:
-            self.phase = ("load", last)
-        if prog_at > load_at:
-            full_bar = raw.rfind(b"100%|")
-            done = full_bar >= 0 and full_bar >= prog_at - 4
-            self.phase = ("done" if done else "progress", last)
-            self.progress_done = done
-        if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
-            self.phase = ("decode", None)
-        starts = _line_starts(raw, P.WINDOW_KEYS)
-        if self._idle:
-            # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
-            # where the stream last read, so a log with many failures reads each byte once
-            block, start = self._src
-            seen = max(self._read_to - (self.bytes_seen + start - len(raw)), len(raw) - REPLAY, 0)
-            lo = 0 if seen <= 0 else raw.find(b"\n", min(seen, len(raw)) - 1) + 1
-            if 0 < lo < len(raw) or seen <= 0:
-                starts |= _line_starts(raw, P.ANCHORS, lo)
-        for st in sorted(starts):
-            e = raw.find(b"\n", st)
-            facts_mod.apply(self, 0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
-
-    def _frames_from(self, raw: bytes):
-        """The idle scan skipped the traceback before this failure: its frames are those after the last
-        traceback start in the window and on this line (what the stream would have collected)."""
-        block, start = self._src
-        end = block.find(b"\n", start)
-        text = raw + block[start:end if end >= 0 else len(block)]
-        cut = max(text.rfind(k) for k in _TRACE_STARTS)
-        self.pending_frames.clear()
-        for m in _FRAME_RE.finditer(text, max(cut, 0)):
-            path, func = m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace")
-            self.pending_frames.append((path, func))
-            p = path.replace("\\", "/")
-            if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
-                self.facts["comfy"] = True
+        window.read_context(self)
 
     # -- one interesting line --
     def _line(self, lineno, text, more=lambda n=5: []):

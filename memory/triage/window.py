@@ -1,0 +1,121 @@
+"""Reading back the log just before a line: the scanner decodes few lines, so what a failure needs from
+the lines it skipped (the model ComfyUI was loading, sampling progress, a VAE decode, llama.cpp buffer
+sizes, vLLM's budget, startup facts, the traceback) is read here from the WINDOW bytes before it, and a
+finished run's window names the models that ran fine."""
+import re
+
+from . import facts as facts_mod
+from . import parse as P
+
+WINDOW = 48 << 10           # bytes before a failure read for its context
+REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
+_LOAD_RE = re.compile(rb"Requested to load (\w+)")
+_FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)')
+_TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
+
+
+def line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> set:
+    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (each line once
+    per needle). `hi` must be a line boundary."""
+    hi = len(block) if hi is None else hi
+    starts = set()
+    for k in needles:
+        i = block.find(k, lo, hi)
+        while i >= 0:
+            starts.add(block.rfind(b"\n", 0, i) + 1)
+            e = block.find(b"\n", i)
+            if e < 0:
+                break
+            i = block.find(k, e, hi)
+    return starts
+
+
+
+def before(scan, block: bytes, start: int) -> bytes:
+    """The WINDOW bytes before block[start], reaching back into the previous chunk."""
+    if start >= WINDOW:
+        return block[start - WINDOW:start]
+    return scan.tail[len(scan.tail) - (WINDOW - start):] + block[:start] if scan.tail else block[:start]
+
+
+def models_that_ran(scan):
+    """A run ended without failing: the models it loaded ran fine (for the "ran fine before" leak clue)."""
+    block, start = scan._src
+    if start < WINDOW and scan.tail:       # the run began in an earlier chunk
+        block, start = before(scan, block, start), min(WINDOW, len(scan.tail) + start)
+    lo = max(0, start - WINDOW)
+    prev = block.rfind(b"Prompt executed", lo, start)
+    pos = block.find(b"\n", prev) + 1 if prev >= 0 else lo
+    while True:
+        i = block.find(b"Requested to load ", pos, start)
+        if i < 0:
+            break
+        m = _LOAD_RE.match(block, i, min(start, i + 200))
+        if m:
+            scan.ok_models.add(m.group(1).decode("ascii", "replace"))
+        pos = i + 18
+
+
+def read_context(scan):
+    """Read the log just before this line for what the anchor scan skips. Only this run's part counts."""
+    raw = before(scan, *scan._src) if scan._src else b""
+    cut = raw.rfind(b"Prompt executed")
+    if cut >= 0:
+        raw = raw[raw.find(b"\n", cut) + 1:]
+    if scan._idle:
+        frames_before(scan, raw)
+    if not raw:
+        return
+    scan.loads.clear()
+    scan.phase = None
+    pos = 0
+    while True:                                  # every load of this run (for "ran fine before")
+        i = raw.find(b"Requested to load ", pos)
+        if i < 0:
+            break
+        e = raw.find(b"\n", i)
+        m = _LOAD_RE.match(raw[i:e if e >= 0 else len(raw)])
+        if m:
+            scan.loads.append(m.group(1).decode("ascii", "replace"))
+        pos = i + 18
+    last = scan.loads[-1] if scan.loads else None
+    load_at = raw.rfind(b"Requested to load ")
+    prog_at = raw.rfind(b"%|")
+    if last:
+        scan.phase = ("load", last)
+    if prog_at > load_at:
+        full_bar = raw.rfind(b"100%|")
+        done = full_bar >= 0 and full_bar >= prog_at - 4
+        scan.phase = ("done" if done else "progress", last)
+        scan.progress_done = done
+    if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
+        scan.phase = ("decode", None)
+    starts = line_starts(raw, P.WINDOW_KEYS)
+    if scan._idle:
+        # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
+        # where the stream last read and at most REPLAY bytes back, so a log with many failures reads each
+        # byte once
+        block, start = scan._src
+        seen = max(scan._read_to - (scan.bytes_seen + start - len(raw)), len(raw) - REPLAY, 0)
+        lo = 0 if seen <= 0 else raw.find(b"\n", min(seen, len(raw)) - 1) + 1
+        if 0 < lo < len(raw) or seen <= 0:
+            starts |= line_starts(raw, P.ANCHORS, lo)
+    for st in sorted(starts):
+        e = raw.find(b"\n", st)
+        facts_mod.apply(scan, 0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
+
+
+def frames_before(scan, raw: bytes):
+    """The idle scan skipped the traceback before this failure: its frames are those after the last
+    traceback start in the window and on this line (what the stream would have collected)."""
+    block, start = scan._src
+    end = block.find(b"\n", start)
+    text = raw + block[start:end if end >= 0 else len(block)]
+    cut = max(text.rfind(k) for k in _TRACE_STARTS)
+    scan.pending_frames.clear()
+    for m in _FRAME_RE.finditer(text, max(cut, 0)):
+        path, func = m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace")
+        scan.pending_frames.append((path, func))
+        p = path.replace("\\", "/")
+        if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
+            scan.facts["comfy"] = True
