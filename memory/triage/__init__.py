@@ -1,12 +1,13 @@
 """OOM logs to a cause and a fix. The path of a log, one module per step:
 
-- `scan`       streams the log in bounded memory; `parse` recognises the error lines and their numbers,
-               `facts` applies the context lines (device, allocator, phase, buffer sizes).
+- `scan`       streams the log in bounded memory and groups error lines into incidents; `parse` recognises
+               the error lines and their numbers, `facts` applies the context lines (device, allocator,
+               phase, buffer sizes), `window` reads back the lines before a failure that the scan skipped.
 - `env`        the failure's OS, backend, allocator and runtime.
 - `case`       one failure's facts under common names (the numbers, phase, traceback, history).
 - `rules`      WHERE A CAUSE IS DECIDED: the rules table, one row per rule (predicate -> cause, weight,
                evidence), grouped by cause. `categories` maps node names, model classes and frames to causes.
-- `rank`       runs the table and ranks the causes (confidence; "uncertain" under 50 %).
+- `rank`       runs the table and ranks the causes (confidence; "uncertain" under 50 %, with the top two).
 - `advice`     the numbers a guide's commands need; `guides` picks and fills the markdown guide (`guides/*.md`).
 - `render`     the human text; `engine` ties the steps together (`triage_text`, `triage_stream`, `run_cli`).
 """

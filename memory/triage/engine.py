@@ -1,6 +1,7 @@
 """`gpu-garden triage` and the OOM panel's entry points: the path of an OOM log through triage.
 
     scan.Scan          stream the log in bounded memory -> incidents (one per failure) + startup facts
+                       (parse: error lines and numbers; facts: context lines; window: the lines before)
     env.infer          the failure's OS, backend, allocator, runtime
     case.build         the failure's facts under common names (numbers, phase, traceback, history)
     rank.diagnose      run the rules table (rules.py: WHERE A CAUSE IS DECIDED) -> ranked causes
@@ -95,9 +96,15 @@ def triage_stream(stream, context: dict | None = None) -> dict:
 
 def triage_text(text: str, context: dict | None = None) -> dict:
     """The OOM panel's entry point: a message or a whole log, plus what the host knows (context keys:
-    node_type, node_title, platform, backend, cuda_malloc_async, snapshot, loaded_models, latent, model_family,
+    node_type, platform, backend, runtime, cuda_malloc_async, snapshot, loaded_models, latent,
     previous_ooms: earlier OOMs of the same host process, oldest first, each {"numbers": {...}, "kind": the
-    message kind (events' "kind"), compared only with failures of the same kind})."""
+    message kind (events' "kind"), compared only with failures of the same kind}). Other keys are ignored
+    (the capture's "node_title" and "model_family" are not read).
+
+    The result: {"found", "cause", "uncertain", "alternatives", "events", "count", "lines"}. "uncertain" is
+    true when the top cause has under rank.UNCERTAIN (0.5) of the points; "alternatives" then lists the top
+    two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}), else []. Each
+    event carries the same two keys for itself."""
     scan = Scan()
     scan.feed_text(text or "")
     return _result(scan, context)
