@@ -47,6 +47,7 @@ def build(scan, inc, context, env) -> Case:
     x.kinds = [e["kind"] for e in inc.events]
     x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
+    x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     x.graph_capture = f.get("graph_capture")      # the log shows CUDA-graph capture before the failure
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)
@@ -76,11 +77,12 @@ def _numbers(x, n):
         x.cap = n.get("allowed") or x.total
     elif k == "torch.cuda_async":
         x.branch = "async"
-        x.total, x.free, x.allocated = n.get("device_limit"), n.get("free") or 0, n.get("allocated") or 0
+        # a message cut before "Free (according to CUDA)" leaves free and what is outside PyTorch unknown (None)
+        x.total, x.free, x.allocated = n.get("device_limit"), n.get("free"), n.get("allocated") or 0
         if x.total:
             lim = n.get("limit")
-            x.impossible = impossible(x.req, x.total, x.free, lim if (lim or 0) < x.total else None)
-            x.others = x.total - x.free - x.allocated
+            x.impossible = impossible(x.req, x.total, x.free or 0, lim if (lim or 0) < x.total else None)
+            x.others = x.total - x.free - x.allocated if x.free is not None else None
         x.cap = x.total
     elif k == "torch.directml":
         x.branch = "dml"         # torch-directml: the size of one tensor, nothing about the card

@@ -129,7 +129,7 @@ _GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted t
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 _OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
 _OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
-_OLLAMA_RUNNER = re.compile(r"llama runner process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
+_OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
 _OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
 
 
@@ -325,6 +325,21 @@ def _vllm_startup(line):
     return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
 
 
+# ggml buffer names: "CPU", "CUDA_Host" and "CPU_Mapped" are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device
+_GGML_BUF_KIND = (("CUDA_Host", "cpu"), ("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
+                  ("Metal", "metal"), ("SYCL", "xpu"))
+
+
+def _ggml_buffer(line):
+    m = _GGML_BUFFER.search(line)
+    if not m:
+        return None
+    name = m.group(1) or ""
+    dk = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
+    return {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
+            "complete": True}
+
+
 def _ollama_runner(line):
     m = _OLLAMA_RUNNER.search(line)
     if not m:
@@ -348,8 +363,7 @@ RECOGNISERS = [
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
     _simple(_GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
             lambda m: {"requested": size(m.group(1) + " MiB")}),
-    _simple(_GGML_BUFFER, "ggml.buffer", None, "llama.cpp",
-            lambda m: {"requested": int(m.group(2))}),
+    _ggml_buffer,
     _simple(_GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
     _simple(_GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _simple(_GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
@@ -489,7 +503,7 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "reservation
 # so a log dense with "memory", tracebacks or INFO lines costs no Python per line; recognise() skips its
 # regexes on a line without one.
 ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not enough memory", "allocate memory", "MemoryError",
-               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "runner process",
+               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "runner process", "process has terminated",
                "Error in memory profiling", "to allocate", "allocation of size", "OutOfDeviceMemory", "OUT_OF_DEVICE_MEMORY",
                "insufficient memory", "system memory", "Allocation failed", "Fault failed", "reservation failed",
                "memory compile error", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
@@ -501,7 +515,7 @@ IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",

@@ -72,7 +72,23 @@ def async_numbers(x):
 
 
 def async_full(x):
-    return async_numbers(x) and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
+    return async_numbers(x) and x.free is not None and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
+
+
+def script_full(x):
+    """A plain PyTorch script, the message alone (no traceback): PyTorch holds the card (not more: sysmem fallback
+    is apart) and a per-tensor-sized request fails. Copying a model in moves one parameter at a time; a training
+    step's tensors would show their traceback or the training loop around them."""
+    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and x.allocated is not None
+            and 0.9 * x.cap <= x.allocated <= 1.02 * x.total and x.req <= 0.01 * x.total)
+
+
+def vllm_loading(x):
+    """vLLM, the message alone, PyTorch holds the card and no line shows the weights loaded, the KV cache sized or graphs
+    captured: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""
+    return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and x.allocated is not None
+            and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total and not x.graph_capture
+            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"])
 
 
 def mps_full(x):
@@ -95,6 +111,9 @@ def fresh(x):
 R = Rule
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
+    # the slack is many times the request: the cache had ample room; the frame only says which request failed
+    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= 0.05 * x.total,
+      lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
     R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= 0.02 * x.total,
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
     # a sliver of the card: the card is simply full, fragmentation only decided which request failed
@@ -107,6 +126,10 @@ RULES = [
     # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
     R("weights-exceed-vram", 1.6, torch_full, "PyTorch already holds {allocated:b} of {total:b} and fails on a small {req:b} request"),
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
+    R("weights-exceed-vram", 1.6, script_full,
+      "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),
+    R("weights-exceed-vram", 2.0, vllm_loading,
+      "vLLM: PyTorch holds {allocated:b} of {total:b} before any line shows the weights loaded or the KV cache sized: the weights do not fit"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
     R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and x.allocated >= 0.9 * x.cap and x.req <= 0.1 * x.cap
       and x.other_alloc < 0.1 * x.cap, "MPS: PyTorch alone holds {allocated:b} of the {cap:b} limit and a small request fails: the model fills it"),
@@ -141,10 +164,16 @@ RULES = [
     R("activations", 2.4, lambda x: async_numbers(x) and x.req >= 0.5 * x.total, "one request of {req:b} is {req_share:.0%} of the card",
       first="act"),
     R("activations", 1.0, async_full, "{req:b} requested with {free:b} free", first="act"),
-    R("activations", 1.5, async_numbers, "{req:b} requested with {free:b} free, {allocated:b} allocated of {total:b}", first="act"),
+    R("activations", 1.5, async_numbers, lambda x: f"{fmt_bytes(x.req)} requested"
+      + (f" with {fmt_bytes(x.free)} free" if x.free is not None else "") + f", {fmt_bytes(x.allocated)} allocated of {fmt_bytes(x.total)}",
+      first="act"),
     R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
     R("activations", 1.2, lambda x: x.branch == "dml",
-      "DirectML could not allocate one tensor of {req:b}; it reports nothing else about the card", first="act"),
+      lambda x: (f"DirectML could not allocate one tensor of {fmt_bytes(x.req)}" if x.req else "DirectML's allocator ran out of memory")
+      + "; it reports nothing else about the card", first="act"),
+    # the message alone, no card numbers, and one request larger than any card: a tensor of the input's size
+    R("activations", 2.4, lambda x: x.branch is None and x.req >= 16 * GiB,
+      "one request of {req:b}, larger than any card: the input's resolution, length or batch makes one tensor this size", first="act"),
     R("activations", 2.4, lambda x: x.branch == "mps" and x.req >= 0.3 * x.cap, "one request of {req:b} is {req_share:.0%} of the {cap:b} MPS limit",
       first="act"),
     R("activations", 1.2, mps_full, "{req:b} requested", first="act"),
@@ -173,7 +202,8 @@ RULES = [
     R("vae-decode", 3.6, lambda x: x.tiled_text, "ComfyUI: {tiled_text}", hint=True),
     R("vae-decode", 2.6, lambda x: x.log_phase == "decode", "the log shows a VAE decode running when it failed", hint=True),
     R("vae-decode", 2.2, lambda x: x.loading_cause == "vae-decode", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
-    R("vae-decode", 1.0, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),
+    # no node and no traceback says otherwise: the phase is the clue that decides
+    R("vae-decode", 1.6, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),
 
     # --- text-encoder ----------------------------------------------------------------------------------
     R("text-encoder", 4.0, lambda x: x.node_cause == "text-encoder", "failing node: {node}", hint=True),
@@ -198,9 +228,13 @@ RULES = [
     R("other-process", 1.6, lambda x: torch(x) and x.others is None and x.outside is not None
       and x.outside - GiB >= max(GiB, 0.15 * x.total) and x.outside - GiB >= x.short,
       "{outside:b} of the card is used outside PyTorch (other programs, or non-PyTorch libraries)", first="op"),
-    R("other-process", 2.6, lambda x: async_numbers(x) and x.others >= max(2 * GiB, 0.15 * x.total),
+    R("other-process", 2.6, lambda x: async_numbers(x) and x.others is not None and x.others >= max(2 * GiB, 0.15 * x.total),
       "{others:b} of the {total:b} card is used outside PyTorch's allocations (other programs, or this process's CUDA context)", first="op"),
-    R("other-process", 1.3, lambda x: async_numbers(x) and x.others >= 1.2 * GiB and x.others >= x.req - x.free,
+    # beyond a CUDA context's ~1 GiB, what is outside PyTorch alone would have served the request
+    R("other-process", 2.6, lambda x: async_numbers(x) and x.others is not None and x.others >= 2 * GiB and x.others - GiB >= x.req,
+      "{others:b} of the {total:b} card is outside PyTorch's allocations: without a CUDA context's ~1 GiB, still more than the {req:b} request",
+      first="op"),
+    R("other-process", 1.3, lambda x: async_numbers(x) and x.others is not None and x.others >= 1.2 * GiB and x.others >= x.req - x.free,
       "{others:b} used outside PyTorch; freeing it would cover the request", first="op"),
     R("other-process", 3.2, lambda x: x.branch == "mps" and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
       "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
@@ -273,6 +307,10 @@ RULES = [
       and x.f["ollama_required"] <= 0.8 * x.f["ollama_available"],
       lambda x: f"should fit: Ollama's own estimate needs {fmt_bytes(x.f['ollama_required'])} of "
                 f"{fmt_bytes(x.f['ollama_available'])} available; a regression of this driver or runtime version is likely"),
+    # cudaMallocAsync message cut before "Free": PyTorch's allocations and the request are well under the limit
+    R("other", 2.0, lambda x: async_numbers(x) and x.free is None and x.allocated + x.req <= 0.8 * x.total,
+      lambda x: f"PyTorch's {fmt_bytes(x.allocated)} plus the {fmt_bytes(x.req)} request are well under the {fmt_bytes(x.total)} limit: "
+                "memory the message does not show (mapped weights, another allocator, the runtime's own limit) refused it"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
     R("other", 1.8, kind("torch.nvml_assert"),
       "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),

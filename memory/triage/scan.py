@@ -227,6 +227,7 @@ class Scan:
 
     def _run_finished(self):
         """ComfyUI printed "Prompt executed in": one run is over (successful unless it failed)."""
+        self.facts["comfy"] = True                 # "Prompt executed in" is ComfyUI's (main.py)
         if not self.run_failed:
             self.successes += 1
             window.models_that_ran(self)
@@ -279,8 +280,8 @@ class Scan:
             for k, nxt in enumerate(following, 1):
                 if P.add_async_fields(ev, nxt):
                     self.consumed_until = lineno + k
-                if ev.get("complete") and not ev.get("_await_limit"):
-                    break
+                elif ev.get("complete") and not ev.get("_await_limit"):
+                    break         # the block ended (its optional "PyTorch limit" line, value on the next line, is read too)
             if not ev.get("complete"):
                 self.open_ev, self.open_left = ev, 8
                 return
