@@ -43,8 +43,8 @@ def load(path: Path):
     return body, expect, numbers
 
 
-# A log's head (its first 4 MiB) is read line by line; after it only anchor lines are, with the context
-# before each failure read back. The same log behind 4.5 MB of unrelated lines must triage the same.
+# A log's head (its first scan.HEAD bytes) is read line by line; after it only error lines are until a failure
+# opens, with the context before each failure read back. The same log behind 4.5 MB of unrelated lines must triage the same.
 PADDING = ("INFO 06-28 23:40:03 [logger.py:39] Received request chatcmpl-5e0b: prompt: 'Summarise', params: SamplingParams(n=1)\n"
            "INFO:     127.0.0.1:52144 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
            "srv  log_server_r: request: POST /completion 127.0.0.1 200\n") * 24000
