@@ -1,3 +1,4 @@
+// @ts-check
 // VRAM Budget: a live stacked bar per device on the node's face (a DOM widget that never serializes,
 // so it shows in classic and Nodes 2.0 modes), a compact meter over the canvas for graphs without the
 // node, and a "GPU memory" sidebar tab with the full breakdown.
@@ -8,7 +9,7 @@
 // this page also renders at most once per interval.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { createBar, deviceLabel, el, ensureStyles, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS } from "./lib/format.js";
+import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
 import { canvasElement } from "./lib/graph_adapter.js";
 import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
@@ -24,7 +25,7 @@ state.show = (snap) => {
   state.latest = snap;
   renderAll();
 };
-window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { budget: state });
+exposeForTests({ budget: state });
 
 // Registered when this module is imported: ComfyUI opens its websocket (api.init) after importing the
 // extensions but before their setup() hooks run, and drops custom events nobody listens for yet.
@@ -100,7 +101,7 @@ const CSS = `
 
 /** One device: name, free headline, stacked bar with legend, notes. */
 function deviceView({ notes = false } = {}) {
-  const root = el("div", "gg-dev");
+  const root = /** @type {any} */ (el("div", "gg-dev"));
   const head = el("div", "gg-dev-head");
   const name = el("div", "gg-dev-name");
   const free = el("div", "gg-dev-free");
@@ -122,8 +123,7 @@ function deviceView({ notes = false } = {}) {
     if (notes) {
       models.replaceChildren(...(dev.models || []).map((m) =>
         el("li", null, `${m.name}: ${fmtBytes(m.bytes, 2)}${m.partial ? " (partially loaded)" : ""}`)));
-      noteBox.replaceChildren(...(dev.notes || []).map((n) => el("div", "gg-note", n)));
-      noteBox.querySelectorAll(".gg-note").forEach((n) => { n.style.whiteSpace = "normal"; });
+      noteBox.replaceChildren(...(dev.notes || []).map((n) => el("div", "gg-note", n, { whiteSpace: "normal" })));
     }
   };
   return root;
@@ -165,7 +165,7 @@ function attachToNode(node) {
   let nDevices = 0;
 
   // natural height of the content (the legend wraps on narrow nodes); the widget grows the node to fit
-  const contentHeight = () => [...root.children].reduce((h, c) => h + c.offsetHeight, 0) + 8 * (root.children.length - 1) + 6;
+  const contentHeight = () => [...root.children].reduce((h, c) => h + /** @type {HTMLElement} */ (c).offsetHeight, 0) + 8 * (root.children.length - 1) + 6;
   let fitted = 0;
   const widget = node.addDOMWidget("gpu_garden_budget", "gpu_garden_budget", root, {
     serialize: false,
@@ -238,7 +238,7 @@ function createMeter() {
     update(snap) {
       if (meter.hidden || !snap) return;
       while (items.length < snap.devices.length) {
-        const row = el("div", "gg-meter-dev");
+        const row = /** @type {any} */ (el("div", "gg-meter-dev"));
         const label = el("span");
         const bar = createBar({ legend: false });
         const free = el("b");

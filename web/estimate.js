@@ -1,8 +1,9 @@
+// @ts-check
 // Footprint Estimate: the verdict, the per-phase peaks as bars against the budget, ComfyUI's own figure
 // and the knobs that would make it fit, on the node's face. A DOM widget that never serializes; every
 // string goes in through textContent.
 import { app } from "../../scripts/app.js";
-import { el, fmtBytes } from "./lib/format.js";
+import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 
 const NODE = "GPUGardenFootprintEstimate";
 const WIDTH = 430;
@@ -15,6 +16,7 @@ const COLORS = {
   "does not fit": "var(--p-red-400, #f87171)",
   "no budget": "var(--p-surface-400, #9ca3af)",
 };
+/** @type {Array<[string, string, boolean]>} */
 const PHASES = [
   ["text_encode", "text encode", false],
   ["sample", "sample", false],
@@ -182,7 +184,7 @@ app.registerExtension({
       const est = output?.gpu_garden_estimate?.[0];
       if (est && this.__ggEstimate) {
         render(this.__ggEstimate, est);
-        window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { lastEstimate: est });
+        exposeForTests({ lastEstimate: est });
         fitToContent(this, this.__ggEstimate, this.__ggEstimateFit);
         // once more after the frame lays the new content out at the node's width (wrapped lines)
         requestAnimationFrame(() => fitToContent(this, this.__ggEstimate, this.__ggEstimateFit));

@@ -1,3 +1,4 @@
+// @ts-check
 // A small markdown renderer for triage guides that builds DOM nodes directly: every piece of source
 // text lands in a text node, so nothing in a guide (or anything a server sends) can become markup.
 // Supported: headings, paragraphs, lists, inline code, fenced code blocks, bold, italic, and links
@@ -45,11 +46,16 @@ function stripFrontMatter(md) {
 
 const LIST_ITEM = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
 
-/** markdown -> DocumentFragment. onCode(preElement, codeText) lets the caller add e.g. a copy button. */
+/**
+ * markdown -> DocumentFragment. onCode(preElement, codeText) lets the caller add e.g. a copy button.
+ * @param {unknown} md
+ * @param {{ onCode?: (pre: HTMLElement, text: string) => void }} [opts]
+ */
 export function renderMarkdown(md, { onCode } = {}) {
   const frag = document.createDocumentFragment();
   const lines = stripFrontMatter(String(md ?? "").replace(/\r\n?/g, "\n")).split("\n");
   let para = null;
+  /** @type {{ ordered: boolean, node: HTMLElement, last: HTMLElement | null } | null} */
   let list = null;
   const endPara = () => {
     if (para) renderInline(para.join(" "), frag.appendChild(el("p")));
@@ -76,7 +82,7 @@ export function renderMarkdown(md, { onCode } = {}) {
       endPara();
       list = null;
       const level = Math.min(6, heading[1].length + 3);
-      renderInline(heading[2], frag.appendChild(el(`h${level}`)));
+      renderInline(heading[2], frag.appendChild(el(/** @type {"h4" | "h5" | "h6"} */ (`h${level}`))));
       continue;
     }
     const item = line.match(LIST_ITEM);
@@ -84,7 +90,7 @@ export function renderMarkdown(md, { onCode } = {}) {
       endPara();
       const ordered = /\d/.test(item[2]);
       if (!list || list.ordered !== ordered) {
-        list = { ordered, node: frag.appendChild(el(ordered ? "ol" : "ul")) };
+        list = { ordered, node: frag.appendChild(el(ordered ? "ol" : "ul")), last: null };
       }
       list.last = renderInline(item[3], list.node.appendChild(el("li")));
       continue;

@@ -9,7 +9,7 @@
 // from the server is put in the page as text; guide markdown goes through oom_markdown.js.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { el, fmtBytes } from "./lib/format.js";
+import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { getSetting } from "./lib/frontend.js";
 import { applySwap, undoSwap, visibleNode } from "./lib/oom_graph.js";
 import { fetchReports, renderHistory } from "./lib/oom_history.js";
@@ -260,6 +260,6 @@ app.registerExtension({
   ],
   menuCommands: [{ path: ["Extensions", "GPU Garden"], commands: ["GPUGarden.OOM.ShowLast", "GPUGarden.OOM.ShowReports"] }],
   async setup() {
-    window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { oomPanel: panel });
+    exposeForTests({ oomPanel: panel });
   },
 });

@@ -1,10 +1,11 @@
+// @ts-check
 // Unload Text Encoders: the node shows its measured report on its face (a DOM widget that never
 // serializes), and the setting GPUGarden.AutoUnloadTextEncoders turns on the automatic mode. The server
 // reads that setting from ComfyUI's own settings store; POST /gpu_garden/auto_unload only tells it
 // which user's settings to follow (matters under --multi-user).
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { el } from "./lib/format.js";
+import { el, exposeForTests } from "./lib/format.js";
 import { toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
@@ -38,7 +39,7 @@ function followUser() {
 
 function announce(report) {
   if (!report) return;
-  window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { lastAutoUnload: report });
+  exposeForTests({ lastAutoUnload: report });
   toast("info", "GPU Garden: text encoders unloaded", report.summary, 5000);
 }
 

@@ -2,6 +2,7 @@
 against the real ComfyUI of the `comfy_host` fixture."""
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,13 @@ def comfy_page(browser, comfy_host):
     page, console = open_comfy(browser, comfy_host)
     yield page, console
     page.context.close()
+
+
+@pytest.fixture(scope="session")
+def output_dir(comfy_host):
+    """Screenshots per frontend: tests/output/ for the bundled one, tests/output/frontend-<version>/ for
+    another (the README's pictures come from tests/output/frontend-1.58.1/, copied to docs/screenshots/)."""
+    base = Path(__file__).resolve().parents[1] / "output"  # as tests/conftest.py's output_dir
+    out = base if comfy_host.frontend == "bundled" else base / f"frontend-{comfy_host.frontend}"
+    out.mkdir(parents=True, exist_ok=True)
+    return out

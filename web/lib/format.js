@@ -22,6 +22,12 @@ export function el(tag, cls = null, text = null, style = null) {
   return e;
 }
 
+/** Merge `props` into window.__gpuGarden: the page's debug/test handle (budget state, OOM panel, ...). */
+export function exposeForTests(props) {
+  const w = /** @type {any} */ (window);
+  w.__gpuGarden = Object.assign(w.__gpuGarden || {}, props);
+}
+
 export const GiB = 1024 ** 3;
 export const MiB = 1024 ** 2;
 
@@ -186,6 +192,7 @@ export function createBar({ legend = true } = {}) {
     }
     bar.setAttribute("aria-label", segs.map((p) => p.title).join("; "));
     if (leg) {
+      /** @type {Array<[string, string, number, string]>} */
       const items = [];
       const modelBytes = segs.filter((p) => p.kind === "model").reduce((s, p) => s + p.bytes, 0);
       const nModels = segs.filter((p) => p.kind === "model").length;

@@ -38,6 +38,7 @@ export function placePanel(node, panel) {
   const r = node ? nodeClientRect(node) : null;
   if (r) {
     const want = Math.max(48, Math.min(r.top, vh - ph - MARGIN));
+    /** @type {Array<[string, number]>} */
     const sides = [["gg-right", r.right + GAP], ["gg-left", r.left - pw - GAP]];
     const fits = (left) => left >= MARGIN && left + pw <= vw - MARGIN;
     const ordered = fits(sides[0][1]) || !fits(sides[1][1]) ? sides : [sides[1], sides[0]];
