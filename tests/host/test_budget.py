@@ -156,3 +156,15 @@ def test_interval_route_accepts_only_connected_client_ids(comfy_host):
     assert e.value.code == 404
     # a page whose socket has not told it its id yet: applied locally, nothing stored
     assert comfy_host.post("/gpu_garden/budget/interval", {"client_id": "", "ms": 500})["ms"] == 500
+
+
+def test_budget_node_runs_again_on_every_queue(comfy_host):
+    """Nothing upstream changes between the two runs; ComfyUI would serve a cached node, and a stale
+    snapshot would feed the verdict. fingerprint_inputs makes it sample again."""
+    prompt = {"1": {"class_type": "GPUGardenVRAMBudget", "inputs": {}}}
+    first = comfy_host.run(prompt)["outputs"]["1"]["gpu_garden_budget"][0]
+    time.sleep(0.05)
+    second_entry = comfy_host.run(prompt)
+    assert second_entry["status"]["status_str"] == "success"
+    second = second_entry["outputs"]["1"]["gpu_garden_budget"][0]
+    assert second["sampled_at"] > first["sampled_at"]
