@@ -37,7 +37,8 @@ def render_human(res: dict, max_events: int = 3) -> str:
     last = next((e for e in reversed(events) if not e["recoverable"]), events[-1])
     top = last["causes"][0]
     where = f"{last['runtime']}, {last['device_kind'] or 'device'}"
-    if last.get("uncertain") and len(last.get("alternatives") or ()) >= 2:
+    unsure = bool(last.get("uncertain")) and len(last.get("alternatives") or ()) >= 2
+    if unsure:
         a, b = last["alternatives"][:2]
         out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%}) or {b['id']} ({b['confidence']:.0%})"
                    f" - {where}, line {last['line']}")
@@ -45,19 +46,26 @@ def render_human(res: dict, max_events: int = 3) -> str:
         out.append(f"Cause: {top['id']} ({top['confidence']:.0%}) - {where}, line {last['line']}")
     if last["numbers"]:
         out.append("Numbers: " + render_numbers(last["numbers"]))
-    for c in last["causes"][:3]:
+    if unsure:
+        # no cause has half the points: the two best side by side, each with the guide that fixes it
+        out.append("No cause reaches 50 %; the two that lead, side by side:")
+        for alt in last["alternatives"][:2]:
+            out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(alt["evidence"]))
+            if alt.get("guide"):
+                out.append(f"  {'':<20}       guide: {alt['guide']['title']}")
+        rest = last["causes"][2:3]
+    else:
+        rest = last["causes"][:3]
+    for c in rest:
         out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(c["evidence"][:2]))
     if res["count"] > 1:
         out.append(f"{res['count']} out-of-memory events in this log; this is the last one that failed.")
         earlier = [e for e in events if e is not last][-max_events:]
         for e in earlier:
             out.append(f"  line {e['line']}: {e['causes'][0]['id']}{' (recovered)' if e['recoverable'] else ''} - {e['message'][:100]}")
-    if last.get("uncertain") and len(last.get("alternatives") or ()) >= 2:
-        out.append("Uncertain: no cause reaches 50 %; the top two side by side:")
-        for alt in last["alternatives"][:2]:
-            guide = f" -> guide: {alt['guide']['title']}" if alt.get("guide") else ""
-            out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(alt["evidence"]) + guide)
-        out.append(f"The guide below is for {top['id']}.")
+    if unsure:
+        out.append("")
+        out.append(f"The guide below is for {top['id']}; the one for {last['alternatives'][1]['id']} is named above.")
     g = last["guide"]
     if g:
         out.append("")
