@@ -74,6 +74,13 @@ def main():
     for name, med, p99, note in rows:
         fmt = lambda s: "—".rjust(9) if s is None else f"{s * 1e3:7.3f}ms"
         print(f"{name.ljust(w)}  {fmt(med)}  {fmt(p99)}  {note}")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from results import save
+
+    ms = lambda s: None if s is None else round(s * 1e3, 3)
+    keys = ("default", "cpu_only", "torch_imported", "cuda")
+    save("bench_probe", "python benchmarks/bench_probe.py",
+         {"n": args.n, "rows": {k: {"path": r[0], "median_ms": ms(r[1]), "p99_ms": ms(r[2])} for k, r in zip(keys, rows)}})
 
 
 class _NoNvml:
