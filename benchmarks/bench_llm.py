@@ -87,6 +87,13 @@ def score(row) -> dict:
             out["kv"] = (round(pred, 3), m[key], unit)
             out["kv_exact"] = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
             out["kv_err"] = pred / m[key] - 1
+    if "projector_weights_mib" in m and res.get("projector"):
+        pw = res["projector"]["weights"] / MiB
+        out["projector_mib"] = (round(pw, 1), m["projector_weights_mib"])
+        out["projector_err"] = pw / m["projector_weights_mib"] - 1
+        out["projector_graph_gib"] = (round(res["projector"]["graph"] / GiB, 2), m["projector_graph_gib"])
+    if "required_full_gib" in m and rt == "ollama":
+        out["required_full_gib"] = (round(res["total"] / GiB, 2), m["required_full_gib"])
     if rt == "vllm":
         if "kv_available_gib" in m:  # tokens from the printed available memory: block arithmetic alone
             toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB)
@@ -122,7 +129,7 @@ def summarize(rows) -> dict:
     fits = [r for r in rows if "fits_agree" in r]
     tp = [r for r in rows if "tokens_from_printed_exact" in r]
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
-            "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"),
+            "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"), "projector": pct("projector_err"),
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}"}
@@ -142,7 +149,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     data = json.loads(DATA.read_text())
     scored = [score(r) for r in data["rows"]]
-    cols = ("weights_gib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "concurrency", "fits")
+    cols = ("weights_gib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "concurrency", "fits",
+            "projector_mib", "required_full_gib")
     print(f"{'row':<38}" + "".join(f"{c:>18}" for c in cols))
     for s in scored:
         if "error" in s:

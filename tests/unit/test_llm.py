@@ -621,17 +621,19 @@ def test_llama_cpp_iswa_cache_per_layer_geometry_and_q8_blocks():
     assert kv["full_layers"] == 136 * MiB and kv["sliding_layers"] == 255 * MiB
 
 
-def test_llama_cpp_cells_are_per_slot():
-    # same notes, `-c 8192 -np 2` at f16: each slot is its own stream of 4096 cells, and each keeps 1536 SWA cells
+def test_llama_cpp_c_is_shared_by_the_slots():
+    # same notes, `-c 8192 -np 2` at f16: -c is the whole cache, split into 2 streams of 4096 cells (not 2 x 8192);
+    # each stream keeps 1536 SWA cells
     #   llama_kv_cache: size =  128.00 MiB ( 4096 cells,  8 layers, 2/2 seqs), K (f16): 64.00 MiB, V (f16): 64.00 MiB
     #   llama_kv_cache: size =  960.00 MiB ( 1536 cells, 40 layers, 2/2 seqs), K (f16): 480.00 MiB, V (f16): 480.00 MiB
     s = llm_spec.from_gguf_metadata(_gemma4_12b_meta(), None, name="gemma-4-12B.gguf")
-    kv = llm.kv_cache(s, 4096, 2, "f16", "llama.cpp")
+    kv = llm.kv_cache(s, 8192, 2, "f16", "llama.cpp", unified=False)
     assert kv["full_layers"] == 128 * MiB and kv["sliding_layers"] == 960 * MiB
     s = llm_spec.from_gguf_metadata(_gemma4_12b_meta(), {"token_embd.weight": (1 << 30, "Q8_0", 1 << 30),
                                                          "blk.0.attn_q.weight": (12 << 30, "Q8_0", 12 << 30)})
-    r = llm.plan(s, runtime="llama.cpp", ctx=4096, parallel=2, vram=24 * GiB)
+    r = llm.plan(s, runtime="llama.cpp", ctx=8192, parallel=2, vram=24 * GiB)
     assert r["fits"] and [f["text"] for f in r["flags"]][:3] == ["-c 8192", "-np 2", "-ngl 99"]
+    assert r["kv_detail"]["full_layers"] == 128 * MiB and r["kv_detail"]["sliding_layers"] == 960 * MiB
 
 
 def test_cli_without_vram_uses_this_machines_first_gpu(monkeypatch, capsys):

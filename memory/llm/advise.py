@@ -1,0 +1,125 @@
+"""From the numbers an OOM log states, the flags that fix it (for triage's kv-cache guide): see kv.py's
+docstring for the keys `suggest_flags_from_log` accepts."""
+import math
+
+from ..errors import UserError
+from ..units import fmt_bytes
+from . import spec as llm_spec
+from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, kv_cache
+from .runtimes.vllm import DEFAULT_UTIL as VLLM_DEFAULT_UTIL, MAX_UTIL as VLLM_MAX_UTIL
+
+
+def _flag(kind, name, value, reason, text=None):
+    if text is None:
+        text = f"{name}={value}" if kind == "env" else f"{name} {value}"
+    return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
+
+
+def _floor_step(n, step=CTX_STEP) -> int:
+    return max(int(n) // step * step, 0)
+
+
+# names memory/oom_parse.py and triage.py use for the same numbers
+_LOG_ALIASES = {"max_model_len_tokens": "max_model_len", "vllm_maxlen": "max_model_len",
+                "estimated_max_len_tokens": "estimated_max_len", "kv_max_tokens": "kv_tokens",
+                "vllm_kv_tokens": "kv_tokens", "vllm_kv_mem": "kv_available", "vllm_util": "gpu_memory_utilization",
+                "gpu_memory_utilization_ratio": "gpu_memory_utilization", "ggml_n_ctx": "n_ctx",
+                "ggml_device_free": "free", "requested": "alloc", "model_name": "model"}
+
+
+def suggest_flags_from_log(numbers: dict, runtime: str) -> list:
+    """What to change, given the numbers an OOM log states. See the module docstring for the keys."""
+    n = {_LOG_ALIASES.get(k, k): v for k, v in (numbers or {}).items() if v is not None}
+    rt = {"llamacpp": "llama.cpp", "llama_cpp": "llama.cpp", "ggml": "llama.cpp"}.get(str(runtime).lower(), str(runtime).lower())
+    spec = None
+    if n.get("model"):
+        try:
+            spec = llm_spec.load_builtin(str(n["model"]).split("/")[-1])
+        except UserError:
+            spec = None
+    if rt == "vllm":
+        return _suggest_vllm(n, spec)
+    if rt in ("llama.cpp", "ollama"):
+        return _suggest_ggml(n, spec, rt)
+    return []
+
+
+def _suggest_vllm(n, spec) -> list:
+    out = []
+    want = n.get("max_model_len")
+    kv_dtype = str(n.get("kv_cache_dtype") or "auto").lower()
+    est = n.get("estimated_max_len") or n.get("kv_tokens")
+    if not est and n.get("kv_available") and n.get("kv_needed") and want:
+        est = int(want * n["kv_available"] / n["kv_needed"])
+    if not est and spec is not None and n.get("kv_available"):
+        per_tok = kv_cache(spec, BLOCK, 1, "fp8" if kv_dtype.startswith("fp8") else "f16", "vllm")["per_token"]
+        est = int(n["kv_available"] // (per_tok * BLOCK)) * BLOCK
+    if est and est > 0:
+        src = "the log's estimated maximum" if n.get("estimated_max_len") else "the KV cache capacity in the log"
+        v = _floor_step(est)
+        if v >= MIN_CTX:
+            out.append(_flag("flag", "--max-model-len", v, f"{src} ({int(est)}) rounded down to {CTX_STEP}"))
+        if not kv_dtype.startswith("fp8"):
+            v8 = _floor_step(est * 2)
+            if want:
+                v8 = min(v8, _floor_step(want) or want)
+            out.append(_flag("flag", "--kv-cache-dtype", "fp8",
+                             f"one byte per cache element doubles the room: about {v8} tokens"))
+            out.append(_flag("flag", "--max-model-len", v8, "with --kv-cache-dtype fp8"))
+    elif n.get("kv_available") is not None and n["kv_available"] <= 0:
+        util = n.get("gpu_memory_utilization") or VLLM_DEFAULT_UTIL
+        out.append(_flag("flag", "--gpu-memory-utilization", f"{min(VLLM_MAX_UTIL, util + 0.05):.2f}",
+                         "weights and activations took the whole share: give vLLM more of the GPU"))
+        out.append(_flag("flag", "--enforce-eager", "", "skip CUDA graphs", text="--enforce-eager"))
+        out.append(_flag("flag", "--max-num-seqs", min(int(n.get("max_num_seqs") or 256), 64),
+                         "a smaller profile batch lowers the activation peak"))
+    if n.get("free") and n.get("total") and n.get("gpu_memory_utilization") and n["free"] < n["gpu_memory_utilization"] * n["total"]:
+        u = math.floor(n["free"] / n["total"] * 100) / 100 - 0.01
+        out.insert(0, _flag("flag", "--gpu-memory-utilization", f"{u:.2f}",
+                            f"only {fmt_bytes(n['free'])} of {fmt_bytes(n['total'])} is free at start; or stop the other process"))
+    return out
+
+
+def _suggest_ggml(n, spec, rt) -> list:
+    out = []
+    par = int(n.get("n_parallel") or n.get("num_parallel") or 1)
+    ctx = n.get("n_ctx")  # llama.cpp's total cells (-c); Ollama's runner prints num_ctx x OLLAMA_NUM_PARALLEL
+    if rt == "ollama":
+        ctx = n.get("num_ctx") or (ctx // par if ctx else None)
+    need = n.get("kv_buffer") or n.get("alloc")
+    free = n.get("free")
+    quantized = str(n.get("type_k") or "f16").lower() not in ("f16", "f32", "bf16")
+    shrink = 1.0  # what the cache shrinks to from the changes below
+    if rt == "ollama" and par > 1:
+        out.append(_flag("env", "OLLAMA_NUM_PARALLEL", 1, f"{par} slots each hold num_ctx tokens of cache"))
+        shrink /= par
+    if not quantized:
+        if rt == "ollama":
+            out.append(_flag("env", "OLLAMA_FLASH_ATTENTION", 1, "needed for a quantized cache"))
+            out.append(_flag("env", "OLLAMA_KV_CACHE_TYPE", "q8_0", "34 bytes per 32 elements: about half of f16"))
+        else:
+            out.append(_flag("flag", "-fa", "on", "flash attention (needed for a quantized V cache)"))
+            out.append(_flag("flag", "-ctk", "q8_0", "K cache at 34 bytes per 32 elements"))
+            out.append(_flag("flag", "-ctv", "q8_0", "V cache likewise"))
+        shrink *= KV_BYTES["q8_0"] / KV_BYTES["f16"]
+    if ctx:
+        if need and free is not None:
+            fit = free / (need * shrink)   # share of the context that the free memory holds after the changes
+        else:
+            fit = 1.0 if not quantized else 0.5  # no free figure: the cache change, else half the context
+        new = _floor_step(ctx * min(fit * 0.95, 1.0)) if fit < 1 else ctx
+        if MIN_CTX <= new < ctx:
+            if rt == "ollama":
+                out.append(_flag("env", "OLLAMA_CONTEXT_LENGTH", new, "smaller default context"))
+                out.append(_flag("param", "num_ctx", new, "per model or request", text=f"PARAMETER num_ctx {new}"))
+            else:
+                out.append(_flag("flag", "-c", new, "smaller context"))
+    if n.get("n_gpu_layers") and n.get("n_layers") and need and free is not None and free < need and not ctx:
+        ngl = max(int(min(n["n_gpu_layers"], n["n_layers"]) * free / need * 0.95), 0)
+        if rt == "ollama":
+            out.append(_flag("param", "num_gpu", ngl, "fewer layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
+        else:
+            out.append(_flag("flag", "-ngl", ngl, "fewer layers on the GPU, the rest in RAM"))
+    if rt == "llama.cpp" and str(n.get("buffer", "")).lower().startswith("compute"):
+        out.append(_flag("flag", "-ub", 256, "the compute buffer scales with the micro-batch (-ub, default 512)"))
+    return out

@@ -1,0 +1,130 @@
+"""The KV cache each runtime allocates.
+
+Bytes = K and V elements per token and layer x cells x bytes per element, with
+  - MLA (DeepSeek): `latent` (llama.cpp since 2026-01, ggml-org/llama.cpp#19067; vLLM): one latent of
+    kv_lora_rank + qk_rope_head_dim per token and layer; `latent+v`: 2025 llama.cpp builds, which also kept a
+    V cache of kv_lora_rank; `full`: builds before early 2025, which stored per-head K and V:
+    heads x (qk_nope + qk_rope) + heads x v_head = 128 x 192 + 128 x 128 = 40,960 values per token and layer;
+  - sliding-window layers holding at most the window plus the runtime's batch slack;
+  - hybrid models counting only attention layers (mamba / linear-attention layers keep a fixed state);
+  - quantized caches with their block overheads: q8_0 = 34 bytes per 32 elements, q4_0 = 18 per 32; K and V
+    may differ (llama.cpp -ctk / -ctv).
+
+Cells per runtime:
+  vLLM       blocks of 16 tokens; one sequence of max_model_len must fit, the rest of the pool is concurrency;
+  llama.cpp  -c cells in total, shared by the -np slots (one unified cache, or -np streams of -c/-np cells:
+             the same bytes either way), padded to 256; a sliding layer keeps n_swa x slots + n_ubatch cells
+             (unified) or n_swa + n_ubatch per slot (llama_kv_cache_iswa);
+  Ollama     num_ctx per request x OLLAMA_NUM_PARALLEL (the runner gets --ctx-size num_ctx x parallel); its
+             estimate keeps window x parallel + batch cells for a sliding layer (memory.required.kv)."""
+import math
+
+from ..errors import UserError
+from .spec import FULL, SLIDING, LLMSpec
+
+# bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
+KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
+            "q8_0": 34 / 32, "q5_1": 24 / 32, "q5_0": 22 / 32, "q4_1": 20 / 32, "q4_0": 18 / 32, "iq4_nl": 18 / 32}
+_KV_ALIASES = {"fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
+               "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3", "q8": "q8_0", "q4": "q4_0", "int8": "q8_0"}
+RUNTIME_KV = {
+    "vllm": ("f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2"),
+    "llama.cpp": ("f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"),
+    "ollama": ("f16", "q8_0", "q4_0"),
+}
+KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0")}
+MLA_CACHES = ("latent", "latent+v", "full")
+BLOCK = 16                    # vLLM KV block size (tokens)
+CTX_STEP = 256                # llama.cpp pads its cache to 256 cells; contexts we suggest are multiples of this
+MIN_CTX = 256
+OLLAMA_BATCH = 512
+# llama.cpp architectures whose GGUF carries a sliding window it honours (llama_kv_cache_iswa); Mistral-7B-v0.1
+# converts to plain `llama`, so llama.cpp and Ollama give its layers a full cache
+LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "cohere2", "llama4", "gpt_oss",
+                      "gpt-oss", "exaone4", "starcoder2")
+
+
+def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None) -> str:
+    if kv is None or str(kv).lower() in ("auto", "default"):
+        return "f16"
+    k = _KV_ALIASES.get(str(kv).lower(), str(kv).lower())
+    if k not in KV_BYTES:
+        raise UserError(f"unknown KV cache type {kv!r} (one of: {', '.join(KV_BYTES)})")
+    if k not in RUNTIME_KV[runtime]:
+        alt = "fp8" if runtime == "vllm" else "q8_0"
+        raise UserError(f"{runtime} has no {k} KV cache (it supports {', '.join(RUNTIME_KV[runtime])}); try {alt}")
+    return k
+
+
+def _pad(n: int, step: int) -> int:
+    return -(-n // step) * step
+
+
+def layer_elems(spec: LLMSpec, mla_cache: str = "latent") -> tuple:
+    """(K elements, V elements) one token adds to one full-attention layer."""
+    if spec.mla:
+        if mla_cache == "full":
+            h = spec.n_heads
+            return h * ((spec.mla_qk_nope or 128) + spec.qk_rope_head_dim), h * (spec.mla_v_head or 128)
+        latent = spec.kv_lora_rank + spec.qk_rope_head_dim
+        return latent, (spec.kv_lora_rank if mla_cache == "latent+v" else 0)
+    return spec.n_kv_heads * spec.head_dim_k, spec.n_kv_heads * spec.head_dim_v
+
+
+def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent") -> dict:
+    """{layer kind: bytes one token adds across all layers of that kind}."""
+    kb, vb = KV_BYTES[kv], KV_BYTES[kv_v or kv]
+    if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors): K and V taken as equal halves
+        per = [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
+    else:
+        k, v = layer_elems(spec, mla_cache)
+        per = [k * kb + v * vb] * spec.n_layers
+    out = {FULL: 0.0, SLIDING: 0.0}
+    for kind, b in zip(spec.layer_kinds, per):
+        if kind in out:
+            out[kind] += b
+    return out
+
+
+def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, ubatch: int = 512,
+             max_batched: int = 2048, swa_full: bool = False, kv_v: str | None = None, mla_cache: str = "latent",
+             unified: bool = True, version=None) -> dict:
+    """Bytes the runtime allocates. ctx: vLLM max_model_len (one sequence); llama.cpp -c (all slots together);
+    Ollama num_ctx (per request, x parallel)."""
+    by_kind = bytes_per_token(spec, kv, kv_v, mla_cache)
+    win = spec.sliding_window or ctx
+    if runtime == "vllm":
+        seqs = 1  # the fits rule: one sequence of max_model_len
+        cells = math.ceil(ctx / BLOCK) * BLOCK
+        swa_cells = min(cells, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK)
+    elif runtime == "llama.cpp":
+        seqs = parallel
+        cells = _pad(ctx, CTX_STEP)
+        honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full
+        if not honoured:
+            swa_cells = cells
+        elif unified:
+            swa_cells = min(cells, _pad(win * parallel + ubatch, CTX_STEP))
+        else:
+            swa_cells = parallel * min(cells // parallel, _pad(win + ubatch, CTX_STEP))
+    else:  # ollama
+        seqs = parallel
+        cells = ctx * parallel
+        old = version is not None and version < (0, 6)  # before its own engine, Ollama sized every layer in full
+        honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full and not old
+        swa_cells = min(cells, win * parallel + OLLAMA_BATCH) if honoured else cells
+    full = by_kind[FULL] * cells
+    swa = by_kind[SLIDING] * swa_cells
+    state = spec.recurrent_state_per_seq * seqs
+    n_full = sum(k == FULL for k in spec.layer_kinds)
+    return {"per_token": int(by_kind[FULL] + by_kind[SLIDING]), "full_layers": int(full),
+            "sliding_layers": int(swa), "recurrent_state": int(state), "total": int(full + swa + state),
+            "cells": cells, "sliding_cells": swa_cells,
+            "per_full_layer": int(full / n_full) if n_full else 0}
+
+
+def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16") -> int:
+    """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory
+    (whole blocks of 16 tokens; exact for models whose layers all use full attention)."""
+    per_block = BLOCK * kv_cache(spec, 1, 1, kv, "vllm")["per_token"]
+    return int(max(available, 0) // per_block) * BLOCK

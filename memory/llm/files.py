@@ -1,0 +1,134 @@
+"""Model descriptions read from files: a config.json (with exact weight bytes from the checkpoint beside it),
+a model folder, or safetensors headers alone."""
+import json
+import math
+import re
+from pathlib import Path
+
+from ..errors import UserError
+from .spec import _MAX_LAYERS, FULL, LINEAR, MAMBA, LLMSpec, from_config
+
+
+def load_config(path: str) -> LLMSpec:
+    """A config.json, a model folder (config.json, else its safetensors headers) or one .safetensors file."""
+    p = Path(path)
+    if p.is_dir():
+        if not (p / "config.json").exists() and list(p.glob("*.safetensors")):
+            return load_safetensors(sorted(p.glob("*.safetensors")), name=p.name)
+        p = p / "config.json"
+    elif p.suffix == ".safetensors":
+        return load_safetensors([p], name=p.stem)
+    try:
+        cfg = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: not a readable JSON config ({exc})") from None
+    spec = from_config(cfg, name=p.parent.name or p.name)
+    exact = weights_next_to(p.parent)
+    if exact:
+        spec.weights_bytes, spec.weights_source = exact
+    return spec
+
+
+# ---------------------------------------------------------------- safetensors (exact weight bytes)
+
+def weights_next_to(folder: Path):
+    """Exact weight bytes from the checkpoint beside a config.json: the index's total_size, else the headers."""
+    for idx in sorted(folder.glob("*.safetensors.index.json")):
+        try:
+            total = json.loads(idx.read_text())["metadata"]["total_size"]
+            return int(total), idx.name
+        except (OSError, KeyError, ValueError, TypeError):
+            continue
+    files = sorted(folder.glob("*.safetensors"))
+    if files:
+        from ..estimate import headers
+        return sum(headers.table_bytes(headers.read_safetensors(f)) for f in files), f"{len(files)} safetensors file(s)"
+    return None
+
+
+_LAYER = re.compile(r"(?:^|\.)(?:layers|h|blocks)\.(\d+)\.")
+
+
+def load_safetensors(files, name="model") -> LLMSpec:
+    """Describe a decoder from its tensor table alone (no config.json): layer count, per-layer K/V widths from
+    the k/v projections, MLA from kv_a_proj_with_mqa, experts by count. Head size is taken from q_norm when the
+    model has one, else 128; sliding windows cannot be seen in a header, so every layer counts as full."""
+    from ..estimate import headers
+    table = {}
+    for f in files:
+        table.update(headers.read_safetensors(f))
+    return from_tensor_table(table, name=name)
+
+
+def from_tensor_table(table: dict, name="model") -> LLMSpec:
+    """table: {tensor name: (dtype, shape)} in PyTorch order (as memory/headers.py reads it)."""
+    from ..estimate import headers
+    layers = {}
+    for t, (dt, shape) in table.items():
+        m = _LAYER.search(t)
+        if m:
+            layers.setdefault(int(m.group(1)), {})[t[m.end():]] = shape
+    embed = next((shape for t, (dt, shape) in table.items() if t.endswith(("embed_tokens.weight", "wte.weight", "tok_embeddings.weight"))), None)
+    if not layers or embed is None or len(embed) != 2:
+        raise UserError(f"{name}: no decoder layers or token embedding in the safetensors header; pass its config.json")
+    L = max(layers) + 1
+    if L > _MAX_LAYERS:
+        raise UserError(f"{name}: {L} layers is not plausible")
+    V, d = int(embed[0]), int(embed[1])
+
+    def find(t, *suffixes):
+        return next((sh for k, sh in t.items() if k.endswith(suffixes)), None)
+
+    kinds, per_layer, hd, H, kv_heads, ff, experts, mla = [], [], None, 0, 0, 0, 0, None
+    for i in range(L):
+        t = layers.get(i, {})
+        k, v = find(t, "attn.k_proj.weight", "attention.k_proj.weight"), find(t, "attn.v_proj.weight", "attention.v_proj.weight")
+        kv_a = find(t, "kv_a_proj_with_mqa.weight")
+        if kv_a is not None:
+            rank = find(t, "kv_a_layernorm.weight")
+            mla = (int(rank[0]), int(kv_a[0]) - int(rank[0])) if rank else (int(kv_a[0]) - 64, 64)
+            kinds.append(FULL)
+            per_layer.append(sum(mla))
+        elif k is not None and v is not None:
+            kinds.append(FULL)
+            per_layer.append(int(k[0]) + int(v[0]))
+            qn = find(t, "q_norm.weight")
+            hd = hd or (int(qn[0]) if qn else 128)
+            q = find(t, "attn.q_proj.weight", "attention.q_proj.weight")
+            H = max(H, int(q[0]) // hd if q else 0)
+            kv_heads = max(kv_heads, int(k[0]) // hd)
+        elif any("mixer" in x or "mamba" in x or "ssm" in x for x in t):
+            kinds.append(MAMBA)
+            per_layer.append(0)
+        else:
+            kinds.append(LINEAR)
+            per_layer.append(0)
+        g = find(t, "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.fc1.weight")
+        ff = max(ff, int(g[0]) if g else 0)
+        experts = max(experts, len({x.split("experts.")[1].split(".")[0] for x in t if "experts." in x
+                                    and x.split("experts.")[1].split(".")[0].isdigit()}))
+    if not any(per_layer):
+        raise UserError(f"{name}: no separate k_proj/v_proj tensors (fused QKV?); pass the model's config.json")
+    dtypes = {}
+    for dt, shape in table.values():
+        dtypes[dt] = dtypes.get(dt, 0) + math.prod(shape)
+    main = max(dtypes, key=dtypes.get)
+    hd = hd or 128
+    spec = LLMSpec(name=name, arch="safetensors", layer_kinds=kinds, hidden=d, n_heads=max(H, 1),
+                   n_kv_heads=max(kv_heads, 1), head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=ff,
+                   n_experts=experts, dtype={"BF16": "bf16", "F16": "fp16", "F32": "fp32"}.get(main, main.lower()))
+    if mla:
+        spec.kv_lora_rank, spec.qk_rope_head_dim, spec.n_kv_heads = mla[0], mla[1], 1
+    else:
+        spec.layer_kv_elems = per_layer  # exact K+V widths, whatever the head split
+    if main in ("F8_E4M3", "F8_E5M2"):
+        spec.quant = "fp8"
+    spec.params = sum(math.prod(shape) for dt, shape in table.values())
+    spec.linear_params = sum(math.prod(shape) for t, (dt, shape) in table.items() if _LAYER.search(t) and len(shape) == 2)
+    spec.weights_bytes = headers.table_bytes(table)
+    spec.weights_source = "safetensors headers"
+    spec.tied = not any(t.endswith("lm_head.weight") for t in table)
+    spec.notes.append("described from tensor shapes alone: sliding windows and the context limit are not in a header")
+    return spec

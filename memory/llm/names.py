@@ -1,0 +1,103 @@
+"""Names a user types for a model, resolved to a built-in description (models/*.json) and a weight format:
+  - Hugging Face repo ids, with the quantization their suffix names: `...-quantized.w8a8`, `....w4a16`,
+    `-AWQ`, `-AWQ-INT4`, `-GPTQ-Int4`, `-GPTQ-Int8`, `-FP8`, `-FP8-dynamic`, `-bnb-4bit`;
+  - Ollama library names and tags: `qwen2.5:7b`, `llama3.1:8b-instruct-q8_0`, `gemma3:12b`. A tag without a
+    quantization is the library's default build, Q4_K_M (the `:latest` and size tags on ollama.com)."""
+import json
+import re
+from pathlib import Path
+
+from ..errors import UserError
+
+MODELS_DIR = Path(__file__).with_name("models")
+OLLAMA_DEFAULT_QUANT = "Q4_K_M"
+
+# repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
+_REPO_QUANT = (
+    (r"[-_.]w4a16\b", "w4a16"), (r"[-_.]w8a8\b", "w8a8"), (r"[-_.]w8a16\b", "int8"),
+    (r"[-_.]awq(?:[-_.]int4|[-_.]4bit)?\b", "awq"), (r"[-_.]gptq[-_.]int8\b", "int8"), (r"[-_.]gptq(?:[-_.]int4)?\b", "gptq"),
+    (r"[-_.]fp8(?:[-_.](?:dynamic|static|block))?\b", "fp8"), (r"[-_.]int8\b", "int8"), (r"[-_.]int4\b", "int4"),
+    (r"[-_.]bnb[-_.]4bit\b", "bnb-4bit"), (r"[-_.]nvfp4\b", "nvfp4"), (r"[-_.]mxfp4\b", "mxfp4"),
+)
+_STRIP = re.compile(r"[-_.](?:quantized|instruct|it|chat|hf|base|gguf|awq|gptq|fp8|int4|int8|w4a16|w8a8|w8a16|"
+                    r"dynamic|static|block|bnb|4bit|nvfp4|mxfp4|\d{4})(?=[-_.]|$)")
+
+# Ollama library name -> (built-in name pattern with {size}, default size tag)
+OLLAMA_LIBRARY = {
+    "llama3": ("Llama-3-{size}", "8b"), "llama3.1": ("Llama-3.1-{size}", "8b"), "llama3.2": ("Llama-3.2-{size}", "3b"),
+    "qwen2.5": ("Qwen2.5-{size}", "7b"), "qwen3": ("Qwen3-{size}", "8b"), "qwen2.5vl": ("Qwen2.5-VL-{size}", "7b"),
+    "gemma2": ("Gemma-2-{size}", "9b"), "gemma3": ("Gemma-3-{size}", "4b"), "mistral": ("Mistral-7B-v0.3", "7b"),
+    "mistral-nemo": ("Mistral-Nemo-12B", "12b"), "mixtral": ("Mixtral-{size}", "8x7b"), "phi3": ("Phi-3-mini-4k", "mini"),
+    "deepseek-v3": ("DeepSeek-V3", "671b"), "qwen3-next": ("Qwen3-Next-80B-A3B", "80b"),
+}
+# quantization words an Ollama tag can carry, longest first
+_TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")
+
+
+def builtin_names() -> list:
+    return sorted(p.stem for p in MODELS_DIR.glob("*.json"))
+
+
+def _canonical(name: str) -> str:
+    """'meta-llama/Meta-Llama-3.1-8B-Instruct' and 'llama-3.1-8b' name the same architecture."""
+    n = name.strip().split("/")[-1].lower().replace("_", "-")
+    n = n.removeprefix("meta-")
+    prev = None
+    while prev != n:
+        prev, n = n, _STRIP.sub("", n)
+    n = n.replace("phi-3-mini-4k", "phi-3-mini").replace("phi-3-mini", "phi-3-mini-4k")
+    return n
+
+
+def repo_quant(name: str) -> str | None:
+    low = name.strip().split("/")[-1].lower()
+    for pattern, quant in _REPO_QUANT:
+        if re.search(pattern, low):
+            return quant
+    return None
+
+
+def ollama_tag(name: str):
+    """(built-in name, quantization, note) for an Ollama library name[:tag], or None when `name` is not one."""
+    n = name.strip().lower()
+    if "/" in n:
+        return None
+    lib, _, tag = n.partition(":")
+    if lib not in OLLAMA_LIBRARY:
+        return None
+    if not tag and any(_canonical(b) == _canonical(n) for b in builtin_names()):
+        return None  # 'deepseek-v3' is also a built-in name: without a tag, the built-in wins
+    pattern, default_size = OLLAMA_LIBRARY[lib]
+    tag = tag or "latest"
+    size = default_size if tag == "latest" else tag.split("-")[0]
+    m = _TAG_QUANT.search(tag)
+    quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0"}.get(m.group(1), m.group(1).upper()) if m else None
+    note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
+                                        f"the library's default build, {OLLAMA_DEFAULT_QUANT}"))
+    return pattern.format(size=size.upper()), quant or OLLAMA_DEFAULT_QUANT, note
+
+
+def load_builtin(name: str):
+    """LLMSpec for a built-in name, a Hugging Face repo id or an Ollama library name[:tag]."""
+    from .spec import from_config
+    names = builtin_names()
+    tag = ollama_tag(name)
+    lookup, quant, note = (tag if tag else (name, repo_quant(name), None))
+    wanted = _canonical(lookup)
+    unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
+    for n in sorted(names, key=lambda n: _canonical(n) != wanted):
+        if _canonical(n) in (wanted, unversioned):
+            cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
+            cfg.pop("_source", None)
+            spec = from_config(cfg, name=n)
+            if quant:
+                spec.quant = quant
+                spec.notes.append(note or f"weights taken as {quant} from the name {name!r}")
+            if tag:
+                spec.ollama = True
+            return spec
+    close = [n for n in names if wanted.split("-")[0] in n.lower()]
+    hint = f" (close: {', '.join(close[:6])})" if close else ""
+    if tag:
+        hint += f"; Ollama's {name.split(':')[0]} library has no built-in description of size {lookup!r}"
+    raise UserError(f"unknown model {name!r}{hint}; `gpu-garden kv --model list` shows the built-in names")

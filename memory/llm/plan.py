@@ -1,0 +1,296 @@
+"""The answer to `gpu-garden kv`: weights + KV cache + the runtime's terms, its verdict, the largest context and
+the flags that make it fit. Runtime specifics live in runtimes/; this module orders the tries."""
+import math
+
+from ..errors import UserError
+from ..units import GiB, MiB, fmt_bytes
+from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
+from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, vllm as V
+from .spec import SLIDING, LLMSpec
+from .weights import weights, weights_by_role
+
+KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
+         "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
+         "runtime_version")
+
+
+def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
+    version = parse_version(knobs.get("runtime_version"))
+    if runtime == "vllm":
+        s = V.settings(version, vram, ctx, knobs)
+    elif runtime == "llama.cpp":
+        s = LC.settings(version, knobs, parallel)
+    else:
+        s = OL.settings(version, knobs)
+    return s
+
+
+def _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj) -> dict:
+    if runtime == "vllm":
+        return V.evaluate(spec, ctx, kv, roles["total"], vram, s)
+    if runtime == "llama.cpp":
+        return LC.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
+    return OL.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
+
+
+def _max_ctx(spec, runtime, parallel, kv, roles, vram, s, cap, proj) -> int:
+    """Largest multiple of CTX_STEP (<= cap) that fits, 0 if not even MIN_CTX does."""
+    def ok(c):
+        return _evaluate(spec, runtime, c, parallel, kv, roles, vram, s, proj)["fits"]
+    if not ok(MIN_CTX):
+        return 0
+    lo, hi = MIN_CTX // CTX_STEP, max(cap // CTX_STEP, 1)
+    if ok(hi * CTX_STEP):
+        return hi * CTX_STEP
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid * CTX_STEP):
+            lo = mid
+        else:
+            hi = mid
+    return lo * CTX_STEP
+
+
+def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
+         weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
+    """vram in bytes (None: no verdict; Ollama compares with the free memory it sees). ctx: vLLM --max-model-len,
+    llama.cpp -c (shared by the -np slots), Ollama num_ctx (per request). knobs: see KNOBS."""
+    if runtime not in RUNTIMES:
+        raise UserError(f"unknown runtime {runtime!r} (one of: {', '.join(RUNTIMES)})")
+    bad = set(knobs) - set(KNOBS)
+    if bad:
+        raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+    if parallel is None or parallel < 1 or parallel > 65536:
+        raise UserError(f"--parallel must be 1..65536, got {parallel}")
+    model_max = spec.max_ctx or 131072
+    if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
+        ctx = (spec.max_ctx or 8192) if runtime == "vllm" else 4096
+    if ctx < 1 or ctx > 1 << 24:
+        raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
+    if vram is not None and not (256 * MiB <= vram <= 1 << 50):
+        raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
+    if knobs.get("mla_cache") not in (None,) + MLA_CACHES:
+        raise UserError(f"--mla-cache must be one of {', '.join(MLA_CACHES)}")
+    util = knobs.get("gpu_memory_utilization")
+    if util is not None and not 0.05 <= util <= 1.0:
+        raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
+    kv = norm_kv(kv_dtype, runtime, spec)
+    if knobs.get("kv_dtype_v"):
+        knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
+    notes = list(spec.notes)
+    if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:
+        weights_dtype = "Q4_K_M"
+        notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")
+    roles = weights_by_role(spec, weights_dtype)
+    proj = OL.projector(spec)
+    if runtime == "vllm" and proj and not spec.weights_bytes:
+        roles = dict(roles, total=roles["total"] + proj["weights"])
+        notes.append(f"vision tower counted with the weights ({fmt_bytes(proj['weights'])} in 16 bits): vLLM loads it")
+    if runtime == "ollama" and proj:
+        notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
+                     f"for one image, on the GPU before any layer")
+    s = _settings(runtime, vram, ctx, parallel, knobs)
+    if runtime != "vllm" and kv != "f16" and KV_BYTES[kv] < 2 and not s["flash"]:
+        notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
+        s["flash"] = True
+    if ctx > model_max and spec.max_ctx:
+        notes.append(f"{ctx} tokens is beyond the model's trained context ({spec.max_ctx})")
+    if spec.mla and runtime == "llama.cpp":
+        notes.append({"latent": "MLA cache as llama.cpp >= 2026-01 stores it: the 576-value latent only (ggml-org/llama.cpp#19067)",
+                      "latent+v": "MLA cache as 2025 llama.cpp builds store it: the latent plus a V cache of kv_lora_rank",
+                      "full": "MLA cache as llama.cpp builds before early 2025 store it: full per-head K and V "
+                              "(40,960 values per token and layer for DeepSeek-V3)"}[s["mla_cache"]])
+    if spec.layer_kinds.count(SLIDING):
+        if runtime != "vllm" and spec.arch not in LLAMACPP_SWA_ARCHS:
+            notes.append(f"the {spec.sliding_window}-token sliding window is not kept by {runtime} for {spec.arch}: full cache counted")
+        else:
+            notes.append(f"{spec.layer_kinds.count(SLIDING)} of {spec.n_layers} layers use a {spec.sliding_window}-token sliding window")
+    if spec.attn_layers < spec.n_layers:
+        notes.append(f"hybrid: only {spec.attn_layers} of {spec.n_layers} layers keep a KV cache")
+    if runtime == "llama.cpp" and parallel > 1:
+        notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if s["unified"]
+                     else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
+
+    ev = _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
+    out = {"model": spec.summary(), "runtime": runtime, "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
+           "parallel": parallel, "kv_dtype": kv, "weights_dtype": weights_dtype or spec.quant or spec.dtype,
+           "weights": int(roles["total"]), "weights_how": roles["how"],
+           "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
+           "kv_per_token": ev["kv"]["per_token"], "kv_total": ev["kv"]["total"], "kv_detail": ev["kv"],
+           "kv_per_layer": {"full": ev["kv"]["per_full_layer"]},
+           "overhead": ev["overhead"], "overhead_total": int(sum(ev["overhead"].values())), "total": ev["total"],
+           "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"],
+           "fits": ev["fits"], "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
+           "command": "", "autofit": [], "notes": notes}
+    if proj and runtime != "vllm":
+        out["projector"] = {"weights": proj["weights"], "graph": proj["graph"],
+                            "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
+    if runtime == "vllm" and vram:
+        out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"])
+        out["vllm_would_print"] = (f"GPU KV cache size: {ev['pool_tokens']:,} tokens; Maximum concurrency for {ctx:,} "
+                                   f"tokens per request: {ev['concurrency']:.2f}x")
+        if ev["fits"] and ev["concurrency"] < parallel:
+            notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
+                         f"the other requests of the {parallel} wait or are preempted")
+    if runtime != "vllm":
+        out["host_weights"] = ev["host_weights"]
+        out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
+    mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
+    out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
+    if vram is None:
+        out["flags"] = _flags(runtime, ctx, parallel, kv, s, spec)
+        out["command"] = _command(runtime, out["flags"])
+        notes.append("no --vram given: sizes only, no verdict")
+        return out
+
+    cap = min(model_max, 1 << 24)
+    s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
+    if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
+        s_max = s  # the user's share is a decision, not a starting point
+    choice = _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj)
+    for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
+        s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
+        if runtime != "vllm" and KV_BYTES[k] < 2:
+            s_k = dict(s_k, flash=True)
+        best = _max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
+        layers = None
+        if not best and choice is not None and runtime != "vllm" and choice[2].get("ngl") is not None:
+            best = _max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=choice[2]["ngl"]), cap, proj)
+            layers = choice[2]["ngl"] if best else None
+        out["max_ctx_by_kv_dtype"][k] = best
+        out["max_ctx_layers"][k] = layers
+    if choice is None:
+        out["fits"] = False
+        out["max_ctx"] = 0
+        notes.append(_no_fit_reason(spec, runtime, roles["total"], vram))
+        return out
+    c_ctx, c_kv, c_s, c_ev = choice
+    if runtime != "vllm":
+        out["host_weights"] = c_ev["host_weights"]
+        out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
+        if c_ev["ngl"] <= spec.n_layers:
+            notes.append(f"only {c_ev['ngl']} of {spec.n_layers} layers fit on the GPU; the rest run from RAM on the CPU (much slower)")
+    out["fits"] = c_ctx >= ctx
+    out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
+    out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
+                     "overhead": c_ev["overhead"]}
+    out["flags"] = _flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
+                          util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"))
+    out["command"] = _command(runtime, out["flags"])
+    if not out["fits"]:
+        notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
+    return out
+
+
+def _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
+    """First setting, in order of least change, that serves ctx; else the same context with fewer GPU layers
+    (llama.cpp, Ollama); else the largest context."""
+    def ev(c, k, st):
+        return _evaluate(spec, runtime, c, parallel, k, roles, vram, st, proj)
+
+    ladder = [kv] + [k for k in KV_LADDER[runtime] if KV_BYTES[k] < KV_BYTES[kv]]
+    tries = []
+    if runtime == "vllm":
+        for k in ladder:
+            tries += [(k, s), (k, s_max), (k, dict(s_max, enforce_eager=True))]
+    else:
+        for k in ladder:
+            base = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
+            tries += [(k, base), (k, dict(base, flash=True))]
+            if runtime == "llama.cpp":
+                tries.append((k, dict(base, flash=True, ubatch=256)))
+    for k, st in tries:
+        e = ev(ctx, k, st)
+        if e["fits"]:
+            return ctx, k, st, e
+    if runtime != "vllm":  # keep the context, move layers to the CPU: the cache type that keeps most layers on the GPU
+        best = None
+        for k in [x for x in ladder if KV_BYTES[x] >= KV_BYTES["q8_0"]] or ladder[:1]:  # q4_0 only when asked
+            st = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
+            for ngl in range(spec.n_layers, 0, -1):
+                e = ev(ctx, k, dict(st, ngl=ngl))
+                if e["fits"]:
+                    if best is None or e["ngl"] > best[3]["ngl"]:
+                        best = (ctx, k, dict(st, ngl=ngl), e)
+                    break
+        if best:
+            return best
+    k = ladder[-1]
+    st = dict(s_max, flash=True) if runtime != "vllm" else dict(s_max, enforce_eager=False)
+    best = _max_ctx(spec, runtime, parallel, k, roles, vram, st, min(cap, ctx), proj)
+    if best:
+        return best, k, st, ev(best, k, st)
+    return None
+
+
+def _no_fit_reason(spec, runtime, w_bytes, vram) -> str:
+    if runtime == "vllm":
+        return (f"weights alone ({fmt_bytes(w_bytes)}) leave no room for a {MIN_CTX}-token cache in {fmt_bytes(vram)}: "
+                f"use a quantized checkpoint (AWQ/GPTQ 4-bit ~{fmt_bytes(weights(spec, 'awq')[0])}, fp8) or "
+                f"--tensor-parallel-size over more GPUs")
+    return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"
+
+
+def _flag(kind, name, value, reason, text=None):
+    if text is None:
+        text = f"{name}={value}" if kind == "env" else f"{name} {value}"
+    return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
+
+
+def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None) -> list:
+    f = []
+    if runtime == "vllm":
+        f.append(_flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
+        if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
+            f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
+        f.append(_flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
+                       "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
+        if util is not None:
+            u = max(util, V.DEFAULT_UTIL) if util <= V.DEFAULT_UTIL else util
+            f.append(_flag("flag", "--gpu-memory-utilization", f"{u:.2f}",
+                           f"share of VRAM vLLM takes; this model needs at least {util:.2f}"))
+        if s.get("max_batched") and s["max_batched"] not in (2048, 8192):
+            f.append(_flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))
+        if s.get("enforce_eager"):
+            f.append(_flag("flag", "--enforce-eager", "", "skip CUDA graph capture to free its memory", text="--enforce-eager"))
+        return f
+    L = spec.n_layers
+    ngl = s.get("ngl") if ngl is None else ngl
+    all_on = ngl is None or ngl > L
+    if runtime == "llama.cpp":
+        f.append(_flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
+        if parallel > 1:
+            f.append(_flag("flag", "-np", parallel, "parallel slots"))
+            if s.get("unified"):
+                f.append(_flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
+        f.append(_flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else f"{ngl} of {L} layers on the GPU, the rest in RAM"))
+        kv_v = s.get("kv_v") or kv
+        if kv != "f16":
+            f.append(_flag("flag", "-ctk", kv, f"K cache as {kv}"))
+        if kv_v != "f16":
+            f.append(_flag("flag", "-ctv", kv_v, f"V cache as {kv_v} (needs flash attention)"))
+        f.append(_flag("flag", "-fa", "on" if s["flash"] else "off", "flash attention: no score matrix in the compute buffer"))
+        if s["ubatch"] != 512:
+            f.append(_flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
+        return f
+    f.append(_flag("env", "OLLAMA_NUM_PARALLEL", parallel, "each parallel slot gets its own num_ctx of cache"))
+    if kv != "f16":
+        f.append(_flag("env", "OLLAMA_FLASH_ATTENTION", 1, "required for a quantized KV cache"))
+        f.append(_flag("env", "OLLAMA_KV_CACHE_TYPE", kv, f"KV cache as {kv}"))
+    elif s["flash"]:
+        f.append(_flag("env", "OLLAMA_FLASH_ATTENTION", 1, "smaller compute buffer"))
+    f.append(_flag("env", "OLLAMA_CONTEXT_LENGTH", ctx, "server default num_ctx"))
+    f.append(_flag("param", "num_ctx", ctx, "per request: options {\"num_ctx\": N} or PARAMETER num_ctx N in a Modelfile",
+                   text=f"PARAMETER num_ctx {ctx}"))
+    if not all_on:
+        f.append(_flag("param", "num_gpu", ngl, "layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
+    return f
+
+
+def _command(runtime, flags) -> str:
+    if runtime == "vllm":
+        return "vllm serve MODEL " + " ".join(f["text"] for f in flags if f["kind"] == "flag")
+    if runtime == "llama.cpp":
+        return "llama-server -m MODEL.gguf " + " ".join(f["text"] for f in flags)
+    env = " ".join(f["text"] for f in flags if f["kind"] == "env")
+    return f"{env} ollama serve"

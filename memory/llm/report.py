@@ -1,0 +1,125 @@
+"""`gpu-garden kv`: the command line and the plan as text."""
+import json
+
+from ..units import GiB, fmt_bytes
+from . import spec as llm_spec
+
+
+def _vram_bytes(args):
+    if args.vram is not None:
+        return int(args.vram * GiB)
+    try:  # this machine's first device, when the probe module has landed and sees a GPU
+        from ..budget import probe
+        snap = probe.snapshot()
+        devs = [d for d in snap.get("devices", []) if d.get("backend") not in (None, "cpu") and d.get("total")]
+        return int(devs[0]["total"]) if devs else None
+    except Exception:
+        return None
+
+
+def run_cli(args) -> int:
+    if getattr(args, "model", None) and args.model.strip().lower() == "list":
+        names = llm_spec.builtin_names()
+        if args.json:
+            print(json.dumps({"models": names}))
+        else:
+            print("\n".join(names))
+        return 0
+    from .kv import describe
+    from .plan import plan
+    spec = describe(config=args.config, gguf=args.gguf, model=args.model)
+    vram = _vram_bytes(args)
+    knobs = {k: getattr(args, k, None) for k in _CLI_KNOBS}
+    fa = getattr(args, "flash_attn", None)
+    knobs["flash_attn"] = None if fa in (None, "auto") else fa == "on"
+    if getattr(args, "kv_cache_memory", None):
+        knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
+    res = plan(spec, runtime=args.runtime, ctx=args.ctx, parallel=args.parallel, kv_dtype=args.kv_dtype,
+               weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        print(format_plan(res))
+    if res["vram"] is None:
+        return 0
+    return 0 if res["fits"] else 1
+
+
+# CLI argument (same name as the plan knob) -> plan knob; flash_attn and kv_cache_memory are converted above
+_CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs", "enforce_eager",
+              "mla_cache", "kv_dtype_v", "runtime_version", "mmproj")
+
+_TERM_HELP = {
+    ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
+    ("vllm", "activation_profile"): "profile forward of max_num_batched_tokens + sampler",
+    ("vllm", "non_torch"): "cuBLAS/NCCL workspaces",
+    ("vllm", "cuda_graphs"): "0 with --enforce-eager; inside the share from vLLM 0.21",
+    ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
+    ("llama.cpp", "margin"): "left free: fragmentation, driver",
+    ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
+    ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
+    ("ollama", "projector_weights"): "vision projector (mmproj), loaded with the model",
+    ("ollama", "projector_graph"): "its graph for one image",
+    ("llama.cpp", "projector"): "--mmproj: vision projector + its graph",
+}
+
+
+def format_plan(r: dict) -> str:
+    m = r["model"]
+    lines = []
+    kinds = ", ".join(f"{v} {k}" for k, v in m["layer_kinds"].items())
+    geo = (f"MLA latent {m['mla']['kv_lora_rank']}+{m['mla']['qk_rope_head_dim']}" if m["mla"]
+           else f"{m['kv_heads']} KV heads x {m['head_dim']}")
+    lines.append(f"{m['name']} ({m['arch']}): {m['layers']} layers ({kinds}), {geo}"
+                 + (f", {m['experts']} experts" if m["experts"] else ""))
+    ver = f" {r['runtime_version']}" if r.get("runtime_version") else " (newest)"
+    what = {"vllm": f"--max-model-len {r['ctx']:,}, {r['parallel']} request(s) at once",
+            "llama.cpp": f"-c {r['ctx']:,} shared by {r['parallel']} slot(s)",
+            "ollama": f"num_ctx {r['ctx']:,} x {r['parallel']} parallel"}[r["runtime"]]
+    lines.append(f"runtime {r['runtime']}{ver}, {what}, KV cache {r['kv_dtype']}")
+    lines.append("")
+    w = 20
+    lines.append(f"  {'weights':<{w}}{fmt_bytes(r['weights']):>11}   {r['weights_how']}")
+    if r.get("host_weights"):
+        lines.append(f"  {'  in host RAM':<{w}}{fmt_bytes(r['host_weights']):>11}   token embedding{' + CPU layers' if r.get('gpu_layers_used') else ''} (not on the GPU)")
+    kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
+    if r["kv_detail"]["sliding_layers"]:
+        kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
+    if r["kv_detail"]["recurrent_state"]:
+        kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
+    label = "KV, one request" if r["runtime"] == "vllm" else "KV cache"
+    lines.append(f"  {label:<{w}}{fmt_bytes(r['kv_total']):>11}   {kv_how}")
+    for k, v in r["overhead"].items():
+        lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {_TERM_HELP.get((r['runtime'], k), '')}".rstrip())
+    lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['total']):>11}")
+    if r["vram"]:
+        lines.append("")
+        verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
+        budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
+        lines.append(f"on {fmt_bytes(r['vram'])}{budget}: {verdict}")
+        if r.get("vllm_would_print"):
+            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
+        ch = r.get("chosen")
+        if ch and not r["fits_as_requested"]:
+            where = f", {r['gpu_layers_used']} layers on the GPU" if r.get("gpu_layers_used") else ""
+            lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
+                         f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
+        if r["max_ctx_by_kv_dtype"]:
+            per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)"}[r["runtime"]]
+            parts = []
+            for k, v in r["max_ctx_by_kv_dtype"].items():
+                ngl = r.get("max_ctx_layers", {}).get(k)
+                parts.append(f"{k} {v:,}" + (f" with only {ngl} of {m['layers']} layers on the GPU (partial offload)" if ngl else ""))
+            lines.append(f"largest context{per}: " + ", ".join(parts))
+    if r["flags"]:
+        lines.append("")
+        lines.append("  " + r["command"])
+        if r["runtime"] == "ollama":
+            for f in r["flags"]:
+                if f["kind"] == "param":
+                    lines.append(f"  {f['text']}")
+    for a in r.get("autofit") or []:
+        lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")
+    for n in r["notes"]:
+        lines.append(f"note: {n}")
+    return "\n".join(lines)

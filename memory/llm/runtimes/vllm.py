@@ -1,0 +1,108 @@
+"""vLLM: what it reserves, by version (vllm/worker/worker.py for V0, vllm/v1/worker/gpu_worker.py and
+vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
+
+  KV pool = ceil(total x gpu_memory_utilization) - weights - activation peak - non-torch memory
+            [- CUDA graph estimate, from v0.21: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1; before,
+             graphs were captured after the KV cache was allocated, outside the share (PR #30515 added the
+             estimate off by default; vLLM 0.27's log: "CUDA graph memory profiling is enabled (default since
+             v0.21.0)")]
+  activation peak: one profile forward of max_num_batched_tokens plus the sampler on max_num_seqs rows
+  non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on
+  fits: one request of max_model_len must fit the pool (V0: max_model_len <= GPU blocks x 16; V1:
+        _check_enough_kv_cache_memory); the rest of the pool is concurrency, printed as
+        "Maximum concurrency for N tokens per request: X" (V0: tokens / N; V1: blocks / ceil(N / 16))
+  auto-fit: --kv-cache-memory BYTES (v0.10.1, PR #21489); --max-model-len auto (v0.12, PR #29431)."""
+import math
+
+from ...units import GiB, MiB
+from ..cache import BLOCK, kv_cache, vllm_kv_tokens
+from . import at_least
+
+CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
+NON_TORCH_V06 = int(0.35 * GiB)
+NON_TORCH = int(0.06 * GiB)
+CUDA_GRAPHS = 512 * MiB       # "Graph capturing finished ... took 0.3-1 GiB"; 0 with --enforce-eager
+DEFAULT_UTIL = 0.90
+MAX_UTIL = 0.95
+V1 = (0, 8)
+GRAPHS_IN_BUDGET = (0, 21)
+KV_CACHE_MEMORY = (0, 10, 1)
+MAX_MODEL_LEN_AUTO = (0, 12)
+
+
+def settings(version, vram, ctx, knobs) -> dict:
+    big = (vram or 0) >= 70 * GiB
+    v1 = at_least(version, *V1)
+    if knobs.get("max_num_batched_tokens"):
+        batched = knobs["max_num_batched_tokens"]
+    elif v1:
+        batched = 8192 if big else 2048
+    else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
+        batched = max(ctx, 2048) if ctx <= 32768 else 2048
+    seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
+    return {"util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
+            "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
+            "version": version, "v1": v1}
+
+
+def activation(spec, max_batched: int, max_seqs: int) -> int:
+    """Profile run peak: one forward of max_num_batched_tokens plus the sampler on max_num_seqs rows.
+    Calibrated on vLLM's own "PyTorch activation peak memory" lines (Llama-3-8B: 1.26 GiB at 8192 tokens,
+    vllm-project/vllm#10511; Llama-3.1-8B: 2.07 GiB at 20000 tokens, vllm-project/vllm#10517)."""
+    d = spec.hidden
+    if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
+        per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
+    else:
+        per_token = (2 * spec.intermediate + 5 * d) * 2
+    return int(max_batched * per_token + max_seqs * spec.vocab * 4 * 3)
+
+
+def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
+    v = s["version"]
+    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"])
+    over = {"cuda_context": CUDA_CONTEXT,
+            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"]),
+            "non_torch": NON_TORCH if at_least(v, 0, 7) else NON_TORCH_V06,
+            "cuda_graphs": 0 if s["enforce_eager"] else CUDA_GRAPHS}
+    graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
+    inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
+    outside = over["cuda_context"] + (0 if graphs_inside else over["cuda_graphs"])
+    out = {"kv": need, "overhead": over, "gpu_weights": w_bytes, "graphs_inside": graphs_inside,
+           "total": int(inside + need["total"] + outside), "budget": None, "fits": None, "util_needed": None}
+    if not vram:
+        return out
+    budget = math.ceil(s["util"] * vram)
+    pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
+    tokens = vllm_kv_tokens(spec, pool, kv)
+    blocks = tokens // BLOCK
+    per_req_blocks = math.ceil(ctx / BLOCK)
+    if s["v1"]:
+        starts = pool >= need["total"]
+        conc = blocks / per_req_blocks
+    else:
+        starts = tokens >= ctx
+        conc = tokens / ctx
+    used = (inside + pool + outside) if s["kv_cache_memory"] else (budget + outside)
+    room = used <= vram if s["kv_cache_memory"] else outside <= vram - budget
+    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, concurrency=conc, starts=bool(starts and pool > 0),
+               fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
+    return out
+
+
+def util_for(ev, vram) -> float | None:
+    """Smallest gpu_memory_utilization (2 decimals) that holds one sequence, None if none can."""
+    need = math.ceil(ev["util_needed"] * 100 - 1e-9) / 100
+    outside = ev["overhead"]["cuda_context"] + (0 if ev["graphs_inside"] else ev["overhead"]["cuda_graphs"])
+    ceiling = min(MAX_UTIL, math.floor((1 - outside / vram) * 100) / 100)
+    return need if need <= ceiling else None
+
+
+def autofit(version, ev) -> list:
+    """The runtime's own fitting options this version has, as (flag, why)."""
+    out = []
+    if at_least(version, *MAX_MODEL_LEN_AUTO):
+        out.append(("--max-model-len auto", "vLLM >= 0.12 picks the largest context its own profile leaves room for"))
+    if at_least(version, *KV_CACHE_MEMORY) and ev.get("pool"):
+        out.append((f"--kv-cache-memory {int(ev['pool'])}", "vLLM >= 0.10.1: a fixed KV pool in bytes instead of a share "
+                    "(it prints the value that fits after its first start)"))
+    return out

@@ -1,0 +1,104 @@
+"""Weight bytes: exact from a file, else parameters x bits, by tensor role.
+
+GGUF quantization types give their token embedding and output head other types than the blocks (llama.cpp
+tools/quantize: the output tensor is Q6_K for the K-quants and Q4_0, Q8_0 for Q8_0; a tied embedding doubles as
+the output and takes the output's type). Block rates are llama.cpp's published whole-file sizes for Llama-3-8B
+(QUANT_OPTIONS, e.g. Q4_K_M 4.58 GiB) less its 525 M-parameter embedding and output at their role types, so a
+model whose embedding is a larger (Gemma-3, 262k vocabulary) or smaller (Mixtral, 32k) share is not sized at
+Llama-3's mix. AWQ/GPTQ/fp8/int8 checkpoints quantize only the decoder-block matmuls; embeddings, head and
+norms stay 16-bit."""
+from ..errors import UserError
+from .spec import LLMSpec
+
+# whole-file bits per weight of Llama-3-8B (8.03 B parameters) per GGUF type
+GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_M": 5.70, "Q5_K_S": 5.57,
+            "Q5_1": 6.04, "Q5_0": 5.57, "Q4_K_M": 4.90, "Q4_K_S": 4.67, "Q4_1": 5.11, "Q4_0": 4.64,
+            "IQ4_NL": 4.68, "IQ4_XS": 4.46, "Q3_K_L": 4.31, "Q3_K_M": 4.00, "Q3_K_S": 3.65, "IQ3_M": 3.90,
+            "IQ3_S": 3.70, "IQ3_XS": 3.50, "IQ3_XXS": 3.30, "Q2_K": 3.17, "Q2_K_S": 2.97, "IQ2_M": 2.95,
+            "IQ2_S": 2.75, "IQ2_XS": 2.56, "IQ2_XXS": 2.31, "IQ1_M": 2.00, "IQ1_S": 1.81, "MXFP4": 4.25}
+# ggml tensor types: bits per weight of one block
+TYPE_BITS = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K": 5.5, "Q5_0": 5.5, "Q5_1": 6.0,
+             "Q4_K": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "IQ4_NL": 4.5, "IQ4_XS": 4.25, "Q3_K": 3.4375, "Q2_K": 2.625}
+# file type -> (token embedding type, output type)
+ROLE_TYPES = {"Q8_0": ("Q8_0", "Q8_0"), "Q6_K": ("Q6_K", "Q6_K"), "Q5_K_M": ("Q5_K", "Q6_K"), "Q5_K_S": ("Q5_K", "Q6_K"),
+              "Q5_0": ("Q5_0", "Q6_K"), "Q5_1": ("Q5_1", "Q6_K"), "Q4_K_M": ("Q4_K", "Q6_K"), "Q4_K_S": ("Q4_K", "Q6_K"),
+              "Q4_0": ("Q4_0", "Q6_K"), "Q4_1": ("Q4_1", "Q6_K"), "IQ4_NL": ("IQ4_NL", "Q6_K"), "IQ4_XS": ("IQ4_XS", "Q6_K"),
+              "Q3_K_L": ("Q3_K", "Q6_K"), "Q3_K_M": ("Q3_K", "Q6_K"), "Q3_K_S": ("Q3_K", "Q6_K"), "Q2_K": ("Q2_K", "Q6_K")}
+_L3_PARAMS, _L3_EMBED = 8_030_261_248, 128_256 * 4096  # Llama-3-8B: all parameters; embedding (= output) parameters
+
+
+def _block_bits(t: str) -> float:
+    emb, out = ROLE_TYPES[t]
+    whole = _L3_PARAMS * GGUF_BPW[t]
+    return (whole - _L3_EMBED * (TYPE_BITS[emb] + TYPE_BITS[out])) / (_L3_PARAMS - 2 * _L3_EMBED)
+
+
+BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
+DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
+# AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
+# symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
+LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "awq": 4 + 20 / 128, "gptq": 4 + 20 / 128, "w4a16": 4 + 16 / 128,
+               "int4": 4 + 20 / 128, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
+
+
+def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
+    """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes."""
+    emb_params = spec.vocab * spec.hidden
+    if weights_dtype is None and spec.weights_bytes:
+        if spec.embed_bytes is not None:  # exact, from the GGUF tensor table
+            emb, out = spec.embed_bytes, spec.output_bytes or 0
+            blocks = max(spec.weights_bytes - emb - (0 if spec.tied else out), 0)
+        else:
+            per = spec.weights_bytes / max(spec.params or 1, 1)
+            emb = out = int(emb_params * per)
+            blocks = max(spec.weights_bytes - emb * (1 if spec.tied else 2), 0)
+        return {"embedding": emb, "output": out, "blocks": blocks, "total": spec.weights_bytes,
+                "how": f"exact, {spec.weights_source}"}
+    dt = weights_dtype or spec.quant or spec.dtype
+    if spec.params is None:
+        raise UserError(f"{spec.name}: parameter count unknown, cannot size {dt} weights")
+    up, low = str(dt).upper(), str(dt).lower()
+    head_params = 0 if spec.tied else emb_params
+    block_params = spec.params - emb_params - head_params
+    if up in ROLE_TYPES:
+        et, ot = ROLE_TYPES[up]
+        emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8
+        out = emb_params * TYPE_BITS[ot] / 8
+        blocks = block_params * BLOCK_BITS[up] / 8
+        total = emb + blocks + (0 if spec.tied else out)
+        how = (f"{block_params / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
+               f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}"))
+        return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how}
+    if up in GGUF_BPW and low not in DENSE_BITS:
+        total = spec.params * GGUF_BPW[up] / 8
+        how = f"{spec.params / 1e9:.2f} B params x {GGUF_BPW[up]} bits ({up}, whole-file rate)"
+    elif low in DENSE_BITS:
+        total = spec.params * DENSE_BITS[low] / 8
+        how = f"{spec.params / 1e9:.2f} B params x {DENSE_BITS[low]} bits"
+    elif low in LINEAR_BITS:
+        lin = spec.linear_params or spec.params
+        total = lin * LINEAR_BITS[low] / 8 + (spec.params - lin) * 2
+        how = f"{lin / 1e9:.2f} B matmul params x {LINEAR_BITS[low]:.2f} bits ({low}) + {(spec.params - lin) / 1e9:.2f} B at 16 bits"
+    else:
+        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq or a GGUF "
+                        f"type such as Q4_K_M)")
+    per = total / spec.params
+    emb = emb_params * per if low not in LINEAR_BITS else emb_params * 2
+    return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
+            "total": int(total), "how": how}
+
+
+def weights(spec: LLMSpec, weights_dtype: str | None = None) -> tuple:
+    """(bytes, how) - exact from the file unless a different dtype is asked for."""
+    r = weights_by_role(spec, weights_dtype)
+    return r["total"], r["how"]
+
+
+def split_weights(spec: LLMSpec, weights_total: int, weights_dtype: str | None = None) -> tuple:
+    """(token embedding, output head, repeating blocks) in bytes. llama.cpp keeps the embedding in host RAM and
+    puts the output head (a copy of the embedding when tied) on the GPU with the last layer."""
+    r = weights_by_role(spec, weights_dtype)
+    if r["total"] != weights_total:  # a caller's own total: split it in the same proportions
+        f = weights_total / max(r["total"], 1)
+        return int(r["embedding"] * f), int(r["output"] * f), int(r["blocks"] * f)
+    return r["embedding"], r["output"], r["blocks"]
