@@ -64,12 +64,37 @@ function graphNode(id) {
   return g.getNodeById(Number(id)) ?? g.getNodeById(id);
 }
 
+const vueNodesMode = () => !!window.LiteGraph?.vueNodesMode;
+
 function clearBadges() {
   for (const [node, fn] of state.badged) {
     const i = node.badges?.indexOf(fn) ?? -1;
     if (i >= 0) node.badges.splice(i, 1);
   }
   state.badged.clear();
+  document.querySelectorAll(".gg-rec-badge").forEach((e) => e.remove());
+}
+
+/** Nodes 2.0 (Vue) mode reads node.badges only when a node re-renders, so the same text also goes on the
+ *  node's element as a small label (classic mode draws node.badges on the canvas at once). */
+function showDomBadges(tries = 10) {
+  if (!vueNodesMode()) return;
+  let missing = 0;
+  for (const [node, fn] of state.badged) {
+    const host = document.querySelector(`.lg-node[data-node-id="${CSS.escape(String(node.id))}"]`);
+    if (!host) {
+      missing += 1;
+      continue;
+    }
+    let b = host.querySelector(":scope > .gg-rec-badge");
+    if (!b) {
+      b = el("div", "gg-rec-badge");
+      b.dataset.testid = "gpu-garden-badge";
+      host.append(b);
+    }
+    b.textContent = fn.ggRecorder;
+  }
+  if (missing && tries > 0) setTimeout(() => showDomBadges(tries - 1), 300);
 }
 
 function showBadges(run) {
@@ -89,6 +114,8 @@ function showBadges(run) {
     state.badged.set(node, fn);
   }
   app.canvas?.setDirty?.(true, true);
+  ensureCss();
+  showDomBadges();
 }
 
 // -- data -----------------------------------------------------------------------------------------
@@ -153,7 +180,9 @@ function onWatchdog(ev) {
 }
 
 // -- the sidebar section --------------------------------------------------------------------------
-const CSS = `
+const STYLE = `
+.gg-rec-badge{position:absolute;bottom:100%;right:6px;margin-bottom:3px;padding:1px 7px;border-radius:9px;background:#2f5cb8;color:#fff;
+  font:10px/1.5 var(--comfy-font, Inter, system-ui, sans-serif);white-space:nowrap;pointer-events:none;z-index:1}
 .gg-rec{display:flex;flex-direction:column;gap:8px;font-size:11px}
 .gg-rec-head{display:flex;gap:6px;align-items:center;flex-wrap:wrap}
 .gg-rec select{max-width:100%;font-size:11px;background:var(--comfy-input-bg,#222);color:inherit;border:1px solid var(--border-color,#4e4e4e);border-radius:4px}
@@ -281,12 +310,15 @@ function renderAll() {
   }
 }
 
+function ensureCss() {
+  if (document.getElementById("gpu-garden-recorder-css")) return;
+  const style = el("style", null, STYLE);
+  style.id = "gpu-garden-recorder-css";
+  document.head.append(style);
+}
+
 registerSidebarSection("recorder", (container) => {
-  if (!document.getElementById("gpu-garden-recorder-css")) {
-    const style = el("style", null, CSS);
-    style.id = "gpu-garden-recorder-css";
-    document.head.append(style);
-  }
+  ensureCss();
   const root = el("div", "gg-rec");
   root.dataset.testid = "gpu-garden-runs";
   container.append(root);

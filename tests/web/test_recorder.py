@@ -90,3 +90,27 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     assert "| 8 | VAEDecode |" in report and f"Compared with the previous run** `{first}`" in report
     clip = page.evaluate("() => navigator.clipboard.readText()")
     assert clip == report
+
+
+def test_badges_in_nodes2_mode(browser, comfy_host, output_dir):
+    comfy_host.wait_idle()
+    page, console = open_comfy(browser, comfy_host, vue_nodes=True)
+    try:
+        tag = comfy_host.frontend.replace(".", "_")
+        page.wait_for_function("() => window.__gpuGarden?.recorder", timeout=20000)
+        load_api(page, sd15_prompt("a nodes2 recorder test " + tag, width=64, height=64, seed=23))
+        queue_and_wait(page, runs_seen(page))
+        run = page.evaluate("() => window.__gpuGarden.recorder.runs[0]")
+        executed = sorted(n["id"] for n in run["nodes"])
+        page.wait_for_function("""(ids) => ids.every(id => (document.querySelector(`.lg-node[data-node-id="${id}"] [data-testid=gpu-garden-badge]`)?.textContent || '').includes('peak'))""",
+                               arg=executed, timeout=15000)
+        texts = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-badge]')].map(b => b.textContent)")
+        assert len(texts) == len(executed) and all(t.startswith("RAM peak ") for t in texts), texts
+        box = page.locator('.lg-node[data-node-id="3"] [data-testid=gpu-garden-badge]').bounding_box()
+        node = page.locator('.lg-node[data-node-id="3"]').bounding_box()
+        assert box["width"] > 40 and box["y"] + box["height"] <= node["y"] + 1, (box, node)  # visible, above the node
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(output_dir / f"recorder_badges_nodes2_{tag}.png"), clip={"x": 0, "y": 40, "width": 1400, "height": 420})
+    finally:
+        page.context.close()
+    assert console.from_pack() == [], console.from_pack()
