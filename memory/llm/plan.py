@@ -90,7 +90,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
                      f"for one image, on the GPU before any layer")
     s = _settings(runtime, vram, ctx, parallel, knobs)
-    if runtime != "vllm" and kv != "f16" and KV_BYTES[kv] < 2 and not s["flash"]:
+    v_type = knobs.get("kv_dtype_v") or kv
+    if runtime != "vllm" and KV_BYTES[v_type] < 2 and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
         s["flash"] = True
     if ctx > model_max and spec.max_ctx:
@@ -195,7 +196,7 @@ def _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
             tries += [(k, s), (k, s_max), (k, dict(s_max, enforce_eager=True))]
     else:
         for k in ladder:
-            base = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
+            base = dict(s, flash=s["flash"] or KV_BYTES[s.get("kv_v") or k] < 2)
             tries += [(k, base), (k, dict(base, flash=True))]
             if runtime == "llama.cpp":
                 tries.append((k, dict(base, flash=True, ubatch=256)))

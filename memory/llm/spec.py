@@ -207,7 +207,8 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
     if cfg.get("_vision") is not None:
         spec.vision = dict(cfg["_vision"])
-        spec.notes.append("vision tower not counted: this is the text decoder only")
+        spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
+                          "loads it (vLLM with the weights, Ollama as a projector, llama.cpp with --mmproj)")
     if spec.params > 10 ** 13:
         raise UserError(f"{name}: {spec.params:.3g} parameters is not a plausible model")
     return spec

@@ -1,0 +1,46 @@
+"""Names users type: Ollama library tags and Hugging Face repo ids with quantization suffixes."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import GiB
+
+
+@pytest.mark.parametrize("name, builtin, quant", [
+    ("qwen2.5:7b", "Qwen2.5-7B", "Q4_K_M"), ("qwen2.5", "Qwen2.5-7B", "Q4_K_M"), ("llama3.1:8b", "Llama-3.1-8B", "Q4_K_M"),
+    ("llama3.1:8b-instruct-q8_0", "Llama-3.1-8B", "Q8_0"), ("llama3.1:70b-instruct-q4_K_S", "Llama-3.1-70B", "Q4_K_S"),
+    ("gemma3:12b", "Gemma-3-12B", "Q4_K_M"), ("gemma3:27b-it-qat", "Gemma-3-27B", "Q4_0"),
+    ("gemma2:9b-instruct-fp16", "Gemma-2-9B", "F16"), ("qwen3:14b", "Qwen3-14B", "Q4_K_M"),
+])
+def test_ollama_tags(name, builtin, quant):
+    s = llm.describe(model=name)
+    assert (s.name, s.quant) == (builtin, quant)
+
+
+@pytest.mark.parametrize("repo, builtin, quant", [
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "Llama-3.1-8B", "w8a8"),
+    ("neuralmagic/Qwen2.5-7B-Instruct-quantized.w4a16", "Qwen2.5-7B", "w4a16"),
+    ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "Llama-3.1-70B", "awq"),
+    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "Qwen2.5-7B", "gptq"),
+    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen2.5-7B", "int8"),
+    ("RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", "Llama-3.1-8B", "fp8"),
+    ("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen3-30B-A3B", None),
+    ("deepseek-ai/DeepSeek-V3", "DeepSeek-V3", "fp8"),
+])
+def test_repo_id_suffixes(repo, builtin, quant):
+    s = llm.describe(model=repo)
+    assert (s.name, s.quant) == (builtin, quant)
+
+
+def test_w4a16_and_w8a8_weights():
+    s = llm.describe(model="Llama-3.1-8B")
+    w16 = llm.weights(s, "bf16")[0]
+    w8 = llm.weights(s, "w8a8")[0]
+    w4 = llm.weights(s, "w4a16")[0]
+    # Llama-3.1-8B: 6.98 B matmul parameters; embedding + head (1.05 B) and norms stay 16-bit
+    assert 8.0 * GiB < w8 < 8.6 * GiB and 5.0 * GiB < w4 < 5.6 * GiB and w16 > 14.9 * GiB
+
+
+def test_unknown_ollama_size_is_a_clear_error():
+    with pytest.raises(UserError, match="gemma3"):
+        llm.describe(model="gemma3:1b")
