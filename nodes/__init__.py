@@ -6,8 +6,8 @@ import logging
 
 log = logging.getLogger("gpu_garden")
 
-NODE_MODULES = ("budget", "estimate", "unload")
-SERVER_MODULES = ("health", "budget_routes", "oom_capture", "auto_unload", "recorder", "recorder_routes", "estimate_routes")
+NODE_MODULES = ("budget", "estimate", "unload", "fit_to_card")
+SERVER_MODULES = ("health", "budget_routes", "oom_capture", "auto_unload", "recorder", "recorder_routes", "estimate_routes", "fit_guard")
 CATEGORY = "GPU Garden"
 
 

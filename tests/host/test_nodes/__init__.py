@@ -74,3 +74,6 @@ class GGTestLoadedModels:
 
 NODE_CLASS_MAPPINGS["GGTestLoadedModels"] = GGTestLoadedModels
 NODE_DISPLAY_NAME_MAPPINGS["GGTestLoadedModels"] = "GG Test: loaded models"
+
+from .fit_probe import NODE_CLASS_MAPPINGS as _FIT, NODE_DISPLAY_NAME_MAPPINGS as _FIT_NAMES  # noqa: E402
+NODE_CLASS_MAPPINGS.update(_FIT), NODE_DISPLAY_NAME_MAPPINGS.update(_FIT_NAMES)

@@ -1,0 +1,365 @@
+"""Fit to Card's adapter to ComfyUI: our figures in place of its two guesses, per model clone and per VAE copy.
+
+Sampling. ComfyUI 0.8.0 loads the diffusion model in comfy.sampler_helpers._prepare_sampling, which asks
+estimate_memory -> model.model.memory_required(shape) and hands the result to load_models_gpu(memory_required,
+minimum_memory_required). Our PREPARE_SAMPLING wrapper (comfy.patcher_extension, registered on a model clone
+with add_wrapper_with_key, so only that clone's samplers see it) answers that question with our estimate of
+the batch the sampler will run (memory/fit/plan.py: cond and uncond as calc_cond_batch batches them, the
+manual-cast copy, our allocator margin), for both figures. The answer is an attribute on the model instance
+that exists only for the duration of the wrapped call, in the worker thread that runs it; it is removed in
+`finally`. ComfyUI's own partial loading then keeps exactly the weights that leave room for it.
+
+VAE. VAE.decode/encode size their batch and load from the instance attributes memory_used_decode /
+memory_used_encode; the node returns a shallow copy of the VAE (same weights, same patcher) whose attributes
+are ours. When one sample does not fit the budget, the copy's decode goes straight to decode_tiled with the
+tile the plan computed (ComfyUI would otherwise run out of memory first and then tile).
+
+Dynamic VRAM (comfy-aimdo, ComfyUI 2026): weights are paged in and evicted by the allocator itself, so the
+guard moves no weights and unloads no encoders there; it only hands ComfyUI the activation figure through the
+same memory_required parameter (the headroom ComfyUI keeps for activations) and sizes the VAE.
+
+Automatic mode (setting GPUGarden.FitToCard, default off): the same for every sampler whose model has no Fit
+to Card node, through one wrapper on comfy.sampler_helpers.prepare_sampling (as auto_unload.py does)."""
+import copy
+import functools
+import logging
+import re
+import types
+
+from ..memory.estimate import families, spec
+from ..memory.estimate.headers import tensor_bytes
+from ..memory.estimate.weights import largest_cast
+from ..memory.fit import plan as fit_plan
+from . import health
+
+log = logging.getLogger("gpu_garden")
+
+KEY = "gpu_garden.fit_to_card"
+SETTING_ID = "GPUGarden.FitToCard"
+SEAM = "comfy.sampler_helpers.prepare_sampling"
+FEATURE = health.register("fit_guard.prepare_sampling")
+_state = {"last": None, "installed": False, "cache": {}, "facts": {}}
+_BLOCK = re.compile(r"^(.*?blocks)\.(\d+)\.")
+
+
+# -- facts about the loaded objects ---------------------------------------------------------------
+def model_facts(model) -> dict:
+    """family, arch, compute dtype, manual-cast copy, weight bytes and repeated blocks of a MODEL (cached
+    per loaded model: the state dict is read once)."""
+    base = model.model
+    key = id(base)
+    hit = _state["facts"].get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    from .estimate import table_of
+
+    table = table_of(base.diffusion_model)
+    det = families.detect_family(table)
+    family = det["family"]
+    config = type(getattr(base, "model_config", None)).__name__
+    if family == "unknown" and families.family_for_config(config):
+        family = families.family_for_config(config)
+    dtype = getattr(base, "manual_cast_dtype", None) or (base.get_dtype() if hasattr(base, "get_dtype") else "bf16")
+    groups = {}
+    for name, (dt, shape) in table.items():
+        m = _BLOCK.match(name)
+        if m:
+            groups[m.group(0)] = groups.get(m.group(0), 0) + tensor_bytes(dt, shape)
+    facts = {"family": family, "arch": det.get("arch") or None, "dtype": str(dtype), "cast_bytes": largest_cast(table),
+             "bytes": int(model.model_size()), "config": config,
+             "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None}
+    if len(_state["facts"]) > 8:
+        _state["facts"].clear()
+    _state["facts"][key] = (base, facts)
+    return facts
+
+
+def vae_kind(vae, family: str) -> str:
+    from .estimate import table_of
+
+    fsm = getattr(vae, "first_stage_model", None)
+    kind = families.vae_kind(table_of(fsm)) if fsm is not None else None
+    return spec.vae_kind_for(kind, family)
+
+
+def dynamic_vram() -> bool:
+    try:
+        from .unload import dynamic_vram_enabled
+
+        return dynamic_vram_enabled()
+    except Exception:
+        return False
+
+
+def cond_counts(conds: dict) -> dict:
+    return {k: len(v or ()) for k, v in (conds or {}).items()}
+
+
+def required_for(facts: dict, noise_shape, cond_batch: int) -> int:
+    return fit_plan.sample_memory_required(facts["family"], list(noise_shape), facts["dtype"], cond_batch, facts["arch"],
+                                           cast_bytes=facts["cast_bytes"])
+
+
+def stock_required(model, noise_shape, cond_batch: int):
+    """ComfyUI's own memory_required for the same batch (estimate_memory asks it for 2B and B)."""
+    try:
+        return int(model.model.memory_required([int(noise_shape[0]) * cond_batch] + list(noise_shape[1:])))
+    except Exception:
+        return None
+
+
+# -- the memory_required answer ---------------------------------------------------------------------
+class _Answer:
+    """model.model.memory_required answers `figure` while the wrapped call runs; removed afterwards."""
+
+    def __init__(self, base, figure):
+        self.base, self.figure = base, int(figure)
+
+    def __enter__(self):
+        d = self.base.__dict__
+        self.had, self.old = "memory_required" in d, d.get("memory_required")
+        figure = self.figure
+        self.base.memory_required = lambda input_shape, cond_shapes={}: figure  # noqa: E731
+        return self
+
+    def __exit__(self, *exc):
+        if self.had:
+            self.base.memory_required = self.old
+        else:
+            self.base.__dict__.pop("memory_required", None)
+        return False
+
+
+def _publish(record: dict) -> None:
+    _state["last"] = record
+    try:
+        from server import PromptServer
+
+        inst = PromptServer.instance
+        sid = getattr(inst, "client_id", None)
+        if sid:
+            inst.send_sync("gpu_garden.fit", record, sid)
+    except Exception:
+        pass
+
+
+def _offload_encoders(ctx, model) -> list:
+    """Text encoders off the sampler's device: the node's CLIP only, or (automatic mode) every encoder that
+    is not one of the sampler's own models. Never with Dynamic VRAM (the allocator evicts pages itself)."""
+    try:
+        if ctx.get("clip") is not None:
+            from .unload import unload_clip
+
+            return unload_clip(ctx["clip"], "offload").get("left_device", [])
+        from .auto_unload import unload_before_sampling
+
+        r = unload_before_sampling(model)
+        return (r or {}).get("left_device", [])
+    except Exception as exc:
+        log.warning("[GPU Garden] Fit to Card: text encoders could not be offloaded: %s", exc)
+        return []
+
+
+def _encoders_on_device(model) -> int:
+    try:
+        from . import host_models
+
+        dev = getattr(model, "load_device", None)
+        return sum(int(lm.model_loaded_memory()) for lm in host_models.entries()
+                   if getattr(lm.model, "is_clip", False) and lm.device == dev)
+    except Exception:
+        return 0
+
+
+def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, force_full_load=False):
+    """Run ComfyUI's prepare_sampling (`call`) with our memory_required; record what was supplied."""
+    facts = ctx.get("facts") or model_facts(model)
+    mo = model_options or {}
+    n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
+    req = required_for(facts, noise_shape, n)
+    dyn = dynamic_vram()
+    p = None
+    left = []
+    if ctx.get("budget") is not None:
+        p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": facts["bytes"]}, memory_required=req,
+                          context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
+                          dynamic_vram=dyn, host_ram=ctx.get("host_ram"))
+        if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
+            left = _offload_encoders(ctx, model)
+    record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,
+              "minimum_memory_required": req, "cond_batch": n, "latent_shape": [int(x) for x in noise_shape],
+              "stock_memory_required": stock_required(model, noise_shape, 2),
+              "stock_minimum_memory_required": stock_required(model, noise_shape, 1),
+              "dynamic_vram": dyn, "encoders_offloaded": left, "summary": p["summary"] if p else None}
+    ctx["supplied"] = record
+    _publish(record)
+    log.info("[GPU Garden] Fit to Card: ComfyUI's loader gets memory_required %d (ours, %d conditioning(s) batched; "
+             "stock %s)%s", req, n, record["stock_memory_required"], f"; {p['summary']}" if p else "")
+    base = getattr(model, "model", None)
+    if base is None or not hasattr(base, "memory_required"):
+        FEATURE.fail(RuntimeError("this model has no memory_required: ComfyUI's own figure is used"))
+        return call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+    with _Answer(base, req):
+        out = call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+    FEATURE.ok()
+    return out
+
+
+def _prepare_wrapper(ctx, executor, model, noise_shape, conds, model_options=None, force_full_load=False):
+    return guarded(ctx, executor, model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+
+
+def _outer_wrapper(ctx, executor, *args, **kwargs):
+    ctx["cfg"] = getattr(getattr(executor, "class_obj", None), "cfg", None)  # the guider's cfg (None: BasicGuider)
+    return executor(*args, **kwargs)
+
+
+def attach(model, ctx: dict):
+    """A clone of `model` whose samplers load it with our memory_required."""
+    import comfy.patcher_extension as pe
+
+    clone = model.clone()
+    clone.remove_wrappers_with_key(pe.WrappersMP.PREPARE_SAMPLING, KEY)
+    clone.remove_wrappers_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY)
+    clone.add_wrapper_with_key(pe.WrappersMP.OUTER_SAMPLE, KEY, functools.partial(_outer_wrapper, ctx))
+    clone.add_wrapper_with_key(pe.WrappersMP.PREPARE_SAMPLING, KEY, functools.partial(_prepare_wrapper, ctx))
+    return clone
+
+
+def has_node_wrapper(model) -> bool:
+    try:
+        import comfy.patcher_extension as pe
+
+        return bool(model.wrappers.get(pe.WrappersMP.PREPARE_SAMPLING, {}).get(KEY))
+    except Exception:
+        return False
+
+
+# -- the VAE ----------------------------------------------------------------------------------------
+def _pixel_dims(shape):
+    sh = [int(x) for x in shape]
+    return (sh[-1], sh[-2], sh[2]) if len(sh) == 5 else (sh[-1], sh[-2])
+
+
+def sized_vae(vae, kind: str, tile: dict | None = None):
+    """A shallow copy of `vae` (same weights and patcher) whose decode/encode sizing is our estimate; with
+    `tile` (plan decode args) its decode runs tiled with that tile. The original VAE is untouched."""
+    v = copy.copy(vae)
+    v.gpu_garden_fit = {"kind": kind, "tile": tile}
+    if tile:
+        def used_decode(shape, dtype):
+            s = list(shape)
+            t = [1, s[1]] + ([min(s[2], tile.get("tile_t", s[2]))] if len(s) == 5 else []) + \
+                [min(s[-2], tile["tile_y"]), min(s[-1], tile["tile_x"])]
+            return fit_plan.with_margin(fit_plan.decode_bytes(kind, t, str(dtype)))
+
+        def decode(self, samples_in, vae_options={}):
+            if self.latent_dim == 2 and samples_in.ndim == 5:
+                samples_in = samples_in[:, :, 0]
+            args = dict(tile)
+            if samples_in.ndim != 5:
+                args.pop("tile_t", None), args.pop("overlap_t", None)
+            return self.decode_tiled(samples_in, **args)
+
+        v.decode = types.MethodType(decode, v)
+    else:
+        def used_decode(shape, dtype):
+            return fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + list(shape)[1:], str(dtype)))
+    v.memory_used_decode = used_decode
+    v.memory_used_encode = lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype)))
+    return v
+
+
+# -- automatic mode -----------------------------------------------------------------------------------
+def enabled() -> bool:
+    """The running prompt's user has GPUGarden.FitToCard on (ComfyUI's settings store, as auto_unload reads it)."""
+    import json
+    import os
+
+    from .auto_unload import settings_file
+
+    path = settings_file()
+    try:
+        mtime = os.stat(path).st_mtime_ns if path else None
+    except OSError:
+        mtime = None
+    cached = _state["cache"].get(path)
+    if cached and cached[0] == mtime:
+        return cached[1]
+    value = False
+    if mtime is not None:
+        try:
+            with open(path, encoding="utf-8") as f:
+                value = json.load(f).get(SETTING_ID) is True
+        except (OSError, ValueError, AttributeError) as exc:
+            log.warning("[GPU Garden] cannot read %s from %s: %s", SETTING_ID, path, exc)
+    if len(_state["cache"]) > 64:
+        _state["cache"].clear()
+    _state["cache"][path] = (mtime, value)
+    return value
+
+
+def auto_context(model) -> dict:
+    from .estimate import comfy_reserve, compute_device_kind, live_budget
+
+    budget, _ = live_budget(None, 0)
+    return {"origin": "auto", "budget": budget, "reserve": comfy_reserve() or 0, "cfg": None,
+            "context": spec.CUDA_CONTEXT if compute_device_kind() in ("cuda", "rocm") else 0}
+
+
+def _wrap(original):
+    @functools.wraps(original)
+    def prepare_sampling(model, noise_shape, conds, model_options=None, force_full_load=False):
+        ctx = None
+        try:
+            if _state["installed"] and not has_node_wrapper(model) and enabled():
+                ctx = auto_context(model)
+        except Exception as exc:
+            log.warning("[GPU Garden] Fit to Card automatic mode skipped: %s", exc)
+        if ctx is None:
+            return original(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+        return guarded(ctx, original, model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+
+    return prepare_sampling
+
+
+def _ours(fn) -> bool:
+    """Our wrapper is fn or down its __wrapped__ chain (another pack's functools.wraps wrapper on top)."""
+    seen = 0
+    while fn is not None and seen < 32:
+        if fn is _state.get("wrapper"):
+            return True
+        fn, seen = getattr(fn, "__wrapped__", None), seen + 1
+    return False
+
+
+def install() -> None:
+    import comfy.sampler_helpers as sh
+
+    if not _ours(sh.prepare_sampling):
+        _state["wrapper"] = _wrap(sh.prepare_sampling)
+        sh.prepare_sampling = _state["wrapper"]
+    _state["installed"] = True
+
+
+def status() -> dict:
+    try:
+        on = enabled()
+    except Exception:
+        on = False
+    return {"setting": SETTING_ID, "enabled": on, "installed": _state["installed"], "seam": SEAM,
+            "dynamic_vram": dynamic_vram(), "last": _state["last"]}
+
+
+def setup() -> None:
+    try:
+        install()
+    except ImportError as exc:
+        log.warning("[GPU Garden] Fit to Card automatic mode disabled: %s", exc)
+        return
+    from aiohttp import web
+    from server import PromptServer
+
+    @PromptServer.instance.routes.get("/gpu_garden/fit")
+    async def fit_status(request):
+        return web.json_response(status())

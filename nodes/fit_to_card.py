@@ -1,0 +1,148 @@
+"""Fit to Card: makes the run fit the card by giving ComfyUI's own loader our figures, cheapest changes first.
+
+Put it between the loaders and the sampler. It returns the same objects: a clone of the MODEL whose samplers
+load it with our activation estimate as memory_required (nodes/fit_guard.py), a copy of the VAE sized (and,
+when one sample does not fit, tiled) from our estimate, the CLIP and LATENT unchanged. Changes that would alter
+the image (fp8/GGUF weights, lower resolution, fewer frames, a block-swap count) are only offered, on the face
+and in the ui output. Mode "advise" changes nothing and only reports the plan."""
+import logging
+
+from comfy_api.latest import io
+
+from ..memory.estimate import spec
+from ..memory.fit import plan as fit_plan
+from ..memory.units import fmt_bytes
+from . import fit_guard
+from .estimate import comfy_reserve, compute_device_kind, live_budget
+
+log = logging.getLogger("gpu_garden")
+
+CATEGORY = "GPU Garden"
+Budget = io.Custom("GPU_GARDEN_BUDGET")
+MODES = ("apply", "advise")
+
+
+def _hidden_unique_id() -> list:
+    unique_id = getattr(io.Hidden, "unique_id", None)
+    return [unique_id] if unique_id is not None else []
+
+
+def host_ram():
+    try:
+        from ..memory.estimate import verdict
+
+        return verdict.host_available_ram()
+    except Exception:
+        return None
+
+
+def size_of(obj) -> int:
+    p = getattr(obj, "patcher", None)
+    try:
+        return int(p.model_size()) if p is not None else 0
+    except Exception:
+        return 0
+
+
+def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0) -> tuple[dict, dict]:
+    """(plan, context for the guard) for these objects on this budget."""
+    facts = fit_guard.model_facts(model)
+    family = facts["family"]
+    b, label = live_budget(budget, vram_gb)
+    shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
+    cond_batch = 2 if spec.family(family)["cfg"] else 1  # until the sampler runs: the family's usual workflow
+    req = fit_guard.required_for(facts, shape, cond_batch) if shape else 0
+    stock = fit_guard.stock_required(model, shape, 1) if shape else None
+    decode = None
+    kind = None
+    if vae is not None:
+        kind = fit_guard.vae_kind(vae, family)
+        if shape:
+            decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16"))}
+    reserve = comfy_reserve()
+    device = compute_device_kind()
+    pixels = None
+    if shape:
+        sp = spec.family(family)
+        frames = ((shape[2] - 1) * sp["t"] + 1) if len(shape) == 5 and sp["t"] else 1
+        pixels = {"width": shape[-1] * sp["s"], "height": shape[-2] * sp["s"], "frames": frames}
+    ctx = {"origin": "node", "facts": facts, "budget": b, "reserve": reserve if reserve is not None else spec.comfy_reserve(),
+           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
+    p = fit_plan.plan(b, weights={"diffusion_model": facts["bytes"], "text_encoders": size_of(clip), "vae": size_of(vae)},
+                      memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
+                      host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
+                      stock_memory_required=stock)
+    p.update(family=family, budget_source=label, cond_batch=cond_batch, latent_shape=shape, vae_kind=kind,
+             sized_at_sampling=shape is None,  # what stock estimate_memory would pass: 2B, and B for placement
+             stock_memory_required=fit_guard.stock_required(model, shape, 2) if shape else None,
+             stock_minimum_memory_required=stock)
+    if shape is None:
+        p["summary"] = "no latent connected: the figure is computed when the sampler starts; " + p["summary"]
+    return p, ctx
+
+
+def face(p: dict, mode: str) -> str:
+    head = ("Advice only (nothing changed): " if mode == "advise" else "") + p["summary"]
+    lines = [head]
+    if p.get("latent_shape"):
+        stock = p.get("stock_memory_required")
+        lines.append(f"memory_required for ComfyUI's loader: {fmt_bytes(p['memory_required'])} "
+                     f"({p['cond_batch']} conditioning(s) batched; ComfyUI's own figure {fmt_bytes(stock)})")
+    for o in p["offers"]:
+        lines.append(f"offer (not applied): {o['label']}")
+    return "\n".join(lines)
+
+
+class GPUGardenFitToCard(io.ComfyNode):
+    @classmethod
+    def define_schema(cls):
+        return io.Schema(
+            node_id="GPUGardenFitToCard",
+            display_name="Fit to Card",
+            category=CATEGORY,
+            description=("Makes this run fit the GPU: ComfyUI's loader gets our estimate of the sampler's activation "
+                         "memory (so it keeps only the weights that leave room for it), the VAE's decode is sized from "
+                         "our estimate (tiled from the budget when one image does not fit), text encoders leave the GPU "
+                         "when needed. Nothing that changes the image is applied: fp8/GGUF weights, a lower resolution, "
+                         "fewer frames and block-swap counts are only offered."),
+            inputs=[
+                io.Model.Input("model"),
+                io.Vae.Input("vae", optional=True, tooltip="its decode and encode are sized from our estimate"),
+                io.Clip.Input("clip", optional=True, tooltip="its text encoders leave the GPU before sampling when the plan needs it"),
+                io.Latent.Input("latent", optional=True, tooltip="the latent the sampler will run; without it the figure is computed when sampling starts"),
+                Budget.Input("budget", optional=True, tooltip="from the VRAM Budget node; without it, this machine's compute device now"),
+                io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,
+                               tooltip="plan for this many GiB; 0: the budget input or the live budget"),
+                io.Combo.Input("mode", options=list(MODES), default="apply",
+                               tooltip="apply: hand ComfyUI our figures and apply the changes that keep the image identical; "
+                                       "advise: only show the plan"),
+            ],
+            outputs=[io.Model.Output(display_name="model"), io.Vae.Output(display_name="vae"),
+                     io.Clip.Output(display_name="clip"), io.Latent.Output(display_name="latent")],
+            hidden=_hidden_unique_id(),
+            is_output_node=True,
+        )
+
+    @classmethod
+    def execute(cls, model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0, mode="apply") -> io.NodeOutput:
+        p, ctx = make_plan(model, vae, clip, latent, budget, vram_gb)
+        ctx["node"] = getattr(getattr(cls, "hidden", None), "unique_id", None)
+        applied = []
+        model_out, vae_out = model, vae
+        if mode == "apply":
+            model_out = fit_guard.attach(model, ctx)
+            applied.append("memory_required")
+            if vae is not None:
+                d = p.get("decode") or {}
+                vae_out = fit_guard.sized_vae(vae, p["vae_kind"], d.get("args") if d.get("tiled") else None)
+                applied.append("vae_tiled" if d.get("tiled") else "vae_sizing")
+        ui = {k: v for k, v in p.items() if k not in ("weights",)}
+        ui.update(mode=mode, applied=applied, face=face(p, mode),
+                  vae_memory_used_decode=(p["decode"] or {}).get("per_sample") if p.get("decode") else None)
+        if p.get("decode") and p["decode"].get("tiled") and p["decode"].get("bytes"):
+            ui["vae_memory_used_decode"] = p["decode"]["bytes"]
+        log.info("[GPU Garden] Fit to Card%s: %s", f" (node {ctx['node']})" if ctx["node"] else "", ui["face"].replace("\n", "; "))
+        return io.NodeOutput(model_out, vae_out, clip, latent, ui={"gpu_garden_fit": [ui], "text": [ui["face"]]})
+
+
+NODES = [GPUGardenFitToCard]

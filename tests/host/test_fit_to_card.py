@@ -1,0 +1,125 @@
+"""Fit to Card on a real --cpu ComfyUI 0.8.0 with the sparse SD1.5 checkpoint.
+
+The test node GGTestLoadCalls (tests/host/test_nodes/fit_probe.py) records every load_models_gpu call, so
+the figures ComfyUI's own loader received are read from ComfyUI itself, not from the pack."""
+import uuid
+
+from PIL import Image
+
+from support.comfy_host import sd15_prompt
+
+NODE = "GPUGardenFitToCard"
+SETTING = "GPUGarden.FitToCard"
+
+
+def fresh_text() -> str:
+    return "a garden " + uuid.uuid4().hex[:8]
+
+
+def with_probe(prompt: dict) -> dict:
+    prompt["30"] = {"class_type": "GGTestLoadCalls", "inputs": {"anything": ["8", 0]}}
+    return prompt
+
+
+def with_fit(prompt: dict, mode="apply", vram_gb=0.0) -> dict:
+    prompt["20"] = {"class_type": NODE, "inputs": {"model": ["4", 0], "vae": ["4", 2], "clip": ["4", 1],
+                                                   "latent": ["5", 0], "vram_gb": vram_gb, "mode": mode}}
+    prompt["3"] = dict(prompt["3"], inputs=dict(prompt["3"]["inputs"], model=["20", 0], latent_image=["20", 3]))
+    prompt["8"] = dict(prompt["8"], inputs=dict(prompt["8"]["inputs"], vae=["20", 1]))
+    return prompt
+
+
+def ok(entry: dict) -> dict:
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    return entry["outputs"]
+
+
+def calls(outputs: dict, model: str) -> list[dict]:
+    return [c for c in outputs["30"]["load_calls"] if c["models"] == [model]]
+
+
+def fit_ui(outputs: dict) -> dict:
+    return outputs["20"]["gpu_garden_fit"][0]
+
+
+def pixels(host, outputs: dict) -> bytes:
+    img = outputs["9"]["images"][0]
+    with Image.open(host.base / "output" / img["subfolder"] / img["filename"]) as im:
+        return im.convert("RGB").tobytes()
+
+
+def test_schema(comfy_host):
+    info = comfy_host.get(f"/object_info/{NODE}")[NODE]
+    assert info["category"] == "GPU Garden" and "Fit to Card" in info["display_name"]
+    assert set(info["input"]["required"]) == {"model", "vram_gb", "mode"}
+    assert set(info["input"]["optional"]) == {"vae", "clip", "latent", "budget"}
+    assert info["input"]["optional"]["budget"][0] == "GPU_GARDEN_BUDGET"
+    assert info["input"]["required"]["mode"][1]["options"] == ["apply", "advise"]
+    assert info["output"] == ["MODEL", "VAE", "CLIP", "LATENT"]
+
+
+def test_loader_receives_our_figure_vae_sized_from_it_images_identical(comfy_host):
+    text = fresh_text()
+    plain = ok(comfy_host.run(with_probe(sd15_prompt(text, width=128, height=128, seed=21))))
+    fitted = ok(comfy_host.run(with_probe(with_fit(sd15_prompt(text, width=128, height=128, seed=21)))))
+    ui = fit_ui(fitted)
+
+    (stock,) = calls(plain, "BaseModel")
+    (ours,) = calls(fitted, "BaseModel")
+    # the sampler's load: ComfyUI received exactly the figure the node reports, for both of its arguments
+    assert ours["memory_required"] == ui["memory_required"] > 0
+    assert ours["minimum_memory_required"] == ui["memory_required"]
+    assert ui["cond_batch"] == 2  # KSampler at cfg 7: cond and uncond batched
+    # ... and it is not ComfyUI's own heuristic, which the node reports beside it (read from the live model)
+    assert stock["memory_required"] == ui["stock_memory_required"]
+    assert stock["minimum_memory_required"] == ui["stock_minimum_memory_required"]
+    assert ours["memory_required"] != stock["memory_required"]
+
+    # the VAE decode's load and batch are sized from our per-sample figure
+    (vae_stock,) = calls(plain, "AutoencoderKL")
+    (vae_ours,) = calls(fitted, "AutoencoderKL")
+    assert vae_ours["memory_required"] == ui["vae_memory_used_decode"] > 0
+    assert vae_ours["memory_required"] != vae_stock["memory_required"]
+    assert ui["applied"] == ["memory_required", "vae_sizing"]
+
+    assert pixels(comfy_host, fitted) == pixels(comfy_host, plain)
+    assert "memory_required for ComfyUI's loader" in ui["face"]
+    assert fitted["20"]["text"][0] == ui["face"]
+    assert "[GPU Garden] Fit to Card: ComfyUI's loader gets memory_required %d" % ui["memory_required"] in comfy_host.log_text()
+
+
+def test_plan_on_a_budget_is_reported(comfy_host):
+    outputs = ok(comfy_host.run(with_probe(with_fit(sd15_prompt(fresh_text(), seed=22), vram_gb=12))))
+    ui = fit_ui(outputs)
+    assert ui["budget"] == 12 * 1024 ** 3 and ui["fits"] is True
+    assert ui["summary"].startswith("all ") and "predicted peak" in ui["summary"] and "of 12.00 GiB" in ui["summary"]
+    assert ui["steps"] == [] and ui["offers"] == []
+
+
+def test_advise_changes_nothing(comfy_host):
+    text = fresh_text()
+    plain = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=23))))
+    advised = ok(comfy_host.run(with_probe(with_fit(sd15_prompt(text, seed=23), mode="advise"))))
+    ui = fit_ui(advised)
+    assert ui["applied"] == [] and ui["face"].startswith("Advice only")
+    assert calls(advised, "BaseModel")[0]["memory_required"] == calls(plain, "BaseModel")[0]["memory_required"]
+    assert calls(advised, "AutoencoderKL")[0]["memory_required"] == calls(plain, "AutoencoderKL")[0]["memory_required"]
+
+
+def test_automatic_setting_guards_every_sampler_without_the_node(comfy_host):
+    assert comfy_host.get("/gpu_garden/fit")["enabled"] is False
+    comfy_host.post(f"/settings/{SETTING}", True)
+    try:
+        st = comfy_host.get("/gpu_garden/fit")
+        assert st["enabled"] is True and st["installed"] is True and st["seam"] == "comfy.sampler_helpers.prepare_sampling"
+        text = fresh_text()
+        outputs = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=24))))
+        last = comfy_host.get("/gpu_garden/fit")["last"]
+        assert last["origin"] == "auto" and last["cond_batch"] == 2
+        (load,) = calls(outputs, "BaseModel")
+        assert load["memory_required"] == last["memory_required"] != last["stock_memory_required"]
+    finally:
+        comfy_host.post(f"/settings/{SETTING}", False)
+    outputs = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=25))))
+    (load,) = calls(outputs, "BaseModel")
+    assert load["memory_required"] == last["stock_memory_required"]  # off: ComfyUI's own figure again
