@@ -56,5 +56,5 @@ def guess_runtime(scan, inc) -> str:
     if f["comfy"] or "/comfy/" in paths or "execution.py" in paths or "custom_nodes" in paths:
         return "comfyui"
     if f["ggml"] and any(k in ("cuda.driver",) for k in kinds):
-        return "llama.cpp"
+        return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"

@@ -21,7 +21,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None,
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
-            "ollama_available": None, "ollama_required": None}
+            "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None}
 
 
 def apply(scan, lineno, text, window=False):
@@ -211,6 +211,7 @@ HANDLERS = {
     "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(4)) * MiB),
     "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),
     "ggml_marker": _set("ggml", True),
+    "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,
     "rocm": _set("rocm", True),

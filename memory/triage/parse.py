@@ -89,7 +89,7 @@ _ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 _MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
                   + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
 # c10/core/impl/alloc_cpu.cpp
-_CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory): you tried to allocate (\d+) bytes")
+_CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory)(?:: you tried to allocate (\d+) bytes)?")
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 _PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 _NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
@@ -125,7 +125,8 @@ _GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
 _GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
 _GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
 _GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
-_GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)")
+# host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
+_GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory")
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 _OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
 _OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
@@ -351,7 +352,7 @@ def _ollama_runner(line):
 
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _async, _async_cut, _mps,
-    _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}),
+    _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _py_memory,
     _vllm_v1,
     _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
@@ -369,7 +370,7 @@ RECOGNISERS = [
     _simple(_GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
     _simple(_GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
             lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")}),
+    _simple(_GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")} if m.group(1) else {}),
     _simple(_GGML_MALLOC_BARE, "ggml.malloc", "cuda", "llama.cpp"),
     _simple(_OLLAMA_SYS, "ollama.system_memory", "cpu", "ollama",
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
@@ -442,7 +443,8 @@ FACTS = [
     ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
     ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
     ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
-                                 r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(")),
+                                 r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
+                                 r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError")),
     ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
     # llama.cpp load order: model buffers, then KV buffers, then compute buffers
@@ -455,7 +457,8 @@ FACTS = [
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
     ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
-    ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:")),
+    ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
+    ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+) at \S*ggml-cuda")),
     ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
     ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
@@ -479,11 +482,12 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_maxlen": ("max_model_len", "max_seq_len"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
     "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
-    "ggml_marker": ("ggml_", "llama_", "llm_load", "llama-server", "load_tensors:"),
+    "ggml_marker": ("ggml_", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
+    "ggml_cuda_fn": ("in function",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="'), "ollama_env": ("OLLAMA_",),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
@@ -522,8 +526,8 @@ HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"De
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end", b"capture_model", b"torch.cuda.graph",
-                          b"MiB free", b"memory.required.full", b"ComfyUI Version")
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"MiB free", b"memory.required.full", b"ComfyUI Version")
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"in function", b"GGML_ASSERT", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

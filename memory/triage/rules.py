@@ -30,6 +30,7 @@ from ..units import GiB, MiB, fmt_bytes
 CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
           "other-process", "kv-cache", "host-ram", "leak", "graph-capture", "other")
 LEADER = "<leading cause>"
+ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
 
 Rule = namedtuple("Rule", "cause weight when evidence hint first", defaults=(False, None))
 
@@ -185,6 +186,9 @@ RULES = [
     R("activations", 2.6, lambda x: x.branch == "ggml" and x.ub and x.ub >= 4096
       and not any(k in x.kinds for k in ("ggml.kv_cache", "ggml.model_load")),
       "-ub {ub}: a micro-batch of {ub} tokens makes the compute buffer several GiB"),
+    # ggml's CUDA error names the function: its memory pool grows with the compute graph during evaluation
+    R("activations", 2.4, lambda x: x.kind == "cuda.driver" and (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
+      "llama.cpp's CUDA memory pool (scratch memory of the compute graph) could not grow, in {f[ggml_cuda_fn]}()"),
     R("activations", 1.4, kind("cublas.alloc", "cudnn.alloc"),
       lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
@@ -258,13 +262,15 @@ RULES = [
     R("kv-cache", 2.6, stage("after-model-buffers"), "the model's buffers were allocated; the next allocation (the KV cache) failed"),
 
     # --- host-ram: system memory, not the GPU ----------------------------------------------------------
-    R("host-ram", 8.0, kind("torch.cpu"), lambda x: f"the CPU allocator could not get {fmt_bytes(x.n.get('requested'))} of system RAM"),
+    R("host-ram", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) < ABSURD_HOST,
+      lambda x: "the CPU allocator could not get " + (f"{fmt_bytes(x.n['requested'])} of " if x.n.get("requested") else "") + "system RAM"),
     R("host-ram", 8.0, kind("python.memory_error"), lambda x: "Python could not get system RAM (MemoryError)"
       + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
     R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
         f"{fmt_bytes(x.n['required'])}, {fmt_bytes(x.n['available'])} available" if "required" in x.n
         else "more system memory than is available")),
-    R("host-ram", 4.0, kind("ggml.host"), lambda x: f"ggml could not allocate {fmt_bytes(x.n.get('requested'))} of host memory"),
+    R("host-ram", 4.0, kind("ggml.host"), lambda x: "ggml could not allocate "
+      + (f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
     R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
     R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
@@ -295,6 +301,8 @@ RULES = [
       and (x.allocated is None or x.allocated < 0.25 * x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     R("other", 3.5, lambda x: x.impossible, "{impossible}"),
+    R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
+      "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
     R("other", 4.0, lambda x: torch(x) and x.n.get("allowed") and x.n["allowed"] < 0.5 * x.total and x.free is not None
       and x.free >= x.req + x.n["allowed"],
       "{n[allowed]:b} allowed by a per-process memory fraction on a {total:b} card with {free:b} free: the cap ran out, not the card"),
