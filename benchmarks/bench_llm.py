@@ -87,6 +87,11 @@ def score(row) -> dict:
             out["kv"] = (round(pred, 3), m[key], unit)
             out["kv_exact"] = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
             out["kv_err"] = pred / m[key] - 1
+    if "output_mib" in m:  # the output tensor alone (Ollama memory.weights.nonrepeating): weights by tensor role
+        o = res["weights_by_role"]["output"] / MiB if "weights_by_role" in res else None
+        if o is not None:
+            out["output_mib"] = (round(o, 1), m["output_mib"])
+            out["output_err"] = o / m["output_mib"] - 1
     if "projector_weights_mib" in m and res.get("projector"):
         pw = res["projector"]["weights"] / MiB
         out["projector_mib"] = (round(pw, 1), m["projector_weights_mib"])
@@ -130,6 +135,7 @@ def summarize(rows) -> dict:
     tp = [r for r in rows if "tokens_from_printed_exact" in r]
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
             "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"), "projector": pct("projector_err"),
+            "output_tensor": pct("output_err"),
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}"}
@@ -145,7 +151,9 @@ def _cell(v):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--first-sight", action="store_true", help="score every row as unseen and write llm_first_sight.json")
+    ap.add_argument("--first-sight", action="store_true",
+                    help="score one batch's rows before any tuning on them and record it in llm_first_sight.json")
+    ap.add_argument("--batch", type=int, default=1, help="the batch --first-sight records (rows carry a 'batch' number)")
     a = ap.parse_args(argv)
     data = json.loads(DATA.read_text())
     scored = [score(r) for r in data["rows"]]
@@ -158,10 +166,16 @@ def main(argv=None) -> int:
             continue
         print(f"{s['id']:<38}" + "".join(f"{_cell(s[c]) if c in s else '-':>18}" for c in cols))
     if a.first_sight:
-        summary = {"all": summarize(scored)}
+        rows = [s for s, r in zip(scored, data["rows"]) if r.get("batch", 1) == a.batch]
+        summary = {"all": summarize(rows)}
         print(json.dumps(summary, indent=1))
-        save("llm_first_sight", "python benchmarks/bench_llm.py --first-sight",
-             {"summary": summary, "rows": scored, "data": "benchmarks/data/llm_measured.json"})
+        ledger_path = REPO / "benchmarks" / "results" / "llm_first_sight.json"
+        ledger = json.loads(ledger_path.read_text()) if ledger_path.exists() else {}
+        batches = ledger.get("batches") or ({"1": {"summary": ledger["summary"], "rows": ledger["rows"]}} if "summary" in ledger else {})
+        batches[str(a.batch)] = {"summary": summary, "rows": rows}
+        save("llm_first_sight", "python benchmarks/bench_llm.py --first-sight --batch N",
+             {"batches": batches, "data": "benchmarks/data/llm_measured.json",
+              "rule": "each batch scored by the formulas of the commit that added it, before any tuning on it"})
         return 0
     seen = [s for s in scored if s["id"] in SEEN]
     first = [s for s in scored if s["id"] not in SEEN]
