@@ -117,6 +117,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
            "parallel": parallel, "kv_dtype": kv, "weights_dtype": weights_dtype or spec.quant or spec.dtype,
            "weights": int(roles["total"]), "weights_how": roles["how"],
            "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
+           "weights_gpu_full": int(roles["total"] if runtime == "vllm" else roles["blocks"] + roles["output"]),
            "kv_per_token": ev["kv"]["per_token"], "kv_total": ev["kv"]["total"], "kv_detail": ev["kv"],
            "kv_per_layer": {"full": ev["kv"]["per_full_layer"]},
            "overhead": ev["overhead"], "overhead_total": int(sum(ev["overhead"].values())), "total": ev["total"],
