@@ -123,3 +123,16 @@ def test_automatic_setting_guards_every_sampler_without_the_node(comfy_host):
     outputs = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=25))))
     (load,) = calls(outputs, "BaseModel")
     assert load["memory_required"] == last["stock_memory_required"]  # off: ComfyUI's own figure again
+
+
+def test_decode_tiled_from_the_budget_without_an_oom_first(comfy_host):
+    # 512x512 on a 1.25 GiB plan: ComfyUI's reserve (400 MiB) and the fp32 VAE (about 320 MiB on the CPU) leave
+    # less than one untiled decode (about 0.7 GiB), so the VAE copy decodes in tiles the plan sized from the budget
+    outputs = ok(comfy_host.run(with_probe(with_fit(sd15_prompt(fresh_text(), width=512, height=512, seed=26), vram_gb=1.25))))
+    ui = fit_ui(outputs)
+    d = ui["decode"]
+    assert d["tiled"] is True and 128 <= d["tile_px"] < 512 and ui["applied"] == ["memory_required", "vae_tiled"]
+    assert f"decode in {d['tile_px']} px tiles" in ui["summary"]
+    (vae_load,) = calls(outputs, "AutoencoderKL")
+    assert vae_load["memory_required"] == ui["vae_memory_used_decode"] == d["bytes"]
+    assert "Ran out of memory when regular VAE decoding" not in comfy_host.log_text()

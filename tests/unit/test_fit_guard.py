@@ -1,0 +1,94 @@
+"""Fit to Card's ComfyUI adapter (nodes/fit_guard.py) on stand-in objects: the memory_required answer exists
+only during the wrapped call, the VAE copy is sized/tiled while the original is untouched."""
+import pytest
+
+from gpu_garden.memory.fit import plan as P
+from gpu_garden.nodes import fit_guard as G
+
+
+class Base:
+    def memory_required(self, input_shape, cond_shapes={}):
+        return 111  # "stock"
+
+
+class Model:
+    def __init__(self):
+        self.model = Base()
+        self.load_device = "cpu"
+
+
+FACTS = {"family": "sd1", "arch": None, "dtype": "torch.float16", "cast_bytes": 0, "bytes": 10, "blocks": None}
+
+
+def test_loader_sees_our_figure_only_inside_the_call(monkeypatch):
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 1000 * n)
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    m = Model()
+    seen = {}
+
+    def prepare(model, noise_shape, conds, model_options=None, force_full_load=False):
+        # what comfy.sampler_helpers.estimate_memory asks: 2B and B
+        seen["req"] = model.model.memory_required([noise_shape[0] * 2] + list(noise_shape[1:]))
+        seen["min"] = model.model.memory_required(list(noise_shape))
+        return "loaded"
+
+    ctx = {"facts": FACTS, "budget": None, "cfg": 7.0}
+    conds = {"positive": [{}], "negative": [{}]}
+    assert G.guarded(ctx, prepare, m, [1, 4, 8, 8], conds) == "loaded"
+    assert seen == {"req": 2100, "min": 2100}  # 2 conds x 1000, +5 %
+    assert ctx["supplied"]["memory_required"] == 2100 and ctx["supplied"]["stock_memory_required"] == 111
+    assert m.model.memory_required([2, 4, 8, 8]) == 111  # restored: the class method again
+    assert "memory_required" not in m.model.__dict__
+
+    ctx["cfg"] = 1.0  # cfg 1: ComfyUI skips the uncond
+    G.guarded(ctx, prepare, m, [1, 4, 8, 8], conds)
+    assert seen["req"] == 1050
+
+
+def test_answer_removed_when_the_call_raises(monkeypatch):
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    m = Model()
+
+    def boom(*a, **k):
+        raise RuntimeError("oom")
+
+    with pytest.raises(RuntimeError):
+        G.guarded({"facts": FACTS, "budget": None}, boom, m, [1, 4, 8, 8], {"positive": [{}]})
+    assert "memory_required" not in m.model.__dict__
+
+
+class VAE:
+    latent_dim = 2
+
+    def __init__(self):
+        self.calls = []
+
+    def decode(self, samples_in, vae_options={}):
+        return "untiled"
+
+    def decode_tiled(self, samples, **kw):
+        self.calls.append(kw)
+        return "tiled"
+
+    def memory_used_decode(self, shape, dtype):
+        return 5
+
+
+class Samples:
+    ndim = 4
+    shape = (1, 4, 128, 128)
+
+
+def test_vae_copy_sized_and_tiled_original_untouched():
+    v = VAE()
+    args = P.tile_args("kl", 768)
+    s = G.sized_vae(v, "kl", args)
+    assert s is not v and v.decode(Samples()) == "untiled" and v.memory_used_decode((1, 4, 128, 128), "bf16") == 5
+    assert s.decode(Samples()) == "tiled"
+    assert s.calls == [{"tile_x": 96, "tile_y": 96, "overlap": 12}]
+    # the tiled copy sizes its load from one 96x96-latent tile
+    assert s.memory_used_decode((1, 4, 128, 128), "torch.bfloat16") == P.with_margin(P.decode_bytes("kl", [1, 4, 96, 96], "bf16"))
+    u = G.sized_vae(v, "kl")
+    assert u.decode(Samples()) == "untiled"
+    assert u.memory_used_decode((3, 4, 128, 128), "torch.float32") == P.with_margin(P.decode_bytes("kl", [1, 4, 128, 128], "fp32"))
+    assert u.memory_used_encode((1, 3, 1024, 1024), "torch.float32") == P.with_margin(P.encode_bytes("kl", (1024, 1024), "fp32"))
