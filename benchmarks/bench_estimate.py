@@ -36,7 +36,8 @@ from support.pack import BOOT, load_pack  # noqa: E402
 
 load_pack()
 
-from gpu_garden.memory.estimate import formula as E, families, layouts, spec, vae as V  # noqa: E402
+from gpu_garden.memory.estimate import formula as E, families, layouts, spec, vae as V, weights as W  # noqa: E402
+from gpu_garden.memory.estimate.headers import tensor_bytes  # noqa: E402
 from results import save  # noqa: E402
 from gpu_garden.memory.units import GiB, MiB  # noqa: E402
 
@@ -179,22 +180,57 @@ def published():
 
 
 MEASURED = REPO / "benchmarks" / "data" / "diffusion_measured.json"
+PHASES = ("sample", "sample-offload", "pipeline", "weights")
+
+
+def _measured_components(r):
+    """The row's components as our inputs would give them: layouts (the T5/transformer requantized to the row's
+    storage type, as the file the user would pass), or a published parameter count on the family's keys."""
+    if r.get("components") or r.get("layout"):
+        comps = []
+        for name in r.get("components") or [r["layout"]]:
+            comps += families.split_components(table(name), r["family"] if name == (r.get("components") or [r.get("layout")])[0] else name)
+        if r.get("layout"):
+            comps = [c for c in comps if c["role"] == "diffusion_model"]
+    else:  # a published parameter count on the family's detection keys (bf16)
+        keys = {"adaln_single.emb.timestep_embedder.linear_1.bias": (r["hidden"],),
+                "transformer_blocks.0.attn2.to_k.weight": (r["hidden"], r["cross_attention_dim"])}
+        comps = families.split_components(blob("BF16", r["params"] - r["hidden"] * (1 + r["cross_attention_dim"]), **keys), r["family"])
+    if r.get("phase") in ("sample", "sample-offload"):
+        comps = [c for c in comps if c["role"] == "diffusion_model"]
+    out = []
+    for c in comps:
+        dt = r.get("dm_dtype") if c["role"] == "diffusion_model" else r.get("te_dtype") if c.get("kind") == "t5-xxl" else None
+        if dt:
+            t = W.requant(c["table"], dt)
+            c = dict(c, table=t, bytes=sum(tensor_bytes(d, s) for d, s in t.values()))
+        out.append(c)
+    return out
 
 
 def measured():
-    """(row, ours peak_torch, ComfyUI's weights + memory_required, reference) for each published measured peak."""
+    """(row, ours, ComfyUI's weights + memory_required or None, reference) for each published measured peak,
+    compared as the row says (compare: torch_allocated, torch_reserved, weights)."""
     out = []
     for r in json.loads(MEASURED.read_text())["rows"]:
-        fam = r["family"]
-        if r.get("layout"):
-            comps = [c for c in families.split_components(table(r["layout"]), fam) if c["role"] == "diffusion_model"]
-        else:  # a published parameter count on the family's detection keys (bf16)
-            keys = {"adaln_single.emb.timestep_embedder.linear_1.bias": (r["hidden"],),
-                    "transformer_blocks.0.attn2.to_k.weight": (r["hidden"], r["cross_attention_dim"])}
-            comps = families.split_components(blob("BF16", r["params"] - r["hidden"] * (1 + r["cross_attention_dim"]), **keys), fam)
-        e = E.estimate(comps, r["width"], r["height"], r["frames"], r["batch"], cfg=r["cfg"], policy={"_no_knobs": True})
-        bd = e["breakdown"]["sample"]
-        out.append((r, bd["weights"] + bd["activations"], bd["weights"] + e["comfyui_memory_required"], r["measured_gib"] * GiB))
+        comps = _measured_components(r)
+        pol = {"_no_knobs": True}
+        pol.update({k: v for k, v in (r.get("policy") or {}).items() if k != "offload"})
+        if (r.get("policy") or {}).get("offload") == "all":
+            pol["offload_bytes"] = 1 << 50
+        e = E.estimate(comps, r["width"], r["height"], r["frames"], r["batch"], cfg=r["cfg"], policy=pol)
+        bd = e["breakdown"]["sample"] if "sample" in e["breakdown"] else None
+        how = r.get("compare", "torch_allocated")
+        if how == "weights":
+            ours = sum(c["resident"] for c in e["_ctx"]["components"])
+        elif how == "torch_reserved":
+            ours = e["peak_device"] - e["fixed"]["cuda_context"]
+        elif r.get("phase", "sample").startswith("sample"):
+            ours = bd["weights"] + bd["activations"]
+        else:
+            ours = e["peak_torch"]
+        comfy = bd["weights"] + e["comfyui_memory_required"] if r.get("phase", "sample").startswith("sample") else None
+        out.append((r, ours, comfy, r["measured_gib"] * GiB))
     return out
 
 
@@ -270,19 +306,36 @@ def main() -> int:
                  "published_max": round(max(pe), 4), "published_comfyui_median": round(statistics.median(pc), 4),
                  "published_comfyui_max": round(max(pc), 4), "published_comfyui_closer": closer,
                  "rows": rows, "published": pub, "fit_set": [list(c) for c in FIT], "heldout_set": [list(c) for c in HELD_OUT]})
-    print("\nMeasured peaks (GiB, torch max_memory_allocated, model only) from benchmarks/data/diffusion_measured.json")
-    print(f"{'case':50} {'ours':>7} {'ComfyUI':>8} {'ref':>7} {'err ours':>9} {'err ComfyUI':>12}  first seen")
-    me, mc, mrows = [], [], []
+    print("\nMeasured peaks (GiB) from benchmarks/data/diffusion_measured.json, per phase (compare: how ours is read)")
+    print(f"{'case':56} {'phase':14} {'ours':>7} {'ComfyUI':>8} {'ref':>7} {'err ours':>9} {'err ComfyUI':>12}  compare")
+    me, mc, mrows, by_phase, by_batch = [], [], [], {}, {}
     for r, o, c, ref in measured():
-        me.append(abs(err(o, ref)))
-        mc.append(abs(err(c, ref)))
-        mrows.append({"id": r["id"], "ours_bytes": int(o), "comfyui_bytes": int(c), "reference_bytes": int(ref),
-                      "err_ours": round(err(o, ref), 4), "err_comfyui": round(err(c, ref), 4), "source": r["source"]})
-        print(f"{r['id'][:50]:50} {o / GiB:7.2f} {c / GiB:8.2f} {ref / GiB:7.2f} {err(o, ref):+9.1%} {err(c, ref):+12.1%}  {r['first_seen'][:10]}")
+        ph, eo = r.get("phase", "sample"), err(o, ref)
+        me.append(abs(eo))
+        by_phase.setdefault(ph, []).append(abs(eo))
+        by_batch.setdefault(r.get("batch_id", 1), []).append(abs(eo))
+        if c is not None:
+            mc.append(abs(err(c, ref)))
+        mrows.append({"id": r["id"], "phase": ph, "compare": r.get("compare", "torch_allocated"), "batch": r.get("batch_id", 1),
+                      "ours_bytes": int(o), "comfyui_bytes": None if c is None else int(c), "reference_bytes": int(ref),
+                      "err_ours": round(eo, 4), "err_comfyui": None if c is None else round(err(c, ref), 4), "source": r["source"]})
+        ce = f"{err(c, ref):+12.1%}" if c is not None else f"{'—':>12}"
+        cf = f"{c / GiB:8.2f}" if c is not None else f"{'—':>8}"
+        print(f"{r['id'][:56]:56} {ph:14} {o / GiB:7.2f} {cf} {ref / GiB:7.2f} {eo:+9.1%} {ce}  {r.get('compare', 'torch_allocated')}")
     print(f"|error| over {len(me)} measured rows: ours median {statistics.median(me):.1%}, max {max(me):.1%};"
-          f" ComfyUI median {statistics.median(mc):.1%}, max {max(mc):.1%}")
+          f" ComfyUI median {statistics.median(mc):.1%}, max {max(mc):.1%} (over the {len(mc)} sample rows)")
     data.update({"measured_rows": len(me), "measured_median": round(statistics.median(me), 4), "measured_max": round(max(me), 4),
                  "measured_comfyui_median": round(statistics.median(mc), 4), "measured": mrows})
+    for ph in PHASES:
+        if by_phase.get(ph):
+            st = _stats(by_phase[ph])
+            print(f"  phase {ph:14} {st['n']:3} rows: median {st['median']:.1%}, max {st['max']:.1%}")
+            key = ph.replace("-", "_")
+            data.update({f"measured_{key}_rows": st["n"], f"measured_{key}_median": st["median"], f"measured_{key}_max": st["max"]})
+    for bt, xs in sorted(by_batch.items()):
+        st = _stats(xs)
+        print(f"  batch {bt}: {st['n']} rows, median {st['median']:.1%}, max {st['max']:.1%}")
+        data.update({f"measured_batch{bt}_rows": st["n"], f"measured_batch{bt}_median": st["median"], f"measured_batch{bt}_max": st["max"]})
     print(f"\nFIT: {len(FIT)} traced rows the coefficients are computed from; HELD-OUT: {len(HELD_OUT)} rows never tuned on.")
     if rows and not args.no_save:
         save("bench_estimate", "COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py", data)
