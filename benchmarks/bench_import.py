@@ -88,17 +88,24 @@ def main():
     load_pack()
     cli = cli_import_ms()
     host, reason = host_import_seconds(args.runs)
+    data = {"cli_import_ms": round(statistics.median(cli), 1), "host_skipped": reason}
     print(f"{'measure':<44} {'median':>10} {'runs':>5}  goal")
     print(f"{'CLI module import (gpu_garden.memory.cli)':<44} {statistics.median(cli):>8.1f} ms {len(cli):>5}  -")
     if not reason:
         cold, *warm = in_host_load_ms(args.runs)
         print(f"{'load_custom_node(pack), first start':<44} {cold:>8.1f} ms {1:>5}  (compiles bytecode once)")
         print(f"{'load_custom_node(pack), host preloaded':<44} {statistics.median(warm):>8.1f} ms {len(warm):>5}  <= 100 ms")
+        data.update(load_first_ms=round(cold, 1), load_preloaded_ms=round(statistics.median(warm), 1))
     if host:
         # ComfyUI prints the time with one decimal in seconds: 0.0 means < 50 ms.
         print(f"{'pack import in ComfyUI start (its own log)':<44} {statistics.median(host) * 1000:>8.0f} ms {len(host):>5}  <= 100 ms")
+        data["comfyui_log_import_ms"] = round(statistics.median(host) * 1000)
     else:
         print(f"{'pack import in ComfyUI start':<44} {'skipped':>10}        ({reason})")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from results import save
+
+    save("bench_import", "COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_import.py", data)
 
 
 if __name__ == "__main__":
