@@ -369,3 +369,16 @@ def test_two_processes_sharing_a_user_dir_lose_nothing(tmp_path):
     assert [p.exitcode for p in procs] == [0, 0]
     ids = {r["id"] for r in oom_store.ReportStore(path, limit=1000).read()}
     assert ids == {f"{t}-{i}" for t in "ab" for i in range(40)}
+
+
+def test_recognition_and_triage_read_only_a_bounded_head_and_tail(fake_host, monkeypatch):
+    seen = {}
+    core = types.SimpleNamespace(
+        is_oom_error=lambda name, text: seen.setdefault("recognise", len(text)) > 0,
+        triage_text=lambda text, ctx: seen.setdefault("triage", len(text)) and {"found": True, "events": []})
+    monkeypatch.setattr(oom_build, "triage_core", lambda: core)
+    oom_capture.install()
+    run_node(fake_host, torch_oom("out of memory " + "\n " * 500_000))
+    limit = oom_build.RECOGNITION_CHARS + 100  # the cut marker line
+    assert 0 < seen["recognise"] <= limit and 0 < seen["triage"] <= 2 * limit + 200  # the log form has it twice
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error", "gpu_garden.oom"]
