@@ -30,6 +30,7 @@ from ..units import GiB, MiB, fmt_bytes
 CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
           "other-process", "kv-cache", "host-ram", "leak", "graph-capture", "other")
 LEADER = "<leading cause>"
+SLIVER = 0.04                  # cached-but-unallocated slack under this share of the card is a sliver, not a layout problem
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
 
 Rule = namedtuple("Rule", "cause weight when evidence hint first", defaults=(False, None))
@@ -86,10 +87,10 @@ def script_full(x):
 
 def vllm_loading(x):
     """vLLM, the message alone, PyTorch holds the card and no line shows the weights loaded, the KV cache sized or graphs
-    captured: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""
+    captured, and no request served: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""
     return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and x.allocated is not None
             and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total and not x.graph_capture
-            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"])
+            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
 def mps_full(x):
@@ -113,11 +114,11 @@ R = Rule
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
-    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= 0.05 * x.total,
+    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= SLIVER * x.total,
       lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
-    R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= 0.02 * x.total,
+    R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= SLIVER * x.total,
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
-    # a sliver of the card: the card is simply full, fragmentation only decided which request failed
+    # a sliver of the card (under SLIVER): the card is full of live tensors, fragmentation only decided which request failed
     R("fragmentation", 1.4, slack_fits,
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
     R("fragmentation", 1.4, lambda x: (torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= 0.5 * x.req
@@ -191,6 +192,9 @@ RULES = [
       "llama.cpp's CUDA memory pool (scratch memory of the compute graph) could not grow, in {f[ggml_cuda_fn]}()"),
     R("activations", 1.4, kind("cublas.alloc", "cudnn.alloc"),
       lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
+    # memory outside PyTorch or cached slack weighs less in training: the batch's activations and gradients are the knob
+    R("activations", 1.2, lambda x: x.training and x.branch in ("torch", "async"),
+      "the failure came in a training step (backward pass or optimizer on the stack): the batch's activations and gradients"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),

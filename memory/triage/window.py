@@ -88,6 +88,11 @@ def read_context(scan):
         done = full_bar >= 0 and full_bar >= prog_at - 4
         scan.phase = ("done" if done else "progress", last)
         scan.progress_done = done
+        # a bar labelled "Loading ..." (checkpoint shards, weights) is a load, not sampling
+        label = raw[raw.rfind(b"\n", 0, prog_at) + 1:prog_at].split(b"\r")[-1]
+        if not done and b"oading" in label:
+            what = label.decode("utf-8", "replace").split(":")[0].strip()
+            scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
     if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
         scan.phase = ("decode", None)
     starts = line_starts(raw, P.WINDOW_KEYS)
