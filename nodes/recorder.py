@@ -13,20 +13,16 @@ Everything runs inside try/except and does bounded work; the disk, versions and 
 background writer thread. A watchdog thread warns about nodes that hang (memory/recorder/watchdog.py).
 """
 import logging
-import os
-import sys
-import threading
 import time
 
-from ..memory.recorder import record, store as rstore, versions as rversions, watchdog as rwatch
+from ..memory.recorder import record
+from .recorder_state import (EVENT_RUN, _feature, _finalize, _load_settings, _state, settings,  # noqa: F401
+                             store, update_settings, writer)
 
 log = logging.getLogger("gpu_garden")
 
-EVENT_RUN = "gpu_garden.recorder.run"
 EVENT_WATCHDOG = "gpu_garden.recorder.watchdog"
 HANDLER_NAME = "gpu_garden_recorder"
-PACK_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SETTINGS = {"enabled": True, "report_detail": "redacted"}
 
 _installed: dict = {}  # name -> (owner, attr, original, wrapper)
 
@@ -135,67 +131,6 @@ class Recorder:
         return nid, self.open[nid]
 
 
-# -- settings -------------------------------------------------------------------------------------
-_settings = dict(DEFAULT_SETTINGS)
-_state = {"recorder": None, "store": None, "writer": None, "versions": None, "devices": None, "sid": None,
-          "durations": None, "server": None, "warned": set(), "watchdog": None}
-
-
-def _user_dir() -> str:
-    import folder_paths
-
-    return os.path.join(folder_paths.get_user_directory(), "gpu_garden")
-
-
-def settings() -> dict:
-    out = dict(_settings)
-    if os.environ.get("GPU_GARDEN_RECORDER", "").strip().lower() in ("0", "off", "false", "no"):
-        out["enabled"], out["forced_off"] = False, "GPU_GARDEN_RECORDER"
-    return out
-
-
-def update_settings(new: dict) -> dict:
-    import json
-
-    if "enabled" in new:
-        _settings["enabled"] = bool(new["enabled"])
-    if new.get("report_detail") in ("redacted", "full"):
-        _settings["report_detail"] = new["report_detail"]
-    try:
-        os.makedirs(_user_dir(), exist_ok=True)
-        with open(os.path.join(_user_dir(), "recorder_settings.json"), "w", encoding="utf-8") as f:
-            json.dump(_settings, f)
-    except Exception:
-        log.exception("[GPU Garden] recorder settings not saved")
-    return settings()
-
-
-def _load_settings():
-    import json
-
-    try:
-        with open(os.path.join(_user_dir(), "recorder_settings.json"), encoding="utf-8") as f:
-            saved = json.load(f)
-        if isinstance(saved, dict):
-            _settings.update({k: saved[k] for k in DEFAULT_SETTINGS if k in saved})
-    except FileNotFoundError:
-        pass
-    except Exception as exc:
-        log.warning("[GPU Garden] recorder settings unreadable (%s); using defaults", exc)
-
-
-def store() -> rstore.RunStore:
-    if _state["store"] is None:
-        _state["store"] = rstore.RunStore(os.path.join(_user_dir(), "runs.jsonl"))
-    return _state["store"]
-
-
-def writer() -> rstore.Writer:
-    if _state["writer"] is None:
-        _state["writer"] = rstore.Writer()
-    return _state["writer"]
-
-
 # -- ComfyUI glue ---------------------------------------------------------------------------------
 def _model_info(lm) -> dict:
     from . import host_models
@@ -225,78 +160,6 @@ def _make_recorder() -> Recorder:
                     model_info=_model_info)
 
 
-def _devices(meter) -> list:
-    out = []
-    try:
-        import comfy.model_management as mm
-
-        if meter.key != "cpu":
-            out.append({"device": meter.key, "name": mm.get_torch_device_name(meter.device),
-                        "total": int(mm.get_total_memory(meter.device)), "backend": meter.kind})
-    except Exception:
-        log.debug("[GPU Garden] recorder: device name unavailable", exc_info=True)
-    out.append({"device": "cpu", "name": "host RAM (process RSS)", "total": int(meter.psutil.virtual_memory().total),
-                "backend": "cpu"})
-    return out
-
-
-def _versions() -> dict:
-    if _state["versions"] is None:
-        fp = sys.modules.get("folder_paths")
-        comfy_dir = os.path.dirname(os.path.abspath(fp.__file__)) if fp else None
-        try:
-            dirs = fp.get_folder_paths("custom_nodes") if fp else []
-        except Exception:
-            dirs = []
-        try:
-            from comfy.cli_args import args as cli
-            root = getattr(cli, "front_end_root", None)
-        except Exception:
-            root = None
-        _state["versions"] = rversions.collect(comfy_dir, dirs, PACK_DIR, root)
-    return _state["versions"]
-
-
-def dynamic_vram() -> bool:
-    from .unload import dynamic_vram_enabled
-
-    return dynamic_vram_enabled()
-
-
-def _oom_report_id(prompt_id):
-    try:
-        from . import oom_capture
-
-        for rep in oom_capture.store().read(10):
-            if rep.get("prompt_id") == prompt_id:
-                return rep.get("id")
-    except Exception:
-        log.debug("[GPU Garden] recorder: OOM store unreadable", exc_info=True)
-    return None
-
-
-def _finalize(run: dict, sid) -> None:
-    """Writer thread: the slow parts of a finished run (versions, devices, OOM id), then store and push."""
-    rec = _state["recorder"]
-    run["versions"] = _versions()
-    if _state["devices"] is None and rec is not None:
-        _state["devices"] = _devices(rec.meter)
-    run["devices"] = _state["devices"] or []
-    run["args"] = list(sys.argv[1:])
-    run["allocator"] = rversions.allocator()
-    try:
-        run["dynamic_vram"] = dynamic_vram()
-    except Exception:
-        run["dynamic_vram"] = None
-    if run["status"] == "error":
-        run["oom_report_id"] = _oom_report_id(run["prompt_id"])
-    store().add(run)
-    _state["durations"] = rwatch.expected_durations(store().read())
-    server = _state["server"]
-    if server is not None and sid is not None:
-        server.send_sync(EVENT_RUN, run, sid)
-
-
 def _on_run_start(prompt_id, dynprompt) -> None:
     if not settings()["enabled"]:
         _state["run_active"] = False
@@ -315,20 +178,46 @@ def _on_run_start(prompt_id, dynprompt) -> None:
     add_progress_handler(_handler_class()())
 
 
+def _start_hook_in_place() -> bool:
+    entry = _installed.get("reset_progress_state")
+    return entry is not None and _in_chain(getattr(entry[0], entry[1], None), entry[3])
+
+
+def _in_chain(fn, wrapper, depth=8) -> bool:
+    """Our wrapper is the function, or another pack's wrapper wraps it (functools.wraps' __wrapped__)."""
+    for _ in range(depth):
+        if fn is wrapper:
+            return True
+        fn = getattr(fn, "__wrapped__", None)
+        if fn is None:
+            return False
+    return False
+
+
 def _on_run_end(status) -> None:
     rec = _state["recorder"]
+    if settings()["enabled"] and "reset_progress_state" in _installed and not _start_hook_in_place():
+        owner, attr, _orig, _wrapper = _installed.pop("reset_progress_state")
+        log.warning("[GPU Garden] recorder: execution.reset_progress_state was replaced; hooking it again")
+        _patch("reset_progress_state", owner, attr, _wrap_reset)
     if rec is None or rec.run is None:
         return
     run = rec.end_run(getattr(status, "status_str", None), getattr(status, "messages", None))
     if run is not None:
         writer().submit(_finalize, run, _state["sid"])
+        f = _feature("recorder.hooks")
+        if f is not None:
+            f.ok()
 
 
-def _guarded(fn, *args):
+def _guarded(fn, *args, feature="recorder.hooks"):
     try:
         fn(*args)
-    except Exception:
+    except Exception as exc:
         log.exception("[GPU Garden] recorder: %s failed (the run is unaffected)", getattr(fn, "__name__", fn))
+        f = _feature(feature)
+        if f is not None:
+            f.fail(exc)
 
 
 _handler_cls = None
@@ -439,6 +328,17 @@ def setup() -> None:
         return
     _load_settings()
     install(server)
+
+    def check(f):
+        if not settings()["enabled"]:
+            return f.uninstalled("recording is off (setting)")
+        missing = [n for n in ("reset_progress_state", "task_done") if n not in _installed]
+        if missing or not _start_hook_in_place():
+            return f.uninstalled("hook missing: " + ", ".join(missing or ["reset_progress_state"]))
+        return None if f.installed else f.ok()
+    f = _feature("recorder.hooks", check=check)
+    if f is not None and not f.as_dict().get("last_error"):
+        f.ok()
     from .recorder_watchdog import start
 
     _state["watchdog"] = start(_state, settings)

@@ -99,6 +99,9 @@ def test_sd15_run_is_recorded_node_by_node(host):
     assert "| 3 | KSampler |" in md and "comfyui: 0.8.0" in md and "gg_sd15.safetensors" in md
     assert rep["redacted"] is True and rep["prompt_id"] == pid and len(rep["nodes"]) == len(run["nodes"])
     assert "<path>" in " ".join(rep["args"])
+    health = host.get("/gpu_garden/health")["features"]
+    assert health["recorder.hooks"] == {"installed": True, "working": True, "last_error": None}
+    assert health["recorder.store"]["working"] is True
 
 
 def test_routes_validate_and_order_newest_first(host):

@@ -231,3 +231,25 @@ def test_linux_fast_readers_agree_with_psutil():
     assert abs(rss - ps_rss) <= 0.02 * ps_rss
     avail, ps_avail = r.available(), psutil.virtual_memory().available
     assert abs(avail - ps_avail) <= 0.05 * ps_avail + 64 * MiB
+
+
+def test_start_hook_reinstalled_when_replaced_and_found_under_other_wrappers(monkeypatch):
+    import functools
+    mod = types.SimpleNamespace(reset_progress_state=lambda p, d: "orig")
+    orig = mod.reset_progress_state
+    recorder._installed.clear()
+    recorder._patch("reset_progress_state", mod, "reset_progress_state", recorder._wrap_reset)
+    ours = mod.reset_progress_state
+
+    @functools.wraps(ours)
+    def theirs(p, d):
+        return ours(p, d)
+    mod.reset_progress_state = theirs
+    assert recorder._start_hook_in_place()  # wrapped by another pack: still ours underneath
+    mod.reset_progress_state = orig  # another pack put the original back
+    assert not recorder._start_hook_in_place()
+    monkeypatch.setattr(recorder, "settings", lambda: {"enabled": True})
+    recorder._on_run_end(None)
+    assert recorder._start_hook_in_place() and mod.reset_progress_state is not orig
+    recorder.uninstall()
+    assert mod.reset_progress_state is orig
