@@ -56,6 +56,7 @@ def vae_report(node_id="8"):
 def page(request, browser, comfy_host):
     pg, console = open_comfy(browser, comfy_host, vue_nodes=request.param)
     pg.vue_nodes = request.param
+    pg.console = console
     yield pg
     pg.context.close()
     assert console.from_pack() == [], console.from_pack()
@@ -282,6 +283,29 @@ def test_uncertain_triage_shows_the_top_two_causes_side_by_side(page, output_dir
     assert "(1)" in others.inner_text()  # only the cause not already shown
     if not page.vue_nodes:
         page.screenshot(path=str(output_dir / "oom_panel_uncertain.png"))
+
+
+def test_adapter_falls_back_and_warns_once(browser, comfy_host):
+    """A frontend without app.canvasPosToClientPos (the public conversion the adapter prefers): the panel is
+    still placed beside the node through the fallback, and the console gets one warning, not one per frame."""
+    page, console = open_comfy(browser, comfy_host, vue_nodes=False)
+    try:
+        page.vue_nodes = False
+        load_api(page, sd15_prompt())
+        frame_node(page, 8, x=360, y=200)
+        page.evaluate("() => { Object.defineProperty(app, 'canvasPosToClientPos', {value: undefined, configurable: true}); }")
+        page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", vae_report("8"))
+        page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+        page.wait_for_timeout(200)
+        assert_beside(page, "8")
+        page.evaluate("() => { const ds = app.canvas.ds; ds.offset[0] -= 40; app.canvas.setDirty(true, true); }")
+        page.wait_for_timeout(300)
+        assert_beside(page, "8")
+        warnings = [m for m in console if m["type"] == "warning" and "frontend internals changed" in m["text"]]
+        assert len(warnings) == 1 and "app.canvasPosToClientPos" in warnings[0]["text"], warnings
+        assert console.unexpected() == [], console.unexpected()
+    finally:
+        page.context.close()
 
 
 def test_subgraph_node_and_foreign_graph(page):
