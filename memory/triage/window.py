@@ -80,6 +80,13 @@ def read_context(scan):
         pos = i + 18
     last = scan.loads[-1] if scan.loads else None
     load_at = raw.rfind(b"Requested to load ")
+    # a progress bar on the failing line itself ("  0%|   | 0/4 [...]Error during model prediction: ...") counts too
+    if scan._src:
+        block, start = scan._src
+        eol = block.find(b"\n", start)
+        here = block[start:eol if eol >= 0 else len(block)][:4096]
+        if b"%|" in here:
+            raw = raw + b"\n" + here[:here.rfind(b"%|") + 2]
     prog_at = raw.rfind(b"%|")
     if last:
         scan.phase = ("load", last)
