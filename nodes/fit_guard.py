@@ -60,12 +60,13 @@ def model_facts(model) -> dict:
     if family == "unknown" and families.family_for_config(config):
         family = families.family_for_config(config)
     dtype = getattr(base, "manual_cast_dtype", None) or (base.get_dtype() if hasattr(base, "get_dtype") else "bf16")
-    groups = {}
+    groups, largest = {}, 0
     for name, (dt, shape) in table.items():
+        largest = max(largest, tensor_bytes(dt, shape))
         m = _BLOCK.match(name)
         if m:
             groups[m.group(0)] = groups.get(m.group(0), 0) + tensor_bytes(dt, shape)
-    facts = {"family": family, "arch": det.get("arch") or None, "dtype": str(dtype), "cast_bytes": largest_cast(table),
+    facts = {"family": family, "arch": det.get("arch") or None, "dtype": str(dtype), "cast_bytes": largest_cast(table), "largest": largest,
              "bytes": int(model.model_size()), "config": config,
              "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None}
     if len(_state["facts"]) > 8:
@@ -95,9 +96,18 @@ def cond_counts(conds: dict) -> dict:
     return {k: len(v or ()) for k, v in (conds or {}).items()}
 
 
-def required_for(facts: dict, noise_shape, cond_batch: int) -> int:
-    return fit_plan.sample_memory_required(facts["family"], list(noise_shape), facts["dtype"], cond_batch, facts["arch"],
-                                           cast_bytes=facts["cast_bytes"])
+def required_for(facts: dict, noise_shape, cond_batch: int, budget=None, reserve=0, context=0) -> int:
+    """memory_required for this batch. When the weights will not all stay on the GPU (budget known), ComfyUI
+    copies each offloaded weight to the GPU as a layer runs: room for two copies of the largest weight (the
+    one in use and the one being prefetched) is added to the manual-cast copy."""
+    def req(cast):
+        return fit_plan.sample_memory_required(facts["family"], list(noise_shape), facts["dtype"], cond_batch, facts["arch"],
+                                               cast_bytes=cast)
+
+    out = req(facts["cast_bytes"])
+    if budget is not None and facts["bytes"] + out + reserve + context > budget:
+        out = req(max(facts["cast_bytes"], 2 * facts.get("largest", 0)))
+    return out
 
 
 def stock_required(model, noise_shape, cond_batch: int):
@@ -176,7 +186,7 @@ def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, forc
     facts = ctx.get("facts") or model_facts(model)
     mo = model_options or {}
     n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
-    req = required_for(facts, noise_shape, n)
+    req = required_for(facts, noise_shape, n, ctx.get("budget"), ctx.get("reserve", 0), ctx.get("context", 0))
     dyn = dynamic_vram()
     p = None
     left = []

@@ -51,7 +51,6 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     b, label = live_budget(budget, vram_gb)
     shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
     cond_batch = 2 if spec.family(family)["cfg"] else 1  # until the sampler runs: the family's usual workflow
-    req = fit_guard.required_for(facts, shape, cond_batch) if shape else 0
     stock = fit_guard.stock_required(model, shape, 1) if shape else None
     decode = None
     kind = None
@@ -68,6 +67,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
         pixels = {"width": shape[-1] * sp["s"], "height": shape[-2] * sp["s"], "frames": frames}
     ctx = {"origin": "node", "facts": facts, "budget": b, "reserve": reserve if reserve is not None else spec.comfy_reserve(),
            "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
+    req = fit_guard.required_for(facts, shape, cond_batch, b, ctx["reserve"], ctx["context"]) if shape else 0
     p = fit_plan.plan(b, weights={"diffusion_model": facts["bytes"], "text_encoders": size_of(clip), "vae": size_of(vae)},
                       memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
                       host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,

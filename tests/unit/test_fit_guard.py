@@ -92,3 +92,11 @@ def test_vae_copy_sized_and_tiled_original_untouched():
     assert u.decode(Samples()) == "untiled"
     assert u.memory_used_decode((3, 4, 128, 128), "torch.float32") == P.with_margin(P.decode_bytes("kl", [1, 4, 128, 128], "fp32"))
     assert u.memory_used_encode((1, 3, 1024, 1024), "torch.float32") == P.with_margin(P.encode_bytes("kl", (1024, 1024), "fp32"))
+
+
+def test_offloading_adds_room_for_two_copies_of_the_largest_weight(monkeypatch):
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 1000 * n)
+    facts = dict(FACTS, bytes=10_000, largest=100)
+    assert G.required_for(facts, [1, 4, 8, 8], 2) == 2100  # no budget: activations + 5 %
+    assert G.required_for(facts, [1, 4, 8, 8], 2, budget=1_000_000) == 2100  # everything fits: no copies
+    assert G.required_for(facts, [1, 4, 8, 8], 2, budget=12_000) == 2310  # (2000 + 2 x 100) x 1.05

@@ -1,0 +1,305 @@
+"""Fit to Card on a capped GPU: out-of-memory runs with stock ComfyUI vs with the guard (goal: >= 90 % of the
+guarded runs complete), outputs compared where only weight placement changed.
+
+    COMFYUI_DIR=/path/to/ComfyUI $COMFYUI_PYTHON benchmarks/gpu_fit_to_card.py [--family sdxl flux1 wan21] [--over 0.08]
+    COMFYUI_DIR=... $COMFYUI_PYTHON benchmarks/gpu_fit_to_card.py --dry-run   # the runs and caps it would use, no GPU
+
+Self-contained, one run under 10 minutes on any NVIDIA GPU with room for the largest run (FLUX.1 at 1536 px:
+about 30 GB). It writes sparse all-zero checkpoints of the real tensor layouts (memory/estimate/layouts) into
+--workdir, imports ComfyUI in-process from COMFYUI_DIR and runs its real model code: conditionings are zero
+tensors of the real shapes (no text encoder is loaded). For each run the card is emulated at `cap` bytes:
+torch.cuda.set_per_process_memory_fraction caps the allocator, and ComfyUI's get_free_memory is shifted so
+ComfyUI sees the same smaller card (both stock and guarded runs see it). The cap puts each run `--over` above
+what it needs in all (weights + our activation estimate + ComfyUI's reserve), so the weights must be partly
+offloaded. Stock = ComfyUI's own memory_required; guard = nodes/fit_guard.attach on a clone (the node's path)
+and a VAE copy sized from our estimate. An out-of-memory exception in sampling counts as an OOM; the decode
+counts one when ComfyUI logs its "Ran out of memory ... retrying with tiled" fallback. Prints a table and
+writes benchmarks/results/gpu_fit_to_card.json.
+"""
+import argparse
+import gc
+import logging
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GiB = 1024 ** 3
+
+# family -> bundled layouts, zero conditioning shapes, sampler cfg, the sizes run (w, h, frames)
+FAMILIES = {
+    "sdxl": {"checkpoint": "sdxl_sd_xl_base_1.0", "vae": "vae_sdxl_vae", "cfg": 7.0, "context": (77, 2048),
+             "pooled": 1280, "sizes": [(1024, 1024, 1), (1536, 1536, 1)]},
+    "flux1": {"unet": "flux_flux1-dev", "vae": "vae_flux_ae", "cfg": 1.0, "context": (256, 4096), "pooled": 768,
+              "guidance": 3.5, "sizes": [(1024, 1024, 1), (1536, 1536, 1)]},
+    "wan21": {"unet": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "cfg": 5.0, "context": (512, 4096),
+              "sizes": [(832, 480, 33), (832, 480, 81)]},
+}
+
+
+def load_pack():
+    sys.path.insert(0, str(REPO / "tests"))
+    from support.pack import load_pack as _load
+
+    _load()
+    from gpu_garden.memory import units
+    from gpu_garden.memory.estimate import layouts
+
+    return layouts, units
+
+
+def latent_shape(family, w, h, frames):
+    from gpu_garden.memory.estimate import spec
+
+    sp = spec.family(family)
+    return ([1, sp["ch"], (frames - 1) // sp["t"] + 1, h // sp["s"], w // sp["s"]] if sp["t"]
+            else [1, sp["ch"], h // sp["s"], w // sp["s"]])
+
+
+def planned_runs(layouts, families, over, reserve):
+    """[(family, (w, h, frames), latent shape, cond batch, weights, our memory_required, cap)] from the layouts."""
+    from gpu_garden.memory.estimate import families as fams
+    from gpu_garden.memory.fit import plan as fit_plan
+
+    runs = []
+    for family in families:
+        spec = FAMILIES[family]
+        name = spec.get("checkpoint") or spec["unet"]
+        table = {k: (t["dtype"], tuple(t["shape"])) for k, t in layouts.load(name)["tensors"].items()}
+        if "checkpoint" in spec:
+            table = next(c["table"] for c in fams.split_components(table, name) if c["role"] == "diffusion_model")
+        from gpu_garden.memory.estimate import weights
+
+        w = weights.resident_bytes(table)
+        arch = fams.detect_family(table).get("arch")
+        cb = 1 if math.isclose(spec["cfg"], 1.0) else 2
+        for size in spec["sizes"]:
+            shape = latent_shape(family, *size)
+            req = fit_plan.sample_memory_required(family, shape, "bf16" if family == "flux1" else "fp16", cb, arch)
+            cap = int((w + req + reserve) * (1 - over) / (GiB // 4)) * (GiB // 4)
+            runs.append({"family": family, "size": size, "latent": shape, "cond_batch": cb, "weights": w,
+                         "memory_required": req, "cap": cap})
+    return runs
+
+
+# -- the GPU part -----------------------------------------------------------------------------------
+def import_comfy(comfy_dir: str):
+    sys.dont_write_bytecode = True  # never write into the ComfyUI checkout
+    sys.path.insert(0, comfy_dir)
+    import comfy.cli_args  # noqa: F401
+    import comfy.model_management
+    import comfy.sample
+    import comfy.sd
+    import comfy.utils  # noqa: F401
+
+    return comfy
+
+
+class Card:
+    """Emulates a `cap`-byte card: the allocator is capped and ComfyUI's free memory is shifted to match."""
+
+    def __init__(self, comfy, torch):
+        self.mm, self.torch = comfy.model_management, torch
+        self.dev = self.mm.get_torch_device()
+        self.total = torch.cuda.get_device_properties(self.dev).total_memory
+        self.hide = 0
+        self.orig = self.mm.get_free_memory
+        card = self
+
+        def get_free_memory(dev=None, torch_free_too=False):
+            r = card.orig(dev, torch_free_too)
+            if dev is not None and getattr(dev, "type", str(dev)) == "cpu":
+                return r
+            if torch_free_too:
+                return max(0, r[0] - card.hide), r[1]
+            return max(0, r - card.hide)
+
+        self.mm.get_free_memory = get_free_memory
+
+    def set(self, cap):
+        t = self.torch
+        self.mm.unload_all_models()
+        gc.collect()
+        self.mm.soft_empty_cache(True)
+        t.cuda.synchronize(self.dev)
+        free, total = t.cuda.mem_get_info(self.dev)
+        outside = (total - free) - t.cuda.memory_reserved(self.dev)  # CUDA context and other processes
+        self.hide = max(0, total - outside - cap)
+        t.cuda.set_per_process_memory_fraction(min(1.0, cap / total), self.dev)
+        t.cuda.reset_peak_memory_stats(self.dev)
+
+
+class DecodeOOMs(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def emit(self, record):
+        if "Ran out of memory when regular VAE decoding" in record.getMessage():
+            self.count += 1
+
+
+def build(comfy, layouts, family, workdir):
+    spec = FAMILIES[family]
+    path = lambda name: str(layouts.write_sparse(name, workdir / f"{name}.safetensors"))  # noqa: E731
+    if "checkpoint" in spec:
+        model = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=False, output_clip=False)[0]
+    else:
+        model = comfy.sd.load_diffusion_model(path(spec["unet"]))
+    vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(path(spec["vae"])))
+    return model, vae
+
+
+def conds(torch, family):
+    spec = FAMILIES[family]
+    extra = {}
+    if spec.get("pooled"):
+        extra["pooled_output"] = torch.zeros(1, spec["pooled"])
+    if spec.get("guidance"):
+        extra["guidance"] = spec["guidance"]
+    pos = [[torch.zeros(1, *spec["context"]), dict(extra)]]
+    neg = [[torch.zeros(1, *spec["context"]), dict(extra)]]
+    return pos, neg
+
+
+def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
+    from gpu_garden.memory.fit import plan as fit_plan
+    from gpu_garden.nodes import fit_guard
+
+    mm = comfy.model_management
+    card.set(run["cap"])
+    spec = FAMILIES[run["family"]]
+    latent = torch.zeros(run["latent"])
+    noise = comfy.sample.prepare_noise(latent, 0)
+    pos, neg = conds(torch, run["family"])
+    out = {"variant": "guard" if guard else "stock", "oom": False, "decode_oom": False, "samples": None, "supplied": None}
+    m, v = model, vae
+    ctx = None
+    if guard:
+        ctx = {"facts": fit_guard.model_facts(model), "budget": run["cap"], "reserve": mm.extra_reserved_memory(), "context": 0,
+               "origin": "benchmark"}
+        m = fit_guard.attach(model, ctx)
+        kind = fit_guard.vae_kind(vae, run["family"])
+        p = fit_plan.plan(run["cap"], weights={"vae": int(vae.patcher.model_size())}, memory_required=0, reserve=ctx["reserve"],
+                          decode={"kind": kind, "latent_shape": run["latent"], "dtype": str(vae.vae_dtype)})
+        v = fit_guard.sized_vae(vae, kind, p["decode"]["args"] if p["decode"]["tiled"] else None)
+        out["decode_tiled"] = p["decode"]["tiled"]
+    t = time.perf_counter()
+    try:
+        s = comfy.sample.sample(m, noise, steps, spec["cfg"], "euler", "simple", pos, neg, latent, disable_pbar=True, seed=0)
+        out["samples"] = s.float().cpu()
+        out["peak_sample"] = torch.cuda.max_memory_allocated(card.dev)
+    except mm.OOM_EXCEPTION:
+        out["oom"] = True
+    out["supplied"] = (ctx or {}).get("supplied", {}).get("memory_required")
+    out["seconds"] = time.perf_counter() - t
+    if out["samples"] is not None:
+        before = decode_ooms.count
+        torch.cuda.reset_peak_memory_stats(card.dev)
+        try:
+            v.decode(out["samples"])
+            out["decode_oom"] = decode_ooms.count > before
+        except mm.OOM_EXCEPTION:
+            out["decode_oom"] = True
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--family", nargs="+", choices=sorted(FAMILIES), default=["sdxl", "flux1", "wan21"])
+    ap.add_argument("--over", type=float, default=0.08, help="how far each run is over its cap (fraction of what it needs)")
+    ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--workdir", help="where the sparse checkpoints go (default: a temporary folder)")
+    ap.add_argument("--dry-run", action="store_true", help="print the runs and caps from the layouts; no GPU, no ComfyUI")
+    args = ap.parse_args(argv)
+
+    layouts, units = load_pack()
+    reserve = 400 * 1024 ** 2  # ComfyUI's default reserve on Linux (the real run reads extra_reserved_memory())
+    if args.dry_run:
+        print(f"runs, {args.over * 100:.0f} % over the cap (weights + our memory_required + reserve):")
+        for r in planned_runs(layouts, args.family, args.over, reserve):
+            print(f"  {r['family']:6} {'x'.join(map(str, r['size'])):14} latent {r['latent']}  cond batch {r['cond_batch']}  "
+                  f"weights {units.fmt_bytes(r['weights'])}  memory_required {units.fmt_bytes(r['memory_required'])}  "
+                  f"cap {units.fmt_bytes(r['cap'])}")
+        return 0
+    comfy_dir = os.environ.get("COMFYUI_DIR")
+    if not comfy_dir or not (Path(comfy_dir) / "comfy" / "model_management.py").is_file():
+        print("skipped: set COMFYUI_DIR to a ComfyUI checkout (and run with its Python)")
+        return 0
+    try:
+        import torch
+    except ImportError:
+        print("skipped: torch is not importable from this Python; run with ComfyUI's interpreter")
+        return 0
+    if not torch.cuda.is_available():
+        print("skipped: no CUDA device (this benchmark caps GPU memory; --dry-run shows the runs)")
+        return 0
+    comfy = import_comfy(comfy_dir)
+    mm = comfy.model_management
+    reserve = int(mm.extra_reserved_memory())
+    card = Card(comfy, torch)
+    decode_ooms = DecodeOOMs()
+    logging.getLogger().addHandler(decode_ooms)
+    from gpu_garden.nodes.fit_guard import dynamic_vram
+
+    print(f"device: {mm.get_torch_device_name(card.dev)}; {args.steps} steps, euler; each run {args.over * 100:.0f} % over "
+          f"its cap" + ("; Dynamic VRAM is ON: the guard only supplies figures there" if dynamic_vram() else ""))
+    header = ("family", "size", "cap", "variant", "memory_required", "sample", "decode", "peak", "identical", "s")
+    rows, records = [], []
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
+        workdir = Path(args.workdir or tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        for family in args.family:
+            runs = planned_runs(layouts, [family], args.over, reserve)
+            model, vae = build(comfy, layouts, family, workdir)
+            for run in runs:
+                stock = run_one(comfy, torch, card, model, vae, run, False, args.steps, decode_ooms)
+                guard = run_one(comfy, torch, card, model, vae, run, True, args.steps, decode_ooms)
+                same = (torch.equal(stock["samples"], guard["samples"])
+                        if stock["samples"] is not None and guard["samples"] is not None else None)
+                for r in (stock, guard):
+                    rows.append((family, "x".join(map(str, run["size"])), units.fmt_bytes(run["cap"]), r["variant"],
+                                 units.fmt_bytes(r["supplied"]) if r["supplied"] else "ComfyUI's",
+                                 "OOM" if r["oom"] else "ok", "n/a" if r["samples"] is None else ("OOM->tiled" if r["decode_oom"] else "ok"),
+                                 units.fmt_bytes(r.get("peak_sample")), "" if same is None else str(same), f"{r['seconds']:.1f}"))
+                    records.append({"family": family, "size": list(run["size"]), "cap": run["cap"], "variant": r["variant"],
+                                    "memory_required": r["supplied"], "oom": r["oom"], "decode_oom": r["decode_oom"],
+                                    "peak_sample": r.get("peak_sample"), "identical": same, "seconds": round(r["seconds"], 2)})
+            del model, vae
+            card.set(GiB * 1024)
+    torch.cuda.set_per_process_memory_fraction(1.0, card.dev)
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    for row in (header, *rows):
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+
+    def rate(variant):
+        rs = [r for r in records if r["variant"] == variant]
+        ok = sum(1 for r in rs if not r["oom"] and not r["decode_oom"])
+        return ok, len(rs)
+
+    s_ok, n = rate("stock")
+    g_ok, _ = rate("guard")
+    compared = [r["identical"] for r in records if r["variant"] == "guard" and r["identical"] is not None]
+    summary = {"runs": n, "stock_completed": s_ok, "guard_completed": g_ok,
+               "stock_oom": n - s_ok, "guard_oom": n - g_ok,
+               "guard_completion_rate": round(g_ok / n, 3) if n else None,
+               "identical_outputs": sum(compared), "compared_outputs": len(compared),
+               "seconds": round(time.monotonic() - started, 1)}
+    print(f"completed without an OOM: stock {s_ok}/{n}, guard {g_ok}/{n} (goal: >= 90 % with the guard); "
+          f"outputs identical where both completed: {sum(compared)}/{len(compared)}")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from results import save
+
+    path = save("gpu_fit_to_card", "COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py " + " ".join(argv or sys.argv[1:]),
+                {"device": mm.get_torch_device_name(card.dev), "over": args.over, "steps": args.steps,
+                 "summary": summary, "runs": records})
+    print(f"wrote {path}")
+    return 0 if n and g_ok / n >= 0.9 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
