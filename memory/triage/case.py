@@ -50,7 +50,7 @@ def build(scan, inc, context, env) -> Case:
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     # a training step: the backward pass (autograd) or an optimizer step is on the stack
     x.training = any(func in ("backward", "run_backward", "_engine_run_backward") or p.replace("\\", "/").endswith("autograd/__init__.py")
-                     or func == "step" and "optim" in p for p, func in inc.frames)
+                     or func == "step" and "optim" in p for p, func in inc.frames) or bool(f.get("training_log"))
     x.graph_capture = f.get("graph_capture")      # the log shows CUDA-graph capture before the failure
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)

@@ -22,7 +22,7 @@ def new_facts() -> dict:
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
-            "vllm_serving": False}
+            "vllm_serving": False, "training_log": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -201,6 +201,7 @@ HANDLERS = {
     "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2))),
     "vllm_marker": _set("vllm", True),
     "vllm_serving": _set("vllm_serving", True),
+    "training_log": _set("training_log", True),
     "graph_capture": _set("graph_capture", True),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),

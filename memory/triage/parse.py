@@ -67,7 +67,7 @@ _TORCH_OLD = re.compile(
     + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<free>" + _SZ + r") free; (?:(?P<allowed>" + _SZ
     + r") allowed; )?(?P<reserved>" + _SZ + r") (?P<what>reserved in total by PyTorch|cached)\)")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
-_XPU_OLD = re.compile(r"XPU out of memory\. Tried to allocate (?P<req>" + _SZ + r") \(GPU (?P<gpu>\d+); (?P<total>" + _SZ
+_XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + _SZ + r") \(GPU (?P<gpu>\d+); (?P<total>" + _SZ
                       + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<reserved>" + _SZ + r") reserved in total by PyTorch\)")
 _TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp
@@ -440,6 +440,7 @@ FACTS = [
     ("vllm_kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
     ("vllm_model_mem", re.compile(r"(?:Model loading took|Loading model weights took|model weights take) ([\d.]+) ?Gi?B")),
     ("vllm_kv_mem_v0", re.compile(r"the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB")),
+    ("training_log", re.compile(r"\bEpoch \d+\b|\bepoch \d+\b|\btrain(?:ing)?_loss\b|loss\.backward\(")),
     ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput")),
     ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
     ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
@@ -483,7 +484,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("request", "POST /v1/", "throughput"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("request", "POST /v1/", "throughput"), "training_log": ("poch ", "_loss", "loss.backward"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
     "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
@@ -527,8 +528,8 @@ HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"De
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end", b"capture_model", b"torch.cuda.graph",
-                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"MiB free", b"memory.required.full", b"ComfyUI Version")
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"in function", b"GGML_ASSERT", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"MiB free", b"memory.required.full", b"ComfyUI Version")
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"loss.backward", b"in function", b"GGML_ASSERT", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

@@ -81,7 +81,7 @@ def script_full(x):
     """A plain PyTorch script, the message alone (no traceback): PyTorch holds the card (not more: sysmem fallback
     is apart) and a per-tensor-sized request fails. Copying a model in moves one parameter at a time; a training
     step's tensors would show their traceback or the training loop around them."""
-    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and x.allocated is not None
+    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
             and 0.9 * x.cap <= x.allocated <= 1.02 * x.total and x.req <= 0.01 * x.total)
 
 
@@ -94,7 +94,9 @@ def vllm_loading(x):
 
 
 def mps_full(x):
-    return x.branch == "mps" and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
+    """MPS: PyTorch holds most of the limit and a small request fails. Not in training, where what PyTorch holds is
+    mostly the step's activations, gradients and optimizer state."""
+    return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
 
 
 def stage(name):
@@ -133,7 +135,7 @@ RULES = [
     R("weights-exceed-vram", 2.0, vllm_loading,
       "vLLM: PyTorch holds {allocated:b} of {total:b} before any line shows the weights loaded or the KV cache sized: the weights do not fit"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
-    R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and x.allocated >= 0.9 * x.cap and x.req <= 0.1 * x.cap
+    R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap and x.req <= 0.1 * x.cap
       and x.other_alloc < 0.1 * x.cap, "MPS: PyTorch alone holds {allocated:b} of the {cap:b} limit and a small request fails: the model fills it"),
     R("weights-exceed-vram", 6.0, lambda x: x.tiny,
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
@@ -148,7 +150,8 @@ RULES = [
       + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),
     R("weights-exceed-vram", 0.5, lambda x: x.kind == "vllm.no_kv_blocks" and x.f["vllm_model_mem"],
       "model loading took {f[vllm_model_mem]:b}"),
-    R("weights-exceed-vram", 4.0, stage("model-load-failed"), "llama.cpp could not allocate the model's weight buffer"),
+    R("weights-exceed-vram", 4.0, lambda x: x.ggml_stage == "model-load-failed" and not x.host_buffer,
+      "llama.cpp could not allocate the model's weight buffer"),
     R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),
     R("weights-exceed-vram", 2.0, stage("ollama-estimate"), "Ollama's estimate: the model's allocations do not fit"),
     R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
@@ -193,7 +196,7 @@ RULES = [
     R("activations", 1.4, kind("cublas.alloc", "cudnn.alloc"),
       lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
     # memory outside PyTorch or cached slack weighs less in training: the batch's activations and gradients are the knob
-    R("activations", 1.2, lambda x: x.training and x.branch in ("torch", "async"),
+    R("activations", 1.2, lambda x: x.training and x.branch in ("torch", "async", "mps"),
       "the failure came in a training step (backward pass or optimizer on the stack): the batch's activations and gradients"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
