@@ -92,6 +92,16 @@ def dynamic_vram() -> bool:
         return False
 
 
+def min_weight_ratio() -> float:
+    """ComfyUI's MIN_WEIGHT_MEMORY_RATIO (0.0 on NVIDIA, 0.4 elsewhere in 0.8.0), read live."""
+    try:
+        import comfy.model_management as mm
+
+        return float(mm.MIN_WEIGHT_MEMORY_RATIO)
+    except Exception:
+        return fit_plan.MIN_WEIGHT_RATIO
+
+
 def cond_counts(conds: dict) -> dict:
     return {k: len(v or ()) for k, v in (conds or {}).items()}
 
@@ -123,13 +133,17 @@ class _Answer:
     """model.model.memory_required answers `figure` while the wrapped call runs; removed afterwards."""
 
     def __init__(self, base, figure):
-        self.base, self.figure = base, int(figure)
+        self.base, self.figure, self.calls = base, int(figure), 0
 
     def __enter__(self):
         d = self.base.__dict__
         self.had, self.old = "memory_required" in d, d.get("memory_required")
-        figure = self.figure
-        self.base.memory_required = lambda input_shape, cond_shapes={}: figure  # noqa: E731
+
+        def memory_required(input_shape, cond_shapes={}):
+            self.calls += 1
+            return self.figure
+
+        self.base.memory_required = memory_required
         return self
 
     def __exit__(self, *exc):
@@ -193,7 +207,7 @@ def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, forc
     if ctx.get("budget") is not None:
         p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": facts["bytes"]}, memory_required=req,
                           context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
-                          dynamic_vram=dyn, host_ram=ctx.get("host_ram"))
+                          dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio())
         if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
             left = _offload_encoders(ctx, model)
     record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,
@@ -209,9 +223,14 @@ def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, forc
     if base is None or not hasattr(base, "memory_required"):
         FEATURE.fail(RuntimeError("this model has no memory_required: ComfyUI's own figure is used"))
         return call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
-    with _Answer(base, req):
+    with _Answer(base, req) as answer:
         out = call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
-    FEATURE.ok()
+    record["consulted"] = answer.calls > 0
+    if answer.calls:
+        FEATURE.ok()
+    else:  # a ComfyUI that no longer asks model.model.memory_required: say so, never guess
+        FEATURE.fail(RuntimeError("ComfyUI's prepare_sampling did not ask memory_required: its own figure was used"))
+        log.warning("[GPU Garden] Fit to Card: this ComfyUI did not ask memory_required; its own figure was used")
     return out
 
 

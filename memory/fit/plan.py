@@ -21,7 +21,7 @@ from ..estimate import vae as vae_mod
 from ..units import GiB, fmt_bytes
 
 MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate's)
-MIN_WEIGHT_RATIO = 0.4  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.0 elsewhere)
+MIN_WEIGHT_RATIO = 0.0  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.4 on other GPUs; the node reads the live one)
 MIN_INFERENCE = int(0.8 * GiB)  # minimum_inference_memory() less extra_reserved_memory()
 TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
 GGUF_Q4_BITS = 4.5  # Q4_K bits per weight

@@ -37,12 +37,16 @@ def test_loader_sees_our_figure_only_inside_the_call(monkeypatch):
     assert G.guarded(ctx, prepare, m, [1, 4, 8, 8], conds) == "loaded"
     assert seen == {"req": 2100, "min": 2100}  # 2 conds x 1000, +5 %
     assert ctx["supplied"]["memory_required"] == 2100 and ctx["supplied"]["stock_memory_required"] == 111
+    assert ctx["supplied"]["consulted"] is True
     assert m.model.memory_required([2, 4, 8, 8]) == 111  # restored: the class method again
     assert "memory_required" not in m.model.__dict__
 
     ctx["cfg"] = 1.0  # cfg 1: ComfyUI skips the uncond
     G.guarded(ctx, prepare, m, [1, 4, 8, 8], conds)
     assert seen["req"] == 1050
+
+    G.guarded(ctx, lambda *a, **k: None, m, [1, 4, 8, 8], conds)  # a host that never asks
+    assert ctx["supplied"]["consulted"] is False
 
 
 def test_answer_removed_when_the_call_raises(monkeypatch):

@@ -1,8 +1,8 @@
 """Fit to Card plan (memory/fit/plan.py): hand-computed expectations on round numbers.
 
 Each expected value below is worked out by hand from ComfyUI 0.8.0's load_models_gpu arithmetic
-(lowvram_model_memory = max(0, free - minimum_memory_required - reserve, min(free * 0.4, free - 0.8 GiB -
-reserve))) and the plan's rules; none is computed by the code under test. Doubling the activations anywhere
+(lowvram_model_memory = max(0, free - minimum_memory_required - reserve, min(free * ratio, free - 0.8 GiB -
+reserve)), ratio MIN_WEIGHT_MEMORY_RATIO: 0.0 on NVIDIA, 0.4 on other GPUs) and the plan's rules; none is computed by the code under test. Doubling the activations anywhere
 in the plan moves the kept weights and the predicted peak by whole GiB and fails these tests."""
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB, MiB
@@ -35,7 +35,7 @@ def test_planned_cond_batch():
 def test_twelve_gib_card_encoders_off_weights_partly_offloaded():
     # budget 12, context 0.5, reserve 0.5; model 10, encoders 2, memory_required 3 (GiB)
     # with everything: 0.5 + 2 + 10 + 3 + 0.5 = 16 > 12 -> encoders off
-    # free = 11.5; floor = min(11.5 * 0.4, 11.5 - 0.8 - 0.5) = 4.6; kept = min(10, max(0, 11.5 - 3 - 0.5, 4.6)) = 8
+    # free = 11.5; floor (NVIDIA ratio 0) = 0; kept = min(10, max(0, 11.5 - 3 - 0.5, 0)) = 8
     p = P.plan(12 * G, weights={"diffusion_model": 10 * G, "text_encoders": 2 * G, "vae": 0},
                memory_required=3 * G, context=G // 2, reserve=G // 2)
     assert p["text_encoders_off"] is True
@@ -68,11 +68,13 @@ def test_everything_fits_nothing_changes():
 
 
 def test_comfyui_floor_keeps_weights_activations_too_big_offers_lower_resolution():
-    # budget 8, no context/reserve; model 6, memory_required 6. free 8; floor = min(3.2, 7.2) = 3.2;
+    # a non-NVIDIA GPU (ratio 0.4). budget 8, no context/reserve; model 6, memory_required 6. free 8;
+    # floor = min(3.2, 7.2) = 3.2;
     # kept = min(6, max(0, 2, 3.2)) = 3.2 -> peak 9.2 > 8: does not fit.
     # target memory_required = 8 - 0 - 3.2 = 4.8 -> area scale 0.8 -> side 0.894: 1024 -> 896 (x64)
     p = P.plan(8 * G, weights={"diffusion_model": 6 * G, "text_encoders": 0, "vae": 0}, memory_required=6 * G,
-               pixels={"width": 1024, "height": 1024, "frames": 1}, blocks={"count": 30, "bytes": 256 * MiB})
+               pixels={"width": 1024, "height": 1024, "frames": 1}, blocks={"count": 30, "bytes": 256 * MiB},
+               min_weight_ratio=0.4)
     assert p["weights_on_gpu"] == int(3.2 * G)
     assert p["fits"] is False
     offers = {o["id"]: o for o in p["offers"]}
@@ -86,7 +88,7 @@ def test_comfyui_floor_keeps_weights_activations_too_big_offers_lower_resolution
 def test_video_offers_fewer_frames():
     # same numbers, 81 frames: scale 0.8 -> (80 * 0.8) // 4 * 4 + 1 = 65
     p = P.plan(8 * G, weights={"diffusion_model": 6 * G}, memory_required=6 * G,
-               pixels={"width": 832, "height": 480, "frames": 81})
+               pixels={"width": 832, "height": 480, "frames": 81}, min_weight_ratio=0.4)
     assert {o["id"]: o for o in p["offers"]}["fewer_frames"]["value"] == 65
 
 
@@ -146,3 +148,12 @@ def test_real_kl_decode_figure_comes_from_the_estimate():
 def test_tile_args_video():
     a = P.tile_args("wan21", 256, 16)
     assert a == {"tile_x": 32, "tile_y": 32, "overlap": 4, "tile_t": 4, "overlap_t": 2}
+
+
+def test_nvidia_has_no_floor_activations_too_big():
+    # NVIDIA (ratio 0): budget 8, model 6, memory_required 9 -> kept = max(0, 8 - 9, 0) = 0; peak 9 > 8
+    # lower resolution: target 8 -> area 8/9 -> side 0.9428: 1024 -> 965 -> 960
+    p = P.plan(8 * G, weights={"diffusion_model": 6 * G}, memory_required=9 * G,
+               pixels={"width": 1024, "height": 1024, "frames": 1})
+    assert p["weights_on_gpu"] == 0 and p["weights_offloaded"] == 6 * G and p["fits"] is False
+    assert {o["id"]: o for o in p["offers"]}["lower_resolution"]["value"] == [960, 960]
