@@ -83,7 +83,7 @@ def _requested_load(s, f, m, text, lineno, window):
 
 
 def _node_type(s, f, m, text, lineno, window):
-    s.node_type = m.group(1) or m.group(2) or m.group(3)
+    s.node_type = m.group(1) or m.group(2) or m.group(3) or m.group(4)
     s.node_type_line = s._lineno if window else lineno
     if s.cur is not None:
         s.cur.node_type = s.node_type

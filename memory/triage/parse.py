@@ -75,7 +75,7 @@ _ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \
 # ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
 # Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
 # n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
-_ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^|:)\s*(?::\s*)?Allocation on device\s*$")
+_ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^|:|^\s*[A-Z]\w*)\s*(?::\s*)?Allocation on device\s*$")
 ASYNC_FIELDS = {
     "allocated": re.compile(r"Currently allocated\s*:\s*" + SZ),
     "requested": re.compile(r"Requested\s+:\s*" + SZ),
@@ -126,6 +126,7 @@ _GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
 _GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
 _GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
 # host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
+_GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
 _GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory")
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 _OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
@@ -370,6 +371,8 @@ RECOGNISERS = [
     _simple(_GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
     _simple(_GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
             lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(_GGML_METAL_MAX, "ggml.metal_max", "metal", "llama.cpp",
+            lambda m: {"requested": int(m.group(2)), "max_buffer": int(m.group(3))}),
     _simple(_GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")} if m.group(1) else {}),
     _simple(_GGML_MALLOC_BARE, "ggml.malloc", "cuda", "llama.cpp"),
     _simple(_OLLAMA_SYS, "ollama.system_memory", "cpu", "ollama",
@@ -397,7 +400,7 @@ PRIORITY = {
     "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.cpu": 9, "python.memory_error": 8,
     "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
-    "ggml.model_load": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
+    "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
     "comfy.pinned_host": 7, "torch.directml": 9,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
@@ -428,7 +431,8 @@ FACTS = [
     ("prompt_done", re.compile(r"Prompt executed in")),
     ("exception_block", re.compile(r"!!! Exception during processing !!!")),
     ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*|\*\*ComfyUI Version:\*\*")),
-    ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)")),
+    ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)|"
+                             r"^\s*([A-Z]\w*(?:Loader|Encode|Decode|Sampler|Upscale)\w*)(?:\s+Allocation on device)?\s*$")),
     ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
                         r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
     ("frame", re.compile(r'File "([^"]+)", line \d+, in (\S+)')),
@@ -478,7 +482,7 @@ FACT_KEYS = {
     "requested_load": ("Requested to load",),
     "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
-    "node_type": ("Error occurred when executing", "Node Type", "Exception in node"),
+    "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
     "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "progress_done": ("100%|",), "progress": ("%|",),
     "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
@@ -500,7 +504,7 @@ FACT_KEYS = {
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 
 # Words every error line contains at least one of (the recognisers are tried only then).
-ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
+ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
@@ -512,7 +516,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "runner process", "process has terminated",
                "Error in memory profiling", "to allocate", "allocation of size", "OutOfDeviceMemory", "OUT_OF_DEVICE_MEMORY",
                "insufficient memory", "system memory", "Allocation failed", "Fault failed", "reservation failed",
-               "memory compile error", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
+               "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
                "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
@@ -521,15 +525,17 @@ IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end", b"capture_model", b"torch.cuda.graph",
-                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"MiB free", b"memory.required.full", b"ComfyUI Version")
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"loss.backward", b"in function", b"GGML_ASSERT", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version")
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"loss.backward",
+               b"Loader", b"Sampler", b"Decode", b"Encode", b"in function", b"GGML_ASSERT", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

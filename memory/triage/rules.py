@@ -307,7 +307,8 @@ RULES = [
     R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
       and (x.allocated is None or x.allocated < 0.25 * x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
-    R("other", 3.5, lambda x: x.impossible, "{impossible}"),
+    # numbers no shortage produces outweigh what the failing node or frame would suggest
+    R("other", 4.5, lambda x: x.impossible, "{impossible}"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
     R("other", 4.0, lambda x: torch(x) and x.n.get("allowed") and x.n["allowed"] < 0.5 * x.total and x.free is not None
@@ -326,6 +327,8 @@ RULES = [
     R("other", 2.0, lambda x: async_numbers(x) and x.free is None and x.allocated + x.req <= 0.8 * x.total,
       lambda x: f"PyTorch's {fmt_bytes(x.allocated)} plus the {fmt_bytes(x.req)} request are well under the {fmt_bytes(x.total)} limit: "
                 "memory the message does not show (mapped weights, another allocator, the runtime's own limit) refused it"),
+    R("other", 4.0, kind("ggml.metal_max"),
+      "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
     R("other", 1.8, kind("torch.nvml_assert"),
       "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),

@@ -97,7 +97,10 @@ def read_context(scan):
         scan.progress_done = done
         # a bar labelled "Loading ..." (checkpoint shards, weights) is a load, not sampling
         label = raw[raw.rfind(b"\n", 0, prog_at) + 1:prog_at].split(b"\r")[-1]
-        if not done and b"oading" in label:
+        if done and (b"oading" in label or b"nitializ" in label):
+            scan.phase = ("load", last) if last else None     # a finished load bar says nothing about sampling
+            scan.progress_done = False
+        elif not done and b"oading" in label:
             what = label.decode("utf-8", "replace").split(":")[0].strip()
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
     if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
