@@ -25,6 +25,7 @@ import functools
 import logging
 import re
 import types
+import weakref
 
 from ..memory.estimate import families, spec
 from ..memory.estimate.headers import tensor_bytes
@@ -49,7 +50,7 @@ def model_facts(model) -> dict:
     base = model.model
     key = id(base)
     hit = _state["facts"].get(key)
-    if hit is not None and hit[0] is base:
+    if hit is not None and hit[0]() is base:
         return hit[1]
     from .estimate import table_of
 
@@ -71,7 +72,7 @@ def model_facts(model) -> dict:
              "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None}
     if len(_state["facts"]) > 8:
         _state["facts"].clear()
-    _state["facts"][key] = (base, facts)
+    _state["facts"][key] = (weakref.ref(base), facts)  # never keeps a model alive
     return facts
 
 

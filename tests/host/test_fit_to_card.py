@@ -115,7 +115,7 @@ def test_automatic_setting_guards_every_sampler_without_the_node(comfy_host):
         text = fresh_text()
         outputs = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=24))))
         last = comfy_host.get("/gpu_garden/fit")["last"]
-        assert last["origin"] == "auto" and last["cond_batch"] == 2
+        assert last["origin"] == "auto" and last["cond_batch"] == 2 and last["consulted"] is True
         (load,) = calls(outputs, "BaseModel")
         assert load["memory_required"] == last["memory_required"] != last["stock_memory_required"]
     finally:
