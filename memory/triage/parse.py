@@ -488,7 +488,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("request", "POST /v1/", "throughput"), "training_log": ("poch ", "_loss", "loss.backward"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "loss.backward"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
     "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
@@ -534,8 +534,9 @@ HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"De
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version")
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"loss.backward",
-               b"Loader", b"Sampler", b"Decode", b"Encode", b"in function", b"GGML_ASSERT", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
+# (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
+# open failure reads them, the window need not)
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

@@ -298,7 +298,9 @@ RULES = [
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),
 
     # --- graph-capture: CUDA graphs captured after the memory budget was handed out ----------------------
-    R("graph-capture", 4.0, lambda x: x.graph_capture and x.kind in ("torch.cuda", "torch.hip", "cuda.driver", "torch.oom_type"),
+    # once requests are served, capture is over: a later failure is not the capture's
+    R("graph-capture", 4.0, lambda x: x.graph_capture and not x.f["vllm_serving"]
+      and x.kind in ("torch.cuda", "torch.hip", "cuda.driver", "torch.oom_type"),
       lambda x: ("vLLM was capturing CUDA graphs when it ran out: the KV cache had already taken gpu_memory_utilization's share, "
                  "graph capture needs memory outside it") if x.env["runtime"] == "vllm"
       else "the failure came while CUDA graphs were captured: the capture's memory pool comes on top of the model's"),
