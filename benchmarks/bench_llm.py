@@ -75,12 +75,18 @@ def score(row) -> dict:
     except (UserError, TypeError, KeyError) as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
-    if "weights_gib" in m:
+    if "weights_gib" in m or "weights_mib" in m:
         # vLLM "model weights take" = the whole checkpoint; Ollama memory.weights.total = the repeating layers + the
-        # output tensor (an untied token embedding stays in host RAM and is not in it; a tied one is the output)
+        # output tensor (an untied token embedding stays in host RAM and is not in it; a tied one is the output);
+        # llama.cpp "model size" / its model buffers = every tensor of the file
         w = res.get("weights_gpu_full", res["weights"]) if rt == "ollama" else res["weights"]
-        out["weights_gib"] = (round(w / GiB, 3), m["weights_gib"])
-        out["weights_err"] = w / GiB / m["weights_gib"] - 1
+        printed = m["weights_gib"] if "weights_gib" in m else m["weights_mib"] / 1024
+        out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))
+        out["weights_err"] = w / GiB / printed - 1
+    if "weights_gpu_mib" in m and "host_weights" in res:  # llama.cpp's CUDA model buffer with -ngl layers on the GPU
+        g = (res["weights"] - res["host_weights"]) / MiB
+        out["weights_gpu_mib"] = (round(g, 2), m["weights_gpu_mib"])
+        out["weights_err"] = g / m["weights_gpu_mib"] - 1
     # KV buffer as printed
     for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
         if key in m:
@@ -89,14 +95,20 @@ def score(row) -> dict:
                 pred = res.get("kv_per_layer", {}).get("full") or res["kv_total"] / spec.n_layers
                 pred *= m["layers_on_device"]
             pred /= (MiB if unit == "MiB" else GiB)
+            exact = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
+            if "kv" in out:  # a row printing the total and one device's share: both must agree
+                out["kv_device"] = (round(pred, 3), m[key], unit)
+                out["kv_exact"] = out["kv_exact"] and exact
+                continue
             out["kv"] = (round(pred, 3), m[key], unit)
-            out["kv_exact"] = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
+            out["kv_exact"] = exact
             out["kv_err"] = pred / m[key] - 1
-    if "output_mib" in m:  # the output tensor alone (Ollama memory.weights.nonrepeating): weights by tensor role
+    if "output_mib" in m or "output_gib" in m:  # the output tensor alone (Ollama memory.weights.nonrepeating)
         o = res["weights_by_role"]["output"] / MiB if "weights_by_role" in res else None
         if o is not None:
-            out["output_mib"] = (round(o, 1), m["output_mib"])
-            out["output_err"] = o / m["output_mib"] - 1
+            printed = m["output_mib"] if "output_mib" in m else m["output_gib"] * 1024
+            out["output_mib"] = (round(o, 1), printed)
+            out["output_err"] = o / printed - 1
     if "projector_weights_mib" in m and res.get("projector"):
         pw = res["projector"]["weights"] / MiB
         out["projector_mib"] = (round(pw, 1), m["projector_weights_mib"])
@@ -105,18 +117,22 @@ def score(row) -> dict:
     if "required_full_gib" in m and rt == "ollama":
         out["required_full_gib"] = (round(res["total"] / GiB, 2), m["required_full_gib"])
     if rt == "vllm":
+        kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
         if "kv_available_gib" in m:  # tokens from the printed available memory: block arithmetic alone
-            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB)
+            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd)
             # vLLM prints the available memory rounded to 0.01 GiB: the tokens agree within that rounding
-            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB)
-            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB)
-            out["tokens_from_printed"] = (toks, m["kv_tokens"])
-            out["tokens_from_printed_exact"] = lo <= m["kv_tokens"] <= hi
+            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd)
+            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd)
+            # a refusal prints no token count but vLLM's own "estimated maximum model length" from the same memory
+            printed = m["kv_tokens"] if "kv_tokens" in m else m.get("estimated_max_len")
+            if printed is not None:
+                out["tokens_from_printed"] = (toks, printed)
+                out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
             out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
             out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]
-            toks = K.vllm_kv_tokens(spec, max(cap, 0))
+            toks = K.vllm_kv_tokens(spec, max(cap, 0), kvd)
             out["kv_tokens"] = (toks, m["kv_tokens"])
             if m["kv_tokens"]:
                 out["kv_tokens_err"] = toks / m["kv_tokens"] - 1
@@ -162,7 +178,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     data = json.loads(DATA.read_text())
     scored = [score(r) for r in data["rows"]]
-    cols = ("weights_gib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "concurrency", "fits",
+    cols = ("weights_gib", "weights_gpu_mib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "concurrency", "fits",
             "projector_mib", "required_full_gib")
     print(f"{'row':<38}" + "".join(f"{c:>18}" for c in cols))
     for s in scored:
