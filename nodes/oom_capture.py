@@ -43,7 +43,8 @@ HOOK_NAMES = ("execute", "unload_all_models", "handle_execution_error", "execute
 _running = contextvars.ContextVar("gpu_garden_oom_node", default=None)
 _pending: dict[str, tuple] = {}  # prompt_id -> (report, server) waiting for handle_execution_error
 _pending_lock = threading.Lock()
-_hooks: dict[str, dict] = {}  # name -> {"owner", "attr", "factory", "wrappers": {wrapper: original}}
+_hooks: dict[str, dict] = {}  # name -> {"owner", "attr", "wrappers": {wrapper: original}}
+_install_lock = threading.RLock()  # the worker (execute_async) and the loop (on_prompt) may check at once
 _active = {"on": False}
 _route_added = False
 _store_path = None
@@ -268,9 +269,10 @@ def _install_one(name, owner, attr) -> bool:
 
 def install() -> None:
     _active["on"] = True
-    for name, (owner, attr) in _targets().items():
-        _install_one(name, owner, attr)
-        health.register(f"oom_capture.{name}", check=lambda f, n=name: _check(f, n)).ok()
+    with _install_lock:
+        for name, (owner, attr) in _targets().items():
+            _install_one(name, owner, attr)
+            health.register(f"oom_capture.{name}", check=lambda f, n=name: _check(f, n)).ok()
     broken = hook_breaker_listed()
     if broken:
         log.warning("[GPU Garden] ComfyUI's hook breaker restores %s; the OOM capture re-installs them before "
@@ -282,12 +284,13 @@ def ensure_installed() -> list[str]:
     if not _active["on"]:
         return []
     again = []
-    for name, (owner, attr) in _targets().items():
-        if _install_one(name, owner, attr):
-            again.append(name)
-            health.register(f"oom_capture.{name}").fail(
-                f"{owner.__name__}.{attr} had been replaced without our wrapper (ComfyUI's hook breaker or "
-                "another pack); re-installed").installed = True
+    with _install_lock:
+        for name, (owner, attr) in _targets().items():
+            if _install_one(name, owner, attr):
+                again.append(name)
+                health.register(f"oom_capture.{name}").fail(
+                    f"{owner.__name__}.{attr} had been replaced without our wrapper (ComfyUI's hook breaker or "
+                    "another pack); re-installed").installed = True
     if again:
         log.warning("[GPU Garden] OOM capture hooks re-installed: %s", ", ".join(again))
     return again
@@ -317,6 +320,13 @@ def uninstall() -> None:
     """Put back the originals where ours is still the outermost wrapper; where a foreign wrapper sits on
     top, ours stays in its chain but does nothing (_active)."""
     _active["on"] = False
+    with _install_lock:
+        _uninstall_all()
+    with _pending_lock:
+        _pending.clear()
+
+
+def _uninstall_all() -> None:
     for name, hook in list(_hooks.items()):
         owner, attr = hook["owner"], hook["attr"]
         for wrapper, original in reversed(list(hook["wrappers"].items())):
@@ -324,8 +334,6 @@ def uninstall() -> None:
                 setattr(owner, attr, original)
         health.register(f"oom_capture.{name}").uninstalled()
     _hooks.clear()
-    with _pending_lock:
-        _pending.clear()
 
 
 # -- route ----------------------------------------------------------------------------------------
