@@ -38,6 +38,8 @@ FAMILIES = {
     "wan21": {"unet": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "cfg": 5.0, "context": (512, 4096),
               "sizes": [(832, 480, 33), (832, 480, 81)]},
 }
+# --cpu-smoke only: the same flow on the CPU with SD1.5 (checks the script end to end without a GPU)
+SMOKE = {"sd1": {"checkpoint": "sd15_v1-5-pruned-emaonly-fp16", "cfg": 7.0, "context": (77, 768), "sizes": [(64, 64, 1)]}}
 
 
 def load_pack():
@@ -86,16 +88,33 @@ def planned_runs(layouts, families, over, reserve):
 
 
 # -- the GPU part -----------------------------------------------------------------------------------
-def import_comfy(comfy_dir: str):
+def import_comfy(comfy_dir: str, cpu=False):
     sys.dont_write_bytecode = True  # never write into the ComfyUI checkout
     sys.path.insert(0, comfy_dir)
-    import comfy.cli_args  # noqa: F401
+    import comfy.cli_args
+
+    comfy.cli_args.args.cpu = cpu
     import comfy.model_management
     import comfy.sample
     import comfy.sd
     import comfy.utils  # noqa: F401
 
     return comfy
+
+
+class NoCard:
+    """--cpu-smoke: no card to emulate; models are unloaded between runs."""
+
+    def __init__(self, comfy, torch):
+        self.mm, self.dev = comfy.model_management, comfy.model_management.get_torch_device()
+
+    def set(self, cap):
+        self.mm.unload_all_models()
+        gc.collect()
+
+
+def peak(torch, dev):
+    return torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else None
 
 
 class Card:
@@ -145,6 +164,9 @@ class DecodeOOMs(logging.Handler):
 def build(comfy, layouts, family, workdir):
     spec = FAMILIES[family]
     path = lambda name: str(layouts.write_sparse(name, workdir / f"{name}.safetensors"))  # noqa: E731
+    if "vae" not in spec:  # a checkpoint with its VAE (the CPU smoke)
+        out = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=True, output_clip=False)
+        return out[0], out[2]
     if "checkpoint" in spec:
         model = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=False, output_clip=False)[0]
     else:
@@ -191,14 +213,15 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
     try:
         s = comfy.sample.sample(m, noise, steps, spec["cfg"], "euler", "simple", pos, neg, latent, disable_pbar=True, seed=0)
         out["samples"] = s.float().cpu()
-        out["peak_sample"] = torch.cuda.max_memory_allocated(card.dev)
+        out["peak_sample"] = peak(torch, card.dev)
     except mm.OOM_EXCEPTION:
         out["oom"] = True
     out["supplied"] = (ctx or {}).get("supplied", {}).get("memory_required")
     out["seconds"] = time.perf_counter() - t
     if out["samples"] is not None:
         before = decode_ooms.count
-        torch.cuda.reset_peak_memory_stats(card.dev)
+        if card.dev.type == "cuda":
+            torch.cuda.reset_peak_memory_stats(card.dev)
         try:
             v.decode(out["samples"])
             out["decode_oom"] = decode_ooms.count > before
@@ -214,7 +237,13 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--workdir", help="where the sparse checkpoints go (default: a temporary folder)")
     ap.add_argument("--dry-run", action="store_true", help="print the runs and caps from the layouts; no GPU, no ComfyUI")
+    ap.add_argument("--cpu-smoke", action="store_true",
+                    help="run the whole flow on the CPU with SD1.5 at 64 px (checks the script; nothing is capped or saved)")
     args = ap.parse_args(argv)
+    if args.cpu_smoke:
+        FAMILIES.clear()
+        FAMILIES.update(SMOKE)
+        args.family = list(SMOKE)
 
     layouts, units = load_pack()
     reserve = 400 * 1024 ** 2  # ComfyUI's default reserve on Linux (the real run reads extra_reserved_memory())
@@ -234,13 +263,13 @@ def main(argv=None) -> int:
     except ImportError:
         print("skipped: torch is not importable from this Python; run with ComfyUI's interpreter")
         return 0
-    if not torch.cuda.is_available():
-        print("skipped: no CUDA device (this benchmark caps GPU memory; --dry-run shows the runs)")
+    if not torch.cuda.is_available() and not args.cpu_smoke:
+        print("skipped: no CUDA device (this benchmark caps GPU memory; --dry-run shows the runs, --cpu-smoke the flow)")
         return 0
-    comfy = import_comfy(comfy_dir)
+    comfy = import_comfy(comfy_dir, args.cpu_smoke)
     mm = comfy.model_management
     reserve = int(mm.extra_reserved_memory())
-    card = Card(comfy, torch)
+    card = NoCard(comfy, torch) if args.cpu_smoke else Card(comfy, torch)
     decode_ooms = DecodeOOMs()
     logging.getLogger().addHandler(decode_ooms)
     from gpu_garden.nodes.fit_guard import dynamic_vram
@@ -271,7 +300,8 @@ def main(argv=None) -> int:
                                     "peak_sample": r.get("peak_sample"), "identical": same, "seconds": round(r["seconds"], 2)})
             del model, vae
             card.set(GiB * 1024)
-    torch.cuda.set_per_process_memory_fraction(1.0, card.dev)
+    if not args.cpu_smoke:
+        torch.cuda.set_per_process_memory_fraction(1.0, card.dev)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
@@ -291,6 +321,8 @@ def main(argv=None) -> int:
                "seconds": round(time.monotonic() - started, 1)}
     print(f"completed without an OOM: stock {s_ok}/{n}, guard {g_ok}/{n} (goal: >= 90 % with the guard); "
           f"outputs identical where both completed: {sum(compared)}/{len(compared)}")
+    if args.cpu_smoke:
+        return 0 if n and g_ok == n else 1
     sys.path.insert(0, str(REPO / "benchmarks"))
     from results import save
 

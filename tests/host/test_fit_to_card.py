@@ -136,3 +136,26 @@ def test_decode_tiled_from_the_budget_without_an_oom_first(comfy_host):
     (vae_load,) = calls(outputs, "AutoencoderKL")
     assert vae_load["memory_required"] == ui["vae_memory_used_decode"] == d["bytes"]
     assert "Ran out of memory when regular VAE decoding" not in comfy_host.log_text()
+
+
+def test_gpu_benchmark_flow_runs_on_cpu():
+    """benchmarks/gpu_fit_to_card.py --cpu-smoke: the GPU proof's whole flow (sparse checkpoint, ComfyUI's real
+    sampler through the guard's clone, the sized VAE copy, the comparison) on SD1.5 on the CPU."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from support.comfy_host import host_unavailable_reason
+
+    reason = host_unavailable_reason()
+    if reason:
+        import pytest
+
+        pytest.skip(reason)
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_fit_to_card.py"
+    r = subprocess.run([os.environ["COMFYUI_PYTHON"], str(script), "--cpu-smoke"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "completed without an OOM: stock 1/1, guard 1/1" in r.stdout
+    assert "outputs identical where both completed: 1/1" in r.stdout
+    guard = [ln for ln in r.stdout.splitlines() if ln.startswith("sd1") and " guard " in ln]
+    assert guard and "MiB" in guard[0]  # the figure the guard supplied, not ComfyUI's
