@@ -69,7 +69,7 @@ def from_files(paths) -> list[dict]:
 DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": None,
                   "offload_bytes": 0, "cast_fp32": True, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
-                  "reserve": None, "device": "cuda"}
+                  "reserve": None, "device": "cuda", "runner": "comfyui"}
 
 
 # -- the estimate ---------------------------------------------------------------------------------
@@ -79,7 +79,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
     text_encoders unload|resident|cpu, models swap|resident, platform linux|windows|darwin, compute_bytes,
     weights_dtype fp32|bf16|fp16|fp8|gguf|q4_k..., vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
-    gpu_halves (the half dtypes the GPU has), text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
+    gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers (whose VAE decoder code runs),
+    text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py)."""
@@ -89,6 +90,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     pol.update({k: v for k, v in (policy or {}).items() if v is not None or k == "budget"})
     if pol.get("tiled_decode"):
         pol["vae_decode"] = "tiled"
+    if pol["runner"] not in vae_mod.RUNNERS:
+        raise UserError(f"runner must be one of {', '.join(vae_mod.RUNNERS)}, not {pol['runner']!r}")
     comps = components_from(components)
     if pol.get("weights_dtype"):
         try:
@@ -142,7 +145,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     w_dm = dm["resident"] if dm else 0
     if pol["offload_bytes"]:
         w_dm = max(0, w_dm - int(pol["offload_bytes"]))
-        assumptions.append(f"partial offload: {fmt_bytes(pol['offload_bytes'])} of the diffusion model stays in host RAM")
+        assumptions.append(f"partial offload: {fmt_bytes(pol['offload_bytes'])} of the diffusion model stays in host RAM; "
+                           "the layer being run is copied onto the device")
     w_te = sum(c["resident"] for c in tes)
     w_vae = max((c["resident"] for c in vaes), default=0)
     if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] != "other"):
@@ -154,6 +158,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if dm:
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
         act += W.largest_cast(dm["table"])
+        if pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
+            act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
     te_act = max((te_activation(c.get("kind"), c["table"], te_tokens(family, c.get("kind"), pol.get("text_tokens")))
                   for c in tes), default=0)
 
@@ -238,7 +244,8 @@ def peak_on(est: dict, budget) -> dict:
         wv = w["vae"] + w["te_extra"] + others("vae")
         free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
-        vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"))
+        vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
+                              pol.get("runner") or "comfyui")
         phase("vae_decode", wv, vinfo["bytes"])
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
     if not phases:

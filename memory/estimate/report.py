@@ -39,6 +39,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
                    help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM)")
+    s.add_argument("--runner", choices=["comfyui", "diffusers"], default="comfyui",
+                   help="whose VAE decoder code runs the decode (diffusers' KL decoder peaks higher than ComfyUI's)")
     s.add_argument("--reserve-vram", type=float, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
     s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
     s.add_argument("--ram", type=float, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
@@ -67,7 +69,8 @@ def policy_from_args(args) -> dict:
     pol = {"models": g("models", "swap"), "text_encoders": g("text_encoders", "unload"), "weights_dtype": g("weights_dtype"),
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
-           "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False)}
+           "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
+           "runner": g("runner", "comfyui") or "comfyui"}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
     return pol

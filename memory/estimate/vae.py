@@ -21,6 +21,11 @@ WAN_DECODE = 4290  # elements per output pixel of one 4-frame chunk (causal cach
 WAN_DECODE_ONE = 1631  # a one-latent-frame decode (an image: Qwen-Image's VAE), fit: wan21 1024x1024x1 decode
 WAN22_DECODE = 4355  # Wan 2.2 VAE (48 ch, 16x), per output pixel, fit: wan22 1280x704x41 decode
 WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
+# runner "diffusers" (policy runner): diffusers' AutoencoderKL decoder holds more than ComfyUI's at its peak; elements
+# per output pixel including the caching allocator's slack (the published figures are max_memory_reserved), fit:
+# the FLUX.1-dev pipeline bf16 and GGUF Q8_0 rows of benchmarks/data/diffusion_measured.json (1024x1024, bf16)
+DIFFUSERS_KL_DECODE = 2360
+RUNNERS = ("comfyui", "diffusers")
 
 
 def choose_dtype(kind: str, vae_dtype: str = "auto", gpu_halves=("bf16", "fp16")) -> str:
@@ -44,17 +49,17 @@ def _pixels(kind, latent_shape):
     return sh[-1] * v["s"], sh[-2] * v["s"], frames, lat_t
 
 
-def vae_decode_bytes(kind: str, latent_shape, dtype="bf16") -> int:
+def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui") -> int:
     """Activation bytes of decoding ONE sample of a latent shaped `latent_shape` ([B, C, H, W] or
     [B, C, T, H, W]; B is ignored) with the VAE kind ("kl", "wan21", "wan22", "hunyuan-video", "ltxv",
     "mochi", "cosmos"; spec.vae_kind_for maps a file's kind), untiled, in `dtype`. Weights not included.
-    Stable API."""
+    runner "diffusers": diffusers' KL decoder (DIFFUSERS_KL_DECODE); other kinds as ComfyUI. Stable API."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     b = dtype_bytes(dtype)
     w, h, frames, lat_t = _pixels(kind, latent_shape)
     hw = w * h
     if kind == "kl":
-        return int(KL_DECODE * hw * b + 3 * hw * 4)
+        return int((DIFFUSERS_KL_DECODE if runner == "diffusers" else KL_DECODE) * hw * b + 3 * hw * 4)
     if kind == "wan21":
         return int((WAN_DECODE if lat_t > 1 else WAN_DECODE_ONE) * hw * b + WAN_FRAME * frames * hw * b)
     if kind == "wan22":
@@ -118,13 +123,13 @@ def tile_latent_shape(kind: str, latent_shape, fallback: bool, tile=None) -> lis
     return [1, sh[1], lat_t, min(h, tx), min(w, tx)]
 
 
-def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None) -> dict:
+def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui") -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
     fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, how, dtype}."""
-    per = vae_decode_bytes(kind, latent_shape, dtype)
-    node_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, False, tile), dtype)
-    fb_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, True), dtype)
+    per = vae_decode_bytes(kind, latent_shape, dtype, runner)
+    node_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, False, tile), dtype, runner)
+    fb_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, True), dtype, runner)
     n = decode_batch(kind, latent_shape, dtype, free_bytes)
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),

@@ -58,6 +58,17 @@ def largest_cast(table: dict) -> int:
     return n
 
 
+# an offloaded model's weights reach the device one layer at a time (ComfyUI lowvram casts each module's weight
+# as it runs; diffusers group offload onloads each leaf): layers on the device at once, fit: the FLUX.1-dev and
+# SDXL leaf-level group-offload rows of benchmarks/data/diffusion_measured.json (LTX-Video held out)
+OFFLOAD_LAYERS = 1
+
+
+def largest_layer(table: dict) -> int:
+    """Bytes of the largest weight matrix (or conv kernel) as stored: what streams onto the device per layer."""
+    return max((tensor_bytes(dt, shape) for dt, shape in table.values() if len(shape) >= 2), default=0)
+
+
 def requant(table: dict, dtype: str, min_elems=4096) -> dict:
     """The table with its large float tensors stored as `dtype` (safetensors or GGUF type name)."""
     return {k: ((dtype if len(s) >= 2 and math.prod(s) >= min_elems and is_float(dt) else dt), s)

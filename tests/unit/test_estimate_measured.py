@@ -1,0 +1,89 @@
+"""The estimate against published measured peaks (benchmarks/data/diffusion_measured.json) and the two terms
+fitted on its FIT rows: diffusers' KL decoder (runner "diffusers") and the streamed layer of an offloaded model.
+Expected bytes are written out by hand from the layer shapes; a doubled coefficient breaks a test here."""
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.estimate import families, formula as E, layouts, report, vae as V
+
+GiB = 1024 ** 3
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "diffusion_measured.json"
+
+
+def _table(name):
+    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+
+
+def _dm(name, fam):
+    return [c for c in families.split_components(_table(name), fam) if c["role"] == "diffusion_model"]
+
+
+def test_diffusers_kl_decode_bytes():
+    # one 1024x1024 sample, bf16: 2360 elements per output pixel (diffusers) vs 642 (ComfyUI), plus the fp32 output
+    px = 1024 * 1024
+    assert V.vae_decode_bytes("kl", [1, 16, 128, 128], "bf16", "diffusers") == 2360 * px * 2 + 3 * px * 4
+    assert V.vae_decode_bytes("kl", [1, 16, 128, 128], "bf16") == 642 * px * 2 + 3 * px * 4
+    # video VAEs are not touched by the runner switch
+    assert V.vae_decode_bytes("wan21", [1, 16, 21, 60, 104], "bf16", "diffusers") == \
+        V.vae_decode_bytes("wan21", [1, 16, 21, 60, 104], "bf16")
+
+
+def test_flux_pipeline_under_diffusers_matches_the_measured_peak():
+    # FIT row hf-blog-quant-flux1-dev-bf16-peak: FLUX.1-dev pipeline, all resident, 1024x1024, 512 tokens, VAE bf16,
+    # max_memory_reserved 36.166 GiB (https://huggingface.co/blog/diffusers-quantization)
+    comps = [c for n, f in (("flux_flux1-dev", "flux1"), ("te_clip_l", "clip"), ("te_t5xxl_fp16", "t5"), ("vae_flux_ae", "vae"))
+             for c in families.split_components(_table(n), f)]
+    pol = {"_no_knobs": True, "models": "resident", "text_encoders": "resident", "text_tokens": 512, "vae_dtype": "bf16",
+           "vae_decode": "untiled", "runner": "diffusers"}
+    e = E.estimate(comps, 1024, 1024, cfg=False, policy=pol)
+    ours = e["peak_device"] - e["fixed"]["cuda_context"]
+    assert abs(ours / (36.166 * GiB) - 1) < 0.03
+    assert e["peak_phase"] == "vae_decode"
+    comfy = E.estimate(comps, 1024, 1024, cfg=False, policy=dict(pol, runner="comfyui"))
+    assert comfy["breakdown"]["vae_decode"]["activations"] < e["breakdown"]["vae_decode"]["activations"] / 3
+
+
+def test_offload_keeps_the_streamed_layer_on_the_device():
+    comps = _dm("flux_flux1-dev", "flux1")
+    on = E.estimate(comps, 1024, 1024, cfg=False, policy={"_no_knobs": True})
+    off = E.estimate(comps, 1024, 1024, cfg=False, policy={"_no_knobs": True, "offload_bytes": 1 << 50})
+    assert off["breakdown"]["sample"]["weights"] == 0
+    # FLUX.1's largest layer: a single block's linear1, 3072 -> 3*3072 + 12288 = 21504, bf16
+    assert off["breakdown"]["sample"]["activations"] - on["breakdown"]["sample"]["activations"] == 21504 * 3072 * 2
+
+
+@pytest.mark.parametrize("name,fam,text_tokens,measured", [
+    ("flux_flux1-dev", "flux1", 512, 0.56),  # diffusers benchmarks, FLUX.1-dev group-offload-leaf
+    ("sdxl_sd_xl_base_1.0", "sdxl", None, 0.20),  # diffusers benchmarks, SDXL group-offload-leaf
+])
+def test_group_offload_rows(name, fam, text_tokens, measured):
+    e = E.estimate(_dm(name, fam), 1024, 1024, cfg=False,
+                   policy={"_no_knobs": True, "offload_bytes": 1 << 50, "text_tokens": text_tokens})
+    bd = e["breakdown"]["sample"]
+    assert abs((bd["weights"] + bd["activations"]) / (measured * GiB) - 1) < 0.15
+
+
+def test_unknown_runner_is_a_clear_error():
+    with pytest.raises(UserError, match="runner"):
+        E.estimate(_dm("flux_flux1-dev", "flux1"), 1024, 1024, policy={"runner": "tensorrt"})
+
+
+def test_cli_runner_flag():
+    p = argparse.ArgumentParser()
+    report.add_cli_arguments(p)
+    assert report.policy_from_args(p.parse_args(["x.safetensors", "--runner", "diffusers"]))["runner"] == "diffusers"
+    assert report.policy_from_args(p.parse_args(["x.safetensors"]))["runner"] == "comfyui"
+
+
+def test_measured_rows_are_sourced_and_mapped():
+    d = json.loads(DATA.read_text())
+    ids = [r["id"] for r in d["rows"]]
+    assert len(ids) == len(set(ids)) and len(ids) >= 15
+    for r in d["rows"]:
+        assert r["source"].startswith("http") and r["measured_gib"] > 0 and r["measure"]
+        assert r["phase"] in ("sample", "sample-offload", "pipeline", "weights")
+        assert r["compare"] in ("torch_allocated", "torch_reserved", "weights")
