@@ -42,7 +42,13 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "ollama-12000-gemma3-12b-8k", "ollama-1495-gemma2-9b-cpu",
         # batch 2: the Ollama weights comparison was corrected (repeating layers + output, as Ollama counts) after
         # its first sight, so both rows are regression rows now; their first-sight score stays in the ledger
-        "ollama-8588-qwen25-14b-2k", "ollama-8922-70b-3gpu")
+        "ollama-8588-qwen25-14b-2k", "ollama-8922-70b-3gpu",
+        # batch 3: rows read while Ollama's buffer layer, its weights total by version, its pre-0.6.3 full-layer KV
+        # estimate and the Q4_0 library defaults were added (and those examined without a change: 10511's non-torch
+        # memory, 5821's required memory); their first-sight score stays in the ledger
+        "vllm-10511-llama3-8b-a100", "ollama-5913-llama3-70b-rocm-24g", "ollama-11896-qwen25-14b-q4km-9.9g",
+        "ollama-9791-gemma3-27b-2gpu", "ollama-9818-gemma3-27b-3060", "ollama-5821-llama31-8b-80k",
+        "llamacpp-3301-llama3-70b-ngl30", "llamacpp-6279-llama31-70b-q4_0-size")
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
 
@@ -76,10 +82,10 @@ def score(row) -> dict:
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
     if "weights_gib" in m or "weights_mib" in m:
-        # vLLM "model weights take" = the whole checkpoint; Ollama memory.weights.total = the repeating layers + the
-        # output tensor (an untied token embedding stays in host RAM and is not in it; a tied one is the output);
+        # vLLM "model weights take" = the whole checkpoint; Ollama memory.weights.total as that version's log
+        # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
-        w = res.get("weights_gpu_full", res["weights"]) if rt == "ollama" else res["weights"]
+        w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" else res["weights"]
         printed = m["weights_gib"] if "weights_gib" in m else m["weights_mib"] / 1024
         out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))
         out["weights_err"] = w / GiB / printed - 1

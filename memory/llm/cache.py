@@ -86,6 +86,9 @@ def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: 
     return out
 
 
+OLLAMA_SWA_ESTIMATE = (0, 6, 3)
+
+
 def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, ubatch: int = 512,
              max_batched: int = 2048, swa_full: bool = False, kv_v: str | None = None, mla_cache: str = "latent",
              unified: bool = True, version=None) -> dict:
@@ -110,7 +113,9 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     else:  # ollama
         seqs = parallel
         cells = ctx * parallel
-        old = version is not None and version < (0, 6)  # before its own engine, Ollama sized every layer in full
+        # Ollama's estimate sized every layer in full until 0.6.3 (sliding-window estimates: ollama/ollama#9987,
+        # merged 2025-03-25; 0.6.2 prints gemma3:27b's 62 layers at 2048 tokens in full, ollama/ollama#9791)
+        old = version is not None and version < OLLAMA_SWA_ESTIMATE
         honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full and not old
         swa_cells = min(cells, win * parallel + OLLAMA_BATCH) if honoured else cells
     full = by_kind[FULL] * cells

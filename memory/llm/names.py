@@ -2,7 +2,9 @@
   - Hugging Face repo ids, with the quantization their suffix names: `...-quantized.w8a8`, `....w4a16`,
     `-AWQ`, `-AWQ-INT4`, `-GPTQ-Int4`, `-GPTQ-Int8`, `-FP8`, `-FP8-dynamic`, `-bnb-4bit`;
   - Ollama library names and tags: `qwen2.5:7b`, `llama3.1:8b-instruct-q8_0`, `gemma3:12b`. A tag without a
-    quantization is the library's default build, Q4_K_M (the `:latest` and size tags on ollama.com)."""
+    quantization is the library's default build (the `:latest` and size tags on ollama.com): Q4_K_M, except the
+    libraries published before Ollama switched its defaults, whose default builds are Q4_0 (OLLAMA_Q4_0_LIBRARIES:
+    llama3:70b is the 40 GB `70b-instruct-q4_0`; its 30-layer GPU buffer in ollama/ollama#3301 is Q4_0-sized)."""
 import json
 import re
 from pathlib import Path
@@ -11,6 +13,9 @@ from ..errors import UserError
 
 MODELS_DIR = Path(__file__).with_name("models")
 OLLAMA_DEFAULT_QUANT = "Q4_K_M"
+# libraries whose default tag is a Q4_0 build (sizes on ollama.com: llama3 8b 4.7 GB / 70b 40 GB, gemma2 9b 5.4 GB,
+# mistral 7b 4.1 GB, mixtral 8x7b 26 GB, phi3 mini 2.2 GB: Q4_0 sizes, not Q4_K_M)
+OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3")
 
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
@@ -72,9 +77,10 @@ def ollama_tag(name: str):
     size = default_size if tag == "latest" else tag.split("-")[0]
     m = _TAG_QUANT.search(tag)
     quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0"}.get(m.group(1), m.group(1).upper()) if m else None
+    default = "Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT
     note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
-                                        f"the library's default build, {OLLAMA_DEFAULT_QUANT}"))
-    return pattern.format(size=size.upper()), quant or OLLAMA_DEFAULT_QUANT, note
+                                        f"the library's default build, {default}"))
+    return pattern.format(size=size.upper()), quant or default, note
 
 
 def load_builtin(name: str):

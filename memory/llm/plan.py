@@ -137,6 +137,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime != "vllm":
         out["host_weights"] = ev["host_weights"]
         out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
+    if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
+        out["ollama_weights_total"] = ev["printed_weights_total"]
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
     if vram is None:

@@ -58,6 +58,7 @@ _TERM_HELP = {
     ("llama.cpp", "margin"): "left free: fragmentation, driver",
     ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
     ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
+    ("ollama", "layer_buffer"): "one layer (+ its KV) Ollama's scheduler holds back",
     ("ollama", "projector_weights"): "vision projector (mmproj), loaded with the model",
     ("ollama", "projector_graph"): "its graph for one image",
     ("llama.cpp", "projector"): "--mmproj: vision projector + its graph",

@@ -3,8 +3,13 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
 
   a layer goes on the GPU while free > reserve + projector weights + projector graph
                                       + max(graph full, graph partial) + layers so far + this layer;
-  the output layer last. reserve = the per-GPU minimum (457 MiB for CUDA); graph full = the llama.cpp compute
-  buffer; graph partial = graph full + the output tensor it then keeps on the GPU.
+  the output layer last. reserve = the per-GPU minimum (457 MiB for CUDA) plus one layer (blk.0 and its share of
+  the KV cache) held back as a buffer ("add one layer worth of memory as a buffer", gpuAllocations[i] +=
+  MinimumMemory + layerSize, in every version since 0.2); graph full = the llama.cpp compute buffer; graph
+  partial = graph full + the output tensor it then keeps on the GPU.
+  Its log's memory.weights.total is not one quantity across versions: before 0.6 the sum over blocks of the block
+  plus its share of the KV cache (the output tensor is left out); 0.6.x the blocks alone; later the blocks plus
+  the output tensor (printed_weights_total).
   projector (mmproj, F16): the vision tower's parameters x 2 bytes; its graph = heads x patches^2 x 4 bytes of
   fp32 attention scores for one image (gemma3's SigLIP: 16 x 4096^2 x 4 = 1 GiB).
   Ollama >= 0.12 measures instead (the runner allocates, then reports what fits): `ollama ps` is the truth there."""
@@ -15,6 +20,21 @@ from .llamacpp import compute_buffer
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
 MEASURED = (0, 12)
+WEIGHTS_TOTAL_WITH_KV = (0, 6)   # llm/memory.go: memoryWeights += blk + kv/L before the per-layer KV of 0.6
+WEIGHTS_TOTAL_WITH_OUTPUT = (0, 7)
+
+
+def printed_weights_total(version, roles, kv_total) -> int:
+    """What Ollama's log prints as memory.weights.total for these weights and this KV cache:
+    < 0.6: the blocks with their KV share (memoryWeights; the output tensor is only 'nonrepeating');
+    0.6.x: the blocks alone (0.6.2 prints total == repeating, ollama/ollama#9791; the boundary is inferred:
+    the first later log we hold, 0.9, adds the output);
+    newer: blocks + output tensor (memoryWeights + memoryLayerOutput)."""
+    if version is not None and tuple(version) < WEIGHTS_TOTAL_WITH_KV:
+        return int(roles["blocks"] + kv_total)
+    if version is not None and tuple(version) < WEIGHTS_TOTAL_WITH_OUTPUT:
+        return int(roles["blocks"])
+    return int(roles["blocks"] + roles["output"])
 
 
 def settings(version, knobs) -> dict:
@@ -45,14 +65,14 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"])
     graph_partial = graph_full + out_w
     zero = (proj["weights"] + proj["graph"]) if proj else 0
-    over = {"cuda_context": RESERVE, "compute_buffer": graph_full}
+    over = {"cuda_context": RESERVE, "layer_buffer": int(layer), "compute_buffer": graph_full}
     if proj:
         over["projector_weights"], over["projector_graph"] = proj["weights"], proj["graph"]
-    full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE
+    full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
     want = L + 1 if s["ngl"] is None else min(s["ngl"], L + 1)
     ngl, placed = want, None
     if vram:
-        fixed = RESERVE + zero + max(graph_full, graph_partial)
+        fixed = RESERVE + layer + zero + max(graph_full, graph_partial)
         placed = min(max(int((vram - fixed) // layer), 0) if vram > fixed else 0, L)
         if placed == L and fixed + L * layer + out_w < vram:
             placed = L + 1
@@ -61,10 +81,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     if ngl > L:
         total = full_total
     else:
-        total = RESERVE + zero + graph_partial + on * layer
+        total = RESERVE + layer + zero + graph_partial + on * layer
     return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
             "graph_partial": int(graph_partial),
+            "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
 
 
