@@ -8,8 +8,9 @@
 // "gpu_garden.recorder.watchdog" for the toast. Server text is always set as text, never as markup.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { fmtBytes } from "./lib/format.js";
+import { el, fmtBytes } from "./lib/format.js";
 import { registerSidebarSection } from "./lib/sidebar.js";
+import { renderMarkdown } from "./oom_markdown.js";
 
 const EVENT_RUN = "gpu_garden.recorder.run";
 const EVENT_WATCHDOG = "gpu_garden.recorder.watchdog";
@@ -25,12 +26,6 @@ window.__gpuGarden = Object.assign(window.__gpuGarden || {}, { recorder: state }
 api.addEventListener(EVENT_RUN, (e) => acceptRun(e.detail, true));
 api.addEventListener(EVENT_WATCHDOG, (e) => onWatchdog(e.detail));
 
-const el = (tag, cls, text) => {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-};
 const SVG = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs) => {
   const e = document.createElementNS(SVG, tag);
@@ -190,7 +185,9 @@ const STYLE = `
 .gg-rec svg{width:100%;background:rgba(127,127,127,.06);border-radius:4px}
 .gg-rec-dev{font-weight:600;margin-top:4px}
 .gg-rec-list{margin:2px 0 0;padding-left:16px}
-.gg-rec-warn{border-left:3px solid #d29922;padding:4px 8px;background:rgba(210,153,34,.08);white-space:pre-wrap}
+.gg-rec-warn{border-left:3px solid #d29922;padding:4px 8px;background:rgba(210,153,34,.08)}
+.gg-rec-warn h4{margin:6px 0 2px}
+.gg-rec-warn pre{white-space:pre-wrap;margin:4px 0}
 .gg-rec-note{opacity:.65}
 `;
 
@@ -266,8 +263,9 @@ function renderSection(root) {
   const run = selectedRun();
   const parts = [el("h3", null, "Runs (flight recorder)")];
   for (const w of state.warnings.slice(0, 1)) {
-    const warn = el("div", "gg-rec-warn", `${w.message}\n\n${w.guide?.title || ""}\n${w.guide?.markdown || ""}`);
+    const warn = el("div", "gg-rec-warn");
     warn.dataset.testid = "gpu-garden-watchdog";
+    warn.append(el("div", null, w.message), el("h4", null, w.guide?.title || ""), renderMarkdown(w.guide?.markdown || ""));
     parts.push(warn);
   }
   if (!run) {

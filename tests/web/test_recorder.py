@@ -12,13 +12,27 @@ SIDEBAR = "gpu-garden-memory"
 
 
 def load_api(page, prompt):
+    """Load an API-format prompt laid out left to right, then load that as a workflow (the Nodes 2.0 layout
+    is set when a graph loads), and frame it."""
     page.evaluate("""async (wf) => { await app.loadApiJson(wf, 'recorder.json');
       let x = 40;
       for (const id of Object.keys(wf)) { const n = (app.rootGraph ?? app.graph).getNodeById(id);
         n.pos = [x, 120 + (id % 2) * 60]; x += n.size[0] + 60; }
-      app.canvas.ds.scale = 0.75; app.canvas.ds.offset[0] = 90; app.canvas.ds.offset[1] = 40;
+      await app.loadGraphData((app.rootGraph ?? app.graph).serialize(), false, false, 'recorder');
+      app.canvas.ds.scale = 0.75; app.canvas.ds.offset[0] = 90; app.canvas.ds.offset[1] = 0;
       app.canvas.setDirty(true, true); }""", prompt)
     page.wait_for_timeout(300)
+
+
+# A watchdog event as nodes/recorder_watchdog.py sends it (shape checked by tests/host/test_recorder.py).
+WATCHDOG = {"prompt_id": "p-synthetic", "node": {"id": "8", "type": "VAEDecode", "display_id": "8"}, "reason": "stalled",
+            "elapsed_s": 312.0, "expected_s": 4.2, "since_progress_s": 300.0,
+            "message": "VAEDecode #8 has run 312 s (it took 4.2 s before) with no progress for 300 s: it may be hung.",
+            "free": 201326592, "total": 12884901888,
+            "snapshot": {"devices": [{"device": "cuda:0", "backend": "cuda", "free": 201326592, "total": 12884901888}]},
+            "guide": {"id": "hang-dynamic-vram", "title": "A node that hangs with no error (Dynamic VRAM, memory at the limit)",
+                      "markdown": "**Fix 2 - turn Dynamic VRAM off** <img src=x onerror=window.__pwned=1>\n\n```bash\npython main.py --disable-dynamic-vram\n```"},
+            "sampled_at": 1796030000.0}
 
 
 def queue_and_wait(page, known: int) -> str:
@@ -90,6 +104,17 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     assert "| 8 | VAEDecode |" in report and f"Compared with the previous run** `{first}`" in report
     clip = page.evaluate("() => navigator.clipboard.readText()")
     assert clip == report
+
+    # the watchdog: a warning toast with the snapshot, and the guide in the Runs section (as text)
+    page.evaluate("(ev) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.recorder.watchdog', ev)", WATCHDOG)
+    page.get_by_text("GPU Garden: a node may be hung").first.wait_for(state="visible", timeout=10000)
+    assert page.get_by_text("cuda:0: 192 MiB free of 12.0 GiB", exact=False).count() >= 1
+    warn = page.locator("[data-testid=gpu-garden-watchdog]")
+    warn.wait_for(state="visible", timeout=10000)
+    assert "it may be hung" in warn.text_content() and "--disable-dynamic-vram" in warn.text_content()
+    assert page.evaluate("() => window.__pwned") is None and warn.locator("img").count() == 0
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(output_dir / f"recorder_watchdog_{tag}.png"))
 
 
 def test_badges_in_nodes2_mode(browser, comfy_host, output_dir):
