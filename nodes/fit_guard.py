@@ -38,7 +38,7 @@ log = logging.getLogger("gpu_garden")
 KEY = "gpu_garden.fit_to_card"
 SETTING_ID = "GPUGarden.FitToCard"
 SEAM = "comfy.sampler_helpers.prepare_sampling"
-FEATURE = health.register("fit_guard.prepare_sampling")
+FEATURE = health.register("fit_guard.prepare_sampling", check=lambda f: _check(f))
 _state = {"last": None, "installed": False, "cache": {}, "facts": {}}
 _BLOCK = re.compile(r"^(.*?blocks)\.(\d+)\.")
 
@@ -370,6 +370,16 @@ def install() -> None:
         _state["wrapper"] = _wrap(sh.prepare_sampling)
         sh.prepare_sampling = _state["wrapper"]
     _state["installed"] = True
+    FEATURE.ok()
+
+
+def _check(feature) -> None:
+    try:
+        import comfy.sampler_helpers as sh
+    except Exception:
+        return
+    if _state["installed"] and not _ours(sh.prepare_sampling):
+        feature.uninstalled(f"{SEAM} was replaced without keeping our wrapper (__wrapped__): automatic mode is off")
 
 
 def status() -> dict:

@@ -108,6 +108,7 @@ def test_advise_changes_nothing(comfy_host):
 
 def test_automatic_setting_guards_every_sampler_without_the_node(comfy_host):
     assert comfy_host.get("/gpu_garden/fit")["enabled"] is False
+    assert comfy_host.get("/gpu_garden/health")["features"]["fit_guard.prepare_sampling"]["installed"] is True
     comfy_host.post(f"/settings/{SETTING}", True)
     try:
         st = comfy_host.get("/gpu_garden/fit")
