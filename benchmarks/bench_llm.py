@@ -131,19 +131,24 @@ def score(row) -> dict:
             hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd)
             # a refusal prints no token count but vLLM's own "estimated maximum model length" from the same memory
             printed = m["kv_tokens"] if "kv_tokens" in m else m.get("estimated_max_len")
+            if "kv_tokens" in row.get("inferred", {}):  # tokens derived from the memory line: nothing to check
+                printed = None
             if printed is not None:
                 out["tokens_from_printed"] = (toks, printed)
                 out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
-            out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
-            out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]
             toks = K.vllm_kv_tokens(spec, max(cap, 0), kvd)
-            out["kv_tokens"] = (toks, m["kv_tokens"])
-            if m["kv_tokens"]:
-                out["kv_tokens_err"] = toks / m["kv_tokens"] - 1
-            conc = res.get("concurrency", toks / row["input"]["ctx"])
-            out["concurrency"] = (round(conc, 2), m["concurrency"])
+            if "kv_available_gib" in m:  # a run that failed before profiling prints none of these
+                out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
+                out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]
+            if "kv_tokens" in m:
+                out["kv_tokens"] = (toks, m["kv_tokens"])
+                if m["kv_tokens"]:
+                    out["kv_tokens_err"] = toks / m["kv_tokens"] - 1
+            if "concurrency" in m:
+                conc = res.get("concurrency", toks / row["input"]["ctx"])
+                out["concurrency"] = (round(conc, 2), m["concurrency"])
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
     elif row.get("vram_gib") and "fit" in m:
         out["fits"] = (bool(res["fits_as_requested"]), m["fit"])
