@@ -69,9 +69,10 @@ def triage_or_none():
 #   are held outside this process's allocator -> other-process.
 # - mps: 17.80 GB allocated by the MPS allocator of 18.13 GB allowed, other allocations 1.23 GB: PyTorch's
 #   own resident tensors fill the pool before a 1 GB request -> weights-exceed-vram.
-# - cpu: DefaultCPUAllocator (host RAM) refused 40 TB -> host-ram.
+# - cpu: DefaultCPUAllocator (host RAM) refused one allocation of 40 TB (36 TiB): no machine has that much
+#   RAM, so this is a size computed wrong (a bug in the node or its input), not a RAM shortage -> other.
 EXPECTED_CAUSE = {"cuda_caching": "activations", "cuda_async": "other-process", "mps": "weights-exceed-vram",
-                  "cpu": "host-ram"}
+                  "cpu": "other"}
 
 
 def assert_triaged(report, kind):
