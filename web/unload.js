@@ -6,7 +6,7 @@
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests } from "./lib/format.js";
-import { toast } from "./lib/frontend.js";
+import { clientId, toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
 const SETTING = "GPUGarden.AutoUnloadTextEncoders";
@@ -32,8 +32,11 @@ function wrapped(face) {
   return extra;
 }
 
+// The server maps this page's client id to its user, so automatic unload follows whoever queued the prompt.
 function followUser() {
-  api.fetchApi("/gpu_garden/auto_unload", { method: "POST" })
+  const id = clientId();
+  if (!id) return; // sent again on "status" once the socket has named this page
+  api.fetchApi("/gpu_garden/auto_unload", { method: "POST", body: JSON.stringify({ client_id: id }) })
     .catch((err) => console.warn("[GPU Garden] could not tell the server which settings to follow", err));
 }
 
@@ -59,7 +62,11 @@ app.registerExtension({
   ],
   async setup() {
     api.addEventListener("gpu_garden.auto_unload", (e) => announce(e.detail?.report));
-    followUser();
+    let told = null;
+    const tell = () => { if (clientId() && clientId() !== told) { told = clientId(); followUser(); } };
+    api.addEventListener("status", tell);
+    api.addEventListener("reconnected", () => { told = null; tell(); });
+    tell();
   },
   async beforeRegisterNodeDef(nodeType, nodeData) {
     if (nodeData?.name !== NODE) return;
