@@ -160,3 +160,21 @@ def test_gpu_benchmark_flow_runs_on_cpu():
     assert "outputs identical where both completed: 1/1" in r.stdout
     guard = [ln for ln in r.stdout.splitlines() if ln.startswith("sd1") and " guard " in ln]
     assert guard and "MiB" in guard[0]  # the figure the guard supplied, not ComfyUI's
+
+
+def test_text_encoders_leave_when_the_plan_needs_their_room(comfy_host):
+    # a 3 GiB plan: the fp32 U-Net on the CPU (about 3.2 GiB) and the encoder do not fit together, so the
+    # cheapest step applies: this CLIP's encoder leaves before the sampler loads; the image is unchanged
+    text = fresh_text()
+    plain = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=27))))
+    p = with_probe(with_fit(sd15_prompt(text, seed=27), vram_gb=3))
+    p["31"] = {"class_type": "GGTestLoadedModels", "inputs": {"anything": ["3", 0]}}
+    outputs = ok(comfy_host.run(p))
+    ui = fit_ui(outputs)
+    assert ui["text_encoders_off"] is True and ui["steps"][0]["id"] == "text_encoders_off"
+    last = comfy_host.get("/gpu_garden/fit")["last"]
+    assert last["origin"] == "node" and last["encoders_offloaded"] == ["SD1ClipModel"]
+    assert "SD1ClipModel" not in [m["name"] for m in outputs["31"]["loaded_models"]]
+    (load,) = calls(outputs, "BaseModel")
+    assert load["memory_required"] == last["memory_required"] == ui["memory_required"]
+    assert pixels(comfy_host, outputs) == pixels(comfy_host, plain)
