@@ -48,7 +48,11 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # memory, 5821's required memory); their first-sight score stays in the ledger
         "vllm-10511-llama3-8b-a100", "ollama-5913-llama3-70b-rocm-24g", "ollama-11896-qwen25-14b-q4km-9.9g",
         "ollama-9791-gemma3-27b-2gpu", "ollama-9818-gemma3-27b-3060", "ollama-5821-llama31-8b-80k",
-        "llamacpp-3301-llama3-70b-ngl30", "llamacpp-6279-llama31-70b-q4_0-size")
+        "llamacpp-3301-llama3-70b-ngl30", "llamacpp-6279-llama31-70b-q4_0-size",
+        # batch 4: all six rows were read while vLLM's A100 defaults, the V1 sampler peak (the larger of forward and
+        # sampler; 9.7 logits copies from 0.11, fitted on the llm-d rows) and Qwen3-32B / Llama-3.3-70B were added
+        "vllm-dennislee-qwen2-7b-a100-u025", "vllm-dennislee-qwen2-7b-a100-u050", "vllm-llmd-llama31-8b-h100-16k",
+        "vllm-llmd-qwen3-32b-h100-16k", "vllm-llmd-qwen3-32b-h100-32k", "vllm-llmd-llama33-70b-fp8-h100")
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
 

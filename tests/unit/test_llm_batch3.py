@@ -109,3 +109,32 @@ def test_vllm_a100_pool_within_five_percent():
     assert abs(r["weights"] / GiB / 14.96 - 1) < 0.01
     assert abs(r["kv_capacity_bytes"] / GiB / 53.29 - 1) < 0.05
     assert r["fits_as_requested"] is True
+
+
+# ---------------------------------------------------------------- batch 4 (vLLM with the GPU total)
+
+def test_vllm_keeps_small_defaults_on_an_a100():
+    # dennislee22/vLLM-benchmarking, vLLM 0.10.1.1 on an A100 80 GB: "Chunked prefill is enabled with
+    # max_num_batched_tokens=2048"; Qwen2-7B-Instruct, --gpu-memory-utilization 0.25 --max-model-len 16384:
+    # "Model loading took 14.2488 GiB", "Available KV cache memory: 5.01 GiB", "GPU KV cache size: 93,872 tokens"
+    s = spec("Qwen/Qwen2.5-7B-Instruct")
+    a100 = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.25, runtime_version="0.10.1.1",
+                    gpu_name="NVIDIA A100-SXM4-80GB")
+    assert abs(a100["kv_capacity_tokens"] / 93872 - 1) < 0.05
+    # the same card without its name gets vLLM's H100 defaults (1024 sequences): a larger sampler peak
+    other = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.25, runtime_version="0.10.1.1")
+    assert other["overhead"]["activation_profile"] > a100["overhead"]["activation_profile"]
+
+
+def test_vllm_011_sampler_peak_on_1024_sequences():
+    # llm-d/llm-d-benchmark empirical-vllm-memory-results.md, H100 79.18 GiB, utilization 0.9, max-model-len 16000:
+    # Llama-3.1-8B "Peak activation memory: 4.76 GiB", "Available KV cache memory: 51.38 GiB";
+    # Qwen3-32B: 5.64 GiB peak, 4.45 GiB available at 16000 (starts), fails at 32000
+    r = llm.plan(spec("meta-llama/Llama-3.1-8B-Instruct"), "vllm", ctx=16000, vram=79.18 * GiB, runtime_version="0.11")
+    assert abs(r["overhead"]["activation_profile"] / GiB / 4.76 - 1) < 0.05
+    assert abs(r["kv_capacity_bytes"] / GiB / 51.38 - 1) < 0.02
+    q16 = llm.plan(spec("Qwen/Qwen3-32B"), "vllm", ctx=16000, vram=79.18 * GiB, runtime_version="0.11")
+    assert abs(q16["overhead"]["activation_profile"] / GiB / 5.64 - 1) < 0.05
+    assert q16["fits_as_requested"] is True
+    q32 = llm.plan(spec("Qwen/Qwen3-32B"), "vllm", ctx=32000, vram=79.18 * GiB, runtime_version="0.11")
+    assert q32["fits_as_requested"] is False

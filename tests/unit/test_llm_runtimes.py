@@ -83,10 +83,17 @@ def test_vllm_overheads_follow_the_version():
 
 def test_vllm_activation_comes_from_max_num_batched_tokens():
     s = spec("Llama-3.1-8B")
-    a = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=2048)["overhead"]["activation_profile"]
-    b = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=4096)["overhead"]["activation_profile"]
+    # V1 takes the larger of the forward and the sampler warm-up: with 16 sequences the forward is the peak
+    a = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=16384,
+                 max_num_seqs=16)["overhead"]["activation_profile"]
+    b = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=32768,
+                 max_num_seqs=16)["overhead"]["activation_profile"]
     # per token: (2 x 14336 + 5 x 4096) x 2 bytes = 98,304 bytes
-    assert b - a == 2048 * 98304
+    assert b - a == 16384 * 98304
+    # V0 adds the sampler to the forward
+    c = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=2048, runtime_version="0.6.4")
+    d = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=4096, runtime_version="0.6.4")
+    assert d["overhead"]["activation_profile"] - c["overhead"]["activation_profile"] == 2048 * 98304
 
 
 # ---------------------------------------------------------------- llama.cpp
@@ -160,11 +167,12 @@ def test_largest_context_says_when_it_assumes_partial_offload(capsys):
 
 def test_cli_flags_reach_the_plan(capsys):
     assert cli.main(["kv", "--model", "Llama-3.1-8B", "--vram", "24", "--gpu-memory-utilization", "0.8",
-                     "--max-num-batched-tokens", "4096", "--enforce-eager", "--runtime-version", "0.11.0", "--json"]) in (0, 1)
+                     "--max-num-batched-tokens", "4096", "--enforce-eager", "--runtime-version", "0.10.1", "--json"]) in (0, 1)
     import json
     r = json.loads(capsys.readouterr().out)
     assert r["budget"] == math.ceil(0.8 * 24 * GiB) and r["overhead"]["cuda_graphs"] == 0
-    assert r["overhead"]["activation_profile"] == 4096 * 98304 + 256 * 128256 * 12
+    # V1: the larger of the 4096-token forward and the sampler warm-up (256 x 128256 x 4 bytes x 3 copies)
+    assert r["overhead"]["activation_profile"] == max(4096 * 98304, 256 * 128256 * 12)
     assert cli.main(["kv", "--model", "deepseek-ai/DeepSeek-V3", "--runtime", "llama.cpp", "--mla-cache", "full",
                      "--ngl", "10", "--flash-attn", "off", "--ubatch", "256", "--kv-dtype", "q4_0", "--kv-dtype-v", "f16",
                      "--json"]) == 0

@@ -30,8 +30,15 @@ KV_CACHE_MEMORY = (0, 10, 1)
 MAX_MODEL_LEN_AUTO = (0, 12)
 
 
+SAMPLER_COPIES = 3            # fp32 logits copies of the sampler warm-up on max_num_seqs rows (V0 logs, 0.10.1)
+SAMPLER_COPIES_V011 = 9.7     # from 0.11: the llm-d H100 write-up prints 9.6-9.7 copies for 4 models (a fitted figure)
+SAMPLER_HEAVY = (0, 11)
+
+
 def settings(version, vram, ctx, knobs) -> dict:
-    big = (vram or 0) >= 70 * GiB
+    # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
+    # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
+    big = (vram or 0) >= 70 * GiB and "a100" not in str(knobs.get("gpu_name") or "").lower()
     v1 = at_least(version, *V1)
     if knobs.get("max_num_batched_tokens"):
         batched = knobs["max_num_batched_tokens"]
@@ -45,23 +52,31 @@ def settings(version, vram, ctx, knobs) -> dict:
             "version": version, "v1": v1}
 
 
-def activation(spec, max_batched: int, max_seqs: int) -> int:
-    """Profile run peak: one forward of max_num_batched_tokens plus the sampler on max_num_seqs rows.
-    Calibrated on vLLM's own "PyTorch activation peak memory" lines (Llama-3-8B: 1.26 GiB at 8192 tokens,
-    vllm-project/vllm#10511; Llama-3.1-8B: 2.07 GiB at 20000 tokens, vllm-project/vllm#10517)."""
+def activation(spec, max_batched: int, max_seqs: int, version=(0, 6)) -> int:
+    """Profile run peak: one forward of max_num_batched_tokens and the sampler on max_num_seqs rows.
+    V0 ran both in one profile step (their sum); V1 runs the sampler warm-up after the forward has freed its
+    intermediates (the larger of the two). Calibrated on vLLM's own "PyTorch activation peak memory" lines
+    (Llama-3-8B: 1.26 GiB at 8192 tokens, vllm-project/vllm#10511; Llama-3.1-8B: 2.07 GiB at 20000 tokens,
+    vllm-project/vllm#10517; V1 from 0.11: Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences,
+    llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md)."""
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
     else:
         per_token = (2 * spec.intermediate + 5 * d) * 2
-    return int(max_batched * per_token + max_seqs * spec.vocab * 4 * 3)
+    forward = max_batched * per_token
+    copies = SAMPLER_COPIES_V011 if at_least(version, *SAMPLER_HEAVY) else SAMPLER_COPIES
+    sampler = max_seqs * spec.vocab * 4 * copies
+    if at_least(version, *V1):
+        return int(max(forward, sampler))
+    return int(forward + sampler)
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     v = s["version"]
     need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"])
     over = {"cuda_context": CUDA_CONTEXT,
-            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"]),
+            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v),
             "non_torch": NON_TORCH if at_least(v, 0, 7) else NON_TORCH_V06,
             "cuda_graphs": 0 if s["enforce_eager"] else CUDA_GRAPHS}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
