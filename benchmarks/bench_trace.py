@@ -21,6 +21,7 @@ load_pack()
 
 from gpu_garden.memory.trace import comfy_checkout as trace_comfy  # noqa: E402
 from gpu_garden.memory.units import fmt_bytes  # noqa: E402
+from results import save  # noqa: E402
 
 TARGET_S = 10.0
 HEADLINE = [("sdxl", "sample", 1024, 1024, 1, "flash"), ("sdxl", "sample", 1024, 1024, 1, "math")]
@@ -74,6 +75,12 @@ def main(argv=None):
                   f"{r['trace_s']:>8.2f} {r['build_s']:>8.2f}  {r['at']}")
     head = rows[0]
     ok = head["trace_s"] <= TARGET_S
+    gib = 2 ** 30
+    save("bench_trace", "COMFYUI_DIR=/path/to/ComfyUI /path/to/ComfyUI/venv/bin/python benchmarks/bench_trace.py",
+         {"target_s": TARGET_S, "import_s": round(import_s, 2), "rows": rows,
+          "sdxl_1024_trace_s": head["trace_s"], "sdxl_1024_build_s": head["build_s"],
+          "sdxl_1024_peak_gib": round(head["peak"] / gib, 2), "sdxl_1024_weights_gib": round(head["weights"] / gib, 2),
+          "sdxl_1024_math_peak_gib": round(rows[1]["peak"] / gib, 2)})
     print(f"{'PASS' if ok else 'FAIL'}: SDXL U-Net 1024x1024 traced in {head['trace_s']:.2f} s "
           f"(+{head['build_s']:.2f} s to build on meta; target <= {TARGET_S:.0f} s)")
     return 0 if ok else 1
