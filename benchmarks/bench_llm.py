@@ -52,7 +52,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 4: all six rows were read while vLLM's A100 defaults, the V1 sampler peak (the larger of forward and
         # sampler; 9.7 logits copies from 0.11, fitted on the llm-d rows) and Qwen3-32B / Llama-3.3-70B were added
         "vllm-dennislee-qwen2-7b-a100-u025", "vllm-dennislee-qwen2-7b-a100-u050", "vllm-llmd-llama31-8b-h100-16k",
-        "vllm-llmd-qwen3-32b-h100-16k", "vllm-llmd-qwen3-32b-h100-32k", "vllm-llmd-llama33-70b-fp8-h100")
+        "vllm-llmd-qwen3-32b-h100-16k", "vllm-llmd-qwen3-32b-h100-32k", "vllm-llmd-llama33-70b-fp8-h100",
+        # batch 5: both rows read while vLLM 0.8-0.9's fall-back to the V0 engine (pre-Ampere cards, GGUF) was added
+        "vllm-hfcookbook-llama32-3b-t4", "vllm-ragit-llama32-3b-q8-gguf-4070")
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
 

@@ -89,7 +89,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "ollama" and proj:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
                      f"for one image, on the GPU before any layer")
-    s = _settings(runtime, vram, ctx, parallel, knobs)
+    s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
+    if runtime == "vllm" and s["v0_fallback"]:
+        notes.append(f"vLLM {knobs.get('runtime_version')} runs this with its V0 engine ({s['v0_fallback']})")
     v_type = knobs.get("kv_dtype_v") or kv
     if runtime != "vllm" and KV_BYTES[v_type] < 2 and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")

@@ -138,3 +138,25 @@ def test_vllm_011_sampler_peak_on_1024_sequences():
     assert q16["fits_as_requested"] is True
     q32 = llm.plan(spec("Qwen/Qwen3-32B"), "vllm", ctx=32000, vram=79.18 * GiB, runtime_version="0.11")
     assert q32["fits_as_requested"] is False
+
+
+# ---------------------------------------------------------------- batch 5 (vLLM 0.8 falling back to V0)
+
+def test_vllm_08_falls_back_to_v0_on_a_t4_and_for_gguf():
+    # huggingface/cookbook fine_tune_chatbot_docs_synthetic: vLLM 0.8.2 on a Tesla T4, "Compute Capability < 8.0 is
+    # not supported by the V1 Engine. Falling back to V0."; total_gpu_memory (14.74GiB) x 0.89, Llama-3.2-3B,
+    # max_model_len 2048: "# cuda blocks: 3637", "Maximum concurrency for 2048 tokens per request: 28.41x"
+    s = spec("unsloth/Llama-3.2-3B-Instruct")
+    t4 = llm.plan(s, "vllm", ctx=2048, vram=14.74 * GiB, runtime_version="0.8.2", gpu_memory_utilization=0.8938626454842437,
+                  max_num_batched_tokens=2048, max_num_seqs=192, gpu_name="Tesla T4")
+    assert any("V0 engine" in n for n in t4["notes"])
+    # V0's concurrency is tokens / max_model_len (V1 counts whole blocks per request)
+    assert t4["concurrency"] == t4["kv_capacity_tokens"] / 2048
+    assert abs(t4["kv_capacity_tokens"] / 58192 - 1) < 0.10
+    ampere = llm.plan(s, "vllm", ctx=2048, vram=14.74 * GiB, runtime_version="0.8.2", gpu_name="NVIDIA A10G")
+    assert not any("V0 engine" in n for n in ampere["notes"])
+    # eformat/ragit-dev: a Q8_0 GGUF of Llama-3.2-3B in vLLM (V0), --max-model-len 10000 on 7.65 GiB x 0.90:
+    # V0 profiles the whole 10000-token prompt, so the activation term grows with the context
+    g = llm.plan(s, "vllm", ctx=10000, vram=7.65 * GiB, runtime_version="0.8.2", weights_dtype="Q8_0", enforce_eager=True)
+    assert any("GGUF" in n for n in g["notes"])
+    assert g["overhead"]["activation_profile"] > 10000 * (2 * 8192 + 5 * 3072) * 2

@@ -13,6 +13,7 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
         "Maximum concurrency for N tokens per request: X" (V0: tokens / N; V1: blocks / ceil(N / 16))
   auto-fit: --kv-cache-memory BYTES (v0.10.1, PR #21489); --max-model-len auto (v0.12, PR #29431)."""
 import math
+import re
 
 from ...units import GiB, MiB
 from ..cache import BLOCK, kv_cache, vllm_kv_tokens
@@ -35,11 +36,31 @@ SAMPLER_COPIES_V011 = 9.7     # from 0.11: the llm-d H100 write-up prints 9.6-9.
 SAMPLER_HEAVY = (0, 11)
 
 
+# cards below compute capability 8.0 (Turing, Volta, Pascal)
+PRE_AMPERE = re.compile(r"\b(t4|v100|p100|p40|p4|titan (rtx|v)|quadro rtx|rtx ?20[678]0|gtx ?1[06]\d0)\b", re.I)
+V1_EVERYWHERE = (0, 10)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
+
+
+def v0_fallback(version, knobs) -> str | None:
+    """Why vLLM 0.8-0.9 would run its V0 engine although V1 is the default ("Compute Capability < 8.0 is not
+    supported by the V1 Engine. Falling back to V0."; GGUF checkpoints were V0-only), or None."""
+    if not at_least(version, *V1) or at_least(version, *V1_EVERYWHERE):
+        return None
+    if PRE_AMPERE.search(str(knobs.get("gpu_name") or "")):
+        return "compute capability below 8.0"
+    from ..weights import GGUF_BPW
+    if str(knobs.get("weights_format") or "").upper() in GGUF_BPW and str(knobs.get("weights_format")).upper() not in (
+            "F16", "BF16", "F32"):
+        return "a GGUF checkpoint"
+    return None
+
+
 def settings(version, vram, ctx, knobs) -> dict:
     # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
     big = (vram or 0) >= 70 * GiB and "a100" not in str(knobs.get("gpu_name") or "").lower()
-    v1 = at_least(version, *V1)
+    fallback = v0_fallback(version, knobs)
+    v1 = at_least(version, *V1) and not fallback
     if knobs.get("max_num_batched_tokens"):
         batched = knobs["max_num_batched_tokens"]
     elif v1:
@@ -49,7 +70,7 @@ def settings(version, vram, ctx, knobs) -> dict:
     seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
     return {"util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
-            "version": version, "v1": v1}
+            "version": version, "v1": v1, "v0_fallback": fallback}
 
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6)) -> int:
@@ -76,7 +97,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     v = s["version"]
     need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"])
     over = {"cuda_context": CUDA_CONTEXT,
-            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v),
+            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v if s["v1"] else (0, 7)),
             "non_torch": NON_TORCH if at_least(v, 0, 7) else NON_TORCH_V06,
             "cuda_graphs": 0 if s["enforce_eager"] else CUDA_GRAPHS}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
