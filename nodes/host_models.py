@@ -66,6 +66,15 @@ def model_name(patcher) -> str:
     return name
 
 
+def patcher_dtype(patcher) -> str | None:
+    """The dtype a patcher's model is loaded in ("float16", "bfloat16", ...), or None."""
+    try:
+        dtype = patcher.model_dtype() or getattr(patcher.model, "dtype", None)
+    except Exception:
+        dtype = None
+    return str(dtype).replace("torch.", "") if dtype is not None else None
+
+
 def describe(lm) -> dict:
     """One LoadedModel as data: name, device, bytes loaded there and in all, flags, and `key` (the
     patcher's identity within this process, for before/after comparisons)."""

@@ -137,11 +137,7 @@ def _model_info(lm) -> dict:
 
     patcher = lm.model
     info = {"name": host_models.model_name(patcher), "device": str(getattr(lm, "device", ""))}
-    try:
-        dtype = patcher.model_dtype() or getattr(patcher.model, "dtype", None)
-    except Exception:
-        dtype = None
-    info["dtype"] = str(dtype).replace("torch.", "") if dtype is not None else None
+    info["dtype"] = host_models.patcher_dtype(patcher)  # the Footprint Estimate matches runs on this
     try:
         info["bytes"] = int(lm.model_memory())
     except Exception:
@@ -150,14 +146,15 @@ def _model_info(lm) -> dict:
 
 
 def _make_recorder() -> Recorder:
-    import comfy.model_management as mm
     import torch
 
+    from . import host_models
     from .recorder_meter import Meter
 
-    meter = Meter(torch, mm.get_torch_device())
-    return Recorder(meter, loaded=lambda: [lm for lm in list(mm.current_loaded_models) if lm.model is not None],
-                    model_info=_model_info)
+    device = host_models.compute_device()
+    if device is None:  # as before: no recorder until ComfyUI can name its device (retried at the next run)
+        raise RuntimeError("ComfyUI's compute device is unknown")
+    return Recorder(Meter(torch, device), loaded=host_models.entries, model_info=_model_info)
 
 
 def _on_run_start(prompt_id, dynprompt) -> None:

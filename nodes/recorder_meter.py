@@ -78,7 +78,7 @@ class Sampler:
 
 
 class Meter:
-    """Readings for ComfyUI's compute device plus host RAM. Built from torch + comfy.model_management."""
+    """Readings for ComfyUI's compute device plus host RAM. Built from torch + the compute device (nodes/host_models.py)."""
 
     def __init__(self, torch=None, device=None, psutil=None, sample_interval=0.01):
         if psutil is None:
