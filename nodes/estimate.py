@@ -5,7 +5,8 @@ run before sampling when the estimate does not fit.
 It reads what ComfyUI has loaded (real parameter dtypes and shapes, the latent's real shape) instead of
 re-reading files; the numbers come from memory/estimate.py. ComfyUI's own `memory_required` for the same
 latent is shown beside ours, labelled. Mode "exact" also traces one sampling step of the loaded model at this
-latent on meta tensors (estimate_exact.py) and shows the traced peak beside the formula."""
+latent on meta tensors (estimate_exact.py) and shows the traced peak beside the formula. When the flight
+recorder holds a matching run, the peak measured here is shown beside the formula (estimate_measured.py)."""
 import logging
 
 from comfy_api.latest import io
@@ -14,7 +15,7 @@ from ..memory.estimate import formula as est_core
 from ..memory.estimate import families
 from ..memory.estimate.headers import torch_dtype_name
 from ..memory.units import GiB, fmt_bytes
-from . import estimate_exact, host_models
+from . import estimate_exact, estimate_measured, host_models
 
 log = logging.getLogger("gpu_garden")
 
@@ -198,6 +199,11 @@ def stop_message(est: dict) -> str:
             + "Set 'when it does not fit' to warn to run anyway.")
 
 
+def _hidden_prompt() -> list:
+    prompt = getattr(io.Hidden, "prompt", None)
+    return [prompt] if prompt is not None else []
+
+
 class GPUGardenFootprintEstimate(io.ComfyNode):
     @classmethod
     def define_schema(cls):
@@ -238,6 +244,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                                        "tensors (no memory used, seconds on a CPU) and show its peak beside the formula"),
             ],
             outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
+            hidden=_hidden_prompt(),  # the prompt's model file names, as the flight recorder records them
             is_output_node=True,
         )
 
@@ -288,6 +295,11 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             ui["exact"] = ex
             text += "\n" + estimate_exact.format_text(ex, est)
             log.info("[GPU Garden] Footprint Estimate exact: %s", estimate_exact.headline(ex))
+        size = {"width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"]}
+        measured = estimate_measured.lookup(getattr(getattr(cls, "hidden", None), "prompt", None), size, model, clip, vae, est)
+        if measured is not None:
+            ui["measured"] = measured
+            text += "\n" + estimate_measured.format_text(measured)
         return io.NodeOutput(latent, text, ui={"gpu_garden_estimate": [ui]})
 
 

@@ -68,6 +68,7 @@ export function render(root, est) {
                bar(Math.min(v, scale), scale, est.budget, muted), el("span", null, gib(v), { width: "74px", textAlign: "right" }));
     root.append(row);
   }
+  if (est.measured) renderMeasured(root, est.measured);
   const act = est.breakdown?.sample?.activations;
   if (est.comfyui_memory_required !== null && est.comfyui_memory_required !== undefined) {
     root.append(el("div", null, `ComfyUI's own memory_required: ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
@@ -91,6 +92,28 @@ export function render(root, est) {
 function pct(x) {
   const p = Math.round(100 * x);
   return `${p > 0 ? "+" : p < 0 ? "−" : "±"}${Math.abs(p)} %`;
+}
+
+const MEASURED_WHAT = {
+  peak_torch: ["torch max_memory_allocated", "formula weights + activations (peak_torch terms: no CUDA context, no reserve)"],
+  peak_device: ["driver allocated memory", "formula weights + activations + allocator margin + context (peak_device terms)"],
+  rss: ["process peak RSS", "formula weights + activations; the RSS also holds the Python process and models kept in RAM"],
+};
+
+/** Measured beats modelled: the peak a recorded run of the same models, size and dtypes reached here. */
+function renderMeasured(root, m) {
+  const [what, formulaWhat] = MEASURED_WHAT[m.compare_to] || [m.compare_to, "formula"];
+  const row = el("div", null, null, { display: "flex", alignItems: "center" });
+  row.dataset.testid = "gg-estimate-measured";
+  const peak = el("span", null, gib(m.peak), { width: "74px", textAlign: "right", fontWeight: "600" });
+  peak.dataset.testid = "gg-estimate-measured-peak";
+  row.append(el("span", null, `  ${m.phase || "sample"}, measured here`, { width: "118px", whiteSpace: "pre", flex: "1" }), peak);
+  root.append(row);
+  const diff = m.diff_pct === null || m.diff_pct === undefined ? ""
+    : ` · formula ${gib(m.formula)} (${m.diff_pct > 0 ? "+" : m.diff_pct < 0 ? "−" : "±"}${Math.abs(m.diff_pct)} % measured vs formula)`;
+  const line = el("div", null, `  ${m.node} on ${m.device}, ${what}${diff}`, { opacity: ".8", whiteSpace: "pre-wrap", overflowWrap: "anywhere" });
+  line.title = `${formulaWhat}. Run ${m.run} at ${m.when}; highest of ${m.runs} matching run(s) (same model files, latent size, dtypes)`;
+  root.append(line);
 }
 
 /** Exact mode: the loaded model's traced sample step, labelled, beside the formula's figures. */

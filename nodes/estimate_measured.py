@@ -1,0 +1,126 @@
+"""Measured beats modelled, on the Footprint Estimate node: when the flight recorder holds a successful run
+of the same model files at the same latent size with the same models in the same dtypes, the node shows the
+peak its sampler really reached here beside the formula's figure, labelled "measured here".
+
+Like with like: the recorder stores, per node, torch's max_memory_allocated on CUDA / ROCm / XPU (compared
+with the estimate's `peak_torch` terms: weights + activations of the sample phase, no CUDA context, no
+reserve), the driver's allocated memory on MPS (compared with `peak_device` terms: + allocator margin and
+context), and the process's peak RSS on a CPU-only host ("rss": the same weights + activations figure; the
+RSS also holds the Python process and every model kept in RAM, so it reads higher by nature).
+
+Matching (memory/recorder/measured.py does files and latent): model files are the prompt's, named as the
+recorder names them (record.model_files); the latent is the node's own size; dtypes are compared per model
+(the recorder's model name + dtype of MODEL, CLIP and VAE must each appear in the run's models: a run's list
+also holds models that were still loaded from before, so a set equality would miss real matches)."""
+import datetime
+import logging
+
+from ..memory.recorder import measured_peak
+from ..memory.recorder.record import model_files
+
+log = logging.getLogger("gpu_garden")
+
+SAMPLER_TYPES = ("KSampler", "KSamplerAdvanced", "SamplerCustom", "SamplerCustomAdvanced")
+PHASE = "sample"
+
+
+def patcher_entry(patcher) -> tuple | None:
+    """(name, dtype) of a ModelPatcher as the recorder writes it in a run's "models" (host_models)."""
+    if patcher is None:
+        return None
+    from . import host_models
+
+    return host_models.model_name(patcher), host_models.patcher_dtype(patcher)
+
+
+def current_models(model, clip=None, vae=None) -> list[tuple]:
+    out = [patcher_entry(model), patcher_entry(getattr(clip, "patcher", None)), patcher_entry(getattr(vae, "patcher", None))]
+    return [e for e in out if e is not None]
+
+
+def _has_models(run: dict, wanted) -> bool:
+    have = {(m.get("name"), m.get("dtype")) for m in run.get("models") or () if isinstance(m, dict)}
+    return all(w in have for w in wanted)
+
+
+def _device(peak: dict) -> tuple[str, str] | None:
+    """(device key, compare_to) for a recorded peak: the accelerator when the run had one, else host RSS."""
+    for dev in sorted(peak):
+        kind = dev.split(":")[0]
+        if kind in ("cuda", "rocm", "xpu"):
+            return dev, "peak_torch"
+        if kind == "mps":
+            return dev, "peak_device"
+    return ("cpu", "rss") if "cpu" in peak else None
+
+
+def formula_figure(est: dict, compare_to: str) -> int | None:
+    """The estimate's sample-phase figure in the recorded quantity's terms."""
+    bd = (est.get("breakdown") or {}).get(PHASE)
+    if not bd:
+        return None
+    torch_terms = int(bd["weights"] + bd["activations"])
+    if compare_to == "peak_device":
+        return torch_terms + int(bd.get("allocator_margin") or 0) + int((est.get("fixed") or {}).get("cuda_context") or 0)
+    return torch_terms
+
+
+def _iso(t) -> str | None:
+    try:
+        return datetime.datetime.fromtimestamp(float(t), datetime.timezone.utc).isoformat(timespec="seconds")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+
+
+def measured_for(runs, files, size: dict, models: list[tuple], est: dict) -> dict | None:
+    """{"peak", "compare_to", "run", "when", "node", "formula", "diff_pct", "runs", "device", "phase", "label"}
+    from the recorded runs that match, or None. `size`: {"width", "height", "frames", "batch"} in pixels."""
+    runs = [r for r in runs or () if isinstance(r, dict) and _has_models(r, models)]
+    m = measured_peak(runs, files, size, None)
+    if m is None:
+        return None
+    samplers = {t: p for t, p in (m.get("by_type") or {}).items() if t in SAMPLER_TYPES and p}
+    if not samplers:
+        return None
+    dev = None
+    for p in samplers.values():
+        dev = dev or _device(p)
+    if dev is None:
+        return None
+    key, compare_to = dev
+    node, peak = max(((t, int(p.get(key, 0))) for t, p in samplers.items()), key=lambda x: x[1])
+    if peak <= 0:
+        return None
+    formula = formula_figure(est, compare_to)
+    diff = round(100.0 * (peak - formula) / formula, 1) if formula else None
+    return {"label": m["label"], "peak": peak, "compare_to": compare_to, "device": key, "phase": PHASE,
+            "run": m.get("prompt_id"), "when": _iso(m.get("ended")), "node": node, "formula": formula,
+            "diff_pct": diff, "runs": m.get("runs")}
+
+
+def lookup(prompt, size: dict, model, clip, vae, est: dict) -> dict | None:
+    """The node's hook: one read of the run store (nodes/recorder_state.py, cached by the file's stat), then
+    measured_for. Never raises: a measured figure is a side figure, the estimate never fails for it."""
+    try:
+        files = model_files(prompt if isinstance(prompt, dict) else {})
+        if not files:
+            return None
+        from . import recorder_state
+
+        runs = recorder_state.store().read()
+        return measured_for(runs, files, size, current_models(model, clip, vae), est)
+    except Exception as exc:
+        log.debug("[GPU Garden] measured here: lookup failed (%s)", exc, exc_info=True)
+        return None
+
+
+WHAT = {"peak_torch": "torch max_memory_allocated", "peak_device": "driver allocated memory", "rss": "process peak RSS"}
+
+
+def format_text(m: dict) -> str:
+    """One line for the node's report output."""
+    from ..memory.units import fmt_bytes
+
+    diff = f", {m['diff_pct']:+.1f} % vs formula {fmt_bytes(m['formula'])}" if m.get("diff_pct") is not None else ""
+    return (f"{m['label'].capitalize()}: {m['node']} peaked at {fmt_bytes(m['peak'])} ({WHAT.get(m['compare_to'], m['compare_to'])}, "
+            f"{m['device']}){diff}; run {m['run']} at {m['when']}, {m['runs']} matching run(s)")
