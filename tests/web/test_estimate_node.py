@@ -169,3 +169,45 @@ def test_exact_mode_fallback_reason_on_the_face(comfy_page, comfy_host, output_d
     assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
     page.screenshot(path=str(output_dir / "estimate_node_exact_fallback.png"))
     assert console.from_pack() == [], console.from_pack()
+
+
+def recorded_run(comfy_host, width, timeout=60) -> dict:
+    """The newest successful recorded run at this latent width (GET /gpu_garden/runs), once the writer stored it."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for run in comfy_host.get("/gpu_garden/runs?limit=20")["runs"]:
+            if run["status"] == "success" and (run.get("latent") or {}).get("width") == width:
+                return run
+        time.sleep(0.2)
+    raise AssertionError(f"no run at width {width} recorded")
+
+
+def test_measured_here_beside_the_formula(comfy_page, comfy_host, output_dir):
+    """A second run of the same checkpoint at the same size: the face shows the first run's sampler peak."""
+    page, console = comfy_page
+    wf = workflow(8.0)
+    wf["5"]["inputs"].update(width=88, height=40)  # a size no other web test queues: one matching run
+    run_and_wait(page, wf)
+    comfy_host.wait_idle()
+    first = recorded_run(comfy_host, 88)
+    sampler_peak = next(n["peak"]["cpu"] for n in first["nodes"] if n["type"] == "KSampler")
+    wf["6"]["inputs"]["text"] = "a garden " + uuid.uuid4().hex[:8]
+    wf["20"]["inputs"]["vram_gb"] = 9.0  # the node's inputs changed: it runs again (ComfyUI would replay its cached face)
+    node_id = run_and_wait(page, wf)
+    root = "window.app.graph.getNodeById(id).__ggEstimate"
+    page.wait_for_function(f"(id) => {root}.querySelector('[data-testid=gg-estimate-measured]')", arg=node_id, timeout=30000)
+    line = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-measured]').innerText", node_id)
+    assert "sample, measured here" in line
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    assert est["measured"]["peak"] == sampler_peak and est["measured"]["run"] == first["prompt_id"]
+    text = page.evaluate(f"(id) => {root}.innerText", node_id)
+    assert "KSampler on cpu, process peak RSS" in text and "measured vs formula" in text
+    comfy_host.wait_idle()
+    show_whole_node(page, node_id)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    page.screenshot(path=str(output_dir / "estimate_node_measured.png"))
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
