@@ -299,7 +299,10 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         measured = estimate_measured.lookup(getattr(getattr(cls, "hidden", None), "prompt", None), size, model, clip, vae, est)
         if measured is not None:
             ui["measured"] = measured
-            text += "\n" + estimate_measured.format_text(measured)
+            try:
+                text += "\n" + estimate_measured.format_text(measured)
+            except Exception as exc:  # a side line never fails the node
+                log.debug("[GPU Garden] measured here: %s", exc)
         return io.NodeOutput(latent, text, ui={"gpu_garden_estimate": [ui]})
 
 
