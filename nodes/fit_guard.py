@@ -197,7 +197,37 @@ def _encoders_on_device(model) -> int:
 
 
 def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, force_full_load=False):
-    """Run ComfyUI's prepare_sampling (`call`) with our memory_required; record what was supplied."""
+    """Run ComfyUI's prepare_sampling (`call`) with our memory_required; record what was supplied. Any failure
+    of ours falls back to ComfyUI's own figure: the guard never fails a user's sampling."""
+    def plain():
+        return call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+
+    try:
+        req, record = _prepare(ctx, model, noise_shape, conds, model_options)
+        base = getattr(model, "model", None)
+        if base is None or not hasattr(base, "memory_required"):
+            FEATURE.fail(RuntimeError("this model has no memory_required: ComfyUI's own figure is used"))
+            return plain()
+        answer = _Answer(base, req).__enter__()
+    except Exception as exc:
+        FEATURE.fail(exc)
+        log.warning("[GPU Garden] Fit to Card skipped, ComfyUI's own figure is used: %s: %s", type(exc).__name__, exc)
+        return plain()
+    try:
+        out = plain()
+    finally:
+        answer.__exit__(None, None, None)
+    record["consulted"] = answer.calls > 0
+    if answer.calls:
+        FEATURE.ok()
+    else:  # a ComfyUI that no longer asks model.model.memory_required: say so, never guess
+        FEATURE.fail(RuntimeError("ComfyUI's prepare_sampling did not ask memory_required: its own figure was used"))
+        log.warning("[GPU Garden] Fit to Card: this ComfyUI did not ask memory_required; its own figure was used")
+    return out
+
+
+def _prepare(ctx: dict, model, noise_shape, conds, model_options):
+    """Our figure for this sampler call, the plan (text encoders off when it needs their room) and the record."""
     facts = ctx.get("facts") or model_facts(model)
     mo = model_options or {}
     n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
@@ -220,19 +250,7 @@ def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, forc
     _publish(record)
     log.info("[GPU Garden] Fit to Card: ComfyUI's loader gets memory_required %d (ours, %d conditioning(s) batched; "
              "stock %s)%s", req, n, record["stock_memory_required"], f"; {p['summary']}" if p else "")
-    base = getattr(model, "model", None)
-    if base is None or not hasattr(base, "memory_required"):
-        FEATURE.fail(RuntimeError("this model has no memory_required: ComfyUI's own figure is used"))
-        return call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
-    with _Answer(base, req) as answer:
-        out = call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
-    record["consulted"] = answer.calls > 0
-    if answer.calls:
-        FEATURE.ok()
-    else:  # a ComfyUI that no longer asks model.model.memory_required: say so, never guess
-        FEATURE.fail(RuntimeError("ComfyUI's prepare_sampling did not ask memory_required: its own figure was used"))
-        log.warning("[GPU Garden] Fit to Card: this ComfyUI did not ask memory_required; its own figure was used")
-    return out
+    return req, record
 
 
 def _prepare_wrapper(ctx, executor, model, noise_shape, conds, model_options=None, force_full_load=False):
@@ -342,8 +360,10 @@ def _wrap(original):
     def prepare_sampling(model, noise_shape, conds, model_options=None, force_full_load=False):
         ctx = None
         try:
-            if _state["installed"] and not has_node_wrapper(model) and enabled():
-                ctx = auto_context(model)
+            if _state["installed"] and len(noise_shape) in (4, 5) and not has_node_wrapper(model) and enabled():
+                facts = model_facts(model)
+                if facts.get("family") not in (None, "unknown"):  # audio, 3D, unknown models: ComfyUI's own figure
+                    ctx = dict(auto_context(model), facts=facts)
         except Exception as exc:
             log.warning("[GPU Garden] Fit to Card automatic mode skipped: %s", exc)
         if ctx is None:

@@ -104,3 +104,23 @@ def test_offloading_adds_room_for_two_copies_of_the_largest_weight(monkeypatch):
     assert G.required_for(facts, [1, 4, 8, 8], 2) == 2100  # no budget: activations + 5 %
     assert G.required_for(facts, [1, 4, 8, 8], 2, budget=1_000_000) == 2100  # everything fits: no copies
     assert G.required_for(facts, [1, 4, 8, 8], 2, budget=12_000) == 2310  # (2000 + 2 x 100) x 1.05
+
+
+def test_a_failure_of_ours_falls_back_to_comfyuis_figure(monkeypatch):
+    """Our estimate raising must never fail the user's sampling: ComfyUI's own figure is used, health says why."""
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+
+    def broken(*a, **k):
+        raise ValueError("estimate broke")
+
+    monkeypatch.setattr(G, "required_for", broken)
+    m = Model()
+    seen = {}
+
+    def prepare(model, noise_shape, conds, model_options=None, force_full_load=False):
+        seen["req"] = model.model.memory_required(list(noise_shape))
+        return "loaded"
+
+    assert G.guarded({"facts": FACTS, "budget": None}, prepare, m, [1, 4, 8, 8], {"positive": [{}]}) == "loaded"
+    assert seen["req"] == 111  # stock
+    assert G.FEATURE.working is False and "estimate broke" in (G.FEATURE.last_error or "")
