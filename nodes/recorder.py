@@ -125,10 +125,16 @@ class Recorder:
 
     def innermost(self):
         """(node id, working dict) of the most recently started open node, or None."""
-        if not self.open:
+        # Called from the watchdog thread while the worker adds and removes nodes: work on a snapshot.
+        for _ in range(3):
+            try:
+                items = list(self.open.items())
+                break
+            except RuntimeError:  # "dictionary changed size during iteration"
+                continue
+        else:
             return None
-        nid = max(self.open, key=lambda k: self.open[k]["t"])
-        return nid, self.open[nid]
+        return max(items, key=lambda kv: kv[1]["t"]) if items else None
 
 
 # -- ComfyUI glue ---------------------------------------------------------------------------------

@@ -69,9 +69,9 @@ def tick(state, cfg, now=None, guide=None) -> dict | None:
     run["watchdog"].append({k: event[k] for k in ("node", "reason", "elapsed_s", "expected_s", "since_progress_s",
                                                  "message", "free", "total", "sampled_at")})
     log.warning("[GPU Garden] watchdog: %s", msg)
-    server = state.get("server")
-    if server is not None:
-        server.send_sync(EVENT, event, state.get("sid"))
+    server, sid = state.get("server"), state.get("sid")
+    if server is not None and sid:  # only the page that queued the run: never broadcast one user's run to all
+        server.send_sync(EVENT, event, sid)
     return event
 
 

@@ -7,6 +7,7 @@
 
 The 2026 Dynamic VRAM hangs raise no error, so the OOM panel never opens for them; this is what tells the
 user, with the snapshot and the hang guide (guides/hang-dynamic-vram.md). One warning per node per run."""
+import math
 import os
 import re
 from pathlib import Path
@@ -28,8 +29,9 @@ def config(environ=None) -> dict:
                 v = float(raw)
             except ValueError:
                 continue
-            if v >= 0:
+            if math.isfinite(v) and v >= 0:
                 cfg[k] = v
+    cfg["interval_s"] = min(max(cfg["interval_s"], 0.5), 60.0)  # 0 would spin the watchdog thread
     return cfg
 
 

@@ -316,3 +316,10 @@ def test_watchdog_config_from_environment_and_expected_durations():
     assert watchdog.expected_for(d, "8", "KSampler") is None
     g = watchdog.guide()
     assert g["id"] == "hang-dynamic-vram" and "--disable-dynamic-vram" in g["markdown"] and "---" not in g["markdown"][:5]
+
+
+def test_watchdog_config_rejects_values_that_would_spin_or_overflow():
+    from gpu_garden.memory.recorder import watchdog as W
+
+    cfg = W.config({"GPU_GARDEN_WATCHDOG_INTERVAL_S": "0", "GPU_GARDEN_WATCHDOG_FACTOR": "inf"})
+    assert cfg["interval_s"] == 0.5 and cfg["factor"] == W.DEFAULTS["factor"]

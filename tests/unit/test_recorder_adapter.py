@@ -253,3 +253,34 @@ def test_start_hook_reinstalled_when_replaced_and_found_under_other_wrappers(mon
     assert recorder._start_hook_in_place() and mod.reset_progress_state is not orig
     recorder.uninstall()
     assert mod.reset_progress_state is orig
+
+
+def test_watchdog_never_broadcasts_a_run_without_its_client(monkeypatch):
+    """A run queued without a page (API script, sid None) keeps its warning in the record; nothing goes to
+    every connected page (send_sync with sid None broadcasts)."""
+    monkeypatch.setattr(recorder_watchdog, "_snapshot", lambda: {})
+    rec = make([])
+    rec.begin_run("p1", {})
+    rec.node_start("8", "VAEDecode", "8")
+    rec.last_progress -= 100
+    server = FakeServer()
+    state = {"recorder": rec, "warned": set(), "server": server, "sid": None, "durations": {("8", "VAEDecode"): 1.0}}
+    ev = recorder_watchdog.tick(state, dict(watchdog.DEFAULTS), now=rec.open["8"]["t"] + 62)
+    assert ev is not None and rec.run["watchdog"] and server.sent == []
+
+
+def test_innermost_survives_the_worker_changing_open_nodes():
+    rec = make([])
+    rec.begin_run("p2", {})
+
+    class Flaky(dict):
+        calls = 0
+
+        def items(self):
+            Flaky.calls += 1
+            if Flaky.calls == 1:
+                raise RuntimeError("dictionary changed size during iteration")
+            return super().items()
+
+    rec.open = Flaky({"3": {"t": 1.0}, "9": {"t": 2.0}})
+    assert rec.innermost() == ("9", {"t": 2.0})
