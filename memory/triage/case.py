@@ -142,11 +142,21 @@ def snapshot_device(ctx: dict, ev: dict):
         devs = (ctx.get("snapshot") or {}).get("devices") or []
     except AttributeError:
         return None
-    idx = ev.get("device_index")
+    idx, kind = ev.get("device_index"), ev.get("device_kind")
     for d in devs:
-        if isinstance(d, dict) and (idx is None or d.get("index") == idx):
+        if isinstance(d, dict) and (idx is None or d.get("index") == idx) and _same_kind(kind, d.get("backend")):
             return d
     return None
+
+
+_GPU = ("cuda", "rocm")  # PyTorch names ROCm devices "cuda" too
+
+
+def _same_kind(event_kind, backend) -> bool:
+    """A snapshot of host RAM says nothing about a GPU's other processes, and one GPU backend nothing of another."""
+    if not event_kind or not backend:
+        return backend != "cpu" or event_kind in (None, "cpu")
+    return event_kind == backend or (event_kind in _GPU and backend in _GPU)
 
 
 def _snapshot(x, ctx, ev):

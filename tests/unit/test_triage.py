@@ -208,3 +208,14 @@ def test_repeated_session_ooms_without_growth_are_not_a_leak():
     first = triage_text(msg)
     prev = [{"numbers": first["events"][-1]["numbers"]}] * 3
     assert triage_text(msg, {"previous_ooms": prev})["cause"] == first["cause"] != "leak"
+
+
+def test_a_host_ram_snapshot_says_nothing_about_a_gpus_other_processes():
+    """On a CPU host the probe's only device is RAM: other programs' RAM is no evidence about a CUDA card."""
+    snap = {"devices": [{"index": None, "name": "CPU (host RAM)", "backend": "cpu", "total": 24 * 2**30, "free": 20 * 2**30,
+                         "other_processes": 4 * 2**30}], "host_ram": {}, "sampled_at": 0.0}
+    msg = _caching(20.5, req="1.50 GiB")
+    with_snap = triage.triage_text(msg, {"node_type": "KSampler", "snapshot": snap, "platform": "linux"})
+    without = triage.triage_text(msg, {"node_type": "KSampler", "platform": "linux"})
+    assert with_snap["cause"] == without["cause"] != "other-process"
+    assert not any("NVML" in e for c in with_snap["events"][-1]["causes"] for e in c["evidence"])
