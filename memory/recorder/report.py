@@ -40,13 +40,41 @@ def _path_repl(m) -> str:
     return ("<path>/" + basename(p)) if is_model_file(p) else "<path>"
 
 
-def redact_text(text, users: set[str] | None = None) -> str:
+def _known_roots() -> list[str]:
+    """Folders whose paths may hold spaces ("C:\\Users\\John Smith", "/home/alice/My Models"): the home folder
+    and the working folder (ComfyUI's), cut as a whole before the general pattern runs."""
+    roots = set()
+    for fn in (lambda: os.path.expanduser("~"), os.getcwd):
+        try:
+            r = fn().rstrip("/\\")
+        except Exception:
+            continue
+        if len(r) > 3:
+            roots.add(r)
+    return sorted(roots, key=len, reverse=True)
+
+
+_MODEL_EXT = re.compile(r"\.(?:safetensors|sft|gguf|ckpt|pt|pth|bin)\b", re.I)
+
+
+def _root_repl(m) -> str:
+    s, last = m.group(0), None
+    for last in _MODEL_EXT.finditer(s):
+        pass
+    if last is None:
+        return "\x01"
+    return "\x01\x02" + basename(s[:last.end()]) + s[last.end():]  # marks, so the general pattern skips them
+
+
+def redact_text(text, users: set[str] | None = None, roots: list[str] | None = None) -> str:
     """Paths out (URLs stay), user names out. Linear-time regexes; non-strings pass through."""
     if not isinstance(text, str):
         return text
     urls = []
     text = _URL_RE.sub(lambda m: urls.append(m.group(0)) or f"\x00{len(urls) - 1}\x00", text)
-    text = _PATH_RE.sub(_path_repl, text)
+    for root in roots if roots is not None else _known_roots():
+        text = re.sub(re.escape(root) + r"(?:[\\/][^\n\"'<>|]*)?", _root_repl, text)
+    text = _PATH_RE.sub(_path_repl, text).replace("\x01\x02", "<path>/").replace("\x01", "<path>")
     for u in users if users is not None else _user_names():
         text = re.sub(rf"(?<![\w]){re.escape(u)}(?![\w])", "<user>", text)
     return re.sub(r"\x00(\d+)\x00", lambda m: urls[int(m.group(1))], text)

@@ -323,3 +323,15 @@ def test_watchdog_config_rejects_values_that_would_spin_or_overflow():
 
     cfg = W.config({"GPU_GARDEN_WATCHDOG_INTERVAL_S": "0", "GPU_GARDEN_WATCHDOG_FACTOR": "inf"})
     assert cfg["interval_s"] == 0.5 and cfg["factor"] == W.DEFAULTS["factor"]
+
+
+@pytest.mark.parametrize("text,root,shown", [
+    (r"loading C:\Users\John Smith\ComfyUI\models\x.safetensors now", r"C:\Users\John Smith", "loading <path>/x.safetensors now"),
+    ("/home/alice/My Models/f.safetensors, done", "/home/alice", "<path>/f.safetensors, done"),
+    ("saved to /home/alice/out dir/img.png", "/home/alice", "saved to <path>"),
+])
+def test_redaction_cuts_paths_with_spaces_under_known_roots(text, root, shown):
+    from gpu_garden.memory.recorder.report import redact_text
+
+    out = redact_text(text, users={"John", "alice"}, roots=[root])
+    assert out == shown and "Smith" not in out and "Models" not in out
