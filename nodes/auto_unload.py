@@ -183,6 +183,14 @@ def _check(feature) -> None:
         return
     if _state["installed"] and not _ours(sh.prepare_sampling):
         feature.uninstalled(f"{SEAM} was replaced without keeping our wrapper (__wrapped__)")
+    elif _state["installed"]:  # the setting (default off) is a state, not a failure: health shows it as off
+        try:
+            user = current_user()
+            on = enabled(user)
+        except Exception:
+            user, on = "default", False
+        feature.switch(on, f"automatic mode {'on' if on else 'off'} (setting {SETTING_ID}, user {user}); "
+                           "the Unload node works either way")
 
 
 def status(user: str | None = None) -> dict:

@@ -400,6 +400,12 @@ def _check(feature) -> None:
         return
     if _state["installed"] and not _ours(sh.prepare_sampling):
         feature.uninstalled(f"{SEAM} was replaced without keeping our wrapper (__wrapped__): automatic mode is off")
+    elif _state["installed"]:  # the setting (default off) is a state, not a failure: health shows it as off
+        try:
+            on = enabled()
+        except Exception:
+            on = False
+        feature.switch(on, f"automatic mode {'on' if on else 'off'} (setting {SETTING_ID}); Fit to Card nodes work either way")
 
 
 def status() -> dict:

@@ -2,7 +2,12 @@
 working, and what failed last. The sidebar tab shows it; scripts can poll it.
 
     {"pack_version": "0.1.0", "comfyui_version": "0.8.0" | null,
-     "features": {name: {"installed": bool, "working": bool, "last_error": str | null}}}
+     "features": {name: {"installed": bool, "working": bool, "last_error": str | null,
+                         "enabled": bool, "note": str}}}   # the last two only for switchable features
+
+A feature a setting switches off (an automatic mode whose setting is off) stays installed and working and
+says `"enabled": false` with a `note` naming the setting: deliberately off, not broken. `feature.switch(on,
+note)` sets both (from a check, so a GET reads the setting as it is now).
 
 Any module registers what it runs: `feature = health.register("recorder")`, then `feature.ok()` when it
 is set up or has just worked, `feature.fail(exc)` when it failed (working -> false, last_error set; a later
@@ -37,6 +42,13 @@ class Feature:
         self.working = False
         self.last_error: str | None = None
         self.last_error_at: float | None = None
+        self.enabled: bool | None = None  # None: not a switchable feature (no "enabled"/"note" keys)
+        self.note: str | None = None
+
+    def switch(self, on: bool, note: str | None = None) -> "Feature":
+        """A setting turns this feature on or off; off is a state, not a failure."""
+        self.enabled, self.note = bool(on), note
+        return self
 
     def ok(self) -> "Feature":
         self.installed = self.working = True
@@ -55,7 +67,10 @@ class Feature:
         return self
 
     def as_dict(self) -> dict:
-        return {"installed": bool(self.installed), "working": bool(self.working), "last_error": self.last_error}
+        out = {"installed": bool(self.installed), "working": bool(self.working), "last_error": self.last_error}
+        if self.enabled is not None:
+            out.update(enabled=self.enabled, note=self.note)
+        return out
 
 
 def register(name: str, check=None) -> Feature:

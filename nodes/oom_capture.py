@@ -366,6 +366,20 @@ def _add_route() -> None:
         PromptServer.instance.add_on_prompt_handler(_on_prompt)
 
 
+def check_store() -> None:
+    """At start: the report store's folder exists and is writable (ok), or health says why not. Until now
+    the feature was only marked after the first stored report, so a fresh host showed it not installed."""
+    try:
+        folder = os.path.dirname(store().path)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(f"{folder} is not writable: OOM reports are sent but not kept")
+        STORE_FEATURE.ok()
+    except Exception as exc:
+        STORE_FEATURE.fail(exc).installed = True
+        log.warning("[GPU Garden] OOM report store: %s", exc)
+
+
 def setup() -> None:
     install()
     _add_route()
+    check_store()

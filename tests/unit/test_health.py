@@ -30,3 +30,16 @@ def test_check_runs_per_report_and_a_broken_check_fails_only_its_feature(monkeyp
     got = health.report()["features"]
     assert got["a"] == {"installed": False, "working": False, "last_error": "removed by hook breaker"}
     assert got["b"]["working"] is False and got["b"]["last_error"].startswith("ZeroDivisionError")
+
+
+def test_a_switched_off_feature_is_a_state_not_a_failure(monkeypatch):
+    monkeypatch.setattr(health, "_features", {})
+    plain = health.register("plain").ok()
+    auto = health.register("auto").ok().switch(False, "automatic mode off (setting X)")
+    got = health.report()["features"]
+    assert got["plain"] == {"installed": True, "working": True, "last_error": None}  # no new keys where no setting
+    assert got["auto"] == {"installed": True, "working": True, "last_error": None, "enabled": False,
+                           "note": "automatic mode off (setting X)"}
+    auto.switch(True, "on")
+    assert health.report()["features"]["auto"]["enabled"] is True
+    assert plain.enabled is None
