@@ -1,7 +1,9 @@
 // @ts-check
 // The pack's health in the GPU memory sidebar tab: GET /gpu_garden/health (nodes/health.py) lists each
 // feature as installed / working / its last error. Green = installed and working; amber = installed but
-// its last use failed (or it recovered from an error); red = not installed. Errors are shown as text.
+// its last use failed (or it recovered from an error); red = not installed; grey "off" = installed and
+// working but switched off by its setting (`enabled: false`, an automatic mode), with the server's note.
+// Errors and notes are shown as text.
 import { api } from "../../scripts/api.js";
 import { el, ensureStyles } from "./lib/format.js";
 import { registerSidebarSection } from "./lib/sidebar.js";
@@ -14,21 +16,23 @@ const CSS = `
 .gg-health li>span{display:flex;align-items:center;gap:6px;font-family:ui-monospace,Menlo,monospace;font-size:11px}
 .gg-health i{display:inline-block;width:8px;height:8px;border-radius:50%;flex:none}
 .gg-health li[data-state=ok] i{background:#3fb950}.gg-health li[data-state=warn] i{background:#d29922}
-.gg-health li[data-state=down] i{background:#f85149}
+.gg-health li[data-state=down] i{background:#f85149}.gg-health li[data-state=off] i{background:#8b949e}
 .gg-health .gg-health-err{font-size:10.5px;opacity:.75;padding-left:14px;overflow-wrap:anywhere}
 .gg-health .gg-note{white-space:normal}
+.gg-health .gg-health-off{font-family:inherit;font-size:10px;opacity:.7;border:1px solid currentColor;border-radius:3px;padding:0 3px}
 `;
 
-/** ok / warn / down for one feature entry. */
+/** ok / off / warn / down for one feature entry. */
 export function featureState(f) {
   if (!f || !f.installed) return "down";
-  return f.working && !f.last_error ? "ok" : "warn";
+  if (!f.working || f.last_error) return "warn";
+  return f.enabled === false ? "off" : "ok";
 }
 
 /** Fill `box` from the health JSON. */
 export function renderHealth(box, health) {
   const features = Object.entries(health.features || {}).sort(([a], [b]) => a.localeCompare(b));
-  const counts = { ok: 0, warn: 0, down: 0 };
+  const counts = { ok: 0, off: 0, warn: 0, down: 0 };
   const list = el("ul");
   for (const [name, f] of features) {
     const state = featureState(f);
@@ -38,16 +42,19 @@ export function renderHealth(box, health) {
     li.dataset.feature = name;
     const row = el("span");
     row.append(el("i"), document.createTextNode(name));
-    row.title = `installed: ${!!f.installed}, working: ${!!f.working}`;
+    row.title = `installed: ${!!f.installed}, working: ${!!f.working}` + (f.enabled === false ? ", off" : "");
+    if (state === "off") row.append(el("span", "gg-health-off", "off"));
     li.append(row);
     if (f.last_error) li.append(el("div", "gg-health-err", f.last_error));
+    if (state === "off" && f.note) li.append(el("div", "gg-health-err", f.note));
     list.append(li);
   }
   const details = el("details");
   details.open = counts.warn + counts.down > 0;
   const summary = counts.warn + counts.down
     ? `Health: ${counts.down} not installed, ${counts.warn} with errors, of ${features.length}`
-    : `Health: all ${features.length} features working`;
+    : counts.off ? `Health: ${counts.ok} working, ${counts.off} off by setting, of ${features.length}`
+      : `Health: all ${features.length} features working`;
   details.append(el("summary", null, summary), list);
   const versions = `GPU Garden ${health.pack_version ?? "?"} · ComfyUI ${health.comfyui_version ?? "unknown"}`;
   box.replaceChildren(details, el("div", "gg-note", versions));

@@ -154,13 +154,26 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
         sections = page.evaluate("() => [...document.querySelectorAll('.gg-side [data-gg-section]')].map(e => e.dataset.ggSection)")
         assert sections[:2] == ["devices", "health"], sections
         health = comfy_host.get("/gpu_garden/health")
-        page.wait_for_selector("[data-testid=gpu-garden-health] li[data-feature]", timeout=10000)
+        page.wait_for_selector("[data-testid=gpu-garden-health] li[data-feature]", state="attached", timeout=10000)
+        # the list is folded when nothing is red or amber (a healthy host): unfold it to read and show it
+        if not page.evaluate("() => document.querySelector('[data-testid=gpu-garden-health] details').open"):
+            summary = page.text_content("[data-testid=gpu-garden-health] summary")
+            assert "working" in summary and "not installed" not in summary and "errors" not in summary, summary
+            page.click("[data-testid=gpu-garden-health] summary")
+        page.wait_for_selector("[data-testid=gpu-garden-health] li[data-feature]", state="visible", timeout=5000)
         shown = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('[data-testid=gpu-garden-health] li')]
             .map(li => [li.dataset.feature, li.dataset.state]))""")
         assert set(shown) == set(health["features"]), (shown, health["features"])
         for name, f in health["features"].items():
-            want = "down" if not f["installed"] else "ok" if f["working"] and not f["last_error"] else "warn"
+            want = ("down" if not f["installed"] else "warn" if not f["working"] or f["last_error"]
+                    else "off" if f.get("enabled") is False else "ok")
             assert shown[name] == want, (name, f, shown[name])
+        # automatic modes are off by default: grey "off" with the server's note, never red or amber
+        for name in ("auto_unload.prepare_sampling", "fit_guard.prepare_sampling"):
+            assert shown[name] == "off", (name, health["features"][name])
+            row = page.text_content(f"[data-testid=gpu-garden-health] li[data-feature='{name}']")
+            assert "off" in row and "automatic mode off" in row, row
+        assert "down" not in shown.values(), shown
         assert f"ComfyUI {health['comfyui_version'] or 'unknown'}" in page.text_content("[data-testid=gpu-garden-health]")
         page.screenshot(path=str(output_dir / "budget_sidebar.png"), clip={"x": 0, "y": 0, "width": 700, "height": 520})
 
