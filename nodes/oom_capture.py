@@ -25,8 +25,10 @@ import contextvars
 import inspect
 import logging
 import os
+import queue
 import sys
 import threading
+import time
 
 from . import health, oom_build, oom_store
 
@@ -64,15 +66,49 @@ def store():
     return oom_store.store_at(_store_path)
 
 
+_to_store: "queue.Queue[dict]" = queue.Queue()
+_writer: threading.Thread | None = None
+
+
+def _store_later(report: dict) -> None:
+    """The store write (a cross-process lock and an fsync) runs on one writer thread, never on ComfyUI's worker:
+    a slow or locked user folder must not hold up the queue."""
+    global _writer
+    _to_store.put(report)
+    if _writer is None or not _writer.is_alive():
+        _writer = threading.Thread(target=_drain, name="gpu_garden-oom-store", daemon=True)
+        _writer.start()
+
+
+def _drain() -> None:
+    while True:
+        report = _to_store.get()
+        try:
+            store().add(report)
+            STORE_FEATURE.ok()
+        except Exception as exc:
+            STORE_FEATURE.fail(exc)
+            log.exception("[GPU Garden] could not store the OOM report")
+        finally:
+            _to_store.task_done()
+
+
+def flush(timeout: float = 5.0) -> bool:
+    """Wait (at most `timeout` s) until every published report is in the store; True when none is pending."""
+    deadline = time.monotonic() + timeout
+    while _to_store.unfinished_tasks and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not _to_store.unfinished_tasks
+
+
 def publish(report: dict, server, sid) -> None:
-    """Store (bounded) and send to `sid` only; a failure to store still sends, and the reverse."""
+    """Send to `sid` only, and store (bounded) on the writer thread; a failure to store still sends, and the reverse."""
     report = oom_store.bound_report(report)
     try:
-        store().add(report)
-        STORE_FEATURE.ok()
+        _store_later(report)
     except Exception as exc:
         STORE_FEATURE.fail(exc)
-        log.exception("[GPU Garden] could not store the OOM report")
+        log.exception("[GPU Garden] could not queue the OOM report for the store")
     if sid is not None and server is not None:
         try:
             server.send_sync(EVENT, report, sid)  # only the browser that queued the run; API clients read the route
@@ -360,7 +396,13 @@ def _add_route() -> None:
             limit = max(1, min(MAX_REPORTS, int(request.query.get("limit", MAX_REPORTS))))
         except ValueError:
             return web.json_response({"error": "limit must be an integer"}, status=400)
-        return web.json_response({"reports": store().read(limit)})
+        def read():
+            flush(2.0)  # a report published a moment ago is in the answer
+            return store().read(limit)
+
+        import asyncio
+
+        return web.json_response({"reports": await asyncio.get_running_loop().run_in_executor(None, read)})
 
     if hasattr(PromptServer.instance, "add_on_prompt_handler"):
         PromptServer.instance.add_on_prompt_handler(_on_prompt)

@@ -169,21 +169,21 @@ def test_oom_is_captured_before_unload_and_sent_after_execution_error(fake_host)
     _, report, sid = fake_host.calls["sent"][1]
     assert sid == "browser-1" and report["captured"] == "before ComfyUI unloaded models"
     assert report["node"]["id"] == "10" and report["exception_type"] == "torch.OutOfMemoryError"
-    assert oom_capture.store().read()[0]["id"] == report["id"]
+    assert (oom_capture.flush() and oom_capture.store().read())[0]["id"] == report["id"]
 
 
 def test_no_client_means_no_event_but_a_stored_report(fake_host):
     oom_capture.install()
     run_node(fake_host, RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 8 bytes"), None)
     assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error"]
-    assert oom_capture.store().read()[0]["captured"] == "at failure"
+    assert (oom_capture.flush() and oom_capture.store().read())[0]["captured"] == "at failure"
 
 
 def test_non_oom_error_is_left_alone(fake_host):
     oom_capture.install()
     run_node(fake_host, ValueError("mat1 and mat2 shapes cannot be multiplied"))
     assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error"] and fake_host.calls["errors"] == 1
-    assert oom_capture.store().read() == []
+    assert (oom_capture.flush() and oom_capture.store().read()) == []
 
 
 def test_triage_core_is_not_imported_until_a_failure():
@@ -217,7 +217,7 @@ def test_a_plain_args_kwargs_wrapper_installed_first_does_not_lose_the_report(fa
     assert [e for e, _ in sent] == ["execution_error", "gpu_garden.oom"]
     report = sent[1][1]
     assert report["node"]["id"] == "10" and report["prompt_id"] == "p-1" and report["node"]["type"] == "GGTestRaiseOOM"
-    assert oom_capture.store().read()[0]["id"] == report["id"]
+    assert (oom_capture.flush() and oom_capture.store().read())[0]["id"] == report["id"]
 
 
 def test_binding_prefers_the_unwrapped_signature_then_comfyuis_order():
@@ -382,3 +382,26 @@ def test_recognition_and_triage_read_only_a_bounded_head_and_tail(fake_host, mon
     limit = oom_build.RECOGNITION_CHARS + 100  # the cut marker line
     assert 0 < seen["recognise"] <= limit and 0 < seen["triage"] <= 2 * limit + 200  # the log form has it twice
     assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error", "gpu_garden.oom"]
+
+
+def test_a_locked_store_never_holds_up_the_worker(fake_host, monkeypatch):
+    """Another process holds the store's lock (or the user folder is on a slow disk): the failing node still
+    ends and the page still gets its report; the write lands when the lock is free."""
+    import threading
+
+    oom_capture.install()
+    held = threading.Event()
+    real_add = type(oom_capture.store()).add
+
+    def slow_add(self, report):
+        held.wait(10)
+        return real_add(self, report)
+
+    monkeypatch.setattr(type(oom_capture.store()), "add", slow_add)
+    OOM = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
+    status, _, _ = run_node(fake_host, OOM("CUDA out of memory. Tried to allocate 1.50 GiB."))
+    assert status is Result.FAILURE
+    assert [e for e, _, _ in fake_host.calls["sent"]] == ["execution_error", "gpu_garden.oom"]
+    assert oom_capture.flush(0.05) is False  # still waiting for the lock
+    held.set()
+    assert oom_capture.flush() and oom_capture.store().read()[0]["id"] == fake_host.calls["sent"][1][1]["id"]
