@@ -185,6 +185,7 @@ def own_host(tmp_path):
 def test_report_survives_a_restart(own_host):
     prompt_id, msgs = run_and_collect(own_host, oom_prompt("cuda_caching"), quiet_s=0.5)
     (sent,) = oom_events(msgs, prompt_id)
+    own_host.get(ROUTE)  # the store writes on its own thread: the route answers once pending writes landed
     path = own_host.base / "user" / "gpu_garden" / "oom_reports.jsonl"
     assert path.is_file()
     own_host.restart()
