@@ -7,12 +7,13 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 
 from . import parse as P
+from . import lines as L
 from ..units import MiB
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 STREAM_ONLY = {"prompt_done", "exception_block", "frame", "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
-_GGML_ARGS_RE = dict(P.FACTS)["ggml_args"]
+_GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
 
 def new_facts() -> dict:
@@ -27,7 +28,7 @@ def new_facts() -> dict:
 
 def apply(scan, lineno, text, window=False):
     """Apply every fact the line states. `window`: the line is read back from before a failure."""
-    for name, m in P.facts(text):
+    for name, m in L.facts(text):
         if window and name in STREAM_ONLY:
             if name in WINDOW_SIDE:
                 WINDOW_SIDE[name](scan.facts, m)

@@ -23,6 +23,7 @@ import re
 
 from . import facts as facts_mod
 from . import parse as P
+from . import lines as L
 from . import window
 from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 
@@ -46,7 +47,7 @@ def _family(kind: str) -> str:
 def _around_anchor(raw: bytes) -> bytes:
     """A huge line (a JSON dump, a progress bar without newlines): keep the part around its first anchor,
     where a message and its numbers are."""
-    hits = [i for i in (raw.find(a) for a in P.HEAD_ANCHORS) if i >= 0]
+    hits = [i for i in (raw.find(a) for a in L.HEAD_ANCHORS) if i >= 0]
     i = min(hits) if hits else 0
     return raw[max(0, i - 2000):max(0, i - 2000) + LONG_LINE]
 
@@ -177,7 +178,7 @@ class Scan:
         base = self.lineno
         pos_counted, line_at = 0, base
         head = self.bytes_seen < HEAD
-        starts = sorted(_line_starts(block, P.HEAD_ANCHORS if head else P.IDLE_ANCHORS))
+        starts = sorted(_line_starts(block, L.HEAD_ANCHORS if head else L.IDLE_ANCHORS))
         full, full_hi = [], 0          # open failure: anchor lines of block[..full_hi], looked up SPAN at a time
         last = -1
         while True:
@@ -190,7 +191,7 @@ class Scan:
                     lo = max(full_hi, block.find(b"\n", last) + 1 if last >= 0 else 0)
                     nl = block.find(b"\n", lo + SPAN)
                     full_hi = len(block) if nl < 0 else nl + 1
-                    full = sorted(_line_starts(block, P.HEAD_ANCHORS, lo, full_hi))
+                    full = sorted(_line_starts(block, L.HEAD_ANCHORS, lo, full_hi))
                     j = bisect.bisect_right(full, last)
                 if j < len(full) and (start is None or full[j] < start):
                     start = full[j]

@@ -6,6 +6,7 @@ import re
 
 from . import facts as facts_mod
 from . import parse as P
+from . import lines as L
 
 WINDOW = 48 << 10           # bytes before a failure read for its context
 REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
@@ -103,9 +104,9 @@ def read_context(scan):
         elif not done and b"oading" in label:
             what = label.decode("utf-8", "replace").split(":")[0].strip()
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
-    if P.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
+    if L.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
         scan.phase = ("decode", None)
-    starts = line_starts(raw, P.WINDOW_KEYS)
+    starts = line_starts(raw, L.WINDOW_KEYS)
     if scan._idle:
         # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
         # where the stream last read and at most REPLAY bytes back, so a log with many failures reads each
@@ -114,7 +115,7 @@ def read_context(scan):
         seen = max(scan._read_to - (scan.bytes_seen + start - len(raw)), len(raw) - REPLAY, 0)
         lo = 0 if seen <= 0 else raw.find(b"\n", min(seen, len(raw)) - 1) + 1
         if 0 < lo < len(raw) or seen <= 0:
-            starts |= line_starts(raw, P.ANCHORS, lo)
+            starts |= line_starts(raw, L.ANCHORS, lo)
     for st in sorted(starts):
         e = raw.find(b"\n", st)
         facts_mod.apply(scan, 0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)

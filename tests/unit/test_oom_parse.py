@@ -2,6 +2,7 @@
 import pytest
 
 from gpu_garden.memory.triage import parse as P
+from gpu_garden.memory.triage import lines as L
 from gpu_garden.memory.units import GiB, MiB, parse_size
 
 
@@ -160,7 +161,7 @@ def test_size_units():
 
 
 def test_facts():
-    got = dict(P.facts("Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync"))
+    got = dict(L.facts("Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync"))
     assert got["device"].group(3) == "cudaMallocAsync"
-    assert "frame" in dict(P.facts('  File "/srv/ComfyUI/comfy/sd.py", line 640, in decode'))
-    assert dict(P.facts("load_tensors:        CUDA0 model buffer size = 48928.09 MiB"))["ggml_model_buf"].group(2) == "48928.09"
+    assert "frame" in dict(L.facts('  File "/srv/ComfyUI/comfy/sd.py", line 640, in decode'))
+    assert dict(L.facts("load_tensors:        CUDA0 model buffer size = 48928.09 MiB"))["ggml_model_buf"].group(2) == "48928.09"

@@ -98,12 +98,12 @@ ALL_LOGS = sorted(CORPUS.rglob("*.log"))
 def test_error_words_cover_every_line_a_recogniser_matches():
     # the idle scan and recognise() look only at lines holding one of parse.ERROR_WORDS: a recogniser whose
     # lines hold none of them would never fire after a log's head
-    from gpu_garden.memory.triage import parse as P
+    from gpu_garden.memory.triage import lines as L, parse as P
     missed = []
     for path in ALL_LOGS:
         for line in load(path)[0].splitlines():
             hits = [rec(line) for rec in P.RECOGNISERS]
-            if any(hits) and not any(w in line for w in P.ERROR_WORDS):
+            if any(hits) and not any(w in line for w in L.ERROR_WORDS):
                 missed.append((path.name, next(h for h in hits if h)["kind"], line[:120]))
     assert len(ALL_LOGS) >= 60
     assert not missed

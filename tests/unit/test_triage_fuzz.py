@@ -139,19 +139,19 @@ def test_an_error_repeated_forever_stays_one_bounded_event():
 import re  # noqa: E402
 import time  # noqa: E402
 
-from gpu_garden.memory.triage import facts as facts_mod, parse as P, scan as scan_mod, window as window_mod  # noqa: E402
+from gpu_garden.memory.triage import facts as facts_mod, lines as L, parse as P, scan as scan_mod, window as window_mod  # noqa: E402
 
 HANG_S = 1.0
 
 
 def _patterns():
     out = {}
-    for mod in (P, scan_mod, facts_mod, window_mod):
+    for mod in (P, L, scan_mod, facts_mod, window_mod):
         for name, v in vars(mod).items():
             if isinstance(v, re.Pattern):
                 out[f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"] = v
     out.update({f"ASYNC_FIELDS.{k}": v for k, v in P.ASYNC_FIELDS.items()})
-    out.update({f"FACTS.{k}": v for k, v in P.FACTS})
+    out.update({f"FACTS.{k}": v for k, v in L.FACTS})
     return out
 
 

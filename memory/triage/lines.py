@@ -1,0 +1,178 @@
+"""The context lines of a log: FACTS (device, allocator, phase, buffer sizes, launch flags: what `facts.py`
+applies to a failure) and the anchor words the scanner looks for (ERROR_KEYS, ERROR_WORDS, ANCHORS, WINDOW_KEYS).
+Error lines themselves are recognised in `parse.py`."""
+import re
+
+# --- facts ---------------------------------------------------------------------------------------
+
+FACTS = [
+    # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
+    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
+    ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
+    ("torch_version", re.compile(r"pytorch version: (\S+)")),
+    ("platform", re.compile(r"\*\* Platform: (\w+)")),
+    ("requested_load", re.compile(r"Requested to load (\w+)")),
+    ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
+    ("prompt_done", re.compile(r"Prompt executed in")),
+    ("exception_block", re.compile(r"!!! Exception during processing !!!")),
+    ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*|\*\*ComfyUI Version:\*\*")),
+    ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)|"
+                             r"^\s*([A-Z]\w*(?:Loader|Encode|Decode|Sampler|Upscale)\w*)(?:\s+Allocation on device)?\s*$")),
+    ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
+                        r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
+    ("frame", re.compile(r'File "([^"]+)", line \d+, in (\S+)')),
+    ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
+    ("progress", re.compile(r"\b\d{1,3}%\|")),
+    ("decode_phase", re.compile(r"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")),
+    # vLLM (vllm/v1/worker/gpu_worker.py, kv_cache_utils.py)
+    ("vllm_kv_mem", re.compile(r"Available KV cache memory: (-?[\d.]+) GiB")),
+    ("vllm_kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
+    ("vllm_model_mem", re.compile(r"(?:Model loading took|Loading model weights took|model weights take) ([\d.]+) ?Gi?B")),
+    ("vllm_kv_mem_v0", re.compile(r"the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB")),
+    ("training_log", re.compile(r"\bEpoch \d+\b|\bepoch \d+\b|\btrain(?:ing)?_loss\b|loss\.backward\(")),
+    ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput")),
+    ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
+    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
+    ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
+                                 r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
+                                 r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")),
+    ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError")),
+    ("vllm_marker", re.compile(r"\bvllm\b|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
+    # llama.cpp load order: model buffers, then KV buffers, then compute buffers
+    ("ggml_model_buf", re.compile(r"(?<!\S)(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_kv_buf", re.compile(r"(?<!\S)(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_n_ctx", re.compile(r"\bn_ctx\s*=\s*(\d+)")),
+    ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")),
+    ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
+    ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
+    ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
+    ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
+    ("ggml_marker", re.compile(r"\bggml_|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
+    ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+) at \S*ggml-cuda")),
+    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"")),
+    ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
+    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
+    ("windows", re.compile(r"[A-Za-z]:\\\\?(?:Users|ComfyUI|AI|Program|stable|SD|comfy)|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM")),
+    ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
+    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/")),
+    ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
+]
+
+
+
+# Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
+FACT_KEYS = {
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version",), "platform": ("Platform:",),
+    "requested_load": ("Requested to load",),
+    "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",),
+    "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
+    "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
+    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "progress_done": ("100%|",), "progress": ("%|",),
+    "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
+    "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
+    "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
+    "vllm_kv_mem_v0": ("reserved for KV Cache",),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "loss.backward"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
+    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
+    "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
+    "ggml_marker": ("ggml_", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
+    "ggml_cuda_fn": ("in function",),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="'), "ollama_env": ("OLLAMA_",),
+    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
+    "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
+    "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
+    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/"),
+    "wsl": ("WSL", "microsoft-standard"),
+}
+_FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
+
+# Words every error line contains at least one of (the recognisers are tried only then).
+ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
+              "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit")
+
+# Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
+# checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
+# After the log's head, while no failure is open, the scanner looks only for these (one C-speed pass each),
+# so a log dense with "memory", tracebacks or INFO lines costs no Python per line; recognise() skips its
+# regexes on a line without one.
+ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not enough memory", "allocate memory", "MemoryError",
+               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "runner process", "process has terminated",
+               "Error in memory profiling", "to allocate", "allocation of size", "OutOfDeviceMemory", "OUT_OF_DEVICE_MEMORY",
+               "insufficient memory", "system memory", "Allocation failed", "Fault failed", "reservation failed",
+               "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
+               "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM")
+# what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
+# ComfyUI's exception banner (the runtime, and where the traceback begins)
+IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!!! Exception")
+
+# The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
+# bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
+# (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
+           b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
+HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
+                          b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
+                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
+                          b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end", b"capture_model", b"torch.cuda.graph",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version")
+# (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
+# open failure reads them, the window need not)
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
+               b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
+               b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
+               b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
+               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",
+               b"Node Type", b"Exception in node", b"Error Report")
+
+
+
+
+def _trie_pattern(words) -> str:
+    """One regex for many literal words, factored by common prefixes (a plain alternation of ~100 words
+    costs ~9 us a line, this ~4 us). Greedy optional tails make it match the longest word at a position,
+    as the alternation sorted longest first did."""
+    trie = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def rx(node):
+        alts = [re.escape(ch) + rx(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+    return rx(trie)
+
+
+_FACT_GATE = re.compile(_trie_pattern({k for keys in FACT_KEYS.values() for k in keys}))
+_KEY_FACTS = {}
+for _i, (_name, _keys, _rx) in enumerate(_FACTS_GATED):
+    for _k in _keys:
+        _KEY_FACTS.setdefault(_k, []).append(_i)
+
+
+DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
+
+
+def facts(line: str):
+    """Yield (name, match) for each fact pattern that matches the line, in FACTS order."""
+    found = _FACT_GATE.findall(line)
+    if not found:
+        return
+    idx = set()
+    for k in found:
+        idx.update(_KEY_FACTS.get(k, ()))
+    if "--" in line:                 # "--" also gates args written as "--x" inside longer words
+        idx.update(_KEY_FACTS["--"])
+    for i in sorted(idx):
+        name, _, rx = _FACTS_GATED[i]
+        m = rx.search(line)
+        if m:
+            yield name, m
