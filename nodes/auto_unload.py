@@ -64,26 +64,32 @@ def settings_file(user: str | None = None) -> str | None:
     return os.path.join(root, "comfy.settings.json") if root else None
 
 
-def enabled(user: str | None = None) -> bool:
+def user_setting(setting_id: str, user: str | None = None) -> bool:
+    """A boolean GPU Garden setting of `user` (default: the running prompt's), from ComfyUI's own settings
+    store; the file is read again only when it changed. Automatic unload and Fit to Card both read theirs here."""
     path = settings_file(user)
     try:
         mtime = os.stat(path).st_mtime_ns if path else None
     except OSError:
         mtime = None
-    cached_mtime, value = _state["cache"].get(path, (None, False))
-    if path in _state["cache"] and mtime == cached_mtime:
-        return value
+    key = (path, setting_id)
+    if key in _state["cache"] and _state["cache"][key][0] == mtime:
+        return _state["cache"][key][1]
     value = False
     if mtime is not None:
         try:
             with open(path, encoding="utf-8") as f:
-                value = json.load(f).get(SETTING_ID) is True
+                value = json.load(f).get(setting_id) is True
         except (OSError, ValueError, AttributeError) as exc:
-            log.warning("[GPU Garden] cannot read %s from %s: %s", SETTING_ID, path, exc)
+            log.warning("[GPU Garden] cannot read %s from %s: %s", setting_id, path, exc)
     if len(_state["cache"]) > MAX_CLIENTS:
         _state["cache"].clear()
-    _state["cache"][path] = (mtime, value)
+    _state["cache"][key] = (mtime, value)
     return value
+
+
+def enabled(user: str | None = None) -> bool:
+    return user_setting(SETTING_ID, user)
 
 
 def _sampler_models(model) -> list:

@@ -39,7 +39,7 @@ KEY = "gpu_garden.fit_to_card"
 SETTING_ID = "GPUGarden.FitToCard"
 SEAM = "comfy.sampler_helpers.prepare_sampling"
 FEATURE = health.register("fit_guard.prepare_sampling", check=lambda f: _check(f))
-_state = {"last": None, "installed": False, "cache": {}, "facts": {}}
+_state = {"last": None, "installed": False, "facts": {}}
 _BLOCK = re.compile(r"^(.*?blocks)\.(\d+)\.")
 
 
@@ -320,31 +320,10 @@ def sized_vae(vae, kind: str, tile: dict | None = None):
 
 # -- automatic mode -----------------------------------------------------------------------------------
 def enabled() -> bool:
-    """The running prompt's user has GPUGarden.FitToCard on (ComfyUI's settings store, as auto_unload reads it)."""
-    import json
-    import os
+    """The running prompt's user has GPUGarden.FitToCard on (ComfyUI's settings store, read as auto_unload reads its own)."""
+    from .auto_unload import user_setting
 
-    from .auto_unload import settings_file
-
-    path = settings_file()
-    try:
-        mtime = os.stat(path).st_mtime_ns if path else None
-    except OSError:
-        mtime = None
-    cached = _state["cache"].get(path)
-    if cached and cached[0] == mtime:
-        return cached[1]
-    value = False
-    if mtime is not None:
-        try:
-            with open(path, encoding="utf-8") as f:
-                value = json.load(f).get(SETTING_ID) is True
-        except (OSError, ValueError, AttributeError) as exc:
-            log.warning("[GPU Garden] cannot read %s from %s: %s", SETTING_ID, path, exc)
-    if len(_state["cache"]) > 64:
-        _state["cache"].clear()
-    _state["cache"][path] = (mtime, value)
-    return value
+    return user_setting(SETTING_ID)
 
 
 def auto_context(model) -> dict:
