@@ -22,6 +22,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from ..estimate.spec import TILE_NODE  # VAE Decode (Tiled)'s defaults: one source
+
 GUIDE_DIR = Path(__file__).parent / "guides"
 GROUPS = {
     "os": {"linux", "windows", "darwin"},
@@ -84,8 +86,8 @@ def load_all() -> dict:
 FALLBACK = {"reserve_vram_gb": "1.0", "requested": "a large block", "shortfall": "more than was free",
             "reserved_unallocated": "memory", "other_processes": "part of the card", "max_model_len": "8192",
             "gpu_memory_utilization": "0.80", "n_ctx_half": "8192", "n_ctx": "the context", "ngl": "20",
-            "launch": "python main.py", "total_gib": "the card's", "tile_size": 512, "overlap": 64,
-            "temporal_size": 64, "temporal_overlap": 8}
+            "launch": "python main.py", "total_gib": "the card's", "tile_size": TILE_NODE["tile"],
+            "overlap": TILE_NODE["overlap"], "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"]}
 
 
 def fill(text: str, params: dict, defaults: dict) -> str:
