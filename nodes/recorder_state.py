@@ -123,6 +123,7 @@ def _oom_report_id(prompt_id):
     try:
         from . import oom_capture
 
+        oom_capture.flush(2.0)  # the capture stores on its own writer thread (this runs on the recorder's)
         for rep in oom_capture.store().read(10):
             if rep.get("prompt_id") == prompt_id:
                 return rep.get("id")
