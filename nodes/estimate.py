@@ -158,7 +158,10 @@ def live_budget(budget, vram_gb):
                 snap = probe.snapshot()
             except Exception as exc:
                 return None, f"no budget: device probe failed ({type(exc).__name__})"
-    b, label = est_core.budget_from_snapshot(snap if isinstance(snap, dict) else {})
+    from . import host_models
+
+    index = getattr(host_models.compute_device(), "index", None)
+    b, label = est_core.budget_from_snapshot(snap if isinstance(snap, dict) else {}, index)
     return b, label if b else "no budget (no GPU found)"
 
 

@@ -260,11 +260,12 @@ def min_vram_gb(peak: int):
     return None
 
 
-def budget_from_snapshot(snap: dict):
-    """(bytes, label) from a probe snapshot: the first accelerator's total less other processes' use."""
-    for d in (snap or {}).get("devices", ()):
-        if d.get("backend") == "cpu" or not d.get("total"):
-            continue
+def budget_from_snapshot(snap: dict, index: int | None = None):
+    """(bytes, label) from a probe snapshot: the accelerator ComfyUI computes on (`index`; else the first one)
+    with its total less other processes' use."""
+    devs = [d for d in (snap or {}).get("devices", ()) if d.get("backend") != "cpu" and d.get("total")]
+    devs.sort(key=lambda d: d.get("index") != index)  # ComfyUI's own device first, when it is known
+    for d in devs:
         other = d.get("other_processes") or 0
         label = f"device {d.get('index', 0)} {d.get('name') or ''}".strip()
         if other:

@@ -244,3 +244,11 @@ def test_cli_policy_flags(files, capsys):
     assert cpu["breakdown"]["text_encode"]["weights"] == 0             # the encoders run on the CPU
     assert swap["breakdown"]["text_encode"]["weights"] > 9 * GiB
     assert any("every model stays resident" in a for a in keep["assumptions"])
+
+
+def test_budget_is_comfyuis_own_device_on_a_multi_gpu_host():
+    snap = {"devices": [{"index": None, "backend": "cpu", "total": 64 * GiB},
+                        {"index": 0, "backend": "cuda", "name": "RTX 3060", "total": 12 * GiB, "other_processes": 0},
+                        {"index": 1, "backend": "cuda", "name": "RTX 4090", "total": 24 * GiB, "other_processes": 2 * GiB}]}
+    assert E.budget_from_snapshot(snap, 1) == (22 * GiB, "device 1 RTX 4090 (less 2.00 GiB held by other processes)")
+    assert E.budget_from_snapshot(snap)[0] == 12 * GiB  # unknown device: the first accelerator, as before
