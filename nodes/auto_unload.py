@@ -152,13 +152,7 @@ _wrappers: dict = {}  # our wrapper -> the function it wraps
 
 
 def _ours(fn) -> bool:
-    """Our wrapper is fn or somewhere down its __wrapped__ chain (a wrapper stacked with functools.wraps)."""
-    seen = 0
-    while fn is not None and seen < 32:
-        if any(fn is w for w in _wrappers):
-            return True
-        fn, seen = getattr(fn, "__wrapped__", None), seen + 1
-    return False
+    return health.in_chain(fn, _wrappers)
 
 
 def install() -> bool:

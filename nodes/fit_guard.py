@@ -353,13 +353,7 @@ def _wrap(original):
 
 
 def _ours(fn) -> bool:
-    """Our wrapper is fn or down its __wrapped__ chain (another pack's functools.wraps wrapper on top)."""
-    seen = 0
-    while fn is not None and seen < 32:
-        if fn is _state.get("wrapper"):
-            return True
-        fn, seen = getattr(fn, "__wrapped__", None), seen + 1
-    return False
+    return health.in_chain(fn, [w for w in (_state.get("wrapper"),) if w is not None])
 
 
 def install() -> None:

@@ -133,3 +133,15 @@ def setup() -> None:
         return web.json_response(report())
 
     _route_added = True
+
+
+def in_chain(fn, wrappers) -> bool:
+    """One of `wrappers` (our own wrapper objects, compared by identity) is `fn` or down its `__wrapped__` chain:
+    another pack that stacked its functools.wraps wrapper on top keeps ours in place. Used by every hook's check."""
+    for _ in range(32):
+        if fn is None:
+            return False
+        if any(fn is w for w in wrappers):
+            return True
+        fn = getattr(fn, "__wrapped__", None)
+    return False

@@ -269,27 +269,16 @@ def _targets() -> dict:
     return out
 
 
-def _ours_in_chain(fn, wrappers) -> bool:
-    """One of our wrapper objects is fn or down its __wrapped__ chain (a foreign functools.wraps wrapper)."""
-    for _ in range(32):
-        if fn is None:
-            return False
-        if any(fn is w for w in wrappers):
-            return True
-        fn = getattr(fn, "__wrapped__", None)
-    return False
-
-
 def _installed_now(name: str) -> bool:
     hook = _hooks.get(name)
-    return bool(hook) and _ours_in_chain(getattr(hook["owner"], hook["attr"], None), hook["wrappers"])
+    return bool(hook) and health.in_chain(getattr(hook["owner"], hook["attr"], None), hook["wrappers"])
 
 
 def _install_one(name, owner, attr) -> bool:
     """Wrap owner.attr unless one of ours is already in its chain; True when a wrapper was added."""
     hook = _hooks.setdefault(name, {"owner": owner, "attr": attr, "wrappers": {}})
     current = getattr(owner, attr, None)
-    if current is None or _ours_in_chain(current, hook["wrappers"]):
+    if current is None or health.in_chain(current, hook["wrappers"]):
         return False
     wrapper = _FACTORIES[name](current)
     wrapper.__wrapped__ = current  # for others' inspect.unwrap; ownership is the registry, not this

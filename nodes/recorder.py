@@ -16,6 +16,7 @@ import logging
 import time
 
 from ..memory.recorder import record
+from . import health
 from .recorder_state import (EVENT_RUN, _feature, _finalize, _load_settings, _state, settings,  # noqa: F401
                              store, update_settings, writer)
 
@@ -186,15 +187,8 @@ def _start_hook_in_place() -> bool:
     return entry is not None and _in_chain(getattr(entry[0], entry[1], None), entry[3])
 
 
-def _in_chain(fn, wrapper, depth=8) -> bool:
-    """Our wrapper is the function, or another pack's wrapper wraps it (functools.wraps' __wrapped__)."""
-    for _ in range(depth):
-        if fn is wrapper:
-            return True
-        fn = getattr(fn, "__wrapped__", None)
-        if fn is None:
-            return False
-    return False
+def _in_chain(fn, wrapper) -> bool:
+    return wrapper is not None and health.in_chain(fn, (wrapper,))
 
 
 def _on_run_end(status) -> None:
