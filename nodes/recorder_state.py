@@ -40,9 +40,10 @@ def update_settings(new: dict) -> dict:
     if new.get("report_detail") in ("redacted", "full"):
         _settings["report_detail"] = new["report_detail"]
     try:
+        from .oom_store import atomic_write  # temp file + fsync + os.replace: a crash never leaves it torn
+
         os.makedirs(_user_dir(), exist_ok=True)
-        with open(os.path.join(_user_dir(), "recorder_settings.json"), "w", encoding="utf-8") as f:
-            json.dump(_settings, f)
+        atomic_write(os.path.join(_user_dir(), "recorder_settings.json"), json.dumps(_settings))
     except Exception:
         log.exception("[GPU Garden] recorder settings not saved")
     return settings()

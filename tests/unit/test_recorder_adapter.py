@@ -1,6 +1,7 @@
 """The recorder's ComfyUI-side state machine and meter, driven without ComfyUI: nested nodes get the whole
 window's peak, models loaded/unloaded are diffed, a failed node is closed at the run's end, the CUDA path
 syncs at most once per node and resets the peak at every boundary, the watchdog warns once."""
+import json
 import types
 
 import pytest
@@ -284,3 +285,17 @@ def test_innermost_survives_the_worker_changing_open_nodes():
 
     rec.open = Flaky({"3": {"t": 1.0}, "9": {"t": 2.0}})
     assert rec.innermost() == ("9", {"t": 2.0})
+
+
+def test_settings_saved_whole_and_read_back(monkeypatch, tmp_path):
+    from gpu_garden.nodes import recorder_state
+
+    monkeypatch.setattr(recorder_state, "_user_dir", lambda: str(tmp_path / "gpu_garden"))
+    monkeypatch.setattr(recorder_state, "_settings", dict(recorder_state.DEFAULT_SETTINGS))
+    recorder_state.update_settings({"enabled": False, "report_detail": "full"})
+    saved = tmp_path / "gpu_garden" / "recorder_settings.json"
+    assert json.loads(saved.read_text()) == {"enabled": False, "report_detail": "full"}
+    assert [p.name for p in saved.parent.iterdir()] == ["recorder_settings.json"]  # no temp file left behind
+    monkeypatch.setattr(recorder_state, "_settings", dict(recorder_state.DEFAULT_SETTINGS))
+    recorder_state._load_settings()
+    assert recorder_state.settings()["enabled"] is False and recorder_state.settings()["report_detail"] == "full"
