@@ -17,15 +17,13 @@ import time
 import weakref
 
 import torch
-import torch.nn.functional as F
-from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from . import attention as attn, memo
+
 aten = torch.ops.aten
-_SDPA = {F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention}
 _COPY_OPS = {aten._to_copy.default, aten.copy_.default, aten.clone.default}
-_HALF = (torch.float16, torch.bfloat16)
 _COMPOSITE = {}
 # composite ops with a CUDA kernel of their own (so one op on CUDA), listed for CPU-only torch builds where no
 # CUDA kernel is registered to ask about (torch 2.14: only these, besides backward ops)
@@ -194,38 +192,38 @@ class StorageTracer(TorchDispatchMode):
         """func on meta tensors, memoised on the inputs' metadata. Many meta kernels are Python (torch._refs) and
         a U-Net repeats the same shapes block after block; for an op that returns fresh tensors only, outputs
         with the recorded sizes, strides and dtypes are made directly (FakeTensorMode's dispatch cache idea)."""
-        ok = _FUNCTIONAL.get(func)
+        ok = memo.FUNCTIONAL.get(func)
         if ok is None:
             sch = func._schema
-            ok = _FUNCTIONAL[func] = not func.is_view and not sch.is_mutable and \
+            ok = memo.FUNCTIONAL[func] = not func.is_view and not sch.is_mutable and \
                 all(r.alias_info is None for r in sch.returns) and \
                 torch.Tag.nondeterministic_seeded not in func.tags and torch.Tag.dynamic_output_shape not in func.tags
         if not ok:
             return func(*args, **kwargs)
         try:
-            key = (func, _sig(args), _sig(kwargs))
+            key = (func, memo.sig(args), memo.sig(kwargs))
             hash(key)
         except TypeError:
             return func(*args, **kwargs)
         spec = self.cache.get(key)
         if spec is None:
             out = func(*args, **kwargs)
-            self.cache[key] = _out_spec(out, args, kwargs)
+            self.cache[key] = memo.out_spec(out, args, kwargs)
             return out
         if spec is False:
             return func(*args, **kwargs)
-        return _make_out(spec)
+        return memo.make_out(spec)
 
     # -- attention ---------------------------------------------------------------------------------
     def sdpa(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
-        fused = fused_kernel(q, k, v, attn_mask)
+        fused = attn.fused_kernel(q, k, v, attn_mask)
         chosen = fused if self.attention == "flash" else "math"
         base = self.live
         extras = {}
         for kernel in {fused, "math"}:
             self.scratch = _Ledger()
             try:
-                out = _run_kernel(kernel, q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+                out = attn.run_kernel(kernel, q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
                 del out
             finally:
                 extras[kernel] = self.scratch.peak
@@ -235,12 +233,12 @@ class StorageTracer(TorchDispatchMode):
             if kernel != chosen and base + extra > self._attn_peak.get(kernel, (0, None))[0]:
                 self._attn_peak[kernel] = (base + extra, ("scaled_dot_product_attention[%s]" % kernel, where))
         # the math path upcasts half inputs to float32 unless reduced precision is allowed (ComfyUI allows it)
-        upcast = q.dtype in _HALF and not _math_half_reduction()
+        upcast = q.dtype in attn.HALF and not attn.math_half_reduction()
         scores = q.shape[:-1].numel() * k.shape[-2] * (4 if upcast else q.element_size())
         self.attn_calls.append((where, chosen, base, extras, scores))
         self.in_attention = True
         try:
-            return _run_kernel(chosen, q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+            return attn.run_kernel(chosen, q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         finally:
             self.in_attention = False
 
@@ -269,117 +267,12 @@ class StorageTracer(TorchDispatchMode):
         }
 
 
-_FUNCTIONAL = {}
-
-
-def _sig(x):
-    if isinstance(x, torch.Tensor):
-        return (x.dtype, x.device, tuple(x.shape), x.stride(), x.storage_offset(), x.is_inference())
-    if isinstance(x, (list, tuple)):
-        return tuple(_sig(i) for i in x)
-    if isinstance(x, dict):
-        return tuple((k, _sig(v)) for k, v in sorted(x.items()))
-    if isinstance(x, (int, float, bool, str, type(None), torch.dtype, torch.device, torch.layout,
-                      torch.memory_format)):
-        return (type(x), x)
-    raise TypeError("not memoisable")
-
-
-def _out_spec(out, args, kwargs):
-    """How to rebuild `out` from metadata, or False when it cannot be (aliases an input, shares storage...)."""
-    inputs = {t.untyped_storage()._cdata for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
-    seen = set()
-
-    def one(t):
-        if not isinstance(t, torch.Tensor):
-            if isinstance(t, (list, tuple)):
-                return (type(t), [one(i) for i in t])
-            if t is None or isinstance(t, (int, float, bool)):
-                return ("value", t)
-            raise TypeError
-        st = t.untyped_storage()
-        if st._cdata in inputs or st._cdata in seen or not t.is_meta or t.element_size() == 0 or \
-                st.nbytes() % t.element_size():
-            raise TypeError
-        seen.add(st._cdata)
-        return ("tensor", t.dtype, tuple(t.shape), t.stride(), t.storage_offset(), st.nbytes() // t.element_size())
-    try:
-        return one(out)
-    except TypeError:
-        return False
-
-
-def _make_out(spec):
-    kind = spec[0]
-    if kind == "value":
-        return spec[1]
-    if kind == "tensor":
-        _, dtype, shape, stride, offset, numel = spec
-        base = torch.empty(numel, dtype=dtype, device="meta")
-        return base.as_strided(shape, stride, offset)
-    return kind([_make_out(i) for i in spec[1]])     # list, tuple or a torch.return_types structseq
-
-
-def _math_half_reduction():
-    get = getattr(torch._C, "_get_math_sdp_allow_fp16_bf16_reduction", None)
-    return bool(get()) if get else False
-
-
 def _at(at):
     return {"op": at[0], "module": at[1]} if at else None
 
 
 def _op_name(func):
     return f"{func.namespace}.{func.overloadpacket.__name__}"      # aten.addmm, comfy_kitchen.apply_rope
-
-
-def fused_kernel(q, k, v, mask):
-    """The kernel CUDA SDPA picks first (sdp_utils.cpp order: flash, then memory-efficient)."""
-    d = q.shape[-1]
-    if mask is None and q.dtype in _HALF and d <= 256 and d % 8 == 0 and k.shape[-1] == d and v.shape[-1] == d:
-        return "flash"
-    align = 8 if q.dtype in _HALF else 4
-    if d % align == 0 and v.shape[-1] % align == 0:
-        return "efficient"
-    return "math"
-
-
-def _run_kernel(kernel, q, k, v, mask, dropout_p, is_causal, scale, enable_gqa):
-    if kernel != "math" and q.device.type == "cpu":    # tracing real CPU tensors: CPU's fused kernel
-        return aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask=mask,
-                                                                 scale=scale)[0]
-    if kernel == "flash":
-        if enable_gqa and k.shape[-3] != q.shape[-3]:
-            k, v = _expand_gqa(q, k, v)
-        return aten._scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, False, scale=scale)[0]
-    if kernel == "efficient":
-        if enable_gqa and k.shape[-3] != q.shape[-3]:
-            k, v = _expand_gqa(q, k, v)
-        if mask is not None and mask.dtype == torch.bool:
-            mask = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill_(mask.logical_not(), float("-inf"))
-        if mask is not None:
-            mask = mask.expand(q.shape[0], q.shape[1], q.shape[-2], k.shape[-2])
-        return aten._scaled_dot_product_efficient_attention(q, k, v, mask, False, dropout_p, is_causal, scale=scale)[0]
-    if mask is not None and mask.dtype == torch.bool:
-        mask = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill_(mask.logical_not(), float("-inf"))
-    return aten._scaled_dot_product_attention_math(q, k, v, mask, dropout_p, is_causal, None, scale=scale,
-                                                   enable_gqa=enable_gqa)[0]
-
-
-def _expand_gqa(q, k, v):
-    rep = q.shape[-3] // k.shape[-3]
-    return k.repeat_interleave(rep, dim=-3), v.repeat_interleave(rep, dim=-3)
-
-
-class _AttentionMode(TorchFunctionMode):
-    def __init__(self, tracer):
-        super().__init__()
-        self.tracer = tracer
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        if func in _SDPA:
-            return self.tracer.sdpa(*args, **(kwargs or {}))
-        return func(*args, **(kwargs or {}))
 
 
 def _module_hooks(tracer, names):
@@ -436,7 +329,7 @@ def run(fn, args=(), kwargs=None, *, module=None, weights=None, attention="flash
     hooks = _module_hooks(tracer, names)
     grad = torch.inference_mode() if inference else torch.enable_grad()
     try:
-        with grad, _AttentionMode(tracer), tracer:
+        with grad, attn.AttentionMode(tracer), tracer:
             out = fn(*args, **kwargs)
     finally:
         for h in hooks:

@@ -162,7 +162,7 @@ def test_attention_flash_is_linear_and_math_holds_the_scores():
 
 def test_attention_kernel_choice_follows_cuda_sdpa():
     torch = _torch()
-    from gpu_garden.memory.trace.dispatch import fused_kernel
+    from gpu_garden.memory.trace.attention import fused_kernel
     h = _meta(1, 1, 16, 64, dtype=torch.float16)
     assert fused_kernel(h, h, h, None) == "flash"
     assert fused_kernel(h, h, h, _meta(16, 16)) == "efficient"             # flash takes no mask
