@@ -15,13 +15,17 @@ import contextlib
 import logging
 import time
 
+from ..memory.estimate.spec import FAMILY
 from ..memory.trace import comfy_checkout as trace_comfy
 from ..memory.units import fmt_bytes
 
 log = logging.getLogger("gpu_garden")
 
 TIME_LIMIT_S = 60.0
-FAMILY_NAMES = {"sd1": "SD1.x", "sdxl": "SDXL", "sd3": "SD3", "flux1": "FLUX.1", "wan21": "Wan 2.1", "wan22": "Wan 2.2"}
+
+
+def _name(family: str) -> str:
+    return FAMILY.get(family, {}).get("name", family)   # display names live in estimate.spec.FAMILY (one table)
 
 
 class TraceTimeout(Exception):
@@ -49,7 +53,7 @@ def traceable_family(base_model) -> str:
     fam = trace_comfy.detected_family(getattr(base_model, "model_config", None))
     if fam is None:
         config = type(getattr(base_model, "model_config", None)).__name__
-        known = ", ".join(FAMILY_NAMES.get(f, f) for f in trace_comfy.family_names())
+        known = ", ".join(_name(f) for f in trace_comfy.family_names())
         raise NotTraceable(f"no exact recipe for {config} models (known: {known})")
     return fam
 
@@ -210,7 +214,7 @@ def format_text(ex: dict, est: dict | None = None) -> str:
         return "\n".join(lines)
     dtype = ex["dtype"] + (f" weights, {ex['manual_cast']} compute" if ex.get("manual_cast") else "")
     lines += [
-        f"  {FAMILY_NAMES.get(ex['family'], ex['family'])} as loaded ({dtype}), latent {ex['latent']}, "
+        f"  {_name(ex['family'])} as loaded ({dtype}), latent {ex['latent']}, "
         f"text context {ex['context']}",
         f"  peak           {fmt_bytes(ex['peak'])}",
         f"    weights      {fmt_bytes(ex['weights'])} (resident, as loaded)",

@@ -265,7 +265,7 @@ def test_exact_report_and_comparison_with_the_formula():
     assert fixed[1]["error"] == pytest.approx(3500 / 3000 - 1) and fixed[1]["error_activations"] == pytest.approx(2500 / 2000 - 1)
     text = X.format_text(r, est)
     assert text.splitlines()[1] == "exact mode (the loaded model traced on meta tensors, one sampling step):"
-    assert "SD1.x as loaded (float32), latent [2, 4, 16, 16], text context [2, 77, 768]" in text
+    assert "Stable Diffusion 1.x as loaded (float32), latent [2, 4, 16, 16], text context [2, 77, 768]" in text
     assert "attention: host uses unknown; traced as" in text and f"formula vs traced, {fused} attention" in text
     assert X.headline(r).startswith("traced sample peak ")
     failed = {"ok": False, "reason": "no exact recipe for Other models", "seconds": 0.0}
