@@ -336,7 +336,7 @@ app.registerExtension({
   name: "GPUGarden.Recorder",
   settings: [
     { id: SET_ENABLED, category: ["GPU Garden", "Flight recorder", "Record"], name: "Record every run (time and peak memory per node)",
-      tooltip: "The last 200 runs are kept in ComfyUI's user folder (gpu_garden/runs.jsonl). Off: nothing is recorded.",
+      tooltip: "The last 200 runs are kept in ComfyUI's user folder (gpu_garden/runs.jsonl). Off: nothing is recorded. One switch for the whole server: with --multi-user, the last change wins.",
       type: "boolean", defaultValue: true, onChange: (v) => postSettings({ enabled: v !== false }) },
     { id: SET_FULL, category: ["GPU Garden", "Flight recorder", "Full report"], name: "Memory report: include paths and user names",
       tooltip: "Off (default): the copied report has no absolute paths, user names or file names other than models.",
