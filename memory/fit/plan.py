@@ -5,9 +5,9 @@ BaseModel.memory_required, and VAE.memory_used_decode). Fit to Card hands it our
 what ComfyUI will then do and what that costs, cheapest first:
 
 1. text encoders off the GPU during sampling (they are not used there);
-2. the weights kept on the GPU: load_models_gpu keeps `free - memory_required - reserve` of them, never less
-   than its own floor min(free * MIN_WEIGHT_MEMORY_RATIO, free - minimum_inference_memory()), the rest is
-   streamed from host RAM (same result, slower);
+2. the weights kept on the GPU: load_models_gpu keeps `free - max(minimum_inference_memory(), memory_required +
+   reserve)` of them, never less than its own floor min(free * MIN_WEIGHT_MEMORY_RATIO, free -
+   minimum_inference_memory()), the rest is streamed from host RAM (same result, slower);
 3. the VAE decode chunked (ComfyUI decodes int(free / per-sample) samples at once) or, when one sample does
    not fit, tiled with the largest tile the budget allows (ComfyUI would otherwise OOM first, then tile).
 
@@ -99,10 +99,18 @@ def _step(sid, label, saving, kind="applied", **extra) -> dict:
     return dict({"id": sid, "label": label, "saving": int(max(0, saving)), "kind": kind}, **extra)
 
 
+def comfy_minimum(required, reserve) -> int:
+    """load_models_gpu's minimum_memory_required once it has added its reserve: max(minimum_inference_memory(),
+    minimum_memory_required + extra_reserved_memory()). A small batch still gets 0.8 GiB + reserve."""
+    return int(max(MIN_INFERENCE + reserve, required + reserve))
+
+
 def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
-    """Bytes of the diffusion model load_models_gpu keeps on the device (its lowvram_model_memory)."""
+    """Bytes of the diffusion model load_models_gpu keeps on the device, as ComfyUI 0.8.0 computes its
+    lowvram_model_memory: max(0, free - minimum, min(free * MIN_WEIGHT_MEMORY_RATIO, free - minimum_inference_memory()))
+    with minimum = comfy_minimum(required, reserve)."""
     floor = min(free * ratio, free - MIN_INFERENCE - reserve)
-    return int(min(dm, max(0, free - required - reserve, floor)))
+    return int(min(dm, max(0, free - comfy_minimum(required, reserve), floor)))
 
 
 def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,
@@ -134,7 +142,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     free0 = budget - int(context)
 
     # 1. text encoders off the GPU while sampling
-    te_off = te > 0 and int(context) + te + dm + req + int(reserve) > budget
+    te_off = te > 0 and int(context) + te + dm + comfy_minimum(req, reserve) > budget  # ComfyUI would offload weights
     if te_off:
         steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({fmt_bytes(te)})", te,
                            kind="comfyui" if dynamic_vram else "applied"))

@@ -1,8 +1,8 @@
 """Fit to Card plan (memory/fit/plan.py): hand-computed expectations on round numbers.
 
 Each expected value below is worked out by hand from ComfyUI 0.8.0's load_models_gpu arithmetic
-(lowvram_model_memory = max(0, free - minimum_memory_required - reserve, min(free * ratio, free - 0.8 GiB -
-reserve)), ratio MIN_WEIGHT_MEMORY_RATIO: 0.0 on NVIDIA, 0.4 on other GPUs) and the plan's rules; none is computed by the code under test. Doubling the activations anywhere
+(lowvram_model_memory = max(0, free - max(0.8 GiB + reserve, minimum_memory_required + reserve),
+min(free * ratio, free - 0.8 GiB - reserve)), ratio MIN_WEIGHT_MEMORY_RATIO: 0.0 on NVIDIA, 0.4 on other GPUs) and the plan's rules; none is computed by the code under test. Doubling the activations anywhere
 in the plan moves the kept weights and the predicted peak by whole GiB and fails these tests."""
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB, MiB
@@ -56,6 +56,27 @@ def test_stock_figure_too_low_keeps_too_many_weights():
                context=G // 2, reserve=G // 2, stock_memory_required=1 * G)
     assert p["stock"] == {"weights_on_gpu": 10 * G, "sample_peak": int(13.5 * G), "fits": False}
     assert p["weights_on_gpu"] == 8 * G and p["fits"] is True
+
+
+def test_small_batch_keeps_what_comfyui_keeps_not_more():
+    # ComfyUI 0.8.0 never keeps less than minimum_inference_memory() = 0.8 GiB + reserve free for activations:
+    # budget 12, context 0.5, reserve 0.5, model 20, memory_required 0.2 (GiB). free = 11.5;
+    # minimum = max(0.8 + 0.5, 0.2 + 0.5) = 1.3 -> kept = 11.5 - 1.3 = 10.2 (free - 0.2 - 0.5 = 10.8 would overstate it)
+    p = P.plan(12 * G, weights={"diffusion_model": 20 * G}, memory_required=G // 5, context=G // 2, reserve=G // 2,
+               stock_memory_required=G // 10)
+    kept = 12 * G - G // 2 - (G * 8 // 10 + G // 2)
+    assert abs(p["weights_on_gpu"] - kept) <= 1 and abs(p["weights_offloaded"] - (20 * G - kept)) <= 1
+    assert abs(p["stock"]["weights_on_gpu"] - kept) <= 1  # stock's 0.1 GiB is raised to the same minimum
+    assert p["summary"].startswith("kept 10.20 GiB of weights on the GPU, offloaded 9.80 GiB")
+
+
+def test_encoders_leave_when_comfyui_minimum_would_offload_weights():
+    # budget 8, reserve 0.5, model 5, encoders 1, memory_required 0.5: 5 + 1 + 0.5 + 0.5 = 7 <= 8, but ComfyUI keeps
+    # 0.8 + 0.5 = 1.3 free: 5 + 1 + 1.3 = 7.3 <= 8 -> encoders stay; with encoders 1.8: 8.1 > 8 -> they leave
+    p = P.plan(8 * G, weights={"diffusion_model": 5 * G, "text_encoders": G}, memory_required=G // 2, reserve=G // 2)
+    assert p["text_encoders_off"] is False and p["weights_offloaded"] == 0
+    p = P.plan(8 * G, weights={"diffusion_model": 5 * G, "text_encoders": int(1.8 * G)}, memory_required=G // 2, reserve=G // 2)
+    assert p["text_encoders_off"] is True and p["weights_offloaded"] == 0
 
 
 def test_everything_fits_nothing_changes():
