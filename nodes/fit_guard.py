@@ -121,6 +121,17 @@ def required_for(facts: dict, noise_shape, cond_batch: int, budget=None, reserve
     return out
 
 
+def windowed_shape(model_options, noise_shape) -> list:
+    """The latent one sampler call runs: with context windows (comfy/context_windows.py) only context_length
+    frames along the handler's dim, as ComfyUI's own prepare-sampling wrapper for them counts it."""
+    shape = [int(x) for x in noise_shape]
+    h = (model_options or {}).get("context_handler")
+    dim, n = getattr(h, "dim", None), getattr(h, "context_length", None)
+    if isinstance(dim, int) and isinstance(n, int) and 0 <= dim < len(shape):
+        shape[dim] = min(shape[dim], n)
+    return shape
+
+
 def stock_required(model, noise_shape, cond_batch: int):
     """ComfyUI's own memory_required for the same batch (estimate_memory asks it for 2B and B)."""
     try:
@@ -231,6 +242,7 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
     facts = ctx.get("facts") or model_facts(model)
     mo = model_options or {}
     n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
+    noise_shape = windowed_shape(mo, noise_shape)
     req = required_for(facts, noise_shape, n, ctx.get("budget"), ctx.get("reserve", 0), ctx.get("context", 0))
     dyn = dynamic_vram()
     p = None

@@ -64,14 +64,21 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     if shape:
         sp = spec.family(family)
         frames = ((shape[2] - 1) * sp["t"] + 1) if len(shape) == 5 and sp["t"] else 1
-        pixels = {"width": shape[-1] * sp["s"], "height": shape[-2] * sp["s"], "frames": frames}
+        pixels = {"width": shape[-1] * sp["s"], "height": shape[-2] * sp["s"], "frames": frames, "batch": shape[0]}
     ctx = {"origin": "node", "facts": facts, "budget": b, "reserve": reserve if reserve is not None else spec.comfy_reserve(),
            "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
-    req = fit_guard.required_for(facts, shape, cond_batch, b, ctx["reserve"], ctx["context"]) if shape else 0
+    run_shape = fit_guard.windowed_shape(getattr(model, "model_options", None), shape) if shape else None
+    req = fit_guard.required_for(facts, run_shape, cond_batch, b, ctx["reserve"], ctx["context"]) if shape else 0
+    windows = None
+    if shape and run_shape == shape and len(shape) == 5 and spec.family(family)["t"] and shape[2] > 2:
+        windows = {"t": spec.family(family)["t"], "latent_frames": shape[2],
+                   "options": [{"latent": n, "memory_required": fit_guard.required_for(
+                       facts, shape[:2] + [n] + shape[3:], cond_batch, b, ctx["reserve"], ctx["context"])}
+                       for n in range(shape[2] - 1, 1, -1)]}
     p = fit_plan.plan(b, weights={"diffusion_model": facts["bytes"], "text_encoders": size_of(clip), "vae": size_of(vae)},
                       memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
                       host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
-                      stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio())
+                      stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio(), windows=windows)
     p.update(family=family, budget_source=label, cond_batch=cond_batch, latent_shape=shape, vae_kind=kind,
              sized_at_sampling=shape is None,  # what stock estimate_memory would pass: 2B, and B for placement
              stock_memory_required=fit_guard.stock_required(model, shape, 2) if shape else None,

@@ -18,13 +18,13 @@ import math
 
 from ..estimate import phases, spec
 from ..estimate import vae as vae_mod
+from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
 MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate's)
 MIN_WEIGHT_RATIO = 0.0  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.4 on other GPUs; the node reads the live one)
 MIN_INFERENCE = int(0.8 * GiB)  # minimum_inference_memory() less extra_reserved_memory()
 TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
-GGUF_Q4_BITS = 4.5  # Q4_K bits per weight
 
 
 # -- the estimate, one door each ---------------------------------------------------------------------
@@ -78,19 +78,30 @@ def tile_args(kind, px, frames=None) -> dict:
     return args
 
 
-def decode_tile(kind, latent_shape, dtype, room) -> dict | None:
-    """The largest tile (pixels, a multiple of 64, at least 128; for video also frames) whose decode with our
-    margin fits `room` bytes; None when even the smallest does not."""
+def decode_tile(kind, latent_shape, dtype, room, temporal=False) -> dict | None:
+    """The largest tile (pixels, a multiple of 64, at least 128) whose decode with our margin fits `room` bytes;
+    None when even the smallest does not. A video is tiled in space only, over all its frames, as ComfyUI's own
+    fallback does (decode_tiled_3d, tile_t 999); temporal=True: the largest time chunk (VAE Decode (Tiled)'s
+    temporal_size, 64/32/16/8 frames) and tile that fit, which changes the video at the seams (offered only)."""
     v = spec.VAE.get(kind, spec.VAE["video"])
     h, w = int(latent_shape[-2]) * v["s"], int(latent_shape[-1]) * v["s"]
     video = len(latent_shape) == 5 and v["t"]
+    if temporal and not video:
+        return None
     top = max(TILE_MIN, max(h, w) // TILE_STEP * TILE_STEP)
-    for frames in ((spec.TILE_NODE["frames"], 32, 16, 8) if video else (None,)):
+    if not video:
+        chunks = (None,)
+    elif temporal:
+        chunks = tuple(f for f in (spec.TILE_NODE["frames"], 32, 16, 8) if f // v["t"] < int(latent_shape[2]))
+    else:
+        chunks = (int(latent_shape[2]) * v["t"],)  # every latent frame in one tile
+    for frames in chunks:
         for px in range(top, TILE_MIN - 1, -TILE_STEP):
             shape = vae_mod.tile_latent_shape(kind, latent_shape, False, {"tile": px, "frames": frames or spec.TILE_NODE["frames"]})
             need = with_margin(decode_bytes(kind, shape, dtype))
             if need <= room:
-                return {"tile_px": px, "frames": frames, "bytes": need, "args": tile_args(kind, px, frames)}
+                f = frames if temporal else None
+                return {"tile_px": px, "frames": f, "bytes": need, "args": tile_args(kind, px, f)}
     return None
 
 
@@ -115,14 +126,14 @@ def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> i
 
 def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,
          host_ram=None, te_on_gpu=None, dynamic_vram=False, blocks: dict | None = None, pixels: dict | None = None,
-         stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO) -> dict:
+         stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO, windows: dict | None = None) -> dict:
     """budget: bytes of VRAM this run may use (None: no budget). weights: {"diffusion_model", "text_encoders",
     "vae"} bytes as loaded. memory_required: sample_memory_required() for the batch the sampler runs.
     decode: {"kind", "latent_shape", "dtype"}. context: the CUDA context; reserve: ComfyUI's
     extra_reserved_memory(). te_on_gpu: text-encoder bytes on the GPU when the sampler starts (default all).
     blocks: {"count", "bytes"} of the diffusion model's repeated blocks (for block-swap counts). pixels:
-    {"width", "height", "frames"} for the offers. stock_memory_required: ComfyUI's own figure, to say what
-    stock would have done."""
+    {"width", "height", "frames", "batch"} for the offers. stock_memory_required: ComfyUI's own figure, to say what
+    stock would have done. windows: context-window options for the sampling offer (memory/fit/offers.py)."""
     dm, vae_w = int(weights.get("diffusion_model", 0)), int(weights.get("vae", 0))
     te = int(weights.get("text_encoders", 0) if te_on_gpu is None else te_on_gpu)
     req = int(memory_required)
@@ -191,40 +202,20 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     fits = sample_fits and decode_fits and not ram_short
     out.update(weights_on_gpu=kept, weights_offloaded=offloaded, text_encoders_off=te_off, fits=fits,
                peak={"sample": sample_peak, "decode": decode_peak}, predicted_peak=peak, host_ram_short=ram_short)
-    out["offers"] = _offers(out, free, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks, pixels,
-                            int(reserve), min_weight_ratio)
+    floor = max(0, min(free * min_weight_ratio, free - MIN_INFERENCE - int(reserve)))
+    temporal = None
+    if decode and not decode_fits and out["decode"].get("tile_px") is None:
+        temporal = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], free0 - vae_w - int(reserve), temporal=True)
+
+    def fits_with(r):  # the sample phase with memory_required r, weights kept as ComfyUI keeps them
+        return int(context) + te_kept + comfy_weights_kept(dm, free, r, reserve, min_weight_ratio) + r + int(reserve) <= budget
+
+    out["offers"] = offers_mod.build(
+        req=req, dm=dm, offloaded=offloaded, ram_short=ram_short, sample_fits=sample_fits, decode_fits=decode_fits,
+        blocks=blocks, pixels=pixels, target_required=free - int(reserve) - floor, fits_with=fits_with, windows=windows,
+        decode=out["decode"], temporal=temporal)
     out["summary"] = summary(out)
     return out
-
-
-def _offers(out, free, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks, pixels, reserve, ratio) -> list:
-    """Result-changing options, never applied: each with the figure that would fit."""
-    offers = []
-    if offloaded > 0 and blocks and blocks.get("count") and blocks.get("bytes"):
-        n = min(int(blocks["count"]), math.ceil(offloaded / int(blocks["bytes"])))
-        offers.append(_step("block_swap", f"block swap: blocks_to_swap = {n} of {blocks['count']} (WanVideoWrapper-style loaders)",
-                            n * int(blocks["bytes"]), kind="offer", value=n))
-    if ram_short or offloaded > 0:
-        offers.append(_step("fp8_weights", "fp8 weights for the diffusion model (changes the result slightly)", dm // 2,
-                            kind="offer", value="fp8"))
-        offers.append(_step("gguf_weights", "GGUF Q4_K weights for the diffusion model (changes the result)",
-                            dm - int(dm * GGUF_Q4_BITS / 16), kind="offer", value="q4_k"))
-    if not sample_fits and pixels:
-        floor = max(0, min(free * ratio, free - MIN_INFERENCE - reserve))
-        target = free - reserve - floor  # memory_required at which kept + required fits
-        scale = max(0.0, target / req) if req else 1.0
-        if pixels.get("frames", 1) > 1:
-            f = max(1, int((pixels["frames"] - 1) * scale + 1e-6) // 4 * 4 + 1)
-            offers.append(_step("fewer_frames", f"fewer frames: about {f} instead of {pixels['frames']}", 0, kind="offer", value=f))
-        s = math.sqrt(scale)
-        w, h = int(pixels["width"] * s + 1e-6) // 64 * 64, int(pixels["height"] * s + 1e-6) // 64 * 64
-        if w >= 64 and h >= 64:
-            offers.append(_step("lower_resolution", f"lower resolution: about {w}x{h} instead of {pixels['width']}x{pixels['height']}",
-                                0, kind="offer", value=[w, h]))
-    if not decode_fits and out["decode"] and out["decode"].get("tile_px") is None and pixels:
-        offers.append(_step("lower_resolution_decode", "the decode does not fit even in 128 px tiles: a lower resolution", 0,
-                            kind="offer"))
-    return offers
 
 
 def summary(p: dict) -> str:

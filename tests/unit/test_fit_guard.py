@@ -124,3 +124,23 @@ def test_a_failure_of_ours_falls_back_to_comfyuis_figure(monkeypatch):
     assert G.guarded({"facts": FACTS, "budget": None}, prepare, m, [1, 4, 8, 8], {"positive": [{}]}) == "loaded"
     assert seen["req"] == 111  # stock
     assert G.FEATURE.working is False and "estimate broke" in (G.FEATURE.last_error or "")
+
+
+def test_context_windows_count_one_window_of_frames(monkeypatch):
+    # comfy/context_windows.py's handler: dim 2, context_length 5 latent frames -> the sampler runs 5 of 21 at a time
+    class Handler:
+        dim, context_length = 2, 5
+
+    assert G.windowed_shape({"context_handler": Handler()}, (1, 16, 21, 60, 104)) == [1, 16, 5, 60, 104]
+    assert G.windowed_shape({}, (1, 16, 21, 60, 104)) == [1, 16, 21, 60, 104]
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 1000 * s[2])
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    seen = {}
+
+    def prepare(model, noise_shape, conds, model_options=None, force_full_load=False):
+        seen["req"] = model.model.memory_required(list(noise_shape))
+        return "loaded"
+
+    ctx = {"facts": FACTS, "budget": None, "cfg": None}
+    G.guarded(ctx, prepare, Model(), [1, 16, 21, 60, 104], {"positive": [{}]}, model_options={"context_handler": Handler()})
+    assert seen["req"] == 5250  # 5 frames x 1000, +5 %
