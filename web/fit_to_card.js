@@ -2,11 +2,15 @@
 // Fit to Card: what the node did (applied), the memory_required it handed ComfyUI's loader beside ComfyUI's
 // own figure, and the result-changing options it only offers. A DOM widget that never serializes; every
 // string goes in through textContent. The sampler's own figure (sent as "gpu_garden.fit" when sampling
-// starts) replaces the node's prediction on the face.
+// starts) replaces the node's prediction on the face. Each offer the graph has a widget for gets an Apply
+// button (lib/fit_offers.js); a click changes those widgets and an Undo button puts the previous values back.
+// Nothing is applied without a click.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
+import { applyOffer, describeChange, findTarget, undoOffer } from "./lib/fit_offers.js";
+import { toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenFitToCard";
 const WIDTH = 420;
@@ -15,7 +19,56 @@ const IDLE_TEXT = "Runs before the sampler: what it changed and the predicted pe
 const GREEN = "var(--p-green-400, #4ade80)";
 const RED = "var(--p-red-400, #f87171)";
 
-export function render(root, fit, supplied) {
+const BUTTON = {
+  font: "inherit", marginLeft: "6px", padding: "0 6px", borderRadius: "4px", cursor: "pointer",
+  border: "1px solid var(--border-color, #555)", background: "var(--comfy-menu-bg, #333)", color: "inherit",
+};
+
+function button(text, testid, onClick) {
+  const b = el("button", null, text, BUTTON);
+  b.type = "button";
+  b.dataset.testid = testid;
+  b.addEventListener("pointerdown", (e) => e.stopPropagation()); // the click is ours, not the canvas's
+  b.addEventListener("click", (e) => {
+    e.stopPropagation();
+    onClick();
+  });
+  return b;
+}
+
+/** One offer's row: its label, and Apply (a widget for it exists here) or Undo (applied by a click). */
+function offerRow(node, offer, rerender) {
+  const row = el("div", null, null, { opacity: ".85" });
+  row.dataset.testid = `gg-fit-offer-row-${offer.id}`;
+  const applied = node?.__ggFitApplied?.[offer.id];
+  if (applied) {
+    row.append(el("span", null, `applied by you: ${describeChange(applied)}`));
+    row.append(button("Undo", `gg-fit-undo-${offer.id}`, () => {
+      const missed = undoOffer(node.graph, applied);
+      delete node.__ggFitApplied[offer.id];
+      toast(missed.length ? "warn" : "info", "Fit to Card: undone",
+        missed.length ? `could not restore ${missed.map((c) => c.name).join(", ")}: the node or widget is gone` : describeChange(applied, true));
+      rerender();
+    }));
+    return row;
+  }
+  row.append(el("span", null, `offer (not applied): ${offer.label}`));
+  const target = node ? findTarget(node, offer) : null;
+  if (target) {
+    row.append(button("Apply", `gg-fit-offer-${offer.id}`, () => {
+      const rec = applyOffer(node, offer);
+      if (!rec) return;
+      node.__ggFitApplied = { ...(node.__ggFitApplied || {}), [offer.id]: rec };
+      toast("info", "Fit to Card: applied (Undo on the node); queue again to run it", describeChange(rec));
+      rerender();
+    }));
+  } else if (offer.apply) {
+    row.append(el("span", null, " (no widget for it in this graph)", { opacity: ".7" }));
+  }
+  return row;
+}
+
+export function render(root, fit, supplied, node = null) {
   root.replaceChildren();
   if (!fit) {
     root.append(el("div", null, IDLE_TEXT, { opacity: ".7" }));
@@ -32,7 +85,12 @@ export function render(root, fit, supplied) {
     lines.push(el("div", null, `memory_required to ComfyUI: ${fmtBytes(req, 2)} (${src}); ComfyUI's own: ${fmtBytes(supplied?.stock_memory_required ?? fit.stock_memory_required, 2)}`));
   }
   for (const s of fit.steps || []) lines.push(el("div", null, `✓ ${s.label}`, { opacity: ".9" }));
-  for (const o of fit.offers || []) lines.push(el("div", null, `offer (not applied): ${o.label}`, { opacity: ".75" }));
+  const rerender = () => node && show(node, null, supplied);
+  const offers = [...(fit.offers || [])];
+  for (const [id, rec] of Object.entries(node?.__ggFitApplied || {})) {
+    if (!offers.some((o) => o.id === id)) offers.push({ id, label: rec.label }); // applied, no longer offered
+  }
+  for (const o of offers) lines.push(offerRow(node, o, rerender));
   if (fit.budget_source) lines.push(el("div", null, `budget: ${fit.budget_source}`, { opacity: ".6" }));
   root.append(...lines);
   return lines.length;
@@ -41,9 +99,11 @@ export function render(root, fit, supplied) {
 function show(node, fit, supplied) {
   if (!node.__ggFit) return;
   node.__ggFitData = fit || node.__ggFitData;
-  const n = render(node.__ggFit, node.__ggFitData, supplied);
+  if (fit) node.__ggFitSupplied = null; // a new plan: the sampler's figure comes again when it starts
+  if (supplied) node.__ggFitSupplied = supplied;
+  const n = render(node.__ggFit, node.__ggFitData, node.__ggFitSupplied || null, node);
   node.__ggFitLines = n;
-  exposeForTests({ lastFit: node.__ggFitData, lastFitSupplied: supplied || null });
+  exposeForTests({ lastFit: node.__ggFitData, lastFitSupplied: node.__ggFitSupplied || null });
   node.setSize?.([Math.max(WIDTH, node.size?.[0] || 0), node.computeSize?.()[1] ?? node.size?.[1]]);
   node.setDirtyCanvas?.(true, true);
 }

@@ -1,0 +1,134 @@
+// @ts-check
+// Fit to Card's one-click offers: find the widget an offer would change (walking the graph from the Fit to Card
+// node, as memory/fit/offers.py describes in each offer's `apply`), change it only on a click, and undo that
+// exactly. Public frontend API only (node.inputs / outputs / widgets, widget.value, widget.callback); link and
+// node lookups go through graph_adapter.js. Nothing here runs without a click.
+import { app } from "../../../scripts/app.js";
+import { linkById, nodeById, sameNodeId } from "./graph_adapter.js";
+
+const MAX_NODES = 64; // a walk never visits more nodes than this
+
+/** The widget called `name` on `node`, or null. */
+export function widgetNamed(node, name) {
+  return (node?.widgets || []).find((w) => w.name === name) ?? null;
+}
+
+/** A list widget's options (combo), or null. */
+function listOptions(w) {
+  const v = w?.options?.values;
+  if (Array.isArray(v)) return v;
+  if (typeof v === "function") {
+    try {
+      const r = v(w);
+      return Array.isArray(r) ? r : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** Can `w` take `value` (same kind; among a combo's options; within a number's min/max)? */
+function accepts(w, value) {
+  if (!w) return false;
+  const opts = listOptions(w);
+  if (opts) return opts.includes(value);
+  if (typeof value === "number") {
+    const { min, max } = w.options || {};
+    return typeof w.value === "number" && !(min != null && value < min) && !(max != null && value > max);
+  }
+  return typeof w.value === typeof value;
+}
+
+function matches(node, target) {
+  if (!node || (target.type && node.type !== target.type)) return false;
+  return Object.entries(target.widgets || {}).every(([name, v]) => accepts(widgetNamed(node, name), v));
+}
+
+/** Nodes reached from the Fit to Card node as `apply` says: upstream from an input, or the nodes its vae output feeds. */
+function reached(node, apply) {
+  const graph = node.graph;
+  const out = [];
+  const seen = new Set([String(node.id)]);
+  /** @type {{node: any, type: string}[]} */
+  const queue = [];
+  if (apply.from === "vae_out") {
+    const slot = (node.outputs || []).findIndex((o) => o.type === "VAE");
+    for (const id of node.outputs?.[slot]?.links || []) {
+      const l = linkById(graph, id);
+      const t = l && nodeById(graph, l.target_id);
+      if (t) queue.push({ node: t, type: "VAE" });
+    }
+    return queue.map((q) => q.node);
+  }
+  const inp = (node.inputs || []).find((i) => i.name === apply.from);
+  const first = inp?.link != null ? linkById(graph, inp.link) : null;
+  if (first) queue.push({ node: nodeById(graph, first.origin_id), type: String(inp.type) });
+  while (queue.length && out.length < MAX_NODES) {
+    const { node: n, type } = /** @type {{node: any, type: string}} */ (queue.shift());
+    if (!n || seen.has(String(n.id))) continue;
+    seen.add(String(n.id));
+    out.push(n);
+    for (const i of n.inputs || []) {
+      if (i.link == null) continue;
+      if (apply.through === "same" && !(String(i.type) === type || i.type === "*")) continue;
+      const l = linkById(graph, i.link);
+      if (l) queue.push({ node: nodeById(graph, l.origin_id), type });
+    }
+  }
+  return out;
+}
+
+/**
+ * Where `offer` would apply in this graph: { node, widgets } (the first node reached that has every widget of one
+ * of the offer's targets), or null (no such widget here, or the offer has no one-click form).
+ */
+export function findTarget(fitNode, offer) {
+  const apply = offer?.apply;
+  if (!apply || !fitNode?.graph) return null;
+  const nodes = reached(fitNode, apply);
+  for (const target of apply.targets || []) {
+    const n = nodes.find((x) => matches(x, target));
+    if (n) return { node: n, widgets: target.widgets };
+  }
+  return null;
+}
+
+function setWidget(node, w, value) {
+  w.value = value;
+  w.callback?.(value, app.canvas, node);
+  node.setDirtyCanvas?.(true, true);
+}
+
+/**
+ * Apply `offer` on a click: change its widgets, and return the record Undo needs (the node, each widget's value
+ * before and after), or null when there is nowhere to apply it.
+ */
+export function applyOffer(fitNode, offer) {
+  const t = findTarget(fitNode, offer);
+  if (!t) return null;
+  const changes = Object.entries(t.widgets).map(([name, after]) => {
+    const w = widgetNamed(t.node, name);
+    return { name, before: w.value, after };
+  });
+  for (const c of changes) setWidget(t.node, widgetNamed(t.node, c.name), c.after);
+  return { id: offer.id, label: offer.label, nodeId: t.node.id, nodeTitle: t.node.title || t.node.type, changes };
+}
+
+/** Put back every value `record` changed; returns the changes it could not restore (a node or widget gone). */
+export function undoOffer(graph, record) {
+  const node = nodeById(graph, record.nodeId);
+  const missed = [];
+  for (const c of record.changes) {
+    const w = node && sameNodeId(node.id, record.nodeId) ? widgetNamed(node, c.name) : null;
+    if (w) setWidget(node, w, c.before);
+    else missed.push(c);
+  }
+  return missed;
+}
+
+/** "Empty Latent Image: width 1024 → 896, height 1024 → 896" */
+export function describeChange(record, reverse = false) {
+  const parts = record.changes.map((c) => `${c.name} ${reverse ? c.after : c.before} → ${reverse ? c.before : c.after}`);
+  return `${record.nodeTitle}: ${parts.join(", ")}`;
+}
