@@ -193,13 +193,49 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
+# Synthetic components for models without a stored layout: a published parameter count on the family's detection
+# keys, as tensors of one typical layer shape (so requantization, manual casts and streamed layers see layer-sized
+# tensors). (dtype, parameters, layer shape, detection keys); the count's source is in the row that uses it.
+SYNTH = {
+    "synth:hunyuan-video-13B": ("BF16", 12_821_012_544, (12288, 3072), {
+        "txt_in.individual_token_refiner.blocks.0.norm1.weight": (3072,), "img_in.proj.weight": (3072, 16, 1, 2, 2)}),
+    "synth:llava-llama-3-8b-encoder": ("F16", 8_030_261_248 - 128256 * 4096, (14336, 4096), {  # LlamaModel: no lm_head
+        "model.embed_tokens.weight": (128256, 4096), "model.layers.0.input_layernorm.weight": (4096,)}),
+    "synth:vae-hunyuan-video": ("F16", 246_481_315, (512, 512, 3, 3, 3), {"decoder.conv_in.conv.weight": (512, 16, 3, 3, 3)}),
+    "synth:qwen-image-20B": ("BF16", 20_430_000_000, (12288, 3072), {"txt_norm.weight": (3584,), "img_in.weight": (3072, 64)}),
+    "synth:qwen2.5-vl-7b": ("BF16", 8_292_166_656, (18944, 3584), {
+        "model.embed_tokens.weight": (152064, 3584), "model.layers.0.input_layernorm.weight": (3584,),
+        "visual.patch_embed.proj.weight": (1280, 3, 2, 14, 14)}),
+    "synth:pixart-sigma-xl-2": ("F16", 611_000_000, (4608, 1152), {"t_block.1.weight": (6912, 1152),
+                                                                   "x_embedder.proj.weight": (1152, 4, 2, 2)}),
+    "synth:sd3-medium": ("F16", 2_028_000_000, (6144, 1536), {"joint_blocks.0.context_block.attn.qkv.weight": (4608, 1536),
+                                                              "x_embedder.proj.weight": (1536, 16, 2, 2)}),
+}
+
+
+def synth(name):
+    dtype, params, layer, keys = SYNTH[name]
+    t = {k: (dtype, tuple(s)) for k, s in keys.items()}
+    n = params - sum(math.prod(s) for s in keys.values())
+    per = math.prod(layer)
+    for i in range(n // per):
+        t[f"params.{i}.weight"] = (dtype, tuple(layer))
+    if n % per:
+        t["params.rest"] = (dtype, (n % per,))
+    return t
+
+
+def _table_or_synth(name):
+    return synth(name) if name.startswith("synth:") else table(name)
+
+
 def _measured_components(r):
     """The row's components as our inputs would give them: layouts (the T5/transformer requantized to the row's
     storage type, as the file the user would pass), or a published parameter count on the family's keys."""
     if r.get("components") or r.get("layout"):
         comps = []
         for name in r.get("components") or [r["layout"]]:
-            comps += families.split_components(table(name), r["family"] if name == (r.get("components") or [r.get("layout")])[0] else name)
+            comps += families.split_components(_table_or_synth(name), r["family"] if name == (r.get("components") or [r.get("layout")])[0] else name)
         if r.get("layout"):
             comps = [c for c in comps if c["role"] == "diffusion_model"]
     else:  # a published parameter count on the family's detection keys (bf16)
@@ -215,6 +251,8 @@ def _measured_components(r):
     out = []
     for c in comps:
         dt = r.get("dm_dtype") if c["role"] == "diffusion_model" else r.get("te_dtype") if c.get("kind") == "t5-xxl" else None
+        if c["role"] == "text_encoder" and c.get("kind") in (r.get("te_quant") or {}):  # per encoder kind (batch 3 rows)
+            dt = r["te_quant"][c["kind"]]
         if dt:
             keep = tuple(r.get("keep_16bit") or ()) if c["role"] == "diffusion_model" else ()
             t = {k: (v if any(p in k for p in keep) else q) for (k, v), q in zip(c["table"].items(), W.requant(c["table"], dt).values())}
@@ -229,7 +267,7 @@ def _measured_components(r):
 
 def measured():
     """(row, ours, ComfyUI's weights + memory_required or None, reference) for each published measured peak,
-    compared as the row says (compare: torch_allocated, torch_reserved, weights)."""
+    compared as the row says (compare: torch_allocated, torch_reserved, nvidia_smi, weights)."""
     out = []
     for r in json.loads(MEASURED.read_text())["rows"]:
         comps = _measured_components(r)
@@ -244,6 +282,8 @@ def measured():
             ours = sum(c["resident"] for c in e["_ctx"]["components"])
         elif how == "torch_reserved":
             ours = e["peak_device"] - e["fixed"]["cuda_context"]
+        elif how == "nvidia_smi":  # the process's device memory: CUDA context + reserved
+            ours = e["peak_device"]
         elif r.get("phase", "sample").startswith("sample"):
             ours = bd["weights"] + bd["activations"]
         else:
