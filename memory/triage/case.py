@@ -11,7 +11,8 @@ from ..units import GiB, MiB, fmt_bytes as b
 TORCH = ("torch.cuda", "torch.hip", "torch.xpu")
 SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
-          "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host")
+          "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
+          "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer")
 
 
 class Case:
@@ -51,6 +52,14 @@ def build(scan, inc, context, env) -> Case:
     # a training step: the backward pass (autograd) or an optimizer step is on the stack
     x.training = any(func in ("backward", "run_backward", "_engine_run_backward") or p.replace("\\", "/").endswith("autograd/__init__.py")
                      or func == "step" and "optim" in p for p, func in inc.frames) or bool(f.get("training_log"))
+    # the source lines under the frames, innermost first: a training step, or the part being loaded or run
+    src = [(C.source_category(line), line) for line in reversed(inc.sources)]
+    x.training = x.training or any(c == "training" for c, _ in src)
+    causes = [(c, line[:120]) for c, line in src if c and c != "training"]
+    x.src_cause, x.src_line = causes[0] if causes else (None, None)
+    part = next((cl for cl in causes[1:] if cl[0] in ("text-encoder", "vae-decode")), None)
+    if x.src_cause == "weights-exceed-vram" and part:
+        x.src_cause, x.src_line = part        # loading weights for the text encoder or the VAE: that part does not fit
     x.graph_capture = f.get("graph_capture")      # the log shows CUDA-graph capture before the failure
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)

@@ -2,6 +2,7 @@
 
 Each function maps one clue to a cause (or None); the rules table (rules.py) decides how much that clue weighs.
 """
+import re
 
 
 def node_category(node_type: str | None):
@@ -64,3 +65,29 @@ def nodes_py_category(path: str, func: str):
         return "text-encoder"
     return None
 
+
+
+# The source line Python prints under a frame names what the code was doing, in any program: a loader
+# building a text encoder, a pipeline decoding latents, a script moving its model to the GPU, a training step.
+# Calls only (a name followed by "("), so a comment or an assignment of a plain value says nothing.
+_SRC = (
+    ("text-encoder", re.compile(r"(?i)\b(?:load_clip|load_text_encoder\w*|CLIPLoader\w*|\w*T5EncoderModel|\w*UMT5\w*|T5Encoder\w*|"
+                                r"CLIPTextModel\w*|encode_prompt|get_learned_conditioning|encode_from_tokens\w*|encode_token_weights|"
+                                r"(?:text_encoder|clip|cond_stage_model)\w*\.(?:encode\w*|to|cuda|load_sd|load_model))\(|"
+                                r"\btext_encoders?(?:_\d)?\(")),
+    ("vae-decode", re.compile(r"(?i)\b(?:\w*vae\w*|first_stage_model)\.(?:decode|tiled_decode|decode_tiled\w*)\(|"
+                              r"\b(?:decode_first_stage|decode_latents|vae_decode)\(|\.decode\(\s*(?:latents?|z|samples?|x_0|x0)\b")),
+    ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w*\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
+    ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w*\(|"
+                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w*\.(?:to|cuda|half)\(")),
+)
+
+
+def source_category(line: str):
+    """What a traceback's source line says the code was doing: a cause, "training", or None."""
+    if not line or "(" not in line:
+        return None
+    for cat, rx in _SRC:
+        if rx.search(line):
+            return cat
+    return None

@@ -38,6 +38,7 @@ def apply(scan, lineno, text, window=False):
         return
     if "Traceback (most recent call last)" in text and scan.cur is None:
         scan.pending_frames.clear()
+        scan.pending_src.clear()
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 
@@ -95,6 +96,7 @@ def _exception_block(s, f, m, text, lineno, window):
     if s.cur is not None and s.cur.has_exception_block:
         s._close()
     s.pending_frames.clear()
+    s.pending_src.clear()
     s.exception_pending = True
 
 

@@ -95,6 +95,22 @@ _CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate mem
 _PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 _NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
 _DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
+# the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
+_DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
+                         r"|Cuda failure '?out of memory|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
+                         r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated")
+# ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
+_ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
+# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes",
+# TensorFlow's "OOM when allocating tensor with shape[...]"
+_XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
+                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
+# Apple Metal: a command buffer the GPU could not back with memory, and MPS's single-buffer size limit
+_METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8")
+_MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
+# the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
+_PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
+_KILLED = re.compile(r"^\s*Killed\s*$|^\S*:? ?line \d+:\s+\d+ Killed\b|^\[\d+\]\+?\s+Killed\b|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
 _CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
 _NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
@@ -390,6 +406,13 @@ RECOGNISERS = [
     _simple(_CUBLAS, "cublas.alloc", "cuda", "pytorch"),
     _simple(_CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _driver,
+    _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(_ONNX, "onnx.alloc", None, "onnxruntime", lambda m: {"requested": int(m.group(1))}),
+    _simple(_XLA, "xla.oom", None, "jax", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(_METAL, "metal.oom", "mps", "pytorch"),
+    _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}),
+    _simple(_PAGING, "os.paging_file", "cpu", "pytorch"),
+    _simple(_KILLED, "os.oom_killer", "cpu", "pytorch"),
     _torch_bare,
     _simple(_COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(_COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
@@ -404,6 +427,7 @@ PRIORITY = {
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
     "comfy.pinned_host": 7, "torch.directml": 9,
+    "onnx.alloc": 8, "xla.oom": 8, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

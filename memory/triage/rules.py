@@ -99,6 +99,14 @@ def mps_full(x):
     return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
 
 
+HOST_KINDS = ("torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host")
+
+
+def host(x):
+    """A failure of system RAM: what the code was doing names the phase, not a GPU cause."""
+    return x.kind in HOST_KINDS
+
+
 def stage(name):
     return lambda x: x.ggml_stage == name
 
@@ -118,7 +126,8 @@ RULES = [
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
     R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= SLIVER * x.total,
       lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
-    R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= SLIVER * x.total,
+    # in training, slack about the size of the request is the churn of the step's own tensors: the batch is the knob
+    R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= SLIVER * x.total and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
     # a sliver of the card (under SLIVER): the card is full of live tensors, fragmentation only decided which request failed
     R("fragmentation", 1.4, slack_fits,
@@ -159,6 +168,8 @@ RULES = [
     R("weights-exceed-vram", 3.0, lambda x: x.frame_cause == "weights-exceed-vram", "traceback: {where}", hint=True),
     R("weights-exceed-vram", 1.5, lambda x: x.log_phase == "loading",
       "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
+    # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`
+    R("weights-exceed-vram", 2.0, lambda x: x.src_cause == "weights-exceed-vram" and not host(x), "traceback source line: {src_line}", hint=True),
 
     # --- activations: the working tensors of this resolution, length or batch --------------------------
     R("activations", 2.4, lambda x: torch(x) and x.req >= 0.5 * x.total,
@@ -203,12 +214,21 @@ RULES = [
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),
     R("activations", 1.2, lambda x: x.entry_cause == "activations", "node entry point: {entry}", hint=True),
     R("activations", 1.0, lambda x: x.log_phase == "sampling", "{sampling}", hint=True),
+    # runtimes other than PyTorch: the size of the one buffer that failed, nothing about the card
+    R("activations", 1.5, lambda x: x.kind in ("onnx.alloc", "xla.oom") and x.req < ABSURD_HOST,
+      lambda x: f"{'ONNX Runtime' if x.kind == 'onnx.alloc' else 'XLA (JAX/TensorFlow)'} could not allocate"
+                + (f" a {fmt_bytes(x.req)} buffer" if x.req else " a tensor") + ": an operator's working memory for this input size"),
+    R("activations", 1.5, kind("metal.oom"),
+      "Metal could not back a command buffer with memory (kIOGPUCommandBufferCallbackErrorOutOfMemory): Apple's unified memory ran out"),
+    R("activations", 2.4, kind("mps.buffer_size"),
+      "one tensor of {req:b} is larger than the largest Metal buffer the GPU allows: this resolution, length or batch makes it"),
 
     # --- vae-decode ------------------------------------------------------------------------------------
     R("vae-decode", 4.0, lambda x: x.node_cause == "vae-decode", "failing node: {node}", hint=True),
     R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and x.frame_loading,
       "traceback: loading weights ({where}) for the {part}", hint=True),
     R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and not x.frame_loading, "traceback: {where}", hint=True),
+    R("vae-decode", 3.0, lambda x: x.src_cause == "vae-decode" and not host(x), "traceback source line: {src_line}", hint=True),
     R("vae-decode", 2.0, lambda x: x.entry_cause == "vae-decode", "node entry point: {entry}", hint=True),
     R("vae-decode", 3.6, lambda x: x.tiled_text, "ComfyUI: {tiled_text}", hint=True),
     R("vae-decode", 2.6, lambda x: x.log_phase == "decode", "the log shows a VAE decode running when it failed", hint=True),
@@ -221,6 +241,7 @@ RULES = [
     R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and x.frame_loading,
       "traceback: loading weights ({where}) for the {part}", hint=True),
     R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and not x.frame_loading, "traceback: {where}", hint=True),
+    R("text-encoder", 3.0, lambda x: x.src_cause == "text-encoder" and not host(x), "traceback source line: {src_line}", hint=True),
     R("text-encoder", 2.0, lambda x: x.entry_cause == "text-encoder", "node entry point: {entry}", hint=True),
     R("text-encoder", 2.2, lambda x: x.loading_cause == "text-encoder", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
     R("text-encoder", 1.2, lambda x: (x.te_resident or 0) >= GiB,
@@ -283,6 +304,11 @@ RULES = [
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
+    # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
+    R("host-ram", 8.0, kind("os.paging_file"),
+      "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
+    R("host-ram", 8.0, kind("os.oom_killer"),
+      "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
 
     # --- leak: memory not returned between runs --------------------------------------------------------
     R("leak", 2.5, lambda x: fresh(x) and x.ran_before,
@@ -311,6 +337,8 @@ RULES = [
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
+    R("other", 6.0, lambda x: x.kind in ("onnx.alloc", "xla.oom") and x.req >= ABSURD_HOST,
+      "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
     R("other", 4.0, lambda x: torch(x) and x.n.get("allowed") and x.n["allowed"] < 0.5 * x.total and x.free is not None

@@ -35,6 +35,7 @@ MAX_EVENTS = 200            # kept in full; older ones are counted only
 MAX_FRAMES = 80
 MAX_EVENT_LINES = 200       # recognised lines kept per event
 LONG_LINE = 20000
+SOURCE_CAP = 240            # characters kept of a traceback's source line
 
 _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
                          r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory")
@@ -71,13 +72,15 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
-                 "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts")
+                 "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts",
+                 "sources")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
         self.events = [ev]
         self.first_line = self.last_line = lineno
         self.frames = list(scan.pending_frames)
+        self.sources = list(scan.pending_src)      # the source line printed under each frame, in order
         self.load = list(scan.loads)
         self.progress_done = scan.progress_done
         self.hints = []
@@ -108,6 +111,7 @@ class Scan:
         self.open_ev = None          # an event still collecting follow-up lines (cudaMallocAsync block)
         self.open_left = 0
         self.pending_frames = collections.deque(maxlen=MAX_FRAMES)
+        self.pending_src = collections.deque(maxlen=MAX_FRAMES)
         self.loads = collections.deque(maxlen=4)
         self.progress_done = False
         self.successes = 0
@@ -235,6 +239,7 @@ class Scan:
         self.run_failed = False
         self._close()
         self.pending_frames.clear()
+        self.pending_src.clear()
         self.loads.clear()
         self.progress_done = False
         self.phase = None
@@ -258,6 +263,8 @@ class Scan:
         if self.cur is not None and lineno - self.cur.last_line > GAP:
             self._close()
         facts_mod.apply(self, lineno, text)
+        if 'File "' in text and L.FRAME_RE.search(text):
+            self._source(more)
         if lineno <= self.consumed_until:
             return
         ev = P.recognise(text)
@@ -287,6 +294,19 @@ class Scan:
                 self.open_ev, self.open_left = ev, 8
                 return
         self._place(ev, lineno)
+
+    def _source(self, more):
+        """The source line under a traceback frame (`clip = comfy.sd.load_clip(...)`, `vae.decode(z)`): what the
+        code was doing when no node or function name says it."""
+        nxt = more(1)
+        src = nxt[0].strip()[:SOURCE_CAP] if nxt else ""
+        if not src or src.startswith(("File ", "Traceback")):
+            return
+        if self.cur is not None:
+            if len(self.cur.sources) < MAX_FRAMES:
+                self.cur.sources.append(src)
+        else:
+            self.pending_src.append(src)
 
     # -- grouping lines into incidents --
     def _place(self, ev, lineno):

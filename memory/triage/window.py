@@ -11,7 +11,7 @@ from . import lines as L
 WINDOW = 48 << 10           # bytes before a failure read for its context
 REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
 _LOAD_RE = re.compile(rb"Requested to load (\w+)")
-_FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)')
+_FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)[^\n]*\n?([^\n]{0,240})')
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
 
@@ -129,9 +129,13 @@ def frames_before(scan, raw: bytes):
     text = raw + block[start:end if end >= 0 else len(block)]
     cut = max(text.rfind(k) for k in _TRACE_STARTS)
     scan.pending_frames.clear()
+    scan.pending_src.clear()
     for m in _FRAME_RE.finditer(text, max(cut, 0)):
         path, func = m.group(1).decode("utf-8", "replace"), m.group(2).decode("utf-8", "replace")
         scan.pending_frames.append((path, func))
+        src = P.clean(m.group(3)).strip()
+        if src and not src.startswith(("File ", "Traceback")):
+            scan.pending_src.append(src)
         p = path.replace("\\", "/")
         if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
             scan.facts["comfy"] = True
