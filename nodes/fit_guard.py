@@ -9,22 +9,18 @@ manual-cast copy, our allocator margin), for both figures. The answer is an attr
 that exists only for the duration of the wrapped call, in the worker thread that runs it; it is removed in
 `finally`. ComfyUI's own partial loading then keeps exactly the weights that leave room for it.
 
-VAE. VAE.decode/encode size their batch and load from the instance attributes memory_used_decode /
-memory_used_encode; the node returns a shallow copy of the VAE (same weights, same patcher) whose attributes
-are ours. When one sample does not fit the budget, the copy's decode goes straight to decode_tiled with the
-tile the plan computed (ComfyUI would otherwise run out of memory first and then tile).
+VAE: nodes/fit_vae.py (the node's sized copy, and automatic mode's decode/encode sizing).
 
 Dynamic VRAM (comfy-aimdo, ComfyUI 2026): weights are paged in and evicted by the allocator itself, so the
 guard moves no weights and unloads no encoders there; it only hands ComfyUI the activation figure through the
 same memory_required parameter (the headroom ComfyUI keeps for activations) and sizes the VAE.
 
 Automatic mode (setting GPUGarden.FitToCard, default off): the same for every sampler whose model has no Fit
-to Card node, through one wrapper on comfy.sampler_helpers.prepare_sampling (as auto_unload.py does)."""
-import copy
+to Card node, through one wrapper on comfy.sampler_helpers.prepare_sampling (as auto_unload.py does), and the
+same VAE sizing for every VAE that did not go through a node (fit_vae.install)."""
 import functools
 import logging
 import re
-import types
 import weakref
 
 from ..memory.estimate import families, spec
@@ -32,6 +28,8 @@ from ..memory.estimate.headers import tensor_bytes
 from ..memory.estimate.weights import largest_cast
 from ..memory.fit import plan as fit_plan
 from . import health
+from . import fit_vae
+from .fit_vae import sized_vae, vae_kind  # noqa: F401  (the node's VAE copy; nodes/fit_vae.py)
 
 log = logging.getLogger("gpu_garden")
 
@@ -74,14 +72,6 @@ def model_facts(model) -> dict:
         _state["facts"].clear()
     _state["facts"][key] = (weakref.ref(base), facts)  # never keeps a model alive
     return facts
-
-
-def vae_kind(vae, family: str) -> str:
-    from .estimate import table_of
-
-    fsm = getattr(vae, "first_stage_model", None)
-    kind = families.vae_kind(table_of(fsm)) if fsm is not None else None
-    return spec.vae_kind_for(kind, family)
 
 
 def dynamic_vram() -> bool:
@@ -295,41 +285,6 @@ def has_node_wrapper(model) -> bool:
         return False
 
 
-# -- the VAE ----------------------------------------------------------------------------------------
-def _pixel_dims(shape):
-    sh = [int(x) for x in shape]
-    return (sh[-1], sh[-2], sh[2]) if len(sh) == 5 else (sh[-1], sh[-2])
-
-
-def sized_vae(vae, kind: str, tile: dict | None = None):
-    """A shallow copy of `vae` (same weights and patcher) whose decode/encode sizing is our estimate; with
-    `tile` (plan decode args) its decode runs tiled with that tile. The original VAE is untouched."""
-    v = copy.copy(vae)
-    v.gpu_garden_fit = {"kind": kind, "tile": tile}
-    if tile:
-        def used_decode(shape, dtype):
-            s = list(shape)
-            t = [1, s[1]] + ([min(s[2], tile.get("tile_t", s[2]))] if len(s) == 5 else []) + \
-                [min(s[-2], tile["tile_y"]), min(s[-1], tile["tile_x"])]
-            return fit_plan.with_margin(fit_plan.decode_bytes(kind, t, str(dtype)))
-
-        def decode(self, samples_in, vae_options={}):
-            if self.latent_dim == 2 and samples_in.ndim == 5:
-                samples_in = samples_in[:, :, 0]
-            args = dict(tile)
-            if samples_in.ndim != 5:
-                args.pop("tile_t", None), args.pop("overlap_t", None)
-            return self.decode_tiled(samples_in, **args)
-
-        v.decode = types.MethodType(decode, v)
-    else:
-        def used_decode(shape, dtype):
-            return fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + list(shape)[1:], str(dtype)))
-    v.memory_used_decode = used_decode
-    v.memory_used_encode = lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype)))
-    return v
-
-
 # -- automatic mode -----------------------------------------------------------------------------------
 def enabled() -> bool:
     """The running prompt's user has GPUGarden.FitToCard on (ComfyUI's settings store, read as auto_unload reads its own)."""
@@ -375,6 +330,17 @@ def install() -> None:
         _state["wrapper"] = _wrap(sh.prepare_sampling)
         sh.prepare_sampling = _state["wrapper"]
     _state["installed"] = True
+    try:
+        fit_vae.install(_auto_on, lambda: auto_context(None), health.in_chain)
+    except Exception as exc:  # the sampler's guard works without it
+        log.warning("[GPU Garden] Fit to Card automatic VAE sizing disabled: %s", exc)
+
+
+def _auto_on() -> bool:
+    try:
+        return enabled()
+    except Exception:
+        return False
     FEATURE.ok()
 
 
@@ -399,7 +365,8 @@ def status() -> dict:
     except Exception:
         on = False
     return {"setting": SETTING_ID, "enabled": on, "installed": _state["installed"], "seam": SEAM,
-            "dynamic_vram": dynamic_vram(), "last": _state["last"]}
+            "dynamic_vram": dynamic_vram(), "last": _state["last"], "last_vae": fit_vae._state["last"],
+            "vae_installed": fit_vae._state["installed"]}
 
 
 def setup() -> None:

@@ -125,11 +125,18 @@ def test_automatic_setting_guards_every_sampler_without_the_node(comfy_host):
         assert last["origin"] == "auto" and last["cond_batch"] == 2 and last["consulted"] is True
         (load,) = calls(outputs, "BaseModel")
         assert load["memory_required"] == last["memory_required"] != last["stock_memory_required"]
+        # the VAE too, as the node sizes it: its decode load gets our per-sample figure, not ComfyUI's
+        vae = comfy_host.get("/gpu_garden/fit")["last_vae"]
+        assert vae["origin"] == "auto" and vae["kind"] == "kl" and vae["tiled"] is False
+        (vae_load,) = calls(outputs, "AutoencoderKL")
+        assert vae_load["memory_required"] == vae["memory_used_decode"]
     finally:
         comfy_host.post(f"/settings/{SETTING}", False)
     outputs = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=25))))
     (load,) = calls(outputs, "BaseModel")
     assert load["memory_required"] == last["stock_memory_required"]  # off: ComfyUI's own figure again
+    (vae_stock,) = calls(outputs, "AutoencoderKL")
+    assert vae_stock["memory_required"] != vae["memory_used_decode"]  # and ComfyUI's own VAE figure
 
 
 def test_decode_tiled_from_the_budget_without_an_oom_first(comfy_host):
@@ -184,3 +191,26 @@ def test_text_encoders_leave_when_the_plan_needs_their_room(comfy_host):
     (load,) = calls(outputs, "BaseModel")
     assert load["memory_required"] == last["memory_required"] == ui["memory_required"]
     assert pixels(comfy_host, outputs) == pixels(comfy_host, plain)
+
+
+def test_context_windows_count_one_window(comfy_host):
+    # ComfyUI 0.8.0's ContextWindowsManual on the batch (dim 0): 4 latents, windows of 2. Sampling then runs 2 at a
+    # time, and ComfyUI's loader gets our figure for 2, which the node predicts too (it sees the handler)
+    def prompt(windows: bool):
+        p = with_probe(with_fit(sd15_prompt(fresh_text(), seed=28)))
+        p["5"]["inputs"]["batch_size"] = 4
+        if windows:
+            p["21"] = {"class_type": "ContextWindowsManual", "inputs": {
+                "model": ["4", 0], "context_length": 2, "context_overlap": 0, "context_schedule": "standard_static",
+                "context_stride": 1, "closed_loop": False, "fuse_method": "pyramid", "dim": 0, "freenoise": False}}
+            p["20"]["inputs"]["model"] = ["21", 0]
+        return p
+
+    whole = ok(comfy_host.run(prompt(False)))
+    last_whole = comfy_host.get("/gpu_garden/fit")["last"]
+    windowed = ok(comfy_host.run(prompt(True)))
+    last = comfy_host.get("/gpu_garden/fit")["last"]
+    assert last_whole["latent_shape"][0] == 4 and last["latent_shape"][0] == 2
+    (load,) = calls(windowed, "BaseModel")
+    assert load["memory_required"] == last["memory_required"] == fit_ui(windowed)["memory_required"]
+    assert last["memory_required"] < last_whole["memory_required"] == calls(whole, "BaseModel")[0]["memory_required"]

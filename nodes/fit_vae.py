@@ -1,0 +1,183 @@
+"""Fit to Card's VAE adapter: decode and encode sized from our estimate instead of ComfyUI's guess.
+
+ComfyUI 0.8.0's VAE.decode / VAE.encode ask the instance attributes memory_used_decode / memory_used_encode how
+much one sample needs, hand that to load_models_gpu and batch int(free / figure) samples at once; when one
+sample does not fit they run out of memory first and only then retry in tiles.
+
+- The node returns a shallow copy of its VAE (same weights, same patcher) whose two attributes are ours; when one
+  sample does not fit the plan's budget, the copy's decode goes straight to decode_tiled with the plan's tile
+  (sized_vae). The original VAE is untouched.
+- Automatic mode (setting GPUGarden.FitToCard, no node) does the same for every VAE that did not go through a
+  node: one wrapper each on comfy.sd.VAE.decode and VAE.encode (functools.wraps, so other packs' wrappers
+  stack), which swaps the instance's two attributes for ours only for the duration of the call and puts
+  ComfyUI's back in `finally`. A VAE whose kind is unknown keeps ComfyUI's figures. Any failure of ours falls
+  back to ComfyUI's own call."""
+import copy
+import functools
+import logging
+import types
+
+from ..memory.estimate import families, spec
+from ..memory.fit import plan as fit_plan
+
+log = logging.getLogger("gpu_garden")
+_state = {"last": None, "installed": False}
+
+
+def vae_kind(vae, family: str) -> str:
+    from .estimate import table_of
+
+    fsm = getattr(vae, "first_stage_model", None)
+    kind = families.vae_kind(table_of(fsm)) if fsm is not None else None
+    return spec.vae_kind_for(kind, family)
+
+
+def auto_vae_kind(vae) -> str | None:
+    """The VAE's kind from its own weights (automatic mode has no model family to fall back on); None: unknown."""
+    from .estimate import table_of
+
+    fsm = getattr(vae, "first_stage_model", None)
+    kind = families.vae_kind(table_of(fsm)) if fsm is not None else None
+    if not kind:
+        return None
+    if kind.startswith("kl") or kind == "vae":
+        return "kl"
+    return kind if kind in spec.VAE else "video"
+
+
+def _pixel_dims(shape):
+    sh = [int(x) for x in shape]
+    return (sh[-1], sh[-2], sh[2]) if len(sh) == 5 else (sh[-1], sh[-2])
+
+
+def used_decode_for(kind: str, tile: dict | None):
+    """memory_used_decode(shape, dtype) from our estimate: one sample, or one tile of `tile` (plan decode args)."""
+    if tile:
+        def used_decode(shape, dtype):
+            s = list(shape)
+            t = [1, s[1]] + ([min(s[2], tile.get("tile_t", s[2]))] if len(s) == 5 else []) + \
+                [min(s[-2], tile["tile_y"]), min(s[-1], tile["tile_x"])]
+            return fit_plan.with_margin(fit_plan.decode_bytes(kind, t, str(dtype)))
+    else:
+        def used_decode(shape, dtype):
+            return fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + list(shape)[1:], str(dtype)))
+    return used_decode
+
+
+def used_encode_for(kind: str):
+    return lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype)))
+
+
+def decode_in_tiles(vae, samples_in, tile: dict):
+    """VAE.decode's result, decoded with VAE.decode_tiled and the plan's tile (ComfyUI's own tiled path)."""
+    if vae.latent_dim == 2 and samples_in.ndim == 5:
+        samples_in = samples_in[:, :, 0]
+    args = dict(tile)
+    if samples_in.ndim != 5:
+        args.pop("tile_t", None), args.pop("overlap_t", None)
+    return vae.decode_tiled(samples_in, **args)
+
+
+def sized_vae(vae, kind: str, tile: dict | None = None):
+    """A shallow copy of `vae` (same weights and patcher) whose decode/encode sizing is our estimate; with
+    `tile` (plan decode args) its decode runs tiled with that tile. The original VAE is untouched."""
+    v = copy.copy(vae)
+    v.gpu_garden_fit = {"kind": kind, "tile": tile}
+    if tile:
+        v.decode = types.MethodType(lambda self, samples_in, vae_options={}: decode_in_tiles(self, samples_in, tile), v)
+    v.memory_used_decode = used_decode_for(kind, tile)
+    v.memory_used_encode = used_encode_for(kind)
+    return v
+
+
+# -- automatic mode -----------------------------------------------------------------------------------
+class _Sizing:
+    """The instance's memory_used_decode / memory_used_encode are ours while the call runs; ComfyUI's afterwards."""
+
+    def __init__(self, vae, **attrs):
+        self.vae, self.attrs = vae, attrs
+
+    def __enter__(self):
+        d = self.vae.__dict__
+        self.saved = {k: (k in d, d.get(k)) for k in self.attrs}
+        for k, fn in self.attrs.items():
+            setattr(self.vae, k, fn)
+        return self
+
+    def __exit__(self, *exc):
+        for k, (had, old) in self.saved.items():
+            if had:
+                setattr(self.vae, k, old)
+            else:
+                self.vae.__dict__.pop(k, None)
+        return False
+
+
+def auto_decode_plan(vae, shape, ctx: dict) -> dict | None:
+    """What automatic mode does for this decode: {"kind", "tile" (None: untiled), "per_sample"}; None: ComfyUI's own.
+    Without a budget (no GPU found) only the sizing changes: ComfyUI batches from its free memory."""
+    kind = auto_vae_kind(vae)
+    if kind is None:
+        return None
+    shape = [int(x) for x in shape]
+    if getattr(vae, "latent_dim", 2) == 2 and len(shape) == 5:
+        shape = shape[:2] + shape[3:]
+    vae_w = int(vae.patcher.model_size()) if getattr(vae, "patcher", None) is not None else 0
+    p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": 0, "vae": vae_w}, memory_required=0,
+                      decode={"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16"))},
+                      context=ctx.get("context", 0), reserve=ctx.get("reserve", 0))
+    d = p["decode"]
+    tile = d.get("args") if d.get("tiled") and d.get("tile_px") else None
+    return {"kind": kind, "tile": tile, "per_sample": d["per_sample"], "tile_bytes": d["bytes"] if tile else None}
+
+
+def _wrap_decode(original, active, context):
+    @functools.wraps(original)
+    def decode(self, samples_in, *args, **kwargs):
+        plan = None
+        try:
+            if _state["installed"] and getattr(self, "gpu_garden_fit", None) is None and active():
+                plan = auto_decode_plan(self, samples_in.shape, context())
+        except Exception as exc:
+            log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)
+        if plan is None:
+            return original(self, samples_in, *args, **kwargs)
+        used = used_decode_for(plan["kind"], plan["tile"])
+        _state["last"] = {"origin": "auto", "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
+                          "memory_used_decode": int(used(list(samples_in.shape), getattr(self, "vae_dtype", "bf16"))),
+                          "tile": plan["tile"]}
+        with _Sizing(self, memory_used_decode=used):
+            if plan["tile"]:
+                return decode_in_tiles(self, samples_in, plan["tile"])
+            return original(self, samples_in, *args, **kwargs)
+
+    return decode
+
+
+def _wrap_encode(original, active):
+    @functools.wraps(original)
+    def encode(self, pixel_samples, *args, **kwargs):
+        kind = None
+        try:
+            if _state["installed"] and getattr(self, "gpu_garden_fit", None) is None and active():
+                kind = auto_vae_kind(self)
+        except Exception as exc:
+            log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)
+        if kind is None:
+            return original(self, pixel_samples, *args, **kwargs)
+        with _Sizing(self, memory_used_encode=used_encode_for(kind)):
+            return original(self, pixel_samples, *args, **kwargs)
+
+    return encode
+
+
+def install(active, context, in_chain) -> None:
+    """Automatic mode's VAE wrappers (idempotent). active(): the setting is on; context(): the budget dict."""
+    import comfy.sd as sd
+
+    for name, make in (("decode", lambda f: _wrap_decode(f, active, context)), ("encode", lambda f: _wrap_encode(f, active))):
+        mine = _state.get(name)
+        if mine is None or not in_chain(getattr(sd.VAE, name), [mine]):
+            _state[name] = make(getattr(sd.VAE, name))
+            setattr(sd.VAE, name, _state[name])
+    _state["installed"] = True

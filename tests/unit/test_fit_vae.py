@@ -1,0 +1,90 @@
+"""Automatic mode's VAE sizing (nodes/fit_vae.py) on a stand-in VAE: our figure only while the call runs,
+ComfyUI's attribute back afterwards, tiles from the budget when one sample does not fit, ComfyUI's own call
+when the setting is off, the VAE went through a node, or our own work fails."""
+import pytest
+
+from gpu_garden.memory.fit import plan as P
+from gpu_garden.memory.units import MiB
+from gpu_garden.nodes import fit_vae as V
+
+
+class Samples:
+    def __init__(self, shape):
+        self.shape, self.ndim = shape, len(shape)
+
+
+class VAE:
+    latent_dim, vae_dtype = 2, "torch.float32"
+
+    def __init__(self):
+        self.memory_used_decode = lambda shape, dtype: 111  # ComfyUI's own, an instance attribute as in comfy.sd
+        self.memory_used_encode = lambda shape, dtype: 222
+        self.seen = []
+
+    def decode(self, samples_in, vae_options={}):
+        self.seen.append(("decode", self.memory_used_decode(samples_in.shape, self.vae_dtype)))
+        return "untiled"
+
+    def decode_tiled(self, samples, **args):
+        self.seen.append(("tiled", self.memory_used_decode(samples.shape, self.vae_dtype), args))
+        return "tiled"
+
+    def encode(self, pixels):
+        self.seen.append(("encode", self.memory_used_encode(pixels.shape, self.vae_dtype)))
+        return "latent"
+
+
+@pytest.fixture
+def wrapped(monkeypatch):
+    monkeypatch.setitem(V._state, "installed", True)
+    monkeypatch.setitem(V._state, "last", None)
+    monkeypatch.setattr(V, "auto_vae_kind", lambda vae: "kl")
+    state = {"on": True, "ctx": {"budget": None}}
+    dec = V._wrap_decode(VAE.decode, lambda: state["on"], lambda: state["ctx"])
+    enc = V._wrap_encode(VAE.encode, lambda: state["on"])
+    return state, dec, enc
+
+
+def test_our_figure_only_during_the_call(wrapped):
+    state, dec, enc = wrapped
+    v, s = VAE(), Samples((2, 4, 64, 64))
+    assert dec(v, s) == "untiled"
+    ours = P.with_margin(P.decode_bytes("kl", [1, 4, 64, 64], "fp32"))
+    assert v.seen == [("decode", ours)] and ours != 111
+    assert v.memory_used_decode((1, 4, 64, 64), "x") == 111  # ComfyUI's attribute is back
+    assert V._state["last"]["memory_used_decode"] == ours and V._state["last"]["tiled"] is False
+    assert enc(v, Samples((1, 3, 512, 768))) == "latent"  # the shape VAE.encode sizes (after its movedim)
+    assert v.seen[-1] == ("encode", P.with_margin(P.encode_bytes("kl", (768, 512), "fp32")))
+    assert v.memory_used_encode(None, None) == 222
+
+
+def test_off_node_copy_or_failure_leave_comfyui_alone(wrapped, monkeypatch):
+    state, dec, enc = wrapped
+    state["on"] = False
+    v = VAE()
+    dec(v, Samples((1, 4, 64, 64)))
+    assert v.seen == [("decode", 111)]
+    state["on"] = True
+    v = VAE()
+    v.gpu_garden_fit = {"kind": "kl"}  # the node's sized copy sizes itself
+    dec(v, Samples((1, 4, 64, 64)))
+    assert v.seen == [("decode", 111)]
+
+    def boom(vae):
+        raise RuntimeError("ours failed")
+
+    monkeypatch.setattr(V, "auto_vae_kind", boom)
+    v = VAE()
+    assert dec(v, Samples((1, 4, 64, 64))) == "untiled" and v.seen == [("decode", 111)]
+
+
+def test_tiled_from_the_budget_when_one_sample_does_not_fit(wrapped, monkeypatch):
+    # stub: 4096 bytes per latent pixel; a 1024 px image (128 x 128 latent) needs 64 MiB x 1.05 > 40 MiB of room:
+    # the largest tile that fits is 768 px (96 x 96 latent: 36 MiB x 1.05), as in test_fit_plan.py
+    state, dec, enc = wrapped
+    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16": 4096 * shape[-1] * shape[-2])
+    state["ctx"] = {"budget": 40 * MiB, "reserve": 0, "context": 0}
+    v = VAE()
+    assert dec(v, Samples((1, 4, 128, 128))) == "tiled"
+    assert v.seen == [("tiled", int(36 * MiB * 1.05), {"tile_x": 96, "tile_y": 96, "overlap": 12})]
+    assert V._state["last"]["tiled"] is True
