@@ -330,6 +330,7 @@ def install() -> None:
         _state["wrapper"] = _wrap(sh.prepare_sampling)
         sh.prepare_sampling = _state["wrapper"]
     _state["installed"] = True
+    FEATURE.ok()
     try:
         fit_vae.install(_auto_on, lambda: auto_context(None), health.in_chain)
     except Exception as exc:  # the sampler's guard works without it
@@ -341,7 +342,6 @@ def _auto_on() -> bool:
         return enabled()
     except Exception:
         return False
-    FEATURE.ok()
 
 
 def _check(feature) -> None:
