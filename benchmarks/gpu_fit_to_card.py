@@ -207,7 +207,7 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
         kind = fit_guard.vae_kind(vae, run["family"])
         p = fit_plan.plan(run["cap"], weights={"vae": int(vae.patcher.model_size())}, memory_required=0, reserve=ctx["reserve"],
                           decode={"kind": kind, "latent_shape": run["latent"], "dtype": str(vae.vae_dtype)})
-        v = fit_guard.sized_vae(vae, kind, p["decode"]["args"] if p["decode"]["tiled"] else None)
+        v = fit_guard.sized_vae(vae, kind, p["decode"].get("args") if p["decode"]["tiled"] else None)
         out["decode_tiled"] = p["decode"]["tiled"]
     t = time.perf_counter()
     try:

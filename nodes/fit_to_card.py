@@ -141,8 +141,9 @@ class GPUGardenFitToCard(io.ComfyNode):
             applied.append("memory_required")
             if vae is not None:
                 d = p.get("decode") or {}
-                vae_out = fit_guard.sized_vae(vae, p["vae_kind"], d.get("args") if d.get("tiled") else None)
-                applied.append("vae_tiled" if d.get("tiled") else "vae_sizing")
+                tile = d.get("args") if d.get("tiled") else None  # None also when not even a tile fits: sizing only
+                vae_out = fit_guard.sized_vae(vae, p["vae_kind"], tile)
+                applied.append("vae_tiled" if tile else "vae_sizing")
         ui = {k: v for k, v in p.items() if k not in ("weights",)}
         ui.update(mode=mode, applied=applied, face=face(p, mode),
                   vae_memory_used_decode=(p["decode"] or {}).get("per_sample") if p.get("decode") else None)
