@@ -71,15 +71,15 @@ def nodes_py_category(path: str, func: str):
 # building a text encoder, a pipeline decoding latents, a script moving its model to the GPU, a training step.
 # Calls only (a name followed by "("), so a comment or an assignment of a plain value says nothing.
 _SRC = (
-    ("text-encoder", re.compile(r"(?i)\b(?:load_clip|load_text_encoder\w*|CLIPLoader\w*|\w*T5EncoderModel|\w*UMT5\w*|T5Encoder\w*|"
-                                r"CLIPTextModel\w*|encode_prompt|get_learned_conditioning|encode_from_tokens\w*|encode_token_weights|"
-                                r"(?:text_encoder|clip|cond_stage_model)\w*\.(?:encode\w*|to|cuda|load_sd|load_model))\(|"
+    ("text-encoder", re.compile(r"(?i)\b(?:load_clip|load_text_encoder\w{0,30}|CLIPLoader\w{0,30}|T5EncoderModel|UMT5\w{0,30}|T5Encoder\w{0,30}|"
+                                r"CLIPTextModel\w{0,30}|encode_prompt|get_learned_conditioning|encode_from_tokens\w{0,30}|encode_token_weights|"
+                                r"(?:text_encoder|clip|cond_stage_model)\w{0,30}\.(?:encode\w{0,30}|to|cuda|load_sd|load_model))\(|"
                                 r"\btext_encoders?(?:_\d)?\(")),
-    ("vae-decode", re.compile(r"(?i)\b(?:\w*vae\w*|first_stage_model)\.(?:decode|tiled_decode|decode_tiled\w*)\(|"
+    ("vae-decode", re.compile(r"(?i)(?:vae\w{0,30}|\bfirst_stage_model)\.(?:decode|tiled_decode|decode_tiled\w{0,30})\(|"
                               r"\b(?:decode_first_stage|decode_latents|vae_decode)\(|\.decode\(\s*(?:latents?|z|samples?|x_0|x0)\b")),
-    ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w*\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
-    ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w*\(|"
-                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w*\.(?:to|cuda|half)\(")),
+    ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w{0,30}\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
+    ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w{0,30}\(|"
+                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}\.(?:to|cuda|half)\(")),
 )
 
 

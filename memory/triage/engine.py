@@ -46,6 +46,8 @@ def _event_dict(scan, inc, context):
     device_kind = next((e["device_kind"] for e in inc.events if e.get("device_kind")), None) or env["backend"]
     if device_kind == "cuda" and env["backend"] == "rocm":
         device_kind = "rocm"
+    elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui"):
+        device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
     params = advice.params(inc, env, scan, context)
     top = causes[0]["id"]
     guide = guides_mod.select(top, env["runtime"], env, params, kind=ev["kind"])

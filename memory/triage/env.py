@@ -52,9 +52,15 @@ def guess_runtime(scan, inc) -> str:
         return "comfyui"
     if f["vllm"] and not f["comfy"]:
         return "vllm"
+    if not f["comfy"] and not inc.has_exception_block:
+        # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
+        if "onnx.alloc" in kinds:
+            return "onnxruntime"
+        if "xla.oom" in kinds:
+            return "tensorflow" if "OOM when allocating" in inc.primary.get("text", "") else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
     if f["comfy"] or "/comfy/" in paths or "execution.py" in paths or "custom_nodes" in paths:
         return "comfyui"
-    if f["ggml"] and any(k in ("cuda.driver",) for k in kinds):
+    if f["ggml"] and any(k in ("cuda.driver", "metal.oom") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"

@@ -105,12 +105,14 @@ _ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+
 # TensorFlow's "OOM when allocating tensor with shape[...]"
 _XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
                   r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
-# Apple Metal: a command buffer the GPU could not back with memory, and MPS's single-buffer size limit
+# Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
+# and MPS's single-buffer size limit
 _METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8")
 _MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 _PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
-_KILLED = re.compile(r"^\s*Killed\s*$|^\S*:? ?line \d+:\s+\d+ Killed\b|^\[\d+\]\+?\s+Killed\b|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer")
+_KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
+                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
 _CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
 _NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
@@ -409,7 +411,7 @@ RECOGNISERS = [
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_ONNX, "onnx.alloc", None, "onnxruntime", lambda m: {"requested": int(m.group(1))}),
     _simple(_XLA, "xla.oom", None, "jax", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_METAL, "metal.oom", "mps", "pytorch"),
+    _simple(_METAL, "metal.oom", "metal", None),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}),
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch"),
     _simple(_KILLED, "os.oom_killer", "cpu", "pytorch"),

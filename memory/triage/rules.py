@@ -124,7 +124,7 @@ R = Rule
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
-    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= SLIVER * x.total,
+    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= SLIVER * x.total and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
     # in training, slack about the size of the request is the churn of the step's own tensors: the batch is the knob
     R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= SLIVER * x.total and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),

@@ -140,6 +140,7 @@ import re  # noqa: E402
 import time  # noqa: E402
 
 from gpu_garden.memory.triage import facts as facts_mod, lines as L, parse as P, scan as scan_mod, window as window_mod  # noqa: E402
+from gpu_garden.memory.triage import categories as C  # noqa: E402
 
 HANG_S = 1.0
 
@@ -152,6 +153,7 @@ def _patterns():
                 out[f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"] = v
     out.update({f"ASYNC_FIELDS.{k}": v for k, v in P.ASYNC_FIELDS.items()})
     out.update({f"FACTS.{k}": v for k, v in L.FACTS})
+    out.update({f"SOURCE.{k}": v for k, v in C._SRC})      # traceback source lines (categories.source_category)
     return out
 
 

@@ -1,0 +1,164 @@
+"""Message families beyond PyTorch's allocator, and what a traceback's source line says.
+
+Each log is modelled on the public thread named beside it: the runtime's own lines and numbers as the
+thread shows them, paths and prose rewritten. These are unit tests written while the rules were changed,
+NOT unseen cases: they never count towards the first-sight score (tests/unit/corpus/unseen/LEDGER.md).
+"""
+import pytest
+
+from gpu_garden.memory.triage import categories as C
+from gpu_garden.memory.triage import engine as triage
+from gpu_garden.memory.triage import parse as P
+from gpu_garden.memory.units import GiB
+
+CASES = [
+    # (thread, log, cause, runtime, device, numbers)
+    ("https://github.com/microsoft/onnxruntime/issues/16307",
+     "2023-06-09 10:12:01.000 [E:onnxruntime:, sequential_executor.cc:514 ExecuteKernel] Non-zero status code returned while "
+     "running ReduceSum node. Name:'ReduceSum_91' Status Message: /src/onnxruntime/core/framework/bfc_arena.cc:376 "
+     "void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) "
+     "Failed to allocate memory for requested buffer of size 939524096\n",
+     "activations", "onnxruntime", "cuda", {"requested": 939524096}),
+    # a size no device has: the input's shape is wrong, not the card too small
+    ("https://github.com/microsoft/onnxruntime/issues/22702",
+     "onnxruntime.capi.onnxruntime_pybind11_state.RuntimeException: [ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status "
+     "code returned while running Conv node. Name:'/stages.0/blocks.0/mlp/fc1/Conv' Status Message: "
+     "/src/onnxruntime/core/framework/bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, "
+     "onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to allocate memory for requested buffer of size 4585490524328388608\n",
+     "other", "onnxruntime", "cuda", {"requested": 4585490524328388608}),
+    ("https://github.com/sokrypton/ColabFold/issues/65",
+     "/usr/local/lib/python3.7/dist-packages/jax/interpreters/xla.py in _execute_compiled(compiled, avals, handlers, kept_var_idx, *args)\n"
+     "--> 960   out_bufs = compiled.execute(input_bufs)\n"
+     "RuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 14285187448 bytes.\n",
+     "activations", "jax", "cuda", {"requested": 14285187448}),
+    ("https://github.com/onpix/LLNeRF/issues/9",
+     "$ bash scripts/train.sh\n"
+     "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.\n",
+     "activations", "jax", "cuda", {"requested": 20029400304}),
+    ("https://github.com/tensorflow/models/issues/7142",
+     "ResourceExhaustedError: OOM when allocating tensor with shape[500,17,17,4032] and type float on "
+     "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n",
+     "activations", "tensorflow", "cuda", {}),
+    ("https://github.com/kijai/ComfyUI-SUPIR/issues/151",
+     "## Error Details\n- **Node ID:** 12\n- **Node Type:** SUPIR_Upscale\n- **Exception Type:** RuntimeError\n"
+     "- **Exception Message:** Invalid buffer size: 8.21 GB\n",
+     "activations", "comfyui", "mps", {"requested": int(8.21 * GiB)}),
+    ("https://github.com/LostRuins/koboldcpp/issues/1371",
+     "llama_new_context_with_model: n_ctx = 8192\n"
+     "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\n"
+     "llama_graph_compute: ggml_backend_sched_graph_compute_async failed with error -1\n"
+     "llama_decode: failed to decode, ret = -3\n",
+     "activations", "llama.cpp", "metal", {}),
+    ("https://github.com/Comfy-Org/ComfyUI/issues/8065",
+     "got prompt\n"
+     "!!! Exception during processing !!! The paging file is too small for this operation to complete. (os error 1455)\n"
+     "Traceback (most recent call last):\n"
+     '  File "C:\\Apps\\ComfyUI\\execution.py", line 347, in execute\n'
+     "    output_data, output_ui, has_subgraph = get_output_data(obj, input_data_all)\n"
+     '  File "C:\\Apps\\ComfyUI\\comfy\\utils.py", line 60, in load_torch_file\n'
+     '    with safetensors.safe_open(ckpt, framework="pt", device=device.type) as f:\n'
+     "OSError: The paging file is too small for this operation to complete. (os error 1455)\n",
+     "host-ram", "comfyui", "cpu", {}),
+    ("https://github.com/Comfy-Org/ComfyUI/issues/3430",
+     "comfyui     | got prompt\n"
+     "comfyui     | /srv/scripts/entrypoint.sh: line 42:     8 Killed                  python3 ./ComfyUI/main.py --listen --port 8188\n",
+     "host-ram", None, "cpu", {}),
+    ("https://github.com/kijai/ComfyUI-HunyuanVideoWrapper/issues/30",
+     "got prompt\n"
+     "Loading text encoder model (llm) from: /home/u/ComfyUI/models/LLM/llava-llama-3-8b-text-encoder-tokenizer\n"
+     "Loading checkpoint shards:  25%|#####               | 1/4 [00:01<00:05,  1.86s/it][1] \n"
+     "60190 killed     python main.py\n",
+     "host-ram", None, "cpu", {}),
+    ("https://github.com/SYSTRAN/faster-whisper/issues/442",
+     "Traceback (most recent call last):\n"
+     '  File "/home/u/.local/lib/python3.8/site-packages/faster_whisper/transcribe.py", line 584, in generate_with_fallback\n'
+     "    result = self.model.generate(\n"
+     "RuntimeError: CUDA failed with error out of memory\n",
+     None, "pytorch", "cuda", {}),
+    ("https://github.com/NovaSky-AI/SkyRL/issues/624",
+     "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_1 cuMemAllocAsync failed to allocate "
+     "1225195446464 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",
+     None, None, "cuda", {}),
+]
+
+
+@pytest.mark.parametrize("thread,log,cause,runtime,device,numbers", CASES, ids=[c[0].split("github.com/")[1] for c in CASES])
+def test_message_family_is_recognised(thread, log, cause, runtime, device, numbers):
+    res = triage.triage_text(log)
+    assert res["found"], thread
+    ev = res["events"][-1]
+    if cause:
+        assert res["cause"] == cause, (thread, ev["causes"])
+    if runtime:
+        assert ev["runtime"] == runtime, thread
+    assert ev["device_kind"] == device, thread
+    for k, v in numbers.items():
+        assert ev["numbers"].get(k) == v, (thread, k)
+    assert ev["guide"] and ev["guide"]["markdown"].strip(), thread
+
+
+def test_each_new_family_has_its_own_guide():
+    # the CUDA allocator's remedies do not apply to ONNX Runtime, XLA or the OS refusing memory
+    ids = {triage.triage_text(log)["events"][-1]["guide"]["id"] for _, log, *_ in CASES[:5] + CASES[7:9]}
+    assert {"onnxruntime", "xla", "os-host-ram"} <= ids
+
+
+@pytest.mark.parametrize("line", ["Killed by signal handler test", "the process got killed by the OS", "skill 12 killed it",
+                                  "Out of memory: nothing here", "train.py finished"])
+def test_prose_is_not_an_oom_killer_line(line):
+    ev = P.recognise(line)
+    assert ev is None or ev["kind"] != "os.oom_killer", line
+
+
+@pytest.mark.parametrize("line,cat", [
+    ("T5_text_encoder = T5EncoderModel(", "text-encoder"),            # kijai/ComfyUI-WanVideoWrapper loader
+    ("clip = comfy.sd.load_clip(ckpt_paths=clip_paths, embedding_directory=emb)", "text-encoder"),
+    ("prompt_embeds = self.text_encoder(text_input_ids.to(device), attention_mask=mask)", "text-encoder"),
+    ("image = self.vae.decode(latents / self.vae.config.scaling_factor, return_dict=False)[0]", "vae-decode"),
+    ("pixel_samples[x:x+batch_number] = torch.clamp((self.first_stage_model.decode(samples).cpu().float() + 1.0) / 2.0, min=0.0, max=1.0)",
+     "vae-decode"),
+    ("loss.backward()", "training"),
+    ("optimizer.step()", "training"),
+    ('pipe.to("cuda")', "weights-exceed-vram"),
+    ("model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float16)", "weights-exceed-vram"),
+    ("x = x.to(device)", None),                          # the input moving, not the model
+    ("temp.to(device)", None),
+    ("h = self.mid.attn_1(h)", None),
+])
+def test_source_line_category(line, cat):
+    assert C.source_category(line) == cat
+
+
+def test_source_line_decides_the_phase_when_nothing_else_does():
+    # https://github.com/huggingface/diffusers/issues/10350: a script decoding latents with the SD 2.1 VAE
+    log = ("Traceback (most recent call last):\n"
+           '  File "/work/repro.py", line 17, in <module>\n'
+           "    x1 = vae.decode(x0 / vae.config.scaling_factor, return_dict=False)[0]\n"
+           '  File "/env/lib/python3.10/site-packages/diffusers/utils/accelerate_utils.py", line 46, in wrapper\n'
+           "    return method(self, *args, **kwargs)\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 9.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which "
+           "7.21 GiB is free. Of the allocated memory 15.26 GiB is allocated by PyTorch, and 12.00 MiB is reserved by PyTorch but "
+           "unallocated.\n")
+    res = triage.triage_text(log)
+    assert res["cause"] == "vae-decode", res["events"][-1]["causes"]
+    assert any("source line" in e for e in res["events"][-1]["causes"][0]["evidence"])
+
+
+def test_backward_in_the_source_line_is_a_training_step():
+    # https://github.com/speedinghzl/pytorch-segmentation-toolbox/issues/54 (old message form, slack near the request)
+    log = ("Traceback (most recent call last):\n"
+           '  File "seg_train.py", line 228, in main\n'
+           "    loss.backward()\n"
+           "RuntimeError: CUDA out of memory. Tried to allocate 86.00 MiB (GPU 3; 11.75 GiB total capacity; 10.05 GiB already "
+           "allocated; 85.81 MiB free; 588.65 MiB cached)\n")
+    res = triage.triage_text(log)
+    assert res["cause"] == "activations", res["events"][-1]["causes"]
+
+
+def test_host_ram_failure_is_not_moved_by_the_source_line():
+    # a CPU-allocator failure inside VAE decode stays a host-RAM failure (the source line names the phase only)
+    log = ("Traceback (most recent call last):\n"
+           '  File "/srv/ComfyUI/nodes.py", line 284, in decode\n'
+           '    return (vae.decode(samples["samples"]), )\n'
+           "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 9663676416 bytes.\n")
+    assert triage.triage_text(log)["cause"] == "host-ram"
