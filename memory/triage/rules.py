@@ -304,6 +304,11 @@ RULES = [
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
+    # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers
+    # (PyTorch's allocator would have printed them for VRAM) is most often page-locked RAM; a hint, not a verdict
+    R("host-ram", 1.4, lambda x: x.kind == "cuda.driver" and x.comfy and not x.pinned_host and not x.graph_capture,
+      "ComfyUI, a driver-level CUDA out-of-memory and no allocator numbers: ComfyUI pins (page-locks) host RAM for offloaded "
+      "weights, and that RAM running out is reported this way (try --disable-pinned-memory)"),
     # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
     R("host-ram", 8.0, kind("os.paging_file"),
       "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
