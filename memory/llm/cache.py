@@ -99,7 +99,7 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     if runtime == "vllm":
         seqs = 1  # the fits rule: one sequence of max_model_len
         cells = math.ceil(ctx / BLOCK) * BLOCK
-        swa_cells = min(cells, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK)
+        swa_cells = cells if swa_full else min(cells, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK)
     elif runtime == "llama.cpp":
         seqs = parallel
         cells = _pad(ctx, CTX_STEP)

@@ -11,7 +11,7 @@ from .weights import weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
-         "runtime_version", "gpu_name")
+         "runtime_version", "gpu_name", "vllm_engine")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -91,7 +91,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      f"for one image, on the GPU before any layer")
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
     if runtime == "vllm" and s["v0_fallback"]:
-        notes.append(f"vLLM {knobs.get('runtime_version')} runs this with its V0 engine ({s['v0_fallback']})")
+        notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
+                     f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))
     v_type = knobs.get("kv_dtype_v") or kv
     if runtime != "vllm" and KV_BYTES[v_type] < 2 and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
@@ -246,6 +247,8 @@ def _flag(kind, name, value, reason, text=None):
 def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None) -> list:
     f = []
     if runtime == "vllm":
+        if s.get("engine_env"):
+            f.append(_flag("env", "VLLM_USE_V1", s["engine_env"], "the engine these figures are for"))
         f.append(_flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
         if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
             f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
@@ -295,7 +298,8 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None) -> list:
 
 def _command(runtime, flags) -> str:
     if runtime == "vllm":
-        return "vllm serve MODEL " + " ".join(f["text"] for f in flags if f["kind"] == "flag")
+        env = "".join(f["text"] + " " for f in flags if f["kind"] == "env")
+        return env + "vllm serve MODEL " + " ".join(f["text"] for f in flags if f["kind"] == "flag")
     if runtime == "llama.cpp":
         return "llama-server -m MODEL.gguf " + " ".join(f["text"] for f in flags)
     env = " ".join(f["text"] for f in flags if f["kind"] == "env")

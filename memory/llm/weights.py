@@ -34,6 +34,20 @@ def _block_bits(t: str) -> float:
 
 
 BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
+# llama.cpp quantizes a K-quant tensor whose rows are not a multiple of 256 values with a fallback type
+# (llama-quant.cpp, tensor cols not divisible by QK_K: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0). ffn_down's rows
+# are `intermediate` long: Qwen2/2.5-72B's 29568 is not a multiple of 256, so its ffn_down (19.4 B parameters)
+# takes the fallback. Extra bits per ffn_down weight, averaged over the file type's layer mix (Q4_K_M/Q5_K_M keep
+# ffn_down in Q6_K on half of the layers, Q4_K_S in Q5_K on the first eighth).
+K_FALLBACK_EXTRA = {"Q4_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (5.5 - 4.5), "Q4_K_S": (6.0 - 5.5) / 8 + 7 / 8 * (5.5 - 4.5),
+                    "Q5_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (6.0 - 5.5), "Q5_K_S": 6.0 - 5.5, "Q6_K": 8.5 - 6.5625}
+
+
+def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
+    """Extra bits of the whole file from the K-quant fallback of ffn_down (dense models; 0 when rows divide 256)."""
+    if t not in K_FALLBACK_EXTRA or spec.n_experts or not spec.intermediate or spec.intermediate % 256 == 0:
+        return 0.0
+    return spec.n_layers * spec.intermediate * spec.hidden * K_FALLBACK_EXTRA[t]
 DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
@@ -64,10 +78,13 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         et, ot = ROLE_TYPES[up]
         emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8
         out = emb_params * TYPE_BITS[ot] / 8
-        blocks = block_params * BLOCK_BITS[up] / 8
+        extra = _k_fallback_bits(spec, up)
+        blocks = (block_params * BLOCK_BITS[up] + extra) / 8
         total = emb + blocks + (0 if spec.tied else out)
         how = (f"{block_params / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
-               f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}"))
+               f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
+               + (f"; ffn_down rows of {spec.intermediate} are not a multiple of 256: llama.cpp's fallback type "
+                  f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how}
     if up in GGUF_BPW and low not in DENSE_BITS:
         total = spec.params * GGUF_BPW[up] / 8

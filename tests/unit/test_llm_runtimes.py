@@ -88,12 +88,15 @@ def test_vllm_activation_comes_from_max_num_batched_tokens():
                  max_num_seqs=16)["overhead"]["activation_profile"]
     b = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=32768,
                  max_num_seqs=16)["overhead"]["activation_profile"]
-    # per token: (2 x 14336 + 5 x 4096) x 2 bytes = 98,304 bytes
-    assert b - a == 16384 * 98304
-    # V0 adds the sampler to the forward
+    # per token: (3 x 14336 + 2 x 4096) x 2 bytes x 1.08 = 110,592 bytes (vllm#10517's slope: 110 KB per token)
+    assert b - a == 16384 * 110592
+    # V0 too takes the larger of the two (not their sum): with 256 sequences its top-k/top-p sampler (~9.9 fp32
+    # logits copies: 256 x 128256 x 4 x 9.9 = 1.21 GiB) is the peak below ~11,700 tokens, the forward above
     c = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=2048, runtime_version="0.6.4")
     d = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=4096, runtime_version="0.6.4")
-    assert d["overhead"]["activation_profile"] - c["overhead"]["activation_profile"] == 2048 * 98304
+    assert d["overhead"]["activation_profile"] == c["overhead"]["activation_profile"] == int(256 * 128256 * 4 * 9.9)
+    e = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, max_num_batched_tokens=20000, runtime_version="0.6.4")
+    assert e["overhead"]["activation_profile"] == int(20000 * 110592)
 
 
 # ---------------------------------------------------------------- llama.cpp
@@ -172,7 +175,7 @@ def test_cli_flags_reach_the_plan(capsys):
     r = json.loads(capsys.readouterr().out)
     assert r["budget"] == math.ceil(0.8 * 24 * GiB) and r["overhead"]["cuda_graphs"] == 0
     # V1: the larger of the 4096-token forward and the sampler warm-up (256 x 128256 x 4 bytes x 3 copies)
-    assert r["overhead"]["activation_profile"] == max(4096 * 98304, 256 * 128256 * 12)
+    assert r["overhead"]["activation_profile"] == max(4096 * 110592, 256 * 128256 * 12)
     assert cli.main(["kv", "--model", "deepseek-ai/DeepSeek-V3", "--runtime", "llama.cpp", "--mla-cache", "full",
                      "--ngl", "10", "--flash-attn", "off", "--ubatch", "256", "--kv-dtype", "q4_0", "--kv-dtype-v", "f16",
                      "--json"]) == 0

@@ -22,6 +22,11 @@ RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for C
 MEASURED = (0, 12)
 WEIGHTS_TOTAL_WITH_KV = (0, 6)   # llm/memory.go: memoryWeights += blk + kv/L before the per-layer KV of 0.6
 WEIGHTS_TOTAL_WITH_OUTPUT = (0, 7)
+# The scheduler's graph estimate (GGML.GraphSize) took no flash-attention argument before 0.6: 0.5's code calls
+# GraphSize(numCtx, min(numCtx, numBatch)) (ollama/ollama#6279 diff), so the runner got --flash-attn while the
+# placement was sized for the score matrix (ollama/ollama#5821, 0.2.8: graph.full 5.1 GiB at 80000 tokens with
+# --flash-attn on the command line). The first version that passes it is not pinned; 0.6 is taken.
+FLASH_IN_ESTIMATE = (0, 6)
 
 
 def printed_weights_total(version, roles, kv_total) -> int:
@@ -62,7 +67,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     L = spec.n_layers
     out_w = roles["output"]
     layer = (roles["blocks"] + kvd["total"]) / L
-    graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"])
+    counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
+    graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
     zero = (proj["weights"] + proj["graph"]) if proj else 0
     over = {"cuda_context": RESERVE, "layer_buffer": int(layer), "compute_buffer": graph_full}

@@ -6,8 +6,13 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
              graphs were captured after the KV cache was allocated, outside the share (PR #30515 added the
              estimate off by default; vLLM 0.27's log: "CUDA graph memory profiling is enabled (default since
              v0.21.0)")]
-  activation peak: one profile forward of max_num_batched_tokens plus the sampler on max_num_seqs rows
+  activation peak: the larger of one profile forward of max_num_batched_tokens and the sampler on max_num_seqs
+  rows (both engines run them one after the other: the forward's intermediates are freed before the sampler)
   non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on
+  sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
+  hybrid KV cache manager that sizes them by the window came with 0.10)
+  engine: V1 by default from 0.8 (VLLM_USE_V1=0 forces V0 until 0.10; VLLM_USE_V1=1 gave V1 in 0.7):
+  the `vllm_engine` knob
   fits: one request of max_model_len must fit the pool (V0: max_model_len <= GPU blocks x 16; V1:
         _check_enough_kv_cache_memory); the rest of the pool is concurrency, printed as
         "Maximum concurrency for N tokens per request: X" (V0: tokens / N; V1: blocks / ceil(N / 16))
@@ -31,9 +36,20 @@ KV_CACHE_MEMORY = (0, 10, 1)
 MAX_MODEL_LEN_AUTO = (0, 12)
 
 
-SAMPLER_COPIES = 3            # fp32 logits copies of the sampler warm-up on max_num_seqs rows (V0 logs, 0.10.1)
+SAMPLER_COPIES = 3            # fp32 logits copies of V1's sampler warm-up on max_num_seqs rows before 0.11 (0.10.1)
 SAMPLER_COPIES_V011 = 9.7     # from 0.11: the llm-d H100 write-up prints 9.6-9.7 copies for 4 models (a fitted figure)
 SAMPLER_HEAVY = (0, 11)
+# V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
+# its printed peaks are 9.8-10.3 fp32 copies of max_num_seqs x vocab (vllm#13882 0.7.3, the T4 and GGUF 0.8.2
+# rows, vllm#10511 0.6.5). A fitted figure, like SAMPLER_COPIES_V011.
+SAMPLER_COPIES_V0 = 9.9
+# forward: per token, the MLP's gate/up output (2 x intermediate) and its activation (1 x intermediate) live
+# together with the residual stream and the hidden state (2 x hidden), in 16 bits; x 1.08 for the allocator's
+# rounding and the attention buffers (slope of vllm#10517's two Llama-3.1-8B peaks: 2.07 GiB at 20000 tokens,
+# 2.99 GiB at 29000: 110 KB per token, where (3 x 14336 + 2 x 4096) x 2 = 102 KB). A fitted figure.
+FORWARD_FACTOR = 1.08
+SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
+CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
 
 
 # cards below compute capability 8.0 (Turing, Volta, Pascal)
@@ -55,12 +71,26 @@ def v0_fallback(version, knobs) -> str | None:
     return None
 
 
+def engine(version, knobs) -> tuple:
+    """(v1, why-not-the-default or None). VLLM_USE_V1 (the `vllm_engine` knob: "v0" or "v1") overrides the
+    version's default until V0 was removed in 0.11; otherwise 0.8-0.9 fall back to V0 where V1 could not run."""
+    asked = str(knobs.get("vllm_engine") or "").lower()
+    if asked not in ("", "v0", "v1"):
+        from ...errors import UserError
+        raise UserError(f"--vllm-engine must be v0 or v1, got {knobs.get('vllm_engine')!r}")
+    if asked == "v1" or (asked == "v0" and at_least(version, 0, 11)):
+        return True, ("VLLM_USE_V1=1" if asked == "v1" and not at_least(version, *V1) else None)
+    if asked == "v0":
+        return False, "VLLM_USE_V1=0"
+    fallback = v0_fallback(version, knobs)
+    return at_least(version, *V1) and not fallback, fallback
+
+
 def settings(version, vram, ctx, knobs) -> dict:
     # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
     big = (vram or 0) >= 70 * GiB and "a100" not in str(knobs.get("gpu_name") or "").lower()
-    fallback = v0_fallback(version, knobs)
-    v1 = at_least(version, *V1) and not fallback
+    v1, fallback = engine(version, knobs)
     if knobs.get("max_num_batched_tokens"):
         batched = knobs["max_num_batched_tokens"]
     elif v1:
@@ -70,36 +100,46 @@ def settings(version, vram, ctx, knobs) -> dict:
     seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
     return {"util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
-            "version": version, "v1": v1, "v0_fallback": fallback}
+            "version": version, "v1": v1, "v0_fallback": fallback,
+            "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
-def activation(spec, max_batched: int, max_seqs: int, version=(0, 6)) -> int:
-    """Profile run peak: one forward of max_num_batched_tokens and the sampler on max_num_seqs rows.
-    V0 ran both in one profile step (their sum); V1 runs the sampler warm-up after the forward has freed its
-    intermediates (the larger of the two). Calibrated on vLLM's own "PyTorch activation peak memory" lines
-    (Llama-3-8B: 1.26 GiB at 8192 tokens, vllm-project/vllm#10511; Llama-3.1-8B: 2.07 GiB at 20000 tokens,
-    vllm-project/vllm#10517; V1 from 0.11: Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences,
-    llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md)."""
+def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None) -> int:
+    """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
+    rows (the forward's intermediates are freed before the sampler runs, in both engines). Calibrated on vLLM's
+    own "PyTorch activation peak memory" lines (Llama-3.1-8B: 2.07 GiB at 20000 tokens and 2.99 at 29000,
+    vllm-project/vllm#10517; V0 sampler peaks of vllm#13882, vllm#10511 and the 0.8.2 T4/GGUF rows; V1 from 0.11:
+    Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
+    config_explorer/empirical-vllm-memory-results.md). v1: the engine (default: V1 from 0.8)."""
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
     else:
-        per_token = (2 * spec.intermediate + 5 * d) * 2
+        per_token = (3 * spec.intermediate + 2 * d) * 2 * FORWARD_FACTOR
     forward = max_batched * per_token
-    copies = SAMPLER_COPIES_V011 if at_least(version, *SAMPLER_HEAVY) else SAMPLER_COPIES
+    if v1 is None:
+        v1 = at_least(version, *V1)
+    if not v1:
+        copies = SAMPLER_COPIES_V0
+    else:
+        copies = SAMPLER_COPIES_V011 if at_least(version, *SAMPLER_HEAVY) else SAMPLER_COPIES
     sampler = max_seqs * spec.vocab * 4 * copies
-    if at_least(version, *V1):
-        return int(max(forward, sampler))
-    return int(forward + sampler)
+    return int(max(forward, sampler))
+
+
+def graph_memory(max_seqs: int) -> int:
+    """CUDA graph memory: the largest captured batch (min(max_num_seqs, 256)) sets the graph pool; 512 MiB at
+    vLLM's default capture list (the 0.3-1 GiB logs print), down to a floor of 32 MiB for one sequence."""
+    return int(max(32 * MiB, CUDA_GRAPHS * min(max_seqs, CAPTURE_MAX) / CAPTURE_MAX))
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     v = s["version"]
-    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"])
+    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not at_least(v, *SWA_SIZED))
     over = {"cuda_context": CUDA_CONTEXT,
-            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v if s["v1"] else (0, 7)),
+            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"]),
             "non_torch": NON_TORCH if at_least(v, 0, 7) else NON_TORCH_V06,
-            "cuda_graphs": 0 if s["enforce_eager"] else CUDA_GRAPHS}
+            "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
     outside = over["cuda_context"] + (0 if graphs_inside else over["cuda_graphs"])
