@@ -187,9 +187,12 @@ MEASURED = REPO / "benchmarks" / "data" / "diffusion_measured.json"
 PHASES = ("sample", "sample-offload", "pipeline", "weights")
 # Measured rows tuned on (named after their first sight, before the refit): the diffusers KL decode
 # (vae.DIFFUSERS_KL_DECODE) on two FLUX.1-dev pipeline rows, the streamed offload layer (weights.OFFLOAD_LAYERS)
-# on the FLUX.1-dev and SDXL group-offload rows. Every other measured row is HELD-OUT.
+# on the FLUX.1-dev and SDXL group-offload rows; after batch 3, diffusers' HunyuanVideo decoder (vae.DIFFUSERS_HV_DECODE) on
+# one HunyuanVideo row. Every other measured row is HELD-OUT.
 MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gguf-q8_0-peak",
-                "diffusers-bench-flux1-dev-group-offload-leaf-1024", "diffusers-bench-sdxl-group-offload-leaf-1024"}
+                "diffusers-bench-flux1-dev-group-offload-leaf-1024", "diffusers-bench-sdxl-group-offload-leaf-1024",
+                # after measured batch 3's first sight: diffusers' HunyuanVideo decoder (vae.DIFFUSERS_HV_DECODE)
+                "hf-blog-videogen-hunyuanvideo-4bit-cpu-offload"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -257,10 +260,11 @@ def _measured_components(r):
             keep = tuple(r.get("keep_16bit") or ()) if c["role"] == "diffusion_model" else ()
             t = {k: (v if any(p in k for p in keep) else q) for (k, v), q in zip(c["table"].items(), W.requant(c["table"], dt).values())}
             c = dict(c, table=t, bytes=sum(tensor_bytes(d, s) for d, s in t.values()))
-            fp32 = tuple(r.get("te_keep_fp32") or ()) if c.get("kind") == "t5-xxl" else ()
-            if fp32:  # kept in fp32 by the runner's loader: 4 bytes each, whatever the cast policy says
-                rest = {k: v for k, v in t.items() if not any(p in k for p in fp32)}
-                c["resident"] = W.resident_bytes(rest) + sum(4 * math.prod(s) for k, (d, s) in t.items() if k not in rest)
+        fp32 = tuple(r.get("te_keep_fp32") or ()) if c.get("kind") == "t5-xxl" else ()
+        if fp32:  # kept in fp32 by the runner's loader: 4 bytes each, whatever the cast policy says
+            t = c["table"]
+            rest = {k: v for k, v in t.items() if not any(p in k for p in fp32)}
+            c = dict(c, resident=W.resident_bytes(rest) + sum(4 * math.prod(s) for k, (d, s) in t.items() if k not in rest))
         out.append(c)
     return out
 
@@ -376,6 +380,8 @@ def main() -> int:
         which = "fit" if r["id"] in MEASURED_FIT else "heldout"
         by_set.setdefault(which, []).append(abs(eo))
         by_set.setdefault(f"{which}_{ph.replace('-', '_')}", []).append(abs(eo))
+        by_set.setdefault(f"batch{r.get('batch_id', 1)}_{which}", []).append(abs(eo))
+        by_set.setdefault(f"batch{r.get('batch_id', 1)}_{which}_{ph.replace('-', '_')}", []).append(abs(eo))
         if c is not None:
             mc.append(abs(err(c, ref)))
         mrows.append({"id": r["id"], "phase": ph, "set": which, "compare": r.get("compare", "torch_allocated"), "batch": r.get("batch_id", 1),

@@ -10,7 +10,7 @@ import os
 from . import families, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
-from .phases import (block_units, comfy_memory_required, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
+from .phases import (block_units, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
                      sample_activation_bytes, sample_parts, te_activation, te_tokens)
 from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
 from .vae import vae_decode_bytes, vae_encode_bytes  # noqa: F401
@@ -69,7 +69,14 @@ def from_files(paths) -> list[dict]:
 DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": None,
                   "offload_bytes": 0, "cast_fp32": True, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
-                  "reserve": None, "device": "cuda", "runner": "comfyui"}
+                  "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None}
+
+# --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
+# (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
+# enable_model_cpu_offload, ComfyUI's own model swap); sequential: every model's weights stay in host RAM and
+# reach the device one layer at a time (diffusers enable_sequential_cpu_offload / group offload leaf_level,
+# ComfyUI --novram): a phase holds its activations plus the streamed layer(s) (weights.OFFLOAD_LAYERS).
+OFFLOAD_MODES = ("none", "model", "sequential")
 
 
 # -- the estimate ---------------------------------------------------------------------------------
@@ -83,7 +90,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
-    host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py)."""
+    host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential
+    (sets models/text_encoders/offload_bytes), keep_on_device ["diffusion_model"] (stays through every phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     pol = dict(DEFAULT_POLICY)
@@ -92,6 +100,12 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         pol["vae_decode"] = "tiled"
     if pol["runner"] not in vae_mod.RUNNERS:
         raise UserError(f"runner must be one of {', '.join(vae_mod.RUNNERS)}, not {pol['runner']!r}")
+    if pol["offload"] is not None:
+        if pol["offload"] not in OFFLOAD_MODES:
+            raise UserError(f"offload must be one of {', '.join(OFFLOAD_MODES)}, not {pol['offload']!r}")
+        pol["models"], pol["text_encoders"] = ("resident", "resident") if pol["offload"] == "none" else ("swap", "unload")
+        if pol["offload"] == "sequential":
+            pol["offload_bytes"] = 1 << 62
     comps = components_from(components)
     if pol.get("weights_dtype"):
         try:
@@ -149,6 +163,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                            "the layer being run is copied onto the device")
     w_te = sum(c["resident"] for c in tes)
     w_vae = max((c["resident"] for c in vaes), default=0)
+    if pol["offload"] == "sequential":  # text encoders and VAE stream too: their largest layer(s) on the device
+        w_te = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"]) for c in tes), default=0)
+        w_vae = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"]) for c in vaes), default=0)
+        assumptions.append("sequential offload: every model's weights stay in host RAM; each phase holds its activations "
+                           f"and {W.OFFLOAD_LAYERS} streamed layer(s)")
     if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] != "other"):
         assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)")
     if any(W.dropped(c["table"]) for c in tes):
@@ -157,6 +176,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     act, naive, how = 0, 0, ""
     if dm:
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
+        if pol["runner"] == "diffusers":
+            act = max(act, diffusers_rope_peak(family, arch, lat, b_eff))
         act += W.largest_cast(dm["table"])
         if pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
             act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
@@ -177,6 +198,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     others = lambda *exclude: sum(v for k, v in (("te", te_w_phase), ("dm", w_dm), ("vae", w_vae))  # noqa: E731
                                   if k not in exclude) if keep else 0
     te_extra = w_te if (te_resident and not keep and pol["text_encoders"] != "cpu") else 0
+    # a diffusion model that cannot leave the device while the others swap (bitsandbytes 8-bit under diffusers'
+    # model offload; policy keep_on_device ["diffusion_model"]): its weights sit under every phase
+    stay = w_dm if (not keep and "diffusion_model" in (pol.get("keep_on_device") or ())) else 0
+    if stay:
+        assumptions.append("the diffusion model stays on the device through every phase (it cannot be offloaded)")
     est = {
         "family": family, "variant": variant, "family_name": sp["name"] if dm else "no diffusion model",
         "unknown": bool(dm) and family == "unknown",
@@ -192,10 +218,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "fixed": fixed,
         "comfyui_memory_required": comfy_memory_required(family, arch, lat["shape"], b_eff, bc) if dm else None,
         "comfyui_factor": _comfy_factor(family, arch) if dm else None,
+        "offload": pol["offload"] or ("sequential" if pol["offload_bytes"] >= 1 << 50 else "none" if keep else "model"),
         "policy": pol, "verdict": "no budget", "budget": None, "min_vram_gb": None, "knobs": [],
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),
-                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra}, "keep": keep,
+                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay}, "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt,
                  "lat_shape": lat["shape"], "sample_how": how},
     }
@@ -235,13 +262,13 @@ def peak_on(est: dict, budget) -> dict:
         phases[name] = int(weights + acts + margin + fixed_total)
 
     if ctx["has_te"]:
-        phase("text_encode", w["te"] + others("te"), ctx["te_act"] if w["te"] else 0)
+        phase("text_encode", w["te"] + others("te") + w.get("stay", 0), ctx["te_act"] if w["te"] else 0)
     if ctx["has_dm"]:
         phase("sample", w["dm"] + w["te_extra"] + others("dm"), ctx["act"])
         phase("sample_naive_attention", w["dm"] + w["te_extra"] + others("dm"), naive_total(ctx["act"], ctx["naive"]))
     vinfo = None
     if ctx["has_vae_or_dm"]:
-        wv = w["vae"] + w["te_extra"] + others("vae")
+        wv = w["vae"] + w["te_extra"] + others("vae") + w.get("stay", 0)
         free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),

@@ -165,6 +165,23 @@ def sample_activation_bytes(family: str, latent_shape, dtype="bf16", cond_batch:
 # Text encoders: ComfyUI runs them in fp32 over their stored weights (manual cast): one fp32 copy of the layer
 # weight in use, fp32 hidden-sized tensors per token, and per head the n^2 scores, their softmax and (T5) the
 # position bias. Fitted on the FIT rows flux1 text (T5-XXL at 256 tokens) and wan21 text (UMT5-XXL at 512).
+# diffusers' LTX-Video attention applies RoPE in fp32 (apply_rotary_emb: x.float() * cos + x_rotated.float() * sin,
+# with cos/sin fp32 tables of [tokens, hidden] built once per forward); ComfyUI casts its tables to the model dtype
+# (lightricks/model.py _precompute_freqs_cis(out_dtype=x_dtype)), so only runner "diffusers" pays it. Bytes per
+# token x hidden at the peak, read from the code (not fitted): q, k, v, the block input and its norm in bf16
+# (5 x 2), the cos and sin tables (2 x 4), and the live fp32 temporaries x.float()*cos, x_rot.float()*sin, their
+# sum (3 x 4) plus x_rot in bf16 (2).
+DIFFUSERS_FP32_ROPE = {"ltxv": 5 * 2 + 2 * 4 + 3 * 4 + 2}
+
+
+def diffusers_rope_peak(family, arch, lat, b_eff) -> int:
+    """The attention-side peak of a diffusers transformer whose RoPE runs in fp32 (0 for other families)."""
+    per = DIFFUSERS_FP32_ROPE.get(family)
+    if not per:
+        return 0
+    return int(per * b_eff * lat["image_tokens"] * (arch.get("hidden") or 0))
+
+
 TE_TOKEN_UNITS = 2.38
 TE_SCORE_UNITS = 3.03
 

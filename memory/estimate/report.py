@@ -30,6 +30,11 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
     s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
                    help="during sampling: unloaded (default), kept on the GPU, or run on the CPU")
+    s.add_argument("--offload", choices=["none", "model", "sequential"],
+                   help="none: every model stays on the GPU (diffusers pipe.to('cuda'), ComfyUI --highvram); model: one model at a "
+                        "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "
+                        "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram). "
+                        "Overrides --models/--text-encoders")
     s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
                    help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0)")
     s.add_argument("--vae-dtype", choices=["auto", "bf16", "fp16", "fp32"], default="auto",
@@ -70,7 +75,7 @@ def policy_from_args(args) -> dict:
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
-           "runner": g("runner", "comfyui") or "comfyui"}
+           "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
     return pol

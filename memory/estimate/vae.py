@@ -25,6 +25,10 @@ WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 # per output pixel including the caching allocator's slack (the published figures are max_memory_reserved), fit:
 # the FLUX.1-dev pipeline bf16 and GGUF Q8_0 rows of benchmarks/data/diffusion_measured.json (1024x1024, bf16)
 DIFFUSERS_KL_DECODE = 2360
+# runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo) untiled: elements per output pixel and frame at
+# its peak (the whole video at once, no causal chunking), fit: hf-blog-videogen-hunyuanvideo-4bit-cpu-offload of
+# benchmarks/data/diffusion_measured.json (768x512x121, where the decode is the peak and only the VAE is resident)
+DIFFUSERS_HV_DECODE = 243
 RUNNERS = ("comfyui", "diffusers")
 
 
@@ -53,7 +57,8 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui") ->
     """Activation bytes of decoding ONE sample of a latent shaped `latent_shape` ([B, C, H, W] or
     [B, C, T, H, W]; B is ignored) with the VAE kind ("kl", "wan21", "wan22", "hunyuan-video", "ltxv",
     "mochi", "cosmos"; spec.vae_kind_for maps a file's kind), untiled, in `dtype`. Weights not included.
-    runner "diffusers": diffusers' KL decoder (DIFFUSERS_KL_DECODE); other kinds as ComfyUI. Stable API."""
+    runner "diffusers": diffusers' KL and HunyuanVideo decoders (DIFFUSERS_KL_DECODE, DIFFUSERS_HV_DECODE); other
+    kinds as ComfyUI. Stable API."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     b = dtype_bytes(dtype)
     w, h, frames, lat_t = _pixels(kind, latent_shape)
@@ -64,6 +69,8 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui") ->
         return int((WAN_DECODE if lat_t > 1 else WAN_DECODE_ONE) * hw * b + WAN_FRAME * frames * hw * b)
     if kind == "wan22":
         return int(WAN22_DECODE * hw * b + WAN_FRAME * frames * hw * b)
+    if kind == "hunyuan-video" and runner == "diffusers":
+        return int(DIFFUSERS_HV_DECODE * hw * frames * b)
     one = [1] + list(latent_shape)[1:]
     return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
 
