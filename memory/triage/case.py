@@ -12,7 +12,7 @@ TORCH = ("torch.cuda", "torch.hip", "torch.xpu")
 SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
           "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
-          "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer")
+          "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout")
 
 
 class Case:

@@ -94,7 +94,7 @@ _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 # Words every error line contains at least one of (the recognisers are tried only then).
 ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
-              "OOM when", "RESOURCE_EXHAUSTED", "Resource exhausted", "Invalid buffer size", "paging file", "1455", "Killed", "killed", "Kill process", "oom-kill")
+              "OOM when", "RESOURCE_EXHAUSTED", "Resource exhausted", "Invalid buffer size", "paging file", "1455", "Killed", "killed", "Kill process", "oom-kill", "OUT_OF_RESOURCES")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -108,7 +108,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
                "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM",
                "_OUT_OF_MEMORY", "Out of memory", "OOM when allocating", "could not be allocated", "Invalid buffer size",
-               "paging file", "error 1455", "Error 1455", "Killed", "killed", "Kill process", "oom-kill")
+               "paging file", "error 1455", "Error 1455", "Killed", "killed", "Kill process", "oom-kill",
+               "cannot be allocated", "OUT_OF_HOST_MEMORY", "OutOfHostMemory", "OUT_OF_RESOURCES")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!!! Exception")
@@ -116,7 +117,7 @@ IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"MEMORY", b"Invalid buffer size", b"paging file", b"1455", b"Killed", b"killed", b"Kill process", b"oom-kill", b"OOM when", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"Invalid buffer size", b"paging file", b"1455", b"Killed", b"killed", b"Kill process", b"OUT_OF_RESOURCES", b"oom-kill", b"OOM when", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",

@@ -98,7 +98,11 @@ _DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\b(cudaErrorMemoryAlloc
 # the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
 _DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
                          r"|Cuda failure '?out of memory|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
-                         r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated")
+                         r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
+# Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
+_LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b")
+# Ollama's scheduler (2025-10+): no placement of weights, KV cache and compute graph fits the devices
+_OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d+))?")
 # ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
 _ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
 # XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes",
@@ -146,7 +150,8 @@ _GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate ba
 _GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
 # host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
 _GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
-_GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory")
+_GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory"
+                        r"|VK_ERROR_OUT_OF_HOST_MEMORY|ErrorOutOfHostMemory")
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 _OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
 _OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
@@ -361,6 +366,15 @@ def _ggml_buffer(line):
             "complete": True}
 
 
+def _level_zero(line):
+    m = _LEVEL_ZERO.search(line)
+    if not m:
+        return None
+    host = m.group(1) == "HOST"
+    return {"kind": "xpu.driver", "device_kind": "cpu" if host else "xpu", "numbers": {}, "runtime": "pytorch", "complete": True,
+            "host": host}
+
+
 def _ollama_runner(line):
     m = _OLLAMA_RUNNER.search(line)
     if not m:
@@ -410,6 +424,8 @@ RECOGNISERS = [
     _driver,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_ONNX, "onnx.alloc", None, "onnxruntime", lambda m: {"requested": int(m.group(1))}),
+    _level_zero,
+    _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {}),
     _simple(_XLA, "xla.oom", None, "jax", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_METAL, "metal.oom", "metal", None),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}),
@@ -429,7 +445,7 @@ PRIORITY = {
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
     "comfy.pinned_host": 7, "torch.directml": 9,
-    "onnx.alloc": 8, "xla.oom": 8, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
+    "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

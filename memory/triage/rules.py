@@ -162,6 +162,8 @@ RULES = [
     R("weights-exceed-vram", 4.0, lambda x: x.ggml_stage == "model-load-failed" and not x.host_buffer,
       "llama.cpp could not allocate the model's weight buffer"),
     R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),
+    R("weights-exceed-vram", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" in x.n,
+      "Ollama could not place {n[num_gpu_layers]} layers on the GPU as num_gpu asks: the weights do not fit"),
     R("weights-exceed-vram", 2.0, stage("ollama-estimate"), "Ollama's estimate: the model's allocations do not fit"),
     R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
     R("weights-exceed-vram", 1.5, lambda x: x.frame_loading, "traceback: {where}", hint=True),
@@ -285,6 +287,9 @@ RULES = [
     R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" not in x.n,
       lambda x: f"max_model_len {x.n.get('max_model_len_tokens')} tokens > {x.n.get('kv_max_tokens')} tokens the KV cache can hold"),
     R("kv-cache", 1.5, kind("vllm.no_kv_blocks"), "the KV cache gets what is left of gpu_memory_utilization x total"),
+    # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
+    R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,
+      "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     R("kv-cache", 2.6, stage("after-model-buffers"), "the model's buffers were allocated; the next allocation (the KV cache) failed"),
@@ -312,6 +317,7 @@ RULES = [
     # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
     R("host-ram", 8.0, kind("os.paging_file"),
       "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
+    R("host-ram", 6.0, lambda x: x.kind == "xpu.driver" and x.ev.get("host"), "Intel Level Zero could not allocate host (system) memory"),
     R("host-ram", 8.0, kind("os.oom_killer"),
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
 
@@ -365,6 +371,9 @@ RULES = [
     R("other", 4.0, kind("ggml.metal_max"),
       "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
+    R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
+      "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
+      "refuse as often as the memory runs out"),
     R("other", 1.8, kind("torch.nvml_assert"),
       "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
