@@ -172,9 +172,9 @@ def score(row) -> dict:
 
 def summarize(rows) -> dict:
     def pct(key):
-        v = [abs(r[key]) * 100 for r in rows if key in r]
-        return {"n": len(v), "median_pct": round(statistics.median(v), 2) if v else None,
-                "worst_pct": round(max(v), 2) if v else None}
+        v = [(abs(r[key]) * 100, r["id"]) for r in rows if key in r]
+        return {"n": len(v), "median_pct": round(statistics.median(x for x, _ in v), 2) if v else None,
+                "worst_pct": round(max(v)[0], 2) if v else None, "worst_row": max(v)[1] if v else None}
     kv = [r for r in rows if "kv_exact" in r]
     fits = [r for r in rows if "fits_agree" in r]
     tp = [r for r in rows if "tokens_from_printed_exact" in r]
