@@ -13,6 +13,10 @@ def node_category(node_type: str | None):
         return "vae-decode"
     if "textencode" in n or "cliptextencode" in n or n.startswith("clip") and "encode" in n or "textencoder" in n:
         return "text-encoder"
+    # the text-encoder loaders (CLIPLoader, DualCLIPLoader, TripleCLIPLoader, their GGUF variants, UMT5/T5 loaders):
+    # what does not fit is the text encoder, not the diffusion model (CLIPVisionLoader is not one of them)
+    if "cliploader" in n or "clipmodelloader" in n or "umt5" in n or "t5" in n and "load" in n:
+        return "text-encoder"
     if "sampler" in n or "sample" in n or "upscale" in n or "detailer" in n:
         return "activations"
     if "loader" in n or n.startswith("load"):

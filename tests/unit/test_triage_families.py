@@ -174,3 +174,14 @@ def test_host_ram_failure_is_not_moved_by_the_source_line():
            '    return (vae.decode(samples["samples"]), )\n'
            "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 9663676416 bytes.\n")
     assert triage.triage_text(log)["cause"] == "host-ram"
+
+
+@pytest.mark.parametrize("node,cat", [
+    ("DualCLIPLoader", "text-encoder"), ("CLIPLoader", "text-encoder"), ("TripleCLIPLoader", "text-encoder"),
+    ("DualCLIPLoaderGGUF", "text-encoder"), ("LoadWanVideoT5TextEncoder", "text-encoder"), ("WanVideoTextEncode", "text-encoder"),
+    ("CLIPVisionLoader", "weights-exceed-vram"), ("UNETLoader", "weights-exceed-vram"), ("WanVideoVAEDecode", "vae-decode"),
+    ("WanVideoSampler", "activations"),
+])
+def test_text_encoder_loaders_point_at_the_text_encoder(node, cat):
+    # issue 14, class 2: an OOM while a text-encoder loader runs is the text encoder not fitting
+    assert C.node_category(node) == cat
