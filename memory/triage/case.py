@@ -60,7 +60,11 @@ def build(scan, inc, context, env) -> Case:
     part = next((cl for cl in causes[1:] if cl[0] in ("text-encoder", "vae-decode")), None)
     if x.src_cause == "weights-exceed-vram" and part:
         x.src_cause, x.src_line = part        # loading weights for the text encoder or the VAE: that part does not fit
-    x.graph_capture = f.get("graph_capture")      # the log shows CUDA-graph capture before the failure
+    # the log shows CUDA-graph capture before the failure, or the traceback runs through a capture (torch.cuda.graphs,
+    # torch.compile's cudagraph trees)
+    x.graph_capture = f.get("graph_capture") or next(
+        (f"{func}() in {p.replace(chr(92), '/').rsplit('/', 1)[-1]}" for p, func in inc.frames
+         if "cudagraph" in p.lower() or p.replace("\\", "/").endswith("cuda/graphs.py")), None)
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)
     if x.branch == "ggml":

@@ -185,3 +185,32 @@ def test_host_ram_failure_is_not_moved_by_the_source_line():
 def test_text_encoder_loaders_point_at_the_text_encoder(node, cat):
     # issue 14, class 2: an OOM while a text-encoder loader runs is the text encoder not fitting
     assert C.node_category(node) == cat
+
+
+def test_source_lines_are_read_after_the_log_head_too():
+    # past the first 512 KiB the scanner skips quiet lines and reads the traceback back from its window
+    noise = "".join(f"step {i}: INFO nothing to see here, progress ok\n" for i in range(16000))
+    tail = ("Traceback (most recent call last):\n"
+            '  File "/work/run_pipeline.py", line 88, in render\n'
+            "    frames = self.vae.decode(latents, return_dict=False)[0]\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which "
+            "3.10 GiB is free. Of the allocated memory 19.80 GiB is allocated by PyTorch, and 20.00 MiB is reserved by PyTorch but "
+            "unallocated.\n")
+    assert len(noise) > 600 << 10
+    res = triage.triage_text(noise + tail)
+    assert res["cause"] == "vae-decode", res["events"][-1]["causes"]
+
+
+def test_a_traceback_through_cudagraph_trees_is_graph_capture():
+    # https://github.com/pytorch/pytorch/issues/103715 (torch.compile mode="reduce-overhead" on SAM): the message as in
+    # the thread; the two frames are torch/_inductor/cudagraph_trees.py's own functions (the thread shows only the message)
+    log = ("Traceback (most recent call last):\n"
+           '  File "/env/lib/python3.10/site-packages/torch/_inductor/cudagraph_trees.py", line 2004, in record_function\n'
+           "    node = CUDAGraphNode(\n"
+           '  File "/env/lib/python3.10/site-packages/torch/_inductor/cudagraph_trees.py", line 1203, in _record\n'
+           "    static_outputs = model(inputs)\n"
+           "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 15.00 GiB. GPU 0 has a total capacty of 39.56 GiB of "
+           "which 11.15 GiB is free. Including non-PyTorch memory, this process has 28.41 GiB memory in use. Of the allocated memory "
+           "25.28 GiB is allocated by PyTorch, and 1009.77 MiB is reserved by PyTorch but unallocated.\n")
+    res = triage.triage_text(log)
+    assert res["cause"] == "graph-capture", res["events"][-1]["causes"]
