@@ -81,6 +81,8 @@ HELD_OUT = [
     ("sd1", 1024, 1024, 1, "encode", "flash", 1),
     ("sd1", 1024, 1024, 1, "text", "flash", 1), ("sdxl", 1024, 1024, 1, "text", "flash", 1),
     ("sd3", 1024, 1024, 1, "text", "flash", 1),
+    # the Wan 2.2 decode in fp32, as Wan's own runner runs it (Wan2_2_VAE dtype=torch.float): added with measured batch 3
+    ("wan22", 1280, 704, 121, "decode", "flash", 1, "float32"),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
@@ -109,9 +111,9 @@ def run_traces(cases, cache):
         boot = (BOOT + "import json\n"
                 "from gpu_garden.memory.trace import tracer as trace\n"
                 "for c in json.loads(sys.argv[1]):\n"
-                "    f,w,h,n,ph,att,b=c\n"
+                "    f,w,h,n,ph,att,b=c[:7]\n"
                 "    try:\n"
-                f"        r=trace.trace_family({comfy!r}, f, w, h, n, b, att, ph)\n"
+                f"        r=trace.trace_family({comfy!r}, f, w, h, n, b, att, ph, dtype=(c[7] if len(c)>7 else None))\n"
                 "        out={'peak':r['peak'],'weights':r['weights'],'activations':r['activations_peak'],'latent':r['model']['latent'],'cfg':r['model']['cfg']}\n"
                 "    except Exception as e:\n"
                 "        out={'error':repr(e)[:200]}\n"
@@ -129,8 +131,8 @@ def run_traces(cases, cache):
     return done
 
 
-def ours_traced(fam, w, h, f, phase, att, b=1):
-    """(ours, ComfyUI's heuristic) activation bytes for a traced case."""
+def ours_traced(fam, w, h, f, phase, att, b=1, dtype=None):
+    """(ours, ComfyUI's heuristic) activation bytes for a traced case (dtype: the VAE's, as torch names it)."""
     if phase == "sample":
         comps = [c for c in families.split_components(table(LAYOUT[fam]), fam) if c["role"] == "diffusion_model"]
         e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True})
@@ -146,8 +148,9 @@ def ours_traced(fam, w, h, f, phase, att, b=1):
     kind = spec.vae_kind_for(comps[0]["kind"], fam)
     if phase == "encode":
         return V.vae_encode_bytes(kind, (w, h, f)) * b, 1767 * w * h * 2 * b
-    e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled"})
-    return e["breakdown"]["vae_decode"]["activations"], V.comfy_decode_heuristic(kind, e["latent"]["shape"]) * b
+    vdt = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}.get(dtype, "auto")
+    e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled", "vae_dtype": vdt})
+    return e["breakdown"]["vae_decode"]["activations"], V.comfy_decode_heuristic(kind, e["latent"]["shape"], e["vae"]["dtype"]) * b
 
 
 def published():
@@ -297,6 +300,33 @@ def measured():
     return out
 
 
+# A real decode OOM in Wan's own runner: Wan2.2 TI2V-5B, generate.py --size 1280*704 (121 frames) --offload_model True
+# --convert_model_dtype --t5_cpu on a 24 GB card, "Tried to allocate 2.60 GiB ... 18.43 GiB is allocated by PyTorch"
+# (https://github.com/Wan-Video/Wan2.2/issues/90; tests/unit/corpus/unseen/batch-09/wan22_ti2v_3090_decode_stage.log):
+# the decode needed at least 18.43 + 2.60 GiB. Wan's runner decodes in fp32 (wan/modules/vae2_2.py Wan2_2_VAE
+# dtype=torch.float, autocast(dtype=self.dtype)) after moving the DiT to the CPU; ComfyUI runs this VAE in bf16.
+WAN22_OOM_DEMAND = (18.43 + 2.60) * GiB
+
+
+def wan22_runner_oom(traces):
+    """Our fp32 decode (VAE weights in fp32 + activations) against the OOM's lower bound, and the fp32 trace."""
+    comps = families.split_components(table(VAE["wan22"]), "wan22")
+    e = E.estimate(comps, 1280, 704, 121, policy={"_no_knobs": True, "family": "wan22", "vae_decode": "untiled",
+                                                  "vae_dtype": "fp32", "cast_fp32": False})
+    params = sum(math.prod(sh) for _, sh in comps[0]["table"].values())
+    ours = 4 * params + e["breakdown"]["vae_decode"]["activations"]
+    t = traces.get(("wan22", 1280, 704, 121, "decode", "flash", 1, "float32")) or {}
+    out = {"wan22_runner_oom_demand_gib": round(WAN22_OOM_DEMAND / GiB, 2), "wan22_runner_ours_fp32_gib": round(ours / GiB, 2),
+           "wan22_runner_shortfall": round(ours / WAN22_OOM_DEMAND - 1, 4)}
+    if "peak" in t:
+        out["wan22_runner_traced_fp32_gib"] = round(t["peak"] / GiB, 2)
+    print(f"\nWan 2.2 decode 1280x704x121 in Wan's own runner (fp32): ours {ours / GiB:.2f} GiB"
+          + (f", ComfyUI's decoder traced in fp32 {t['peak'] / GiB:.2f} GiB" if "peak" in t else "")
+          + f"; the OOM proves >= {WAN22_OOM_DEMAND / GiB:.2f} GiB ({out['wan22_runner_shortfall']:+.1%}; the rest is not in the trace: "
+          "candidates are cuDNN conv3d workspaces, which meta tensors do not show, and the runner's other tensors)")
+    return out
+
+
 def err(a, b):
     return a / b - 1
 
@@ -317,12 +347,12 @@ def main() -> int:
     print(f"{'case':40} {'set':8} {'ours':>8} {'ComfyUI':>8} {'traced':>8} {'err ours':>9} {'err ComfyUI':>12}")
     rows, errs = [], {"fit": ([], []), "held-out": ([], [])}
     for c in TRACED:
-        fam, w, h, f, phase, att, b = c
+        fam, w, h, f, phase, att, b = c[:7]
         which = "fit" if c in FIT else "held-out"
         ours, comfy = ours_traced(*c)
         t = traces.get(c)
         name = f"{fam} {w}x{h}" + (f"x{f}" if f > 1 else "") + f" {phase}" + (" naive-attn" if att == "math" else "") \
-            + (f" batch {b}" if b > 1 else "")
+            + (f" batch {b}" if b > 1 else "") + (f" {c[7]}" if len(c) > 7 else "")
         if not t or "error" in t:
             why = (t or {}).get("error", "not traced")
             print(f"{name:40} {which:8} {ours / MiB:8.0f} {(comfy or 0) / MiB:8.0f} {'—':>8}   ({why[:60]})")
@@ -417,6 +447,7 @@ def main() -> int:
         st = _stats(xs)
         print(f"  batch {bt}: {st['n']} rows, median {st['median']:.1%}, max {st['max']:.1%}")
         data.update({f"measured_batch{bt}_rows": st["n"], f"measured_batch{bt}_median": st["median"], f"measured_batch{bt}_max": st["max"]})
+    data.update(wan22_runner_oom(traces))
     print(f"\nFIT: {len(FIT)} traced rows the coefficients are computed from; HELD-OUT: {len(HELD_OUT)} rows never tuned on.")
     if rows and not args.no_save:
         save("bench_estimate", "COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py", data)

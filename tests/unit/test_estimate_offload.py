@@ -95,3 +95,10 @@ def test_diffusers_hunyuan_video_decode():
     lat = [1, 16, 31, 64, 96]  # 768x512, 121 frames
     assert V.vae_decode_bytes("hunyuan-video", lat, "bf16", "diffusers") == 243 * 768 * 512 * 121 * 2
     assert V.vae_decode_bytes("hunyuan-video", lat, "bf16") == V.comfy_decode_heuristic("hunyuan-video", lat)
+
+
+def test_wan22_decode_in_fp32_as_wans_own_runner():
+    # Wan's runner decodes in fp32 (Wan2_2_VAE dtype=torch.float); 1280x704x121: latent [1, 48, 31, 44, 80]
+    px = 1280 * 704
+    assert V.vae_decode_bytes("wan22", [1, 48, 31, 44, 80], "fp32") == (V.WAN22_DECODE * px + V.WAN_FRAME * 121 * px) * 4
+    assert V.WAN22_DECODE == 4355 and V.WAN_FRAME == 3
