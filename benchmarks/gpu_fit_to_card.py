@@ -295,6 +295,7 @@ def main(argv=None) -> int:
                                  units.fmt_bytes(r["supplied"]) if r["supplied"] else "ComfyUI's",
                                  "OOM" if r["oom"] else "ok", "n/a" if r["samples"] is None else ("OOM->tiled" if r["decode_oom"] else "ok"),
                                  units.fmt_bytes(r.get("peak_sample")), "" if same is None else str(same), f"{r['seconds']:.1f}"))
+                    print("  ".join(map(str, rows[-1])), flush=True)  # progress: a killed run still shows its rows
                     records.append({"family": family, "size": list(run["size"]), "cap": run["cap"], "variant": r["variant"],
                                     "memory_required": r["supplied"], "oom": r["oom"], "decode_oom": r["decode_oom"],
                                     "peak_sample": r.get("peak_sample"), "identical": same, "seconds": round(r["seconds"], 2)})
