@@ -83,7 +83,7 @@ _SRC = (
                               r"\b(?:decode_first_stage|decode_latents|vae_decode)\(|\.decode\(\s*(?:latents?|z|samples?|x_0|x0)\b")),
     ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w{0,30}\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
     ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w{0,30}\(|"
-                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}\.(?:to|cuda|half)\(")),
+                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}\(\))?\.(?:to|cuda|half)\(")),
 )
 
 

@@ -11,7 +11,7 @@ from . import lines as L
 from ..units import MiB
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
-STREAM_ONLY = {"prompt_done", "exception_block", "frame", "requested_load", "progress", "progress_done", "decode_phase"}
+STREAM_ONLY = {"prompt_done", "exception_block", "frame", "frame_ipy", "frame_ipy7", "frame_rich", "source_arrow", "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
 _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
@@ -50,7 +50,7 @@ def _comfy_frame(f, m):
 
 
 # what a stream-only line read back from a window still says about the log (idempotent)
-WINDOW_SIDE = {"frame": _comfy_frame, "exception_block": lambda f, m: f.__setitem__("comfy", True)}
+WINDOW_SIDE = {"frame": _comfy_frame, "frame_ipy": _comfy_frame, "frame_rich": _comfy_frame, "exception_block": lambda f, m: f.__setitem__("comfy", True)}
 
 
 # --- ComfyUI -------------------------------------------------------------------------------------
@@ -112,6 +112,16 @@ def _frame(s, f, m, text, lineno, window):
     else:
         s.pending_frames.append(fr)
     _comfy_frame(f, m)
+
+
+def _source_arrow(s, f, m, text, lineno, window):
+    """The source line a notebook or rich traceback marks (`--> 968 ...`, `❱ 130 │ ...`)."""
+    src = m.group(1).rstrip(" │¦|")
+    if s.cur is not None:
+        if len(s.cur.sources) < s.MAX_FRAMES:
+            s.cur.sources.append(src)
+    else:
+        s.pending_src.append(src)
 
 
 def _progress_done(s, f, m, text, lineno, window):
@@ -193,6 +203,10 @@ HANDLERS = {
     "node_type": _node_type,
     "args": _args,
     "frame": _frame,
+    "frame_ipy": _frame,
+    "frame_ipy7": _frame,
+    "frame_rich": _frame,
+    "source_arrow": _source_arrow,
     "progress_done": _progress_done,
     "progress": _progress,
     "decode_phase": _decode_phase,

@@ -23,6 +23,13 @@ FACTS = [
     ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
                         r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
     ("frame", FRAME_RE),
+    # the same frame as IPython/Jupyter (8: "File /p/x.py:968, in Cls.func(...)"; 7: "/p/x.py in func(...)") and rich
+    # (A1111, SD.Next: "│ /p/x.py:130 in main │") print it; group 1 the path, group 2 the function
+    ("frame_ipy", re.compile(r"^\s*File ([^\s\"][^\n\"]{0,300}?\.py):\d+, in (?:\w+\.)*([\w<>]+)\(")),
+    ("frame_ipy7", re.compile(r"^\s*(\S{1,300}?\.py|<ipython-input-[\w-]+>) in ([\w<>]+)\(")),
+    ("frame_rich", re.compile(r"^\s*[│¦] (\S{1,300}?\.py):\d+ in ([\w<>]+)(?:\s|$)")),
+    # the line a notebook or rich traceback marks as the one running ("--> 968 return ...", "❱ 130 │   main()")
+    ("source_arrow", re.compile(r"^\s*(?:[│¦|]\s*)?(?:-+>|❱)\s*\d+\s*(?:[│¦|]\s*)?(\S.{0,240})")),
     ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
     ("progress", re.compile(r"\b\d{1,3}%\|")),
     ("decode_phase", re.compile(r"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")),
@@ -71,7 +78,8 @@ FACT_KEYS = {
     "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
-    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "progress_done": ("100%|",), "progress": ("%|",),
+    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File ",), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
+    "source_arrow": ("> ", "❱"), "progress_done": ("100%|",), "progress": ("%|",),
     "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
@@ -119,7 +127,9 @@ IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
 ANCHORS = (b"emory", b"llocat", b"MEMORY", b"Invalid buffer size", b"paging file", b"1455", b"Killed", b"killed", b"Kill process", b"OUT_OF_RESOURCES", b"oom-kill", b"OOM when", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
-HEAD_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
+# notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
+TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", b"> in ", "│ ".encode(), "¦ ".encode(), b"-> ", "❱".encode())
+HEAD_ANCHORS = ANCHORS + TRACE_ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",

@@ -214,3 +214,43 @@ def test_a_traceback_through_cudagraph_trees_is_graph_capture():
            "25.28 GiB is allocated by PyTorch, and 1009.77 MiB is reserved by PyTorch but unallocated.\n")
     res = triage.triage_text(log)
     assert res["cause"] == "graph-capture", res["events"][-1]["causes"]
+
+
+def test_notebook_traceback_frames_and_marked_source_line():
+    # https://github.com/huggingface/transformers/issues/25499 (IPython 8 frames, "-->" marks the running line)
+    log = ("---------------------------------------------------------------------------\n"
+           "OutOfMemoryError                          Traceback (most recent call last)\n"
+           "File /opt/conda/lib/python3.10/site-packages/peft/peft_model.py:968, in PeftModelForCausalLM.forward(self, input_ids)\n"
+           "    966 prompts = prompts.to(inputs_embeds.dtype)\n"
+           "    967 inputs_embeds = torch.cat((prompts, inputs_embeds), dim=1)\n"
+           "--> 968 return self.base_model(inputs_embeds=inputs_embeds, **kwargs)\n"
+           "File /opt/conda/lib/python3.10/site-packages/torch/autograd/__init__.py:200, in backward(tensors, grad_tensors)\n"
+           "--> 200 Variable._execution_engine.run_backward(\n"
+           "OutOfMemoryError: CUDA out of memory. Tried to allocate 1.22 GiB. GPU 0 has a total capacty of 14.75 GiB of which "
+           "1.06 GiB is free. Process 2480 has 13.69 GiB memory in use. Of the allocated memory 12.33 GiB is allocated by PyTorch, "
+           "and 1.22 GiB is reserved by PyTorch but unallocated.\n")
+    from gpu_garden.memory.triage.scan import Scan
+    s = Scan()
+    s.feed_text(log)
+    inc = s.incidents[-1]
+    assert [f for _, f in inc.frames] == ["forward", "backward"]
+    assert inc.sources[-1].startswith("Variable._execution_engine.run_backward(")
+    assert triage.triage_text(log)["cause"] == "activations"     # a training step (backward on the stack)
+
+
+def test_rich_traceback_frames_and_marked_source_line():
+    # https://github.com/timothybrooks/instruct-pix2pix/issues/19 (rich traceback: "│ path:line in func", "❱ line │ code")
+    log = ("╭─────────────────────────────── Traceback (most recent call last) ────────────────────────────────╮\n"
+           "│ /home/u/instruct-pix2pix/edit_cli.py:85 in main                                                   │\n"
+           "│                                                                                                  │\n"
+           "│ ❱  82 │   model.eval().cuda()                                                                    │\n"
+           "╰──────────────────────────────────────────────────────────────────────────────────────────────────╯\n"
+           "OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 7.17 GiB already "
+           "allocated; 17.62 MiB free; 7.28 GiB reserved in total by PyTorch)\n")
+    from gpu_garden.memory.triage.scan import Scan
+    s = Scan()
+    s.feed_text(log)
+    inc = s.incidents[-1]
+    assert inc.frames == [("/home/u/instruct-pix2pix/edit_cli.py", "main")]
+    assert inc.sources == ["model.eval().cuda()"]
+    assert triage.triage_text(log)["cause"] == "weights-exceed-vram"
