@@ -102,6 +102,21 @@ def load_builtin(name: str):
             if tag:
                 spec.ollama = True
             return spec
+    # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
+    # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,
+    # at a word boundary; the size is part of every built-in name, so 'qwen2.5-vl-7b-x' never reads as Qwen2.5-7B
+    prefixed = [n for n in names if wanted.startswith(_canonical(n) + "-")]
+    if prefixed and not tag:
+        n = max(prefixed, key=lambda n: len(_canonical(n)))
+        cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
+        cfg.pop("_source", None)
+        spec = from_config(cfg, name=n)
+        rest = wanted[len(_canonical(n)) + 1:]
+        spec.notes.append(f"{name!r} read as the built-in {n} (the words {rest!r} after it name no architecture)")
+        if quant:
+            spec.quant = quant
+            spec.notes.append(f"weights taken as {quant} from the name {name!r}")
+        return spec
     close = [n for n in names if wanted.split("-")[0] in n.lower()]
     hint = f" (close: {', '.join(close[:6])})" if close else ""
     if tag:

@@ -44,3 +44,27 @@ def test_w4a16_and_w8a8_weights():
 def test_unknown_ollama_size_is_a_clear_error():
     with pytest.raises(UserError, match="gemma3"):
         llm.describe(model="gemma3:1b")
+
+
+# Batch 9 (benchmarks/data/llm_measured.json): repo ids with an uploader's or tool's word after the architecture
+# failed as "unknown model" at first sight (johnson7788/RLDecisionAgent's Unsloth runs; xinyuwei-david/david-share).
+@pytest.mark.parametrize("repo, builtin, quant", [
+    ("unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit", "Qwen2.5-0.5B", "bnb-4bit"),
+    ("unsloth/qwen3-4b-instruct-2507-unsloth-bnb-4bit", "Qwen3-4B", "bnb-4bit"),
+    ("unsloth/qwen2.5-vl-7b-instruct-unsloth-bnb-4bit", "Qwen2.5-VL-7B", "bnb-4bit"),
+    ("kaitchup/Phi-4-AutoRound-GPTQ-4bit", "Phi-4", "gptq"),
+])
+def test_words_after_the_architecture(repo, builtin, quant):
+    s = llm.describe(model=repo)
+    assert (s.name, s.quant) == (builtin, quant)
+    assert any("read as the built-in" in n for n in s.notes)
+
+
+@pytest.mark.parametrize("repo", ["someone/qwen2.5-72b-x", "someone/qwen2.5-7bx-foo", "someone/foo-qwen2.5-7b"])
+def test_the_prefix_stops_at_a_word_boundary(repo):
+    # 'qwen2.5-72b-x' is the 72B (exact words), never the 7B; '7bx' and a leading word name nothing
+    if repo.endswith("72b-x"):
+        assert llm.describe(model=repo).name == "Qwen2.5-72B"
+    else:
+        with pytest.raises(UserError):
+            llm.describe(model=repo)
