@@ -230,6 +230,105 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
     return out
 
 
+def decode_peaks(comfy, torch, layouts, units, families, workdir) -> list:
+    """--decode-peaks: each family's untiled VAE decode on the uncapped GPU, one sample: the allocator's peak
+    above the loaded weights, beside our per-sample figure (with margin) and ComfyUI's memory_used_decode."""
+    from gpu_garden.memory.fit import plan as fit_plan
+    from gpu_garden.nodes import fit_guard
+
+    mm = comfy.model_management
+    dev = mm.get_torch_device()
+    rows = []
+    for family in families:
+        spec = FAMILIES[family]
+        vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors"))))
+        kind = fit_guard.vae_kind(vae, family)
+        for size in spec["sizes"]:
+            shape = latent_shape(family, *size)
+            mm.unload_all_models()
+            gc.collect()
+            torch.cuda.empty_cache()
+            mm.load_models_gpu([vae.patcher], force_full_load=True)
+            torch.cuda.synchronize(dev)
+            base = torch.cuda.memory_allocated(dev)
+            torch.cuda.reset_peak_memory_stats(dev)
+            lat = torch.zeros(shape)
+            vae.decode(lat)
+            torch.cuda.synchronize(dev)
+            measured = torch.cuda.max_memory_allocated(dev) - base
+            ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
+            comfy_fig = int(vae.memory_used_decode(lat.shape, vae.vae_dtype))
+            rows.append({"family": family, "size": list(size), "kind": kind, "dtype": str(vae.vae_dtype), "measured": int(measured),
+                         "ours": int(ours), "comfyui": comfy_fig, "ours_error": round(ours / measured - 1, 3),
+                         "comfyui_error": round(comfy_fig / measured - 1, 3)})
+            r = rows[-1]
+            print(f"{family:6} {'x'.join(map(str, size)):12} {kind:8} measured {units.fmt_bytes(measured):>10}  ours "
+                  f"{units.fmt_bytes(ours):>10} ({r['ours_error']:+.0%})  ComfyUI {units.fmt_bytes(comfy_fig):>10} "
+                  f"({r['comfyui_error']:+.0%})", flush=True)
+        del vae
+        mm.unload_all_models()
+    return rows
+
+
+def decode_need(comfy, torch, layouts, units, families, workdir, steps=7) -> list:
+    """--decode-need: the smallest room above the loaded VAE weights in which the untiled decode of one sample
+    runs (first_stage_model.decode, no tiled fallback), found by bisection with the allocator capped
+    (set_per_process_memory_fraction); an uncapped peak is elastic (the allocator and cuDNN take what is free)."""
+    from gpu_garden.memory.fit import plan as fit_plan
+    from gpu_garden.nodes import fit_guard
+
+    mm = comfy.model_management
+    dev = mm.get_torch_device()
+    total = torch.cuda.get_device_properties(dev).total_memory
+    rows = []
+    for family in families:
+        spec = FAMILIES[family]
+        vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors"))))
+        kind = fit_guard.vae_kind(vae, family)
+        for size in spec["sizes"]:
+            shape = latent_shape(family, *size)
+            mm.unload_all_models()
+            gc.collect()
+            torch.cuda.empty_cache()
+            mm.load_models_gpu([vae.patcher], force_full_load=True)
+            torch.cuda.synchronize(dev)
+            base = torch.cuda.memory_reserved(dev)
+            ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
+            comfy_fig = int(vae.memory_used_decode(shape, vae.vae_dtype))
+
+            def runs(room):
+                torch.cuda.empty_cache()
+                torch.cuda.set_per_process_memory_fraction(min(1.0, (base + room) / total), dev)
+                try:
+                    with torch.no_grad():
+                        vae.first_stage_model.decode(torch.zeros(shape, dtype=vae.vae_dtype, device=dev))
+                    torch.cuda.synchronize(dev)
+                    return True
+                except torch.cuda.OutOfMemoryError:
+                    return False
+                finally:
+                    gc.collect()
+                    torch.cuda.empty_cache()
+                    torch.cuda.set_per_process_memory_fraction(1.0, dev)
+
+            lo, hi = 0, max(ours, comfy_fig)
+            while not runs(hi) and hi < total - base:
+                lo, hi = hi, min(total - base, hi * 2)
+            for _ in range(steps):
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if runs(mid) else (mid, hi)
+            rows.append({"family": family, "size": list(size), "kind": kind, "dtype": str(vae.vae_dtype), "need_at_most": int(hi),
+                         "need_above": int(lo), "ours": int(ours), "comfyui": comfy_fig, "ours_error": round(ours / hi - 1, 3),
+                         "comfyui_error": round(comfy_fig / hi - 1, 3)})
+            r = rows[-1]
+            print(f"{family:6} {'x'.join(map(str, size)):12} {kind:8} {r['dtype']:15} runs in {units.fmt_bytes(hi):>10} "
+                  f"(not in {units.fmt_bytes(lo)})  ours {units.fmt_bytes(ours):>10} ({r['ours_error']:+.0%})  ComfyUI "
+                  f"{units.fmt_bytes(comfy_fig):>10} ({r['comfyui_error']:+.0%})", flush=True)
+        del vae
+        mm.unload_all_models()
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--family", nargs="+", choices=sorted(FAMILIES), default=["sdxl", "flux1", "wan21"])
@@ -237,6 +336,12 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--workdir", help="where the sparse checkpoints go (default: a temporary folder)")
     ap.add_argument("--dry-run", action="store_true", help="print the runs and caps from the layouts; no GPU, no ComfyUI")
+    ap.add_argument("--decode-peaks", action="store_true",
+                    help="measure each family's untiled VAE decode peak on the uncapped GPU beside our and ComfyUI's figures")
+    ap.add_argument("--decode-need", action="store_true",
+                    help="bisect the smallest room in which each untiled VAE decode runs (allocator capped)")
+    ap.add_argument("--no-cudnn", action="store_true", help="with --decode-peaks: torch.backends.cudnn.enabled = False "
+                    "(tells cuDNN's workspaces from activations)")
     ap.add_argument("--cpu-smoke", action="store_true",
                     help="run the whole flow on the CPU with SD1.5 at 64 px (checks the script; nothing is capped or saved)")
     args = ap.parse_args(argv)
@@ -269,6 +374,25 @@ def main(argv=None) -> int:
     comfy = import_comfy(comfy_dir, args.cpu_smoke)
     mm = comfy.model_management
     reserve = int(mm.extra_reserved_memory())
+    if args.decode_need:
+        with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
+            rows = decode_need(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        from results import save
+
+        print(f"wrote {save('gpu_fit_vae_decode_need', 'COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py ' + ' '.join(argv or sys.argv[1:]), {'device': mm.get_torch_device_name(mm.get_torch_device()), 'runs': rows})}")
+        return 0
+    if args.decode_peaks:
+        if args.no_cudnn:
+            torch.backends.cudnn.enabled = False
+        with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
+            rows = decode_peaks(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        from results import save
+
+        name = "gpu_fit_vae_decode" + ("_no_cudnn" if args.no_cudnn else "")
+        print(f"wrote {save(name, 'COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py ' + ' '.join(argv or sys.argv[1:]), {'device': mm.get_torch_device_name(mm.get_torch_device()), 'cudnn': not args.no_cudnn, 'runs': rows})}")
+        return 0
     card = NoCard(comfy, torch) if args.cpu_smoke else Card(comfy, torch)
     decode_ooms = DecodeOOMs()
     logging.getLogger().addHandler(decode_ooms)
