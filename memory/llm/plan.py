@@ -127,6 +127,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"],
            "fits": ev["fits"], "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
            "command": "", "autofit": [], "notes": notes}
+    if runtime == "ollama":
+        out["placement_need"] = ev["placement_need"]
     if proj and runtime != "vllm":
         out["projector"] = {"weights": proj["weights"], "graph": proj["graph"],
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
@@ -182,7 +184,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
     out["flags"] = _flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
-                          util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"))
+                          util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
+                          asked_util=knobs.get("gpu_memory_utilization"))
     out["command"] = _command(runtime, out["flags"])
     if not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
@@ -244,7 +247,9 @@ def _flag(kind, name, value, reason, text=None):
     return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
 
 
-def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None) -> list:
+def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None) -> list:
+    """util: the smallest vLLM share that holds the plan; asked_util: the user's --gpu-memory-utilization, kept
+    (and said so) whenever it holds the plan, since a larger share only adds KV cache (concurrency)."""
     f = []
     if runtime == "vllm":
         if s.get("engine_env"):
@@ -254,10 +259,16 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None) -> list:
             f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
         f.append(_flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
                        "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
-        if util is not None:
+        if util is not None and asked_util is not None and asked_util + 1e-9 >= util:
+            f.append(_flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}",
+                           f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
+                           "share becomes KV cache for more requests at once"))
+        elif util is not None:
             u = max(util, V.DEFAULT_UTIL) if util <= V.DEFAULT_UTIL else util
-            f.append(_flag("flag", "--gpu-memory-utilization", f"{u:.2f}",
-                           f"share of VRAM vLLM takes; this model needs at least {util:.2f}"))
+            why = f"share of VRAM vLLM takes; this model needs at least {util:.2f}"
+            if asked_util is not None:
+                why += f" (your {asked_util:.2f} is too small)"
+            f.append(_flag("flag", "--gpu-memory-utilization", f"{u:.2f}", why))
         if s.get("max_batched") and s["max_batched"] not in (2048, 8192):
             f.append(_flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))
         if s.get("enforce_eager"):

@@ -92,7 +92,13 @@ def format_plan(r: dict) -> str:
     lines.append(f"  {label:<{w}}{fmt_bytes(r['kv_total']):>11}   {kv_how}")
     for k, v in r["overhead"].items():
         lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {_TERM_HELP.get((r['runtime'], k), '')}".rstrip())
-    lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['total']):>11}")
+    if r["runtime"] == "ollama" and r.get("placement_need") and r["placement_need"] != r["total"]:
+        # the verdict is Ollama's placement check; the loaded total (full graph) is labelled as such
+        lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['placement_need']):>11}   what Ollama's placement checks "
+                     "against free memory (graph sized for a partial offload); the verdict below")
+        lines.append(f"  {'  once loaded':<{w}}{fmt_bytes(r['total']):>11}   allocated after loading (full graph)")
+    else:
+        lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['total']):>11}")
     if r["vram"]:
         lines.append("")
         verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
@@ -115,6 +121,9 @@ def format_plan(r: dict) -> str:
     if r["flags"]:
         lines.append("")
         lines.append("  " + r["command"])
+        for f in r["flags"]:  # a setting of the user's kept: say so, and why
+            if f["reason"].startswith("yours, kept"):
+                lines.append(f"  ({f['text']}: {f['reason']})")
         if r["runtime"] == "ollama":
             for f in r["flags"]:
                 if f["kind"] == "param":

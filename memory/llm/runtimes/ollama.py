@@ -91,6 +91,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
             "graph_partial": int(graph_partial),
+            # what the verdict compares with the free memory: the scheduler sizes the graph as for a partial offload
+            # (graph_partial = graph full + the output tensor), so its need for every layer exceeds `total` (what is
+            # allocated once loaded, with the full graph) by the output tensor
+            "placement_need": int(RESERVE + layer + zero + max(graph_full, graph_partial) + on * layer
+                                  + (out_w if ngl > L else 0)),
             "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
 

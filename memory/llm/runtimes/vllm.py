@@ -178,7 +178,7 @@ def autofit(version, ev) -> list:
     out = []
     if at_least(version, *MAX_MODEL_LEN_AUTO):
         out.append(("--max-model-len auto", "vLLM >= 0.12 picks the largest context its own profile leaves room for"))
-    if at_least(version, *KV_CACHE_MEMORY) and ev.get("pool"):
+    if at_least(version, *KV_CACHE_MEMORY) and (ev.get("pool") or 0) > 0:
         out.append((f"--kv-cache-memory {int(ev['pool'])}", "vLLM >= 0.10.1: a fixed KV pool in bytes instead of a share "
                     "(it prints the value that fits after its first start)"))
     return out

@@ -1,0 +1,53 @@
+"""The printed advice reads as the verdict does: vLLM keeps the user's --gpu-memory-utilization when it holds the
+plan, and Ollama's printed total is the figure its placement verdict is based on."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import GiB, MiB
+
+
+def _util_flag(r):
+    return next(f for f in r["flags"] if f["name"] == "--gpu-memory-utilization")
+
+
+def test_the_users_gpu_memory_utilization_is_kept_when_it_fits():
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, gpu_memory_utilization=0.95)
+    assert r["fits_as_requested"]
+    f = _util_flag(r)
+    assert f["value"] == "0.95" and f["reason"].startswith("yours, kept")
+    assert "--gpu-memory-utilization 0.95" in r["command"]
+    assert "--gpu-memory-utilization 0.95: yours, kept" in llm.format_plan(r)
+    # a share between the least that holds the plan and the default is kept too (not raised to 0.90)
+    least = float(f["reason"].split("the least that does is ")[1][:4])
+    mid = round(least + 0.02, 2)
+    assert mid < 0.90
+    assert _util_flag(llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, gpu_memory_utilization=mid))["value"] == f"{mid:.2f}"
+
+
+def test_without_a_share_the_default_is_proposed():
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB)
+    f = _util_flag(r)
+    assert f["value"] == "0.90" and not f["reason"].startswith("yours")
+    assert "yours, kept" not in llm.format_plan(r)
+
+
+def test_no_negative_kv_cache_memory_is_offered():
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, gpu_memory_utilization=0.6, runtime_version="0.11.0")
+    assert not r["fits"]
+    assert not any(a["flag"].startswith("--kv-cache-memory") for a in r["autofit"])
+
+
+def test_ollama_total_is_the_figure_its_verdict_checks():
+    spec = llm.describe(model="gemma3:27b")
+    kw = dict(runtime="ollama", ctx=8192, runtime_version="0.6.5")
+    need = llm.plan(spec, vram=40 * GiB, **kw)["placement_need"]
+    loaded = llm.plan(spec, vram=40 * GiB, **kw)["total"]
+    # the scheduler sizes the graph for a partial offload: larger than the loaded total by the output tensor
+    assert need - loaded == llm.plan(spec, vram=40 * GiB, **kw)["weights_by_role"]["output"]
+    assert llm.plan(spec, vram=need + 4 * MiB, **kw)["fits_as_requested"] is True
+    assert llm.plan(spec, vram=need - 4 * MiB, **kw)["fits_as_requested"] is False
+    text = llm.format_plan(llm.plan(spec, vram=need + 4 * MiB, **kw))
+    total_line = next(line for line in text.splitlines() if line.strip().startswith("total on GPU"))
+    assert "placement" in total_line and "verdict" in total_line
+    assert "once loaded" in text
