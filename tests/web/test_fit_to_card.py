@@ -90,3 +90,28 @@ def test_apply_an_offer_then_undo_restores_the_exact_values(comfy_page, comfy_ho
     assert latent_widgets(page) == before
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
+
+
+def test_apply_and_undo_in_nodes_2_vue(browser, comfy_host):
+    """The same click and Undo with the Nodes 2.0 (Vue) renderer; on the bundled 1.35 frontend it is an early
+    preview, so this runs on frontends from 1.5x on."""
+    import pytest
+
+    from web.conftest import open_comfy
+
+    if comfy_host.frontend == "bundled":
+        pytest.skip("Nodes 2.0 is checked on the newer frontend (COMFYUI_FRONTEND_ROOT)")
+    page, console = open_comfy(browser, comfy_host, vue_nodes=True)
+    try:
+        run_and_wait(page)
+        offers = {o["id"]: o for o in page.evaluate("() => window.__gpuGarden.lastFit")["offers"]}
+        before = latent_widgets(page)
+        w, h = offers["lower_resolution"]["value"]
+        click(page, "gg-fit-offer-lower_resolution")
+        after = latent_widgets(page)
+        assert (after["width"], after["height"]) == (w, h)
+        click(page, "gg-fit-undo-lower_resolution")
+        assert latent_widgets(page) == before
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
