@@ -11,7 +11,7 @@ from .weights import weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
-         "runtime_version", "gpu_name", "vllm_engine")
+         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -254,6 +254,8 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=
     if runtime == "vllm":
         if s.get("engine_env"):
             f.append(_flag("env", "VLLM_USE_V1", s["engine_env"], "the engine these figures are for"))
+        if s.get("sampler") == "flashinfer":
+            f.append(_flag("env", "VLLM_USE_FLASHINFER_SAMPLER", "1", "the sampler these figures are for (FlashInfer installed)"))
         f.append(_flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
         if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
             f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))

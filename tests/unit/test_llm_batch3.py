@@ -116,13 +116,15 @@ def test_vllm_a100_pool_within_five_percent():
 def test_vllm_keeps_small_defaults_on_an_a100():
     # dennislee22/vLLM-benchmarking, vLLM 0.10.1.1 on an A100 80 GB: "Chunked prefill is enabled with
     # max_num_batched_tokens=2048"; Qwen2-7B-Instruct, --gpu-memory-utilization 0.25 --max-model-len 16384:
-    # "Model loading took 14.2488 GiB", "Available KV cache memory: 5.01 GiB", "GPU KV cache size: 93,872 tokens"
+    # "Model loading took 14.2488 GiB", "Available KV cache memory: 5.01 GiB", "GPU KV cache size: 93,872 tokens";
+    # its log prints "Using FlashInfer for top-p & top-k sampling" (flashinfer-python installed)
     s = spec("Qwen/Qwen2.5-7B-Instruct")
     a100 = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.25, runtime_version="0.10.1.1",
-                    gpu_name="NVIDIA A100-SXM4-80GB")
+                    gpu_name="NVIDIA A100-SXM4-80GB", vllm_sampler="flashinfer")
     assert abs(a100["kv_capacity_tokens"] / 93872 - 1) < 0.05
     # the same card without its name gets vLLM's H100 defaults (1024 sequences): a larger sampler peak
-    other = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.25, runtime_version="0.10.1.1")
+    other = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.25, runtime_version="0.10.1.1",
+                     vllm_sampler="flashinfer")
     assert other["overhead"]["activation_profile"] > a100["overhead"]["activation_profile"]
 
 

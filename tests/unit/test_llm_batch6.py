@@ -153,3 +153,34 @@ def test_llamacpp_batch6_rows():
     w = llm.plan(spec("Qwen2.5-32B"), "llama.cpp", ctx=16384, weights_dtype="Q4_K_M")["weights"]
     assert abs(w / MiB / 18926.01 - 1) < 0.01
     assert math.isclose(18926.01, 18508.35 + 417.66)
+
+
+# ---------------------------------------------------------------- batch 10: the V1 sampler's implementation
+
+def test_v1_native_sampler_qwen3_8b_on_an_a100_40gb():
+    # dariustanrd/tokenkaki (vLLM 0.9.2 V1, "FlashInfer is not available. Falling back to the PyTorch-native
+    # implementation of top-p & top-k sampling"): Qwen3-8B, default 0.9 of an A100-SXM4-40GB (39.39 GiB), max model
+    # len 40960: "Model loading took 15.2683 GiB", "Available KV cache memory: 18.69 GiB", "GPU KV cache size:
+    # 136,080 tokens", "Maximum concurrency for 40,960 tokens per request: 3.32x". The sort-based sampler on 256 x
+    # 151936 fp32 logits is the activation peak (~9.7 copies); 3 copies would leave ~1 GiB (+5 %) too much KV.
+    kw = dict(ctx=40960, vram=39.39 * GiB, runtime_version="0.9.2", gpu_name="NVIDIA A100-SXM4-40GB")
+    r = llm.plan(spec("Qwen/Qwen3-8B"), "vllm", **kw)
+    assert abs(r["kv_capacity_tokens"] / 136080 - 1) < 0.015
+    assert abs(r["kv_capacity_bytes"] / GiB / 18.69 - 1) < 0.015
+    assert r["fits_as_requested"] and round(r["concurrency"], 1) == 3.3
+    fi = llm.plan(spec("Qwen/Qwen3-8B"), "vllm", vllm_sampler="flashinfer", **kw)
+    assert fi["kv_capacity_tokens"] / 136080 - 1 > 0.04      # FlashInfer's sampler keeps ~3 copies: more KV
+    assert "VLLM_USE_FLASHINFER_SAMPLER=1" in fi["command"] and "VLLM_USE_FLASHINFER_SAMPLER" not in r["command"]
+
+
+def test_v1_flashinfer_sampler_keeps_three_copies():
+    # dennislee22/vLLM-benchmarking (0.10.1.1, "Using FlashInfer for top-p & top-k sampling"), Qwen2-7B on an A100
+    # 80 GB at 0.5: "Available KV cache memory: 24.83 GiB", 464,848 tokens; the sampler is 256 x 152064 x 4 x 3
+    s = spec("Qwen/Qwen2.5-7B-Instruct")
+    assert V.activation(s, 16, 256, (0, 10, 1), v1=True, sampler="flashinfer") == int(256 * 152064 * 4 * 3)
+    assert V.activation(s, 16, 256, (0, 10, 1), v1=True) == int(256 * 152064 * 4 * 9.7)
+    r = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.5, runtime_version="0.10.1.1",
+                 gpu_name="NVIDIA A100-SXM4-80GB", vllm_sampler="flashinfer")
+    assert abs(r["kv_capacity_tokens"] / 464848 - 1) < 0.01
+    with pytest.raises(UserError, match="vllm-sampler"):
+        llm.plan(s, "vllm", ctx=2048, vllm_sampler="sorted")

@@ -7,6 +7,7 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
              estimate off by default; vLLM 0.27's log: "CUDA graph memory profiling is enabled (default since
              v0.21.0)")]
   activation peak: the larger of one profile forward of max_num_batched_tokens and the sampler on max_num_seqs
+  rows, whose size depends on the top-k/top-p implementation (the `vllm_sampler` knob: native or flashinfer);
   rows (both engines run them one after the other: the forward's intermediates are freed before the sampler)
   non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on
   sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
@@ -36,12 +37,19 @@ KV_CACHE_MEMORY = (0, 10, 1)
 MAX_MODEL_LEN_AUTO = (0, 12)
 
 
-SAMPLER_COPIES = 3            # fp32 logits copies of V1's sampler warm-up on max_num_seqs rows before 0.11 (0.10.1)
-SAMPLER_COPIES_V011 = 9.7     # from 0.11: the llm-d H100 write-up prints 9.6-9.7 copies for 4 models (a fitted figure)
-SAMPLER_HEAVY = (0, 11)
+# V1's sampler warm-up on max_num_seqs rows of fp32 logits. How many copies it keeps depends on the top-k/top-p
+# implementation, which the log names: "Falling back to the PyTorch-native implementation of top-p & top-k
+# sampling" sorts the whole logits tensor (sorted values, int64 indices, probabilities, cumulative sums, masks);
+# "Using FlashInfer for top-p & top-k sampling" samples from the probabilities without a sort (vllm#11394).
+# Native is what a plain install runs (no FlashInfer, or a FlashInfer the version cannot use, or the sampler off
+# by default: vllm#29415) and what 0.11's llm-d H100 runs print: 9.6-9.7 copies (a fitted figure); FlashInfer:
+# 3 copies (dennislee22/vLLM-benchmarking, 0.10.1.1 with flashinfer-python, whose log prints "Using FlashInfer").
+SAMPLER_COPIES_NATIVE = 9.7
+SAMPLER_COPIES_FLASHINFER = 3
+SAMPLERS = ("native", "flashinfer")
 # V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
 # its printed peaks are 9.8-10.3 fp32 copies of max_num_seqs x vocab (vllm#13882 0.7.3, the T4 and GGUF 0.8.2
-# rows, vllm#10511 0.6.5). A fitted figure, like SAMPLER_COPIES_V011.
+# rows, vllm#10511 0.6.5). A fitted figure, like SAMPLER_COPIES_NATIVE.
 SAMPLER_COPIES_V0 = 9.9
 # forward: per token, the MLP's gate/up output (2 x intermediate) and its activation (1 x intermediate) live
 # together with the residual stream and the hidden state (2 x hidden), in 16 bits; x 1.08 for the allocator's
@@ -98,19 +106,25 @@ def settings(version, vram, ctx, knobs) -> dict:
     else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
         batched = max(ctx, 2048) if ctx <= 32768 else 2048
     seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
-    return {"util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
+    sampler = str(knobs.get("vllm_sampler") or "native").lower()
+    if sampler not in SAMPLERS:
+        from ...errors import UserError
+        raise UserError(f"--vllm-sampler must be native or flashinfer, got {knobs.get('vllm_sampler')!r}")
+    return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback,
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
-def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None) -> int:
+def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
+               sampler: str = "native") -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines). Calibrated on vLLM's
     own "PyTorch activation peak memory" lines (Llama-3.1-8B: 2.07 GiB at 20000 tokens and 2.99 at 29000,
     vllm-project/vllm#10517; V0 sampler peaks of vllm#13882, vllm#10511 and the 0.8.2 T4/GGUF rows; V1 from 0.11:
     Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
-    config_explorer/empirical-vllm-memory-results.md). v1: the engine (default: V1 from 0.8)."""
+    config_explorer/empirical-vllm-memory-results.md). v1: the engine (default: V1 from 0.8); sampler: the
+    top-k/top-p implementation the log names ("native" sorts the logits, "flashinfer" does not)."""
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
@@ -119,10 +133,10 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     forward = max_batched * per_token
     if v1 is None:
         v1 = at_least(version, *V1)
-    if not v1:
-        copies = SAMPLER_COPIES_V0
+    if sampler == "flashinfer":
+        copies = SAMPLER_COPIES_FLASHINFER
     else:
-        copies = SAMPLER_COPIES_V011 if at_least(version, *SAMPLER_HEAVY) else SAMPLER_COPIES
+        copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
     sampler = max_seqs * spec.vocab * 4 * copies
     return int(max(forward, sampler))
 
@@ -137,7 +151,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     v = s["version"]
     need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not at_least(v, *SWA_SIZED))
     over = {"cuda_context": CUDA_CONTEXT,
-            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"]),
+            "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
+                                             sampler=s.get("sampler", "native")),
             "non_torch": NON_TORCH if at_least(v, 0, 7) else NON_TORCH_V06,
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
