@@ -106,12 +106,19 @@ def _args(s, f, m, text, lineno, window):
 
 def _frame(s, f, m, text, lineno, window):
     fr = (m.group(1), m.group(2))
+    s.want_source = True              # Python prints the frame's source line next (read by the scanner)
     if s.cur is not None:
         if len(s.cur.frames) < s.MAX_FRAMES:
             s.cur.frames.append(fr)
     else:
         s.pending_frames.append(fr)
     _comfy_frame(f, m)
+
+
+def _frame_only(s, f, m, text, lineno, window):
+    """Notebook and rich frames: their source line is the one marked with an arrow (_source_arrow)."""
+    _frame(s, f, m, text, lineno, window)
+    s.want_source = False
 
 
 def _source_arrow(s, f, m, text, lineno, window):
@@ -203,9 +210,9 @@ HANDLERS = {
     "node_type": _node_type,
     "args": _args,
     "frame": _frame,
-    "frame_ipy": _frame,
-    "frame_ipy7": _frame,
-    "frame_rich": _frame,
+    "frame_ipy": _frame_only,
+    "frame_ipy7": _frame_only,
+    "frame_rich": _frame_only,
     "source_arrow": _source_arrow,
     "progress_done": _progress_done,
     "progress": _progress,

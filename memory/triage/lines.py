@@ -25,7 +25,7 @@ FACTS = [
     ("frame", FRAME_RE),
     # the same frame as IPython/Jupyter (8: "File /p/x.py:968, in Cls.func(...)"; 7: "/p/x.py in func(...)") and rich
     # (A1111, SD.Next: "│ /p/x.py:130 in main │") print it; group 1 the path, group 2 the function
-    ("frame_ipy", re.compile(r"^\s*File ([^\s\"][^\n\"]{0,300}?\.py):\d+, in (?:\w+\.)*([\w<>]+)\(")),
+    ("frame_ipy", re.compile(r"^\s*File ([/~][^\n\"]{0,300}?\.py):\d+, in (?:\w+\.)*([\w<>]+)\(")),
     ("frame_ipy7", re.compile(r"^\s*(\S{1,300}?\.py|<ipython-input-[\w-]+>) in ([\w<>]+)\(")),
     ("frame_rich", re.compile(r"^\s*[│¦] (\S{1,300}?\.py):\d+ in ([\w<>]+)(?:\s|$)")),
     # the line a notebook or rich traceback marks as the one running ("--> 968 return ...", "❱ 130 │   main()")
@@ -78,8 +78,8 @@ FACT_KEYS = {
     "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
-    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File ",), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
-    "source_arrow": ("> ", "❱"), "progress_done": ("100%|",), "progress": ("%|",),
+    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File /", "File ~"), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
+    "source_arrow": ("--> ", "---> ", "❱"), "progress_done": ("100%|",), "progress": ("%|",),
     "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
@@ -102,7 +102,7 @@ _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 # Words every error line contains at least one of (the recognisers are tried only then).
 ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
-              "OOM when", "RESOURCE_EXHAUSTED", "Resource exhausted", "Invalid buffer size", "paging file", "1455", "Killed", "killed", "Kill process", "oom-kill", "OUT_OF_RESOURCES")
+              "Invalid buffer size", "paging file", "1455", "Kill", "kill", "OUT_OF_")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -116,29 +116,41 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
                "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM",
                "_OUT_OF_MEMORY", "Out of memory", "OOM when allocating", "could not be allocated", "Invalid buffer size",
-               "paging file", "error 1455", "Error 1455", "Killed", "killed", "Kill process", "oom-kill",
+               "paging file", "error 1455", "Error 1455", "Killed", "killed", "oom-kill",
                "cannot be allocated", "OUT_OF_HOST_MEMORY", "OutOfHostMemory", "OUT_OF_RESOURCES")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
-IDLE_ANCHORS = tuple(w.encode() for w in ERROR_WORDS) + (b"Prompt executed", b"!!! Exception")
+# Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
+# long specific piece are looked for by that piece (tests/unit/test_triage_corpus.py checks every ERROR_WORDS entry
+# holds one of IDLE_ANCHORS or TAIL_WORDS).
+_IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
+# The OOM killer's "Killed" ends a log: short words, looked for in the head, while a failure is open and in the
+# log's last chunk, not in every quiet chunk of a long log
+TAIL_WORDS = ("illed", "oom-kill")
+ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
+IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS) + (b"Prompt executed", b"!!! Exception")
+TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"MEMORY", b"Invalid buffer size", b"paging file", b"1455", b"Killed", b"killed", b"Kill process", b"OUT_OF_RESOURCES", b"oom-kill", b"OOM when", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"MEMORY", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
-TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", b"> in ", "│ ".encode(), "¦ ".encode(), b"-> ", "❱".encode())
-HEAD_ANCHORS = ANCHORS + TRACE_ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
+TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
+# while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
+OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end", b"capture_model", b"torch.cuda.graph",
-                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"train", b"finetune", b"Loader", b"Sampler",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version")
+# the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
+HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train",) + tuple(w.encode() for w in TAIL_WORDS)
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"finetune", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"Non-blocking", b"release mmap", b"AcceleratorError", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

@@ -10,7 +10,7 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 """
 import re
 
-from .lines import ERROR_KEYS, ERROR_WORDS
+from .lines import ERROR_COVER, ERROR_KEYS, ERROR_WORDS  # noqa: F401  (ERROR_WORDS: the words ERROR_COVER stands for)
 from ..units import parse_size
 
 # --- cleaning ---------------------------------------------------------------------------------
@@ -452,7 +452,7 @@ PRIORITY = {
 
 def recognise(line: str):
     """The first error recogniser that matches `line`, or None."""
-    if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in ERROR_WORDS):
+    if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in ERROR_COVER):
         return None
     for rec in RECOGNISERS:
         ev = rec(line)

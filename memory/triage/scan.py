@@ -112,6 +112,7 @@ class Scan:
         self.open_left = 0
         self.pending_frames = collections.deque(maxlen=MAX_FRAMES)
         self.pending_src = collections.deque(maxlen=MAX_FRAMES)
+        self.want_source = False         # a frame line was just read: its source line follows
         self.loads = collections.deque(maxlen=4)
         self.progress_done = False
         self.successes = 0
@@ -153,7 +154,7 @@ class Scan:
             if not buf:
                 break
             if eof:
-                self._block(buf if buf.endswith(b"\n") else buf + b"\n")
+                self._block(buf if buf.endswith(b"\n") else buf + b"\n", last=True)
                 break
             cut = buf.rfind(b"\n")
             if cut < 0:
@@ -173,7 +174,7 @@ class Scan:
     def feed_text(self, text: str):
         self.feed_stream(io.BytesIO(text.encode("utf-8", "replace")))
 
-    def _block(self, block: bytes, ends_line=True):
+    def _block(self, block: bytes, ends_line=True, last=False):
         """Decode the lines worth reading. In the log's head: every anchor and startup line. After it, while
         a failure is open (up to GAP lines after its last error line): every anchor and startup line (a
         report printed after the error names the version, flags and device). Otherwise (idle):
@@ -182,7 +183,7 @@ class Scan:
         base = self.lineno
         pos_counted, line_at = 0, base
         head = self.bytes_seen < HEAD
-        starts = sorted(_line_starts(block, L.HEAD_ANCHORS if head else L.IDLE_ANCHORS))
+        starts = sorted(_line_starts(block, L.HEAD_ANCHORS if head else L.TAIL_ANCHORS if last else L.IDLE_ANCHORS))
         full, full_hi = [], 0          # open failure: anchor lines of block[..full_hi], looked up SPAN at a time
         last = -1
         while True:
@@ -195,7 +196,7 @@ class Scan:
                     lo = max(full_hi, block.find(b"\n", last) + 1 if last >= 0 else 0)
                     nl = block.find(b"\n", lo + SPAN)
                     full_hi = len(block) if nl < 0 else nl + 1
-                    full = sorted(_line_starts(block, L.HEAD_ANCHORS, lo, full_hi))
+                    full = sorted(_line_starts(block, L.OPEN_ANCHORS, lo, full_hi))
                     j = bisect.bisect_right(full, last)
                 if j < len(full) and (start is None or full[j] < start):
                     start = full[j]
@@ -263,7 +264,8 @@ class Scan:
         if self.cur is not None and lineno - self.cur.last_line > GAP:
             self._close()
         facts_mod.apply(self, lineno, text)
-        if 'File "' in text and L.FRAME_RE.search(text):
+        if self.want_source:
+            self.want_source = False
             self._source(more)
         if lineno <= self.consumed_until:
             return
@@ -298,8 +300,16 @@ class Scan:
     def _source(self, more):
         """The source line under a traceback frame (`clip = comfy.sd.load_clip(...)`, `vae.decode(z)`): what the
         code was doing when no node or function name says it."""
-        nxt = more(1)
-        src = nxt[0].strip()[:SOURCE_CAP] if nxt else ""
+        block, start = self._src
+        eol = block.find(b"\n", start)
+        if eol < 0 or eol + 1 >= len(block):
+            src = (more(1) or [""])[0].strip()[:SOURCE_CAP]      # the line is in the next chunk
+        else:
+            nxt = block.find(b"\n", eol + 1, eol + 1 + 4 * SOURCE_CAP)
+            raw = block[eol + 1:nxt if nxt >= 0 else eol + 1 + 4 * SOURCE_CAP].strip()
+            if not raw or raw.startswith((b"File ", b"Traceback")):
+                return
+            src = P.clean(raw[:4 * SOURCE_CAP]).strip()[:SOURCE_CAP]
         if not src or src.startswith(("File ", "Traceback")):
             return
         if self.cur is not None:

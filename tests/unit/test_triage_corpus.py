@@ -95,6 +95,15 @@ def test_same_diagnosis_after_the_head(path):
 ALL_LOGS = sorted(CORPUS.rglob("*.log"))
 
 
+def test_idle_anchors_cover_every_error_word():
+    # the idle scan looks for IDLE_ANCHORS only: every error word must hold one of them
+    from gpu_garden.memory.triage import lines as L
+    idle = [a.decode() for a in L.IDLE_ANCHORS] + list(L.TAIL_WORDS)
+    assert [w for w in L.ERROR_WORDS if not any(a in w for a in idle)] == []
+    assert [w for w in L.ERROR_WORDS if not any(a in w for a in L.ERROR_COVER)] == []
+    assert len(L.IDLE_ANCHORS) < len(L.ERROR_WORDS)
+
+
 def test_error_words_cover_every_line_a_recogniser_matches():
     # the idle scan and recognise() look only at lines holding one of parse.ERROR_WORDS: a recogniser whose
     # lines hold none of them would never fire after a log's head
