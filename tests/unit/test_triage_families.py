@@ -254,3 +254,12 @@ def test_rich_traceback_frames_and_marked_source_line():
     assert inc.frames == [("/home/u/instruct-pix2pix/edit_cli.py", "main")]
     assert inc.sources == ["model.eval().cuda()"]
     assert triage.triage_text(log)["cause"] == "weights-exceed-vram"
+
+
+def test_oom_killer_line_at_the_end_of_a_long_log():
+    # the OOM killer's "Killed" is looked for in the head and in the log's last chunk (a long ComfyUI session)
+    noise = "".join(f"step {i}: INFO nothing to see here, progress ok\n" for i in range(16000))
+    log = noise + "got prompt\nRequested to load WanTEModel\n" + "Killed\n"
+    assert len(noise) > 600 << 10
+    res = triage.triage_text(log)
+    assert res["found"] and res["cause"] == "host-ram", res
