@@ -1,7 +1,8 @@
 """Fills the README's figures from benchmarks/results/*.json.
 
 A figure in README.md is written as `<!--fig FILE KEY FORMAT-->VALUE<!--/fig-->`: FILE is a results file name
-(without .json), KEY a dotted path into it, FORMAT a Python format spec (`.1f`, `,d`, `.0%`; `-` for str).
+(without .json), KEY a dotted path into it, FORMAT a Python format spec (`.1f`, `,d`, `.0%`; `-` for str;
+`GiB`/`MiB` for a byte count shown in those units with two decimals).
 The block between `<!--figures-->` and `<!--/figures-->` becomes a table of every figure with the command that
 prints it. `python scripts/readme_figures.py` rewrites the README; `--check` exits 1 when it is stale.
 """
@@ -32,7 +33,12 @@ def lookup(file: str, key: str):
     return node, data.get("command", "?")
 
 
+UNITS = {"GiB": 2**30, "MiB": 2**20}
+
+
 def fmt(value, spec: str) -> str:
+    if spec in UNITS:
+        return f"{value / UNITS[spec]:.2f} {spec}"
     return str(value) if spec == "-" else format(value, spec)
 
 

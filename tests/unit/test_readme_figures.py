@@ -43,3 +43,9 @@ def test_every_results_file_names_its_command():
     for p in (REPO / "benchmarks" / "results").glob("*.json"):
         data = json.loads(p.read_text())
         assert re.match(r"(python|bash|\S*gpu-garden|COMFYUI)", data.get("command", "")), p.name
+
+
+def test_byte_counts_shown_in_binary_units():
+    assert figures.fmt(12237259264, "GiB") == "11.40 GiB"     # 12237259264 / 2**30 = 11.397
+    assert figures.fmt(476577792, "MiB") == "454.50 MiB"
+    assert figures.fmt(0.826, ".1f") == "0.8"
