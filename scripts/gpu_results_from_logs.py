@@ -38,11 +38,11 @@ def trace_vs_cuda() -> dict:
             continue
         cells = re.findall(r"[+-]?\d+(?:\.\d+)?%|\d+(?:\.\d+)? (?:B|KiB|MiB|GiB)", m.group(5))
         traced, cuda, err = size(cells[0]), size(cells[1]), float(cells[2].rstrip("%"))
-        rows[f"{m.group(1)} {m.group(2)} {m.group(3)} {m.group(4)}"] = {
+        rows[f"{m.group(1)}_{m.group(2)}_{m.group(3)}_{m.group(4)}"] = {
             "traced_peak": traced, "cuda_peak": cuda, "error_pct": err,
             "traced_act": size(cells[3]), "cuda_act": size(cells[4]), "workspace": size(cells[-1])}
-    sample = [abs(r["error_pct"]) for k, r in rows.items() if " sample " in k]
-    decode = [abs(r["error_pct"]) for k, r in rows.items() if " decode " in k]
+    sample = [abs(r["error_pct"]) for k, r in rows.items() if "_sample_" in k]
+    decode = [abs(r["error_pct"]) for k, r in rows.items() if "_decode_" in k]
     return {"rows": rows, "sample_worst_pct": max(sample), "decode_worst_pct": max(decode),
             "sample_cases": len(sample), "decode_cases": len(decode)}
 
