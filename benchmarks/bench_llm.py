@@ -63,8 +63,8 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # estimate were added. The other batch 6-7 rows were not used for any change.
         "vllm-pr12569-llama31-70b-w8a8-2k", "vllm-q07k-qwen3-4b-2060-10k", "vllm-16199-gemma3-27b-awq-24g",
         # batch 9: every row failed at first sight on its model name (8/8 "unknown model"); all eight were read
-        # while the name resolver learned to skip an uploader's words after the architecture. No formula or
-        # coefficient changed with them: their numbers are the committed formulas' on rows now seen.
+        # while the name resolver learned to skip an uploader's words after the architecture; later the Qwen2.5-VL-7B
+        # T4 row (with batch 10's Qwen2.5-VL-3B) fitted the vision encoder's profile peak (ENCODER_BYTES_PER_HIDDEN).
         "vllm-rlda-2048-qwen25-05b-bnb-4090d-8k", "vllm-rlda-mcprl-qwen25-05b-bnb-4090-48g-32k",
         "vllm-rlda-mcprl-qwen25-05b-bnb-4090d-32k", "vllm-rlda-error-qwen25-05b-bnb-4090d-78",
         "vllm-rlda-zxy-qwen25-05b-bnb-3090-78", "vllm-rlda-mcpagents-qwen3-4b-2507-bnb-4090d-32k",

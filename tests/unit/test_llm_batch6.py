@@ -184,3 +184,27 @@ def test_v1_flashinfer_sampler_keeps_three_copies():
     assert abs(r["kv_capacity_tokens"] / 464848 - 1) < 0.01
     with pytest.raises(UserError, match="vllm-sampler"):
         llm.plan(s, "vllm", ctx=2048, vllm_sampler="sorted")
+
+
+# ---------------------------------------------------------------- batch 9-10: the vision encoder's profile run
+
+def test_vllm_profiles_the_vision_tower_on_one_largest_image():
+    # johnson7788/RLDecisionAgent docs/VL/Qwen2_5_7B_VL_GRPO.ipynb: vLLM 0.9.2 on a T4 (V0 fall-back), Qwen2.5-VL-7B,
+    # 1 sequence, 2048 batched tokens: "PyTorch activation peak memory takes 2.71GiB" - not the 2048-token forward
+    # (~0.27 GiB) but the vision tower on one 12845056-pixel image (65536 patches of 14 px, hidden 1280)
+    s = spec("Qwen/Qwen2.5-VL-7B-Instruct")
+    r = llm.plan(s, "vllm", ctx=16384, vram=14.74 * GiB, gpu_memory_utilization=0.7693, max_num_seqs=1,
+                 max_num_batched_tokens=2048, runtime_version="0.9.2", gpu_name="Tesla T4", weights_dtype="bnb-4bit")
+    act = r["overhead"]["activation_profile"] / GiB
+    assert abs(act / 2.71 - 1) < 0.10
+    assert V.encoder_peak(s) == 65536 * 1280 * 32
+    # docs/VL/Error.md: Qwen2.5-VL-3B (same tower), 0.9.2 V1, 16384 batched tokens, 0.7861 of 23.55 GiB: weights 2.5988,
+    # KV 13.48 GiB, so 2.43 GiB of activation + non-torch memory: the tower (2.5 GiB) outweighs the 16384-token forward
+    s3 = spec("Qwen/Qwen2.5-VL-3B-Instruct")
+    assert V.encoder_peak(spec("Qwen/Qwen2.5-7B-Instruct")) == 0                      # a text model: no tower
+    fwd = 16384 * (3 * 11008 + 2 * 2048) * 2 * 1.08                                     # the decoder's forward
+    a3 = V.activation(s3, 16384, 1, (0, 9, 2), v1=True, sampler="flashinfer")
+    assert a3 == V.encoder_peak(s3) > fwd
+    assert abs((a3 + V.NON_TORCH) / GiB / 2.43 - 1) < 0.10
+    # SigLIP's fixed 896 px images (Gemma 3: 4096 patches) add little
+    assert V.encoder_peak(spec("google/gemma-3-27b-it")) == 4096 * 1152 * 32

@@ -56,6 +56,14 @@ SAMPLER_COPIES_V0 = 9.9
 # rounding and the attention buffers (slope of vllm#10517's two Llama-3.1-8B peaks: 2.07 GiB at 20000 tokens,
 # 2.99 GiB at 29000: 110 KB per token, where (3 x 14336 + 2 x 4096) x 2 = 102 KB). A fitted figure.
 FORWARD_FACTOR = 1.08
+# vision encoder: vLLM's profile run also runs the vision tower on one dummy image of the largest size the
+# processor accepts ("Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1 image
+# items of the maximum feature size"); its peak is the encoder's activations on every patch, ~16 copies of the
+# tower's hidden state in 16 bits per patch (a fitted figure: Qwen2.5-VL-7B's printed 2.71 GiB on a T4, vLLM 0.9.2
+# V0, and Qwen2.5-VL-3B's 2.4 GiB of non-KV memory on an RTX 4090 D, 0.9.2 V1; johnson7788/RLDecisionAgent).
+# Qwen2-VL / Qwen2.5-VL take images up to 12845056 pixels (max_pixels) in 14-pixel patches: 65536 patches.
+ENCODER_BYTES_PER_HIDDEN = 32
+QWEN_VL_MAX_PIXELS = 12845056
 SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
 CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
 
@@ -119,7 +127,8 @@ def settings(version, vram, ctx, knobs) -> dict:
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native") -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
-    rows (the forward's intermediates are freed before the sampler runs, in both engines). Calibrated on vLLM's
+    rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
+    language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
     own "PyTorch activation peak memory" lines (Llama-3.1-8B: 2.07 GiB at 20000 tokens and 2.99 at 29000,
     vllm-project/vllm#10517; V0 sampler peaks of vllm#13882, vllm#10511 and the 0.8.2 T4/GGUF rows; V1 from 0.11:
     Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
@@ -138,7 +147,18 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     else:
         copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
     sampler = max_seqs * spec.vocab * 4 * copies
-    return int(max(forward, sampler))
+    return int(max(forward, sampler, encoder_peak(spec)))
+
+
+def encoder_peak(spec) -> int:
+    """Bytes of the vision tower's profile run on one largest image (0 for a text model)."""
+    v = spec.vision or {}
+    d = int(v.get("hidden_size") or 0)
+    if not d:
+        return 0
+    patch = int(v.get("patch_size") or 14)
+    patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else QWEN_VL_MAX_PIXELS // (patch * patch)
+    return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
 
 
 def graph_memory(max_seqs: int) -> int:
