@@ -208,3 +208,16 @@ def test_vllm_profiles_the_vision_tower_on_one_largest_image():
     assert abs((a3 + V.NON_TORCH) / GiB / 2.43 - 1) < 0.10
     # SigLIP's fixed 896 px images (Gemma 3: 4096 patches) add little
     assert V.encoder_peak(spec("google/gemma-3-27b-it")) == 4096 * 1152 * 32
+
+
+def test_vllm_08_runs_bitsandbytes_on_its_v0_engine():
+    # vLLM 0.8: "--quantization bitsandbytes is not supported by the V1 Engine. Falling back to V0" (unslothai/unsloth
+    # #2102); 0.9.2 runs it on V1 (johnson7788/RLDecisionAgent docs/VL/Error.md: "Initializing a V1 LLM engine (v0.9.2)")
+    s = spec("unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit")
+    old = llm.plan(s, "vllm", ctx=8192, vram=23.55 * GiB, runtime_version="0.8.5", gpu_name="NVIDIA GeForce RTX 4090 D")
+    new = llm.plan(s, "vllm", ctx=8192, vram=23.55 * GiB, runtime_version="0.9.2", gpu_name="NVIDIA GeForce RTX 4090 D")
+    assert any("bitsandbytes" in n and "V0" in n for n in old["notes"])
+    assert not any("bitsandbytes" in n for n in new["notes"])
+    # for a 0.5 B model the sampler on 256 x 151936 fp32 logits is the peak: V0's ~9.9 copies, V1's native ~9.7
+    assert old["overhead"]["activation_profile"] == int(256 * 151936 * 4 * 9.9)
+    assert new["overhead"]["activation_profile"] == int(256 * 151936 * 4 * 9.7)

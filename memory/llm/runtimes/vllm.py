@@ -70,7 +70,9 @@ CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to m
 
 # cards below compute capability 8.0 (Turing, Volta, Pascal)
 PRE_AMPERE = re.compile(r"\b(t4|v100|p100|p40|p4|titan (rtx|v)|quadro rtx|rtx ?20[678]0|gtx ?1[06]\d0)\b", re.I)
-V1_EVERYWHERE = (0, 10)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
+V1_EVERYWHERE = (0, 10)
+BNB_FORMATS = ("bnb-4bit", "nf4")
+BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
 
 
 def v0_fallback(version, knobs) -> str | None:
@@ -84,6 +86,10 @@ def v0_fallback(version, knobs) -> str | None:
     if str(knobs.get("weights_format") or "").upper() in GGUF_BPW and str(knobs.get("weights_format")).upper() not in (
             "F16", "BF16", "F32"):
         return "a GGUF checkpoint"
+    # "--quantization bitsandbytes is not supported by the V1 Engine. Falling back to V0" (0.8: unslothai/unsloth#2102
+    # on 0.8.0); 0.9.2 serves bitsandbytes with V1 (johnson7788/RLDecisionAgent docs/VL/Error.md)
+    if str(knobs.get("weights_format") or "").lower() in BNB_FORMATS and not at_least(version, *BNB_IN_V1):
+        return "bitsandbytes quantization"
     return None
 
 
