@@ -126,9 +126,13 @@ _COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
 _COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
 _COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
                         r"(?: with tile size (\d+) and overlap (\d+))?")
-_AIMDO = re.compile(r"VRAM Allocation failed(?: \(non OOM\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error")
+# comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
+# MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
+_AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error"
+                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?")
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
-_PINNED_HOST = re.compile(r"HostBuffer\.read_file_slice failed|cudaHostAlloc failed|failed to allocate [\d.]+ MiB of pinned memory")
+_PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
+                          r"|failed to allocate [\d.]+ MiB of pinned memory|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
 _DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
@@ -387,6 +391,8 @@ def _ollama_runner(line):
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _async, _async_cut, _mps,
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui"),
     _py_memory,
     _vllm_v1,
     _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
@@ -412,8 +418,6 @@ RECOGNISERS = [
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
     _simple(_OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
     _simple(_OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
-    _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui"),
-    _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui"),
     _simple(_DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},

@@ -263,3 +263,28 @@ def test_oom_killer_line_at_the_end_of_a_long_log():
     assert len(noise) > 600 << 10
     res = triage.triage_text(log)
     assert res["found"] and res["cause"] == "host-ram", res
+
+
+@pytest.mark.parametrize("thread,log", [
+    ("https://github.com/Comfy-Org/ComfyUI/issues/12763",
+     "got prompt\nRequested to load WanTEModel\n"
+     "aimdo: src/model-vbar.c:198:ERROR:Could not reseve Virtual Address space for VBAR\n"
+     "!!! Exception during processing !!! VBAR allocation failed\n"
+     "Traceback (most recent call last):\n"
+     '  File "D:\\\\apps\\\\ComfyUI\\\\execution.py", line 524, in execute\n'
+     "    output_data, output_ui, has_subgraph, has_pending_tasks = await get_output_data(prompt_id, unique_id, obj)\n"
+     "MemoryError: VBAR allocation failed\n"),
+    ("https://github.com/abuzreq/ComfyUI-Model-Bending/issues/3",
+     "got prompt\nRequested to load BaseModel\n!!! Exception during processing !!! VBAR OOM\n"
+     "Traceback (most recent call last):\n"
+     '  File "D:\\\\apps\\\\ComfyUI\\\\execution.py", line 525, in execute\n'
+     "    output_data, output_ui, has_subgraph, has_pending_tasks = await get_output_data(prompt_id, unique_id, obj)\n"
+     "MemoryError: VBAR OOM\n"),
+])
+def test_aimdo_vbar_memory_error_is_vram_not_host_ram(thread, log):
+    # comfy-aimdo raises Python's MemoryError for its VRAM address range (VBAR): not a host-RAM failure
+    res = triage.triage_text(log)
+    ev = res["events"][-1]
+    assert ev["kind"] == "comfy.dynamic_vram", thread
+    assert res["cause"] != "host-ram", (thread, ev["causes"])
+    assert ev["guide"]["id"] == "comfyui-dynamic-vram", thread
