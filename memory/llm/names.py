@@ -83,6 +83,26 @@ def ollama_tag(name: str):
     return pattern.format(size=size.upper()), quant or default, note
 
 
+_SIZE = re.compile(r"(?:^|-)\d+(?:\.\d+)?[bm](?:$|-)")
+# words after a model name that make it another architecture (DeepSeek-R1-Distill-Qwen-32B is a Qwen2.5-32B,
+# Phi-4-mini a 3.8 B model): a built-in name without a size in it is read through only when none follows
+_VARIANT = re.compile(r"(?:^|-)(?:distill|mini|small|medium|tiny|nano|lite|flash|draft|eagle\d*|mtp)(?:$|-)")
+
+
+def _other_words_keep_the_architecture(builtin: str, rest: str) -> bool:
+    """True when the words after a built-in name (an uploader's or tool's: 'unsloth', 'autoround', 'abliterated',
+    'thinking') do not name another model: no other size, no distilled or smaller variant."""
+    if _SIZE.search(rest) or "distill" in rest:
+        return False
+    return bool(_SIZE.search(builtin)) or not _VARIANT.search(rest)
+
+
+# DeepSeek-R1's distilled models are their base models' architectures (the model cards' "Base Model" column)
+DISTILL_BASES = {"qwen-7b": "Qwen2.5-7B", "qwen-14b": "Qwen2.5-14B", "qwen-32b": "Qwen2.5-32B",
+                 "llama-8b": "Llama-3.1-8B", "llama-70b": "Llama-3.3-70B"}
+_DISTILL = re.compile(r"distill-((?:qwen|llama)-\d+(?:\.\d+)?b)(?:$|-)")
+
+
 def load_builtin(name: str):
     """LLMSpec for a built-in name, a Hugging Face repo id or an Ollama library name[:tag]."""
     from .spec import from_config
@@ -90,6 +110,12 @@ def load_builtin(name: str):
     tag = ollama_tag(name)
     lookup, quant, note = (tag if tag else (name, repo_quant(name), None))
     wanted = _canonical(lookup)
+    distill = _DISTILL.search(wanted)
+    if distill and distill.group(1) in DISTILL_BASES and not tag:
+        base = DISTILL_BASES[distill.group(1)]
+        note = f"{name!r} is a distilled {base} (same architecture)" + (f"; weights taken as {quant} from the name"
+                                                                       if quant else "")
+        lookup, wanted = base, _canonical(base)
     unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
     for n in sorted(names, key=lambda n: _canonical(n) != wanted):
         if _canonical(n) in (wanted, unversioned):
@@ -99,13 +125,17 @@ def load_builtin(name: str):
             if quant:
                 spec.quant = quant
                 spec.notes.append(note or f"weights taken as {quant} from the name {name!r}")
+            elif note:
+                spec.notes.append(note)
             if tag:
                 spec.ollama = True
             return spec
     # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
     # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,
-    # at a word boundary; the size is part of every built-in name, so 'qwen2.5-vl-7b-x' never reads as Qwen2.5-7B
-    prefixed = [n for n in names if wanted.startswith(_canonical(n) + "-")]
+    # at a word boundary ('qwen2.5-vl-7b-x' never reads as Qwen2.5-7B), unless the words after it name another
+    # model: another size, a distilled or a smaller variant (_other_words_keep_the_architecture)
+    prefixed = [n for n in names if wanted.startswith(_canonical(n) + "-")
+                and _other_words_keep_the_architecture(_canonical(n), wanted[len(_canonical(n)) + 1:])]
     if prefixed and not tag:
         n = max(prefixed, key=lambda n: len(_canonical(n)))
         cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))

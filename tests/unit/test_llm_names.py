@@ -68,3 +68,24 @@ def test_the_prefix_stops_at_a_word_boundary(repo):
     else:
         with pytest.raises(UserError):
             llm.describe(model=repo)
+
+
+@pytest.mark.parametrize("repo", ["microsoft/Phi-4-mini-instruct", "someone/Qwen3-4B-distilled-from-8b",
+                                  "someone/Phi-4-mini-flash-reasoning"])
+def test_words_that_name_another_model_are_not_read_through(repo):
+    # Phi-4-mini is a 3.8 B model, not Phi-4 (14 B); another size after the name is another model
+    with pytest.raises(UserError):
+        llm.describe(model=repo)
+
+
+@pytest.mark.parametrize("repo, builtin, quant", [
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "Qwen2.5-32B", None),
+    ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "Llama-3.1-8B", None),
+    ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "Llama-3.3-70B", None),
+    ("casperhansen/deepseek-r1-distill-qwen-14b-awq", "Qwen2.5-14B", "awq"),
+])
+def test_r1_distills_are_their_base_models(repo, builtin, quant):
+    # never DeepSeek-R1 (671 B): the distilled models keep their base model's architecture
+    s = llm.describe(model=repo)
+    assert (s.name, s.quant) == (builtin, quant)
+    assert any("distilled" in n for n in s.notes)
