@@ -211,7 +211,8 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
         out["decode_tiled"] = p["decode"]["tiled"]
     t = time.perf_counter()
     try:
-        s = comfy.sample.sample(m, noise, steps, spec["cfg"], "euler", "simple", pos, neg, latent, disable_pbar=True, seed=0)
+        with torch.inference_mode():   # as ComfyUI's executor runs every node (execution.py)
+            s = comfy.sample.sample(m, noise, steps, spec["cfg"], "euler", "simple", pos, neg, latent, disable_pbar=True, seed=0)
         out["samples"] = s.float().cpu()
         out["peak_sample"] = peak(torch, card.dev)
     except mm.OOM_EXCEPTION:
@@ -223,7 +224,8 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
         if card.dev.type == "cuda":
             torch.cuda.reset_peak_memory_stats(card.dev)
         try:
-            v.decode(out["samples"])
+            with torch.inference_mode():   # without it autograd keeps every decoder activation (the VAE's
+                v.decode(out["samples"])   # parameters require grad): the first GPU run decoded so, and ran out
             out["decode_oom"] = decode_ooms.count > before
         except mm.OOM_EXCEPTION:
             out["decode_oom"] = True
@@ -253,7 +255,8 @@ def decode_peaks(comfy, torch, layouts, units, families, workdir) -> list:
             base = torch.cuda.memory_allocated(dev)
             torch.cuda.reset_peak_memory_stats(dev)
             lat = torch.zeros(shape)
-            vae.decode(lat)
+            with torch.inference_mode():   # as ComfyUI's executor runs VAE Decode
+                vae.decode(lat)
             torch.cuda.synchronize(dev)
             measured = torch.cuda.max_memory_allocated(dev) - base
             ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))

@@ -31,3 +31,33 @@ def test_no_gpu_skips_cleanly(tmp_path):
     r = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=120,
                        env={"PATH": "/usr/bin:/bin", "COMFYUI_DIR": str(tmp_path)})
     assert r.returncode == 0 and r.stdout.startswith("skipped:")
+
+
+def test_sample_and_decode_run_in_inference_mode_as_comfyui_runs_nodes():
+    """ComfyUI's executor runs every node under torch.inference_mode(); the VAE's parameters require grad, so a
+    decode outside it keeps every decoder activation for a backward pass (the first GPU run did that)."""
+    import importlib.util
+    import types
+
+    torch = __import__("pytest").importorskip("torch")
+    spec = importlib.util.spec_from_file_location("gpu_fit_bench", SCRIPT)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    seen = {}
+
+    def sample(*a, **k):
+        seen["sample"] = torch.is_inference_mode_enabled()
+        return torch.zeros(1, 4, 8, 8)
+
+    class VAE:
+        def decode(self, s):
+            seen["decode"] = torch.is_inference_mode_enabled()
+
+    comfy = types.SimpleNamespace(
+        model_management=types.SimpleNamespace(OOM_EXCEPTION=MemoryError),
+        sample=types.SimpleNamespace(prepare_noise=lambda latent, seed: latent, sample=sample))
+    card = types.SimpleNamespace(set=lambda cap: None, dev=torch.device("cpu"))
+    run = {"family": "sdxl", "cap": 1 << 30, "latent": [1, 4, 8, 8]}
+    out = bench.run_one(comfy, torch, card, None, VAE(), run, False, 1, types.SimpleNamespace(count=0))
+    assert out["oom"] is False and out["decode_oom"] is False
+    assert seen == {"sample": True, "decode": True}
