@@ -231,6 +231,9 @@ RULES = [
       "traceback: loading weights ({where}) for the {part}", hint=True),
     R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and not x.frame_loading, "traceback: {where}", hint=True),
     R("vae-decode", 3.0, lambda x: x.src_cause == "vae-decode" and not host(x), "traceback source line: {src_line}", hint=True),
+    # one large request in a VAE the traceback names: that decode's own tensor (tiling is the fix), whatever the cache holds
+    R("vae-decode", 1.5, lambda x: (x.frame_cause == "vae-decode" or x.src_cause == "vae-decode") and x.total and x.req >= 0.1 * x.total,
+      "one request of {req:b} ({req_share:.0%} of the card) inside the VAE: the decode's own tensor at this resolution", hint=True),
     R("vae-decode", 2.0, lambda x: x.entry_cause == "vae-decode", "node entry point: {entry}", hint=True),
     R("vae-decode", 3.6, lambda x: x.tiled_text, "ComfyUI: {tiled_text}", hint=True),
     R("vae-decode", 2.6, lambda x: x.log_phase == "decode", "the log shows a VAE decode running when it failed", hint=True),
