@@ -209,7 +209,7 @@ def _phase(x, scan, inc, ctx):
     no_node = not x.node_cause
     if inc.phase and inc.phase[0] == "decode" and no_node and inner in (None, "activations"):
         x.log_phase = "decode"
-    elif (x.comfy or x.branch == "dml") and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
+    elif (x.comfy or x.branch == "dml" or scan.facts.get("forge")) and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
         state, model = inc.phase
         mc = C.model_category(model) if model else None
         x.model = model

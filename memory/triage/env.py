@@ -48,7 +48,7 @@ def guess_runtime(scan, inc) -> str:
         return "llama.cpp"
     if any(k.startswith("vllm") for k in kinds):
         return "vllm"
-    if any(k.startswith("comfy") for k in kinds) or inc.has_exception_block:
+    if any(k.startswith("comfy") for k in kinds) and not f.get("forge") or inc.has_exception_block:
         return "comfyui"
     if f["vllm"] and not f["comfy"]:
         return "vllm"

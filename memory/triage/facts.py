@@ -23,7 +23,7 @@ def new_facts() -> dict:
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
-            "vllm_serving": False, "training_log": False}
+            "vllm_serving": False, "training_log": False, "forge": False}
 
 
 def apply(scan, lineno, text, window=False):

@@ -11,6 +11,8 @@ from . import lines as L
 WINDOW = 48 << 10           # bytes before a failure read for its context
 REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
 _LOAD_RE = re.compile(rb"Requested to load (\w+)")
+# the same "loading model X" as Stable Diffusion WebUI Forge prints it (its memory manager, its loader)
+_ANY_LOAD_RE = re.compile(rb"(?:Requested to load|\[Memory Management\] Target:|To load target model|Loading Model:) (\w+)")
 _FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)[^\n]*\n?([^\n]{0,240})')
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
@@ -69,18 +71,13 @@ def read_context(scan):
         return
     scan.loads.clear()
     scan.phase = None
-    pos = 0
-    while True:                                  # every load of this run (for "ran fine before")
-        i = raw.find(b"Requested to load ", pos)
-        if i < 0:
-            break
-        e = raw.find(b"\n", i)
-        m = _LOAD_RE.match(raw[i:e if e >= 0 else len(raw)])
-        if m:
-            scan.loads.append(m.group(1).decode("ascii", "replace"))
-        pos = i + 18
+    load_at = -1
+    for m in _ANY_LOAD_RE.finditer(raw):         # every load of this run (for "ran fine before")
+        scan.loads.append(m.group(1).decode("ascii", "replace"))
+        load_at = m.start()
+        if not m.group(0).startswith(b"Requested"):
+            scan.facts["forge"] = True
     last = scan.loads[-1] if scan.loads else None
-    load_at = raw.rfind(b"Requested to load ")
     # a progress bar on the failing line itself ("  0%|   | 0/4 [...]Error during model prediction: ...") counts too
     if scan._src:
         block, start = scan._src

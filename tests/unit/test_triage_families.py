@@ -288,3 +288,18 @@ def test_aimdo_vbar_memory_error_is_vram_not_host_ram(thread, log):
     assert ev["kind"] == "comfy.dynamic_vram", thread
     assert res["cause"] != "host-ram", (thread, ev["causes"])
     assert ev["guide"]["id"] == "comfyui-dynamic-vram", thread
+
+
+def test_forge_load_lines_name_the_phase():
+    # mechanism (not a reported case): Forge names the model it loads in its memory manager's line, as in
+    # lllyasviel/stable-diffusion-webui-forge#343 and dvruette/sd-webui-fabric#39; the error is PyTorch's own message form
+    log = ("To load target model SDXLClipModel\nBegin to load 1 model\n"
+           "[Memory Management] Target: JointTextEncoder, Free GPU: 1234.33 MB, Model Require: 5154.62 MB, Previously Loaded: 0.00 MB, "
+           "Inference Require: 1287.00 MB, Remaining: -5207.29 MB, All loaded to GPU.\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 7.75 GiB of which "
+           "20.00 MiB is free. Of the allocated memory 6.95 GiB is allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but "
+           "unallocated.\n")
+    res = triage.triage_text(log)
+    ev = res["events"][-1]
+    assert res["cause"] == "text-encoder", ev["causes"]
+    assert ev["runtime"] == "pytorch"
