@@ -11,7 +11,8 @@ from .weights import weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
-         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler")
+         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
+         "vllm_entrypoint")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:

@@ -221,3 +221,20 @@ def test_vllm_08_runs_bitsandbytes_on_its_v0_engine():
     # for a 0.5 B model the sampler on 256 x 151936 fp32 logits is the peak: V0's ~9.9 copies, V1's native ~9.7
     assert old["overhead"]["activation_profile"] == int(256 * 151936 * 4 * 9.9)
     assert new["overhead"]["activation_profile"] == int(256 * 151936 * 4 * 9.7)
+
+
+def test_offline_llm_class_takes_a_larger_prefill_chunk():
+    # vLLM's LLM() class defaults to 8192 batched tokens on a card below 70 GiB (`vllm serve`: 2048) and 16384 on a
+    # larger one (8192): a 0.9.2 LLM() log on a 24 GB card prints "max_num_batched_tokens=8192"
+    s = spec("Qwen/Qwen2.5-32B-Instruct")
+    per_token = (3 * 27648 + 2 * 5120) * 2 * 1.08
+    serve = llm.plan(s, "vllm", ctx=4096, vram=44.42 * GiB, runtime_version="0.9.2", weights_dtype="awq")
+    offline = llm.plan(s, "vllm", ctx=4096, vram=44.42 * GiB, runtime_version="0.9.2", weights_dtype="awq",
+                       vllm_entrypoint="llm")
+    assert offline["overhead"]["activation_profile"] == int(8192 * per_token)
+    assert serve["overhead"]["activation_profile"] < offline["overhead"]["activation_profile"]
+    big = llm.plan(s, "vllm", ctx=4096, vram=79.18 * GiB, runtime_version="0.9.2", vllm_entrypoint="llm",
+                   max_num_seqs=16)                                     # 16 sequences: the sampler is no peak
+    assert big["overhead"]["activation_profile"] == int(16384 * per_token)
+    with pytest.raises(UserError, match="vllm-entrypoint"):
+        llm.plan(s, "vllm", ctx=2048, vllm_entrypoint="python")

@@ -72,6 +72,7 @@ CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to m
 PRE_AMPERE = re.compile(r"\b(t4|v100|p100|p40|p4|titan (rtx|v)|quadro rtx|rtx ?20[678]0|gtx ?1[06]\d0)\b", re.I)
 V1_EVERYWHERE = (0, 10)
 BNB_FORMATS = ("bnb-4bit", "nf4")
+ENTRYPOINTS = ("serve", "llm")
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
 
 
@@ -113,10 +114,18 @@ def settings(version, vram, ctx, knobs) -> dict:
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
     big = (vram or 0) >= 70 * GiB and "a100" not in str(knobs.get("gpu_name") or "").lower()
     v1, fallback = engine(version, knobs)
+    entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
+    if entry not in ENTRYPOINTS:
+        from ...errors import UserError
+        raise UserError(f"--vllm-entrypoint must be serve or llm, got {knobs.get('vllm_entrypoint')!r}")
     if knobs.get("max_num_batched_tokens"):
         batched = knobs["max_num_batched_tokens"]
     elif v1:
-        batched = 8192 if big else 2048
+        # the offline LLM() class takes a larger chunk than `vllm serve` (engine/arg_utils.py, per UsageContext:
+        # LLM_CLASS 16384 / 8192 tokens, OPENAI_API_SERVER 8192 / 2048, on cards of >= 70 GiB / smaller ones; a
+        # 0.9.2 LLM() log on a 24 GB card prints "Chunked prefill is enabled with max_num_batched_tokens=8192")
+        offline = entry == "llm" and at_least(version, *V1)
+        batched = (16384 if offline else 8192) if big else (8192 if offline else 2048)
     else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
         batched = max(ctx, 2048) if ctx <= 32768 else 2048
     seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
