@@ -169,10 +169,14 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
             layers = choice[2]["ngl"] if best else None
         out["max_ctx_by_kv_dtype"][k] = best
         out["max_ctx_layers"][k] = layers
+    share_note = _share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
+    if share_note:
+        notes.append(share_note)
     if choice is None:
         out["fits"] = False
         out["max_ctx"] = 0
-        notes.append(_no_fit_reason(spec, runtime, roles["total"], vram))
+        if not share_note:
+            notes.append(_no_fit_reason(spec, runtime, roles["total"], vram))
         return out
     c_ctx, c_kv, c_s, c_ev = choice
     if runtime != "vllm":
@@ -232,6 +236,23 @@ def _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
     if best:
         return best, k, st, ev(best, k, st)
     return None
+
+
+def _share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice) -> str | None:
+    """When the user's --gpu-memory-utilization is what stops ctx (a larger share would hold it), say so and by
+    how much, instead of blaming the weights or shortening the context."""
+    asked = knobs.get("gpu_memory_utilization") if runtime == "vllm" else None
+    if not asked or (choice is not None and choice[0] >= ctx):
+        return None
+    top = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100))
+    if top["util"] <= asked:
+        return None
+    alt = _choose(spec, runtime, ctx, parallel, kv, roles, vram, top, top, cap, proj)
+    if alt is None or alt[0] < ctx:
+        return None
+    need = V.util_for(alt[3], vram)
+    return (f"your --gpu-memory-utilization {asked:.2f} is too small for {ctx} tokens; "
+            f"--gpu-memory-utilization {need:.2f} holds them" if need else None)
 
 
 def _no_fit_reason(spec, runtime, w_bytes, vram) -> str:

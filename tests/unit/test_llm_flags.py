@@ -51,3 +51,20 @@ def test_ollama_total_is_the_figure_its_verdict_checks():
     total_line = next(line for line in text.splitlines() if line.strip().startswith("total on GPU"))
     assert "placement" in total_line and "verdict" in total_line
     assert "once loaded" in text
+
+
+def test_a_share_too_small_is_named_not_the_weights():
+    # 0.60 of 24 GiB (14.4 GiB) cannot hold Qwen2.5-7B's 14.19 GiB of weights plus its profile run; the card can:
+    # the note names the share that holds 8192 tokens instead of calling for a quantized checkpoint
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, gpu_memory_utilization=0.6)
+    assert not r["fits"]
+    note = next(n for n in r["notes"] if "too small" in n)
+    need = float(note.rsplit("--gpu-memory-utilization ", 1)[1].split()[0])
+    assert 0.6 < need <= 0.95
+    assert llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, gpu_memory_utilization=need)["fits_as_requested"]
+    assert not any("quantized checkpoint" in n for n in r["notes"])
+    # a card the weights cannot fit at any share still says so
+    r70 = llm.plan(llm.describe(model="meta-llama/Llama-3.1-70B-Instruct"), runtime="vllm", ctx=8192, vram=24 * GiB,
+                   gpu_memory_utilization=0.6)
+    assert any("quantized checkpoint" in n for n in r70["notes"]) and not any("too small" in n for n in r70["notes"])
