@@ -10,6 +10,8 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 """
 import re
 
+from .families import (DRIVER_API as _DRIVER_API, KILLED as _KILLED, METAL as _METAL, MPS_BUFFER as _MPS_BUFFER,
+                       OLLAMA_LAYOUT as _OLLAMA_LAYOUT, ONNX as _ONNX, PAGING as _PAGING, XLA as _XLA, level_zero as _level_zero)
 from .lines import ERROR_COVER, ERROR_KEYS, ERROR_WORDS  # noqa: F401  (ERROR_WORDS: the words ERROR_COVER stands for)
 from ..units import parse_size
 
@@ -95,28 +97,6 @@ _CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate mem
 _PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 _NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
 _DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
-# the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
-_DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
-                         r"|Cuda failure '?out of memory|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
-                         r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
-# Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
-_LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b")
-# Ollama's scheduler (2025-10+): no placement of weights, KV cache and compute graph fits the devices
-_OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d+))?")
-# ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
-_ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
-# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes",
-# TensorFlow's "OOM when allocating tensor with shape[...]"
-_XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
-                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
-# Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
-# and MPS's single-buffer size limit
-_METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8")
-_MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
-# the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
-_PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
-_KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
-                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
 _CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
 _NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
@@ -368,15 +348,6 @@ def _ggml_buffer(line):
     dk = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
     return {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
             "complete": True}
-
-
-def _level_zero(line):
-    m = _LEVEL_ZERO.search(line)
-    if not m:
-        return None
-    host = m.group(1) == "HOST"
-    return {"kind": "xpu.driver", "device_kind": "cpu" if host else "xpu", "numbers": {}, "runtime": "pytorch", "complete": True,
-            "host": host}
 
 
 def _ollama_runner(line):

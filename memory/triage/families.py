@@ -1,0 +1,37 @@
+"""Out-of-memory messages of runtimes other than PyTorch's allocators, ComfyUI, vLLM, llama.cpp and Ollama: the
+CUDA driver API as other libraries report it, ONNX Runtime, XLA (JAX, TensorFlow), Apple Metal, Intel Level Zero,
+Ollama's scheduler, and the operating system refusing memory. parse.py lists them among its recognisers; the
+strings come from each runtime's source or its users' reports (the threads named in tests/unit/test_triage_families.py)."""
+import re
+
+# the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
+DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
+                         r"|Cuda failure '?out of memory|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
+                         r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
+# Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
+LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b")
+# Ollama's scheduler (2025-10+): no placement of weights, KV cache and compute graph fits the devices
+OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d+))?")
+# ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
+ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
+# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes",
+# TensorFlow's "OOM when allocating tensor with shape[...]"
+XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
+                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
+# Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
+# and MPS's single-buffer size limit
+METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8")
+MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
+# the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
+PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
+KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
+                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer")
+
+
+def level_zero(line):
+    m = LEVEL_ZERO.search(line)
+    if not m:
+        return None
+    host = m.group(1) == "HOST"
+    return {"kind": "xpu.driver", "device_kind": "cpu" if host else "xpu", "numbers": {}, "runtime": "pytorch", "complete": True,
+            "host": host}
