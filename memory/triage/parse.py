@@ -10,7 +10,7 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 """
 import re
 
-from .families import (DRIVER_API as _DRIVER_API, KILLED as _KILLED, METAL as _METAL, MPS_BUFFER as _MPS_BUFFER,
+from .other_runtimes import (DRIVER_API as _DRIVER_API, KILLED as _KILLED, METAL as _METAL, MPS_BUFFER as _MPS_BUFFER,
                        OLLAMA_LAYOUT as _OLLAMA_LAYOUT, ONNX as _ONNX, PAGING as _PAGING, XLA as _XLA, level_zero as _level_zero)
 from .lines import ERROR_COVER, ERROR_KEYS, ERROR_WORDS  # noqa: F401  (ERROR_WORDS: the words ERROR_COVER stands for)
 from ..units import parse_size
