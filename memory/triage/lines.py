@@ -129,7 +129,14 @@ _IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
 # log's last chunk, not in every quiet chunk of a long log
 TAIL_WORDS = ("illed", "oom-kill")
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
-IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS) + (b"Prompt executed", b"!!! Exception")
+# words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
+# errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
+IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "Out of Memory during")
+IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS + IDLE_SKIP) + (b"Prompt executed", b"!!! Exception")
+# recognise()'s last substring test: the same idea without "llocat" ("allocated" is on every line of an allocator's
+# report, and a megabyte message of them must not reach the regexes)
+_WORD_COVER = ("ut of memory", "OUT_OF_", "OutOf", "rror 1455", "be allocated") + TAIL_WORDS
+RECOGNISE_WORDS = _WORD_COVER + tuple(w for w in ERROR_WORDS if not any(c in w for c in _WORD_COVER))
 TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD

@@ -29,6 +29,8 @@ KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\]
 
 
 def level_zero(line):
+    if "_ERROR_OUT_OF_" not in line:
+        return None
     m = LEVEL_ZERO.search(line)
     if not m:
         return None

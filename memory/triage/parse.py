@@ -12,7 +12,7 @@ import re
 
 from .other_runtimes import (DRIVER_API as _DRIVER_API, KILLED as _KILLED, METAL as _METAL, MPS_BUFFER as _MPS_BUFFER,
                        OLLAMA_LAYOUT as _OLLAMA_LAYOUT, ONNX as _ONNX, PAGING as _PAGING, XLA as _XLA, level_zero as _level_zero)
-from .lines import ERROR_COVER, ERROR_KEYS, ERROR_WORDS  # noqa: F401  (ERROR_WORDS: the words ERROR_COVER stands for)
+from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
 
 # --- cleaning ---------------------------------------------------------------------------------
@@ -278,8 +278,12 @@ def _mps(line):
             "pool": m.group(5)}
 
 
-def _simple(rx, kind, device_kind, runtime, numbers=None, **extra):
+def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
+    """A recogniser for one regex. `keys`: substrings one of which every match holds; a line without any
+    costs a few substring tests instead of a regex scan (what keeps a megabyte message cheap)."""
     def rec(line):
+        if keys is not None and not any(k in line for k in keys):
+            return None
         m = rx.search(line)
         if not m:
             return None
@@ -362,8 +366,9 @@ def _ollama_runner(line):
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _async, _async_cut, _mps,
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui"),
+    _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+            keys=("VRAM ", "Fault failed", "aimdo", "VBAR")),
+    _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
     _py_memory,
     _vllm_v1,
     _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
@@ -397,15 +402,19 @@ RECOGNISERS = [
     _simple(_CUBLAS, "cublas.alloc", "cuda", "pytorch"),
     _simple(_CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _driver,
-    _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_ONNX, "onnx.alloc", None, "onnxruntime", lambda m: {"requested": int(m.group(1))}),
+    _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+            keys=("CUDA_ERROR_OUT_OF_MEMORY", "CUDA failed with", "Cuda Runtime (", "Cuda failure", "cuMem", "Requested amount of GPU",
+                  "CUDA runtime error")),
+    _simple(_ONNX, "onnx.alloc", None, "onnxruntime", lambda m: {"requested": int(m.group(1))}, keys=("for requested buffer",)),
     _level_zero,
-    _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {}),
-    _simple(_XLA, "xla.oom", None, "jax", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_METAL, "metal.oom", "metal", None),
-    _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}),
-    _simple(_PAGING, "os.paging_file", "cpu", "pytorch"),
-    _simple(_KILLED, "os.oom_killer", "cpu", "pytorch"),
+    _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
+            keys=("memory layout cannot",)),
+    _simple(_XLA, "xla.oom", None, "jax", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+            keys=("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating")),
+    _simple(_METAL, "metal.oom", "metal", None, keys=("kIOGPUCommandBuffer", "Insufficient Memory")),
+    _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
+    _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
+    _simple(_KILLED, "os.oom_killer", "cpu", "pytorch", keys=("illed", "oom-kill", "Kill process")),
     _torch_bare,
     _simple(_COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(_COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
@@ -427,7 +436,7 @@ PRIORITY = {
 
 def recognise(line: str):
     """The first error recogniser that matches `line`, or None."""
-    if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in ERROR_COVER):
+    if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in RECOGNISE_WORDS):
         return None
     for rec in RECOGNISERS:
         ev = rec(line)

@@ -98,9 +98,10 @@ ALL_LOGS = sorted(CORPUS.rglob("*.log"))
 def test_idle_anchors_cover_every_error_word():
     # the idle scan looks for IDLE_ANCHORS only: every error word must hold one of them
     from gpu_garden.memory.triage import lines as L
-    idle = [a.decode() for a in L.IDLE_ANCHORS] + list(L.TAIL_WORDS)
+    idle = [a.decode() for a in L.IDLE_ANCHORS] + list(L.TAIL_WORDS) + list(L.IDLE_SKIP)
     assert [w for w in L.ERROR_WORDS if not any(a in w for a in idle)] == []
     assert [w for w in L.ERROR_WORDS if not any(a in w for a in L.ERROR_COVER)] == []
+    assert [w for w in L.ERROR_WORDS if not any(a in w for a in L.RECOGNISE_WORDS)] == []
     assert len(L.IDLE_ANCHORS) < len(L.ERROR_WORDS)
 
 
