@@ -26,6 +26,7 @@ import weakref
 from ..memory.estimate import families, spec
 from ..memory.estimate.headers import tensor_bytes
 from ..memory.estimate.weights import largest_cast
+from ..memory.fit import offers as fit_offers
 from ..memory.fit import plan as fit_plan
 from . import health
 from . import fit_vae
@@ -37,7 +38,7 @@ KEY = "gpu_garden.fit_to_card"
 SETTING_ID = "GPUGarden.FitToCard"
 SEAM = "comfy.sampler_helpers.prepare_sampling"
 FEATURE = health.register("fit_guard.prepare_sampling", check=lambda f: _check(f))
-_state = {"last": None, "installed": False, "facts": {}}
+_state = {"last": None, "last_auto": None, "installed": False, "facts": {}}
 _BLOCK = re.compile(r"^(.*?blocks)\.(\d+)\.")
 
 
@@ -158,6 +159,8 @@ class _Answer:
 
 def _publish(record: dict) -> None:
     _state["last"] = record
+    if record.get("origin") == "auto":
+        _state["last_auto"] = record
     try:
         from server import PromptServer
 
@@ -232,22 +235,28 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
     facts = ctx.get("facts") or model_facts(model)
     mo = model_options or {}
     n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
+    whole = [int(x) for x in noise_shape]
     noise_shape = windowed_shape(mo, noise_shape)
-    req = required_for(facts, noise_shape, n, ctx.get("budget"), ctx.get("reserve", 0), ctx.get("context", 0))
+    args = (n, ctx.get("budget"), ctx.get("reserve", 0), ctx.get("context", 0))
+    req = required_for(facts, noise_shape, *args)
     dyn = dynamic_vram()
     p = None
     left = []
-    if ctx.get("budget") is not None:
+    if ctx.get("budget") is not None:  # the node's offers too: automatic mode's plan has no node, only GET /gpu_garden/fit
+        inputs = fit_offers.sample_inputs(facts["family"], whole, noise_shape, lambda s: required_for(facts, s, *args))
         p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": facts["bytes"]}, memory_required=req,
                           context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
-                          dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio())
+                          dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio(),
+                          blocks=facts.get("blocks"), **inputs)
         if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
             left = _offload_encoders(ctx, model)
     record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,
               "minimum_memory_required": req, "cond_batch": n, "latent_shape": [int(x) for x in noise_shape],
               "stock_memory_required": stock_required(model, noise_shape, 2),
               "stock_minimum_memory_required": stock_required(model, noise_shape, 1),
-              "dynamic_vram": dyn, "encoders_offloaded": left, "summary": p["summary"] if p else None}
+              "dynamic_vram": dyn, "encoders_offloaded": left, "summary": p["summary"] if p else None,
+              "fits": p["fits"] if p else None, "predicted_peak": p["predicted_peak"] if p else None,
+              "budget": ctx.get("budget"), "steps": p["steps"] if p else [], "offers": p["offers"] if p else []}
     ctx["supplied"] = record
     _publish(record)
     log.info("[GPU Garden] Fit to Card: ComfyUI's loader gets memory_required %d (ours, %d conditioning(s) batched; "
@@ -365,7 +374,7 @@ def status() -> dict:
     except Exception:
         on = False
     return {"setting": SETTING_ID, "enabled": on, "installed": _state["installed"], "seam": SEAM,
-            "dynamic_vram": dynamic_vram(), "last": _state["last"], "last_vae": fit_vae._state["last"],
+            "dynamic_vram": dynamic_vram(), "last": _state["last"], "last_auto": _state["last_auto"], "last_vae": fit_vae._state["last"],
             "vae_installed": fit_vae._state["installed"]}
 
 

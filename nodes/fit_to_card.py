@@ -10,6 +10,7 @@ import logging
 from comfy_api.latest import io
 
 from ..memory.estimate import spec
+from ..memory.fit import offers as fit_offers
 from ..memory.fit import plan as fit_plan
 from ..memory.units import fmt_bytes
 from . import fit_guard
@@ -60,21 +61,13 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
             decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16"))}
     reserve = comfy_reserve()
     device = compute_device_kind()
-    pixels = None
-    if shape:
-        sp = spec.family(family)
-        frames = ((shape[2] - 1) * sp["t"] + 1) if len(shape) == 5 and sp["t"] else 1
-        pixels = {"width": shape[-1] * sp["s"], "height": shape[-2] * sp["s"], "frames": frames, "batch": shape[0]}
     ctx = {"origin": "node", "facts": facts, "budget": b, "reserve": reserve if reserve is not None else spec.comfy_reserve(),
            "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
     run_shape = fit_guard.windowed_shape(getattr(model, "model_options", None), shape) if shape else None
     req = fit_guard.required_for(facts, run_shape, cond_batch, b, ctx["reserve"], ctx["context"]) if shape else 0
-    windows = None
-    if shape and run_shape == shape and len(shape) == 5 and spec.family(family)["t"] and shape[2] > 2:
-        windows = {"t": spec.family(family)["t"], "latent_frames": shape[2],
-                   "options": [{"latent": n, "memory_required": fit_guard.required_for(
-                       facts, shape[:2] + [n] + shape[3:], cond_batch, b, ctx["reserve"], ctx["context"])}
-                       for n in range(shape[2] - 1, 1, -1)]}
+    inputs = fit_offers.sample_inputs(family, shape, run_shape, lambda s: fit_guard.required_for(
+        facts, s, cond_batch, b, ctx["reserve"], ctx["context"]))
+    pixels, windows = inputs["pixels"], inputs["windows"]
     p = fit_plan.plan(b, weights={"diffusion_model": facts["bytes"], "text_encoders": size_of(clip), "vae": size_of(vae)},
                       memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
                       host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
@@ -96,7 +89,7 @@ def face(p: dict, mode: str) -> str:
         lines.append(f"memory_required for ComfyUI's loader: {fmt_bytes(p['memory_required'])} "
                      f"({p['cond_batch']} conditioning(s) batched; ComfyUI's own figure {fmt_bytes(stock)})")
     for o in p["offers"]:
-        lines.append(f"offer (not applied): {o['label']}")
+        lines.append(f"{'info' if o.get('without_widget') == 'info' else 'offer (not applied)'}: {o['label']}")
     return "\n".join(lines)
 
 

@@ -10,6 +10,8 @@ widgets, with an Undo that restores the previous values exactly. `apply` says wh
 
 The first node reached that has every widget of a target (and, for a list widget, the new value among its
 options) is changed. apply None: no widget can do it (a GGUF file must be downloaded); the label says how.
+"without_widget": "info" (the block-swap count): where the graph has no such widget the figure is shown as
+information, with no button (ComfyUI's own loaders take no block-swap count).
 
 Sampling chunking (ComfyUI 0.8.0): only context windows (comfy/context_windows.py, nodes ContextWindowsManual /
 WanContextWindowsManual) split sampling, over frames; they change the result, so they are an offer, with the
@@ -18,6 +20,7 @@ keeps the image (ComfyUI's own batch loop) is a plan step; a temporal split of a
 seams (decode_tiled_3d blends overlapping windows), so it is an offer for a VAE Decode (Tiled) node."""
 import math
 
+from ..estimate import spec
 from ..units import fmt_bytes
 
 GGUF_Q4_BITS = 4.5  # Q4_K bits per weight
@@ -27,6 +30,25 @@ FP8_DTYPE = "fp8_e4m3fn"  # UNETLoader's weight_dtype option
 def offer(oid, label, saving, value=None, apply=None, **extra) -> dict:
     return dict({"id": oid, "label": label, "saving": int(max(0, saving)), "kind": "offer", "value": value,
                  "apply": apply}, **extra)
+
+
+def sample_inputs(family: str, shape, run_shape, required) -> dict:
+    """The offers' view of a latent, the same for the node (before sampling) and automatic mode (in the sampler):
+    {"pixels": {"width", "height", "frames", "batch"}, "windows": context-window options or None}. shape: the
+    latent; run_shape: what one sampler call runs (shape unless context windows are set); required(shape): the
+    memory_required of a latent of that shape."""
+    if not shape:
+        return {"pixels": None, "windows": None}
+    shape = [int(x) for x in shape]
+    sp = spec.family(family)
+    frames = ((shape[2] - 1) * sp["t"] + 1) if len(shape) == 5 and sp["t"] else 1
+    pixels = {"width": shape[-1] * sp["s"], "height": shape[-2] * sp["s"], "frames": frames, "batch": shape[0]}
+    windows = None
+    if list(run_shape or shape) == shape and len(shape) == 5 and sp["t"] and shape[2] > 2:
+        windows = {"t": sp["t"], "latent_frames": shape[2],
+                   "options": [{"latent": n, "memory_required": required(shape[:2] + [n] + shape[3:])}
+                               for n in range(shape[2] - 1, 1, -1)]}
+    return {"pixels": pixels, "windows": windows}
 
 
 def _latent(widgets: dict) -> dict:
@@ -42,9 +64,10 @@ def build(*, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks=Non
     offers = []
     if offloaded > 0 and blocks and blocks.get("count") and blocks.get("bytes"):
         n = min(int(blocks["count"]), math.ceil(offloaded / int(blocks["bytes"])))
-        offers.append(offer("block_swap", f"block swap: blocks_to_swap = {n} of {blocks['count']} (WanVideoWrapper-style loaders)",
-                            n * int(blocks["bytes"]), n,
-                            {"from": "model", "through": "any", "targets": [{"widgets": {"blocks_to_swap": n}}]}))
+        offers.append(offer("block_swap", f"for wrapper loaders that take a block-swap count (WanVideoWrapper style): "
+                            f"blocks_to_swap = {n} of {blocks['count']}", n * int(blocks["bytes"]), n,
+                            {"from": "model", "through": "any", "targets": [{"widgets": {"blocks_to_swap": n}}]},
+                            without_widget="info"))
     if ram_short or offloaded > 0:
         offers.append(offer("fp8_weights", f"fp8 weights for the diffusion model (weight_dtype {FP8_DTYPE}; changes the result slightly)",
                             dm // 2, "fp8",

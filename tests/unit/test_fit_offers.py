@@ -70,3 +70,47 @@ def test_video_decode_tiles_in_space_first_and_offers_time_chunks(monkeypatch):
     p = P.plan(24 * MiB, weights={"diffusion_model": 0, "vae": 0}, memory_required=0, decode=dec)
     assert p["decode"]["tile_px"] == 128 and p["decode"]["frames"] is None and "tile_t" not in p["decode"]["args"]
     assert "decode_temporal" not in by_id(p)
+
+
+def test_block_swap_is_information_where_no_widget_takes_it():
+    # the count is shown for wrapper loaders; the web extension adds a button only where a blocks_to_swap widget is
+    p = P.plan(8 * G, weights={"diffusion_model": 6 * G}, memory_required=6 * G, min_weight_ratio=0.4,
+               blocks={"count": 30, "bytes": 256 * MiB})
+    o = by_id(p)["block_swap"]
+    assert o["without_widget"] == "info" and "for wrapper loaders that take a block-swap count" in o["label"]
+    assert "blocks_to_swap = 12 of 30" in o["label"]
+    assert "without_widget" not in by_id(p)["fp8_weights"]  # the others say 'no widget for it' instead
+
+
+def test_automatic_mode_plan_carries_the_nodes_offers(monkeypatch):
+    """Automatic mode has no node: its record (GET /gpu_garden/fit, last_auto) carries the offers the node would
+    show. Same card as test_offers_say_which_widgets_change: budget 8, model 6, memory_required 6 (1.5 GiB per
+    sample and conditioning; batch 2, cond + uncond), ratio 0.4: scale 0.8 -> batch 2 -> 1, 1024 -> 896 px;
+    kept max(8 - 6, 3.2) = 3.2, offloaded 2.8 GiB = 11.2 blocks of 256 MiB -> 12."""
+    from gpu_garden.nodes import fit_guard as FG
+
+    monkeypatch.setattr(FG.fit_plan, "sample_memory_required",
+                        lambda fam, shape, dtype, n, arch=None, cast_bytes=0: int(1.5 * G) * shape[0] * n)
+    monkeypatch.setattr(FG, "min_weight_ratio", lambda: 0.4)
+    monkeypatch.setattr(FG, "dynamic_vram", lambda: False)
+    monkeypatch.setattr(FG, "_encoders_on_device", lambda model: 0)
+    monkeypatch.setitem(FG._state, "last_auto", None)
+
+    class Base:
+        def memory_required(self, input_shape, cond_shapes={}):
+            return 111
+
+    class Model:
+        model, load_device = Base(), "cpu"
+
+    facts = {"family": "sd1", "arch": None, "dtype": "torch.float16", "cast_bytes": 0, "largest": 0, "bytes": 6 * G,
+             "blocks": {"count": 30, "bytes": 256 * MiB}}
+    ctx = {"origin": "auto", "facts": facts, "budget": 8 * G, "reserve": 0, "context": 0, "cfg": None, "apply": False}
+    FG.guarded(ctx, lambda *a, **k: None, Model(), [2, 4, 128, 128], {"positive": [{}], "negative": [{}]})
+    rec = FG._state["last_auto"]
+    assert rec is not None and rec["origin"] == "auto" and rec["memory_required"] == 6 * G and rec["fits"] is False
+    o = by_id(rec)
+    assert set(o) == {"block_swap", "fp8_weights", "gguf_weights", "smaller_batch", "lower_resolution"}
+    assert o["smaller_batch"]["value"] == 1 and o["lower_resolution"]["value"] == [896, 896]
+    assert o["block_swap"]["value"] == 12
+    assert FG.status()["last_auto"] is rec
