@@ -12,7 +12,8 @@ TORCH = ("torch.cuda", "torch.hip", "torch.xpu")
 SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
           "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
-          "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout")
+          "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout",
+          "os.mmap", "os.system_memory", "opencl.alloc")
 
 
 class Case:
@@ -49,6 +50,7 @@ def build(scan, inc, context, env) -> Case:
     x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
+    x.frames = inc.frames
     # a training step: the backward pass (autograd) or an optimizer step is on the stack
     x.training = any(func in ("backward", "run_backward", "_engine_run_backward") or p.replace("\\", "/").endswith("autograd/__init__.py")
                      or func == "step" and "optim" in p for p, func in inc.frames) or bool(f.get("training_log"))
@@ -190,6 +192,8 @@ def _phase(x, scan, inc, ctx):
             if len(cats) == 1:
                 x.where = f"{func}() in {'/'.join(path.replace(chr(92), '/').split('/')[-3:])}"
     inner = cats[0] if cats else None
+    if inner == "activations" and cats[1:2] and cats[1] in ("vae-decode", "text-encoder"):
+        inner = cats[1]       # attention (or another working tensor) inside the VAE or the text encoder: that part's own
     if inner == "weights-exceed-vram" and any(c in ("text-encoder", "vae-decode") for c in cats[1:]):
         # loading the text encoder or the VAE: that component is what does not fit
         inner = next(c for c in cats[1:] if c in ("text-encoder", "vae-decode"))

@@ -37,6 +37,8 @@ def frame_category(path: str, func: str):
     p = path.replace("\\", "/").lower()
     if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
         return "weights-exceed-vram"      # model.to(device): moving the weights
+    if "/accelerate/" in p and func == "prepare_model":
+        return "weights-exceed-vram"      # accelerator.prepare(model): the model placed on the device, before any step
     if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
         return None
     if func in ("load_models_gpu", "model_load", "partially_load", "patch_weight_to_device", "_load_list", "load_state_dict",
@@ -53,6 +55,8 @@ def frame_category(path: str, func: str):
     if any(w in p for w in ("samplers.py", "k_diffusion", "sampler_helpers", "model_base.py", "ldm/modules/attention.py",
                             "openaimodel.py", "comfy/ldm/", "model_patcher.py")) or func in ("sample", "apply_model", "sampling_function"):
         return "activations"
+    if func in ("apply_rope", "rope") or "attention" in func.lower():
+        return "activations"              # attention (and its rotary embedding): where a forward pass's working tensors peak
     return None
 
 
@@ -83,7 +87,8 @@ _SRC = (
                               r"\b(?:decode_first_stage|decode_latents|vae_decode)\(|\.decode\(\s*(?:latents?|z|samples?|x_0|x0)\b")),
     ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w{0,30}\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
     ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w{0,30}\(|"
-                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}\(\))?\.(?:to|cuda|half)\(")),
+                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}\(\))?\.(?:to|cuda|half)\(|"
+                                       r"\bload_weights?\(|\w{0,30}torch_load\w{0,30}\(|\baccelerator\.prepare(?:_model)?\(|\.prepare_model\(")),
 )
 
 

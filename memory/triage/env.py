@@ -52,6 +52,11 @@ def guess_runtime(scan, inc) -> str:
         return "comfyui"
     if f["vllm"] and not f["comfy"]:
         return "vllm"
+    if "os.system_memory" in kinds:
+        return "comfyui"          # SwarmUI's note on its ComfyUI backend
+    # CTranslate2 (faster-whisper, OpenNMT) prints the CUDA runtime's error string after "CUDA failed with error"
+    if "cuda.driver" in kinds and "CUDA failed with error" in inc.primary.get("text", ""):
+        return "ctranslate2"
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
         if "onnx.alloc" in kinds:

@@ -20,7 +20,7 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
-METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8")
+METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
@@ -37,3 +37,40 @@ def level_zero(line):
     host = m.group(1) == "HOST"
     return {"kind": "xpu.driver", "device_kind": "cpu" if host else "xpu", "numbers": {}, "runtime": "pytorch", "complete": True,
             "host": host}
+
+
+# safetensors mapping a checkpoint shard into host memory (vLLM, transformers): ENOMEM is system RAM (or its overcommit limit)
+MMAP = re.compile(r"unable to mmap (\d+) bytes from file [^\n]{0,400}?: Cannot allocate memory")
+# llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
+# the driver refuses it whatever is free
+VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")
+# llama.cpp's CUDA check before 2023-06 ("CUDA error 2 at ggml-cuda.cu:359: out of memory"): no function named
+GGML_CUDA_OLD = re.compile(r"CUDA error \d+ at \S{0,200}?ggml-cuda\.cu:\d+: out of memory")
+# SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
+SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
+# OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object
+OPENCL = re.compile(r"\bMEM_OBJECT_ALLOCATION_FAILURE\b|\bCL_OUT_OF_RESOURCES\b")
+# ONNX Runtime's CPU execution provider: its nodes carry the NCHWc layout suffix, its arena is the CPU's
+ONNX_CPU = re.compile(r"Name:'[^'\n]{0,200}_nchwc'|CPUExecutionProvider|\bCpuArena\b|device:CPU")
+
+
+def onnx(line):
+    if "for requested buffer" not in line:
+        return None
+    m = ONNX.search(line)
+    if not m:
+        return None
+    return {"kind": "onnx.alloc", "device_kind": "cpu" if ONNX_CPU.search(line) else None, "numbers": {"requested": int(m.group(1))},
+            "runtime": "onnxruntime", "complete": True}
+
+
+def xla(line):
+    if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating")):
+        return None
+    m = XLA.search(line)
+    if not m:
+        return None
+    # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
+    dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else None
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(m.group(1))} if m.group(1) else {}, "runtime": "jax",
+            "complete": True}

@@ -10,8 +10,10 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 """
 import re
 
-from .other_runtimes import (DRIVER_API as _DRIVER_API, KILLED as _KILLED, METAL as _METAL, MPS_BUFFER as _MPS_BUFFER,
-                       OLLAMA_LAYOUT as _OLLAMA_LAYOUT, ONNX as _ONNX, PAGING as _PAGING, XLA as _XLA, level_zero as _level_zero)
+from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, METAL as _METAL,
+                             MMAP as _MMAP, MPS_BUFFER as _MPS_BUFFER, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
+                             PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
+                             onnx as _onnx, xla as _xla)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
 
@@ -57,7 +59,7 @@ def size(text: str | None) -> int | None:
 _TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
     + r"\. (?:GPU|Device) (?P<gpu>\d+) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?\.(?P<rest>.*)")
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
 _PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
 _SELF = re.compile(r"this process has " + SZ + r" memory in use")
 _ALLOWED = re.compile(SZ + r" allowed;")
@@ -70,7 +72,7 @@ _TORCH_OLD = re.compile(
     + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<free>" + _SZ + r") free; (?:(?P<allowed>" + _SZ
     + r") allowed; )?(?P<reserved>" + _SZ + r") (?P<what>reserved in total by PyTorch|cached)\)")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
-_XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + _SZ + r") \(GPU (?P<gpu>\d+); (?P<total>" + _SZ
+_XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + _SZ + r") \(GPU\s+(?P<gpu>\d+); (?P<total>" + _SZ
                       + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<reserved>" + _SZ + r") reserved in total by PyTorch\)")
 _TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp
@@ -109,7 +111,7 @@ _COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding)
 # comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
 # MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
 _AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error"
-                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?")
+                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?|Could not rese?r?ve Virtual Address space")
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
 _PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
                           r"|failed to allocate [\d.]+ MiB of pinned memory|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
@@ -118,9 +120,9 @@ _DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not en
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
 _VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
 _VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
-_VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
+_VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
                           r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
-_VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+) GiB\)"
+_VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 _VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 _VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
@@ -151,7 +153,7 @@ def _torch_new(line):
     m = _TORCH_NEW.search(line)
     if not m:
         return None
-    rest = m.group("rest")
+    rest = m.group("rest") or ""
     nums = {"requested": size(m.group("req")), "total": size(m.group("total"))}
     if m.group("free"):
         nums["free"] = size(m.group("free"))
@@ -182,6 +184,33 @@ def _torch_new(line):
     form = "2.1" if "capacty" in line else "current"
     return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": bool(o)}
+
+
+# the same messages lower-cased (as some trainers' logs and forum quotes show them): put back the capitals the
+# patterns read, then read them as usual
+_LOWER_FIX = re.compile(r"\b(cuda|hip|xpu) out of memory\. tried|(?<=\d )([kmgt])ib\b|\((gpu|device) |\. (gpu) |by (pytorch)\b"
+                        r"|\b(process) (?=\d)|\b(of the allocated memory)")
+
+
+def _upper(m):
+    if m.group(1):
+        return m.group(1).upper() + " out of memory. Tried"
+    if m.group(2):
+        return m.group(2).upper() + "iB"
+    if m.group(3):
+        return "(" + ("GPU" if m.group(3) == "gpu" else "device") + " "
+    if m.group(4):
+        return ". GPU "
+    if m.group(5):
+        return "by PyTorch"
+    return "Process " if m.group(6) else "Of the allocated memory"
+
+
+def _torch_lower(line):
+    if "out of memory. tried to allocate" not in line:
+        return None
+    fixed = _LOWER_FIX.sub(_upper, line)
+    return _torch_new(fixed) or _torch_old(fixed)
 
 
 def _torch_old(line):
@@ -310,20 +339,22 @@ def _driver(line):
     if not m:
         return None
     dev = m.group(1) or ("HIP" if (m.group(2) or "").startswith("hip") else "CUDA")
-    return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True}
+    # "(at path/file.h:88)": a C++ extension's own allocation (nunchaku, ...), not a PyTorch runtime call
+    ext = "(at " in line[m.end():m.end() + 8]
+    return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True,
+            "form": "extension" if ext else "torch_check"}
 
 
 def _vllm_v1(line):
     m = _VLLM_V1_LEN.search(line)
     if m:
-        nums = {"max_model_len_tokens": int(m.group(1)), "kv_needed": size(m.group(2) + " GiB"),
-                "kv_available": size(m.group(3) + " GiB")}
+        nums = {"max_model_len_tokens": int(m.group(1)), "kv_needed": size(m.group(2)), "kv_available": size(m.group(3))}
         if m.group(4):
             nums["estimated_max_len_tokens"] = int(m.group(4))
         return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
     m = _VLLM_V1_LEN_SHORT.search(line)
     if m:
-        nums = {"kv_needed": size(m.group(1) + " GiB"), "kv_available": size(m.group(2) + " GiB")}
+        nums = {"kv_needed": size(m.group(1)), "kv_available": size(m.group(2))}
         if m.group(3):
             nums["estimated_max_len_tokens"] = int(m.group(3))
         return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
@@ -364,16 +395,21 @@ def _ollama_runner(line):
 
 
 RECOGNISERS = [
-    _torch_new, _torch_old, _xpu_old, _async, _async_cut, _mps,
+    _torch_new, _torch_old, _xpu_old, _torch_lower, _async, _async_cut, _mps,
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
-            keys=("VRAM ", "Fault failed", "aimdo", "VBAR")),
+            keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
+    _simple(_MMAP, "os.mmap", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}, keys=("unable to mmap",)),
+    _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
+            keys=("system memory usage exceeded",)),
     _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
     _py_memory,
     _vllm_v1,
     _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
             lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
     _simple(_VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
+    _simple(_VULKAN_LIMIT, "ggml.vulkan_limit", "vulkan", "llama.cpp", keys=("exceeds device",)),
+    _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _vllm_startup,
     _ollama_runner,
     _simple(_VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
@@ -405,13 +441,13 @@ RECOGNISERS = [
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("CUDA_ERROR_OUT_OF_MEMORY", "CUDA failed with", "Cuda Runtime (", "Cuda failure", "cuMem", "Requested amount of GPU",
                   "CUDA runtime error")),
-    _simple(_ONNX, "onnx.alloc", None, "onnxruntime", lambda m: {"requested": int(m.group(1))}, keys=("for requested buffer",)),
+    _onnx,
     _level_zero,
     _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
             keys=("memory layout cannot",)),
-    _simple(_XLA, "xla.oom", None, "jax", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
-            keys=("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating")),
-    _simple(_METAL, "metal.oom", "metal", None, keys=("kIOGPUCommandBuffer", "Insufficient Memory")),
+    _xla,
+    _simple(_METAL, "metal.oom", "metal", None, keys=("kIOGPUCommandBuffer", "Insufficient Memory", "with status 5")),
+    _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
     _simple(_KILLED, "os.oom_killer", "cpu", "pytorch", keys=("illed", "oom-kill", "Kill process")),
@@ -427,9 +463,10 @@ PRIORITY = {
     "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
-    "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 6,
+    "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5,
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
+    "os.mmap": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

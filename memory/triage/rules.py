@@ -22,6 +22,7 @@ Rows are read top to bottom: the cause sections in CAUSES order, then the fallba
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
+import re
 import string
 from collections import namedtuple
 
@@ -82,7 +83,7 @@ def script_full(x):
     is apart) and a per-tensor-sized request fails. Copying a model in moves one parameter at a time; a training
     step's tensors would show their traceback or the training loop around them."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
-            and 0.9 * x.cap <= x.allocated <= 1.02 * x.total and x.req <= 0.01 * x.total)
+            and 0.85 * x.cap <= x.allocated <= 1.02 * x.total and x.req <= 0.02 * x.total)
 
 
 def vllm_loading(x):
@@ -99,7 +100,22 @@ def mps_full(x):
     return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
 
 
-HOST_KINDS = ("torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host")
+HOST_KINDS = ("torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
+              "os.mmap", "os.system_memory")
+PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
+VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
+
+
+def bare_driver(x):
+    """PyTorch's own CUDA check raised cudaErrorMemoryAllocation: not the caching allocator (which reports VRAM with its
+    numbers), so a CUDA call outside it failed; in a PyTorch process that is mostly pinned (page-locked) host memory
+    (DataLoader pin_memory, non_blocking copies, WSL's pinned limit) or context creation."""
+    return x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
+
+
+def ct2_load(x):
+    """CTranslate2 puts the whole model on the device when the model object is built (WhisperModel(...), Translator(...))."""
+    return x.env["runtime"] == "ctranslate2" and (not x.frames_n or any(f in ("__init__", "init") for _, f in x.frames))
 
 
 def host(x):
@@ -172,6 +188,12 @@ RULES = [
       "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
     # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`
     R("weights-exceed-vram", 2.0, lambda x: x.src_cause == "weights-exceed-vram" and not host(x), "traceback source line: {src_line}", hint=True),
+    # torch-directml names the parameter it could not place: a weight is being moved to the card
+    R("weights-exceed-vram", 2.5, lambda x: x.branch == "dml" and PARAM_RE.search(x.text[:300]),
+      lambda x: f"DirectML could not place the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: the weights are being moved to the card and do not fit"),
+    R("weights-exceed-vram", 1.6, ct2_load,
+      lambda x: "CTranslate2 allocates the whole model on the GPU when the model is created"
+      + (f" ({x.where})" if x.where else " (no traceback: the usual place)") + "; a smaller model or compute_type int8 fits"),
 
     # --- activations: the working tensors of this resolution, length or batch --------------------------
     R("activations", 2.4, lambda x: torch(x) and x.req >= 0.5 * x.total,
@@ -209,7 +231,8 @@ RULES = [
     R("activations", 1.4, kind("cublas.alloc", "cudnn.alloc"),
       lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
     # memory outside PyTorch or cached slack weighs less in training: the batch's activations and gradients are the knob
-    R("activations", 1.2, lambda x: x.training and x.branch in ("torch", "async", "mps"),
+    # (not when the traceback shows the model being placed: that comes before any step)
+    R("activations", 1.2, lambda x: x.training and x.branch in ("torch", "async", "mps") and "weights-exceed-vram" not in (x.frame_cause, x.src_cause),
       "the failure came in a training step (backward pass or optimizer on the stack): the batch's activations and gradients"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
@@ -296,6 +319,9 @@ RULES = [
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     R("kv-cache", 2.6, stage("after-model-buffers"), "the model's buffers were allocated; the next allocation (the KV cache) failed"),
+    # llama.cpp on Metal: the command buffer of a graph over a very long context (KV cache and its attention scratch)
+    R("kv-cache", 3.0, lambda x: x.kind == "metal.oom" and (x.f["ggml_n_ctx"] or 0) >= 32768,
+      "Metal could not back the graph of a {f[ggml_n_ctx]}-token context: its KV cache and the attention over it; a smaller -c / num_ctx fits"),
 
     # --- host-ram: system memory, not the GPU ----------------------------------------------------------
     R("host-ram", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) < ABSURD_HOST,
@@ -314,13 +340,27 @@ RULES = [
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
     # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers
     # (PyTorch's allocator would have printed them for VRAM) is most often page-locked RAM; a hint, not a verdict
-    R("host-ram", 1.4, lambda x: x.kind == "cuda.driver" and x.comfy and not x.pinned_host and not x.graph_capture,
+    R("host-ram", 1.4, lambda x: bare_driver(x) and x.env["runtime"] == "pytorch",
+      "PyTorch's CUDA check failed with no allocator numbers: the caching allocator reports a VRAM shortage itself, so a CUDA "
+      "call outside it failed, most often pinned (page-locked) host memory (DataLoader pin_memory, non_blocking copies; WSL "
+      "limits it), else the context of a card another program holds"),
+    R("host-ram", 1.4, lambda x: bare_driver(x) and x.comfy,
       "ComfyUI, a driver-level CUDA out-of-memory and no allocator numbers: ComfyUI pins (page-locks) host RAM for offloaded "
       "weights, and that RAM running out is reported this way (try --disable-pinned-memory)"),
     # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
     R("host-ram", 8.0, kind("os.paging_file"),
       "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
     R("host-ram", 6.0, lambda x: x.kind == "xpu.driver" and x.ev.get("host"), "Intel Level Zero could not allocate host (system) memory"),
+    R("host-ram", 8.0, kind("os.mmap"),
+      "mapping {n[requested]:b} of a checkpoint file into memory failed (Cannot allocate memory): system RAM or the OS's mapping limit, not VRAM"),
+    R("host-ram", 8.0, kind("os.system_memory"),
+      "SwarmUI: system memory was {n[ram_used_pct_ratio]}% used just before the backend died: host RAM (and page file) ran out"),
+    R("host-ram", 6.0, lambda x: x.kind == "onnx.alloc" and x.ev.get("device_kind") == "cpu",
+      "ONNX Runtime's CPU execution provider could not allocate {req:b} from its arena: system RAM"),
+    # llama.cpp built with cuBLAS before mid-2023 kept the model's host copy in pinned memory (cudaMallocHost); with no layer
+    # on the GPU the CUDA allocation that failed is page-locked system RAM (WSL caps it: llama.cpp#1594 falls back to pageable)
+    R("host-ram", 3.0, lambda x: x.ev.get("form") == "ggml_old" and not (x.f["ggml_offloaded"] or (0, 0))[0],
+      "llama.cpp's CUDA check failed before any layer was offloaded to the GPU: pinned (page-locked) host memory for the model, not VRAM"),
     R("host-ram", 8.0, kind("os.oom_killer"),
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
 
@@ -373,6 +413,15 @@ RULES = [
                 "memory the message does not show (mapped weights, another allocator, the runtime's own limit) refused it"),
     R("other", 4.0, kind("ggml.metal_max"),
       "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
+    # comfy-aimdo reserves GPU virtual address space for the whole model (VBAR): vGPUs, WSL and some drivers refuse it
+    R("other", 6.0, lambda x: x.kind == "comfy.dynamic_vram" and any(w in x.text for w in VA_RESERVE),
+      "ComfyUI Dynamic VRAM (comfy-aimdo) could not reserve GPU virtual address space for its VBAR: a platform or driver limit "
+      "(vGPU, WSL, some laptops), not a memory shortage; start ComfyUI with --disable-dynamic-vram"),
+    R("other", 8.0, kind("ggml.vulkan_limit"),
+      "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
+      "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),
+    R("other", 6.0, lambda x: x.kind == "torch.xpu" and "larger than 4GB" in x.text,
+      "Intel XPU refuses any single allocation above 4 GiB on this platform ({req:b} asked): a per-allocation limit, not a shortage"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "

@@ -12,7 +12,11 @@ WINDOW = 48 << 10           # bytes before a failure read for its context
 REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
 _LOAD_RE = re.compile(rb"Requested to load (\w+)")
 # the same "loading model X" as Stable Diffusion WebUI Forge prints it (its memory manager, its loader)
-_ANY_LOAD_RE = re.compile(rb"(?:Requested to load|\[Memory Management\] Target:|To load target model|Loading Model:) (\w+)")
+# and a pack that builds its model its own way: nunchaku's "Initializing QuantizedFluxModel", and its "Disabling CPU offload"
+# when the whole diffusion model goes to the card
+_ANY_LOAD_RE = re.compile(rb"(?:Requested to load|\[Memory Management\] Target:|To load target model|Loading Model:|\] Initializing) (\w+)"
+                          rb"|^(Disabling) CPU offload\s*$", re.M)
+_FORGE_LOADS = (b"[Memory", b"To load", b"Loading Model")
 _FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)[^\n]*\n?([^\n]{0,240})')
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
@@ -73,9 +77,9 @@ def read_context(scan):
     scan.phase = None
     load_at = -1
     for m in _ANY_LOAD_RE.finditer(raw):         # every load of this run (for "ran fine before")
-        scan.loads.append(m.group(1).decode("ascii", "replace"))
+        scan.loads.append(m.group(1).decode("ascii", "replace") if m.group(1) else "diffusion model (CPU offload disabled)")
         load_at = m.start()
-        if not m.group(0).startswith(b"Requested"):
+        if m.group(0).startswith(_FORGE_LOADS):
             scan.facts["forge"] = True
     last = scan.loads[-1] if scan.loads else None
     # a progress bar on the failing line itself ("  0%|   | 0/4 [...]Error during model prediction: ...") counts too

@@ -74,7 +74,7 @@ CASES = [
      '  File "/home/u/.local/lib/python3.8/site-packages/faster_whisper/transcribe.py", line 584, in generate_with_fallback\n'
      "    result = self.model.generate(\n"
      "RuntimeError: CUDA failed with error out of memory\n",
-     None, "pytorch", "cuda", {}),
+     None, "ctranslate2", "cuda", {}),
     ("https://github.com/NovaSky-AI/SkyRL/issues/624",
      "E1103 18:23:55.103160 3413767 gpu_cudamallocasync_allocator.cc:361] gpu_async_1 cuMemAllocAsync failed to allocate "
      "1225195446464 bytes: RESOURCE_EXHAUSTED: : CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",

@@ -38,8 +38,8 @@ HAND = [
     # the same, in a sampler (activations +1.0), after an OOM of this session at 1 GiB allocated: growth -> leak 3.6
     (ASYNC, {"node_type": "KSampler", "previous_ooms": [{"numbers": {"allocated": 1 << 30}}]},
      {"leak": 3.6, "other-process": 2.6, "activations": 2.5}),
-    # a driver-level out of memory: other-process 1.2, other 1.0
-    ("RuntimeError: CUDA error: out of memory", None, {"other-process": 1.2, "other": 1.0}),
+    # PyTorch's own CUDA check, no allocator numbers: host-ram (pinned memory) 1.4, other-process 1.2, other 1.0
+    ("RuntimeError: CUDA error: out of memory", None, {"host-ram": 1.4, "other-process": 1.2, "other": 1.0}),
     # the CPU allocator -> host-ram 8.0; in a VAE Decode node -> vae-decode 4.0
     ("[enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: not enough memory: you tried to allocate 5242880 bytes.",
      {"node_type": "VAEDecode"}, {"host-ram": 8.0, "vae-decode": 4.0}),
