@@ -43,7 +43,7 @@ def _event_dict(scan, inc, context):
     env = env_mod.infer(scan, inc, context)
     causes = rank.diagnose(case_mod.build(scan, inc, context, env))
     ev = inc.primary
-    device_kind = next((e["device_kind"] for e in inc.events if e.get("device_kind")), None) or env["backend"]
+    device_kind = inc.primary.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None) or env["backend"]
     if device_kind == "cuda" and env["backend"] == "rocm":
         device_kind = "rocm"
     elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui"):

@@ -14,7 +14,8 @@ def infer(scan, inc, context: dict) -> dict:
     kinds = {e["kind"] for e in inc.events}
     backend = ctx.get("backend")
     if not backend:
-        dk = next((e["device_kind"] for e in inc.events if e.get("device_kind")), None)
+        # the event that carries the failure names its device first (comfy-aimdo's VBAR error raises a Python MemoryError)
+        dk = ev.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None)
         backend = "rocm" if (dk == "rocm" or f["rocm"] and dk in (None, "cuda")) else dk
     runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None
                                       else guess_runtime(scan, inc))

@@ -152,7 +152,7 @@ ANCHORS = (b"emory", b"llocat", b"MEMORY", b"MEM_OBJECT", b"with status 5", b"ex
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
 OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
-                          b"expandable_segments", b"backend:", b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",

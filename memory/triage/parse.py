@@ -381,6 +381,8 @@ def _ggml_buffer(line):
         return None
     name = m.group(1) or ""
     dk = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
+    if not name and "ggml_backend_cpu_buffer_type" in line:
+        dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
     return {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
             "complete": True}
 
@@ -399,7 +401,7 @@ RECOGNISERS = [
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
-    _simple(_MMAP, "os.mmap", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}, keys=("unable to mmap",)),
+    _simple(_MMAP, "os.mmap", None, "pytorch", lambda m: {"requested": int(m.group(1))}, keys=("unable to mmap",)),
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
             keys=("system memory usage exceeded",)),
     _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
