@@ -4,12 +4,13 @@
 // string goes in through textContent. The sampler's own figure (sent as "gpu_garden.fit" when sampling
 // starts) replaces the node's prediction on the face. Each offer the graph has a widget for gets an Apply
 // button (lib/fit_offers.js); a click changes those widgets and an Undo button puts the previous values back.
-// Nothing is applied without a click.
+// The Undo records live in the node's properties (serialised with the workflow): Undo survives a reload and a
+// save/load, and never overwrites a value changed by hand since (it says so). Nothing is applied without a click.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
-import { applyOffer, describeChange, findTarget, undoOffer } from "./lib/fit_offers.js";
+import { appliedRecords, applyOffer, describeChange, findTarget, undoApplied } from "./lib/fit_offers.js";
 import { toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenFitToCard";
@@ -36,43 +37,66 @@ function button(text, testid, onClick) {
   return b;
 }
 
-/** One offer's row: its label, and Apply (a widget for it exists here) or Undo (applied by a click). */
+/** What an Undo did, for its toast: what it put back, and what it left because you changed it by hand since. */
+export function undoMessage(u) {
+  const parts = [];
+  if (u.restored.length) parts.push(describeChange({ ...u.record, changes: u.restored }, true));
+  for (const c of u.byHand) parts.push(`${c.name} was changed by hand since (now ${c.now}; the offer set ${c.after}): left as you set it`);
+  if (u.missed.length) parts.push(`could not restore ${u.missed.map((c) => c.name).join(", ")}: the node or widget is gone`);
+  return parts.join("; ");
+}
+
+/**
+ * One offer's row: its label, and Apply (a widget for it exists here) or Undo (applied by a click; the record is
+ * kept in the node's properties, so it survives a reload). An offer marked without_widget "info" (the block-swap
+ * count) is shown as information where the graph has no widget for it.
+ */
 function offerRow(node, offer, rerender) {
   const row = el("div", null, null, { opacity: ".85" });
   row.dataset.testid = `gg-fit-offer-row-${offer.id}`;
-  const applied = node?.__ggFitApplied?.[offer.id];
+  const applied = appliedRecords(node)[offer.id];
   if (applied) {
     row.append(el("span", null, `applied by you: ${describeChange(applied)}`));
     row.append(button("Undo", `gg-fit-undo-${offer.id}`, () => {
-      const missed = undoOffer(node.graph, applied);
-      delete node.__ggFitApplied[offer.id];
-      toast(missed.length ? "warn" : "info", "Fit to Card: undone",
-        missed.length ? `could not restore ${missed.map((c) => c.name).join(", ")}: the node or widget is gone` : describeChange(applied, true));
+      const u = undoApplied(node, offer.id);
+      if (!u) return;
+      const msg = undoMessage(u);
+      exposeForTests({ lastFitUndo: { id: offer.id, message: msg, restored: u.restored, byHand: u.byHand, missed: u.missed } });
+      toast(u.byHand.length || u.missed.length ? "warn" : "info", "Fit to Card: undone", msg);
       rerender();
     }));
     return row;
   }
-  row.append(el("span", null, `offer (not applied): ${offer.label}`));
   const target = node ? findTarget(node, offer) : null;
+  const info = !target && offer.without_widget === "info";
+  row.append(el("span", null, `${info ? "info" : "offer (not applied)"}: ${offer.label}`));
   if (target) {
     row.append(button("Apply", `gg-fit-offer-${offer.id}`, () => {
       const rec = applyOffer(node, offer);
       if (!rec) return;
-      node.__ggFitApplied = { ...(node.__ggFitApplied || {}), [offer.id]: rec };
       toast("info", "Fit to Card: applied (Undo on the node); queue again to run it", describeChange(rec));
       rerender();
     }));
-  } else if (offer.apply) {
+  } else if (offer.apply && !info) {
     row.append(el("span", null, " (no widget for it in this graph)", { opacity: ".7" }));
   }
   return row;
 }
 
+/** Rows for records kept on the node whose offer is not in `offers` (applied, no longer offered, or after a reload). */
+function appliedRows(node, offers, rerender) {
+  return Object.entries(appliedRecords(node))
+    .filter(([id]) => !offers.some((o) => o.id === id))
+    .map(([id, rec]) => offerRow(node, { id, label: rec.label }, rerender));
+}
+
 export function render(root, fit, supplied, node = null) {
   root.replaceChildren();
+  const rerender = () => node && show(node, null, supplied);
   if (!fit) {
-    root.append(el("div", null, IDLE_TEXT, { opacity: ".7" }));
-    return 1;
+    const rows = appliedRows(node, [], rerender);
+    root.append(el("div", null, IDLE_TEXT, { opacity: ".7" }), ...rows);
+    return 1 + rows.length;
   }
   const lines = [];
   const head = el("div", null, (fit.mode === "advise" ? "advice only · " : "") + fit.summary,
@@ -85,12 +109,9 @@ export function render(root, fit, supplied, node = null) {
     lines.push(el("div", null, `memory_required to ComfyUI: ${fmtBytes(req, 2)} (${src}); ComfyUI's own: ${fmtBytes(supplied?.stock_memory_required ?? fit.stock_memory_required, 2)}`));
   }
   for (const s of fit.steps || []) lines.push(el("div", null, `✓ ${s.label}`, { opacity: ".9" }));
-  const rerender = () => node && show(node, null, supplied);
-  const offers = [...(fit.offers || [])];
-  for (const [id, rec] of Object.entries(node?.__ggFitApplied || {})) {
-    if (!offers.some((o) => o.id === id)) offers.push({ id, label: rec.label }); // applied, no longer offered
-  }
+  const offers = fit.offers || [];
   for (const o of offers) lines.push(offerRow(node, o, rerender));
+  lines.push(...appliedRows(node, offers, rerender));
   if (fit.budget_source) lines.push(el("div", null, `budget: ${fit.budget_source}`, { opacity: ".6" }));
   root.append(...lines);
   return lines.length;
@@ -137,6 +158,12 @@ app.registerExtension({
       widget.serialize = false;
       render(root, null);
       if (this.size && this.size[0] < WIDTH) this.setSize([WIDTH, this.size[1]]);
+      return r;
+    };
+    const onConfigure = nodeType.prototype.onConfigure;
+    nodeType.prototype.onConfigure = function () {
+      const r = onConfigure?.apply(this, arguments);
+      if (Object.keys(appliedRecords(this)).length) show(this, null, null); // Undo records from the saved workflow
       return r;
     };
     const onExecuted = nodeType.prototype.onExecuted;

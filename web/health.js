@@ -7,6 +7,7 @@
 import { api } from "../../scripts/api.js";
 import { el, ensureStyles } from "./lib/format.js";
 import { registerSidebarSection } from "./lib/sidebar.js";
+import { autoPlanPart } from "./lib/fit_auto.js";
 
 const ROUTE = "/gpu_garden/health";
 const CSS = `
@@ -47,6 +48,7 @@ export function renderHealth(box, health) {
     li.append(row);
     if (f.last_error) li.append(el("div", "gg-health-err", f.last_error));
     if (state === "off" && f.note) li.append(el("div", "gg-health-err", f.note));
+    if (name === "fit_guard.prepare_sampling") li.append(autoPlanPart()); // Fit to Card automatic mode's last plan
     list.append(li);
   }
   const details = el("details");

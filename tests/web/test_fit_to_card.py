@@ -29,8 +29,10 @@ def latent_widgets(page) -> dict:
     }""")
 
 
-def run_and_wait(page):
+def run_and_wait(page, before_queue=None):
     page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'fit.json'); }", workflow())
+    if before_queue:
+        page.evaluate(before_queue)
     page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")
     page.wait_for_function(
         f"""() => {{
@@ -65,6 +67,10 @@ def test_apply_an_offer_then_undo_restores_the_exact_values(comfy_page, comfy_ho
     assert "no widget for it in this graph" in fp8
     assert page.locator("[data-testid='gg-fit-offer-fp8_weights']").count() == 0
     assert page.locator("[data-testid='gg-fit-offer-gguf_weights']").count() == 0  # no one-click form at all
+    # nor a block-swap count: ComfyUI's loaders take none, so the count is information for wrapper loaders
+    swap = page.locator("[data-testid='gg-fit-offer-row-block_swap']").inner_text()
+    assert swap.startswith("info: for wrapper loaders that take a block-swap count") and "no widget" not in swap, swap
+    assert page.locator("[data-testid='gg-fit-offer-block_swap']").count() == 0
 
     w, h = offers["lower_resolution"]["value"]
     assert (w, h) != (WIDTH, HEIGHT)
@@ -90,6 +96,89 @@ def test_apply_an_offer_then_undo_restores_the_exact_values(comfy_page, comfy_ho
     assert latent_widgets(page) == before
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
+
+
+def fit_node_js(body: str) -> str:
+    return f"() => {{ const n = window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}); {body} }}"
+
+
+def test_undo_survives_a_save_and_load_and_never_clobbers_a_hand_edit(comfy_page):
+    page, console = comfy_page
+    run_and_wait(page)
+    offers = {o["id"]: o for o in page.evaluate("() => window.__gpuGarden.lastFit")["offers"]}
+    w, h = offers["lower_resolution"]["value"]
+    click(page, "gg-fit-offer-lower_resolution")
+    click(page, "gg-fit-offer-smaller_batch")
+    # the Undo records are in the node's properties, so they go with the workflow
+    saved = page.evaluate("() => JSON.parse(JSON.stringify(window.app.graph.serialize()))")
+    fit = next(n for n in saved["nodes"] if n["type"] == NODE)
+    rec = fit["properties"]["gg_fit_applied"]["lower_resolution"]
+    assert [(c["name"], c["before"], c["after"]) for c in rec["changes"]] == [("width", WIDTH, w), ("height", HEIGHT, h)]
+    # load it back (what a reload and opening a saved workflow do): the face has Undo again, before any run
+    page.evaluate("async () => { window.app.graph.clear(); }")
+    assert page.locator("[data-testid='gg-fit-undo-lower_resolution']").count() == 0
+    page.evaluate("async (wf) => { await window.app.loadGraphData(wf); }", saved)
+    page.locator("[data-testid='gg-fit-undo-lower_resolution']").wait_for(state="attached", timeout=10000)
+    assert latent_widgets(page)["width"] == w
+    # the user changes the width by hand; Undo puts back only the height and says it left the width
+    page.evaluate("""() => { const n = window.app.graph.nodes.find(n => n.type === 'EmptyLatentImage');
+                             const wd = n.widgets.find(x => x.name === 'width'); wd.value = 640; wd.callback?.(640); }""")
+    click(page, "gg-fit-undo-lower_resolution")
+    now = latent_widgets(page)
+    assert (now["width"], now["height"]) == (640, HEIGHT)
+    undo = page.evaluate("() => window.__gpuGarden.lastFitUndo")
+    assert [c["name"] for c in undo["byHand"]] == ["width"] and [c["name"] for c in undo["restored"]] == ["height"]
+    assert f"width was changed by hand since (now 640; the offer set {w}): left as you set it" in undo["message"]
+    # the record is gone from the properties; the other one stays until its own Undo
+    left = page.evaluate(fit_node_js("return Object.keys(n.properties.gg_fit_applied || {});"))
+    assert left == ["smaller_batch"]
+    click(page, "gg-fit-undo-smaller_batch")
+    assert latent_widgets(page)["batch_size"] == BATCH
+    assert page.evaluate(fit_node_js("return n.properties.gg_fit_applied ?? null;")) is None
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+def test_block_swap_button_only_where_a_widget_takes_it(comfy_page):
+    """A loader with a blocks_to_swap widget upstream (a stand-in: the widget added to the checkpoint loader, never
+    sent to the server) gets the Apply button; Undo puts its value back."""
+    page, console = comfy_page
+    run_and_wait(page, """() => { const n = window.app.graph.nodes.find(n => n.type === 'CheckpointLoaderSimple');
+        n.addWidget('number', 'blocks_to_swap', 0, () => {}, { min: 0, max: 40, step: 10, precision: 0, serialize: false }); }""")
+    offer = {o["id"]: o for o in page.evaluate("() => window.__gpuGarden.lastFit")["offers"]}["block_swap"]
+    assert offer["value"] > 0
+    row = page.locator("[data-testid='gg-fit-offer-row-block_swap']").inner_text()
+    assert row.startswith("offer (not applied): for wrapper loaders"), row
+    click(page, "gg-fit-offer-block_swap")
+    get = """() => window.app.graph.nodes.find(n => n.type === 'CheckpointLoaderSimple').widgets
+                   .find(w => w.name === 'blocks_to_swap').value"""
+    assert page.evaluate(get) == offer["value"]
+    click(page, "gg-fit-undo-block_swap")
+    assert page.evaluate(get) == 0
+    assert console.from_pack() == [], console.from_pack()
+
+
+def test_automatic_mode_plan_and_offers_in_the_sidebar(comfy_page, comfy_host):
+    """Automatic mode has no node: its last plan's offers show, as text, under fit_guard in the Health section.
+    GET /gpu_garden/fit answers a recorded automatic plan here (the CPU host's budget fits everything)."""
+    page, console = comfy_page
+    real = comfy_host.get("/gpu_garden/fit")
+    assert "last_auto" in real
+    last = {"origin": "auto", "latent_shape": [2, 4, 96, 97], "memory_required": 3 * 1024 ** 3,
+            "stock_memory_required": 2 * 1024 ** 3, "summary": "kept 1.20 GiB of weights on the GPU, offloaded 2.00 GiB",
+            "steps": [{"id": "weights_on_gpu", "label": "kept 1.20 GiB of weights on the GPU, offloaded 2.00 GiB"}],
+            "offers": [{"id": "smaller_batch", "label": "smaller batch: 1 instead of 2", "kind": "offer"},
+                       {"id": "block_swap", "label": "for wrapper loaders that take a block-swap count (WanVideoWrapper "
+                                                     "style): blocks_to_swap = 5 of 12", "without_widget": "info"}]}
+    page.route("**/gpu_garden/fit", lambda route: route.fulfill(json=dict(real, enabled=True, last_auto=last)))
+    page.click("[data-testid=gpu-garden-meter]")
+    page.wait_for_selector("[data-testid=gg-fit-auto-summary]", state="attached", timeout=10000)
+    text = page.text_content("[data-testid=gpu-garden-health] li[data-feature='fit_guard.prepare_sampling']")
+    assert "Fit to Card (automatic), last sampler (latent 2×4×96×97): kept 1.20 GiB" in text
+    assert "offer (not applied): smaller batch: 1 instead of 2" in text
+    assert "info: for wrapper loaders that take a block-swap count" in text
+    assert page.locator("[data-testid=gg-fit-auto] button").count() == 0  # text only
+    assert console.from_pack() == [], console.from_pack()
 
 
 def test_apply_and_undo_in_nodes_2_vue(browser, comfy_host):

@@ -100,9 +100,24 @@ function setWidget(node, w, value) {
   node.setDirtyCanvas?.(true, true);
 }
 
+/** node.properties key of the Undo records: serialised with the workflow, so Undo survives a reload and a save/load. */
+export const APPLIED_PROP = "gg_fit_applied";
+
+/** The Undo records kept on the Fit to Card node, by offer id ({} when none). */
+export function appliedRecords(fitNode) {
+  const r = fitNode?.properties?.[APPLIED_PROP];
+  return r && typeof r === "object" ? r : {};
+}
+
+function keepRecords(fitNode, records) {
+  fitNode.properties = fitNode.properties || {};
+  if (Object.keys(records).length) fitNode.properties[APPLIED_PROP] = records;
+  else delete fitNode.properties[APPLIED_PROP];
+}
+
 /**
- * Apply `offer` on a click: change its widgets, and return the record Undo needs (the node, each widget's value
- * before and after), or null when there is nowhere to apply it.
+ * Apply `offer` on a click: change its widgets, keep the record Undo needs on the Fit to Card node's properties
+ * (the node, each widget's value before and after), and return it; null when there is nowhere to apply it.
  */
 export function applyOffer(fitNode, offer) {
   const t = findTarget(fitNode, offer);
@@ -112,19 +127,38 @@ export function applyOffer(fitNode, offer) {
     return { name, before: w.value, after };
   });
   for (const c of changes) setWidget(t.node, widgetNamed(t.node, c.name), c.after);
-  return { id: offer.id, label: offer.label, nodeId: t.node.id, nodeTitle: t.node.title || t.node.type, changes };
+  const rec = { id: offer.id, label: offer.label, nodeId: t.node.id, nodeTitle: t.node.title || t.node.type, changes };
+  keepRecords(fitNode, { ...appliedRecords(fitNode), [offer.id]: rec });
+  return rec;
 }
 
-/** Put back every value `record` changed; returns the changes it could not restore (a node or widget gone). */
-export function undoOffer(graph, record) {
-  const node = nodeById(graph, record.nodeId);
-  const missed = [];
-  for (const c of record.changes) {
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Undo the record kept for `offerId` on `fitNode`: put back each value that still holds what the click set.
+ * A value changed by hand since is left as the user set it (`byHand`, with its value now); a node or widget
+ * that is gone is `missed`. The record is dropped either way.
+ * @returns {{ record: any, restored: any[], byHand: any[], missed: any[] } | null}
+ */
+export function undoApplied(fitNode, offerId) {
+  const records = appliedRecords(fitNode);
+  const record = records[offerId];
+  if (!record) return null;
+  const node = nodeById(fitNode.graph, record.nodeId);
+  const out = { record, restored: [], byHand: [], missed: [] };
+  for (const c of record.changes || []) {
     const w = node && sameNodeId(node.id, record.nodeId) ? widgetNamed(node, c.name) : null;
-    if (w) setWidget(node, w, c.before);
-    else missed.push(c);
+    if (!w) out.missed.push(c);
+    else if (!same(w.value, c.after)) out.byHand.push({ ...c, now: w.value });
+    else {
+      setWidget(node, w, c.before);
+      out.restored.push(c);
+    }
   }
-  return missed;
+  const rest = { ...records };
+  delete rest[offerId];
+  keepRecords(fitNode, rest);
+  return out;
 }
 
 /** "Empty Latent Image: width 1024 → 896, height 1024 → 896" */
