@@ -14,8 +14,10 @@ References:
   measured   published measured peaks (benchmarks/data/diffusion_measured.json: diffusers benchmarks, the
            diffusers quantization blog), per phase (sample, sample-offload, pipeline, weights); MEASURED_FIT rows
            were tuned on after their first sight (ledger), the rest are HELD-OUT.
-A GPU-measured reference (torch.cuda.max_memory_allocated of the same forward) needs a lent GPU: see
-benchmarks/gpu_trace_vs_cuda.py.
+  cuda     torch.cuda.max_memory_allocated of the same forward on a GPU (benchmarks/results/gpu_trace_vs_cuda.json,
+           written by benchmarks/gpu_trace_vs_cuda.py on a lent GPU): ours on CUDA (decode: with the CUDA convolution
+           workspace, estimate/cuda_conv.py) against it; its decode rows are a REGRESSION set (GPU_FIT). Traced rows
+           always compare the tracer-equivalent figure (without that workspace).
 
 FIT and HELD_OUT are named before any refit: the coefficients (phases.FLUX_UNITS, CROSS_A/B, vae.KL_DECODE,
 KL_ENCODE, WAN_DECODE) are computed from FIT rows only; HELD_OUT rows are reported separately and never tuned
@@ -150,7 +152,61 @@ def ours_traced(fam, w, h, f, phase, att, b=1, dtype=None):
         return V.vae_encode_bytes(kind, (w, h, f)) * b, 1767 * w * h * 2 * b
     vdt = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}.get(dtype, "auto")
     e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled", "vae_dtype": vdt})
-    return e["breakdown"]["vae_decode"]["activations"], V.comfy_decode_heuristic(kind, e["latent"]["shape"], e["vae"]["dtype"]) * b
+    bd = e["breakdown"]["vae_decode"]  # the tracer-equivalent figure: a meta trace has no CUDA convolution workspace
+    return bd["activations"] - bd["conv_workspace"], V.comfy_decode_heuristic(kind, e["latent"]["shape"], e["vae"]["dtype"]) * b
+
+
+def ours_cuda(fam, w, h, f, phase, att, b=1):
+    """Our activation bytes on a CUDA device: for a decode, with the CUDA convolution workspace (estimate/cuda_conv.py)."""
+    if phase != "decode":
+        return ours_traced(fam, w, h, f, phase, att, b)[0]
+    comps = families.split_components(table(VAE[fam]), fam)
+    e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled", "device": "cuda"})
+    return e["breakdown"]["vae_decode"]["activations"]
+
+
+# The first GPU rows (benchmarks/results/gpu_trace_vs_cuda.json: H200, torch 2.11 + cuDNN 9.19; reference cuda_act, the
+# forward's own max_memory_allocated above weights and inputs). Their first sight is in the ledger ("gpu trace-vs-cuda
+# 2026-11-30"); the decode rows were then tuned on: estimate/cuda_conv.py COPIES (KL on sd1 512 and sdxl 1024, which
+# flux1 1024 repeats; Wan 2.1 on wan21 832x480x17), so GPU_FIT is a REGRESSION set. The sampling rows were not tuned on.
+GPU_RESULTS = REPO / "benchmarks" / "results" / "gpu_trace_vs_cuda.json"
+GPU_FIT = {"sd1_decode_512x512_flash", "sdxl_decode_1024x1024_flash", "flux1_decode_1024x1024_flash",
+           "wan21_decode_832x480x17_flash"}
+
+
+def gpu_rows():
+    """Ours against the GPU's measured activations (cuda_act) and, tracer-equivalent, against the trace on the device."""
+    if not GPU_RESULTS.exists():
+        return {}
+    res = json.loads(GPU_RESULTS.read_text())
+    print(f"\nActivations vs CUDA ({res['device']['gpu']}, {res['device']['software']}; MiB; gpu_trace_vs_cuda.json)")
+    print(f"{'case':34} {'set':10} {'ours':>8} {'cuda':>8} {'err':>8} {'ours~':>8} {'traced':>8} {'err~':>8}")
+    by, out = {}, []
+    for key, r in sorted(res["rows"].items()):
+        fam, phase, size, att = key.split("_")
+        dims = [int(x) for x in size.split("x")]
+        w, h, f = dims[0], dims[1], dims[2] if len(dims) > 2 else 1
+        ours, trace_eq = ours_cuda(fam, w, h, f, phase, att), ours_traced(fam, w, h, f, phase, att)[0]
+        which = "regression" if key in GPU_FIT else "not-tuned"
+        e, et = err(ours, r["cuda_act"]), err(trace_eq, r["traced_act"])
+        by.setdefault(f"{phase}", []).append(abs(e))
+        out.append({"case": key, "set": which, "ours_bytes": int(ours), "cuda_bytes": int(r["cuda_act"]), "err_ours": round(e, 4),
+                    "ours_trace_equivalent_bytes": int(trace_eq), "traced_bytes": int(r["traced_act"]), "err_trace_equivalent": round(et, 4)})
+        print(f"{key:34} {which:10} {ours / MiB:8.0f} {r['cuda_act'] / MiB:8.0f} {e:+8.1%} {trace_eq / MiB:8.0f} "
+              f"{r['traced_act'] / MiB:8.0f} {et:+8.1%}")
+    data = {"gpu_rows": out}
+    for phase, xs in by.items():
+        st = _stats(xs)
+        data.update({f"gpu_{phase}_rows": st["n"], f"gpu_{phase}_median": st["median"], f"gpu_{phase}_max": st["max"]})
+        print(f"  {phase}: {st['n']} rows, |error| vs CUDA median {st['median']:.1%}, max {st['max']:.1%}"
+              + (" (REGRESSION rows: the CUDA convolution workspace was fitted on them)" if phase == "decode" else " (not tuned on)"))
+    for e in json.loads(LEDGER.read_text())["entries"]:
+        if e["id"].startswith("gpu trace-vs-cuda") and e.get("first_sight"):
+            fs = e["first_sight"]
+            data.update({f"gpu_firstsight_{k[4:]}": v for k, v in fs.items() if k.startswith("gpu_")})
+            print(f"  first sight (ledger, before the term): decode median {fs['gpu_decode_median']:.1%}, max {fs['gpu_decode_max']:.1%}; "
+                  f"sample median {fs['gpu_sample_median']:.1%}, max {fs['gpu_sample_max']:.1%}")
+    return data
 
 
 def published():
@@ -448,6 +504,7 @@ def main() -> int:
         print(f"  batch {bt}: {st['n']} rows, median {st['median']:.1%}, max {st['max']:.1%}")
         data.update({f"measured_batch{bt}_rows": st["n"], f"measured_batch{bt}_median": st["median"], f"measured_batch{bt}_max": st["max"]})
     data.update(wan22_runner_oom(traces))
+    data.update(gpu_rows())
     print(f"\nFIT: {len(FIT)} traced rows the coefficients are computed from; HELD-OUT: {len(HELD_OUT)} rows never tuned on.")
     if rows and not args.no_save:
         save("bench_estimate", "COMFYUI_DIR=... COMFYUI_PYTHON=... python benchmarks/bench_estimate.py", data)

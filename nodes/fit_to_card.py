@@ -14,6 +14,7 @@ from ..memory.fit import offers as fit_offers
 from ..memory.fit import plan as fit_plan
 from ..memory.units import fmt_bytes
 from . import fit_guard
+from .fit_vae import device_type as vae_device  # the CUDA conv workspace counts on CUDA only
 from .estimate import comfy_reserve, compute_device_kind, live_budget
 
 log = logging.getLogger("gpu_garden")
@@ -58,7 +59,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     if vae is not None:
         kind = fit_guard.vae_kind(vae, family)
         if shape:
-            decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16"))}
+            decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
+                      "device": vae_device(vae)}
     reserve = comfy_reserve()
     device = compute_device_kind()
     ctx = {"origin": "node", "facts": facts, "budget": b, "reserve": reserve if reserve is not None else spec.comfy_reserve(),

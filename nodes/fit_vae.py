@@ -11,7 +11,9 @@ sample does not fit they run out of memory first and only then retry in tiles.
   node: one wrapper each on comfy.sd.VAE.decode and VAE.encode (functools.wraps, so other packs' wrappers
   stack), which swaps the instance's two attributes for ours only for the duration of the call and puts
   ComfyUI's back in `finally`. A VAE whose kind is unknown keeps ComfyUI's figures. Any failure of ours falls
-  back to ComfyUI's own call."""
+  back to ComfyUI's own call.
+- On CUDA the figures include the CUDA convolution workspace (memory/estimate/cuda_conv.py); on ROCm, MPS, XPU
+  and CPU they do not (device_type)."""
 import copy
 import functools
 import logging
@@ -45,27 +47,41 @@ def auto_vae_kind(vae) -> str | None:
     return kind if kind in spec.VAE else "video"
 
 
+def device_type(vae) -> str:
+    """torch's device type of the VAE's load device, "rocm" for a ROCm build's "cuda"; "cuda" when unknown."""
+    kind = getattr(getattr(vae, "device", None), "type", None) or "cuda"
+    if kind == "cuda":
+        try:
+            import torch
+            if getattr(torch.version, "hip", None):
+                return "rocm"
+        except Exception:  # torch missing: nothing to size anyway
+            pass
+    return str(kind)
+
+
 def _pixel_dims(shape):
     sh = [int(x) for x in shape]
     return (sh[-1], sh[-2], sh[2]) if len(sh) == 5 else (sh[-1], sh[-2])
 
 
-def used_decode_for(kind: str, tile: dict | None):
-    """memory_used_decode(shape, dtype) from our estimate: one sample, or one tile of `tile` (plan decode args)."""
+def used_decode_for(kind: str, tile: dict | None, device: str = "cuda"):
+    """memory_used_decode(shape, dtype) from our estimate: one sample, or one tile of `tile` (plan decode args),
+    on `device` (a device type: the CUDA convolution workspace counts on "cuda" only)."""
     if tile:
         def used_decode(shape, dtype):
             s = list(shape)
             t = [1, s[1]] + ([min(s[2], tile.get("tile_t", s[2]))] if len(s) == 5 else []) + \
                 [min(s[-2], tile["tile_y"]), min(s[-1], tile["tile_x"])]
-            return fit_plan.with_margin(fit_plan.decode_bytes(kind, t, str(dtype)))
+            return fit_plan.with_margin(fit_plan.decode_bytes(kind, t, str(dtype), device))
     else:
         def used_decode(shape, dtype):
-            return fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + list(shape)[1:], str(dtype)))
+            return fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + list(shape)[1:], str(dtype), device))
     return used_decode
 
 
-def used_encode_for(kind: str):
-    return lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype)))
+def used_encode_for(kind: str, device: str = "cuda"):
+    return lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype), device))
 
 
 def decode_in_tiles(vae, samples_in, tile: dict):
@@ -85,8 +101,9 @@ def sized_vae(vae, kind: str, tile: dict | None = None):
     v.gpu_garden_fit = {"kind": kind, "tile": tile}
     if tile:
         v.decode = types.MethodType(lambda self, samples_in, vae_options={}: decode_in_tiles(self, samples_in, tile), v)
-    v.memory_used_decode = used_decode_for(kind, tile)
-    v.memory_used_encode = used_encode_for(kind)
+    dev = device_type(vae)
+    v.memory_used_decode = used_decode_for(kind, tile, dev)
+    v.memory_used_encode = used_encode_for(kind, dev)
     return v
 
 
@@ -124,11 +141,13 @@ def auto_decode_plan(vae, shape, ctx: dict) -> dict | None:
         shape = shape[:2] + shape[3:]
     vae_w = int(vae.patcher.model_size()) if getattr(vae, "patcher", None) is not None else 0
     p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": 0, "vae": vae_w}, memory_required=0,
-                      decode={"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16"))},
+                      decode={"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
+                              "device": device_type(vae)},
                       context=ctx.get("context", 0), reserve=ctx.get("reserve", 0))
     d = p["decode"]
     tile = d.get("args") if d.get("tiled") and d.get("tile_px") else None
-    return {"kind": kind, "tile": tile, "per_sample": d["per_sample"], "tile_bytes": d["bytes"] if tile else None}
+    return {"kind": kind, "tile": tile, "per_sample": d["per_sample"], "tile_bytes": d["bytes"] if tile else None,
+            "device": device_type(vae)}
 
 
 def _wrap_decode(original, active, context):
@@ -142,7 +161,7 @@ def _wrap_decode(original, active, context):
             log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)
         if plan is None:
             return original(self, samples_in, *args, **kwargs)
-        used = used_decode_for(plan["kind"], plan["tile"])
+        used = used_decode_for(plan["kind"], plan["tile"], plan.get("device", "cuda"))
         _state["last"] = {"origin": "auto", "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
                           "memory_used_decode": int(used(list(samples_in.shape), getattr(self, "vae_dtype", "bf16"))),
                           "tile": plan["tile"]}
@@ -165,7 +184,7 @@ def _wrap_encode(original, active):
             log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)
         if kind is None:
             return original(self, pixel_samples, *args, **kwargs)
-        with _Sizing(self, memory_used_encode=used_encode_for(kind)):
+        with _Sizing(self, memory_used_encode=used_encode_for(kind, device_type(self))):
             return original(self, pixel_samples, *args, **kwargs)
 
     return encode

@@ -272,8 +272,9 @@ def peak_on(est: dict, budget) -> dict:
         free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
-                              pol.get("runner") or "comfyui")
+                              pol.get("runner") or "comfyui", device=pol.get("device", "cuda"))
         phase("vae_decode", wv, vinfo["bytes"])
+        breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
     if not phases:
         raise UserError("none of these files is a diffusion model, text encoder or VAE")

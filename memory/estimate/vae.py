@@ -11,9 +11,13 @@
 
 Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1 and Wan 2.2
 decode coefficients and the KL encode are traced (bench_estimate.py FIT rows); the other video VAEs (and every
-encode but KL) use ComfyUI's own heuristic, labelled as such."""
-from . import spec
+encode but KL) use ComfyUI's own heuristic, labelled as such.
+
+`device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
+device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
+from . import cuda_conv, spec
 from .phases import dtype_bytes
+from ..units import fmt_bytes
 
 KL_DECODE = 642  # elements per output pixel at the KL decoder's peak (traced 648 incl. the fp32 output), fit: sd1 512 decode
 KL_ENCODE = 381  # elements per input pixel at the KL encoder's peak, fit: sd1 512 encode
@@ -53,12 +57,23 @@ def _pixels(kind, latent_shape):
     return sh[-1] * v["s"], sh[-2] * v["s"], frames, lat_t
 
 
-def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui") -> int:
+def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", device=None) -> int:
     """Activation bytes of decoding ONE sample of a latent shaped `latent_shape` ([B, C, H, W] or
     [B, C, T, H, W]; B is ignored) with the VAE kind ("kl", "wan21", "wan22", "hunyuan-video", "ltxv",
     "mochi", "cosmos"; spec.vae_kind_for maps a file's kind), untiled, in `dtype`. Weights not included.
     runner "diffusers": diffusers' KL and HunyuanVideo decoders (DIFFUSERS_KL_DECODE, DIFFUSERS_HV_DECODE); other
-    kinds as ComfyUI. Stable API."""
+    kinds as ComfyUI. device "cuda": plus conv_workspace_bytes (None: the tracer-equivalent figure). Stable API."""
+    return _decode_acts(kind, latent_shape, dtype, runner) + conv_workspace_bytes(kind, latent_shape, dtype, device, runner)
+
+
+def conv_workspace_bytes(kind: str, latent_shape, dtype="bf16", device="cuda", runner="comfyui") -> int:
+    """The CUDA convolution workspace of decoding ONE sample (cuda_conv.py); 0 off CUDA or for unmeasured kinds."""
+    kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    w, h, _, lat_t = _pixels(kind, latent_shape)
+    return cuda_conv.decode_bytes(kind, w, h, lat_t, dtype, device, runner)
+
+
+def _decode_acts(kind, latent_shape, dtype, runner):
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     b = dtype_bytes(dtype)
     w, h, frames, lat_t = _pixels(kind, latent_shape)
@@ -75,16 +90,22 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui") ->
     return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
 
 
-def vae_encode_bytes(kind: str, pixel_shape, dtype="bf16") -> int:
+def vae_encode_bytes(kind: str, pixel_shape, dtype="bf16", device=None) -> int:
     """Activation bytes of encoding ONE image/video of `pixel_shape` ([B, H, W, C] as an IMAGE, or
-    (width, height[, frames])) with the VAE kind, untiled. Weights not included. Stable API."""
+    (width, height[, frames])) with the VAE kind, untiled. Weights not included. device "cuda": plus the CUDA
+    convolution workspace (cuda_conv.encode_bytes, by mechanism: not measured). Stable API."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
-    b = dtype_bytes(dtype)
     if len(pixel_shape) == 4:
         frames, h, w = pixel_shape[0], pixel_shape[1], pixel_shape[2]
     else:
         w, h = pixel_shape[0], pixel_shape[1]
         frames = pixel_shape[2] if len(pixel_shape) > 2 else 1
+    return _encode_acts(kind, int(w), int(h), int(frames), dtype) + \
+        cuda_conv.encode_bytes(kind, int(w), int(h), int(frames), dtype, device)
+
+
+def _encode_acts(kind, w, h, frames, dtype):
+    b = dtype_bytes(dtype)
     hw = w * h
     if kind == "kl":
         return int(KL_ENCODE * hw * b + 3 * hw * 4)
@@ -130,24 +151,34 @@ def tile_latent_shape(kind: str, latent_shape, fallback: bool, tile=None) -> lis
     return [1, sh[1], lat_t, min(h, tx), min(w, tx)]
 
 
-def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui") -> dict:
+def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
+          device=None) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
     fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
-    Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, how, dtype}."""
-    per = vae_decode_bytes(kind, latent_shape, dtype, runner)
-    node_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, False, tile), dtype, runner)
-    fb_tile = vae_decode_bytes(kind, tile_latent_shape(kind, latent_shape, True), dtype, runner)
+    device "cuda": every figure includes the CUDA convolution workspace (cuda_conv.py), also given apart as
+    conv_workspace (of the figure chosen); None: tracer-equivalent.
+    Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace, how, dtype}."""
+    node_shape = tile_latent_shape(kind, latent_shape, False, tile)
+    fb_shape = tile_latent_shape(kind, latent_shape, True)
+    per = vae_decode_bytes(kind, latent_shape, dtype, runner, device)
+    node_tile = vae_decode_bytes(kind, node_shape, dtype, runner, device)
+    fb_tile = vae_decode_bytes(kind, fb_shape, dtype, runner, device)
+    ws = {k: conv_workspace_bytes(kind, sh, dtype, device, runner) for k, sh in
+          (("per", latent_shape), ("node", node_shape), ("fb", fb_shape))}
     n = decode_batch(kind, latent_shape, dtype, free_bytes)
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False}
     if mode == "tiled":
-        out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)")
+        out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)", conv_workspace=ws["node"])
     elif mode == "auto" and free_bytes is not None and per > free_bytes:
-        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1,
+        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, conv_workspace=ws["fb"],
                    how="VAE Decode runs out of memory on one sample and ComfyUI retries in tiles")
     else:
-        out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once")
+        out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once", conv_workspace=n * ws["per"])
+    if out["conv_workspace"]:
+        out["how"] += (f"; includes {fmt_bytes(out['conv_workspace'])} of {cuda_conv.NAME} (cuDNN, measured on an NVIDIA GPU; "
+                       "not in a meta trace)")
     return out
 
 

@@ -33,13 +33,14 @@ def activation_bytes(family, latent_shape, dtype="bf16", cond_batch=1, arch=None
     return phases.sample_activation_bytes(family, latent_shape, dtype, cond_batch, arch, text_tokens=text_tokens)
 
 
-def decode_bytes(kind, latent_shape, dtype="bf16") -> int:
-    """One sample's VAE decode activations, untiled."""
-    return vae_mod.vae_decode_bytes(kind, latent_shape, dtype)
+def decode_bytes(kind, latent_shape, dtype="bf16", device="cuda") -> int:
+    """One sample's VAE decode activations, untiled, on `device` (torch's device type): on "cuda" they include
+    the CUDA convolution workspace (estimate/cuda_conv.py); elsewhere that term is 0."""
+    return vae_mod.vae_decode_bytes(kind, latent_shape, dtype, device=device)
 
 
-def encode_bytes(kind, pixel_shape, dtype="bf16") -> int:
-    return vae_mod.vae_encode_bytes(kind, pixel_shape, dtype)
+def encode_bytes(kind, pixel_shape, dtype="bf16", device="cuda") -> int:
+    return vae_mod.vae_encode_bytes(kind, pixel_shape, dtype, device=device)
 
 
 def with_margin(n) -> int:
@@ -78,7 +79,7 @@ def tile_args(kind, px, frames=None) -> dict:
     return args
 
 
-def decode_tile(kind, latent_shape, dtype, room, temporal=False) -> dict | None:
+def decode_tile(kind, latent_shape, dtype, room, temporal=False, device="cuda") -> dict | None:
     """The largest tile (pixels, a multiple of 64, at least 128) whose decode with our margin fits `room` bytes;
     None when even the smallest does not. A video is tiled in space only, over all its frames, as ComfyUI's own
     fallback does (decode_tiled_3d, tile_t 999); temporal=True: the largest time chunk (VAE Decode (Tiled)'s
@@ -98,7 +99,7 @@ def decode_tile(kind, latent_shape, dtype, room, temporal=False) -> dict | None:
     for frames in chunks:
         for px in range(top, TILE_MIN - 1, -TILE_STEP):
             shape = vae_mod.tile_latent_shape(kind, latent_shape, False, {"tile": px, "frames": frames or spec.TILE_NODE["frames"]})
-            need = with_margin(decode_bytes(kind, shape, dtype))
+            need = with_margin(decode_bytes(kind, shape, dtype, device))
             if need <= room:
                 f = frames if temporal else None
                 return {"tile_px": px, "frames": f, "bytes": need, "args": tile_args(kind, px, f)}
@@ -129,7 +130,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
          stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO, windows: dict | None = None) -> dict:
     """budget: bytes of VRAM this run may use (None: no budget). weights: {"diffusion_model", "text_encoders",
     "vae"} bytes as loaded. memory_required: sample_memory_required() for the batch the sampler runs.
-    decode: {"kind", "latent_shape", "dtype"}. context: the CUDA context; reserve: ComfyUI's
+    decode: {"kind", "latent_shape", "dtype"[, "device": torch's device type, default "cuda"]}. context: the CUDA context; reserve: ComfyUI's
     extra_reserved_memory(). te_on_gpu: text-encoder bytes on the GPU when the sampler starts (default all).
     blocks: {"count", "bytes"} of the diffusion model's repeated blocks (for block-swap counts). pixels:
     {"width", "height", "frames", "batch"} for the offers. stock_memory_required: ComfyUI's own figure, to say what
@@ -141,7 +142,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
            "minimum_memory_required": req, "stock_memory_required": stock_memory_required, "dynamic_vram": bool(dynamic_vram),
            "weights": {"diffusion_model": dm, "text_encoders": te, "vae": vae_w}, "steps": [], "offers": []}
     n_dec = int(decode["latent_shape"][0]) if decode else 0
-    per = with_margin(decode_bytes(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"])) if decode else 0
+    dev = (decode or {}).get("device") or "cuda"
+    per = with_margin(decode_bytes(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"], dev)) if decode else 0
     out["decode"] = {"tiled": False, "per_sample": per, "batch": n_dec, "of": n_dec, "bytes": per * n_dec} if decode else None
     if budget is None:
         out.update(weights_on_gpu=dm, weights_offloaded=0, text_encoders_off=False, fits=None,
@@ -186,7 +188,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
             if n < n_dec:
                 steps.append(_step("decode_chunked", f"decode {n} of {n_dec} samples at a time", (n_dec - n) * per, n=n))
         else:
-            tile = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], room)
+            tile = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], room, device=dev)
             if tile:
                 d.update(tiled=True, batch=1, bytes=tile["bytes"], tile_px=tile["tile_px"], frames=tile["frames"],
                          args=tile["args"])
@@ -205,7 +207,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     floor = max(0, min(free * min_weight_ratio, free - MIN_INFERENCE - int(reserve)))
     temporal = None
     if decode and not decode_fits and out["decode"].get("tile_px") is None:
-        temporal = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], free0 - vae_w - int(reserve), temporal=True)
+        temporal = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], free0 - vae_w - int(reserve), temporal=True,
+                               device=dev)
 
     def fits_with(r):  # the sample phase with memory_required r, weights kept as ComfyUI keeps them
         return int(context) + te_kept + comfy_weights_kept(dm, free, r, reserve, min_weight_ratio) + r + int(reserve) <= budget

@@ -115,7 +115,9 @@ def test_knobs_make_flux_fit_16gb(files):
 
 def test_tiled_decode_knob_at_high_resolution(files):
     comps = E.from_files([files["sd15_v1-5-pruned-emaonly-fp16"]])
-    est = E.estimate(comps, 2048, 2048)
+    # on a card where VAE Decode runs untiled (on the smallest card that fits, the decode with its CUDA
+    # convolution workspace no longer fits and ComfyUI falls back to tiles: the peak is sampling there)
+    est = E.estimate(comps, 2048, 2048, policy={"budget": 12 * GiB})
     assert est["peak_phase"] == "vae_decode"
     assert est["knobs"][0]["id"] in ("tiled_vae", "lower_resolution")
     assert "tiled_vae" in {k["id"] for k in est["knobs"]}

@@ -44,7 +44,8 @@ def test_flux_pipeline_under_diffusers_matches_the_measured_peak():
     assert abs(ours / (36.166 * GiB) - 1) < 0.03
     assert e["peak_phase"] == "vae_decode"
     comfy = E.estimate(comps, 1024, 1024, cfg=False, policy=dict(pol, runner="comfyui"))
-    assert comfy["breakdown"]["vae_decode"]["activations"] < e["breakdown"]["vae_decode"]["activations"] / 3
+    body = comfy["breakdown"]["vae_decode"]["activations"] - comfy["breakdown"]["vae_decode"]["conv_workspace"]
+    assert body < e["breakdown"]["vae_decode"]["activations"] / 3  # the decoder bodies (diffusers' has no separate term)
 
 
 def test_offload_keeps_the_streamed_layer_on_the_device():

@@ -136,7 +136,7 @@ def test_no_budget_supplies_the_figure_only():
 # -- VAE ----------------------------------------------------------------------------------------------
 def test_decode_chunked_by_comfyui_batching(monkeypatch):
     # stub: one sample = 1 GiB; with margin 1.05 GiB. free for decode = 6 - 0.25 (vae) = 5.75 -> int(5.75/1.05) = 5
-    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16": G)
+    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": G)
     p = P.plan(6 * G, weights={"diffusion_model": G, "vae": G // 4}, memory_required=G,
                decode={"kind": "kl", "latent_shape": [8, 4, 128, 128], "dtype": "bf16"})
     d = p["decode"]
@@ -150,7 +150,7 @@ def test_decode_tiled_tile_size_from_budget(monkeypatch):
     # (64x64, 32x128, 128x32 latent) = 16 MiB x 1.05 = 16.8 MiB. The largest tile that fits 40 MiB:
     # 768 px: 96x96 / 48x192->48x128 / 192x48->128x48: max area 96*96 = 9216 -> 36 MiB x 1.05 = 37.8 MiB fits;
     # 832 px: 104*104 = 10816 -> 42.25 MiB x 1.05 > 40: so 768 px.
-    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16": 4096 * shape[-1] * shape[-2])
+    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": 4096 * shape[-1] * shape[-2])
     room = 40 * MiB
     p = P.plan(room, weights={"diffusion_model": 0, "vae": 0}, memory_required=0,
                decode={"kind": "kl", "latent_shape": [1, 4, 128, 128], "dtype": "bf16"})
@@ -163,7 +163,9 @@ def test_decode_tiled_tile_size_from_budget(monkeypatch):
 def test_real_kl_decode_figure_comes_from_the_estimate():
     from gpu_garden.memory.estimate import vae as V
 
-    assert P.decode_bytes("kl", [1, 4, 64, 64], "bf16") == V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16")
+    # the plan sizes decodes for the GPU: on CUDA the estimate's figure with its CUDA convolution workspace
+    assert P.decode_bytes("kl", [1, 4, 64, 64], "bf16") == V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16", device="cuda")
+    assert P.decode_bytes("kl", [1, 4, 64, 64], "bf16", "mps") == V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16")
 
 
 def test_tile_args_video():

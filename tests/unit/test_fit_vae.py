@@ -82,7 +82,7 @@ def test_tiled_from_the_budget_when_one_sample_does_not_fit(wrapped, monkeypatch
     # stub: 4096 bytes per latent pixel; a 1024 px image (128 x 128 latent) needs 64 MiB x 1.05 > 40 MiB of room:
     # the largest tile that fits is 768 px (96 x 96 latent: 36 MiB x 1.05), as in test_fit_plan.py
     state, dec, enc = wrapped
-    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16": 4096 * shape[-1] * shape[-2])
+    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": 4096 * shape[-1] * shape[-2])
     state["ctx"] = {"budget": 40 * MiB, "reserve": 0, "context": 0}
     v = VAE()
     assert dec(v, Samples((1, 4, 128, 128))) == "tiled"

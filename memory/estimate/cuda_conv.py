@@ -1,0 +1,60 @@
+"""The CUDA convolution workspace of a VAE decode / encode: memory cuDNN takes on an NVIDIA GPU that the meta
+tracer cannot see (memory/trace runs ComfyUI's real code on meta tensors, where no convolution algorithm runs).
+
+Measured (benchmarks/results/gpu_trace_vs_cuda.json, H200, torch 2.11 + cuDNN 9.19, bf16 VAE, warm forward,
+torch.cuda.max_memory_allocated): every VAE decode peaked above its exact trace by an amount that grows with the
+output pixels, while every sampling forward agreed within 0.2-6.6 %. cuDNN's convolution workspace (and the
+layout copies its NHWC kernels make of an NCHW bf16 tensor) is allocated through PyTorch's caching allocator, so
+it shows in max_memory_allocated; it is largest at the largest full-resolution convolution. The term is that
+input's size times a number of copies fitted per VAE kind:
+
+- KL (SD1/SDXL/SD3/FLUX VAE): the Upsample conv into the last level sees 256 channels at full resolution;
+  1.75 copies (fit: sd1 512x512 +904 B/px, sdxl 1024x1024 +891 B/px; flux1 1024 is the same decoder and the
+  same measurement);
+- Wan 2.1 (and Qwen-Image's VAE, the same decoder): the upsample2d conv into full resolution sees 192 channels
+  per frame, 4 frames per causal chunk (1 for a one-frame decode); 1.0 copy (fit: wan21 832x480x17 +1560 B
+  per output pixel of a chunk).
+
+These three GPU rows are the term's FIT set (a regression set: their first sight is recorded in
+benchmarks/results/estimate_first_sight.json). The encode term applies the KL copies to the KL encoder's
+largest full-resolution conv input (128 channels): by mechanism, not measured. Other VAE kinds and the other
+encodes get no term: Wan 2.2 is not measured, and the figures that are ComfyUI's own heuristic (every video
+encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs.
+
+Device: CUDA only. cuDNN is NVIDIA's; ROCm runs MIOpen (ComfyUI even turns cuDNN off on AMD), MPS and CPU have
+neither, so the term is 0 there. PyTorch tries cuDNN's engine configurations in heuristic order and takes the
+first whose workspace it can allocate (pytorch/pytorch#49207), so on a full card it falls back to leaner ones:
+the term is what an unconstrained card takes, i.e. the safe side for sizing."""
+from .phases import dtype_bytes
+
+DEVICES = ("cuda",)  # devices the term applies to
+COPIES = {"kl": 1.75, "wan21": 1.0}  # fitted copies of the largest full-resolution conv input (see above)
+DECODE_CHANNELS = {"kl": 256, "wan21": 192}  # channels of that input at full resolution, per frame
+ENCODE_CHANNELS = {"kl": 128}  # traced encodes only
+CHUNK_FRAMES = {"wan21": 4}  # frames per causal chunk (a one-frame latent: 1)
+NAME = "CUDA convolution workspace"
+
+
+def applies(kind: str, device="cuda", runner="comfyui") -> bool:
+    return (device or "") in DEVICES and runner == "comfyui" and kind in COPIES
+
+
+def _frames(kind, many: bool) -> int:
+    return CHUNK_FRAMES.get(kind, 1) if many else 1
+
+
+def decode_bytes(kind: str, width: int, height: int, lat_t: int = 1, dtype="bf16", device="cuda",
+                 runner="comfyui") -> int:
+    """Workspace bytes of decoding one sample whose output is width x height pixels (lat_t latent frames)."""
+    if not applies(kind, device, runner):
+        return 0
+    elems = COPIES[kind] * DECODE_CHANNELS[kind] * _frames(kind, lat_t > 1)
+    return int(elems * width * height * dtype_bytes(dtype))
+
+
+def encode_bytes(kind: str, width: int, height: int, frames: int = 1, dtype="bf16", device="cuda") -> int:
+    """Workspace bytes of encoding one image/video of width x height pixels (unmeasured: by mechanism)."""
+    if not applies(kind, device) or kind not in ENCODE_CHANNELS:
+        return 0
+    elems = COPIES[kind] * ENCODE_CHANNELS[kind]
+    return int(elems * width * height * dtype_bytes(dtype))

@@ -1,0 +1,119 @@
+"""The CUDA convolution workspace term (memory/estimate/cuda_conv.py) by hand: what the VAE decode/encode adds on
+CUDA only, what the estimate prints and puts in its JSON, and that Fit to Card sizes decodes with it on CUDA.
+Expected figures are computed here from the fitted constants (KL: 1.75 copies x 256 channels at full
+resolution; Wan 2.1: 1.0 copy x 192 channels x 4 frames per causal chunk); a 2x error in either breaks a test."""
+import pytest
+
+from gpu_garden.memory.estimate import cuda_conv as C, vae as V
+from gpu_garden.memory.fit import plan as P
+from gpu_garden.memory.units import MiB
+from gpu_garden.nodes import fit_vae as FV
+
+PX512, PX1024 = 512 * 512, 1024 * 1024
+KL512_TRACE = 642 * PX512 * 2 + 3 * PX512 * 4  # the tracer-equivalent figure (vae.KL_DECODE), 339738624
+KL512_WS = 234_881_024  # 1.75 * 256 * 512 * 512 * 2 bytes (bf16)
+
+
+def test_kl_decode_term_by_hand():
+    assert KL512_TRACE == 339_738_624
+    assert V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16") == KL512_TRACE  # default: tracer-equivalent
+    assert V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16", device="cuda") == KL512_TRACE + KL512_WS
+    assert V.conv_workspace_bytes("kl", [1, 16, 128, 128], "bf16") == 939_524_096  # 1.75*256*1024^2*2 (FLUX latent)
+    assert V.conv_workspace_bytes("kl", [1, 4, 64, 64], "fp32") == 2 * KL512_WS  # per dtype byte
+
+
+def test_the_gpu_rows_within_one_percent():
+    """The fitted rows (regression set: benchmarks/results/gpu_trace_vs_cuda.json cuda_act, H200 cuDNN 9.19)."""
+    for kind, shape, cuda_act in (("kl", [1, 4, 64, 64], 576_748_257), ("kl", [1, 4, 128, 128], 2_297_807_503),
+                                  ("wan21", [1, 16, 5, 60, 104], 4_090_956_349)):
+        ours = V.vae_decode_bytes(kind, shape, "bf16", device="cuda")
+        assert abs(ours / cuda_act - 1) < 0.01, (kind, shape, ours)
+
+
+def test_wan21_decode_term_by_hand():
+    hw = 832 * 480
+    assert V.conv_workspace_bytes("wan21", [1, 16, 5, 60, 104], "bf16") == 192 * 4 * hw * 2 == 613_416_960
+    assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "bf16") == 192 * PX1024 * 2  # one frame: one frame's input
+
+
+def test_off_for_other_devices_runners_and_kinds():
+    for dev in (None, "rocm", "mps", "cpu", "xpu"):
+        assert V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16", device=dev) == KL512_TRACE
+    assert V.conv_workspace_bytes("kl", [1, 4, 64, 64], "bf16", runner="diffusers") == 0
+    for kind, shape in (("wan22", [1, 48, 11, 44, 80]), ("hunyuan-video", [1, 16, 9, 60, 104]), ("ltxv", [1, 128, 4, 16, 16])):
+        assert V.conv_workspace_bytes(kind, shape, "bf16", "cuda") == 0
+
+
+def test_encode_term_kl_only():
+    base = V.vae_encode_bytes("kl", (512, 512), "bf16")
+    assert V.vae_encode_bytes("kl", (512, 512), "bf16", device="cuda") - base == 117_440_512  # 1.75*128*512^2*2
+    assert V.vae_encode_bytes("kl", (512, 512), "bf16", device="mps") == base
+    assert V.vae_encode_bytes("wan21", (832, 480, 33), "bf16", device="cuda") == V.vae_encode_bytes("wan21", (832, 480, 33), "bf16")
+
+
+def test_phase_names_the_term_and_counts_it_per_sample():
+    p = V.phase("kl", [2, 4, 64, 64], "bf16", None, "untiled", device="cuda")
+    assert p["per_sample"] == KL512_TRACE + KL512_WS and p["bytes"] == 2 * (KL512_TRACE + KL512_WS)
+    assert p["conv_workspace"] == 2 * KL512_WS and C.NAME in p["how"]
+    q = V.phase("kl", [2, 4, 64, 64], "bf16", None, "untiled", device="mps")
+    assert q["conv_workspace"] == 0 and C.NAME not in q["how"] and q["bytes"] == 2 * KL512_TRACE
+    # the fallback decision sees the workspace: one sample fits the tracer figure but not the CUDA one
+    free = KL512_TRACE + KL512_WS // 2
+    assert V.phase("kl", [1, 4, 64, 64], "bf16", free, "auto", device="cuda")["fallback"] is True
+    assert V.phase("kl", [1, 4, 64, 64], "bf16", free, "auto", device="mps")["fallback"] is False
+
+
+def _kl_estimate(device):
+    from gpu_garden.memory.estimate import families, formula as E, layouts
+    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("vae_sd15_vae-ft-mse-840000-ema-pruned")["tensors"].items()}
+    comps = families.split_components(t, "sd1")
+    return E.estimate(comps, 512, 512, 1, 1, policy={"_no_knobs": True, "family": "sd1", "vae_decode": "untiled",
+                                                      "device": device})
+
+
+def test_estimate_json_and_text_show_the_term_on_cuda_only():
+    cuda, mps = _kl_estimate("cuda"), _kl_estimate("mps")
+    bc, bm = cuda["breakdown"]["vae_decode"], mps["breakdown"]["vae_decode"]
+    assert bc["conv_workspace"] == KL512_WS and bm["conv_workspace"] == 0
+    assert bc["activations"] - bm["activations"] == KL512_WS
+    # peak_torch (max_memory_allocated) holds the workspace: cuDNN allocates it through PyTorch's allocator
+    assert cuda["peak_torch"] - mps["peak_torch"] == KL512_WS
+    assert any(C.NAME in a for a in cuda["assumptions"]) and not any(C.NAME in a for a in mps["assumptions"])
+
+
+def test_plan_sizes_the_decode_with_the_term_on_cuda():
+    room = 500 * MiB  # between the tracer figure with margin (340 MiB) and the CUDA one (575 MiB)
+    kw = dict(weights={"diffusion_model": 0, "vae": 0}, memory_required=0)
+    cuda = P.plan(room, decode={"kind": "kl", "latent_shape": [1, 4, 64, 64], "dtype": "bf16"}, **kw)
+    mps = P.plan(room, decode={"kind": "kl", "latent_shape": [1, 4, 64, 64], "dtype": "bf16", "device": "mps"}, **kw)
+    assert cuda["decode"]["per_sample"] == int((KL512_TRACE + KL512_WS) * (1 + P.MARGIN))
+    assert mps["decode"]["per_sample"] == int(KL512_TRACE * (1 + P.MARGIN))
+    assert cuda["decode"]["tiled"] is True and mps["decode"]["tiled"] is False
+
+
+class _Dev:
+    def __init__(self, type_):
+        self.type = type_
+
+
+class _VAE:
+    latent_dim, vae_dtype = 2, "torch.bfloat16"
+
+    def __init__(self, dev):
+        self.device = _Dev(dev)
+
+
+@pytest.mark.parametrize("dev,extra", [("cuda", KL512_WS), ("mps", 0), ("cpu", 0)])
+def test_fit_vae_sizes_with_the_vae_device(dev, extra, monkeypatch):
+    import torch
+    monkeypatch.setattr(torch.version, "hip", None, raising=False)
+    s = FV.sized_vae(_VAE(dev), "kl")
+    assert s.memory_used_decode((1, 4, 64, 64), "torch.bfloat16") == int((KL512_TRACE + extra) * (1 + P.MARGIN))
+
+
+def test_fit_vae_rocm_has_no_term(monkeypatch):
+    import torch
+    monkeypatch.setattr(torch.version, "hip", "6.2", raising=False)
+    assert FV.device_type(_VAE("cuda")) == "rocm"
+    s = FV.sized_vae(_VAE("cuda"), "kl")
+    assert s.memory_used_decode((1, 4, 64, 64), "torch.bfloat16") == int(KL512_TRACE * (1 + P.MARGIN))
