@@ -303,3 +303,100 @@ def test_forge_load_lines_name_the_phase():
     ev = res["events"][-1]
     assert res["cause"] == "text-encoder", ev["causes"]
     assert ev["runtime"] == "pytorch"
+
+
+# --- round 2: the classes batches 14-16 missed, each on threads other than those batches' -----------------------------
+
+ROUND2 = [
+    # (thread, log, cause, runtime, device, numbers)
+    ("https://github.com/ggml-org/llama.cpp/issues/12728",        # -ctk q8_0: one compute buffer above the Vulkan limit
+     "init:    Vulkan0 KV buffer size = 13800.00 MiB\n"
+     "ggml_vulkan: Device memory allocation of size 2166360064 failed.\n"
+     "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory\n"
+     "ggml_gallocr_reserve_n: failed to allocate Vulkan0 buffer of size 2166360064\n"
+     "llama_init_from_model: failed to initialize the context: failed to allocate compute pp buffers\n",
+     "other", "llama.cpp", "vulkan", {}),
+    ("https://github.com/vllm-project/vllm/issues/2391",          # a GPTQ checkpoint mapped into host memory
+     "RuntimeError: unable to mmap 18329065000 bytes from file </data/hf/CodeLlama-34B-GPTQ/model.safetensors>: Cannot allocate memory (12)\n",
+     "host-ram", None, None, {"requested": 18329065000}),
+    ("https://github.com/safetensors/safetensors/issues/528",     # a 24 GB file on a 16 GB RAM machine
+     "RuntimeError: unable to mmap 23802932552 bytes from file <./flux1-dev.safetensors>: Cannot allocate memory (12)\n",
+     "host-ram", None, None, {"requested": 23802932552}),
+    ("https://github.com/chidiwilliams/buzz/issues/439",          # faster-whisper medium on a 6 GB GTX 1060, at model creation
+     "Traceback (most recent call last):\n"
+     '  File "buzz\\transcriber.py", line 500, in transcribe_faster_whisper\n'
+     '  File "faster_whisper\\transcribe.py", line 101, in __init__\n'
+     "RuntimeError: CUDA failed with error out of memory\n",
+     "weights-exceed-vram", "ctranslate2", "cuda", {}),
+    ("https://github.com/ggml-org/llama.cpp/issues/1735",          # WSL2, fixed by GGML_CUDA_NO_PINNED=1
+     "CUDA error 2 at /home/u/llama.cpp/ggml-cuda.cu:1241: out of memory\n",
+     "host-ram", "llama.cpp", "cuda", {}),
+    ("https://github.com/Comfy-Org/ComfyUI/issues/13015",         # Dynamic VRAM on 0.17.2: the VBAR reservation
+     "!!! Exception during processing !!! VBAR allocation failed\n"
+     "Traceback (most recent call last):\n"
+     '  File "C:\\ComfyUI\\execution.py", line 525, in execute\n'
+     '  File "C:\\ComfyUI\\comfy\\model_patcher.py", line 1495, in _vbar_get\n'
+     '  File "C:\\python\\Lib\\site-packages\\comfy_aimdo\\model_vbar.py", line 51, in __init__\n'
+     "MemoryError: VBAR allocation failed\n",
+     "other", "comfyui", "cuda", {}),
+    ("https://github.com/ollama/ollama/issues/6257",               # Metal under Ollama: the command buffer, no context printed
+     "ggml_metal_graph_compute: command buffer 3 failed with status 5\n"
+     "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\n",
+     None, None, "metal", {}),
+    ("https://github.com/microsoft/WSL/issues/8447",               # WSL2 training, fixed by pin_memory=False
+     "  File \"/home/u/train.py\", line 88, in <module>\n"
+     "    for x, y in loader:\n"
+     "RuntimeError: CUDA error: out of memory\n",
+     "host-ram", "pytorch", "cuda", {}),
+]
+
+
+@pytest.mark.parametrize("thread,log,cause,runtime,device,numbers", ROUND2, ids=[c[0].split("github.com/")[1] for c in ROUND2])
+def test_round2_family_is_recognised(thread, log, cause, runtime, device, numbers):
+    test_message_family_is_recognised(thread, log, cause, runtime, device, numbers)
+
+
+def test_metal_command_buffer_with_a_long_context_is_the_kv_cache():
+    # ollama/ollama#6257's lines after a context line of 131072 tokens (the size that thread's model runs at)
+    log = ("llama_new_context_with_model: n_ctx      = 131072\n" + ROUND2[6][1])
+    assert triage.triage_text(log)["cause"] == "kv-cache"
+    short = ("llama_new_context_with_model: n_ctx      = 8192\n" + ROUND2[6][1])
+    assert triage.triage_text(short)["cause"] != "kv-cache"
+
+
+OLD_FORM = ("RuntimeError: CUDA out of memory. Tried to allocate 256.00 MiB (GPU 0; 14.56 GiB total capacity; 13.30 GiB already "
+            "allocated; 230.50 MiB free; 13.65 GiB reserved in total by PyTorch)")       # deepspeedai/DeepSpeed#3208
+NEW_FORM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 150.00 MiB. GPU 2 has a total capacity of 23.52 GiB of "
+            "which 11.69 MiB is free. Process 2920103 has 23.50 GiB memory in use. Of the allocated memory 21.00 GiB is allocated by "
+            "PyTorch, and 54.91 MiB is reserved by PyTorch but unallocated.")             # vllm-project/vllm#27782
+
+
+@pytest.mark.parametrize("msg", [OLD_FORM, NEW_FORM])
+def test_lower_cased_message_reads_the_same_numbers(msg):
+    # forum quotes and some trainers' logs lower-case the whole message (bmaltais/kohya_ss#3329)
+    want, got = P.recognise(msg), P.recognise(msg.lower())
+    assert got and got["numbers"] == want["numbers"] and got["kind"] == want["kind"]
+
+
+def test_new_form_cut_after_is_free_keeps_its_numbers():
+    # invoke-ai/InvokeAI#6193 quotes the message up to "is free"
+    ev = P.recognise("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 26.00 MiB. GPU 0 has a total capacity "
+                     "of 11.73 GiB of which 7.12 MiB is free")
+    assert ev["numbers"] == {"requested": 26 << 20, "total": round(11.73 * GiB), "free": round(7.12 * (1 << 20))}
+
+
+def test_driver_error_of_an_extension_is_not_read_as_pinned_memory():
+    # nunchaku's own allocation ("(at .../Tensor.h:88)") is VRAM, not PyTorch's pinned host buffers (nunchaku-tech/ComfyUI-nunchaku#150)
+    ev = P.recognise("CUDA error: out of memory (at /src/nunchaku/src/Tensor.h:88)")
+    assert ev["form"] == "extension"
+    res = triage.triage_text("got prompt\n!!! Exception during processing !!! CUDA error: out of memory (at /src/nunchaku/src/Tensor.h:88)\n")
+    assert res["events"][-1]["causes"][0]["id"] != "host-ram"
+
+
+@pytest.mark.parametrize("line,cat", [
+    ("weights = fake_torch_load_zipped(open(path, 'rb'), load_weights=1)", "weights-exceed-vram"),   # tinygrad llama.py
+    ("    load_weight(k, v)", "weights-exceed-vram"),
+    ("return self.prepare_model(obj, device_placement=device_placement)", "weights-exceed-vram"),     # accelerate
+])
+def test_round2_source_lines(line, cat):
+    assert C.source_category(line) == cat
