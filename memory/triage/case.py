@@ -13,7 +13,7 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
           "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
           "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout",
-          "os.mmap", "os.system_memory", "opencl.alloc")
+          "os.enomem", "os.system_memory", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit")
 
 
 class Case:

@@ -140,8 +140,10 @@ def candidates(cause: str, runtime: str, env: dict, kind: str | None = None) -> 
     with `kinds` (the parser's event kinds, e.g. torch.nvml_assert) is for those events only."""
     gs = [g for g in load_all().values() if cause in g["causes"] and applies(g, env)]
     special = [g for g in gs if kind and kind in g["kinds"]]
-    if special:
-        return special
+    # a guide for this event kind on this runtime first (ComfyUI's pinned memory is not a plain script's)
+    fit = [g for g in special if runtime in g["runtimes"]] or [g for g in special if "any" in g["runtimes"]]
+    if fit or special:
+        return sorted(fit or special, key=lambda g: g["id"])
     gs = [g for g in gs if not g["kinds"]]
     exact = [g for g in gs if runtime in g["runtimes"]]
     pool = exact or [g for g in gs if "any" in g["runtimes"] or "pytorch" in g["runtimes"] and runtime in ("comfyui", "vllm")]

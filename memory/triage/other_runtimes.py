@@ -25,7 +25,7 @@ MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
 KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
-                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer")
+                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed")
 
 
 def level_zero(line):
@@ -39,8 +39,13 @@ def level_zero(line):
             "host": host}
 
 
-# safetensors mapping a checkpoint shard into host memory (vLLM, transformers): ENOMEM is system RAM (or its overcommit limit)
-MMAP = re.compile(r"unable to mmap (\d+) bytes from file [^\n]{0,400}?: Cannot allocate memory")
+# the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
+# worker forking, Python's OSError: system RAM (or its overcommit limit)
+ENOMEM = re.compile(r"unable to mmap (\d+) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory")
+# Triton (torch.compile, SageAttention, FlashAttention-Triton): a kernel's shared memory per block above the GPU's limit
+TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d+), Hardware limit: (\d+)")
+# MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free
+MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
 # the driver refuses it whatever is free
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")

@@ -11,7 +11,8 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 import re
 
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, METAL as _METAL,
-                             MMAP as _MMAP, MPS_BUFFER as _MPS_BUFFER, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
+                             ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
+                             TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
                              onnx as _onnx, xla as _xla)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
@@ -98,7 +99,7 @@ _CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate mem
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 _PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 _NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
-_DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
+_DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
 _CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
 _NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
@@ -338,11 +339,11 @@ def _driver(line):
     m = _DRIVER.search(line)
     if not m:
         return None
-    dev = m.group(1) or ("HIP" if (m.group(2) or "").startswith("hip") else "CUDA")
+    dev = m.group(1) or ("HIP" if (m.group(3) or "").startswith("hip") else "CUDA")
     # "(at path/file.h:88)": a C++ extension's own allocation (nunchaku, ...), not a PyTorch runtime call
     ext = "(at " in line[m.end():m.end() + 8]
-    return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True,
-            "form": "extension" if ext else "torch_check"}
+    form = "extension" if ext else "driver_check" if m.group(2) == "driver" else "torch_check"
+    return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True, "form": form}
 
 
 def _vllm_v1(line):
@@ -401,7 +402,11 @@ RECOGNISERS = [
     _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
-    _simple(_MMAP, "os.mmap", None, "pytorch", lambda m: {"requested": int(m.group(1))}, keys=("unable to mmap",)),
+    _simple(_ENOMEM, "os.enomem", None, "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+            keys=("unable to mmap", "Errno 12")),
+    _simple(_TRITON_SMEM, "triton.shared_memory", "cuda", "pytorch",
+            lambda m: {"shared_memory_required": int(m.group(1)), "shared_memory_limit": int(m.group(2))}, keys=("out of resource",)),
+    _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
             keys=("system memory usage exceeded",)),
     _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
@@ -468,7 +473,7 @@ PRIORITY = {
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5,
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
-    "os.mmap": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
+    "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

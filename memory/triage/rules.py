@@ -101,7 +101,7 @@ def mps_full(x):
 
 
 HOST_KINDS = ("torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
-              "os.mmap", "os.system_memory")
+              "os.enomem", "os.system_memory")
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
 VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
 
@@ -245,6 +245,8 @@ RULES = [
                 + (f" a {fmt_bytes(x.req)} buffer" if x.req else " a tensor") + ": an operator's working memory for this input size"),
     R("activations", 1.5, kind("metal.oom"),
       "Metal could not back a command buffer with memory (kIOGPUCommandBufferCallbackErrorOutOfMemory): Apple's unified memory ran out"),
+    R("activations", 2.4, kind("mps.ndarray_limit"),
+      "MPS cannot hold one array over 4 GiB (2**32 bytes): this resolution, length or batch makes one tensor that large; tile it"),
     R("activations", 2.4, kind("mps.buffer_size"),
       "one tensor of {req:b} is larger than the largest Metal buffer the GPU allows: this resolution, length or batch makes it"),
 
@@ -351,8 +353,9 @@ RULES = [
     R("host-ram", 8.0, kind("os.paging_file"),
       "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
     R("host-ram", 6.0, lambda x: x.kind == "xpu.driver" and x.ev.get("host"), "Intel Level Zero could not allocate host (system) memory"),
-    R("host-ram", 8.0, kind("os.mmap"),
-      "mapping {n[requested]:b} of a checkpoint file into memory failed (Cannot allocate memory): system RAM or the OS's mapping limit, not VRAM"),
+    R("host-ram", 8.0, kind("os.enomem"), lambda x: (
+        f"mapping {fmt_bytes(x.n['requested'])} of a checkpoint file into memory failed" if x.n.get("requested") else "the OS refused memory")
+      + " (ENOMEM, Cannot allocate memory): system RAM or the OS's overcommit/mapping limit, not VRAM"),
     R("host-ram", 8.0, kind("os.system_memory"),
       "SwarmUI: system memory was {n[ram_used_pct_ratio]}% used just before the backend died: host RAM (and page file) ran out"),
     R("host-ram", 6.0, lambda x: x.kind == "onnx.alloc" and x.ev.get("device_kind") == "cpu",
@@ -420,6 +423,9 @@ RULES = [
     R("other", 8.0, kind("ggml.vulkan_limit"),
       "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
       "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),
+    R("other", 6.0, kind("triton.shared_memory"),
+      "a Triton kernel (torch.compile, SageAttention) needs {n[shared_memory_required]} bytes of shared memory per block and this GPU "
+      "allows {n[shared_memory_limit]}: a kernel configuration this GPU cannot run, not VRAM"),
     R("other", 6.0, lambda x: x.kind == "torch.xpu" and "larger than 4GB" in x.text,
       "Intel XPU refuses any single allocation above 4 GiB on this platform ({req:b} asked): a per-allocation limit, not a shortage"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
