@@ -204,3 +204,20 @@ def test_apply_and_undo_in_nodes_2_vue(browser, comfy_host):
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+def test_undo_survives_a_page_reload(comfy_page):
+    """A real reload: the frontend restores the open workflow from its own storage, with the node's properties."""
+    page, console = comfy_page
+    run_and_wait(page)
+    w, h = {o["id"]: o for o in page.evaluate("() => window.__gpuGarden.lastFit")["offers"]}["lower_resolution"]["value"]
+    click(page, "gg-fit-offer-lower_resolution")
+    page.wait_for_timeout(1000)  # the frontend stores the open workflow after each change
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_function("() => window.app && window.app.graph && window.app.graph.nodes.some(n => n.type === 'EmptyLatentImage')",
+                           timeout=60000)
+    page.locator("[data-testid='gg-fit-undo-lower_resolution']").wait_for(state="attached", timeout=10000)
+    assert (latent_widgets(page)["width"], latent_widgets(page)["height"]) == (w, h)
+    click(page, "gg-fit-undo-lower_resolution")
+    assert (latent_widgets(page)["width"], latent_widgets(page)["height"]) == (WIDTH, HEIGHT)
+    assert console.from_pack() == [], console.from_pack()

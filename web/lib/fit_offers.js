@@ -94,6 +94,22 @@ export function findTarget(fitNode, offer) {
   return null;
 }
 
+/**
+ * Run `fn` as one change of the graph (LGraphCanvas.emitBeforeChange / emitAfterChange, as graph_adapter's
+ * replaceNode does): one step in the frontend's undo history, and the frontend stores the open workflow then,
+ * so a reload right after a click keeps it.
+ */
+function asOneChange(fn) {
+  const canvas = app.canvas;
+  const batch = typeof canvas?.emitBeforeChange === "function" && typeof canvas?.emitAfterChange === "function";
+  if (batch) canvas.emitBeforeChange();
+  try {
+    return fn();
+  } finally {
+    if (batch) canvas.emitAfterChange();
+  }
+}
+
 function setWidget(node, w, value) {
   w.value = value;
   w.callback?.(value, app.canvas, node);
@@ -126,9 +142,11 @@ export function applyOffer(fitNode, offer) {
     const w = widgetNamed(t.node, name);
     return { name, before: w.value, after };
   });
-  for (const c of changes) setWidget(t.node, widgetNamed(t.node, c.name), c.after);
   const rec = { id: offer.id, label: offer.label, nodeId: t.node.id, nodeTitle: t.node.title || t.node.type, changes };
-  keepRecords(fitNode, { ...appliedRecords(fitNode), [offer.id]: rec });
+  asOneChange(() => {
+    for (const c of changes) setWidget(t.node, widgetNamed(t.node, c.name), c.after);
+    keepRecords(fitNode, { ...appliedRecords(fitNode), [offer.id]: rec });
+  });
   return rec;
 }
 
@@ -146,18 +164,20 @@ export function undoApplied(fitNode, offerId) {
   if (!record) return null;
   const node = nodeById(fitNode.graph, record.nodeId);
   const out = { record, restored: [], byHand: [], missed: [] };
-  for (const c of record.changes || []) {
-    const w = node && sameNodeId(node.id, record.nodeId) ? widgetNamed(node, c.name) : null;
-    if (!w) out.missed.push(c);
-    else if (!same(w.value, c.after)) out.byHand.push({ ...c, now: w.value });
-    else {
-      setWidget(node, w, c.before);
-      out.restored.push(c);
+  asOneChange(() => {
+    for (const c of record.changes || []) {
+      const w = node && sameNodeId(node.id, record.nodeId) ? widgetNamed(node, c.name) : null;
+      if (!w) out.missed.push(c);
+      else if (!same(w.value, c.after)) out.byHand.push({ ...c, now: w.value });
+      else {
+        setWidget(node, w, c.before);
+        out.restored.push(c);
+      }
     }
-  }
-  const rest = { ...records };
-  delete rest[offerId];
-  keepRecords(fitNode, rest);
+    const rest = { ...records };
+    delete rest[offerId];
+    keepRecords(fitNode, rest);
+  });
   return out;
 }
 
