@@ -75,6 +75,8 @@ _TORCH_OLD = re.compile(
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
 _XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + _SZ + r") \(GPU\s+(?P<gpu>\d+); (?P<total>" + _SZ
                       + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<reserved>" + _SZ + r") reserved in total by PyTorch\)")
+# PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
+_TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 _TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp
 _ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
@@ -459,6 +461,7 @@ RECOGNISERS = [
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
     _simple(_KILLED, "os.oom_killer", "cpu", "pytorch", keys=("illed", "oom-kill", "Kill process")),
     _torch_bare,
+    _simple(_TORCH_THC, "torch.cuda", "cuda", "pytorch", keys=("cuda runtime error",), form="thc"),
     _simple(_COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(_COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(_TORCH_OOM_TYPE, "torch.oom_type", None, "pytorch", wrapper=True),

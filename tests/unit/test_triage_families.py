@@ -400,3 +400,26 @@ def test_driver_error_of_an_extension_is_not_read_as_pinned_memory():
 ])
 def test_round2_source_lines(line, cat):
     assert C.source_category(line) == cat
+
+
+ROUND2B = [
+    ("https://github.com/Yuliang-Liu/MonkeyOCR/issues/25",        # one Triton kernel 2 bytes over the 64 KiB per-block limit
+     "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 65538, Hardware limit: 65536. "
+     "Reducing block sizes or `num_stages` may help.\n",
+     "other", "pytorch", "cuda", {"shared_memory_required": 65538, "shared_memory_limit": 65536}),
+    ("https://github.com/xinntao/ESRGAN/issues/134",              # a 4x upscale on a 128 GB Mac: one array over 4 GiB
+     "/AppleInternal/Library/BuildRoots/0000/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/"
+     "MPSNDArray.mm:724: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'\n",
+     "activations", "pytorch", "mps", {}),
+    ("https://github.com/rowanz/neural-motifs/issues/58",          # PyTorch 1.0's allocator (THC), no numbers
+     "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCTensorRandom.cu:25\n",
+     None, "pytorch", "cuda", {}),
+    ("https://github.com/pytorch/pytorch/issues/87861",            # shared-memory tensors for a replay buffer: ENOMEM
+     "RuntimeError: unable to mmap 29764 bytes from file </torch_10182_3020184674_63991>: Cannot allocate memory (12)\n",
+     "host-ram", None, None, {"requested": 29764}),
+]
+
+
+@pytest.mark.parametrize("thread,log,cause,runtime,device,numbers", ROUND2B, ids=[c[0].split("github.com/")[1] for c in ROUND2B])
+def test_round2b_family_is_recognised(thread, log, cause, runtime, device, numbers):
+    test_message_family_is_recognised(thread, log, cause, runtime, device, numbers)
