@@ -24,7 +24,12 @@ encode, the other video VAEs) already carry whatever ComfyUI's authors saw on th
 Device: CUDA only. cuDNN is NVIDIA's; ROCm runs MIOpen (ComfyUI even turns cuDNN off on AMD), MPS and CPU have
 neither, so the term is 0 there. PyTorch tries cuDNN's engine configurations in heuristic order and takes the
 first whose workspace it can allocate (pytorch/pytorch#49207), so on a full card it falls back to leaner ones:
-the term is what an unconstrained card takes, i.e. the safe side for sizing."""
+the term is what an unconstrained card takes, i.e. the safe side for sizing.
+
+Limits: one GPU (H200), one cuDNN (9.19), bf16; fp32 is taken as proportional. The workspace depends on the GPU
+generation, dtype and cuDNN version (pytorch/pytorch#13412, #22741); cuDNN 9.10-9.15 with torch 2.9-2.10 made VAE
+convolutions take about 3x (Comfy-Org/ComfyUI#10373, #10827; ComfyUI's NVIDIA_MEMORY_CONV_BUG_WORKAROUND), a window
+the measured device is outside of."""
 from .phases import dtype_bytes
 
 DEVICES = ("cuda",)  # devices the term applies to
