@@ -79,3 +79,27 @@ def xla(line):
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else None
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(m.group(1))} if m.group(1) else {}, "runtime": "jax",
             "complete": True}
+
+
+# PyTorch's messages lower-cased (as some trainers' logs and forum quotes show them): put back the capitals the
+# patterns in parse.py read
+_LOWER_FIX = re.compile(r"\b(cuda|hip|xpu) out of memory\. tried|(?<=\d )([kmgt])ib\b|\((gpu|device) |\. (gpu) |by (pytorch)\b"
+                        r"|\b(process) (?=\d)|\b(of the allocated memory)")
+
+
+def _upper(m):
+    if m.group(1):
+        return m.group(1).upper() + " out of memory. Tried"
+    if m.group(2):
+        return m.group(2).upper() + "iB"
+    if m.group(3):
+        return "(" + ("GPU" if m.group(3) == "gpu" else "device") + " "
+    if m.group(4):
+        return ". GPU "
+    if m.group(5):
+        return "by PyTorch"
+    return "Process " if m.group(6) else "Of the allocated memory"
+
+
+def upper_case(line: str) -> str:
+    return _LOWER_FIX.sub(_upper, line)

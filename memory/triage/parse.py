@@ -14,7 +14,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
-                             onnx as _onnx, xla as _xla)
+                             onnx as _onnx, upper_case as _upper_case, xla as _xla)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
 
@@ -189,30 +189,10 @@ def _torch_new(line):
             "numbers": nums, "runtime": "pytorch", "complete": bool(o)}
 
 
-# the same messages lower-cased (as some trainers' logs and forum quotes show them): put back the capitals the
-# patterns read, then read them as usual
-_LOWER_FIX = re.compile(r"\b(cuda|hip|xpu) out of memory\. tried|(?<=\d )([kmgt])ib\b|\((gpu|device) |\. (gpu) |by (pytorch)\b"
-                        r"|\b(process) (?=\d)|\b(of the allocated memory)")
-
-
-def _upper(m):
-    if m.group(1):
-        return m.group(1).upper() + " out of memory. Tried"
-    if m.group(2):
-        return m.group(2).upper() + "iB"
-    if m.group(3):
-        return "(" + ("GPU" if m.group(3) == "gpu" else "device") + " "
-    if m.group(4):
-        return ". GPU "
-    if m.group(5):
-        return "by PyTorch"
-    return "Process " if m.group(6) else "Of the allocated memory"
-
-
 def _torch_lower(line):
     if "out of memory. tried to allocate" not in line:
         return None
-    fixed = _LOWER_FIX.sub(_upper, line)
+    fixed = _upper_case(line)
     return _torch_new(fixed) or _torch_old(fixed)
 
 
