@@ -48,6 +48,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="whose VAE decoder code runs the decode (diffusers' KL decoder peaks higher than ComfyUI's)")
     s.add_argument("--reserve-vram", type=float, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
     s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
+    s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,
+                   help="the GPU's kind: cuda (default; darwin: mps) counts the CUDA context and cuDNN's convolution "
+                        "workspace in VAE decode; the others count neither")
     s.add_argument("--ram", type=float, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
     s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
     s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
@@ -75,7 +78,8 @@ def policy_from_args(args) -> dict:
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
-           "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload")}
+           "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"),
+           "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
     return pol

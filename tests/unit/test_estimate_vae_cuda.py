@@ -117,3 +117,17 @@ def test_fit_vae_rocm_has_no_term(monkeypatch):
     assert FV.device_type(_VAE("cuda")) == "rocm"
     s = FV.sized_vae(_VAE("cuda"), "kl")
     assert s.memory_used_decode((1, 4, 64, 64), "torch.bfloat16") == int(KL512_TRACE * (1 + P.MARGIN))
+
+
+def test_cli_device_option_reaches_the_policy():
+    import argparse
+
+    from gpu_garden.memory.estimate import report
+
+    p = argparse.ArgumentParser()
+    report.add_cli_arguments(p)
+    assert p.parse_args(["--device", "xpu"]).device == "xpu"
+    ns = lambda **kw: argparse.Namespace(**{"platform": "linux", "device": None, **kw})  # noqa: E731
+    assert report.policy_from_args(ns())["device"] == "cuda"
+    assert report.policy_from_args(ns(device="rocm"))["device"] == "rocm"
+    assert report.policy_from_args(ns(platform="darwin"))["device"] == "mps"   # a Mac has no CUDA
