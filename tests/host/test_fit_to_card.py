@@ -123,6 +123,10 @@ def test_automatic_setting_guards_every_sampler_without_the_node(comfy_host):
         outputs = ok(comfy_host.run(with_probe(sd15_prompt(text, seed=24))))
         last = comfy_host.get("/gpu_garden/fit")["last"]
         assert last["origin"] == "auto" and last["cond_batch"] == 2 and last["consulted"] is True
+        # automatic mode's own record (no node shows it: the sidebar reads it), with the node's keys for its plan;
+        # the CPU host has no GPU budget, so there is no plan to offer from (unit test: with a budget it carries offers)
+        assert comfy_host.get("/gpu_garden/fit")["last_auto"] == last
+        assert last["budget"] is None and last["offers"] == [] and last["steps"] == [] and last["fits"] is None
         (load,) = calls(outputs, "BaseModel")
         assert load["memory_required"] == last["memory_required"] != last["stock_memory_required"]
         # the VAE too, as the node sizes it: its decode load gets our per-sample figure, not ComfyUI's
