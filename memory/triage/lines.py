@@ -135,7 +135,9 @@ TAIL_WORDS = ("illed", "oom-kill")
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
 # words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
-IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "Out of Memory during")
+IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "Out of Memory during",
+             # and lines that hold another error word the idle scan looks for ("MemoryError", "OutOf", "allocate memory")
+             "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "Errno 12")
 IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS + IDLE_SKIP) + (b"Prompt executed", b"!!! Exception")
 # recognise()'s last substring test: the same idea without "llocat" ("allocated" is on every line of an allocator's
 # report, and a megabyte message of them must not reach the regexes)
