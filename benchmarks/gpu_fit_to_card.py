@@ -14,7 +14,9 @@ what it needs in all (weights + our activation estimate + ComfyUI's reserve), so
 offloaded. Stock = ComfyUI's own memory_required; guard = nodes/fit_guard.attach on a clone (the node's path)
 and a VAE copy sized from our estimate. An out-of-memory exception in sampling counts as an OOM; the decode
 counts one when ComfyUI logs its "Ran out of memory ... retrying with tiled" fallback. Prints a table and
-writes benchmarks/results/gpu_fit_to_card.json.
+writes benchmarks/results/gpu_fit_to_card.json. Each run takes a queued prompt's path: the loaders' calls, then
+ComfyUI's own nodes.common_ksampler (KSampler) and VAEDecode.decode, all under torch.inference_mode() as the
+executor (execution.py) runs a prompt.
 """
 import argparse
 import gc
@@ -161,18 +163,37 @@ class DecodeOOMs(logging.Handler):
             self.count += 1
 
 
+def comfy_nodes():
+    """ComfyUI's own nodes.py (COMFYUI_DIR is first on sys.path): KSampler's common_ksampler and VAEDecode, so
+    the runs take the path a queued prompt takes."""
+    import nodes
+
+    return nodes
+
+
+def load_vae(comfy, path):
+    """As VAELoader.load_vae (nodes.py): the state dict, comfy.sd.VAE, then its validity check."""
+    vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(path))
+    vae.throw_exception_if_invalid()
+    return vae
+
+
 def build(comfy, layouts, family, workdir):
+    """The model and VAE as CheckpointLoaderSimple / UNETLoader / VAELoader load them, under torch.inference_mode()
+    as ComfyUI's executor runs every node of a prompt (execution.py); the text encoders are not loaded."""
+    import torch
+
     spec = FAMILIES[family]
     path = lambda name: str(layouts.write_sparse(name, workdir / f"{name}.safetensors"))  # noqa: E731
-    if "vae" not in spec:  # a checkpoint with its VAE (the CPU smoke)
-        out = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=True, output_clip=False)
-        return out[0], out[2]
-    if "checkpoint" in spec:
-        model = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=False, output_clip=False)[0]
-    else:
-        model = comfy.sd.load_diffusion_model(path(spec["unet"]))
-    vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(path(spec["vae"])))
-    return model, vae
+    with torch.inference_mode():
+        if "vae" not in spec:  # a checkpoint with its VAE (the CPU smoke)
+            out = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=True, output_clip=False)
+            return out[0], out[2]
+        if "checkpoint" in spec:
+            model = comfy.sd.load_checkpoint_guess_config(path(spec["checkpoint"]), output_vae=False, output_clip=False)[0]
+        else:
+            model = comfy.sd.load_diffusion_model(path(spec["unet"]), model_options={})  # UNETLoader, weight_dtype default
+        return model, load_vae(comfy, path(spec["vae"]))
 
 
 def conds(torch, family):
@@ -187,15 +208,20 @@ def conds(torch, family):
     return pos, neg
 
 
-def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
+SEED = 0  # KSampler's seed widget: common_ksampler hands the same seed to prepare_noise and to the sampler
+
+
+def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms, nodes):
+    """One run as a prompt runs it: KSampler (nodes.common_ksampler: fix_empty_latent_channels, prepare_noise
+    from the seed, the preview callback, ComfyUI's progress-bar flag), then VAEDecode.decode, both under
+    torch.inference_mode() as the executor runs nodes."""
     from gpu_garden.memory.fit import plan as fit_plan
     from gpu_garden.nodes import fit_guard
 
     mm = comfy.model_management
     card.set(run["cap"])
     spec = FAMILIES[run["family"]]
-    latent = torch.zeros(run["latent"])
-    noise = comfy.sample.prepare_noise(latent, 0)
+    latent = {"samples": torch.zeros(run["latent"])}  # EmptyLatentImage / EmptyHunyuanLatentVideo: zeros on the CPU
     pos, neg = conds(torch, run["family"])
     out = {"variant": "guard" if guard else "stock", "oom": False, "decode_oom": False, "samples": None, "supplied": None}
     m, v = model, vae
@@ -212,8 +238,8 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
     t = time.perf_counter()
     try:
         with torch.inference_mode():   # as ComfyUI's executor runs every node (execution.py)
-            s = comfy.sample.sample(m, noise, steps, spec["cfg"], "euler", "simple", pos, neg, latent, disable_pbar=True, seed=0)
-        out["samples"] = s.float().cpu()
+            s = nodes.common_ksampler(m, SEED, steps, spec["cfg"], "euler", "simple", pos, neg, latent, denoise=1.0)[0]
+        out["samples"], out["latent"] = s["samples"], s
         out["peak_sample"] = peak(torch, card.dev)
     except mm.OOM_EXCEPTION:
         out["oom"] = True
@@ -225,7 +251,7 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms):
             torch.cuda.reset_peak_memory_stats(card.dev)
         try:
             with torch.inference_mode():   # without it autograd keeps every decoder activation (the VAE's
-                v.decode(out["samples"])   # parameters require grad): the first GPU run decoded so, and ran out
+                nodes.VAEDecode().decode(v, out.pop("latent"))  # parameters require grad): the first GPU run ran out
             out["decode_oom"] = decode_ooms.count > before
         except mm.OOM_EXCEPTION:
             out["decode_oom"] = True
@@ -243,7 +269,7 @@ def decode_peaks(comfy, torch, layouts, units, families, workdir) -> list:
     rows = []
     for family in families:
         spec = FAMILIES[family]
-        vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors"))))
+        vae = load_vae(comfy, str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors")))
         kind = fit_guard.vae_kind(vae, family)
         for size in spec["sizes"]:
             shape = latent_shape(family, *size)
@@ -286,7 +312,7 @@ def decode_need(comfy, torch, layouts, units, families, workdir, steps=7) -> lis
     rows = []
     for family in families:
         spec = FAMILIES[family]
-        vae = comfy.sd.VAE(sd=comfy.utils.load_torch_file(str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors"))))
+        vae = load_vae(comfy, str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors")))
         kind = fit_guard.vae_kind(vae, family)
         for size in spec["sizes"]:
             shape = latent_shape(family, *size)
@@ -379,7 +405,8 @@ def main(argv=None) -> int:
     reserve = int(mm.extra_reserved_memory())
     if args.decode_need:
         with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
-            rows = decode_need(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
+            with torch.inference_mode():  # as the executor runs a prompt: the VAE loads and moves as in ComfyUI
+                rows = decode_need(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
         sys.path.insert(0, str(REPO / "benchmarks"))
         from results import save
 
@@ -389,7 +416,8 @@ def main(argv=None) -> int:
         if args.no_cudnn:
             torch.backends.cudnn.enabled = False
         with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
-            rows = decode_peaks(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
+            with torch.inference_mode():
+                rows = decode_peaks(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
         sys.path.insert(0, str(REPO / "benchmarks"))
         from results import save
 
@@ -406,15 +434,18 @@ def main(argv=None) -> int:
     header = ("family", "size", "cap", "variant", "memory_required", "sample", "decode", "peak", "identical", "s")
     rows, records = [], []
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
+    nodes = comfy_nodes()
+    # the whole loop as ComfyUI's executor runs a prompt (execution.py: `with torch.inference_mode():`): models
+    # load, move and unload as inference tensors, never outside that mode
+    with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp, torch.inference_mode():
         workdir = Path(args.workdir or tmp)
         workdir.mkdir(parents=True, exist_ok=True)
         for family in args.family:
             runs = planned_runs(layouts, [family], args.over, reserve)
             model, vae = build(comfy, layouts, family, workdir)
             for run in runs:
-                stock = run_one(comfy, torch, card, model, vae, run, False, args.steps, decode_ooms)
-                guard = run_one(comfy, torch, card, model, vae, run, True, args.steps, decode_ooms)
+                stock = run_one(comfy, torch, card, model, vae, run, False, args.steps, decode_ooms, nodes)
+                guard = run_one(comfy, torch, card, model, vae, run, True, args.steps, decode_ooms, nodes)
                 same = (torch.equal(stock["samples"], guard["samples"])
                         if stock["samples"] is not None and guard["samples"] is not None else None)
                 for r in (stock, guard):
