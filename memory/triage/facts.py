@@ -189,7 +189,7 @@ def _ggml_args(s, f, m, text, lineno, window):
 
 
 def _ollama_marker(s, f, m, text, lineno, window):
-    if "ollama" in text.lower() or "OLLAMA_" in text:
+    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text:
         f["ollama"] = True
 
 

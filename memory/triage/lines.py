@@ -61,7 +61,8 @@ FACTS = [
     ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+) at \S*ggml-cuda")),
-    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"")),
+    # Ollama: its name, its settings, its log format, and its model store (blobs/sha256-...)
+    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
     ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
     ("windows", re.compile(r"[A-Za-z]:\\\\?(?:Users|ComfyUI|AI|Program|stable|SD|comfy)|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM")),
@@ -91,7 +92,7 @@ FACT_KEYS = {
     "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
     "ggml_cuda_fn": ("in function",),
-    "ollama_marker": ("ollama", "OLLAMA_", 'msg="'), "ollama_env": ("OLLAMA_",),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-"), "ollama_env": ("OLLAMA_",),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
@@ -154,7 +155,7 @@ ANCHORS = (b"emory", b"llocat", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with sta
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
 OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
-                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
