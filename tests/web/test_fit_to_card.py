@@ -71,6 +71,7 @@ def test_apply_an_offer_then_undo_restores_the_exact_values(comfy_page, comfy_ho
     swap = page.locator("[data-testid='gg-fit-offer-row-block_swap']").inner_text()
     assert swap.startswith("info: for wrapper loaders that take a block-swap count") and "no widget" not in swap, swap
     assert page.locator("[data-testid='gg-fit-offer-block_swap']").count() == 0
+    assert "\ninfo: for wrapper loaders that take a block-swap count" in fit["face"]  # the node's text output too
 
     w, h = offers["lower_resolution"]["value"]
     assert (w, h) != (WIDTH, HEIGHT)
