@@ -1,0 +1,45 @@
+"""llama.cpp's K-quant fallback for ffn_down rows that are not a multiple of 256 values, for every file type in
+memory/llm/weights.K_FALLBACK_EXTRA. test_llm_batch6.py pins Q4_K_S on a printed Ollama figure; the other types had
+no test, so doubling their entry passed. Here the extra bits per ffn_down weight are worked out by hand from
+ggml's block sizes (bits per weight of one block: Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, Q5_0 5.5, Q5_1 6.0, Q8_0 8.5)
+and llama.cpp's fallback map (llama-quant.cpp: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0); the _M mixes keep
+ffn_down in Q6_K on half of the layers (use_more_bits), Q4_K_S in Q5_K on the first eighth."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm, weights as W
+
+# Qwen2.5-72B: 80 layers, hidden 8192, intermediate 29568 (29568 % 256 == 128)
+FFN_DOWN = 80 * 29568 * 8192
+HAND_BITS = {
+    "Q6_K": 8.5 - 6.5625,                                  # every ffn_down: Q6_K -> Q8_0
+    "Q5_K_S": 6.0 - 5.5,                                   # Q5_K -> Q5_1
+    "Q5_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (6.0 - 5.5),    # half Q6_K -> Q8_0, half Q5_K -> Q5_1
+    "Q4_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (5.5 - 4.5),    # half Q6_K -> Q8_0, half Q4_K -> Q5_0
+    "Q4_K_S": 1 / 8 * (6.0 - 5.5) + 7 / 8 * (5.5 - 4.5),   # first eighth Q5_K -> Q5_1, the rest Q4_K -> Q5_0
+}
+
+
+def _blocks(spec, t):
+    return W.weights_by_role(spec, t)["blocks"]
+
+
+@pytest.mark.parametrize("t", sorted(HAND_BITS))
+def test_fallback_adds_the_hand_derived_bytes(t, monkeypatch):
+    s = llm.describe(model="Qwen2.5-72B")
+    assert (s.n_layers, s.hidden, s.intermediate) == (80, 8192, 29568)
+    with_fallback = _blocks(s, t)
+    monkeypatch.setattr(W, "K_FALLBACK_EXTRA", {})
+    without = _blocks(s, t)
+    assert with_fallback - without == pytest.approx(FFN_DOWN * HAND_BITS[t] / 8, rel=1e-6)
+    assert "not a multiple of 256" not in W.weights_by_role(s, t)["how"]
+
+
+def test_every_fallback_type_is_covered_here():
+    assert set(W.K_FALLBACK_EXTRA) == set(HAND_BITS)
+
+
+@pytest.mark.parametrize("t", sorted(HAND_BITS))
+def test_rows_that_divide_256_and_moe_models_take_no_fallback(t):
+    for name in ("Qwen2.5-32B", "Qwen3-30B-A3B"):     # 27648 = 108 x 256; an MoE's experts are sized elsewhere
+        s = llm.describe(model=name)
+        assert W._k_fallback_bits(s, t) == 0.0
