@@ -102,3 +102,11 @@ def test_wan22_decode_in_fp32_as_wans_own_runner():
     px = 1280 * 704
     assert V.vae_decode_bytes("wan22", [1, 48, 31, 44, 80], "fp32") == (V.WAN22_DECODE * px + V.WAN_FRAME * 121 * px) * 4
     assert V.WAN22_DECODE == 4355 and V.WAN_FRAME == 3
+
+
+def test_sequential_streams_the_vae_one_layer_at_a_time():
+    model, seq = _est("model"), _est("sequential")
+    # FLUX's VAE (ae.safetensors, fp32): its largest tensor is a 512 -> 512 3x3 conv of the decoder, 512*512*9*4 bytes
+    assert seq["breakdown"]["vae_decode"]["weights"] == W.OFFLOAD_LAYERS * 512 * 512 * 3 * 3 * 4
+    assert W.OFFLOAD_LAYERS == 1
+    assert seq["breakdown"]["vae_decode"]["activations"] == model["breakdown"]["vae_decode"]["activations"]
