@@ -3,8 +3,9 @@ tracer cannot see (memory/trace runs ComfyUI's real code on meta tensors, where 
 
 Measured (benchmarks/results/gpu_trace_vs_cuda.json, H200, torch 2.11 + cuDNN 9.19, bf16 VAE, warm forward,
 torch.cuda.max_memory_allocated): every VAE decode peaked above its exact trace by an amount that grows with the
-output pixels, while every sampling forward agreed within 0.2-6.6 %. cuDNN's convolution workspace (and the
-layout copies its NHWC kernels make of an NCHW bf16 tensor) is allocated through PyTorch's caching allocator, so
+output pixels, while every sampling forward stayed close to it (that file's sample_worst_pct). cuDNN's
+convolution workspace (and the layout copies its NHWC kernels make of an NCHW bf16 tensor) is allocated through
+PyTorch's caching allocator, so
 it shows in max_memory_allocated; it is largest at the largest full-resolution convolution. The term is that
 input's size times a number of copies fitted per VAE kind:
 
