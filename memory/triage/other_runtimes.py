@@ -82,7 +82,7 @@ def xla(line):
 
 
 # PyTorch's messages lower-cased (as some trainers' logs and forum quotes show them): put back the capitals the
-# patterns in parse.py read
+# patterns in error_patterns.py read
 _LOWER_FIX = re.compile(r"\b(cuda|hip|xpu) out of memory\. tried|(?<=\d )([kmgt])ib\b|\((gpu|device) |\. (gpu) |by (pytorch)\b"
                         r"|\b(process) (?=\d)|\b(of the allocated memory)")
 

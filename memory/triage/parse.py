@@ -15,6 +15,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla)
+from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
 
@@ -36,10 +37,6 @@ def clean(raw) -> str:
 
 # --- sizes --------------------------------------------------------------------------------------
 
-# The lookbehind starts a number only at its first digit: a search through a long run of digits then
-# tries each run once instead of once per digit (quadratic).
-_SZ = r"(?<![\d.])-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
-SZ = f"({_SZ})"
 
 
 def size(text: str | None) -> int | None:
@@ -56,96 +53,6 @@ def size(text: str | None) -> int | None:
 # Each recogniser returns None or a dict: kind, runtime, device_kind, numbers (bytes unless the key
 # says tokens/ratio), and optional "needs_block" (the numbers follow on the next lines).
 
-# c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy.
-_TORCH_NEW = re.compile(
-    r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
-    + r"\. (?:GPU|Device) (?P<gpu>\d+) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
-_PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
-_SELF = re.compile(r"this process has " + SZ + r" memory in use")
-_ALLOWED = re.compile(SZ + r" allowed;")
-_OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch, (?:with " + SZ
-                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\), )?and " + SZ
-                       + r" is reserved by PyTorch but unallocated")
-# <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
-_TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + _SZ + r") \((?:GPU|device) (?P<gpu>\d+); (?P<total>" + _SZ
-    + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<free>" + _SZ + r") free; (?:(?P<allowed>" + _SZ
-    + r") allowed; )?(?P<reserved>" + _SZ + r") (?P<what>reserved in total by PyTorch|cached)\)")
-# intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
-_XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + _SZ + r") \(GPU\s+(?P<gpu>\d+); (?P<total>" + _SZ
-                      + r") total capacity; (?P<alloc>" + _SZ + r") already allocated; (?P<reserved>" + _SZ + r") reserved in total by PyTorch\)")
-# PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
-_TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
-_TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + _SZ + r"))?")
-# c10/cuda/CUDAMallocAsyncAllocator.cpp
-_ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
-# ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
-# Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
-# n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
-_ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^|:|^\s*[A-Z]\w*)\s*(?::\s*)?Allocation on device\s*$")
-ASYNC_FIELDS = {
-    "allocated": re.compile(r"Currently allocated\s*:\s*" + SZ),
-    "requested": re.compile(r"Requested\s+:\s*" + SZ),
-    "device_limit": re.compile(r"Device limit\s*:\s*" + SZ),
-    "free": re.compile(r"Free \(according to CUDA\)\s*:\s*" + SZ),
-}
-# "PyTorch limit (set by user-supplied memory fraction)" and its value, on the same line or the next
-_ASYNC_LIMIT = re.compile(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ)
-_ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
-# aten/src/ATen/mps/MPSAllocator.mm
-_MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
-                  + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
-# c10/core/impl/alloc_cpu.cpp
-_CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory)(?:: you tried to allocate (\d+) bytes)?")
-# Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
-_PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
-_NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
-_DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
-_CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
-_CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
-_NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
-_TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
-# ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
-_COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
-_COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
-_COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
-                        r"(?: with tile size (\d+) and overlap (\d+))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
-# comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
-# MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
-_AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error"
-                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?|Could not rese?r?ve Virtual Address space")
-# comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
-_PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
-                          r"|failed to allocate [\d.]+ MiB of pinned memory|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
-# torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
-_DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
-# vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
-_VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
-_VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
-_VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
-                          r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
-_VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
-                                r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
-_VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
-_VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
-# llama.cpp / ggml
-_GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
-_GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
-_GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")
-_GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
-_GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
-_GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
-_GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
-# host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
-_GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
-_GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory"
-                        r"|VK_ERROR_OUT_OF_HOST_MEMORY|ErrorOutOfHostMemory")
-# Ollama llm/server.go (before 2026-05) and llm/llama_server.go
-_OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
-_OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
-_OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
-_OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
 
 
 def _dev_kind(dev):
@@ -153,23 +60,23 @@ def _dev_kind(dev):
 
 
 def _torch_new(line):
-    m = _TORCH_NEW.search(line)
+    m = RX.TORCH_NEW.search(line)
     if not m:
         return None
     rest = m.group("rest") or ""
     nums = {"requested": size(m.group("req")), "total": size(m.group("total"))}
     if m.group("free"):
         nums["free"] = size(m.group("free"))
-    procs = [(int(p), size(s)) for p, s in _PROC.findall(rest)]
-    me = _SELF.search(rest)
+    procs = [(int(p), size(s)) for p, s in RX.PROC.findall(rest)]
+    me = RX.SELF.search(rest)
     if me:
         nums["this_process"] = size(me.group(1))
     if procs:
         nums["other_processes"] = sum(s for _, s in procs)
-    a = _ALLOWED.search(rest)
+    a = RX.ALLOWED.search(rest)
     if a:
         nums["allowed"] = size(a.group(1))
-    o = _OF_ALLOC.search(rest)
+    o = RX.OF_ALLOC.search(rest)
     if o:
         nums["allocated"] = size(o.group(1))
         if o.group(2):
@@ -197,7 +104,7 @@ def _torch_lower(line):
 
 
 def _torch_old(line):
-    m = _TORCH_OLD.search(line)
+    m = RX.TORCH_OLD.search(line)
     if not m:
         return None
     nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
@@ -216,7 +123,7 @@ def _torch_old(line):
 
 
 def _xpu_old(line):
-    m = _XPU_OLD.search(line)
+    m = RX.XPU_OLD.search(line)
     if not m:
         return None
     nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
@@ -227,7 +134,7 @@ def _xpu_old(line):
 
 
 def _torch_bare(line):
-    m = _TORCH_BARE.search(line)
+    m = RX.TORCH_BARE.search(line)
     if not m:
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
@@ -237,7 +144,7 @@ def _torch_bare(line):
 
 
 def _async(line):
-    m = _ASYNC.search(line)
+    m = RX.ASYNC.search(line)
     if not m:
         return None
     ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(m.group(1)), "numbers": {},
@@ -247,7 +154,7 @@ def _async(line):
 
 
 def _async_cut(line):
-    if not _ASYNC_CUT.search(line):
+    if not RX.ASYNC_CUT.search(line):
         return None
     return {"kind": "torch.cuda_async", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True,
             "allocator": "cudaMallocAsync", "form": "cut"}
@@ -256,18 +163,18 @@ def _async_cut(line):
 def add_async_fields(ev, text) -> bool:
     """Fill cudaMallocAsync numbers from a follow-up line (or the rest of a joined one). True if any matched."""
     hit = False
-    for key, rx in ASYNC_FIELDS.items():
+    for key, rx in RX.ASYNC_FIELDS.items():
         for m in rx.finditer(text):
             ev["numbers"][key] = size(m.group(1))
             hit = True
     if "PyTorch limit" in text:
-        m = _ASYNC_LIMIT.search(text)
+        m = RX.ASYNC_LIMIT.search(text)
         if m:
             ev["numbers"]["limit"] = size(m.group(1))
         ev["_await_limit"] = not m
         hit = True
     elif ev.get("_await_limit"):
-        m = _ASYNC_LIMIT_NEXT.match(text)
+        m = RX.ASYNC_LIMIT_NEXT.match(text)
         if m:
             ev["numbers"]["limit"] = size(m.group(1))
             ev["_await_limit"] = False
@@ -280,7 +187,7 @@ def add_async_fields(ev, text) -> bool:
 
 
 def _mps(line):
-    m = _MPS.search(line)
+    m = RX.MPS.search(line)
     if not m:
         return None
     nums = {"allocated": size(m.group(1)), "other_allocations": size(m.group(2)), "requested": size(m.group(4))}
@@ -307,18 +214,18 @@ def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
 
 
 def _py_memory(line):
-    m = _PY_MEMORY.search(line)
+    m = RX.PY_MEMORY.search(line)
     if not m:
         return None
     nums = {}
-    n = _NP_ALLOC.search(m.group(1) or "")
+    n = RX.NP_ALLOC.search(m.group(1) or "")
     if n:
         nums["requested"] = size(n.group(1))
     return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": nums, "runtime": "pytorch", "complete": True}
 
 
 def _driver(line):
-    m = _DRIVER.search(line)
+    m = RX.DRIVER.search(line)
     if not m:
         return None
     dev = m.group(1) or ("HIP" if (m.group(3) or "").startswith("hip") else "CUDA")
@@ -329,13 +236,13 @@ def _driver(line):
 
 
 def _vllm_v1(line):
-    m = _VLLM_V1_LEN.search(line)
+    m = RX.VLLM_V1_LEN.search(line)
     if m:
         nums = {"max_model_len_tokens": int(m.group(1)), "kv_needed": size(m.group(2)), "kv_available": size(m.group(3))}
         if m.group(4):
             nums["estimated_max_len_tokens"] = int(m.group(4))
         return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
-    m = _VLLM_V1_LEN_SHORT.search(line)
+    m = RX.VLLM_V1_LEN_SHORT.search(line)
     if m:
         nums = {"kv_needed": size(m.group(1)), "kv_available": size(m.group(2))}
         if m.group(3):
@@ -345,7 +252,7 @@ def _vllm_v1(line):
 
 
 def _vllm_startup(line):
-    m = _VLLM_STARTUP.search(line)
+    m = RX.VLLM_STARTUP.search(line)
     if not m:
         return None
     nums = {"free": size(m.group(1) + " GiB"), "total": size(m.group(2) + " GiB"),
@@ -359,7 +266,7 @@ _GGML_BUF_KIND = (("CUDA_Host", "cpu"), ("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm
 
 
 def _ggml_buffer(line):
-    m = _GGML_BUFFER.search(line)
+    m = RX.GGML_BUFFER.search(line)
     if not m:
         return None
     name = m.group(1) or ""
@@ -371,7 +278,7 @@ def _ggml_buffer(line):
 
 
 def _ollama_runner(line):
-    m = _OLLAMA_RUNNER.search(line)
+    m = RX.OLLAMA_RUNNER.search(line)
     if not m:
         return None
     inner = (m.group(1) or m.group(2) or "").strip()
@@ -381,8 +288,8 @@ def _ollama_runner(line):
 
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _torch_lower, _async, _async_cut, _mps,
-    _simple(_CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+    _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
     _simple(_ENOMEM, "os.enomem", None, "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("unable to mmap", "Errno 12")),
@@ -391,41 +298,41 @@ RECOGNISERS = [
     _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
             keys=("system memory usage exceeded",)),
-    _simple(_PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
+    _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
     _py_memory,
     _vllm_v1,
-    _simple(_VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
+    _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
             lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
-    _simple(_VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
+    _simple(RX.VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
     _simple(_VULKAN_LIMIT, "ggml.vulkan_limit", "vulkan", "llama.cpp", keys=("exceeds device",)),
     _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _vllm_startup,
     _ollama_runner,
-    _simple(_VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
+    _simple(RX.VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
-    _simple(_GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
+    _simple(RX.GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
             lambda m: {"requested": size(m.group(1) + " MiB")}),
     _ggml_buffer,
-    _simple(_GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
-    _simple(_GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
-    _simple(_GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
-    _simple(_GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
+    _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
+    _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
+    _simple(RX.GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
+    _simple(RX.GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
             lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_GGML_METAL_MAX, "ggml.metal_max", "metal", "llama.cpp",
+    _simple(RX.GGML_METAL_MAX, "ggml.metal_max", "metal", "llama.cpp",
             lambda m: {"requested": int(m.group(2)), "max_buffer": int(m.group(3))}),
-    _simple(_GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")} if m.group(1) else {}),
-    _simple(_GGML_MALLOC_BARE, "ggml.malloc", "cuda", "llama.cpp"),
-    _simple(_OLLAMA_SYS, "ollama.system_memory", "cpu", "ollama",
+    _simple(RX.GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")} if m.group(1) else {}),
+    _simple(RX.GGML_MALLOC_BARE, "ggml.malloc", "cuda", "llama.cpp"),
+    _simple(RX.OLLAMA_SYS, "ollama.system_memory", "cpu", "ollama",
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
-    _simple(_OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
-    _simple(_OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
-    _simple(_DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
-    _simple(_COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
+    _simple(RX.OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
+    _simple(RX.OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
+    _simple(RX.DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(RX.COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
             recoverable=True),
-    _simple(_NVML, "torch.nvml_assert", "cuda", "pytorch"),
-    _simple(_CUBLAS, "cublas.alloc", "cuda", "pytorch"),
-    _simple(_CUDNN, "cudnn.alloc", "cuda", "pytorch"),
+    _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
+    _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
+    _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _driver,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("CUDA_ERROR_OUT_OF_MEMORY", "CUDA failed with", "Cuda Runtime (", "Cuda failure", "cuMem", "Requested amount of GPU",
@@ -441,10 +348,10 @@ RECOGNISERS = [
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
     _simple(_KILLED, "os.oom_killer", "cpu", "pytorch", keys=("illed", "oom-kill", "Kill process")),
     _torch_bare,
-    _simple(_TORCH_THC, "torch.cuda", "cuda", "pytorch", keys=("cuda runtime error",), form="thc"),
-    _simple(_COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
-    _simple(_COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
-    _simple(_TORCH_OOM_TYPE, "torch.oom_type", None, "pytorch", wrapper=True),
+    _simple(RX.TORCH_THC, "torch.cuda", "cuda", "pytorch", keys=("cuda runtime error",), form="thc"),
+    _simple(RX.COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
+    _simple(RX.COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
+    _simple(RX.TORCH_OOM_TYPE, "torch.oom_type", None, "pytorch", wrapper=True),
 ]
 
 # Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.

@@ -140,18 +140,18 @@ import re  # noqa: E402
 import time  # noqa: E402
 
 from gpu_garden.memory.triage import facts as facts_mod, lines as L, parse as P, scan as scan_mod, window as window_mod  # noqa: E402
-from gpu_garden.memory.triage import categories as C, other_runtimes as other_mod  # noqa: E402
+from gpu_garden.memory.triage import categories as C, error_patterns as RX, other_runtimes as other_mod  # noqa: E402
 
 HANG_S = 1.0
 
 
 def _patterns():
     out = {}
-    for mod in (P, L, scan_mod, facts_mod, window_mod, other_mod):
+    for mod in (P, RX, L, scan_mod, facts_mod, window_mod, other_mod):
         for name, v in vars(mod).items():
             if isinstance(v, re.Pattern):
                 out[f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"] = v
-    out.update({f"ASYNC_FIELDS.{k}": v for k, v in P.ASYNC_FIELDS.items()})
+    out.update({f"ASYNC_FIELDS.{k}": v for k, v in RX.ASYNC_FIELDS.items()})
     out.update({f"FACTS.{k}": v for k, v in L.FACTS})
     out.update({f"SOURCE.{k}": v for k, v in C._SRC})      # traceback source lines (categories.source_category)
     return out

@@ -1,0 +1,103 @@
+"""The out-of-memory messages of PyTorch's allocators, ComfyUI, comfy-aimdo, torch-directml, vLLM, llama.cpp and
+Ollama, as regular expressions: the data parse.py's recognisers read (other runtimes' are in other_runtimes.py).
+The exact strings come from the runtimes' sources (see the comments per pattern). Every pattern is linear on
+adversarial input (tests/unit/test_triage_fuzz.py)."""
+import re
+
+# --- sizes ---------------------------------------------------------------------------------------
+# The lookbehind starts a number only at its first digit: a search through a long run of digits then
+# tries each run once instead of once per digit (quadratic).
+SIZE_RX = r"(?<![\d.])-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
+SZ = f"({SIZE_RX})"
+
+# --- errors ----------------------------------------------------------------------------------------
+# c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy.
+TORCH_NEW = re.compile(
+    r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
+    + r"\. (?:GPU|Device) (?P<gpu>\d+) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
+PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
+SELF = re.compile(r"this process has " + SZ + r" memory in use")
+ALLOWED = re.compile(SZ + r" allowed;")
+OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch, (?:with " + SZ
+                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\), )?and " + SZ
+                       + r" is reserved by PyTorch but unallocated")
+# <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
+TORCH_OLD = re.compile(
+    r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d+); (?P<total>" + SIZE_RX
+    + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<free>" + SIZE_RX + r") free; (?:(?P<allowed>" + SIZE_RX
+    + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)")
+# intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
+XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d+); (?P<total>" + SIZE_RX
+                      + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")
+# PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
+TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
+TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + SIZE_RX + r"))?")
+# c10/cuda/CUDAMallocAsyncAllocator.cpp
+ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
+# ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
+# Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
+# n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
+ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^|:|^\s*[A-Z]\w*)\s*(?::\s*)?Allocation on device\s*$")
+ASYNC_FIELDS = {
+    "allocated": re.compile(r"Currently allocated\s*:\s*" + SZ),
+    "requested": re.compile(r"Requested\s+:\s*" + SZ),
+    "device_limit": re.compile(r"Device limit\s*:\s*" + SZ),
+    "free": re.compile(r"Free \(according to CUDA\)\s*:\s*" + SZ),
+}
+# "PyTorch limit (set by user-supplied memory fraction)" and its value, on the same line or the next
+ASYNC_LIMIT = re.compile(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ)
+ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
+# aten/src/ATen/mps/MPSAllocator.mm
+MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
+                  + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
+# c10/core/impl/alloc_cpu.cpp
+CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory)(?:: you tried to allocate (\d+) bytes)?")
+# Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
+PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
+NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
+DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
+CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
+CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
+NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
+TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
+# ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
+COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
+COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
+COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
+                        r"(?: with tile size (\d+) and overlap (\d+))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
+# comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
+# MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
+AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error"
+                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?|Could not rese?r?ve Virtual Address space")
+# comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
+PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
+                          r"|failed to allocate [\d.]+ MiB of pinned memory|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
+# torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
+DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
+# vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
+VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
+VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
+VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
+                          r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
+                                r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
+# llama.cpp / ggml
+GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
+GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
+GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")
+GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
+GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
+GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
+GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
+# host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
+GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
+GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory"
+                        r"|VK_ERROR_OUT_OF_HOST_MEMORY|ErrorOutOfHostMemory")
+# Ollama llm/server.go (before 2026-05) and llm/llama_server.go
+OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
+OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
+OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
+OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
