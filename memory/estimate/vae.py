@@ -180,9 +180,3 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
         out["how"] += (f"; includes {fmt_bytes(out['conv_workspace'])} of {cuda_conv.NAME} (cuDNN, measured on an NVIDIA GPU; "
                        "not in a meta trace)")
     return out
-
-
-def frames_out(kind, lat_t):
-    t = spec.VAE.get(kind, spec.VAE["video"])["t"]
-    return (lat_t - 1) * t + 1 if t else 1
-
