@@ -64,18 +64,21 @@ def nodes(wf: dict) -> list[tuple[str, dict]]:
     subgraph definitions included."""
     out = []
     if isinstance(wf.get("nodes"), list):
-        groups = [wf["nodes"]] + [sg.get("nodes") or [] for sg in ((wf.get("definitions") or {}).get("subgraphs") or [])
-                                  if isinstance(sg, dict)]
+        defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
+        subgraphs = defs.get("subgraphs") if isinstance(defs.get("subgraphs"), list) else []
+        groups = [wf["nodes"]] + [sg["nodes"] for sg in subgraphs if isinstance(sg, dict) and isinstance(sg.get("nodes"), list)]
         for group in groups:
             for n in group:
                 if not isinstance(n, dict) or n.get("mode") in (2, 4):  # muted / bypassed
                     continue
-                t = n.get("type") or ""
+                t = n.get("type") if isinstance(n.get("type"), str) else ""
                 out.append((t, _ui_widgets(t, n.get("widgets_values"))))
         return out
     for v in wf.values():
         if isinstance(v, dict) and "class_type" in v:
-            out.append((v["class_type"], {k: x for k, x in (v.get("inputs") or {}).items() if not isinstance(x, list)}))
+            t, inputs = v["class_type"], v.get("inputs")
+            out.append((t if isinstance(t, str) else "",
+                        {k: x for k, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}))
     if not out:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
     return out
@@ -84,7 +87,7 @@ def nodes(wf: dict) -> list[tuple[str, dict]]:
 def _ui_widgets(t, values):
     if isinstance(values, dict):  # some nodes save a dict of widget values
         return values
-    values = list(values or [])
+    values = values if isinstance(values, list) else []  # a hand-edited or foreign export: no widgets
     if t in LOADERS:
         names = [n for n, _ in LOADERS[t]]
     elif t in LATENTS:
@@ -118,7 +121,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                     continue
                 p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
                 (files if p else missing).append((str(p) if p else w[name], t, name))
-            if t == "UNETLoader" and w.get("weight_dtype") in WEIGHT_DTYPE:
+            if t == "UNETLoader" and isinstance(w.get("weight_dtype"), str) and w["weight_dtype"] in WEIGHT_DTYPE:
                 wdt = WEIGHT_DTYPE[w["weight_dtype"]]
             if t.startswith(("CLIPLoader", "DualCLIPLoader")) and w.get("device") == "cpu":
                 notes.append("text encoders on the CPU (loader device: cpu)")
@@ -126,15 +129,18 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             try:
                 wv, hv = int(w.get("width", 0)), int(w.get("height", 0))
                 fv, bv = int(w.get("length") or 1), int(w.get("batch_size") or 1)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 continue
             if wv > 0 and hv > 0:
                 sizes.append((wv, hv, fv, bv))
         elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
             cfgs.append(float(w["cfg"]))
         elif t == "VAEDecodeTiled":
-            tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),
-                     "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
+            try:
+                tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),
+                         "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
+            except (TypeError, ValueError, OverflowError):
+                tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
