@@ -18,6 +18,13 @@ RUN = "bash benchmarks/gpu_checks.sh run, on the device"
 UNIT = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
 
 
+def _rows_or_exit(rows: dict, log: str) -> dict:
+    """A log with no row in it (a run cut short, the wrong file) is a clear stop, not a max() of nothing."""
+    if not rows:
+        sys.exit(f"{LOGS / log}: no result rows; was the GPU run complete?")
+    return rows
+
+
 def size(text: str) -> int:
     value, unit = text.split()
     return round(float(value) * UNIT[unit])
@@ -41,6 +48,7 @@ def trace_vs_cuda() -> dict:
         rows[f"{m.group(1)}_{m.group(2)}_{m.group(3)}_{m.group(4)}"] = {
             "traced_peak": traced, "cuda_peak": cuda, "error_pct": err,
             "traced_act": size(cells[3]), "cuda_act": size(cells[4]), "workspace": size(cells[-1])}
+    _rows_or_exit(rows, "trace_vs_cuda.txt")
     sample = [abs(r["error_pct"]) for k, r in rows.items() if "_sample_" in k]
     decode = [abs(r["error_pct"]) for k, r in rows.items() if "_decode_" in k]
     return {"rows": rows, "sample_worst_pct": max(sample), "decode_worst_pct": max(decode),
@@ -54,6 +62,7 @@ def unload() -> dict:
         if m:
             out[m.group(1)] = {"encoder": size(m.group(2)), "drop": size(m.group(3)), "off_pct": float(m.group(4)),
                                "verdict": m.group(5)}
+    _rows_or_exit(out, "unload.txt")
     return {"families": out, "worst_off_pct": max(r["off_pct"] for r in out.values())}
 
 
@@ -63,6 +72,7 @@ def probe() -> dict:
         m = re.match(r"^(.+?)\s{2,}(\d+\.\d+)ms\s+(\d+\.\d+)ms", line)
         if m:
             rows[m.group(1).strip()] = {"median_ms": float(m.group(2)), "p99_ms": float(m.group(3))}
+    _rows_or_exit({k: v for k, v in rows.items() if k.startswith("CUDA path")}, "probe.txt")
     cuda = next(v for k, v in rows.items() if k.startswith("CUDA path"))
     return {"rows": rows, "cuda_median_ms": cuda["median_ms"], "cuda_p99_ms": cuda["p99_ms"]}
 
