@@ -106,3 +106,34 @@ def test_level_zero_device_refusal_names_its_limits():
     cause, c = _causes("RuntimeError: level_zero backend failed with error: 40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)\n")
     assert cause == "other"
     assert any("Intel Level Zero refused a device allocation" in e for e in c["other"]["evidence"])
+
+
+# thresholds: a request of twice (or half) the share a row reads must change its answer
+
+
+def _flux70(requested):
+    # black-forest-labs/flux#70 (batch-06's flux_dev_4070_12gb.log): FLUX.1 on a 12 GB RTX 4070, the message alone;
+    # the request is varied around rules.script_full's 2 % of the card (11.99 GiB: 2 % = 245.6 MiB)
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {requested}. GPU 0 has a total capacity of 11.99 GiB of "
+            "which 0 bytes is free. Of the allocated memory 10.93 GiB is allocated by PyTorch, and 280.79 MiB is reserved by PyTorch "
+            "but unallocated.\n")
+
+
+def test_a_per_tensor_request_on_a_full_card_reads_as_weights():
+    assert triage.triage_text(_flux70("46.00 MiB"))["cause"] == "weights-exceed-vram"     # the thread's 0.4 %
+    assert triage.triage_text(_flux70("200.00 MiB"))["cause"] == "weights-exceed-vram"    # 1.6 %: under 2 %, over 1 %
+
+
+def test_a_request_above_the_per_tensor_share_is_not_read_as_weights():
+    assert triage.triage_text(_flux70("368.00 MiB"))["cause"] != "weights-exceed-vram"    # 3 %: over 2 %, under 4 %
+
+
+METAL_STATUS_5 = ("ggml_metal_graph_compute: command buffer 3 failed with status 5\n"        # ollama/ollama#6257
+                  "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\n")
+
+
+def test_metal_command_buffer_at_32k_context_is_the_kv_cache():
+    # the row reads a context of 32768 tokens or more (test_triage_families.py has 131072 and 8192: a doubled bound passed)
+    log = "llama_new_context_with_model: n_ctx      = 32768\n" + METAL_STATUS_5
+    assert triage.triage_text(log)["cause"] == "kv-cache"
+    assert triage.triage_text(log.replace("32768", "16384"))["cause"] != "kv-cache"
