@@ -53,59 +53,38 @@ def test_ipex_4gb_block_limit_is_a_per_allocation_limit():
     assert any("per-allocation limit" in e for e in c["other"]["evidence"])
 
 
-def test_aimdo_address_space_reservation_names_the_platform_limit():
-    # Comfy-Org/ComfyUI#13015: Dynamic VRAM's VBAR reservation refused (see test_triage_families.py for the whole log)
-    cause, c = _causes("!!! Exception during processing !!! VBAR allocation failed\nMemoryError: VBAR allocation failed\n")
-    assert cause == "other"
-    assert any("virtual address space" in e for e in c["other"]["evidence"])
+# rows that decide no case, and rows whose removal another row hides (the same cause wins without them): what they
+# add is their evidence line. (thread, message, cause, a piece of that row's evidence)
+EVIDENCE = [
+    ("https://github.com/Comfy-Org/ComfyUI/issues/13015",         # Dynamic VRAM's VBAR reservation refused
+     "!!! Exception during processing !!! VBAR allocation failed\nMemoryError: VBAR allocation failed\n",
+     "other", "virtual address space"),
+    # Unified Runtime's enum (oneapi-src/unified-runtime ur_api.h: OUT_OF_HOST_MEMORY = 38, next to OUT_OF_RESOURCES = 40,
+    # the form PyTorch XPU raises in test_triage_families.py)
+    ("ur_api.h", "RuntimeError: level_zero backend failed with error: 38 (UR_RESULT_ERROR_OUT_OF_HOST_MEMORY)\n",
+     "host-ram", "Intel Level Zero could not allocate host"),
+    ("https://github.com/pytorch/pytorch/issues/190972",          # a ComfyUI XPU run
+     "RuntimeError: level_zero backend failed with error: 40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)\n",
+     "other", "Intel Level Zero refused a device allocation"),
+    ("https://github.com/kijai/ComfyUI-SUPIR/issues/151",
+     "- **Exception Message:** Invalid buffer size: 8.21 GB\n", "activations", "largest Metal buffer"),
+    ("https://github.com/patientx/ComfyUI-Zluda/issues/38",       # batch-16's swarm_zluda_flux_gguf_system_memory_98pct.log
+     "15:56:37.001 [Warning] Your system memory usage exceeded 98.2% just before the backend process failed. "
+     "This might indicate a memory overload.\n", "host-ram", "98.2% used just before the backend died"),
+    ("https://github.com/microsoft/onnxruntime/issues/22702",
+     "Non-zero status code returned while running Conv node. Name:'/stages.0/blocks.0/mlp/fc1/Conv' Status Message: "
+     "bfc_arena.cc:376 Failed to allocate memory for requested buffer of size 4585490524328388608\n", "other", "a size computed wrong"),
+    ("https://github.com/Yuliang-Liu/MonkeyOCR/issues/25",        # one Triton kernel 2 bytes over the 64 KiB per-block limit
+     "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 65538, Hardware limit: 65536. "
+     "Reducing block sizes or `num_stages` may help.\n", "other", "needs 65538 bytes of shared memory per block and this GPU allows 65536"),
+]
 
 
-def test_level_zero_host_memory_is_host_ram():
-    # Unified Runtime's enum (oneapi-src/unified-runtime ur_api.h: OUT_OF_HOST_MEMORY = 38, next to OUT_OF_RESOURCES = 40, the
-    # form PyTorch XPU raises in test_triage_families.py)
-    cause, c = _causes("RuntimeError: level_zero backend failed with error: 38 (UR_RESULT_ERROR_OUT_OF_HOST_MEMORY)\n")
-    assert cause == "host-ram"
-    assert any("Intel Level Zero could not allocate host" in e for e in c["host-ram"]["evidence"])
-
-
-def test_mps_buffer_size_limit_is_one_tensor():
-    cause, c = _causes("- **Exception Message:** Invalid buffer size: 8.21 GB\n")
-    assert cause == "activations"
-    assert any("largest Metal buffer" in e for e in c["activations"]["evidence"])
-
-
-# rows whose removal another row hides (the same cause wins without them): their evidence is what they add
-
-
-def test_swarmui_system_memory_note_names_the_ram_share():
-    # patientx/ComfyUI-Zluda#38 (batch-16's swarm_zluda_flux_gguf_system_memory_98pct.log): SwarmUI's note
-    cause, c = _causes("15:56:37.001 [Warning] Your system memory usage exceeded 98.2% just before the backend process failed. "
-                       "This might indicate a memory overload.\n")
-    assert cause == "host-ram"
-    assert any("98.2% used just before the backend died" in e for e in c["host-ram"]["evidence"])
-
-
-def test_onnx_buffer_larger_than_any_device_is_a_size_computed_wrong():
-    # microsoft/onnxruntime#22702 (test_triage_families.py has the whole line)
-    cause, c = _causes("Non-zero status code returned while running Conv node. Name:'/stages.0/blocks.0/mlp/fc1/Conv' Status Message: "
-                       "bfc_arena.cc:376 Failed to allocate memory for requested buffer of size 4585490524328388608\n")
-    assert cause == "other"
-    assert any("a size computed wrong" in e for e in c["other"]["evidence"])
-
-
-def test_triton_shared_memory_is_a_kernel_limit_not_vram():
-    # Yuliang-Liu/MonkeyOCR#25: one Triton kernel 2 bytes over the 64 KiB per-block limit
-    cause, c = _causes("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 65538, Hardware limit: 65536. "
-                       "Reducing block sizes or `num_stages` may help.\n")
-    assert cause == "other"
-    assert any("65538 bytes of shared memory per block" in e and "65536" in e for e in c["other"]["evidence"])
-
-
-def test_level_zero_device_refusal_names_its_limits():
-    # pytorch/pytorch#190972 (test_triage_families.py has the frames): UR_RESULT_ERROR_OUT_OF_RESOURCES from a ComfyUI XPU run
-    cause, c = _causes("RuntimeError: level_zero backend failed with error: 40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)\n")
-    assert cause == "other"
-    assert any("Intel Level Zero refused a device allocation" in e for e in c["other"]["evidence"])
+@pytest.mark.parametrize("thread,log,cause,evidence", EVIDENCE, ids=[e[3][:30] for e in EVIDENCE])
+def test_row_evidence(thread, log, cause, evidence):
+    got, c = _causes(log)
+    assert got == cause, thread
+    assert any(evidence in e for e in c[cause]["evidence"]), (thread, c[cause]["evidence"])
 
 
 # thresholds: a request of twice (or half) the share a row reads must change its answer
