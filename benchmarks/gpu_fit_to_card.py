@@ -258,44 +258,53 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms, node
     return out
 
 
-def decode_peaks(comfy, torch, layouts, units, families, workdir) -> list:
-    """--decode-peaks: each family's untiled VAE decode on the uncapped GPU, one sample: the allocator's peak
-    above the loaded weights, beside our per-sample figure (with margin) and ComfyUI's memory_used_decode."""
-    from gpu_garden.memory.fit import plan as fit_plan
+def loaded_vaes(comfy, torch, layouts, families, workdir):
+    """(family, size, latent shape, vae, kind) for each family's VAE and size, with only that VAE loaded, fully, on
+    an otherwise empty GPU; each VAE is dropped after its sizes."""
     from gpu_garden.nodes import fit_guard
 
     mm = comfy.model_management
     dev = mm.get_torch_device()
-    rows = []
     for family in families:
         spec = FAMILIES[family]
         vae = load_vae(comfy, str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors")))
         kind = fit_guard.vae_kind(vae, family)
         for size in spec["sizes"]:
-            shape = latent_shape(family, *size)
             mm.unload_all_models()
             gc.collect()
             torch.cuda.empty_cache()
             mm.load_models_gpu([vae.patcher], force_full_load=True)
             torch.cuda.synchronize(dev)
-            base = torch.cuda.memory_allocated(dev)
-            torch.cuda.reset_peak_memory_stats(dev)
-            lat = torch.zeros(shape)
-            with torch.inference_mode():   # as ComfyUI's executor runs VAE Decode
-                vae.decode(lat)
-            torch.cuda.synchronize(dev)
-            measured = torch.cuda.max_memory_allocated(dev) - base
-            ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
-            comfy_fig = int(vae.memory_used_decode(lat.shape, vae.vae_dtype))
-            rows.append({"family": family, "size": list(size), "kind": kind, "dtype": str(vae.vae_dtype), "measured": int(measured),
-                         "ours": int(ours), "comfyui": comfy_fig, "ours_error": round(ours / measured - 1, 3),
-                         "comfyui_error": round(comfy_fig / measured - 1, 3)})
-            r = rows[-1]
-            print(f"{family:6} {'x'.join(map(str, size)):12} {kind:8} measured {units.fmt_bytes(measured):>10}  ours "
-                  f"{units.fmt_bytes(ours):>10} ({r['ours_error']:+.0%})  ComfyUI {units.fmt_bytes(comfy_fig):>10} "
-                  f"({r['comfyui_error']:+.0%})", flush=True)
+            yield family, size, latent_shape(family, *size), vae, kind
         del vae
         mm.unload_all_models()
+
+
+def decode_peaks(comfy, torch, layouts, units, families, workdir) -> list:
+    """--decode-peaks: each family's untiled VAE decode on the uncapped GPU, one sample: the allocator's peak
+    above the loaded weights, beside our per-sample figure (with margin) and ComfyUI's memory_used_decode."""
+    from gpu_garden.memory.fit import plan as fit_plan
+
+    mm = comfy.model_management
+    dev = mm.get_torch_device()
+    rows = []
+    for family, size, shape, vae, kind in loaded_vaes(comfy, torch, layouts, families, workdir):
+        base = torch.cuda.memory_allocated(dev)
+        torch.cuda.reset_peak_memory_stats(dev)
+        lat = torch.zeros(shape)
+        with torch.inference_mode():   # as ComfyUI's executor runs VAE Decode
+            vae.decode(lat)
+        torch.cuda.synchronize(dev)
+        measured = torch.cuda.max_memory_allocated(dev) - base
+        ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
+        comfy_fig = int(vae.memory_used_decode(lat.shape, vae.vae_dtype))
+        rows.append({"family": family, "size": list(size), "kind": kind, "dtype": str(vae.vae_dtype), "measured": int(measured),
+                     "ours": int(ours), "comfyui": comfy_fig, "ours_error": round(ours / measured - 1, 3),
+                     "comfyui_error": round(comfy_fig / measured - 1, 3)})
+        r = rows[-1]
+        print(f"{family:6} {'x'.join(map(str, size)):12} {kind:8} measured {units.fmt_bytes(measured):>10}  ours "
+              f"{units.fmt_bytes(ours):>10} ({r['ours_error']:+.0%})  ComfyUI {units.fmt_bytes(comfy_fig):>10} "
+              f"({r['comfyui_error']:+.0%})", flush=True)
     return rows
 
 
@@ -304,57 +313,44 @@ def decode_need(comfy, torch, layouts, units, families, workdir, steps=7) -> lis
     runs (first_stage_model.decode, no tiled fallback), found by bisection with the allocator capped
     (set_per_process_memory_fraction); an uncapped peak is elastic (the allocator and cuDNN take what is free)."""
     from gpu_garden.memory.fit import plan as fit_plan
-    from gpu_garden.nodes import fit_guard
 
     mm = comfy.model_management
     dev = mm.get_torch_device()
     total = torch.cuda.get_device_properties(dev).total_memory
     rows = []
-    for family in families:
-        spec = FAMILIES[family]
-        vae = load_vae(comfy, str(layouts.write_sparse(spec["vae"], workdir / f"{spec['vae']}.safetensors")))
-        kind = fit_guard.vae_kind(vae, family)
-        for size in spec["sizes"]:
-            shape = latent_shape(family, *size)
-            mm.unload_all_models()
-            gc.collect()
+    for family, size, shape, vae, kind in loaded_vaes(comfy, torch, layouts, families, workdir):
+        base = torch.cuda.memory_reserved(dev)
+        ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
+        comfy_fig = int(vae.memory_used_decode(shape, vae.vae_dtype))
+
+        def runs(room):
             torch.cuda.empty_cache()
-            mm.load_models_gpu([vae.patcher], force_full_load=True)
-            torch.cuda.synchronize(dev)
-            base = torch.cuda.memory_reserved(dev)
-            ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
-            comfy_fig = int(vae.memory_used_decode(shape, vae.vae_dtype))
-
-            def runs(room):
+            torch.cuda.set_per_process_memory_fraction(min(1.0, (base + room) / total), dev)
+            try:
+                with torch.no_grad():
+                    vae.first_stage_model.decode(torch.zeros(shape, dtype=vae.vae_dtype, device=dev))
+                torch.cuda.synchronize(dev)
+                return True
+            except torch.cuda.OutOfMemoryError:
+                return False
+            finally:
+                gc.collect()
                 torch.cuda.empty_cache()
-                torch.cuda.set_per_process_memory_fraction(min(1.0, (base + room) / total), dev)
-                try:
-                    with torch.no_grad():
-                        vae.first_stage_model.decode(torch.zeros(shape, dtype=vae.vae_dtype, device=dev))
-                    torch.cuda.synchronize(dev)
-                    return True
-                except torch.cuda.OutOfMemoryError:
-                    return False
-                finally:
-                    gc.collect()
-                    torch.cuda.empty_cache()
-                    torch.cuda.set_per_process_memory_fraction(1.0, dev)
+                torch.cuda.set_per_process_memory_fraction(1.0, dev)
 
-            lo, hi = 0, max(ours, comfy_fig)
-            while not runs(hi) and hi < total - base:
-                lo, hi = hi, min(total - base, hi * 2)
-            for _ in range(steps):
-                mid = (lo + hi) // 2
-                lo, hi = (lo, mid) if runs(mid) else (mid, hi)
-            rows.append({"family": family, "size": list(size), "kind": kind, "dtype": str(vae.vae_dtype), "need_at_most": int(hi),
-                         "need_above": int(lo), "ours": int(ours), "comfyui": comfy_fig, "ours_error": round(ours / hi - 1, 3),
-                         "comfyui_error": round(comfy_fig / hi - 1, 3)})
-            r = rows[-1]
-            print(f"{family:6} {'x'.join(map(str, size)):12} {kind:8} {r['dtype']:15} runs in {units.fmt_bytes(hi):>10} "
-                  f"(not in {units.fmt_bytes(lo)})  ours {units.fmt_bytes(ours):>10} ({r['ours_error']:+.0%})  ComfyUI "
-                  f"{units.fmt_bytes(comfy_fig):>10} ({r['comfyui_error']:+.0%})", flush=True)
-        del vae
-        mm.unload_all_models()
+        lo, hi = 0, max(ours, comfy_fig)
+        while not runs(hi) and hi < total - base:
+            lo, hi = hi, min(total - base, hi * 2)
+        for _ in range(steps):
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if runs(mid) else (mid, hi)
+        rows.append({"family": family, "size": list(size), "kind": kind, "dtype": str(vae.vae_dtype), "need_at_most": int(hi),
+                     "need_above": int(lo), "ours": int(ours), "comfyui": comfy_fig, "ours_error": round(ours / hi - 1, 3),
+                     "comfyui_error": round(comfy_fig / hi - 1, 3)})
+        r = rows[-1]
+        print(f"{family:6} {'x'.join(map(str, size)):12} {kind:8} {r['dtype']:15} runs in {units.fmt_bytes(hi):>10} "
+              f"(not in {units.fmt_bytes(lo)})  ours {units.fmt_bytes(ours):>10} ({r['ours_error']:+.0%})  ComfyUI "
+              f"{units.fmt_bytes(comfy_fig):>10} ({r['comfyui_error']:+.0%})", flush=True)
     return rows
 
 
