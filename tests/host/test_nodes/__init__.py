@@ -2,6 +2,8 @@
 GGTestRaiseOOM raises an allocation failure with a realistic message, so an OOM is deterministic on CPU."""
 import torch
 
+from .report_node import ReportAfter
+
 # Messages as the runtimes print them (numbers from public reports; see tests/unit/corpus for sources).
 MESSAGES = {
     "cuda_caching": ("oom", "CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 8.00 GiB of which "
@@ -41,24 +43,8 @@ NODE_CLASS_MAPPINGS = {"GGTestRaiseOOM": GGTestRaiseOOM}
 NODE_DISPLAY_NAME_MAPPINGS = {"GGTestRaiseOOM": "GG Test: raise OOM"}
 
 
-class GGTestLoadedModels:
+class GGTestLoadedModels(ReportAfter):
     """Reports comfy.model_management.current_loaded_models at the point the graph reaches it (after `anything`)."""
-    CATEGORY = "GPU Garden/testing"
-    RETURN_TYPES = ()
-    FUNCTION = "run"
-    OUTPUT_NODE = True
-
-    @classmethod
-    def INPUT_TYPES(cls):
-        return {"required": {"anything": ("*", {})}}
-
-    @classmethod
-    def VALIDATE_INPUTS(cls, input_types):
-        return True
-
-    @classmethod
-    def IS_CHANGED(cls, **kwargs):
-        return float("nan")
 
     def run(self, anything):
         import comfy.model_management as mm

@@ -5,6 +5,8 @@ import functools
 
 import comfy.model_management as mm
 
+from .report_node import ReportAfter
+
 CALLS = []
 
 
@@ -25,24 +27,7 @@ if not getattr(mm.load_models_gpu, "gg_test_probe", False):
     mm.load_models_gpu = _record(mm.load_models_gpu)
 
 
-class GGTestLoadCalls:
-    CATEGORY = "GPU Garden/testing"
-    RETURN_TYPES = ()
-    FUNCTION = "run"
-    OUTPUT_NODE = True
-
-    @classmethod
-    def INPUT_TYPES(cls):
-        return {"required": {"anything": ("*", {})}}
-
-    @classmethod
-    def VALIDATE_INPUTS(cls, input_types):
-        return True
-
-    @classmethod
-    def IS_CHANGED(cls, **kwargs):
-        return float("nan")
-
+class GGTestLoadCalls(ReportAfter):
     def run(self, anything):
         out = list(CALLS)
         CALLS.clear()
