@@ -272,6 +272,11 @@ SYNTH = {
                                                                    "x_embedder.proj.weight": (1152, 4, 2, 2)}),
     "synth:sd3-medium": ("F16", 2_028_000_000, (6144, 1536), {"joint_blocks.0.context_block.attn.qkv.weight": (4608, 1536),
                                                               "x_embedder.proj.weight": (1536, 16, 2, 2)}),
+    # Wan2.1-T2V-14B: 14,288,491,584 parameters counted from Wan's WanModel (dim 5120, ffn 13824, 40 blocks, text 4096,
+    # freq 256, in/out 16, patch 1x2x2); the same count gives our 1.3B layout's 1,418,996,800 exactly
+    "synth:wan2.1-t2v-14B": ("BF16", 14_288_491_584, (13824, 5120), {
+        "head.modulation": (1, 2, 5120), "blocks.0.ffn.0.weight": (13824, 5120), "patch_embedding.weight": (5120, 16, 1, 2, 2),
+        "head.head.weight": (64, 5120)}),
 }
 
 
