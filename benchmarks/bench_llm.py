@@ -72,7 +72,11 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 10 (tuned after its first sight was recorded): the three rows were read while the V1 sampler's
         # top-k/top-p implementation became a knob (native sort ~9.7 fp32 copies, FlashInfer 3: the log names it)
         "vllm-tokenkaki-qwen3-8b-a100-40g-40k", "vllm-rlda-vlerror-qwen25vl-3b-bnb-4090d-16k",
-        "vllm-rlda-retool-qwen25-05b-4090d-32k")
+        "vllm-rlda-retool-qwen25-05b-4090d-32k",
+        # batch 12 (tuned after its first sight was recorded): the gemma3:12b QAT row was read while Ollama's QAT tags
+        # got Google's F16 token table (Q4_0_QAT); vllm#16199 (batch 7) while Gemma 3's QAT int4 conversions got
+        # their 32-value groups
+        "ollama-8430-gemma3-12b-qat-2gpu")
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
 

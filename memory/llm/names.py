@@ -20,7 +20,7 @@ OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3")
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
     (r"[-_.]w4a16\b", "w4a16"), (r"[-_.]w8a8\b", "w8a8"), (r"[-_.]w8a16\b", "int8"),
-    (r"[-_.]awq(?:[-_.]int4|[-_.]4bit)?\b", "awq"), (r"[-_.]gptq[-_.]int8\b", "int8"), (r"[-_.]gptq(?:[-_.]int4)?\b", "gptq"),
+    (r"[-_.](?:auto)?awq(?:[-_.]int4|[-_.]4bit)?\b", "awq"), (r"[-_.]gptq[-_.]int8\b", "int8"), (r"[-_.]gptq(?:[-_.]int4)?\b", "gptq"),
     (r"[-_.]fp8(?:[-_.](?:dynamic|static|block))?\b", "fp8"), (r"[-_.]int8\b", "int8"), (r"[-_.]int4\b", "int4"),
     (r"[-_.]bnb[-_.]4bit\b", "bnb-4bit"), (r"[-_.]nvfp4\b", "nvfp4"), (r"[-_.]mxfp4\b", "mxfp4"),
 )
@@ -76,7 +76,7 @@ def ollama_tag(name: str):
     tag = tag or "latest"
     size = default_size if tag == "latest" else tag.split("-")[0]
     m = _TAG_QUANT.search(tag)
-    quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0"}.get(m.group(1), m.group(1).upper()) if m else None
+    quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0_QAT"}.get(m.group(1), m.group(1).upper()) if m else None
     default = "Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT
     note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
                                         f"the library's default build, {default}"))
@@ -101,6 +101,23 @@ def _other_words_keep_the_architecture(builtin: str, rest: str) -> bool:
 DISTILL_BASES = {"qwen-7b": "Qwen2.5-7B", "qwen-14b": "Qwen2.5-14B", "qwen-32b": "Qwen2.5-32B",
                  "llama-8b": "Llama-3.1-8B", "llama-70b": "Llama-3.3-70B"}
 _DISTILL = re.compile(r"distill-((?:qwen|llama)-\d+(?:\.\d+)?b)(?:$|-)")
+
+
+# Gemma 3's quantization-aware-trained int4 weights are symmetric int4 in groups of 32 (gau-nernst/gemma3-int4,
+# the converter behind gaunernst/gemma-3-*-it-int4-awq, -qat-autoawq and -qat-compressed-tensors); the AWQ/GPTQ/
+# compressed-tensors conversions keep the 32-value groups (4.625 bits a weight as AWQ, not 4.16). A Gemma-3 repo id
+# that names QAT, or gau-nernst's "-int4-awq" form, is read with those groups; a config.json states its own.
+_QAT_INT4 = re.compile(r"(?:^|[-_.])qat(?:$|[-_.])|[-_.]int4[-_.](?:awq|gptq)$")
+QAT_GROUP = 32
+
+
+def _qat_group(name: str, builtin: str, spec) -> None:
+    low = name.strip().split("/")[-1].lower()
+    if (builtin.startswith("Gemma-3-") and spec.quant in ("awq", "gptq", "int4", "w4a16") and spec.quant_group is None
+            and _QAT_INT4.search(low)):
+        spec.quant_group = QAT_GROUP
+        spec.notes.append(f"{name!r}: Gemma 3's QAT int4 weights, quantized in groups of {QAT_GROUP} (4 + 20/32 bits "
+                          "a weight as AWQ); a config.json with another group_size overrides this")
 
 
 def load_builtin(name: str):
@@ -129,6 +146,8 @@ def load_builtin(name: str):
                 spec.notes.append(note)
             if tag:
                 spec.ollama = True
+            else:
+                _qat_group(name, n, spec)
             return spec
     # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
     # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,
@@ -146,6 +165,7 @@ def load_builtin(name: str):
         if quant:
             spec.quant = quant
             spec.notes.append(f"weights taken as {quant} from the name {name!r}")
+        _qat_group(name, n, spec)
         return spec
     close = [n for n in names if wanted.split("-")[0] in n.lower()]
     hint = f" (close: {', '.join(close[:6])})" if close else ""

@@ -42,6 +42,7 @@ class LLMSpec:
     tied: bool = False                # output head shares the embedding (llama.cpp still puts a copy on the GPU)
     dtype: str = "bf16"            # weight dtype the file or config names
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
+    quant_group: int | None = None  # values per scale of a 4-bit group quantization (config's group_size; None: 128)
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
     mla_qk_nope: int = 0           # MLA per-head dims: builds that stored full K/V keep heads x (nope + rope) + heads x v
@@ -202,6 +203,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     q = cfg.get("quantization_config")
     if isinstance(q, dict):
         spec.quant = _quant_name(q)
+        spec.quant_group = _quant_group(q)
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
     spec.params, spec.linear_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
@@ -212,6 +214,23 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if spec.params > 10 ** 13:
         raise UserError(f"{name}: {spec.params:.3g} parameters is not a plausible model")
     return spec
+
+
+def _quant_group(q: dict) -> int | None:
+    """Group size of a 4-bit group quantization as its quantization_config states it (AWQ/GPTQ `group_size` or
+    AutoAWQ's `q_group_size`, compressed-tensors' config_groups.*.weights.group_size); None when not stated or
+    per-channel (-1)."""
+    g = q.get("group_size", q.get("q_group_size"))
+    if g is None:
+        for grp in (q.get("config_groups") or {}).values():
+            g = ((grp or {}).get("weights") or {}).get("group_size")
+            if g is not None:
+                break
+    try:
+        g = int(g)
+    except (TypeError, ValueError):
+        return None
+    return g if 0 < g <= 1 << 16 else None
 
 
 def _quant_name(q: dict) -> str | None:

@@ -34,6 +34,13 @@ def _block_bits(t: str) -> float:
 
 
 BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
+# Gemma 3's QAT GGUFs (google/gemma-3-*-it-qat-q4_0-gguf, and Ollama's gemma3:*-it-qat tags built from them) are
+# Q4_0 blocks with the token embedding - the tied output - left in F16 ("The official QAT weights released by
+# google use fp16 (instead of Q6_K) for the embeddings table": 27B 17.2 GB against 15.6 GB with a Q6_K table;
+# Ollama's gemma3:12b-it-qat prints memory.weights.nonrepeating 1.9 GiB = 262144 x 3840 x 2 bytes, ollama#8430)
+QAT_Q4_0 = "Q4_0_QAT"
+ROLE_TYPES[QAT_Q4_0] = ("F16", "F16")
+BLOCK_BITS[QAT_Q4_0] = BLOCK_BITS["Q4_0"]
 # llama.cpp quantizes a K-quant tensor whose rows are not a multiple of 256 values with a fallback type
 # (llama-quant.cpp, tensor cols not divisible by QK_K: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0). ffn_down's rows
 # are `intermediate` long: Qwen2/2.5-72B's 29568 is not a multiple of 256, so its ffn_down (19.4 B parameters)
@@ -53,6 +60,18 @@ DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
 LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "awq": 4 + 20 / 128, "gptq": 4 + 20 / 128, "w4a16": 4 + 16 / 128,
                "int4": 4 + 20 / 128, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
+DEFAULT_GROUP = 128
+# bits per group a 4-bit group quantization stores besides the weights: an fp16 scale and a packed 4-bit zero point
+# (AWQ, GPTQ, int4), or the scale alone (symmetric w4a16). A checkpoint's quantization_config names its group size
+# (group_size / q_group_size); 32-value groups cost 4.625 bits a weight instead of 4.16.
+GROUP_OVERHEAD_BITS = {"awq": 20, "gptq": 20, "int4": 20, "w4a16": 16}
+
+
+def linear_bits(fmt: str, group: int | None = None) -> float:
+    """Bits per decoder-matmul weight of a linear quantization format, for its group size."""
+    if fmt in GROUP_OVERHEAD_BITS and group and group > 0:
+        return 4 + GROUP_OVERHEAD_BITS[fmt] / group
+    return LINEAR_BITS[fmt]
 
 
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
@@ -94,8 +113,12 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         how = f"{spec.params / 1e9:.2f} B params x {DENSE_BITS[low]} bits"
     elif low in LINEAR_BITS:
         lin = spec.linear_params or spec.params
-        total = lin * LINEAR_BITS[low] / 8 + (spec.params - lin) * 2
-        how = f"{lin / 1e9:.2f} B matmul params x {LINEAR_BITS[low]:.2f} bits ({low}) + {(spec.params - lin) / 1e9:.2f} B at 16 bits"
+        group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
+        bits = linear_bits(low, group)
+        total = lin * bits / 8 + (spec.params - lin) * 2
+        how = (f"{lin / 1e9:.2f} B matmul params x {bits:.2f} bits ({low}"
+               + (f", groups of {group}" if group and group != DEFAULT_GROUP else "") + f") + "
+               f"{(spec.params - lin) / 1e9:.2f} B at 16 bits")
     else:
         raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq or a GGUF "
                         f"type such as Q4_K_M)")

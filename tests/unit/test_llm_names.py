@@ -9,7 +9,7 @@ from gpu_garden.memory.units import GiB
 @pytest.mark.parametrize("name, builtin, quant", [
     ("qwen2.5:7b", "Qwen2.5-7B", "Q4_K_M"), ("qwen2.5", "Qwen2.5-7B", "Q4_K_M"), ("llama3.1:8b", "Llama-3.1-8B", "Q4_K_M"),
     ("llama3.1:8b-instruct-q8_0", "Llama-3.1-8B", "Q8_0"), ("llama3.1:70b-instruct-q4_K_S", "Llama-3.1-70B", "Q4_K_S"),
-    ("gemma3:12b", "Gemma-3-12B", "Q4_K_M"), ("gemma3:27b-it-qat", "Gemma-3-27B", "Q4_0"),
+    ("gemma3:12b", "Gemma-3-12B", "Q4_K_M"), ("gemma3:27b-it-qat", "Gemma-3-27B", "Q4_0_QAT"),
     ("gemma2:9b-instruct-fp16", "Gemma-2-9B", "F16"), ("qwen3:14b", "Qwen3-14B", "Q4_K_M"),
 ])
 def test_ollama_tags(name, builtin, quant):

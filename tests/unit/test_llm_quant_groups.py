@@ -1,0 +1,82 @@
+"""Weights of group-quantized and QAT checkpoints (tuned on benchmark rows vllm-16199-gemma3-27b-awq-24g and
+ollama-8430-gemma3-12b-qat-2gpu, benchmarks/data/llm_measured.json). Every expected value is a number the runtime
+printed in the thread named in the comment; each test breaks when its mechanism is removed (a 128-value group for
+the QAT conversion, a Q6_K table for the QAT GGUF)."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import spec as llm_spec
+from gpu_garden.memory.llm import weights as W
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def test_gemma3_qat_int4_awq_is_sized_with_32_value_groups():
+    # vllm-project/vllm#16199 (0.8.3, V0): "Model loading took 17.6110 GiB" for gaunernst/gemma-3-27b-it-int4-awq,
+    # a conversion of Gemma 3's QAT int4 weights (symmetric int4, groups of 32: gau-nernst/gemma3-int4)
+    s = llm.describe(model="gaunernst/gemma-3-27b-it-int4-awq")
+    assert s.quant == "awq" and s.quant_group == 32
+    r = llm.plan(s, "vllm", ctx=4096, vram=21.99 * GiB, gpu_memory_utilization=0.98, vllm_engine="v0",
+                 runtime_version="0.8.3")
+    assert r["weights"] / GiB == pytest.approx(17.611, rel=0.03)
+    # the same checkpoint read with AWQ's usual 128-value groups is 10 % light: the mechanism matters
+    s.quant_group = 128
+    light = llm.plan(s, "vllm", ctx=4096, vram=21.99 * GiB, gpu_memory_utilization=0.98, vllm_engine="v0",
+                     runtime_version="0.8.3")
+    assert light["weights"] / GiB < 17.611 * 0.92
+
+
+def test_gemma3_qat_refusal_token_count_follows_the_weights():
+    # vllm#16199: refused, "maximum number of tokens that can be stored in KV cache (3584)" at --max-model-len 4096
+    s = llm.describe(model="gaunernst/gemma-3-27b-it-int4-awq")
+    r = llm.plan(s, "vllm", ctx=4096, vram=21.99 * GiB, gpu_memory_utilization=0.98, vllm_engine="v0",
+                 runtime_version="0.8.3")
+    assert not r["fits_as_requested"]
+    assert r["kv_capacity_tokens"] == pytest.approx(3584, rel=0.08)  # 128-value groups gave 6784 (+89 %)
+
+
+def test_a_gemma3_awq_without_qat_provenance_keeps_128_value_groups():
+    # a torchao AWQ of the bf16 model (namgyu-youn/gemma-3-27b-it-AWQ-INT4) names no QAT: the default groups
+    s = llm.describe(model="namgyu-youn/gemma-3-27b-it-AWQ-INT4")
+    assert s.quant == "awq" and s.quant_group is None
+    # and the rule is Gemma 3's: another family's "-int4-awq" keeps the default
+    assert llm.describe(model="someone/Qwen2.5-7B-Instruct-int4-awq").quant_group is None
+
+
+@pytest.mark.parametrize("q, group", [
+    ({"quant_method": "awq", "bits": 4, "group_size": 32, "zero_point": True}, 32),
+    ({"quant_method": "awq", "w_bit": 4, "q_group_size": 64, "zero_point": True}, 64),
+    ({"quant_method": "gptq", "bits": 4, "group_size": -1}, None),  # per-channel: the default rate
+    ({"quant_method": "compressed-tensors",
+      "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 32}}}}, 32),
+    ({"quant_method": "awq", "bits": 4}, None),
+])
+def test_a_config_states_its_group_size(q, group):
+    cfg = {"model_type": "qwen2", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+           "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+           "max_position_embeddings": 32768, "quantization_config": q}
+    s = llm_spec.from_config(cfg, name="cfg")
+    assert s.quant_group == group
+    # 4 bits + an fp16 scale and a 4-bit zero per group
+    assert W.linear_bits(s.quant, s.quant_group) == pytest.approx({32: 4.625, 64: 4.3125, None: 4.15625}[group])
+
+
+def test_linear_bits_by_group():
+    assert W.linear_bits("awq", 32) == pytest.approx(4.625)
+    assert W.linear_bits("awq", None) == pytest.approx(4 + 20 / 128)
+    assert W.linear_bits("w4a16", 32) == pytest.approx(4.5)
+    assert W.linear_bits("fp8", 32) == 8.0  # not a group format: the group size does not apply
+
+
+def test_ollama_qat_tag_keeps_the_embedding_in_f16():
+    # ollama/ollama#8430 (0.7, gemma3:12b-it-qat on two GPUs): memory.weights.total 7.5 GiB, repeating 5.6 GiB,
+    # nonrepeating 1.9 GiB - Google's QAT GGUF keeps the tied 262144 x 3840 token table in F16, not Q6_K
+    s = llm.describe(model="gemma3:12b-it-qat")
+    assert s.quant == W.QAT_Q4_0
+    r = llm.plan(s, "ollama", ctx=4096, runtime_version="0.7.0")
+    assert r["weights_by_role"]["output"] / GiB == pytest.approx(1.9, rel=0.03)
+    assert r["weights_by_role"]["blocks"] / GiB == pytest.approx(5.6, rel=0.03)
+    assert r["ollama_weights_total"] / GiB == pytest.approx(7.5, rel=0.02)
+    # a Q6_K table (the ordinary Q4_0 build) would be 1.1 GiB lighter
+    plain = llm.plan(llm.describe(model="gemma3:12b-q4_0"), "ollama", ctx=4096, runtime_version="0.7.0")
+    assert r["ollama_weights_total"] - plain["ollama_weights_total"] > 1.0 * GiB
