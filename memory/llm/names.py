@@ -111,6 +111,16 @@ _QAT_INT4 = re.compile(r"(?:^|[-_.])qat(?:$|[-_.])|[-_.]int4[-_.](?:awq|gptq)$")
 QAT_GROUP = 32
 
 
+def _unsloth_dynamic(name: str, spec) -> None:
+    """Unsloth's "dynamic" 4-bit repos ('...-unsloth-bnb-4bit') leave a model-specific list of decoder sub-blocks in
+    16 bits (llm_int8_skip_modules in their config.json); a name cannot say which, so the figure is a lower bound."""
+    if "unsloth-bnb-4bit" in name.lower() and spec.quant in ("bnb-4bit", "nf4"):
+        spec.notes.append("an Unsloth dynamic 4-bit checkpoint keeps some decoder layers in 16 bits (its config.json's "
+                          "llm_int8_skip_modules): sized from the name, every decoder matmul is taken as 4-bit, a lower "
+                          "bound (Unsloth's Qwen2.5-0.5B and Qwen3-4B-2507 loaded 21-38 % more in vLLM); give --config for the "
+                          "exact figure")
+
+
 def _qat_group(name: str, builtin: str, spec) -> None:
     low = name.strip().split("/")[-1].lower()
     if (builtin.startswith("Gemma-3-") and spec.quant in ("awq", "gptq", "int4", "w4a16") and spec.quant_group is None
@@ -148,6 +158,7 @@ def load_builtin(name: str):
                 spec.ollama = True
             else:
                 _qat_group(name, n, spec)
+                _unsloth_dynamic(name, spec)
             return spec
     # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
     # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,
@@ -166,6 +177,7 @@ def load_builtin(name: str):
             spec.quant = quant
             spec.notes.append(f"weights taken as {quant} from the name {name!r}")
         _qat_group(name, n, spec)
+        _unsloth_dynamic(name, spec)
         return spec
     close = [n for n in names if wanted.split("-")[0] in n.lower()]
     hint = f" (close: {', '.join(close[:6])})" if close else ""

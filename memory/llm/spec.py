@@ -43,6 +43,7 @@ class LLMSpec:
     dtype: str = "bf16"            # weight dtype the file or config names
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
     quant_group: int | None = None  # values per scale of a 4-bit group quantization (config's group_size; None: 128)
+    quant_skip: tuple = ()          # modules the checkpoint leaves in 16 bits (llm_int8_skip_modules / modules_to_not_convert)
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
     mla_qk_nope: int = 0           # MLA per-head dims: builds that stored full K/V keep heads x (nope + rope) + heads x v
@@ -204,6 +205,8 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if isinstance(q, dict):
         spec.quant = _quant_name(q)
         spec.quant_group = _quant_group(q)
+        skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
+        spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
     spec.params, spec.linear_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)

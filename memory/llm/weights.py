@@ -7,6 +7,8 @@ the output and takes the output's type). Block rates are llama.cpp's published w
 model whose embedding is a larger (Gemma-3, 262k vocabulary) or smaller (Mixtral, 32k) share is not sized at
 Llama-3's mix. AWQ/GPTQ/fp8/int8 checkpoints quantize only the decoder-block matmuls; embeddings, head and
 norms stay 16-bit."""
+import re
+
 from ..errors import UserError
 from .spec import LLMSpec
 
@@ -74,6 +76,40 @@ def linear_bits(fmt: str, group: int | None = None) -> float:
     return LINEAR_BITS[fmt]
 
 
+# A checkpoint's quantization_config can leave modules in 16 bits: bitsandbytes' llm_int8_skip_modules (Unsloth's
+# "dynamic" 4-bit checkpoints list a model-specific set of decoder sub-blocks there: 'model.layers.0.mlp',
+# 'model.layers.3.self_attn', ...; unsloth-zoo matches an entry against every dotted prefix of a module name), AWQ's
+# modules_to_not_convert, compressed-tensors' ignore. Entries naming the head, the vision tower or the projector
+# change nothing here (those are counted in 16 bits already); decoder entries move their matmuls to 16 bits.
+_SKIP_ENTRY = re.compile(r"(?:^|\.)layers\.(\d+)(?:\.(self_attn|mlp)(?:\.([a-z_]+_proj))?)?$")
+_ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
+_MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
+
+
+def _proj_params(spec: LLMSpec, proj: str) -> int:
+    d, hd, h, kv = spec.hidden, spec.head_dim_k, spec.n_heads, spec.n_kv_heads
+    return {"q_proj": d * h * hd, "k_proj": d * kv * hd, "v_proj": d * kv * hd, "o_proj": h * hd * d,
+            "gate_proj": d * spec.intermediate, "up_proj": d * spec.intermediate,
+            "down_proj": spec.intermediate * d}.get(proj, 0)
+
+
+def skipped_linear_params(spec: LLMSpec) -> int:
+    """Decoder matmul parameters the checkpoint keeps in 16 bits (dense attention and MLP blocks; 0 for MLA or MoE
+    layouts, whose sub-block names differ)."""
+    if not spec.quant_skip or spec.mla or spec.n_experts:
+        return 0
+    parts = set()
+    for entry in spec.quant_skip:
+        m = _SKIP_ENTRY.search(entry.strip())
+        if not m or int(m.group(1)) >= spec.n_layers:
+            continue
+        layer, block, proj = int(m.group(1)), m.group(2), m.group(3)
+        projs = ((proj,) if proj else _ATTN_PROJ if block == "self_attn" else _MLP_PROJ if block == "mlp"
+                 else _ATTN_PROJ + _MLP_PROJ)
+        parts.update((layer, p) for p in projs)
+    return sum(_proj_params(spec, p) for _, p in parts)
+
+
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes."""
     emb_params = spec.vocab * spec.hidden
@@ -115,10 +151,13 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         lin = spec.linear_params or spec.params
         group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
         bits = linear_bits(low, group)
+        kept = min(skipped_linear_params(spec), lin)
+        lin -= kept
         total = lin * bits / 8 + (spec.params - lin) * 2
         how = (f"{lin / 1e9:.2f} B matmul params x {bits:.2f} bits ({low}"
                + (f", groups of {group}" if group and group != DEFAULT_GROUP else "") + f") + "
-               f"{(spec.params - lin) / 1e9:.2f} B at 16 bits")
+               f"{(spec.params - lin) / 1e9:.2f} B at 16 bits"
+               + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else ""))
     else:
         raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq or a GGUF "
                         f"type such as Q4_K_M)")

@@ -80,3 +80,48 @@ def test_ollama_qat_tag_keeps_the_embedding_in_f16():
     # a Q6_K table (the ordinary Q4_0 build) would be 1.1 GiB lighter
     plain = llm.plan(llm.describe(model="gemma3:12b-q4_0"), "ollama", ctx=4096, runtime_version="0.7.0")
     assert r["ollama_weights_total"] - plain["ollama_weights_total"] > 1.0 * GiB
+
+
+# ---------------------------------------------------------------- modules a checkpoint leaves in 16 bits
+
+QWEN3_4B = {"model_type": "qwen3", "vocab_size": 151936, "head_dim": 128, "max_position_embeddings": 40960,
+            "tie_word_embeddings": True, "hidden_size": 2560, "intermediate_size": 9728, "num_hidden_layers": 36,
+            "num_attention_heads": 32, "num_key_value_heads": 8}
+
+
+def _bnb(skip):
+    q = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4",
+         "bnb_4bit_use_double_quant": True, "llm_int8_skip_modules": skip}
+    return llm_spec.from_config(dict(QWEN3_4B, quantization_config=q), name="qwen3-4b-bnb")
+
+
+def test_skip_modules_keep_their_decoder_matmuls_in_16_bits():
+    # the format of Unsloth's dynamic 4-bit configs (unsloth-zoo matches entries against dotted module prefixes):
+    # the head and the multimodal parts are already 16-bit; decoder sub-blocks move to 16 bits
+    base = W.weights_by_role(_bnb(["lm_head", "multi_modal_projector", "merger"]))["total"]
+    skip = _bnb(["lm_head", "model.layers.0.self_attn", "model.layers.0.mlp", "model.layers.35.mlp",
+                 "model.layers.35.mlp.down_proj"])  # a repeated part counts once
+    attn = 2560 * 32 * 128 + 2 * 2560 * 8 * 128 + 32 * 128 * 2560
+    mlp = 3 * 2560 * 9728
+    kept = attn + 2 * mlp
+    assert W.skipped_linear_params(skip) == kept
+    extra = W.weights_by_role(skip)["total"] - base
+    assert extra == pytest.approx(kept * (2 - W.LINEAR_BITS["bnb-4bit"] / 8), rel=1e-3)
+
+
+def test_skip_entries_outside_the_decoder_or_out_of_range_change_nothing():
+    s = _bnb(["vision_tower", "model.layers.99.mlp", "lm_head"])
+    assert W.skipped_linear_params(s) == 0
+    assert W.weights_by_role(s)["total"] == W.weights_by_role(_bnb([]))["total"]
+
+
+def test_awq_modules_to_not_convert_are_read_too():
+    q = {"quant_method": "awq", "bits": 4, "group_size": 128, "modules_to_not_convert": ["model.layers.1"]}
+    s = llm_spec.from_config(dict(QWEN3_4B, quantization_config=q), name="qwen3-4b-awq")
+    assert W.skipped_linear_params(s) == 2560 * 32 * 128 + 2 * 2560 * 8 * 128 + 32 * 128 * 2560 + 3 * 2560 * 9728
+
+
+def test_an_unsloth_dynamic_name_says_its_figure_is_a_lower_bound():
+    s = llm.describe(model="unsloth/qwen3-4b-instruct-2507-unsloth-bnb-4bit")
+    assert any("lower bound" in n and "--config" in n for n in s.notes)
+    assert not any("lower bound" in n for n in llm.describe(model="unsloth/Qwen2.5-VL-3B-Instruct").notes)
