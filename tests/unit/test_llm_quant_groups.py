@@ -125,3 +125,27 @@ def test_an_unsloth_dynamic_name_says_its_figure_is_a_lower_bound():
     s = llm.describe(model="unsloth/qwen3-4b-instruct-2507-unsloth-bnb-4bit")
     assert any("lower bound" in n and "--config" in n for n in s.notes)
     assert not any("lower bound" in n for n in llm.describe(model="unsloth/Qwen2.5-VL-3B-Instruct").notes)
+
+
+# ---------------------------------------------------------------- vLLM >= 0.16: the Triton top-k/top-p sampler
+
+def test_triton_sampler_from_016_holds_about_three_logits_copies():
+    from gpu_garden.memory.llm.runtimes import vllm as V
+    s = llm.describe(model="Qwen2.5-7B")
+    one_copy = 256 * s.vocab * 4
+    new = V.activation(s, 2048, 256, version=(0, 16), v1=True, sampler="native")
+    old = V.activation(s, 2048, 256, version=(0, 15), v1=True, sampler="native")
+    assert new == pytest.approx(3 * one_copy, rel=0.01)       # vllm#33538: ~2.9 copies in the PR's own table
+    assert old == pytest.approx(9.7 * one_copy, rel=0.01)     # the PyTorch sort before it
+
+
+def test_vllm_026_native_sampler_pool_on_an_rtx_4080():
+    # akiyax/kvcache-lab docs/phase1-baseline.md (vLLM 0.26.0, VLLM_USE_FLASHINFER_SAMPLER=0, RTX 4080 15.99 GiB,
+    # --max-model-len 32768, 0.90): "GPU KV cache size: 149,712 tokens"; peak activation printed 1.04 GiB with the
+    # CUDA-graph estimate folded in (0.2x logs: KV = desired - consumed - peak activation)
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct-AWQ")
+    r = llm.plan(s, "vllm", ctx=32768, vram=15.99 * GiB, gpu_memory_utilization=0.9, runtime_version="0.26.0",
+                 gpu_name="NVIDIA GeForce RTX 4080")
+    assert r["kv_capacity_tokens"] == pytest.approx(149712, rel=0.04)
+    inside = r["overhead"]["activation_profile"] + r["overhead"]["cuda_graphs"]
+    assert inside / GiB == pytest.approx(1.04, rel=0.15)

@@ -46,6 +46,14 @@ MAX_MODEL_LEN_AUTO = (0, 12)
 # 3 copies (dennislee22/vLLM-benchmarking, 0.10.1.1 with flashinfer-python, whose log prints "Using FlashInfer").
 SAMPLER_COPIES_NATIVE = 9.7
 SAMPLER_COPIES_FLASHINFER = 3
+# From 0.16 the non-FlashInfer path masks top-k/top-p with Triton kernels instead of sorting the logits
+# (vllm-project/vllm#33538, merged February 2026 between 0.15.1 and 0.17.1; PyTorch stays only for small batches,
+# and the profile's dummy batch is max_num_seqs rows). The PR's own table: 384 MB against PyTorch's 1.25 GB for 256 x
+# 131072 fp32 logits, ~2.9 copies against ~9.3: the sampler warm-up then holds about what FlashInfer's does
+# (akiyax/kvcache-lab, vLLM 0.26.0 with VLLM_USE_FLASHINFER_SAMPLER=0: 1.04 GiB of peak activation including the
+# CUDA-graph estimate for Qwen2.5-7B at 256 sequences, where 9.7 copies alone would be 1.41 GiB).
+SAMPLER_COPIES_TRITON = 3
+TRITON_SAMPLER = (0, 16)
 SAMPLERS = ("native", "flashinfer")
 # V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
 # its printed peaks are 9.8-10.3 fp32 copies of max_num_seqs x vocab (vllm#13882 0.7.3, the T4 and GGUF 0.8.2
@@ -159,6 +167,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
         v1 = at_least(version, *V1)
     if sampler == "flashinfer":
         copies = SAMPLER_COPIES_FLASHINFER
+    elif v1 and at_least(version, *TRITON_SAMPLER):
+        copies = SAMPLER_COPIES_TRITON
     else:
         copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
     sampler = max_seqs * spec.vocab * 4 * copies
