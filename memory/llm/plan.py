@@ -7,7 +7,7 @@ from ..units import GiB, MiB, fmt_bytes
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, vllm as V
 from .spec import SLIDING, LLMSpec
-from .weights import weights, weights_by_role
+from .weights import LINEAR_BITS, skipped_linear_params, weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
@@ -83,6 +83,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         weights_dtype = "Q4_K_M"
         notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")
     roles = weights_by_role(spec, weights_dtype)
+    fmt = str(weights_dtype or spec.quant or "").lower()
+    if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
+            and str(knobs.get("vllm_entrypoint") or "serve").lower() != "unsloth"):
+        q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
+        extra = int(q * (V.BNB_DEQUANT_BITS - LINEAR_BITS[fmt]) / 8)
+        roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
+                     how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
+        notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
+                     "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
     proj = OL.projector(spec)
     if runtime == "vllm" and proj and not spec.weights_bytes:
         roles = dict(roles, total=roles["total"] + proj["weights"])

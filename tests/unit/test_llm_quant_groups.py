@@ -149,3 +149,23 @@ def test_vllm_026_native_sampler_pool_on_an_rtx_4080():
     assert r["kv_capacity_tokens"] == pytest.approx(149712, rel=0.04)
     inside = r["overhead"]["activation_profile"] + r["overhead"]["cuda_graphs"]
     assert inside / GiB == pytest.approx(1.04, rel=0.15)
+
+
+# ---------------------------------------------------------------- bitsandbytes scales as vLLM loads them
+
+def test_vllm_dequantizes_bnb_double_quant_scales_unless_unsloth_starts_it():
+    # vLLM's bitsandbytes loader turns double-quantized block scales into fp32 at load (4 + 32/64 bits a weight);
+    # Unsloth's loader keeps them packed (~4.13). Unsloth's own runs (johnson7788/RLDecisionAgent: "Model loading
+    # took 3.4153 GiB" for qwen3-4b-instruct-2507-unsloth-bnb-4bit) are the regression rows; a plain server is heavier
+    s = llm.describe(model="unsloth/qwen3-4b-instruct-2507-unsloth-bnb-4bit")
+    kw = dict(ctx=32768, vram=23.55 * GiB, gpu_memory_utilization=0.7763, runtime_version="0.8.5.post1",
+              vllm_engine="v0", max_num_seqs=256, max_num_batched_tokens=32768)
+    unsloth = llm.plan(s, "vllm", vllm_entrypoint="unsloth", **kw)
+    plain = llm.plan(s, "vllm", **kw)
+    quantized = s.linear_params  # every decoder matmul is 4-bit when sized from the name
+    assert plain["weights"] - unsloth["weights"] == pytest.approx(quantized * (4.5 - W.LINEAR_BITS["bnb-4bit"]) / 8,
+                                                                  rel=1e-3)
+    assert unsloth["weights"] == W.weights_by_role(s)["total"]
+    assert any("dequantizes the double-quantized" in n for n in plain["notes"])
+    # the larger weights come out of the plain server's KV pool
+    assert plain["kv_capacity_bytes"] < unsloth["kv_capacity_bytes"]

@@ -80,7 +80,14 @@ CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to m
 PRE_AMPERE = re.compile(r"\b(t4|v100|p100|p40|p4|titan (rtx|v)|quadro rtx|rtx ?20[678]0|gtx ?1[06]\d0)\b", re.I)
 V1_EVERYWHERE = (0, 10)
 BNB_FORMATS = ("bnb-4bit", "nf4")
-ENTRYPOINTS = ("serve", "llm")
+# "unsloth": Unsloth's fast_inference starts vLLM's offline engine itself and patches its bitsandbytes loader
+ENTRYPOINTS = ("serve", "llm", "unsloth")
+# bitsandbytes 4-bit in vLLM: a double-quantized checkpoint's block scales (8-bit absmax per 64 weights plus an fp32
+# scale per 256 blocks, ~4.13 bits a weight in all) are dequantized to fp32 at load ("When BNB employs Double
+# Quantization, we perform the dequantization of these constants during weight loading ... at the cost of increased
+# memory usage", bitsandbytes_loader._dequantize_dq): 4 + 32/64 = 4.5 bits a weight. Unsloth's loader turns that off
+# (unsloth-zoo replaces _dequantize_dq with a no-op), so the runs it starts keep weights.LINEAR_BITS' 4.13.
+BNB_DEQUANT_BITS = 4 + 32 / 64
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
 
 
@@ -125,14 +132,14 @@ def settings(version, vram, ctx, knobs) -> dict:
     entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
     if entry not in ENTRYPOINTS:
         from ...errors import UserError
-        raise UserError(f"--vllm-entrypoint must be serve or llm, got {knobs.get('vllm_entrypoint')!r}")
+        raise UserError(f"--vllm-entrypoint must be serve, llm or unsloth, got {knobs.get('vllm_entrypoint')!r}")
     if knobs.get("max_num_batched_tokens"):
         batched = knobs["max_num_batched_tokens"]
     elif v1:
         # the offline LLM() class takes a larger chunk than `vllm serve` (engine/arg_utils.py, per UsageContext:
         # LLM_CLASS 16384 / 8192 tokens, OPENAI_API_SERVER 8192 / 2048, on cards of >= 70 GiB / smaller ones; a
         # 0.9.2 LLM() log on a 24 GB card prints "Chunked prefill is enabled with max_num_batched_tokens=8192")
-        offline = entry == "llm" and at_least(version, *V1)
+        offline = entry in ("llm", "unsloth") and at_least(version, *V1)
         batched = (16384 if offline else 8192) if big else (8192 if offline else 2048)
     else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
         batched = max(ctx, 2048) if ctx <= 32768 else 2048
