@@ -2,8 +2,8 @@
 // Footprint Estimate: the verdict, the per-phase peaks as bars against the budget, ComfyUI's own figure
 // and the knobs that would make it fit, on the node's face. A DOM widget that never serializes; every
 // string goes in through textContent.
-import { app } from "../../scripts/app.js";
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
+import { addFace, registerFaceNode } from "./lib/node_face.js";
 
 const NODE = "GPUGardenFootprintEstimate";
 const WIDTH = 430;
@@ -171,47 +171,30 @@ function fitToContent(node, root, state) {
   node.setDirtyCanvas(true, true);
 }
 
-app.registerExtension({
-  name: "GPUGarden.FootprintEstimate",
-  async beforeRegisterNodeDef(nodeType, nodeData) {
-    if (nodeData?.name !== NODE) return;
-    const onNodeCreated = nodeType.prototype.onNodeCreated;
-    nodeType.prototype.onNodeCreated = function () {
-      const r = onNodeCreated?.apply(this, arguments);
-      const root = el("div", null, null, {
-        font: "11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace", overflowY: "auto", padding: "5px 7px",
-        position: "relative", // the children's offsetTop is measured from here (fitToContent)
-        borderRadius: "6px", boxSizing: "border-box", background: "var(--comfy-input-bg, rgba(0,0,0,.25))",
-        color: "var(--input-text, #ddd)",
-      });
-      root.className = "gg-estimate";
-      root.dataset.testid = "gg-estimate";
-      const fit = { fitted: 0 };
-      const widget = this.addDOMWidget("gg_estimate", "gg_estimate", root, {
-        serialize: false, hideOnZoom: false,
-        getMinHeight: () => Math.max(40, fit.fitted + 10), // + the widget margin
-        getMaxHeight: () => MAX_HEIGHT,
-      });
-      widget.serialize = false;
-      this.__ggEstimate = root;
-      this.__ggEstimateFit = fit;
-      // opening "assumptions" adds lines: grow with it
-      root.addEventListener("toggle", () => fitToContent(this, root, fit), true);
-      render(root, null);
-      if (this.size && this.size[0] < WIDTH) this.setSize([WIDTH, this.size[1]]);
-      return r;
-    };
-    const onExecuted = nodeType.prototype.onExecuted;
-    nodeType.prototype.onExecuted = function (output) {
-      onExecuted?.apply(this, arguments);
-      const est = output?.gpu_garden_estimate?.[0];
-      if (est && this.__ggEstimate) {
-        render(this.__ggEstimate, est);
-        exposeForTests({ lastEstimate: est });
-        fitToContent(this, this.__ggEstimate, this.__ggEstimateFit);
-        // once more after the frame lays the new content out at the node's width (wrapped lines)
-        requestAnimationFrame(() => fitToContent(this, this.__ggEstimate, this.__ggEstimateFit));
-      }
-    };
+registerFaceNode({
+  extension: "GPUGarden.FootprintEstimate",
+  node: NODE,
+  created(node) {
+    const fit = { fitted: 0 };
+    const root = addFace(node, {
+      name: "gg_estimate", testid: "gg-estimate", cls: "gg-estimate", width: WIDTH, idle: (face) => render(face, null),
+      style: { overflowY: "auto", position: "relative" }, // the children's offsetTop is measured from here (fitToContent)
+      getMinHeight: () => Math.max(40, fit.fitted + 10), // + the widget margin
+      getMaxHeight: () => MAX_HEIGHT,
+    });
+    node.__ggEstimate = root;
+    node.__ggEstimateFit = fit;
+    // opening "assumptions" adds lines: grow with it
+    root.addEventListener("toggle", () => fitToContent(node, root, fit), true);
+  },
+  executed(node, output) {
+    const est = output?.gpu_garden_estimate?.[0];
+    if (est && node.__ggEstimate) {
+      render(node.__ggEstimate, est);
+      exposeForTests({ lastEstimate: est });
+      fitToContent(node, node.__ggEstimate, node.__ggEstimateFit);
+      // once more after the frame lays the new content out at the node's width (wrapped lines)
+      requestAnimationFrame(() => fitToContent(node, node.__ggEstimate, node.__ggEstimateFit));
+    }
   },
 });

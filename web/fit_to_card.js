@@ -6,9 +6,9 @@
 // button (lib/fit_offers.js); a click changes those widgets and an Undo button puts the previous values back.
 // The Undo records live in the node's properties (serialised with the workflow): Undo survives a reload and a
 // save/load, and never overwrites a value changed by hand since (it says so). Nothing is applied without a click.
-import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
+import { addFace, registerFaceNode } from "./lib/node_face.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
 import { appliedRecords, applyOffer, describeChange, findTarget, undoApplied } from "./lib/fit_offers.js";
 import { toast } from "./lib/frontend.js";
@@ -136,41 +136,22 @@ api.addEventListener("gpu_garden.fit", (ev) => {
   if (node && node.type === NODE) show(node, null, rec);
 });
 
-app.registerExtension({
-  name: "GPUGarden.FitToCard",
-  async beforeRegisterNodeDef(nodeType, nodeData) {
-    if (nodeData?.name !== NODE) return;
-    const onNodeCreated = nodeType.prototype.onNodeCreated;
-    nodeType.prototype.onNodeCreated = function () {
-      const r = onNodeCreated?.apply(this, arguments);
-      const root = el("div", null, null, {
-        font: "11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace", padding: "5px 7px", whiteSpace: "pre-wrap",
-        borderRadius: "6px", boxSizing: "border-box", background: "var(--comfy-input-bg, rgba(0,0,0,.25))",
-        color: "var(--input-text, #ddd)",
-      });
-      root.dataset.testid = "gg-fit";
-      this.__ggFit = root;
-      this.__ggFitLines = 1;
-      const widget = this.addDOMWidget("gg_fit", "gg_fit", root, {
-        serialize: false, hideOnZoom: false,
-        getMinHeight: () => Math.max(40, (this.__ggFitLines || 1) * LINE * 2 + 10), // long lines wrap once
-      });
-      widget.serialize = false;
-      render(root, null);
-      if (this.size && this.size[0] < WIDTH) this.setSize([WIDTH, this.size[1]]);
-      return r;
-    };
-    const onConfigure = nodeType.prototype.onConfigure;
-    nodeType.prototype.onConfigure = function () {
-      const r = onConfigure?.apply(this, arguments);
-      if (Object.keys(appliedRecords(this)).length) show(this, null, null); // Undo records from the saved workflow
-      return r;
-    };
-    const onExecuted = nodeType.prototype.onExecuted;
-    nodeType.prototype.onExecuted = function (output) {
-      onExecuted?.apply(this, arguments);
-      const fit = output?.gpu_garden_fit?.[0];
-      if (fit) show(this, fit, null);
-    };
+registerFaceNode({
+  extension: "GPUGarden.FitToCard",
+  node: NODE,
+  created(node) {
+    node.__ggFitLines = 1;
+    node.__ggFit = addFace(node, {
+      name: "gg_fit", testid: "gg-fit", width: WIDTH, idle: (face) => render(face, null),
+      style: { whiteSpace: "pre-wrap" },
+      getMinHeight: () => Math.max(40, (node.__ggFitLines || 1) * LINE * 2 + 10), // long lines wrap once
+    });
+  },
+  configured(node) {
+    if (Object.keys(appliedRecords(node)).length) show(node, null, null); // Undo records from the saved workflow
+  },
+  executed(node, output) {
+    const fit = output?.gpu_garden_fit?.[0];
+    if (fit) show(node, fit, null);
   },
 });

@@ -1,0 +1,85 @@
+// @ts-check
+// The face of a GPU Garden result node (Footprint Estimate: web/estimate.js, Fit to Card: web/fit_to_card.js):
+// a monospace box on the node, added as a DOM widget that never serializes, and the registration that hooks
+// the node type's onNodeCreated / onConfigure / onExecuted after the frontend's own. What each node draws
+// and how it sizes itself stay in its own module; only the look and the wiring they share are here.
+import { app } from "../../../scripts/app.js";
+import { el } from "./format.js";
+
+/** The look every face shares; a node adds its own layout keys (overflow, whiteSpace, position). */
+const FACE_STYLE = {
+  font: "11px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace", padding: "5px 7px",
+  borderRadius: "6px", boxSizing: "border-box", background: "var(--comfy-input-bg, rgba(0,0,0,.25))",
+  color: "var(--input-text, #ddd)",
+};
+
+/**
+ * @typedef {object} FaceOptions
+ * @property {string} name the DOM widget's name (and type)
+ * @property {string} testid the face's data-testid
+ * @property {number} width the node is widened to this when narrower
+ * @property {(root: HTMLDivElement) => void} idle draws the face before the node has run
+ * @property {() => number} getMinHeight the widget's least height (the node grows to it)
+ * @property {() => number} [getMaxHeight]
+ * @property {string | null} [cls] the face's class
+ * @property {Partial<CSSStyleDeclaration>} [style] layout keys added to the shared look
+ */
+
+/**
+ * Give `node` (in its onNodeCreated) its face: a div with the shared look plus `style`, as a DOM widget that
+ * never serializes; `idle` draws it, then the node is widened to `width`. Returns the face's root.
+ * @param {any} node
+ * @param {FaceOptions} options
+ * @returns {HTMLDivElement}
+ */
+export function addFace(node, { name, testid, width, idle, cls = null, style = null, ...heights }) {
+  const root = el("div", cls, null, { ...FACE_STYLE, ...style });
+  root.dataset.testid = testid;
+  const widget = node.addDOMWidget(name, name, root, { serialize: false, hideOnZoom: false, ...heights });
+  widget.serialize = false;
+  idle(root);
+  if (node.size && node.size[0] < width) node.setSize([width, node.size[1]]);
+  return root;
+}
+
+/**
+ * Run `fn(node, ...args)` after the prototype's own `method` (whatever the frontend or another extension put
+ * there first), keeping its return value.
+ * @param {any} proto
+ * @param {string} method
+ * @param {((node: any, ...args: any[]) => void) | undefined} fn
+ */
+function after(proto, method, fn) {
+  if (!fn) return;
+  const own = proto[method];
+  proto[method] = function (...args) {
+    const r = own?.apply(this, args);
+    fn(this, ...args);
+    return r;
+  };
+}
+
+/**
+ * @typedef {object} FaceNode
+ * @property {string} extension the frontend extension's name
+ * @property {string} node the node type (its V3 node_id)
+ * @property {(node: any) => void} created after onNodeCreated: add the face (addFace)
+ * @property {(node: any, output: any) => void} executed after onExecuted: draw what the node sent
+ * @property {(node: any) => void} [configured] after onConfigure (a workflow loaded)
+ */
+
+/**
+ * Register the frontend extension of one node type with a face.
+ * @param {FaceNode} spec
+ */
+export function registerFaceNode({ extension, node, created, executed, configured }) {
+  app.registerExtension({
+    name: extension,
+    async beforeRegisterNodeDef(nodeType, nodeData) {
+      if (nodeData?.name !== node) return;
+      after(nodeType.prototype, "onNodeCreated", created);
+      after(nodeType.prototype, "onConfigure", configured);
+      after(nodeType.prototype, "onExecuted", executed);
+    },
+  });
+}
