@@ -108,7 +108,7 @@ def _numbers(x, n):
         x.branch = "mps"
         x.allocated, x.other_alloc, x.max_allowed = n.get("allocated") or 0, n.get("other_allocations") or 0, n.get("max_allowed")
         x.cap = x.max_allowed or (x.allocated + x.other_alloc + x.req) or 1
-    elif k.startswith("ggml") or k in ("ollama.runner", "ollama.insufficient"):
+    elif (k.startswith("ggml") or k in ("ollama.runner", "ollama.insufficient")) and x.env["runtime"] in ("llama.cpp", "ollama", "mlc-llm"):
         x.branch = "ggml"
     elif k in SIMPLE:
         x.branch = k
@@ -143,6 +143,8 @@ def _ggml(x, scan, inc, n):
     elif "ollama.insufficient" in kinds:
         x.ggml_stage = "ollama-estimate"
     x.n_ctx = f["ggml_n_ctx"]
+    x.kv_bytes = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("kv:"))
+    x.model_bytes = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("model:"))
     x.n_ctx_note = f" (n_ctx {f['ggml_n_ctx']})" if f["ggml_n_ctx"] else ""
     x.ub = f["ggml_args"].get("ub")
     bufname = next((e["text"] for e in inc.events if e["kind"] == "ggml.buffer"), "")
@@ -213,7 +215,7 @@ def _phase(x, scan, inc, ctx):
     no_node = not x.node_cause
     if inc.phase and inc.phase[0] == "decode" and no_node and inner in (None, "activations"):
         x.log_phase = "decode"
-    elif (x.comfy or x.branch == "dml" or scan.facts.get("forge")) and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
+    elif (x.comfy or x.branch == "dml" or scan.facts.get("forge") or scan.facts.get("moved_to_device")) and inc.phase and no_node and inner in (None, "weights-exceed-vram", "activations"):
         state, model = inc.phase
         mc = C.model_category(model) if model else None
         x.model = model

@@ -25,7 +25,7 @@ def node_category(node_type: str | None):
 
 
 def model_category(cls: str):
-    c = cls.lower()
+    c = cls.lower().replace(" ", "").replace("_", "")
     if c in ("autoencoderkl", "autoencodingengine", "vae", "wanvae", "videovae") or "vae" in c or c.startswith("autoencod"):
         return "vae-decode"
     if "clip" in c or "temodel" in c or "textencoder" in c or c.endswith("tencoder") or "t5" in c:
@@ -33,10 +33,16 @@ def model_category(cls: str):
     return "activations"
 
 
+# a file or folder named for a VAE: "/vae.py", "/vae/", "video_vae_v3/", "wan_vae.py", "vae_tiling.py"
+_VAE_PATH = re.compile(r"(?:^|[/_])vae(?:[/_.]|\d|$)")
+
+
 def frame_category(path: str, func: str):
     p = path.replace("\\", "/").lower()
     if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
         return "weights-exceed-vram"      # model.to(device): moving the weights
+    if "/torch/nn/modules/" in p and func == "__init__":
+        return "weights-exceed-vram"      # a layer built on the device (device= or a device context): its weights allocated
     if "/accelerate/" in p and func == "prepare_model":
         return "weights-exceed-vram"      # accelerator.prepare(model): the model placed on the device, before any step
     if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
@@ -48,7 +54,7 @@ def frame_category(path: str, func: str):
     if any(w in p for w in ("sd1_clip.py", "text_encoders/", "clip_model.py", "/t5.py", "sdxl_clip", "flux_clip", "hunyuan_video_clip")) \
             or func in ("encode_token_weights", "encode_from_tokens", "encode_from_tokens_scheduled", "load_clip", "load_text_encoder_state_dicts"):
         return "text-encoder"
-    if any(w in p for w in ("diffusionmodules/model.py", "/vae.py", "/vae/", "autoencoder", "/wan/vae", "causal_conv", "taesd")) \
+    if any(w in p for w in ("diffusionmodules/model.py", "autoencoder", "/wan/vae", "causal_conv", "taesd")) or _VAE_PATH.search(p) \
             or (p.endswith("comfy/sd.py") and func in ("decode", "decode_tiled", "decode_tiled_", "decode_tiled_3d", "encode", "encode_tiled")) \
             or func in ("vae_decode", "decode_latents", "decode_tiled"):
         return "vae-decode"
@@ -87,7 +93,8 @@ _SRC = (
                               r"\b(?:decode_first_stage|decode_latents|vae_decode)\(|\.decode\(\s*(?:latents?|z|samples?|x_0|x0)\b")),
     ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w{0,30}\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
     ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w{0,30}\(|"
-                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}\(\))?\.(?:to|cuda|half)\(|"
+                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}(?:\(\))?){0,3}\.(?:to|cuda|half)\(|"
+                                       r"\b(?:weight|param\w{0,10}|tensor)\.data\.(?:to|cuda)\(|"
                                        r"\bload_weights?\(|\w{0,30}torch_load\w{0,30}\(|\baccelerator\.prepare(?:_model)?\(|\.prepare_model\(")),
 )
 

@@ -45,6 +45,8 @@ def guess_runtime(scan, inc) -> str:
     f = scan.facts
     if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith("ggml") for k in kinds)):
         return "ollama"
+    if f["runtime_marker"]:
+        return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
         return "llama.cpp"
     if any(k.startswith("vllm") for k in kinds):
@@ -66,6 +68,12 @@ def guess_runtime(scan, inc) -> str:
             return "tensorflow" if "OOM when allocating" in inc.primary.get("text", "") else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
     if f["comfy"] or "/comfy/" in paths or "execution.py" in paths or "custom_nodes" in paths:
+        return "comfyui"
+    if "vllm_omni/" in paths or "/vllm/" in paths:
+        return "vllm"
+    # PyTorch's cudaMallocAsync report ("Allocation on device N would exceed allowed memory"): ComfyUI's default allocator
+    # on CUDA; plain scripts and the LLM servers run PyTorch's native one
+    if "torch.cuda_async" in kinds:
         return "comfyui"
     if f["ggml"] and any(k in ("cuda.driver", "metal.oom") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"

@@ -23,7 +23,7 @@ def new_facts() -> dict:
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
-            "vllm_serving": False, "training_log": False, "forge": False}
+            "vllm_serving": False, "training_log": False, "forge": False, "runtime_marker": None, "load_failed": None}
 
 
 def apply(scan, lineno, text, window=False):
@@ -197,6 +197,17 @@ def _ollama_env(s, f, m, text, lineno, window):
     f["ollama_env"][m.group(1)] = m.group(2)
 
 
+_MARKED = (("sglang", ("sglang",)), ("mxnet", ("mxnet", "pooled_storage_manager")), ("mlx", ("mlx", "mflux", "[METAL] Command buffer", "metal::malloc")),
+           ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm")), ("mlc-llm", ("mlc_chat", "mlc_llm", "mlc-llm")), ("tinygrad", ("tinygrad",)))
+
+
+def _runtime_marker(s, f, m, text, lineno, window):
+    """The first runtime the log names (a later line naming another is most often a path or an import)."""
+    word = m.group(0)
+    if f["runtime_marker"] is None:
+        f["runtime_marker"] = next((name for name, words in _MARKED if any(w.lower() in word.lower() for w in words)), None)
+
+
 HANDLERS = {
     "device": _device,
     "total_vram": _total_vram,
@@ -237,6 +248,8 @@ HANDLERS = {
     "ggml_device_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
     "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(4)) * MiB),
     "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),
+    "runtime_marker": _runtime_marker,
+    "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
     "ollama_marker": _ollama_marker,

@@ -27,9 +27,11 @@ FACTS = [
     # (A1111, SD.Next: "│ /p/x.py:130 in main │") print it; group 1 the path, group 2 the function
     ("frame_ipy", re.compile(r"^\s*File ([/~][^\n\"]{0,300}?\.py):\d+, in (?:\w+\.)*([\w<>]+)\(")),
     ("frame_ipy7", re.compile(r"^\s*(\S{1,300}?\.py|<ipython-input-[\w-]+>) in ([\w<>]+)\(")),
-    ("frame_rich", re.compile(r"^\s*[│¦] (\S{1,300}?\.py):\d+ in ([\w<>]+)(?:\s|$)")),
+    # (a wrapper that relays a child process's output may prefix each line: "SUBPROCESS: │ /p/x.py:105 in f │")
+    ("frame_rich", re.compile(r"^(?:[\w.\[\]-]{1,40}:\s+)?\s*[│¦] (\S{1,300}?\.py):\d+ in ([\w<>]+)(?:\s|$)")),
     # the line a notebook or rich traceback marks as the one running ("--> 968 return ...", "❱ 130 │   main()")
-    ("source_arrow", re.compile(r"^\s*(?:[│¦|]\s*)?(?:-+>|❱)\s*\d+\s*(?:[│¦|]\s*)?(\S.{0,240})")),
+    # (rich without Unicode arrows marks it "│ > 105 │ ...")
+    ("source_arrow", re.compile(r"^(?:[\w.\[\]-]{1,40}:\s+)?\s*(?:(?:[│¦|]\s*)?(?:-+>|❱)|[│¦]\s*>)\s*\d+\s*(?:[│¦|]\s*)*(\S.{0,240})")),
     ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
     ("progress", re.compile(r"\b\d{1,3}%\|")),
     ("decode_phase", re.compile(r"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")),
@@ -48,12 +50,18 @@ FACTS = [
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
-    ("vllm_marker", re.compile(r"\bvllm\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
+    ("vllm_marker", re.compile(r"\bvllm\b|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
+    # a program saying its load failed ("Error while loading customized transformer, falling back", "Failed to load model")
+    ("load_failed", re.compile(r"(?i)\berror (?:while |when )?loading (?:the )?(?:customi[sz]ed |quanti[sz]ed )?(?:model|transformer|unet|dit|weights|checkpoint)\b|"
+                               r"\bfailed to load (?:the )?(?:model|transformer|unet|dit|weights|checkpoint)\b")),
+    # runtimes with no message of their own that triage reads apart: named so the guide and the report say which
+    ("runtime_marker", re.compile(r"\bsglang\b|\bmxnet\b|pooled_storage_manager|\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc|"
+                                  r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm|\bmlc_chat|\bmlc_llm\b|\bmlc-llm\b|\btinygrad\b")),
     # llama.cpp load order: model buffers, then KV buffers, then compute buffers
     ("ggml_model_buf", re.compile(r"(?<!\S)(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_kv_buf", re.compile(r"(?<!\S)(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
-    ("ggml_n_ctx", re.compile(r"\bn_ctx\s*=\s*(\d+)")),
+    ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d+)")),     # kv_size: the unified cache's cells (context x slots)
     ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
@@ -73,6 +81,9 @@ FACTS = [
 
 
 
+RUNTIME_WORDS = ("sglang", "mxnet", "pooled_storage", "mlx", "mflux", "[METAL]", "metal::malloc", "tensorrt_llm", "TensorRT-LLM", "trtllm",
+                 "mlc_chat", "mlc_llm", "mlc-llm", "tinygrad")
+
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version",), "platform": ("Platform:",),
@@ -81,15 +92,17 @@ FACT_KEYS = {
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
     "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File /", "File ~"), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
-    "source_arrow": ("--> ", "---> ", "❱"), "progress_done": ("100%|",), "progress": ("%|",),
+    "source_arrow": ("--> ", "---> ", "❱", "│ > "), "progress_done": ("100%|",), "progress": ("%|",),
     "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
     "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "loss.backward", "train", "finetune", "fine_tune"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
+    "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
+    "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
-    "ggml_n_ctx": ("n_ctx",), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
     "ggml_cuda_fn": ("in function",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-"), "ollama_env": ("OLLAMA_",),
@@ -157,20 +170,21 @@ TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "�
 OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
-                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
+                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
-                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version")
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"rror while loading", b"ailed to load") \
+    + tuple(w.encode() for w in RUNTIME_WORDS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train",) + tuple(w.encode() for w in TAIL_WORDS)
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
 WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
-               b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"offloaded", b"using device",
+               b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",
-               b"Node Type", b"Exception in node", b"Error Report")
+               b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS)
 
 
 

@@ -188,6 +188,9 @@ RULES = [
       "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
     # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`
     R("weights-exceed-vram", 2.0, lambda x: x.src_cause == "weights-exceed-vram" and not host(x), "traceback source line: {src_line}", hint=True),
+    # the program says the model failed to load, around a PyTorch out-of-memory: the weights were being placed
+    R("weights-exceed-vram", 2.0, lambda x: x.f["load_failed"] and x.branch in ("torch", "async") and not host(x),
+      "the log says the load failed: {f[load_failed]}", hint=True),
     # torch-directml names the parameter it could not place: a weight is being moved to the card
     R("weights-exceed-vram", 2.5, lambda x: x.branch == "dml" and PARAM_RE.search(x.text[:300]),
       lambda x: f"DirectML could not place the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: the weights are being moved to the card and do not fit"),
@@ -320,6 +323,11 @@ RULES = [
       "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
+    # the KV buffers the log shows outweigh the weights: the context (times Ollama's parallel slots) is what to cut
+    R("kv-cache", 3.0, lambda x: x.ggml_stage in ("after-kv-buffers", "compute-failed") and x.kv_bytes >= 4 * GiB and x.kv_bytes >= 2 * x.model_bytes,
+      lambda x: f"the KV cache already takes {fmt_bytes(x.kv_bytes)}" + (f" for {x.n_ctx} cells" if x.n_ctx else "")
+      + (f", more than the {fmt_bytes(x.model_bytes)} of weights" if x.model_bytes else "")
+      + ": the context length (times the parallel slots) sets the KV cache and the compute buffer over it"),
     R("kv-cache", 2.6, stage("after-model-buffers"), "the model's buffers were allocated; the next allocation (the KV cache) failed"),
     # llama.cpp on Metal: the command buffer of a graph over a very long context (KV cache and its attention scratch)
     R("kv-cache", 3.0, lambda x: x.kind == "metal.oom" and (x.f["ggml_n_ctx"] or 0) >= 32768,
@@ -337,6 +345,12 @@ RULES = [
       + (f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
     R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
     R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
+    # Ollama puts on the GPU only the layers its estimate says fit and loads the rest into system RAM: a model load that
+    # fails with no GPU allocation failing is that host-side buffer
+    R("host-ram", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "model-load-failed" and "backend buffer" in x.text
+      and not any(k in x.kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer", "cuda.driver")),
+      "Ollama loads what does not fit its GPU estimate into system RAM; the model failed to load with no GPU allocation failing: "
+      "RAM (and swap) is too small for the part of the model kept on the CPU"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
@@ -362,7 +376,7 @@ RULES = [
       "ONNX Runtime's CPU execution provider could not allocate {req:b} from its arena: system RAM"),
     # llama.cpp built with cuBLAS before mid-2023 kept the model's host copy in pinned memory (cudaMallocHost); with no layer
     # on the GPU the CUDA allocation that failed is page-locked system RAM (WSL caps it: llama.cpp#1594 falls back to pageable)
-    R("host-ram", 3.0, lambda x: x.ev.get("form") == "ggml_old" and not (x.f["ggml_offloaded"] or (0, 0))[0],
+    R("host-ram", 3.0, lambda x: x.ev.get("form") == "ggml_old" and x.env["runtime"] == "llama.cpp" and not (x.f["ggml_offloaded"] or (0, 0))[0],
       "llama.cpp's CUDA check failed before any layer was offloaded to the GPU: pinned (page-locked) host memory for the model, not VRAM"),
     R("host-ram", 8.0, kind("os.oom_killer"),
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
@@ -434,6 +448,12 @@ RULES = [
       "refuse as often as the memory runs out"),
     R("other", 1.8, kind("torch.nvml_assert"),
       "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),
+    # Ollama sized its GPU layers from its own estimate: a CUDA out-of-memory inside the runner afterwards (not its compute
+    # pool growing) means the estimate was low for this build
+    R("other", 1.5, lambda x: x.kind == "cuda.driver" and x.env["runtime"] == "ollama"
+      and not (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
+      "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
+      "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
     R("other", 1.0, lambda x: x.branch is None, "an out-of-memory error without numbers"),
 

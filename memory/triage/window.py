@@ -14,8 +14,12 @@ _LOAD_RE = re.compile(rb"Requested to load (\w+)")
 # the same "loading model X" as Stable Diffusion WebUI Forge prints it (its memory manager, its loader)
 # and a pack that builds its model its own way: nunchaku's "Initializing QuantizedFluxModel", and its "Disabling CPU offload"
 # when the whole diffusion model goes to the card
+# (newer nunchaku: "VRAM > 14GiB, disable CPU offload"), and any program's "Moving text encoder 2 to cuda" (SimpleTuner, kohya):
+# the part named is being placed on the card
 _ANY_LOAD_RE = re.compile(rb"(?:Requested to load|\[Memory Management\] Target:|To load target model|Loading Model:|\] Initializing) (\w+)"
-                          rb"|^(Disabling) CPU offload\s*$", re.M)
+                          rb"|\b([Dd]isabl)(?:e|ing) CPU offload\b"
+                          rb"|\b(?:[Mm]oving|[Ss]ending|[Pp]utting|[Tt]ransferring) (?:the )?((?:[Tt]ext[ _]?[Ee]ncoder|T5|t5|CLIP|clip|VAE|vae|[Uu][Nn]et|"
+                          rb"[Tt]ransformer|DiT|[Mm]odel|LLM)\w{0,20}(?: \d{1,2})?) to (?:cuda|CUDA|GPU|gpu|the GPU|device|xpu|mps)\b", re.M)
 _FORGE_LOADS = (b"[Memory", b"To load", b"Loading Model")
 _FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)[^\n]*\n?([^\n]{0,240})')
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
@@ -77,7 +81,11 @@ def read_context(scan):
     scan.phase = None
     load_at = -1
     for m in _ANY_LOAD_RE.finditer(raw):         # every load of this run (for "ran fine before")
-        scan.loads.append(m.group(1).decode("ascii", "replace") if m.group(1) else "diffusion model (CPU offload disabled)")
+        if m.group(3):
+            scan.loads.append(m.group(3).decode("ascii", "replace"))
+            scan.facts["moved_to_device"] = True
+        else:
+            scan.loads.append(m.group(1).decode("ascii", "replace") if m.group(1) else "diffusion model (CPU offload disabled)")
         load_at = m.start()
         if m.group(0).startswith(_FORGE_LOADS):
             scan.facts["forge"] = True

@@ -130,6 +130,10 @@ KNOWN_MISSES = {
         "cause weights-exceed-vram != other",
         "a Vulkan backend regression that refuses a 353 MiB allocation; the log states no free-memory figure, so the "
         "rules see an ordinary failed device allocation while loading"),
+    "ollama_runner_backend_buffer_4gb.log": (
+        "cause host-ram != weights-exceed-vram",
+        "the bare 'unable to allocate backend buffer' with no GPU allocation failing reads as Ollama's host-side buffer "
+        "(two unseen threads with a diagnosis, ollama#6606 and #5958, were RAM); this thread (ollama#5941) never got one"),
 }
 
 
@@ -147,4 +151,4 @@ def test_regression_log(path):
 def test_known_misses_are_regression_logs():
     names = {p.name for p in REGRESSION}
     assert set(KNOWN_MISSES) <= names
-    assert len(KNOWN_MISSES) <= 2, "a third miss is a regression: fix the rules, or list it with its reason"
+    assert len(KNOWN_MISSES) <= 3, "a fourth miss is a regression: fix the rules, or list it with its reason"
