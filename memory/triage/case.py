@@ -16,6 +16,11 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "os.enomem", "os.system_memory", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit")
 
 
+# runtimes whose own allocators print ggml-like lines ("cudaMalloc failed: out of memory" is MXNet's too); a llama.cpp
+# node inside ComfyUI keeps the ggml reading
+NOT_GGML = ("mxnet", "sglang", "mlx", "tensorrt-llm", "tinygrad")
+
+
 class Case:
     """Attribute bag; a missing attribute reads as None so a rule can test any field."""
 
@@ -108,7 +113,7 @@ def _numbers(x, n):
         x.branch = "mps"
         x.allocated, x.other_alloc, x.max_allowed = n.get("allocated") or 0, n.get("other_allocations") or 0, n.get("max_allowed")
         x.cap = x.max_allowed or (x.allocated + x.other_alloc + x.req) or 1
-    elif (k.startswith("ggml") or k in ("ollama.runner", "ollama.insufficient")) and x.env["runtime"] in ("llama.cpp", "ollama", "mlc-llm"):
+    elif (k.startswith("ggml") or k in ("ollama.runner", "ollama.insufficient")) and x.env["runtime"] not in NOT_GGML:
         x.branch = "ggml"
     elif k in SIMPLE:
         x.branch = k

@@ -69,3 +69,10 @@ def test_runtime(text, runtime):
 def test_mxnet_alloc_is_not_read_as_a_llamacpp_load():
     res = engine.triage_text("[12:44:34] src/storage/./pooled_storage_manager.h:84: cudaMalloc failed: out of memory\n")
     assert res["cause"] != "weights-exceed-vram"
+
+
+def test_llamacpp_lines_inside_comfyui_keep_the_ggml_reading():
+    text = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 27846.97 MiB on device 0: cudaMalloc failed: out of memory\n"
+            "llama_model_load: error loading model: unable to allocate backend buffer\n")
+    res = engine.triage_text(text, context={"runtime": "comfyui"})
+    assert res["cause"] == "weights-exceed-vram"
