@@ -197,15 +197,10 @@ def _ollama_env(s, f, m, text, lineno, window):
     f["ollama_env"][m.group(1)] = m.group(2)
 
 
-_MARKED = (("sglang", ("sglang",)), ("mxnet", ("mxnet", "pooled_storage_manager")), ("mlx", ("mlx", "mflux", "[METAL] Command buffer", "metal::malloc")),
-           ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm")), ("mlc-llm", ("mlc_chat", "mlc_llm", "mlc-llm")), ("tinygrad", ("tinygrad",)))
-
-
 def _runtime_marker(s, f, m, text, lineno, window):
     """The first runtime the log names (a later line naming another is most often a path or an import)."""
-    word = m.group(0)
     if f["runtime_marker"] is None:
-        f["runtime_marker"] = next((name for name, words in _MARKED if any(w.lower() in word.lower() for w in words)), None)
+        f["runtime_marker"] = L.RUNTIME_MARKERS[m.lastindex - 1][0]
 
 
 HANDLERS = {

@@ -5,6 +5,17 @@ import re
 
 FRAME_RE = re.compile(r'File "([^"]+)", line \d+, in (\S+)')
 
+# The runtimes a line names (runtime id, the words that gate the line, the pattern: one group each in runtime_marker).
+# Word boundaries keep "mlx5" (a network card in NCCL's lines) from reading as MLX.
+RUNTIME_MARKERS = (
+    ("sglang", ("sglang",), r"\bsglang\b"),
+    ("mxnet", ("mxnet", "pooled_storage"), r"\bmxnet\b|pooled_storage_manager"),
+    ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
+    ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
+    ("mlc-llm", ("mlc_chat", "mlc_llm", "mlc-llm"), r"\bmlc_chat|\bmlc_llm\b|\bmlc-llm\b"),
+    ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
+)
+
 # --- facts ---------------------------------------------------------------------------------------
 
 FACTS = [
@@ -54,9 +65,8 @@ FACTS = [
     # a program saying its load failed ("Error while loading customized transformer, falling back", "Failed to load model")
     ("load_failed", re.compile(r"(?i)\berror (?:while |when )?loading (?:the )?(?:customi[sz]ed |quanti[sz]ed )?(?:model|transformer|unet|dit|weights|checkpoint)\b|"
                                r"\bfailed to load (?:the )?(?:model|transformer|unet|dit|weights|checkpoint)\b")),
-    # runtimes with no message of their own that triage reads apart: named so the guide and the report say which
-    ("runtime_marker", re.compile(r"\bsglang\b|\bmxnet\b|pooled_storage_manager|\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc|"
-                                  r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm|\bmlc_chat|\bmlc_llm\b|\bmlc-llm\b|\btinygrad\b")),
+    # runtimes with no message of their own that triage reads apart (RUNTIME_MARKERS): named so the guide and report say which
+    ("runtime_marker", re.compile("|".join(f"({rx})" for _, _, rx in RUNTIME_MARKERS))),
     # llama.cpp load order: model buffers, then KV buffers, then compute buffers
     ("ggml_model_buf", re.compile(r"(?<!\S)(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_kv_buf", re.compile(r"(?<!\S)(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
@@ -81,8 +91,7 @@ FACTS = [
 
 
 
-RUNTIME_WORDS = ("sglang", "mxnet", "pooled_storage", "mlx", "mflux", "[METAL]", "metal::malloc", "tensorrt_llm", "TensorRT-LLM", "trtllm",
-                 "mlc_chat", "mlc_llm", "mlc-llm", "tinygrad")
+RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {

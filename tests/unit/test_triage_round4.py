@@ -76,3 +76,9 @@ def test_llamacpp_lines_inside_comfyui_keep_the_ggml_reading():
             "llama_model_load: error loading model: unable to allocate backend buffer\n")
     res = engine.triage_text(text, context={"runtime": "comfyui"})
     assert res["cause"] == "weights-exceed-vram"
+
+
+def test_a_network_card_named_mlx5_is_not_mlx():
+    res = engine.triage_text("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                             "2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.00 GiB is free.\n")
+    assert res["events"][-1]["runtime"] == "pytorch"
