@@ -60,13 +60,13 @@ def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
 DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
-LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "awq": 4 + 20 / 128, "gptq": 4 + 20 / 128, "w4a16": 4 + 16 / 128,
-               "int4": 4 + 20 / 128, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
+LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
 DEFAULT_GROUP = 128
 # bits per group a 4-bit group quantization stores besides the weights: an fp16 scale and a packed 4-bit zero point
 # (AWQ, GPTQ, int4), or the scale alone (symmetric w4a16). A checkpoint's quantization_config names its group size
 # (group_size / q_group_size); 32-value groups cost 4.625 bits a weight instead of 4.16.
 GROUP_OVERHEAD_BITS = {"awq": 20, "gptq": 20, "int4": 20, "w4a16": 16}
+LINEAR_BITS.update({fmt: 4 + bits / DEFAULT_GROUP for fmt, bits in GROUP_OVERHEAD_BITS.items()})   # the usual 128 groups
 
 
 def linear_bits(fmt: str, group: int | None = None) -> float:
