@@ -277,6 +277,22 @@ SYNTH = {
     "synth:wan2.1-t2v-14B": ("BF16", 14_288_491_584, (13824, 5120), {
         "head.modulation": (1, 2, 5120), "blocks.0.ffn.0.weight": (13824, 5120), "patch_embedding.weight": (5120, 16, 1, 2, 2),
         "head.head.weight": (64, 5120)}),
+    # FLUX.2-dev: 32,223,281,152 parameters, counted by instantiating ComfyUI 0.8.0's comfy.ldm.flux.model.Flux on the meta
+    # device with the config its model_detection gives FLUX.2 (hidden 6144, 8 double + 48 single blocks, mlp 3.0, in 128,
+    # context 15360, guidance embedding); the blocks carry their real counts so depth is detected
+    "synth:flux2-dev-32B": ("BF16", 32_223_281_152, (18432, 6144), {
+        "img_in.weight": (6144, 128), "txt_in.weight": (6144, 15360), "guidance_in.in_layer.weight": (6144, 256),
+        "double_stream_modulation_img.lin.weight": (36864, 6144), "double_blocks.0.img_attn.norm.key_norm.scale": (128,),
+        "double_blocks.0.img_mlp.0.weight": (36864, 6144),
+        **{f"double_blocks.{i}.img_attn.norm.query_norm.scale": (128,) for i in range(8)},
+        **{f"single_blocks.{i}.norm.query_norm.scale": (128,) for i in range(48)}}),
+    # Mistral-Small-3.1-24B (Mistral3ForConditionalGeneration with its Pixtral vision tower and lm_head, FLUX.2's text
+    # encoder): 24,011,361,280 parameters (keras-hub's mistral_small_3.1_24b preset metadata)
+    "synth:mistral-small-3.1-24b": ("BF16", 24_011_361_280, (32768, 5120), {
+        "language_model.model.embed_tokens.weight": (131072, 5120), "language_model.model.layers.0.input_layernorm.weight": (5120,)}),
+    # FLUX.2's VAE (32 latent channels): the FLUX.1 AE's block layout; its own count is not at hand, so the FLUX.1 AE's
+    # 83,819,683 parameters (vae_flux_ae layout) are used: under 0.3 % of the DiT
+    "synth:vae-flux2": ("BF16", 83_819_683, (512, 512, 3, 3), {"decoder.conv_in.weight": (512, 32, 3, 3)}),
 }
 
 
