@@ -43,8 +43,13 @@ def infer(scan, inc, context: dict) -> dict:
 def guess_runtime(scan, inc) -> str:
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
-    if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith("ggml") for k in kinds)):
+    # Ollama runs models through llama.cpp and, since 2026, through its own MLX runner ("mlx runner failed: ...")
+    if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith(("ggml", "mlx.")) for k in kinds)):
         return "ollama"
+    # runtimes whose own message names them, whatever else the log mentions
+    for prefix, name in (("sglang.", "sglang"), ("trtllm.", "tensorrt-llm"), ("mlx.", "mlx")):
+        if any(k.startswith(prefix) for k in kinds):
+            return name
     if f["runtime_marker"]:
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
@@ -65,7 +70,9 @@ def guess_runtime(scan, inc) -> str:
         if "onnx.alloc" in kinds:
             return "onnxruntime"
         if "xla.oom" in kinds:
-            return "tensorflow" if "OOM when allocating" in inc.primary.get("text", "") else "jax"
+            if "OOM when allocating" in inc.primary.get("text", ""):
+                return "tensorflow"
+            return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
     if f["comfy"] or "/comfy/" in paths or "execution.py" in paths or "custom_nodes" in paths:
         return "comfyui"

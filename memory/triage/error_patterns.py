@@ -52,7 +52,9 @@ ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
                   + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
 # c10/core/impl/alloc_cpu.cpp
-CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory)(?:: you tried to allocate (\d+) bytes)?")
+# (some tracebacks show the message without its "DefaultCPUAllocator: " prefix: RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696)
+CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to allocate))"
+                 r"(?:: you tried to allocate (\d+) bytes)?")
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
@@ -84,6 +86,19 @@ VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, 
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
+# SGLang (srt/model_executor/model_runner.py, pool_configurator.py): after the weights, mem_fraction_static x the card left no
+# room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)
+SGLANG_POOL = re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static\.?(?: Current value: \S*?mem_fraction_static=([\d.]+))?")
+SGLANG_KV = re.compile(r"\b(Prefill|Decode) out of memory(?:\. Try to lower your batch size|\b)")
+# TensorRT-LLM's PyTorch executor (_torch/pyexecutor/py_executor_creator.py): an OOM while one component was created, then
+# a table: "The following component could not be created: KV cache", "Total GPU memory (GiB): 95.00",
+# "Free GPU memory before component creation attempt (GiB): 16.95" (read by parse.add_block_fields)
+TRTLLM_EXECUTOR = re.compile(r"Executor creation failed (?:due to insufficient GPU memory|with an error which might indicate insufficient GPU memory)")
+TRTLLM_FIELDS = {
+    "component": re.compile(r"The following component could not be created: (.{1,120}?)\s*$"),
+    "total": re.compile(r"Total GPU memory \(GiB\): ([\d.]+)"),
+    "free": re.compile(r"Free GPU memory before component creation attempt \(GiB\): ([\d.]+)"),
+}
 # llama.cpp / ggml
 GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")

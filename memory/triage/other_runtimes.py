@@ -4,6 +4,8 @@ Ollama's scheduler, and the operating system refusing memory. parse.py lists the
 strings come from each runtime's source or its users' reports (the threads named in tests/unit/test_triage_families.py)."""
 import re
 
+from ..units import parse_size
+
 # the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
 DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
                          r"|Cuda failure '?out of memory|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
@@ -18,6 +20,17 @@ ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)
 # TensorFlow's "OOM when allocating tensor with shape[...]"
 XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
                   r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
+# XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
+# units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
+# 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
+# of 15.48G hbm.") (threads: google-deepmind/gemma#85, pytorch/xla#1735, LargeWorldModel/LWM#60, sokrypton/ColabFold#62)
+_XSZ = r"(\d+(?:\.\d+)?[KMGT]?B?)"
+XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the bottom of memory)?\. That was not possible\. There are "
+                     + _XSZ + r" free|Ran out of memory in memory space (\w+)\. Used " + _XSZ + r" of " + _XSZ)
+# MLX's Metal allocator (mlx/backend/metal/allocator.cpp): one buffer over MTLDevice.maxBufferLength, or more live Metal
+# buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804)
+MLX_MALLOC = re.compile(r"\[metal::malloc\] (?:Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size"
+                        r"(?: of (\d+) bytes)?|Resource limit \((\d+)\) exceeded)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -67,6 +80,40 @@ def onnx(line):
         return None
     return {"kind": "onnx.alloc", "device_kind": "cpu" if ONNX_CPU.search(line) else None, "numbers": {"requested": int(m.group(1))},
             "runtime": "onnxruntime", "complete": True}
+
+
+def _xsize(text):
+    return parse_size(text if text[-1] in "B" else text + "iB" if text[-1] in "KMGT" else text)
+
+
+def xla_tpu(line):
+    if "That was not possible" not in line and "in memory space" not in line:
+        return None
+    m = XLA_TPU.search(line)
+    if not m:
+        return None
+    if m.group(1):
+        nums = {"requested": _xsize(m.group(2)), "free": _xsize(m.group(3))}
+    else:
+        nums = {"requested": _xsize(m.group(5)), "total": _xsize(m.group(6))}
+    # both forms are the TPU runtime's (XLA on a GPU says "Out of memory while trying to allocate N bytes")
+    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True,
+            "form": "reserve" if m.group(1) == "reserve" else "compile" if m.group(4) else "allocate"}
+
+
+def mlx_malloc(line):
+    if "metal::malloc" not in line:
+        return None
+    m = MLX_MALLOC.search(line)
+    if not m:
+        return None
+    if m.group(3):
+        return {"kind": "mlx.resource_limit", "device_kind": "metal", "numbers": {"buffer_count_limit": int(m.group(3))},
+                "runtime": "mlx", "complete": True}
+    nums = {"requested": int(m.group(1))}
+    if m.group(2):
+        nums["max_allowed"] = int(m.group(2))
+    return {"kind": "mlx.buffer_limit", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": True}
 
 
 def xla(line):

@@ -14,7 +14,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
-                             onnx as _onnx, upper_case as _upper_case, xla as _xla)
+                             onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
+                             mlx_malloc as _mlx_malloc)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -277,6 +278,34 @@ def _ggml_buffer(line):
             "complete": True}
 
 
+def _trtllm(line):
+    if "Executor creation failed" not in line:
+        return None
+    m = RX.TRTLLM_EXECUTOR.search(line)
+    if not m:
+        return None
+    ev = {"kind": "trtllm.executor", "device_kind": "cuda", "numbers": {}, "runtime": "tensorrt-llm", "complete": True}
+    add_block_fields(ev, line[m.end():])
+    return ev
+
+
+def add_block_fields(ev, text) -> bool:
+    """The table TensorRT-LLM prints under its executor failure (component, total, free before it), from a follow-up line
+    or the rest of a joined one. True if a field matched."""
+    if ev.get("kind") != "trtllm.executor":
+        return False
+    hit = False
+    for key, rx in RX.TRTLLM_FIELDS.items():
+        m = rx.search(text)
+        if m:
+            if key == "component":
+                ev["component"] = m.group(1)
+            else:
+                ev["numbers"][key] = size(m.group(1) + " GiB")
+            hit = True
+    return hit
+
+
 def _ollama_runner(line):
     m = RX.OLLAMA_RUNNER.search(line)
     if not m:
@@ -307,6 +336,12 @@ RECOGNISERS = [
     _simple(_VULKAN_LIMIT, "ggml.vulkan_limit", "vulkan", "llama.cpp", keys=("exceeds device",)),
     _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _vllm_startup,
+    _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
+            lambda m: {"mem_fraction_static_ratio": float(m.group(1))} if m.group(1) else {}, keys=("mem-fraction-static",)),
+    _simple(RX.SGLANG_KV, "sglang.kv_pool", None, "sglang", keys=("ill out of memory", "ode out of memory")),
+    _trtllm,
+    _mlx_malloc,
+    _xla_tpu,
     _ollama_runner,
     _simple(RX.VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
@@ -364,6 +399,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
+    "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

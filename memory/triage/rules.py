@@ -136,6 +136,20 @@ def fresh(x):
     return not x.recoverable
 
 
+# TensorRT-LLM's executor names the component it could not create (_torch/pyexecutor/py_executor_creator.py); each has
+# its own knob in the runtime's table
+TRT_WEIGHTS = ("Model", "Draft model for speculative decoding")
+TRT_KV = ("KV cache", "Initial KV cache (temporary for KV cache size estimation)")
+
+
+def trt_component(x):
+    return x.ev.get("component") if x.kind == "trtllm.executor" else None
+
+
+def trt_free(x):
+    return f" with {fmt_bytes(x.n['free'])} free of {fmt_bytes(x.n['total'])}" if "free" in x.n and "total" in x.n else ""
+
+
 R = Rule
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
@@ -175,6 +189,14 @@ RULES = [
       + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),
     R("weights-exceed-vram", 0.5, lambda x: x.kind == "vllm.no_kv_blocks" and x.f["vllm_model_mem"],
       "model loading took {f[vllm_model_mem]:b}"),
+    R("weights-exceed-vram", 3.0, kind("sglang.pool"),
+      lambda x: "SGLang: after the weights, mem_fraction_static"
+      + (f" ({x.n['mem_fraction_static_ratio']})" if "mem_fraction_static_ratio" in x.n else "")
+      + " of the card left no room for the KV pool: that static share holds the weights and the KV cache together; "
+        "raise --mem-fraction-static, or a smaller or quantized model"),
+    R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
+      lambda x: f"TensorRT-LLM could not create the {trt_component(x).lower()}{trt_free(x)}: the weights do not fit; "
+                "shard them (tensor or pipeline parallelism) or quantize"),
     R("weights-exceed-vram", 4.0, lambda x: x.ggml_stage == "model-load-failed" and not x.host_buffer,
       "llama.cpp could not allocate the model's weight buffer"),
     R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),
@@ -252,6 +274,14 @@ RULES = [
       "MPS cannot hold one array over 4 GiB (2**32 bytes): this resolution, length or batch makes one tensor that large; tile it"),
     R("activations", 2.4, kind("mps.buffer_size"),
       "one tensor of {req:b} is larger than the largest Metal buffer the GPU allows: this resolution, length or batch makes it"),
+    R("activations", 2.4, lambda x: x.kind == "mlx.buffer_limit" and x.req < ABSURD_HOST,
+      lambda x: f"MLX asked Metal for one buffer of {fmt_bytes(x.req)}"
+      + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
+      + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
+    R("activations", 3.0, lambda x: x.kind == "trtllm.executor" and trt_component(x) not in TRT_WEIGHTS + TRT_KV,
+      lambda x: f"TensorRT-LLM could not create its {(trt_component(x) or 'executor resources').lower()}{trt_free(x)}: "
+                "working memory sized by max_num_tokens (and max_seq_len for the sampler); lower them, or leave more "
+                "outside the KV cache (kv_cache_config.free_gpu_memory_fraction)"),
 
     # --- vae-decode ------------------------------------------------------------------------------------
     R("vae-decode", 4.0, lambda x: x.node_cause == "vae-decode", "failing node: {node}", hint=True),
@@ -321,6 +351,12 @@ RULES = [
     # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
     R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,
       "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),
+    R("kv-cache", 4.0, kind("sglang.kv_pool"),
+      lambda x: f"SGLang's KV pool had no free slots for the {x.text.split(' out of memory')[0].split()[-1].lower()} batch: "
+                "the running requests' context fills it; lower --max-running-requests or --chunked-prefill-size, or give the pool more"),
+    R("kv-cache", 4.0, lambda x: trt_component(x) in TRT_KV,
+      lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: "
+                + ("lower kv_cache_config.free_gpu_memory_fraction" if trt_component(x) == "KV cache" else "lower max_num_tokens")),
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     # the KV buffers the log shows outweigh the weights: the context (times Ollama's parallel slots) is what to cut
@@ -428,6 +464,12 @@ RULES = [
     R("other", 2.0, lambda x: async_numbers(x) and x.free is None and x.allocated + x.req <= 0.8 * x.total,
       lambda x: f"PyTorch's {fmt_bytes(x.allocated)} plus the {fmt_bytes(x.req)} request are well under the {fmt_bytes(x.total)} limit: "
                 "memory the message does not show (mapped weights, another allocator, the runtime's own limit) refused it"),
+    R("other", 6.0, lambda x: x.kind == "mlx.buffer_limit" and x.req >= ABSURD_HOST,
+      "MLX asked Metal for one buffer of {req:b}, more than any machine has: a size computed wrong (an overflow in the array's "
+      "size), not a shortage"),
+    R("other", 6.0, kind("mlx.resource_limit"),
+      "MLX hit Metal's limit on the number of live buffers ({n[buffer_count_limit]}), a count, not bytes: many small arrays kept "
+      "alive (a long lazy graph, or buffers the cache keeps); evaluate more often (mx.eval) or cap the cache (mx.set_cache_limit)"),
     R("other", 4.0, kind("ggml.metal_max"),
       "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
     # comfy-aimdo reserves GPU virtual address space for the whole model (VBAR): vGPUs, WSL and some drivers refuse it

@@ -284,6 +284,11 @@ class Scan:
             return
         ev["text"] = text.strip()[:400]
         ev["_line"] = lineno
+        if ev["kind"] == "trtllm.executor":
+            # TensorRT-LLM's table (component, total, free) follows, after a blank line
+            for k, nxt in enumerate(more(8), 1):
+                if P.add_block_fields(ev, nxt):
+                    self.consumed_until = lineno + k
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):
             # the numbers follow on the next lines: read them now
             following = more(8)

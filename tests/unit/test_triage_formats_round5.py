@@ -1,0 +1,139 @@
+"""Messages batch 20 showed triage not recognising at all (tuned on it): XLA on TPU, MLX's Metal allocator, SGLang's
+memory pool, TensorRT-LLM's executor table, PyTorch's CPU allocator without its prefix. Each log is modelled on a
+named public thread (numbers as reported, paths and prose rewritten); each test fails when its pattern or row goes."""
+import pytest
+
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage.parse import recognise
+from gpu_garden.memory.units import GiB
+
+# google-deepmind/gemma#85 form, pytorch/xla#1735 (reserve), LargeWorldModel/LWM#60 and sokrypton/ColabFold#62 (compile)
+XLA_RESERVE = ("RuntimeError: Resource exhausted: From /job:tpu_worker/replica:0/task:0:\n"
+               "Attempting to reserve 3.95G at the bottom of memory. That was not possible. There are 1.92G free, 0B reserved, "
+               "and 1.92G reservable.; \nHBM capacity 8.00G:\n")
+XLA_COMPILE = ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in "
+               "memory space hbm. Used 21.95G of 15.48G hbm.\n Exceeded hbm capacity by 6.47G.\n")
+XLA_COLAB = ("UnfilteredStackTrace: RuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. "
+             "Exceeded hbm capacity by 1.60G.\n")
+# lmstudio-ai/lmstudio-bug-tracker#2240 (MLX engine, prompt cache over Metal's per-buffer maximum)
+MLX_BUFFER = ("  File \"/app/site-packages/mlx_engine/model_kit/batched_vision/batch_generator.py\", line 825, in prompt_step\n"
+              "    mx.eval([c.state for c in self.prompt_cache])\n"
+              "RuntimeError: [metal::malloc] Attempting to allocate 48736917632 bytes which is greater than the maximum allowed "
+              "buffer size of 30150672384 bytes.\n")
+# ml-explore/mlx#3849 (a count of live Metal buffers, not bytes)
+MLX_COUNT = "RuntimeError: [metal::malloc] Resource limit (499000) exceeded.\n"
+# sgl-project/sglang#4330 (speculative decoding on an L40S: 0.84 leaves no KV pool after the weights)
+SGLANG_POOL = ("  File \"/opt/sglang/python/sglang/srt/model_executor/model_runner.py\", line 703, in init_memory_pool\n"
+               "    raise RuntimeError(\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n")
+SGLANG_POOL_VALUE = ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
+                     "Current value: mem_fraction_static=0.84\n")
+# sglang mem_cache/common.py's prefill failure (the pool has no free slots for the batch)
+SGLANG_PREFILL = ("[2025-06-02 10:11:12 TP0] Prefill out of memory. Try to lower your batch size.\n"
+                  "Try to allocate 8192 tokens.\n")
+# NVIDIA/TensorRT-LLM#4497 (the executor's table: component, total, free before it)
+TRTLLM = """RuntimeError: Executor creation failed with an error which might indicate insufficient GPU memory.
+
+The following component could not be created: Additional executor resources (temporary for KV cache size estimation)
+Total GPU memory (GiB): 95.09
+Free GPU memory before component creation attempt (GiB): 0.32
+
+Previously created components and free GPU memory before/after creation (GiB):
+Model: 93.99 / 10.60
+Sampler: 10.60 / 6.38
+Initial KV cache (temporary for KV cache size estimation): 6.38 / 0.32
+"""
+# the cut form of RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696, the size of lllyasviel/Fooocus#237
+CPU_CUT = "RuntimeError: not enough memory: you tried to allocate 26214400 bytes.\n"
+
+
+def _ev(text):
+    res = engine.triage_text(text)
+    assert res["found"], text
+    return res, res["events"][-1]
+
+
+@pytest.mark.parametrize("text, numbers, device", [
+    (XLA_RESERVE, {"requested": round(3.95 * GiB), "free": round(1.92 * GiB)}, "tpu"),
+    (XLA_COMPILE, {"requested": round(21.95 * GiB), "total": round(15.48 * GiB)}, "tpu"),
+    (XLA_COLAB, {"requested": round(9.08 * GiB), "total": round(7.48 * GiB)}, "tpu"),
+])
+def test_xla_tpu_sizes_are_binary_and_read(text, numbers, device):
+    """XLA prints tsl's HumanReadableNumBytes: "3.95G" is 3.95 GiB (a decimal reading is 7 % off)."""
+    res, ev = _ev(text)
+    assert ev["numbers"] == numbers
+    assert ev["device_kind"] == device
+    assert ev["runtime"] == "jax" and res["cause"] == "activations"
+
+
+def test_xla_tpu_under_pytorch_xla_is_pytorch():
+    text = '  File "/usr/lib/python3/site-packages/torch_xla/core/xla_model.py", line 336, in optimizer_step\n' + XLA_COLAB
+    assert _ev(text)[1]["runtime"] == "pytorch"
+
+
+def test_mlx_buffer_over_the_metal_maximum():
+    res, ev = _ev(MLX_BUFFER)
+    assert ev["numbers"] == {"requested": 48736917632, "max_allowed": 30150672384}
+    assert (ev["runtime"], ev["device_kind"], res["cause"]) == ("mlx", "metal", "activations")
+
+
+def test_mlx_wrapped_size_is_a_bug_not_a_shortage():
+    res, _ = _ev(MLX_BUFFER.replace("48736917632", "18446744069414600704"))
+    assert res["cause"] == "other"
+
+
+def test_mlx_resource_limit_is_a_count():
+    res, ev = _ev(MLX_COUNT)
+    assert ev["numbers"] == {"buffer_count_limit": 499000}
+    assert res["cause"] == "other" and ev["runtime"] == "mlx"
+
+
+def test_mlx_inside_ollama_is_ollama():
+    text = ("Error: 500 Internal Server Error: mlx runner failed: panic: mlx: [metal::malloc] Attempting to allocate 40000000000 "
+            "bytes which is greater than the maximum allowed buffer size of 30150672384 bytes. at /build/ollama/mlx-c/transforms.cpp:73\n")
+    assert _ev(text)[1]["runtime"] == "ollama"
+
+
+@pytest.mark.parametrize("text, numbers", [(SGLANG_POOL, {}), (SGLANG_POOL_VALUE, {"mem_fraction_static_ratio": 0.84})])
+def test_sglang_pool_after_the_weights(text, numbers):
+    res, ev = _ev(text)
+    assert ev["numbers"] == numbers
+    assert ev["runtime"] == "sglang" and res["cause"] == "weights-exceed-vram"
+
+
+def test_sglang_prefill_is_the_kv_pool():
+    res, ev = _ev(SGLANG_PREFILL)
+    assert ev["runtime"] == "sglang" and res["cause"] == "kv-cache"
+
+
+@pytest.mark.parametrize("component, cause", [
+    ("Additional executor resources (temporary for KV cache size estimation)", "activations"),
+    ("Model", "weights-exceed-vram"),
+    ("KV cache", "kv-cache"),
+    ("Sampler", "activations"),
+])
+def test_trtllm_component_decides(component, cause):
+    text = TRTLLM.replace("Additional executor resources (temporary for KV cache size estimation)\nTotal",
+                          component + "\nTotal")
+    res, ev = _ev(text)
+    assert ev["numbers"] == {"total": round(95.09 * GiB), "free": round(0.32 * GiB)}
+    assert ev["runtime"] == "tensorrt-llm" and res["cause"] == cause
+
+
+def test_trtllm_is_one_failure_not_one_per_table_line():
+    res, _ = _ev(TRTLLM)
+    assert len(res["events"]) == 1
+
+
+def test_cpu_allocator_without_its_prefix():
+    ev = recognise(CPU_CUT.strip())
+    assert ev and ev["kind"] == "torch.cpu" and ev["numbers"] == {"requested": 26214400}
+    assert engine.triage_text(CPU_CUT)["cause"] == "host-ram"
+
+
+@pytest.mark.parametrize("line", [
+    "There is not enough memory: the disk is full",               # no "you tried to allocate"
+    "Windows: not enough memory resources are available",
+])
+def test_cpu_cut_form_needs_the_allocators_words(line):
+    ev = recognise(line)
+    assert ev is None or ev["kind"] != "torch.cpu"
