@@ -47,9 +47,11 @@ def guess_runtime(scan, inc) -> str:
     if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith(("ggml", "mlx.")) for k in kinds)):
         return "ollama"
     # runtimes whose own message names them, whatever else the log mentions
-    for prefix, name in (("sglang.", "sglang"), ("trtllm.", "tensorrt-llm"), ("mlx.", "mlx")):
+    for prefix, name in (("sglang.", "sglang"), ("trtllm.", "tensorrt-llm"), ("mlx.", "mlx"), ("tgi.", "tgi")):
         if any(k.startswith(prefix) for k in kinds):
             return name
+    if "tensorrt.oom" in kinds:
+        return f["runtime_marker"] or "tensorrt"
     if f["runtime_marker"]:
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
@@ -70,7 +72,7 @@ def guess_runtime(scan, inc) -> str:
         if "onnx.alloc" in kinds:
             return "onnxruntime"
         if "xla.oom" in kinds:
-            if "OOM when allocating" in inc.primary.get("text", ""):
+            if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc":
                 return "tensorflow"
             return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")

@@ -31,6 +31,20 @@ XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the 
 # buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804)
 MLX_MALLOC = re.compile(r"\[metal::malloc\] (?:Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size"
                         r"(?: of (\d+) bytes)?|Resource limit \((\d+)\) exceeded)")
+# TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
+# trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
+# is not a failure" are a performance note, not a failure
+BFC = re.compile(r"Allocator \((\w+)\) ran out of memory trying to allocate ([\d.]+\s?[KMGT]?i?B)(?: \(rounded to (\d+)\))?")
+# TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"
+TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d+) bytes\.|no further information)\))?")
+# transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
+# or the disk because the quantized model does not fit the GPU
+HF_DISPATCH = re.compile(r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit the quantized model")
+# Ollama's scheduler (server.go): the part of the model that stays in system RAM does not fit RAM plus swap
+OLLAMA_TOO_LARGE = re.compile(r'model request too large for system"? requested="?([\d.]+ ?[KMGT]i?B)"? available="?([\d.]+ ?[KMGT]i?B|\d+)')
+# Hugging Face text-generation-inference's warmup (server/text_generation_server/models/flash_causal_lm.py)
+# (before mid-2023 it sized the KV cache from --max-batch-total-tokens: "... handle 16000 total tokens with 2 prefill tokens")
+TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d+) total tokens with )?(\d+) prefill tokens")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -150,3 +164,27 @@ def _upper(m):
 
 def upper_case(line: str) -> str:
     return _LOWER_FIX.sub(_upper, line)
+
+
+def bfc(line):
+    if "ran out of memory trying" not in line or "not a failure" in line:
+        return None
+    m = BFC.search(line)
+    if not m:
+        return None
+    req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
+    name = m.group(1).upper()
+    dev = "cpu" if name.startswith("CPU") else "cuda" if name.startswith(("GPU", "CUDA")) else None
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": req}, "runtime": "tensorflow", "complete": True, "form": "bfc"}
+
+
+def ollama_too_large(line):
+    if "too large for system" not in line:
+        return None
+    m = OLLAMA_TOO_LARGE.search(line)
+    if not m:
+        return None
+    avail = m.group(2)
+    return {"kind": "ollama.system_memory", "device_kind": "cpu", "runtime": "ollama", "complete": True,
+            "numbers": {"required": parse_size(m.group(1), binary_decimal=True),
+                        "available": int(avail) if avail.isdigit() else parse_size(avail, binary_decimal=True)}}

@@ -15,7 +15,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
-                             mlx_malloc as _mlx_malloc)
+                             mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
+                             TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -342,6 +343,14 @@ RECOGNISERS = [
     _trtllm,
     _mlx_malloc,
     _xla_tpu,
+    _bfc,
+    _ollama_too_large,
+    _simple(_TENSORRT, "tensorrt.oom", "cuda", "tensorrt", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+            keys=("Error Code 2",)),
+    _simple(_HF_DISPATCH, "transformers.dispatch", "cuda", "pytorch", keys=("dispatched on the CPU",)),
+    _simple(_TGI_PREFILL, "tgi.prefill", "cuda", "tgi",
+            lambda m: {"prefill_tokens": int(m.group(2)), **({"total_tokens": int(m.group(1))} if m.group(1) else {})},
+            keys=("prefill tokens",)),
     _ollama_runner,
     _simple(RX.VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
@@ -399,6 +408,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
+    "tensorrt.oom": 7, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

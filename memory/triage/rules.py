@@ -197,6 +197,12 @@ RULES = [
     R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x).lower()}{trt_free(x)}: the weights do not fit; "
                 "shard them (tensor or pipeline parallelism) or quantize"),
+    R("weights-exceed-vram", 6.0, kind("transformers.dispatch"),
+      "transformers (bitsandbytes) would have put modules on the CPU or the disk: the quantized model does not fit the GPU's free "
+      "memory; a smaller model, fewer bits, or an explicit device_map with llm_int8_enable_fp32_cpu_offload=True"),
+    R("weights-exceed-vram", 3.0, lambda x: x.kind == "tensorrt.oom" and "deserializ" in x.text.lower(),
+      lambda x: "TensorRT could not allocate the engine while deserializing it" + (f" ({fmt_bytes(x.req)})" if x.req else "")
+      + ": the engine's weights do not fit"),
     R("weights-exceed-vram", 4.0, lambda x: x.ggml_stage == "model-load-failed" and not x.host_buffer,
       "llama.cpp could not allocate the model's weight buffer"),
     R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),
@@ -278,6 +284,12 @@ RULES = [
       lambda x: f"MLX asked Metal for one buffer of {fmt_bytes(x.req)}"
       + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
       + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
+    R("activations", 3.0, lambda x: x.kind == "tgi.prefill" and "total_tokens" not in x.n,
+      "text-generation-inference's warmup could not run a prefill batch of {n[prefill_tokens]} tokens in what the weights left: "
+      "lower --max-batch-prefill-tokens (and --max-total-tokens)"),
+    R("activations", 1.5, lambda x: x.kind == "tensorrt.oom" and "deserializ" not in x.text.lower(),
+      lambda x: "TensorRT ran out of device memory" + (f" for {fmt_bytes(x.req)}" if x.req else "")
+      + " while building or running an engine: its workspace and activations grow with the batch and sequence sizes"),
     R("activations", 3.0, lambda x: x.kind == "trtllm.executor" and trt_component(x) not in TRT_WEIGHTS + TRT_KV,
       lambda x: f"TensorRT-LLM could not create its {(trt_component(x) or 'executor resources').lower()}{trt_free(x)}: "
                 "working memory sized by max_num_tokens (and max_seq_len for the sampler); lower them, or leave more "
@@ -351,6 +363,9 @@ RULES = [
     # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
     R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,
       "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),
+    R("kv-cache", 3.0, lambda x: x.kind == "tgi.prefill" and "total_tokens" in x.n,
+      "text-generation-inference could not hold {n[total_tokens]} tokens of KV cache (--max-batch-total-tokens) next to the weights: "
+      "lower --max-batch-total-tokens, or leave it unset so TGI sizes the cache from free memory"),
     R("kv-cache", 4.0, kind("sglang.kv_pool"),
       lambda x: f"SGLang's KV pool had no free slots for the {x.text.split(' out of memory')[0].split()[-1].lower()} batch: "
                 "the running requests' context fills it; lower --max-running-requests or --chunked-prefill-size, or give the pool more"),

@@ -137,3 +137,69 @@ def test_cpu_allocator_without_its_prefix():
 def test_cpu_cut_form_needs_the_allocators_words(line):
     ev = recognise(line)
     assert ev is None or ev["kind"] != "torch.cpu"
+
+
+# tensorflow/tensorflow#36751 (a failure) and #43546 (the same words as a performance note)
+BFC = ("2020-02-14 10:11:12.000000: W tensorflow/core/common_runtime/bfc_allocator.cc:309] Allocator (GPU_0_bfc) ran out of "
+       "memory trying to allocate 32.0KiB (rounded to 32768).  Current allocation summary follows.\n")
+BFC_NOTE = ("2020-09-24 21:35:23.363348: W tensorflow/core/common_runtime/bfc_allocator.cc:246] Allocator (GPU_0_bfc) ran out of "
+            "memory trying to allocate 1.02GiB with freed_by_count=0. The caller indicates that this is not a failure, but may "
+            "mean that there could be performance gains if more memory were available.\n")
+# NVIDIA/TensorRT-LLM#346 (engine build) and guidance-ai/llgtrt#7 (engine deserialisation)
+TRT_BUILD = "[11/10/2023-06:30:40] [TRT] [E] 2: [virtualMemoryBuffer.cpp::resizePhysical::140] Error Code 2: OutOfMemory (no further information)\n"
+TRT_LOAD = "[TensorRT-LLM][ERROR] [deserialize.cpp::load::572] Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)\n"
+# meta-llama/llama-cookbook#333 (a 12 GB card, bitsandbytes 8-bit)
+HF_DISPATCH = ("ValueError: Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized "
+               "model. If you want to dispatch the model on the CPU or the disk while keeping these modules in 32-bit, you need to "
+               "set `load_in_8bit_fp32_cpu_offload=True` and pass a custom `device_map` to `from_pretrained`.\n")
+# ollama/ollama#8734 (available as raw bytes) and #12692 (quoted)
+OLLAMA_RAW = ('time=2025-01-31T20:48:19.587Z level=WARN source=server.go:136 msg="model request too large for system" '
+              'requested="391.0 GiB" available=393216983040 total="1690.2 GiB" free="358.4 GiB" swap="7.8 GiB"\n')
+OLLAMA_QUOTED = ('time=2025-10-19T15:17:57.097+08:00 level=WARN source=server.go:540 msg="model request too large for system" '
+                 'requested="5.5 GiB" available="3.4 GiB" total="6.0 GiB" free="3.4 GiB" swap="0 B"\n')
+# huggingface/text-generation-inference#755 (warmup) and #710 (the older total-tokens form)
+TGI = ('Error: Warmup(Generation("Not enough memory to handle 4096 prefill tokens. You need to decrease '
+       '`--max-batch-prefill-tokens`"))\n')
+TGI_TOTAL = ("Error: Warmup(Generation(\"Not enough memory to handle 16000 total tokens with 2 prefill tokens. You need to "
+             "decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`\"))\n")
+
+
+def test_tensorflow_bfc_failure_and_not_its_performance_note():
+    res, ev = _ev(BFC)
+    assert ev["numbers"] == {"requested": 32768}
+    assert (ev["runtime"], ev["device_kind"], res["cause"]) == ("tensorflow", "cuda", "activations")
+    assert not engine.triage_text(BFC_NOTE)["found"]
+
+
+@pytest.mark.parametrize("text, cause, numbers", [
+    (TRT_BUILD, "activations", {}),
+    (TRT_LOAD, "weights-exceed-vram", {"requested": 69568823808}),
+])
+def test_tensorrt_out_of_memory(text, cause, numbers):
+    res, ev = _ev(text)
+    assert ev["numbers"] == numbers and res["cause"] == cause
+
+
+def test_bitsandbytes_dispatch_is_the_weights():
+    res, ev = _ev(HF_DISPATCH)
+    assert res["cause"] == "weights-exceed-vram" and ev["runtime"] == "pytorch"
+
+
+@pytest.mark.parametrize("text, required, available", [
+    (OLLAMA_RAW, round(391.0 * GiB), 393216983040),
+    (OLLAMA_QUOTED, round(5.5 * GiB), round(3.4 * GiB)),
+])
+def test_ollama_request_too_large_for_system(text, required, available):
+    res, ev = _ev(text)
+    assert ev["numbers"] == {"required": required, "available": available}
+    assert (ev["runtime"], res["cause"]) == ("ollama", "host-ram")
+
+
+@pytest.mark.parametrize("text, numbers, cause", [
+    (TGI, {"prefill_tokens": 4096}, "activations"),
+    (TGI_TOTAL, {"prefill_tokens": 2, "total_tokens": 16000}, "kv-cache"),
+])
+def test_tgi_warmup(text, numbers, cause):
+    res, ev = _ev(text)
+    assert ev["numbers"] == numbers
+    assert (ev["runtime"], res["cause"]) == ("tgi", cause)
