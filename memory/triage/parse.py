@@ -290,9 +290,18 @@ def _trtllm(line):
     return ev
 
 
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len")
+_VLLM_ESTIMATE = re.compile(r"estimated maximum model length is (\d+)")
+
+
 def add_block_fields(ev, text) -> bool:
-    """The table TensorRT-LLM prints under its executor failure (component, total, free before it), from a follow-up line
-    or the rest of a joined one. True if a field matched."""
+    """What a message prints on the lines under its first: TensorRT-LLM's table under its executor failure (component,
+    total, free before it), vLLM's estimated maximum length when its message is wrapped. True if a field matched."""
+    if ev.get("kind") == "vllm.kv_max_len":
+        m = _VLLM_ESTIMATE.search(text) if "estimated_max_len_tokens" not in ev["numbers"] else None
+        if m:
+            ev["numbers"]["estimated_max_len_tokens"] = int(m.group(1))
+        return bool(m)
     if ev.get("kind") != "trtllm.executor":
         return False
     hit = False

@@ -284,9 +284,9 @@ class Scan:
             return
         ev["text"] = text.strip()[:400]
         ev["_line"] = lineno
-        if ev["kind"] == "trtllm.executor":
-            # TensorRT-LLM's table (component, total, free) follows, after a blank line
-            for k, nxt in enumerate(more(8), 1):
+        if ev["kind"] in P.BLOCK_KINDS:
+            # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped
+            for k, nxt in enumerate(more(8 if ev["kind"] == "trtllm.executor" else 2), 1):
                 if P.add_block_fields(ev, nxt):
                     self.consumed_until = lineno + k
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):

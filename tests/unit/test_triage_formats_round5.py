@@ -203,3 +203,12 @@ def test_tgi_warmup(text, numbers, cause):
     res, ev = _ev(text)
     assert ev["numbers"] == numbers
     assert (ev["runtime"], res["cause"]) == ("tgi", cause)
+
+
+def test_vllm_estimate_on_the_next_line_is_read():
+    """vLLM's max-len message wrapped before its estimate (kaito-project/kaito's report form, batch 20)."""
+    text = ("ValueError: To serve at least one request with the models's max seq len (1048576), (22.5 GiB KV cache is needed, "
+            "which is larger than the available KV cache memory (17.39 GiB).\n"
+            "Based on the available memory, the estimated maximum model length is 810208.\n")
+    res, ev = _ev(text)
+    assert ev["numbers"]["estimated_max_len_tokens"] == 810208 and res["cause"] == "kv-cache"
