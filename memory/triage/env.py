@@ -69,7 +69,7 @@ def guess_runtime(scan, inc) -> str:
         return "ctranslate2"
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
-        if "onnx.alloc" in kinds:
+        if "onnx.alloc" in kinds or "torch.directml" in kinds and "onnxruntime" in inc.primary.get("text", ""):
             return "onnxruntime"
         if "xla.oom" in kinds:
             if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc":

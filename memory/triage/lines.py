@@ -127,7 +127,8 @@ _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
               "Invalid buffer size", "paging file", "1455", "Kill", "kill", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
-              "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system")
+              "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
+              "8007000E", "E_OUTOFMEMORY")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -147,7 +148,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "failed with status 5",
                "MEM_OBJECT_ALLOCATION_FAILURE", "out of resource: shared memory", "total bytes of NDArray", "Errno 12",
                "insufficient GPU memory", "Please try to increase --mem", "That was not possible. There are", "Resource limit (",
-               "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle")
+               "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle",
+               "Cuda failure 2 'out of memory'", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "8007000E", "E_OUTOFMEMORY")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -173,7 +175,7 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"Resource limit", b"GPU RAM", b"too large for system", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"os error 12", b"bad_alloc", b"E_OUTOFMEMORY", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())

@@ -8,7 +8,7 @@ from ..units import parse_size
 
 # the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
 DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
-                         r"|Cuda failure '?out of memory|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
+                         r"|Cuda failure (?:\d+ )?'?out of memory|Failed to CUDA calloc (\d+) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
                          r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
 # Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
 LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b")
@@ -45,6 +45,12 @@ OLLAMA_TOO_LARGE = re.compile(r'model request too large for system"? requested="
 # Hugging Face text-generation-inference's warmup (server/text_generation_server/models/flash_causal_lm.py)
 # (before mid-2023 it sized the KV cache from --max-batch-total-tokens: "... handle 16000 total tokens with 2 prefill tokens")
 TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d+) total tokens with )?(\d+) prefill tokens")
+# C++'s operator new failing (std::bad_alloc): host memory in a native library (a tokenizer or model loader), or a size
+# computed wrong (swisscom/ai-research-keyphrase-extraction#28, epfml/sent2vec#98)
+BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b")
+# Windows' E_OUTOFMEMORY as DirectML reports it (ONNX Runtime's DML provider, torch-directml): "8007000E Not enough memory
+# resources are available to complete this operation." (huggingface/diffusers#552, microsoft/Olive#1079)
+DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to complete this operation|\bE_OUTOFMEMORY\b")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -68,7 +74,8 @@ def level_zero(line):
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
 # worker forking, Python's OSError: system RAM (or its overcommit limit)
-ENOMEM = re.compile(r"unable to mmap (\d+) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory")
+ENOMEM = re.compile(r"unable to mmap (\d+) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
+                    r"|Cannot allocate memory \(os error 12\)")
 # Triton (torch.compile, SageAttention, FlashAttention-Triton): a kernel's shared memory per block above the GPU's limit
 TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d+), Hardware limit: (\d+)")
 # MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free

@@ -16,7 +16,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
-                             TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL)
+                             TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL,
+                             BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -331,7 +332,7 @@ RECOGNISERS = [
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
     _simple(_ENOMEM, "os.enomem", None, "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
-            keys=("unable to mmap", "Errno 12")),
+            keys=("unable to mmap", "Errno 12", "os error 12")),
     _simple(_TRITON_SMEM, "triton.shared_memory", "cuda", "pytorch",
             lambda m: {"shared_memory_required": int(m.group(1)), "shared_memory_limit": int(m.group(2))}, keys=("out of resource",)),
     _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
@@ -387,9 +388,12 @@ RECOGNISERS = [
     _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _driver,
-    _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
+    _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
+            lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
             keys=("CUDA_ERROR_OUT_OF_MEMORY", "CUDA failed with", "Cuda Runtime (", "Cuda failure", "cuMem", "Requested amount of GPU",
-                  "CUDA runtime error")),
+                  "CUDA runtime error", "CUDA calloc")),
+    _simple(_DML_HRESULT, "torch.directml", "directml", "pytorch", keys=("8007000E", "E_OUTOFMEMORY"), form="hresult"),
+    _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc",)),
     _onnx,
     _level_zero,
     _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
@@ -417,7 +421,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
-    "tensorrt.oom": 7, "transformers.dispatch": 8, "tgi.prefill": 8,
+    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -100,7 +100,7 @@ def mps_full(x):
     return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
 
 
-HOST_KINDS = ("torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
+HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory")
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
 VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
@@ -387,6 +387,9 @@ RULES = [
     # --- host-ram: system memory, not the GPU ----------------------------------------------------------
     R("host-ram", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) < ABSURD_HOST,
       lambda x: "the CPU allocator could not get " + (f"{fmt_bytes(x.n['requested'])} of " if x.n.get("requested") else "") + "system RAM"),
+    R("host-ram", 2.0, kind("cpp.bad_alloc"),
+      "a native library could not get memory from the system (std::bad_alloc): most often RAM while a model or tokenizer is "
+      "loaded; a size computed wrong reads the same"),
     R("host-ram", 8.0, kind("python.memory_error"), lambda x: "Python could not get system RAM (MemoryError)"
       + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
     R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
@@ -511,6 +514,10 @@ RULES = [
       and not (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
       "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
       "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),
+    R("other", 2.0, lambda x: x.kind == "cuda.driver" and "NCCL" in x.text,
+      "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
+      "(PyTorch's cache, XLA's preallocation) left too little; leave headroom (a smaller batch, XLA_PYTHON_CLIENT_MEM_FRACTION, "
+      "NCCL_BUFFSIZE)"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
     R("other", 1.0, lambda x: x.branch is None, "an out-of-memory error without numbers"),
 

@@ -212,3 +212,38 @@ def test_vllm_estimate_on_the_next_line_is_read():
             "Based on the available memory, the estimated maximum model length is 810208.\n")
     res, ev = _ev(text)
     assert ev["numbers"]["estimated_max_len_tokens"] == 810208 and res["cause"] == "kv-cache"
+
+
+# NVIDIA/nccl#1235 (the older form, with the calloc size) and the 2.19+ form with the CUDA error number
+NCCL_OLD = ("ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n"
+            "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n")
+NCCL_NEW = "node01:1234:1300 [0] include/alloc.h:320 (ncclCuMemAlloc) NCCL WARN Cuda failure 2 'out of memory'\n"
+# swisscom/ai-research-keyphrase-extraction#28 (a model loaded into 8 GB of RAM)
+BAD_ALLOC = "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\nAborted\n"
+# huggingface/diffusers#552 (ONNX Runtime's DirectML provider, E_OUTOFMEMORY)
+DML_ORT = ("2022-10-18 13:56:21.2822368 [E:onnxruntime:, sequential_executor.cc:369 onnxruntime::SequentialExecutor::Execute] "
+           "Non-zero status code returned while running MemcpyToHost node. Status Message: "
+           "D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\dml\\DmlExecutionProvider\\src\\MLOperatorAuthorImpl.cpp(1978): "
+           "Exception(3) tid(4304) 8007000E Not enough memory resources are available to complete this operation.\n")
+# Rust's io::Error for ENOMEM (safetensors, candle)
+RUST_ENOMEM = "Error while deserializing header: Cannot allocate memory (os error 12)\n"
+# AUTOMATIC1111/stable-diffusion-webui#6100 (the CPU allocator's words without "DefaultCPUAllocator: ")
+A1111_CPU = "RuntimeError: [enforce fail at ..\\c10\\core\\impl\\alloc_cpu.cpp:72] data. not enough memory: you tried to allocate 6553600 bytes.\n"
+
+
+@pytest.mark.parametrize("text, numbers", [(NCCL_OLD, {"requested": 6291456}), (NCCL_NEW, {})])
+def test_nccl_out_of_memory(text, numbers):
+    res, ev = _ev(text)
+    assert ev["kind"] == "cuda.driver" and ev["numbers"] == numbers
+    assert "NCCL" in ev["causes"][0]["evidence"][0]
+
+
+@pytest.mark.parametrize("text, kind, cause, runtime", [
+    (BAD_ALLOC, "cpp.bad_alloc", "host-ram", "pytorch"),
+    (DML_ORT, "torch.directml", "activations", "onnxruntime"),
+    (RUST_ENOMEM, "os.enomem", "host-ram", "pytorch"),
+    (A1111_CPU, "torch.cpu", "host-ram", "pytorch"),
+])
+def test_more_messages(text, kind, cause, runtime):
+    res, ev = _ev(text)
+    assert (ev["kind"], res["cause"], ev["runtime"]) == (kind, cause, runtime)
