@@ -221,11 +221,12 @@ def published():
     wan = table("wan_wan2.1_t2v_1.3B_fp16")
     wan32 = {k: ("F32" if d in ("F16", "BF16") else d, s) for k, (d, s) in wan.items()}
     comps = families.split_components(wan32, "wan2.1 1.3B fp32") + families.split_components(table("vae_wan_2.1_vae"), "vae")
-    e = E.estimate(comps, 832, 480, 81, cfg=False, policy={"_no_knobs": True, "cast_fp32": False, "text_encoders": "cpu"})
+    e = E.estimate(comps, 832, 480, 81, cfg=False, policy={"_no_knobs": True, "cast_fp32": False, "text_encoders": "cpu",
+                                                           "runner": "wan"})
     comfy = max(e["breakdown"]["sample"]["weights"] + e["comfyui_memory_required"], e["phases"]["vae_decode"] - e["breakdown"]["vae_decode"]["fixed"]) \
         + sum(e["fixed"].values())
     rows.append(("wan21 1.3B 832x480x81 (Wan README)", e["peak"], comfy, 8.19 * GiB,
-                 "fp32 weights (bf16 autocast), cond/uncond sequential, T5 on CPU, model offloaded before decode"))
+                 "fp32 weights (bf16 autocast), Wan's reference DiT (runner wan), cond/uncond sequential, T5 on CPU, model offloaded before decode"))
 
     dit = blob("BF16", 12_821_012_544, **{"txt_in.individual_token_refiner.blocks.0.norm1.weight": (3072,),
                                         "img_in.proj.weight": (3072, 16, 1, 2, 2)})
@@ -251,7 +252,12 @@ PHASES = ("sample", "sample-offload", "pipeline", "weights")
 MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gguf-q8_0-peak",
                 "diffusers-bench-flux1-dev-group-offload-leaf-1024", "diffusers-bench-sdxl-group-offload-leaf-1024",
                 # after measured batch 3's first sight: diffusers' HunyuanVideo decoder (vae.DIFFUSERS_HV_DECODE)
-                "hf-blog-videogen-hunyuanvideo-4bit-cpu-offload"}
+                "hf-blog-videogen-hunyuanvideo-4bit-cpu-offload",
+                # after measured batch 5's first sight: runner "wan" (Wan's reference DiT, phases.WAN_REFERENCE_DIT, from
+                # the code, not fitted) was written for and mapped onto batch 4's DiffSynth-Studio Wan rows
+                "diffsynth-wan21-14b-bf16-persistent-all", "diffsynth-wan21-14b-bf16-persistent-7b",
+                "diffsynth-wan21-14b-bf16-persistent-0", "diffsynth-wan21-14b-fp8-persistent-all",
+                "diffsynth-wan21-14b-fp8-persistent-0", "diffsynth-wan21-1.3b-bf16"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

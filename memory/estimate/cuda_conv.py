@@ -42,7 +42,7 @@ NAME = "CUDA convolution workspace"
 
 
 def applies(kind: str, device="cuda", runner="comfyui") -> bool:
-    return (device or "") in DEVICES and runner == "comfyui" and kind in COPIES
+    return (device or "") in DEVICES and runner in ("comfyui", "wan") and kind in COPIES
 
 
 def _frames(kind, many: bool) -> int:

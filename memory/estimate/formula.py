@@ -11,7 +11,7 @@ from . import families, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
-                     sample_activation_bytes, sample_parts, te_activation, te_tokens)
+                     sample_activation_bytes, sample_parts, te_activation, te_tokens, wan_reference_peak)
 from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
 from .vae import vae_decode_bytes, vae_encode_bytes  # noqa: F401
 from ..errors import UserError
@@ -86,7 +86,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
     text_encoders unload|resident|cpu, models swap|resident, platform linux|windows|darwin, compute_bytes,
     weights_dtype fp32|bf16|fp16|fp8|gguf|q4_k..., vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
-    gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers (whose VAE decoder code runs),
+    gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers|wan (whose model code runs: diffusers' VAE
+    decoders; wan: Wan's reference DiT, as Wan's generate.py and DiffSynth-Studio run it),
     text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
@@ -178,6 +179,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
         if pol["runner"] == "diffusers":
             act = max(act, diffusers_rope_peak(family, arch, lat, b_eff))
+        elif pol["runner"] == "wan":
+            act = max(act, wan_reference_peak(family, arch, lat, b_eff))
         act += W.largest_cast(dm["table"])
         if pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
             act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])

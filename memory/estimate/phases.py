@@ -174,6 +174,24 @@ def sample_activation_bytes(family: str, latent_shape, dtype="bf16", cond_batch:
 DIFFUSERS_FP32_ROPE = {"ltxv": 5 * 2 + 2 * 4 + 3 * 4 + 2}
 
 
+# runner "wan": Wan's reference DiT code (wan/modules/model.py, which DiffSynth-Studio's Wan pipeline copied up to
+# its 2025 rewrite, e.g. diffsynth/models/wan_video_dit.py at 0219e8d2) keeps the residual stream in fp32 (x + y * e
+# under autocast(float32)) and applies RoPE through float64 complex numbers (rope_apply: x.to(float64) ->
+# view_as_complex -> x * freqs -> view_as_real, cat, stack, then .float()). ComfyUI's port keeps the stream in the
+# model dtype and rotates in bf16/fp32 real arithmetic. Bytes per token x hidden at the self-attention peak, read
+# from the code (not fitted): the fp32 block input (4) and the fp32 modulated input held as the call's argument (4),
+# q, k, v in bf16 (3 x 2), rope(q) already returned in fp32 (4), and inside rope(k) the float64 copy and the
+# complex128 product, or later the product and its cat, or the cat and its stack (2 x 8).
+WAN_REFERENCE_DIT = 4 + 4 + 3 * 2 + 4 + 2 * 8
+
+
+def wan_reference_peak(family, arch, lat, b_eff) -> int:
+    """The self-attention peak of Wan's reference DiT (runner "wan"); 0 for families other than Wan."""
+    if family not in ("wan21", "wan22"):
+        return 0
+    return int(WAN_REFERENCE_DIT * b_eff * lat["image_tokens"] * (arch.get("hidden") or 0))
+
+
 def diffusers_rope_peak(family, arch, lat, b_eff) -> int:
     """The attention-side peak of a diffusers transformer whose RoPE runs in fp32 (0 for other families)."""
     per = DIFFUSERS_FP32_ROPE.get(family)

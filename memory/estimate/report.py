@@ -44,8 +44,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
                    help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM)")
-    s.add_argument("--runner", choices=["comfyui", "diffusers"], default="comfyui",
-                   help="whose VAE decoder code runs the decode (diffusers' KL decoder peaks higher than ComfyUI's)")
+    s.add_argument("--runner", choices=["comfyui", "diffusers", "wan"], default="comfyui",
+                   help="whose model code runs: diffusers (its VAE decoders peak higher than ComfyUI's), wan (Wan's own "
+                        "generate.py or DiffSynth-Studio: fp32 residual stream and float64 RoPE in the DiT)")
     s.add_argument("--reserve-vram", type=float, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
     s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
     s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,

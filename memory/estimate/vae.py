@@ -33,7 +33,7 @@ DIFFUSERS_KL_DECODE = 2360
 # its peak (the whole video at once, no causal chunking), fit: hf-blog-videogen-hunyuanvideo-4bit-cpu-offload of
 # benchmarks/data/diffusion_measured.json (768x512x121, where the decode is the peak and only the VAE is resident)
 DIFFUSERS_HV_DECODE = 243
-RUNNERS = ("comfyui", "diffusers")
+RUNNERS = ("comfyui", "diffusers", "wan")  # "wan": Wan's reference code; its VAE is the one ComfyUI ported
 
 
 def choose_dtype(kind: str, vae_dtype: str = "auto", gpu_halves=("bf16", "fp16")) -> str:

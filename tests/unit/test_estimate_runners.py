@@ -1,0 +1,50 @@
+"""Runner profiles of the estimate: whose model code runs changes the peak. Expected bytes are written out from the
+runners' code (element sizes per token x hidden), not taken from the module; halving a term breaks a test here."""
+import argparse
+
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.estimate import families, formula as E, layouts, report, weights as W
+
+
+def _table(name):
+    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+
+
+def _dm(name, fam):
+    return [c for c in families.split_components(_table(name), fam) if c["role"] == "diffusion_model"]
+
+
+def _sample_act(comps, w, h, f, runner):
+    e = E.estimate(comps, w, h, f, cfg=False, policy={"_no_knobs": True, "runner": runner})
+    return e["breakdown"]["sample"]["activations"]
+
+
+def test_wan_reference_dit_peak_from_its_code():
+    # Wan's reference block (wan/modules/model.py; DiffSynth-Studio 0219e8d2 diffsynth/models/wan_video_dit.py):
+    # fp32 residual x, the fp32 modulated input, q/k/v bf16, rope(q) returned as fp32, and inside rope(k) a float64
+    # copy plus the complex128 product
+    per = 4 + 4 + 3 * 2 + 4 + (8 + 8)
+    comps = _dm("wan_wan2.1_t2v_1.3B_fp16", "wan21")
+    tokens = 21 * (480 // 16) * (832 // 16)  # 81 frames -> 21 latent frames, 2x2 patches of the 8x latent
+    assert tokens == 32760
+    act = _sample_act(comps, 832, 480, 81, "wan")
+    assert act - W.largest_cast(comps[0]["table"]) == per * tokens * 1536
+    # ComfyUI's port holds less: its figure is below the reference runner's
+    assert _sample_act(comps, 832, 480, 81, "comfyui") < act
+
+
+def test_wan_runner_leaves_other_families_alone():
+    comps = _dm("flux_flux1-dev", "flux1")
+    assert _sample_act(comps, 1024, 1024, 1, "wan") == _sample_act(comps, 1024, 1024, 1, "comfyui")
+
+
+def test_wan_runner_from_the_cli_and_bad_runner():
+    ap = argparse.ArgumentParser()
+    report.add_cli_arguments(ap)
+    assert report.policy_from_args(ap.parse_args(["--runner", "wan"]))["runner"] == "wan"
+    with pytest.raises(SystemExit):
+        ap.parse_args(["--runner", "sglang"])
+    with pytest.raises(UserError):
+        E.estimate(_dm("wan_wan2.1_t2v_1.3B_fp16", "wan21"), 832, 480, 81, policy={"_no_knobs": True, "runner": "sglang"})
