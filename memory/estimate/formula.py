@@ -259,8 +259,8 @@ def peak_on(est: dict, budget) -> dict:
     others = lambda *ex: sum(v for k, v in (("te", w["te"]), ("dm", w["dm"]), ("vae", w["vae"])) if k not in ex) if keep else 0  # noqa: E731
     breakdown, phases = {}, {}
 
-    def phase(name, weights, acts):
-        margin = int(FRAGMENTATION * acts)
+    def phase(name, weights, acts, slack=0):
+        margin = int(FRAGMENTATION * acts) + int(slack)
         breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}
         phases[name] = int(weights + acts + margin + fixed_total)
 
@@ -276,7 +276,7 @@ def peak_on(est: dict, budget) -> dict:
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"))
-        phase("vae_decode", wv, vinfo["bytes"])
+        phase("vae_decode", wv, vinfo["bytes"], 0 if vinfo["tiled"] else vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
     if not phases:
