@@ -3,15 +3,16 @@
 // serializes), and the setting GPUGarden.AutoUnloadTextEncoders turns on the automatic mode. The server
 // reads that setting from ComfyUI's own settings store; POST /gpu_garden/auto_unload only tells it
 // which user's settings to follow (matters under --multi-user).
-import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests } from "./lib/format.js";
 import { clientId, toast } from "./lib/frontend.js";
+import { addFace, registerFaceNode } from "./lib/node_face.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
 const SETTING = "GPUGarden.AutoUnloadTextEncoders";
 const LINE_HEIGHT = 15;
 const MAX_HEIGHT = 260;
+const WIDTH = 360;
 const IDLE_TEXT = "Runs after encoding, before the sampler: the memory it frees, measured, shows here.";
 
 function render(face, report) {
@@ -46,8 +47,9 @@ function announce(report) {
   toast("info", "GPU Garden: text encoders unloaded", report.summary, 5000);
 }
 
-app.registerExtension({
-  name: "GPUGarden.UnloadTextEncoders",
+registerFaceNode({
+  extension: "GPUGarden.UnloadTextEncoders",
+  node: NODE,
   settings: [
     {
       id: SETTING,
@@ -68,38 +70,24 @@ app.registerExtension({
     api.addEventListener("reconnected", () => { told = null; tell(); });
     tell();
   },
-  async beforeRegisterNodeDef(nodeType, nodeData) {
-    if (nodeData?.name !== NODE) return;
-    const onNodeCreated = nodeType.prototype.onNodeCreated;
-    nodeType.prototype.onNodeCreated = function () {
-      const r = onNodeCreated?.apply(this, arguments);
-      const face = el("div", "gg-unload-report", null, {
-        font: "11px/1.35 ui-monospace, SFMono-Regular, Menlo, monospace", whiteSpace: "pre-wrap",
-        overflowY: "auto", padding: "4px 6px", borderRadius: "6px", boxSizing: "border-box",
-        background: "var(--comfy-input-bg, rgba(0,0,0,.25))", color: "var(--input-text, #ddd)",
-      });
-      face.dataset.testid = "gg-unload-report";
-      const widget = this.addDOMWidget("gg_unload_report", "gg_unload_report", face, {
-        serialize: false, hideOnZoom: false,
-        getMinHeight: () => Math.min(MAX_HEIGHT, 14 + LINE_HEIGHT * Math.max(2, face.childElementCount + wrapped(face))),
-        getMaxHeight: () => MAX_HEIGHT,
-      });
-      widget.serialize = false;
-      this.__ggUnloadReport = face;
-      render(face, null);
-      if (this.size && this.size[0] < 360) this.setSize([360, this.size[1]]);
-      return r;
-    };
-    const onExecuted = nodeType.prototype.onExecuted;
-    nodeType.prototype.onExecuted = function (output) {
-      onExecuted?.apply(this, arguments);
-      const report = output?.gpu_garden_unload?.[0];
-      if (report && this.__ggUnloadReport) {
-        render(this.__ggUnloadReport, report);
-        const height = this.computeSize()[1];
-        this.setSize([Math.max(this.size[0], 360), Math.max(this.size[1], height)]);
-        this.setDirtyCanvas(true, true);
-      }
-    };
+  created(node) {
+    /** @type {HTMLDivElement | null} */
+    let face = null;  // the frontend may ask for the height while the widget is being added
+    face = addFace(node, {
+      name: "gg_unload_report", testid: "gg-unload-report", width: WIDTH, cls: "gg-unload-report",
+      style: { whiteSpace: "pre-wrap", overflowY: "auto" },
+      idle: (root) => render(root, null),
+      getMinHeight: () => Math.min(MAX_HEIGHT, 14 + LINE_HEIGHT * Math.max(2, face ? face.childElementCount + wrapped(face) : 0)),
+      getMaxHeight: () => MAX_HEIGHT,
+    });
+    node.__ggUnloadReport = face;
+  },
+  executed(node, output) {
+    const report = output?.gpu_garden_unload?.[0];
+    if (!report || !node.__ggUnloadReport) return;
+    render(node.__ggUnloadReport, report);
+    const height = node.computeSize()[1];
+    node.setSize([Math.max(node.size[0], WIDTH), Math.max(node.size[1], height)]);
+    node.setDirtyCanvas(true, true);
   },
 });

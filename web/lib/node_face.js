@@ -1,5 +1,6 @@
 // @ts-check
-// The face of a GPU Garden result node (Footprint Estimate: web/estimate.js, Fit to Card: web/fit_to_card.js):
+// The face of a GPU Garden result node (Footprint Estimate: web/estimate.js, Fit to Card: web/fit_to_card.js, Unload
+// Text Encoders: web/unload.js):
 // a monospace box on the node, added as a DOM widget that never serializes, and the registration that hooks
 // the node type's onNodeCreated / onConfigure / onExecuted after the frontend's own. What each node draws
 // and how it sizes itself stay in its own module; only the look and the wiring they share are here.
@@ -66,15 +67,19 @@ function after(proto, method, fn) {
  * @property {(node: any) => void} created after onNodeCreated: add the face (addFace)
  * @property {(node: any, output: any) => void} executed after onExecuted: draw what the node sent
  * @property {(node: any) => void} [configured] after onConfigure (a workflow loaded)
+ * @property {any[]} [settings] the extension's settings (ComfyUI's settings dialog)
+ * @property {() => Promise<void> | void} [setup] the extension's setup hook
  */
 
 /**
  * Register the frontend extension of one node type with a face.
  * @param {FaceNode} spec
  */
-export function registerFaceNode({ extension, node, created, executed, configured }) {
+export function registerFaceNode({ extension, node, created, executed, configured, settings, setup }) {
   app.registerExtension({
     name: extension,
+    ...(settings ? { settings } : {}),
+    ...(setup ? { setup } : {}),
     async beforeRegisterNodeDef(nodeType, nodeData) {
       if (nodeData?.name !== node) return;
       after(nodeType.prototype, "onNodeCreated", created);
