@@ -81,7 +81,23 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # top-k/top-p sampler (vllm#33538, from 0.16: ~3 logits copies) replaced the sort's 9.7 copies; the two
         # DeepSeek-V2-Lite rows disagree with each other (1.61 GiB more KV for 0.80 GiB more share, on a card Windows
         # shared) and stay unexplained
-        "vllm-kvlab-qwen25-7b-awq-4080-32k", "vllm-kvlab-dsv2lite-awq-4080-u085", "vllm-kvlab-dsv2lite-awq-4080-u080")
+        "vllm-kvlab-qwen25-7b-awq-4080-32k", "vllm-kvlab-dsv2lite-awq-4080-u085", "vllm-kvlab-dsv2lite-awq-4080-u080",
+        # batch 13 (tuned after its first sight was recorded): every row was read while these were added, each from
+        # the runtime's source: vLLM tensor parallelism (per-GPU weights, KV heads, MLP columns; the sampler over the
+        # whole vocabulary) and the hybrid manager's concurrency (the TP rows); MXFP4 checkpoints quantizing the
+        # experts alone, llama.cpp's MXFP4 MoE GGUF and vLLM's padded Marlin layout (the gpt-oss rows); Ollama 0.6.0's
+        # weights total with the KV, its 1-byte q8_0 estimate and its gpt-oss KV/graph rule and library tags (the
+        # Ollama rows); Coder/Math fine-tune names (the Qwen3-Coder row). The 16480 row's model was renamed to the
+        # Ollama tag its blob is, and the A100 gpt-oss row lost a wrongly inferred max_num_seqs (both in its notes).
+        "vllm-23278-gptoss120b-h100-default-refused", "vllm-27508-gptoss120b-h100-u095-mnbt1024-refused",
+        "vllm-34076-qwen3coder30b-fp8-pp2-refused", "llamacpp-ollama16480-gptoss120b-262k-np2",
+        "ollama-9678-gemma3-27b-q8kv-20k-4090", "ollama-11711-gptoss20b-4060ti-8k", "ollama-11982-gptoss120b-3gpu-75k",
+        "llamacpp-lmstudio900-gptoss20b-mxfp4-cpu", "llamacpp-15253-gptoss120b-mxfp4-size",
+        "vllm-33155-gptoss120b-h100-0141-weights", "vllm-dennislee-qwen2-7b-tp2-a100-80g-u050",
+        "vllm-dennislee-qwen2-7b-tp2-a100-40g-u050", "vllm-dennislee-gptoss120b-tp4-a100-80g-u080",
+        # batch 7's 0.6.0 gemma3:27b row: its ctx (512, from its own printed 248.0 MiB of KV) was corrected and its KV
+        # scored when 0.6.0's weights total was found to carry the KV
+        "ollama-9685-gemma3-27b-2gpu-060")
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
 
@@ -157,6 +173,7 @@ def score(row) -> dict:
         out["required_full_gib"] = (round(res["total"] / GiB, 2), m["required_full_gib"])
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
+        spec = K.vllm_per_rank(spec, row["input"].get("tensor_parallel_size") or 1)  # one GPU's pool and heads
         if "kv_available_gib" in m:  # tokens from the printed available memory: block arithmetic alone
             toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd)
             # vLLM prints the available memory rounded to 0.01 GiB: the tokens agree within that rounding

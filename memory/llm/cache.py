@@ -71,9 +71,24 @@ def layer_elems(spec: LLMSpec, mla_cache: str = "latent") -> tuple:
     return spec.n_kv_heads * spec.head_dim_k, spec.n_kv_heads * spec.head_dim_v
 
 
-def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent") -> dict:
-    """{layer kind: bytes one token adds across all layers of that kind}."""
-    kb, vb = KV_BYTES[kv], KV_BYTES[kv_v or kv]
+# Ollama's estimate (memory.required.kv, and the layer placement built on it) prices a quantized cache without
+# its block scales: fs/ggml kvCacheBytesPerElement returns 1 byte for q8_0 ("1/2 of fp16") and 0.5 for q4_0
+# (0.6.0 through 0.12); the runner then allocates llama.cpp's 34/32 and 18/32 (gemma3:27b at num_ctx 20000 with
+# q8_0: 4.7 GiB printed, 62 layers x 20000 x 4096 values x 1 byte; ollama/ollama#9678).
+OLLAMA_ESTIMATE_BYTES = {"q8_0": 1.0, "q4_0": 0.5}
+# gpt-oss in Ollama's estimate (fs/ggml GraphSize, case "gptoss", from 0.11.0): a sliding layer is priced at
+# numParallel x 4096 + batch cells whatever its 128-token window, a full layer at num_ctx x numParallel
+# (gpt-oss:20b at num_ctx 8192: 12 x 8192 + 12 x 4608 cells x 2 KiB = 300.0 MiB, ollama/ollama#11711)
+OLLAMA_GPTOSS_SWA = 4096
+GPTOSS_ARCHS = ("gpt_oss", "gpt-oss")
+
+
+def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
+                    table: dict | None = None) -> dict:
+    """{layer kind: bytes one token adds across all layers of that kind}. table: bytes per element by cache type
+    when a runtime prices them otherwise than KV_BYTES (Ollama's estimate)."""
+    sizes = dict(KV_BYTES, **(table or {}))
+    kb, vb = sizes[kv], sizes[kv_v or kv]
     if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors): K and V taken as equal halves
         per = [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
     else:
@@ -94,7 +109,7 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
              unified: bool = True, version=None) -> dict:
     """Bytes the runtime allocates. ctx: vLLM max_model_len (one sequence); llama.cpp -c (all slots together);
     Ollama num_ctx (per request, x parallel)."""
-    by_kind = bytes_per_token(spec, kv, kv_v, mla_cache)
+    by_kind = bytes_per_token(spec, kv, kv_v, mla_cache, OLLAMA_ESTIMATE_BYTES if runtime == "ollama" else None)
     win = spec.sliding_window or ctx
     if runtime == "vllm":
         seqs = 1  # the fits rule: one sequence of max_model_len
@@ -118,6 +133,8 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         old = version is not None and version < OLLAMA_SWA_ESTIMATE
         honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full and not old
         swa_cells = min(cells, win * parallel + OLLAMA_BATCH) if honoured else cells
+        if spec.arch in GPTOSS_ARCHS and not swa_full:
+            swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH
     full = by_kind[FULL] * cells
     swa = by_kind[SLIDING] * swa_cells
     state = spec.recurrent_state_per_seq * seqs

@@ -18,7 +18,8 @@ Public API (other modules code against these):
       parallel: requests at once (vLLM: compared with its concurrency; llama.cpp -np; OLLAMA_NUM_PARALLEL);
       vram in bytes (None: sizes only). knobs: plan.KNOBS (gpu_memory_utilization, flash_attn, ubatch, ngl,
       max_num_batched_tokens, max_num_seqs, enforce_eager, swa_full, kv_cache_memory, kv_dtype_v, mla_cache,
-      kv_unified, mmproj, runtime_version).
+      kv_unified, mmproj, runtime_version, gpu_name, vllm_engine, vllm_sampler,
+      vllm_entrypoint, tensor_parallel_size).
       keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,
       budget, fits (the asked ctx x parallel fits, with the flags), fits_as_requested (without changes), max_ctx
       (largest per-sequence context with the flags' settings, multiple of 256), max_ctx_by_kv_dtype, chosen,
@@ -26,6 +27,7 @@ Public API (other modules code against these):
       kv_capacity_bytes, kv_capacity_tokens, concurrency, vllm_would_print; llama.cpp/Ollama add host_weights,
       gpu_layers_used, max_ctx_layers (the GPU layer count a largest-context figure assumes, None = all)
   vllm_kv_tokens(spec, available_bytes, kv="f16") -> int   # vLLM's "GPU KV cache size: N tokens"
+  vllm_per_rank(spec, tp) -> LLMSpec     # one tensor-parallel GPU's share (its KV heads, MLP columns)
   suggest_flags_from_log(numbers: dict, runtime: str) -> list[dict]
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);
       any subset of: model (name, resolved against the built-ins), max_model_len, estimated_max_len, kv_tokens,
@@ -49,7 +51,7 @@ from .runtimes import RUNTIMES  # noqa: F401
 from .runtimes.llamacpp import MARGIN as LLAMACPP_MARGIN, compute_buffer as llamacpp_compute  # noqa: F401
 from .runtimes.ollama import projector  # noqa: F401
 from .runtimes.vllm import (CUDA_GRAPHS as VLLM_CUDA_GRAPHS, DEFAULT_UTIL as VLLM_DEFAULT_UTIL,  # noqa: F401
-                            MAX_UTIL as VLLM_MAX_UTIL, activation as vllm_activation)
+                            MAX_UTIL as VLLM_MAX_UTIL, activation as vllm_activation, per_rank as vllm_per_rank)
 from .spec import LLMSpec
 from .weights import DENSE_BITS, GGUF_BPW, LINEAR_BITS, split_weights, weights, weights_by_role  # noqa: F401
 from ..errors import UserError

@@ -34,7 +34,11 @@ OLLAMA_LIBRARY = {
     "gemma2": ("Gemma-2-{size}", "9b"), "gemma3": ("Gemma-3-{size}", "4b"), "mistral": ("Mistral-7B-v0.3", "7b"),
     "mistral-nemo": ("Mistral-Nemo-12B", "12b"), "mixtral": ("Mixtral-{size}", "8x7b"), "phi3": ("Phi-3-mini-4k", "mini"),
     "deepseek-v3": ("DeepSeek-V3", "671b"), "qwen3-next": ("Qwen3-Next-80B-A3B", "80b"),
+    "gpt-oss": ("gpt-oss-{size}", "20b"),
 }
+# libraries whose builds are not GGUF K-quants: Ollama's gpt-oss tags are OpenAI's MXFP4 checkpoint converted as
+# is (convert_gptoss.go writes the experts as MXFP4 and keeps every other tensor's type: bf16), "file_type=MXFP4"
+OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
 # quantization words an Ollama tag can carry, longest first
 _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")
 
@@ -77,7 +81,7 @@ def ollama_tag(name: str):
     size = default_size if tag == "latest" else tag.split("-")[0]
     m = _TAG_QUANT.search(tag)
     quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0_QAT"}.get(m.group(1), m.group(1).upper()) if m else None
-    default = "Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT
+    default = OLLAMA_LIBRARY_QUANT.get(lib) or ("Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT)
     note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
                                         f"the library's default build, {default}"))
     return pattern.format(size=size.upper()), quant or default, note
@@ -101,6 +105,12 @@ def _other_words_keep_the_architecture(builtin: str, rest: str) -> bool:
 DISTILL_BASES = {"qwen-7b": "Qwen2.5-7B", "qwen-14b": "Qwen2.5-14B", "qwen-32b": "Qwen2.5-32B",
                  "llama-8b": "Llama-3.1-8B", "llama-70b": "Llama-3.3-70B"}
 _DISTILL = re.compile(r"distill-((?:qwen|llama)-\d+(?:\.\d+)?b)(?:$|-)")
+
+
+# fine-tunes published under their own family word keep the base model's architecture: Qwen2.5-Coder-7B and
+# Qwen2.5-Math-7B are Qwen2.5-7B's geometry, Qwen3-Coder-30B-A3B is Qwen3-30B-A3B's (their config.json differ in
+# max_position_embeddings only). The word is dropped when what remains is a built-in name.
+_FINETUNE = re.compile(r"-(coder|math)(?=-)")
 
 
 # Gemma 3's quantization-aware-trained int4 weights are symmetric int4 in groups of 32 (gau-nernst/gemma3-int4,
@@ -143,6 +153,14 @@ def load_builtin(name: str):
         note = f"{name!r} is a distilled {base} (same architecture)" + (f"; weights taken as {quant} from the name"
                                                                        if quant else "")
         lookup, wanted = base, _canonical(base)
+    fine = _FINETUNE.search(wanted)
+    if fine and not tag and not any(_canonical(n) == wanted for n in names):
+        base = _FINETUNE.sub("", wanted, count=1)
+        hit = [n for n in names if _canonical(n) == base]
+        if hit:
+            note = (f"{name!r} is a {fine.group(1)} fine-tune of {hit[0]} (same architecture; its trained context may "
+                    f"differ)" + (f"; weights taken as {quant} from the name" if quant else ""))
+            wanted = base
     unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
     for n in sorted(names, key=lambda n: _canonical(n) != wanted):
         if _canonical(n) in (wanted, unversioned):

@@ -7,12 +7,12 @@ from ..units import GiB, MiB, fmt_bytes
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, vllm as V
 from .spec import SLIDING, LLMSpec
-from .weights import LINEAR_BITS, skipped_linear_params, weights, weights_by_role
+from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
-         "vllm_entrypoint")
+         "vllm_entrypoint", "tensor_parallel_size")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -82,8 +82,27 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:
         weights_dtype = "Q4_K_M"
         notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")
-    roles = weights_by_role(spec, weights_dtype)
+    tp = 1 if knobs.get("tensor_parallel_size") is None else knobs["tensor_parallel_size"]
+    if not isinstance(tp, int) or not 1 <= tp <= 64:
+        raise UserError(f"--tensor-parallel-size must be 1..64, got {tp!r}")
+    if tp > 1 and runtime != "vllm":
+        raise UserError("--tensor-parallel-size is vLLM's; llama.cpp and Ollama split layers across GPUs instead")
     fmt = str(weights_dtype or spec.quant or "").lower()
+    if (runtime == "llama.cpp" and weights_dtype is None and not spec.weights_bytes and fmt == "mxfp4"
+            and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the checkpoint's bf16
+        weights_dtype = MXFP4_MOE
+        notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
+                     "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
+    roles = weights_by_role(spec, weights_dtype)
+    if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
+        extra, kernel = V.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"))
+        if extra:
+            roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
+                         how=roles["how"] + f" + {fmt_bytes(extra)} of padding in vLLM's {kernel} expert layout")
+            notes.append(f"MXFP4 experts: vLLM pads them for its {kernel} kernel (+{fmt_bytes(extra)}); "
+                         + ("a B200-class GPU pads both sides to 256" if kernel == "trtllm" else
+                            "on a GPU without native FP4 the intermediate size goes to a multiple of 128 and the hidden "
+                            "size to 256"))
     if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
             and str(knobs.get("vllm_entrypoint") or "serve").lower() != "unsloth"):
         q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
@@ -99,6 +118,13 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "ollama" and proj:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
                      f"for one image, on the GPU before any layer")
+    if tp > 1:  # one GPU's share: weights, KV heads, MLP columns (runtimes/vllm.py per_rank)
+        roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
+                     how=roles["how"] + f", / {tp} GPUs")
+        spec = V.per_rank(spec, tp)
+        notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
+                     f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
+                     "whole vocabulary); --vram is one GPU's")
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
     if runtime == "vllm" and s["v0_fallback"]:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
@@ -288,6 +314,8 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=
         if s.get("sampler") == "flashinfer":
             f.append(_flag("env", "VLLM_USE_FLASHINFER_SAMPLER", "1", "the sampler these figures are for (FlashInfer installed)"))
         f.append(_flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
+        if s.get("tp", 1) > 1:
+            f.append(_flag("flag", "--tensor-parallel-size", s["tp"], "the GPUs these per-GPU figures are for"))
         if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
             f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
         f.append(_flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,

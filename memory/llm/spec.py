@@ -35,6 +35,7 @@ class LLMSpec:
     moe_intermediate: int = 0
     params: int | None = None      # total parameters (all experts)
     linear_params: int | None = None  # parameters in decoder-block matmuls (what AWQ/GPTQ/fp8 quantize)
+    expert_params: int = 0          # routed MoE expert matmuls alone (what an MXFP4 checkpoint quantizes)
     weights_bytes: int | None = None  # exact, from a file
     weights_source: str = ""
     embed_bytes: int | None = None    # token embedding (llama.cpp keeps it in host RAM)
@@ -208,7 +209,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
         spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
-    spec.params, spec.linear_params = _count_params(cfg, spec)
+    spec.params, spec.linear_params, spec.expert_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
     if cfg.get("_vision") is not None:
         spec.vision = dict(cfg["_vision"])
@@ -262,7 +263,8 @@ def _quant_name(q: dict) -> str | None:
 
 
 def _count_params(cfg: dict, s: LLMSpec) -> tuple:
-    """Total parameters (all experts resident) and the share inside decoder-block matmuls."""
+    """Total parameters (all experts resident), the share inside decoder-block matmuls and, of those, the routed
+    experts' matmuls."""
     d, H, V = s.hidden, s.n_heads, s.vocab
     tied = bool(cfg.get("tie_word_embeddings", False))
     embed = V * d
@@ -293,17 +295,18 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
     gated = not s.arch.startswith(("gpt2", "gpt_neox", "falcon", "phi", "starcoder", "bloom", "opt")) or s.arch.startswith("phi3")
     mlp_mats = 3 if gated else 2
     dense_mlp = mlp_mats * d * s.intermediate
-    moe_mlp = 0
+    moe_mlp = routed = 0
     if s.n_experts:
         shared = _int(cfg, "n_shared_experts", default=0) * s.moe_intermediate * mlp_mats * d
         shared += mlp_mats * d * _int(cfg, "shared_expert_intermediate_size", default=0)
-        moe_mlp = s.n_experts * mlp_mats * d * s.moe_intermediate + shared
+        routed = s.n_experts * mlp_mats * d * s.moe_intermediate
+        moe_mlp = routed + shared
         router = s.n_experts * d + (d if _int(cfg, "shared_expert_intermediate_size") else 0)  # + shared expert gate
     first_dense = _int(cfg, "first_k_dense_replace", default=0)
     moe_every = max(_int(cfg, "moe_layer_freq", "decoder_sparse_step", "expert_interval", "expert_layer_period", default=1), 1)
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
     norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3")) else 2) * d
-    linear = other = 0
+    linear = other = experts = 0
     for i, kind in enumerate(s.layer_kinds):
         if kind in (FULL, SLIDING):
             linear += attn
@@ -320,12 +323,13 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
             is_moe = s.n_experts and i >= first_dense and (i - first_dense) % moe_every == 0
         if is_moe:
             linear += moe_mlp
+            experts += routed
             other += router
         else:
             linear += dense_mlp
         other += norms_per_layer
     other += embed + head + d
-    return linear + other, linear
+    return linear + other, linear, experts
 
 
 def _mamba_params(cfg: dict, d: int) -> int:

@@ -58,6 +58,13 @@ def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
         return 0.0
     return spec.n_layers * spec.intermediate * spec.hidden * K_FALLBACK_EXTRA[t]
 DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
+# MXFP4 checkpoints (gpt-oss: quantization_config quant_method mxfp4, modules_to_not_convert = attention, router,
+# embeddings, head) quantize the routed MoE experts alone, 4 bits + an e8m0 scale per 32 values = 4.25 bits; vLLM's
+# Mxfp4Config likewise leaves every LinearBase unquantized. llama.cpp's "MXFP4 MoE" GGUF file type (ggml-org's
+# gpt-oss GGUFs: 98 q8_0, 72 mxfp4, 289 f32 tensors for gpt-oss-20b) stores the other matmuls and both
+# embeddings in Q8_0.
+MXFP4_MOE = "MXFP4_MOE"
+
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
 LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
@@ -141,7 +148,16 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
                + (f"; ffn_down rows of {spec.intermediate} are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how}
-    if up in GGUF_BPW and low not in DENSE_BITS:
+    if up == MXFP4_MOE:
+        q = spec.expert_params or spec.linear_params or spec.params
+        per = TYPE_BITS["Q8_0"] / 8
+        emb = emb_params * per
+        total = q * LINEAR_BITS["mxfp4"] / 8 + (spec.params - q) * per
+        how = (f"{q / 1e9:.2f} B expert params x 4.25 bits (MXFP4) + {(spec.params - q) / 1e9:.2f} B in Q8_0 "
+               f"(llama.cpp's MXFP4 MoE file type)")
+        return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
+                "total": int(total), "how": how}
+    if up in GGUF_BPW and low not in DENSE_BITS and not (low == "mxfp4" and spec.expert_params):
         total = spec.params * GGUF_BPW[up] / 8
         how = f"{spec.params / 1e9:.2f} B params x {GGUF_BPW[up]} bits ({up}, whole-file rate)"
     elif low in DENSE_BITS:
@@ -149,12 +165,15 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         how = f"{spec.params / 1e9:.2f} B params x {DENSE_BITS[low]} bits"
     elif low in LINEAR_BITS:
         lin = spec.linear_params or spec.params
+        experts_only = low == "mxfp4" and bool(spec.expert_params)
+        if experts_only:
+            lin = min(spec.expert_params, lin)
         group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
         bits = linear_bits(low, group)
         kept = min(skipped_linear_params(spec), lin)
         lin -= kept
         total = lin * bits / 8 + (spec.params - lin) * 2
-        how = (f"{lin / 1e9:.2f} B matmul params x {bits:.2f} bits ({low}"
+        how = (f"{lin / 1e9:.2f} B {'expert ' if experts_only else ''}matmul params x {bits:.2f} bits ({low}"
                + (f", groups of {group}" if group and group != DEFAULT_GROUP else "") + f") + "
                f"{(spec.params - lin) / 1e9:.2f} B at 16 bits"
                + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else ""))

@@ -7,20 +7,22 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
   the KV cache) held back as a buffer ("add one layer worth of memory as a buffer", gpuAllocations[i] +=
   MinimumMemory + layerSize, in every version since 0.2); graph full = the llama.cpp compute buffer; graph
   partial = graph full + the output tensor it then keeps on the GPU.
-  Its log's memory.weights.total is not one quantity across versions: before 0.6 the sum over blocks of the block
-  plus its share of the KV cache (the output tensor is left out); 0.6.x the blocks alone; later the blocks plus
-  the output tensor (printed_weights_total).
+  Its log's memory.weights.total is not one quantity across versions: through 0.6.0 the sum over blocks of the
+  block plus its share of the KV cache (the output tensor is left out); 0.6.1-0.6.x the blocks alone; from 0.7 the
+  blocks plus the output tensor (printed_weights_total).
   projector (mmproj, F16): the vision tower's parameters x 2 bytes; its graph = heads x patches^2 x 4 bytes of
   fp32 attention scores for one image (gemma3's SigLIP: 16 x 4096^2 x 4 = 1 GiB).
   Ollama >= 0.12 measures instead (the runner allocates, then reports what fits): `ollama ps` is the truth there."""
 from ...units import MiB
-from ..cache import kv_cache
+from ..cache import GPTOSS_ARCHS, KV_BYTES, OLLAMA_ESTIMATE_BYTES, kv_cache
 from . import at_least
 from .llamacpp import compute_buffer
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
 MEASURED = (0, 12)
-WEIGHTS_TOTAL_WITH_KV = (0, 6)   # llm/memory.go: memoryWeights += blk + kv/L before the per-layer KV of 0.6
+# llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
+# layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
+WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
 WEIGHTS_TOTAL_WITH_OUTPUT = (0, 7)
 # The scheduler's graph estimate (GGML.GraphSize) took no flash-attention argument before 0.6: 0.5's code calls
 # GraphSize(numCtx, min(numCtx, numBatch)) (ollama/ollama#6279 diff), so the runner got --flash-attn while the
@@ -29,10 +31,38 @@ WEIGHTS_TOTAL_WITH_OUTPUT = (0, 7)
 FLASH_IN_ESTIMATE = (0, 6)
 
 
+# gpt-oss's graph in Ollama's estimate (fs/ggml GraphSize, case "gptoss"): heads / KV heads x kvT / 6 x a factor,
+# kvT the all-layer cache at num_ctx x numParallel priced as for full attention: full 4 and partial 8 (0.11.0-
+# 0.11.3), both 4 (0.11.4), both 2 (0.11.5 on: the case sets the partial graph only and llm/memory.go takes
+# full = partial); with flash attention from 0.11.11 the partial graph is (4 x numParallel + cells / 1024 + 110)
+# MiB. gpt-oss:20b at 8192 cells on 0.11.2: 8 x 384 MiB x 4 / 6 = 2.0 GiB full, 4.0 GiB partial (ollama#11711);
+# gpt-oss:120b at 75000 on 0.11.5: 8 x 5.15 GiB x 2 / 6 = 13.7 GiB (ollama#11982).
+GPTOSS_GRAPH = ((0, 11, 5), (0, 11, 4))
+GPTOSS_FLASH_GRAPH = (0, 11, 11)
+
+
+def gptoss_graph(spec, cells, kv, version, flash) -> tuple:
+    """(graph full, graph partial) bytes of Ollama's estimate for a gpt-oss model."""
+    per = OLLAMA_ESTIMATE_BYTES.get(kv, KV_BYTES[kv])
+    kv_t = spec.n_layers * cells * (spec.head_dim_k + spec.head_dim_v) * spec.n_kv_heads * per
+    gqa = spec.n_heads // max(spec.n_kv_heads, 1)
+    if version is None or at_least(version, *GPTOSS_GRAPH[0]):
+        full = partial = 2 * gqa * kv_t / 6
+        if flash and (version is None or at_least(version, *GPTOSS_FLASH_GRAPH)):
+            partial = (4 + cells // 1024 + 110) * MiB  # numParallel folded into cells' share: one request
+            full = partial
+    elif at_least(version, *GPTOSS_GRAPH[1]):
+        full = partial = 4 * gqa * kv_t / 6
+    else:
+        full = 4 * gqa * kv_t / 6
+        partial = 2 * full
+    return int(full), int(partial)
+
+
 def printed_weights_total(version, roles, kv_total) -> int:
     """What Ollama's log prints as memory.weights.total for these weights and this KV cache:
-    < 0.6: the blocks with their KV share (memoryWeights; the output tensor is only 'nonrepeating');
-    0.6.x: the blocks alone (0.6.2 prints total == repeating, ollama/ollama#9791; the boundary is inferred:
+    < 0.6.1: the blocks with their KV share (memoryWeights; the output tensor is only 'nonrepeating');
+    0.6.1-0.6.x: the blocks alone (0.6.2 prints total == repeating, ollama/ollama#9791; the boundary is inferred:
     the first later log we hold, 0.9, adds the output);
     newer: blocks + output tensor (memoryWeights + memoryLayerOutput)."""
     if version is not None and tuple(version) < WEIGHTS_TOTAL_WITH_KV:
@@ -70,6 +100,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
+    if spec.arch in GPTOSS_ARCHS:
+        graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"])
     zero = (proj["weights"] + proj["graph"]) if proj else 0
     over = {"cuda_context": RESERVE, "layer_buffer": int(layer), "compute_buffer": graph_full}
     if proj:

@@ -91,6 +91,49 @@ BNB_DEQUANT_BITS = 4 + 32 / 64
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
 
 
+# MXFP4 MoE experts (gpt-oss) are allocated padded for the kernel that runs them (quantization/mxfp4.py,
+# Mxfp4MoEMethod.create_weights). Marlin, the universal fallback and what a card without native FP4 runs ("Your GPU
+# does not have native support for FP4 computation ... Weight-only FP4 compression will be used leveraging the
+# Marlin kernel"): the intermediate size per tensor-parallel partition to a multiple of 128, the hidden size to 256
+# ("n % 256 == 0 and k % 128 == 0"); the TRT-LLM kernels of SM100 (B200, GB200): both to 256. gpt-oss's 2880 x 2880
+# experts become 2944 x 3072 on one GPU (+9 %), 768 x 3072 per GPU of four. The Triton kernels of newer Hopper
+# installs pad less (vLLM 0.14.1 on an H100 printed 64.38 GiB where Marlin's layout is 65.90): a Marlin-sized
+# figure errs on the safe side there.
+MXFP4_PAD = {"marlin": (128, 256), "trtllm": (256, 256)}
+NATIVE_FP4 = re.compile(r"\b(b100|b200|gb200|b300|gb300)\b", re.I)
+
+
+def mxfp4_expert_padding(spec, tp: int, gpu_name) -> tuple:
+    """(extra bytes over the whole model, kernel name) of vLLM's padded MXFP4 expert matrices."""
+    kernel = "trtllm" if NATIVE_FP4.search(str(gpu_name or "")) else "marlin"
+    a_i, a_h = MXFP4_PAD[kernel]
+    inter = -(-spec.moe_intermediate // tp)
+    pad_i = -(-inter // a_i) * a_i
+    pad_h = -(-spec.hidden // a_h) * a_h
+    factor = pad_i * pad_h / (inter * spec.hidden)
+    return int(spec.expert_params * 4.25 / 8 * (factor - 1)), kernel
+
+
+# --tensor-parallel-size N: each GPU holds 1/N of the attention heads (a KV head is replicated when N exceeds the
+# KV heads: max(1, kv_heads // N); an MLA latent is not split), of the MLP and expert columns and of the vocabulary-
+# parallel embedding and head. vLLM profiles every GPU alone and sizes its KV pool from that GPU's share; "GPU KV
+# cache size" counts tokens in one GPU's pool (each token stored for that GPU's heads). The sampler still samples
+# over the whole vocabulary on each GPU (dennislee22/vLLM-benchmarking: Qwen2-7B at TP 2 keeps the single-GPU
+# sampler's peak, 0.5-1.4 GiB).
+def per_rank(spec, tp: int):
+    """The model as one of `tp` tensor-parallel GPUs sees it (for the KV cache and the activation peak)."""
+    if tp <= 1:
+        return spec
+    import dataclasses
+    kv = spec.n_kv_heads if spec.mla else max(1, spec.n_kv_heads // tp)
+    elems = ([e * kv // spec.n_kv_heads for e in spec.layer_kv_elems] if spec.layer_kv_elems and not spec.mla
+             else spec.layer_kv_elems)
+    return dataclasses.replace(
+        spec, n_heads=max(1, spec.n_heads // tp), n_kv_heads=kv, layer_kv_elems=elems,
+        intermediate=-(-spec.intermediate // tp), moe_intermediate=-(-spec.moe_intermediate // tp),
+        recurrent_state_per_seq=spec.recurrent_state_per_seq // tp, notes=list(spec.notes))
+
+
 def v0_fallback(version, knobs) -> str | None:
     """Why vLLM 0.8-0.9 would run its V0 engine although V1 is the default ("Compute Capability < 8.0 is not
     supported by the V1 Engine. Falling back to V0."; GGUF checkpoints were V0-only), or None."""
@@ -150,7 +193,7 @@ def settings(version, vram, ctx, knobs) -> dict:
         raise UserError(f"--vllm-sampler must be native or flashinfer, got {knobs.get('vllm_sampler')!r}")
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
-            "version": version, "v1": v1, "v0_fallback": fallback,
+            "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
@@ -222,6 +265,10 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     if s["v1"]:
         starts = pool >= need["total"]
         conc = blocks / per_req_blocks
+        if need["sliding_layers"] and need["sliding_cells"] < need["cells"]:
+            # the hybrid manager's groups share one pool; a request needs the window in its sliding layers only
+            # (gpt-oss-120b at TP 4, 16384 tokens: 284.25x printed, not the 161x of every layer in full)
+            conc = pool / need["total"]
     else:
         starts = tokens >= ctx
         conc = tokens / ctx
