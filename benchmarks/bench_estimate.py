@@ -262,7 +262,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # allocated bytes per image (vae.DIFFUSERS_KL_DECODE) fitted on the slope of these four rows; the reserved
                 # slack of one decode (vae.DIFFUSERS_KL_SLACK) keeps the two FLUX.1-dev FIT rows above where they were
                 "diffusers-torchao-flux1-dev-bf16-bs1-peak", "diffusers-torchao-flux1-dev-bf16-bs4-peak",
-                "diffusers-torchao-flux1-dev-bf16-bs8-peak", "diffusers-torchao-flux1-dev-bf16-bs16-peak"}
+                "diffusers-torchao-flux1-dev-bf16-bs8-peak", "diffusers-torchao-flux1-dev-bf16-bs16-peak",
+                # after measured batch 5's first sight: a second diffusion model (Wan 2.2 A14B's other expert) stays on the
+                # device when every model is resident (formula: w_dm_rest; no coefficient), written for these three rows
+                "vllm-omni-5664-wan22-a14b-diffusers-bf16-1280x720x81", "vllm-omni-5664-wan22-a14b-vllm-omni-bf16-1280x720x81",
+                "vllm-omni-5664-wan22-a14b-vllm-omni-fp8-1280x720x81"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

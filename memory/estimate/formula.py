@@ -133,7 +133,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     variant = (dm or {}).get("variant", "")
     sp = spec.family(family)
     if len(dms) > 1:
-        assumptions.append(f"{len(dms)} diffusion models given; the largest is sampled with, the others are swapped out")
+        assumptions.append(f"{len(dms)} diffusion models given; the largest is sampled with, the others are "
+                           + ("kept on the device too (models resident), as a pipeline that holds both Wan 2.2 experts does"
+                              if pol["models"] == "resident" else "swapped out"))
     if not dm:
         assumptions.append("no diffusion model among the files: the sample phase is left out")
     if family == "unknown" and dm:
@@ -162,6 +164,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         w_dm = max(0, w_dm - int(pol["offload_bytes"]))
         assumptions.append(f"partial offload: {fmt_bytes(pol['offload_bytes'])} of the diffusion model stays in host RAM; "
                            "the layer being run is copied onto the device")
+    # the other diffusion models (Wan 2.2 A14B's second expert): on the device only when every model stays resident
+    w_dm_rest = sum(c["resident"] for c in dms if c is not dm)
+    if pol["offload_bytes"]:
+        w_dm_rest = max(0, w_dm_rest - int(pol["offload_bytes"]))
     w_te = sum(c["resident"] for c in tes)
     w_vae = max((c["resident"] for c in vaes), default=0)
     if pol["offload"] == "sequential":  # text encoders and VAE stream too: their largest layer(s) on the device
@@ -198,7 +204,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     keep = pol["models"] == "resident"
     te_resident = pol["text_encoders"] == "resident" or keep
     te_w_phase = w_te if pol["text_encoders"] != "cpu" else 0
-    others = lambda *exclude: sum(v for k, v in (("te", te_w_phase), ("dm", w_dm), ("vae", w_vae))  # noqa: E731
+    others = lambda *exclude: sum(v for k, v in (("te", te_w_phase), ("dm", w_dm), ("vae", w_vae), ("dm_rest", w_dm_rest))  # noqa: E731
                                   if k not in exclude) if keep else 0
     te_extra = w_te if (te_resident and not keep and pol["text_encoders"] != "cpu") else 0
     # a diffusion model that cannot leave the device while the others swap (bitsandbytes 8-bit under diffusers'
@@ -225,7 +231,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "policy": pol, "verdict": "no budget", "budget": None, "min_vram_gb": None, "knobs": [],
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),
-                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay}, "keep": keep,
+                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay, "dm_rest": w_dm_rest},
+                 "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt,
                  "lat_shape": lat["shape"], "sample_how": how},
     }
@@ -256,7 +263,8 @@ def peak_on(est: dict, budget) -> dict:
     ctx = est["_ctx"]
     pol, w, fixed_total = ctx["policy"], ctx["w"], sum(est["fixed"].values())
     keep = ctx["keep"]
-    others = lambda *ex: sum(v for k, v in (("te", w["te"]), ("dm", w["dm"]), ("vae", w["vae"])) if k not in ex) if keep else 0  # noqa: E731
+    others = lambda *ex: sum(v for k, v in (("te", w["te"]), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
+                             if k not in ex) if keep else 0
     breakdown, phases = {}, {}
 
     def phase(name, weights, acts, slack=0):

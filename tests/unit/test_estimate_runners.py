@@ -48,3 +48,17 @@ def test_wan_runner_from_the_cli_and_bad_runner():
         ap.parse_args(["--runner", "sglang"])
     with pytest.raises(UserError):
         E.estimate(_dm("wan_wan2.1_t2v_1.3B_fp16", "wan21"), 832, 480, 81, policy={"_no_knobs": True, "runner": "sglang"})
+
+
+def test_second_diffusion_model_stays_only_when_models_are_resident():
+    # Wan 2.2 A14B: two experts; a pipeline moved to the device whole (diffusers pipe.to("cuda"), vLLM-Omni) holds
+    # both, ComfyUI's model swap holds the one it samples with
+    one = _dm("wan_wan2.1_t2v_1.3B_fp16", "wan21")[0]
+    two = [one, dict(one, source="second expert")]
+    w1 = sum(2 * n for n in (int(__import__("math").prod(s)) for _, s in one["table"].values()))  # fp16 file: 2 bytes
+    res = E.estimate(two, 832, 480, 81, cfg=False, policy={"_no_knobs": True, "models": "resident"})
+    swap = E.estimate(two, 832, 480, 81, cfg=False, policy={"_no_knobs": True, "models": "swap"})
+    single = E.estimate([one], 832, 480, 81, cfg=False, policy={"_no_knobs": True, "models": "resident"})
+    assert res["breakdown"]["sample"]["weights"] - single["breakdown"]["sample"]["weights"] == w1
+    assert swap["breakdown"]["sample"]["weights"] == w1
+    assert res["breakdown"]["vae_decode"]["weights"] >= 2 * w1
