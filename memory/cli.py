@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--vllm-engine", choices=["v0", "v1"], help="vLLM engine as VLLM_USE_V1 sets it (default: the version's)")
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
     s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed)")
+    s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--kv-cache-memory", type=float, metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")

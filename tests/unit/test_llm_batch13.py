@@ -55,6 +55,12 @@ def test_ollama_gpt_oss_tags_and_estimate_on_0_11_2():
     assert not r["fits_as_requested"]
     full, partial = OL.gptoss_graph(s, 8192, "f16", (0, 11, 2), False)
     assert partial == 2 * full
+    # no flash attention for gpt-oss before 0.11.5, so a q8_0 cache stays f16: no cache flag gains context, and the
+    # plan keeps 8192 tokens with 23 layers on the GPU, as Ollama placed them (layers.offload=23)
+    assert r["max_ctx_by_kv_dtype"]["q8_0"] == r["max_ctx_by_kv_dtype"]["f16"]
+    assert r["chosen"]["kv_dtype"] == "f16" and r["gpu_layers_used"] == 23
+    later = llm.plan(s, "ollama", ctx=8192, vram=15.6 * GiB, runtime_version="0.11.5", kv_dtype="q8_0", flash_attn=True)
+    assert later["kv_total"] * 2 == pytest.approx(r["kv_total"], rel=1e-6)
 
 
 def test_ollama_gpt_oss_graph_from_0_11_5():

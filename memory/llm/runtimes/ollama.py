@@ -39,6 +39,10 @@ FLASH_IN_ESTIMATE = (0, 6)
 # gpt-oss:120b at 75000 on 0.11.5: 8 x 5.15 GiB x 2 / 6 = 13.7 GiB (ollama#11982).
 GPTOSS_GRAPH = ((0, 11, 5), (0, 11, 4))
 GPTOSS_FLASH_GRAPH = (0, 11, 11)
+# SupportsFlashAttention returns false for gptoss through 0.11.4 ("flash attention enabled but not supported by
+# model"), and a quantized cache without flash attention falls back to f16 ("quantized kv cache requested but flash
+# attention disabled", ollama#11711 on 0.11.2): OLLAMA_KV_CACHE_TYPE changes nothing there
+GPTOSS_FLASH = (0, 11, 5)
 
 
 def gptoss_graph(spec, cells, kv, version, flash) -> tuple:
@@ -93,6 +97,8 @@ def projector(spec) -> dict | None:
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
+    if spec.arch in GPTOSS_ARCHS and s["version"] is not None and not at_least(s["version"], *GPTOSS_FLASH):
+        kv, s = "f16", dict(s, flash=False)
     kvd = kv_cache(spec, ctx, parallel, kv, "ollama", swa_full=s["swa_full"], version=s["version"])
     L = spec.n_layers
     out_w = roles["output"]
