@@ -40,18 +40,21 @@ def infer(scan, inc, context: dict) -> dict:
             "dynamic_vram": f["dynamic_vram"] and "--disable-dynamic-vram" not in f["args"]}
 
 
+# runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
+OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt")
+
+
 def guess_runtime(scan, inc) -> str:
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
     # Ollama runs models through llama.cpp and, since 2026, through its own MLX runner ("mlx runner failed: ...")
     if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith(("ggml", "mlx.")) for k in kinds)):
         return "ollama"
-    # runtimes whose own message names them, whatever else the log mentions
-    for prefix, name in (("sglang.", "sglang"), ("trtllm.", "tensorrt-llm"), ("mlx.", "mlx"), ("tgi.", "tgi")):
-        if any(k.startswith(prefix) for k in kinds):
-            return name
-    if "tensorrt.oom" in kinds:
-        return f["runtime_marker"] or "tensorrt"
+    # runtimes whose own message names them (the recogniser's runtime), whatever else the log mentions; TensorRT's
+    # message is TensorRT-LLM's too when the log names it
+    own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES), None)
+    if own:
+        return f["runtime_marker"] or own if own == "tensorrt" else own
     if f["runtime_marker"]:
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
