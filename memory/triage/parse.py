@@ -291,18 +291,31 @@ def _trtllm(line):
     return ev
 
 
-BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len")
+def _sglang_kv(line):
+    if "ill out of memory" not in line and "ode out of memory" not in line:
+        return None
+    m = RX.SGLANG_KV.search(line)
+    if not m:
+        return None
+    return {"kind": "sglang.kv_pool", "device_kind": None, "numbers": {}, "runtime": "sglang", "complete": True,
+            "stage": m.group(1).lower()}
+
+
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool")
 _VLLM_ESTIMATE = re.compile(r"estimated maximum model length is (\d+)")
+_SGLANG_TOKENS = re.compile(r"Try to allocate (\d+) tokens")
 
 
 def add_block_fields(ev, text) -> bool:
     """What a message prints on the lines under its first: TensorRT-LLM's table under its executor failure (component,
-    total, free before it), vLLM's estimated maximum length when its message is wrapped. True if a field matched."""
-    if ev.get("kind") == "vllm.kv_max_len":
-        m = _VLLM_ESTIMATE.search(text) if "estimated_max_len_tokens" not in ev["numbers"] else None
-        if m:
-            ev["numbers"]["estimated_max_len_tokens"] = int(m.group(1))
-        return bool(m)
+    total, free before it), vLLM's estimated maximum length when its message is wrapped, the tokens SGLang's KV pool was
+    asked for. True if a field matched."""
+    for kind, key, rx in (("vllm.kv_max_len", "estimated_max_len_tokens", _VLLM_ESTIMATE), ("sglang.kv_pool", "requested_tokens", _SGLANG_TOKENS)):
+        if ev.get("kind") == kind:
+            m = rx.search(text) if key not in ev["numbers"] else None
+            if m:
+                ev["numbers"][key] = int(m.group(1))
+            return bool(m)
     if ev.get("kind") != "trtllm.executor":
         return False
     hit = False
@@ -349,7 +362,7 @@ RECOGNISERS = [
     _vllm_startup,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
             lambda m: {"mem_fraction_static_ratio": float(m.group(1))} if m.group(1) else {}, keys=("mem-fraction-static",)),
-    _simple(RX.SGLANG_KV, "sglang.kv_pool", None, "sglang", keys=("ill out of memory", "ode out of memory")),
+    _sglang_kv,
     _trtllm,
     _mlx_malloc,
     _xla_tpu,

@@ -367,8 +367,9 @@ RULES = [
       "text-generation-inference could not hold {n[total_tokens]} tokens of KV cache (--max-batch-total-tokens) next to the weights: "
       "lower --max-batch-total-tokens, or leave it unset so TGI sizes the cache from free memory"),
     R("kv-cache", 4.0, kind("sglang.kv_pool"),
-      lambda x: f"SGLang's KV pool had no free slots for the {x.text.split(' out of memory')[0].split()[-1].lower()} batch: "
-                "the running requests' context fills it; lower --max-running-requests or --chunked-prefill-size, or give the pool more"),
+      lambda x: f"SGLang's KV pool had no free slots for the {x.ev.get('stage', 'next')} batch"
+                + (f" ({x.n['requested_tokens']} tokens)" if "requested_tokens" in x.n else "")
+                + ": the running requests' context fills it; lower --max-running-requests or --chunked-prefill-size, or give the pool more"),
     R("kv-cache", 4.0, lambda x: trt_component(x) in TRT_KV,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: "
                 + ("lower kv_cache_config.free_gpu_memory_fraction" if trt_component(x) == "KV cache" else "lower max_num_tokens")),

@@ -285,7 +285,8 @@ class Scan:
         ev["text"] = text.strip()[:400]
         ev["_line"] = lineno
         if ev["kind"] in P.BLOCK_KINDS:
-            # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped
+            # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped;
+            # SGLang names the tokens it tried to place on the next line
             for k, nxt in enumerate(more(8 if ev["kind"] == "trtllm.executor" else 2), 1):
                 if P.add_block_fields(ev, nxt):
                     self.consumed_until = lineno + k

@@ -103,6 +103,8 @@ def test_sglang_pool_after_the_weights(text, numbers):
 def test_sglang_prefill_is_the_kv_pool():
     res, ev = _ev(SGLANG_PREFILL)
     assert ev["runtime"] == "sglang" and res["cause"] == "kv-cache"
+    assert ev["numbers"] == {"requested_tokens": 8192}
+    assert "prefill batch (8192 tokens)" in ev["causes"][0]["evidence"][0]
 
 
 @pytest.mark.parametrize("component, cause", [
