@@ -8,14 +8,14 @@ runs. Everything here is measurement or classification; no weights. The weights 
 from . import categories as C
 from ..units import GiB, MiB, fmt_bytes as b
 
-TORCH = ("torch.cuda", "torch.hip", "torch.xpu")
+TORCH = ("torch.cuda", "torch.hip", "torch.xpu", "torch.npu")
 SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "torch.nvml_assert", "cuda.driver",
           "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
           "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout",
           "os.enomem", "os.system_memory", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit",
           "sglang.pool", "sglang.kv_pool", "trtllm.executor", "mlx.buffer_limit", "mlx.resource_limit", "tensorrt.oom",
-          "transformers.dispatch", "tgi.prefill", "cpp.bad_alloc")
+          "transformers.dispatch", "tgi.prefill", "cpp.bad_alloc", "paddle.oom", "cupy.oom", "vllm.warmup")
 
 
 # runtimes whose own allocators print ggml-like lines ("cudaMalloc failed: out of memory" is MXNet's too); a llama.cpp
@@ -54,6 +54,11 @@ def build(scan, inc, context, env) -> Case:
     x.kind, x.n, x.f, x.ctx, x.env, x.ev = ev["kind"], n, f, ctx, env, ev
     x.comfy = env["runtime"] == "comfyui"
     x.kinds = [e["kind"] for e in inc.events]
+    # vLLM's warm-up message wraps PyTorch's own OOM (raised from it): which run, with how many dummy requests
+    wu = next((e for e in inc.events if e["kind"] == "vllm.warmup"), None)
+    if wu:
+        x.warmup = "pooler" if "warming up pooler" in wu["text"] else "sampler"
+        x.warmup_requests = wu["numbers"].get("dummy_requests_count")
     x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback

@@ -41,7 +41,7 @@ def infer(scan, inc, context: dict) -> dict:
 
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
-OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt")
+OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy")
 
 
 def guess_runtime(scan, inc) -> str:
@@ -72,7 +72,8 @@ def guess_runtime(scan, inc) -> str:
         return "ctranslate2"
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
-        if "onnx.alloc" in kinds or "torch.directml" in kinds and "onnxruntime" in inc.primary.get("text", ""):
+        text = inc.primary.get("text", "")
+        if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:
             if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc":

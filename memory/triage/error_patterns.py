@@ -85,6 +85,10 @@ VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+ Gi?B) KV cache is n
 VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+# vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs
+# dummy requests after the KV cache was sized did not fit what gpu_memory_utilization left outside it (vllm-project/vllm#14452,
+# llm-d/llm-d#787)
+VLLM_WARMUP = re.compile(r"CUDA out of memory occurred when warming up (sampler|pooler)(?: \(task='?\w*'?\))? with (\d+) dummy requests")
 VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
 # SGLang (srt/model_executor/model_runner.py, pool_configurator.py): after the weights, mem_fraction_static x the card left no
 # room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)

@@ -6,9 +6,10 @@ import re
 
 from ..units import parse_size
 
-# the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL
+# the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL, ONNX Runtime's
+# CUDA provider (core/providers/cuda/cuda_call.cc: "CUDA failure 2: out of memory ; GPU=0 ; ...", hacksider/Deep-Live-Cam#584)
 DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
-                         r"|Cuda failure (?:\d+ )?'?out of memory|Failed to CUDA calloc (\d+) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
+                         r"|Cuda failure (?:\d+ )?'?out of memory|CUDA failure \d+: out of memory|Failed to CUDA calloc (\d+) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
                          r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
 # Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
 LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b")
@@ -51,6 +52,25 @@ BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b")
 # Windows' E_OUTOFMEMORY as DirectML reports it (ONNX Runtime's DML provider, torch-directml): "8007000E Not enough memory
 # resources are available to complete this operation." (huggingface/diffusers#552, microsoft/Olive#1079)
 DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to complete this operation|\bE_OUTOFMEMORY\b")
+# torch_npu (Ascend; torch_npu/csrc/core/npu/NPUCachingAllocator.cpp): PyTorch's <= 2.0 message for an NPU, with "N current
+# active; " since torch_npu 2.1 and "N cached)" in place of "reserved in total by PyTorch" in the oldest builds
+# (vllm-project/vllm-ascend#19, vllm-project/vllm-omni#1199)
+_NSZ = r"(\d+(?:\.\d+)? (?:bytes|[KMGT]iB))"
+NPU = re.compile(r"NPU out of memory\. Tried to allocate " + _NSZ + r"(?: \(NPU (\d+); " + _NSZ + r" total capacity; " + _NSZ
+                 + r" already allocated; (?:" + _NSZ + r" current active; )?" + _NSZ + r" free; (?:" + _NSZ + r" allowed; )?"
+                 + _NSZ + r" (reserved in total by PyTorch|cached)\))?")
+# PaddlePaddle's allocators (paddle/phi/core/memory/allocation/cuda_allocator.cc and its CUDA VMM and malloc-async twins): sizes
+# from string::HumanReadableSize, binary with decimal labels ("56.000000MB", "39.250000kB"); "N memory has been allocated" is the
+# card's whole use (total - free, every process), absent before Paddle 2.0 (PaddlePaddle/PaddleSeg#1723, PaddlePaddle/Paddle#26892)
+_PSZ = r"(\d+(?:\.\d+)?[kKMGTP]?B)"
+PADDLE = re.compile(r"Out of memory error on (GPU|XPU|NPU|MLU) (\d+)\. Cannot allocate " + _PSZ + r"(?: CUDA managed)? memory on \w+ \d+, "
+                    r"(?:" + _PSZ + r" memory has been allocated(?: and available memory is only " + _PSZ + r")?"
+                    r"|available memory is only " + _PSZ + r")")
+# CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes (allocated so far:
+# 3,635,267,072 bytes)." with ", limit set to: N bytes" under a pool limit; before CuPy 7 "out of memory to allocate N bytes
+# (total M bytes)", M being what the pool would hold with it (cupy/cupy#2537, cupy/cupy#1912)
+CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so far: (\d[\d,]*) bytes(?:, limit set to: (\d[\d,]*) bytes)?\))?"
+                  r"|out of memory to allocate (\d+) bytes \(total (\d+) bytes")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -195,3 +215,66 @@ def ollama_too_large(line):
     return {"kind": "ollama.system_memory", "device_kind": "cpu", "runtime": "ollama", "complete": True,
             "numbers": {"required": parse_size(m.group(1), binary_decimal=True),
                         "available": int(avail) if avail.isdigit() else parse_size(avail, binary_decimal=True)}}
+
+
+def npu(line):
+    if "NPU out of memory" not in line:
+        return None
+    m = NPU.search(line)
+    if not m:
+        return None
+    ev = {"kind": "torch.npu", "device_kind": "npu", "numbers": {"requested": parse_size(m.group(1))}, "runtime": "pytorch",
+          "complete": False, "form": "partial"}
+    if m.group(2):
+        nums = ev["numbers"]
+        nums.update(total=parse_size(m.group(3)), allocated=parse_size(m.group(4)), free=parse_size(m.group(6)))
+        if m.group(7):
+            nums["allowed"] = parse_size(m.group(7))
+        held = parse_size(m.group(8))
+        if m.group(9) == "cached":          # the unused part of the cache, as PyTorch <= 1.4 printed it
+            nums["reserved_unallocated"], nums["reserved"] = held, nums["allocated"] + held
+        else:
+            nums["reserved"], nums["reserved_unallocated"] = held, max(0, held - nums["allocated"])
+        ev.update(device_index=int(m.group(2)), complete=True, form="npu")
+    return ev
+
+
+def _psize(text):
+    return parse_size(text, binary_decimal=True)
+
+
+def paddle(line):
+    if "Out of memory error on" not in line:
+        return None
+    m = PADDLE.search(line)
+    if not m:
+        return None
+    nums = {"requested": _psize(m.group(3))}
+    if m.group(4):
+        nums["device_used"] = _psize(m.group(4))
+    free = m.group(5) or m.group(6)
+    if free:
+        nums["free"] = _psize(free)
+    if "device_used" in nums and "free" in nums:
+        nums["total"] = nums["device_used"] + nums["free"]
+    dev = {"GPU": "cuda", "XPU": "xpu", "NPU": "npu", "MLU": "mlu"}[m.group(1)]
+    return {"kind": "paddle.oom", "device_kind": dev, "device_index": int(m.group(2)), "numbers": nums, "runtime": "paddlepaddle",
+            "complete": True}
+
+
+def cupy(line):
+    if "ut of memory allocating" not in line and "out of memory to allocate" not in line:
+        return None
+    m = CUPY.search(line)
+    if not m:
+        return None
+    if m.group(4):
+        req = int(m.group(4))
+        nums = {"requested": req, "allocated": max(0, int(m.group(5)) - req)}
+    else:
+        nums = {"requested": int(m.group(1).replace(",", ""))}
+        if m.group(2):
+            nums["allocated"] = int(m.group(2).replace(",", ""))
+        if m.group(3):
+            nums["limit"] = int(m.group(3).replace(",", ""))
+    return {"kind": "cupy.oom", "device_kind": "cuda", "numbers": nums, "runtime": "cupy", "complete": True}

@@ -17,7 +17,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL,
-                             BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT)
+                             BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
+                             npu as _npu, paddle as _paddle, cupy as _cupy)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -340,7 +341,7 @@ def _ollama_runner(line):
 
 
 RECOGNISERS = [
-    _torch_new, _torch_old, _xpu_old, _torch_lower, _async, _async_cut, _mps,
+    _torch_new, _torch_old, _xpu_old, _torch_lower, _async, _async_cut, _mps, _npu, _paddle,
     _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
@@ -375,6 +376,8 @@ RECOGNISERS = [
             lambda m: {"prefill_tokens": int(m.group(2)), **({"total_tokens": int(m.group(1))} if m.group(1) else {})},
             keys=("prefill tokens",)),
     _ollama_runner,
+    _simple(RX.VLLM_WARMUP, "vllm.warmup", "cuda", "vllm", lambda m: {"dummy_requests_count": int(m.group(2))},
+            keys=("when warming up",)),
     _simple(RX.VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
     _simple(RX.GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
@@ -404,7 +407,7 @@ RECOGNISERS = [
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
             keys=("CUDA_ERROR_OUT_OF_MEMORY", "CUDA failed with", "Cuda Runtime (", "Cuda failure", "cuMem", "Requested amount of GPU",
-                  "CUDA runtime error", "CUDA calloc")),
+                  "CUDA runtime error", "CUDA calloc", "CUDA failure")),
     _simple(_DML_HRESULT, "torch.directml", "directml", "pytorch", keys=("8007000E", "E_OUTOFMEMORY"), form="hresult"),
     _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc",)),
     _onnx,
@@ -412,6 +415,7 @@ RECOGNISERS = [
     _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
             keys=("memory layout cannot",)),
     _xla,
+    _cupy,
     _simple(_METAL, "metal.oom", "metal", None, keys=("kIOGPUCommandBuffer", "Insufficient Memory", "with status 5")),
     _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
@@ -426,15 +430,15 @@ RECOGNISERS = [
 
 # Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.
 PRIORITY = {
-    "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.cpu": 9, "python.memory_error": 8,
-    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8,
+    "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.npu": 10, "torch.cpu": 9, "python.memory_error": 8,
+    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8, "vllm.warmup": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5,
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
-    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "transformers.dispatch": 8, "tgi.prefill": 8,
+    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -100,6 +100,8 @@ def mps_full(x):
     return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
 
 
+# runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)
+OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool"}
 HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory")
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
@@ -271,9 +273,13 @@ RULES = [
     R("activations", 1.2, lambda x: x.entry_cause == "activations", "node entry point: {entry}", hint=True),
     R("activations", 1.0, lambda x: x.log_phase == "sampling", "{sampling}", hint=True),
     # runtimes other than PyTorch: the size of the one buffer that failed, nothing about the card
-    R("activations", 1.5, lambda x: x.kind in ("onnx.alloc", "xla.oom") and x.req < ABSURD_HOST,
-      lambda x: f"{'ONNX Runtime' if x.kind == 'onnx.alloc' else 'XLA (JAX/TensorFlow)'} could not allocate"
+    R("activations", 1.5, lambda x: x.kind in OWN_POOLS and x.req < ABSURD_HOST,
+      lambda x: f"{OWN_POOLS[x.kind]} could not allocate"
                 + (f" a {fmt_bytes(x.req)} buffer" if x.req else " a tensor") + ": an operator's working memory for this input size"),
+    R("activations", 8.0, lambda x: x.warmup,
+      lambda x: f"vLLM's {x.warmup} warm-up with {x.warmup_requests} dummy requests"
+      + " ran out after the KV cache had taken its share of gpu_memory_utilization: that run's working memory grows with "
+        "max_num_seqs; lower --max-num-seqs, or lower --gpu-memory-utilization to leave more outside the KV cache"),
     R("activations", 1.5, kind("metal.oom"),
       "Metal could not back a command buffer with memory (kIOGPUCommandBufferCallbackErrorOutOfMemory): Apple's unified memory ran out"),
     R("activations", 2.4, kind("mps.ndarray_limit"),
@@ -463,7 +469,7 @@ RULES = [
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
-    R("other", 6.0, lambda x: x.kind in ("onnx.alloc", "xla.oom") and x.req >= ABSURD_HOST,
+    R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),

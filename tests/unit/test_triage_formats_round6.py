@@ -1,0 +1,141 @@
+"""Out-of-memory messages triage did not recognise before round 6: torch_npu (Ascend), PaddlePaddle, CuPy's pool, vLLM's
+sampler warm-up, ONNX Runtime's CUDA provider. Each log is modelled on a named public thread (numbers as reported, paths
+and prose rewritten); each test fails when its pattern or its row goes."""
+import pytest
+
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage.parse import recognise
+from gpu_garden.memory.units import GiB, KiB, MiB
+
+# vllm-project/vllm-ascend#19 (torch_npu 2.x: "current active"; 50 GiB of the NPU held outside this process's allocator)
+NPU = ('  File "/opt/venv/lib/python3.10/site-packages/vllm_ascend/worker/model_runner.py", line 1402, in profile_run\n'
+       "RuntimeError: NPU out of memory. Tried to allocate 22.00 MiB (NPU 0; 60.97 GiB total capacity; 10.24 GiB already "
+       "allocated; 10.24 GiB current active; 19.52 MiB free; 10.65 GiB reserved in total by PyTorch) If reserved memory is >> "
+       "allocated memory try setting max_split_size_mb to avoid fragmentation.\n")
+# the oldest torch_npu form ("... free; N cached)"), as PyTorch <= 1.4 printed it
+NPU_CACHED = ("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 1; 31.21 GiB total capacity; 28.00 GiB already "
+              "allocated; 1.00 GiB free; 512.00 MiB cached)\n")
+# PaddlePaddle/PaddleSeg#1723 (PaddleOCR's detection training on an 8 GB card)
+PADDLE = ("$ python3 tools/train.py -c configs/det/det_mv3_db.yml\n"
+          "ResourceExhaustedError: \n\nOut of memory error on GPU 0. Cannot allocate 400.000244MB memory on GPU 0, 7.288696GB "
+          "memory has been allocated and available memory is only 155.187500MB.\n\n"
+          "Please check whether there is any other process using GPU 0.\n"
+          "1. If yes, please stop them, or start PaddlePaddle on another GPU.\n"
+          "2. If no, please decrease the batch size of your model.\n")
+# PaddlePaddle/Paddle#26892 (before Paddle 2.0: no "has been allocated" part)
+PADDLE_OLD = ("Out of memory error on GPU 0. Cannot allocate 1.531250GB memory on GPU 0, available memory is only "
+              "416.625000MB.\n")
+# cupy/cupy#2537 (Chainer's training loop on CuPy 7)
+CUPY = ("Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/env/lib/python3.5/site-packages/chainer/training/trainer.py", line 343, in run\n'
+        "    update()\n"
+        "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 25,600,000 bytes (allocated so far: 3,635,267,072 bytes).\n")
+# cupy/cupy#1912 (before CuPy 7: "total" is what the pool would hold with this allocation)
+CUPY_OLD = "cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total 12373894656 bytes)\n"
+# vllm-project/vllm#14452 (8 workers, 1024 dummy requests) with llm-d/llm-d#787's order: graphs captured, then the sampler
+VLLM_SAMPLER = ("(VllmWorker rank=0 pid=10672) INFO 03-16 06:12:20 [gpu_model_runner.py:1562] Graph capturing finished in 21 secs, "
+                "took 0.47 GiB\n"
+                "(VllmWorker rank=0 pid=10672) ERROR 03-16 06:12:38 [multiproc_executor.py:375]   File "
+                '"/srv/vllm/vllm/v1/worker/gpu_model_runner.py", line 1292, in _dummy_sampler_run\n'
+                "(VllmWorker rank=0 pid=10672) ERROR 03-16 06:12:38 [multiproc_executor.py:375] RuntimeError: CUDA out of memory "
+                "occurred when warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or "
+                "`gpu_memory_utilization` when initializing the engine.\n")
+# vLLM raises it from PyTorch's own message: that message comes first, with its numbers
+TORCH_FIRST = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1024.00 MiB. GPU 0 has a total capacity of 79.19 GiB "
+               "of which 601.00 MiB is free. Including non-PyTorch memory, this process has 78.58 GiB memory in use. Of the "
+               "allocated memory 75.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but unallocated.\n\n"
+               "The above exception was the direct cause of the following exception:\n\n")
+# hacksider/Deep-Live-Cam#584 (ONNX Runtime's CUDA provider, creating a stream)
+ORT_CUDA = ("[ONNXRuntimeError] : 1 : FAIL : C:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_call.cc:121 "
+            "onnxruntime::CudaCall C:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_call.cc:114 onnxruntime::CudaCall "
+            "CUDA failure 2: out of memory ; GPU=0 ; hostname=PC ; file=C:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\"
+            "cuda_stream_handle.cc ; line=175 ; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);\n")
+
+
+def _ev(text):
+    res = engine.triage_text(text)
+    assert res["found"], text
+    return res, res["events"][-1]
+
+
+def test_npu_reads_as_pytorch_with_its_numbers():
+    res, ev = _ev(NPU)
+    assert (ev["kind"], ev["device_kind"], ev["runtime"], ev["device_index"]) == ("torch.npu", "npu", "pytorch", 0)
+    assert ev["numbers"] == {"requested": 22 * MiB, "total": round(60.97 * GiB), "allocated": round(10.24 * GiB),
+                             "free": round(19.52 * MiB), "reserved": round(10.65 * GiB),
+                             "reserved_unallocated": round(10.65 * GiB) - round(10.24 * GiB)}
+    # 60.97 GiB card, 10.65 GiB reserved by this allocator, 19.52 MiB free: the rest is held outside it
+    assert res["cause"] == "other-process"
+    assert ev["platform"]["backend"] == "npu" and ev["platform"]["expandable_segments"] is False
+
+
+def test_npu_oldest_form_reads_cached_as_the_unused_part():
+    res, ev = _ev(NPU_CACHED)
+    assert ev["numbers"] == {"requested": 2 * GiB, "total": round(31.21 * GiB), "allocated": 28 * GiB, "free": 1 * GiB,
+                             "reserved_unallocated": 512 * MiB, "reserved": 28 * GiB + 512 * MiB}
+    assert ev["device_index"] == 1 and res["cause"] == "activations"
+
+
+def test_npu_message_cut_after_its_size():
+    ev = recognise("torch_npu.memory: NPU out of memory. Tried to allocate 524.00 MiB")
+    assert ev["kind"] == "torch.npu" and ev["numbers"] == {"requested": 524 * MiB} and not ev["complete"]
+
+
+@pytest.mark.parametrize("text, numbers", [
+    (PADDLE, {"requested": round(400.000244 * MiB), "device_used": round(7.288696 * GiB), "free": round(155.1875 * MiB),
+              "total": round(7.288696 * GiB) + round(155.1875 * MiB)}),
+    (PADDLE_OLD, {"requested": round(1.53125 * GiB), "free": round(416.625 * MiB)}),
+])
+def test_paddle_sizes_are_binary_and_read(text, numbers):
+    """string::HumanReadableSize divides by 1024 and labels "MB": 400.000244MB is 400 MiB."""
+    res, ev = _ev(text)
+    assert ev["numbers"] == numbers
+    assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["device_index"]) == ("paddle.oom", "paddlepaddle", "cuda", 0)
+    assert res["cause"] == "activations"
+    assert ev["guide"]["id"] == "paddlepaddle"
+
+
+def test_paddle_kilobytes():
+    ev = recognise("Out of memory error on GPU 7. Cannot allocate 39.250000kB memory on GPU 7, 0.000000B memory has been "
+                   "allocated and available memory is only 0.000000B.")
+    assert ev["numbers"]["requested"] == round(39.25 * KiB) and ev["numbers"]["free"] == 0
+
+
+@pytest.mark.parametrize("text, numbers", [
+    (CUPY, {"requested": 25600000, "allocated": 3635267072}),
+    (CUPY_OLD, {"requested": 1073741824, "allocated": 12373894656 - 1073741824}),
+    ("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 2,048 bytes (allocated so far: 1,024 bytes, limit set to: "
+     "3,000 bytes).\n", {"requested": 2048, "allocated": 1024, "limit": 3000}),
+])
+def test_cupy_pool(text, numbers):
+    res, ev = _ev(text)
+    assert ev["numbers"] == numbers
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cupy.oom", "cupy", "cuda")
+    assert res["cause"] == "activations" and ev["guide"]["id"] == "cupy"
+
+
+def test_xla_keeps_its_own_allocating_form():
+    assert recognise("RESOURCE_EXHAUSTED: Out of memory allocating 8589934592 bytes.")["kind"] == "xla.oom"
+
+
+@pytest.mark.parametrize("prefix", ["", TORCH_FIRST])
+def test_vllm_sampler_warmup_is_max_num_seqs(prefix):
+    res, ev = _ev(prefix + VLLM_SAMPLER)
+    assert ev["kind"] == "vllm.warmup" and ev["numbers"] == {"dummy_requests_count": 1024}
+    assert ev["runtime"] == "vllm" and res["cause"] == "activations"
+    assert "sampler warm-up with 1024 dummy requests" in ev["causes"][0]["evidence"][0]
+    assert ev["guide"]["id"] == "vllm-activations"
+
+
+def test_vllm_pooler_warmup():
+    # vllm/v1/worker/gpu_model_runner.py _dummy_pooler_run (f"({task=})")
+    ev = recognise("RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') with 256 dummy requests. "
+                   "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.")
+    assert ev["kind"] == "vllm.warmup" and ev["numbers"] == {"dummy_requests_count": 256}
+
+
+def test_onnxruntime_cuda_provider_failure():
+    res, ev = _ev(ORT_CUDA)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cuda.driver", "onnxruntime", "cuda")
+    assert res["cause"] == "other-process"
