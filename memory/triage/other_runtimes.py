@@ -71,6 +71,11 @@ PADDLE = re.compile(r"Out of memory error on (GPU|XPU|NPU|MLU) (\d+)\. Cannot al
 # (total M bytes)", M being what the pool would hold with it (cupy/cupy#2537, cupy/cupy#1912)
 CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so far: (\d[\d,]*) bytes(?:, limit set to: (\d[\d,]*) bytes)?\))?"
                   r"|out of memory to allocate (\d+) bytes \(total (\d+) bytes")
+# RAPIDS RMM (cuDF, cuML, cupoch) and thrust report device memory as C++'s std::bad_alloc, which Python shows as MemoryError:
+# the GPU ran out, not system RAM (NVIDIA/cudf#6773, NVIDIA/cudf#10517, neka-nat/cupoch#98; thrust under a PyTorch extension:
+# VITA-Group/FSGS#70)
+RMM = re.compile(r"std::bad_alloc: (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{0,300}?: cudaErrorMemoryAllocation out of memory"
+                 r"|RMM failure at: ?[^\n]{0,300}?: (Maximum pool size exceeded)|(cudaErrorMemoryAllocation: out of memory))")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -278,3 +283,15 @@ def cupy(line):
         if m.group(3):
             nums["limit"] = int(m.group(3).replace(",", ""))
     return {"kind": "cupy.oom", "device_kind": "cuda", "numbers": nums, "runtime": "cupy", "complete": True}
+
+
+def rmm(line):
+    if "bad_alloc" not in line:
+        return None
+    m = RMM.search(line)
+    if not m:
+        return None
+    if m.group(2):      # thrust's allocator inside a PyTorch extension (rasterizers, samplers)
+        return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True, "form": "thrust"}
+    return {"kind": "rmm.oom", "device_kind": "cuda", "numbers": {}, "runtime": "rapids", "complete": True,
+            "form": "pool_limit" if m.group(1) else "device"}

@@ -18,7 +18,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
-                             npu as _npu, paddle as _paddle, cupy as _cupy)
+                             npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -353,6 +353,7 @@ RECOGNISERS = [
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
             keys=("system memory usage exceeded",)),
     _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
+    _rmm,
     _py_memory,
     _vllm_v1,
     _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
@@ -438,7 +439,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
-    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
+    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -101,7 +101,8 @@ def mps_full(x):
 
 
 # runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)
-OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool"}
+OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool",
+             "rmm.oom": "RAPIDS (RMM)"}
 HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory")
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
@@ -469,6 +470,9 @@ RULES = [
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
+    R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
+      "RMM's pool reached the maximum_pool_size it was created with, whatever the card has free: raise that maximum, or "
+      "create the pool without one"),
     R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,

@@ -139,3 +139,32 @@ def test_onnxruntime_cuda_provider_failure():
     res, ev = _ev(ORT_CUDA)
     assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cuda.driver", "onnxruntime", "cuda")
     assert res["cause"] == "other-process"
+
+
+# NVIDIA/cudf#6773 (two notebook kernels using cuDF), NVIDIA/cudf#10517 (the out_of_memory: prefix), neka-nat/cupoch#98 (the
+# pool's own maximum); VITA-Group/FSGS#70 (thrust inside a PyTorch extension)
+RMM_DEVICE = ("---> 86         index_col=index_col,\n\ncudf/_lib/csv.pyx in cudf._lib.csv.read_csv()\n\n"
+              "MemoryError: std::bad_alloc: CUDA error at: ../include/rmm/mr/device/cuda_memory_resource.hpp:68: "
+              "cudaErrorMemoryAllocation out of memory\n")
+RMM_PREFIX = ("MemoryError: std::bad_alloc: out_of_memory: CUDA error at: /opt/conda/envs/rapids-22.02/include/rmm/mr/device/"
+              "cuda_memory_resource.hpp:70: cudaErrorMemoryAllocation out of memory\n")
+RMM_POOL = ('  File "bench/basic.py", line 5, in <module>\n    cph.initialize_allocator(cph.PoolAllocation, 1000000000)\n'
+            "MemoryError: std::bad_alloc: RMM failure at:/src/cupoch/third_party/rmm/include/rmm/mr/device/pool_memory_resource.hpp:179: "
+            "Maximum pool size exceeded\n")
+THRUST = ('  File "/home/u/FSGS/scene/gaussian_model.py", line 177, in create_from_pcd\n'
+          "MemoryError: std::bad_alloc: cudaErrorMemoryAllocation: out of memory\n")
+
+
+@pytest.mark.parametrize("text, form, cause", [(RMM_DEVICE, "device", "activations"), (RMM_PREFIX, "device", "activations"),
+                                               (RMM_POOL, "pool_limit", "other")])
+def test_rmm_bad_alloc_is_the_gpu_not_host_ram(text, form, cause):
+    res, ev = _ev(text)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"], ev.get("form")) == ("rmm.oom", "rapids", "cuda", form)
+    assert ev["numbers"] == {}
+    assert res["cause"] == cause and ev["guide"]["id"] == "rapids"
+
+
+def test_thrust_bad_alloc_is_the_gpu():
+    res, ev = _ev(THRUST)
+    assert (ev["kind"], ev["device_kind"], ev["runtime"]) == ("cuda.driver", "cuda", "pytorch")
+    assert res["cause"] != "host-ram"
