@@ -76,6 +76,12 @@ CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so 
 # VITA-Group/FSGS#70)
 RMM = re.compile(r"std::bad_alloc: (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{0,300}?: cudaErrorMemoryAllocation out of memory"
                  r"|RMM failure at: ?[^\n]{0,300}?: (Maximum pool size exceeded)|(cudaErrorMemoryAllocation: out of memory))")
+# OpenVINO's GPU plugin (intel_gpu/src/runtime/engine.cpp check_allocatable): one buffer over the device's per-allocation maximum
+# (CL_DEVICE_MAX_MEM_ALLOC_SIZE, about 4 GiB on many Intel GPUs), whatever is free; the maximum is left out when the message is
+# wrapped before it (openvinotoolkit/openvino#36386,
+# openvinotoolkit/openvino.genai#2406)
+OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [Rr]equested (\d+) bytes(?:,? but max alloc size supported "
+                      r"by device is (\d+) bytes)?")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")

@@ -281,6 +281,11 @@ RULES = [
       lambda x: f"vLLM's {x.warmup} warm-up with {x.warmup_requests} dummy requests"
       + " ran out after the KV cache had taken its share of gpu_memory_utilization: that run's working memory grows with "
         "max_num_seqs; lower --max-num-seqs, or lower --gpu-memory-utilization to leave more outside the KV cache"),
+    R("activations", 2.4, lambda x: x.kind == "openvino.buffer_limit" and x.req < ABSURD_HOST,
+      lambda x: f"OpenVINO's GPU plugin was asked for one buffer of {fmt_bytes(x.req)}, over the "
+      + (f"{fmt_bytes(x.n['max_allowed'])} " if "max_allowed" in x.n else "most ") + "one allocation may take on this "
+      "device: this input's length, image count or batch makes one tensor that large; chunk the input (or allow large "
+      "allocations)"),
     R("activations", 1.5, kind("metal.oom"),
       "Metal could not back a command buffer with memory (kIOGPUCommandBufferCallbackErrorOutOfMemory): Apple's unified memory ran out"),
     R("activations", 2.4, kind("mps.ndarray_limit"),
@@ -473,7 +478,7 @@ RULES = [
     R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
       "RMM's pool reached the maximum_pool_size it was created with, whatever the card has free: raise that maximum, or "
       "create the pool without one"),
-    R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
+    R("other", 6.0, lambda x: (x.kind in OWN_POOLS or x.kind == "openvino.buffer_limit") and x.req >= ABSURD_HOST,
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),

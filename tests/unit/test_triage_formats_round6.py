@@ -168,3 +168,27 @@ def test_thrust_bad_alloc_is_the_gpu():
     res, ev = _ev(THRUST)
     assert (ev["kind"], ev["device_kind"], ev["runtime"]) == ("cuda.driver", "cuda", "pytorch")
     assert res["cause"] != "host-ram"
+
+
+# openvinotoolkit/openvino#36386 (22 pages in one VLM request; the reporter's paste wraps the message) and
+# openvinotoolkit/openvino.genai#2406 (a size computed wrong after long multi-turn chats with prefix caching)
+OV_PAGES = ("[GPU] Exceeded max size of memory object allocation: requested 28666553344 bytes,\n"
+            "but max alloc size supported by device is 4294959104 bytes.\n"
+            "Please try to reduce batch size, use lower precision, or set\n"
+            "ov::intel_gpu::hint::enable_large_allocations config property to true.\n")
+OV_BOGUS = ("Exception from src\\inference\\src\\cpp\\infer_request.cpp:223:\n"
+            "Check '!exceed_allocatable_mem_size' failed at src\\plugins\\intel_gpu\\src\\runtime\\ocl\\ocl_engine.cpp:115:\n"
+            "[GPU] Exceeded max size of memory object allocation: requested 2305843008391495680 bytes, but max alloc size supported "
+            "by device is 4294959104 bytes.Please try to reduce batch size or use lower precision.\n")
+
+
+@pytest.mark.parametrize("text, numbers, cause", [
+    (OV_PAGES, {"requested": 28666553344}, "activations"),
+    (OV_BOGUS, {"requested": 2305843008391495680, "max_allowed": 4294959104}, "other"),
+    (OV_PAGES.replace("bytes,\nbut", "bytes, but"), {"requested": 28666553344, "max_allowed": 4294959104}, "activations"),
+])
+def test_openvino_buffer_over_the_device_maximum(text, numbers, cause):
+    res, ev = _ev(text)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("openvino.buffer_limit", "openvino", "xpu")
+    assert ev["numbers"] == numbers and res["cause"] == cause
+    assert ev["guide"]["id"] == "openvino"
