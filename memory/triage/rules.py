@@ -478,7 +478,7 @@ RULES = [
     R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
       "RMM's pool reached the maximum_pool_size it was created with, whatever the card has free: raise that maximum, or "
       "create the pool without one"),
-    R("other", 6.0, lambda x: (x.kind in OWN_POOLS or x.kind == "openvino.buffer_limit") and x.req >= ABSURD_HOST,
+    R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
