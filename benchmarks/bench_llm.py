@@ -97,7 +97,13 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-dennislee-qwen2-7b-tp2-a100-40g-u050", "vllm-dennislee-gptoss120b-tp4-a100-80g-u080",
         # batch 7's 0.6.0 gemma3:27b row: its ctx (512, from its own printed 248.0 MiB of KV) was corrected and its KV
         # scored when 0.6.0's weights total was found to carry the KV
-        "ollama-9685-gemma3-27b-2gpu-060")
+        "ollama-9685-gemma3-27b-2gpu-060",
+        # batch 15 (tuned after its first sight was recorded): the two row-split Qwen3-30B-A3B rows were read while
+        # llama.cpp's cache padding became flash-attention dependent (256 cells with it, 32 without); the Ollama
+        # qwen3:235b and deepseek-r1:671b rows (unknown-model errors at first sight) while Ollama tags learned a
+        # mixture-of-experts total size and the deepseek-r1 library's sizes
+        "llamacpp-13545-qwen3-30b-a3b-rocm-2xmi50-row-32k", "llamacpp-13661-qwen3-30b-a3b-q8-4xk80-row-30k",
+        "ollama-10810-qwen3-235b-5x3090", "llamacpp-setonix-deepseek-r1-671b-8xmi250x-8k-np4")
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
 

@@ -13,8 +13,9 @@ Bytes = K and V elements per token and layer x cells x bytes per element, with
 Cells per runtime:
   vLLM       blocks of 16 tokens; one sequence of max_model_len must fit, the rest of the pool is concurrency;
   llama.cpp  -c cells in total, shared by the -np slots (one unified cache, or -np streams of -c/-np cells:
-             the same bytes either way), padded to 256; a sliding layer keeps n_swa x slots + n_ubatch cells
-             (unified) or n_swa + n_ubatch per slot (llama_kv_cache_iswa);
+             the same bytes either way), padded to 256 cells with flash attention and to 32 without
+             (llama_kv_cache::get_padding: "the FA kernels require padding"); a sliding layer keeps
+             n_swa x slots + n_ubatch cells (unified) or n_swa + n_ubatch per slot (llama_kv_cache_iswa), padded alike;
   Ollama     num_ctx per request x OLLAMA_NUM_PARALLEL (the runner gets --ctx-size num_ctx x parallel); its
              estimate keeps window x parallel + batch cells for a sliding layer (memory.required.kv)."""
 import math
@@ -35,7 +36,8 @@ RUNTIME_KV = {
 KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0")}
 MLA_CACHES = ("latent", "latent+v", "full")
 BLOCK = 16                    # vLLM KV block size (tokens)
-CTX_STEP = 256                # llama.cpp pads its cache to 256 cells; contexts we suggest are multiples of this
+CTX_STEP = 256                # llama.cpp pads its cache to 256 cells with flash attention; contexts we suggest are multiples of this
+LLAMACPP_PAD_NO_FLASH = 32    # ... and to 32 cells without it (ggml-org/llama.cpp#13661: -c 30016 keeps 30016 cells)
 MIN_CTX = 256
 OLLAMA_BATCH = 512
 # llama.cpp architectures whose GGUF carries a sliding window it honours (llama_kv_cache_iswa); Mistral-7B-v0.1
@@ -106,7 +108,7 @@ OLLAMA_SWA_ESTIMATE = (0, 6, 3)
 
 def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, ubatch: int = 512,
              max_batched: int = 2048, swa_full: bool = False, kv_v: str | None = None, mla_cache: str = "latent",
-             unified: bool = True, version=None) -> dict:
+             unified: bool = True, version=None, flash: bool = True) -> dict:
     """Bytes the runtime allocates. ctx: vLLM max_model_len (one sequence); llama.cpp -c (all slots together);
     Ollama num_ctx (per request, x parallel)."""
     by_kind = bytes_per_token(spec, kv, kv_v, mla_cache, OLLAMA_ESTIMATE_BYTES if runtime == "ollama" else None)
@@ -117,14 +119,15 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         swa_cells = cells if swa_full else min(cells, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK)
     elif runtime == "llama.cpp":
         seqs = parallel
-        cells = _pad(ctx, CTX_STEP)
+        step = CTX_STEP if flash else LLAMACPP_PAD_NO_FLASH
+        cells = _pad(ctx, step)
         honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full
         if not honoured:
             swa_cells = cells
         elif unified:
-            swa_cells = min(cells, _pad(win * parallel + ubatch, CTX_STEP))
+            swa_cells = min(cells, _pad(win * parallel + ubatch, step))
         else:
-            swa_cells = parallel * min(cells // parallel, _pad(win + ubatch, CTX_STEP))
+            swa_cells = parallel * min(cells // parallel, _pad(win + ubatch, step))
     else:  # ollama
         seqs = parallel
         cells = ctx * parallel

@@ -34,8 +34,16 @@ OLLAMA_LIBRARY = {
     "gemma2": ("Gemma-2-{size}", "9b"), "gemma3": ("Gemma-3-{size}", "4b"), "mistral": ("Mistral-7B-v0.3", "7b"),
     "mistral-nemo": ("Mistral-Nemo-12B", "12b"), "mixtral": ("Mixtral-{size}", "8x7b"), "phi3": ("Phi-3-mini-4k", "mini"),
     "deepseek-v3": ("DeepSeek-V3", "671b"), "qwen3-next": ("Qwen3-Next-80B-A3B", "80b"),
-    "gpt-oss": ("gpt-oss-{size}", "20b"),
+    "gpt-oss": ("gpt-oss-{size}", "20b"), "deepseek-r1": (None, "8b"),
 }
+# libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
+# itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
+# since May 2025, before that the Llama-3.1-8B distill)
+OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B", "14b": "Qwen2.5-14B",
+                                      "32b": "Qwen2.5-32B", "70b": "Llama-3.3-70B", "8b": "Qwen3-8B"}}
+# a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
+# active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
+_ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
 # libraries whose builds are not GGUF K-quants: Ollama's gpt-oss tags are OpenAI's MXFP4 checkpoint converted as
 # is (convert_gptoss.go writes the experts as MXFP4 and keeps every other tensor's type: bf16), "file_type=MXFP4"
 OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
@@ -79,12 +87,23 @@ def ollama_tag(name: str):
     pattern, default_size = OLLAMA_LIBRARY[lib]
     tag = tag or "latest"
     size = default_size if tag == "latest" else tag.split("-")[0]
+    if lib in OLLAMA_SIZE_MODELS:
+        pattern = OLLAMA_SIZE_MODELS[lib].get(size, f"{lib}-{{size}}")
     m = _TAG_QUANT.search(tag)
     quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0_QAT"}.get(m.group(1), m.group(1).upper()) if m else None
     default = OLLAMA_LIBRARY_QUANT.get(lib) or ("Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT)
     note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
                                         f"the library's default build, {default}"))
-    return pattern.format(size=size.upper()), quant or default, note
+    built = pattern.format(size=size.upper())
+    names = builtin_names()
+    if built not in names:
+        moe = [n for n in names if n.startswith(built) and _ACTIVE_SUFFIX.fullmatch(n[len(built):])]
+        if len(moe) == 1:
+            note += f"; {size} names the total size of the mixture-of-experts {moe[0]}"
+            built = moe[0]
+    if lib in OLLAMA_SIZE_MODELS and size in OLLAMA_SIZE_MODELS[lib] and built != "DeepSeek-R1":
+        note += f"; {lib}:{size} is a distilled model with {built}'s architecture"
+    return built, quant or default, note
 
 
 _SIZE = re.compile(r"(?:^|-)\d+(?:\.\d+)?[bm](?:$|-)")

@@ -44,7 +44,7 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool) -> int:
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
-                   mla_cache=s["mla_cache"], unified=s["unified"])
+                   mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L = spec.n_layers
     ngl = L + 1 if s["ngl"] is None else s["ngl"]
     on = min(ngl, L)
