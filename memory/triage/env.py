@@ -73,6 +73,8 @@ def guess_runtime(scan, inc) -> str:
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
         text = inc.primary.get("text", "")
+        if inc.primary.get("form", "").startswith("stream_executor"):
+            return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor, by its paths
         if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:

@@ -150,7 +150,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "insufficient GPU memory", "Please try to increase --mem", "That was not possible. There are", "Resource limit (",
                "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle",
                "Cuda failure 2 'out of memory'", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "8007000E", "E_OUTOFMEMORY",
-               "memory object allocation")
+               "memory object allocation", "allocate pinned host memory")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

@@ -82,6 +82,13 @@ RMM = re.compile(r"std::bad_alloc: (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{
 # openvinotoolkit/openvino.genai#2406)
 OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [Rr]equested (\d+) bytes(?:,? but max alloc size supported "
                       r"by device is (\d+) bytes)?")
+# TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
+# refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
+# transfers ("failed to alloc N bytes on host", "could not allocate pinned host memory of size: N"): system RAM, not the GPU
+# (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1)
+STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory)"
+                             r"|failed to alloc (\d+) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
+                             r"|could not allocate pinned host memory of size: (\d+)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -301,3 +308,18 @@ def rmm(line):
         return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True, "form": "thrust"}
     return {"kind": "rmm.oom", "device_kind": "cuda", "numbers": {}, "runtime": "rapids", "complete": True,
             "form": "pool_limit" if m.group(1) else "device"}
+
+
+def stream_executor(line):
+    if "bytes) from device" not in line and "bytes on host" not in line and "pinned host memory of size" not in line:
+        return None
+    m = STREAM_EXECUTOR.search(line)
+    if not m:
+        return None
+    # JAX (jaxlib) builds the stream executor as an external dependency: its paths say so
+    runtime = "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
+    if m.group(1):
+        return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {"requested": int(m.group(1))}, "runtime": runtime,
+                "complete": True, "form": "stream_executor"}
+    return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(2) or m.group(3))}, "runtime": runtime,
+            "complete": True, "form": "stream_executor_host"}

@@ -419,6 +419,9 @@ RULES = [
       "Ollama loads what does not fit its GPU estimate into system RAM; the model failed to load with no GPU allocation failing: "
       "RAM (and swap) is too small for the part of the model kept on the CPU"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
+    R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor_host",
+      lambda x: f"the stream executor could not page-lock {fmt_bytes(x.req)} of host RAM for transfers (pinned memory): system RAM, "
+                "or the pinned-memory limit (WSL, containers, Jetson), not the GPU"),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
     # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers

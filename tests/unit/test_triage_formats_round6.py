@@ -192,3 +192,29 @@ def test_openvino_buffer_over_the_device_maximum(text, numbers, cause):
     assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("openvino.buffer_limit", "openvino", "xpu")
     assert ev["numbers"] == numbers and res["cause"] == cause
     assert ev["guide"]["id"] == "openvino"
+
+
+# tensorflow/tensorflow#12237 (a 2 GB Quadro P400) and gaycodegal/craiyon-low-vram-easy#1 (JAX's build: pinned host buffers)
+TF_DEVICE = ("2017-08-12 08:25:14.794414: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1030] Creating TensorFlow device (/gpu:0)\n"
+             "2017-08-12 08:25:16.508376: E tensorflow/stream_executor/cuda/cuda_driver.cc:924] failed to allocate 1.51G (1617277696 "
+             "bytes) from device: CUDA_ERROR_OUT_OF_MEMORY\n")
+JAX_HOST = ("2022-07-03 15:46:53.245176: E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:802] failed to "
+            "alloc 782758144 bytes on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n"
+            "2022-07-03 15:46:53.245221: W external/org_tensorflow/tensorflow/core/common_runtime/device/device_host_allocator.h:46] "
+            "could not allocate pinned host memory of size: 782758144\n")
+
+
+def test_stream_executor_device_allocation_has_its_size_and_runtime():
+    res, ev = _ev(TF_DEVICE)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cuda.driver", "tensorflow", "cuda")
+    assert ev["numbers"] == {"requested": 1617277696}
+    assert res["cause"] != "host-ram"
+
+
+def test_stream_executor_pinned_host_is_system_ram():
+    res, ev = _ev(JAX_HOST)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cuda.driver", "jax", "cpu")
+    assert ev["numbers"] == {"requested": 782758144}
+    assert res["cause"] == "host-ram"
+    ev2 = recognise("W tensorflow/core/common_runtime/gpu/gpu_host_allocator.h:44] could not allocate pinned host memory of size: 8589934592")
+    assert ev2["numbers"] == {"requested": 8589934592} and ev2["runtime"] == "tensorflow"
