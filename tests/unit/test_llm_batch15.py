@@ -61,3 +61,33 @@ def test_ollama_deepseek_r1_tags_are_r1_or_its_distills():
     assert llm.describe(model="deepseek-r1:70b").name == "Llama-3.3-70B"
     with pytest.raises(UserError, match="deepseek-r1"):
         llm.describe(model="deepseek-r1:1.5b")                        # no built-in Qwen2.5-1.5B: a clear error
+
+
+# --- vLLM: a tensor-parallel worker's non-torch memory holds its NCCL buffers ------------------------------------
+
+def _pool(res):
+    return res["kv_capacity_bytes"]
+
+
+def test_vllm_tensor_parallel_worker_has_nccl_non_torch_memory():
+    # dennislee22/vLLM-benchmarking (0.10.1.1, TP 2 on A100 80 GB, --gpu-memory-utilization 0.5, FlashInfer
+    # sampler): 'Available KV cache memory: 31.83 GiB' per rank
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.5, max_num_batched_tokens=2048,
+                 gpu_name="NVIDIA A100 80GB", vllm_sampler="flashinfer", tensor_parallel_size=2,
+                 runtime_version="0.10.1.1")
+    assert r["overhead"]["non_torch"] / GiB == pytest.approx(0.25, abs=0.005)
+    assert _pool(r) / GiB == pytest.approx(31.83, abs=0.1)           # 0.06 GiB of non-torch memory: 32.04
+    one = llm.plan(s, "vllm", ctx=16384, vram=79.25 * GiB, gpu_memory_utilization=0.5, runtime_version="0.10.1.1")
+    assert one["overhead"]["non_torch"] / GiB == pytest.approx(0.06, abs=0.005)
+
+
+def test_vllm_v0_tensor_parallel_refusal_counts_the_driver_rank():
+    # vllm-project/vllm#13061 (0.7.2 V0, TP 2 on two 4090s, 0.98): a worker prints non_torch 0.25GiB; the engine
+    # refuses 131072 tokens with room for 81536 -- the driver rank's pool, which also profiles the sampler
+    s = llm.describe(model="deepseek-ai/DeepSeek-R1-Distill-Qwen-14B")
+    r = llm.plan(s, "vllm", ctx=131072, vram=23.55 * GiB, gpu_memory_utilization=0.98, tensor_parallel_size=2,
+                 gpu_name="NVIDIA GeForce RTX 4090", runtime_version="0.7.2")
+    assert not r["fits_as_requested"]
+    tokens = r["kv_capacity_tokens"]
+    assert tokens == pytest.approx(81536, rel=0.035)                 # 0.06 GiB of non-torch memory: +4.8 %

@@ -9,7 +9,8 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   activation peak: the larger of one profile forward of max_num_batched_tokens and the sampler on max_num_seqs
   rows, whose size depends on the top-k/top-p implementation (the `vllm_sampler` knob: native or flashinfer);
   rows (both engines run them one after the other: the forward's intermediates are freed before the sampler)
-  non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on
+  non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on; about 0.25 GiB
+  a worker with tensor parallelism (its NCCL buffers)
   sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
   hybrid KV cache manager that sizes them by the window came with 0.10)
   engine: V1 by default from 0.8 (VLLM_USE_V1=0 forces V0 until 0.10; VLLM_USE_V1=1 gave V1 in 0.7):
@@ -28,6 +29,11 @@ from . import at_least
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
 NON_TORCH_V06 = int(0.35 * GiB)
 NON_TORCH = int(0.06 * GiB)
+# with tensor parallelism each worker also holds its NCCL communicator's buffers (allocated outside PyTorch, so
+# profiled as non-torch memory): a V0 worker of vllm#13061 (TP 2 on two 4090s, 0.7.2) prints
+# "non_torch_memory takes 0.25GiB", vllm#14447's TP 16 workers on 3090s (0.8.3) 0.20GiB; dennislee22's TP 2 / TP 4
+# A100 runs (0.10.1) leave 0.21 / 0.32 GiB less KV memory than 0.06 would
+NON_TORCH_TP = int(0.25 * GiB)
 CUDA_GRAPHS = 512 * MiB       # "Graph capturing finished ... took 0.3-1 GiB"; 0 with --enforce-eager
 DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
@@ -248,7 +254,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native")),
-            "non_torch": NON_TORCH if at_least(v, 0, 7) else NON_TORCH_V06,
+            "non_torch": (NON_TORCH_TP if s.get("tp", 1) > 1 else NON_TORCH) if at_least(v, 0, 7) else NON_TORCH_V06,
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
