@@ -41,7 +41,7 @@ def infer(scan, inc, context: dict) -> dict:
 
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
-OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino")
+OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu")
 
 
 def guess_runtime(scan, inc) -> str:

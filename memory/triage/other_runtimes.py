@@ -89,6 +89,13 @@ OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [
 STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory)"
                              r"|failed to alloc (\d+) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
                              r"|could not allocate pinned host memory of size: (\d+)")
+# LM Studio's model-loading guardrail (closed source; the wording as its users report it): its estimate of the model at the chosen
+# settings (context length, GPU offload) is more than the system can hold (lmstudio-ai/lmstudio-bug-tracker#484, #1038, #1202)
+LMSTUDIO = re.compile(r"Model loading (?:was stopped|aborted) due to insufficient system resources\.(?: Under the current settings, this model "
+                      r"requires approximately (?:([\d.]+ ?[KMGT]i?B)|(NaN)\b))?|Not enough resources to load the model with the current settings")
+# wgpu (WebGPU in Rust: Burn, Candle's wgpu backend, browsers' wasm builds): DeviceError::OutOfMemory prints "Not enough memory left."
+# on its own line under "In Device::create_buffer", or inside NoDevice("...") (Gadersd/stable-diffusion-burn#5, ruffle-rs/ruffle#15375)
+WGPU = re.compile(r"^\s*Not enough memory left\.?\s*$|\(\"Not enough memory left\.\"\)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -323,3 +330,17 @@ def stream_executor(line):
                 "complete": True, "form": "stream_executor"}
     return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(2) or m.group(3))}, "runtime": runtime,
             "complete": True, "form": "stream_executor_host"}
+
+
+def lmstudio(line):
+    if "insufficient system resources" not in line and "Not enough resources to load" not in line:
+        return None
+    m = LMSTUDIO.search(line)
+    if not m:
+        return None
+    ev = {"kind": "lmstudio.guardrail", "device_kind": None, "numbers": {}, "runtime": "lmstudio", "complete": True}
+    if m.group(1):
+        ev["numbers"]["required"] = parse_size(m.group(1), binary_decimal=True)
+    elif m.group(2):
+        ev["form"] = "no_estimate"       # its estimate failed ("NaN undefined"): a bug of the estimate, not a shortage
+    return ev

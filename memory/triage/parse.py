@@ -19,7 +19,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
-                             OPENVINO as _OPENVINO, stream_executor as _stream_executor)
+                             OPENVINO as _OPENVINO, stream_executor as _stream_executor,
+                             lmstudio as _lmstudio, WGPU as _WGPU)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -378,6 +379,8 @@ RECOGNISERS = [
             lambda m: {"prefill_tokens": int(m.group(2)), **({"total_tokens": int(m.group(1))} if m.group(1) else {})},
             keys=("prefill tokens",)),
     _ollama_runner,
+    _lmstudio,
+    _simple(_WGPU, "wgpu.oom", None, "wgpu", keys=("Not enough memory left",)),
     _simple(RX.VLLM_WARMUP, "vllm.warmup", "cuda", "vllm", lambda m: {"dummy_requests_count": int(m.group(2))},
             keys=("when warming up",)),
     _simple(RX.VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
@@ -444,7 +447,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
-    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
+    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -102,7 +102,7 @@ def mps_full(x):
 
 # runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)
 OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool",
-             "rmm.oom": "RAPIDS (RMM)"}
+             "rmm.oom": "RAPIDS (RMM)", "wgpu.oom": "wgpu (WebGPU)"}
 HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory")
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
@@ -200,6 +200,11 @@ RULES = [
     R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x).lower()}{trt_free(x)}: the weights do not fit; "
                 "shard them (tensor or pipeline parallelism) or quantize"),
+    R("weights-exceed-vram", 2.0, lambda x: x.kind == "lmstudio.guardrail" and x.ev.get("form") != "no_estimate",
+      lambda x: "LM Studio's guardrail stopped the load: at these settings the model"
+      + (f" needs about {fmt_bytes(x.n['required'])}" if "required" in x.n else "")
+      + " (weights plus the KV cache of the context length) and does not fit what the system can hold; lower the context "
+        "length, offload fewer layers, or take a smaller quantization (its estimate can also be wrong)"),
     R("weights-exceed-vram", 6.0, kind("transformers.dispatch"),
       "transformers (bitsandbytes) would have put modules on the CPU or the disk: the quantized model does not fit the GPU's free "
       "memory; a smaller model, fewer bits, or an explicit device_map with llm_int8_enable_fp32_cpu_offload=True"),
@@ -481,6 +486,9 @@ RULES = [
     R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
       "RMM's pool reached the maximum_pool_size it was created with, whatever the card has free: raise that maximum, or "
       "create the pool without one"),
+    R("other", 4.0, lambda x: x.kind == "lmstudio.guardrail" and x.ev.get("form") == "no_estimate",
+      "LM Studio could not estimate this model's memory (NaN): its guardrail refuses any load it cannot size; update LM Studio, "
+      "or turn the guardrail off for this model"),
     R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,

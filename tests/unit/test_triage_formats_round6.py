@@ -218,3 +218,45 @@ def test_stream_executor_pinned_host_is_system_ram():
     assert res["cause"] == "host-ram"
     ev2 = recognise("W tensorflow/core/common_runtime/gpu/gpu_host_allocator.h:44] could not allocate pinned host memory of size: 8589934592")
     assert ev2["numbers"] == {"requested": 8589934592} and ev2["runtime"] == "tensorflow"
+
+
+# lmstudio-ai/lmstudio-bug-tracker#1202 (the estimate), #1038 (an estimate that failed: NaN), #484 (the older wording)
+LMS_ESTIMATE = ("Error: Model loading was stopped due to insufficient system resources. Under the current settings, this model "
+                "requires approximately 273.25 GB of memory, and continuing to load it would likely overload your system and cause "
+                "it to freeze. If you think this is incorrect, you can adjust the model loading guardrails in settings.\n")
+LMS_NAN = ("Error: Model loading was stopped due to insufficient system resources. Under the current settings, this model requires "
+           "approximately NaN undefined of memory, and continuing to load it would likely overload your system and cause it to freeze.\n")
+LMS_ABORTED = ("[2025-03-07 01:45:37.078] [error] [LMSInternal][Client=LM Studio][Endpoint=loadModel] Error in channel handler: Error: "
+               "Model loading aborted due to insufficient system resources. Overloading the system will likely cause it to freeze.\n")
+# Gadersd/stable-diffusion-burn#5 (Burn on wgpu's Vulkan backend)
+WGPU = ("thread 'main' panicked at 'wgpu error: Validation Error\n\nCaused by:\n    In Device::create_buffer\n"
+        "      note: label = `Buffer Src`\n    Not enough memory left\n\n', /home/u/src/wgpu/wgpu/src/backend/direct.rs:3095:5\n")
+
+
+def test_lmstudio_guardrail_estimate():
+    # the thread's estimate was itself wrong (a 7 GB model); the line alone cannot tell, so the reading is a weak one
+    res, ev = _ev(LMS_ESTIMATE)
+    assert (ev["kind"], ev["runtime"]) == ("lmstudio.guardrail", "lmstudio")
+    assert ev["numbers"] == {"required": round(273.25 * GiB)}
+    assert res["cause"] == "weights-exceed-vram" and ev["guide"]["id"] == "lmstudio"
+    assert "273.25 GiB" in ev["causes"][0]["evidence"][0]
+
+
+def test_lmstudio_guardrail_without_an_estimate_is_a_bug_of_the_estimate():
+    res, ev = _ev(LMS_NAN)
+    assert ev["kind"] == "lmstudio.guardrail" and ev["numbers"] == {} and res["cause"] == "other"
+    assert "could not estimate" in ev["causes"][0]["evidence"][0]
+
+
+def test_lmstudio_older_wording_and_2026_wording():
+    res, ev = _ev(LMS_ABORTED)
+    assert (ev["kind"], ev["runtime"], res["cause"]) == ("lmstudio.guardrail", "lmstudio", "weights-exceed-vram")
+    assert recognise("Not enough resources to load the model with the current settings")["kind"] == "lmstudio.guardrail"
+
+
+def test_wgpu_out_of_memory():
+    res, ev = _ev(WGPU)
+    assert (ev["kind"], ev["runtime"], ev["numbers"]) == ("wgpu.oom", "wgpu", {})
+    assert res["cause"] == "activations" and ev["guide"]["id"] == "wgpu"
+    assert recognise('Error: NoDevice("Not enough memory left.")')["kind"] == "wgpu.oom"
+    assert recognise("The queue has not enough memory left in it for this job") is None
