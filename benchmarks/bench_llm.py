@@ -9,6 +9,7 @@ Per row, what the runtime printed next to what memory/llm computes from the same
                available memory (exact or not)
   concurrency  vLLM "Maximum concurrency for N tokens per request"
   fits         did the runtime start (vLLM) / put every layer on the GPU (Ollama), against our verdict
+  device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
 
 Rows are split into SEEN (used while the formulas were tuned: a regression set) and FIRST_SIGHT (never tuned
 on). `--first-sight` scores every row and writes benchmarks/results/llm_first_sight.json; that run is
@@ -101,9 +102,12 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 15 (tuned after its first sight was recorded): the two row-split Qwen3-30B-A3B rows were read while
         # llama.cpp's cache padding became flash-attention dependent (256 cells with it, 32 without); the Ollama
         # qwen3:235b and deepseek-r1:671b rows (unknown-model errors at first sight) while Ollama tags learned a
-        # mixture-of-experts total size and the deepseek-r1 library's sizes
+        # mixture-of-experts total size and the deepseek-r1 library's sizes; with nixiesearch's and the AMD HPC
+        # fund's layer splits, the two row-split rows were then read while llama.cpp's placement of the layers over
+        # several GPUs (load_tensors' cumulative -ts shares, the output layer counted) was added
         "llamacpp-13545-qwen3-30b-a3b-rocm-2xmi50-row-32k", "llamacpp-13661-qwen3-30b-a3b-q8-4xk80-row-30k",
         "ollama-10810-qwen3-235b-5x3090", "llamacpp-setonix-deepseek-r1-671b-8xmi250x-8k-np4",
+        "llamacpp-nixiesearch-qwen2-05b-2x4090-32k-np4", "llamacpp-hpcfund-mistral7b-v02-q5km-4gpu-rocm-4k",
         # batch 15: the three vLLM tensor-parallel rows were read while a TP worker's non-torch memory (its NCCL
         # buffers, 0.25 GiB as vllm#13061's worker prints it) was added; 21348's remaining +29 % is unexplained
         "vllm-13061-r1-distill-qwen14b-tp2-2x4090-refused", "vllm-awssamples-qwen3coder30b-tp4-4xl40s-32k",
@@ -156,7 +160,13 @@ def score(row) -> dict:
     for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
         if key in m:
             pred = res["kv_total"]
-            if key == "kv_mib_device":
+            if key == "kv_mib_device" and res.get("devices") and "device" in m:
+                # llama.cpp's own placement over the GPUs (--tensor-split): the device's layers and their cache
+                dev = res["devices"][m["device"]]
+                out["device_layers"] = (dev["layers"], m["layers_on_device"])
+                out["device_layers_exact"] = dev["layers"] == m["layers_on_device"]
+                pred = dev["kv"]
+            elif key == "kv_mib_device":
                 pred = res.get("kv_per_layer", {}).get("full") or res["kv_total"] / spec.n_layers
                 pred *= m["layers_on_device"]
             pred /= (MiB if unit == "MiB" else GiB)
@@ -225,11 +235,13 @@ def summarize(rows) -> dict:
     kv = [r for r in rows if "kv_exact" in r]
     fits = [r for r in rows if "fits_agree" in r]
     tp = [r for r in rows if "tokens_from_printed_exact" in r]
+    dl = [r for r in rows if "device_layers_exact" in r]
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
             "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"), "projector": pct("projector_err"),
             "output_tensor": pct("output_err"),
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
+            "device_layers_exact": f"{sum(r['device_layers_exact'] for r in dl)}/{len(dl)}",
             "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}"}
 
 

@@ -12,7 +12,7 @@ from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, wei
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
-         "vllm_entrypoint", "tensor_parallel_size")
+         "vllm_entrypoint", "tensor_parallel_size", "tensor_split")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -72,6 +72,12 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
     if knobs.get("mla_cache") not in (None,) + MLA_CACHES:
         raise UserError(f"--mla-cache must be one of {', '.join(MLA_CACHES)}")
+    split = knobs.get("tensor_split")
+    if split is not None:
+        if (runtime != "llama.cpp" or not isinstance(split, (list, tuple)) or not split or len(split) > 64
+                or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):
+            raise UserError("--tensor-split takes llama.cpp's -ts proportions, e.g. 3,1 (llama.cpp only; non-negative, "
+                            "at least one above 0, at most 64 GPUs)")
     util = knobs.get("gpu_memory_utilization")
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
@@ -175,6 +181,12 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         if ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")
+    if runtime == "llama.cpp" and ev.get("devices"):
+        out["devices"] = ev["devices"]
+        notes.append("llama.cpp over " + str(len(ev["devices"])) + " GPUs (--tensor-split): layers per GPU "
+                     + ", ".join(f"{d['layers']}" + (" + output" if d["output_layer"] else "") for d in ev["devices"])
+                     + "; KV buffers " + ", ".join(fmt_bytes(d["kv"]) for d in ev["devices"])
+                     + "; the totals and the verdict are the whole load's (give --vram as the GPUs' sum)")
     if runtime != "vllm":
         out["host_weights"] = ev["host_weights"]
         out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]

@@ -91,3 +91,41 @@ def test_vllm_v0_tensor_parallel_refusal_counts_the_driver_rank():
     assert not r["fits_as_requested"]
     tokens = r["kv_capacity_tokens"]
     assert tokens == pytest.approx(81536, rel=0.035)                 # 0.06 GiB of non-torch memory: +4.8 %
+
+
+# --- llama.cpp over several GPUs: load_tensors' placement of the layers --------------------------------------------
+
+def test_llamacpp_places_layers_over_gpus_counting_the_output_layer():
+    # ggml-org/llama.cpp#13545 (b5384, two gfx906 cards, -sm row, -fa): ROCm0 KV buffer 1600.00 MiB (25 layers),
+    # ROCm1 1472.00 MiB (23) -- an even split of 49 (48 + output), not of 48 (24 + 24)
+    s = llm.describe(model="Qwen3-30B-A3B")
+    r = llm.plan(s, "llama.cpp", ctx=32768, flash_attn=True, tensor_split=[1, 1])
+    assert [d["layers"] for d in r["devices"]] == [25, 23]
+    assert [d["kv"] / MiB for d in r["devices"]] == pytest.approx([1600.0, 1472.0], abs=0.005)
+    assert [d["output_layer"] for d in r["devices"]] == [False, True]
+    # ggml-org/llama.cpp#13661 (b5261, four K80 dies, no -fa): CUDA2 703.50 MiB (12 layers), CUDA3 644.88 MiB (11)
+    k80 = llm.plan(s, "llama.cpp", ctx=30016, flash_attn=False, tensor_split=[1, 1, 1, 1])
+    assert [d["layers"] for d in k80["devices"]] == [13, 12, 12, 11]
+    assert [d["kv"] / MiB for d in k80["devices"]][2:] == pytest.approx([703.5, 644.875], abs=0.005)
+
+
+def test_llamacpp_four_gpu_split_and_the_weights_follow_the_layers():
+    # AMD HPC Fund docs (llama-cpp-python, April 2024): Mistral-7B-Instruct-v0.2 on four ROCm GPUs, n_ctx 4096:
+    # KV buffers 144 / 128 / 128 / 112 MiB (9 / 8 / 8 / 7 layers of 33 with the output)
+    s = llm.describe(model="mistralai/Mistral-7B-Instruct-v0.2")
+    r = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q5_K_M", tensor_split=[1, 1, 1, 1])
+    assert [d["kv"] / MiB for d in r["devices"]] == pytest.approx([144.0, 128.0, 128.0, 112.0], abs=0.005)
+    assert sum(d["kv"] for d in r["devices"]) == r["kv_total"]
+    w = [d["weights"] for d in r["devices"]]
+    assert w[1] == w[2] and w[3] > w[1] * 7 / 8                        # the last GPU also holds the output tensor
+    uneven = llm.plan(s, "llama.cpp", ctx=4096, tensor_split=[3, 1])
+    assert [d["layers"] for d in uneven["devices"]] == [25, 7]
+
+
+def test_tensor_split_is_llamacpp_only_and_checked():
+    s = llm.describe(model="Qwen3-30B-A3B")
+    for bad in ([0, 0], [-1, 2], []):
+        with pytest.raises(UserError, match="tensor-split"):
+            llm.plan(s, "llama.cpp", ctx=4096, tensor_split=bad)
+    with pytest.raises(UserError, match="tensor-split"):
+        llm.plan(s, "vllm", ctx=4096, tensor_split=[1, 1])

@@ -6,9 +6,12 @@ the ggml compute buffer, and a margin.
   given: tools/server since ggml-org/llama.cpp#16736 / #17997).
   flash attention: -fa auto (on for CUDA) in builds from September 2025; before, off unless -fa.
   --fit (builds from December 2025, on by default there): llama.cpp lowers -c and -ngl itself to fit the free
-  memory (common_fit_params); our figure is the one to compare with its "memory breakdown" lines."""
+  memory (common_fit_params); our figure is the one to compare with its "memory breakdown" lines.
+  several GPUs (--tensor-split, the `tensor_split` knob): the layers are placed as load_tensors places them and each
+  device's layers, KV buffer and weights are given (`devices`); the totals are the whole load's."""
 from ...units import MiB
 from ..cache import kv_cache
+from ..spec import FULL, SLIDING
 from . import at_least
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -28,7 +31,49 @@ def settings(version, knobs, parallel) -> dict:
     return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "ngl": knobs.get("ngl"),
             "swa_full": bool(knobs.get("swa_full")), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
-            "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj"))}
+            "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
+            "tensor_split": knobs.get("tensor_split")}
+
+
+def layer_devices(n_layer: int, ngl: int, split) -> tuple:
+    """llama.cpp's placement of the layers over several GPUs (llama_model::load_tensors): the -ts proportions
+    (by default each device's free memory) made cumulative; repeating layer il goes to the first device whose
+    cumulative share exceeds (il - i_gpu_start) / act_gpu_layers, where act_gpu_layers = min(ngl, n_layer + 1)
+    counts the output layer too, which goes where (act_gpu_layers - 1) / act_gpu_layers falls. Returns (repeating
+    layers per device, the output layer's device or None, layers left on the CPU)."""
+    total = float(sum(split))
+    cum, acc = [], 0.0
+    for x in split:
+        acc += x
+        cum.append(acc / total)
+    act = min(ngl, n_layer + 1)
+    start = max(n_layer + 1 - ngl, 0)
+    counts = [0] * len(split)
+
+    def device(x: float) -> int:
+        return min(next((d for d, c in enumerate(cum) if c > x), len(cum) - 1), len(cum) - 1)
+
+    for il in range(start, n_layer):
+        counts[device((il - start) / act)] += 1
+    out = device((act - 1) / act) if ngl > n_layer else None
+    return counts, out, start
+
+
+def devices(spec, kvd, roles, ngl, split) -> list:
+    """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
+    split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
+    by rows over the same proportions but keeps each layer's cache where -sm layer would put it)."""
+    L = spec.n_layers
+    counts, out_dev, start = layer_devices(L, ngl, split)
+    per_layer = [kvd["per_full_layer"] if k == FULL else kvd["sliding_layers"] / max(1, spec.layer_kinds.count(SLIDING))
+                 for k in spec.layer_kinds]
+    res, il = [], start
+    for d, n in enumerate(counts):
+        kv = sum(per_layer[il:il + n])
+        w = roles["blocks"] * n / L + (roles["output"] if d == out_dev else 0)
+        res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev})
+        il += n
+    return res
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool) -> int:
@@ -57,7 +102,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if vram:
         over["margin"] = max(MARGIN, int(0.02 * vram))
     total = gpu_w + kvd["total"] * on / L + sum(over.values())
-    return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w),
+    split = s.get("tensor_split")
+    devs = devices(spec, kvd, roles, ngl, split) if split and ngl > 0 else None
+    return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
             "fits": total <= vram if vram else None, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + blocks * (L - on) / L + (0 if spec.tied or ngl > L else out))}
 
