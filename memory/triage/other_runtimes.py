@@ -96,6 +96,10 @@ LMSTUDIO = re.compile(r"Model loading (?:was stopped|aborted) due to insufficien
 # wgpu (WebGPU in Rust: Burn, Candle's wgpu backend, browsers' wasm builds): DeviceError::OutOfMemory prints "Not enough memory left."
 # on its own line under "In Device::create_buffer", or inside NoDevice("...") (Gadersd/stable-diffusion-burn#5, ruffle-rs/ruffle#15375)
 WGPU = re.compile(r"^\s*Not enough memory left\.?\s*$|\(\"Not enough memory left\.\"\)")
+# Ollama's MLX runner and image generation (x/mlxrunner/client.go, x/imagegen, 2026): the model does not fit the first GPU's free
+# memory after Ollama's overhead (ollama/ollama#17246)
+_OSZ = r"(\d+(?:\.\d+)? [KMGT]?i?B)"
+OLLAMA_FIT = re.compile(r"model requires " + _OSZ + r" but only " + _OSZ + r" are available \(after " + _OSZ + r" overhead\)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -344,3 +348,13 @@ def lmstudio(line):
     elif m.group(2):
         ev["form"] = "no_estimate"       # its estimate failed ("NaN undefined"): a bug of the estimate, not a shortage
     return ev
+
+
+def ollama_fit(line):
+    if "are available (after" not in line:
+        return None
+    m = OLLAMA_FIT.search(line)
+    if not m:
+        return None
+    nums = {"required": parse_size(m.group(1)), "available": parse_size(m.group(2)), "overhead": parse_size(m.group(3))}
+    return {"kind": "ollama.fit", "device_kind": None, "numbers": nums, "runtime": "ollama", "complete": True}

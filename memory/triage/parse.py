@@ -20,7 +20,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor,
-                             lmstudio as _lmstudio, WGPU as _WGPU)
+                             lmstudio as _lmstudio, WGPU as _WGPU, ollama_fit as _ollama_fit)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -372,6 +372,7 @@ RECOGNISERS = [
     _xla_tpu,
     _bfc,
     _ollama_too_large,
+    _ollama_fit,
     _simple(_TENSORRT, "tensorrt.oom", "cuda", "tensorrt", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("Error Code 2",)),
     _simple(_HF_DISPATCH, "transformers.dispatch", "cuda", "pytorch", keys=("dispatched on the CPU",)),
@@ -447,7 +448,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
-    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "transformers.dispatch": 8, "tgi.prefill": 8,
+    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -205,6 +205,9 @@ RULES = [
       + (f" needs about {fmt_bytes(x.n['required'])}" if "required" in x.n else "")
       + " (weights plus the KV cache of the context length) and does not fit what the system can hold; lower the context "
         "length, offload fewer layers, or take a smaller quantization (its estimate can also be wrong)"),
+    R("weights-exceed-vram", 4.0, kind("ollama.fit"),
+      lambda x: f"Ollama (MLX runner): the model needs {fmt_bytes(x.n['required'])} and the GPU has {fmt_bytes(x.n['available'])} "
+                "free after Ollama's overhead: the weights do not fit; a smaller or more quantized model, or free the GPU"),
     R("weights-exceed-vram", 6.0, kind("transformers.dispatch"),
       "transformers (bitsandbytes) would have put modules on the CPU or the disk: the quantized model does not fit the GPU's free "
       "memory; a smaller model, fewer bits, or an explicit device_map with llm_int8_enable_fp32_cpu_offload=True"),

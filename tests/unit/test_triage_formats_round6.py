@@ -260,3 +260,15 @@ def test_wgpu_out_of_memory():
     assert res["cause"] == "activations" and ev["guide"]["id"] == "wgpu"
     assert recognise('Error: NoDevice("Not enough memory left.")')["kind"] == "wgpu.oom"
     assert recognise("The queue has not enough memory left in it for this job") is None
+
+
+# ollama/ollama#17246 (0.32, the MLX runner on a Mac)
+OLLAMA_FIT = ("ollama run qwen3.6:35b-a3b-coding-nvfp4\n"
+              "Error: 500 Internal Server Error: model requires 20.4 GiB but only 11.3 GiB are available (after 512.0 MiB overhead)\n")
+
+
+def test_ollama_mlx_fit_check():
+    res, ev = _ev(OLLAMA_FIT)
+    assert (ev["kind"], ev["runtime"]) == ("ollama.fit", "ollama")
+    assert ev["numbers"] == {"required": round(20.4 * GiB), "available": round(11.3 * GiB), "overhead": 512 * MiB}
+    assert res["cause"] == "weights-exceed-vram" and "the weights do not fit" in ev["causes"][0]["evidence"][0]
