@@ -101,12 +101,14 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
     roles = weights_by_role(spec, weights_dtype)
     if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
-        extra, kernel = V.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"))
+        extra, kernel = V.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
         if extra:
             roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
                          how=roles["how"] + f" + {fmt_bytes(extra)} of padding in vLLM's {kernel} expert layout")
             notes.append(f"MXFP4 experts: vLLM pads them for its {kernel} kernel (+{fmt_bytes(extra)}); "
                          + ("a B200-class GPU pads both sides to 256" if kernel == "trtllm" else
+                            "vLLM's Triton backend on a Hopper card (from 0.14 here) rounds the intermediate size to 64 "
+                            "and its swizzled layout holds the hidden side at a multiple of 256" if kernel == "triton" else
                             "on a GPU without native FP4 the intermediate size goes to a multiple of 128 and the hidden "
                             "size to 256"))
     if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)

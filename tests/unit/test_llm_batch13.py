@@ -104,7 +104,7 @@ def test_vllm_pads_mxfp4_experts_for_marlin():
     assert r["weights"] / GiB == pytest.approx(65.9651, rel=0.005)  # unpadded: 60.69
     assert r["kv_capacity_bytes"] / GiB == pytest.approx(-2.14, abs=0.15)
     assert not r["fits_as_requested"]
-    extra, kernel = V.mxfp4_expert_padding(s, 1, "NVIDIA H100 80GB")
+    extra, kernel = V.mxfp4_expert_padding(s, 1, "NVIDIA H100 80GB", (0, 10, 1))
     assert kernel == "marlin" and extra / GiB == pytest.approx(5.1, abs=0.1)
     assert V.mxfp4_expert_padding(s, 1, "NVIDIA B200")[1] == "trtllm"
 

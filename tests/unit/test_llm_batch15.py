@@ -129,3 +129,17 @@ def test_tensor_split_is_llamacpp_only_and_checked():
             llm.plan(s, "llama.cpp", ctx=4096, tensor_split=bad)
     with pytest.raises(UserError, match="tensor-split"):
         llm.plan(s, "vllm", ctx=4096, tensor_split=[1, 1])
+
+
+# --- vLLM's MXFP4 experts on a Hopper card from 0.14: the Triton backend's layout --------------------------------
+
+def test_vllm_mxfp4_triton_backend_on_hopper():
+    # vllm-project/vllm#33155 (0.14.1, H100, 'Using Triton backend'): gpt-oss-120b 'Model loading took 64.38 GiB'
+    s = llm.describe(model="openai/gpt-oss-120b")
+    r = llm.plan(s, "vllm", ctx=131072, gpu_name="NVIDIA H100 80GB", runtime_version="0.14.1")
+    assert r["weights"] / GiB == pytest.approx(64.38, rel=0.005)      # Marlin's layout: 65.82 (+2.2 %)
+    # vllm-project/vllm#23278 (0.10.1, H100, Marlin's layout): 'Model loading took 65.9651 GiB'
+    old = llm.plan(s, "vllm", ctx=131072, gpu_name="NVIDIA H100 80GB", runtime_version="0.10.1")
+    assert old["weights"] / GiB == pytest.approx(65.9651, rel=0.005)
+    a100 = llm.plan(s, "vllm", ctx=131072, gpu_name="NVIDIA A100 80GB", runtime_version="0.14.1")
+    assert a100["weights"] == old["weights"]                          # no Triton MXFP4 below SM90: Marlin

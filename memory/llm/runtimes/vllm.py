@@ -102,16 +102,24 @@ BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 
 # does not have native support for FP4 computation ... Weight-only FP4 compression will be used leveraging the
 # Marlin kernel"): the intermediate size per tensor-parallel partition to a multiple of 128, the hidden size to 256
 # ("n % 256 == 0 and k % 128 == 0"); the TRT-LLM kernels of SM100 (B200, GB200): both to 256. gpt-oss's 2880 x 2880
-# experts become 2944 x 3072 on one GPU (+9 %), 768 x 3072 per GPU of four. The Triton kernels of newer Hopper
-# installs pad less (vLLM 0.14.1 on an H100 printed 64.38 GiB where Marlin's layout is 65.90): a Marlin-sized
-# figure errs on the safe side there.
-MXFP4_PAD = {"marlin": (128, 256), "trtllm": (256, 256)}
+# experts become 2944 x 3072 on one GPU (+9 %), 768 x 3072 per GPU of four. On a Hopper card (SM90) with the
+# triton_kernels package vLLM picks its Triton backend ("Using Triton backend"; get_mxfp4_backend): create_weights
+# rounds the intermediate size to 64 only (2880 stays), and the Hopper swizzled layout the weights are converted to
+# holds the other side at a multiple of 256: vLLM 0.14.1 on an H100 printed 64.38 GiB (vllm#33155) where Marlin's
+# layout is 65.90 and no padding 60.69; 2880 x 3072 gives 64.47 (the 256 is read from that total, not from the
+# swizzle's source). 0.14 is the first version seen on that path; the 0.10.1 and 0.11 H100 logs (vllm#23278,
+# vllm#27508: installs without triton_kernels) fit Marlin's layout.
+MXFP4_PAD = {"marlin": (128, 256), "trtllm": (256, 256), "triton": (64, 256)}
 NATIVE_FP4 = re.compile(r"\b(b100|b200|gb200|b300|gb300)\b", re.I)
+HOPPER = re.compile(r"\b(h100|h200|h800|h20|gh200)\b", re.I)
+TRITON_MXFP4 = (0, 14)
 
 
-def mxfp4_expert_padding(spec, tp: int, gpu_name) -> tuple:
+def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
     """(extra bytes over the whole model, kernel name) of vLLM's padded MXFP4 expert matrices."""
-    kernel = "trtllm" if NATIVE_FP4.search(str(gpu_name or "")) else "marlin"
+    name = str(gpu_name or "")
+    kernel = ("trtllm" if NATIVE_FP4.search(name) else
+              "triton" if HOPPER.search(name) and at_least(version, *TRITON_MXFP4) else "marlin")
     a_i, a_h = MXFP4_PAD[kernel]
     inter = -(-spec.moe_intermediate // tp)
     pad_i = -(-inter // a_i) * a_i
