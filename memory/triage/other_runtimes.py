@@ -12,7 +12,9 @@ DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error ou
                          r"|Cuda failure (?:\d+ )?'?out of memory|CUDA failure \d+: out of memory|Failed to CUDA calloc (\d+) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
                          r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
 # Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
-LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b")
+# (the older PI names drop RESULT: "Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)", ggml-org/llama.cpp#9476)
+LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b"
+                        r"|\bPI_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b")
 # Ollama's scheduler (2025-10+): no placement of weights, KV cache and compute graph fits the devices
 OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d+))?")
 # ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
@@ -100,6 +102,9 @@ WGPU = re.compile(r"^\s*Not enough memory left\.?\s*$|\(\"Not enough memory left
 # memory after Ollama's overhead (ollama/ollama#17246)
 _OSZ = r"(\d+(?:\.\d+)? [KMGT]?i?B)"
 OLLAMA_FIT = re.compile(r"model requires " + _OSZ + r" but only " + _OSZ + r" are available \(after " + _OSZ + r" overhead\)")
+# llama.cpp's SYCL backend (ggml/src/ggml-sycl/ggml-sycl.cpp ggml_backend_sycl_buffer_type_alloc_buffer): a device (or USM host)
+# buffer malloc_device refused (ggml-org/llama.cpp#28953, docs/backend/SYCL.md)
+GGML_SYCL = re.compile(r"can't allocate (\d+) Bytes of memory on (device|host)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -116,7 +121,7 @@ def level_zero(line):
     m = LEVEL_ZERO.search(line)
     if not m:
         return None
-    host = m.group(1) == "HOST"
+    host = (m.group(1) or m.group(3)) == "HOST"
     return {"kind": "xpu.driver", "device_kind": "cpu" if host else "xpu", "numbers": {}, "runtime": "pytorch", "complete": True,
             "host": host}
 
@@ -358,3 +363,14 @@ def ollama_fit(line):
         return None
     nums = {"required": parse_size(m.group(1)), "available": parse_size(m.group(2)), "overhead": parse_size(m.group(3))}
     return {"kind": "ollama.fit", "device_kind": None, "numbers": nums, "runtime": "ollama", "complete": True}
+
+
+def ggml_sycl(line):
+    if "Bytes of memory on" not in line:
+        return None
+    m = GGML_SYCL.search(line)
+    if not m:
+        return None
+    host = m.group(2) == "host"
+    return {"kind": "ggml.host" if host else "ggml.buffer", "device_kind": "cpu" if host else "xpu",
+            "numbers": {"requested": int(m.group(1))}, "runtime": "llama.cpp", "complete": True, "form": "sycl"}

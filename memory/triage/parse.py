@@ -20,7 +20,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor,
-                             lmstudio as _lmstudio, WGPU as _WGPU, ollama_fit as _ollama_fit)
+                             lmstudio as _lmstudio, WGPU as _WGPU, ollama_fit as _ollama_fit,
+                             ggml_sycl as _ggml_sycl)
 from . import error_patterns as RX
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from ..units import parse_size
@@ -389,6 +390,7 @@ RECOGNISERS = [
     _simple(RX.GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
             lambda m: {"requested": size(m.group(1) + " MiB")}),
     _ggml_buffer,
+    _ggml_sycl,
     _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _simple(RX.GGML_LOAD, "ggml.model_load", None, "llama.cpp"),

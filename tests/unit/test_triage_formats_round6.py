@@ -272,3 +272,23 @@ def test_ollama_mlx_fit_check():
     assert (ev["kind"], ev["runtime"]) == ("ollama.fit", "ollama")
     assert ev["numbers"] == {"required": round(20.4 * GiB), "available": round(11.3 * GiB), "overhead": 512 * MiB}
     assert res["cause"] == "weights-exceed-vram" and "the weights do not fit" in ev["causes"][0]["evidence"][0]
+
+
+# ggml-org/llama.cpp#28953 (an Arc Pro B70 refusing 2303168640 bytes) and ggml-org/llama.cpp#9476 (PI's host-memory code)
+SYCL_DEVICE = ("ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 2303168640 Bytes of memory on device\n"
+               "llama_model_load: error loading model: unable to allocate SYCL0 buffer\n")
+SYCL_PI_HOST = "Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -999 (UNKNOWN PI error)\n"
+
+
+def test_llamacpp_sycl_buffer():
+    res, ev = _ev(SYCL_DEVICE)
+    assert ev["runtime"] == "llama.cpp" and ev["device_kind"] == "xpu"
+    assert ev["numbers"] == {"requested": 2303168640} and res["cause"] == "weights-exceed-vram"
+    host = recognise("ggml_backend_sycl_host_buffer_type_alloc_buffer: can't allocate 1048576 Bytes of memory on host")
+    assert (host["kind"], host["device_kind"], host["numbers"]) == ("ggml.host", "cpu", {"requested": 1048576})
+
+
+def test_sycl_pi_host_memory_code():
+    res, ev = _ev(SYCL_PI_HOST)
+    assert ev["kind"] == "xpu.driver" and res["cause"] == "host-ram"
+    assert recognise("Native API returns: -2 (PI_ERROR_OUT_OF_DEVICE_MEMORY)")["device_kind"] == "xpu"
