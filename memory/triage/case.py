@@ -16,7 +16,7 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "os.enomem", "os.system_memory", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit",
           "sglang.pool", "sglang.kv_pool", "trtllm.executor", "mlx.buffer_limit", "mlx.resource_limit", "tensorrt.oom",
           "transformers.dispatch", "tgi.prefill", "cpp.bad_alloc", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
-          "lmstudio.guardrail", "wgpu.oom", "ollama.fit")
+          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "mlx.malloc")
 
 
 # runtimes whose own allocators print ggml-like lines ("cudaMalloc failed: out of memory" is MXNet's too); a llama.cpp

@@ -153,7 +153,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "Cuda failure 2 'out of memory'", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "8007000E", "E_OUTOFMEMORY",
                "memory object allocation", "allocate pinned host memory",
                "insufficient system resources", "Not enough resources to load", "Not enough memory left",
-               "are available (after", "Bytes of memory on")
+               "are available (after", "Bytes of memory on",
+               "Failed to allocate request for", "malloc_or_wait] Unable to allocate")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

@@ -19,10 +19,12 @@ LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMOR
 OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d+))?")
 # ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
 ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
-# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes",
+# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes", its stream-executor
+# allocator's "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0" (kingoflolz/mesh-transformer-jax#66),
 # TensorFlow's "OOM when allocating tensor with shape[...]"
 XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
-                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape")
+                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape"
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d+)B\) on device ordinal")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
@@ -31,9 +33,10 @@ _XSZ = r"(\d+(?:\.\d+)?[KMGT]?B?)"
 XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the bottom of memory)?\. That was not possible\. There are "
                      + _XSZ + r" free|Ran out of memory in memory space (\w+)\. Used " + _XSZ + r" of " + _XSZ)
 # MLX's Metal allocator (mlx/backend/metal/allocator.cpp): one buffer over MTLDevice.maxBufferLength, or more live Metal
-# buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804)
+# buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
+# 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21)
 MLX_MALLOC = re.compile(r"\[metal::malloc\] (?:Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size"
-                        r"(?: of (\d+) bytes)?|Resource limit \((\d+)\) exceeded)")
+                        r"(?: of (\d+) bytes)?|Resource limit \((\d+)\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d+) bytes")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
@@ -177,11 +180,14 @@ def xla_tpu(line):
 
 
 def mlx_malloc(line):
-    if "metal::malloc" not in line:
+    if "metal::malloc" not in line and "malloc_or_wait" not in line:
         return None
     m = MLX_MALLOC.search(line)
     if not m:
         return None
+    if m.group(4):
+        return {"kind": "mlx.malloc", "device_kind": "metal", "numbers": {"requested": int(m.group(4))}, "runtime": "mlx",
+                "complete": True}
     if m.group(3):
         return {"kind": "mlx.resource_limit", "device_kind": "metal", "numbers": {"buffer_count_limit": int(m.group(3))},
                 "runtime": "mlx", "complete": True}
@@ -199,7 +205,8 @@ def xla(line):
         return None
     # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else None
-    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(m.group(1))} if m.group(1) else {}, "runtime": "jax",
+    req = m.group(1) or m.group(2)
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
             "complete": True}
 
 

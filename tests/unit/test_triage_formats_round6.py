@@ -292,3 +292,24 @@ def test_sycl_pi_host_memory_code():
     res, ev = _ev(SYCL_PI_HOST)
     assert ev["kind"] == "xpu.driver" and res["cause"] == "host-ram"
     assert recognise("Native API returns: -2 (PI_ERROR_OUT_OF_DEVICE_MEMORY)")["device_kind"] == "xpu"
+
+
+# kingoflolz/mesh-transformer-jax#66 (XLA's stream-executor allocator under JAX) and ml-explore/mlx-examples#21 (MLX's allocator limit
+# on an 8 GB Mac, before 2024)
+XLA_REQUEST = ("2021-07-21 16:15:16.513776: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/pjrt_stream_executor_client.cc:1981] "
+               "Execution of replica 0 failed: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0\n"
+               "RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0\n")
+MLX_MALLOC_OR_WAIT = ("100%|##########| 50/50 [01:10<00:00,  1.41s/it]\nlibc++abi: terminating due to uncaught exception of type "
+                      "std::runtime_error: [malloc_or_wait] Unable to allocate 134217728 bytes.\nzsh: abort      python txt2image.py\n")
+
+
+def test_xla_failed_to_allocate_request():
+    res, ev = _ev(XLA_REQUEST)
+    assert (ev["kind"], ev["runtime"], ev["numbers"]) == ("xla.oom", "jax", {"requested": 33554432})
+    assert res["cause"] == "activations"
+
+
+def test_mlx_malloc_or_wait():
+    res, ev = _ev(MLX_MALLOC_OR_WAIT)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]) == ("mlx.malloc", "mlx", "metal", {"requested": 134217728})
+    assert res["cause"] == "activations" and ev["guide"]["id"] == "mlx"
