@@ -10,6 +10,7 @@ Per row, what the runtime printed next to what memory/llm computes from the same
   concurrency  vLLM "Maximum concurrency for N tokens per request"
   fits         did the runtime start (vLLM) / put every layer on the GPU (Ollama), against our verdict
   device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
+  required     Ollama's memory.required.full on one GPU (all layers, or the placed ones + what overflows)
 
 Rows are split into SEEN (used while the formulas were tuned: a regression set) and FIRST_SIGHT (never tuned
 on). `--first-sight` scores every row and writes benchmarks/results/llm_first_sight.json; that run is
@@ -112,6 +113,11 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # buffers, 0.25 GiB as vllm#13061's worker prints it) was added; 21348's remaining +29 % is unexplained
         "vllm-13061-r1-distill-qwen14b-tp2-2x4090-refused", "vllm-awssamples-qwen3coder30b-tp4-4xl40s-32k",
         "vllm-21348-qwen3-235b-fp8-tp4-h100",
+        # batch 15's tuning also read every single-GPU Ollama row's memory.required.full while Ollama's definition
+        # (the GPU's allocation + the layers and output that overflow it) replaced the on-GPU total; the ones not
+        # already here join
+        "ollama-10341-gemma3-12b-2k", "ollama-8098-llama32-3b-4par", "ollama-take0a-gemma3-27b-780m",
+        "ollama-10801-qwen25vl-7b-3.3g", "ollama-10765-gemma3-4b-3.2g",
         # vllm#33155 (batch 13, already a regression row) was read again while vLLM's Triton MXFP4 layout on Hopper
         # from 0.14 was added; it got the H100 it ran on as its gpu_name (said in the row)
         )
@@ -193,7 +199,10 @@ def score(row) -> dict:
         out["projector_err"] = pw / m["projector_weights_mib"] - 1
         out["projector_graph_gib"] = (round(res["projector"]["graph"] / GiB, 2), m["projector_graph_gib"])
     if "required_full_gib" in m and rt == "ollama":
-        out["required_full_gib"] = (round(res["total"] / GiB, 2), m["required_full_gib"])
+        full = res.get("ollama_required_full", res["total"])
+        out["required_full_gib"] = (round(full / GiB, 2), m["required_full_gib"])
+        if row.get("vram_gib"):  # one GPU whose free memory is known: Ollama's own placement is reproducible
+            out["required_full_err"] = full / GiB / m["required_full_gib"] - 1
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
         spec = K.vllm_per_rank(spec, row["input"].get("tensor_parallel_size") or 1)  # one GPU's pool and heads
@@ -241,7 +250,7 @@ def summarize(rows) -> dict:
     dl = [r for r in rows if "device_layers_exact" in r]
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
             "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"), "projector": pct("projector_err"),
-            "output_tensor": pct("output_err"),
+            "output_tensor": pct("output_err"), "ollama_required_full": pct("required_full_err"),
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "device_layers_exact": f"{sum(r['device_layers_exact'] for r in dl)}/{len(dl)}",

@@ -194,6 +194,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
     if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
         out["ollama_weights_total"] = ev["printed_weights_total"]
+        out["ollama_required_full"] = ev["required_full"]  # its memory.required.full (one GPU)
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
     if vram is None:

@@ -143,3 +143,23 @@ def test_vllm_mxfp4_triton_backend_on_hopper():
     assert old["weights"] / GiB == pytest.approx(65.9651, rel=0.005)
     a100 = llm.plan(s, "vllm", ctx=131072, gpu_name="NVIDIA A100 80GB", runtime_version="0.14.1")
     assert a100["weights"] == old["weights"]                          # no Triton MXFP4 below SM90: Marlin
+
+
+# --- Ollama's memory.required.full: the GPU's allocation plus what overflows it --------------------------------------
+
+@pytest.mark.parametrize("model, ctx, vram, version, kw, printed", [
+    # ollama/ollama#5913 (0.2.8, ROCm 24 GiB): dolphin-qwen2:72b Q4_K_S, 43 of 81 layers placed, required.full 43.1
+    ("Qwen2.5-72B", 2048, 24.0, "0.2.8", {"weights_dtype": "Q4_K_S"}, 43.1),
+    # ollama/ollama#9818 (0.6.2, RTX 3060): gemma3:27b at 1024 tokens, 28 of 63 layers, required.full 20.5 GiB
+    ("gemma3:27b", 1024, 11.0, "0.6.2", {}, 20.5),
+    # ollama/ollama#12000 (0.11.6, 11.1 GiB): gemma3:12b at 8192, 48 of 49 layers, required.full 11.4 GiB
+    ("gemma3:12b", 8192, 11.1, "0.11.6", {}, 11.4),
+    # ollama/ollama#10765 (0.7.0, 3.2 GiB): gemma3:4b, no layer placed: the weights and the cache, 2.6 GiB
+    ("gemma3:4b", 4096, 3.2, "0.7.0", {}, 2.6),
+])
+def test_ollama_required_full_adds_what_overflows_the_gpu(model, ctx, vram, version, kw, printed):
+    s = llm.describe(model=model)
+    r = llm.plan(s, "ollama", ctx=ctx, vram=vram * GiB, runtime_version=version, **kw)
+    assert r["ollama_required_full"] / GiB == pytest.approx(printed, rel=0.03)
+    if printed > vram:                                                  # the on-GPU total is not that figure
+        assert abs(r["total"] / GiB - printed) > 0.05 * printed

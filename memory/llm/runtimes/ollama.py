@@ -135,7 +135,20 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             "placement_need": int(RESERVE + layer + zero + max(graph_full, graph_partial) + on * layer
                                   + (out_w if ngl > L else 0)),
             "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
+            "required_full": required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
+
+
+def required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero) -> int:
+    """The log's memory.required.full (llm/memory.go: memoryRequiredTotal = the GPU's allocation + overflow): every
+    layer on the GPU, the full graph; a partial offload keeps its placed layers with the partial graph and adds the
+    layers (with their cache) and the output left off the GPU, so it exceeds the all-on-GPU figure by the output
+    tensor; with no layer placed (no GPU room) nothing is allocated on the GPU: the weights and the cache alone."""
+    if ngl > L:
+        return int(full_total)
+    if placed == 0 or on == 0:
+        return int(roles["blocks"] + kvd["total"] + out_w)
+    return int(full_total - graph_full + graph_partial)
 
 
 def autofit(version, ev) -> list:
