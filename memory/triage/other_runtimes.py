@@ -90,8 +90,9 @@ OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [
 # TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
 # refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
 # transfers ("failed to alloc N bytes on host", "could not allocate pinned host memory of size: N"): system RAM, not the GPU
-# (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1)
-STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory)"
+# (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1; ROCm's, where
+# HIP's old code 1002 is hipErrorMemoryAllocation: ROCm/tensorflow-upstream#82)
+STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
                              r"|failed to alloc (\d+) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
                              r"|could not allocate pinned host memory of size: (\d+)")
 # LM Studio's model-loading guardrail (closed source; the wording as its users report it): its estimate of the model at the chosen
@@ -342,7 +343,8 @@ def stream_executor(line):
     # JAX (jaxlib) builds the stream executor as an external dependency: its paths say so
     runtime = "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
     if m.group(1):
-        return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {"requested": int(m.group(1))}, "runtime": runtime,
+        dev = "rocm" if "hipError" in line or "rocm_driver" in line else "cuda"
+        return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": int(m.group(1))}, "runtime": runtime,
                 "complete": True, "form": "stream_executor"}
     return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(2) or m.group(3))}, "runtime": runtime,
             "complete": True, "form": "stream_executor_host"}

@@ -313,3 +313,14 @@ def test_mlx_malloc_or_wait():
     res, ev = _ev(MLX_MALLOC_OR_WAIT)
     assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]) == ("mlx.malloc", "mlx", "metal", {"requested": 134217728})
     assert res["cause"] == "activations" and ev["guide"]["id"] == "mlx"
+
+
+# ROCm/tensorflow-upstream#82 (TensorFlow on ROCm: another process had taken the card)
+TF_ROCM = ("2019-01-08 19:06:11.303639: E tensorflow/stream_executor/rocm/rocm_driver.cc:601] failed to allocate 7.35G (7889485824 bytes) "
+           "from device: hipError_t(1002)\n")
+
+
+def test_stream_executor_on_rocm():
+    res, ev = _ev(TF_ROCM)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]) == ("cuda.driver", "tensorflow", "rocm", {"requested": 7889485824})
+    assert res["cause"] == "other-process"
