@@ -198,6 +198,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         vae_mod.choose_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]))
     if not vaes and dm:
         assumptions.append(f"no VAE file given: decode figured for {sp['name']}'s usual VAE, its weights not counted")
+    if vaes and pol["offload"] != "sequential":
+        # the VAE's weights sit in the dtype it runs in: ComfyUI moves it there (comfy/sd.py VAE.__init__:
+        # first_stage_model.to(vae_dtype)); diffusers and Wan's runner load it in the dtype they decode in
+        w_vae = max(W.at_dtype_bytes(c["table"], dtype_bytes(vdt)) for c in vaes)
 
     reserve = pol["reserve"] if pol["reserve"] is not None else spec.comfy_reserve(pol["platform"], pol.get("budget"))
     fixed = {"cuda_context": CUDA_CONTEXT if pol.get("device", "cuda") in ("cuda", "rocm") else 0, "comfyui_reserve": int(reserve)}

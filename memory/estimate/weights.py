@@ -42,6 +42,14 @@ def resident_bytes(table: dict, cast_fp32=True) -> int:
     return n
 
 
+def at_dtype_bytes(table: dict, nbytes: int) -> int:
+    """Bytes of the table once every float tensor is cast to one dtype of `nbytes` per element (a VAE that ComfyUI
+    moves to its vae_dtype, comfy/sd.py VAE.__init__ first_stage_model.to(vae_dtype)); other tensors as stored."""
+    skip = dropped(table)
+    return sum(math.prod(shape) * nbytes if is_float(dt) else tensor_bytes(dt, shape)
+               for name, (dt, shape) in table.items() if name not in skip)
+
+
 def dtype_mix(table: dict) -> dict:
     out = {}
     for dt, shape in table.values():
