@@ -18,7 +18,8 @@ input's size times a number of copies fitted per VAE kind:
 
 These three GPU rows are the term's FIT set (a regression set: their first sight is recorded in
 benchmarks/results/estimate_first_sight.json). The encode term applies the KL copies to the KL encoder's
-largest full-resolution conv input (128 channels): by mechanism, not measured. Other VAE kinds and the other
+largest full-resolution conv input (128 channels): by mechanism, not measured. diffusers' Wan decoder (AutoencoderKLWan, the same causal 4-frame chunks through
+cuDNN) gets the Wan 2.1 term; diffusers' KL decoder does not, its fitted figure already holds it. Other VAE kinds and the other
 encodes get no term: Wan 2.2 is not measured, and the figures that are ComfyUI's own heuristic (every video
 encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs.
 
@@ -41,8 +42,17 @@ CHUNK_FRAMES = {"wan21": 4}  # frames per causal chunk (a one-frame latent: 1)
 NAME = "CUDA convolution workspace"
 
 
+# decoders whose runner figure was fitted on GPU peaks that already hold the workspace (vae.DIFFUSERS_KL_DECODE and
+# DIFFUSERS_KL_SLACK come from diffusers-torchao's max_memory_allocated rows): no second term there
+FITTED_WITH_WORKSPACE = {"diffusers": ("kl",)}
+
+
 def applies(kind: str, device="cuda", runner="comfyui") -> bool:
-    return (device or "") in DEVICES and runner in ("comfyui", "wan") and kind in COPIES
+    """cuDNN takes the workspace whatever Python code calls the convolution (ComfyUI, Wan's runner, diffusers'
+    AutoencoderKLWan, which decodes the same causal 4-frame chunks): on CUDA, for every measured kind, except a
+    runner figure fitted with it inside."""
+    return ((device or "") in DEVICES and kind in COPIES
+            and kind not in FITTED_WITH_WORKSPACE.get(runner or "comfyui", ()))
 
 
 def _frames(kind, many: bool) -> int:

@@ -131,3 +131,16 @@ def test_cli_device_option_reaches_the_policy():
     assert report.policy_from_args(ns())["device"] == "cuda"
     assert report.policy_from_args(ns(device="rocm"))["device"] == "rocm"
     assert report.policy_from_args(ns(platform="darwin"))["device"] == "mps"   # a Mac has no CUDA
+
+
+def test_diffusers_wan_decoder_gets_the_term_its_kl_decoder_does_not():
+    """cuDNN takes the workspace whoever calls the convolution: diffusers' AutoencoderKLWan decodes the same causal
+    4-frame chunks, so it gets the Wan 2.1 term (per dtype byte); diffusers' KL figure was fitted on GPU peaks that
+    already hold it (cuda_conv.FITTED_WITH_WORKSPACE), so it gets none; off CUDA, none."""
+    hw = 832 * 480
+    assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "bf16", "cuda", runner="diffusers") == 192 * 4 * hw * 2
+    assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "fp32", "cuda", runner="diffusers") == 192 * 4 * hw * 4
+    assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "fp32", "rocm", runner="diffusers") == 0
+    assert V.conv_workspace_bytes("kl", [1, 16, 128, 128], "bf16", "cuda", runner="diffusers") == 0
+    p = V.phase("wan21", [1, 16, 21, 60, 104], "fp32", None, "untiled", runner="diffusers", device="cuda")
+    assert p["conv_workspace"] == 192 * 4 * hw * 4
