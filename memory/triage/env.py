@@ -70,6 +70,9 @@ def guess_runtime(scan, inc) -> str:
     # CTranslate2 (faster-whisper, OpenNMT) prints the CUDA runtime's error string after "CUDA failed with error"
     if "cuda.driver" in kinds and "CUDA failed with error" in inc.primary.get("text", ""):
         return "ctranslate2"
+    # Rust programs on cudarc (Candle, mistral.rs) print its DriverError's Debug form (huggingface/candle#2046)
+    if "cuda.driver" in kinds and "DriverError(CUDA_ERROR_OUT_OF_MEMORY" in inc.primary.get("text", ""):
+        return "candle"
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
         text = inc.primary.get("text", "")

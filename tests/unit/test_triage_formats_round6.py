@@ -324,3 +324,13 @@ def test_stream_executor_on_rocm():
     res, ev = _ev(TF_ROCM)
     assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]) == ("cuda.driver", "tensorflow", "rocm", {"requested": 7889485824})
     assert res["cause"] == "other-process"
+
+
+# huggingface/candle#2046 (cudarc's DriverError, a Mistral 7B over two GPUs)
+CANDLE = "loaded the model in 5.12s\nError: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")\n"
+
+
+def test_candle_driver_error_names_its_runtime():
+    res, ev = _ev(CANDLE)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cuda.driver", "candle", "cuda")
+    assert res["cause"] == "other-process"
