@@ -286,7 +286,7 @@ SYNTH = {
     "synth:qwen-image-20B": ("BF16", 20_430_000_000, (12288, 3072), {"txt_norm.weight": (3584,), "img_in.weight": (3072, 64)}),
     "synth:qwen2.5-vl-7b": ("BF16", 8_292_166_656, (18944, 3584), {
         "model.embed_tokens.weight": (152064, 3584), "model.layers.0.input_layernorm.weight": (3584,),
-        "visual.patch_embed.proj.weight": (1280, 3, 2, 14, 14)}),
+        "visual.patch_embed.proj.weight": (1280, 3, 2, 14, 14), "lm_head.weight": (152064, 3584)}),  # untied head
     "synth:pixart-sigma-xl-2": ("F16", 611_000_000, (4608, 1152), {"t_block.1.weight": (6912, 1152),
                                                                    "x_embedder.proj.weight": (1152, 4, 2, 2)}),
     "synth:sd3-medium": ("F16", 2_028_000_000, (6144, 1536), {"joint_blocks.0.context_block.attn.qkv.weight": (4608, 1536),
@@ -308,7 +308,8 @@ SYNTH = {
     # Mistral-Small-3.1-24B (Mistral3ForConditionalGeneration with its Pixtral vision tower and lm_head, FLUX.2's text
     # encoder): 24,011,361,280 parameters (keras-hub's mistral_small_3.1_24b preset metadata)
     "synth:mistral-small-3.1-24b": ("BF16", 24_011_361_280, (32768, 5120), {
-        "language_model.model.embed_tokens.weight": (131072, 5120), "language_model.model.layers.0.input_layernorm.weight": (5120,)}),
+        "language_model.model.embed_tokens.weight": (131072, 5120), "language_model.model.layers.0.input_layernorm.weight": (5120,),
+        "language_model.lm_head.weight": (131072, 5120)}),  # its untied output head, named (inside the count before)
     # FLUX.2's VAE (32 latent channels): the FLUX.1 AE's block layout; its own count is not at hand, so the FLUX.1 AE's
     # 83,819,683 parameters (vae_flux_ae layout) are used: under 0.3 % of the DiT
     "synth:vae-flux2": ("BF16", 83_819_683, (512, 512, 3, 3), {"decoder.conv_in.weight": (512, 32, 3, 3)}),
@@ -356,7 +357,9 @@ def _measured_components(r):
         if c["role"] == "text_encoder" and c.get("kind") in (r.get("te_quant") or {}):  # per encoder kind (batch 3 rows)
             dt = r["te_quant"][c["kind"]]
         if dt:
-            keep = tuple(r.get("keep_16bit") or ()) if c["role"] == "diffusion_model" else ()
+            # modules the quantizing library leaves in 16 bits (bitsandbytes replaces nn.Linear only: embeddings stay,
+            # and transformers also skips the output head): keep_16bit for the diffusion model, te_keep_16bit for encoders
+            keep = tuple(r.get("keep_16bit" if c["role"] == "diffusion_model" else "te_keep_16bit") or ())
             t = {k: (v if any(p in k for p in keep) else q) for (k, v), q in zip(c["table"].items(), W.requant(c["table"], dt).values())}
             c = dict(c, table=t, bytes=sum(tensor_bytes(d, s) for d, s in t.values()))
         fp32 = tuple(r.get("te_keep_fp32") or ()) if c.get("kind") == "t5-xxl" else ()

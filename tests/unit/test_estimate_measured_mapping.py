@@ -1,0 +1,44 @@
+"""Library facts in the measured rows' mapping (benchmarks/bench_estimate._measured_components): bitsandbytes replaces
+nn.Linear modules only, so a text encoder's embeddings stay 16-bit, and transformers also leaves the output head
+unquantized (te_keep_16bit). Expected differences are written out here from the tensor shapes and q4_0's 18 bytes
+per 32 weights; requantizing those tensors anyway (the old mapping) gives a difference of 0 and breaks the test."""
+import copy
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import bench_estimate as B  # noqa: E402
+
+Q4_0 = 18 / 32  # bytes per weight
+
+
+def _row(rid):
+    return next(r for r in json.loads(B.MEASURED.read_text())["rows"] if r["id"] == rid)
+
+
+def _te_bytes(row, kind):
+    return next(c["bytes"] for c in B._measured_components(row) if c["role"] == "text_encoder" and c.get("kind") == kind)
+
+
+def test_llm_text_encoder_keeps_embeddings_and_head_in_16_bit():
+    row = _row("diffusers-docs-qwen-image-bnb4-resident")
+    assert row["te_keep_16bit"] == ["embed_tokens", "lm_head"]
+    bare = copy.deepcopy(row)
+    del bare["te_keep_16bit"]
+    emb = 152064 * 3584  # Qwen2.5-VL-7B embed_tokens and its untied lm_head, one each
+    assert _te_bytes(row, "qwen2.5-vl") - _te_bytes(bare, "qwen2.5-vl") == 2 * emb * (2 - Q4_0)
+
+
+def test_t5_shared_embedding_stays_16_bit_under_bitsandbytes():
+    row = _row("hf-blog-quant-flux1-dev-bnb-4bit-loaded")
+    bare = copy.deepcopy(row)
+    del bare["te_keep_16bit"]
+    assert _te_bytes(row, "t5-xxl") - _te_bytes(bare, "t5-xxl") == 32128 * 4096 * (2 - Q4_0)  # fp16 `shared`
+
+
+def test_naming_the_head_keeps_the_published_totals():
+    import math
+    assert sum(math.prod(s) for _, s in B.synth("synth:qwen2.5-vl-7b").values()) == 8_292_166_656
+    assert sum(math.prod(s) for _, s in B.synth("synth:mistral-small-3.1-24b").values()) == 24_011_361_280
