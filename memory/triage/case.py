@@ -55,6 +55,9 @@ def build(scan, inc, context, env) -> Case:
     x.kind, x.n, x.f, x.ctx, x.env, x.ev = ev["kind"], n, f, ctx, env, ev
     x.comfy = env["runtime"] == "comfyui"
     x.kinds = [e["kind"] for e in inc.events]
+    # runtimes that raise their own explanation from PyTorch's OOM (`raise RuntimeError(...) from e`): PyTorch's message,
+    # with the numbers, is the primary event; theirs names the stage (TensorRT-LLM's component, TGI's warm-up)
+    x.explained = {e["kind"]: e for e in inc.events if e["kind"] in ("trtllm.executor", "tgi.prefill")}
     # vLLM's warm-up message wraps PyTorch's own OOM (raised from it): which run, with how many dummy requests
     wu = next((e for e in inc.events if e["kind"] == "vllm.warmup"), None)
     if wu:

@@ -44,6 +44,10 @@ def infer(scan, inc, context: dict) -> dict:
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu")
 
 
+# of those, libraries a ComfyUI node may call (TensorRT engines, CuPy, RAPIDS, OpenVINO, wgpu): inside ComfyUI, ComfyUI is the runtime
+LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")
+
+
 def guess_runtime(scan, inc) -> str:
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
@@ -53,6 +57,9 @@ def guess_runtime(scan, inc) -> str:
     # runtimes whose own message names them (the recogniser's runtime), whatever else the log mentions; TensorRT's
     # message is TensorRT-LLM's too when the log names it
     own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES), None)
+    if own in LIBRARIES and (f["comfy"] or inc.has_exception_block or any(
+            w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
+        return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
         return f["runtime_marker"] or own if own == "tensorrt" else own
     if f["runtime_marker"]:

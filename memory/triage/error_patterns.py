@@ -93,13 +93,15 @@ VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d
 # SGLang (srt/model_executor/model_runner.py, pool_configurator.py): after the weights, mem_fraction_static x the card left no
 # room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)
 SGLANG_POOL = re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static\.?(?: Current value: \S*?mem_fraction_static=([\d.]+))?")
-SGLANG_KV = re.compile(r"\b(Prefill|Decode) out of memory(?:\. Try to lower your batch size|\b)")
+# (the default page size's allocator says only "Out of memory. Try to lower your batch size.": sgl-project/sglang-jax#113 form)
+SGLANG_KV = re.compile(r"(?:\b(Prefill|Decode) out of memory|\bOut of memory)\. Try to lower your batch size")
 # TensorRT-LLM's PyTorch executor (_torch/pyexecutor/py_executor_creator.py): an OOM while one component was created, then
 # a table: "The following component could not be created: KV cache", "Total GPU memory (GiB): 95.00",
 # "Free GPU memory before component creation attempt (GiB): 16.95" (read by parse.add_block_fields)
 TRTLLM_EXECUTOR = re.compile(r"Executor creation failed (?:due to insufficient GPU memory|with an error which might indicate insufficient GPU memory)")
 TRTLLM_FIELDS = {
-    "component": re.compile(r"The following component could not be created: (.{1,120}?)\s*$"),
+    # ends at the line's end, or at a literal "\n" where a log holds the message's repr on one line
+    "component": re.compile(r"The following component could not be created: ([^\\\n]{1,120}?)\s*(?:\\n|$)"),
     "total": re.compile(r"Total GPU memory \(GiB\): ([\d.]+)"),
     "free": re.compile(r"Free GPU memory before component creation attempt \(GiB\): ([\d.]+)"),
 }

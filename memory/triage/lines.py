@@ -180,7 +180,7 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"os error 12", b"bad_alloc", b"E_OUTOFMEMORY", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())

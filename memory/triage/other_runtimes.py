@@ -56,7 +56,9 @@ TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d+) total tokens wit
 BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b")
 # Windows' E_OUTOFMEMORY as DirectML reports it (ONNX Runtime's DML provider, torch-directml): "8007000E Not enough memory
 # resources are available to complete this operation." (huggingface/diffusers#552, microsoft/Olive#1079)
-DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to complete this operation|\bE_OUTOFMEMORY\b")
+# (a bare E_OUTOFMEMORY counts only next to DirectML's name: WSL's and D3D's own E_OUTOFMEMORY are something else)
+DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to complete this operation"
+                         r"|(?:Dml|DirectML|directml)[^\n]{0,200}?\bE_OUTOFMEMORY\b")
 # torch_npu (Ascend; torch_npu/csrc/core/npu/NPUCachingAllocator.cpp): PyTorch's <= 2.0 message for an NPU, with "N current
 # active; " since torch_npu 2.1 and "N cached)" in place of "reserved in total by PyTorch" in the oldest builds
 # (vllm-project/vllm-ascend#19, vllm-project/vllm-omni#1199)
@@ -173,11 +175,16 @@ def xla_tpu(line):
         return None
     if m.group(1):
         nums = {"requested": _xsize(m.group(2)), "free": _xsize(m.group(3))}
+        form = m.group(1)
+    elif m.group(4).lower() == "hbm":
+        # the compiled program's whole plan against the chip's HBM, not one buffer
+        nums, form = {"program": _xsize(m.group(5)), "total": _xsize(m.group(6))}, "compile"
     else:
-        nums = {"requested": _xsize(m.group(5)), "total": _xsize(m.group(6))}
+        # a kernel's scratchpad (vmem, smem: a Pallas/Mosaic tile size), megabytes per core, not the device's memory
+        nums, form = {"scratch_required": _xsize(m.group(5)), "scratch_limit": _xsize(m.group(6))}, "scratch"
     # both forms are the TPU runtime's (XLA on a GPU says "Out of memory while trying to allocate N bytes")
-    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True,
-            "form": "reserve" if m.group(1) == "reserve" else "compile" if m.group(4) else "allocate"}
+    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True, "form": form,
+            "memory_space": (m.group(4) or "hbm").lower()}
 
 
 def mlx_malloc(line):
@@ -243,7 +250,8 @@ def bfc(line):
         return None
     req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
     name = m.group(1).upper()
-    dev = "cpu" if name.startswith("CPU") else "cuda" if name.startswith(("GPU", "CUDA")) else None
+    # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
+    dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) else None
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": req}, "runtime": "tensorflow", "complete": True, "form": "bfc"}
 
 

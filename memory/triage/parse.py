@@ -296,13 +296,15 @@ def _trtllm(line):
 
 
 def _sglang_kv(line):
-    if "ill out of memory" not in line and "ode out of memory" not in line:
+    if "lower your batch size" not in line:
         return None
     m = RX.SGLANG_KV.search(line)
     if not m:
         return None
-    return {"kind": "sglang.kv_pool", "device_kind": None, "numbers": {}, "runtime": "sglang", "complete": True,
-            "stage": m.group(1).lower()}
+    ev = {"kind": "sglang.kv_pool", "device_kind": None, "numbers": {}, "runtime": "sglang", "complete": True,
+          "stage": (m.group(1) or "next").lower()}
+    add_block_fields(ev, line[m.end():])
+    return ev
 
 
 BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool")

@@ -142,16 +142,26 @@ def fresh(x):
 
 # TensorRT-LLM's executor names the component it could not create (_torch/pyexecutor/py_executor_creator.py); each has
 # its own knob in the runtime's table
-TRT_WEIGHTS = ("Model", "Draft model for speculative decoding")
-TRT_KV = ("KV cache", "Initial KV cache (temporary for KV cache size estimation)")
+# (compared case-folded: releases spell "Initial KV cache" and "Initial KV Cache"). The executor's message is raised from
+# PyTorch's OOM, so it is read among the failure's events, not only as its primary one
+TRT_WEIGHTS = ("model", "draft model for speculative decoding")
+TRT_KV = ("kv cache", "initial kv cache (temporary for kv cache size estimation)")
 
 
 def trt_component(x):
-    return x.ev.get("component") if x.kind == "trtllm.executor" else None
+    ev = x.explained.get("trtllm.executor") if x.explained else None
+    return (ev.get("component") or "executor resources").lower() if ev else None
 
 
 def trt_free(x):
-    return f" with {fmt_bytes(x.n['free'])} free of {fmt_bytes(x.n['total'])}" if "free" in x.n and "total" in x.n else ""
+    n = x.explained["trtllm.executor"]["numbers"]
+    return f" with {fmt_bytes(n['free'])} free of {fmt_bytes(n['total'])}" if "free" in n and "total" in n else ""
+
+
+def tgi(x):
+    """text-generation-inference's warm-up numbers (its message is raised from PyTorch's OOM), or None."""
+    ev = x.explained.get("tgi.prefill") if x.explained else None
+    return ev["numbers"] if ev else None
 
 
 R = Rule
@@ -199,7 +209,7 @@ RULES = [
       + " of the card left no room for the KV pool: that static share holds the weights and the KV cache together; "
         "raise --mem-fraction-static, or a smaller or quantized model"),
     R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
-      lambda x: f"TensorRT-LLM could not create the {trt_component(x).lower()}{trt_free(x)}: the weights do not fit; "
+      lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: the weights do not fit; "
                 "shard them (tensor or pipeline parallelism) or quantize"),
     R("weights-exceed-vram", 2.0, lambda x: x.kind == "lmstudio.guardrail" and x.ev.get("form") != "no_estimate",
       lambda x: "LM Studio's guardrail stopped the load: at these settings the model"
@@ -283,7 +293,10 @@ RULES = [
     R("activations", 1.2, lambda x: x.entry_cause == "activations", "node entry point: {entry}", hint=True),
     R("activations", 1.0, lambda x: x.log_phase == "sampling", "{sampling}", hint=True),
     # runtimes other than PyTorch: the size of the one buffer that failed, nothing about the card
-    R("activations", 1.5, lambda x: x.kind in OWN_POOLS and x.req < ABSURD_HOST,
+    R("activations", 2.4, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "compile",
+      "XLA's compiled program needs {n[program]:b} of the chip's {n[total]:b} HBM: its activations and temporaries at this batch "
+      "and sequence length; lower them, shard the model, or rematerialise (jax.checkpoint)"),
+    R("activations", 1.5, lambda x: x.kind in OWN_POOLS and x.req < ABSURD_HOST and x.ev.get("form") not in ("compile", "scratch"),
       lambda x: f"{OWN_POOLS[x.kind]} could not allocate"
                 + (f" a {fmt_bytes(x.req)} buffer" if x.req else " a tensor") + ": an operator's working memory for this input size"),
     R("activations", 8.0, lambda x: x.warmup,
@@ -305,14 +318,14 @@ RULES = [
       lambda x: f"MLX asked Metal for one buffer of {fmt_bytes(x.req)}"
       + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
       + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
-    R("activations", 3.0, lambda x: x.kind == "tgi.prefill" and "total_tokens" not in x.n,
-      "text-generation-inference's warmup could not run a prefill batch of {n[prefill_tokens]} tokens in what the weights left: "
-      "lower --max-batch-prefill-tokens (and --max-total-tokens)"),
+    R("activations", 4.0, lambda x: tgi(x) and "total_tokens" not in tgi(x),
+      lambda x: f"text-generation-inference's warmup could not run a prefill batch of {tgi(x)['prefill_tokens']} tokens in what "
+                "the weights left: lower --max-batch-prefill-tokens (and --max-total-tokens)"),
     R("activations", 1.5, lambda x: x.kind == "tensorrt.oom" and "deserializ" not in x.text.lower(),
       lambda x: "TensorRT ran out of device memory" + (f" for {fmt_bytes(x.req)}" if x.req else "")
       + " while building or running an engine: its workspace and activations grow with the batch and sequence sizes"),
-    R("activations", 3.0, lambda x: x.kind == "trtllm.executor" and trt_component(x) not in TRT_WEIGHTS + TRT_KV,
-      lambda x: f"TensorRT-LLM could not create its {(trt_component(x) or 'executor resources').lower()}{trt_free(x)}: "
+    R("activations", 4.0, lambda x: trt_component(x) and trt_component(x) not in TRT_WEIGHTS + TRT_KV,
+      lambda x: f"TensorRT-LLM could not create its {trt_component(x)}{trt_free(x)}: "
                 "working memory sized by max_num_tokens (and max_seq_len for the sampler); lower them, or leave more "
                 "outside the KV cache (kv_cache_config.free_gpu_memory_fraction)"),
 
@@ -384,16 +397,16 @@ RULES = [
     # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
     R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,
       "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),
-    R("kv-cache", 3.0, lambda x: x.kind == "tgi.prefill" and "total_tokens" in x.n,
-      "text-generation-inference could not hold {n[total_tokens]} tokens of KV cache (--max-batch-total-tokens) next to the weights: "
-      "lower --max-batch-total-tokens, or leave it unset so TGI sizes the cache from free memory"),
+    R("kv-cache", 4.0, lambda x: tgi(x) and "total_tokens" in tgi(x),
+      lambda x: f"text-generation-inference could not hold {tgi(x)['total_tokens']} tokens of KV cache (--max-batch-total-tokens) "
+                "next to the weights: lower --max-batch-total-tokens, or leave it unset so TGI sizes the cache from free memory"),
     R("kv-cache", 4.0, kind("sglang.kv_pool"),
       lambda x: f"SGLang's KV pool had no free slots for the {x.ev.get('stage', 'next')} batch"
                 + (f" ({x.n['requested_tokens']} tokens)" if "requested_tokens" in x.n else "")
                 + ": the running requests' context fills it; lower --max-running-requests or --chunked-prefill-size, or give the pool more"),
     R("kv-cache", 4.0, lambda x: trt_component(x) in TRT_KV,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: "
-                + ("lower kv_cache_config.free_gpu_memory_fraction" if trt_component(x) == "KV cache" else "lower max_num_tokens")),
+                + ("lower kv_cache_config.free_gpu_memory_fraction" if trt_component(x) == "kv cache" else "lower max_num_tokens")),
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     # the KV buffers the log shows outweigh the weights: the context (times Ollama's parallel slots) is what to cut
@@ -428,6 +441,8 @@ RULES = [
       "Ollama loads what does not fit its GPU estimate into system RAM; the model failed to load with no GPU allocation failing: "
       "RAM (and swap) is too small for the part of the model kept on the CPU"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
+    R("host-ram", 5.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "bfc" and x.ev.get("device_kind") == "cpu",
+      "TensorFlow's host allocator ran out: system RAM (its pinned buffers for transfers, or the CPU's own), not the GPU"),
     R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor_host",
       lambda x: f"the stream executor could not page-lock {fmt_bytes(x.req)} of host RAM for transfers (pinned memory): system RAM, "
                 "or the pinned-memory limit (WSL, containers, Jetson), not the GPU"),
@@ -528,6 +543,10 @@ RULES = [
     R("other", 8.0, kind("ggml.vulkan_limit"),
       "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
       "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),
+    R("other", 6.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "scratch",
+      lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
+                f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "
+                "higher vmem_limit_bytes"),
     R("other", 6.0, kind("triton.shared_memory"),
       "a Triton kernel (torch.compile, SageAttention) needs {n[shared_memory_required]} bytes of shared memory per block and this GPU "
       "allows {n[shared_memory_limit]}: a kernel configuration this GPU cannot run, not VRAM"),

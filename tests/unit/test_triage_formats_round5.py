@@ -27,9 +27,12 @@ SGLANG_POOL = ("  File \"/opt/sglang/python/sglang/srt/model_executor/model_runn
                "    raise RuntimeError(\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n")
 SGLANG_POOL_VALUE = ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. "
                      "Current value: mem_fraction_static=0.84\n")
-# sglang mem_cache/common.py's prefill failure (the pool has no free slots for the batch)
-SGLANG_PREFILL = ("[2025-06-02 10:11:12 TP0] Prefill out of memory. Try to lower your batch size.\n"
+# sgl-project/sglang#7353 (prefill with a large page size; mem_cache/common.py's message)
+SGLANG_PREFILL = ("[2025-06-18 18:11:03] Prefill out of memory. Try to lower your batch size.\n"
                   "Try to allocate 8192 tokens.\n")
+# sgl-project/sglang-jax#113 (decode, the batch too large for the pool), and the default page size's plain form
+SGLANG_DECODE = ("RuntimeError: Decode out of memory. Try to lower your batch size.\nTry to allocate 127 tokens.\n"
+                 "Available tokens: 5248 (available_size=5248 + evictable_size=0)\n")
 # NVIDIA/TensorRT-LLM#4497 (the executor's table: component, total, free before it)
 TRTLLM = """RuntimeError: Executor creation failed with an error which might indicate insufficient GPU memory.
 
@@ -52,17 +55,26 @@ def _ev(text):
     return res, res["events"][-1]
 
 
-@pytest.mark.parametrize("text, numbers, device", [
-    (XLA_RESERVE, {"requested": round(3.95 * GiB), "free": round(1.92 * GiB)}, "tpu"),
-    (XLA_COMPILE, {"requested": round(21.95 * GiB), "total": round(15.48 * GiB)}, "tpu"),
-    (XLA_COLAB, {"requested": round(9.08 * GiB), "total": round(7.48 * GiB)}, "tpu"),
+@pytest.mark.parametrize("text, numbers, runtime", [
+    (XLA_RESERVE, {"requested": round(3.95 * GiB), "free": round(1.92 * GiB)}, None),     # XRT: TensorFlow's or PyTorch/XLA's
+    (XLA_COMPILE, {"program": round(21.95 * GiB), "total": round(15.48 * GiB)}, "jax"),
+    (XLA_COLAB, {"program": round(9.08 * GiB), "total": round(7.48 * GiB)}, "jax"),
 ])
-def test_xla_tpu_sizes_are_binary_and_read(text, numbers, device):
-    """XLA prints tsl's HumanReadableNumBytes: "3.95G" is 3.95 GiB (a decimal reading is 7 % off)."""
+def test_xla_tpu_sizes_are_binary_and_read(text, numbers, runtime):
+    """XLA prints tsl's HumanReadableNumBytes: "3.95G" is 3.95 GiB (a decimal reading is 7 % off). The compile form is
+    the program's whole plan against the chip's HBM, not one buffer."""
     res, ev = _ev(text)
     assert ev["numbers"] == numbers
-    assert ev["device_kind"] == device
-    assert ev["runtime"] == "jax" and res["cause"] == "activations"
+    assert ev["device_kind"] == "tpu" and res["cause"] == "activations"
+    assert runtime is None or ev["runtime"] == runtime
+
+
+def test_xla_tpu_scratchpad_is_a_kernel_tile_not_the_chip():
+    """A Pallas kernel's vmem (megabytes per core): its block sizes, not the device's memory (jax-ml/jax Pallas reports)."""
+    res, ev = _ev("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem. "
+                  "Used 16.08M of 16.00M vmem. Exceeded vmem capacity by 80.0K.\n")
+    assert ev["numbers"] == {"scratch_required": round(16.08 * 1024 ** 2), "scratch_limit": 16 * 1024 ** 2}
+    assert res["cause"] == "other" and "vmem" in ev["causes"][0]["evidence"][0]
 
 
 def test_xla_tpu_under_pytorch_xla_is_pytorch():
@@ -249,3 +261,76 @@ def test_nccl_out_of_memory(text, numbers):
 def test_more_messages(text, kind, cause, runtime):
     res, ev = _ev(text)
     assert (ev["kind"], res["cause"], ev["runtime"]) == (kind, cause, runtime)
+
+
+
+@pytest.mark.parametrize("text, stage, tokens", [
+    (SGLANG_DECODE, "decode", 127),
+    (SGLANG_DECODE.replace("Decode out of memory", "Out of memory"), "next", 127),
+    (SGLANG_DECODE.replace(".\nTry to allocate", ". Try to allocate"), "decode", 127),     # one line, as threads quote it
+])
+def test_sglang_kv_pool_forms(text, stage, tokens):
+    res, ev = _ev(text)
+    assert (ev["kind"], ev["numbers"]) == ("sglang.kv_pool", {"requested_tokens": tokens})
+    assert res["cause"] == "kv-cache" and f"the {stage} batch ({tokens} tokens)" in ev["causes"][0]["evidence"][0]
+
+
+def test_other_programs_decode_out_of_memory_is_not_sglang():
+    """Cambricon's video decoder says "Decode out of memory, force stop": no SGLang pool there."""
+    res = engine.triage_text("RuntimeError: Decode out of memory, force stop\n")
+    assert not res["found"] or res["events"][-1]["runtime"] != "sglang"
+
+
+# TensorRT-LLM raises its table from PyTorch's OOM: PyTorch's message (the numbers) comes first
+TORCH_FIRST = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 95.09 GiB of "
+               "which 860.16 MiB is free. Including non-PyTorch memory, this process has 94.23 GiB memory in use. Of the allocated "
+               "memory 91.80 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.\n\n"
+               "The above exception was the direct cause of the following exception:\n\n")
+
+
+@pytest.mark.parametrize("component, cause", [
+    ("Model", "weights-exceed-vram"),
+    ("KV cache", "kv-cache"),
+    ("Initial KV Cache (temporary for KV cache size estimation)", "kv-cache"),   # the capitalised spelling of later releases
+    ("Additional executor resources", "activations"),
+])
+def test_trtllm_component_decides_behind_pytorchs_message(component, cause):
+    text = TORCH_FIRST + TRTLLM.replace("Additional executor resources (temporary for KV cache size estimation)\nTotal",
+                                        component + "\nTotal")
+    res, ev = _ev(text)
+    assert ev["kind"] == "torch.cuda" and ev["runtime"] == "tensorrt-llm"
+    assert res["cause"] == cause
+
+
+def test_trtllm_table_in_a_one_line_repr():
+    text = ("RuntimeError('Executor creation failed due to insufficient GPU memory.\\n\\nThe following component could not be "
+            "created: KV cache\\nTotal GPU memory (GiB): 79.10\\nFree GPU memory before component creation attempt (GiB): 1.02')\n")
+    res, ev = _ev(text)
+    assert ev["numbers"] == {"total": round(79.10 * GiB), "free": round(1.02 * GiB)} and res["cause"] == "kv-cache"
+
+
+def test_tgi_total_tokens_behind_pytorchs_message():
+    res, _ = _ev(TORCH_FIRST + TGI_TOTAL)
+    assert res["cause"] == "kv-cache"
+
+
+@pytest.mark.parametrize("line", [
+    "Error code: Wsl/Service/CreateInstance/CreateVm/HCS/E_OUTOFMEMORY\n",
+    "D3D12 ERROR: ID3D12Device::CreateCommittedResource: failed with E_OUTOFMEMORY\n",
+])
+def test_e_outofmemory_is_directml_only_next_to_directml(line):
+    res = engine.triage_text(line)
+    assert not res["found"] or res["events"][-1]["kind"] != "torch.directml"
+
+
+def test_tensorflow_host_allocator_is_system_ram():
+    res, ev = _ev("2023-01-05 10:00:00.000000: W tensorflow/tsl/framework/bfc_allocator.cc:479] Allocator (gpu_host_bfc) ran "
+                  "out of memory trying to allocate 2.00GiB (rounded to 2147483648)requested by op IteratorGetNext\n")
+    assert ev["device_kind"] == "cpu" and res["cause"] == "host-ram"
+
+
+def test_a_tensorrt_engine_inside_comfyui_is_comfyui():
+    text = ('  File "/srv/ComfyUI/execution.py", line 323, in execute\n'
+            '  File "/srv/ComfyUI/custom_nodes/ComfyUI_TensorRT/tensorrt_convert.py", line 80, in convert\n'
+            + TRT_BUILD)
+    assert _ev(text)[1]["runtime"] == "comfyui"
