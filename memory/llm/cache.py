@@ -109,8 +109,10 @@ OLLAMA_SWA_ESTIMATE = (0, 6, 3)
 def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, ubatch: int = 512,
              max_batched: int = 2048, swa_full: bool = False, kv_v: str | None = None, mla_cache: str = "latent",
              unified: bool = True, version=None, flash: bool = True) -> dict:
-    """Bytes the runtime allocates. ctx: vLLM max_model_len (one sequence); llama.cpp -c (all slots together);
-    Ollama num_ctx (per request, x parallel)."""
+    """Bytes the runtime allocates (vLLM, llama.cpp); for Ollama the bytes its own estimate prices and prints
+    (memory.required.kv: a quantized cache at OLLAMA_ESTIMATE_BYTES, which is what decides its layer placement before
+    0.12; the runner then allocates llama.cpp's block sizes). ctx: vLLM max_model_len (one sequence); llama.cpp -c (all
+    slots together); Ollama num_ctx (per request, x parallel)."""
     by_kind = bytes_per_token(spec, kv, kv_v, mla_cache, OLLAMA_ESTIMATE_BYTES if runtime == "ollama" else None)
     win = spec.sliding_window or ctx
     if runtime == "vllm":

@@ -171,3 +171,12 @@ def test_coder_and_math_fine_tunes_read_as_their_base_architecture():
     assert llm.describe(model="Qwen/Qwen2.5-Coder-7B-Instruct").name == "Qwen2.5-7B"
     with pytest.raises(llm.UserError):
         llm.describe(model="Qwen/Qwen3-Coder-480B-A35B-Instruct")   # no built-in base: still unknown
+
+
+def test_ollama_gptoss_flash_graph_counts_the_parallel_slots():
+    """Ollama's fs/ggml gpt-oss graph with flash attention: (4 x numParallel + context>>10 + 110) MiB."""
+    s = llm.describe(model="gpt-oss-20b")
+    one, _ = OL.gptoss_graph(s, 8192, "f16", (0, 11, 11), True, parallel=1)
+    four, _ = OL.gptoss_graph(s, 4 * 8192, "f16", (0, 11, 11), True, parallel=4)
+    assert one == (4 + 8 + 110) * MiB
+    assert four == (16 + 32 + 110) * MiB

@@ -163,3 +163,12 @@ def test_ollama_required_full_adds_what_overflows_the_gpu(model, ctx, vram, vers
     assert r["ollama_required_full"] / GiB == pytest.approx(printed, rel=0.03)
     if printed > vram:                                                  # the on-GPU total is not that figure
         assert abs(r["total"] / GiB - printed) > 0.05 * printed
+
+
+def test_llamacpp_split_with_exactly_n_layer_offloaded_keeps_the_output_on_the_cpu():
+    """-ngl equal to the block count offloads every repeating layer and leaves the output layer on the CPU
+    (llama.cpp's i_gpu_start = n_layer - ngl; "offloaded 32/33 layers"): the devices hold all 32 blocks, no output."""
+    from gpu_garden.memory.llm.runtimes.llamacpp import layer_devices
+    assert layer_devices(32, 32, [1, 1]) == ([16, 16], None, 0)
+    assert layer_devices(32, 33, [1, 1]) == ([17, 15], 1, 0)
+    assert layer_devices(32, 20, [1, 1]) == ([10, 10], None, 12)

@@ -47,7 +47,7 @@ def layer_devices(n_layer: int, ngl: int, split) -> tuple:
         acc += x
         cum.append(acc / total)
     act = min(ngl, n_layer + 1)
-    start = max(n_layer + 1 - ngl, 0)
+    start = max(n_layer - ngl, 0)      # i_gpu_start: -ngl N offloads the last N repeating layers, the output layer only beyond
     counts = [0] * len(split)
 
     def device(x: float) -> int:
@@ -55,7 +55,7 @@ def layer_devices(n_layer: int, ngl: int, split) -> tuple:
 
     for il in range(start, n_layer):
         counts[device((il - start) / act)] += 1
-    out = device((act - 1) / act) if ngl > n_layer else None
+    out = device((act - 1) / act) if n_layer - start < act else None
     return counts, out, start
 
 

@@ -45,7 +45,7 @@ GPTOSS_FLASH_GRAPH = (0, 11, 11)
 GPTOSS_FLASH = (0, 11, 5)
 
 
-def gptoss_graph(spec, cells, kv, version, flash) -> tuple:
+def gptoss_graph(spec, cells, kv, version, flash, parallel=1) -> tuple:
     """(graph full, graph partial) bytes of Ollama's estimate for a gpt-oss model."""
     per = OLLAMA_ESTIMATE_BYTES.get(kv, KV_BYTES[kv])
     kv_t = spec.n_layers * cells * (spec.head_dim_k + spec.head_dim_v) * spec.n_kv_heads * per
@@ -53,7 +53,8 @@ def gptoss_graph(spec, cells, kv, version, flash) -> tuple:
     if version is None or at_least(version, *GPTOSS_GRAPH[0]):
         full = partial = 2 * gqa * kv_t / 6
         if flash and (version is None or at_least(version, *GPTOSS_FLASH_GRAPH)):
-            partial = (4 + cells // 1024 + 110) * MiB  # numParallel folded into cells' share: one request
+            # fs/ggml: (4 x numParallel + context>>10 + 110) MiB, context being num_ctx x numParallel (the cells)
+            partial = (4 * parallel + cells // 1024 + 110) * MiB
             full = partial
     elif at_least(version, *GPTOSS_GRAPH[1]):
         full = partial = 4 * gqa * kv_t / 6
@@ -107,7 +108,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
     if spec.arch in GPTOSS_ARCHS:
-        graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"])
+        graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
     zero = (proj["weights"] + proj["graph"]) if proj else 0
     over = {"cuda_context": RESERVE, "layer_buffer": int(layer), "compute_buffer": graph_full}
     if proj:
