@@ -100,6 +100,6 @@ def guess_runtime(scan, inc) -> str:
     # on CUDA; plain scripts and the LLM servers run PyTorch's native one
     if "torch.cuda_async" in kinds:
         return "comfyui"
-    if f["ggml"] and any(k in ("cuda.driver", "metal.oom") for k in kinds):
+    if f["ggml"] and any(k in ("cuda.driver", "metal.oom", "cublas.alloc") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"

@@ -59,7 +59,9 @@ CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memo
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
 DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
-CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED")
+# (ggml's CUDA check prints cuBLAS's status string instead: "CUDA error: the resource allocation failed ... in function
+# cublas_handle": ollama/ollama#6515, LostRuins/koboldcpp#1780)
+CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED|CUDA error: the resource allocation failed")
 CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
 NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
 TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
@@ -106,6 +108,9 @@ TRTLLM_FIELDS = {
     "free": re.compile(r"Free GPU memory before component creation attempt \(GiB\): ([\d.]+)"),
 }
 # llama.cpp / ggml
+# ggml before its allocators (2023): a graph's context is a fixed host pool; the batch's tensors overflowed it
+# (ymcui/Chinese-LLaMA-Alpaca#526: lower -b). ggml_new_object's form (2024) is the context's own metadata: a size bug
+GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in the context's memory pool \(needed (\d+), available (\d+)\)")
 GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
 GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")

@@ -336,6 +336,16 @@ def add_block_fields(ev, text) -> bool:
     return hit
 
 
+def _ggml_ctx_pool(line):
+    if "context's memory pool" not in line:
+        return None
+    m = RX.GGML_CTX_POOL.search(line)
+    if not m:
+        return None
+    return {"kind": "ggml.ctx_pool", "device_kind": None, "numbers": {"requested": int(m.group(2)), "available": int(m.group(3))},
+            "runtime": "llama.cpp", "complete": True, "form": m.group(1)}
+
+
 def _ollama_runner(line):
     m = RX.OLLAMA_RUNNER.search(line)
     if not m:
@@ -382,6 +392,8 @@ RECOGNISERS = [
     _simple(_TGI_PREFILL, "tgi.prefill", "cuda", "tgi",
             lambda m: {"prefill_tokens": int(m.group(2)), **({"total_tokens": int(m.group(1))} if m.group(1) else {})},
             keys=("prefill tokens",)),
+    # before the runner's wrapper: "llama runner process has terminated: CUDA error: the resource allocation failed" is cuBLAS's
+    _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
     _ollama_runner,
     _lmstudio,
     _simple(_WGPU, "wgpu.oom", None, "wgpu", keys=("Not enough memory left",)),
@@ -393,6 +405,7 @@ RECOGNISERS = [
             lambda m: {"requested": size(m.group(1) + " MiB")}),
     _ggml_buffer,
     _ggml_sycl,
+    _ggml_ctx_pool,
     _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _simple(RX.GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
@@ -411,7 +424,6 @@ RECOGNISERS = [
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
             recoverable=True),
     _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
-    _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _driver,
     _stream_executor,
@@ -452,7 +464,7 @@ PRIORITY = {
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
-    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
+    "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -318,6 +318,9 @@ RULES = [
       lambda x: f"MLX asked Metal for one buffer of {fmt_bytes(x.req)}"
       + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
       + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
+    R("activations", 3.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "tensor_impl",
+      "ggml's graph context (a fixed pool in older builds) needs {n[requested]:b} and holds {n[available]:b}: the batch's tensors "
+      "overflow it; a smaller -b / n_batch, or a current build (its allocators size the graph themselves)"),
     R("activations", 4.0, lambda x: tgi(x) and "total_tokens" not in tgi(x),
       lambda x: f"text-generation-inference's warmup could not run a prefill batch of {tgi(x)['prefill_tokens']} tokens in what "
                 "the weights left: lower --max-batch-prefill-tokens (and --max-total-tokens)"),
@@ -547,6 +550,9 @@ RULES = [
       lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
                 f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "
                 "higher vmem_limit_bytes"),
+    R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "object",
+      "ggml's context ran out of room for its own objects (needed {n[requested]}, had {n[available]} bytes): a size the "
+      "program computed for its metadata, not the machine's memory; update the program"),
     R("other", 6.0, kind("triton.shared_memory"),
       "a Triton kernel (torch.compile, SageAttention) needs {n[shared_memory_required]} bytes of shared memory per block and this GPU "
       "allows {n[shared_memory_limit]}: a kernel configuration this GPU cannot run, not VRAM"),

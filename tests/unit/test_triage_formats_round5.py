@@ -334,3 +334,28 @@ def test_a_tensorrt_engine_inside_comfyui_is_comfyui():
             '  File "/srv/ComfyUI/custom_nodes/ComfyUI_TensorRT/tensorrt_convert.py", line 80, in convert\n'
             + TRT_BUILD)
     assert _ev(text)[1]["runtime"] == "comfyui"
+
+
+# ymcui/Chinese-LLaMA-Alpaca#526 (2023 llama.cpp: the graph context's fixed pool; the answer: a smaller -b)
+GGML_POOL = "ggml_new_tensor_impl: not enough space in the context's memory pool (needed 819402384, available 805306368)\n"
+# ggml-org/llama.cpp#6379 (2024: the context's own objects, a size the program computed)
+GGML_OBJECT = "ggml_new_object: not enough space in the context's memory pool (needed 3539648, available 3539280)\n"
+# ollama/ollama#6515 (ggml's CUDA check printing cuBLAS's status string)
+GGML_CUBLAS = ("Error: llama runner process has terminated: CUDA error: the resource allocation failed\n"
+               "  current device: 0, in function cublas_handle at /build/ollama/llm/llama.cpp/ggml/src/ggml-cuda/common.cuh:644\n"
+               "  cublasCreate_v2(&cublas_handles[device])\n"
+               "/build/ollama/llm/llama.cpp/ggml/src/ggml-cuda.cu:101: CUDA error\n")
+
+
+@pytest.mark.parametrize("text, numbers, cause", [
+    (GGML_POOL, {"requested": 819402384, "available": 805306368}, "activations"),
+    (GGML_OBJECT, {"requested": 3539648, "available": 3539280}, "other"),
+])
+def test_ggml_context_pool(text, numbers, cause):
+    res, ev = _ev(text)
+    assert (ev["kind"], ev["numbers"], ev["runtime"], res["cause"]) == ("ggml.ctx_pool", numbers, "llama.cpp", cause)
+
+
+def test_ggml_cuda_check_with_cublas_status_string():
+    res, ev = _ev(GGML_CUBLAS)
+    assert ev["kind"] == "cublas.alloc" and ev["runtime"] == "ollama"
