@@ -19,6 +19,9 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "mlx.malloc")
 
 
+# messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)
+EXPLAINING = ("trtllm.executor", "tgi.prefill", "vllm.warmup")
+
 # runtimes whose own allocators print ggml-like lines ("cudaMalloc failed: out of memory" is MXNet's too); a llama.cpp
 # node inside ComfyUI keeps the ggml reading
 NOT_GGML = ("mxnet", "sglang", "mlx", "tensorrt-llm", "tinygrad")
@@ -56,11 +59,10 @@ def build(scan, inc, context, env) -> Case:
     x.comfy = env["runtime"] == "comfyui"
     x.kinds = [e["kind"] for e in inc.events]
     # runtimes that raise their own explanation from PyTorch's OOM (`raise RuntimeError(...) from e`): PyTorch's message,
-    # with the numbers, is the primary event; theirs names the stage (TensorRT-LLM's component, TGI's warm-up)
-    x.explained = {e["kind"]: e for e in inc.events if e["kind"] in ("trtllm.executor", "tgi.prefill")}
-    # vLLM's warm-up message wraps PyTorch's own OOM (raised from it): which run, with how many dummy requests
-    wu = next((e for e in inc.events if e["kind"] == "vllm.warmup"), None)
-    if wu:
+    # with the numbers, is the primary event; theirs names the stage (TensorRT-LLM's component, TGI's and vLLM's warm-up)
+    x.explained = {e["kind"]: e for e in inc.events if e["kind"] in EXPLAINING}
+    wu = x.explained.get("vllm.warmup")
+    if wu:      # which warm-up run, with how many dummy requests
         x.warmup = "pooler" if "warming up pooler" in wu["text"] else "sampler"
         x.warmup_requests = wu["numbers"].get("dummy_requests_count")
     x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
