@@ -1,0 +1,120 @@
+"""Recognisers for the LLM servers' lines: vLLM's start-up and KV-length checks, llama.cpp's buffers and context pool,
+Ollama's runner wrapper, TensorRT-LLM's executor and SGLang's KV pool (with the fields they print on the lines under
+their first). parse.py lists them among its recognisers."""
+import re
+
+from . import error_patterns as RX
+from .text import size
+
+
+def _vllm_v1(line):
+    m = RX.VLLM_V1_LEN.search(line)
+    if m:
+        nums = {"max_model_len_tokens": int(m.group(1)), "kv_needed": size(m.group(2)), "kv_available": size(m.group(3))}
+        if m.group(4):
+            nums["estimated_max_len_tokens"] = int(m.group(4))
+        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+    m = RX.VLLM_V1_LEN_SHORT.search(line)
+    if m:
+        nums = {"kv_needed": size(m.group(1)), "kv_available": size(m.group(2))}
+        if m.group(3):
+            nums["estimated_max_len_tokens"] = int(m.group(3))
+        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+    return None
+
+
+def _vllm_startup(line):
+    m = RX.VLLM_STARTUP.search(line)
+    if not m:
+        return None
+    nums = {"free": size(m.group(1) + " GiB"), "total": size(m.group(2) + " GiB"),
+            "gpu_memory_utilization_ratio": float(m.group(3)), "requested": size(m.group(4) + " GiB")}
+    return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+
+
+# ggml buffer names: "CPU", "CUDA_Host" and "CPU_Mapped" are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device
+_GGML_BUF_KIND = (("CUDA_Host", "cpu"), ("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
+                  ("Metal", "metal"), ("SYCL", "xpu"))
+
+
+def _ggml_buffer(line):
+    m = RX.GGML_BUFFER.search(line)
+    if not m:
+        return None
+    name = m.group(1) or ""
+    dk = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
+    if not name and "ggml_backend_cpu_buffer_type" in line:
+        dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
+    return {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
+            "complete": True}
+
+
+def _trtllm(line):
+    if "Executor creation failed" not in line:
+        return None
+    m = RX.TRTLLM_EXECUTOR.search(line)
+    if not m:
+        return None
+    ev = {"kind": "trtllm.executor", "device_kind": "cuda", "numbers": {}, "runtime": "tensorrt-llm", "complete": True}
+    add_block_fields(ev, line[m.end():])
+    return ev
+
+
+def _sglang_kv(line):
+    if "lower your batch size" not in line:
+        return None
+    m = RX.SGLANG_KV.search(line)
+    if not m:
+        return None
+    ev = {"kind": "sglang.kv_pool", "device_kind": None, "numbers": {}, "runtime": "sglang", "complete": True,
+          "stage": (m.group(1) or "next").lower()}
+    add_block_fields(ev, line[m.end():])
+    return ev
+
+
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool")
+_VLLM_ESTIMATE = re.compile(r"estimated maximum model length is (\d+)")
+_SGLANG_TOKENS = re.compile(r"Try to allocate (\d+) tokens")
+
+
+def add_block_fields(ev, text) -> bool:
+    """What a message prints on the lines under its first: TensorRT-LLM's table under its executor failure (component,
+    total, free before it), vLLM's estimated maximum length when its message is wrapped, the tokens SGLang's KV pool was
+    asked for. True if a field matched."""
+    for kind, key, rx in (("vllm.kv_max_len", "estimated_max_len_tokens", _VLLM_ESTIMATE), ("sglang.kv_pool", "requested_tokens", _SGLANG_TOKENS)):
+        if ev.get("kind") == kind:
+            m = rx.search(text) if key not in ev["numbers"] else None
+            if m:
+                ev["numbers"][key] = int(m.group(1))
+            return bool(m)
+    if ev.get("kind") != "trtllm.executor":
+        return False
+    hit = False
+    for key, rx in RX.TRTLLM_FIELDS.items():
+        m = rx.search(text)
+        if m:
+            if key == "component":
+                ev["component"] = m.group(1)
+            else:
+                ev["numbers"][key] = size(m.group(1) + " GiB")
+            hit = True
+    return hit
+
+
+def _ggml_ctx_pool(line):
+    if "context's memory pool" not in line:
+        return None
+    m = RX.GGML_CTX_POOL.search(line)
+    if not m:
+        return None
+    return {"kind": "ggml.ctx_pool", "device_kind": None, "numbers": {"requested": int(m.group(2)), "available": int(m.group(3))},
+            "runtime": "llama.cpp", "complete": True, "form": m.group(1)}
+
+
+def _ollama_runner(line):
+    m = RX.OLLAMA_RUNNER.search(line)
+    if not m:
+        return None
+    inner = (m.group(1) or m.group(2) or "").strip()
+    return {"kind": "ollama.runner", "device_kind": None, "numbers": {}, "runtime": "ollama", "complete": True,
+            "inner": inner[:500], "wrapper": True}

@@ -1,0 +1,27 @@
+"""Text utilities every recogniser shares: a cleaned line, and a printed size in bytes."""
+import re
+
+from ..units import parse_size
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean(raw) -> str:
+    """bytes or str -> printable text: ANSI colour codes and control bytes dropped, CR removed."""
+    if isinstance(raw, (bytes, bytearray)):
+        raw = bytes(raw).decode("utf-8", "replace")
+    if "\x1b" in raw:
+        raw = ANSI_RE.sub("", raw)
+    raw = raw.replace("\r", "")
+    return CTRL_RE.sub("", raw).rstrip("\n")
+
+
+def size(text: str | None) -> int | None:
+    """"1.50 GiB" -> bytes. Runtimes print GiB but a few label it GB; PyTorch and llama.cpp are binary."""
+    if text is None:
+        return None
+    text = text.strip()
+    neg = text.startswith("-")
+    n = parse_size(text.lstrip("-"), binary_decimal=True)
+    return -n if neg else n
