@@ -313,6 +313,11 @@ SYNTH = {
     # FLUX.2's VAE (32 latent channels): the FLUX.1 AE's block layout; its own count is not at hand, so the FLUX.1 AE's
     # 83,819,683 parameters (vae_flux_ae layout) are used: under 0.3 % of the DiT
     "synth:vae-flux2": ("BF16", 83_819_683, (512, 512, 3, 3), {"decoder.conv_in.weight": (512, 32, 3, 3)}),
+    # Mochi 1 preview: 10,027,677,744 parameters, counted by instantiating ComfyUI 0.8.0's
+    # comfy.ldm.genmo.joint_model.asymm_models_joint.AsymmDiTJoint on the meta device with the config its model_detection
+    # gives Mochi (48 blocks, hidden 3072 / 1536, 24 heads, T5 features 4096); largest layer mlp_x.w1 16384 x 3072
+    "synth:mochi-1-preview-10B": ("BF16", 10_027_677_744, (16384, 3072), {
+        "t5_yproj.weight": (1536, 4096), **{f"blocks.{i}.attn.q_norm_x.weight": (128,) for i in range(48)}}),
 }
 
 
