@@ -72,8 +72,12 @@ COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding),
                         r"(?: with tile size (\d+) and overlap (\d+))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
 # comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
 # MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
-AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed|aimdo memory compile error"
+AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed"
                     r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?|Could not rese?r?ve Virtual Address space")
+# the Comfy Compiler (ComfyUI PR 15861, 2026; comfy-aimdo >= 0.5): aimdo's memory compiler records the model's allocations
+# once and replays them; comfy_aimdo/malloc_graph.py raises this when the recording (or starting it) fails: an allocation
+# pattern it cannot plan (a custom node allocating inside the compiled forward, a "rogue"), not a lack of memory
+COMFY_COMPILER = re.compile(r"aimdo memory compile error(?:: ([a-z ]{1,60}))?")
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
 PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
                           r"|failed to allocate [\d.]+ MiB of pinned memory|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")

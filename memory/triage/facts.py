@@ -18,7 +18,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
-            "total_vram": None, "rocm": False, "dynamic_vram": False, "vllm": False, "ggml": False, "ollama": False,
+            "total_vram": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None,
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
@@ -197,6 +197,13 @@ def _ollama_env(s, f, m, text, lineno, window):
     f["ollama_env"][m.group(1)] = m.group(2)
 
 
+def _compiler_stats(s, f, m, *_):
+    """The Comfy Compiler ran (so Dynamic VRAM is on): the most graph breaks and rogue allocations any run reported."""
+    breaks, rogues = int(m.group(1)), int(m.group(2) or 0)
+    old = f["compiler"] or (0, 0)
+    f.update(comfy=True, dynamic_vram=True, compiler=(max(old[0], breaks), max(old[1], rogues)))
+
+
 def _runtime_marker(s, f, m, text, lineno, window):
     """The first runtime the log names (a later line naming another is most often a path or an import)."""
     if f["runtime_marker"] is None:
@@ -210,6 +217,7 @@ HANDLERS = {
     "platform": lambda s, f, m, *_: f["os_votes"].update({m.group(1).lower(): 10}),
     "requested_load": _requested_load,
     "dynamic_vram": _set("dynamic_vram", True),
+    "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,
     "comfy_report": _set("comfy", True),

@@ -26,13 +26,15 @@ FACTS = [
     ("platform", re.compile(r"\*\* Platform: (\w+)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
+    # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
+    ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d+)(?:, rogues: (\d+))?")),
     ("prompt_done", re.compile(r"Prompt executed in")),
     ("exception_block", re.compile(r"!!! Exception during processing !!!")),
     ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*|\*\*ComfyUI Version:\*\*")),
     ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)|"
                              r"^\s*([A-Z]\w*(?:Loader|Encode|Decode|Sampler|Upscale)\w*)(?:\s+Allocation on device)?\s*$")),
     ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
-                        r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|expandable_segments:True|backend:cudaMallocAsync)")),
+                        r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|--disable-comfy-compiler|--disable-cuda-graphs|expandable_segments:True|backend:cudaMallocAsync)")),
     ("frame", FRAME_RE),
     # the same frame as IPython/Jupyter (8: "File /p/x.py:968, in Cls.func(...)"; 7: "/p/x.py in func(...)") and rich
     # (A1111, SD.Next: "│ /p/x.py:130 in main │") print it; group 1 the path, group 2 the function
@@ -97,7 +99,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version",), "platform": ("Platform:",),
     "requested_load": ("Requested to load",),
-    "dynamic_vram": ("dynamic VRAM",), "prompt_done": ("Prompt executed",),
+    "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
     "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File /", "File ~"), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
@@ -188,7 +190,7 @@ TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "�
 OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
-                          b"dynamic VRAM", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
+                          b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"rror while loading", b"ailed to load") \

@@ -117,6 +117,20 @@ def bare_driver(x):
     return x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
 
 
+COMPILER_FLOOD = 50     # graph breaks + rogues a run reported: ComfyUI's own tests show 0-3, a node allocating inside the
+                        # compiled forward 100+ (ComfyUI#16144: 156 and 199 before an OOM; 12 and 9 once fixed)
+
+
+def compiler_flood(f) -> bool:
+    """The Comfy Compiler reported a flood of graph breaks or rogue allocations: something allocates outside its plan."""
+    return bool(f.get("compiler")) and sum(f["compiler"]) >= COMPILER_FLOOD
+
+
+def compiler_note(x) -> str:
+    c = x.f.get("compiler")
+    return f" (the last run reported {c[0]} graph breaks and {c[1]} rogue allocations)" if c else ""
+
+
 def ct2_load(x):
     """CTranslate2 puts the whole model on the device when the model object is built (WhisperModel(...), Translator(...))."""
     return x.env["runtime"] == "ctranslate2" and (not x.frames_n or any(f in ("__init__", "init") for _, f in x.frames))
@@ -558,6 +572,15 @@ RULES = [
       "allows {n[shared_memory_limit]}: a kernel configuration this GPU cannot run, not VRAM"),
     R("other", 6.0, lambda x: x.kind == "torch.xpu" and "larger than 4GB" in x.text,
       "Intel XPU refuses any single allocation above 4 GiB on this platform ({req:b} asked): a per-allocation limit, not a shortage"),
+    # the Comfy Compiler (2026): comfy-aimdo's memory compiler records a model's allocations and replays them
+    R("other", 7.0, kind("comfy.compiler"), lambda x: (
+        "the Comfy Compiler (comfy-aimdo's memory compiler) could not " + ("start recording" if "could not start" in x.text else "record")
+        + " this model's allocations" + compiler_note(x) + ": an allocation pattern it cannot plan (often a custom node "
+        "allocating inside the compiled forward), not a lack of memory; update that node, or start ComfyUI with --disable-comfy-compiler")),
+    R("other", 2.5, lambda x: torch(x) and x.comfy and compiler_flood(x.f),
+      lambda x: "the Comfy Compiler reported a flood of graph breaks and rogue allocations before this OOM" + compiler_note(x)
+                + ": allocations outside its compiled plan (a custom node patching the model) take memory the plan does not "
+                  "count; update that node, or start ComfyUI with --disable-comfy-compiler"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
