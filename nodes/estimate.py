@@ -143,8 +143,16 @@ def comfy_memory_required(model, latent_shape, b_eff):
 
 
 def live_budget(budget, vram_gb):
+    """(bytes, label) this run is judged against: vram_gb when set, else the device ComfyUI computes on, read
+    from the budget input or a fresh snapshot. Under --cpu there is no VRAM budget even when the machine has a
+    GPU (the snapshot still lists it); another device in the snapshot (an NVIDIA card beside an XPU) is not used."""
     if vram_gb and vram_gb > 0:
         return int(vram_gb * GiB), f"{vram_gb:g} GiB (set on the node)"
+    from . import host_models
+
+    device = host_models.compute_device()
+    if getattr(device, "type", None) == "cpu":
+        return None, "no budget: ComfyUI computes on the CPU; set vram_gb to plan for a card"
     snap = budget
     if snap is None:
         try:
@@ -158,10 +166,14 @@ def live_budget(budget, vram_gb):
                 snap = probe.snapshot()
             except Exception as exc:
                 return None, f"no budget: device probe failed ({type(exc).__name__})"
-    from . import host_models
+    snap = snap if isinstance(snap, dict) else {}
+    if device is not None:
+        from ..memory.budget.probe import _device_key
 
-    index = getattr(host_models.compute_device(), "index", None)
-    b, label = est_core.budget_from_snapshot(snap if isinstance(snap, dict) else {}, index)
+        mine = [d for d in snap.get("devices", ()) if isinstance(d, dict) and _device_key(d.get("device")) == _device_key(str(device))]
+        if mine:
+            snap = dict(snap, devices=mine)
+    b, label = est_core.budget_from_snapshot(snap, getattr(device, "index", None))
     return b, label if b else "no budget (no GPU found)"
 
 

@@ -75,6 +75,26 @@ def test_budget_from_node_input(node):
     assert node.live_budget(snap, 12)[0] == 12 * GiB
 
 
+def test_budget_is_the_compute_device_never_an_idle_gpu(node, monkeypatch):
+    """Under --cpu the probe still lists the machine's GPU (through NVML): ComfyUI computes on the CPU, so there
+    is no VRAM budget (a 24 GB card must not make a CPU run 'fit', tile its decode or stop it). Beside an XPU, an
+    NVIDIA card at the same index is not the budget either."""
+    import torch
+
+    from gpu_garden.nodes import host_models
+
+    gpu = {"index": 0, "name": "GPU", "backend": "cuda", "device": "cuda:0", "total": 24 * GiB, "other_processes": 0}
+    xpu = {"index": 0, "name": "Arc", "backend": "xpu", "device": "xpu:0", "total": 16 * GiB, "other_processes": 0}
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cpu"))
+    b, label = node.live_budget({"devices": [gpu]}, 0)
+    assert b is None and "CPU" in label
+    assert node.live_budget({"devices": [gpu]}, 8)[0] == 8 * GiB  # planning for a card stays possible
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("xpu", 0))
+    assert node.live_budget({"devices": [gpu, xpu]}, 0)[0] == 16 * GiB
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    assert node.live_budget({"devices": [gpu, xpu]}, 0)[0] == 24 * GiB
+
+
 def test_reserve_is_read_from_comfyui(node, monkeypatch):
     """The node uses model_management.extra_reserved_memory() (ComfyUI's platform default or --reserve-vram),
     not a constant; without ComfyUI it falls back to the estimate's own per-platform default."""
