@@ -270,7 +270,12 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # after measured batch 6's first sight: the CUDA convolution workspace under diffusers' Wan decoder
                 # (cuda_conv.applies: cuDNN's, whoever calls the conv; no coefficient) and the VAE's weights at its
                 # run dtype (formula: weights.at_dtype_bytes), both written while reading this row's -40.3 % miss
-                "diffusers-docs-wan21-14b-group-offload-832x480x81"}
+                "diffusers-docs-wan21-14b-group-offload-832x480x81",
+                # after measured batch 7's first sight: Mochi's joint block peaks in its SwiGLU MLP (phases.MOCHI_MLP_*,
+                # read from the code and checked on a one-off meta trace of ComfyUI's GenmoMochi; no coefficient fitted
+                # on these rows), written while reading these two rows' +18.9 % / +6.7 % (after the fp32 mapping fix)
+                "diffusers-docs-mochi-bf16-model-offload-tiling-848x480x85",
+                "diffusers-docs-mochi-fp32-autocast-model-offload-tiling-848x480x85"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

@@ -262,9 +262,11 @@ def detect_family(t: dict) -> dict:
         d = s("pos_embed.proj.weight")[0]
         return {"family": "sd3", "variant": "diffusers", "arch": {"hidden": d, "depth": count_blocks(t, r"transformer_blocks\.(\d+)\."),
                                                                  "heads": d // 64, "ffn": 4 * d, "block": "mmdit"}}
-    if has("t5_yproj.weight"):
+    if has("t5_yproj.weight"):  # SwiGLU MLP: w1 is fused (2 x its width); Mochi 1 preview's width is 8192
+        w1 = s("blocks.0.mlp_x.w1.weight")
         return {"family": "mochi", "variant": "preview 10B", "arch": {"hidden": 3072, "depth": count_blocks(t, r"blocks\.(\d+)\.") or 48,
-                                                                     "heads": 24, "ffn": 4 * 3072, "block": "mmdit"}}
+                                                                     "heads": 24, "ffn": w1[0] // 2 if w1 else 8192, "block": "mmdit",
+                                                                     "gated_mlp": True}}
     if has("adaln_single.emb.timestep_embedder.linear_1.bias") and not has("pos_embed.proj.bias"):
         k = s("transformer_blocks.0.attn2.to_k.weight") or (2048, 4096)
         d = k[0]

@@ -35,6 +35,8 @@ def block_units(arch: dict) -> float:
     if b == "flux":  # scaled by linear1's width (3d + f, or 3d + 2f for FLUX.2's gated MLP) against FLUX.1's 7d
         return FLUX_UNITS * (3 * d + (2 * f if arch.get("gated_mlp") else f)) / (7 * d)
     if b == "mmdit":
+        if arch.get("gated_mlp"):  # Mochi's asymmetric joint block: its peak is in the SwiGLU MLP (MOCHI_MLP)
+            return MOCHI_MLP_HIDDEN + MOCHI_MLP_GATED * f / d
         return 28.5 if arch.get("dual_attention") else 24.0
     if b == "double":
         return max(15.0, (3.5 * d + 2 * f) / d)
@@ -47,6 +49,13 @@ def block_units(arch: dict) -> float:
     return 20.0
 
 
+# Mochi (ComfyUI's AsymmetricJointBlock and diffusers' MochiTransformerBlock alike): at the MLP's product
+# silu(x) * gate the live tensors are four hidden-sized ones (the block input, still held by the caller's loop; the
+# attention output, still bound to a local; the residual after attention; its modulated norm) and the SwiGLU's fused
+# w1 output (2 f), silu(x) (f) and the product (f), with f the SwiGLU width (8192 for hidden 3072). Read from the
+# code, not fitted; a one-off meta trace of ComfyUI 0.8.0's GenmoMochi at 848x480x85 with CFG batched peaks there
+# (blocks.0.mlp_x, aten.mul) at 4,476,015,760 bytes of activations (tests/unit/test_estimate_mochi.py).
+MOCHI_MLP_HIDDEN, MOCHI_MLP_GATED = 4.0, 4.0
 FLUX_UNITS = 13.3  # FLUX.1 single-stream block, fitted on flux1 1024x1024 (was 14.8 on the older tracer)
 CROSS_A, CROSS_B = 2.43, 2.083  # Wan cross block, fitted on wan21 832x480x33 and wan22 1280x704x41
 

@@ -68,7 +68,7 @@ FAMILY = {
 # Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
 DEFAULT_ARCH = {
     "hunyuan-video": {"hidden": 3072, "depth": 60, "heads": 24, "ffn": 12288, "block": "flux"},
-    "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 12288, "block": "mmdit"},
+    "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 8192, "block": "mmdit", "gated_mlp": True},
     "hidream": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912, "block": "moe"},
 }
 # text tokens one prompt becomes per encoder in ComfyUI (its tokenizer's min_length, padding included;
