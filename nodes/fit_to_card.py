@@ -58,7 +58,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     kind = None
     if vae is not None:
         kind = fit_guard.vae_kind(vae, family)
-        if shape:
+        if shape and fit_guard.fit_vae.on_compute_device(vae):  # --cpu-vae: sized, never tiled from the GPU's room
             decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
                       "device": vae_device(vae)}
     reserve = comfy_reserve()
@@ -80,6 +80,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
              stock_minimum_memory_required=stock)
     if shape is None:
         p["summary"] = "no latent connected: the figure is computed when the sampler starts; " + p["summary"]
+    if vae is not None and not fit_guard.fit_vae.on_compute_device(vae):
+        p["summary"] += f"; the VAE runs on {getattr(vae, 'device', 'another device')} (not the budget's device): sized there, not tiled"
     return p, ctx
 
 

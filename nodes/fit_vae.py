@@ -60,6 +60,23 @@ def device_type(vae) -> str:
     return str(kind)
 
 
+def on_compute_device(vae) -> bool:
+    """Does the VAE run on ComfyUI's compute device, the one the budget measures? Not under --cpu-vae (its device
+    is the CPU beside a GPU budget): such a decode is sized, never tiled from the GPU's room. True when unknown."""
+    dev = getattr(vae, "device", None)
+    try:
+        from . import host_models
+
+        comp = host_models.compute_device()
+    except Exception:
+        comp = None
+    if dev is None or comp is None:
+        return True
+    from ..memory.budget.probe import _device_key
+
+    return _device_key(str(dev)) == _device_key(str(comp))
+
+
 def _pixel_dims(shape):
     sh = [int(x) for x in shape]
     return (sh[-1], sh[-2], sh[2]) if len(sh) == 5 else (sh[-1], sh[-2])
@@ -140,7 +157,8 @@ def auto_decode_plan(vae, shape, ctx: dict) -> dict | None:
     if getattr(vae, "latent_dim", 2) == 2 and len(shape) == 5:
         shape = shape[:2] + shape[3:]
     vae_w = int(vae.patcher.model_size()) if getattr(vae, "patcher", None) is not None else 0
-    p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": 0, "vae": vae_w}, memory_required=0,
+    budget = ctx["budget"] if on_compute_device(vae) else None  # --cpu-vae: ComfyUI batches from host RAM
+    p = fit_plan.plan(budget, weights={"diffusion_model": 0, "vae": vae_w}, memory_required=0,
                       decode={"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
                               "device": device_type(vae)},
                       context=ctx.get("context", 0), reserve=ctx.get("reserve", 0))

@@ -88,3 +88,23 @@ def test_tiled_from_the_budget_when_one_sample_does_not_fit(wrapped, monkeypatch
     assert dec(v, Samples((1, 4, 128, 128))) == "tiled"
     assert v.seen == [("tiled", int(36 * MiB * 1.05), {"tile_x": 96, "tile_y": 96, "overlap": 12})]
     assert V._state["last"]["tiled"] is True
+
+
+def test_a_vae_off_the_compute_device_is_sized_never_tiled_from_the_gpu_budget(wrapped, monkeypatch):
+    """--cpu-vae: ComfyUI decodes on the CPU beside a GPU budget. One sample larger than the GPU's room must not
+    send a CPU decode to tiles (tiles change the image and there is no VRAM to save); it is sized, untiled."""
+    import torch
+
+    from gpu_garden.nodes import host_models
+
+    state, dec, enc = wrapped
+    monkeypatch.setattr(P, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": 4096 * shape[-1] * shape[-2])
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    state["ctx"] = {"budget": 40 * MiB, "reserve": 0, "context": 0}
+    v = VAE()
+    v.device = torch.device("cpu")
+    assert dec(v, Samples((1, 4, 128, 128))) == "untiled"
+    assert v.seen == [("decode", int(64 * MiB * 1.05))] and V._state["last"]["tiled"] is False
+    v = VAE()
+    v.device = torch.device("cuda", 0)  # on the budget's device: tiled as before
+    assert dec(v, Samples((1, 4, 128, 128))) == "tiled"

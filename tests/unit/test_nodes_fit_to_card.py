@@ -1,0 +1,61 @@
+"""The Fit to Card node's plan (nodes/fit_to_card.py make_plan) on stand-in objects, without ComfyUI."""
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory.units import GiB, MiB
+
+STUBS = Path(__file__).parent / "stubs"
+FACTS = {"family": "sdxl", "arch": None, "dtype": "torch.float16", "cast_bytes": 0, "bytes": 5 * GiB, "largest": 0,
+         "blocks": None, "config": "SDXL"}
+
+
+class Tensor:
+    def __init__(self, shape):
+        self.shape = shape
+
+
+class Model:
+    class model:  # noqa: N801 - ModelPatcher.model stand-in
+        @staticmethod
+        def memory_required(shape, cond_shapes={}):
+            return 1 * GiB
+
+    model_options = {}
+
+
+class VAE:
+    vae_dtype = "torch.bfloat16"
+
+    def __init__(self, device):
+        self.device = device
+
+
+@pytest.fixture
+def fit(monkeypatch):
+    monkeypatch.syspath_prepend(str(STUBS))
+    for k in [k for k in sys.modules if k.startswith("comfy_api") or k in ("gpu_garden.nodes.fit_to_card", "gpu_garden.nodes.estimate")]:
+        monkeypatch.delitem(sys.modules, k)
+    mod = importlib.import_module("gpu_garden.nodes.fit_to_card")
+    monkeypatch.setattr(mod.fit_guard, "model_facts", lambda model: dict(FACTS))
+    monkeypatch.setattr(mod.fit_guard, "vae_kind", lambda vae, family: "kl")
+    monkeypatch.setattr(mod.fit_plan, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": 4096 * shape[-1] * shape[-2])
+    monkeypatch.setattr(mod, "host_ram", lambda: None)
+    return mod
+
+
+def test_a_vae_on_the_cpu_is_not_tiled_from_the_gpus_room(fit, monkeypatch):
+    """--cpu-vae beside a 6 GiB card: a 4096 px decode (1 GiB per sample with the stub) that does not fit the GPU's
+    room after the weights must not be tiled on the CPU; on the GPU it is."""
+    import torch
+
+    from gpu_garden.nodes import host_models
+
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    latent = {"samples": Tensor([1, 4, 512, 512])}
+    p, _ = fit.make_plan(Model(), VAE(torch.device("cuda", 0)), None, latent, None, vram_gb=1.0)
+    assert p["decode"]["tiled"] is True
+    p, _ = fit.make_plan(Model(), VAE(torch.device("cpu")), None, latent, None, vram_gb=1.0)
+    assert p["decode"] is None and "not tiled" in p["summary"]
