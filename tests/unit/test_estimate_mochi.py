@@ -49,13 +49,19 @@ def test_sd3_joint_blocks_keep_their_traced_units():
     assert phases.block_units({"hidden": 1536, "ffn": 6144, "block": "mmdit", "dual_attention": True}) == 28.5
 
 
+def _fused_width(detect):
+    def wrong(t):
+        r = detect(t)
+        return dict(r, arch=dict(r["arch"], ffn=2 * r["arch"]["ffn"]))
+    return wrong
+
+
 MUTATIONS = [
     ("gated MLP term x2", lambda m: m.setattr(phases, "MOCHI_MLP_GATED", phases.MOCHI_MLP_GATED * 2)),
     ("hidden-sized tensors x2", lambda m: m.setattr(phases, "MOCHI_MLP_HIDDEN", phases.MOCHI_MLP_HIDDEN * 2)),
     ("SD3.5's joint-attention figure for Mochi",
      lambda m: m.setattr(phases, "block_units", (lambda f: (lambda a: f(dict(a, gated_mlp=False))))(phases.block_units))),
-    ("fused w1 width read as the SwiGLU width",
-     lambda m: m.setattr(families, "detect_family", (lambda f: (lambda t: (lambda r: dict(r, arch=dict(r["arch"], ffn=2 * r["arch"]["ffn"])))(f(t))))(families.detect_family))),
+    ("fused w1 width read as the SwiGLU width", lambda m: m.setattr(families, "detect_family", _fused_width(families.detect_family))),
 ]
 
 
