@@ -17,7 +17,7 @@ import time
 
 from ..memory.recorder import record
 from . import health
-from .recorder_state import (EVENT_RUN, _feature, _finalize, _load_settings, _state, settings,  # noqa: F401
+from .recorder_state import (EVENT_RUN, _feature, _finalize, _load_settings, _state, check_settings, settings,  # noqa: F401
                              store, update_settings, writer)
 
 log = logging.getLogger("gpu_garden")

@@ -132,4 +132,8 @@ def setup() -> None:
         except Exception:
             return web.json_response({"error": 'expected JSON {"enabled": bool, "report_detail": "redacted"|"full"}'},
                                      status=400)
+        try:
+            recorder.check_settings(body)
+        except ValueError as exc:
+            return web.json_response({"error": str(exc)}, status=400)
         return web.json_response(await off_loop(recorder.update_settings, body))

@@ -34,11 +34,28 @@ def settings() -> dict:
     return out
 
 
-def update_settings(new: dict) -> dict:
+DETAILS = ("redacted", "full")
+
+
+def check_settings(new) -> dict:
+    """The valid settings in `new`; ValueError for a wrong value (a string "false" must not switch recording on)."""
+    if not isinstance(new, dict):
+        raise ValueError('expected JSON {"enabled": bool, "report_detail": "redacted"|"full"}')
+    out = {}
     if "enabled" in new:
-        _settings["enabled"] = bool(new["enabled"])
-    if new.get("report_detail") in ("redacted", "full"):
-        _settings["report_detail"] = new["report_detail"]
+        if not isinstance(new["enabled"], bool):
+            raise ValueError(f"enabled must be true or false, not {new['enabled']!r}"[:200])
+        out["enabled"] = new["enabled"]
+    if "report_detail" in new:
+        if new["report_detail"] not in DETAILS:
+            raise ValueError(f"report_detail must be \"redacted\" or \"full\", not {new['report_detail']!r}"[:200])
+        out["report_detail"] = new["report_detail"]
+    return out
+
+
+def update_settings(new: dict) -> dict:
+    """Apply and save the settings in `new` (ValueError, nothing changed, for a wrong value)."""
+    _settings.update(check_settings(new))
     try:
         from .oom_store import atomic_write  # temp file + fsync + os.replace: a crash never leaves it torn
 
@@ -54,7 +71,7 @@ def _load_settings():
         with open(os.path.join(_user_dir(), "recorder_settings.json"), encoding="utf-8") as f:
             saved = json.load(f)
         if isinstance(saved, dict):
-            _settings.update({k: saved[k] for k in DEFAULT_SETTINGS if k in saved})
+            _settings.update(check_settings({k: saved[k] for k in DEFAULT_SETTINGS if k in saved}))
     except FileNotFoundError:
         pass
     except Exception as exc:

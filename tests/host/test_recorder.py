@@ -183,6 +183,17 @@ def test_setting_turns_recording_off(host):
     assert host.get("/gpu_garden/recorder/settings") == {"enabled": True, "report_detail": "redacted"}
 
 
+def test_settings_route_refuses_a_wrong_value(host):
+    host.post("/gpu_garden/recorder/settings", {"enabled": False})
+    try:
+        with pytest.raises(urllib.error.HTTPError) as e:
+            host.post("/gpu_garden/recorder/settings", {"enabled": "false"})
+        assert e.value.code == 400
+        assert host.get("/gpu_garden/recorder/settings")["enabled"] is False  # "false" did not switch it on
+    finally:
+        host.post("/gpu_garden/recorder/settings", {"enabled": True})
+
+
 def test_watchdog_warns_about_a_node_far_past_its_recorded_time(host):
     ws = host.websocket()
     try:

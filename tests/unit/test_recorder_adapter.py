@@ -299,3 +299,20 @@ def test_settings_saved_whole_and_read_back(monkeypatch, tmp_path):
     monkeypatch.setattr(recorder_state, "_settings", dict(recorder_state.DEFAULT_SETTINGS))
     recorder_state._load_settings()
     assert recorder_state.settings()["enabled"] is False and recorder_state.settings()["report_detail"] == "full"
+
+
+def test_settings_take_only_valid_values(monkeypatch, tmp_path):
+    """POST /gpu_garden/recorder/settings {"enabled": "false"} must not switch recording on (bool("false") is True):
+    a wrong value is refused whole and nothing changes; a hand-edited file with one is ignored at start."""
+    from gpu_garden.nodes import recorder_state
+
+    monkeypatch.setattr(recorder_state, "_user_dir", lambda: str(tmp_path / "gpu_garden"))
+    monkeypatch.setattr(recorder_state, "_settings", {"enabled": False, "report_detail": "redacted"})
+    for bad in ({"enabled": "false"}, {"enabled": 1}, {"enabled": True, "report_detail": "everything"}, ["enabled"]):
+        with pytest.raises(ValueError):
+            recorder_state.update_settings(bad)
+        assert recorder_state.settings()["enabled"] is False and recorder_state.settings()["report_detail"] == "redacted"
+    (tmp_path / "gpu_garden").mkdir()
+    (tmp_path / "gpu_garden" / "recorder_settings.json").write_text('{"enabled": "no", "report_detail": "full"}')
+    recorder_state._load_settings()
+    assert recorder_state.settings() == {"enabled": False, "report_detail": "redacted"}
