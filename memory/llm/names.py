@@ -35,6 +35,12 @@ OLLAMA_LIBRARY = {
     "mistral-nemo": ("Mistral-Nemo-12B", "12b"), "mixtral": ("Mixtral-{size}", "8x7b"), "phi3": ("Phi-3-mini-4k", "mini"),
     "deepseek-v3": ("DeepSeek-V3", "671b"), "qwen3-next": ("Qwen3-Next-80B-A3B", "80b"),
     "gpt-oss": ("gpt-oss-{size}", "20b"), "deepseek-r1": (None, "8b"),
+    # ollama.com/library: llama3.3 is 70b only; the coder libraries are fine-tunes on their base geometry
+    # (qwen2.5-coder:7b is Qwen2.5-7B's, qwen3-coder:30b Qwen3-30B-A3B's); mistral-small3.1 and 3.2 are the 24b
+    # Mistral3 vision models (one geometry)
+    "llama3.3": ("Llama-3.3-{size}", "70b"), "qwen2.5-coder": ("Qwen2.5-{size}", "7b"),
+    "qwen3-coder": ("Qwen3-{size}", "30b"), "mistral-small3.1": ("Mistral-Small-3.1-{size}", "24b"),
+    "mistral-small3.2": ("Mistral-Small-3.1-{size}", "24b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B

@@ -8,7 +8,7 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
   MinimumMemory + layerSize, in every version since 0.2); graph full = the llama.cpp compute buffer; graph
   partial = graph full + the output tensor it then keeps on the GPU.
   Its log's memory.weights.total is not one quantity across versions: through 0.6.0 the sum over blocks of the
-  block plus its share of the KV cache (the output tensor is left out); 0.6.1-0.6.x the blocks alone; from 0.7 the
+  block plus its share of the KV cache (the output tensor is left out); 0.6.1-0.6.2 the blocks alone; from 0.6.3 the
   blocks plus the output tensor (printed_weights_total).
   projector (mmproj, F16): the vision tower's parameters x 2 bytes; its graph = heads x patches^2 x 4 bytes of
   fp32 attention scores for one image (gemma3's SigLIP: 16 x 4096^2 x 4 = 1 GiB).
@@ -23,7 +23,16 @@ MEASURED = (0, 12)
 # llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
 # layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
 WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
-WEIGHTS_TOTAL_WITH_OUTPUT = (0, 7)
+# the printed total adds the output tensor from 0.6.3 ("total", memoryWeights+memoryLayerOutput in v0.6.3's
+# llm/memory.go; v0.6.2 prints memoryWeights alone): mistral-small3.1:24b on 0.6.8 prints total 13.1 GiB =
+# repeating 12.7 GiB + nonrepeating 360.0 MiB (ollama/ollama#10615)
+WEIGHTS_TOTAL_WITH_OUTPUT = (0, 6, 3)
+# Ollama prices a DeepSeek-V2/V3 (deepseek2) cache from the GGUF's head_count_kv x (key_length + value_length),
+# fs/ggml GraphSize; its library blobs and its own converter (convert_deepseek2.go: head_count_kv =
+# num_key_value_heads, key_length = qk_nope + qk_rope, value_length = v_head_dim) keep the per-head values, so the
+# estimate is the full per-head cache, not MLA's latent: deepseek-r1:671b at num_ctx 2048 prints
+# memory.required.kv 9.5 GiB = 61 x 2048 x 128 x (192 + 128) x 2 bytes (ollama/ollama#8667, 0.5.11)
+OLLAMA_MLA_ESTIMATE = "full"
 # The scheduler's graph estimate (GGML.GraphSize) took no flash-attention argument before 0.6: 0.5's code calls
 # GraphSize(numCtx, min(numCtx, numBatch)) (ollama/ollama#6279 diff), so the runner got --flash-attn while the
 # placement was sized for the score matrix (ollama/ollama#5821, 0.2.8: graph.full 5.1 GiB at 80000 tokens with
@@ -67,9 +76,8 @@ def gptoss_graph(spec, cells, kv, version, flash, parallel=1) -> tuple:
 def printed_weights_total(version, roles, kv_total) -> int:
     """What Ollama's log prints as memory.weights.total for these weights and this KV cache:
     < 0.6.1: the blocks with their KV share (memoryWeights; the output tensor is only 'nonrepeating');
-    0.6.1-0.6.x: the blocks alone (0.6.2 prints total == repeating, ollama/ollama#9791; the boundary is inferred:
-    the first later log we hold, 0.9, adds the output);
-    newer: blocks + output tensor (memoryWeights + memoryLayerOutput)."""
+    0.6.1-0.6.2: the blocks alone (0.6.2 prints total == repeating, ollama/ollama#9791);
+    from 0.6.3: blocks + output tensor (memoryWeights + memoryLayerOutput, llm/memory.go v0.6.3)."""
     if version is not None and tuple(version) < WEIGHTS_TOTAL_WITH_KV:
         return int(roles["blocks"] + kv_total)
     if version is not None and tuple(version) < WEIGHTS_TOTAL_WITH_OUTPUT:
@@ -92,15 +100,23 @@ def projector(spec) -> dict | None:
     heads = int(v.get("num_attention_heads") or v.get("num_heads") or 16)
     patch, image = int(v.get("patch_size") or 14), int(v.get("image_size") or 896)
     patches = (image // patch) ** 2
-    per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
-    params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
+    if v.get("model_type") == "pixtral":
+        # Pixtral (Mistral 3.1/3.2): bias-free q k v o, a gated SiLU MLP (gate, up, down), 2D RoPE instead of a
+        # position table (transformers PixtralVisionModel); Ollama's projector.weights is its v.* tensors, the
+        # multi-modal projector (mm.*) being sized with the model: 24 x (4 x 1024^2 + 3 x 1024 x 4096) + the patch
+        # convolution = 403.3 M values, 769.3 MiB in F16 (mistral-small3.1:24b, ollama/ollama#10615)
+        params = n * (4 * d * d + 3 * d * ff + 2 * d) + 3 * patch * patch * d + d
+    else:
+        per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
+        params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
     return {"weights": int(params * 2), "graph": int(heads * patches * patches * 4), "params": params}
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     if spec.arch in GPTOSS_ARCHS and s["version"] is not None and not at_least(s["version"], *GPTOSS_FLASH):
         kv, s = "f16", dict(s, flash=False)
-    kvd = kv_cache(spec, ctx, parallel, kv, "ollama", swa_full=s["swa_full"], version=s["version"])
+    kvd = kv_cache(spec, ctx, parallel, kv, "ollama", swa_full=s["swa_full"], version=s["version"],
+                   mla_cache=OLLAMA_MLA_ESTIMATE)
     L = spec.n_layers
     out_w = roles["output"]
     layer = (roles["blocks"] + kvd["total"]) / L
