@@ -120,6 +120,14 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "ollama-10801-qwen25vl-7b-3.3g", "ollama-10765-gemma3-4b-3.2g",
         # vllm#33155 (batch 13, already a regression row) was read again while vLLM's Triton MXFP4 layout on Hopper
         # from 0.14 was added; it got the H100 it ran on as its gpu_name (said in the row)
+        # batch 16 (tuned after its first sight was recorded): the two mistral-small3.1:24b rows (unknown-model errors
+        # at first sight) were read while the Ollama libraries mistral-small3.1/3.2 (with the Mistral-Small-3.1-24B
+        # description), Pixtral's gated, position-table-free vision tower and memory.weights.total's output tensor
+        # from 0.6.3 (llm/memory.go v0.6.3) were added; deepseek-r1:671b on 0.5.11 while Ollama's estimate took
+        # DeepSeek's per-head cache (fs/ggml GraphSize, convert_deepseek2.go); the llama3.3 two-GPU row (an
+        # unknown tag at first sight) while the library names llama3.3, qwen2.5-coder and qwen3-coder were added
+        "ollama-10615-mistral-small31-24b-128k-2x3090", "ollama-10615-mistral-small31-24b-64k-2x3090",
+        "ollama-8667-deepseek-r1-671b-6.9g-2k", "llamacpp-ollama10553-llama33-70b-q3km-5090-3090-4k",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
