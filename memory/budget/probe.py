@@ -86,12 +86,16 @@ def snapshot(models=None, *, backends=None, host=None) -> dict:
 
 
 def free_bytes(snap: dict, device: str | None = None) -> int:
-    """Free memory on `device` ("cuda:0", "mps", ...; default the first device): what a node downstream
-    plans with. 0 when unknown."""
+    """Free memory on `device` ("cuda:0", "mps", "cpu", ...; default the first device): what a node downstream
+    plans with. 0 when unknown. "cpu" (ComfyUI under --cpu) is host RAM even where the snapshot lists a GPU."""
     devs = list(snap.get("devices", ()))
     if device is not None:
         key = _device_key(device)
-        devs = [d for d in devs if _device_key(d.get("device")) == key] or devs
+        mine = [d for d in devs if _device_key(d.get("device")) == key]
+        if not mine and key[0] == "cpu":
+            avail = (snap.get("host_ram") or {}).get("available")
+            return int(avail) if avail is not None else 0
+        devs = mine or devs
     for d in devs:
         if d.get("free") is not None:
             return int(d["free"])
