@@ -290,6 +290,7 @@ def peak_on(est: dict, budget) -> dict:
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"))
         phase("vae_decode", wv, vinfo["bytes"], 0 if vinfo["tiled"] else vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
+        breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
     if not phases:
         raise UserError("none of these files is a diffusion model, text encoder or VAE")

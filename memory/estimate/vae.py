@@ -35,6 +35,17 @@ WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 # rows (max_memory_reserved at batch 1), as the single 2360 the two summed to before.
 DIFFUSERS_KL_DECODE = 975
 DIFFUSERS_KL_SLACK = 2360 - DIFFUSERS_KL_DECODE
+# The Wan VAEs' causal decode (ComfyUI's port, diffusers' AutoencoderKLWan and Wan's own code run the same chunks):
+# each latent frame's chunk frees and reallocates full-resolution temporaries of changing sizes, so PyTorch's caching
+# allocator ends the decode holding far more than it allocated at the peak. Elements per output pixel of one chunk
+# (x dtype bytes), beyond the 5 % margin every phase has, from the tracer's caching-allocator model
+# (reserved_peak - allocated_peak) on the traced FIT decodes: wan21 832x480x33 (1753265152 bytes), wan21 1024x1024x1
+# (one latent frame: 789375488), wan22 1280x704x41 (3628555776). Cached, not live: PyTorch releases cached blocks and
+# retries before it reports an OOM, so this goes into peak_device (what nvidia-smi and max_memory_reserved show) and
+# not into the peak the verdict uses (formula: breakdown "cached_slack").
+WAN_DECODE_CACHED = 1975
+WAN_DECODE_CACHED_ONE = 295
+WAN22_DECODE_CACHED = 1790
 # runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo) untiled: elements per output pixel and frame at
 # its peak (the whole video at once, no causal chunking), fit: hf-blog-videogen-hunyuanvideo-4bit-cpu-offload of
 # benchmarks/data/diffusion_measured.json (768x512x121, where the decode is the peak and only the VAE is resident)
@@ -80,6 +91,17 @@ def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui
         return 0
     w, h, _, _ = _pixels(kind, latent_shape)
     return int(DIFFUSERS_KL_SLACK * w * h * dtype_bytes(dtype))
+
+
+def cached_slack_bytes(kind: str, latent_shape, dtype="bf16") -> int:
+    """What PyTorch's caching allocator still holds (reserved, not allocated) at the end of one untiled Wan decode of
+    ONE sample beyond the 5 % margin (WAN_DECODE_CACHED*); 0 for other kinds."""
+    kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    if kind not in ("wan21", "wan22"):
+        return 0
+    w, h, _, lat_t = _pixels(kind, latent_shape)
+    per = WAN22_DECODE_CACHED if kind == "wan22" else WAN_DECODE_CACHED if lat_t > 1 else WAN_DECODE_CACHED_ONE
+    return int(per * w * h * dtype_bytes(dtype))
 
 
 def conv_workspace_bytes(kind: str, latent_shape, dtype="bf16", device="cuda", runner="comfyui") -> int:
@@ -176,7 +198,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     runner "diffusers": the whole batch in one call (its pipelines), no tiled retry; allocator_slack: what its fitted
     decoder reserves beyond what it allocates (allocator_slack_bytes).
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace,
-    allocator_slack, how, dtype}."""
+    allocator_slack, cached_slack, how, dtype}. cached_slack: what the caching allocator holds beyond that (Wan
+    decodes; reserved, not needed: peak_device only)."""
     node_shape = tile_latent_shape(kind, latent_shape, False, tile)
     fb_shape = tile_latent_shape(kind, latent_shape, True)
     per = vae_decode_bytes(kind, latent_shape, dtype, runner, device)
@@ -190,7 +213,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
-           "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner)}
+           "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner),
+           "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
     if mode == "tiled":
         out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)", conv_workspace=ws["node"])
     elif whole:
@@ -200,6 +224,10 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    how="VAE Decode runs out of memory on one sample and ComfyUI retries in tiles")
     else:
         out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once", conv_workspace=n * ws["per"])
+    out["cached_slack"] = 0 if out["tiled"] else out["batch"] * out["cached_slack"]
+    if out["cached_slack"]:
+        out["how"] += (f"; the caching allocator keeps about {fmt_bytes(out['cached_slack'])} more reserved (nvidia-smi and "
+                       "max_memory_reserved show it; PyTorch frees it before an OOM)")
     if out["conv_workspace"]:
         out["how"] += (f"; includes {fmt_bytes(out['conv_workspace'])} of {cuda_conv.NAME} (cuDNN, measured on an NVIDIA GPU; "
                        "not in a meta trace)")

@@ -19,8 +19,8 @@ def _apply(est, r, budget):
     est["peak"], est["peak_phase"] = main[pk], pk
     bd = r["breakdown"]
     est["peak_torch"] = max(bd[k]["weights"] + bd[k]["activations"] for k in main)
-    est["peak_device"] = max(bd[k]["weights"] + bd[k]["activations"] + bd[k]["allocator_margin"] for k in main) \
-        + est["fixed"]["cuda_context"]
+    est["peak_device"] = max(bd[k]["weights"] + bd[k]["activations"] + bd[k]["allocator_margin"] + bd[k].get("cached_slack", 0)
+                             for k in main) + est["fixed"]["cuda_context"]
     c = est["_ctx"]
     w = c["w"]
     est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + (1 + FRAGMENTATION) * max(
