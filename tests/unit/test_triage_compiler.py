@@ -44,6 +44,8 @@ def _ev(text):
 def test_compile_error_is_the_compiler_not_dynamic_vram_mapping():
     ev = parse.recognise("RuntimeError: aimdo memory compile error")
     assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("comfy.compiler", "comfyui", "cuda")
+    # the OOM panel captures it (the capture's check), with and without the start detail
+    assert parse.is_oom_error("RuntimeError", "aimdo memory compile error: could not start recording")
     # the Dynamic VRAM messages keep their own kind
     assert parse.recognise("RuntimeError: VRAM Allocation failed (non OOM)")["kind"] == "comfy.dynamic_vram"
 
