@@ -107,7 +107,8 @@ def run_traces(cases, cache):
     done = {}
     if cache and Path(cache).is_file():
         done = {tuple(json.loads(k)): v for k, v in json.load(open(cache)).items() if "error" not in v}
-    todo = [c for c in cases if c not in done]
+    # decode traces keep the tracer's caching-allocator model too (reserved beyond allocated: vae.WAN*_DECODE_CACHED)
+    todo = [c for c in cases if c not in done or (c[4] == "decode" and "reserved_peak" not in done[c])]
     py, comfy = os.environ.get("COMFYUI_PYTHON"), os.environ.get("COMFYUI_DIR")
     if todo and py and comfy and (REPO / "memory" / "trace" / "tracer.py").is_file():
         boot = (BOOT + "import json\n"
@@ -117,6 +118,8 @@ def run_traces(cases, cache):
                 "    try:\n"
                 f"        r=trace.trace_family({comfy!r}, f, w, h, n, b, att, ph, dtype=(c[7] if len(c)>7 else None))\n"
                 "        out={'peak':r['peak'],'weights':r['weights'],'activations':r['activations_peak'],'latent':r['model']['latent'],'cfg':r['model']['cfg']}\n"
+                "        a=r.get('allocator') or {}\n"
+                "        out.update({k:a[k] for k in ('allocated_peak','reserved_peak') if k in a})\n"
                 "    except Exception as e:\n"
                 "        out={'error':repr(e)[:200]}\n"
                 "    print('TRACE', json.dumps([c,out]), flush=True)\n")
@@ -154,6 +157,38 @@ def ours_traced(fam, w, h, f, phase, att, b=1, dtype=None):
     e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled", "vae_dtype": vdt})
     bd = e["breakdown"]["vae_decode"]  # the tracer-equivalent figure: a meta trace has no CUDA convolution workspace
     return bd["activations"] - bd["conv_workspace"], V.comfy_decode_heuristic(kind, e["latent"]["shape"], e["vae"]["dtype"]) * b
+
+
+def wan_cached_rows(traces):
+    """Reserved beyond allocated of the traced Wan decodes: ours (the 5 % margin plus vae.cached_slack_bytes, no CUDA
+    workspace, as the trace) against the tracer's caching-allocator model (reserved_peak - allocated_peak)."""
+    out, errs = [], {"fit": [], "held-out": []}
+    print("\nWan VAE decode: reserved beyond allocated (MiB), ours vs the tracer's caching-allocator model")
+    for c in TRACED:
+        t = traces.get(c) or {}
+        if c[4] != "decode" or c[0] not in ("wan21", "wan22") or "reserved_peak" not in t:
+            continue
+        fam, w, h, f = c[:4]
+        comps = families.split_components(table(VAE[fam]), fam)
+        kind = spec.vae_kind_for(comps[0]["kind"], fam)
+        dt = {"float32": "fp32"}.get(c[7] if len(c) > 7 else None, "bf16")
+        e = E.estimate(comps, w, h, f, c[6], policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled", "vae_dtype": dt})
+        bd = e["breakdown"]["vae_decode"]
+        ours = E.FRAGMENTATION * (bd["activations"] - bd["conv_workspace"]) + bd["cached_slack"]
+        ref = t["reserved_peak"] - t["allocated_peak"]
+        which = "fit" if c in FIT else "held-out"
+        errs[which].append(abs(err(ours, ref)))
+        name = f"{fam} {w}x{h}" + (f"x{f}" if f > 1 else "") + (f" {c[7]}" if len(c) > 7 else "")
+        out.append({"case": name, "set": which, "ours_bytes": int(ours), "traced_bytes": int(ref), "err": round(err(ours, ref), 4)})
+        print(f"{name:40} {which:8} {ours / MiB:8.0f} {ref / MiB:8.0f} {err(ours, ref):+9.1%}")
+    data = {"wan_cached": out}
+    for which, xs in errs.items():
+        st = _stats(xs)
+        if st:
+            key = which.replace("-", "")
+            data.update({f"wan_cached_{key}_rows": st["n"], f"wan_cached_{key}_median": st["median"], f"wan_cached_{key}_max": st["max"]})
+            print(f"  {which.upper()}: {st['n']} decodes, median {st['median']:.1%}, max {st['max']:.1%}")
+    return data
 
 
 def ours_cuda(fam, w, h, f, phase, att, b=1):
@@ -560,6 +595,7 @@ def main() -> int:
         st = _stats(xs)
         print(f"  batch {bt}: {st['n']} rows, median {st['median']:.1%}, max {st['max']:.1%}")
         data.update({f"measured_batch{bt}_rows": st["n"], f"measured_batch{bt}_median": st["median"], f"measured_batch{bt}_max": st["max"]})
+    data.update(wan_cached_rows(traces))
     data.update(wan22_runner_oom(traces))
     data.update(gpu_rows())
     print(f"\nFIT: {len(FIT)} traced rows the coefficients are computed from; HELD-OUT: {len(HELD_OUT)} rows never tuned on.")
