@@ -20,6 +20,7 @@ to Card node, through one wrapper on comfy.sampler_helpers.prepare_sampling (as 
 same VAE sizing for every VAE that did not go through a node (fit_vae.install)."""
 import functools
 import logging
+import math
 import re
 import weakref
 
@@ -60,15 +61,18 @@ def model_facts(model) -> dict:
     if family == "unknown" and families.family_for_config(config):
         family = families.family_for_config(config)
     dtype = getattr(base, "manual_cast_dtype", None) or (base.get_dtype() if hasattr(base, "get_dtype") else "bf16")
-    groups, largest = {}, 0
+    groups, largest, stored, params = {}, 0, 0, 0
     for name, (dt, shape) in table.items():
-        largest = max(largest, tensor_bytes(dt, shape))
+        nbytes = tensor_bytes(dt, shape)
+        largest = max(largest, nbytes)
+        stored, params = stored + nbytes, params + math.prod(shape)
         m = _BLOCK.match(name)
         if m:
             groups[m.group(0)] = groups.get(m.group(0), 0) + tensor_bytes(dt, shape)
     facts = {"family": family, "arch": det.get("arch") or None, "dtype": str(dtype), "cast_bytes": largest_cast(table), "largest": largest,
              "bytes": int(model.model_size()), "config": config,
-             "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None}
+             "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None,
+             "weight_bits": round(8 * stored / params, 2) if params else None}  # fp8 ~8, Q4_K ~4.5: what the offers may save
     if len(_state["facts"]) > 8:
         _state["facts"].clear()
     _state["facts"][key] = (weakref.ref(base), facts)  # never keeps a model alive
@@ -247,7 +251,7 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
         p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": facts["bytes"]}, memory_required=req,
                           context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
                           dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio(),
-                          blocks=facts.get("blocks"), **inputs)
+                          blocks=facts.get("blocks"), weight_bits=facts.get("weight_bits"), **inputs)
         if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
             left = _offload_encoders(ctx, model)
     record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,

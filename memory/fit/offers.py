@@ -24,6 +24,7 @@ from ..estimate import spec
 from ..units import fmt_bytes
 
 GGUF_Q4_BITS = 4.5  # Q4_K bits per weight
+FP8_BITS = 8
 FP8_DTYPE = "fp8_e4m3fn"  # UNETLoader's weight_dtype option
 
 
@@ -56,11 +57,13 @@ def _latent(widgets: dict) -> dict:
 
 
 def build(*, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks=None, pixels=None, target_required=None,
-          fits_with=None, windows=None, decode=None, temporal=None) -> list:
+          fits_with=None, windows=None, decode=None, temporal=None, weight_bits=None) -> list:
     """req: our memory_required; dm: diffusion weights; offloaded: weights ComfyUI will stream from RAM.
     target_required: the memory_required at which the sample phase would fit (None: unknown). fits_with(r): does
     the sample phase fit with memory_required r. windows: {"t", "latent_frames", "options": [{"latent", "memory_required"}]}
-    (context windows, longest first). decode: the plan's decode dict; temporal: decode_tile(..., temporal=True)."""
+    (context windows, longest first). decode: the plan's decode dict; temporal: decode_tile(..., temporal=True).
+    weight_bits: the diffusion model's stored bits per weight (None: 16): an fp8 model is not offered fp8, a Q4
+    GGUF not Q4, and each saving is from the bits it has now."""
     offers = []
     if offloaded > 0 and blocks and blocks.get("count") and blocks.get("bytes"):
         n = min(int(blocks["count"]), math.ceil(offloaded / int(blocks["bytes"])))
@@ -68,12 +71,14 @@ def build(*, req, dm, offloaded, ram_short, sample_fits, decode_fits, blocks=Non
                             f"blocks_to_swap = {n} of {blocks['count']}", n * int(blocks["bytes"]), n,
                             {"from": "model", "through": "any", "targets": [{"widgets": {"blocks_to_swap": n}}]},
                             without_widget="info"))
-    if ram_short or offloaded > 0:
+    bits = float(weight_bits) if weight_bits else 16.0
+    if (ram_short or offloaded > 0) and bits > FP8_BITS + 0.5:
         offers.append(offer("fp8_weights", f"fp8 weights for the diffusion model (weight_dtype {FP8_DTYPE}; changes the result slightly)",
-                            dm // 2, "fp8",
+                            dm - int(dm * FP8_BITS / bits), "fp8",
                             {"from": "model", "through": "same", "targets": [{"widgets": {"weight_dtype": FP8_DTYPE}}]}))
+    if (ram_short or offloaded > 0) and bits > GGUF_Q4_BITS + 0.5:
         offers.append(offer("gguf_weights", "GGUF Q4_K weights for the diffusion model (changes the result): load a Q4_K "
-                            "file of this model with a GGUF loader (city96/ComfyUI-GGUF)", dm - int(dm * GGUF_Q4_BITS / 16), "q4_k"))
+                            "file of this model with a GGUF loader (city96/ComfyUI-GGUF)", dm - int(dm * GGUF_Q4_BITS / bits), "q4_k"))
     if not sample_fits and windows and fits_with:
         for o in windows.get("options", ()):
             if o["latent"] < windows["latent_frames"] and fits_with(o["memory_required"]):

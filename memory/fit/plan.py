@@ -127,14 +127,16 @@ def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> i
 
 def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,
          host_ram=None, te_on_gpu=None, dynamic_vram=False, blocks: dict | None = None, pixels: dict | None = None,
-         stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO, windows: dict | None = None) -> dict:
+         stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO, windows: dict | None = None,
+         weight_bits=None) -> dict:
     """budget: bytes of VRAM this run may use (None: no budget). weights: {"diffusion_model", "text_encoders",
     "vae"} bytes as loaded. memory_required: sample_memory_required() for the batch the sampler runs.
     decode: {"kind", "latent_shape", "dtype"[, "device": torch's device type, default "cuda"]}. context: the CUDA context; reserve: ComfyUI's
     extra_reserved_memory(). te_on_gpu: text-encoder bytes on the GPU when the sampler starts (default all).
     blocks: {"count", "bytes"} of the diffusion model's repeated blocks (for block-swap counts). pixels:
     {"width", "height", "frames", "batch"} for the offers. stock_memory_required: ComfyUI's own figure, to say what
-    stock would have done. windows: context-window options for the sampling offer (memory/fit/offers.py)."""
+    stock would have done. windows: context-window options for the sampling offer (memory/fit/offers.py).
+    weight_bits: the diffusion model's stored bits per weight (fp8 16 -> 8; None: 16), for the weight offers."""
     dm, vae_w = int(weights.get("diffusion_model", 0)), int(weights.get("vae", 0))
     te = int(weights.get("text_encoders", 0) if te_on_gpu is None else te_on_gpu)
     req = int(memory_required)
@@ -216,7 +218,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     out["offers"] = offers_mod.build(
         req=req, dm=dm, offloaded=offloaded, ram_short=ram_short, sample_fits=sample_fits, decode_fits=decode_fits,
         blocks=blocks, pixels=pixels, target_required=free - int(reserve) - floor, fits_with=fits_with, windows=windows,
-        decode=out["decode"], temporal=temporal)
+        decode=out["decode"], temporal=temporal, weight_bits=weight_bits)
     out["summary"] = summary(out)
     return out
 

@@ -114,3 +114,16 @@ def test_automatic_mode_plan_carries_the_nodes_offers(monkeypatch):
     assert o["smaller_batch"]["value"] == 1 and o["lower_resolution"]["value"] == [896, 896]
     assert o["block_swap"]["value"] == 12
     assert FG.status()["last_auto"] is rec
+
+
+def test_weight_offers_start_from_the_bits_the_model_has():
+    """An fp8 checkpoint (8 bits per weight) is not offered fp8, and its GGUF Q4_K saving is from 8 bits, not 16; a
+    Q4_K GGUF (4.5 bits) is offered neither. Same card as above: 2.8 GiB of 6 GiB offloaded."""
+    kw = dict(weights={"diffusion_model": 6 * G}, memory_required=6 * G, min_weight_ratio=0.4)
+    o = by_id(P.plan(8 * G, **kw))  # no bits known: 16-bit weights, as before
+    assert o["fp8_weights"]["saving"] == 3 * G and o["gguf_weights"]["saving"] == 6 * G - int(6 * G * 4.5 / 16)
+    assert by_id(P.plan(8 * G, **kw, weight_bits=16))["fp8_weights"]["saving"] == 3 * G
+    o = by_id(P.plan(8 * G, **kw, weight_bits=8.01))
+    assert "fp8_weights" not in o and o["gguf_weights"]["saving"] == 6 * G - int(6 * G * 4.5 / 8.01)
+    o = by_id(P.plan(8 * G, **kw, weight_bits=4.5))
+    assert "fp8_weights" not in o and "gguf_weights" not in o

@@ -59,3 +59,37 @@ def test_a_vae_on_the_cpu_is_not_tiled_from_the_gpus_room(fit, monkeypatch):
     assert p["decode"]["tiled"] is True
     p, _ = fit.make_plan(Model(), VAE(torch.device("cpu")), None, latent, None, vram_gb=1.0)
     assert p["decode"] is None and "not tiled" in p["summary"]
+
+
+def test_model_facts_reads_the_stored_bits_per_weight(monkeypatch):
+    """fp8 weights with their F32 scales read ~8 bits per weight, bf16 16: what the fp8/GGUF offers start from."""
+    import torch
+
+    monkeypatch.syspath_prepend(str(STUBS))
+    from gpu_garden.nodes import fit_guard as G
+
+    monkeypatch.setitem(G._state, "facts", {})
+
+    class T:
+        def __init__(self, dtype, shape):
+            self.dtype, self.shape = dtype, shape
+
+    class Base:
+        def __init__(self, sd):
+            self.diffusion_model = type("DM", (), {"state_dict": lambda _self: sd})()
+
+        def get_dtype(self):
+            return torch.bfloat16
+
+    class Patcher:
+        def __init__(self, sd):
+            self.model = Base(sd)
+
+        def model_size(self):
+            return 1
+
+    fp8 = {f"blocks.{i}.w": T(torch.float8_e4m3fn, (1024, 1024)) for i in range(4)}
+    fp8.update({f"blocks.{i}.scale": T(torch.float32, (1,)) for i in range(4)})
+    bf16 = {f"blocks.{i}.w": T(torch.bfloat16, (1024, 1024)) for i in range(4)}
+    assert 8.0 <= G.model_facts(Patcher(fp8))["weight_bits"] < 8.1
+    assert G.model_facts(Patcher(bf16))["weight_bits"] == 16
