@@ -142,15 +142,17 @@ def comfy_memory_required(model, latent_shape, b_eff):
         return None
 
 
-def live_budget(budget, vram_gb):
-    """(bytes, label) this run is judged against: vram_gb when set, else the device ComfyUI computes on, read
-    from the budget input or a fresh snapshot. Under --cpu there is no VRAM budget even when the machine has a
-    GPU (the snapshot still lists it); another device in the snapshot (an NVIDIA card beside an XPU) is not used."""
+def live_budget(budget, vram_gb, device=None):
+    """(bytes, label) this run is judged against: vram_gb when set, else `device` (a torch.device: the model's
+    load device; default the device ComfyUI computes on), read from the budget input or a fresh snapshot. A
+    model on the CPU (--cpu) has no VRAM budget even when the machine has a GPU (the snapshot still lists it);
+    another device in the snapshot (a second GPU, an NVIDIA card beside an XPU) is not used."""
     if vram_gb and vram_gb > 0:
         return int(vram_gb * GiB), f"{vram_gb:g} GiB (set on the node)"
     from . import host_models
 
-    device = host_models.compute_device()
+    if device is None or not hasattr(device, "type"):
+        device = host_models.compute_device()
     if getattr(device, "type", None) == "cpu":
         return None, "no budget: ComfyUI computes on the CPU; set vram_gb to plan for a card"
     snap = budget

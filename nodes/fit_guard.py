@@ -309,7 +309,7 @@ def enabled() -> bool:
 def auto_context(model) -> dict:
     from .estimate import comfy_reserve, compute_device_kind, live_budget
 
-    budget, _ = live_budget(None, 0)
+    budget, _ = live_budget(None, 0, getattr(model, "load_device", None))  # the sampler's device (None: ComfyUI's)
     return {"origin": "auto", "budget": budget, "reserve": comfy_reserve() or 0, "cfg": None,
             "context": spec.CUDA_CONTEXT if compute_device_kind() in ("cuda", "rocm") else 0}
 

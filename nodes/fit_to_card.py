@@ -50,7 +50,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     """(plan, context for the guard) for these objects on this budget."""
     facts = fit_guard.model_facts(model)
     family = facts["family"]
-    b, label = live_budget(budget, vram_gb)
+    where = getattr(model, "load_device", None)  # the sampler's GPU (a MultiGPU loader may put it on the second)
+    b, label = live_budget(budget, vram_gb, where)
     shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
     cond_batch = 2 if spec.family(family)["cfg"] else 1  # until the sampler runs: the family's usual workflow
     stock = fit_guard.stock_required(model, shape, 1) if shape else None
@@ -58,7 +59,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     kind = None
     if vae is not None:
         kind = fit_guard.vae_kind(vae, family)
-        if shape and fit_guard.fit_vae.on_compute_device(vae):  # --cpu-vae: sized, never tiled from the GPU's room
+        if shape and fit_guard.fit_vae.on_compute_device(vae, where):  # --cpu-vae: sized, never tiled from the GPU's room
             decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
                       "device": vae_device(vae)}
     reserve = comfy_reserve()
@@ -81,7 +82,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
              stock_minimum_memory_required=stock)
     if shape is None:
         p["summary"] = "no latent connected: the figure is computed when the sampler starts; " + p["summary"]
-    if vae is not None and not fit_guard.fit_vae.on_compute_device(vae):
+    if vae is not None and not fit_guard.fit_vae.on_compute_device(vae, where):
         p["summary"] += f"; the VAE runs on {getattr(vae, 'device', 'another device')} (not the budget's device): sized there, not tiled"
     return p, ctx
 

@@ -60,14 +60,16 @@ def device_type(vae) -> str:
     return str(kind)
 
 
-def on_compute_device(vae) -> bool:
-    """Does the VAE run on ComfyUI's compute device, the one the budget measures? Not under --cpu-vae (its device
-    is the CPU beside a GPU budget): such a decode is sized, never tiled from the GPU's room. True when unknown."""
+def on_compute_device(vae, budget_device=None) -> bool:
+    """Does the VAE run on the device the budget measures (`budget_device`; default ComfyUI's compute device)? Not
+    under --cpu-vae (the CPU beside a GPU budget): such a decode is sized, never tiled from the GPU's room. True
+    when unknown."""
     dev = getattr(vae, "device", None)
+    comp = budget_device if hasattr(budget_device, "type") else None
     try:
         from . import host_models
 
-        comp = host_models.compute_device()
+        comp = comp or host_models.compute_device()
     except Exception:
         comp = None
     if dev is None or comp is None:

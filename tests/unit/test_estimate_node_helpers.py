@@ -93,6 +93,10 @@ def test_budget_is_the_compute_device_never_an_idle_gpu(node, monkeypatch):
     assert node.live_budget({"devices": [gpu, xpu]}, 0)[0] == 16 * GiB
     monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
     assert node.live_budget({"devices": [gpu, xpu]}, 0)[0] == 24 * GiB
+    # a model a MultiGPU loader put on the second card is judged against that card
+    second = dict(gpu, index=1, device="cuda:1", total=8 * GiB)
+    assert node.live_budget({"devices": [gpu, second]}, 0, torch.device("cuda", 1))[0] == 8 * GiB
+    assert node.live_budget({"devices": [gpu, second]}, 0, torch.device("cpu"))[0] is None
 
 
 def test_reserve_is_read_from_comfyui(node, monkeypatch):

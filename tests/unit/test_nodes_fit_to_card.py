@@ -93,3 +93,23 @@ def test_model_facts_reads_the_stored_bits_per_weight(monkeypatch):
     bf16 = {f"blocks.{i}.w": T(torch.bfloat16, (1024, 1024)) for i in range(4)}
     assert 8.0 <= G.model_facts(Patcher(fp8))["weight_bits"] < 8.1
     assert G.model_facts(Patcher(bf16))["weight_bits"] == 16
+
+
+def test_a_model_on_the_second_gpu_is_planned_against_that_gpu(fit, monkeypatch):
+    """A MultiGPU loader puts the diffusion model on cuda:1 (8 GiB) while ComfyUI computes on cuda:0 (24 GiB): the
+    node's plan and automatic mode judge the sampler against cuda:1."""
+    import torch
+
+    from gpu_garden.nodes import budget_routes, host_models
+
+    gpus = [{"index": i, "name": f"GPU{i}", "backend": "cuda", "device": f"cuda:{i}", "total": t * GiB, "other_processes": 0}
+            for i, t in ((0, 24), (1, 8))]
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    monkeypatch.setattr(budget_routes, "current_snapshot", lambda: {"devices": [dict(d) for d in gpus]})
+    m = Model()
+    m.load_device = torch.device("cuda", 1)
+    assert fit.fit_guard.auto_context(m)["budget"] == 8 * GiB
+    p, ctx = fit.make_plan(m, None, None, {"samples": Tensor([1, 4, 128, 128])})
+    assert ctx["budget"] == p["budget"] == 8 * GiB and p["budget_source"].startswith("device 1")
+    m.load_device = torch.device("cuda", 0)
+    assert fit.make_plan(m, None, None, {"samples": Tensor([1, 4, 128, 128])})[0]["budget"] == 24 * GiB
