@@ -291,7 +291,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             latent_shape = list(latent["samples"].shape)
             width, height, frames, batch = latent_size(latent_shape, family)
         use_cfg = {"auto": None, "on": True, "off": False, "batched": True, "separate": False}.get(cfg)
-        b, label = live_budget(budget, vram_gb)
+        b, label = live_budget(budget, vram_gb, getattr(model, "load_device", None))  # the sampler's GPU
         policy["budget"] = b
         est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg, policy=policy)
         est_core.judge(est, b)

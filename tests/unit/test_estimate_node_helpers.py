@@ -296,3 +296,34 @@ def test_exact_report_and_comparison_with_the_formula():
     assert X.compare(failed, est) is None
     assert X.format_text(failed).endswith("unavailable, formula only: no exact recipe for Other models")
     assert X.headline(failed) == "exact mode unavailable, formula shown: no exact recipe for Other models"
+
+
+def test_node_judges_the_model_against_the_gpu_it_loads_on(node, monkeypatch):
+    """Footprint Estimate on an SD1.5 UNet a MultiGPU loader put on cuda:1 (a 2 GiB card) while ComfyUI computes on
+    cuda:0 (24 GiB): the verdict is cuda:1's (does not fit), not cuda:0's."""
+    import torch
+
+    from gpu_garden.nodes import budget_routes, host_models
+
+    t = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
+    sd = {k: FakeTensor(f"torch.{ {'F16': 'float16', 'F32': 'float32'}.get(v['dtype'], 'float16') }", tuple(v["shape"]))
+          for k, v in t.items()}
+
+    class Base:
+        diffusion_model = FakeModule(sd)
+        model_config = None
+
+        def get_dtype(self):
+            return torch.float16
+
+        def memory_required(self, shape, cond_shapes={}):
+            return 1 << 30
+
+    model = types.SimpleNamespace(model=Base(), load_device=torch.device("cuda", 1))
+    gpus = [{"index": i, "name": f"GPU{i}", "backend": "cuda", "device": f"cuda:{i}", "total": t * GiB, "other_processes": 0}
+            for i, t in ((0, 24), (1, 2))]
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    monkeypatch.setattr(budget_routes, "current_snapshot", lambda: {"devices": [dict(d) for d in gpus]})
+    out = node.GPUGardenFootprintEstimate.execute(model, width=1024, height=1024)
+    ui = out.ui["gpu_garden_estimate"][0] if hasattr(out, "ui") else out.args[-1]
+    assert ui["budget"] == 2 * GiB and ui["verdict"] == "does not fit", (ui["budget"], ui["verdict"])
