@@ -204,11 +204,20 @@ def _encoders_on_device(model) -> int:
         return 0
 
 
-def guarded(ctx: dict, call, model, noise_shape, conds, model_options=None, force_full_load=False):
+def _model_options(args, kwargs):
+    """prepare_sampling's model_options, however the caller passed it (4th positional or keyword)."""
+    return kwargs.get("model_options", args[0] if args else None)
+
+
+def guarded(ctx: dict, call, model, noise_shape, conds, *args, **kwargs):
     """Run ComfyUI's prepare_sampling (`call`) with our memory_required; record what was supplied. Any failure
-    of ours falls back to ComfyUI's own figure: the guard never fails a user's sampling."""
+    of ours falls back to ComfyUI's own figure: the guard never fails a user's sampling. The arguments after
+    conds go to ComfyUI exactly as its caller gave them (0.8.0 has model_options and force_full_load; before
+    December 2025 there was no force_full_load, and a keyword it does not know would fail every sampler)."""
+    model_options = _model_options(args, kwargs)
+
     def plain():
-        return call(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+        return call(model, noise_shape, conds, *args, **kwargs)
 
     try:
         req, record = _prepare(ctx, model, noise_shape, conds, model_options)
@@ -268,8 +277,8 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
     return req, record
 
 
-def _prepare_wrapper(ctx, executor, model, noise_shape, conds, model_options=None, force_full_load=False):
-    return guarded(ctx, executor, model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+def _prepare_wrapper(ctx, executor, model, noise_shape, conds, *args, **kwargs):
+    return guarded(ctx, executor, model, noise_shape, conds, *args, **kwargs)
 
 
 def _outer_wrapper(ctx, executor, *args, **kwargs):
@@ -316,7 +325,7 @@ def auto_context(model) -> dict:
 
 def _wrap(original):
     @functools.wraps(original)
-    def prepare_sampling(model, noise_shape, conds, model_options=None, force_full_load=False):
+    def prepare_sampling(model, noise_shape, conds, *args, **kwargs):  # passed on as given (see guarded)
         ctx = None
         try:
             if _state["installed"] and len(noise_shape) in (4, 5) and not has_node_wrapper(model) and enabled():
@@ -326,8 +335,8 @@ def _wrap(original):
         except Exception as exc:
             log.warning("[GPU Garden] Fit to Card automatic mode skipped: %s", exc)
         if ctx is None:
-            return original(model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
-        return guarded(ctx, original, model, noise_shape, conds, model_options=model_options, force_full_load=force_full_load)
+            return original(model, noise_shape, conds, *args, **kwargs)
+        return guarded(ctx, original, model, noise_shape, conds, *args, **kwargs)
 
     return prepare_sampling
 

@@ -144,3 +144,31 @@ def test_context_windows_count_one_window_of_frames(monkeypatch):
     ctx = {"facts": FACTS, "budget": None, "cfg": None}
     G.guarded(ctx, prepare, Model(), [1, 16, 21, 60, 104], {"positive": [{}]}, model_options={"context_handler": Handler()})
     assert seen["req"] == 5250  # 5 frames x 1000, +5 %
+
+
+def test_a_host_whose_prepare_sampling_has_no_force_full_load_keeps_sampling(monkeypatch):
+    """ComfyUI before PR 11390 (December 2025; V3 nodes exist since mid-2025): prepare_sampling(model, noise_shape,
+    conds, model_options=None) has no force_full_load. Our wrappers are installed at start whatever the setting:
+    they must hand ComfyUI exactly the arguments its sampler gave, or every KSampler fails with a TypeError."""
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 1000 * n)
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    seen = []
+
+    def old_prepare(model, noise_shape, conds, model_options=None):  # the older host's signature
+        seen.append(model.model.memory_required(list(noise_shape)))
+        return "loaded"
+
+    monkeypatch.setitem(G._state, "installed", True)
+    monkeypatch.setattr(G, "has_node_wrapper", lambda model: False)
+    for on in (False, True):  # automatic mode off (the default), then on
+        monkeypatch.setattr(G, "enabled", lambda on=on: on)
+        monkeypatch.setattr(G, "model_facts", lambda model: dict(FACTS))
+        monkeypatch.setattr(G, "auto_context", lambda model: {"origin": "auto", "budget": None, "reserve": 0, "cfg": None,
+                                                             "context": 0})
+        wrapped = G._wrap(old_prepare)
+        assert wrapped(Model(), [1, 4, 8, 8], {"positive": [{}]}, {"transformer_options": {}}) == "loaded"
+        assert wrapped(Model(), [1, 4, 8, 8], {"positive": [{}]}, model_options={}) == "loaded"
+    assert seen == [111, 111, 1050, 1050]  # stock while off, ours while on
+    # the node's PREPARE_SAMPLING wrapper gets ComfyUI's executor, called the same way
+    ctx = {"facts": FACTS, "budget": None, "cfg": None}
+    assert G._prepare_wrapper(ctx, old_prepare, Model(), [1, 4, 8, 8], {"positive": [{}]}, {}) == "loaded"
