@@ -42,7 +42,22 @@ def node_list() -> list:
     return nodes
 
 
+def host_supported() -> bool:
+    """A ComfyUI with the V3 extension API (comfy_api.latest.ComfyExtension, August 2025): the hosts that register
+    the nodes. An older one gets no hooks either: they assume its async execution and its loader's signatures, and
+    on such a host they would break every prompt while the pack shows no node."""
+    try:
+        from comfy_api.latest import ComfyExtension  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
 def setup_server() -> None:
+    if not host_supported():
+        log.warning("[GPU Garden] this ComfyUI has no V3 extension API (comfy_api.latest): the pack registers no "
+                    "node and installs no hook; update ComfyUI to use it")
+        return
     for name in SERVER_MODULES:
         mod = _import(name)
         if mod is not None and hasattr(mod, "setup"):
