@@ -314,7 +314,10 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # after measured batch 7's first sight: the caching allocator's cached slack of the Wan VAEs' causal decode
                 # (vae.WAN*_DECODE_CACHED, fitted on the tracer's allocator model of the FIT decodes, not on rows), in
                 # peak_device only; written while reading this row's -28.0 %
-                "ttm-6-wanvae-decode-1280x704x81-reserved"}
+                "ttm-6-wanvae-decode-1280x704x81-reserved",
+                # bitsandbytes LLM.int8's int32 accumulators at the widest linear (phases.INT8_*, read from its code; the
+                # 8-bit rows now say int8_matmul), written while reading this row's -17.5 %
+                "hf-blog-videogen-hunyuanvideo-8bit-vae-tiling"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

@@ -10,7 +10,7 @@ import os
 from . import families, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
-from .phases import (block_units, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
+from .phases import (block_units, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
                      sample_activation_bytes, sample_parts, te_activation, te_tokens, wan_reference_peak)
 from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
 from .vae import vae_decode_bytes, vae_encode_bytes  # noqa: F401
@@ -67,7 +67,7 @@ def from_files(paths) -> list[dict]:
 
 
 DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": None,
-                  "offload_bytes": 0, "cast_fp32": True, "weights_dtype": None, "vae_dtype": "auto",
+                  "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None}
 
@@ -85,7 +85,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
     False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
     text_encoders unload|resident|cpu, models swap|resident, platform linux|windows|darwin, compute_bytes,
-    weights_dtype fp32|bf16|fp16|fp8|gguf|q4_k..., vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
+    weights_dtype fp32|bf16|fp16|fp8|bnb-int8|gguf|q4_k... (bnb-int8: bitsandbytes load_in_8bit, sets int8_matmul),
+    vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
     gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers|wan (whose model code runs: diffusers' VAE
     decoders; wan: Wan's reference DiT, as Wan's generate.py and DiffSynth-Studio run it),
     text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
@@ -120,6 +121,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                 c["bytes"] = sum(tensor_bytes(d, s) for d, s in c["table"].values())
         if qt == "F32":
             pol["cast_fp32"] = False
+        if str(pol["weights_dtype"]).lower() == "bnb-int8":
+            pol["int8_matmul"] = True
     dms = [c for c in comps if c["role"] == "diffusion_model"]
     tes = [c for c in comps if c["role"] == "text_encoder"]
     vaes = [c for c in comps if c["role"] == "vae"]
@@ -187,7 +190,12 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             act = max(act, diffusers_rope_peak(family, arch, lat, b_eff))
         elif pol["runner"] == "wan":
             act = max(act, wan_reference_peak(family, arch, lat, b_eff))
-        act += W.largest_cast(dm["table"])
+        if pol["int8_matmul"]:  # bitsandbytes LLM.int8: int32 accumulators, no 16-bit weight copy (phases.INT8_*)
+            act = max(act, int8_matmul_peak(family, arch, lat, b_eff, bc, batch))
+            assumptions.append("bitsandbytes 8-bit (LLM.int8) linears: each one holds an int8 copy of its input and an "
+                               "int32 accumulator of its output while it runs")
+        else:
+            act += W.largest_cast(dm["table"])
         if pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
             act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
     te_act = max((te_activation(c.get("kind"), c["table"], te_tokens(family, c.get("kind"), pol.get("text_tokens")))

@@ -115,8 +115,41 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
         act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
         how = f"{units:.1f} x hidden {d} per token, {n} tokens"
-    act += lat["elements"] * 4 * 6 + lat["elements"] * bc * 4 // max(1, batch) * b_eff  # sampler state, model in/out
+    act += sampler_state_bytes(lat, bc, b_eff, batch)  # sampler state, model in/out
     return act, naive, how
+
+
+def sampler_state_bytes(lat, bc, b_eff, batch) -> int:
+    """The sampler's fp32 state and the model's input/output latents (outside the blocks)."""
+    return lat["elements"] * 4 * 6 + lat["elements"] * bc * 4 // max(1, batch) * b_eff
+
+
+# bitsandbytes LLM.int8 (load_in_8bit, MatMul8bitLt.forward): each nn.Linear quantizes its input to int8 (1 byte per
+# input feature), multiplies it into an int32 accumulator (4 bytes per output feature), dequantizes that to fp16 (2)
+# and then casts to the compute dtype; no 16-bit copy of the weight is made. At a block's widest linear, with its
+# input and modulated input alive in the compute dtype, one token holds 2*d*bc + d + (4 + 2) * d_out bytes. Read from
+# bitsandbytes' code (autograd/_functions.py, backends int8_scaled_mm), not fitted.
+INT8_IN, INT8_ACC, INT8_OUT = 1, 4, 2
+
+
+def int8_widest_linear(arch) -> int:
+    """Output features of a transformer block's widest linear: FLUX-style single blocks fuse qkv and the MLP (3d + f,
+    or 3d + 2f gated); elsewhere the MLP's up projection (2f when its SwiGLU is fused) or a fused qkv (3d)."""
+    d = arch.get("hidden") or 0
+    f = arch.get("ffn") or 4 * d
+    g = 2 if arch.get("gated_mlp") else 1
+    if arch.get("block") == "flux":
+        return 3 * d + g * f
+    return max(g * f, 3 * d)
+
+
+def int8_matmul_peak(family, arch, lat, b_eff, bc, batch=None) -> int:
+    """Sampling activations at the widest linear under bitsandbytes LLM.int8 (0 for U-Nets: not modelled)."""
+    if arch.get("block") == "unet" or family in ("sd1", "sd2", "sdxl"):
+        return 0
+    d = arch.get("hidden") or 0
+    per = 2 * d * bc + INT8_IN * d + (INT8_ACC + INT8_OUT) * int8_widest_linear(arch)
+    return int(b_eff * lat["tokens"] * per) + sampler_state_bytes(lat, bc, b_eff, batch or lat["shape"][0])
 
 
 def naive_total(act, naive):

@@ -35,8 +35,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                         "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "
                         "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram). "
                         "Overrides --models/--text-encoders")
-    s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
-                   help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0)")
+    s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "bnb-int8", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
+                   help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0; bnb-int8: bitsandbytes "
+                        "load_in_8bit, whose linears hold int32 accumulators while they run)")
     s.add_argument("--vae-dtype", choices=["auto", "bf16", "fp16", "fp32"], default="auto",
                    help="auto: as ComfyUI picks (bf16 where the GPU has it, else fp32 for SD/FLUX VAEs); fp32 = --fp32-vae")
     s.add_argument("--gpu-halves", choices=["bf16,fp16", "fp16", "none"], default="bf16,fp16",

@@ -9,7 +9,7 @@ from .headers import ST_BYTES, tensor_bytes
 DROPPED_IF = {"encoder.embed_tokens.weight": "shared.weight"}
 
 # --weights-dtype: what the diffusion model's large float tensors become
-WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "gguf": "Q8_0", "q8_0": "Q8_0",
+WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "bnb-int8": "I8", "gguf": "Q8_0", "q8_0": "Q8_0",
                  "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K", "q4_0": "Q4_0", "q3_k": "Q3_K", "q2_k": "Q2_K"}
 
 
