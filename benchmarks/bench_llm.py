@@ -128,6 +128,11 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # unknown tag at first sight) while the library names llama3.3, qwen2.5-coder and qwen3-coder were added
         "ollama-10615-mistral-small31-24b-128k-2x3090", "ollama-10615-mistral-small31-24b-64k-2x3090",
         "ollama-8667-deepseek-r1-671b-6.9g-2k", "llamacpp-ollama10553-llama33-70b-q3km-5090-3090-4k",
+        # batch 17 (tuned after its first sight was recorded): the two DeepSeek-Coder-V2-Lite vLLM rows were read while
+        # vLLM's MLA by version was added from its source: V0's 256-byte MLA cache entries and 0.7.x's absorbed MLA
+        # matrices (vllm#13109, 0.7.2), K and V per head before 0.7.1 and V0's whole-prompt profile before 0.5.4
+        # (vllm#6156, 0.5.1; its remaining +46 % tokens is the MoE forward of a 163840-token profile, unexplained)
+        "vllm-pr13109-dscoder-v2-lite-awq-mla-v0-164k", "vllm-6156-dscoder-v2-lite-tp2-2xl40-refused",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
@@ -213,12 +218,13 @@ def score(row) -> dict:
             out["required_full_err"] = full / GiB / m["required_full_gib"] - 1
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
+        lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm.py mla_layout)
         spec = K.vllm_per_rank(spec, row["input"].get("tensor_parallel_size") or 1)  # one GPU's pool and heads
         if "kv_available_gib" in m:  # tokens from the printed available memory: block arithmetic alone
-            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd)
+            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd, lay)
             # vLLM prints the available memory rounded to 0.01 GiB: the tokens agree within that rounding
-            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd)
-            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd)
+            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd, lay)
+            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd, lay)
             # a refusal prints no token count but vLLM's own "estimated maximum model length" from the same memory
             printed = m["kv_tokens"] if "kv_tokens" in m else m.get("estimated_max_len")
             if "kv_tokens" in row.get("inferred", {}):  # tokens derived from the memory line: nothing to check
@@ -228,7 +234,7 @@ def score(row) -> dict:
                 out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
-            toks = K.vllm_kv_tokens(spec, max(cap, 0), kvd)
+            toks = K.vllm_kv_tokens(spec, max(cap, 0), kvd, lay)
             if "kv_available_gib" in m:  # a run that failed before profiling prints none of these
                 out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
                 out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]

@@ -35,6 +35,10 @@ RUNTIME_KV = {
 }
 KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0")}
 MLA_CACHES = ("latent", "latent+v", "full")
+# vLLM's own MLA layouts (runtimes/vllm.py mla_layout): "latent-256b", V0's CacheEngine padding each latent entry to
+# 256 bytes (align_to_256bytes, VLLM_CUDA_MEM_ALIGN_KV_CACHE: 576 x 2 -> 1280 bytes); "heads", vLLM before its MLA
+# backends: K and V per head at the query-key head size (V zero-padded to it: 192 + 192 values a head)
+VLLM_MLA_LAYOUTS = ("latent-256b", "heads")
 BLOCK = 16                    # vLLM KV block size (tokens)
 CTX_STEP = 256                # llama.cpp pads its cache to 256 cells with flash attention; contexts we suggest are multiples of this
 LLAMACPP_PAD_NO_FLASH = 32    # ... and to 32 cells without it (ggml-org/llama.cpp#13661: -c 30016 keeps 30016 cells)
@@ -65,6 +69,9 @@ def _pad(n: int, step: int) -> int:
 def layer_elems(spec: LLMSpec, mla_cache: str = "latent") -> tuple:
     """(K elements, V elements) one token adds to one full-attention layer."""
     if spec.mla:
+        if mla_cache == "heads":
+            d = (spec.mla_qk_nope or 128) + spec.qk_rope_head_dim
+            return spec.n_heads * d, spec.n_heads * d
         if mla_cache == "full":
             h = spec.n_heads
             return h * ((spec.mla_qk_nope or 128) + spec.qk_rope_head_dim), h * (spec.mla_v_head or 128)
@@ -95,7 +102,10 @@ def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: 
         per = [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
     else:
         k, v = layer_elems(spec, mla_cache)
-        per = [k * kb + v * vb] * spec.n_layers
+        kbytes = k * kb
+        if spec.mla and mla_cache == "latent-256b":
+            kbytes = -(-kbytes // 256) * 256
+        per = [kbytes + v * vb] * spec.n_layers
     out = {FULL: 0.0, SLIDING: 0.0}
     for kind, b in zip(spec.layer_kinds, per):
         if kind in out:
@@ -150,8 +160,9 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
             "per_full_layer": int(full / n_full) if n_full else 0}
 
 
-def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16") -> int:
+def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent") -> int:
     """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory
-    (whole blocks of 16 tokens; exact for models whose layers all use full attention)."""
-    per_block = BLOCK * kv_cache(spec, 1, 1, kv, "vllm")["per_token"]
+    (whole blocks of 16 tokens; exact for models whose layers all use full attention). mla_cache: the version's MLA
+    layout (runtimes/vllm.py mla_layout)."""
+    per_block = BLOCK * kv_cache(spec, 1, 1, kv, "vllm", mla_cache=mla_cache)["per_token"]
     return int(max(available, 0) // per_block) * BLOCK

@@ -134,6 +134,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
+    absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
+    if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
+        roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
+                     how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
     if runtime == "vllm" and s["v0_fallback"]:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
                      f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))

@@ -49,6 +49,7 @@ class LLMSpec:
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
     mla_qk_nope: int = 0           # MLA per-head dims: builds that stored full K/V keep heads x (nope + rope) + heads x v
     mla_v_head: int = 0
+    mla_q_lora: int = 0            # MLA query down-projection rank (q_lora_rank; 0: queries straight from the hidden state)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
     ollama: bool = False           # named by an Ollama library tag
     notes: list = field(default_factory=list)
@@ -196,6 +197,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.n_kv_heads = 1
         spec.mla_qk_nope = _int(cfg, "qk_nope_head_dim", default=128)
         spec.mla_v_head = _int(cfg, "v_head_dim", default=128)
+        spec.mla_q_lora = _int(cfg, "q_lora_rank", default=0) or 0
     spec.n_experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0)
     if spec.n_experts:
         spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", default=2)

@@ -78,6 +78,21 @@ FORWARD_FACTOR = 1.08
 # Qwen2-VL / Qwen2.5-VL take images up to 12845056 pixels (max_pixels) in 14-pixel patches: 65536 patches.
 ENCODER_BYTES_PER_HIDDEN = 32
 QWEN_VL_MAX_PIXELS = 12845056
+# MLA by version. vLLM's MLA backends (the latent cache of DeepSeek-V2/V3) came with 0.7.1; from DeepSeek-V2's
+# arrival in 0.5.1 until then, models/deepseek_v2.py ran plain attention with K and V per head at qk_head_dim (V
+# zero-padded to it): 192 + 192 values a head and layer. V0's CacheEngine pads every MLA cache entry to 256 bytes
+# (_align_cache / align_to_256bytes, VLLM_CUDA_MEM_ALIGN_KV_CACHE on by default): 576 fp16 values take 1280 bytes;
+# V1's MLA spec does not pad.
+MLA_FROM = (0, 7, 1)
+# 0.7.x V0 MLACommonImpl.process_weights_after_loading with VLLM_MLA_PERFORM_MATRIX_ABSORPTION (on by default) keeps,
+# next to the raw weights prefill uses ("we end up with absorbed weights for decode and another copy of raw weights
+# for prefill"), W_Q_UK (q_in x heads*kv_lora) and W_UV_O (heads*kv_lora x hidden) in the activation dtype (fp8 when
+# an fp8 checkpoint is requantized), W_QR (q_in x heads*rope, activation dtype), and for a quantized kv_b_proj its
+# dequantized copy (W_UK, W_UV). 0.8 dropped the absorbed copies (W_UK_T / W_UV bmm on the raw weights).
+MLA_ABSORB_UNTIL = (0, 8)
+# chunked prefill on by default above 32K tokens (vllm-project/vllm#6666, July 2024, first in 0.5.4): before it V0
+# profiled one prompt of max_model_len whatever its length
+CHUNKED_LONG_CONTEXT = (0, 5, 4)
 SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
 CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
 
@@ -199,7 +214,7 @@ def settings(version, vram, ctx, knobs) -> dict:
         offline = entry in ("llm", "unsloth") and at_least(version, *V1)
         batched = (16384 if offline else 8192) if big else (8192 if offline else 2048)
     else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
-        batched = max(ctx, 2048) if ctx <= 32768 else 2048
+        batched = max(ctx, 2048) if ctx <= 32768 or not at_least(version, *CHUNKED_LONG_CONTEXT) else 2048
     seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
     sampler = str(knobs.get("vllm_sampler") or "native").lower()
     if sampler not in SAMPLERS:
@@ -250,6 +265,28 @@ def encoder_peak(spec) -> int:
     return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
 
 
+def mla_layout(spec, s) -> str:
+    """The MLA cache layout of this vLLM version and engine (cache.py: latent, latent-256b, heads)."""
+    if not spec.mla:
+        return "latent"
+    if not at_least(s["version"], *MLA_FROM):
+        return "heads"
+    return "latent" if s["v1"] else "latent-256b"
+
+
+def mla_absorbed_bytes(spec, s, fmt: str) -> int:
+    """Bytes of the absorbed MLA matrices 0.7.x's V0 engine adds to one GPU's weights (0 elsewhere)."""
+    v = s["version"]
+    if not spec.mla or s["v1"] or not at_least(v, *MLA_FROM) or at_least(v, *MLA_ABSORB_UNTIL):
+        return 0
+    n, lat, q_in = spec.n_heads, spec.kv_lora_rank, spec.mla_q_lora or spec.hidden
+    big = 1 if fmt.startswith("fp8") else 2
+    per = (q_in * n * lat + n * lat * spec.hidden) * big + q_in * n * spec.qk_rope_head_dim * 2
+    if fmt and not fmt.startswith("fp8") and fmt not in ("bf16", "fp16", "f16", "float16", "bfloat16", "fp32"):
+        per += lat * n * ((spec.mla_qk_nope or 128) + (spec.mla_v_head or 128)) * 2
+    return per * spec.n_layers
+
+
 def graph_memory(max_seqs: int) -> int:
     """CUDA graph memory: the largest captured batch (min(max_num_seqs, 256)) sets the graph pool; 512 MiB at
     vLLM's default capture list (the 0.3-1 GiB logs print), down to a floor of 32 MiB for one sequence."""
@@ -258,7 +295,10 @@ def graph_memory(max_seqs: int) -> int:
 
 def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     v = s["version"]
-    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not at_least(v, *SWA_SIZED))
+    layout = mla_layout(spec, s)
+    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not at_least(v, *SWA_SIZED),
+                    mla_cache=layout)
+    need["layout"] = layout
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native")),
@@ -273,7 +313,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
         return out
     budget = math.ceil(s["util"] * vram)
     pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
-    tokens = vllm_kv_tokens(spec, pool, kv)
+    tokens = vllm_kv_tokens(spec, pool, kv, layout)
     blocks = tokens // BLOCK
     per_req_blocks = math.ceil(ctx / BLOCK)
     if s["v1"]:

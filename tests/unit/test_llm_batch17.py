@@ -1,0 +1,75 @@
+"""Mechanisms tuned on batch 17 (benchmarks/data/llm_measured.json; those rows are regression rows now), each read in
+the runtime's source. vLLM: V0's CacheEngine pads an MLA cache entry to 256 bytes (cache_engine.py _align_cache,
+align_to_256bytes); 0.7.x's V0 MLA keeps absorbed W_Q_UK / W_UV_O copies next to the raw weights
+(MLACommonImpl.process_weights_after_loading, VLLM_MLA_PERFORM_MATRIX_ABSORPTION); before 0.7.1 vLLM had no MLA
+and cached K and V per head at the query-key head size; before 0.5.4 V0 profiled a whole max_model_len prompt
+(chunked prefill for long contexts came with vllm-project/vllm#6666). Every expected value is a number the runtime
+printed in the thread named beside it; each test also shows the figure the mechanism's absence gives."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import vllm as V
+
+GiB, MiB = 1 << 30, 1 << 20
+DSC = "TechxGenus/DeepSeek-Coder-V2-Lite-Instruct-AWQ"
+
+
+# --- V0 pads each MLA cache entry to 256 bytes ----------------------------------------------------------------------
+
+def test_vllm_v0_pads_mla_entries_to_256_bytes():
+    # vllm-project/vllm#13109 (0.7.2, V0, Triton MLA): 59.75 GiB of KV memory, 116023 blocks = 1,856,368 tokens:
+    # 34,560 bytes a token = 27 layers x 1280 (576 fp16 values padded from 1152 to 1280 bytes)
+    s = llm.describe(model=DSC)
+    r = llm.plan(s, "vllm", ctx=163840, runtime_version="0.7.2", vllm_engine="v0", vllm_entrypoint="llm")
+    assert r["kv_detail"]["layout"] == "latent-256b"
+    assert r["kv_per_token"] == 27 * 1280
+    lo = llm.vllm_kv_tokens(s, 59.745 * GiB, "f16", "latent-256b")
+    hi = llm.vllm_kv_tokens(s, 59.755 * GiB, "f16", "latent-256b")
+    assert lo <= 1856368 <= hi
+    # the unpadded latent would hold 11 % more tokens than vLLM printed
+    assert llm.vllm_kv_tokens(s, 59.75 * GiB, "f16") > 1.1 * 1856368
+
+
+def test_vllm_v1_mla_cache_is_not_padded():
+    s = llm.describe(model=DSC)
+    r = llm.plan(s, "vllm", ctx=32768, runtime_version="0.9.2")
+    assert r["kv_detail"]["layout"] == "latent" and r["kv_per_token"] == 27 * 1152
+
+
+# --- 0.7.x V0 keeps absorbed MLA matrices next to the raw weights ---------------------------------------------------
+
+def test_vllm_07_v0_mla_weights_include_absorbed_matrices():
+    # vllm#13109: "model weights take 10.45GiB" for the AWQ DeepSeek-Coder-V2-Lite (its 4-bit checkpoint alone is
+    # about 8.2 GiB; W_Q_UK and W_UV_O add 2 x 2048 x 16 x 512 fp16 values a layer, the dequantized kv_b_proj more)
+    s = llm.describe(model=DSC)
+    r = llm.plan(s, "vllm", ctx=163840, vram=79.22 * GiB, runtime_version="0.7.2", vllm_engine="v0",
+                 vllm_entrypoint="llm", gpu_memory_utilization=0.9)
+    assert r["weights"] / GiB == pytest.approx(10.45, rel=0.05)
+    assert r["kv_capacity_tokens"] == pytest.approx(1856368, rel=0.02)
+    # 0.8 dropped the absorbed copies: the checkpoint alone, 20 % below what 0.7.2 printed
+    later = llm.plan(s, "vllm", ctx=163840, runtime_version="0.8.0", vllm_engine="v0")
+    assert later["weights"] / GiB < 0.85 * 10.45
+    assert V.mla_absorbed_bytes(V.per_rank(s, 1), {"version": (0, 7, 2), "v1": True}, "awq") == 0
+
+
+# --- before 0.7.1: no MLA, K and V per head at qk_head_dim ------------------------------------------------------------
+
+def test_vllm_before_mla_caches_k_and_v_per_head():
+    # vllm-project/vllm#6156 (0.5.1, two L40s, TP 2): DeepSeek-Coder-V2-Lite refused at max_model_len 163840 with a
+    # 63,040-token cache. Per GPU a token takes 27 layers x (8 heads x 192) x 2 (K, V padded to 192) x 2 bytes
+    s = llm.describe(model="deepseek-ai/DeepSeek-Coder-V2-Lite-Instruct")
+    r = llm.plan(s, "vllm", ctx=163840, vram=44.42 * GiB, runtime_version="0.5.1", tensor_parallel_size=2,
+                 weights_dtype="fp16", gpu_name="NVIDIA L40")
+    assert r["kv_detail"]["layout"] == "heads"
+    assert r["kv_per_token"] == 27 * 2 * 8 * 192 * 2
+    assert not r["fits_as_requested"]
+    # the latent (576 values a layer, not split by TP) is 5.3 times smaller and held 830k tokens: a false "fits"
+    assert r["kv_per_token"] > 5 * 27 * 576 * 2
+
+
+def test_vllm_v0_profiles_whole_prompt_before_0_5_4():
+    # before vllm-project/vllm#6666 (first in 0.5.4) V0 did not turn chunked prefill on above 32K: the profile run
+    # took one prompt of max_model_len (vllm#6156's 163840 tokens), after it 2048
+    assert V.settings((0, 5, 1), 44 * GiB, 163840, {})["max_batched"] == 163840
+    assert V.settings((0, 6, 4), 44 * GiB, 163840, {})["max_batched"] == 2048
+    assert V.settings((0, 5, 1), 44 * GiB, 8192, {})["max_batched"] == 8192
