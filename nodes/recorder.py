@@ -233,15 +233,17 @@ def _handler_class():
             def set_registry(self, registry):
                 self.registry = registry
 
-            def start_handler(self, node_id, state, prompt_id):
+            # ComfyUI calls these from its progress registry without a try (update_handler from every sampler
+            # step): they take any arguments after node_id, so a host that passes one more never fails a run.
+            def start_handler(self, node_id, *args, **kwargs):
                 _guarded(_node_start, self.registry, node_id)
 
-            def update_handler(self, node_id, value, max_value, state, prompt_id, image=None):
+            def update_handler(self, node_id, *args, **kwargs):
                 rec = _state["recorder"]
                 if rec is not None:
                     rec.last_progress = time.monotonic()
 
-            def finish_handler(self, node_id, state, prompt_id):
+            def finish_handler(self, node_id, *args, **kwargs):
                 rec = _state["recorder"]
                 if rec is not None:
                     _guarded(rec.node_finish, node_id)

@@ -2,6 +2,7 @@
 window's peak, models loaded/unloaded are diffed, a failed node is closed at the run's end, the CUDA path
 syncs at most once per node and resets the peak at every boundary, the watchdog warns once."""
 import json
+import sys
 import types
 
 import pytest
@@ -316,3 +317,29 @@ def test_settings_take_only_valid_values(monkeypatch, tmp_path):
     (tmp_path / "gpu_garden" / "recorder_settings.json").write_text('{"enabled": "no", "report_detail": "full"}')
     recorder_state._load_settings()
     assert recorder_state.settings() == {"enabled": False, "report_detail": "redacted"}
+
+
+def test_progress_handler_takes_whatever_the_registry_passes(monkeypatch):
+    """ComfyUI's ProgressRegistry calls our handler without a try (update_handler on every sampler step): a host
+    that passes one more argument (or a keyword) must not fail the run."""
+    import types as _types
+
+    from gpu_garden.nodes import recorder
+
+    class ProgressHandler:
+        def __init__(self, name):
+            self.name, self.enabled = name, True
+
+    progress = _types.ModuleType("comfy_execution.progress")
+    progress.ProgressHandler = ProgressHandler
+    pkg = _types.ModuleType("comfy_execution")
+    pkg.progress = progress
+    monkeypatch.setitem(sys.modules, "comfy_execution", pkg)
+    monkeypatch.setitem(sys.modules, "comfy_execution.progress", progress)
+    monkeypatch.setattr(recorder, "_handler_cls", None)
+    monkeypatch.setitem(recorder._state, "recorder", None)
+    h = recorder._handler_class()()
+    h.set_registry(None)
+    h.start_handler("3", {"state": "running"}, "p-1", "a newer argument")
+    h.update_handler("3", 1, 20, {"state": "running"}, "p-1", None, "a newer argument", extra=True)
+    h.finish_handler("3", {"state": "finished"}, "p-1", "a newer argument")
