@@ -133,6 +133,11 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # matrices (vllm#13109, 0.7.2), K and V per head before 0.7.1 and V0's whole-prompt profile before 0.5.4
         # (vllm#6156, 0.5.1; its remaining +46 % tokens is the MoE forward of a 163840-token profile, unexplained)
         "vllm-pr13109-dscoder-v2-lite-awq-mla-v0-164k", "vllm-6156-dscoder-v2-lite-tp2-2xl40-refused",
+        # batch 17: ik_llama.cpp#822 was read while the fork's missing sliding-window cache was added, vllm#6746 while
+        # Meta's own FP8 layout (feed-forward matmuls only, not the first and last blocks') was added, and the SGLang
+        # QwQ-32B row (an unknown name) while the QwQ-32B description was added
+        "llamacpp-ik822-gptoss20b-f16-131k", "vllm-6746-llama31-405b-fp8-tp8-h100-weights",
+        "sglang-llmsinclouds-qwq32b-tp4-4xl4",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}

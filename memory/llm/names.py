@@ -165,6 +165,19 @@ def _qat_group(name: str, builtin: str, spec) -> None:
                           "a weight as AWQ); a config.json with another group_size overrides this")
 
 
+# Meta's own FP8 releases (meta-llama/Llama-3.1-405B-Instruct-FP8, fbgemm_fp8) quantize the feed-forward matmuls
+# only, and not those of the first and last blocks: attention stays in bf16 (their config's modules_to_not_convert;
+# vllm#6746: 57.75 GiB a GPU at TP 8, where every matmul in FP8 would be 47.7)
+def _meta_fp8(name: str, builtin: str, spec) -> None:
+    if (spec.quant == "fp8" and builtin.startswith("Llama-3") and name.strip().lower().startswith("meta-llama/")
+            and not spec.quant_skip):
+        last = spec.n_layers - 1
+        spec.quant_skip = tuple(f"model.layers.{i}.self_attn" for i in range(spec.n_layers)) + (
+            "model.layers.0.mlp", f"model.layers.{last}.mlp")
+        spec.notes.append(f"{name!r}: Meta's FP8 release keeps attention and the first and last blocks' MLP in bf16 "
+                          "(fbgemm_fp8, modules_to_not_convert)")
+
+
 def load_builtin(name: str):
     """LLMSpec for a built-in name, a Hugging Face repo id or an Ollama library name[:tag]."""
     from .spec import from_config
@@ -202,6 +215,7 @@ def load_builtin(name: str):
             else:
                 _qat_group(name, n, spec)
                 _unsloth_dynamic(name, spec)
+                _meta_fp8(name, n, spec)
             return spec
     # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
     # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,

@@ -73,3 +73,34 @@ def test_vllm_v0_profiles_whole_prompt_before_0_5_4():
     assert V.settings((0, 5, 1), 44 * GiB, 163840, {})["max_batched"] == 163840
     assert V.settings((0, 6, 4), 44 * GiB, 163840, {})["max_batched"] == 2048
     assert V.settings((0, 5, 1), 44 * GiB, 8192, {})["max_batched"] == 8192
+
+
+# --- ik_llama.cpp keeps no sliding-window cache ---------------------------------------------------------------------
+
+def test_ik_llama_keeps_sliding_layers_at_full_context():
+    # ikawrakow/ik_llama.cpp#822: gpt-oss-20b, CUDA0 KV buffer 6144.00 MiB = 24 layers x 131072 cells x 1024 x 2 bytes;
+    # llama.cpp keeps its 12 sliding layers at the window and allocated about half (the reporter's 3.3 against 5 GB)
+    s = llm.describe(model="gpt-oss-20b")
+    fork = llm.plan(s, "llama.cpp", ctx=131072, runtime_version="ik_llama.cpp")
+    assert fork["kv_total"] / MiB == pytest.approx(6144.0, abs=0.005)
+    mainline = llm.plan(s, "llama.cpp", ctx=131072, runtime_version="b6500")
+    assert mainline["kv_total"] / MiB < 0.6 * 6144.0
+
+
+# --- Meta's FP8 release quantizes the feed-forward matmuls only --------------------------------------------------
+
+def test_meta_fp8_release_keeps_attention_in_bf16():
+    # vllm-project/vllm#6746 (0.5.3, 8x H100, TP 8): "Loading model weights took 57.7520 GB" a GPU
+    s = llm.describe(model="meta-llama/Meta-Llama-3.1-405B-Instruct-FP8")
+    r = llm.plan(s, "vllm", ctx=8192, runtime_version="0.5.3", tensor_parallel_size=8)
+    assert r["weights"] / GiB == pytest.approx(57.752, rel=0.03)
+    # every decoder matmul in FP8 would give 47.7 GiB: 17 % low
+    other = llm.describe(model="neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8")
+    assert llm.plan(other, "vllm", ctx=8192, tensor_parallel_size=8)["weights"] / GiB < 0.85 * 57.752
+
+
+def test_qwq_32b_is_described():
+    # didier-durand/llms-in-clouds docs/sglang.md: QwQ-32B's 64 layers x 8 KV heads x 128 (SGLang's 1.42 GB K half at
+    # 46611 tokens over 4 GPUs); its config.json
+    s = llm.describe(model="Qwen/QwQ-32B")
+    assert (s.n_layers, s.n_kv_heads, s.head_dim_k) == (64, 8, 128)

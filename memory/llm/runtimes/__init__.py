@@ -10,6 +10,8 @@ def parse_version(v) -> tuple | None:
     if v is None or str(v).strip().lower() in ("", "latest", "current", "newest"):
         return None
     s = str(v).strip().lower().lstrip("v")
+    if s.startswith("ik"):  # ikawrakow/ik_llama.cpp: the fork numbers its own builds; llama.cpp's gates take it as new
+        return None
     m = re.fullmatch(r"b?(\d+)", s) if s.startswith("b") else None
     if m:
         return (int(m.group(1)),)

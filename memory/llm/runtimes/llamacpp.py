@@ -19,6 +19,9 @@ MARGIN = 256 * MiB           # left free for fragmentation and the driver
 FLASH_AUTO = (6400,)         # -fa auto
 UNIFIED_SPLIT = (5913,)      # from b5913 slots may get their own streams (ggml-org/llama.cpp#14847)
 FIT = (7400,)                # --fit
+# ikawrakow/ik_llama.cpp (a --runtime-version that names it): llama.cpp's cache layout without its sliding-window
+# cache: every layer of a sliding-window model is kept at -c cells (gpt-oss-20b at 131072: 6144.00 MiB, ik_llama.cpp
+# #822, where llama.cpp allocates 3 GiB; the maintainer on #1594: SWA KV compression is a feature still to request)
 
 
 def settings(version, knobs, parallel) -> dict:
@@ -29,10 +32,15 @@ def settings(version, knobs, parallel) -> dict:
     if unified is None:
         unified = parallel == 1 or not at_least(version, *UNIFIED_SPLIT)
     return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "ngl": knobs.get("ngl"),
-            "swa_full": bool(knobs.get("swa_full")), "unified": bool(unified), "version": version,
+            "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
             "tensor_split": knobs.get("tensor_split")}
+
+
+def fork(knobs) -> bool:
+    """True when the runtime version names ik_llama.cpp."""
+    return str(knobs.get("runtime_version") or "").lower().replace("-", "_").startswith("ik_llama")
 
 
 def layer_devices(n_layer: int, ngl: int, split) -> tuple:
