@@ -100,13 +100,19 @@ def summary(report: dict) -> str:
         return f"{_names(targets)} already off the device: nothing to unload."
     freed = report["freed_bytes"]
     where = sorted({r["device"] for r in targets if r["freed"]})
-    text = f"Freed {fmt_bytes(freed)}" + (f" on {', '.join(where)}" if where else "") + f" ({report['mode']})"
+    # an encoder that runs on the CPU (--cpu, a CLIP loader's device "cpu") is offloaded to the CPU: ComfyUI
+    # forgets it, its weights stay in host RAM; "Freed" would claim memory nobody gets back
+    in_ram = bool(where) and all(d.split(":")[0] == "cpu" for d in where)
+    verb = "Unregistered" if in_ram else "Freed"
+    text = f"{verb} {fmt_bytes(freed)}" + (f" on {', '.join(where)}" if where else "") + f" ({report['mode']})"
     if report["left_device"]:
         text += f": {', '.join(report['left_device'])} left the device"
     elif report["reduced"]:
         text += f": {', '.join(report['reduced'])} partly left the device"
     else:
         text += ": nothing left the device"
+    if in_ram:
+        text += " (ComfyUI's loaded models); on the CPU its weights stay in host RAM, so no memory is freed"
     return text + "."
 
 

@@ -82,3 +82,15 @@ def test_multiple_devices_and_encoders():
     assert r["freed_bytes"] == 235 * MiB + 9 * 1024 * MiB
     assert r["summary"] == "Freed 9.23 GiB on cuda:0, cuda:1 (free): SD1ClipModel, FluxClipModel_ left the device."
     assert r["host_available_before"] == 10 and r["host_available_after"] == 5
+
+
+def test_an_encoder_on_the_cpu_is_not_reported_as_freed_memory():
+    """--cpu (or a CLIP loaded on the CPU): the offload device is the CPU too, so the encoder leaves ComfyUI's
+    list but its weights stay in host RAM. The summary must not say "Freed"."""
+    cpu_clip, cpu_unet = dict(CLIP, device="cpu"), dict(UNET, device="cpu")
+    before = {"models": [cpu_clip, cpu_unet], "devices": {}, "host_available": 8000 * MiB}
+    after = {"models": [cpu_unet], "devices": {}, "host_available": 8000 * MiB}
+    r = unload_report.build(before, after, targets={"1"})
+    assert r["left_device"] == ["SD1ClipModel"] and r["freed_bytes"] == 235 * MiB  # ComfyUI's count, as measured
+    assert r["summary"] == ("Unregistered 235.00 MiB on cpu (offload): SD1ClipModel left the device (ComfyUI's loaded "
+                            "models); on the CPU its weights stay in host RAM, so no memory is freed.")
