@@ -5,8 +5,20 @@ history and size bounds: oom_store.py). No ComfyUI imports, so tests/unit can dr
 from ..memory.estimate.families import family_for_config  # the one config-class -> family table
 from ..memory.estimate.spec import TILE_NODE  # VAE Decode (Tiled) defaults, one place
 
-# Latent channels -> spatial downscale of the VAE that made it (48 ch: Wan 2.2 TI2V VAE, 16x).
-SPATIAL_FACTOR = {48: 16}
+def _spatial_factors() -> dict:
+    """(latent rank, channels) -> the VAE's spatial downscale, from the estimate's family table (one source):
+    48 ch: Wan 2.2 TI2V (16x), 128 ch: FLUX.2 (4-d, 16x) or LTX-Video (5-d, 32x), 64 ch: HunyuanImage (32x).
+    A rank and channel count two families read differently is left out (8x then)."""
+    from ..memory.estimate.spec import FAMILY
+
+    seen: dict = {}
+    for f in FAMILY.values():
+        if f.get("ch") and f.get("s"):
+            seen.setdefault((5 if f.get("t") else 4, f["ch"]), set()).add(f["s"])
+    return {k: v.pop() for k, v in seen.items() if len(v) == 1}
+
+
+SPATIAL_FACTOR = _spatial_factors()
 
 # Node swaps that keep every link and change only how the work is split: from -> (to, widget values).
 SAFE_SWAPS = {
@@ -64,7 +76,7 @@ def latent_from_samples(shape) -> dict | None:
     b, c = shape[0], shape[1]
     frames = shape[2] if len(shape) == 5 else 1
     h, w = shape[-2], shape[-1]
-    f = SPATIAL_FACTOR.get(c, 8)
+    f = SPATIAL_FACTOR.get((len(shape), c), 8)
     return {"width": w * f, "height": h * f, "frames": frames, "batch": b, "latent_shape": shape, "source": "latent tensor"}
 
 
