@@ -6,7 +6,8 @@ Per row, what the runtime printed next to what memory/llm computes from the same
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
                ("exact" = within half a unit of the printed last digit)
   KV tokens    vLLM "GPU KV cache size" / GPU blocks x 16, from the GPU total (error %), and from the printed
-               available memory (exact or not)
+               available memory (exact or not); SGLang max_total_num_tokens from the GPU total, and its "K size"
+               for the printed token count (exact or not)
   concurrency  vLLM "Maximum concurrency for N tokens per request"
   fits         did the runtime start (vLLM) / put every layer on the GPU (Ollama), against our verdict
   device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
@@ -140,7 +141,8 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "sglang-llmsinclouds-qwq32b-tp4-4xl4",
         )
 # half a unit of the last digit each runtime prints
-HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05}}
+HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
+        "sglang": {"GiB": 0.005}}
 
 
 def _plan(row):
@@ -251,6 +253,18 @@ def score(row) -> dict:
                 conc = res.get("concurrency", toks / row["input"]["ctx"])
                 out["concurrency"] = (round(conc, 2), m["concurrency"])
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
+    elif rt == "sglang":
+        if "kv_k_gib" in m and "kv_tokens" in m:  # "K size: X GB" for the printed #tokens: the pool's bytes per token
+            k = res["kv_per_token"] / 2 * m["kv_tokens"] / GiB
+            out["kv"] = (round(k, 3), m["kv_k_gib"], "GiB")
+            out["kv_exact"] = abs(k - m["kv_k_gib"]) <= HALF[rt]["GiB"] + 1e-9
+            out["kv_err"] = k / m["kv_k_gib"] - 1
+        if row.get("vram_gib") and "kv_tokens" in m:  # max_total_num_tokens from the card
+            toks = res["sglang_max_total_tokens"]
+            out["sglang_tokens"] = (toks, m["kv_tokens"])
+            out["sglang_tokens_err"] = toks / m["kv_tokens"] - 1
+        if row.get("vram_gib") and "started" in m:
+            out["fits"] = (bool(res["fits_as_requested"]), m["started"])
     elif row.get("vram_gib") and "fit" in m:
         out["fits"] = (bool(res["fits_as_requested"]), m["fit"])
     if "fits" in out:
@@ -270,6 +284,7 @@ def summarize(rows) -> dict:
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
             "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"), "projector": pct("projector_err"),
             "output_tensor": pct("output_err"), "ollama_required_full": pct("required_full_err"),
+            "sglang_tokens": pct("sglang_tokens_err"),
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "device_layers_exact": f"{sum(r['device_layers_exact'] for r in dl)}/{len(dl)}",
@@ -292,7 +307,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     data = json.loads(DATA.read_text())
     scored = [score(r) for r in data["rows"]]
-    cols = ("weights_gib", "weights_gpu_mib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "concurrency", "fits",
+    cols = ("weights_gib", "weights_gpu_mib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "sglang_tokens", "concurrency", "fits",
             "projector_mib", "required_full_gib")
     print(f"{'row':<38}" + "".join(f"{c:>18}" for c in cols))
     for s in scored:

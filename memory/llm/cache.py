@@ -32,8 +32,10 @@ RUNTIME_KV = {
     "vllm": ("f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2"),
     "llama.cpp": ("f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"),
     "ollama": ("f16", "q8_0", "q4_0"),
+    "sglang": ("f16", "bf16", "fp8_e5m2", "fp8_e4m3"),
 }
-KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0")}
+KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0"),
+             "sglang": ("f16", "fp8_e5m2")}
 MLA_CACHES = ("latent", "latent+v", "full")
 # vLLM's own MLA layouts (runtimes/vllm.py mla_layout): "latent-256b", V0's CacheEngine padding each latent entry to
 # 256 bytes (align_to_256bytes, VLLM_CUDA_MEM_ALIGN_KV_CACHE: 576 x 2 -> 1280 bytes); "heads", vLLM before its MLA
@@ -57,7 +59,7 @@ def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None) -> str:
     if k not in KV_BYTES:
         raise UserError(f"unknown KV cache type {kv!r} (one of: {', '.join(KV_BYTES)})")
     if k not in RUNTIME_KV[runtime]:
-        alt = "fp8" if runtime == "vllm" else "q8_0"
+        alt = {"vllm": "fp8", "sglang": "fp8_e5m2"}.get(runtime, "q8_0")
         raise UserError(f"{runtime} has no {k} KV cache (it supports {', '.join(RUNTIME_KV[runtime])}); try {alt}")
     return k
 

@@ -5,14 +5,14 @@ import math
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
-from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, vllm as V
+from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, vllm as V
 from .spec import SLIDING, LLMSpec
 from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
-         "vllm_entrypoint", "tensor_parallel_size", "tensor_split")
+         "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -91,8 +91,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     tp = 1 if knobs.get("tensor_parallel_size") is None else knobs["tensor_parallel_size"]
     if not isinstance(tp, int) or not 1 <= tp <= 64:
         raise UserError(f"--tensor-parallel-size must be 1..64, got {tp!r}")
-    if tp > 1 and runtime != "vllm":
-        raise UserError("--tensor-parallel-size is vLLM's; llama.cpp and Ollama split layers across GPUs instead")
+    if tp > 1 and runtime not in ("vllm", "sglang"):
+        raise UserError("--tensor-parallel-size is vLLM's and SGLang's (--tp); llama.cpp and Ollama split layers across GPUs instead")
     fmt = str(weights_dtype or spec.quant or "").lower()
     if (runtime == "llama.cpp" and weights_dtype is None and not spec.weights_bytes and fmt == "mxfp4"
             and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the checkpoint's bf16
@@ -133,6 +133,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
+    if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
+        return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights

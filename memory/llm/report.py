@@ -48,7 +48,7 @@ def run_cli(args) -> int:
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn and kv_cache_memory are converted above
 _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs", "enforce_eager",
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler",
-              "vllm_entrypoint", "tensor_parallel_size", "tensor_split")
+              "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
@@ -63,6 +63,8 @@ _TERM_HELP = {
     ("ollama", "projector_weights"): "vision projector (mmproj), loaded with the model",
     ("ollama", "projector_graph"): "its graph for one image",
     ("llama.cpp", "projector"): "--mmproj: vision projector + its graph",
+    ("sglang", "cuda_context"): "before SGLang measures its free memory",
+    ("sglang", "nccl"): "tensor parallelism's communicator buffers",
 }
 
 
@@ -77,7 +79,8 @@ def format_plan(r: dict) -> str:
     ver = f" {r['runtime_version']}" if r.get("runtime_version") else " (newest)"
     what = {"vllm": f"--max-model-len {r['ctx']:,}, {r['parallel']} request(s) at once",
             "llama.cpp": f"-c {r['ctx']:,} shared by {r['parallel']} slot(s)",
-            "ollama": f"num_ctx {r['ctx']:,} x {r['parallel']} parallel"}[r["runtime"]]
+            "ollama": f"num_ctx {r['ctx']:,} x {r['parallel']} parallel",
+            "sglang": f"--context-length {r['ctx']:,}"}[r["runtime"]]
     lines.append(f"runtime {r['runtime']}{ver}, {what}, KV cache {r['kv_dtype']}")
     lines.append("")
     w = 20
@@ -89,7 +92,7 @@ def format_plan(r: dict) -> str:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
     if r["kv_detail"]["recurrent_state"]:
         kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
-    label = "KV, one request" if r["runtime"] == "vllm" else "KV cache"
+    label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
     lines.append(f"  {label:<{w}}{fmt_bytes(r['kv_total']):>11}   {kv_how}")
     for k, v in r["overhead"].items():
         lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {_TERM_HELP.get((r['runtime'], k), '')}".rstrip())
@@ -113,7 +116,8 @@ def format_plan(r: dict) -> str:
             lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
                          f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
         if r["max_ctx_by_kv_dtype"]:
-            per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)"}[r["runtime"]]
+            per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)",
+                   "sglang": " (the pool, max_total_num_tokens)"}[r["runtime"]]
             parts = []
             for k, v in r["max_ctx_by_kv_dtype"].items():
                 ngl = r.get("max_ctx_layers", {}).get(k)

@@ -104,3 +104,30 @@ def test_qwq_32b_is_described():
     # 46611 tokens over 4 GPUs); its config.json
     s = llm.describe(model="Qwen/QwQ-32B")
     assert (s.n_layers, s.n_kv_heads, s.head_dim_k) == (64, 8, 128)
+
+
+# --- SGLang: one static pool, (mem_fraction_static x free memory - weights) / bytes a token ----------------------
+
+def test_sglang_pool_follows_profile_max_num_token():
+    # didier-durand/llms-in-clouds docs/sglang.md (SGLang 0.4.3.post4, QwQ-32B at TP 4 on four L4s): 21.63 GB free
+    # after torch.distributed, 15.54 GB of weights, mem_fraction_static 0.85 -> "#tokens: 46611, K size: 1.42 GB";
+    # rest = 6.09 - 21.63 x 0.15 = 2.85 GiB over 64 KiB a token (64 layers x 2 KV heads x 128 x 2 x 2 bytes)
+    from gpu_garden.memory.llm.runtimes import sglang as SG
+    s = V.per_rank(llm.describe(model="Qwen/QwQ-32B"), 4)
+    assert SG.cell_bytes(s, "f16") == 64 * 2 * 128 * 2 * 2
+    vram = (21.63 * GiB) + SG.CUDA_CONTEXT + SG.NCCL           # the card whose free memory was 21.63 GB
+    ev = SG.evaluate(s, 131072, "f16", 15.54 * GiB, vram, 4, 0.85)
+    assert ev["tokens"] == pytest.approx(46611, rel=0.002)
+    assert SG.cell_bytes(s, "f16") / 2 * 46611 / GiB == pytest.approx(1.42, abs=0.005)
+    assert ev["fits"] and not ev["whole"]                        # it started; a request is capped at the pool
+    # the pool is what the static share leaves after the weights, not the share itself: 0.85 x 21.63 / 64 KiB = 301k
+    assert ev["tokens"] < 0.2 * (0.85 * 21.63 * GiB / SG.cell_bytes(s, "f16"))
+    assert SG.default_mfs(4) == 0.85 and SG.default_mfs(1) == 0.88
+
+
+def test_sglang_refuses_when_weights_fill_the_share():
+    # the weights alone above mem_fraction_static x free memory: "Not enough memory" (SGLang exits)
+    s = llm.describe(model="Qwen/QwQ-32B")
+    r = llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, mem_fraction_static=0.5)
+    assert not r["fits_as_requested"]
+    assert any("Not enough memory" in n for n in r["notes"])

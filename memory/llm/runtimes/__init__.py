@@ -2,7 +2,7 @@
 its fits rule and the flags that change them."""
 import re
 
-RUNTIMES = ("vllm", "llama.cpp", "ollama")
+RUNTIMES = ("vllm", "llama.cpp", "ollama", "sglang")
 
 
 def parse_version(v) -> tuple | None:
