@@ -425,7 +425,8 @@ def _measured_components(r):
 
 def measured():
     """(row, ours, ComfyUI's weights + memory_required or None, reference) for each published measured peak,
-    compared as the row says (compare: torch_allocated, torch_reserved, nvidia_smi, weights)."""
+    compared as the row says (compare: torch_allocated, torch_reserved, nvidia_smi, weights; working_allocated and
+    working_reserved for a peak measured as the rise over the loaded model, so without its weights)."""
     out = []
     for r in json.loads(MEASURED.read_text())["rows"]:
         comps = _measured_components(r)
@@ -436,8 +437,13 @@ def measured():
         e = E.estimate(comps, r["width"], r["height"], r["frames"], r["batch"], cfg=r["cfg"], policy=pol)
         bd = e["breakdown"]["sample"] if "sample" in e["breakdown"] else None
         how = r.get("compare", "torch_allocated")
+        resident = sum(c["resident"] for c in e["_ctx"]["components"])
         if how == "weights":
-            ours = sum(c["resident"] for c in e["_ctx"]["components"])
+            ours = resident
+        elif how == "working_allocated":  # a peak counted from after the model loaded: peak_torch less the weights
+            ours = e["peak_torch"] - resident
+        elif how == "working_reserved":  # the same for max_memory_reserved: peak_device less the context and weights
+            ours = e["peak_device"] - e["fixed"]["cuda_context"] - resident
         elif how == "torch_reserved":
             ours = e["peak_device"] - e["fixed"]["cuda_context"]
         elif how == "nvidia_smi":  # the process's device memory: CUDA context + reserved
