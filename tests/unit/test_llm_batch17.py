@@ -131,3 +131,26 @@ def test_sglang_refuses_when_weights_fill_the_share():
     r = llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, mem_fraction_static=0.5)
     assert not r["fits_as_requested"]
     assert any("Not enough memory" in n for n in r["notes"])
+
+
+# --- Ollama's graph estimate for the architectures GraphSize does not name -----------------------------------------
+
+def test_ollama_graph_fallback_for_unlisted_architectures():
+    # ollama/ollama#10615 (0.6.8): mistral-small3.1:24b (mistral3) at num_ctx 131072 prints graph.full = graph.partial
+    # = 13.3 GiB = GQA 32 / 8 x 20 GiB of cache / 6 (llm/memory.go when GraphSize returns nothing)
+    s = llm.describe(model="mistral-small3.1:24b")
+    r = llm.plan(s, "ollama", ctx=131072, runtime_version="0.6.8")
+    assert r["overhead"]["compute_buffer"] / GiB == pytest.approx(13.3, abs=0.05)
+    # llama.cpp's own compute buffer (what 0.12's measured engine allocates) is 8.3 GiB
+    assert llm.plan(s, "ollama", ctx=131072)["overhead"]["compute_buffer"] < 0.7 * 13.3 * GiB
+
+
+def test_ollama_qwen25vl_projector_graph():
+    # ollama/ollama#10801 (0.7.0, 3.3 GiB free): qwen2.5vl:7b places no layer; required.full 4.3 GiB is the weights
+    # and the cache alone. GraphSize's qwen25vl vision case (max_pixels 28 x 28 x 1280, 5120 patches, 16 heads) is
+    # 1.6 GiB; with the generic 896-pixel tower's 1.0 GiB two layers would have fitted
+    s = llm.describe(model="qwen2.5vl:7b")
+    r = llm.plan(s, "ollama", ctx=4096, vram=3.3 * GiB, runtime_version="0.7.0")
+    assert r["projector"]["graph"] / GiB == pytest.approx(1.62, abs=0.02)
+    assert r["gpu_layers_used"] in (0, None) and not r["fits_as_requested"]
+    assert r["ollama_required_full"] / GiB == pytest.approx(4.3, abs=0.05)

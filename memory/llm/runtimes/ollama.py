@@ -52,6 +52,26 @@ GPTOSS_FLASH_GRAPH = (0, 11, 11)
 # model"), and a quantized cache without flash attention falls back to f16 ("quantized kv cache requested but flash
 # attention disabled", ollama#11711 on 0.11.2): OLLAMA_KV_CACHE_TYPE changes nothing there
 GPTOSS_FLASH = (0, 11, 5)
+# GraphSize (fs/ggml/ggml.go, the same list from 0.3 to 0.12) sizes the graph of the architectures it names; for any
+# other it returns nothing and llm/memory.go takes `GQA() x the whole cache / 6` for the partial graph and the full one
+# alike (qwen3, qwen3moe, phi3, mistral3, qwen25vl, granite, ...): mistral-small3.1:24b at num_ctx 131072 prints
+# graph.full = graph.partial = 13.3 GiB = 32 / 8 heads x 20 GiB of cache / 6 (ollama/ollama#10615, 0.6.8). From 0.12
+# Ollama measures its own engine's allocation instead (MEASURED).
+GRAPH_SIZE_ARCHS = ("llama", "mistral", "mixtral", "mllama", "llama4", "gemma", "gemma2", "gemma3", "gemma3_text",
+                    "gemma3n", "gemma3n_text", "cohere", "command-r", "qwen2", "phi", "phi2", "stablelm", "deepseek_v2",
+                    "deepseek_v3", "deepseek2", "chatglm", "gpt_oss", "gptoss", "gpt-oss")
+
+
+QWEN25VL_MAX_PIXELS = 28 * 28 * 1280
+
+
+def fallback_graph(spec, kv_total: int, version) -> int | None:
+    """Ollama's graph estimate for an architecture GraphSize does not name (None when it names it, or from 0.12)."""
+    # Mistral 3.1/3.2 describe their text model as "mistral"; their GGUF (with the Pixtral tower) is "mistral3"
+    arch = "mistral3" if (spec.vision or {}).get("model_type") == "pixtral" else spec.arch
+    if version is None or at_least(version, *MEASURED) or arch in GRAPH_SIZE_ARCHS:
+        return None
+    return int(max(spec.n_heads // max(spec.n_kv_heads, 1), 1) * kv_total / 6)
 
 
 def gptoss_graph(spec, cells, kv, version, flash, parallel=1) -> tuple:
@@ -109,7 +129,14 @@ def projector(spec) -> dict | None:
     else:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
-    return {"weights": int(params * 2), "graph": int(heads * patches * patches * 4), "params": params}
+    graph = heads * patches * patches * 4
+    if spec.arch in ("qwen2_5_vl", "qwen25vl"):
+        # GraphSize's vision case "qwen25vl" (fs/ggml/ggml.go, 0.7.0 on): in fp32, max_pixels (28 x 28 x 1280 unless
+        # the GGUF says) x 3 channels twice, the patches, attention over max_pixels / 14^2 patches and the embedding
+        px = QWEN25VL_MAX_PIXELS
+        n_p = px // (patch * patch)
+        graph = 4 * (2 * px * 3 + n_p * 3 * patch * patch + n_p * n_p * heads + d * n_p)
+    return {"weights": int(params * 2), "graph": int(graph), "params": params}
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
@@ -125,6 +152,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     graph_partial = graph_full + out_w
     if spec.arch in GPTOSS_ARCHS:
         graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
+    elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
+        graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
     zero = (proj["weights"] + proj["graph"]) if proj else 0
     over = {"cuda_context": RESERVE, "layer_buffer": int(layer), "compute_buffer": graph_full}
     if proj:
