@@ -13,8 +13,12 @@ input's size times a number of copies fitted per VAE kind:
   1.75 copies (fit: sd1 512x512 +904 B/px, sdxl 1024x1024 +891 B/px; flux1 1024 is the same decoder and the
   same measurement);
 - Wan 2.1 (and Qwen-Image's VAE, the same decoder): the upsample2d conv into full resolution sees 192 channels
-  per frame, 4 frames per causal chunk (1 for a one-frame decode); 1.0 copy (fit: wan21 832x480x17 +1560 B
-  per output pixel of a chunk).
+  per frame, 4 frames per causal chunk; 1.0 copy (fit: wan21 832x480x17 +1560 B per output pixel of a chunk).
+  A one-frame decode (an image: Qwen-Image's VAE) is measured apart: 2.5 copies of one frame's input (ONE_FRAME;
+  fit: InvokeAI#9305's Qwen-Image VAE decodes, fp16 on an RTX 4090, 512x512 to 2048x2048, each 2.50-2.56 copies
+  above the trace; benchmarks/data/diffusion_measured.json, REGRESSION rows). The single frame goes through the
+  causal 3D convolutions padded to three frames, and cuDNN picks other algorithms for it than for a 4-frame chunk;
+  the 1.0 copy extrapolated from the chunk was 13 % under those decodes.
 
 These three GPU rows are the term's FIT set (a regression set: their first sight is recorded in
 benchmarks/results/estimate_first_sight.json). The encode term applies the KL copies to the KL encoder's
@@ -39,6 +43,7 @@ COPIES = {"kl": 1.75, "wan21": 1.0}  # fitted copies of the largest full-resolut
 DECODE_CHANNELS = {"kl": 256, "wan21": 192}  # channels of that input at full resolution, per frame
 ENCODE_CHANNELS = {"kl": 128}  # traced encodes only
 CHUNK_FRAMES = {"wan21": 4}  # frames per causal chunk (a one-frame latent: 1)
+ONE_FRAME = {"wan21": 2.5}  # copies for a one-latent-frame decode, where measured apart (see above)
 NAME = "CUDA convolution workspace"
 
 
@@ -64,7 +69,8 @@ def decode_bytes(kind: str, width: int, height: int, lat_t: int = 1, dtype="bf16
     """Workspace bytes of decoding one sample whose output is width x height pixels (lat_t latent frames)."""
     if not applies(kind, device, runner):
         return 0
-    elems = COPIES[kind] * DECODE_CHANNELS[kind] * _frames(kind, lat_t > 1)
+    copies = COPIES[kind] if lat_t > 1 else ONE_FRAME.get(kind, COPIES[kind])
+    elems = copies * DECODE_CHANNELS[kind] * _frames(kind, lat_t > 1)
     return int(elems * width * height * dtype_bytes(dtype))
 
 

@@ -33,7 +33,22 @@ def test_the_gpu_rows_within_one_percent():
 def test_wan21_decode_term_by_hand():
     hw = 832 * 480
     assert V.conv_workspace_bytes("wan21", [1, 16, 5, 60, 104], "bf16") == 192 * 4 * hw * 2 == 613_416_960
-    assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "bf16") == 192 * PX1024 * 2  # one frame: one frame's input
+    # one latent frame (an image: Qwen-Image's VAE): 2.5 copies of one frame's input, fitted apart (cuda_conv.ONE_FRAME)
+    assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "bf16") == 2.5 * 192 * PX1024 * 2 == 1_006_632_960
+    assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "fp16", "rocm") == 0
+
+
+def test_one_frame_wan_decode_against_invokeai_rows():
+    """InvokeAI#9305's Qwen-Image VAE decodes (fp16, RTX 4090, torch.cuda allocated incl. the VAE's 242 MiB weights;
+    the FIT rows of cuda_conv.ONE_FRAME): trace + frame + workspace + weights within 1.5 %; the old 1.0 copy, or 2x
+    the new one, misses by more than 10 %."""
+    weights = 126_892_531 * 2  # our Wan 2.1 VAE layout's parameters in 16 bits (242.03 MiB)
+    for (w, h), gib in (((512, 512), 1.274), ((1024, 1024), 4.369), ((1088, 1920), 8.468), ((2048, 2048), 16.754)):
+        lat = [1, 16, 1, h // 8, w // 8]
+        ours = V.vae_decode_bytes("wan21", lat, "fp16", "diffusers", device="cuda") + weights
+        assert abs(ours / (gib * 2**30) - 1) < 0.015, (w, h, ours)
+        px = w * h
+        assert V.conv_workspace_bytes("wan21", lat, "fp16", "cuda", "diffusers") == 2.5 * 192 * px * 2
 
 
 def test_off_for_other_devices_runners_and_kinds():
