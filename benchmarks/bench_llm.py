@@ -139,6 +139,13 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # QwQ-32B row (an unknown name) while the QwQ-32B description was added
         "llamacpp-ik822-gptoss20b-f16-131k", "vllm-6746-llama31-405b-fp8-tp8-h100-weights",
         "sglang-llmsinclouds-qwq32b-tp4-4xl4",
+        # batch 17: the qwen3:32b three-GPU row (with the mistral-small3.1 and qwen2.5vl rows, already here) was read
+        # while Ollama's graph fallback for architectures GraphSize does not name, its qwen25vl projector graph and
+        # memory.required.full over several GPUs (num_gpus, added to the multi-GPU rows' input) were added
+        "ollama-10740-qwen3-32b-q6k-32k-3x3090",
+        # read while the multi-GPU formula was checked: gemma3:27b fp16 over two 5090s comes out +5.4 % (gemma3's
+        # partial graph is taken as the full one plus the output tensor; GraphSize's own gemma formula is not ported)
+        "ollama-11162-gemma3-27b-fp16-2x5090",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
@@ -221,7 +228,9 @@ def score(row) -> dict:
     if "required_full_gib" in m and rt == "ollama":
         full = res.get("ollama_required_full", res["total"])
         out["required_full_gib"] = (round(full / GiB, 2), m["required_full_gib"])
-        if row.get("vram_gib"):  # one GPU whose free memory is known: Ollama's own placement is reproducible
+        # one GPU whose free memory is known: Ollama's own placement is reproducible; over several GPUs the per-GPU
+        # terms (reserve, layer buffer, partial graph) do not depend on the placement
+        if row.get("vram_gib") or (row["input"].get("num_gpus") or 1) > 1:
             out["required_full_err"] = full / GiB / m["required_full_gib"] - 1
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)

@@ -12,7 +12,8 @@ from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, wei
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
-         "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static")
+         "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
+         "num_gpus")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:

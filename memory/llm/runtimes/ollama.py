@@ -107,7 +107,7 @@ def printed_weights_total(version, roles, kv_total) -> int:
 
 def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
-            "swa_full": bool(knobs.get("swa_full"))}
+            "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1)}
 
 
 def projector(spec) -> dict | None:
@@ -181,10 +181,17 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             "placement_need": int(RESERVE + layer + zero + max(graph_full, graph_partial) + on * layer
                                   + (out_w if ngl > L else 0)),
             "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
-            "required_full": required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero),
+            "required_full": (required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero)
+                              if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
+                                                                + s["gpus"] * (RESERVE + layer + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
 
 
+# Over several GPUs (llm/memory.go EstimateGPULayers, 0.5-0.11): every GPU with room is charged the minimum reserve and
+# a layer as buffer, every GPU that gets layers a graph - the partial one ("multigpu should always use the partial
+# graph size") - and memory.required.full adds the layers and the output wherever they go (a GPU or the overflow):
+# the weights, the cache and the projector once, reserve + buffer + partial graph once a GPU. qwen3:32b q6_K at
+# num_ctx 32768 over three 3090s: 25.1 + 8.0 + 3 x (0.45 + 0.50 + 10.67) = 67.3 GiB as printed (ollama#10740).
 def required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero) -> int:
     """The log's memory.required.full (llm/memory.go: memoryRequiredTotal = the GPU's allocation + overflow): every
     layer on the GPU, the full graph; a partial offload keeps its placed layers with the partial graph and adds the
