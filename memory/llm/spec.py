@@ -50,6 +50,7 @@ class LLMSpec:
     mla_qk_nope: int = 0           # MLA per-head dims: builds that stored full K/V keep heads x (nope + rope) + heads x v
     mla_v_head: int = 0
     mla_q_lora: int = 0            # MLA query down-projection rank (q_lora_rank; 0: queries straight from the hidden state)
+    layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
     ollama: bool = False           # named by an Ollama library tag
     notes: list = field(default_factory=list)
@@ -309,7 +310,9 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
     norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3")) else 2) * d
     linear = other = experts = 0
+    s.layer_params = []
     for i, kind in enumerate(s.layer_kinds):
+        before = linear + other
         if kind in (FULL, SLIDING):
             linear += attn
             other += attn_norms
@@ -330,6 +333,7 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         else:
             linear += dense_mlp
         other += norms_per_layer
+        s.layer_params.append(linear + other - before)
     other += embed + head + d
     return linear + other, linear, experts
 

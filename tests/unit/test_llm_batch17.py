@@ -170,3 +170,16 @@ def test_ollama_required_full_over_several_gpus():
     g = llm.describe(model="gpt-oss:120b")
     r = llm.plan(g, "ollama", ctx=75000, runtime_version="0.11.5", flash_attn=True, num_gpus=3)
     assert r["ollama_required_full"] / GiB == pytest.approx(109.9, rel=0.005)
+
+
+# --- Ollama walks blocks of different sizes as llm/memory.go does ---------------------------------------------------
+
+def test_ollama_places_deepseeks_small_dense_blocks_first_before_0_7():
+    # ollama/ollama#8667 (0.5.11, 6.9 GiB free): deepseek-r1:671b, layers.offload=3, required.partial 3.4 GiB: the
+    # forward walk puts the three dense blocks (about 0.5 GiB each with their cache) on the GPU; the average block
+    # (6.4 GiB) would place none. From 0.7 the walk runs backward from the large MoE blocks: none fit
+    s = llm.describe(model="deepseek-r1:671b")
+    r = llm.plan(s, "ollama", ctx=2048, vram=6.9 * GiB, runtime_version="0.5.11")
+    assert r["gpu_layers_used"] == 3
+    assert r["total"] / GiB == pytest.approx(3.4, abs=0.3)
+    assert llm.plan(s, "ollama", ctx=2048, vram=6.9 * GiB, runtime_version="0.7.0")["gpu_layers_used"] in (0, None)

@@ -168,8 +168,20 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             placed = L + 1
         ngl = min(want, placed)
     on = min(ngl, L)
+    sizes = uneven_sizes(spec, roles, kvd["total"])
+    if sizes:  # blocks of different sizes: walk them as Ollama does (the buffer is blk.0)
+        layer = sizes[0]
+        full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
+        fixed = RESERVE + layer + zero + max(graph_full, graph_partial)
+        n, on_bytes, overflow = place_uneven(sizes, fixed, vram, min(want, L), s["version"])
+        if vram:
+            placed = n + (1 if n == L and fixed + on_bytes + out_w < vram else 0)
+            ngl = min(want, placed)
+        on = min(ngl, n)
     if ngl > L:
         total = full_total
+    elif sizes:
+        total = RESERVE + layer + zero + graph_partial + on_bytes
     else:
         total = RESERVE + layer + zero + graph_partial + on * layer
     return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
@@ -178,10 +190,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             # what the verdict compares with the free memory: the scheduler sizes the graph as for a partial offload
             # (graph_partial = graph full + the output tensor), so its need for every layer exceeds `total` (what is
             # allocated once loaded, with the full graph) by the output tensor
-            "placement_need": int(RESERVE + layer + zero + max(graph_full, graph_partial) + on * layer
+            "placement_need": int(RESERVE + layer + zero + max(graph_full, graph_partial) + (on_bytes if sizes else on * layer)
                                   + (out_w if ngl > L else 0)),
             "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
-            "required_full": (required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero)
+            "required_full": (int(total + overflow + out_w) if sizes and ngl <= L and on and s.get("gpus", 1) == 1
+                              else int(overflow + out_w) if sizes and ngl <= L and s.get("gpus", 1) == 1
+                              else required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero)
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
                                                                 + s["gpus"] * (RESERVE + layer + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
@@ -202,6 +216,40 @@ def required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, rol
     if placed == 0 or on == 0:
         return int(roles["blocks"] + kvd["total"] + out_w)
     return int(full_total - graph_full + graph_partial)
+
+
+# Blocks of different sizes (DeepSeek's dense first blocks before its MoE ones): llm/memory.go holds blk.0 (with its
+# cache) back as the buffer and walks the blocks forward through 0.6.x (`for i := range BlockCount`), backward from
+# 0.7 (`for i := BlockCount - 1; i >= 0; i--`), placing each while `free > used + layerSize`; a block that does not fit
+# ends the walk on one GPU. The overflow before 0.7 is the last block's size once for every block left off
+# (`overflow += layerSize` after the loop, layerSize being the last block's); from 0.7 each block's own. deepseek-
+# r1:671b on 6.9 GiB (0.5.11): the three dense blocks go on the GPU (required.partial 3.4 GiB) and 58 + the rest
+# are priced at blk.60's size (ollama/ollama#8667).
+BACKWARD = (0, 7)
+
+
+def uneven_sizes(spec, roles, kv_total) -> list | None:
+    """Each block's bytes with its share of the cache, or None when the blocks are alike."""
+    p = spec.layer_params
+    if not p or len(p) != spec.n_layers or max(p) <= 1.01 * min(p):
+        return None
+    total = sum(p)
+    return [roles["blocks"] * x / total + kv_total / spec.n_layers for x in p]
+
+
+def place_uneven(sizes, fixed, vram, want, version) -> tuple:
+    """(blocks placed, their bytes, overflow bytes of the blocks left off) as llm/memory.go walks them."""
+    backward = version is None or at_least(version, *BACKWARD)
+    order = list(reversed(range(len(sizes)))) if backward else list(range(len(sizes)))
+    placed, used = 0, 0.0
+    for i in order:
+        if placed >= want or (vram is not None and not vram > fixed + used + sizes[i]):
+            break
+        used += sizes[i]
+        placed += 1
+    left = order[placed:]
+    overflow = sum(sizes[i] for i in left) if backward else len(left) * sizes[-1]
+    return placed, used, overflow
 
 
 def autofit(version, ev) -> list:
