@@ -323,7 +323,9 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # +138.0 % (the overall peak was the decode the estimate adds for the family's usual VAE); -55.2 % after
                 "diffsynth-devguide-qwen-image-dit-vram-limit-0-1024",
                 # after measured batch 8's first sight: InvokeAI#9305's decode figures hold the VAE's weights (the table's
-                # intercept is the VAE's 242 MiB: mapping_changes), found reading these rows' -15..-30 % misses
+                # intercept is the VAE's 242 MiB: mapping_changes), found reading these rows' -15..-30 % misses; then the
+                # one-frame Wan decode's CUDA convolution workspace (cuda_conv.ONE_FRAME, 2.5 copies) fitted on the four
+                # allocated rows
                 "invokeai-9305-qwen-image-vae-decode-512x512", "invokeai-9305-qwen-image-vae-decode-1024x1024",
                 "invokeai-9305-qwen-image-vae-decode-1024x1024-reserved", "invokeai-9305-qwen-image-vae-decode-1088x1920",
                 "invokeai-9305-qwen-image-vae-decode-2048x2048"}
