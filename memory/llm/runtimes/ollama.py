@@ -107,7 +107,8 @@ def printed_weights_total(version, roles, kv_total) -> int:
 
 def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
-            "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1)}
+            "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
+            "weights_format": knobs.get("weights_format")}
 
 
 def projector(spec) -> dict | None:
@@ -168,7 +169,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             placed = L + 1
         ngl = min(want, placed)
     on = min(ngl, L)
-    sizes = uneven_sizes(spec, roles, kvd["total"])
+    sizes = uneven_sizes(spec, roles, kvd["total"], s.get("weights_format"))
     if sizes:  # blocks of different sizes: walk them as Ollama does (the buffer is blk.0)
         layer = sizes[0]
         full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
@@ -228,13 +229,26 @@ def required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, rol
 BACKWARD = (0, 7)
 
 
-def uneven_sizes(spec, roles, kv_total) -> list | None:
+# llama.cpp's Q4_K_M / Q5_K_M (llama-quant.cpp, and Ollama's Go port) store ffn_down - experts included - in Q6_K
+# on the blocks use_more_bits picks (the first and last eighth, and every third between): those blocks are larger;
+# ffn_down is taken as a third of a block's parameters
+MORE_BITS_BASE = {"Q4_K_M": 4.5, "Q5_K_M": 5.5}
+
+
+def use_more_bits(i: int, n: int) -> bool:
+    return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+
+
+def uneven_sizes(spec, roles, kv_total, fmt=None) -> list | None:
     """Each block's bytes with its share of the cache, or None when the blocks are alike."""
     p = spec.layer_params
     if not p or len(p) != spec.n_layers or max(p) <= 1.01 * min(p):
         return None
-    total = sum(p)
-    return [roles["blocks"] * x / total + kv_total / spec.n_layers for x in p]
+    base = MORE_BITS_BASE.get(str(fmt or "").upper())
+    n = len(p)
+    w = [x * (1 + ((6.5625 - base) / base / 3 if base and use_more_bits(i, n) else 0)) for i, x in enumerate(p)]
+    total = sum(w)
+    return [roles["blocks"] * x / total + kv_total / n for x in w]
 
 
 def place_uneven(sizes, fixed, vram, want, version) -> tuple:
