@@ -103,6 +103,21 @@ def used_encode_for(kind: str, device: str = "cuda"):
     return lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype), device))
 
 
+def with_fallback(ours, theirs):
+    """memory_used_decode/encode that answers our figure, or ComfyUI's own (`theirs`) when ours raises: ComfyUI
+    calls it inside a try that catches only OOM, so an error of ours would fail the user's decode or encode."""
+    def figure(shape, dtype, *args, **kwargs):
+        try:
+            return ours(shape, dtype)
+        except Exception as exc:
+            if theirs is None:
+                raise
+            log.warning("[GPU Garden] Fit to Card VAE figure failed for shape %s, ComfyUI's own is used: %s: %s",
+                        list(shape), type(exc).__name__, exc)
+            return theirs(shape, dtype, *args, **kwargs)
+    return figure
+
+
 def decode_in_tiles(vae, samples_in, tile: dict):
     """VAE.decode's result, decoded with VAE.decode_tiled and the plan's tile (ComfyUI's own tiled path)."""
     if vae.latent_dim == 2 and samples_in.ndim == 5:
@@ -121,8 +136,8 @@ def sized_vae(vae, kind: str, tile: dict | None = None):
     if tile:
         v.decode = types.MethodType(lambda self, samples_in, vae_options={}: decode_in_tiles(self, samples_in, tile), v)
     dev = device_type(vae)
-    v.memory_used_decode = used_decode_for(kind, tile, dev)
-    v.memory_used_encode = used_encode_for(kind, dev)
+    v.memory_used_decode = with_fallback(used_decode_for(kind, tile, dev), getattr(vae, "memory_used_decode", None))
+    v.memory_used_encode = with_fallback(used_encode_for(kind, dev), getattr(vae, "memory_used_encode", None))
     return v
 
 
@@ -137,7 +152,7 @@ class _Sizing:
         d = self.vae.__dict__
         self.saved = {k: (k in d, d.get(k)) for k in self.attrs}
         for k, fn in self.attrs.items():
-            setattr(self.vae, k, fn)
+            setattr(self.vae, k, with_fallback(fn, getattr(self.vae, k, None)))
         return self
 
     def __exit__(self, *exc):
@@ -177,14 +192,16 @@ def _wrap_decode(original, active, context):
         try:
             if _state["installed"] and getattr(self, "gpu_garden_fit", None) is None and active():
                 plan = auto_decode_plan(self, samples_in.shape, context())
+            if plan is not None:
+                used = used_decode_for(plan["kind"], plan["tile"], plan.get("device", "cuda"))
+                _state["last"] = {"origin": "auto", "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
+                                  "memory_used_decode": int(used(list(samples_in.shape), getattr(self, "vae_dtype", "bf16"))),
+                                  "tile": plan["tile"]}
         except Exception as exc:
+            plan = None
             log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)
         if plan is None:
             return original(self, samples_in, *args, **kwargs)
-        used = used_decode_for(plan["kind"], plan["tile"], plan.get("device", "cuda"))
-        _state["last"] = {"origin": "auto", "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
-                          "memory_used_decode": int(used(list(samples_in.shape), getattr(self, "vae_dtype", "bf16"))),
-                          "tile": plan["tile"]}
         with _Sizing(self, memory_used_decode=used):
             if plan["tile"]:
                 return decode_in_tiles(self, samples_in, plan["tile"])

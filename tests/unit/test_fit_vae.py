@@ -108,3 +108,23 @@ def test_a_vae_off_the_compute_device_is_sized_never_tiled_from_the_gpu_budget(w
     v = VAE()
     v.device = torch.device("cuda", 0)  # on the budget's device: tiled as before
     assert dec(v, Samples((1, 4, 128, 128))) == "tiled"
+
+
+def test_an_error_in_our_figure_falls_back_to_comfyuis(wrapped, monkeypatch):
+    """ComfyUI calls memory_used_encode/decode inside a try that catches only OOM: our estimate raising on a shape
+    it does not know must give ComfyUI's own figure, never fail the user's encode or decode (automatic mode and
+    the node's VAE copy)."""
+    state, dec, enc = wrapped
+
+    def broken(*a, **k):
+        raise ValueError("no such VAE layout")
+
+    monkeypatch.setattr(P, "encode_bytes", broken)
+    v = VAE()
+    assert enc(v, Samples((1, 3, 512, 512))) == "latent" and v.seen == [("encode", 222)]
+    copy = V.sized_vae(VAE(), "kl")
+    assert copy.memory_used_encode((1, 3, 512, 512), "torch.float32") == 222
+    monkeypatch.setattr(P, "decode_bytes", broken)
+    assert copy.memory_used_decode((1, 4, 64, 64), "torch.float32") == 111
+    v = VAE()
+    assert dec(v, Samples((1, 4, 64, 64))) == "untiled" and v.seen == [("decode", 111)]
