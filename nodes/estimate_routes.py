@@ -37,7 +37,9 @@ def estimate_graph(body: dict) -> dict:
     if not isinstance(wf, dict):
         raise UserError('expected JSON {"workflow": {...}, "vram_gb": optional number}')
     vram = body.get("vram_gb")
-    budget = int(float(vram) * GiB) if isinstance(vram, (int, float)) and vram > 0 else None
+    if vram is not None and (isinstance(vram, bool) or not isinstance(vram, (int, float)) or not 0 <= vram <= 4096):
+        raise UserError(f"vram_gb must be a number of GiB from 0 to 4096 (0 or absent: no budget), not {vram!r}"[:200])
+    budget = int(vram * GiB) if vram else None
     pol = {"reserve": comfy_reserve(), "dynamic_vram": dynamic_vram_mode(), "host_ram": verdict.host_available_ram(),
            "budget": budget}
     est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve)
