@@ -15,7 +15,7 @@ MODELS_DIR = Path(__file__).with_name("models")
 OLLAMA_DEFAULT_QUANT = "Q4_K_M"
 # libraries whose default tag is a Q4_0 build (sizes on ollama.com: llama3 8b 4.7 GB / 70b 40 GB, gemma2 9b 5.4 GB,
 # mistral 7b 4.1 GB, mixtral 8x7b 26 GB, phi3 mini 2.2 GB: Q4_0 sizes, not Q4_K_M)
-OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3")
+OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llama2")
 
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
@@ -41,12 +41,15 @@ OLLAMA_LIBRARY = {
     "llama3.3": ("Llama-3.3-{size}", "70b"), "qwen2.5-coder": ("Qwen2.5-{size}", "7b"),
     "qwen3-coder": ("Qwen3-{size}", "30b"), "mistral-small3.1": ("Mistral-Small-3.1-{size}", "24b"),
     "mistral-small3.2": ("Mistral-Small-3.1-{size}", "24b"),
+    # llama2 (7b/13b/70b, Q4_0 builds like the other early libraries); mistral-small:24b is Mistral-Small-24B-2501
+    "llama2": ("Llama-2-{size}", "7b"), "mistral-small": ("Mistral-Small-{size}", "24b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
 # since May 2025, before that the Llama-3.1-8B distill)
 OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B", "14b": "Qwen2.5-14B",
-                                      "32b": "Qwen2.5-32B", "70b": "Llama-3.3-70B", "8b": "Qwen3-8B"}}
+                                      "32b": "Qwen2.5-32B", "70b": "Llama-3.3-70B", "8b": "Qwen3-8B",
+                                      "1.5b": "Qwen2.5-1.5B"}}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
@@ -127,7 +130,7 @@ def _other_words_keep_the_architecture(builtin: str, rest: str) -> bool:
 
 
 # DeepSeek-R1's distilled models are their base models' architectures (the model cards' "Base Model" column)
-DISTILL_BASES = {"qwen-7b": "Qwen2.5-7B", "qwen-14b": "Qwen2.5-14B", "qwen-32b": "Qwen2.5-32B",
+DISTILL_BASES = {"qwen-1.5b": "Qwen2.5-1.5B", "qwen-7b": "Qwen2.5-7B", "qwen-14b": "Qwen2.5-14B", "qwen-32b": "Qwen2.5-32B",
                  "llama-8b": "Llama-3.1-8B", "llama-70b": "Llama-3.3-70B"}
 _DISTILL = re.compile(r"distill-((?:qwen|llama)-\d+(?:\.\d+)?b)(?:$|-)")
 

@@ -59,8 +59,9 @@ def test_ollama_deepseek_r1_tags_are_r1_or_its_distills():
     assert r["weights"] / GiB == pytest.approx(376.65, rel=0.01)
     assert llm.describe(model="deepseek-r1:32b").name == "Qwen2.5-32B"
     assert llm.describe(model="deepseek-r1:70b").name == "Llama-3.3-70B"
+    assert llm.describe(model="deepseek-r1:1.5b").name == "Qwen2.5-1.5B"   # built in since batch 17
     with pytest.raises(UserError, match="deepseek-r1"):
-        llm.describe(model="deepseek-r1:1.5b")                        # no built-in Qwen2.5-1.5B: a clear error
+        llm.describe(model="deepseek-r1:3b")                          # no such tag: a clear error
 
 
 # --- vLLM: a tensor-parallel worker's non-torch memory holds its NCCL buffers ------------------------------------

@@ -186,3 +186,19 @@ def test_ollama_places_deepseeks_small_dense_blocks_first_before_0_7():
     # required.full 415.7 GiB as printed; the average block gives 7 % less
     assert r["ollama_required_full"] / GiB == pytest.approx(415.7, rel=0.01)
     assert llm.plan(s, "ollama", ctx=2048, vram=6.9 * GiB, runtime_version="0.7.0")["gpu_layers_used"] in (0, None)
+
+
+# --- descriptions added with batch 17: their model cards' parameter counts -------------------------------------------
+
+@pytest.mark.parametrize("name, billions", [
+    ("Llama-2-7B", 6.74), ("Llama-2-13B", 13.02), ("Llama-2-70B", 68.98), ("Llama-3.2-1B", 1.24),
+    ("Qwen2.5-1.5B", 1.54), ("Qwen2.5-3B", 3.09), ("Qwen3-1.7B", 1.7), ("Mistral-Small-24B", 23.6),
+    ("Mixtral-8x22B", 141), ("Gemma-2-2B", 2.61), ("Llama-3.1-405B", 405), ("QwQ-32B", 32.5)])
+def test_added_descriptions_match_their_model_cards(name, billions):
+    assert llm.describe(model=name).params / 1e9 == pytest.approx(billions, rel=0.015)
+
+
+def test_added_names_resolve():
+    assert llm.describe(model="deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B").name == "Qwen2.5-1.5B"
+    assert llm.describe(model="llama2:13b").quant == "Q4_0"             # an early library: Q4_0 default builds
+    assert llm.describe(model="mistral-small:24b").name == "Mistral-Small-24B"
