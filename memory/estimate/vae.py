@@ -10,8 +10,8 @@
 - VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
 
 Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1 and Wan 2.2
-decode coefficients and the KL encode are traced (bench_estimate.py FIT rows); the other video VAEs (and every
-encode but KL) use ComfyUI's own heuristic, labelled as such.
+decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), LTX-Video's decode on one-off traces
+(LTXV_DECODE below); the other video VAEs (and every encode but KL) use ComfyUI's own heuristic, labelled as such.
 
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
@@ -46,6 +46,19 @@ DIFFUSERS_KL_SLACK = 2360 - DIFFUSERS_KL_DECODE
 WAN_DECODE_CACHED = 1975
 WAN_DECODE_CACHED_ONE = 295
 WAN22_DECODE_CACHED = 1790
+# LTX-Video's VAE (ComfyUI 0.8.0 comfy.ldm.lightricks.vae.causal_video_autoencoder.VideoVAE), untiled, from one-off meta
+# traces of its decode with gpu_garden's tracer (the tracer has no LTX family; layouts built from VideoVAE on meta, bf16):
+# the activations are linear in the latent frames, (LTXV_DECODE x latent frames - LTXV_DECODE_0) elements per output
+# pixel, fit: 768x512x97 and 768x512x161 of version 0 (3724545024 and 6152588288 bytes); checked on 768x512x25,
+# 512x512x25, 1216x704x121, 1024x1024x9 (version 0) and on versions 1 and 2 (the 0.9.5+ decoders with 1024-channel
+# blocks and timestep conditioning: the same activations within 0.2 %, their weights differ), all within 1 %.
+# ComfyUI's own heuristic (900 x latent voxels x 512) is 21 % above the trace at 161 frames and 84 % above at 9.
+# LTXV_DECODE_CACHED: what the caching allocator holds beyond the 5 % margin, per output pixel and latent frame, from the
+# tracer's allocator model (reserved_peak - allocated_peak) of the same FIT decodes (110.0 and 111.2); peak_device only.
+# diffusers' AutoencoderKLLTXVideo is other code: runner "diffusers" uses the same figures (not traced there).
+LTXV_DECODE = 386
+LTXV_DECODE_0 = 281
+LTXV_DECODE_CACHED = 110
 # runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo) untiled: elements per output pixel and frame at
 # its peak (the whole video at once, no causal chunking), fit: hf-blog-videogen-hunyuanvideo-4bit-cpu-offload of
 # benchmarks/data/diffusion_measured.json (768x512x121, where the decode is the peak and only the VAE is resident)
@@ -94,12 +107,14 @@ def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui
 
 
 def cached_slack_bytes(kind: str, latent_shape, dtype="bf16") -> int:
-    """What PyTorch's caching allocator still holds (reserved, not allocated) at the end of one untiled Wan decode of
-    ONE sample beyond the 5 % margin (WAN_DECODE_CACHED*); 0 for other kinds."""
+    """What PyTorch's caching allocator still holds (reserved, not allocated) at the end of one untiled Wan or LTX-Video
+    decode of ONE sample beyond the 5 % margin (WAN_DECODE_CACHED*, LTXV_DECODE_CACHED); 0 for other kinds."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
-    if kind not in ("wan21", "wan22"):
+    if kind not in ("wan21", "wan22", "ltxv"):
         return 0
     w, h, _, lat_t = _pixels(kind, latent_shape)
+    if kind == "ltxv":
+        return int(LTXV_DECODE_CACHED * lat_t * w * h * dtype_bytes(dtype))
     per = WAN22_DECODE_CACHED if kind == "wan22" else WAN_DECODE_CACHED if lat_t > 1 else WAN_DECODE_CACHED_ONE
     return int(per * w * h * dtype_bytes(dtype))
 
@@ -122,6 +137,8 @@ def _decode_acts(kind, latent_shape, dtype, runner):
         return int((WAN_DECODE if lat_t > 1 else WAN_DECODE_ONE) * hw * b + WAN_FRAME * frames * hw * b)
     if kind == "wan22":
         return int(WAN22_DECODE * hw * b + WAN_FRAME * frames * hw * b)
+    if kind == "ltxv":
+        return int(max(0, LTXV_DECODE * lat_t - LTXV_DECODE_0) * hw * b)
     if kind == "hunyuan-video" and runner == "diffusers":
         return int(DIFFUSERS_HV_DECODE * hw * frames * b)
     one = [1] + list(latent_shape)[1:]
