@@ -25,7 +25,8 @@ benchmarks/results/estimate_first_sight.json). The encode term applies the KL co
 largest full-resolution conv input (128 channels): by mechanism, not measured. diffusers' Wan decoder (AutoencoderKLWan, the same causal 4-frame chunks through
 cuDNN) gets the Wan 2.1 term; diffusers' KL decoder does not, its fitted figure already holds it. Other VAE kinds and the other
 encodes get no term: Wan 2.2 is not measured, and the figures that are ComfyUI's own heuristic (every video
-encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs.
+encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs. LTX-Video's decode is a
+trace (vae.LTXV_DECODE) and gets no term either: its workspace was never measured, so on CUDA that figure may be low.
 
 Device: CUDA only. cuDNN is NVIDIA's; ROCm runs MIOpen (ComfyUI even turns cuDNN off on AMD), MPS and CPU have
 neither, so the term is 0 there. PyTorch tries cuDNN's engine configurations in heuristic order and takes the
