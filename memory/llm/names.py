@@ -112,7 +112,11 @@ def ollama_tag(name: str):
             built = moe[0]
     if lib in OLLAMA_SIZE_MODELS and size in OLLAMA_SIZE_MODELS[lib] and built != "DeepSeek-R1":
         note += f"; {lib}:{size} is a distilled model with {built}'s architecture"
-    return built, quant or default, note
+    q = quant or default
+    if lib == "mistral-small3.1" and q.startswith(("Q2_K", "Q3_K", "Q4_K", "Q5_K")):  # weights.MISTRAL3_PATCHED
+        q += "_MISTRAL3"
+        note += "; its output tensor keeps the base type (the 0.6 quantizer did not recognise mistral3's output)"
+    return built, q, note
 
 
 _SIZE = re.compile(r"(?:^|-)\d+(?:\.\d+)?[bm](?:$|-)")

@@ -43,6 +43,16 @@ BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
 QAT_Q4_0 = "Q4_0_QAT"
 ROLE_TYPES[QAT_Q4_0] = ("F16", "F16")
 BLOCK_BITS[QAT_Q4_0] = BLOCK_BITS["Q4_0"]
+# Ollama's mistral3 library builds of 0.6.x were quantized by its patched llama.cpp, whose mistral3 tensor map has no
+# "output" entry (llama/patches/0021-add-model-quantizations): llama_tensor_get_type never recognises output.weight,
+# which keeps the file type's base type, and takes token_embd for a tied output (Q6_K). mistral-small3.1:24b prints
+# memory.weights.nonrepeating 360.0 MiB = 131072 x 5120 in Q4_K (ollama/ollama#10615); the Go quantizer of 0.7 on
+# recognises the output again
+MISTRAL3_PATCHED = "_MISTRAL3"
+for _t, (_emb, _out) in list(ROLE_TYPES.items()):
+    if _t.startswith(("Q2_K", "Q3_K", "Q4_K", "Q5_K")):
+        ROLE_TYPES[_t + MISTRAL3_PATCHED] = (_out, _emb)
+        BLOCK_BITS[_t + MISTRAL3_PATCHED] = BLOCK_BITS[_t]
 # llama.cpp quantizes a K-quant tensor whose rows are not a multiple of 256 values with a fallback type
 # (llama-quant.cpp, tensor cols not divisible by QK_K: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0). ffn_down's rows
 # are `intermediate` long: Qwen2/2.5-72B's 29568 is not a multiple of 256, so its ffn_down (19.4 B parameters)

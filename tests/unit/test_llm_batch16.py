@@ -44,7 +44,10 @@ def test_ollama_weights_total_adds_the_output_from_0_6_3():
     assert OL.printed_weights_total((0, 6, 2), roles, 0) == roles["blocks"]   # 0.6.2 prints the blocks alone
     s = llm.describe(model="mistral-small3.1:24b")
     r = llm.plan(s, "ollama", ctx=131072, runtime_version="0.6.8")
-    assert r["ollama_weights_total"] / GiB == pytest.approx(13.1, rel=0.02)
+    # since batch 17 the output is its printed Q4_K size (test_llm_batch17); the blocks come out 2 % under the
+    # printed 12.7 GiB (Llama-3-8B's Q4_K_M mix), within 3 % in all
+    assert r["weights_by_role"]["output"] / MiB == pytest.approx(360.0, abs=0.05)
+    assert r["ollama_weights_total"] / GiB == pytest.approx(13.1, rel=0.03)
     assert r["kv_total"] / GiB == pytest.approx(20.0, abs=0.05)
 
 
@@ -69,7 +72,7 @@ def test_pixtral_projector_is_gated_without_position_table():
     ("llama3.3", "Llama-3.3-70B", "Q4_K_M"),
     ("qwen2.5-coder:7b", "Qwen2.5-7B", "Q4_K_M"),
     ("qwen3-coder:30b", "Qwen3-30B-A3B", "Q4_K_M"),
-    ("mistral-small3.1:24b", "Mistral-Small-3.1-24B", "Q4_K_M"),      # ollama/ollama#10615
+    ("mistral-small3.1:24b", "Mistral-Small-3.1-24B", "Q4_K_M_MISTRAL3"),      # ollama/ollama#10615
     ("mistral-small3.2", "Mistral-Small-3.1-24B", "Q4_K_M"),
 ])
 def test_ollama_library_names(name, built, quant):

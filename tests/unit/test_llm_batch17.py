@@ -202,3 +202,15 @@ def test_added_names_resolve():
     assert llm.describe(model="deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B").name == "Qwen2.5-1.5B"
     assert llm.describe(model="llama2:13b").quant == "Q4_0"             # an early library: Q4_0 default builds
     assert llm.describe(model="mistral-small:24b").name == "Mistral-Small-24B"
+
+
+# --- Ollama 0.6's mistral3 builds: the output tensor at the base type --------------------------------------------
+
+def test_ollama_mistral3_output_keeps_the_base_type():
+    # ollama/ollama#10615 (0.6.8): mistral-small3.1:24b memory.weights.nonrepeating 360.0 MiB = 131072 x 5120 in Q4_K;
+    # Ollama's patched llama.cpp quantizer had no "output" in mistral3's tensor map (patch 0021), so the Q6_K rule for
+    # the output never fired (Q6_K would be 525.0 MiB). Other libraries keep their Q6_K output
+    s = llm.describe(model="mistral-small3.1:24b")
+    assert llm.plan(s, "ollama", ctx=4096)["weights_by_role"]["output"] / MiB == pytest.approx(360.0, abs=0.05)
+    g = llm.describe(model="qwen2.5:14b")
+    assert llm.plan(g, "ollama", ctx=2048)["weights_by_role"]["output"] / MiB == pytest.approx(609.1, abs=0.1)  # ollama#9245
