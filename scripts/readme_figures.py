@@ -62,10 +62,13 @@ def render(text: str) -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    import argparse
+    ap = argparse.ArgumentParser(description="Fill README.md's figures from benchmarks/results/*.json (rewrites README.md).")
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 when README.md's figures are stale")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     old = README.read_text(encoding="utf-8")
     new = render(old)
-    if "--check" in argv:
+    if args.check:
         if new != old:
             print("README.md figures are stale: run python scripts/readme_figures.py", file=sys.stderr)
             return 1
