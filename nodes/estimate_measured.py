@@ -20,6 +20,7 @@ from ..memory.recorder.record import model_files
 
 log = logging.getLogger("gpu_garden")
 
+DYNAMIC = "peak_torch_dynamic_vram"  # a Dynamic VRAM run's torch peak: compared with the activations alone
 SAMPLER_TYPES = ("KSampler", "KSamplerAdvanced", "SamplerCustom", "SamplerCustomAdvanced")
 PHASE = "sample"
 
@@ -59,6 +60,8 @@ def formula_figure(est: dict, compare_to: str) -> int | None:
     bd = (est.get("breakdown") or {}).get(PHASE)
     if not bd:
         return None
+    if compare_to == DYNAMIC:  # the weights sit in Dynamic VRAM's pages, outside torch's counter
+        return int(bd["activations"])
     torch_terms = int(bd["weights"] + bd["activations"])
     if compare_to == "peak_device":
         return torch_terms + int(bd.get("allocator_margin") or 0) + int((est.get("fixed") or {}).get("cuda_context") or 0)
@@ -76,7 +79,12 @@ def measured_for(runs, files, size: dict, models: list[tuple], est: dict) -> dic
     """{"peak", "compare_to", "run", "when", "node", "formula", "diff_pct", "runs", "device", "phase", "label"}
     from the recorded runs that match, or None. `size`: {"width", "height", "frames", "batch"} in pixels."""
     runs = [r for r in runs or () if isinstance(r, dict) and _has_models(r, models)]
-    m = measured_peak(runs, files, size, None)
+    # Dynamic VRAM (comfy-aimdo) keeps the weights in VRAM pages outside PyTorch's allocator, so its runs' torch
+    # peaks hold the activations only: they are not mixed with classic runs, and used only when no classic run matches
+    m = measured_peak([r for r in runs if not r.get("dynamic_vram")], files, size, None)
+    dynamic = m is None
+    if dynamic:
+        m = measured_peak([r for r in runs if r.get("dynamic_vram")], files, size, None)
     if m is None:
         return None
     samplers = {t: p for t, p in (m.get("by_type") or {}).items() if t in SAMPLER_TYPES and p}
@@ -88,6 +96,8 @@ def measured_for(runs, files, size: dict, models: list[tuple], est: dict) -> dic
     if dev is None:
         return None
     key, compare_to = dev
+    if dynamic and compare_to == "peak_torch":
+        compare_to = DYNAMIC
     node, peak = max(((t, int(p.get(key, 0))) for t, p in samplers.items()), key=lambda x: x[1])
     if peak <= 0:
         return None
@@ -114,7 +124,8 @@ def lookup(prompt, size: dict, model, clip, vae, est: dict) -> dict | None:
         return None
 
 
-WHAT = {"peak_torch": "torch max_memory_allocated", "peak_device": "driver allocated memory", "rss": "process peak RSS"}
+WHAT = {"peak_torch": "torch max_memory_allocated", "peak_device": "driver allocated memory", "rss": "process peak RSS",
+        DYNAMIC: "torch max_memory_allocated under Dynamic VRAM, weights not included: vs the formula's activations"}
 
 
 def format_text(m: dict) -> str:

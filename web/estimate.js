@@ -98,6 +98,8 @@ const MEASURED_WHAT = {
   peak_torch: ["torch max_memory_allocated", "formula weights + activations (peak_torch terms: no CUDA context, no reserve)"],
   peak_device: ["driver allocated memory", "formula weights + activations + allocator margin + context (peak_device terms)"],
   rss: ["process peak RSS", "formula weights + activations; the RSS also holds the Python process and models kept in RAM"],
+  peak_torch_dynamic_vram: ["torch max_memory_allocated under Dynamic VRAM (weights not included)",
+    "formula activations only: Dynamic VRAM keeps the weights in VRAM pages outside PyTorch's allocator"],
 };
 
 /** Measured beats modelled: the peak a recorded run of the same models, size and dtypes reached here. */

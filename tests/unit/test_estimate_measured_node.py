@@ -148,3 +148,16 @@ def test_lookup_never_raises(monkeypatch):
     monkeypatch.setattr(recorder_state, "store", broken)
     assert M.lookup(PROMPT, SIZE, object(), None, None, EST) is None
     assert M.lookup(None, SIZE, None, None, None, EST) is None
+
+
+def test_dynamic_vram_runs_are_compared_with_the_activations_alone():
+    """Dynamic VRAM (comfy-aimdo) keeps the weights in VRAM pages PyTorch's allocator never sees: such a run's
+    sampler peak (1.1 GiB here) is activations only. Against weights + activations (3 GiB) it read -63 %; it is
+    compared with the formula's activations (1 GiB), labelled, and never mixed with a classic run's peak."""
+    dyn = dict(run("dyn", 1767225600, int(1.1 * GiB)), dynamic_vram=True)
+    m = M.measured_for([dyn], [CKPT], SIZE, MODELS, EST)
+    assert m["compare_to"] == M.DYNAMIC and m["formula"] == 1 * GiB and m["diff_pct"] == 10.0
+    assert "weights not included" in M.format_text(m)
+    classic = run("classic", 1767139200, int(3.3 * GiB))  # a classic run, when there is one, is the comparison
+    m = M.measured_for([dyn, classic], [CKPT], SIZE, MODELS, EST)
+    assert m["compare_to"] == "peak_torch" and m["run"] == "classic" and m["runs"] == 1 and m["formula"] == 3 * GiB
