@@ -149,8 +149,11 @@ def markdown(rep: dict) -> str:
     if rep.get("latent"):
         lt = rep["latent"]
         lines.append(f"**Latent:** {lt.get('width')}×{lt.get('height')}, {lt.get('frames')} frame(s), batch {lt.get('batch')}")
-    lines += ["", "**Per node**", "", "| node | type | time (s) | peak | models loaded | models unloaded |",
-              "|---|---|---:|---|---|---|"]
+    lines += ["", "**Per node**", ""]
+    if rep.get("dynamic_vram"):  # comfy-aimdo's VRAM pages are outside PyTorch's allocator
+        lines += ["GPU peaks are PyTorch's allocator peaks: with Dynamic VRAM on they do not include the weights "
+                  "(held in Dynamic VRAM's own pages).", ""]
+    lines += ["| node | type | time (s) | peak | models loaded | models unloaded |", "|---|---|---:|---|---|---|"]
     for n in rep.get("nodes") or []:
         peaks = ", ".join(f"{d} {_b(b)}" for d, b in (n.get("peak") or {}).items()) or "—"
         lines.append(f"| {_cell(n.get('id'))} | {_cell(n.get('type'))} | {n.get('duration_s') or 0:.3f} | {peaks} | "

@@ -210,6 +210,16 @@ def test_markdown_table_cells_cannot_break_the_table():
     assert "Weird\\|Type Node" in row and row.count(" | ") == 5
 
 
+def test_markdown_says_dynamic_vram_peaks_leave_out_the_weights():
+    """With Dynamic VRAM the weights live in comfy-aimdo's pages, outside PyTorch's allocator: a node's GPU peak in
+    the report is then activations, and the report says so above the table (only then)."""
+    r = run("a", nodes=(("3", "KSampler", 1.0, GiB),))
+    assert "do not include the weights" not in report.markdown(report.build(r))
+    r["dynamic_vram"] = True
+    md = report.markdown(report.build(r))
+    assert md.index("do not include the weights") < md.index("| node | type |")
+
+
 # -- measured -------------------------------------------------------------------------------------
 def test_measured_peak_matches_files_latent_and_dtypes():
     runs = [run("new", started=3000, nodes=(("3", "KSampler", 1, 3 * GiB),)),
