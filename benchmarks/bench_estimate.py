@@ -328,7 +328,10 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # allocated rows
                 "invokeai-9305-qwen-image-vae-decode-512x512", "invokeai-9305-qwen-image-vae-decode-1024x1024",
                 "invokeai-9305-qwen-image-vae-decode-1024x1024-reserved", "invokeai-9305-qwen-image-vae-decode-1088x1920",
-                "invokeai-9305-qwen-image-vae-decode-2048x2048"}
+                "invokeai-9305-qwen-image-vae-decode-2048x2048",
+                # after measured batch 9's first sight: ComfyUI's LLM text encoders build no lm_head (weights.COMFY_TE_DROPPED,
+                # read from comfy/text_encoders/llama.py; no coefficient), written while reading this row's +14.1 %
+                "comfyui-log-11921-qwen-image-te-fp8-weights"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -425,6 +428,8 @@ def _measured_components(r):
             keep = tuple(r.get("keep_16bit" if c["role"] == "diffusion_model" else "te_keep_16bit") or ())
             t = {k: (v if any(p in k for p in keep) else q) for (k, v), q in zip(c["table"].items(), W.requant(c["table"], dt).values())}
             c = dict(c, table=t, bytes=sum(tensor_bytes(d, s) for d, s in t.values()))
+        if c["role"] == "text_encoder" and r.get("te_keeps_head"):  # the runner's text encoder builds its lm_head
+            c = dict(c, resident=W.resident_bytes(c["table"]))      # (DiffSynth-Studio), where ComfyUI's has none
         fp32 = tuple(r.get("te_keep_fp32") or ()) if c.get("kind") == "t5-xxl" else ()
         if fp32:  # kept in fp32 by the runner's loader: 4 bytes each, whatever the cast policy says
             t = c["table"]

@@ -160,8 +160,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     bc = pol["compute_bytes"]
 
     # weights (exact) and what ComfyUI keeps resident
+    te_drop = W.COMFY_TE_DROPPED if pol["runner"] == "comfyui" else ()
     for c in comps:
-        c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"]) if c["role"] != "other" else 0)
+        drop = te_drop if c["role"] == "text_encoder" else ()
+        c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop) if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
     if pol["offload_bytes"]:
         w_dm = max(0, w_dm - int(pol["offload_bytes"]))
@@ -182,6 +184,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)")
     if any(W.dropped(c["table"]) for c in tes):
         assumptions.append("T5's encoder.embed_tokens.weight is a copy of shared.weight that ComfyUI does not load: not counted")
+    if te_drop and any(k.endswith(te_drop) for c in tes for k in c["table"]):
+        assumptions.append("the text encoder's output head (lm_head) is not loaded: ComfyUI's text encoders have none")
 
     act, naive, how = 0, 0, ""
     if dm:

@@ -7,6 +7,11 @@ from .headers import ST_BYTES, tensor_bytes
 # them): T5's encoder.embed_tokens.weight is a copy of shared.weight (comfy/text_encoders/t5.py keeps only
 # `shared`)
 DROPPED_IF = {"encoder.embed_tokens.weight": "shared.weight"}
+# keys ComfyUI's text-encoder classes never load, whatever else the file holds: its LLM text encoders (Qwen2.5-VL,
+# Qwen3, Mistral, Llama, Gemma in comfy/text_encoders/llama.py) build no output head (`self.lm_head` is commented
+# out there; no other class under comfy/text_encoders defines one), so a file's lm_head.weight stays on disk.
+# diffusers / transformers do build it (runner "diffusers" keeps it).
+COMFY_TE_DROPPED = ("lm_head.weight",)
 
 # --weights-dtype: what the diffusion model's large float tensors become
 WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "bnb-int8": "I8", "gguf": "Q8_0", "q8_0": "Q8_0",
@@ -26,12 +31,13 @@ def dropped(table: dict) -> set:
     return out
 
 
-def resident_bytes(table: dict, cast_fp32=True) -> int:
-    """Bytes in VRAM once ComfyUI loads the table: keys its model class has no parameter for are dropped;
+def resident_bytes(table: dict, cast_fp32=True, drop=()) -> int:
+    """Bytes in VRAM once ComfyUI loads the table: keys its model class has no parameter for are dropped (DROPPED_IF,
+    and any key ending in one of `drop`, e.g. COMFY_TE_DROPPED for a text encoder ComfyUI runs);
     32/64-bit float weights are cast to 16-bit (its unet/text-encoder/VAE dtype on a GPU with bf16/fp16)
     unless cast_fp32 is False; everything else stays as stored."""
     n = 0
-    skip = dropped(table)
+    skip = dropped(table) | {k for k in table if drop and k.endswith(tuple(drop))}
     for name, (dt, shape) in table.items():
         if name in skip:
             continue
