@@ -331,7 +331,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 "invokeai-9305-qwen-image-vae-decode-2048x2048",
                 # after measured batch 9's first sight: ComfyUI's LLM text encoders build no lm_head (weights.COMFY_TE_DROPPED,
                 # read from comfy/text_encoders/llama.py; no coefficient), written while reading this row's +14.1 %
-                "comfyui-log-11921-qwen-image-te-fp8-weights"}
+                "comfyui-log-11921-qwen-image-te-fp8-weights",
+                # after measured batch 10's first sight: the one-frame Wan 2.1 convolution term applies on ROCm too, with
+                # CUDA's copies (cuda_conv.ROCM_KINDS; no coefficient refitted), written while reading these rows' -21.1 %
+                "comfyui-15221-qwen-image-vae-decode-1024-plain-rocm", "comfyui-15221-qwen-image-vae-decode-1024-tile512-rocm",
+                "comfyui-15221-qwen-image-vae-decode-1024-tile256-rocm"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

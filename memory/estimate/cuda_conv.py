@@ -28,8 +28,14 @@ encodes get no term: Wan 2.2 is not measured, and the figures that are ComfyUI's
 encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs. LTX-Video's decode is a
 trace (vae.LTXV_DECODE) and gets no term either: its workspace was never measured, so on CUDA that figure may be low.
 
-Device: CUDA only. cuDNN is NVIDIA's; ROCm runs MIOpen (ComfyUI even turns cuDNN off on AMD), MPS and CPU have
-neither, so the term is 0 there. PyTorch tries cuDNN's engine configurations in heuristic order and takes the
+Device: CUDA for every measured kind. ROCm only for the kinds measured there (ROCM_KINDS): AMD runs MIOpen, or,
+where ComfyUI turns it off (torch.backends.cudnn.enabled = False on RDNA3 and newer), PyTorch's own convolution,
+and neither is cuDNN. Measured (Comfy-Org/ComfyUI#15221, RX 9060 XT, bf16, the Qwen-Image VAE at 1024x1024 untiled
+and in 512 and 256 tiles, max_memory_allocated less the VAE; benchmarks/data/diffusion_measured.json batch 10):
+each decode sits 2.27 one-frame copies above the trace, where CUDA's fitted ONE_FRAME is 2.5, and its untiled
+figure is within 2.2 % of InvokeAI#9305's RTX 4090 one at the same size. So the Wan 2.1 term applies on ROCm with
+CUDA's copies (not refitted: those three rows are a regression set since). The KL decoder on ROCm is not measured:
+0 there, as on MPS, XPU and CPU, which have neither. PyTorch tries cuDNN's engine configurations in heuristic order and takes the
 first whose workspace it can allocate (pytorch/pytorch#49207), so on a full card it falls back to leaner ones:
 the term is what an unconstrained card takes, i.e. the safe side for sizing.
 
@@ -39,7 +45,8 @@ convolutions take about 3x (Comfy-Org/ComfyUI#10373, #10827; ComfyUI's NVIDIA_ME
 the measured device is outside of."""
 from .phases import dtype_bytes
 
-DEVICES = ("cuda",)  # devices the term applies to
+DEVICES = ("cuda",)  # devices the term applies to for every measured kind
+ROCM_KINDS = ("wan21",)  # kinds measured on ROCm too (Comfy-Org/ComfyUI#15221; see above), with CUDA's copies
 COPIES = {"kl": 1.75, "wan21": 1.0}  # fitted copies of the largest full-resolution conv input (see above)
 DECODE_CHANNELS = {"kl": 256, "wan21": 192}  # channels of that input at full resolution, per frame
 ENCODE_CHANNELS = {"kl": 128}  # traced encodes only
@@ -55,10 +62,10 @@ FITTED_WITH_WORKSPACE = {"diffusers": ("kl",)}
 
 def applies(kind: str, device="cuda", runner="comfyui") -> bool:
     """cuDNN takes the workspace whatever Python code calls the convolution (ComfyUI, Wan's runner, diffusers'
-    AutoencoderKLWan, which decodes the same causal 4-frame chunks): on CUDA, for every measured kind, except a
-    runner figure fitted with it inside."""
-    return ((device or "") in DEVICES and kind in COPIES
-            and kind not in FITTED_WITH_WORKSPACE.get(runner or "comfyui", ()))
+    AutoencoderKLWan, which decodes the same causal 4-frame chunks): on CUDA, for every measured kind, on ROCm for
+    ROCM_KINDS, except a runner figure fitted with it inside."""
+    on = (device or "") in DEVICES or (device == "rocm" and kind in ROCM_KINDS)
+    return on and kind in COPIES and kind not in FITTED_WITH_WORKSPACE.get(runner or "comfyui", ())
 
 
 def _frames(kind, many: bool) -> int:

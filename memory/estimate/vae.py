@@ -246,6 +246,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
         out["how"] += (f"; the caching allocator keeps about {fmt_bytes(out['cached_slack'])} more reserved (nvidia-smi and "
                        "max_memory_reserved show it; PyTorch frees it before an OOM)")
     if out["conv_workspace"]:
-        out["how"] += (f"; includes {fmt_bytes(out['conv_workspace'])} of {cuda_conv.NAME} (cuDNN, measured on an NVIDIA GPU; "
+        out["how"] += (f"; includes {fmt_bytes(out['conv_workspace'])} of {cuda_conv.NAME} (measured on NVIDIA GPUs, "
+                       "and for this VAE on an AMD one; not in a meta trace)" if device == "rocm" else
+                       f"; includes {fmt_bytes(out['conv_workspace'])} of {cuda_conv.NAME} (cuDNN, measured on an NVIDIA GPU; "
                        "not in a meta trace)")
     return out

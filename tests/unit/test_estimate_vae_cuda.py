@@ -35,7 +35,8 @@ def test_wan21_decode_term_by_hand():
     assert V.conv_workspace_bytes("wan21", [1, 16, 5, 60, 104], "bf16") == 192 * 4 * hw * 2 == 613_416_960
     # one latent frame (an image: Qwen-Image's VAE): 2.5 copies of one frame's input, fitted apart (cuda_conv.ONE_FRAME)
     assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "bf16") == 2.5 * 192 * PX1024 * 2 == 1_006_632_960
-    assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "fp16", "rocm") == 0
+    # on ROCm too, with CUDA's copies (cuda_conv.ROCM_KINDS: measured there by Comfy-Org/ComfyUI#15221)
+    assert V.conv_workspace_bytes("wan21", [1, 16, 1, 128, 128], "fp16", "rocm") == 2.5 * 192 * PX1024 * 2
 
 
 def test_one_frame_wan_decode_against_invokeai_rows():
@@ -151,11 +152,26 @@ def test_cli_device_option_reaches_the_policy():
 def test_diffusers_wan_decoder_gets_the_term_its_kl_decoder_does_not():
     """cuDNN takes the workspace whoever calls the convolution: diffusers' AutoencoderKLWan decodes the same causal
     4-frame chunks, so it gets the Wan 2.1 term (per dtype byte); diffusers' KL figure was fitted on GPU peaks that
-    already hold it (cuda_conv.FITTED_WITH_WORKSPACE), so it gets none; off CUDA, none."""
+    already hold it (cuda_conv.FITTED_WITH_WORKSPACE), so it gets none; on ROCm the Wan term too (ROCM_KINDS); on MPS, none."""
     hw = 832 * 480
     assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "bf16", "cuda", runner="diffusers") == 192 * 4 * hw * 2
     assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "fp32", "cuda", runner="diffusers") == 192 * 4 * hw * 4
-    assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "fp32", "rocm", runner="diffusers") == 0
+    assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "fp32", "rocm", runner="diffusers") == 192 * 4 * hw * 4
+    assert V.conv_workspace_bytes("wan21", [1, 16, 21, 60, 104], "fp32", "mps", runner="diffusers") == 0
     assert V.conv_workspace_bytes("kl", [1, 16, 128, 128], "bf16", "cuda", runner="diffusers") == 0
     p = V.phase("wan21", [1, 16, 21, 60, 104], "fp32", None, "untiled", runner="diffusers", device="cuda")
     assert p["conv_workspace"] == 192 * 4 * hw * 4
+
+
+def test_one_frame_wan_decode_on_rocm_against_comfyui_15221():
+    """Comfy-Org/ComfyUI#15221 (RX 9060 XT, ROCm, bf16, the Qwen-Image VAE at 1024x1024 in ComfyUI, the VAE loaded
+    alone, max_memory_allocated less the VAE's weights): untiled 4140.5 MB, VAEDecodeTiled 512 1035.1 MB, 256 258.8 MB.
+    The untiled decode (trace + frame + CUDA's 2.5 one-frame copies, not refitted) within 3 %; without the term on ROCm
+    (the old figure) it is 21 % under; 2x the copies is 21 % over. REGRESSION rows (batch 10): the ROCm term was
+    written while reading them."""
+    lat = [1, 16, 1, 128, 128]
+    ours = V.vae_decode_bytes("wan21", lat, "bf16", device="rocm")
+    assert abs(ours / (4140.5 * 2**20) - 1) < 0.03, ours
+    assert V.conv_workspace_bytes("wan21", lat, "bf16", "rocm") == 2.5 * 192 * PX1024 * 2
+    # the KL decoder is not measured on ROCm: no term there
+    assert V.conv_workspace_bytes("kl", [1, 4, 128, 128], "bf16", "rocm") == 0
