@@ -91,6 +91,12 @@ OLLAMA_ESTIMATE_BYTES = {"q8_0": 1.0, "q4_0": 0.5}
 # numParallel x 4096 + batch cells whatever its 128-token window, a full layer at num_ctx x numParallel
 # (gpt-oss:20b at num_ctx 8192: 12 x 8192 + 12 x 4608 cells x 2 KiB = 300.0 MiB, ollama/ollama#11711)
 OLLAMA_GPTOSS_SWA = 4096
+# mllama (llama3.2-vision) in Ollama's estimate (fs/ggml GraphSize, case "mllama", 0.4 through 0.11): a
+# cross-attention layer caches the image's 1601 vision tokens x 4 tiles in fp32, whatever num_ctx; the other layers
+# num_ctx x parallel cells at 2 bytes (llama3.2-vision:11b at num_ctx 2048: 32 x 2048 x 4 KiB + 8 x 6404 x 8 KiB =
+# 656.25 MiB, printed 656.2; ollama/ollama#9311)
+OLLAMA_MLLAMA_CROSS_CELLS = 1601 * 4
+OLLAMA_MLLAMA_CROSS_BYTES = 4
 GPTOSS_ARCHS = ("gpt_oss", "gpt-oss")
 
 
@@ -153,9 +159,14 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         if spec.arch in GPTOSS_ARCHS and not swa_full:
             swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH
     full = by_kind[FULL] * cells
+    n_full = sum(k == FULL for k in spec.layer_kinds)
+    cross = len(spec.cross_attn_layers) if runtime == "ollama" else 0
+    if cross and n_full:
+        per_layer = by_kind[FULL] / n_full  # one full layer's bytes per token at the estimate's pricing
+        elems = per_layer / dict(KV_BYTES, **OLLAMA_ESTIMATE_BYTES)[kv]
+        full += cross * (elems * OLLAMA_MLLAMA_CROSS_BYTES * OLLAMA_MLLAMA_CROSS_CELLS - per_layer * cells)
     swa = by_kind[SLIDING] * swa_cells
     state = spec.recurrent_state_per_seq * seqs
-    n_full = sum(k == FULL for k in spec.layer_kinds)
     return {"per_token": int(by_kind[FULL] + by_kind[SLIDING]), "full_layers": int(full),
             "sliding_layers": int(swa), "recurrent_state": int(state), "total": int(full + swa + state),
             "cells": cells, "sliding_cells": swa_cells,

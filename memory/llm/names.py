@@ -43,6 +43,8 @@ OLLAMA_LIBRARY = {
     "mistral-small3.2": ("Mistral-Small-3.1-{size}", "24b"),
     # llama2 (7b/13b/70b, Q4_0 builds like the other early libraries); mistral-small:24b is Mistral-Small-24B-2501
     "llama2": ("Llama-2-{size}", "7b"), "mistral-small": ("Mistral-Small-{size}", "24b"),
+    # llama3.2-vision (11b, the default tag) is Meta's Llama-3.2-11B-Vision (mllama: 40 layers, 8 of them cross-attention)
+    "llama3.2-vision": ("Llama-3.2-{size}-Vision", "11b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B

@@ -54,6 +54,7 @@ class LLMSpec:
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
     ollama: bool = False           # named by an Ollama library tag
     notes: list = field(default_factory=list)
+    cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
 
     @property
     def n_layers(self) -> int:
@@ -212,6 +213,14 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
         spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
+    cross = cfg.get("cross_attention_layers")
+    if isinstance(cross, (list, tuple)) and cross:
+        if not all(isinstance(i, int) and 0 <= i < L for i in cross) or len(set(cross)) != len(cross):
+            raise UserError(f"{name}: cross_attention_layers must be distinct layer indices below {L}")
+        spec.cross_attn_layers = tuple(sorted(cross))
+        spec.notes.append(f"{len(cross)} of its {L} layers attend to image features (cross-attention): Ollama's estimate "
+                          "prices their cache for one image; the other runtimes' figures count them as self-attention "
+                          "layers")
     spec.params, spec.linear_params, spec.expert_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
     if cfg.get("_vision") is not None:

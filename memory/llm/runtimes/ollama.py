@@ -111,6 +111,26 @@ def settings(version, knobs) -> dict:
             "weights_format": knobs.get("weights_format")}
 
 
+def _mllama_projector(v, spec, d, n, ff, patch, image) -> dict:
+    """Llama 3.2 Vision's tower as Ollama prices it. Graph: llm/memory.go projectorMemoryRequirements, case "mllama"
+    (0.4 through 0.11), in fp32 for max_num_tiles tiles of image_size^2 pixels and (image/patch)^2 + 1 patches padded
+    to 8: 2.79 GiB for the 11b (printed 2.8, ollama/ollama#9311). Weights: the tower's tensors in 16 bits
+    (transformers MllamaVisionModel: num_hidden_layers + num_global_layers bias-free attention blocks with fc1/fc2
+    biases, the gated tile position embedding of 9 aspect ratios x tiles x patches x hidden, the projection of
+    vision_output_dim to the text hidden size)."""
+    tiles, heads = int(v.get("max_num_tiles") or 4), int(v.get("attention_heads") or 16)
+    patches = (image // patch) ** 2 + 1                        # + the class embedding
+    padded = patches + (8 - patches % 8) % 8
+    graph = 4 * (8 + image * image * 3 * tiles + d * patches * tiles + 9 * d * padded * tiles
+                 + (padded * tiles) ** 2 * heads)
+    layers = n + int(v.get("num_global_layers") or 0)
+    per_layer = 4 * d * d + 2 * d * ff + ff + d + 4 * d
+    out_dim = int(v.get("vision_output_dim") or d)
+    params = (layers * per_layer + 9 * tiles * patches * d + patches * d + 3 * patch * patch * d + d
+              + 2 * 9 * tiles * d + 4 * d + out_dim * spec.hidden + spec.hidden)
+    return {"weights": int(params * 2), "graph": int(graph), "params": params}
+
+
 def projector(spec) -> dict | None:
     """{'weights', 'graph'} bytes of the vision projector, from the config's vision_config; None without one."""
     v = spec.vision
@@ -131,6 +151,8 @@ def projector(spec) -> dict | None:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
     graph = heads * patches * patches * 4
+    if v.get("model_type") == "mllama_vision_model":
+        return _mllama_projector(v, spec, d, n, ff, patch, image)
     if spec.arch in ("qwen2_5_vl", "qwen25vl"):
         # GraphSize's vision case "qwen25vl" (fs/ggml/ggml.go, 0.7.0 on): in fp32, max_pixels (28 x 28 x 1280 unless
         # the GGUF says) x 3 channels twice, the patches, attention over max_pixels / 14^2 patches and the embedding
