@@ -1,0 +1,97 @@
+"""Facts the triage guides state, checked against the runtimes' own sources: every ComfyUI flag a guide
+shows exists in ComfyUI 0.8.0 or carries the version that added it; every node widget an action sets
+exists on that node; the LLM servers' flags and environment variables are ones their sources define.
+The tables below were read from the sources named with them (not from the guides)."""
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory.triage import guides
+
+ALL = guides.load_all()
+FLAG_RE = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9_-]*")
+
+# ComfyUI 0.8.0 comfy/cli_args.py (every add_argument), the version the host tier runs
+COMFY_080_FLAGS = set("""
+--async-offload --auto-launch --base-directory --bf16-text-enc --bf16-unet --bf16-vae --cache-classic --cache-lru
+--cache-none --cache-ram --comfy-api-base --cpu --cpu-vae --cuda-device --cuda-malloc --database-url --default-device
+--default-hashing-function --deterministic --directml --disable-all-custom-nodes --disable-api-nodes
+--disable-async-offload --disable-auto-launch --disable-cuda-malloc --disable-ipex-optimize --disable-manager-ui
+--disable-metadata --disable-mmap --disable-pinned-memory --disable-smart-memory --disable-xformers
+--dont-print-server --dont-upcast-attention --enable-compress-response-body --enable-cors-header --enable-manager
+--enable-manager-legacy-ui --extra-model-paths-config --fast --force-channels-last --force-fp16 --force-fp32
+--force-non-blocking --force-upcast-attention --fp16-text-enc --fp16-unet --fp16-vae --fp32-text-enc --fp32-unet
+--fp32-vae --fp64-unet --fp8_e4m3fn-text-enc --fp8_e4m3fn-unet --fp8_e5m2-text-enc --fp8_e5m2-unet --fp8_e8m0fnu-unet
+--front-end-root --front-end-version --gpu-only --highvram --input-directory --listen --log-stdout --lowvram
+--max-upload-size --mmap-torch-files --multi-user --normalvram --novram --oneapi-device-selector --output-directory
+--port --preview-method --preview-size --quick-test-for-ci --reserve-vram --supports-fp8-compute --temp-directory
+--tls-certfile --tls-keyfile --use-flash-attention --use-pytorch-cross-attention --use-quad-cross-attention
+--use-sage-attention --use-split-cross-attention --user-directory --verbose --whitelist-custom-nodes
+--windows-standalone-build
+""".split())
+
+# Flags newer than 0.8.0: the guide that shows one must say from which ComfyUI it exists (an older
+# ComfyUI stops at start with "unrecognized arguments"). Read from Comfy-Org/ComfyUI PRs:
+# #12658 (Dynamic VRAM default, --disable-dynamic-vram; 0.16.x logs run with it), #14480 (comfy-aimdo
+# 0.4.10, --vram-headroom), #15861 (the Comfy Compiler, --disable-comfy-compiler; 0.35.0 runs with it).
+COMFY_NEW_FLAGS = {
+    "--disable-dynamic-vram": r"ComfyUI 0\.16\+",
+    "--vram-headroom": r"PR #14480",
+    "--disable-comfy-compiler": r"ComfyUI 0\.35\+",
+}
+
+# ComfyUI 0.8.0 node inputs an action may set (nodes.py CLIPLoader/DualCLIPLoader/VAEDecodeTiled/VAEEncodeTiled,
+# comfy_extras/nodes_sd3.py TripleCLIPLoader: three clip_name combos and no device input)
+NODE_INPUTS = {
+    "CLIPLoader": {"device": ("default", "cpu")},
+    "DualCLIPLoader": {"device": ("default", "cpu")},
+    "TripleCLIPLoader": {},
+    "VAEDecodeTiled": {"tile_size": (64, 4096, 32), "overlap": (0, 4096, 32),
+                       "temporal_size": (8, 4096, 4), "temporal_overlap": (4, 4096, 4)},
+    "VAEEncodeTiled": {"tile_size": (64, 4096, 64), "overlap": (0, 4096, 32),
+                       "temporal_size": (8, 4096, 4), "temporal_overlap": (4, 4096, 4)},
+}
+
+
+def _comfy_checkout():
+    for d in (os.environ.get("COMFYUI_DIR"), "/work/hostenv/ComfyUI"):
+        if d and (Path(d) / "comfy" / "cli_args.py").is_file():
+            return Path(d)
+    return None
+
+
+def test_the_comfyui_flag_table_is_the_checkouts():
+    root = _comfy_checkout()
+    if root is None:
+        pytest.skip("no ComfyUI checkout here (COMFYUI_DIR)")
+    if (root / "comfyui_version.py").read_text().find('"0.8.0"') < 0:
+        pytest.skip("the checkout is not ComfyUI 0.8.0")
+    found = set(re.findall(r'add_argument\(\s*"(--[^"]+)"', (root / "comfy" / "cli_args.py").read_text()))
+    assert found == COMFY_080_FLAGS
+
+
+def _allowed(value, spec):
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        return value in spec
+    lo, hi, step = spec
+    return isinstance(value, int) and lo <= value <= hi and (value - lo) % step == 0
+
+
+@pytest.mark.parametrize("gid", sorted(g for g in ALL if ALL[g].get("actions")))
+def test_every_widget_an_action_sets_exists_on_its_node(gid):
+    g = ALL[gid]
+    for params in ({}, {"tile_size": 256, "overlap": 32, "temporal_size": 32, "temporal_overlap": 8}):
+        for a in guides.render(g, params).get("actions", []):
+            if a["kind"] == "set_widget":
+                for node in a["node"]:
+                    assert node in NODE_INPUTS, (gid, node)
+                    assert a["widget"] in NODE_INPUTS[node], (gid, node, a["widget"])
+                    assert _allowed(a["value"], NODE_INPUTS[node][a["widget"]]), (gid, node, a["value"])
+            elif a["kind"] == "swap_node":
+                for node in (a["from"], a["to"]):
+                    assert node in NODE_INPUTS or node in ("VAEDecode", "VAEEncode"), (gid, node)
+                for w, v in a["widgets"].items():
+                    assert w in NODE_INPUTS[a["to"]], (gid, a["to"], w)
+                    assert _allowed(v, NODE_INPUTS[a["to"]][w]), (gid, a["to"], w, v)
