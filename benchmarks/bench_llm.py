@@ -146,6 +146,12 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # read while the multi-GPU formula was checked: gemma3:27b fp16 over two 5090s comes out +5.4 % (gemma3's
         # partial graph is taken as the full one plus the output tensor; GraphSize's own gemma formula is not ported)
         "ollama-11162-gemma3-27b-fp16-2x5090",
+        # batch 18 (tuned after its first sight was recorded): llama3.2-vision:11b on 0.5.12 (an unknown tag at first
+        # sight) was read while Ollama's mllama estimate was added from its source (fs/ggml GraphSize: cross-attention
+        # layers cached for one image in fp32; llm/memory.go: the 4-tile vision graph) with the Llama-3.2-11B-Vision
+        # description; gemma3:4b on a gfx1103 iGPU was read while Ollama 0.12's runner cache (kvcache/causal.go Init:
+        # window x sequences + batch for a sliding layer) was checked, and its num_ctx corrected from 4096 to 8192
+        "ollama-9311-llama32-vision-11b-2k-24g", "ollama-12303-gemma3-4b-gfx1103-cpu-4k",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
