@@ -95,3 +95,21 @@ def test_every_widget_an_action_sets_exists_on_its_node(gid):
                 for w, v in a["widgets"].items():
                     assert w in NODE_INPUTS[a["to"]], (gid, a["to"], w)
                     assert _allowed(v, NODE_INPUTS[a["to"]][w]), (gid, a["to"], w, v)
+
+
+def _comfy_guides():
+    return sorted(gid for gid, g in ALL.items() if "comfyui" in g["runtimes"])
+
+
+# flags of other programs that ComfyUI guides name in passing (not ComfyUI's)
+NOT_COMFY = {"--query-compute-apps", "--format"}  # nvidia-smi
+
+
+@pytest.mark.parametrize("gid", _comfy_guides())
+def test_every_comfyui_flag_exists_and_a_new_one_says_from_which_version(gid):
+    g = ALL[gid]
+    text = guides.render(g, {})["markdown"] + "\n" + guides.render(g, {"launch": guides.FALLBACK["launch"]})["markdown"]
+    for flag in set(FLAG_RE.findall(text)) - NOT_COMFY:
+        assert flag in COMFY_080_FLAGS or flag in COMFY_NEW_FLAGS, (gid, flag)
+        if flag in COMFY_NEW_FLAGS:
+            assert re.search(COMFY_NEW_FLAGS[flag], g["markdown"]), (gid, flag, "say which ComfyUI has it")
