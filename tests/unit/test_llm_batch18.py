@@ -58,3 +58,16 @@ def test_ollama_012_runner_sliding_cache_is_window_plus_batch():
     r = llm.plan(s, "ollama", ctx=8192, parallel=1, runtime_version="0.12.2")
     assert abs(r["kv_total"] / MiB - 334.0) <= 0.05 + 1e-9
     assert r["kv_detail"]["sliding_cells"] == 1024 + 512
+
+
+def test_bad_cross_attention_layers_are_a_clear_error():
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import spec as S
+    cfg = {"model_type": "mllama", "text_config": {"vocab_size": 1000, "hidden_size": 256, "intermediate_size": 512,
+           "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "cross_attention_layers": [1, 9]}}
+    with pytest.raises(UserError, match="cross_attention_layers"):
+        S.from_config(cfg)
+    cfg["text_config"]["cross_attention_layers"] = [1, 1]
+    with pytest.raises(UserError, match="cross_attention_layers"):
+        S.from_config(cfg)
