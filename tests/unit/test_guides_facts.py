@@ -113,3 +113,41 @@ def test_every_comfyui_flag_exists_and_a_new_one_says_from_which_version(gid):
         assert flag in COMFY_080_FLAGS or flag in COMFY_NEW_FLAGS, (gid, flag)
         if flag in COMFY_NEW_FLAGS:
             assert re.search(COMFY_NEW_FLAGS[flag], g["markdown"]), (gid, flag, "say which ComfyUI has it")
+
+
+# llama.cpp common/arg.cpp (2026): the options the guides use, short and long names
+LLAMA_FLAGS = {"-m", "--model", "-ngl", "--gpu-layers", "--n-gpu-layers", "-c", "--ctx-size", "-b", "--batch-size",
+               "-ub", "--ubatch-size", "-fa", "--flash-attn", "-ctk", "--cache-type-k", "-ctv", "--cache-type-v",
+               "--no-mmap", "--mlock", "-fit", "--fit", "-ts", "--tensor-split", "-ot", "--override-tensor",
+               "-ncmoe", "--n-cpu-moe", "-np", "--parallel"}
+LLAMA_CACHE_TYPES = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}
+
+
+def _llama_lines(md):
+    return [ln.strip().strip("`") for ln in re.findall(r"llama-server [^\n`]*", md)]
+
+
+@pytest.mark.parametrize("gid", sorted(gid for gid, g in ALL.items() if "llama-server" in g["markdown"]))
+def test_every_llama_server_flag_exists_with_a_valid_value(gid):
+    md = guides.render(ALL[gid], {})["markdown"]
+    for line in _llama_lines(md):
+        toks = line.split()[1:]
+        for i, t in enumerate(toks):
+            if not t.startswith("-"):
+                continue
+            assert t in LLAMA_FLAGS, (gid, t, line)
+            nxt = toks[i + 1] if i + 1 < len(toks) else ""
+            if t in ("-fa", "--flash-attn", "-fit", "--fit"):
+                assert nxt in (("on", "off", "auto") if "fa" in t else ("on", "off")), (gid, line)
+            if t in ("-ctk", "-ctv", "--cache-type-k", "--cache-type-v"):
+                assert nxt in LLAMA_CACHE_TYPES, (gid, line)
+    if "-fa on" in md:
+        # '-fa on|off|auto' since late August 2025 (llama.cpp b63xx); before it '-fa' took no value
+        assert "bare `-fa`" in md, (gid, "say that older builds take a bare -fa")
+
+
+def test_fit_is_described_as_adjusting_only_unset_arguments():
+    # common/arg.cpp: "--fit [on|off] whether to adjust unset arguments to fit in device memory" (default on)
+    for gid, g in ALL.items():
+        if "--fit" in g["markdown"]:
+            assert "unset" in g["markdown"] and "--fit on" not in g["markdown"], gid
