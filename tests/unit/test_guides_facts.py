@@ -151,3 +151,13 @@ def test_fit_is_described_as_adjusting_only_unset_arguments():
     for gid, g in ALL.items():
         if "--fit" in g["markdown"]:
             assert "unset" in g["markdown"] and "--fit on" not in g["markdown"], gid
+
+
+def test_rocm_and_expandable_segments_name_the_builds_that_support_it():
+    # PyTorch ignored expandable_segments on ROCm until the HIP VMM port (pytorch#173330, relanded as #177974
+    # in March 2026, gated to ROCm >= 7.0 by #179930): a guide that tells ROCm users it is ignored must say
+    # which builds that is (ROCm 7.0+ with PyTorch 2.12 or later support it)
+    for gid, g in ALL.items():
+        for para in g["markdown"].split("\n\n"):
+            if "ROCm" in para and "expandable" in para.lower():
+                assert "pytorch#177974" in para and "ROCm 7.0" in para, (gid, para[:80])
