@@ -71,3 +71,24 @@ def test_bad_cross_attention_layers_are_a_clear_error():
     cfg["text_config"]["cross_attention_layers"] = [1, 1]
     with pytest.raises(UserError, match="cross_attention_layers"):
         S.from_config(cfg)
+
+
+# --- Gemma's graph in Ollama's estimate (fs/ggml GraphSize case "gemma", "gemma2", "gemma3") -------------------------
+
+def test_ollama_gemma_graph_follows_graphsize():
+    from gpu_garden.memory.llm.runtimes import ollama as O
+    # ollama/ollama#9818 (0.6.2, gemma3:27b at num_ctx 1024): graph.full 522.5 MiB, graph.partial 1.6 GiB
+    full, partial = O.gemma_graph(llm.describe(model="gemma3:27b"), 1024)
+    assert abs(full / MiB - 522.5) < 0.5 and round(partial / GiB, 1) == 1.6
+    # ollama/ollama#10765 (0.7.0, gemma3:4b at 4096): graph.full 517.0 MiB, graph.partial 1.0 GiB
+    full, partial = O.gemma_graph(llm.describe(model="gemma3:4b"), 4096)
+    assert abs(full / MiB - 517.0) < 0.5 and round(partial / GiB, 1) == 1.0
+
+
+def test_ollama_gemma_partial_graph_does_not_follow_the_output_tensor():
+    # ollama/ollama#11162 (0.9.2, gemma3:27b-it-fp16 over two 5090s, num_ctx 4096): memory.required.full 58.6 GiB; each
+    # GPU is charged the partial graph, which GraphSize sizes without the weights' type (the graph full + an fp16
+    # output tensor gave 61.75 GiB, +5.4 %)
+    s = llm.describe(model="gemma3:27b-it-fp16")
+    r = llm.plan(s, "ollama", ctx=4096, parallel=1, runtime_version="0.9.2", num_gpus=2)
+    assert abs(r["ollama_required_full"] / GiB - 58.6) / 58.6 < 0.01

@@ -6,7 +6,7 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
   the output layer last. reserve = the per-GPU minimum (457 MiB for CUDA) plus one layer (blk.0 and its share of
   the KV cache) held back as a buffer ("add one layer worth of memory as a buffer", gpuAllocations[i] +=
   MinimumMemory + layerSize, in every version since 0.2); graph full = the llama.cpp compute buffer; graph
-  partial = graph full + the output tensor it then keeps on the GPU.
+  partial = graph full + the output tensor it then keeps on the GPU (Gemma and gpt-oss: GraphSize's own formulas).
   Its log's memory.weights.total is not one quantity across versions: through 0.6.0 the sum over blocks of the
   block plus its share of the KV cache (the output tensor is left out); 0.6.1-0.6.2 the blocks alone; from 0.6.3 the
   blocks plus the output tensor (printed_weights_total).
@@ -63,6 +63,23 @@ GRAPH_SIZE_ARCHS = ("llama", "mistral", "mixtral", "mllama", "llama4", "gemma", 
 
 
 QWEN25VL_MAX_PIXELS = 28 * 28 * 1280
+# Gemma's graph in Ollama's estimate (fs/ggml GraphSize, case "gemma", "gemma2", "gemma3", the same from 0.6.2 to
+# 0.11.6), with context = num_ctx x parallel and batch = min(context, 512), whatever the weights' type:
+#   full    = max(4 b (E + V), 4 b (2 + ctx + ctx H + 2 E + 2 hK H))
+#   partial = max(4 E b + E V 105/128 + 4 V b, 4 b (2 E + 1 + 2 hK H + ctx + ctx H) + 32 hK ctx + E hK H 9/16)
+# gemma3:27b prints graph.partial 1.6 GiB (ollama#9818) and gemma3:4b 1.0 GiB (ollama#10765); over several GPUs
+# every GPU is charged the partial graph, so an fp16 output tensor no longer inflates it (ollama#11162)
+GEMMA_GRAPH_ARCHS = ("gemma", "gemma2", "gemma3", "gemma3_text")
+
+
+def gemma_graph(spec, cells: int, batch: int = 512) -> tuple:
+    """(graph full, graph partial) bytes of Ollama's estimate for a Gemma model."""
+    E, H, hk, V = spec.hidden, spec.n_heads, spec.head_dim_k, spec.vocab
+    b = min(cells, batch)
+    full = max(4 * b * (E + V), 4 * b * (2 + cells + cells * H + 2 * E + 2 * hk * H))
+    partial = max(4 * E * b + E * V * 105 // 128 + 4 * V * b,
+                  4 * b * (2 * E + 1 + 2 * hk * H + cells + cells * H) + 4 * hk * cells * 8 + E * hk * H * 9 // 16)
+    return int(full), int(partial)
 
 
 def fallback_graph(spec, kv_total: int, version) -> int | None:
@@ -173,7 +190,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
-    if spec.arch in GPTOSS_ARCHS:
+    if spec.arch in GEMMA_GRAPH_ARCHS:
+        graph_full, graph_partial = gemma_graph(spec, kvd["cells"], s["ubatch"])
+    elif spec.arch in GPTOSS_ARCHS:
         graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
     elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
