@@ -161,3 +161,14 @@ def test_rocm_and_expandable_segments_name_the_builds_that_support_it():
         for para in g["markdown"].split("\n\n"):
             if "ROCm" in para and "expandable" in para.lower():
                 assert "pytorch#177974" in para and "ROCm 7.0" in para, (gid, para[:80])
+
+
+def test_max_split_with_expandable_segments_is_described_as_the_assert_it_raises():
+    # pytorch/pytorch#123548 (and #119452): with both options, release_cached_blocks frees an expandable block
+    # with cudaFree and the allocator fails "!block->expandable_segment_ INTERNAL ASSERT FAILED"; nothing in
+    # the thread is about reserved memory growing
+    cited = [gid for gid, g in ALL.items() if "#123548" in g["markdown"]]
+    assert cited
+    for gid in cited:
+        md = ALL[gid]["markdown"]
+        assert "without bound" not in md and "expandable_segment_" in md, gid
