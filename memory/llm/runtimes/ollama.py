@@ -68,7 +68,8 @@ QWEN25VL_MAX_PIXELS = 28 * 28 * 1280
 #   full    = max(4 b (E + V), 4 b (2 + ctx + ctx H + 2 E + 2 hK H))
 #   partial = max(4 E b + E V 105/128 + 4 V b, 4 b (2 E + 1 + 2 hK H + ctx + ctx H) + 32 hK ctx + E hK H 9/16)
 # gemma3:27b prints graph.partial 1.6 GiB (ollama#9818) and gemma3:4b 1.0 GiB (ollama#10765); over several GPUs
-# every GPU is charged the partial graph, so an fp16 output tensor no longer inflates it (ollama#11162)
+# every GPU is charged the partial graph, so an fp16 output tensor no longer inflates it (ollama#11162). Applied for
+# a stated version before 0.12 only (from 0.12 Ollama measures its engine's allocation)
 GEMMA_GRAPH_ARCHS = ("gemma", "gemma2", "gemma3", "gemma3_text")
 
 
@@ -190,7 +191,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
-    if spec.arch in GEMMA_GRAPH_ARCHS:
+    if spec.arch in GEMMA_GRAPH_ARCHS and s["version"] is not None and not at_least(s["version"], *MEASURED):
+        # GraphSize is the old estimate's (before 0.12 Ollama measures its own engine's allocation, as for fallback_graph)
         graph_full, graph_partial = gemma_graph(spec, kvd["cells"], s["ubatch"])
     elif spec.arch in GPTOSS_ARCHS:
         graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
