@@ -172,3 +172,13 @@ def test_max_split_with_expandable_segments_is_described_as_the_assert_it_raises
     for gid in cited:
         md = ALL[gid]["markdown"]
         assert "without bound" not in md and "expandable_segment_" in md, gid
+
+
+def test_the_two_allocator_variable_names_are_explained_as_pytorch_reads_them():
+    # PyTorch 2.9.1-2.11 ignore expandable_segments given only in PYTORCH_ALLOC_CONF on CUDA (pytorch/pytorch#183387),
+    # so 'PyTorch 2.9+ reads PYTORCH_ALLOC_CONF' is wrong for the one option the guides set; they set both names
+    for gid, g in ALL.items():
+        md = g["markdown"]
+        assert "reads `PYTORCH_ALLOC_CONF`" not in md, gid
+        if "expandable_segments:True" in md and "export PYTORCH_ALLOC_CONF=expandable_segments" in md:
+            assert "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in md, gid
