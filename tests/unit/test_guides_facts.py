@@ -182,3 +182,13 @@ def test_the_two_allocator_variable_names_are_explained_as_pytorch_reads_them():
         assert "reads `PYTORCH_ALLOC_CONF`" not in md, gid
         if "expandable_segments:True" in md and "export PYTORCH_ALLOC_CONF=expandable_segments" in md:
             assert "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in md, gid
+
+
+def test_xla_defaults_and_variable_names():
+    # JAX docs (GPU memory allocation): preallocate 75 % unless XLA_PYTHON_CLIENT_PREALLOCATE=false,
+    # XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_ALLOCATOR=platform; TensorFlow's GPU guide: "By default,
+    # TensorFlow maps nearly all of the GPU memory of all GPUs" (growth only with set_memory_growth)
+    md = ALL["xla"]["markdown"]
+    names = set(re.findall(r"XLA_PYTHON_CLIENT_[A-Z_]+", md))
+    assert names and names <= {"XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR"}
+    assert "75 %" in md and "maps nearly all" in md and "grows into all" not in md
