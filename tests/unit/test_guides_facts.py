@@ -192,3 +192,41 @@ def test_xla_defaults_and_variable_names():
     names = set(re.findall(r"XLA_PYTHON_CLIENT_[A-Z_]+", md))
     assert names and names <= {"XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR"}
     assert "75 %" in md and "maps nearly all" in md and "grows into all" not in md
+
+
+# Ollama envconfig/config.go (0.5-0.12): the variables the guides set
+OLLAMA_VARS = {"OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_LOADED_MODELS", "OLLAMA_FLASH_ATTENTION", "OLLAMA_KV_CACHE_TYPE",
+               "OLLAMA_CONTEXT_LENGTH", "OLLAMA_GPU_OVERHEAD", "OLLAMA_KEEP_ALIVE", "OLLAMA_MAX_QUEUE",
+               "OLLAMA_SCHED_SPREAD", "OLLAMA_LOAD_TIMEOUT", "OLLAMA_HOST", "OLLAMA_MODELS", "OLLAMA_DEBUG"}
+# vLLM vllm/engine/arg_utils.py (0.10-0.12), SGLang server_args.py, TGI launcher, trtllm-serve (click options)
+SERVER_FLAGS = {
+    "vllm serve": {"--gpu-memory-utilization", "--dtype", "--kv-cache-dtype", "--max-model-len", "--max-num-seqs",
+                   "--enforce-eager", "--max-num-batched-tokens", "--compilation-config", "--quantization",
+                   "--tensor-parallel-size", "--cpu-offload-gb", "--kv-cache-memory-bytes", "--enable-sleep-mode"},
+    "sglang.launch_server": {"--model-path", "--max-running-requests", "--chunked-prefill-size",
+                             "--mem-fraction-static", "--context-length", "--kv-cache-dtype", "--quantization", "--tp",
+                             "--tp-size"},
+    "text-generation-launcher": {"--model-id", "--max-batch-prefill-tokens", "--max-input-tokens", "--max-total-tokens",
+                                 "--quantize", "--num-shard", "--cuda-memory-fraction"},
+    "trtllm-serve": {"--max_num_tokens", "--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction",
+                     "--tp_size", "--free_gpu_memory_fraction"},
+}
+
+
+def test_every_ollama_variable_is_one_ollama_reads():
+    for gid, g in ALL.items():
+        for name in re.findall(r"OLLAMA_[A-Z_]+", g["markdown"]):
+            assert name in OLLAMA_VARS, (gid, name)
+
+
+def test_every_llm_server_flag_exists():
+    for gid, g in ALL.items():
+        md = guides.render(g, {})["markdown"]
+        for launcher, known in SERVER_FLAGS.items():
+            for line in re.findall(re.escape(launcher) + r"[^\n`]*", md):
+                for flag in FLAG_RE.findall(line):
+                    assert flag in known, (gid, launcher, flag)
+        # flags named in prose next to the launcher's guide
+        if g["runtimes"][:1] == ["vllm"]:
+            for flag in re.findall(r"`(--[a-z][a-z0-9-]*)", md):
+                assert flag in SERVER_FLAGS["vllm serve"], (gid, flag)
