@@ -92,3 +92,22 @@ def test_ollama_gemma_partial_graph_does_not_follow_the_output_tensor():
     s = llm.describe(model="gemma3:27b-it-fp16")
     r = llm.plan(s, "ollama", ctx=4096, parallel=1, runtime_version="0.9.2", num_gpus=2)
     assert abs(r["ollama_required_full"] / GiB - 58.6) / 58.6 < 0.01
+
+
+# --- ggml-cuda's row padding of a quantized cache in ik_llama.cpp's layout ----------------------------------------------
+
+def test_ik_llama_quantized_k_cache_carries_one_padded_row_per_layer_on_cuda():
+    # ikawrakow/ik_llama.cpp#370 (May 2025): Qwen3-235B-A22B, q8_0 cache at 16384 cells over two GPUs: CUDA0 KV buffer
+    # 816.02 MiB (48 layers), CUDA1 782.02 MiB (46); KV self size 1598.00 MiB. K is head_dim x (heads x cells), so
+    # ggml_backend_cuda_buffer_type_get_alloc_size adds (512 - 128) q8_0 values = 408 bytes to each layer's K
+    s = llm.describe(model="Qwen3-235B-A22B")
+    kw = dict(ctx=16384, kv_dtype="q8_0", flash_attn=True)
+    r = llm.plan(s, "llama.cpp", runtime_version="ik_llama.cpp (May 2025)", **kw)
+    per = r["kv_per_layer"]["device_buffer"]
+    assert per - r["kv_per_layer"]["full"] == 408
+    assert round(48 * per / MiB, 2) == 816.02 and round(46 * per / MiB, 2) == 782.02
+    assert round(r["kv_total"] / MiB, 2) == 1598.00          # the total line counts the tensors without padding
+    # mainline llama.cpp and an f16 cache: no padding modelled
+    assert llm.plan(s, "llama.cpp", **kw)["kv_per_layer"]["device_buffer"] == r["kv_per_layer"]["full"]
+    f16 = llm.plan(s, "llama.cpp", runtime_version="ik_llama.cpp", ctx=16384, flash_attn=True)
+    assert f16["kv_per_layer"]["device_buffer"] == f16["kv_per_layer"]["full"]

@@ -10,7 +10,7 @@ the ggml compute buffer, and a margin.
   several GPUs (--tensor-split, the `tensor_split` knob): the layers are placed as load_tensors places them and each
   device's layers, KV buffer and weights are given (`devices`); the totals are the whole load's."""
 from ...units import MiB
-from ..cache import kv_cache
+from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, SLIDING
 from . import at_least
 
@@ -19,9 +19,31 @@ MARGIN = 256 * MiB           # left free for fragmentation and the driver
 FLASH_AUTO = (6400,)         # -fa auto
 UNIFIED_SPLIT = (5913,)      # from b5913 slots may get their own streams (ggml-org/llama.cpp#14847)
 FIT = (7400,)                # --fit
+QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 # ikawrakow/ik_llama.cpp (a --runtime-version that names it): llama.cpp's cache layout without its sliding-window
 # cache: every layer of a sliding-window model is kept at -c cells (gpt-oss-20b at 131072: 6144.00 MiB, ik_llama.cpp
 # #822, where llama.cpp allocates 3 GiB; the maintainer on #1594: SWA KV compression is a feature still to request)
+
+
+# ggml-cuda pads every quantized tensor by one row of (MATRIX_ROW_PADDING - ne0 % 512) values
+# (ggml_backend_cuda_buffer_type_get_alloc_size). ik_llama.cpp keeps each layer's K as a 2-D tensor of head_dim x
+# (heads x cells) (llama_kv_cache_init: ggml_new_tensor_2d(type_k, n_embd_head_k, n_head_kv*kv_size)), so a quantized
+# K cache on CUDA/ROCm carries one padded row a layer in the device's KV buffer; V is 1-D (n_embd_v_gqa x cells) and
+# the "KV self size" line counts ggml_nbytes without it. Qwen3-235B-A22B with q8_0 at 16384 cells: 48 layers x
+# 17.0 MiB + 48 x 384 x 34/32 bytes = 816.02 MiB printed for CUDA0 (ik_llama.cpp#370). Mainline's tensor shapes differ
+# by version and are not modelled here.
+MATRIX_ROW_PADDING = 512
+
+
+def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
+    """Bytes the CUDA buffer adds per layer to a quantized cache's tensors (ik_llama.cpp's layout; 0 otherwise)."""
+    if not ik or spec.mla:
+        return 0
+    pad = 0
+    for ne0, t in ((spec.head_dim_k, kv), (spec.n_kv_heads * spec.head_dim_v * cells, kv_v or kv)):
+        if t in QUANT_KV and ne0 % MATRIX_ROW_PADDING:
+            pad += (MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t]
+    return int(pad)
 
 
 def settings(version, knobs, parallel) -> dict:
@@ -35,7 +57,7 @@ def settings(version, knobs, parallel) -> dict:
             "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
-            "tensor_split": knobs.get("tensor_split")}
+            "tensor_split": knobs.get("tensor_split"), "ik": fork(knobs)}
 
 
 def fork(knobs) -> bool:
@@ -67,7 +89,7 @@ def layer_devices(n_layer: int, ngl: int, split) -> tuple:
     return counts, out, start
 
 
-def devices(spec, kvd, roles, ngl, split) -> list:
+def devices(spec, kvd, roles, ngl, split, pad: int = 0) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
     by rows over the same proportions but keeps each layer's cache where -sm layer would put it)."""
@@ -77,7 +99,7 @@ def devices(spec, kvd, roles, ngl, split) -> list:
                  for k in spec.layer_kinds]
     res, il = [], start
     for d, n in enumerate(counts):
-        kv = sum(per_layer[il:il + n])
+        kv = sum(per_layer[il:il + n]) + pad * n
         w = roles["blocks"] * n / L + (roles["output"] if d == out_dev else 0)
         res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev})
         il += n
@@ -111,8 +133,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         over["margin"] = max(MARGIN, int(0.02 * vram))
     total = gpu_w + kvd["total"] * on / L + sum(over.values())
     split = s.get("tensor_split")
-    devs = devices(spec, kvd, roles, ngl, split) if split and ngl > 0 else None
-    return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
+    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
+    devs = devices(spec, kvd, roles, ngl, split, pad) if split and ngl > 0 else None
+    return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
             "fits": total <= vram if vram else None, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + blocks * (L - on) / L + (0 if spec.tied or ngl > L else out))}
 
