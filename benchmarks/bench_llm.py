@@ -152,6 +152,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # description; gemma3:4b on a gfx1103 iGPU was read while Ollama 0.12's runner cache (kvcache/causal.go Init:
         # window x sequences + batch for a sliding layer) was checked, and its num_ctx corrected from 4096 to 8192
         "ollama-9311-llama32-vision-11b-2k-24g", "ollama-12303-gemma3-4b-gfx1103-cpu-4k",
+        # batch 17's ik_llama.cpp q8_0 split (first sight until then) was read while ggml-cuda's row padding of the
+        # fork's quantized K tensors was added (its CUDA0 buffer 816.02 MiB against the cache's 816.00)
+        "llamacpp-ik370-qwen3-235b-q8kv-2gpu-16k",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
@@ -209,7 +212,9 @@ def score(row) -> dict:
                 out["device_layers_exact"] = dev["layers"] == m["layers_on_device"]
                 pred = dev["kv"]
             elif key == "kv_mib_device":
-                pred = res.get("kv_per_layer", {}).get("full") or res["kv_total"] / spec.n_layers
+                # a device's KV buffer: its layers' cache plus the CUDA buffer's row padding of a quantized cache
+                per = res.get("kv_per_layer", {})
+                pred = per.get("device_buffer") or per.get("full") or res["kv_total"] / spec.n_layers
                 pred *= m["layers_on_device"]
             pred /= (MiB if unit == "MiB" else GiB)
             exact = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
