@@ -230,3 +230,13 @@ def test_every_llm_server_flag_exists():
         if g["runtimes"][:1] == ["vllm"]:
             for flag in re.findall(r"`(--[a-z][a-z0-9-]*)", md):
                 assert flag in SERVER_FLAGS["vllm serve"], (gid, flag)
+
+
+def test_a_verify_line_quoting_the_classic_load_line_also_quotes_dynamic_vrams():
+    # comfy/model_patcher.py logs "loaded completely; ..." / "loaded partially; ..." only on classic loading; under
+    # Dynamic VRAM (the default since ComfyUI 0.16 on NVIDIA) the load line is "Model X prepared for dynamic VRAM
+    # loading. NMB Staged." (ComfyUI PR #12658's log), so a Verify that waits for the classic line never sees it
+    for gid, g in ALL.items():
+        verify = g["markdown"].split("**Verify.**")[-1] if "**Verify.**" in g["markdown"] else ""
+        if "loaded completely" in verify:
+            assert "prepared for dynamic VRAM loading" in verify, gid
