@@ -240,3 +240,11 @@ def test_a_verify_line_quoting_the_classic_load_line_also_quotes_dynamic_vrams()
         verify = g["markdown"].split("**Verify.**")[-1] if "**Verify.**" in g["markdown"] else ""
         if "loaded completely" in verify:
             assert "prepared for dynamic VRAM loading" in verify, gid
+
+
+def test_the_other_process_reserve_is_not_described_as_protecting_memory_comfyui_already_leaves_alone():
+    # comfy/model_management.py get_free_memory reads torch.cuda.mem_get_info (free on the device, other
+    # programs' use excluded) and --reserve-vram adds to minimum_inference_memory: the reserve is room kept free
+    # beyond what others hold at planning time, i.e. for their growth
+    md = ALL["comfyui-other-process"]["markdown"]
+    assert "leave that memory alone" not in md and "growth" in md
