@@ -248,3 +248,10 @@ def test_the_other_process_reserve_is_not_described_as_protecting_memory_comfyui
     # beyond what others hold at planning time, i.e. for their growth
     md = ALL["comfyui-other-process"]["markdown"]
     assert "leave that memory alone" not in md and "growth" in md
+
+
+def test_comfyui_pinned_memory_defaults():
+    # ComfyUI 0.8.0 comfy/model_management.py: pinning on unless --disable-pinned-memory, for is_nvidia() or
+    # is_amd(), MAX_PINNED_MEMORY = 45 % of RAM on Windows ("Windows limit is apparently 50%"), 95 % elsewhere
+    md = ALL["comfyui-pinned-memory"]["markdown"]
+    assert "AMD" in md and "45 %" in md and "--disable-pinned-memory" in md
