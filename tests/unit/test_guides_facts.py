@@ -255,3 +255,11 @@ def test_comfyui_pinned_memory_defaults():
     # is_amd(), MAX_PINNED_MEMORY = 45 % of RAM on Windows ("Windows limit is apparently 50%"), 95 % elsewhere
     md = ALL["comfyui-pinned-memory"]["markdown"]
     assert "AMD" in md and "45 %" in md and "--disable-pinned-memory" in md
+
+
+def test_the_windows_page_file_path_goes_through_the_advanced_tab():
+    # Windows: System Properties > Advanced > Performance Settings opens Performance Options, whose *Advanced* tab
+    # holds Virtual memory (Change...)
+    for gid, g in ALL.items():
+        if "Virtual memory" in g["markdown"]:
+            assert re.search(r"Performance[^\n]*\n?[^\n]*Advanced > Virtual memory", g["markdown"]), gid
