@@ -263,3 +263,20 @@ def test_the_windows_page_file_path_goes_through_the_advanced_tab():
     for gid, g in ALL.items():
         if "Virtual memory" in g["markdown"]:
             assert re.search(r"Performance[^\n]*\n?[^\n]*Advanced > Virtual memory", g["markdown"]), gid
+
+
+def test_lowvram_is_described_as_what_it_does():
+    # ComfyUI 0.8.0 model_management.py: partial loading ("loaded partially") runs in NORMAL_VRAM as in LOW_VRAM
+    # (load_models_gpu computes lowvram_model_memory for both); what --lowvram adds is text_encoder_device()
+    # returning the CPU, and on DirectML (lowvram_available = False) turning partial loading on. 2026 cli_args.py:
+    # "Doesn't do anything if dynamic vram is enabled. If dynamic vram isn't being used this option makes the
+    # text encoders run on the CPU."
+    for gid in _comfy_guides():
+        md = ALL[gid]["markdown"]
+        if "{{launch}} --lowvram" not in md:
+            continue
+        if gid == "directml":
+            assert "partial loading" in md, gid
+        else:
+            assert "text encoders on the CPU" in md or "text encoders on\nthe CPU" in md, gid
+            assert "split the model between VRAM and RAM:" not in md and "can also split the model" not in md, gid
