@@ -383,6 +383,17 @@ SYNTH = {
     # gives Mochi (48 blocks, hidden 3072 / 1536, 24 heads, T5 features 4096); largest layer mlp_x.w1 16384 x 3072
     "synth:mochi-1-preview-10B": ("BF16", 10_027_677_744, (16384, 3072), {
         "t5_yproj.weight": (1536, 4096), **{f"blocks.{i}.attn.q_norm_x.weight": (128,) for i in range(48)}}),
+    # Z-Image (Turbo) 6B: 6,154,908,736 parameters, counted by instantiating ComfyUI 0.8.0's comfy.ldm.lumina.model.NextDiT
+    # on the meta device with the config its model_detection gives Z-Image (dim 3840, 30 layers, cap_feat_dim 2560, 30 heads,
+    # ffn 8/3 -> 10240, z_image_modulation); largest layer the refiners' qkv 11520 x 3840, the blocks' w1 10240 x 3840
+    "synth:z-image-6B": ("BF16", 6_154_908_736, (10240, 3840), {
+        "cap_embedder.1.weight": (3840, 2560), "layers.0.feed_forward.w1.weight": (10240, 3840),
+        **{f"layers.{i}.attention.q_norm.weight": (128,) for i in range(30)}}),
+    # Qwen3-4B as ComfyUI builds it for Z-Image (comfy.text_encoders.llama.Qwen3_4B on meta: 4,022,468,096 parameters,
+    # tied embeddings, no lm_head; embed_tokens 151936 x 2560)
+    "synth:qwen3-4b": ("BF16", 4_022_468_096, (9728, 2560), {
+        "model.embed_tokens.weight": (151936, 2560), "model.layers.0.input_layernorm.weight": (2560,),
+        "model.layers.0.self_attn.q_norm.weight": (128,)}),
 }
 
 
