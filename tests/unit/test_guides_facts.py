@@ -280,3 +280,13 @@ def test_lowvram_is_described_as_what_it_does():
         else:
             assert "text encoders on the CPU" in md or "text encoders on\nthe CPU" in md, gid
             assert "split the model between VRAM and RAM:" not in md and "can also split the model" not in md, gid
+
+
+def test_a_comfyui_max_split_fix_keeps_the_native_allocator():
+    # ComfyUI's cuda_malloc.py appends backend:cudaMallocAsync to PYTORCH_CUDA_ALLOC_CONF unless
+    # --disable-cuda-malloc; PyTorch's async backend ignores max_split_size_mb ("backend:cudaMallocAsync ignores
+    # max_split_size_mb ...")
+    for gid in _comfy_guides():
+        for c in guides.render(ALL[gid], {})["commands"]:
+            if "max_split_size_mb" in c["text"] and "main.py" in c["text"]:
+                assert "--disable-cuda-malloc" in c["text"], gid
