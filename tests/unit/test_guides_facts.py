@@ -290,3 +290,9 @@ def test_a_comfyui_max_split_fix_keeps_the_native_allocator():
         for c in guides.render(ALL[gid], {})["commands"]:
             if "max_split_size_mb" in c["text"] and "main.py" in c["text"]:
                 assert "--disable-cuda-malloc" in c["text"], gid
+
+
+def test_dynamic_vram_is_not_described_as_cuda_only():
+    # ComfyUI PR #15633 (in v0.34.0's notes): "Enable dynamic vram by default on ROCm 7.14 and higher"
+    md = ALL["comfyui-compiler"]["markdown"]
+    assert "on a CUDA card" not in md and "ROCm 7.14" in md
