@@ -74,6 +74,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("mla_cache") not in (None,) + MLA_CACHES:
         raise UserError(f"--mla-cache must be one of {', '.join(MLA_CACHES)}")
     split = knobs.get("tensor_split")
+    if isinstance(split, str):  # llama.cpp's own form, "-ts 3,1", as users write it (the CLI parses it the same way)
+        try:
+            split = knobs["tensor_split"] = [float(x) for x in split.replace("/", ",").split(",")]
+        except ValueError:
+            split = knobs["tensor_split"] = []  # refused below with the usual message
     if split is not None:
         if (runtime != "llama.cpp" or not isinstance(split, (list, tuple)) or not split or len(split) > 64
                 or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):

@@ -173,3 +173,16 @@ def test_llamacpp_split_with_exactly_n_layer_offloaded_keeps_the_output_on_the_c
     assert layer_devices(32, 32, [1, 1]) == ([16, 16], None, 0)
     assert layer_devices(32, 33, [1, 1]) == ([17, 15], 1, 0)
     assert layer_devices(32, 20, [1, 1]) == ([10, 10], None, 12)
+
+
+def test_tensor_split_takes_llamacpps_comma_string():
+    # llama.cpp#7366 (batch 19): a row written the way users type -ts ("10,10,10,10,10") was refused by the Python
+    # API although the CLI parses that very form; the string and the list must give the same placement
+    s = llm.describe(model="Qwen3-30B-A3B")
+    a = llm.plan(s, "llama.cpp", ctx=4096, tensor_split="3,1")
+    b = llm.plan(s, "llama.cpp", ctx=4096, tensor_split=[3, 1])
+    la, lb = [d["layers"] for d in a["devices"]], [d["layers"] for d in b["devices"]]
+    assert la == lb and len(la) == 2 and la[0] > 2 * la[1] > 0      # three quarters of the layers on the first GPU
+    for bad in ("3,x", "", "0,0"):
+        with pytest.raises(UserError, match="tensor-split"):
+            llm.plan(s, "llama.cpp", ctx=4096, tensor_split=bad)
