@@ -155,6 +155,10 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 17's ik_llama.cpp q8_0 split (first sight until then) was read while ggml-cuda's row padding of the
         # fork's quantized K tensors was added (its CUDA0 buffer 816.02 MiB against the cache's 816.00)
         "llamacpp-ik370-qwen3-235b-q8kv-2gpu-16k",
+        # batch 19 (tuned after its first sight was recorded): llama.cpp#7366 (an error at first sight: its -ts given as
+        # the comma string users type) was read while the Python API learned that form; its vram_gib was then corrected
+        # from one RTX 3060 to the five cards' sum, the contract of a --tensor-split verdict (said in the row)
+        "llamacpp-7366-command-r-35b-q4km-5x3060-8k",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
