@@ -15,7 +15,8 @@ MODELS_DIR = Path(__file__).with_name("models")
 OLLAMA_DEFAULT_QUANT = "Q4_K_M"
 # libraries whose default tag is a Q4_0 build (sizes on ollama.com: llama3 8b 4.7 GB / 70b 40 GB, gemma2 9b 5.4 GB,
 # mistral 7b 4.1 GB, mixtral 8x7b 26 GB, phi3 mini 2.2 GB: Q4_0 sizes, not Q4_K_M)
-OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llama2")
+OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llama2",
+                         "deepseek-v2", "deepseek-coder-v2")
 
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
@@ -45,13 +46,17 @@ OLLAMA_LIBRARY = {
     "llama2": ("Llama-2-{size}", "7b"), "mistral-small": ("Mistral-Small-{size}", "24b"),
     # llama3.2-vision (11b, the default tag) is Meta's Llama-3.2-11B-Vision (mllama: 40 layers, 8 of them cross-attention)
     "llama3.2-vision": ("Llama-3.2-{size}-Vision", "11b"),
+    # deepseek-v2 and deepseek-coder-v2 (June 2024): the 16b tags (the default) are DeepSeek-V2-Lite's geometry
+    # (deepseek2, 27 layers, 64 experts); their 236b tags are full DeepSeek-V2, which has no built-in description
+    "deepseek-v2": (None, "16b"), "deepseek-coder-v2": (None, "16b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
 # since May 2025, before that the Llama-3.1-8B distill)
 OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B", "14b": "Qwen2.5-14B",
                                       "32b": "Qwen2.5-32B", "70b": "Llama-3.3-70B", "8b": "Qwen3-8B",
-                                      "1.5b": "Qwen2.5-1.5B"}}
+                                      "1.5b": "Qwen2.5-1.5B"},
+                      "deepseek-v2": {"16b": "DeepSeek-V2-Lite"}, "deepseek-coder-v2": {"16b": "DeepSeek-V2-Lite"}}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
@@ -112,7 +117,7 @@ def ollama_tag(name: str):
         if len(moe) == 1:
             note += f"; {size} names the total size of the mixture-of-experts {moe[0]}"
             built = moe[0]
-    if lib in OLLAMA_SIZE_MODELS and size in OLLAMA_SIZE_MODELS[lib] and built != "DeepSeek-R1":
+    if lib == "deepseek-r1" and size in OLLAMA_SIZE_MODELS[lib] and built != "DeepSeek-R1":
         note += f"; {lib}:{size} is a distilled model with {built}'s architecture"
     q = quant or default
     if lib == "mistral-small3.1" and q.startswith(("Q2_K", "Q3_K", "Q4_K", "Q5_K")):  # weights.MISTRAL3_PATCHED

@@ -89,3 +89,17 @@ def test_r1_distills_are_their_base_models(repo, builtin, quant):
     s = llm.describe(model=repo)
     assert (s.name, s.quant) == (builtin, quant)
     assert any("distilled" in n for n in s.notes)
+
+
+def test_ollama_deepseek_v2_libraries_are_v2_lite():
+    # batch 20 (ollama#4799, ollama#5395): the deepseek-v2 and deepseek-coder-v2 libraries (June 2024) were unknown
+    # names; their 16b tags (the default) are DeepSeek-V2-Lite's geometry, built Q4_0 by default like the other
+    # libraries of that time (deepseek-coder-v2:16b is 8.9 GB on ollama.com: 15.7 B parameters x 4.5 bits)
+    s = llm.describe(model="deepseek-coder-v2:16b")
+    assert s.name == "DeepSeek-V2-Lite" and s.quant == "Q4_0"
+    s = llm.describe(model="deepseek-v2:16b-lite-chat-q4_K_S")
+    assert s.name == "DeepSeek-V2-Lite" and s.quant == "Q4_K_S"
+    assert llm.describe(model="deepseek-v2").name == "DeepSeek-V2-Lite"
+    with pytest.raises(UserError, match="unknown model"):   # 236b is full DeepSeek-V2: no built-in description
+        llm.describe(model="deepseek-v2:236b")
+    assert not any("distilled" in n for n in llm.describe(model="deepseek-v2:16b").notes)
