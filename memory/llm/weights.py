@@ -63,8 +63,16 @@ K_FALLBACK_EXTRA = {"Q4_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (5.5 - 4.5), "Q4_K_S"
 
 
 def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
-    """Extra bits of the whole file from the K-quant fallback of ffn_down (dense models; 0 when rows divide 256)."""
-    if t not in K_FALLBACK_EXTRA or spec.n_experts or not spec.intermediate or spec.intermediate % 256 == 0:
+    """Extra bits of the whole file from the K-quant fallback of ffn_down (0 when its rows divide 256). A routed
+    expert's ffn_down (GGUF ffn_down_exps, rows of moe_intermediate values) follows the same ffn_down rules:
+    DeepSeek-V2-Lite's 1408 is not a multiple of 256 (ollama#4799: 26 of its MoE blocks in Q4_K_S take 8764.11 MiB)."""
+    if t not in K_FALLBACK_EXTRA:
+        return 0.0
+    if spec.n_experts:  # the routed experts' down projections: a third of the gated experts' matmuls
+        if not spec.moe_intermediate or spec.moe_intermediate % 256 == 0 or not spec.expert_params:
+            return 0.0
+        return spec.expert_params / 3 * K_FALLBACK_EXTRA[t]
+    if not spec.intermediate or spec.intermediate % 256 == 0:
         return 0.0
     return spec.n_layers * spec.intermediate * spec.hidden * K_FALLBACK_EXTRA[t]
 DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
@@ -155,7 +163,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         total = emb + blocks + (0 if spec.tied else out)
         how = (f"{block_params / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
-               + (f"; ffn_down rows of {spec.intermediate} are not a multiple of 256: llama.cpp's fallback type "
+               + (f"; ffn_down rows of {spec.moe_intermediate if spec.n_experts else spec.intermediate} are not a "
+                  f"multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how}
     if up == MXFP4_MOE:

@@ -43,3 +43,20 @@ def test_rows_that_divide_256_and_moe_models_take_no_fallback(t):
     for name in ("Qwen2.5-32B", "Qwen3-30B-A3B"):     # 27648 = 108 x 256; an MoE's experts are sized elsewhere
         s = llm.describe(model=name)
         assert W._k_fallback_bits(s, t) == 0.0
+
+
+def test_moe_expert_ffn_down_takes_the_fallback(monkeypatch):
+    # ollama#4799 (batch 20): deepseek-v2:16b-lite-chat-q4_K_S with 26 of its 27 blocks on the GPU prints
+    # 'CUDA0 buffer size = 8764.11 MiB' -- the 26 MoE blocks (the dense block 0 stays on the CPU). DeepSeek-V2-Lite's
+    # experts have rows of 1408 values (1408 % 256 == 128): ffn_down_exps takes llama.cpp's fallback like a dense ffn_down
+    s = llm.describe(model="deepseek-v2:16b-lite-chat-q4_K_S")
+    assert (s.n_experts, s.moe_intermediate) == (64, 1408)
+
+    def moe_blocks_mib():
+        blocks = W.weights_by_role(s, "Q4_K_S")["blocks"]
+        return blocks * sum(s.layer_params[1:]) / sum(s.layer_params) / 2**20
+
+    assert moe_blocks_mib() == pytest.approx(8764.11, rel=0.005)
+    assert "rows of 1408" in W.weights_by_role(s, "Q4_K_S")["how"]
+    monkeypatch.setattr(W, "K_FALLBACK_EXTRA", {})
+    assert moe_blocks_mib() < 8764.11 * 0.95                    # without it: 6 % short
