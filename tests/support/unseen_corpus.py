@@ -29,8 +29,8 @@ def load(path: Path):
         meta[key] = val.strip()
         i += 1
     body = "".join(lines[i:])
-    if not meta.get("thread", "").startswith("https://github.com/"):
-        raise ValueError(f"{path.name}: names no public GitHub thread")
+    if not meta.get("thread", "").startswith("https://"):
+        raise ValueError(f"{path.name}: names no public thread")
     expect = dict(kv.split("=", 1) for kv in meta["expect"].split())
     numbers = {}
     for item in filter(None, (x.strip() for x in meta.get("numbers", "").split(";"))):
