@@ -335,7 +335,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # after measured batch 10's first sight: the one-frame Wan 2.1 convolution term applies on ROCm too, with
                 # CUDA's copies (cuda_conv.ROCM_KINDS; no coefficient refitted), written while reading these rows' -21.1 %
                 "comfyui-15221-qwen-image-vae-decode-1024-plain-rocm", "comfyui-15221-qwen-image-vae-decode-1024-tile512-rocm",
-                "comfyui-15221-qwen-image-vae-decode-1024-tile256-rocm"}
+                "comfyui-15221-qwen-image-vae-decode-1024-tile256-rocm",
+                # after measured batch 11's first sight: ComfyUI-GGUF dequantizes a GGUF text encoder's large token
+                # embedding to fp16 on load (weights.GGUF_TE_EMBED_*, read from city96/ComfyUI-GGUF loader.py; no
+                # coefficient), written while reading these two rows' -7.4 % / -12.2 %
+                "orsoeric-zimage-te-qwen3-4b-gguf-q8_0-weights", "orsoeric-qwen-image-te-gguf-q8_0-mmproj-weights"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

@@ -163,7 +163,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     te_drop = W.COMFY_TE_DROPPED if pol["runner"] == "comfyui" else ()
     for c in comps:
         drop = te_drop if c["role"] == "text_encoder" else ()
-        c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop) if c["role"] != "other" else 0)
+        gguf_te = c["role"] == "text_encoder" and pol["runner"] == "comfyui"  # ComfyUI-GGUF's fp16 token embedding
+        c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop, gguf_te) if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
     if pol["offload_bytes"]:
         w_dm = max(0, w_dm - int(pol["offload_bytes"]))
@@ -186,6 +187,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append("T5's encoder.embed_tokens.weight is a copy of shared.weight that ComfyUI does not load: not counted")
     if te_drop and any(k.endswith(te_drop) for c in tes for k in c["table"]):
         assumptions.append("the text encoder's output head (lm_head) is not loaded: ComfyUI's text encoders have none")
+    if pol["runner"] == "comfyui" and any(W.gguf_embed_dequantized(c["table"]) for c in tes):
+        assumptions.append("the GGUF text encoder's token embedding is held in fp16: ComfyUI-GGUF dequantizes it on load")
 
     act, naive, how = 0, 0, ""
     if dm:

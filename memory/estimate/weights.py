@@ -12,6 +12,12 @@ DROPPED_IF = {"encoder.embed_tokens.weight": "shared.weight"}
 # out there; no other class under comfy/text_encoders defines one), so a file's lm_head.weight stays on disk.
 # diffusers / transformers do build it (runner "diffusers" keeps it).
 COMFY_TE_DROPPED = ("lm_head.weight",)
+# ComfyUI-GGUF's text-encoder loader (city96/ComfyUI-GGUF loader.py gguf_clip_loader) dequantizes a quantized token
+# embedding to fp16 on load ("Dequantizing token_embd.weight to prevent runtime OOM."): for LLM encoders (llama,
+# qwen2vl, qwen3, gemma3...) when the vocabulary is >= 64 * 1024, for T5 only UMT5-XXL's 256384 x 4096. T5-XXL's
+# 32128-token embedding stays quantized. Keys as the GGUF file names them or as converted.
+GGUF_TE_EMBED_KEYS = ("token_embd.weight", "embed_tokens.weight", "shared.weight")
+GGUF_TE_EMBED_MIN_VOCAB = 64 * 1024
 
 # --weights-dtype: what the diffusion model's large float tensors become
 WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "bnb-int8": "I8", "gguf": "Q8_0", "q8_0": "Q8_0",
@@ -31,17 +37,29 @@ def dropped(table: dict) -> set:
     return out
 
 
-def resident_bytes(table: dict, cast_fp32=True, drop=()) -> int:
+def gguf_embed_dequantized(table: dict) -> set:
+    """The text encoder's token embedding that ComfyUI-GGUF dequantizes to fp16 on load (GGUF_TE_EMBED_*): a key
+    ending in one of GGUF_TE_EMBED_KEYS, stored in a GGUF block type, with a vocabulary of at least 64K rows."""
+    return {k for k, (dt, shape) in table.items()
+            if k.endswith(GGUF_TE_EMBED_KEYS) and dt not in ST_BYTES and len(shape) == 2
+            and max(shape) >= GGUF_TE_EMBED_MIN_VOCAB}
+
+
+def resident_bytes(table: dict, cast_fp32=True, drop=(), gguf_te=False) -> int:
     """Bytes in VRAM once ComfyUI loads the table: keys its model class has no parameter for are dropped (DROPPED_IF,
     and any key ending in one of `drop`, e.g. COMFY_TE_DROPPED for a text encoder ComfyUI runs);
     32/64-bit float weights are cast to 16-bit (its unet/text-encoder/VAE dtype on a GPU with bf16/fp16)
-    unless cast_fp32 is False; everything else stays as stored."""
+    unless cast_fp32 is False; a GGUF text encoder's token embedding is held in fp16 when gguf_te (ComfyUI-GGUF's
+    loader, gguf_embed_dequantized); everything else stays as stored."""
     n = 0
     skip = dropped(table) | {k for k in table if drop and k.endswith(tuple(drop))}
+    f16 = gguf_embed_dequantized(table) if gguf_te else set()
     for name, (dt, shape) in table.items():
         if name in skip:
             continue
-        if cast_fp32 and dt in ("F32", "F64"):
+        if name in f16:
+            n += math.prod(shape) * 2
+        elif cast_fp32 and dt in ("F32", "F64"):
             n += math.prod(shape) * 2
         else:
             n += tensor_bytes(dt, shape)
