@@ -2,7 +2,7 @@
 
 A figure in README.md is written as `<!--fig FILE KEY FORMAT-->VALUE<!--/fig-->`: FILE is a results file name
 (without .json), KEY a dotted path into it, FORMAT a Python format spec (`.1f`, `,d`, `.0%`; `-` for str;
-`GiB`/`MiB` for a byte count shown in those units with two decimals).
+`GiB`/`MiB` for a byte count shown in those units with two decimals; `len` for how many items a list holds).
 The block between `<!--figures-->` and `<!--/figures-->` becomes a table of every figure with the command that
 prints it. `python scripts/readme_figures.py` rewrites the README; `--check` exits 1 when it is stale.
 """
@@ -39,6 +39,8 @@ UNITS = {"GiB": 2**30, "MiB": 2**20}
 def fmt(value, spec: str) -> str:
     if spec in UNITS:
         return f"{value / UNITS[spec]:.2f} {spec}"
+    if spec == "len":                      # a list in the results file (e.g. the rows of a set): how many
+        return str(len(value))
     return str(value) if spec == "-" else format(value, spec)
 
 

@@ -49,3 +49,9 @@ def test_byte_counts_shown_in_binary_units():
     assert figures.fmt(12237259264, "GiB") == "11.40 GiB"     # 12237259264 / 2**30 = 11.397
     assert figures.fmt(476577792, "MiB") == "454.50 MiB"
     assert figures.fmt(0.826, ".1f") == "0.8"
+
+
+def test_formats_a_list_as_its_count_and_bytes_in_units():
+    assert figures.fmt(["a", "b", "c"], "len") == "3"
+    assert figures.fmt(3 * 2**30, "GiB") == "3.00 GiB"
+    assert figures.fmt(0.0734, ".1%") == "7.3%"

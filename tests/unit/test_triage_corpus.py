@@ -34,7 +34,7 @@ def load(path: Path):
     for h in header:
         key, _, val = h.partition(":")
         meta[key] = val.strip()
-    assert meta.get("thread", "").startswith("https://github.com/"), f"{path.name}: names no public thread"
+    assert meta.get("thread", "").startswith("https://"), f"{path.name}: names no public thread"
     expect = dict(kv.split("=", 1) for kv in meta["expect"].split())
     numbers = {}
     for item in filter(None, (x.strip() for x in meta.get("numbers", "").split(";"))):
