@@ -50,6 +50,12 @@ HF_DISPATCH = re.compile(r"Some modules are dispatched on the CPU or the disk\. 
 OLLAMA_TOO_LARGE = re.compile(r'model request too large for system"? requested="?([\d.]+ ?[KMGT]i?B)"? available="?([\d.]+ ?[KMGT]i?B|\d+)')
 # Hugging Face text-generation-inference's warmup (server/text_generation_server/models/flash_causal_lm.py)
 # (before mid-2023 it sized the KV cache from --max-batch-total-tokens: "... handle 16000 total tokens with 2 prefill tokens")
+# exllamav3's loader (exllamav3/loader: initial_split): the model's modules and the cache found no room in the GPUs'
+# split (autosplit or gpu_split); tabbyAPI and text-generation-webui print it as is
+EXL_SPLIT = re.compile(r"Insufficient VRAM in split for model and cache")
+# SGLang at start (srt/utils.py get_available_gpu_memory): the tensor-parallel ranks' free memory differs by more than
+# its tolerance, because another process holds memory on some of the GPUs
+SGLANG_UNBALANCED = re.compile(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes")
 TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d+) total tokens with )?(\d+) prefill tokens")
 # C++'s operator new failing (std::bad_alloc): host memory in a native library (a tokenizer or model loader), or a size
 # computed wrong (swisscom/ai-research-keyphrase-extraction#28, epfml/sent2vec#98)

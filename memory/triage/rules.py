@@ -195,6 +195,11 @@ RULES = [
       "{ru:b} reserved but unallocated, {ru_share:.0%} of the card", first="frag"),
 
     # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
+    # exllamav3's loader found no room in the GPU split for the modules and the cache: mostly the weights (a bpw too high
+    # for the cards); a cache_size too large for what the weights leave is the runner-up
+    R("weights-exceed-vram", 3.0, kind("exllama.split"),
+      "ExLlama's loader could not fit the model's modules and its cache in the GPUs' split: a lower-bpw quant, or less cache "
+      "(cache_size, a Q4/Q8 cache mode), or another GPU in the split"),
     R("weights-exceed-vram", 1.6, torch_full, "PyTorch already holds {allocated:b} of {total:b} and fails on a small {req:b} request"),
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
     R("weights-exceed-vram", 1.6, script_full,
@@ -374,6 +379,9 @@ RULES = [
       "text encoder still in VRAM during the failure: {te_names} ({te_resident:b})", hint=True),
 
     # --- other-process: memory held outside this process -----------------------------------------------
+    R("other-process", 6.0, kind("sglang.unbalanced"),
+      "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
+      "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),
     R("other-process", 3.0, lambda x: torch(x) and x.others is not None and x.others >= max(1.5 * GiB, 0.1 * x.total) and x.others >= x.short,
       "other processes hold {others:b} on this GPU; freeing them covers the {short:b} shortfall", first="op"),
     R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total,
@@ -406,6 +414,8 @@ RULES = [
       "at the failure other processes held {snap_others:b} of the {snap_total:b} card (NVML)"),
 
     # --- kv-cache --------------------------------------------------------------------------------------
+    R("kv-cache", 1.5, kind("exllama.split"), "the cache is placed with the weights in the same split: a smaller cache_size or "
+      "cache mode leaves room for the model"),
     R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" in x.n,
       "{n[kv_needed]:b} of KV cache needed for one full-length request, {n[kv_available]:b} available"),
     R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" not in x.n,
