@@ -103,6 +103,15 @@ def blob(dtype, n, **keys):
     return t
 
 
+def traced_in_comfy(py, script, tag, cases, *args, timeout):
+    """Run `script` in ComfyUI's Python with the cases as JSON; it prints one '<tag> [case, result]' line per case."""
+    p = subprocess.run([py, "-c", script, json.dumps(cases), *args], capture_output=True, text=True, timeout=timeout)
+    if p.returncode:
+        print(p.stderr[-2000:], file=sys.stderr)
+    return {tuple(c): out for c, out in (json.loads(line[len(tag) + 1:]) for line in p.stdout.splitlines()
+                                        if line.startswith(tag + " "))}
+
+
 def run_traces(cases, cache):
     done = {}
     if cache and Path(cache).is_file():
@@ -124,13 +133,7 @@ def run_traces(cases, cache):
                 "        out={'error':repr(e)[:200]}\n"
                 "    print('TRACE', json.dumps([c,out]), flush=True)\n")
         print(f"tracing {len(todo)} cases with {py} ...", file=sys.stderr)
-        p = subprocess.run([py, "-c", boot, json.dumps(todo)], capture_output=True, text=True, timeout=3600)
-        for line in p.stdout.splitlines():
-            if line.startswith("TRACE "):
-                c, out = json.loads(line[6:])
-                done[tuple(c)] = out
-        if p.returncode:
-            print(p.stderr[-2000:], file=sys.stderr)
+        done.update(traced_in_comfy(py, boot, "TRACE", todo, timeout=3600))
         if cache:
             json.dump({json.dumps(list(k)): v for k, v in done.items()}, open(cache, "w"))
     return done
@@ -560,13 +563,7 @@ def ltxv_rows(cache):
     todo = [c for c in LTXV_FIT + LTXV_CHECK if c not in done]
     py, comfy = os.environ.get("COMFYUI_PYTHON"), os.environ.get("COMFYUI_DIR")
     if todo and py and comfy:
-        p = subprocess.run([py, "-c", BOOT + LTXV_BOOT, json.dumps(todo), comfy], capture_output=True, text=True, timeout=1800)
-        for line in p.stdout.splitlines():
-            if line.startswith("LTXV "):
-                c, out = json.loads(line[5:])
-                done[tuple(c)] = out
-        if p.returncode:
-            print(p.stderr[-2000:], file=sys.stderr)
+        done.update(traced_in_comfy(py, BOOT + LTXV_BOOT, "LTXV", todo, comfy, timeout=1800))
         if cache:
             allc = json.load(open(cache)) if Path(cache).is_file() else {}
             allc.update({json.dumps(["ltxv-vae", *k]): v for k, v in done.items()})
