@@ -68,7 +68,7 @@ def model_facts(model) -> dict:
         stored, params = stored + nbytes, params + math.prod(shape)
         m = _BLOCK.match(name)
         if m:
-            groups[m.group(0)] = groups.get(m.group(0), 0) + tensor_bytes(dt, shape)
+            groups[m.group(0)] = groups.get(m.group(0), 0) + nbytes
     facts = {"family": family, "arch": det.get("arch") or None, "dtype": str(dtype), "cast_bytes": largest_cast(table), "largest": largest,
              "bytes": int(model.model_size()), "config": config,
              "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None,
