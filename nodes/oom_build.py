@@ -134,8 +134,9 @@ def capture_state(when: str) -> dict:
             "snapshot_note": note, "model_family": _model_family()}
 
 
-def _latent(node_ctx: dict) -> dict | None:
-    """The LATENT the failing node received (its real shape), else the size set upstream in the prompt."""
+def _latent(node_ctx: dict, family: str | None = None) -> dict | None:
+    """The LATENT the failing node received (its real shape), else the size set upstream in the prompt; `frames`
+    is latent frames either way (oom_report), `family` (the running model's) where the latent does not say."""
     dynprompt, caches, node_id = node_ctx.get("dynprompt"), node_ctx.get("caches"), node_ctx.get("node_id")
     try:
         inputs = dynprompt.get_node(node_id).get("inputs", {})
@@ -149,13 +150,13 @@ def _latent(node_ctx: dict) -> dict | None:
             for item in outputs[value[1]] or []:
                 samples = item.get("samples") if isinstance(item, dict) else None
                 if samples is not None and hasattr(samples, "shape"):
-                    lat = oom_report.latent_from_samples(list(samples.shape))
+                    lat = oom_report.latent_from_samples(list(samples.shape), family)
                     if lat:
                         return lat
     except Exception:
         pass
     try:
-        return oom_report.latent_from_prompt(dynprompt.original_prompt, node_id)
+        return oom_report.latent_from_prompt(dynprompt.original_prompt, node_id, family)
     except Exception:
         return None
 
@@ -198,7 +199,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     exc_type, full_message = full_type_name(exc), message_of(exc)
     message = bounded_text(full_message)
     backend = host_models.compute_backend() or "cpu"
-    latent = _latent(node_ctx)
+    latent = _latent(node_ctx, state.get("model_family"))
     session = list(_session_ooms)
     context = {"node_type": class_type, "node_title": node["title"], "platform": host_models.platform_name(),
                "backend": backend, "cuda_malloc_async": cuda_malloc_async(backend), "snapshot": state.get("snapshot"),

@@ -20,6 +20,37 @@ def _spatial_factors() -> dict:
 
 SPATIAL_FACTOR = _spatial_factors()
 
+
+def _temporal_factors() -> dict:
+    """Latent channels of a 5-d latent -> the VAE's temporal compression, where every video family with that
+    channel count agrees (48: Wan 2.2, 128: LTX-Video, 12: Mochi; 16 is Wan 2.1/HunyuanVideo at 4 but Cosmos at 8)."""
+    from ..memory.estimate.spec import FAMILY
+
+    seen: dict = {}
+    for f in FAMILY.values():
+        if f.get("ch") and f.get("t"):
+            seen.setdefault(f["ch"], set()).add(f["t"])
+    return {ch: v.pop() for ch, v in seen.items() if len(v) == 1}
+
+
+TEMPORAL_FACTOR = _temporal_factors()
+# ComfyUI 0.8.0's video-latent nodes whose `length` input is in video frames -> the family whose temporal
+# compression turns it into latent frames ((length - 1) // t + 1; comfy_extras/nodes_{hunyuan,wan,lt,mochi,cosmos}.py).
+LENGTH_NODE_FAMILY = {
+    "EmptyHunyuanLatentVideo": "hunyuan-video", "HunyuanImageToVideo": "hunyuan-video",
+    "WanImageToVideo": "wan21", "WanFirstLastFrameToVideo": "wan21", "WanVaceToVideo": "wan21",
+    "Wan22ImageToVideoLatent": "wan22",
+    "EmptyLTXVLatentVideo": "ltxv", "LTXVImgToVideo": "ltxv",
+    "EmptyMochiLatentVideo": "mochi",
+    "EmptyCosmosLatentVideo": "cosmos", "CosmosImageToVideoLatent": "cosmos",
+}
+
+
+def _time_factor(family: str | None) -> int | None:
+    from ..memory.estimate.spec import FAMILY
+
+    return (FAMILY.get(family) or {}).get("t") if family else None
+
 # Node swaps that keep every link and change only how the work is split: from -> (to, widget values).
 SAFE_SWAPS = {
     "VAEDecode": ("VAEDecodeTiled", {"tile_size": TILE_NODE["tile"], "overlap": TILE_NODE["overlap"],
@@ -68,8 +99,10 @@ def node_info(exec_id: str, class_type: str | None, extra_pnginfo: dict | None, 
     return info
 
 
-def latent_from_samples(shape) -> dict | None:
-    """A LATENT's samples shape ([B, C, H, W] or [B, C, T, H, W]) -> batch, frames and pixel size."""
+def latent_from_samples(shape, family: str | None = None) -> dict | None:
+    """A LATENT's samples shape ([B, C, H, W] or [B, C, T, H, W]) -> batch, pixel size and frames. `frames` is
+    always latent frames (what triage reads); `video_frames` the frames they decode to, where the temporal
+    compression is known (from the channel count, else the running model's `family`), else None."""
     shape = [int(x) for x in (shape or [])]
     if len(shape) not in (4, 5):
         return None
@@ -77,15 +110,20 @@ def latent_from_samples(shape) -> dict | None:
     frames = shape[2] if len(shape) == 5 else 1
     h, w = shape[-2], shape[-1]
     f = SPATIAL_FACTOR.get((len(shape), c), 8)
-    return {"width": w * f, "height": h * f, "frames": frames, "batch": b, "latent_shape": shape, "source": "latent tensor"}
+    t = (TEMPORAL_FACTOR.get(c) or _time_factor(family)) if len(shape) == 5 else None
+    video = ((frames - 1) * t + 1) if t else (1 if len(shape) == 4 else None)
+    return {"width": w * f, "height": h * f, "frames": frames, "video_frames": video, "batch": b,
+            "latent_shape": shape, "source": "latent tensor"}
 
 
 LATENT_SIZE_KEYS = ("width", "height")
 
 
-def latent_from_prompt(prompt: dict, node_id: str) -> dict | None:
+def latent_from_prompt(prompt: dict, node_id: str, family: str | None = None) -> dict | None:
     """Walk the failing node's inputs upstream (breadth first) to the first node with literal
-    width/height inputs (EmptyLatentImage and its kin): the run's latent size as the user set it."""
+    width/height inputs (EmptyLatentImage and its kin): the run's latent size as the user set it. A video
+    node's `length` is video frames: `frames` is the latent frames it makes (the node's family, else the
+    running model's `family`; None when neither is known), `video_frames` the length itself."""
     seen, queue = set(), [str(node_id)]
     while queue:
         nid = queue.pop(0)
@@ -95,10 +133,12 @@ def latent_from_prompt(prompt: dict, node_id: str) -> dict | None:
         node = prompt[nid]
         inputs = node.get("inputs") or {}
         if nid != str(node_id) and all(isinstance(inputs.get(k), int) for k in LATENT_SIZE_KEYS):
-            frames = inputs.get("length") if isinstance(inputs.get("length"), int) else 1
+            length = inputs.get("length") if isinstance(inputs.get("length"), int) and inputs["length"] > 0 else None
+            t = _time_factor(LENGTH_NODE_FAMILY.get(node.get("class_type")) or family) if length else None
+            frames = 1 if length is None else ((length - 1) // t + 1) if t else None
             batch = inputs.get("batch_size") if isinstance(inputs.get("batch_size"), int) else 1
-            return {"width": inputs["width"], "height": inputs["height"], "frames": frames, "batch": batch,
-                    "source": f"{node.get('class_type')} #{nid}"}
+            return {"width": inputs["width"], "height": inputs["height"], "frames": frames,
+                    "video_frames": length or 1, "batch": batch, "source": f"{node.get('class_type')} #{nid}"}
         for v in inputs.values():
             if isinstance(v, list) and len(v) == 2 and isinstance(v[0], (str, int)):
                 queue.append(str(v[0]))

@@ -13,7 +13,7 @@ import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { getSetting } from "./lib/frontend.js";
 import { applySwap, undoSwap, visibleNode } from "./lib/oom_graph.js";
 import { fetchReports, renderHistory } from "./lib/oom_history.js";
-import { button, causeLine, guideSection, memoryBar, otherCauses, uncertainty } from "./lib/oom_parts.js";
+import { button, causeLine, guideSection, latentText, memoryBar, otherCauses, uncertainty } from "./lib/oom_parts.js";
 import { placePanel } from "./lib/oom_place.js";
 import { ensureStyle } from "./lib/oom_style.js";
 
@@ -174,7 +174,7 @@ class OOMPanel {
 
     const meta = [];
     if (r.captured) meta.push(`memory captured ${r.captured}`);
-    if (r.latent?.width) meta.push(`latent ${r.latent.width}×${r.latent.height}${r.latent.frames > 1 ? `×${r.latent.frames}f` : ""}, batch ${r.latent.batch}`);
+    if (r.latent?.width) meta.push(latentText(r.latent));
     if (r.model_family) meta.push(r.model_family);
     const models = (r.loaded_models || []).map((m) => `${m.name} ${fmtBytes(m.bytes, 2)}`);
     if (models.length) meta.push(`loaded: ${models.join(", ")}`);

@@ -12,3 +12,37 @@ def test_pixel_size_from_the_vae_that_made_the_latent():
     assert oom_report.latent_from_samples([1, 48, 31, 44, 80])["width"] == 1280  # Wan 2.2 TI2V: 16x
     assert oom_report.latent_from_samples([2, 4, 128, 96])["width"] == 768  # SD: 8x
     assert oom_report.latent_from_samples([1, 16, 21, 60, 104])["width"] == 832  # Wan 2.1: 8x
+
+
+def test_frames_are_latent_frames_from_the_tensor_and_from_the_prompt():
+    """The panel and triage read `frames` as latent frames: a Wan 2.1 run of 81 video frames is a 21-frame latent
+    whether the report found the tensor or only the prompt's EmptyHunyuanLatentVideo (length 81). The prompt path
+    used to report 81 and the tensor path 21 for the same run."""
+    from_tensor = oom_report.latent_from_samples([1, 16, 21, 60, 104], "wan21")
+    prompt = {"5": {"class_type": "EmptyHunyuanLatentVideo", "inputs": {"width": 832, "height": 480, "length": 81, "batch_size": 1}},
+              "3": {"class_type": "KSampler", "inputs": {"latent_image": ["5", 0]}},
+              "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0]}}}
+    from_prompt = oom_report.latent_from_prompt(prompt, "8")
+    for lat in (from_tensor, from_prompt):
+        assert (lat["frames"], lat["video_frames"]) == (21, 81)
+
+
+def test_each_video_node_compresses_time_by_its_own_factor():
+    """ComfyUI 0.8.0: LTX-Video and Cosmos (length - 1) // 8 + 1, Mochi // 6, Wan 2.2 and Hunyuan // 4."""
+    def frames(class_type, length, family=None):
+        prompt = {"1": {"class_type": class_type, "inputs": {"width": 768, "height": 512, "length": length}},
+                  "2": {"class_type": "KSampler", "inputs": {"latent_image": ["1", 0]}}}
+        return oom_report.latent_from_prompt(prompt, "2", family)["frames"]
+
+    assert frames("EmptyLTXVLatentVideo", 97) == 13
+    assert frames("EmptyCosmosLatentVideo", 121) == 16
+    assert frames("EmptyMochiLatentVideo", 31) == 6
+    assert frames("Wan22ImageToVideoLatent", 121) == 31
+    assert frames("SomePackVideoLatent", 49) is None  # neither the node nor the model says: unknown, not 49
+    assert frames("SomePackVideoLatent", 49, "ltxv") == 7  # the running model's family decides
+    # from the tensor: the channel count decides where it is unambiguous, else the model's family
+    assert oom_report.latent_from_samples([1, 128, 13, 16, 24])["video_frames"] == 97  # LTX-Video
+    assert oom_report.latent_from_samples([1, 48, 31, 44, 80])["video_frames"] == 121  # Wan 2.2
+    assert oom_report.latent_from_samples([1, 16, 16, 60, 104])["video_frames"] is None  # Wan 2.1 (x4) or Cosmos (x8)
+    assert oom_report.latent_from_samples([1, 16, 16, 60, 104], "cosmos")["video_frames"] == 121
+    assert oom_report.latent_from_samples([2, 4, 128, 96])["video_frames"] == 1

@@ -34,7 +34,8 @@ def test_latent_sizes():
               "3": {"class_type": "KSampler", "inputs": {"latent_image": ["5", 0], "seed": 1}},
               "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}}}
     lat = oom_report.latent_from_prompt(prompt, "8")
-    assert (lat["width"], lat["height"], lat["frames"]) == (832, 480, 81) and lat["source"].endswith("#5")
+    assert (lat["width"], lat["height"], lat["frames"], lat["video_frames"]) == (832, 480, 21, 81)  # frames: latent
+    assert lat["source"].endswith("#5")
 
 
 def test_bar_numbers_never_mix_a_cuda_message_with_host_ram():

@@ -56,6 +56,25 @@ function copyButton(text) {
   }, "gg-oom-copy");
 }
 
+/**
+ * The failing run's latent size in words: "latent 832×480, 81 frames (21 latent), batch 1". `frames` is latent
+ * frames and `video_frames` what they decode to (null: unknown); a report stored before `video_frames` existed
+ * keeps its old "×Nf".
+ * @param {{width?: number, height?: number, frames?: number | null, video_frames?: number | null, batch?: number}} l
+ */
+export function latentText(l) {
+  const out = [`latent ${l.width}×${l.height}`];
+  if (!("video_frames" in l)) {
+    if (l.frames > 1) out[0] += `×${l.frames}f`;
+  } else if (l.video_frames > 1) {
+    out.push(l.frames ? `${l.video_frames} frames (${l.frames} latent)` : `${l.video_frames} frames`);
+  } else if (l.frames > 1) {
+    out.push(`${l.frames} latent frames`);
+  }
+  out.push(`batch ${l.batch ?? 1}`);
+  return out.join(", ");
+}
+
 export function causeLine(report) {
   const top = (report.causes || [])[0];
   const label = report.uncertain ? "Out of memory: two causes fit the evidence about equally"
