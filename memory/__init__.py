@@ -11,7 +11,7 @@ one module that loads a user-given ComfyUI checkout (`trace/comfy_checkout.py`) 
               decided) -> `rank` -> `guides` (markdown under `triage/guides/`) -> `render`; `engine` ties them.
 - `llm/`      LLM memory: `spec` (model specs from config/GGUF), `kv` (weights, KV cache, fits verdict).
 - `unload/`   the measured report of the Unload Text Encoders node.
-- `units`, `errors`: shared by all.
+- `units`, `errors`, `filelock` (the cross-process lock of the stores): shared by all.
 
 `cli.py` maps each `gpu-garden` command to its capability's `run_cli`.
 """

@@ -14,6 +14,8 @@ import os
 import tempfile
 import threading
 
+from ..memory.filelock import FileLock
+
 MAX_REPORTS = 50
 MAX_REPORT_BYTES = 64 * 1024
 MAX_MESSAGE_CHARS = 16 * 1024
@@ -81,53 +83,7 @@ def bound_report(report: dict, limit: int = MAX_REPORT_BYTES) -> dict:
     return out
 
 
-class _FileLock:
-    """An exclusive lock on a side file, held across processes (POSIX fcntl / Windows msvcrt) and threads."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self._thread_lock = threading.Lock()
-        self._fd = None
-
-    def __enter__(self):
-        self._thread_lock.acquire()
-        try:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                import fcntl
-
-                fcntl.flock(self._fd, fcntl.LOCK_EX)
-            except ImportError:  # Windows
-                import msvcrt
-
-                os.lseek(self._fd, 0, os.SEEK_SET)
-                msvcrt.locking(self._fd, msvcrt.LK_LOCK, 1)
-        except BaseException:
-            self._release()
-            raise
-        return self
-
-    def _release(self):
-        if self._fd is not None:
-            try:
-                try:
-                    import fcntl
-
-                    fcntl.flock(self._fd, fcntl.LOCK_UN)
-                except ImportError:
-                    import msvcrt
-
-                    os.lseek(self._fd, 0, os.SEEK_SET)
-                    msvcrt.locking(self._fd, msvcrt.LK_UNLCK, 1)
-            except OSError:
-                pass
-            os.close(self._fd)
-            self._fd = None
-        self._thread_lock.release()
-
-    def __exit__(self, *exc):
-        self._release()
-        return False
+_FileLock = FileLock  # memory/filelock.py: the one cross-process lock (the run store takes it too)
 
 
 def atomic_write(path: str, text: str) -> None:

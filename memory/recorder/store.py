@@ -1,14 +1,17 @@
 """The run store: the last MAX_RUNS runs as compact JSON lines (oldest first on disk, newest first when
 read), in ComfyUI's user directory. Every write replaces the file atomically (mkstemp in the same folder,
-fsync, os.replace) under a lock, so a crash mid-write leaves the previous file whole; a torn or foreign line
-is skipped on read, never fatal. Writes go through `Writer`, a daemon thread, so ComfyUI's worker never
-waits for the disk."""
+fsync, os.replace) under an exclusive lock on "<file>.lock" (memory/filelock.py, held across processes: two
+ComfyUI processes on one user directory keep each other's runs), so a crash mid-write leaves the previous file
+whole; a torn or foreign line is skipped on read, never fatal. Writes go through `Writer`, a daemon thread, so
+ComfyUI's worker never waits for the disk."""
 import json
 import logging
 import os
 import queue
 import tempfile
 import threading
+
+from ..filelock import FileLock
 
 log = logging.getLogger("gpu_garden")
 
@@ -37,13 +40,16 @@ def parse_lines(lines) -> list[dict]:
 class RunStore:
     def __init__(self, path: str, limit: int = MAX_RUNS):
         self.path, self.limit = str(path), int(limit)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # this process's cache
+        self._file_lock = FileLock(self.path + ".lock")  # every process's read-modify-write
         self._cache = None  # (stat key, runs oldest first)
 
     def _stat_key(self):
+        """The file's version: os.replace gives each write a new inode, so a same-size write by another process
+        within one tick of a coarse mtime clock still reads as new."""
         try:
             st = os.stat(self.path)
-            return (st.st_mtime_ns, st.st_size)
+            return (st.st_ino, st.st_mtime_ns, st.st_size)
         except FileNotFoundError:
             return None
 
@@ -61,7 +67,9 @@ class RunStore:
 
     def add(self, run: dict) -> None:
         line = dumps(run)
-        with self._lock:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        with self._file_lock, self._lock:
+            self._cache = None  # under the file lock the file itself is the truth, whatever a coarse stat says
             runs = [r for r in self._load() if r.get("prompt_id") != run.get("prompt_id")]
             runs.append(json.loads(line))
             runs = runs[-self.limit:]
@@ -99,7 +107,8 @@ class RunStore:
         return None
 
     def clear(self) -> None:
-        with self._lock:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        with self._file_lock, self._lock:
             self._write([])
 
 

@@ -101,7 +101,7 @@ def test_store_write_is_atomic(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         s.add(run("lost"))
     assert path.read_bytes() == before
-    assert [p.name for p in tmp_path.iterdir()] == ["runs.jsonl"]  # no temp file left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.jsonl", "runs.jsonl.lock"]  # no temp file left behind
 
 
 def test_store_fsyncs_before_replacing(tmp_path, monkeypatch):
