@@ -88,16 +88,10 @@ def comfy_reserve():
 
 
 def dynamic_vram_mode() -> str:
-    """"on"/"off" from ComfyUI's own switch where it has one (comfy.cli_args.enables_dynamic_vram, newer
-    ComfyUI with comfy-aimdo); "auto" (detect comfy-aimdo) otherwise."""
-    try:
-        from comfy.cli_args import enables_dynamic_vram
-    except Exception:
-        return "auto"
-    try:
-        return "on" if enables_dynamic_vram() else "off"
-    except Exception:
-        return "auto"
+    """"on"/"off": whether ComfyUI runs Dynamic VRAM now (host_models.dynamic_vram: comfy-aimdo initialised, not
+    merely requested); "auto" (detect comfy-aimdo) where the host's flag is unknown."""
+    on = host_models.dynamic_vram()
+    return "auto" if on is None else "on" if on else "off"
 
 
 def compute_device_kind() -> str:

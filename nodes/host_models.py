@@ -45,6 +45,21 @@ def compute_backend() -> str | None:
     return kind
 
 
+def dynamic_vram() -> bool | None:
+    """Is ComfyUI running Dynamic VRAM now: comfy.memory_management.aimdo_enabled, which main.py sets only once
+    comfy-aimdo initialised (NVIDIA, not WSL, torch >= 2.8). comfy.cli_args.enables_dynamic_vram() is only the
+    request, true by default on AMD, Apple and Intel too. False on a host without the module (ComfyUI 0.8.0);
+    None where the module has no such flag (renamed upstream: callers detect)."""
+    mod = sys.modules.get("comfy.memory_management")
+    if mod is None:
+        try:
+            import comfy.memory_management as mod
+        except Exception:
+            return False
+    flag = getattr(mod, "aimdo_enabled", None)
+    return None if flag is None else bool(flag)
+
+
 def platform_name(platform: str | None = None) -> str:
     """windows / darwin / linux (what the core's rules and reserves key on)."""
     p = platform or sys.platform

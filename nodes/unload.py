@@ -10,7 +10,6 @@ the pinned RAM copy and the registration: the next encode faults the weights bac
 """
 import gc
 import logging
-import sys
 
 from comfy_api.latest import io
 
@@ -29,14 +28,10 @@ def _mm():
 
 
 def dynamic_vram_enabled() -> bool:
-    """True on 2026 hosts running the comfy-aimdo allocator (comfy.memory_management.aimdo_enabled)."""
-    mod = sys.modules.get("comfy.memory_management")
-    if mod is None:
-        try:
-            import comfy.memory_management as mod
-        except Exception:
-            return False
-    return bool(getattr(mod, "aimdo_enabled", False))
+    """True on 2026 hosts running the comfy-aimdo allocator (host_models.dynamic_vram)."""
+    from . import host_models
+
+    return bool(host_models.dynamic_vram())
 
 
 def is_dynamic(patcher) -> bool:
