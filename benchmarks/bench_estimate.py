@@ -396,6 +396,12 @@ SYNTH = {
     "synth:z-image-6B": ("BF16", 6_154_908_736, (10240, 3840), {
         "cap_embedder.1.weight": (3840, 2560), "layers.0.feed_forward.w1.weight": (10240, 3840),
         **{f"layers.{i}.attention.q_norm.weight": (128,) for i in range(30)}}),
+    # Stable Diffusion 3.5 Large: 8,146,280,768 parameters, counted from the MMDiT layout (depth 38, hidden 2432 = 38 x 64,
+    # pos_embed 192 x 192, qk RMSNorm, no second x-attention); the same count gives our SD3.5 Medium layout's DiT
+    # (depth 24, pos_embed 384 x 384, 13 dual-attention blocks) its 2,469,663,936 exactly; largest layer mlp.fc1 9728 x 2432
+    "synth:sd3.5-large-8B": ("BF16", 8_146_280_768, (9728, 2432), {
+        "x_embedder.proj.weight": (2432, 16, 2, 2),
+        **{f"joint_blocks.{i}.context_block.attn.qkv.weight": (7296, 2432) for i in range(38)}}),
     # Qwen3-4B as ComfyUI builds it for Z-Image (comfy.text_encoders.llama.Qwen3_4B on meta: 4,022,468,096 parameters,
     # tied embeddings, no lm_head; embed_tokens 151936 x 2560)
     "synth:qwen3-4b": ("BF16", 4_022_468_096, (9728, 2560), {
@@ -469,8 +475,8 @@ def measured():
     for r in json.loads(MEASURED.read_text())["rows"]:
         comps = _measured_components(r)
         pol = {"_no_knobs": True}
-        pol.update({k: v for k, v in (r.get("policy") or {}).items() if k != "offload"})
-        if (r.get("policy") or {}).get("offload") == "all":
+        pol.update({k: v for k, v in (r.get("policy") or {}).items() if k != "offload" or v in E.OFFLOAD_MODES})
+        if (r.get("policy") or {}).get("offload") == "all":  # the diffusion model streamed, the rest as the row says
             pol["offload_bytes"] = 1 << 50
         e = E.estimate(comps, r["width"], r["height"], r["frames"], r["batch"], cfg=r["cfg"], policy=pol)
         bd = e["breakdown"]["sample"] if "sample" in e["breakdown"] else None
