@@ -53,7 +53,13 @@ def _event_dict(scan, inc, context):
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and rules_mod.compiler_flood(scan.facts) else ev["kind"]
     guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind)
+    note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
+    if note:
+        guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note
+        guide["commands"] = guides_mod.commands(guide["markdown"])
     numbers = dict(ev.get("numbers") or {})
+    if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
+        numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
         for key, v in (other.get("numbers") or {}).items():
             numbers.setdefault(key, v)

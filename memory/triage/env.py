@@ -1,5 +1,50 @@
 """Environment inference: the OS, backend, allocator and runtime of one failure, from the log's facts,
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
+import re
+
+# PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
+# (pytorch#177974, the reland of #173330; gated to ROCM_VERSION >= 70000 by #179930). Upstream 2.11 (released 2026-03-23)
+# predates it, but AMD's own 2.11 wheels carry the backport (ROCm/pytorch#3106), so 2.11 stays undecided.
+ROCM_EXPANDABLE_TORCH = (2, 12)
+ROCM_EXPANDABLE_UNSURE = (2, 11)
+ROCM_EXPANDABLE_ROCM = (7, 0)
+_VERSION_RE = re.compile(r"^(\d+)\.(\d+)")
+_ROCM_RE = re.compile(r"rocm(\d+)\.(\d+)")
+
+
+def rocm_expandable(torch_version) -> bool | None:
+    """Whether a ROCm build of this PyTorch version honours expandable_segments; None where the log does not say."""
+    m = _VERSION_RE.match(torch_version or "")
+    if not m:
+        return None
+    v = (int(m.group(1)), int(m.group(2)))
+    if v < ROCM_EXPANDABLE_UNSURE:
+        return False
+    if v == ROCM_EXPANDABLE_UNSURE:
+        return None
+    r = _ROCM_RE.search(torch_version)
+    return None if not r else (int(r.group(1)), int(r.group(2))) >= ROCM_EXPANDABLE_ROCM
+
+
+def expandable_note(env) -> str | None:
+    """What a fragmentation guide must add on ROCm when the log does not show the PyTorch version."""
+    if env.get("backend") != "rocm" or env.get("expandable_segments") is not None:
+        return None
+    t, r = ROCM_EXPANDABLE_TORCH, ROCM_EXPANDABLE_ROCM
+    return (f"**Unknown here: whether this ROCm build honours expandable_segments.** PyTorch {t[0]}.{t[1]} or later built for "
+            f"ROCm {r[0]}.{r[1]} or later does (pytorch#177974); older builds print \"expandable_segments not supported on this "
+            "platform\" and ignore it, and the log does not show the version (AMD's own 2.11 wheels carry the backport). Check:\n\n"
+            "```bash\npython -c \"import torch; print(torch.__version__, torch.version.hip)\"\n```\n")
+
+
+def expandable_segments(os_name, backend, allocator, torch_version) -> bool | None:
+    """Whether PyTorch honours expandable_segments here: Linux CUDA with the native allocator; ROCm by version
+    (rocm_expandable); never on Windows, under cudaMallocAsync or on other backends. None: the log does not say."""
+    if os_name == "windows" or allocator == "cudaMallocAsync":
+        return False
+    if backend in (None, "cuda"):
+        return True
+    return rocm_expandable(torch_version) if backend == "rocm" else False
 
 
 def infer(scan, inc, context: dict) -> dict:
@@ -34,7 +79,7 @@ def infer(scan, inc, context: dict) -> dict:
         allocator = "native"
     elif runtime == "comfyui" and backend in (None, "cuda"):
         allocator = "cudaMallocAsync"     # ComfyUI's default on CUDA (cuda_malloc.py) unless --disable-cuda-malloc
-    expandable_ok = (os_name != "windows" and backend in (None, "cuda") and allocator != "cudaMallocAsync")
+    expandable_ok = expandable_segments(os_name, backend, allocator, f["torch_version"])
     return {"os": os_name, "backend": backend or "cuda", "allocator": allocator, "runtime": runtime,
             "expandable_segments": expandable_ok, "wsl": votes.get("wsl", 0) > 0,
             "dynamic_vram": f["dynamic_vram"] and "--disable-dynamic-vram" not in f["args"]}
@@ -101,5 +146,8 @@ def guess_runtime(scan, inc) -> str:
     if "torch.cuda_async" in kinds:
         return "comfyui"
     if f["ggml"] and any(k in ("cuda.driver", "metal.oom", "cublas.alloc") for k in kinds):
+        return "ollama" if f["ollama"] else "llama.cpp"
+    # amdgpu's command submission serves graphics APIs (PyTorch's ROCm goes through KFD): here, ggml's Vulkan backend
+    if "amdgpu.cs_enomem" in kinds:
         return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"

@@ -58,7 +58,8 @@ CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memo
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
-DRIVER = re.compile(r"\b(CUDA|HIP) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
+# (ggml's CUDA backend names itself GGML_CUDA_NAME: "ROCm" in HIP builds, ggml-cuda.h: "ROCm error: out of memory")
+DRIVER = re.compile(r"\b(CUDA|HIP|ROCm) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
 # (ggml's CUDA check prints cuBLAS's status string instead: "CUDA error: the resource allocation failed ... in function
 # cublas_handle": ollama/ollama#6515, LostRuins/koboldcpp#1780)
 CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED|CUDA error: the resource allocation failed")

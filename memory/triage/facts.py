@@ -23,7 +23,8 @@ def new_facts() -> dict:
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
-            "vllm_serving": False, "training_log": False, "forge": False, "runtime_marker": None, "load_failed": None}
+            "vllm_serving": False, "training_log": False, "forge": False, "runtime_marker": None, "load_failed": None,
+            "sdcpp_part": None, "ggml_pool_req": None}
 
 
 def apply(scan, lineno, text, window=False):
@@ -255,6 +256,8 @@ HANDLERS = {
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
+    "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),
+    "ggml_pool_fail": lambda s, f, m, *_: f.update(ggml=True, ggml_pool_req=round(float(m.group(1)) * MiB)),
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,
     "rocm": _set("rocm", True),

@@ -115,12 +115,21 @@ def commands(markdown: str) -> list:
     return out
 
 
+def _expandable_tag(env: dict):
+    """On ROCm with the PyTorch version unknown (env.rocm_expandable), choose the guides that do not rely on
+    expandable_segments; env.expandable_note then says it may be honoured."""
+    e = env.get("expandable_segments")
+    if e is None:
+        return "no-expandable" if env.get("backend") == "rocm" else None
+    return "expandable" if e else "no-expandable"
+
+
 def _env_tags(env: dict) -> dict:
     return {
         "os": env.get("os"),
         "backend": env.get("backend"),
         "allocator": env.get("allocator"),
-        "expandable": None if env.get("expandable_segments") is None else ("expandable" if env["expandable_segments"] else "no-expandable"),
+        "expandable": _expandable_tag(env),
         "dynamic": None if env.get("dynamic_vram") is None else ("dynamic-vram" if env["dynamic_vram"] else "no-dynamic-vram"),
     }
 

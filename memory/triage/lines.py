@@ -22,7 +22,8 @@ FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
     ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
-    ("torch_version", re.compile(r"pytorch version: (\S+)")),
+    # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
+    ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),
     ("platform", re.compile(r"\*\* Platform: (\w+)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
@@ -73,6 +74,11 @@ FACTS = [
     ("ggml_model_buf", re.compile(r"(?<!\S)(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_kv_buf", re.compile(r"(?<!\S)(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
     ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
+    # stable-diffusion.cpp's GGMLRunner names the model part whose graph it sizes (get_desc(): "vae", "clip", "t5", "unet",
+    # "flux", "wan", ...): "vae compute buffer size: 14978.25 MB(VRAM)" (ggml_extend.hpp, core/ggml_runner.cpp)
+    ("sdcpp_compute", re.compile(r"(?<!\w)(\w{1,40}) compute buffer size: (\d[\d.]{0,20}) MB\((?:VRAM|RAM)\)")),
+    # ggml's CUDA/HIP pool before its out-of-memory check (ggml-cuda.cu, GGML_CUDA_NAME " pool[%d]: alloc of %.2f MiB failed")
+    ("ggml_pool_fail", re.compile(r"(?:CUDA|ROCm|MUSA) pool\[\d+\]: alloc of ([\d.]+) MiB failed")),
     ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d+)")),     # kv_size: the unified cache's cells (context x slots)
     ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers)[ =](\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
@@ -97,7 +103,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
-    "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version",), "platform": ("Platform:",),
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "requested_load": ("Requested to load",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
@@ -112,7 +118,7 @@ FACT_KEYS = {
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
-    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",),
+    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:",), "ggml_pool_fail": ("pool[",),
     "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
     "ggml_cuda_fn": ("in function",),
@@ -157,7 +163,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "insufficient system resources", "Not enough resources to load", "Not enough memory left",
                "are available (after", "Bytes of memory on",
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
-               "Insufficient VRAM in split", "memory capacity is unbalanced")
+               "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

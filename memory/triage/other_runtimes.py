@@ -149,6 +149,9 @@ MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
 # the driver refuses it whatever is free
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")
+# Mesa's RADV (winsys/amdgpu/radv_amdgpu_cs.c) relaying the kernel's -ENOMEM from the command-submission ioctl (amdgpu_cs.c
+# amdgpu_cs_parser_bos: the submission's buffers could not all be made resident); the kernel's own dmesg line has the same words
+AMDGPU_CS = re.compile(r"(radv/)?amdgpu: Not enough memory for command submission")
 # llama.cpp's CUDA check before 2023-06 ("CUDA error 2 at ggml-cuda.cu:359: out of memory"): no function named
 GGML_CUDA_OLD = re.compile(r"CUDA error \d+ at \S{0,200}?ggml-cuda\.cu:\d+: out of memory")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
@@ -208,7 +211,9 @@ def mlx_malloc(line):
     nums = {"requested": int(m.group(1))}
     if m.group(2):
         nums["max_allowed"] = int(m.group(2))
-    return {"kind": "mlx.buffer_limit", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": True}
+    # cut after "buffer size of" (MLX Swift's fatalError wraps the message): the limit is on the next line
+    cut = not m.group(2) and line[m.end():].strip() == "of"
+    return {"kind": "mlx.buffer_limit", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": not cut}
 
 
 def xla(line):

@@ -11,7 +11,7 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
-                             PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, level_zero as _level_zero,
+                             PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VULKAN_LIMIT as _VULKAN_LIMIT, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
@@ -32,7 +32,7 @@ from .lines import ERROR_KEYS, RECOGNISE_WORDS
 
 
 def _dev_kind(dev):
-    return {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
+    return {"CUDA": "cuda", "HIP": "rocm", "ROCm": "rocm", "XPU": "xpu", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
 
 
 def _torch_new(line):
@@ -232,6 +232,7 @@ RECOGNISERS = [
             lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
     _simple(RX.VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
     _simple(_VULKAN_LIMIT, "ggml.vulkan_limit", "vulkan", "llama.cpp", keys=("exceeds device",)),
+    _simple(_AMDGPU_CS, "amdgpu.cs_enomem", "vulkan", "llama.cpp", keys=("command submission",)),
     _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _vllm_startup,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
@@ -322,7 +323,7 @@ PRIORITY = {
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5, "comfy.compiler": 8.5,
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
-    "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "opencl.alloc": 7,
+    "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,

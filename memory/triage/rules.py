@@ -117,6 +117,18 @@ def bare_driver(x):
     return x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
 
 
+SDCPP_VAE = ("vae", "tae")                              # stable-diffusion.cpp's get_desc() of its parts
+SDCPP_TE = ("clip", "t5", "umt5", "llm", "qwenvl", "te", "cond_stage")
+
+
+def sdcpp_part(x):
+    """The part whose compute buffer stable-diffusion.cpp sized last (its graph ran when it failed), as a cause, else None."""
+    p = x.f.get("sdcpp_part") or ""
+    if any(p.startswith(k) or p.endswith(k) for k in SDCPP_VAE):
+        return "vae-decode"
+    return "text-encoder" if any(p.startswith(k) for k in SDCPP_TE) else None
+
+
 COMPILER_FLOOD = 50     # graph breaks + rogues a run reported: ComfyUI's own tests show 0-3, a node allocating inside the
                         # compiled forward 100+ (ComfyUI#16144: 156 and 199 before an OOM; 12 and 9 once fixed)
 
@@ -363,6 +375,10 @@ RULES = [
     R("vae-decode", 2.0, lambda x: x.entry_cause == "vae-decode", "node entry point: {entry}", hint=True),
     R("vae-decode", 3.6, lambda x: x.tiled_text, "ComfyUI: {tiled_text}", hint=True),
     R("vae-decode", 2.6, lambda x: x.log_phase == "decode", "the log shows a VAE decode running when it failed", hint=True),
+    # stable-diffusion.cpp sizes each part's graph just before running it and names the part: the VAE's is the last one
+    R("vae-decode", 3.0, lambda x: sdcpp_part(x) == "vae-decode",
+      lambda x: f"stable-diffusion.cpp sized the {x.f['sdcpp_part']} graph's compute buffer last: the VAE at this resolution "
+                "(--vae-tiling bounds it)"),
     R("vae-decode", 2.2, lambda x: x.loading_cause == "vae-decode", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
     # no node and no traceback says otherwise: the phase is the clue that decides
     R("vae-decode", 1.6, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),
@@ -375,6 +391,9 @@ RULES = [
     R("text-encoder", 3.0, lambda x: x.src_cause == "text-encoder" and not host(x), "traceback source line: {src_line}", hint=True),
     R("text-encoder", 2.0, lambda x: x.entry_cause == "text-encoder", "node entry point: {entry}", hint=True),
     R("text-encoder", 2.2, lambda x: x.loading_cause == "text-encoder", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
+    R("text-encoder", 3.0, lambda x: sdcpp_part(x) == "text-encoder",
+      lambda x: f"stable-diffusion.cpp sized the {x.f['sdcpp_part']} graph's compute buffer last: the text encoder "
+                "(--clip-on-cpu keeps it in RAM)"),
     R("text-encoder", 1.2, lambda x: (x.te_resident or 0) >= GiB,
       "text encoder still in VRAM during the failure: {te_names} ({te_resident:b})", hint=True),
 
@@ -499,6 +518,13 @@ RULES = [
     # on the GPU the CUDA allocation that failed is page-locked system RAM (WSL caps it: llama.cpp#1594 falls back to pageable)
     R("host-ram", 3.0, lambda x: x.ev.get("form") == "ggml_old" and x.env["runtime"] == "llama.cpp" and not (x.f["ggml_offloaded"] or (0, 0))[0],
       "llama.cpp's CUDA check failed before any layer was offloaded to the GPU: pinned (page-locked) host memory for the model, not VRAM"),
+    # amdgpu refused a graphics/Vulkan submission with ENOMEM: its buffers could not be made resident, which fails when GTT
+    # (the system RAM the GPU maps; amdgpu.gttsize, about half of RAM by default) is full: host-visible buffers (offloaded
+    # weights, a UMA APU's whole model), not VRAM, which the kernel would evict to GTT
+    R("host-ram", 4.0, kind("amdgpu.cs_enomem"),
+      "amdgpu could not make this submission's buffers resident (ENOMEM): GTT, the system RAM the GPU maps (about half of "
+      "RAM by default, amdgpu.gttsize), is full of host-visible buffers (offloaded weights, or a unified-memory APU's model); "
+      "offload less to host memory, a smaller model, or raise the GTT limit"),
     R("host-ram", 8.0, kind("os.oom_killer"),
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
 

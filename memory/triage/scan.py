@@ -38,7 +38,9 @@ LONG_LINE = 20000
 SOURCE_CAP = 240            # characters kept of a traceback's source line
 
 _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
-                         r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory")
+                         r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory|"
+                         # MLX Swift's fatalError wraps metal::malloc's message (ml-explore/mlx-swift ErrorHandler.swift)
+                         r"\[metal::malloc\] Attempting to allocate\s*$")
 
 
 def _family(kind: str) -> str:

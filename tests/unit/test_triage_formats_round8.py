@@ -1,0 +1,104 @@
+"""Round 8: formats read from the runtimes' own sources. stable-diffusion.cpp relays ggml's HIP check ("ROCm error: out
+of memory": ggml-cuda.h names the backend GGML_CUDA_NAME, "ROCm" in HIP builds) and names the part whose compute buffer it
+sized (ggml_extend.hpp / core/ggml_runner.cpp: "%s compute buffer size: %.2f MB(%s)" with get_desc()); Mesa's RADV relays
+the kernel's ENOMEM from the command-submission ioctl (amdgpu_cs.c: "Not enough memory for command submission"); MLX
+Swift's fatalError wraps metal::malloc's message over lines; PyTorch honours expandable_segments on ROCm from 2.12 built
+for ROCm 7.0+ (pytorch#177974, #179930). Each test fails when its pattern, its fact or its row goes."""
+import pytest
+
+from gpu_garden.memory.triage import engine, env, parse
+from gpu_garden.memory.units import MiB
+
+# stable-diffusion.cpp on a HIP build decoding a large image untiled (the shape of leejet/stable-diffusion.cpp reports
+# of ROCm decodes); the pool line is ggml-cuda.cu's, relayed through sd's log callback
+SD_ROCM_VAE = ("[INFO ] stable-diffusion.cpp:3177 - sampling completed, taking 88.41s\n"
+               "[INFO ] stable-diffusion.cpp:3190 - decoding 1 latents\n"
+               "[DEBUG] ggml_extend.hpp:1554 - vae compute buffer size: 9788.00 MB(VRAM)\n"
+               "[DEBUG] ggml_extend.hpp:61   - ROCm pool[0]: alloc of 2430.00 MiB failed, flushing 512.00 MiB of cached buffers and retrying\n"
+               "[ERROR] ggml_extend.hpp:70   - ROCm error: out of memory\n"
+               "[ERROR] ggml_extend.hpp:70   -   current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:432\n")
+# the same runner encoding a prompt with T5-XXL on an 8 GB CUDA card
+SD_T5 = ("[INFO ] stable-diffusion.cpp:2740 - get_learned_condition\n"
+         "[DEBUG] ggml_extend.hpp:1554 - t5 compute buffer size: 1874.50 MB(VRAM)\n"
+         "[ERROR] ggml_extend.hpp:70   - CUDA error: out of memory\n"
+         "[ERROR] ggml_extend.hpp:70   -   current device: 0, in function alloc at ggml/src/ggml-cuda/ggml-cuda.cu:432\n")
+# llama.cpp's Vulkan backend on a unified-memory APU loading a model near the GTT limit (the shape of the
+# "radv/amdgpu ... ErrorDeviceLost" reports on llama.cpp and Ollama's Vulkan runner)
+RADV = ("load_tensors: offloaded 31/31 layers to GPU\n"
+        "load_tensors:      Vulkan0 model buffer size = 48150.36 MiB\n"
+        "radv/amdgpu: Not enough memory for command submission.\n"
+        "ggml_vulkan: device lost on Vulkan0\n"
+        "llama_model_load: error loading model: vk::Queue::submit: ErrorDeviceLost\n")
+# an MLX Swift app: fatalError prints metal::malloc's message wrapped at a fixed width
+MLX_SWIFT = ("MLX/ErrorHandler.swift:345: Fatal error: [metal::malloc] Attempting to allocate\n"
+             "137438953472 bytes which is greater than the maximum allowed buffer size of\n"
+             "22906503168 bytes.\n")
+
+
+def test_ggml_rocm_check_is_a_driver_failure_on_rocm():
+    ev = parse.recognise("[ERROR] ggml_extend.hpp:70   - ROCm error: out of memory")
+    assert (ev["kind"], ev["device_kind"]) == ("cuda.driver", "rocm")
+
+
+def test_sdcpp_vae_compute_buffer_names_the_decode():
+    res = engine.triage_text(SD_ROCM_VAE)
+    ev = res["events"][-1]
+    assert (res["cause"], ev["runtime"], ev["device_kind"]) == ("vae-decode", "llama.cpp", "rocm")
+    assert ev["numbers"]["requested"] == round(2430.00 * MiB)
+    assert "vae graph" in " ".join(ev["causes"][0]["evidence"])
+
+
+def test_sdcpp_text_encoder_compute_buffer_names_the_encoder():
+    res = engine.triage_text(SD_T5)
+    assert res["cause"] == "text-encoder"
+    assert res["events"][-1]["device_kind"] == "cuda"
+
+
+def test_radv_command_submission_is_gtt_system_ram():
+    ev = parse.recognise("radv/amdgpu: Not enough memory for command submission.")
+    assert (ev["kind"], ev["device_kind"]) == ("amdgpu.cs_enomem", "vulkan")
+    res = engine.triage_text(RADV)
+    ev = res["events"][-1]
+    assert (res["cause"], ev["runtime"], ev["device_kind"]) == ("host-ram", "llama.cpp", "vulkan")
+    assert "GTT" in ev["causes"][0]["evidence"][0]
+
+
+def test_mlx_swift_wrapped_message_keeps_both_numbers():
+    res = engine.triage_text(MLX_SWIFT)
+    ev = res["events"][-1]
+    assert (res["cause"], ev["runtime"], ev["device_kind"]) == ("activations", "mlx", "metal")
+    assert ev["numbers"] == {"requested": 137438953472, "max_allowed": 22906503168}
+
+
+@pytest.mark.parametrize("version, honoured", [
+    ("2.5.1+rocm6.2", False), ("2.10.0+rocm7.0", False),      # before pytorch#177974
+    ("2.11.0+rocm7.1", None),                                  # upstream 2.11 lacks it, AMD's 2.11 wheels carry it
+    ("2.12.0+rocm7.0", True), ("2.13.0.dev20260801+rocm7.2", True),
+    ("2.12.0+rocm6.4", False),                                 # gated to ROCm >= 7.0 (pytorch#179930)
+    ("2.12.0", None), (None, None), ("unknown", None)])
+def test_rocm_expandable_segments_by_version(version, honoured):
+    assert env.rocm_expandable(version) is honoured
+
+
+HIP_FRAG = ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.98 GiB "
+            "of which 1.20 GiB is free. Of the allocated memory 16.50 GiB is allocated by PyTorch, and 5.80 GiB is reserved "
+            "by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+            "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+
+
+def _frag(version_line):
+    res = engine.triage_text("/home/u/venv/lib/python3.12/site-packages/torch/__init__.py\n" + version_line + HIP_FRAG)
+    ev = res["events"][-1]
+    assert res["cause"] == "fragmentation" and ev["platform"]["backend"] == "rocm"
+    cmds = "\n".join(c["text"] for c in ev["guide"]["commands"])
+    return ev["platform"]["expandable_segments"], cmds, ev["guide"]["markdown"]
+
+
+def test_rocm_fragmentation_guide_follows_the_version():
+    honoured, cmds, _ = _frag("PyTorch version: 2.12.0+rocm7.1\n")
+    assert honoured is True and "expandable_segments:True" in cmds
+    honoured, cmds, md = _frag("pytorch version: 2.6.0+rocm6.2.4\n")
+    assert honoured is False and "expandable_segments:True" not in cmds and "Unknown here" not in md
+    honoured, cmds, md = _frag("")
+    # version unknown: the guide does not rely on it, and says how to check
+    assert honoured is None and "expandable_segments:True" not in cmds and "Unknown here" in md and "torch.version.hip" in cmds
