@@ -166,9 +166,12 @@ def live_budget(budget, vram_gb, device=None):
     if device is not None:
         from ..memory.budget.probe import _device_key
 
-        mine = [d for d in snap.get("devices", ()) if isinstance(d, dict) and _device_key(d.get("device")) == _device_key(str(device))]
+        listed = [d for d in snap.get("devices", ()) if isinstance(d, dict) and d.get("device")]
+        mine = [d for d in listed if _device_key(d.get("device")) == _device_key(str(device))]
         if mine:
             snap = dict(snap, devices=mine)
+        elif listed:  # DirectML, or an XPU the probe could not read: another card here is not the budget
+            return None, f"no budget: the probe does not measure {device} (ComfyUI's device); set vram_gb to plan"
     b, label = est_core.budget_from_snapshot(snap, getattr(device, "index", None))
     return b, label if b else "no budget (no GPU found)"
 

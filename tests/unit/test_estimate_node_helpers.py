@@ -327,3 +327,20 @@ def test_node_judges_the_model_against_the_gpu_it_loads_on(node, monkeypatch):
     out = node.GPUGardenFootprintEstimate.execute(model, width=1024, height=1024)
     ui = out.ui["gpu_garden_estimate"][0] if hasattr(out, "ui") else out.args[-1]
     assert ui["budget"] == 2 * GiB and ui["verdict"] == "does not fit", (ui["budget"], ui["verdict"])
+
+
+def test_a_compute_device_the_probe_does_not_list_has_no_budget(node, monkeypatch):
+    """DirectML (torch device "privateuseone"), or an XPU the probe could not read, beside an NVIDIA card: the
+    card is not where ComfyUI computes, so it is not the budget (it used to be: the filter kept every device
+    when none matched)."""
+    import torch
+
+    from gpu_garden.nodes import host_models
+
+    gpu = {"index": 0, "name": "GPU", "backend": "cuda", "device": "cuda:0", "total": 24 * GiB, "other_processes": 0}
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("privateuseone", 0))
+    b, label = node.live_budget({"devices": [gpu]}, 0)
+    assert b is None and "privateuseone:0" in label
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("xpu", 0))
+    assert node.live_budget({"devices": [gpu]}, 0)[0] is None
+    assert node.live_budget({"devices": [gpu]}, 8)[0] == 8 * GiB  # planning for a card stays possible
