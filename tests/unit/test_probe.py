@@ -370,3 +370,15 @@ def test_free_bytes_prefers_the_named_device():
     snap = {"devices": [{"device": "cuda:0", "free": 5}, {"device": "cuda:1", "free": 7}, {"device": "cpu", "free": 9}]}
     assert probe.free_bytes(snap, "cuda:1") == 7 and probe.free_bytes(snap, "cuda") == 5
     assert probe.free_bytes(snap, "mps") == 5 and probe.free_bytes(snap) == 5
+
+
+@pytest.mark.parametrize("watch", [float("inf"), 1e300, float("nan"), -1.0])
+def test_watch_out_of_range_is_a_usage_error_before_any_output(watch, capsys):
+    """`--watch inf` printed one snapshot, then time.sleep(inf) raised OverflowError with a traceback."""
+    import types
+
+    from gpu_garden.memory.errors import UserError
+
+    with pytest.raises(UserError, match="--watch"):
+        probe.run_cli(types.SimpleNamespace(watch=watch, json=False))
+    assert capsys.readouterr().out == ""
