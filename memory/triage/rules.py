@@ -70,6 +70,18 @@ def slack_fits(x):
     return torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= x.req and x.ru >= 64 * MiB
 
 
+SLACK_SHARE = 0.25     # PyTorch <= 2.0: cached-but-unallocated slack that decides fragmentation, a quarter of the card
+
+
+def big_slack(x):
+    """The slack is the card's problem, not the workload's. PyTorch <= 2.0 (its message "N already allocated; M free;
+    R reserved in total") predates expandable_segments (2.1), and its cache keeps split blocks per segment: slack under a
+    quarter of the card is live tensors' leftovers, and the reports quoting it fixed the batch, resolution or length.
+    Newer messages and ROCm keep the SLIVER floor."""
+    old = x.ev.get("form") == "<=2.0" and x.env["backend"] != "rocm"
+    return x.ru >= (SLACK_SHARE if old else SLIVER) * x.total
+
+
 def async_numbers(x):
     return x.branch == "async" and x.total and not x.impossible
 
@@ -194,10 +206,10 @@ R = Rule
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
-    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and x.ru >= SLIVER * x.total and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
+    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and (big_slack(x) or x.ru >= 16 * x.req and x.ru >= SLIVER * x.total) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
     # in training, slack about the size of the request is the churn of the step's own tensors: the batch is the knob
-    R("fragmentation", 3.2, lambda x: slack_fits(x) and x.ru >= SLIVER * x.total and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
+    R("fragmentation", 3.2, lambda x: slack_fits(x) and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
     # a sliver of the card (under SLIVER): the card is full of live tensors, fragmentation only decided which request failed
     R("fragmentation", 1.4, slack_fits,

@@ -102,3 +102,15 @@ def test_rocm_fragmentation_guide_follows_the_version():
     honoured, cmds, md = _frag("")
     # version unknown: the guide does not rely on it, and says how to check
     assert honoured is None and "expandable_segments:True" not in cmds and "Unknown here" in md and "torch.version.hip" in cmds
+
+
+# chnsh/DCRNN_PyTorch#6 (PyTorch <= 2.0's message; the answer: a smaller batch): 0.27 GiB of slack, 14x the request but
+# under a quarter of the card, is live tensors' leftovers, not a layout to fix
+DCRNN = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 5.80 GiB total capacity; 4.36 GiB already "
+         "allocated; 6.69 MiB free; 4.63 GiB reserved in total by PyTorch)\n")
+
+
+def test_old_message_small_slack_is_the_workload_not_fragmentation():
+    res = engine.triage_text(DCRNN)
+    assert res["cause"] == "activations"
+    assert res["events"][-1]["causes"][1]["id"] == "fragmentation"      # still shown beside it
