@@ -50,6 +50,17 @@ def running_client_id() -> str | None:
         return None
 
 
+def request_user(request) -> str:
+    """The user of an HTTP request as ComfyUI's user manager names it (the comfy-user header under --multi-user),
+    "default" where it cannot say."""
+    try:
+        from server import PromptServer
+
+        return PromptServer.instance.user_manager.get_request_user_id(request)
+    except Exception:
+        return "default"
+
+
 def current_user(client_id: str | None = None) -> str:
     cid = client_id if client_id is not None else running_client_id()
     return _users.get(cid, "default") if cid else "default"
@@ -185,7 +196,7 @@ def _check(feature) -> None:
         feature.uninstalled(f"{SEAM} was replaced without keeping our wrapper (__wrapped__)")
     elif _state["installed"]:  # the setting (default off) is a state, not a failure: health shows it as off
         try:
-            user = current_user()
+            user = health.asking_user() or current_user()  # the asking page's user; else the running prompt's
             on = enabled(user)
         except Exception:
             user, on = "default", False
@@ -204,12 +215,6 @@ def _routes():
     from server import PromptServer
 
     routes = PromptServer.instance.routes
-
-    def request_user(request) -> str:
-        try:
-            return PromptServer.instance.user_manager.get_request_user_id(request)
-        except Exception:
-            return "default"
 
     @routes.get("/gpu_garden/auto_unload")
     async def get_status(request):

@@ -308,11 +308,12 @@ def has_node_wrapper(model) -> bool:
 
 
 # -- automatic mode -----------------------------------------------------------------------------------
-def enabled() -> bool:
-    """The running prompt's user has GPUGarden.FitToCard on (ComfyUI's settings store, read as auto_unload reads its own)."""
+def enabled(user: str | None = None) -> bool:
+    """`user` (default: the running prompt's) has GPUGarden.FitToCard on (ComfyUI's settings store, read as
+    auto_unload reads its own)."""
     from .auto_unload import user_setting
 
-    return user_setting(SETTING_ID)
+    return user_setting(SETTING_ID, user)
 
 
 def auto_context(model) -> dict:
@@ -375,15 +376,17 @@ def _check(feature) -> None:
         feature.uninstalled(f"{SEAM} was replaced without keeping our wrapper (__wrapped__): automatic mode is off")
     elif _state["installed"]:  # the setting (default off) is a state, not a failure: health shows it as off
         try:
-            on = enabled()
+            on = enabled(health.asking_user())  # the asking page's user; else the running prompt's
         except Exception:
             on = False
         feature.switch(on, f"automatic mode {'on' if on else 'off'} (setting {SETTING_ID}); Fit to Card nodes work either way")
 
 
-def status() -> dict:
+def status(user: str | None = None) -> dict:
+    """Automatic mode as `user` (the asking page's; default: the running prompt's) has it, and the last plans (the
+    server's: one GPU, one queue)."""
     try:
-        on = enabled()
+        on = enabled(user)
     except Exception:
         on = False
     return {"setting": SETTING_ID, "enabled": on, "installed": _state["installed"], "seam": SEAM,
@@ -402,4 +405,7 @@ def setup() -> None:
 
     @PromptServer.instance.routes.get("/gpu_garden/fit")
     async def fit_status(request):
-        return web.json_response(status())
+        from .auto_unload import current_user, request_user
+
+        cid = request.query.get("client_id")  # as GET /gpu_garden/auto_unload: a page, else the request's user
+        return web.json_response(status(current_user(cid) if cid else request_user(request)))

@@ -14,6 +14,7 @@ is set up or has just worked, `feature.fail(exc)` when it failed (working -> fal
 ok() makes it working again and keeps the last error for reading). `register(name, check=fn)` adds a
 probe run on every GET (fn(feature) may call ok/fail/uninstalled), for hooks that something else can
 remove. No ComfyUI import at module level: unit tests drive everything but the route."""
+import contextvars
 import logging
 import threading
 import time
@@ -25,6 +26,12 @@ MAX_ERROR_CHARS = 500
 
 _lock = threading.Lock()
 _features: dict[str, "Feature"] = {}
+_asking: contextvars.ContextVar = contextvars.ContextVar("gpu_garden_health_user", default=None)
+
+
+def asking_user() -> str | None:
+    """The user whose page asked for this report (ComfyUI's request user), for checks that read a per-user setting."""
+    return _asking.get()
 _route_added = False
 
 
@@ -104,15 +111,20 @@ def comfyui_version() -> str | None:
         return None
 
 
-def report() -> dict:
+def report(user: str | None = None) -> dict:
+    """`user`: whose per-user settings the checks read (the asking page's; None: the running prompt's, else "default")."""
     with _lock:
         features = sorted(_features.items())
-    for name, feature in features:
-        if feature.check is not None:
-            try:
-                feature.check(feature)
-            except Exception as exc:  # a broken probe marks its own feature, never the route
-                feature.fail(exc)
+    token = _asking.set(user)
+    try:
+        for name, feature in features:
+            if feature.check is not None:
+                try:
+                    feature.check(feature)
+                except Exception as exc:  # a broken probe marks its own feature, never the route
+                    feature.fail(exc)
+    finally:
+        _asking.reset(token)
     return {"pack_version": pack_version(), "comfyui_version": comfyui_version(),
             "features": {name: f.as_dict() for name, f in features}}
 
@@ -130,7 +142,9 @@ def setup() -> None:
 
     @server.routes.get(ROUTE)
     async def health(request):
-        return web.json_response(report())
+        from .auto_unload import request_user
+
+        return web.json_response(report(request_user(request)))
 
     _route_added = True
 
