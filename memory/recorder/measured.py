@@ -11,7 +11,7 @@ import sys
 from ..errors import UserError
 from ..units import fmt_bytes
 from .record import basename, run_peak
-from .store import parse_lines
+from .store import parse_lines, read_lines
 
 LABEL = "measured here"
 
@@ -81,13 +81,20 @@ def measured_peak(runs, model_files, latent_shape, dtypes=None) -> dict | None:
 
 
 def read_runs(path: str) -> list[dict]:
+    """The recorded runs in a runs.jsonl, newest first; a file with text but no run in it is a usage error."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            runs = parse_lines(f)
+            runs = parse_lines(read_lines(f))
+            nonempty = f.tell() > 0
     except FileNotFoundError:
         raise UserError(f"--measured: no such file: {path}") from None
     except IsADirectoryError:
         raise UserError(f"--measured: {path} is a folder; give the runs.jsonl file") from None
+    except OSError as exc:
+        raise UserError(f"--measured: cannot read {path}: {exc}") from None
+    if not runs and nonempty:
+        raise UserError(f"--measured: {path} holds no recorded run (give the flight recorder's "
+                        "<ComfyUI user dir>/gpu_garden/runs.jsonl)")
     runs.reverse()  # newest first, like the store
     return runs
 
@@ -103,18 +110,20 @@ def format_text(m: dict | None, path: str) -> str:
 def _from_workflow(path: str) -> tuple[list[str], dict | None]:
     """Model files and latent size of a workflow file: API format (node id -> class_type, inputs) or UI
     format (nodes with widgets_values; the latent size is then not compared)."""
+    from ..estimate.workflow import load  # the estimate's own reader: size bound, JSON object, clear errors
     from .record import is_model_file, latent_size, model_files
 
     try:
-        with open(path, encoding="utf-8") as f:
-            wf = json.load(f)
-    except (OSError, ValueError) as exc:
+        wf = load(path)
+    except OSError as exc:
         raise UserError(f"--workflow: cannot read {path}: {exc}") from None
-    if isinstance(wf, dict) and isinstance(wf.get("nodes"), list):
+    if isinstance(wf.get("nodes"), list):
         files = sorted({v for n in wf["nodes"] if isinstance(n, dict) for v in (n.get("widgets_values") or [])
                         if is_model_file(v)})
         return files, None
-    prompt = wf.get("prompt", wf) if isinstance(wf, dict) else {}
+    prompt = wf.get("prompt", wf)
+    if not isinstance(prompt, dict):
+        raise UserError(f"--workflow: {path}: \"prompt\" is not an API-format prompt (an object of nodes)")
     return model_files(prompt), latent_size(prompt)
 
 

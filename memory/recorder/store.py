@@ -23,6 +23,21 @@ def dumps(run: dict) -> str:
     return json.dumps(run, separators=(",", ":"), default=str, ensure_ascii=False)
 
 
+def read_lines(f, max_line: int = MAX_LINE):
+    """The lines of a text file, each read at most max_line + 1 characters at a time: a longer line (not one this
+    recorder wrote: a wrong file, a torn write) is skipped chunk by chunk, never held whole in memory."""
+    while True:
+        line = f.readline(max_line + 1)
+        if not line:
+            return
+        if len(line) <= max_line or line.endswith("\n"):
+            if len(line) <= max_line:
+                yield line
+            continue
+        while line and not line.endswith("\n"):  # the rest of the overlong line
+            line = f.readline(max_line + 1)
+
+
 def parse_lines(lines) -> list[dict]:
     out = []
     for line in lines:
@@ -61,7 +76,7 @@ class RunStore:
             runs = []
         else:
             with open(self.path, encoding="utf-8", errors="replace") as f:
-                runs = parse_lines(f)
+                runs = parse_lines(read_lines(f))
         self._cache = (key, runs)
         return runs
 
