@@ -342,7 +342,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # after measured batch 11's first sight: ComfyUI-GGUF dequantizes a GGUF text encoder's large token
                 # embedding to fp16 on load (weights.GGUF_TE_EMBED_*, read from city96/ComfyUI-GGUF loader.py; no
                 # coefficient), written while reading these two rows' -7.4 % / -12.2 %
-                "orsoeric-zimage-te-qwen3-4b-gguf-q8_0-weights", "orsoeric-qwen-image-te-gguf-q8_0-mmproj-weights"}
+                "orsoeric-zimage-te-qwen3-4b-gguf-q8_0-weights", "orsoeric-qwen-image-te-gguf-q8_0-mmproj-weights",
+                # after measured batch 12's first sight: the Z-Image GGUF DiT rows mapped tensor by tensor as the log's 'gguf qtypes'
+                # line counts them (zimage_blocks + the row field tensor_types; bench mapping, no estimate code), written for
+                # these two rows' -10.4 % / -31.4 %
+                "orsoeric-zimage-turbo-gguf-q8_0-weights", "orsoeric-zimage-turbo-gguf-q4_k_m-weights"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -422,7 +426,35 @@ def synth(name):
     return t
 
 
+def zimage_blocks():
+    """Z-Image (Turbo) 6B tensor by tensor, as ComfyUI 0.8.0 builds comfy.ldm.lumina.model.NextDiT for it (meta device,
+    the config comfy/model_detection.py gives Z-Image): 30 modulated layers, 2 noise-refiner (modulated) and 2
+    context-refiner layers, embedders and final layer; 453 tensors, 6,154,908,736 parameters. Tensors under 4096
+    elements (norms, biases, pad tokens) are F32 and the rest BF16, as a GGUF conversion stores them: the counts match
+    ComfyUI-GGUF's 'gguf qtypes' line for these files (245 F32; 180 block matrices; 22 refiner + 6 embedder matrices)."""
+    d, ffn, mod = 3840, 10240, 256
+    t = {"x_pad_token": (1, d), "cap_pad_token": (1, d), "x_embedder.weight": (d, 64), "x_embedder.bias": (d,),
+         "t_embedder.mlp.0.weight": (1024, 256), "t_embedder.mlp.0.bias": (1024,), "t_embedder.mlp.2.weight": (256, 1024),
+         "t_embedder.mlp.2.bias": (256,), "cap_embedder.0.weight": (2560,), "cap_embedder.1.weight": (d, 2560),
+         "cap_embedder.1.bias": (d,), "final_layer.linear.weight": (64, d), "final_layer.linear.bias": (64,),
+         "final_layer.adaLN_modulation.1.weight": (d, mod), "final_layer.adaLN_modulation.1.bias": (d,)}
+    blocks = [f"layers.{i}" for i in range(30)] + ["noise_refiner.0", "noise_refiner.1", "context_refiner.0", "context_refiner.1"]
+    for b in blocks:
+        t.update({f"{b}.attention.qkv.weight": (3 * d, d), f"{b}.attention.out.weight": (d, d), f"{b}.attention.q_norm.weight": (128,),
+                  f"{b}.attention.k_norm.weight": (128,), f"{b}.feed_forward.w1.weight": (ffn, d), f"{b}.feed_forward.w2.weight": (d, ffn),
+                  f"{b}.feed_forward.w3.weight": (ffn, d), **{f"{b}.{n}.weight": (d,) for n in ("attention_norm1", "ffn_norm1", "attention_norm2", "ffn_norm2")}})
+        if not b.startswith("context_refiner"):
+            t.update({f"{b}.adaLN_modulation.0.weight": (4 * d, mod), f"{b}.adaLN_modulation.0.bias": (4 * d,)})
+    assert len(t) == 453 and sum(math.prod(x) for x in t.values()) == 6_154_908_736
+    return {k: ("F32" if len(x) < 2 or math.prod(x) < 4096 else "BF16", x) for k, x in t.items()}
+
+
+STRUCT = {"synth:z-image-6B-blocks": zimage_blocks}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
+
+
 def _table_or_synth(name):
+    if name in STRUCT:
+        return STRUCT[name]()
     return synth(name) if name.startswith("synth:") else table(name)
 
 
@@ -455,6 +487,9 @@ def _measured_components(r):
             # and transformers also skips the output head): keep_16bit for the diffusion model, te_keep_16bit for encoders
             keep = tuple(r.get("keep_16bit" if c["role"] == "diffusion_model" else "te_keep_16bit") or ())
             t = {k: (v if any(p in k for p in keep) else q) for (k, v), q in zip(c["table"].items(), W.requant(c["table"], dt).values())}
+            if c["role"] == "diffusion_model" and r.get("tensor_types"):  # per-tensor storage types the file records
+                t = {k: (next((ty for p, ty in r["tensor_types"] if p in k), d) if d != c["table"][k][0] else d, sh)
+                     for k, (d, sh) in t.items()}
             c = dict(c, table=t, bytes=sum(tensor_bytes(d, s) for d, s in t.values()))
         if c["role"] == "text_encoder" and r.get("te_keeps_head"):  # the runner's text encoder builds its lm_head
             c = dict(c, resident=W.resident_bytes(c["table"]))      # (DiffSynth-Studio), where ComfyUI's has none
