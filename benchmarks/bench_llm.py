@@ -165,6 +165,30 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # free memory is not printed, the row's 11.5 GiB was guessed at collection, and Ollama's own 26 of 28 layers
         # mean it saw about 10 GiB or less; the row keeps its guess rather than a figure fitted to the verdict
         "ollama-4799-deepseek-v2-16b-lite-q4ks-4070-2k", "ollama-5395-deepseek-coder-v2-16b-3080laptop",
+        # batch 23 (tuned after its first sight was recorded): every vLLM row's log was read (its "Total non KV cache
+        # memory ... torch peak memory increase ... non-torch forward increase memory" line) while these were added,
+        # each checked in vLLM's source: the Triton sampler warm-up at ~3.85 fp32 logits copies (the dense rows),
+        # Hopper's larger non-torch memory and NCCL's NVLS buffers with tensor parallelism on H100 SXM (the single-GPU
+        # and TP rows; vllm#21348 above is the same effect), an fp32 model's fp32 cache (the dtf32 row), the hybrid
+        # manager's padded layer groups (the Gemma 3 rows) and pipeline parallelism (the two PP rows, whose input
+        # gained pipeline_parallel_size). The ollama#9595 llama.cpp row was not used and stays first sight.
+        "vllm-llmdplanner-dsv2lite-h100", "vllm-llmdplanner-llama33-70b-fp8dyn-tp2-h100",
+        "vllm-llmdplanner-llama33-70b-fp8dyn-tp4-h100", "vllm-llmdplanner-qwen25-7b-fp8dyn-h100",
+        "vllm-llmdplanner-gemma2-27b-h100", "vllm-llmdplanner-gemma2-2b-h100", "vllm-llmdplanner-gemma2-9b-h100",
+        "vllm-llmdplanner-gemma3-12b-h100", "vllm-llmdplanner-gemma3-27b-h100", "vllm-llmdplanner-gemma3-4b-h100",
+        "vllm-llmdplanner-llama31-8b-kvfp8-h100", "vllm-llmdplanner-llama31-8b-onlinefp8-h100",
+        "vllm-llmdplanner-llama31-8b-fp16-h100", "vllm-llmdplanner-llama31-8b-fp32-h100",
+        "vllm-llmdplanner-llama31-8b-h100", "vllm-llmdplanner-llama31-8b-pp2-h100",
+        "vllm-llmdplanner-llama31-8b-pp4-h100", "vllm-llmdplanner-llama31-8b-tp2-h100",
+        "vllm-llmdplanner-llama31-8b-tp4-h100", "vllm-llmdplanner-phi4-h100",
+        "vllm-llmdplanner-mistral-small31-24b-h100", "vllm-llmdplanner-mixtral-8x7b-tp2-h100",
+        "vllm-llmdplanner-gptoss20b-tp2-h100", "vllm-llmdplanner-qwen25-7b-kvfp8-h100",
+        "vllm-llmdplanner-qwen25-72b-tp2-h100", "vllm-llmdplanner-qwen25-7b-h100",
+        "vllm-llmdplanner-qwen25-7b-tp2-h100", "vllm-llmdplanner-qwen25-7b-tp4-h100",
+        "vllm-llmdplanner-qwen3-30b-a3b-h100", "vllm-llmdplanner-qwen3-8b-h100",
+        "vllm-llmdplanner-llama33-70b-w8a8-tp2-h100", "vllm-llmdplanner-llama31-8b-w4a16-h100",
+        "vllm-llmdplanner-mistral-small31-24b-w8a8-h100", "vllm-llmdplanner-mistral-small31-24b-w8a8-tp2-h100",
+        "vllm-llmdplanner-llama31-8b-w8a8-h100", "vllm-llmdplanner-qwen25-7b-w8a8-h100",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
@@ -256,12 +280,16 @@ def score(row) -> dict:
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
         lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm.py mla_layout)
+        hyb = res["kv_detail"].get("hybrid_groups", True)  # the hybrid manager's layer groups (vLLM >= 0.10)
         spec = K.vllm_per_rank(spec, row["input"].get("tensor_parallel_size") or 1)  # one GPU's pool and heads
-        if "kv_available_gib" in m:  # tokens from the printed available memory: block arithmetic alone
-            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd, lay)
+        # pipeline parallelism: rank 0 prints its own available memory, the engine the smallest stage's tokens, so
+        # the printed memory does not give the printed tokens by block arithmetic; kv's tokens are its stages' minimum
+        pp = (row["input"].get("pipeline_parallel_size") or 1) > 1
+        if "kv_available_gib" in m and not pp:  # tokens from the printed available memory: block arithmetic alone
+            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd, lay, hyb)
             # vLLM prints the available memory rounded to 0.01 GiB: the tokens agree within that rounding
-            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd, lay)
-            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd, lay)
+            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd, lay, hyb)
+            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd, lay, hyb)
             # a refusal prints no token count but vLLM's own "estimated maximum model length" from the same memory
             printed = m["kv_tokens"] if "kv_tokens" in m else m.get("estimated_max_len")
             if "kv_tokens" in row.get("inferred", {}):  # tokens derived from the memory line: nothing to check
@@ -271,7 +299,7 @@ def score(row) -> dict:
                 out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
-            toks = K.vllm_kv_tokens(spec, max(cap, 0), kvd, lay)
+            toks = res["kv_capacity_tokens"] if pp else K.vllm_kv_tokens(spec, max(cap, 0), kvd, lay, hyb)
             if "kv_available_gib" in m:  # a run that failed before profiling prints none of these
                 out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
                 out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]

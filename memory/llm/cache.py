@@ -173,9 +173,29 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
             "per_full_layer": int(full / n_full) if n_full else 0}
 
 
-def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent") -> int:
-    """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory
-    (whole blocks of 16 tokens; exact for models whose layers all use full attention). mla_cache: the version's MLA
-    layout (runtimes/vllm.py mla_layout)."""
-    per_block = BLOCK * kv_cache(spec, 1, 1, kv, "vllm", mla_cache=mla_cache)["per_token"]
-    return int(max(available, 0) // per_block) * BLOCK
+def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
+    """(layers per group, groups) of vLLM's hybrid KV cache manager (from 0.10) for a model whose layers are all
+    attention layers of two kinds, full and sliding, with one page size: groups of the rarer kind's count (of the
+    larger count when the two differ by less than 25 %), each kind padded to whole groups; the memory is group-size
+    tensors that every group's blocks share (kv_cache_utils._get_kv_cache_groups_uniform_page_size: Gemma-3-27B's 10
+    full and 52 sliding layers make 7 groups of 10, 8 of them padding). None when the plain per-token sum holds."""
+    counts = [spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)]
+    if min(counts) == 0 or sum(counts) != spec.n_layers or spec.layer_kv_elems or spec.mla:
+        return None
+    size = min(counts) if max(counts) >= min(counts) * 1.25 else max(counts)
+    return size, sum(-(-n // size) for n in counts)
+
+
+def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent",
+                   hybrid: bool = True) -> int:
+    """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory: whole blocks of 16
+    tokens; with the hybrid manager (hybrid=True: vLLM >= 0.10) a sliding/full model's blocks are shared by its
+    groups, and the printed tokens are blocks // groups x 16. mla_cache: the version's MLA layout (runtimes/vllm.py
+    mla_layout)."""
+    per_token = kv_cache(spec, 1, 1, kv, "vllm", mla_cache=mla_cache)["per_token"]
+    groups = vllm_hybrid_groups(spec) if hybrid else None
+    if groups:
+        size, n = groups
+        blocks = int(max(available, 0) // (BLOCK * per_token / spec.n_layers * size))
+        return blocks // n * BLOCK
+    return int(max(available, 0) // (BLOCK * per_token)) * BLOCK

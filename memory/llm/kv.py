@@ -19,14 +19,15 @@ Public API (other modules code against these):
       vram in bytes (None: sizes only). knobs: plan.KNOBS (gpu_memory_utilization, flash_attn, ubatch, ngl,
       max_num_batched_tokens, max_num_seqs, enforce_eager, swa_full, kv_cache_memory, kv_dtype_v, mla_cache,
       kv_unified, mmproj, runtime_version, gpu_name, vllm_engine, vllm_sampler,
-      vllm_entrypoint, tensor_parallel_size).
+      vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition).
       keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,
       budget, fits (the asked ctx x parallel fits, with the flags), fits_as_requested (without changes), max_ctx
       (largest per-sequence context with the flags' settings, multiple of 256), max_ctx_by_kv_dtype, chosen,
       flags [{kind, name, value, text, reason}], command, autofit [{flag, reason}], notes; vLLM adds
       kv_capacity_bytes, kv_capacity_tokens, concurrency, vllm_would_print; llama.cpp/Ollama add host_weights,
       gpu_layers_used, max_ctx_layers (the GPU layer count a largest-context figure assumes, None = all)
-  vllm_kv_tokens(spec, available_bytes, kv="f16") -> int   # vLLM's "GPU KV cache size: N tokens"
+  vllm_kv_tokens(spec, available_bytes, kv="f16", hybrid=True) -> int   # vLLM's "GPU KV cache size: N tokens"
+      (hybrid: the layer groups of vLLM >= 0.10's hybrid manager; False for older versions)
   vllm_per_rank(spec, tp) -> LLMSpec     # one tensor-parallel GPU's share (its KV heads, MLP columns)
   suggest_flags_from_log(numbers: dict, runtime: str) -> list[dict]
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);

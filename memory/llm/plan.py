@@ -13,7 +13,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
-         "num_gpus")
+         "num_gpus", "pipeline_parallel_size", "pp_layer_partition")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -29,7 +29,7 @@ def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
 
 def _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj) -> dict:
     if runtime == "vllm":
-        return V.evaluate(spec, ctx, kv, roles["total"], vram, s)
+        return V.evaluate(spec, ctx, kv, roles["total"], vram, s, roles=roles)
     if runtime == "llama.cpp":
         return LC.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
     return OL.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
@@ -88,6 +88,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
     kv = norm_kv(kv_dtype, runtime, spec)
+    if (runtime in ("vllm", "sglang") and (kv_dtype is None or str(kv_dtype).lower() == "auto")
+            and str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")):
+        kv = "f32"  # --kv-cache-dtype auto is the model's dtype: an fp32 model keeps an fp32 cache
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes = list(spec.notes)
@@ -99,6 +102,13 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"--tensor-parallel-size must be 1..64, got {tp!r}")
     if tp > 1 and runtime not in ("vllm", "sglang"):
         raise UserError("--tensor-parallel-size is vLLM's and SGLang's (--tp); llama.cpp and Ollama split layers across GPUs instead")
+    pp = 1 if knobs.get("pipeline_parallel_size") is None else knobs["pipeline_parallel_size"]
+    if not isinstance(pp, int) or not 1 <= pp <= 64 or pp > spec.n_layers:
+        raise UserError(f"--pipeline-parallel-size must be 1..{min(64, spec.n_layers)}, got {pp!r}")
+    if (pp > 1 or knobs.get("pp_layer_partition")) and runtime != "vllm":
+        raise UserError("--pipeline-parallel-size is vLLM's; llama.cpp splits layers with --tensor-split, Ollama by itself")
+    if knobs.get("pp_layer_partition") and pp == 1:
+        raise UserError("--pp-layer-partition needs --pipeline-parallel-size above 1")
     fmt = str(weights_dtype or spec.quant or "").lower()
     if (runtime == "llama.cpp" and weights_dtype is None and not spec.weights_bytes and fmt == "mxfp4"
             and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the checkpoint's bf16
@@ -184,6 +194,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"],
            "fits": ev["fits"], "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
            "command": "", "autofit": [], "notes": notes}
+    if runtime == "vllm" and ev.get("stages"):  # pipeline parallelism: rank 0's figures, every stage listed
+        out["weights"] = out["weights_gpu_full"] = int(ev["stage_weights"])
+        out["weights_how"] += f"; stage 0 of {s['pp']}: {ev['stage_layers']} layers + the embedding"
+        out["pp_stages"] = ev["stages"]
+        notes.append(f"pipeline parallel {s['pp']}: layers per stage "
+                     + ", ".join(str(st["stage_layers"]) for st in ev["stages"])
+                     + "; weights, KV and overheads are stage 0's (the first GPU, as vLLM's rank 0 prints them: the "
+                     "embedding there, the head and the sampler on the last); KV tokens and concurrency are the smallest "
+                     "stage's (every stage keeps the same number of blocks); --vram is one GPU's")
     if runtime == "ollama":
         out["placement_need"] = ev["placement_need"]
     if proj and runtime != "vllm":
@@ -344,6 +363,11 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=
         f.append(_flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
         if s.get("tp", 1) > 1:
             f.append(_flag("flag", "--tensor-parallel-size", s["tp"], "the GPUs these per-GPU figures are for"))
+        if s.get("pp", 1) > 1:
+            f.append(_flag("flag", "--pipeline-parallel-size", s["pp"], "the pipeline stages these figures are for"))
+            if s.get("pp_partition"):
+                f.append(_flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in V.pp_partition(
+                    spec.n_layers, s["pp"], s["pp_partition"])), "layers per stage"))
         if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
             f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
         f.append(_flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,

@@ -129,13 +129,15 @@ def test_an_unsloth_dynamic_name_says_its_figure_is_a_lower_bound():
 
 # ---------------------------------------------------------------- vLLM >= 0.16: the Triton top-k/top-p sampler
 
-def test_triton_sampler_from_016_holds_about_three_logits_copies():
+def test_triton_sampler_from_016_holds_about_four_logits_copies():
     from gpu_garden.memory.llm.runtimes import vllm as V
     s = llm.describe(model="Qwen2.5-7B")
     one_copy = 256 * s.vocab * 4
     new = V.activation(s, 2048, 256, version=(0, 16), v1=True, sampler="native")
     old = V.activation(s, 2048, 256, version=(0, 15), v1=True, sampler="native")
-    assert new == pytest.approx(3 * one_copy, rel=0.01)       # vllm#33538: ~2.9 copies in the PR's own table
+    # vllm#33538's kernel alone holds ~2.9 copies; the warm-up's peak with the logits, softmax and noise is ~3.9
+    # (llm-d-planner's 0.19.0 H100 logs, tests/unit/test_llm_batch23.py)
+    assert 3.5 * one_copy < new < 4.2 * one_copy
     assert old == pytest.approx(9.7 * one_copy, rel=0.01)     # the PyTorch sort before it
 
 

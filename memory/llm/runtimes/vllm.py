@@ -10,7 +10,10 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   rows, whose size depends on the top-k/top-p implementation (the `vllm_sampler` knob: native or flashinfer);
   rows (both engines run them one after the other: the forward's intermediates are freed before the sampler)
   non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on; about 0.25 GiB
-  a worker with tensor parallelism (its NCCL buffers)
+  a worker with tensor parallelism (its NCCL buffers); more on Hopper, and about 2.1 GiB with tensor parallelism
+  on an NVSwitch Hopper/Blackwell system (NCCL's NVLS buffers): non_torch()
+  pipeline parallelism: each stage holds its layers (get_pp_indices), the first the embedding, the last the head
+  and the sampler; the pool is sized per stage and every stage keeps the smallest stage's block count
   sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
   hybrid KV cache manager that sizes them by the window came with 0.10)
   engine: V1 by default from 0.8 (VLLM_USE_V1=0 forces V0 until 0.10; VLLM_USE_V1=1 gave V1 in 0.7):
@@ -34,6 +37,22 @@ NON_TORCH = int(0.06 * GiB)
 # "non_torch_memory takes 0.25GiB", vllm#14447's TP 16 workers on 3090s (0.8.3) 0.20GiB; dennislee22's TP 2 / TP 4
 # A100 runs (0.10.1) leave 0.21 / 0.32 GiB less KV memory than 0.06 would
 NON_TORCH_TP = int(0.25 * GiB)
+# Hopper cards leave more: a single-GPU H100 profile prints 0.13-0.14 GiB of non-torch memory in 0.11 (llm-d's H100
+# rows) and 0.16 in a 0.7.2 V0 log (vllm#13109); in 0.19.0 every single-GPU H100 run of llm-d-planner's sweep prints
+# "non-torch forward increase memory" 0.24-0.27 GiB (25 runs; its pipeline stage 0, without the head and the
+# sampler, 0.07: the increase belongs to the last stage)
+NON_TORCH_HOPPER = int(0.14 * GiB)
+NON_TORCH_HOPPER_019 = int(0.25 * GiB)
+HOPPER_NON_TORCH_019 = (0, 19)
+# Tensor parallelism on an NVSwitch system of Hopper or Blackwell GPUs (H100/H200/H800/H20 SXM, B200): NCCL sets up
+# NVLink SHARP (NVLS) multicast buffers on every GPU ("NCCL INFO NVLS comm ... nvlsTotalSize 2415919104",
+# vllm-project/vllm#9699 on H200s; NVIDIA's own launchers set NCCL_NVLS_ENABLE=0 "for memory saving"). vLLM 0.19.0
+# on H100 80GB HBM3 prints 2.06-2.11 GiB of non-torch forward memory at TP 2 and 2.13-2.21 at TP 4 (llm-d-planner,
+# 10 runs, 7B to 72B: it does not grow with the model); vllm#21348 (0.9.2, TP 4 on H100s) left 2.2 GiB less KV
+# memory than the 0.25 above gives. A100s (no NVLS) and PCIe / NVL cards (no NVSwitch) keep NON_TORCH_TP.
+NON_TORCH_NVLS = int(2.1 * GiB)
+NVLS_GPU = re.compile(r"\b(h100|h200|h800|h20|gh200|b100|b200|gb200|b300|gb300)\b", re.I)
+NO_NVSWITCH = re.compile(r"pcie|\bnvl\b", re.I)
 CUDA_GRAPHS = 512 * MiB       # "Graph capturing finished ... took 0.3-1 GiB"; 0 with --enforce-eager
 DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
@@ -58,7 +77,12 @@ SAMPLER_COPIES_FLASHINFER = 3
 # 131072 fp32 logits, ~2.9 copies against ~9.3: the sampler warm-up then holds about what FlashInfer's does
 # (akiyax/kvcache-lab, vLLM 0.26.0 with VLLM_USE_FLASHINFER_SAMPLER=0: 1.04 GiB of peak activation including the
 # CUDA-graph estimate for Qwen2.5-7B at 256 sequences, where 9.7 copies alone would be 1.41 GiB).
-SAMPLER_COPIES_TRITON = 3
+# The 2.9 of that table is the masking kernel alone: the warm-up's peak, with the logits and the softmax and noise
+# tensors random sampling adds, is 3.7-4.1 copies in every dense single-GPU 0.19.0 run of llm-d-planner's H100
+# sweep at 1024 sequences (Llama-3.1-8B 3.86, Qwen2.5-7B / Qwen3-8B 3.81, Gemma 2 3.71-3.75, gpt-oss-20b 3.74,
+# Phi-4 3.97, Mistral-Small-3.1 4.06: "torch peak memory increase" / (1024 x vocab x 4 bytes)); akiyax/kvcache-lab's
+# 0.26.0 Qwen2.5-7B at 256 sequences (1.04 GiB with a 0.48 GiB graph estimate) gives 3.9. A fitted figure.
+SAMPLER_COPIES_TRITON = 3.85
 TRITON_SAMPLER = (0, 16)
 SAMPLERS = ("native", "flashinfer")
 # V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
@@ -223,11 +247,13 @@ def settings(version, vram, ctx, knobs) -> dict:
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
+            "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
+            "gpu_name": knobs.get("gpu_name"),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
-               sampler: str = "native") -> int:
+               sampler: str = "native", first_stage: bool = True, last_stage: bool = True) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
@@ -235,7 +261,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     vllm-project/vllm#10517; V0 sampler peaks of vllm#13882, vllm#10511 and the 0.8.2 T4/GGUF rows; V1 from 0.11:
     Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
     config_explorer/empirical-vllm-memory-results.md). v1: the engine (default: V1 from 0.8); sampler: the
-    top-k/top-p implementation the log names ("native" sorts the logits, "flashinfer" does not)."""
+    top-k/top-p implementation the log names ("native" sorts the logits, "flashinfer" does not). With pipeline
+    parallelism only the last stage samples and only the first runs a vision tower."""
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
@@ -250,8 +277,49 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
         copies = SAMPLER_COPIES_TRITON
     else:
         copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
-    sampler = max_seqs * spec.vocab * 4 * copies
-    return int(max(forward, sampler, encoder_peak(spec)))
+    sampler = max_seqs * spec.vocab * 4 * copies if last_stage else 0
+    return int(max(forward, sampler, encoder_peak(spec) if first_stage else 0))
+
+
+def non_torch(version, tp: int, gpu_name=None, last_stage: bool = True) -> int:
+    """Memory outside PyTorch the profile run leaves (cuBLAS/NCCL workspaces), by version, card and parallelism."""
+    if not at_least(version, 0, 7):
+        return NON_TORCH_V06
+    name = str(gpu_name or "")
+    if tp > 1:
+        return NON_TORCH_NVLS if NVLS_GPU.search(name) and not NO_NVSWITCH.search(name) else NON_TORCH_TP
+    if HOPPER.search(name) and last_stage:
+        return NON_TORCH_HOPPER_019 if at_least(version, *HOPPER_NON_TORCH_019) else NON_TORCH_HOPPER
+    return NON_TORCH
+
+
+def pp_partition(n_layers: int, pp: int, partition=None) -> list:
+    """Layers per pipeline stage, as vLLM's get_pp_indices splits them: n // pp each, the remainder one layer at a
+    time to the stages before the last (VLLM_PP_LAYER_PARTITION, the `pp_layer_partition` knob, overrides)."""
+    if partition:
+        parts = [int(x) for x in (partition.replace("/", ",").split(",") if isinstance(partition, str) else partition)]
+        if len(parts) != pp or sum(parts) != n_layers or min(parts) < 1:
+            from ...errors import UserError
+            raise UserError(f"--pp-layer-partition needs {pp} positive layer counts summing to {n_layers}, got {partition}")
+        return parts
+    parts = [n_layers // pp] * pp
+    for i in range(2, n_layers % pp + 2):
+        parts[-i] += 1
+    return parts
+
+
+def stage_spec(spec, start: int, end: int):
+    """The model as one pipeline stage holding layers [start, end) sees it."""
+    import dataclasses
+    return dataclasses.replace(spec, layer_kinds=list(spec.layer_kinds[start:end]),
+                               layer_kv_elems=spec.layer_kv_elems[start:end] if spec.layer_kv_elems else None,
+                               notes=list(spec.notes))
+
+
+# vLLM 0.12 (PR #29431, --max-model-len auto) checked one request against every worker's memory with the whole
+# model's KV bytes per token, which refused pipeline-parallel servers each of whose stages held the request
+# (vllm#32105, vllm#34076 on 0.15.2); PR #33698 (February 2026, 0.16) checks each stage's own layers again
+PP_WHOLE_MODEL_CHECK = ((0, 12), (0, 16))
 
 
 def encoder_peak(spec) -> int:
@@ -293,16 +361,21 @@ def graph_memory(max_seqs: int) -> int:
     return int(max(32 * MiB, CUDA_GRAPHS * min(max_seqs, CAPTURE_MAX) / CAPTURE_MAX))
 
 
-def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
+def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
+    if s.get("pp", 1) > 1:
+        return evaluate_pp(spec, ctx, kv, roles or {"total": w_bytes, "blocks": w_bytes, "embedding": 0, "output": 0},
+                           vram, s)
     v = s["version"]
+    first, last = s.get("stage", (0, 1))[0] == 0, s.get("stage", (0, 1))[0] == s.get("stage", (0, 1))[1] - 1
     layout = mla_layout(spec, s)
     need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not at_least(v, *SWA_SIZED),
                     mla_cache=layout)
     need["layout"] = layout
+    need["hybrid_groups"] = at_least(v, *SWA_SIZED)  # vLLM_kv_tokens' grouping (the bench's block arithmetic)
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
-                                             sampler=s.get("sampler", "native")),
-            "non_torch": (NON_TORCH_TP if s.get("tp", 1) > 1 else NON_TORCH) if at_least(v, 0, 7) else NON_TORCH_V06,
+                                             sampler=s.get("sampler", "native"), first_stage=first, last_stage=last),
+            "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last),
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
@@ -313,7 +386,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
         return out
     budget = math.ceil(s["util"] * vram)
     pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
-    tokens = vllm_kv_tokens(spec, pool, kv, layout)
+    tokens = vllm_kv_tokens(spec, pool, kv, layout, hybrid=at_least(v, *SWA_SIZED))
     blocks = tokens // BLOCK
     per_req_blocks = math.ceil(ctx / BLOCK)
     if s["v1"]:
@@ -330,6 +403,43 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s) -> dict:
     room = used <= vram if s["kv_cache_memory"] else outside <= vram - budget
     out.update(budget=budget, pool=int(pool), pool_tokens=tokens, concurrency=conc, starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
+    return out
+
+
+def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
+    """Pipeline parallelism: every stage profiled alone on its own GPU (its layers, the embedding on the first, the
+    head and the sampler on the last), every stage keeping the smallest stage's number of blocks (V1's
+    get_kv_cache_configs). The figures returned are stage 0's, as rank 0 prints them (weights, available KV memory);
+    the tokens and the concurrency are the smallest stage's, as the engine prints them."""
+    parts = pp_partition(spec.n_layers, s["pp"], s.get("pp_partition"))
+    # what the roles leave out (a vision tower, padding) goes with stage 0; a tied head is not in one GPU's total,
+    # but the last stage loads its own copy (vLLM builds embed_tokens there when the embeddings are tied)
+    extra = max(roles["total"] - roles["blocks"] - roles["embedding"] - (0 if spec.tied else roles["output"]), 0)
+    stages, start = [], 0
+    for i, n in enumerate(parts):
+        w = roles["blocks"] * n // spec.n_layers + (roles["embedding"] + extra if i == 0 else 0) + (
+            roles["output"] if i == len(parts) - 1 else 0)
+        e = evaluate(stage_spec(spec, start, start + n), ctx, kv, w, vram, dict(s, pp=1, stage=(i, len(parts))))
+        e.update(stage_layers=n, stage_weights=w)
+        stages.append(e)
+        start += n
+    out = dict(stages[0], stages=[{k: e.get(k) for k in ("stage_layers", "stage_weights", "pool", "pool_tokens", "total")}
+                                  for e in stages])
+    out["total"] = max(e["total"] for e in stages)
+    if not vram:
+        return out
+    tokens = min(e["pool_tokens"] for e in stages)
+    v = s["version"]
+    if s["v1"] and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
+        whole = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], mla_cache=mla_layout(spec, s))["total"]
+        starts = all(e["pool"] >= whole for e in stages)
+    elif s["v1"]:
+        starts = all(e["starts"] for e in stages) and tokens >= ctx
+    else:
+        starts = tokens >= ctx
+    starts = bool(starts and tokens > 0)
+    out.update(pool_tokens=tokens, concurrency=min(e["concurrency"] for e in stages), starts=starts,
+               fits=starts and all(e["total"] <= vram for e in stages), util_needed=max(e["util_needed"] for e in stages))
     return out
 
 
