@@ -172,6 +172,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # and TP rows; vllm#21348 above is the same effect), an fp32 model's fp32 cache (the dtf32 row), the hybrid
         # manager's padded layer groups (the Gemma 3 rows) and pipeline parallelism (the two PP rows, whose input
         # gained pipeline_parallel_size). The ollama#9595 llama.cpp row was not used and stays first sight.
+        # batch 22's vllm#18124 was read while V1's profile of Qwen2-VL on its largest dummy video (a long context's
+        # 12-frame video: six images' patches through the vision tower) was added from qwen2_vl.py
+        "vllm-18124-qwen25vl-3b-a100-u030-refused",
         "vllm-llmdplanner-dsv2lite-h100", "vllm-llmdplanner-llama33-70b-fp8dyn-tp2-h100",
         "vllm-llmdplanner-llama33-70b-fp8dyn-tp4-h100", "vllm-llmdplanner-qwen25-7b-fp8dyn-h100",
         "vllm-llmdplanner-gemma2-27b-h100", "vllm-llmdplanner-gemma2-2b-h100", "vllm-llmdplanner-gemma2-9b-h100",

@@ -102,6 +102,7 @@ FORWARD_FACTOR = 1.08
 # Qwen2-VL / Qwen2.5-VL take images up to 12845056 pixels (max_pixels) in 14-pixel patches: 65536 patches.
 ENCODER_BYTES_PER_HIDDEN = 32
 QWEN_VL_MAX_PIXELS = 12845056
+QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy video's frame cap
 # MLA by version. vLLM's MLA backends (the latent cache of DeepSeek-V2/V3) came with 0.7.1; from DeepSeek-V2's
 # arrival in 0.5.1 until then, models/deepseek_v2.py ran plain attention with K and V per head at qk_head_dim (V
 # zero-padded to it): 192 + 192 values a head and layer. V0's CacheEngine pads every MLA cache entry to 256 bytes
@@ -253,7 +254,8 @@ def settings(version, vram, ctx, knobs) -> dict:
 
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
-               sampler: str = "native", first_stage: bool = True, last_stage: bool = True) -> int:
+               sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
+               max_model_len: int | None = None) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
@@ -262,7 +264,9 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
     config_explorer/empirical-vllm-memory-results.md). v1: the engine (default: V1 from 0.8); sampler: the
     top-k/top-p implementation the log names ("native" sorts the logits, "flashinfer" does not). With pipeline
-    parallelism only the last stage samples and only the first runs a vision tower."""
+    parallelism only the last stage samples and only the first runs a vision tower. max_model_len: V1 profiles
+    the modality whose one item has the most tokens, which for Qwen2-VL at a long context is a video
+    (encoder_peak)."""
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
@@ -278,7 +282,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     else:
         copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
     sampler = max_seqs * spec.vocab * 4 * copies if last_stage else 0
-    return int(max(forward, sampler, encoder_peak(spec) if first_stage else 0))
+    enc = encoder_peak(spec, max_model_len if v1 else None) if first_stage else 0
+    return int(max(forward, sampler, enc))
 
 
 def non_torch(version, tp: int, gpu_name=None, last_stage: bool = True) -> int:
@@ -322,14 +327,31 @@ def stage_spec(spec, start: int, end: int):
 PP_WHOLE_MODEL_CHECK = ((0, 12), (0, 16))
 
 
-def encoder_peak(spec) -> int:
-    """Bytes of the vision tower's profile run on one largest image (0 for a text model)."""
+def qwen_vl_video_grid_t(max_model_len: int) -> int:
+    """Temporal patches of the dummy video V1 profiles Qwen2-VL / Qwen2.5-VL with: the engine encodes one item of
+    the modality whose largest item has the most tokens (gpu_model_runner.profile_run: "the model is profiled with
+    a single non-text modality with the max possible input tokens"); the video's frames at the largest image size
+    are as many as fit max_model_len minus one largest image's tokens (16384), at most _MAX_FRAMES_PER_VIDEO = 16,
+    two frames to a temporal patch (qwen2_vl.py get_num_frames_with_most_features / _get_max_video_frames). At
+    128000 tokens that is 12 frames, 6 temporal patches: six images' worth of patches through the tower."""
+    tokens = QWEN_VL_MAX_PIXELS // (14 * 14 * 4)        # one frame pair (or image) at the largest size
+    frames = 0
+    while frames < QWEN_VL_MAX_FRAMES and -(-(frames + 1) // 2) * tokens <= max_model_len - tokens:
+        frames += 1
+    return max(-(-frames // 2), 1)
+
+
+def encoder_peak(spec, max_model_len: int | None = None) -> int:
+    """Bytes of the vision tower's profile run on one largest image, or for Qwen2-VL under V1 (max_model_len given)
+    on the largest video when that has more patches (0 for a text model)."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
     if not d:
         return 0
     patch = int(v.get("patch_size") or 14)
     patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else QWEN_VL_MAX_PIXELS // (patch * patch)
+    if not v.get("image_size") and max_model_len:
+        patches *= qwen_vl_video_grid_t(max_model_len)
     return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
 
 
@@ -374,7 +396,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     need["hybrid_groups"] = at_least(v, *SWA_SIZED)  # vLLM_kv_tokens' grouping (the bench's block arithmetic)
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
-                                             sampler=s.get("sampler", "native"), first_stage=first, last_stage=last),
+                                             sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
+                                             max_model_len=ctx),
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last),
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
