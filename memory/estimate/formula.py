@@ -211,6 +211,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     kind = spec.vae_kind_for((vaes[0]["kind"] if vaes else None), family)
     vdt = {4: "fp32", 2: "bf16"}.get(pol["vae_bytes"]) if pol.get("vae_bytes") else \
         vae_mod.choose_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]))
+    if pol["runner"] == "diffusers" and family in vae_mod.DIFFUSERS_UPCAST and pol["vae_dtype"] in (None, "auto") \
+            and not pol.get("vae_bytes"):
+        vdt = "fp32"
+        assumptions.append("VAE decode in fp32: diffusers' SDXL pipelines upcast an fp16 VAE (force_upcast) before decoding; "
+                           "--vae-dtype overrides (a bf16 pipeline or the fp16-fix VAE decodes in 16 bits)")
     if not vaes and dm:
         assumptions.append(f"no VAE file given: decode figured for {sp['name']}'s usual VAE, its weights not counted")
     if vaes and pol["offload"] != "sequential":

@@ -64,6 +64,11 @@ LTXV_DECODE_CACHED = 110
 # benchmarks/data/diffusion_measured.json (768x512x121, where the decode is the peak and only the VAE is resident)
 DIFFUSERS_HV_DECODE = 243
 RUNNERS = ("comfyui", "diffusers", "wan")  # "wan": Wan's reference code; its VAE is the one ComfyUI ported
+# Families whose diffusers pipelines upcast an fp16 VAE to fp32 before decoding: StableDiffusionXLPipeline (and its
+# img2img/inpaint/ControlNet variants) call upcast_vae() when vae.dtype is fp16 and vae.config.force_upcast, which the
+# SDXL base VAE's config sets. With SDPA the pipeline moves post_quant_conv, conv_in and the mid block back to fp16, but
+# the decoder's up blocks, where its peak is, run in fp32. SD 1.x, SD3 and FLUX pipelines decode in the pipeline dtype.
+DIFFUSERS_UPCAST = ("sdxl",)
 
 
 def choose_dtype(kind: str, vae_dtype: str = "auto", gpu_halves=("bf16", "fp16")) -> str:

@@ -1,0 +1,35 @@
+"""diffusers' SDXL pipelines upcast an fp16 VAE to fp32 before decoding (pipeline_stable_diffusion_xl.py: needs_upcasting
+= vae.dtype == float16 and vae.config.force_upcast; the SDXL base VAE sets force_upcast), so --runner diffusers figures
+an SDXL decode in fp32 unless --vae-dtype says otherwise. Other families and ComfyUI keep the 16-bit decode. The
+expected figures are written out: 4 bytes per VAE weight, and the 16-bit decode's activations doubled (the KL decode is
+per-pixel bytes x element size); deciding fp32 for every family, or never, breaks a test."""
+from gpu_garden.memory.estimate import families, formula as E, layouts
+
+
+def _comps(*names):
+    return [c for n in names for c in families.split_components(
+        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+
+
+def _decode(comps, **pol):
+    e = E.estimate(comps, 1024, 1024, policy={"_no_knobs": True, "vae_decode": "untiled", **pol})
+    return e, e["breakdown"]["vae_decode"]
+
+
+def test_sdxl_under_diffusers_decodes_in_fp32():
+    comps = _comps("sdxl_sd_xl_base_1.0")
+    e, bd = _decode(comps, runner="diffusers")
+    _, half = _decode(comps, runner="diffusers", vae_dtype="fp16")
+    assert e["vae"]["dtype"] == "fp32"
+    assert any("upcast" in a for a in e["assumptions"])
+    vae_params = 83_653_863  # the SDXL VAE (AutoencoderKL, 4-channel latent): its tensors' element count
+    assert bd["weights"] - half["weights"] == 2 * vae_params  # 4 bytes per weight instead of 2
+    assert bd["activations"] - 3 * 1024 * 1024 * 4 == 2 * (half["activations"] - 3 * 1024 * 1024 * 4)
+
+
+def test_explicit_dtype_and_other_runners_and_families_unchanged():
+    sdxl = _comps("sdxl_sd_xl_base_1.0")
+    assert _decode(sdxl, runner="diffusers", vae_dtype="bf16")[0]["vae"]["dtype"] == "bf16"
+    assert _decode(sdxl, runner="comfyui")[0]["vae"]["dtype"] == "bf16"
+    flux = _comps("flux_flux1-dev", "vae_flux_ae")
+    assert _decode(flux, runner="diffusers")[0]["vae"]["dtype"] == "bf16"
