@@ -37,6 +37,9 @@ def model_category(cls: str):
 _VAE_PATH = re.compile(r"(?:^|[/_])vae(?:[/_.]|\d|$)")
 
 
+_WEIGHTS_FUNC = re.compile(r"(?:get|load)_\w{0,30}weights?\w{0,30}")
+
+
 def frame_category(path: str, func: str):
     p = path.replace("\\", "/").lower()
     if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
@@ -47,6 +50,10 @@ def frame_category(path: str, func: str):
         return "weights-exceed-vram"      # accelerator.prepare(model): the model placed on the device, before any step
     if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
         return None
+    # a model class's own cuda() (moving its weights), a weights module or a weights getter (TGI's utils/weights.py
+    # get_multi_weights_col, vLLM's load_weights, Megatron's get_*_weights)
+    if func == "cuda" or p.endswith("/weights.py") or _WEIGHTS_FUNC.fullmatch(func):
+        return "weights-exceed-vram"
     if func in ("load_models_gpu", "model_load", "partially_load", "patch_weight_to_device", "_load_list", "load_state_dict",
                 "from_pretrained", "_load_pretrained_model", "_load_state_dict_into_meta_model", "set_module_tensor_to_device",
                 "load_diffusion_model", "load_checkpoint_guess_config") or ("model_patcher.py" in p and func in ("load", "patch_model")):
@@ -94,7 +101,7 @@ _SRC = (
     ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w{0,30}\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
     ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w{0,30}\(|"
                                        r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}(?:\(\))?){0,3}\.(?:to|cuda|half)\(|"
-                                       r"\b(?:weight|param\w{0,10}|tensor)\.data\.(?:to|cuda)\(|"
+                                       r"\b(?:weight|param\w{0,10}|tensor)\.data\.(?:to|cuda)\(|\bself\.(?:cuda|half)\(\)|"
                                        r"\bload_weights?\(|\w{0,30}torch_load\w{0,30}\(|\baccelerator\.prepare(?:_model)?\(|\.prepare_model\(")),
 )
 

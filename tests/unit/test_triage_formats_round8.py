@@ -114,3 +114,15 @@ def test_old_message_small_slack_is_the_workload_not_fragmentation():
     res = engine.triage_text(DCRNN)
     assert res["cause"] == "activations"
     assert res["events"][-1]["causes"][1]["id"] == "fragmentation"      # still shown beside it
+
+
+def test_weight_loading_frames_and_source_lines():
+    from gpu_garden.memory.triage.categories import frame_category, source_category
+    tgi = "/opt/conda/lib/python3.9/site-packages/text_generation_server/utils/"      # huggingface/text-generation-inference#866
+    assert frame_category(tgi + "weights.py", "get_multi_weights_col") == "weights-exceed-vram"
+    assert frame_category(tgi + "layers.py", "load_multi") is None
+    assert frame_category("/srv/app/model/loader.py", "load_weights") == "weights-exceed-vram"
+    # a model class's own cuda() (THUDM/CodeGeeX's FasterTransformer wrapper: self.cuda() maps .cuda() over its weights)
+    assert frame_category("/opt/cgx/examples/pytorch/codegeex/utils/codegeex.py", "cuda") == "weights-exceed-vram"
+    assert source_category("        self.cuda()") == "weights-exceed-vram"
+    assert source_category("        x = self.cuda_graph(x)") is None
