@@ -82,6 +82,11 @@ def big_slack(x):
     return x.ru >= (SLACK_SHARE if old else SLIVER) * x.total
 
 
+def torch_cut(x):
+    """PyTorch's caching-allocator message cut after its request ("CUDA out of memory. Tried to allocate 28.00 MiB")."""
+    return x.kind in ("torch.cuda", "torch.hip") and x.ev.get("form") == "partial" and bool(x.req)
+
+
 def async_numbers(x):
     return x.branch == "async" and x.total and not x.impossible
 
@@ -328,7 +333,9 @@ RULES = [
       lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
     # memory outside PyTorch or cached slack weighs less in training: the batch's activations and gradients are the knob
     # (not when the traceback shows the model being placed: that comes before any step)
-    R("activations", 1.2, lambda x: x.training and x.branch in ("torch", "async", "mps") and "weights-exceed-vram" not in (x.frame_cause, x.src_cause),
+    # (also PyTorch's message cut after "Tried to allocate N": still the caching allocator's VRAM shortage)
+    R("activations", 1.2, lambda x: x.training and (x.branch in ("torch", "async", "mps") or torch_cut(x))
+      and "weights-exceed-vram" not in (x.frame_cause, x.src_cause),
       "the failure came in a training step (backward pass or optimizer on the stack): the batch's activations and gradients"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),

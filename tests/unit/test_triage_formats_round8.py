@@ -126,3 +126,17 @@ def test_weight_loading_frames_and_source_lines():
     assert frame_category("/opt/cgx/examples/pytorch/codegeex/utils/codegeex.py", "cuda") == "weights-exceed-vram"
     assert source_category("        self.cuda()") == "weights-exceed-vram"
     assert source_category("        x = self.cuda_graph(x)") is None
+
+
+def test_cut_message_in_a_training_run_is_the_batch():
+    # ultralytics/yolov3#1503: the training command and the message as its title quotes it (cut after the request)
+    log = ("CUDA_VISIBLE_DEVICES=1 python train.py --weights '' --data coco/coco.data --cfg coco/yolov3.cfg --batch-size 16\n"
+           "CUDA out of memory. Tried to allocate 50.00 MiB\n")
+    res = engine.triage_text(log)
+    assert res["cause"] == "activations" and res["events"][-1]["numbers"]["requested"] == 50 * MiB
+    # ultralytics' trainer: AutoBatch runs only when training (ultralytics/ultralytics#1451's line), and its CLI's train mode
+    from gpu_garden.memory.triage import lines as L
+    names = lambda t: [n for n, _ in L.facts(t)]
+    assert "training_log" in names("AutoBatch: Computing optimal batch size for imgsz=480")
+    assert "training_log" in names("!yolo train model=yolov8s.pt batch=-1 data=VisDrone.yaml epochs=30 imgsz=640")
+    assert "training_log" not in names("yolo predict model=yolov8s.pt source=bus.jpg")
