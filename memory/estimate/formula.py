@@ -75,8 +75,11 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
 # enable_model_cpu_offload, ComfyUI's own model swap); sequential: every model's weights stay in host RAM and
 # reach the device one layer at a time (diffusers enable_sequential_cpu_offload / group offload leaf_level,
-# ComfyUI --novram): a phase holds its activations plus the streamed layer(s) (weights.OFFLOAD_LAYERS).
-OFFLOAD_MODES = ("none", "model", "sequential")
+# ComfyUI --novram): a phase holds its activations plus the streamed layer(s) (weights.OFFLOAD_LAYERS); encoders: only
+# the diffusion model and the text encoders take turns, the VAE decodes beside the diffusion model (vLLM-Omni
+# --enable-cpu-offload: its hooks move the encoders off before the DiT runs and the DiT off before an encoder runs;
+# the VAE is in neither list).
+OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
 
 
 # -- the estimate ---------------------------------------------------------------------------------
@@ -92,7 +95,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
-    host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential
+    host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential|encoders
     (sets models/text_encoders/offload_bytes), keep_on_device ["diffusion_model"] (stays through every phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
@@ -236,6 +239,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     stay = w_dm if (not keep and "diffusion_model" in (pol.get("keep_on_device") or ())) else 0
     if stay:
         assumptions.append("the diffusion model stays on the device through every phase (it cannot be offloaded)")
+    beside = w_dm if (not keep and not stay and pol["offload"] == "encoders") else 0
+    if beside:
+        assumptions.append("offload encoders: the diffusion model leaves the device only for the text encoders; the VAE "
+                           "decodes beside it")
     est = {
         "family": family, "variant": variant, "family_name": sp["name"] if dm else "no diffusion model",
         "unknown": bool(dm) and family == "unknown",
@@ -255,7 +262,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "policy": pol, "verdict": "no budget", "budget": None, "min_vram_gb": None, "knobs": [],
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),
-                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay, "dm_rest": w_dm_rest},
+                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay, "dm_rest": w_dm_rest,
+                       "beside": beside},
                  "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt,
                  "lat_shape": lat["shape"], "sample_how": how},
@@ -303,7 +311,7 @@ def peak_on(est: dict, budget) -> dict:
         phase("sample_naive_attention", w["dm"] + w["te_extra"] + others("dm"), naive_total(ctx["act"], ctx["naive"]))
     vinfo = None
     if ctx["has_vae_or_dm"]:
-        wv = w["vae"] + w["te_extra"] + others("vae") + w.get("stay", 0)
+        wv = w["vae"] + w["te_extra"] + others("vae") + w.get("stay", 0) + w.get("beside", 0)
         free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),

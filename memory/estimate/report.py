@@ -30,10 +30,12 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
     s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
                    help="during sampling: unloaded (default), kept on the GPU, or run on the CPU")
-    s.add_argument("--offload", choices=["none", "model", "sequential"],
+    s.add_argument("--offload", choices=["none", "model", "sequential", "encoders"],
                    help="none: every model stays on the GPU (diffusers pipe.to('cuda'), ComfyUI --highvram); model: one model at a "
                         "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "
-                        "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram). "
+                        "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram); encoders: only the "
+                        "diffusion model and the text encoders take turns, the VAE decodes beside the diffusion model "
+                        "(vLLM-Omni --enable-cpu-offload). "
                         "Overrides --models/--text-encoders")
     s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "bnb-int8", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
                    help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0; bnb-int8: bitsandbytes "
