@@ -349,7 +349,10 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 "orsoeric-zimage-turbo-gguf-q8_0-weights", "orsoeric-zimage-turbo-gguf-q4_k_m-weights",
                 # after measured batch 12's first sight: the notebook keeps the SDXL text encoders alive through a list
                 # (mapping, no estimate code), found reading this row's -6.7 %
-                "hf-blog-sdxl-opt-fp16-precomputed-embeds-bs4-1024"}
+                "hf-blog-sdxl-opt-fp16-precomputed-embeds-bs4-1024",
+                # after measured batch 12's first sight: --offload encoders (formula: the VAE decodes beside the diffusion model,
+                # read from vLLM-Omni's offloader; no coefficient), written for these two rows' -16.4 % / -15.7 %
+                "vllm-omni-7299-flux1-schnell-model-offload-1024-device", "vllm-omni-7299-flux1-schnell-model-offload-1024-reserved"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
