@@ -11,10 +11,11 @@ SIZE_RX = r"(?<![\d.])-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
 SZ = f"({SIZE_RX})"
 
 # --- errors ----------------------------------------------------------------------------------------
-# c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy.
+# c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy. Releases that
+# streamed the int8 DeviceIndex without static_cast<int> print it as a character: GPU 0 reads "GPU  has" (a NUL byte).
 TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
-    + r"\. (?:GPU|Device) (?P<gpu>\d+) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
+    + r"\. (?:GPU|Device) (?P<gpu>\d+|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
     + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
 PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
 SELF = re.compile(r"this process has " + SZ + r" memory in use")

@@ -35,6 +35,11 @@ def _dev_kind(dev):
     return {"CUDA": "cuda", "HIP": "rocm", "ROCm": "rocm", "XPU": "xpu", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
 
 
+def _device_index(g):
+    """The GPU index of PyTorch's message: digits, or the int8 printed as a character (empty: a NUL stripped, unknown)."""
+    return int(g) if g.isdigit() else ord(g) if g else None
+
+
 def _torch_new(line):
     m = RX.TORCH_NEW.search(line)
     if not m:
@@ -68,7 +73,7 @@ def _torch_new(line):
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
     form = "2.1" if "capacty" in line else "current"
-    return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
+    return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": bool(o)}
 
 
@@ -94,7 +99,7 @@ def _torch_old(line):
         nums["reserved"] = size(m.group("reserved"))
         nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
     kind = "torch.cuda" if m.group("dev") == "CUDA" else "torch.hip"
-    return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": int(m.group("gpu")),
+    return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": True}
 
 
@@ -105,7 +110,7 @@ def _xpu_old(line):
     nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
             "reserved": size(m.group("reserved"))}
     nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
-    return {"kind": "torch.xpu", "form": "ipex", "device_kind": "xpu", "device_index": int(m.group("gpu")),
+    return {"kind": "torch.xpu", "form": "ipex", "device_kind": "xpu", "device_index": _device_index(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": True}
 
 

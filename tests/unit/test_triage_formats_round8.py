@@ -140,3 +140,15 @@ def test_cut_message_in_a_training_run_is_the_batch():
     assert "training_log" in names("AutoBatch: Computing optimal batch size for imgsz=480")
     assert "training_log" in names("!yolo train model=yolov8s.pt batch=-1 data=VisDrone.yaml epochs=30 imgsz=640")
     assert "training_log" not in names("yolo predict model=yolov8s.pt source=bus.jpg")
+
+
+def test_device_index_printed_as_a_character():
+    # PyTorch releases that streamed the int8 DeviceIndex without static_cast<int> print GPU 0 as a NUL byte ("GPU  has");
+    # the line as a public GitHub README quotes it (an accelerate DDP run on an RTX 2070 / Quadro P2000 pair, 2025-07)
+    line = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 274.00 MiB. GPU  has a total capacity of "
+            "4.93 GiB of which 137.69 MiB is free. Including non-PyTorch memory, this process has 4.30 GiB memory in use. Of "
+            "the allocated memory 4.14 GiB is allocated by PyTorch, and 35.88 MiB is reserved by PyTorch but unallocated.")
+    for text, index in ((line, None), (line.replace("GPU  has", "GPU \x00 has"), 0), (line.replace("GPU  has", "GPU 1 has"), 1)):
+        ev = parse.recognise(text)
+        assert ev["kind"] == "torch.cuda" and ev["device_index"] == index
+        assert ev["numbers"]["total"] == round(4.93 * 2**30) and ev["numbers"]["free"] == round(137.69 * MiB)
