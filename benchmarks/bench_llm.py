@@ -400,6 +400,11 @@ def main(argv=None) -> int:
                     flat[f"{part}_{k}_{k2}"] = v2
             else:
                 flat[f"{part}_{k}"] = v
+    for b in sorted({r.get("batch", 1) for r in data["rows"]}):  # each batch as the current rules score it
+        now = summarize([sc for sc, r in zip(scored, data["rows"]) if r.get("batch", 1) == b])
+        for k, v in now.items():
+            for k2, v2 in (v.items() if isinstance(v, dict) else [(None, v)]):
+                flat[f"now_batch{b}_{k}" + (f"_{k2}" if k2 else "")] = v2
     ledger_path = REPO / "benchmarks" / "results" / "llm_first_sight.json"
     if ledger_path.exists():  # each batch's score at first sight, as recorded before any tuning on it
         for b, entry in json.loads(ledger_path.read_text()).get("batches", {}).items():
