@@ -128,3 +128,18 @@ def test_hybrid_tokens_from_the_printed_memory(model, available, printed):
     lo = llm.vllm_kv_tokens(s, (available - 0.005) * GiB)
     hi = llm.vllm_kv_tokens(s, (available + 0.005) * GiB)
     assert lo <= printed <= hi
+
+
+@pytest.mark.parametrize("kw", [
+    dict(pipeline_parallel_size=2, pp_layer_partition=5),
+    dict(pipeline_parallel_size=2, pp_layer_partition="a,b"),
+    dict(pipeline_parallel_size=2, pp_layer_partition=[16, 15]),
+    dict(pipeline_parallel_size="2"),
+    dict(pipeline_parallel_size=0),
+    dict(pipeline_parallel_size=33),          # more stages than Llama-3.1-8B's 32 layers
+    dict(pp_layer_partition="16,16"),         # a partition without pipeline parallelism
+])
+def test_bad_pipeline_settings_are_clear_errors(kw):
+    s = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    with pytest.raises(UserError):
+        llm.plan(s, "vllm", ctx=4096, **kw)

@@ -302,10 +302,14 @@ def pp_partition(n_layers: int, pp: int, partition=None) -> list:
     """Layers per pipeline stage, as vLLM's get_pp_indices splits them: n // pp each, the remainder one layer at a
     time to the stages before the last (VLLM_PP_LAYER_PARTITION, the `pp_layer_partition` knob, overrides)."""
     if partition:
-        parts = [int(x) for x in (partition.replace("/", ",").split(",") if isinstance(partition, str) else partition)]
+        from ...errors import UserError
+        try:
+            parts = [int(x) for x in (partition.replace("/", ",").split(",") if isinstance(partition, str)
+                                      else partition)]
+        except (TypeError, ValueError):
+            parts = []
         if len(parts) != pp or sum(parts) != n_layers or min(parts) < 1:
-            from ...errors import UserError
-            raise UserError(f"--pp-layer-partition needs {pp} positive layer counts summing to {n_layers}, got {partition}")
+            raise UserError(f"--pp-layer-partition needs {pp} positive layer counts summing to {n_layers}, got {partition!r}")
         return parts
     parts = [n_layers // pp] * pp
     for i in range(2, n_layers % pp + 2):
