@@ -457,7 +457,9 @@ RULES = [
     R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" in x.n,
       "{n[kv_needed]:b} of KV cache needed for one full-length request, {n[kv_available]:b} available"),
     R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" not in x.n,
-      lambda x: f"max_model_len {x.n.get('max_model_len_tokens')} tokens > {x.n.get('kv_max_tokens')} tokens the KV cache can hold"),
+      lambda x: f"max_model_len {x.n.get('max_model_len_tokens')} tokens > {x.n.get('kv_max_tokens')} tokens the KV cache can hold"
+      if "kv_max_tokens" in x.n else "vLLM: one request at max_model_len needs more KV cache than the memory left for it: lower "
+      "--max-model-len, or raise --gpu-memory-utilization"),
     R("kv-cache", 1.5, kind("vllm.no_kv_blocks"), "the KV cache gets what is left of gpu_memory_utilization x total"),
     # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
     R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,

@@ -20,6 +20,9 @@ def _vllm_v1(line):
         if m.group(3):
             nums["estimated_max_len_tokens"] = int(m.group(3))
         return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+    # the same check quoted without its numbers (v1/core/kv_cache_utils.py check_enough_kv_cache_memory's wording)
+    if "KV cache is needed, which is larger than the available KV cache memory" in line:
+        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": False, "form": "bare"}
     return None
 
 

@@ -152,3 +152,19 @@ def test_device_index_printed_as_a_character():
         ev = parse.recognise(text)
         assert ev["kind"] == "torch.cuda" and ev["device_index"] == index
         assert ev["numbers"]["total"] == round(4.93 * 2**30) and ev["numbers"]["free"] == round(137.69 * MiB)
+
+
+def test_vllm_kv_max_len_quoted_without_numbers_or_wrapped():
+    # the check's wording (vllm/v1/core/kv_cache_utils.py) quoted without its figures next to the no-blocks error
+    bare = ("ValueError: No available memory for the cache blocks.\n"
+            "KV cache is needed, which is larger than the available KV cache memory.\n")
+    res = engine.triage_text(bare)
+    assert res["cause"] == "kv-cache" and res["events"][-1]["kind"] == "vllm.kv_max_len"
+    assert "--max-model-len" in res["events"][-1]["causes"][0]["evidence"][0]
+    # vllm-project/vllm#25350's message wrapped after its first figure: the bare fragment must not stop the join
+    wrapped = ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is needed, "
+               "which is larger than the available KV cache memory\n(5.59 GiB). Based on the available memory, the estimated maximum "
+               "model length is 122080. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n")
+    n = engine.triage_text(wrapped)["events"][-1]["numbers"]
+    assert n["max_model_len_tokens"] == 221000 and n["estimated_max_len_tokens"] == 122080
+    assert n["kv_available"] == round(5.59 * 2**30)
