@@ -175,6 +175,10 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 22's vllm#18124 was read while V1's profile of Qwen2-VL on its largest dummy video (a long context's
         # 12-frame video: six images' patches through the vision tower) was added from qwen2_vl.py
         "vllm-18124-qwen25vl-3b-a100-u030-refused",
+        # read while Ollama's placement over several GPUs (llm/memory.go: each GPU's whole layers, round-robin) was
+        # added: their printed layer counts (ollama#9170 13 of 62, kv 12; ollama#6741 10 of 81, kv 24 - its 0.3.10
+        # graph at 128k is larger than kv's); ollama#10810 and #11162 are regression rows already
+        "ollama-9170-r1-671b-2xa100-40g-8k", "ollama-6741-llama31-70b-128k-4x4090",
         "vllm-llmdplanner-dsv2lite-h100", "vllm-llmdplanner-llama33-70b-fp8dyn-tp2-h100",
         "vllm-llmdplanner-llama33-70b-fp8dyn-tp4-h100", "vllm-llmdplanner-qwen25-7b-fp8dyn-h100",
         "vllm-llmdplanner-gemma2-27b-h100", "vllm-llmdplanner-gemma2-2b-h100", "vllm-llmdplanner-gemma2-9b-h100",

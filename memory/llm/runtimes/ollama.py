@@ -205,10 +205,13 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
     want = L + 1 if s["ngl"] is None else min(s["ngl"], L + 1)
     ngl, placed = want, None
+    gpus = s.get("gpus", 1)
+    # over several GPUs of `vram` free each (multi_gpu_layers): the others' room, without GPU 0's projector
+    extra_room = (gpus - 1) * max(vram - (RESERVE + layer + max(graph_full, graph_partial)), 0) if vram else 0
     if vram:
         fixed = RESERVE + layer + zero + max(graph_full, graph_partial)
-        placed = min(max(int((vram - fixed) // layer), 0) if vram > fixed else 0, L)
-        if placed == L and fixed + L * layer + out_w < vram:
+        placed = multi_gpu_layers(vram - fixed, vram - fixed + zero, layer, gpus, L)
+        if placed == L and output_fits(vram - fixed, vram - fixed + zero, layer, gpus, L, out_w):
             placed = L + 1
         ngl = min(want, placed)
     on = min(ngl, L)
@@ -217,9 +220,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         layer = sizes[0]
         full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
         fixed = RESERVE + layer + zero + max(graph_full, graph_partial)
-        n, on_bytes, overflow = place_uneven(sizes, fixed, vram, min(want, L), s["version"])
+        n, on_bytes, overflow = place_uneven(sizes, fixed, vram + extra_room if vram else vram, min(want, L), s["version"])
         if vram:
-            placed = n + (1 if n == L and fixed + on_bytes + out_w < vram else 0)
+            placed = n + (1 if n == L and fixed + on_bytes + out_w < vram + extra_room else 0)
             ngl = min(want, placed)
         on = min(ngl, n)
     if ngl > L:
@@ -243,6 +246,27 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
                                                                 + s["gpus"] * (RESERVE + layer + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
+
+
+# Placement over several GPUs (llm/memory.go EstimateGPULayers, 0.3-0.11): every GPU with room for the reserve, a layer
+# as buffer, the larger graph and two layers joins ("gpusWithSpace"), GPU 0 also holding the projector; the layers go
+# round-robin (`gpusWithSpace[i%j]`), a GPU that cannot take the next one leaves the list, so on GPUs of equal free
+# memory each takes as many layers as its own room holds and the total is their sum ("layers.split=31,31" for
+# gemma3:27b-fp16 over two 5090s, ollama#11162); the output layer needs the room left once every layer is placed.
+# Blocks of different sizes are walked against the GPUs' summed room (an approximation of the per-GPU walk).
+def multi_gpu_layers(room0: float, room_other: float, layer: float, gpus: int, L: int) -> int:
+    """Layers Ollama places on `gpus` GPUs of equal free memory: GPU 0's room (after its reserve, buffer layer,
+    graph and projector) and each other GPU's (the same without the projector), whole layers each."""
+    per = lambda room: max(int(room // layer), 0) if room > 0 else 0  # noqa: E731
+    return min(per(room0) + (gpus - 1) * per(room_other), L)
+
+
+def output_fits(room0: float, room_other: float, layer: float, gpus: int, L: int, out_w: float) -> bool:
+    """Once every layer is placed (round-robin: GPU k holds the layers i with i % gpus == k), the output layer
+    goes on a GPU whose room left exceeds it."""
+    counts = [L // gpus + (1 if k < L % gpus else 0) for k in range(gpus)]
+    left = [room0 - counts[0] * layer] + [room_other - c * layer for c in counts[1:]]
+    return max(left) > out_w
 
 
 # Over several GPUs (llm/memory.go EstimateGPULayers, 0.5-0.11): every GPU with room is charged the minimum reserve and
