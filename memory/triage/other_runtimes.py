@@ -166,10 +166,11 @@ def onnx(line):
     if "for requested buffer" not in line:
         return None
     m = ONNX.search(line)
-    if not m:
+    # quoted without its size: counts only where the line names the arena (bfc_arena.cc, BFCArena::AllocateRawInternal)
+    if not m and not ("bfc_arena" in line or "BFCArena" in line) or "Failed to allocate memory for requested buffer" not in line:
         return None
-    return {"kind": "onnx.alloc", "device_kind": "cpu" if ONNX_CPU.search(line) else None, "numbers": {"requested": int(m.group(1))},
-            "runtime": "onnxruntime", "complete": True}
+    return {"kind": "onnx.alloc", "device_kind": "cpu" if ONNX_CPU.search(line) else None,
+            "numbers": {"requested": int(m.group(1))} if m else {}, "runtime": "onnxruntime", "complete": True}
 
 
 def _xsize(text):

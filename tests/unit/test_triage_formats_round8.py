@@ -168,3 +168,10 @@ def test_vllm_kv_max_len_quoted_without_numbers_or_wrapped():
     n = engine.triage_text(wrapped)["events"][-1]["numbers"]
     assert n["max_model_len_tokens"] == 221000 and n["estimated_max_len_tokens"] == 122080
     assert n["kv_available"] == round(5.59 * 2**30)
+
+
+def test_onnx_arena_quoted_without_its_size():
+    # bfc_arena.cc's message elided by the quoting thread: recognised only where the arena is named
+    ev = parse.recognise("bfc_arena.cc ... Failed to allocate memory for requested buffer")
+    assert (ev["kind"], ev["runtime"], ev["numbers"]) == ("onnx.alloc", "onnxruntime", {})
+    assert parse.recognise("Failed to allocate memory for requested buffer") is None
