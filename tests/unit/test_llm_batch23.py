@@ -143,3 +143,15 @@ def test_bad_pipeline_settings_are_clear_errors(kw):
     s = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
     with pytest.raises(UserError):
         llm.plan(s, "vllm", ctx=4096, **kw)
+
+
+def test_hybrid_concurrency_counts_whole_groups():
+    # vLLM's concurrency: the pool over one request's blocks in every group (kv_cache_utils
+    # get_max_concurrency_for_kv_cache_config). Gemma-3-27B at 32768 tokens on an H100 (8192 batched tokens): one
+    # group of its 10 full layers holds 32768 cells, six groups of 10 sliding layers (52 + 8 padding) the 1024-token
+    # window plus the batch, 9232 cells; a layer's token is 16 KV heads x 128 x 2 x 2 bytes. At 8192 tokens the
+    # printed 4.46x is the padded pool's 36,560 tokens / 8192 (google-gemma-3-27b-it--h100-80gb--tp1pp1dp1--8192.log)
+    _, r = _plan("google/gemma-3-27b-it", ctx=32768)
+    per_layer_token = 16 * 128 * 2 * 2
+    request = 10 * (1 * 32768 + 6 * 9232) * per_layer_token
+    assert r["concurrency"] == pytest.approx(r["kv_capacity_bytes"] / request, rel=0.01)
