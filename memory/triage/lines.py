@@ -14,6 +14,8 @@ RUNTIME_MARKERS = (
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
     ("mlc-llm", ("mlc_chat", "mlc_llm", "mlc-llm"), r"\bmlc_chat|\bmlc_llm\b|\bmlc-llm\b"),
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
+    # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
+    ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
 )
 
 # --- facts ---------------------------------------------------------------------------------------

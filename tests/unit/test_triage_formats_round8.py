@@ -43,14 +43,16 @@ def test_ggml_rocm_check_is_a_driver_failure_on_rocm():
 def test_sdcpp_vae_compute_buffer_names_the_decode():
     res = engine.triage_text(SD_ROCM_VAE)
     ev = res["events"][-1]
-    assert (res["cause"], ev["runtime"], ev["device_kind"]) == ("vae-decode", "llama.cpp", "rocm")
+    assert (res["cause"], ev["runtime"], ev["device_kind"]) == ("vae-decode", "stable-diffusion.cpp", "rocm")
     assert ev["numbers"]["requested"] == round(2430.00 * MiB)
     assert "vae graph" in " ".join(ev["causes"][0]["evidence"])
+    # its own guide: sd-cli's flags, not llama-server's
+    assert ev["guide"]["id"] == "sdcpp" and "--vae-tiling" in ev["guide"]["commands"][0]["text"]
 
 
 def test_sdcpp_text_encoder_compute_buffer_names_the_encoder():
     res = engine.triage_text(SD_T5)
-    assert res["cause"] == "text-encoder"
+    assert res["cause"] == "text-encoder" and res["events"][-1]["guide"]["id"] == "sdcpp"
     assert res["events"][-1]["device_kind"] == "cuda"
 
 
