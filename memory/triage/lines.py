@@ -90,7 +90,8 @@ FACTS = [
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
     ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
-    ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+) at \S*ggml-cuda")),
+    # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
+    ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
     # Ollama: its name, its settings, its log format, and its model store (blobs/sha256-...)
     ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),

@@ -570,6 +570,12 @@ RULES = [
                  "graph capture needs memory outside it") if x.env["runtime"] == "vllm"
       else "the failure came while CUDA graphs were captured: the capture's memory pool comes on top of the model's"),
 
+    # ggml's CUDA check names the function: the one that evaluates a graph and captures it as a CUDA graph makes no
+    # allocation of its own besides capture, instantiate and launch (ggml-cuda.cu; older builds evaluate_and_capture_cuda_graph)
+    R("graph-capture", 4.0, lambda x: x.kind == "cuda.driver" and "capture" in (x.f["ggml_cuda_fn"] or "") and "graph" in x.f["ggml_cuda_fn"],
+      "ggml's CUDA backend ran out in {f[ggml_cuda_fn]}(): capturing or instantiating the CUDA graph needs memory of its own on "
+      "top of the model, KV cache and compute buffers; GGML_CUDA_DISABLE_GRAPHS=1 turns the graphs off, or leave more headroom"),
+
     # --- other: the driver, the platform, or nothing to go on ------------------------------------------
     R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
       and (x.allocated is None or x.allocated < 0.25 * x.total),

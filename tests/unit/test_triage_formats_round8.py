@@ -177,3 +177,16 @@ def test_onnx_arena_quoted_without_its_size():
     ev = parse.recognise("bfc_arena.cc ... Failed to allocate memory for requested buffer")
     assert (ev["kind"], ev["runtime"], ev["numbers"]) == ("onnx.alloc", "onnxruntime", {})
     assert parse.recognise("Failed to allocate memory for requested buffer") is None
+
+
+def test_ggml_cuda_graph_capture_function_is_graph_capture():
+    # ggml's CUDA check naming the function that captures and instantiates the CUDA graph (the lines as a public
+    # llama-server harness quotes them; ggml-org/llama.cpp#20027 reports the same function)
+    log = ("llama_server: model loaded\nrequest started\nCUDA error: out of memory\n"
+           "current device: 1, in function ggml_cuda_graph_evaluate_and_capture\n"
+           "cudaGraphInstantiate(&graph->instance, graph->graph, 0, 0, 0)\n")
+    res = engine.triage_text(log)
+    assert res["cause"] == "graph-capture" and "GGML_CUDA_DISABLE_GRAPHS" in res["events"][-1]["causes"][0]["evidence"][0]
+    # the pool's own allocation in the same form stays the compute graph's scratch memory
+    res = engine.triage_text(log.replace("ggml_cuda_graph_evaluate_and_capture", "alloc").replace("cudaGraphInstantiate", "cudaMalloc"))
+    assert res["cause"] == "activations"
