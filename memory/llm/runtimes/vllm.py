@@ -84,6 +84,13 @@ SAMPLER_COPIES_FLASHINFER = 3
 # Phi-4 3.97, Mistral-Small-3.1 4.06: "torch peak memory increase" / (1024 x vocab x 4 bytes)); akiyax/kvcache-lab's
 # 0.26.0 Qwen2.5-7B at 256 sequences (1.04 GiB with a 0.48 GiB graph estimate) gives 3.9. A fitted figure.
 SAMPLER_COPIES_TRITON = 3.85
+# A fused-MoE model's expert kernels take their scratch from vLLM's persistent WorkspaceManager (v1/worker/
+# workspace.py: buffers grow to the largest request and stay), so the profile's MoE workspace is still held while the
+# sampler warms up: TritonExperts.workspace_shapes, M = max_num_batched_tokens rows x top-k experts, workspace1
+# max(intermediate, hidden) and workspace2 max(2 x intermediate, hidden) values, 16-bit. 0.19.0's peaks on an H100:
+# Qwen3-30B-A3B 2.68 GiB = the sampler's 2.23 + 0.5; DeepSeek-V2-Lite 1.93 = 1.50 + 0.45 (llm-d-planner). MXFP4
+# experts run other kernels (gpt-oss-20b's 2.87 GiB is the sampler alone). First seen in 0.19.
+MOE_WORKSPACE_HELD = (0, 19)
 TRITON_SAMPLER = (0, 16)
 SAMPLERS = ("native", "flashinfer")
 # V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
@@ -250,13 +257,19 @@ def settings(version, vram, ctx, knobs) -> dict:
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
-            "gpu_name": knobs.get("gpu_name"),
+            "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
+
+
+def moe_workspace(spec, max_batched: int) -> int:
+    """Bytes of the fused-MoE scratch TritonExperts asks of the workspace manager for one profile batch."""
+    i, d = spec.moe_intermediate, spec.hidden
+    return max_batched * spec.n_experts_per_tok * (max(i, d) + max(2 * i, d)) * 2
 
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
-               max_model_len: int | None = None) -> int:
+               max_model_len: int | None = None, weights_format=None) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
@@ -283,6 +296,9 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     else:
         copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
     sampler = max_seqs * spec.vocab * 4 * copies if last_stage else 0
+    if (sampler and spec.n_experts and v1 and at_least(version, *MOE_WORKSPACE_HELD)
+            and str(weights_format or "").lower() != "mxfp4"):
+        sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
     enc = encoder_peak(spec, max_model_len if v1 else None) if first_stage else 0
     return int(max(forward, sampler, enc))
 
@@ -402,7 +418,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
-                                             max_model_len=ctx),
+                                             max_model_len=ctx, weights_format=s.get("weights_format")),
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last),
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
