@@ -142,9 +142,13 @@ def setup() -> None:
 
     @server.routes.get(ROUTE)
     async def health(request):
-        from .auto_unload import request_user
+        try:  # the asking page's user, for the automatic modes' on/off (any failure: the running prompt's)
+            from .auto_unload import request_user
 
-        return web.json_response(report(request_user(request)))
+            user = request_user(request)
+        except Exception:
+            user = None
+        return web.json_response(report(user))
 
     _route_added = True
 

@@ -100,6 +100,8 @@ function showBadges(run) {
   for (const n of run.nodes || []) {
     const node = graphNode(n.display_id ?? n.id);
     if (!node || state.badged.has(node)) continue;
+    // the page may show another workflow now (a tab switched while the run went on): same id, other node
+    if (n.type && (n.display_id ?? n.id) === n.id && (node.comfyClass ?? node.type) !== n.type) continue;
     const { device, bytes } = nodePeak(run, n);
     const text = `${device === "cpu" ? "RAM" : device} peak ${fmtBytes(bytes)} · ${fmtS(n.duration_s)}`;
     const fn = () => new Badge({ text, fgColor: "#ffffff", bgColor: "#2f5cb8" });
@@ -149,6 +151,13 @@ async function loadCompare(run) {
 async function copyReport(run, kind) {
   const detail = setting(SET_FULL, false) ? "full" : "redacted";
   const r = await api.fetchApi(`/gpu_garden/runs/${encodeURIComponent(run.prompt_id)}/report.${kind}?detail=${detail}`);
+  if (!r.ok) {  // e.g. 404: the run is not in the store (another server, or pruned); never copy the error as a report
+    const why = (await r.text().catch(() => "")).slice(0, 300);
+    state.copied = null;
+    app.extensionManager?.toast?.add?.({ severity: "error", summary: "Memory report not copied",
+      detail: `HTTP ${r.status}: ${why}`, life: 6000 });
+    return;
+  }
   const text = kind === "json" ? JSON.stringify(await r.json(), null, 2) : await r.text();
   state.copied = { kind, text };
   try {

@@ -139,3 +139,31 @@ def test_badges_in_nodes2_mode(browser, comfy_host, output_dir):
     finally:
         page.context.close()
     assert console.from_pack() == [], console.from_pack()
+
+
+# A finished run as nodes/recorder_state.py pushes it, from a workflow whose node 3 is not a KSampler (the page
+# switched workflow while the run went on) and with a prompt id the run store does not hold.
+OTHER_WORKFLOW_RUN = {"prompt_id": "p-other-workflow", "status": "success", "started": 1796030000.0, "duration_s": 2.0,
+                      "devices": [{"device": "cpu", "name": "host RAM (process RSS)", "backend": "cpu"}],
+                      "nodes": [{"id": "3", "display_id": "3", "type": "GGOtherSampler", "duration_s": 1.5, "t0_s": 0.0,
+                                 "peak": {"cpu": 3 << 30}},
+                                {"id": "8", "display_id": "8", "type": "VAEDecode", "duration_s": 0.5, "t0_s": 1.5,
+                                 "peak": {"cpu": 1 << 30}}]}
+
+
+def test_badges_only_on_nodes_of_the_run_s_type_and_a_failed_copy_is_not_a_report(page, comfy_host):
+    """A badge went on whatever node had the run's node id, in whichever workflow the page showed; "Copy memory
+    report" copied a 404's error text and said "Memory report copied"."""
+    page.wait_for_function("() => window.__gpuGarden?.recorder", timeout=20000)
+    load_api(page, sd15_prompt("a badge test", width=64, height=64, seed=25))
+    page.evaluate("(run) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.recorder.run', run)", OTHER_WORKFLOW_RUN)
+    badges = page.evaluate("""() => Object.fromEntries((app.rootGraph ?? app.graph).nodes.map(n =>
+        [String(n.id), (n.badges || []).map(b => (typeof b === 'function' ? b() : b).text).filter(t => t && t.includes('peak'))]))""")
+    assert badges["3"] == [] and len(badges["8"]) == 1, badges
+
+    page.evaluate(f"() => app.extensionManager.command.execute('Workspace.ToggleSidebarTab.{SIDEBAR}')")
+    page.wait_for_selector("[data-testid=gpu-garden-copy-report]", state="visible", timeout=20000)
+    page.click("[data-testid=gpu-garden-copy-report]")
+    page.get_by_text("Memory report not copied").first.wait_for(state="visible", timeout=10000)
+    assert page.evaluate("() => window.__gpuGarden.recorder.copied") is None
+    assert page.get_by_text("Memory report copied", exact=True).count() == 0
