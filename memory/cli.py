@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ctx", type=int, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
                    "default: the model's for vLLM, 4096 for llama.cpp/Ollama")
     s.add_argument("--parallel", type=int, default=1, help="requests at once (vLLM: checked against its concurrency; -np; OLLAMA_NUM_PARALLEL)")
-    s.add_argument("--kv-dtype", default="f16", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk)")
+    s.add_argument("--kv-dtype", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk); "
+                   "default: the runtime's (vLLM's auto: the model's dtype, fp32 for an fp32 model; else f16)")
     s.add_argument("--kv-dtype-v", help="llama.cpp V cache type when it differs from K (-ctv)")
     s.add_argument("--weights-dtype", help="size the weights as bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, Q4_K_M, Q8_0, IQ4_XS, ...")
     s.add_argument("--vram", type=float, metavar="GIB", help="GPU memory to fit in (Ollama: the free memory it sees; default: this machine's first GPU)")
@@ -66,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
     s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed)")
     s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
+    s.add_argument("--pipeline-parallel-size", type=int, metavar="N",
+                   help="vLLM pipeline parallelism: stage 0's figures, the smallest stage's tokens; --vram one GPU's")
+    s.add_argument("--pp-layer-partition", metavar="A,B,..", help="vLLM's VLLM_PP_LAYER_PARTITION: layers per stage")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: 0.88 / 0.87 / 0.85 / 0.81 by TP)")
     s.add_argument("--kv-cache-memory", type=float, metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")

@@ -1,0 +1,65 @@
+"""The kv subcommand's pipeline-parallel flags and its KV cache default, through the CLI (figures from batch 23's
+vLLM 0.19.0 H100 logs, llm-d-planner accuracy/results/v0.19.0/logs; see test_llm_batch23.py)."""
+import json
+
+import pytest
+
+from gpu_garden.memory import cli
+
+GiB = 1 << 30
+H100 = ["--vram", "79.19", "--gpu-memory-utilization", "0.95", "--gpu-name", "NVIDIA H100 80GB HBM3",
+        "--runtime-version", "0.19.0", "--ctx", "8192", "--json"]
+LLAMA = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct"]
+
+
+def _run(argv, capsys):
+    rc = cli.main(argv)
+    out = capsys.readouterr().out
+    return rc, json.loads(out)
+
+
+def test_pipeline_parallel_size_reaches_the_plan(capsys):
+    # meta-llama-llama-3-1-8b---h100-80gb--tp1pp2dp1--8192.log: rank 0 'Model loading took 7.51 GiB', 1,075,312 tokens
+    # (the whole model, without the flag: 14.96 GiB and 481,232 tokens)
+    rc, r = _run(LLAMA + H100 + ["--pipeline-parallel-size", "2"], capsys)
+    assert rc == 0
+    assert len(r["pp_stages"]) == 2
+    assert r["weights"] / GiB == pytest.approx(7.51, rel=0.015)
+    assert r["kv_capacity_tokens"] == pytest.approx(1075312, rel=0.005)
+
+
+def test_pp_layer_partition_moves_layers_to_stage_0(capsys):
+    # 20 + 12 layers instead of vLLM's 16 + 16: stage 0 holds four more of Llama-3.1-8B's decoder layers, each
+    # 4096 x (4096 + 1024 + 1024 + 4096) attention + 3 x 4096 x 14336 MLP + 2 x 4096 norm values in bf16
+    _, even = _run(LLAMA + H100 + ["--pipeline-parallel-size", "2"], capsys)
+    _, skew = _run(LLAMA + H100 + ["--pipeline-parallel-size", "2", "--pp-layer-partition", "20,12"], capsys)
+    layer = 4096 * (4096 + 1024 + 1024 + 4096) + 3 * 4096 * 14336 + 2 * 4096
+    assert skew["weights"] - even["weights"] == pytest.approx(4 * layer * 2, rel=1e-5)
+    assert [s["stage_layers"] for s in skew["pp_stages"]] == [20, 12]
+
+
+@pytest.mark.parametrize("extra", [["--pipeline-parallel-size", "2", "--pp-layer-partition", "20,20"],
+                                   ["--pp-layer-partition", "16,16"],
+                                   ["--pipeline-parallel-size", "2", "--runtime", "ollama"]])
+def test_bad_pipeline_flags_are_one_line_errors(extra, capsys):
+    assert cli.main(LLAMA + ["--ctx", "8192", "--vram", "80"] + extra) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_kv_dtype_default_follows_the_model_dtype_in_vllm(capsys):
+    # meta-llama-llama-3--h100-80gb--tp1pp1dp1--8192-dtf32.log (--dtype float32, --kv-cache-dtype auto): fp32 cache
+    _, r = _run(LLAMA + H100 + ["--weights-dtype", "fp32"], capsys)
+    assert r["kv_dtype"] == "f32"
+    _, r16 = _run(LLAMA + H100 + ["--weights-dtype", "fp32", "--kv-dtype", "f16"], capsys)
+    assert r16["kv_dtype"] == "f16"
+    assert r["kv_per_token"] == 32 * 8 * 128 * 2 * 4   # 32 layers x 8 KV heads x 128 x (K, V) x 4 bytes
+    assert r16["kv_per_token"] == 32 * 8 * 128 * 2 * 2
+
+
+def test_kv_dtype_default_elsewhere_is_f16(capsys):
+    _, r = _run(LLAMA + ["--vram", "24", "--ctx", "8192", "--json"], capsys)                 # bf16 model, vLLM auto
+    assert r["kv_dtype"] == "f16"
+    _, r = _run(LLAMA + ["--vram", "24", "--ctx", "8192", "--json", "--runtime", "llama.cpp", "--weights-dtype", "fp32"],
+                capsys)
+    assert r["kv_dtype"] == "f16"                                                            # llama.cpp -ctk f16
