@@ -80,7 +80,7 @@ FACTS = [
     ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
     # stable-diffusion.cpp's GGMLRunner names the model part whose graph it sizes (get_desc(): "vae", "clip", "t5", "unet",
     # "flux", "wan", ...): "vae compute buffer size: 14978.25 MB(VRAM)" (ggml_extend.hpp, core/ggml_runner.cpp)
-    ("sdcpp_compute", re.compile(r"(?<!\w)(\w{1,40}) compute buffer size: (\d[\d.]{0,20}) MB\((?:VRAM|RAM)\)")),
+    ("sdcpp_compute", re.compile(r"(?<![\w.-])([\w.-]{1,40}) compute buffer size: (\d[\d.]{0,20}) MB\((?:VRAM|RAM)\)")),
     # ggml's CUDA/HIP pool before its out-of-memory check (ggml-cuda.cu, GGML_CUDA_NAME " pool[%d]: alloc of %.2f MiB failed")
     ("ggml_pool_fail", re.compile(r"(?:CUDA|ROCm|MUSA) pool\[\d+\]: alloc of ([\d.]+) MiB failed")),
     ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d+)")),     # kv_size: the unified cache's cells (context x slots)

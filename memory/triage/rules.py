@@ -134,16 +134,17 @@ def bare_driver(x):
     return x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
 
 
-SDCPP_VAE = ("vae", "tae")                              # stable-diffusion.cpp's get_desc() of its parts
-SDCPP_TE = ("clip", "t5", "umt5", "llm", "qwenvl", "te", "cond_stage")
+# stable-diffusion.cpp's get_desc() of its parts: VAEs ("vae", "wan_vae", "HunyuanVideoVAE", "tae"), text encoders ("clip",
+# "t5", "umt5", and the LLM conditioners named by their architecture: "qwen2.5vl", "qwen3", "mistral", "llama", "gemma3")
+SDCPP_TE = ("clip", "t5", "umt5", "llm", "qwen2", "qwen3", "mistral", "llama", "gemma", "cond_stage")
 
 
 def sdcpp_part(x):
     """The part whose compute buffer stable-diffusion.cpp sized last (its graph ran when it failed), as a cause, else None."""
     p = x.f.get("sdcpp_part") or ""
-    if any(p.startswith(k) or p.endswith(k) for k in SDCPP_VAE):
+    if "vae" in p or p.startswith("tae"):
         return "vae-decode"
-    return "text-encoder" if any(p.startswith(k) for k in SDCPP_TE) else None
+    return "text-encoder" if p.startswith(SDCPP_TE) else None
 
 
 COMPILER_FLOOD = 50     # graph breaks + rogues a run reported: ComfyUI's own tests show 0-3, a node allocating inside the

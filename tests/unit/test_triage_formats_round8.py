@@ -190,3 +190,15 @@ def test_ggml_cuda_graph_capture_function_is_graph_capture():
     # the pool's own allocation in the same form stays the compute graph's scratch memory
     res = engine.triage_text(log.replace("ggml_cuda_graph_evaluate_and_capture", "alloc").replace("cudaGraphInstantiate", "cudaMalloc"))
     assert res["cause"] == "activations"
+
+
+@pytest.mark.parametrize("desc, cause", [("wan_vae", "vae-decode"), ("HunyuanVideoVAE", "vae-decode"), ("qwen2.5vl", "text-encoder"),
+                                         ("umt5", "text-encoder"), ("flux", None), ("unet", None)])
+def test_sdcpp_part_names(desc, cause):
+    # GGMLRunner::get_desc() values of stable-diffusion.cpp's runners (its LLM conditioners by architecture name)
+    from gpu_garden.memory.triage import lines as L
+    from gpu_garden.memory.triage.rules import sdcpp_part
+    m = dict(L.facts(f"[DEBUG] ggml_extend.hpp:1554 - {desc} compute buffer size: 1234.50 MB(VRAM)"))["sdcpp_compute"]
+    assert m.group(1) == desc
+    x = type("X", (), {"f": {"sdcpp_part": desc.lower()}})()
+    assert sdcpp_part(x) == cause
