@@ -196,6 +196,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-llmdplanner-llama33-70b-w8a8-tp2-h100", "vllm-llmdplanner-llama31-8b-w4a16-h100",
         "vllm-llmdplanner-mistral-small31-24b-w8a8-h100", "vllm-llmdplanner-mistral-small31-24b-w8a8-tp2-h100",
         "vllm-llmdplanner-llama31-8b-w8a8-h100", "vllm-llmdplanner-qwen25-7b-w8a8-h100",
+        # batch 18's SGLang Qwen3-Omni row (an unknown model at first sight) was read while configs nesting the decoder
+        # in thinker_config (the omni models) were read and the Qwen3-Omni-30B-A3B description was added
+        "sglang-15909-qwen3-omni-30b-a3b-tp4-ksize",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

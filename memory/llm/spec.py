@@ -114,7 +114,12 @@ def _need(cfg, name, *keys, lo=1, hi=_MAX_DIM):
 
 
 def _text_config(cfg: dict) -> dict:
-    """Vision-language and wrapper configs keep the decoder in text_config / language_config / llm_config."""
+    """Vision-language and wrapper configs keep the decoder in text_config / language_config / llm_config; the
+    omni models (Qwen2.5-Omni, Qwen3-Omni) one level down, in thinker_config (their talker speaks, it serves no text)."""
+    thinker = cfg.get("thinker_config")
+    if isinstance(thinker, dict):
+        cfg = dict({k: v for k, v in cfg.items() if k not in ("thinker_config", "talker_config", "code2wav_config",
+                                                               "token2wav_config")}, **thinker, _omni=True)
     for key in ("text_config", "language_config", "llm_config"):
         sub = cfg.get(key)
         if isinstance(sub, dict) and ("num_hidden_layers" in sub or "hidden_size" in sub):
@@ -223,6 +228,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                           "layers")
     spec.params, spec.linear_params, spec.expert_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
+    if cfg.get("_omni"):
+        spec.notes.append("an omni model: its thinker's decoder as described; the audio encoder, the talker and the "
+                          "speech decoder are not counted")
     if cfg.get("_vision") is not None:
         spec.vision = dict(cfg["_vision"])
         spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
