@@ -69,7 +69,7 @@ def from_files(paths) -> list[dict]:
 DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": None,
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
-                  "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None}
+                  "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -92,7 +92,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
     gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers|wan (whose model code runs: diffusers' VAE
     decoders; wan: Wan's reference DiT, as Wan's generate.py and DiffSynth-Studio run it),
-    text_tokens, vae_decode auto|untiled|tiled (tiled_decode=True
+    text_tokens, vae_slicing (diffusers' enable_vae_slicing: one sample per decode call), vae_decode auto|untiled|tiled (tiled_decode=True
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential|encoders
@@ -105,6 +105,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         pol["vae_decode"] = "tiled"
     if pol["runner"] not in vae_mod.RUNNERS:
         raise UserError(f"runner must be one of {', '.join(vae_mod.RUNNERS)}, not {pol['runner']!r}")
+    if pol["vae_slicing"] and pol["runner"] != "diffusers":
+        raise UserError("VAE slicing is diffusers' enable_vae_slicing: use it with runner diffusers "
+                        "(ComfyUI picks its decode batch from free memory itself)")
     if pol["offload"] is not None:
         if pol["offload"] not in OFFLOAD_MODES:
             raise UserError(f"offload must be one of {', '.join(OFFLOAD_MODES)}, not {pol['offload']!r}")
@@ -315,7 +318,8 @@ def peak_on(est: dict, budget) -> dict:
         free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
-                              pol.get("runner") or "comfyui", device=pol.get("device", "cuda"))
+                              pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
+                              slicing=bool(pol.get("vae_slicing")))
         phase("vae_decode", wv, vinfo["bytes"], 0 if vinfo["tiled"] else vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only

@@ -47,6 +47,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
                    help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM)")
+    s.add_argument("--vae-slicing", action="store_true",
+                   help="diffusers' enable_vae_slicing: the pipeline decodes one sample at a time (with --runner diffusers)")
     s.add_argument("--runner", choices=["comfyui", "diffusers", "wan"], default="comfyui",
                    help="whose model code runs: diffusers (its VAE decoders peak higher than ComfyUI's), wan (Wan's own "
                         "generate.py or DiffSynth-Studio: fp32 residual stream and float64 RoPE in the DiT)")
@@ -82,7 +84,7 @@ def policy_from_args(args) -> dict:
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
-           "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"),
+           "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
            "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)

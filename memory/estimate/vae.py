@@ -211,14 +211,24 @@ def tile_latent_shape(kind: str, latent_shape, fallback: bool, tile=None) -> lis
     return [1, sh[1], lat_t, min(h, tx), min(w, tx)]
 
 
+def sliced_outputs_bytes(kind: str, latent_shape, dtype="bf16") -> int:
+    """What diffusers' VAE slicing holds beside the last slice's decode: the B-1 decoded samples before it, in the
+    VAE's dtype (AutoencoderKL.decode with use_slicing: [self._decode(z_slice).sample for z_slice in z.split(1)], then
+    torch.cat). 3 channels x frames x pixels each."""
+    kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    w, h, frames, _ = _pixels(kind, latent_shape)
+    return int((int(latent_shape[0]) - 1) * 3 * frames * w * h * dtype_bytes(dtype))
+
+
 def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
-          device=None) -> dict:
+          device=None, slicing=False) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
     fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
     device "cuda": every figure includes the CUDA convolution workspace (cuda_conv.py), also given apart as
     conv_workspace (of the figure chosen); None: tracer-equivalent.
     runner "diffusers": the whole batch in one call (its pipelines), no tiled retry; allocator_slack: what its fitted
-    decoder reserves beyond what it allocates (allocator_slack_bytes).
+    decoder reserves beyond what it allocates (allocator_slack_bytes). slicing (diffusers' enable_vae_slicing; runner
+    "diffusers" only): one sample per decode call, plus the samples decoded before it (sliced_outputs_bytes).
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace,
     allocator_slack, cached_slack, how, dtype}. cached_slack: what the caching allocator holds beyond that (Wan
     decodes; reserved, not needed: peak_device only)."""
@@ -231,7 +241,9 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
           (("per", latent_shape), ("node", node_shape), ("fb", fb_shape))}
     # diffusers' pipelines decode the whole batch in one call and never retry in tiles; ComfyUI picks the batch
     whole = runner == "diffusers"
-    n = int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes)
+    if slicing and not whole:
+        raise ValueError("VAE slicing is diffusers' enable_vae_slicing (runner diffusers); ComfyUI picks its decode batch itself")
+    n = 1 if slicing else int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes)
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
@@ -239,6 +251,10 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
     if mode == "tiled":
         out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)", conv_workspace=ws["node"])
+    elif slicing:
+        held = sliced_outputs_bytes(kind, latent_shape, dtype)
+        out.update(bytes=per + held, how=f"VAE slicing: the pipeline decodes its {latent_shape[0]} sample(s) one per call, "
+                   f"holding the ones decoded before ({fmt_bytes(held)})", conv_workspace=ws["per"])
     elif whole:
         out.update(bytes=n * per, how=f"the pipeline decodes all {n} sample(s) in one call", conv_workspace=n * ws["per"])
     elif mode == "auto" and free_bytes is not None and per > free_bytes:

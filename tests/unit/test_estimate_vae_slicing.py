@@ -1,0 +1,46 @@
+"""diffusers' VAE slicing (pipe.enable_vae_slicing(); AutoencoderKL.decode with use_slicing: one latent of z.split(1)
+per _decode call, then torch.cat): --vae-slicing figures one sample's decode plus the samples decoded before it, where
+--runner diffusers otherwise decodes the whole batch in one call. The expected figures are written out from the KL
+decode's per-pixel elements (vae.DIFFUSERS_KL_DECODE 975, plus its fp32 output) and 3 channels per held image; the
+whole batch, no held outputs, or B held outputs instead of B-1 break a test."""
+import argparse
+
+import pytest
+
+from gpu_garden.memory.estimate import families, formula as E, layouts, report, vae
+from gpu_garden.memory.errors import UserError
+
+MiB = 1 << 20
+PER_FP32_1024 = (975 * 4 + 3 * 4) * MiB  # one 1024x1024 image: 975 elements/pixel in fp32 + its fp32 output
+IMAGE_FP32_1024 = 3 * 4 * MiB  # one decoded 3 x 1024 x 1024 image in fp32
+
+
+def test_sliced_kl_decode_is_one_sample_plus_the_ones_before():
+    v = vae.phase("kl", [4, 4, 128, 128], "fp32", mode="untiled", runner="diffusers", slicing=True)
+    assert v["bytes"] == PER_FP32_1024 + 3 * IMAGE_FP32_1024
+    assert v["batch"] == 1 and v["batch_of"] == 4
+    whole = vae.phase("kl", [4, 4, 128, 128], "fp32", mode="untiled", runner="diffusers")
+    assert whole["bytes"] == 4 * PER_FP32_1024
+    one = vae.phase("kl", [1, 4, 128, 128], "fp32", mode="untiled", runner="diffusers", slicing=True)
+    assert one["bytes"] == PER_FP32_1024  # batch 1: nothing held
+
+
+def test_sliced_video_holds_every_frame_of_the_samples_before():
+    # Wan 2.1 VAE, 2 samples of 832x480x33 (9 latent frames) in bf16: the first sample's 33 frames are held
+    held = vae.sliced_outputs_bytes("wan21", [2, 16, 9, 60, 104], "bf16")
+    assert held == 3 * 33 * 832 * 480 * 2
+
+
+def test_estimate_takes_it_from_the_policy_and_cli():
+    comps = [c for n in ("sdxl_sd_xl_base_1.0",) for c in families.split_components(
+        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    pol = {"_no_knobs": True, "vae_decode": "untiled", "runner": "diffusers"}
+    whole = E.estimate(comps, 1024, 1024, 1, 4, policy=pol)["breakdown"]["vae_decode"]
+    sliced = E.estimate(comps, 1024, 1024, 1, 4, policy=dict(pol, vae_slicing=True))["breakdown"]["vae_decode"]
+    assert whole["activations"] - sliced["activations"] == 3 * PER_FP32_1024 - 3 * IMAGE_FP32_1024  # SDXL: fp32 upcast
+    with pytest.raises(UserError, match="diffusers"):
+        E.estimate(comps, 1024, 1024, 1, 4, policy=dict(pol, runner="comfyui", vae_slicing=True))
+    p = argparse.ArgumentParser()
+    report.add_cli_arguments(p)
+    assert report.policy_from_args(p.parse_args(["x", "--vae-slicing", "--runner", "diffusers"]))["vae_slicing"] is True
+    assert report.policy_from_args(p.parse_args(["x"]))["vae_slicing"] is False
