@@ -352,7 +352,10 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 "hf-blog-sdxl-opt-fp16-precomputed-embeds-bs4-1024",
                 # after measured batch 12's first sight: --offload encoders (formula: the VAE decodes beside the diffusion model,
                 # read from vLLM-Omni's offloader; no coefficient), written for these two rows' -16.4 % / -15.7 %
-                "vllm-omni-7299-flux1-schnell-model-offload-1024-device", "vllm-omni-7299-flux1-schnell-model-offload-1024-reserved"}
+                "vllm-omni-7299-flux1-schnell-model-offload-1024-device", "vllm-omni-7299-flux1-schnell-model-offload-1024-reserved",
+                # after measured batch 12's first sight: --vae-slicing (diffusers' enable_vae_slicing, one latent per decode
+                # call; read from AutoencoderKL.decode, no coefficient), written for these two rows' +42.2 % / +33.3 %
+                "hf-blog-sdxl-opt-fp16-vae-slicing-bs4-1024", "hf-blog-sdxl-opt-fp16-vae-slicing-sequential-bs4-1024"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
