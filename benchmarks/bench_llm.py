@@ -199,6 +199,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 18's SGLang Qwen3-Omni row (an unknown model at first sight) was read while configs nesting the decoder
         # in thinker_config (the omni models) were read and the Qwen3-Omni-30B-A3B description was added
         "sglang-15909-qwen3-omni-30b-a3b-tp4-ksize",
+        # batch 19's ollama#9031 (qwen2.5:0.5b, weights -9.3 % at first sight) was read while llama.cpp's K-quant
+        # fallback was extended from ffn_down to every tensor whose rows are not a multiple of 256 (hidden 896)
+        "ollama-9031-qwen25-05b-h200-2k-p4",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

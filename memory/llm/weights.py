@@ -10,7 +10,7 @@ norms stay 16-bit."""
 import re
 
 from ..errors import UserError
-from .spec import LLMSpec
+from .spec import FULL, SLIDING, LLMSpec
 
 # whole-file bits per weight of Llama-3-8B (8.03 B parameters) per GGUF type
 GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_M": 5.70, "Q5_K_S": 5.57,
@@ -62,19 +62,45 @@ K_FALLBACK_EXTRA = {"Q4_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (5.5 - 4.5), "Q4_K_S"
                     "Q5_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (6.0 - 5.5), "Q5_K_S": 6.0 - 5.5, "Q6_K": 8.5 - 6.5625}
 
 
+# The same check applies to every tensor (ne[0], its row length): rows of `hidden` values are those of attn_q/k/v and
+# ffn_gate/up (and of the token embedding and the output head), attn_output's rows are heads x head_dim long. Those
+# matmuls keep the file type's base type (attn_v the ffn_down mix above), so they gain the base type's fallback:
+# Qwen2.5-0.5B's hidden 896 makes its Q4_K_M library build 235.8 MiB of blocks, not 205 (ollama#9031).
+K_FALLBACK_BASE_EXTRA = {"Q4_K_M": 5.5 - 4.5, "Q4_K_S": 5.5 - 4.5, "Q5_K_M": 6.0 - 5.5, "Q5_K_S": 6.0 - 5.5,
+                         "Q6_K": 8.5 - 6.5625}
+# llama-quant.cpp's fallback types (ollama's Go quantizer of 0.7+ has the Q4_K/Q5_K/Q6_K entries alone)
+K_FALLBACK_TYPE = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0", "Q2_K": "IQ4_NL", "Q3_K": "IQ4_NL",
+                   "IQ4_XS": "IQ4_NL"}
+
+
+def role_type(t: str, row: int) -> str:
+    """The ggml type llama.cpp gives a tensor meant to be `t` whose rows are `row` values long."""
+    return K_FALLBACK_TYPE.get(t, t) if row % 256 else t
+
+
 def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
-    """Extra bits of the whole file from the K-quant fallback of ffn_down (0 when its rows divide 256). A routed
-    expert's ffn_down (GGUF ffn_down_exps, rows of moe_intermediate values) follows the same ffn_down rules:
-    DeepSeek-V2-Lite's 1408 is not a multiple of 256 (ollama#4799: 26 of its MoE blocks in Q4_K_S take 8764.11 MiB)."""
+    """Extra bits of the whole file from llama.cpp's K-quant fallback of the decoder matmuls whose rows are not a
+    multiple of 256 (0 when they all divide it). ffn_down's rows are `intermediate` long; a routed expert's ffn_down
+    (GGUF ffn_down_exps, rows of moe_intermediate values) follows the same ffn_down rules: DeepSeek-V2-Lite's 1408 is
+    not a multiple of 256 (ollama#4799: 26 of its MoE blocks in Q4_K_S take 8764.11 MiB). attn_q/k/v and ffn_gate/up
+    have rows of `hidden` values, attn_output of heads x head_dim (K_FALLBACK_BASE_EXTRA)."""
     if t not in K_FALLBACK_EXTRA:
         return 0.0
+    extra = 0.0
     if spec.n_experts:  # the routed experts' down projections: a third of the gated experts' matmuls
-        if not spec.moe_intermediate or spec.moe_intermediate % 256 == 0 or not spec.expert_params:
-            return 0.0
-        return spec.expert_params / 3 * K_FALLBACK_EXTRA[t]
-    if not spec.intermediate or spec.intermediate % 256 == 0:
-        return 0.0
-    return spec.n_layers * spec.intermediate * spec.hidden * K_FALLBACK_EXTRA[t]
+        if spec.moe_intermediate and spec.moe_intermediate % 256 and spec.expert_params:
+            extra += spec.expert_params / 3 * K_FALLBACK_EXTRA[t]
+    elif spec.intermediate and spec.intermediate % 256:
+        extra += spec.n_layers * spec.intermediate * spec.hidden * K_FALLBACK_EXTRA[t]
+    d, base = spec.hidden, K_FALLBACK_BASE_EXTRA[t]
+    attn = sum(k in (FULL, SLIDING) for k in spec.layer_kinds) if not spec.mla else 0
+    q, kv = spec.n_heads * spec.head_dim_k, spec.n_kv_heads * spec.head_dim_k
+    if d % 256:
+        extra += attn * d * (q * base + kv * base + kv * K_FALLBACK_EXTRA[t])
+        extra += (spec.expert_params * 2 / 3 if spec.n_experts else spec.n_layers * 2 * d * spec.intermediate) * base
+    if q % 256:
+        extra += attn * q * d * base
+    return extra
 DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
 # MXFP4 checkpoints (gpt-oss: quantization_config quant_method mxfp4, modules_to_not_convert = attention, router,
 # embeddings, head) quantize the routed MoE experts alone, 4 bits + an e8m0 scale per 32 values = 4.25 bits; vLLM's
@@ -135,6 +161,11 @@ def skipped_linear_params(spec: LLMSpec) -> int:
     return sum(_proj_params(spec, p) for _, p in parts)
 
 
+def _odd_rows(spec: LLMSpec) -> str:
+    rows = (spec.hidden, spec.n_heads * spec.head_dim_k, spec.moe_intermediate if spec.n_experts else spec.intermediate)
+    return " and ".join(str(r) for r in dict.fromkeys(r for r in rows if r and r % 256))
+
+
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes."""
     emb_params = spec.vocab * spec.hidden
@@ -155,7 +186,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     head_params = 0 if spec.tied else emb_params
     block_params = spec.params - emb_params - head_params
     if up in ROLE_TYPES:
-        et, ot = ROLE_TYPES[up]
+        et, ot = (role_type(x, spec.hidden) for x in ROLE_TYPES[up])
         emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8
         out = emb_params * TYPE_BITS[ot] / 8
         extra = _k_fallback_bits(spec, up)
@@ -163,8 +194,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         total = emb + blocks + (0 if spec.tied else out)
         how = (f"{block_params / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
-               + (f"; ffn_down rows of {spec.moe_intermediate if spec.n_experts else spec.intermediate} are not a "
-                  f"multiple of 256: llama.cpp's fallback type "
+               + (f"; rows of {_odd_rows(spec)} values are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how}
     if up == MXFP4_MOE:

@@ -60,3 +60,33 @@ def test_moe_expert_ffn_down_takes_the_fallback(monkeypatch):
     assert "rows of 1408" in W.weights_by_role(s, "Q4_K_S")["how"]
     monkeypatch.setattr(W, "K_FALLBACK_EXTRA", {})
     assert moe_blocks_mib() < 8764.11 * 0.95                    # without it: 6 % short
+
+
+# Every tensor's rows are checked, not ffn_down's alone (llama-quant.cpp, tensor->ne[0] % QK_K): Qwen2.5-0.5B's hidden
+# 896 (= its 14 heads x 64) is not a multiple of 256, so attn_q/k/v/output and ffn_gate/up (Q4_K -> Q5_0; attn_v's
+# Q6_K half -> Q8_0) and the tied token table (the output's Q6_K -> Q8_0) take the fallback; ffn_down's 4864 does not.
+BASE_BITS = {"Q4_K_M": 5.5 - 4.5, "Q4_K_S": 5.5 - 4.5, "Q5_K_M": 6.0 - 5.5, "Q5_K_S": 6.0 - 5.5, "Q6_K": 8.5 - 6.5625}
+
+
+@pytest.mark.parametrize("t", sorted(HAND_BITS))
+def test_rows_of_hidden_values_take_the_fallback(t):
+    s = llm.describe(model="Qwen2.5-0.5B")
+    assert (s.n_layers, s.hidden, s.n_heads * s.head_dim_k, s.n_kv_heads * s.head_dim_k, s.intermediate) == (24, 896, 896, 128, 4864)
+    q_k_o_gate_up = 24 * (896 * 896 + 896 * 128 + 896 * 896 + 2 * 896 * 4864)
+    v = 24 * 896 * 128
+    assert W._k_fallback_bits(s, t) == pytest.approx(q_k_o_gate_up * BASE_BITS[t] + v * HAND_BITS[t], rel=1e-9)
+
+
+def test_every_base_fallback_type_is_covered_here():
+    assert set(W.K_FALLBACK_BASE_EXTRA) == set(BASE_BITS)
+
+
+def test_qwen25_05b_library_build_as_ollama_prints_it():
+    # ollama#9031 (0.5.8, qwen2.5:0.5b, --parallel 4 at 2048): 'weights.total 331.8 MiB (repeating 193.8,
+    # nonrepeating 137.9)', kv 96.0 MiB; 0.5.8's total is the blocks plus their KV share, nonrepeating the output tensor
+    # (here the tied token table, 151936 x 896 in Q8_0). Without the fallback: 301.0 MiB and a 106.5 MiB Q6_K table.
+    s = llm.describe(model="qwen2.5:0.5b")
+    r = llm.plan(s, "ollama", ctx=2048, parallel=4, vram=139.2 * 2**30, runtime_version="0.5.8")
+    assert r["weights_by_role"]["output"] / 2**20 == pytest.approx(137.9, abs=0.05)
+    assert r["ollama_weights_total"] / 2**20 == pytest.approx(331.8, rel=0.005)
+    assert W.role_type("Q4_K", 896) == "Q5_0" and W.role_type("Q4_K", 1024) == "Q4_K"
