@@ -69,7 +69,8 @@ def from_files(paths) -> list[dict]:
 DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linux", "compute_bytes": 2, "vae_bytes": None,
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
-                  "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False}
+                  "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
+                  "block_swap": None}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -79,6 +80,10 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # the diffusion model and the text encoders take turns, the VAE decodes beside the diffusion model (vLLM-Omni
 # --enable-cpu-offload: its hooks move the encoders off before the DiT runs and the DiT off before an encoder runs;
 # the VAE is in neither list).
+# block_swap N (ComfyUI-WanVideoWrapper's blocks_to_swap, read from its wanvideo/modules/model.py block_swap and forward):
+# the last N of the model's numbered blocks stay on the offload device; in forward each is moved onto the device just
+# before it runs (block.to(main_device)) and back right after (block.to(offload_device)), so the device holds the
+# non-block weights, the blocks not swapped and one swapped block in flight, not one layer.
 OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
 
 
@@ -96,7 +101,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential|encoders
-    (sets models/text_encoders/offload_bytes), keep_on_device ["diffusion_model"] (stays through every phase)."""
+    (sets models/text_encoders/offload_bytes), block_swap N (the diffusion model's last N numbered blocks offloaded,
+    one in flight; sets offload_bytes), keep_on_device ["diffusion_model"] (stays through every phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     pol = dict(DEFAULT_POLICY)
@@ -172,10 +178,25 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         gguf_te = c["role"] == "text_encoder" and pol["runner"] == "comfyui"  # ComfyUI-GGUF's fp16 token embedding
         c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop, gguf_te) if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
-    if pol["offload_bytes"]:
+    in_flight = None  # what the offloaded part puts on the device while it runs (None: one streamed layer)
+    if pol["block_swap"] is not None and dm:
+        blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])]
+        n = int(pol["block_swap"])
+        if not blocks or not 0 <= n <= len(blocks):
+            raise UserError(f"block swap {n}: the diffusion model has {len(blocks)} numbered blocks" if blocks else
+                            "block swap needs a diffusion model whose keys number its blocks (blocks.N.)")
+        if pol["offload_bytes"]:
+            raise UserError("give either block swap or offload bytes, not both")
+        pol["offload_bytes"] = sum(blocks[len(blocks) - n:])
+        in_flight = max(blocks) if n else 0
+        assumptions.append(f"block swap: {n} of {len(blocks)} blocks ({fmt_bytes(pol['offload_bytes'])}) stay off the device; "
+                           f"each is moved onto it as it runs, one block ({fmt_bytes(in_flight)}) in flight")
+    elif pol["offload_bytes"]:
         w_dm = max(0, w_dm - int(pol["offload_bytes"]))
         assumptions.append(f"partial offload: {fmt_bytes(pol['offload_bytes'])} of the diffusion model stays in host RAM; "
                            "the layer being run is copied onto the device")
+    if in_flight is not None:
+        w_dm = max(0, w_dm - int(pol["offload_bytes"]))
     # the other diffusion models (Wan 2.2 A14B's second expert): on the device only when every model stays resident
     w_dm_rest = sum(c["resident"] for c in dms if c is not dm)
     if pol["offload_bytes"]:
@@ -209,7 +230,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                                "int32 accumulator of its output while it runs")
         else:
             act += W.largest_cast(dm["table"])
-        if pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
+        if in_flight is not None:  # the swapped block being run
+            act += in_flight
+        elif pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
             act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
     te_act = max((te_activation(c.get("kind"), c["table"], te_tokens(family, c.get("kind"), pol.get("text_tokens")))
                   for c in tes), default=0)

@@ -37,6 +37,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                         "diffusion model and the text encoders take turns, the VAE decodes beside the diffusion model "
                         "(vLLM-Omni --enable-cpu-offload). "
                         "Overrides --models/--text-encoders")
+    s.add_argument("--block-swap", type=int, metavar="N",
+                   help="N of the diffusion model's blocks kept off the device and moved on one at a time as they run "
+                        "(ComfyUI-WanVideoWrapper's blocks_to_swap)")
     s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "bnb-int8", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
                    help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0; bnb-int8: bitsandbytes "
                         "load_in_8bit, whose linears hold int32 accumulators while they run)")
@@ -85,6 +88,7 @@ def policy_from_args(args) -> dict:
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
+           "block_swap": g("block_swap"),
            "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)

@@ -1,5 +1,6 @@
 """Weights as ComfyUI keeps them: which tensors it loads, in which dtype, and the cast copies it makes."""
 import math
+import re
 
 from .headers import ST_BYTES, tensor_bytes
 
@@ -94,6 +95,23 @@ def largest_cast(table: dict) -> int:
 # as it runs; diffusers group offload onloads each leaf): layers on the device at once, fit: the FLUX.1-dev and
 # SDXL leaf-level group-offload rows of benchmarks/data/diffusion_measured.json (LTX-Video held out)
 OFFLOAD_LAYERS = 1
+
+
+_BLOCK = re.compile(r"^(.*?blocks)\.(\d+)\.")
+
+
+def numbered_blocks(table: dict) -> list:
+    """The model's longest list of numbered blocks (Wan: blocks.N.*; FLUX: single_blocks.N.*), as sub-tables in index
+    order: what a block swap moves (ComfyUI-WanVideoWrapper's blocks_to_swap). [] when the keys number no blocks."""
+    groups = {}
+    for k, v in table.items():
+        m = _BLOCK.match(k)
+        if m:
+            groups.setdefault(m.group(1), {}).setdefault(int(m.group(2)), {})[k] = v
+    if not groups:
+        return []
+    best = max(groups.values(), key=len)
+    return [best[i] for i in sorted(best)]
 
 
 def largest_layer(table: dict) -> int:
