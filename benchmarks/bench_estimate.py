@@ -355,7 +355,12 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 "vllm-omni-7299-flux1-schnell-model-offload-1024-device", "vllm-omni-7299-flux1-schnell-model-offload-1024-reserved",
                 # after measured batch 12's first sight: --vae-slicing (diffusers' enable_vae_slicing, one latent per decode
                 # call; read from AutoencoderKL.decode, no coefficient), written for these two rows' +42.2 % / +33.3 %
-                "hf-blog-sdxl-opt-fp16-vae-slicing-bs4-1024", "hf-blog-sdxl-opt-fp16-vae-slicing-sequential-bs4-1024"}
+                "hf-blog-sdxl-opt-fp16-vae-slicing-bs4-1024", "hf-blog-sdxl-opt-fp16-vae-slicing-sequential-bs4-1024",
+                # after measured batch 12's first sight: --block-swap (one whole block in flight, read from
+                # ComfyUI-WanVideoWrapper's block_swap/forward; no coefficient) and these rows mapped tensor by tensor
+                # (wan14b_blocks, the wrapper's fp8 keep list), written for these rows' -33.3 / -56.9 / +3.8 / -4.8 %
+                "wvw-1272-wan22-i2v-a14b-fp8-blockswap40-480x768x121", "wvw-1272-wan22-i2v-a14b-fp8-blockswap40-480x768x121-reserved",
+                "ttm-6-wan-14b-bf16-blockswap-1280x704x81", "ttm-6-wan-14b-bf16-blockswap-1280x704x81-reserved"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -458,7 +463,28 @@ def zimage_blocks():
     return {k: ("F32" if len(x) < 2 or math.prod(x) < 4096 else "BF16", x) for k, x in t.items()}
 
 
-STRUCT = {"synth:z-image-6B-blocks": zimage_blocks}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
+def wan14b_blocks():
+    """Wan2.1-T2V-14B tensor by tensor, as Wan's WanModel builds it (dim 5120, ffn 13824, 40 blocks, text 4096, freq 256,
+    in/out 16, patch 1x2x2, qk norm, cross-attention norm): 14,288,491,584 parameters, the SYNTH count. BF16; a row's
+    keep_16bit names what the quantizing loader keeps in 16 bits."""
+    d, ffn = 5120, 13824
+    t = {"patch_embedding.weight": (d, 16, 1, 2, 2), "patch_embedding.bias": (d,),
+         "text_embedding.0.weight": (d, 4096), "text_embedding.0.bias": (d,), "text_embedding.2.weight": (d, d),
+         "text_embedding.2.bias": (d,), "time_embedding.0.weight": (d, 256), "time_embedding.0.bias": (d,),
+         "time_embedding.2.weight": (d, d), "time_embedding.2.bias": (d,), "time_projection.1.weight": (6 * d, d),
+         "time_projection.1.bias": (6 * d,), "head.head.weight": (64, d), "head.head.bias": (64,), "head.modulation": (1, 2, d)}
+    for i in range(40):
+        b = f"blocks.{i}"
+        for a in ("self_attn", "cross_attn"):
+            t.update({f"{b}.{a}.{n}.{w}": ((d, d) if w == "weight" else (d,)) for n in "qkvo" for w in ("weight", "bias")})
+            t.update({f"{b}.{a}.norm_q.weight": (d,), f"{b}.{a}.norm_k.weight": (d,)})
+        t.update({f"{b}.norm3.weight": (d,), f"{b}.norm3.bias": (d,), f"{b}.ffn.0.weight": (ffn, d), f"{b}.ffn.0.bias": (ffn,),
+                  f"{b}.ffn.2.weight": (d, ffn), f"{b}.ffn.2.bias": (d,), f"{b}.modulation": (1, 6, d)})
+    assert sum(math.prod(x) for x in t.values()) == 14_288_491_584
+    return {k: ("BF16", x) for k, x in t.items()}
+
+
+STRUCT = {"synth:z-image-6B-blocks": zimage_blocks, "synth:wan2.1-t2v-14B-blocks": wan14b_blocks}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
 
 
 def _table_or_synth(name):
