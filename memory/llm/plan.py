@@ -156,6 +156,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
                      how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
+    rope = spec.rope_cache_elems * (4 if str(fmt).lower() in ("fp32", "f32", "float32") else 2) if runtime == "vllm" else 0
+    if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
+        roles = dict(roles, total=roles["total"] + rope,
+                     how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
     if runtime == "vllm" and s["v0_fallback"]:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
                      f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))

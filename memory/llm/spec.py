@@ -55,6 +55,7 @@ class LLMSpec:
     ollama: bool = False           # named by an Ollama library tag
     notes: list = field(default_factory=list)
     cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
+    rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)
 
     @property
     def n_layers(self) -> int:
@@ -226,6 +227,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.notes.append(f"{len(cross)} of its {L} layers attend to image features (cross-attention): Ollama's estimate "
                           "prices their cache for one image; the other runtimes' figures count them as self-attention "
                           "layers")
+    spec.rope_cache_elems = _rope_cache_elems(cfg, spec)
     spec.params, spec.linear_params, spec.expert_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
     if cfg.get("_omni"):
@@ -238,6 +240,37 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if spec.params > 10 ** 13:
         raise UserError(f"{name}: {spec.params:.3g} parameters is not a plausible model")
     return spec
+
+
+def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
+    """Values of the cos/sin tables a runtime precomputes for the rotary embeddings (vLLM's RotaryEmbedding
+    cos_sin_cache: one row of rotary_dim values per position, in the model's dtype, one table per distinct rope).
+    Linear scaling tabulates max_position_embeddings x factor positions (LinearScalingRotaryEmbedding), YaRN
+    original_max_position_embeddings x factor; Gemma 3's sliding layers keep a second, unscaled table
+    (rope_local_base_freq). Gemma-3-4B: 131072 x 8 + 131072 positions x 256 = 0.56 GiB in bf16."""
+    if not spec.attn_layers or not spec.max_ctx:
+        return 0
+    rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else {}
+    kind = str(rs.get("rope_type") or rs.get("type") or "")
+    try:
+        factor = max(float(rs.get("factor") or 1), 1.0)
+    except (TypeError, ValueError):
+        factor = 1.0
+    positions = spec.max_ctx
+    if kind == "linear":
+        positions = int(spec.max_ctx * factor)
+    elif kind in ("yarn", "deepseek_yarn"):
+        positions = int((_int(rs, "original_max_position_embeddings") or spec.max_ctx) * factor)
+    if cfg.get("rope_local_base_freq"):
+        positions += spec.max_ctx
+    if spec.mla:
+        dim = spec.qk_rope_head_dim
+    else:
+        try:
+            dim = int(spec.head_dim_k * float(cfg.get("partial_rotary_factor") or 1))
+        except (TypeError, ValueError):
+            dim = spec.head_dim_k
+    return min(positions, 1 << 24) * dim
 
 
 def _quant_group(q: dict) -> int | None:

@@ -1,0 +1,51 @@
+"""vLLM's rotary cos/sin tables (RotaryEmbedding.cos_sin_cache: positions x rotary_dim in the model's dtype, a buffer
+of every GPU's model) are part of what "Model loading took" prints. Expected values: the tables' sizes worked out by
+hand from the released configs, and the 0.19.0 H100 logs of batch 23 (llm-d-planner accuracy/results/v0.19.0/logs)."""
+import json
+
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+
+GiB = 1 << 30
+H100 = dict(vram=79.19 * GiB, gpu_memory_utilization=0.95, gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.19.0")
+
+
+def test_table_sizes_by_rope_kind():
+    # Gemma 3: linear scaling x 8 over 131072 positions for the full layers, an unscaled local table for the sliding ones
+    assert llm.describe(model="Gemma-3-4B").rope_cache_elems == (131072 * 8 + 131072) * 256
+    assert llm.describe(model="Gemma-3-27B").rope_cache_elems == (131072 * 8 + 131072) * 128
+    assert llm.describe(model="Llama-3.1-8B").rope_cache_elems == 131072 * 128      # llama3 rope: no extra positions
+    assert llm.describe(model="gpt-oss-20b").rope_cache_elems == 4096 * 32 * 64      # YaRN: original positions x 32
+    assert llm.describe(model="DeepSeek-V2-Lite").rope_cache_elems == 163840 * 64   # MLA: the 64 rope dims alone
+
+
+def test_partial_rotary_factor(tmp_path):
+    cfg = {"model_type": "phi", "vocab_size": 1000, "hidden_size": 2560, "num_hidden_layers": 2,
+           "num_attention_heads": 32, "max_position_embeddings": 2048, "partial_rotary_factor": 0.4}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert llm.describe(config=str(tmp_path / "config.json")).rope_cache_elems == 2048 * 32   # 80 x 0.4 dims
+
+
+@pytest.mark.parametrize("model, printed, tol", [
+    ("google/gemma-3-4b-it", 8.58, 0.01),               # google-gemma-3-4b-it--h100-80gb--tp1pp1dp1--8192.log (8.01 without)
+    ("google/gemma-3-12b-it", 23.31, 0.06),             # (22.70 without; 0.05 GiB still unexplained)
+    ("google/gemma-3-27b-it", 51.45, 0.08),             # (51.10 without; 0.07 GiB still unexplained)
+    ("meta-llama/Llama-3.1-8B-Instruct", 14.99, 0.005),  # (14.96 without)
+])
+def test_model_loading_took(model, printed, tol):
+    r = llm.plan(llm.describe(model=model), "vllm", ctx=8192, **H100)
+    assert r["weights"] / GiB == pytest.approx(printed, abs=tol)
+
+
+def test_every_tensor_parallel_rank_holds_the_whole_table():
+    # meta-llama-llama-3-1-8b---h100-80gb--tp4pp1dp1--8192.log: 'Model loading took 3.77 GiB' (a quarter of the
+    # checkpoint is 3.74; the 32 MiB table is not split)
+    r = llm.plan(llm.describe(model="meta-llama/Llama-3.1-8B-Instruct"), "vllm", ctx=8192, tensor_parallel_size=4, **H100)
+    assert r["weights"] / GiB == pytest.approx(3.77, abs=0.005)
+
+
+def test_other_runtimes_do_not_count_it():
+    s = llm.describe(model="Gemma-3-4B")
+    a = llm.plan(s, "llama.cpp", ctx=8192, weights_dtype="bf16")
+    assert "rotary" not in a["weights_how"]
