@@ -86,7 +86,8 @@ def infer(scan, inc, context: dict) -> dict:
 
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
-OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu")
+OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
+                        "lmdeploy")
 
 
 # of those, libraries a ComfyUI node may call (TensorRT engines, CuPy, RAPIDS, OpenVINO, wgpu): inside ComfyUI, ComfyUI is the runtime
@@ -99,6 +100,9 @@ def guess_runtime(scan, inc) -> str:
     # Ollama runs models through llama.cpp and, since 2026, through its own MLX runner ("mlx runner failed: ...")
     if any(k.startswith("ollama") for k in kinds) or (f["ollama"] and any(k.startswith(("ggml", "mlx.")) for k in kinds)):
         return "ollama"
+    # Electron's renderer: the logs it comes in are Comfy Desktop's (its app log)
+    if "electron.renderer_oom" in kinds:
+        return "comfyui"
     # runtimes whose own message names them (the recogniser's runtime), whatever else the log mentions; TensorRT's
     # message is TensorRT-LLM's too when the log names it
     own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES), None)

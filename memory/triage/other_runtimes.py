@@ -34,8 +34,9 @@ XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the 
                      + _XSZ + r" free|Ran out of memory in memory space (\w+)\. Used " + _XSZ + r" of " + _XSZ)
 # MLX's Metal allocator (mlx/backend/metal/allocator.cpp): one buffer over MTLDevice.maxBufferLength, or more live Metal
 # buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
-# 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21)
-MLX_MALLOC = re.compile(r"\[metal::malloc\] (?:Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size"
+# 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
+# the per-buffer message is also quoted without its "[metal::malloc]" prefix (riccardomusmeci/mlx-llm#22: uncaught in libc++abi)
+MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size"
                         r"(?: of (\d+) bytes)?|Resource limit \((\d+)\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d+) bytes")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
@@ -154,6 +155,22 @@ VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) lim
 AMDGPU_CS = re.compile(r"(radv/)?amdgpu: Not enough memory for command submission")
 # llama.cpp's CUDA check before 2023-06 ("CUDA error 2 at ggml-cuda.cu:359: out of memory"): no function named
 GGML_CUDA_OLD = re.compile(r"CUDA error \d+ at \S{0,200}?ggml-cuda\.cu:\d+: out of memory")
+# FlashInfer's AlignedAllocator (include/flashinfer/allocator.h) carves a plan's temporaries out of the fixed workspace buffer its
+# caller allocated (vLLM: 256 MiB until VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, vllm-project/vllm#25342; SGLang: per model,
+# sgl-project/sglang#2102, PR 2879): "Buffer overflow when allocating memory for batch_prefill_tmp_v with size N and alignment 16,
+# but only M bytes available in AlignedAllocator"; releases before 0.2 said "Failed to allocate memory for X with size N and
+# alignment 16 in AlignedAllocator". The workspace is full, not the GPU
+FLASHINFER_WS = re.compile(r"(?:Buffer overflow when allocating|Failed to allocate) memory for (\w+) with size (\d+) and alignment \d+"
+                           r"(?:, but only (\d+) bytes available)? in AlignedAllocator")
+# LMDeploy's TurboMind engine (src/turbomind/utils/allocator.h, its CUDA check): "[TM][ERROR] CUDA runtime error: out of memory
+# .../turbomind/utils/allocator.h:223" (InternLM/lmdeploy#277)
+TURBOMIND = re.compile(r"\[TM\]\[(?:ERROR|FATAL)\][^\n]{0,80}?CUDA runtime error: out of memory")
+# ggml's CUDA check before 2023-06 as its one-line form is quoted ("CUDA error 2: out of memory", ollama/ollama#1465): the
+# location left out
+GGML_CUDA_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?CUDA error 2: out of memory\s*$")
+# Electron's render-process-gone with reason "oom" (Comfy Desktop's app log: "render-process-gone reason=oom"): the window's
+# renderer (the frontend page, its JavaScript heap) ran out of memory, not the GPU nor the Python server
+ELECTRON_OOM = re.compile(r"render-process-gone\b[^\n]{0,80}?\breason[=:]\s*'?\"?oom\b")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object
@@ -198,7 +215,7 @@ def xla_tpu(line):
 
 
 def mlx_malloc(line):
-    if "metal::malloc" not in line and "malloc_or_wait" not in line:
+    if "metal::malloc" not in line and "malloc_or_wait" not in line and "maximum allowed buffer size" not in line:
         return None
     m = MLX_MALLOC.search(line)
     if not m:

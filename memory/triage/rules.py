@@ -475,6 +475,11 @@ RULES = [
     R("kv-cache", 4.0, lambda x: trt_component(x) in TRT_KV,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: "
                 + ("lower kv_cache_config.free_gpu_memory_fraction" if trt_component(x) == "kv cache" else "lower max_num_tokens")),
+    # LMDeploy's TurboMind: the weights are placed at load; what it allocates after is the KV cache, sized by
+    # cache_max_entry_count (entries of session_len tokens before v0.1, a share of the free memory since) and its batch
+    R("kv-cache", 3.0, kind("lmdeploy.turbomind"),
+      "LMDeploy's TurboMind ran out of GPU memory: after its weights, its KV cache (cache_max_entry_count, session_len, "
+      "max_batch_size) is what it allocates; lower cache_max_entry_count or session_len, or max_batch_size"),
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     # the KV buffers the log shows outweigh the weights: the context (times Ollama's parallel slots) is what to cut
@@ -563,6 +568,13 @@ RULES = [
     R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),
 
+    # Electron's renderer (Comfy Desktop's window: the frontend page) ran out: memory the page keeps growing over a session
+    # (open workflows, queue history, panels that never release their state), not the GPU nor the Python server
+    R("leak", 6.0, kind("electron.renderer_oom"),
+      "the desktop window's renderer (Electron, the frontend page) was killed for running out of memory: state the page "
+      "keeps and never releases over a session (open tabs and workflows, queue history, a panel or extension), not the GPU; "
+      "reload the window, close what piles up, update or disable the extension that grows"),
+
     # --- graph-capture: CUDA graphs captured after the memory budget was handed out ----------------------
     # once requests are served, capture is over: a later failure is not the capture's
     R("graph-capture", 4.0, lambda x: x.graph_capture and not x.f["vllm_serving"]
@@ -615,6 +627,12 @@ RULES = [
     R("other", 6.0, kind("mlx.resource_limit"),
       "MLX hit Metal's limit on the number of live buffers ({n[buffer_count_limit]}), a count, not bytes: many small arrays kept "
       "alive (a long lazy graph, or buffers the cache keeps); evaluate more often (mx.eval) or cap the cache (mx.set_cache_limit)"),
+    # FlashInfer plans its attention temporaries inside a workspace of fixed size its caller allocated: the workspace is full
+    R("other", 8.0, kind("flashinfer.workspace"),
+      lambda x: f"FlashInfer's workspace (a fixed-size buffer the server allocated for it) has no room for a {fmt_bytes(x.req)} temporary"
+      + (f" ({fmt_bytes(x.n['available'])} left)" if "available" in x.n else "")
+      + ": not the GPU's memory; a larger workspace (vLLM: VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE), a release that sizes it for "
+        "this model, or another attention backend"),
     R("other", 4.0, kind("ggml.metal_max"),
       "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
     # comfy-aimdo reserves GPU virtual address space for the whole model (VBAR): vGPUs, WSL and some drivers refuse it
