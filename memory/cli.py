@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--pipeline-parallel-size", type=int, metavar="N",
                    help="vLLM pipeline parallelism: stage 0's figures, the smallest stage's tokens; --vram one GPU's")
     s.add_argument("--pp-layer-partition", metavar="A,B,..", help="vLLM's VLLM_PP_LAYER_PARTITION: layers per stage")
+    s.add_argument("--nccl-nvls", choices=["on", "off", "auto"],
+                   help="vLLM tensor parallelism: NCCL's NVLS buffers (~2.1 GiB a GPU) on an NVSwitch board; off for a "
+                        "4-GPU HGX board or NCCL_NVLS_ENABLE=0 (default auto: by the card's name)")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: 0.88 / 0.87 / 0.85 / 0.81 by TP)")
     s.add_argument("--kv-cache-memory", type=float, metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")

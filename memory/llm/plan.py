@@ -13,7 +13,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
-         "num_gpus", "pipeline_parallel_size", "pp_layer_partition")
+         "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -160,6 +160,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope,
                      how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
+    if runtime == "vllm" and tp > 1 and s.get("nvls") is None and V.nvls_assumed(s.get("gpu_name")):
+        notes.append(f"{fmt_bytes(V.NON_TORCH_NVLS)} a GPU of NCCL's NVLS buffers counted: {s['gpu_name']} taken as an "
+                     "NVSwitch board's (8-GPU HGX/DGX); --nccl-nvls off for a 4-GPU board without NVSwitch or with "
+                     "NCCL_NVLS_ENABLE=0, which frees them")
     if runtime == "vllm" and s["v0_fallback"]:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
                      f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))

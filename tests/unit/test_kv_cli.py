@@ -63,3 +63,31 @@ def test_kv_dtype_default_elsewhere_is_f16(capsys):
     _, r = _run(LLAMA + ["--vram", "24", "--ctx", "8192", "--json", "--runtime", "llama.cpp", "--weights-dtype", "fp32"],
                 capsys)
     assert r["kv_dtype"] == "f16"                                                            # llama.cpp -ctk f16
+
+
+QWEN_TP2 = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2"] + H100
+
+
+def test_nccl_nvls_by_name_and_by_flag(capsys):
+    # qwen-qwen2-5-7b-instruct--h100-80gb--tp2pp1dp1--8192.log: 'non-torch forward increase memory' 2.06-2.11 GiB at
+    # TP 2 on H100 SXM (NCCL's NVLS buffers); NCCL's buffers alone are 0.25 (vllm#13061's TP worker)
+    _, auto = _run(QWEN_TP2, capsys)
+    assert 2.05 <= auto["overhead"]["non_torch"] / GiB <= 2.15
+    assert any("--nccl-nvls off" in n for n in auto["notes"])
+    _, off = _run(QWEN_TP2 + ["--nccl-nvls", "off"], capsys)
+    assert off["overhead"]["non_torch"] / GiB == pytest.approx(0.25, abs=0.01)
+    assert (off["kv_capacity_bytes"] - auto["kv_capacity_bytes"]) / GiB == pytest.approx(2.1 - 0.25, abs=0.02)
+    _, a100 = _run(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2", "--vram", "79.15",
+                    "--gpu-name", "NVIDIA A100-SXM4-80GB", "--runtime-version", "0.19.0", "--ctx", "8192", "--json",
+                    "--nccl-nvls", "on"], capsys)
+    assert 2.05 <= a100["overhead"]["non_torch"] / GiB <= 2.15
+
+
+def test_bad_nccl_nvls_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(QWEN_TP2 + ["--nccl-nvls", "maybe"])
+    assert e.value.code == 2
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import kv as llm
+    with pytest.raises(UserError):
+        llm.plan(llm.describe(model="Qwen2.5-7B"), "vllm", ctx=8192, tensor_parallel_size=2, nccl_nvls="maybe")

@@ -54,6 +54,10 @@ HOPPER_NON_TORCH_019 = (0, 19)
 NON_TORCH_NVLS = int(2.1 * GiB)
 NVLS_GPU = re.compile(r"\b(h100|h200|h800|h20|gh200|b100|b200|gb200|b300|gb300)\b", re.I)
 NO_NVSWITCH = re.compile(r"pcie|\bnvl\b", re.I)
+# The card's name cannot tell the board: an H100/H200 SXM sits on an NVSwitch board in 8-GPU HGX/DGX systems (the
+# name-based default), but a 4-GPU HGX board links its GPUs directly (no NVSwitch, no NVLS), and NCCL_NVLS_ENABLE=0
+# turns the buffers off. The `nccl_nvls` knob ("on" / "off") says which; None keeps the name-based default.
+NVLS_SETTINGS = {"on": True, "off": False, "auto": None}
 CUDA_GRAPHS = 512 * MiB       # "Graph capturing finished ... took 0.3-1 GiB"; 0 with --enforce-eager
 DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
@@ -249,6 +253,10 @@ def settings(version, vram, ctx, knobs) -> dict:
     else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
         batched = max(ctx, 2048) if ctx <= 32768 or not at_least(version, *CHUNKED_LONG_CONTEXT) else 2048
     seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
+    nvls = str(knobs.get("nccl_nvls") or "auto").lower()
+    if nvls not in NVLS_SETTINGS:
+        from ...errors import UserError
+        raise UserError(f"--nccl-nvls must be on, off or auto, got {knobs.get('nccl_nvls')!r}")
     sampler = str(knobs.get("vllm_sampler") or "native").lower()
     if sampler not in SAMPLERS:
         from ...errors import UserError
@@ -257,7 +265,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
-            "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"),
+            "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
@@ -303,13 +311,20 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     return int(max(forward, sampler, enc))
 
 
-def non_torch(version, tp: int, gpu_name=None, last_stage: bool = True) -> int:
-    """Memory outside PyTorch the profile run leaves (cuBLAS/NCCL workspaces), by version, card and parallelism."""
+def nvls_assumed(gpu_name) -> bool:
+    """True when the card's name is one NCCL's NVLS buffers are assumed for (an NVSwitch-class SXM card)."""
+    name = str(gpu_name or "")
+    return bool(NVLS_GPU.search(name) and not NO_NVSWITCH.search(name))
+
+
+def non_torch(version, tp: int, gpu_name=None, last_stage: bool = True, nvls=None) -> int:
+    """Memory outside PyTorch the profile run leaves (cuBLAS/NCCL workspaces), by version, card and parallelism;
+    `nvls` True/False says whether NCCL sets up its NVLS buffers (None: from the card's name)."""
     if not at_least(version, 0, 7):
         return NON_TORCH_V06
     name = str(gpu_name or "")
     if tp > 1:
-        return NON_TORCH_NVLS if NVLS_GPU.search(name) and not NO_NVSWITCH.search(name) else NON_TORCH_TP
+        return NON_TORCH_NVLS if (nvls_assumed(name) if nvls is None else nvls) else NON_TORCH_TP
     if HOPPER.search(name) and last_stage:
         return NON_TORCH_HOPPER_019 if at_least(version, *HOPPER_NON_TORCH_019) else NON_TORCH_HOPPER
     return NON_TORCH
@@ -419,7 +434,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
                                              max_model_len=ctx, weights_format=s.get("weights_format")),
-            "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last),
+            "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
