@@ -342,8 +342,9 @@ def peak_on(est: dict, budget) -> dict:
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
-                              slicing=bool(pol.get("vae_slicing")))
-        phase("vae_decode", wv, vinfo["bytes"], 0 if vinfo["tiled"] else vinfo.get("allocator_slack", 0))
+                              slicing=bool(pol.get("vae_slicing")),
+                              tile_px=vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) if pol.get("runner") == "diffusers" else None)
+        phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])

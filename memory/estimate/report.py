@@ -49,7 +49,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="half dtypes the GPU supports (Turing: fp16; Pascal and older: none) - decides the VAE dtype")
     s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
-                   help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM)")
+                   help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM); tiled: VAE "
+                        "Decode (Tiled), or with --runner diffusers its enable_tiling")
     s.add_argument("--vae-slicing", action="store_true",
                    help="diffusers' enable_vae_slicing: the pipeline decodes one sample at a time (with --runner diffusers)")
     s.add_argument("--runner", choices=["comfyui", "diffusers", "wan"], default="comfyui",

@@ -69,6 +69,12 @@ RUNNERS = ("comfyui", "diffusers", "wan")  # "wan": Wan's reference code; its VA
 # SDXL base VAE's config sets. With SDPA the pipeline moves post_quant_conv, conv_in and the mid block back to fp16, but
 # the decoder's up blocks, where its peak is, run in fp32. SD 1.x, SD3 and FLUX pipelines decode in the pipeline dtype.
 DIFFUSERS_UPCAST = ("sdxl",)
+# diffusers' AutoencoderKL tiling (enable_tiling; autoencoder_kl.py _decode / tiled_decode): only when the latent is larger
+# than one tile; tiles of the VAE config's sample_size px (tile_latent_min_size = sample_size / 8) every 3/4 tile, each
+# decoded for the whole batch in one decoder call, and every decoded tile kept until they are blended and concatenated.
+# sample_size of each family's diffusers VAE config: SD 1.x 512; SDXL, SD3 and FLUX.1 1024.
+DIFFUSERS_KL_TILE = {"sd1": 512, "sdxl": 1024, "sd3": 1024, "flux1": 1024}
+DIFFUSERS_TILE_OVERLAP = 0.25
 
 
 def choose_dtype(kind: str, vae_dtype: str = "auto", gpu_halves=("bf16", "fp16")) -> str:
@@ -220,8 +226,28 @@ def sliced_outputs_bytes(kind: str, latent_shape, dtype="bf16") -> int:
     return int((int(latent_shape[0]) - 1) * 3 * frames * w * h * dtype_bytes(dtype))
 
 
+def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=None):
+    """diffusers' AutoencoderKL.tiled_decode of ONE sample (DIFFUSERS_KL_TILE): (bytes at its peak, tiles). The peak is
+    the larger of a tile's decode plus the tiles decoded before it, and every tile plus the blended rows and the result
+    (two images). None when the latent fits one tile (diffusers does not tile then)."""
+    sh = [1] + [int(x) for x in list(latent_shape)[1:]]
+    h, w, t = sh[-2], sh[-1], tile_px // spec.VAE["kl"]["s"]
+    if h <= t and w <= t:
+        return None
+    step = int(t * (1 - DIFFUSERS_TILE_OVERLAP))
+    b, s = dtype_bytes(dtype), spec.VAE["kl"]["s"]
+    peak, held, n = 0, 0, 0
+    for i in range(0, h, step):
+        for j in range(0, w, step):
+            th, tw = min(t, h - i), min(t, w - j)
+            peak = max(peak, vae_decode_bytes("kl", sh[:-2] + [th, tw], dtype, runner, device) + held)
+            held += 3 * th * s * tw * s * b
+            n += 1
+    return max(peak, held + 2 * 3 * h * s * w * s * b), n
+
+
 def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
-          device=None, slicing=False) -> dict:
+          device=None, slicing=False, tile_px=None) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
     fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
     device "cuda": every figure includes the CUDA convolution workspace (cuda_conv.py), also given apart as
@@ -229,6 +255,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     runner "diffusers": the whole batch in one call (its pipelines), no tiled retry; allocator_slack: what its fitted
     decoder reserves beyond what it allocates (allocator_slack_bytes). slicing (diffusers' enable_vae_slicing; runner
     "diffusers" only): one sample per decode call, plus the samples decoded before it (sliced_outputs_bytes).
+    tile_px (runner "diffusers", KL VAE, mode "tiled"): diffusers' enable_tiling with tiles of that size
+    (diffusers_kl_tiled), for the whole batch per tile unless slicing; untiled when the latent fits one tile.
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace,
     allocator_slack, cached_slack, how, dtype}. cached_slack: what the caching allocator holds beyond that (Wan
     decodes; reserved, not needed: peak_device only)."""
@@ -249,8 +277,22 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
            "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
-    if mode == "tiled":
-        out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)", conv_workspace=ws["node"])
+    dt = None
+    if mode == "tiled" and whole and tile_px and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "kl":
+        dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
+        if dt is None:  # diffusers tiles only a latent larger than one tile
+            mode, out["how_tiling"] = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px)"
+    if dt is not None:
+        calls = 1 if slicing else int(latent_shape[0])
+        t = tile_px // spec.VAE["kl"]["s"]
+        one_tile = list(latent_shape[:-2]) + [min(t, int(latent_shape[-2])), min(t, int(latent_shape[-1]))]
+        out.update(bytes=calls * dt[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0), tiled=True,
+                   batch=calls, tiled_bytes=dt[0], conv_workspace=0,
+                   allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner),
+                   how=f"diffusers' VAE tiling: {dt[1]} tiles of {tile_px} px, each decoded for {calls} sample(s) at once"
+                   + (", one sample per call (VAE slicing)" if slicing else ""))
+    elif mode == "tiled":
+        out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)", conv_workspace=ws["node"], allocator_slack=0)
     elif slicing:
         held = sliced_outputs_bytes(kind, latent_shape, dtype)
         out.update(bytes=per + held, how=f"VAE slicing: the pipeline decodes its {latent_shape[0]} sample(s) one per call, "
@@ -258,10 +300,12 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     elif whole:
         out.update(bytes=n * per, how=f"the pipeline decodes all {n} sample(s) in one call", conv_workspace=n * ws["per"])
     elif mode == "auto" and free_bytes is not None and per > free_bytes:
-        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, conv_workspace=ws["fb"],
+        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, conv_workspace=ws["fb"], allocator_slack=0,
                    how="VAE Decode runs out of memory on one sample and ComfyUI retries in tiles")
     else:
         out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once", conv_workspace=n * ws["per"])
+    if out.pop("how_tiling", None):
+        out["how"] = f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); " + out["how"]
     out["cached_slack"] = 0 if out["tiled"] else out["batch"] * out["cached_slack"]
     if out["cached_slack"]:
         out["how"] += (f"; the caching allocator keeps about {fmt_bytes(out['cached_slack'])} more reserved (nvidia-smi and "
