@@ -24,7 +24,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": False, "forge": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None}
+            "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -218,6 +218,7 @@ HANDLERS = {
     "platform": lambda s, f, m, *_: f["os_votes"].update({m.group(1).lower(): 10}),
     "requested_load": _requested_load,
     "dynamic_vram": _set("dynamic_vram", True),
+    "conv3d_workaround": _set("conv3d_workaround", True),
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,

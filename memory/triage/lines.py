@@ -26,6 +26,8 @@ FACTS = [
     ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
     # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
     ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),
+    # ComfyUI's conv3d workaround for PyTorch 2.9 with cuDNN 9.10+ (comfy/ops.py, PR 10373)
+    ("conv3d_workaround", re.compile(r"working around nvidia conv3d memory bug")),
     ("platform", re.compile(r"\*\* Platform: (\w+)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
@@ -109,6 +111,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
+    "conv3d_workaround": ("conv3d memory bug",),
     "requested_load": ("Requested to load",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),

@@ -147,6 +147,12 @@ def sdcpp_part(x):
     return "text-encoder" if p.startswith(SDCPP_TE) else None
 
 
+def torch29_conv3d(x):
+    """PyTorch 2.9 on NVIDIA (its wheels ship cuDNN 9.10+) without ComfyUI's conv3d workaround line in the log."""
+    v = x.f.get("torch_version") or ""
+    return v.startswith("2.9.") and x.env["backend"] == "cuda" and not x.f.get("conv3d_workaround")
+
+
 COMPILER_FLOOD = 50     # graph breaks + rogues a run reported: ComfyUI's own tests show 0-3, a node allocating inside the
                         # compiled forward 100+ (ComfyUI#16144: 156 and 199 before an OOM; 12 and 9 once fixed)
 
@@ -402,6 +408,13 @@ RULES = [
     R("vae-decode", 2.2, lambda x: x.loading_cause == "vae-decode", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
     # no node and no traceback says otherwise: the phase is the clue that decides
     R("vae-decode", 1.6, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),
+
+    # a known regression of the versions the log shows: PyTorch 2.9 stopped using cuDNN 9.10+ for conv3d and its fallback takes
+    # about 3x the memory, so video VAEs' decodes (3D convolutions) blow past the card (ComfyUI PR 10373, widened in 10398:
+    # ComfyUI turns cuDNN off for conv3d there and logs "working around nvidia conv3d memory bug")
+    R("vae-decode", 1.0, lambda x: x.scored.get("vae-decode") and torch29_conv3d(x),
+      lambda x: f"PyTorch {x.f['torch_version']} on an NVIDIA GPU: its conv3d without cuDNN takes about 3x the memory in a video "
+                "VAE's decode (a regression of PyTorch 2.9 with cuDNN 9.10+); a current ComfyUI works around it, else PyTorch 2.8"),
 
     # --- text-encoder ----------------------------------------------------------------------------------
     R("text-encoder", 4.0, lambda x: x.node_cause == "text-encoder", "failing node: {node}", hint=True),

@@ -74,3 +74,33 @@ def test_electron_renderer_oom_is_the_window_not_the_gpu():
     assert (ev["runtime"], ev["device_kind"], res["cause"]) == ("comfyui", "cpu", "leak")
     assert ev["guide"]["id"] == "electron-renderer"
     assert parse.recognise("render-process-gone reason=crashed exitCode=-1073741819") is None
+
+
+# ComfyUI on the torch 2.9.0+cu128 wheel (cuDNN 91002) decoding a Wan video (the form of Comfy-Org/ComfyUI#10373's reports)
+def _vae_log(torch_version, extra=""):
+    return (f"pytorch version: {torch_version}\n"
+            "Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync\n" + extra +
+            "Requested to load WanVAE\n"
+            "!!! Exception during processing !!! Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+            "Currently allocated     : 17.02 GiB\n"
+            "Requested               : 5.06 GiB\n"
+            "Device limit            : 23.99 GiB\n"
+            "Free (according to CUDA): 1.12 GiB\n"
+            "PyTorch limit (set by user-supplied memory fraction)\n"
+            "                        : 17179869184.00 GiB\n"
+            "Traceback (most recent call last):\n"
+            '  File "/ComfyUI/nodes.py", line 296, in decode\n'
+            "    images = vae.decode(samples[\"samples\"])\n")
+
+
+def _conv3d_note(res):
+    return [e for c in res["events"][-1]["causes"] for e in c["evidence"] if "conv3d" in e]
+
+
+def test_torch29_conv3d_regression_is_named_on_a_vae_decode():
+    res = engine.triage_text(_vae_log("2.9.0+cu128"))
+    assert res["cause"] == "vae-decode" and _conv3d_note(res)
+    assert "working around nvidia conv3d memory bug" in res["events"][-1]["guide"]["markdown"]
+    # other versions, or a ComfyUI that already works around it, do not get the note
+    assert not _conv3d_note(engine.triage_text(_vae_log("2.8.0+cu128")))
+    assert not _conv3d_note(engine.triage_text(_vae_log("2.9.0+cu128", "working around nvidia conv3d memory bug.\n")))
