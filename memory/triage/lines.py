@@ -145,7 +145,7 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault fai
               "Invalid buffer size", "paging file", "1455", "Kill", "kill", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
               "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
               "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
-              "are available (after", "Insufficient VRAM in split", "render-process-gone")
+              "are available (after", "Insufficient VRAM in split", "render-process-gone", "exceeds ceiling", "Memory limit exceeded")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -172,7 +172,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "are available (after", "Bytes of memory on",
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
                "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission",
-               "in AlignedAllocator", "render-process-gone")
+               "in AlignedAllocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

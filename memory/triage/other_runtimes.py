@@ -171,6 +171,10 @@ GGML_CUDA_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?CUDA error 2: out of 
 # Electron's render-process-gone with reason "oom" (Comfy Desktop's app log: "render-process-gone reason=oom"): the window's
 # renderer (the frontend page, its JavaScript heap) ran out of memory, not the GPU nor the Python server
 ELECTRON_OOM = re.compile(r"render-process-gone\b[^\n]{0,80}?\breason[=:]\s*'?\"?oom\b")
+# oMLX (an MLX server) stops a prefill when the process's memory crosses its ceiling (its scheduler: "Prefill force-stopped at
+# N tokens: memory 42.8GB exceeds ceiling 42.0GB", then "Memory limit exceeded during prefill"; jundot/omlx#1522)
+OMLX_CEILING = re.compile(r"Prefill force-stopped at \d+ tokens: memory ([\d.]+ ?[KMGT]i?B) exceeds ceiling ([\d.]+ ?[KMGT]i?B)"
+                          r"|Memory limit exceeded during prefill")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object

@@ -12,7 +12,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, TURBOMIND as _TURBOMIND,
-                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, VULKAN_LIMIT as _VULKAN_LIMIT, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
+                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, VULKAN_LIMIT as _VULKAN_LIMIT, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
@@ -244,6 +244,9 @@ RECOGNISERS = [
     _simple(_FLASHINFER_WS, "flashinfer.workspace", "cuda", None,
             lambda m: {"requested": int(m.group(2)), **({"available": int(m.group(3))} if m.group(3) else {})},
             keys=("AlignedAllocator",)),
+    _simple(_OMLX_CEILING, "mlx.ceiling", "metal", "mlx",
+            lambda m: {"allocated": size(m.group(1)), "max_allowed": size(m.group(2))}
+            if m.group(1) else {}, keys=("force-stopped", "Memory limit exceeded")),
     _simple(_TURBOMIND, "lmdeploy.turbomind", "cuda", "lmdeploy", keys=("[TM][",)),
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,
@@ -338,7 +341,7 @@ PRIORITY = {
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
-    "flashinfer.workspace": 8, "lmdeploy.turbomind": 7, "electron.renderer_oom": 7,
+    "flashinfer.workspace": 8, "lmdeploy.turbomind": 7, "mlx.ceiling": 8, "electron.renderer_oom": 7,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

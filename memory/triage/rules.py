@@ -375,6 +375,11 @@ RULES = [
       lambda x: f"MLX asked Metal for one buffer of {fmt_bytes(x.req)}"
       + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
       + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
+    # a server's own memory ceiling crossed during a prefill: the chunk's transient working memory (attention over the chunk)
+    R("activations", 2.4, kind("mlx.ceiling"),
+      lambda x: "the server stopped a prefill when the process's memory crossed its ceiling"
+      + (f" ({fmt_bytes(x.n['allocated'])} over {fmt_bytes(x.n['max_allowed'])})" if "allocated" in x.n else "")
+      + ": the prefill chunk's working memory (attention over the chunk); smaller prefill chunks, a shorter prompt, or a higher ceiling"),
     R("activations", 3.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "tensor_impl",
       "ggml's graph context (a fixed pool in older builds) needs {n[requested]:b} and holds {n[available]:b}: the batch's tensors "
       "overflow it; a smaller -b / n_batch, or a current build (its allocators size the graph themselves)"),

@@ -104,3 +104,15 @@ def test_torch29_conv3d_regression_is_named_on_a_vae_decode():
     # other versions, or a ComfyUI that already works around it, do not get the note
     assert not _conv3d_note(engine.triage_text(_vae_log("2.8.0+cu128")))
     assert not _conv3d_note(engine.triage_text(_vae_log("2.9.0+cu128", "working around nvidia conv3d memory bug.\n")))
+
+
+# oMLX's scheduler stopping a long prefill at its memory ceiling (jundot/omlx#1522's lines)
+OMLX = ("omlx.scheduler - WARNING - Prefill force-stopped at 1441 tokens: memory 42.8GB exceeds ceiling 42.0GB\n"
+        "omlx.scheduler - ERROR   - Prefill failed for chatcmpl-5d1e: Memory limit exceeded during prefill\n")
+
+
+def test_omlx_prefill_ceiling_is_the_prefill_working_memory():
+    res, ev = _event(OMLX)
+    assert (ev["runtime"], ev["device_kind"], res["cause"]) == ("mlx", "metal", "activations")
+    assert ev["numbers"]["allocated"] > ev["numbers"]["max_allowed"] > 0
+    assert "prefill" in ev["causes"][0]["evidence"][0]
