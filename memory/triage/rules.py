@@ -316,6 +316,11 @@ RULES = [
       + (f" with {fmt_bytes(x.free)} free" if x.free is not None else "") + f", {fmt_bytes(x.allocated)} allocated of {fmt_bytes(x.total)}",
       first="act"),
     R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
+    # PyTorch's caching allocator reported a VRAM shortage with every number cut ("CUDA out of memory. See documentation"): a
+    # script's working tensors lead, weakly (the row of the same message with its numbers), over a message with nothing at all
+    R("activations", 1.2, lambda x: x.kind in ("torch.cuda", "torch.hip") and not x.req and x.env["runtime"] == "pytorch",
+      "PyTorch's caching allocator ran out of GPU memory (the message's numbers are cut): in a script, this input's size "
+      "(batch, resolution, frames, length) is the usual knob", first="act"),
     R("activations", 1.2, lambda x: x.branch == "dml",
       lambda x: (f"DirectML could not allocate one tensor of {fmt_bytes(x.req)}" if x.req else "DirectML's allocator ran out of memory")
       + "; it reports nothing else about the card", first="act"),

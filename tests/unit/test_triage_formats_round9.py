@@ -116,3 +116,14 @@ def test_omlx_prefill_ceiling_is_the_prefill_working_memory():
     assert (ev["runtime"], ev["device_kind"], res["cause"]) == ("mlx", "metal", "activations")
     assert ev["numbers"]["allocated"] > ev["numbers"]["max_allowed"] > 0
     assert "prefill" in ev["causes"][0]["evidence"][0]
+
+
+# PyTorch's message with every number cut, as a script's user quotes it (Nightmare-n/DepthAnyVideo#9's form)
+TORCH_NO_NUMBERS = ("torch.OutOfMemoryError: CUDA out of memory. See documentation for Memory Management  "
+                    "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
+
+
+def test_torch_message_without_numbers_in_a_script_leans_to_the_workload():
+    res, ev = _event(TORCH_NO_NUMBERS)
+    assert (ev["runtime"], res["cause"]) == ("pytorch", "activations")
+    assert ev["causes"][0]["confidence"] <= 0.6        # weakly: the numbers that would decide are cut
