@@ -242,13 +242,17 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     return spec
 
 
+# position encodings without a rotary table: Jamba's attention layers have none, the others learned tables or ALiBi
+NO_ROPE_ARCHS = ("jamba", "gpt2", "bloom", "mpt", "opt", "gpt_bigcode")
+
+
 def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
     """Values of the cos/sin tables a runtime precomputes for the rotary embeddings (vLLM's RotaryEmbedding
     cos_sin_cache: one row of rotary_dim values per position, in the model's dtype, one table per distinct rope).
     Linear scaling tabulates max_position_embeddings x factor positions (LinearScalingRotaryEmbedding), YaRN
     original_max_position_embeddings x factor; Gemma 3's sliding layers keep a second, unscaled table
     (rope_local_base_freq). Gemma-3-4B: 131072 x 8 + 131072 positions x 256 = 0.56 GiB in bf16."""
-    if not spec.attn_layers or not spec.max_ctx:
+    if not spec.attn_layers or not spec.max_ctx or spec.arch in NO_ROPE_ARCHS:
         return 0
     rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else {}
     kind = str(rs.get("rope_type") or rs.get("type") or "")

@@ -18,6 +18,7 @@ def test_table_sizes_by_rope_kind():
     assert llm.describe(model="Llama-3.1-8B").rope_cache_elems == 131072 * 128      # llama3 rope: no extra positions
     assert llm.describe(model="gpt-oss-20b").rope_cache_elems == 4096 * 32 * 64      # YaRN: original positions x 32
     assert llm.describe(model="DeepSeek-V2-Lite").rope_cache_elems == 163840 * 64   # MLA: the 64 rope dims alone
+    assert llm.describe(model="Jamba-v0.1").rope_cache_elems == 0                    # no positional encoding at all
 
 
 def test_partial_rotary_factor(tmp_path):
