@@ -67,6 +67,23 @@ OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
 _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")
 
 
+# families kv knows of but has no truthful built-in description for: (canonical-name pattern, family, what is not
+# modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
+UNDESCRIBED = (
+    (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
+     "no built-in description yet: its gated-DeltaNet (linear attention) layers keep a fixed recurrent state per "
+     "sequence, which kv reads from a config.json's layer_types and linear_* fields (as for Qwen3-Next), but vLLM's "
+     "page alignment of that state is not checked against a log"),
+    (r"^gemma-4", "Gemma 4",
+     "not modelled: how its sliding and global layers differ is not among the fields kv reads; a config.json given "
+     "with --config is read with one head shape for every layer, a cache figure not checked against a log"),
+    (r"^llama-4", "Llama 4",
+     "not modelled: its chunked local-attention (iRoPE) layers and the shared expert of every MoE layer; a config.json "
+     "given with --config is read with every layer as full attention (the cache an upper bound) and without the "
+     "shared experts (the weights a lower bound)"),
+)
+
+
 def builtin_names() -> list:
     return sorted(p.stem for p in MODELS_DIR.glob("*.json"))
 
@@ -250,8 +267,14 @@ def load_builtin(name: str):
         _qat_group(name, n, spec)
         _unsloth_dynamic(name, spec)
         return spec
+    for pattern, family, why in UNDESCRIBED:
+        if re.search(pattern, wanted):
+            raise UserError(f"unknown model {name!r} ({family}): {why}; its geometry is never guessed - give the "
+                            "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
     close = [n for n in names if wanted.split("-")[0] in n.lower()]
     hint = f" (close: {', '.join(close[:6])})" if close else ""
     if tag:
         hint += f"; Ollama's {name.split(':')[0]} library has no built-in description of size {lookup!r}"
-    raise UserError(f"unknown model {name!r}{hint}; `gpu-garden kv --model list` shows the built-in names")
+    raise UserError(f"unknown model {name!r}{hint}; `gpu-garden kv --model list` shows the built-in names; a size or "
+                    "variant without one is never guessed from its family: give its config.json with --config FILE "
+                    "(or a GGUF with --gguf FILE)")

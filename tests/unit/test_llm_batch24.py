@@ -1,0 +1,56 @@
+"""Batch 24's unknown models. Expected values are what the runtimes printed: ik_llama.cpp#344 (GLM-4-32B-0414's
+KV buffers), llama.cpp#11598 (Qwen2.5-7B-Instruct-1M's KV self size), llama-bench's size and parameter columns
+(kyuz0/amd-strix-halo-toolboxes benchmark logs: Ministral-3-14B-Instruct-2512 and GLM-4.7-Flash in BF16)."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
+
+MiB, GiB = 1 << 20, 1 << 30
+
+
+def _kv_mib(model, ctx, kv_dtype=None, **knobs):
+    r = llm.plan(llm.describe(model=model), "llama.cpp", ctx=ctx, kv_dtype=kv_dtype, **knobs)
+    return r["kv_total"] / MiB
+
+
+def test_glm4_32b_0414_kv_buffers():
+    # 'CUDA0 KV buffer size = 1952.00 MiB' (f16, -c 32768); 'CPU KV buffer size = 162.03 MiB' (q8_0, -c 5120)
+    assert abs(_kv_mib("THUDM/GLM-4-32B-0414", 32768) - 1952.00) <= 0.005
+    assert abs(_kv_mib("THUDM/GLM-4-32B-0414", 5120, "q8_0") - 162.03) <= 0.005
+
+
+def test_qwen25_7b_1m_kv_and_context():
+    # 'KV self size = 3937.50 MiB, K (f16): 1968.75 MiB' at -c 72000 (build 4615: the cells not yet padded to 256)
+    assert abs(_kv_mib("Qwen/Qwen2.5-7B-Instruct-1M", 72000, runtime_version="b4615") - 3937.50) <= 0.005
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct-1M")
+    assert s.name == "Qwen2.5-7B-1M" and s.max_ctx == 1010000   # not Qwen2.5-7B's 32768
+
+
+@pytest.mark.parametrize("model,params_b,size_gib", [
+    ("mistralai/Ministral-3-14B-Instruct-2512", 13.51, 25.16),   # 'mistral3 14B BF16 | 25.16 GiB | 13.51 B'
+    ("zai-org/GLM-4.7-Flash", 29.94, 55.79),                     # 'deepseek2 30B.A3B BF16 | 55.79 GiB | 29.94 B'
+])
+def test_llama_bench_parameters_and_bf16_size(model, params_b, size_gib):
+    s = llm.describe(model=model)
+    assert abs(s.params / 1e9 - params_b) <= 0.005
+    w = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="BF16")["weights"] / GiB
+    assert abs(w / size_gib - 1) <= 0.002
+
+
+@pytest.mark.parametrize("model,family", [
+    ("Qwen/Qwen3.6-35B-A3B", "Qwen 3.5"), ("Qwen/Qwen3.8-27B-FP8", "Qwen 3.5"), ("qwen3.6:35b", "Qwen 3.5"),
+    ("google/gemma-4-31B-it", "Gemma 4"), ("nvidia/Gemma-4-31B-IT-NVFP4", "Gemma 4"),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama 4"),
+])
+def test_undescribed_families_say_what_is_missing(model, family):
+    with pytest.raises(UserError, match="unknown model") as e:
+        llm.describe(model=model)
+    assert family in str(e.value) and "--config" in str(e.value)
+
+
+def test_a_known_family_of_unknown_size_is_not_guessed():
+    for model in ("qwen3:2b", "Qwen/Qwen3-2B"):
+        with pytest.raises(UserError, match="never guessed") as e:
+            llm.describe(model=model)
+        assert "--config" in str(e.value)
