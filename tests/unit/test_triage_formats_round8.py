@@ -197,7 +197,7 @@ def test_ggml_cuda_graph_capture_function_is_graph_capture():
 def test_sdcpp_part_names(desc, cause):
     # GGMLRunner::get_desc() values of stable-diffusion.cpp's runners (its LLM conditioners by architecture name)
     from gpu_garden.memory.triage import lines as L
-    from gpu_garden.memory.triage.rules import sdcpp_part
+    from gpu_garden.memory.triage.predicates import sdcpp_part
     m = dict(L.facts(f"[DEBUG] ggml_extend.hpp:1554 - {desc} compute buffer size: 1234.50 MB(VRAM)"))["sdcpp_compute"]
     assert m.group(1) == desc
     x = type("X", (), {"f": {"sdcpp_part": desc.lower()}})()

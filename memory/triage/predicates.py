@@ -1,0 +1,167 @@
+"""The named predicates and thresholds the rules table (rules.py) reads: tests over a failure's `Case` that
+several rows share, or whose why needs more than a comment beside one row. No weights here."""
+import re
+
+from ..units import GiB, MiB, fmt_bytes
+
+SLIVER = 0.04                  # cached-but-unallocated slack under this share of the card is a sliver, not a layout problem
+ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
+
+
+def torch(x):
+    return x.branch == "torch"
+
+
+def torch_full(x):
+    """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
+    return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None
+            and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total)
+
+
+def slack_fits(x):
+    """The cached-but-unallocated slack alone would have served the request, had it been in one piece."""
+    return torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= x.req and x.ru >= 64 * MiB
+
+
+SLACK_SHARE = 0.25     # PyTorch <= 2.0: cached-but-unallocated slack that decides fragmentation, a quarter of the card
+
+
+def big_slack(x):
+    """The slack is the card's problem, not the workload's. PyTorch <= 2.0 (its message "N already allocated; M free;
+    R reserved in total") predates expandable_segments (2.1), and its cache keeps split blocks per segment: slack under a
+    quarter of the card is live tensors' leftovers, and the reports quoting it fixed the batch, resolution or length.
+    Newer messages and ROCm keep the SLIVER floor."""
+    old = x.ev.get("form") == "<=2.0" and x.env["backend"] != "rocm"
+    return x.ru >= (SLACK_SHARE if old else SLIVER) * x.total
+
+
+def torch_cut(x):
+    """PyTorch's caching-allocator message cut after its request ("CUDA out of memory. Tried to allocate 28.00 MiB")."""
+    return x.kind in ("torch.cuda", "torch.hip") and x.ev.get("form") == "partial" and bool(x.req)
+
+
+def async_numbers(x):
+    return x.branch == "async" and x.total and not x.impossible
+
+
+def async_full(x):
+    return async_numbers(x) and x.free is not None and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
+
+
+def script_full(x):
+    """A plain PyTorch script, the message alone (no traceback): PyTorch holds the card (not more: sysmem fallback
+    is apart) and a per-tensor-sized request fails. Copying a model in moves one parameter at a time; a training
+    step's tensors would show their traceback or the training loop around them."""
+    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
+            and 0.85 * x.cap <= x.allocated <= 1.02 * x.total and x.req <= 0.02 * x.total)
+
+
+def vllm_loading(x):
+    """vLLM, the message alone, PyTorch holds the card and no line shows the weights loaded, the KV cache sized or graphs
+    captured, and no request served: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""
+    return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and x.allocated is not None
+            and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total and not x.graph_capture
+            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
+
+
+def mps_full(x):
+    """MPS: PyTorch holds most of the limit and a small request fails. Not in training, where what PyTorch holds is
+    mostly the step's activations, gradients and optimizer state."""
+    return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
+
+
+# runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)
+OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool",
+             "rmm.oom": "RAPIDS (RMM)", "wgpu.oom": "wgpu (WebGPU)",
+             "mlx.malloc": "MLX (all its Metal buffers together)"}
+HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
+              "os.enomem", "os.system_memory")
+PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
+VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
+
+
+def bare_driver(x):
+    """PyTorch's own CUDA check raised cudaErrorMemoryAllocation: not the caching allocator (which reports VRAM with its
+    numbers), so a CUDA call outside it failed; in a PyTorch process that is mostly pinned (page-locked) host memory
+    (DataLoader pin_memory, non_blocking copies, WSL's pinned limit) or context creation."""
+    return x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
+
+
+# stable-diffusion.cpp's get_desc() of its parts: VAEs ("vae", "wan_vae", "HunyuanVideoVAE", "tae"), text encoders ("clip",
+# "t5", "umt5", and the LLM conditioners named by their architecture: "qwen2.5vl", "qwen3", "mistral", "llama", "gemma3")
+SDCPP_TE = ("clip", "t5", "umt5", "llm", "qwen2", "qwen3", "mistral", "llama", "gemma", "cond_stage")
+
+
+def sdcpp_part(x):
+    """The part whose compute buffer stable-diffusion.cpp sized last (its graph ran when it failed), as a cause, else None."""
+    p = x.f.get("sdcpp_part") or ""
+    if "vae" in p or p.startswith("tae"):
+        return "vae-decode"
+    return "text-encoder" if p.startswith(SDCPP_TE) else None
+
+
+def torch29_conv3d(x):
+    """PyTorch 2.9 on NVIDIA (its wheels ship cuDNN 9.10+) without ComfyUI's conv3d workaround line in the log."""
+    v = x.f.get("torch_version") or ""
+    return v.startswith("2.9.") and x.env["backend"] == "cuda" and not x.f.get("conv3d_workaround")
+
+
+COMPILER_FLOOD = 50     # graph breaks + rogues a run reported: ComfyUI's own tests show 0-3, a node allocating inside the
+                        # compiled forward 100+ (ComfyUI#16144: 156 and 199 before an OOM; 12 and 9 once fixed)
+
+
+def compiler_flood(f) -> bool:
+    """The Comfy Compiler reported a flood of graph breaks or rogue allocations: something allocates outside its plan."""
+    return bool(f.get("compiler")) and sum(f["compiler"]) >= COMPILER_FLOOD
+
+
+def compiler_note(x) -> str:
+    c = x.f.get("compiler")
+    return f" (the last run reported {c[0]} graph breaks and {c[1]} rogue allocations)" if c else ""
+
+
+def ct2_load(x):
+    """CTranslate2 puts the whole model on the device when the model object is built (WhisperModel(...), Translator(...))."""
+    return x.env["runtime"] == "ctranslate2" and (not x.frames_n or any(f in ("__init__", "init") for _, f in x.frames))
+
+
+def host(x):
+    """A failure of system RAM: what the code was doing names the phase, not a GPU cause."""
+    return x.kind in HOST_KINDS
+
+
+def stage(name):
+    return lambda x: x.ggml_stage == name
+
+
+def kind(*kinds):
+    return lambda x: x.kind in kinds
+
+
+def fresh(x):
+    """History rows: a failure ComfyUI recovered from (tiled VAE retry) is no evidence of a leak."""
+    return not x.recoverable
+
+
+# TensorRT-LLM's executor names the component it could not create (_torch/pyexecutor/py_executor_creator.py); each has
+# its own knob in the runtime's table
+# (compared case-folded: releases spell "Initial KV cache" and "Initial KV Cache"). The executor's message is raised from
+# PyTorch's OOM, so it is read among the failure's events, not only as its primary one
+TRT_WEIGHTS = ("model", "draft model for speculative decoding")
+TRT_KV = ("kv cache", "initial kv cache (temporary for kv cache size estimation)")
+
+
+def trt_component(x):
+    ev = x.explained.get("trtllm.executor") if x.explained else None
+    return (ev.get("component") or "executor resources").lower() if ev else None
+
+
+def trt_free(x):
+    n = x.explained["trtllm.executor"]["numbers"]
+    return f" with {fmt_bytes(n['free'])} free of {fmt_bytes(n['total'])}" if "free" in n and "total" in n else ""
+
+
+def tgi(x):
+    """text-generation-inference's warm-up numbers (its message is raised from PyTorch's OOM), or None."""
+    ev = x.explained.get("tgi.prefill") if x.explained else None
+    return ev["numbers"] if ev else None
