@@ -202,6 +202,14 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 19's ollama#9031 (qwen2.5:0.5b, weights -9.3 % at first sight) was read while llama.cpp's K-quant
         # fallback was extended from ffn_down to every tensor whose rows are not a multiple of 256 (hidden 896)
         "ollama-9031-qwen25-05b-h200-2k-p4",
+        # batch 24's unknown models with a printed figure that pins their geometry (unknown-model errors at first
+        # sight) were read while their built-in descriptions were added: GLM-4-32B-0414's two KV buffers
+        # (ik_llama.cpp#344), Qwen2.5-7B-Instruct-1M's KV self size (llama.cpp#11598), llama-bench's parameters and
+        # BF16 size of Ministral-3-14B-2512 and GLM-4.7-Flash. Its Qwen 3.6/3.8, Gemma 4 and Llama 4 rows stay first
+        # sight (still refused, now saying what is not modelled)
+        "llamacpp-ik344-glm4-32b-0414-3090ti-32k-fa", "llamacpp-ik344-glm4-32b-0414-cpu-5k-q8kv",
+        "llamacpp-11598-qwen25-7b-1m-q8-mi60-vulkan-72k", "llamacpp-strixhalo-ministral3-14b-2512-bf16-size",
+        "llamacpp-strixhalo-glm47-flash-bf16-size",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
