@@ -74,10 +74,10 @@ UNDESCRIBED = (
      "no built-in description yet: its gated-DeltaNet (linear attention) layers keep a fixed recurrent state per "
      "sequence, which kv reads from a config.json's layer_types and linear_* fields (as for Qwen3-Next), but vLLM's "
      "page alignment of that state is not checked against a log"),
-    (r"^gemma-4", "Gemma 4",
+    (r"^gemma-?4(?![.\d])", "Gemma 4",
      "not modelled: how its sliding and global layers differ is not among the fields kv reads; a config.json given "
      "with --config is read with one head shape for every layer, a cache figure not checked against a log"),
-    (r"^llama-4", "Llama 4",
+    (r"^llama-?4(?![.\d])", "Llama 4",
      "not modelled: its chunked local-attention (iRoPE) layers and the shared expert of every MoE layer; a config.json "
      "given with --config is read with every layer as full attention (the cache an upper bound) and without the "
      "shared experts (the weights a lower bound)"),

@@ -41,7 +41,7 @@ def test_llama_bench_parameters_and_bf16_size(model, params_b, size_gib):
 @pytest.mark.parametrize("model,family", [
     ("Qwen/Qwen3.6-35B-A3B", "Qwen 3.5"), ("Qwen/Qwen3.8-27B-FP8", "Qwen 3.5"), ("qwen3.6:35b", "Qwen 3.5"),
     ("google/gemma-4-31B-it", "Gemma 4"), ("nvidia/Gemma-4-31B-IT-NVFP4", "Gemma 4"),
-    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama 4"),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "Llama 4"), ("gemma4:31b", "Gemma 4"), ("llama4:scout", "Llama 4"),
 ])
 def test_undescribed_families_say_what_is_missing(model, family):
     with pytest.raises(UserError, match="unknown model") as e:
@@ -54,3 +54,9 @@ def test_a_known_family_of_unknown_size_is_not_guessed():
         with pytest.raises(UserError, match="never guessed") as e:
             llm.describe(model=model)
         assert "--config" in str(e.value)
+
+
+def test_family_patterns_leave_neighbours_alone():
+    assert llm.describe(model="meta-llama/Llama-3.1-8B-Instruct").name == "Llama-3.1-8B"
+    assert llm.describe(model="gemma3:4b").name == "Gemma-3-4B"
+    assert llm.describe(model="Qwen/Qwen3-4B").name == "Qwen3-4B"
