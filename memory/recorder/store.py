@@ -68,27 +68,30 @@ class RunStore:
         except FileNotFoundError:
             return None
 
+    def _parse(self) -> list[dict]:
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as f:
+                return parse_lines(read_lines(f))
+        except FileNotFoundError:
+            return []
+
     def _load(self) -> list[dict]:
         key = self._stat_key()
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
-        if key is None:
-            runs = []
-        else:
-            with open(self.path, encoding="utf-8", errors="replace") as f:
-                runs = parse_lines(read_lines(f))
+        runs = [] if key is None else self._parse()
         self._cache = (key, runs)
         return runs
 
     def add(self, run: dict) -> None:
+        """Writers queue on the file lock only; the cache lock is held just to publish the new runs, so a reader
+        (ComfyUI's worker, through the Footprint Estimate) never waits for a parse or an fsync."""
         line = dumps(run)
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        with self._file_lock, self._lock:
-            self._cache = None  # under the file lock the file itself is the truth, whatever a coarse stat says
-            runs = [r for r in self._load() if r.get("prompt_id") != run.get("prompt_id")]
+        with self._file_lock:
+            runs = [r for r in self._parse() if r.get("prompt_id") != run.get("prompt_id")]  # the file: the truth
             runs.append(json.loads(line))
-            runs = runs[-self.limit:]
-            self._write(runs)
+            self._write(runs[-self.limit:])
 
     def _write(self, runs: list[dict]) -> None:
         folder = os.path.dirname(os.path.abspath(self.path))
@@ -107,7 +110,9 @@ class RunStore:
             except OSError:
                 pass
             raise
-        self._cache = (self._stat_key(), runs)
+        key = self._stat_key()
+        with self._lock:
+            self._cache = (key, runs)
 
     def read(self, limit: int | None = None) -> list[dict]:
         with self._lock:
@@ -123,7 +128,7 @@ class RunStore:
 
     def clear(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        with self._file_lock, self._lock:
+        with self._file_lock:
             self._write([])
 
 

@@ -40,3 +40,30 @@ def test_a_store_sees_another_process_s_write_of_the_same_size(tmp_path):
     other._write([{"prompt_id": "b", "nodes": []}])  # same length as "a"'s line
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # the same mtime, as a 1 s or 2 s clock would give
     assert [r["prompt_id"] for r in mine.read()] == ["b"]
+
+
+def test_a_reader_never_waits_for_a_slow_write(tmp_path, monkeypatch):
+    """The Footprint Estimate reads the store on ComfyUI's worker ("measured here"): a write stuck in fsync on a
+    slow user folder (the recorder's writer thread) must not hold it up. The write used to hold the cache lock
+    for the whole read-parse-write-fsync."""
+    import threading
+    import time
+
+    path = tmp_path / "runs.jsonl"
+    s = store.RunStore(path)
+    s.add({"prompt_id": "a", "nodes": []})
+    real_fsync, entered = os.fsync, threading.Event()
+
+    def slow_fsync(fd):
+        entered.set()
+        time.sleep(1.5)
+        real_fsync(fd)
+    monkeypatch.setattr(store.os, "fsync", slow_fsync)
+    writer = threading.Thread(target=s.add, args=({"prompt_id": "b", "nodes": []},))
+    writer.start()
+    assert entered.wait(10)
+    t0 = time.monotonic()
+    assert [r["prompt_id"] for r in s.read()] == ["a"]  # the file as it is until the replace
+    assert time.monotonic() - t0 < 0.5
+    writer.join(10)
+    assert [r["prompt_id"] for r in s.read()] == ["b", "a"]
