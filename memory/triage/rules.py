@@ -460,6 +460,11 @@ RULES = [
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
+    # PyTorch's MPS allocator (MPSAllocator.h) fails a request past its high watermark, or when Metal returns no heap
+    # (newHeapWithDescriptor: nil); with nothing allocated by PyTorch or anyone else the watermark cannot be the reason
+    R("other", 6.0, lambda x: x.branch == "mps" and x.allocated == 0 and x.other_alloc == 0 and x.req < 0.5 * x.cap,
+      "MPS: nothing is allocated (0 bytes, no other allocations) and a {req:b} request under the {cap:b} limit fails: Metal "
+      "gave the allocator no heap at all, a machine without a usable Metal device (a CI runner or VM), not a shortage"),
     R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
       "RMM's pool reached the maximum_pool_size it was created with, whatever the card has free: raise that maximum, or "
       "create the pool without one"),
