@@ -197,7 +197,12 @@ def knobs(est: dict) -> list[dict]:
                         w_, h_, f_, b_, cfg=cfg_, policy=p)["peak"]
 
     phases = est["phases"]
-    if est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
+    if pol.get("runner") == "diffusers":  # the pipeline's own switches (vae.py: slicing, diffusers' tiling)
+        if est.get("vae") and b > 1:  # no saving (so no knob) when slicing is on already
+            add("vae_slicing", "pipe.enable_vae_slicing(): decode one image at a time", again(vae_slicing=True))
+        if est.get("vae") and not est["vae"]["tiled"]:
+            add("tiled_vae", "pipe.enable_vae_tiling()", again(vae_decode="tiled"))
+    elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
             max([v for k, v in phases.items() if k in ("text_encode", "sample")] + [phases["vae_decode_tiled"]]))
     dm = [c for c in comps if c["role"] == "diffusion_model"]

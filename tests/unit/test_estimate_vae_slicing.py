@@ -44,3 +44,18 @@ def test_estimate_takes_it_from_the_policy_and_cli():
     report.add_cli_arguments(p)
     assert report.policy_from_args(p.parse_args(["x", "--vae-slicing", "--runner", "diffusers"]))["vae_slicing"] is True
     assert report.policy_from_args(p.parse_args(["x"]))["vae_slicing"] is False
+
+
+def test_diffusers_knobs_name_the_pipeline_switches():
+    comps = [c for n in ("sdxl_sd_xl_base_1.0",) for c in families.split_components(
+        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    pol = {"runner": "diffusers", "offload": "none", "vae_decode": "untiled"}
+    knobs = {k["id"]: k for k in E.estimate(comps, 1024, 1024, 1, 4, policy=pol)["knobs"]}
+    whole = 4 * PER_FP32_1024
+    sliced = PER_FP32_1024 + 3 * IMAGE_FP32_1024
+    # the decode is the peak either way: the saving is the activations and their 5 % allocator margin
+    assert knobs["vae_slicing"]["saving"] == whole - sliced + int(0.05 * whole) - int(0.05 * sliced)
+    assert "tiled_vae" not in knobs  # diffusers does not tile an SDXL latent of one 1024 px tile
+    knobs = {k["id"]: k for k in E.estimate(comps, 2048, 2048, 1, 4, policy=pol)["knobs"]}
+    assert knobs["tiled_vae"]["label"] == "pipe.enable_vae_tiling()"
+    assert "vae_slicing" not in {k["id"] for k in E.estimate(comps, 1024, 1024, 1, 4, policy=dict(pol, vae_slicing=True))["knobs"]}
