@@ -37,22 +37,27 @@ def machine() -> dict:
 
 
 def trace_vs_cuda() -> dict:
-    rows = {}
+    rows, failed = {}, {}
     pat = re.compile(r"^(\w+) (sample|decode) (\S+) (flash|math)\s+(.+)$")
     for line in (LOGS / "trace_vs_cuda.txt").read_text().splitlines():
         m = pat.match(line)
         if not m:
             continue
+        key = f"{m.group(1)}_{m.group(2)}_{m.group(3)}_{m.group(4)}"
         cells = re.findall(r"[+-]?\d+(?:\.\d+)?%|\d+(?:\.\d+)? (?:B|KiB|MiB|GiB)", m.group(5))
+        if m.group(5).startswith("failed:") or len(cells) < 6:  # a case that failed, or a row cut short
+            failed[key] = m.group(5).strip()[:200]
+            continue
         traced, cuda, err = size(cells[0]), size(cells[1]), float(cells[2].rstrip("%"))
-        rows[f"{m.group(1)}_{m.group(2)}_{m.group(3)}_{m.group(4)}"] = {
+        rows[key] = {
             "traced_peak": traced, "cuda_peak": cuda, "error_pct": err,
             "traced_act": size(cells[3]), "cuda_act": size(cells[4]), "workspace": size(cells[-1])}
     _rows_or_exit(rows, "trace_vs_cuda.txt")
     sample = [abs(r["error_pct"]) for k, r in rows.items() if "_sample_" in k]
     decode = [abs(r["error_pct"]) for k, r in rows.items() if "_decode_" in k]
-    return {"rows": rows, "sample_worst_pct": max(sample), "decode_worst_pct": max(decode),
-            "sample_cases": len(sample), "decode_cases": len(decode)}
+    out = {"rows": rows, "sample_worst_pct": max(sample, default=None), "decode_worst_pct": max(decode, default=None),
+           "sample_cases": len(sample), "decode_cases": len(decode)}
+    return dict(out, failed=failed) if failed else out
 
 
 def unload() -> dict:

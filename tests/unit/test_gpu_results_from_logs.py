@@ -26,3 +26,20 @@ def test_a_log_without_rows_is_a_clear_stop(mod, tmp_path, reader, log):
 def test_the_committed_logs_still_read(mod):
     mod.LOGS = SCRIPT.parents[1] / "benchmarks" / "results" / "gpu_logs"
     assert mod.trace_vs_cuda()["sample_cases"] > 0 and mod.unload()["families"] and mod.probe()["cuda_median_ms"] > 0
+
+
+def test_a_failed_or_cut_trace_row_is_named_not_a_traceback(mod, tmp_path):
+    """gpu_trace_vs_cuda.py prints "failed: ..." for a case that raised (an OOM, a missing layout), and a run killed
+    by its timeout can end mid-row: both matched the row pattern and broke the reader with an IndexError."""
+    good = SCRIPT.parents[1] / "benchmarks" / "results" / "gpu_logs" / "trace_vs_cuda.txt"
+    lines = good.read_text().splitlines()
+    sdxl = next(ln for ln in lines if ln.startswith("sdxl sample 1024x1024 flash"))
+    (tmp_path / "trace_vs_cuda.txt").write_text("\n".join([
+        lines[0], sdxl,
+        "sdxl decode 1024x1024 flash         failed: OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "wan21 sample 832x480x33 flash         3.87 GiB    3.91 GiB"]) + "\n")
+    out = mod.trace_vs_cuda()
+    assert list(out["rows"]) == ["sdxl_sample_1024x1024_flash"] and out["rows"]["sdxl_sample_1024x1024_flash"]["cuda_peak"] == round(5.22 * 2**30)
+    assert set(out["failed"]) == {"sdxl_decode_1024x1024_flash", "wan21_sample_832x480x33_flash"}
+    assert out["failed"]["sdxl_decode_1024x1024_flash"].startswith("failed: OutOfMemoryError")
+    assert out["sample_cases"] == 1 and out["decode_cases"] == 0 and out["decode_worst_pct"] is None
