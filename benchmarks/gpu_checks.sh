@@ -1,12 +1,16 @@
 #!/bin/bash
-# The GPU checks in one device run: the CUDA probe row, Unload Text Encoders, the tracer against CUDA, Fit to Card.
+# The GPU checks in one device run: the CUDA probe row, Unload Text Encoders, the tracer against CUDA, Fit to Card,
+# and the untiled VAE decode peaks under inference mode.
 #
 #   here:   COMFYUI_DIR=/path/to/ComfyUI bash benchmarks/gpu_checks.sh prepare   # ComfyUI + 2 wheels into build/gg_gpu
-#   device: bash benchmarks/gpu_checks.sh run   (carry build/gg_gpu; logs go to $OUT, default benchmarks/results/gpu_logs)
+#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks]   (default: all but peaks; carry
+#           build/gg_gpu; logs go to $OUT, default benchmarks/results/gpu_logs)
 #   here:   python scripts/gpu_results_from_logs.py                         # tables -> benchmarks/results/gpu_*.json
 #
 # The device machine has torch but neither ComfyUI nor torchsde/trampoline nor PyAV: ComfyUI travels as a copy,
 # the two wheels are installed with --target, and PyAV is a stand-in (benchmarks/gpu_stubs/av: import only).
+# Each check has its own timeout and one failing does not stop the next; a results file is copied to $OUT only
+# when this run wrote it (the checkout's committed one is never passed off as new).
 set -u
 cd "$(dirname "$0")/.."
 G=build/gg_gpu
@@ -16,14 +20,30 @@ if [ "${1:-}" = prepare ]; then
   python3 -m pip download -q --no-deps --only-binary=:all: -d $G/whl torchsde==0.2.6 trampoline==0.1.2
   du -sh $G; exit 0
 fi
+[ "${1:-}" = run ] || { echo "usage: $0 prepare | run [probe trace unload fit peaks]" >&2; exit 2; }
+shift
+CHECKS=" ${*:-probe trace unload fit} "
+for c in $CHECKS; do case $c in probe|trace|unload|fit|peaks) ;; *) echo "unknown check: $c" >&2; exit 2;; esac; done
+want() { case "$CHECKS" in *" $1 "*) return 0;; esac; return 1; }
+# Fit to Card alone may take longer; every timeout together stays well under the device's 600 s a command
+if [ "$CHECKS" = " fit " ] || [ "$CHECKS" = " fit peaks " ]; then FIT_S=${FIT_S:-360}; else FIT_S=${FIT_S:-200}; fi
 OUT=${OUT:-benchmarks/results/gpu_logs}; mkdir -p "$OUT"
+START=$(mktemp)
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site $G/whl/*.whl 2>&1 | grep -v "already exists"
 export PYTHONPATH=$PWD/benchmarks/gpu_stubs:/tmp/site PYTHONUNBUFFERED=1 COMFYUI_DIR=$PWD/$G/ComfyUI
 quiet() { grep -v "^WARNING\|comfy_kitchen"; }
+fresh() { if [ "$1" -nt "$START" ]; then cp "$1" "$OUT/$2"; else echo "$1: not written by this run ($3)"; fi; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia_smi.txt"
 python3 -c "import torch;print('torch',torch.__version__,'cuda',torch.version.cuda,'cudnn',torch.backends.cudnn.version())" | tee -a "$OUT/nvidia_smi.txt"
-timeout 40 python3 benchmarks/bench_probe.py --n 300 2>&1 | tee "$OUT/probe.txt"
-timeout 150 python3 benchmarks/gpu_trace_vs_cuda.py 2>&1 | quiet | tee "$OUT/trace_vs_cuda.txt"
-timeout 130 python3 benchmarks/gpu_unload.py --workdir /tmp/ggu 2>&1 | quiet | tee "$OUT/unload.txt"
-timeout 200 python3 benchmarks/gpu_fit_to_card.py --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/fit_to_card.txt"
-cp benchmarks/results/gpu_fit_to_card.json "$OUT/" 2>/dev/null
+want probe && timeout 40 python3 benchmarks/bench_probe.py --n 300 2>&1 | tee "$OUT/probe.txt"
+want trace && timeout 150 python3 benchmarks/gpu_trace_vs_cuda.py 2>&1 | quiet | tee "$OUT/trace_vs_cuda.txt"
+want unload && timeout 130 python3 benchmarks/gpu_unload.py --workdir /tmp/ggu 2>&1 | quiet | tee "$OUT/unload.txt"
+if want fit; then
+  timeout "$FIT_S" python3 benchmarks/gpu_fit_to_card.py --workdir /tmp/ggw --time-limit $((FIT_S - 60)) 2>&1 | quiet | tee "$OUT/fit_to_card.txt"
+  fresh benchmarks/results/gpu_fit_to_card.json gpu_fit_to_card.json "see fit_to_card.txt"
+fi
+if want peaks; then
+  timeout 120 python3 benchmarks/gpu_fit_to_card.py --decode-peaks --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_peaks.txt"
+  fresh benchmarks/results/gpu_fit_vae_decode.json gpu_fit_vae_decode_inference.json "see decode_peaks.txt"
+fi
+rm -f "$START"
