@@ -82,7 +82,9 @@ FACTS = [
     ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
     # stable-diffusion.cpp's GGMLRunner names the model part whose graph it sizes (get_desc(): "vae", "clip", "t5", "unet",
     # "flux", "wan", ...): "vae compute buffer size: 14978.25 MB(VRAM)" (ggml_extend.hpp, core/ggml_runner.cpp)
-    ("sdcpp_compute", re.compile(r"(?<![\w.-])([\w.-]{1,40}) compute buffer size: (\d[\d.]{0,20}) MB\((?:VRAM|RAM)\)")),
+    # and the part whose buffer it could not allocate: "vae: failed to allocate the compute buffer" (a later line wins)
+    ("sdcpp_compute", re.compile(r"(?<![\w.-])([\w.-]{1,40})(?: compute buffer size: (\d[\d.]{0,20}) MB\((?:VRAM|RAM)\)"
+                                 r"|: failed to allocate the compute buffer)")),
     # ggml's CUDA/HIP pool before its out-of-memory check (ggml-cuda.cu, GGML_CUDA_NAME " pool[%d]: alloc of %.2f MiB failed")
     ("ggml_pool_fail", re.compile(r"(?:CUDA|ROCm|MUSA) pool\[\d+\]: alloc of ([\d.]+) MiB failed")),
     ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d+)")),     # kv_size: the unified cache's cells (context x slots)
@@ -126,7 +128,7 @@ FACT_KEYS = {
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
-    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:",), "ggml_pool_fail": ("pool[",),
+    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
     "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
     "ggml_cuda_fn": ("in function",),

@@ -257,6 +257,11 @@ RULES = [
     R("vae-decode", 3.0, lambda x: sdcpp_part(x) == "vae-decode",
       lambda x: f"stable-diffusion.cpp sized the {x.f['sdcpp_part']} graph's compute buffer last: the VAE at this resolution "
                 "(--vae-tiling bounds it)"),
+    # a per-buffer limit (Vulkan's maxMemoryAllocationSize, Metal's max buffer) refused the VAE's compute buffer: one buffer
+    # the image's size sets, which --vae-tiling cuts into tiles; the limit only says where it stopped (PR 291 of sd.cpp)
+    R("vae-decode", 4.0, lambda x: x.kind in ("ggml.vulkan_limit", "ggml.metal_max") and sdcpp_part(x) == "vae-decode",
+      "the VAE's one compute buffer is larger than a single buffer may be on this device: its size is the image's, and "
+      "--vae-tiling decodes in tiles that fit"),
     R("vae-decode", 2.2, lambda x: x.loading_cause == "vae-decode", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
     # no node and no traceback says otherwise: the phase is the clue that decides
     R("vae-decode", 1.6, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),

@@ -28,3 +28,26 @@ def test_mps_near_misses_stay_shortages():
     # something held (a byte of other allocations) or a request of half the limit: the watermark can refuse it
     assert _causes(MPS.format(a="0 bytes", o="5.10 GB", cap="7.93 GB", req="256 bytes", pool="shared"))[0] != "other"
     assert _causes(MPS.format(a="0 bytes", o="0 bytes", cap="7.93 GB", req="4.00 GB", pool="private"))[0] == "activations"
+
+
+SDCPP_VULKAN = ("ggml_vulkan: Device memory allocation of size {n} failed.\n"
+                "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory\n"
+                "ggml_gallocr_reserve_n: failed to allocate {dev} buffer of size {n}\n"
+                "[ERROR] ggml_extend.hpp:{line} - {part}: failed to allocate the compute buffer\n")
+
+
+def test_sdcpp_vae_compute_buffer_over_the_vulkan_limit_is_the_decode():
+    # leejet/stable-diffusion.cpp#291 (FirePro W8100, SDXL 1024x1024; --vae-tiling decodes it): the failing part is the VAE
+    log = ("[INFO ] stable-diffusion.cpp:1326 - decoding 1 latents\n"
+           + SDCPP_VULKAN.format(n=6979321856, dev="AMD Radeon FirePro W8100 (RADV HAWAII)", line=991, part="vae"))
+    cause, c = _causes(log)
+    assert cause == "vae-decode"
+    # 3.0 (the part) + 2.6 (decode phase) + 4.0 (its buffer over the per-buffer limit) against other 8.0, weights 2.4
+    assert c["vae-decode"]["confidence"] == round(9.6 / 20.0, 2)
+    assert any("--vae-tiling decodes in tiles" in e for e in c["vae-decode"]["evidence"])
+
+
+def test_sdcpp_other_parts_over_the_vulkan_limit_stay_a_limit():
+    # leejet/stable-diffusion.cpp#791: the LoRA's compute buffer (a ggml update splitting buffers fixed it): no VAE row
+    cause, c = _causes(SDCPP_VULKAN.format(n=5365186568, dev="Vulkan0", line=1412, part="lora"))
+    assert cause == "other" and "vae-decode" not in c
