@@ -66,11 +66,12 @@ K_FALLBACK_EXTRA = {"Q4_K_M": 0.5 * (8.5 - 6.5625) + 0.5 * (5.5 - 4.5), "Q4_K_S"
 # ffn_gate/up (and of the token embedding and the output head), attn_output's rows are heads x head_dim long. Those
 # matmuls keep the file type's base type (attn_v the ffn_down mix above), so they gain the base type's fallback:
 # Qwen2.5-0.5B's hidden 896 makes its Q4_K_M library build 235.8 MiB of blocks, not 205 (ollama#9031).
-K_FALLBACK_BASE_EXTRA = {"Q4_K_M": 5.5 - 4.5, "Q4_K_S": 5.5 - 4.5, "Q5_K_M": 6.0 - 5.5, "Q5_K_S": 6.0 - 5.5,
-                         "Q6_K": 8.5 - 6.5625}
 # llama-quant.cpp's fallback types (ollama's Go quantizer of 0.7+ has the Q4_K/Q5_K/Q6_K entries alone)
 K_FALLBACK_TYPE = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0", "Q2_K": "IQ4_NL", "Q3_K": "IQ4_NL",
                    "IQ4_XS": "IQ4_NL"}
+# extra bits a value of the file type's base type (ROLE_TYPES' first) gains in its fallback type
+K_FALLBACK_BASE_EXTRA = {t: TYPE_BITS[K_FALLBACK_TYPE[ROLE_TYPES[t][0]]] - TYPE_BITS[ROLE_TYPES[t][0]]
+                         for t in K_FALLBACK_EXTRA}
 
 
 def role_type(t: str, row: int) -> str:
