@@ -11,6 +11,12 @@ from ..units import parse_size
 DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
                          r"|Cuda failure (?:\d+ )?'?out of memory|CUDA failure \d+: out of memory|Failed to CUDA calloc (\d+) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
                          r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
+# a CUDA runtime allocation call printed beside its out-of-memory error by a library with CUDA code of its own (dlib's
+# gpu_data.cpp "Error while calling cudaMalloc(&data, ...) ... code: 2, reason: out of memory", davisking/dlib#252; cuTAGI's
+# "out of memory cudaMalloc(&this->d_jcb, ...)", lhnguyen102/cuTAGI#71). cudaMallocHost and cudaHostAlloc allocate
+# page-locked HOST memory (CUDA runtime API): their failing is system RAM, not the GPU (davisking/dlib#391)
+CUDA_CALL = re.compile(r"\b(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\([^\n]{0,300}?\bout of memory\b"
+                       r"|\bout of memory\W{0,4}(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\(")
 # Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
 # (the older PI names drop RESULT: "Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)", ggml-org/llama.cpp#9476)
 LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b"
@@ -389,6 +395,17 @@ def stream_executor(line):
                 "complete": True, "form": "stream_executor"}
     return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(2) or m.group(3))}, "runtime": runtime,
             "complete": True, "form": "stream_executor_host"}
+
+
+def cuda_call(line):
+    if "cudaMalloc" not in line and "cudaHostAlloc" not in line:
+        return None
+    m = CUDA_CALL.search(line)
+    if not m:
+        return None
+    host = (m.group(1) or m.group(2)) in ("cudaMallocHost", "cudaHostAlloc")
+    return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": None, "complete": True,
+            "form": "runtime_host" if host else "runtime_call"}
 
 
 def lmstudio(line):

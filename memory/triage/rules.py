@@ -389,6 +389,9 @@ RULES = [
     R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor_host",
       lambda x: f"the stream executor could not page-lock {fmt_bytes(x.req)} of host RAM for transfers (pinned memory): system RAM, "
                 "or the pinned-memory limit (WSL, containers, Jetson), not the GPU"),
+    R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "runtime_host",
+      "cudaMallocHost / cudaHostAlloc failed: they allocate page-locked (pinned) HOST memory for transfers, so system RAM "
+      "(or its pinned-memory limit) ran out, not the GPU; load less data at once, a smaller mini-batch, or more RAM"),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
     # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers

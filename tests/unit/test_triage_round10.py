@@ -51,3 +51,32 @@ def test_sdcpp_other_parts_over_the_vulkan_limit_stay_a_limit():
     # leejet/stable-diffusion.cpp#791: the LoRA's compute buffer (a ggml update splitting buffers fixed it): no VAE row
     cause, c = _causes(SDCPP_VULKAN.format(n=5365186568, dev="Vulkan0", line=1412, part="lora"))
     assert cause == "other" and "vae-decode" not in c
+
+
+DLIB = ("step#: 0     learning rate: 0.1   average loss: 0           steps without apparent progress: 0 Error while calling "
+        "{fn}(&data, new_size*sizeof(float)) in file {path}gpu_data.cpp:{line}. code: 2, reason: out of memory\n")
+
+
+def test_cuda_malloc_host_is_pinned_system_ram():
+    # davisking/dlib#391 (8 GB of RAM beside an 8 GB GTX 1070): cudaMallocHost is page-locked host memory (CUDA runtime
+    # API); host-ram 5.0 against the generic driver rows other-process 1.2 and other 1.0
+    cause, c = _causes(DLIB.format(fn="cudaMallocHost", path="C:\\dlib\\dlib\\dnn\\", line=181))
+    assert cause == "host-ram" and c["host-ram"]["confidence"] == round(5.0 / 7.2, 2)
+
+
+def test_cuda_malloc_named_in_the_error_is_a_device_allocation():
+    # davisking/dlib#252 and lhnguyen102/cuTAGI#71: cudaMalloc itself, found as the driver's out-of-memory, not RAM
+    for log in (DLIB.format(fn="cudaMalloc", path="/home/user/dlib/dlib/dnn/", line=191),
+                "CUDA Runtime Error at: /home/user/cuTAGI/src/data_struct_cuda.cu:83\n"
+                "out of memory cudaMalloc(&this->d_jcb, size * sizeof(float))\n"):
+        res = triage.triage_text(log)
+        assert res["found"] and res["events"][-1]["kind"] == "cuda.driver", log
+        assert res["cause"] != "host-ram"
+
+
+def test_cuda_call_scan_is_linear():
+    import time
+    line = "cudaMalloc(" * 200_000 + "\n"
+    t = time.perf_counter()
+    triage.triage_text(line)
+    assert time.perf_counter() - t < 5.0
