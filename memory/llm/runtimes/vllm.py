@@ -424,12 +424,14 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         return evaluate_pp(spec, ctx, kv, roles or {"total": w_bytes, "blocks": w_bytes, "embedding": 0, "output": 0},
                            vram, s)
     v = s["version"]
-    first, last = s.get("stage", (0, 1))[0] == 0, s.get("stage", (0, 1))[0] == s.get("stage", (0, 1))[1] - 1
+    stage, n_stages = s.get("stage", (0, 1))
+    first, last = stage == 0, stage == n_stages - 1
+    hybrid = at_least(v, *SWA_SIZED)  # the hybrid KV manager: sliding layers sized by their window, layer groups
     layout = mla_layout(spec, s)
-    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not at_least(v, *SWA_SIZED),
+    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
                     mla_cache=layout)
     need["layout"] = layout
-    need["hybrid_groups"] = at_least(v, *SWA_SIZED)  # vLLM_kv_tokens' grouping (the bench's block arithmetic)
+    need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
@@ -445,7 +447,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         return out
     budget = math.ceil(s["util"] * vram)
     pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
-    tokens = vllm_kv_tokens(spec, pool, kv, layout, hybrid=at_least(v, *SWA_SIZED))
+    tokens = vllm_kv_tokens(spec, pool, kv, layout, hybrid=hybrid)
     blocks = tokens // BLOCK
     per_req_blocks = math.ceil(ctx / BLOCK)
     if s["v1"]:
@@ -456,7 +458,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             # (gpt-oss-120b at TP 4, 16384 tokens: 284.25x printed, not the 161x of every layer in full); each kind
             # counted in whole groups, padding included (cache.vllm_hybrid_groups)
             conc = pool / need["total"]
-            groups = vllm_hybrid_groups(spec) if at_least(v, *SWA_SIZED) else None
+            groups = vllm_hybrid_groups(spec) if hybrid else None
             if groups:
                 n_full, n_swa = spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)
                 padded = groups[0] * (-(-n_full // groups[0]) * need["full_layers"] / n_full
