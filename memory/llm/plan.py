@@ -88,8 +88,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
     kv = norm_kv(kv_dtype, runtime, spec)
-    if (runtime in ("vllm", "sglang") and (kv_dtype is None or str(kv_dtype).lower() == "auto")
-            and str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")):
+    fp32 = str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")  # the model's dtype
+    if runtime in ("vllm", "sglang") and (kv_dtype is None or str(kv_dtype).lower() == "auto") and fp32:
         kv = "f32"  # --kv-cache-dtype auto is the model's dtype: an fp32 model keeps an fp32 cache
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
@@ -156,7 +156,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
                      how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
-    rope = spec.rope_cache_elems * (4 if str(fmt).lower() in ("fp32", "f32", "float32") else 2) if runtime == "vllm" else 0
+    rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope,
                      how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import weights as W
 
 GiB = 1 << 30
 H100 = dict(vram=79.19 * GiB, gpu_memory_utilization=0.95, gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.19.0")
@@ -50,3 +51,15 @@ def test_other_runtimes_do_not_count_it():
     s = llm.describe(model="Gemma-3-4B")
     a = llm.plan(s, "llama.cpp", ctx=8192, weights_dtype="bf16")
     assert "rotary" not in a["weights_how"]
+
+
+def test_an_fp32_config_keeps_fp32_tables(tmp_path):
+    # RotaryEmbedding builds cos_sin_cache in the model's dtype: a float32 config's weights are fp32 (weights.py), so
+    # are its tables, 2048 positions x 80 dims x 4 bytes, with or without --weights-dtype fp32
+    cfg = {"model_type": "llama", "vocab_size": 1000, "hidden_size": 640, "intermediate_size": 1024,
+           "num_hidden_layers": 2, "num_attention_heads": 8, "max_position_embeddings": 2048, "torch_dtype": "float32"}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    s = llm.describe(config=str(tmp_path / "config.json"))
+    for dtype in (None, "fp32"):
+        r = llm.plan(s, "vllm", ctx=2048, weights_dtype=dtype)
+        assert r["weights"] - W.weights_by_role(s, dtype)["total"] == 2048 * 80 * 4
