@@ -13,8 +13,11 @@ ComfyUI sees the same smaller card (both stock and guarded runs see it). The cap
 what it needs in all (weights + our activation estimate + ComfyUI's reserve), so the weights must be partly
 offloaded. Stock = ComfyUI's own memory_required; guard = nodes/fit_guard.attach on a clone (the node's path)
 and a VAE copy sized from our estimate. An out-of-memory exception in sampling counts as an OOM; the decode
-counts one when ComfyUI logs its "Ran out of memory ... retrying with tiled" fallback. Prints a table and
-writes benchmarks/results/gpu_fit_to_card.json. Each run takes a queued prompt's path: the loaders' calls, then
+counts one when ComfyUI logs its "Ran out of memory ... retrying with tiled" fallback. A run completes only when
+it sampled and decoded with neither (a decode the guard planned in tiles is one; ComfyUI's tiles after an OOM are
+not); any other error fails that run alone, and a guard run whose guard fell back to ComfyUI's figure is an
+error. Prints a row per run and writes benchmarks/results/gpu_fit_to_card.json after every run ("complete": false
+until the last). Each run takes a queued prompt's path: the loaders' calls, then
 ComfyUI's own nodes.common_ksampler (KSampler) and VAEDecode.decode, all under torch.inference_mode() as the
 executor (execution.py) runs a prompt.
 """
@@ -149,6 +152,9 @@ class Card:
         free, total = t.cuda.mem_get_info(self.dev)
         outside = (total - free) - t.cuda.memory_reserved(self.dev)  # CUDA context and other processes
         self.hide = max(0, total - outside - cap)
+        clear = getattr(t._C, "_cuda_clearCublasWorkspaces", None)
+        if clear is not None:  # cuBLAS keeps its workspaces in the allocator: each run starts as the first did
+            clear()
         t.cuda.set_per_process_memory_fraction(min(1.0, cap / total), self.dev)
         t.cuda.reset_peak_memory_stats(self.dev)
 
@@ -243,19 +249,59 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms, node
         out["peak_sample"] = peak(torch, card.dev)
     except mm.OOM_EXCEPTION:
         out["oom"] = True
+    except Exception as exc:  # not an OOM (a cuDNN/cuBLAS status, a bug): this run failed, the others still run
+        out["error"] = f"sampling: {type(exc).__name__}: {exc}"[:300]
     out["supplied"] = (ctx or {}).get("supplied", {}).get("memory_required")
     out["seconds"] = time.perf_counter() - t
+    if guard and not out["oom"] and not out.get("error") and not guard_applied(ctx):
+        out["error"] = "guard: not applied (Fit to Card fell back to ComfyUI's own figure; its warning is in the log)"
     if out["samples"] is not None:
         before = decode_ooms.count
         if card.dev.type == "cuda":
             torch.cuda.reset_peak_memory_stats(card.dev)
         try:
             with torch.inference_mode():   # without it autograd keeps every decoder activation (the VAE's
-                nodes.VAEDecode().decode(v, out.pop("latent"))  # parameters require grad): the first GPU run ran out
-            out["decode_oom"] = decode_ooms.count > before
+                out["images"] = nodes.VAEDecode().decode(v, out.pop("latent"))[0]  # parameters require grad)
+            out["decoded"] = True
+            out["peak_decode"] = peak(torch, card.dev)
         except mm.OOM_EXCEPTION:
             out["decode_oom"] = True
+        except Exception as exc:
+            out["error"] = f"decode: {type(exc).__name__}: {exc}"[:300]
+        out["decode_oom"] = out["decode_oom"] or decode_ooms.count > before  # ComfyUI fell back to tiles after an OOM
+    out.pop("latent", None)
     return out
+
+
+def guard_applied(ctx: dict) -> bool:
+    """Did ComfyUI's loader get our figure? The guard falls back to ComfyUI's own on any error of its own (it never
+    fails a user's sampling), which would make a guard run a stock run in disguise."""
+    rec = (ctx or {}).get("supplied") or {}
+    return rec.get("memory_required") is not None and rec.get("consulted") is True
+
+
+def completed(r: dict) -> bool:
+    """Completed: sampled and decoded, with no out-of-memory error in either (a decode that ran out of memory and
+    then finished in ComfyUI's tiles is not a completion; one the guard planned in tiles from the start is) and no
+    other error."""
+    return bool(r.get("decoded")) and not r["oom"] and not r["decode_oom"] and not r.get("error")
+
+
+def decode_cell(r: dict) -> str:
+    if r.get("samples") is None and not r.get("decoded"):
+        return "n/a"
+    if r.get("error", "").startswith("decode"):
+        return "error"
+    if r["decode_oom"]:
+        return "OOM->tiled" if r.get("decoded") else "OOM"
+    return "tiled (planned)" if r.get("decode_tiled") else "ok"
+
+
+def same(a, b):
+    """torch.equal of two outputs, None when either is missing (a failed run)."""
+    import torch
+
+    return torch.equal(a, b) if a is not None and b is not None else None
 
 
 def loaded_vaes(comfy, torch, layouts, families, workdir):
@@ -367,6 +413,8 @@ def main(argv=None) -> int:
                     help="bisect the smallest room in which each untiled VAE decode runs (allocator capped)")
     ap.add_argument("--no-cudnn", action="store_true", help="with --decode-peaks: torch.backends.cudnn.enabled = False "
                     "(tells cuDNN's workspaces from activations)")
+    ap.add_argument("--time-limit", type=float, default=0, help="seconds: start no new run after this (the results so "
+                    "far are written after every run either way); 0 = none")
     ap.add_argument("--cpu-smoke", action="store_true",
                     help="run the whole flow on the CPU with SD1.5 at 64 px (checks the script; nothing is capped or saved)")
     args = ap.parse_args(argv)
@@ -427,9 +475,39 @@ def main(argv=None) -> int:
 
     print(f"device: {mm.get_torch_device_name(card.dev)}; {args.steps} steps, euler; each run {args.over * 100:.0f} % over "
           f"its cap" + ("; Dynamic VRAM is ON: the guard only supplies figures there" if dynamic_vram() else ""))
-    header = ("family", "size", "cap", "variant", "memory_required", "sample", "decode", "peak", "identical", "s")
+    header = ("family", "size", "cap", "variant", "memory_required", "sample", "decode", "peak", "decode peak",
+              "identical", "images", "s")
     rows, records = [], []
     started = time.monotonic()
+    planned = [r for f in args.family for r in planned_runs(layouts, [f], args.over, reserve)]
+    command = "COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py " + " ".join(argv or sys.argv[1:])
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from results import save
+
+    def write(complete):
+        """The results so far (after every pair of runs): a run cut short by its time limit keeps what it measured."""
+        if args.cpu_smoke:
+            return None
+        return save("gpu_fit_to_card", command, {"device": mm.get_torch_device_name(card.dev), "over": args.over,
+                                                  "steps": args.steps, "complete": complete,
+                                                  "summary": summarize(records, len(planned), started), "runs": records})
+
+    def record(family, run, r, identical, images):
+        rows.append((family, "x".join(map(str, run["size"])), units.fmt_bytes(run["cap"]), r["variant"],
+                     units.fmt_bytes(r["supplied"]) if r["supplied"] else "ComfyUI's",
+                     "OOM" if r["oom"] else "error" if r.get("error", "").startswith("sampling") else "ok",
+                     decode_cell(r), units.fmt_bytes(r.get("peak_sample")), units.fmt_bytes(r.get("peak_decode")),
+                     "" if identical is None else str(identical), "" if images is None else str(images), f"{r['seconds']:.1f}"))
+        print("  ".join(map(str, rows[-1])), flush=True)  # progress: a killed run still shows its rows
+        if r.get("error"):
+            print(f"    {r['variant']} error: {r['error']}", flush=True)
+        records.append({"family": family, "size": list(run["size"]), "cap": run["cap"], "variant": r["variant"],
+                        "memory_required": r["supplied"], "oom": r["oom"], "decode_oom": r["decode_oom"],
+                        "decode_tiled": bool(r.get("decode_tiled")), "decoded": bool(r.get("decoded")),
+                        "completed": completed(r), "error": r.get("error"), "peak_sample": r.get("peak_sample"),
+                        "peak_decode": r.get("peak_decode"), "identical": identical, "identical_images": images,
+                        "seconds": round(r["seconds"], 2)})
+
     nodes = comfy_nodes()
     # the whole loop as ComfyUI's executor runs a prompt (execution.py: `with torch.inference_mode():`): models
     # load, move and unload as inference tensors, never outside that mode
@@ -437,22 +515,34 @@ def main(argv=None) -> int:
         workdir = Path(args.workdir or tmp)
         workdir.mkdir(parents=True, exist_ok=True)
         for family in args.family:
-            runs = planned_runs(layouts, [family], args.over, reserve)
-            model, vae = build(comfy, layouts, family, workdir)
+            runs = [r for r in planned if r["family"] == family]
+            if args.time_limit and time.monotonic() - started > args.time_limit:
+                print(f"time limit ({args.time_limit:.0f} s): {family} not run", flush=True)
+                continue
+            try:
+                model, vae = build(comfy, layouts, family, workdir)
+            except Exception as exc:  # one family failing to load must not take the others down
+                err = f"load: {type(exc).__name__}: {exc}"[:300]
+                for run in runs:
+                    for variant in ("stock", "guard"):
+                        record(family, run, {"variant": variant, "oom": False, "decode_oom": False, "supplied": None,
+                                             "seconds": 0.0, "error": err}, None, None)
+                write(False)
+                continue
             for run in runs:
+                if args.time_limit and time.monotonic() - started > args.time_limit:
+                    print(f"time limit ({args.time_limit:.0f} s): {family} {run['size']} not run", flush=True)
+                    continue
                 stock = run_one(comfy, torch, card, model, vae, run, False, args.steps, decode_ooms, nodes)
                 guard = run_one(comfy, torch, card, model, vae, run, True, args.steps, decode_ooms, nodes)
-                same = (torch.equal(stock["samples"], guard["samples"])
-                        if stock["samples"] is not None and guard["samples"] is not None else None)
+                identical = same(stock["samples"], guard["samples"])
+                # images compared only where neither decode was tiled (tiles may differ at the seams)
+                untiled = not any(r["decode_oom"] or r.get("decode_tiled") for r in (stock, guard))
+                images = same(stock.get("images"), guard.get("images")) if untiled else None
                 for r in (stock, guard):
-                    rows.append((family, "x".join(map(str, run["size"])), units.fmt_bytes(run["cap"]), r["variant"],
-                                 units.fmt_bytes(r["supplied"]) if r["supplied"] else "ComfyUI's",
-                                 "OOM" if r["oom"] else "ok", "n/a" if r["samples"] is None else ("OOM->tiled" if r["decode_oom"] else "ok"),
-                                 units.fmt_bytes(r.get("peak_sample")), "" if same is None else str(same), f"{r['seconds']:.1f}"))
-                    print("  ".join(map(str, rows[-1])), flush=True)  # progress: a killed run still shows its rows
-                    records.append({"family": family, "size": list(run["size"]), "cap": run["cap"], "variant": r["variant"],
-                                    "memory_required": r["supplied"], "oom": r["oom"], "decode_oom": r["decode_oom"],
-                                    "peak_sample": r.get("peak_sample"), "identical": same, "seconds": round(r["seconds"], 2)})
+                    record(family, run, r, identical, images)
+                del stock, guard
+                write(False)
             del model, vae
             card.set(GiB * 1024)
     if not args.cpu_smoke:
@@ -460,33 +550,39 @@ def main(argv=None) -> int:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+    summary = summarize(records, len(planned), started)
+    n, s_ok, g_ok = summary["runs"], summary["stock_completed"], summary["guard_completed"]
+    print(f"completed without an OOM: stock {s_ok}/{n}, guard {g_ok}/{n} (goal: >= 90 % with the guard); "
+          f"outputs identical where both completed: {summary['identical_outputs']}/{summary['compared_outputs']}; "
+          f"images identical where neither decode was tiled: {summary['identical_images']}/{summary['compared_images']}"
+          + (f"; {summary['runs_planned'] - n} of {summary['runs_planned']} runs not run (time limit)"
+             if n < summary["runs_planned"] else "") + (f"; {summary['errors']} run(s) failed with an error" if summary["errors"] else ""))
+    if args.cpu_smoke:
+        return 0 if n and g_ok == n else 1
+    print(f"wrote {write(n == summary['runs_planned'])}")
+    return 0 if n and g_ok / n >= 0.9 else 1
 
+
+def summarize(records: list, planned: int, started: float) -> dict:
+    """Counts per variant over the runs done (a run is one stock and one guard record); planned: runs planned."""
     def rate(variant):
         rs = [r for r in records if r["variant"] == variant]
-        ok = sum(1 for r in rs if not r["oom"] and not r["decode_oom"])
-        return ok, len(rs)
+        return sum(1 for r in rs if r["completed"]), len(rs)
 
     s_ok, n = rate("stock")
     g_ok, _ = rate("guard")
-    compared = [r["identical"] for r in records if r["variant"] == "guard" and r["identical"] is not None]
-    summary = {"runs": n, "stock_completed": s_ok, "guard_completed": g_ok,
-               "stock_oom": n - s_ok, "guard_oom": n - g_ok,
-               "guard_completion_rate": round(g_ok / n, 3) if n else None,
-               "identical_outputs": sum(compared), "compared_outputs": len(compared),
-               "seconds": round(time.monotonic() - started, 1)}
-    print(f"completed without an OOM: stock {s_ok}/{n}, guard {g_ok}/{n} (goal: >= 90 % with the guard); "
-          f"outputs identical where both completed: {sum(compared)}/{len(compared)}")
-    if args.cpu_smoke:
-        return 0 if n and g_ok == n else 1
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    from results import save
-
-    path = save("gpu_fit_to_card", "COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py " + " ".join(argv or sys.argv[1:]),
-                {"device": mm.get_torch_device_name(card.dev), "over": args.over, "steps": args.steps,
-                 "summary": summary, "runs": records})
-    print(f"wrote {path}")
-    return 0 if n and g_ok / n >= 0.9 else 1
-
+    guards = [r for r in records if r["variant"] == "guard"]
+    compared = [r["identical"] for r in guards if r["identical"] is not None]
+    images = [r["identical_images"] for r in guards if r.get("identical_images") is not None]
+    return {"runs": n, "runs_planned": planned, "stock_completed": s_ok, "guard_completed": g_ok,
+            "stock_oom": sum(1 for r in records if r["variant"] == "stock" and (r["oom"] or r["decode_oom"])),
+            "guard_oom": sum(1 for r in guards if r["oom"] or r["decode_oom"]),
+            "errors": sum(1 for r in records if r.get("error")),
+            "guard_decode_planned_tiles": sum(1 for r in guards if r.get("decode_tiled")),
+            "guard_completion_rate": round(g_ok / n, 3) if n else None,
+            "identical_outputs": sum(compared), "compared_outputs": len(compared),
+            "identical_images": sum(images), "compared_images": len(images),
+            "seconds": round(time.monotonic() - started, 1)}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -132,3 +132,96 @@ def test_models_load_as_the_loader_nodes_load_them(tmp_path):
     model, vae = bench.build(comfy, layouts, "flux1", tmp_path)
     assert model == "model" and isinstance(vae, VAE)
     assert seen == {"unet": (True, {}), "vae": True, "vae_checked": True}
+
+
+def test_an_error_that_is_not_an_oom_fails_that_run_only():
+    """A cuBLAS/cuDNN status error or a bug in one run is recorded as that run's failure (not a completion); the
+    script raised it and lost every later run and the results file."""
+    torch = __import__("pytest").importorskip("torch")
+    bench = load_bench()
+    seen = {}
+    comfy, nodes, card = stub_run(torch, seen)
+
+    def broken(*a, **kw):
+        raise RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`")
+
+    nodes.common_ksampler = broken
+    run = {"family": "sdxl", "cap": 1 << 30, "latent": [1, 4, 8, 8]}
+    out = bench.run_one(comfy, torch, card, None, "vae", run, False, 1, __import__("types").SimpleNamespace(count=0), nodes)
+    assert out["error"].startswith("sampling: RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED")
+    assert out["oom"] is False and "decode" not in seen and bench.completed(out) is False
+
+
+def test_a_decode_that_ran_out_of_memory_and_then_tiled_is_not_a_completion():
+    """README: completed only when neither sampling nor the decode ran out of memory. ComfyUI's VAE.decode catches
+    the OOM, logs it and finishes in tiles: the image exists, but the run is not a completion. A decode the guard
+    planned in tiles from the start ran out of nothing: it is one."""
+    import logging
+
+    torch = __import__("pytest").importorskip("torch")
+    bench = load_bench()
+    seen = {}
+    comfy, nodes, card = stub_run(torch, seen)
+    counter = bench.DecodeOOMs()
+    logging.getLogger().addHandler(counter)
+    try:
+        class FallsBackToTiles:
+            def decode(self, vae, samples):  # ComfyUI 0.8.0 comfy/sd.py VAE.decode's own line, then its tiles
+                logging.warning("Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.")
+                return (torch.zeros(1, 64, 64, 3),)
+
+        nodes.VAEDecode = FallsBackToTiles
+        run = {"family": "sdxl", "cap": 1 << 30, "latent": [1, 4, 8, 8]}
+        out = bench.run_one(comfy, torch, card, None, "vae", run, False, 1, counter, nodes)
+    finally:
+        logging.getLogger().removeHandler(counter)
+    assert out["decoded"] is True and out["decode_oom"] is True and bench.completed(out) is False
+    assert bench.decode_cell(out) == "OOM->tiled"
+    planned = {"variant": "guard", "oom": False, "decode_oom": False, "decoded": True, "decode_tiled": True, "samples": 1}
+    assert bench.completed(planned) is True and bench.decode_cell(planned) == "tiled (planned)"
+    assert bench.completed(dict(planned, decoded=False)) is False  # sampled, never decoded
+
+
+def test_each_run_starts_with_cublas_workspaces_cleared_and_the_peak_reset():
+    """cuBLAS keeps its workspaces in torch's allocator after the first matmul: without clearing them, the stock
+    run (always first) paid for them inside its cap and the guard run found them already there."""
+    import types
+
+    bench = load_bench()
+    calls = []
+    cuda = types.SimpleNamespace(
+        get_device_properties=lambda d: types.SimpleNamespace(total_memory=100 << 30),
+        synchronize=lambda d: None, mem_get_info=lambda d: (99 << 30, 100 << 30), memory_reserved=lambda d: 0,
+        set_per_process_memory_fraction=lambda f, d: calls.append(("fraction", round(f, 3))),
+        reset_peak_memory_stats=lambda d: calls.append("reset_peak"))
+    torch = types.SimpleNamespace(cuda=cuda, _C=types.SimpleNamespace(_cuda_clearCublasWorkspaces=lambda: calls.append("clear_cublas")))
+    mm = types.SimpleNamespace(get_torch_device=lambda: "cuda:0", get_free_memory=lambda dev=None, torch_free_too=False: 99 << 30,
+                               unload_all_models=lambda: calls.append("unload"), soft_empty_cache=lambda force=False: None)
+    card = bench.Card(types.SimpleNamespace(model_management=mm), torch)
+    for cap in (10 << 30, 20 << 30):
+        card.set(cap)
+    assert calls == ["unload", "clear_cublas", ("fraction", 0.1), "reset_peak"] + ["unload", "clear_cublas", ("fraction", 0.2), "reset_peak"]
+    # ComfyUI sees the emulated card: 1 GiB is outside torch (context), so the last cap's 20 GiB are free
+    assert mm.get_free_memory("cuda:0") == 20 << 30
+
+
+def test_the_summary_counts_only_completed_runs_and_names_what_did_not_run():
+    bench = load_bench()
+    rec = lambda variant, **kw: dict({"variant": variant, "oom": False, "decode_oom": False, "completed": True,  # noqa: E731
+                                      "identical": True, "identical_images": None, "error": None}, **kw)
+    records = [rec("stock", decode_oom=True, completed=False), rec("guard"),
+               rec("stock", error="sampling: RuntimeError: x", completed=False, identical=None),
+               rec("guard", identical=None)]
+    s = bench.summarize(records, 3, 0.0)
+    assert (s["runs"], s["runs_planned"], s["stock_completed"], s["guard_completed"], s["errors"]) == (2, 3, 0, 2, 1)
+    assert (s["stock_oom"], s["guard_oom"], s["identical_outputs"], s["compared_outputs"]) == (1, 0, 1, 1)
+
+
+def test_a_guard_run_whose_guard_fell_back_is_not_a_guard_run():
+    """nodes/fit_guard.guarded falls back to ComfyUI's own figure on any error of its own, silently to the caller
+    (a log line): such a 'guard' run is a stock run and must not count as the guard's completion."""
+    bench = load_bench()
+    assert bench.guard_applied({"supplied": {"memory_required": 123, "consulted": True}}) is True
+    assert bench.guard_applied({}) is False                                             # _prepare raised
+    assert bench.guard_applied({"supplied": {"memory_required": 123}}) is False         # sampling never asked
+    assert bench.guard_applied({"supplied": {"memory_required": 123, "consulted": False}}) is False
