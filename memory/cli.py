@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ubatch", type=int, metavar="N", help="llama.cpp micro-batch -ub (default 512)")
     s.add_argument("--ngl", type=int, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; default: all)")
     s.add_argument("--num-gpus", type=int, metavar="N", help="Ollama: the GPUs it spreads the model over (memory.required.full adds a reserve, a layer buffer and a graph per GPU)")
-    s.add_argument("--tensor-split", type=lambda v: [float(x) for x in v.split(",")], metavar="A,B,..", help="llama.cpp -ts over several GPUs (its default: their free memory): layers and KV buffer per GPU")
+    s.add_argument("--tensor-split", metavar="A,B,..", help="llama.cpp -ts over several GPUs (its default: their free memory): layers and KV buffer per GPU")
     s.add_argument("--mla-cache", choices=["latent", "latent+v", "full"],
                    help="DeepSeek MLA cache in llama.cpp: latent (2026 builds), latent+v (2025), full (before early 2025)")
     s.add_argument("--mmproj", action="store_true", default=None, help="llama.cpp: a vision projector is loaded (--mmproj)")

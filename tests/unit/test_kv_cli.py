@@ -91,3 +91,15 @@ def test_bad_nccl_nvls_is_a_usage_error(capsys):
     from gpu_garden.memory.llm import kv as llm
     with pytest.raises(UserError):
         llm.plan(llm.describe(model="Qwen2.5-7B"), "vllm", ctx=8192, tensor_parallel_size=2, nccl_nvls="maybe")
+
+
+def test_tensor_split_is_parsed_once_by_the_plan(capsys):
+    # the CLI hands llama.cpp's -ts string to the plan, which reads "3,1" and "3/1" alike and refuses a bad one with
+    # its own message (argparse's type= said "invalid <lambda> value")
+    base = LLAMA + ["--runtime", "llama.cpp", "--ctx", "8192", "--vram", "24", "--json"]
+    _, comma = _run(base + ["--tensor-split", "3,1"], capsys)
+    _, slash = _run(base + ["--tensor-split", "3/1"], capsys)
+    assert comma["weights"] == slash["weights"] and comma["total"] == slash["total"]
+    assert cli.main(base + ["--tensor-split", "3,x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "-ts proportions" in err and "lambda" not in err and len(err.splitlines()) == 1
