@@ -13,6 +13,7 @@ Everything runs inside try/except and does bounded work; the disk, versions and 
 background writer thread. A watchdog thread warns about nodes that hang (memory/recorder/watchdog.py).
 """
 import logging
+import threading
 import time
 
 from ..memory.recorder import record
@@ -39,6 +40,7 @@ class Recorder:
         self.last_progress = 0.0
         self.overhead = 0.0
         self._models = {}
+        self._lock = threading.Lock()  # the watchdog's appends vs the run's end (see add_warning)
 
     # -- run ----------------------------------------------------------------------------------------
     def begin_run(self, prompt_id, prompt, wall=None):
@@ -67,8 +69,19 @@ class Recorder:
         record.finish_run(run, wall if wall is not None else time.time(), status, error, record.cached_nodes(messages))
         self.overhead += self.clock() - t
         run["recorder_overhead_s"] = round(self.overhead, 6)
-        self.run, self.open = None, {}
+        with self._lock:  # after this no warning is added: the run goes to the store as it is now
+            self.run, self.open = None, {}
         return run
+
+    def add_warning(self, run, entry) -> bool:
+        """The watchdog thread notes a warning in `run` while it is still the running one; False once it ended
+        (the writer may be serializing it). end_run detaches the run under the same lock, so a warning decided
+        before the end is in the stored run and none is appended to a stored one."""
+        with self._lock:
+            if self.run is not run:
+                return False
+            run["watchdog"].append(entry)
+            return True
 
     # -- nodes --------------------------------------------------------------------------------------
     def _loaded_map(self) -> dict:

@@ -61,13 +61,13 @@ def tick(state, cfg, now=None, guide=None) -> dict | None:
     warning = rules.check(now, w["t"], since, expected, state.get("pinned_since"), cfg)
     if warning is None:
         return None
-    state["warned"].add(key)
     msg = rules.message(w["type"], node_id, warning)
-    event = {"prompt_id": run["prompt_id"], "node": {"id": node_id, "type": w["type"], "display_id": w["display_id"]},
-             **warning, "message": msg, "free": free, "total": total, "snapshot": _snapshot(),
-             "guide": guide or rules.guide(), "sampled_at": time.time()}
-    run["watchdog"].append({k: event[k] for k in ("node", "reason", "elapsed_s", "expected_s", "since_progress_s",
-                                                 "message", "free", "total", "sampled_at")})
+    entry = {"node": {"id": node_id, "type": w["type"], "display_id": w["display_id"]}, **warning, "message": msg,
+             "free": free, "total": total, "sampled_at": time.time()}
+    if not rec.add_warning(run, entry):  # noted before the slow snapshot, so a run that ends meanwhile keeps it
+        return None
+    state["warned"].add(key)
+    event = {"prompt_id": run["prompt_id"], **entry, "snapshot": _snapshot(), "guide": guide or rules.guide()}
     log.warning("[GPU Garden] watchdog: %s", msg)
     server, sid = state.get("server"), state.get("sid")
     if server is not None and sid:  # only the page that queued the run: never broadcast one user's run to all

@@ -343,3 +343,23 @@ def test_progress_handler_takes_whatever_the_registry_passes(monkeypatch):
     h.start_handler("3", {"state": "running"}, "p-1", "a newer argument")
     h.update_handler("3", 1, 20, {"state": "running"}, "p-1", None, "a newer argument", extra=True)
     h.finish_handler("3", {"state": "finished"}, "p-1", "a newer argument")
+
+
+def test_watchdog_warning_raised_as_the_run_ends_is_in_the_stored_run(monkeypatch):
+    """The run ends (and is serialized for the store) while the tick reads its slow snapshot: the warning the
+    tick decided on is in the stored run, and a tick that finds the run ended appends to nothing."""
+    rec = make([])
+    rec.begin_run("p5", {})
+    rec.node_start("8", "VAEDecode", "8")
+    rec.last_progress -= 100
+    stored = []
+
+    def snapshot_while_the_run_ends():
+        stored.append(json.loads(json.dumps(rec.end_run("success", []))))
+        return {}
+
+    monkeypatch.setattr(recorder_watchdog, "_snapshot", snapshot_while_the_run_ends)
+    state = {"recorder": rec, "warned": set(), "server": None, "durations": {("8", "VAEDecode"): 1.0}}
+    ev = recorder_watchdog.tick(state, dict(watchdog.DEFAULTS), now=rec.open["8"]["t"] + 62)
+    assert ev is not None and [w["reason"] for w in stored[0]["watchdog"]] == ["stalled"]
+    assert recorder_watchdog.tick(state, dict(watchdog.DEFAULTS), now=10_000) is None
