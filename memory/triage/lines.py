@@ -59,9 +59,10 @@ FACTS = [
     ("vllm_model_mem", re.compile(r"(?:Model loading took|Loading model weights took|model weights take) ([\d.]+) ?Gi?B")),
     ("vllm_kv_mem_v0", re.compile(r"the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB")),
     # a training run: its progress lines, its loss, or the training script it launched (train.py, finetune_lora.py, train_network.py)
-    # (ultralytics: its CLI's train mode, "yolo [task] train ...", and AutoBatch, which only its trainer runs: utils/autobatch.py)
+    # (ultralytics: its CLI's train mode, "yolo [task] train ...", and AutoBatch, which only its trainer runs: utils/autobatch.py;
+    # dlib's dnn_trainer: "step#: 0     learning rate: 0.1", davisking/dlib#252 and #391)
     ("training_log", re.compile(r"\bEpoch \d+\b|\bepoch \d+\b|\btrain(?:ing)?_loss\b|loss\.backward\(|(?:train|finetune|fine_tune)\w{0,40}\.py\b|"
-                                r"\byolo (?:(?:detect|segment|classify|pose|obb) )?train\b|AutoBatch: ")),
+                                r"\byolo (?:(?:detect|segment|classify|pose|obb) )?train\b|AutoBatch: |\bstep#: *\d+ +learning rate: ")),
     ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput")),
     ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*([\d.]+)")),
     ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
@@ -124,7 +125,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: "), "vllm_maxlen": ("max_model_len", "max_seq_len"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
@@ -214,10 +215,10 @@ OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"De
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"rror while loading", b"ailed to load") \
     + tuple(w.encode() for w in RUNTIME_WORDS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
-HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train",) + tuple(w.encode() for w in TAIL_WORDS)
+HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS)
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
+WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

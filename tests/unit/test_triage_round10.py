@@ -80,3 +80,14 @@ def test_cuda_call_scan_is_linear():
     t = time.perf_counter()
     triage.triage_text(line)
     assert time.perf_counter() - t < 5.0
+
+
+def test_cuda_malloc_in_a_dlib_training_step_is_the_mini_batch():
+    # davisking/dlib#252 (4 GB card, mini-batch of 150 crops; a smaller one ran): dnn_trainer's "step#:" line says training;
+    # activations 1.5 against the driver rows other-process 1.2 and other 1.0
+    err = ("Error while calling cudaMalloc(&data, new_size*sizeof(float)) in file /home/user/dlib/dlib/dnn/gpu_data.cpp:191. "
+           "code: 2, reason: out of memory\n")
+    step = "step#: 0     learning rate: 0.1   average loss: 0           steps without apparent progress: 0\n"
+    cause, c = _causes("num training images: 4\n" + step + err)
+    assert cause == "activations" and c["activations"]["confidence"] == round(1.5 / 3.7, 2)
+    assert _causes(err)[0] != "activations"          # no training line: nothing says a step ran
