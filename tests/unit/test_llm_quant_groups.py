@@ -35,7 +35,7 @@ def test_gemma3_qat_refusal_token_count_follows_the_weights():
     assert r["weights"] / GiB == pytest.approx(17.611, rel=0.01)     # 'Model loading took 17.6110 GiB'
     # 128-value groups gave 6784 (+89 %). The pool is small (1.7 GiB of a 21.55 GiB budget), so a token error is ten
     # times the memory error: -9.8 % is 352 tokens, 0.17 GiB the pool is short; with the weights 0.13 GiB short as
-    # well, kv's other terms (V0's sampler peak, 9.9 copies = 2.48 GiB, cuda context, non-torch) are 0.30 GiB high
+    # well, the terms inside the budget (V0's sampler peak, 9.9 copies = 2.48 GiB, and non-torch) are 0.30 GiB high
     # here, unexplained (the other V0 rows print 9.8-10.3 copies). 11 % is 0.19 GiB of pool: a sampler copy more breaks it.
     assert r["kv_capacity_tokens"] == pytest.approx(3584, rel=0.11)
 
