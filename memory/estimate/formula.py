@@ -102,7 +102,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential|encoders
     (sets models/text_encoders/offload_bytes), block_swap N (the diffusion model's last N numbered blocks offloaded,
-    one in flight; sets offload_bytes), keep_on_device ["diffusion_model"] (stays through every phase)."""
+    one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     pol = dict(DEFAULT_POLICY)
@@ -178,29 +178,28 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         gguf_te = c["role"] == "text_encoder" and pol["runner"] == "comfyui"  # ComfyUI-GGUF's fp16 token embedding
         c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop, gguf_te) if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
-    in_flight = None  # what the offloaded part puts on the device while it runs (None: one streamed layer)
+    # bytes of the diffusion model kept off the device; the policy keeps what was asked (knobs re-run it)
+    off, in_flight = int(pol["offload_bytes"]), None  # in_flight: the swapped block being run (None: one streamed layer)
     if pol["block_swap"] is not None and dm:
         blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])]
         n = int(pol["block_swap"])
         if not blocks or not 0 <= n <= len(blocks):
             raise UserError(f"block swap {n}: the diffusion model has {len(blocks)} numbered blocks" if blocks else
                             "block swap needs a diffusion model whose keys number its blocks (blocks.N.)")
-        if pol["offload_bytes"]:
+        if pol["offload"] == "sequential":
+            raise UserError("give either block swap or offload sequential, not both (sequential offload already "
+                            "streams every block a layer at a time)")
+        if off:
             raise UserError("give either block swap or offload bytes, not both")
-        pol["offload_bytes"] = sum(blocks[len(blocks) - n:])
-        in_flight = max(blocks) if n else 0
-        assumptions.append(f"block swap: {n} of {len(blocks)} blocks ({fmt_bytes(pol['offload_bytes'])}) stay off the device; "
+        off, in_flight = sum(blocks[len(blocks) - n:]), (max(blocks) if n else 0)
+        assumptions.append(f"block swap: {n} of {len(blocks)} blocks ({fmt_bytes(off)}) stay off the device; "
                            f"each is moved onto it as it runs, one block ({fmt_bytes(in_flight)}) in flight")
-    elif pol["offload_bytes"]:
-        w_dm = max(0, w_dm - int(pol["offload_bytes"]))
-        assumptions.append(f"partial offload: {fmt_bytes(pol['offload_bytes'])} of the diffusion model stays in host RAM; "
+    elif off:
+        assumptions.append(f"partial offload: {fmt_bytes(off)} of the diffusion model stays in host RAM; "
                            "the layer being run is copied onto the device")
-    if in_flight is not None:
-        w_dm = max(0, w_dm - int(pol["offload_bytes"]))
+    w_dm = max(0, w_dm - off)
     # the other diffusion models (Wan 2.2 A14B's second expert): on the device only when every model stays resident
-    w_dm_rest = sum(c["resident"] for c in dms if c is not dm)
-    if pol["offload_bytes"]:
-        w_dm_rest = max(0, w_dm_rest - int(pol["offload_bytes"]))
+    w_dm_rest = max(0, sum(c["resident"] for c in dms if c is not dm) - off)
     w_te = sum(c["resident"] for c in tes)
     w_vae = max((c["resident"] for c in vaes), default=0)
     if pol["offload"] == "sequential":  # text encoders and VAE stream too: their largest layer(s) on the device
@@ -232,7 +231,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             act += W.largest_cast(dm["table"])
         if in_flight is not None:  # the swapped block being run
             act += in_flight
-        elif pol["offload_bytes"]:  # the offloaded layer being run sits on the device too
+        elif off:  # the offloaded layer being run sits on the device too
             act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
     te_act = max((te_activation(c.get("kind"), c["table"], te_tokens(family, c.get("kind"), pol.get("text_tokens")))
                   for c in tes), default=0)
@@ -284,7 +283,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "fixed": fixed,
         "comfyui_memory_required": comfy_memory_required(family, arch, lat["shape"], b_eff, bc) if dm else None,
         "comfyui_factor": _comfy_factor(family, arch) if dm else None,
-        "offload": pol["offload"] or ("sequential" if pol["offload_bytes"] >= 1 << 50 else "none" if keep else "model"),
+        "offload": pol["offload"] or ("sequential" if off >= 1 << 50 else "none" if keep else "model"),
         "policy": pol, "verdict": "no budget", "budget": None, "min_vram_gb": None, "knobs": [],
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),

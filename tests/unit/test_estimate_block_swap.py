@@ -56,3 +56,20 @@ def test_cli_flag():
     report.add_cli_arguments(p)
     assert report.policy_from_args(p.parse_args(["x", "--block-swap", "40"]))["block_swap"] == 40
     assert report.policy_from_args(p.parse_args(["x"]))["block_swap"] is None
+
+
+def test_knobs_and_a_judged_copy_keep_the_block_swap():
+    """The knobs re-run the estimate with its own policy: block swap must not read there as offload bytes given too
+    (it raised 'not both' on every CLI run). A knob keeps the swap: batch 1 of a batch-2 run with 10 blocks swapped
+    is the batch-1 run with 10 blocks swapped."""
+    e = E.estimate(_wan(), 832, 480, 33, 2, cfg=False, policy={"block_swap": 10, "budget": 4 << 30})
+    knobs = {k["id"]: k for k in e["knobs"]}
+    one = E.estimate(_wan(), 832, 480, 33, 1, cfg=False, policy={"_no_knobs": True, "block_swap": 10, "budget": 4 << 30})
+    assert knobs["batch_1"]["peak_after"] == one["peak"]
+    assert one["breakdown"]["sample"]["weights"] == WAN13B - 10 * BLOCK
+    assert e["policy"]["offload_bytes"] == 0
+
+
+def test_block_swap_with_sequential_offload_names_both():
+    with pytest.raises(UserError, match="block swap or offload sequential"):
+        _sample(block_swap=5, offload="sequential")
