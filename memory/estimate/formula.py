@@ -237,11 +237,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                   for c in tes), default=0)
 
     kind = spec.vae_kind_for((vaes[0]["kind"] if vaes else None), family)
-    vdt = {4: "fp32", 2: "bf16"}.get(pol["vae_bytes"]) if pol.get("vae_bytes") else \
-        vae_mod.choose_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]))
-    if pol["runner"] == "diffusers" and family in vae_mod.DIFFUSERS_UPCAST and pol["vae_dtype"] in (None, "auto") \
-            and not pol.get("vae_bytes"):
-        vdt = "fp32"
+    vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
+                                        pol.get("vae_bytes"))
+    if vdt_why == vae_mod.UPCAST_WHY:
         assumptions.append("VAE decode in fp32: diffusers' SDXL pipelines upcast an fp16 VAE (force_upcast) before decoding; "
                            "--vae-dtype overrides (a bf16 pipeline or the fp16-fix VAE decodes in 16 bits)")
     if not vaes and dm:
@@ -290,7 +288,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                  "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay, "dm_rest": w_dm_rest,
                        "beside": beside},
                  "keep": keep,
-                 "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt,
+                 "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how},
     }
     assumptions += [

@@ -90,6 +90,22 @@ def choose_dtype(kind: str, vae_dtype: str = "auto", gpu_halves=("bf16", "fp16")
     return "fp32"
 
 
+UPCAST_WHY = "diffusers upcasts it"
+
+
+def decode_dtype(kind: str, vae_dtype="auto", gpu_halves=("bf16", "fp16"), runner="comfyui", family=None,
+                 vae_bytes=None) -> tuple:
+    """(dtype, why) of the decode: vae_bytes (the VAE as loaded: 4 fp32, 2 a half), vae_dtype set, diffusers' SDXL
+    upcast (DIFFUSERS_UPCAST) under runner "diffusers", else ComfyUI's choice (choose_dtype)."""
+    if vae_bytes:
+        return {4: "fp32", 2: "bf16"}.get(vae_bytes), "as loaded"
+    if vae_dtype and vae_dtype != "auto":
+        return choose_dtype(kind, vae_dtype, gpu_halves), "set"
+    if runner == "diffusers" and family in DIFFUSERS_UPCAST:
+        return "fp32", UPCAST_WHY
+    return choose_dtype(kind, "auto", gpu_halves), "ComfyUI's VAE dtype"
+
+
 def _pixels(kind, latent_shape):
     v = spec.VAE.get(kind, spec.VAE["video"])
     sh = list(latent_shape)

@@ -3,21 +3,12 @@ runs it on that budget), host RAM (models kept for fast reload, offloaded and pi
 VRAM (comfy-aimdo streams the weights that do not fit, per step), and the knobs that would make it fit."""
 import importlib.util
 
-from . import spec, vae as vae_mod
+from . import spec
 from . import weights as W
 from ..units import GiB, MiB, fmt_bytes
 
 PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weights (PCIe 4.0 x16), GB/s
 MAIN = ("text_encode", "sample", "vae_decode")
-
-
-def _vae_dtype_why(est):
-    pol = est["policy"]
-    if pol.get("vae_dtype", "auto") not in (None, "auto"):
-        return "set"
-    if pol.get("runner") == "diffusers" and est["family"] in vae_mod.DIFFUSERS_UPCAST:
-        return "diffusers upcasts it"
-    return "ComfyUI's VAE dtype"
 
 
 def _apply(est, r, budget):
@@ -58,7 +49,7 @@ def finish(est: dict, budget) -> dict:
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(("VAE decode:", "no budget:"))]
     if v:
         est["assumptions"].append(
-            f"VAE decode: {v['how']}, {v['dtype']} ({_vae_dtype_why(est)}); per sample {fmt_bytes(v['per_sample'])}; "
+            f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}; "
             f"ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
             f"{spec.TILE_NODE['tile']} px" + (f", {spec.TILE_NODE['frames']} frames" if est["frames"] > 1 else ""))
     if not budget and min_gb:

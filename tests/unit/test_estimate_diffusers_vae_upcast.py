@@ -33,3 +33,21 @@ def test_explicit_dtype_and_other_runners_and_families_unchanged():
     assert _decode(sdxl, runner="comfyui")[0]["vae"]["dtype"] == "bf16"
     flux = _comps("flux_flux1-dev", "vae_flux_ae")
     assert _decode(flux, runner="diffusers")[0]["vae"]["dtype"] == "bf16"
+
+
+def test_the_decode_line_says_why_from_the_same_decision():
+    """The reason comes from where the dtype is chosen (vae.decode_dtype): a VAE given as loaded (vae_bytes, as the
+    node passes it) is neither upcast nor ComfyUI's choice, even for SDXL under diffusers (it said 'diffusers upcasts
+    it' beside bf16)."""
+    sdxl = _comps("sdxl_sd_xl_base_1.0")
+
+    def line(**pol):
+        e, _ = _decode(sdxl, **pol)
+        return e["vae"]["dtype"], next(a for a in e["assumptions"] if a.startswith("VAE decode:"))
+
+    dt, text = line(runner="diffusers")
+    assert dt == "fp32" and "fp32 (diffusers upcasts it)" in text
+    dt, text = line(runner="diffusers", vae_bytes=2)
+    assert dt == "bf16" and "bf16 (as loaded)" in text
+    assert "fp16 (set)" in line(runner="diffusers", vae_dtype="fp16")[1]
+    assert "bf16 (ComfyUI's VAE dtype)" in line(runner="comfyui")[1]
