@@ -10,6 +10,7 @@ that asked for nothing, clamped to [MIN_MS, MAX_MS]. Pages also throttle their o
 """
 import asyncio
 import logging
+import time
 
 from ..memory.budget import probe
 from . import health
@@ -19,9 +20,10 @@ log = logging.getLogger("gpu_garden")
 EVENT = "gpu_garden.budget"
 DEFAULT_MS, MIN_MS, MAX_MS = 1000, 250, 60000
 ERROR_PAUSE_S = 5
+FRESH_S = 1.5  # recent_snapshot: how old a snapshot may be to plan with (see there)
 FEATURE = health.register("budget.push", check=lambda f: _check(f))
 
-_state = {"task": None, "intervals": {}, "pushed": 0}
+_state = {"task": None, "intervals": {}, "pushed": 0, "last": None}
 
 
 def loaded_models() -> list:
@@ -41,6 +43,19 @@ def current_snapshot() -> dict:
     return snap
 
 
+def recent_snapshot(max_age_s: float = FRESH_S) -> dict:
+    """The push loop's (or GET /gpu_garden/budget's) last snapshot when under max_age_s old, else a fresh one;
+    read only. Fit to Card's automatic mode asks at every sampler start and VAE decode, on ComfyUI's worker: with a
+    page open the push loop has one from the last second, so the worker reads no NVML then. Exact enough: a
+    budget is the card's total less other processes' use (this process's own use is planned, not measured),
+    and neither moves within a second or two; a free-memory read (torch.cuda.mem_get_info) would not do, as
+    it counts this process's cache and models as taken."""
+    last = _state["last"]
+    if last is not None and 0 <= time.monotonic() - last[0] <= max_age_s:
+        return last[1]
+    return current_snapshot()
+
+
 def browser_sids(server) -> list:
     meta = getattr(server, "sockets_metadata", None)
     sids = list(server.sockets)
@@ -57,7 +72,10 @@ def push_interval_ms(connected) -> int:
 
 async def _sample(loop):
     # off the event loop: NVML and the driver may block for a moment on a busy or recovering GPU
-    return await loop.run_in_executor(None, current_snapshot)
+    t = time.monotonic()
+    snap = await loop.run_in_executor(None, current_snapshot)
+    _state["last"] = (t, snap)  # dated when sampling began: never younger than it is
+    return snap
 
 
 async def push_once(server, loop) -> bool:

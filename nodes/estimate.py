@@ -138,7 +138,7 @@ def comfy_memory_required(model, latent_shape, b_eff):
 
 def live_budget(budget, vram_gb, device=None):
     """(bytes, label) this run is judged against: vram_gb when set, else `device` (a torch.device: the model's
-    load device; default the device ComfyUI computes on), read from the budget input or a fresh snapshot. A
+    load device; default the device ComfyUI computes on), read from the budget input or a recent snapshot. A
     model on the CPU (--cpu) has no VRAM budget even when the machine has a GPU (the snapshot still lists it);
     another device in the snapshot (a second GPU, an NVIDIA card beside an XPU) is not used."""
     if vram_gb and vram_gb > 0:
@@ -152,9 +152,9 @@ def live_budget(budget, vram_gb, device=None):
     snap = budget
     if snap is None:
         try:
-            from .budget_routes import current_snapshot
+            from .budget_routes import recent_snapshot
 
-            snap = current_snapshot()
+            snap = recent_snapshot()  # the push loop's, when fresh: no NVML read on the worker
         except Exception:
             try:
                 from ..memory.budget import probe

@@ -53,6 +53,7 @@ def test_push_loop_goes_on_after_errors(monkeypatch):
     monkeypatch.setattr(br, "ERROR_PAUSE_S", 0)
     monkeypatch.setattr(br, "push_interval_ms", lambda connected: 1)
     monkeypatch.setitem(br._state, "intervals", {})
+    monkeypatch.setitem(br._state, "last", None)  # what this loop pushes is no one's budget afterwards
     server = FakeServer()
 
     async def run():

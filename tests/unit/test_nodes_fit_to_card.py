@@ -113,3 +113,36 @@ def test_a_model_on_the_second_gpu_is_planned_against_that_gpu(fit, monkeypatch)
     assert ctx["budget"] == p["budget"] == 8 * GiB and p["budget_source"].startswith("device 1")
     m.load_device = torch.device("cuda", 0)
     assert fit.make_plan(m, None, None, {"samples": Tensor([1, 4, 128, 128])})[0]["budget"] == 24 * GiB
+
+
+def test_automatic_fit_reads_the_push_loops_snapshot_not_nvml_while_it_is_fresh(fit, monkeypatch):
+    """Fit to Card's automatic mode asks for a budget at every sampler start and VAE decode, on ComfyUI's
+    worker: with a page open it takes the push loop's snapshot of the last FRESH_S seconds; older, a new one."""
+    import asyncio
+
+    import torch
+
+    from gpu_garden.nodes import budget_routes as br, host_models
+
+    probes = []
+
+    def probe_snapshot(models=None):
+        probes.append(1)
+        return {"devices": [{"index": 0, "name": "GPU", "backend": "cuda", "device": "cuda:0", "total": 24 * GiB,
+                             "other_processes": len(probes) * GiB}], "notes": []}
+
+    monkeypatch.setattr(br.probe, "snapshot", probe_snapshot)
+    monkeypatch.setattr(br, "loaded_models", lambda: [])
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    monkeypatch.setitem(br._state, "last", None)
+    clock = {"t": 100.0}
+    monkeypatch.setattr(br.time, "monotonic", lambda: clock["t"])
+    async def push_sample():
+        return await br._sample(asyncio.get_running_loop())
+
+    asyncio.run(push_sample())
+    assert len(probes) == 1
+    clock["t"] += br.FRESH_S - 0.1
+    assert fit.fit_guard.auto_context(None)["budget"] == 23 * GiB and len(probes) == 1  # the pushed one
+    clock["t"] += 0.2
+    assert fit.fit_guard.auto_context(None)["budget"] == 22 * GiB and len(probes) == 2  # too old: read again
