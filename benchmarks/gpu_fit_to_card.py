@@ -157,6 +157,7 @@ class Card:
             clear()
         t.cuda.set_per_process_memory_fraction(min(1.0, cap / total), self.dev)
         t.cuda.reset_peak_memory_stats(self.dev)
+        self.start = t.cuda.memory_allocated(self.dev)  # what an earlier run left behind (should be nothing)
 
 
 class DecodeOOMs(logging.Handler):
@@ -233,14 +234,18 @@ def run_one(comfy, torch, card, model, vae, run, guard, steps, decode_ooms, node
     m, v = model, vae
     ctx = None
     if guard:
-        ctx = {"facts": fit_guard.model_facts(model), "budget": run["cap"], "reserve": mm.extra_reserved_memory(), "context": 0,
-               "origin": "benchmark"}
-        m = fit_guard.attach(model, ctx)
-        kind = fit_guard.vae_kind(vae, run["family"])
-        p = fit_plan.plan(run["cap"], weights={"vae": int(vae.patcher.model_size())}, memory_required=0, reserve=ctx["reserve"],
-                          decode={"kind": kind, "latent_shape": run["latent"], "dtype": str(vae.vae_dtype)})
-        v = fit_guard.sized_vae(vae, kind, p["decode"].get("args") if p["decode"]["tiled"] else None)
-        out["decode_tiled"] = p["decode"]["tiled"]
+        try:
+            ctx = {"facts": fit_guard.model_facts(model), "budget": run["cap"], "reserve": mm.extra_reserved_memory(),
+                   "context": 0, "origin": "benchmark"}
+            m = fit_guard.attach(model, ctx)
+            kind = fit_guard.vae_kind(vae, run["family"])
+            p = fit_plan.plan(run["cap"], weights={"vae": int(vae.patcher.model_size())}, memory_required=0,
+                              reserve=ctx["reserve"], decode={"kind": kind, "latent_shape": run["latent"], "dtype": str(vae.vae_dtype)})
+            v = fit_guard.sized_vae(vae, kind, p["decode"].get("args") if p["decode"]["tiled"] else None)
+            out["decode_tiled"] = p["decode"]["tiled"]
+        except Exception as exc:  # the guard could not be set up: this run failed, the others still run
+            return dict(out, error=f"guard setup: {type(exc).__name__}: {exc}"[:300], seconds=0.0)
+    out["start_allocated"] = getattr(card, "start", None)
     t = time.perf_counter()
     try:
         with torch.inference_mode():   # as ComfyUI's executor runs every node (execution.py)
@@ -501,11 +506,13 @@ def main(argv=None) -> int:
         print("  ".join(map(str, rows[-1])), flush=True)  # progress: a killed run still shows its rows
         if r.get("error"):
             print(f"    {r['variant']} error: {r['error']}", flush=True)
+        if (r.get("start_allocated") or 0) > 64 << 20:
+            print(f"    {r['variant']} started with {units.fmt_bytes(r['start_allocated'])} still allocated", flush=True)
         records.append({"family": family, "size": list(run["size"]), "cap": run["cap"], "variant": r["variant"],
                         "memory_required": r["supplied"], "oom": r["oom"], "decode_oom": r["decode_oom"],
                         "decode_tiled": bool(r.get("decode_tiled")), "decoded": bool(r.get("decoded")),
                         "completed": completed(r), "error": r.get("error"), "peak_sample": r.get("peak_sample"),
-                        "peak_decode": r.get("peak_decode"), "identical": identical, "identical_images": images,
+                        "peak_decode": r.get("peak_decode"), "start_allocated": r.get("start_allocated"), "identical": identical, "identical_images": images,
                         "seconds": round(r["seconds"], 2)})
 
     nodes = comfy_nodes()

@@ -193,7 +193,7 @@ def test_each_run_starts_with_cublas_workspaces_cleared_and_the_peak_reset():
         get_device_properties=lambda d: types.SimpleNamespace(total_memory=100 << 30),
         synchronize=lambda d: None, mem_get_info=lambda d: (99 << 30, 100 << 30), memory_reserved=lambda d: 0,
         set_per_process_memory_fraction=lambda f, d: calls.append(("fraction", round(f, 3))),
-        reset_peak_memory_stats=lambda d: calls.append("reset_peak"))
+        reset_peak_memory_stats=lambda d: calls.append("reset_peak"), memory_allocated=lambda d: 3 << 20)
     torch = types.SimpleNamespace(cuda=cuda, _C=types.SimpleNamespace(_cuda_clearCublasWorkspaces=lambda: calls.append("clear_cublas")))
     mm = types.SimpleNamespace(get_torch_device=lambda: "cuda:0", get_free_memory=lambda dev=None, torch_free_too=False: 99 << 30,
                                unload_all_models=lambda: calls.append("unload"), soft_empty_cache=lambda force=False: None)
@@ -203,6 +203,7 @@ def test_each_run_starts_with_cublas_workspaces_cleared_and_the_peak_reset():
     assert calls == ["unload", "clear_cublas", ("fraction", 0.1), "reset_peak"] + ["unload", "clear_cublas", ("fraction", 0.2), "reset_peak"]
     # ComfyUI sees the emulated card: 1 GiB is outside torch (context), so the last cap's 20 GiB are free
     assert mm.get_free_memory("cuda:0") == 20 << 30
+    assert card.start == 3 << 20  # what the run starts with, recorded (leftovers of an earlier run show)
 
 
 def test_the_summary_counts_only_completed_runs_and_names_what_did_not_run():
@@ -225,3 +226,15 @@ def test_a_guard_run_whose_guard_fell_back_is_not_a_guard_run():
     assert bench.guard_applied({}) is False                                             # _prepare raised
     assert bench.guard_applied({"supplied": {"memory_required": 123}}) is False         # sampling never asked
     assert bench.guard_applied({"supplied": {"memory_required": 123, "consulted": False}}) is False
+
+
+def test_a_guard_that_cannot_be_set_up_fails_that_run_only():
+    torch = __import__("pytest").importorskip("torch")
+    bench = load_bench()
+    bench.load_pack()
+    seen = {}
+    comfy, nodes, card = stub_run(torch, seen)
+    comfy.model_management.extra_reserved_memory = lambda: 400 << 20
+    run = {"family": "sdxl", "cap": 1 << 30, "latent": [1, 4, 8, 8]}
+    out = bench.run_one(comfy, torch, card, object(), "vae", run, True, 1, __import__("types").SimpleNamespace(count=0), nodes)
+    assert out["error"].startswith("guard setup: ") and "ksampler" not in seen and bench.completed(out) is False
