@@ -320,7 +320,7 @@ def score(row) -> dict:
                 out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
-            toks = res["kv_capacity_tokens"] if pp else K.vllm_kv_tokens(spec, max(cap, 0), kvd, lay, hyb)
+            toks = res["kv_capacity_tokens"]  # the plan's own count (pipeline parallelism: the smallest stage's)
             if "kv_available_gib" in m:  # a run that failed before profiling prints none of these
                 out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])
                 out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]
