@@ -408,6 +408,24 @@ def cuda_call(line):
             "form": "runtime_host" if host else "runtime_call"}
 
 
+# ds4 (antirez's DeepSeek V4 server): "ds4: ROCm model arena alloc failed for tensor-span:128 (1792.00 MiB chunk): out of
+# memory" while it maps the model's tensors into its arena (antirez/ds4#475), "ds4: ROCm tensor alloc failed: out of memory"
+# for a session's own tensors (antirez/ds4#459); form "model" is the weights' arena
+DS4 = re.compile(r"ds4: (ROCm|CUDA|Metal) (model arena|tensor) alloc failed\b[^\n]{0,200}?: out of memory")
+DS4_CHUNK = re.compile(r"\(([\d.]{1,12} [KMGT]iB) chunk\)")
+
+
+def ds4(line):
+    if "ds4: " not in line:
+        return None
+    m = DS4.search(line)
+    if not m:
+        return None
+    c = DS4_CHUNK.search(m.group(0))
+    return {"kind": "ds4.alloc", "device_kind": m.group(1).lower(), "numbers": {"requested": parse_size(c.group(1))} if c else {},
+            "runtime": "ds4", "complete": True, "form": "model" if m.group(2) == "model arena" else "tensor"}
+
+
 def lmstudio(line):
     if "insufficient system resources" not in line and "Not enough resources to load" not in line:
         return None

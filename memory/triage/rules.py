@@ -122,6 +122,11 @@ RULES = [
     R("weights-exceed-vram", 3.0, lambda x: x.kind == "tensorrt.oom" and "deserializ" in x.text.lower(),
       lambda x: "TensorRT could not allocate the engine while deserializing it" + (f" ({fmt_bytes(x.req)})" if x.req else "")
       + ": the engine's weights do not fit"),
+    # ds4 maps the model's tensors into its arena chunk by chunk before any session: a chunk refused is the weights
+    R("weights-exceed-vram", 3.0, lambda x: x.kind == "ds4.alloc" and x.ev.get("form") == "model",
+      lambda x: "ds4 could not allocate its model arena" + (f" (a {fmt_bytes(x.req)} chunk)" if x.req else "")
+      + " while mapping the model's tensors: the weights do not fit what the GPU may allocate; a smaller quant, or stream "
+        "the weights from disk"),
     R("weights-exceed-vram", 4.0, lambda x: x.ggml_stage == "model-load-failed" and not x.host_buffer,
       "llama.cpp could not allocate the model's weight buffer"),
     R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),

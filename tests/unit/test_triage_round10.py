@@ -91,3 +91,21 @@ def test_cuda_malloc_in_a_dlib_training_step_is_the_mini_batch():
     cause, c = _causes("num training images: 4\n" + step + err)
     assert cause == "activations" and c["activations"]["confidence"] == round(1.5 / 3.7, 2)
     assert _causes(err)[0] != "activations"          # no training line: nothing says a step ran
+
+
+def test_ds4_model_arena_is_the_weights():
+    # antirez/ds4#475 (80.45 GiB of tensors on a Strix Halo; the progress line runs into the error without a newline)
+    res = triage.triage_text("ROCm preparing model tensor mappings: 80.45 GiBds4: ROCm model arena alloc failed for "
+                             "tensor-span:128 (1792.00 MiB chunk): out of memory\n")
+    ev = res["events"][-1]
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("ds4.alloc", "ds4", "rocm")
+    assert ev["numbers"]["requested"] == 1792 * 2 ** 20
+    # weights 3.0 against the catch-all of a message without numbers (other 1.0)
+    assert res["cause"] == "weights-exceed-vram" and ev["causes"][0]["confidence"] == 0.75
+
+
+def test_ds4_session_tensor_is_found_and_not_read_as_weights():
+    # antirez/ds4#459: a session's tensors (the firmware's UMA carve-out decided it): found, no row claims a cause
+    res = triage.triage_text("HSA exception: MemoryRegion::BlockAllocator::alloc failed.\n"
+                             "ds4: ROCm tensor alloc failed: out of memory\nfailed to create rocm session\n")
+    assert res["found"] and res["events"][-1]["kind"] == "ds4.alloc" and res["cause"] == "other"
