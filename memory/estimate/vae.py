@@ -293,11 +293,11 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
            "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
-    dt = None
+    dt, note = None, ""
     if mode == "tiled" and whole and tile_px and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "kl":
         dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
         if dt is None:  # diffusers tiles only a latent larger than one tile
-            mode, out["how_tiling"] = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px)"
+            mode, note = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); "
     if dt is not None:
         calls = 1 if slicing else int(latent_shape[0])
         t = tile_px // spec.VAE["kl"]["s"]
@@ -320,8 +320,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    how="VAE Decode runs out of memory on one sample and ComfyUI retries in tiles")
     else:
         out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once", conv_workspace=n * ws["per"])
-    if out.pop("how_tiling", None):
-        out["how"] = f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); " + out["how"]
+    out["how"] = note + out["how"]
     out["cached_slack"] = 0 if out["tiled"] else out["batch"] * out["cached_slack"]
     if out["cached_slack"]:
         out["how"] += (f"; the caching allocator keeps about {fmt_bytes(out['cached_slack'])} more reserved (nvidia-smi and "
