@@ -60,6 +60,27 @@ def dynamic_vram() -> bool | None:
     return None if flag is None else bool(flag)
 
 
+def comfy_compiler() -> str | None:
+    """"on", "off" or "not available": the Comfy Compiler (comfy-aimdo's, ComfyUI 2026) runs with Dynamic VRAM
+    unless ComfyUI was launched with --disable-comfy-compiler; a ComfyUI without that flag (0.8.0) has no compiler.
+    None when unknown (no host, or Dynamic VRAM's flag renamed upstream)."""
+    cli = sys.modules.get("comfy.cli_args")
+    if cli is None:
+        try:
+            import comfy.cli_args as cli
+        except Exception:
+            return None
+    args = getattr(cli, "args", None)
+    if args is None:
+        return None
+    if not hasattr(args, "disable_comfy_compiler"):
+        return "not available"
+    if args.disable_comfy_compiler:
+        return "off"
+    dv = dynamic_vram()
+    return None if dv is None else "on" if dv else "off"
+
+
 def platform_name(platform: str | None = None) -> str:
     """windows / darwin / linux (what the core's rules and reserves key on)."""
     p = platform or sys.platform

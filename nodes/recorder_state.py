@@ -7,6 +7,7 @@ import os
 import sys
 
 from ..memory.recorder import store as rstore, versions as rversions, watchdog as rwatch
+from . import host_models
 
 log = logging.getLogger("gpu_garden")
 
@@ -131,10 +132,8 @@ def _versions() -> dict:
     return _state["versions"]
 
 
-def dynamic_vram() -> bool:
-    from .unload import dynamic_vram_enabled
-
-    return dynamic_vram_enabled()
+def dynamic_vram() -> bool | None:
+    return host_models.dynamic_vram()  # None when the host's flag is gone: the report says "unknown"
 
 
 def _oom_report_id(prompt_id):
@@ -163,6 +162,10 @@ def _finalize(run: dict, sid) -> None:
         run["dynamic_vram"] = dynamic_vram()
     except Exception:
         run["dynamic_vram"] = None
+    try:
+        run["comfy_compiler"] = host_models.comfy_compiler()
+    except Exception:
+        run["comfy_compiler"] = None
     if run["status"] == "error":
         run["oom_report_id"] = _oom_report_id(run["prompt_id"])
     try:

@@ -261,7 +261,7 @@ function compareView(c) {
     const d = ch[key] || {};
     if (d.added?.length || d.removed?.length) list.append(el("li", null, `${key}: +${(d.added || []).join(", ") || "—"} / −${(d.removed || []).join(", ") || "—"}`));
   }
-  for (const key of ["latent", "dynamic_vram"]) {
+  for (const key of ["latent", "dynamic_vram", "comfy_compiler"]) {
     if (ch[key]) list.append(el("li", null, `${key}: ${JSON.stringify(ch[key].before)} → ${JSON.stringify(ch[key].after)}`));
   }
   box.append(list);

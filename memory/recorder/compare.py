@@ -1,5 +1,5 @@
 """Compare two recorded runs: which nodes' peak or time moved by more than THRESHOLD, and what changed in
-between (versions, launch arguments, allocator, Dynamic VRAM, models, model files, latent size).
+between (versions, launch arguments, allocator, Dynamic VRAM, Comfy Compiler, models, model files, latent size).
 
 Tiny absolute changes are noise, not regressions: a time change under MIN_TIME_S or a peak change under
 MIN_BYTES is not named, whatever its percentage."""
@@ -88,6 +88,10 @@ def what_changed(prev: dict, cur: dict) -> dict:
         "allocator": _dict_diff(prev.get("allocator"), cur.get("allocator")),
         "dynamic_vram": None if prev.get("dynamic_vram") == cur.get("dynamic_vram") else
         {"before": prev.get("dynamic_vram"), "after": cur.get("dynamic_vram")},
+        # a run recorded before the field existed says nothing about the compiler: no change shown
+        "comfy_compiler": None if "comfy_compiler" not in prev or "comfy_compiler" not in cur
+        or prev["comfy_compiler"] == cur["comfy_compiler"] else
+        {"before": prev["comfy_compiler"], "after": cur["comfy_compiler"]},
         "models": _set_diff(_model_keys(prev), _model_keys(cur)),
         "model_files": _set_diff(prev.get("model_files"), cur.get("model_files")),
         "latent": None if prev.get("latent") == cur.get("latent") else

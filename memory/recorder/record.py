@@ -6,7 +6,7 @@ A run as the routes serve it (the issue's shape; extra keys are additions, never
      "nodes": [{"id", "type", "duration_s", "peak": {DEVICE: bytes}, "free_before": {DEVICE: bytes},
                 "free_after": {DEVICE: bytes}, "models_loaded": [name], "models_unloaded": [name],
                 "t0_s", "display_id", "reserved_peak": {DEVICE: bytes}, "status"}],
-     "duration_s", "args", "allocator", "dynamic_vram", "model_files", "latent", "models",
+     "duration_s", "args", "allocator", "dynamic_vram", "comfy_compiler", "model_files", "latent", "models",
      "cached", "graph", "error", "oom_report_id", "watchdog", "schema"}
 
 What a record never holds: prompt texts, widget values other than model file names and the latent size,
@@ -66,7 +66,7 @@ def graph(prompt: dict) -> dict:
 def new_run(prompt_id: str, prompt: dict, started: float) -> dict:
     return {"schema": SCHEMA, "prompt_id": str(prompt_id), "status": "running", "started": started, "ended": None,
             "duration_s": None, "versions": {}, "devices": [], "nodes": [], "args": [], "allocator": {},
-            "dynamic_vram": None, "model_files": model_files(prompt), "latent": latent_size(prompt), "models": [],
+            "dynamic_vram": None, "comfy_compiler": None, "model_files": model_files(prompt), "latent": latent_size(prompt), "models": [],
             "cached": [], "graph": graph(prompt), "error": None, "oom_report_id": None, "watchdog": []}
 
 

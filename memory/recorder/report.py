@@ -108,6 +108,7 @@ def build(run: dict, comparison: dict | None = None, oom: dict | None = None, re
         "ended": run.get("ended"), "duration_s": run.get("duration_s"),
         "versions": run.get("versions"), "devices": run.get("devices"), "args": run.get("args"),
         "allocator": run.get("allocator"), "dynamic_vram": run.get("dynamic_vram"),
+        "comfy_compiler": run.get("comfy_compiler"),
         "model_files": [basename(f) for f in run.get("model_files") or ()] if redact else run.get("model_files"),
         "latent": run.get("latent"), "models": run.get("models"), "peak": run_peak(run), "nodes": nodes,
         "cached": run.get("cached"), "error": run.get("error"), "oom": _oom_summary(oom),
@@ -143,7 +144,8 @@ def markdown(rep: dict) -> str:
         lines.append(f"- {d.get('device')}: {d.get('name')} ({_b(d.get('total'))})")
     lines += ["", f"**Launch arguments:** `{' '.join(rep.get('args') or []) or '(none)'}`",
               f"**Allocator:** {json.dumps(rep.get('allocator') or {})}; **Dynamic VRAM:** "
-              f"{ {True: 'on', False: 'off'}.get(rep.get('dynamic_vram'), 'unknown') }", ""]
+              f"{ {True: 'on', False: 'off'}.get(rep.get('dynamic_vram'), 'unknown') }; "
+              f"**Comfy Compiler:** {rep.get('comfy_compiler') or 'unknown'}", ""]
     if rep.get("model_files"):
         lines.append("**Model files:** " + ", ".join(f"`{_cell(f)}`" for f in rep["model_files"]))
     if rep.get("latent"):
@@ -183,7 +185,7 @@ def markdown(rep: dict) -> str:
             d = ch.get(key) or {}
             if d.get("added") or d.get("removed"):
                 lines.append(f"- {key}: added {d.get('added') or '—'}, removed {d.get('removed') or '—'}")
-        for key in ("latent", "dynamic_vram"):
+        for key in ("latent", "dynamic_vram", "comfy_compiler"):
             if ch.get(key):
                 lines.append(f"- {key}: {ch[key]['before']} → {ch[key]['after']}")
         for item in ch.get("allocator") or []:
