@@ -158,7 +158,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
-        roles = dict(roles, total=roles["total"] + rope,
+        roles = dict(roles, total=roles["total"] + rope, rope=rope,
                      how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
     if runtime == "vllm" and tp > 1 and s.get("nvls") is None and V.nvls_assumed(s.get("gpu_name")):
         notes.append(f"{fmt_bytes(V.NON_TORCH_NVLS)} a GPU of NCCL's NVLS buffers counted: {s['gpu_name']} taken as an "

@@ -63,3 +63,14 @@ def test_an_fp32_config_keeps_fp32_tables(tmp_path):
     for dtype in (None, "fp32"):
         r = llm.plan(s, "vllm", ctx=2048, weights_dtype=dtype)
         assert r["weights"] - W.weights_by_role(s, dtype)["total"] == 2048 * 80 * 4
+
+
+def test_every_pipeline_stage_holds_the_tables():
+    # each stage's process builds the rotary embedding of its own attention layers: Llama-3.1-8B's 131072 x 128 bf16
+    # table (32 MiB) is in the last stage's weights as well as stage 0's
+    r = llm.plan(llm.describe(model="Llama-3.1-8B"), "vllm", ctx=8192, pipeline_parallel_size=2, **H100)
+    s = llm.describe(model="Llama-3.1-8B")
+    roles = W.weights_by_role(s)
+    first, last = r["pp_stages"]
+    assert first["stage_weights"] == roles["blocks"] // 2 + roles["embedding"] + 131072 * 128 * 2
+    assert last["stage_weights"] == roles["blocks"] // 2 + roles["output"] + 131072 * 128 * 2

@@ -481,11 +481,13 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     the tokens and the concurrency are the smallest stage's, as the engine prints them."""
     parts = pp_partition(spec.n_layers, s["pp"], s.get("pp_partition"))
     # what the roles leave out (a vision tower, padding) goes with stage 0; a tied head is not in one GPU's total,
-    # but the last stage loads its own copy (vLLM builds embed_tokens there when the embeddings are tied)
-    extra = max(roles["total"] - roles["blocks"] - roles["embedding"] - (0 if spec.tied else roles["output"]), 0)
+    # but the last stage loads its own copy (vLLM builds embed_tokens there when the embeddings are tied); every
+    # stage builds its own rotary tables (plan's roles["rope"]: buffers of each process's attention layers)
+    rope = roles.get("rope", 0)
+    extra = max(roles["total"] - rope - roles["blocks"] - roles["embedding"] - (0 if spec.tied else roles["output"]), 0)
     stages, start = [], 0
     for i, n in enumerate(parts):
-        w = roles["blocks"] * n // spec.n_layers + (roles["embedding"] + extra if i == 0 else 0) + (
+        w = roles["blocks"] * n // spec.n_layers + rope + (roles["embedding"] + extra if i == 0 else 0) + (
             roles["output"] if i == len(parts) - 1 else 0)
         e = evaluate(stage_spec(spec, start, start + n), ctx, kv, w, vram, dict(s, pp=1, stage=(i, len(parts))))
         e.update(stage_layers=n, stage_weights=w)
