@@ -307,8 +307,10 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner),
                    how=f"diffusers' VAE tiling: {dt[1]} tiles of {tile_px} px, each decoded for {calls} sample(s) at once"
                    + (", one sample per call (VAE slicing)" if slicing else ""))
-    elif mode == "tiled":
-        out.update(bytes=node_tile, tiled=True, batch=1, how="VAE Decode (Tiled)", conv_workspace=ws["node"], allocator_slack=0)
+    elif mode == "tiled":  # under diffusers: its own tiling is read for DIFFUSERS_KL_TILE's VAEs only
+        out.update(bytes=node_tile, tiled=True, batch=1, conv_workspace=ws["node"], allocator_slack=0,
+                   how="VAE Decode (Tiled)" + ("'s figure (diffusers' own tiling is figured only for the KL VAEs of "
+                                               "SD 1.x, SDXL, SD3 and FLUX.1)" if whole else ""))
     elif slicing:
         held = sliced_outputs_bytes(kind, latent_shape, dtype)
         out.update(bytes=per + held, how=f"VAE slicing: the pipeline decodes its {latent_shape[0]} sample(s) one per call, "

@@ -37,3 +37,12 @@ def test_the_estimate_takes_the_family_tile_and_comfyui_keeps_its_node():
     assert not e["vae"]["tiled"]
     e = E.estimate(comps, 1024, 1024, policy=dict(pol, runner="comfyui"))
     assert e["vae"]["tiled"] and e["vae"]["how"].startswith("VAE Decode (Tiled);")
+
+
+def test_tiling_diffusers_was_not_read_for_says_whose_figure_it_is():
+    """A Wan VAE (or a KL VAE of a family without a diffusers tile size) tiled under --runner diffusers takes ComfyUI's
+    VAE Decode (Tiled) figure: the line says so rather than naming the node as if the pipeline ran it."""
+    v = vae.phase("wan21", [1, 16, 9, 60, 104], "bf16", mode="tiled", runner="diffusers")
+    assert v["tiled"] and v["bytes"] == v["tiled_bytes"]
+    assert v["how"].startswith("VAE Decode (Tiled)'s figure (diffusers' own tiling is figured only for")
+    assert vae.phase("wan21", [1, 16, 9, 60, 104], "bf16", mode="tiled")["how"] == "VAE Decode (Tiled)"
