@@ -420,9 +420,9 @@ def graph_memory(max_seqs: int) -> int:
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
+    """One GPU's figures; roles (plan's weights by role) split the model into pipeline stages when s["pp"] > 1."""
     if s.get("pp", 1) > 1:
-        return evaluate_pp(spec, ctx, kv, roles or {"total": w_bytes, "blocks": w_bytes, "embedding": 0, "output": 0},
-                           vram, s)
+        return evaluate_pp(spec, ctx, kv, roles, vram, s)
     v = s["version"]
     stage, n_stages = s.get("stage", (0, 1))
     first, last = stage == 0, stage == n_stages - 1
