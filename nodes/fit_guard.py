@@ -89,13 +89,10 @@ def dynamic_vram() -> bool:
 
 
 def min_weight_ratio() -> float:
-    """ComfyUI's MIN_WEIGHT_MEMORY_RATIO (0.0 on NVIDIA, 0.4 elsewhere in 0.8.0), read live."""
-    try:
-        import comfy.model_management as mm
+    """ComfyUI's MIN_WEIGHT_MEMORY_RATIO (host_models), else the plan's default."""
+    from . import host_models
 
-        return float(mm.MIN_WEIGHT_MEMORY_RATIO)
-    except Exception:
-        return fit_plan.MIN_WEIGHT_RATIO
+    return host_models.min_weight_memory_ratio(fit_plan.MIN_WEIGHT_RATIO)
 
 
 def cond_counts(conds: dict) -> dict:

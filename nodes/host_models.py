@@ -2,7 +2,12 @@
 
 The one place in nodes/ that asks ComfyUI for its compute device, names the platform, and enumerates
 loaded models; every node, route and hook uses these. comfy is imported lazily, so the module loads
-(and unit tests run) without a host."""
+(and unit tests run) without a host. Each read has a fallback for a host that renamed what it reads.
+
+Not here: the hooks (execution.execute, PromptExecutor methods, sampler_helpers.prepare_sampling, sd.VAE's
+memory_used_*, model_management.unload_all_models). A wrapper is a patch point by nature: it replaces an
+attribute of the module it wraps, stays with its feature (oom_capture, recorder, fit_guard, fit_vae,
+auto_unload), and health.in_chain reports when someone replaced it without keeping ours."""
 import sys
 
 
@@ -43,6 +48,30 @@ def compute_backend() -> str | None:
         except Exception:
             pass
     return kind
+
+
+def device_name(device) -> str:
+    """ComfyUI's name for a device ("cuda:0 NVIDIA GeForce RTX 3060 : cudaMallocAsync"); str(device) as fallback."""
+    try:
+        return str(_mm().get_torch_device_name(device))
+    except Exception:
+        return str(device)
+
+
+def device_total(device) -> int | None:
+    """The device's memory as ComfyUI counts it (model_management.get_total_memory); None when unreadable."""
+    try:
+        return int(_mm().get_total_memory(device))
+    except Exception:
+        return None
+
+
+def min_weight_memory_ratio(default: float) -> float:
+    """ComfyUI's MIN_WEIGHT_MEMORY_RATIO (0.0 on NVIDIA, 0.4 elsewhere in 0.8.0), read live; `default` where gone."""
+    try:
+        return float(_mm().MIN_WEIGHT_MEMORY_RATIO)
+    except Exception:
+        return default
 
 
 def dynamic_vram() -> bool | None:
@@ -91,6 +120,21 @@ def platform_name(platform: str | None = None) -> str:
 def entries() -> list:
     """ComfyUI's LoadedModel entries that still hold a patcher (a copy of the list: safe to iterate)."""
     return [lm for lm in list(_mm().current_loaded_models) if getattr(lm, "model", None) is not None]
+
+
+def forget_loaded(lm) -> bool:
+    """Unregister one LoadedModel whose weights the Unload node already moved off (True when it was listed).
+    ComfyUI has no call for this: its own free_memory/unload_all_models pop from current_loaded_models, the only
+    way to drop one entry, so this is the one place that edits the private list (by identity: LoadedModel's ==
+    compares patchers). A host without the list: False, the weights stay moved and ComfyUI reloads as it would."""
+    models = getattr(_mm(), "current_loaded_models", None)
+    if not isinstance(models, list):
+        return False
+    for i in range(len(models) - 1, -1, -1):
+        if models[i] is lm:
+            models.pop(i)
+            return True
+    return False
 
 
 def model_name(patcher) -> str:

@@ -102,14 +102,9 @@ def _feature(name, check=None):
 
 def _devices(meter) -> list:
     out = []
-    try:
-        import comfy.model_management as mm
-
-        if meter.key != "cpu":
-            out.append({"device": meter.key, "name": mm.get_torch_device_name(meter.device),
-                        "total": int(mm.get_total_memory(meter.device)), "backend": meter.kind})
-    except Exception:
-        log.debug("[GPU Garden] recorder: device name unavailable", exc_info=True)
+    if meter.key != "cpu":  # a total the host cannot say is None: the run still names its device
+        out.append({"device": meter.key, "name": host_models.device_name(meter.device),
+                    "total": host_models.device_total(meter.device), "backend": meter.kind})
     out.append({"device": "cpu", "name": "host RAM (process RSS)", "total": int(meter.psutil.virtual_memory().total),
                 "backend": "cpu"})
     return out

@@ -113,10 +113,9 @@ def encoder_entries(clip_patcher) -> tuple[list, list]:
 
 
 def _drop_entry(lm) -> None:
-    models = _mm().current_loaded_models
-    for i in range(len(models) - 1, -1, -1):
-        if models[i] is lm:
-            models.pop(i)
+    from . import host_models
+
+    host_models.forget_loaded(lm)
 
 
 def _full_unload(lm) -> None:
