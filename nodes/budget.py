@@ -34,7 +34,8 @@ class GPUGardenVRAMBudget(io.ComfyNode):
             outputs=[
                 io.AnyType.Output("value", tooltip="the input, unchanged"),
                 io.Int.Output("free_bytes", display_name="free bytes",
-                              tooltip="free memory on ComfyUI's compute device when this node ran"),
+                              tooltip="free memory on ComfyUI's compute device when this node ran; 0 when the probe "
+                                      "cannot measure it (DirectML)"),
                 Budget.Output("budget", tooltip="the whole snapshot, for the Footprint Estimate node"),
             ],
             is_output_node=True,

@@ -87,7 +87,9 @@ def snapshot(models=None, *, backends=None, host=None) -> dict:
 
 def free_bytes(snap: dict, device: str | None = None) -> int:
     """Free memory on `device` ("cuda:0", "mps", "cpu", ...; default the first device): what a node downstream
-    plans with. 0 when unknown. "cpu" (ComfyUI under --cpu) is host RAM even where the snapshot lists a GPU."""
+    plans with. 0 when unknown, also for a device the snapshot does not list (DirectML, an XPU the probe could not
+    read): another card's free memory would be a wrong answer, 0 makes a downstream plan careful. "cpu" (ComfyUI
+    under --cpu) is host RAM even where the snapshot lists a GPU."""
     devs = list(snap.get("devices", ()))
     if device is not None:
         key = _device_key(device)
@@ -95,7 +97,7 @@ def free_bytes(snap: dict, device: str | None = None) -> int:
         if not mine and key[0] == "cpu":
             avail = (snap.get("host_ram") or {}).get("available")
             return int(avail) if avail is not None else 0
-        devs = mine or devs
+        devs = mine
     for d in devs:
         if d.get("free") is not None:
             return int(d["free"])

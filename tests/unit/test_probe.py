@@ -369,7 +369,15 @@ def test_demo_section_is_text():
 def test_free_bytes_prefers_the_named_device():
     snap = {"devices": [{"device": "cuda:0", "free": 5}, {"device": "cuda:1", "free": 7}, {"device": "cpu", "free": 9}]}
     assert probe.free_bytes(snap, "cuda:1") == 7 and probe.free_bytes(snap, "cuda") == 5
-    assert probe.free_bytes(snap, "mps") == 5 and probe.free_bytes(snap) == 5
+    assert probe.free_bytes(snap) == 5  # no device named: the first (the CLI's view)
+
+
+def test_free_bytes_of_a_device_the_probe_does_not_measure_is_unknown_not_another_cards():
+    """The VRAM Budget node on DirectML (privateuseone:0) beside an NVIDIA card handed downstream the NVIDIA
+    card's free memory; now 0, the node's "unknown" (an INT output cannot carry None)."""
+    snap = {"devices": [{"device": "cuda:0", "free": 5}, {"device": "cpu", "free": 9}]}
+    assert probe.free_bytes(snap, "privateuseone:0") == 0 and probe.free_bytes(snap, "mps") == 0
+    assert probe.free_bytes(snap, "cuda:0") == 5
 
 
 @pytest.mark.parametrize("watch", [float("inf"), 1e300, float("nan"), -1.0])
