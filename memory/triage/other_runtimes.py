@@ -47,9 +47,13 @@ MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to alloc
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
-BFC = re.compile(r"Allocator \((\w+)\) ran out of memory trying to allocate ([\d.]+\s?[KMGT]?i?B)(?: \(rounded to (\d+)\))?")
-# TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"
-TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d+) bytes\.|no further information)\))?")
+# (TensorFlow 1.x, bfc_allocator.cc, names no allocator: "Ran out of memory trying to allocate 392.00MiB. See logs for memory
+# state.", endernewton/tf-faster-rcnn#7)
+BFC = re.compile(r"(?:Allocator \((\w+)\) ran|\bRan) out of memory trying to allocate ([\d.]+\s?[KMGT]?i?B)(?: \(rounded to (\d+)\))?")
+# TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"; TensorRT 7-8's
+# safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
+TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d+) bytes\.|no further information)\))?"
+                      r"|Cuda Error in allocate: 2 \(out of memory\)")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 HF_DISPATCH = re.compile(r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit the quantized model")
@@ -282,13 +286,13 @@ def upper_case(line: str) -> str:
 
 
 def bfc(line):
-    if "ran out of memory trying" not in line or "not a failure" in line:
+    if ("ran out of memory trying" not in line and "Ran out of memory trying" not in line) or "not a failure" in line:
         return None
     m = BFC.search(line)
     if not m:
         return None
     req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
-    name = m.group(1).upper()
+    name = (m.group(1) or "").upper()
     # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
     dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) else None
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": req}, "runtime": "tensorflow", "complete": True, "form": "bfc"}

@@ -260,7 +260,7 @@ RECOGNISERS = [
     _ollama_too_large,
     _ollama_fit,
     _simple(_TENSORRT, "tensorrt.oom", "cuda", "tensorrt", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
-            keys=("Error Code 2",)),
+            keys=("Error Code 2", "Cuda Error in allocate")),
     _simple(_HF_DISPATCH, "transformers.dispatch", "cuda", "pytorch", keys=("dispatched on the CPU",)),
     _simple(_EXL_SPLIT, "exllama.split", None, "pytorch", keys=("Insufficient VRAM in split",)),
     _simple(_SGLANG_UNBALANCED, "sglang.unbalanced", "cuda", "sglang", keys=("memory capacity is unbalanced",)),

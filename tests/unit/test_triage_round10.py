@@ -109,3 +109,22 @@ def test_ds4_session_tensor_is_found_and_not_read_as_weights():
     res = triage.triage_text("HSA exception: MemoryRegion::BlockAllocator::alloc failed.\n"
                              "ds4: ROCm tensor alloc failed: out of memory\nfailed to create rocm session\n")
     assert res["found"] and res["events"][-1]["kind"] == "ds4.alloc" and res["cause"] == "other"
+
+
+def test_tensorflow_1x_bfc_line_is_found_with_its_request():
+    # endernewton/tf-faster-rcnn#7: TensorFlow 1.x's BFC allocator names no allocator in its line
+    res = triage.triage_text("tensorflow/core/common_runtime/bfc_allocator.cc:275] Ran out of memory trying to allocate "
+                             "392.00MiB. See logs for memory state.\n")
+    ev = res["events"][-1]
+    assert res["found"] and ev["kind"] == "xla.oom" and ev["numbers"]["requested"] == 392 * 2 ** 20
+    # TensorFlow's own note that a failed attempt is not a failure stays unread
+    assert not triage.triage_text("Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.19GiB. The caller indicates "
+                                  "that this is not a failure, but may mean that there could be performance gains\n")["found"]
+
+
+def test_tensorrt_safe_runtime_allocate_is_found():
+    # microsoft/onnxruntime#10770 (ONNX Runtime's TensorRT execution provider logging TensorRT's own error)
+    res = triage.triage_text("E:onnxruntime:Default, tensorrt_execution_provider.h:50 log] [2022-03-04 13:39:28 ERROR] "
+                             "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n")
+    assert res["found"] and res["events"][-1]["kind"] == "tensorrt.oom"
+    assert not triage.triage_text("../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 700 (an illegal memory access)\n")["found"]
