@@ -48,10 +48,11 @@ def finish(est: dict, budget) -> dict:
     v = est.get("vae") or {}
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(("VAE decode:", "no budget:"))]
     if v:
+        comfy = est["policy"].get("runner") != "diffusers"  # diffusers' pipelines neither size a batch nor use the node
         est["assumptions"].append(
-            f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}; "
-            f"ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
-            f"{spec.TILE_NODE['tile']} px" + (f", {spec.TILE_NODE['frames']} frames" if est["frames"] > 1 else ""))
+            f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
+            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
+               f"{spec.TILE_NODE['tile']} px" + (f", {spec.TILE_NODE['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
     if not budget and min_gb:
         est["assumptions"].append(f"no budget: figured as ComfyUI would run on the smallest card that fits ({min_gb} GB)")
     if not budget:

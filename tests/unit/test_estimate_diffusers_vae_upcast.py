@@ -51,3 +51,13 @@ def test_the_decode_line_says_why_from_the_same_decision():
     assert dt == "bf16" and "bf16 (as loaded)" in text
     assert "fp16 (set)" in line(runner="diffusers", vae_dtype="fp16")[1]
     assert "bf16 (ComfyUI's VAE dtype)" in line(runner="comfyui")[1]
+
+
+def test_the_decode_line_under_diffusers_leaves_out_comfyuis_batch_and_tile_node():
+    sdxl = _comps("sdxl_sd_xl_base_1.0")
+
+    def line(runner):
+        return next(a for a in _decode(sdxl, runner=runner)[0]["assumptions"] if a.startswith("VAE decode:"))
+
+    assert "ComfyUI sizes its batch" not in line("diffusers") and "VAE Decode (Tiled) 512 px" not in line("diffusers")
+    assert "ComfyUI sizes its batch" in line("comfyui") and line("comfyui").endswith("tiled: VAE Decode (Tiled) 512 px")
