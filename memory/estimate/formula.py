@@ -180,8 +180,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     w_dm = dm["resident"] if dm else 0
     # bytes of the diffusion model kept off the device; the policy keeps what was asked (knobs re-run it)
     off, in_flight = int(pol["offload_bytes"]), None  # in_flight: the swapped block being run (None: one streamed layer)
-    if pol["block_swap"] is not None and dm:
-        blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])]
+    if pol["block_swap"] is not None:
+        blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])] if dm else []
         n = int(pol["block_swap"])
         if not blocks or not 0 <= n <= len(blocks):
             raise UserError(f"block swap {n}: the diffusion model has {len(blocks)} numbered blocks" if blocks else

@@ -73,3 +73,12 @@ def test_knobs_and_a_judged_copy_keep_the_block_swap():
 def test_block_swap_with_sequential_offload_names_both():
     with pytest.raises(UserError, match="block swap or offload sequential"):
         _sample(block_swap=5, offload="sequential")
+
+
+def test_block_swap_without_a_diffusion_model_is_an_error():
+    vae_only = families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in
+                                          layouts.load("vae_wan_2.1_vae")["tensors"].items()}, "vae_wan_2.1_vae")
+    assert [c["role"] for c in vae_only] == ["vae"]
+    E.estimate(vae_only, 832, 480, 33, policy={"_no_knobs": True})
+    with pytest.raises(UserError, match="number its blocks"):
+        E.estimate(vae_only, 832, 480, 33, policy={"_no_knobs": True, "block_swap": 4})
