@@ -186,6 +186,18 @@ def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
     return size, sum(-(-n // size) for n in counts)
 
 
+def vllm_hybrid_request_bytes(spec: LLMSpec, need: dict) -> float | None:
+    """Pool bytes one request (kv_cache's figures for it) holds under the hybrid manager: each kind's bytes per layer
+    times its layers padded to whole groups (vllm_hybrid_groups; Gemma-3-27B: 70 layer slots, not 62). None when the
+    groups do not apply."""
+    groups = vllm_hybrid_groups(spec)
+    if not groups:
+        return None
+    size = groups[0]
+    n_full, n_swa = spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)
+    return size * (-(-n_full // size) * need["full_layers"] / n_full + -(-n_swa // size) * need["sliding_layers"] / n_swa)
+
+
 def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent",
                    hybrid: bool = True) -> int:
     """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory: whole blocks of 16

@@ -26,8 +26,7 @@ import math
 import re
 
 from ...units import GiB, MiB
-from ..cache import BLOCK, kv_cache, vllm_hybrid_groups, vllm_kv_tokens
-from ..spec import FULL, SLIDING
+from ..cache import BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens
 from . import at_least
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
@@ -456,14 +455,9 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         if need["sliding_layers"] and need["sliding_cells"] < need["cells"]:
             # the hybrid manager's groups share one pool; a request needs the window in its sliding layers only
             # (gpt-oss-120b at TP 4, 16384 tokens: 284.25x printed, not the 161x of every layer in full); each kind
-            # counted in whole groups, padding included (cache.vllm_hybrid_groups)
-            conc = pool / need["total"]
-            groups = vllm_hybrid_groups(spec) if hybrid else None
-            if groups:
-                n_full, n_swa = spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)
-                padded = groups[0] * (-(-n_full // groups[0]) * need["full_layers"] / n_full
-                                      + -(-n_swa // groups[0]) * need["sliding_layers"] / n_swa)
-                conc = pool / padded
+            # counted in whole groups, padding included (cache.vllm_hybrid_request_bytes)
+            padded = vllm_hybrid_request_bytes(spec, need) if hybrid else None
+            conc = pool / (padded or need["total"])
     else:
         starts = tokens >= ctx
         conc = tokens / ctx
