@@ -43,7 +43,7 @@ NON_TORCH_TP = int(0.25 * GiB)
 # sampler, 0.07: the increase belongs to the last stage)
 NON_TORCH_HOPPER = int(0.14 * GiB)
 NON_TORCH_HOPPER_019 = int(0.25 * GiB)
-HOPPER_NON_TORCH_019 = (0, 19)
+NON_TORCH_HOPPER_FROM = (0, 19)  # first seen in 0.19: no log read from 0.12-0.18 shows it (a gate by observation)
 # Tensor parallelism on an NVSwitch system of Hopper or Blackwell GPUs (H100/H200/H800/H20 SXM, B200): NCCL sets up
 # NVLink SHARP (NVLS) multicast buffers on every GPU ("NCCL INFO NVLS comm ... nvlsTotalSize 2415919104",
 # vllm-project/vllm#9699 on H200s; NVIDIA's own launchers set NCCL_NVLS_ENABLE=0 "for memory saving"). vLLM 0.19.0
@@ -325,7 +325,7 @@ def non_torch(version, tp: int, gpu_name=None, last_stage: bool = True, nvls=Non
     if tp > 1:
         return NON_TORCH_NVLS if (nvls_assumed(name) if nvls is None else nvls) else NON_TORCH_TP
     if HOPPER.search(name) and last_stage:
-        return NON_TORCH_HOPPER_019 if at_least(version, *HOPPER_NON_TORCH_019) else NON_TORCH_HOPPER
+        return NON_TORCH_HOPPER_019 if at_least(version, *NON_TORCH_HOPPER_FROM) else NON_TORCH_HOPPER
     return NON_TORCH
 
 
