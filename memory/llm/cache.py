@@ -52,9 +52,11 @@ LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_tex
                       "gpt-oss", "exaone4", "starcoder2")
 
 
-def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None) -> str:
+def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_model: bool = False) -> str:
+    """The cache type asked for, or the runtime's default: vLLM's and SGLang's auto is the model's dtype (an fp32
+    model keeps an fp32 cache), else 16-bit."""
     if kv is None or str(kv).lower() in ("auto", "default"):
-        return "f16"
+        return "f32" if fp32_model and runtime in ("vllm", "sglang") else "f16"
     k = _KV_ALIASES.get(str(kv).lower(), str(kv).lower())
     if k not in KV_BYTES:
         raise UserError(f"unknown KV cache type {kv!r} (one of: {', '.join(KV_BYTES)})")

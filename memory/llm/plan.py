@@ -87,10 +87,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     util = knobs.get("gpu_memory_utilization")
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
-    kv = norm_kv(kv_dtype, runtime, spec)
     fp32 = str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")  # the model's dtype
-    if runtime in ("vllm", "sglang") and (kv_dtype is None or str(kv_dtype).lower() == "auto") and fp32:
-        kv = "f32"  # --kv-cache-dtype auto is the model's dtype: an fp32 model keeps an fp32 cache
+    kv = norm_kv(kv_dtype, runtime, spec, fp32_model=fp32)
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes = list(spec.notes)

@@ -65,6 +65,13 @@ def test_kv_dtype_default_elsewhere_is_f16(capsys):
     assert r["kv_dtype"] == "f16"                                                            # llama.cpp -ctk f16
 
 
+def test_every_spelling_of_the_default_follows_the_model_dtype(capsys):
+    # "auto" (vLLM's own word) and "default" mean the same as leaving --kv-dtype out
+    for word in ("auto", "default"):
+        _, r = _run(LLAMA + H100 + ["--weights-dtype", "fp32", "--kv-dtype", word], capsys)
+        assert r["kv_dtype"] == "f32"
+
+
 QWEN_TP2 = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2"] + H100
 
 
