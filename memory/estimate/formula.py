@@ -77,7 +77,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # enable_model_cpu_offload, ComfyUI's own model swap); sequential: every model's weights stay in host RAM and
 # reach the device one layer at a time (diffusers enable_sequential_cpu_offload / group offload leaf_level,
 # ComfyUI --novram): a phase holds its activations plus the streamed layer(s) (weights.OFFLOAD_LAYERS); encoders: only
-# the diffusion model and the text encoders take turns, the VAE decodes beside the diffusion model (vLLM-Omni
+# the diffusion model and the text encoders take turns, the VAE stays and decodes beside the diffusion model (vLLM-Omni
 # --enable-cpu-offload: its hooks move the encoders off before the DiT runs and the DiT off before an encoder runs;
 # the VAE is in neither list).
 # block_swap N (ComfyUI-WanVideoWrapper's blocks_to_swap, read from its wanvideo/modules/model.py block_swap and forward):
@@ -257,15 +257,18 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     others = lambda *exclude: sum(v for k, v in (("te", te_w_phase), ("dm", w_dm), ("vae", w_vae), ("dm_rest", w_dm_rest))  # noqa: E731
                                   if k not in exclude) if keep else 0
     te_extra = w_te if (te_resident and not keep and pol["text_encoders"] != "cpu") else 0
-    # a diffusion model that cannot leave the device while the others swap (bitsandbytes 8-bit under diffusers'
-    # model offload; policy keep_on_device ["diffusion_model"]): its weights sit under every phase
-    stay = w_dm if (not keep and "diffusion_model" in (pol.get("keep_on_device") or ())) else 0
-    if stay:
+    # weights that stay on the device under another model's phase (te, dm, vae): a diffusion model that cannot leave
+    # it while the others swap (bitsandbytes 8-bit under diffusers' model offload; policy keep_on_device
+    # ["diffusion_model"]) sits under every phase; offload encoders swaps only the diffusion model and the text
+    # encoders, so the VAE sits under every phase and the diffusion model under the decode
+    under = {"te": 0, "dm": 0, "vae": 0}
+    if not keep and "diffusion_model" in (pol.get("keep_on_device") or ()):
+        under.update(te=w_dm, vae=w_dm)
         assumptions.append("the diffusion model stays on the device through every phase (it cannot be offloaded)")
-    beside = w_dm if (not keep and not stay and pol["offload"] == "encoders") else 0
-    if beside:
-        assumptions.append("offload encoders: the diffusion model leaves the device only for the text encoders; the VAE "
-                           "decodes beside it")
+    elif not keep and pol["offload"] == "encoders":
+        under.update(te=w_vae, dm=w_vae, vae=w_dm)
+        assumptions.append("offload encoders: only the diffusion model and the text encoders take turns on the device; "
+                           "the VAE stays on it and decodes beside the diffusion model")
     est = {
         "family": family, "variant": variant, "family_name": sp["name"] if dm else "no diffusion model",
         "unknown": bool(dm) and family == "unknown",
@@ -285,8 +288,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "policy": pol, "verdict": "no budget", "budget": None, "min_vram_gb": None, "knobs": [],
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),
-                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "stay": stay, "dm_rest": w_dm_rest,
-                       "beside": beside},
+                 "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "dm_rest": w_dm_rest,
+                       "under": under},
                  "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how},
@@ -328,13 +331,14 @@ def peak_on(est: dict, budget) -> dict:
         phases[name] = int(weights + acts + margin + fixed_total)
 
     if ctx["has_te"]:
-        phase("text_encode", w["te"] + others("te") + w.get("stay", 0), ctx["te_act"] if w["te"] else 0)
+        phase("text_encode", w["te"] + others("te") + w["under"]["te"], ctx["te_act"] if w["te"] else 0)
     if ctx["has_dm"]:
-        phase("sample", w["dm"] + w["te_extra"] + others("dm"), ctx["act"])
-        phase("sample_naive_attention", w["dm"] + w["te_extra"] + others("dm"), naive_total(ctx["act"], ctx["naive"]))
+        wd = w["dm"] + w["te_extra"] + others("dm") + w["under"]["dm"]
+        phase("sample", wd, ctx["act"])
+        phase("sample_naive_attention", wd, naive_total(ctx["act"], ctx["naive"]))
     vinfo = None
     if ctx["has_vae_or_dm"]:
-        wv = w["vae"] + w["te_extra"] + others("vae") + w.get("stay", 0) + w.get("beside", 0)
+        wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]
         free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),

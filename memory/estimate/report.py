@@ -34,7 +34,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="none: every model stays on the GPU (diffusers pipe.to('cuda'), ComfyUI --highvram); model: one model at a "
                         "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "
                         "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram); encoders: only the "
-                        "diffusion model and the text encoders take turns, the VAE decodes beside the diffusion model "
+                        "diffusion model and the text encoders take turns, the VAE stays on the GPU and decodes beside the diffusion model "
                         "(vLLM-Omni --enable-cpu-offload). "
                         "Overrides --models/--text-encoders")
     s.add_argument("--block-swap", type=int, metavar="N",

@@ -1,14 +1,16 @@
-"""--offload encoders: only the diffusion model and the text encoders take turns on the device, the VAE decodes beside
-the diffusion model (vLLM-Omni's --enable-cpu-offload: before the DiT runs its hooks move the encoders off, before an
+"""--offload encoders: only the diffusion model and the text encoders take turns on the device, the VAE stays on it and
+decodes beside the diffusion model (vLLM-Omni's --enable-cpu-offload: before the DiT runs its hooks move the encoders off, before an
 encoder runs they move the DiT off; the VAE is in neither list). The expected difference against --offload model is
-FLUX.1-dev's DiT, 11,901,408,320 bf16 weights, in the decode phase only; adding it to every phase (as a model that
-cannot leave the device) or to none breaks the test."""
+FLUX.1-dev's DiT, 11,901,408,320 bf16 weights, in the decode phase only, and the AE's weights in the text-encode and
+sample phases; adding the DiT to every phase (as a model that cannot leave the device) or to none, or the VAE to no
+phase but its own, breaks the test."""
 import pytest
 
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import families, formula as E, layouts
 
 FLUX_DIT_BYTES = 11_901_408_320 * 2
+FLUX_AE_BYTES = 83_819_683 * 2  # the FLUX.1 AE's tensors' element count, held in bf16 (its decode dtype)
 
 
 def _comps(*names):
@@ -27,7 +29,9 @@ def test_vae_decodes_beside_the_diffusion_model():
     _, mod = _weights("model")
     assert enc["vae_decode"] - mod["vae_decode"] == FLUX_DIT_BYTES
     assert enc["vae_decode_tiled"] - mod["vae_decode_tiled"] == FLUX_DIT_BYTES
-    assert enc["text_encode"] == mod["text_encode"] and enc["sample"] == mod["sample"]
+    # the VAE is in neither offload list: it stays on the device under the text encoders and the DiT too
+    assert enc["text_encode"] - mod["text_encode"] == FLUX_AE_BYTES and enc["sample"] - mod["sample"] == FLUX_AE_BYTES
+    assert enc["vae_decode"] - FLUX_DIT_BYTES == FLUX_AE_BYTES
     assert e["offload"] == "encoders" and any("beside" in a for a in e["assumptions"])
 
 
