@@ -110,3 +110,10 @@ def test_tensor_split_is_parsed_once_by_the_plan(capsys):
     assert cli.main(base + ["--tensor-split", "3,x"]) == 2
     err = capsys.readouterr().err.strip()
     assert "-ts proportions" in err and "lambda" not in err and len(err.splitlines()) == 1
+
+
+def test_pipeline_parallel_refusal_names_the_runtime(capsys):
+    # SGLang has a --pp-size of its own: the message says kv does not model it, rather than calling the flag vLLM's
+    assert cli.main(LLAMA + ["--ctx", "8192", "--vram", "80", "--runtime", "sglang", "--pipeline-parallel-size", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "not sglang" in err and "--pp-size is not modelled" in err
