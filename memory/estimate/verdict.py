@@ -194,6 +194,11 @@ def knobs(est: dict) -> list[dict]:
             add("vae_slicing", "pipe.enable_vae_slicing(): decode one image at a time", again(vae_slicing=True))
         if est.get("vae") and not est["vae"]["tiled"]:
             add("tiled_vae", "pipe.enable_vae_tiling()", again(vae_decode="tiled"))
+        if pol.get("offload") in (None, "none"):  # None is the model swap already: no saving, no knob
+            add("model_offload", "pipe.enable_model_cpu_offload(): one model on the GPU at a time", again(offload="model"))
+        if pol.get("offload") != "sequential" and pol.get("block_swap") is None:
+            add("sequential_offload", "pipe.enable_sequential_cpu_offload(): weights stream from RAM a layer at a time "
+                "(much slower)", again(offload="sequential"))
     elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
             max([v for k, v in phases.items() if k in ("text_encode", "sample")] + [phases["vae_decode_tiled"]]))
@@ -223,7 +228,7 @@ def knobs(est: dict) -> list[dict]:
     if (nw, nh) != (w, h):
         add("lower_resolution", f"{nw}x{nh} instead of {w}x{h} (then upscale)", again(w_=nw, h_=nh))
     pk = est["peak_phase"]
-    if pk in ("sample", "text_encode") and est["breakdown"][pk]["weights"] > 0:
+    if pk in ("sample", "text_encode") and est["breakdown"][pk]["weights"] > 0 and pol.get("runner") != "diffusers":
         bd = est["breakdown"][pk]
         keep = max(bd["weights"] // 10, 256 * MiB)
         rest = [v for k, v in phases.items() if k in MAIN and k != pk]

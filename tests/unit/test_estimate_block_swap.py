@@ -82,3 +82,8 @@ def test_block_swap_without_a_diffusion_model_is_an_error():
     E.estimate(vae_only, 832, 480, 33, policy={"_no_knobs": True})
     with pytest.raises(UserError, match="number its blocks"):
         E.estimate(vae_only, 832, 480, 33, policy={"_no_knobs": True, "block_swap": 4})
+
+
+def test_diffusers_knobs_do_not_offer_sequential_offload_over_a_block_swap():
+    e = E.estimate(_wan(), 832, 480, 33, 1, cfg=False, policy={"block_swap": 10, "runner": "diffusers", "budget": 4 << 30})
+    assert "sequential_offload" not in {k["id"] for k in e["knobs"]}  # the two conflict (a clear error); no knob raises

@@ -59,3 +59,19 @@ def test_diffusers_knobs_name_the_pipeline_switches():
     knobs = {k["id"]: k for k in E.estimate(comps, 2048, 2048, 1, 4, policy=pol)["knobs"]}
     assert knobs["tiled_vae"]["label"] == "pipe.enable_vae_tiling()"
     assert "vae_slicing" not in {k["id"] for k in E.estimate(comps, 1024, 1024, 1, 4, policy=dict(pol, vae_slicing=True))["knobs"]}
+
+
+def test_diffusers_knobs_offer_its_offload_switches_not_comfyuis_partial_load():
+    """Under --runner diffusers a pipeline kept whole on the GPU (pipe.to('cuda')) is offered enable_model_cpu_offload
+    and enable_sequential_cpu_offload, figured as --offload model / sequential; ComfyUI's partial load (--lowvram) is
+    not a diffusers switch, so it is not offered."""
+    comps = [c for n in ("flux_flux1-dev", "te_clip_l", "te_t5xxl_fp16", "vae_flux_ae") for c in families.split_components(
+        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    pol = {"runner": "diffusers", "budget": 16 << 30}
+    knobs = {k["id"]: k for k in E.estimate(comps, 1024, 1024, 1, 2, cfg=False, policy=dict(pol, offload="none"))["knobs"]}
+    model = E.estimate(comps, 1024, 1024, 1, 2, cfg=False, policy=dict(pol, offload="model", _no_knobs=True))["peak"]
+    assert knobs["model_offload"]["label"].startswith("pipe.enable_model_cpu_offload()")
+    assert knobs["model_offload"]["peak_after"] == model
+    assert knobs["sequential_offload"]["peak_after"] < model
+    knobs = {k["id"] for k in E.estimate(comps, 1024, 1024, 1, 2, cfg=False, policy=pol)["knobs"]}
+    assert "partial_offload" not in knobs and "model_offload" not in knobs and "sequential_offload" in knobs
