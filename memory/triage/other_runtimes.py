@@ -430,6 +430,23 @@ def ds4(line):
             "runtime": "ds4", "complete": True, "form": "model" if m.group(2) == "model arena" else "tensor"}
 
 
+# Tenstorrent's tt-metal allocator (TT_FATAL): "Out of Memory: Not enough space to allocate N B DRAM buffer across 12 banks,
+# where each bank needs to store M B, but bank size is T B (allocated: A B, free: F B, largest free block: L B)"
+# (tenstorrent/tt-forge#855); the numbers are one bank's, the request the whole buffer
+TT_METAL = re.compile(r"Out of Memory: Not enough space to allocate (\d+) B (?:DRAM|L1)\w* buffer[^\n]{0,120}?bank size is (\d+) B "
+                      r"\(allocated: (\d+) B, free: (\d+) B")
+
+
+def tt_metal(line):
+    if "Not enough space to allocate" not in line:
+        return None
+    m = TT_METAL.search(line)
+    if not m:
+        return None
+    return {"kind": "ttmetal.oom", "device_kind": None, "runtime": "tt-metal", "complete": True,
+            "numbers": {"requested": int(m.group(1)), "total": int(m.group(2)), "allocated": int(m.group(3)), "free": int(m.group(4))}}
+
+
 def lmstudio(line):
     if "insufficient system resources" not in line and "Not enough resources to load" not in line:
         return None

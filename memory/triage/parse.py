@@ -18,7 +18,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
-                             OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4,
+                             OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
                              lmstudio as _lmstudio, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl)
 from . import error_patterns as RX
@@ -308,6 +308,7 @@ RECOGNISERS = [
                   "CUDA runtime error", "CUDA calloc", "CUDA failure")),
     _cuda_call,
     _ds4,
+    _tt_metal,
     _simple(_DML_HRESULT, "torch.directml", "directml", "pytorch", keys=("8007000E", "E_OUTOFMEMORY"), form="hresult"),
     _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc",)),
     _onnx,
@@ -343,7 +344,7 @@ PRIORITY = {
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
-    "flashinfer.workspace": 8, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "mlx.ceiling": 8, "electron.renderer_oom": 7,
+    "flashinfer.workspace": 8, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "electron.renderer_oom": 7,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

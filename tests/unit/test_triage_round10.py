@@ -128,3 +128,15 @@ def test_tensorrt_safe_runtime_allocate_is_found():
                              "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n")
     assert res["found"] and res["events"][-1]["kind"] == "tensorrt.oom"
     assert not triage.triage_text("../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 700 (an illegal memory access)\n")["found"]
+
+
+def test_tt_metal_dram_buffer_is_found_with_one_banks_numbers():
+    # tenstorrent/tt-forge#855: the request is the whole buffer, the rest one bank's; no row reads a cause from it (the
+    # thread traced it to a compiler commit), so the catch-all for a runtime's own message answers
+    res = triage.triage_text("| critical |          Always | TT_FATAL: Out of Memory: Not enough space to allocate 1050673152 B "
+                             "DRAM buffer across 12 banks, where each bank needs to store 87556096 B, but bank size is "
+                             "1073741792 B (allocated: 943941568 B, free: 129800224 B, largest free block: 34201600 B)\n")
+    ev = res["events"][-1]
+    assert (ev["kind"], ev["runtime"]) == ("ttmetal.oom", "tt-metal")
+    assert ev["numbers"] == {"requested": 1050673152, "total": 1073741792, "allocated": 943941568, "free": 129800224}
+    assert res["cause"] == "other"
