@@ -8,6 +8,7 @@ Not here: the hooks (execution.execute, PromptExecutor methods, sampler_helpers.
 memory_used_*, model_management.unload_all_models). A wrapper is a patch point by nature: it replaces an
 attribute of the module it wraps, stays with its feature (oom_capture, recorder, fit_guard, fit_vae,
 auto_unload), and health.in_chain reports when someone replaced it without keeping ours."""
+import importlib
 import sys
 
 
@@ -15,6 +16,17 @@ def _mm():
     import comfy.model_management as mm
 
     return mm
+
+
+def _host_module(name: str):
+    """ComfyUI's module `name`, already imported or imported now; None on a host without it."""
+    mod = sys.modules.get(name)
+    if mod is None:
+        try:
+            mod = importlib.import_module(name)
+        except Exception:
+            return None
+    return mod
 
 
 # -- the host ---------------------------------------------------------------------------------------
@@ -79,12 +91,9 @@ def dynamic_vram() -> bool | None:
     comfy-aimdo initialised (NVIDIA, not WSL, torch >= 2.8). comfy.cli_args.enables_dynamic_vram() is only the
     request, true by default on AMD, Apple and Intel too. False on a host without the module (ComfyUI 0.8.0);
     None where the module has no such flag (renamed upstream: callers detect)."""
-    mod = sys.modules.get("comfy.memory_management")
+    mod = _host_module("comfy.memory_management")
     if mod is None:
-        try:
-            import comfy.memory_management as mod
-        except Exception:
-            return False
+        return False
     flag = getattr(mod, "aimdo_enabled", None)
     return None if flag is None else bool(flag)
 
@@ -93,12 +102,9 @@ def comfy_compiler() -> str | None:
     """"on", "off" or "not available": the Comfy Compiler (comfy-aimdo's, ComfyUI 2026) runs with Dynamic VRAM
     unless ComfyUI was launched with --disable-comfy-compiler; a ComfyUI without that flag (0.8.0) has no compiler.
     None when unknown (no host, or Dynamic VRAM's flag renamed upstream)."""
-    cli = sys.modules.get("comfy.cli_args")
+    cli = _host_module("comfy.cli_args")
     if cli is None:
-        try:
-            import comfy.cli_args as cli
-        except Exception:
-            return None
+        return None
     args = getattr(cli, "args", None)
     if args is None:
         return None
