@@ -2,8 +2,9 @@
 comfy_aimdo/malloc_graph.py's "aimdo memory compile error", is an allocation pattern the compiler cannot plan, not a
 lack of memory, and has its own guide; its per-run summary ("Comfy model compiler graph breaks: N, rogues: M") is read as
 a fact. Logs are modelled on named public threads (numbers as reported, paths and prose rewritten)."""
-from gpu_garden.memory.triage import engine, facts, parse
+from gpu_garden.memory.triage import facts, parse
 from gpu_garden.memory.triage.lines import facts as line_facts
+from support.triage_event import last_event as _ev
 
 # Comfy-Org/ComfyUI#16342 (MiniMax H3 on one RTX 5090, ComfyUI 0.35.2, comfy-aimdo 0.5.3; --disable-comfy-compiler runs it)
 START = ('  File "C:/ComfyUI/comfy/model_prefetch.py", line 171, in malloc_graph_begin\n'
@@ -33,12 +34,6 @@ FLOOD = ("Comfy model compiler graph breaks: 156\n"
          "Got an OOM, unloading all loaded models.\n")
 # the same OOM after a healthy run (ComfyUI#16180's regression tests report 0-3 breaks on ComfyUI's own models)
 CALM = FLOOD.replace("graph breaks: 156", "graph breaks: 3").replace("graph breaks: 199", "graph breaks: 2")
-
-
-def _ev(text):
-    res = engine.triage_text(text)
-    assert res["found"], text
-    return res, res["events"][-1]
 
 
 def test_compile_error_is_the_compiler_not_dynamic_vram_mapping():

@@ -6,6 +6,7 @@ import pytest
 from gpu_garden.memory.triage import engine
 from gpu_garden.memory.triage.parse import recognise
 from gpu_garden.memory.units import GiB
+from support.triage_event import last_event as _ev
 
 # google-deepmind/gemma#85 form, pytorch/xla#1735 (reserve), LargeWorldModel/LWM#60 and sokrypton/ColabFold#62 (compile)
 XLA_RESERVE = ("RuntimeError: Resource exhausted: From /job:tpu_worker/replica:0/task:0:\n"
@@ -47,12 +48,6 @@ Initial KV cache (temporary for KV cache size estimation): 6.38 / 0.32
 """
 # the cut form of RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696, the size of lllyasviel/Fooocus#237
 CPU_CUT = "RuntimeError: not enough memory: you tried to allocate 26214400 bytes.\n"
-
-
-def _ev(text):
-    res = engine.triage_text(text)
-    assert res["found"], text
-    return res, res["events"][-1]
 
 
 @pytest.mark.parametrize("text, numbers, runtime", [
@@ -261,7 +256,6 @@ def test_nccl_out_of_memory(text, numbers):
 def test_more_messages(text, kind, cause, runtime):
     res, ev = _ev(text)
     assert (ev["kind"], res["cause"], ev["runtime"]) == (kind, cause, runtime)
-
 
 
 @pytest.mark.parametrize("text, stage, tokens", [

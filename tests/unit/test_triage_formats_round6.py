@@ -6,6 +6,7 @@ import pytest
 from gpu_garden.memory.triage import engine
 from gpu_garden.memory.triage.parse import recognise
 from gpu_garden.memory.units import GiB, KiB, MiB
+from support.triage_event import last_event as _ev
 
 # vllm-project/vllm-ascend#19 (torch_npu 2.x: "current active"; 50 GiB of the NPU held outside this process's allocator)
 NPU = ('  File "/opt/venv/lib/python3.10/site-packages/vllm_ascend/worker/model_runner.py", line 1402, in profile_run\n'
@@ -51,12 +52,6 @@ ORT_CUDA = ("[ONNXRuntimeError] : 1 : FAIL : C:\\a\\_work\\1\\s\\onnxruntime\\co
             "onnxruntime::CudaCall C:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_call.cc:114 onnxruntime::CudaCall "
             "CUDA failure 2: out of memory ; GPU=0 ; hostname=PC ; file=C:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\"
             "cuda_stream_handle.cc ; line=175 ; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);\n")
-
-
-def _ev(text):
-    res = engine.triage_text(text)
-    assert res["found"], text
-    return res, res["events"][-1]
 
 
 def test_npu_reads_as_pytorch_with_its_numbers():

@@ -4,6 +4,7 @@
 MLX's per-buffer maximum quoted without its "[metal::malloc]" prefix; Electron's render-process-gone with reason "oom"
 (Comfy Desktop's window). Each test fails when its pattern or its row goes."""
 from gpu_garden.memory.triage import engine, parse
+from support.triage_event import last_event as _event
 
 # vLLM 0.19 with the FlashInfer backend on B300 at a high --max-num-seqs (the form of the vllm-project/vllm report on
 # nvidia/Qwen3.5-397B-A17B-NVFP4: a plan's temporary over the workspace left)
@@ -25,12 +26,6 @@ MLX_NO_PREFIX = ("libc++abi: terminating due to uncaught exception of type std::
                  "bytes which is greater than the maximum allowed buffer size of 17179869184 bytes.\n")
 # Comfy Desktop's app log when Chromium killed the window's renderer (artokun/comfyui-mcp-panel#1952's form)
 ELECTRON = "[2026-08-27T18:59:02.379Z] [CRITICAL] render-process-gone reason=oom exitCode=-536870904\n"
-
-
-def _event(text):
-    res = engine.triage_text(text)
-    assert res["found"], text
-    return res, res["events"][-1]
 
 
 def test_flashinfer_workspace_is_the_workspace_not_the_gpu():
