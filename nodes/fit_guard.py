@@ -21,12 +21,11 @@ same VAE sizing for every VAE that did not go through a node (fit_vae.install)."
 import functools
 import logging
 import math
-import re
 import weakref
 
 from ..memory.estimate import families, spec
 from ..memory.estimate.headers import tensor_bytes
-from ..memory.estimate.weights import largest_cast
+from ..memory.estimate.weights import largest_cast, numbered_blocks
 from ..memory.fit import offers as fit_offers
 from ..memory.fit import plan as fit_plan
 from . import health
@@ -40,7 +39,6 @@ SETTING_ID = "GPUGarden.FitToCard"
 SEAM = "comfy.sampler_helpers.prepare_sampling"
 FEATURE = health.register("fit_guard.prepare_sampling", check=lambda f: _check(f))
 _state = {"last": None, "last_auto": None, "installed": False, "facts": {}}
-_BLOCK = re.compile(r"^(.*?blocks)\.(\d+)\.")
 
 
 # -- facts about the loaded objects ---------------------------------------------------------------
@@ -61,17 +59,16 @@ def model_facts(model) -> dict:
     if family == "unknown" and families.family_for_config(config):
         family = families.family_for_config(config)
     dtype = getattr(base, "manual_cast_dtype", None) or (base.get_dtype() if hasattr(base, "get_dtype") else "bf16")
-    groups, largest, stored, params = {}, 0, 0, 0
-    for name, (dt, shape) in table.items():
+    largest, stored, params = 0, 0, 0
+    for dt, shape in table.values():
         nbytes = tensor_bytes(dt, shape)
         largest = max(largest, nbytes)
         stored, params = stored + nbytes, params + math.prod(shape)
-        m = _BLOCK.match(name)
-        if m:
-            groups[m.group(0)] = groups.get(m.group(0), 0) + nbytes
+    # what a wrapper's block swap moves: the longest numbered list (one definition, memory/estimate/weights.py)
+    groups = [sum(tensor_bytes(dt, s) for dt, s in b.values()) for b in numbered_blocks(table)]
     facts = {"family": family, "arch": det.get("arch") or None, "dtype": str(dtype), "cast_bytes": largest_cast(table), "largest": largest,
              "bytes": int(model.model_size()), "config": config,
-             "blocks": {"count": len(groups), "bytes": max(groups.values())} if groups else None,
+             "blocks": {"count": len(groups), "bytes": max(groups)} if groups else None,
              "weight_bits": round(8 * stored / params, 2) if params else None}  # fp8 ~8, Q4_K ~4.5: what the offers may save
     if len(_state["facts"]) > 8:
         _state["facts"].clear()

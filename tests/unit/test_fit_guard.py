@@ -1,5 +1,8 @@
 """Fit to Card's ComfyUI adapter (nodes/fit_guard.py) on stand-in objects: the memory_required answer exists
 only during the wrapped call, the VAE copy is sized/tiled while the original is untouched."""
+import sys
+import types
+
 import pytest
 
 from gpu_garden.memory.fit import plan as P
@@ -172,3 +175,34 @@ def test_a_host_whose_prepare_sampling_has_no_force_full_load_keeps_sampling(mon
     # the node's PREPARE_SAMPLING wrapper gets ComfyUI's executor, called the same way
     ctx = {"facts": FACTS, "budget": None, "cfg": None}
     assert G._prepare_wrapper(ctx, old_prepare, Model(), [1, 4, 8, 8], {"positive": [{}]}, {}) == "loaded"
+
+
+def test_model_facts_blocks_are_the_longest_numbered_list(monkeypatch):
+    """A FLUX-like model: 2 double blocks of 3x64x64 and 3 single blocks of 64x64 fp16. A wrapper's block swap moves
+    one list (the longest), so the offer counts 3 blocks of 8 KiB, not 5 blocks across both lists."""
+    import torch
+
+    net = torch.nn.Module()
+    for name, n, k in (("double_blocks", 2, 3), ("single_blocks", 3, 1)):
+        lst = torch.nn.ModuleList()
+        for _ in range(n):
+            blk = torch.nn.Module()
+            for j in range(k):
+                blk.register_buffer(f"w{j}", torch.zeros(64, 64, dtype=torch.float16))
+            lst.append(blk)
+        setattr(net, name, lst)
+
+    class B:
+        diffusion_model = net
+
+    class M:
+        model = B()
+
+        def model_size(self):
+            return 0
+
+    # nodes/estimate.py imports comfy_api; its table_of is what matters here
+    stub = types.SimpleNamespace(table_of=lambda m: {k: ("F16", tuple(t.shape)) for k, t in m.state_dict().items()})
+    monkeypatch.setitem(sys.modules, G.__name__.rsplit(".", 1)[0] + ".estimate", stub)
+    facts = G.model_facts(M())
+    assert facts["blocks"] == {"count": 3, "bytes": 64 * 64 * 2}
