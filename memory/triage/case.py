@@ -6,6 +6,7 @@ allocated, others ...), the phase the log shows, the traceback's verdict, the fa
 runs. Everything here is measurement or classification; no weights. The weights live in rules.py.
 """
 from . import categories as C
+from ..estimate.spec import CUDA_CONTEXT
 from ..units import GiB, MiB, fmt_bytes as b
 
 TORCH = ("torch.cuda", "torch.hip", "torch.xpu", "torch.npu")
@@ -111,6 +112,11 @@ def _numbers(x, n):
         if x.reserved is not None:
             x.outside = x.total - x.free - x.reserved        # neither free nor PyTorch's: CUDA context + other programs
         x.cap = n.get("allowed") or x.total
+        if x.allocated is not None:
+            # what PyTorch could ever hold: the card less this process's CUDA context (what is outside PyTorch, up to the
+            # estimator's CUDA_CONTEXT). The context was never PyTorch's to fill and weighs most on small cards; more than
+            # it outside is other programs, read by the other-process rows
+            x.reach = min(x.cap, x.total - min(max(x.outside or 0, 0), CUDA_CONTEXT))
     elif k == "torch.cuda_async":
         x.branch = "async"
         # a message cut before "Free (according to CUDA)" leaves free and what is outside PyTorch unknown (None)

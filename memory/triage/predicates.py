@@ -8,6 +8,12 @@ SLIVER = 0.04                  # cached-but-unallocated slack under this share o
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
 
 
+# one parameter tensor as a share of the card: the largest (an embedding or lm_head, vocab x hidden; 2.4 GiB of a 72B model's
+# on 80 GB, 100-130 MiB of a Stable Diffusion UNet's on 4 GB) stay under it. A request this small with the card held is a
+# weight being placed, not an activation of this input
+PARAM_SHARE = 0.05
+
+
 def torch(x):
     return x.branch == "torch"
 
@@ -15,7 +21,7 @@ def torch(x):
 def torch_full(x):
     """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
     return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None
-            and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total)
+            and x.allocated >= 0.85 * x.reach and x.req <= PARAM_SHARE * x.total)
 
 
 def slack_fits(x):
@@ -49,18 +55,18 @@ def async_full(x):
 
 
 def script_full(x):
-    """A plain PyTorch script, the message alone (no traceback): PyTorch holds the card (not more: sysmem fallback
-    is apart) and a per-tensor-sized request fails. Copying a model in moves one parameter at a time; a training
+    """A plain PyTorch script, the message alone (no traceback): PyTorch holds what it can reach of the card (not more:
+    sysmem fallback is apart) and a parameter-sized request fails. Copying a model in moves one parameter at a time; a training
     step's tensors would show their traceback or the training loop around them."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
-            and 0.85 * x.cap <= x.allocated <= 1.02 * x.total and x.req <= 0.02 * x.total)
+            and 0.85 * x.reach <= x.allocated <= 1.02 * x.total and x.req <= PARAM_SHARE * x.total)
 
 
 def vllm_loading(x):
     """vLLM, the message alone, PyTorch holds the card and no line shows the weights loaded, the KV cache sized or graphs
     captured, and no request served: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""
     return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and x.allocated is not None
-            and x.allocated >= 0.85 * x.cap and x.req <= 0.05 * x.total and not x.graph_capture
+            and x.allocated >= 0.85 * x.reach and x.req <= PARAM_SHARE * x.total and not x.graph_capture
             and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
