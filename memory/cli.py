@@ -129,6 +129,10 @@ def main(argv=None) -> int:
     except UserError as exc:
         print(f"gpu-garden {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except RecursionError:  # json.loads on a file of deeply nested brackets (a workflow, a config.json)
+        print(f"gpu-garden {args.command}: error: the input is nested too deeply to read (not a workflow, config or log "
+              "that a tool wrote)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -57,3 +57,13 @@ def test_installed_demo_runs_and_json_is_valid():
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert {"budget", "estimate", "triage"} <= set(data)
+
+
+@pytest.mark.parametrize("argv", [["estimate", "--workflow", "{f}", "--models-dir", "{d}"], ["kv", "--config", "{f}"]])
+def test_json_nested_too_deep_is_one_line_exit_2(argv, tmp_path, capsys):
+    """json.loads raises RecursionError on 100,000 nested arrays: a clear error, not a traceback (exit 1)."""
+    f = tmp_path / "deep.json"
+    f.write_text("[" * 100_000 + "]" * 100_000)
+    assert cli.main([a.format(f=f, d=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "nested too deeply" in err
