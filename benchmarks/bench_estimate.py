@@ -360,7 +360,12 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # ComfyUI-WanVideoWrapper's block_swap/forward; no coefficient) and these rows mapped tensor by tensor
                 # (wan14b_blocks, the wrapper's fp8 keep list), written for these rows' -33.3 / -56.9 / +3.8 / -4.8 %
                 "wvw-1272-wan22-i2v-a14b-fp8-blockswap40-480x768x121", "wvw-1272-wan22-i2v-a14b-fp8-blockswap40-480x768x121-reserved",
-                "ttm-6-wan-14b-bf16-blockswap-1280x704x81", "ttm-6-wan-14b-bf16-blockswap-1280x704x81-reserved"}
+                "ttm-6-wan-14b-bf16-blockswap-1280x704x81", "ttm-6-wan-14b-bf16-blockswap-1280x704x81-reserved",
+                # after measured batch 13's first sight: vLLM-Omni's SD3 and Z-Image VAEs are held and decode in bf16 (built under
+                # vLLM's default dtype, loaded by diffusers without a torch_dtype; mapping, no estimate code), written while
+                # reading the SD3.5 Medium row's +45.5 %; the other three rows share the fact
+                "vllm-omni-4052-sd3.5-medium-1024", "vllm-omni-4052-sd3.5-large-1024",
+                "vllm-omni-recipe-zimage-turbo-bf16-1024", "vllm-omni-recipe-zimage-turbo-fp8-1024"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

@@ -3,6 +3,7 @@ nn.Linear modules only, so a text encoder's embeddings stay 16-bit, and transfor
 unquantized (te_keep_16bit). Expected differences are written out here from the tensor shapes and q4_0's 18 bytes
 per 32 weights; requantizing those tensors anyway (the old mapping) gives a difference of 0 and breaks the test."""
 import copy
+import math
 import json
 import sys
 from pathlib import Path
@@ -42,3 +43,18 @@ def test_naming_the_head_keeps_the_published_totals():
     import math
     assert sum(math.prod(s) for _, s in B.synth("synth:qwen2.5-vl-7b").values()) == 8_292_166_656
     assert sum(math.prod(s) for _, s in B.synth("synth:mistral-small-3.1-24b").values()) == 24_011_361_280
+
+
+def test_vllm_omni_vae_is_held_and_decoded_in_bf16():
+    # vLLM-Omni builds its SD3 / Z-Image pipelines under set_default_torch_dtype(bf16) and loads the VAE without a
+    # torch_dtype: diffusers casts each tensor to the bf16 parameter it built, so the VAE weighs 2 bytes a parameter
+    from gpu_garden.memory.estimate import formula as E
+    for rid in ("vllm-omni-4052-sd3.5-medium-1024", "vllm-omni-recipe-zimage-turbo-bf16-1024"):
+        row = _row(rid)
+        pol = {"_no_knobs": True, **row["policy"]}
+        e = E.estimate(B._measured_components(row), row["width"], row["height"], row["frames"], row["batch"], cfg=row["cfg"], policy=pol)
+        assert e["vae"]["dtype"] == "bf16"
+        vae = next(c for c in e["_ctx"]["components"] if c["role"] == "vae")
+        params = sum(math.prod(s) for _, s in vae["table"].values())
+        assert e["breakdown"]["vae_decode"]["weights"] - e["breakdown"]["sample"]["weights"] == 0  # all resident
+        assert vae["resident"] == 2 * params
