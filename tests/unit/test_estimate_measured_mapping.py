@@ -45,6 +45,18 @@ def test_naming_the_head_keeps_the_published_totals():
     assert sum(math.prod(s) for _, s in B.synth("synth:mistral-small-3.1-24b").values()) == 24_011_361_280
 
 
+def test_t5_wo_stays_bf16_under_transformers_torchao_and_quanto():
+    # transformers skips T5's _keep_in_fp32_modules (wo) when it quantizes through TorchAoConfig / QuantoConfig and, in a
+    # bf16 load, keeps them bf16: 24 layers of 4096 x 10240 at 2 bytes instead of q4_0's 18 / 32
+    row = _row("hf-blog-quant-flux1-dev-quanto-int4-loaded")
+    assert row["te_keep_16bit"] == ["DenseReluDense.wo."] and "te_keep_fp32" not in row
+    bare = copy.deepcopy(row)
+    del bare["te_keep_16bit"]
+    assert _te_bytes(row, "t5-xxl") - _te_bytes(bare, "t5-xxl") == 24 * 4096 * 10240 * (2 - Q4_0)
+    # optimum.quanto used directly (the blog's fp8 recipe) quantizes every Linear, wo included
+    assert "te_keep_16bit" not in _row("hf-blog-quant-flux1-dev-quanto-fp8-loaded")
+
+
 def test_vllm_omni_vae_is_held_and_decoded_in_bf16():
     # vLLM-Omni builds its SD3 / Z-Image pipelines under set_default_torch_dtype(bf16) and loads the VAE without a
     # torch_dtype: diffusers casts each tensor to the bf16 parameter it built, so the VAE weighs 2 bytes a parameter
