@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kv-dtype-v", help="llama.cpp V cache type when it differs from K (-ctv)")
     s.add_argument("--weights-dtype", help="size the weights as bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, Q4_K_M, Q8_0, IQ4_XS, ...")
     s.add_argument("--vram", type=float, metavar="GIB", help="GPU memory to fit in (Ollama: the free memory it sees; default: this machine's first GPU)")
-    s.add_argument("--runtime", choices=["vllm", "llama.cpp", "ollama", "sglang"], default="vllm")
+    s.add_argument("--runtime", choices=["vllm", "llama.cpp", "ollama", "sglang"],
+                   help="default: ollama for an Ollama library tag (qwen3:8b), else vllm")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); default: the newest")
     s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default 0.90)")
     s.add_argument("--max-num-batched-tokens", type=int, metavar="N", help="vLLM profile batch (sets the activation peak)")
@@ -106,6 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _default_runtime(model) -> str:
+    """Ollama for a name that resolves to an Ollama library build (its GGUF quant is what Ollama serves), else vLLM."""
+    if model:
+        from .llm.names import ollama_tag  # light: no torch
+        try:
+            if ollama_tag(model) is not None:
+                return "ollama"
+        except Exception:  # a name kv will reject with its own message
+            pass
+    return "vllm"
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -120,6 +133,8 @@ def main(argv=None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    if args.command == "kv" and args.runtime is None:
+        args.runtime = _default_runtime(args.model)
     module, func = COMMANDS[args.command]
     if args.command == "estimate" and getattr(args, "measured", None):
         module, func = "recorder.measured", "run_estimate_cli"  # runs the estimate, then adds the measured peak

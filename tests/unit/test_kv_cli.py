@@ -117,3 +117,17 @@ def test_pipeline_parallel_refusal_names_the_runtime(capsys):
     assert cli.main(LLAMA + ["--ctx", "8192", "--vram", "80", "--runtime", "sglang", "--pipeline-parallel-size", "2"]) == 2
     err = capsys.readouterr().err
     assert "not sglang" in err and "--pp-size is not modelled" in err
+
+
+@pytest.mark.parametrize("model, runtime", [("qwen3:8b", "ollama"), ("gemma3:12b", "ollama"),
+                                            ("Qwen/Qwen3-8B", "vllm"), ("Qwen3-8B", "vllm")])
+def test_runtime_defaults_to_ollama_for_an_ollama_tag(model, runtime, capsys):
+    """An Ollama library tag names Ollama's Q4_K_M build: without --runtime it is planned for Ollama, not as a
+    `vllm serve` of a GGUF quant; a repo id or built-in name keeps vLLM."""
+    _, r = _run(["kv", "--model", model, "--vram", "24", "--json"], capsys)
+    assert r["runtime"] == runtime
+
+
+def test_explicit_runtime_wins_over_the_tag(capsys):
+    _, r = _run(["kv", "--model", "qwen3:8b", "--runtime", "vllm", "--vram", "24", "--json"], capsys)
+    assert r["runtime"] == "vllm"
