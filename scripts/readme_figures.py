@@ -1,10 +1,10 @@
-"""Fills the README's figures from benchmarks/results/*.json.
+"""Fills the README's figures (and those of docs/*.md) from benchmarks/results/*.json.
 
-A figure in README.md is written as `<!--fig FILE KEY FORMAT-->VALUE<!--/fig-->`: FILE is a results file name
+A figure in README.md or a docs/*.md page is written as `<!--fig FILE KEY FORMAT-->VALUE<!--/fig-->`: FILE is a results file name
 (without .json), KEY a dotted path into it, FORMAT a Python format spec (`.1f`, `,d`, `.0%`; `-` for str;
 `GiB`/`MiB` for a byte count shown in those units with two decimals; `len` for how many items a list holds).
-The block between `<!--figures-->` and `<!--/figures-->` becomes a table of every figure with the command that
-prints it. `python scripts/readme_figures.py` rewrites the README; `--check` exits 1 when it is stale.
+The block between `<!--figures-->` and `<!--/figures-->` becomes a table of every figure of every page with the
+command that prints it. `python scripts/readme_figures.py` rewrites the pages; `--check` exits 1 when one is stale.
 """
 import json
 import re
@@ -13,6 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 RESULTS = REPO / "benchmarks" / "results"
 FIG = re.compile(r"<!--fig (\S+) (\S+) (\S+?)-->(.*?)<!--/fig-->", re.S)
 TABLE = re.compile(r"(<!--figures-->\n).*?(<!--/figures-->)", re.S)
@@ -44,7 +45,13 @@ def fmt(value, spec: str) -> str:
     return str(value) if spec == "-" else format(value, spec)
 
 
-def render(text: str) -> str:
+def pages() -> list:
+    """README.md, then docs/*.md in name order: every page that may hold figures."""
+    return [README] + sorted(DOCS.glob("*.md"))
+
+
+def render(text: str, table_rows=None) -> str:
+    """`text` with its figures filled; its figures table lists `table_rows` (default: this text's own figures)."""
     rows = []
 
     def fill(m):
@@ -55,6 +62,8 @@ def render(text: str) -> str:
         return f"<!--fig {file} {key} {spec}-->{shown}<!--/fig-->"
 
     text = FIG.sub(fill, text)
+    if table_rows is not None:
+        rows = table_rows
     seen, lines = set(), ["| figure | value | printed by |", "|---|---|---|"]
     for file, key, shown, command in rows:
         if (file, key) not in seen:
@@ -63,19 +72,32 @@ def render(text: str) -> str:
     return TABLE.sub(lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), text)
 
 
+def figure_rows(text: str) -> list:
+    """(file, key, shown, command) of each figure in `text`, in order."""
+    return [(f, k, fmt(lookup(f, k)[0], spec), lookup(f, k)[1]) for f, k, spec, _ in FIG.findall(text)]
+
+
+def render_all(texts: dict) -> dict:
+    """{path: text} -> {path: filled text}; a figures table anywhere lists the figures of every page."""
+    rows = [r for t in texts.values() for r in figure_rows(t)]
+    return {p: render(t, rows) for p, t in texts.items()}
+
+
 def main(argv=None) -> int:
     import argparse
-    ap = argparse.ArgumentParser(description="Fill README.md's figures from benchmarks/results/*.json (rewrites README.md).")
-    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 when README.md's figures are stale")
+    ap = argparse.ArgumentParser(description="Fill the figures of README.md and docs/*.md from benchmarks/results/*.json (rewrites them).")
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 when a page's figures are stale")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
-    old = README.read_text(encoding="utf-8")
-    new = render(old)
+    old = {p: p.read_text(encoding="utf-8") for p in pages()}
+    new = render_all(old)
+    stale = [p.relative_to(REPO).as_posix() for p in old if new[p] != old[p]]
     if args.check:
-        if new != old:
-            print("README.md figures are stale: run python scripts/readme_figures.py", file=sys.stderr)
+        if stale:
+            print(f"figures are stale in {', '.join(stale)}: run python scripts/readme_figures.py", file=sys.stderr)
             return 1
         return 0
-    README.write_text(new, encoding="utf-8")
+    for p in stale:
+        p.write_text(new[p], encoding="utf-8")
     return 0
 
 

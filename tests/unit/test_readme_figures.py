@@ -13,8 +13,23 @@ spec.loader.exec_module(figures)
 
 
 def test_readme_figures_match_results():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert figures.render(text) == text, "README.md figures are stale: run python scripts/readme_figures.py"
+    texts = {p: p.read_text(encoding="utf-8") for p in figures.pages()}
+    stale = [p.name for p, t in figures.render_all(texts).items() if t != texts[p]]
+    assert not stale, f"figures are stale in {stale}: run python scripts/readme_figures.py"
+
+
+def test_pages_are_the_readme_and_the_docs():
+    names = [p.relative_to(REPO).as_posix() for p in figures.pages()]
+    assert names[0] == "README.md" and all(n.startswith("docs/") and n.endswith(".md") for n in names[1:])
+
+
+def test_one_table_lists_the_figures_of_every_page(tmp_path, monkeypatch):
+    (tmp_path / "b.json").write_text(json.dumps({"command": "python b.py", "x": 1.25, "y": 7}))
+    monkeypatch.setattr(figures, "RESULTS", tmp_path)
+    out = figures.render_all({"README": "<!--fig b x .1f-->0<!--/fig-->",
+                              "docs": "<!--fig b y d-->0<!--/fig-->\n<!--figures-->\n<!--/figures-->"})
+    assert out["README"] == "<!--fig b x .1f-->1.2<!--/fig-->"
+    assert "| `b: x` | 1.2 |" in out["docs"] and "| `b: y` | 7 |" in out["docs"]
 
 
 def test_readme_has_figures_and_their_table():
