@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # replaced or closed stdin
+        return False
+
+
 def _default_runtime(model) -> str:
     """Ollama for a name that resolves to an Ollama library build (its GGUF quant is what Ollama serves), else vLLM."""
     if model:
@@ -133,6 +140,9 @@ def main(argv=None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
+        print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
+              "or give a FILE", file=sys.stderr)
     if args.command == "kv" and args.runtime is None:
         args.runtime = _default_runtime(args.model)
     module, func = COMMANDS[args.command]

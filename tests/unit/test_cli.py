@@ -67,3 +67,25 @@ def test_json_nested_too_deep_is_one_line_exit_2(argv, tmp_path, capsys):
     assert cli.main([a.format(f=f, d=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err and "nested too deeply" in err
+
+
+def test_triage_from_a_terminal_says_it_waits_for_a_pasted_log(monkeypatch, capsys):
+    """`gpu-garden triage` with no FILE reads standard input; at a terminal it says so instead of waiting silently."""
+    import io
+
+    class Tty(io.TextIOWrapper):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("sys.stdin", Tty(io.BytesIO(b"")))
+    assert cli.main(["triage"]) == 1
+    err = capsys.readouterr().err
+    assert "standard input" in err and "Ctrl-D" in err
+
+
+def test_triage_from_a_pipe_prints_no_hint(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"no error here\n")))
+    assert cli.main(["triage"]) == 1
+    assert capsys.readouterr().err == ""
