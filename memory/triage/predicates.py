@@ -18,6 +18,18 @@ def torch(x):
     return x.branch == "torch"
 
 
+EAGER_EXTRA = GiB       # what an eagerly loaded CUDA context adds to a lazy one
+
+
+def outside_others(x):
+    """Of what is neither free nor PyTorch's, the part other programs may hold. PyTorch <= 1.12 (its message is the
+    "<=2.0" form) loaded every kernel when the context was created: over 1 GiB of its own, with cuDNN's ~0.75 GiB on top
+    (pytorch#12873); 1.13 set CUDA_MODULE_LOADING=LAZY (pytorch#86509: 667 -> 287 MB for one tensor). An old message's
+    context is a GiB larger, and that GiB is this process's own."""
+    old = x.ev.get("form") == "<=2.0" and x.env["backend"] != "rocm"
+    return x.outside - (EAGER_EXTRA if old else 0)
+
+
 def torch_full(x):
     """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
     return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None

@@ -30,7 +30,7 @@ from collections import namedtuple
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, VA_RESERVE, async_full,
                          async_numbers, bare_driver, big_slack, compiler_flood, compiler_note, ct2_load, fresh, host,
-                         kind, mps_full, script_full, sdcpp_part, slack_fits, stage, tgi, torch, torch29_conv3d,
+                         kind, mps_full, outside_others, script_full, sdcpp_part, slack_fits, stage, tgi, torch, torch29_conv3d,
                          torch_cut, torch_full, trt_component, trt_free, vllm_loading)
 
 CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
@@ -306,10 +306,10 @@ RULES = [
     # no per-process report (Windows, containers, old PyTorch): what is neither free nor PyTorch's belongs
     # to the CUDA context (~0.3-1 GiB) and to other programs
     R("other-process", 3.0, lambda x: torch(x) and x.others is None and x.outside is not None
-      and x.outside >= 0.5 * x.total and x.outside >= x.short,
+      and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short,
       "{outside:b} of the {total:b} card is used outside PyTorch: another program holds it", first="op"),
     R("other-process", 1.6, lambda x: torch(x) and x.others is None and x.outside is not None
-      and x.outside - GiB >= max(GiB, 0.15 * x.total) and x.outside - GiB >= x.short,
+      and outside_others(x) - GiB >= max(GiB, 0.15 * x.total) and outside_others(x) - GiB >= x.short,
       "{outside:b} of the card is used outside PyTorch (other programs, or non-PyTorch libraries)", first="op"),
     R("other-process", 2.6, lambda x: async_numbers(x) and x.others is not None and x.others >= max(2 * GiB, 0.15 * x.total),
       "{others:b} of the {total:b} card is used outside PyTorch's allocations (other programs, or this process's CUDA context)", first="op"),

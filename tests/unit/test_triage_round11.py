@@ -43,3 +43,37 @@ def test_training_or_traceback_keeps_the_workload():
            '  File "/usr/lib/python3/site-packages/torch/_tensor.py", line 487, in backward\n'
            + OLD.format(req="100.00 MiB", total="4.00 GiB", alloc="3.30 GiB", free="20.00 MiB", res="3.38 GiB"))
     assert _causes(log)[0] == "activations"
+
+
+# PyTorch >= 2.1's form without per-process lines (NVML unavailable: Windows, containers): the same fields, no eager context
+NEW = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity of {total} of which "
+       "{free} is free. Of the allocated memory {alloc} is allocated by PyTorch, and {ru} is reserved by PyTorch but "
+       "unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+       "to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
+
+
+def test_old_message_counts_the_eager_context_as_its_own():
+    # 4 GiB card, 2.50 GiB outside PyTorch: an eagerly loaded context (PyTorch <= 1.12) is 1 GiB of it, so 1.50 GiB is left
+    # for other programs, under half the card: the workload (activations 1.5) leads alone
+    cause, c = _causes(OLD.format(req="300.00 MiB", total="4.00 GiB", alloc="1.40 GiB", free="50.00 MiB", res="1.45 GiB"))
+    assert cause == "activations" and "other-process" not in c
+    # the same numbers in PyTorch >= 2.1's message (lazy context): half the card outside is another program (3.0)
+    cause, c = _causes(NEW.format(req="300.00 MiB", total="4.00 GiB", alloc="1.40 GiB", free="50.00 MiB", ru="51.20 MiB"))
+    assert cause == "other-process" and c["other-process"] == round(3.0 / 4.5, 2)
+
+
+def test_old_message_moderate_outside_share():
+    # 24 GiB card, 5.00 GiB outside: less the eager context's 2 GiB, 3.00 GiB is under 15 % of the card (3.6 GiB)
+    cause, c = _causes(OLD.format(req="200.00 MiB", total="24.00 GiB", alloc="18.90 GiB", free="40.00 MiB", res="18.96 GiB"))
+    assert cause == "activations" and "other-process" not in c
+    cause, c = _causes(NEW.format(req="200.00 MiB", total="24.00 GiB", alloc="18.90 GiB", free="40.00 MiB", ru="61.44 MiB"))
+    assert cause == "other-process" and c["other-process"] == round(1.6 / 3.1, 2)
+
+
+def test_old_message_card_held_elsewhere_stays_another_program():
+    # 24 GiB card with 12 GiB outside PyTorch: far more than any context
+    cause, _ = _causes(OLD.format(req="1.00 GiB", total="24.00 GiB", alloc="10.50 GiB", free="300.00 MiB", res="11.70 GiB"))
+    assert cause == "other-process"
+    # 4 GiB card, 3.20 GiB outside: even less an eager context's extra GiB, 2.20 GiB (over half the card) is another program's
+    cause, _ = _causes(OLD.format(req="300.00 MiB", total="4.00 GiB", alloc="0.70 GiB", free="50.00 MiB", res="0.75 GiB"))
+    assert cause == "other-process"
