@@ -93,7 +93,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
     False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
     text_encoders unload|resident|cpu, models swap|resident, platform linux|windows|darwin, compute_bytes,
-    weights_dtype fp32|bf16|fp16|fp8|bnb-int8|gguf|q4_k... (bnb-int8: bitsandbytes load_in_8bit, sets int8_matmul),
+    weights_dtype fp32|bf16|fp16|fp8|bnb-int8|bnb-nf4|gguf|q4_k... (bnb-*: bitsandbytes' storage of the Linear weights,
+    weights.bnb_requant; bnb-int8 is load_in_8bit and sets int8_matmul; bnb-nf4 dequantizes each weight to 16 bits as it runs),
     vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
     gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers|wan (whose model code runs: diffusers' VAE
     decoders; wan: Wan's reference DiT, as Wan's generate.py and DiffSynth-Studio run it),
@@ -121,12 +122,14 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         if pol["offload"] == "sequential":
             pol["offload_bytes"] = 1 << 62
     comps = components_from(components)
+    bnb_note = None
     if pol.get("weights_dtype"):
         try:
             qt = W.weights_dtype(pol["weights_dtype"])
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        comps = [dict(c, table=W.requant(c["table"], qt), resident=None) if c["role"] == "diffusion_model" else c for c in comps]
+        swap = (lambda t: W.bnb_requant(t, qt)) if qt in W.BNB_TYPES else (lambda t: W.requant(t, qt))
+        comps = [dict(c, table=swap(c["table"]), resident=None) if c["role"] == "diffusion_model" else c for c in comps]
         for c in comps:
             if c.get("resident", 0) is None:
                 c.pop("resident")
@@ -135,10 +138,15 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             pol["cast_fp32"] = False
         if str(pol["weights_dtype"]).lower() == "bnb-int8":
             pol["int8_matmul"] = True
+        if qt in W.BNB_TYPES:
+            kept = sum(tensor_bytes(d, s) for c in comps if c["role"] == "diffusion_model" for d, s in c["table"].values()
+                       if d not in W.BNB_TYPES)
+            bnb_note = (f"bitsandbytes swaps the Linear layers only: {kept / GiB:.2f} GiB of the diffusion model (conv kernels, "
+                        "embeddings, norms, biases) stays as stored")
     dms = [c for c in comps if c["role"] == "diffusion_model"]
     tes = [c for c in comps if c["role"] == "text_encoder"]
     vaes = [c for c in comps if c["role"] == "vae"]
-    assumptions = []
+    assumptions = [bnb_note] if bnb_note else []
     dm = max(dms, key=lambda c: c["bytes"]) if dms else None
     family = pol.get("family") or (dm["family"] if dm else spec.VAE_FAMILY.get(vaes[0]["kind"], "unknown") if vaes else "unknown")
     arch = dict(spec.DEFAULT_ARCH.get(family, {}))

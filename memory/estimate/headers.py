@@ -16,6 +16,12 @@ from ..errors import UserError
 ST_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2,
             "U16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E4M3FNUZ": 1, "F8_E5M2FNUZ": 1, "F8_E8M0": 1,
             "I8": 1, "U8": 1, "BOOL": 1}
+# What bitsandbytes stores for a swapped nn.Linear (not file types: weights.bnb_requant writes them for --weights-dtype
+# bnb-*). Int8Params (LLM.int8): the int8 weight and one fp32 absmax per output row (SCB). Params4bit (nf4/fp4): two
+# weights a byte and one fp32 absmax per 64-weight block (quant_state; blocksize 64 without double quantization, the
+# default of diffusers' and transformers' BitsAndBytesConfig).
+BNB_BYTES = {"BNB_INT8": lambda n, shape: n + 4 * shape[0],
+             "BNB_4BIT": lambda n, shape: -(-n // 2) + 4 * -(-n // 64)}
 # GGML types -> (elements per block, bytes per block), as gguf.GGML_QUANT_SIZES (kept here so the byte
 # count of a table needs no optional package)
 GGML_BLOCKS = {
@@ -58,6 +64,8 @@ def tensor_bytes(dtype: str, shape) -> int:
     n = math.prod(shape)
     if dtype in ST_BYTES:
         return n * ST_BYTES[dtype]
+    if dtype in BNB_BYTES:
+        return BNB_BYTES[dtype](n, shape)
     block, size = GGML_BLOCKS[dtype]
     return -(-n // block) * size
 

@@ -21,8 +21,16 @@ GGUF_TE_EMBED_KEYS = ("token_embd.weight", "embed_tokens.weight", "shared.weight
 GGUF_TE_EMBED_MIN_VOCAB = 64 * 1024
 
 # --weights-dtype: what the diffusion model's large float tensors become
-WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "bnb-int8": "I8", "gguf": "Q8_0", "q8_0": "Q8_0",
-                 "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K", "q4_0": "Q4_0", "q3_k": "Q3_K", "q2_k": "Q2_K"}
+WEIGHT_DTYPES = {"fp32": "F32", "bf16": "BF16", "fp16": "F16", "fp8": "F8_E4M3", "bnb-int8": "BNB_INT8", "bnb-nf4": "BNB_4BIT",
+                 "gguf": "Q8_0", "q8_0": "Q8_0", "q4_k": "Q4_K", "q5_k": "Q5_K", "q6_k": "Q6_K", "q4_0": "Q4_0", "q3_k": "Q3_K",
+                 "q2_k": "Q2_K"}
+# bitsandbytes (diffusers' and transformers' BitsAndBytesConfig, load_in_8bit / load_in_4bit) swaps nn.Linear modules
+# only (replace_with_bnb_linear): every Linear weight whatever its size, while conv kernels, embedding tables, norms and
+# biases keep their dtype. A Linear weight is a 2-D `.weight`; these 2-D ones are embedding tables (nn.Embedding).
+# A model class's _keep_in_fp32_modules (diffusers' Wan: time_embedder, norms) and llm_int8_skip_modules are not read.
+BNB_TYPES = ("BNB_INT8", "BNB_4BIT")
+EMBEDDING_KEYS = ("embed_tokens.weight", "embedding_table.weight", "shared.weight", "token_embd.weight", "wte.weight",
+                  "tok_embeddings.weight")
 
 
 def is_float(dtype):
@@ -122,6 +130,12 @@ def largest_layer(table: dict) -> int:
 def requant(table: dict, dtype: str, min_elems=4096) -> dict:
     """The table with its large float tensors stored as `dtype` (safetensors or GGUF type name)."""
     return {k: ((dtype if len(s) >= 2 and math.prod(s) >= min_elems and is_float(dt) else dt), s)
+            for k, (dt, s) in table.items()}
+
+
+def bnb_requant(table: dict, dtype: str) -> dict:
+    """The table as bitsandbytes holds it (BNB_TYPES): its nn.Linear weights swapped, everything else as stored."""
+    return {k: ((dtype if len(s) == 2 and k.endswith(".weight") and not k.endswith(EMBEDDING_KEYS) and is_float(dt) else dt), s)
             for k, (dt, s) in table.items()}
 
 

@@ -47,7 +47,10 @@ def test_int8_peak_follows_bitsandbytes_code_path():
 
 def test_bnb_int8_weights_dtype_turns_it_on_and_stores_one_byte():
     e8, f8 = _sample(weights_dtype="bnb-int8"), _sample(weights_dtype="fp8")
-    assert e8["_ctx"]["components"][0]["resident"] == f8["_ctx"]["components"][0]["resident"]
+    # one byte a weight as fp8, plus one fp32 absmax per output row of each Linear (SCB), and the Conv3d patch embedding
+    # left in bf16 (bitsandbytes swaps nn.Linear only; fp8 requantizes it)
+    scb = 4 * (20 * 12288 + 40 * 21504)
+    assert e8["_ctx"]["components"][0]["resident"] == f8["_ctx"]["components"][0]["resident"] + scb + 3072 * 16 * 2 * 2
     assert e8["breakdown"]["sample"]["activations"] > 1.4 * f8["breakdown"]["sample"]["activations"]
     assert any("LLM.int8" in a for a in e8["assumptions"]) and not any("LLM.int8" in a for a in f8["assumptions"])
 
