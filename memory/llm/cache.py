@@ -21,7 +21,7 @@ Cells per runtime:
 import math
 
 from ..errors import UserError
-from .spec import FULL, SLIDING, LLMSpec
+from .spec import FULL, LINEAR, SLIDING, LLMSpec
 
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
 KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
@@ -102,22 +102,26 @@ OLLAMA_MLLAMA_CROSS_BYTES = 4
 GPTOSS_ARCHS = ("gpt_oss", "gpt-oss")
 
 
+def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
+                           table: dict | None = None) -> list:
+    """Bytes one token adds to each layer (every layer counted as attention; callers keep the attention kinds)."""
+    sizes = dict(KV_BYTES, **(table or {}))
+    kb, vb = sizes[kv], sizes[kv_v or kv]
+    if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors / Gemma 4): K and V equal halves
+        return [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
+    k, v = layer_elems(spec, mla_cache)
+    kbytes = k * kb
+    if spec.mla and mla_cache == "latent-256b":
+        kbytes = -(-kbytes // 256) * 256
+    return [kbytes + v * vb] * spec.n_layers
+
+
 def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
                     table: dict | None = None) -> dict:
     """{layer kind: bytes one token adds across all layers of that kind}. table: bytes per element by cache type
     when a runtime prices them otherwise than KV_BYTES (Ollama's estimate)."""
-    sizes = dict(KV_BYTES, **(table or {}))
-    kb, vb = sizes[kv], sizes[kv_v or kv]
-    if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors): K and V taken as equal halves
-        per = [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
-    else:
-        k, v = layer_elems(spec, mla_cache)
-        kbytes = k * kb
-        if spec.mla and mla_cache == "latent-256b":
-            kbytes = -(-kbytes // 256) * 256
-        per = [kbytes + v * vb] * spec.n_layers
     out = {FULL: 0.0, SLIDING: 0.0}
-    for kind, b in zip(spec.layer_kinds, per):
+    for kind, b in zip(spec.layer_kinds, bytes_per_token_layers(spec, kv, kv_v, mla_cache, table)):
         if kind in out:
             out[kind] += b
     return out
@@ -175,17 +179,99 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
             "per_full_layer": int(full / n_full) if n_full else 0}
 
 
-def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
-    """(layers per group, groups) of vLLM's hybrid KV cache manager (from 0.10) for a model whose layers are all
-    attention layers of two kinds, full and sliding, with one page size: groups of the rarer kind's count (of the
-    larger count when the two differ by less than 25 %), each kind padded to whole groups; the memory is group-size
-    tensors that every group's blocks share (kv_cache_utils._get_kv_cache_groups_uniform_page_size: Gemma-3-27B's 10
-    full and 52 sliding layers make 7 groups of 10, 8 of them padding). None when the plain per-token sum holds."""
-    counts = [spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)]
-    if min(counts) == 0 or sum(counts) != spec.n_layers or spec.layer_kv_elems or spec.mla:
+def _layer_token_bytes(spec: LLMSpec, kv: str, mla_cache: str = "latent") -> list:
+    """Bytes one token adds to each layer's cache in vLLM (0 for a layer without one)."""
+    per = bytes_per_token_layers(spec, kv, None, mla_cache)
+    return [(int(b) if float(b).is_integer() else b) if k in (FULL, SLIDING) else 0
+            for k, b in zip(spec.layer_kinds, per)]
+
+
+def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> dict | None:
+    """vLLM's hybrid KV cache manager (from 0.10) for a model with more than one kind of layer cache: full and
+    sliding attention, or attention and gated-DeltaNet state (kv_cache_utils get_kv_cache_groups). None when one spec
+    covers every layer (the plain per-token sum), or the kinds are not ones modelled here (Mamba, MLA, per-layer widths
+    within a kind). Every kind gets one page size P, the memory is group-size tensors of num_blocks pages that every
+    group's blocks share:
+      - attention of two widths (Gemma 4: 16 x 256 sliding, 4 x 512 global): P is 16 tokens of the wider kind, the
+        narrower kind's blocks hold P / its bytes per token (unify_kv_cache_spec_page_size);
+      - a state layer's page (MambaSpec: conv + recurrent state of one sequence) sets the attention block: 16 x
+        cdiv(state page, 16 x attention bytes per token) tokens, the state page padded to it
+        (HybridAttentionMambaModelConfig; Qwen3.6-35B-A3B at fp8: 2096 tokens, Qwen3.8-27B at TP 2: 1568);
+      - groups of the rarer kind's count (of the larger count when the two differ by less than 25 %), each kind padded
+        to whole groups (Gemma-3-27B's 10 full and 52 sliding layers make 7 groups of 10)."""
+    if spec.mla:
         return None
-    size = min(counts) if max(counts) >= min(counts) * 1.25 else max(counts)
-    return size, sum(-(-n // size) for n in counts)
+    per = _layer_token_bytes(spec, kv, mla_cache)
+    kinds = {}
+    for k, b in zip(spec.layer_kinds, per):
+        kinds.setdefault(k, set()).add(b)
+    state = LINEAR in kinds and spec.linear_state
+    if len(kinds) < 2 or any(len(v) > 1 for k, v in kinds.items() if k in (FULL, SLIDING)) \
+            or not set(kinds) <= {FULL, SLIDING} | ({LINEAR} if state else set()):
+        return None
+    attn = {k: v.pop() for k, v in kinds.items() if k in (FULL, SLIDING)}
+    if not attn or (state and len(attn) > 1):
+        return None
+    widest = max(attn.values())
+    block = {}
+    if state:
+        conv, cb, ssm, sb = spec.linear_state
+        state_page = conv * cb + ssm * sb
+        blk = BLOCK * -(-state_page // (BLOCK * widest))
+        page = blk * widest
+        block = {k: blk for k in attn}
+        block[LINEAR] = blk
+    else:
+        page = BLOCK * widest
+        block = {k: page // b for k, b in attn.items()}
+    counts = {k: spec.layer_kinds.count(k) for k in block}
+    lo, hi = min(counts.values()), max(counts.values())
+    size = lo if hi >= lo * 1.25 else hi
+    groups = {k: -(-n // size) for k, n in counts.items()}
+    return {"page": page, "block": block, "size": size, "groups": groups, "state_page": state and page}
+
+
+def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
+    """(layers per group, groups) of vLLM's hybrid KV cache manager (vllm_layout) for a model whose layers are all
+    attention layers of two kinds, full and sliding, with one page size; None when the plain per-token sum holds."""
+    lay = vllm_layout(spec)
+    if not lay or LINEAR in lay["groups"] or len(set(lay["block"].values())) > 1:
+        return None
+    return lay["size"], sum(lay["groups"].values())
+
+
+def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | None, state_blocks: int = 2) -> int:
+    """Blocks of the shared pool one request of `ctx` tokens needs (get_max_concurrency_for_kv_cache_config: each
+    group's max_memory_usage in pages): a full layer group all of ctx, a sliding one its window plus the batch slack
+    and one block, a state group one page, two with prefix caching (MambaSpec, mamba_cache_mode "align")."""
+    out = 0
+    for k, n in lay["groups"].items():
+        blk = lay["block"][k]
+        if k == FULL:
+            per = -(-ctx // blk)
+        elif k == SLIDING:
+            per = min(-(-ctx // blk), -(-(window - 1 + max_batched) // blk) + 1)
+        else:
+            per = state_blocks
+        out += n * per
+    return out
+
+
+def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
+              max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False) -> dict | None:
+    """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
+    "request_bytes"}; None without a layout. "GPU KV cache size" was blocks // groups x the smallest block until
+    vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
+    disagreed with the concurrency for Qwen 3.5)."""
+    lay = vllm_layout(spec, kv, mla_cache) if hybrid else None
+    if not lay:
+        return None
+    blocks = int(max(available, 0) // (lay["size"] * lay["page"]))
+    need = vllm_request_blocks(lay, ctx, max_batched, spec.sliding_window or ctx, state_blocks)
+    conc = blocks / need
+    n_groups = sum(lay["groups"].values())
+    tokens = int(conc * ctx) if tokens_from_concurrency else blocks // n_groups * min(lay["block"].values())
+    return {"blocks": blocks, "tokens": tokens, "concurrency": conc, "request_bytes": need * lay["size"] * lay["page"]}
 
 
 def vllm_hybrid_request_bytes(spec: LLMSpec, need: dict) -> float | None:
@@ -201,15 +287,13 @@ def vllm_hybrid_request_bytes(spec: LLMSpec, need: dict) -> float | None:
 
 
 def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent",
-                   hybrid: bool = True) -> int:
+                   hybrid: bool = True, ctx: int | None = None, **pool) -> int:
     """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory: whole blocks of 16
-    tokens; with the hybrid manager (hybrid=True: vLLM >= 0.10) a sliding/full model's blocks are shared by its
-    groups, and the printed tokens are blocks // groups x 16. mla_cache: the version's MLA layout (runtimes/vllm.py
-    mla_layout)."""
+    tokens; with the hybrid manager (hybrid=True: vLLM >= 0.10) the blocks are shared by the groups (vllm_pool; ctx
+    and its keywords give the request the concurrency counts, needed where the figure is concurrency x ctx).
+    mla_cache: the version's MLA layout (runtimes/vllm.py mla_layout)."""
+    got = vllm_pool(spec, available, kv, ctx or BLOCK, mla_cache=mla_cache, hybrid=hybrid, **pool)
+    if got:
+        return got["tokens"]
     per_token = kv_cache(spec, 1, 1, kv, "vllm", mla_cache=mla_cache)["per_token"]
-    groups = vllm_hybrid_groups(spec) if hybrid else None
-    if groups:
-        size, n = groups
-        blocks = int(max(available, 0) // (BLOCK * per_token / spec.n_layers * size))
-        return blocks // n * BLOCK
     return int(max(available, 0) // (BLOCK * per_token)) * BLOCK

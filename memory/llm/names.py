@@ -71,16 +71,15 @@ _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a
 # modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
 UNDESCRIBED = (
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
-     "no built-in description yet: its gated-DeltaNet (linear attention) layers keep a fixed recurrent state per "
-     "sequence, which kv reads from a config.json's layer_types and linear_* fields (as for Qwen3-Next), but vLLM's "
-     "page alignment of that state is not checked against a log"),
+     "no built-in description of this size (built in: Qwen3.6-35B-A3B, Qwen3.8-27B); a config.json given with "
+     "--config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
-     "not modelled: how its sliding and global layers differ is not among the fields kv reads; a config.json given "
-     "with --config is read with one head shape for every layer, a cache figure not checked against a log"),
+     "no built-in description of this size (built in: Gemma-4-31B); a config.json given with --config is read "
+     "with its global layers' own head size and KV heads, except the MoE (26B-A4B) and per-layer-embedding (E2B, "
+     "E4B) models, which kv does not model"),
     (r"^llama-?4(?![.\d])", "Llama 4",
-     "not modelled: its chunked local-attention (iRoPE) layers and the shared expert of every MoE layer; a config.json "
-     "given with --config is read with every layer as full attention (the cache an upper bound) and without the "
-     "shared experts (the weights a lower bound)"),
+     "no built-in description of this size (built in: Llama-4-Scout-17B-16E); a config.json given with --config is "
+     "read with its chunked local-attention layers and each MoE layer's shared expert"),
 )
 
 
@@ -209,6 +208,28 @@ def _meta_fp8(name: str, builtin: str, spec) -> None:
                           "(fbgemm_fp8, modules_to_not_convert)")
 
 
+# NVIDIA's ModelOpt NVFP4 release of Gemma 4 (nvidia/Gemma-4-31B-IT-NVFP4) quantizes the MLP matmuls only: its
+# quantization_config leaves every self-attention layer, the head and the vision tower in bf16 (kenrollins/gemma-forge
+# docs/journal/gotchas/nvfp4-vram-math.md, quoting the config: 22 GB in VRAM, not 15.5)
+def _nvidia_nvfp4(name: str, builtin: str, spec) -> None:
+    if spec.quant == "nvfp4" and builtin.startswith("Gemma-4") and name.strip().lower().startswith("nvidia/") \
+            and not spec.quant_skip:
+        spec.quant_skip = tuple(f"model.layers.{i}.self_attn" for i in range(spec.n_layers))
+        spec.notes.append(f"{name!r}: NVIDIA's NVFP4 release keeps the attention layers in bf16 (ModelOpt, its "
+                          "quantization_config's ignore list)")
+
+
+def _builtin_spec(n: str):
+    """A built-in description: its config fields, with the notes its file carries (what it leaves out)."""
+    from .spec import from_config
+    cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
+    cfg.pop("_source", None)
+    notes = cfg.pop("_notes", [])
+    spec = from_config(cfg, name=n)
+    spec.notes.extend(str(x) for x in notes)
+    return spec
+
+
 def load_builtin(name: str):
     """LLMSpec for a built-in name, a Hugging Face repo id or an Ollama library name[:tag]."""
     from .spec import from_config
@@ -233,9 +254,7 @@ def load_builtin(name: str):
     unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
     for n in sorted(names, key=lambda n: _canonical(n) != wanted):
         if _canonical(n) in (wanted, unversioned):
-            cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
-            cfg.pop("_source", None)
-            spec = from_config(cfg, name=n)
+            spec = _builtin_spec(n)
             if quant:
                 spec.quant = quant
                 spec.notes.append(note or f"weights taken as {quant} from the name {name!r}")
@@ -247,6 +266,7 @@ def load_builtin(name: str):
                 _qat_group(name, n, spec)
                 _unsloth_dynamic(name, spec)
                 _meta_fp8(name, n, spec)
+                _nvidia_nvfp4(name, n, spec)
             return spec
     # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
     # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,
@@ -256,9 +276,7 @@ def load_builtin(name: str):
                 and _other_words_keep_the_architecture(_canonical(n), wanted[len(_canonical(n)) + 1:])]
     if prefixed and not tag:
         n = max(prefixed, key=lambda n: len(_canonical(n)))
-        cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
-        cfg.pop("_source", None)
-        spec = from_config(cfg, name=n)
+        spec = _builtin_spec(n)
         rest = wanted[len(_canonical(n)) + 1:]
         spec.notes.append(f"{name!r} read as the built-in {n} (the words {rest!r} after it name no architecture)")
         if quant:
@@ -269,6 +287,8 @@ def load_builtin(name: str):
         return spec
     for pattern, family, why in UNDESCRIBED:
         if re.search(pattern, wanted):
+            if tag:
+                why = f"Ollama's {name.split(':')[0]} tags are not mapped to a built-in description; " + why
             raise UserError(f"unknown model {name!r} ({family}): {why}; its geometry is never guessed - give the "
                             "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
     close = [n for n in names if wanted.split("-")[0] in n.lower()]

@@ -135,7 +135,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
                      "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
     proj = OL.projector(spec)
-    if runtime == "vllm" and proj and not spec.weights_bytes:
+    # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
+    # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
+    whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
+    if runtime == "vllm" and proj and not spec.weights_bytes and not whole_tower:
         roles = dict(roles, total=roles["total"] + proj["weights"])
         notes.append(f"vision tower counted with the weights ({fmt_bytes(proj['weights'])} in 16 bits): vLLM loads it")
     if runtime == "ollama" and proj:
@@ -145,6 +148,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
                      how=roles["how"] + f", / {tp} GPUs")
         spec = V.per_rank(spec, tp)
+        if runtime == "vllm" and whole_tower and not spec.weights_bytes:
+            roles = dict(roles, total=roles["total"] + proj["weights"])
+            notes.append(f"vision tower counted whole on every GPU ({fmt_bytes(proj['weights'])} in 16 bits)")
         notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")

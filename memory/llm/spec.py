@@ -56,6 +56,10 @@ class LLMSpec:
     notes: list = field(default_factory=list)
     cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
     rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)
+    no_v_proj_layers: tuple = ()    # layers whose values come from the key projection (Gemma 4 attention_k_eq_v)
+    layer_kv_heads: list | None = None  # per-layer KV heads when layers differ (Gemma 4's global layers): TP shards each
+    linear_state: tuple | None = None  # gated-DeltaNet layer state for vLLM: (conv values, conv bytes each, ssm values,
+    #                                    ssm bytes each), one layer, one sequence, before tensor parallelism
 
     @property
     def n_layers(self) -> int:
@@ -148,6 +152,14 @@ def _layer_kinds(cfg: dict, n_layers: int) -> list:
             else:  # linear_attention (Qwen3-Next gated DeltaNet), conv, ...
                 out.append(LINEAR)
         return out
+    if str(cfg.get("model_type", "")).startswith("llama4") and cfg.get("attention_chunk_size"):
+        # Llama 4 (transformers Llama4TextConfig): layers with rope attend within chunks of attention_chunk_size
+        # (vLLM's ChunkedLocalAttentionSpec), every no_rope_layer_interval-th layer is a global NoPE layer
+        nope = cfg.get("no_rope_layers") or [int((i + 1) % int(cfg.get("no_rope_layer_interval") or 4) != 0)
+                                             for i in range(n_layers)]
+        if len(nope) != n_layers:
+            raise UserError(f"config no_rope_layers has {len(nope)} entries for {n_layers} layers")
+        return [SLIDING if r else FULL for r in nope]
     if cfg.get("attn_layer_period"):  # Jamba
         period, offset = int(cfg["attn_layer_period"]), int(cfg.get("attn_layer_offset", 0))
         return [FULL if i % period == offset else MAMBA for i in range(n_layers)]
@@ -196,7 +208,8 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     spec = LLMSpec(name=name, arch=mt, layer_kinds=kinds, hidden=d, n_heads=H, n_kv_heads=KV,
                    head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=ff,
                    max_ctx=_int(cfg, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len"),
-                   sliding_window=_int(cfg, "sliding_window") if SLIDING in kinds else None)
+                   sliding_window=_int(cfg, "sliding_window", "attention_chunk_size") if SLIDING in kinds else None)
+    _per_kind_heads(cfg, spec)
     if _int(cfg, "kv_lora_rank"):
         spec.kv_lora_rank = _need(cfg, "MLA kv_lora_rank", "kv_lora_rank", hi=65536)
         spec.qk_rope_head_dim = _need(cfg, "MLA rope dim", "qk_rope_head_dim", hi=4096)
@@ -242,6 +255,33 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     return spec
 
 
+def _per_kind_heads(cfg: dict, spec: LLMSpec) -> None:
+    """Gemma 4's full-attention (global) layers have their own head size (global_head_dim, 512 when absent) and, with
+    attention_k_eq_v, their own KV heads (num_global_key_value_heads): transformers' Gemma4TextConfig per_layer_config.
+    Both K and V are cached there: with k_eq_v the values are the key projection's output under another norm (v_norm,
+    Gemma4TextAttention), not a copy of the keys. Gemma-4-31B in vLLM 0.19 at TP 2: 3.58x printed for 4096 tokens needs
+    the global layers' K and V (K alone gives 3.80x)."""
+    if not spec.arch.startswith("gemma4"):
+        return
+    if cfg.get("enable_moe_block") or _int(cfg, "num_kv_shared_layers", default=0) or \
+            _int(cfg, "hidden_size_per_layer_input", default=0):
+        raise UserError("Gemma 4 with a mixture-of-experts block (enable_moe_block: 26B-A4B) or per-layer embeddings and "
+                        "shared KV layers (hidden_size_per_layer_input, num_kv_shared_layers: E2B, E4B) is not modelled "
+                        "by kv; only the dense Gemma 4 (31B) layout is")
+    if FULL not in spec.layer_kinds:
+        return
+    gh = _int(cfg, "global_head_dim", default=512)
+    gkv = (_int(cfg, "num_global_key_value_heads") if cfg.get("attention_k_eq_v") else None) or spec.n_kv_heads
+    if not 1 <= gh <= 4096 or not 1 <= gkv <= spec.n_heads or spec.n_heads % gkv:
+        raise UserError(f"config global_head_dim = {gh} / num_global_key_value_heads = {gkv} is not plausible for "
+                        f"{spec.n_heads} attention heads")
+    spec.layer_kv_heads = [gkv if k == FULL else spec.n_kv_heads for k in spec.layer_kinds]
+    if cfg.get("attention_k_eq_v"):
+        spec.no_v_proj_layers = tuple(i for i, k in enumerate(spec.layer_kinds) if k == FULL)
+    spec.layer_kv_elems = [2 * h * (gh if k == FULL else spec.head_dim_k)
+                           for k, h in zip(spec.layer_kinds, spec.layer_kv_heads)]
+
+
 # position encodings without a rotary table: Jamba's attention layers have none, the others learned tables or ALiBi
 NO_ROPE_ARCHS = ("jamba", "gpt2", "bloom", "mpt", "opt", "gpt_bigcode")
 
@@ -254,6 +294,20 @@ def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
     (rope_local_base_freq). Gemma-3-4B: 131072 x 8 + 131072 positions x 256 = 0.56 GiB in bf16."""
     if not spec.attn_layers or not spec.max_ctx or spec.arch in NO_ROPE_ARCHS:
         return 0
+    rp = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
+    if isinstance(rp.get("full_attention"), dict) and spec.layer_kv_elems:
+        # one table per layer kind (Gemma 4: the sliding layers' default rope over head_dim, the global layers'
+        # proportional rope over partial_rotary_factor of global_head_dim); the table sizes are not checked against a log
+        dims = 0
+        for kind, key in ((SLIDING, "sliding_attention"), (FULL, "full_attention")):
+            if kind in spec.layer_kinds:
+                i = spec.layer_kinds.index(kind)
+                hd = spec.layer_kv_elems[i] // (2 * spec.layer_kv_heads[i])
+                try:
+                    dims += int(hd * float((rp.get(key) or {}).get("partial_rotary_factor") or 1))
+                except (TypeError, ValueError):
+                    dims += hd
+        return min(spec.max_ctx, 1 << 24) * dims
     rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else {}
     kind = str(rs.get("rope_type") or rs.get("type") or "")
     try:
@@ -339,9 +393,15 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         hd, KV = s.head_dim_k, s.n_kv_heads
         gate = 2 if (cfg.get("attn_output_gate") or s.arch.startswith("qwen3_next")) else 1  # q_proj also emits a gate
         attn = d * H * hd * gate + 2 * d * KV * hd + H * hd * d
-        attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "olmo2"))) else 0)
+        attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "gemma4", "olmo2"))) else 0)
         if bias:
             attn += H * hd + 2 * KV * hd
+    attn_full = attn
+    if s.layer_kv_heads and FULL in s.layer_kinds:  # Gemma 4's global layers: their own head size and KV heads
+        i = s.layer_kinds.index(FULL)
+        gkv = s.layer_kv_heads[i]
+        gh = s.layer_kv_elems[i] // (2 * gkv)
+        attn_full = d * H * gh + d * gkv * gh * (1 if cfg.get("attention_k_eq_v") else 2) + H * gh * d
     lin_attn = attn
     if cfg.get("linear_num_value_heads"):  # gated DeltaNet (Qwen3-Next / Qwen3.5)
         kh, vh = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
@@ -351,24 +411,31 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
                     + 2 * vh + vd + vh * vd * d)
     gated = not s.arch.startswith(("gpt2", "gpt_neox", "falcon", "phi", "starcoder", "bloom", "opt")) or s.arch.startswith("phi3")
     mlp_mats = 3 if gated else 2
-    dense_mlp = mlp_mats * d * s.intermediate
+    llama4 = s.arch.startswith("llama4")
+    # Llama 4: the dense layers' MLP is intermediate_size_mlp wide; every MoE layer adds a shared expert of
+    # intermediate_size (transformers Llama4TextMoe.shared_expert, vLLM Llama4MoE)
+    dense_mlp = mlp_mats * d * (_int(cfg, "intermediate_size_mlp", default=s.intermediate) if llama4 else s.intermediate)
     moe_mlp = routed = 0
     if s.n_experts:
         shared = _int(cfg, "n_shared_experts", default=0) * s.moe_intermediate * mlp_mats * d
         shared += mlp_mats * d * _int(cfg, "shared_expert_intermediate_size", default=0)
+        if llama4:
+            shared += mlp_mats * d * s.moe_intermediate
         routed = s.n_experts * mlp_mats * d * s.moe_intermediate
         moe_mlp = routed + shared
         router = s.n_experts * d + (d if _int(cfg, "shared_expert_intermediate_size") else 0)  # + shared expert gate
     first_dense = _int(cfg, "first_k_dense_replace", default=0)
-    moe_every = max(_int(cfg, "moe_layer_freq", "decoder_sparse_step", "expert_interval", "expert_layer_period", default=1), 1)
+    moe_every = max(_int(cfg, "moe_layer_freq", "decoder_sparse_step", "expert_interval", "expert_layer_period",
+                         "interleave_moe_layer_step", default=1), 1)
+    moe_list = cfg.get("moe_layers") if isinstance(cfg.get("moe_layers"), list) else None
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
-    norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3")) else 2) * d
+    norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3", "gemma4")) else 2) * d
     linear = other = experts = 0
     s.layer_params = []
     for i, kind in enumerate(s.layer_kinds):
         before = linear + other
         if kind in (FULL, SLIDING):
-            linear += attn
+            linear += attn_full if kind == FULL else attn
             other += attn_norms
         elif kind == MAMBA:
             linear += _mamba_params(cfg, d)
@@ -376,7 +443,9 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
             linear += lin_attn
         if moe_offset is not None:  # Jamba: every period-th layer from offset
             is_moe = s.n_experts and i % moe_every == moe_offset
-        elif "decoder_sparse_step" in cfg:  # Qwen MoE: layer i is sparse when (i + 1) % step == 0
+        elif moe_list is not None:  # Llama 4's explicit list
+            is_moe = s.n_experts and i in moe_list
+        elif "decoder_sparse_step" in cfg or llama4:  # Qwen MoE, Llama 4: layer i is sparse when (i + 1) % step == 0
             is_moe = s.n_experts and (i + 1) % moe_every == 0
         else:
             is_moe = s.n_experts and i >= first_dense and (i - first_dense) % moe_every == 0
@@ -419,6 +488,12 @@ def _recurrent_state(cfg: dict, s: LLMSpec) -> int:
         vd = _int(cfg, "linear_value_head_dim", default=s.head_dim_v)
         conv = _int(cfg, "linear_conv_kernel_dim", default=4)
         total += n_lin * (vh * kd * vd + (2 * kh * kd + vh * vd) * (conv - 1)) * 4
+        if cfg.get("linear_num_value_heads"):
+            # vLLM's MambaSpec for a gated-DeltaNet layer: the conv state in the model's dtype, the recurrent (ssm)
+            # state in the config's mamba_ssm_dtype (Qwen 3.5+: float32; Qwen3-Next names none: the model's dtype)
+            model_b = 4 if s.dtype == "fp32" else 2
+            ssm_b = 4 if str(cfg.get("mamba_ssm_dtype") or "").lower() in ("float32", "fp32") else model_b
+            s.linear_state = ((2 * kh * kd + vh * vd) * (conv - 1), model_b, vh * kd * vd, ssm_b)
     return total
 
 

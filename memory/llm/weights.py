@@ -138,9 +138,13 @@ _ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
 _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
 
 
-def _proj_params(spec: LLMSpec, proj: str) -> int:
+def _proj_params(spec: LLMSpec, proj: str, layer: int = 0) -> int:
     d, hd, h, kv = spec.hidden, spec.head_dim_k, spec.n_heads, spec.n_kv_heads
-    return {"q_proj": d * h * hd, "k_proj": d * kv * hd, "v_proj": d * kv * hd, "o_proj": h * hd * d,
+    if spec.layer_kv_heads and spec.layer_kv_elems:  # a layer's own head shape (Gemma 4's global layers)
+        kv = spec.layer_kv_heads[layer]
+        hd = spec.layer_kv_elems[layer] // (2 * kv)
+    v = 0 if layer in spec.no_v_proj_layers else d * kv * hd
+    return {"q_proj": d * h * hd, "k_proj": d * kv * hd, "v_proj": v, "o_proj": h * hd * d,
             "gate_proj": d * spec.intermediate, "up_proj": d * spec.intermediate,
             "down_proj": spec.intermediate * d}.get(proj, 0)
 
@@ -159,7 +163,7 @@ def skipped_linear_params(spec: LLMSpec) -> int:
         projs = ((proj,) if proj else _ATTN_PROJ if block == "self_attn" else _MLP_PROJ if block == "mlp"
                  else _ATTN_PROJ + _MLP_PROJ)
         parts.update((layer, p) for p in projs)
-    return sum(_proj_params(spec, p) for _, p in parts)
+    return sum(_proj_params(spec, p, layer) for layer, p in parts)
 
 
 def _odd_rows(spec: LLMSpec) -> str:

@@ -165,6 +165,14 @@ def projector(spec) -> dict | None:
         # multi-modal projector (mm.*) being sized with the model: 24 x (4 x 1024^2 + 3 x 1024 x 4096) + the patch
         # convolution = 403.3 M values, 769.3 MiB in F16 (mistral-small3.1:24b, ollama/ollama#10615)
         params = n * (4 * d * d + 3 * d * ff + 2 * d) + 3 * patch * patch * d + d
+    elif v.get("model_type") == "gemma4_vision":
+        # Gemma 4's vision tower (transformers Gemma4VisionModel): bias-free q k v o of heads x head_dim, a gated MLP
+        # (Gemma4VisionMLP: gate, up, down), four norms, the patch projection, a two-axis position table
+        # (2 x position_embedding_size x hidden) and the embedder's projection into the decoder: 27 x 1152 / 4304 is
+        # 0.575 B values (Gemma-4-31B); not checked against a printed figure
+        inner = heads * int(v.get("head_dim") or d // heads)
+        params = (n * (4 * d * inner + 3 * d * ff + 4 * d) + 3 * patch * patch * d
+                  + 2 * int(v.get("position_embedding_size") or 10240) * d + d * spec.hidden)
     else:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden

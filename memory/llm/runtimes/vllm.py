@@ -26,7 +26,7 @@ import math
 import re
 
 from ...units import GiB, MiB
-from ..cache import BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens
+from ..cache import BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool
 from . import at_least
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
@@ -130,6 +130,10 @@ MLA_ABSORB_UNTIL = (0, 8)
 # profiled one prompt of max_model_len whatever its length
 CHUNKED_LONG_CONTEXT = (0, 5, 4)
 SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
+# "GPU KV cache size" printed as max concurrency x max_model_len instead of blocks // groups x the smallest block
+# (vllm-project/vllm#40691, #38364): a gate by observation - 0.19.0 prints the old figure (Gemma-4-31B, 10,432 tokens
+# with 3.58x at 4096), 0.24.0 and 0.27.1 the new one (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072); 0.20-0.23 unseen
+TOKENS_FROM_CONCURRENCY = (0, 24)
 CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
 
 
@@ -191,10 +195,15 @@ def per_rank(spec, tp: int):
         return spec
     import dataclasses
     kv = spec.n_kv_heads if spec.mla else max(1, spec.n_kv_heads // tp)
-    elems = ([e * kv // spec.n_kv_heads for e in spec.layer_kv_elems] if spec.layer_kv_elems and not spec.mla
-             else spec.layer_kv_elems)
+    heads = spec.layer_kv_heads or [spec.n_kv_heads] * spec.n_layers  # each layer's KV heads split or replicated
+    elems = ([e * max(1, h // tp) // h for e, h in zip(spec.layer_kv_elems, heads)]
+             if spec.layer_kv_elems and not spec.mla else spec.layer_kv_elems)
+    # a gated-DeltaNet layer's state is split by its heads (conv channels and value heads / tp)
+    state = spec.linear_state and (spec.linear_state[0] // tp, spec.linear_state[1], spec.linear_state[2] // tp,
+                                   spec.linear_state[3])
     return dataclasses.replace(
         spec, n_heads=max(1, spec.n_heads // tp), n_kv_heads=kv, layer_kv_elems=elems,
+        layer_kv_heads=spec.layer_kv_heads and [max(1, h // tp) for h in spec.layer_kv_heads], linear_state=state,
         intermediate=-(-spec.intermediate // tp), moe_intermediate=-(-spec.moe_intermediate // tp),
         recurrent_state_per_seq=spec.recurrent_state_per_seq // tp, notes=list(spec.notes))
 
@@ -385,7 +394,11 @@ def encoder_peak(spec, max_model_len: int | None = None) -> int:
         return 0
     patch = int(v.get("patch_size") or 14)
     patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else QWEN_VL_MAX_PIXELS // (patch * patch)
-    if not v.get("image_size") and max_model_len:
+    if v.get("default_output_length"):  # Gemma 4: an image is at most this many soft tokens, each pooling k x k patches
+        patches = int(v["default_output_length"]) * int(v.get("pooling_kernel_size") or 1) ** 2
+    if not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3"):
+        # Qwen2-VL / Qwen2.5-VL's dummy video (qwen2_vl.py); Qwen 3.5+ (vision model_type qwen3_5*) taken at one image:
+        # its two vLLM 0.24/0.27 logs leave 1.8 and 2.3 GiB for the whole profile peak, far below a video's
         patches *= qwen_vl_video_grid_t(max_model_len)
     return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
 
@@ -431,6 +444,10 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
                     mla_cache=layout)
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
+    # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
+    need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
+                         "state_blocks": 2 if s.get("prefix_caching", True) else 1,
+                         "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY)}
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
@@ -446,13 +463,19 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         return out
     budget = math.ceil(s["util"] * vram)
     pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
-    tokens = vllm_kv_tokens(spec, pool, kv, layout, hybrid=hybrid)
+    grouped = vllm_pool(spec, pool, kv, ctx, **need["pool_args"]) if s["v1"] else None
+    tokens = grouped["tokens"] if grouped else vllm_kv_tokens(spec, pool, kv, layout, hybrid=hybrid)
     blocks = tokens // BLOCK
     per_req_blocks = math.ceil(ctx / BLOCK)
-    if s["v1"]:
+    if grouped and spec.linear_state:
+        # attention and DeltaNet state share the pool's pages: one request needs its blocks of every group
+        starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
+    elif s["v1"]:
         starts = pool >= need["total"]
         conc = blocks / per_req_blocks
-        if need["sliding_layers"] and need["sliding_cells"] < need["cells"]:
+        if grouped and len(set(vllm_layout(spec, kv, layout)["block"].values())) > 1:
+            conc = grouped["concurrency"]  # kinds of different block sizes (Gemma 4): vLLM's blocks per request
+        elif need["sliding_layers"] and need["sliding_cells"] < need["cells"]:
             # the hybrid manager's groups share one pool; a request needs the window in its sliding layers only
             # (gpt-oss-120b at TP 4, 16384 tokens: 284.25x printed, not the 161x of every layer in full); each kind
             # counted in whole groups, padding included (cache.vllm_hybrid_request_bytes)
