@@ -210,6 +210,14 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "llamacpp-ik344-glm4-32b-0414-3090ti-32k-fa", "llamacpp-ik344-glm4-32b-0414-cpu-5k-q8kv",
         "llamacpp-11598-qwen25-7b-1m-q8-mi60-vulkan-72k", "llamacpp-strixhalo-ministral3-14b-2512-bf16-size",
         "llamacpp-strixhalo-glm47-flash-bf16-size",
+        # batch 24's Qwen 3.6/3.8, Gemma 4 and Llama 4 rows (unknown-model errors at first sight) were read while those
+        # families were described (Qwen3.6-35B-A3B, Qwen3.8-27B, Gemma-4-31B, Llama-4-Scout-17B-16E), vLLM's hybrid pool
+        # was extended to DeltaNet state pages and to attention kinds of different page sizes, the Gemma 4 vision
+        # tower was counted whole on every GPU and NVIDIA's NVFP4 Gemma 4 release keeps its attention in bf16
+        "vllm-club3090-612-qwen36-35b-a3b-nvfp4-5090-131k", "vllm-talos1995-qwen38-27b-fp8-tp2-2x3090-131k",
+        "vllm-gemmaforge-gemma4-31b-bf16-tp4-4xl4-16k", "vllm-gemmaforge-gemma4-31b-nvfp4-tp2-2xl4-4k",
+        "vllm-discuss2674-gemma4-31b-nvfp4-tp2-2x5070ti-1k-oom", "vllm-16712-llama4-scout-bf16-tp2-2xh100nvl-oom",
+        "llamacpp-strixhalo-gemma4-31b-bf16-size",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
@@ -307,10 +315,13 @@ def score(row) -> dict:
         # the printed memory does not give the printed tokens by block arithmetic; kv's tokens are its stages' minimum
         pp = (row["input"].get("pipeline_parallel_size") or 1) > 1
         if "kv_available_gib" in m and not pp:  # tokens from the printed available memory: block arithmetic alone
-            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd, lay, hyb)
+            # the hybrid manager's pool arithmetic also needs the request (cache.vllm_pool: ctx, batch, state pages)
+            pool = dict(res["kv_detail"].get("pool_args") or {}, ctx=row["input"]["ctx"])
+            pool.pop("mla_cache", None), pool.pop("hybrid", None)
+            toks = K.vllm_kv_tokens(spec, max(m["kv_available_gib"], 0) * GiB, kvd, lay, hyb, **pool)
             # vLLM prints the available memory rounded to 0.01 GiB: the tokens agree within that rounding
-            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd, lay, hyb)
-            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd, lay, hyb)
+            lo = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] - 0.005, 0) * GiB, kvd, lay, hyb, **pool)
+            hi = K.vllm_kv_tokens(spec, max(m["kv_available_gib"] + 0.005, 0) * GiB, kvd, lay, hyb, **pool)
             # a refusal prints no token count but vLLM's own "estimated maximum model length" from the same memory
             printed = m["kv_tokens"] if "kv_tokens" in m else m.get("estimated_max_len")
             if "kv_tokens" in row.get("inferred", {}):  # tokens derived from the memory line: nothing to check
