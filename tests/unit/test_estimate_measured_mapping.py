@@ -70,3 +70,22 @@ def test_vllm_omni_vae_is_held_and_decoded_in_bf16():
         params = sum(math.prod(s) for _, s in vae["table"].values())
         assert e["breakdown"]["vae_decode"]["weights"] - e["breakdown"]["sample"]["weights"] == 0  # all resident
         assert vae["resident"] == 2 * params
+
+
+def test_invokeai_7674_figures_are_working_memory():
+    # InvokeAI#7674's 'Reserved' is the reserved peak's rise over the decode's start (log_operation_vram_usage subtracts the
+    # starting max_memory_reserved; its 'Estimated' column is a working-memory estimate): ours less the VAE's weights
+    from gpu_garden.memory.estimate import formula as E
+    rows = [r for r in json.loads(B.MEASURED.read_text())["rows"] if r["id"].startswith("invokeai-7674-")]
+    assert len(rows) == 3 and {r["compare"] for r in rows} == {"working_reserved"}
+    orig = B.MEASURED
+    try:
+        B.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
+        scored = {r["id"]: ours for r, ours, _, _ in B.measured()}
+    finally:
+        B.MEASURED = orig
+    for row in rows:
+        e = E.estimate(B._measured_components(row), row["width"], row["height"], row["frames"], row["batch"], cfg=row["cfg"],
+                       policy={"_no_knobs": True, **row["policy"]})
+        vae = e["_ctx"]["components"][0]
+        assert scored[row["id"]] == e["peak_device"] - e["fixed"]["cuda_context"] - vae["resident"]
