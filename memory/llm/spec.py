@@ -391,7 +391,9 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         attn_norms = s.kv_lora_rank + qr
     else:
         hd, KV = s.head_dim_k, s.n_kv_heads
-        gate = 2 if (cfg.get("attn_output_gate") or s.arch.startswith("qwen3_next")) else 1  # q_proj also emits a gate
+        # q_proj also emits a gate: Qwen3-Next, and every Qwen 3.5+ attention layer (transformers Qwen3_5Attention
+        # builds heads x head_dim x 2 whatever attn_output_gate says)
+        gate = 2 if (cfg.get("attn_output_gate") or s.arch.startswith(("qwen3_next", "qwen3_5"))) else 1
         attn = d * H * hd * gate + 2 * d * KV * hd + H * hd * d
         attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "gemma4", "olmo2"))) else 0)
         if bias:

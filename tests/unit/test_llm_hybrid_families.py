@@ -91,3 +91,15 @@ def test_qwen36_35b_a3b_llama_bench_parameters_and_size():
     assert abs(s.params / 1e9 - 34.66) <= 0.005
     w = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="BF16")["weights"] / GiB
     assert abs(w / 64.60 - 1) <= 0.002
+
+
+def test_qwen35_config_without_attn_output_gate_keeps_the_gated_q_proj(tmp_path):
+    # transformers Qwen3_5Attention always builds q_proj with heads x head_dim x 2; a config.json that leaves
+    # attn_output_gate out is the same model (llama-bench's 34.66 B above)
+    import json
+    from gpu_garden.memory.llm.names import MODELS_DIR
+    cfg = json.loads((MODELS_DIR / "Qwen3.6-35B-A3B.json").read_text())
+    cfg["text_config"].pop("attn_output_gate")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    assert abs(llm.describe(config=str(path)).params / 1e9 - 34.66) <= 0.005
