@@ -162,6 +162,10 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path the subcommand could not read or write (--write into a missing folder)
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"gpu-garden {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -89,3 +89,20 @@ def test_triage_from_a_pipe_prints_no_hint(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"no error here\n")))
     assert cli.main(["triage"]) == 1
     assert capsys.readouterr().err == ""
+
+
+def test_an_unwritable_output_path_is_one_line_exit_2(tmp_path, capsys):
+    """estimate --write into a folder that does not exist: the path and the reason on one line, not a traceback."""
+    import struct
+
+    header = json.dumps({"model.diffusion_model.x.weight": {"dtype": "F16", "shape": [64, 64], "data_offsets": [0, 8192]}}).encode()
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "m.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + bytes(8192))
+    wf = {"nodes": [{"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["m.safetensors"]},
+                    {"id": 2, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]}], "links": []}
+    (tmp_path / "wf.json").write_text(json.dumps(wf))
+    out = tmp_path / "missing" / "out.json"
+    rc = cli.main(["estimate", "--workflow", str(tmp_path / "wf.json"), "--models-dir", str(tmp_path), "--write", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and str(out) in err
