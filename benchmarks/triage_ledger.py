@@ -59,6 +59,22 @@ def write(ledger):
     (U.UNSEEN / "LEDGER.md").write_text(U.render_md(ledger))
 
 
+# Round 11's split halves of the older sets: a rule change was kept only if it gained on both (README, round 11)
+HALVES = {"a": (1, 15), "b": (16, 30)}
+
+
+def halves(ledger) -> dict:
+    """First-sight and latest regression score of batches 01-15 (a) and 16-30 (b), from the ledger's records."""
+    out = {}
+    for h, (lo, hi) in HALVES.items():
+        bs = [b for b in ledger["batches"] if lo <= int(b["batch"].split("-")[1]) <= hi]
+        reg = [b["regression"][-1]["correct"] for b in bs if b.get("tuned_on") and b.get("regression")]
+        out[h] = {"batches": f"{lo:02d}-{hi:02d}", "n": sum(b["n"] for b in bs),
+                  "first_sight_correct": sum(b["first_sight_correct"] for b in bs),
+                  "regression_correct": sum(reg) if len(reg) == len(bs) else None}
+    return out
+
+
 def totals(ledger, current):
     fs_n = sum(b["n"] for b in ledger["batches"])
     fs_ok = sum(b["first_sight_correct"] for b in ledger["batches"])
@@ -86,6 +102,7 @@ def totals(ledger, current):
         "batches": {b["batch"]: {"n": b["n"], "first_sight_correct": b["first_sight_correct"],
                                  "regression_correct": (b.get("regression") or [{}])[-1].get("correct"),
                                  "after_tuning": bool(b.get("after_tuning"))} for b in ledger["batches"]},
+        "halves": halves(ledger),
         "first_sight_cases": fs_n, "first_sight_correct": fs_ok,
         "first_sight_accuracy_pct": round(100 * fs_ok / fs_n, 1) if fs_n else None,
         "first_sight_batches": len(ledger["batches"]),

@@ -1,0 +1,26 @@
+"""benchmarks/triage_ledger.halves: the split-half figures the README's round-11 table shows, summed from the ledger."""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import triage_ledger as T  # noqa: E402
+
+
+def _b(num, n, fs, reg=None):
+    b = {"batch": f"batch-{num:02d}", "n": n, "first_sight_correct": fs}
+    if reg is not None:
+        b.update(tuned_on="x", regression=[{"correct": reg - 1}, {"correct": reg}])  # the latest record counts
+    return b
+
+
+def test_halves_sum_first_sight_and_latest_regression_per_range():
+    ledger = {"batches": [_b(1, 10, 4, 9), _b(15, 5, 2, 5), _b(16, 8, 3, 6), _b(30, 2, 1, 2), _b(31, 7, 6)]}
+    h = T.halves(ledger)
+    assert h["a"] == {"batches": "01-15", "n": 15, "first_sight_correct": 6, "regression_correct": 14}
+    assert h["b"] == {"batches": "16-30", "n": 10, "first_sight_correct": 4, "regression_correct": 8}
+
+
+def test_a_half_with_an_untuned_batch_has_no_regression_figure():
+    h = T.halves({"batches": [_b(2, 10, 4, 9), _b(3, 4, 1)]})
+    assert h["a"]["regression_correct"] is None and h["a"]["n"] == 14
