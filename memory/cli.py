@@ -2,6 +2,7 @@
 `gpu-garden --help` stays instant; exit codes: 0 ok, 1 nothing found / does not fit, 2 usage or input error."""
 import argparse
 import importlib
+import math
 import sys
 
 from .errors import UserError
@@ -15,6 +16,19 @@ COMMANDS = {
     "kv": ("llm.kv", "run_cli"),
     "trace": ("trace.tracer", "run_cli"),
 }
+
+
+def _positive(kind):
+    """argparse type: a number above 0 (a count, a size); 0 must not read as 'not given'."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+        return value
+    return parse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: ollama for an Ollama library tag (qwen3:8b), else vllm")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); default: the newest")
     s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default 0.90)")
-    s.add_argument("--max-num-batched-tokens", type=int, metavar="N", help="vLLM profile batch (sets the activation peak)")
-    s.add_argument("--max-num-seqs", type=int, metavar="N", help="vLLM sequences per step (sampler part of the activation peak)")
+    s.add_argument("--max-num-batched-tokens", type=_positive(int), metavar="N", help="vLLM profile batch (sets the activation peak)")
+    s.add_argument("--max-num-seqs", type=_positive(int), metavar="N", help="vLLM sequences per step (sampler part of the activation peak)")
     s.add_argument("--gpu-name", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100)")
     s.add_argument("--vllm-engine", choices=["v0", "v1"], help="vLLM engine as VLLM_USE_V1 sets it (default: the version's)")
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
@@ -76,11 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "4-GPU HGX board or NCCL_NVLS_ENABLE=0 (default auto: by the card's name)")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: 0.88 / 0.87 / 0.85 / 0.81 by TP)")
-    s.add_argument("--kv-cache-memory", type=float, metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
+    s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
-    s.add_argument("--ubatch", type=int, metavar="N", help="llama.cpp micro-batch -ub (default 512)")
+    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512)")
     s.add_argument("--ngl", type=int, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; default: all)")
-    s.add_argument("--num-gpus", type=int, metavar="N", help="Ollama: the GPUs it spreads the model over (memory.required.full adds a reserve, a layer buffer and a graph per GPU)")
+    s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="Ollama: the GPUs it spreads the model over (memory.required.full adds a reserve, a layer buffer and a graph per GPU)")
     s.add_argument("--tensor-split", metavar="A,B,..", help="llama.cpp -ts over several GPUs (its default: their free memory): layers and KV buffer per GPU")
     s.add_argument("--mla-cache", choices=["latent", "latent+v", "full"],
                    help="DeepSeek MLA cache in llama.cpp: latent (2026 builds), latent+v (2025), full (before early 2025)")
@@ -140,6 +154,9 @@ def main(argv=None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    for name, value in vars(args).items():  # float() takes nan and inf; no option means either
+        if isinstance(value, float) and not math.isfinite(value):
+            parser.error(f"--{name.replace('_', '-')} must be a finite number, got {value}")
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)

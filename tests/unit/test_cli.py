@@ -106,3 +106,26 @@ def test_an_unwritable_output_path_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert rc == 2
     assert len(err.splitlines()) == 1 and "Traceback" not in err and str(out) in err
+
+
+@pytest.mark.parametrize("argv", [["kv", "--model", "Qwen3-8B", "--vram", "nan"], ["kv", "--model", "Qwen3-8B", "--vram", "inf"],
+                                  ["estimate", "x.safetensors", "--width", "512", "--height", "512", "--vram", "inf"],
+                                  ["estimate", "x.safetensors", "--width", "512", "--height", "512", "--reserve-vram", "nan"]])
+def test_nan_and_infinity_are_usage_errors(argv, capsys):
+    """float() takes 'nan' and 'inf'; int(nan) then raised a ValueError traceback (exit 1). No option means either."""
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "finite" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag, value", [("--kv-cache-memory", "-1"), ("--max-num-seqs", "0"), ("--max-num-batched-tokens", "-100"),
+                                         ("--ubatch", "0"), ("--num-gpus", "0")])
+def test_kv_counts_and_sizes_must_be_positive(flag, value, capsys):
+    """--kv-cache-memory -1 planned a 0 B KV pool; 0 for a count was read as 'not given'."""
+    with pytest.raises(SystemExit) as e:
+        cli.main(["kv", "--model", "Qwen3-8B", "--vram", "24", flag, value])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and flag in err and "positive" in err
