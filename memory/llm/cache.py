@@ -48,7 +48,10 @@ MIN_CTX = 256
 OLLAMA_BATCH = 512
 # llama.cpp architectures whose GGUF carries a sliding window it honours (llama_kv_cache_iswa); Mistral-7B-v0.1
 # converts to plain `llama`, so llama.cpp and Ollama give its layers a full cache
-LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "cohere2", "llama4", "gpt_oss",
+# (a config's text_config names Gemma 4 and Llama 4 gemma4_text / llama4_text: llama-model.cpp gives LLM_ARCH_GEMMA4
+# swa_type STANDARD and Llama 4 CHUNKED, both kept by llama_kv_cache_iswa)
+LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "cohere2",
+                      "llama4", "llama4_text", "gpt_oss",
                       "gpt-oss", "exaone4", "starcoder2")
 
 

@@ -103,3 +103,14 @@ def test_qwen35_config_without_attn_output_gate_keeps_the_gated_q_proj(tmp_path)
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
     assert abs(llm.describe(config=str(path)).params / 1e9 - 34.66) <= 0.005
+
+
+def test_llamacpp_keeps_gemma4_and_llama4_windows():
+    # llama-model.cpp: LLM_ARCH_GEMMA4 swa_type STANDARD, Llama 4 CHUNKED (llama_kv_cache_iswa). Gemma-4-31B at -c 32768,
+    # one slot, -ub 512, f16: 10 global layers x 32768 cells x 4 x 512 x 2 x 2 bytes = 2560 MiB, and 50 sliding layers
+    # x (1024 + 512 -> 1536 cells) x 16 x 256 x 2 x 2 bytes = 1200 MiB (hand-derived from those rules)
+    r = llm.plan(llm.describe(model="google/gemma-4-31B-it"), "llama.cpp", ctx=32768, weights_dtype="Q4_K_M")
+    assert r["kv_total"] == (2560 + 1200) * (1 << 20)
+    s = llm.describe(model="meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    r = llm.plan(s, "llama.cpp", ctx=32768, weights_dtype="Q4_K_M")   # 36 chunked layers keep 8192 + 512 cells
+    assert r["kv_total"] == (12 * 32768 + 36 * 8704) * 8 * 128 * 2 * 2
