@@ -114,3 +114,14 @@ def test_llamacpp_keeps_gemma4_and_llama4_windows():
     s = llm.describe(model="meta-llama/Llama-4-Scout-17B-16E-Instruct")
     r = llm.plan(s, "llama.cpp", ctx=32768, weights_dtype="Q4_K_M")   # 36 chunked layers keep 8192 + 512 cells
     assert r["kv_total"] == (12 * 32768 + 36 * 8704) * 8 * 128 * 2 * 2
+
+
+def test_prefix_caching_knob_reaches_the_state_pages():
+    # the club-3090#612 run (prefix caching on: 4.33x printed); without it a state group holds one page a request
+    s = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
+    knobs = dict(kv_dtype="fp8", weights_dtype="nvfp4", vram=31.36 * GiB, runtime_version="0.24.0", max_num_seqs=1,
+                 max_num_batched_tokens=8192, gpu_name="NVIDIA GeForce RTX 5090")
+    on = llm.plan(s, "vllm", ctx=131072, **knobs)
+    off = llm.plan(s, "vllm", ctx=131072, prefix_caching=False, **knobs)
+    assert on["kv_detail"]["pool_args"]["state_blocks"] == 2 and off["kv_detail"]["pool_args"]["state_blocks"] == 1
+    assert off["kv_capacity_tokens"] > on["kv_capacity_tokens"]

@@ -269,7 +269,11 @@ def settings(version, vram, ctx, knobs) -> dict:
     if sampler not in SAMPLERS:
         from ...errors import UserError
         raise UserError(f"--vllm-sampler must be native or flashinfer, got {knobs.get('vllm_sampler')!r}")
+    # vLLM's --enable-prefix-caching (on by default in V1): a DeltaNet/Mamba state group then keeps two pages a
+    # request ("align" mode), one without it
+    prefix = knobs.get("prefix_caching")
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
+            "prefix_caching": True if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
