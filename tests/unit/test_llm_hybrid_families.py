@@ -125,3 +125,12 @@ def test_prefix_caching_knob_reaches_the_state_pages():
     off = llm.plan(s, "vllm", ctx=131072, prefix_caching=False, **knobs)
     assert on["kv_detail"]["pool_args"]["state_blocks"] == 2 and off["kv_detail"]["pool_args"]["state_blocks"] == 1
     assert off["kv_capacity_tokens"] > on["kv_capacity_tokens"]
+
+
+def test_vllm_llama4_chunked_layers_full_while_the_hybrid_manager_was_off_for_them():
+    # vllm#21761 (after 0.10.0) disabled the hybrid manager for chunked local attention by default: all 48 layers keep
+    # 32768 tokens x 8 KV heads x 128 x 2 x 2 bytes; with it (0.10.0, and again from #29627) 36 of them keep a chunk
+    s = llm.describe(model="meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    kv = {v: llm.plan(s, "vllm", ctx=32768, runtime_version=v)["kv_total"] for v in ("0.11.0", "0.10.0", "0.13.0")}
+    assert kv["0.11.0"] == 48 * 32768 * 8 * 128 * 2 * 2
+    assert kv["0.10.0"] == kv["0.13.0"] < kv["0.11.0"] / 2

@@ -134,6 +134,10 @@ SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers size
 # (vllm-project/vllm#40691, #38364): a gate by observation - 0.19.0 prints the old figure (Gemma-4-31B, 10,432 tokens
 # with 3.58x at 4096), 0.24.0 and 0.27.1 the new one (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072); 0.20-0.23 unseen
 TOKENS_FROM_CONCURRENCY = (0, 24)
+# Llama 4's chunked local attention under the hybrid manager was switched off by default after 0.10.0
+# (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
+# then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
+CHUNKED_HYBRID_OFF = ((0, 10, 1), (0, 13))
 CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
 
 
@@ -443,6 +447,9 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     stage, n_stages = s.get("stage", (0, 1))
     first, last = stage == 0, stage == n_stages - 1
     hybrid = at_least(v, *SWA_SIZED)  # the hybrid KV manager: sliding layers sized by their window, layer groups
+    if (hybrid and spec.arch.startswith("llama4") and v is not None and at_least(v, *CHUNKED_HYBRID_OFF[0])
+            and not at_least(v, *CHUNKED_HYBRID_OFF[1])):
+        hybrid = False
     layout = mla_layout(spec, s)
     need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
                     mla_cache=layout)
