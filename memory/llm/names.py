@@ -71,8 +71,8 @@ _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a
 # modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
 UNDESCRIBED = (
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
-     "no built-in description of this size (built in: Qwen3.6-35B-A3B, Qwen3.8-27B); a config.json given with "
-     "--config is read with its gated-DeltaNet layers' state as vLLM pages it"),
+     "no built-in description of this size (built in: Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
+     "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
      "no built-in description of this size (built in: Gemma-4-31B); a config.json given with --config is read "
      "with its global layers' own head size and KV heads, except the MoE (26B-A4B) and per-layer-embedding (E2B, "

@@ -134,3 +134,18 @@ def test_vllm_llama4_chunked_layers_full_while_the_hybrid_manager_was_off_for_th
     kv = {v: llm.plan(s, "vllm", ctx=32768, runtime_version=v)["kv_total"] for v in ("0.11.0", "0.10.0", "0.13.0")}
     assert kv["0.11.0"] == 48 * 32768 * 8 * 128 * 2 * 2
     assert kv["0.10.0"] == kv["0.13.0"] < kv["0.11.0"] / 2
+
+
+@pytest.mark.parametrize("model,printed_b,mtp", [
+    # llama-bench (kyuz0/amd-strix-halo-toolboxes): 'qwen35 27B Q8_0 | 27.32 B' (Qwen3.6-27B-UD-Q8_K_XL) and
+    # 'qwen35moe 35B.A3B Q4_K - Medium | 35.51 B' (Qwen3.6-35B-A3B-UD-Q4_K_XL): those GGUFs carry the multi-token-
+    # prediction layer kv leaves out, counted here by hand from the config: a gated-attention layer, its MLP (the MoE:
+    # 256 experts + shared expert + router + shared gate) and the 2 x hidden -> hidden fc
+    ("Qwen/Qwen3.6-27B", 27.32, 5120 * 24 * 256 * 2 + 2 * 5120 * 4 * 256 + 24 * 256 * 5120 + 3 * 5120 * 17408
+     + 2 * 5120 * 5120),
+    ("Qwen/Qwen3.6-35B-A3B", 35.51, 2048 * 16 * 256 * 2 + 2 * 2048 * 2 * 256 + 16 * 256 * 2048
+     + 257 * 3 * 2048 * 512 + 256 * 2048 + 2048 + 2 * 2048 * 2048),
+])
+def test_qwen36_llama_bench_parameters_with_the_mtp_layer(model, printed_b, mtp):
+    s = llm.describe(model=model)
+    assert abs((s.params + mtp) / 1e9 - printed_b) <= 0.006
