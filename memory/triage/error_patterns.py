@@ -70,7 +70,8 @@ TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemor
 # ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
 COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
 COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
-COMFY_VAE = re.compile(r"Ran out of memory when regular VAE (decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
+# (quoted with "VAE" dropped from its first half: "when regular decoding, retrying with tiled VAE decoding", Acly/krita-ai-diffusion#86)
+COMFY_VAE = re.compile(r"Ran out of memory when regular (?:VAE )?(decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
                         r"(?: with tile size (\d+) and overlap (\d+))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
 # comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
 # MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
@@ -115,8 +116,11 @@ TRTLLM_FIELDS = {
 }
 # llama.cpp / ggml
 # ggml before its allocators (2023): a graph's context is a fixed host pool; the batch's tensors overflowed it
-# (ymcui/Chinese-LLaMA-Alpaca#526: lower -b). ggml_new_object's form (2024) is the context's own metadata: a size bug
-GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in the context's memory pool \(needed (\d+), available (\d+)\)")
+# (ymcui/Chinese-LLaMA-Alpaca#526: lower -b). ggml_new_object's form (2024) is the context's own metadata: a size bug.
+# ggml.c's scratch buffer (2023: "not enough space in the scratch memory", later "... scratch memory pool (needed N,
+# available M)") is another fixed host buffer the program sized from its own tables; both are quoted without numbers too
+GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in the (context's memory pool|scratch memory)(?: pool)?"
+                           r"(?: \(needed (\d+), available (\d+)\))?")
 GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
 GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")
@@ -128,6 +132,10 @@ GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOu
 GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
 GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory"
                         r"|VK_ERROR_OUT_OF_HOST_MEMORY|ErrorOutOfHostMemory")
+# ggml_init asserts its context's host buffer (ggml.c: mem_buffer = ggml_aligned_malloc(mem_size); GGML_ASSERT(ctx->mem_buffer
+# != NULL)): malloc returned NULL for a context's memory (tensor metadata, or a whole graph without an allocator): system RAM
+# or the OS's commit limit
+GGML_CTX_ASSERT = re.compile(r"GGML_ASSERT\(ctx->mem_buffer != NULL\)")
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
 OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")

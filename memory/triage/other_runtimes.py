@@ -412,6 +412,37 @@ def cuda_call(line):
             "form": "runtime_host" if host else "runtime_call"}
 
 
+# ncnn's Vulkan allocators (src/allocator.cpp, gpu.cpp: NCNN_LOGE("vkAllocateMemory failed %d", ret)): the VkResult, -2
+# VK_ERROR_OUT_OF_DEVICE_MEMORY or -1 VK_ERROR_OUT_OF_HOST_MEMORY. The ncnn upscalers (realesrgan-, waifu2x-, realcugan-ncnn-vulkan,
+# chaiNNer's NCNN nodes) allocate each tile's blobs there, so the tile size (-t) sets the request
+NCNN_VK = re.compile(r"(?:^|\]\s*|:\s*)vkAllocateMemory failed (-[12])\b")
+
+
+def ncnn_vk(line):
+    if "vkAllocateMemory failed" not in line:
+        return None
+    m = NCNN_VK.search(line)
+    if not m:
+        return None
+    host = m.group(1) == "-1"
+    return {"kind": "vulkan.alloc", "device_kind": "vulkan", "numbers": {}, "runtime": "ncnn", "complete": True,
+            "form": "host" if host else "device"}
+
+
+# .NET's CLR (SwarmUI, other C# front-ends): System.OutOfMemoryException, raised when the managed heap cannot get memory, and
+# when one object would pass a size limit whatever RAM is free (a StringBuilder past MaxCapacity, a string past ~2**30
+# characters, an array or MemoryStream past 2 GB: the exception's documented conditions). The innermost frame (the line
+# under it) names the object being grown
+DOTNET = re.compile(r"\bSystem\.OutOfMemoryException\b")
+DOTNET_OBJECT = re.compile(r"^\s*at System\.(?:Text\.StringBuilder|String|IO\.MemoryStream|Array|Collections\.Generic\.List`1)\.")
+
+
+def dotnet(line):
+    if "System.OutOfMemoryException" not in line:
+        return None
+    return {"kind": "dotnet.oom", "device_kind": "cpu", "numbers": {}, "runtime": "dotnet", "complete": True}
+
+
 # ds4 (antirez's DeepSeek V4 server): "ds4: ROCm model arena alloc failed for tensor-span:128 (1792.00 MiB chunk): out of
 # memory" while it maps the model's tensors into its arena (antirez/ds4#475), "ds4: ROCm tensor alloc failed: out of memory"
 # for a session's own tensors (antirez/ds4#459); form "model" is the weights' arena

@@ -235,6 +235,10 @@ RULES = [
       lambda x: "the server stopped a prefill when the process's memory crossed its ceiling"
       + (f" ({fmt_bytes(x.n['allocated'])} over {fmt_bytes(x.n['max_allowed'])})" if "allocated" in x.n else "")
       + ": the prefill chunk's working memory (attention over the chunk); smaller prefill chunks, a shorter prompt, or a higher ceiling"),
+    # ncnn's Vulkan allocator refused device memory: the upscalers allocate each tile's blobs there, the model's weights are small
+    R("activations", 2.0, lambda x: x.kind == "vulkan.alloc" and x.ev.get("form") == "device",
+      "Vulkan refused a device-memory allocation (vkAllocateMemory -2, VK_ERROR_OUT_OF_DEVICE_MEMORY): ncnn allocates each "
+      "tile's working buffers there and the models are small; a smaller tile size (-t) or image fits"),
     R("activations", 3.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "tensor_impl",
       "ggml's graph context (a fixed pool in older builds) needs {n[requested]:b} and holds {n[available]:b}: the batch's tensors "
       "overflow it; a smaller -b / n_batch, or a current build (its allocators size the graph themselves)"),
@@ -381,8 +385,15 @@ RULES = [
     R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
         f"{fmt_bytes(x.n['required'])}, {fmt_bytes(x.n['available'])} available" if "required" in x.n
         else "more system memory than is available")),
-    R("host-ram", 4.0, kind("ggml.host"), lambda x: "ggml could not allocate "
-      + (f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
+    R("host-ram", 4.0, kind("ggml.host"), lambda x: "ggml could not allocate " + (
+        "a context's host memory (ggml_init's malloc returned NULL): system RAM, or on Windows the commit limit (RAM plus "
+        "page file), for what the program reserves for its contexts" if x.ev.get("form") == "context"
+        else f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
+    R("host-ram", 4.0, lambda x: x.kind == "vulkan.alloc" and x.ev.get("form") == "host",
+      "Vulkan refused a host-memory allocation (vkAllocateMemory -1, VK_ERROR_OUT_OF_HOST_MEMORY): system RAM, not the GPU"),
+    # .NET's managed heap could not grow: system RAM (or a 32-bit process's address space)
+    R("host-ram", 1.5, kind("dotnet.oom"),
+      ".NET could not allocate managed memory (System.OutOfMemoryException): system RAM, or a 32-bit process's address space"),
     R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
     R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
     # Ollama puts on the GPU only the layers its estimate says fit and loads the rest into system RAM: a model load that
@@ -532,6 +543,18 @@ RULES = [
       lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
                 f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "
                 "higher vmem_limit_bytes"),
+    # a fixed host buffer the program sized from its own tables (ggml's scratch buffer, or its context pool quoted without
+    # numbers): too small for this model or input means the build's sizing, fixed by updating it (KoboldCpp's FAQ: a smaller
+    # context or batch, else a bug to file)
+    R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") in ("scratch", "cut"),
+      lambda x: f"ggml's fixed {'scratch buffer' if x.ev.get('form') == 'scratch' else 'context memory pool'} is too small: "
+                "the program sized it from its own tables for this model and batch, so a build that sizes it wrong overflows "
+                "it whatever the machine has free; update the program (a smaller context or batch until then)"),
+    # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
+    R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
+      lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "
+                "MemoryStream has a size limit (about 2**30 characters, 2 GB) that RAM does not lift; build smaller pieces "
+                "(page a list, stream the output)"),
     R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "object",
       "ggml's context ran out of room for its own objects (needed {n[requested]}, had {n[available]} bytes): a size the "
       "program computed for its metadata, not the machine's memory; update the program"),

@@ -4,6 +4,7 @@ their first). parse.py lists them among its recognisers."""
 import re
 
 from . import error_patterns as RX
+from .other_runtimes import DOTNET_OBJECT
 from .text import size
 
 
@@ -75,7 +76,7 @@ def _sglang_kv(line):
     return ev
 
 
-BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool")
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom")
 _VLLM_ESTIMATE = re.compile(r"estimated maximum model length is (\d+)")
 _SGLANG_TOKENS = re.compile(r"Try to allocate (\d+) tokens")
 
@@ -90,6 +91,14 @@ def add_block_fields(ev, text) -> bool:
             if m:
                 ev["numbers"][key] = int(m.group(1))
             return bool(m)
+    if ev.get("kind") == "dotnet.oom":
+        # the first stack frame under .NET's exception is the method that threw it: an object grown past its size limit
+        if "frame" in ev or not text.lstrip().startswith("at "):
+            return False
+        ev["frame"] = text.strip()[:120]
+        if DOTNET_OBJECT.search(text):
+            ev["form"] = "object_limit"
+        return True
     if ev.get("kind") != "trtllm.executor":
         return False
     hit = False
@@ -105,13 +114,16 @@ def add_block_fields(ev, text) -> bool:
 
 
 def _ggml_ctx_pool(line):
-    if "context's memory pool" not in line:
+    """ggml's fixed host pools: a context's memory pool or (2023) its scratch buffer. Forms: "tensor_impl" and "object"
+    (the context's pool with its numbers), "scratch" (the scratch buffer), "cut" (the context's pool without numbers)."""
+    if "context's memory pool" not in line and "scratch memory" not in line:
         return None
     m = RX.GGML_CTX_POOL.search(line)
     if not m:
         return None
-    return {"kind": "ggml.ctx_pool", "device_kind": None, "numbers": {"requested": int(m.group(2)), "available": int(m.group(3))},
-            "runtime": "llama.cpp", "complete": True, "form": m.group(1)}
+    nums = {"requested": int(m.group(3)), "available": int(m.group(4))} if m.group(3) else {}
+    form = "scratch" if m.group(2) == "scratch memory" else m.group(1) if nums else "cut"
+    return {"kind": "ggml.ctx_pool", "device_kind": "cpu", "numbers": nums, "runtime": "llama.cpp", "complete": True, "form": form}
 
 
 def _ollama_runner(line):

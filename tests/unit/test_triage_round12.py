@@ -1,0 +1,102 @@
+"""Triage round 12: out-of-memory messages of runtimes the engine did not recognise at all, written from the runtimes'
+own strings (ComfyUI comfy/sd.py, ncnn's Vulkan allocator, ggml.c's fixed pools and ggml_init, .NET's CLR), each with
+the cause its semantics imply and near misses that must stay unrecognised or keep their old reading."""
+import pytest
+
+from gpu_garden.memory.triage import engine as triage
+
+
+def _top(log):
+    res = triage.triage_text(log)
+    assert res["found"], log
+    ev = res["events"][-1]
+    return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
+
+
+# --- ComfyUI's tiled-VAE fallback (comfy/sd.py VAE.decode / encode) ----------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.",      # sd.py as printed
+    "Warning: Ran out of memory when regular decoding, retrying with tiled VAE decoding.",          # quoted with VAE dropped
+    "Warning: Ran out of memory when regular VAE encoding, retrying with tiled VAE encoding.",
+])
+def test_comfyui_tiled_vae_fallback_is_the_vae(line):
+    cause, _, ev = _top(line)
+    assert (cause, ev["kind"], ev["runtime"], ev["recoverable"]) == ("vae-decode", "comfy.vae_tiled_fallback", "comfyui", True)
+
+
+def test_regular_sampling_words_are_not_the_vae_fallback():
+    assert not triage.triage_text("Ran out of memory when regular decoding finished").get("found")
+
+
+# --- ncnn's Vulkan allocator (src/allocator.cpp: NCNN_LOGE("vkAllocateMemory failed %d", ret)) ----------------------
+
+NCNN_HEAD = ("[0 AMD Radeon RX 550 Series]  queueC=1[2]  queueG=0[1]  queueT=2[1]\n"
+             "[0 AMD Radeon RX 550 Series]  fp16-p/s/a=1/1/1  int8-p/s/a=1/1/1\n")
+
+
+def test_ncnn_device_memory_is_the_tiles_working_memory():
+    cause, c, ev = _top(NCNN_HEAD + "vkAllocateMemory failed -2\n")      # -2: VK_ERROR_OUT_OF_DEVICE_MEMORY
+    assert (cause, ev["runtime"], ev["device_kind"], ev["guide"]["id"]) == ("activations", "ncnn", "vulkan", "ncnn-vulkan")
+    assert c == {"activations": 1.0}
+    assert "-t 200" in "\n".join(x["text"] for x in ev["guide"]["commands"])
+
+
+def test_ncnn_host_memory_is_system_ram():
+    cause, _, ev = _top("vkAllocateMemory failed -1\n")                   # -1: VK_ERROR_OUT_OF_HOST_MEMORY
+    assert (cause, ev["runtime"]) == ("host-ram", "ncnn")
+
+
+@pytest.mark.parametrize("line", ["vkAllocateMemory failed -3", "vkAllocateMemory failed -13", "vkQueueSubmit failed -4"])
+def test_other_vulkan_results_are_not_out_of_memory(line):
+    # -3 VK_ERROR_INITIALIZATION_FAILED, -13 VK_ERROR_UNKNOWN, a device lost on submit: not a memory shortage
+    assert not triage.triage_text(line + "\n")["found"]
+
+
+# --- ggml.c's fixed pools (2023) and ggml_init's host buffer ---------------------------------------------------------
+
+@pytest.mark.parametrize("line,form,numbers", [
+    ("ggml_new_tensor_impl: not enough space in the scratch memory", "scratch", {}),
+    ("ggml_new_tensor_impl: not enough space in the scratch memory pool (needed 877775360, available 536870912)", "scratch",
+     {"requested": 877775360, "available": 536870912}),
+    ("ggml_new_tensor_impl: not enough space in the context's memory pool", "cut", {}),
+])
+def test_ggml_fixed_pool_is_the_programs_sizing(line, form, numbers):
+    cause, c, ev = _top(line + "\n")
+    assert (cause, ev["runtime"], ev["device_kind"], ev["form"], ev["numbers"]) == ("other", "llama.cpp", "cpu", form, numbers)
+    assert ev["guide"]["id"] == "ggml-fixed-pool" and c == {"other": 1.0}
+
+
+def test_ggml_context_pool_with_numbers_keeps_the_batch_reading():
+    cause, _, ev = _top("ggml_new_tensor_impl: not enough space in the context's memory pool (needed 35007776, available 12582912)\n")
+    assert (cause, ev["form"]) == ("activations", "tensor_impl")
+
+
+def test_ggml_init_assert_is_host_memory():
+    cause, c, ev = _top("load_backend: loaded CPU backend\nD:/a/app/ggml/src/ggml.c:1685: GGML_ASSERT(ctx->mem_buffer != NULL) failed\n")
+    assert (cause, ev["kind"], ev["form"], ev["device_kind"], ev["runtime"]) == ("host-ram", "ggml.host", "context", "cpu", "llama.cpp")
+    assert c == {"host-ram": 1.0} and "malloc returned NULL" in ev["causes"][0]["evidence"][0]
+
+
+def test_other_ggml_asserts_are_not_out_of_memory():
+    assert not triage.triage_text("ggml.c:4120: GGML_ASSERT(ctx->mem_buffer_owned) failed\n")["found"]
+    assert not triage.triage_text("ggml.c:2210: GGML_ASSERT(ggml_can_mul_mat(a, b)) failed\n")["found"]
+
+
+# --- .NET (System.OutOfMemoryException) ------------------------------------------------------------------------------
+
+DOTNET = ("Unhandled exception. System.OutOfMemoryException: Exception of type 'System.OutOfMemoryException' was thrown.\n"
+          "{frame}\n   at App.Main(String[] args)\n")
+
+
+def test_dotnet_object_size_limit_is_not_ram():
+    cause, c, ev = _top(DOTNET.format(frame="   at System.Text.StringBuilder.ToString()"))
+    assert (cause, ev["runtime"], ev["device_kind"], ev["guide"]["id"]) == ("other", "dotnet", "cpu", "dotnet")
+    assert c == {"other": round(4.0 / 5.5, 2), "host-ram": round(1.5 / 5.5, 2)}       # object limit 4.0 against the heap 1.5
+
+
+@pytest.mark.parametrize("frame", ["   at App.Images.Decode(Stream s)", ""])
+def test_dotnet_elsewhere_is_the_heap(frame):
+    # only the innermost frame counts: a string built further out is not the object that failed
+    cause, c, _ = _top(DOTNET.format(frame=frame).replace("App.Main", "System.String.Concat" if frame else "App.Main"))
+    assert cause == "host-ram" and c == {"host-ram": 1.0}
