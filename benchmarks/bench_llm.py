@@ -218,6 +218,18 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-gemmaforge-gemma4-31b-bf16-tp4-4xl4-16k", "vllm-gemmaforge-gemma4-31b-nvfp4-tp2-2xl4-4k",
         "vllm-discuss2674-gemma4-31b-nvfp4-tp2-2x5070ti-1k-oom", "vllm-16712-llama4-scout-bf16-tp2-2xh100nvl-oom",
         "llamacpp-strixhalo-gemma4-31b-bf16-size",
+        # batch 25: every row was read in full (task ellm5) before the changes it led to: the Qwen3-Coder-480B-A35B,
+        # MiniMax-M2.7, Qwen3-VL-30B-A3B and Phi-4-mini descriptions, the auto_round weights format, Ollama's mllama
+        # cache and llama.cpp's -ngl placement (output layer first, each layer's own size); its first sight stays in
+        # the ledger
+        "vllm-recipes12-qwen3coder480b-fp8-dp8ep-h20-256k-u090", "vllm-recipes12-qwen3coder480b-fp8-dp8ep-h20-256k-u095",
+        "vllm-spark396-minimax-m27-awq-tp2-gb10-196k-u080", "vllm-spark396-minimax-m27-awq-tp2-gb10-196k-u085",
+        "vllm-club3090-295-qwen36-27b-autoround-tp2-2x3090-262k", "sglang-pr18263-qwen3-30b-a3b-2507-fp8-mi355x-tp1",
+        "sglang-pr18263-qwen3-30b-a3b-2507-bf16-mi355x-patched", "ollama-11769-gptoss20b-3.6g-8k",
+        "ollama-7440-llama32-vision-11b-9.5g-2k", "ollama-8963-deepseek-r1-671b-v100-32g",
+        "llamacpp-ollama8964-deepseek-r1-671b-5of62", "llamacpp-ollama13552-phi4-q4km-size",
+        "llamacpp-16895-qwen3vl-30b-a3b-vulkan-32k-np2", "llamacpp-lmstudio1360-r1-distill-qwen14b-q4km-20of49-8k",
+        "llamacpp-14740-phi4-mini-bf16-size",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
