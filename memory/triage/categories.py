@@ -103,6 +103,8 @@ _SRC = (
                                        r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}(?:\(\))?){0,3}\.(?:to|cuda|half)\(|"
                                        r"\b(?:weight|param\w{0,10}|tensor)\.data\.(?:to|cuda)\(|\bself\.(?:cuda|half)\(\)|"
                                        r"\bload_weights?\(|\w{0,30}torch_load\w{0,30}\(|\baccelerator\.prepare(?:_model)?\(|\.prepare_model\(")),
+    # a call that passes or extends an autoregressive KV cache (decoding token by token): what grows is the cache, batch x length
+    ("kv-cache", re.compile(r"\b(?:k_cache|v_cache|kv_cache|key_cache|value_cache|past_key_values?)\b")),
 )
 
 

@@ -199,6 +199,10 @@ RULES = [
     # a library's own CUDA code (dlib, cuTAGI) failed cudaMalloc inside a training run: the step's tensors, as in PyTorch above
     R("activations", 1.5, lambda x: x.training and x.kind == "cuda.driver" and x.ev.get("form") == "runtime_call",
       "a training run's own CUDA code could not allocate device memory: the mini-batch's working tensors (a smaller batch)"),
+    # outside training too, a cudaMalloc the program names is one of its own data buffers, sized by its input (its CUDA context
+    # already exists, so not a card another program holds at start)
+    R("activations", 1.5, lambda x: not x.training and x.kind == "cuda.driver" and x.ev.get("form") == "runtime_call",
+      "the program's own cudaMalloc of a data buffer failed: its working memory at this input size (resolution, count, batch)"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),
@@ -362,6 +366,9 @@ RULES = [
     R("kv-cache", 3.0, kind("lmdeploy.turbomind"),
       "LMDeploy's TurboMind ran out of GPU memory: after its weights, its KV cache (cache_max_entry_count, session_len, "
       "max_batch_size) is what it allocates; lower cache_max_entry_count or session_len, or max_batch_size"),
+    # the traceback's source line passes the KV cache through a decoding step (not training, where no cache grows)
+    R("kv-cache", 3.0, lambda x: x.src_cause == "kv-cache" and not x.training and not host(x),
+      "traceback source line: {src_line} (a KV cache extended token by token: batch x length sets it)", hint=True),
     R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     # the KV buffers the log shows outweigh the weights: the context (times Ollama's parallel slots) is what to cut

@@ -100,3 +100,38 @@ def test_dotnet_elsewhere_is_the_heap(frame):
     # only the innermost frame counts: a string built further out is not the object that failed
     cause, c, _ = _top(DOTNET.format(frame=frame).replace("App.Main", "System.String.Concat" if frame else "App.Main"))
     assert cause == "host-ram" and c == {"host-ram": 1.0}
+
+
+# --- a KV cache extended in a decoding step (transformers' cache_utils.DynamicCache.update, a model's own k_cache) ------
+
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of 23.55 GiB of "
+       "which 20.81 MiB is free. Including non-PyTorch memory, this process has 23.52 GiB memory in use. Of the allocated memory "
+       "22.95 GiB is allocated by PyTorch, and 40.00 MiB is reserved by PyTorch but unallocated.\n")
+DECODE = ("Traceback (most recent call last):\n"
+          '  File "/app/run.py", line 40, in <module>\n'
+          "    out = generate(model, ids, max_new_tokens=4096)\n"
+          '  File "/app/lib/python3.11/site-packages/transformers/cache_utils.py", line 447, in update\n'
+          "    self.key_cache[layer_idx] = torch.cat([self.key_cache[layer_idx], key_states], dim=-2)\n")
+
+
+def test_kv_cache_extended_while_decoding():
+    cause, c, _ = _top(DECODE + OOM)
+    # kv-cache 3.0 (the source line) against the plain-PyTorch catch-all activations 1.5; no slack, nothing outside
+    assert cause == "kv-cache" and c == {"kv-cache": round(3.0 / 4.5, 2), "activations": round(1.5 / 4.5, 2)}
+
+
+def test_kv_cache_line_in_training_is_the_batch():
+    train = DECODE.replace("out = generate(model, ids, max_new_tokens=4096)", "loss.backward()")
+    cause, c, _ = _top(train + OOM)
+    assert cause == "activations" and "kv-cache" not in c
+
+
+# --- a library's own cudaMalloc (its CUDA code, not PyTorch's allocator) -----------------------------------------------
+
+def test_own_cudamalloc_is_the_programs_working_memory():
+    log = ("Uncaught exception: Could not allocate memory: include/lib/gpu_memory.h:112 cudaMalloc(&rawptr, n_bytes) failed "
+           "with error out of memory\n")
+    cause, c, ev = _top(log)
+    # activations 1.5 (own cudaMalloc, no training) against the driver rows other-process 1.2 and other 1.0
+    assert (cause, ev["form"]) == ("activations", "runtime_call")
+    assert c == {"activations": round(1.5 / 3.7, 2), "other-process": round(1.2 / 3.7, 2), "other": round(1.0 / 3.7, 2)}
