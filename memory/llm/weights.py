@@ -240,6 +240,28 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
             "total": int(total), "how": how}
 
 
+# llama.cpp's Q4_K_M / Q5_K_M (llama-quant.cpp, and Ollama's Go port) store ffn_down - experts included - in Q6_K
+# on the blocks use_more_bits picks (the first and last eighth, and every third between): those blocks are larger;
+# ffn_down is taken as a third of a block's parameters
+MORE_BITS_BASE = {"Q4_K_M": 4.5, "Q5_K_M": 5.5}
+
+
+def use_more_bits(i: int, n: int) -> bool:
+    return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+
+
+def layer_weights(spec: LLMSpec, blocks: float, fmt=None) -> list:
+    """Each repeating block's bytes, summing to `blocks`: in proportion to its parameters (a MoE model's dense
+    first blocks are a fraction of its expert blocks: DeepSeek-R1's 3 of 61) and, for Q4_K_M / Q5_K_M, to the
+    Q6_K ffn_down of the blocks use_more_bits picks."""
+    n = spec.n_layers
+    p = spec.layer_params if spec.layer_params and len(spec.layer_params) == n else [1] * n
+    base = MORE_BITS_BASE.get(str(fmt or "").upper())
+    w = [x * (1 + ((6.5625 - base) / base / 3 if base and use_more_bits(i, n) else 0)) for i, x in enumerate(p)]
+    total = sum(w) or 1
+    return [blocks * x / total for x in w]
+
+
 def weights(spec: LLMSpec, weights_dtype: str | None = None) -> tuple:
     """(bytes, how) - exact from the file unless a different dtype is asked for."""
     r = weights_by_role(spec, weights_dtype)

@@ -12,6 +12,7 @@ the ggml compute buffer, and a margin.
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, SLIDING
+from ..weights import layer_weights
 from . import at_least
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -19,6 +20,12 @@ MARGIN = 256 * MiB           # left free for fragmentation and the driver
 FLASH_AUTO = (6400,)         # -fa auto
 UNIFIED_SPLIT = (5913,)      # from b5913 slots may get their own streams (ggml-org/llama.cpp#14847)
 FIT = (7400,)                # --fit
+# -ngl N counts the output layer first (ggml-org/llama.cpp#18148, merged December 2025 a few days after --fit):
+# i_gpu_start = n_layer + 1 - N, so -ngl 20 of a 48-layer model puts the output and 19 repeating layers on the GPU
+# ("offloading output layer and 19 repeating layers to GPU", LM Studio's engine, January 2026); before, the last N
+# repeating layers and the output only beyond n_layer (Ollama's vendored llama.cpp up to 2026: "offloading 5
+# repeating layers to GPU"). The first build carrying it is not read: taken as --fit's.
+OUTPUT_FIRST = FIT
 QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 # ikawrakow/ik_llama.cpp (a --runtime-version that names it): llama.cpp's cache layout without its sliding-window
 # cache: every layer of a sliding-window model is kept at -c cells (gpt-oss-20b at 131072: 6144.00 MiB, ik_llama.cpp
@@ -57,7 +64,8 @@ def settings(version, knobs, parallel) -> dict:
             "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
-            "tensor_split": knobs.get("tensor_split"), "ik": fork(knobs)}
+            "tensor_split": knobs.get("tensor_split"), "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
+            "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs)}
 
 
 def fork(knobs) -> bool:
@@ -65,7 +73,12 @@ def fork(knobs) -> bool:
     return str(knobs.get("runtime_version") or "").lower().replace("-", "_").startswith("ik_llama")
 
 
-def layer_devices(n_layer: int, ngl: int, split) -> tuple:
+def gpu_start(n_layer: int, ngl: int, output_first: bool = False) -> int:
+    """i_gpu_start: the first repeating layer -ngl puts on a GPU (OUTPUT_FIRST)."""
+    return max(n_layer + (1 if output_first else 0) - ngl, 0)
+
+
+def layer_devices(n_layer: int, ngl: int, split, output_first: bool = False) -> tuple:
     """llama.cpp's placement of the layers over several GPUs (llama_model::load_tensors): the -ts proportions
     (by default each device's free memory) made cumulative; repeating layer il goes to the first device whose
     cumulative share exceeds (il - i_gpu_start) / act_gpu_layers, where act_gpu_layers = min(ngl, n_layer + 1)
@@ -77,7 +90,7 @@ def layer_devices(n_layer: int, ngl: int, split) -> tuple:
         acc += x
         cum.append(acc / total)
     act = min(ngl, n_layer + 1)
-    start = max(n_layer - ngl, 0)      # i_gpu_start: -ngl N offloads the last N repeating layers, the output layer only beyond
+    start = gpu_start(n_layer, ngl, output_first)
     counts = [0] * len(split)
 
     def device(x: float) -> int:
@@ -89,18 +102,19 @@ def layer_devices(n_layer: int, ngl: int, split) -> tuple:
     return counts, out, start
 
 
-def devices(spec, kvd, roles, ngl, split, pad: int = 0) -> list:
+def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
     by rows over the same proportions but keeps each layer's cache where -sm layer would put it)."""
     L = spec.n_layers
-    counts, out_dev, start = layer_devices(L, ngl, split)
+    counts, out_dev, start = layer_devices(L, ngl, split, output_first)
+    lw = lw or [roles["blocks"] / L] * L
     per_layer = [kvd["per_full_layer"] if k == FULL else kvd["sliding_layers"] / max(1, spec.layer_kinds.count(SLIDING))
                  for k in spec.layer_kinds]
     res, il = [], start
     for d, n in enumerate(counts):
         kv = sum(per_layer[il:il + n]) + pad * n
-        w = roles["blocks"] * n / L + (roles["output"] if d == out_dev else 0)
+        w = sum(lw[il:il + n]) + (roles["output"] if d == out_dev else 0)
         res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev})
         il += n
     return res
@@ -122,9 +136,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L = spec.n_layers
     ngl = L + 1 if s["ngl"] is None else s["ngl"]
-    on = min(ngl, L)
+    first = s.get("output_first", False)
+    start = gpu_start(L, ngl, first)
+    on, out_on = L - start, ngl > L or (first and ngl > 0)
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
-    gpu_w = blocks * on / L + (out if ngl > L else 0)
+    lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
+    gpu_w = sum(lw[start:]) + (out if out_on else 0)
     over = {"cuda_context": CUDA_CONTEXT,
             "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"]) if ngl > 0 else 0}
     if projector and s["mmproj"]:
@@ -134,10 +151,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     total = gpu_w + kvd["total"] * on / L + sum(over.values())
     split = s.get("tensor_split")
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
-    devs = devices(spec, kvd, roles, ngl, split, pad) if split and ngl > 0 else None
+    devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
             "fits": total <= vram if vram else None, "budget": int(vram) if vram else None, "ngl": ngl,
-            "host_weights": int(emb + blocks * (L - on) / L + (0 if spec.tied or ngl > L else out))}
+            "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out))}
 
 
 def autofit(version, ev) -> list:

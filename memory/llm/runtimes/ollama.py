@@ -15,6 +15,7 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
   Ollama >= 0.12 measures instead (the runner allocates, then reports what fits): `ollama ps` is the truth there."""
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, KV_BYTES, OLLAMA_ESTIMATE_BYTES, kv_cache
+from ..weights import layer_weights
 from . import at_least
 from .llamacpp import compute_buffer
 
@@ -304,26 +305,12 @@ def required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, rol
 BACKWARD = (0, 7)
 
 
-# llama.cpp's Q4_K_M / Q5_K_M (llama-quant.cpp, and Ollama's Go port) store ffn_down - experts included - in Q6_K
-# on the blocks use_more_bits picks (the first and last eighth, and every third between): those blocks are larger;
-# ffn_down is taken as a third of a block's parameters
-MORE_BITS_BASE = {"Q4_K_M": 4.5, "Q5_K_M": 5.5}
-
-
-def use_more_bits(i: int, n: int) -> bool:
-    return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
-
-
 def uneven_sizes(spec, roles, kv_total, fmt=None) -> list | None:
     """Each block's bytes with its share of the cache, or None when the blocks are alike."""
     p = spec.layer_params
     if not p or len(p) != spec.n_layers or max(p) <= 1.01 * min(p):
         return None
-    base = MORE_BITS_BASE.get(str(fmt or "").upper())
-    n = len(p)
-    w = [x * (1 + ((6.5625 - base) / base / 3 if base and use_more_bits(i, n) else 0)) for i, x in enumerate(p)]
-    total = sum(w)
-    return [roles["blocks"] * x / total + kv_total / n for x in w]
+    return [w + kv_total / len(p) for w in layer_weights(spec, roles["blocks"], fmt)]
 
 
 def place_uneven(sizes, fixed, vram, want, version) -> tuple:
