@@ -85,6 +85,11 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # before it runs (block.to(main_device)) and back right after (block.to(offload_device)), so the device holds the
 # non-block weights, the blocks not swapped and one swapped block in flight, not one layer.
 OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
+# offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
+# leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
+# clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
+# target is not the CPU). The caching allocator so holds no freed blocks between layers: the reserved peak is the
+# allocated one, and the decode's fitted reserved slack (vae.allocator_slack_bytes, cached_slack) is not there.
 
 
 # -- the estimate ---------------------------------------------------------------------------------
@@ -215,6 +220,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         w_vae = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"]) for c in vaes), default=0)
         assumptions.append("sequential offload: every model's weights stay in host RAM; each phase holds its activations "
                            f"and {W.OFFLOAD_LAYERS} streamed layer(s)")
+        if pol["runner"] == "diffusers":
+            assumptions.append("enable_sequential_cpu_offload: accelerate empties the CUDA cache at every layer move, so "
+                               "the reserved peak is the allocated one (no decode slack)")
     if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] != "other"):
         assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)")
     if any(W.dropped(c["table"]) for c in tes):
@@ -300,7 +308,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                        "under": under},
                  "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
-                 "lat_shape": lat["shape"], "sample_how": how},
+                 "lat_shape": lat["shape"], "sample_how": how,
+                 "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers"},
     }
     assumptions += [
         ("every model stays resident (no swapping)" if keep else
@@ -353,6 +362,8 @@ def peak_on(est: dict, budget) -> dict:
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
                               slicing=bool(pol.get("vae_slicing")),
                               tile_px=vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) if pol.get("runner") == "diffusers" else None)
+        if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept
+            vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
