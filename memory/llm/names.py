@@ -22,6 +22,8 @@ OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llam
 _REPO_QUANT = (
     (r"[-_.]w4a16\b", "w4a16"), (r"[-_.]w8a8\b", "w8a8"), (r"[-_.]w8a16\b", "int8"),
     (r"[-_.](?:auto)?awq(?:[-_.]int4|[-_.]4bit)?\b", "awq"), (r"[-_.]gptq[-_.]int8\b", "int8"), (r"[-_.]gptq(?:[-_.]int4)?\b", "gptq"),
+    # Intel's AutoRound exports (-int4-AutoRound, -autoround-int4; an -AutoRound-GPTQ name says GPTQ, the same size)
+    (r"[-_.]auto[-_]?round\b", "auto_round"),
     (r"[-_.]fp8(?:[-_.](?:dynamic|static|block))?\b", "fp8"), (r"[-_.]int8\b", "int8"), (r"[-_.]int4\b", "int4"),
     (r"[-_.]bnb[-_.]4bit\b", "bnb-4bit"), (r"[-_.]nvfp4\b", "nvfp4"), (r"[-_.]mxfp4\b", "mxfp4"),
 )

@@ -351,7 +351,7 @@ def _quant_group(q: dict) -> int | None:
 def _quant_name(q: dict) -> str | None:
     method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
     bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
-    if method in ("awq", "gptq", "marlin", "gptq_marlin", "awq_marlin", "compressed-tensors", "autoround"):
+    if method in ("awq", "gptq", "marlin", "gptq_marlin", "awq_marlin", "compressed-tensors"):
         if method == "compressed-tensors":
             groups = q.get("config_groups") or {}
             for g in groups.values():
@@ -364,6 +364,8 @@ def _quant_name(q: dict) -> str | None:
                     return "int4"
             return "int4"
         return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 else "int8"
+    if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):  # AutoRound: GPTQ's packing (weights.py)
+        return {4: "auto_round", 8: "int8"}.get(int(bits or 4), f"auto_round int{bits} (not modelled)")
     if method in ("fp8", "fbgemm_fp8", "modelopt"):
         return "fp8"
     if method in ("bitsandbytes",):

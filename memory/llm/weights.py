@@ -117,7 +117,12 @@ DEFAULT_GROUP = 128
 # bits per group a 4-bit group quantization stores besides the weights: an fp16 scale and a packed 4-bit zero point
 # (AWQ, GPTQ, int4), or the scale alone (symmetric w4a16). A checkpoint's quantization_config names its group size
 # (group_size / q_group_size); 32-value groups cost 4.625 bits a weight instead of 4.16.
-GROUP_OVERHEAD_BITS = {"awq": 20, "gptq": 20, "int4": 20, "w4a16": 16}
+# Intel's AutoRound (auto_round) exports its int4 weights in GPTQ's packing (packing_format "auto_round:auto_gptq":
+# int32-packed 4-bit values, an fp16 scale and a packed 4-bit zero per group, the zero stored even when sym) with
+# its config's group_size (128 by default), so it is sized as GPTQ.
+GROUP_OVERHEAD_BITS = {"awq": 20, "gptq": 20, "int4": 20, "w4a16": 16, "auto_round": 20}
+# other spellings of a format: vLLM's --quantization auto-round, quant_method "intel/auto-round" of older exports
+FORMAT_ALIASES = {"auto-round": "auto_round", "autoround": "auto_round", "intel/auto-round": "auto_round"}
 LINEAR_BITS.update({fmt: 4 + bits / DEFAULT_GROUP for fmt, bits in GROUP_OVERHEAD_BITS.items()})   # the usual 128 groups
 
 
@@ -187,7 +192,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     dt = weights_dtype or spec.quant or spec.dtype
     if spec.params is None:
         raise UserError(f"{spec.name}: parameter count unknown, cannot size {dt} weights")
-    up, low = str(dt).upper(), str(dt).lower()
+    low = FORMAT_ALIASES.get(str(dt).lower(), str(dt).lower())
+    up = low.upper()
     head_params = 0 if spec.tied else emb_params
     block_params = spec.params - emb_params - head_params
     if up in ROLE_TYPES:
@@ -232,7 +238,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
                f"{(spec.params - lin) / 1e9:.2f} B at 16 bits"
                + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else ""))
     else:
-        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq or a GGUF "
+        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, auto_round or a GGUF "
                         f"type such as Q4_K_M)")
     per = total / spec.params
     emb = emb_params * per if low not in LINEAR_BITS else emb_params * 2

@@ -1,7 +1,12 @@
 """Batch 25 (read by ellm5). Expected values are what the runtimes printed: llama.cpp's model buffers under
 partial offload (LM Studio's engine, lmstudio-ai/lmstudio-bug-tracker#1360; Ollama 0.5.7's bundled llama.cpp,
-ollama/ollama#8964)."""
+ollama/ollama#8964); AutoRound's sizes are hand-derived from its GPTQ packing (no printed figure in the batch)."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import names
+from gpu_garden.memory.llm import spec as llm_spec
 from gpu_garden.memory.llm.runtimes.llamacpp import layer_devices
 
 MiB, GiB = 1 << 20, 1 << 30
@@ -31,3 +36,46 @@ def test_partial_offload_moe_layers_are_larger_than_dense_ones():
     # deepseek-r1:671b's last five layers are expert layers (its first three are dense) and use_more_bits puts their
     # ffn_down in Q6_K; an average layer would be 31418 MiB (-11.6 %)
     assert abs(_gpu_weights_mib("deepseek-r1:671b", 5, "b4400") / 35533.34 - 1) <= 0.01
+
+
+# ------------------------------------------------------------------ AutoRound (vllm-club3090-295: quantization auto_round)
+
+_QWEN2_7B = {"model_type": "qwen2", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+             "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+             "max_position_embeddings": 32768}
+
+
+@pytest.mark.parametrize("q,fmt,group", [
+    # Intel's AutoRound exports: quant_method "auto-round" (older "intel/auto-round"), GPTQ packing, group_size
+    ({"quant_method": "auto-round", "bits": 4, "group_size": 128, "sym": True, "data_type": "int",
+      "packing_format": "auto_round:auto_gptq"}, "auto_round", 128),
+    ({"quant_method": "intel/auto-round", "bits": 4, "group_size": 32, "sym": True}, "auto_round", 32),
+    ({"quant_method": "auto-round", "bits": 8, "group_size": 128}, "int8", 128),
+])
+def test_auto_round_config_is_read(q, fmt, group):
+    s = llm_spec.from_config(dict(_QWEN2_7B, quantization_config=q), name="cfg")
+    assert s.quant == fmt and s.quant_group == group
+
+
+def test_auto_round_is_sized_as_gptq_packing():
+    # GPTQ packing: 4 bits a weight + an fp16 scale and a packed 4-bit zero per group of 128 = 4.15625 bits.
+    # Llama-3.1-8B by hand: 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336) = 6,979,321,856 matmul weights;
+    # the other 1,050,939,392 (embedding, head, norms) in 16 bits: 3,625,975,808 + 2,101,878,784 bytes
+    s = llm.describe(model="Llama-3.1-8B")
+    for name in ("auto_round", "auto-round", "autoround"):
+        assert llm.weights(s, name)[0] == 5_727_854_592
+    # with 32-value groups (4.625 bits)
+    s.quant_group = 32
+    assert llm.weights(s, "auto_round")[0] == 6979321856 * 4.625 / 8 + 2_101_878_784
+
+
+def test_auto_round_repo_names():
+    s = llm.describe(model="Intel/Qwen3-8B-int4-AutoRound")
+    assert s.name == "Qwen3-8B" and s.quant == "auto_round"
+    assert names.repo_quant("someone/Qwen3.6-27B-autoround-int4") == "auto_round"
+
+
+def test_auto_round_int2_is_refused():
+    s = llm_spec.from_config(dict(_QWEN2_7B, quantization_config={"quant_method": "auto-round", "bits": 2}), name="c")
+    with pytest.raises(UserError, match="unknown weights dtype"):
+        llm.weights(s)
