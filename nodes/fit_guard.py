@@ -92,6 +92,16 @@ def min_weight_ratio() -> float:
     return host_models.min_weight_memory_ratio(fit_plan.MIN_WEIGHT_RATIO)
 
 
+UNCALIBRATED = "unknown family: ComfyUI's own estimate kept"
+
+
+def calibrated(family, shape=None) -> bool:
+    """Our estimate covers this model: a known family on an image or video latent (4-D or 5-D). Otherwise (an audio,
+    3D or unrecognised model) ComfyUI's own memory_required is kept, in the node as in automatic mode: a generic
+    figure would offload weights for nothing (a Stable Audio latent [1, 64, 1024] read as 2.9 GiB)."""
+    return family not in (None, "unknown") and (shape is None or len(shape) in (4, 5))
+
+
 def cond_counts(conds: dict) -> dict:
     return {k: len(v or ()) for k, v in (conds or {}).items()}
 
@@ -214,6 +224,11 @@ def guarded(ctx: dict, call, model, noise_shape, conds, *args, **kwargs):
         return call(model, noise_shape, conds, *args, **kwargs)
 
     try:
+        facts = ctx.get("facts") or model_facts(model)
+        if not calibrated(facts.get("family"), noise_shape):
+            out = plain()
+            _publish(kept_record(ctx, model, noise_shape))
+            return out
         req, record = _prepare(ctx, model, noise_shape, conds, model_options)
         base = getattr(model, "model", None)
         if base is None or not hasattr(base, "memory_required"):
@@ -235,6 +250,17 @@ def guarded(ctx: dict, call, model, noise_shape, conds, *args, **kwargs):
         FEATURE.fail(RuntimeError("ComfyUI's prepare_sampling did not ask memory_required: its own figure was used"))
         log.warning("[GPU Garden] Fit to Card: this ComfyUI did not ask memory_required; its own figure was used")
     return out
+
+
+def kept_record(ctx: dict, model, noise_shape) -> dict:
+    """What a sampler on a model our estimate does not cover got: ComfyUI's own figure, untouched."""
+    record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": None,
+              "consulted": False, "kept": "comfyui", "latent_shape": [int(x) for x in noise_shape],
+              "stock_memory_required": stock_required(model, noise_shape, 2),
+              "stock_minimum_memory_required": stock_required(model, noise_shape, 1), "summary": UNCALIBRATED,
+              "budget": ctx.get("budget"), "steps": [], "offers": []}
+    ctx["supplied"] = record
+    return record
 
 
 def _prepare(ctx: dict, model, noise_shape, conds, model_options):
@@ -323,9 +349,9 @@ def _wrap(original):
     def prepare_sampling(model, noise_shape, conds, *args, **kwargs):  # passed on as given (see guarded)
         ctx = None
         try:
-            if _state["installed"] and len(noise_shape) in (4, 5) and not has_node_wrapper(model) and enabled():
+            if _state["installed"] and not has_node_wrapper(model) and enabled():
                 facts = model_facts(model)
-                if facts.get("family") not in (None, "unknown"):  # audio, 3D, unknown models: ComfyUI's own figure
+                if calibrated(facts.get("family"), noise_shape):  # audio, 3D, unknown models: ComfyUI's own figure
                     ctx = dict(auto_context(model), facts=facts)
         except Exception as exc:
             log.warning("[GPU Garden] Fit to Card automatic mode skipped: %s", exc)

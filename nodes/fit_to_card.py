@@ -4,7 +4,8 @@ Put it between the loaders and the sampler. It returns the same objects: a clone
 load it with our activation estimate as memory_required (nodes/fit_guard.py), a copy of the VAE sized (and,
 when one sample does not fit, tiled) from our estimate, the CLIP and LATENT unchanged. Changes that would alter
 the image (fp8/GGUF weights, lower resolution, fewer frames, a block-swap count) are only offered, on the face
-and in the ui output. Mode "advise" changes nothing and only reports the plan."""
+and in the ui output. Mode "advise" changes nothing and only reports the plan. A model our estimate does not
+cover (audio, 3D, an unknown family) keeps ComfyUI's own memory_required, as automatic mode does."""
 import logging
 
 from comfy_api.latest import io
@@ -53,6 +54,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     where = getattr(model, "load_device", None)  # the sampler's GPU (a MultiGPU loader may put it on the second)
     b, label = live_budget(budget, vram_gb, where)
     shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
+    if not fit_guard.calibrated(family, shape):
+        return kept_plan(model, vae, facts, shape, b, label)
     cond_batch = 2 if spec.family(family)["cfg"] else 1  # until the sampler runs: the family's usual workflow
     stock = fit_guard.stock_required(model, shape, 1) if shape else None
     decode = None
@@ -87,10 +90,23 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     return p, ctx
 
 
+def kept_plan(model, vae, facts, shape, b, label) -> tuple[dict, dict]:
+    """A model our estimate does not cover (audio, 3D, unrecognised): the sampler keeps ComfyUI's own figure, as in
+    automatic mode; a VAE of a kind we know from its own weights is still sized."""
+    kind = fit_guard.fit_vae.auto_vae_kind(vae) if vae is not None else None
+    stock = fit_guard.stock_required(model, shape, 2) if shape else None
+    summary = fit_guard.UNCALIBRATED + (f" (memory_required {fmt_bytes(stock)})" if stock else "")
+    p = {"kept": "comfyui", "consulted": False, "memory_required": None, "minimum_memory_required": None,
+         "stock_memory_required": stock, "stock_minimum_memory_required": fit_guard.stock_required(model, shape, 1) if shape else None,
+         "budget": b, "budget_source": label, "family": facts["family"], "latent_shape": shape, "vae_kind": kind, "decode": None,
+         "steps": [], "offers": [], "fits": None, "predicted_peak": None, "summary": summary}
+    return p, {"origin": "node", "facts": facts, "budget": b, "kept": True}
+
+
 def face(p: dict, mode: str) -> str:
     head = ("Advice only (nothing changed): " if mode == "advise" else "") + p["summary"]
     lines = [head]
-    if p.get("latent_shape"):
+    if p.get("latent_shape") and p.get("memory_required"):
         stock = p.get("stock_memory_required")
         lines.append(f"memory_required for ComfyUI's loader: {fmt_bytes(p['memory_required'])} "
                      f"({p['cond_batch']} conditioning(s) batched; ComfyUI's own figure {fmt_bytes(stock)})")
@@ -135,7 +151,11 @@ class GPUGardenFitToCard(io.ComfyNode):
         ctx["node"] = getattr(getattr(cls, "hidden", None), "unique_id", None)
         applied = []
         model_out, vae_out = model, vae
-        if mode == "apply":
+        if mode == "apply" and ctx.get("kept"):  # ComfyUI's own memory_required; only a VAE we know is sized
+            if p["vae_kind"]:
+                vae_out = fit_guard.sized_vae(vae, p["vae_kind"])
+                applied.append("vae_sizing")
+        elif mode == "apply":
             model_out = fit_guard.attach(model, ctx)
             applied.append("memory_required")
             if vae is not None:
