@@ -135,7 +135,7 @@ OLLAMA_SWA_ESTIMATE = (0, 6, 3)
 
 def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, ubatch: int = 512,
              max_batched: int = 2048, swa_full: bool = False, kv_v: str | None = None, mla_cache: str = "latent",
-             unified: bool = True, version=None, flash: bool = True) -> dict:
+             unified: bool = True, version=None, flash: bool = True, mllama_cross: bool = True) -> dict:
     """Bytes the runtime allocates (vLLM, llama.cpp); for Ollama the bytes its own estimate prices and prints
     (memory.required.kv: a quantized cache at OLLAMA_ESTIMATE_BYTES, which is what decides its layer placement before
     0.12; the runner then allocates llama.cpp's block sizes). ctx: vLLM max_model_len (one sequence); llama.cpp -c (all
@@ -169,7 +169,7 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
             swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH
     full = by_kind[FULL] * cells
     n_full = sum(k == FULL for k in spec.layer_kinds)
-    cross = len(spec.cross_attn_layers) if runtime == "ollama" else 0
+    cross = len(spec.cross_attn_layers) if runtime == "ollama" and mllama_cross else 0
     if cross and n_full:
         per_layer = by_kind[FULL] / n_full  # one full layer's bytes per token at the estimate's pricing
         elems = per_layer / dict(KV_BYTES, **OLLAMA_ESTIMATE_BYTES)[kv]

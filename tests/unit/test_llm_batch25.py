@@ -79,3 +79,17 @@ def test_auto_round_int2_is_refused():
     s = llm_spec.from_config(dict(_QWEN2_7B, quantization_config={"quant_method": "auto-round", "bits": 2}), name="c")
     with pytest.raises(UserError, match="unknown weights dtype"):
         llm.weights(s)
+
+
+# ------------------------------------------------------------------ Ollama's mllama estimate by version
+
+def test_ollama_040_rc6_prices_mllama_layers_as_self_attention():
+    # ollama/ollama#7440 (0.4.0-rc6): llama3.2-vision:11b at num_ctx 2048 prints required.kv 320.0 MiB and
+    # weights.total 5.2 GiB (its blocks + that KV); the cross-attention estimate (656.2 MiB on 0.5.12,
+    # ollama/ollama#9311) came with ollama 8c238e70a, first tagged v0.4.0-rc7
+    s = llm.describe(model="llama3.2-vision:11b")
+    old = llm.plan(s, "ollama", ctx=2048, runtime_version="0.4.0-rc6", vram=9.5 * GiB)
+    assert abs(old["kv_total"] / MiB - 320.0) <= 0.05
+    assert abs(old["ollama_weights_total"] / GiB - 5.2) <= 0.05
+    new = llm.plan(s, "ollama", ctx=2048, runtime_version="0.5.12")
+    assert abs(new["kv_total"] / MiB - 656.2) <= 0.05
