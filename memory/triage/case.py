@@ -17,7 +17,7 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "os.enomem", "os.system_memory", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit",
           "sglang.pool", "sglang.kv_pool", "trtllm.executor", "mlx.buffer_limit", "mlx.resource_limit", "tensorrt.oom",
           "transformers.dispatch", "exllama.split", "sglang.unbalanced", "tgi.prefill", "cpp.bad_alloc", "ggml.ctx_pool", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
-          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "mlx.malloc", "vulkan.alloc", "dotnet.oom")
+          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "mlx.malloc", "vulkan.alloc", "dotnet.oom", "libplacebo.alloc")
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)
@@ -136,6 +136,8 @@ def _numbers(x, n):
         x.branch = "ggml"
     elif k in SIMPLE:
         x.branch = k
+    if k == "libplacebo.alloc":
+        x.total_heap = n.get("total")      # the device-local heap it listed (not a PyTorch-style card total: no shares)
     if x.branch == "torch" and x.total <= 2 * GiB:
         x.tiny = True            # an integrated GPU's carve-out (APU), or a card too small for any current model
     if x.total:                          # torch and cudaMallocAsync: shares of the card

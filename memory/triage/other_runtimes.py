@@ -429,6 +429,39 @@ def ncnn_vk(line):
             "form": "host" if host else "device"}
 
 
+# libplacebo's Vulkan allocator (src/vulkan/malloc.c, FFmpeg's libplacebo filter, mpv, video2x): "Allocation of size  126M failed:
+# VK_ERROR_OUT_OF_DEVICE_MEMORY!", then "Memory heaps supported by device:" and one "    0: flags 0x1 size 7956M" line per heap
+# (print_size: binary units, K/M/G; flags bit 0 is VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+LIBPLACEBO = re.compile(r"Allocation of size\s{1,8}(\d{1,5}[KMG]?) failed: VK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY")
+LIBPLACEBO_HEAP = re.compile(r"^\s*(?:heap )?\d+: flags 0x([0-9a-f]+) size\s{1,8}(\d{1,20}[KMG]?)\s*$")
+
+
+def _plsize(text):
+    return int(text[:-1]) << {"K": 10, "M": 20, "G": 30}[text[-1]] if text[-1] in "KMG" else int(text)
+
+
+def libplacebo(line):
+    if "Allocation of size" not in line:
+        return None
+    m = LIBPLACEBO.search(line)
+    if not m:
+        return None
+    host = m.group(2) == "HOST"
+    return {"kind": "libplacebo.alloc", "device_kind": "cpu" if host else "vulkan", "numbers": {"requested": _plsize(m.group(1))},
+            "runtime": "libplacebo", "complete": True, "form": "host" if host else "device"}
+
+
+def libplacebo_heap(ev, text) -> bool:
+    """The first device-local heap libplacebo lists under its failure: the card's memory, as `total`."""
+    line = text.split("] ")[-1]          # FFmpeg's "[libplacebo @ 0x...] " prefix
+    m = LIBPLACEBO_HEAP.match(line)
+    if not m or "total" in ev["numbers"]:
+        return False
+    if int(m.group(1), 16) & 1:
+        ev["numbers"]["total"] = _plsize(m.group(2))
+    return True
+
+
 # .NET's CLR (SwarmUI, other C# front-ends): System.OutOfMemoryException, raised when the managed heap cannot get memory, and
 # when one object would pass a size limit whatever RAM is free (a StringBuilder past MaxCapacity, a string past ~2**30
 # characters, an array or MemoryStream past 2 GB: the exception's documented conditions). The innermost frame (the line

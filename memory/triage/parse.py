@@ -20,7 +20,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
                              lmstudio as _lmstudio, WGPU as _WGPU, ollama_fit as _ollama_fit,
-                             ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet)
+                             ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, _ggml_buffer, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -284,6 +284,7 @@ RECOGNISERS = [
     _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _simple(RX.GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
+    _libplacebo,
     _simple(RX.GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
             lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(RX.GGML_METAL_MAX, "ggml.metal_max", "metal", "llama.cpp",
@@ -348,7 +349,7 @@ PRIORITY = {
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "electron.renderer_oom": 7,
-    "vulkan.alloc": 7, "dotnet.oom": 7,
+    "vulkan.alloc": 7, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

@@ -596,6 +596,11 @@ RULES = [
       "(PyTorch's cache, XLA's preallocation) left too little; leave headroom (a smaller batch, XLA_PYTHON_CLIENT_MEM_FRACTION, "
       "NCCL_BUFFSIZE)"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
+    # libplacebo names the one allocation and the heap, not what holds the rest of it (its own frames are small)
+    R("other", 1.0, kind("libplacebo.alloc"),
+      lambda x: f"libplacebo could not allocate {fmt_bytes(x.req)}" + (f" of the {fmt_bytes(x.total_heap)} device heap" if x.total_heap else "")
+      + ": it does not say what holds the rest (another Vulkan user in the process, the decoder, or the driver refusing); "
+        "retry with another input codec or a smaller output to see which"),
     R("other", 1.0, lambda x: x.branch is None, "an out-of-memory error without numbers"),
 
     # --- fallbacks: read what the sections above scored ------------------------------------------------

@@ -4,7 +4,7 @@ their first). parse.py lists them among its recognisers."""
 import re
 
 from . import error_patterns as RX
-from .other_runtimes import DOTNET_OBJECT
+from .other_runtimes import DOTNET_OBJECT, libplacebo_heap
 from .text import size
 
 
@@ -76,7 +76,7 @@ def _sglang_kv(line):
     return ev
 
 
-BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom")
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc")
 _VLLM_ESTIMATE = re.compile(r"estimated maximum model length is (\d+)")
 _SGLANG_TOKENS = re.compile(r"Try to allocate (\d+) tokens")
 
@@ -91,6 +91,8 @@ def add_block_fields(ev, text) -> bool:
             if m:
                 ev["numbers"][key] = int(m.group(1))
             return bool(m)
+    if ev.get("kind") == "libplacebo.alloc":
+        return libplacebo_heap(ev, text)
     if ev.get("kind") == "dotnet.oom":
         # the first stack frame under .NET's exception is the method that threw it: an object grown past its size limit
         if "frame" in ev or not text.lstrip().startswith("at "):

@@ -135,3 +135,24 @@ def test_own_cudamalloc_is_the_programs_working_memory():
     # activations 1.5 (own cudaMalloc, no training) against the driver rows other-process 1.2 and other 1.0
     assert (cause, ev["form"]) == ("activations", "runtime_call")
     assert c == {"activations": round(1.5 / 3.7, 2), "other-process": round(1.2 / 3.7, 2), "other": round(1.0 / 3.7, 2)}
+
+
+# --- libplacebo's Vulkan allocator (src/vulkan/malloc.c; FFmpeg's libplacebo filter prefixes its lines) ---------------
+
+PLACEBO = ("[libplacebo @ 0x55d0c0a3e1c0] Allocation of size  256M failed: VK_ERROR_OUT_OF_DEVICE_MEMORY!\n"
+           "[libplacebo @ 0x55d0c0a3e1c0] Memory heaps supported by device:\n"
+           "[libplacebo @ 0x55d0c0a3e1c0]     0: flags 0x0 size   31G\n"
+           "[libplacebo @ 0x55d0c0a3e1c0]     1: flags 0x1 size 8176M\n")
+
+
+def test_libplacebo_is_its_own_runtime_with_the_device_heap():
+    cause, c, ev = _top(PLACEBO)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("libplacebo.alloc", "libplacebo", "vulkan")
+    assert ev["numbers"] == {"requested": 256 << 20, "total": 8176 << 20}     # the device-local heap, not the host one
+    assert cause == "other" and c == {"other": 1.0} and "7.98 GiB device heap" in ev["causes"][0]["evidence"][0]
+
+
+def test_ggml_vulkan_out_of_device_memory_stays_ggml():
+    res = triage.triage_text("ggml_vulkan: Device memory allocation of size 3303014400 failed.\n"
+                             "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n")
+    assert res["events"][-1]["kind"] == "ggml.vulkan" and res["events"][-1]["runtime"] == "llama.cpp"
