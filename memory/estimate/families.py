@@ -3,6 +3,7 @@ names, and name the diffusion model's family and size from keys and shapes. The 
 ComfyUI's comfy/model_detection.py (and the diffusers names where common); nothing here imports ComfyUI."""
 import re
 
+from . import image_encoder
 from .headers import table_bytes
 
 # checkpoint prefixes -> (role, text encoder kind or None: classify the sub-table)
@@ -102,6 +103,10 @@ def split_components(table: dict, source: str = "") -> list[dict]:
 
 
 def _classify_whole(table: dict) -> dict:
+    if image_encoder.is_clip_vision(table):  # an I2V model's image encoder: counted with the encoders
+        width = next((s[-1] for k, (_, s) in table.items() if k.endswith(("class_embedding", "cls_embedding"))), 0)
+        return {"role": "text_encoder", "kind": image_encoder.KIND if width == image_encoder.WIDTH else "clip-vision",
+                "table": table}
     kind = text_encoder_kind(table)
     if kind:
         return {"role": "text_encoder", "kind": kind, "table": table}

@@ -7,7 +7,7 @@ verdicts (VRAM, host RAM, Dynamic VRAM) and knobs are in verdict.py; text output
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import families, spec, vae as vae_mod, weights as W
+from . import families, image_encoder as IE, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -70,7 +70,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
-                  "block_swap": None}
+                  "block_swap": None, "i2v": None}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -106,7 +106,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     text_tokens, vae_slicing (diffusers' enable_vae_slicing: one sample per decode call), vae_decode auto|untiled|tiled (tiled_decode=True
     is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
-    host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), offload none|model|sequential|encoders
+    host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), i2v (Wan 2.1 image-to-video: the
+    CLIP-H image encoder counted when no file gives one; None: from the layout), offload none|model|sequential|encoders
     (sets models/text_encoders/offload_bytes), block_swap N (the diffusion model's last N numbered blocks offloaded,
     one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
@@ -148,6 +149,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                        if d not in W.BNB_TYPES)
             bnb_note = (f"bitsandbytes swaps the Linear layers only: {kept / GiB:.2f} GiB of the diffusion model (conv kernels, "
                         "embeddings, norms, biases) stays as stored")
+    comps = _with_image_encoder(comps, pol.get("i2v"))
     dms = [c for c in comps if c["role"] == "diffusion_model"]
     tes = [c for c in comps if c["role"] == "text_encoder"]
     vaes = [c for c in comps if c["role"] == "vae"]
@@ -249,8 +251,15 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             act += in_flight
         elif off:  # the offloaded layer being run sits on the device too
             act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
-    te_act = max((te_activation(c.get("kind"), c["table"], te_tokens(family, c.get("kind"), pol.get("text_tokens")))
-                  for c in tes), default=0)
+    te_act = max((te_activation(c.get("kind"), c["table"], IE.CONTEXT_TOKENS if _is_image_encoder(c) else
+                                te_tokens(family, c.get("kind"), pol.get("text_tokens"))) for c in tes), default=0)
+    if any(c.get("assumed_i2v") for c in tes):
+        assumptions.append(f"image-to-video: no image encoder file given, the CLIP-H image encoder (clip_vision_h, "
+                           f"{fmt_bytes(next(c['bytes'] for c in tes if c.get('assumed_i2v')))} in fp16) counted with the "
+                           "encoders")
+    if any(_is_image_encoder(c) for c in tes):
+        assumptions.append("image-to-video: the 257 image tokens in the cross-attention and the VAE encode of the start "
+                           "image are not counted")
 
     kind = spec.vae_kind_for((vaes[0]["kind"] if vaes else None), family)
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
@@ -326,6 +335,27 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     from . import verdict
     verdict.finish(est, pol.get("budget"))
     return est
+
+
+def _is_image_encoder(c) -> bool:
+    return str(c.get("kind") or "").startswith("clip-vision")
+
+
+def _with_image_encoder(comps, i2v):
+    """An I2V diffusion model's image encoder: the file given, else the CLIP-H that Wan 2.1 I2V workflows load
+    (image_encoder.clip_vision_h, fp16), flagged assumed_i2v. i2v None: as the diffusion model's layout says."""
+    dm = max((c for c in comps if c["role"] == "diffusion_model"), key=lambda c: c["bytes"], default=None)
+    layout_i2v = bool(dm) and dm.get("family") == "wan21" and str(dm.get("variant", "")).startswith("i2v")
+    if i2v and not layout_i2v:
+        raise UserError("--i2v: the image-to-video inputs are described for Wan 2.1's I2V models only, and this diffusion "
+                        "model " + ("is a text-to-video layout (no img_emb): give the I2V model file"
+                                    if dm and dm.get("family") == "wan21" else "is not one"))
+    if not (layout_i2v if i2v is None else i2v) or any(_is_image_encoder(c) for c in comps):
+        return comps
+    t = IE.clip_vision_h("F16")
+    enc = {"role": "text_encoder", "kind": IE.KIND, "table": t, "bytes": sum(tensor_bytes(d, s) for d, s in t.values()),
+           "source": "assumed: clip_vision_h (CLIP-H image encoder)", "assumed_i2v": True}
+    return comps + [enc]
 
 
 def _has_fp32(table):

@@ -33,7 +33,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--offload", choices=["none", "model", "sequential", "encoders"],
                    help="none: every model stays on the GPU (diffusers pipe.to('cuda'), ComfyUI --highvram); model: one model at a "
                         "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "
-                        "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram); encoders: only the "
+                        "layer at a time (enable_sequential_cpu_offload, group offload leaf_level, ComfyUI --novram; with --runner diffusers "
+                        "it is enable_sequential_cpu_offload, whose accelerate hooks empty the CUDA cache at every layer); encoders: only the "
                         "diffusion model and the text encoders take turns, the VAE stays on the GPU and decodes beside the diffusion model "
                         "(vLLM-Omni --enable-cpu-offload). "
                         "Overrides --models/--text-encoders")
@@ -67,6 +68,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
     s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
                    help="ComfyUI's Dynamic VRAM (comfy-aimdo): auto detects it")
+    s.add_argument("--i2v", action=argparse.BooleanOptionalAction, default=None,
+                   help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
+                        "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(estimate_parser=s)
 
@@ -91,7 +95,7 @@ def policy_from_args(args) -> dict:
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
-           "block_swap": g("block_swap"),
+           "block_swap": g("block_swap"), "i2v": g("i2v"),
            "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
