@@ -377,7 +377,16 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # over the start (its 'Estimated' column is InvokeAI's working-memory estimate; its profiling helper subtracts the
                 # starting reserved): compare working_reserved (mapping, no estimate code), written while reading these rows'
                 # +61.0 / +54.4 / +79.0 %
-                "invokeai-7674-sd1-vae-fp32-decode-512", "invokeai-7674-sdxl-vae-fp16-decode-1024", "invokeai-7674-sdxl-vae-fp32-decode-1024"}
+                "invokeai-7674-sd1-vae-fp32-decode-512", "invokeai-7674-sdxl-vae-fp16-decode-1024", "invokeai-7674-sdxl-vae-fp32-decode-1024",
+                # after measured batch 14's first sight: --offload sequential under runner diffusers keeps no reserved decode
+                # slack (accelerate's cpu_offload hooks empty the CUDA cache at every weight move; read from accelerate's
+                # set_module_tensor_to_device, no coefficient), written while reading this row's +177.7 %
+                "diffusers-recipes-zimage-turbo-bf16-sequential-offload-1024",
+                # after measured batch 14's first sight: Wan 2.1 image-to-video as an input (the I2V DiT's own tensors,
+                # the CLIP-H image encoder: image_encoder.py, formula._with_image_encoder; read from ComfyUI's and LightX2V's
+                # code, no coefficient), these rows mapped to the I2V layout, written while reading their -10.8..-30.2 %
+                *(f"lightx2v-bench-wan21-i2v-14b-{r}-bf16{s}-h200" for r in ("480p", "720p") for s in ("-fp32-sensitive", "")),
+                "lightx2v-disagg-wan21-i2v-14b-480p-bf16-block-offload-4090", "lightx2v-disagg-wan21-i2v-14b-720p-bf16-block-offload-4090"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -480,12 +489,15 @@ def zimage_blocks():
     return {k: ("F32" if len(x) < 2 or math.prod(x) < 4096 else "BF16", x) for k, x in t.items()}
 
 
-def wan14b_blocks():
+def wan14b_blocks(i2v=False):
     """Wan2.1-T2V-14B tensor by tensor, as Wan's WanModel builds it (dim 5120, ffn 13824, 40 blocks, text 4096, freq 256,
     in/out 16, patch 1x2x2, qk norm, cross-attention norm): 14,288,491,584 parameters, the SYNTH count. BF16; a row's
-    keep_16bit names what the quantizing loader keeps in 16 bits."""
+    keep_16bit names what the quantizing loader keeps in 16 bits. i2v: Wan2.1-I2V-14B, as ComfyUI 0.8.0's
+    comfy/ldm/wan/model.py builds model_type 'i2v' (in_dim 36; img_emb = MLPProj(1280, 5120): LayerNorm, Linear,
+    GELU, Linear, LayerNorm; WanI2VCrossAttention's k_img, v_img and RMSNorm norm_k_img in every block):
+    16,394,878,784 parameters."""
     d, ffn = 5120, 13824
-    t = {"patch_embedding.weight": (d, 16, 1, 2, 2), "patch_embedding.bias": (d,),
+    t = {"patch_embedding.weight": (d, 36 if i2v else 16, 1, 2, 2), "patch_embedding.bias": (d,),
          "text_embedding.0.weight": (d, 4096), "text_embedding.0.bias": (d,), "text_embedding.2.weight": (d, d),
          "text_embedding.2.bias": (d,), "time_embedding.0.weight": (d, 256), "time_embedding.0.bias": (d,),
          "time_embedding.2.weight": (d, d), "time_embedding.2.bias": (d,), "time_projection.1.weight": (6 * d, d),
@@ -497,11 +509,20 @@ def wan14b_blocks():
             t.update({f"{b}.{a}.norm_q.weight": (d,), f"{b}.{a}.norm_k.weight": (d,)})
         t.update({f"{b}.norm3.weight": (d,), f"{b}.norm3.bias": (d,), f"{b}.ffn.0.weight": (ffn, d), f"{b}.ffn.0.bias": (ffn,),
                   f"{b}.ffn.2.weight": (d, ffn), f"{b}.ffn.2.bias": (d,), f"{b}.modulation": (1, 6, d)})
-    assert sum(math.prod(x) for x in t.values()) == 14_288_491_584
+        if i2v:
+            t.update({f"{b}.cross_attn.{n}.{w}": ((d, d) if w == "weight" else (d,)) for n in ("k_img", "v_img")
+                      for w in ("weight", "bias")})
+            t[f"{b}.cross_attn.norm_k_img.weight"] = (d,)
+    if i2v:
+        t.update({"img_emb.proj.0.weight": (1280,), "img_emb.proj.0.bias": (1280,), "img_emb.proj.1.weight": (1280, 1280),
+                  "img_emb.proj.1.bias": (1280,), "img_emb.proj.3.weight": (d, 1280), "img_emb.proj.3.bias": (d,),
+                  "img_emb.proj.4.weight": (d,), "img_emb.proj.4.bias": (d,)})
+    assert sum(math.prod(x) for x in t.values()) == (16_394_878_784 if i2v else 14_288_491_584)
     return {k: ("BF16", x) for k, x in t.items()}
 
 
-STRUCT = {"synth:z-image-6B-blocks": zimage_blocks, "synth:wan2.1-t2v-14B-blocks": wan14b_blocks}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
+STRUCT = {"synth:z-image-6B-blocks": zimage_blocks, "synth:wan2.1-t2v-14B-blocks": wan14b_blocks,
+          "synth:wan2.1-i2v-14B-blocks": lambda: wan14b_blocks(i2v=True)}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
 
 
 def _table_or_synth(name):
