@@ -93,3 +93,39 @@ def test_ollama_040_rc6_prices_mllama_layers_as_self_attention():
     assert abs(old["ollama_weights_total"] / GiB - 5.2) <= 0.05
     new = llm.plan(s, "ollama", ctx=2048, runtime_version="0.5.12")
     assert abs(new["kv_total"] / MiB - 656.2) <= 0.05
+
+
+# ------------------------------------------------------------------ batch 25's families (unknown models at first sight)
+
+def test_qwen3_coder_480b_kv_for_one_request():
+    # vllm-project/recipes#12 (vLLM 0.10.1): one request of 262144 tokens needs 62.00 GiB of KV cache (bf16)
+    s = llm.describe(model="Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8")
+    assert s.name == "Qwen3-Coder-480B-A35B" and s.quant == "fp8"
+    r = llm.plan(s, "vllm", ctx=262144, runtime_version="0.10.1")
+    assert abs(r["kv_total"] / GiB - 62.00) <= 0.005
+
+
+def test_minimax_m27_kv_at_tensor_parallel_2():
+    # eugr/spark-vllm-docker#396 (vLLM 0.29): 23.25 GiB of KV for one 196608-token request at tensor parallel 2
+    s = llm.describe(model="MiniMaxAI/MiniMax-M2.7")
+    r = llm.plan(s, "vllm", ctx=196608, weights_dtype="awq", tensor_parallel_size=2, runtime_version="0.29.1")
+    assert abs(r["kv_total"] / GiB - 23.25) <= 0.005
+    assert s.max_ctx == 196608   # the max seq len the refusal names
+
+
+def test_qwen3_vl_30b_a3b_kv_buffer():
+    # ggml-org/llama.cpp#16895: -c 32768 -np 2, kv_unified false: 'size = 3072.00 MiB (16384 cells, 48 layers,
+    # 2/2 seqs)'; n_ctx_train 262144
+    s = llm.describe(model="Qwen/Qwen3-VL-30B-A3B-Instruct")
+    r = llm.plan(s, "llama.cpp", ctx=32768, parallel=2, kv_unified=False, flash_attn="on", kv_dtype="f16")
+    assert abs(r["kv_total"] / MiB - 3072.00) <= 0.005
+    assert s.max_ctx == 262144
+
+
+def test_phi4_mini_bf16_file_size():
+    # ggml-org/llama.cpp#14740: 'file type = BF16', 'file size = 7.15 GiB (16.00 BPW)': 3.84 B parameters with the
+    # output tied to the token embedding
+    s = llm.describe(model="microsoft/Phi-4-mini-instruct")
+    assert s.name == "Phi-4-mini" and s.tied
+    w = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="BF16")["weights"] / GiB
+    assert abs(w - 7.15) <= 0.005
