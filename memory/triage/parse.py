@@ -85,6 +85,19 @@ def _torch_lower(line):
     return _torch_new(fixed) or _torch_old(fixed)
 
 
+def _torch_no_prefix(line):
+    """PyTorch's caching-allocator message quoted from "Tried to allocate" on, its "CUDA out of memory." (or HIP's) cut off
+    (a copy that starts mid-line): read as the full message, the device left to the log (a HIP build prints the same words)."""
+    i = line.find("Tried to allocate ")
+    if i < 0 or "out of memory" in line or ("has a total capac" not in line and "total capacity;" not in line):
+        return None
+    fixed = "CUDA out of memory. " + line[i:]
+    ev = _torch_new(fixed) or _torch_old(fixed)
+    if ev:
+        ev.update(device_kind=None, no_prefix=True)
+    return ev
+
+
 def _torch_old(line):
     m = RX.TORCH_OLD.search(line)
     if not m:
@@ -218,7 +231,7 @@ def _driver(line):
 
 
 RECOGNISERS = [
-    _torch_new, _torch_old, _xpu_old, _torch_lower, _async, _async_cut, _mps, _npu, _paddle,
+    _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _async, _async_cut, _mps, _npu, _paddle,
     _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),

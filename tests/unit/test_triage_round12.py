@@ -156,3 +156,21 @@ def test_ggml_vulkan_out_of_device_memory_stays_ggml():
     res = triage.triage_text("ggml_vulkan: Device memory allocation of size 3303014400 failed.\n"
                              "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n")
     assert res["events"][-1]["kind"] == "ggml.vulkan" and res["events"][-1]["runtime"] == "llama.cpp"
+
+
+# --- PyTorch's caching-allocator message quoted from "Tried to allocate" (its "CUDA/HIP out of memory." cut off) ---------
+
+def test_torch_message_without_its_first_words_keeps_its_numbers():
+    cut = ("Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.99 GiB of which 9.80 GiB is free. Of the allocated "
+           "memory 11.20 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated.\n")
+    cause, c, ev = _top(cut)
+    assert ev["kind"] == "torch.cuda" and ev["numbers"]["requested"] == 1.5 * 2 ** 30 and ev["numbers"]["free"] == round(9.8 * 2 ** 30)
+    # 9.80 GiB free >= 4 x the 1.50 GiB asked: numbers no shortage produces (other 4.5), a 2.10 GiB slack >= the request
+    # (fragmentation 3.2 is the slack row's first match), the plain-PyTorch catch-all activations 1.5
+    assert cause == "other"
+    old = "Tried to allocate 70.00 MiB (GPU 0; 16.00 GiB total capacity; 15.04 GiB already allocated; 12.00 MiB free; 15.20 GiB reserved in total by PyTorch)\n"
+    assert _top(old)[2]["numbers"]["allocated"] == round(15.04 * 2 ** 30)
+
+
+def test_a_bare_tried_to_allocate_is_not_a_message():
+    assert not triage.triage_text("Tried to allocate 1.00 GiB for the cache, ok\n")["found"]
