@@ -129,3 +129,12 @@ def test_phi4_mini_bf16_file_size():
     assert s.name == "Phi-4-mini" and s.tied
     w = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="BF16")["weights"] / GiB
     assert abs(w - 7.15) <= 0.005
+
+
+def test_ollama_0113_gptoss_partial_graph_equals_the_full_one():
+    # ollama/ollama#11769 (0.11.3, 3.6 GiB free): gpt-oss:20b at 8192: layers.offload=1 of 25, required.full 14.9 GiB.
+    # 0.11.3 took ollama fcec04bf4 (partial graph = full graph, 2.0 GiB); 0.11.2's 4.0 GiB partial graph would leave
+    # no room for a layer (ollama#11711 prints the two graphs)
+    r = llm.plan(llm.describe(model="gpt-oss:20b"), "ollama", ctx=8192, vram=3.6 * GiB, runtime_version="0.11.3")
+    assert abs(r["ollama_required_full"] / GiB - 14.9) <= 0.05
+    assert r["gpu_layers_used"] == 1

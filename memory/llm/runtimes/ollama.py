@@ -45,11 +45,13 @@ FLASH_IN_ESTIMATE = (0, 6)
 
 # gpt-oss's graph in Ollama's estimate (fs/ggml GraphSize, case "gptoss"): heads / KV heads x kvT / 6 x a factor,
 # kvT the all-layer cache at num_ctx x numParallel priced as for full attention: full 4 and partial 8 (0.11.0-
-# 0.11.3), both 4 (0.11.4), both 2 (0.11.5 on: the case sets the partial graph only and llm/memory.go takes
+# 0.11.2), both 4 (0.11.3-0.11.4: ollama fcec04bf4 "gptoss: fix memory calc", first tagged v0.11.3-rc0; gpt-oss:20b
+# at 8192 on 0.11.3 and 3.6 GiB places 1 of 25 layers, required.full 14.9 GiB, ollama#11769), both 2 (0.11.5 on:
+# the case sets the partial graph only and llm/memory.go takes
 # full = partial); with flash attention from 0.11.11 the partial graph is (4 x numParallel + cells / 1024 + 110)
 # MiB. gpt-oss:20b at 8192 cells on 0.11.2: 8 x 384 MiB x 4 / 6 = 2.0 GiB full, 4.0 GiB partial (ollama#11711);
 # gpt-oss:120b at 75000 on 0.11.5: 8 x 5.15 GiB x 2 / 6 = 13.7 GiB (ollama#11982).
-GPTOSS_GRAPH = ((0, 11, 5), (0, 11, 4))
+GPTOSS_GRAPH = ((0, 11, 5), (0, 11, 3))
 GPTOSS_FLASH_GRAPH = (0, 11, 11)
 # SupportsFlashAttention returns false for gptoss through 0.11.4 ("flash attention enabled but not supported by
 # model"), and a quantized cache without flash attention falls back to f16 ("quantized kv cache requested but flash
