@@ -90,10 +90,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     old = {p: p.read_text(encoding="utf-8") for p in pages()}
     new = render_all(old)
-    stale = [p.relative_to(REPO).as_posix() for p in old if new[p] != old[p]]
+    stale = [p for p in old if new[p] != old[p]]
     if args.check:
         if stale:
-            print(f"figures are stale in {', '.join(stale)}: run python scripts/readme_figures.py", file=sys.stderr)
+            names = ", ".join(p.relative_to(REPO).as_posix() for p in stale)
+            print(f"figures are stale in {names}: run python scripts/readme_figures.py", file=sys.stderr)
             return 1
         return 0
     for p in stale:

@@ -1,4 +1,4 @@
-"""README examples that show a command's output (a code block starting `$ gpu-garden kv ...`) are what the
+"""README (and docs/*.md) examples that show a command's output (a code block starting `$ gpu-garden kv ...`) are what the
 command prints today: the example is run and compared line by line."""
 import contextlib
 import io
@@ -12,7 +12,8 @@ from gpu_garden.memory import cli
 
 REPO = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"```\n\$ (gpu-garden kv [^\n]*)\n(.*?)```", re.S)
-EXAMPLES = BLOCK.findall((REPO / "README.md").read_text(encoding="utf-8"))
+PAGES = [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
+EXAMPLES = [ex for p in PAGES for ex in BLOCK.findall(p.read_text(encoding="utf-8"))]
 
 
 def test_the_readme_shows_an_example():

@@ -32,9 +32,9 @@ def test_one_table_lists_the_figures_of_every_page(tmp_path, monkeypatch):
     assert "| `b: x` | 1.2 |" in out["docs"] and "| `b: y` | 7 |" in out["docs"]
 
 
-def test_readme_has_figures_and_their_table():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert figures.FIG.search(text) and "<!--figures-->" in text
+def test_readme_has_figures_and_the_docs_their_table():
+    assert figures.FIG.search((REPO / "README.md").read_text(encoding="utf-8"))
+    assert "<!--figures-->" in (REPO / "docs" / "figures.md").read_text(encoding="utf-8")
 
 
 def test_a_changed_result_breaks_the_check(tmp_path, monkeypatch):
@@ -70,3 +70,16 @@ def test_formats_a_list_as_its_count_and_bytes_in_units():
     assert figures.fmt(["a", "b", "c"], "len") == "3"
     assert figures.fmt(3 * 2**30, "GiB") == "3.00 GiB"
     assert figures.fmt(0.0734, ".1%") == "7.3%"
+
+
+def test_main_rewrites_a_stale_page_and_check_then_passes(tmp_path, monkeypatch):
+    (tmp_path / "b.json").write_text(json.dumps({"command": "python b.py", "x": 2.5}))
+    (tmp_path / "docs").mkdir()
+    readme, page = tmp_path / "README.md", tmp_path / "docs" / "p.md"
+    readme.write_text("<!--fig b x .1f-->2.5<!--/fig-->\n")
+    page.write_text("<!--fig b x .1f-->0.0<!--/fig-->\n")
+    for name, value in (("RESULTS", tmp_path), ("REPO", tmp_path), ("README", readme), ("DOCS", tmp_path / "docs")):
+        monkeypatch.setattr(figures, name, value)
+    assert figures.main(["--check"]) == 1
+    assert figures.main([]) == 0 and page.read_text() == "<!--fig b x .1f-->2.5<!--/fig-->\n"
+    assert figures.main(["--check"]) == 0
