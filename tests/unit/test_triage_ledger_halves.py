@@ -19,6 +19,7 @@ def test_halves_sum_first_sight_and_latest_regression_per_range():
     h = T.halves(ledger)
     assert h["a"] == {"batches": "01-15", "n": 15, "first_sight_correct": 6, "regression_correct": 14}
     assert h["b"] == {"batches": "16-30", "n": 10, "first_sight_correct": 4, "regression_correct": 8}
+    assert h["c"] == {"batches": "31-33", "n": 7, "first_sight_correct": 6, "regression_correct": None}  # 31 untuned
 
 
 def test_a_half_with_an_untuned_batch_has_no_regression_figure():
