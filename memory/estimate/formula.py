@@ -354,7 +354,7 @@ def _with_image_encoder(comps, i2v):
         return comps
     t = IE.clip_vision_h("F16")
     enc = {"role": "text_encoder", "kind": IE.KIND, "table": t, "bytes": sum(tensor_bytes(d, s) for d, s in t.values()),
-           "source": "assumed: clip_vision_h (CLIP-H image encoder)", "assumed_i2v": True}
+           "source": "assumed: clip_vision_h", "assumed_i2v": True}
     return comps + [enc]
 
 

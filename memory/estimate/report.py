@@ -112,7 +112,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {'in VRAM':>8}  dtypes")
     for c in est["components"]:
         dts = ", ".join(f"{k}" for k in list(c["dtypes"])[:3])
-        lines.append(f"{(c['source'] or '-')[:38]:38} {ROLE_LABELS[c['role']]:15} {str(c['kind'] or '-')[:16]:16} "
+        lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-')[:16]:16} "
                      f"{g(c['bytes']):>7} {g(c['resident']):>8}  {dts}")
     lat = est["latent"]
     lines += ["", f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint text tokens, "

@@ -69,6 +69,7 @@ def test_i2v_layout_adds_the_clip_h_encoder_once():
     assert i2v["weights"]["text_encoders"] - t2v["weights"]["text_encoders"] == 2 * CLIP_H
     assert i2v["breakdown"]["sample"]["weights"] - t2v["breakdown"]["sample"]["weights"] == 2 * extra_dm + 2 * CLIP_H
     assert any("CLIP-H image encoder" in a for a in i2v["assumptions"])
+    assert "image encoder" in report.format_text(i2v)  # the component table names its role
     # a clip_vision file given: that one, not a second assumed copy
     given = _est(True, extra=families.split_components(IE.clip_vision_h("F32"), "clip_vision_h_fp32.safetensors"))
     assert given["weights"]["text_encoders"] - t2v["weights"]["text_encoders"] == 4 * CLIP_H
