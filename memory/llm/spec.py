@@ -2,6 +2,7 @@
 file is given) the exact weight bytes. Built from a Hugging Face config.json, GGUF metadata or
 safetensors headers (files.py, gguf.py), or a built-in name (names.py); the memory math lives in kv.py and
 the modules it names."""
+import re
 from dataclasses import dataclass, field
 
 from ..errors import UserError
@@ -60,6 +61,7 @@ class LLMSpec:
     layer_kv_heads: list | None = None  # per-layer KV heads when layers differ (Gemma 4's global layers): TP shards each
     linear_state: tuple | None = None  # gated-DeltaNet layer state for vLLM: (conv values, conv bytes each, ssm values,
     #                                    ssm bytes each), one layer, one sequence, before tensor parallelism
+    generic: bool = False           # a config.json whose model_type kv has no layer rules for (GENERIC_NOTE)
 
     @property
     def n_layers(self) -> int:
@@ -94,10 +96,30 @@ class LLMSpec:
                 "layer_kinds": kinds, "hidden": self.hidden, "heads": self.n_heads, "kv_heads": self.n_kv_heads,
                 "head_dim": self.head_dim_k, "mla": {"kv_lora_rank": self.kv_lora_rank, "qk_rope_head_dim": self.qk_rope_head_dim} if self.mla else None,
                 "sliding_window": self.sliding_window, "experts": self.n_experts or None, "vocab": self.vocab,
-                "max_ctx": self.max_ctx, "params": self.params, "dtype": self.dtype, "quant": self.quant}
+                "max_ctx": self.max_ctx, "params": self.params, "dtype": self.dtype, "quant": self.quant,
+                "layer_rules": "generic decoder" if self.generic else self.arch}
 
 
 # ---------------------------------------------------------------- Hugging Face config.json
+
+# model_type values whose layer layout kv's rules read (a built-in description or a rule names them; "_text" and
+# "_thinker" variants of a composite config's decoder included). Any other model_type is sized as a generic decoder:
+# every layer full attention unless the config lists layer_types, K and V from num_key_value_heads x head_dim.
+KNOWN_ARCHS = frozenset((
+    "llama", "llama4", "mllama", "mistral", "mistral3", "ministral3", "mixtral", "pixtral",
+    "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl",
+    "qwen3_vl_moe", "qwen3_omni_moe", "qwen3_5", "qwen3_5_moe",
+    "gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "phi", "phi3", "cohere", "cohere2", "starcoder2",
+    "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe_lite", "gpt_oss", "granitemoehybrid", "jamba", "minimax_m2", "olmo2",
+))
+_ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
+GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
+                "unless the config lists layer_types, K and V from num_key_value_heads x head_dim); sliding windows, "
+                "shared KV layers or other caches of this architecture are not modelled")
+
+
+def known_arch(mt: str) -> bool:
+    return _ARCH_SUFFIX.sub("", mt) in KNOWN_ARCHS
 
 def _int(cfg, *keys, default=None):
     for k in keys:
@@ -250,6 +272,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.vision = dict(cfg["_vision"])
         spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
                           "loads it (vLLM with the weights, Ollama as a projector, llama.cpp with --mmproj)")
+    if not known_arch(mt):
+        spec.generic = True
+        spec.notes.append(GENERIC_NOTE.format(mt=mt))
     if spec.params > 10 ** 13:
         raise UserError(f"{name}: {spec.params:.3g} parameters is not a plausible model")
     return spec
