@@ -25,27 +25,69 @@ def load_config(path: str) -> LLMSpec:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable JSON config ({exc})") from None
     spec = from_config(cfg, name=p.parent.name or p.name)
-    exact = weights_next_to(p.parent)
+    exact = weights_next_to(p.parent, spec.n_layers)
     if exact:
-        spec.weights_bytes, spec.weights_source = exact
+        size, source, skipped = exact
+        if size is not None:
+            spec.weights_bytes, spec.weights_source = size, source
+        if skipped:
+            spec.notes.append(f"skipped {len(skipped)} .safetensors file(s) beside the config: {', '.join(skipped[:4])}"
+                              + (" ..." if len(skipped) > 4 else "") + f" ({'not named by the index' if 'index' in source else 'no decoder tensors of this model'}): not counted")
     return spec
 
 
 # ---------------------------------------------------------------- safetensors (exact weight bytes)
 
-def weights_next_to(folder: Path):
-    """Exact weight bytes from the checkpoint beside a config.json: the index's total_size, else the headers."""
-    for idx in sorted(folder.glob("*.safetensors.index.json")):
-        try:
-            total = json.loads(idx.read_text())["metadata"]["total_size"]
-            return int(total), idx.name
-        except (OSError, KeyError, ValueError, TypeError):
-            continue
+# a decoder's tensor names: its layers (model.layers.N., transformer.h.N., model.language_model.layers.N.,
+# thinker.model.layers.N.) or its token table / head, at most three names deep; another model's file (an SDXL
+# checkpoint: model.diffusion_model..., conditioner.embedders.0.transformer.text_model.encoder.layers.N.) has none
+_DECODER_TENSOR = re.compile(r"^(?:[A-Za-z_]\w*\.){0,3}(?:(?:layers|h|blocks)\.(\d+)\.|(?:embed_tokens|wte|tok_embeddings|lm_head)\.)")
+
+
+def _is_decoder_file(table: dict, n_layers: int) -> bool:
+    for t in table:
+        m = _DECODER_TENSOR.match(t)
+        if m and (m.group(1) is None or int(m.group(1)) < n_layers):
+            return True
+    return False
+
+
+def weights_next_to(folder: Path, n_layers: int = _MAX_LAYERS):
+    """Exact weight bytes from the checkpoint beside a config.json: (bytes, which files, skipped file names).
+    With an index (*.safetensors.index.json), the files its weight_map names (its total_size when stated); without
+    one, the .safetensors files whose tensors are this decoder's (layer indices below n_layers). Other files in
+    the folder (another model's checkpoint, a LoRA) are skipped and named, never counted."""
+    from ..estimate import headers
     files = sorted(folder.glob("*.safetensors"))
-    if files:
-        from ..estimate import headers
-        return sum(headers.table_bytes(headers.read_safetensors(f)) for f in files), f"{len(files)} safetensors file(s)"
-    return None
+    for idx in sorted(folder.glob("*.safetensors.index.json"), key=lambda f: f.name != "model.safetensors.index.json"):
+        try:
+            index = json.loads(idx.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        if not isinstance(index, dict):
+            continue
+        wmap = index.get("weight_map")
+        named = sorted({str(v) for v in wmap.values()}) if isinstance(wmap, dict) else None
+        skipped = [f.name for f in files if named is not None and f.name not in named]
+        total = (index.get("metadata") or {}).get("total_size") if isinstance(index.get("metadata"), dict) else None
+        if isinstance(total, (int, float)) and not isinstance(total, bool) and total > 0:
+            return int(total), f"{idx.name} total_size", skipped
+        present = [folder / n for n in (named or ()) if (folder / n).is_file()]
+        if present and len(present) == len(named):
+            return (sum(headers.table_bytes(headers.read_safetensors(f)) for f in present),
+                    f"{idx.name}: {len(present)} file(s) it names", skipped)
+    used, skipped = [], []
+    total = 0
+    for f in files:
+        table = headers.read_safetensors(f)
+        if _is_decoder_file(table, n_layers):
+            used.append(f.name)
+            total += headers.table_bytes(table)
+        else:
+            skipped.append(f.name)
+    if used:
+        return total, ", ".join(used[:4]) + (f" (+{len(used) - 4} more)" if len(used) > 4 else ""), skipped
+    return (None, "", skipped) if skipped else None
 
 
 _LAYER = re.compile(r"(?:^|\.)(?:layers|h|blocks)\.(\d+)\.")

@@ -35,3 +35,80 @@ def test_known_model_types_carry_no_generic_note():
         s = K.describe(model=name)
         assert not s.generic and s.summary()["layer_rules"] == s.arch
         assert not any("generic decoder" in n for n in s.notes)
+
+
+# ---------------------------------------------------------------- a config folder: only the model's own files count
+
+def _safetensors(path, tensors):
+    """A sparse .safetensors file: the header, then a hole as long as the data."""
+    import struct
+    header, off = {}, 0
+    for name, (dtype, shape) in tensors.items():
+        n = 4 if dtype == "F32" else 2
+        for x in shape:
+            n *= x
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [off, off + n]}
+        off += n
+    raw = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + off)
+
+
+def _qwen05_config(folder):
+    from gpu_garden.memory.llm.names import MODELS_DIR
+    cfg = json.loads((MODELS_DIR / "Qwen2.5-0.5B.json").read_text())
+    cfg.pop("_source", None)
+    (folder / "config.json").write_text(json.dumps(cfg))
+
+
+# Qwen/Qwen2.5-0.5B's own tensors (two of them stand for the file: embed 151936 x 896, one layer's q_proj 896 x 896)
+QWEN_TENSORS = {"model.embed_tokens.weight": ("BF16", (151936, 896)),
+                "model.layers.0.self_attn.q_proj.weight": ("BF16", (896, 896))}
+QWEN_BYTES = (151936 * 896 + 896 * 896) * 2
+# sd_xl_base_1.0.safetensors tensor names (Stability's SDXL checkpoint: UNet, both text encoders, VAE)
+SDXL_TENSORS = {"model.diffusion_model.input_blocks.1.1.transformer_blocks.0.attn1.to_k.weight": ("F16", (640, 640)),
+                "conditioner.embedders.0.transformer.text_model.encoder.layers.0.self_attn.k_proj.weight": ("F16", (768, 768)),
+                "conditioner.embedders.1.model.transformer.resblocks.0.attn.in_proj_weight": ("F16", (3840, 1280)),
+                "first_stage_model.decoder.conv_in.weight": ("F32", (512, 4, 3, 3))}
+
+
+def test_a_diffusion_checkpoint_beside_an_llm_config_is_not_counted(tmp_path):
+    _qwen05_config(tmp_path)
+    _safetensors(tmp_path / "model.safetensors", QWEN_TENSORS)
+    _safetensors(tmp_path / "sd_xl_base_1.0.safetensors", SDXL_TENSORS)
+    s = K.describe(config=str(tmp_path / "config.json"))
+    assert s.weights_bytes == QWEN_BYTES
+    assert s.weights_source == "model.safetensors"
+    assert any("sd_xl_base_1.0.safetensors" in n and "not counted" in n for n in s.notes)
+    assert K.weights(s)[1] == "exact, model.safetensors"
+
+
+def test_the_index_names_the_files_read(tmp_path):
+    _qwen05_config(tmp_path)
+    _safetensors(tmp_path / "model-00001-of-00002.safetensors", {"model.embed_tokens.weight": ("BF16", (151936, 896))})
+    _safetensors(tmp_path / "model-00002-of-00002.safetensors",
+                 {"model.layers.0.self_attn.q_proj.weight": ("BF16", (896, 896))})
+    _safetensors(tmp_path / "sd_xl_base_1.0.safetensors", SDXL_TENSORS)
+    wmap = {"model.embed_tokens.weight": "model-00001-of-00002.safetensors",
+            "model.layers.0.self_attn.q_proj.weight": "model-00002-of-00002.safetensors"}
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": wmap}))
+    s = K.describe(config=str(tmp_path))
+    assert s.weights_bytes == QWEN_BYTES
+    assert "2 file(s) it names" in s.weights_source
+    assert any("sd_xl_base_1.0.safetensors" in n and "not named by the index" in n for n in s.notes)
+    # the index's own total_size wins when it states one; the stray file is still named
+    (tmp_path / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": 988097536}, "weight_map": wmap}))
+    s = K.describe(config=str(tmp_path))
+    assert s.weights_bytes == 988097536
+    assert any("sd_xl_base_1.0.safetensors" in n for n in s.notes)
+
+
+def test_only_a_foreign_checkpoint_gives_no_exact_weights(tmp_path):
+    _qwen05_config(tmp_path)
+    _safetensors(tmp_path / "sd_xl_base_1.0.safetensors", SDXL_TENSORS)
+    s = K.describe(config=str(tmp_path / "config.json"))
+    assert s.weights_bytes is None
+    assert any("sd_xl_base_1.0.safetensors" in n and "no decoder tensors" in n for n in s.notes)
+    assert not K.weights(s)[1].startswith("exact")
