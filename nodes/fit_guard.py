@@ -263,9 +263,55 @@ def kept_record(ctx: dict, model, noise_shape) -> dict:
     return record
 
 
+def budget_now(source: dict):
+    """(bytes, label) of the node's budget at this moment: vram_gb when set on the node; else the live budget of
+    the sampler's device (a snapshot under 1.5 s old, as automatic mode reads it), on the devices a wired VRAM
+    Budget measured. The wired snapshot only selects the device: a figure frozen when the node ran would go stale
+    in ComfyUI's cache."""
+    from .estimate import live_budget
+
+    vram_gb, where, wired = source.get("vram_gb"), source.get("device"), source.get("budget")
+    if (vram_gb and vram_gb > 0) or not isinstance(wired, dict):
+        return live_budget(None, vram_gb, where)
+    from .budget_routes import recent_snapshot
+    from ..memory.budget.probe import _device_key
+
+    snap = recent_snapshot()
+    keys = {_device_key(d["device"]) for d in wired.get("devices", ()) if isinstance(d, dict) and d.get("device")}
+    if keys:
+        snap = dict(snap, devices=[d for d in snap.get("devices", ()) if isinstance(d, dict) and _device_key(d.get("device")) in keys])
+    return live_budget(snap, 0, where)
+
+
+def live_context(ctx: dict) -> dict:
+    """ctx with the budget (and host RAM) of this moment, for the node's ctx (its "source"); automatic mode's ctx is
+    already read at the call. Called by the wrapped prepare_sampling and by the node's VAE copy at each decode."""
+    if ctx.get("source") is not None:
+        ctx["budget"] = budget_now(ctx["source"])[0]
+        ctx["host_ram"] = host_ram()
+    return ctx
+
+
+def host_ram():
+    try:
+        from ..memory.estimate import verdict
+
+        return verdict.host_available_ram()
+    except Exception:
+        return None
+
+
+def vae_context(ctx: dict) -> dict:
+    """What the node's VAE copy plans a decode against, now (nodes/fit_vae.py decode_plan)."""
+    live_context(ctx)
+    return {"budget": ctx.get("budget"), "reserve": ctx.get("reserve", 0), "context": ctx.get("context", 0),
+            "device": (ctx.get("source") or {}).get("device"), "origin": ctx.get("origin", "node"), "node": ctx.get("node")}
+
+
 def _prepare(ctx: dict, model, noise_shape, conds, model_options):
     """Our figure for this sampler call, the plan (text encoders off when it needs their room) and the record."""
     facts = ctx.get("facts") or model_facts(model)
+    live_context(ctx)
     mo = model_options or {}
     n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
     whole = [int(x) for x in noise_shape]

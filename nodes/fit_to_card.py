@@ -6,6 +6,7 @@ when one sample does not fit, tiled) from our estimate, the CLIP and LATENT unch
 the image (fp8/GGUF weights, lower resolution, fewer frames, a block-swap count) are only offered, on the face
 and in the ui output. Mode "advise" changes nothing and only reports the plan. A model our estimate does not
 cover (audio, 3D, an unknown family) keeps ComfyUI's own memory_required, as automatic mode does."""
+import functools
 import logging
 
 from comfy_api.latest import io
@@ -16,7 +17,7 @@ from ..memory.fit import plan as fit_plan
 from ..memory.units import fmt_bytes
 from . import fit_guard
 from .fit_vae import device_type as vae_device  # the CUDA conv workspace counts on CUDA only
-from .estimate import comfy_reserve, compute_device_kind, live_budget
+from .estimate import comfy_reserve, compute_device_kind
 
 log = logging.getLogger("gpu_garden")
 
@@ -48,14 +49,22 @@ def size_of(obj) -> int:
 
 
 def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0) -> tuple[dict, dict]:
-    """(plan, context for the guard) for these objects on this budget."""
+    """(plan, context for the guard) for these objects on the budget of this moment. The plan is what the face shows;
+    the figures ComfyUI receives are computed again from the live budget when the sampler and the decode run
+    (ctx["source"]: vram_gb, else the live budget of the devices a wired VRAM Budget measured)."""
     facts = fit_guard.model_facts(model)
     family = facts["family"]
     where = getattr(model, "load_device", None)  # the sampler's GPU (a MultiGPU loader may put it on the second)
-    b, label = live_budget(budget, vram_gb, where)
+    source = {"vram_gb": vram_gb, "device": where, "budget": budget}
+    b, label = fit_guard.budget_now(source)
+    reserve = comfy_reserve()
+    device = compute_device_kind()
+    ctx = {"origin": "node", "facts": facts, "budget": b, "source": source,
+           "reserve": reserve if reserve is not None else spec.comfy_reserve(),
+           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
     shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
     if not fit_guard.calibrated(family, shape):
-        return kept_plan(model, vae, facts, shape, b, label)
+        return kept_plan(model, vae, facts, shape, label, ctx)
     cond_batch = 2 if spec.family(family)["cfg"] else 1  # until the sampler runs: the family's usual workflow
     stock = fit_guard.stock_required(model, shape, 1) if shape else None
     decode = None
@@ -65,10 +74,6 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
         if shape and fit_guard.fit_vae.on_compute_device(vae, where):  # --cpu-vae: sized, never tiled from the GPU's room
             decode = {"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
                       "device": vae_device(vae)}
-    reserve = comfy_reserve()
-    device = compute_device_kind()
-    ctx = {"origin": "node", "facts": facts, "budget": b, "reserve": reserve if reserve is not None else spec.comfy_reserve(),
-           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
     run_shape = fit_guard.windowed_shape(getattr(model, "model_options", None), shape) if shape else None
     req = fit_guard.required_for(facts, run_shape, cond_batch, b, ctx["reserve"], ctx["context"]) if shape else 0
     inputs = fit_offers.sample_inputs(family, shape, run_shape, lambda s: fit_guard.required_for(
@@ -90,7 +95,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     return p, ctx
 
 
-def kept_plan(model, vae, facts, shape, b, label) -> tuple[dict, dict]:
+def kept_plan(model, vae, facts, shape, label, ctx) -> tuple[dict, dict]:
     """A model our estimate does not cover (audio, 3D, unrecognised): the sampler keeps ComfyUI's own figure, as in
     automatic mode; a VAE of a kind we know from its own weights is still sized."""
     kind = fit_guard.fit_vae.auto_vae_kind(vae) if vae is not None else None
@@ -98,9 +103,9 @@ def kept_plan(model, vae, facts, shape, b, label) -> tuple[dict, dict]:
     summary = fit_guard.UNCALIBRATED + (f" (memory_required {fmt_bytes(stock)})" if stock else "")
     p = {"kept": "comfyui", "consulted": False, "memory_required": None, "minimum_memory_required": None,
          "stock_memory_required": stock, "stock_minimum_memory_required": fit_guard.stock_required(model, shape, 1) if shape else None,
-         "budget": b, "budget_source": label, "family": facts["family"], "latent_shape": shape, "vae_kind": kind, "decode": None,
+         "budget": ctx["budget"], "budget_source": label, "family": facts["family"], "latent_shape": shape, "vae_kind": kind, "decode": None,
          "steps": [], "offers": [], "fits": None, "predicted_peak": None, "summary": summary}
-    return p, {"origin": "node", "facts": facts, "budget": b, "kept": True}
+    return p, dict(ctx, kept=True)
 
 
 def face(p: dict, mode: str) -> str:
@@ -153,16 +158,15 @@ class GPUGardenFitToCard(io.ComfyNode):
         model_out, vae_out = model, vae
         if mode == "apply" and ctx.get("kept"):  # ComfyUI's own memory_required; only a VAE we know is sized
             if p["vae_kind"]:
-                vae_out = fit_guard.sized_vae(vae, p["vae_kind"])
+                vae_out = fit_guard.sized_vae(vae, p["vae_kind"], functools.partial(fit_guard.vae_context, ctx))
                 applied.append("vae_sizing")
         elif mode == "apply":
             model_out = fit_guard.attach(model, ctx)
             applied.append("memory_required")
             if vae is not None:
                 d = p.get("decode") or {}
-                tile = d.get("args") if d.get("tiled") else None  # None also when not even a tile fits: sizing only
-                vae_out = fit_guard.sized_vae(vae, p["vae_kind"], tile)
-                applied.append("vae_tiled" if tile else "vae_sizing")
+                vae_out = fit_guard.sized_vae(vae, p["vae_kind"], functools.partial(fit_guard.vae_context, ctx))
+                applied.append("vae_tiled" if d.get("tiled") and d.get("args") else "vae_sizing")  # as planned now
         ui = {k: v for k, v in p.items() if k not in ("weights",)}
         ui.update(mode=mode, applied=applied, face=face(p, mode),
                   vae_memory_used_decode=(p["decode"] or {}).get("per_sample") if p.get("decode") else None)

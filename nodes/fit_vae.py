@@ -4,9 +4,9 @@ ComfyUI 0.8.0's VAE.decode / VAE.encode ask the instance attributes memory_used_
 much one sample needs, hand that to load_models_gpu and batch int(free / figure) samples at once; when one
 sample does not fit they run out of memory first and only then retry in tiles.
 
-- The node returns a shallow copy of its VAE (same weights, same patcher) whose two attributes are ours; when one
-  sample does not fit the plan's budget, the copy's decode goes straight to decode_tiled with the plan's tile
-  (sized_vae). The original VAE is untouched.
+- The node returns a shallow copy of its VAE (same weights, same patcher) whose two attributes are ours; each
+  decode is planned when it runs, from the live budget, and when one sample does not fit it goes straight to
+  decode_tiled with the largest tile that does (sized_vae). The original VAE is untouched.
 - Automatic mode (setting GPUGarden.FitToCard, no node) does the same for every VAE that did not go through a
   node: one wrapper each on comfy.sd.VAE.decode and VAE.encode (functools.wraps, so other packs' wrappers
   stack), which swaps the instance's two attributes for ours only for the duration of the call and puts
@@ -128,17 +128,46 @@ def decode_in_tiles(vae, samples_in, tile: dict):
     return vae.decode_tiled(samples_in, **args)
 
 
-def sized_vae(vae, kind: str, tile: dict | None = None):
-    """A shallow copy of `vae` (same weights and patcher) whose decode/encode sizing is our estimate; with
-    `tile` (plan decode args) its decode runs tiled with that tile. The original VAE is untouched."""
+def sized_vae(vae, kind: str, context=None):
+    """A shallow copy of `vae` (same weights and patcher) whose decode/encode sizing is our estimate. With
+    `context` (a callable returning the budget dict of this moment: nodes/fit_guard.py vae_context) each decode
+    is planned when it runs, from the live budget: tiled when one sample does not fit it. The original VAE is
+    untouched; nothing budget-dependent is frozen in the copy, which ComfyUI caches with the node's outputs.
+    A dict for `context` is a fixed tile (plan decode args): every decode runs tiled with it (the GPU benchmark)."""
     v = copy.copy(vae)
+    tile = context if isinstance(context, dict) else None
     v.gpu_garden_fit = {"kind": kind, "tile": tile}
-    if tile:
-        v.decode = types.MethodType(lambda self, samples_in, vae_options={}: decode_in_tiles(self, samples_in, tile), v)
     dev = device_type(vae)
     v.memory_used_decode = with_fallback(used_decode_for(kind, tile, dev), getattr(vae, "memory_used_decode", None))
     v.memory_used_encode = with_fallback(used_encode_for(kind, dev), getattr(vae, "memory_used_encode", None))
+    if tile:
+        v.decode = types.MethodType(lambda self, samples_in, vae_options={}: decode_in_tiles(self, samples_in, tile), v)
+    elif callable(context):
+        v.decode = types.MethodType(functools.partial(_planned_decode, kind, context), v)
     return v
+
+
+def _planned_decode(kind, context, self, samples_in, *args, **kwargs):
+    """The node's VAE copy's decode: planned now (decode_plan), tiled when the live budget says so; ComfyUI's own
+    decode with our per-sample sizing otherwise, or when our planning fails."""
+    plan = None
+    try:
+        ctx = context()
+        plan = decode_plan(self, kind, samples_in.shape, ctx)
+        _record(ctx.get("origin", "node"), self, samples_in, plan, ctx)
+    except Exception as exc:
+        log.warning("[GPU Garden] Fit to Card VAE decode planning skipped, sized from our per-sample figure: %s", exc)
+    if plan is not None and plan["tile"]:
+        with _Sizing(self, memory_used_decode=used_decode_for(kind, plan["tile"], plan["device"])):
+            return decode_in_tiles(self, samples_in, plan["tile"])
+    return type(self).decode(self, samples_in, *args, **kwargs)
+
+
+def _record(origin, vae, samples_in, plan, ctx) -> None:
+    used = used_decode_for(plan["kind"], plan["tile"], plan.get("device", "cuda"))
+    _state["last"] = {"origin": origin, "node": ctx.get("node"), "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
+                      "memory_used_decode": int(used(list(samples_in.shape), getattr(vae, "vae_dtype", "bf16"))),
+                      "tile": plan["tile"], "budget": ctx.get("budget")}
 
 
 # -- automatic mode -----------------------------------------------------------------------------------
@@ -165,16 +194,20 @@ class _Sizing:
 
 
 def auto_decode_plan(vae, shape, ctx: dict) -> dict | None:
-    """What automatic mode does for this decode: {"kind", "tile" (None: untiled), "per_sample"}; None: ComfyUI's own.
-    Without a budget (no GPU found) only the sizing changes: ComfyUI batches from its free memory."""
+    """What automatic mode does for this decode (decode_plan); None: a VAE of unknown kind keeps ComfyUI's own."""
     kind = auto_vae_kind(vae)
-    if kind is None:
-        return None
+    return None if kind is None else decode_plan(vae, kind, shape, ctx)
+
+
+def decode_plan(vae, kind: str, shape, ctx: dict) -> dict:
+    """What a decode of `shape` does on ctx's budget: {"kind", "tile" (None: untiled), "per_sample", "tile_bytes",
+    "device"}. Without a budget (no GPU found), or a VAE not on ctx["device"] (the budget's; --cpu-vae), only the
+    sizing changes: ComfyUI batches from its free memory."""
     shape = [int(x) for x in shape]
     if getattr(vae, "latent_dim", 2) == 2 and len(shape) == 5:
         shape = shape[:2] + shape[3:]
     vae_w = int(vae.patcher.model_size()) if getattr(vae, "patcher", None) is not None else 0
-    budget = ctx["budget"] if on_compute_device(vae) else None  # --cpu-vae: ComfyUI batches from host RAM
+    budget = ctx.get("budget") if on_compute_device(vae, ctx.get("device")) else None  # --cpu-vae: ComfyUI batches from host RAM
     p = fit_plan.plan(budget, weights={"diffusion_model": 0, "vae": vae_w}, memory_required=0,
                       decode={"kind": kind, "latent_shape": shape, "dtype": str(getattr(vae, "vae_dtype", "bf16")),
                               "device": device_type(vae)},
@@ -191,12 +224,11 @@ def _wrap_decode(original, active, context):
         plan = None
         try:
             if _state["installed"] and getattr(self, "gpu_garden_fit", None) is None and active():
-                plan = auto_decode_plan(self, samples_in.shape, context())
+                ctx = context()
+                plan = auto_decode_plan(self, samples_in.shape, ctx)
             if plan is not None:
                 used = used_decode_for(plan["kind"], plan["tile"], plan.get("device", "cuda"))
-                _state["last"] = {"origin": "auto", "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
-                                  "memory_used_decode": int(used(list(samples_in.shape), getattr(self, "vae_dtype", "bf16"))),
-                                  "tile": plan["tile"]}
+                _record("auto", self, samples_in, plan, ctx)
         except Exception as exc:
             plan = None
             log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)

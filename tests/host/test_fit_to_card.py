@@ -218,3 +218,62 @@ def test_context_windows_count_one_window(comfy_host):
     (load,) = calls(windowed, "BaseModel")
     assert load["memory_required"] == last["memory_required"] == fit_ui(windowed)["memory_required"]
     assert last["memory_required"] < last_whole["memory_required"] == calls(whole, "BaseModel")[0]["memory_required"]
+
+
+def run_events(host, prompt: dict) -> tuple[dict, list[dict]]:
+    """(outputs, websocket messages) of one prompt, queued from a page of its own."""
+    ws = host.websocket()
+    try:
+        pid = host.queue(prompt, client_id=ws.client_id)
+        msgs = host.collect_events(ws, lambda m: m.get("type") in ("execution_success", "execution_error")
+                                   and m["data"].get("prompt_id") == pid, timeout=600)
+    finally:
+        ws.close()
+    return ok(host.wait(pid)), msgs
+
+
+def cached_nodes(msgs: list[dict]) -> set:
+    return {n for m in msgs if m.get("type") == "execution_cached" for n in m["data"]["nodes"]}
+
+
+def set_budget(host, n: int) -> None:
+    ok(host.run({"40": {"class_type": "GGTestFitBudget", "inputs": {"bytes": n}}}))
+
+
+def test_cached_graph_reruns_nothing_and_the_tile_follows_the_live_budget(comfy_host):
+    # ComfyUI caches Fit to Card's outputs. The same graph queued twice runs nothing downstream of it again (the
+    # load probe excepted: it always runs). Then the budget shrinks inside the third prompt, after Fit to Card (as
+    # another process taking memory would; only the sampler and what follows run again): the sampler and the decode
+    # plan from the budget of that moment. 256 px decodes whole on 8 GiB, in tiles on 0.85 GiB (less the fp32 VAE,
+    # ~320 MiB, and ComfyUI's 400 MiB reserve: under one sample's ~170 MiB), with no out-of-memory error first
+    text = fresh_text()
+    set_budget(comfy_host, 8 * 1024 ** 3)
+    clear_probe(comfy_host)
+    try:
+        first, _ = run_events(comfy_host, with_probe(with_fit(sd15_prompt(text, width=256, height=256, seed=31))))
+        assert fit_ui(first)["decode"]["tiled"] is False
+        (vae_first,) = calls(first, "AutoencoderKL")
+        assert vae_first["memory_required"] == fit_ui(first)["vae_memory_used_decode"]
+        again, msgs = run_events(comfy_host, with_probe(with_fit(sd15_prompt(text, width=256, height=256, seed=31))))
+        assert {"20", "3", "8", "9"} <= cached_nodes(msgs)
+        assert not [m for m in msgs if m.get("type") == "executing" and m["data"].get("node") in ("20", "3", "8", "9")]
+        assert again["30"]["load_calls"] == []
+
+        small = int(0.85 * 1024 ** 3)
+        p = with_probe(with_fit(sd15_prompt(text, width=256, height=256, seed=31)))
+        p["41"] = {"class_type": "GGTestFitBudget", "inputs": {"bytes": small, "latent": ["20", 3]}}
+        p["3"]["inputs"]["latent_image"] = ["41", 0]
+        outputs, msgs = run_events(comfy_host, p)
+        assert "20" in cached_nodes(msgs) and not {"3", "8"} & cached_nodes(msgs)
+        st = comfy_host.get("/gpu_garden/fit")
+        assert st["last"]["origin"] == "node" and st["last"]["budget"] == small
+        (load,) = calls(outputs, "BaseModel")
+        assert load["memory_required"] == st["last"]["memory_required"]
+        vae = st["last_vae"]
+        assert vae["origin"] == "node" and vae["tiled"] is True and vae["budget"] == small
+        assert 16 <= vae["tile"]["tile_x"] < 32  # latent units: 128..248 px, under the whole 256
+        (vae_load,) = calls(outputs, "AutoencoderKL")
+        assert vae_load["memory_required"] == vae["memory_used_decode"] < vae_first["memory_required"]
+        assert "Ran out of memory when regular VAE decoding" not in comfy_host.log_text()
+    finally:
+        set_budget(comfy_host, 0)

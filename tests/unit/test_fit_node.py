@@ -75,3 +75,85 @@ def test_the_wrapper_keeps_comfyuis_figure_for_a_shape_it_does_not_cover(fit):
     ctx = {"facts": dict(AUDIO), "budget": None, "cfg": 7.0}
     G.guarded(ctx, prepare, Model(), [1, 4, 64, 64], {"positive": [{}], "negative": [{}]})
     assert seen["req"] == STOCK and ctx["supplied"]["memory_required"] is None
+
+
+class VAE:
+    latent_dim, vae_dtype, device = 2, "torch.float32", None
+
+    def __init__(self):
+        self.memory_used_decode = lambda shape, dtype: 111  # ComfyUI's own, an instance attribute as in comfy.sd
+        self.memory_used_encode = lambda shape, dtype: 222
+        self.seen = []
+
+    def decode(self, samples_in, vae_options={}):
+        self.seen.append(("decode", self.memory_used_decode(samples_in.shape, self.vae_dtype)))
+        return "untiled"
+
+    def decode_tiled(self, samples, **args):
+        self.seen.append(("tiled", self.memory_used_decode(samples.shape, self.vae_dtype), args["tile_x"]))
+        return "tiled"
+
+
+class Samples:
+    def __init__(self, shape):
+        self.shape, self.ndim = shape, len(shape)
+
+
+def test_the_vae_copy_plans_each_decode_from_the_budget_of_that_moment(fit):
+    """ComfyUI caches the node's outputs: the copy's tile must follow the budget when the decode runs, not the one
+    the node saw. 512 px (64 x 64 latent, fp32 SD VAE) decodes whole on 8 GiB, in tiles on 1.25 GiB, whole again on 8."""
+    from gpu_garden.memory.fit import plan as P
+
+    V = fit.fit_guard.fit_vae
+    budget = {"now": 8 * GiB}
+    ctx = {"budget": None, "reserve": 400 * 2 ** 20, "context": 0, "device": None}
+    copy = V.sized_vae(VAE(), "kl", lambda: dict(ctx, budget=budget["now"]))
+    s = Samples((1, 4, 64, 64))
+    assert copy.decode(s) == "untiled"
+    per = P.with_margin(P.decode_bytes("kl", [1, 4, 64, 64], "fp32"))
+    assert copy.seen[-1] == ("decode", per)
+    budget["now"] = int(1.25 * GiB)
+    assert copy.decode(s) == "tiled"
+    tile = P.decode_tile("kl", [1, 4, 64, 64], "fp32", budget["now"] - 400 * 2 ** 20)
+    assert 128 <= tile["tile_px"] < 512 and copy.seen[-1] == ("tiled", tile["bytes"], tile["tile_px"] // 8)
+    assert V._state["last"]["tiled"] is True and V._state["last"]["budget"] == budget["now"]
+    budget["now"] = 8 * GiB
+    assert copy.decode(s) == "untiled" and copy.seen[-1] == ("decode", per)
+
+
+def test_the_sampler_gets_the_figure_of_the_budget_when_it_starts(fit, monkeypatch):
+    """The node's clone plans at prepare_sampling from fit_guard.budget_now, not from the budget it ran with."""
+    from gpu_garden.memory.fit import plan as P
+
+    G = fit.fit_guard
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 100 * 2 ** 20 * n)
+    monkeypatch.setattr(G, "min_weight_ratio", lambda: 0.0)
+    monkeypatch.setattr(G, "_encoders_on_device", lambda model: 0)
+    facts = dict(AUDIO, family="sd1", bytes=4 * GiB, largest=2 ** 20)
+    budget = {"now": 24 * GiB}
+    monkeypatch.setattr(G, "budget_now", lambda source: (budget["now"], "test"))
+    ctx = {"facts": facts, "source": {"vram_gb": 0}, "budget": 24 * GiB, "reserve": 0, "context": 0, "cfg": 7.0}
+    conds = {"positive": [{}], "negative": [{}]}
+    G.guarded(ctx, lambda *a, **k: None, Model(), [1, 4, 64, 64], conds)
+    assert ctx["supplied"]["budget"] == 24 * GiB and ctx["supplied"]["steps"] == []
+    budget["now"] = 3 * GiB
+    G.guarded(ctx, lambda *a, **k: None, Model(), [1, 4, 64, 64], conds)
+    rec = ctx["supplied"]
+    assert rec["budget"] == 3 * GiB and rec["memory_required"] == P.with_margin(200 * 2 ** 20 + 2 * 2 ** 20)  # + two copies
+    assert [s["id"] for s in rec["steps"]] == ["weights_on_gpu"]
+
+
+def test_a_wired_budget_selects_the_device_the_live_snapshot_measures(fit, monkeypatch):
+    """A VRAM Budget snapshot wired in says which card; the bytes are read now (another process took 3 GiB since)."""
+    import torch
+
+    from gpu_garden.nodes import budget_routes
+
+    def dev(i, total, other):
+        return {"index": i, "name": f"GPU{i}", "backend": "cuda", "device": f"cuda:{i}", "total": total * GiB,
+                "other_processes": other * GiB}
+
+    wired = {"devices": [dev(1, 8, 0)]}
+    monkeypatch.setattr(budget_routes, "recent_snapshot", lambda: {"devices": [dev(0, 24, 0), dev(1, 8, 3)]})
+    assert fit.fit_guard.budget_now({"budget": wired, "vram_gb": 0, "device": torch.device("cuda", 1)})[0] == 5 * GiB
+    assert fit.fit_guard.budget_now({"budget": wired, "vram_gb": 2.0, "device": torch.device("cuda", 1)})[0] == 2 * GiB

@@ -36,3 +36,36 @@ class GGTestLoadCalls(ReportAfter):
 
 NODE_CLASS_MAPPINGS = {"GGTestLoadCalls": GGTestLoadCalls}
 NODE_DISPLAY_NAME_MAPPINGS = {"GGTestLoadCalls": "GG Test: load_models_gpu calls"}
+
+
+class GGTestFitBudget:
+    """Test-only: the budget Fit to Card reads when a sampler or a decode runs (fit_guard.budget_now), set to
+    `bytes` (0: the pack's own again), as another process taking memory would change it on a GPU. Between a Fit to
+    Card node and its sampler (`latent` passed through) it changes the budget inside a prompt whose Fit to Card is
+    cached: a prompt of its own would end ComfyUI's cache of the previous one."""
+    CATEGORY = "GPU Garden/testing"
+    RETURN_TYPES = ("LATENT",)
+    FUNCTION = "run"
+    OUTPUT_NODE = True
+
+    @classmethod
+    def INPUT_TYPES(cls):
+        return {"required": {"bytes": ("INT", {"default": 0, "min": 0, "max": 2 ** 50})},
+                "optional": {"latent": ("LATENT",)}}
+
+    @classmethod
+    def IS_CHANGED(cls, **kwargs):
+        return float("nan")
+
+    def run(self, bytes, latent=None):
+        import sys
+
+        (guard,) = {m for k, m in list(sys.modules.items()) if k.endswith(".nodes.fit_guard") and hasattr(m, "budget_now")}
+        own = getattr(guard, "gg_test_budget_now", None) or guard.budget_now
+        guard.gg_test_budget_now = own
+        guard.budget_now = (lambda source: (bytes, "test budget")) if bytes else own
+        return {"ui": {"budget": [bytes]}, "result": (latent,)}
+
+
+NODE_CLASS_MAPPINGS["GGTestFitBudget"] = GGTestFitBudget
+NODE_DISPLAY_NAME_MAPPINGS["GGTestFitBudget"] = "GG Test: Fit to Card budget"
