@@ -5,7 +5,7 @@ import math
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
-from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, vllm as V
+from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .spec import SLIDING, LLMSpec
 from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, weights_by_role
 
@@ -92,6 +92,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes = list(spec.notes)
+    if version_note(knobs.get("runtime_version")):
+        notes.append(version_note(knobs.get("runtime_version")))
     if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:
         weights_dtype = "Q4_K_M"
         notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")

@@ -112,3 +112,38 @@ def test_only_a_foreign_checkpoint_gives_no_exact_weights(tmp_path):
     assert s.weights_bytes is None
     assert any("sd_xl_base_1.0.safetensors" in n and "no decoder tensors" in n for n in s.notes)
     assert not K.weights(s)[1].startswith("exact")
+
+
+# ---------------------------------------------------------------- runtime versions: a commit is none, an rc precedes
+
+def test_a_commit_hash_is_no_version_and_is_said_so():
+    from gpu_garden.memory.llm.runtimes import parse_version
+    # ggml-org/llama.cpp#14740 prints "version: ... (086cf81)": a commit, not build 86 or release 86.81.2025
+    assert parse_version("086cf81 (July 2025)") is None
+    assert parse_version("f470bc36bed") is None
+    assert parse_version("b5400 (May 2025)") == (5400,)
+    r = K.plan(K.describe(model="Phi-4-mini"), "llama.cpp", ctx=4096, runtime_version="086cf81 (July 2025)")
+    assert any("'086cf81 (July 2025)' names a commit, not a release" in n for n in r["notes"])
+    r = K.plan(K.describe(model="Phi-4-mini"), "llama.cpp", ctx=4096, runtime_version="b5400")
+    assert not any("names a commit" in n for n in r["notes"])
+
+
+@pytest.mark.parametrize("rc, release, before", [("0.4.0-rc6", "0.4.0", "0.3.14"), ("0.6.3-rc0", "0.6.3", "0.6.2"),
+                                                 ("0.29.1rc1.dev17", "0.29.1", "0.29.0")])
+def test_a_release_candidate_sorts_before_its_release(rc, release, before):
+    from gpu_garden.memory.llm.runtimes import at_least, parse_version
+    v = parse_version(rc)
+    assert v < parse_version(release) and v > parse_version(before)
+    assert not at_least(v, *parse_version(release))
+    assert at_least(v, *parse_version(before))
+    assert not at_least(parse_version("0.4.0-rc6"), 0, 4)          # a two-number gate is the .0 release
+    assert parse_version("0.4.0-rc7") > parse_version("0.4.0-rc6")
+    assert parse_version("0.11") == parse_version("0.11.0")
+
+
+def test_an_unreadable_version_is_a_clear_error():
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm.runtimes import parse_version
+    for bad in ("July 2025", "x.y", "latest-ish"):
+        with pytest.raises(UserError, match="cannot read a version"):
+            parse_version(bad)

@@ -5,23 +5,56 @@ import re
 RUNTIMES = ("vllm", "llama.cpp", "ollama", "sglang")
 
 
+# a release's leading number (0.6.4, 0.8.5.post1, 0.11.0+cu128, 0.29.1rc1.dev17, 0.4.0-rc6); a setuptools-scm ".devN"
+# build carries the number of the release it leads to and is taken as that release
+_RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:\.\d+)*(?:\.?post\d+)?(?:[-.]?rc\.?(\d+))?")
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+# a pre-release sorts after every patch of the release before it and before the release: 0.4.0-rc6 is
+# (0, 4, -1, PRE, 6) (at_least compares a gate padded to three numbers)
+PRE = 1 << 30
+
+
 def parse_version(v) -> tuple | None:
-    """'0.6.4' -> (0, 6, 4); 'b6500' (a llama.cpp build) -> (6500,); None / 'latest' -> None (the newest)."""
+    """'0.6.4' -> (0, 6, 4); '0.11' -> (0, 11, 0); 'b6500' (a llama.cpp build) -> (6500,); '0.4.0-rc6' ->
+    (0, 4, -1, PRE, 6), before 0.4.0; None / 'latest' -> None (the newest). Only the first word is read (the rest may
+    say when: 'b5400 (May 2025)'); a commit hash ('086cf81 (July 2025)') names no release: None, as the newest, which
+    version_note says."""
     if v is None or str(v).strip().lower() in ("", "latest", "current", "newest"):
         return None
-    s = str(v).strip().lower().lstrip("v")
+    s = str(v).strip().lower()
     if s.startswith("ik"):  # ikawrakow/ik_llama.cpp: the fork numbers its own builds; llama.cpp's gates take it as new
         return None
-    m = re.fullmatch(r"b?(\d+)", s) if s.startswith("b") else None
+    first = s.split()[0].strip("()[],;:'\"").removeprefix("v")
+    if _COMMIT.fullmatch(first) and not first.isdigit():
+        return None
+    m = re.fullmatch(r"b?(\d+)", first)
     if m:
         return (int(m.group(1)),)
-    parts = re.findall(r"\d+", s.split("+")[0])
-    if not parts:
+    m = _RELEASE.match(first)
+    if not m or len(first) > 64:
         from ...errors import UserError
         raise UserError(f"cannot read a version from {v!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 for Ollama)")
-    return tuple(int(p) for p in parts[:3])
+    major, minor, patch, rc = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
+    if rc is not None:
+        return (major, minor, patch - 1, PRE, int(rc))
+    return (major, minor, patch)
+
+
+def version_note(v) -> str | None:
+    """The note for a runtime version that names no release (a commit hash): read as the newest."""
+    if v is None or parse_version(v) is not None:
+        return None
+    s = str(v).strip().lower()
+    if s.startswith("ik") or s in ("", "latest", "current", "newest"):
+        return None
+    return (f"runtime version {str(v)[:40]!r} names a commit, not a release: its gates are unknown, read as the newest "
+            "(give the release or build number, e.g. b6500, for that version's figures)")
 
 
 def at_least(version, *ref) -> bool:
-    """True for the newest (None) and for any version >= ref."""
-    return version is None or tuple(version) >= ref
+    """True for the newest (None) and for any version >= ref (both padded to three numbers: 0.4 is 0.4.0, so that a
+    pre-release of 0.4.0 sorts before it)."""
+    if version is None:
+        return True
+    version, ref = tuple(version), tuple(ref)
+    return (version + (0,) if len(version) == 2 else version) >= (ref + (0,) if len(ref) == 2 else ref)

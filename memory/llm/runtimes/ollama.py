@@ -13,12 +13,11 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
   projector (mmproj, F16): the vision tower's parameters x 2 bytes; its graph = heads x patches^2 x 4 bytes of
   fp32 attention scores for one image (gemma3's SigLIP: 16 x 4096^2 x 4 = 1 GiB).
   Ollama >= 0.12 measures instead (the runner allocates, then reports what fits): `ollama ps` is the truth there."""
-import re
 
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, KV_BYTES, OLLAMA_ESTIMATE_BYTES, kv_cache
 from ..weights import layer_weights
-from . import at_least
+from . import at_least, parse_version
 from .llamacpp import compute_buffer
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
@@ -132,24 +131,19 @@ def printed_weights_total(version, roles, kv_total) -> int:
 # came with ollama/ollama 8c238e70a "mllama cross attention" (2024-10-31), first tagged v0.4.0-rc7; up to rc6 GraphSize
 # priced every mllama layer as a self-attention layer of num_ctx cells: llama3.2-vision:11b at 2048 prints
 # required.kv 320.0 MiB = 40 x 2048 x 4 KiB (0.4.0-rc6, ollama/ollama#7440)
-MLLAMA_CROSS_FROM_RC = 7
+MLLAMA_CROSS_FROM = parse_version("0.4.0-rc7")
 
 
-def mllama_cross_estimate(version, raw) -> bool:
+def mllama_cross_estimate(version) -> bool:
     """True when the version's estimate prices mllama's cross-attention layers apart (0.4.0-rc7 on)."""
-    if version is None:
-        return True
-    if tuple(version)[:3] != (0, 4, 0):
-        return tuple(version) > (0, 4, 0)
-    rc = re.search(r"-?rc(\d+)", str(raw or "").lower())
-    return rc is None or int(rc.group(1)) >= MLLAMA_CROSS_FROM_RC
+    return at_least(version, *MLLAMA_CROSS_FROM)
 
 
 def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
             "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
             "weights_format": knobs.get("weights_format"),
-            "mllama_cross": mllama_cross_estimate(version, knobs.get("runtime_version"))}
+            "mllama_cross": mllama_cross_estimate(version)}
 
 
 def _mllama_projector(v, spec, d, n, ff, patch, image) -> dict:
