@@ -239,6 +239,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime != "vllm":
         out["host_weights"] = ev["host_weights"]
         out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
+        out["ngl_counts_output"] = bool(s.get("output_first"))
     if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
         out["ollama_weights_total"] = ev["printed_weights_total"]
         out["ollama_required_full"] = ev["required_full"]  # its memory.required.full (one GPU)
@@ -280,7 +281,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out["host_weights"] = c_ev["host_weights"]
         out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
         if c_ev["ngl"] <= spec.n_layers:
-            notes.append(f"only {c_ev['ngl']} of {spec.n_layers} layers fit on the GPU; the rest run from RAM on the CPU (much slower)")
+            notes.append(f"only {gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))} fit "
+                         "on the GPU; the rest run from RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
@@ -360,6 +362,19 @@ def _no_fit_reason(spec, runtime, w_bytes, vram) -> str:
     return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"
 
 
+def gpu_layers_words(ngl: int, n_layers: int, runtime: str, output_first: bool = False) -> str:
+    """What -ngl N (num_gpu N) of no more than n_layers puts on the GPU, in words. llama.cpp builds from
+    ggml-org/llama.cpp#18148 count the output layer first: the output and N - 1 repeating layers; before (and in
+    Ollama's vendored llama.cpp) N repeating layers, the output left in RAM until N exceeds the layer count."""
+    if runtime == "llama.cpp" and output_first:
+        if ngl <= 0:
+            return f"none of the {n_layers} layers"
+        return "the output layer and " + ("no repeating layer" if ngl == 1 else f"{ngl - 1} of {n_layers} repeating layers")
+    if runtime == "llama.cpp":
+        return f"{ngl} of {n_layers} repeating layers (not the output layer)"
+    return f"{ngl} of {n_layers} layers"
+
+
 def _flag(kind, name, value, reason, text=None):
     if text is None:
         text = f"{name}={value}" if kind == "env" else f"{name} {value}"
@@ -411,7 +426,8 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=
             f.append(_flag("flag", "-np", parallel, "parallel slots"))
             if s.get("unified"):
                 f.append(_flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
-        f.append(_flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else f"{ngl} of {L} layers on the GPU, the rest in RAM"))
+        f.append(_flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else
+                       f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
         kv_v = s.get("kv_v") or kv
         if kv != "f16":
             f.append(_flag("flag", "-ctk", kv, f"K cache as {kv}"))

@@ -3,6 +3,7 @@ import json
 
 from ..units import GiB, fmt_bytes
 from . import spec as llm_spec
+from .plan import gpu_layers_words
 
 
 def _vram_bytes(args):
@@ -113,7 +114,8 @@ def format_plan(r: dict) -> str:
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
         ch = r.get("chosen")
         if ch and not r["fits_as_requested"]:
-            where = f", {r['gpu_layers_used']} layers on the GPU" if r.get("gpu_layers_used") else ""
+            where = (", " + gpu_layers_words(r["gpu_layers_used"], m["layers"], r["runtime"], r.get("ngl_counts_output"))
+                     + " on the GPU") if r.get("gpu_layers_used") else ""
             lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
                          f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
         if r["max_ctx_by_kv_dtype"]:
@@ -122,7 +124,8 @@ def format_plan(r: dict) -> str:
             parts = []
             for k, v in r["max_ctx_by_kv_dtype"].items():
                 ngl = r.get("max_ctx_layers", {}).get(k)
-                parts.append(f"{k} {v:,}" + (f" with only {ngl} of {m['layers']} layers on the GPU (partial offload)" if ngl else ""))
+                words = gpu_layers_words(ngl, m["layers"], r["runtime"], r.get("ngl_counts_output")) if ngl else ""
+                parts.append(f"{k} {v:,}" + (f" with only {words} on the GPU (partial offload)" if ngl else ""))
             lines.append(f"largest context{per}: " + ", ".join(parts))
     if r["flags"]:
         lines.append("")

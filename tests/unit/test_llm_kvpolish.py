@@ -147,3 +147,36 @@ def test_an_unreadable_version_is_a_clear_error():
     for bad in ("July 2025", "x.y", "latest-ish"):
         with pytest.raises(UserError, match="cannot read a version"):
             parse_version(bad)
+
+
+# ---------------------------------------------------------------- -ngl in words: the output layer first from #18148
+
+def _ngl_reason(r):
+    return next(f["reason"] for f in r["flags"] if f["name"] == "-ngl")
+
+
+def test_ngl_words_follow_the_build():
+    # LM Studio's January 2026 engine (output-first) with -ngl 20 of DeepSeek-R1-Distill-Qwen-14B prints "offloading
+    # output layer and 19 repeating layers to GPU, offloaded 20/49"; Ollama 0.5.7's vendored llama.cpp (b4400 here)
+    # prints "offloading 5 repeating layers to GPU" for -ngl 5 (the output stays on the CPU)
+    s = K.describe(model="DeepSeek-R1-Distill-Qwen-14B")
+    new = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", ngl=20)
+    assert _ngl_reason(new).startswith("the output layer and 19 of 48 repeating layers on the GPU")
+    old = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", ngl=5, runtime_version="b4400")
+    assert _ngl_reason(old).startswith("5 of 48 repeating layers (not the output layer) on the GPU")
+    one = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", ngl=1)
+    assert _ngl_reason(one).startswith("the output layer and no repeating layer on the GPU")
+
+
+def test_partial_offload_note_and_report_say_the_output_layer(capsys):
+    s = K.describe(model="DeepSeek-R1-Distill-Qwen-14B")
+    r = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", vram=6 * 2 ** 30)
+    n = r["gpu_layers_used"]
+    assert n is not None and n < 48
+    assert f"only the output layer and {n - 1} of 48 repeating layers fit on the GPU" in "\n".join(r["notes"])
+    text = K.format_plan(r)
+    assert f"with only the output layer and {n - 1} of 48 repeating layers on the GPU (partial offload)" in text
+    assert f"only {n} of 48 layers" not in text
+    r = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", vram=6 * 2 ** 30, runtime_version="b4400")
+    n = r["gpu_layers_used"]
+    assert f"only {n} of 48 repeating layers (not the output layer) fit on the GPU" in "\n".join(r["notes"])
