@@ -221,12 +221,40 @@ def _nvidia_nvfp4(name: str, builtin: str, spec) -> None:
                           "quantization_config's ignore list)")
 
 
-def _builtin_spec(n: str):
-    """A built-in description: its config fields, with the notes its file carries (what it leaves out)."""
+# later releases on a built-in's geometry whose config.json changed its context: (built-in names, pattern of the name
+# a user gives, max_position_embeddings, where it was read). vLLM's default --max-model-len, its rotary table and the
+# largest context follow the release, not the April 2025 base model (40,960).
+RELEASE_CONTEXT = (
+    # Qwen/Qwen3-4B-Instruct-2507, -30B-A3B-Instruct-2507, -235B-A22B-Instruct-2507 and their -Thinking-2507
+    # config.json: max_position_embeddings 262144 (rope_theta 5e6 / 1e7; the geometry is the base model's); Ollama's
+    # qwen3 2507 tags (qwen3:30b-a3b-thinking-2507-q8_0) are those releases
+    (("Qwen3-4B", "Qwen3-30B-A3B", "Qwen3-235B-A22B"), r"(?:^|[-_.:])2507(?:$|[-_.])", 262144,
+     "the 2507 release's config.json"),
+    # Qwen/Qwen3-Coder-30B-A3B-Instruct config.json: max_position_embeddings 262144; Ollama's qwen3-coder:30b is it
+    (("Qwen3-30B-A3B",), r"qwen3-coder", 262144, "Qwen3-Coder's config.json"),
+)
+
+
+def _release_context(name: str, n: str):
+    low = name.strip().lower().replace("_", "-")
+    for builtins, pattern, ctx, source in RELEASE_CONTEXT:
+        if n in builtins and re.search(pattern, low):
+            return ctx, source
+    return None
+
+
+def _builtin_spec(n: str, asked: str | None = None):
+    """A built-in description: its config fields, with the notes its file carries (what it leaves out); `asked`, the
+    name given, may name a later release with its own context (RELEASE_CONTEXT)."""
     from .spec import from_config
     cfg = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8"))
     cfg.pop("_source", None)
     notes = cfg.pop("_notes", [])
+    release = _release_context(asked, n) if asked else None
+    if release and release[0] != cfg.get("max_position_embeddings"):
+        notes.append(f"{asked!r}: {release[1]} gives max_position_embeddings {release[0]:,} (the {n} base model's "
+                     f"{cfg.get('max_position_embeddings'):,}); the geometry is the base model's")
+        cfg["max_position_embeddings"] = release[0]
     spec = from_config(cfg, name=n)
     spec.notes.extend(str(x) for x in notes)
     return spec
@@ -256,7 +284,7 @@ def load_builtin(name: str):
     unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
     for n in sorted(names, key=lambda n: _canonical(n) != wanted):
         if _canonical(n) in (wanted, unversioned):
-            spec = _builtin_spec(n)
+            spec = _builtin_spec(n, name)
             if quant:
                 spec.quant = quant
                 spec.notes.append(note or f"weights taken as {quant} from the name {name!r}")
@@ -278,7 +306,7 @@ def load_builtin(name: str):
                 and _other_words_keep_the_architecture(_canonical(n), wanted[len(_canonical(n)) + 1:])]
     if prefixed and not tag:
         n = max(prefixed, key=lambda n: len(_canonical(n)))
-        spec = _builtin_spec(n)
+        spec = _builtin_spec(n, name)
         rest = wanted[len(_canonical(n)) + 1:]
         spec.notes.append(f"{name!r} read as the built-in {n} (the words {rest!r} after it name no architecture)")
         if quant:

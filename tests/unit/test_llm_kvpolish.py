@@ -180,3 +180,27 @@ def test_partial_offload_note_and_report_say_the_output_layer(capsys):
     r = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", vram=6 * 2 ** 30, runtime_version="b4400")
     n = r["gpu_layers_used"]
     assert f"only {n} of 48 repeating layers (not the output layer) fit on the GPU" in "\n".join(r["notes"])
+
+
+# ---------------------------------------------------------------- releases that changed a built-in's context
+
+@pytest.mark.parametrize("name, builtin", [
+    # config.json max_position_embeddings of each release: 262144 (Qwen/Qwen3-30B-A3B-Instruct-2507, -4B-Instruct-2507
+    # with rope_theta 5000000, -235B-A22B-Instruct-2507, Qwen/Qwen3-Coder-30B-A3B-Instruct)
+    ("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen3-30B-A3B"), ("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "Qwen3-30B-A3B"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen3-235B-A22B"), ("Qwen/Qwen3-4B-Thinking-2507", "Qwen3-4B"),
+    ("unsloth/qwen3-4b-instruct-2507-unsloth-bnb-4bit", "Qwen3-4B"),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "Qwen3-30B-A3B"), ("qwen3-coder:30b", "Qwen3-30B-A3B"),
+    ("qwen3:30b-a3b-thinking-2507-q8_0", "Qwen3-30B-A3B")])
+def test_qwen3_2507_and_coder_carry_their_own_context(name, builtin):
+    s = K.describe(model=name)
+    assert s.name == builtin and s.max_ctx == 262144
+    assert any("262,144" in n and "40,960" in n for n in s.notes)
+
+
+def test_vllm_default_max_model_len_follows_the_release():
+    r = K.plan(K.describe(model="Qwen/Qwen3-30B-A3B-Instruct-2507"), "vllm")
+    assert r["ctx"] == 262144                                  # vLLM's default: the config's max_position_embeddings
+    base = K.describe(model="Qwen/Qwen3-30B-A3B")              # Qwen/Qwen3-30B-A3B config.json (April 2025): 40960
+    assert base.max_ctx == 40960 and K.plan(base, "vllm")["ctx"] == 40960
+    assert not any("max_position_embeddings" in n for n in base.notes)
