@@ -167,8 +167,10 @@ class _Answer:
 
 def _publish(record: dict) -> None:
     _state["last"] = record
+    fit_vae.remember("last", record)  # the running prompt's user's: GET /gpu_garden/fit answers each their own
     if record.get("origin") == "auto":
         _state["last_auto"] = record
+        fit_vae.remember("last_auto", record)
     try:
         from server import PromptServer
 
@@ -449,15 +451,17 @@ def _check(feature) -> None:
 
 
 def status(user: str | None = None) -> dict:
-    """Automatic mode as `user` (the asking page's; default: the running prompt's) has it, and the last plans (the
-    server's: one GPU, one queue)."""
+    """Automatic mode as `user` (the asking page's; default: the running prompt's) has it, and that user's last
+    plans: another user's prompts, their models and sizes, are not shown."""
+    user = user or fit_vae.running_user()
     try:
         on = enabled(user)
     except Exception:
         on = False
-    return {"setting": SETTING_ID, "enabled": on, "installed": _state["installed"], "seam": SEAM,
-            "dynamic_vram": dynamic_vram(), "last": _state["last"], "last_auto": _state["last_auto"], "last_vae": fit_vae._state["last"],
-            "vae_installed": fit_vae._state["installed"]}
+    mine = fit_vae.recalled(user)
+    return {"setting": SETTING_ID, "enabled": on, "user": user, "installed": _state["installed"], "seam": SEAM,
+            "dynamic_vram": dynamic_vram(), "last": mine.get("last"), "last_auto": mine.get("last_auto"),
+            "last_vae": mine.get("last_vae"), "vae_installed": fit_vae._state["installed"]}
 
 
 def setup() -> None:

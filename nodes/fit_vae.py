@@ -24,6 +24,32 @@ from ..memory.fit import plan as fit_plan
 
 log = logging.getLogger("gpu_garden")
 _state = {"last": None, "installed": False}
+MAX_USERS = 64
+_users: dict[str, dict] = {}  # user -> {"last", "last_auto", "last_vae"}: GET /gpu_garden/fit answers each their own
+
+
+def running_user() -> str:
+    """The user whose prompt is running (auto_unload.current_user: the page's client_id as its request named it)."""
+    try:
+        from .auto_unload import current_user
+
+        return current_user()
+    except Exception:
+        return "default"
+
+
+def remember(key: str, record: dict, user: str | None = None) -> None:
+    """Keep `record` as `user`'s (default: the running prompt's) `key`; the oldest users drop out beyond MAX_USERS."""
+    user = user or running_user()
+    slot = _users.pop(user, {})
+    slot[key] = record
+    _users[user] = slot
+    while len(_users) > MAX_USERS:
+        _users.pop(next(iter(_users)))
+
+
+def recalled(user: str) -> dict:
+    return dict(_users.get(user) or {})
 
 
 def vae_kind(vae, family: str) -> str:
@@ -168,6 +194,7 @@ def _record(origin, vae, samples_in, plan, ctx) -> None:
     _state["last"] = {"origin": origin, "node": ctx.get("node"), "op": "decode", "kind": plan["kind"], "tiled": bool(plan["tile"]),
                       "memory_used_decode": int(used(list(samples_in.shape), getattr(vae, "vae_dtype", "bf16"))),
                       "tile": plan["tile"], "budget": ctx.get("budget")}
+    remember("last_vae", _state["last"])
 
 
 # -- automatic mode -----------------------------------------------------------------------------------

@@ -277,3 +277,43 @@ def test_cached_graph_reruns_nothing_and_the_tile_follows_the_live_budget(comfy_
         assert "Ran out of memory when regular VAE decoding" not in comfy_host.log_text()
     finally:
         set_budget(comfy_host, 0)
+
+
+def test_fit_status_is_per_user(tmp_path_factory):
+    """Under --multi-user, GET /gpu_garden/fit shows each user the plans of their own prompts: alice plans for
+    12 GiB, then bob for 6 GiB; alice still reads hers (the user comes from the comfy-user header, or from the
+    client_id a page registered with POST /gpu_garden/auto_unload)."""
+    import json
+    import urllib.request
+
+    from support.comfy_host import ComfyHost, host_unavailable_reason
+
+    reason = host_unavailable_reason()
+    if reason:
+        import pytest
+
+        pytest.skip(reason)
+    host = ComfyHost(tmp_path_factory.mktemp("comfy_users"))
+    host.start(extra_args=("--multi-user",))
+    try:
+        def call(method, path, user, body=None):
+            data = None if body is None else json.dumps(body).encode()
+            req = urllib.request.Request(host.url + path, data=data, method=method,
+                                         headers={"comfy-user": user, "Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return json.loads(r.read())
+
+        budgets = {}
+        for name, gb in (("alice", 12), ("bob", 6)):
+            user = host.post("/users", {"username": f"{name}-{uuid.uuid4().hex[:6]}"})
+            cid = f"{name}-page-{uuid.uuid4().hex[:8]}"
+            call("POST", "/gpu_garden/auto_unload", user, {"client_id": cid})
+            ok(host.wait(host.queue(with_fit(sd15_prompt(fresh_text(), seed=40), vram_gb=gb), client_id=cid)))
+            budgets[name] = (user, cid, gb * 1024 ** 3)
+        for name, (user, cid, budget) in budgets.items():
+            st = call("GET", "/gpu_garden/fit", user)
+            assert st["user"] == user and st["last"]["origin"] == "node" and st["last"]["budget"] == budget, name
+            assert host.get(f"/gpu_garden/fit?client_id={cid}")["last"]["budget"] == budget, name
+        assert host.get("/gpu_garden/fit")["last"] is None  # "default" ran nothing
+    finally:
+        host.stop()

@@ -1,5 +1,6 @@
 """The Fit to Card node and its sampler wrapper on stand-in objects, without ComfyUI: a model our estimate does not
-cover keeps ComfyUI's own memory_required, as automatic mode does."""
+cover keeps ComfyUI's own memory_required, as automatic mode does; the budget is read when the sampler and the
+decode run, not when the node ran; each user reads their own last plans."""
 import importlib
 import sys
 from pathlib import Path
@@ -7,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from gpu_garden.memory.units import GiB
+from gpu_garden.nodes import fit_guard as _G
 
 STUBS = Path(__file__).parent / "stubs"
+PUBLISH = _G._publish
 STOCK = 40 * 2 ** 20  # ComfyUI's own figure for a small audio latent: tens of MB
 AUDIO = {"family": "unknown", "arch": None, "dtype": "torch.float16", "cast_bytes": 0, "bytes": 2 * GiB, "largest": 0,
          "blocks": None, "config": "StableAudio"}
@@ -157,3 +160,19 @@ def test_a_wired_budget_selects_the_device_the_live_snapshot_measures(fit, monke
     monkeypatch.setattr(budget_routes, "recent_snapshot", lambda: {"devices": [dev(0, 24, 0), dev(1, 8, 3)]})
     assert fit.fit_guard.budget_now({"budget": wired, "vram_gb": 0, "device": torch.device("cuda", 1)})[0] == 5 * GiB
     assert fit.fit_guard.budget_now({"budget": wired, "vram_gb": 2.0, "device": torch.device("cuda", 1)})[0] == 2 * GiB
+
+
+def test_each_user_reads_the_plans_of_their_own_prompts(fit, monkeypatch):
+    """GET /gpu_garden/fit (status) answers the asking user's last plans, not the last of whoever ran."""
+    G = fit.fit_guard
+    monkeypatch.setattr(G, "_publish", PUBLISH)  # the real one (the fixture stubs it)
+    monkeypatch.setattr(G.fit_vae, "_users", {})
+    monkeypatch.setattr(G, "enabled", lambda user=None: False)
+    running = {"user": "alice"}
+    monkeypatch.setattr(G.fit_vae, "running_user", lambda: running["user"])
+    G._publish({"origin": "node", "budget": 12})
+    running["user"] = "bob"
+    G._publish({"origin": "auto", "budget": 6})
+    assert G.status("alice")["last"] == {"origin": "node", "budget": 12} and G.status("alice")["last_auto"] is None
+    assert G.status("bob")["last"] == G.status("bob")["last_auto"] == {"origin": "auto", "budget": 6}
+    assert G.status("carol")["last"] is None and G.status()["user"] == "bob"
