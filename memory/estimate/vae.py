@@ -10,8 +10,9 @@
 - VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
 
 Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1 and Wan 2.2
-decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), LTX-Video's decode on one-off traces
-(LTXV_DECODE below); the other video VAEs (and every encode but KL) use ComfyUI's own heuristic, labelled as such.
+decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), LTX-Video's decode and the Wan 2.1 encode
+on one-off traces (LTXV_DECODE, WAN_ENCODE_* below); the other video VAEs (and the other encodes) use ComfyUI's own
+heuristic, labelled as such.
 
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
@@ -56,6 +57,15 @@ WAN22_DECODE_CACHED = 1790
 # LTXV_DECODE_CACHED: what the caching allocator holds beyond the 5 % margin, per output pixel and latent frame, from the
 # tracer's allocator model (reserved_peak - allocated_peak) of the same FIT decodes (110.0 and 111.2); peak_device only.
 # diffusers' AutoencoderKLLTXVideo is other code: runner "diffusers" uses the same figures (not traced there).
+# The Wan 2.1 VAE's causal encode (ComfyUI 0.8.0 comfy/ldm/wan/vae.py WanVAE.encode: the first frame, then chunks of
+# 4, each conv caching its last 2 input frames). Elements per input pixel at its peak: WAN_ENCODE_CHUNKS for 1, 2 and 3+
+# chunks (the caches fill over the first two), fit: the tracer's 832x480 encodes of 1, 5 and 81 frames (activations
+# 773077248, 2349267456, 2860448256 bytes in bf16); plus WAN_ENCODE_FRAME per pixel and frame, from the code: the input
+# video (3 channels) and the encoder's output so far (2 x 16 channels at 1/64 of the pixels, one latent frame per 4
+# frames: 0.125). Checked on 832x480 x2, x9, x33, 640x640x49, 1280x720 x33 and x81 traces: within 0.05 %.
+# (ComfyUI's own memory_used_encode for this VAE, 6000 x pixels x dtype bytes past 4 frames, is 1.7 x the trace at 81.)
+WAN_ENCODE_CHUNKS = (964.75, 2925.625, 3328.125)
+WAN_ENCODE_FRAME = 3.125
 LTXV_DECODE = 386
 LTXV_DECODE_0 = 281
 LTXV_DECODE_CACHED = 110
@@ -192,8 +202,10 @@ def _encode_acts(kind, w, h, frames, dtype):
     if kind == "kl":
         return int(KL_ENCODE * hw * b + 3 * hw * 4)
     v = spec.VAE[kind]
-    if kind == "wan21":  # ComfyUI: (1500 if T<=4 else 6000) per latent pixel, per dtype byte
-        return int((1500 if frames <= 4 else 6000) * (h // v["s"]) * (w // v["s"]) * b)
+    if kind == "wan21":
+        chunks = 1 + (max(1, frames) - 1) // 4  # ComfyUI's WanVAE.encode: the first frame, then 4 at a time
+        per = WAN_ENCODE_CHUNKS[min(chunks, len(WAN_ENCODE_CHUNKS)) - 1] + WAN_ENCODE_FRAME * frames
+        return int(per * hw * b)
     if kind == "wan22":
         return int(3300 * (h // v["s"]) * (w // v["s"]) * b)
     return int(1400 * min(9, frames) * (h // v["s"]) * (w // v["s"]) * b)
