@@ -129,6 +129,19 @@ def used_encode_for(kind: str, device: str = "cuda"):
     return lambda shape, dtype: fit_plan.with_margin(fit_plan.encode_bytes(kind, _pixel_dims(shape), str(dtype), device))
 
 
+def recorded_encode(kind: str, device: str, origin: str):
+    """used_encode_for that also keeps what it answered (GET /gpu_garden/fit last_vae, op "encode")."""
+    ours = used_encode_for(kind, device)
+
+    def figure(shape, dtype):
+        n = ours(shape, dtype)
+        _state["last"] = {"origin": origin, "op": "encode", "kind": kind, "memory_used_encode": int(n),
+                          "pixels": [int(x) for x in shape]}
+        remember("last_vae", _state["last"])
+        return n
+    return figure
+
+
 def with_fallback(ours, theirs):
     """memory_used_decode/encode that answers our figure, or ComfyUI's own (`theirs`) when ours raises: ComfyUI
     calls it inside a try that catches only OOM, so an error of ours would fail the user's decode or encode."""
@@ -165,7 +178,7 @@ def sized_vae(vae, kind: str, context=None):
     v.gpu_garden_fit = {"kind": kind, "tile": tile}
     dev = device_type(vae)
     v.memory_used_decode = with_fallback(used_decode_for(kind, tile, dev), getattr(vae, "memory_used_decode", None))
-    v.memory_used_encode = with_fallback(used_encode_for(kind, dev), getattr(vae, "memory_used_encode", None))
+    v.memory_used_encode = with_fallback(recorded_encode(kind, dev, "node"), getattr(vae, "memory_used_encode", None))
     if tile:
         v.decode = types.MethodType(lambda self, samples_in, vae_options={}: decode_in_tiles(self, samples_in, tile), v)
     elif callable(context):
@@ -280,7 +293,7 @@ def _wrap_encode(original, active):
             log.warning("[GPU Garden] Fit to Card automatic VAE sizing skipped, ComfyUI's own figure is used: %s", exc)
         if kind is None:
             return original(self, pixel_samples, *args, **kwargs)
-        with _Sizing(self, memory_used_encode=used_encode_for(kind, device_type(self))):
+        with _Sizing(self, memory_used_encode=recorded_encode(kind, device_type(self), "auto")):
             return original(self, pixel_samples, *args, **kwargs)
 
     return encode

@@ -317,3 +317,28 @@ def test_fit_status_is_per_user(tmp_path_factory):
         assert host.get("/gpu_garden/fit")["last"] is None  # "default" ran nothing
     finally:
         host.stop()
+
+
+def test_vae_encode_is_sized_from_our_figure(comfy_host):
+    # VAE Encode of a 256 px image through the node's VAE copy: ComfyUI's encode load receives our per-sample encode
+    # figure (the one the copy answered, kept as last_vae), not its own, which it receives without the node
+    import random
+
+    def prompt(fit: bool) -> dict:
+        color = random.randrange(1 << 24)  # a new image each time: the encode is never served from the cache
+        p = {"4": sd15_prompt()["4"],
+             "50": {"class_type": "EmptyImage", "inputs": {"width": 256, "height": 256, "batch_size": 1, "color": color}},
+             "51": {"class_type": "VAEEncode", "inputs": {"pixels": ["50", 0], "vae": ["20", 1] if fit else ["4", 2]}},
+             "30": {"class_type": "GGTestLoadCalls", "inputs": {"anything": ["51", 0]}}}
+        if fit:
+            p["20"] = {"class_type": NODE, "inputs": {"model": ["4", 0], "vae": ["4", 2], "vram_gb": 0.0, "mode": "apply"}}
+        return p
+
+    clear_probe(comfy_host)
+    (stock,) = calls(ok(comfy_host.run(prompt(False))), "AutoencoderKL")
+    (ours,) = calls(ok(comfy_host.run(prompt(True))), "AutoencoderKL")
+    vae = comfy_host.get("/gpu_garden/fit")["last_vae"]
+    assert vae["op"] == "encode" and vae["origin"] == "node" and vae["kind"] == "kl"
+    assert vae["pixels"] == [1, 3, 256, 256]  # the shape VAE.encode sizes, after its movedim
+    assert ours["memory_required"] == vae["memory_used_encode"] > 0
+    assert ours["memory_required"] != stock["memory_required"]
