@@ -258,8 +258,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                            f"{fmt_bytes(next(c['bytes'] for c in tes if c.get('assumed_i2v')))} in fp16) counted with the "
                            "encoders")
     if any(_is_image_encoder(c) for c in tes):
-        assumptions.append("image-to-video: the 257 image tokens in the cross-attention and the VAE encode of the start "
-                           "image are not counted")
+        assumptions.append("image-to-video: the start image padded to every frame is VAE-encoded before sampling "
+                           "(WanImageToVideo), a phase of its own; the 257 image tokens in the cross-attention are not counted")
 
     kind = spec.vae_kind_for((vaes[0]["kind"] if vaes else None), family)
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
@@ -318,7 +318,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                  "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
-                 "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers"},
+                 "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
+                 # ComfyUI's WanImageToVideo encodes the start image padded to every frame (the conditioning latent)
+                 "i2v_encode": (width, height, frames) if family == "wan21" and kind == "wan21" and any(
+                     _is_image_encoder(c) for c in tes) else None},
     }
     assumptions += [
         ("every model stays resident (no swapping)" if keep else
@@ -398,8 +401,15 @@ def peak_on(est: dict, budget) -> dict:
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
+        if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
+            phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
+                                                             device=pol.get("device", "cuda")))
     if not phases:
         raise UserError("none of these files is a diffusion model, text encoder or VAE")
+    if "vae_encode" in phases:  # in run order: after the encoders, before sampling
+        order = ("text_encode", "vae_encode")
+        phases = {k: phases[k] for k in sorted(phases, key=lambda k: order.index(k) if k in order else len(order))}
+        breakdown = {k: breakdown[k] for k in phases}
     return {"phases": phases, "breakdown": breakdown, "vae": vinfo}
 
 

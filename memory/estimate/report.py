@@ -6,7 +6,7 @@ from . import families, formula
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
 
-PHASE_LABELS = {"text_encode": "text encode", "sample": "sample", "sample_naive_attention": "  naive attention",
+PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)"}
 ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encoder", "vae": "VAE", "other": "other"}
 

@@ -8,7 +8,7 @@ from . import weights as W
 from ..units import GiB, MiB, fmt_bytes
 
 PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weights (PCIe 4.0 x16), GB/s
-MAIN = ("text_encode", "sample", "vae_decode")
+MAIN = ("text_encode", "vae_encode", "sample", "vae_decode")  # vae_encode: image-to-video's conditioning video only
 
 
 def _apply(est, r, budget):
@@ -24,7 +24,8 @@ def _apply(est, r, budget):
     c = est["_ctx"]
     w = c["w"]
     est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + (1 + FRAGMENTATION) * max(
-        c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"]) + sum(est["fixed"].values()))
+        c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"], r["breakdown"].get("vae_encode", {}).get("activations", 0))
+        + sum(est["fixed"].values()))
 
 
 def _card(gb):
@@ -201,7 +202,7 @@ def knobs(est: dict) -> list[dict]:
                 "(much slower)", again(offload="sequential"))
     elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
-            max([v for k, v in phases.items() if k in ("text_encode", "sample")] + [phases["vae_decode_tiled"]]))
+            max([v for k, v in phases.items() if k in ("text_encode", "vae_encode", "sample")] + [phases["vae_decode_tiled"]]))
     dm = [c for c in comps if c["role"] == "diffusion_model"]
     dts = [dt for dt, _ in dm[0]["table"].values()] if dm else []
     if dm and not any(dt.startswith("F8") or dt not in W.ST_BYTES for dt in dts):

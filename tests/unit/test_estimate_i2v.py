@@ -85,3 +85,20 @@ def test_i2v_switch_and_errors():
     assert report.policy_from_args(p.parse_args(["x.safetensors", "--i2v"]))["i2v"] is True
     assert report.policy_from_args(p.parse_args(["x.safetensors", "--no-i2v"]))["i2v"] is False
     assert report.policy_from_args(p.parse_args(["x.safetensors"]))["i2v"] is None
+
+
+def test_i2v_encodes_the_start_video_before_sampling():
+    t2v, i2v = _est(False), _est(True)
+    assert "vae_encode" not in t2v["breakdown"]
+    assert list(i2v["breakdown"])[:3] == ["text_encode", "vae_encode", "sample"]
+    bd = i2v["breakdown"]["vae_encode"]
+    # WanImageToVideo: the start image padded to 81 frames through the Wan 2.1 encoder (3+ chunks), bf16
+    assert bd["activations"] == int((3328.125 + 3.125 * 81) * 832 * 480 * 2)
+    assert bd["weights"] == i2v["breakdown"]["vae_decode"]["weights"]  # the same resident set as the decode
+    assert i2v["phases"]["vae_encode"] < i2v["phases"]["sample"]
+    assert "VAE encode (I2V)" in report.format_text(i2v)
+    # a phase the verdict weighs: 5 frames at 720p with the DiT streamed and a tiled decode, the encode is the peak
+    short = E.estimate(_comps(True), 1280, 720, 5, cfg=False, policy={"_no_knobs": True, "offload": "sequential",
+                                                                     "vae_decode": "tiled"})
+    assert short["peak_phase"] == "vae_encode"
+    assert short["breakdown"]["vae_encode"]["activations"] == int((2925.625 + 3.125 * 5) * 1280 * 720 * 2)
