@@ -2,6 +2,10 @@
 message's numbers, the evidence, earlier events, and the guide. The JSON form is the result dict itself."""
 from ..units import fmt_bytes
 
+# cudaMallocAsync's "PyTorch limit" when no memory fraction was set: pytorch_memory_limits[device] starts at UINT64_MAX
+# (CUDAMallocAsyncAllocator.cpp lazy_init_device), which format_size prints as 17179869184.00 GiB (2^34 GiB)
+NO_LIMIT = 1 << 63
+
 
 NUMBER_LABELS = [
     ("requested", "requested"), ("total", "total"), ("device_limit", "device limit"), ("free", "free"),
@@ -18,7 +22,10 @@ def render_numbers(nums: dict) -> str:
     parts = []
     for key, label in NUMBER_LABELS:
         if key in nums and nums[key] is not None:
-            parts.append(f"{label} {fmt_bytes(nums[key])}")
+            if key == "limit" and nums[key] >= NO_LIMIT:
+                parts.append(f"{label}: no limit (no memory fraction set)")
+            else:
+                parts.append(f"{label} {fmt_bytes(nums[key])}")
     for key, v in nums.items():
         if key.endswith("_tokens"):
             parts.append(f"{key[:-7].replace('_', ' ')} {v} tokens")

@@ -1,0 +1,32 @@
+"""Triage robustness and output fixes: PyTorch's "no limit" sentinel rendered as such, the Windows commit limit in the
+llama.cpp host-RAM guide, and per-line parsing that stays cheap on logs made only of OOM lines."""
+from gpu_garden.memory.triage import engine as triage
+from gpu_garden.memory.triage.render import render_numbers
+
+# cudaMallocAsync's block (CUDAMallocAsyncAllocator.cpp), numbers as in the ComfyUI reports quoting it; no memory fraction
+# set: pytorch_memory_limits starts at UINT64_MAX, printed as 17179869184.00 GiB
+ASYNC = ("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+         "Currently allocated     : 4.86 GiB\nRequested               : 10.12 GiB\n"
+         "Device limit            : 24.00 GiB\nFree (according to CUDA): 0 bytes\n"
+         "PyTorch limit (set by user-supplied memory fraction)\n                        : {limit}\n")
+
+
+def test_unset_pytorch_limit_reads_no_limit():
+    res = triage.triage_text(ASYNC.format(limit="17179869184.00 GiB"))
+    assert res["events"][0]["numbers"]["limit"] == 1 << 64          # the parsed figure itself is kept in the JSON
+    text = triage.render_human(res)
+    assert "PyTorch limit: no limit" in text
+    assert "17179869184" not in text
+
+
+def test_set_pytorch_limit_keeps_its_size():
+    # torch.cuda.set_per_process_memory_fraction(0.5) on a 24 GiB card: a real limit stays a size
+    res = triage.triage_text(ASYNC.format(limit="12.00 GiB"))
+    assert "PyTorch limit 12.00 GiB" in triage.render_human(res)
+    # just under the sentinel: still a size
+    assert render_numbers({"limit": (1 << 63) - (1 << 40)}) == "PyTorch limit 8589933568.00 GiB"
+
+
+def test_demo_shows_no_limit():
+    out = triage.demo_section()
+    assert "PyTorch limit: no limit" in out and "17179869184" not in out
