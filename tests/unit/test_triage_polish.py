@@ -30,3 +30,14 @@ def test_set_pytorch_limit_keeps_its_size():
 def test_demo_shows_no_limit():
     out = triage.demo_section()
     assert "PyTorch limit: no limit" in out and "17179869184" not in out
+
+
+def test_ggml_context_pool_guide_names_the_windows_commit_limit():
+    # audio.cpp#151 (https://github.com/0xShug0/audio.cpp/issues/151): a 4 GB context pool refused on Windows with RAM free
+    res = triage.triage_text("load_backend: loaded CPU backend\n"
+                             "D:/a/app/ggml/src/ggml.c:1685: GGML_ASSERT(ctx->mem_buffer != NULL) failed\n")
+    g = res["events"][0]["guide"]
+    assert (res["cause"], g["id"]) == ("host-ram", "llamacpp-host-ram")
+    md = g["markdown"]
+    assert "commit limit" in md and "page file" in md and "mem_buffer" in md
+    assert any("Commit Limit" in c["text"] for c in g["commands"])
