@@ -45,6 +45,8 @@ _DECODER_TENSOR = re.compile(r"^(?:[A-Za-z_]\w*\.){0,3}(?:(?:layers|h|blocks)\.(
 
 
 def _is_decoder_file(table: dict, n_layers: int) -> bool:
+    if any(".lora_" in t for t in table):  # a PEFT adapter (base_model.model.model.layers.N....lora_A.weight)
+        return False
     for t in table:
         m = _DECODER_TENSOR.match(t)
         if m and (m.group(1) is None or int(m.group(1)) < n_layers):

@@ -82,6 +82,13 @@ def test_a_diffusion_checkpoint_beside_an_llm_config_is_not_counted(tmp_path):
     assert s.weights_source == "model.safetensors"
     assert any("sd_xl_base_1.0.safetensors" in n and "not counted" in n for n in s.notes)
     assert K.weights(s)[1] == "exact, model.safetensors"
+    # a PEFT LoRA adapter beside it (its tensor names: base_model.model.model.layers.N.self_attn.q_proj.lora_A.weight)
+    _safetensors(tmp_path / "adapter_model.safetensors",
+                 {"base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight": ("F32", (16, 896)),
+                  "base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight": ("F32", (896, 16))})
+    s = K.describe(config=str(tmp_path / "config.json"))
+    assert s.weights_bytes == QWEN_BYTES
+    assert any("adapter_model.safetensors" in n and "sd_xl_base_1.0.safetensors" in n for n in s.notes)
 
 
 def test_the_index_names_the_files_read(tmp_path):
