@@ -18,6 +18,7 @@ is applied by facts.py.
 """
 import bisect
 import collections
+import copy
 import io
 import re
 
@@ -36,6 +37,8 @@ MAX_FRAMES = 80
 MAX_EVENT_LINES = 200       # recognised lines kept per event
 LONG_LINE = 20000
 SOURCE_CAP = 240            # characters kept of a traceback's source line
+SEEN = 64                   # recent line texts whose recognise() result is kept
+_MISS = object()
 
 _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
                          r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory|"
@@ -132,6 +135,18 @@ class Scan:
         self.exception_pending = False   # an `!!! Exception` line waits for its error
         self._idle = False               # the current line was reached by the idle scan (see _block)
         self._read_to = 0                # absolute offset up to which the stream decoded every anchor line
+        self._seen = {}                  # line text -> recognise() result, for the last SEEN distinct texts
+
+    def _recognise(self, text):
+        """P.recognise once per line text: the wrap joins below look at the next lines before the stream reaches
+        them, and a log repeating one message repeats its text. Each caller gets its own copy (events are filled in)."""
+        ev = self._seen.get(text, _MISS)
+        if ev is _MISS:
+            ev = P.recognise(text)
+            if len(self._seen) >= SEEN:
+                self._seen.clear()
+            self._seen[text] = ev
+        return copy.deepcopy(ev) if ev else ev
 
     def node_type_line_recent(self, lineno):
         return self.node_type is not None and lineno - self.node_type_line <= GAP
@@ -260,7 +275,7 @@ class Scan:
                     self.open_ev = None
                 return
             self.open_left -= 1
-            if self.open_left <= 0 or P.recognise(text):
+            if self.open_left <= 0 or self._recognise(text):
                 self._place(self.open_ev, self.open_ev["_line"])
                 self.open_ev = None
         if self.cur is not None and lineno - self.cur.last_line > GAP:
@@ -271,11 +286,15 @@ class Scan:
             self._source(more)
         if lineno <= self.consumed_until:
             return
-        ev = P.recognise(text)
+        ev = self._recognise(text)
         if (ev is None or not ev.get("complete")) and _WRAPPABLE.search(text):
-            # a message wrapped over several lines (pasted logs, narrow terminals): join and look again
+            # a message wrapped over several lines (pasted logs, narrow terminals): join and look again, up to the
+            # next line that repeats this message unfinished (a new message, not the rest of this one)
             following = more()
             for k in range(1, len(following) + 1):
+                nxt = self._recognise(following[k - 1])
+                if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete"):
+                    break
                 joined = text.rstrip() + " " + " ".join(x.strip() for x in following[:k])
                 ev2 = P.recognise(joined)
                 if ev2 and ev2.get("complete") and (ev is None or P.PRIORITY.get(ev2["kind"], 0) >= P.PRIORITY.get(ev["kind"], 0)):

@@ -41,3 +41,40 @@ def test_ggml_context_pool_guide_names_the_windows_commit_limit():
     md = g["markdown"]
     assert "commit limit" in md and "page file" in md and "mem_buffer" in md
     assert any("Commit Limit" in c["text"] for c in g["commands"])
+
+
+# --- each line parsed once ------------------------------------------------------------------------------------------
+
+def _count_recognise(monkeypatch, text):
+    from gpu_garden.memory.triage import parse as P
+    calls, real = [], P.recognise
+    monkeypatch.setattr(P, "recognise", lambda line: calls.append(line) or real(line))
+    return triage.triage_text(text), len(calls)
+
+
+def test_unfinished_messages_one_after_another_are_each_parsed_once(monkeypatch):
+    # an unfinished PyTorch message is joined with the lines after it (a wrapped copy); a line that repeats it unfinished
+    # starts a new message, so the join stops there and no line is parsed again inside the joins of the lines before it
+    n = 300
+    res, calls = _count_recognise(monkeypatch, "".join(f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {20 + i}.00 MiB\n"
+                                                       for i in range(n)))
+    assert res["found"] and res["events"][-1]["kind"] == "torch.cuda"
+    assert calls <= n + 1          # was 6 per line: its own and one in each join of the five lines before it
+
+
+def test_a_repeated_line_is_parsed_once(monkeypatch):
+    line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB of "
+            "which 9.06 MiB is free. Of the allocated memory 22.10 GiB is allocated by PyTorch, and 1.20 GiB is reserved by "
+            "PyTorch but unallocated.\n")
+    res, calls = _count_recognise(monkeypatch, line * 500)
+    assert res["events"][0]["numbers"]["requested"] == 20 * 2 ** 20 and res["count"] == 1
+    assert calls <= 2
+
+
+def test_a_wrapped_message_is_still_joined():
+    # the same message cut by a narrow terminal: its numbers come from the next lines
+    res = triage.triage_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of\n"
+                             "23.65 GiB of which 9.06 MiB is free. Of the allocated memory 22.10 GiB is allocated by PyTorch, and\n"
+                             "1.20 GiB is reserved by PyTorch but unallocated.\n")
+    n = res["events"][0]["numbers"]
+    assert (n["total"], n["reserved_unallocated"]) == (round(23.65 * 2 ** 30), round(1.2 * 2 ** 30))
