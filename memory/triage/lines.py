@@ -226,6 +226,12 @@ WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS)
 
 
+# A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
+# window and an open failure stop looking for them, so a log with "epoch" or "train" on every line is read at the speed
+# of any other (a line holding another fact is still found by that fact's own word)
+TRAINING_KEYS = (b"poch ", b"train", b"step#:", b"loss.backward")
+WINDOW_KEYS_TRAINED = tuple(k for k in WINDOW_KEYS if k not in TRAINING_KEYS)
+OPEN_ANCHORS_TRAINED = tuple(k for k in OPEN_ANCHORS if k not in TRAINING_KEYS)
 
 
 def _trie_pattern(words) -> str:

@@ -209,11 +209,16 @@ class Scan:
             start = starts[k] if k < len(starts) else None
             if not idle and not head:
                 j = bisect.bisect_right(full, last)
+                cap = None
                 while j >= len(full) and full_hi < len(block):
                     lo = max(full_hi, block.find(b"\n", last) + 1 if last >= 0 else 0)
+                    cap = self._open_end(block, pos_counted, line_at) if cap is None else cap
+                    if lo >= cap:
+                        break
                     nl = block.find(b"\n", lo + SPAN)
-                    full_hi = len(block) if nl < 0 else nl + 1
-                    full = sorted(_line_starts(block, L.OPEN_ANCHORS, lo, full_hi))
+                    full_hi = min(cap, len(block) if nl < 0 else nl + 1)
+                    keys = L.OPEN_ANCHORS_TRAINED if self.facts["training_log"] else L.OPEN_ANCHORS
+                    full = sorted(_line_starts(block, keys, lo, full_hi))
                     j = bisect.bisect_right(full, last)
                 if j < len(full) and (start is None or full[j] < start):
                     start = full[j]
@@ -243,6 +248,19 @@ class Scan:
         self.tail = block[-WINDOW:] if len(block) >= WINDOW else (self.tail + block)[-WINDOW:]
         if ends_line:
             self.lineno = base + block.count(b"\n")
+
+    def _open_end(self, block: bytes, pos: int, line_at: int) -> int:
+        """Where in block the open failure ends: the start of the line GAP lines after its last error line (pos is the
+        start of line line_at + 1). The open scan looks no further; past it the idle scan finds the line that closes
+        the failure, so a log without any open anchor after a failure is not read with all of them to its end."""
+        if self.cur is None or self.open_ev is not None:
+            return len(block)
+        i = pos
+        for _ in range(self.cur.last_line + GAP - line_at):
+            i = block.find(b"\n", i) + 1
+            if i == 0:
+                return len(block)
+        return i
 
     # -- what the lines before this one say (window.py) --
     def _window_before(self, block: bytes, start: int) -> bytes:

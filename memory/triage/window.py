@@ -115,7 +115,7 @@ def read_context(scan):
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
     if L.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
         scan.phase = ("decode", None)
-    starts = line_starts(raw, L.WINDOW_KEYS)
+    starts = line_starts(raw, L.WINDOW_KEYS_TRAINED if scan.facts["training_log"] else L.WINDOW_KEYS)
     if scan._idle:
         # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
         # where the stream last read and at most REPLAY bytes back, so a log with many failures reads each

@@ -78,3 +78,33 @@ def test_a_wrapped_message_is_still_joined():
                              "1.20 GiB is reserved by PyTorch but unallocated.\n")
     n = res["events"][0]["numbers"]
     assert (n["total"], n["reserved_unallocated"]) == (round(23.65 * 2 ** 30), round(1.2 * 2 ** 30))
+
+
+# --- a training log: "epoch" or "train" on every line ---------------------------------------------------------------
+
+def _training_log(after_oom: int) -> str:
+    lines = [f"Epoch 3/40: training step {i}, train_loss=0.{i % 9973:04d}\n" for i in range(26000)]     # ~1.3 MB: past the first chunk (the head)
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    return "".join(lines) + oom + "".join(lines[:after_oom])
+
+
+def test_training_lines_are_not_reread_once_the_run_is_known_to_train(monkeypatch):
+    from gpu_garden.memory.triage import facts
+    window_lines, real = [], facts.apply
+    monkeypatch.setattr(facts, "apply", lambda scan, n, text, window=False: (window and window_lines.append(text)) or real(scan, n, text, window))
+    res = triage.triage_text(_training_log(10))
+    assert res["found"] and res["events"][0]["platform"] and window_lines == []     # was every line of the 48 KB window
+
+
+def test_an_open_failure_is_not_scanned_past_its_gap(monkeypatch):
+    # after the failure, 20000 lines with no anchor word: the open scan (every startup and context word) stops GAP lines on
+    from gpu_garden.memory.triage import lines as L, scan as S
+    scanned, real = [], S._line_starts
+    def spy(block, needles, lo=0, hi=None):
+        if needles in (L.OPEN_ANCHORS, L.OPEN_ANCHORS_TRAINED):
+            scanned.append((len(block) if hi is None else hi) - lo)
+        return real(block, needles, lo, hi)
+    monkeypatch.setattr(S, "_line_starts", spy)
+    log = _training_log(20000)
+    assert triage.triage_text(log)["found"]
+    assert 0 < sum(scanned) < 80_000       # GAP lines of ~50 bytes and one SPAN at most; was the rest of the 1 MiB chunk
