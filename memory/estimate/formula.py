@@ -346,12 +346,15 @@ def _is_image_encoder(c) -> bool:
 
 def _with_image_encoder(comps, i2v):
     """An I2V diffusion model's image encoder: the file given, else the CLIP-H that Wan 2.1 I2V workflows load
-    (image_encoder.clip_vision_h, fp16), flagged assumed_i2v. i2v None: as the diffusion model's layout says."""
+    (image_encoder.clip_vision_h, fp16), flagged assumed_i2v. i2v None: as the diffusion model's layout says: img_emb,
+    as ComfyUI's model_detection reads model_type i2v (Wan 2.2 I2V A14B files have the 36-channel patch embedding and
+    no img_emb: no image encoder)."""
     dm = max((c for c in comps if c["role"] == "diffusion_model"), key=lambda c: c["bytes"], default=None)
-    layout_i2v = bool(dm) and dm.get("family") == "wan21" and str(dm.get("variant", "")).startswith("i2v")
+    layout_i2v = bool(dm) and dm.get("family") == "wan21" and any(k.endswith("img_emb.proj.0.bias") for k in dm["table"])
     if i2v and not layout_i2v:
         raise UserError("--i2v: the image-to-video inputs are described for Wan 2.1's I2V models only, and this diffusion "
-                        "model " + ("is a text-to-video layout (no img_emb): give the I2V model file"
+                        "model " + ("is a text-to-video layout (no img_emb; Wan 2.2's I2V A14B has none either and loads no image "
+                                    "encoder): give the Wan 2.1 I2V model file"
                                     if dm and dm.get("family") == "wan21" else "is not one"))
     if not (layout_i2v if i2v is None else i2v) or any(_is_image_encoder(c) for c in comps):
         return comps

@@ -87,6 +87,19 @@ def test_i2v_switch_and_errors():
     assert report.policy_from_args(p.parse_args(["x.safetensors"]))["i2v"] is None
 
 
+def test_wan22_i2v_layout_loads_no_image_encoder():
+    # Wan 2.2 I2V A14B: the 36-channel patch embedding and no img_emb; ComfyUI's model_detection builds it as
+    # model_type t2v (img_emb.proj.0.bias decides) and its I2V workflows load no clip_vision
+    t = _wan14b(False)
+    t["patch_embedding.weight"] = ("BF16", (5120, 36, 1, 2, 2))
+    e = E.estimate(families.split_components(t, "wan2.2_i2v_high_noise_14B.safetensors"), 832, 480, 81, cfg=False)
+    assert not any(c.get("kind") == IE.KIND for c in e["_ctx"]["components"])
+    assert not any("CLIP-H" in a for a in e["assumptions"])
+    with pytest.raises(UserError, match="Wan 2.2's I2V"):
+        E.estimate(families.split_components(t, "wan2.2_i2v_high_noise_14B.safetensors"), 832, 480, 81, cfg=False,
+                   policy={"i2v": True})
+
+
 def test_i2v_encodes_the_start_video_before_sampling():
     t2v, i2v = _est(False), _est(True)
     assert "vae_encode" not in t2v["breakdown"]
