@@ -145,7 +145,9 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     if runtime == "vllm":
         seqs = 1  # the fits rule: one sequence of max_model_len
         cells = math.ceil(ctx / BLOCK) * BLOCK
-        swa_cells = cells if swa_full else min(cells, math.ceil((win - 1 + max_batched) / BLOCK) * BLOCK + BLOCK)
+        # SlidingWindowSpec.max_memory_usage_bytes: cdiv(min(window - 1 + batch, max_model_len), 16) + 1 blocks (the
+        # window may start inside a block), one block more than a full layer when max_model_len is the smaller
+        swa_cells = cells if swa_full else math.ceil(min(win - 1 + max_batched, ctx) / BLOCK) * BLOCK + BLOCK
     elif runtime == "llama.cpp":
         seqs = parallel
         step = CTX_STEP if flash else LLAMACPP_PAD_NO_FLASH
@@ -245,15 +247,16 @@ def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
 
 def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | None, state_blocks: int = 2) -> int:
     """Blocks of the shared pool one request of `ctx` tokens needs (get_max_concurrency_for_kv_cache_config: each
-    group's max_memory_usage in pages): a full layer group all of ctx, a sliding one its window plus the batch slack
-    and one block, a state group one page, two with prefix caching (MambaSpec, mamba_cache_mode "align")."""
+    group's max_memory_usage in pages): a full layer group all of ctx, a sliding one the smaller of its window plus
+    the batch slack and ctx, and one block (SlidingWindowSpec), a state group one page, two with prefix caching
+    (MambaSpec, mamba_cache_mode "align")."""
     out = 0
     for k, n in lay["groups"].items():
         blk = lay["block"][k]
         if k == FULL:
             per = -(-ctx // blk)
         elif k == SLIDING:
-            per = min(-(-ctx // blk), -(-(window - 1 + max_batched) // blk) + 1)
+            per = -(-min(window - 1 + max_batched, ctx) // blk) + 1
         else:
             per = state_blocks
         out += n * per

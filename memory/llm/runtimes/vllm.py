@@ -486,7 +486,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         conc = blocks / per_req_blocks
         if grouped and len(set(vllm_layout(spec, kv, layout)["block"].values())) > 1:
             conc = grouped["concurrency"]  # kinds of different block sizes (Gemma 4): vLLM's blocks per request
-        elif need["sliding_layers"] and need["sliding_cells"] < need["cells"]:
+        elif need["sliding_layers"] and need["sliding_cells"] != need["cells"]:
             # the hybrid manager's groups share one pool; a request needs the window in its sliding layers only
             # (gpt-oss-120b at TP 4, 16384 tokens: 284.25x printed, not the 161x of every layer in full); each kind
             # counted in whole groups, padding included (cache.vllm_hybrid_request_bytes)

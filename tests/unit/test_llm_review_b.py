@@ -1,0 +1,17 @@
+"""Review rvB: vLLM's sliding-window blocks below the window's reach and Ollama's gpt-oss gate at its release
+candidate. Expected values are hand-derived from the runtime's rule each test names."""
+from gpu_garden.memory.llm import cache
+from gpu_garden.memory.llm import kv as llm
+
+
+def test_vllm_sliding_layer_keeps_one_block_more_than_a_short_request():
+    # vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes:
+    #   num_tokens = min(sliding_window - 1 + max_num_batched_tokens, max_model_len); (cdiv(num_tokens, 16) + 1) pages
+    # Gemma-3-27B (window 1024), max_num_batched_tokens 2048: 2048 tokens -> 129 blocks, 4096 -> cdiv(3071) + 1 = 193
+    s = llm.describe(model="google/gemma-3-27b-it")
+    assert cache.kv_cache(s, 2048, 1, "f16", "vllm", max_batched=2048)["sliding_cells"] == 129 * 16
+    assert cache.kv_cache(s, 1000, 1, "f16", "vllm", max_batched=2048)["sliding_cells"] == 64 * 16
+    assert cache.kv_cache(s, 4096, 1, "f16", "vllm", max_batched=2048)["sliding_cells"] == 193 * 16
+    lay = {"groups": {"full": 1, "sliding": 1}, "block": {"full": 16, "sliding": 16}}
+    assert cache.vllm_request_blocks(lay, 2048, 2048, 1024) == 128 + 129
+    assert cache.vllm_request_blocks(lay, 8192, 2048, 1024) == 512 + 193
