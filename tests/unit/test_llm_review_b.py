@@ -15,3 +15,14 @@ def test_vllm_sliding_layer_keeps_one_block_more_than_a_short_request():
     lay = {"groups": {"full": 1, "sliding": 1}, "block": {"full": 16, "sliding": 16}}
     assert cache.vllm_request_blocks(lay, 2048, 2048, 1024) == 128 + 129
     assert cache.vllm_request_blocks(lay, 8192, 2048, 1024) == 512 + 193
+
+
+def test_ollama_gptoss_graph_gate_takes_the_release_candidate():
+    # ollama fcec04bf4 ("gptoss: fix memory calc") was first tagged v0.11.3-rc0: its candidates price the partial graph
+    # as the full one, as 0.11.3 does (ollama#11769: 1 of 25 layers at 3.6 GiB), not as 0.11.2 (twice the full graph)
+    s = llm.describe(model="gpt-oss:20b")
+    got = {v: llm.plan(s, "ollama", ctx=8192, vram=3.6 * (1 << 30), runtime_version=v)
+           for v in ("0.11.2", "0.11.3-rc0", "0.11.3")}
+    assert got["0.11.3-rc0"]["ollama_required_full"] == got["0.11.3"]["ollama_required_full"]
+    assert got["0.11.3-rc0"]["gpu_layers_used"] == 1
+    assert got["0.11.2"]["ollama_required_full"] != got["0.11.3"]["ollama_required_full"]

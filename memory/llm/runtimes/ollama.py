@@ -50,7 +50,7 @@ FLASH_IN_ESTIMATE = (0, 6)
 # full = partial); with flash attention from 0.11.11 the partial graph is (4 x numParallel + cells / 1024 + 110)
 # MiB. gpt-oss:20b at 8192 cells on 0.11.2: 8 x 384 MiB x 4 / 6 = 2.0 GiB full, 4.0 GiB partial (ollama#11711);
 # gpt-oss:120b at 75000 on 0.11.5: 8 x 5.15 GiB x 2 / 6 = 13.7 GiB (ollama#11982).
-GPTOSS_GRAPH = ((0, 11, 5), (0, 11, 3))
+GPTOSS_GRAPH = ((0, 11, 5), parse_version("0.11.3-rc0"))  # the 0.11.3 release candidates carry fcec04bf4
 GPTOSS_FLASH_GRAPH = (0, 11, 11)
 # SupportsFlashAttention returns false for gptoss through 0.11.4 ("flash attention enabled but not supported by
 # model"), and a quantized cache without flash attention falls back to f16 ("quantized kv cache requested but flash
