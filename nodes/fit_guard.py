@@ -227,10 +227,17 @@ def guarded(ctx: dict, call, model, noise_shape, conds, *args, **kwargs):
 
     try:
         facts = ctx.get("facts") or model_facts(model)
-        if not calibrated(facts.get("family"), noise_shape):
-            out = plain()
+        kept = not calibrated(facts.get("family"), noise_shape)
+    except Exception:
+        kept = False
+    if kept:  # ComfyUI's own figure; its call runs once, outside our try (an OOM or interrupt is its own)
+        out = plain()
+        try:
             _publish(kept_record(ctx, model, noise_shape))
-            return out
+        except Exception as exc:
+            log.warning("[GPU Garden] Fit to Card: the kept record was not published: %s", exc)
+        return out
+    try:
         req, record = _prepare(ctx, model, noise_shape, conds, model_options)
         base = getattr(model, "model", None)
         if base is None or not hasattr(base, "memory_required"):

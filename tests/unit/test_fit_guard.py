@@ -206,3 +206,21 @@ def test_model_facts_blocks_are_the_longest_numbered_list(monkeypatch):
     monkeypatch.setitem(sys.modules, G.__name__.rsplit(".", 1)[0] + ".estimate", stub)
     facts = G.model_facts(M())
     assert facts["blocks"] == {"count": 3, "bytes": 64 * 64 * 2}
+
+
+def test_a_model_we_do_not_cover_runs_comfyuis_call_once_even_when_it_raises(monkeypatch):
+    """Stable Audio's [1, 64, 1024] keeps ComfyUI's figure: an OOM (or interrupt) inside ComfyUI's prepare_sampling
+    is the user's, raised once, not caught as ours and the model loaded a second time."""
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    calls = []
+
+    def boom(*a, **k):
+        calls.append(1)
+        raise RuntimeError("oom")
+
+    with pytest.raises(RuntimeError, match="oom"):
+        G.guarded({"facts": dict(FACTS, family="unknown"), "budget": None}, boom, Model(), [1, 64, 1024], {"positive": [{}]})
+    assert len(calls) == 1
+    ctx = {"facts": FACTS, "budget": None}
+    assert G.guarded(ctx, lambda *a, **k: "loaded", Model(), [1, 64, 1024], {"positive": [{}]}) == "loaded"
+    assert ctx["supplied"]["kept"] == "comfyui" and ctx["supplied"]["memory_required"] is None
