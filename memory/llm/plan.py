@@ -64,6 +64,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
     if parallel is None or parallel < 1 or parallel > 65536:
         raise UserError(f"--parallel must be 1..65536, got {parallel}")
+    if knobs.get("ngl") is not None and not (isinstance(knobs["ngl"], int) and knobs["ngl"] >= 0):
+        # llama.cpp -ngl -1 and Ollama num_gpu -1 mean "the default", which differs by build: leave it out instead
+        raise UserError(f"--ngl must be 0 or more, got {knobs['ngl']} (leave it out for every layer on the GPU)")
     model_max = spec.max_ctx or 131072
     if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
         ctx = (spec.max_ctx or 8192) if runtime == "vllm" else 4096
@@ -281,8 +284,12 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out["host_weights"] = c_ev["host_weights"]
         out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
         if c_ev["ngl"] <= spec.n_layers:
-            notes.append(f"only {gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))} fit "
-                         "on the GPU; the rest run from RAM on the CPU (much slower)")
+            if c_ev["ngl"] <= 0:  # asked for (-ngl 0 / num_gpu 0)
+                notes.append(f"no layer on the GPU ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} 0): every layer "
+                             "runs from RAM on the CPU (much slower)")
+            else:
+                notes.append(f"only {gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))} "
+                             "fit on the GPU; the rest run from RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
@@ -366,9 +373,9 @@ def gpu_layers_words(ngl: int, n_layers: int, runtime: str, output_first: bool =
     """What -ngl N (num_gpu N) of no more than n_layers puts on the GPU, in words. llama.cpp builds from
     ggml-org/llama.cpp#18148 count the output layer first: the output and N - 1 repeating layers; before (and in
     Ollama's vendored llama.cpp) N repeating layers, the output left in RAM until N exceeds the layer count."""
+    if ngl <= 0:
+        return f"none of the {n_layers} layers"
     if runtime == "llama.cpp" and output_first:
-        if ngl <= 0:
-            return f"none of the {n_layers} layers"
         return "the output layer and " + ("no repeating layer" if ngl == 1 else f"{ngl - 1} of {n_layers} repeating layers")
     if runtime == "llama.cpp":
         return f"{ngl} of {n_layers} repeating layers (not the output layer)"
