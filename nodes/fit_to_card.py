@@ -137,9 +137,9 @@ class GPUGardenFitToCard(io.ComfyNode):
                 io.Vae.Input("vae", optional=True, tooltip="its decode and encode are sized from our estimate"),
                 io.Clip.Input("clip", optional=True, tooltip="its text encoders leave the GPU before sampling when the plan needs it"),
                 io.Latent.Input("latent", optional=True, tooltip="the latent the sampler will run; without it the figure is computed when sampling starts"),
-                Budget.Input("budget", optional=True, tooltip="from the VRAM Budget node: picks the card, whose budget is read when "
-                             "the sampler and the decode run. VRAM Budget runs on every queue, so wiring it re-runs this node "
-                             "and everything after it; without it, the model's device"),
+                Budget.Input("budget", optional=True, tooltip="from the VRAM Budget node. The card is the model's device either "
+                             "way, its budget read when the sampler and the decode run; VRAM Budget runs on every queue, so "
+                             "wiring it re-runs this node and everything after it"),
                 io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,
                                tooltip="plan for this many GiB; 0: the live budget, read when the sampler and the decode run"),
                 io.Combo.Input("mode", options=list(MODES), default="apply",

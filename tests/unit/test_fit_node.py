@@ -176,3 +176,22 @@ def test_each_user_reads_the_plans_of_their_own_prompts(fit, monkeypatch):
     assert G.status("alice")["last"] == {"origin": "node", "budget": 12} and G.status("alice")["last_auto"] is None
     assert G.status("bob")["last"] == G.status("bob")["last_auto"] == {"origin": "auto", "budget": 6}
     assert G.status("carol")["last"] is None and G.status()["user"] == "bob"
+
+
+def test_a_wired_vram_budget_does_not_pick_the_card(fit, monkeypatch):
+    """VRAM Budget's output is the whole snapshot (every device it measured): wired or not, the budget is the model's
+    device's, read now; the tooltip must not promise a card choice the input does not make."""
+    import torch
+
+    from gpu_garden.nodes import budget_routes
+
+    def dev(i, total, other):
+        return {"index": i, "name": f"GPU{i}", "backend": "cuda", "device": f"cuda:{i}", "total": total * GiB,
+                "other_processes": other * GiB}
+
+    snap = {"devices": [dev(0, 24, 0), dev(1, 8, 0)]}  # what VRAM Budget outputs on a two-GPU machine
+    monkeypatch.setattr(budget_routes, "recent_snapshot", lambda: snap)
+    on0 = {"vram_gb": 0, "device": torch.device("cuda", 0)}
+    assert fit.fit_guard.budget_now(dict(on0, budget=snap))[0] == fit.fit_guard.budget_now(dict(on0, budget=None))[0] == 24 * GiB
+    port = next(i for i in fit.GPUGardenFitToCard.define_schema().inputs if i.args and i.args[0] == "budget")
+    assert "picks the card" not in port.kwargs["tooltip"] and "model's device either way" in port.kwargs["tooltip"]
