@@ -257,11 +257,17 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append(f"image-to-video: no image encoder file given, the CLIP-H image encoder (clip_vision_h, "
                            f"{fmt_bytes(next(c['bytes'] for c in tes if c.get('assumed_i2v')))} in fp16) counted with the "
                            "encoders")
-    if any(_is_image_encoder(c) for c in tes):
-        assumptions.append("image-to-video: the start image padded to every frame is VAE-encoded before sampling "
-                           "(WanImageToVideo), a phase of its own; the 257 image tokens in the cross-attention are not counted")
 
     kind = spec.vae_kind_for((vaes[0]["kind"] if vaes else None), family)
+    # ComfyUI's WanImageToVideo encodes the start image padded to every frame (the conditioning latent): a Wan 2.1 I2V
+    # model (its image encoder), or any 36-channel patch embedding (Wan 2.2 I2V A14B: no image encoder, same node)
+    clip_i2v = any(_is_image_encoder(c) for c in tes)
+    i2v_encode = (width, height, frames) if family == "wan21" and kind == "wan21" and (
+        clip_i2v or (dm is not None and arch.get("in_dim") == 36)) else None
+    if i2v_encode:
+        assumptions.append("image-to-video: the start image padded to every frame is VAE-encoded before sampling "
+                           "(WanImageToVideo), a phase of its own" + ("; the 257 image tokens in the cross-attention are not "
+                                                                      "counted" if clip_i2v else ""))
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
                                         pol.get("vae_bytes"))
     if vdt_why == vae_mod.UPCAST_WHY:
@@ -319,9 +325,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
-                 # ComfyUI's WanImageToVideo encodes the start image padded to every frame (the conditioning latent)
-                 "i2v_encode": (width, height, frames) if family == "wan21" and kind == "wan21" and any(
-                     _is_image_encoder(c) for c in tes) else None},
+                 "i2v_encode": i2v_encode},
     }
     assumptions += [
         ("every model stays resident (no swapping)" if keep else

@@ -95,6 +95,11 @@ def test_wan22_i2v_layout_loads_no_image_encoder():
     e = E.estimate(families.split_components(t, "wan2.2_i2v_high_noise_14B.safetensors"), 832, 480, 81, cfg=False)
     assert not any(c.get("kind") == IE.KIND for c in e["_ctx"]["components"])
     assert not any("CLIP-H" in a for a in e["assumptions"])
+    # WanImageToVideo still encodes its start image padded to every frame, through the Wan 2.1 VAE
+    with_vae = E.estimate(families.split_components(t, "wan2.2_i2v_high_noise_14B.safetensors")
+                          + families.split_components(_table("vae_wan_2.1_vae"), "vae_wan_2.1_vae"), 832, 480, 81, cfg=False)
+    assert with_vae["breakdown"]["vae_encode"]["activations"] == int((3328.125 + 3.125 * 81) * 832 * 480 * 2)
+    assert not any("257 image tokens" in a for a in with_vae["assumptions"])
     with pytest.raises(UserError, match="Wan 2.2's I2V"):
         E.estimate(families.split_components(t, "wan2.2_i2v_high_noise_14B.safetensors"), 832, 480, 81, cfg=False,
                    policy={"i2v": True})
