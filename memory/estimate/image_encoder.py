@@ -8,11 +8,13 @@
   encoders (role text_encoder, kind clip-vision-h).
 - The I2V DiT's own tensors (img_emb's MLP from 1280 to the model width, k_img / v_img / norm_k_img in every
   cross-attention, a 36-channel patch embedding: 16 noise + 4 mask + 16 start-image latent channels, ComfyUI's
-  WanImageToVideo concat) are in its file: a file with img_emb is detected as an I2V layout (families.detect_family).
+  WanImageToVideo concat) are in its file: a file with img_emb is ComfyUI's model_type i2v (formula._with_image_encoder;
+  Wan 2.2 I2V A14B has the 36 channels and no img_emb, and loads no image encoder).
+- The VAE encode of the conditioning video (the start image padded to every frame) is a phase of its own
+  (formula.peak_on vae_encode, vae.WAN_ENCODE_*), for any 36-channel layout.
 
 Not counted: the 257 image tokens the cross-attention also attends to (a context 769 tokens long instead of 512: the
-keys and values are a few MiB), and the VAE encode of the conditioning video (the start image padded to every frame),
-which no trace or measurement here describes."""
+keys and values are a few MiB)."""
 CONTEXT_TOKENS = 257  # 16 x 16 patches of 224 px + the class token
 KIND = "clip-vision-h"
 WIDTH, LAYERS, MLP, PATCH, PROJ = 1280, 32, 5120, 14, 1024
