@@ -6,17 +6,24 @@ Two tables:
    "emory", repeated partial matches, digit runs ...): `is_oom_error` (what the capture runs on ComfyUI's
    prompt worker for every failed node) must classify each in <= 50 ms; `triage_text` time is shown too.
 2. Logs generated here, each --mb big (default 100): the easy mixed log (filler lines with few anchor
-   words) and three anchor-dense ones, where nearly every line holds a word the scanner must decode:
-   Python tracebacks, vLLM memory-profiling INFO spam, ComfyUI progress bars. Goal <= 3 s per 100 MB on
-   each, with a bounded Python heap.
+   words) and four anchor-dense ones, where nearly every line holds a word the scanner must decode:
+   Python tracebacks, vLLM memory-profiling INFO spam, ComfyUI progress bars, a training run's progress
+   ("epoch", "train" on every line). Goal <= 3 s per 100 MB on each, with a bounded Python heap. Two more
+   are shown without a target: OOM-heavy (an OOM block every ~5 KB) and OOM lines only (every line an
+   unfinished PyTorch OOM message, each with its own size: a failure that never closes), per line.
 
 Writes benchmarks/results/bench_triage.json ({"rows": [...], summary keys}); exit 1 if a target is missed.
 
-    python benchmarks/bench_triage.py [--mb 100] [--no-heap]
+    python benchmarks/bench_triage.py [--mb 100] [--no-heap] [--before OLD_RESULTS.json]
+
+--before keeps an earlier run's log rows (the same command on an older commit, run with --no-save --dump) beside
+this one's, under "before" in the results file.
 """
 import argparse
 import io
+import json
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -135,6 +142,13 @@ VLLM = (
 )
 
 
+# A training run's progress, one line per step (kohya, SimpleTuner, a plain PyTorch loop): "epoch", "train" and
+# "loss" on every line, words the scanner reads for the training fact
+TRAINING = [f"Epoch 3/40: training step {i}/20000, train_loss=0.{4213 + i * 37 % 500}, lr=1.0e-04, 2.41 it/s\n" for i in range(20)]
+# every line a PyTorch OOM message cut after its request (an unfinished message, wrapped-copy candidate), each its own size
+OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {}.00 MiB\n"
+
+
 def _bar(step, steps=20):
     pct = step * 100 // steps
     fill = "█" * (pct // 10)
@@ -157,6 +171,15 @@ COMFY = (
 
 def _write(path: Path, mb: float, blocks, ooms: int, long_line: bool = False) -> int:
     target = int(mb * 1e6)
+    if blocks is None:        # OOM lines only
+        with open(path, "w", encoding="utf-8") as f:
+            n = i = 0
+            while n < target:
+                line = OOM_LINE.format(20 + i % 9973)
+                f.write(line)
+                n += len(line)
+                i += 1
+        return path.stat().st_size
     chunk = "".join(blocks) * 50
     size = len(chunk.encode())
     every = max(1, target // max(1, ooms) // size) if ooms else 0
@@ -175,15 +198,18 @@ def _write(path: Path, mb: float, blocks, ooms: int, long_line: bool = False) ->
     return path.stat().st_size
 
 
-LOGS = [  # name, blocks, OOMs, whether the target applies
-    ("easy mixed log", FILLER, 50, True),
-    ("Python tracebacks", [TRACEBACK], 50, True),
-    ("vLLM memory-profiling INFO", [VLLM], 50, True),
-    ("ComfyUI progress bars", [COMFY], 50, True),
-    ("OOM-heavy", FILLER, 5000, False),
+LOGS = [  # name, blocks, OOMs, whether the target applies, size as a share of --mb
+    ("easy mixed log", FILLER, 50, True, 1),
+    ("Python tracebacks", [TRACEBACK], 50, True, 1),
+    ("vLLM memory-profiling INFO", [VLLM], 50, True, 1),
+    ("ComfyUI progress bars", [COMFY], 50, True, 1),
+    ("training progress", TRAINING, 50, True, 1),
+    ("OOM-heavy", FILLER, 5000, False, 1 / 4),
+    ("OOM lines only", None, 0, False, 1 / 40),
 ]
 KEYS = {"easy mixed log": "easy", "Python tracebacks": "tracebacks", "vLLM memory-profiling INFO": "vllm_info",
-        "ComfyUI progress bars": "progress_bars", "OOM-heavy": "oom_heavy"}    # summary keys in the results file
+        "ComfyUI progress bars": "progress_bars", "training progress": "training", "OOM-heavy": "oom_heavy",
+        "OOM lines only": "oom_lines"}    # summary keys in the results file
 
 
 def run(path: Path, heap: bool):
@@ -206,16 +232,24 @@ def bench_logs(mb: float, heap: bool) -> list:
     rows = []
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "log.txt"
-        for name, blocks, ooms, timed in LOGS:
-            size = _write(p, mb if timed else mb / 4, blocks, ooms, long_line=name == "easy mixed log")
+        for name, blocks, ooms, timed, share in LOGS:
+            size = _write(p, mb * share, blocks, ooms, long_line=name == "easy mixed log")
             res, dt, peak = run(p, heap)
             per100 = dt * 100e6 / size
             meets = (per100 <= TARGET_S_PER_100MB or not timed) and (peak is None or peak / 1e6 <= TARGET_PEAK_MB)
             rows.append({"table": "log", "name": name, "size_mb": round(size / 1e6, 1), "lines": res["lines"], "ooms": res["count"],
                          "seconds": round(dt, 2), "mb_per_s": round(size / 1e6 / dt, 1), "s_per_100mb": round(per100, 2),
+                         "ms_per_line": round(dt * 1000 / max(1, res["lines"]), 4),
                          "peak_heap_mb": None if peak is None else round(peak / 1e6, 1), "timed": timed, "meets": meets})
             p.unlink()
     return rows
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
 
 
 def _table(rows, cols):
@@ -232,6 +266,8 @@ def main(argv=None) -> int:
     ap.add_argument("--mb", type=float, default=100)
     ap.add_argument("--no-heap", action="store_true", help="skip the traced pass that measures the peak heap")
     ap.add_argument("--no-save", action="store_true", help="print only; leave benchmarks/results/ alone")
+    ap.add_argument("--dump", help="also write the log rows to this JSON file (for --before)")
+    ap.add_argument("--before", help="log rows of an earlier run (--dump), kept under \"before\" in the results")
     args = ap.parse_args(argv)
 
     msgs = bench_messages()
@@ -245,6 +281,7 @@ def main(argv=None) -> int:
     _table(logs, [("log", lambda r: r["name"]), ("size", lambda r: f"{r['size_mb']:.0f} MB"), ("lines", lambda r: f"{r['lines']:,}"),
                   ("OOMs", lambda r: str(r["ooms"])), ("time", lambda r: f"{r['seconds']:.2f} s"),
                   ("rate", lambda r: f"{r['mb_per_s']:.0f} MB/s"), ("per 100 MB", lambda r: f"{r['s_per_100mb']:.2f} s"),
+                  ("per line", lambda r: f"{r['ms_per_line'] * 1000:.1f} us"),
                   ("peak heap", lambda r: "-" if r["peak_heap_mb"] is None else f"{r['peak_heap_mb']:.1f} MB"),
                   ("target", lambda r: ("ok" if r["meets"] else "MISSED") if r["timed"] else ("info" if r["meets"] else "MISSED"))])
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -269,6 +306,15 @@ def main(argv=None) -> int:
     }
     for r in logs:
         summary[f"s_per_100mb_{KEYS[r['name']]}"] = r["s_per_100mb"]
+    summary["ms_per_line_oom_lines"] = next(r["ms_per_line"] for r in logs if r["name"] == "OOM lines only")
+    if args.dump:
+        Path(args.dump).write_text(json.dumps({"rows": logs, "commit": _commit()}, indent=1) + "\n")
+    if args.before:
+        old = json.loads(Path(args.before).read_text())
+        summary["before"] = {"commit": old.get("commit"), **{f"s_per_100mb_{KEYS[r['name']]}": r["s_per_100mb"]
+                                                             for r in old["rows"] if r["name"] in KEYS}}
+        summary["before"]["ms_per_line_oom_lines"] = next((r["ms_per_line"] for r in old["rows"] if r["name"] == "OOM lines only"), None)
+        print("before (" + (old.get("commit") or "?") + "): " + ", ".join(f"{k} {v}" for k, v in summary["before"].items() if k != "commit"))
     if not args.no_save:
         extra = "" if args.mb == 100 else f" --mb {args.mb:g}"
         path = save("bench_triage", f"python benchmarks/bench_triage.py{extra}", {"rows": msgs + logs, **summary})
