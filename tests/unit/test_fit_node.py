@@ -1,25 +1,20 @@
 """The Fit to Card node and its sampler wrapper on stand-in objects, without ComfyUI: a model our estimate does not
 cover keeps ComfyUI's own memory_required, as automatic mode does; the budget is read when the sampler and the
 decode run, not when the node ran; each user reads their own last plans."""
-import importlib
-import sys
 from pathlib import Path
 
 import pytest
 
 from gpu_garden.memory.units import GiB
 from gpu_garden.nodes import fit_guard as _G
+from support.fit_stubs import VAE, Samples, fresh_fit_to_card
+from support.fit_stubs import Samples as Tensor  # a latent's samples: only the shape is read
 
 STUBS = Path(__file__).parent / "stubs"
 PUBLISH = _G._publish
 STOCK = 40 * 2 ** 20  # ComfyUI's own figure for a small audio latent: tens of MB
 AUDIO = {"family": "unknown", "arch": None, "dtype": "torch.float16", "cast_bytes": 0, "bytes": 2 * GiB, "largest": 0,
          "blocks": None, "config": "StableAudio"}
-
-
-class Tensor:
-    def __init__(self, shape):
-        self.shape = shape
 
 
 class Base:
@@ -37,10 +32,7 @@ class Model:
 
 @pytest.fixture
 def fit(monkeypatch):
-    monkeypatch.syspath_prepend(str(STUBS))
-    for k in [k for k in sys.modules if k.startswith("comfy_api") or k in ("gpu_garden.nodes.fit_to_card", "gpu_garden.nodes.estimate")]:
-        monkeypatch.delitem(sys.modules, k)
-    mod = importlib.import_module("gpu_garden.nodes.fit_to_card")
+    mod = fresh_fit_to_card(monkeypatch, STUBS)
     monkeypatch.setattr(mod, "host_ram", lambda: None)
     monkeypatch.setattr(mod.fit_guard, "_publish", lambda record: None)
     return mod
@@ -80,28 +72,6 @@ def test_the_wrapper_keeps_comfyuis_figure_for_a_shape_it_does_not_cover(fit):
     assert seen["req"] == STOCK and ctx["supplied"]["memory_required"] is None
 
 
-class VAE:
-    latent_dim, vae_dtype, device = 2, "torch.float32", None
-
-    def __init__(self):
-        self.memory_used_decode = lambda shape, dtype: 111  # ComfyUI's own, an instance attribute as in comfy.sd
-        self.memory_used_encode = lambda shape, dtype: 222
-        self.seen = []
-
-    def decode(self, samples_in, vae_options={}):
-        self.seen.append(("decode", self.memory_used_decode(samples_in.shape, self.vae_dtype)))
-        return "untiled"
-
-    def decode_tiled(self, samples, **args):
-        self.seen.append(("tiled", self.memory_used_decode(samples.shape, self.vae_dtype), args["tile_x"]))
-        return "tiled"
-
-
-class Samples:
-    def __init__(self, shape):
-        self.shape, self.ndim = shape, len(shape)
-
-
 def test_the_vae_copy_plans_each_decode_from_the_budget_of_that_moment(fit):
     """ComfyUI caches the node's outputs: the copy's tile must follow the budget when the decode runs, not the one
     the node saw. 512 px (64 x 64 latent, fp32 SD VAE) decodes whole on 8 GiB, in tiles on 1.25 GiB, whole again on 8."""
@@ -118,7 +88,7 @@ def test_the_vae_copy_plans_each_decode_from_the_budget_of_that_moment(fit):
     budget["now"] = int(1.25 * GiB)
     assert copy.decode(s) == "tiled"
     tile = P.decode_tile("kl", [1, 4, 64, 64], "fp32", budget["now"] - 400 * 2 ** 20)
-    assert 128 <= tile["tile_px"] < 512 and copy.seen[-1] == ("tiled", tile["bytes"], tile["tile_px"] // 8)
+    assert 128 <= tile["tile_px"] < 512 and copy.seen[-1][:2] == ("tiled", tile["bytes"]) and copy.seen[-1][2]["tile_x"] == tile["tile_px"] // 8
     assert V._state["last"]["tiled"] is True and V._state["last"]["budget"] == budget["now"]
     budget["now"] = 8 * GiB
     assert copy.decode(s) == "untiled" and copy.seen[-1] == ("decode", per)

@@ -6,32 +6,7 @@ import pytest
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import MiB
 from gpu_garden.nodes import fit_vae as V
-
-
-class Samples:
-    def __init__(self, shape):
-        self.shape, self.ndim = shape, len(shape)
-
-
-class VAE:
-    latent_dim, vae_dtype = 2, "torch.float32"
-
-    def __init__(self):
-        self.memory_used_decode = lambda shape, dtype: 111  # ComfyUI's own, an instance attribute as in comfy.sd
-        self.memory_used_encode = lambda shape, dtype: 222
-        self.seen = []
-
-    def decode(self, samples_in, vae_options={}):
-        self.seen.append(("decode", self.memory_used_decode(samples_in.shape, self.vae_dtype)))
-        return "untiled"
-
-    def decode_tiled(self, samples, **args):
-        self.seen.append(("tiled", self.memory_used_decode(samples.shape, self.vae_dtype), args))
-        return "tiled"
-
-    def encode(self, pixels):
-        self.seen.append(("encode", self.memory_used_encode(pixels.shape, self.vae_dtype)))
-        return "latent"
+from support.fit_stubs import VAE, Samples
 
 
 @pytest.fixture

@@ -1,20 +1,15 @@
 """The Fit to Card node's plan (nodes/fit_to_card.py make_plan) on stand-in objects, without ComfyUI."""
-import importlib
-import sys
 from pathlib import Path
 
 import pytest
 
 from gpu_garden.memory.units import GiB, MiB
+from support.fit_stubs import fresh_fit_to_card
+from support.fit_stubs import Samples as Tensor  # a latent's samples: only the shape is read
 
 STUBS = Path(__file__).parent / "stubs"
 FACTS = {"family": "sdxl", "arch": None, "dtype": "torch.float16", "cast_bytes": 0, "bytes": 5 * GiB, "largest": 0,
          "blocks": None, "config": "SDXL"}
-
-
-class Tensor:
-    def __init__(self, shape):
-        self.shape = shape
 
 
 class Model:
@@ -35,10 +30,7 @@ class VAE:
 
 @pytest.fixture
 def fit(monkeypatch):
-    monkeypatch.syspath_prepend(str(STUBS))
-    for k in [k for k in sys.modules if k.startswith("comfy_api") or k in ("gpu_garden.nodes.fit_to_card", "gpu_garden.nodes.estimate")]:
-        monkeypatch.delitem(sys.modules, k)
-    mod = importlib.import_module("gpu_garden.nodes.fit_to_card")
+    mod = fresh_fit_to_card(monkeypatch, STUBS)
     monkeypatch.setattr(mod.fit_guard, "model_facts", lambda model: dict(FACTS))
     monkeypatch.setattr(mod.fit_guard, "vae_kind", lambda vae, family: "kl")
     monkeypatch.setattr(mod.fit_plan, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": 4096 * shape[-1] * shape[-2])

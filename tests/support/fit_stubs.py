@@ -1,0 +1,39 @@
+"""A stand-in for comfy.sd.VAE as Fit to Card's VAE copy sees it: ComfyUI's own memory_used_decode/encode as instance
+attributes (as comfy.sd sets them), and each call recorded with the figure it was sized by."""
+
+
+class Samples:
+    def __init__(self, shape):
+        self.shape, self.ndim = shape, len(shape)
+
+
+class VAE:
+    latent_dim, vae_dtype, device = 2, "torch.float32", None
+
+    def __init__(self):
+        self.memory_used_decode = lambda shape, dtype: 111  # ComfyUI's own, an instance attribute as in comfy.sd
+        self.memory_used_encode = lambda shape, dtype: 222
+        self.seen = []
+
+    def decode(self, samples_in, vae_options={}):
+        self.seen.append(("decode", self.memory_used_decode(samples_in.shape, self.vae_dtype)))
+        return "untiled"
+
+    def decode_tiled(self, samples, **args):
+        self.seen.append(("tiled", self.memory_used_decode(samples.shape, self.vae_dtype), args))
+        return "tiled"
+
+    def encode(self, pixels):
+        self.seen.append(("encode", self.memory_used_encode(pixels.shape, self.vae_dtype)))
+        return "latent"
+
+
+def fresh_fit_to_card(monkeypatch, stubs):
+    """nodes/fit_to_card.py imported anew against the comfy_api stand-ins in `stubs` (tests/unit/stubs)."""
+    import importlib
+    import sys
+
+    monkeypatch.syspath_prepend(str(stubs))
+    for k in [k for k in sys.modules if k.startswith("comfy_api") or k in ("gpu_garden.nodes.fit_to_card", "gpu_garden.nodes.estimate")]:
+        monkeypatch.delitem(sys.modules, k)
+    return importlib.import_module("gpu_garden.nodes.fit_to_card")
