@@ -18,43 +18,21 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
              where the phase clues say little; else 1).
 - `first="g"` rows sharing a group are alternatives: only the first matching one (top to bottom) fires.
 
-Named predicates and thresholds that several rows share live in predicates.py (no weights there).
+Named predicates and thresholds that several rows share live in predicates.py (no weights there); the row type and
+the cause vocabulary in rule_row.py; the *other* section's rows (the driver, the platform, a runtime's own limit) in
+rules_other.py, spliced in at their place.
 
 Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
-import string
-from collections import namedtuple
-
 from ..units import GiB, MiB, fmt_bytes
-from .predicates import (ABSURD_HOST, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, VA_RESERVE, async_full,
-                         async_numbers, bare_driver, big_slack, compiler_flood, compiler_note, ct2_load, fresh, host,
-                         kind, mps_full, outside_others, script_full, sdcpp_part, slack_fits, stage, tgi, torch, torch29_conv3d,
-                         torch_cut, torch_full, trt_component, trt_free, vllm_loading)
-
-CAUSES = ("fragmentation", "weights-exceed-vram", "activations", "vae-decode", "text-encoder",
-          "other-process", "kv-cache", "host-ram", "leak", "graph-capture", "other")
-LEADER = "<leading cause>"
-
-Rule = namedtuple("Rule", "cause weight when evidence hint first", defaults=(False, None))
-
-
-class _Formatter(string.Formatter):
-    def get_value(self, key, args, case):
-        return getattr(case, key)
-
-    def format_field(self, value, spec):
-        return fmt_bytes(value) if spec == "b" else super().format_field(value, spec)
-
-
-_FMT = _Formatter()
-
-
-def evidence(rule, case) -> str:
-    e = rule.evidence
-    return e(case) if callable(e) else _FMT.vformat(e, (), case)
-
+from .predicates import (ABSURD_HOST, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
+                         bare_driver, big_slack, ct2_load, fresh, host, kind, mps_full, outside_others, script_full,
+                         sdcpp_part, slack_fits, stage, tgi, torch, torch29_conv3d, torch_cut, torch_full, trt_component,
+                         trt_free, vllm_loading)
+from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
+from .rules_other import OTHER
 
 R = Rule
 RULES = [
@@ -488,120 +466,8 @@ RULES = [
       "ggml's CUDA backend ran out in {f[ggml_cuda_fn]}(): capturing or instantiating the CUDA graph needs memory of its own on "
       "top of the model, KV cache and compute buffers; GGML_CUDA_DISABLE_GRAPHS=1 turns the graphs off, or leave more headroom"),
 
-    # --- other: the driver, the platform, or nothing to go on ------------------------------------------
-    R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
-      and (x.allocated is None or x.allocated < 0.25 * x.total),
-      "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
-    # numbers no shortage produces outweigh what the failing node or frame would suggest
-    R("other", 4.5, lambda x: x.impossible, "{impossible}"),
-    # PyTorch's MPS allocator (MPSAllocator.h) fails a request past its high watermark, or when Metal returns no heap
-    # (newHeapWithDescriptor: nil); with nothing allocated by PyTorch or anyone else the watermark cannot be the reason
-    R("other", 6.0, lambda x: x.branch == "mps" and x.allocated == 0 and x.other_alloc == 0 and x.req < 0.5 * x.cap,
-      "MPS: nothing is allocated (0 bytes, no other allocations) and a {req:b} request under the {cap:b} limit fails: Metal "
-      "gave the allocator no heap at all, a machine without a usable Metal device (a CI runner or VM), not a shortage"),
-    R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
-      "RMM's pool reached the maximum_pool_size it was created with, whatever the card has free: raise that maximum, or "
-      "create the pool without one"),
-    R("other", 4.0, lambda x: x.kind == "lmstudio.guardrail" and x.ev.get("form") == "no_estimate",
-      "LM Studio could not estimate this model's memory (NaN): its guardrail refuses any load it cannot size; update LM Studio, "
-      "or turn the guardrail off for this model"),
-    R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
-      "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
-    R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
-      "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
-    R("other", 4.0, lambda x: torch(x) and x.n.get("allowed") and x.n["allowed"] < 0.5 * x.total and x.free is not None
-      and x.free >= x.req + x.n["allowed"],
-      "{n[allowed]:b} allowed by a per-process memory fraction on a {total:b} card with {free:b} free: the cap ran out, not the card"),
-    # the runtime's own numbers say it fits: the driver or a runtime version refused it (a regression is likely)
-    R("other", 5.0, lambda x: x.branch == "ggml" and x.ggml_stage in ("device-alloc", "model-load-failed") and not x.f["ggml_bufs"]
-      and x.f["ggml_device_free"] and x.req and x.req <= x.f["ggml_device_free"],
-      lambda x: f"the device listed {fmt_bytes(x.f['ggml_device_free'])} free, more than the {fmt_bytes(x.req)} that failed: "
-                "the allocation was refused (a single-allocation or shared-memory limit), not short"),
-    R("other", 5.0, lambda x: x.branch == "ggml" and x.f["ollama_required"] and x.f["ollama_available"]
-      and x.f["ollama_required"] <= 0.8 * x.f["ollama_available"],
-      lambda x: f"should fit: Ollama's own estimate needs {fmt_bytes(x.f['ollama_required'])} of "
-                f"{fmt_bytes(x.f['ollama_available'])} available; a regression of this driver or runtime version is likely"),
-    # cudaMallocAsync message cut before "Free": PyTorch's allocations and the request are well under the limit
-    R("other", 2.0, lambda x: async_numbers(x) and x.free is None and x.allocated + x.req <= 0.8 * x.total,
-      lambda x: f"PyTorch's {fmt_bytes(x.allocated)} plus the {fmt_bytes(x.req)} request are well under the {fmt_bytes(x.total)} limit: "
-                "memory the message does not show (mapped weights, another allocator, the runtime's own limit) refused it"),
-    R("other", 6.0, lambda x: x.kind == "mlx.buffer_limit" and x.req >= ABSURD_HOST,
-      "MLX asked Metal for one buffer of {req:b}, more than any machine has: a size computed wrong (an overflow in the array's "
-      "size), not a shortage"),
-    R("other", 6.0, kind("mlx.resource_limit"),
-      "MLX hit Metal's limit on the number of live buffers ({n[buffer_count_limit]}), a count, not bytes: many small arrays kept "
-      "alive (a long lazy graph, or buffers the cache keeps); evaluate more often (mx.eval) or cap the cache (mx.set_cache_limit)"),
-    # FlashInfer plans its attention temporaries inside a workspace of fixed size its caller allocated: the workspace is full
-    R("other", 8.0, kind("flashinfer.workspace"),
-      lambda x: f"FlashInfer's workspace (a fixed-size buffer the server allocated for it) has no room for a {fmt_bytes(x.req)} temporary"
-      + (f" ({fmt_bytes(x.n['available'])} left)" if "available" in x.n else "")
-      + ": not the GPU's memory; a larger workspace (vLLM: VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE), a release that sizes it for "
-        "this model, or another attention backend"),
-    R("other", 4.0, kind("ggml.metal_max"),
-      "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
-    # comfy-aimdo reserves GPU virtual address space for the whole model (VBAR): vGPUs, WSL and some drivers refuse it
-    R("other", 6.0, lambda x: x.kind == "comfy.dynamic_vram" and any(w in x.text for w in VA_RESERVE),
-      "ComfyUI Dynamic VRAM (comfy-aimdo) could not reserve GPU virtual address space for its VBAR: a platform or driver limit "
-      "(vGPU, WSL, some laptops), not a memory shortage; start ComfyUI with --disable-dynamic-vram"),
-    R("other", 8.0, kind("ggml.vulkan_limit"),
-      "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
-      "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),
-    R("other", 6.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "scratch",
-      lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
-                f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "
-                "higher vmem_limit_bytes"),
-    # a fixed host buffer the program sized from its own tables (ggml's scratch buffer, or its context pool quoted without
-    # numbers): too small for this model or input means the build's sizing, fixed by updating it (KoboldCpp's FAQ: a smaller
-    # context or batch, else a bug to file)
-    R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") in ("scratch", "cut"),
-      lambda x: f"ggml's fixed {'scratch buffer' if x.ev.get('form') == 'scratch' else 'context memory pool'} is too small: "
-                "the program sized it from its own tables for this model and batch, so a build that sizes it wrong overflows "
-                "it whatever the machine has free; update the program (a smaller context or batch until then)"),
-    # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
-    R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
-      lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "
-                "MemoryStream has a size limit (about 2**30 characters, 2 GB) that RAM does not lift; build smaller pieces "
-                "(page a list, stream the output)"),
-    R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "object",
-      "ggml's context ran out of room for its own objects (needed {n[requested]}, had {n[available]} bytes): a size the "
-      "program computed for its metadata, not the machine's memory; update the program"),
-    R("other", 6.0, kind("triton.shared_memory"),
-      "a Triton kernel (torch.compile, SageAttention) needs {n[shared_memory_required]} bytes of shared memory per block and this GPU "
-      "allows {n[shared_memory_limit]}: a kernel configuration this GPU cannot run, not VRAM"),
-    R("other", 6.0, lambda x: x.kind == "torch.xpu" and "larger than 4GB" in x.text,
-      "Intel XPU refuses any single allocation above 4 GiB on this platform ({req:b} asked): a per-allocation limit, not a shortage"),
-    # the Comfy Compiler (2026): comfy-aimdo's memory compiler records a model's allocations and replays them
-    R("other", 7.0, kind("comfy.compiler"), lambda x: (
-        "the Comfy Compiler (comfy-aimdo's memory compiler) could not " + ("start recording" if "could not start" in x.text else "record")
-        + " this model's allocations" + compiler_note(x) + ": an allocation pattern it cannot plan (often a custom node "
-        "allocating inside the compiled forward), not a lack of memory; update that node, or start ComfyUI with --disable-comfy-compiler")),
-    R("other", 2.5, lambda x: torch(x) and x.comfy and compiler_flood(x.f),
-      lambda x: "the Comfy Compiler reported a flood of graph breaks and rogue allocations before this OOM" + compiler_note(x)
-                + ": allocations outside its compiled plan (a custom node patching the model) take memory the plan does not "
-                  "count; update that node, or start ComfyUI with --disable-comfy-compiler"),
-    R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
-    R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
-      "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
-      "refuse as often as the memory runs out"),
-    R("other", 1.8, kind("torch.nvml_assert"),
-      "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),
-    # Ollama sized its GPU layers from its own estimate: a CUDA out-of-memory inside the runner afterwards (not its compute
-    # pool growing) means the estimate was low for this build
-    R("other", 1.5, lambda x: x.kind == "cuda.driver" and x.env["runtime"] == "ollama"
-      and not (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
-      "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
-      "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),
-    R("other", 2.0, lambda x: x.kind == "cuda.driver" and "NCCL" in x.text,
-      "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
-      "(PyTorch's cache, XLA's preallocation) left too little; leave headroom (a smaller batch, XLA_PYTHON_CLIENT_MEM_FRACTION, "
-      "NCCL_BUFFSIZE)"),
-    R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
-    # libplacebo names the one allocation and the heap, not what holds the rest of it (its own frames are small)
-    R("other", 1.0, kind("libplacebo.alloc"),
-      lambda x: f"libplacebo could not allocate {fmt_bytes(x.req)}" + (f" of the {fmt_bytes(x.total_heap)} device heap" if x.total_heap else "")
-      + ": it does not say what holds the rest (another Vulkan user in the process, the decoder, or the driver refusing); "
-        "retry with another input codec or a smaller output to see which"),
-    R("other", 1.0, lambda x: x.branch is None, "an out-of-memory error without numbers"),
+    # --- other: the driver, the platform, or nothing to go on (rules_other.py) --------------------------
+    *OTHER,
 
     # --- fallbacks: read what the sections above scored ------------------------------------------------
     R(LEADER, 0.1, lambda x: x.branch == "ggml" and x.n.get("requested"), "failed allocation: {n[requested]:b}"),
