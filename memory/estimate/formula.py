@@ -112,6 +112,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
+    if max(width, height, frames) > spec.MAX_RESOLUTION or batch > spec.MAX_BATCH:
+        raise UserError(f"{width}x{height}, {frames} frames, batch {batch} is beyond what ComfyUI's nodes accept (sides and "
+                        f"frames up to {spec.MAX_RESOLUTION}, batch up to {spec.MAX_BATCH})")
     pol = dict(DEFAULT_POLICY)
     pol.update({k: v for k, v in (policy or {}).items() if v is not None or k == "budget"})
     if pol.get("tiled_decode"):

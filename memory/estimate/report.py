@@ -48,7 +48,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                         "int32 accumulators while they run, 4-bit ones a 16-bit copy of their weight)")
     s.add_argument("--vae-dtype", choices=["auto", "bf16", "fp16", "fp32"], default="auto",
                    help="auto: as ComfyUI picks (bf16 where the GPU has it, else fp32 for SD/FLUX VAEs); fp32 = --fp32-vae")
-    s.add_argument("--gpu-halves", choices=["bf16,fp16", "fp16", "none"], default="bf16,fp16",
+    s.add_argument("--gpu-halves", choices=["bf16,fp16", "fp16", "none"], default="bf16,fp16", metavar="bf16,fp16|fp16|none",
                    help="half dtypes the GPU supports (Turing: fp16; Pascal and older: none) - decides the VAE dtype")
     s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
@@ -179,7 +179,7 @@ def run_cli(args) -> int:
         return workflow.run_cli(args)
     if not args.files:
         _usage_error(args, "give model files, or --workflow WF.json --models-dir DIR")
-    if not args.width or not args.height:
+    if args.width is None or args.height is None:
         _usage_error(args, "--width and --height are needed with model files")
     policy = policy_from_args(args)
     budget, label = _budget(args)

@@ -4,6 +4,10 @@ Family ids are families.FAMILIES (the one list); this module only describes them
 from ..units import MiB
 
 CUDA_CONTEXT = 450 * MiB  # CUDA context + cuBLAS/cuDNN handles of a torch process (300-700 MiB by driver/GPU)
+# the largest sizes ComfyUI's own nodes accept (nodes.py MAX_RESOLUTION for width, height and video length; EmptyLatentImage's
+# batch_size max): beyond them no run exists to estimate, only an overflow of the arithmetic
+MAX_RESOLUTION = 16384
+MAX_BATCH = 4096
 FRAGMENTATION = 0.05  # caching-allocator margin on activations
 CARD_SIZES_GB = (6, 8, 10, 12, 16, 20, 24, 32, 48, 80, 96, 141)
 CARD_TIERS_GB = (8, 12, 16, 24, 32, 48, 80)  # the tiers a shared workflow is labelled with

@@ -158,6 +158,25 @@ def test_bad_sizes(args):
         E.estimate([{"foo.weight": ("BF16", (8, 8))}], **args)
 
 
+@pytest.mark.parametrize("args", [dict(width=16392, height=512), dict(width=512, height=10**9), dict(width=512, height=512, frames=16385),
+                                  dict(width=512, height=512, batch=4097)])
+def test_sizes_beyond_comfyuis_nodes_are_refused(args):
+    """ComfyUI's nodes stop at 16384 px a side or frames (nodes.MAX_RESOLUTION) and a batch of 4096 (EmptyLatentImage)."""
+    with pytest.raises(UserError, match="beyond what ComfyUI's nodes accept"):
+        E.estimate([{"foo.weight": ("BF16", (8, 8))}], **args)
+
+
+def test_the_largest_sizes_comfyui_accepts_are_estimated():
+    est = E.estimate([{"foo.weight": ("BF16", (8, 8))}], 16384, 64, 1, 4096)
+    assert est["peak"] > 0
+
+
+def test_cli_width_zero_says_positive_not_missing(files, capsys):
+    rc = cli.main(["estimate", *map(str, flux_files(files)), "--width", "0", "--height", "512"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "must be positive" in err and "are needed" not in err and "Traceback" not in err
+
+
 def test_cli_json(files, capsys):
     rc = cli.main(["estimate", *map(str, flux_files(files)), "--width", "1024", "--height", "1024", "--vram", "16", "--json"])
     out = json.loads(capsys.readouterr().out)
