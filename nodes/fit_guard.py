@@ -273,23 +273,13 @@ def kept_record(ctx: dict, model, noise_shape) -> dict:
 
 
 def budget_now(source: dict):
-    """(bytes, label) of the node's budget at this moment: vram_gb when set on the node; else the live budget of
-    the sampler's device (a snapshot under 1.5 s old, as automatic mode reads it), on the devices a wired VRAM
-    Budget measured. The wired snapshot only selects the device: a figure frozen when the node ran would go stale
-    in ComfyUI's cache."""
+    """(bytes, label) of the node's budget at this moment: vram_gb when set on the node; else the live budget of the
+    model's device (a snapshot under 1.5 s old, as automatic mode reads it). A wired VRAM Budget snapshot is not read:
+    it lists every device the probe measured, so it could not choose another card, and its figure would be the one
+    frozen when the node ran, stale in ComfyUI's cache."""
     from .estimate import live_budget
 
-    vram_gb, where, wired = source.get("vram_gb"), source.get("device"), source.get("budget")
-    if (vram_gb and vram_gb > 0) or not isinstance(wired, dict):
-        return live_budget(None, vram_gb, where)
-    from .budget_routes import recent_snapshot
-    from ..memory.budget.probe import _device_key
-
-    snap = recent_snapshot()
-    keys = {_device_key(d["device"]) for d in wired.get("devices", ()) if isinstance(d, dict) and d.get("device")}
-    if keys:
-        snap = dict(snap, devices=[d for d in snap.get("devices", ()) if isinstance(d, dict) and _device_key(d.get("device")) in keys])
-    return live_budget(snap, 0, where)
+    return live_budget(None, source.get("vram_gb"), source.get("device"))
 
 
 def live_context(ctx: dict) -> dict:

@@ -116,8 +116,9 @@ def test_the_sampler_gets_the_figure_of_the_budget_when_it_starts(fit, monkeypat
     assert [s["id"] for s in rec["steps"]] == ["weights_on_gpu"]
 
 
-def test_a_wired_budget_selects_the_device_the_live_snapshot_measures(fit, monkeypatch):
-    """A VRAM Budget snapshot wired in says which card; the bytes are read now (another process took 3 GiB since)."""
+def test_a_wired_budget_reads_the_model_devices_bytes_now(fit, monkeypatch):
+    """With a VRAM Budget snapshot wired in, the bytes are the model device's, read now (another process took 3 GiB
+    since the node ran), not the wired snapshot's."""
     import torch
 
     from gpu_garden.nodes import budget_routes
