@@ -288,8 +288,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                 notes.append(f"no layer on the GPU ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} 0): every layer "
                              "runs from RAM on the CPU (much slower)")
             else:
-                notes.append(f"only {gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))} "
-                             "fit on the GPU; the rest run from RAM on the CPU (much slower)")
+                words = gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))
+                notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run from "
+                             "RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
@@ -379,6 +380,8 @@ def gpu_layers_words(ngl: int, n_layers: int, runtime: str, output_first: bool =
         return "the output layer and " + ("no repeating layer" if ngl == 1 else f"{ngl - 1} of {n_layers} repeating layers")
     if runtime == "llama.cpp":
         return f"{ngl} of {n_layers} repeating layers (not the output layer)"
+    if ngl >= n_layers:  # Ollama places the output layer last: every block but not it
+        return f"all {n_layers} repeating layers but not the output layer"
     return f"{ngl} of {n_layers} layers"
 
 

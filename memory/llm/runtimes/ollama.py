@@ -22,6 +22,13 @@ from .llamacpp import compute_buffer
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
 MEASURED = (0, 12)
+# The buffer layer: blk.0 (with its cache share) in every release but 0.7.0, whose llm/memory.go took the largest of
+# GroupLayers' groups instead ("add one layer (chosing the max layer) worth of memory as a buffer", ollama 0478d440f,
+# first tagged v0.7.0-rc1; reverted by 3fe74fba4 "Use first layer as memory buffer in estimation", first tagged
+# v0.7.1-rc0). The groups are blk.N, token_embd, output, output_norm and the vision tower's v.blk.N / v / mm.N, so a
+# token table larger than a block (Gemma 3's F16 table in the QAT tags: 2.6 GiB against 0.2 GiB a block) is held back
+# whole, plus layer 0's cache: gemma3:27b-it-qat at 4096 on 0.7.0 prints required.full 23.4 GiB (ollama#10823).
+MAX_LAYER_BUFFER = (parse_version("0.7.0-rc1"), parse_version("0.7.1-rc0"))
 # llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
 # layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
 WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
@@ -224,27 +231,29 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
     zero = (proj["weights"] + proj["graph"]) if proj else 0
-    over = {"cuda_context": RESERVE, "layer_buffer": int(layer), "compute_buffer": graph_full}
+    sizes = uneven_sizes(spec, roles, kvd["total"], s.get("weights_format"))
+    buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
+                       kvd["total"] / L)
+    over = {"cuda_context": RESERVE, "layer_buffer": int(buf), "compute_buffer": graph_full}
     if proj:
         over["projector_weights"], over["projector_graph"] = proj["weights"], proj["graph"]
-    full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
+    full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + buf
     want = L + 1 if s["ngl"] is None else min(s["ngl"], L + 1)
     ngl, placed = want, None
     gpus = s.get("gpus", 1)
     # over several GPUs of `vram` free each (multi_gpu_layers): the others' room, without GPU 0's projector
-    extra_room = (gpus - 1) * max(vram - (RESERVE + layer + max(graph_full, graph_partial)), 0) if vram else 0
+    extra_room = (gpus - 1) * max(vram - (RESERVE + buf + max(graph_full, graph_partial)), 0) if vram else 0
     if vram:
-        fixed = RESERVE + layer + zero + max(graph_full, graph_partial)
+        fixed = RESERVE + buf + zero + max(graph_full, graph_partial)
         placed = multi_gpu_layers(vram - fixed, vram - fixed + zero, layer, gpus, L)
         if placed == L and output_fits(vram - fixed, vram - fixed + zero, layer, gpus, L, out_w):
             placed = L + 1
         ngl = min(want, placed)
     on = min(ngl, L)
-    sizes = uneven_sizes(spec, roles, kvd["total"], s.get("weights_format"))
-    if sizes:  # blocks of different sizes: walk them as Ollama does (the buffer is blk.0)
+    if sizes:  # blocks of different sizes: walk them as Ollama does (the buffer is blk.0 but in 0.7.0)
         layer = sizes[0]
-        full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + layer
-        fixed = RESERVE + layer + zero + max(graph_full, graph_partial)
+        full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + buf
+        fixed = RESERVE + buf + zero + max(graph_full, graph_partial)
         n, on_bytes, overflow = place_uneven(sizes, fixed, vram + extra_room if vram else vram, min(want, L), s["version"])
         if vram:
             placed = n + (1 if n == L and fixed + on_bytes + out_w < vram + extra_room else 0)
@@ -253,24 +262,32 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     if ngl > L:
         total = full_total
     elif sizes:
-        total = RESERVE + layer + zero + graph_partial + on_bytes
+        total = RESERVE + buf + zero + graph_partial + on_bytes
     else:
-        total = RESERVE + layer + zero + graph_partial + on * layer
+        total = RESERVE + buf + zero + graph_partial + on * layer
     return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
             "graph_partial": int(graph_partial),
             # what the verdict compares with the free memory: the scheduler sizes the graph as for a partial offload
             # (graph_partial = graph full + the output tensor), so its need for every layer exceeds `total` (what is
             # allocated once loaded, with the full graph) by the output tensor
-            "placement_need": int(RESERVE + layer + zero + max(graph_full, graph_partial) + (on_bytes if sizes else on * layer)
+            "placement_need": int(RESERVE + buf + zero + max(graph_full, graph_partial) + (on_bytes if sizes else on * layer)
                                   + (out_w if ngl > L else 0)),
             "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
             "required_full": (int(total + overflow + out_w) if sizes and ngl <= L and on and s.get("gpus", 1) == 1
                               else int(overflow + out_w) if sizes and ngl <= L and s.get("gpus", 1) == 1
                               else required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero)
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
-                                                                + s["gpus"] * (RESERVE + layer + graph_partial))),
+                                                                + s["gpus"] * (RESERVE + buf + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
+
+
+def buffer_layer(version, blk0: float, largest_block: float, roles, kv_share: float) -> float:
+    """The layer Ollama's estimate holds back on every GPU as a buffer (MAX_LAYER_BUFFER): blk.0 with its cache
+    share; in 0.7.0 the largest tensor group (a block, the token table or the output tensor) with layer 0's."""
+    if version is None or not at_least(version, *MAX_LAYER_BUFFER[0]) or at_least(version, *MAX_LAYER_BUFFER[1]):
+        return blk0
+    return max(largest_block, roles["embedding"] + kv_share, roles["output"] + kv_share)
 
 
 # Placement over several GPUs (llm/memory.go EstimateGPULayers, 0.3-0.11): every GPU with room for the reserve, a layer

@@ -1,0 +1,47 @@
+"""Ollama's buffer layer (runtimes/ollama.py MAX_LAYER_BUFFER): the estimate holds one layer back on every GPU; blk.0
+in every release but 0.7.0, whose llm/memory.go took the largest tensor group (ollama 0478d440f, first tagged
+v0.7.0-rc1; reverted by 3fe74fba4, first tagged v0.7.1-rc0). Expected values are the figures Ollama printed in
+ollama/ollama#10823 (gemma3:27b-it-qat, 0.7.0, --ctx-size 4096 --parallel 1, Windows)."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import parse_version
+from gpu_garden.memory.llm.runtimes.ollama import MAX_LAYER_BUFFER
+
+GiB = 1 << 30
+
+
+def _plan(vram_gib, version="0.7.0"):
+    return llm.plan(llm.describe(model="gemma3:27b-it-qat"), "ollama", ctx=4096, vram=vram_gib * GiB,
+                    runtime_version=version)
+
+
+@pytest.mark.parametrize("vram", [17.8, 21.7])
+def test_ollama_070_holds_the_token_table_back_as_its_buffer(vram):
+    # printed at 17.8 and at 21.7 GiB available: memory.required.full 23.4 GiB; with blk.0 as the buffer it is
+    # 21.0 / 20.0 GiB, with the token table (F16, 262144 x 5376) 23.44
+    r = _plan(vram)
+    assert r["ollama_required_full"] / GiB == pytest.approx(23.4, abs=0.05)
+
+
+def test_ollama_070_leaves_the_output_layer_off_at_21_7_gib():
+    # printed: layers.model=63 layers.offload=62 memory.available [21.7 GiB]: every block, not the output layer
+    r = _plan(21.7)
+    assert not r["fits_as_requested"]
+    assert r["gpu_layers_used"] == 62
+    assert any("all 62 repeating layers but not the output layer fit" in n for n in r["notes"])
+
+
+@pytest.mark.parametrize("version", ["0.6.8", "0.7.1-rc0", "0.7.1", "0.9.0"])
+def test_other_releases_hold_blk0_back(version):
+    # the same load outside the 0.7.0 window: the buffer is one block (0.22 GiB) and its cache, not the 2.6 GiB table
+    r = _plan(21.7, version)
+    assert r["overhead"]["layer_buffer"] / GiB < 0.3
+    assert r["ollama_required_full"] / GiB < 22.0
+
+
+def test_the_window_is_the_070_release_candidates_and_release():
+    lo, hi = MAX_LAYER_BUFFER
+    assert lo == parse_version("0.7.0-rc1") and hi == parse_version("0.7.1-rc0")
+    assert _plan(21.7, "0.7.0-rc1")["overhead"]["layer_buffer"] / GiB > 2.6
+    assert _plan(21.7, "0.7.0-rc0")["overhead"]["layer_buffer"] / GiB < 0.3
