@@ -85,6 +85,11 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # before it runs (block.to(main_device)) and back right after (block.to(offload_device)), so the device holds the
 # non-block weights, the blocks not swapped and one swapped block in flight, not one layer.
 OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
+# --text-encoders: unload (off the device after encoding), resident (kept), cpu (run on the CPU: ComfyUI's CLIP loader
+# device cpu), stream (run on the device a block at a time from host memory, LightX2V's T5 cpu_offload: the token
+# embedding, norms and one block buffer move onto the device and stay there, weights.streamed_bytes; an image encoder
+# is moved on and off whole, as LightX2V's CLIPModel.visual does under cpu_offload)
+TE_MODES = ("unload", "resident", "cpu", "stream")
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
 # clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
@@ -97,7 +102,7 @@ OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
 def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=None) -> dict:
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
     False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
-    text_encoders unload|resident|cpu, models swap|resident, platform linux|windows|darwin, compute_bytes,
+    text_encoders unload|resident|cpu|stream (TE_MODES), models swap|resident, platform linux|windows|darwin, compute_bytes,
     weights_dtype fp32|bf16|fp16|fp8|bnb-int8|bnb-nf4|gguf|q4_k... (bnb-*: bitsandbytes' storage of the Linear weights,
     weights.bnb_requant; bnb-int8 is load_in_8bit and sets int8_matmul; bnb-nf4 dequantizes each weight to 16 bits as it runs),
     vae_dtype auto|bf16|fp16|fp32 (vae_bytes overrides),
@@ -124,6 +129,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if pol["vae_slicing"] and pol["runner"] != "diffusers":
         raise UserError("VAE slicing is diffusers' enable_vae_slicing: use it with runner diffusers "
                         "(ComfyUI picks its decode batch from free memory itself)")
+    if pol["text_encoders"] not in TE_MODES:
+        raise UserError(f"text encoders must be one of {', '.join(TE_MODES)}, not {pol['text_encoders']!r}")
     if pol["offload"] is not None:
         if pol["offload"] not in OFFLOAD_MODES:
             raise UserError(f"offload must be one of {', '.join(OFFLOAD_MODES)}, not {pol['offload']!r}")
@@ -228,6 +235,13 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         if pol["runner"] == "diffusers":
             assumptions.append("enable_sequential_cpu_offload: accelerate empties the CUDA cache at every layer move, so "
                                "the reserved peak is the allocated one (no decode slack)")
+    te_kept = 0  # a streamed text encoder's weights that stay on the device after its phase (TE_MODES stream)
+    te_stream = pol["text_encoders"] == "stream" and pol["offload"] != "sequential"
+    if te_stream:
+        te_kept = sum(W.streamed_bytes(c["table"], pol["cast_fp32"], te_drop) for c in tes if not _is_image_encoder(c))
+        w_te = te_kept + sum(c["resident"] for c in tes if _is_image_encoder(c))
+        assumptions.append(f"text encoders streamed block by block (LightX2V cpu_offload): their token embedding, norms "
+                           f"and one block buffer ({fmt_bytes(te_kept)}) move onto the device and stay through every phase")
     if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] != "other"):
         assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)")
     if any(W.dropped(c["table"]) for c in tes):
@@ -290,7 +304,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     te_w_phase = w_te if pol["text_encoders"] != "cpu" else 0
     others = lambda *exclude: sum(v for k, v in (("te", te_w_phase), ("dm", w_dm), ("vae", w_vae), ("dm_rest", w_dm_rest))  # noqa: E731
                                   if k not in exclude) if keep else 0
-    te_extra = w_te if (te_resident and not keep and pol["text_encoders"] != "cpu") else 0
+    te_extra = w_te if (te_resident and not keep and pol["text_encoders"] != "cpu") else 0 if keep else te_kept
     # weights that stay on the device under another model's phase (te, dm, vae): a diffusion model that cannot leave
     # it while the others swap (bitsandbytes 8-bit under diffusers' model offload; policy keep_on_device
     # ["diffusion_model"]) sits under every phase; offload encoders swaps only the diffusion model and the text
@@ -323,6 +337,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),
                  "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "dm_rest": w_dm_rest,
+                       "te_stay": te_kept if te_stream else te_w_phase,
                        "under": under},
                  "keep": keep,
                  "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
@@ -333,7 +348,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     assumptions += [
         ("every model stays resident (no swapping)" if keep else
          "ComfyUI swaps models between phases: each phase needs only its own model "
-         f"(text encoders {'kept resident' if te_resident else 'on the CPU' if pol['text_encoders'] == 'cpu' else 'unloaded'} during sampling)"),
+         f"(text encoders {'kept resident' if te_resident else 'on the CPU' if pol['text_encoders'] == 'cpu' else 'streamed' if te_kept else 'unloaded'} during sampling)"),
         f"activations in {bc * 8}-bit; memory-efficient attention (SDPA flash / xformers) unless the naive figure is read",
         f"sample: {how}" if dm else "",
         f"fixed: {pol.get('device', 'cuda').upper()} context {fmt_bytes(fixed['cuda_context'])} and ComfyUI's reserve "
@@ -381,7 +396,7 @@ def peak_on(est: dict, budget) -> dict:
     ctx = est["_ctx"]
     pol, w, fixed_total = ctx["policy"], ctx["w"], sum(est["fixed"].values())
     keep = ctx["keep"]
-    others = lambda *ex: sum(v for k, v in (("te", w["te"]), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
+    others = lambda *ex: sum(v for k, v in (("te", w.get("te_stay", w["te"])), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
                              if k not in ex) if keep else 0
     breakdown, phases = {}, {}
 

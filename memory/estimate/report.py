@@ -28,8 +28,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="batched: cond and uncond in one model call (= --cfg); separate: one pass each, as Wan's own runner does (= --no-cfg)")
     s.add_argument("--models", choices=["swap", "resident"], default="swap",
                    help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
-    s.add_argument("--text-encoders", choices=["unload", "resident", "cpu"], default="unload",
-                   help="during sampling: unloaded (default), kept on the GPU, or run on the CPU")
+    s.add_argument("--text-encoders", choices=["unload", "resident", "cpu", "stream"], default="unload",
+                   help="during sampling: unloaded (default), kept on the GPU, or run on the CPU; stream: run on the GPU a block "
+                        "at a time from RAM, the token embedding and one block buffer staying on it (LightX2V cpu_offload)")
     s.add_argument("--offload", choices=["none", "model", "sequential", "encoders"],
                    help="none: every model stays on the GPU (diffusers pipe.to('cuda'), ComfyUI --highvram); model: one model at a "
                         "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "

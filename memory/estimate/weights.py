@@ -122,6 +122,35 @@ def numbered_blocks(table: dict) -> list:
     return [best[i] for i in sorted(best)]
 
 
+# a text encoder streamed block by block (text_encoders "stream"): LightX2V's T5 with cpu_offload
+# (lightx2v/models/input_encoders/hf/wan/t5/model.py at 744661c0). T5OffloadBlocksWeights allocates one block buffer
+# on the device (range(1)); T5Encoder.forward_with_offload copies each block's weights into it in turn and moves the
+# token embedding, the position embedding and the final norm onto the device (self.token_embedding =
+# self.token_embedding.to(AI_DEVICE)) and never back. wan_runner keeps its text encoder for the whole run unless
+# lazy_load or unload_modules is set, so those weights stay under sampling and the decode.
+_TE_BLOCK = re.compile(r"^(.*?\b(?:block|blocks|layers))\.(\d+)\.")
+
+
+def streamed_bytes(table: dict, cast_fp32=True, drop=()) -> int:
+    """What a text encoder streamed block by block keeps on the device: every tensor outside its numbered blocks
+    (T5 block.N, LLM and CLIP layers.N) plus one block buffer, the size of its largest block."""
+    groups, rest = {}, {}
+    for k, v in table.items():
+        m = _TE_BLOCK.match(k)
+        if m:
+            groups.setdefault(m.group(1), {}).setdefault(int(m.group(2)), {})[k] = v
+        else:
+            rest[k] = v
+    if not groups:
+        return resident_bytes(table, cast_fp32, drop)
+    best = max(groups.values(), key=len)
+    for g in groups.values():
+        if g is not best:
+            for b in g.values():
+                rest.update(b)
+    return resident_bytes(rest, cast_fp32, drop) + max(resident_bytes(b, cast_fp32, drop) for b in best.values())
+
+
 def largest_layer(table: dict) -> int:
     """Bytes of the largest weight matrix (or conv kernel) as stored: what streams onto the device per layer."""
     return max((tensor_bytes(dt, shape) for dt, shape in table.values() if len(shape) >= 2), default=0)
