@@ -124,6 +124,13 @@ RULES = [
     # torch-directml names the parameter it could not place: a weight is being moved to the card
     R("weights-exceed-vram", 2.5, lambda x: x.branch == "dml" and PARAM_RE.search(x.text[:300]),
       lambda x: f"DirectML could not place the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: the weights are being moved to the card and do not fit"),
+    # any other runtime's message with a parameter's name on its line: the program was placing or patching that weight when it
+    # failed (ComfyUI's weight adapters log "ERROR lora <key> <exception>" when merging a LoRA into a weight fails; Fooocus
+    # "ERROR <key> <exception>"), so the model with its patches is what fills the card, not this input's tensors. It outweighs
+    # the cache-slack reading (6.2 at most): patching allocates a copy of each weight in turn, and the slack is that churn
+    R("weights-exceed-vram", 5.0, lambda x: x.branch != "dml" and PARAM_RE.search(x.text[:300]),
+      lambda x: f"the error names the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: a weight was being placed or "
+                "patched (a LoRA merged into it) when memory ran out; the model and its patches do not fit"),
     R("weights-exceed-vram", 1.6, ct2_load,
       lambda x: "CTranslate2 allocates the whole model on the GPU when the model is created"
       + (f" ({x.where})" if x.where else " (no traceback: the usual place)") + "; a smaller model or compute_type int8 fits"),
