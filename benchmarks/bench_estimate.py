@@ -386,7 +386,12 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # the CLIP-H image encoder: image_encoder.py, formula._with_image_encoder; read from ComfyUI's and LightX2V's
                 # code, no coefficient), these rows mapped to the I2V layout, written while reading their -10.8..-30.2 %
                 *(f"lightx2v-bench-wan21-i2v-14b-{r}-bf16{s}-h200" for r in ("480p", "720p") for s in ("-fp32-sensitive", "")),
-                "lightx2v-disagg-wan21-i2v-14b-480p-bf16-block-offload-4090", "lightx2v-disagg-wan21-i2v-14b-720p-bf16-block-offload-4090"}
+                "lightx2v-disagg-wan21-i2v-14b-480p-bf16-block-offload-4090", "lightx2v-disagg-wan21-i2v-14b-720p-bf16-block-offload-4090",
+                # after round 4 (session s9, ediff5): --text-encoders stream, LightX2V's cpu_offload T5 keeping its token
+                # embedding, final norm and one block buffer on the device (read from its t5/model.py, no coefficient);
+                # the four LightX2V cpu_offload rows mapped to it, written while reading these two rows' -10.3 / -15.1 %
+                "lightx2v-guide-wan21-t2v-14b-bf16-model-offload-832x480x81",
+                "lightx2v-guide-wan21-t2v-14b-fp8-distill-model-offload-832x480x81"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
