@@ -12,12 +12,24 @@
   graphs and activations. SGLang refuses to start when rest <= 0 ("Not enough memory. Please try to increase
   --mem-fraction-static"); otherwise it starts and caps a request's input at the pool (TpModelWorker:
   max_req_input_len = min(context_len - 1, max_total_num_tokens - 1)), which the notes say.
-  mem_fraction_static default (server_args.py, 0.4.x): 0.88 on one GPU, 0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8,
-  0.79 from TP 16. SGLang's "GB" in these lines is GiB (bytes / 2**30)."""
+  mem_fraction_static default (server_args.py), by version (default_mfs):
+    0.4.x: 0.88 on one GPU, 0.87 at TP 2, 0.85 at TP 4, 0.81 at TP 8, 0.79 from TP 16;
+    sgl-project/sglang#7054 (merged 2025-06-10): (gpu_mem - reserved) / gpu_mem, reserved by the card's size:
+      (2.8 + TPxPP / 10) GiB below 35 GiB, (9.5 + TPxPP / 2) below 90, (12 + TPxPP / 2) below 160, else 32 GiB;
+    sgl-project/sglang#10975 (merged 2025-09-27; still the base of 2026 main): reserved = 512 MiB
+      + 1.5 MiB x max(chunked_prefill_size, 2048) + 2 MiB x cuda_graph_max_bs + TPxPP / 8 GiB, at least 10 GiB on a
+      card above 60 GiB; chunked_prefill_size and cuda_graph_max_bs by the card (below 20 GiB 2048 / 8; below 35
+      2048 / 24, 80 from TP 4; below 60 4096 / 32, 160; below 160 8192 / 256, 512; else 16384 / 512): 0.911 on an
+      MI355X (printed by sglang#18263's branch), 0.835 on an H100 80GB, 0.847 on a 4090.
+    gpu_mem is the card's capacity in MiB (nvidia-smi's total; here --vram). The first releases carrying #7054 and
+    #10975 are not read: taken as 0.4.8 and 0.5.3. Not modelled: a speculative draft (+2 GiB, STANDALONE +6), DP
+    attention, the vision-model reduction (adjust_mem_fraction_for_vlm) and 2026's prefill CUDA-graph reserve.
+  SGLang's "GB" in these lines is GiB (bytes / 2**30)."""
 import math
 
 from ...units import GiB, MiB
 from ..cache import kv_cache
+from . import at_least, parse_version
 
 CUDA_CONTEXT = 512 * MiB      # as vLLM's: the PyTorch context before anything is loaded
 NCCL = int(0.13 * GiB)        # "Init torch distributed ends. mem usage=0.13 GB" (TP 4, didier-durand/llms-in-clouds)
@@ -25,8 +37,31 @@ DEFAULT_MFS = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 KV = ("f16", "bf16", "fp8_e5m2", "fp8_e4m3")
 
 
-def default_mfs(tp: int) -> float:
-    return next(f for n, f in DEFAULT_MFS if tp >= n)
+MFS_BY_CARD = (0, 4, 8)       # sglang#7054, taken as its first release
+MFS_FORMULA = (0, 5, 3)       # sglang#10975, taken as its first release
+# (card below MiB, reserved GiB = a + TPxPP x b) of #7054; chunked_prefill_size, cuda_graph_max_bs below 4 / from
+# TP 4 of #10975, by the card's MiB
+RESERVED_BY_CARD = ((35 * 1024, 2.8, 0.1), (90 * 1024, 9.5, 0.5), (160 * 1024, 12.0, 0.5), (None, 32.0, 0.0))
+PREFILL_GRAPH_BY_CARD = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), (60 * 1024, 4096, 32, 160),
+                         (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
+
+
+def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1) -> float:
+    """SGLang's --mem-fraction-static when none is given: the 0.4 table by TP, or (with the card's capacity and a
+    version from MFS_BY_CARD on; None = the newest) the reserve its version computes from the card."""
+    if gpu_mib is None or (version is not None and not at_least(version, *MFS_BY_CARD)):
+        return next(f for n, f in DEFAULT_MFS if tp >= n)
+    par = tp * pp
+    if version is not None and not at_least(version, *MFS_FORMULA):
+        a, b = next((a, b) for lim, a, b in RESERVED_BY_CARD if lim is None or gpu_mib < lim)
+        reserved = (a + par * b) * 1024
+    else:
+        chunk, bs_small, bs_large = next((c, s, g) for lim, c, s, g in PREFILL_GRAPH_BY_CARD
+                                         if lim is None or gpu_mib < lim)
+        reserved = 512 + 1.5 * max(chunk, 2048) + 2 * (bs_small if tp < 4 else bs_large) + par / 8 * 1024
+        if gpu_mib > 60 * 1024:
+            reserved = max(reserved, 10 * 1024)
+    return round((gpu_mib - reserved) / gpu_mib, 3)
 
 
 def cell_bytes(spec, kv: str) -> int:
@@ -58,7 +93,14 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     """The verdict and the flags for `python -m sglang.launch_server` (no layer offload, no search of other
     settings: the least --mem-fraction-static that holds one request is named instead)."""
     tp = knobs.get("tensor_parallel_size") or 1
-    mfs = knobs.get("mem_fraction_static") or default_mfs(tp)
+    mfs = knobs.get("mem_fraction_static")
+    if not mfs:
+        version = parse_version(knobs.get("runtime_version"))
+        mfs = default_mfs(tp, vram / MiB if vram else None, version)
+        if vram and (version is None or at_least(version, *MFS_BY_CARD)):
+            notes.append(f"--mem-fraction-static {mfs:.3f}: SGLang's default for a {vram / GiB:.0f} GiB card at TP {tp} "
+                         f"({'its' if version is None else 'this version' + chr(39) + 's'} reserve for activations and "
+                         "CUDA graphs, server_args _handle_gpu_memory_settings)")
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs)
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
