@@ -86,9 +86,10 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # non-block weights, the blocks not swapped and one swapped block in flight, not one layer.
 OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
 # --text-encoders: unload (off the device after encoding), resident (kept), cpu (run on the CPU: ComfyUI's CLIP loader
-# device cpu), stream (run on the device a block at a time from host memory, LightX2V's T5 cpu_offload: the token
-# embedding, norms and one block buffer move onto the device and stay there, weights.streamed_bytes; an image encoder
-# is moved on and off whole, as LightX2V's CLIPModel.visual does under cpu_offload)
+# device cpu), stream (run on the device a block at a time from host memory, as LightX2V's Wan T5 with cpu_offload: the
+# token embedding, norms and one block buffer move onto the device and stay there, weights.streamed_bytes; an image
+# encoder is moved on and off whole, as LightX2V's CLIPModel.visual does under cpu_offload; LightX2V's Qwen2.5-VL
+# offload is another scheme, an accelerate device map with lm_head on the device)
 TE_MODES = ("unload", "resident", "cpu", "stream")
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
@@ -240,8 +241,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if te_stream:
         te_kept = sum(W.streamed_bytes(c["table"], pol["cast_fp32"], te_drop) for c in tes if not _is_image_encoder(c))
         w_te = te_kept + sum(c["resident"] for c in tes if _is_image_encoder(c))
-        assumptions.append(f"text encoders streamed block by block (LightX2V cpu_offload): their token embedding, norms "
-                           f"and one block buffer ({fmt_bytes(te_kept)}) move onto the device and stay through every phase")
+        assumptions.append(f"text encoders streamed block by block (as LightX2V's Wan T5 with cpu_offload): their token "
+                           f"embedding, norms and one block buffer ({fmt_bytes(te_kept)}) move onto the device and stay "
+                           "through every phase")
     if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] != "other"):
         assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)")
     if any(W.dropped(c["table"]) for c in tes):

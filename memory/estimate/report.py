@@ -30,7 +30,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="swap: each phase needs only its own model (ComfyUI when memory is short; default); resident: all stay loaded")
     s.add_argument("--text-encoders", choices=["unload", "resident", "cpu", "stream"], default="unload",
                    help="during sampling: unloaded (default), kept on the GPU, or run on the CPU; stream: run on the GPU a block "
-                        "at a time from RAM, the token embedding and one block buffer staying on it (LightX2V cpu_offload)")
+                        "at a time from RAM, the token embedding and one block buffer staying on it (LightX2V's Wan T5 with cpu_offload)")
     s.add_argument("--offload", choices=["none", "model", "sequential", "encoders"],
                    help="none: every model stays on the GPU (diffusers pipe.to('cuda'), ComfyUI --highvram); model: one model at a "
                         "time (diffusers enable_model_cpu_offload, ComfyUI's swap); sequential: weights stay in RAM and stream a "
