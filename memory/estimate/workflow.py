@@ -102,6 +102,9 @@ def _ui_widgets(t, values):
 
 
 def find_file(models_dir, folders, name):
+    """The name is always taken relative to its folder, as ComfyUI's folder_paths.get_full_path does: a shared
+    workflow naming '/etc/x' or '../../x' must not make the CLI open files outside --models-dir."""
+    name = os.path.relpath(os.path.join("/", name), "/")
     for sub in folders:
         p = Path(models_dir) / sub / name
         if p.is_file():

@@ -103,3 +103,15 @@ def test_nothing_found_says_where_it_looked(models, tmp_path, capsys):
     assert cli.main(["estimate", "--workflow", str(p), "--models-dir", str(tmp_path)]) == 2
     assert "nope.safetensors" in capsys.readouterr().err
     assert workflow.read(wf, None)["size"] == (1024, 1024, 1, 1)
+
+
+def test_names_stay_inside_the_models_folder(models, tmp_path):
+    """A shared workflow naming an absolute or ../ path is looked up inside --models-dir, as ComfyUI's
+    folder_paths.get_full_path does, never opened where it points."""
+    outside = tmp_path / "outside.safetensors"
+    layouts.write_sparse("vae_flux_ae", outside)
+    for name in (str(outside), f"../../{tmp_path.name}/outside.safetensors", "../vae/ae.safetensors"):
+        assert workflow.find_file(models / "clip", ["sub"], name) is None, name
+    # a sub-folder inside the models folder is still found, and '..' that stays inside resolves like ComfyUI's
+    assert workflow.find_file(models, ["vae"], "x/../ae.safetensors") == models / "vae" / "ae.safetensors"
+    assert workflow.find_file(models, ["vae"], "/ae.safetensors") == models / "vae" / "ae.safetensors"
