@@ -87,6 +87,8 @@ def read_tensors(path) -> dict:
         magic = f.read(4)
     if magic == GGUF_MAGIC:
         return read_gguf(path)
+    if path.suffix.lower() == ".gguf":
+        raise UserError(f"{path}: not a GGUF file (it starts with {magic!r}; a GGUF file starts with b'GGUF')")
     return read_safetensors(path)
 
 

@@ -198,6 +198,15 @@ def test_gguf_garbage(tmp_path, blob, why):
     assert why in one_line_error(p)
 
 
+def test_gguf_name_without_the_magic(tmp_path):
+    """A .gguf that does not start with b'GGUF' (an HTML error page saved under the model's name) says so,
+    not 'not a safetensors file'."""
+    p = tmp_path / "flux1-dev-Q4_K_S.gguf"
+    p.write_bytes(b"<!DOCTYPE html>" + b"\0" * 64)
+    msg = one_line_error(p)
+    assert "not a GGUF file" in msg and "safetensors" not in msg
+
+
 # -- fuzz -------------------------------------------------------------------------------------------
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
