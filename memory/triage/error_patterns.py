@@ -141,3 +141,13 @@ OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B
 OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
 OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
 OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
+
+# Any other program's failure in the words every runtime uses ("out of memory", "failed to allocate", "not enough memory"),
+# on a line that begins as an error report ("fatal error:", "Error ...", "[ERROR]", "RuntimeError:", "failed to ...") and is
+# not a warning, a retry or a note that it is no failure: recognised last, when no runtime's own form matched, so a log of a
+# runtime triage has no row for is still read (its context decides the cause, else "other": nothing to go on). Prose that
+# quotes the words mid-line is not read. Case-sensitive words of lines.ERROR_WORDS, so the scanner's anchors find the line
+GENERIC_OOM = re.compile(r"out of memory|Out of memory|out-of-memory|not enough memory|insufficient memory|(?:[Ff]ailed|[Uu]nable) to allocate"
+                         r"|Allocation failed")
+GENERIC_HEAD = re.compile(r"\A[^A-Za-z\n]{0,40}(?:[Ff]atal [Ee]rror|[Ee]rror|ERROR|FATAL|[Ff]ailed|FAILED|[\w.]{0,80}(?:Error|Exception):)")
+GENERIC_NOT = re.compile(r"[Rr]etry|[Rr]etrying|trying again|WARN|[Ww]arning|INFO|not a failure")

@@ -208,6 +208,13 @@ def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
     return rec
 
 
+def _generic(line):
+    """The last recogniser: an error line in the words any runtime uses, when no runtime's own form matched."""
+    if RX.GENERIC_HEAD.match(line) and RX.GENERIC_OOM.search(line) and not RX.GENERIC_NOT.search(line):
+        return {"kind": "generic.oom", "device_kind": None, "numbers": {}, "runtime": None, "complete": True}
+    return None
+
+
 def _py_memory(line):
     m = RX.PY_MEMORY.search(line)
     if not m:
@@ -347,6 +354,7 @@ RECOGNISERS = [
     _simple(RX.COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(RX.COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(RX.TORCH_OOM_TYPE, "torch.oom_type", None, "pytorch", wrapper=True),
+    _generic,
 ]
 
 # Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.
@@ -363,7 +371,7 @@ PRIORITY = {
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "dotnet.oom": 7, "libplacebo.alloc": 8,
-    "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "comfy.got_oom": 2, "torch.oom_type": 1,
+    "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 
 

@@ -29,3 +29,33 @@ def test_lora_patch_naming_its_weight_is_the_weights():
 def test_same_message_without_a_parameter_keeps_the_cache_reading():
     cause, c, _ = _top(TORCH_MSG + "\n")
     assert cause == "fragmentation", c
+
+
+# --- any runtime's failure in the words every runtime uses, recognised last (parse._generic) --------------------------
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("log", [
+    "fatal error: runtime: out of memory\n",                                                  # Go's runtime (throw in malloc.go)
+    "runtime: out of memory: cannot allocate 4194304-byte block (3957456896 in use)\nfatal error: out of memory\n",
+    "Error: failed to allocate 1073741824 bytes for the output tensor\n",
+])
+def test_a_failure_no_runtime_form_matches_is_still_read(log):
+    res = triage.triage_text(log)
+    assert res["found"] and res["events"][-1]["kind"] == "generic.oom"
+    assert res["cause"] == "other"                    # nothing else in the log: no cause is claimed from the words alone
+
+
+@pytest.mark.parametrize("line", [
+    "W sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism",   # llama.cpp retries
+    "WARNING: failed to allocate 512.00 MB of pinned memory: out of memory",                    # ggml-cuda falls back
+    "the docs say: avoid out of memory by lowering the batch",                                  # no error reported
+])
+def test_warnings_retries_and_prose_are_not_failures(line):
+    assert not triage.triage_text(line + "\n")["found"]
+
+
+def test_a_runtime_form_keeps_its_own_reading():
+    res = triage.triage_text("ggml_aligned_malloc: insufficient memory (attempted to allocate 1024.00 MB)\n")
+    assert res["events"][-1]["kind"] == "ggml.host" and res["cause"] == "host-ram"
