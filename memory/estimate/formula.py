@@ -379,7 +379,8 @@ def _with_image_encoder(comps, i2v):
         raise UserError("--i2v: the image-to-video inputs are described for Wan 2.1's I2V models only, and this diffusion "
                         "model " + ("is a text-to-video layout (no img_emb; Wan 2.2's I2V A14B has none either and loads no image "
                                     "encoder): give the Wan 2.1 I2V model file"
-                                    if dm and dm.get("family") == "wan21" else "is not one"))
+                                    if dm and dm.get("family") == "wan21" else "is not one" if dm
+                                    else "was not given: give the Wan 2.1 I2V model file"))
     if not (layout_i2v if i2v is None else i2v) or any(_is_image_encoder(c) for c in comps):
         return comps
     t = IE.clip_vision_h("F16")

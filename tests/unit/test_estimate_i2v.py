@@ -80,6 +80,9 @@ def test_i2v_switch_and_errors():
     assert _est(True, i2v=False)["weights"]["text_encoders"] == _est(False)["weights"]["text_encoders"]
     with pytest.raises(UserError, match="text-to-video layout"):
         _est(False, i2v=True)
+    with pytest.raises(UserError, match="diffusion model was not given"):     # only a text encoder and a VAE
+        E.estimate(families.split_components(_table("te_umt5_xxl_fp16"), "umt5_xxl_fp16")
+                   + families.split_components(_table("vae_wan_2.1_vae"), "vae_wan_2.1_vae"), 832, 480, 81, policy={"i2v": True})
     p = argparse.ArgumentParser()
     report.add_cli_arguments(p)
     assert report.policy_from_args(p.parse_args(["x.safetensors", "--i2v"]))["i2v"] is True
