@@ -22,8 +22,11 @@
       2048 / 24, 80 from TP 4; below 60 4096 / 32, 160; below 160 8192 / 256, 512; else 16384 / 512): 0.911 on an
       MI355X (printed by sglang#18263's branch), 0.835 on an H100 80GB, 0.847 on a 4090.
     gpu_mem is the card's capacity in MiB (nvidia-smi's total; here --vram). The first releases carrying #7054 and
-    #10975 are not read: taken as 0.4.8 and 0.5.3. Not modelled: a speculative draft (+2 GiB, STANDALONE +6), DP
-    attention, the vision-model reduction (adjust_mem_fraction_for_vlm) and 2026's prefill CUDA-graph reserve.
+    #10975 are not read: taken as 0.4.8 and 0.5.3. A model whose config has a vision_config then gets
+    adjust_mem_fraction_for_vlm (sglang#6881, merged 2025-06-29, inside the #7054 gate here): x 0.95 x clamp(1 - 0.1
+    x (ratio - 1), 0.8, 1.05), ratio = the tower's num_hidden_layers (24 when the config names none) x hidden_size^2
+    against ViT-L/14's 24 x 1024^2 (not re-rounded). Not modelled: a speculative draft (+2 GiB, STANDALONE +6), DP
+    attention and 2026's prefill CUDA-graph reserve.
   SGLang's "GB" in these lines is GiB (bytes / 2**30)."""
 import math
 
@@ -44,6 +47,15 @@ MFS_FORMULA = (0, 5, 3)       # sglang#10975, taken as its first release
 RESERVED_BY_CARD = ((35 * 1024, 2.8, 0.1), (90 * 1024, 9.5, 0.5), (160 * 1024, 12.0, 0.5), (None, 32.0, 0.0))
 PREFILL_GRAPH_BY_CARD = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), (60 * 1024, 4096, 32, 160),
                          (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
+
+
+def vlm_factor(vision: dict | None) -> float:
+    """adjust_mem_fraction_for_vlm: the share a vision tower's ViT takes off the default fraction (1.0 without one)."""
+    if not vision:
+        return 1.0
+    layers, hidden = vision.get("num_hidden_layers") or 24, vision.get("hidden_size") or 1024
+    ratio = layers * hidden ** 2 / (24 * 1024 ** 2)
+    return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
 
 
 def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1) -> float:
@@ -98,9 +110,12 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         version = parse_version(knobs.get("runtime_version"))
         mfs = default_mfs(tp, vram / MiB if vram else None, version)
         if vram and (version is None or at_least(version, *MFS_BY_CARD)):
+            vlm = 1.0 if "omni" in (spec.arch or "") else vlm_factor(spec.vision)  # an omni config nests it
+            mfs *= vlm
             notes.append(f"--mem-fraction-static {mfs:.3f}: SGLang's default for a {vram / GiB:.0f} GiB card at TP {tp} "
                          f"({'its' if version is None else 'this version' + chr(39) + 's'} reserve for activations and "
-                         "CUDA graphs, server_args _handle_gpu_memory_settings)")
+                         "CUDA graphs, server_args _handle_gpu_memory_settings"
+                         + (f"; x {vlm:.3f} for the vision tower, adjust_mem_fraction_for_vlm)" if vlm != 1.0 else ")"))
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs)
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
