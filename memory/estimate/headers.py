@@ -1,5 +1,5 @@
 """Tensor tables of model files, read from their headers only: safetensors (bounded read of the 8-byte
-length + JSON) and GGUF (the `gguf` package). Cost is flat in file size; bad files raise UserError.
+length + JSON) and GGUF (its header walked from a memory map). Cost is flat in file size; bad files raise UserError.
 
 A tensor table is {name: (dtype, shape)}: dtype a safetensors name ("BF16", "F8_E4M3") or a GGML type
 name ("Q4_K"), shape in PyTorch order. The node builds the same table from loaded state dicts."""
@@ -172,15 +172,22 @@ def read_safetensors(path) -> dict:
 
 
 def read_gguf(path) -> dict:
-    """GGUF tensor infos, parsed with bounds checks straight from a memory map (the gguf package's reader
-    builds numpy views of every field and takes ~0.3 s on a diffusion model; this takes milliseconds).
-    Type ids are named with the gguf package's GGMLQuantizationType when it is installed."""
+    return read_gguf_metadata(path)[1]
+
+
+def read_gguf_metadata(path, keep=None) -> tuple:
+    """(metadata, tensor table) of a GGUF file, parsed with bounds checks straight from a memory map: the one GGUF
+    reader of the pack (llm/gguf.py reads its metadata here too). The gguf package's reader builds numpy views of
+    every field: ~0.3 s on a diffusion model, ~20 s on a 262k-token vocabulary; this takes milliseconds.
+    keep(key, architecture) -> bool names the metadata values decoded into `metadata` (an array of up to
+    GGUF_KEEP_ITEMS items as a list, a longer one as its length); the rest are skipped undecoded. Type ids are
+    named with the gguf package's GGMLQuantizationType when it is installed."""
     path = _checked_path(path)
     _check_gguf_preamble(path)
     names = _ggml_type_names()
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            return _parse_gguf(mm, names)
+            return _parse_gguf(mm, names, keep or (lambda key, arch: False))
     except _Bad as exc:
         raise UserError(f"{path}: corrupt GGUF header ({exc})") from None
     except (ValueError, OSError, struct.error, UnicodeDecodeError) as exc:
@@ -193,6 +200,7 @@ class _Bad(Exception):
 
 # GGUF metadata value types -> struct format (8 string, 9 array handled apart)
 _GGUF_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+GGUF_KEEP_ITEMS = 4096  # per-layer arrays are kept; longer ones (vocabularies, merges) are only counted
 
 
 def _ggml_type_names() -> dict:
@@ -203,7 +211,7 @@ def _ggml_type_names() -> dict:
         return dict(GGML_TYPE_IDS)
 
 
-def _parse_gguf(mm, type_names) -> dict:
+def _parse_gguf(mm, type_names, keep) -> tuple:
     size = len(mm)
     pos = 8
     n_tensors, n_kv = struct.unpack_from("<QQ", mm, pos)
@@ -213,17 +221,17 @@ def _parse_gguf(mm, type_names) -> dict:
         if n < 0 or pos + n > size:
             raise _Bad(f"runs past the end of the file at byte {pos}")
 
-    def string():
+    def string(decode=True):
         nonlocal pos
         need(8)
         (n,) = struct.unpack_from("<Q", mm, pos)
         pos += 8
         need(n)
-        s = bytes(mm[pos:pos + n]).decode("utf-8")
+        s = bytes(mm[pos:pos + n]).decode("utf-8") if decode else None
         pos += n
         return s
 
-    def value(vt, depth=0):
+    def value(vt, kept, depth=0):
         nonlocal pos
         if vt in _GGUF_SCALAR:
             fmt = "<" + _GGUF_SCALAR[vt]
@@ -232,34 +240,51 @@ def _parse_gguf(mm, type_names) -> dict:
             pos += struct.calcsize(fmt)
             return v
         if vt == 8:
-            return string()
+            return string(kept)
         if vt == 9 and depth < 2:
             need(12)
             et, count = struct.unpack_from("<IQ", mm, pos)
             pos += 12
+            items = kept and count <= GGUF_KEEP_ITEMS
             if et in _GGUF_SCALAR:
-                n = struct.calcsize("<" + _GGUF_SCALAR[et]) * count
+                fmt = _GGUF_SCALAR[et]
+                n = struct.calcsize("<" + fmt) * count
                 need(n)
+                out = list(struct.unpack_from(f"<{count}{fmt}", mm, pos)) if items else count
                 pos += n
-                return None
+                return out
             if count > size:
                 raise _Bad(f"array of {count} items")
-            for _ in range(count):
-                value(et, depth + 1)
-            return None
+            if et == 8 and not items:  # a vocabulary: stepped over without decoding a string
+                p = pos
+                for _ in range(count):
+                    if p + 8 > size:
+                        raise _Bad("string array runs past the end of the file")
+                    p += 8 + struct.unpack_from("<Q", mm, p)[0]
+                if p > size:
+                    raise _Bad("string array runs past the end of the file")
+                pos = p
+                return count
+            out = [value(et, items, depth + 1) for _ in range(count)]
+            return out if items else count
         raise _Bad(f"unknown metadata value type {vt}")
 
-    alignment = 32
+    meta, arch, alignment = {}, None, 32
     for _ in range(n_kv):
         key = string()
         need(4)
         (vt,) = struct.unpack_from("<I", mm, pos)
         pos += 4
-        v = value(vt)
+        kept = key == "general.architecture" or keep(key, arch)
+        v = value(vt, kept)
         if key == "general.alignment" and isinstance(v, int):
             if v <= 0 or v & (v - 1):
                 raise _Bad(f"alignment {v}")
             alignment = v
+        elif key == "general.architecture" and isinstance(v, str):
+            arch = v
+        if kept:
+            meta[key] = v
     infos = []
     for _ in range(n_tensors):
         name = string()
@@ -289,7 +314,7 @@ def _parse_gguf(mm, type_names) -> dict:
         if end > size:
             raise _Bad(f"tensor {name!r} data ends at byte {end}, past the file's {size} (truncated?)")
         out[name] = (dtype, shape)
-    return out
+    return meta, out
 
 
 def _check_gguf_preamble(path):

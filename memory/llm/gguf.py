@@ -1,127 +1,34 @@
-"""GGUF: metadata and the exact tensor table, parsed straight from a memory map."""
+"""GGUF: the architecture from its metadata and the exact tensor table (read by estimate/headers.py)."""
 import math
-import mmap
 import os
-import struct
 
 from ..errors import UserError
+from ..estimate.headers import read_gguf_metadata, tensor_bytes
 from .spec import FULL, LINEAR, MAMBA, SLIDING, LLMSpec
 
 
 def load_gguf(path: str) -> LLMSpec:
-    """Architecture from the GGUF metadata, exact weight bytes from its tensor table. Both are parsed straight
-    from a memory map: the gguf package's reader builds a numpy view per vocabulary string and takes ~20 s
-    on a 262k-token Gemma-3 vocabulary; this takes a fraction of a second and needs no optional package."""
+    """Architecture from the GGUF metadata, exact weight bytes from its tensor table."""
     meta, tensors = read_gguf(path)
     return from_gguf_metadata(meta, tensors, name=os.path.basename(path))
 
 
-# GGUF metadata value types -> struct format; 8 is a string, 9 an array
-_GGUF_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-_MAX_ARRAY_KEEP = 4096  # per-layer arrays are kept; longer ones (vocabularies, merges) are only counted
+def _keep(key, arch) -> bool:
+    """general.* and the architecture's keys (everything until general.architecture is read), and the vocabulary
+    (its length); not the tokenizer's other tables."""
+    return (key == "tokenizer.ggml.tokens" or not key.startswith("tokenizer.")
+            and (arch is None or key.startswith(("general.", arch + "."))))
 
 
 def read_gguf(path) -> tuple:
     """(metadata, tensors): GGUF key -> value for general.* and architecture keys (tokenizer.ggml.tokens becomes
-    its length), and tensor name -> (bytes, GGML type name, elements)."""
-    try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            return _parse_gguf(mm)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except (ValueError, OSError, struct.error, UnicodeDecodeError, IndexError, KeyError) as exc:
-        raise UserError(f"{path}: not a readable GGUF file ({type(exc).__name__}: {exc})") from None
-
-
-def _parse_gguf(mm) -> tuple:
-    from ..estimate.headers import GGML_BLOCKS, GGML_TYPE_IDS
-    size = len(mm)
-    if size < 24 or mm[:4] != b"GGUF":
-        raise ValueError("no GGUF magic")
-    version, n_tensors, n_kv = struct.unpack_from("<IQQ", mm, 4)
-    if version < 2 or n_kv > 1 << 20 or n_tensors > 1 << 24:
-        raise ValueError(f"version {version}, {n_kv} keys, {n_tensors} tensors")
-    pos = 24
-
-    def take(fmt):
-        nonlocal pos
-        n = struct.calcsize(fmt)
-        if pos + n > size:
-            raise ValueError(f"runs past the end of the file at byte {pos}")
-        v = struct.unpack_from(fmt, mm, pos)
-        pos += n
-        return v
-
-    def string(keep=True):
-        nonlocal pos
-        (n,) = take("<Q")
-        if pos + n > size:
-            raise ValueError(f"string of {n} bytes at byte {pos}")
-        out = bytes(mm[pos:pos + n]).decode("utf-8") if keep else None
-        pos += n
-        return out
-
-    def value(vt, keep):
-        nonlocal pos
-        if vt in _GGUF_SCALAR:
-            return take("<" + _GGUF_SCALAR[vt])[0]
-        if vt == 8:
-            return string(keep)
-        if vt == 9:
-            et, count = take("<IQ")
-            if count > size:
-                raise ValueError(f"array of {count} items")
-            if et in _GGUF_SCALAR:
-                fmt = _GGUF_SCALAR[et]
-                if keep and count <= _MAX_ARRAY_KEEP:
-                    return list(take(f"<{count}{fmt}"))
-                pos += struct.calcsize(fmt) * count
-                return count
-            if et == 8 and not (keep and count <= _MAX_ARRAY_KEEP):  # skip a vocabulary without decoding it
-                unpack, p = struct.unpack_from, pos
-                for _ in range(count):
-                    p += 8 + unpack("<Q", mm, p)[0]
-                if p > size:
-                    raise ValueError("string array runs past the end of the file")
-                pos = p
-                return count
-            items = [value(et, keep and count <= _MAX_ARRAY_KEEP) for _ in range(count)]
-            return items if keep and count <= _MAX_ARRAY_KEEP else count
-        raise ValueError(f"unknown metadata type {vt}")
-
-    meta = {}
-    arch = None
-    for _ in range(n_kv):
-        key = string()
-        (vt,) = take("<I")
-        keep = key.startswith("general.") or (arch is not None and key.startswith(arch + ".")) or arch is None
-        v = value(vt, keep and not key.startswith("tokenizer."))
-        if key == "tokenizer.ggml.tokens":
-            meta["tokenizer.ggml.vocab_len"] = v if isinstance(v, int) else len(v)
-        elif keep and not key.startswith("tokenizer."):
-            meta[key] = v
-            if key == "general.architecture":
-                arch = v
-    tensors, end = {}, 0
-    for _ in range(n_tensors):
-        name = string()
-        (nd,) = take("<I")
-        if nd > 8:
-            raise ValueError(f"tensor {name!r} has {nd} dimensions")
-        dims = take(f"<{nd}Q")
-        qt, off = take("<IQ")
-        tname = GGML_TYPE_IDS.get(qt)
-        if tname not in GGML_BLOCKS:
-            raise ValueError(f"tensor {name!r} has unknown GGML type {qt}")
-        per_block, block_bytes = GGML_BLOCKS[tname]
-        n = math.prod(dims)
-        nbytes = n // per_block * block_bytes
-        tensors[name] = (nbytes, tname, n)
-        end = max(end, off + nbytes)
-    align = meta.get("general.alignment", 32)
-    if -(-pos // align) * align + end > size:
-        raise ValueError("tensor data runs past the end of the file (truncated download?)")
-    return meta, tensors
+    tokenizer.ggml.vocab_len), and tensor name -> (bytes, GGML type name, elements), from the pack's one GGUF
+    reader (estimate/headers.py: bounds-checked, from a memory map, no optional package)."""
+    meta, table = read_gguf_metadata(path, _keep)
+    tokens = meta.pop("tokenizer.ggml.tokens", None)
+    if tokens is not None:
+        meta["tokenizer.ggml.vocab_len"] = tokens if isinstance(tokens, int) else len(tokens)
+    return meta, {name: (tensor_bytes(dtype, shape), dtype, math.prod(shape)) for name, (dtype, shape) in table.items()}
 
 
 _GGUF_FTYPE = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K", 11: "Q3_K_S",
