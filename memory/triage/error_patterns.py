@@ -150,4 +150,8 @@ OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
 GENERIC_OOM = re.compile(r"out of memory|Out of memory|out-of-memory|not enough memory|insufficient memory|(?:[Ff]ailed|[Uu]nable) to allocate"
                          r"|Allocation failed")
 GENERIC_HEAD = re.compile(r"\A[^A-Za-z\n]{0,40}(?:[Ff]atal [Ee]rror|[Ee]rror|ERROR|FATAL|[Ff]ailed|FAILED|[\w.]{0,80}(?:Error|Exception):)")
+# or that reports an error and ends in the words, strerror-style ("CUDA error 2 at ggml-cuda.cu:359: out of memory",
+# "ds4: ROCm tensor alloc failed: out of memory"): a sentence that goes on after them is prose quoting them
+GENERIC_TAIL = re.compile(r"(?:[Ee]rror|ERROR|[Ff]ailed|FAILED|[Ff]atal|FATAL)\b[^\n]{0,120}?(?:out of memory|Out of memory|not enough memory"
+                          r"|insufficient memory)[\s.!)\]]{0,3}\Z")
 GENERIC_NOT = re.compile(r"[Rr]etry|[Rr]etrying|trying again|WARN|[Ww]arning|INFO|not a failure")

@@ -210,7 +210,7 @@ def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
 
 def _generic(line):
     """The last recogniser: an error line in the words any runtime uses, when no runtime's own form matched."""
-    if RX.GENERIC_HEAD.match(line) and RX.GENERIC_OOM.search(line) and not RX.GENERIC_NOT.search(line):
+    if (RX.GENERIC_HEAD.match(line) and RX.GENERIC_OOM.search(line) or RX.GENERIC_TAIL.search(line)) and not RX.GENERIC_NOT.search(line):
         return {"kind": "generic.oom", "device_kind": None, "numbers": {}, "runtime": None, "complete": True}
     return None
 

@@ -51,9 +51,18 @@ def test_a_failure_no_runtime_form_matches_is_still_read(log):
     "W sched_reserve: compute buffer allocation failed, retrying without pipeline parallelism",   # llama.cpp retries
     "WARNING: failed to allocate 512.00 MB of pinned memory: out of memory",                    # ggml-cuda falls back
     "the docs say: avoid out of memory by lowering the batch",                                  # no error reported
+    "the error says out of memory after the update, not before",                                # prose going on after them
 ])
 def test_warnings_retries_and_prose_are_not_failures(line):
     assert not triage.triage_text(line + "\n")["found"]
+
+
+def test_an_error_line_ending_in_the_words_is_read():
+    # strerror-style: llama.cpp's 2023 CUDA_CHECK (read as cuda.driver by its own row first), ds4's "alloc failed: out of memory"
+    from gpu_garden.memory.triage import parse
+    assert parse._generic("CUDA error 2 at ggml-cuda.cu:6351: out of memory")
+    assert parse._generic("tensor alloc failed: out of memory.")
+    assert not parse._generic("the error says out of memory after the update, not before")
 
 
 def test_a_runtime_form_keeps_its_own_reading():
