@@ -526,7 +526,15 @@ def _recurrent_state(cfg: dict, s: LLMSpec) -> int:
     return total
 
 
-# Readers and built-in names live in their own modules; imported here so `spec.load_gguf` etc. keep working.
-from .files import from_tensor_table, load_config, load_safetensors, weights_next_to  # noqa: E402,F401
-from .gguf import from_gguf_metadata, load_gguf, read_gguf  # noqa: E402,F401
-from .names import builtin_names, load_builtin  # noqa: E402,F401
+# Readers and built-in names live in their own modules, which import this one: `spec.load_gguf` etc. resolve to
+# them on first use (PEP 562), so either side can be imported first.
+_READERS = {"from_tensor_table": "files", "load_config": "files", "load_safetensors": "files",
+            "weights_next_to": "files", "from_gguf_metadata": "gguf", "load_gguf": "gguf", "read_gguf": "gguf",
+            "builtin_names": "names", "load_builtin": "names"}
+
+
+def __getattr__(name):
+    if name not in _READERS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f".{_READERS[name]}", __package__), name)
