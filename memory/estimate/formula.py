@@ -304,8 +304,6 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     keep = pol["models"] == "resident"
     te_resident = pol["text_encoders"] == "resident" or keep
     te_w_phase = w_te if pol["text_encoders"] != "cpu" else 0
-    others = lambda *exclude: sum(v for k, v in (("te", te_w_phase), ("dm", w_dm), ("vae", w_vae), ("dm_rest", w_dm_rest))  # noqa: E731
-                                  if k not in exclude) if keep else 0
     te_extra = w_te if (te_resident and not keep and pol["text_encoders"] != "cpu") else 0 if keep else te_kept
     # weights that stay on the device under another model's phase (te, dm, vae): a diffusion model that cannot leave
     # it while the others swap (bitsandbytes 8-bit under diffusers' model offload; policy keep_on_device
