@@ -68,6 +68,7 @@ def build(scan, inc, context, env) -> Case:
         x.warmup_requests = wu["numbers"].get("dummy_requests_count")
     x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
+    x.texts = inc.texts                           # every error line of the failure (the primary's first)
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     x.frames = inc.frames
     # a training step: the backward pass (autograd) or an optimizer step is on the stack

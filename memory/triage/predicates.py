@@ -98,6 +98,22 @@ PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model param
 VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
 
 
+# TensorFlow names the tensor it could not allocate ("OOM when allocating tensor with shape[3,3,2560,1280] and type float");
+# its convolution kernels are laid out HWIO (kernel height, width, in and out channels), its activations NHWC. A first pair
+# of equal small sizes (a kernel of 1-7) over two channel counts is a kernel: a weight being created, not a batch
+TF_SHAPE = re.compile(r"OOM when allocating tensor with shape\[(\d{1,6}),(\d{1,6}),(\d{1,9}),(\d{1,9})\]")
+
+
+def tf_kernel(x):
+    """The 4-D tensor TensorFlow failed to allocate is a convolution kernel (HWIO), or None."""
+    for t in x.texts or ():
+        m = TF_SHAPE.search(t)
+        if m:
+            h, w, cin, cout = map(int, m.groups())
+            return m.group(0)[len("OOM when allocating tensor with "):] if h == w <= 7 and min(cin, cout) >= 16 else None
+    return None
+
+
 def bare_driver(x):
     """PyTorch's own CUDA check raised cudaErrorMemoryAllocation: not the caching allocator (which reports VRAM with its
     numbers), so a CUDA call outside it failed; in a PyTorch process that is mostly pinned (page-locked) host memory

@@ -29,8 +29,8 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          bare_driver, big_slack, ct2_load, fresh, host, kind, mps_full, outside_others, script_full,
-                         sdcpp_part, slack_fits, stage, tgi, torch, torch29_conv3d, torch_cut, torch_full, trt_component,
-                         trt_free, vllm_loading)
+                         sdcpp_part, slack_fits, stage, tf_kernel, tgi, torch, torch29_conv3d, torch_cut, torch_full,
+                         trt_component, trt_free, vllm_loading)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
 
@@ -131,6 +131,10 @@ RULES = [
     R("weights-exceed-vram", 5.0, lambda x: x.branch != "dml" and PARAM_RE.search(x.text[:300]),
       lambda x: f"the error names the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: a weight was being placed or "
                 "patched (a LoRA merged into it) when memory ran out; the model and its patches do not fit"),
+    # TensorFlow could not create a convolution kernel (HWIO shape): the model's variables are being built and do not fit
+    R("weights-exceed-vram", 3.0, tf_kernel,
+      lambda x: f"TensorFlow could not allocate a convolution kernel ({tf_kernel(x)}: kernel height, width, in and out channels): "
+                "the model's weights are being created and do not fit; a smaller model or precision (mixed float16)"),
     R("weights-exceed-vram", 1.6, ct2_load,
       lambda x: "CTranslate2 allocates the whole model on the GPU when the model is created"
       + (f" ({x.where})" if x.where else " (no traceback: the usual place)") + "; a smaller model or compute_type int8 fits"),

@@ -68,3 +68,21 @@ def test_an_error_line_ending_in_the_words_is_read():
 def test_a_runtime_form_keeps_its_own_reading():
     res = triage.triage_text("ggml_aligned_malloc: insufficient memory (attempted to allocate 1024.00 MB)\n")
     assert res["events"][-1]["kind"] == "ggml.host" and res["cause"] == "host-ram"
+
+
+# --- TensorFlow names the tensor it could not allocate; its kernels are HWIO, its activations NHWC -------------------
+
+TF_OOM = ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[{}] and type float "
+          "on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n")
+
+
+def test_tensorflow_convolution_kernel_is_the_weights():
+    cause, c, ev = _top(TF_OOM.format("3,3,512,512"))
+    assert cause == "weights-exceed-vram", c
+    assert "shape[3,3,512,512]" in ev["causes"][0]["evidence"][0]
+
+
+def test_tensorflow_activation_shapes_keep_the_batch_reading():
+    for shape in ("32,56,56,256", "64,372,32,32", "3,3,3,64"):        # NHWC, NCHW, and an RGB stem kernel's 3 input channels
+        cause, c, _ = _top(TF_OOM.format(shape))
+        assert cause == "activations", (shape, c)
