@@ -45,3 +45,30 @@ def test_the_window_is_the_070_release_candidates_and_release():
     assert lo == parse_version("0.7.0-rc1") and hi == parse_version("0.7.1-rc0")
     assert _plan(21.7, "0.7.0-rc1")["overhead"]["layer_buffer"] / GiB > 2.6
     assert _plan(21.7, "0.7.0-rc0")["overhead"]["layer_buffer"] / GiB < 0.3
+
+
+# --- Ollama's own engine places from measured memory (MEASURED_LAYOUT): no buffer layer, one graph ----------------
+# Structural tests read from llm/server.go (createLayout / assignLayers, v0.11.11-rc0 to v0.29) and fs/ggml
+# OllamaEngineRequired per tag; no log with both the free memory and a layer count of such a run was read.
+
+@pytest.mark.parametrize("model, version, measured", [
+    ("qwen3:8b", "0.12.6", True),          # qwen3 on Ollama's engine from 0.12.0
+    ("qwen3:8b", "0.11.11", False),        # not yet in OllamaEngineRequired: the llama runner's estimate
+    ("qwen3:30b", "0.12.1", False),        # qwen3moe joins in 0.12.2
+    ("qwen3:30b", "0.12.2", True),
+    ("gemma3:27b", "0.11.10", False),      # new estimates opt-in (OLLAMA_NEW_ESTIMATES) before 0.11.11
+    ("gemma3:27b", "0.11.11", True),
+    ("llama3.1:8b", "0.12.6", False),      # the llama runner keeps the estimate and its blk.0 buffer
+    ("gemma3:27b", "0.30.0", False),       # 0.30 drives llama-server: not this layout
+])
+def test_measured_layout_by_version_and_engine(model, version, measured):
+    r = llm.plan(llm.describe(model=model), "ollama", ctx=4096, vram=80 * GiB, runtime_version=version)
+    assert (r["overhead"]["layer_buffer"] == 0) is measured
+
+
+def test_measured_layout_needs_one_graph_and_no_buffer():
+    s = llm.describe(model="gemma3:27b")
+    old = llm.plan(s, "ollama", ctx=4096, vram=80 * GiB, runtime_version="0.11.10")
+    new = llm.plan(s, "ollama", ctx=4096, vram=80 * GiB, runtime_version="0.11.11")
+    # the estimate holds blk.0 + its cache back and sizes the placement for the partial graph (graph + output tensor)
+    assert old["placement_need"] - new["placement_need"] > old["overhead"]["layer_buffer"]

@@ -29,6 +29,26 @@ MEASURED = (0, 12)
 # token table larger than a block (Gemma 3's F16 table in the QAT tags: 2.6 GiB against 0.2 GiB a block) is held back
 # whole, plus layer 0's cache: gemma3:27b-it-qat at 4096 on 0.7.0 prints required.full 23.4 GiB (ollama#10823).
 MAX_LAYER_BUFFER = (parse_version("0.7.0-rc1"), parse_version("0.7.1-rc0"))
+# Ollama's own engine (ollamarunner) places a model from the memory its runner reports allocating (llm/server.go
+# createLayout, "llm: New memory management" d5a0d8d90 in 0.11.5 behind OLLAMA_NEW_ESTIMATES, on by default from
+# eb10390de, first tagged v0.11.11-rc0): each GPU's free memory less MinimumMemory, OLLAMA_GPU_OVERHEAD and the
+# measured graph, the layers (weights + cache) packed from the last, the output layer with them or, when not all fit,
+# left off first (assignLayers). No layer is held back as a buffer and there is one graph, not a partial one plus the
+# output tensor. Only architectures the version runs on its own engine (fs/ggml OllamaEngineRequired) take it; the
+# others keep the estimate (the llama runner, still with blk.0 as buffer in 0.13-0.29). Ollama 0.30 drives
+# llama-server instead: not modelled here. First release naming each architecture in OllamaEngineRequired (tags read):
+MEASURED_LAYOUT = ((0, 11, 11), (0, 30))
+OLLAMA_ENGINE_FROM = {"gemma3": (0, 11), "gemma3n": (0, 11), "mistral3": (0, 11), "llama4": (0, 11), "mllama": (0, 11),
+                      "qwen25vl": (0, 11), "gptoss": (0, 11), "qwen3": (0, 12), "qwen3moe": (0, 12, 2),
+                      "qwen3vl": (0, 12, 7), "qwen3vlmoe": (0, 12, 7), "deepseek2": (0, 13), "olmo3": (0, 13, 4),
+                      "lfm2": (0, 14, 3), "glm4moelite": (0, 14, 3), "qwen3next": (0, 15, 5), "qwen35": (0, 17, 1),
+                      "qwen35moe": (0, 17, 1), "lfm2moe": (0, 17, 1), "gemma4": (0, 20)}
+# config model_type -> the GGUF architecture Ollama names
+GGUF_ARCH = {"gemma3_text": "gemma3", "gemma3n_text": "gemma3n", "mllama_text_model": "mllama", "qwen2_5_vl": "qwen25vl",
+             "gpt_oss": "gptoss", "gpt-oss": "gptoss", "qwen3_moe": "qwen3moe", "qwen3_vl": "qwen3vl",
+             "qwen3_vl_moe": "qwen3vlmoe", "llama4_text": "llama4", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2",
+             "qwen3_next": "qwen3next", "gemma4_text": "gemma4", "qwen3_5": "qwen35", "qwen3_5_text": "qwen35",
+             "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe"}
 # llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
 # layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
 WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
@@ -234,6 +254,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     sizes = uneven_sizes(spec, roles, kvd["total"], s.get("weights_format"))
     buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
                        kvd["total"] / L)
+    if measured_layout(s["version"], spec):  # no buffer layer, one graph (the runner's)
+        buf, graph_partial = 0, graph_full
     over = {"cuda_context": RESERVE, "layer_buffer": int(buf), "compute_buffer": graph_full}
     if proj:
         over["projector_weights"], over["projector_graph"] = proj["weights"], proj["graph"]
@@ -280,6 +302,21 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
                                                                 + s["gpus"] * (RESERVE + buf + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
+
+
+def gguf_arch(spec) -> str:
+    """The architecture name Ollama's GGUF carries (Mistral 3.1/3.2 describe their text model as "mistral")."""
+    if (spec.vision or {}).get("model_type") == "pixtral":
+        return "mistral3"
+    return GGUF_ARCH.get(spec.arch, spec.arch)
+
+
+def measured_layout(version, spec) -> bool:
+    """True when this version places the model from its runner's measured allocation (MEASURED_LAYOUT)."""
+    if version is None or not at_least(version, *MEASURED_LAYOUT[0]) or at_least(version, *MEASURED_LAYOUT[1]):
+        return False
+    start = OLLAMA_ENGINE_FROM.get(gguf_arch(spec))
+    return start is not None and at_least(version, *start)
 
 
 def buffer_layer(version, blk0: float, largest_block: float, roles, kv_share: float) -> float:
