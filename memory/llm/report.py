@@ -58,7 +58,7 @@ _TERM_HELP = {
     ("vllm", "non_torch"): "cuBLAS/NCCL workspaces",
     ("vllm", "cuda_graphs"): "0 with --enforce-eager; inside the share from vLLM 0.21",
     ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
-    ("llama.cpp", "margin"): "left free: fragmentation, driver",
+    ("llama.cpp", "margin"): "left free: fragmentation, driver (--fit builds: its 1 GiB target a GPU)",
     ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
     ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
     ("ollama", "layer_buffer"): "one layer (+ its KV) Ollama's scheduler holds back",

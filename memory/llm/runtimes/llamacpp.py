@@ -20,6 +20,11 @@ MARGIN = 256 * MiB           # left free for fragmentation and the driver
 FLASH_AUTO = (6400,)         # -fa auto
 UNIFIED_SPLIT = (5913,)      # from b5913 slots may get their own streams (ggml-org/llama.cpp#14847)
 FIT = (7400,)                # --fit
+# --fit (on by default in those builds) offloads only what leaves --fit-target free on every GPU: 1024 MiB by default
+# (common/common.h fit_params_target); a llama-server of a --fit build started without -ngl therefore puts every
+# layer on a GPU only when the load leaves that much free, not the 256 MiB margin of older builds. Ollama 0.30 and
+# later start llama-server that way (llm/llama_server.go passes no -ngl unless num_gpu is set).
+FIT_TARGET = 1024 * MiB
 # -ngl N counts the output layer first (ggml-org/llama.cpp#18148, merged December 2025 a few days after --fit):
 # i_gpu_start = n_layer + 1 - N, so -ngl 20 of a 48-layer model puts the output and 19 repeating layers on the GPU
 # ("offloading output layer and 19 repeating layers to GPU", LM Studio's engine, January 2026); before, the last N
@@ -65,7 +70,8 @@ def settings(version, knobs, parallel) -> dict:
             "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
             "tensor_split": knobs.get("tensor_split"), "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
-            "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs)}
+            "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
+            "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None}
 
 
 def fork(knobs) -> bool:
@@ -146,10 +152,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"]) if ngl > 0 else 0}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
-    if vram:
-        over["margin"] = max(MARGIN, int(0.02 * vram))
-    total = gpu_w + kvd["total"] * on / L + sum(over.values())
     split = s.get("tensor_split")
+    if vram:  # --fit keeps its target free on every GPU it uses
+        over["margin"] = (FIT_TARGET * (len(split) if split else 1) if s.get("fit")
+                          else max(MARGIN, int(0.02 * vram)))
+    total = gpu_w + kvd["total"] * on / L + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
