@@ -114,6 +114,12 @@ RULES = [
     R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
     R("weights-exceed-vram", 1.5, lambda x: x.frame_loading, "traceback: {where}", hint=True),
     R("weights-exceed-vram", 3.0, lambda x: x.frame_cause == "weights-exceed-vram", "traceback: {where}", hint=True),
+    # ComfyUI offloads what does not fit the VRAM it may use (free less its inference reserve) and says "loaded partially":
+    # by its own sums the weights exceed the card; an out-of-memory then is weights plus work on a card they already fill. Only
+    # PyTorch's allocator reporting VRAM: the offloaded part sits in pinned RAM, and a driver-level error then is that RAM
+    R("weights-exceed-vram", 1.5, lambda x: x.partial_load and x.comfy and x.branch in ("torch", "async"),
+      lambda x: f"ComfyUI loaded {x.model or 'the model'} only partially before it failed: by its own sums the weights do not fit "
+                "the VRAM it may use", hint=True),
     R("weights-exceed-vram", 1.5, lambda x: x.log_phase == "loading",
       "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
     # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`

@@ -78,7 +78,7 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
                  "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts",
-                 "sources")
+                 "sources", "partial_load")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
@@ -98,6 +98,7 @@ class Incident:
         self.inner = []
         self.ggml_phase = scan.ggml_phase
         self.phase = scan.phase
+        self.partial_load = scan.partial_load
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
 
 
@@ -125,6 +126,7 @@ class Scan:
         self.run_failed = False
         self.ok_models = set()
         self.phase = None
+        self.partial_load = False
         self.consumed_until = 0
         self.node_type = None
         self.node_type_line = 0
@@ -279,6 +281,7 @@ class Scan:
         self.loads.clear()
         self.progress_done = False
         self.phase = None
+        self.partial_load = False
 
     def _context(self):
         window.read_context(self)

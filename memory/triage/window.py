@@ -79,6 +79,7 @@ def read_context(scan):
         return
     scan.loads.clear()
     scan.phase = None
+    scan.partial_load = False
     load_at = -1
     for m in _ANY_LOAD_RE.finditer(raw):         # every load of this run (for "ran fine before")
         if m.group(3):
@@ -90,6 +91,8 @@ def read_context(scan):
         if m.group(0).startswith(_FORGE_LOADS):
             scan.facts["forge"] = True
     last = scan.loads[-1] if scan.loads else None
+    # ComfyUI (model_patcher.py) loaded this run's last model only in part: "loaded partially" after its "Requested to load"
+    scan.partial_load = raw.rfind(b"loaded partially") > load_at >= 0
     # a progress bar on the failing line itself ("  0%|   | 0/4 [...]Error during model prediction: ...") counts too
     if scan._src:
         block, start = scan._src

@@ -86,3 +86,32 @@ def test_tensorflow_activation_shapes_keep_the_batch_reading():
     for shape in ("32,56,56,256", "64,372,32,32", "3,3,3,64"):        # NHWC, NCHW, and an RGB stem kernel's 3 input channels
         cause, c, _ = _top(TF_OOM.format(shape))
         assert cause == "activations", (shape, c)
+
+
+# --- ComfyUI loaded the model only in part (comfy/model_patcher.py "loaded partially"): the weights exceed its budget ----
+
+def _comfy_run(load_line, error=None):
+    return ("got prompt\nRequested to load Flux\nLoading 1 new model\n" + load_line + "\n"
+            "  0%|          | 0/20 [00:00<?, ?it/s]\n"
+            + (error or "!!! Exception during processing !!! Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+                        "Currently allocated     : 15.02 GiB\nRequested               : 96.00 MiB\n"
+                        "Device limit            : 15.99 GiB\nFree (according to CUDA): 40.00 MiB\n"
+                        "PyTorch limit (set by user-supplied memory fraction)\n                        : 17179869184.00 GiB\n"))
+
+
+def test_partially_loaded_model_failing_while_sampling_is_the_weights():
+    cause, c, ev = _top(_comfy_run("loaded partially 13940.52 13938.25 0"))
+    assert cause == "weights-exceed-vram", c
+    assert any("only partially" in e for e in ev["causes"][0]["evidence"])
+
+
+def test_completely_loaded_model_keeps_the_sampling_reading():
+    cause, c, _ = _top(_comfy_run("loaded completely 0.0 13938.25 True"))
+    assert cause == "activations", c
+
+
+def test_an_earlier_partial_load_is_not_this_model():
+    log = _comfy_run("loaded completely 0.0 13938.25 True").replace(
+        "got prompt\n", "got prompt\nRequested to load SDXL\nloaded partially 5120.0 5118.2 0\n", 1)
+    cause, c, _ = _top(log)
+    assert cause == "activations", c
