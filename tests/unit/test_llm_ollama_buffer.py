@@ -59,7 +59,6 @@ def test_the_window_is_the_070_release_candidates_and_release():
     ("gemma3:27b", "0.11.10", False),      # new estimates opt-in (OLLAMA_NEW_ESTIMATES) before 0.11.11
     ("gemma3:27b", "0.11.11", True),
     ("llama3.1:8b", "0.12.6", False),      # the llama runner keeps the estimate and its blk.0 buffer
-    ("gemma3:27b", "0.30.0", False),       # 0.30 drives llama-server: not this layout
 ])
 def test_measured_layout_by_version_and_engine(model, version, measured):
     r = llm.plan(llm.describe(model=model), "ollama", ctx=4096, vram=80 * GiB, runtime_version=version)
@@ -72,3 +71,15 @@ def test_measured_layout_needs_one_graph_and_no_buffer():
     new = llm.plan(s, "ollama", ctx=4096, vram=80 * GiB, runtime_version="0.11.11")
     # the estimate holds blk.0 + its cache back and sizes the placement for the partial graph (graph + output tensor)
     assert old["placement_need"] - new["placement_need"] > old["overhead"]["layer_buffer"]
+
+
+def test_ollama_030_is_llama_server_with_fit():
+    # llm/llama_server.go (v0.30.0): -c num_ctx x parallel, -np parallel, no -ngl: llama.cpp's own figures and --fit
+    s = llm.describe(model="qwen3:8b")
+    ol = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.30.0")
+    lc = llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M")
+    assert ol["total"] == lc["total"] and ol["kv_total"] == lc["kv_total"]
+    assert "layer_buffer" not in ol["overhead"] and ol["overhead"]["margin"] == 1 << 30
+    assert any("llama-server" in n for n in ol["notes"])
+    old = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.29.0")
+    assert "margin" not in old["overhead"]

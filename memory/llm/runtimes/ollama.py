@@ -232,7 +232,29 @@ def projector(spec) -> dict | None:
     return {"weights": int(params * 2), "graph": int(graph), "params": params}
 
 
+def llama_server(version) -> bool:
+    """Ollama 0.30 and later start llama.cpp's llama-server (MEASURED_LAYOUT's end): no estimate of their own."""
+    return version is not None and at_least(version, *MEASURED_LAYOUT[1])
+
+
+def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
+    """Ollama >= 0.30: llama-server with -c num_ctx x OLLAMA_NUM_PARALLEL, -np, -b/-ub num_batch, --flash-attn auto,
+    --mmproj on the GPU and no -ngl unless num_gpu is set (llm/llama_server.go), so its --fit places the layers:
+    llama.cpp's figures (runtimes/llamacpp.py, the newest build) in the fields the Ollama plan reads."""
+    from . import llamacpp as LC
+    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None}
+    ls = dict(LC.settings(None, knobs, parallel), ubatch=s["ubatch"])
+    ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
+    return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
+            "fits": ev["fits"], "layers_placed": None, "budget": ev["budget"], "ngl": ev["ngl"],
+            "graph_partial": ev["overhead"]["compute_buffer"], "placement_need": ev["total"],
+            "printed_weights_total": int(roles["blocks"] + roles["output"]), "required_full": ev["total"],
+            "host_weights": ev["host_weights"]}
+
+
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
+    if llama_server(s["version"]):
+        return evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj)
     if spec.arch in GPTOSS_ARCHS and s["version"] is not None and not at_least(s["version"], *GPTOSS_FLASH):
         kv, s = "f16", dict(s, flash=False)
     kvd = kv_cache(spec, ctx, parallel, kv, "ollama", swa_full=s["swa_full"], version=s["version"],
