@@ -279,6 +279,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     if measured_layout(s["version"], spec):  # no buffer layer, one graph (the runner's)
         buf, graph_partial = 0, graph_full
     over = {"cuda_context": RESERVE, "layer_buffer": int(buf), "compute_buffer": graph_full}
+    if not buf:  # Ollama's own engine holds no layer back (MEASURED_LAYOUT)
+        del over["layer_buffer"]
     if proj:
         over["projector_weights"], over["projector_graph"] = proj["weights"], proj["graph"]
     full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + buf
