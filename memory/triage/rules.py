@@ -458,6 +458,13 @@ RULES = [
     R("leak", 1.2, lambda x: fresh(x) and x.prior_ooms and x.successes >= 1,
       "OOM #{oom_number} in this log, after {successes} successful run(s): memory is not returned between runs", first="count"),
     R("leak", 1.0, lambda x: fresh(x) and x.prior_ooms >= 2, "OOM #{oom_number} in this log", first="count"),
+    # a training run that failed in its third epoch or later (counted from 1: "Epoch 3/10"; from 0, later still): every sample
+    # has been through the step at least once, so the step's own tensors fitted; what grows from epoch to epoch is memory kept
+    # across steps (PyTorch's FAQ: "Don't accumulate history across your training loop": a loss summed without .item())
+    # (not PyTorch's NVML assert: that is a bug of its own report, read as other)
+    R("leak", 2.0, lambda x: x.training and (x.epoch or 0) >= 3 and not host(x) and x.kind != "torch.nvml_assert",
+      "the training run failed in epoch {epoch}: every batch of an epoch already fitted, so memory grew across steps "
+      "(tensors kept from step to step, a loss summed without .item(), a growing list or cache)"),
     # earlier OOMs of the same host process (context "previous_ooms", which one failure's text cannot show)
     R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),

@@ -78,7 +78,7 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
                  "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts",
-                 "sources", "partial_load")
+                 "sources", "partial_load", "epoch")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
@@ -99,6 +99,7 @@ class Incident:
         self.ggml_phase = scan.ggml_phase
         self.phase = scan.phase
         self.partial_load = scan.partial_load
+        self.epoch = scan.epoch
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
 
 
@@ -127,6 +128,7 @@ class Scan:
         self.ok_models = set()
         self.phase = None
         self.partial_load = False
+        self.epoch = None
         self.consumed_until = 0
         self.node_type = None
         self.node_type_line = 0
@@ -282,6 +284,7 @@ class Scan:
         self.progress_done = False
         self.phase = None
         self.partial_load = False
+        self.epoch = None
 
     def _context(self):
         window.read_context(self)

@@ -22,6 +22,8 @@ _ANY_LOAD_RE = re.compile(rb"(?:Requested to load|\[Memory Management\] Target:|
                           rb"[Tt]ransformer|DiT|[Mm]odel|LLM)\w{0,20}(?: \d{1,2})?) to (?:cuda|CUDA|GPU|gpu|the GPU|device|xpu|mps)\b", re.M)
 _FORGE_LOADS = (b"[Memory", b"To load", b"Loading Model")
 _FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)[^\n]*\n?([^\n]{0,240})')
+# a training loop's epoch counter ("Epoch 4/10", "epoch: 2", "Epoch 3:"): the last one before the failure is the epoch it failed in
+_EPOCH_RE = re.compile(rb"[Ee]poch[ :\[]{0,3}(\d{1,5})\b")
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
 
@@ -80,6 +82,7 @@ def read_context(scan):
     scan.loads.clear()
     scan.phase = None
     scan.partial_load = False
+    scan.epoch = None
     load_at = -1
     for m in _ANY_LOAD_RE.finditer(raw):         # every load of this run (for "ran fine before")
         if m.group(3):
@@ -100,6 +103,9 @@ def read_context(scan):
         here = block[start:eol if eol >= 0 else len(block)][:4096]
         if b"%|" in here:
             raw = raw + b"\n" + here[:here.rfind(b"%|") + 2]
+    at = raw.rfind(b"poch")
+    m = _EPOCH_RE.match(raw, at - 1) if at > 0 else None
+    scan.epoch = int(m.group(1)) if m else None
     prog_at = raw.rfind(b"%|")
     if last:
         scan.phase = ("load", last)

@@ -115,3 +115,30 @@ def test_an_earlier_partial_load_is_not_this_model():
         "got prompt\n", "got prompt\nRequested to load SDXL\nloaded partially 5120.0 5118.2 0\n", 1)
     cause, c, _ = _top(log)
     assert cause == "activations", c
+
+
+# --- a training run failing in a late epoch (PyTorch FAQ: "Don't accumulate history across your training loop") -------
+
+DLIB_ERR = ("Error while calling cudaMalloc(&data, new_size*sizeof(float)) in file /src/dlib/cuda/gpu_data.cpp:191. "
+            "code: 2, reason: out of memory\n")
+
+
+def test_late_epoch_failure_is_memory_kept_across_steps():
+    cause, c, ev = _top("Epoch 5/20\n  812/1563 [=============>....] - loss: 0.4121\n" + DLIB_ERR)
+    assert cause == "leak", c
+    assert "epoch 5" in ev["causes"][0]["evidence"][0]
+
+
+def test_first_epochs_keep_the_batch_reading():
+    for epoch in ("Epoch 1/20", "Epoch 2/20", "Epoch 0:"):
+        cause, c, _ = _top(epoch + "\n  812/1563 [=============>....] - loss: 0.4121\n" + DLIB_ERR)
+        assert cause == "activations", (epoch, c)
+
+
+def test_late_epoch_pytorch_message_names_the_leak_as_runner_up():
+    log = ("Epoch 7/50\n  File \"/work/train.py\", line 88, in <module>\n    loss.backward()\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 23.64 GiB of "
+           "which 190.81 MiB is free. Including non-PyTorch memory, this process has 23.44 GiB memory in use. Of the allocated "
+           "memory 22.91 GiB is allocated by PyTorch, and 85.33 MiB is reserved by PyTorch but unallocated.\n")
+    cause, c, _ = _top(log)
+    assert cause == "activations" and c.get("leak", 0) >= 0.3, c
