@@ -69,10 +69,18 @@ WAN_ENCODE_FRAME = 3.125
 LTXV_DECODE = 386
 LTXV_DECODE_0 = 281
 LTXV_DECODE_CACHED = 110
-# runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo) untiled: elements per output pixel and frame at
-# its peak (the whole video at once, no causal chunking), fit: hf-blog-videogen-hunyuanvideo-4bit-cpu-offload of
-# benchmarks/data/diffusion_measured.json (768x512x121, where the decode is the peak and only the VAE is resident)
-DIFFUSERS_HV_DECODE = 243
+# runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo, diffusers 0.32+ and main at 58eb52c0): decode never
+# runs the whole video. use_framewise_decoding is True by default, whatever enable_tiling says, so _decode hands a latent
+# longer than tile_sample_min_num_frames // 4 frames to _temporal_tiled_decode: chunks of that + 1 latent frames every
+# tile_sample_stride_num_frames // 4, each decoded on its own (4 (L - 1) + 1 frames), every decoded chunk kept until they
+# are blended and concatenated. enable_tiling adds spatial tiles inside each chunk (tiled_decode: 256 px every 192 px,
+# every decoded tile kept until blended). Defaults 16 / 12 frames since diffusers#10295 (64 / 48 before it: no release
+# had them). DIFFUSERS_HV_DECODE: elements per output pixel and frame of one chunk at its peak, fit: the same row as
+# before, hf-blog-videogen-hunyuanvideo-4bit-cpu-offload (768x512x121, the decode is the peak, only the VAE resident),
+# now read as 64-frame chunks (65 frames) with the first chunk's output held: (243 x 121 - 3 x 65) / 65.
+DIFFUSERS_HV_DECODE = 449
+DIFFUSERS_HV_TILE = {"tile": 256, "frames": 16}  # tile_sample_min_height/width, tile_sample_min_num_frames
+DIFFUSERS_HV_STRIDE = 0.75  # tile_sample_stride_*: 192 of 256 px, 12 of 16 (48 of 64) frames
 RUNNERS = ("comfyui", "diffusers", "wan")  # "wan": Wan's reference code; its VAE is the one ComfyUI ported
 # Families whose diffusers pipelines upcast an fp16 VAE to fp32 before decoding: StableDiffusionXLPipeline (and its
 # img2img/inpaint/ControlNet variants) call upcast_vae() when vae.dtype is fp16 and vae.config.force_upcast, which the
@@ -128,7 +136,8 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", de
     """Activation bytes of decoding ONE sample of a latent shaped `latent_shape` ([B, C, H, W] or
     [B, C, T, H, W]; B is ignored) with the VAE kind ("kl", "wan21", "wan22", "hunyuan-video", "ltxv",
     "mochi", "cosmos"; spec.vae_kind_for maps a file's kind), untiled, in `dtype`. Weights not included.
-    runner "diffusers": diffusers' KL and HunyuanVideo decoders (DIFFUSERS_KL_DECODE, DIFFUSERS_HV_DECODE); other
+    runner "diffusers": diffusers' KL and HunyuanVideo decoders (DIFFUSERS_KL_DECODE; HunyuanVideo's in its default
+    temporal chunks, diffusers_hv_decode: it never decodes a longer video at once); other
     kinds as ComfyUI. device "cuda": plus conv_workspace_bytes (None: the tracer-equivalent figure). Stable API."""
     return _decode_acts(kind, latent_shape, dtype, runner) + conv_workspace_bytes(kind, latent_shape, dtype, device, runner)
 
@@ -177,7 +186,7 @@ def _decode_acts(kind, latent_shape, dtype, runner):
     if kind == "ltxv":
         return int(max(0, LTXV_DECODE * lat_t - LTXV_DECODE_0) * hw * b)
     if kind == "hunyuan-video" and runner == "diffusers":
-        return int(DIFFUSERS_HV_DECODE * hw * frames * b)
+        return diffusers_hv_decode(latent_shape, dtype)[0]
     one = [1] + list(latent_shape)[1:]
     return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
 
@@ -274,6 +283,36 @@ def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=
     return max(peak, held + 2 * 3 * h * s * w * s * b), n
 
 
+def diffusers_hv_decode(latent_shape, dtype, tile=None, spatial=False):
+    """diffusers' AutoencoderKLHunyuanVideo.decode of ONE sample (DIFFUSERS_HV_*): (bytes at its peak, chunks, tiles per
+    chunk). tile {"tile": px, "frames": n} overrides DIFFUSERS_HV_TILE; spatial: enable_tiling (spatial tiles in each
+    chunk). The peak is the largest of a chunk's (or tile's) decode with the chunks and tiles decoded before it, and
+    every chunk plus the concatenated video."""
+    t = dict(DIFFUSERS_HV_TILE, **(tile or {}))
+    sh = [1] + [int(x) for x in list(latent_shape)[1:]]
+    lat_t, h, w = (sh[2] if len(sh) == 5 else 1), sh[-2], sh[-1]
+    v, b = spec.VAE["hunyuan-video"], dtype_bytes(dtype)
+    s, tt = v["s"], v["t"]
+    tl, ts = t["frames"] // tt, int(t["frames"] * DIFFUSERS_HV_STRIDE) // tt
+    chunks = [lat_t] if lat_t <= tl else [min(tl + 1, lat_t - i) for i in range(0, lat_t, max(1, ts))]
+    px, step = t["tile"] // s, int(t["tile"] * DIFFUSERS_HV_STRIDE) // s
+    # _decode (one chunk) compares the width with the stride (tile_latent_min_width = tile_sample_stride_width // 8)
+    spatial = spatial and (h > px or w > (px if len(chunks) > 1 else step))
+    tiles = [(min(px, h - i), min(px, w - j)) for i in range(0, h, step) for j in range(0, w, step)] if spatial else [(h, w)]
+    peak, held = 0, 0
+    for lt in chunks:
+        f = (lt - 1) * tt + 1
+        tiles_held = 0
+        for th, tw in tiles:
+            peak = max(peak, held + tiles_held + int(DIFFUSERS_HV_DECODE * th * s * tw * s * f * b))
+            tiles_held += 3 * f * th * s * tw * s * b
+        if spatial:  # the blended rows and their concatenation beside the tiles
+            peak = max(peak, held + tiles_held + 2 * 3 * f * h * s * w * s * b)
+        held += 3 * f * h * s * w * s * b
+    frames = (lat_t - 1) * tt + 1
+    return max(peak, held + 3 * frames * h * s * w * s * b), len(chunks), len(tiles)
+
+
 def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
           device=None, slicing=False, tile_px=None) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
@@ -305,12 +344,23 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
            "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
-    dt, note = None, ""
-    if mode == "tiled" and whole and tile_px and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "kl":
+    dt, hv, note = None, None, ""
+    if whole and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "hunyuan-video":
+        hv = diffusers_hv_decode(latent_shape, dtype, tile, spatial=mode == "tiled")
+        t = dict(DIFFUSERS_HV_TILE, **(tile or {}))
+        calls = 1 if slicing else int(latent_shape[0])
+        out.update(bytes=calls * hv[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0),
+                   tiled=mode == "tiled", batch=calls, tiled_bytes=hv[0], per_sample=hv[0], conv_workspace=0,
+                   how=f"diffusers' HunyuanVideo VAE: {hv[1]} chunk(s) of up to {t['frames']} + 1 frames"
+                   + (f", {hv[2]} tiles of {t['tile']} px each (enable_tiling)" if hv[2] > 1 else ", untiled in space")
+                   + f", each decoded for {calls} sample(s) at once")
+    elif mode == "tiled" and whole and tile_px and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "kl":
         dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
         if dt is None:  # diffusers tiles only a latent larger than one tile
             mode, note = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); "
-    if dt is not None:
+    if hv is not None:
+        pass
+    elif dt is not None:
         calls = 1 if slicing else int(latent_shape[0])
         t = tile_px // spec.VAE["kl"]["s"]
         one_tile = list(latent_shape[:-2]) + [min(t, int(latent_shape[-2])), min(t, int(latent_shape[-1]))]
@@ -319,10 +369,10 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner),
                    how=f"diffusers' VAE tiling: {dt[1]} tiles of {tile_px} px, each decoded for {calls} sample(s) at once"
                    + (", one sample per call (VAE slicing)" if slicing else ""))
-    elif mode == "tiled":  # under diffusers: its own tiling is read for DIFFUSERS_KL_TILE's VAEs only
+    elif mode == "tiled":  # under diffusers: its own tiling is read for DIFFUSERS_KL_TILE's VAEs and HunyuanVideo's only
         out.update(bytes=node_tile, tiled=True, batch=1, conv_workspace=ws["node"], allocator_slack=0,
                    how="VAE Decode (Tiled)" + ("'s figure (diffusers' own tiling is figured only for the KL VAEs of "
-                                               "SD 1.x, SDXL, SD3 and FLUX.1)" if whole else ""))
+                                               "SD 1.x, SDXL, SD3 and FLUX.1 and for HunyuanVideo's)" if whole else ""))
     elif slicing:
         held = sliced_outputs_bytes(kind, latent_shape, dtype)
         out.update(bytes=per + held, how=f"VAE slicing: the pipeline decodes its {latent_shape[0]} sample(s) one per call, "
