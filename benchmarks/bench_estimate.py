@@ -391,7 +391,16 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # embedding, final norm and one block buffer on the device (read from its t5/model.py, no coefficient);
                 # the four LightX2V cpu_offload rows mapped to it, written while reading these two rows' -10.3 / -15.1 %
                 "lightx2v-guide-wan21-t2v-14b-bf16-model-offload-832x480x81",
-                "lightx2v-guide-wan21-t2v-14b-fp8-distill-model-offload-832x480x81"}
+                "lightx2v-guide-wan21-t2v-14b-fp8-distill-model-offload-832x480x81",
+                # after measured batch 15's first sight (session s9, ediff6): diffusers' HunyuanVideo VAE decodes in temporal
+                # chunks always (use_framewise_decoding; 16 frames, 64 before diffusers#10295), spatial tiles only with
+                # enable_tiling (vae.diffusers_hv_decode; DIFFUSERS_HV_DECODE re-expressed per chunk on its old FIT row);
+                # written while reading the two diffusers#10295 rows' -88.3 / -83.7 %; the blog's HunyuanVideo rows
+                # mapped to the 64-frame chunks of the code they ran (mapping_changes) are regression rows with them
+                "diffusers-10295-hunyuanvideo-vae-decode-768x512-tile64f", "diffusers-10295-hunyuanvideo-vae-decode-768x512-tile16f",
+                *(f"hf-blog-videogen-hunyuanvideo-{s}" for s in ("base", "vae-tiling", "cpu-offload", "8bit", "8bit-cpu-offload",
+                                                                 "8bit-cpu-offload-vae-tiling", "4bit", "4bit-vae-tiling",
+                                                                 "4bit-cpu-offload-vae-tiling"))}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
