@@ -234,6 +234,20 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # read (task ellm6) while 0.7.0's buffer layer, the largest tensor group (ollama 0478d440f, reverted for 0.7.1),
         # was added; ollama#10740 (regression already) was re-attributed from 0.7.0 to 0.6.8 by it (said in the row)
         "ollama-10823-gemma3-27b-qat-17.8g-4k", "ollama-10823-gemma3-27b-qat-21.7g-4k",
+        # batch 26: every row was read in full (task ellm7) at the start of round 7, before any change; the changes
+        # it led to (llama.cpp's -ngl -1, the GLM-4.5-Air / DeepSeek-V3.1 / MedGemma / Gemma-4-26B-A4B /
+        # Mistral-Small-4 descriptions and fine-tune resolution, Q8_0 weights, SGLang's check) were written on it;
+        # its first sight stays in the ledger
+        "ollama-10848-qwen3-4b-q8-2060-32k", "llamacpp-ollama10848-qwen3-4b-q8-5of37",
+        "ollama-9068-deepseek-r1-32b-2gpu-2k", "llamacpp-ollama9068-deepseek-r1-32b-kv-2gpu-2k",
+        "ollama-8310-llama32-vision-11b-4070s-3.5g-2k", "ollama-12403-glm45-air-q8-3gpu-20k",
+        "ollama-13805-glm47-flash-24g-32k", "ollama-13863-glm47-flash-128k",
+        "llamacpp-pr16653-dsv31-terminus-udq4kxl-2x6000ada-131k-fit", "llamacpp-18270-medgemma-27b-iq3xs-16g-35k",
+        "llamacpp-ollama15855-glm47-flash-q2k-size", "llamacpp-unsloth6718-qwen36-27b-mtp-udq4kxl-24g-121k",
+        "llamacpp-unsloth6718-qwen36-27b-mtp-udq4kxl-24g-98k", "llamacpp-strixhalo-gemma4-26b-a4b-bf16-size",
+        "llamacpp-strixhalo-qwen36-35b-a3b-bf16-size", "llamacpp-strixhalo-qwen36-27b-q8-size",
+        "vllm-kaito2132-mistral-small4-119b-fp8-tp2-2xh100nvl-1m-refused",
+        "sglang-4895-gemma3-27b-awq-24g-4k-refused", "sglang-gpustack3831-qwen3-8b-910b2-mf020-refused",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
