@@ -60,7 +60,8 @@ _TERM_HELP = {
     ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
     ("llama.cpp", "margin"): "left free: fragmentation, driver (--fit builds: its 1 GiB target a GPU)",
     ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
-    ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve (from 0.30 llama-server's CUDA context)",
+    ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
+    ("ollama>=0.30", "cuda_context"): "llama-server's CUDA context (Ollama >= 0.30 starts llama-server)",
     ("ollama", "margin"): "llama-server's --fit keeps it free (Ollama >= 0.30)",
     ("ollama", "layer_buffer"): "one layer (+ its KV) Ollama's scheduler holds back",
     ("ollama", "projector_weights"): "vision projector (mmproj), loaded with the model",
@@ -97,8 +98,10 @@ def format_plan(r: dict) -> str:
         kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
     lines.append(f"  {label:<{w}}{fmt_bytes(r['kv_total']):>11}   {kv_how}")
+    rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin
     for k, v in r["overhead"].items():
-        lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {_TERM_HELP.get((r['runtime'], k), '')}".rstrip())
+        help_ = _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), "")
+        lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {help_}".rstrip())
     if r["runtime"] == "ollama" and r.get("placement_need") and r["placement_need"] != r["total"]:
         # the verdict is Ollama's placement check; the loaded total (full graph) is labelled as such
         lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['placement_need']):>11}   what Ollama's placement checks "

@@ -83,3 +83,12 @@ def test_ollama_030_is_llama_server_with_fit():
     assert any("llama-server" in n for n in ol["notes"])
     old = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.29.0")
     assert "margin" not in old["overhead"]
+
+
+def test_the_cuda_context_line_names_what_the_release_reserves():
+    from gpu_garden.memory.llm import report
+    s = llm.describe(model="qwen3:8b")
+    line = lambda v: next(l for l in report.format_plan(llm.plan(s, "ollama", ctx=8192, vram=12 * GiB, runtime_version=v))
+                          .splitlines() if l.strip().startswith("cuda context"))
+    assert line("0.30.0").endswith("llama-server's CUDA context (Ollama >= 0.30 starts llama-server)")
+    assert line("0.29.0").endswith("Ollama's per-GPU minimum reserve")
