@@ -70,7 +70,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
-                  "block_swap": None, "i2v": None}
+                  "block_swap": None, "i2v": None, "attention": "flash"}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -91,6 +91,11 @@ OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
 # encoder is moved on and off whole, as LightX2V's CLIPModel.visual does under cpu_offload; LightX2V's Qwen2.5-VL
 # offload is another scheme, an accelerate device map with lm_head on the device)
 TE_MODES = ("unload", "resident", "cpu", "stream")
+# --attention: flash (a fused kernel, O(n) memory: SDPA flash / memory-efficient, xformers, sage; ComfyUI's default on
+# torch 2) or math (the n x n scores held whole: ComfyUI's attention_basic, SDPA's math backend, and diffusers before
+# torch 2 / its AttnProcessor: CrossAttention._attention in 0.11 allocates torch.empty(b*h, n, n) for baddbmm, then
+# softmax makes a second n x n; phases.naive_total). The sample phase takes the chosen figure.
+ATTENTION_MODES = ("flash", "math")
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
 # clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
@@ -115,7 +120,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), i2v (Wan 2.1 image-to-video: the
     CLIP-H image encoder counted when no file gives one; None: from the layout), offload none|model|sequential|encoders
     (sets models/text_encoders/offload_bytes), block_swap N (the diffusion model's last N numbered blocks offloaded,
-    one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase)."""
+    one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase),
+    attention flash|math (ATTENTION_MODES: math holds the n x n attention scores whole in the sample phase)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     if max(width, height, frames) > spec.MAX_RESOLUTION or batch > spec.MAX_BATCH:
@@ -130,6 +136,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if pol["vae_slicing"] and pol["runner"] != "diffusers":
         raise UserError("VAE slicing is diffusers' enable_vae_slicing: use it with runner diffusers "
                         "(ComfyUI picks its decode batch from free memory itself)")
+    if pol["attention"] not in ATTENTION_MODES:
+        raise UserError(f"attention must be one of {', '.join(ATTENTION_MODES)}, not {pol['attention']!r}")
     if pol["text_encoders"] not in TE_MODES:
         raise UserError(f"text encoders must be one of {', '.join(TE_MODES)}, not {pol['text_encoders']!r}")
     if pol["offload"] is not None:
@@ -256,6 +264,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     act, naive, how = 0, 0, ""
     if dm:
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
+        if pol["attention"] == "math":  # the n x n scores held whole: the naive figure is the sample phase's
+            act = naive_total(act, naive)
         if pol["runner"] == "diffusers":
             act = max(act, diffusers_rope_peak(family, arch, lat, b_eff))
         elif pol["runner"] == "wan":
@@ -349,7 +359,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         ("every model stays resident (no swapping)" if keep else
          "ComfyUI swaps models between phases: each phase needs only its own model "
          f"(text encoders {'kept resident' if te_resident else 'on the CPU' if pol['text_encoders'] == 'cpu' else 'streamed' if te_kept else 'unloaded'} during sampling)"),
-        f"activations in {bc * 8}-bit; memory-efficient attention (SDPA flash / xformers) unless the naive figure is read",
+        f"activations in {bc * 8}-bit; " + ("attention with its n x n scores held whole (--attention math)" if pol["attention"] == "math"
+                                             else "memory-efficient attention (SDPA flash / xformers) unless the naive figure is read"),
         f"sample: {how}" if dm else "",
         f"fixed: {pol.get('device', 'cuda').upper()} context {fmt_bytes(fixed['cuda_context'])} and ComfyUI's reserve "
         f"{fmt_bytes(fixed['comfyui_reserve'])} ({pol['platform']}; --reserve-vram changes it); allocator margin "
@@ -411,7 +422,7 @@ def peak_on(est: dict, budget) -> dict:
     if ctx["has_dm"]:
         wd = w["dm"] + w["te_extra"] + others("dm") + w["under"]["dm"]
         phase("sample", wd, ctx["act"])
-        phase("sample_naive_attention", wd, naive_total(ctx["act"], ctx["naive"]))
+        phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math" else naive_total(ctx["act"], ctx["naive"]))
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]

@@ -60,6 +60,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--runner", choices=["comfyui", "diffusers", "wan"], default="comfyui",
                    help="whose model code runs: diffusers (its VAE decoders peak higher than ComfyUI's), wan (Wan's own "
                         "generate.py or DiffSynth-Studio: fp32 residual stream and float64 RoPE in the DiT)")
+    s.add_argument("--attention", choices=["flash", "math"], default="flash",
+                   help="flash: a fused attention kernel (SDPA, xformers, sage; default); math: the n x n attention scores "
+                        "held whole (ComfyUI's attention_basic, SDPA's math backend, diffusers on torch 1.x)")
     s.add_argument("--reserve-vram", type=float, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
     s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
     s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,
@@ -96,7 +99,7 @@ def policy_from_args(args) -> dict:
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
-           "block_swap": g("block_swap"), "i2v": g("i2v"),
+           "block_swap": g("block_swap"), "i2v": g("i2v"), "attention": g("attention", "flash") or "flash",
            "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
