@@ -400,7 +400,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 "diffusers-10295-hunyuanvideo-vae-decode-768x512-tile64f", "diffusers-10295-hunyuanvideo-vae-decode-768x512-tile16f",
                 *(f"hf-blog-videogen-hunyuanvideo-{s}" for s in ("base", "vae-tiling", "cpu-offload", "8bit", "8bit-cpu-offload",
                                                                  "8bit-cpu-offload-vae-tiling", "4bit", "4bit-vae-tiling",
-                                                                 "4bit-cpu-offload-vae-tiling"))}
+                                                                 "4bit-cpu-offload-vae-tiling")),
+                # after measured batch 15's first sight (ediff6): diffusers 0.11.1's StableDiffusionPipeline keeps its safety
+                # checker on the device and attends with the n x n scores whole (--attention math, no coefficient); written
+                # while reading these rows' -27.6 / -34.9 %
+                "diffusers-1934-sd15-fp16-resident-512-gtx1080", "diffusers-1934-sd15-fp16-resident-512-titan-rtx"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -412,6 +416,12 @@ SYNTH = {
         "txt_in.individual_token_refiner.blocks.0.norm1.weight": (3072,), "img_in.proj.weight": (3072, 16, 1, 2, 2)}),
     "synth:llava-llama-3-8b-encoder": ("F16", 8_030_261_248 - 128256 * 4096, (14336, 4096), {  # LlamaModel: no lm_head
         "model.embed_tokens.weight": (128256, 4096), "model.layers.0.input_layernorm.weight": (4096,)}),
+    # Stable Diffusion's safety checker (diffusers StableDiffusionSafetyChecker, in runwayml/stable-diffusion-v1-5):
+    # CLIP ViT-L/14's vision tower (hidden 1024, 24 layers, mlp 4096, patch 14, 257 positions: 303,179,776) + its
+    # visual_projection 1024 -> 768 and the 17 + 3 concept embeddings and weights: 303,981,588 parameters, counted from
+    # those shapes; a clip-vision component (families._classify_whole) kept on the device like the encoders
+    "synth:sd-safety-checker": ("F16", 303_981_588, (4096, 1024), {
+        "vision_model.embeddings.class_embedding": (1024,), "vision_model.encoder.layers.0.mlp.fc1.weight": (4096, 1024)}),
     "synth:vae-hunyuan-video": ("F16", 246_481_315, (512, 512, 3, 3, 3), {"decoder.conv_in.conv.weight": (512, 16, 3, 3, 3)}),
     "synth:qwen-image-20B": ("BF16", 20_430_000_000, (12288, 3072), {"txt_norm.weight": (3584,), "img_in.weight": (3072, 64)}),
     "synth:qwen2.5-vl-7b": ("BF16", 8_292_166_656, (18944, 3584), {
