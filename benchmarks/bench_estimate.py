@@ -404,7 +404,12 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # after measured batch 15's first sight (ediff6): diffusers 0.11.1's StableDiffusionPipeline keeps its safety
                 # checker on the device and attends with the n x n scores whole (--attention math, no coefficient); written
                 # while reading these rows' -27.6 / -34.9 %
-                "diffusers-1934-sd15-fp16-resident-512-gtx1080", "diffusers-1934-sd15-fp16-resident-512-titan-rtx"}
+                "diffusers-1934-sd15-fp16-resident-512-gtx1080", "diffusers-1934-sd15-fp16-resident-512-titan-rtx",
+                # after measured batch 15's first sight (ediff6): the hybrid-inference page's percentages read as torch's reserved
+                # peak (a fixed size on 8-24 GB cards, no CUDA context in their intercept; mapping_changes), written while
+                # reading these rows' +10.7..+32.5 %
+                *(f"diffusers-docs-hybrid-vae-decode-{s}-rtx4090" for s in ("sd1-512x512-untiled", "sd1-1024x1024-untiled",
+                                                                             "sd1-1024x1024-tiled", "sdxl-1024x1024-untiled"))}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
