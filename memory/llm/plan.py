@@ -64,9 +64,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
     if parallel is None or parallel < 1 or parallel > 65536:
         raise UserError(f"--parallel must be 1..65536, got {parallel}")
-    if knobs.get("ngl") is not None and not (isinstance(knobs["ngl"], int) and knobs["ngl"] >= 0):
-        # llama.cpp -ngl -1 and Ollama num_gpu -1 mean "the default", which differs by build: leave it out instead
-        raise UserError(f"--ngl must be 0 or more, got {knobs['ngl']} (leave it out for every layer on the GPU)")
+    asked_ngl = knobs.get("ngl")
+    if asked_ngl is not None:  # -1 / auto, -2 / all as the build reads them
+        knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version")), knobs, runtime)
     model_max = spec.max_ctx or 131072
     if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
         ctx = (spec.max_ctx or 8192) if runtime == "vllm" else 4096
@@ -95,6 +95,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes = list(spec.notes)
+    if asked_ngl is not None and knobs["ngl"] != asked_ngl:
+        notes.append(f"{'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} {asked_ngl}: "
+                     + ("as without it, the runtime's own placement" + (" (--fit)" if runtime == "llama.cpp" else "")
+                        if knobs["ngl"] is None else "no layer on the GPU, this build's default" if knobs["ngl"] == 0
+                        else "every layer on the GPU"))
     if version_note(knobs.get("runtime_version")):
         notes.append(version_note(knobs.get("runtime_version")))
     if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:

@@ -9,6 +9,7 @@ the ggml compute buffer, and a margin.
   memory (common_fit_params); our figure is the one to compare with its "memory breakdown" lines.
   several GPUs (--tensor-split, the `tensor_split` knob): the layers are placed as load_tensors places them and each
   device's layers, KV buffer and weights are given (`devices`); the totals are the whole load's."""
+from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, SLIDING
@@ -31,6 +32,39 @@ FIT_TARGET = 1024 * MiB
 # repeating layers and the output only beyond n_layer (Ollama's vendored llama.cpp up to 2026: "offloading 5
 # repeating layers to GPU"). The first build carrying it is not read: taken as --fit's.
 OUTPUT_FIRST = FIT
+# -ngl -1 is common_params' "unset": common_model_params_to_llama then keeps llama_model_default_params' n_gpu_layers,
+# 0 (the CPU) in builds up to mid-2025 (Jan forwarded -ngl 100 for that reason, janhq/jan#5310, June 17 2025: taken
+# as b5700) and every layer later (999, then -1). On --fit builds -1 is also "-ngl auto" (common/arg.cpp: auto -1,
+# all -2): the fitter chooses, as without -ngl. Which build between moved the default to every layer is not read, so
+# -1 there is refused. Ollama's num_gpu -1 is its own placement, as without num_gpu.
+NGL_DEFAULT_CPU_BEFORE = (5700,)
+NGL_WORDS = {"auto": -1, "all": -2}
+
+
+def resolve_ngl(ngl, version, knobs, runtime: str):
+    """-ngl as the runtime reads it: None (the default placement), an exact count, or ALL (every layer, no fit)."""
+    ngl = NGL_WORDS.get(ngl.strip().lower(), ngl) if isinstance(ngl, str) else ngl
+    if ngl is None or (isinstance(ngl, int) and not isinstance(ngl, bool) and ngl >= 0):
+        return ngl
+    if not isinstance(ngl, int) or isinstance(ngl, bool) or ngl < -2 or (ngl == -2 and runtime != "llama.cpp"):
+        raise UserError(f"--ngl takes a layer count, -1 / auto (the default placement) or, for llama.cpp, -2 / all; "
+                        f"got {ngl!r}")
+    if runtime != "llama.cpp":
+        return None
+    if fork(knobs):
+        raise UserError("--ngl -1/-2 on ik_llama.cpp: its default layer count changed in 2026 (ik_llama.cpp#2209); "
+                        "give -ngl N")
+    if ngl == -2:
+        return ALL_LAYERS
+    if version is not None and not at_least(version, *NGL_DEFAULT_CPU_BEFORE):
+        return 0
+    if at_least(version, *FIT):
+        return None
+    raise UserError("--ngl -1 keeps the build's default layer count, 0 before mid-2025 (b5700) and every layer by "
+                    "--fit (b7400); the build that changed it is not known here: give -ngl N for this build")
+
+
+ALL_LAYERS = 1 << 20  # -ngl all / 999: more than any model's layers
 QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 # ikawrakow/ik_llama.cpp (a --runtime-version that names it): llama.cpp's cache layout without its sliding-window
 # cache: every layer of a sliding-window model is kept at -c cells (gpt-oss-20b at 131072: 6144.00 MiB, ik_llama.cpp
