@@ -54,6 +54,7 @@ def score(path: Path) -> dict:
     out["got"] = res["cause"]
     out["top2"] = [(c["id"], c["confidence"]) for c in ev["causes"][:2]]
     out["cause_ok"] = res["cause"] == expect["cause"]
+    out["uncertain"] = bool(res.get("uncertain"))  # the panel and CLI show the top two side by side
     out["runtime_ok"] = ev["runtime"] == expect.get("runtime", ev["runtime"])
     out["got_runtime"] = ev["runtime"]
     out["device_ok"] = "device" not in expect or ev.get("device_kind") == expect["device"]
