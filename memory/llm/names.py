@@ -51,6 +51,8 @@ OLLAMA_LIBRARY = {
     # deepseek-v2 and deepseek-coder-v2 (June 2024): the 16b tags (the default) are DeepSeek-V2-Lite's geometry
     # (deepseek2, 27 layers, 64 experts); their 236b tags are full DeepSeek-V2, which has no built-in description
     "deepseek-v2": (None, "16b"), "deepseek-coder-v2": (None, "16b"),
+    # glm-4.7-flash (January 2026): one model, zai-org/GLM-4.7-Flash; tags latest (Q4_K_M), q8_0, bf16
+    "glm-4.7-flash": ("GLM-4.7-Flash", "30b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
@@ -235,6 +237,31 @@ RELEASE_CONTEXT = (
 )
 
 
+# releases and fine-tunes published under their own names on a built-in's geometry: (pattern of the canonical name,
+# built-in, the evidence that the geometry is that built-in's). A config.json given with --config is read as it is.
+SAME_GEOMETRY = (
+    # DeepSeek-V3.1 (and its -Terminus update): DeepseekV3ForCausalLM, read by KAITO's preset generator from its
+    # config.json exactly as V3's (kaito presets/workspace/generator/generator_test.go: 641.30 GiB of FP8 files,
+    # 70272 KV bytes a token = 61 layers x 576 x 2, 163840 tokens). V3.2 is another architecture (its indexer).
+    (r"^deepseek-v3\.1(?:$|-)", "DeepSeek-V3", "the same config as DeepSeek-V3 (DeepseekV3ForCausalLM, 61 layers, "
+     "MLA 512 + 64, 256 experts; KAITO's generator reads both alike)"),
+    # Google's MedGemma 27B / 4B are Gemma 3 fine-tunes (Gemma3ForConditionalGeneration; the -text- variant its decoder):
+    # llama.cpp#18270 prints MedGemma-27B's 63 layers with the output, freq_scale 0.125 and a non-SWA cache of
+    # 10 layers x 35328 cells in 2760.00 MiB = 16 KV heads x 128, Gemma-3-27B's geometry
+    (r"^medgemma-(?:text-)?(4b|27b)(?:$|-)", "Gemma-3-{0}", "a Gemma 3 fine-tune with Gemma-3-{0}'s config"),
+)
+
+
+def _same_geometry(wanted: str, names: list):
+    for pattern, base, why in SAME_GEOMETRY:
+        m = re.search(pattern, wanted)
+        if m:
+            b = base.format(*(g.upper() for g in m.groups()))
+            if b in names:
+                return b, why.format(*(g.upper() for g in m.groups()))
+    return None
+
+
 def _release_context(name: str, n: str):
     low = name.strip().lower().replace("_", "-")
     for builtins, pattern, ctx, source in RELEASE_CONTEXT:
@@ -281,6 +308,10 @@ def load_builtin(name: str):
             note = (f"{name!r} is a {fine.group(1)} fine-tune of {hit[0]} (same architecture; its trained context may "
                     f"differ)" + (f"; weights taken as {quant} from the name" if quant else ""))
             wanted = base
+    same = None if tag else _same_geometry(wanted, names)
+    if same:
+        note = f"{name!r} is {same[1]}: sized as {same[0]}" + (f"; weights taken as {quant} from the name" if quant else "")
+        wanted = _canonical(same[0])
     unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
     for n in sorted(names, key=lambda n: _canonical(n) != wanted):
         if _canonical(n) in (wanted, unversioned):

@@ -110,7 +110,8 @@ KNOWN_ARCHS = frozenset((
     "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl",
     "qwen3_vl_moe", "qwen3_omni_moe", "qwen3_5", "qwen3_5_moe",
     "gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "phi", "phi3", "cohere", "cohere2", "starcoder2",
-    "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe_lite", "gpt_oss", "granitemoehybrid", "jamba", "minimax_m2", "olmo2",
+    "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
+    "minimax_m2", "olmo2",
 ))
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "

@@ -1,0 +1,58 @@
+"""Models described in round 7 (batch 26) and names resolved to a built-in's geometry, each checked against a figure
+the runtime printed (the thread named), never against a value the code computed."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def test_medgemma_is_gemma3_27b_by_its_printed_global_cache():
+    # llama.cpp#18270: MedGemma-27B-it, -c 35328 -np 4 -kvu, "non-SWA KV cache 35328 cells, 10 layers: CUDA0 KV buffer
+    # 2760.00 MiB" (16 KV heads x 128 x 2 x f16 x 35328 cells x 10 global layers)
+    s = llm.describe(model="google/medgemma-27b-it")
+    assert s.name == "Gemma-3-27B" and any("Gemma 3 fine-tune" in n for n in s.notes)
+    r = llm.plan(s, "llama.cpp", ctx=35328, parallel=4, kv_unified=True, flash_attn=True, weights_dtype="IQ3_XS")
+    assert r["kv_detail"]["full_layers"] / MiB == pytest.approx(2760.00, abs=0.005)
+    assert llm.describe(model="google/medgemma-4b-it").name == "Gemma-3-4B"
+
+
+def test_deepseek_v31_is_v3_and_v32_is_not():
+    for name in ("deepseek-ai/DeepSeek-V3.1", "deepseek-ai/DeepSeek-V3.1-Terminus"):
+        s = llm.describe(model=name)
+        r = llm.plan(s, "vllm", ctx=4096)
+        assert s.name == "DeepSeek-V3" and r["kv_per_token"] == 70272  # KAITO's generator: 70272 bytes a token
+    with pytest.raises(llm.UserError, match="unknown model"):
+        llm.describe(model="deepseek-ai/DeepSeek-V3.2")  # its indexer cache is another architecture
+
+
+def test_glm47_flash_ollama_tags():
+    for tag, q in (("glm-4.7-flash:latest", "Q4_K_M"), ("glm-4.7-flash:q8_0", "Q8_0"), ("glm-4.7-flash:bf16", "BF16")):
+        s = llm.describe(model=tag)
+        assert (s.name, s.quant, s.ollama) == ("GLM-4.7-Flash", q, True)
+
+
+def test_glm47_flash_ollama_014_prices_the_per_head_cache():
+    # ollama#13863 (0.14.3): glm-4.7-flash:latest at 128000 tokens, ollama ps SIZE 145 GB (an 18 GB model): Ollama's
+    # engine caches 20 heads x (256 + 256) values a token a layer, not MLA's 576 (47 x 128000 x 20480 B = 123 GB)
+    s = llm.describe(model="glm-4.7-flash:latest")
+    r = llm.plan(s, "ollama", ctx=128000, flash_attn="on", runtime_version="0.14.3")
+    assert 140e9 < r["kv_total"] + r["weights"] < 150e9
+
+
+def test_glm45_air_printed_head_and_kv():
+    # ollama#12403 (0.12, Q8_0, 20000 tokens): weights nonrepeating 629.0 MiB = the 151552 x 4096 head in Q8_0
+    s = llm.describe(model="zai-org/GLM-4.5-Air")
+    r = llm.plan(s, "ollama", ctx=20000, weights_dtype="Q8_0", flash_attn="on", runtime_version="0.12.0")
+    assert r["weights_by_role"]["output"] / MiB == pytest.approx(629.0, abs=0.05)
+    assert s.n_kv_heads == 8 and s.head_dim_k == 128 and s.n_experts == 128
+
+
+def test_mistral_small4_kv_of_one_1m_request():
+    # kaito#2132 (vLLM 0.22.1, TP 2): one request of 1048576 tokens "needs 22.5 GiB KV cache" (MLA 256 + 64, 36 layers)
+    s = llm.describe(model="mistralai/Mistral-Small-4-119B-2603")
+    assert s.name == "Mistral-Small-4-119B" and s.mla
+    r = llm.plan(s, "vllm", ctx=1048576, tensor_parallel_size=2, gpu_memory_utilization=0.84, vram=93.02 * GiB,
+                 runtime_version="0.22.1", gpu_name="NVIDIA H100 NVL")
+    assert r["kv_total"] / GiB == pytest.approx(22.5, abs=0.005)
+    assert r["fits_as_requested"] is False  # refused: 22.5 GiB needed, 17.39 GiB available
