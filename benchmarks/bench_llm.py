@@ -291,7 +291,9 @@ def score(row) -> dict:
         out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))
         out["weights_err"] = w / GiB / printed - 1
     if "weights_gpu_mib" in m and "host_weights" in res:  # llama.cpp's CUDA model buffer with -ngl layers on the GPU
-        g = (res["weights"] - res["host_weights"]) / MiB
+        # the model buffers on the GPU as the plan places them: a tied output (the token table) is loaded a second
+        # time there when the output layer is offloaded, so the file size less the host part would miss it
+        g = res.get("gpu_weights", res["weights"] - res["host_weights"]) / MiB
         out["weights_gpu_mib"] = (round(g, 2), m["weights_gpu_mib"])
         out["weights_err"] = g / m["weights_gpu_mib"] - 1
     # KV buffer as printed

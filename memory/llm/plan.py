@@ -246,6 +246,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      + "; the totals and the verdict are the whole load's (give --vram as the GPUs' sum)")
     if runtime != "vllm":
         out["host_weights"] = ev["host_weights"]
+        out["gpu_weights"] = ev["gpu_weights"]  # a tied output's copy included where the output layer is on the GPU
         out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
         out["ngl_counts_output"] = bool(s.get("output_first"))
     if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
