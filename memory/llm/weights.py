@@ -176,6 +176,11 @@ def _odd_rows(spec: LLMSpec) -> str:
     return " and ".join(str(r) for r in dict.fromkeys(r for r in rows if r and r % 256))
 
 
+# Unsloth's "Dynamic 2.0" GGUF quants (UD-Q4_K_XL, UD-Q8_K_XL, UD-IQ2_M, ...): a per-model selection of tensors kept
+# at a higher type than the file type's, which is what general.file_type and llama-bench's label still name
+UNSLOTH_DYNAMIC_GGUF = re.compile(r"ud[-_]")
+
+
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes."""
     emb_params = spec.vocab * spec.hidden
@@ -194,6 +199,10 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         raise UserError(f"{spec.name}: parameter count unknown, cannot size {dt} weights")
     low = FORMAT_ALIASES.get(str(dt).lower(), str(dt).lower())
     up = low.upper()
+    if UNSLOTH_DYNAMIC_GGUF.match(low):
+        raise UserError(f"{dt}: an Unsloth Dynamic GGUF keeps tensors it chose per model above its base type, and the "
+                        "name does not say which (llama-bench labels Qwen3.6-27B-UD-Q8_K_XL 'Q8_0' at 33.31 GiB, where "
+                        "Q8_0 throughout is 27 GiB): give the file with --gguf FILE, which reads every tensor's type")
     head_params = 0 if spec.tied else emb_params
     block_params = spec.params - emb_params - head_params
     if up in ROLE_TYPES:
