@@ -6,7 +6,7 @@ from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
-from .spec import SLIDING, LLMSpec
+from .spec import SLIDING, LLMSpec, gguf_blocks
 from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, weights_by_role
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
@@ -67,6 +67,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     asked_ngl = knobs.get("ngl")
     if asked_ngl is not None:  # -1 / auto, -2 / all as the build reads them
         knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version")), knobs, runtime)
+    if runtime == "ollama":  # Ollama prices every block of the GGUF, multi-token-prediction ones included
+        spec = gguf_blocks(spec)
     model_max = spec.max_ctx or 131072
     if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
         ctx = (spec.max_ctx or 8192) if runtime == "vllm" else 4096

@@ -3,7 +3,7 @@ file is given) the exact weight bytes. Built from a Hugging Face config.json, GG
 safetensors headers (files.py, gguf.py), or a built-in name (names.py); the memory math lives in kv.py and
 the modules it names."""
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import UserError
 from .names import MODELS_DIR  # noqa: F401  (spec.MODELS_DIR, kept for callers)
@@ -62,6 +62,8 @@ class LLMSpec:
     linear_state: tuple | None = None  # gated-DeltaNet layer state for vLLM: (conv values, conv bytes each, ssm values,
     #                                    ssm bytes each), one layer, one sequence, before tensor parallelism
     generic: bool = False           # a config.json whose model_type kv has no layer rules for (GENERIC_NOTE)
+    gguf_mtp_blocks: int = 0        # multi-token-prediction blocks a GGUF keeps as trailing blocks (GGUF_MTP_ARCHS)
+    mtp_block_params: int = 0       # parameters of one such block, its copies of the token table and head included
 
     @property
     def n_layers(self) -> int:
@@ -113,6 +115,12 @@ KNOWN_ARCHS = frozenset((
     "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
     "minimax_m2", "olmo2",
 ))
+# GGUF converters that keep the multi-token-prediction layers as trailing blocks (llama.cpp convert_hf_to_gguf Glm4MoeModel:
+# block_count = num_hidden_layers + num_nextn_predict_layers; each such block has an MoE layer, eh_proj (2d -> d), three
+# norms and its own embed_tokens and shared_head.head). DeepSeek's and GLM-4.7-Flash's (deepseek2) drop them. Ollama
+# prices every block of the file: GLM-4.5-Air at Q8_0 prints 48 layers (47 blocks + output), repeating weights 108.2
+# GiB and required.kv 3.6 GiB at 20000 tokens = 47 blocks (ollama/ollama#12403).
+GGUF_MTP_ARCHS = frozenset(("glm4_moe",))
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
                 "unless the config lists layer_types, K and V from num_key_value_heads x head_dim); sliding windows, "
@@ -266,6 +274,10 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     spec.rope_cache_elems = _rope_cache_elems(cfg, spec)
     spec.params, spec.linear_params, spec.expert_params = _count_params(cfg, spec)
     spec.recurrent_state_per_seq = _recurrent_state(cfg, spec)
+    nextn = _int(cfg, "num_nextn_predict_layers", default=0) or 0
+    if _ARCH_SUFFIX.sub("", mt) in GGUF_MTP_ARCHS and 0 < nextn <= 8 and spec.layer_params:
+        spec.gguf_mtp_blocks = nextn
+        spec.mtp_block_params = spec.layer_params[-1] + 2 * V * d + 2 * d * d + 3 * d
     if cfg.get("_omni"):
         spec.notes.append("an omni model: its thinker's decoder as described; the audio encoder, the talker and the "
                           "speech decoder are not counted")
@@ -399,6 +411,21 @@ def _quant_name(q: dict) -> str | None:
     if method == "mxfp4":
         return "mxfp4"
     return method or None
+
+
+def gguf_blocks(spec: LLMSpec) -> LLMSpec:
+    """The model as its GGUF stores it: the multi-token-prediction blocks appended (a copy; the spec when none)."""
+    k = spec.gguf_mtp_blocks
+    if not k or spec.weights_bytes or spec.layer_kv_elems or spec.layer_kv_heads:
+        return spec
+    extra = k * spec.mtp_block_params
+    routed = k * spec.n_experts * 3 * spec.hidden * spec.moe_intermediate
+    return replace(spec, layer_kinds=list(spec.layer_kinds) + [FULL] * k, params=spec.params + extra,
+                   linear_params=(spec.linear_params or 0) + extra, expert_params=(spec.expert_params or 0) + routed,
+                   layer_params=list(spec.layer_params) + [spec.mtp_block_params] * k, gguf_mtp_blocks=0,
+                   notes=list(spec.notes) + [f"its GGUF keeps {k} multi-token-prediction block(s) after the "
+                                             f"{spec.n_layers} layers (with copies of the token table and head): "
+                                             f"{spec.n_layers + k} blocks, as Ollama prices them"])
 
 
 def _count_params(cfg: dict, s: LLMSpec) -> tuple:

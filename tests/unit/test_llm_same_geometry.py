@@ -56,3 +56,19 @@ def test_mistral_small4_kv_of_one_1m_request():
                  runtime_version="0.22.1", gpu_name="NVIDIA H100 NVL")
     assert r["kv_total"] / GiB == pytest.approx(22.5, abs=0.005)
     assert r["fits_as_requested"] is False  # refused: 22.5 GiB needed, 17.39 GiB available
+
+
+def test_glm45_air_on_ollama_prices_the_mtp_block_and_the_fallback_graph():
+    # ollama#12403 (0.12, Q8_0, 20000 tokens, three GPUs): layers.model 48, weights.total 108.8 GiB (repeating 108.2 +
+    # nonrepeating 629.0 MiB), required.kv 3.6 GiB, graph.full 7.2 GiB, required.full 136.2 GiB. The GGUF's MTP block
+    # (47th) is priced; glm4moe runs on the llama runner there, so GraphSize's fallback (GQA x cache / 6) applies
+    s = llm.describe(model="zai-org/GLM-4.5-Air")
+    r = llm.plan(s, "ollama", ctx=20000, weights_dtype="Q8_0", flash_attn="on", runtime_version="0.12", num_gpus=3)
+    assert r["ollama_weights_total"] / GiB == pytest.approx(108.8, abs=0.05)
+    assert r["kv_total"] / GiB == pytest.approx(3.6, abs=0.05)
+    assert r["overhead"]["compute_buffer"] / GiB == pytest.approx(7.2, abs=0.05)
+    assert r["ollama_required_full"] / GiB == pytest.approx(136.2, abs=0.1)
+    # llama.cpp here leaves the block out: the difference is one MoE layer (128 x 3 x 4096 x 1408 + attention) with
+    # two 151552 x 4096 copies and the 8192 -> 4096 eh_proj, ~3.61 B parameters at Q8_0's 34/32 bytes: ~3.57 GiB
+    lc = llm.plan(s, "llama.cpp", ctx=20000, weights_dtype="Q8_0")
+    assert (r["weights"] - lc["weights"]) / GiB == pytest.approx(3.57, abs=0.05) and s.n_layers == 46

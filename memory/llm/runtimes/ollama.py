@@ -114,11 +114,18 @@ def gemma_graph(spec, cells: int, batch: int = 512) -> tuple:
     return int(full), int(partial)
 
 
+def estimated_graph(version, spec) -> bool:
+    """True when the placement takes GraphSize's estimate: every model before 0.11.11, and from then a model on the
+    llama runner (not measured_layout): ollama#12403, GLM-4.5-Air (glm4moe, llama runner) on 0.12 prints graph.full
+    7.2 GiB = 96 / 8 heads x its 3.6 GiB cache / 6, the fallback below. The newest (None) is llama-server's."""
+    return version is not None and not measured_layout(version, spec)
+
+
 def fallback_graph(spec, kv_total: int, version) -> int | None:
-    """Ollama's graph estimate for an architecture GraphSize does not name (None when it names it, or from 0.12)."""
+    """Ollama's graph estimate for an architecture GraphSize does not name (None when it names it, or measured)."""
     # Mistral 3.1/3.2 describe their text model as "mistral"; their GGUF (with the Pixtral tower) is "mistral3"
     arch = "mistral3" if (spec.vision or {}).get("model_type") == "pixtral" else spec.arch
-    if version is None or at_least(version, *MEASURED) or arch in GRAPH_SIZE_ARCHS:
+    if not estimated_graph(version, spec) or arch in GRAPH_SIZE_ARCHS:
         return None
     return int(max(spec.n_heads // max(spec.n_kv_heads, 1), 1) * kv_total / 6)
 
@@ -265,8 +272,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
-    if spec.arch in GEMMA_GRAPH_ARCHS and s["version"] is not None and not at_least(s["version"], *MEASURED):
-        # GraphSize is the old estimate's (before 0.12 Ollama measures its own engine's allocation, as for fallback_graph)
+    if spec.arch in GEMMA_GRAPH_ARCHS and estimated_graph(s["version"], spec):
+        # GraphSize is the estimate's (Ollama's own engine measures its allocation from 0.11.11, as for fallback_graph)
         graph_full, graph_partial = gemma_graph(spec, kvd["cells"], s["ubatch"])
     elif spec.arch in GPTOSS_ARCHS:
         graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
