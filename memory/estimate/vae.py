@@ -324,6 +324,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     "diffusers" only): one sample per decode call, plus the samples decoded before it (sliced_outputs_bytes).
     tile_px (runner "diffusers", KL VAE, mode "tiled"): diffusers' enable_tiling with tiles of that size
     (diffusers_kl_tiled), for the whole batch per tile unless slicing; untiled when the latent fits one tile.
+    runner "diffusers", HunyuanVideo's VAE: its frame chunks in every mode, spatial tiles with mode "tiled"
+    (diffusers_hv_decode; `tile` {"tile", "frames"} overrides DIFFUSERS_HV_TILE).
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace,
     allocator_slack, cached_slack, how, dtype}. cached_slack: what the caching allocator holds beyond that (Wan
     decodes; reserved, not needed: peak_device only)."""
