@@ -352,7 +352,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
         t = dict(DIFFUSERS_HV_TILE, **(tile or {}))
         calls = 1 if slicing else int(latent_shape[0])
         out.update(bytes=calls * hv[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0),
-                   tiled=mode == "tiled", batch=calls, tiled_bytes=hv[0], per_sample=hv[0], conv_workspace=0,
+                   tiled=mode == "tiled", batch=calls, per_sample=hv[0], conv_workspace=0,
+                   tiled_bytes=diffusers_hv_decode(latent_shape, dtype, tile, spatial=True)[0],  # with enable_tiling
                    how=f"diffusers' HunyuanVideo VAE: {hv[1]} chunk(s) of up to {t['frames']} + 1 frames"
                    + (f", {hv[2]} tiles of {t['tile']} px each (enable_tiling)" if hv[2] > 1 else ", untiled in space")
                    + f", each decoded for {calls} sample(s) at once")

@@ -42,6 +42,7 @@ def test_phase_under_diffusers_and_comfyui():
     diff = V.phase("hunyuan-video", LAT, "bf16", None, "untiled", {"frames": 64}, "diffusers")
     assert diff["bytes"] == (449 * 65 + 3 * 65) * HW * 2 and diff["per_sample"] == diff["bytes"]
     assert "3 chunk(s)" in diff["how"]
+    assert diff["tiled_bytes"] == V.diffusers_hv_decode(LAT, "bf16", {"frames": 64}, spatial=True)[0] < diff["bytes"]
     tiled = V.phase("hunyuan-video", LAT, "bf16", None, "tiled", {"tile": 256, "frames": 64}, "diffusers")
     assert tiled["tiled"] and "12 tiles of 256 px" in tiled["how"] and tiled["bytes"] < diff["bytes"] / 4
     comfy = V.phase("hunyuan-video", LAT, "bf16", None, "untiled")
