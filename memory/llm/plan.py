@@ -150,9 +150,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
     # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
     whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
-    if runtime == "vllm" and proj and not spec.weights_bytes and not whole_tower:
+    if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
+        # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual)
         roles = dict(roles, total=roles["total"] + proj["weights"])
-        notes.append(f"vision tower counted with the weights ({fmt_bytes(proj['weights'])} in 16 bits): vLLM loads it")
+        notes.append(f"vision tower counted with the weights ({fmt_bytes(proj['weights'])} in 16 bits): "
+                     f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it")
     if runtime == "ollama" and proj:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
                      f"for one image, on the GPU before any layer")
