@@ -17,3 +17,15 @@ def test_sglang_counts_gemma3_tower():
     with_tower = llm.plan(s, "sglang", **kw)["weights"]
     text_only = llm.plan(replace(s, vision=None), "sglang", **kw)["weights"]
     assert (with_tower - text_only) / GiB == pytest.approx(0.8, abs=0.08)
+
+
+def test_sglang_04_runner_lowers_a_given_fraction_for_a_multimodal_model():
+    # model_runner.py (0.4.x, before sglang#6881): mem_fraction_static *= 0.95 when is_multimodal, given or default
+    s = llm.describe(model="google/gemma-3-27b-it")
+    kw = dict(ctx=4096, weights_dtype="bf16", mem_fraction_static=0.88, vram=80 * GiB)
+    old = llm.plan(s, "sglang", runtime_version="0.4.4", **kw)
+    new = llm.plan(s, "sglang", runtime_version="0.5.6", **kw)
+    assert old["budget"] / new["budget"] == pytest.approx(0.95, abs=1e-6)
+    text = llm.describe(model="Qwen/Qwen3-8B")  # no tower: unchanged
+    assert (llm.plan(text, "sglang", runtime_version="0.4.4", **kw)["budget"]
+            == llm.plan(text, "sglang", runtime_version="0.5.6", **kw)["budget"])

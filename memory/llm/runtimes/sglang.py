@@ -41,6 +41,11 @@ KV = ("f16", "bf16", "fp8_e5m2", "fp8_e4m3")
 
 
 MFS_BY_CARD = (0, 4, 8)       # sglang#7054, taken as its first release
+# Before sglang#6881 moved it into server_args (inside the #7054 gate here), ModelRunner.__init__ multiplied the
+# fraction, given or default, for a multimodal model: "Automatically reduce --mem-fraction-static to ... because this is
+# a multimodal model" (x 0.95 in the early-2025 model_runner.py that also turns chunked prefill off for mllama and
+# qwen2-vl; a spring-2025 one has x 0.90: the release that changed it is not read, 0.95 is kept)
+RUNNER_VLM_FACTOR = 0.95
 MFS_FORMULA = (0, 5, 3)       # sglang#10975, taken as its first release
 # (card below MiB, reserved GiB = a + TPxPP x b) of #7054; chunked_prefill_size, cuda_graph_max_bs below 4 / from
 # TP 4 of #10975, by the card's MiB
@@ -116,6 +121,11 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                          f"({'its' if version is None else 'this version' + chr(39) + 's'} reserve for activations and "
                          "CUDA graphs, server_args _handle_gpu_memory_settings"
                          + (f"; x {vlm:.3f} for the vision tower, adjust_mem_fraction_for_vlm)" if vlm != 1.0 else ")"))
+    version = parse_version(knobs.get("runtime_version"))
+    if version is not None and not at_least(version, *MFS_BY_CARD) and spec.vision and "omni" not in (spec.arch or ""):
+        mfs *= RUNNER_VLM_FACTOR
+        notes.append(f"--mem-fraction-static {mfs:.3f}: this version's model runner lowers the fraction for a "
+                     f"multimodal model (x {RUNNER_VLM_FACTOR}, given or default)")
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs)
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
