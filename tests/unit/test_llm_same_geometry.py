@@ -72,3 +72,17 @@ def test_glm45_air_on_ollama_prices_the_mtp_block_and_the_fallback_graph():
     # two 151552 x 4096 copies and the 8192 -> 4096 eh_proj, ~3.61 B parameters at Q8_0's 34/32 bytes: ~3.57 GiB
     lc = llm.plan(s, "llama.cpp", ctx=20000, weights_dtype="Q8_0")
     assert (r["weights"] - lc["weights"]) / GiB == pytest.approx(3.57, abs=0.05) and s.n_layers == 46
+
+
+def test_ollama_engine_gates_take_the_first_release_candidate():
+    # fs/ggml/ggml.go OllamaEngineRequired as tagged: glm4moelite first in v0.14.3-rc2 (ollama#13805 ran 0.14.3-rc3),
+    # gemma4 in v0.20.0-rc0, qwen3 in v0.12.0-rc0; absent from the tags before
+    from gpu_garden.memory.llm.runtimes import ollama as ol, parse_version as pv
+    cases = (("glm-4.7-flash:latest", "0.14.3-rc2", "0.14.3-rc1"), ("qwen3:8b", "0.12.0-rc0", "0.11.11"))
+    for name, first, before in cases:
+        s = llm.describe(model=name)
+        assert ol.measured_layout(pv(first), s) and not ol.measured_layout(pv(before), s)
+    # measured there: no buffer layer; 20 heads x (256 + 256) cached a token a layer (ps: 51 GB, 48 % on a 24 GB card)
+    r = llm.plan(llm.describe(model="glm-4.7-flash:latest"), "ollama", ctx=32768, flash_attn="on",
+                 runtime_version="0.14.3-rc3", vram=24 * GiB)
+    assert "layer_buffer" not in r["overhead"] and r["kv_total"] == 47 * 32768 * 20 * 512 * 2

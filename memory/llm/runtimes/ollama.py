@@ -36,19 +36,24 @@ MAX_LAYER_BUFFER = (parse_version("0.7.0-rc1"), parse_version("0.7.1-rc0"))
 # left off first (assignLayers). No layer is held back as a buffer and there is one graph, not a partial one plus the
 # output tensor. Only architectures the version runs on its own engine (fs/ggml OllamaEngineRequired) take it; the
 # others keep the estimate (the llama runner, still with blk.0 as buffer in 0.13-0.29). Ollama 0.30 drives
-# llama-server instead: not modelled here. First release naming each architecture in OllamaEngineRequired (tags read):
+# llama-server instead: not modelled here. First tag naming each architecture in OllamaEngineRequired, release
+# candidates included (every v0.11-v0.29 tag of fs/ggml/ggml.go read; glm4moelite from v0.14.3-rc2, not 0.14.3):
 MEASURED_LAYOUT = ((0, 11, 11), (0, 30))
-OLLAMA_ENGINE_FROM = {"gemma3": (0, 11), "gemma3n": (0, 11), "mistral3": (0, 11), "llama4": (0, 11), "mllama": (0, 11),
-                      "qwen25vl": (0, 11), "gptoss": (0, 11), "qwen3": (0, 12), "qwen3moe": (0, 12, 2),
-                      "qwen3vl": (0, 12, 7), "qwen3vlmoe": (0, 12, 7), "deepseek2": (0, 13), "olmo3": (0, 13, 4),
-                      "lfm2": (0, 14, 3), "glm4moelite": (0, 14, 3), "qwen3next": (0, 15, 5), "qwen35": (0, 17, 1),
-                      "qwen35moe": (0, 17, 1), "lfm2moe": (0, 17, 1), "gemma4": (0, 20)}
+_rc = parse_version
+OLLAMA_ENGINE_FROM = {"gemma3": _rc("0.11.0-rc0"), "gemma3n": _rc("0.11.0-rc0"), "mistral3": _rc("0.11.0-rc0"),
+                      "llama4": _rc("0.11.0-rc0"), "mllama": _rc("0.11.0-rc0"), "qwen25vl": _rc("0.11.0-rc0"),
+                      "gptoss": _rc("0.11.0-rc0"), "qwen3": _rc("0.12.0-rc0"), "qwen3moe": _rc("0.12.2-rc0"),
+                      "qwen3vl": _rc("0.12.7-rc0"), "qwen3vlmoe": _rc("0.12.7-rc0"), "deepseek2": _rc("0.13.0-rc0"),
+                      "olmo3": _rc("0.13.4-rc2"), "lfm2": _rc("0.14.3-rc3"), "glm4moelite": _rc("0.14.3-rc2"),
+                      "qwen3next": _rc("0.15.5-rc2"), "qwen35": _rc("0.17.1-rc1"), "qwen35moe": _rc("0.17.1-rc1"),
+                      "lfm2moe": _rc("0.17.1-rc0"), "gemma4": _rc("0.20.0-rc0")}
 # config model_type -> the GGUF architecture Ollama names
 GGUF_ARCH = {"gemma3_text": "gemma3", "gemma3n_text": "gemma3n", "mllama_text_model": "mllama", "qwen2_5_vl": "qwen25vl",
              "gpt_oss": "gptoss", "gpt-oss": "gptoss", "qwen3_moe": "qwen3moe", "qwen3_vl": "qwen3vl",
              "qwen3_vl_moe": "qwen3vlmoe", "llama4_text": "llama4", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2",
              "qwen3_next": "qwen3next", "gemma4_text": "gemma4", "qwen3_5": "qwen35", "qwen3_5_text": "qwen35",
-             "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe"}
+             "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe",
+             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe"}
 # llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
 # layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
 WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
