@@ -15,11 +15,13 @@ def _b(num, n, fs, reg=None):
 
 
 def test_halves_sum_first_sight_and_latest_regression_per_range():
-    ledger = {"batches": [_b(1, 10, 4, 9), _b(15, 5, 2, 5), _b(16, 8, 3, 6), _b(30, 2, 1, 2), _b(31, 7, 6)]}
+    ledger = {"batches": [_b(1, 10, 4, 9), _b(15, 5, 2, 5), _b(16, 8, 3, 6), _b(30, 2, 1, 2), _b(31, 7, 6),
+                          _b(34, 3, 1, 2), _b(35, 4, 2, 3), _b(36, 6, 1, 5)]}
     h = T.halves(ledger)
     assert h["a"] == {"batches": "01-15", "n": 15, "first_sight_correct": 6, "regression_correct": 14}
     assert h["b"] == {"batches": "16-30", "n": 10, "first_sight_correct": 4, "regression_correct": 8}
-    assert h["c"] == {"batches": "31-33", "n": 7, "first_sight_correct": 6, "regression_correct": None}  # 31 untuned
+    assert h["c"] == {"batches": "31-34", "n": 10, "first_sight_correct": 7, "regression_correct": None}  # 31 untuned
+    assert h["d"] == {"batches": "35-36", "n": 10, "first_sight_correct": 3, "regression_correct": 8}
 
 
 def test_a_half_with_an_untuned_batch_has_no_regression_figure():
