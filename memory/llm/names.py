@@ -328,6 +328,9 @@ def load_builtin(name: str):
                 _unsloth_dynamic(name, spec)
                 _meta_fp8(name, n, spec)
                 _nvidia_nvfp4(name, n, spec)
+            if same and spec.vision and re.search(r"(?:^|-)text(?:$|-)", _canonical(name)):
+                spec.vision = None  # google/medgemma-27b-text-it: Gemma3ForCausalLM, the decoder alone
+                spec.notes.append(f"{name!r} is the text-only release: no vision tower")
             return spec
     # an uploader's or tool's word after the architecture ('unsloth/qwen2.5-0.5b-instruct-unsloth-bnb-4bit',
     # 'kaitchup/Phi-4-AutoRound-GPTQ-4bit', '...-abliterated'): the longest built-in name the repo id starts with,

@@ -86,3 +86,9 @@ def test_ollama_engine_gates_take_the_first_release_candidate():
     r = llm.plan(llm.describe(model="glm-4.7-flash:latest"), "ollama", ctx=32768, flash_attn="on",
                  runtime_version="0.14.3-rc3", vram=24 * GiB)
     assert "layer_buffer" not in r["overhead"] and r["kv_total"] == 47 * 32768 * 20 * 512 * 2
+
+
+def test_medgemma_text_release_has_no_tower():
+    # google/medgemma-27b-text-it is Gemma3ForCausalLM (no vision_config); medgemma-27b-it keeps Gemma 3's SigLIP tower
+    assert llm.describe(model="google/medgemma-27b-text-it").vision is None
+    assert llm.describe(model="google/medgemma-27b-it").vision
