@@ -36,6 +36,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _int_or_word(value: str):
+    """A count, or a word the runtime takes in its place (llama.cpp's -ngl auto / all): checked where it is read."""
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpu-garden", description="See GPU memory, estimate a run's footprint, and triage out-of-memory logs.")
     p.add_argument("--version", action="version", version="gpu-garden " + _version())
@@ -89,11 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM tensor parallelism: NCCL's NVLS buffers (~2.1 GiB a GPU) on an NVSwitch board; off for a "
                         "4-GPU HGX board or NCCL_NVLS_ENABLE=0 (default auto: by the card's name)")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
-    s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: 0.88 / 0.87 / 0.85 / 0.81 by TP)")
+    s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
     s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512)")
-    s.add_argument("--ngl", type=int, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; default: all)")
+    s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "
+                   "-1 / auto: the build's default placement, -2 / all: every layer; default: the runtime's placement)")
     s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="Ollama: the GPUs it spreads the model over (memory.required.full adds a reserve, a layer buffer and a graph per GPU)")
     s.add_argument("--tensor-split", metavar="A,B,..", help="llama.cpp -ts over several GPUs (its default: their free memory): layers and KV buffer per GPU")
     s.add_argument("--mla-cache", choices=["latent", "latent+v", "full"],

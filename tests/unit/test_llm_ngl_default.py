@@ -62,3 +62,12 @@ def test_ollama_num_gpu_minus_one_is_its_own_placement():
 def test_other_values_are_refused(bad):
     with pytest.raises(llm.UserError, match="--ngl takes"):
         _plan(bad, "b9193")
+
+
+def test_the_cli_takes_llamacpps_words(capsys):
+    from gpu_garden.memory import cli
+    args = ["kv", "--model", "qwen3:8b", "--runtime", "llama.cpp", "--ctx", "8192", "--vram", "12", "--json"]
+    assert cli.main(args + ["--ngl", "all"]) == 0 and cli.main(args + ["--ngl", "auto"]) == 0
+    capsys.readouterr()
+    assert cli.main(args + ["--ngl", "most"]) == 2
+    assert "--ngl takes a layer count" in capsys.readouterr().err
