@@ -134,8 +134,16 @@ METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient 
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
+# A process ended by SIGKILL, in its parent's words: the shell's "Killed" (also right after a progress bar that left the cursor
+# on its line: "0/2 [00:00<?, ?it/s]Killed"), Go's os/exec "signal: killed" (Ollama's runner, LocalAI's backends), CPython's
+# subprocess "died with <Signals.SIGKILL: 9>", torchrun's "Signal 9 (SIGKILL) received by PID" / "exitcode: -9", an IDE's
+# "interrupted by signal 9: SIGKILL", 128 + 9 = exit code 137 (docker, shells). Nothing else sends SIGKILL unasked: the kernel's
+# OOM killer (or a container's memory limit) ended it
 KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
-                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed")
+                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
+                     r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
+                     r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b")
+KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137")
 
 
 def level_zero(line):

@@ -8,7 +8,7 @@ llama.cpp's buffer sizes). Every recogniser works on one cleaned line; multi-lin
 
 The exact strings come from the runtimes' sources (see the comments per pattern).
 """
-from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, METAL as _METAL,
+from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, TURBOMIND as _TURBOMIND,
@@ -192,6 +192,15 @@ def _mps(line):
             "pool": m.group(5)}
 
 
+def _killed(line):
+    """The OOM killer's SIGKILL, in any parent's words; Ollama's runner wrapper keeps Ollama as the runtime and the device to the log."""
+    if not any(k in line for k in _KILL_WORDS) or not _KILLED.search(line):
+        return None
+    runner = RX.OLLAMA_RUNNER.search(line)
+    return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": {},
+            "runtime": "ollama" if runner else "pytorch", "complete": True}
+
+
 def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
     """A recogniser for one regex. `keys`: substrings one of which every match holds; a line without any
     costs a few substring tests instead of a regex scan (what keeps a megabyte message cheap)."""
@@ -289,6 +298,8 @@ RECOGNISERS = [
             keys=("prefill tokens",)),
     # before the runner's wrapper: "llama runner process has terminated: CUDA error: the resource allocation failed" is cuBLAS's
     _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
+    # and a runner (or any child) ended by SIGKILL ("llama-server process has terminated: signal: killed") is the OOM killer's
+    _killed,
     _ollama_runner,
     _lmstudio,
     _simple(_WGPU, "wgpu.oom", None, "wgpu", keys=("Not enough memory left",)),
@@ -348,7 +359,6 @@ RECOGNISERS = [
     _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
-    _simple(_KILLED, "os.oom_killer", "cpu", "pytorch", keys=("illed", "oom-kill", "Kill process")),
     _torch_bare,
     _simple(RX.TORCH_THC, "torch.cuda", "cuda", "pytorch", keys=("cuda runtime error",), form="thc"),
     _simple(RX.COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),

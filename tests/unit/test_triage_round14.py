@@ -1,0 +1,53 @@
+"""Triage round 14: general readings of what a log shows, written from the runtimes' own strings (the parents that report
+a SIGKILL, ComfyUI's node types, vLLM's allocators, PyTorch's autograd), each with a control that keeps its old reading."""
+import pytest
+
+from gpu_garden.memory.triage import engine as triage
+
+
+def _top(log):
+    res = triage.triage_text(log)
+    assert res["found"], log
+    ev = res["events"][-1]
+    return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
+
+
+# --- a process ended by SIGKILL, in its parent's words: the kernel's OOM killer on host RAM ----------------------------
+
+@pytest.mark.parametrize("log", [
+    # tqdm leaves the cursor on its bar, so the shell's "Killed" lands at the end of it
+    "Loading checkpoint shards:  50%|#####     | 1/2 [00:41<00:41, 41.20s/it]Killed\n",
+    # CPython's CalledProcessError.__str__ for a negative return code: "died with %r" % signal.Signals(-returncode)
+    "subprocess.CalledProcessError: Command '['python', 'infer.py']' died with <Signals.SIGKILL: 9>.\n",
+    # torchrun's elastic agent and its failure summary
+    "torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 41234) of binary: /usr/bin/python3\n",
+    "  traceback : Signal 9 (SIGKILL) received by PID 41234\n",
+    # an IDE's run console, and docker compose (128 + 9)
+    "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)\n",
+    "comfyui-1 exited with code 137\n",
+])
+def test_a_sigkill_in_its_parents_words_is_the_oom_killer(log):
+    cause, c, ev = _top(log)
+    assert ev["kind"] == "os.oom_killer" and cause == "host-ram", (ev["kind"], c)
+
+
+def test_ollama_runner_killed_keeps_ollama_and_the_gpu():
+    # Go's os/exec ProcessState: "signal: killed" for SIGKILL; the runner's wrapper text ("process has terminated") is Ollama's
+    log = ("load_tensors:        CUDA0 model buffer size = 1885.75 MiB\n"
+           "Error: 500 Internal Server Error: llama-server process has terminated: signal: killed\n")
+    cause, c, ev = _top(log)
+    assert (cause, ev["kind"], ev["runtime"], ev["device_kind"]) == ("host-ram", "os.oom_killer", "ollama", "cuda"), c
+
+
+@pytest.mark.parametrize("log", [
+    "Process finished with exit code 1\n",
+    "comfyui-1 exited with code 1370\n",
+    "the worker was killed by the user\n",
+])
+def test_other_exits_are_not_a_kill(log):
+    assert not triage.triage_text(log)["found"]
+
+
+def test_a_runner_aborting_is_not_the_oom_killer():
+    res = triage.triage_text("Error: llama runner process has terminated: signal: aborted (core dumped)\n")
+    assert res["events"][-1]["kind"] == "ollama.runner" and res["cause"] != "host-ram"
