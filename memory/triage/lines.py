@@ -176,7 +176,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "are available (after", "Bytes of memory on",
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
                "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission",
-               "in AlignedAllocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded")
+               "in AlignedAllocator", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

@@ -98,6 +98,11 @@ OTHER = [
                 + ": allocations outside its compiled plan (a custom node patching the model) take memory the plan does not "
                   "count; update that node, or start ComfyUI with --disable-comfy-compiler"),
     R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
+    # vLLM's cumem allocator (sleep mode) reporting a driver error other than out of memory: a call of the allocator failed
+    R("other", 6.0, lambda x: x.kind == "vllm.cumem" and x.ev.get("form") == "fault",
+      lambda x: f"vLLM's cumem allocator (the one --enable-sleep-mode uses) got \"{x.ev.get('error')}\" from a CUDA driver call: "
+                "the allocator or the driver failed, not the memory; start without --enable-sleep-mode, or a vLLM release "
+                "that fixes it"),
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
       "refuse as often as the memory runs out"),

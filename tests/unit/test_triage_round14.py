@@ -51,3 +51,22 @@ def test_other_exits_are_not_a_kill(log):
 def test_a_runner_aborting_is_not_the_oom_killer():
     res = triage.triage_text("Error: llama runner process has terminated: signal: aborted (core dumped)\n")
     assert res["events"][-1]["kind"] == "ollama.runner" and res["cause"] != "host-ram"
+
+
+# --- vLLM's cumem allocator (csrc/cumem_allocator.cpp CUDA_CHECK: "CUDA Error: %s at %s:%d", cuGetErrorString) ---------
+
+def test_cumem_allocator_fault_is_not_a_shortage():
+    cause, c, ev = _top("CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119\n")
+    assert (cause, ev["kind"], ev["runtime"], ev["device_kind"]) == ("other", "vllm.cumem", "vllm", "cuda"), c
+    assert c["other"] >= 0.9 and "invalid argument" in ev["causes"][0]["evidence"][0]
+
+
+def test_cumem_allocator_out_of_memory_is_found_without_the_fault_reading():
+    cause, c, ev = _top("CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n")
+    assert ev["kind"] == "vllm.cumem" and ev["form"] == "oom"
+    assert not any("not the memory" in e for cc in ev["causes"] for e in cc["evidence"])
+
+
+def test_another_programs_cuda_error_is_not_the_cumem_allocator():
+    res = triage.triage_text("CUDA Error: invalid argument at kernels.cu:88\n")
+    assert not res["found"] or res["events"][-1]["kind"] != "vllm.cumem"
