@@ -5,6 +5,10 @@ Each function maps one clue to a cause (or None); the rules table (rules.py) dec
 import re
 
 
+# encode nodes whose encoder is not the VAE: text and prompts, CLIP vision, faces, IP-Adapter embeds, audio
+_NOT_VAE_ENCODE = ("text", "clip", "prompt", "vision", "face", "ipadapter", "t5", "llm", "caption", "audio", "i2vencode")
+
+
 def node_category(node_type: str | None):
     if not node_type:
         return None
@@ -17,6 +21,10 @@ def node_category(node_type: str | None):
     # what does not fit is the text encoder, not the diffusion model (CLIPVisionLoader is not one of them)
     if "cliploader" in n or "clipmodelloader" in n or "umt5" in n or "t5" in n and "load" in n:
         return "text-encoder"
+    # any other encode node turns pixels into latents through the VAE (VAEEncode, the wrappers' WanVideoEncode, HyVideoEncode,
+    # CogVideoImageEncode, ToraEncodeTrajectory): the VAE at this resolution and frame count, fixed by tiling the encode
+    if "encode" in n and not any(w in n for w in _NOT_VAE_ENCODE):
+        return "vae-decode"
     if "sampler" in n or "sample" in n or "upscale" in n or "detailer" in n:
         return "activations"
     if "loader" in n or n.startswith("load"):

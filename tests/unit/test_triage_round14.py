@@ -70,3 +70,33 @@ def test_cumem_allocator_out_of_memory_is_found_without_the_fault_reading():
 def test_another_programs_cuda_error_is_not_the_cumem_allocator():
     res = triage.triage_text("CUDA Error: invalid argument at kernels.cu:88\n")
     assert not res["found"] or res["events"][-1]["kind"] != "vllm.cumem"
+
+
+# --- a ComfyUI node that encodes, named in the error report: text encoders by name, any other encode is the VAE's -------
+
+def _report(node):
+    return ("# ComfyUI Error Report\n## Error Details\n- **Node ID:** 12\n- **Node Type:** " + node + "\n"
+            "- **Exception Type:** torch.OutOfMemoryError\n- **Exception Message:** Allocation on device \n")
+
+
+@pytest.mark.parametrize("node", ["VAEEncode", "WanVideoEncode", "HyVideoEncode", "ToraEncodeTrajectory"])
+def test_an_encode_node_is_the_vae(node):
+    cause, c, ev = _top(_report(node))
+    assert cause == "vae-decode" and ev["guide"]["id"] == "comfyui-vae-decode", c
+
+
+@pytest.mark.parametrize("node, want", [("CLIPTextEncode", "text-encoder"), ("WanVideoTextEncode", "text-encoder"),
+                                        ("TextEncodeQwenImageEdit", "text-encoder")])
+def test_text_encode_nodes_stay_the_text_encoder(node, want):
+    assert _top(_report(node))[0] == want
+
+
+@pytest.mark.parametrize("node", ["WanVideoImageClipEncode", "IPAdapterEncoder", "InstantIDFaceEncode"])
+def test_image_embedding_encoders_are_not_read_as_the_vae(node):
+    assert _top(_report(node))[0] != "vae-decode"
+
+
+def test_the_vae_guide_names_the_encode_side():
+    from gpu_garden.memory.triage import guides
+    text = guides.load_all()["comfyui-vae-decode"]["markdown"]
+    assert "VAE Encode (Tiled)" in text and "enable_vae_tiling" in text
