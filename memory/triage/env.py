@@ -87,7 +87,7 @@ def infer(scan, inc, context: dict) -> dict:
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
-                        "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo")
+                        "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki")
 
 
 # of those, libraries a ComfyUI node may call (TensorRT engines, CuPy, RAPIDS, OpenVINO, wgpu): inside ComfyUI, ComfyUI is the runtime

@@ -17,6 +17,13 @@ DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error ou
 # page-locked HOST memory (CUDA runtime API): their failing is system RAM, not the GPU (davisking/dlib#391)
 CUDA_CALL = re.compile(r"\b(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\([^\n]{0,300}?\bout of memory\b"
                        r"|\bout of memory\W{0,4}(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\(")
+# Caffe's CUDA_CHECK through glog: "syncedmem.cpp:56] Check failed: error == cudaSuccess (2 vs. 0)  out of memory". In
+# BVLC/caffe SyncedMemory::to_gpu cudaMallocs a blob's device copy (the net's data, parameters and their diffs), and
+# CaffeMallocHost (syncedmem.hpp) cudaMallocHosts its page-locked host copy
+CAFFE_CUDA = re.compile(r"\b(\w{1,60}\.(?:cpp|hpp|cu)):\d{1,6}\] Check failed: error == cudaSuccess \(2 vs\. 0\)\s{0,4}out of memory")
+# Enoki (Mitsuba 2, psdr-cuda): cuda_malloc() trims its own cache and retries cudaMalloc once before "cuda_malloc(): out of
+# memory!"; Mitsuba 2's docs: the rendering or autodiff graph exhausted the GPU's memory (fewer samples, a lower resolution)
+ENOKI_MALLOC = re.compile(r"\bcuda_malloc\(\): out of memory!")
 # Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
 # (the older PI names drop RESULT: "Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)", ggml-org/llama.cpp#9476)
 LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b"

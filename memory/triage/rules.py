@@ -198,6 +198,11 @@ RULES = [
     # already exists, so not a card another program holds at start)
     R("activations", 1.5, lambda x: not x.training and x.kind == "cuda.driver" and x.ev.get("form") == "runtime_call",
       "the program's own cudaMalloc of a data buffer failed: its working memory at this input size (resolution, count, batch)"),
+    # Enoki's cuda_malloc failed after trimming its own cache: its arrays are the render's and the autodiff graph's
+    R("activations", 4.0, kind("enoki.malloc"),
+      "Enoki (Mitsuba 2, psdr-cuda) could not allocate an array even after trimming its own cache: the rendering and its "
+      "autodiff graph at this sample count and resolution fill the card; fewer samples per pass (average several passes) or "
+      "a lower resolution"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),

@@ -100,3 +100,29 @@ def test_the_vae_guide_names_the_encode_side():
     from gpu_garden.memory.triage import guides
     text = guides.load_all()["comfyui-vae-decode"]["markdown"]
     assert "VAE Encode (Tiled)" in text and "enable_vae_tiling" in text
+
+
+# --- Caffe's CUDA_CHECK (glog) and Enoki's cuda_malloc ------------------------------------------------------------------
+
+def test_caffe_blob_on_the_device_is_its_own_cudamalloc():
+    # SyncedMemory::to_gpu: CUDA_CHECK(cudaMalloc(&gpu_ptr_, size_)): a blob's device copy
+    cause, c, ev = _top("F0523 10:11:12.123456  1234 syncedmem.cpp:71] Check failed: error == cudaSuccess (2 vs. 0)  out of memory\n")
+    assert (cause, ev["runtime"], ev["device_kind"], ev["form"]) == ("activations", "caffe", "cuda", "runtime_call"), c
+
+
+def test_caffe_pinned_host_copy_is_host_ram():
+    # CaffeMallocHost (include/caffe/syncedmem.hpp): CUDA_CHECK(cudaMallocHost(ptr, size))
+    cause, c, ev = _top("F0523 10:11:12.123456  1234 syncedmem.hpp:25] Check failed: error == cudaSuccess (2 vs. 0)  out of memory\n")
+    assert (cause, ev["form"]) == ("host-ram", "runtime_host"), c
+
+
+def test_caffe_other_cuda_errors_are_not_out_of_memory():
+    res = triage.triage_text("F0523 10:11:12.123456  1234 syncedmem.cpp:71] Check failed: error == cudaSuccess (1 vs. 0)  invalid argument\n")
+    assert not res["found"]
+
+
+def test_enoki_cuda_malloc_is_the_render_and_its_autodiff_graph():
+    cause, c, ev = _top("  File \"run_test.py\", line 129, in run_ad\n    img = integrator.renderD(sc, sensor_id)\n"
+                        "RuntimeError: cuda_malloc(): out of memory!\n")
+    assert (cause, ev["kind"], ev["runtime"]) == ("activations", "enoki.malloc", "enoki") and c["activations"] >= 0.6, c
+    assert ev["guide"]["id"] == "enoki" and "sppse" in ev["guide"]["markdown"]
