@@ -87,6 +87,9 @@ def build(scan, inc, context, env) -> Case:
     x.graph_capture = f.get("graph_capture") or next(
         (f"{func}() in {p.replace(chr(92), '/').rsplit('/', 1)[-1]}" for p, func in inc.frames
          if "cudagraph" in p.lower() or p.replace("\\", "/").endswith("cuda/graphs.py")), None)
+    # a validation or evaluation pass of the program's own code on the stack (not a library's frames)
+    x.eval_frame = next((func for p, func in reversed(inc.frames) if C.eval_function(func)
+                         and not any(w in p.replace("\\", "/") for w in ("site-packages/", "dist-packages/", "/lib/python"))), None)
     x.epoch = inc.epoch                           # the training loop's epoch counter when it failed, if the log shows one
     x.partial_load = inc.partial_load           # ComfyUI loaded the model it ran only in part: its weights exceed what it may use
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)

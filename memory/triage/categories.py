@@ -81,6 +81,16 @@ def frame_category(path: str, func: str):
     return None
 
 
+# a validation or evaluation pass by its function's name: validate(), evaluate(), eval_epoch(), run_eval(), a Lightning
+# validation_step/test_step. Outside torch.no_grad() (or inference_mode) its forward keeps each batch's autograd graph
+_EVAL_FUNC = re.compile(r"validat\w{0,30}|evaluat\w{0,30}|eval(?:_\w{1,30})?|\w{1,30}_eval|val_(?:step|epoch|loop|one_epoch)|"
+                        r"(?:run|do)_val\w{0,30}|test_(?:step|epoch)\w{0,20}")
+
+
+def eval_function(func: str) -> bool:
+    return bool(func) and bool(_EVAL_FUNC.fullmatch(func))
+
+
 def nodes_py_category(path: str, func: str):
     """The node entry point: ComfyUI's nodes.py functions name the node (VAEDecode.decode, KSampler.sample ...)."""
     p = path.replace("\\", "/").lower()

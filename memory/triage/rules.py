@@ -203,6 +203,11 @@ RULES = [
       "Enoki (Mitsuba 2, psdr-cuda) could not allocate an array even after trimming its own cache: the rendering and its "
       "autodiff graph at this sample count and resolution fill the card; fewer samples per pass (average several passes) or "
       "a lower resolution"),
+    # the program's validation or evaluation pass failed: with torch.no_grad() it needs less than the training step that fitted,
+    # without it each batch's forward keeps its autograd graph (PyTorch's FAQ); either way the batch's tensors, not the weights
+    R("activations", 2.0, lambda x: x.eval_frame and not host(x) and x.kind != "torch.nvml_assert",
+      "traceback: {eval_frame}(), a validation or evaluation pass: outside torch.no_grad() (or torch.inference_mode()) its "
+      "forward keeps every batch's autograd graph; wrap it, or lower its batch"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),

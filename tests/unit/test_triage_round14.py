@@ -126,3 +126,30 @@ def test_enoki_cuda_malloc_is_the_render_and_its_autodiff_graph():
                         "RuntimeError: cuda_malloc(): out of memory!\n")
     assert (cause, ev["kind"], ev["runtime"]) == ("activations", "enoki.malloc", "enoki") and c["activations"] >= 0.6, c
     assert ev["guide"]["id"] == "enoki" and "sppse" in ev["guide"]["markdown"]
+
+
+# --- a validation or evaluation pass on the stack (its forward keeps the autograd graph outside torch.no_grad) ----------
+
+def _bare(func):
+    return ("Traceback (most recent call last):\n  File \"train.py\", line 349, in <module>\n    main()\n"
+            f"  File \"train.py\", line 127, in main\n    {func}(loader, model)\n"
+            f"  File \"train.py\", line 282, in {func}\n    scores_copy = scores.clone()\n"
+            "RuntimeError: CUDA error: out of memory\n")
+
+
+@pytest.mark.parametrize("func", ["validate", "evaluate", "eval_epoch", "run_eval", "validation_step"])
+def test_a_validation_pass_is_the_batch(func):
+    cause, c, ev = _top(_bare(func))
+    assert cause == "activations" and any(func + "()" in e for e in ev["causes"][0]["evidence"]), c
+
+
+@pytest.mark.parametrize("func", ["forward", "get_val", "interval", "retrieve"])
+def test_other_functions_keep_the_driver_reading(func):
+    cause, c, _ = _top(_bare(func))
+    assert cause == "host-ram", c       # PyTorch's bare CUDA check: pinned host memory leads, as before
+
+
+def test_a_library_evaluate_frame_does_not_count():
+    log = ("Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/ultralytics/engine/validator.py\", "
+           "line 80, in evaluate\n    preds = model(batch)\nRuntimeError: CUDA error: out of memory\n")
+    assert _top(log)[0] != "activations"
