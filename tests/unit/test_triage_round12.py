@@ -4,13 +4,7 @@ the cause its semantics imply and near misses that must stay unrecognised or kee
 import pytest
 
 from gpu_garden.memory.triage import engine as triage
-
-
-def _top(log):
-    res = triage.triage_text(log)
-    assert res["found"], log
-    ev = res["events"][-1]
-    return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
+from support.triage_event import top as _top
 
 
 # --- ComfyUI's tiled-VAE fallback (comfy/sd.py VAE.decode / encode) ----------------------------------------------

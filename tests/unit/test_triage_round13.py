@@ -1,13 +1,7 @@
 """Triage round 13: general readings of what a log shows, written from the runtimes' own strings (ComfyUI's weight
 adapters, PyTorch's caching-allocator message forms), each with a control that must keep its old reading."""
 from gpu_garden.memory.triage import engine as triage
-
-
-def _top(log):
-    res = triage.triage_text(log)
-    assert res["found"], log
-    ev = res["events"][-1]
-    return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
+from support.triage_event import top as _top
 
 
 # --- a parameter named on the error line (comfy/weight_adapter/lora.py: logging.error("ERROR {} {} {}".format(self.name,

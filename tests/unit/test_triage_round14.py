@@ -3,13 +3,7 @@ a SIGKILL, ComfyUI's node types, vLLM's allocators, PyTorch's autograd), each wi
 import pytest
 
 from gpu_garden.memory.triage import engine as triage
-
-
-def _top(log):
-    res = triage.triage_text(log)
-    assert res["found"], log
-    ev = res["events"][-1]
-    return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
+from support.triage_event import top as _top
 
 
 # --- a process ended by SIGKILL, in its parent's words: the kernel's OOM killer on host RAM ----------------------------
