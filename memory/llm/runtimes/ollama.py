@@ -122,7 +122,9 @@ def gemma_graph(spec, cells: int, batch: int = 512) -> tuple:
 def estimated_graph(version, spec) -> bool:
     """True when the placement takes GraphSize's estimate: every model before 0.11.11, and from then a model on the
     llama runner (not measured_layout): ollama#12403, GLM-4.5-Air (glm4moe, llama runner) on 0.12 prints graph.full
-    7.2 GiB = 96 / 8 heads x its 3.6 GiB cache / 6, the fallback below. The newest (None) is llama-server's."""
+    7.2 GiB = 96 / 8 heads x its 3.6 GiB cache / 6, the fallback below. With no version given (None) the graph is
+    llama.cpp's compute buffer, as before round 6, while the placement keeps the estimate's buffer layer
+    (measured_layout and llama_server need a named version): a mixture, said in the session-9 note."""
     return version is not None and not measured_layout(version, spec)
 
 
