@@ -347,8 +347,14 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
            "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
     dt, hv, note = None, None, ""
-    if whole and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "hunyuan-video":
+    vk = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    if whole and vk == "hunyuan-video":
         hv = diffusers_hv_decode(latent_shape, dtype, tile, spatial=mode == "tiled")
+    elif mode == "tiled" and whole and tile_px and vk == "kl":
+        dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
+        if dt is None:  # diffusers tiles only a latent larger than one tile
+            mode, note = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); "
+    if hv is not None:
         t = dict(DIFFUSERS_HV_TILE, **(tile or {}))
         calls = 1 if slicing else int(latent_shape[0])
         out.update(bytes=calls * hv[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0),
@@ -357,12 +363,6 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    how=f"diffusers' HunyuanVideo VAE: {hv[1]} chunk(s) of up to {t['frames']} + 1 frames"
                    + (f", {hv[2]} tiles of {t['tile']} px each (enable_tiling)" if hv[2] > 1 else ", untiled in space")
                    + f", each decoded for {calls} sample(s) at once")
-    elif mode == "tiled" and whole and tile_px and (kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")) == "kl":
-        dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
-        if dt is None:  # diffusers tiles only a latent larger than one tile
-            mode, note = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); "
-    if hv is not None:
-        pass
     elif dt is not None:
         calls = 1 if slicing else int(latent_shape[0])
         t = tile_px // spec.VAE["kl"]["s"]
