@@ -72,6 +72,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-rlda-mcprl-qwen25-05b-bnb-4090d-32k", "vllm-rlda-error-qwen25-05b-bnb-4090d-78",
         "vllm-rlda-zxy-qwen25-05b-bnb-3090-78", "vllm-rlda-mcpagents-qwen3-4b-2507-bnb-4090d-32k",
         "vllm-rlda-vl-qwen25vl-7b-bnb-t4-16k", "vllm-davidshare-phi4-gptq-h100-u015",
+        # (round 8, task ellm8: the six Unsloth bitsandbytes rows above and batch 10's Qwen2.5-VL-3B gained the
+        # skip lists their logs print and ART's LoRA rank as input while vLLM's LoRA slots and the tower quantized on
+        # load were added; regression rows already)
         # batch 10 (tuned after its first sight was recorded): the three rows were read while the V1 sampler's
         # top-k/top-p implementation became a knob (native sort ~9.7 fp32 copies, FlashInfer 3: the log names it)
         "vllm-tokenkaki-qwen3-8b-a100-40g-40k", "vllm-rlda-vlerror-qwen25vl-3b-bnb-4090d-16k",

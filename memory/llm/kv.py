@@ -19,7 +19,8 @@ Public API (other modules code against these):
       vram in bytes (None: sizes only). knobs: plan.KNOBS (gpu_memory_utilization, flash_attn, ubatch, ngl,
       max_num_batched_tokens, max_num_seqs, enforce_eager, swa_full, kv_cache_memory, kv_dtype_v, mla_cache,
       kv_unified, mmproj, runtime_version, gpu_name, vllm_engine, vllm_sampler,
-      vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition).
+      vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
+      quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them).
       keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,
       budget, fits (the asked ctx x parallel fits, with the flags), fits_as_requested (without changes), max_ctx
       (largest per-sequence context with the flags' settings, multiple of 256), max_ctx_by_kv_dtype, chosen,

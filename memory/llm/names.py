@@ -186,8 +186,8 @@ def _unsloth_dynamic(name: str, spec) -> None:
     if "unsloth-bnb-4bit" in name.lower() and spec.quant in ("bnb-4bit", "nf4"):
         spec.notes.append("an Unsloth dynamic 4-bit checkpoint keeps some decoder layers in 16 bits (its config.json's "
                           "llm_int8_skip_modules): sized from the name, every decoder matmul is taken as 4-bit, a lower "
-                          "bound (Unsloth's Qwen2.5-0.5B and Qwen3-4B-2507 loaded 21-38 % more in vLLM); give --config for the "
-                          "exact figure")
+                          "bound (Unsloth's Qwen2.5-0.5B and Qwen3-4B-2507 loaded 21-38 % more in vLLM); give --config, or the "
+                          "list its log prints (quant_skip), for the exact figure")
 
 
 def _qat_group(name: str, builtin: str, spec) -> None:

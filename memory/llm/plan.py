@@ -1,6 +1,7 @@
 """The answer to `gpu-garden kv`: weights + KV cache + the runtime's terms, its verdict, the largest context and
 the flags that make it fit. Runtime specifics live in runtimes/; this module orders the tries."""
 import math
+from dataclasses import replace
 
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
@@ -13,7 +14,8 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
-         "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching")
+         "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
+         "max_lora_rank", "max_loras", "quant_skip")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -120,6 +122,20 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                         "--tensor-split, Ollama by itself; SGLang's --pp-size is not modelled)")
     if knobs.get("pp_layer_partition") and pp == 1:
         raise UserError("--pp-layer-partition needs --pipeline-parallel-size above 1")
+    skip = knobs.get("quant_skip")
+    if skip is not None:  # the modules a log prints as llm_int8_skip_modules / modules_to_not_convert
+        if not isinstance(skip, (list, tuple)) or len(skip) > 4096 or not all(isinstance(m, str) for m in skip):
+            raise UserError("--quant-skip takes the module names the checkpoint leaves unquantized (its config's "
+                            "llm_int8_skip_modules / modules_to_not_convert), e.g. model.layers.0.mlp,lm_head")
+        spec = replace(spec, quant_skip=tuple(skip), notes=[n for n in spec.notes if "llm_int8_skip_modules" not in n])
+        notes = [n for n in notes if "llm_int8_skip_modules" not in n]
+        notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
+    rank, loras = V.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
+    if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
+        raise UserError("--max-lora-rank / --max-loras size vLLM's LoRA slots (--enable-lora); not modelled for "
+                        f"{runtime}")
+    if not isinstance(rank, int) or not 0 <= rank <= 512 or not isinstance(loras, int) or not 1 <= loras <= 256:
+        raise UserError(f"--max-lora-rank must be 0..512 and --max-loras 1..256, got {rank!r} and {loras!r}")
     fmt = str(weights_dtype or spec.quant or "").lower()
     if (runtime == "llama.cpp" and weights_dtype is None and not spec.weights_bytes and fmt == "mxfp4"
             and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the checkpoint's bf16
@@ -138,8 +154,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                             "and its swizzled layout holds the hidden side at a multiple of 256" if kernel == "triton" else
                             "on a GPU without native FP4 the intermediate size goes to a multiple of 128 and the hidden "
                             "size to 256"))
+    entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
     if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
-            and str(knobs.get("vllm_entrypoint") or "serve").lower() != "unsloth"):
+            and entry != "unsloth"):
         q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
         extra = int(q * (V.BNB_DEQUANT_BITS - LINEAR_BITS[fmt]) / 8)
         roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
@@ -150,11 +167,17 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
     # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
     whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
+    # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
+    on_load = weights_dtype is not None and not spec.quant or skip is not None
+    tower = (V.bnb_tower(proj, spec.quant_skip, V.BNB_DEQUANT_BITS if entry != "unsloth" else LINEAR_BITS[fmt])
+             if runtime == "vllm" and fmt in V.BNB_FORMATS and on_load else None)
     if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
         # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual)
-        roles = dict(roles, total=roles["total"] + proj["weights"])
-        notes.append(f"vision tower counted with the weights ({fmt_bytes(proj['weights'])} in 16 bits): "
-                     f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it")
+        roles = dict(roles, total=roles["total"] + (tower or proj["weights"]))
+        notes.append(f"vision tower counted with the weights "
+                     + (f"({fmt_bytes(tower)}: vLLM quantizes its matmuls with bitsandbytes, the skip list does not "
+                        "name it)" if tower else f"({fmt_bytes(proj['weights'])} in 16 bits): "
+                        f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it"))
     if runtime == "ollama" and proj:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
                      f"for one image, on the GPU before any layer")
@@ -168,6 +191,14 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
+    if runtime == "vllm" and rank:
+        lora = V.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
+        roles = dict(roles, total=roles["total"] + lora, how=roles["how"] + f" + {fmt_bytes(lora)} of LoRA slots")
+        notes.append(f"LoRA: {loras} slot{'s' if loras > 1 else ''} of rank {rank} on every attention and MLP "
+                     f"projection, allocated at load (+{fmt_bytes(lora)})"
+                     + ("; Unsloth enables LoRA with its max_lora_rank, 64 unless given" if knobs.get("max_lora_rank")
+                        is None else "")
+                     + ("; MoE experts / MLA projections not counted" if spec.n_experts or spec.mla else ""))
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))

@@ -204,7 +204,7 @@ def _mllama_projector(v, spec, d, n, ff, patch, image) -> dict:
     out_dim = int(v.get("vision_output_dim") or d)
     params = (layers * per_layer + 9 * tiles * patches * d + patches * d + 3 * patch * patch * d + d
               + 2 * 9 * tiles * d + 4 * d + out_dim * spec.hidden + spec.hidden)
-    return {"weights": int(params * 2), "graph": int(graph), "params": params}
+    return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": layers * (4 * d * d + 2 * d * ff)}
 
 
 def projector(spec) -> dict | None:
@@ -223,6 +223,7 @@ def projector(spec) -> dict | None:
         # multi-modal projector (mm.*) being sized with the model: 24 x (4 x 1024^2 + 3 x 1024 x 4096) + the patch
         # convolution = 403.3 M values, 769.3 MiB in F16 (mistral-small3.1:24b, ollama/ollama#10615)
         params = n * (4 * d * d + 3 * d * ff + 2 * d) + 3 * patch * patch * d + d
+        linear = n * (4 * d * d + 3 * d * ff)
     elif v.get("model_type") == "gemma4_vision":
         # Gemma 4's vision tower (transformers Gemma4VisionModel): bias-free q k v o of heads x head_dim, a gated MLP
         # (Gemma4VisionMLP: gate, up, down), four norms, the patch projection, a two-axis position table
@@ -231,9 +232,11 @@ def projector(spec) -> dict | None:
         inner = heads * int(v.get("head_dim") or d // heads)
         params = (n * (4 * d * inner + 3 * d * ff + 4 * d) + 3 * patch * patch * d
                   + 2 * int(v.get("position_embedding_size") or 10240) * d + d * spec.hidden)
+        linear = n * (4 * d * inner + 3 * d * ff)
     else:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
+        linear = n * (4 * d * d + 2 * d * ff)  # the blocks' matmuls (what a runtime's 4-bit quantization can take)
     graph = heads * patches * patches * 4
     if v.get("model_type") == "mllama_vision_model":
         return _mllama_projector(v, spec, d, n, ff, patch, image)
@@ -243,7 +246,7 @@ def projector(spec) -> dict | None:
         px = QWEN25VL_MAX_PIXELS
         n_p = px // (patch * patch)
         graph = 4 * (2 * px * 3 + n_p * 3 * patch * patch + n_p * n_p * heads + d * n_p)
-    return {"weights": int(params * 2), "graph": int(graph), "params": params}
+    return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear}
 
 
 def llama_server(version) -> bool:

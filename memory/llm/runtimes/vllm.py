@@ -154,6 +154,44 @@ ENTRYPOINTS = ("serve", "llm", "unsloth")
 # (unsloth-zoo replaces _dequantize_dq with a no-op), so the runs it starts keep weights.LINEAR_BITS' 4.13.
 BNB_DEQUANT_BITS = 4 + 32 / 64
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
+# A bf16 checkpoint quantized on load (bitsandbytes_loader._unquantized_generator) quantizes every LinearBase built
+# with the quant config, the vision tower's too (qwen2_5_vl.py _maybe_ignore_quant_config drops it for GPTQ only),
+# unless llm_int8_skip_modules names it: vLLM's BitsAndBytesConfig defaults that list to [].
+TOWER_SKIP = re.compile(r"(?:^|\.)(visual|vision_tower|vision_model|vision_encoder)(?:\.|$)")
+# --enable-lora: the LoRA manager replaces each linear layer by one holding max_loras slots of A (rank x input) and B
+# (output x rank) per slice, allocated at load in the model's dtype (lora/layers BaseLinearLayerWithLoRA
+# .create_lora_weights), inside "Model loading took" (V0 model_runner.load_model / V1 gpu_model_runner.load_model
+# build the LoRA manager in the DeviceMemoryProfiler block). A multimodal model's tower gets none
+# (_filter_unsupported_mm_module). Unsloth's fast_inference always passes enable_lora=True, max_loras=1 and its
+# from_pretrained max_lora_rank, 64 unless given (unsloth/models/loader.py, unsloth_zoo load_vllm).
+UNSLOTH_LORA_RANK = 64
+def lora_rank(knobs) -> int:
+    """--max-lora-rank as the run sets it; 0 without LoRA."""
+    r = knobs.get("max_lora_rank")
+    if r is None and str(knobs.get("vllm_entrypoint") or "").lower() == "unsloth":
+        return UNSLOTH_LORA_RANK
+    return r or 0
+
+
+def lora_slot_bytes(spec, rank: int, max_loras: int = 1, dtype_bytes: int = 2) -> int:
+    """LoRA slots: per layer and projection rank x (input + output). Given one tensor-parallel rank's spec (per_rank)
+    this is that GPU's share: column-parallel B and row-parallel A are split, the other side is whole. Attention and
+    dense MLP projections only (MoE experts and MLA projections are not counted: a note says so)."""
+    d, I = spec.hidden, spec.intermediate
+    hd, h, kv = spec.head_dim_k, spec.n_heads, spec.n_kv_heads
+    io = {"q_proj": (d, h * hd), "k_proj": (d, kv * hd), "v_proj": (d, kv * hd), "o_proj": (h * hd, d),
+          "gate_proj": (d, I), "up_proj": (d, I), "down_proj": (I, d)}
+    mods = (() if spec.mla else ("q_proj", "k_proj", "v_proj", "o_proj")) + (
+        () if spec.n_experts else ("gate_proj", "up_proj", "down_proj"))
+    return int(rank * sum(sum(io[m]) for m in mods) * spec.n_layers * max_loras * dtype_bytes)
+
+
+def bnb_tower(proj, quant_skip, bits: float):
+    """Bytes of a vision tower vLLM quantizes with bitsandbytes on load (its linear layers at `bits`, the rest in 16
+    bits), or None when the skip list keeps the tower in 16 bits."""
+    if not proj or not proj.get("linear") or any(TOWER_SKIP.search(str(m).strip()) for m in quant_skip or ()):
+        return None
+    return int(proj["linear"] * bits / 8 + (proj["params"] - proj["linear"]) * 2)
 
 
 # MXFP4 MoE experts (gpt-oss) are allocated padded for the kernel that runs them (quantization/mxfp4.py,
