@@ -294,7 +294,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
     if vram is None:
-        out["flags"] = _flags(runtime, ctx, parallel, kv, s, spec)
+        out["flags"] = _flags(runtime, ctx, parallel, kv, s, spec) + _lora_flags(runtime, knobs, rank, loras)
         out["command"] = _command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
@@ -342,7 +342,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "overhead": c_ev["overhead"]}
     out["flags"] = _flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                           util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                          asked_util=knobs.get("gpu_memory_utilization"))
+                          asked_util=knobs.get("gpu_memory_utilization")) + _lora_flags(runtime, knobs, rank, loras)
     out["command"] = _command(runtime, out["flags"])
     if not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
@@ -504,6 +504,15 @@ def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=
     if not all_on:
         f.append(_flag("param", "num_gpu", ngl, "layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
     return f
+
+
+def _lora_flags(runtime, knobs, rank, loras) -> list:
+    """vLLM's LoRA flags when the plan sized LoRA slots for a server it starts (Unsloth starts its own engine)."""
+    if runtime != "vllm" or not rank or str(knobs.get("vllm_entrypoint") or "").lower() == "unsloth":
+        return []
+    f = [_flag("flag", "--enable-lora", None, "LoRA slots allocated at load", text="--enable-lora"),
+         _flag("flag", "--max-lora-rank", rank, "sizes every slot")]
+    return f + ([_flag("flag", "--max-loras", loras, "slots held on the GPU")] if loras > 1 else [])
 
 
 def _command(runtime, flags) -> str:

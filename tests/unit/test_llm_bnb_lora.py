@@ -64,6 +64,8 @@ def test_vllm_serve_has_no_lora_unless_asked():
     asked = llm.plan(spec, "vllm", ctx=8192, runtime_version="0.10.0", max_lora_rank=16, max_loras=4)
     assert not any(n.startswith("LoRA") for n in plain["notes"])
     assert (asked["weights"] - plain["weights"]) == 57344 * 16 * 4 * 36 * 2
+    assert "--enable-lora --max-lora-rank 16 --max-loras 4" in asked["command"]
+    assert "lora" not in plain["command"]
 
 
 def _vl(model, version="0.9.2", **knobs):
