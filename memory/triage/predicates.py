@@ -114,6 +114,16 @@ def tf_kernel(x):
     return None
 
 
+# CUDA calls that create this process's context or a stream: they fail with "out of memory" before the process holds any
+# memory of its own, so what fills the card is another process's (cudaSetDevice / cuInit / the primary context, a stream)
+CONTEXT_CALL = re.compile(r"\b(?:cudaStreamCreate|cuStreamCreate|cuCtxCreate)\w{0,16}\(|\b(?:cuDevicePrimaryCtxRetain|cudaSetDevice|cuInit)\b")
+
+
+def context_call(x):
+    """A driver-level error names a call that creates the context or a stream (ONNX Runtime's expr=..., a CUDA check)."""
+    return x.kind == "cuda.driver" and any(CONTEXT_CALL.search(t) for t in x.texts or ())
+
+
 def bare_driver(x):
     """PyTorch's own CUDA check raised cudaErrorMemoryAllocation: not the caching allocator (which reports VRAM with its
     numbers), so a CUDA call outside it failed; in a PyTorch process that is mostly pinned (page-locked) host memory

@@ -28,7 +28,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
-                         bare_driver, big_slack, ct2_load, fresh, host, kind, mps_full, outside_others, script_full,
+                         bare_driver, big_slack, context_call, ct2_load, fresh, host, kind, mps_full, outside_others, script_full,
                          sdcpp_part, slack_fits, stage, tf_kernel, tgi, torch, torch29_conv3d, torch_cut, torch_full,
                          trt_component, trt_free, vllm_loading)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -337,7 +337,20 @@ RULES = [
     R("other-process", 4.0, kind("vllm.startup_free"),
       "only {n[free]:b} of {n[total]:b} free at startup; gpu_memory_utilization {n[gpu_memory_utilization_ratio]} asks for {n[requested]:b}"),
     R("other-process", 4.0, kind("vllm.profile_race"), "another process released GPU memory while vLLM was profiling"),
-    R("other-process", 1.2, kind("cuda.driver"), "CUDA driver out of memory: often context creation while another process holds the card"),
+    # a driver-level error names no holder: cudaErrorMemoryAllocation is "unable to allocate enough memory or other resources"
+    # (CUDA runtime API), also a size computed wrong or a build that does not match the driver; another process is the runner-up
+    # to the *other* row (1.0), unless the call that failed creates the context or a stream (before this process holds anything)
+    R("other-process", 1.2, context_call,
+      "the CUDA call that failed creates a context or stream, before this process holds any memory: another process holds the card",
+      first="drv"),
+    # TensorFlow's stream executor allocates the region its BFC allocator was given when the device was created ("Created
+    # TensorFlow device ... with N MB memory", sized from the free memory it measured then; JAX preallocates a share of the card
+    # at start): the driver refusing it means memory free at start was taken since
+    R("other-process", 1.2, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor",
+      "the stream executor could not allocate the region it sized from the memory free when the device was created: "
+      "memory was taken since, most often by another process", first="drv"),
+    R("other-process", 0.9, kind("cuda.driver"), "CUDA driver out of memory: often context creation while another process holds the card",
+      first="drv"),
     # what the host measured at the failure (the OOM panel's probe snapshot), when the message said nothing
     R("other-process", 2.8, lambda x: x.snap_others and "other-process" not in x.scored
       and x.snap_others >= max(1.5 * GiB, 0.1 * x.snap_total),

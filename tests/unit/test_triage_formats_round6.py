@@ -328,4 +328,5 @@ CANDLE = "loaded the model in 5.12s\nError: DriverError(CUDA_ERROR_OUT_OF_MEMORY
 def test_candle_driver_error_names_its_runtime():
     res, ev = _ev(CANDLE)
     assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("cuda.driver", "candle", "cuda")
-    assert res["cause"] == "other-process"
+    # a bare driver error names no holder (round 15: other first, another process second); the thread never showed one
+    assert [c["id"] for c in ev["causes"][:2]] == ["other", "other-process"]

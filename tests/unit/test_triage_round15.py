@@ -1,0 +1,77 @@
+"""Triage round 15: priors where a log names no holder, written from the runtimes' own strings, each with a control that
+keeps its old reading."""
+import pytest
+
+from support.triage_event import top as _top
+
+
+# --- a driver-level out-of-memory with no allocator numbers: cudaErrorMemoryAllocation is "unable to allocate enough
+# memory or other resources" (CUDA runtime API); nothing in it names another process ----------------------------------
+
+@pytest.mark.parametrize("log", [
+    # thrust's allocator rethrowing the runtime's error string (thrust/system/cuda/detail/malloc_and_free.h)
+    "terminate called after throwing an instance of 'thrust::system::detail::bad_alloc'\n"
+    "  what():  std::bad_alloc: cudaErrorMemoryAllocation: out of memory\n",
+    # the driver API's name and string (cuGetErrorName / cuGetErrorString) from a program's own check
+    "CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",
+    "Error: cuMemCreate failed with CUDA_ERROR_OUT_OF_MEMORY\n",
+])
+def test_a_bare_driver_error_reads_as_other_before_another_process(log):
+    cause, c, ev = _top(log)
+    assert ev["kind"] == "cuda.driver" and cause == "other", c
+    order = [x["id"] for x in ev["causes"]]
+    assert order[:2] == ["other", "other-process"], order
+
+
+def test_pytorch_cuda_check_keeps_pinned_host_memory_first_and_other_second():
+    # c10/cuda/CUDAException.h: PyTorch's own CUDA check, not its caching allocator (which prints numbers for VRAM)
+    cause, c, ev = _top("RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at "
+                        "some other API call, so the stacktrace below might be incorrect.\n")
+    order = [x["id"] for x in ev["causes"]]
+    assert cause == "host-ram" and order[:3] == ["host-ram", "other", "other-process"], c
+
+
+def test_a_driver_error_with_numbers_showing_another_process_still_reads_it():
+    # PyTorch >= 2.1's caching-allocator message: 21.30 GiB outside this process on a 23.65 GiB card
+    cause, c, ev = _top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+                        "23.65 GiB of which 512.00 MiB is free. Process 4242 has 21.30 GiB memory in use. Including non-PyTorch "
+                        "memory, this process has 1.83 GiB memory in use. Of the allocated memory 1.20 GiB is allocated by "
+                        "PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n")
+    assert cause == "other-process", c
+
+
+# --- ... unless the call that failed is the process's first footprint: a context or stream being created -------------------
+
+@pytest.mark.parametrize("log", [
+    # a program's own driver-API check on context creation
+    "cuCtxCreate(&ctx, 0, dev) failed: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",
+    # ONNX Runtime's CudaCall report (core/providers/cuda/cuda_call.cc) naming the expression that failed
+    "CUDA failure 2: out of memory ; GPU=0 ; hostname=host ; file=cuda_stream_handle.cc ; line=175 ; "
+    "expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);\n",
+])
+def test_a_context_or_stream_that_cannot_be_created_is_another_process(log):
+    cause, c, ev = _top(log)
+    assert ev["kind"] == "cuda.driver" and cause == "other-process", c
+    assert "creates a context or stream" in ev["causes"][0]["evidence"][0]
+
+
+def test_the_stream_executors_region_refused_is_another_process():
+    # tensorflow/stream_executor/cuda/cuda_driver.cc GpuDriver::DeviceAllocate
+    cause, c, ev = _top("2021-03-01 10:00:00.000000: E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate "
+                        "3.90G (4190765056 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")
+    assert (ev["kind"], ev.get("form"), cause) == ("cuda.driver", "stream_executor", "other-process"), c
+
+
+def test_a_data_allocation_is_not_a_context_call():
+    # cuMemCreate backs data (a virtual-memory allocation), not a context: no context reading
+    cause, c, ev = _top("Error: cuMemCreate failed with CUDA_ERROR_OUT_OF_MEMORY\n")
+    assert cause == "other" and not any("creates a context" in e for x in ev["causes"] for e in x["evidence"]), c
+
+
+def test_context_call_scan_is_linear():
+    import time
+    from gpu_garden.memory.triage.predicates import CONTEXT_CALL
+    line = ("cudaStreamCreate" + "a" * 15 + " ") * 62500          # 2 MB of near misses
+    t = time.perf_counter()
+    assert CONTEXT_CALL.search(line) is None
+    assert time.perf_counter() - t < 1.0
