@@ -190,7 +190,8 @@ def _ggml_args(s, f, m, text, lineno, window):
 
 
 def _ollama_marker(s, f, m, text, lineno, window):
-    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text:
+    # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
+    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text:
         f["ollama"] = True
 
 

@@ -109,8 +109,8 @@ OTHER = [
     R("other", 1.8, kind("torch.nvml_assert"),
       "NVML assert while PyTorch built its out-of-memory report (MIG, WSL or Jetson): the OOM numbers are lost"),
     # Ollama sized its GPU layers from its own estimate: a CUDA out-of-memory inside the runner afterwards (not its compute
-    # pool growing) means the estimate was low for this build
-    R("other", 1.5, lambda x: x.kind == "cuda.driver" and x.env["runtime"] == "ollama"
+    # pool growing; cuBLAS failing to create its handle at the first matmul too) means the estimate was low for this build
+    R("other", 1.5, lambda x: x.kind in ("cuda.driver", "cublas.alloc") and x.env["runtime"] == "ollama"
       and not (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
       "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
       "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),

@@ -75,3 +75,23 @@ def test_context_call_scan_is_linear():
     t = time.perf_counter()
     assert CONTEXT_CALL.search(line) is None
     assert time.perf_counter() - t < 1.0
+
+
+# --- Ollama placed the layers from its own estimate: cuBLAS failing to create its handle afterwards is that estimate -------
+
+CUBLAS_HANDLE = ("CUDA error: the resource allocation failed\n"
+                 "  current device: 0, in function cublas_handle at ggml/src/ggml-cuda/common.cuh:644\n"
+                 "  cublasCreate_v2(&cublas_handles[device])\n")
+
+
+def test_ollama_cublas_handle_failure_is_its_estimate():
+    # Ollama's runner wrapper (llm/server.go) relays the runner's last error
+    cause, c, ev = _top('time=2025-01-01T10:00:00.000Z level=INFO source=server.go:104 msg="system memory" total="62.6 GiB"\n'
+                        "Error: llama runner process has terminated: " + CUBLAS_HANDLE)
+    assert (ev["runtime"], ev["kind"], cause) == ("ollama", "cublas.alloc", "other"), c
+    assert "estimate was low" in ev["causes"][0]["evidence"][0]
+
+
+def test_llamacpp_cublas_handle_failure_keeps_the_workspace_reading():
+    cause, c, ev = _top(CUBLAS_HANDLE)
+    assert (ev["runtime"], ev["kind"], cause) == ("llama.cpp", "cublas.alloc", "activations"), c
