@@ -158,17 +158,19 @@ RULES = [
       + (f" with {fmt_bytes(x.free)} free" if x.free is not None else "") + f", {fmt_bytes(x.allocated)} allocated of {fmt_bytes(x.total)}",
       first="act"),
     R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
-    # PyTorch's caching allocator reported a VRAM shortage with every number cut ("CUDA out of memory. See documentation"): a
-    # script's working tensors lead, weakly (the row of the same message with its numbers), over a message with nothing at all
-    R("activations", 1.2, lambda x: x.kind in ("torch.cuda", "torch.hip") and not x.req and x.env["runtime"] == "pytorch",
-      "PyTorch's caching allocator ran out of GPU memory (the message's numbers are cut): in a script, this input's size "
-      "(batch, resolution, frames, length) is the usual knob", first="act"),
     R("activations", 1.2, lambda x: x.branch == "dml",
       lambda x: (f"DirectML could not allocate one tensor of {fmt_bytes(x.req)}" if x.req else "DirectML's allocator ran out of memory")
       + "; it reports nothing else about the card", first="act"),
     # the message alone, no card numbers, and one request larger than any card: a tensor of the input's size
     R("activations", 2.4, lambda x: x.branch is None and x.req >= 16 * GiB,
       "one request of {req:b}, larger than any card: the input's resolution, length or batch makes one tensor this size", first="act"),
+    # PyTorch's caching allocator reported a VRAM shortage with the card's numbers cut ("CUDA out of memory. See documentation",
+    # or cut after "Tried to allocate N"): a script's working tensors lead, weakly (the row of the same message with its
+    # numbers), over a message with nothing at all; a request larger than any card is the row above
+    R("activations", 1.2, lambda x: x.kind in ("torch.cuda", "torch.hip") and (not x.req or torch_cut(x)) and x.env["runtime"] == "pytorch",
+      lambda x: "PyTorch's caching allocator ran out of GPU memory" + (f" on a {fmt_bytes(x.req)} request" if x.req else "")
+      + " (the card's numbers are cut): in a script, this input's size (batch, resolution, frames, length) is the usual knob",
+      first="act"),
     R("activations", 2.4, lambda x: x.branch == "mps" and x.req >= 0.3 * x.cap, "one request of {req:b} is {req_share:.0%} of the {cap:b} MPS limit",
       first="act"),
     R("activations", 1.2, mps_full, "{req:b} requested", first="act"),

@@ -95,3 +95,27 @@ def test_ollama_cublas_handle_failure_is_its_estimate():
 def test_llamacpp_cublas_handle_failure_keeps_the_workspace_reading():
     cause, c, ev = _top(CUBLAS_HANDLE)
     assert (ev["runtime"], ev["kind"], cause) == ("llama.cpp", "cublas.alloc", "activations"), c
+
+
+# --- PyTorch's caching-allocator message cut after its request reads like the same message cut before it -------------------
+
+@pytest.mark.parametrize("log, req", [
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB\n", 8 * 2**30),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory.\n", None),
+])
+def test_a_cut_pytorch_message_in_a_script_is_its_working_tensors(log, req):
+    cause, c, ev = _top(log)
+    assert cause == "activations" and c == {"activations": round(1.2 / 2.2, 2), "other": round(1.0 / 2.2, 2)}, c
+    assert ev["numbers"].get("requested") == req
+
+
+def test_a_cut_request_larger_than_any_card_keeps_its_own_row():
+    cause, c, ev = _top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 400.00 GiB\n")
+    assert cause == "activations" and "larger than any card" in ev["causes"][0]["evidence"][0], c
+
+
+def test_a_cut_message_outside_a_script_is_not_read_as_a_scripts():
+    # vLLM's engine relays PyTorch's message: the script row does not apply (its own rows decide)
+    cause, c, ev = _top("INFO 01-01 10:00:00 [llm_engine.py:100] vllm\nvllm.v1.engine.exceptions.EngineGenerateError: "
+                        "CUDA out of memory. Tried to allocate 1.50 GiB\n")
+    assert ev["runtime"] == "vllm" and "activations" not in c, c
