@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--gpu-name", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100)")
     s.add_argument("--vllm-engine", choices=["v0", "v1"], help="vLLM engine as VLLM_USE_V1 sets it (default: the version's)")
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
-    s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed)")
+    s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed, LoRA slots at rank 64 unless --max-lora-rank)")
     s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
     s.add_argument("--pipeline-parallel-size", type=int, metavar="N",
                    help="vLLM pipeline parallelism: stage 0's figures, the smallest stage's tokens; --vram one GPU's")
@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM tensor parallelism: NCCL's NVLS buffers (~2.1 GiB a GPU) on an NVSwitch board; off for a "
                         "4-GPU HGX board or NCCL_NVLS_ENABLE=0 (default auto: by the card's name)")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
+    s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; Unsloth's default 64)")
+    s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")
+    s.add_argument("--quant-skip", metavar="A,B,..", help="modules a bitsandbytes/AWQ checkpoint keeps in 16 bits, as its log or config prints them (llm_int8_skip_modules / modules_to_not_convert)")
     s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")

@@ -33,6 +33,8 @@ def run_cli(args) -> int:
     knobs = {k: getattr(args, k, None) for k in _CLI_KNOBS}
     fa = getattr(args, "flash_attn", None)
     knobs["flash_attn"] = None if fa in (None, "auto") else fa == "on"
+    if getattr(args, "quant_skip", None) is not None:
+        knobs["quant_skip"] = [m.strip() for m in args.quant_skip.split(",") if m.strip()]
     if getattr(args, "kv_cache_memory", None):
         knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
     res = plan(spec, runtime=args.runtime, ctx=args.ctx, parallel=args.parallel, kv_dtype=args.kv_dtype,
@@ -46,11 +48,11 @@ def run_cli(args) -> int:
     return 0 if res["fits"] else 1
 
 
-# CLI argument (same name as the plan knob) -> plan knob; flash_attn and kv_cache_memory are converted above
+# CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above
 _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs", "enforce_eager",
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler",
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
-              "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls")
+              "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",

@@ -131,3 +131,25 @@ def test_runtime_defaults_to_ollama_for_an_ollama_tag(model, runtime, capsys):
 def test_explicit_runtime_wins_over_the_tag(capsys):
     _, r = _run(["kv", "--model", "qwen3:8b", "--runtime", "vllm", "--vram", "24", "--json"], capsys)
     assert r["runtime"] == "vllm"
+
+
+def test_lora_flags_reach_the_plan(capsys):
+    # vLLM --enable-lora sizes max_loras slots of rank x (input + output) per projection at load. Qwen3-4B per layer:
+    # q 2560+4096, k/v 2560+1024 each, o 4096+2560, gate/up/down 2560+9728 each = 57344 values per rank; 36 layers, bf16
+    base = ["kv", "--model", "Qwen3-4B", "--ctx", "8192", "--runtime", "vllm", "--runtime-version", "0.10.0", "--json"]
+    _, plain = _run(base, capsys)
+    _, lora = _run(base + ["--max-lora-rank", "16", "--max-loras", "4"], capsys)
+    assert lora["weights"] - plain["weights"] == 57344 * 16 * 4 * 36 * 2
+    assert "--enable-lora --max-lora-rank 16 --max-loras 4" in lora["command"]
+
+
+def test_quant_skip_flag_keeps_the_named_modules_in_16_bits(capsys):
+    # Unsloth's Qwen3-4B-2507 bnb-4bit with the llm_int8_skip_modules its log prints and ART's rank 8: vLLM printed
+    # "Model loading took 3.4153 GiB" (every matmul in 4 bits: 2.53)
+    skip = ("embed_tokens,embedding,lm_head,multi_modal_projector,merger,modality_projection,model.layers.6.self_attn,"
+            "model.layers.0.self_attn,model.layers.35.mlp,model.layers.34.mlp,model.layers.3.self_attn,model.layers.5.mlp,"
+            "model.layers.3.mlp,model.layers.6.mlp,model.layers.1.mlp,model.layers.2.mlp")
+    _, r = _run(["kv", "--model", "unsloth/qwen3-4b-instruct-2507-unsloth-bnb-4bit", "--runtime", "vllm", "--ctx", "8192",
+                 "--weights-dtype", "bnb-4bit", "--runtime-version", "0.8.5", "--vllm-entrypoint", "unsloth",
+                 "--max-lora-rank", "8", "--quant-skip", skip, "--json"], capsys)
+    assert r["weights"] / GiB == pytest.approx(3.4153, rel=0.01)
