@@ -377,7 +377,8 @@ def score(row) -> dict:
             if "concurrency" in m:
                 conc = res.get("concurrency", toks / row["input"]["ctx"])
                 out["concurrency"] = (round(conc, 2), m["concurrency"])
-            out["fits"] = (bool(res["fits_as_requested"]), m["started"])
+            if "started" in m:  # a log cut before the outcome records none: no verdict to compare
+                out["fits"] = (bool(res["fits_as_requested"]), m["started"])
     elif rt == "sglang":
         if "kv_k_gib" in m and "kv_tokens" in m:  # "K size: X GB" for the printed #tokens: the pool's bytes per token
             k = res["kv_per_token"] / 2 * m["kv_tokens"] / GiB
