@@ -251,6 +251,19 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "llamacpp-strixhalo-qwen36-35b-a3b-bf16-size", "llamacpp-strixhalo-qwen36-27b-q8-size",
         "vllm-kaito2132-mistral-small4-119b-fp8-tp2-2xh100nvl-1m-refused",
         "sglang-4895-gemma3-27b-awq-24g-4k-refused", "sglang-gpustack3831-qwen3-8b-910b2-mf020-refused",
+        # batch 27: every row was read in full (task ellm9) at the start of round 9, before any change; the changes it
+        # led to (the Qwen3.5 descriptions, fine-tune names carrying a base's name and size, vLLM's hybrid pool at
+        # tensor parallelism with a drafter, gpt-oss MXFP4 on Ampere, the Qwen3-VL profile) were written on it; its
+        # first sight stays in the ledger
+        "vllm-solodba-r1-0528-qwen3-8b-3090-32k-refused", "vllm-22331-gptoss-20b-3090-weights",
+        "vllm-16128-mistral-small31-awq-24g-4k", "vllm-26612-qwen3vl-30b-a3b-a800-262k",
+        "llamacpp-hilbertraum318-qwen35-9b-udq4kxl-8k-np4-fit", "llamacpp-ollama16416-gptoss-120b-strixhalo-fit",
+        "sglang-kt1870-qwen35-397b-a17b-2x4090-8k", "vllm-club3090-qwen36-27b-autoround-tp4-4x3090-262k-fp8-mtp",
+        "vllm-club3090-qwen36-27b-autoround-tp4-4x3090-262k-dflash", "llamacpp-strixhalo-gptoss-120b-mxfp4-size",
+        "llamacpp-strixhalo-gemma4-31b-udq4kxl-size", "llamacpp-strixhalo-qwen35-122b-a10b-udq5kxl-size",
+        "llamacpp-strixhalo-glm47-flash-udq8kxl-size", "llamacpp-strixhalo-minimax-m27-udq3ks-size",
+        "vllm-syvai39-qwen38-27b-w4a16-3090-64k-refused", "ollama-15709-qwen35-122b-strixhalo-256k",
+        "vllm-club3090-cliffs-qwen36-27b-5090laptop-180k-fp8-refused",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
