@@ -132,7 +132,8 @@ CHUNKED_LONG_CONTEXT = (0, 5, 4)
 SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
 # "GPU KV cache size" printed as max concurrency x max_model_len instead of blocks // groups x the smallest block
 # (vllm-project/vllm#40691, #38364): a gate by observation - 0.19.0 prints the old figure (Gemma-4-31B, 10,432 tokens
-# with 3.58x at 4096), 0.24.0 and 0.27.1 the new one (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072); 0.20-0.23 unseen
+# with 3.58x at 4096), so does the nightly 0.20.1rc1.dev16 (Qwen3.6-27B at TP 4, club-3090 e3f8f020: 483,200 tokens
+# with 6.77x at 262,144), 0.24.0 and 0.27.1 the new one (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072); 0.21-0.23 unseen
 TOKENS_FROM_CONCURRENCY = (0, 24)
 # Llama 4's chunked local attention under the hybrid manager was switched off by default after 0.10.0
 # (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
