@@ -119,3 +119,25 @@ def test_a_cut_message_outside_a_script_is_not_read_as_a_scripts():
     cause, c, ev = _top("INFO 01-01 10:00:00 [llm_engine.py:100] vllm\nvllm.v1.engine.exceptions.EngineGenerateError: "
                         "CUDA out of memory. Tried to allocate 1.50 GiB\n")
     assert ev["runtime"] == "vllm" and "activations" not in c, c
+
+
+# --- cudaMallocAsync's report: the pool keeps what this process freed (release threshold UINT64_MAX), so the gap between
+# the device limit, "Free" and "Currently allocated" is this process's as much as other programs' ----------------------------
+
+def _async(allocated, requested, free, limit="15.99 GiB"):
+    return ("torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+            f"Currently allocated     : {allocated}\nRequested               : {requested}\nDevice limit            : {limit}\n"
+            f"Free (according to CUDA): {free}\nPyTorch limit (set by user-supplied memory fraction)\n"
+            "                        : 17179869184.00 GiB\n")
+
+
+def test_async_gap_under_half_the_card_stays_the_working_tensors():
+    # 15.99 - 0.50 - 12.00 = 3.49 GiB outside PyTorch's allocations (22 %): the pool's freed memory can be that much
+    cause, c, ev = _top(_async("12.00 GiB", "1.50 GiB", "512.00 MiB"))
+    assert cause == "activations" and c == {"activations": round(1.5 / 2.9, 2), "other-process": round(1.4 / 2.9, 2)}, c
+
+
+def test_async_gap_over_half_the_card_is_another_program():
+    # 15.99 - 1.00 - 4.00 = 10.99 GiB outside (69 %)
+    cause, c, ev = _top(_async("4.00 GiB", "1.50 GiB", "1.00 GiB"))
+    assert cause == "other-process" and c["other-process"] == round(2.6 / 4.1, 2), c
