@@ -53,6 +53,9 @@ OLLAMA_LIBRARY = {
     "deepseek-v2": (None, "16b"), "deepseek-coder-v2": (None, "16b"),
     # glm-4.7-flash (January 2026): one model, zai-org/GLM-4.7-Flash; tags latest (Q4_K_M), q8_0, bf16
     "glm-4.7-flash": ("GLM-4.7-Flash", "30b"),
+    # qwen3.5 (March 2026): Qwen's Qwen3.5 sizes, the MoE ones by their total ('qwen3.5:122b' is Qwen3.5-122B-A10B);
+    # which size 'latest' is was not read, so a tag must name one
+    "qwen3.5": ("Qwen3.5-{size}", None),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
@@ -75,7 +78,8 @@ _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a
 # modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
 UNDESCRIBED = (
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
-     "no built-in description of this size (built in: Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
+     "no built-in description of this size (built in: Qwen3.5-9B, Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, "
+     "Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
      "no built-in description of this size (built in: Gemma-4-31B); a config.json given with --config is read "
@@ -123,6 +127,9 @@ def ollama_tag(name: str):
     pattern, default_size = OLLAMA_LIBRARY[lib]
     tag = tag or "latest"
     size = default_size if tag == "latest" else tag.split("-")[0]
+    if size is None:
+        raise UserError(f"Ollama tag {name!r}: which size the {lib} library's 'latest' is was not read; name one "
+                        f"({lib}:<size>, as on ollama.com/library/{lib})")
     if lib in OLLAMA_SIZE_MODELS:
         pattern = OLLAMA_SIZE_MODELS[lib].get(size, f"{lib}-{{size}}")
     m = _TAG_QUANT.search(tag)
@@ -262,6 +269,35 @@ def _same_geometry(wanted: str, names: list):
     return None
 
 
+# words before a base model's name that make the model something else than a fine-tune of it: a drafter for it
+_DRAFTER = re.compile(r"(?:^|-)(?:draft|eagle\d*|mtp|dflash|medusa|speculator)(?:$|-)")
+
+
+def _named_base(name: str, wanted: str, names: list):
+    """The built-in a fine-tune or distill names inside its own name with the base's size
+    ('deepseek-ai/DeepSeek-R1-0528-Qwen3-8B' is Qwen3-8B's architecture, its config.json says Qwen3ForCausalLM), or
+    None. Only built-in names carrying a size count, at word boundaries, not at the start (a name starting with a
+    built-in is read above), the words after it keeping the architecture and none before naming a drafter; a name
+    inside a longer matching one gives way to it. Two bases named are refused: which one the weights follow is never
+    guessed."""
+    spans = []
+    for n in names:
+        c = _canonical(n)
+        if _SIZE.search(c):
+            spans += [(m.start(), m.end(), n) for m in re.finditer(r"(?:^|(?<=-))" + re.escape(c) + r"(?=-|$)", wanted)]
+    spans = [s for s in spans if not any(o[0] <= s[0] and s[1] <= o[1] and o != s for o in spans)]
+    bases = sorted({n for _, _, n in spans})
+    if len(bases) > 1:
+        raise UserError(f"{name!r} names more than one built-in base model ({', '.join(bases)}): which one its weights "
+                        "follow is never guessed - give its config.json with --config FILE")
+    if len(spans) != 1 or spans[0][0] == 0:
+        return None
+    start, end, n = spans[0]
+    if _DRAFTER.search(wanted[:start]) or not _other_words_keep_the_architecture(_canonical(n), wanted[end + 1:]):
+        return None
+    return n
+
+
 def _release_context(name: str, n: str):
     low = name.strip().lower().replace("_", "-")
     for builtins, pattern, ctx, source in RELEASE_CONTEXT:
@@ -349,10 +385,21 @@ def load_builtin(name: str):
         _qat_group(name, n, spec)
         _unsloth_dynamic(name, spec)
         return spec
+    base = None if tag else _named_base(name, wanted, names)
+    if base:
+        spec = _builtin_spec(base, name)
+        spec.notes.append(f"{name!r} names {base} with its size: read as a fine-tune or distill on {base}'s "
+                          "architecture (give its config.json with --config where it differs)")
+        if quant:
+            spec.quant = quant
+            spec.notes.append(f"weights taken as {quant} from the name {name!r}")
+        _qat_group(name, base, spec)
+        _unsloth_dynamic(name, spec)
+        return spec
     for pattern, family, why in UNDESCRIBED:
         if re.search(pattern, wanted):
             if tag:
-                why = f"Ollama's {name.split(':')[0]} tags are not mapped to a built-in description; " + why
+                why = f"Ollama's {name!r} is {lookup}: " + why
             raise UserError(f"unknown model {name!r} ({family}): {why}; its geometry is never guessed - give the "
                             "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
     close = [n for n in names if wanted.split("-")[0] in n.lower()]

@@ -1,4 +1,7 @@
 """Batch 27 (read by ellm9). Expected values are what the runtimes printed, in the threads each test names."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
 
 GiB = 1 << 30
@@ -20,3 +23,47 @@ def test_hybrid_tokens_before_024_are_blocks_per_group_not_concurrency_times_ctx
     assert abs(r["kv_capacity_tokens"] / 483200 - 1) <= 0.05
     newest = _club3090_tp4(0.92, None, kv="fp8")
     assert newest["kv_capacity_tokens"] > 3 * 483200
+
+
+def test_a_name_carrying_a_base_models_name_and_size_is_that_architecture():
+    # deepseek-ai/DeepSeek-R1-0528-Qwen3-8B: its config.json is Qwen3ForCausalLM with Qwen3-8B's geometry (36 layers, 8 KV
+    # heads x 128). vLLM 0.9.1 on an RTX 3090 (solodba/LLMOps day01/homework.md) refused 32,768 tokens: '4.50 GiB KV
+    # cache is needed' = 32768 x 36 x 2 x 8 x 128 x 2 bytes
+    s = llm.describe(model="deepseek-ai/DeepSeek-R1-0528-Qwen3-8B")
+    assert s.name == "Qwen3-8B"
+    r = llm.plan(s, "vllm", ctx=32768, vram=23.56 * GiB, gpu_name="NVIDIA GeForce RTX 3090", runtime_version="0.9.1")
+    assert round(r["kv_total"] / GiB, 2) == 4.50
+    assert llm.describe(model="someone/foo-qwen2.5-7b").name == "Qwen2.5-7B"
+
+
+@pytest.mark.parametrize("repo", ["someone/llama-3.1-8b-to-qwen3-8b",   # two bases: never guessed
+                                  "someone/eagle-qwen3-8b",             # a drafter for it, not it
+                                  "someone/foo-qwen3-8b-1m"])           # another size after it
+def test_a_base_name_inside_another_name_is_not_read_when_it_may_not_be_the_architecture(repo):
+    with pytest.raises(UserError):
+        llm.describe(model=repo)
+
+
+def test_qwen35_122b_a10b_parameters_as_llama_bench_prints_them():
+    # kyuz0/amd-strix-halo-toolboxes, Qwen3.5-122B-A10B-UD-Q5_K_XL on b9193: 'qwen35moe 122B.A10B ... 122.11 B'
+    r = llm.plan(llm.describe(model="Qwen/Qwen3.5-122B-A10B"), "llama.cpp", ctx=4096, weights_dtype="BF16")
+    assert abs(r["weights"] / 2 / 1e9 - 122.11) <= 0.01
+
+
+def test_qwen35_397b_a17b_cache_and_state_as_sglang_prints_them_at_tp2():
+    # kvcache-ai/ktransformers#1870 (SGLang, TP 2): 'KV Cache is allocated. #tokens: 580364, K size: 4.15 GB' and 'Mamba
+    # Cache is allocated. max_mamba_cache_size: 82, conv_state size: 0.13GB, ssm_state size: 7.29GB' (82 slots and one
+    # more; SGLang's GB are GiB): 15 attention layers x 1 KV head x 256 a rank; 45 DeltaNet layers x 32 value heads x
+    # 128 x 128 in float32 a rank
+    s = llm.describe(model="Qwen/Qwen3.5-397B-A17B")
+    r = llm.plan(s, "sglang", ctx=8192, tensor_parallel_size=2)
+    assert round(r["kv_per_token"] / 2 * 580364 / GiB, 2) == 4.15
+    conv, conv_bytes, ssm, ssm_bytes = llm.vllm_per_rank(s, 2).linear_state
+    assert round(ssm * ssm_bytes * 45 * 83 / GiB, 2) == 7.29
+    assert round(conv * conv_bytes * 45 * 83 / GiB, 2) == 0.13
+
+
+def test_ollama_qwen35_tags_name_the_moe_by_its_total_and_latest_is_not_guessed():
+    assert llm.describe(model="qwen3.5:122b").name == "Qwen3.5-122B-A10B"  # ollama/ollama#15709
+    with pytest.raises(UserError, match="name one"):
+        llm.describe(model="qwen3.5")
