@@ -67,3 +67,18 @@ def test_ollama_qwen35_tags_name_the_moe_by_its_total_and_latest_is_not_guessed(
     assert llm.describe(model="qwen3.5:122b").name == "Qwen3.5-122B-A10B"  # ollama/ollama#15709
     with pytest.raises(UserError, match="name one"):
         llm.describe(model="qwen3.5")
+
+
+def _gptoss_weights(model, version, gpu, tp=1):
+    r = llm.plan(llm.describe(model=model), "vllm", ctx=4096, vram=79.25 * GiB, gpu_name=gpu, tensor_parallel_size=tp,
+                 runtime_version=version)
+    return r["weights"] / GiB
+
+
+def test_gptoss_launch_build_keeps_mxfp4_experts_unpadded_before_marlin():
+    # vllm#22331: the gpt-oss launch image (0.10.1+gptoss) on an RTX 3090, 'Model loading took 12.8848 GiB'; Marlin's
+    # padded layout (2944 x 3072 experts) would be 13.67 (+6.1 %)
+    assert abs(_gptoss_weights("openai/gpt-oss-20b", "0.10.1+gptoss", "NVIDIA GeForce RTX 3090") / 12.8848 - 1) <= 0.01
+    # the tagged 0.10.1.1 has Marlin's MXFP4 path (vllm#22428): gpt-oss-120b at TP 4 on A100s printed 17.2217 GiB
+    # (dennislee22/vLLM-benchmarking), 15.9 unpadded
+    assert abs(_gptoss_weights("openai/gpt-oss-120b", "0.10.1.1", "NVIDIA A100 80GB", tp=4) / 17.2217 - 1) <= 0.01

@@ -16,7 +16,7 @@ PRE = 1 << 30
 
 def parse_version(v) -> tuple | None:
     """'0.6.4' -> (0, 6, 4); '0.11' -> (0, 11, 0); 'b6500' (a llama.cpp build) -> (6500,); '0.4.0-rc6' ->
-    (0, 4, -1, PRE, 6), before 0.4.0; None / 'latest' -> None (the newest). Only the first word is read (the rest may
+    (0, 4, -1, PRE, 6), before 0.4.0, as is '0.10.1+gptoss' (vLLM's gpt-oss launch build) before 0.10.1; None / 'latest' -> None (the newest). Only the first word is read (the rest may
     say when: 'b5400 (May 2025)'); a commit hash ('086cf81 (July 2025)') names no release: None, as the newest, which
     version_note says."""
     if v is None or str(v).strip().lower() in ("", "latest", "current", "newest"):
@@ -35,6 +35,8 @@ def parse_version(v) -> tuple | None:
         from ...errors import UserError
         raise UserError(f"cannot read a version from {v!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 for Ollama)")
     major, minor, patch, rc = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
+    if first.endswith("+gptoss"):  # vLLM's gpt-oss launch wheels (August 2025), built before 0.10.1 was tagged
+        return (major, minor, patch - 1, PRE, 0)
     if rc is not None:
         return (major, minor, patch - 1, PRE, int(rc))
     return (major, minor, patch)

@@ -207,7 +207,12 @@ def bnb_tower(proj, quant_skip, bits: float):
 # layout is 65.90 and no padding 60.69; 2880 x 3072 gives 64.47 (the 256 is read from that total, not from the
 # swizzle's source). 0.14 is the first version seen on that path; the 0.10.1 and 0.11 H100 logs (vllm#23278,
 # vllm#27508: installs without triton_kernels) fit Marlin's layout.
-MXFP4_PAD = {"marlin": (128, 256), "trtllm": (256, 256), "triton": (64, 256)}
+# Marlin's MXFP4 path (vllm-project/vllm#22428, August 2025, first in 0.10.1) is what pads on Ampere and Ada; the gpt-oss
+# launch build before it (0.10.1+gptoss, vllm#22290's Ampere recipe) allocated the experts as the checkpoint stores
+# them: gpt-oss-20b on an RTX 3090 printed 'Model loading took 12.8848 GiB' (vllm#22331), 12.82 unpadded, 13.67 as
+# Marlin pads it (+6.1 %). The launch build on Hopper or Blackwell was not read.
+MXFP4_PAD = {"marlin": (128, 256), "trtllm": (256, 256), "triton": (64, 256), "launch": (1, 1)}
+MARLIN_MXFP4 = (0, 10, 1)
 NATIVE_FP4 = re.compile(r"\b(b100|b200|gb200|b300|gb300)\b", re.I)
 HOPPER = re.compile(r"\b(h100|h200|h800|h20|gh200)\b", re.I)
 TRITON_MXFP4 = (0, 14)
@@ -217,7 +222,8 @@ def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
     """(extra bytes over the whole model, kernel name) of vLLM's padded MXFP4 expert matrices."""
     name = str(gpu_name or "")
     kernel = ("trtllm" if NATIVE_FP4.search(name) else
-              "triton" if HOPPER.search(name) and at_least(version, *TRITON_MXFP4) else "marlin")
+              "triton" if HOPPER.search(name) and at_least(version, *TRITON_MXFP4) else
+              "launch" if not HOPPER.search(name) and not at_least(version, *MARLIN_MXFP4) else "marlin")
     a_i, a_h = MXFP4_PAD[kernel]
     inter = -(-spec.moe_intermediate // tp)
     pad_i = -(-inter // a_i) * a_i
