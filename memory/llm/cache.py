@@ -19,6 +19,7 @@ Cells per runtime:
   Ollama     num_ctx per request x OLLAMA_NUM_PARALLEL (the runner gets --ctx-size num_ctx x parallel); its
              estimate keeps window x parallel + batch cells for a sliding layer (memory.required.kv)."""
 import math
+from dataclasses import replace
 
 from ..errors import UserError
 from .spec import FULL, LINEAR, SLIDING, LLMSpec
@@ -263,12 +264,28 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
     return out
 
 
+def with_draft_layers(spec: LLMSpec, n: int) -> LLMSpec:
+    """The spec with a drafter's n full-attention layers after its own: vLLM gives a speculative drafter's layers (Qwen
+    3.5+'s MTP module) KV cache specs next to the model's, so they share its pool and its layer groups (17 full
+    layers with Qwen3.6-27B's 16: groups of 17)."""
+    full = [i for i, k in enumerate(spec.layer_kinds) if k == FULL]
+    if not n or not full:
+        return spec
+    j = full[-1]
+    more = lambda xs: None if xs is None else list(xs) + [xs[j]] * n  # noqa: E731
+    return replace(spec, layer_kinds=list(spec.layer_kinds) + [FULL] * n, layer_kv_elems=more(spec.layer_kv_elems),
+                   layer_kv_heads=more(spec.layer_kv_heads), layer_params=more(spec.layer_params))
+
+
 def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
-              max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False) -> dict | None:
+              max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False,
+              draft_layers: int = 0) -> dict | None:
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
     "request_bytes"}; None without a layout. "GPU KV cache size" was blocks // groups x the smallest block until
     vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
-    disagreed with the concurrency for Qwen 3.5)."""
+    disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
+    (with_draft_layers)."""
+    spec = with_draft_layers(spec, draft_layers)
     lay = vllm_layout(spec, kv, mla_cache) if hybrid else None
     if not lay:
         return None
@@ -301,5 +318,6 @@ def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: 
     got = vllm_pool(spec, available, kv, ctx or BLOCK, mla_cache=mla_cache, hybrid=hybrid, **pool)
     if got:
         return got["tokens"]
+    spec = with_draft_layers(spec, pool.get("draft_layers", 0))
     per_token = kv_cache(spec, 1, 1, kv, "vllm", mla_cache=mla_cache)["per_token"]
     return int(max(available, 0) // (BLOCK * per_token)) * BLOCK

@@ -64,6 +64,8 @@ class LLMSpec:
     generic: bool = False           # a config.json whose model_type kv has no layer rules for (GENERIC_NOTE)
     gguf_mtp_blocks: int = 0        # multi-token-prediction blocks a GGUF keeps as trailing blocks (GGUF_MTP_ARCHS)
     mtp_block_params: int = 0       # parameters of one such block, its copies of the token table and head included
+    mtp_layers: int = 0             # decoder layers of a multi-token-prediction drafter module (mtp_num_hidden_layers)
+    mtp_params: int = 0             # that module's parameters (its layers, fc and norms; token table and head shared)
 
     @property
     def n_layers(self) -> int:
@@ -278,6 +280,11 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if _ARCH_SUFFIX.sub("", mt) in GGUF_MTP_ARCHS and 0 < nextn <= 8 and spec.layer_params:
         spec.gguf_mtp_blocks = nextn
         spec.mtp_block_params = spec.layer_params[-1] + 2 * V * d + 2 * d * d + 3 * d
+    mtp = _int(cfg, "mtp_num_hidden_layers", default=0) or 0
+    full = [p for p, k in zip(spec.layer_params or [], spec.layer_kinds) if k == FULL]
+    if 0 < mtp <= 8 and spec.linear_state and full:
+        # Qwen 3.5+'s MTP module (vLLM qwen3_5_mtp): mtp full-attention decoder layers, fc (2d -> d) and three norms
+        spec.mtp_layers, spec.mtp_params = mtp, mtp * full[-1] + 2 * d * d + 3 * d
     if cfg.get("_omni"):
         spec.notes.append("an omni model: its thinker's decoder as described; the audio encoder, the talker and the "
                           "speech decoder are not counted")

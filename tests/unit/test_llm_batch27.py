@@ -82,3 +82,25 @@ def test_gptoss_launch_build_keeps_mxfp4_experts_unpadded_before_marlin():
     # the tagged 0.10.1.1 has Marlin's MXFP4 path (vllm#22428): gpt-oss-120b at TP 4 on A100s printed 17.2217 GiB
     # (dennislee22/vLLM-benchmarking), 15.9 unpadded
     assert abs(_gptoss_weights("openai/gpt-oss-120b", "0.10.1.1", "NVIDIA A100 80GB", tp=4) / 17.2217 - 1) <= 0.01
+
+
+def test_mtp_drafter_layer_joins_the_pool_and_its_module_the_weights():
+    # club-3090 e3f8f020 dual4.yml (TP 4, fp8, 3 MTP tokens): 'Maximum concurrency for 262,144 tokens per request: 6.77x';
+    # 17 full-attention layers make groups of 17 (6.85x); the drafter's weights without its layer give 7.28x (+7.5 %)
+    r = llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=262144, kv_dtype="fp8", weights_dtype="auto_round",
+                 vram=23.56 * GiB, gpu_memory_utilization=0.92, gpu_name="NVIDIA GeForce RTX 3090",
+                 tensor_parallel_size=4, max_num_seqs=4, max_num_batched_tokens=8192, runtime_version="0.20.1",
+                 mtp_tokens=3)
+    assert abs(r["concurrency"] / 6.77 - 1) <= 0.05
+    # syv-ai/qwen38-27b-rtx3090#39 (one RTX 3090 at 0.93, bf16 cache, MTP): 'available KV cache memory (1.56 GiB)';
+    # without the MTP module's 0.79 GiB kv leaves 2.29
+    r = llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=65536, kv_dtype="bf16", weights_dtype="auto_round",
+                 vram=23.56 * GiB, gpu_memory_utilization=0.93, gpu_name="NVIDIA GeForce RTX 3090", mtp_tokens=4)
+    assert abs(r["kv_capacity_bytes"] / GiB - 1.56) <= 0.1
+
+
+def test_mtp_tokens_needs_a_model_with_an_mtp_module_and_vllm():
+    with pytest.raises(UserError, match="multi-token-prediction"):
+        llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=4096, mtp_tokens=2)
+    with pytest.raises(UserError, match="vLLM"):
+        llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "llama.cpp", ctx=4096, mtp_tokens=2)

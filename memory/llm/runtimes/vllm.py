@@ -26,7 +26,8 @@ import math
 import re
 
 from ...units import GiB, MiB
-from ..cache import BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool
+from ..cache import (BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
+                     with_draft_layers)
 from . import at_least
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
@@ -496,14 +497,16 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             and not at_least(v, *CHUNKED_HYBRID_OFF[1])):
         hybrid = False
     layout = mla_layout(spec, s)
-    need = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
+    drafter = s.get("draft_layers", 0)  # a speculative drafter's layers share the pool (plan._mtp_drafter)
+    kv_spec = with_draft_layers(spec, drafter)
+    need = kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
                     mla_cache=layout)
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
                          "state_blocks": 2 if s.get("prefix_caching", True) else 1,
-                         "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY)}
+                         "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter}
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
@@ -520,7 +523,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     budget = math.ceil(s["util"] * vram)
     pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
     grouped = vllm_pool(spec, pool, kv, ctx, **need["pool_args"]) if s["v1"] else None
-    tokens = grouped["tokens"] if grouped else vllm_kv_tokens(spec, pool, kv, layout, hybrid=hybrid)
+    tokens = grouped["tokens"] if grouped else vllm_kv_tokens(kv_spec, pool, kv, layout, hybrid=hybrid)
     blocks = tokens // BLOCK
     per_req_blocks = math.ceil(ctx / BLOCK)
     if grouped and spec.linear_state:
@@ -529,13 +532,13 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     elif s["v1"]:
         starts = pool >= need["total"]
         conc = blocks / per_req_blocks
-        if grouped and len(set(vllm_layout(spec, kv, layout)["block"].values())) > 1:
+        if grouped and len(set(vllm_layout(kv_spec, kv, layout)["block"].values())) > 1:
             conc = grouped["concurrency"]  # kinds of different block sizes (Gemma 4): vLLM's blocks per request
         elif need["sliding_layers"] and need["sliding_cells"] != need["cells"]:
             # the hybrid manager's groups share one pool; a request needs the window in its sliding layers only
             # (gpt-oss-120b at TP 4, 16384 tokens: 284.25x printed, not the 161x of every layer in full); each kind
             # counted in whole groups, padding included (cache.vllm_hybrid_request_bytes)
-            padded = vllm_hybrid_request_bytes(spec, need) if hybrid else None
+            padded = vllm_hybrid_request_bytes(kv_spec, need) if hybrid else None
             conc = pool / (padded or need["total"])
     else:
         starts = tokens >= ctx
