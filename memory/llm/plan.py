@@ -36,8 +36,8 @@ def _mtp_drafter(spec, runtime, tokens, tp, nbytes, roles, s, notes) -> dict:
     KV pool (cache.with_draft_layers). The state pages a request may hold per speculative block (MambaSpec's
     num_speculative_blocks, read in syv-ai/qwen38-27b-rtx3090's notes, not in vLLM's source) are not counted: club-3090's
     two printed concurrencies (2.37x at TP 2, 6.77x at TP 4, 3 tokens) come out 4-8 % low with them, 1-3 % without."""
-    if tokens < 1 or tokens > 16:
-        raise UserError(f"mtp_tokens must be 1-16 (num_speculative_tokens), got {tokens}")
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= 16:
+        raise UserError(f"mtp_tokens must be a whole number 1-16 (num_speculative_tokens), got {tokens!r}")
     if not spec.mtp_layers:
         raise UserError(f"{spec.name}: no multi-token-prediction module in its description (mtp_num_hidden_layers); "
                         "a separate draft model is not modelled")
@@ -224,7 +224,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
     if knobs.get("mtp_tokens"):
-        roles = _mtp_drafter(spec, runtime, int(knobs["mtp_tokens"]), tp, 4 if fp32 else 2, roles, s, notes)
+        roles = _mtp_drafter(spec, runtime, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
@@ -317,7 +317,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
     if vram is None:
-        out["flags"] = _flags(runtime, ctx, parallel, kv, s, spec) + _lora_flags(runtime, knobs, rank, loras)
+        out["flags"] = (_flags(runtime, ctx, parallel, kv, s, spec) + _lora_flags(runtime, knobs, rank, loras)
+                        + _mtp_flags(knobs))
         out["command"] = _command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
@@ -363,9 +364,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
-    out["flags"] = _flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
-                          util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                          asked_util=knobs.get("gpu_memory_utilization")) + _lora_flags(runtime, knobs, rank, loras)
+    out["flags"] = (_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
+                           util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
+                           asked_util=knobs.get("gpu_memory_utilization")) + _lora_flags(runtime, knobs, rank, loras)
+                    + _mtp_flags(knobs))
     out["command"] = _command(runtime, out["flags"])
     if not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
@@ -536,6 +538,15 @@ def _lora_flags(runtime, knobs, rank, loras) -> list:
     f = [_flag("flag", "--enable-lora", None, "LoRA slots allocated at load", text="--enable-lora"),
          _flag("flag", "--max-lora-rank", rank, "sizes every slot")]
     return f + ([_flag("flag", "--max-loras", loras, "slots held on the GPU")] if loras > 1 else [])
+
+
+def _mtp_flags(knobs) -> list:
+    """vLLM's speculative-decoding flag when the plan counted an MTP drafter (mtp_tokens)."""
+    n = knobs.get("mtp_tokens")
+    if not n:
+        return []
+    cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
+    return [_flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
 
 
 def _command(runtime, flags) -> str:

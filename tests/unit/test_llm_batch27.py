@@ -97,6 +97,7 @@ def test_mtp_drafter_layer_joins_the_pool_and_its_module_the_weights():
     r = llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=65536, kv_dtype="bf16", weights_dtype="auto_round",
                  vram=23.56 * GiB, gpu_memory_utilization=0.93, gpu_name="NVIDIA GeForce RTX 3090", mtp_tokens=4)
     assert abs(r["kv_capacity_bytes"] / GiB - 1.56) <= 0.1
+    assert """--speculative-config '{"method":"mtp","num_speculative_tokens":4}'""" in r["command"]
 
 
 def test_mtp_tokens_needs_a_model_with_an_mtp_module_and_vllm():
@@ -104,3 +105,5 @@ def test_mtp_tokens_needs_a_model_with_an_mtp_module_and_vllm():
         llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=4096, mtp_tokens=2)
     with pytest.raises(UserError, match="vLLM"):
         llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "llama.cpp", ctx=4096, mtp_tokens=2)
+    with pytest.raises(UserError, match="1-16"):
+        llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=4096, mtp_tokens="3")
