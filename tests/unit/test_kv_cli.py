@@ -153,3 +153,14 @@ def test_quant_skip_flag_keeps_the_named_modules_in_16_bits(capsys):
                  "--weights-dtype", "bnb-4bit", "--runtime-version", "0.8.5", "--vllm-entrypoint", "unsloth",
                  "--max-lora-rank", "8", "--quant-skip", skip, "--json"], capsys)
     assert r["weights"] / GiB == pytest.approx(3.4153, rel=0.01)
+
+
+def test_mtp_tokens_flag_reaches_the_plan(capsys):
+    # syv-ai/qwen38-27b-rtx3090#39 (one RTX 3090 at 0.93, bf16 cache, 4 MTP tokens): vLLM printed 'available KV cache
+    # memory (1.56 GiB)'; without the drafter's module in the weights the pool would be 2.29 GiB
+    base = ["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "vllm", "--ctx", "65536", "--kv-dtype", "bf16",
+            "--weights-dtype", "auto_round", "--vram", "23.56", "--gpu-memory-utilization", "0.93",
+            "--gpu-name", "NVIDIA GeForce RTX 3090", "--json"]
+    _, r = _run(base + ["--mtp-tokens", "4"], capsys)
+    assert r["kv_capacity_bytes"] / GiB == pytest.approx(1.56, abs=0.1)
+    assert '"num_speculative_tokens":4' in r["command"]
