@@ -6,7 +6,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
-from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
+from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, weights_by_role
 
@@ -149,7 +149,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         spec = replace(spec, quant_skip=tuple(skip), notes=[n for n in spec.notes if "llm_int8_skip_modules" not in n])
         notes = [n for n in notes if "llm_int8_skip_modules" not in n]
         notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
-    rank, loras = V.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
+    rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
     if knobs.get("mtp_tokens") and runtime != "vllm":
         raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")
     if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
@@ -165,7 +165,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
     roles = weights_by_role(spec, weights_dtype)
     if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
-        extra, kernel = V.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
+        extra, kernel = VL.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
         if extra:
             roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
                          how=roles["how"] + f" + {fmt_bytes(extra)} of padding in vLLM's {kernel} expert layout")
@@ -179,7 +179,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
             and entry != "unsloth"):
         q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
-        extra = int(q * (V.BNB_DEQUANT_BITS - LINEAR_BITS[fmt]) / 8)
+        extra = int(q * (VL.BNB_DEQUANT_BITS - LINEAR_BITS[fmt]) / 8)
         roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
                      how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
         notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
@@ -190,7 +190,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
     # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
     on_load = weights_dtype is not None and not spec.quant or skip is not None
-    tower = (V.bnb_tower(proj, spec.quant_skip, V.BNB_DEQUANT_BITS if entry != "unsloth" else LINEAR_BITS[fmt])
+    tower = (VL.bnb_tower(proj, spec.quant_skip, VL.BNB_DEQUANT_BITS if entry != "unsloth" else LINEAR_BITS[fmt])
              if runtime == "vllm" and fmt in V.BNB_FORMATS and on_load else None)
     if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
         # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual)
@@ -213,7 +213,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
     if runtime == "vllm" and rank:
-        lora = V.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
+        lora = VL.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
         roles = dict(roles, total=roles["total"] + lora, how=roles["how"] + f" + {fmt_bytes(lora)} of LoRA slots")
         notes.append(f"LoRA: {loras} slot{'s' if loras > 1 else ''} of rank {rank} on every attention and MLP "
                      f"projection, allocated at load (+{fmt_bytes(lora)})"

@@ -10,6 +10,7 @@ from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm import cache as C
 from gpu_garden.memory.llm.runtimes import ollama as OL
 from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm_loader as VL
 
 GiB, MiB = 1 << 30, 1 << 20
 H100, A100_80, A100_40 = 79.18, 79.25, 39.38
@@ -104,9 +105,9 @@ def test_vllm_pads_mxfp4_experts_for_marlin():
     assert r["weights"] / GiB == pytest.approx(65.9651, rel=0.005)  # unpadded: 60.69
     assert r["kv_capacity_bytes"] / GiB == pytest.approx(-2.14, abs=0.15)
     assert not r["fits_as_requested"]
-    extra, kernel = V.mxfp4_expert_padding(s, 1, "NVIDIA H100 80GB", (0, 10, 1))
+    extra, kernel = VL.mxfp4_expert_padding(s, 1, "NVIDIA H100 80GB", (0, 10, 1))
     assert kernel == "marlin" and extra / GiB == pytest.approx(5.1, abs=0.1)
-    assert V.mxfp4_expert_padding(s, 1, "NVIDIA B200")[1] == "trtllm"
+    assert VL.mxfp4_expert_padding(s, 1, "NVIDIA B200")[1] == "trtllm"
 
 
 # --- vLLM tensor parallelism -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm_loader as VL
 
 GiB = 1 << 30
 Q05_SKIP = ["lm_head", "multi_modal_projector", "merger", "modality_projection", "model.layers.0.self_attn",
@@ -28,7 +29,7 @@ def _weights(model, **knobs):
 def test_lora_slots_hand_derived_qwen25_05b_rank8():
     # Qwen2.5-0.5B: hidden 896, 14 heads / 2 KV heads of 64, intermediate 4864, 24 layers. Per layer rank x (in+out):
     # q 896+896, k 896+128, v 896+128, o 896+896, gate/up 896+4864 each, down 4864+896 = 22912; x 8 x 24 x 2 bytes
-    assert V.lora_slot_bytes(llm.describe(model="Qwen2.5-0.5B"), 8) == 22912 * 8 * 24 * 2
+    assert VL.lora_slot_bytes(llm.describe(model="Qwen2.5-0.5B"), 8) == 22912 * 8 * 24 * 2
 
 
 def test_lora_slots_shard_with_tensor_parallel():
@@ -36,7 +37,7 @@ def test_lora_slots_shard_with_tensor_parallel():
     # outputs and row-parallel inputs halve, the other sides stay whole
     spec = V.per_rank(llm.describe(model="Qwen2.5-7B"), 2)
     per = (3584 + 1792) + (3584 + 256) * 2 + (1792 + 3584) + (3584 + 9472) * 2 + (9472 + 3584)
-    assert V.lora_slot_bytes(spec, 16) == per * 16 * 28 * 2
+    assert VL.lora_slot_bytes(spec, 16) == per * 16 * 28 * 2
 
 
 def test_unsloth_qwen25_05b_with_its_skip_list_and_arts_rank():
@@ -89,10 +90,10 @@ def test_tower_kept_in_16_bits_when_the_skip_list_names_it():
 
 def test_bnb_tower_bytes():
     proj = {"params": 1000, "linear": 800}
-    assert V.bnb_tower(proj, [], 4.0) == 800 * 4 // 8 + 200 * 2
-    assert V.bnb_tower(proj, ["model.visual"], 4.0) is None
-    assert V.bnb_tower(proj, ["visual.blocks.0.mlp"], 4.0) is None
-    assert V.bnb_tower(proj, ["lm_head", "model.layers.0.mlp"], 4.0) == 800 * 4 // 8 + 200 * 2
+    assert VL.bnb_tower(proj, [], 4.0) == 800 * 4 // 8 + 200 * 2
+    assert VL.bnb_tower(proj, ["model.visual"], 4.0) is None
+    assert VL.bnb_tower(proj, ["visual.blocks.0.mlp"], 4.0) is None
+    assert VL.bnb_tower(proj, ["lm_head", "model.layers.0.mlp"], 4.0) == 800 * 4 // 8 + 200 * 2
 
 
 @pytest.mark.parametrize("knobs", [{"max_lora_rank": -1}, {"max_lora_rank": 1024}, {"max_loras": 0},

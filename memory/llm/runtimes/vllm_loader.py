@@ -1,0 +1,90 @@
+"""What vLLM's model loader allocates beyond the checkpoint's tensors, inside "Model loading took": bitsandbytes
+storage (double-quant scales dequantized, a vision tower quantized on load), LoRA slots (--enable-lora) and the
+padding of MXFP4 experts for the kernel that runs them."""
+import re
+
+from . import at_least
+
+# bitsandbytes 4-bit in vLLM: a double-quantized checkpoint's block scales (8-bit absmax per 64 weights plus an fp32
+# scale per 256 blocks, ~4.13 bits a weight in all) are dequantized to fp32 at load ("When BNB employs Double
+# Quantization, we perform the dequantization of these constants during weight loading ... at the cost of increased
+# memory usage", bitsandbytes_loader._dequantize_dq): 4 + 32/64 = 4.5 bits a weight. Unsloth's loader turns that off
+# (unsloth-zoo replaces _dequantize_dq with a no-op), so the runs it starts keep weights.LINEAR_BITS' 4.13.
+BNB_DEQUANT_BITS = 4 + 32 / 64
+# A bf16 checkpoint quantized on load (bitsandbytes_loader._unquantized_generator) quantizes every LinearBase built
+# with the quant config, the vision tower's too (qwen2_5_vl.py _maybe_ignore_quant_config drops it for GPTQ only),
+# unless llm_int8_skip_modules names it: vLLM's BitsAndBytesConfig defaults that list to [].
+TOWER_SKIP = re.compile(r"(?:^|\.)(visual|vision_tower|vision_model|vision_encoder)(?:\.|$)")
+# --enable-lora: the LoRA manager replaces each linear layer by one holding max_loras slots of A (rank x input) and B
+# (output x rank) per slice, allocated at load in the model's dtype (lora/layers BaseLinearLayerWithLoRA
+# .create_lora_weights), inside "Model loading took" (V0 model_runner.load_model / V1 gpu_model_runner.load_model
+# build the LoRA manager in the DeviceMemoryProfiler block). A multimodal model's tower gets none
+# (_filter_unsupported_mm_module). Unsloth's fast_inference always passes enable_lora=True, max_loras=1 and its
+# from_pretrained max_lora_rank, 64 unless given (unsloth/models/loader.py, unsloth_zoo load_vllm).
+UNSLOTH_LORA_RANK = 64
+
+
+def lora_rank(knobs) -> int:
+    """--max-lora-rank as the run sets it; 0 without LoRA."""
+    r = knobs.get("max_lora_rank")
+    if r is None and str(knobs.get("vllm_entrypoint") or "").lower() == "unsloth":
+        return UNSLOTH_LORA_RANK
+    return r or 0
+
+
+def lora_slot_bytes(spec, rank: int, max_loras: int = 1, dtype_bytes: int = 2) -> int:
+    """LoRA slots: per layer and projection rank x (input + output). Given one tensor-parallel rank's spec (per_rank)
+    this is that GPU's share: column-parallel B and row-parallel A are split, the other side is whole. Attention and
+    dense MLP projections only (MoE experts and MLA projections are not counted: a note says so)."""
+    d, I = spec.hidden, spec.intermediate
+    hd, h, kv = spec.head_dim_k, spec.n_heads, spec.n_kv_heads
+    io = {"q_proj": (d, h * hd), "k_proj": (d, kv * hd), "v_proj": (d, kv * hd), "o_proj": (h * hd, d),
+          "gate_proj": (d, I), "up_proj": (d, I), "down_proj": (I, d)}
+    mods = (() if spec.mla else ("q_proj", "k_proj", "v_proj", "o_proj")) + (
+        () if spec.n_experts else ("gate_proj", "up_proj", "down_proj"))
+    return int(rank * sum(sum(io[m]) for m in mods) * spec.n_layers * max_loras * dtype_bytes)
+
+
+def bnb_tower(proj, quant_skip, bits: float):
+    """Bytes of a vision tower vLLM quantizes with bitsandbytes on load (its linear layers at `bits`, the rest in 16
+    bits), or None when the skip list keeps the tower in 16 bits."""
+    if not proj or not proj.get("linear") or any(TOWER_SKIP.search(str(m).strip()) for m in quant_skip or ()):
+        return None
+    return int(proj["linear"] * bits / 8 + (proj["params"] - proj["linear"]) * 2)
+
+
+# MXFP4 MoE experts (gpt-oss) are allocated padded for the kernel that runs them (quantization/mxfp4.py,
+# Mxfp4MoEMethod.create_weights). Marlin, the universal fallback and what a card without native FP4 runs ("Your GPU
+# does not have native support for FP4 computation ... Weight-only FP4 compression will be used leveraging the
+# Marlin kernel"): the intermediate size per tensor-parallel partition to a multiple of 128, the hidden size to 256
+# ("n % 256 == 0 and k % 128 == 0"); the TRT-LLM kernels of SM100 (B200, GB200): both to 256. gpt-oss's 2880 x 2880
+# experts become 2944 x 3072 on one GPU (+9 %), 768 x 3072 per GPU of four. On a Hopper card (SM90) with the
+# triton_kernels package vLLM picks its Triton backend ("Using Triton backend"; get_mxfp4_backend): create_weights
+# rounds the intermediate size to 64 only (2880 stays), and the Hopper swizzled layout the weights are converted to
+# holds the other side at a multiple of 256: vLLM 0.14.1 on an H100 printed 64.38 GiB (vllm#33155) where Marlin's
+# layout is 65.90 and no padding 60.69; 2880 x 3072 gives 64.47 (the 256 is read from that total, not from the
+# swizzle's source). 0.14 is the first version seen on that path; the 0.10.1 and 0.11 H100 logs (vllm#23278,
+# vllm#27508: installs without triton_kernels) fit Marlin's layout.
+# Marlin's MXFP4 path (vllm-project/vllm#22428, August 2025, first in 0.10.1) is what pads on Ampere and Ada; the gpt-oss
+# launch build before it (0.10.1+gptoss, vllm#22290's Ampere recipe) allocated the experts as the checkpoint stores
+# them: gpt-oss-20b on an RTX 3090 printed 'Model loading took 12.8848 GiB' (vllm#22331), 12.82 unpadded, 13.67 as
+# Marlin pads it (+6.1 %). The launch build on Hopper or Blackwell was not read.
+MXFP4_PAD = {"marlin": (128, 256), "trtllm": (256, 256), "triton": (64, 256), "launch": (1, 1)}
+MARLIN_MXFP4 = (0, 10, 1)
+NATIVE_FP4 = re.compile(r"\b(b100|b200|gb200|b300|gb300)\b", re.I)
+HOPPER = re.compile(r"\b(h100|h200|h800|h20|gh200)\b", re.I)
+TRITON_MXFP4 = (0, 14)
+
+
+def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
+    """(extra bytes over the whole model, kernel name) of vLLM's padded MXFP4 expert matrices."""
+    name = str(gpu_name or "")
+    kernel = ("trtllm" if NATIVE_FP4.search(name) else
+              "triton" if HOPPER.search(name) and at_least(version, *TRITON_MXFP4) else
+              "launch" if not HOPPER.search(name) and not at_least(version, *MARLIN_MXFP4) else "marlin")
+    a_i, a_h = MXFP4_PAD[kernel]
+    inter = -(-spec.moe_intermediate // tp)
+    pad_i = -(-inter // a_i) * a_i
+    pad_h = -(-spec.hidden // a_h) * a_h
+    factor = pad_i * pad_h / (inter * spec.hidden)
+    return int(spec.expert_params * 4.25 / 8 * (factor - 1)), kernel
