@@ -67,6 +67,8 @@ def params(inc, env, scan, context) -> dict:
         p["max_model_len"] = str(t // 256 * 256 if t >= 512 else t)
     elif f["vllm_kv_tokens"]:
         p["max_model_len"] = str(min(8192, f["vllm_kv_tokens"] // 256 * 256))
+    if n.get("mamba_blocks_count"):
+        p["max_num_seqs"] = str(n["mamba_blocks_count"])
     if inc.primary["kind"] == "vllm.startup_free" and n.get("total"):
         p["gpu_memory_utilization"] = f"{max(0.05, math.floor((n['free'] / n['total'] - 0.02) * 100) / 100):.2f}"
     if f["ggml_n_ctx"]:

@@ -10,7 +10,7 @@ from ..estimate.spec import CUDA_CONTEXT
 from ..units import GiB, MiB, fmt_bytes as b
 
 TORCH = ("torch.cuda", "torch.hip", "torch.xpu", "torch.npu")
-SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks",
+SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks", "vllm.mamba_blocks",
           "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "comfy.compiler", "torch.nvml_assert", "cuda.driver",
           "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
           "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout",

@@ -34,17 +34,19 @@ XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate 
 # PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
 TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + SIZE_RX + r"))?")
-# c10/cuda/CUDAMallocAsyncAllocator.cpp
-ASYNC = re.compile(r"Allocation on device (\d+) would exceed allowed memory\. \(out of memory\)")
+# c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
+# terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)")
+ASYNC = re.compile(r"(?:Allocation on device (\d+)\s*)?would exceed allowed memory\. \(out of memory\)")
 # ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
 # Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
 # n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
 ASYNC_CUT = re.compile(r"(?:OutOfMemoryError|!!!|Exception Message:\**|^|:|^\s*[A-Z]\w*)\s*(?::\s*)?Allocation on device\s*$")
+# (the colons are padded with blanks; a dialog that reflows the block drops them: "Requested 666.02 MiB")
 ASYNC_FIELDS = {
-    "allocated": re.compile(r"Currently allocated\s*:\s*" + SZ),
-    "requested": re.compile(r"Requested\s+:\s*" + SZ),
-    "device_limit": re.compile(r"Device limit\s*:\s*" + SZ),
-    "free": re.compile(r"Free \(according to CUDA\)\s*:\s*" + SZ),
+    "allocated": re.compile(r"Currently allocated\s*(?::\s*)?" + SZ),
+    "requested": re.compile(r"Requested\s*(?::\s*)?" + SZ),
+    "device_limit": re.compile(r"Device limit\s*(?::\s*)?" + SZ),
+    "free": re.compile(r"Free \(according to CUDA\)\s*(?::\s*)?" + SZ),
 }
 # "PyTorch limit (set by user-supplied memory fraction)" and its value, on the same line or the next
 ASYNC_LIMIT = re.compile(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ)
@@ -93,6 +95,10 @@ VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+ Gi?B) KV cache is n
                           r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+# vLLM >= 0.17 (config/compilation.py resolve_cudagraph_mode_and_sizes, vllm#34094): a hybrid model (Mamba, GDN, KDA
+# layers) keeps one state block per decoding sequence, allocated at start-up from the same budget as the KV cache; full
+# decode CUDA graphs for max_num_seqs sequences need that many blocks
+VLLM_MAMBA = re.compile(r"max_num_seqs \((\d+)\) exceeds available Mamba cache blocks \((\d+)\)")
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 # vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs
 # dummy requests after the KV cache was sized did not fit what gpu_memory_utilization left outside it (vllm-project/vllm#14452,

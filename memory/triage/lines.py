@@ -143,7 +143,7 @@ FACT_KEYS = {
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 
 # Words every error line contains at least one of (the recognisers are tried only then).
-ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "runner process", "llama-server", "ASSERT",
+ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "Mamba cache", "runner process", "llama-server", "ASSERT",
               "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
               "Invalid buffer size", "paging file", "1455", "Kill", "kill", "KILL", "exitcode: -9", "code 137", "code: 137", "status 137", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
               "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
@@ -170,7 +170,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "MEM_OBJECT_ALLOCATION_FAILURE", "out of resource: shared memory", "total bytes of NDArray", "Errno 12",
                "insufficient GPU memory", "Please try to increase --mem", "That was not possible. There are", "Resource limit (",
                "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle",
-               "Cuda failure 2 'out of memory'", "resource allocation failed", "context's memory pool", "scratch memory", "mem_buffer != NULL", "vkAllocateMemory failed", "OutOfMemoryException", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "8007000E", "E_OUTOFMEMORY",
+               "Cuda failure 2 'out of memory'", "resource allocation failed", "context's memory pool", "scratch memory", "mem_buffer != NULL", "vkAllocateMemory failed", "OutOfMemoryException", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "bad allocation", "lowmemorykiller: Kill", "8007000E", "E_OUTOFMEMORY",
                "memory object allocation", "allocate pinned host memory",
                "insufficient system resources", "Not enough resources to load", "Not enough memory left",
                "are available (after", "Bytes of memory on",

@@ -77,7 +77,10 @@ SGLANG_UNBALANCED = re.compile(r"The memory capacity is unbalanced\. Some GPUs m
 TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d+) total tokens with )?(\d+) prefill tokens")
 # C++'s operator new failing (std::bad_alloc): host memory in a native library (a tokenizer or model loader), or a size
 # computed wrong (swisscom/ai-research-keyphrase-extraction#28, epfml/sent2vec#98)
-BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b")
+# MSVC's std::bad_alloc says "bad allocation" (its what()), as a C# or Python wrapper relays it ("OnnxRuntimeGenAIException:
+# 'bad allocation'", ONNX Runtime's "[ErrorCode:RuntimeException] bad allocation"): read only right after an exception's or
+# error's name, where prose does not put it
+BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b|(?:Exception|Error|what\(\))[:\]]{1,2}\s{0,4}['\"]?bad allocation\b")
 # Windows' E_OUTOFMEMORY as DirectML reports it (ONNX Runtime's DML provider, torch-directml): "8007000E Not enough memory
 # resources are available to complete this operation." (huggingface/diffusers#552, microsoft/Olive#1079)
 # (a bare E_OUTOFMEMORY counts only next to DirectML's name: WSL's and D3D's own E_OUTOFMEMORY are something else)
@@ -149,8 +152,12 @@ PAGING = re.compile(r"paging file is too small for this operation to complete|Wi
 KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
                      r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
-                     r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b")
-KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137")
+                     r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
+                     # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
+                     # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
+                     # memory, in KiB
+                     r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d+)kB)?")
+KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller")
 
 
 def level_zero(line):

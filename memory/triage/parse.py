@@ -142,7 +142,7 @@ def _async(line):
     m = RX.ASYNC.search(line)
     if not m:
         return None
-    ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(m.group(1)), "numbers": {},
+    ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(m.group(1)) if m.group(1) else None, "numbers": {},
           "runtime": "pytorch", "complete": False, "allocator": "cudaMallocAsync"}
     add_async_fields(ev, line[m.end():])
     return ev
@@ -212,10 +212,14 @@ def _caffe_cuda(line):
 
 def _killed(line):
     """The OOM killer's SIGKILL, in any parent's words; Ollama's runner wrapper keeps Ollama as the runtime and the device to the log."""
-    if not any(k in line for k in _KILL_WORDS) or not _KILLED.search(line):
+    if not any(k in line for k in _KILL_WORDS):
+        return None
+    m = _KILLED.search(line)
+    if not m:
         return None
     runner = RX.OLLAMA_RUNNER.search(line)
-    return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": {},
+    nums = {"this_process": int(m.group(1)) * 1024} if m.group(1) else {}
+    return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
             "runtime": "ollama" if runner else "pytorch", "complete": True}
 
 
@@ -284,6 +288,8 @@ RECOGNISERS = [
     _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
             lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
     _simple(RX.VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
+    _simple(RX.VLLM_MAMBA, "vllm.mamba_blocks", "cuda", "vllm",
+            lambda m: {"max_num_seqs_count": int(m.group(1)), "mamba_blocks_count": int(m.group(2))}, keys=("Mamba cache blocks",)),
     _vllm_cumem,
     _simple(_VULKAN_LIMIT, "ggml.vulkan_limit", "vulkan", "llama.cpp", keys=("exceeds device",)),
     _simple(_AMDGPU_CS, "amdgpu.cs_enomem", "vulkan", "llama.cpp", keys=("command submission",)),
@@ -364,7 +370,7 @@ RECOGNISERS = [
     _ds4,
     _tt_metal,
     _simple(_DML_HRESULT, "torch.directml", "directml", "pytorch", keys=("8007000E", "E_OUTOFMEMORY"), form="hresult"),
-    _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc",)),
+    _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc", "bad allocation")),
     _onnx,
     _ncnn_vk,
     _dotnet,
@@ -391,7 +397,7 @@ RECOGNISERS = [
 # Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.
 PRIORITY = {
     "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.npu": 10, "torch.cpu": 9, "python.memory_error": 8,
-    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.profile_race": 8, "vllm.warmup": 8,
+    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.mamba_blocks": 9, "vllm.profile_race": 8, "vllm.warmup": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5, "comfy.compiler": 8.5,

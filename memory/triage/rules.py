@@ -376,6 +376,11 @@ RULES = [
       if "kv_max_tokens" in x.n else "vLLM: one request at max_model_len needs more KV cache than the memory left for it: lower "
       "--max-model-len, or raise --gpu-memory-utilization"),
     R("kv-cache", 1.5, kind("vllm.no_kv_blocks"), "the KV cache gets what is left of gpu_memory_utilization x total"),
+    # a hybrid model's state cache: one block per decoding sequence, from what gpu_memory_utilization leaves after the weights
+    R("kv-cache", 4.0, kind("vllm.mamba_blocks"),
+      "vLLM: max_num_seqs {n[max_num_seqs_count]} sequences need as many Mamba state blocks, and the memory left after the "
+      "weights holds {n[mamba_blocks_count]}: lower --max-num-seqs to {n[mamba_blocks_count]} or less, or raise "
+      "--gpu-memory-utilization"),
     # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
     R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,
       "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),

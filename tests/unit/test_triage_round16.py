@@ -1,0 +1,106 @@
+"""Triage round 16: out-of-memory messages that were not recognised at all, and what their numbers imply, written from the
+runtimes' own strings (each with a control that keeps its old reading)."""
+import pytest
+
+from support.triage_event import last_event, top as _top
+from gpu_garden.memory.triage import parse as P
+from gpu_garden.memory.units import GiB, MiB
+
+
+# --- cudaMallocAsync's report broken after the device (a GUI dialog, a narrow terminal) ------------------------------------
+# c10/cuda/CUDAMallocAsyncAllocator.cpp: "Allocation on device N would exceed allowed memory. (out of memory)" and then, one a
+# line, "Currently allocated     : ", "Requested               : ", "Device limit            : ", "Free (according to CUDA): ",
+# "PyTorch limit (set by user-supplied memory fraction)" with its value on the next line
+
+ASYNC_BLOCK = ("Currently allocated     : 5.10 GiB\n"
+               "Requested               : 1.25 GiB\n"
+               "Device limit            : 7.78 GiB\n"
+               "Free (according to CUDA): 912.00 MiB\n"
+               "PyTorch limit (set by user-supplied memory fraction)\n"
+               "                        : 17179869184.00 GiB\n")
+
+
+@pytest.mark.parametrize("head", [
+    "torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n",
+    "Error: Allocation on device 0\nwould exceed allowed memory. (out of memory)\n",
+    "would exceed allowed memory. (out of memory)\n",
+])
+def test_the_async_message_is_read_whole_broken_or_from_its_second_half(head):
+    res, ev = last_event(head + ASYNC_BLOCK)
+    assert ev["kind"] == "torch.cuda_async", ev["kind"]
+    n = ev["numbers"]
+    assert (n["allocated"], n["requested"], n["device_limit"], n["free"]) == (
+        round(5.10 * GiB), round(1.25 * GiB), round(7.78 * GiB), 912 * MiB), n
+
+
+def test_the_async_block_reflowed_without_its_colons_keeps_its_numbers():
+    # a dialog that reflows the block drops the padded colons
+    text = ("Allocation on device 0\nwould exceed allowed memory. (out of memory)\nCurrently allocated: 5.10 GiB\n"
+            "Requested 1.25 GiB\nDevice limit 7.78 GiB\nFree (according to CUDA): 912.00 MiB\n")
+    res, ev = last_event(text)
+    n = ev["numbers"]
+    assert (n["requested"], n["device_limit"]) == (round(1.25 * GiB), round(7.78 * GiB)), n
+
+
+def test_prose_about_an_allowed_amount_is_not_the_async_message():
+    assert P.recognise("this would exceed allowed memory for the job, so it was queued") is None
+    assert P.recognise("Requested 1.25 GiB") is None
+
+
+# --- vLLM, a hybrid model's state blocks (config/compilation.py resolve_cudagraph_mode_and_sizes, vllm#34094) --------------
+
+MAMBA = ("ValueError: max_num_seqs (512) exceeds available Mamba cache blocks (301). Each decode sequence requires one Mamba "
+         "cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most 301 or increase "
+         "gpu_memory_utilization.\n")
+
+
+def test_vllm_mamba_blocks_read_as_the_state_cache_with_its_cap():
+    cause, c, ev = _top(MAMBA)
+    assert ev["kind"] == "vllm.mamba_blocks" and ev["runtime"] == "vllm" and cause == "kv-cache", c
+    assert ev["numbers"] == {"max_num_seqs_count": 512, "mamba_blocks_count": 301}
+    assert ev["guide"]["id"] == "vllm-mamba-blocks"
+    assert "--max-num-seqs 301" in ev["guide"]["commands"][0]["text"]
+
+
+def test_vllm_mamba_message_relayed_by_the_engine_core_is_read_too():
+    # v1's engine core relays a worker's exception inside its own line
+    res, ev = last_event("(EngineCore_DP0 pid=812) RuntimeError: Worker failed with error '" + MAMBA.strip().split(": ", 1)[1] + "'\n")
+    assert ev["kind"] == "vllm.mamba_blocks" and ev["numbers"]["mamba_blocks_count"] == 301
+
+
+def test_vllm_mamba_prose_without_the_numbers_is_not_a_failure():
+    assert P.recognise("--max-num-seqs must stay under the available Mamba cache blocks") is None
+
+
+# --- MSVC's std::bad_alloc ("bad allocation") and Android's low-memory killer --------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "Microsoft.ML.OnnxRuntime.OnnxRuntimeException: [ErrorCode:RuntimeException] bad allocation",
+    "Error: bad allocation",
+])
+def test_msvc_bad_allocation_is_a_host_allocation_failure(line):
+    ev = P.recognise(line)
+    assert ev and ev["kind"] == "cpp.bad_alloc" and ev["device_kind"] == "cpu", ev
+
+
+def test_bad_allocation_in_prose_is_not_read():
+    assert P.recognise("this looks like a bad allocation strategy in the loader") is None
+
+
+def test_android_lmkd_kill_reads_as_the_oom_killer_with_the_apps_resident_size():
+    # lmkd (system/memory/lmkd/lmkd.cpp): "Kill '%s' (%d), uid %d, oom_score_adj %d to free %ldkB rss, %ldkB swap; reason: %s"
+    line = ("05-02 11:40:21.118  1310  1310 I lowmemorykiller: Kill 'org.example.camera' (9142), uid 10211, oom_score_adj 0 "
+            "to free 1918244kB rss, 102400kB swap; reason: device is low on swap (12%) and thrashing (430%)")
+    ev = P.recognise(line)
+    assert ev and ev["kind"] == "os.oom_killer" and ev["device_kind"] == "cpu", ev
+    assert ev["numbers"] == {"this_process": 1918244 * 1024}
+
+
+def test_the_kernel_lowmemorykiller_line_without_its_size_is_read_too():
+    # drivers/staging/android/lowmemorykiller.c: "Killing '%s' (%d), adj %hd,\n   to free %ldkB on behalf of ..."
+    ev = P.recognise("[ 5123.441871] lowmemorykiller: Killing 'droid.launcher3' (2281), adj 900,")
+    assert ev and ev["kind"] == "os.oom_killer" and ev["numbers"] == {}, ev
+
+
+def test_lowmemorykiller_settings_are_not_a_kill():
+    assert P.recognise("I lowmemorykiller: Using psi monitors for memory pressure detection") is None
