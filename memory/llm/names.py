@@ -273,6 +273,19 @@ def _same_geometry(wanted: str, names: list):
 _DRAFTER = re.compile(r"(?:^|-)(?:draft|eagle\d*|mtp|dflash|medusa|speculator)(?:$|-)")
 
 
+def _read_as(name: str, builtin: str, quant, why: str):
+    """The built-in `builtin` for a repo id that carries its name among other words, with the quantization the id
+    names and the per-release layouts (QAT groups, Unsloth Dynamic) the id implies."""
+    spec = _builtin_spec(builtin, name)
+    spec.notes.append(why)
+    if quant:
+        spec.quant = quant
+        spec.notes.append(f"weights taken as {quant} from the name {name!r}")
+    _qat_group(name, builtin, spec)
+    _unsloth_dynamic(name, spec)
+    return spec
+
+
 def _named_base(name: str, wanted: str, names: list):
     """The built-in a fine-tune or distill names inside its own name with the base's size
     ('deepseek-ai/DeepSeek-R1-0528-Qwen3-8B' is Qwen3-8B's architecture, its config.json says Qwen3ForCausalLM), or
@@ -376,26 +389,13 @@ def load_builtin(name: str):
                 and _other_words_keep_the_architecture(_canonical(n), wanted[len(_canonical(n)) + 1:])]
     if prefixed and not tag:
         n = max(prefixed, key=lambda n: len(_canonical(n)))
-        spec = _builtin_spec(n, name)
         rest = wanted[len(_canonical(n)) + 1:]
-        spec.notes.append(f"{name!r} read as the built-in {n} (the words {rest!r} after it name no architecture)")
-        if quant:
-            spec.quant = quant
-            spec.notes.append(f"weights taken as {quant} from the name {name!r}")
-        _qat_group(name, n, spec)
-        _unsloth_dynamic(name, spec)
-        return spec
+        return _read_as(name, n, quant, f"{name!r} read as the built-in {n} (the words {rest!r} after it name no "
+                                        "architecture)")
     base = None if tag else _named_base(name, wanted, names)
     if base:
-        spec = _builtin_spec(base, name)
-        spec.notes.append(f"{name!r} names {base} with its size: read as a fine-tune or distill on {base}'s "
-                          "architecture (give its config.json with --config where it differs)")
-        if quant:
-            spec.quant = quant
-            spec.notes.append(f"weights taken as {quant} from the name {name!r}")
-        _qat_group(name, base, spec)
-        _unsloth_dynamic(name, spec)
-        return spec
+        return _read_as(name, base, quant, f"{name!r} names {base} with its size: read as a fine-tune or distill on "
+                                           f"{base}'s architecture (give its config.json with --config where it differs)")
     for pattern, family, why in UNDESCRIBED:
         if re.search(pattern, wanted):
             if tag:
