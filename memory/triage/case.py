@@ -127,6 +127,11 @@ def _numbers(x, n):
         x.branch = "async"
         # a message cut before "Free (according to CUDA)" leaves free and what is outside PyTorch unknown (None)
         x.total, x.free, x.allocated = n.get("device_limit"), n.get("free"), n.get("allocated") or 0
+        start = x.f["total_vram"]
+        if x.total and start and x.total > 1.25 * start:
+            # a device limit larger than the card ComfyUI measured at start (torch.cuda.mem_get_info): a number this
+            # allocator got wrong (a 4 GB GTX 1650 printing 13.81 GiB); the start-up total is the card
+            x.bogus_limit, x.total = x.total, start
         if x.total:
             lim = n.get("limit")
             x.impossible = impossible(x.req, x.total, x.free or 0, lim if (lim or 0) < x.total else None)

@@ -18,7 +18,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
-            "total_vram": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
+            "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None,
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
@@ -215,6 +215,7 @@ def _runtime_marker(s, f, m, text, lineno, window):
 HANDLERS = {
     "device": _device,
     "total_vram": _total_vram,
+    "vram_state": lambda s, f, m, *_: f.update(vram_state=m.group(1), comfy=True),
     "torch_version": _torch_version,
     "platform": lambda s, f, m, *_: f["os_votes"].update({m.group(1).lower(): 10}),
     "requested_load": _requested_load,

@@ -24,6 +24,8 @@ FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
     ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
+    # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram or by itself on a card of 4 GB or less, NO_VRAM by --novram)
+    ("vram_state", re.compile(r"Set vram state to: (\w+)")),
     # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
     ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),
     # ComfyUI's conv3d workaround for PyTorch 2.9 with cuDNN 9.10+ (comfy/ops.py, PR 10373)
@@ -113,7 +115,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
-    "device": ("Device: ",), "total_vram": ("Total VRAM",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "conv3d_workaround": ("conv3d memory bug",),
     "requested_load": ("Requested to load",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
@@ -207,7 +209,7 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
-OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --",
+OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
@@ -221,7 +223,7 @@ HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.en
 # open failure reads them, the window need not)
 WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
-               b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"pytorch version", b"Platform:", b" --", b" -ub ",
+               b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS)

@@ -120,6 +120,16 @@ RULES = [
     R("weights-exceed-vram", 1.5, lambda x: x.partial_load and x.comfy and x.branch in ("torch", "async"),
       lambda x: f"ComfyUI loaded {x.model or 'the model'} only partially before it failed: by its own sums the weights do not fit "
                 "the VRAM it may use", hint=True),
+    # ComfyUI in low-VRAM mode (--lowvram, or its own choice on a card of 4 GB or less) keeps in VRAM only the part of each
+    # model that leaves its inference reserve free: PyTorch then holding half the card or more is that resident part, and
+    # an out-of-memory means the weights with their work do not fit even split (the same reading as a partial load)
+    R("weights-exceed-vram", 1.6, lambda x: x.comfy and x.f["vram_state"] == "LOW_VRAM" and x.branch in ("torch", "async")
+      and x.total and not x.impossible and (x.allocated or 0) >= 0.5 * x.total,
+      lambda x: f"ComfyUI runs in low-VRAM mode (it keeps only part of each model in VRAM) and PyTorch still holds "
+                f"{fmt_bytes(x.allocated)} of the {fmt_bytes(x.total)} card"
+                + (f" (the card ComfyUI measured at start; the {fmt_bytes(x.bogus_limit)} device limit in the message is not "
+                   "this card)" if x.bogus_limit else "") + ": the weights do not fit even split; --novram, or smaller models",
+      hint=True),
     R("weights-exceed-vram", 1.5, lambda x: x.log_phase == "loading",
       "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
     # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`

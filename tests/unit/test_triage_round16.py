@@ -104,3 +104,40 @@ def test_the_kernel_lowmemorykiller_line_without_its_size_is_read_too():
 
 def test_lowmemorykiller_settings_are_not_a_kill():
     assert P.recognise("I lowmemorykiller: Using psi monitors for memory pressure detection") is None
+
+
+# --- a cudaMallocAsync device limit larger than the card ComfyUI measured at start; ComfyUI's low-VRAM mode ---------------------
+# ComfyUI (comfy/model_management.py) prints "Total VRAM N MB, total RAM M MB" from torch.cuda.mem_get_info at start, and
+# "Set vram state to: LOW_VRAM" when --lowvram is given or the card has 4 GB or less: it then keeps only part of each model in VRAM
+
+def _comfy_async(state="LOW_VRAM", limit="11.50 GiB"):
+    return ("Total VRAM 3072 MB, total RAM 15934 MB\n"
+            + (f"Set vram state to: {state}\n" if state else "")
+            + "Device: cuda:0 NVIDIA GeForce GTX 1060 3GB : cudaMallocAsync\n"
+            "!!! Exception during processing !!! Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+            "Currently allocated     : 2.10 GiB\nRequested               : 400.00 MiB\n"
+            f"Device limit            : {limit}\nFree (according to CUDA): 90.00 MiB\n")
+
+
+def test_a_device_limit_past_the_start_up_total_is_replaced_by_the_card():
+    cause, c, ev = _top(_comfy_async())
+    assert cause == "weights-exceed-vram", c          # with the 11.50 GiB limit, 9.3 GiB "outside": another program
+    ev_text = " ".join(ev["causes"][0]["evidence"])
+    assert "of the 3.00 GiB card" in ev_text and "11.50 GiB device limit" in ev_text, ev_text
+    assert ev["numbers"]["device_limit"] == round(11.5 * GiB)      # the message's own number is kept as printed
+
+
+def test_without_low_vram_mode_the_same_numbers_stay_the_working_tensors():
+    cause, c, ev = _top(_comfy_async(state=None))
+    assert cause == "activations" and "weights-exceed-vram" not in c, c
+
+
+def test_normal_vram_mode_is_not_low_vram():
+    cause, c, ev = _top(_comfy_async(state="NORMAL_VRAM"))
+    assert "weights-exceed-vram" not in c, c
+
+
+def test_a_device_limit_that_matches_the_card_is_kept():
+    # 3.10 GiB on a card ComfyUI measured at 3072 MB: the limit is the card, nothing replaced
+    cause, c, ev = _top(_comfy_async(limit="3.10 GiB"))
+    assert "of the 3.10 GiB card" in " ".join(ev["causes"][0]["evidence"] + [e for x in ev["causes"] for e in x["evidence"]])
