@@ -25,10 +25,16 @@ def node_category(node_type: str | None):
     # CogVideoImageEncode, ToraEncodeTrajectory): the VAE at this resolution and frame count, fixed by tiling the encode
     if "encode" in n and not any(w in n for w in _NOT_VAE_ENCODE):
         return "vae-decode"
+    # ComfyUI's image-to-video conditioning nodes (comfy_extras nodes_wan/_lt/_hunyuan/_cosmos: WanImageToVideo, LTXVImgToVideo,
+    # HunyuanImageToVideo, CosmosImageToVideoLatent, WanVaceToVideo): their only GPU work is vae.encode of the start frames
+    if "tovideo" in n:
+        return "vae-decode"
+    # a loader before the phase words: UpscaleModelLoader loads weights (the upscale itself is ImageUpscaleWithModel), and
+    # kijai's DownloadAndLoad*Model nodes fetch and place a model's weights
+    if "loader" in n or n.startswith(("load", "downloadandload")):
+        return "weights-exceed-vram"
     if "sampler" in n or "sample" in n or "upscale" in n or "detailer" in n:
         return "activations"
-    if "loader" in n or n.startswith("load"):
-        return "weights-exceed-vram"
     return None
 
 

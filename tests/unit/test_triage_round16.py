@@ -141,3 +141,31 @@ def test_a_device_limit_that_matches_the_card_is_kept():
     # 3.10 GiB on a card ComfyUI measured at 3072 MB: the limit is the card, nothing replaced
     cause, c, ev = _top(_comfy_async(limit="3.10 GiB"))
     assert "of the 3.10 GiB card" in " ".join(ev["causes"][0]["evidence"] + [e for x in ev["causes"] for e in x["evidence"]])
+
+
+# --- node types: ComfyUI's image-to-video conditioning nodes, upscale-model loaders, kijai's DownloadAndLoad*Model -----------
+
+@pytest.mark.parametrize("node,cat", [
+    # comfy_extras/nodes_wan.py, nodes_lt.py, nodes_hunyuan.py, nodes_cosmos.py: vae.encode of the start frames is their GPU work
+    ("WanImageToVideo", "vae-decode"), ("LTXVImgToVideo", "vae-decode"), ("HunyuanImageToVideo", "vae-decode"),
+    ("CosmosImageToVideoLatent", "vae-decode"), ("WanVaceToVideo", "vae-decode"),
+    # the image-to-video text encode is still the text encoder
+    ("TextEncodeHunyuanVideo_ImageToVideo", "text-encoder"),
+    # the upscale model's loader loads weights; running it is the upscale's working tensors
+    ("UpscaleModelLoader", "weights-exceed-vram"), ("ImageUpscaleWithModel", "activations"),
+    # kijai's wrappers fetch and place a model in one node
+    ("DownloadAndLoadCogVideoModel", "weights-exceed-vram"), ("DownloadAndLoadFlorence2Model", "weights-exceed-vram"),
+    ("DownloadAndLoadHyVideoTextEncoder", "text-encoder"),
+    ("KSampler", "activations"),
+])
+def test_node_types_name_their_phase(node, cat):
+    from gpu_garden.memory.triage import categories as C
+    assert C.node_category(node) == cat
+
+
+def test_an_image_to_video_node_in_the_error_report_reads_as_the_vae():
+    # ComfyUI's error report (app/logger, the frontend's "ComfyUI Error Report") with the allocator's cut message
+    log = ("# ComfyUI Error Report\n## Error Details\n- **Node ID:** 52\n- **Node Type:** WanImageToVideo\n"
+           "- **Exception Type:** torch.OutOfMemoryError\n- **Exception Message:** Allocation on device \n")
+    cause, c, ev = _top(log)
+    assert cause == "vae-decode", c
