@@ -99,7 +99,8 @@ def guess_runtime(scan, inc) -> str:
     f = scan.facts
     # Ollama runs models through llama.cpp and, since 2026, through its own MLX runner ("mlx runner failed: ...")
     if any(k.startswith("ollama") or e.get("runtime") == "ollama" for k, e in zip(kinds, inc.events)) \
-            or (f["ollama"] and any(k.startswith(("ggml", "mlx.")) for k in kinds)):
+            or (f["ollama"] and any(k.startswith(("ggml", "mlx.")) for k in kinds)) \
+            or any("runner process has terminated" in e.get("text", "") for e in inc.events):
         return "ollama"
     # Electron's renderer: the logs it comes in are Comfy Desktop's (its app log)
     if "electron.renderer_oom" in kinds:

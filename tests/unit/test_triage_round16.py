@@ -169,3 +169,22 @@ def test_an_image_to_video_node_in_the_error_report_reads_as_the_vae():
            "- **Exception Type:** torch.OutOfMemoryError\n- **Exception Message:** Allocation on device \n")
     cause, c, ev = _top(log)
     assert cause == "vae-decode", c
+
+
+# --- Ollama's server relaying its runner's end names Ollama as the runtime of the error it relays ----------------------------
+# (llm/server.go: "llama runner process has terminated: <the runner's last error>"; a cuBLAS or CUDA error inside it is
+# ggml's CUDA backend in Ollama's runner, not PyTorch's CUDA check)
+
+@pytest.mark.parametrize("log", [
+    "Error: llama runner process has terminated: CUDA error: CUBLAS_STATUS_ALLOC_FAILED\n",
+    "CUDA error: out of memory\nError: llama runner process has terminated: CUDA error: CUBLAS_STATUS_ALLOC_FAILED\n",
+])
+def test_an_error_relayed_by_ollamas_server_is_ollamas(log):
+    res, ev = last_event(log)
+    assert ev["runtime"] == "ollama" and res["cause"] == "other", (ev["runtime"], ev["causes"])
+    assert "estimate" in ev["causes"][0]["evidence"][0]
+
+
+def test_the_same_cuda_check_without_the_relay_stays_pytorchs():
+    res, ev = last_event("RuntimeError: CUDA error: out of memory\n")
+    assert ev["runtime"] == "pytorch"
