@@ -417,8 +417,11 @@ def stream_executor(line):
     m = STREAM_EXECUTOR.search(line)
     if not m:
         return None
-    # JAX (jaxlib) builds the stream executor as an external dependency: its paths say so
-    runtime = "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
+    # JAX (jaxlib) builds the stream executor as an external dependency: its paths say so ("external/org_tensorflow/",
+    # since 2023 "external/xla/xla/stream_executor/"); TensorFlow >= 2.15 builds its own copy of XLA as
+    # "external/local_xla/xla/stream_executor/", which is TensorFlow's
+    runtime = "tensorflow" if "external/local_xla/" in line else \
+        "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
     if m.group(1):
         dev = "rocm" if "hipError" in line or "rocm_driver" in line else "cuda"
         return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": int(m.group(1))}, "runtime": runtime,

@@ -188,3 +188,17 @@ def test_an_error_relayed_by_ollamas_server_is_ollamas(log):
 def test_the_same_cuda_check_without_the_relay_stays_pytorchs():
     res, ev = last_event("RuntimeError: CUDA error: out of memory\n")
     assert ev["runtime"] == "pytorch"
+
+
+# --- the stream executor's paths: TensorFlow >= 2.15 builds XLA as external/local_xla, JAX as external/xla -------------------
+
+@pytest.mark.parametrize("prefix,runtime", [
+    ("external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:1509", "tensorflow"),     # TensorFlow 2.15+
+    ("external/xla/xla/stream_executor/cuda/cuda_driver.cc:1609", "jax"),                  # jaxlib 0.4.2x
+    ("external/org_tensorflow/tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:802", "jax"),   # older jaxlib
+    ("tensorflow/stream_executor/cuda/cuda_driver.cc:789", "tensorflow"),                  # TensorFlow 1.x/2.x before XLA moved
+])
+def test_the_stream_executor_path_names_its_runtime(prefix, runtime):
+    ev = P.recognise(f"2024-03-02 10:11:12.345678: I {prefix}] failed to allocate 3.41G (3661365248 bytes) from device: "
+                     "CUDA_ERROR_OUT_OF_MEMORY: out of memory")
+    assert ev and ev["kind"] == "cuda.driver" and ev["runtime"] == runtime, ev
