@@ -2,7 +2,7 @@
 --gpu-memory-utilization, -ngl, -c (the guides' {{placeholders}}), and the LLM calculator's suggestions."""
 import math
 
-from .case import snapshot_device
+from .case import async_card, snapshot_device
 from ..units import GiB, fmt_bytes as _b
 
 
@@ -23,7 +23,8 @@ def params(inc, env, scan, context) -> dict:
     if area >= 1536 * 1536 or (frames > 1 and area >= 1280 * 704) or frames >= 16:
         p["tile_size"], p["overlap"] = 256, 32
         p["temporal_size"], p["temporal_overlap"] = 32, 8
-    total = n.get("total") or n.get("device_limit") or f["total_vram"]
+    card = async_card(n, f)  # a cudaMallocAsync limit larger than the start-up card is not the card
+    total = (card if card != n.get("device_limit") else n.get("total") or card) or f["total_vram"]
     if not total and context and context.get("snapshot"):
         try:
             total = context["snapshot"]["devices"][0]["total"]
@@ -33,8 +34,8 @@ def params(inc, env, scan, context) -> dict:
     others = n.get("other_processes")
     if others is None and n.get("this_process") is not None and total and free is not None:
         others = max(0, total - free - n["this_process"])
-    if others is None and n.get("device_limit") and free is not None and n.get("allocated") is not None:
-        others = max(0, n["device_limit"] - free - n["allocated"])
+    if others is None and card and free is not None and n.get("allocated") is not None:
+        others = max(0, card - free - n["allocated"])
     dev = snapshot_device(context or {}, inc.primary)
     if dev and dev.get("other_processes"):
         others = max(others or 0, dev["other_processes"])

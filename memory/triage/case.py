@@ -37,6 +37,14 @@ class Case:
         return None
 
 
+def async_card(n: dict, facts) -> int | None:
+    """The card behind a cudaMallocAsync message: its "Device limit", unless that is more than 1.25x the card ComfyUI
+    measured at start ("Total VRAM N MB", torch.cuda.mem_get_info): then a number this allocator got wrong (a 4 GB
+    GTX 1650 printing 13.81 GiB), and the start-up total is the card. Shared by the ranking and the guide's numbers."""
+    limit, start = n.get("device_limit"), facts["total_vram"]
+    return start if limit and start and limit > 1.25 * start else limit
+
+
 def impossible(req, total, free, allowed):
     """Numbers no real shortage produces (the driver or the platform refused, not the memory): why, or None."""
     if allowed or not total:
@@ -126,12 +134,9 @@ def _numbers(x, n):
     elif k == "torch.cuda_async":
         x.branch = "async"
         # a message cut before "Free (according to CUDA)" leaves free and what is outside PyTorch unknown (None)
-        x.total, x.free, x.allocated = n.get("device_limit"), n.get("free"), n.get("allocated") or 0
-        start = x.f["total_vram"]
-        if x.total and start and x.total > 1.25 * start:
-            # a device limit larger than the card ComfyUI measured at start (torch.cuda.mem_get_info): a number this
-            # allocator got wrong (a 4 GB GTX 1650 printing 13.81 GiB); the start-up total is the card
-            x.bogus_limit, x.total = x.total, start
+        x.total, x.free, x.allocated = async_card(n, x.f), n.get("free"), n.get("allocated") or 0
+        if x.total != n.get("device_limit"):
+            x.bogus_limit = n.get("device_limit")
         if x.total:
             lim = n.get("limit")
             x.impossible = impossible(x.req, x.total, x.free or 0, lim if (lim or 0) < x.total else None)

@@ -202,3 +202,12 @@ def test_the_stream_executor_path_names_its_runtime(prefix, runtime):
     ev = P.recognise(f"2024-03-02 10:11:12.345678: I {prefix}] failed to allocate 3.41G (3661365248 bytes) from device: "
                      "CUDA_ERROR_OUT_OF_MEMORY: out of memory")
     assert ev and ev["kind"] == "cuda.driver" and ev["runtime"] == runtime, ev
+
+
+def test_the_guide_sizes_its_reserve_on_the_start_up_card_too():
+    # the guide's numbers follow the same card as the ranking: 3072 MB less 90 MiB free less 2.10 GiB allocated leaves
+    # 0.81 GiB outside PyTorch, + 0.5 = --reserve-vram 1.4 (above the 310 MiB shortfall + 0.6, under half the card).
+    # The 11.50 GiB limit would put 9.3 GiB outside PyTorch and ask for 5.8
+    _, ev = last_event(_comfy_async())
+    cmds = " ".join(c["text"] for c in ev["guide"]["commands"])
+    assert "--reserve-vram 1.4" in cmds, cmds
