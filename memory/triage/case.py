@@ -40,9 +40,12 @@ class Case:
 def async_card(n: dict, facts) -> int | None:
     """The card behind a cudaMallocAsync message: its "Device limit", unless that is more than 1.25x the card ComfyUI
     measured at start ("Total VRAM N MB", torch.cuda.mem_get_info): then a number this allocator got wrong (a 4 GB
-    GTX 1650 printing 13.81 GiB), and the start-up total is the card. Shared by the ranking and the guide's numbers."""
+    GTX 1650 printing 13.81 GiB), and the start-up total is the card. Only when what PyTorch reports holding and free
+    fits that card: "Total VRAM" is the card ComfyUI starts on, and an error on a larger second GPU (ComfyUI-MultiGPU,
+    "Allocation on device 1") prints that GPU's true limit. Shared by the ranking and the guide's numbers."""
     limit, start = n.get("device_limit"), facts["total_vram"]
-    return start if limit and start and limit > 1.25 * start else limit
+    held = (n.get("allocated") or 0) + (n.get("free") or 0)
+    return start if limit and start and limit > 1.25 * start and held <= 1.05 * start else limit
 
 
 def impossible(req, total, free, allowed):

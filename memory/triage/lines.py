@@ -24,7 +24,7 @@ FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
     ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
-    # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram or by itself on a card of 4 GB or less, NO_VRAM by --novram)
+    # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram, and in older ComfyUI also by itself on a card of 4 GB or less; NO_VRAM by --novram)
     ("vram_state", re.compile(r"Set vram state to: (\w+)")),
     # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
     ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),

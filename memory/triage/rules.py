@@ -120,7 +120,7 @@ RULES = [
     R("weights-exceed-vram", 1.5, lambda x: x.partial_load and x.comfy and x.branch in ("torch", "async"),
       lambda x: f"ComfyUI loaded {x.model or 'the model'} only partially before it failed: by its own sums the weights do not fit "
                 "the VRAM it may use", hint=True),
-    # ComfyUI in low-VRAM mode (--lowvram, or its own choice on a card of 4 GB or less) keeps in VRAM only the part of each
+    # ComfyUI in low-VRAM mode (--lowvram; older ComfyUI also chose it on a card of 4 GB or less) keeps in VRAM only the part of each
     # model that leaves its inference reserve free: PyTorch then holding half the card or more is that resident part, and
     # an out-of-memory means the weights with their work do not fit even split (the same reading as a partial load)
     R("weights-exceed-vram", 1.6, lambda x: x.comfy and x.f["vram_state"] == "LOW_VRAM" and x.branch in ("torch", "async")

@@ -108,7 +108,8 @@ def test_lowmemorykiller_settings_are_not_a_kill():
 
 # --- a cudaMallocAsync device limit larger than the card ComfyUI measured at start; ComfyUI's low-VRAM mode ---------------------
 # ComfyUI (comfy/model_management.py) prints "Total VRAM N MB, total RAM M MB" from torch.cuda.mem_get_info at start, and
-# "Set vram state to: LOW_VRAM" when --lowvram is given or the card has 4 GB or less: it then keeps only part of each model in VRAM
+# "Set vram state to: LOW_VRAM" when --lowvram is given (older ComfyUI also on a card of 4 GB or less): it then keeps only part of
+# each model in VRAM
 
 def _comfy_async(state="LOW_VRAM", limit="11.50 GiB"):
     return ("Total VRAM 3072 MB, total RAM 15934 MB\n"
@@ -211,3 +212,15 @@ def test_the_guide_sizes_its_reserve_on_the_start_up_card_too():
     _, ev = last_event(_comfy_async())
     cmds = " ".join(c["text"] for c in ev["guide"]["commands"])
     assert "--reserve-vram 1.4" in cmds, cmds
+
+
+def test_a_larger_second_gpu_keeps_its_own_limit():
+    # ComfyUI-MultiGPU: "Total VRAM" is the 8 GB card ComfyUI started on, the error is on device 1 (a 24 GB card) and
+    # PyTorch holds 20 GiB there: more than the start-up card could hold, so the 23.57 GiB limit is that GPU's own
+    text = ("Total VRAM 8192 MB, total RAM 65536 MB\nDevice: cuda:0 NVIDIA GeForce RTX 3070 : cudaMallocAsync\n"
+            "!!! Exception during processing !!! Allocation on device 1 would exceed allowed memory. (out of memory)\n"
+            "Currently allocated     : 20.00 GiB\nRequested               : 2.00 GiB\n"
+            "Device limit            : 23.57 GiB\nFree (according to CUDA): 1.20 GiB\n")
+    _, c, ev = _top(text)
+    ev_text = " ".join(e for x in ev["causes"] for e in x["evidence"])
+    assert "23.57 GiB" in ev_text and "of the 8.00 GiB card" not in ev_text, ev_text
