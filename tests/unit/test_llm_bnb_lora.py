@@ -92,7 +92,9 @@ def test_bnb_tower_bytes():
     proj = {"params": 1000, "linear": 800}
     assert VL.bnb_tower(proj, [], 4.0) == 800 * 4 // 8 + 200 * 2
     assert VL.bnb_tower(proj, ["model.visual"], 4.0) is None
-    assert VL.bnb_tower(proj, ["visual.blocks.0.mlp"], 4.0) is None
+    assert VL.bnb_tower(proj, ["visual"], 4.0) is None
+    # vLLM is_layer_skipped_bnb: an entry inside the tower keeps that layer only, the tower is still quantized
+    assert VL.bnb_tower(proj, ["visual.blocks.0.mlp"], 4.0) == 800 * 4 // 8 + 200 * 2
     assert VL.bnb_tower(proj, ["lm_head", "model.layers.0.mlp"], 4.0) == 800 * 4 // 8 + 200 * 2
 
 

@@ -13,8 +13,10 @@ from . import at_least
 BNB_DEQUANT_BITS = 4 + 32 / 64
 # A bf16 checkpoint quantized on load (bitsandbytes_loader._unquantized_generator) quantizes every LinearBase built
 # with the quant config, the vision tower's too (qwen2_5_vl.py _maybe_ignore_quant_config drops it for GPTQ only),
-# unless llm_int8_skip_modules names it: vLLM's BitsAndBytesConfig defaults that list to [].
-TOWER_SKIP = re.compile(r"(?:^|\.)(visual|vision_tower|vision_model|vision_encoder)(?:\.|$)")
+# unless llm_int8_skip_modules names it: vLLM's BitsAndBytesConfig defaults that list to []. is_layer_skipped_bnb keeps a
+# layer when an entry equals one part of its path or a prefix of it, so "visual" or "model.visual" keeps the whole tower
+# and "visual.blocks.0.mlp" only that block's MLP: the entry must end at the tower's name.
+TOWER_SKIP = re.compile(r"(?:^|\.)(visual|vision_tower|vision_model|vision_encoder)$")
 # --enable-lora: the LoRA manager replaces each linear layer by one holding max_loras slots of A (rank x input) and B
 # (output x rank) per slice, allocated at load in the model's dtype (lora/layers BaseLinearLayerWithLoRA
 # .create_lora_weights), inside "Model loading took" (V0 model_runner.load_model / V1 gpu_model_runner.load_model
