@@ -157,12 +157,15 @@ _SIZE = re.compile(r"(?:^|-)\d+(?:\.\d+)?[bm](?:$|-)")
 # words after a model name that make it another architecture (DeepSeek-R1-Distill-Qwen-32B is a Qwen2.5-32B,
 # Phi-4-mini a 3.8 B model): a built-in name without a size in it is read through only when none follows
 _VARIANT = re.compile(r"(?:^|-)(?:distill|mini|small|medium|tiny|nano|lite|flash|draft|eagle\d*|mtp)(?:$|-)")
+# words before or after a base model's name that make the model a drafter for it (an EAGLE-3 head is one layer), not the
+# base: 'Qwen3-8B-Eagle3', 'AngelSlim/Qwen3-8B_eagle3', 'RedHatAI/Qwen3-8B-speculator.eagle3'
+_DRAFTER = re.compile(r"(?:^|[-.])(?:draft|eagle\d*|mtp|dflash|medusa|speculator)(?:$|[-.])")
 
 
 def _other_words_keep_the_architecture(builtin: str, rest: str) -> bool:
     """True when the words after a built-in name (an uploader's or tool's: 'unsloth', 'autoround', 'abliterated',
     'thinking') do not name another model: no other size, no distilled or smaller variant."""
-    if _SIZE.search(rest) or "distill" in rest:
+    if _SIZE.search(rest) or "distill" in rest or _DRAFTER.search(rest):
         return False
     return bool(_SIZE.search(builtin)) or not _VARIANT.search(rest)
 
@@ -268,9 +271,6 @@ def _same_geometry(wanted: str, names: list):
                 return b, why.format(*(g.upper() for g in m.groups()))
     return None
 
-
-# words before a base model's name that make the model something else than a fine-tune of it: a drafter for it
-_DRAFTER = re.compile(r"(?:^|-)(?:draft|eagle\d*|mtp|dflash|medusa|speculator)(?:$|-)")
 
 
 def _read_as(name: str, builtin: str, quant, why: str):

@@ -38,7 +38,10 @@ def test_a_name_carrying_a_base_models_name_and_size_is_that_architecture():
 
 @pytest.mark.parametrize("repo", ["someone/llama-3.1-8b-to-qwen3-8b",   # two bases: never guessed
                                   "someone/eagle-qwen3-8b",             # a drafter for it, not it
-                                  "someone/foo-qwen3-8b-1m"])           # another size after it
+                                  "someone/foo-qwen3-8b-1m",            # another size after it
+                                  # EAGLE-3 drafters named after their base (one decoder layer, not the base):
+                                  "Tengyunw/Qwen3-8B-Eagle3", "AngelSlim/Qwen3-8B_eagle3",
+                                  "RedHatAI/Qwen3-8B-speculator.eagle3"])
 def test_a_base_name_inside_another_name_is_not_read_when_it_may_not_be_the_architecture(repo):
     with pytest.raises(UserError):
         llm.describe(model=repo)
