@@ -150,13 +150,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes = [n for n in notes if "llm_int8_skip_modules" not in n]
         notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
     rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
-    if knobs.get("mtp_tokens") and runtime != "vllm":
+    if knobs.get("mtp_tokens") is not None and runtime != "vllm":
         raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")
     if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
         raise UserError("--max-lora-rank / --max-loras size vLLM's LoRA slots (--enable-lora); not modelled for "
                         f"{runtime}")
-    if not isinstance(rank, int) or not 0 <= rank <= 512 or not isinstance(loras, int) or not 1 <= loras <= 256:
-        raise UserError(f"--max-lora-rank must be 0..512 and --max-loras 1..256, got {rank!r} and {loras!r}")
+    if (isinstance(rank, bool) or rank not in (0,) + VL.LORA_RANKS or isinstance(loras, bool) or not isinstance(loras, int)
+            or not 1 <= loras <= 256):
+        raise UserError(f"--max-lora-rank must be one of vLLM's ranks {', '.join(map(str, VL.LORA_RANKS))} (0: no LoRA) "
+                        f"and --max-loras 1..256, got {rank!r} and {loras!r}")
     fmt = str(weights_dtype or spec.quant or "").lower()
     if (runtime == "llama.cpp" and weights_dtype is None and not spec.weights_bytes and fmt == "mxfp4"
             and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the checkpoint's bf16
@@ -223,7 +225,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
-    if knobs.get("mtp_tokens"):
+    if knobs.get("mtp_tokens") is not None:
         roles = _mtp_drafter(spec, runtime, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights

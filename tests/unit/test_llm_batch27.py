@@ -110,3 +110,5 @@ def test_mtp_tokens_needs_a_model_with_an_mtp_module_and_vllm():
         llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "llama.cpp", ctx=4096, mtp_tokens=2)
     with pytest.raises(UserError, match="1-16"):
         llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=4096, mtp_tokens="3")
+    with pytest.raises(UserError):   # 0 is not "no drafter": the flag asks for 1-16
+        llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=4096, mtp_tokens=0)

@@ -99,6 +99,7 @@ def test_bnb_tower_bytes():
 
 
 @pytest.mark.parametrize("knobs", [{"max_lora_rank": -1}, {"max_lora_rank": 1024}, {"max_loras": 0},
+                                   {"max_lora_rank": 12}, {"max_lora_rank": True},   # vLLM's MaxLoRARanks only
                                    {"quant_skip": "lm_head"}, {"quant_skip": [1, 2]}])
 def test_bad_lora_and_skip_settings_are_refused(knobs):
     with pytest.raises(UserError):
@@ -108,3 +109,12 @@ def test_bad_lora_and_skip_settings_are_refused(knobs):
 def test_lora_is_vllms_only():
     with pytest.raises(UserError, match="vLLM"):
         llm.plan(llm.describe(model="Qwen2.5-0.5B"), "llama.cpp", ctx=4096, max_lora_rank=8)
+
+
+def test_max_loras_alone_turns_lora_on_at_vllms_default_rank():
+    # vLLM LoRAConfig: max_lora_rank 16 unless given. Qwen3-4B: 57344 values per rank a layer (see above), 36 layers, bf16
+    spec = llm.describe(model="Qwen3-4B")
+    plain = llm.plan(spec, "vllm", ctx=8192, runtime_version="0.10.0")
+    four = llm.plan(spec, "vllm", ctx=8192, runtime_version="0.10.0", max_loras=4)
+    assert four["weights"] - plain["weights"] == 57344 * 16 * 4 * 36 * 2
+    assert "--enable-lora --max-lora-rank 16 --max-loras 4" in four["command"]

@@ -24,13 +24,18 @@ TOWER_SKIP = re.compile(r"(?:^|\.)(visual|vision_tower|vision_model|vision_encod
 # (_filter_unsupported_mm_module). Unsloth's fast_inference always passes enable_lora=True, max_loras=1 and its
 # from_pretrained max_lora_rank, 64 unless given (unsloth/models/loader.py, unsloth_zoo load_vllm).
 UNSLOTH_LORA_RANK = 64
+# vLLM's LoRAConfig: max_lora_rank 16 unless given, one of MaxLoRARanks (config/lora.py)
+LORA_RANK_DEFAULT = 16
+LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
 
 
 def lora_rank(knobs) -> int:
-    """--max-lora-rank as the run sets it; 0 without LoRA."""
+    """--max-lora-rank as the run sets it: Unsloth's 64, vLLM's 16 when only --max-loras turns LoRA on; 0 without LoRA."""
     r = knobs.get("max_lora_rank")
     if r is None and str(knobs.get("vllm_entrypoint") or "").lower() == "unsloth":
         return UNSLOTH_LORA_RANK
+    if r is None and knobs.get("max_loras") is not None:
+        return LORA_RANK_DEFAULT
     return r or 0
 
 
