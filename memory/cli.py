@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "4-GPU HGX board or NCCL_NVLS_ENABLE=0 (default auto: by the card's name)")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--mtp-tokens", type=int, metavar="N", help="vLLM MTP speculative decoding (--speculative-config method mtp, Qwen 3.5+): its drafter layer joins the KV pool, its module the weights")
-    s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; Unsloth's default 64)")
+    s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; default 16 with --max-loras, Unsloth's 64)")
     s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")
     s.add_argument("--quant-skip", metavar="A,B,..", help="modules a bitsandbytes/AWQ checkpoint keeps in 16 bits, as its log or config prints them (llm_int8_skip_modules / modules_to_not_convert)")
     s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
