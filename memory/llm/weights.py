@@ -20,12 +20,20 @@ GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_
             "IQ2_S": 2.75, "IQ2_XS": 2.56, "IQ2_XXS": 2.31, "IQ1_M": 2.00, "IQ1_S": 1.81, "MXFP4": 4.25}
 # ggml tensor types: bits per weight of one block
 TYPE_BITS = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K": 5.5, "Q5_0": 5.5, "Q5_1": 6.0,
-             "Q4_K": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "IQ4_NL": 4.5, "IQ4_XS": 4.25, "Q3_K": 3.4375, "Q2_K": 2.625}
+             "Q4_K": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "IQ4_NL": 4.5, "IQ4_XS": 4.25, "Q3_K": 3.4375, "Q2_K": 2.625,
+             "IQ3_S": 3.4375}
 # file type -> (token embedding type, output type)
 ROLE_TYPES = {"Q8_0": ("Q8_0", "Q8_0"), "Q6_K": ("Q6_K", "Q6_K"), "Q5_K_M": ("Q5_K", "Q6_K"), "Q5_K_S": ("Q5_K", "Q6_K"),
               "Q5_0": ("Q5_0", "Q6_K"), "Q5_1": ("Q5_1", "Q6_K"), "Q4_K_M": ("Q4_K", "Q6_K"), "Q4_K_S": ("Q4_K", "Q6_K"),
               "Q4_0": ("Q4_0", "Q6_K"), "Q4_1": ("Q4_1", "Q6_K"), "IQ4_NL": ("IQ4_NL", "Q6_K"), "IQ4_XS": ("IQ4_XS", "Q6_K"),
-              "Q3_K_L": ("Q3_K", "Q6_K"), "Q3_K_M": ("Q3_K", "Q6_K"), "Q3_K_S": ("Q3_K", "Q6_K"), "Q2_K": ("Q2_K", "Q6_K")}
+              "Q3_K_L": ("Q3_K", "Q6_K"), "Q3_K_M": ("Q3_K", "Q6_K"), "Q3_K_S": ("Q3_K", "Q6_K"), "Q2_K": ("Q2_K", "Q6_K"),
+              "IQ3_XS": ("IQ3_S", "Q6_K")}
+# IQ3_XS (llama-quant.cpp): the file type's default type is IQ3_S, which the token embedding keeps; the output - and a
+# tied embedding, quantized as the output - takes Q6_K (only IQ3_XXS and the IQ2/IQ1 types drop it to Q5_K). Its
+# blocks mix IQ3_XXS (attn_q, attn_k; ffn_gate/up between the first and last eighth of the layers) with IQ3_S (the
+# rest; attn_v Q4_K when n_gqa >= 4): for Llama-3-8B that is 3.27 bits a block weight, as the whole-file 3.50 less
+# its embedding and output gives. The other IQ types keep their whole-file rate: their table figures do not match
+# the source's mixes (IQ1_S's 1.81 would leave its blocks less than IQ1_S's own 1.5625 bits).
 _L3_PARAMS, _L3_EMBED = 8_030_261_248, 128_256 * 4096  # Llama-3-8B: all parameters; embedding (= output) parameters
 
 
