@@ -2,12 +2,14 @@
 --gpu-memory-utilization, -ngl, -c (the guides' {{placeholders}}), and the LLM calculator's suggestions."""
 import math
 
-from .case import async_card, snapshot_device
+from .case import snapshot_device
 from ..units import GiB, fmt_bytes as _b
 
 
-def params(inc, env, scan, context) -> dict:
-    """Numbers the guides fill in: --reserve-vram, --max-model-len, --gpu-memory-utilization, -ngl, -c."""
+def params(inc, env, scan, context, card=None) -> dict:
+    """Numbers the guides fill in: --reserve-vram, --max-model-len, --gpu-memory-utilization, -ngl, -c.
+    `card`: the card's capacity as the Case decided it (case.py: a message's total, or cudaMallocAsync's device limit
+    unless that is not this card), else the message's total or ComfyUI's start-up "Total VRAM"."""
     n = inc.primary.get("numbers") or {}
     f = scan.facts
     p = {}
@@ -23,8 +25,7 @@ def params(inc, env, scan, context) -> dict:
     if area >= 1536 * 1536 or (frames > 1 and area >= 1280 * 704) or frames >= 16:
         p["tile_size"], p["overlap"] = 256, 32
         p["temporal_size"], p["temporal_overlap"] = 32, 8
-    card = async_card(n, f)  # a cudaMallocAsync limit larger than the start-up card is not the card
-    total = (card if card != n.get("device_limit") else n.get("total") or card) or f["total_vram"]
+    total = card or n.get("total") or f["total_vram"]
     if not total and context and context.get("snapshot"):
         try:
             total = context["snapshot"]["devices"][0]["total"]
@@ -34,8 +35,8 @@ def params(inc, env, scan, context) -> dict:
     others = n.get("other_processes")
     if others is None and n.get("this_process") is not None and total and free is not None:
         others = max(0, total - free - n["this_process"])
-    if others is None and card and free is not None and n.get("allocated") is not None:
-        others = max(0, card - free - n["allocated"])
+    if others is None and n.get("device_limit") and total and free is not None and n.get("allocated") is not None:
+        others = max(0, total - free - n["allocated"])      # cudaMallocAsync: neither free nor PyTorch's
     dev = snapshot_device(context or {}, inc.primary)
     if dev and dev.get("other_processes"):
         others = max(others or 0, dev["other_processes"])

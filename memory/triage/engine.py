@@ -42,14 +42,15 @@ def _alternatives(causes, env, params, kind) -> list:
 
 def _event_dict(scan, inc, context):
     env = env_mod.infer(scan, inc, context)
-    causes = rank.diagnose(case_mod.build(scan, inc, context, env))
+    case = case_mod.build(scan, inc, context, env)
+    causes = rank.diagnose(case)
     ev = inc.primary
     device_kind = inc.primary.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None) or env["backend"]
     if device_kind == "cuda" and env["backend"] == "rocm":
         device_kind = "rocm"
     elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui"):
         device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
-    params = advice.params(inc, env, scan, context)
+    params = advice.params(inc, env, scan, context, case.total)
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
     guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind)
@@ -58,6 +59,8 @@ def _event_dict(scan, inc, context):
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note
         guide["commands"] = guides_mod.commands(guide["markdown"])
     numbers = dict(ev.get("numbers") or {})
+    if case.bogus_limit:
+        numbers["total"] = case.total      # the card (ComfyUI's start-up total), not the message's device limit
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

@@ -176,8 +176,7 @@ def add_async_fields(ev, text) -> bool:
             hit = True
     nums = ev["numbers"]
     if {"allocated", "requested", "device_limit", "free"} <= nums.keys():
-        ev["complete"] = True
-        nums["total"] = nums["device_limit"]
+        ev["complete"] = True     # "Device limit" stays its own number: the card is case.async_card's to decide
     return hit
 
 

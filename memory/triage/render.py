@@ -24,6 +24,9 @@ def render_numbers(nums: dict) -> str:
         if key in nums and nums[key] is not None:
             if key == "limit" and nums[key] >= NO_LIMIT:
                 parts.append(f"{label}: no limit (no memory fraction set)")
+            elif key == "device_limit" and nums.get("total") and nums[key] > nums["total"] * 1.01:
+                # cudaMallocAsync's limit past the card (triage replaced it by the card): not the card's size
+                parts.append(f"{label} {fmt_bytes(nums[key])} (larger than the card's {fmt_bytes(nums['total'])})")
             else:
                 parts.append(f"{label} {fmt_bytes(nums[key])}")
     for key, v in nums.items():

@@ -42,6 +42,8 @@ _MISS = object()
 
 _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
                          r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory|"
+                         # cudaMallocAsync's message broken after its device (a GUI dialog, a narrow terminal)
+                         r"Allocation on device \d+\s*$|"
                          # MLX Swift's fatalError wraps metal::malloc's message (ml-explore/mlx-swift ErrorHandler.swift)
                          r"\[metal::malloc\] Attempting to allocate\s*$")
 
@@ -311,7 +313,7 @@ class Scan:
         if lineno <= self.consumed_until:
             return
         ev = self._recognise(text)
-        if (ev is None or not ev.get("complete")) and _WRAPPABLE.search(text):
+        if (ev is None or not ev.get("complete") or ev.get("wrapper")) and _WRAPPABLE.search(text):
             # a message wrapped over several lines (pasted logs, narrow terminals): join and look again, up to the
             # next line that repeats this message unfinished (a new message, not the rest of this one)
             following = more()
@@ -321,7 +323,9 @@ class Scan:
                     break
                 joined = text.rstrip() + " " + " ".join(x.strip() for x in following[:k])
                 ev2 = P.recognise(joined)
-                if ev2 and ev2.get("complete") and (ev is None or P.PRIORITY.get(ev2["kind"], 0) >= P.PRIORITY.get(ev["kind"], 0)):
+                # (cudaMallocAsync's message is whole with its first line: its numbers block follows, read below)
+                whole = ev2 and (ev2.get("complete") or ev2["kind"] == "torch.cuda_async")
+                if whole and (ev is None or P.PRIORITY.get(ev2["kind"], 0) >= P.PRIORITY.get(ev["kind"], 0)):
                     ev, text = ev2, joined
                     self.consumed_until = lineno + k
                     break
