@@ -286,6 +286,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      + "; weights, KV and overheads are stage 0's (the first GPU, as vLLM's rank 0 prints them: the "
                      "embedding there, the head and the sampler on the last); KV tokens and concurrency are the smallest "
                      "stage's (every stage keeps the same number of blocks); --vram is one GPU's")
+    if runtime == "vllm" and ev.get("context_inside"):
+        notes.append("this V1 build counts every byte torch did not allocate (the CUDA context, and any other process's "
+                     "memory on the GPU) inside --gpu-memory-utilization, before vllm#19312 (0.9.1)")
     if runtime == "ollama":
         out["placement_need"] = ev["placement_need"]
     if proj and runtime != "vllm":

@@ -12,6 +12,8 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on; about 0.25 GiB
   a worker with tensor parallelism (its NCCL buffers); more on Hopper, and about 2.1 GiB with tensor parallelism
   on an NVSwitch Hopper/Blackwell system (NCCL's NVLS buffers): non_torch()
+  V1 before 0.9.1 counts the CUDA context (and other processes' memory) as non-torch memory inside the share; V1
+  before 0.8 profiles the logits, not the sampler (V1_CONTEXT_OUTSIDE, V1_SAMPLER_PROFILED)
   pipeline parallelism: each stage holds its layers (get_pp_indices), the first the embedding, the last the head
   and the sampler; the pool is sized per stage and every stage keeps the smallest stage's block count
   sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
@@ -96,6 +98,22 @@ SAMPLER_COPIES_TRITON = 3.85
 # Qwen3-30B-A3B 2.68 GiB = the sampler's 2.23 + 0.5; DeepSeek-V2-Lite 1.93 = 1.50 + 0.45 (llm-d-planner). MXFP4
 # experts run other kernels (gpt-oss-20b's 2.87 GiB is the sampler alone). First seen in 0.19.
 MOE_WORKSPACE_HELD = (0, 19)
+# V1 before its sampler was profiled (vllm#13507: "V1 model runner does not consider (or run) sampler during the initial
+# memory profiling"; fixed by vllm#13594 after 0.7.3, so from 0.8): profile_run ran the forward, then compute_logits, in
+# the model dtype, with the forward's hidden states still held. Its first form took the logits of every one of the
+# max_num_tokens rows ("logits = self.model.compute_logits(hidden_states, None); logits = logits[:self.max_num_tokens]"
+# next to the per-call dummy_kv_caches of the January 2025 runner); the next one first picks each dummy request's last
+# row (hidden_states[logit_indices]: max_num_seqs rows). The release that moved to the last rows is not read: taken as
+# 0.7.2 (vllm#12569's January build, between 0.7.0 and 0.7.1, prints the first form's pool).
+V1_SAMPLER_PROFILED = (0, 8)
+V1_LOGITS_LAST_ROWS = (0, 7, 2)
+# V1's gpu_worker before vllm#19312 ("V1's memory profiling incorrectly counts memory used by other processes as
+# non_torch_allocations", June 2025) added to the torch peak every byte the device had in use that torch had not
+# allocated (mem_get_info's used - allocated_bytes.all.current): the process's own CUDA context among them, so the
+# context sits inside the --gpu-memory-utilization share there. 0.9.1 is taken as the first release with the fix
+# (vllm-solodba's 0.9.1 refusal prints available KV memory that the later form gives exactly); 0.8.5 still has the
+# device-wide form (its "assert self.init_gpu_memory > free_gpu_memory").
+V1_CONTEXT_OUTSIDE = (0, 9, 1)
 TRITON_SAMPLER = (0, 16)
 SAMPLERS = ("native", "flashinfer")
 # V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
@@ -279,6 +297,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     forward = max_batched * per_token
     if v1 is None:
         v1 = at_least(version, *V1)
+    sampler_name = sampler
     if sampler == "flashinfer":
         copies = SAMPLER_COPIES_FLASHINFER
     elif v1 and at_least(version, *TRITON_SAMPLER):
@@ -286,6 +305,10 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     else:
         copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
     sampler = max_seqs * spec.vocab * 4 * copies if last_stage else 0
+    if v1 and version is not None and not at_least(version, *V1_SAMPLER_PROFILED) and sampler_name != "flashinfer":
+        # no sampler in the profile: the logits in the model dtype, next to the forward's hidden states
+        rows = max_seqs if at_least(version, *V1_LOGITS_LAST_ROWS) else max_batched
+        sampler = (rows * spec.vocab + max_batched * d) * 2 if last_stage else 0
     if (sampler and spec.n_experts and v1 and at_least(version, *MOE_WORKSPACE_HELD)
             and str(weights_format or "").lower() != "mxfp4"):
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
@@ -399,6 +422,11 @@ def mla_absorbed_bytes(spec, s, fmt: str) -> int:
     return per * spec.n_layers
 
 
+def context_in_share(version, v1: bool) -> bool:
+    """True where the profile counts the CUDA context inside the share (V1 before V1_CONTEXT_OUTSIDE)."""
+    return bool(v1 and version is not None and not at_least(version, *V1_CONTEXT_OUTSIDE))
+
+
 def graph_memory(max_seqs: int) -> int:
     """CUDA graph memory: the largest captured batch (min(max_num_seqs, 256)) sets the graph pool; 512 MiB at
     vLLM's default capture list (the 0.3-1 GiB logs print), down to a floor of 32 MiB for one sequence."""
@@ -434,9 +462,12 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
             "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
     graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
+    context_inside = context_in_share(v, s["v1"])
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
-    outside = over["cuda_context"] + (0 if graphs_inside else over["cuda_graphs"])
+    inside += over["cuda_context"] if context_inside else 0
+    outside = (0 if context_inside else over["cuda_context"]) + (0 if graphs_inside else over["cuda_graphs"])
     out = {"kv": need, "overhead": over, "gpu_weights": w_bytes, "graphs_inside": graphs_inside,
+           "context_inside": context_inside,
            "total": int(inside + need["total"] + outside), "budget": None, "fits": None, "util_needed": None}
     if not vram:
         return out
@@ -512,7 +543,8 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
 def util_for(ev, vram) -> float | None:
     """Smallest gpu_memory_utilization (2 decimals) that holds one sequence, None if none can."""
     need = math.ceil(ev["util_needed"] * 100 - 1e-9) / 100
-    outside = ev["overhead"]["cuda_context"] + (0 if ev["graphs_inside"] else ev["overhead"]["cuda_graphs"])
+    outside = ((0 if ev.get("context_inside") else ev["overhead"]["cuda_context"])
+               + (0 if ev["graphs_inside"] else ev["overhead"]["cuda_graphs"]))
     ceiling = min(MAX_UTIL, math.floor((1 - outside / vram) * 100) / 100)
     return need if need <= ceiling else None
 
