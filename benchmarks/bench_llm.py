@@ -264,6 +264,18 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "llamacpp-strixhalo-glm47-flash-udq8kxl-size", "llamacpp-strixhalo-minimax-m27-udq3ks-size",
         "vllm-syvai39-qwen38-27b-w4a16-3090-64k-refused", "ollama-15709-qwen35-122b-strixhalo-256k",
         "vllm-club3090-cliffs-qwen36-27b-5090laptop-180k-fp8-refused",
+        # batch 28: every row was read in full (task ellm11) at the start of round 11, before any change; the changes
+        # it led to (the Gemma 4 / Qwen3.5 / GLM-4.7 / MiniMax-M2.5 / Nemotron-3 / Qwen1.5 descriptions, the talos
+        # Qwen3.8-27B fp8 pool) were written on it; its first sight stays in the ledger
+        "vllm-40691-qwen35-27b-h20-32k-dummy", "vllm-club3090-pr334-gemma4-26b-a4b-awq-3090-262k-mtp-refused",
+        "vllm-club3090-pr334-gemma4-26b-a4b-awq-3090-42k-mtp", "ollama-15749-gemma4-e4b-6600xt-4k",
+        "vllm-talos2011-qwen38-27b-w4a16-3090-150k-fp8", "vllm-talos-doc-qwen38-27b-w4a16-3090-180k-fp8",
+        "vllm-hoover4-qwen35-2b-24g-262k-u050", "vllm-alexgs74-glm47-nvfp4-tp4-4xrtxpro6000-u080",
+        "vllm-alexgs74-glm47-nvfp4-tp4-4xrtxpro6000-u090-oom", "vllm-alexgs74-minimax-m25-tp4-4xrtxpro6000-weights",
+        "vllm-qwen16-qwen15-7b-gptq-int4-3090-32k-refused", "ollama-15353-gemma4-26b-5090-8k-fit",
+        "ollama-15388-gemma4-26b-l40-32k-fit", "llamacpp-strixhalo-nemotron3-super-120b-a12b-udq4kxl-size",
+        "llamacpp-strixhalo-qwen36-35b-a3b-udq4kxl-size", "llamacpp-strixhalo-gemma4-26b-a4b-udq4kxl-size",
+        "llamacpp-strixhalo-gemma4-31b-udq8kxl-size",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
