@@ -15,7 +15,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
-         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens")
+         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "language_model_only", "lm_head_dtype")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -46,6 +46,26 @@ def _mtp_drafter(spec, runtime, tokens, tp, nbytes, roles, s, notes) -> dict:
     notes.append(f"MTP drafter ({tokens} speculative tokens): {fmt_bytes(extra)} of its module on each GPU (16-bit), "
                  f"its {spec.mtp_layers} attention layer{'s' if spec.mtp_layers > 1 else ''} in the KV pool")
     return dict(roles, total=roles["total"] + extra, how=roles["how"] + f" + {fmt_bytes(extra)} of MTP drafter")
+
+
+# a checkpoint whose quantization_config also targets lm_head (compressed-tensors pack-quantized, symmetric: the
+# integer weights and an fp16 scale per group of 128, as syv-ai/qwen38-27b-rtx3090 prepare/quant_lm_head.py writes an
+# INT8 g128 head; vLLM's ParallelLMHead takes the quant method of a targeted head): bits a head weight takes
+HEAD_BITS = {"int8": 8 + 16 / 128, "int4": 4 + 16 / 128}
+
+
+def _quantized_head(spec, dtype, roles, notes) -> dict:
+    """roles with the untied output layer at HEAD_BITS[dtype] instead of the format's 16 bits."""
+    bits = HEAD_BITS.get(str(dtype).lower())
+    if bits is None:
+        raise UserError(f"lm_head_dtype must be one of {', '.join(HEAD_BITS)} (a head quantized in groups of 128), "
+                        f"got {dtype!r}")
+    if spec.tied:
+        raise UserError(f"{spec.name} ties its output to the token table: no separate lm_head to quantize")
+    out = int(spec.vocab * spec.hidden * bits / 8)
+    notes.append(f"lm_head quantized ({dtype}, groups of 128): {fmt_bytes(out)} instead of {fmt_bytes(roles['output'])}")
+    return dict(roles, output=out, total=roles["total"] - roles["output"] + out,
+                how=roles["how"] + f"; lm_head {dtype} g128")
 
 
 def _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj) -> dict:
@@ -177,6 +197,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                             "and its swizzled layout holds the hidden side at a multiple of 256" if kernel == "triton" else
                             "on a GPU without native FP4 the intermediate size goes to a multiple of 128 and the hidden "
                             "size to 256"))
+    if knobs.get("lm_head_dtype") is not None:
+        roles = _quantized_head(spec, knobs["lm_head_dtype"], roles, notes)
     entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
     if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
             and entry != "unsloth"):
@@ -186,6 +208,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
         notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
                      "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
+    if knobs.get("language_model_only") and spec.vision:
+        if runtime != "vllm":
+            raise UserError("--language-model-only is vLLM's; llama.cpp and Ollama load a tower only from its own file "
+                            "(--mmproj / the tag's projector)")
+        # vLLM --language-model-only: the tower is not built, so neither loaded nor profiled (syv-ai/qwen38-27b-rtx3090
+        # docs/gotchas.md 9: "drops the vision tower cleanly (no weights loaded)")
+        spec = replace(spec, vision=None, notes=[n for n in spec.notes if "vision-language" not in n])
+        notes = [n for n in notes if "vision-language" not in n]
+        notes.append("--language-model-only: no vision tower loaded or profiled")
     proj = OL.projector(spec)
     # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
     # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)

@@ -1,0 +1,53 @@
+"""Batch 28 (read by ellm11). Expected values are what the runtimes printed, in the threads each test names, or the
+config.json fields of the descriptions (source named)."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
+
+GiB = 1 << 30
+
+
+def _talos(ctx, **knobs):
+    # mitchross/talos-argocd-proxmox 17011c78 my-apps/ai/vllm/deployment.yaml: vLLM 0.27.1, one RTX 3090 (23.56 GiB),
+    # Qwen3.8-27B W4A16 AutoRound + INT8 g128 lm_head, --language-model-only, fp8 KV, 0.972, 3 seqs, 2048 batched
+    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=ctx, kv_dtype="fp8", weights_dtype="auto_round",
+                    vram=23.56 * GiB, gpu_memory_utilization=0.972, gpu_name="NVIDIA GeForce RTX 3090",
+                    max_num_seqs=3, max_num_batched_tokens=2048, runtime_version="0.27.1", vllm_sampler="flashinfer",
+                    **knobs)
+
+
+def test_qwen38_27b_fp8_pool_is_135_blocks_at_both_printed_contexts():
+    # PR 2011 printed 198,529 tokens at --max-model-len 150000 and the doc 200,826 at 180000 ('identical KV bytes'):
+    # with fp8 the 16 attention layers' 2048 bytes a token get a 1568-token block (the 48 DeltaNet layers' 3.06 MiB
+    # float32 state page, unified), groups of 16 layers, and a request needs ctx / 1568 blocks + 2 state pages in each of
+    # the 3 DeltaNet groups (prefix caching): 135 blocks give int(135 / 102 x 150000) and int(135 / 121 x 180000)
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    pool = 135 * 16 * 1568 * 2048
+    args = dict(state_blocks=2, tokens_from_concurrency=True, max_batched=2048)
+    assert llm.vllm_kv_tokens(s, pool, "fp8", ctx=150000, **args) == 198529
+    assert llm.vllm_kv_tokens(s, pool, "fp8", ctx=180000, **args) == 200826
+
+
+def test_int8_lm_head_is_8_bits_and_an_fp16_scale_per_128():
+    # syv-ai/qwen38-27b-rtx3090 prepare/quant_lm_head.py: lm_head int8, groups of 128, fp16 scales; config.json vocab
+    # 248320 x hidden 5120
+    r = _talos(150000, lm_head_dtype="int8")
+    assert r["weights_by_role"]["output"] == 248320 * 5120 + 248320 * 5120 // 128 * 2
+    assert r["weights_by_role"]["embedding"] == 248320 * 5120 * 2      # embed_tokens stays bf16
+    with pytest.raises(UserError):
+        _talos(150000, lm_head_dtype="int3")
+    with pytest.raises(UserError):  # a tied head has no lm_head of its own
+        llm.plan(llm.describe(model="Qwen/Qwen3-0.6B"), "vllm", ctx=4096, lm_head_dtype="int8")
+
+
+def test_language_model_only_drops_the_tower_and_its_profile():
+    # PR 2011's run (--language-model-only) started at 150000 with 198,529 tokens; without the flag the tower's weights
+    # (~0.8 GB) and its one-image profile stay. syv-ai's warm start of this checkpoint profiles 1.09 GiB of activations
+    # with the flag (docs/gotchas.md 16): the plan's peak may not exceed that
+    on, off = _talos(150000, language_model_only=True, lm_head_dtype="int8"), _talos(150000, lm_head_dtype="int8")
+    assert off["weights"] - on["weights"] > 0.8e9
+    assert on["overhead"]["activation_profile"] < 1.09 * GiB < off["overhead"]["activation_profile"]
+    assert on["fits_as_requested"]
+    with pytest.raises(UserError):
+        llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "ollama", ctx=4096, language_model_only=True)
