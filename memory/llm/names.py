@@ -56,6 +56,10 @@ OLLAMA_LIBRARY = {
     # qwen3.5 (March 2026): Qwen's Qwen3.5 sizes, the MoE ones by their total ('qwen3.5:122b' is Qwen3.5-122B-A10B);
     # which size 'latest' is was not read, so a tag must name one
     "qwen3.5": ("Qwen3.5-{size}", None),
+    # gemma4 (April 2026, Ollama 0.20): gemma4:26b is the 26B-A4B MoE (ollama#15353 'architecture=gemma4
+    # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B; e2b / e4b (per-layer embeddings) are not
+    # described; which size 'latest' is was not read
+    "gemma4": ("Gemma-4-{size}", None),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
@@ -82,9 +86,9 @@ UNDESCRIBED = (
      "Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
-     "no built-in description of this size (built in: Gemma-4-31B); a config.json given with --config is read "
-     "with its global layers' own head size and KV heads, except the MoE (26B-A4B) and per-layer-embedding (E2B, "
-     "E4B) models, which kv does not model"),
+     "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B); a config.json given with --config "
+     "is read with its global layers' own head size and KV heads, except the per-layer-embedding models (E2B, E4B: "
+     "hidden_size_per_layer_input, shared KV layers), which kv does not model"),
     (r"^llama-?4(?![.\d])", "Llama 4",
      "no built-in description of this size (built in: Llama-4-Scout-17B-16E); a config.json given with --config is "
      "read with its chunked local-attention layers and each MoE layer's shared expert"),

@@ -254,7 +254,8 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.mla_q_lora = _int(cfg, "q_lora_rank", default=0) or 0
     spec.n_experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0)
     if spec.n_experts:
-        spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", default=2)
+        spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", "top_k_experts",
+                                      default=2)
         spec.moe_intermediate = _int(cfg, "moe_intermediate_size", "expert_intermediate_size", default=ff)
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     spec.dtype = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(dtype, dtype)
@@ -308,11 +309,10 @@ def _per_kind_heads(cfg: dict, spec: LLMSpec) -> None:
     the global layers' K and V (K alone gives 3.80x)."""
     if not spec.arch.startswith("gemma4"):
         return
-    if cfg.get("enable_moe_block") or _int(cfg, "num_kv_shared_layers", default=0) or \
-            _int(cfg, "hidden_size_per_layer_input", default=0):
-        raise UserError("Gemma 4 with a mixture-of-experts block (enable_moe_block: 26B-A4B) or per-layer embeddings and "
-                        "shared KV layers (hidden_size_per_layer_input, num_kv_shared_layers: E2B, E4B) is not modelled "
-                        "by kv; only the dense Gemma 4 (31B) layout is")
+    if _int(cfg, "num_kv_shared_layers", default=0) or _int(cfg, "hidden_size_per_layer_input", default=0):
+        raise UserError("Gemma 4 with per-layer embeddings and shared KV layers (hidden_size_per_layer_input, "
+                        "num_kv_shared_layers: E2B, E4B) is not modelled by kv; the dense (31B) and mixture-of-experts "
+                        "(26B-A4B) layouts are")
     if FULL not in spec.layer_kinds:
         return
     gh = _int(cfg, "global_head_dim", default=512)
@@ -485,6 +485,10 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         shared += mlp_mats * d * _int(cfg, "shared_expert_intermediate_size", default=0)
         if llama4:
             shared += mlp_mats * d * s.moe_intermediate
+        if s.arch.startswith("gemma4"):
+            # Gemma 4's MoE block (enable_moe_block, 26B-A4B) runs next to the layer's dense MLP of intermediate_size
+            # (experts.gate_up_proj 128 x 1408 x 2816, mlp.*_proj 2112 x 2816 in every layer): the MLP as a shared expert
+            shared += dense_mlp
         routed = s.n_experts * mlp_mats * d * s.moe_intermediate
         moe_mlp = routed + shared
         router = s.n_experts * d + (d if _int(cfg, "shared_expert_intermediate_size") else 0)  # + shared expert gate

@@ -51,3 +51,20 @@ def test_language_model_only_drops_the_tower_and_its_profile():
     assert on["fits_as_requested"]
     with pytest.raises(UserError):
         llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "ollama", ctx=4096, language_model_only=True)
+
+
+def test_gemma4_26b_a4b_parameters_and_global_cache_as_printed():
+    # llama-bench 'gemma4 26B.A4B BF16 | 25.23 B' (kyuz0/amd-strix-halo-toolboxes b9187): every layer keeps its dense MLP
+    # (2112) next to 128 experts of 704; ollama#15388's layout at 32768 tokens: 5 global layers of 134217728 bytes
+    # (2 KV heads x 512, K and V, f16)
+    s = llm.describe(model="google/gemma-4-26B-A4B-it")
+    assert round(s.params / 1e9, 2) == 25.23
+    assert s.n_experts_per_tok == 8                                     # config top_k_experts
+    r = llm.plan(llm.describe(model="gemma4:26b"), "ollama", ctx=32768)
+    assert r["kv_per_layer"]["full"] == 134217728
+    assert r["kv_detail"]["full_layers"] == 5 * 134217728
+
+
+def test_gemma4_per_layer_embedding_models_are_refused_with_what_is_missing():
+    with pytest.raises(UserError, match="per-layer-embedding"):
+        llm.describe(model="gemma4:e4b")
