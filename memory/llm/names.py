@@ -82,8 +82,8 @@ _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a
 # modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
 UNDESCRIBED = (
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
-     "no built-in description of this size (built in: Qwen3.5-9B, Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, "
-     "Qwen3.6-27B, Qwen3.8-27B); a config.json "
+     "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), "
+     "Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
      "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B); a config.json given with --config "
@@ -263,6 +263,12 @@ SAME_GEOMETRY = (
     # llama.cpp#18270 prints MedGemma-27B's 63 layers with the output, freq_scale 0.125 and a non-SWA cache of
     # 10 layers x 35328 cells in 2760.00 MiB = 16 KV heads x 128, Gemma-3-27B's geometry
     (r"^medgemma-(?:text-)?(4b|27b)(?:$|-)", "Gemma-3-{0}", "a Gemma 3 fine-tune with Gemma-3-{0}'s config"),
+    # Qwen/Qwen3.5-27B: Qwen3_5ForConditionalGeneration with the 27B geometry Qwen 3.6 and 3.8 kept: THUDM/slime
+    # scripts/models/qwen3.5-27B.sh (64 layers, 24 heads, 4 query groups x 256, hidden 5120, ffn 17408, vocab 248320,
+    # untied, gated attention) and pages quoting its config.json (full_attention_interval 4, 262144 positions,
+    # mtp_num_hidden_layers 1) state the fields Qwen3.6-27B.json has (task ellm11)
+    (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
+     "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),
 )
 
 

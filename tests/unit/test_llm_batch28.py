@@ -68,3 +68,21 @@ def test_gemma4_26b_a4b_parameters_and_global_cache_as_printed():
 def test_gemma4_per_layer_embedding_models_are_refused_with_what_is_missing():
     with pytest.raises(UserError, match="per-layer-embedding"):
         llm.describe(model="gemma4:e4b")
+
+
+def test_qwen35_2b_cache_as_vllm_0171_printed_it():
+    # liquidinvestigations/hoover4 781bdffc ai_services/README.md, vLLM 0.17.1, bf16 cache: 'Available KV cache memory:
+    # 5.95 GiB', 'GPU KV cache size: 129,472 tokens', 'Maximum concurrency for 262,144 tokens per request: 1.97x'
+    s = llm.describe(model="Qwen/Qwen3.5-2B")
+    assert llm.vllm_kv_tokens(s, 5.95 * GiB, "f16", ctx=262144, state_blocks=1, max_batched=2048) == 129472
+    conc = llm.vllm_kv_tokens(s, 5.95 * GiB, "f16", ctx=262144, state_blocks=1, tokens_from_concurrency=True) / 262144
+    assert round(conc, 2) == 1.97
+
+
+def test_qwen35_27b_is_the_27b_qwen35_geometry():
+    # THUDM/slime scripts/models/qwen3.5-27B.sh: 64 layers, 24 heads, 4 query groups x 256, hidden 5120, ffn 17408,
+    # vocab 248320, untied
+    s = llm.describe(model="Qwen/Qwen3.5-27B")
+    assert (s.n_layers, s.n_heads, s.n_kv_heads, s.head_dim_k, s.hidden, s.intermediate, s.vocab, s.tied) == \
+        (64, 24, 4, 256, 5120, 17408, 248320, False)
+    assert s.layer_kinds.count("full") == 16
