@@ -86,3 +86,26 @@ def test_qwen35_27b_is_the_27b_qwen35_geometry():
     assert (s.n_layers, s.n_heads, s.n_kv_heads, s.head_dim_k, s.hidden, s.intermediate, s.vocab, s.tied) == \
         (64, 24, 4, 256, 5120, 17408, 248320, False)
     assert s.layer_kinds.count("full") == 16
+
+
+def _alexgs74(model, **kw):
+    # AlexGS74/glm47-nvfp4-sm120 docs: vLLM on 4x RTX PRO 6000 Blackwell (94.97 GiB), tensor parallel 4
+    return llm.plan(llm.describe(model=model), "vllm", ctx=kw.pop("ctx", 202752), vram=94.97 * GiB,
+                    tensor_parallel_size=4, runtime_version=kw.pop("version", "0.16.0"), **kw)
+
+
+def test_glm47_nvfp4_weights_and_fp8_cache_per_gpu_as_printed():
+    # vllm-sm120-nvfp4-working-state.md: 'Model loading took 47.11 GiB' a GPU (Salyut1/GLM-4.7-NVFP4), and 'Available KV
+    # cache memory: 31.99 GiB' for 'GPU KV cache size: 729,248 tokens': 47,104 bytes a token = 92 layers x 2 KV heads x
+    # 128 x (K, V) in fp8
+    r = _alexgs74("zai-org/GLM-4.7", weights_dtype="nvfp4", kv_dtype="fp8", gpu_memory_utilization=0.8)
+    assert abs(r["weights"] / GiB / 47.11 - 1) <= 0.02
+    assert r["kv_per_token"] == 47104
+    assert llm.vllm_kv_tokens(llm.vllm_per_rank(llm.describe(model="zai-org/GLM-4.7"), 4), 31.99 * GiB, "fp8",
+                              hybrid=True) // 1000 == 729248 // 1000
+
+
+def test_minimax_m25_is_m27s_config_and_fp8_weights_per_gpu_as_printed():
+    # minimax-m25-recipes.md, official FP8 checkpoint at TP 4: 'Model loading took 53.75 GiB'
+    r = _alexgs74("MiniMaxAI/MiniMax-M2.5", weights_dtype="fp8", ctx=196608, version=None)
+    assert abs(r["weights"] / GiB / 53.75 - 1) <= 0.02
