@@ -110,7 +110,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     g = lambda n: "—" if n is None else f"{n / GiB:6.2f}"  # noqa: E731
     fam = est["family"] + (f" {est['variant']}" if est.get("variant") else "")
     size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
-    lines = [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
+    lines = _missing_lines(est) + [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
              f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
     lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {'in VRAM':>8}  dtypes")
@@ -135,10 +135,14 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
     lines.append("")
+    o = est.get("outcome") or {}
     lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
                  f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])}); "
-                 f"smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
-    if est["budget"]:
+                 f"smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}"
+                 + (" (for the files found)" if o.get("status") == "incomplete" else ""))
+    if o.get("status") == "incomplete":
+        lines.append(f"verdict: INCOMPLETE: {o['reason']} (see the top); the figures leave them out")
+    elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}")
     else:
@@ -151,7 +155,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     d = est.get("dynamic_vram") or {}
     if d.get("verdict"):
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
-    if est["knobs"]:
+    if est["knobs"] and o.get("status") != "incomplete":  # no advice on a graph we could not see whole
         lines.append("knobs (saving, then what to change):")
         for k in est["knobs"]:
             fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  still over")
@@ -159,6 +163,20 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append("assumptions:")
     lines += [f"  - {a}" for a in est["assumptions"]]
     return "\n".join(lines)
+
+
+def _missing_lines(est: dict) -> list:
+    """The workflow's model files that were not found, first: the figures below leave them out."""
+    wf = est.get("workflow") or {}
+    miss = wf.get("missing_where") or []
+    if not miss:
+        return []
+    where = wf.get("models_dir") or "ComfyUI's model folders"
+    out = [f"INCOMPLETE: {len(miss)} model file{'s' if len(miss) > 1 else ''} named by the workflow not found under {where}:"]
+    out += [f"  {m['name']}  ({m['loader']}; looked in {', '.join(f + '/' for f in m['folders'])})" for m in miss]
+    if not any(c["role"] == "diffusion_model" for c in est["components"]):
+        out.append("  no diffusion model among the files found: the sampling phase, the largest, is left out")
+    return out + [""]
 
 
 def _budget(args):
@@ -199,7 +217,7 @@ def run_cli(args) -> int:
         print(json.dumps(out, indent=2, default=str))
     else:
         print(format_text(est, label))
-    return 1 if est["verdict"] == "does not fit" else 0
+    return verdict.exit_code(est)
 
 
 def demo_section(as_json: bool = False):

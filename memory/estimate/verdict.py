@@ -71,7 +71,24 @@ def finish(est: dict, budget) -> dict:
     if d["streamed_per_step"] and d["verdict"].startswith("fits") and est["verdict"] in ("tight", "does not fit") \
             and all(v <= budget for k, v in est["phases"].items() if k in MAIN and k != "sample"):
         est["verdict"] = "fits with streaming"  # Dynamic VRAM: the weights that do not fit stream in per step
+    est["outcome"] = outcome(est, budget)
     return est
+
+
+def outcome(est: dict, budget) -> dict:
+    """What happens when ComfyUI runs it on `budget`: the headline and the exit code. `verdict` stays the peak
+    against the budget; this adds what ComfyUI does about it. status: incomplete (model files named by the
+    workflow were not found: no verdict), fits, tight, fits with streaming, does not fit, no budget."""
+    missing = (est.get("workflow") or {}).get("missing") or []
+    if missing:
+        return {"status": "incomplete", "offloaded": 0,
+                "reason": f"{len(missing)} model file{'s' if len(missing) > 1 else ''} not found"}
+    return {"status": est["verdict"], "offloaded": 0, "reason": ""}
+
+
+def exit_code(est: dict) -> int:
+    """`gpu-garden estimate`: 1 when ComfyUI could not run it on the budget or the estimate is incomplete, else 0."""
+    return 1 if (est.get("outcome") or {}).get("status", est["verdict"]) in ("does not fit", "incomplete") else 0
 
 
 # -- host RAM ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a 
 requirement. No ComfyUI import: the widget orders below are those of ComfyUI 0.8.0's nodes (and ComfyUI-GGUF)."""
 import json
 import os
+import sys
 from pathlib import Path
 
 from . import formula, spec
@@ -27,6 +28,11 @@ LOADERS = {
                          ("clip_name3", ("text_encoders", "clip"))],
     "QuadrupleCLIPLoader": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
     "VAELoader": [("vae_name", ("vae",))],
+}
+# loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights
+CHECKED = {
+    "LoraLoaderModelOnly": [("lora_name", ("loras",))],
+    "LoraLoader": [("lora_name", ("loras",))],
 }
 # latent-making nodes: their size widgets in UI order
 LATENTS = {
@@ -88,8 +94,8 @@ def _ui_widgets(t, values):
     if isinstance(values, dict):  # some nodes save a dict of widget values
         return values
     values = values if isinstance(values, list) else []  # a hand-edited or foreign export: no widgets
-    if t in LOADERS:
-        names = [n for n, _ in LOADERS[t]]
+    if t in LOADERS or t in CHECKED:
+        names = [n for n, _ in LOADERS.get(t) or CHECKED[t]]
     elif t in LATENTS:
         names = list(LATENTS[t])
     elif t in SAMPLERS:
@@ -113,17 +119,21 @@ def find_file(models_dir, folders, name):
 
 
 def read(wf: dict, models_dir, resolve=None) -> dict:
-    """{files: [(path, loader, widget)], missing: [...], size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
+    """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)], checked: [found LoRA paths],
+    size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
-    files, missing, sizes, cfgs, notes = [], [], [], [], []
+    files, missing, checked, sizes, cfgs, notes = [], [], [], [], [], []
     tiled, wdt = None, None
     for t, w in nodes(wf):
-        if t in LOADERS:
-            for name, folders in LOADERS[t]:
+        if t in LOADERS or t in CHECKED:
+            for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
                     continue
                 p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
-                (files if p else missing).append((str(p) if p else w[name], t, name))
+                if not p:
+                    missing.append((w[name], t, name, folders))
+                else:
+                    (files if t in LOADERS else checked).append((str(p), t, name))
             if t == "UNETLoader" and isinstance(w.get("weight_dtype"), str) and w["weight_dtype"] in WEIGHT_DTYPE:
                 wdt = WEIGHT_DTYPE[w["weight_dtype"]]
             if t.startswith(("CLIPLoader", "DualCLIPLoader")) and w.get("device") == "cpu":
@@ -147,7 +157,10 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
-    return {"files": files, "missing": missing, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
+    if checked:
+        notes.append("LoRA files found, not counted (merged into the weights they patch): "
+                     + ", ".join(os.path.basename(p) for p, _, _ in checked))
+    return {"files": files, "missing": missing, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes)}
 
 
@@ -175,6 +188,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                            cfg=info["cfg"] if cfg is None else cfg, policy=pol)
     est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
+                       "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3])} for m in info["missing"]],
+                       "models_dir": str(models_dir) if models_dir else None,
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"]}
     return est
@@ -185,7 +200,7 @@ def tiers(est: dict) -> list[dict]:
     out = []
     for gb in spec.CARD_TIERS_GB:
         e = formula.judge(_copy(est), int(gb * GiB * spec.CARD_USABLE))
-        out.append({"gb": gb, "verdict": e["verdict"], "peak": e["peak"], "peak_phase": e["peak_phase"],
+        out.append({"gb": gb, "verdict": e["verdict"], "outcome": e["outcome"]["status"], "peak": e["peak"], "peak_phase": e["peak_phase"],
                     "decode": (e.get("vae") or {}).get("how")})
     return out
 
@@ -206,9 +221,15 @@ def metadata(est: dict) -> dict:
             "estimated_by": "gpu-garden estimate --workflow"}
 
 
+class _Incomplete(UserError):
+    pass
+
+
 def write(wf: dict, est: dict, out_path) -> Path:
     if not isinstance(wf.get("nodes"), list):
         raise UserError("an API-format workflow has no metadata field; save the workflow (UI format) to carry the estimate")
+    if est["workflow"]["missing"]:  # a shared workflow must not carry "fits" for a graph we could not see whole
+        raise _Incomplete(f"--write: nothing written: the estimate is incomplete ({est['outcome']['reason']})")
     wf.setdefault("extra", {}).setdefault("gpu_garden", {})["memory"] = metadata(est)
     p = Path(out_path)
     p.write_text(json.dumps(wf, indent=1), encoding="utf-8")
@@ -227,9 +248,13 @@ def run_cli(args) -> int:
                             args.frames if args.frames != 1 else None, args.batch if args.batch != 1 else None, pol,
                             cfg=report.cfg_from_args(args))
     formula.judge(est, budget)
+    refused = None
     if getattr(args, "write", None):
-        path = write(wf, est, args.write)
-        label += f"; written to {path} (extra.gpu_garden.memory)"
+        try:
+            path = write(wf, est, args.write)
+            label += f"; written to {path} (extra.gpu_garden.memory)"
+        except _Incomplete as exc:
+            refused = exc  # the report still prints: it says what is missing
     if args.json:
         out = formula.public(est)
         out["budget_source"] = label
@@ -237,5 +262,10 @@ def run_cli(args) -> int:
         print(json.dumps(out, indent=2, default=str))
     else:
         print(report.format_text(est, label))
-        print("per card tier: " + ", ".join(f"{t['gb']} GB {t['verdict']}" for t in tiers(est)))
-    return 1 if est["verdict"] == "does not fit" else 0
+        if est["outcome"]["status"] == "incomplete":
+            print("per card tier: not judged (the estimate is incomplete)")
+        else:
+            print("per card tier: " + ", ".join(f"{t['gb']} GB {t['verdict']}" for t in tiers(est)))
+    if refused:
+        print(f"gpu-garden estimate: {refused}", file=sys.stderr)
+    return verdict.exit_code(est)

@@ -1,0 +1,74 @@
+"""`gpu-garden estimate` as a new user meets it: a workflow whose files are not all there, a missing or wrong
+--models-dir, the headline when ComfyUI would offload, and small messages (a new-user review, task ux-estimate)."""
+import json
+
+import pytest
+
+from gpu_garden.memory import cli
+from gpu_garden.memory.estimate import layouts
+from gpu_garden.memory.units import GiB
+
+
+@pytest.fixture(scope="module")
+def comfy(tmp_path_factory):
+    """A ComfyUI folder: models/ with FLUX.1-dev, its text encoders and VAE, and one LoRA."""
+    root = tmp_path_factory.mktemp("ComfyUI")
+    d = root / "models"
+    layouts.write_sparse("flux_flux1-dev", d / "diffusion_models" / "flux1-dev.safetensors")
+    layouts.write_sparse("te_t5xxl_fp16", d / "text_encoders" / "t5xxl_fp16.safetensors")
+    layouts.write_sparse("te_clip_l", d / "text_encoders" / "clip_l.safetensors")
+    layouts.write_sparse("vae_flux_ae", d / "vae" / "ae.safetensors")
+    layouts.write_sparse("te_clip_l", d / "loras" / "style.safetensors")  # content unread: a LoRA is only looked for
+    return root
+
+
+def flux(unet="flux1-dev.safetensors", lora=None):
+    n = [{"id": 1, "type": "UNETLoader", "widgets_values": [unet, "default"]},
+         {"id": 2, "type": "DualCLIPLoader", "widgets_values": ["t5xxl_fp16.safetensors", "clip_l.safetensors", "flux", "default"]},
+         {"id": 3, "type": "VAELoader", "widgets_values": ["ae.safetensors"]},
+         {"id": 4, "type": "EmptySD3LatentImage", "widgets_values": [1024, 1024, 1]},
+         {"id": 5, "type": "KSampler", "widgets_values": [1, "fixed", 20, 1.0, "euler", "simple", 1.0]},
+         {"id": 6, "type": "VAEDecode", "widgets_values": []}]
+    if lora:
+        n.append({"id": 7, "type": "LoraLoaderModelOnly", "widgets_values": [lora, 1.0]})
+    return {"last_node_id": len(n), "nodes": n, "links": [], "extra": {}, "version": 0.4}
+
+
+def est(tmp_path, capsys, wf, *args):
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(wf))
+    rc = cli.main(["estimate", "--workflow", str(p), "--ram", "64", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_missing_main_model_is_incomplete_not_fits(comfy, tmp_path, capsys):
+    models = comfy / "models"
+    wf = flux(unet="flux1-dev-fp8.safetensors", lora="my_lora.safetensors")
+    rc, out, err = est(tmp_path, capsys, wf, "--models-dir", str(models), "--vram", "12")
+    lines = out.splitlines()
+    assert rc == 1
+    assert lines[0] == f"INCOMPLETE: 2 model files named by the workflow not found under {models}:"
+    assert "flux1-dev-fp8.safetensors" in lines[1] and "diffusion_models/, unet/" in lines[1]
+    assert "my_lora.safetensors" in lines[2] and "LoraLoaderModelOnly.lora_name" in lines[2] and "loras/" in lines[2]
+    v = next(x for x in lines if x.startswith("verdict:"))
+    assert "FITS" not in v and "INCOMPLETE: 2 model files not found" in v
+    assert "12 GB fits" not in out and "knobs" not in out
+    # --write refuses: a shared workflow must not carry "fits" for a graph we could not see whole
+    o = tmp_path / "shared.json"
+    rc, out, err = est(tmp_path, capsys, wf, "--models-dir", str(models), "--vram", "12", "--write", str(o))
+    assert rc == 1 and not o.exists() and "nothing written" in err and out.startswith("INCOMPLETE")
+    rc, out, _ = est(tmp_path, capsys, wf, "--models-dir", str(models), "--vram", "12", "--json")
+    j = json.loads(out)
+    assert rc == 1 and j["outcome"]["status"] == "incomplete"
+    assert j["workflow"]["missing"] == ["flux1-dev-fp8.safetensors", "my_lora.safetensors"]
+    assert {t["outcome"] for t in j["tiers"]} == {"incomplete"}
+
+
+def test_a_found_lora_is_not_counted_and_completes(comfy, tmp_path, capsys):
+    models = comfy / "models"
+    _, base, _ = est(tmp_path, capsys, flux(), "--models-dir", str(models), "--vram", "80", "--json")
+    rc, out, _ = est(tmp_path, capsys, flux(lora="style.safetensors"), "--models-dir", str(models), "--vram", "80", "--json")
+    j, b = json.loads(out), json.loads(base)
+    assert rc == 0 and j["workflow"]["missing"] == [] and j["outcome"]["status"] == "fits"
+    assert j["peak"] == b["peak"] and any("style.safetensors" in a for a in j["assumptions"])
