@@ -118,6 +118,21 @@ def find_file(models_dir, folders, name):
     return None
 
 
+def _subfolders():
+    return {f for table in (LOADERS, CHECKED) for specs in table.values() for _, folders in specs for f in folders}
+
+
+def models_folder(path):
+    """(folder, note): --models-dir as given, or its models/ child when it names the ComfyUI folder itself."""
+    d = Path(path)
+    if not d.is_dir():
+        raise UserError(f"--models-dir {path}: no such folder (give your ComfyUI/models folder)")
+    subs = _subfolders()
+    if not any((d / s).is_dir() for s in subs) and any((d / "models" / s).is_dir() for s in subs):
+        return d / "models", f"--models-dir {path} is the ComfyUI folder: its models/ folder is read"
+    return d, None
+
+
 def read(wf: dict, models_dir, resolve=None) -> dict:
     """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)], checked: [found LoRA paths],
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
@@ -166,10 +181,19 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
 
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
                       resolve=None, cfg=None) -> dict:
+    note = None
+    if models_dir and not resolve:
+        models_dir, note = models_folder(models_dir)
     info = read(wf, models_dir, resolve)
+    if note:
+        info["notes"].insert(0, note)
     if not info["files"]:
         miss = ", ".join(m[0] for m in info["missing"]) or "no loader nodes"
-        raise UserError(f"none of the workflow's model files was found under {models_dir or '(no --models-dir)'}: {miss}")
+        where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
+        hint = ""
+        if models_dir and not any((Path(models_dir) / s).is_dir() for s in _subfolders()):
+            hint = " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
+        raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
     size = info["size"] or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
     if not w or not h:
@@ -238,6 +262,8 @@ def write(wf: dict, est: dict, out_path) -> Path:
 
 def run_cli(args) -> int:
     from . import report, verdict
+    if not getattr(args, "models_dir", None):
+        report._usage_error(args, "--models-dir is required with --workflow (your ComfyUI/models folder)")
     wf = load(args.workflow)
     pol = report.policy_from_args(args)
     budget, label = report._budget(args)

@@ -37,7 +37,10 @@ def flux(unet="flux1-dev.safetensors", lora=None):
 def est(tmp_path, capsys, wf, *args):
     p = tmp_path / "wf.json"
     p.write_text(json.dumps(wf))
-    rc = cli.main(["estimate", "--workflow", str(p), "--ram", "64", *args])
+    try:
+        rc = cli.main(["estimate", "--workflow", str(p), "--ram", "64", *args])
+    except SystemExit as exc:  # a usage error: argparse's one line, exit 2
+        rc = exc.code
     out, err = capsys.readouterr()
     return rc, out, err
 
@@ -72,3 +75,21 @@ def test_a_found_lora_is_not_counted_and_completes(comfy, tmp_path, capsys):
     j, b = json.loads(out), json.loads(base)
     assert rc == 0 and j["workflow"]["missing"] == [] and j["outcome"]["status"] == "fits"
     assert j["peak"] == b["peak"] and any("style.safetensors" in a for a in j["assumptions"])
+
+
+def test_workflow_needs_models_dir(tmp_path, capsys):
+    rc, out, err = est(tmp_path, capsys, flux(), "--vram", "24")
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "--models-dir is required with --workflow (your ComfyUI/models folder)" in err
+
+
+def test_comfyui_folder_as_models_dir_reads_its_models(comfy, tmp_path, capsys):
+    rc, out, _ = est(tmp_path, capsys, flux(), "--models-dir", str(comfy), "--vram", "80", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["workflow"]["missing"] == [] and j["workflow"]["models_dir"] == str(comfy / "models")
+    assert any("is the ComfyUI folder" in a for a in j["assumptions"])
+    # a folder with none of the model sub-folders: the one-line error says what to give
+    rc, _, err = est(tmp_path, capsys, flux(), "--models-dir", str(tmp_path), "--vram", "80")
+    assert rc == 2 and err.count("\n") == 1 and "give your ComfyUI/models folder" in err
+    rc, _, err = est(tmp_path, capsys, flux(), "--models-dir", str(tmp_path / "nope"), "--vram", "80")
+    assert rc == 2 and "no such folder" in err
