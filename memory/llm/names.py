@@ -89,6 +89,13 @@ UNDESCRIBED = (
      "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B); a config.json given with --config "
      "is read with its global layers' own head size and KV heads, except the per-layer-embedding models (E2B, E4B: "
      "hidden_size_per_layer_input, shared KV layers), which kv does not model"),
+    # NVIDIA Nemotron-H / Nemotron 3 (nemotron_h, nemotron_h_moe): Mamba-2 layers, a few attention layers and MoE
+    # MLP layers in one hybrid_override_pattern; vLLM pages the Mamba-2 state as it does gated-DeltaNet's, but kv reads
+    # neither that pattern nor the Mamba-2 head layout (n_groups, mamba_num_heads) yet
+    (r"^(?:nvidia-)?nemotron-?(?:h|3|nano-?3)", "NVIDIA Nemotron-H / Nemotron 3",
+     "not modelled: its hybrid_override_pattern of Mamba-2, attention and MoE layers and the Mamba-2 state (heads, "
+     "groups, d_state) are not read, so neither its weights nor its cache and state pages are computed; a config.json "
+     "given with --config is refused the same way"),
     (r"^llama-?4(?![.\d])", "Llama 4",
      "no built-in description of this size (built in: Llama-4-Scout-17B-16E); a config.json given with --config is "
      "read with its chunked local-attention layers and each MoE layer's shared expert"),

@@ -237,6 +237,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     ff = _int(cfg, "intermediate_size", "ffn_hidden_size", "n_inner", default=4 * d)
     kinds = _layer_kinds(cfg, L)
     mt = str(cfg.get("model_type", "unknown"))
+    if mt.startswith("nemotron_h"):  # read as a generic decoder it would be every layer full attention: refused
+        raise UserError(f"{name}: model_type {mt!r} (NVIDIA Nemotron-H / Nemotron 3) is not modelled: its "
+                        "hybrid_override_pattern of Mamba-2, attention and MoE layers and its Mamba-2 state are not read")
 
     spec = LLMSpec(name=name, arch=mt, layer_kinds=kinds, hidden=d, n_heads=H, n_kv_heads=KV,
                    head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=ff,

@@ -109,3 +109,26 @@ def test_minimax_m25_is_m27s_config_and_fp8_weights_per_gpu_as_printed():
     # minimax-m25-recipes.md, official FP8 checkpoint at TP 4: 'Model loading took 53.75 GiB'
     r = _alexgs74("MiniMaxAI/MiniMax-M2.5", weights_dtype="fp8", ctx=196608, version=None)
     assert abs(r["weights"] / GiB / 53.75 - 1) <= 0.02
+
+
+def test_qwen15_7b_gptq_is_a_full_head_cache_and_vllm_03_refuses_32k_on_a_3090():
+    # QwenLM/Qwen3#16: vLLM 0.3.0, Qwen1.5-7B-Chat-GPTQ-Int4 on an RTX 3090: 'max seq len (32768) is larger than the
+    # maximum number of tokens that can be stored in KV cache (24320)'; config.json: 32 layers x 32 KV heads x 128
+    s = llm.describe(model="Qwen/Qwen1.5-7B-Chat-GPTQ-Int4")
+    assert s.quant == "gptq"
+    r = llm.plan(s, "vllm", ctx=32768, vram=23.58 * GiB, gpu_name="NVIDIA GeForce RTX 3090", runtime_version="0.3.0",
+                 vllm_engine="v0")
+    assert r["kv_per_token"] == 32 * 32 * 128 * 2 * 2
+    assert not r["fits_as_requested"] and abs(r["kv_capacity_tokens"] / 24320 - 1) <= 0.08
+
+
+def test_nemotron_h_hybrids_are_refused_by_name_and_by_config(tmp_path):
+    with pytest.raises(UserError, match="Nemotron"):
+        llm.describe(model="nvidia/NVIDIA-Nemotron-3-Super-120B-A12B")
+    # a config of model_type nemotron_h (llama-bench names Nemotron 3 Super's GGUF nemotron_h_moe); the refusal reads only
+    # model_type, the other fields are a placeholder geometry, not the model's
+    cfg = tmp_path / "config.json"
+    cfg.write_text('{"model_type": "nemotron_h", "num_hidden_layers": 88, "hidden_size": 4096, '
+                   '"num_attention_heads": 32, "num_key_value_heads": 2, "vocab_size": 131072}')
+    with pytest.raises(UserError, match="not modelled"):
+        llm.describe(config=str(cfg))
