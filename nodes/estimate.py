@@ -181,7 +181,7 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
     keep = ("family", "variant", "family_name", "unknown", "width", "height", "frames", "batch", "cfg", "latent", "phases",
             "breakdown", "fixed", "peak", "peak_phase", "comfyui_memory_required", "comfyui_factor", "assumptions",
             "verdict", "budget", "headroom", "min_vram_gb", "weights", "all_resident",
-            "peak_torch", "peak_device", "vae", "host_ram", "dynamic_vram")
+            "peak_torch", "peak_device", "vae", "host_ram", "dynamic_vram", "outcome")
     out = {k: pub.get(k) for k in keep}
     out["components"] = [{k: c[k] for k in ("source", "role", "kind", "bytes", "resident", "dtypes")} for c in pub["components"]]
     out["knobs"] = pub["knobs"][:5]
@@ -199,9 +199,17 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
 
 def summary(est: dict, budget_label: str = "") -> str:
     peak = f"peak {fmt_bytes(est['peak'])} ({est['peak_phase'].replace('_', ' ')})"
+    o = est.get("outcome") or {"status": est["verdict"]}
+    if est["budget"] and o["status"] == "runs with offload":  # over the budget, but ComfyUI loads the model partially
+        return f"RUNS WITH OFFLOAD: {peak} over {fmt_bytes(est['budget'])}, {fmt_bytes(o['offloaded'])} of weights stay in RAM (slower)"
     if est["budget"]:
-        return f"{est['verdict'].upper()}: {peak} of {fmt_bytes(est['budget'])}"
+        return f"{o['status'].upper()}: {peak} of {fmt_bytes(est['budget'])}"
     return f"{peak}; {budget_label or 'no budget'}"
+
+
+def est_verdict_exit(est: dict) -> bool:
+    """True when ComfyUI could not run it on the budget (outcome does not fit), as the CLI's exit 1."""
+    return (est.get("outcome") or {}).get("status", est["verdict"]) == "does not fit"
 
 
 def stop_message(est: dict) -> str:
@@ -300,7 +308,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         comfy_total = (est["breakdown"]["sample"]["weights"] + comfy) if comfy is not None else None
         text = est_core.format_text(est, label)
         log.info("[GPU Garden] Footprint Estimate: %s", summary(est, label))
-        if est["verdict"] == "does not fit" and when_it_does_not_fit == "stop":
+        if est_verdict_exit(est) and when_it_does_not_fit == "stop":  # not when ComfyUI would offload: that runs
             raise FootprintDoesNotFit(stop_message(est))
         ui = for_ui(est, label, comfy_total)
         if mode == "exact":

@@ -76,6 +76,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
     s.add_argument("--json", action="store_true")
+    s.epilog = ("exit status: 0 it runs on the budget (fits, tight, or with weights offloaded to RAM or streamed), 1 it does "
+                "not fit even so, or the estimate is incomplete (workflow files not found), 2 usage or input error")
     s.set_defaults(estimate_parser=s)
 
 
@@ -141,10 +143,13 @@ def format_text(est: dict, budget_label: str = "") -> str:
                  f"smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}"
                  + (" (for the files found)" if o.get("status") == "incomplete" else ""))
     if o.get("status") == "incomplete":
-        lines.append(f"verdict: INCOMPLETE: {o['reason']} (see the top); the figures leave them out")
+        lines.append(f"verdict: INCOMPLETE: {o['reason']} (listed at the top); the figures leave out what is missing")
+    elif est["budget"] and o.get("status") in ("runs with offload", "fits with streaming"):  # over the budget, yet it runs
+        lines.append(f"verdict: {o['status'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
+                     + f": {o['reason']}; all on the GPU it would need {fmt_bytes(est['peak'])}")
     elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
-                     + f", headroom {fmt_bytes(est['headroom'])}")
+                     + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))
     else:
         lines.append(f"verdict: no budget ({budget_label or 'pass --vram GIB'})")
     r = est.get("host_ram") or {}

@@ -83,7 +83,44 @@ def outcome(est: dict, budget) -> dict:
     if missing:
         return {"status": "incomplete", "offloaded": 0,
                 "reason": f"{len(missing)} model file{'s' if len(missing) > 1 else ''} not found"}
-    return {"status": est["verdict"], "offloaded": 0, "reason": ""}
+    v, phases, bd = est["verdict"], est["phases"], est["breakdown"]
+    if v == "fits with streaming":
+        d = est["dynamic_vram"]
+        return {"status": v, "offloaded": 0, "reason": f"{fmt_bytes(d['streamed_per_step'])} of weights stream in from RAM "
+                f"each step, about {d['added_seconds_per_step']} s slower per step"}
+    if v != "does not fit" or not partial_load(est["policy"]):
+        return {"status": v, "offloaded": 0, "reason": ""}
+    over = {k: phases[k] - budget for k in MAIN if k in phases and phases[k] > budget}
+    if any(k not in PARTIAL or partial_floor(bd[k]) > budget for k in over):
+        return {"status": v, "offloaded": 0, "reason": "more than ComfyUI can offload: activations and the least "
+                "of the weights it keeps on the GPU are over the budget"}
+    what = " and ".join(PARTIAL[k] for k in over)
+    off = max(over.values())
+    return {"status": "runs with offload", "offloaded": int(off),
+            "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"}
+
+
+# phases whose model ComfyUI loads partially when it does not fit (model_management.load_models_gpu)
+PARTIAL = {"sample": "diffusion model", "text_encode": "text encoders"}
+
+
+def partial_load(pol: dict) -> bool:
+    """ComfyUI's own partial load: load_models_gpu gives a model only the free memory (lowvram_model_memory) in
+    NORMAL_VRAM / LOW_VRAM, not with --highvram / --gpu-only (offload none) nor in another runner."""
+    return pol.get("runner", "comfyui") in (None, "comfyui") and pol.get("offload") in (None, "model") \
+        and pol.get("block_swap") is None
+
+
+def partial_floor(bd: dict) -> int:
+    """The least a phase needs when its model is partially loaded: activations, margin and fixed, and the part of
+    the weights that stays on the GPU (a tenth, at least 256 MiB)."""
+    keep = max(bd["weights"] // 10, 256 * MiB)
+    return bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep
+
+
+def label(status: str, offloaded: int) -> str:
+    """An outcome in a few words (per card tier)."""
+    return f"runs ({offloaded / GiB:.1f} GiB offloaded)" if status == "runs with offload" else status
 
 
 def exit_code(est: dict) -> int:
@@ -250,7 +287,7 @@ def knobs(est: dict) -> list[dict]:
         bd = est["breakdown"][pk]
         keep = max(bd["weights"] // 10, 256 * MiB)
         rest = [v for k, v in phases.items() if k in MAIN and k != pk]
-        after = max(rest + [bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep])
+        after = max(rest + [partial_floor(bd)])
         what = "diffusion model" if pk == "sample" else "text encoders"
         add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
             after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")

@@ -224,7 +224,7 @@ def tiers(est: dict) -> list[dict]:
     out = []
     for gb in spec.CARD_TIERS_GB:
         e = formula.judge(_copy(est), int(gb * GiB * spec.CARD_USABLE))
-        out.append({"gb": gb, "verdict": e["verdict"], "outcome": e["outcome"]["status"], "peak": e["peak"], "peak_phase": e["peak_phase"],
+        out.append({"gb": gb, "verdict": e["verdict"], "outcome": e["outcome"]["status"], "offloaded": e["outcome"]["offloaded"], "peak": e["peak"], "peak_phase": e["peak_phase"],
                     "decode": (e.get("vae") or {}).get("how")})
     return out
 
@@ -291,7 +291,7 @@ def run_cli(args) -> int:
         if est["outcome"]["status"] == "incomplete":
             print("per card tier: not judged (the estimate is incomplete)")
         else:
-            print("per card tier: " + ", ".join(f"{t['gb']} GB {t['verdict']}" for t in tiers(est)))
+            print("per card tier: " + ", ".join(f"{t['gb']} GB {verdict.label(t['outcome'], t['offloaded'])}" for t in tiers(est)))
     if refused:
         print(f"gpu-garden estimate: {refused}", file=sys.stderr)
     return verdict.exit_code(est)

@@ -93,3 +93,42 @@ def test_comfyui_folder_as_models_dir_reads_its_models(comfy, tmp_path, capsys):
     assert rc == 2 and err.count("\n") == 1 and "give your ComfyUI/models folder" in err
     rc, _, err = est(tmp_path, capsys, flux(), "--models-dir", str(tmp_path / "nope"), "--vram", "80")
     assert rc == 2 and "no such folder" in err
+
+
+def flux_files(comfy):
+    m = comfy / "models"
+    return [str(m / "diffusion_models" / "flux1-dev.safetensors"), str(m / "text_encoders" / "t5xxl_fp16.safetensors"),
+            str(m / "text_encoders" / "clip_l.safetensors"), str(m / "vae" / "ae.safetensors")]
+
+
+def files_est(comfy, capsys, *args):
+    rc = cli.main(["estimate", *flux_files(comfy), "--width", "1024", "--height", "1024", "--ram", "64", *args])
+    return rc, capsys.readouterr().out
+
+
+def test_over_the_card_comfyui_offloads_and_runs(comfy, capsys):
+    """FLUX.1-dev bf16 (peak 23.38 GiB) on 12 GiB: ComfyUI's load_models_gpu loads it partially in NORMAL_VRAM."""
+    rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "off", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["verdict"] == "does not fit"          # the peak against the budget keeps its meaning
+    assert j["outcome"]["status"] == "runs with offload"
+    assert j["outcome"]["offloaded"] == j["peak"] - 12 * GiB == j["host_ram"]["offloaded"]
+    rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "off")
+    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    assert rc == 0 and v.startswith("verdict: RUNS WITH OFFLOAD in 12.00 GiB") and "11.38 GiB of weights stay in RAM" in v
+    assert "headroom" not in v and "23.38 GiB" in v
+    # --offload none is --highvram: ComfyUI loads it whole, so it does not fit
+    rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "off", "--offload", "none", "--json")
+    assert rc == 1 and json.loads(out)["outcome"]["status"] == "does not fit"
+    # 2 GiB: activations, fixed and the weights kept on the GPU are over: ComfyUI cannot do it either
+    rc, out = files_est(comfy, capsys, "--vram", "2", "--dynamic-vram", "off")
+    assert rc == 1 and "verdict: DOES NOT FIT in 2.00 GiB" in out and "more than ComfyUI can offload" in out
+
+
+def test_tiers_say_offloaded_and_streaming_explains_headroom(comfy, tmp_path, capsys):
+    rc, out, _ = est(tmp_path, capsys, flux(), "--models-dir", str(comfy / "models"), "--vram", "12", "--dynamic-vram", "off")
+    tiers = out.splitlines()[-1]  # 23.38 GiB peak on 12 GB x 0.995 usable (11.94 GiB): 11.44 GiB over
+    assert rc == 0 and "12 GB runs (11.4 GiB offloaded)" in tiers and "8 GB runs (15.4" in tiers and "48 GB fits" in tiers
+    rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "on")
+    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    assert rc == 0 and v.startswith("verdict: FITS WITH STREAMING") and "-11.38" not in v and "11.38 GiB of weights stream" in v
