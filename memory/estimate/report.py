@@ -2,11 +2,11 @@
 import argparse
 import json
 
-from . import families, formula
+from . import families, formula, spec
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
 
-PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention",
+PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention *",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)"}
 ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encoder", "vae": "VAE", "other": "other"}
 
@@ -129,6 +129,9 @@ def format_text(est: dict, budget_label: str = "") -> str:
         mark = "  <- peak" if k == est["peak_phase"] else ""
         lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['allocator_margin']):>7} "
                      f"{g(bd['fixed']):>7} {g(v):>8}{mark}")
+    if "sample_naive_attention" in est["phases"]:
+        lines.append("* naive attention: only without SDPA / xformers (ComfyUI's attention_basic); not counted in the peak"
+                     if est["policy"].get("attention") != "math" else "* naive attention: --attention math, the sample row's figure")
     v = est.get("vae")
     if v:
         lines.append(f"VAE decode: {v['how']}; {v['dtype']}; per sample {fmt_bytes(v['per_sample'])}, "
@@ -160,11 +163,17 @@ def format_text(est: dict, budget_label: str = "") -> str:
     d = est.get("dynamic_vram") or {}
     if d.get("verdict"):
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
-    if est["knobs"] and o.get("status") != "incomplete":  # no advice on a graph we could not see whole
-        lines.append("knobs (saving, then what to change):")
-        for k in est["knobs"]:
+    status = o.get("status")
+    shown = [k for k in est["knobs"] if not (status == "runs with offload" and k["id"] == "partial_offload")]  # it is the verdict
+    if shown and status != "incomplete":  # no advice on a graph we could not see whole
+        lines.append({"fits": "to save more (it fits already; saving, then what to change):",
+                      "runs with offload": "to run without offload (saving, then what to change):"}.get(
+                         status, "knobs (saving, then what to change):"))
+        for k in shown:
             fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  still over")
-            lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({k['note']})" if k.get("note") else ""))
+            moved = f"; then {PHASE_LABELS[k['peak_moves_to']]} is the peak" if k.get("peak_moves_to") else ""
+            note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
+            lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))
     lines.append("assumptions:")
     lines += [f"  - {a}" for a in est["assumptions"]]
     return "\n".join(lines)
@@ -199,6 +208,20 @@ def _budget(args):
         return None, f"no budget: device probe failed ({type(exc).__name__})"
 
 
+def native_size(args, comps):
+    """((width, height, frames), note): as given, or the diffusion model family's native size (spec.NATIVE_SIZE)."""
+    if args.width is not None:
+        return (args.width, args.height, args.frames), None
+    fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
+    if fam not in spec.NATIVE_SIZE:
+        _usage_error(args, "--width and --height are needed: " + (f"no native size known for family {fam}" if fam else
+                                                                  "no diffusion model among the files"))
+    w, h, f = spec.NATIVE_SIZE[fam]
+    f = f if args.frames == 1 else args.frames
+    return (w, h, f), (f"size not given: {w}x{h}" + (f", {f} frames" if f > 1 else "") + f", the native size of "
+                       f"{spec.family(fam)['name']} (--width/--height/--frames for another)")
+
+
 def run_cli(args) -> int:
     from . import verdict
     if getattr(args, "workflow", None):
@@ -206,15 +229,18 @@ def run_cli(args) -> int:
         return workflow.run_cli(args)
     if not args.files:
         _usage_error(args, "give model files, or --workflow WF.json --models-dir DIR")
-    if args.width is None or args.height is None:
-        _usage_error(args, "--width and --height are needed with model files")
+    if (args.width is None) != (args.height is None):
+        _usage_error(args, "--width and --height go together (or give neither: the family's native size)")
     policy = policy_from_args(args)
     budget, label = _budget(args)
     ram = getattr(args, "ram", None)
     policy["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     policy["budget"] = budget
-    est = formula.estimate(formula.from_files(args.files), args.width, args.height, args.frames, args.batch,
-                           cfg=cfg_from_args(args), policy=policy)
+    comps = formula.from_files(args.files)
+    (w, h, f), note = native_size(args, comps)
+    est = formula.estimate(comps, w, h, f, args.batch, cfg=cfg_from_args(args), policy=policy)
+    if note:
+        est["assumptions"].insert(0, note)
     formula.judge(est, budget)
     if args.json:
         out = formula.public(est)

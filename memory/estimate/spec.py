@@ -69,6 +69,16 @@ FAMILY = {
     "hunyuan-dit": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=333, cfg=True, factor=1.3, vae="kl", name="Hunyuan-DiT"),
     "unknown": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="unknown model"),
 }
+# The size a family is made for, (width, height, frames), as its reference code or ComfyUI's example workflow runs
+# it: `gpu-garden estimate FILE` without --width/--height estimates this (and says so).
+NATIVE_SIZE = {
+    "sd1": (512, 512, 1), "sd2": (768, 768, 1), "sdxl": (1024, 1024, 1), "sd3": (1024, 1024, 1), "flux1": (1024, 1024, 1),
+    "flux2": (1024, 1024, 1), "chroma": (1024, 1024, 1), "qwen-image": (1328, 1328, 1), "hidream": (1024, 1024, 1),
+    "lumina2": (1024, 1024, 1), "z-image": (1024, 1024, 1), "hunyuan-image": (2048, 2048, 1), "pixart": (1024, 1024, 1),
+    "auraflow": (1024, 1024, 1), "hunyuan-dit": (1024, 1024, 1),
+    "wan21": (832, 480, 81), "wan22": (1280, 704, 121), "hunyuan-video": (1280, 720, 129), "ltxv": (768, 512, 97),
+    "mochi": (848, 480, 163),
+}
 # Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
 DEFAULT_ARCH = {
     "hunyuan-video": {"hidden": 3072, "depth": 60, "heads": 24, "ffn": 12288, "block": "flux"},

@@ -268,7 +268,10 @@ def knobs(est: dict) -> list[dict]:
     if "text_encode" in phases and phases["text_encode"] >= base:
         add("te_cpu", "run the text encoders on the CPU (CLIP loader device: cpu)", again(text_encoders="cpu"))
         if any(c["role"] == "text_encoder" and c["bytes"] > 2 * GiB for c in comps):
-            add("te_fp8", "fp8 text encoder (e.g. t5xxl_fp8_e4m3fn)", again(_requant(comps, "F8_E4M3", role="text_encoder", over=2 * GiB)))
+            big = max((c for c in comps if c["role"] == "text_encoder"), key=lambda c: c["bytes"])
+            name = TE_FP8_FILE.get(big.get("kind"))
+            add("te_fp8", f"fp8 text encoder ({name + '.safetensors' if name else 'an fp8 file of ' + str(big.get('kind') or 'it')})",
+                again(_requant(comps, "F8_E4M3", role="text_encoder", over=2 * GiB)))
     if pol.get("models") == "resident" or pol.get("text_encoders") == "resident":
         add("unload_te", "unload the text encoders after encoding (GPU Garden Unload Text Encoders)",
             again(models="swap", text_encoders="unload"))
@@ -291,7 +294,15 @@ def knobs(est: dict) -> list[dict]:
         what = "diffusion model" if pk == "sample" else "text encoders"
         add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
             after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")
+    for k in out:  # the knob's own saving may be more: the peak stops at another phase the knob does not touch
+        moved = [p for p in MAIN if p in phases and p != est["peak_phase"] and phases[p] == k["peak_after"]]
+        if moved:
+            k["peak_moves_to"] = moved[0]
     return sorted(out, key=lambda k: -k["saving"])
+
+
+# the fp8 file ComfyUI's repackaged models offer for a text encoder kind (Comfy-Org / comfyanonymous repos)
+TE_FP8_FILE = {"t5-xxl": "t5xxl_fp8_e4m3fn", "umt5-xxl": "umt5_xxl_fp8_e4m3fn_scaled"}
 
 
 def _requant(comps, dtype, role="diffusion_model", over=0):

@@ -132,3 +132,55 @@ def test_tiers_say_offloaded_and_streaming_explains_headroom(comfy, tmp_path, ca
     rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "on")
     v = next(x for x in out.splitlines() if x.startswith("verdict:"))
     assert rc == 0 and v.startswith("verdict: FITS WITH STREAMING") and "-11.38" not in v and "11.38 GiB of weights stream" in v
+
+
+@pytest.fixture(scope="module")
+def wan(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wan")
+    return [str(layouts.write_sparse("wan_wan2.1_t2v_1.3B_fp16", d / "wan2.1_t2v_1.3B_fp16.safetensors")),
+            str(layouts.write_sparse("te_umt5_xxl_fp16", d / "umt5_xxl_fp16.safetensors"))]
+
+
+def plain(capsys, *argv):
+    try:
+        rc = cli.main(["estimate", *argv, "--ram", "64", "--dynamic-vram", "off"])
+    except SystemExit as exc:
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_a_text_file_is_not_a_safetensors_file(tmp_path, capsys):
+    p = tmp_path / "node.py"
+    p.write_text("import os\nprint('hi')\n")
+    rc, out, err = plain(capsys, str(p), "--width", "512", "--height", "512", "--vram", "12")
+    assert rc == 2 and err.count("\n") == 1 and "not a safetensors file (it starts with text 'import o'" in err
+    assert "impossible" not in err
+
+
+def test_without_a_size_the_family_native_size(comfy, wan, capsys):
+    rc, out, _ = plain(capsys, *flux_files(comfy), "--vram", "48", "--json")
+    j = json.loads(out)
+    assert rc == 0 and (j["width"], j["height"], j["frames"]) == (1024, 1024, 1)
+    assert j["assumptions"][0].startswith("size not given: 1024x1024, the native size of FLUX.1")
+    rc, out, _ = plain(capsys, *wan, "--vram", "48", "--json")
+    j = json.loads(out)
+    assert (j["width"], j["height"], j["frames"]) == (832, 480, 81) and "81 frames" in j["assumptions"][0]
+    rc, _, err = plain(capsys, *wan, "--width", "832", "--vram", "48")
+    assert rc == 2 and "--width and --height go together" in err
+
+
+def test_knob_labels_say_what_to_change(comfy, wan, capsys):
+    rc, out, _ = plain(capsys, *wan, "--vram", "12")
+    assert "fp8 text encoder (umt5_xxl_fp8_e4m3fn_scaled.safetensors)" in out and "t5xxl_fp8" not in out
+    assert "  naive attention *" in out and "* naive attention: only without SDPA / xformers" in out
+    # the text encoders are the peak; off them, sampling is: the knob says the peak moved
+    rc, out, _ = plain(capsys, *wan, "--vram", "12", "--json")
+    j = json.loads(out)
+    te_cpu = next(k for k in j["knobs"] if k["id"] == "te_cpu")
+    assert j["peak_phase"] == "text_encode" and te_cpu["peak_moves_to"] == "sample" and te_cpu["peak_after"] == j["phases"]["sample"]
+    # knobs under a heading that says why: ComfyUI offloads already (that knob is the verdict), or it fits already
+    rc, out, _ = plain(capsys, *flux_files(comfy), "--width", "1024", "--height", "1024", "--vram", "16")
+    assert rc == 0 and "to run without offload (saving, then what to change):" in out and "partial offload of" not in out
+    rc, out, _ = plain(capsys, *flux_files(comfy), "--width", "1024", "--height", "1024", "--vram", "48")
+    assert rc == 0 and "to save more (it fits already; saving, then what to change):" in out and "knobs (" not in out
