@@ -322,6 +322,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "memory on the GPU) inside --gpu-memory-utilization, before vllm#19312 (0.9.1)")
     if runtime == "ollama":
         out["placement_need"] = ev["placement_need"]
+        # what the placement check adds to a full load's allocation: the graph sized for a partial offload
+        out["partial_graph_extra"] = int(max(ev["graph_partial"] - ev["overhead"]["compute_buffer"], 0))
     if proj and runtime != "vllm":
         out["projector"] = {"weights": proj["weights"], "graph": proj["graph"],
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
@@ -382,7 +384,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out["fits"] = False
         out["max_ctx"] = 0
         if not share_note:
-            notes.append(_no_fit_reason(spec, runtime, roles["total"], vram))
+            out["no_fit_reason"] = _no_fit_reason(spec, runtime, roles["total"], vram)
+            notes.append(out["no_fit_reason"])
+        if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
+            out["autofit"] = []
         return out
     c_ctx, c_kv, c_s, c_ev = choice
     if runtime != "vllm":

@@ -91,41 +91,70 @@ def format_plan(r: dict) -> str:
     lines.append(f"runtime {r['runtime']}{ver}, {what}, KV cache {r['kv_dtype']}")
     lines.append("")
     w = 20
-    lines.append(f"  {'weights':<{w}}{fmt_bytes(r['weights']):>11}   {r['weights_how']}")
-    if r.get("host_weights"):
-        lines.append(f"  {'  in host RAM':<{w}}{fmt_bytes(r['host_weights']):>11}   token embedding{' + CPU layers' if r.get('gpu_layers_used') else ''} (not on the GPU)")
+
+    def row(label, value, how=""):
+        lines.append(f"  {label:<{w}}{fmt_bytes(value):>11}   {how}".rstrip())
+
+    row("weights", r["weights"], r["weights_how"])
+    summed = [r["weights"]]  # the GPU terms the total adds up
+    host = r["weights_by_role"]["embedding"] if r["runtime"] in ("llama.cpp", "ollama") else 0
+    if host:  # llama.cpp and Ollama keep the token table in RAM; a tied one is copied to the GPU as the output layer
+        row("  in host RAM", host, "token embedding (not on the GPU)")
+        tied = r["weights"] - host == r["weights_by_role"]["blocks"] and r["weights_by_role"]["output"]
+        row("  on the GPU", r["weights_gpu_full"],
+            "the blocks + the output layer" + (" (a copy of the tied embedding)" if tied else ""))
+        summed = [r["weights_gpu_full"]]
     kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
     if r["kv_detail"]["sliding_layers"]:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
     if r["kv_detail"]["recurrent_state"]:
         kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
-    lines.append(f"  {label:<{w}}{fmt_bytes(r['kv_total']):>11}   {kv_how}")
+    row(label, r["kv_total"], kv_how)
+    summed.append(r["kv_total"])
     rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin
     for k, v in r["overhead"].items():
-        help_ = _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), "")
-        lines.append(f"  {k.replace('_', ' '):<{w}}{fmt_bytes(v):>11}   {help_}".rstrip())
-    if r["runtime"] == "ollama" and r.get("placement_need") and r["placement_need"] != r["total"]:
-        # the verdict is Ollama's placement check; the loaded total (full graph) is labelled as such
-        lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['placement_need']):>11}   what Ollama's placement checks "
-                     "against free memory (graph sized for a partial offload); the verdict below")
-        lines.append(f"  {'  once loaded':<{w}}{fmt_bytes(r['total']):>11}   allocated after loading (full graph)")
-    else:
-        lines.append(f"  {'total on GPU':<{w}}{fmt_bytes(r['total']):>11}")
+        row(k.replace("_", " "), v, _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), ""))
+        summed.append(v)
+    total = sum(summed)  # every layer on the GPU; a partial offload is the "with" line's
+    row("total on GPU", total, "the lines above, every layer on the GPU" if host else "")
+    if r.get("partial_graph_extra"):  # Ollama's verdict: its placement check sizes the graph for a partial offload
+        row("  placement check", total + r["partial_graph_extra"],
+            f"+ {fmt_bytes(r['partial_graph_extra'])}: Ollama sizes the graph for a partial offload and checks this "
+            "against free memory" + ("; the verdict below" if r["vram"] else ""))
+    layers = r.get("gpu_layers_used")
+    if layers is not None and not r["vram"]:  # -ngl / num_gpu given: what those layers take
+        lines.append(f"  with {gpu_layers_words(layers, m['layers'], r['runtime'], r.get('ngl_counts_output'))} on the "
+                     f"GPU: {fmt_bytes(r['total'])} there, the rest in host RAM")
+    advice = r.get("no_fit_reason")
     if r["vram"]:
         lines.append("")
-        verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
-        budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
-        lines.append(f"on {fmt_bytes(r['vram'])}{budget}: {verdict}")
-        if r.get("vllm_would_print"):
+        pool = r.get("kv_capacity_bytes")
+        share_full = r["runtime"] in ("vllm", "sglang") and pool is not None and pool <= 0
+        if share_full:  # nothing left for a KV cache: the weights (and what sits beside them) are the verdict
+            what = ("weights alone", r["weights"]) if r["weights"] > r["budget"] else (
+                "weights + profile activations, workspaces", r["budget"] - pool)
+            share = "vLLM's share" if r["runtime"] == "vllm" else "SGLang's static share (--mem-fraction-static)"
+            lines.append(f"on {fmt_bytes(r['vram'])}: does NOT fit: {what[0]} {fmt_bytes(what[1])} > {share} "
+                         f"{fmt_bytes(r['budget'])} of {fmt_bytes(r['vram'])}")
+            if advice:
+                lines.append(advice[0].upper() + advice[1:])
+        else:
+            verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
+            budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
+            lines.append(f"on {fmt_bytes(r['vram'])}{budget}: {verdict}")
+        if r.get("vllm_would_print") and not share_full:
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
+            if r["fits_as_requested"]:
+                lines.append(f"vLLM takes {fmt_bytes(r['total'])} once started: its share, the KV pool filling what the "
+                             f"rest leaves, + {fmt_bytes(r['total'] - r['budget'])} outside it")
         ch = r.get("chosen")
-        if ch and not r["fits_as_requested"]:
+        if ch and (not r["fits_as_requested"] or r.get("gpu_layers_used") is not None):
             where = (", " + gpu_layers_words(r["gpu_layers_used"], m["layers"], r["runtime"], r.get("ngl_counts_output"))
                      + " on the GPU") if r.get("gpu_layers_used") else ""
             lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
                          f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
-        if r["max_ctx_by_kv_dtype"]:
+        if r["max_ctx_by_kv_dtype"] and not share_full:
             per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)",
                    "sglang": " (the pool, max_total_num_tokens)"}[r["runtime"]]
             parts = []
@@ -147,5 +176,6 @@ def format_plan(r: dict) -> str:
     for a in r.get("autofit") or []:
         lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")
     for n in r["notes"]:
-        lines.append(f"note: {n}")
+        if n != advice or not r["vram"] or not share_full:
+            lines.append(f"note: {n}")
     return "\n".join(lines)

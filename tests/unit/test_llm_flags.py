@@ -1,7 +1,7 @@
 """The printed advice reads as the verdict does: vLLM keeps the user's --gpu-memory-utilization when it holds the
 plan, and Ollama's printed total is the figure its placement verdict is based on."""
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.units import GiB, MiB
+from gpu_garden.memory.units import GiB, MiB, fmt_bytes
 
 
 def _util_flag(r):
@@ -51,9 +51,11 @@ def test_ollama_total_is_the_figure_its_verdict_checks():
     assert llm.plan(spec, vram=need + 4 * MiB, **kw)["fits_as_requested"] is True
     assert llm.plan(spec, vram=need - 4 * MiB, **kw)["fits_as_requested"] is False
     text = llm.format_plan(llm.plan(spec, vram=need + 4 * MiB, **kw))
+    # the total is the sum of the lines (the loaded allocation); the placement check under it is the verdict's figure
     total_line = next(line for line in text.splitlines() if line.strip().startswith("total on GPU"))
-    assert "placement" in total_line and "verdict" in total_line
-    assert "once loaded" in text
+    assert fmt_bytes(loaded) in total_line
+    check = next(line for line in text.splitlines() if line.strip().startswith("placement check"))
+    assert fmt_bytes(need) in check and "verdict" in check
 
 
 def test_a_share_too_small_is_named_not_the_weights():

@@ -1,0 +1,93 @@
+"""`gpu-garden kv` as a new user reads it: the verdict first when the weights do not fit, totals that are the sum of
+the lines above them, typo suggestions closest first, the --vram each runtime means, the user's model in commands."""
+import re
+
+import pytest
+
+from gpu_garden.memory import cli
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import GiB, MiB
+
+UNIT = {"B": 1, "KiB": 1 << 10, "MiB": MiB, "GiB": GiB}
+ROW = re.compile(r"^  (\S.{0,18}?|  \S.{0,16}?)\s+(-?[\d.]+) (B|KiB|MiB|GiB)(?:\s|$)")
+
+
+def _kv(argv, capsys):
+    rc = cli.main(["kv"] + argv)
+    return rc, capsys.readouterr().out
+
+
+def _table(text):
+    """The rows of the table (label, bytes) up to and including the total."""
+    rows = []
+    for line in text.split("\n\n", 1)[1].splitlines():
+        m = ROW.match(line)
+        if m:
+            rows.append((m.group(1).strip(), float(m.group(2)) * UNIT[m.group(3)]))
+        if line.strip().startswith("total on GPU"):
+            return rows
+    raise AssertionError("no total line in:\n" + text)
+
+
+def test_vllm_weights_over_the_share_say_so_first(capsys):
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--vram", "12"], capsys)
+    assert rc == 1
+    after = out.split("\n\n")[2].splitlines()
+    assert after[0] == "on 12.00 GiB: does NOT fit: weights alone 15.27 GiB > vLLM's share 10.80 GiB of 12.00 GiB"
+    assert "AWQ/GPTQ 4-bit ~5.68 GiB" in after[1]  # the advice follows the verdict
+    assert out.count("quantized checkpoint") == 1
+    # lines that cannot apply without any KV pool are left out
+    for gone in ("KV pool", "GPU KV cache size", "--max-model-len auto", "largest context"):
+        assert gone not in out
+    rows = dict(_table(out))
+    assert rows["total on GPU"] > rows["weights"]  # what the model needs, not the share
+
+
+def test_sglang_weights_over_the_share_say_so(capsys):
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "sglang", "--vram", "12"], capsys)
+    assert rc == 1
+    assert "does NOT fit: weights alone 15.26 GiB > SGLang's static share" in out
+    assert "largest context" not in out
+    rows = dict(_table(out))
+    assert rows["total on GPU"] > rows["weights"]
+
+
+CASES = [
+    ["--model", "gemma3:27b", "--vram", "24"],
+    ["--model", "gemma3:27b"],
+    ["--model", "qwen2.5:7b"],
+    ["--model", "qwen2.5:7b", "--vram", "4"],
+    ["--model", "gemma3:12b", "--runtime", "ollama", "--ctx", "8192", "--vram", "11.1"],
+    ["--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--vram", "24", "--ctx", "8192"],
+    ["--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--vram", "12"],
+    ["--model", "Qwen/Qwen3-8B", "--runtime", "llama.cpp", "--vram", "12"],
+    ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "llama.cpp"],
+    ["--model", "Qwen/Qwen3-8B", "--runtime", "sglang", "--vram", "24"],
+    ["--model", "gpt-oss:20b", "--vram", "16"],
+]
+
+
+@pytest.mark.parametrize("argv", CASES, ids=[" ".join(a) for a in CASES])
+def test_every_total_is_the_sum_of_the_lines_above_it(argv, capsys):
+    _, out = _kv(argv, capsys)
+    rows = _table(out)
+    labels = [k for k, _ in rows]
+    terms = [v for k, v in rows[:-1] if k not in ("in host RAM",)]
+    if "on the GPU" in labels:  # the token table stays in RAM: the weights' GPU part is summed, not the whole
+        terms = terms[1:]
+    shown = rows[-1][1]
+    # each row is rounded to 2 decimals of its unit: at most 0.005 GiB each
+    assert abs(sum(terms) - shown) <= 0.006 * GiB * len(rows), (argv, rows)
+    if "no --vram" in out:
+        assert "verdict below" not in out
+
+
+@pytest.mark.parametrize("model,runtime", [("gemma3:27b", "ollama"), ("qwen2.5:7b", "ollama"),
+                                           ("gpt-oss:20b", "ollama"), ("Qwen/Qwen3-8B", "llama.cpp"),
+                                           ("gemma3:27b", "llama.cpp")])
+def test_the_table_total_is_the_runtimes_full_load(model, runtime):
+    # the evaluators' own totals (every layer on the GPU, no --vram), against the fields the table prints
+    r = llm.plan(llm.describe(model=model), runtime=runtime)
+    assert r["weights_gpu_full"] + r["kv_total"] + sum(r["overhead"].values()) == pytest.approx(r["total"], abs=8)
+    if runtime == "ollama":
+        assert r["placement_need"] == pytest.approx(r["total"] + r["partial_graph_extra"], abs=8)
