@@ -1,9 +1,16 @@
 """Guide parameters and flags from one failure's numbers: --reserve-vram, tile sizes, --max-model-len,
 --gpu-memory-utilization, -ngl, -c (the guides' {{placeholders}}), and the LLM calculator's suggestions."""
 import math
+import re
+from types import SimpleNamespace
 
 from .case import snapshot_device
-from ..units import GiB, fmt_bytes as _b
+from .predicates import torch29_conv3d
+from ..units import GiB, MiB, fmt_bytes as _b
+
+CTX_STEP = 256               # llama.cpp pads its cache to 256 cells (memory/llm/cache.py CTX_STEP); contexts are multiples
+COMPUTE_GUESS = 1 * GiB      # llama.cpp sizes its compute buffers after the KV cache: where the log stops before them
+KV_MARGIN = 512 * MiB        # left free beside weights, cache and compute buffers (driver, fragmentation)
 
 
 def params(inc, env, scan, context, card=None) -> dict:
@@ -63,19 +70,20 @@ def params(inc, env, scan, context, card=None) -> dict:
     if not est and n.get("kv_needed") and n.get("kv_available", 0) > 0 and n.get("max_model_len_tokens"):
         est = int(n["max_model_len_tokens"] * n["kv_available"] / n["kv_needed"])
     if est:
-        p["max_model_len"] = str(est // 256 * 256 if est >= 512 else est)
+        p["max_model_len"], p["mml_from_log"] = str(est // 256 * 256 if est >= 512 else est), str(est)
     elif n.get("kv_max_tokens"):
         t = n["kv_max_tokens"]
-        p["max_model_len"] = str(t // 256 * 256 if t >= 512 else t)
+        p["max_model_len"], p["mml_from_log"] = str(t // 256 * 256 if t >= 512 else t), str(t)
     elif f["vllm_kv_tokens"]:
         p["max_model_len"] = str(min(8192, f["vllm_kv_tokens"] // 256 * 256))
     if n.get("mamba_blocks_count"):
         p["max_num_seqs"] = str(n["mamba_blocks_count"])
     if inc.primary["kind"] == "vllm.startup_free" and n.get("total"):
         p["gpu_memory_utilization"] = f"{max(0.05, math.floor((n['free'] / n['total'] - 0.02) * 100) / 100):.2f}"
-    if f["ggml_n_ctx"]:
-        p["n_ctx"] = str(f["ggml_n_ctx"])
-        p["n_ctx_half"] = str(max(2048, f["ggml_n_ctx"] // 2 // 256 * 256))
+    p.update(_llama_ctx(inc, f, n, total))
+    p.update(_ollama_ctx(f))
+    p.update(_vllm_fp8(p, n, f))
+    p.update(_conditions(inc, env, f, lat, area, frames, others))
     off, dev_free = f["ggml_offloaded"], f["ggml_device_free"]
     model_bytes = sum(v for k2, v in f["ggml_bufs"].items() if k2.startswith("model:") and "CPU" not in k2 and "Host" not in k2)
     if off and dev_free and req:
@@ -85,6 +93,102 @@ def params(inc, env, scan, context, card=None) -> dict:
         p["ngl"] = str(max(0, min(layers - 1, fit)))
     return p
 
+
+def nice_ctx(tokens: int) -> int:
+    """The largest power of two, or 1.5 x one, that is a multiple of CTX_STEP and at most `tokens` (0 if none)."""
+    best, v = 0, CTX_STEP
+    while v <= tokens:
+        best = v
+        if v * 3 // 2 <= tokens and v * 3 // 2 % CTX_STEP == 0:
+            best = v * 3 // 2
+        v *= 2
+    return best
+
+
+def _half(ctx: int) -> int:
+    """Half a context, rounded down to CTX_STEP (a context under 512: its half)."""
+    return ctx // 2 // CTX_STEP * CTX_STEP or ctx // 2
+
+
+def _gpu(key: str) -> bool:
+    return "CPU" not in key and "Host" not in key
+
+
+def _llama_ctx(inc, f, n, total) -> dict:
+    """llama.cpp's -c for the kv-cache guide, one number for the command and its text. With the cache's bytes per
+    token (its printed KV buffer, or the failed request when that was the cache, over n_ctx) and the device's room
+    (free at start, else the card, less the model's buffers, the compute buffers and KV_MARGIN), the largest nice
+    context that fits (ctx_fit); else half of this log's n_ctx (ctx_half); else nothing (the guide says CTX)."""
+    n_ctx = f["ggml_n_ctx"] or f["ggml_args"].get("c")
+    if not n_ctx:
+        return {}
+    p = {"n_ctx": str(n_ctx)}
+    bufs = {k: v for k, v in f["ggml_bufs"].items() if _gpu(k)}
+    devices = {k.split(":", 1)[1] for k in bufs}
+    kv = sum(v for k, v in bufs.items() if k.startswith("kv:"))
+    req = next((e["numbers"]["requested"] for e in inc.events if (e.get("numbers") or {}).get("requested")), None)
+    if not kv and req and any("kv cache" in t.lower() for t in inc.texts):
+        kv = req                                    # the allocation that failed was the whole cache
+    room_of = f["ggml_device_free"] or total
+    weights = sum(v for k, v in bufs.items() if k.startswith("model:"))
+    compute = sum(v for k, v in bufs.items() if k.startswith("compute:"))
+    fit = 0
+    if kv and room_of and weights and len(devices) <= 1:
+        per = kv / n_ctx
+        room = room_of - weights - (compute or COMPUTE_GUESS) - KV_MARGIN
+        fit = nice_ctx(int(room / per)) if room > 0 else 0
+        if 0 < fit < n_ctx:
+            p.update(ctx=str(fit), ctx_fit=True, ctx_raw=str(int(room / per)), kv_per_token=_b(per), kv_bytes=_b(kv), weights=_b(weights),
+                     room_of=_b(room_of), room=_b(room), compute=_b(compute or COMPUTE_GUESS),
+                     room_is_free=bool(f["ggml_device_free"]), compute_guessed=not compute)
+            return p
+    p.update(ctx=str(_half(n_ctx)), ctx_half=True, no_room=bool(kv and room_of and weights and len(devices) <= 1 and not fit))
+    if p["no_room"]:
+        p["weights"] = _b(weights)
+    return p
+
+
+def _ollama_ctx(f) -> dict:
+    """Ollama's runner gets num_ctx x OLLAMA_NUM_PARALLEL cells (0.5.x server/sched.go: opts.NumCtx = origNumCtx *
+    numParallel, passed as --ctx-size; 0.11+ llm/server.go: KvSize = NumCtx * numParallel). With one slot the cache is
+    num_ctx alone, so OLLAMA_CONTEXT_LENGTH = half the runner's cells halves the cache whatever the slot count was."""
+    runner = f["ggml_args"].get("c") or f["ggml_n_ctx"]
+    if not f["ollama"] or not runner:
+        return {}
+    p = {"ollama_runner_ctx": str(runner)}
+    env_par = re.match(r"\d+", f["ollama_env"].get("NUM_PARALLEL") or "")     # "4]" closing the env map; 0: Ollama picks
+    par = int(f["ggml_args"].get("parallel") or f["ggml_args"].get("np") or (env_par and env_par.group()) or 0)
+    if par > 1 and runner % par == 0:
+        num_ctx = runner // par
+        p.update(ollama_parallel=str(par), ollama_num_ctx=str(num_ctx), ollama_slots=True,
+                 ollama_ctx=str(_half(num_ctx)))
+    else:
+        p.update(ollama_ctx=str(_half(runner)), ollama_one_or_unknown=True)
+    return p
+
+
+def _vllm_fp8(p, n, f) -> dict:
+    """--max-model-len with an fp8 cache: one byte an element instead of two holds twice the tokens, but never more
+    than the model's maximum length (the same figures memory/llm/advise.py prints under the guide)."""
+    if "max_model_len" not in p or not p.get("mml_from_log"):
+        return {}
+    est = int(p["mml_from_log"])
+    want = n.get("max_model_len_tokens") or f["vllm_maxlen"]
+    twice = 2 * est // CTX_STEP * CTX_STEP
+    out = {"max_model_len_fp8": str(twice), "fp8_twice": str(2 * est)}
+    if want and twice > want // CTX_STEP * CTX_STEP:
+        out.update(max_model_len_fp8=str(want // CTX_STEP * CTX_STEP or want), model_max_len=str(want), fp8_capped=True)
+    return out
+
+
+def _conditions(inc, env, f, lat, area, frames, others) -> dict:
+    """Flags the guides' conditional parts and `see` entries test (guides.py: <!-- if ... -->)."""
+    c = {"torch29_conv3d": torch29_conv3d(SimpleNamespace(f=f, env=env)),
+         "image": bool(area) and frames <= 1 and not lat.get("video_frames"),
+         "windows": env.get("os") == "windows"}
+    named = any("empty_cache" in t for t in inc.texts + [s for s in inc.sources if s] + [fn for _, fn in inc.frames])
+    c["empty_cache_relevant"] = named or bool(others)
+    return c
 
 
 def llm_suggestions(scan, inc, numbers, runtime) -> list:

@@ -11,6 +11,13 @@
     see: [faq-reserved-unallocated]
     ---
     markdown, with {{reserve_vram_gb}} filled from the log's numbers
+    <!-- if torch29_conv3d !image -->
+    a part shown only when advice.params sets torch29_conv3d and not image
+    <!-- end -->
+
+`see` entries may carry a condition too: "faq-empty-cache if empty_cache_relevant". A condition names
+flags advice.params sets from the log's facts (all must hold; `!name`: must not), so a paragraph about a
+version, a video model or an OS shows only where the log makes it relevant.
 
 `platforms` tags are grouped (os: linux/windows/darwin; backend: cuda/rocm/mps/xpu/cpu/vulkan;
 allocator: native/cudaMallocAsync; expandable / no-expandable: whether PyTorch honours
@@ -34,6 +41,8 @@ GROUPS = {
 }
 FENCE_RE = re.compile(r"^```[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 PARAM_RE = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+IF_RE = re.compile(r"^<!-- if ([!\w ]+) -->\n(.*?)^<!-- end -->\n?", re.S | re.M)
+MARK_RE = re.compile(r"^<!-- (?:if [^>]*|end) -->$", re.M)
 
 
 def _value(raw: str):
@@ -63,6 +72,8 @@ def parse(text: str, name: str = "?") -> dict:
             raise ValueError(f"guide {name}: bad front matter line {line!r}")
         meta[key.strip()] = _value(val)
     body = text[end + 4:].lstrip("\n")
+    if len(MARK_RE.findall(body)) != 2 * len(IF_RE.findall(body)) or any(MARK_RE.search(m.group(2)) for m in IF_RE.finditer(body)):
+        raise ValueError(f"guide {name}: every <!-- if ... --> needs its own <!-- end --> (no nesting)")
     for key in ("causes", "runtimes", "platforms", "see", "actions", "kinds"):
         v = meta.get(key, [])
         meta[key] = v if isinstance(v, list) else [v]
@@ -90,7 +101,15 @@ FALLBACK = {"reserve_vram_gb": "1.0", "requested": "a large block", "shortfall":
             "overlap": TILE_NODE["overlap"], "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"]}
 
 
+def holds(cond: str, params: dict) -> bool:
+    """`a !b`: params has a true a and no true b."""
+    return all(not params.get(w[1:]) if w.startswith("!") else bool(params.get(w)) for w in cond.split())
+
+
 def fill(text: str, params: dict, defaults: dict) -> str:
+    text = IF_RE.sub(lambda m: m.group(2) if holds(m.group(1), params) else "", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+
     def sub(m):
         k = m.group(1)
         v = params.get(k, defaults.get(k, FALLBACK.get(k)))
@@ -163,9 +182,10 @@ def render(guide: dict, params: dict | None = None) -> dict:
     params = params or {}
     md = fill(guide["markdown"], params, guide["defaults"])
     faqs = []
-    for fid in guide.get("see", []):
-        fg = load_all().get(fid)
-        if fg:
+    for see in guide.get("see", []):
+        fid, _, cond = see.partition(" if ")
+        fg = load_all().get(fid.strip())
+        if fg and holds(cond, params):
             faqs.append({"id": fg["id"], "title": fg["title"], "markdown": fill(fg["markdown"], params, fg["defaults"])})
     out = {"id": guide["id"], "title": fill(guide["title"], params, guide["defaults"]), "markdown": md,
            "commands": commands(md), "causes": guide["causes"], "runtimes": guide["runtimes"],

@@ -1,0 +1,83 @@
+"""Each guide's command says the same number as its own text, filled from the log (review: guides whose commands
+contradicted their text). Expected figures are worked out by hand in the comments from the runtimes' documented
+semantics, not by the code under test."""
+import re
+from pathlib import Path
+
+from gpu_garden.memory.triage import advice, guides
+from gpu_garden.memory.triage import engine as triage
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def _guide(text, context=None):
+    ev = triage.triage_text(text, context)["events"][-1]
+    return ev, ev["guide"]
+
+
+def _corpus(rel):
+    lines = (CORPUS / rel).read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(ln for ln in lines if not re.match(r"# (thread|note|expect|numbers):", ln))
+
+
+def _cmds(g):
+    return [c["text"] for c in g["commands"]]
+
+
+# A constructed log in llama.cpp's own line formats (llama-model.cpp "using device", load_tensors, llama_context,
+# ggml-cuda.cu) with the review's example numbers: 21994 MiB of weights on a 24 GB RTX 4090 and an 8192 MiB KV
+# cache for a 32768-token context (256 KiB a token, e.g. 64 layers x 8 KV heads x 128 x K+V x 2 bytes).
+LLAMA_4090 = """llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 24080 MiB free
+load_tensors: offloaded 65/65 layers to GPU
+load_tensors:        CUDA0 model buffer size = 21994.00 MiB
+load_tensors:   CPU_Mapped model buffer size =   417.66 MiB
+llama_context: n_ctx         = 32768
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc failed: out of memory
+alloc_tensor_range: failed to allocate CUDA0 buffer of size 8589934592
+llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+"""
+
+
+def test_nice_context_rounding():
+    # powers of two and 1.5x them, multiples of 256, at most the figure
+    assert [advice.nice_ctx(t) for t in (2200, 3100, 6143, 6144, 255, 256, 700, 100000)] == \
+        [2048, 3072, 4096, 6144, 0, 256, 512, 98304]
+
+
+def test_llamacpp_kv_context_that_fits_is_one_number_in_command_and_text():
+    # by hand: 8192 MiB / 32768 tokens = 0.25 MiB a token; 24080 MiB free - 21994 weights - 1024 compute (assumed: the
+    # log stops before llama.cpp sizes it) - 512 margin = 550 MiB -> 2200 tokens -> 2048 (half the log's, 16384, needs 4 GiB)
+    ev, g = _guide(LLAMA_4090)
+    assert ev["causes"][0]["id"] == "kv-cache" and g["id"] == "llamacpp-kv-cache"
+    assert "llama-server -m MODEL.gguf -ngl 99 -c 2048 " in _cmds(g)[0]
+    md = g["markdown"]
+    assert "`-c 2048` is what fits" in md and "2200 tokens" in md and "550.00 MiB" in md
+    assert "16384" not in md and "-c 8192" not in md and "half of this log" not in md
+
+
+def test_llamacpp_kv_half_of_the_log_when_the_card_is_not_printed():
+    # abetlen/llama-cpp-python#1944: n_ctx 163840 and the 200 GiB cache request, no free or total figure: half, 81920
+    _, g = _guide(_corpus("llamacpp_python_kv_cache_deepseek.log"))
+    assert "-c 81920 " in _cmds(g)[0]
+    assert "`-c 81920` is half of this log's context (163840)" in g["markdown"]
+
+
+def test_llamacpp_kv_without_a_context_says_ctx_not_a_number():
+    # lemonade-sdk/llamacpp-rocm#79: only the failed 2048 MiB request, no n_ctx line: a placeholder the text explains
+    _, g = _guide(_corpus("unseen/batch-29/llamacpp_rocm_rx9060xt_qwen35_27b_kv_cache_2gib_exceeds_vram.log"))
+    assert "-c CTX " in _cmds(g)[0]
+    assert "`-c CTX`: this log does not print its context" in g["markdown"] and "half of this log" not in g["markdown"]
+
+
+def test_conditional_blocks_need_their_end():
+    try:
+        guides.parse("---\nid: x\ntitle: x\n---\n<!-- if a -->\ntext\n", "x.md")
+    except ValueError as e:
+        assert "<!-- end -->" in str(e)
+    else:
+        raise AssertionError("an unclosed block must be refused")
+    g = guides.parse("---\nid: x\ntitle: x\n---\nA\n<!-- if a !b -->\nB {{v}}\n<!-- end -->\nC\n", "x.md")
+    assert guides.render(g, {"a": True, "v": "1"})["markdown"] == "A\nB 1\nC\n"
+    assert guides.render(g, {"a": True, "b": True})["markdown"] == "A\nC\n"
+
+
