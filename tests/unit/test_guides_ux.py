@@ -69,6 +69,25 @@ def test_llamacpp_kv_without_a_context_says_ctx_not_a_number():
     assert "`-c CTX`: this log does not print its context" in g["markdown"] and "half of this log" not in g["markdown"]
 
 
+def test_vllm_fp8_command_uses_the_fp8_length_capped_at_the_model_maximum():
+    # vLLM 0.x "max seq len (56000) is larger than the maximum number of tokens that can be stored in KV cache (43328)":
+    # f16 43328 -> 43264 (256 steps); fp8 holds twice, 86656, past the model's 56000: capped, 56000 -> 55808
+    _, g = _guide(_corpus("regression/vllm_v0_maxlen_56000.log"))
+    cmds = _cmds(g)
+    assert any("--max-model-len 43264" in c and "fp8" not in c for c in cmds)
+    fp8 = [c for c in cmds if "--kv-cache-dtype fp8" in c and c.startswith("vllm serve")]
+    assert fp8 and all("--max-model-len 55808" in c for c in fp8)
+    assert "86656" in g["markdown"] and "maximum length, 56000" in g["markdown"]
+
+
+def test_vllm_fp8_length_is_twice_when_under_the_model_maximum():
+    # 13360 tokens at f16 (max model len 163840): 13312; fp8 2 x 13360 = 26720 -> 26624, under the maximum: no cap
+    _, g = _guide(_corpus("regression/vllm_v0_maxlen_deepseek_v2.log"))
+    fp8 = [c for c in _cmds(g) if "--kv-cache-dtype fp8" in c and c.startswith("vllm serve")]
+    assert fp8 and all("--max-model-len 26624" in c for c in fp8)
+    assert "maximum length" not in g["markdown"]
+
+
 def test_conditional_blocks_need_their_end():
     try:
         guides.parse("---\nid: x\ntitle: x\n---\n<!-- if a -->\ntext\n", "x.md")
