@@ -88,6 +88,41 @@ def test_vllm_fp8_length_is_twice_when_under_the_model_maximum():
     assert "maximum length" not in g["markdown"]
 
 
+# Ollama 0.5.7's runner line (llm/server.go: --ctx-size num_ctx x numParallel, then --parallel) as ollama/ollama#8922
+# prints it for llama3.1:70b: --ctx-size 8192 --parallel 4; the failure in llama.cpp's own lines
+OLLAMA_057 = """time=2025-02-08T10:12:01.512Z level=INFO source=server.go:376 msg="starting llama server" cmd="/usr/bin/ollama runner --model /usr/share/ollama/.ollama/models/blobs/sha256-de20d2cf2dc4 --ctx-size 8192 --batch-size 512 --n-gpu-layers 81 --threads 16 --parallel 4 --port 39221"
+llama_new_context_with_model: n_ctx      = 8192
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2560.00 MiB on device 0: cudaMalloc failed: out of memory
+llama_kv_cache_init: failed to allocate buffer for kv cache
+"""
+SERVER_CONFIG = 'time=2025-02-08T10:11:58.100Z level=INFO source=routes.go:1238 msg="server config" env="map[OLLAMA_NUM_PARALLEL:4]"\n'
+
+
+def test_ollama_never_advises_the_context_the_log_already_ran():
+    # the runner's 8192 is num_ctx x parallel; with one slot the cache is num_ctx alone, so 4096 halves it
+    _, g = _guide(OLLAMA_057)
+    assert g["id"] == "ollama-kv-cache"
+    assert "OLLAMA_CONTEXT_LENGTH=8192" not in g["markdown"] and "num_ctx 8192" not in g["markdown"]
+    serve = [c for c in _cmds(g) if "ollama serve" in c]
+    assert serve and all("OLLAMA_CONTEXT_LENGTH=4096" in c for c in serve)
+    assert 'Environment="OLLAMA_CONTEXT_LENGTH=4096"' in g["markdown"]
+
+
+def test_ollama_with_known_slots_names_num_ctx():
+    # OLLAMA_NUM_PARALLEL:4 in the server config: num_ctx = 8192 / 4 = 2048; one slot alone gives 2048, then 1024
+    _, g = _guide(SERVER_CONFIG + OLLAMA_057)
+    md = g["markdown"]
+    assert "num_ctx 2048 x 4 parallel" in md and "OLLAMA_CONTEXT_LENGTH=1024" in md
+    assert not any("OLLAMA_CONTEXT_LENGTH" in c for c in _cmds(g))
+
+
+def _vae_log(torch_version):
+    return (f"pytorch version: {torch_version}\nTotal VRAM 24564 MB, total RAM 64207 MB\n"
+            "100%|##########| 20/20 [00:30<00:00,  1.52s/it]\nRequested to load AutoencodingEngine\n"
+            "!!! Exception during processing !!! Allocation on device \n"
+            "torch.OutOfMemoryError: Allocation on device \nGot an OOM, unloading all loaded models.\n")
+
+
 def test_conditional_blocks_need_their_end():
     try:
         guides.parse("---\nid: x\ntitle: x\n---\n<!-- if a -->\ntext\n", "x.md")
