@@ -5,6 +5,8 @@
     quantization is the library's default build (the `:latest` and size tags on ollama.com): Q4_K_M, except the
     libraries published before Ollama switched its defaults, whose default builds are Q4_0 (OLLAMA_Q4_0_LIBRARIES:
     llama3:70b is the 40 GB `70b-instruct-q4_0`; its 30-layer GPU buffer in ollama/ollama#3301 is Q4_0-sized)."""
+import difflib
+import functools
 import json
 import re
 from pathlib import Path
@@ -424,10 +426,47 @@ def load_builtin(name: str):
                 why = f"Ollama's {name!r} is {lookup}: " + why
             raise UserError(f"unknown model {name!r} ({family}): {why}; its geometry is never guessed - give the "
                             "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
-    close = [n for n in names if wanted.split("-")[0] in n.lower()]
-    hint = f" (close: {', '.join(close[:6])})" if close else ""
+    close = suggestions(name)
+    hint = f" (closest: {', '.join(close)})" if close else ""
     if tag:
-        hint += f"; Ollama's {name.split(':')[0]} library has no built-in description of size {lookup!r}"
+        lib, _, size = name.strip().lower().partition(":")
+        hint += f"; Ollama's {lib} library has no built-in description of size {size or 'latest'!r}"
     raise UserError(f"unknown model {name!r}{hint}; `gpu-garden kv --model list` shows the built-in names; a size or "
                     "variant without one is never guessed from its family: give its config.json with --config FILE "
                     "(or a GGUF with --gguf FILE)")
+
+
+@functools.lru_cache(maxsize=1)
+def _known_names() -> tuple:
+    """Every name `--model` resolves: the built-in names, the Hugging Face repo ids their configs were read from and
+    the Ollama tags the library table maps to them."""
+    names = builtin_names()
+    out = list(names)
+    for n in names:
+        src = json.loads((MODELS_DIR / f"{n}.json").read_text()).get("_source") or ""
+        m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+        if m:
+            out.append(m.group(1))
+    for lib, (pattern, default) in OLLAMA_LIBRARY.items():
+        sizes = set(OLLAMA_SIZE_MODELS.get(lib, {}))
+        if pattern and "{size}" in pattern:
+            head, tail = pattern.split("{size}")
+            sizes |= {n[len(head):len(n) - len(tail)].lower() for n in names
+                      if n.startswith(head) and n.endswith(tail) and len(n) > len(head) + len(tail)}
+        elif default:
+            sizes.add(default)
+        out += [f"{lib}:{sz}" for sz in sorted(sizes) if "-" not in sz]
+    return tuple(out)
+
+
+def suggestions(name: str, n: int = 6) -> list:
+    """The known names closest to a mistyped one (difflib's ratio, closest first): offered, never resolved. Names
+    in the asked form first (an Ollama tag for 'lib:size', a repo id for 'org/name')."""
+    q = name.strip().lower()
+    if not q or len(q) > 120:  # difflib is quadratic: a long string is no typo
+        return []
+    form = (lambda k: ":" in k) if ":" in q else (lambda k: "/" in k) if "/" in q else (lambda k: ":" not in k and "/" not in k)
+    scored = [(difflib.SequenceMatcher(None, q, k.lower()).ratio(), k) for k in _known_names()]
+    out = [k for r, k in sorted(scored, key=lambda rk: (-rk[0], not form(rk[1]), rk[1])) if r >= 0.6]
+    same = [k for k in out if form(k)]
+    return (same or out)[:n]

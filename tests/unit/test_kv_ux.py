@@ -91,3 +91,20 @@ def test_the_table_total_is_the_runtimes_full_load(model, runtime):
     assert r["weights_gpu_full"] + r["kv_total"] + sum(r["overhead"].values()) == pytest.approx(r["total"], abs=8)
     if runtime == "ollama":
         assert r["placement_need"] == pytest.approx(r["total"] + r["partial_graph_extra"], abs=8)
+
+
+@pytest.mark.parametrize("typed,first", [("qwen2.5:7bb", "qwen2.5:7b"), ("Qwen/Qwen3-8", "Qwen/Qwen3-8B"),
+                                         ("qwen25:7b", "qwen2.5:7b"), ("lama3.1:8b", "llama3.1:8b"),
+                                         ("Qwen3-8", "Qwen3-8B")])
+def test_a_typo_gets_the_closest_names_first_and_is_never_resolved(typed, first, capsys):
+    rc = cli.main(["kv", "--model", typed])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"unknown model {typed!r}" in err
+    close = err.split("(closest: ", 1)[1].split(")", 1)[0].split(", ")
+    assert close[0] == first and len(close) <= 6
+    assert "7BB" not in err  # the tag's size as typed, not a garbled built-in name
+
+
+def test_no_suggestion_for_a_name_like_none():
+    from gpu_garden.memory.llm import names
+    assert names.suggestions("xyzzy") == [] and names.suggestions("q" * 5000) == []
