@@ -78,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "default: the runtime's (vLLM's auto: the model's dtype, fp32 for an fp32 model; else f16)")
     s.add_argument("--kv-dtype-v", help="llama.cpp V cache type when it differs from K (-ctv)")
     s.add_argument("--weights-dtype", help="size the weights as bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, Q4_K_M, Q8_0, IQ4_XS, ...")
-    s.add_argument("--vram", type=float, metavar="GIB", help="GPU memory to fit in (Ollama: the free memory it sees; default: this machine's first GPU)")
+    s.add_argument("--vram", type=float, metavar="GIB", help="GPU memory to fit in. vLLM/SGLang: the card's total as torch reports it (a '24 GB' RTX 4090 "
+                   "is 23.55 GiB; default with --gpu-name: that card's, if known); Ollama: the free memory it "
+                   "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "
+                   "total; default: this machine's first GPU (Ollama: its free memory)")
     s.add_argument("--runtime", choices=["vllm", "llama.cpp", "ollama", "sglang"],
                    help="default: ollama for an Ollama library tag (qwen3:8b), else vllm")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); default: the newest")

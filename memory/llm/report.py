@@ -3,19 +3,30 @@ import json
 
 from ..units import GiB, fmt_bytes
 from . import spec as llm_spec
+from .cards import visible_gib
 from .plan import gpu_layers_words
 
 
 def _vram_bytes(args):
+    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang: its total as torch
+    reports it, cards.VISIBLE_GIB); else this machine's first GPU (Ollama: its free memory, which Ollama schedules
+    on; the others: its total)."""
     if args.vram is not None:
-        return int(args.vram * GiB)
+        return int(args.vram * GiB), None
+    gib = visible_gib(getattr(args, "gpu_name", None)) if args.runtime in ("vllm", "sglang") else None
+    if gib:
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {args.gpu_name} "
+                                "(give --vram for another figure)")
     try:  # this machine's first device, when the probe module has landed and sees a GPU
         from ..budget import probe
         snap = probe.snapshot()
         devs = [d for d in snap.get("devices", []) if d.get("backend") not in (None, "cpu") and d.get("total")]
-        return int(devs[0]["total"]) if devs else None
+        if not devs:
+            return None, None
+        key = "free" if args.runtime == "ollama" and devs[0].get("free") is not None else "total"
+        return int(devs[0][key]), f"no --vram: this machine's first GPU, its {key} memory"
     except Exception:
-        return None
+        return None, None
 
 
 def run_cli(args) -> int:
@@ -29,7 +40,7 @@ def run_cli(args) -> int:
     from .kv import describe
     from .plan import plan
     spec = describe(config=args.config, gguf=args.gguf, model=args.model)
-    vram = _vram_bytes(args)
+    vram, vram_how = _vram_bytes(args)
     knobs = {k: getattr(args, k, None) for k in _CLI_KNOBS}
     fa = getattr(args, "flash_attn", None)
     knobs["flash_attn"] = None if fa in (None, "auto") else fa == "on"
@@ -39,6 +50,8 @@ def run_cli(args) -> int:
         knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
     res = plan(spec, runtime=args.runtime, ctx=args.ctx, parallel=args.parallel, kv_dtype=args.kv_dtype,
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
+    if vram_how:
+        res["notes"].insert(0, vram_how)
     if args.json:
         print(json.dumps(res, indent=2))
     else:

@@ -108,3 +108,28 @@ def test_a_typo_gets_the_closest_names_first_and_is_never_resolved(typed, first,
 def test_no_suggestion_for_a_name_like_none():
     from gpu_garden.memory.llm import names
     assert names.suggestions("xyzzy") == [] and names.suggestions("q" * 5000) == []
+
+
+def test_gpu_name_without_vram_takes_the_cards_visible_total(capsys, monkeypatch):
+    from gpu_garden.memory.budget import probe
+    monkeypatch.setattr(probe, "snapshot", lambda *a, **k: {"devices": []})
+    # a 24 GB RTX 4090 is 23.55 GiB as torch (vLLM's total_gpu_memory) reports it: llm_measured.json's 4090 rows
+    rc = cli.main(["kv", "--model", "Qwen/Qwen3-8B", "--ctx", "8192", "--gpu-name", "NVIDIA GeForce RTX 4090", "--json"])
+    import json
+    r = json.loads(capsys.readouterr().out)
+    assert r["vram"] == int(23.55 * GiB) and rc == 0
+    assert any("23.55 GiB" in n and "RTX 4090" in n for n in r["notes"])
+    cli.main(["kv", "--model", "Qwen/Qwen3-8B", "--ctx", "8192", "--gpu-name", "some unknown card", "--json"])
+    assert json.loads(capsys.readouterr().out)["vram"] is None  # a card not in the table is not guessed
+
+
+@pytest.mark.parametrize("runtime,key", [("ollama", "free"), ("llama.cpp", "total"), ("vllm", "total")])
+def test_without_vram_ollama_takes_the_free_memory_the_others_the_total(runtime, key, capsys, monkeypatch):
+    from gpu_garden.memory.budget import probe
+    dev = {"backend": "cuda", "total": 24 * GiB, "free": 20 * GiB}
+    monkeypatch.setattr(probe, "snapshot", lambda *a, **k: {"devices": [dev]})
+    cli.main(["kv", "--model", "qwen2.5:7b", "--runtime", runtime, "--ctx", "4096", "--json"])
+    import json
+    r = json.loads(capsys.readouterr().out)
+    assert r["vram"] == dev[key]
+    assert any(f"its {key} memory" in n for n in r["notes"])
