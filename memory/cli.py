@@ -36,6 +36,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _runtime(value: str) -> str:
+    """llamacpp, llama-cpp, llama_cpp -> llama.cpp; argparse checks the choices after."""
+    v = value.strip().lower()
+    return "llama.cpp" if v in ("llamacpp", "llama-cpp", "llama_cpp", "llama.cpp") else v
+
+
 def _int_or_word(value: str):
     """A count, or a word the runtime takes in its place (llama.cpp's -ngl auto / all): checked where it is read."""
     try:
@@ -82,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "is 23.55 GiB; default with --gpu-name: that card's, if known); Ollama: the free memory it "
                    "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "
                    "total; default: this machine's first GPU (Ollama: its free memory)")
-    s.add_argument("--runtime", choices=["vllm", "llama.cpp", "ollama", "sglang"],
+    s.add_argument("--runtime", type=_runtime, choices=["vllm", "llama.cpp", "ollama", "sglang"],
                    help="default: ollama for an Ollama library tag (qwen3:8b), else vllm")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); default: the newest")
     s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default 0.90)")
@@ -100,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM tensor parallelism: NCCL's NVLS buffers (~2.1 GiB a GPU) on an NVSwitch board; off for a "
                         "4-GPU HGX board or NCCL_NVLS_ENABLE=0 (default auto: by the card's name)")
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
+    s.add_argument("--language-model-only", action="store_true", default=None,
+                   help="vLLM --language-model-only: a vision-language model's tower is neither loaded nor profiled")
+    s.add_argument("--lm-head-dtype", choices=["int8", "int4"],
+                   help="vLLM: a checkpoint whose quantization also targets lm_head (groups of 128)")
     s.add_argument("--mtp-tokens", type=int, metavar="N", help="vLLM MTP speculative decoding (--speculative-config method mtp, Qwen 3.5+): its drafter layer joins the KV pool, its module the weights")
     s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; default 16 with --max-loras, Unsloth's 64)")
     s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")

@@ -24,6 +24,13 @@ def read_gguf(path) -> tuple:
     """(metadata, tensors): GGUF key -> value for general.* and architecture keys (tokenizer.ggml.tokens becomes
     tokenizer.ggml.vocab_len), and tensor name -> (bytes, GGML type name, elements), from the pack's one GGUF
     reader (estimate/headers.py: bounds-checked, from a memory map, no optional package)."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError:
+        magic = b"GGUF"  # the reader says what is wrong with the path
+    if magic != b"GGUF":
+        raise UserError(f"{path}: not a GGUF file (no GGUF magic)")
     meta, table = read_gguf_metadata(path, _keep)
     tokens = meta.pop("tokenizer.ggml.tokens", None)
     if tokens is not None:

@@ -356,7 +356,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
     if vram is None:
         out["flags"] = (_flags(runtime, ctx, parallel, kv, s, spec) + _lora_flags(runtime, knobs, rank, loras)
-                        + _mtp_flags(knobs))
+                        + _mtp_flags(knobs) + _lmo_flags(runtime, knobs))
         out["command"] = _command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
@@ -408,7 +408,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["flags"] = (_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization")) + _lora_flags(runtime, knobs, rank, loras)
-                    + _mtp_flags(knobs))
+                    + _mtp_flags(knobs) + _lmo_flags(runtime, knobs))
     out["command"] = _command(runtime, out["flags"])
     if not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
@@ -588,6 +588,12 @@ def _mtp_flags(knobs) -> list:
         return []
     cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
     return [_flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
+
+
+def _lmo_flags(runtime, knobs) -> list:
+    if runtime != "vllm" or not knobs.get("language_model_only"):
+        return []
+    return [_flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
 
 
 def _command(runtime, flags) -> str:

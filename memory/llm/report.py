@@ -1,5 +1,8 @@
 """`gpu-garden kv`: the command line and the plan as text."""
 import json
+import os
+import re
+import shlex
 
 from ..units import GiB, fmt_bytes
 from . import spec as llm_spec
@@ -52,6 +55,7 @@ def run_cli(args) -> int:
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
     if vram_how:
         res["notes"].insert(0, vram_how)
+    res["command"] = _with_model(res["command"], args)
     if args.json:
         print(json.dumps(res, indent=2))
     else:
@@ -61,12 +65,27 @@ def run_cli(args) -> int:
     return 0 if res["fits"] else 1
 
 
+def _with_model(command: str, args) -> str:
+    """The printed command with the user's model in place of MODEL where it names one the runtime loads: a Hugging
+    Face repo id or a model folder (vLLM, SGLang), the GGUF file (llama.cpp)."""
+    model = None
+    if args.gguf and "MODEL.gguf" in command:
+        return command.replace("MODEL.gguf", shlex.quote(args.gguf), 1)
+    if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
+        model = args.model.strip()
+    elif args.config:
+        model = args.config if os.path.isdir(args.config) else os.path.dirname(args.config) or "."
+    if model and ("vllm serve MODEL" in command or "--model-path MODEL" in command):
+        return re.sub(r"(vllm serve|--model-path) MODEL(?= |$)", lambda m: f"{m.group(1)} {shlex.quote(model)}", command, 1)
+    return command
+
+
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above
 _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs", "enforce_eager",
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler",
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
-              "mtp_tokens")
+              "mtp_tokens", "language_model_only", "lm_head_dtype")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",

@@ -133,3 +133,38 @@ def test_without_vram_ollama_takes_the_free_memory_the_others_the_total(runtime,
     r = json.loads(capsys.readouterr().out)
     assert r["vram"] == dev[key]
     assert any(f"its {key} memory" in n for n in r["notes"])
+
+
+def test_commands_name_the_users_model(capsys, tmp_path):
+    _, out = _kv(["--model", "Qwen/Qwen3-8B", "--ctx", "8192"], capsys)
+    assert "  vllm serve Qwen/Qwen3-8B --max-model-len 8192" in out
+    _, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "sglang", "--vram", "24"], capsys)
+    assert "--model-path Qwen/Qwen3-8B " in out
+    _, out = _kv(["--model", "qwen3:8b", "--runtime", "vllm", "--ctx", "8192"], capsys)
+    assert "vllm serve MODEL " in out  # an Ollama tag is no name vLLM loads
+
+
+@pytest.mark.parametrize("alias", ["llamacpp", "llama-cpp", "LLaMA.cpp"])
+def test_llama_cpp_aliases(alias, capsys):
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", alias], capsys)
+    assert rc == 0 and "runtime llama.cpp" in out and "llama-server -m" in out
+
+
+def test_a_file_without_the_gguf_magic_says_so(tmp_path, capsys):
+    f = tmp_path / "random.bin"
+    f.write_bytes(b"\x00\x01random bytes, long enough to hold a header" * 4)
+    rc = cli.main(["kv", "--gguf", str(f)])
+    assert rc == 2 and "not a GGUF file (no GGUF magic)" in capsys.readouterr().err
+
+
+def test_round_11_vllm_settings_have_flags(capsys):
+    import json
+    cli.main(["kv", "--model", "Qwen/Qwen3.5-9B", "--language-model-only", "--vram", "24", "--ctx", "8192", "--json"])
+    r = json.loads(capsys.readouterr().out)
+    assert "--language-model-only" in r["command"] and any("no vision tower" in n for n in r["notes"])
+    cli.main(["kv", "--model", "Qwen/Qwen3-8B", "--lm-head-dtype", "int8", "--ctx", "8192", "--json"])
+    r8 = json.loads(capsys.readouterr().out)
+    cli.main(["kv", "--model", "Qwen/Qwen3-8B", "--ctx", "8192", "--json"])
+    r16 = json.loads(capsys.readouterr().out)
+    # Qwen3-8B's untied head: 151,936 x 4,096 at 8 + 16/128 bits instead of 16
+    assert r16["weights"] - r8["weights"] == pytest.approx(151936 * 4096 * (2 - (8 + 16 / 128) / 8), abs=2)
