@@ -1,6 +1,10 @@
 """Rendering a triage result for people: the cause (or, when unsure, the top two side by side), the
 message's numbers, the evidence, earlier events, and the guide. The JSON form is the result dict itself."""
+import re
+
 from ..units import fmt_bytes
+
+SIZE_RE = re.compile(r"\d+(?:\.\d+)? [KMGT]i?B\b")
 
 # cudaMallocAsync's "PyTorch limit" when no memory fraction was set: pytorch_memory_limits[device] starts at UINT64_MAX
 # (CUDAMallocAsyncAllocator.cpp lazy_init_device), which format_size prints as 17179869184.00 GiB (2^34 GiB)
@@ -39,6 +43,15 @@ def render_numbers(nums: dict) -> str:
     return ", ".join(parts)
 
 
+def distinct(evidence: list) -> list:
+    """Evidence lines, less any whose sizes all recur in a longer line (two rules reading the same numbers:
+    "MPS already holds 17.21 GiB of 18.13 GiB" beside "MPS: PyTorch alone holds 17.21 GiB of the 18.13 GiB limit ...")."""
+    sizes = [set(SIZE_RE.findall(e)) for e in evidence]
+    return [e for i, e in enumerate(evidence)
+            if not (sizes[i] and any(j != i and sizes[i] <= sizes[j] and (len(evidence[j]), j) > (len(e), i)
+                                     for j in range(len(evidence))))]
+
+
 def render_human(res: dict, max_events: int = 3) -> str:
     if not res["found"]:
         return f"No out-of-memory error found ({res.get('lines', 0)} lines read)."
@@ -60,14 +73,14 @@ def render_human(res: dict, max_events: int = 3) -> str:
         # no cause has half the points: the two best side by side, each with the guide that fixes it
         out.append("No cause reaches 50 %; the two that lead, side by side:")
         for alt in last["alternatives"][:2]:
-            out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(alt["evidence"]))
+            out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(distinct(alt["evidence"])))
             if alt.get("guide"):
                 out.append(f"  {'':<20}       guide: {alt['guide']['title']}")
         rest = last["causes"][2:3]
     else:
         rest = last["causes"][:3]
     for c in rest:
-        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(c["evidence"][:2]))
+        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(distinct(c["evidence"])[:2]))
     if res["count"] > 1:
         out.append(f"{res['count']} out-of-memory events in this log; this is the last one that failed.")
         earlier = [e for e in events if e is not last][-max_events:]

@@ -123,6 +123,24 @@ def _vae_log(torch_version):
             "torch.OutOfMemoryError: Allocation on device \nGot an OOM, unloading all loaded models.\n")
 
 
+def test_conv3d_paragraph_only_for_pytorch_29_and_not_for_an_image():
+    # PyTorch 2.9's conv3d regression (ComfyUI PR 10373) concerns 2.9 only, and only video VAEs (3D convolutions)
+    old = _guide(_vae_log("2.5.1+cu124"), {"node_type": "VAEDecode"})[1]
+    new = _guide(_vae_log("2.9.0+cu128"), {"node_type": "VAEDecode"})[1]
+    img = _guide(_vae_log("2.9.0+cu128"), {"node_type": "VAEDecode", "latent": {"width": 1024, "height": 1024, "frames": 1}})[1]
+    assert old["id"] == new["id"] == "comfyui-vae-decode"
+    assert "conv3d" not in old["markdown"] and "conv3d" in new["markdown"] and "conv3d" not in img["markdown"]
+
+
+def test_empty_cache_faq_only_where_it_is_relevant():
+    plain = _guide(_vae_log("2.5.1+cu124"), {"node_type": "VAEDecode"})[1]
+    assert not plain["faqs"]
+    p = {"empty_cache_relevant": True}
+    g = guides.render(guides.load_all()["pytorch-activations"], p)
+    assert [f["id"] for f in g["faqs"]] == ["faq-empty-cache"]
+    assert guides.render(guides.load_all()["pytorch-activations"], {})["faqs"] == []
+
+
 def test_conditional_blocks_need_their_end():
     try:
         guides.parse("---\nid: x\ntitle: x\n---\n<!-- if a -->\ntext\n", "x.md")
@@ -135,3 +153,10 @@ def test_conditional_blocks_need_their_end():
     assert guides.render(g, {"a": True, "b": True})["markdown"] == "A\nC\n"
 
 
+def test_mps_evidence_is_not_said_twice():
+    from gpu_garden.memory.triage.render import distinct
+    a = "MPS already holds 17.21 GiB of 18.13 GiB"
+    b = "MPS: PyTorch alone holds 17.21 GiB of the 18.13 GiB limit and a small request fails: the model fills it"
+    c = "ComfyUI was loading SD3 when it failed"
+    assert distinct([a, b, c]) == [b, c]
+    assert distinct([a, "MPS holds 9.00 GiB of 18.13 GiB"]) == [a, "MPS holds 9.00 GiB of 18.13 GiB"]
