@@ -170,6 +170,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes = [n for n in notes if "llm_int8_skip_modules" not in n]
         notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
     rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
+    if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
+        raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
+                        f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")
     if knobs.get("mtp_tokens") is not None and runtime != "vllm":
         raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")
     if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":

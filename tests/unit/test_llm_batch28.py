@@ -41,6 +41,19 @@ def test_int8_lm_head_is_8_bits_and_an_fp16_scale_per_128():
         llm.plan(llm.describe(model="Qwen/Qwen3-0.6B"), "vllm", ctx=4096, lm_head_dtype="int8")
 
 
+def test_lm_head_dtype_is_refused_outside_vllm(capsys):
+    # an Ollama / llama.cpp model is a GGUF whose output tensor keeps its own type: Qwen3.8-27B's Ollama head stays
+    # Q6_K (210 bytes a block of 256, ggml-common.h block_q6_K) = 994.63 MiB, not an int8 g128 head
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    assert llm.plan(s, "ollama", ctx=4096)["weights_by_role"]["output"] == 248320 * 5120 // 256 * 210
+    for runtime in ("ollama", "llama.cpp", "sglang"):
+        with pytest.raises(UserError, match="vLLM only"):
+            llm.plan(s, runtime, ctx=4096, lm_head_dtype="int8")
+    from gpu_garden.memory import cli
+    assert cli.main(["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "ollama", "--lm-head-dtype", "int8"]) == 2
+    assert "vLLM only" in capsys.readouterr().err
+
+
 def test_language_model_only_drops_the_tower_and_its_profile():
     # PR 2011's run (--language-model-only) started at 150000 with 198,529 tokens; without the flag the tower's weights
     # (~0.8 GB) and its one-image profile stay. syv-ai's warm start of this checkpoint profiles 1.09 GiB of activations
