@@ -93,8 +93,11 @@ UNDESCRIBED = (
      "hidden_size_per_layer_input, shared KV layers), which kv does not model"),
     # NVIDIA Nemotron-H / Nemotron 3 (nemotron_h, nemotron_h_moe): Mamba-2 layers, a few attention layers and MoE
     # MLP layers in one hybrid_override_pattern; vLLM pages the Mamba-2 state as it does gated-DeltaNet's, but kv reads
-    # neither that pattern nor the Mamba-2 head layout (n_groups, mamba_num_heads) yet
-    (r"^(?:nvidia-)?nemotron-?(?:h|3|nano-?3)", "NVIDIA Nemotron-H / Nemotron 3",
+    # neither that pattern nor the Mamba-2 head layout (n_groups, mamba_num_heads) yet. Nemotron-H, Nemotron Nano v2
+    # (9B, 12B) and Nemotron 3 Nano / Super / Ultra; not NVIDIA's 2023 Nemotron-3 8B (nemotron-3-8b-base-4k: a dense
+    # decoder, transformers' NemotronConfig), nor Nemotron-4, Nemotron-Mini or the Llama-3.1-Nemotron fine-tunes
+    (r"^(?:nvidia-)?nemotron-?(?:h(?![a-z\d])|3-(?:nano|super|ultra)|nano-?(?:3(?!\d)|\d+b-v2))",
+     "NVIDIA Nemotron-H / Nemotron 3",
      "not modelled: its hybrid_override_pattern of Mamba-2, attention and MoE layers and the Mamba-2 state (heads, "
      "groups, d_state) are not read, so neither its weights nor its cache and state pages are computed; a config.json "
      "given with --config is refused the same way"),

@@ -220,6 +220,10 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if not isinstance(cfg, dict):
         raise UserError(f"{name}: not a JSON object")
     cfg = _text_config(cfg)
+    mt = str(cfg.get("model_type", "unknown"))
+    if mt.startswith("nemotron_h"):  # read as a generic decoder it would be every layer full attention: refused
+        raise UserError(f"{name}: model_type {mt!r} (NVIDIA Nemotron-H / Nemotron 3) is not modelled: its "
+                        "hybrid_override_pattern of Mamba-2, attention and MoE layers and its Mamba-2 state are not read")
     L = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", hi=_MAX_LAYERS)
     d = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
     H = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", hi=4096)
@@ -236,10 +240,6 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     V = _need(cfg, "vocabulary size", "vocab_size", "padded_vocab_size", hi=_MAX_VOCAB)
     ff = _int(cfg, "intermediate_size", "ffn_hidden_size", "n_inner", default=4 * d)
     kinds = _layer_kinds(cfg, L)
-    mt = str(cfg.get("model_type", "unknown"))
-    if mt.startswith("nemotron_h"):  # read as a generic decoder it would be every layer full attention: refused
-        raise UserError(f"{name}: model_type {mt!r} (NVIDIA Nemotron-H / Nemotron 3) is not modelled: its "
-                        "hybrid_override_pattern of Mamba-2, attention and MoE layers and its Mamba-2 state are not read")
 
     spec = LLMSpec(name=name, arch=mt, layer_kinds=kinds, hidden=d, n_heads=H, n_kv_heads=KV,
                    head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=ff,

@@ -145,3 +145,33 @@ def test_nemotron_h_hybrids_are_refused_by_name_and_by_config(tmp_path):
                    '"num_attention_heads": 32, "num_key_value_heads": 2, "vocab_size": 131072}')
     with pytest.raises(UserError, match="not modelled"):
         llm.describe(config=str(cfg))
+
+
+@pytest.mark.parametrize("name", [
+    "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nvidia/NVIDIA-Nemotron-Nano-12B-v2", "nvidia/NVIDIA-Nemotron-Nano-9B-v2-Base",
+    "nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-FP8", "nvidia/Nemotron-H-8B-Base-8K", "nvidia/Nemotron-H-47B-Reasoning-128K",
+    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B", "nemotron-3-nano:30b"])
+def test_nemotron_hybrid_names_are_refused_as_nemotron_h(name):
+    # Nemotron Nano v2 is nemotron_h as Nemotron-H and Nemotron 3 are (NVIDIA's Model Optimizer pruning doc prunes
+    # Nano-12B-v2 to Nano-9B-v2, 62 hybrid layers); the hybrid family's refusal, not an unknown-model guess
+    with pytest.raises(UserError, match=r"\(NVIDIA Nemotron-H / Nemotron 3\)"):
+        llm.describe(model=name)
+
+
+@pytest.mark.parametrize("name", [
+    "nvidia/nemotron-3-8b-base-4k", "nvidia/Nemotron-3-8B-Chat-4k-SteerLM", "nvidia/Nemotron-4-340B-Instruct",
+    "nvidia/Nemotron-Mini-4B-Instruct", "nvidia/Llama-3.1-Nemotron-Nano-8B-v1", "nemotron:70b"])
+def test_dense_nemotrons_are_not_called_hybrids(name):
+    # NVIDIA's 2023 Nemotron-3 8B is a dense decoder (transformers tests/models/nemotron tests NemotronConfig on
+    # nvidia/nemotron-3-8b-base-4k-hf); Nemotron-4, Mini and the Llama-3.1 fine-tunes are dense too
+    with pytest.raises(UserError) as e:
+        llm.describe(model=name)
+    assert "Nemotron-H" not in str(e.value) and "unknown model" in str(e.value)
+
+
+def test_a_nemotron_h_config_is_refused_before_its_geometry_is_read(tmp_path):
+    # a config.json of model_type nemotron_h without num_attention_heads: the family refusal, not a missing field
+    cfg = tmp_path / "config.json"
+    cfg.write_text('{"model_type": "nemotron_h", "num_hidden_layers": 56, "hidden_size": 4480}')
+    with pytest.raises(UserError, match="nemotron_h.*not modelled"):
+        llm.describe(config=str(cfg))
