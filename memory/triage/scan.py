@@ -25,6 +25,7 @@ import re
 from . import facts as facts_mod
 from . import parse as P
 from . import lines as L
+from . import paste
 from . import window
 from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 
@@ -50,6 +51,19 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out
 
 def _family(kind: str) -> str:
     return "llm-server" if kind.startswith(("vllm",)) else "ggml" if kind.startswith(("ggml", "ollama")) else "torch"
+
+
+def _reads_better(line: str, nxt: str, joined: str) -> bool:
+    """A line and the next joined make an error message the line alone is not (or a more complete one), and the next
+    line is not an error message of its own."""
+    ev2 = P.recognise(joined)
+    if not ev2 or P.recognise(nxt):
+        return False
+    ev = P.recognise(line)
+    if ev is None or (ev2.get("complete") and not ev.get("complete")):
+        return True
+    rank, rank2 = P.PRIORITY.get(ev["kind"], 0), P.PRIORITY.get(ev2["kind"], 0)
+    return rank2 > rank or (rank2 == rank and len(ev2.get("numbers") or {}) > len(ev.get("numbers") or {}))
 
 
 def _around_anchor(raw: bytes) -> bytes:
@@ -160,7 +174,7 @@ class Scan:
     # -- input --
     def feed_stream(self, stream):
         carry = b""
-        eof = False
+        eof, first = False, True
         while not eof:
             parts, got, fresh = [carry] if carry else [], len(carry), 0
             while fresh < CHUNK:                   # pipes and sockets hand out short reads: gather a chunk
@@ -176,6 +190,9 @@ class Scan:
             buf = b"".join(parts)
             if not buf:
                 break
+            if eof and first:
+                buf = paste.undo(buf, _reads_better)         # the whole input fits one chunk: a paste (quoted, fenced, wrapped?)
+            first = False
             if eof:
                 self._block(buf if buf.endswith(b"\n") else buf + b"\n", last=True)
                 break

@@ -3,7 +3,9 @@ import re
 
 from ..units import parse_size
 
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]"
+ANSI_RE = re.compile(ANSI)
+ANSI_BYTES_RE = re.compile(ANSI.encode())
 CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 

@@ -178,7 +178,8 @@ OV_BOGUS = ("Exception from src\\inference\\src\\cpp\\infer_request.cpp:223:\n"
 
 
 @pytest.mark.parametrize("text, numbers, cause", [
-    (OV_PAGES, {"requested": 28666553344}, "activations"),
+    # the reporter's wrapped paste is read whole since round 18 (memory/triage/paste.py): the device maximum too
+    (OV_PAGES, {"requested": 28666553344, "max_allowed": 4294959104}, "activations"),
     (OV_BOGUS, {"requested": 2305843008391495680, "max_allowed": 4294959104}, "other"),
     (OV_PAGES.replace("bytes,\nbut", "bytes, but"), {"requested": 28666553344, "max_allowed": 4294959104}, "activations"),
 ])

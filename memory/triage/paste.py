@@ -1,0 +1,160 @@
+"""Undo what pasting did to a log before it is scanned: forum quotes, code fences and their indent, CRLF, a CI or
+Docker timestamp column, and hard wrapping (a narrow terminal, an e-mail client, textwrap at 40-200 columns).
+
+Only a paste is read this way: an input that fits in the scanner's first chunk (scan.CHUNK). A log file of
+any size streams past untouched, so big logs cost nothing here. Every step is one pass over the lines.
+
+Wrapped lines are joined where the line before is full (the next word would not have fitted, or it is cut at
+exactly the width) and the next line does not start a log record of its own (a timestamp, a level, a
+traceback frame). The joined record keeps its first line's number: the lines it was made of stay behind as
+blank lines after it, so every other line keeps its number."""
+import re
+
+from .text import ANSI_BYTES_RE
+
+_FENCE = re.compile(rb"^[ \t]*(?:```|~~~)[\w+.-]*[ \t]*$")
+_QUOTE = re.compile(rb"^[ \t]{0,3}(?:>[ \t]?)+")
+_BAR = re.compile(rb"^[ \t]{0,3}\|[ \t]?")
+# a timestamp column a CI runner or `docker logs -t` puts before each line (RFC 3339 with T; the runtimes' own differ)
+_STAMP = re.compile(rb"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) ")
+# the start of a record of its own: never the rest of the line before it
+_RECORD = re.compile(
+    rb"[ \t]|File \"|Traceback|During handling|The above exception|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|\d\d-\d\d \d\d:|"
+    rb"\[[\d:. -]+\]|\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|NOTICE)\b|[IWEF]\d{4} |time=|\(\w+ pid=\d|"
+    rb"!!!|#\d+ |[\w.]*(?:Error|Exception|Warning)\b:|(?:llama|ggml|llm_load|load_tensors|print_info|clip|srv|slot)\w*:|"
+    rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
+_BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: the line is whole
+MIN_W, MAX_W = 40, 200
+FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
+
+
+def undo(buf: bytes, judge=None) -> bytes:
+    """judge(line, next_line, joined) -> bool: whether joining a line cut at the width with the next reads better (scan's recognisers)."""
+    if b"\x1b" in buf:
+        buf = ANSI_BYTES_RE.sub(b"", buf)              # colour codes are not text: they would widen the lines they colour
+    if b"\r\n" in buf:
+        buf = buf.replace(b"\r\n", b"\n")
+    lines = buf.split(b"\n")
+    lines = _unquote(lines)
+    lines = _unwrap(lines, judge)
+    return b"\n".join(lines)
+
+
+def _unquote(lines: list) -> list:
+    nonblank = [ln for ln in lines if ln.strip()]
+    if not nonblank:
+        return lines
+    if any(_QUOTE.match(ln) for ln in nonblank):
+        lines = [_QUOTE.sub(b"", ln, 1) if ln[:4].lstrip(b" \t")[:1] == b">" else ln for ln in lines]
+    fence = [bool(_FENCE.match(ln)) for ln in lines]
+    if any(fence):
+        lines = [b"" if f else ln for ln, f in zip(lines, fence)]
+    nonblank = [ln for ln in lines if ln.strip()]
+    bars = sum(1 for ln in nonblank if _BAR.match(ln))
+    if nonblank and bars >= 0.8 * len(nonblank) and sum(1 for ln in nonblank if ln.rstrip().endswith(b"|")) < bars / 2:
+        lines = [_BAR.sub(b"", ln, 1) for ln in lines]      # an e-mail or mailing-list quote, not a table
+    nonblank = [ln for ln in lines if ln.strip()]
+    if nonblank and sum(1 for ln in nonblank if _STAMP.match(ln)) >= 0.8 * len(nonblank):
+        lines = [_STAMP.sub(b"", ln, 1) for ln in lines]
+    lines = _dedent(lines, fence)
+    return lines
+
+
+def _dedent(lines: list, fence: list) -> list:
+    """Strip the indent every line of a fenced block (or of the whole text) shares: a Markdown code block, a quote."""
+    out, i, n = list(lines), 0, len(lines)
+    bounds = [k for k, f in enumerate(fence) if f]
+    spans = [(bounds[k] + 1, bounds[k + 1]) for k in range(0, len(bounds) - 1, 2)] + [(0, n)]
+    for lo, hi in spans:
+        body = [ln for ln in out[lo:hi] if ln.strip()]
+        if not body:
+            continue
+        cut = min(len(ln) - len(ln.lstrip(b" \t")) for ln in body)
+        if cut:
+            out[lo:hi] = [ln[cut:] if ln.strip() else b"" for ln in out[lo:hi]]
+    del i
+    return out
+
+
+def _table_row(lines: list, lens: list, k: int) -> bool:
+    """An indented line as long as an indented neighbour: a row of an aligned table (a profiler's, a trainer's), whole."""
+    if lines[k][:2].strip():          # (a terminal cut just before a blank leaves one at the start)
+        return False
+    return any(0 <= j < len(lines) and lens[j] == lens[k] and not lines[j][:2].strip() for j in (k - 1, k + 1))
+
+
+def _same_prefix(line: bytes, nxt: bytes) -> bool:
+    """Both lines open with the same tag (a relay's "SUBPROCESS:", "[rank0]:", docker compose's "name  | "), or repeat: two records."""
+    if line.rstrip() == nxt.rstrip():
+        return True
+    c = 0
+    for a, b in zip(line[:48], nxt[:48]):
+        if a != b:
+            break
+        c += 1
+    return c >= 4 and any(d in line[:c] for d in (b":", b"|", b"]", b">"))
+
+
+def _first_word(ln: bytes) -> int:
+    sp = ln.find(b" ")
+    return len(ln) if sp < 0 else sp
+
+
+def _unwrap(lines: list, judge=None) -> list:
+    n = len(lines)
+    if n < 2:
+        return lines
+    lens = [len(ln) if ln.isascii() else len(ln.decode("utf-8", "replace")) for ln in lines]
+    width = max(lens)
+    if not MIN_W <= width <= MAX_W:
+        return lines
+    # line k is cut at the width when line k+1 is its rest: a terminal cuts at exactly the width, anywhere (mid-word,
+    # before a blank); textwrap or a mail client at a word boundary, when the next word would not have fitted
+    exact, loose = [False] * n, [False] * n
+    for k in range(n - 1):
+        nxt = lines[k + 1]
+        if (lens[k] < width // 2 and _first_word(nxt) < width // 3) or not nxt.strip() or _RECORD.match(nxt.lstrip(b" \t")) or lines[k].endswith(_BORDERS) \
+                or _same_prefix(lines[k], nxt):
+            continue
+        if lens[k] == width:
+            exact[k] = not _table_row(lines, lens, k)
+        elif nxt[:1] not in b" \t" and lens[k] + 1 + _first_word(nxt) > width:
+            loose[k] = True
+    n_exact, n_loose = sum(exact), sum(loose)
+    glue = [None] * n          # per cut line: what stands for the line break (b"" or b" "); None: not cut
+    if n_exact >= FULL_LINES and 4 * n_loose <= n_exact:          # a terminal
+        for k in range(n):
+            if exact[k]:
+                glue[k] = b""
+    elif n_exact + n_loose >= FULL_LINES:                            # textwrap: words kept whole unless longer than the width
+        for k in range(n):
+            if loose[k] or (exact[k] and lines[k + 1][:1] not in b" \t"):
+                glue[k] = b"" if exact[k] and _mid_word(lines[k], lines[k + 1], width) else b" "
+    elif judge is not None:
+        # too few cut lines to call the text wrapped: join only where that makes an error message the line alone is not
+        for k in range(n):
+            if exact[k] or loose[k]:
+                line = lines[k].decode("utf-8", "replace")
+                for g in ((b"", b" ") if exact[k] else (b" ",)):
+                    if judge(line, lines[k + 1].decode("utf-8", "replace"), (lines[k].rstrip(b" ") + g + lines[k + 1].lstrip(b" ") if g else lines[k] + lines[k + 1]).decode("utf-8", "replace")):
+                        glue[k] = g
+                        break
+    if not any(g is not None for g in glue):
+        return lines
+    out, k = [], 0
+    while k < n:
+        run, j = lines[k], k
+        while glue[j] is not None:
+            nxt = lines[j + 1]
+            run = run + nxt if glue[j] == b"" else run.rstrip(b" ") + b" " + nxt
+            j += 1
+        out.append(run)
+        out.extend([b""] * (j - k))
+        k = j + 1
+    return out
+
+
+def _mid_word(line: bytes, nxt: bytes, width: int) -> bool:
+    """textwrap breaks a word only when it is longer than the width: the two halves then make a word that long."""
+    tail = len(line) - (line.rfind(b" ") + 1)
+    return tail + _first_word(nxt) > width or (b" " not in nxt and len(nxt) == width)

@@ -1,0 +1,163 @@
+"""Logs as users paste them (issue 14, round 18): forum quotes, code fences and their indent, CRLF, a CI timestamp column,
+and hard wrapping by a terminal or a mail client. triage(transform(log)) must read what triage(log) reads.
+
+The first tests are written from the runtimes' own messages; the corpus test re-reads every case of batches 01-40 under
+each transform (what /work/tools/s11/robust.py measured: before memory/triage/paste.py, 80-column wrapping lost 110
+right answers, quotes 12, an indented fence 2)."""
+import textwrap
+
+import pytest
+
+from support import unseen_corpus as U
+from gpu_garden.memory.triage import engine, paste
+from gpu_garden.memory.units import GiB, MiB
+
+# c10/cuda/CUDACachingAllocator.cpp (PyTorch 2.x), one line as printed
+TORCH = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 0 has a total capacity of 23.65 GiB of "
+         "which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.51 GiB memory in use. Of the allocated memory "
+         "20.84 GiB is allocated by PyTorch, and 1.21 GiB is reserved by PyTorch but unallocated. If reserved but unallocated "
+         "memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See "
+         "documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
+TRACE = ('Traceback (most recent call last):\n'
+         '  File "/home/user/app/run.py", line 41, in <module>\n'
+         '    out = model(batch)\n'
+         '  File "/home/user/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1736, in _wrapped_call_impl\n'
+         '    return self._call_impl(*args, **kwargs)\n')
+# llama.cpp ggml-backend (ggml_backend_cuda_buffer_type_alloc_buffer, ggml_gallocr_reserve_n)
+GGML = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9866.00 MiB on device 1: cudaMalloc failed: out of memory\n"
+        "ggml_gallocr_reserve_n: failed to allocate CUDA1 buffer of size 10345250816\n")
+
+
+def _key(text):
+    r = engine.triage_text(text)
+    ev = r["events"][-1] if r["events"] else {}
+    return r["cause"], ev.get("runtime"), ev.get("device_kind"), ev.get("device_index"), ev.get("numbers")
+
+
+def _wrap(text, width):
+    return "\n".join(w for ln in text.splitlines() for w in (textwrap.wrap(ln, width, break_long_words=True,
+                                                                              break_on_hyphens=False) or [""])) + "\n"
+
+
+def _cut(text, width):
+    """A terminal's wrap: every line cut at exactly the width, mid-word and before blanks too."""
+    return "\n".join(p for ln in text.splitlines() for p in ([ln[i:i + width] for i in range(0, len(ln), width)] or [""])) + "\n"
+
+
+TRANSFORMS = {
+    "quote": lambda b: "".join("> " + ln for ln in b.splitlines(keepends=True)),
+    "quote2": lambda b: "".join(">> " + ln for ln in b.splitlines(keepends=True)),
+    "indent": lambda b: "```\n" + "".join("    " + ln for ln in b.splitlines(keepends=True)) + "```\n",
+    "crlf": lambda b: b.replace("\n", "\r\n"),
+    "wrap60": lambda b: _wrap(b, 60), "wrap80": lambda b: _wrap(b, 80), "wrap120": lambda b: _wrap(b, 120),
+    "cut80": lambda b: _cut(b, 80), "cut100": lambda b: _cut(b, 100),
+}
+
+
+# --- the runtimes' own messages -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_pytorch_message_reads_the_same_pasted(name):
+    log = TRACE + TORCH
+    base = _key(log)
+    assert base[0] and base[4]["requested"] == round(2.5 * GiB) and base[4]["total"] == round(23.65 * GiB)
+    assert _key(TRANSFORMS[name](log)) == base
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_llamacpp_buffer_reads_the_same_pasted(name):
+    base = _key(GGML)
+    assert base[4]["requested"] == 10345250816
+    assert _key(TRANSFORMS[name](GGML)) == base
+
+
+def test_wrapped_message_is_joined_and_keeps_later_line_numbers():
+    # (a record that does not start like one, "Prompt executed in", after a line cut at the width would be joined too)
+    log = TRACE + TORCH + "[2024-05-01 10:00:03] Prompt executed in 3.1 seconds\n"
+    wrapped = _wrap(log, 72)
+    out = paste.undo(wrapped.encode()).decode().split("\n")
+    assert len(out) == len(wrapped.split("\n"))                   # the joined lines stay as blank lines: numbers kept
+    assert out[-2] == "[2024-05-01 10:00:03] Prompt executed in 3.1 seconds"
+    # rejoined with a blank where textwrap broke it (a double blank at a break comes back single)
+    assert " ".join(TORCH.split()) in [" ".join(x.split()) for x in out]
+
+
+def test_terminal_cut_is_joined_without_a_blank():
+    # a terminal splits "2.50 GiB" anywhere: the halves are joined as they stand
+    wrapped = _cut(TRACE + TORCH, 64)
+    assert TORCH.strip() in paste.undo(wrapped.encode()).decode().split("\n")
+
+
+def test_traceback_frames_and_records_are_not_joined():
+    # lines as long as the longest, followed by a frame, an indented source line, a timestamped record: never joined
+    log = ("2024-05-01 10:00:00 INFO starting the worker process for the text-to-image pipeline now\n"
+           "2024-05-01 10:00:01 INFO loading the model weights from the local cache directory please\n" + TRACE)
+    assert paste.undo(log.encode()) == log.encode()
+
+
+def test_box_lines_and_relay_prefixes_are_records():
+    # rich's traceback box (every line as wide as the box) and a relay prefix ("SUBPROCESS: ") on every line
+    box = "".join(f"SUBPROCESS: │ {i:>3} │   x = step(batch, {i})" + " " * 30 + "│\n" for i in range(4))
+    assert paste.undo(box.encode()) == box.encode()
+    compose = "".join(f"worker-1  | step {i} of the run finished and the next batch is loading now ok\n" for i in range(4))
+    assert paste.undo(compose.encode()) == compose.encode()
+
+
+def test_an_aligned_table_is_not_a_terminal_wrap():
+    # ultralytics' AutoBatch profile (utils/torch_utils.py profile): every row as wide as the table, then the error
+    rows = "".join(f"    11139470           0  {m:>12.3f}  {f:>12.1f}  {b:>12.1f}    ({n}, 3, 640, 640)        list\n"
+                   for n, m, f, b in ((1, 0.654, 115.3, 134.6), (2, 0.757, 104.1, 115.4), (4, 1.223, 107.1, 124.6)))
+    log = rows + "CUDA out of memory. Tried to allocate 3.22 GiB\n"
+    assert paste.undo(log.encode(), lambda *a: False) == log.encode()
+
+
+def test_quote_fence_and_timestamp_column_are_stripped():
+    log = TORCH.strip()
+    assert paste.undo(("> > " + log).encode()).decode() == log
+    assert paste.undo(("~~~text\n  " + log + "\n~~~").encode()).decode().strip() == log
+    # GitHub Actions and `docker logs -t` put an RFC 3339 stamp before every line
+    stamped = "".join(f"2024-05-01T10:00:0{i}.1234567Z {ln}\n" for i, ln in enumerate((TRACE + TORCH).splitlines()))
+    assert _key(stamped) == _key(TRACE + TORCH)
+    # a table is not a quote: its bars stay
+    table = "| gpu | free |\n| --- | --- |\n| 0 | 1.2 GiB |\n"
+    assert paste.undo(table.encode()) == table.encode()
+
+
+def test_a_big_log_is_not_rewritten():
+    # only a paste (one scanner chunk) is undone: a log file streams past untouched
+    from gpu_garden.memory.triage import scan
+    big = ("> " + "x" * 70 + "\n") * (scan.CHUNK // 72 + 10) + "> " + TORCH
+    assert engine.triage_text(big)["found"] is False or engine.triage_text(big)["events"][-1]["numbers"]["requested"] == round(2.5 * GiB)
+
+
+# --- every corpus case under every transform ------------------------------------------------------------------------------
+
+# cases of batches 01-40 whose cause a wrapped paste still changes (a wrapped line that starts like a record of its own,
+# or a single cut line that makes no message by itself); quotes, fences and CRLF lose none. Lower these, never raise them.
+LOST_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 12, "wrap80": 12, "wrap120": 10, "cut80": 13, "cut100": 10}
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    cases = []
+    for name, paths in U.batches().items():
+        if name >= "batch-41":
+            continue                      # batches 41+ stay unseen
+        for p in paths:
+            body, expect, _, _ = U.load(p)
+            cases.append((f"{name}/{p.name}", body, expect["cause"], _key(body)))
+    return cases
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_corpus_reads_the_same_pasted(corpus, name):
+    lost, changed = [], []
+    for case, body, expect, base in corpus:
+        got = _key(TRANSFORMS[name](body))
+        if got[0] != base[0] and base[0] == expect:
+            lost.append(f"{case}: {base[0]} -> {got[0]}")
+        if got != base:
+            changed.append(case)
+    assert len(lost) <= LOST_AT_MOST[name], lost
+    if LOST_AT_MOST[name] == 0:
+        assert not changed, changed[:10]            # cause, runtime, device and numbers all the same
