@@ -96,6 +96,11 @@ def outcome(est: dict, budget) -> dict:
                 "of the weights it keeps on the GPU are over the budget"}
     what = " and ".join(PARTIAL[k] for k in over)
     off = max(over.values())
+    r = est.get("host_ram") or {}
+    if str(r.get("verdict") or "").startswith("does not fit"):  # what stays in RAM must fit there too
+        return {"status": v, "offloaded": 0, "reason": f"ComfyUI would leave {fmt_bytes(off)} of the {what} weights in RAM, "
+                f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
+                f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     return {"status": "runs with offload", "offloaded": int(off),
             "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"}
 
