@@ -19,8 +19,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
     s.add_argument("--width", type=int)
     s.add_argument("--height", type=int)
-    s.add_argument("--frames", type=int, default=1)
-    s.add_argument("--batch", type=int, default=1)
+    s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
+    s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
     s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
@@ -211,13 +211,13 @@ def _budget(args):
 def native_size(args, comps):
     """((width, height, frames), note): as given, or the diffusion model family's native size (spec.NATIVE_SIZE)."""
     if args.width is not None:
-        return (args.width, args.height, args.frames), None
+        return (args.width, args.height, 1 if args.frames is None else args.frames), None
     fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
     if fam not in spec.NATIVE_SIZE:
         _usage_error(args, "--width and --height are needed: " + (f"no native size known for family {fam}" if fam else
                                                                   "no diffusion model among the files"))
     w, h, f = spec.NATIVE_SIZE[fam]
-    f = f if args.frames == 1 else args.frames
+    f = f if args.frames is None else args.frames  # a typed --frames 1 is a size too
     return (w, h, f), (f"size not given: {w}x{h}" + (f", {f} frames" if f > 1 else "") + f", the native size of "
                        f"{spec.family(fam)['name']} (--width/--height/--frames for another)")
 
@@ -238,7 +238,7 @@ def run_cli(args) -> int:
     policy["budget"] = budget
     comps = formula.from_files(args.files)
     (w, h, f), note = native_size(args, comps)
-    est = formula.estimate(comps, w, h, f, args.batch, cfg=cfg_from_args(args), policy=policy)
+    est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
     formula.judge(est, budget)

@@ -198,7 +198,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     w, h = width or size[0], height or size[1]
     if not w or not h:
         raise UserError("the workflow has no latent size (EmptyLatentImage, ...): pass --width and --height")
-    f, b = frames or size[2] or 1, batch or size[3] or 1
+    f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
+    b = batch if batch is not None else size[3] or 1
     pol = dict(policy or {})
     if info["weights_dtype"] and not pol.get("weights_dtype"):
         pol["weights_dtype"] = info["weights_dtype"]
@@ -271,7 +272,7 @@ def run_cli(args) -> int:
     ram = getattr(args, "ram", None)
     pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
-                            args.frames if args.frames != 1 else None, args.batch if args.batch != 1 else None, pol,
+                            args.frames, args.batch, pol,
                             cfg=report.cfg_from_args(args))
     formula.judge(est, budget)
     refused = None

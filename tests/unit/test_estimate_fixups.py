@@ -1,6 +1,7 @@
 """Review fixes after the outcome round (task est-fixups): the outcome weighs host RAM, --frames 1 is a typed
 size, the workflow route carries the outcome, one kept-weights rule, NATIVE_SIZE = ComfyUI 0.8.0's node defaults."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +47,40 @@ def test_offload_that_does_not_fit_host_ram_does_not_fit(flux, capsys):
     rc, out, _ = run(capsys, *args[:-1], "--ram", "4")
     v = next(x for x in out.splitlines() if x.startswith("verdict:"))
     assert rc == 1 and v.startswith("verdict: DOES NOT FIT in 12.00 GiB") and "host RAM is short" in v
+
+
+@pytest.fixture(scope="module")
+def wan(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wan")
+    return [str(layouts.write_sparse("wan_wan2.1_t2v_1.3B_fp16", d / "diffusion_models" / "wan2.1_t2v_1.3B_fp16.safetensors")),
+            str(layouts.write_sparse("te_umt5_xxl_fp16", d / "text_encoders" / "umt5_xxl_fp16.safetensors"))]
+
+
+def wan_workflow(length=33, batch=2):
+    n = [{"id": 1, "type": "UNETLoader", "widgets_values": ["wan2.1_t2v_1.3B_fp16.safetensors", "default"]},
+         {"id": 2, "type": "CLIPLoader", "widgets_values": ["umt5_xxl_fp16.safetensors", "wan", "default"]},
+         {"id": 3, "type": "EmptyHunyuanLatentVideo", "widgets_values": [832, 480, length, batch]}]
+    return {"last_node_id": 3, "nodes": n, "links": [], "extra": {}, "version": 0.4}
+
+
+def test_a_typed_frames_1_is_a_size_not_the_default(wan, tmp_path, capsys):
+    """--frames 1 could not be told from the default: a Wan file with no size ran at 81 frames, and a workflow's
+    length (and batch) won over a typed --frames 1 / --batch 1."""
+    common = ("--vram", "48", "--ram", "64", "--dynamic-vram", "off", "--json")
+    rc, out, _ = run(capsys, *wan, "--frames", "1", *common)
+    j = json.loads(out)
+    assert rc == 0 and (j["width"], j["height"], j["frames"]) == (832, 480, 1)
+    assert j["assumptions"][0].startswith("size not given: 832x480, the native size of Wan 2.1")
+    rc, out, _ = run(capsys, *wan, *common)  # not typed: the native length
+    assert json.loads(out)["frames"] == 81
+    rc, out, _ = run(capsys, *wan, "--width", "640", "--height", "384", *common)
+    assert (json.loads(out)["frames"], json.loads(out)["batch"]) == (1, 1)
+    p = tmp_path / "wan.json"
+    p.write_text(json.dumps(wan_workflow(33, 2)))
+    models = str(Path(wan[0]).parents[1])
+    rc, out, _ = run(capsys, "--workflow", str(p), "--models-dir", models, *common)
+    j = json.loads(out)
+    assert rc == 0 and (j["frames"], j["batch"]) == (33, 2)  # the graph's
+    rc, out, _ = run(capsys, "--workflow", str(p), "--models-dir", models, "--frames", "1", "--batch", "1", *common)
+    j = json.loads(out)
+    assert (j["frames"], j["batch"]) == (1, 1)
