@@ -116,11 +116,15 @@ def partial_load(pol: dict) -> bool:
         and pol.get("block_swap") is None
 
 
+def kept_weights(bd: dict) -> int:
+    """The part of a partially loaded model's weights that stays on the GPU: a tenth, at least 256 MiB."""
+    return max(bd["weights"] // 10, 256 * MiB)
+
+
 def partial_floor(bd: dict) -> int:
-    """The least a phase needs when its model is partially loaded: activations, margin and fixed, and the part of
-    the weights that stays on the GPU (a tenth, at least 256 MiB)."""
-    keep = max(bd["weights"] // 10, 256 * MiB)
-    return bd["activations"] + bd["allocator_margin"] + bd["fixed"] + keep
+    """The least a phase needs when its model is partially loaded: activations, margin and fixed, and the weights
+    that stay on the GPU (kept_weights)."""
+    return bd["activations"] + bd["allocator_margin"] + bd["fixed"] + kept_weights(bd)
 
 
 def label(status: str, offloaded: int) -> str:
@@ -293,12 +297,11 @@ def knobs(est: dict) -> list[dict]:
     pk = est["peak_phase"]
     if pk in ("sample", "text_encode") and est["breakdown"][pk]["weights"] > 0 and pol.get("runner") != "diffusers":
         bd = est["breakdown"][pk]
-        keep = max(bd["weights"] // 10, 256 * MiB)
         rest = [v for k, v in phases.items() if k in MAIN and k != pk]
         after = max(rest + [partial_floor(bd)])
         what = "diffusion model" if pk == "sample" else "text encoders"
         add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
-            after, note=f"needs about {fmt_bytes(bd['weights'] - keep)} of free host RAM")
+            after, note=f"needs about {fmt_bytes(bd['weights'] - kept_weights(bd))} of free host RAM")
     for k in out:  # the knob's own saving may be more: the peak stops at another phase the knob does not touch
         moved = [p for p in MAIN if p in phases and p != est["peak_phase"] and phases[p] == k["peak_after"]]
         if moved:

@@ -122,13 +122,17 @@ def _subfolders():
     return {f for table in (LOADERS, CHECKED) for specs in table.values() for _, folders in specs for f in folders}
 
 
+def has_model_folders(d) -> bool:
+    """Whether folder d has any of the model sub-folders the loaders read (checkpoints/, vae/, ...)."""
+    return any((Path(d) / s).is_dir() for s in _subfolders())
+
+
 def models_folder(path):
     """(folder, note): --models-dir as given, or its models/ child when it names the ComfyUI folder itself."""
     d = Path(path)
     if not d.is_dir():
         raise UserError(f"--models-dir {path}: no such folder (give your ComfyUI/models folder)")
-    subs = _subfolders()
-    if not any((d / s).is_dir() for s in subs) and any((d / "models" / s).is_dir() for s in subs):
+    if not has_model_folders(d) and has_model_folders(d / "models"):
         return d / "models", f"--models-dir {path} is the ComfyUI folder: its models/ folder is read"
     return d, None
 
@@ -190,9 +194,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if not info["files"]:
         miss = ", ".join(m[0] for m in info["missing"]) or "no loader nodes"
         where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
-        hint = ""
-        if models_dir and not any((Path(models_dir) / s).is_dir() for s in _subfolders()):
-            hint = " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
+        hint = "" if not models_dir or has_model_folders(models_dir) else \
+            " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
     size = info["size"] or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]

@@ -84,3 +84,47 @@ def test_a_typed_frames_1_is_a_size_not_the_default(wan, tmp_path, capsys):
     rc, out, _ = run(capsys, "--workflow", str(p), "--models-dir", models, "--frames", "1", "--batch", "1", *common)
     j = json.loads(out)
     assert (j["frames"], j["batch"]) == (1, 1)
+
+
+def test_kept_weights_is_one_rule(monkeypatch):
+    """The weights a partially loaded model keeps on the GPU: a tenth, at least 256 MiB, written once
+    (verdict.kept_weights) for the outcome's floor and the partial-offload knob."""
+    from gpu_garden.memory.estimate import verdict
+
+    MiB = GiB // 1024
+    bd = {"weights": 12 * GiB, "activations": 1 * GiB, "allocator_margin": 100 * MiB, "fixed": 450 * MiB}
+    assert verdict.kept_weights(bd) == 12 * GiB // 10
+    assert verdict.kept_weights(dict(bd, weights=1 * GiB)) == 256 * MiB
+    assert verdict.partial_floor(bd) == 1 * GiB + 100 * MiB + 450 * MiB + 12 * GiB // 10
+    monkeypatch.setattr(verdict, "kept_weights", lambda bd: 3 * GiB)
+    assert verdict.partial_floor(bd) == 1 * GiB + 100 * MiB + 450 * MiB + 3 * GiB
+
+
+def test_knob_partial_offload_uses_the_kept_weights(flux, capsys, monkeypatch):
+    from gpu_garden.memory.estimate import verdict
+
+    args = (*flux, "--width", "1024", "--height", "1024", "--vram", "48", "--ram", "64", "--dynamic-vram", "off", "--json")
+    monkeypatch.setattr(verdict, "kept_weights", lambda bd: bd["weights"] - GiB)  # all but 1 GiB stays on the GPU
+    _, out, _ = run(capsys, *args)
+    knob = next(k for k in json.loads(out)["knobs"] if k["id"] == "partial_offload")
+    assert knob["note"] == "needs about 1.00 GiB of free host RAM"
+
+
+
+def test_the_model_sub_folder_check_is_one_helper(tmp_path, monkeypatch):
+    """models_folder (is it the ComfyUI folder?) and estimate_workflow's hint (none of the sub-folders) ask
+    workflow.has_model_folders, the one place (estimate_workflow repeated the check)."""
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.estimate import workflow
+
+    wf = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "flux1-dev.safetensors"}}}
+    assert not workflow.has_model_folders(tmp_path)
+    with pytest.raises(UserError, match=r"\(it has none of checkpoints/.*give your ComfyUI/models folder\): flux1-dev"):
+        workflow.estimate_workflow(wf, tmp_path)
+    (tmp_path / "models" / "vae").mkdir(parents=True)
+    assert workflow.models_folder(tmp_path)[0] == tmp_path / "models"
+    monkeypatch.setattr(workflow, "has_model_folders", lambda d: True)
+    assert workflow.models_folder(tmp_path) == (tmp_path, None)
+    with pytest.raises(UserError) as exc:
+        workflow.estimate_workflow(wf, tmp_path)
+    assert "none of checkpoints/" not in str(exc.value)
