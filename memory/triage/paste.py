@@ -25,6 +25,7 @@ _RECORD = re.compile(
     rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
 _BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: the line is whole
 MIN_W, MAX_W = 40, 200
+_PASTED = re.compile(rb"(?m)^(?:[ \t]|>|\||```|~~~|\d{4}-\d\d-\d\dT)")
 FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
 
 
@@ -35,9 +36,14 @@ def undo(buf: bytes, judge=None) -> bytes:
     if b"\r\n" in buf:
         buf = buf.replace(b"\r\n", b"\n")
     lines = buf.split(b"\n")
-    lines = _unquote(lines)
-    lines = _unwrap(lines, judge)
-    return b"\n".join(lines)
+    changed = False
+    if _PASTED.search(buf):              # a quote, fence, bar, stamp or indented line somewhere: the per-line steps
+        lines, changed = _unquote(lines), True
+    if MIN_W <= max(map(len, lines)) and len(lines) > 1:       # (bytes: at least the characters)
+        out = _unwrap(lines, judge)
+        changed = changed or out is not lines
+        lines = out
+    return b"\n".join(lines) if changed else buf
 
 
 def _unquote(lines: list) -> list:
