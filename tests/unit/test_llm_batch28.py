@@ -56,10 +56,14 @@ def test_lm_head_dtype_is_refused_outside_vllm(capsys):
 
 def test_language_model_only_drops_the_tower_and_its_profile():
     # PR 2011's run (--language-model-only) started at 150000 with 198,529 tokens; without the flag the tower's weights
-    # (~0.8 GB) and its one-image profile stay. syv-ai's warm start of this checkpoint profiles 1.09 GiB of activations
-    # with the flag (docs/gotchas.md 16): the plan's peak may not exceed that
+    # and its one-image profile stay. The whole tower in 16 bits is Unsloth's mmproj-F16.gguf of this model:
+    # 927,607,488 bytes (noonghunna/club-3090 4a29ab57 scripts/lib/profiles/models/qwen3.8-27b.yml), its norms kept in
+    # F32 and a GGUF header included, so vLLM's bf16 tower is at most that: counted once, not twice and not dropped.
+    # (The plan's tower is 9 % under it: the generic tower formula leaves out most of the 2x2 patch merger.)
+    # syv-ai's warm start of this checkpoint profiles 1.09 GiB of activations with the flag (docs/gotchas.md 16): the
+    # plan's peak may not exceed that
     on, off = _talos(150000, language_model_only=True, lm_head_dtype="int8"), _talos(150000, lm_head_dtype="int8")
-    assert off["weights"] - on["weights"] > 0.8e9
+    assert 0.85 * 927607488 < off["weights"] - on["weights"] <= 927607488
     assert on["overhead"]["activation_profile"] < 1.09 * GiB < off["overhead"]["activation_profile"]
     assert on["fits_as_requested"]
     with pytest.raises(UserError):
