@@ -69,15 +69,32 @@ FAMILY = {
     "hunyuan-dit": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=333, cfg=True, factor=1.3, vae="kl", name="Hunyuan-DiT"),
     "unknown": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="unknown model"),
 }
-# The size a family is made for, (width, height, frames), as its reference code or ComfyUI's example workflow runs
-# it: `gpu-garden estimate FILE` without --width/--height estimates this (and says so).
+# The size a family is made for, (width, height, frames): ComfyUI 0.8.0's own default for the family (the width /
+# height / length defaults of its latent or conditioning node), else the model's published default. `gpu-garden
+# estimate FILE` without --width/--height estimates this (and says so). Source per entry:
 NATIVE_SIZE = {
-    "sd1": (512, 512, 1), "sd2": (768, 768, 1), "sdxl": (1024, 1024, 1), "sd3": (1024, 1024, 1), "flux1": (1024, 1024, 1),
-    "flux2": (1024, 1024, 1), "chroma": (1024, 1024, 1), "qwen-image": (1328, 1328, 1), "hidream": (1024, 1024, 1),
-    "lumina2": (1024, 1024, 1), "z-image": (1024, 1024, 1), "hunyuan-image": (2048, 2048, 1), "pixart": (1024, 1024, 1),
-    "auraflow": (1024, 1024, 1), "hunyuan-dit": (1024, 1024, 1),
-    "wan21": (832, 480, 81), "wan22": (1280, 704, 121), "hunyuan-video": (1280, 720, 129), "ltxv": (768, 512, 97),
-    "mochi": (848, 480, 163),
+    "sd1": (512, 512, 1),             # nodes.py EmptyLatentImage 512x512
+    "sd2": (768, 768, 1),             # stabilityai/stable-diffusion-2 model card: 768-v at 768x768 (the -base model: 512)
+    "sdxl": (1024, 1024, 1),          # comfy_extras/nodes_clip_sdxl.py CLIPTextEncodeSDXL width/height 1024
+    "sd3": (1024, 1024, 1),           # nodes_sd3.py EmptySD3LatentImage 1024x1024
+    "flux1": (1024, 1024, 1),         # nodes_model_advanced.py ModelSamplingFlux width/height 1024
+    "flux2": (1024, 1024, 1),         # nodes_flux.py EmptyFlux2LatentImage 1024x1024
+    "chroma": (1024, 1024, 1),        # nodes_chroma_radiance.py EmptyChromaRadianceLatentImage 1024x1024
+    "qwen-image": (1328, 1328, 1),    # QwenLM/Qwen-Image README aspect_ratios 1:1 (ComfyUI's only Qwen latent node,
+                                      # EmptyQwenImageLayeredLatentImage 640x640, is Qwen-Image-Layered's)
+    "hidream": (1024, 1024, 1),       # HiDream-ai/HiDream-I1 README: 1024x1024
+    "lumina2": (1024, 1024, 1),       # Alpha-VLLM/Lumina-Image-2.0 model card: 1024x1024
+    "z-image": (1024, 1024, 1),       # Tongyi-MAI/Z-Image-Turbo model card: 1024x1024
+    "hunyuan-image": (2048, 2048, 1),  # nodes_hunyuan.py EmptyHunyuanImageLatent 2048x2048
+    "pixart": (1024, 1024, 1),        # nodes_pixart.py CLIPTextEncodePixArtAlpha width/height 1024
+    "auraflow": (1024, 1024, 1),      # fal/AuraFlow model card: 1024x1024
+    "hunyuan-dit": (1024, 1024, 1),   # Tencent-Hunyuan/HunyuanDiT README: 1024x1024
+    "wan21": (832, 480, 81),          # nodes_wan.py WanImageToVideo (and every Wan*ToVideo node) 832x480, length 81
+    "wan22": (1280, 704, 49),         # nodes_wan.py Wan22ImageToVideoLatent 1280x704, length 49 (Wan 2.2 TI2V-5B)
+    "hunyuan-video": (848, 480, 25),  # nodes_hunyuan.py EmptyHunyuanLatentVideo 848x480, length 25
+    "ltxv": (768, 512, 97),           # nodes_lt.py EmptyLTXVLatentVideo 768x512, length 97
+    "mochi": (848, 480, 25),          # nodes_mochi.py EmptyMochiLatentVideo 848x480, length 25
+    "cosmos": (1280, 704, 121),       # nodes_cosmos.py EmptyCosmosLatentVideo 1280x704, length 121
 }
 # Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
 DEFAULT_ARCH = {

@@ -166,3 +166,23 @@ def test_workflow_route_estimates_the_open_graph(comfy_host):
         raise AssertionError("a bad body must be a 400")
     except urllib.error.HTTPError as exc:
         assert exc.code == 400
+
+
+# family -> the ComfyUI node whose width / height (/ length) defaults spec.NATIVE_SIZE takes (the others are the
+# models' published defaults, named in spec.py)
+NATIVE_NODES = {"sd1": "EmptyLatentImage", "sdxl": "CLIPTextEncodeSDXL", "sd3": "EmptySD3LatentImage",
+                "flux1": "ModelSamplingFlux", "flux2": "EmptyFlux2LatentImage", "chroma": "EmptyChromaRadianceLatentImage",
+                "hunyuan-image": "EmptyHunyuanImageLatent", "pixart": "CLIPTextEncodePixArtAlpha", "wan21": "WanImageToVideo",
+                "wan22": "Wan22ImageToVideoLatent", "hunyuan-video": "EmptyHunyuanLatentVideo", "ltxv": "EmptyLTXVLatentVideo",
+                "mochi": "EmptyMochiLatentVideo", "cosmos": "EmptyCosmosLatentVideo"}
+
+
+def test_native_sizes_are_the_running_comfyui_s_node_defaults(comfy_host):
+    from gpu_garden.memory.estimate import spec
+
+    for fam, node in NATIVE_NODES.items():
+        info = comfy_host.get(f"/object_info/{node}")[node]["input"]
+        inputs = {**info.get("required", {}), **info.get("optional", {})}
+        want = (inputs["width"][1]["default"], inputs["height"][1]["default"],
+                inputs["length"][1]["default"] if "length" in inputs else 1)
+        assert spec.NATIVE_SIZE[fam] == want, (fam, node, want)

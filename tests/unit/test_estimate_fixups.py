@@ -128,3 +128,33 @@ def test_the_model_sub_folder_check_is_one_helper(tmp_path, monkeypatch):
     with pytest.raises(UserError) as exc:
         workflow.estimate_workflow(wf, tmp_path)
     assert "none of checkpoints/" not in str(exc.value)
+
+
+# ComfyUI 0.8.0's own defaults, typed from its sources (comfy_extras/nodes_*.py), where the family has such a node
+COMFY_DEFAULTS = {
+    "sd1": (512, 512, 1),              # nodes.py EmptyLatentImage
+    "sd3": (1024, 1024, 1),            # EmptySD3LatentImage
+    "flux2": (1024, 1024, 1),          # EmptyFlux2LatentImage
+    "hunyuan-image": (2048, 2048, 1),  # EmptyHunyuanImageLatent
+    "wan21": (832, 480, 81),           # WanImageToVideo
+    "wan22": (1280, 704, 49),          # Wan22ImageToVideoLatent
+    "hunyuan-video": (848, 480, 25),   # EmptyHunyuanLatentVideo
+    "ltxv": (768, 512, 97),            # EmptyLTXVLatentVideo
+    "mochi": (848, 480, 25),           # EmptyMochiLatentVideo
+    "cosmos": (1280, 704, 121),        # EmptyCosmosLatentVideo
+}
+
+
+def test_native_size_is_comfyui_s_default():
+    from gpu_garden.memory.estimate import spec
+
+    assert {k: spec.NATIVE_SIZE[k] for k in COMFY_DEFAULTS} == COMFY_DEFAULTS
+
+
+def test_wan22_without_a_size_takes_wan22_image_to_video_latent_s_default(tmp_path, capsys):
+    f = layouts.write_sparse("wan_wan2.2_ti2v_5B_fp16", tmp_path / "wan2.2_ti2v_5B_fp16.safetensors")
+    rc, out, _ = run(capsys, str(f), "--vram", "80", "--ram", "64", "--dynamic-vram", "off", "--json")
+    j = json.loads(out)
+    assert rc == 0 and (j["family"], j["width"], j["height"], j["frames"]) == ("wan22", 1280, 704, 49)
+    assert j["assumptions"][0] == ("size not given: 1280x704, 49 frames, the native size of Wan 2.2 "
+                                   "(--width/--height/--frames for another)")
