@@ -281,8 +281,11 @@ SAME_GEOMETRY = (
     # mtp_num_hidden_layers 1) state the fields Qwen3.6-27B.json has (task ellm11)
     # MiniMax-M2.5 (and M2.1): the MiniMaxM2 config MiniMax-M2.7.json was read from (a third-party parameter counter's
     # fixture: 62 layers, hidden 3072, 48 heads, 8 KV heads x 128, 256 experts of 1536, top 8, vocab 200064, 3 MTP
-    # modules, FP8; "M2.1 has identical architecture to M2.5")
-    (r"^minimax-m2\.[15](?:$|-)", "MiniMax-M2.7", "the MiniMax-M2 config of MiniMax-M2.7 (62 layers, 256 experts of 1536, "
+    # modules, FP8; "M2.1 has identical architecture to M2.5"); MiniMax-M2 itself: the same fields as the defaults of
+    # ModelCloud/GPTQModel's port of its config (gptqmodel/hf_minimax_m2, checkpoint MiniMaxAI/MiniMax-M2: rotary_dim 64
+    # of 128, 3 MTP modules, untied), and SGLang's MiniMax M2.1/M2 guide serves both alike (task llm-fixups). A size
+    # after the name is another model (Cerebras' expert-pruned MiniMax-M2-REAP-172B-A10B), not read as this one
+    (r"^minimax-m2(?:\.[15])?(?:$|-(?!(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "MiniMax-M2.7", "the MiniMax-M2 config of MiniMax-M2.7 (62 layers, 256 experts of 1536, "
      "8 KV heads x 128)"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
      "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),

@@ -192,3 +192,15 @@ def test_qwen35_2b_geometry_as_megatron_arguments_state_it_and_its_tower_said_no
     r = llm.plan(s, "vllm", ctx=262144, vram=23.56 * GiB, gpu_memory_utilization=0.5, runtime_version="0.17.1")
     assert any("vision tower is not described" in n and "--language-model-only" in n for n in r["notes"])
 
+
+def test_minimax_m2_is_read_as_the_minimax_m2_config():
+    # ModelCloud/GPTQModel 3d145115 gptqmodel/hf_minimax_m2/configuration_minimax_m2.py (its port of MiniMaxAI/MiniMax-M2's
+    # config): 62 layers, hidden 3072, 48 heads, 8 KV heads x 128, 256 experts of 1536, top 8, vocab 200064, rotary_dim 64
+    s = llm.describe(model="MiniMaxAI/MiniMax-M2")
+    assert (s.n_layers, s.hidden, s.n_heads, s.n_kv_heads, s.head_dim_k, s.n_experts, s.n_experts_per_tok, s.vocab) == (
+        62, 3072, 48, 8, 128, 256, 8, 200064)
+    assert "MiniMax-M2.7" in s.notes[0]
+    # an expert-pruned REAP checkpoint names its own size: not read as the full model
+    with pytest.raises(UserError, match="unknown model"):
+        llm.describe(model="cerebras/MiniMax-M2-REAP-172B-A10B")
+
