@@ -104,6 +104,11 @@ OLLAMA_GPTOSS_SWA = 4096
 OLLAMA_MLLAMA_CROSS_CELLS = 1601 * 4
 OLLAMA_MLLAMA_CROSS_BYTES = 4
 GPTOSS_ARCHS = ("gpt_oss", "gpt-oss")
+# Gemma 4 in Ollama's own engine (0.20 on; model/models/gemma4: kvcache.NewSWAMemCache(sliding_window, 4096)):
+# kvcache/causal.go Init keeps parallel x max(4096, window + 1 when parallel > 1) + one batch of cells in each sliding
+# layer, or the whole num_ctx x parallel when the memory is not smaller than num_ctx (ollama#15388, num_ctx 32768:
+# 25 sliding layers of 37748736 bytes = 4608 cells x 8 KiB)
+OLLAMA_SWA_MEMORY = {"gemma4": 4096, "gemma4_text": 4096}
 
 
 def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
@@ -170,6 +175,10 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         swa_cells = min(cells, win * parallel + OLLAMA_BATCH) if honoured else cells
         if spec.arch in GPTOSS_ARCHS and not swa_full:
             swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH
+        mem = OLLAMA_SWA_MEMORY.get(spec.arch)
+        if mem and not swa_full:
+            mem = max(mem, win + 1) if parallel > 1 else mem
+            swa_cells = cells if mem >= ctx else parallel * mem + OLLAMA_BATCH
     full = by_kind[FULL] * cells
     n_full = sum(k == FULL for k in spec.layer_kinds)
     cross = len(spec.cross_attn_layers) if runtime == "ollama" and mllama_cross else 0

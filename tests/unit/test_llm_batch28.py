@@ -204,3 +204,13 @@ def test_minimax_m2_is_read_as_the_minimax_m2_config():
     with pytest.raises(UserError, match="unknown model"):
         llm.describe(model="cerebras/MiniMax-M2-REAP-172B-A10B")
 
+
+def test_gemma4_sliding_layers_keep_ollamas_4096_cells_and_a_batch():
+    # ollama#15388 (0.20, num_ctx 32768, one slot): CUDA0.Cache 25 x 37748736 bytes for the sliding layers = 4608 cells
+    # of 8 heads x 256 x 2 (K,V) x 2 bytes; Ollama's gemma4 model asks kvcache.NewSWAMemCache(window, 4096) and
+    # causal.go Init keeps 4096 + the 512 batch, or the whole num_ctx when 4096 is not smaller
+    r = llm.plan(llm.describe(model="gemma4:26b"), "ollama", ctx=32768)
+    assert r["kv_detail"]["sliding_layers"] == 25 * 37748736
+    small = llm.plan(llm.describe(model="gemma4:26b"), "ollama", ctx=2048)
+    assert small["kv_detail"]["sliding_cells"] == 2048
+
