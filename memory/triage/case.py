@@ -37,6 +37,20 @@ class Case:
         return None
 
 
+def _training_seen(step, src_step, log_line, frames) -> str | None:
+    """What showed a training run, in words for the evidence: the step on the stack, a source line, or a log line."""
+    if step:
+        return f"{step}() on the stack"
+    if src_step:
+        return f"source line {src_step!r}"
+    if not log_line:
+        return None
+    if log_line.endswith(".py"):
+        where = "on the stack" if any(p.replace("\\", "/").endswith(log_line) for p, _ in frames) else "named in the log"
+        return f"training script {log_line} {where}"
+    return f"training log line {log_line!r}"
+
+
 def async_card(n: dict, facts) -> int | None:
     """The card behind a cudaMallocAsync message: its "Device limit", unless that is more than 1.25x the card ComfyUI
     measured at start ("Total VRAM N MB", torch.cuda.mem_get_info): then a number this allocator got wrong (a 4 GB
@@ -82,12 +96,15 @@ def build(scan, inc, context, env) -> Case:
     x.texts = inc.texts                           # every error line of the failure (the primary's first)
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     x.frames = inc.frames
-    # a training step: the backward pass (autograd) or an optimizer step is on the stack
-    x.training = any(func in ("backward", "run_backward", "_engine_run_backward") or p.replace("\\", "/").endswith("autograd/__init__.py")
-                     or func == "step" and "optim" in p for p, func in inc.frames) or bool(f.get("training_log"))
+    # a training step: the backward pass (autograd) or an optimizer step is on the stack; else a source line or a log line
+    # that shows a training run. training_seen says which, for the evidence (a script named train.py is not a backward frame)
+    step = next((func for p, func in inc.frames if func in ("backward", "run_backward", "_engine_run_backward")
+                 or p.replace("\\", "/").endswith("autograd/__init__.py") or func == "step" and "optim" in p), None)
     # the source lines under the frames, innermost first: a training step, or the part being loaded or run
     src = [(C.source_category(line), line) for line in reversed(inc.sources)]
-    x.training = x.training or any(c == "training" for c, _ in src)
+    src_step = next((line.strip()[:60] for c, line in src if c == "training"), None)
+    x.training = bool(step or src_step or f.get("training_log"))
+    x.training_seen = _training_seen(step, src_step, f.get("training_log"), inc.frames)
     causes = [(c, line[:120]) for c, line in src if c and c != "training"]
     x.src_cause, x.src_line = causes[0] if causes else (None, None)
     part = next((cl for cl in causes[1:] if cl[0] in ("text-encoder", "vae-decode")), None)

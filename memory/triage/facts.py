@@ -23,7 +23,7 @@ def new_facts() -> dict:
             "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
-            "vllm_serving": False, "training_log": False, "forge": False, "runtime_marker": None, "load_failed": None,
+            "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False}
 
 
@@ -243,7 +243,7 @@ HANDLERS = {
     "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2))),
     "vllm_marker": _set("vllm", True),
     "vllm_serving": _set("vllm_serving", True),
-    "training_log": _set("training_log", True),
+    "training_log": lambda s, f, m, *_: f["training_log"] or f.__setitem__("training_log", m.group(0).strip()[:60]),
     "graph_capture": _set("graph_capture", True),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),

@@ -202,7 +202,7 @@ RULES = [
     # (also PyTorch's message cut after "Tried to allocate N": still the caching allocator's VRAM shortage)
     R("activations", 1.2, lambda x: x.training and (x.branch in ("torch", "async", "mps") or torch_cut(x))
       and "weights-exceed-vram" not in (x.frame_cause, x.src_cause),
-      "the failure came in a training step (backward pass or optimizer on the stack): the batch's activations and gradients"),
+      "the failure came in a training run ({training_seen}): the batch's activations and gradients"),
     # a library's own CUDA code (dlib, cuTAGI) failed cudaMalloc inside a training run: the step's tensors, as in PyTorch above
     R("activations", 1.5, lambda x: x.training and x.kind == "cuda.driver" and x.ev.get("form") == "runtime_call",
       "a training run's own CUDA code could not allocate device memory: the mini-batch's working tensors (a smaller batch)"),
