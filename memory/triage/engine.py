@@ -81,15 +81,35 @@ def _event_dict(scan, inc, context):
             if guide is not None:
                 lines = "\n".join(f"- `{x['text']}`: {x['reason']}" for x in sugg)
                 guide["markdown"] = guide["markdown"].rstrip() + "\n\n**From this log's numbers** (memory/llm/kv.py):\n\n" + lines + "\n"
-                flags = " ".join(x["text"] for x in sugg if x.get("kind") == "flag")
-                if flags:
-                    guide["commands"].append({"label": "From this log's numbers", "text": flags})
+                guide["commands"] += [{"label": "From this log's numbers" + (f", or with {alt}" if alt else ""), "text": text}
+                                      for alt, text in flag_commands(sugg)]
     if "device_index" in ev:
         out["device_index"] = ev["device_index"]
     if ev.get("form"):
         out["form"] = ev["form"]
     return out
 
+
+
+def flag_commands(sugg) -> list:
+    """The suggested flags as commands a user can paste: one value per flag in each. A flag suggested "with" another
+    (vLLM: --max-model-len N2 with --kv-cache-dtype fp8) goes with that one into an alternative command, which keeps
+    the other flags; a flag named twice otherwise keeps its first value. [(None or the alternative's flag, text)]."""
+    flags = [x for x in sugg if x.get("kind") == "flag"]
+    texts = {x["text"] for x in flags}
+    with_ = lambda x: x["reason"][5:] if x["reason"].startswith("with ") and x["reason"][5:] in texts else None
+    leads = [x for x in flags if any(with_(y) == x["text"] for y in flags)]
+    groups = [[t] + [y for y in flags if with_(y) == t["text"]] for t in leads]
+    grouped = {id(y) for g in groups for y in g}
+    base = {}
+    for x in flags:
+        if id(x) not in grouped:
+            base.setdefault(x["name"], x["text"])
+    out = [(None, " ".join(base.values()))] if base else []
+    for g in groups:
+        names = {y["name"] for y in g}
+        out.append((g[0]["text"], " ".join([t for k, t in base.items() if k not in names] + [y["text"] for y in g])))
+    return out
 
 
 def _result(scan: Scan, context=None) -> dict:
