@@ -170,6 +170,8 @@ def _ollama_ctx(f) -> dict:
 def _vllm_fp8(p, n, f) -> dict:
     """--max-model-len with an fp8 cache: one byte an element instead of two holds twice the tokens, but never more
     than the model's maximum length (the same figures memory/llm/advise.py prints under the guide)."""
+    if (f["vllm_kv_dtype"] or "").startswith("fp8"):
+        return {"kv_fp8": True, "kv_cache_dtype": f["vllm_kv_dtype"]}     # already fp8: no fp8 command, no doubling
     if "max_model_len" not in p or not p.get("mml_from_log"):
         return {}
     est = int(p["mml_from_log"])
@@ -196,7 +198,8 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
     f = scan.facts
     n = dict(numbers)
     for key, fact in (("kv_available", "vllm_kv_mem"), ("kv_tokens", "vllm_kv_tokens"), ("gpu_memory_utilization", "vllm_util"),
-                      ("max_model_len", "vllm_maxlen"), ("n_ctx", "ggml_n_ctx"), ("free", "ggml_device_free")):
+                      ("max_model_len", "vllm_maxlen"), ("n_ctx", "ggml_n_ctx"), ("free", "ggml_device_free"),
+                      ("kv_cache_dtype", "vllm_kv_dtype")):
         if f.get(fact) is not None:
             n.setdefault(key, f[fact])
     if f.get("ggml_offloaded"):

@@ -59,3 +59,30 @@ def test_each_command_from_the_log_numbers_gives_a_flag_one_value():
     cmds = _log_cmds(VLLM_MAXLEN)
     assert cmds == ["--max-model-len 43264", "--kv-cache-dtype fp8 --max-model-len 55808"], cmds
     assert all(c.count("--max-model-len") == 1 for c in cmds)
+
+
+# vLLM V1 prints its engine config at start (config/vllm.py VllmConfig.__str__: "... kv_cache_dtype=fp8, device_config=cuda, ...");
+# then, with that fp8 cache, 221000 tokens need 10.12 GiB against 5.59 GiB (vllm#25350's numbers; v1/core/kv_cache_utils.py)
+VLLM_CONFIG = ("INFO 09-22 10:11:12 [core.py:76] Initializing a V1 LLM engine (v0.10.2) with config: model='Qwen/Qwen3-8B', "
+               "dtype=torch.bfloat16, max_seq_len=221000, quantization=None, enforce_eager=False, kv_cache_dtype={dtype}, "
+               "device_config=cuda, seed=0, served_model_name=Qwen/Qwen3-8B\n")
+VLLM_FIT = ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is needed, "
+            "which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the estimated maximum "
+            "model length is 122080. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n")
+
+
+def test_a_cache_already_fp8_is_not_told_fp8_doubles_the_room():
+    _, ev = last_event(VLLM_CONFIG.format(dtype="fp8") + VLLM_FIT)
+    g = ev["guide"]
+    cmds = [c["text"] for c in g["commands"]]
+    # 122080 -> 121856 (256 steps): the shorter context stays; no --kv-cache-dtype fp8 anywhere, no "twice"
+    assert any("--max-model-len 121856" in c for c in cmds), cmds
+    assert not any("--kv-cache-dtype" in c for c in cmds), cmds
+    assert "twice" not in g["markdown"] and "already fp8" in g["markdown"], g["markdown"]
+    assert not any("fp8" in s["text"] for s in ev.get("suggestions", [])), ev.get("suggestions")
+
+
+def test_an_auto_cache_keeps_the_fp8_command():
+    # the same log with kv_cache_dtype=auto: fp8 2 x 122080 = 244160, past the model's 221000 -> 220928
+    cmds = [c["text"] for c in last_event(VLLM_CONFIG.format(dtype="auto") + VLLM_FIT)[1]["guide"]["commands"]]
+    assert any("--kv-cache-dtype fp8 --max-model-len 220928" in c for c in cmds), cmds
