@@ -123,6 +123,9 @@ def _llama_ctx(inc, f, n, total) -> dict:
     if not n_ctx:
         return {}
     p = {"n_ctx": str(n_ctx)}
+    par = slots(f, n_ctx)
+    if par > 1:             # -c is shared by the slots: say what each gets, now and with the new -c
+        p.update(slots=str(par), ctx_per_slot=str(f["ggml_ctx_per_seq"] or n_ctx // par))
     bufs = {k: v for k, v in f["ggml_bufs"].items() if _gpu(k)}
     devices = {k.split(":", 1)[1] for k in bufs}
     kv = sum(v for k, v in bufs.items() if k.startswith("kv:"))
@@ -138,14 +141,29 @@ def _llama_ctx(inc, f, n, total) -> dict:
         room = room_of - weights - (compute or COMPUTE_GUESS) - KV_MARGIN
         fit = nice_ctx(int(room / per)) if room > 0 else 0
         if 0 < fit < n_ctx:
+            if par > 1:
+                p["ctx_each"] = str(fit // par)
             p.update(ctx=str(fit), ctx_fit=True, ctx_raw=str(int(room / per)), kv_per_token=_b(per), kv_bytes=_b(kv), weights=_b(weights),
                      room_of=_b(room_of), room=_b(room), compute=_b(compute or COMPUTE_GUESS),
                      room_is_free=bool(f["ggml_device_free"]), compute_guessed=not compute)
             return p
+    if par > 1:
+        p["ctx_each"] = str(_half(n_ctx) // par)
     p.update(ctx=str(_half(n_ctx)), ctx_half=True, no_room=bool(kv and room_of and weights and len(devices) <= 1 and not fit))
     if p["no_room"]:
         p["weights"] = _b(weights)
     return p
+
+
+def slots(f, n_ctx=None) -> int:
+    """The cache's parallel sequences: -np/--parallel on the command line (Ollama's runner passes --parallel), llama.cpp's
+    n_seq_max, OLLAMA_NUM_PARALLEL, else the context over n_ctx_per_seq; 0 when the log does not say."""
+    env_par = re.match(r"\d+", f["ollama_env"].get("NUM_PARALLEL") or "")     # "4]" closing the env map; 0: Ollama picks
+    par = f["ggml_args"].get("parallel") or f["ggml_n_seq_max"] or (env_par and int(env_par.group())) or 0
+    per = f["ggml_ctx_per_seq"]
+    if not par and per and n_ctx and n_ctx % per == 0:
+        par = n_ctx // per
+    return int(par)
 
 
 def _ollama_ctx(f) -> dict:
@@ -156,8 +174,7 @@ def _ollama_ctx(f) -> dict:
     if not f["ollama"] or not runner:
         return {}
     p = {"ollama_runner_ctx": str(runner)}
-    env_par = re.match(r"\d+", f["ollama_env"].get("NUM_PARALLEL") or "")     # "4]" closing the env map; 0: Ollama picks
-    par = int(f["ggml_args"].get("parallel") or f["ggml_args"].get("np") or (env_par and env_par.group()) or 0)
+    par = slots(f, runner)
     if par > 1 and runner % par == 0:
         num_ctx = runner // par
         p.update(ollama_parallel=str(par), ollama_num_ctx=str(num_ctx), ollama_slots=True,
@@ -205,6 +222,8 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
     if f.get("ggml_offloaded"):
         n.setdefault("n_gpu_layers", f["ggml_offloaded"][0])
         n.setdefault("n_layers", f["ggml_offloaded"][1])
+    if slots(f, n.get("n_ctx")) > 1:
+        n.setdefault("n_parallel", slots(f, n.get("n_ctx")))
     kv = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("kv:"))
     if kv:
         n.setdefault("kv_buffer", kv)

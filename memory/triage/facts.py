@@ -12,7 +12,7 @@ from ..units import MiB
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 STREAM_ONLY = {"prompt_done", "exception_block", "frame", "frame_ipy", "frame_ipy7", "frame_rich", "source_arrow", "requested_load", "progress", "progress_done", "decode_phase"}
-_GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl"}
+_GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl", "--parallel": "parallel", "-np": "parallel"}
 _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
 
@@ -20,7 +20,7 @@ def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None,
-            "ggml_n_ctx": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
+            "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
@@ -252,6 +252,7 @@ HANDLERS = {
     "ggml_compute_buf": _ggml_buf("compute"),
     "ggml_n_ctx": lambda s, f, m, *_: f.__setitem__("ggml_n_ctx", int(m.group(1))),
     "ggml_args": _ggml_args,
+    "ggml_slots": lambda s, f, m, *_: f.__setitem__(*(("ggml_n_seq_max", int(m.group(1))) if m.group(1) else ("ggml_ctx_per_seq", int(m.group(2))))),
     "ggml_offloaded": lambda s, f, m, *_: f.__setitem__("ggml_offloaded", (int(m.group(1)), int(m.group(2)))),
     "ggml_device_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
     "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(4)) * MiB),

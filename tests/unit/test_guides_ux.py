@@ -2,6 +2,8 @@
 contradicted their text). Expected figures are worked out by hand in the comments from the runtimes' documented
 semantics, not by the code under test."""
 import re
+
+import pytest
 from pathlib import Path
 
 from gpu_garden.memory.triage import advice, guides
@@ -100,7 +102,8 @@ SERVER_CONFIG = 'time=2025-02-08T10:11:58.100Z level=INFO source=routes.go:1238 
 
 def test_ollama_never_advises_the_context_the_log_already_ran():
     # the runner's 8192 is num_ctx x parallel; with one slot the cache is num_ctx alone, so 4096 halves it
-    _, g = _guide(OLLAMA_057)
+    # (slots unknown: the runner line without its --parallel, which now names the slots)
+    _, g = _guide(OLLAMA_057.replace(" --parallel 4", ""))
     assert g["id"] == "ollama-kv-cache"
     assert "OLLAMA_CONTEXT_LENGTH=8192" not in g["markdown"] and "num_ctx 8192" not in g["markdown"]
     serve = [c for c in _cmds(g) if "ollama serve" in c]
@@ -108,9 +111,11 @@ def test_ollama_never_advises_the_context_the_log_already_ran():
     assert 'Environment="OLLAMA_CONTEXT_LENGTH=4096"' in g["markdown"]
 
 
-def test_ollama_with_known_slots_names_num_ctx():
-    # OLLAMA_NUM_PARALLEL:4 in the server config: num_ctx = 8192 / 4 = 2048; one slot alone gives 2048, then 1024
-    _, g = _guide(SERVER_CONFIG + OLLAMA_057)
+@pytest.mark.parametrize("head", [SERVER_CONFIG, ""])
+def test_ollama_with_known_slots_names_num_ctx(head):
+    # OLLAMA_NUM_PARALLEL:4 in the server config, or the runner's own --parallel 4: num_ctx = 8192 / 4 = 2048; one slot
+    # alone gives 2048, then 1024
+    _, g = _guide(head + OLLAMA_057)
     md = g["markdown"]
     assert "num_ctx 2048 x 4 parallel" in md and "OLLAMA_CONTEXT_LENGTH=1024" in md
     assert not any("OLLAMA_CONTEXT_LENGTH" in c for c in _cmds(g))

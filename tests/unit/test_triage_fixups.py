@@ -86,3 +86,45 @@ def test_an_auto_cache_keeps_the_fp8_command():
     # the same log with kv_cache_dtype=auto: fp8 2 x 122080 = 244160, past the model's 221000 -> 220928
     cmds = [c["text"] for c in last_event(VLLM_CONFIG.format(dtype="auto") + VLLM_FIT)[1]["guide"]["commands"]]
     assert any("--kv-cache-dtype fp8 --max-model-len 220928" in c for c in cmds), cmds
+
+
+# llama.cpp's llama_context lines (src/llama-context.cpp) for llama-server -np 20 -c 655360, then the cache allocation failing
+# (ggml-cuda.cu, llama-kv-cache.cpp); no model buffers or free memory printed, so the guide halves -c
+LLAMA_SLOTS = """llama_context: n_seq_max     = 20
+llama_context: n_ctx         = 655360
+llama_context: n_ctx_per_seq = 32768
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 51200.00 MiB on device 0: cudaMalloc failed: out of memory
+llama_kv_cache_unified: failed to allocate buffer for kv cache
+"""
+
+
+def test_llama_cpp_slots_are_read_and_the_guide_says_what_each_request_gets():
+    _, ev = last_event(LLAMA_SLOTS)
+    md = ev["guide"]["markdown"]
+    # half of 655360 = 327680 shared by 20 slots: 16384 each; one slot keeps a request's 32768
+    assert "-c 327680" in md and "20 parallel sequences" in md and "each request 16384 tokens" in md, md
+    assert "-np 1 -c 32768" in md, md
+
+
+def test_slots_from_the_context_per_sequence_alone():
+    # no n_seq_max line: 655360 / n_ctx_per_seq 32768 = 20 slots
+    _, ev = last_event(LLAMA_SLOTS.replace("llama_context: n_seq_max     = 20\n", ""))
+    assert "-np 1 -c 32768" in ev["guide"]["markdown"]
+
+
+def test_one_slot_says_nothing_of_slots():
+    _, ev = last_event(LLAMA_SLOTS.replace("= 20\n", "= 1\n").replace("n_ctx_per_seq = 32768", "n_ctx_per_seq = 655360"))
+    assert "-np 1 -c" not in ev["guide"]["markdown"] and "parallel sequences (" not in ev["guide"]["markdown"]
+
+
+# Ollama's runner command line (llm/server.go) passes --parallel: the runner's 8192 cells are 4 slots of 2048
+OLLAMA_RUNNER = ('time=2025-02-08T10:12:01.512Z level=INFO source=server.go:376 msg="starting llama server" cmd="/usr/bin/ollama '
+                 'runner --model /m/blobs/sha256-0a1b --ctx-size 8192 --batch-size 512 --n-gpu-layers 33 --threads 8 --parallel 4 --port 40111"\n'
+                 "llama_new_context_with_model: n_ctx      = 8192\n"
+                 "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1024.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+                 "llama_kv_cache_init: failed to allocate buffer for kv cache\n")
+
+
+def test_ollama_runner_parallel_is_the_slot_count():
+    _, ev = last_event(OLLAMA_RUNNER)
+    assert "num_ctx 2048 x 4 parallel" in ev["guide"]["markdown"], ev["guide"]["markdown"]
