@@ -128,3 +128,33 @@ OLLAMA_RUNNER = ('time=2025-02-08T10:12:01.512Z level=INFO source=server.go:376 
 def test_ollama_runner_parallel_is_the_slot_count():
     _, ev = last_event(OLLAMA_RUNNER)
     assert "num_ctx 2048 x 4 parallel" in ev["guide"]["markdown"], ev["guide"]["markdown"]
+
+
+# llama.cpp's compute buffers failing after the cache (src/llama-context.cpp, ggml-alloc.c) with a 16384-token context
+LLAMA_COMPUTE = """llama_context: n_ctx         = 16384
+ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 4294967296
+llama_init_from_model: failed to initialize the context: failed to allocate compute buffers
+"""
+# the weights not fitting (ggml-backend.cpp / llama-model-loader.cpp): no offload count, no free memory printed
+LLAMA_WEIGHTS = """ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9341.00 MiB on device 0: cudaMalloc failed: out of memory
+alloc_tensor_range: failed to allocate CUDA0 buffer of size 9794748416
+llama_model_load: error loading model: unable to allocate CUDA0 buffer
+"""
+
+
+def test_llama_cpp_activations_guide_keeps_the_logs_context():
+    _, ev = last_event(LLAMA_COMPUTE)
+    g = ev["guide"]
+    assert g["id"] == "llamacpp-activations", g["id"]
+    cmd = next(c["text"] for c in g["commands"] if c["text"].startswith("llama-server"))
+    assert "-c 16384 " in cmd and "-c 8192" not in cmd, cmd
+
+
+def test_llama_cpp_weights_guide_says_when_ngl_is_a_placeholder():
+    _, ev = last_event(LLAMA_WEIGHTS)
+    g = ev["guide"]
+    assert g["id"] == "llamacpp-weights", g["id"]
+    cmd = next(c["text"] for c in g["commands"] if c["text"].startswith("llama-server"))
+    # no layer count or free memory in the log: no number made up (was -ngl 20 -c 8192)
+    assert "-ngl N -c CTX" in cmd and "-ngl 20" not in cmd, cmd
+    assert "`-ngl N`: this log does not print enough" in g["markdown"], g["markdown"]
