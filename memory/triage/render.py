@@ -63,10 +63,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
     unsure = bool(last.get("uncertain")) and len(last.get("alternatives") or ()) >= 2
     if unsure:
         a, b = last["alternatives"][:2]
-        out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%}) or {b['id']} ({b['confidence']:.0%})"
+        out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%} confidence) or {b['id']} ({b['confidence']:.0%} confidence)"
                    f" - {where}, line {last['line']}")
     else:
-        out.append(f"Cause: {top['id']} ({top['confidence']:.0%}) - {where}, line {last['line']}")
+        out.append(f"Cause: {top['id']} ({top['confidence']:.0%} confidence) - {where}, line {last['line']}")
     if last["numbers"]:
         out.append("Numbers: " + render_numbers(last["numbers"]))
     if unsure:

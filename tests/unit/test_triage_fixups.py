@@ -158,3 +158,22 @@ def test_llama_cpp_weights_guide_says_when_ngl_is_a_placeholder():
     # no layer count or free memory in the log: no number made up (was -ngl 20 -c 8192)
     assert "-ngl N -c CTX" in cmd and "-ngl 20" not in cmd, cmd
     assert "`-ngl N`: this log does not print enough" in g["markdown"], g["markdown"]
+
+
+# PyTorch's MPS message (aten/src/ATen/mps/MPSAllocator.mm): 17.50 GB of an 18.13 GB limit held, 0.5 GB other, 64 MB asked
+MPS = ("RuntimeError: MPS backend out of memory (MPS allocated: 17.50 GB, other allocations: 512.00 MB, max allowed: 18.13 GB). "
+       "Tried to allocate 64.00 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
+       "allocations (may cause system failure).\n")
+
+
+def test_the_mps_rows_say_the_held_figure_once():
+    _, ev = last_event(MPS)
+    w = next(c for c in ev["causes"] if c["id"] == "weights-exceed-vram")
+    # 17.50 GB held of 18.13 GB: both rows fire (>= 0.9 of the limit, 64 MB < 0.1 of it); the figure appears in one line
+    held = [e for e in w["evidence"] if "17.50 GiB" in e]
+    assert len(held) == 1 and any("PyTorch's own" in e for e in w["evidence"]), w["evidence"]
+
+
+def test_the_cause_line_says_what_the_percentage_is():
+    out = engine.render_human(engine.triage_text(MPS))
+    assert out.splitlines()[0].startswith("Cause: weights-exceed-vram (") and "% confidence)" in out.splitlines()[0], out

@@ -111,11 +111,11 @@ def test_uncertain_below_half_shows_the_top_two():
     assert [a["confidence"] for a in alts] == [0.49, 0.32]
     assert all(a["guide"]["id"] and a["evidence"] for a in alts)
     text = triage.render_human(res)
-    assert text.startswith("Cause: uncertain - text-encoder (49%) or other-process (32%)")
+    assert text.startswith("Cause: uncertain - text-encoder (49% confidence) or other-process (32% confidence)")
     # 0.68 is sure: no alternatives
     sure = triage.triage_text(CACHING)
     assert sure["uncertain"] is False and sure["alternatives"] == []
-    assert triage.render_human(sure).startswith("Cause: fragmentation (68%)")
+    assert triage.render_human(sure).startswith("Cause: fragmentation (68% confidence)")
 
 
 def test_a_wrong_uncertain_threshold_breaks_a_test(monkeypatch):
