@@ -1,7 +1,8 @@
 """POST /gpu_garden/estimate/workflow: the whole-workflow estimate (memory/estimate/workflow.py) for the graph
 open in the browser, with the files found through ComfyUI's folder_paths (every models folder it knows, incl.
 extra_model_paths). Body: {"workflow": <UI or API format>, "vram_gb": optional}. Answers what
-extra.gpu_garden.memory would carry (peak, phases, per-card-tier verdicts) plus the assumptions; the header
+extra.gpu_garden.memory would carry (peak, phases, per-card-tier verdicts) plus the verdict, the outcome (what
+ComfyUI does about it: runs with offload, incomplete when a file is not found, ...) and the assumptions; the header
 reads run off the event loop."""
 import asyncio
 import logging
@@ -45,7 +46,7 @@ def estimate_graph(body: dict) -> dict:
     est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve)
     formula.judge(est, budget)
     out = workflow.metadata(est)
-    out.update(verdict=est["verdict"], budget=est["budget"], assumptions=est["assumptions"],
+    out.update(verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"])
     return out
 

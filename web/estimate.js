@@ -14,8 +14,14 @@ const COLORS = {
   "fits": "var(--p-green-400, #4ade80)",
   "tight": "var(--p-amber-400, #fbbf24)",
   "does not fit": "var(--p-red-400, #f87171)",
+  "runs with offload": "var(--p-amber-400, #fbbf24)",
+  "fits with streaming": "var(--p-amber-400, #fbbf24)",
+  "incomplete": "var(--p-surface-400, #9ca3af)",
   "no budget": "var(--p-surface-400, #9ca3af)",
 };
+// the knobs' heading per outcome (as the CLI's); none when it fits already or the graph was not seen whole
+const KNOBS_HEADING = { "runs with offload": "to run without offload:" };
+const NO_KNOBS = new Set(["fits", "incomplete"]);
 /** @type {Array<[string, string, boolean]>} */
 const PHASES = [
   ["text_encode", "text encode", false],
@@ -47,11 +53,18 @@ export function render(root, est) {
     root.append(el("div", null, IDLE_TEXT, { opacity: ".7" }));
     return;
   }
+  // what ComfyUI does about the peak (outcome: runs with offload, ...), the verdict where an older answer has none
+  const status = est.outcome?.status || est.verdict;
   const verdict = el("div", null, null, { display: "flex", gap: "8px", alignItems: "baseline", marginBottom: "3px" });
-  const badge = el("span", null, est.verdict.toUpperCase(), { fontWeight: "700", color: COLORS[est.verdict] || "inherit" });
+  const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: COLORS[status] || "inherit" });
   badge.dataset.testid = "gg-estimate-verdict";
   verdict.append(badge, el("span", null, est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`));
   root.append(verdict);
+  if (est.outcome?.reason) {
+    const why = el("div", null, est.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" });
+    why.dataset.testid = "gg-estimate-outcome";
+    root.append(why);
+  }
   const size = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
   const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
   root.append(el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" }));
@@ -75,9 +88,14 @@ export function render(root, est) {
                    { marginTop: "4px", opacity: ".85" }));
   }
   root.append(el("div", null, `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
-  if (est.knobs?.length && est.verdict !== "fits") {
-    root.append(el("div", null, est.budget ? "what would help:" : "what would lower it:", { marginTop: "4px", fontWeight: "600" }));
-    for (const k of est.knobs) {
+  // partial offload is what ComfyUI does already when it runs with offload: the outcome, not a knob
+  const knobs = (est.knobs || []).filter((k) => !(status === "runs with offload" && k.id === "partial_offload"));
+  if (knobs.length && !NO_KNOBS.has(status)) {
+    const heading = KNOBS_HEADING[status] || (est.budget ? "what would help:" : "what would lower it:");
+    const head = el("div", null, heading, { marginTop: "4px", fontWeight: "600" });
+    head.dataset.testid = "gg-estimate-knobs";
+    root.append(head);
+    for (const k of knobs) {
       const fits = est.budget ? (k.fits ? "  ✓ fits" : "") : "";
       root.append(el("div", null, `−${gib(k.saving)}  ${k.label}${fits}`, { paddingLeft: "6px" }));
     }

@@ -158,3 +158,41 @@ def test_wan22_without_a_size_takes_wan22_image_to_video_latent_s_default(tmp_pa
     assert rc == 0 and (j["family"], j["width"], j["height"], j["frames"]) == ("wan22", 1280, 704, 49)
     assert j["assumptions"][0] == ("size not given: 1280x704, 49 frames, the native size of Wan 2.2 "
                                    "(--width/--height/--frames for another)")
+
+
+@pytest.fixture
+def routes(monkeypatch):
+    """nodes/estimate_routes.py on the comfy_api stubs (as test_nodes_estimate_route.py loads it)."""
+    import importlib
+    import sys
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "stubs"))
+    for k in [k for k in sys.modules if k.startswith("comfy_api") or k == "gpu_garden.nodes.estimate"]:
+        monkeypatch.delitem(sys.modules, k)
+    return importlib.import_module("gpu_garden.nodes.estimate_routes")
+
+
+def test_the_workflow_route_carries_the_outcome(routes, tmp_path, monkeypatch):
+    """The route answered `verdict` only: a graph with a file ComfyUI cannot find must say incomplete, and one over
+    the budget that ComfyUI offloads must say so (the CLI's and the node's outcome), not only does not fit."""
+    from gpu_garden.memory.estimate import layouts, verdict
+    from gpu_garden.memory.units import GiB
+
+    files = {"flux1-dev.safetensors": "flux_flux1-dev", "t5xxl_fp16.safetensors": "te_t5xxl_fp16",
+             "clip_l.safetensors": "te_clip_l", "ae.safetensors": "vae_flux_ae"}
+    paths = {n: str(layouts.write_sparse(lay, tmp_path / n)) for n, lay in files.items()}
+    monkeypatch.setattr(routes, "resolve", lambda folders, name: paths.get(name))
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 * GiB)
+    graph = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "flux1-dev.safetensors", "weight_dtype": "default"}},
+             "2": {"class_type": "DualCLIPLoader", "inputs": {"clip_name1": "t5xxl_fp16.safetensors",
+                                                              "clip_name2": "clip_l.safetensors", "type": "flux"}},
+             "3": {"class_type": "VAELoader", "inputs": {"vae_name": "ae.safetensors"}},
+             "4": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
+    monkeypatch.setattr("gpu_garden.nodes.estimate.dynamic_vram_mode", lambda: "off")
+    out = routes.estimate_graph({"workflow": graph, "vram_gb": 12})
+    assert out["verdict"] == "does not fit" and out["outcome"]["status"] == "runs with offload"
+    assert round(out["outcome"]["offloaded"] / GiB, 2) == 11.38
+    graph["5"] = {"class_type": "LoraLoaderModelOnly", "inputs": {"lora_name": "my_lora.safetensors", "strength_model": 1.0}}
+    out = routes.estimate_graph({"workflow": graph, "vram_gb": 12})
+    assert out["missing"] == ["my_lora.safetensors"]
+    assert out["outcome"] == {"status": "incomplete", "offloaded": 0, "reason": "1 model file not found"}

@@ -131,6 +131,61 @@ def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     assert console.unexpected() == [], console.unexpected()
 
 
+def face_text(page, node_id, testid):
+    return page.evaluate("""([id, t]) => { const e = window.app.graph.getNodeById(id).__ggEstimate
+        .querySelector(`[data-testid=${t}]`); return e ? e.textContent : null; }""", [node_id, testid])
+
+
+def test_badge_reads_the_outcome_and_knobs_hide_when_it_fits(comfy_page, comfy_host, output_dir):
+    """SD1.5 at 1024² on 2.5 GiB: the peak is over the budget (verdict does not fit) but ComfyUI loads the UNet
+    partially, so the summary said RUNS WITH OFFLOAD while the badge said DOES NOT FIT. On 6 GiB it fits: no knobs."""
+    page, console = comfy_page
+    node_id = run_and_wait(page, estimate_only(1024, 1024, vram_gb=2.5, mode="formula"))
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    assert est["verdict"] == "does not fit" and est["outcome"]["status"] == "runs with offload", est["outcome"]
+    assert face_text(page, node_id, "gg-estimate-verdict") == "RUNS WITH OFFLOAD"
+    assert est["summary"].startswith("RUNS WITH OFFLOAD")  # the node's own summary says the same
+    reason = face_text(page, node_id, "gg-estimate-outcome")
+    assert reason == est["outcome"]["reason"] and "of weights stay in RAM" in reason
+    assert face_text(page, node_id, "gg-estimate-knobs") == "to run without offload:"
+    text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
+    assert "partial offload of" not in text  # what ComfyUI does already is the outcome, not a knob
+    comfy_host.wait_idle()
+    show_whole_node(page, node_id)
+    page.screenshot(path=str(output_dir / "estimate_node_offload.png"))
+
+    wf = estimate_only(1024, 1024, vram_gb=6.0, mode="formula")
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'estimate.json'); }", wf)
+    page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")
+    page.wait_for_function("() => window.__gpuGarden.lastEstimate && window.__gpuGarden.lastEstimate.budget > 6 * 2 ** 30 * 0.99",
+                           timeout=120000)
+    node_id = page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    assert est["outcome"]["status"] == "fits" and est["knobs"], est["outcome"]  # knobs there, not shown
+    page.wait_for_function("(id) => window.app.graph.getNodeById(id).__ggEstimate?.querySelector('[data-testid=gg-estimate-verdict]')",
+                           arg=node_id, timeout=30000)
+    assert face_text(page, node_id, "gg-estimate-verdict") == "FITS"
+    assert face_text(page, node_id, "gg-estimate-knobs") is None and face_text(page, node_id, "gg-estimate-outcome") is None
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+def test_a_verdict_only_answer_still_shows_its_verdict(comfy_page):
+    """An answer without `outcome` (a face kept from an older version): the badge falls back to the verdict."""
+    page, console = comfy_page
+    text = page.evaluate("""async () => {
+        const m = await import('/extensions/comfyui-gpu-garden/estimate.js');
+        const root = document.createElement('div');
+        m.render(root, {verdict: 'tight', budget: 8 * 2 ** 30, peak: 7.5 * 2 ** 30, width: 512, height: 512, frames: 1,
+                        batch: 1, cfg: true, family: 'sd1', family_name: 'Stable Diffusion 1.x', phases: {sample: 7.5 * 2 ** 30},
+                        peak_phase: 'sample', min_vram_gb: 8, assumptions: [], knobs: [
+                          {id: 'batch_1', label: '<b>x</b>', saving: 2 ** 30, fits: true}]});
+        return [root.querySelector('[data-testid=gg-estimate-verdict]').textContent, root.innerText, root.innerHTML];
+    }""")
+    assert text[0] == "TIGHT"
+    assert "<b>x</b>" in text[1] and "<b>" not in text[2]  # data is text, never markup
+
+
 def test_does_not_fit_shows_knobs_vue_nodes(browser, comfy_host, output_dir):
     page, console = open_comfy(browser, comfy_host, vue_nodes=True)
     try:
