@@ -330,10 +330,14 @@ class Scan:
         if lineno <= self.consumed_until:
             return
         ev = self._recognise(text)
-        if (ev is None or not ev.get("complete") or ev.get("wrapper")) and _WRAPPABLE.search(text):
+        wrap = (ev is None or not ev.get("complete") or ev.get("wrapper")) and _WRAPPABLE.search(text)
+        following = more() if wrap else ()
+        if wrap and wrap.group().startswith("Allocation on device") and not (
+                following and following[0].lstrip().startswith("would exceed")):
+            following = ()  # only cudaMallocAsync's own second half continues this line (no join loop per such line)
+        if wrap:
             # a message wrapped over several lines (pasted logs, narrow terminals): join and look again, up to the
             # next line that repeats this message unfinished (a new message, not the rest of this one)
-            following = more()
             for k in range(1, len(following) + 1):
                 nxt = self._recognise(following[k - 1])
                 if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete"):

@@ -1,0 +1,31 @@
+"""The wrapped-message join is not a per-line loop for lines that only look like a cut message: a line ending in
+cudaMallocAsync's "Allocation on device N" is joined only with its own second half ("would exceed allowed memory"),
+so a log of such lines costs a bounded number of recognitions per line (counted, not timed)."""
+from gpu_garden.memory.triage import engine, scan
+
+
+def _count_recognise(monkeypatch):
+    calls = [0]
+    real = scan.P.recognise
+
+    def counted(text):
+        calls[0] += 1
+        return real(text)
+    monkeypatch.setattr(scan.P, "recognise", counted)
+    return calls
+
+
+def test_bare_allocation_lines_are_not_joined_with_what_follows(monkeypatch):
+    calls = _count_recognise(monkeypatch)
+    n = 200
+    engine.triage_text("".join(f"Allocation on device {i % 2}\nstep {i} done\n" for i in range(n)))
+    # without the guard each such line ran the join loop: up to five joined re-recognitions on top of its own
+    assert calls[0] <= 2 * (2 * n), calls[0]
+
+
+def test_the_split_message_is_still_joined():
+    r = engine.triage_text("Allocation on device 1\nwould exceed allowed memory. (out of memory)\n"
+                           "Currently allocated     : 3.20 GiB\nRequested               : 512.00 MiB\n"
+                           "Device limit            : 3.81 GiB\nFree (according to CUDA): 0 bytes\n")
+    ev = r["events"][-1]
+    assert r["found"] and ev["device_index"] == 1 and ev["numbers"]["requested"] == 512 * 2**20
