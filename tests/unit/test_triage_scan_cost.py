@@ -29,3 +29,11 @@ def test_the_split_message_is_still_joined():
                            "Device limit            : 3.81 GiB\nFree (according to CUDA): 0 bytes\n")
     ev = r["events"][-1]
     assert r["found"] and ev["device_index"] == 1 and ev["numbers"]["requested"] == 512 * 2**20
+
+
+def test_repeated_cut_phrases_do_not_join_each_other(monkeypatch):
+    # vLLM's max-seq-len message cut after "larger than", repeated: each line is a new message, not the rest of the last
+    calls = _count_recognise(monkeypatch)
+    n = 200
+    engine.triage_text("".join("ValueError: The model's max seq len (4096) is larger than\n" for _ in range(n)))
+    assert calls[0] <= 2 * n, calls[0]
