@@ -5,7 +5,7 @@ import math
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import spec as llm_spec
-from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, kv_cache
+from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, floor_ctx, kv_cache
 from .runtimes.vllm import DEFAULT_UTIL as VLLM_DEFAULT_UTIL, MAX_UTIL as VLLM_MAX_UTIL
 
 
@@ -60,7 +60,7 @@ def _suggest_vllm(n, spec) -> list:
         if v >= MIN_CTX:
             out.append(_flag("flag", "--max-model-len", v, f"{src} ({int(est)}) rounded down to {CTX_STEP}"))
         if not kv_dtype.startswith("fp8"):
-            v8 = _floor_step(est * 2)
+            v8 = floor_ctx(est * 2)
             if want:
                 v8 = min(v8, _floor_step(want) or want)
             out.append(_flag("flag", "--kv-cache-dtype", "fp8",

@@ -55,6 +55,13 @@ LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_tex
                       "llama4", "llama4_text", "gpt_oss",
                       "gpt-oss", "exaone4", "starcoder2")
 
+def floor_ctx(tokens) -> int:
+    """A context length rounded down to CTX_STEP; one under two steps is kept as it is (rounding it would leave
+    nothing or half of it)."""
+    t = int(tokens)
+    return t // CTX_STEP * CTX_STEP if t >= 2 * CTX_STEP else t
+
+
 
 def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_model: bool = False) -> str:
     """The cache type asked for, or the runtime's default: vLLM's and SGLang's auto is the model's dtype (an fp32

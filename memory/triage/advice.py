@@ -66,14 +66,15 @@ def params(inc, env, scan, context, card=None) -> dict:
         p["other_processes"] = _b(others)
     if n.get("reserved_unallocated") is not None:
         p["reserved_unallocated"] = _b(n["reserved_unallocated"])
+    from ..llm.cache import floor_ctx  # lazy, as ..llm.kv below: triage loads no LLM code at import
     est = n.get("estimated_max_len_tokens")
     if not est and n.get("kv_needed") and n.get("kv_available", 0) > 0 and n.get("max_model_len_tokens"):
         est = int(n["max_model_len_tokens"] * n["kv_available"] / n["kv_needed"])
     if est:
-        p["max_model_len"], p["mml_from_log"] = str(est // 256 * 256 if est >= 512 else est), str(est)
+        p["max_model_len"], p["mml_from_log"] = str(floor_ctx(est)), str(est)
     elif n.get("kv_max_tokens"):
         t = n["kv_max_tokens"]
-        p["max_model_len"], p["mml_from_log"] = str(t // 256 * 256 if t >= 512 else t), str(t)
+        p["max_model_len"], p["mml_from_log"] = str(floor_ctx(t)), str(t)
     elif f["vllm_kv_tokens"]:
         p["max_model_len"] = str(min(8192, f["vllm_kv_tokens"] // 256 * 256))
     if n.get("mamba_blocks_count"):
@@ -191,9 +192,10 @@ def _vllm_fp8(p, n, f) -> dict:
         return {"kv_fp8": True, "kv_cache_dtype": f["vllm_kv_dtype"]}     # already fp8: no fp8 command, no doubling
     if "max_model_len" not in p or not p.get("mml_from_log"):
         return {}
+    from ..llm.cache import floor_ctx
     est = int(p["mml_from_log"])
     want = n.get("max_model_len_tokens") or f["vllm_maxlen"]
-    twice = 2 * est // CTX_STEP * CTX_STEP
+    twice = floor_ctx(2 * est)
     out = {"max_model_len_fp8": str(twice), "fp8_twice": str(2 * est)}
     if want and twice > want // CTX_STEP * CTX_STEP:
         out.update(max_model_len_fp8=str(want // CTX_STEP * CTX_STEP or want), model_max_len=str(want), fp8_capped=True)

@@ -177,3 +177,11 @@ def test_the_mps_rows_say_the_held_figure_once():
 def test_the_cause_line_says_what_the_percentage_is():
     out = engine.render_human(engine.triage_text(MPS))
     assert out.splitlines()[0].startswith("Cause: weights-exceed-vram (") and "% confidence)" in out.splitlines()[0], out
+
+
+def test_fp8_length_for_a_short_log_is_not_rounded_to_zero():
+    # vLLM estimated a maximum of 100 tokens: an fp8 cache holds twice that, 200 (under two 256-token steps it is kept
+    # as it is, never rounded down to 0); the 16-bit figure stays the log's 100
+    from gpu_garden.memory.triage import advice
+    out = advice._vllm_fp8({"max_model_len": "100", "mml_from_log": "100"}, {}, {"vllm_kv_dtype": None, "vllm_maxlen": None})
+    assert out["max_model_len_fp8"] == "200"
