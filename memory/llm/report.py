@@ -56,6 +56,7 @@ def run_cli(args) -> int:
     if vram_how:
         res["notes"].insert(0, vram_how)
     res["command"] = _with_model(res["command"], args)
+    res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
     else:
@@ -107,7 +108,20 @@ _TERM_HELP = {
 }
 
 
+def _host_embedding(r: dict) -> int:
+    """llama.cpp and Ollama keep the token table in host RAM (a tied one is copied to the GPU as the output layer)."""
+    return r["weights_by_role"]["embedding"] if r["runtime"] in ("llama.cpp", "ollama") else 0
+
+
+def total_all_layers(r: dict) -> int:
+    """The table's "total on GPU": the sum of the GPU lines it prints, every layer on the GPU (the plan's `total` is
+    what the verdict checks: vLLM's share plus what sits outside it, or a partial offload's layers)."""
+    return ((r["weights_gpu_full"] if _host_embedding(r) else r["weights"]) + r["kv_total"]
+            + sum(r["overhead"].values()))
+
+
 def format_plan(r: dict) -> str:
+    r = dict(r, total_all_layers=r.get("total_all_layers") or total_all_layers(r))
     m = r["model"]
     lines = []
     kinds = ", ".join(f"{v} {k}" for k, v in m["layer_kinds"].items())
@@ -128,14 +142,12 @@ def format_plan(r: dict) -> str:
         lines.append(f"  {label:<{w}}{fmt_bytes(value):>11}   {how}".rstrip())
 
     row("weights", r["weights"], r["weights_how"])
-    summed = [r["weights"]]  # the GPU terms the total adds up
-    host = r["weights_by_role"]["embedding"] if r["runtime"] in ("llama.cpp", "ollama") else 0
+    host = _host_embedding(r)
     if host:  # llama.cpp and Ollama keep the token table in RAM; a tied one is copied to the GPU as the output layer
         row("  in host RAM", host, "token embedding (not on the GPU)")
         tied = r["weights"] - host == r["weights_by_role"]["blocks"] and r["weights_by_role"]["output"]
         row("  on the GPU", r["weights_gpu_full"],
             "the blocks + the output layer" + (" (a copy of the tied embedding)" if tied else ""))
-        summed = [r["weights_gpu_full"]]
     kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
     if r["kv_detail"]["sliding_layers"]:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
@@ -143,12 +155,10 @@ def format_plan(r: dict) -> str:
         kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
     row(label, r["kv_total"], kv_how)
-    summed.append(r["kv_total"])
     rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin
     for k, v in r["overhead"].items():
         row(k.replace("_", " "), v, _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), ""))
-        summed.append(v)
-    total = sum(summed)  # every layer on the GPU; a partial offload is the "with" line's
+    total = r["total_all_layers"]
     row("total on GPU", total, "the lines above, every layer on the GPU" if host else "")
     if r.get("partial_graph_extra"):  # Ollama's verdict: its placement check sizes the graph for a partial offload
         row("  placement check", total + r["partial_graph_extra"],

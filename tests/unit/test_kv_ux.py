@@ -1,5 +1,6 @@
 """`gpu-garden kv` as a new user reads it: the verdict first when the weights do not fit, totals that are the sum of
 the lines above them, typo suggestions closest first, the --vram each runtime means, the user's model in commands."""
+import json
 import re
 
 import pytest
@@ -168,3 +169,15 @@ def test_round_11_vllm_settings_have_flags(capsys):
     r16 = json.loads(capsys.readouterr().out)
     # Qwen3-8B's untied head: 151,936 x 4,096 at 8 + 16/128 bits instead of 16
     assert r16["weights"] - r8["weights"] == pytest.approx(151936 * 4096 * (2 - (8 + 16 / 128) / 8), abs=2)
+
+
+@pytest.mark.parametrize("argv", [["--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--vram", "24"],
+                                  ["--model", "Qwen/Qwen3-8B", "--runtime", "llama.cpp", "--ngl", "20"],
+                                  ["--model", "gemma3:27b", "--vram", "24"]])
+def test_json_names_the_tables_total(argv, capsys):
+    # the text's "total on GPU" and the JSON's field of the same meaning are one figure (review: JSON "total" is the
+    # verdict's figure, vLLM's share + outside or a partial offload, which the table does not print as its total)
+    _, out = _kv(argv, capsys)
+    shown = _table(out)[-1][1]
+    _, js = _kv(argv + ["--json"], capsys)
+    assert abs(json.loads(js)["total_all_layers"] - shown) <= 0.006 * GiB
