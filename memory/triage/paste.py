@@ -68,7 +68,7 @@ def _unquote(lines: list) -> list:
 
 def _dedent(lines: list, fence: list) -> list:
     """Strip the indent every line of a fenced block (or of the whole text) shares: a Markdown code block, a quote."""
-    out, i, n = list(lines), 0, len(lines)
+    out, n = list(lines), len(lines)
     bounds = [k for k, f in enumerate(fence) if f]
     spans = [(bounds[k] + 1, bounds[k + 1]) for k in range(0, len(bounds) - 1, 2)] + [(0, n)]
     for lo, hi in spans:
@@ -78,7 +78,6 @@ def _dedent(lines: list, fence: list) -> list:
         cut = min(len(ln) - len(ln.lstrip(b" \t")) for ln in body)
         if cut:
             out[lo:hi] = [ln[cut:] if ln.strip() else b"" for ln in out[lo:hi]]
-    del i
     return out
 
 
