@@ -15,6 +15,7 @@ const COLORS = {
   "tight": "var(--p-amber-400, #fbbf24)",
   "does not fit": "var(--p-red-400, #f87171)",
   "runs with offload": "var(--p-amber-400, #fbbf24)",
+  "runs tiled": "var(--p-amber-400, #fbbf24)",
   "fits with streaming": "var(--p-amber-400, #fbbf24)",
   "incomplete": "var(--p-surface-400, #9ca3af)",
   "no budget": "var(--p-surface-400, #9ca3af)",

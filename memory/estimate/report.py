@@ -147,7 +147,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
                  + (" (for the files found)" if o.get("status") == "incomplete" else ""))
     if o.get("status") == "incomplete":
         lines.append(f"verdict: INCOMPLETE: {o['reason']} (listed at the top); the figures leave out what is missing")
-    elif est["budget"] and o.get("status") in ("runs with offload", "fits with streaming"):  # over the budget, yet it runs
+    elif est["budget"] and o.get("status") in ("runs with offload", "runs tiled", "fits with streaming"):  # over the budget, yet it runs
         lines.append(f"verdict: {o['status'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f": {o['reason']}; all on the GPU it would need {fmt_bytes(est['peak'])}")
     elif est["budget"]:

@@ -78,7 +78,8 @@ def finish(est: dict, budget) -> dict:
 def outcome(est: dict, budget) -> dict:
     """What happens when ComfyUI runs it on `budget`: the headline and the exit code. `verdict` stays the peak
     against the budget; this adds what ComfyUI does about it. status: incomplete (model files named by the
-    workflow were not found: no verdict), fits, tight, fits with streaming, does not fit, no budget."""
+    workflow were not found: no verdict), fits, tight, fits with streaming, runs with offload, runs tiled (only the
+    VAE decode is over the budget and its tiled retry fits), does not fit, no budget."""
     missing = (est.get("workflow") or {}).get("missing") or []
     if missing:
         return {"status": "incomplete", "offloaded": 0,
@@ -91,6 +92,12 @@ def outcome(est: dict, budget) -> dict:
     if v != "does not fit" or not partial_load(est["policy"]):
         return {"status": v, "offloaded": 0, "reason": ""}
     over = {k: phases[k] - budget for k in MAIN if k in phases and phases[k] > budget}
+    tiled = "vae_decode" in over and decode_fallback(est) <= budget
+    if tiled:  # VAE.decode catches the OOM and retries in tiles (comfy/sd.py): slower, not fatal
+        del over["vae_decode"]
+    note = "VAE decode runs tiled after ComfyUI's out-of-memory fallback (slower)"
+    if not over:
+        return {"status": "runs tiled", "offloaded": 0, "reason": note}
     if any(k not in PARTIAL or partial_floor(bd[k]) > budget for k in over):
         return {"status": v, "offloaded": 0, "reason": "more than ComfyUI can offload: activations and the least "
                 "of the weights it keeps on the GPU are over the budget"}
@@ -102,7 +109,20 @@ def outcome(est: dict, budget) -> dict:
                 f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     return {"status": "runs with offload", "offloaded": int(off),
-            "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"}
+            "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"
+            + (f"; {note}" if tiled else "")}
+
+
+def decode_fallback(est: dict) -> float:
+    """The VAE decode phase after ComfyUI's tiled retry (comfy/sd.py VAE.decode catches OOM_EXCEPTION and calls
+    decode_tiled_ / decode_tiled_3d with the fallback tiles: vae.py fallback_bytes), as peak_on counts a phase;
+    inf when there is no retry (already tiled, or not ComfyUI)."""
+    from .formula import FRAGMENTATION
+    v, bd = est.get("vae") or {}, est["breakdown"].get("vae_decode")
+    if not v or not bd or v["tiled"] or est["policy"].get("runner", "comfyui") not in (None, "comfyui"):
+        return float("inf")
+    fb = v["fallback_bytes"]
+    return bd["weights"] + fb + int(FRAGMENTATION * fb) + bd["fixed"]
 
 
 # phases whose model ComfyUI loads partially when it does not fit (model_management.load_models_gpu)
