@@ -102,7 +102,7 @@ def outcome(est: dict, budget) -> dict:
         return {"status": v, "offloaded": 0, "reason": "more than ComfyUI can offload: activations and the least "
                 "of the weights it keeps on the GPU are over the budget"}
     what = " and ".join(PARTIAL[k] for k in over)
-    off = max(over.values())
+    off = max(spill(bd[k], budget) for k in over)
     r = est.get("host_ram") or {}
     if str(r.get("verdict") or "").startswith("does not fit"):  # what stays in RAM must fit there too
         return {"status": v, "offloaded": 0, "reason": f"ComfyUI would leave {fmt_bytes(off)} of the {what} weights in RAM, "
@@ -141,6 +141,12 @@ def kept_weights(bd: dict) -> int:
     return max(bd["weights"] // 10, 256 * MiB)
 
 
+def spill(bd: dict, budget) -> int:
+    """A phase's weights that do not fit beside its activations, margin and fixed: what a partial load leaves in
+    RAM (the outcome's offloaded and host_ram's, the largest over the PARTIAL phases)."""
+    return max(0, bd["weights"] - max(0, budget - bd["fixed"] - bd["activations"] - bd["allocator_margin"]))
+
+
 def partial_floor(bd: dict) -> int:
     """The least a phase needs when its model is partially loaded: activations, margin and fixed, and the weights
     that stay on the GPU (kept_weights)."""
@@ -161,8 +167,9 @@ def exit_code(est: dict) -> int:
 
 def host_ram(est: dict, budget) -> dict:
     """RAM the run needs on the host: models ComfyUI keeps in RAM for a fast reload while another model is on
-    the GPU, the part of the diffusion model that does not fit (offloaded: streamed per layer, pinned by
-    ComfyUI unless --disable-pinned-memory, capped at 95 % of RAM, 45 % on Windows), against available RAM."""
+    the GPU, the weights a partial load leaves off the GPU (offloaded: spill, the most of any phase ComfyUI loads
+    partially; streamed per layer, pinned by ComfyUI unless --disable-pinned-memory, capped at 95 % of RAM, 45 % on
+    Windows), against available RAM."""
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
     for x in c["components"]:
@@ -170,10 +177,7 @@ def host_ram(est: dict, budget) -> dict:
             res[x["role"]] = res.get(x["role"], 0) + x["resident"]
     total = sum(v for k, v in res.items() if k != "other")
     bd = est["breakdown"]
-    offloaded = 0
-    if budget and "sample" in bd:
-        room = budget - sum(est["fixed"].values()) - bd["sample"]["activations"] - bd["sample"]["allocator_margin"]
-        offloaded = max(0, bd["sample"]["weights"] - max(0, room))
+    offloaded = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     on_gpu = max((bd[k]["weights"] for k in MAIN if k in bd), default=0)
     kept = max(0, total - min(on_gpu, total)) if pol.get("cache_models", True) else 0
     need = kept + offloaded

@@ -72,3 +72,16 @@ def test_the_outcome_is_monotonic_in_the_budget(files, capsys, name, frames):
     ranks = [RANK[s] for _, s in seen]
     assert ranks == sorted(ranks), seen
     assert RANK[seen[-1][1]] > 0  # 8 GiB runs each of them
+
+
+def test_host_ram_counts_the_text_encoders_spill(files, capsys):
+    """T5-XXL fp16 + CLIP-L on 6 GiB: room for weights = 6442450944 budget - 891289600 fixed - 228589568 activations
+    - 11429478 margin = 5311142298; 9770742272 weights - that = 4459599974 (4.15 GiB) stay in RAM. host_ram said
+    offloaded 0 (it counted sampling only), so 4 GiB of RAM passed while the outcome left 4.15 GiB there."""
+    rc, j = est(capsys, files["te"], "--vram", "6", "--ram", "4")
+    assert j["host_ram"]["offloaded"] == 4459599974 and j["host_ram"]["needed"] == 4459599974
+    assert j["host_ram"]["verdict"].startswith("does not fit") and rc == 1 and j["outcome"]["status"] == "does not fit"
+    rc, j = est(capsys, files["te"], "--vram", "6", "--ram", "16")
+    assert rc == 0 and j["outcome"]["status"] == "runs with offload"
+    assert j["outcome"]["offloaded"] == j["host_ram"]["offloaded"] == 4459599974  # one figure
+
