@@ -170,7 +170,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
                       "runs with offload": "to run without offload (saving, then what to change):"}.get(
                          status, "knobs (saving, then what to change):"))
         for k in shown:
-            fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  still over")
+            fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  host RAM short" if k.get("host_ram_short")
+                                                     else "  still over")
             moved = f"; then {PHASE_LABELS[k['peak_moves_to']]} is the peak" if k.get("peak_moves_to") else ""
             note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
             lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))

@@ -62,11 +62,14 @@ def finish(est: dict, budget) -> dict:
         est["headroom"] = int(budget - est["peak"])
         est["verdict"] = "fits" if est["peak"] <= spec.FITS_BELOW * budget else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
+    est["host_ram"] = host_ram(est, budget)
     if not pol.get("_no_knobs"):
         est["knobs"] = knobs(est)
+        short = str(est["host_ram"].get("verdict")).startswith("does not fit")
         for k in est["knobs"]:
             k["fits"] = k["peak_after"] <= budget if budget else None
-    est["host_ram"] = host_ram(est, budget)
+            if k["id"] == "partial_offload" and short and budget:  # its weights stay in RAM, and RAM is short
+                k["fits"], k["host_ram_short"] = False, True
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
     if d["streamed_per_step"] and d["verdict"].startswith("fits") and est["verdict"] in ("tight", "does not fit") \
             and all(v <= budget for k, v in est["phases"].items() if k in MAIN and k != "sample"):

@@ -85,3 +85,18 @@ def test_host_ram_counts_the_text_encoders_spill(files, capsys):
     assert rc == 0 and j["outcome"]["status"] == "runs with offload"
     assert j["outcome"]["offloaded"] == j["host_ram"]["offloaded"] == 4459599974  # one figure
 
+
+def test_the_partial_offload_knob_does_not_fit_when_host_ram_is_short(files, capsys):
+    """FLUX.1-dev bf16 on 12 GiB with 4 GiB of RAM: the outcome is does not fit (11.38 GiB offloaded + 9.26 kept
+    for reload > 4 GiB); the partial-offload knob printed "fits (needs about 19.95 GiB of free host RAM)"."""
+    args = (*files["flux"], "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "off", "--ram")
+    rc, out = run(capsys, *args, "4")
+    line = next(x for x in out.splitlines() if "partial offload" in x)
+    assert rc == 1 and "host RAM short" in line and "  fits" not in line
+    rc, out = run(capsys, *args, "4", "--json")
+    k = next(k for k in json.loads(out)["knobs"] if k["id"] == "partial_offload")
+    assert k["fits"] is False and k["host_ram_short"] is True
+    rc, out = run(capsys, *args, "64", "--json")  # enough RAM: the knob fits again
+    k = next(k for k in json.loads(out)["knobs"] if k["id"] == "partial_offload")
+    assert k["fits"] is True and "host_ram_short" not in k
+
