@@ -342,7 +342,8 @@ class Scan:
                 nxt = self._recognise(following[k - 1])
                 if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete"):
                     break
-                if ev is None and _WRAPPABLE.search(following[k - 1]):
+                again = ev is None and _WRAPPABLE.search(following[k - 1])
+                if again and again.group() == wrap.group():
                     break  # the same cut phrase again: a new message, not the rest of this one
                 joined = text.rstrip() + " " + " ".join(x.strip() for x in following[:k])
                 ev2 = P.recognise(joined)

@@ -37,3 +37,11 @@ def test_repeated_cut_phrases_do_not_join_each_other(monkeypatch):
     n = 200
     engine.triage_text("".join("ValueError: The model's max seq len (4096) is larger than\n" for _ in range(n)))
     assert calls[0] <= 2 * n, calls[0]
+
+
+def test_a_message_cut_between_two_of_its_phrases_is_still_joined():
+    # vLLM's start-up check wrapped after its first clause: "max seq len" and "KV cache is needed" are both cut phrases,
+    # but different ones: the second line is the rest of the message (its length 32768 is read), not a new message
+    r = engine.triage_text("ValueError: To serve at least one request with the model's max seq len (32768),\n"
+                           "4.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.50 GiB).\n")
+    assert r["events"][-1]["numbers"]["max_model_len_tokens"] == 32768
