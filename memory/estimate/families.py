@@ -36,15 +36,17 @@ CONFIG_FAMILY = {
     "Flux": "flux1", "FluxSchnell": "flux1", "FluxInpaint": "flux1", "Flux2": "flux2", "Chroma": "chroma",
     "ChromaRadiance": "chroma", "QwenImage": "qwen-image", "HiDream": "hidream", "Lumina2": "lumina2",
     "ZImage": "z-image", "WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN21_Vace": "wan21",
-    "WAN21_FunControl2V": "wan21", "WAN22_T2V": "wan22", "HunyuanVideo": "hunyuan-video",
+    "WAN21_FunControl2V": "wan21", "WAN21_Camera": "wan21", "WAN21_HuMo": "wan21", "WAN22_T2V": "wan22",
+    "WAN22_Camera": "wan21", "WAN22_S2V": "wan21", "WAN22_Animate": "wan21", "HunyuanVideo": "hunyuan-video",
     "HunyuanVideoI2V": "hunyuan-video", "HunyuanVideoSkyreelsI2V": "hunyuan-video", "HunyuanVideo15": "hunyuan-video",
     "HunyuanImage21": "hunyuan-image", "LTXV": "ltxv", "LTXAV": "ltxv", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
     "CosmosI2V": "cosmos", "CosmosT2IPredict2": "cosmos", "CosmosI2VPredict2": "cosmos", "PixArtAlpha": "pixart",
     "PixArtSigma": "pixart", "AuraFlow": "auraflow", "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit",
 }
-# prefixes for subclasses not listed ("WAN21_Camera" -> wan21), tried longest first
+# prefixes for subclasses not listed, tried longest first. "WAN": every Wan class subclasses WAN21_T2V and keeps
+# its Wan 2.1 latent; only WAN22_T2V (the 5B TI2V) sets latent_formats.Wan22, so a WAN22_ name is no sign of wan22
 _CONFIG_PREFIXES = sorted(list(CONFIG_FAMILY.items()) + [
-    ("WAN21", "wan21"), ("WAN22", "wan22"), ("SDXL", "sdxl"), ("SD15", "sd1"), ("SD20", "sd2"), ("SD3", "sd3"),
+    ("WAN", "wan21"), ("SDXL", "sdxl"), ("SD15", "sd1"), ("SD20", "sd2"), ("SD3", "sd3"),
     ("Flux2", "flux2"), ("Flux", "flux1"), ("HunyuanVideo", "hunyuan-video"), ("HunyuanImage", "hunyuan-image"),
     ("LTXV", "ltxv"), ("QwenImage", "qwen-image"), ("Chroma", "chroma"), ("Lumina2", "lumina2"), ("Cosmos", "cosmos"),
     ("PixArt", "pixart"), ("HunyuanDiT", "hunyuan-dit"), ("HiDream", "hidream")], key=lambda kv: -len(kv[0]))

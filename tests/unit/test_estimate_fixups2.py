@@ -100,3 +100,14 @@ def test_the_partial_offload_knob_does_not_fit_when_host_ram_is_short(files, cap
     k = next(k for k in json.loads(out)["knobs"] if k["id"] == "partial_offload")
     assert k["fits"] is True and "host_ram_short" not in k
 
+
+@pytest.mark.parametrize("cls,fam", [
+    # comfy/supported_models.py 0.8.0: these subclass WAN21_T2V and keep latent_format = latent_formats.Wan21
+    ("WAN22_Camera", "wan21"), ("WAN22_S2V", "wan21"), ("WAN22_Animate", "wan21"), ("WAN21_HuMo", "wan21"),
+    ("WAN21_Camera", "wan21"), ("WAN21_I2V", "wan21"),
+    ("WAN22_T2V", "wan22"),  # the only one with latent_formats.Wan22 (the 5B TI2V)
+])
+def test_wan_config_classes_map_by_their_latent(cls, fam):
+    from gpu_garden.memory.estimate import families
+    assert families.family_for_config(cls) == fam
+
