@@ -213,11 +213,13 @@ def est_verdict_exit(est: dict) -> bool:
 
 
 def stop_message(est: dict) -> str:
-    knobs = "; ".join(f"{k['label']} (-{fmt_bytes(k['saving'])})" for k in est["knobs"][:3])
+    knobs = "; ".join([f"{k['label']} (-{fmt_bytes(k['saving'])})" for k in est["knobs"] if not k.get("host_ram_short")][:3])
+    why = (est.get("outcome") or {}).get("reason")  # what ComfyUI would do about it (RAM short, more than it can offload)
     return (f"GPU Garden Footprint Estimate stopped the run before sampling: {est['family_name']} at "
             f"{est['width']}x{est['height']}" + (f"x{est['frames']}" if est["frames"] > 1 else "")
             + f" needs about {fmt_bytes(est['peak'])} at its peak ({est['peak_phase'].replace('_', ' ')}), "
-            f"the budget is {fmt_bytes(est['budget'])}. " + (f"What would fit: {knobs}. " if knobs else "")
+            f"the budget is {fmt_bytes(est['budget'])}" + (f": {why}" if why else "") + ". "
+            + (f"What would fit: {knobs}. " if knobs else "")
             + "Set 'when it does not fit' to warn to run anyway.")
 
 

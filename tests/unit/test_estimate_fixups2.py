@@ -111,3 +111,27 @@ def test_wan_config_classes_map_by_their_latent(cls, fam):
     from gpu_garden.memory.estimate import families
     assert families.family_for_config(cls) == fam
 
+
+@pytest.fixture
+def node(monkeypatch):
+    import importlib
+    import sys
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "stubs"))
+    for k in [k for k in sys.modules if k.startswith("comfy_api") or k == "gpu_garden.nodes.estimate"]:
+        monkeypatch.delitem(sys.modules, k)
+    return importlib.import_module("gpu_garden.nodes.estimate")
+
+
+def test_the_stop_message_gives_the_outcome_s_reason(node):
+    """FLUX.1-dev bf16 at 1024² on 12 GiB with 4 GiB of RAM: ComfyUI would offload, but RAM is short; the message
+    said only "needs about X, the budget is Y" and offered partial offload among what would fit."""
+    from gpu_garden.memory.estimate import formula as E
+    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("flux_flux1-dev")["tensors"].items()}
+    est = E.judge(E.estimate([{"table": t, "role": "diffusion_model", "source": "MODEL"}], 1024, 1024, cfg=None,
+                             policy={"host_ram": 4 * GiB, "dynamic_vram": "off"}), 12 * GiB)
+    assert est["outcome"]["status"] == "does not fit" and node.est_verdict_exit(est)
+    msg = node.stop_message(est)
+    assert "the budget is 12.00 GiB: ComfyUI would leave" in msg and "host RAM is short" in msg
+    assert "4.00 GiB available" in msg and "partial offload" not in msg
+    assert "\n" not in msg and "out of memory" not in msg.lower()
