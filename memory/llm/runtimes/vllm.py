@@ -445,7 +445,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             and not at_least(v, *CHUNKED_HYBRID_OFF[1])):
         hybrid = False
     layout = mla_layout(spec, s)
-    drafter = s.get("draft_layers", 0)  # a speculative drafter's layers share the pool (plan._mtp_drafter)
+    drafter = s.get("draft_layers", 0)  # a speculative drafter's layers share the pool (vllm_loader.mtp_drafter)
     kv_spec = with_draft_layers(spec, drafter)
     need = kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
                     mla_cache=layout)
