@@ -28,12 +28,16 @@ class VAE:
         return "latent"
 
 
-def fresh_fit_to_card(monkeypatch, stubs):
-    """nodes/fit_to_card.py imported anew against the comfy_api stand-ins in `stubs` (tests/unit/stubs)."""
+def fresh_node(monkeypatch, stubs, name: str):
+    """nodes/<name>.py imported anew against the comfy_api stand-ins in `stubs` (tests/unit/stubs)."""
     import importlib
     import sys
 
     monkeypatch.syspath_prepend(str(stubs))
     for k in [k for k in sys.modules if k.startswith("comfy_api") or k in ("gpu_garden.nodes.fit_to_card", "gpu_garden.nodes.estimate")]:
         monkeypatch.delitem(sys.modules, k)
-    return importlib.import_module("gpu_garden.nodes.fit_to_card")
+    return importlib.import_module(f"gpu_garden.nodes.{name}")
+
+
+def fresh_fit_to_card(monkeypatch, stubs):
+    return fresh_node(monkeypatch, stubs, "fit_to_card")

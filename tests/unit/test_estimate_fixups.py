@@ -162,14 +162,8 @@ def test_wan22_without_a_size_takes_wan22_image_to_video_latent_s_default(tmp_pa
 
 @pytest.fixture
 def routes(monkeypatch):
-    """nodes/estimate_routes.py on the comfy_api stubs (as test_nodes_estimate_route.py loads it)."""
-    import importlib
-    import sys
-
-    monkeypatch.syspath_prepend(str(Path(__file__).parent / "stubs"))
-    for k in [k for k in sys.modules if k.startswith("comfy_api") or k == "gpu_garden.nodes.estimate"]:
-        monkeypatch.delitem(sys.modules, k)
-    return importlib.import_module("gpu_garden.nodes.estimate_routes")
+    from support.fit_stubs import fresh_node
+    return fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
 
 
 def test_the_workflow_route_carries_the_outcome(routes, tmp_path, monkeypatch):

@@ -1,6 +1,7 @@
 """Review fixes to the outcome (task est-fixups2): the VAE decode's tiled retry, one offloaded figure for the
 outcome and host RAM, the partial-offload knob against host RAM, Wan 2.2 model classes, the node's stop message."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -114,13 +115,8 @@ def test_wan_config_classes_map_by_their_latent(cls, fam):
 
 @pytest.fixture
 def node(monkeypatch):
-    import importlib
-    import sys
-    from pathlib import Path
-    monkeypatch.syspath_prepend(str(Path(__file__).parent / "stubs"))
-    for k in [k for k in sys.modules if k.startswith("comfy_api") or k == "gpu_garden.nodes.estimate"]:
-        monkeypatch.delitem(sys.modules, k)
-    return importlib.import_module("gpu_garden.nodes.estimate")
+    from support.fit_stubs import fresh_node
+    return fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate")
 
 
 def test_the_stop_message_gives_the_outcome_s_reason(node):

@@ -1,21 +1,15 @@
 """POST /gpu_garden/estimate/workflow's body check (nodes/estimate_routes.py estimate_graph)."""
-import importlib
-import sys
 from pathlib import Path
 
 import pytest
 
 from gpu_garden.memory.errors import UserError
 
-STUBS = Path(__file__).parent / "stubs"
-
 
 @pytest.fixture
 def routes(monkeypatch):
-    monkeypatch.syspath_prepend(str(STUBS))
-    for k in [k for k in sys.modules if k.startswith("comfy_api") or k == "gpu_garden.nodes.estimate"]:
-        monkeypatch.delitem(sys.modules, k)
-    return importlib.import_module("gpu_garden.nodes.estimate_routes")
+    from support.fit_stubs import fresh_node
+    return fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
 
 
 @pytest.mark.parametrize("vram", [True, "8", -1, float("nan"), float("inf"), 1e9])
