@@ -148,12 +148,14 @@ def _unwrap(lines: list, judge=None) -> list:
         return lines
     out, k = [], 0
     while k < n:
-        run, j = lines[k], k
-        while glue[j] is not None:
-            nxt = lines[j + 1]
-            run = run + nxt if glue[j] == b"" else run.rstrip(b" ") + b" " + nxt
+        parts, j = [lines[k]], k
+        while glue[j] is not None:          # parts joined once at the end: a long run stays linear
+            if glue[j] != b"":
+                parts[-1] = parts[-1].rstrip(b" ")
+                parts.append(b" ")
+            parts.append(lines[j + 1])
             j += 1
-        out.append(run)
+        out.append(b"".join(parts))
         out.extend([b""] * (j - k))
         k = j + 1
     return out
