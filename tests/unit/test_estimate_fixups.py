@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory import cli
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
+from support.cli_run import estimate
 
 
 @pytest.fixture(scope="module")
@@ -21,12 +21,7 @@ def flux(tmp_path_factory):
 
 
 def run(capsys, *argv):
-    try:
-        rc = cli.main(["estimate", *argv])
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return estimate(capsys, *argv)
 
 
 def test_offload_that_does_not_fit_host_ram_does_not_fit(flux, capsys):

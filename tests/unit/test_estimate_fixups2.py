@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory import cli
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
+from support.cli_run import estimate
 
 # what ComfyUI does, worst first: a budget that runs it must not stop running it on a larger budget
 RANK = {"does not fit": 0, "runs with offload": 1, "runs tiled": 2, "fits with streaming": 3, "tight": 4, "fits": 5}
@@ -32,12 +32,7 @@ def files(tmp_path_factory):
 
 
 def run(capsys, *argv):
-    try:
-        rc = cli.main(["estimate", *argv])
-    except SystemExit as exc:
-        rc = exc.code
-    out, _ = capsys.readouterr()
-    return rc, out
+    return estimate(capsys, *argv)[:2]
 
 
 def est(capsys, files, *argv):

@@ -7,6 +7,7 @@ import pytest
 from gpu_garden.memory import cli
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
+from support.cli_run import estimate
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +38,7 @@ def flux(unet="flux1-dev.safetensors", lora=None):
 def est(tmp_path, capsys, wf, *args):
     p = tmp_path / "wf.json"
     p.write_text(json.dumps(wf))
-    try:
-        rc = cli.main(["estimate", "--workflow", str(p), "--ram", "64", *args])
-    except SystemExit as exc:  # a usage error: argparse's one line, exit 2
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return estimate(capsys, "--workflow", str(p), "--ram", "64", *args)
 
 
 def test_missing_main_model_is_incomplete_not_fits(comfy, tmp_path, capsys):
@@ -142,12 +138,7 @@ def wan(tmp_path_factory):
 
 
 def plain(capsys, *argv):
-    try:
-        rc = cli.main(["estimate", *argv, "--ram", "64", "--dynamic-vram", "off"])
-    except SystemExit as exc:
-        rc = exc.code
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return estimate(capsys, *argv, "--ram", "64", "--dynamic-vram", "off")
 
 
 def test_a_text_file_is_not_a_safetensors_file(tmp_path, capsys):
