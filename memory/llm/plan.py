@@ -226,6 +226,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
                      how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
+    dequant = V.mla_dequant_bytes(spec, s, fmt, spec.quant_skip) if runtime == "vllm" else 0
+    if dequant:  # vLLM >= 0.8: a 16-bit copy of a quantized kv_b_proj for MLA's W_UK_T / W_UV
+        roles = dict(roles, total=roles["total"] + dequant, blocks=roles["blocks"] + dequant,
+                     how=roles["how"] + f" + {fmt_bytes(dequant)} of kv_b_proj MLA keeps dequantized to 16 bits")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,

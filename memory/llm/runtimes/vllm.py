@@ -422,6 +422,24 @@ def mla_absorbed_bytes(spec, s, fmt: str) -> int:
     return per * spec.n_layers
 
 
+# From 0.8 (V0 and V1) MLACommonImpl.process_weights_after_loading takes W_UK_T / W_UV as views of kv_b_proj's weight,
+# which for a 16-bit checkpoint is the weight itself; a quantized kv_b_proj is first dequantized
+# (get_and_maybe_dequant_weights: the quant method applied to an identity matrix; "we just store fp16/bf16 copies and
+# perform the bmm's in 16-bit"), and the views keep that copy: kv_lora_rank x heads x (nope + v) values a layer in the
+# activation dtype, inside "Model loading took". 0.7.x's V0 counts it with its absorbed matrices (above).
+UNQUANTIZED = ("", "bf16", "fp16", "f16", "float16", "bfloat16", "fp32", "f32", "float32", "auto")
+
+
+def mla_dequant_bytes(spec, s, fmt: str, quant_skip=()) -> int:
+    """Bytes of the 16-bit kv_b_proj copy vLLM >= 0.8 keeps for MLA when the checkpoint quantizes it (0 elsewhere)."""
+    if not spec.mla or s["version"] is None or not at_least(s["version"], *MLA_ABSORB_UNTIL):
+        return 0
+    if fmt in UNQUANTIZED or any("kv_b_proj" in m for m in quant_skip or ()):
+        return 0
+    per = spec.kv_lora_rank * spec.n_heads * ((spec.mla_qk_nope or 128) + (spec.mla_v_head or 128)) * 2
+    return per * spec.n_layers
+
+
 def context_in_share(version, v1: bool) -> bool:
     """True where the profile counts the CUDA context inside the share (V1 before V1_CONTEXT_OUTSIDE)."""
     return bool(v1 and version is not None and not at_least(version, *V1_CONTEXT_OUTSIDE))
