@@ -6,8 +6,10 @@ any size streams past untouched, so big logs cost nothing here. Every step is on
 
 Wrapped lines are joined where the line before is full (the next word would not have fitted, or it is cut at
 exactly the width) and the next line does not start a log record of its own (a timestamp, a level, a
-traceback frame). The joined record keeps its first line's number: the lines it was made of stay behind as
-blank lines after it, so every other line keeps its number."""
+traceback frame). The lines a record was joined from stay as blank lines, so the lines after them keep their
+numbers; the blanks go just before the next line that starts a record of its own (or a blank line, or the end), not
+right after the joined one: what the scanner reads on the line after it (a frame's source line, the rest of an
+exception, its "at" lines) stays next to it. Between the two, a line stands that many lines above its pasted place."""
 import re
 
 from .text import ANSI_BYTES_RE
@@ -146,7 +148,7 @@ def _unwrap(lines: list, judge=None) -> list:
                         break
     if not any(g is not None for g in glue):
         return lines
-    out, k = [], 0
+    out, k, owed = [], 0, 0
     while k < n:
         parts, j = [lines[k]], k
         while glue[j] is not None:          # parts joined once at the end: a long run stays linear
@@ -155,9 +157,14 @@ def _unwrap(lines: list, judge=None) -> list:
                 parts.append(b" ")
             parts.append(lines[j + 1])
             j += 1
-        out.append(b"".join(parts))
-        out.extend([b""] * (j - k))
+        rec = b"".join(parts)
+        if owed and (not rec.strip() or _RECORD.match(rec.lstrip(b" \t"))):
+            out.extend([b""] * owed)        # the blanks owed by joins above, before a record of its own
+            owed = 0
+        out.append(rec)
+        owed += j - k
         k = j + 1
+    out.extend([b""] * owed)
     return out
 
 
