@@ -404,13 +404,15 @@ def _has_fp32(table):
 
 def peak_on(est: dict, budget) -> dict:
     """{phase: bytes} and the VAE figures of this estimate as ComfyUI would run it with `budget` bytes of VRAM
-    (None: the whole batch decoded at once, untiled unless the policy says tiled)."""
+    (None: the whole batch decoded at once, untiled unless the policy says tiled). retry: {phase: breakdown} of
+    the tiled retry ComfyUI makes when that phase runs out of memory (verdict.as_run decides whether it does);
+    untiled: {phase: bytes} of a phase whose row is the retry already (vae.phase: one sample over the free memory)."""
     ctx = est["_ctx"]
     pol, w, fixed_total = ctx["policy"], ctx["w"], sum(est["fixed"].values())
     keep = ctx["keep"]
     others = lambda *ex: sum(v for k, v in (("te", w.get("te_stay", w["te"])), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
                              if k not in ex) if keep else 0
-    breakdown, phases = {}, {}
+    breakdown, phases, retry, untiled = {}, {}, {}, {}
 
     def phase(name, weights, acts, slack=0):
         margin = int(FRAGMENTATION * acts) + int(slack)
@@ -438,6 +440,12 @@ def peak_on(est: dict, budget) -> dict:
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
+        if (pol.get("runner") or "comfyui") == "comfyui" and mode == "auto":  # VAE.decode's tiled retry after an OOM
+            if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
+                per = vinfo["per_sample"]
+                untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
+            elif not vinfo["tiled"]:
+                retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
@@ -447,7 +455,13 @@ def peak_on(est: dict, budget) -> dict:
         order = ("text_encode", "vae_encode")
         phases = {k: phases[k] for k in sorted(phases, key=lambda k: order.index(k) if k in order else len(order))}
         breakdown = {k: breakdown[k] for k in phases}
-    return {"phases": phases, "breakdown": breakdown, "vae": vinfo}
+    return {"phases": phases, "breakdown": breakdown, "vae": vinfo, "retry": retry, "untiled": untiled}
+
+
+def _retry_phase(weights, acts, fixed_total) -> dict:
+    """A phase's breakdown when ComfyUI retries it tiled (as `phase` counts one)."""
+    return {"weights": int(weights), "activations": int(acts), "allocator_margin": int(FRAGMENTATION * acts),
+            "fixed": fixed_total}
 
 
 def min_vram_gb(peak: int):

@@ -109,6 +109,7 @@ def policy_from_args(args) -> dict:
 
 
 def format_text(est: dict, budget_label: str = "") -> str:
+    from . import verdict
     g = lambda n: "—" if n is None else f"{n / GiB:6.2f}"  # noqa: E731
     fam = est["family"] + (f" {est['variant']}" if est.get("variant") else "")
     size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
@@ -142,14 +143,17 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append("")
     o = est.get("outcome") or {}
     lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
-                 f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])}); "
-                 f"smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}"
+                 f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])})"
+                 + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
+                           f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
+                 + f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}"
                  + (" (for the files found)" if o.get("status") == "incomplete" else ""))
     if o.get("status") == "incomplete":
         lines.append(f"verdict: INCOMPLETE: {o['reason']} (listed at the top); the figures leave out what is missing")
     elif est["budget"] and o.get("status") in ("runs with offload", "runs tiled", "fits with streaming"):  # over the budget, yet it runs
         lines.append(f"verdict: {o['status'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
-                     + f": {o['reason']}; all on the GPU it would need {fmt_bytes(est['peak'])}")
+                     + f": {o['reason']}; " + (f"untiled it would need {fmt_bytes(est['peak_untiled'])}" if o["status"] == "runs tiled"
+                                                else f"all on the GPU it would need {fmt_bytes(est['peak'])}"))
     elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))

@@ -11,16 +11,44 @@ PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weight
 MAIN = ("text_encode", "vae_encode", "sample", "vae_decode")  # vae_encode: image-to-video's conditioning video only
 
 
+def as_run(r: dict, budget) -> tuple:
+    """The main phases of peak_on's result `r` as ComfyUI runs them on `budget`: ({phase: bytes}, {phase:
+    breakdown}, {phase: {"untiled": bytes, "tiled": bytes}} of the phases it retries tiled). comfy/sd.py VAE.decode
+    catches OOM_EXCEPTION and retries tiled (decode_tiled_ / decode_tiled_3d): a VAE phase over the budget whose
+    retry (r["retry"]) fits counts at the retry; a row that is
+    the retry already (r["untiled"]) is listed with its untiled figure. One rule for the peak, the verdict, the
+    smallest card and the outcome."""
+    phases = {k: v for k, v in r["phases"].items() if k in MAIN}
+    bd = {k: r["breakdown"][k] for k in phases}
+    retried = {}
+    for k, b in (r.get("retry") or {}).items():
+        tiled = b["weights"] + b["activations"] + b["allocator_margin"] + b["fixed"]
+        if budget and k in phases and phases[k] > budget and tiled <= budget:
+            retried[k] = {"untiled": phases[k], "tiled": tiled}
+            phases[k], bd[k] = tiled, b
+    for k, v in (r.get("untiled") or {}).items():
+        if budget and k in phases and phases[k] <= budget < v:
+            retried[k] = {"untiled": v, "tiled": phases[k]}
+    return phases, bd, retried
+
+
+def run_phases(est: dict) -> dict:
+    """est's main phases as ComfyUI runs them on its budget (as_run's figures, kept by finish)."""
+    tr = est.get("tiled_retry") or {}
+    return {k: tr[k]["tiled"] if k in tr else v for k, v in est["phases"].items() if k in MAIN}
+
+
 def _apply(est, r, budget):
     from .formula import FRAGMENTATION
     est["phases"], est["breakdown"], est["vae"] = r["phases"], r["breakdown"], r["vae"]
-    main = {k: v for k, v in r["phases"].items() if k in MAIN}
+    main, bd, retried = as_run(r, budget)
     pk = max(main, key=main.get)
     est["peak"], est["peak_phase"] = main[pk], pk
-    bd = r["breakdown"]
-    est["peak_torch"] = max(bd[k]["weights"] + bd[k]["activations"] for k in main)
-    est["peak_device"] = max(bd[k]["weights"] + bd[k]["activations"] + bd[k]["allocator_margin"] + bd[k].get("cached_slack", 0)
-                             for k in main) + est["fixed"]["cuda_context"]
+    est["tiled_retry"] = retried
+    est["peak_untiled"] = max(retried[k]["untiled"] if k in retried else v for k, v in main.items())
+    est["peak_torch"] = max(b["weights"] + b["activations"] for b in bd.values())
+    est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0)
+                             for b in bd.values()) + est["fixed"]["cuda_context"]
     c = est["_ctx"]
     w = c["w"]
     est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + (1 + FRAGMENTATION) * max(
@@ -38,8 +66,7 @@ def finish(est: dict, budget) -> dict:
     from .formula import peak_on
     min_gb = None
     for gb in spec.CARD_SIZES_GB:
-        r = peak_on(est, _card(gb))
-        if max(v for k, v in r["phases"].items() if k in MAIN) <= _card(gb):
+        if max(as_run(peak_on(est, _card(gb)), _card(gb))[0].values()) <= _card(gb):
             min_gb = gb
             break
     est["min_vram_gb"] = min_gb
@@ -59,8 +86,9 @@ def finish(est: dict, budget) -> dict:
     if not budget:
         est["verdict"], est["headroom"] = "no budget", None
     else:
-        est["headroom"] = int(budget - est["peak"])
-        est["verdict"] = "fits" if est["peak"] <= spec.FITS_BELOW * budget else "tight" if est["peak"] <= budget else "does not fit"
+        est["headroom"] = int(budget - est["peak"])  # a phase retried tiled ran out of memory first: tight at best
+        est["verdict"] = "fits" if est["peak"] <= spec.FITS_BELOW * budget and not est["tiled_retry"] \
+            else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
     est["host_ram"] = host_ram(est, budget)
     if not pol.get("_no_knobs"):
@@ -72,35 +100,36 @@ def finish(est: dict, budget) -> dict:
                 k["fits"], k["host_ram_short"] = False, True
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
     if d["streamed_per_step"] and d["verdict"].startswith("fits") and est["verdict"] in ("tight", "does not fit") \
-            and all(v <= budget for k, v in est["phases"].items() if k in MAIN and k != "sample"):
+            and all(v <= budget for k, v in run_phases(est).items() if k != "sample"):
         est["verdict"] = "fits with streaming"  # Dynamic VRAM: the weights that do not fit stream in per step
     est["outcome"] = outcome(est, budget)
     return est
 
 
 def outcome(est: dict, budget) -> dict:
-    """What happens when ComfyUI runs it on `budget`: the headline and the exit code. `verdict` stays the peak
-    against the budget; this adds what ComfyUI does about it. status: incomplete (model files named by the
-    workflow were not found: no verdict), fits, tight, fits with streaming, runs with offload, runs tiled (only the
-    VAE decode is over the budget and its tiled retry fits), does not fit, no budget."""
+    """What happens when ComfyUI runs it on `budget`: the headline and the exit code. `verdict` is the peak (as
+    ComfyUI runs it: as_run) against the budget; this adds what ComfyUI does about it. status: incomplete (model
+    files named by the workflow were not found: no verdict), fits, tight, fits with streaming, runs with offload,
+    runs tiled (a VAE phase runs out of memory untiled and its tiled retry fits), does not fit, no budget."""
     missing = (est.get("workflow") or {}).get("missing") or []
     if missing:
         return {"status": "incomplete", "offloaded": 0,
                 "reason": f"{len(missing)} model file{'s' if len(missing) > 1 else ''} not found"}
-    v, phases, bd = est["verdict"], est["phases"], est["breakdown"]
+    v, bd = est["verdict"], est["breakdown"]
+    tiled = est.get("tiled_retry") or {}
+    note = " and ".join(RETRY_LABELS[k] for k in MAIN if k in tiled)
+    note = f"{note} runs tiled after ComfyUI's out-of-memory fallback (slower)" if note else ""
     if v == "fits with streaming":
         d = est["dynamic_vram"]
         return {"status": v, "offloaded": 0, "reason": f"{fmt_bytes(d['streamed_per_step'])} of weights stream in from RAM "
-                f"each step, about {d['added_seconds_per_step']} s slower per step"}
-    if v != "does not fit" or not partial_load(est["policy"]):
+                f"each step, about {d['added_seconds_per_step']} s slower per step" + (f"; {note}" if note else "")}
+    if not budget:
         return {"status": v, "offloaded": 0, "reason": ""}
-    over = {k: phases[k] - budget for k in MAIN if k in phases and phases[k] > budget}
-    tiled = "vae_decode" in over and decode_fallback(est) <= budget
-    if tiled:  # VAE.decode catches the OOM and retries in tiles (comfy/sd.py): slower, not fatal
-        del over["vae_decode"]
-    note = "VAE decode runs tiled after ComfyUI's out-of-memory fallback (slower)"
+    over = {k: p - budget for k, p in run_phases(est).items() if p > budget}
     if not over:
-        return {"status": "runs tiled", "offloaded": 0, "reason": note}
+        return {"status": "runs tiled", "offloaded": 0, "reason": note} if tiled else {"status": v, "offloaded": 0, "reason": ""}
+    if not partial_load(est["policy"]):
+        return {"status": v, "offloaded": 0, "reason": ""}
     if any(k not in PARTIAL or partial_floor(bd[k]) > budget for k in over):
         return {"status": v, "offloaded": 0, "reason": "more than ComfyUI can offload: activations and the least "
                 "of the weights it keeps on the GPU are over the budget"}
@@ -113,19 +142,10 @@ def outcome(est: dict, budget) -> dict:
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     return {"status": "runs with offload", "offloaded": int(off),
             "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"
-            + (f"; {note}" if tiled else "")}
+            + (f"; {note}" if note else "")}
 
 
-def decode_fallback(est: dict) -> float:
-    """The VAE decode phase after ComfyUI's tiled retry (comfy/sd.py VAE.decode catches OOM_EXCEPTION and calls
-    decode_tiled_ / decode_tiled_3d with the fallback tiles: vae.py fallback_bytes), as peak_on counts a phase;
-    inf when there is no retry (already tiled, or not ComfyUI)."""
-    from .formula import FRAGMENTATION
-    v, bd = est.get("vae") or {}, est["breakdown"].get("vae_decode")
-    if not v or not bd or v["tiled"] or est["policy"].get("runner", "comfyui") not in (None, "comfyui"):
-        return float("inf")
-    fb = v["fallback_bytes"]
-    return bd["weights"] + fb + int(FRAGMENTATION * fb) + bd["fixed"]
+RETRY_LABELS = {"vae_encode": "VAE encode", "vae_decode": "VAE decode"}
 
 
 # phases whose model ComfyUI loads partially when it does not fit (model_management.load_models_gpu)
@@ -279,7 +299,7 @@ def knobs(est: dict) -> list[dict]:
         return estimate([{k: v for k, v in c.items() if k != "resident"} | {"role": c["role"]} for c in comps_],
                         w_, h_, f_, b_, cfg=cfg_, policy=p)["peak"]
 
-    phases = est["phases"]
+    phases, run = est["phases"], run_phases(est)
     if pol.get("runner") == "diffusers":  # the pipeline's own switches (vae.py: slicing, diffusers' tiling)
         if est.get("vae") and b > 1:  # no saving (so no knob) when slicing is on already
             add("vae_slicing", "pipe.enable_vae_slicing(): decode one image at a time", again(vae_slicing=True))
@@ -292,7 +312,7 @@ def knobs(est: dict) -> list[dict]:
                 "(much slower)", again(offload="sequential"))
     elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
-            max([v for k, v in phases.items() if k in ("text_encode", "vae_encode", "sample")] + [phases["vae_decode_tiled"]]))
+            max([v for k, v in run.items() if k != "vae_decode"] + [phases["vae_decode_tiled"]]))
     dm = [c for c in comps if c["role"] == "diffusion_model"]
     dts = [dt for dt, _ in dm[0]["table"].values()] if dm else []
     if dm and not any(dt.startswith("F8") or dt not in W.ST_BYTES for dt in dts):
@@ -324,13 +344,13 @@ def knobs(est: dict) -> list[dict]:
     pk = est["peak_phase"]
     if pk in ("sample", "text_encode") and est["breakdown"][pk]["weights"] > 0 and pol.get("runner") != "diffusers":
         bd = est["breakdown"][pk]
-        rest = [v for k, v in phases.items() if k in MAIN and k != pk]
+        rest = [v for k, v in run.items() if k != pk]
         after = max(rest + [partial_floor(bd)])
         what = "diffusion model" if pk == "sample" else "text encoders"
         add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
             after, note=f"needs about {fmt_bytes(bd['weights'] - kept_weights(bd))} of free host RAM")
     for k in out:  # the knob's own saving may be more: the peak stops at another phase the knob does not touch
-        moved = [p for p in MAIN if p in phases and p != est["peak_phase"] and phases[p] == k["peak_after"]]
+        moved = [p for p in run if p != est["peak_phase"] and run[p] == k["peak_after"]]
         if moved:
             k["peak_moves_to"] = moved[0]
     return sorted(out, key=lambda k: -k["saving"])

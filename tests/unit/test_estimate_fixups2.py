@@ -45,7 +45,8 @@ def test_a_decode_over_the_budget_runs_tiled_when_the_fallback_fits(files, capsy
     retries with decode_tiled_ (64-latent tiles): 167307726 weights + 574619648 activations + 28730982 margin
     + 891289600 fixed = 1.55 GiB, which fits. Sampling (2.97 GiB) fits too: it runs (was: does not fit, rc 1)."""
     rc, j = est(capsys, files["sd15"], "--vram", "3")
-    assert round(j["phases"]["vae_decode"] / GiB, 2) == 3.23 and j["verdict"] == "does not fit"  # the peak as it was
+    assert round(j["phases"]["vae_decode"] / GiB, 2) == 3.23 and j["verdict"] == "tight"  # the row as it was; the
+    assert round(j["peak"] / GiB, 2) == 2.97 and j["peak_phase"] == "sample"  # peak as ComfyUI runs it (est-fixups3)
     assert rc == 0 and j["outcome"] == {"status": "runs tiled", "offloaded": 0,
                                         "reason": "VAE decode runs tiled after ComfyUI's out-of-memory fallback (slower)"}
     rc, out = run(capsys, *files["sd15"], "--width", "1024", "--height", "1024", "--dynamic-vram", "off", "--vram", "3")
@@ -68,6 +69,27 @@ def test_the_outcome_is_monotonic_in_the_budget(files, capsys, name, frames):
     ranks = [RANK[s] for _, s in seen]
     assert ranks == sorted(ranks), seen
     assert RANK[seen[-1][1]] > 0  # 8 GiB runs each of them
+
+
+@pytest.mark.parametrize("name,frames", [("sd15", []), ("sdxl", []), ("wan", ["--frames", "33"])])
+def test_the_verdict_and_the_peak_as_run_are_monotonic_in_the_budget(files, capsys, name, frames):
+    """est-fixups3: the verdict takes the peak as ComfyUI runs it (a decode retried tiled counts at the retry, tight at
+    best): it never gets worse on a larger budget; the smallest card does not depend on the budget; the peak as run is
+    at most the untiled one, and within the budget whenever ComfyUI runs it all on the GPU."""
+    seen = []
+    for gb in (1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 16):
+        _, j = est(capsys, files[name], "--vram", str(gb), *frames)
+        seen.append((gb, j["verdict"], j["outcome"]["status"]))
+        assert j["peak"] <= j["peak_untiled"]
+        assert bool(j["tiled_retry"]) == (j["peak"] < j["peak_untiled"]) or j["peak_phase"] != "vae_decode"
+        if j["outcome"]["status"] in ("fits", "tight", "runs tiled"):
+            assert j["peak"] <= gb * GiB, (gb, j["peak"])
+        if j["tiled_retry"]:
+            assert j["verdict"] != "fits"
+    ranks = [RANK[v] for _, v, _ in seen]
+    assert ranks == sorted(ranks), seen
+    assert RANK[seen[-1][1]] == RANK["fits"]
+    assert len({est(capsys, files[name], "--vram", str(gb), *frames)[1]["min_vram_gb"] for gb in (2, 4, 8)}) == 1
 
 
 def test_host_ram_counts_the_text_encoders_spill(files, capsys):
