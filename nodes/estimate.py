@@ -181,7 +181,7 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
     keep = ("family", "variant", "family_name", "unknown", "width", "height", "frames", "batch", "cfg", "latent", "phases",
             "breakdown", "fixed", "peak", "peak_phase", "comfyui_memory_required", "comfyui_factor", "assumptions",
             "verdict", "budget", "headroom", "min_vram_gb", "weights", "all_resident",
-            "peak_torch", "peak_device", "vae", "host_ram", "dynamic_vram", "outcome")
+            "peak_torch", "peak_device", "peak_untiled", "tiled_retry", "vae", "host_ram", "dynamic_vram", "outcome")
     out = {k: pub.get(k) for k in keep}
     out["components"] = [{k: c[k] for k in ("source", "role", "kind", "bytes", "resident", "dtypes")} for c in pub["components"]]
     out["knobs"] = pub["knobs"][:5]

@@ -26,6 +26,7 @@ const NO_KNOBS = new Set(["fits", "incomplete"]);
 /** @type {Array<[string, string, boolean]>} */
 const PHASES = [
   ["text_encode", "text encode", false],
+  ["vae_encode", "VAE encode", false],
   ["sample", "sample", false],
   ["sample_naive_attention", "  naive attention", true],
   ["vae_decode", "VAE decode", false],
@@ -81,6 +82,14 @@ export function render(root, est) {
     row.append(el("span", null, label + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
                bar(Math.min(v, scale), scale, est.budget, muted), el("span", null, gib(v), { width: "74px", textAlign: "right" }));
     root.append(row);
+  }
+  // a VAE phase over the budget that ComfyUI retries tiled: the peak above counts the retry, the row is untiled
+  for (const [key, t] of Object.entries(est.tiled_retry || {})) {
+    const label = (PHASES.find(([k]) => k === key) || [key, key])[1].trim();
+    const line = el("div", null, `${label} runs tiled after ComfyUI's out-of-memory fallback: ${gib(t.tiled)} (untiled ${gib(t.untiled)})`,
+                    { opacity: ".85" });
+    line.dataset.testid = "gg-estimate-retry";
+    root.append(line);
   }
   if (est.measured) renderMeasured(root, est.measured);
   const act = est.breakdown?.sample?.activations;

@@ -103,3 +103,21 @@ def test_hunyuan_video_720p_decode_runs_tiled_where_comfyui_retries_it():
         assert e["family"] == "hunyuan-video" and e["tiled_retry"] == retry and e["peak_untiled"] == 44243816704
         assert (e["peak_phase"], e["verdict"], e["outcome"]["status"]) == ("sample", "tight", "runs tiled")
         assert e["peak"] == e["phases"]["sample"] and e["min_vram_gb"] == (48 if frames == 129 else 24)
+
+
+def test_the_node_shows_the_peak_as_run(sd15, monkeypatch):
+    """The Footprint Estimate node's payload and summary carry the same figures as the CLI (SD1.5 1024² on 3 GiB:
+    peak 3185606536, sampling; the decode's retry 1661947956 of 3471999847 untiled; see above)."""
+    from pathlib import Path
+
+    from support.fit_stubs import fresh_node
+
+    node = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate")
+    est = E.judge(E.estimate(E.from_files([sd15]), 1024, 1024, policy={"dynamic_vram": "off", "host_ram": 64 * GiB,
+                                                                      "budget": 3 * GiB}), 3 * GiB)
+    ui = node.for_ui(est, "3 GiB (set on the node)", None)
+    json.dumps(ui)
+    assert (ui["peak"], ui["peak_phase"], ui["peak_untiled"]) == (3185606536, "sample", 3471999847)
+    assert ui["tiled_retry"] == {"vae_decode": {"untiled": 3471999847, "tiled": 1661947956}}
+    assert ui["summary"] == "RUNS TILED: peak 2.97 GiB (sample) of 3.00 GiB" and not node.est_verdict_exit(est)
+
