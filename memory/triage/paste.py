@@ -12,6 +12,7 @@ right after the joined one: what the scanner reads on the line after it (a frame
 exception, its "at" lines) stays next to it. Between the two, a line stands that many lines above its pasted place."""
 import re
 
+from .lines import ERROR_WORDS, facts
 from .text import ANSI_BYTES_RE
 
 _FENCE = re.compile(rb"^[ \t]*(?:```|~~~)[\w+.-]*[ \t]*$")
@@ -138,12 +139,14 @@ def _unwrap(lines: list, judge=None) -> list:
             if loose[k] or (exact[k] and lines[k + 1][:1] not in b" \t"):
                 glue[k] = b"" if exact[k] and _mid_word(lines[k], lines[k + 1], width) else b" "
     elif judge is not None:
-        # too few cut lines to call the text wrapped: join only where that makes an error message the line alone is not
+        # too few cut lines to call the text wrapped: join only where that makes an error message the line alone is not,
+        # or where the break splits a word or a line the scanner reads (a frame's path, "to allocate", "in function X at")
         for k in range(n):
             if exact[k] or loose[k]:
-                line = lines[k].decode("utf-8", "replace")
+                line, nxt = lines[k].decode("utf-8", "replace"), lines[k + 1].decode("utf-8", "replace")
                 for g in ((b"", b" ") if exact[k] else (b" ",)):
-                    if judge(line, lines[k + 1].decode("utf-8", "replace"), (lines[k].rstrip(b" ") + g + lines[k + 1].lstrip(b" ") if g else lines[k] + lines[k + 1]).decode("utf-8", "replace")):
+                    joined = (lines[k].rstrip(b" ") + g + lines[k + 1].lstrip(b" ") if g else lines[k] + lines[k + 1]).decode("utf-8", "replace")
+                    if _splits(line, nxt, joined) or judge(line, nxt, joined):
                         glue[k] = g
                         break
     if not any(g is not None for g in glue):
@@ -166,6 +169,14 @@ def _unwrap(lines: list, judge=None) -> list:
         k = j + 1
     out.extend([b""] * owed)
     return out
+
+
+def _splits(line: str, nxt: str, joined: str) -> bool:
+    """The joined line holds an error word or a context line (lines.FACTS) that neither half holds: the break fell inside it."""
+    if any(w in joined and w not in line and w not in nxt for w in ERROR_WORDS):
+        return True
+    got = {name for name, _ in facts(joined)}
+    return bool(got) and not got <= {name for name, _ in facts(line)} | {name for name, _ in facts(nxt)}
 
 
 def _mid_word(line: bytes, nxt: bytes, width: int) -> bool:
