@@ -449,6 +449,9 @@ def peak_on(est: dict, budget) -> dict:
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
+            if (pol.get("runner") or "comfyui") == "comfyui":  # VAE.encode's tiled retry after an OOM
+                retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
+                    ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
     if not phases:
         raise UserError("none of these files is a diffusion model, text encoder or VAE")
     if "vae_encode" in phases:  # in run order: after the encoders, before sampling

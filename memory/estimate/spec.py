@@ -32,6 +32,8 @@ def comfy_reserve(platform: str = "linux", total_bytes=None, reserve_vram_gb=Non
 TILE_NODE = {"tile": 512, "overlap": 64, "frames": 64, "frame_overlap": 8}
 TILE_FALLBACK_IMAGE_LATENT = 64  # decode_tiled_: tile_x = tile_y = 64 latent px (passes 64x64, 32x128, 128x32)
 TILE_FALLBACK_VIDEO_PX = 256
+TILE_FALLBACK_ENCODE_IMAGE_PX = 512  # VAE.encode's retry, encode_tiled_: tile_x = tile_y = 512 px (and 1024x256, 256x1024)
+TILE_FALLBACK_ENCODE_VIDEO_PX = 256  # encode_tiled_3d: 256 px tiles, every frame (tile_t 9999)
 
 # latent geometry and runtime facts per family:
 #   ch latent channels, s spatial and t temporal compression (t None: image model), p patch (spatial),

@@ -6,7 +6,8 @@
 - batch: it divides the free memory by its own per-sample heuristic (memory_used_decode) and decodes that
   many samples at once;
 - fallback: when that OOMs it retries in tiles (images: 64-latent tiles in three passes; video: 256 px //
-  the spatial compression, all frames at once);
+  the spatial compression, all frames at once); VAE.encode likewise (images: 512 px tiles in three passes; video:
+  256 px, all frames: encode_fallback_size);
 - VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
 
 Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1 and Wan 2.2
@@ -203,6 +204,25 @@ def vae_encode_bytes(kind: str, pixel_shape, dtype="bf16", device=None) -> int:
         frames = pixel_shape[2] if len(pixel_shape) > 2 else 1
     return _encode_acts(kind, int(w), int(h), int(frames), dtype) + \
         cuda_conv.encode_bytes(kind, int(w), int(h), int(frames), dtype, device)
+
+
+def encode_fallback_size(kind: str, width: int, height: int, frames: int = 1) -> tuple:
+    """(width, height, frames) of the largest tile of VAE.encode's retry after an OOM (comfy/sd.py 0.8.0):
+    a video VAE (latent_dim 3) calls encode_tiled_3d with 256 px tiles over every frame (tile_t 9999); an image VAE
+    encode_tiled_ with passes of 512x512, 1024x256 and 256x1024 px (spec.TILE_FALLBACK_ENCODE_*), each clipped."""
+    kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
+    if spec.VAE.get(kind, spec.VAE["video"])["t"]:
+        t = spec.TILE_FALLBACK_ENCODE_VIDEO_PX
+        return min(width, t), min(height, t), frames
+    t = spec.TILE_FALLBACK_ENCODE_IMAGE_PX
+    tiles = [(min(width, a), min(height, b)) for a, b in ((t, t), (t * 2, t // 2), (t // 2, t * 2))]
+    return max(tiles, key=lambda wh: wh[0] * wh[1]) + (frames,)
+
+
+def vae_encode_fallback_bytes(kind: str, width: int, height: int, frames: int = 1, dtype="bf16", device=None) -> int:
+    """Activation bytes of VAE.encode's tiled retry: one tile at a time (encode_fallback_size), the encoded tiles
+    gathered on the intermediate device (the CPU), not on the GPU."""
+    return vae_encode_bytes(kind, encode_fallback_size(kind, width, height, frames), dtype, device)
 
 
 def _encode_acts(kind, w, h, frames, dtype):

@@ -14,8 +14,8 @@ MAIN = ("text_encode", "vae_encode", "sample", "vae_decode")  # vae_encode: imag
 def as_run(r: dict, budget) -> tuple:
     """The main phases of peak_on's result `r` as ComfyUI runs them on `budget`: ({phase: bytes}, {phase:
     breakdown}, {phase: {"untiled": bytes, "tiled": bytes}} of the phases it retries tiled). comfy/sd.py VAE.decode
-    catches OOM_EXCEPTION and retries tiled (decode_tiled_ / decode_tiled_3d): a VAE phase over the budget whose
-    retry (r["retry"]) fits counts at the retry; a row that is
+    and VAE.encode catch OOM_EXCEPTION and retry tiled (decode_tiled_ / decode_tiled_3d, encode_tiled_ /
+    encode_tiled_3d): a VAE phase over the budget whose retry (r["retry"]) fits counts at the retry; a row that is
     the retry already (r["untiled"]) is listed with its untiled figure. One rule for the peak, the verdict, the
     smallest card and the outcome."""
     phases = {k: v for k, v in r["phases"].items() if k in MAIN}
@@ -118,7 +118,7 @@ def outcome(est: dict, budget) -> dict:
     v, bd = est["verdict"], est["breakdown"]
     tiled = est.get("tiled_retry") or {}
     note = " and ".join(RETRY_LABELS[k] for k in MAIN if k in tiled)
-    note = f"{note} runs tiled after ComfyUI's out-of-memory fallback (slower)" if note else ""
+    note = f"{note} run{'' if len(tiled) > 1 else 's'} tiled after ComfyUI's out-of-memory fallback (slower)" if note else ""
     if v == "fits with streaming":
         d = est["dynamic_vram"]
         return {"status": v, "offloaded": 0, "reason": f"{fmt_bytes(d['streamed_per_step'])} of weights stream in from RAM "

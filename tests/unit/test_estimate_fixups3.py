@@ -121,3 +121,37 @@ def test_the_node_shows_the_peak_as_run(sd15, monkeypatch):
     assert ui["tiled_retry"] == {"vae_decode": {"untiled": 3471999847, "tiled": 1661947956}}
     assert ui["summary"] == "RUNS TILED: peak 2.97 GiB (sample) of 3.00 GiB" and not node.est_verdict_exit(est)
 
+
+def test_encode_fallback_tiles_are_comfyui_s():
+    """comfy/sd.py 0.8.0 VAE.encode's retry: encode_tiled_3d(tile_x=256, tile_y=256, tile_t 9999) for a video VAE,
+    encode_tiled_ (512x512, 1024x256, 256x1024 px passes) for an image VAE; clipped to the input."""
+    from gpu_garden.memory.estimate import vae as V
+
+    assert V.encode_fallback_size("wan21", 1920, 1088, 9) == (256, 256, 9)
+    assert V.encode_fallback_size("wan21", 200, 1088, 81) == (200, 256, 81)
+    assert V.encode_fallback_size("kl", 1024, 1024) == (512, 512, 1)
+    assert V.encode_fallback_size("kl", 2048, 300) == (1024, 256, 1)
+    # Wan 2.1, 9 frames: 3 encode chunks, (3328.125 + 3.125 x 9) elements per pixel (vae.py WAN_ENCODE_*), bf16
+    assert V.vae_encode_fallback_bytes("wan21", 1920, 1088, 9) == 3356.25 * 256 * 256 * 2 == 439910400
+
+
+def test_an_i2v_encode_over_the_budget_runs_tiled():
+    """Wan 2.1 I2V 14B at 1920x1088x9 on 12 GiB: the start image padded to 9 frames encodes untiled in 3356.25 x
+    1920 x 1088 x 2 = 14022144000 B of activations; + 253785062 VAE weights + 701107200 margin + 891289600 fixed =
+    15868325862, over. VAE.encode retries in 256 px tiles: 439910400 + 21995520 margin + the same weights and fixed
+    = 1606980582. The encoders and the DiT load partially: it runs with offload (was: does not fit, the encode fatal)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_estimate_i2v import _comps
+
+    e = E.estimate(_comps(True), 1920, 1088, 9, cfg=False, policy={"dynamic_vram": "off", "host_ram": 256 * GiB,
+                                                                     "budget": 12 * GiB})
+    E.judge(e, 12 * GiB)
+    assert e["phases"]["vae_encode"] == 15868325862
+    assert e["tiled_retry"]["vae_encode"] == {"untiled": 15868325862, "tiled": 1606980582}
+    assert e["outcome"]["status"] == "runs with offload"
+    assert e["outcome"]["reason"].endswith("; VAE encode and VAE decode run tiled after ComfyUI's out-of-memory fallback (slower)")
+    e = E.estimate(_comps(True), 1920, 1088, 9, cfg=False, policy={"dynamic_vram": "off", "host_ram": 256 * GiB,
+                                                                     "budget": 12 * GiB, "runner": "wan"})
+    assert "vae_encode" not in E.judge(e, 12 * GiB)["tiled_retry"]  # Wan's own runner has no retry

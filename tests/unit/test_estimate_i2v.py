@@ -119,7 +119,8 @@ def test_i2v_encodes_the_start_video_before_sampling():
     assert i2v["phases"]["vae_encode"] < i2v["phases"]["sample"]
     assert "VAE encode (I2V)" in report.format_text(i2v)
     # a phase the verdict weighs: 5 frames at 720p with the DiT streamed and a tiled decode, the encode is the peak
+    # (on 24 GiB; on the smallest card, 6 GB, ComfyUI's tiled retry of the encode would run instead: est-fixups3)
     short = E.estimate(_comps(True), 1280, 720, 5, cfg=False, policy={"_no_knobs": True, "offload": "sequential",
-                                                                     "vae_decode": "tiled"})
-    assert short["peak_phase"] == "vae_encode"
+                                                                     "vae_decode": "tiled", "budget": 24 * 2 ** 30})
+    assert short["peak_phase"] == "vae_encode" and short["tiled_retry"] == {}
     assert short["breakdown"]["vae_encode"]["activations"] == int((2925.625 + 3.125 * 5) * 1280 * 720 * 2)
