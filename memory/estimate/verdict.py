@@ -90,20 +90,27 @@ def finish(est: dict, budget) -> dict:
         est["verdict"] = "fits" if est["peak"] <= spec.FITS_BELOW * budget and not est["tiled_retry"] \
             else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
+    est["dynamic_vram"] = d = dynamic_vram(est, budget)
     est["host_ram"] = host_ram(est, budget)
+    short = str(est["host_ram"].get("verdict")).startswith("does not fit")
     if not pol.get("_no_knobs"):
         est["knobs"] = knobs(est)
-        short = str(est["host_ram"].get("verdict")).startswith("does not fit")
         for k in est["knobs"]:
             k["fits"] = k["peak_after"] <= budget if budget else None
             if k["id"] == "partial_offload" and short and budget:  # its weights stay in RAM, and RAM is short
                 k["fits"], k["host_ram_short"] = False, True
-    est["dynamic_vram"] = d = dynamic_vram(est, budget)
-    if d["streamed_per_step"] and d["verdict"].startswith("fits") and est["verdict"] in ("tight", "does not fit") \
-            and all(v <= budget for k, v in run_phases(est).items() if k != "sample"):
-        est["verdict"] = "fits with streaming"  # Dynamic VRAM: the weights that do not fit stream in per step
+    if streams(est, budget) and not short:  # Dynamic VRAM: the weights that do not fit stream in per step
+        est["verdict"] = "fits with streaming"
     est["outcome"] = outcome(est, budget)
     return est
+
+
+def streams(est: dict, budget) -> bool:
+    """Dynamic VRAM runs it by streaming the sampler's weights: they do not all fit, the activations do, and every
+    other phase (as ComfyUI runs it) is within the budget. Whether host RAM holds them is host_ram's."""
+    d = est.get("dynamic_vram") or {}
+    return bool(d.get("streamed_per_step")) and str(d.get("verdict")).startswith("fits") \
+        and est["verdict"] in ("tight", "does not fit") and all(v <= budget for k, v in run_phases(est).items() if k != "sample")
 
 
 def outcome(est: dict, budget) -> dict:
@@ -125,6 +132,12 @@ def outcome(est: dict, budget) -> dict:
                 f"each step, about {d['added_seconds_per_step']} s slower per step" + (f"; {note}" if note else "")}
     if not budget:
         return {"status": v, "offloaded": 0, "reason": ""}
+    r = est.get("host_ram") or {}
+    if streams(est, budget):  # and host RAM is short (else the verdict says fits with streaming)
+        d = est["dynamic_vram"]
+        return {"status": v, "offloaded": 0, "reason": f"Dynamic VRAM would stream {fmt_bytes(d['streamed_per_step'])} of "
+                f"weights from RAM each step, but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (streamed "
+                f"{fmt_bytes(r['streamed'])}, kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     over = {k: p - budget for k, p in run_phases(est).items() if p > budget}
     if not over:
         return {"status": "runs tiled", "offloaded": 0, "reason": note} if tiled else {"status": v, "offloaded": 0, "reason": ""}
@@ -135,7 +148,6 @@ def outcome(est: dict, budget) -> dict:
                 "of the weights it keeps on the GPU are over the budget"}
     what = " and ".join(PARTIAL[k] for k in over)
     off = max(spill(bd[k], budget) for k in over)
-    r = est.get("host_ram") or {}
     if str(r.get("verdict") or "").startswith("does not fit"):  # what stays in RAM must fit there too
         return {"status": v, "offloaded": 0, "reason": f"ComfyUI would leave {fmt_bytes(off)} of the {what} weights in RAM, "
                 f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
@@ -190,9 +202,15 @@ def exit_code(est: dict) -> int:
 
 def host_ram(est: dict, budget) -> dict:
     """RAM the run needs on the host: models ComfyUI keeps in RAM for a fast reload while another model is on
-    the GPU, the weights a partial load leaves off the GPU (offloaded: spill, the most of any phase ComfyUI loads
-    partially; streamed per layer, pinned by ComfyUI unless --disable-pinned-memory, capped at 95 % of RAM, 45 % on
-    Windows), against available RAM."""
+    the GPU, and the weights that are not on the GPU while they run: those a partial load leaves off it (offloaded:
+    spill, the most of any phase ComfyUI loads partially; pinned by ComfyUI unless --disable-pinned-memory, capped
+    at 95 % of RAM, 45 % on Windows) or, with Dynamic VRAM, those it streams in each step (streamed: dynamic_vram's
+    figure). Streamed weights live in host RAM: ComfyUI's Dynamic VRAM path (comfy/ops.py
+    cast_bias_weight_with_vbar) copies a layer whose VBAR fault fails from its CPU weight (the state dict as
+    loaded, the safetensors file's mmap'd pages) into a pinned host buffer (comfy/pinned_memory.py pin_memory; a
+    comfy-aimdo HostBuffer in later versions, bounded by MAX_PINNED_MEMORY) and sends that to the GPU; later steps
+    read the pinned copy, so they are counted once, as pinned RAM. The partial load's and the streamed weights are
+    the same sampler weights under two loaders: the larger counts. Against available RAM."""
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
     for x in c["components"]:
@@ -201,16 +219,18 @@ def host_ram(est: dict, budget) -> dict:
     total = sum(v for k, v in res.items() if k != "other")
     bd = est["breakdown"]
     offloaded = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
+    d = est.get("dynamic_vram") or {}
+    streamed = (d.get("streamed_per_step") or 0) if d.get("enabled") else 0
     on_gpu = max((bd[k]["weights"] for k in MAIN if k in bd), default=0)
     kept = max(0, total - min(on_gpu, total)) if pol.get("cache_models", True) else 0
-    need = kept + offloaded
+    need = kept + max(offloaded, streamed)
     pin_cap = 0.45 if pol.get("platform") == "windows" else 0.95
     avail = pol.get("host_ram")
-    pinned = 0 if pol.get("pinned_memory") is False else offloaded
+    pinned = 0 if pol.get("pinned_memory") is False else max(offloaded, streamed)
     if avail:
         pinned = min(pinned, int(avail * pin_cap))
-    out = {"needed": int(need), "kept_for_reload": int(kept), "offloaded": int(offloaded), "pinned": int(pinned),
-           "available": int(avail) if avail else None}
+    out = {"needed": int(need), "kept_for_reload": int(kept), "offloaded": int(offloaded), "streamed": int(streamed),
+           "pinned": int(pinned), "available": int(avail) if avail else None}
     if not avail:
         out["verdict"] = "no RAM figure"
     elif need <= 0.85 * avail:

@@ -155,3 +155,29 @@ def test_an_i2v_encode_over_the_budget_runs_tiled():
     e = E.estimate(_comps(True), 1920, 1088, 9, cfg=False, policy={"dynamic_vram": "off", "host_ram": 256 * GiB,
                                                                      "budget": 12 * GiB, "runner": "wan"})
     assert "vae_encode" not in E.judge(e, 12 * GiB)["tiled_retry"]  # Wan's own runner has no retry
+
+
+@pytest.fixture(scope="module")
+def flux(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flux")
+    return [str(layouts.write_sparse(n, d / f"{n}.safetensors")) for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")]
+
+
+def test_streamed_weights_need_host_ram(flux, capsys):
+    """FLUX.1-dev + T5-XXL + CLIP-L + ae at 1024² on 12 GiB with Dynamic VRAM: room for the DiT's weights =
+    12884901888 - 891289600 fixed - 389650841 activations - 19482542 margin = 11584478905, so 23802816640 -
+    11584478905 = 12218337735 B stream from RAM each step (pinned host buffers, comfy/ops.py
+    cast_bias_weight_with_vbar). Kept for reload: 9524621312 + 246120960 + 167639366 = 9938381638 (the encoders and
+    the VAE while the DiT is on the GPU). Needed 22156719373 > 4 GiB: DOES NOT FIT, exit 1 (was: fits with streaming,
+    exit 0); on 64 GiB it fits with streaming."""
+    argv = (*flux, "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on", "--json")
+    rc, out, _ = estimate(capsys, *argv, "--ram", "4")
+    j = json.loads(out)
+    r = j["host_ram"]
+    assert (r["streamed"], r["kept_for_reload"], r["needed"]) == (12218337735, 9938381638, 22156719373)
+    assert rc == 1 and j["verdict"] == "does not fit" and j["outcome"]["status"] == "does not fit"
+    assert j["outcome"]["reason"].startswith("Dynamic VRAM would stream 11.38 GiB of weights from RAM each step, but host "
+                                             "RAM is short: the run needs 20.64 GiB of it")
+    rc, out, _ = estimate(capsys, *argv, "--ram", "64")
+    j = json.loads(out)
+    assert rc == 0 and j["verdict"] == j["outcome"]["status"] == "fits with streaming" and j["host_ram"]["needed"] == 22156719373
