@@ -27,6 +27,9 @@ _RECORD = re.compile(
     rb"!!!|#\d+ |[\w.]*(?:Error|Exception|Warning)\b:|(?:llama|ggml|llm_load|load_tensors|print_info|clip|srv|slot)\w*:|"
     rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
 _BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: the line is whole
+# Python's frame line to its end: whole (textwrap breaks between words, so a part never ends in ", in name";
+# a terminal's cut can, at the width, so only a shorter line counts)
+_FRAME = re.compile(rb'[ \t]*File "[^"]+", line \d+, in [\w<>.]+[ \t]*$')
 MIN_W, MAX_W = 40, 200
 _PASTED = re.compile(rb"(?m)^(?:[ \t]|>|\||```|~~~|\d{4}-\d\d-\d\dT)")
 FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
@@ -126,7 +129,7 @@ def _unwrap(lines: list, judge=None) -> list:
             continue
         if lens[k] == width:
             exact[k] = not _table_row(lines, lens, k)
-        elif nxt[:1] not in b" \t" and lens[k] + 1 + _first_word(nxt) > width:
+        elif nxt[:1] not in b" \t" and lens[k] + 1 + _first_word(nxt) > width and not _FRAME.match(lines[k]):
             loose[k] = True
     n_exact, n_loose = sum(exact), sum(loose)
     glue = [None] * n          # per cut line: what stands for the line break (b"" or b" "); None: not cut
