@@ -30,6 +30,8 @@ _BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: th
 # Python's frame line to its end: whole (textwrap breaks between words, so a part never ends in ", in name";
 # a terminal's cut can, at the width, so only a shorter line counts)
 _FRAME = re.compile(rb'[ \t]*File "[^"]+", line \d+, in [\w<>.]+[ \t]*$')
+# a rule of dashes, equals or dots (TVM's and llama.cpp's separators, a progress row of dots): a line of its own after text
+_RULE = re.compile(rb"[ \t]*[-=_*~#.]{4,}[ \t]*$")
 MIN_W, MAX_W = 40, 200
 _PASTED = re.compile(rb"(?m)^(?:[ \t]|>|\||```|~~~|\d{4}-\d\d-\d\dT)")
 FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
@@ -125,7 +127,7 @@ def _unwrap(lines: list, judge=None) -> list:
     for k in range(n - 1):
         nxt = lines[k + 1]
         if (lens[k] < width // 2 and _first_word(nxt) < width // 3) or not nxt.strip() or _RECORD.match(nxt.lstrip(b" \t")) or lines[k].endswith(_BORDERS) \
-                or _same_prefix(lines[k], nxt):
+                or _same_prefix(lines[k], nxt) or (_RULE.match(nxt) and not _RULE.match(lines[k])):
             continue
         if lens[k] == width:
             exact[k] = not _table_row(lines, lens, k)
