@@ -276,6 +276,18 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "ollama-15388-gemma4-26b-l40-32k-fit", "llamacpp-strixhalo-nemotron3-super-120b-a12b-udq4kxl-size",
         "llamacpp-strixhalo-qwen36-35b-a3b-udq4kxl-size", "llamacpp-strixhalo-gemma4-26b-a4b-udq4kxl-size",
         "llamacpp-strixhalo-gemma4-31b-udq8kxl-size",
+        # batch 29: every row was read in full (task ellm12) after its first sight was recorded (llm_first_sight.json
+        # batches["29"]), before any change; the changes it led to (named in their commits, "batch 29, after first
+        # sight") were written on it: a regression set
+        "vllm-gemmaforge-gemma4-31b-nvfp4-1xl4-refused", "vllm-gemmaforge-gemma4-31b-bf16-tp2-2xl4-oom",
+        "vllm-club3090-gemma4-12b-bf16-tp2-2x3090-131k-mtp", "vllm-recipes-kimi-k2-thinking-tp8-8xh200-256k",
+        "vllm-recipes-qwen38-27b-nvfp4-inferact-tp2-2x5090-262k-fp8",
+        "vllm-recipes-qwen38-27b-nvfp4-1x5090-32k-fp8-graphs-oom", "vllm-recipes-qwen38-27b-nvfp4-1x5090-32k-fp8-eager",
+        "vllm-recipes-muse-glimmer-30b-nvfp4-5090-131k", "llamacpp-club3090-gemma4-12b-udq8kxl-3090-262k-q8kv-fit",
+        "llamacpp-taos144-qwen35-9b-q4km-cpu-131k-f16", "llamacpp-taos144-qwen35-9b-q4km-cpu-32k-f16",
+        "llamacpp-turboquant188-qwen36-27b-q8-size", "llamacpp-llmgarage-qwen3-32b-q5km-2x3090-40k-fit",
+        "llamacpp-llmgarage-qwen3-32b-q5km-2x3090-48k-oom",
+        "llamacpp-llmgarage-nemotron3-nano-30b-a3b-q6k-2x3090-64k-fit", "ollama-vasyl-gemma4-e2b-1650ti-4g-4k",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
