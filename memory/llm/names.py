@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..errors import UserError
+from . import checkpoints
 
 MODELS_DIR = Path(__file__).with_name("models")
 OLLAMA_DEFAULT_QUANT = "Q4_K_M"
@@ -238,17 +239,6 @@ def _meta_fp8(name: str, builtin: str, spec) -> None:
                           "(fbgemm_fp8, modules_to_not_convert)")
 
 
-# NVIDIA's ModelOpt NVFP4 release of Gemma 4 (nvidia/Gemma-4-31B-IT-NVFP4) quantizes the MLP matmuls only: its
-# quantization_config leaves every self-attention layer, the head and the vision tower in bf16 (kenrollins/gemma-forge
-# docs/journal/gotchas/nvfp4-vram-math.md, quoting the config: 22 GB in VRAM, not 15.5)
-def _nvidia_nvfp4(name: str, builtin: str, spec) -> None:
-    if spec.quant == "nvfp4" and builtin.startswith("Gemma-4") and name.strip().lower().startswith("nvidia/") \
-            and not spec.quant_skip:
-        spec.quant_skip = tuple(f"model.layers.{i}.self_attn" for i in range(spec.n_layers))
-        spec.notes.append(f"{name!r}: NVIDIA's NVFP4 release keeps the attention layers in bf16 (ModelOpt, its "
-                          "quantization_config's ignore list)")
-
-
 # later releases on a built-in's geometry whose config.json changed its context: (built-in names, pattern of the name
 # a user gives, max_position_embeddings, where it was read). vLLM's default --max-model-len, its rotary table and the
 # largest context follow the release, not the April 2025 base model (40,960).
@@ -406,7 +396,7 @@ def load_builtin(name: str):
                 _qat_group(name, n, spec)
                 _unsloth_dynamic(name, spec)
                 _meta_fp8(name, n, spec)
-                _nvidia_nvfp4(name, n, spec)
+                checkpoints.by_name(name, n, spec)
             if same and spec.vision and re.search(r"(?:^|-)text(?:$|-)", _canonical(name)):
                 spec.vision = None  # google/medgemma-27b-text-it: Gemma3ForCausalLM, the decoder alone
                 spec.notes.append(f"{name!r} is the text-only release: no vision tower")

@@ -5,6 +5,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
+from . import checkpoints as CK
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import SLIDING, LLMSpec, gguf_blocks
@@ -149,6 +150,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         weights_dtype = MXFP4_MOE
         notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
+    build = CK.base_build(spec, weights_dtype) if weights_dtype and not spec.quant and skip is None else None
+    if build:  # a base model in a format the table names one published build of (checkpoints.CHECKPOINTS)
+        spec = replace(spec, quant_skip=build[0])
+        notes.append(build[1])
     roles = weights_by_role(spec, weights_dtype)
     if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
         extra, kernel = VL.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))

@@ -59,6 +59,7 @@ class LLMSpec:
     rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)
     no_v_proj_layers: tuple = ()    # layers whose values come from the key projection (Gemma 4 attention_k_eq_v)
     layer_kv_heads: list | None = None  # per-layer KV heads when layers differ (Gemma 4's global layers): TP shards each
+    linear_dims: tuple | None = None  # gated-DeltaNet projections: (key heads, key dim, value heads, value dim, conv kernel)
     linear_state: tuple | None = None  # gated-DeltaNet layer state for vLLM: (conv values, conv bytes each, ssm values,
     #                                    ssm bytes each), one layer, one sequence, before tensor parallelism
     generic: bool = False           # a config.json whose model_type kv has no layer rules for (GENERIC_NOTE)
@@ -474,6 +475,7 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
         kh, vh = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
         kd, vd = _int(cfg, "linear_key_head_dim"), _int(cfg, "linear_value_head_dim")
         conv = _int(cfg, "linear_conv_kernel_dim", default=4)
+        s.linear_dims = (kh, kd, vh, vd, conv)
         lin_attn = (d * (2 * kh * kd + 2 * vh * vd) + d * 2 * vh + (2 * kh * kd + vh * vd) * conv
                     + 2 * vh + vd + vh * vd * d)
     gated = not s.arch.startswith(("gpt2", "gpt_neox", "falcon", "phi", "starcoder", "bloom", "opt")) or s.arch.startswith("phi3")

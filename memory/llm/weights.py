@@ -10,7 +10,7 @@ norms stay 16-bit."""
 import re
 
 from ..errors import UserError
-from .spec import FULL, SLIDING, LLMSpec
+from .spec import FULL, LINEAR, SLIDING, LLMSpec
 
 # whole-file bits per weight of Llama-3-8B (8.03 B parameters) per GGUF type
 GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_M": 5.70, "Q5_K_S": 5.57,
@@ -146,9 +146,11 @@ def linear_bits(fmt: str, group: int | None = None) -> float:
 # 'model.layers.3.self_attn', ...; unsloth-zoo matches an entry against every dotted prefix of a module name), AWQ's
 # modules_to_not_convert, compressed-tensors' ignore. Entries naming the head, the vision tower or the projector
 # change nothing here (those are counted in 16 bits already); decoder entries move their matmuls to 16 bits.
-_SKIP_ENTRY = re.compile(r"(?:^|\.)layers\.(\d+)(?:\.(self_attn|mlp)(?:\.([a-z_]+_proj))?)?$")
+_SKIP_ENTRY = re.compile(r"(?:^|\.)layers\.(\d+)(?:\.(self_attn|mlp|linear_attn)(?:\.([a-z_]+_proj(?:_[a-z]+)?|conv1d))?)?$")
 _ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
 _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
+# a gated-DeltaNet layer's matmuls as transformers' Qwen3.5 names them (vLLM fuses qkv+z and b+a on load)
+_LIN_PROJ = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "conv1d", "out_proj")
 
 
 def _proj_params(spec: LLMSpec, proj: str, layer: int = 0) -> int:
@@ -156,6 +158,12 @@ def _proj_params(spec: LLMSpec, proj: str, layer: int = 0) -> int:
     if spec.layer_kv_heads and spec.layer_kv_elems:  # a layer's own head shape (Gemma 4's global layers)
         kv = spec.layer_kv_heads[layer]
         hd = spec.layer_kv_elems[layer] // (2 * kv)
+    if proj in _LIN_PROJ:
+        if not spec.linear_dims:
+            return 0
+        kh, kd, vh, vd, conv = spec.linear_dims
+        return {"in_proj_qkv": d * (2 * kh * kd + vh * vd), "in_proj_z": d * vh * vd, "in_proj_b": d * vh,
+                "in_proj_a": d * vh, "conv1d": (2 * kh * kd + vh * vd) * conv, "out_proj": vh * vd * d}[proj]
     v = 0 if layer in spec.no_v_proj_layers else d * kv * hd
     return {"q_proj": d * h * hd, "k_proj": d * kv * hd, "v_proj": v, "o_proj": h * hd * d,
             "gate_proj": d * spec.intermediate, "up_proj": d * spec.intermediate,
@@ -163,9 +171,9 @@ def _proj_params(spec: LLMSpec, proj: str, layer: int = 0) -> int:
 
 
 def skipped_linear_params(spec: LLMSpec) -> int:
-    """Decoder matmul parameters the checkpoint keeps in 16 bits (dense attention and MLP blocks; 0 for MLA or MoE
-    layouts, whose sub-block names differ)."""
-    if not spec.quant_skip or spec.mla or spec.n_experts:
+    """Decoder matmul parameters the checkpoint keeps in 16 bits (dense attention and MLP blocks, gated-DeltaNet
+    layers; MLA and MoE attention/MLP names differ and count 0, a DeltaNet entry counts in a MoE model too)."""
+    if not spec.quant_skip or spec.mla:
         return 0
     parts = set()
     for entry in spec.quant_skip:
@@ -173,8 +181,16 @@ def skipped_linear_params(spec: LLMSpec) -> int:
         if not m or int(m.group(1)) >= spec.n_layers:
             continue
         layer, block, proj = int(m.group(1)), m.group(2), m.group(3)
-        projs = ((proj,) if proj else _ATTN_PROJ if block == "self_attn" else _MLP_PROJ if block == "mlp"
-                 else _ATTN_PROJ + _MLP_PROJ)
+        linear = spec.layer_kinds[layer] == LINEAR
+        if (block == "linear_attn") != linear and block in ("linear_attn", "self_attn") \
+                or proj and (proj in _LIN_PROJ) != (block == "linear_attn"):
+            continue  # a sub-block or projection this layer does not have
+        if spec.n_experts and block != "linear_attn" and not (block is None and linear):
+            continue  # MoE attention and expert names are not read
+        if block is None:
+            projs = (_LIN_PROJ if linear else _ATTN_PROJ) + (() if spec.n_experts else _MLP_PROJ)
+        else:
+            projs = (proj,) if proj else {"self_attn": _ATTN_PROJ, "mlp": _MLP_PROJ, "linear_attn": _LIN_PROJ}[block]
         parts.update((layer, p) for p in projs)
     return sum(_proj_params(spec, p, layer) for layer, p in parts)
 

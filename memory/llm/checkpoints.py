@@ -1,0 +1,54 @@
+"""Published quantized checkpoints that leave decoder modules in 16 bits: their quantization_config's ignore list, as
+read, so that the repo id - or the base model with --weights-dtype of that format, where the table names the one
+published build - sizes what vLLM loads. Embeddings, the head, the vision tower and an MTP module on such a list are
+16-bit in the plan already; only decoder matmuls change the figure (weights.skipped_linear_params)."""
+import re
+
+
+def _attention(spec) -> tuple:
+    return tuple(f"model.layers.{i}.self_attn" for i in range(spec.n_layers))
+
+
+def _deltanet_inputs(spec) -> tuple:
+    from .spec import LINEAR  # spec imports names, which imports this table
+    return tuple(f"model.language_model.layers.{i}.linear_attn.{p}" for i, k in enumerate(spec.layer_kinds)
+                 if k == LINEAR for p in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z"))
+
+
+# (built-in name, format, repo id pattern, the ignore list's decoder entries, what it keeps, the repo id of the one
+# published build a base model in that format is taken as, or None)
+CHECKPOINTS = (
+    # NVIDIA's ModelOpt NVFP4 Gemma 4 (nvidia/Gemma-4-31B-IT-NVFP4) quantizes the MLP matmuls only: every
+    # self-attention layer, the head and the vision tower stay bf16 (kenrollins/gemma-forge
+    # docs/journal/gotchas/nvfp4-vram-math.md, quoting the config: 22 GB in VRAM, not 15.5)
+    ("Gemma-4", "nvfp4", r"nvidia/", _attention,
+     "NVIDIA's NVFP4 release keeps the attention layers in bf16 (ModelOpt, its quantization_config's ignore list)",
+     None),
+    # Inferact/Qwen3.8-27B-NVFP4 (ModelOpt NVFP4, the build vLLM's Qwen3.8-27B recipe names; 26,381,249,312 bytes):
+    # quantization_config.ignore has 244 entries, every one of the 48 gated-DeltaNet layers' conv1d and
+    # in_proj_{a,b,qkv,z}, plus lm_head, embed_tokens, visual and mtp; the 16 attention layers, the DeltaNet
+    # out_proj and the MLPs are 4-bit (a third-party evaluation log that lists the config, found by exact-string
+    # search, task ellm12)
+    ("Qwen3.8-27B", "nvfp4", r"inferact/", _deltanet_inputs,
+     "Inferact's NVFP4 build keeps every gated-DeltaNet layer's in_proj_qkv/z/a/b and conv1d in bf16 (its "
+     "quantization_config.ignore)", "Inferact/Qwen3.8-27B-NVFP4"),
+)
+
+
+def by_name(name: str, builtin: str, spec) -> None:
+    """The checkpoint a repo id names: its ignore list, when the table has it and the config gave none."""
+    low = name.strip().lower()
+    for b, fmt, repo, entries, note, _ in CHECKPOINTS:
+        if builtin.startswith(b) and spec.quant == fmt and re.match(repo, low) and not spec.quant_skip:
+            spec.quant_skip = entries(spec)
+            spec.notes.append(f"{name!r}: {note}")
+
+
+def base_build(spec, fmt: str) -> tuple | None:
+    """(ignore-list entries, note) of the one published build a base model sized in `fmt` is taken as, without a
+    checkpoint named; None where the table names none."""
+    for b, f, _, entries, note, build in CHECKPOINTS:
+        if build and spec.name == b and f == str(fmt).lower() and not spec.quant_skip:
+            return entries(spec), (f"{fmt} weights taken as the published build {build}: {note}; another build "
+                                   "quantizes other modules - give its config.json with --config")
+    return None

@@ -1,0 +1,59 @@
+"""Batch 29 (read by ellm12 after its first sight: a regression set). Expected values are what the runtimes printed,
+in the pages each test names, or hand arithmetic from the models' config.json fields (source named)."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import weights as W
+
+GiB = 1 << 30
+# Qwen3.8-27B config.json (memory/llm/models/Qwen3.8-27B.json): hidden 5120, 48 gated-DeltaNet layers of 16 key heads
+# and 48 value heads x 128, conv kernel 4. One layer's in_proj_qkv + in_proj_z + in_proj_b + in_proj_a + conv1d:
+DELTANET_IN = 5120 * (2 * 16 * 128 + 48 * 128) + 5120 * 48 * 128 + 2 * 5120 * 48 + (2 * 16 * 128 + 48 * 128) * 4
+
+
+def _recipe(tp, **knobs):
+    # vllm-project/recipes 62a146b6 models/Qwen/Qwen3.8-27B.yaml: vLLM 0.26.1rc1.dev608, RTX 5090 (31.36 GiB), fp8 KV
+    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=262144 if tp == 2 else 32768, kv_dtype="fp8",
+                    weights_dtype="nvfp4", vram=31.36 * GiB, gpu_name="NVIDIA GeForce RTX 5090",
+                    tensor_parallel_size=tp, runtime_version="0.26.1rc1.dev608", **knobs)
+
+
+def test_inferact_nvfp4_keeps_the_deltanet_in_projections_in_bf16():
+    # Inferact/Qwen3.8-27B-NVFP4 quantization_config.ignore: 244 entries, the 48 DeltaNet layers' conv1d and
+    # in_proj_{a,b,qkv,z} (240) + lm_head, embed_tokens, visual, mtp
+    s = llm.describe(model="Inferact/Qwen3.8-27B-NVFP4")
+    assert len(s.quant_skip) == 240
+    assert W.skipped_linear_params(s) == 48 * DELTANET_IN == 4_052_090_880
+    plain = llm.describe(model="Qwen/Qwen3.8-27B")
+    assert W.skipped_linear_params(plain) == 0
+    # each kept parameter is 16 bits instead of NVFP4's 4.5 (4 bits + an fp8 scale per 16)
+    assert W.weights(s)[0] - W.weights(plain, "nvfp4")[0] == pytest.approx(48 * DELTANET_IN * (2 - 4.5 / 8), abs=8)
+
+
+def test_recipe_tp2_weights_a_gpu_within_3_percent_of_printed():
+    # the recipe's table at 262,144 context, 2x RTX 5090, MTP 3 tokens: NVFP4 (Inferact) 12.02 GiB of weights a GPU
+    r = _recipe(2, mtp_tokens=3)
+    assert r["weights"] / (12.02 * GiB) - 1 == pytest.approx(0, abs=0.03)
+    assert any("Inferact/Qwen3.8-27B-NVFP4" in n for n in r["notes"])
+
+
+def test_base_build_only_for_the_format_the_table_names():
+    r = llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=4096, weights_dtype="fp8")
+    assert not any("published build" in n for n in r["notes"])
+    # a skip list the user gives wins over the assumed build
+    r = _recipe(1, enforce_eager=True, quant_skip=["lm_head"])
+    assert not any("published build" in n for n in r["notes"])
+
+
+@pytest.mark.parametrize("entry,params", [
+    ("model.language_model.layers.0.linear_attn", DELTANET_IN + 48 * 128 * 5120),      # + out_proj
+    ("model.language_model.layers.0.linear_attn.in_proj_z", 5120 * 48 * 128),
+    ("model.language_model.layers.3.linear_attn.in_proj_z", 0),      # layer 3 is full attention: no such module
+    ("model.language_model.layers.0.self_attn", 0),                  # layer 0 is DeltaNet: no self_attn
+    ("model.language_model.layers.0.linear_attn.q_proj", 0),
+])
+def test_deltanet_skip_entries(entry, params):
+    from dataclasses import replace
+    s = replace(llm.describe(model="Qwen/Qwen3.8-27B"), quant_skip=(entry,))
+    assert W.skipped_linear_params(s) == params
