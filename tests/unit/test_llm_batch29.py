@@ -57,3 +57,24 @@ def test_deltanet_skip_entries(entry, params):
     from dataclasses import replace
     s = replace(llm.describe(model="Qwen/Qwen3.8-27B"), quant_skip=(entry,))
     assert W.skipped_linear_params(s) == params
+
+
+FORK = "tqp-v0.1.0 (TheTom/llama-cpp-turboquant fork)"
+
+
+def test_a_forks_own_version_is_read_as_the_newest_with_a_note():
+    # jaylfc/taOS#144: Qwen3.5-9B Q4_K_M on a CPU build of the turboquant fork, f16 KV; its table of "KV cache
+    # self-memory": 1074 MiB at 32K, 4146 MiB at 131K
+    from gpu_garden.memory.llm.runtimes import parse_version
+    assert parse_version(FORK) is None
+    assert parse_version("b9908 (TheTom/llama-cpp-turboquant fork)") == (9908,)
+    with pytest.raises(UserError):
+        parse_version("tqp-v0.1.0")          # not said to be a fork: still refused
+    s = llm.describe(model="Qwen/Qwen3.5-9B")
+    r = {c: llm.plan(s, "llama.cpp", ctx=c, kv_dtype="f16", weights_dtype="Q4_K_M", runtime_version=FORK)
+         for c in (32768, 131072)}
+    assert any("fork's own numbering" in n for n in r[32768]["notes"])
+    # 8 full-attention layers x 4 KV heads x 256 x (K + V) x 2 bytes = 32 KiB a cell: 96K more cells are 3072 MiB,
+    # and the 131K figure less 4096 MiB of cells is the DeltaNet state the table includes (printed 4146)
+    assert r[131072]["kv_total"] - r[32768]["kv_total"] == (4146 - 1074) * 2**20
+    assert round((r[131072]["kv_total"] - 131072 * 32768) / 2**20) == 4146 - 4096

@@ -9,6 +9,9 @@ RUNTIMES = ("vllm", "llama.cpp", "ollama", "sglang")
 # build carries the number of the release it leads to and is taken as that release
 _RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:\.\d+)*(?:\.?post\d+)?(?:[-.]?rc\.?(\d+))?")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
+# a version the text calls a fork's ('tqp-v0.1.0 (TheTom/llama-cpp-turboquant fork)'): the fork's own numbering names
+# no upstream build; read as the newest, as a commit hash is (version_note says so)
+_FORK = re.compile(r"\bfork\b")
 # a pre-release sorts after every patch of the release before it and before the release: 0.4.0-rc6 is
 # (0, 4, -1, PRE, 6) (at_least compares a gate padded to three numbers)
 PRE = 1 << 30
@@ -31,9 +34,12 @@ def parse_version(v) -> tuple | None:
     if m:
         return (int(m.group(1)),)
     m = _RELEASE.match(first)
+    if (not m or len(first) > 64) and _FORK.search(s[:200]):
+        return None
     if not m or len(first) > 64:
         from ...errors import UserError
-        raise UserError(f"cannot read a version from {v!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 for Ollama)")
+        raise UserError(f"cannot read a version from {v!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 for Ollama; "
+                        "a fork's own number: the upstream build it follows, or latest)")
     major, minor, patch, rc = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
     if first.endswith("+gptoss"):  # vLLM's gpt-oss launch wheels (August 2025), built before 0.10.1 was tagged
         return (major, minor, patch - 1, PRE, 0)
@@ -49,6 +55,10 @@ def version_note(v) -> str | None:
     s = str(v).strip().lower()
     if s.startswith("ik") or s in ("", "latest", "current", "newest"):
         return None
+    if _FORK.search(s[:200]) and not _COMMIT.fullmatch(s.split()[0].strip("()[],;:'\"")):
+        return (f"runtime version {str(v)[:60]!r} is a fork's own numbering: the upstream build it follows is unknown, "
+                "read as the newest upstream behaviour (give the upstream build it is based on, e.g. b6500, for that "
+                "build's figures)")
     return (f"runtime version {str(v)[:40]!r} names a commit, not a release: its gates are unknown, read as the newest "
             "(give the release or build number, e.g. b6500, for that version's figures)")
 
