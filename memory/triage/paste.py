@@ -145,13 +145,14 @@ def _unwrap(lines: list, judge=None) -> list:
                 glue[k] = b"" if exact[k] and _mid_word(lines[k], lines[k + 1], width) else b" "
     elif judge is not None:
         # too few cut lines to call the text wrapped: join only where that makes an error message the line alone is not,
-        # or where the break splits a word or a line the scanner reads (a frame's path, "to allocate", "in function X at")
+        # where the break splits a word or a line the scanner reads (a frame's path, "to allocate", "in function X at"),
+        # or where the line is the head of the message the next line reads as
         for k in range(n):
             if exact[k] or loose[k]:
                 line, nxt = lines[k].decode("utf-8", "replace"), lines[k + 1].decode("utf-8", "replace")
                 for g in ((b"", b" ") if exact[k] else (b" ",)):
                     joined = (lines[k].rstrip(b" ") + g + lines[k + 1].lstrip(b" ") if g else lines[k] + lines[k + 1]).decode("utf-8", "replace")
-                    if _splits(line, nxt, joined) or judge(line, nxt, joined):
+                    if _splits(line, nxt, joined) or judge(line, nxt, joined) or _head_of(line, nxt, joined):
                         glue[k] = g
                         break
     if not any(g is not None for g in glue):
@@ -182,6 +183,16 @@ def _splits(line: str, nxt: str, joined: str) -> bool:
         return True
     got = {name for name, _ in facts(joined)}
     return bool(got) and not got <= {name for name, _ in facts(line)} | {name for name, _ in facts(nxt)}
+
+
+def _head_of(line: str, nxt: str, joined: str) -> bool:
+    """The line holds an error word but is no message by itself, and joined it reads as the message the next line reads
+    as: its head ("The paging file is too small for this operation to" + "complete. (os error 1455)")."""
+    from .parse import recognise
+    if not any(w in line for w in ERROR_WORDS) or recognise(line):
+        return False
+    ev, ev2 = recognise(nxt), recognise(joined)
+    return bool(ev and ev2) and ev2["kind"] == ev["kind"]
 
 
 def _mid_word(line: bytes, nxt: bytes, width: int) -> bool:

@@ -184,6 +184,24 @@ def test_a_rule_line_is_a_line_of_its_own(name, log):
     assert _key(TRANSFORMS[name](log)) == base
 
 
+# Rust's std::io::Error on Windows (a safetensors or candle loader): the message, then "(os error 1455)"
+PAGING = "Error: failed to map the weights: The paging file is too small for this operation to complete. (os error 1455)\n"
+
+
+@pytest.mark.parametrize("name", ["cut80", "wrap80", "wrap60"])
+def test_the_head_of_a_message_cut_once_is_joined_to_it(name):
+    # the first half holds an error word but is no message; the second half reads as one alone: joined, they read the same
+    base = _key(PAGING)
+    assert base[0] == "host-ram"
+    assert _key(TRANSFORMS[name](PAGING)) == base
+
+
+def test_a_line_without_an_error_word_is_not_a_head():
+    line = "step 200 of 1000 finished, the scheduler lowers the learning rate and saves a checkpoint to disk"
+    msg = "CUDA out of memory. Tried to allocate 20.00 MiB\n"
+    assert paste.undo((line + "\n" + msg).encode(), lambda *a: False) == (line + "\n" + msg).encode()
+
+
 def test_traceback_frames_and_records_are_not_joined():
     # lines as long as the longest, followed by a frame, an indented source line, a timestamped record: never joined
     log = ("2024-05-01 10:00:00 INFO starting the worker process for the text-to-image pipeline now\n"
@@ -230,7 +248,7 @@ def test_a_big_log_is_not_rewritten():
 
 # cases of batches 01-40 whose cause a wrapped paste still changes (a wrapped line that starts like a record of its own,
 # or a single cut line that makes no message by itself); quotes, fences and CRLF lose none. Lower these, never raise them.
-LOST_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 5, "wrap80": 4, "wrap120": 8, "cut80": 2, "cut100": 4}
+LOST_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 4, "wrap80": 3, "wrap120": 8, "cut80": 1, "cut100": 4}
 
 
 @pytest.fixture(scope="module")
