@@ -312,7 +312,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append("llama.cpp over " + str(len(ev["devices"])) + " GPUs (--tensor-split): layers per GPU "
                      + ", ".join(f"{d['layers']}" + (" + output" if d["output_layer"] else "") for d in ev["devices"])
                      + "; KV buffers " + ", ".join(fmt_bytes(d["kv"]) for d in ev["devices"])
-                     + "; the totals and the verdict are the whole load's (give --vram as the GPUs' sum)")
+                     + ("; each GPU (--vram each) holds its own context, compute buffer and margin: "
+                        + ", ".join(fmt_bytes(d["total"]) for d in ev["devices"]) + ", judged one by one"
+                        if "total" in ev["devices"][0] else
+                        "; the totals and the verdict are the whole load's (give --vram as the GPUs' sum)"))
     if runtime != "vllm":
         out["host_weights"] = ev["host_weights"]
         out["gpu_weights"] = ev["gpu_weights"]  # a tied output's copy included where the output layer is on the GPU

@@ -78,3 +78,32 @@ def test_a_forks_own_version_is_read_as_the_newest_with_a_note():
     # and the 131K figure less 4096 MiB of cells is the DeltaNet state the table includes (printed 4146)
     assert r[131072]["kv_total"] - r[32768]["kv_total"] == (4146 - 1074) * 2**20
     assert round((r[131072]["kv_total"] - 131072 * 32768) / 2**20) == 4146 - 4096
+
+
+def _garage(ctx, **knobs):
+    # llmgarage.ai/llamacpp-context-limits.html (January 2026): llama-server -m Qwen3-32B-Q5_K_M.gguf -c N -ngl 99
+    # --split-mode layer on two RTX 3090s (24124 MiB each); f16 KV, flash attention off (the author: it did not work
+    # with the layer split)
+    return llm.plan(llm.describe(model="Qwen/Qwen3-32B"), "llama.cpp", ctx=ctx, weights_dtype="Q5_K_M",
+                    vram=23.56 * GiB, ngl=99, num_gpus=2, flash_attn=False, **knobs)
+
+
+def test_two_gpu_layer_split_is_judged_per_card():
+    # 40k ran ('OK (recommended)'), 48k failed on load (OOM); one card alone could not hold even the weights
+    assert _garage(40960)["fits_as_requested"] is True
+    assert _garage(49152)["fits_as_requested"] is False
+    r = _garage(40960)
+    assert [d["layers"] for d in r["devices"]] == [33, 31] and r["devices"][1]["output_layer"]
+    # each card its own compute buffer: without flash attention the f32 scores of a 512-token ubatch over every cell
+    # and Qwen3-32B's 64 heads grow on both cards, next to 64 layers x 8 KV heads x 128 x (K + V) x 2 bytes a cell:
+    # 32k -> 40k adds 8192 x 262144 + 2 x 4 x 512 x 8192 x 65 bytes (the post: about 40.5 -> 44.8 GB in use)
+    grow = sum(d["total"] for d in r["devices"]) - sum(d["total"] for d in _garage(32768)["devices"])
+    assert grow == pytest.approx(8192 * 262144 + 2 * 4 * 512 * 8192 * 65, rel=1e-4)
+    assert grow / 1e9 == pytest.approx(44.8 - 40.5, rel=0.03)
+
+
+def test_num_gpus_checks():
+    with pytest.raises(UserError):
+        _garage(4096, tensor_split=[1, 1, 1])
+    with pytest.raises(UserError):
+        llm.plan(llm.describe(model="Qwen/Qwen3-32B"), "llama.cpp", ctx=4096, weights_dtype="Q5_K_M", num_gpus=0)

@@ -93,6 +93,13 @@ def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
 
 
 def settings(version, knobs, parallel) -> dict:
+    gpus = knobs.get("num_gpus")
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= 64):
+        raise UserError(f"--num-gpus must be a whole number 1..64, got {gpus!r}")
+    gpus = gpus or 1
+    split = knobs.get("tensor_split")
+    if split and gpus > 1 and len(split) != gpus:
+        raise UserError(f"--tensor-split names {len(split)} GPUs, --num-gpus {gpus}")
     flash = knobs.get("flash_attn")
     if flash is None:
         flash = at_least(version, *FLASH_AUTO)
@@ -103,7 +110,9 @@ def settings(version, knobs, parallel) -> dict:
             "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
-            "tensor_split": knobs.get("tensor_split"), "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
+            # --num-gpus N: N cards of --vram each, split as llama.cpp splits by default (each device's free memory:
+            # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
+            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None}
 
@@ -160,11 +169,12 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     return res
 
 
-def compute_buffer(spec, cells: int, ubatch: int, flash: bool) -> int:
+def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
-    and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs)."""
+    and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs). logits=False: a GPU of a
+    layer split that does not hold the output layer (each device has its own buffer for its part of the graph)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
-    logits = 4 * ubatch * (d + V)
+    logits = 4 * ubatch * (d + V) if logits else 0
     ffn = 4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1)))
     if flash:
         return int(max(logits, ffn))
@@ -193,8 +203,17 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     total = gpu_w + kvd["total"] * on / L + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
+    fits = total <= vram if vram else None
+    if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
+        for dv in devs:
+            dv["total"] = int(dv["weights"] + dv["kv"] + CUDA_CONTEXT + over.get("margin", 0)
+                              + (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"])
+                                 if dv["layers"] or dv["output_layer"] else 0))
+        devs[0]["total"] += over.get("projector", 0)
+        total = sum(dv["total"] for dv in devs)
+        fits = all(dv["total"] <= vram for dv in devs) if vram else None
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
-            "fits": total <= vram if vram else None, "budget": int(vram) if vram else None, "ngl": ngl,
+            "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out))}
 
 
