@@ -107,3 +107,15 @@ def test_num_gpus_checks():
         _garage(4096, tensor_split=[1, 1, 1])
     with pytest.raises(UserError):
         llm.plan(llm.describe(model="Qwen/Qwen3-32B"), "llama.cpp", ctx=4096, weights_dtype="Q5_K_M", num_gpus=0)
+
+
+def test_kimi_k2_thinking_from_its_config():
+    # moonshotai/Kimi-K2-Thinking config.json (as a parameter-counter fixture copies it): 61 layers, first 1 dense,
+    # 384 routed experts of 2048 on hidden 7168, MLA latent 512 + rope 64
+    s = llm.describe(model="moonshotai/Kimi-K2-Thinking")
+    assert s.expert_params == 60 * 384 * 3 * 7168 * 2048
+    assert llm.kv_cache(s, 1, 1, "f16", "vllm")["per_token"] == (512 + 64) * 2 * 61
+    # vllm-project/recipes Kimi-K2-Think.md, TP 8 on H200s: 'Available KV cache memory: 46.80 GiB',
+    # 'GPU KV cache size: 715,072 tokens' (the latent is whole on every GPU)
+    lo, hi = (llm.vllm_kv_tokens(llm.vllm_per_rank(s, 8), g * GiB, "f16") for g in (46.795, 46.805))
+    assert lo <= 715072 <= hi
