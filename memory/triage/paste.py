@@ -150,11 +150,13 @@ def _unwrap(lines: list, judge=None) -> list:
         for k in range(n):
             if exact[k] or loose[k]:
                 line, nxt = lines[k].decode("utf-8", "replace"), lines[k + 1].decode("utf-8", "replace")
+                ok = []
                 for g in ((b"", b" ") if exact[k] else (b" ",)):
                     joined = (lines[k].rstrip(b" ") + g + lines[k + 1].lstrip(b" ") if g else lines[k] + lines[k + 1]).decode("utf-8", "replace")
                     if _splits(line, nxt, joined) or judge(line, nxt, joined) or _head_of(line, nxt, joined):
-                        glue[k] = g
-                        break
+                        ok.append((g, joined))
+                if ok:      # a terminal's cut at a word boundary reads both ways: the joined line that names more
+                    glue[k] = max(ok, key=lambda gj: _rank(gj[1]))[0] if len(ok) > 1 else ok[0][0]
     if not any(g is not None for g in glue):
         return lines
     out, k, owed = [], 0, 0
@@ -193,6 +195,12 @@ def _head_of(line: str, nxt: str, joined: str) -> bool:
         return False
     ev, ev2 = recognise(nxt), recognise(joined)
     return bool(ev and ev2) and ev2["kind"] == ev["kind"]
+
+
+def _rank(text: str) -> int:
+    from .parse import PRIORITY, recognise
+    ev = recognise(text)
+    return PRIORITY.get(ev["kind"], 0) if ev else -1
 
 
 def _mid_word(line: bytes, nxt: bytes, width: int) -> bool:
