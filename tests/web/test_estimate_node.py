@@ -170,6 +170,37 @@ def test_badge_reads_the_outcome_and_knobs_hide_when_it_fits(comfy_page, comfy_h
     assert console.unexpected() == [], console.unexpected()
 
 
+def test_a_decode_retried_tiled_shows_the_peak_as_run(comfy_page, comfy_host, output_dir):
+    """SD1.5 at 1536², cond and uncond in separate passes: the untiled decode row is above sampling. On a budget
+    between the two, ComfyUI runs out of memory in the untiled decode and retries it tiled: the badge says RUNS TILED,
+    the peak beside it is the one ComfyUI reaches (sampling), and a line names the retry with both figures
+    (est-fixups3). The budget is taken from a first run's rows, as the host's device (CPU here: no CUDA context, fp32
+    activations) sets them."""
+    page, console = comfy_page
+
+    def wf(gb):
+        p = estimate_only(1536, 1536, vram_gb=gb, mode="formula")
+        p["20"]["inputs"]["cfg"] = "off"
+        return p
+
+    run_and_wait(page, wf(48.0))
+    ph = page.evaluate("() => window.__gpuGarden.lastEstimate.phases")
+    top = max(v for k, v in ph.items() if k in ("text_encode", "sample"))
+    assert ph["vae_decode"] > top, ph
+    gb = round((ph["vae_decode"] + top) / 2 / 2 ** 30, 3)
+    page.evaluate("() => { window.__gpuGarden.lastEstimate = null; }")
+    node_id = run_and_wait(page, wf(gb))
+    page.wait_for_function("() => window.__gpuGarden.lastEstimate", timeout=120000)
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    t = est["tiled_retry"]["vae_decode"]
+    assert est["outcome"]["status"] == "runs tiled" and est["peak"] == top < t["untiled"] == est["peak_untiled"], est["outcome"]
+    assert face_text(page, node_id, "gg-estimate-verdict") == "RUNS TILED"
+    line = face_text(page, node_id, "gg-estimate-retry")
+    assert line.startswith("VAE decode runs tiled after ComfyUI's out-of-memory fallback: ") and "(untiled " in line, line
+    assert est["summary"].startswith("RUNS TILED: peak ")
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_a_verdict_only_answer_still_shows_its_verdict(comfy_page):
     """An answer without `outcome` (a face kept from an older version): the badge falls back to the verdict."""
     page, console = comfy_page
