@@ -88,10 +88,15 @@ UNDESCRIBED = (
      "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), "
      "Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
+    # Gemma 4 E2B / E4B: per-layer embeddings (hidden_size_per_layer_input) and KV layers shared across the stack
+    (r"^gemma-?4-?e\d+b(?![a-z\d])", "a Gemma 4 per-layer-embedding model (E2B, E4B)",
+     "not modelled: its per-layer embedding tables (hidden_size_per_layer_input, which Ollama may keep on the CPU) and "
+     "its KV layers shared across the stack (num_kv_shared_layers) are not read, so neither its weights on the GPU nor "
+     "its cache are computed; a config.json given with --config is refused the same way"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
-     "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B); a config.json given with --config "
-     "is read with its global layers' own head size and KV heads, except the per-layer-embedding models (E2B, E4B: "
-     "hidden_size_per_layer_input, shared KV layers), which kv does not model"),
+     "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B, Gemma-4-12B); a config.json given "
+     "with --config is read with its global layers' own head size and KV heads, except the per-layer-embedding models "
+     "(E2B, E4B: hidden_size_per_layer_input, shared KV layers), which kv does not model"),
     # NVIDIA Nemotron-H / Nemotron 3 (nemotron_h, nemotron_h_moe): Mamba-2 layers, a few attention layers and MoE
     # MLP layers in one hybrid_override_pattern; vLLM pages the Mamba-2 state as it does gated-DeltaNet's, but kv reads
     # neither that pattern nor the Mamba-2 head layout (n_groups, mamba_num_heads) yet. Nemotron-H, Nemotron Nano v2
@@ -420,6 +425,8 @@ def load_builtin(name: str):
         if re.search(pattern, wanted):
             if tag:
                 why = f"Ollama's {name!r} is {lookup}: " + why
+            if "refused the same way" in why:  # refused by design: no file would help
+                raise UserError(f"unknown model {name!r} ({family}): {why}")
             raise UserError(f"unknown model {name!r} ({family}): {why}; its geometry is never guessed - give the "
                             "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
     close = suggestions(name)

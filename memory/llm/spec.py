@@ -117,6 +117,7 @@ KNOWN_ARCHS = frozenset((
     "gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "phi", "phi3", "cohere", "cohere2", "starcoder2",
     "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
     "minimax_m2", "olmo2",
+    "gemma4_unified",  # Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): the gemma4 text decoder, an encoder-free front end
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
 ))
 # GGUF converters that keep the multi-token-prediction layers as trailing blocks (llama.cpp convert_hf_to_gguf Glm4MoeModel:

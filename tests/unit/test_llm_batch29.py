@@ -119,3 +119,27 @@ def test_kimi_k2_thinking_from_its_config():
     # 'GPU KV cache size: 715,072 tokens' (the latent is whole on every GPU)
     lo, hi = (llm.vllm_kv_tokens(llm.vllm_per_rank(s, 8), g * GiB, "f16") for g in (46.795, 46.805))
     assert lo <= 715072 <= hi
+
+
+def test_gemma4_12b_from_its_config():
+    # google/gemma-4-12B-it config.json (Gemma4Unified, as a Go test fixture copies it): 48 layers, every 6th global;
+    # sliding 8 KV heads x 256, global 1 KV head x 512 (attention_k_eq_v); hidden 3840, 16 heads, MLP 15360, vocab
+    # 262144, tied. The model card: 11.95 B parameters (the encoder-free image/audio projections not described here)
+    s = llm.describe(model="google/gemma-4-12B-it")
+    layer_sw = 3840 * 16 * 256 * 2 + 3840 * 8 * 256 * 2 + 3 * 3840 * 15360
+    layer_gl = 3840 * 16 * 512 * 2 + 3840 * 1 * 512 + 3 * 3840 * 15360
+    norms = 48 * (4 * 3840 + 2 * 256) + 8 * 2 * (512 - 256) + 3840
+    # (norms to within the global layers' q/k norm width: 4096 values)
+    assert s.params == pytest.approx(40 * layer_sw + 8 * layer_gl + 262144 * 3840 + norms, abs=4096)
+    assert s.params / 11.95e9 == pytest.approx(1, abs=0.005)
+    # club-3090 gemma-4-12b.yml (TP 2, bf16 cache, 131072): 'Available KV cache memory = 8.16 GiB',
+    # 'GPU KV cache size = 384,019 tokens'
+    lo, hi = (llm.vllm_kv_tokens(llm.vllm_per_rank(s, 2), g * GiB, "f16", ctx=131072, tokens_from_concurrency=True,
+                                 max_batched=4096, state_blocks=2) for g in (8.155, 8.165))
+    assert lo <= 384019 <= hi
+
+
+def test_gemma4_e2b_is_refused_by_design_without_asking_for_a_config():
+    with pytest.raises(UserError) as e:
+        llm.describe(model="gemma4:e2b")
+    assert "per-layer-embedding" in str(e.value) and "--config FILE" not in str(e.value)
