@@ -143,3 +143,25 @@ def test_gemma4_e2b_is_refused_by_design_without_asking_for_a_config():
     with pytest.raises(UserError) as e:
         llm.describe(model="gemma4:e2b")
     assert "per-layer-embedding" in str(e.value) and "--config FILE" not in str(e.value)
+
+
+@pytest.mark.parametrize("blocks,kv,printed", [
+    (580, "f16", 445875),   # NVFP4 (Inferact), 12.02 GiB a GPU
+    (491, "f16", 377456),   # FP8 checkpoint, 14.28 GiB a GPU
+    (611, "fp8", 920517),   # NVFP4 (unsloth), 10.64 GiB a GPU
+])
+def test_recipe_tp2_table_is_whole_blocks_of_its_cache_width(blocks, kv, printed):
+    # vllm-project/recipes Qwen3.8-27B.yaml, 2x RTX 5090 at 262,144: each printed count is concurrency x max_model_len
+    # of a whole number of pool blocks. At TP 2 a layer's page is the DeltaNet state page (48/2 value heads x 128 x 128
+    # float32 + conv), which holds 1568 tokens of a 1-byte cache or 784 of a 2-byte one; a request takes
+    # ceil(262144 / block) + 2 state pages in each of 3 DeltaNet groups: 174 blocks at fp8, 341 at 2 bytes. The
+    # Inferact and FP8 counts are whole blocks only at 2 bytes (no fp8 block count gives them), unsloth's only at fp8.
+    from gpu_garden.memory.llm import cache as C
+    s = llm.vllm_per_rank(llm.describe(model="Qwen/Qwen3.8-27B"), 2)
+    lay = C.vllm_layout(s, kv)
+    assert lay["block"]["full"] == {"fp8": 1568, "f16": 784}[kv]
+    need = -(-262144 // lay["block"]["full"]) + 3 * 2
+    assert int(blocks / need * 262144) == printed
+    pool = blocks * lay["size"] * lay["page"]
+    assert C.vllm_pool(s, pool, kv, 262144, max_batched=2048, state_blocks=2, tokens_from_concurrency=True)["tokens"] \
+        == printed
