@@ -134,8 +134,13 @@ def _unwrap(lines: list, judge=None) -> list:
         elif nxt[:1] not in b" \t" and lens[k] + 1 + _first_word(nxt) > width and not _FRAME.match(lines[k]):
             loose[k] = True
     n_exact, n_loose = sum(exact), sum(loose)
+    # textwrap drops the blank it breaks at: a full line that ends in one, or whose rest starts with a single one, is a
+    # terminal's cut (an indented line of its own starts with two or more)
+    blank_cut = any(exact[k] and (lines[k].endswith(b" ") or (lines[k + 1][:1] == b" " and lines[k + 1][1:2] not in b" \t"))
+                    for k in range(n - 1))
     glue = [None] * n          # per cut line: what stands for the line break (b"" or b" "); None: not cut
-    if n_exact >= FULL_LINES and 4 * n_loose <= n_exact:          # a terminal
+    if (n_exact >= FULL_LINES and 4 * n_loose <= n_exact) or \
+            (blank_cut and n_exact >= n_loose and n_exact + n_loose >= FULL_LINES):          # a terminal
         for k in range(n):
             if exact[k]:
                 glue[k] = b""

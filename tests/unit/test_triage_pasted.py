@@ -216,6 +216,22 @@ def test_a_cut_at_a_word_boundary_is_joined_the_way_that_names_more():
     assert _key(_cut(CAFFE, 80)) == base                  # (a mid-word cut still joins as it stands)
 
 
+# llama.cpp on ROCm (ggml_cuda_init's device list, then ggml-backend's failed buffer): at 80 columns the buffer line is cut
+# right before a blank, " cudaMalloc failed", which textwrap never leaves; the device line reads as a word-wrap
+ROCM = ("ggml_cuda_init: found 1 ROCm devices:\n"
+        "  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32\n"
+        "Available devices:\n"
+        "  ROCm0: AMD Radeon RX 7900 XTX (24560 MiB, 24400 MiB free)\n"
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 30000.00 MiB on device 0: cudaMalloc failed: out of memory\n")
+
+
+def test_a_cut_before_a_blank_is_a_terminal():
+    base = _key(ROCM)
+    assert base[1:3] == ("llama.cpp", "rocm") and base[4]["requested"] == 30000 * MiB
+    assert _key(_cut(ROCM, 80)) == base
+    assert "Wave Size: 32\nAvailable devices:" in paste.undo(_cut(ROCM, 80).encode()).decode()
+
+
 def test_traceback_frames_and_records_are_not_joined():
     # lines as long as the longest, followed by a frame, an indented source line, a timestamped record: never joined
     log = ("2024-05-01 10:00:00 INFO starting the worker process for the text-to-image pipeline now\n"
@@ -262,7 +278,9 @@ def test_a_big_log_is_not_rewritten():
 
 # cases of batches 01-40 whose cause a wrapped paste still changes (a wrapped line that starts like a record of its own,
 # or a single cut line that makes no message by itself); quotes, fences and CRLF lose none. Lower these, never raise them.
-LOST_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 4, "wrap80": 2, "wrap120": 8, "cut80": 1, "cut100": 4}
+LOST_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 4, "wrap80": 2, "wrap120": 8, "cut80": 0, "cut100": 2}
+# and the cases whose reading changes at all (cause, runtime, device or numbers), right or not
+CHANGED_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 12, "wrap80": 10, "wrap120": 14, "cut80": 9, "cut100": 5}
 
 
 @pytest.fixture(scope="module")
@@ -287,5 +305,4 @@ def test_corpus_reads_the_same_pasted(corpus, name):
         if got != base:
             changed.append(case)
     assert len(lost) <= LOST_AT_MOST[name], lost
-    if LOST_AT_MOST[name] == 0:
-        assert not changed, changed[:10]            # cause, runtime, device and numbers all the same
+    assert len(changed) <= CHANGED_AT_MOST[name], changed[:10]    # cause, runtime, device and numbers all the same
