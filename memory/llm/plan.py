@@ -67,6 +67,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
     if parallel is None or parallel < 1 or parallel > 65536:
         raise UserError(f"--parallel must be 1..65536, got {parallel}")
+    fa = knobs.get("flash_attn")
+    if isinstance(fa, str):  # as the runtimes' flags write it (-fa on|off|auto); bool("off") would read as on
+        if fa not in ("on", "off", "auto"):
+            raise UserError(f"flash_attn must be on, off or auto, got {fa!r}")
+        knobs["flash_attn"] = {"on": True, "off": False, "auto": None}[fa]
     asked_ngl = knobs.get("ngl")
     if asked_ngl is not None:  # -1 / auto, -2 / all as the build reads them
         knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version")), knobs, runtime)

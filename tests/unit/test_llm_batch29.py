@@ -165,3 +165,16 @@ def test_recipe_tp2_table_is_whole_blocks_of_its_cache_width(blocks, kv, printed
     pool = blocks * lay["size"] * lay["page"]
     assert C.vllm_pool(s, pool, kv, 262144, max_batched=2048, state_blocks=2, tokens_from_concurrency=True)["tokens"] \
         == printed
+
+
+def test_flash_attn_written_as_the_flag_reads_as_the_flag():
+    """llmgarage's rows say flash attention was off (its note); "off" must not read as on (bool("off") is True).
+    Qwen3-32B f16 KV at 49152 on two 24 GB cards: flash off keeps the n_ctx x n_ubatch score matrix in the compute
+    buffer, so the same row that fits with -fa on fails with -fa off (the post: OOM on load at 48k)."""
+    spec = llm.describe(model="Qwen/Qwen3-32B")
+    run = lambda fa: llm.plan(spec, runtime="llama.cpp", ctx=49152, weights_dtype="Q5_K_M", vram=23.56 * 2**30,  # noqa: E731
+                              ngl=99, num_gpus=2, runtime_version="b7800", flash_attn=fa)
+    assert run("off")["fits_as_requested"] is run(False)["fits_as_requested"] is False
+    assert run("on")["fits_as_requested"] is run(True)["fits_as_requested"] is True
+    with pytest.raises(UserError):
+        run("maybe")
