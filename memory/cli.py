@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512)")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "
                    "-1 / auto: the build's default placement, -2 / all: every layer; default: the runtime's placement)")
-    s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="Ollama: the GPUs it spreads the model over (memory.required.full adds a reserve, a layer buffer and a graph per GPU)")
+    s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="GPUs of --vram each: Ollama spreads the model over them (memory.required.full adds a reserve, a layer buffer and a graph per GPU); llama.cpp splits the layers (equally, or by --tensor-split) and each card holds its own context and compute buffer")
     s.add_argument("--tensor-split", metavar="A,B,..", help="llama.cpp -ts over several GPUs (its default: their free memory): layers and KV buffer per GPU")
     s.add_argument("--mla-cache", choices=["latent", "latent+v", "full"],
                    help="DeepSeek MLA cache in llama.cpp: latent (2026 builds), latent+v (2025), full (before early 2025)")

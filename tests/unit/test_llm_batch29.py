@@ -178,3 +178,14 @@ def test_flash_attn_written_as_the_flag_reads_as_the_flag():
     assert run("on")["fits_as_requested"] is run(True)["fits_as_requested"] is True
     with pytest.raises(UserError):
         run("maybe")
+
+
+def test_the_verdict_line_names_the_cards(capsys):
+    from gpu_garden.memory import cli
+    argv = ["kv", "--model", "Qwen/Qwen3-32B", "--runtime", "llama.cpp", "--weights-dtype", "Q5_K_M", "--ctx", "40960",
+            "--vram", "23.56", "--flash-attn", "off"]
+    assert cli.main(argv + ["--num-gpus", "2"]) == 0
+    assert "on 2 x 23.56 GiB: fits" in capsys.readouterr().out
+    cli.main(argv)  # one card: 38.6 GiB on 23.56 does not fit as asked
+    out = capsys.readouterr().out
+    assert "on 23.56 GiB:" in out and " x 23.56" not in out
