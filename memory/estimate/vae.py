@@ -356,9 +356,10 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     fb_tile = vae_decode_bytes(kind, fb_shape, dtype, runner, device)
     ws = {k: conv_workspace_bytes(kind, sh, dtype, device, runner) for k, sh in
           (("per", latent_shape), ("node", node_shape), ("fb", fb_shape))}
-    # diffusers' pipelines decode the whole batch in one call and never retry in tiles; ComfyUI picks the batch
-    whole = runner == "diffusers"
-    if slicing and not whole:
+    # diffusers' pipelines and Wan's own runner (WanVAE.decode, one call per video) decode the whole batch and never
+    # retry in tiles; ComfyUI picks the batch and retries in tiles
+    whole = runner in ("diffusers", "wan")
+    if slicing and runner != "diffusers":
         raise ValueError("VAE slicing is diffusers' enable_vae_slicing (runner diffusers); ComfyUI picks its decode batch itself")
     n = 1 if slicing else int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes)
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,

@@ -181,3 +181,17 @@ def test_streamed_weights_need_host_ram(flux, capsys):
     rc, out, _ = estimate(capsys, *argv, "--ram", "64")
     j = json.loads(out)
     assert rc == 0 and j["verdict"] == j["outcome"]["status"] == "fits with streaming" and j["host_ram"]["needed"] == 22156719373
+
+
+def test_wans_own_runner_has_no_tiled_retry(tmp_path, capsys):
+    """Wan's reference runner decodes with WanVAE.decode, one call per video, and has no out-of-memory retry: on
+    4 GiB with sequential offload the 832x480x81 decode (4234014720 B of activations per sample, the untiled figure;
+    ComfyUI's fallback tiles would need 694812672) does not fit under --runner wan, while ComfyUI retries it tiled."""
+    wan = str(layouts.write_sparse("wan_wan2.1_t2v_1.3B_fp16", tmp_path / "wan2.1_t2v_1.3B_fp16.safetensors"))
+    args = (wan, "--width", "832", "--height", "480", "--frames", "81", "--vram", "4", "--offload", "sequential")
+    rc, j = cli_json(capsys, *args, "--runner", "wan")
+    assert j["breakdown"]["vae_decode"]["activations"] == 4234014720 and not j["vae"]["fallback"]
+    assert (rc, j["verdict"], j["outcome"]["status"], j["peak_phase"]) == (1, "does not fit", "does not fit", "vae_decode")
+    rc, j = cli_json(capsys, *args)
+    assert j["vae"]["fallback"] and j["breakdown"]["vae_decode"]["activations"] == 694812672
+    assert (rc, j["outcome"]["status"]) == (0, "runs tiled")
