@@ -266,7 +266,8 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
     """Blocks of the shared pool one request of `ctx` tokens needs (get_max_concurrency_for_kv_cache_config: each
     group's max_memory_usage in pages): a full layer group all of ctx, a sliding one the smaller of its window plus
     the batch slack and ctx, and one block (SlidingWindowSpec), a state group one page, two with prefix caching
-    (MambaSpec, mamba_cache_mode "align")."""
+    (MambaSpec, mamba_cache_mode "align"), and one more per speculative token (num_speculative_blocks: pass
+    state_blocks + num_speculative_tokens)."""
     out = 0
     for k, n in lay["groups"].items():
         blk = lay["block"][k]
@@ -280,10 +281,16 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
     return out
 
 
-def with_draft_layers(spec: LLMSpec, n: int) -> LLMSpec:
+def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
     """The spec with a drafter's n full-attention layers after its own: vLLM gives a speculative drafter's layers (Qwen
     3.5+'s MTP module) KV cache specs next to the model's, so they share its pool and its layer groups (17 full
-    layers with Qwen3.6-27B's 16: groups of 17)."""
+    layers with Qwen3.6-27B's 16: groups of 17). spec_tokens (num_speculative_tokens) widens a gated-DeltaNet conv
+    state to conv_kernel_size - 1 + num_spec rows (mamba_utils gated_delta_net_state_shape), which grows the state
+    page and so the unified block (Qwen3.6-27B at TP 2, fp8, 3 tokens: 1600 tokens, not 1568)."""
+    if spec_tokens and spec.linear_state and spec.linear_dims:
+        k = spec.linear_dims[4]
+        conv, cb, ssm, sb = spec.linear_state
+        spec = replace(spec, linear_state=(conv // (k - 1) * (k - 1 + spec_tokens), cb, ssm, sb))
     full = [i for i, k in enumerate(spec.layer_kinds) if k == FULL]
     if not n or not full:
         return spec
@@ -295,18 +302,19 @@ def with_draft_layers(spec: LLMSpec, n: int) -> LLMSpec:
 
 def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
               max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False,
-              draft_layers: int = 0) -> dict | None:
+              draft_layers: int = 0, spec_tokens: int = 0) -> dict | None:
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
     "request_bytes"}; None without a layout. "GPU KV cache size" was blocks // groups x the smallest block until
     vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
     disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
-    (with_draft_layers)."""
-    spec = with_draft_layers(spec, draft_layers)
+    (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
+    num_speculative_blocks) and a wider conv state."""
+    spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache) if hybrid else None
     if not lay:
         return None
     blocks = int(max(available, 0) // (lay["size"] * lay["page"]))
-    need = vllm_request_blocks(lay, ctx, max_batched, spec.sliding_window or ctx, state_blocks)
+    need = vllm_request_blocks(lay, ctx, max_batched, spec.sliding_window or ctx, state_blocks + spec_tokens)
     conc = blocks / need
     n_groups = sum(lay["groups"].values())
     tokens = int(conc * ctx) if tokens_from_concurrency else blocks // n_groups * min(lay["block"].values())

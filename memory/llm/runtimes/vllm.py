@@ -472,7 +472,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
                          "state_blocks": 2 if s.get("prefix_caching", True) else 1,
-                         "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter}
+                         "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
+                         "spec_tokens": s.get("spec_tokens", 0) if drafter else 0}
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,

@@ -103,9 +103,10 @@ def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes) -> dict:
     """vLLM's --speculative-config {"method": "mtp", "num_speculative_tokens": N} for a model with its own MTP module
     (Qwen 3.5+, config mtp_num_hidden_layers): the module's weights on every GPU (its token table and head are the
     model's; its matmuls taken in 16 bits, a checkpoint may quantize them) and its full-attention layers in the model's
-    KV pool (cache.with_draft_layers). The state pages a request may hold per speculative block (MambaSpec's
-    num_speculative_blocks, read in syv-ai/qwen38-27b-rtx3090's notes, not in vLLM's source) are not counted: club-3090's
-    two printed concurrencies (2.37x at TP 2, 6.77x at TP 4, 3 tokens) come out 4-8 % low with them, 1-3 % without."""
+    KV pool (cache.with_draft_layers), and for each speculative token a state page more a request and a wider DeltaNet
+    conv state (cache.vllm_pool spec_tokens; MambaSpec num_speculative_blocks, gated_delta_net_state_shape). club-3090's
+    two runs at 3 tokens print tokens and concurrency that are whole blocks only so: 424 and 1211 blocks of 1600
+    tokens, 179 a request."""
     if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= 16:
         raise UserError(f"mtp_tokens must be a whole number 1-16 (num_speculative_tokens), got {tokens!r}")
     if not spec.mtp_layers:
