@@ -205,8 +205,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
+        card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
         for dv in devs:
-            dv["total"] = int(dv["weights"] + dv["kv"] + CUDA_CONTEXT + over.get("margin", 0)
+            dv["total"] = int(dv["weights"] + dv["kv"] + CUDA_CONTEXT + card_margin
                               + (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"])
                                  if dv["layers"] or dv["output_layer"] else 0))
         devs[0]["total"] += over.get("projector", 0)
