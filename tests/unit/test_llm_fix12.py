@@ -18,3 +18,17 @@ def test_fit_keeps_its_target_free_on_each_card_not_the_sum():
     fit, plain = _qwen32_cards(None), _qwen32_cards(99)
     for a, b in zip(fit, plain):
         assert a - b == GiB - 505947147
+
+
+def _v2_lite_awq(version):
+    s = llm.describe(model="deepseek-ai/DeepSeek-V2-Lite")
+    return llm.plan(s, "vllm", ctx=4096, weights_dtype="awq", vram=24 * GiB, runtime_version=version)
+
+
+def test_newest_vllm_keeps_the_mla_kv_b_proj_copy_as_0_26_does():
+    # no version is the newest: the 16-bit kv_b_proj copy of every vLLM >= 0.8 is there too. DeepSeek-V2-Lite
+    # config.json: kv_lora_rank 512, 16 heads, qk_nope_head_dim 128, v_head_dim 128, 27 layers ->
+    # 512 * 16 * (128 + 128) * 2 bytes * 27 = 113,246,208 bytes = 108.00 MiB
+    new, pinned = _v2_lite_awq(None), _v2_lite_awq("0.26.0")
+    assert new["weights"] == pinned["weights"]
+    assert "108.00 MiB of kv_b_proj" in new["weights_how"]

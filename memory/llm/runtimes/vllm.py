@@ -432,7 +432,7 @@ UNQUANTIZED = ("", "bf16", "fp16", "f16", "float16", "bfloat16", "fp32", "f32", 
 
 def mla_dequant_bytes(spec, s, fmt: str, quant_skip=()) -> int:
     """Bytes of the 16-bit kv_b_proj copy vLLM >= 0.8 keeps for MLA when the checkpoint quantizes it (0 elsewhere)."""
-    if not spec.mla or s["version"] is None or not at_least(s["version"], *MLA_ABSORB_UNTIL):
+    if not spec.mla or not at_least(s["version"], *MLA_ABSORB_UNTIL):
         return 0
     if fmt in UNQUANTIZED or any("kv_b_proj" in m for m in quant_skip or ()):
         return 0
