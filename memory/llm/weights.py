@@ -146,11 +146,42 @@ def linear_bits(fmt: str, group: int | None = None) -> float:
 # 'model.layers.3.self_attn', ...; unsloth-zoo matches an entry against every dotted prefix of a module name), AWQ's
 # modules_to_not_convert, compressed-tensors' ignore. Entries naming the head, the vision tower or the projector
 # change nothing here (those are counted in 16 bits already); decoder entries move their matmuls to 16 bits.
-_SKIP_ENTRY = re.compile(r"(?:^|\.)layers\.(\d+)(?:\.(self_attn|mlp|linear_attn)(?:\.([a-z_]+_proj(?:_[a-z]+)?|conv1d))?)?$")
+_LAYER_TAIL = re.compile(r"(?:^|\.)(layers\.\d+(?:\.|$))")
 _ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
 _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
 # a gated-DeltaNet layer's matmuls as transformers' Qwen3.5 names them (vLLM fuses qkv+z and b+a on load)
 _LIN_PROJ = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "conv1d", "out_proj")
+
+
+def skip_matcher(entries):
+    """A test: does one of a quantization_config's skip/ignore entries leave this module (model.layers.3.self_attn.q_proj)
+    unquantized? `re:` entries are regexes matched from the name's start (vLLM's compressed-tensors
+    should_ignore_layer: _is_equal_or_regex_match, re.match); other entries name the module or a dotted parent of it
+    from any root (model., language_model.model.: bitsandbytes' and unsloth's prefix rule), or, without a layer index,
+    a run of its dotted parts ('kv_b_proj', 'self_attn.o_proj': vLLM's AWQ and bitsandbytes skip those in every layer)."""
+    tails, runs, pats = set(), set(), []
+    for e in entries or ():
+        e = str(e).strip()
+        if e.startswith("re:"):
+            try:
+                pats.append(re.compile(e[3:]))
+            except re.error as err:
+                raise UserError(f"quantization ignore entry {e!r} is not a valid regex: {err}") from None
+        elif (m := _LAYER_TAIL.search(e)):
+            tails.add(e[m.start(1):])
+        elif e:
+            runs.add(e)
+
+    def skipped(module: str) -> bool:
+        parts = module.split(".")
+        i = parts.index("layers") if "layers" in parts else len(parts)
+        tail = parts[i:]
+        if any(".".join(tail[:k]) in tails for k in range(2, len(tail) + 1)):
+            return True
+        if runs and any(".".join(parts[a:b]) in runs for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)):
+            return True
+        return any(p.match(module) for p in pats)
+    return skipped
 
 
 def _proj_params(spec: LLMSpec, proj: str, layer: int = 0) -> int:
@@ -175,24 +206,17 @@ def skipped_linear_params(spec: LLMSpec) -> int:
     layers; MLA and MoE attention/MLP names differ and count 0, a DeltaNet entry counts in a MoE model too)."""
     if not spec.quant_skip or spec.mla:
         return 0
-    parts = set()
-    for entry in spec.quant_skip:
-        m = _SKIP_ENTRY.search(entry.strip())
-        if not m or int(m.group(1)) >= spec.n_layers:
-            continue
-        layer, block, proj = int(m.group(1)), m.group(2), m.group(3)
-        linear = spec.layer_kinds[layer] == LINEAR
-        if (block == "linear_attn") != linear and block in ("linear_attn", "self_attn") \
-                or proj and (proj in _LIN_PROJ) != (block == "linear_attn"):
-            continue  # a sub-block or projection this layer does not have
-        if spec.n_experts and block != "linear_attn" and not (block is None and linear):
+    skipped = skip_matcher(spec.quant_skip)
+    n = 0
+    for layer, kind in enumerate(spec.layer_kinds[:spec.n_layers]):
+        linear = kind == LINEAR
+        if spec.n_experts and not linear:
             continue  # MoE attention and expert names are not read
-        if block is None:
-            projs = (_LIN_PROJ if linear else _ATTN_PROJ) + (() if spec.n_experts else _MLP_PROJ)
-        else:
-            projs = (proj,) if proj else {"self_attn": _ATTN_PROJ, "mlp": _MLP_PROJ, "linear_attn": _LIN_PROJ}[block]
-        parts.update((layer, p) for p in projs)
-    return sum(_proj_params(spec, p, layer) for layer, p in parts)
+        named = [("linear_attn" if linear else "self_attn", p) for p in (_LIN_PROJ if linear else _ATTN_PROJ)]
+        if not spec.n_experts:
+            named += [("mlp", p) for p in _MLP_PROJ]
+        n += sum(_proj_params(spec, p, layer) for block, p in named if skipped(f"model.layers.{layer}.{block}.{p}"))
+    return n
 
 
 def _odd_rows(spec: LLMSpec) -> str:

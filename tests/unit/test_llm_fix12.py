@@ -32,3 +32,38 @@ def test_newest_vllm_keeps_the_mla_kv_b_proj_copy_as_0_26_does():
     new, pinned = _v2_lite_awq(None), _v2_lite_awq("0.26.0")
     assert new["weights"] == pinned["weights"]
     assert "108.00 MiB of kv_b_proj" in new["weights_how"]
+
+
+def test_skip_matcher_reads_entries_as_the_runtimes_do():
+    from gpu_garden.memory.llm.weights import skip_matcher
+    q = "model.layers.3.self_attn.q_proj"
+    assert skip_matcher(["re:.*self_attn.*"])(q)                  # compressed-tensors regex (re.match)
+    assert not skip_matcher(["re:self_attn"])(q)                   # re.match anchors at the name's start
+    assert skip_matcher(["model.layers.3.self_attn"])(q)           # a dotted parent (bitsandbytes/unsloth)
+    assert skip_matcher(["language_model.model.layers.3"])(q)      # another root, same layer
+    assert not skip_matcher(["model.layers.30.self_attn"])(q)      # layer 30 is not layer 3
+    assert not skip_matcher(["model.layers.3.mlp"])(q)
+    assert skip_matcher(["q_proj"])(q) and not skip_matcher(["q"])(q)  # a whole dotted part, not a substring
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    with pytest.raises(UserError, match="not a valid regex"):
+        skip_matcher(["re:(unclosed"])
+
+
+def test_a_regex_ignore_keeps_kimi_k2_kv_b_proj_16_bit():
+    # moonshotai/Kimi-K2-Thinking quantization_config.ignore carries "re:.*self_attn.*": every kv_b_proj stays bf16,
+    # so vLLM (0.11.0, >= 0.8) makes no dequantized copy; weights equal the newest's and name no kv_b_proj
+    s = llm.describe(model="moonshotai/Kimi-K2-Thinking")
+    r = llm.plan(s, "vllm", ctx=262144, vram=140 * GiB, tensor_parallel_size=8, runtime_version="0.11.0")
+    assert "kv_b_proj" not in r["weights_how"]
+
+
+def test_regex_ignore_entries_keep_dense_matmuls_16_bit():
+    # a dense model whose ignore regex names every layer's attention: the 16-bit share is 4 attention matmuls a
+    # layer. Qwen2.5-7B config.json: hidden 3584, 28 heads x 128, 4 KV heads x 128, 28 layers ->
+    # q 3584*3584 + k 3584*512 + v 3584*512 + o 3584*3584 = 29,360,128 a layer, x 28 = 822,083,584
+    from dataclasses import replace
+    from gpu_garden.memory.llm.weights import skipped_linear_params
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    assert skipped_linear_params(replace(s, quant_skip=("re:.*self_attn.*",))) == 822083584
+    assert skipped_linear_params(replace(s, quant_skip=("re:.*layers\\.0\\..*",))) == 29360128 + 3 * 3584 * 18944

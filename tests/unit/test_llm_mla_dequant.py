@@ -19,7 +19,9 @@ def test_quantized_kv_b_proj_copy_by_hand():
     assert V.mla_dequant_bytes(s, new, "awq") == COPY == 108 * MiB
     assert V.mla_dequant_bytes(V.per_rank(s, 2), new, "awq") == COPY // 2   # one GPU's heads at TP 2
     assert V.mla_dequant_bytes(s, new, "bf16") == 0                         # views of the 16-bit weight
-    assert V.mla_dequant_bytes(s, new, "awq", ("model.layers.0.self_attn.kv_b_proj",)) == 0
+    # each layer dequantizes its own kv_b_proj: one layer left in 16 bits takes 1/27 off, a regex over all of them all
+    assert V.mla_dequant_bytes(s, new, "awq", ("model.layers.0.self_attn.kv_b_proj",)) == COPY // 27 * 26
+    assert V.mla_dequant_bytes(s, new, "awq", ("re:.*kv_b_proj$",)) == 0
     # 0.7.x V0 counts the copy with its absorbed matrices (mla_absorbed_bytes), not twice
     assert V.mla_dequant_bytes(s, {"version": (0, 7, 2), "v1": False}, "awq") == 0
     assert V.mla_dequant_bytes(llm.describe(model="Qwen/Qwen2.5-7B-Instruct-AWQ"), new, "awq") == 0

@@ -30,6 +30,7 @@ import re
 from ...units import GiB, MiB
 from ..cache import (BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
                      with_draft_layers)
+from ..weights import skip_matcher
 from . import at_least
 from .vllm_loader import HOPPER
 
@@ -434,10 +435,11 @@ def mla_dequant_bytes(spec, s, fmt: str, quant_skip=()) -> int:
     """Bytes of the 16-bit kv_b_proj copy vLLM >= 0.8 keeps for MLA when the checkpoint quantizes it (0 elsewhere)."""
     if not spec.mla or not at_least(s["version"], *MLA_ABSORB_UNTIL):
         return 0
-    if fmt in UNQUANTIZED or any("kv_b_proj" in m for m in quant_skip or ()):
+    if fmt in UNQUANTIZED:
         return 0
+    skipped = skip_matcher(quant_skip)  # a kv_b_proj the checkpoint keeps in 16 bits needs no copy
     per = spec.kv_lora_rank * spec.n_heads * ((spec.mla_qk_nope or 128) + (spec.mla_v_head or 128)) * 2
-    return per * spec.n_layers
+    return per * sum(not skipped(f"model.layers.{i}.self_attn.kv_b_proj") for i in range(spec.n_layers))
 
 
 def context_in_share(version, v1: bool) -> bool:
