@@ -314,6 +314,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                          f"the other requests of the {parallel} wait or are preempted")
     if runtime == "llama.cpp" and ev.get("devices"):
         out["devices"] = ev["devices"]
+        out["per_gpu"] = "total" in ev["devices"][0]  # each card judged on --vram, else the whole load on their sum
         notes.append("llama.cpp over " + str(len(ev["devices"])) + " GPUs (--tensor-split): layers per GPU "
                      + ", ".join(f"{d['layers']}" + (" + output" if d["output_layer"] else "") for d in ev["devices"])
                      + "; KV buffers " + ", ".join(fmt_bytes(d["kv"]) for d in ev["devices"])

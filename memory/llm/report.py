@@ -184,7 +184,7 @@ def format_plan(r: dict) -> str:
         else:
             verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
             budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
-            cards = f"{len(r['devices'])} x " if len(r.get("devices") or ()) > 1 else ""  # llama.cpp over N cards
+            cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
         if r.get("vllm_would_print") and not share_full:
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")

@@ -67,3 +67,14 @@ def test_regex_ignore_entries_keep_dense_matmuls_16_bit():
     s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
     assert skipped_linear_params(replace(s, quant_skip=("re:.*self_attn.*",))) == 822083584
     assert skipped_linear_params(replace(s, quant_skip=("re:.*layers\\.0\\..*",))) == 29360128 + 3 * 3584 * 18944
+
+
+def test_the_verdict_names_the_cards_only_when_each_is_judged(capsys):
+    from gpu_garden.memory import cli
+    argv = ["kv", "--model", "Qwen/Qwen3-32B", "--runtime", "llama.cpp", "--weights-dtype", "Q5_K_M", "--ctx", "40960",
+            "--flash-attn", "off"]
+    cli.main(argv + ["--vram", "47.12", "--tensor-split", "1,1"])  # no --num-gpus: --vram is the two cards' sum
+    out = capsys.readouterr().out
+    assert "on 47.12 GiB: fits" in out and " x 47.12" not in out
+    cli.main(argv + ["--vram", "23.56", "--tensor-split", "1,1", "--num-gpus", "2"])  # each card on 23.56
+    assert "on 2 x 23.56 GiB: fits" in capsys.readouterr().out
