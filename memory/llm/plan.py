@@ -20,7 +20,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
-    version = parse_version(knobs.get("runtime_version"))
+    version = parse_version(knobs.get("runtime_version"), runtime)
     if runtime == "vllm":
         s = V.settings(version, vram, ctx, knobs)
     elif runtime == "llama.cpp":
@@ -74,7 +74,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         knobs["flash_attn"] = {"on": True, "off": False, "auto": None}[fa]
     asked_ngl = knobs.get("ngl")
     if asked_ngl is not None:  # -1 / auto, -2 / all as the build reads them
-        knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version")), knobs, runtime)
+        knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version"), runtime), knobs, runtime)
     if runtime == "ollama":  # Ollama prices every block of the GGUF, multi-token-prediction ones included
         spec = gguf_blocks(spec)
     model_max = spec.max_ctx or 131072
@@ -110,8 +110,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      + ("as without it, the runtime's own placement" + (" (--fit)" if runtime == "llama.cpp" else "")
                         if knobs["ngl"] is None else "no layer on the GPU, this build's default" if knobs["ngl"] == 0
                         else "every layer on the GPU"))
-    if version_note(knobs.get("runtime_version")):
-        notes.append(version_note(knobs.get("runtime_version")))
+    if version_note(knobs.get("runtime_version"), runtime):
+        notes.append(version_note(knobs.get("runtime_version"), runtime))
     if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:
         weights_dtype = "Q4_K_M"
         notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")

@@ -78,3 +78,18 @@ def test_the_verdict_names_the_cards_only_when_each_is_judged(capsys):
     assert "on 47.12 GiB: fits" in out and " x 47.12" not in out
     cli.main(argv + ["--vram", "23.56", "--tensor-split", "1,1", "--num-gpus", "2"])  # each card on 23.56
     assert "on 2 x 23.56 GiB: fits" in capsys.readouterr().out
+
+
+def test_a_forks_own_release_number_is_no_llama_cpp_release():
+    # "v0.1.0 (... fork)" is the fork's own numbering: for llama.cpp it reads as the newest with the fork note, as
+    # "tqp-v0.1.0 (... fork)" does; as release 0.1.0 it would sit below every llama.cpp gate (FIT is b7400)
+    from gpu_garden.memory.llm.runtimes import parse_version, version_note
+    fork = "v0.1.0 (TheTom/llama-cpp-turboquant fork)"
+    assert parse_version(fork, "llama.cpp") is None
+    assert "fork's own numbering" in version_note(fork, "llama.cpp")
+    assert parse_version("b7800 (a fork of it)", "llama.cpp") == (7800,)   # a build the fork follows is read
+    assert parse_version(fork, "vllm") == (0, 1, 0)                        # vLLM/Ollama releases parse as before
+    s = llm.describe(model="Qwen/Qwen3-32B")
+    r = llm.plan(s, "llama.cpp", ctx=40960, weights_dtype="Q5_K_M", vram=23.56 * GiB, runtime_version=fork)
+    assert any("fork's own numbering" in n for n in r["notes"])
+    assert r["overhead"]["margin"] == GiB   # --fit's 1 GiB target (llama.cpp common: fit target 1024 MiB), newest's gate

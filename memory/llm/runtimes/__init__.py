@@ -17,11 +17,12 @@ _FORK = re.compile(r"\bfork\b")
 PRE = 1 << 30
 
 
-def parse_version(v) -> tuple | None:
+def parse_version(v, runtime: str | None = None) -> tuple | None:
     """'0.6.4' -> (0, 6, 4); '0.11' -> (0, 11, 0); 'b6500' (a llama.cpp build) -> (6500,); '0.4.0-rc6' ->
     (0, 4, -1, PRE, 6), before 0.4.0, as is '0.10.1+gptoss' (vLLM's gpt-oss launch build) before 0.10.1; None / 'latest' -> None (the newest). Only the first word is read (the rest may
     say when: 'b5400 (May 2025)'); a commit hash ('086cf81 (July 2025)') names no release: None, as the newest, which
-    version_note says."""
+    version_note says. For llama.cpp a text that says fork ('v0.1.0 (TheTom/llama-cpp-turboquant fork)') reads as the
+    newest unless its first word is a build (b7800) or a hash: a fork's own 0.1.0 is no llama.cpp release."""
     if v is None or str(v).strip().lower() in ("", "latest", "current", "newest"):
         return None
     s = str(v).strip().lower()
@@ -34,7 +35,7 @@ def parse_version(v) -> tuple | None:
     if m:
         return (int(m.group(1)),)
     m = _RELEASE.match(first)
-    if (not m or len(first) > 64) and _FORK.search(s[:200]):
+    if (not m or len(first) > 64 or runtime == "llama.cpp") and _FORK.search(s[:200]):
         return None
     if not m or len(first) > 64:
         from ...errors import UserError
@@ -48,9 +49,9 @@ def parse_version(v) -> tuple | None:
     return (major, minor, patch)
 
 
-def version_note(v) -> str | None:
+def version_note(v, runtime: str | None = None) -> str | None:
     """The note for a runtime version that names no release (a commit hash): read as the newest."""
-    if v is None or parse_version(v) is not None:
+    if v is None or parse_version(v, runtime) is not None:
         return None
     s = str(v).strip().lower()
     if s.startswith("ik") or s in ("", "latest", "current", "newest"):
