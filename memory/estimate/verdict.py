@@ -210,7 +210,9 @@ def host_ram(est: dict, budget) -> dict:
     loaded, the safetensors file's mmap'd pages) into a pinned host buffer (comfy/pinned_memory.py pin_memory; a
     comfy-aimdo HostBuffer in later versions, bounded by MAX_PINNED_MEMORY) and sends that to the GPU; later steps
     read the pinned copy, so they are counted once, as pinned RAM. The partial load's and the streamed weights are
-    the same sampler weights under two loaders: the larger counts. Against available RAM."""
+    the same sampler weights under two loaders: streamed is the sample phase's spill, one of the phases offloaded is
+    the largest of, so offloaded >= streamed and offloaded is the figure needed; streamed is shown, not added.
+    Against available RAM."""
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
     for x in c["components"]:
@@ -223,10 +225,10 @@ def host_ram(est: dict, budget) -> dict:
     streamed = (d.get("streamed_per_step") or 0) if d.get("enabled") else 0
     on_gpu = max((bd[k]["weights"] for k in MAIN if k in bd), default=0)
     kept = max(0, total - min(on_gpu, total)) if pol.get("cache_models", True) else 0
-    need = kept + max(offloaded, streamed)
+    need = kept + offloaded
     pin_cap = 0.45 if pol.get("platform") == "windows" else 0.95
     avail = pol.get("host_ram")
-    pinned = 0 if pol.get("pinned_memory") is False else max(offloaded, streamed)
+    pinned = 0 if pol.get("pinned_memory") is False else offloaded
     if avail:
         pinned = min(pinned, int(avail * pin_cap))
     out = {"needed": int(need), "kept_for_reload": int(kept), "offloaded": int(offloaded), "streamed": int(streamed),
