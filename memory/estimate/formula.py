@@ -440,7 +440,7 @@ def peak_on(est: dict, budget) -> dict:
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
-        if (pol.get("runner") or "comfyui") == "comfyui" and mode == "auto":  # VAE.decode's tiled retry after an OOM
+        if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto":  # VAE.decode's tiled retry after an OOM
             if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
                 per = vinfo["per_sample"]
                 untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
@@ -449,7 +449,7 @@ def peak_on(est: dict, budget) -> dict:
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
-            if (pol.get("runner") or "comfyui") == "comfyui":  # VAE.encode's tiled retry after an OOM
+            if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
                 retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
     if not phases:

@@ -83,6 +83,14 @@ DIFFUSERS_HV_DECODE = 449
 DIFFUSERS_HV_TILE = {"tile": 256, "frames": 16}  # tile_sample_min_height/width, tile_sample_min_num_frames
 DIFFUSERS_HV_STRIDE = 0.75  # tile_sample_stride_*: 192 of 256 px, 12 of 16 (48 of 64) frames
 RUNNERS = ("comfyui", "diffusers", "wan")  # "wan": Wan's reference code; its VAE is the one ComfyUI ported
+
+
+def retries_tiled(runner) -> bool:
+    """ComfyUI's VAE.decode / VAE.encode pick their batch and retry tiled after an out-of-memory error; diffusers'
+    pipelines and Wan's own runner (WanVAE.decode, one call per video) decode the whole batch at once, no retry."""
+    return (runner or "comfyui") == "comfyui"
+
+
 # Families whose diffusers pipelines upcast an fp16 VAE to fp32 before decoding: StableDiffusionXLPipeline (and its
 # img2img/inpaint/ControlNet variants) call upcast_vae() when vae.dtype is fp16 and vae.config.force_upcast, which the
 # SDXL base VAE's config sets. With SDPA the pipeline moves post_quant_conv, conv_in and the mid block back to fp16, but
@@ -356,9 +364,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     fb_tile = vae_decode_bytes(kind, fb_shape, dtype, runner, device)
     ws = {k: conv_workspace_bytes(kind, sh, dtype, device, runner) for k, sh in
           (("per", latent_shape), ("node", node_shape), ("fb", fb_shape))}
-    # diffusers' pipelines and Wan's own runner (WanVAE.decode, one call per video) decode the whole batch and never
-    # retry in tiles; ComfyUI picks the batch and retries in tiles
-    whole = runner in ("diffusers", "wan")
+    whole = not retries_tiled(runner)
     if slicing and runner != "diffusers":
         raise ValueError("VAE slicing is diffusers' enable_vae_slicing (runner diffusers); ComfyUI picks its decode batch itself")
     n = 1 if slicing else int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes)
