@@ -351,7 +351,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     decoder reserves beyond what it allocates (allocator_slack_bytes). slicing (diffusers' enable_vae_slicing; runner
     "diffusers" only): one sample per decode call, plus the samples decoded before it (sliced_outputs_bytes).
     tile_px (runner "diffusers", KL VAE, mode "tiled"): diffusers' enable_tiling with tiles of that size
-    (diffusers_kl_tiled), for the whole batch per tile unless slicing; untiled when the latent fits one tile.
+    (diffusers_kl_tiled; `tile` {"tile": px} overrides it: a runner that sets tile_sample_min_size itself), for the
+    whole batch per tile unless slicing; untiled when the latent fits one tile.
     runner "diffusers", HunyuanVideo's VAE: its frame chunks in every mode, spatial tiles with mode "tiled"
     (diffusers_hv_decode; `tile` {"tile", "frames"} overrides DIFFUSERS_HV_TILE).
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace,
@@ -378,6 +379,9 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     if whole and vk == "hunyuan-video":
         hv = diffusers_hv_decode(latent_shape, dtype, tile, spatial=mode == "tiled")
     elif mode == "tiled" and whole and tile_px and vk == "kl":
+        # the caller's own tile size wins over the VAE config's, as for HunyuanVideo (InvokeAI's VAE benchmark sets
+        # tile_sample_min_size 512 / tile_latent_min_size 64 on the SDXL VAE, whose config says 1024)
+        tile_px = int((tile or {}).get("tile") or tile_px)
         dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
         if dt is None:  # diffusers tiles only a latent larger than one tile
             mode, note = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); "

@@ -46,3 +46,19 @@ def test_tiling_diffusers_was_not_read_for_says_whose_figure_it_is():
     assert v["tiled"] and v["bytes"] == v["tiled_bytes"]
     assert v["how"].startswith("VAE Decode (Tiled)'s figure (diffusers' own tiling is figured only for")
     assert vae.phase("wan21", [1, 16, 9, 60, 104], "bf16", mode="tiled")["how"] == "VAE Decode (Tiled)"
+
+
+# InvokeAI's VAE benchmark (invoke-ai/InvokeAI 7785061e vae_benchmarks/benchmark_sd_vae.py) sets the SDXL VAE's
+# tile_sample_min_size to 512 itself. 2048x2048 is latent 256: tiles start every 48 latents (0, 48, ..., 240), 6 per
+# side, five 512 px wide and the last 128 px. The peak is tile (4, 4), the last full one, with four whole rows
+# (5 x 512x512 + 512x128 each) and four full tiles of the fifth row held, 3 channels in fp16.
+HELD_BEFORE_TILE_44 = (4 * (5 * 512 * 512 + 512 * 128) + 4 * 512 * 512) * 3 * 2
+
+
+def test_a_runner_tile_size_wins_over_the_config():
+    n = "sdxl_sd_xl_base_1.0"
+    comps = families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)
+    pol = {"_no_knobs": True, "vae_decode": "tiled", "vae_dtype": "fp16", "runner": "diffusers", "tile": {"tile": 512}}
+    e = E.estimate(comps, 2048, 2048, policy=pol)
+    assert "36 tiles of 512 px" in e["vae"]["how"]
+    assert e["vae"]["bytes"] == TILE_512_FP16 + HELD_BEFORE_TILE_44
