@@ -289,6 +289,9 @@ def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
     page and so the unified block (Qwen3.6-27B at TP 2, fp8, 3 tokens: 1600 tokens, not 1568)."""
     if spec_tokens and spec.linear_state and spec.linear_dims:
         k = spec.linear_dims[4]
+        if k < 2:  # the conv state is k - 1 rows: none to size the MTP rows by, and no kernel runs that width
+            raise UserError(f"{spec.name}: linear_conv_kernel_dim {k} with MTP speculative tokens: a gated-DeltaNet "
+                            "short convolution is 2 to 4 wide (vLLM's causal_conv1d kernels); check the config")
         conv, cb, ssm, sb = spec.linear_state
         spec = replace(spec, linear_state=(conv // (k - 1) * (k - 1 + spec_tokens), cb, ssm, sb))
     full = [i for i, k in enumerate(spec.layer_kinds) if k == FULL]

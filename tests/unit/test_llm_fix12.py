@@ -93,3 +93,21 @@ def test_a_forks_own_release_number_is_no_llama_cpp_release():
     r = llm.plan(s, "llama.cpp", ctx=40960, weights_dtype="Q5_K_M", vram=23.56 * GiB, runtime_version=fork)
     assert any("fork's own numbering" in n for n in r["notes"])
     assert r["overhead"]["margin"] == GiB   # --fit's 1 GiB target (llama.cpp common: fit target 1024 MiB), newest's gate
+
+
+def test_a_conv_kernel_of_one_with_mtp_tokens_is_a_clear_error(tmp_path):
+    # linear_conv_kernel_dim 1 leaves a conv state of 1 - 1 = 0 rows: the MTP rows (k - 1 + n) have no row size to
+    # scale, and vLLM's causal_conv1d kernels run widths 2 to 4 only. Was: ZeroDivisionError.
+    import json
+    from pathlib import Path
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    import gpu_garden.memory.llm as pkg
+    cfg = json.loads((Path(pkg.__file__).parent / "models" / "Qwen3.6-27B.json").read_text())
+    cfg.pop("_source", None)
+    cfg["text_config"]["linear_conv_kernel_dim"] = 1
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    s = llm.describe(config=str(tmp_path / "config.json"))
+    llm.plan(s, "vllm", ctx=32768, vram=80 * GiB)  # without MTP tokens: sized (a 0-row conv state)
+    with pytest.raises(UserError, match="linear_conv_kernel_dim 1"):
+        llm.plan(s, "vllm", ctx=32768, vram=80 * GiB, mtp_tokens=3)
