@@ -413,7 +413,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # batch 18, after first sight (ediff9): diffusers' KL tiling takes the runner's own tile size (policy tile,
                 # vae.phase; InvokeAI's VAE benchmark sets tile_sample_min_size 512 on the SDXL VAE, whose config says 1024;
                 # no coefficient), written while reading this row's +205.4 %
-                "invokeai-vaebench-sdxl-vae-fp16-tiled-decode-2048"}
+                "invokeai-vaebench-sdxl-vae-fp16-tiled-decode-2048",
+                # batch 18, after first sight (ediff9): runner "wan" on Wan 2.2 modulates every token in fp32
+                # (phases.WAN22_REFERENCE_MODULATION: e0, e and each block's modulation, read from Wan2.2's
+                # wan/modules/model.py, no coefficient), written while reading these rows' -22.3 / -34.8 %
+                "wan22-enhanced-ti2v-5b-fp32-sample-1280x704x161", "wan22-enhanced-ti2v-5b-fp32-sample-1280x704x361"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

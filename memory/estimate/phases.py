@@ -225,13 +225,21 @@ DIFFUSERS_FP32_ROPE = {"ltxv": 5 * 2 + 2 * 4 + 3 * 4 + 2}
 # q, k, v in bf16 (3 x 2), rope(q) already returned in fp32 (4), and inside rope(k) the float64 copy and the
 # complex128 product, or later the product and its cat, or the cat and its stack (2 x 8).
 WAN_REFERENCE_DIT = 4 + 4 + 3 * 2 + 4 + 2 * 8
+# Wan 2.2's reference DiT (Wan-Video/Wan2.2 wan/modules/model.py; zysno1/Wan2.2-Enhanced runs it unchanged) embeds one
+# timestep per token (WanModel.forward: t.expand(bt, seq_len) when t has one per sample; TI2V passes them per token),
+# so its modulation is per token and in fp32 (autocast float32): e0 = time_projection(e) [B, L, 6, C] held through every
+# block as their argument (6 x 4), e [B, L, C] held for the head (4), and inside each block
+# (self.modulation + e0).chunk(6) [B, L, 6, C] (6 x 4). Bytes per token x hidden beside the self-attention peak, read
+# from the code (not fitted). Wan 2.1's code embeds one timestep per sample ([B, 6, C]): nothing per token.
+WAN22_REFERENCE_MODULATION = 6 * 4 + 4 + 6 * 4
 
 
 def wan_reference_peak(family, arch, lat, b_eff) -> int:
     """The self-attention peak of Wan's reference DiT (runner "wan"); 0 for families other than Wan."""
     if family not in ("wan21", "wan22"):
         return 0
-    return int(WAN_REFERENCE_DIT * b_eff * lat["image_tokens"] * (arch.get("hidden") or 0))
+    per = WAN_REFERENCE_DIT + (WAN22_REFERENCE_MODULATION if family == "wan22" else 0)
+    return int(per * b_eff * lat["image_tokens"] * (arch.get("hidden") or 0))
 
 
 def diffusers_rope_peak(family, arch, lat, b_eff) -> int:

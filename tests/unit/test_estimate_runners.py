@@ -35,6 +35,17 @@ def test_wan_reference_dit_peak_from_its_code():
     assert _sample_act(comps, 832, 480, 81, "comfyui") < act
 
 
+def test_wan22_reference_dit_modulates_every_token_in_fp32():
+    # Wan 2.2's WanModel.forward expands the timestep to every token: e0 [B, L, 6, C] fp32 held through the blocks,
+    # e [B, L, C] fp32 held for the head, and each block's (modulation + e0) [B, L, 6, C] fp32, beside Wan 2.1's peak
+    per = 4 + 4 + 3 * 2 + 4 + (8 + 8) + (6 * 4 + 4 + 6 * 4)
+    comps = _dm("wan_wan2.2_ti2v_5B_fp16", "wan22")
+    tokens = 41 * (704 // 32) * (1280 // 32)  # 161 frames -> 41 latent frames, 2x2 patches of the 16x latent
+    assert tokens == 36080
+    act = _sample_act(comps, 1280, 704, 161, "wan")
+    assert act - W.largest_cast(comps[0]["table"]) == per * tokens * 3072
+
+
 def test_wan_runner_leaves_other_families_alone():
     comps = _dm("flux_flux1-dev", "flux1")
     assert _sample_act(comps, 1024, 1024, 1, "wan") == _sample_act(comps, 1024, 1024, 1, "comfyui")
