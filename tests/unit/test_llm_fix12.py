@@ -111,3 +111,14 @@ def test_a_conv_kernel_of_one_with_mtp_tokens_is_a_clear_error(tmp_path):
     llm.plan(s, "vllm", ctx=32768, vram=80 * GiB)  # without MTP tokens: sized (a 0-row conv state)
     with pytest.raises(UserError, match="linear_conv_kernel_dim 1"):
         llm.plan(s, "vllm", ctx=32768, vram=80 * GiB, mtp_tokens=3)
+
+
+def test_kimi_k2_thinking_container_fields():
+    # ignore entries as tensor_cast's test of the remote config expects them (layer-0 dense MLP matched, routed
+    # experts not); group 32 is inferred (K2.6's config, the QAT recipe), see the model file's _source
+    from gpu_garden.memory.llm.weights import skip_matcher
+    s = llm.describe(model="moonshotai/Kimi-K2-Thinking")
+    assert s.quant == "int4" and s.quant_group == 32
+    ignored = skip_matcher(s.quant_skip)
+    assert ignored("model.layers.0.mlp.gate_proj") and ignored("model.layers.60.mlp.shared_experts.down_proj")
+    assert ignored("lm_head") and not ignored("model.layers.1.mlp.experts.0.gate_proj")
