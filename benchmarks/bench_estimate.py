@@ -417,7 +417,11 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # batch 18, after first sight (ediff9): runner "wan" on Wan 2.2 modulates every token in fp32
                 # (phases.WAN22_REFERENCE_MODULATION: e0, e and each block's modulation, read from Wan2.2's
                 # wan/modules/model.py, no coefficient), written while reading these rows' -22.3 / -34.8 %
-                "wan22-enhanced-ti2v-5b-fp32-sample-1280x704x161", "wan22-enhanced-ti2v-5b-fp32-sample-1280x704x361"}
+                "wan22-enhanced-ti2v-5b-fp32-sample-1280x704x161", "wan22-enhanced-ti2v-5b-fp32-sample-1280x704x361",
+                # batch 18, after first sight (ediff9): FLUX.2's 128-channel KL latent decodes 16 px per latent pixel
+                # (vae._scale; ComfyUI 0.8.0 comfy/sd.py 'bn.running_mean': upscale_ratio * 2, no coefficient), written
+                # while reading this row's -72.6 % (the row itself is a commit message's rounded '~4.3GB')
+                "invokeai-1904479a-flux2-vae-bf16-decode-1024-approx"}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 

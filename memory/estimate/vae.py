@@ -133,12 +133,24 @@ def decode_dtype(kind: str, vae_dtype="auto", gpu_halves=("bf16", "fp16"), runne
     return choose_dtype(kind, "auto", gpu_halves), "ComfyUI's VAE dtype"
 
 
+def _scale(kind, latent_shape) -> int:
+    """Output pixels per latent pixel. FLUX.2's VAE is the KL decoder with a batch-normed latent patchified 2x2: its
+    32 channels become 128 at 1/16 of the image (ComfyUI 0.8.0 comfy/sd.py, 'bn.running_mean': upscale_ratio * 2,
+    latent_channels * 4, memory_used_decode * 4), so a 128-channel KL latent decodes 16 px per latent pixel."""
+    v = spec.VAE.get(kind, spec.VAE["video"])
+    return v["s"] * 2 if kind == "kl" and len(latent_shape) == 4 and int(latent_shape[1]) == KL_PATCHIFIED_CHANNELS else v["s"]
+
+
+KL_PATCHIFIED_CHANNELS = 4 * 32  # FLUX.2: 2 x 2 patches of its 32 latent channels
+
+
 def _pixels(kind, latent_shape):
     v = spec.VAE.get(kind, spec.VAE["video"])
     sh = list(latent_shape)
     lat_t = sh[2] if len(sh) == 5 else 1
     frames = ((lat_t - 1) * v["t"] + 1) if v["t"] else 1
-    return sh[-1] * v["s"], sh[-2] * v["s"], frames, lat_t
+    s = _scale(kind, sh)
+    return sh[-1] * s, sh[-2] * s, frames, lat_t
 
 
 def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", device=None) -> int:
@@ -252,7 +264,7 @@ def comfy_decode_heuristic(kind: str, latent_shape, dtype="bf16") -> int:
     """ComfyUI's VAE.memory_used_decode for one sample of this latent (what it divides free memory by)."""
     kind = kind if kind in spec.VAE else "video"
     one = [1] + list(latent_shape)[1:]
-    return int(spec.VAE[kind]["comfy"](one) * dtype_bytes(dtype))
+    return int(spec.VAE[kind]["comfy"](one) * (_scale(kind, one) // spec.VAE[kind]["s"]) ** 2 * dtype_bytes(dtype))
 
 
 def decode_batch(kind: str, latent_shape, dtype, free_bytes) -> int:
@@ -272,7 +284,7 @@ def tile_latent_shape(kind: str, latent_shape, fallback: bool, tile=None) -> lis
     h, w = sh[-2], sh[-1]
     t = dict(spec.TILE_NODE, **(tile or {}))
     if len(sh) == 4 or not v["t"]:
-        tx = spec.TILE_FALLBACK_IMAGE_LATENT if fallback else t["tile"] // v["s"]
+        tx = spec.TILE_FALLBACK_IMAGE_LATENT if fallback else t["tile"] // _scale(kind, sh)
         # three passes: tx x tx, tx/2 x 2tx, 2tx x tx/2 (in latent pixels), each clipped to the latent
         areas = [(min(a, h), min(c, w)) for a, c in ((tx, tx), (tx // 2, tx * 2), (tx * 2, tx // 2))]
         th, tw = max(areas, key=lambda hw: hw[0] * hw[1])
@@ -296,11 +308,11 @@ def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=
     the larger of a tile's decode plus the tiles decoded before it, and every tile plus the blended rows and the result
     (two images). None when the latent fits one tile (diffusers does not tile then)."""
     sh = [1] + [int(x) for x in list(latent_shape)[1:]]
-    h, w, t = sh[-2], sh[-1], tile_px // spec.VAE["kl"]["s"]
+    h, w, t = sh[-2], sh[-1], tile_px // _scale("kl", sh)
     if h <= t and w <= t:
         return None
     step = int(t * (1 - DIFFUSERS_TILE_OVERLAP))
-    b, s = dtype_bytes(dtype), spec.VAE["kl"]["s"]
+    b, s = dtype_bytes(dtype), _scale("kl", sh)
     peak, held, n = 0, 0, 0
     for i in range(0, h, step):
         for j in range(0, w, step):
@@ -396,7 +408,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    + f", each decoded for {calls} sample(s) at once")
     elif dt is not None:
         calls = 1 if slicing else int(latent_shape[0])
-        t = tile_px // spec.VAE["kl"]["s"]
+        t = tile_px // _scale("kl", latent_shape)
         one_tile = list(latent_shape[:-2]) + [min(t, int(latent_shape[-2])), min(t, int(latent_shape[-1]))]
         out.update(bytes=calls * dt[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0), tiled=True,
                    batch=calls, tiled_bytes=dt[0], conv_workspace=0,
