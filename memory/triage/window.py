@@ -27,21 +27,68 @@ _EPOCH_RE = re.compile(rb"[Ee]poch[ :\[]{0,3}(\d{1,5})\b")
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
 
+# Pieces the anchor words share, rarely in an ordinary log line. line_starts looks for all the words holding a piece
+# with one regex pass (the piece as a literal prefix, then the rest of each word, a lookbehind for the part before it),
+# where one bytes.find pass a word cost the scanner most of its time (a pass costs the same whatever the word). A word is
+# grouped under the first piece it holds; a word that holds none is looked for alone, so the table only decides speed,
+# never what is found. Derived by a greedy set cover over lines.py's anchor tuples, each pass weighed by how often its
+# piece occurs in benchmarks/bench_triage.py's logs and the corpus.
+COVERS = (
+    b'uff', b'enough ', b'ail', b'mem', b'FAIL', b'eed', b'process', b'rror 1', b'OUT', b' le', b'loc',
+    b' bytes of NDArra', b'ENOUGH_WORKSPACE', b'valid cuDNN', b'8007000E', b' large for syste', b' not possible. T',
+    b'Resource limit (', b'paging file', b'Got an OOM', b'!!! Exception', b'MemoryError', b'OutOf', b'Prompt executed',
+    b' 137', b'ill', b'exitcode: -9', b'SIGKILL', b'ces', b'MEM', b'lloc', b'GPU RAM', b'NDArray', b'Virtual Address',
+    b'with status 5', b'Resource limit', b'exceeds device', b'_STATUS_', b'OUT_OF_', b'cuDNN', b'ASSERT',
+    b'max seq len', b'OOM', b'Exception', b'Traceback', b'File "', b'emory', b'llm', b'aptur', b'lock', b'ode',
+    b'llama', b'pp:', b'ele', b'Error ', b'gra', b'size', b'tal', b'evice', b'requ', b'Platform:', b'pooled_storage',
+    b'PAGEABLE', b'mlc_chat', b'OLLAMA_', b' -ub ', b'pytorch version', b'mxnet', b'Set vram state', b'max_seq_len',
+    b'TensorRT-LLM', b'[METAL]', b'mflux', b'sglang', b'n_ctx', b'offloaded', b'MiB free', b'rocm', b'Windows',
+    b'ROCm', b'mlx', b' --', b' prompt throughp', b'_memory_utilizat', b'dynamic VRAM', b'KV cache', b'step#:',
+    b'poch ', b'train', b'end', b'len', b'ler', b'rror ', b'sion', b'RAM', b'Add', b' stat', b'oade', b'tion', b'for',
+    b'Darwin', b'kv_size', b'release mmap', b'macOS', b'emory.required.f', b'sha256-', b'WSL', b'andable_segments',
+    b'ollama', b'back', b'led', b'sta', b'ersion', b'seq', b'apturing', b'able', b'File /', b'File ~', b'\xe2\x9d\xb1',
+    b'.py in ', b'oom-kill', b'--> ', b'\xe2\x94\x82 ',)
+_GROUPS = {}
+
+
+def _groups(needles) -> list:
+    """One compiled pattern per cover piece that some of the needles hold (cached per needles tuple)."""
+    got = _GROUPS.get(needles)
+    if got is None:
+        left, got = set(needles), []
+        holds = [(piece, {w for w in left if piece in w}) for piece in COVERS]
+        while left:      # greedy: the piece that most words left hold (an earlier piece on a tie), else a word alone
+            piece, words = max(holds, key=lambda h: len(h[1] & left), default=(None, set()))
+            words = words & left
+            if len(words) < 2:
+                piece = min(left, key=len)
+                words = {w for w in left if piece in w}
+            left -= words
+            alts = []
+            for w in sorted(words, key=lambda w: (-len(w), w)):
+                k = w.find(piece)
+                alts.append(re.escape(w[k + len(piece):]) + (b"(?<=" + re.escape(w) + b")" if k else b""))
+            got.append(re.compile(re.escape(piece) + (b"(?:" + b"|".join(alts) + b")" if len(alts) > 1 else alts[0])))
+        _GROUPS[needles] = got
+    return got
+
+
 def line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> set:
-    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (each line once
-    per needle). `hi` must be a line boundary."""
+    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (a tuple of words without
+    newlines). `lo` and `hi` must be line boundaries (a lookbehind may read the byte before `lo`: a newline)."""
     hi = len(block) if hi is None else hi
     starts = set()
-    for k in needles:
-        i = block.find(k, lo, hi)
-        while i >= 0:
-            starts.add(block.rfind(b"\n", 0, i) + 1)
-            e = block.find(b"\n", i)
+    find, rfind = block.find, block.rfind
+    for rx in _groups(needles):
+        m = rx.search(block, lo, hi)
+        while m:
+            i = m.start()
+            starts.add(rfind(b"\n", 0, i) + 1)
+            e = find(b"\n", i, hi)
             if e < 0:
                 break
-            i = block.find(k, e, hi)
+            m = rx.search(block, e + 1, hi)
     return starts
-
 
 
 def before(scan, block: bytes, start: int) -> bytes:
