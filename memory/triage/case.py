@@ -11,13 +11,13 @@ from ..units import GiB, MiB, fmt_bytes as b
 
 TORCH = ("torch.cuda", "torch.hip", "torch.xpu", "torch.npu")
 SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host", "vllm.kv_max_len", "vllm.no_kv_blocks", "vllm.mamba_blocks",
-          "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "comfy.compiler", "torch.nvml_assert", "cuda.driver",
+          "vllm.startup_free", "vllm.profile_race", "comfy.dynamic_vram", "comfy.aimdo_cuda", "comfy.compiler", "torch.nvml_assert", "cuda.driver",
           "cublas.alloc", "cudnn.alloc", "comfy.vae_tiled_fallback", "comfy.pinned_host",
           "onnx.alloc", "xla.oom", "metal.oom", "mps.buffer_size", "os.paging_file", "os.oom_killer", "xpu.driver", "ollama.layout",
           "os.enomem", "os.system_memory", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit",
           "sglang.pool", "sglang.kv_pool", "trtllm.executor", "mlx.buffer_limit", "mlx.resource_limit", "tensorrt.oom",
           "transformers.dispatch", "exllama.split", "sglang.unbalanced", "tgi.prefill", "cpp.bad_alloc", "ggml.ctx_pool", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
-          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "mlx.malloc", "vulkan.alloc", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc")
+          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "ollama.load_failed", "mlx.malloc", "vulkan.alloc", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc")
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)
@@ -91,7 +91,7 @@ def build(scan, inc, context, env) -> Case:
     if wu:      # which warm-up run, with how many dummy requests
         x.warmup = "pooler" if "warming up pooler" in wu["text"] else "sampler"
         x.warmup_requests = wu["numbers"].get("dummy_requests_count")
-    x.hint = 0.3 if x.kind == "comfy.dynamic_vram" else 1.0      # Dynamic VRAM: the phase clues weigh less
+    x.hint = 0.3 if x.kind in ("comfy.dynamic_vram", "comfy.aimdo_cuda") else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
     x.texts = inc.texts                           # every error line of the failure (the primary's first)
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback

@@ -79,6 +79,12 @@ COMFY_VAE = re.compile(r"Ran out of memory when regular (?:VAE )?(decoding|encod
 # MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
 AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed"
                     r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?|Could not rese?r?ve Virtual Address space")
+# comfy-aimdo's check of its own CUDA driver calls (src/plat.h check_cu_impl) logs "CUDA API FAILED : <call> : <error string>"
+# for every result but success and CUDA_ERROR_OUT_OF_MEMORY (older builds: "CUDA API FAILED (600): err = <call>: ..."): the
+# line is never a shortage but a call the driver refused (aimdo 0.2.4 aligned the sizes its hook reserves: ComfyUI PR 12727)
+# (the error string, cuGetErrorString's, is what follows the line's last colon: parse.py reads it without a regex)
+AIMDO_CUDA = re.compile(r"CUDA API FAILED(?: \((\d{1,6})\))?\s?:\s?(?:err = )?(\w{1,48})\(")
+AIMDO_CUDA_ERROR = re.compile(r"[a-z][a-z ]{0,79}")
 # the Comfy Compiler (ComfyUI PR 15861, 2026; comfy-aimdo >= 0.5): aimdo's memory compiler records the model's allocations
 # once and replays them; comfy_aimdo/malloc_graph.py raises this when the recording (or starting it) fails: an allocation
 # pattern it cannot plan (a custom node allocating inside the compiled forward, a "rogue"), not a lack of memory
@@ -147,6 +153,9 @@ OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B
 OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
 OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
 OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
+# Ollama's server (llm/server.go initModel, 0.15.3+, 2026-01) when the runner's /load request failed: the runner died while
+# it allocated the weights, the KV cache of num_ctx and the graph; the client prints it after "Error: 500 ..."
+OLLAMA_LOAD_FAILED = re.compile(r"model failed to load, this may be due to resource limitations")
 
 # Any other program's failure in the words every runtime uses ("out of memory", "failed to allocate", "not enough memory"),
 # on a line that begins as an error report ("fatal error:", "Error ...", "[ERROR]", "RuntimeError:", "failed to ...") and is

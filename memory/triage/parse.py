@@ -245,6 +245,18 @@ def _generic(line):
     return None
 
 
+def _aimdo_cuda(line):
+    """comfy-aimdo's log of a CUDA driver call that failed with anything but out-of-memory (a fault, not a shortage)."""
+    if "API FAILED" not in line or "aimdo" not in line:
+        return None
+    m = RX.AIMDO_CUDA.search(line)
+    err = line[m.end():].rpartition(":")[2].strip() if m else ""
+    if not RX.AIMDO_CUDA_ERROR.fullmatch(err):
+        return None
+    return {"kind": "comfy.aimdo_cuda", "device_kind": "cuda", "numbers": {}, "runtime": "comfyui", "complete": True,
+            "call": m.group(2), "error": err}
+
+
 def _py_memory(line):
     m = RX.PY_MEMORY.search(line)
     if not m:
@@ -273,6 +285,7 @@ RECOGNISERS = [
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
     _simple(RX.COMFY_COMPILER, "comfy.compiler", "cuda", "comfyui", keys=("memory compile error",)),
+    _aimdo_cuda,
     _simple(_ENOMEM, "os.enomem", None, "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("unable to mmap", "Errno 12", "os error 12")),
     _simple(_TRITON_SMEM, "triton.shared_memory", "cuda", "pytorch",
@@ -351,6 +364,7 @@ RECOGNISERS = [
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
     _simple(RX.OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),
     _simple(RX.OLLAMA_INSUFF, "ollama.insufficient", None, "ollama"),
+    _simple(RX.OLLAMA_LOAD_FAILED, "ollama.load_failed", None, "ollama", keys=("resource limitations",)),
     _simple(RX.DML, "torch.directml", "directml", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(RX.COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
@@ -399,7 +413,7 @@ PRIORITY = {
     "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.mamba_blocks": 9, "vllm.profile_race": 8, "vllm.warmup": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
-    "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5, "comfy.compiler": 8.5,
+    "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5, "comfy.compiler": 8.5, "comfy.aimdo_cuda": 8,
     "comfy.pinned_host": 7, "torch.directml": 9,
     "onnx.alloc": 8, "xla.oom": 8, "xpu.driver": 6, "ollama.layout": 6, "metal.oom": 7, "mps.buffer_size": 8, "os.paging_file": 8, "os.oom_killer": 7,
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
@@ -407,7 +421,7 @@ PRIORITY = {
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "dotnet.oom": 7, "libplacebo.alloc": 8,
-    "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
+    "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 
 

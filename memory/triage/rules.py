@@ -112,6 +112,8 @@ RULES = [
     R("weights-exceed-vram", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" in x.n,
       "Ollama could not place {n[num_gpu_layers]} layers on the GPU as num_gpu asks: the weights do not fit"),
     R("weights-exceed-vram", 2.0, stage("ollama-estimate"), "Ollama's estimate: the model's allocations do not fit"),
+    R("weights-exceed-vram", 0.9, kind("ollama.load_failed"),
+      "Ollama's runner failed while it loaded the model: the weights may not fit what the GPU (and RAM) had free"),
     R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
     R("weights-exceed-vram", 1.5, lambda x: x.frame_loading, "traceback: {where}", hint=True),
     R("weights-exceed-vram", 3.0, lambda x: x.frame_cause == "weights-exceed-vram", "traceback: {where}", hint=True),
@@ -393,6 +395,12 @@ RULES = [
       "weights holds {n[mamba_blocks_count]}: lower --max-num-seqs to {n[mamba_blocks_count]} or less, or raise "
       "--gpu-memory-utilization"),
     # Ollama found no placement: most often the context (the default grew to 256k tokens for some models) and its KV cache
+    # Ollama's runner died loading the model ("model failed to load, this may be due to resource limitations"): the load
+    # allocates the weights and the KV cache of num_ctx together, and since 0.15 Ollama picks large default contexts by VRAM
+    # (262144 tokens on 48 GiB and more): the context leads, narrowly, over the weights (the client's line names neither)
+    R("kv-cache", 1.0, kind("ollama.load_failed"),
+      "Ollama's runner failed while it loaded the model, when it allocates the KV cache of the whole context (num_ctx, "
+      "OLLAMA_CONTEXT_LENGTH; Ollama 0.15+ defaults large contexts by VRAM) with the weights"),
     R("kv-cache", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" not in x.n,
       "Ollama could not lay out weights, KV cache and compute graph on the devices: the context length's KV cache is the usual excess"),
     R("kv-cache", 4.0, lambda x: tgi(x) and "total_tokens" in tgi(x),

@@ -61,6 +61,17 @@ OTHER = [
     R("other", 6.0, lambda x: x.kind == "comfy.dynamic_vram" and any(w in x.text for w in VA_RESERVE),
       "ComfyUI Dynamic VRAM (comfy-aimdo) could not reserve GPU virtual address space for its VBAR: a platform or driver limit "
       "(vGPU, WSL, some laptops), not a memory shortage; start ComfyUI with --disable-dynamic-vram"),
+    # comfy-aimdo logs a CUDA driver call's failure as "CUDA API FAILED" only when it is not out-of-memory (src/plat.h): with no
+    # aimdo error or OOM after it (those lead the failure), aimdo passed the driver something it refuses, or the driver faulted
+    R("other", 6.0, kind("comfy.aimdo_cuda"),
+      lambda x: f"comfy-aimdo (ComfyUI's Dynamic VRAM) had the CUDA call {x.ev.get('call')}() refused with \"{x.ev.get('error')}\": "
+                "aimdo logs a driver call this way only when it failed for another reason than a lack of memory, so this is a "
+                "fault of its version (0.2.4 fixed unaligned buffer sizes) or of the driver, not a shortage; update comfy-aimdo "
+                "and ComfyUI, or start ComfyUI with --disable-dynamic-vram"),
+    # Ollama's server could not get its runner to load the model: the client's line names no allocation, and the message itself
+    # allows an internal error (the server log says which)
+    R("other", 0.5, kind("ollama.load_failed"),
+      "Ollama's own words allow \"an internal error\" too (a runner crash of this version): the server log names what failed"),
     R("other", 8.0, kind("ggml.vulkan_limit"),
       "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
       "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),
