@@ -52,9 +52,13 @@ _GROUPS = {}
 
 
 def _groups(needles) -> list:
-    """One compiled pattern per cover piece that some of the needles hold (cached per needles tuple)."""
+    """One compiled pattern per cover piece that some of the needles hold (cached per needles tuple: the scanner
+    passes a few module-level tuples; the cache is emptied past 32 so a caller building tuples cannot grow it)."""
+    needles = tuple(needles)
     got = _GROUPS.get(needles)
     if got is None:
+        if len(_GROUPS) >= 32:
+            _GROUPS.clear()
         left, got = set(needles), []
         holds = [(piece, {w for w in left if piece in w}) for piece in COVERS]
         while left:      # greedy: the piece that most words left hold (an earlier piece on a tie), else a word alone
@@ -74,7 +78,7 @@ def _groups(needles) -> list:
 
 
 def line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> set:
-    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (a tuple of words without
+    """Offsets of the starts of the lines that contain any of `needles` in block[lo:hi] (non-empty words without
     newlines). `lo` and `hi` must be line boundaries (a lookbehind may read the byte before `lo`: a newline)."""
     hi = len(block) if hi is None else hi
     starts = set()

@@ -80,3 +80,14 @@ def test_every_word_is_searched():
     for needles in TUPLES.values():
         for w in needles:
             assert W.line_starts(w + b"\n", needles) == {0}, w
+
+
+def test_any_words_and_a_bounded_cache():
+    """Words outside every cover piece, with regex metacharacters or a repeated piece, given as a list: found as
+    bytes.find finds them; and a caller building a new tuple per call cannot grow the pattern cache without bound."""
+    words = [b"a.b*c", b"(ail|ail)", b"ailail", b"x[mem]y", b"zz^$"]
+    block = b"\n".join([b"pre " + w + b" post" for w in words] + [b"a-b-c", b"ai", b"nothing"]) + b"\n"
+    assert W.line_starts(block, words) == _reference(block, words)
+    for i in range(100):
+        W.line_starts(block, (b"w%d" % i, b"mem"))
+    assert len(W._GROUPS) <= 32
