@@ -100,6 +100,8 @@ def split_components(table: dict, source: str = "") -> list[dict]:
         c["source"] = source
         if c["role"] == "diffusion_model":
             c.update(detect_family(c["table"]))
+            if c.get("family") == "wan21" and c["arch"].get("hidden") == 5120 and WAN22_NAME.search(source or ""):
+                _mark_wan22_a14b(c)
     order = {"diffusion_model": 0, "text_encoder": 1, "vae": 2, "other": 3}
     return sorted(out, key=lambda c: order[c["role"]])
 
@@ -221,6 +223,23 @@ def vae_kind(t: dict) -> str | None:
 
 # -- diffusion models ----------------------------------------------------------------------------
 
+# Wan 2.2 A14B (T2V/I2V): Wan 2.1's 14B latent, VAE and block layout, but Wan-Video/Wan2.2 runs it through its own
+# WanModel (wan/modules/model.py, 42bf4cf: forward l.460 `if t.dim() == 1: t = t.expand(t.size(0), seq_len)`, then
+# e and e0 per token in fp32, l.462-467; text2video.py / image2video.py pass one timestep a sample, torch.stack([t])),
+# so its modulation is per token, as TI2V-5B's (arch timestep "token", phases.wan_reference_peak). Wan-Video/Wan2.1's
+# WanModel.forward (9737cba) embeds the [B] timestep as is: per sample. A T2V A14B file has Wan 2.1 T2V 14B's exact
+# layout, so only its name tells it (ComfyUI's wan2.2_t2v_high_noise_14B_*, Kijai's Wan2_2-T2V-A14B-*); the I2V A14B
+# has the 36-channel patch embedding without img_emb (no CLIP image encoder), which no Wan 2.1 14B file has.
+WAN22_NAME = re.compile(r"wan[-_ .]?2[-_.]?2|a14b|high[-_]?noise|low[-_]?noise", re.I)
+
+
+def _mark_wan22_a14b(c: dict) -> dict:
+    c["variant"] = (c.get("variant") or "").split(" ")[0] + " A14B (Wan 2.2)"
+    c["arch"] = dict(c["arch"], timestep="token")
+    c.pop("note", None)
+    return c
+
+
 def detect_family(t: dict) -> dict:
     """{family, variant, arch: {hidden, depth, heads, ffn, ...}} from a diffusion model's keys and shapes."""
     s = lambda k: _shape(t, k)  # noqa: E731
@@ -311,9 +330,13 @@ def detect_family(t: dict) -> dict:
         if has("vace_patch_embedding.weight"):
             kind = "vace"
         if out_dim == 48:
-            return {"family": "wan22", "variant": f"ti2v {size}", "arch": arch}
+            return {"family": "wan22", "variant": f"ti2v {size}", "arch": dict(arch, timestep="token")}
+        if d == 5120 and in_dim == 36 and not has("img_emb.proj.0.bias"):  # Wan 2.1's 14B I2V/FLF2V carry img_emb
+            return _mark_wan22_a14b({"family": "wan21", "variant": "i2v", "arch": arch})
         return {"family": "wan21", "variant": f"{kind} {size}", "arch": arch,
-                **({"note": "Wan 2.2 A14B high/low-noise files have this exact layout; the estimate is the same"} if d == 5120 else {})}
+                **({"note": "Wan 2.2 T2V A14B high/low-noise files have this exact layout: a file name with wan2.2 / A14B / "
+                            "high_noise / low_noise tells them apart (their reference runner embeds a timestep per token)"}
+                   if d == 5120 else {})}
     if has("condition_embedder.time_embedder.linear_1.weight") and has("blocks.0.attn1.to_q.weight"):  # diffusers Wan
         d = s("blocks.0.attn1.to_q.weight")[0]
         ffn = (s("blocks.0.ffn.net.0.proj.weight") or (4 * d,))[0]

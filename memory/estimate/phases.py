@@ -235,10 +235,13 @@ WAN22_REFERENCE_MODULATION = 6 * 4 + 4 + 6 * 4
 
 
 def wan_reference_peak(family, arch, lat, b_eff) -> int:
-    """The self-attention peak of Wan's reference DiT (runner "wan"); 0 for families other than Wan."""
+    """The self-attention peak of Wan's reference DiT (runner "wan"); 0 for families other than Wan. Wan 2.2's
+    models (TI2V-5B, and the A14B experts, which keep Wan 2.1's latent: arch timestep "token", families.WAN22_NAME)
+    run through Wan2.2's WanModel and add its per-token modulation."""
     if family not in ("wan21", "wan22"):
         return 0
-    per = WAN_REFERENCE_DIT + (WAN22_REFERENCE_MODULATION if family == "wan22" else 0)
+    per_token = family == "wan22" or (arch or {}).get("timestep") == "token"
+    per = WAN_REFERENCE_DIT + (WAN22_REFERENCE_MODULATION if per_token else 0)
     return int(per * b_eff * lat["image_tokens"] * (arch.get("hidden") or 0))
 
 
