@@ -45,6 +45,7 @@ class LLMSpec:
     dtype: str = "bf16"            # weight dtype the file or config names
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
     quant_group: int | None = None  # values per scale of a 4-bit group quantization (config's group_size; None: 128)
+    quant_sym: bool | None = None   # symmetric int4 (no zero point), as the quantization_config states it; None: not stated
     quant_skip: tuple = ()          # modules the checkpoint leaves in 16 bits (llm_int8_skip_modules / modules_to_not_convert)
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
@@ -52,6 +53,8 @@ class LLMSpec:
     mla_v_head: int = 0
     mla_q_lora: int = 0            # MLA query down-projection rank (q_lora_rank; 0: queries straight from the hidden state)
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
+    moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
+    shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
     ollama: bool = False           # named by an Ollama library tag
     notes: list = field(default_factory=list)
@@ -269,6 +272,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if isinstance(q, dict):
         spec.quant = _quant_name(q)
         spec.quant_group = _quant_group(q)
+        spec.quant_sym = _quant_sym(q)
         skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
         spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
@@ -399,6 +403,22 @@ def _quant_group(q: dict) -> int | None:
     return g if 0 < g <= 1 << 16 else None
 
 
+def _quant_sym(q: dict) -> bool | None:
+    """Whether a 4-bit group quantization is symmetric (scale only, no zero point): GPTQ's `sym`,
+    compressed-tensors' config_groups.*.weights.symmetric (its QuantizationArgs default: True); AWQ's zero_point
+    is the inverse. None when the config does not say."""
+    if isinstance(q.get("sym"), bool):
+        return q["sym"]
+    if isinstance(q.get("zero_point"), bool):
+        return not q["zero_point"]
+    if str(q.get("quant_method") or "").lower() == "compressed-tensors":
+        for grp in (q.get("config_groups") or {}).values():
+            w = (grp or {}).get("weights") or {}
+            if w.get("num_bits") == 4:
+                return bool(w.get("symmetric", True))
+    return None
+
+
 def _quant_name(q: dict) -> str | None:
     method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
     bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
@@ -488,10 +508,10 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
     dense_mlp = mlp_mats * d * (_int(cfg, "intermediate_size_mlp", default=s.intermediate) if llama4 else s.intermediate)
     moe_mlp = routed = 0
     if s.n_experts:
-        shared = _int(cfg, "n_shared_experts", default=0) * s.moe_intermediate * mlp_mats * d
-        shared += mlp_mats * d * _int(cfg, "shared_expert_intermediate_size", default=0)
-        if llama4:
-            shared += mlp_mats * d * s.moe_intermediate
+        s.shared_intermediate = (_int(cfg, "n_shared_experts", default=0) * s.moe_intermediate
+                                 + _int(cfg, "shared_expert_intermediate_size", default=0)
+                                 + (s.moe_intermediate if llama4 else 0))
+        shared = mlp_mats * d * s.shared_intermediate
         if s.arch.startswith("gemma4"):
             # Gemma 4's MoE block (enable_moe_block, 26B-A4B) runs next to the layer's dense MLP of intermediate_size
             # (experts.gate_up_proj 128 x 1408 x 2816, mlp.*_proj 2112 x 2816 in every layer): the MLP as a shared expert
@@ -506,7 +526,7 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
     norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3", "gemma4")) else 2) * d
     linear = other = experts = 0
-    s.layer_params = []
+    s.layer_params, moe_layers = [], []
     for i, kind in enumerate(s.layer_kinds):
         before = linear + other
         if kind in (FULL, SLIDING):
@@ -524,6 +544,7 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
             is_moe = s.n_experts and (i + 1) % moe_every == 0
         else:
             is_moe = s.n_experts and i >= first_dense and (i - first_dense) % moe_every == 0
+        moe_layers.append(bool(is_moe))
         if is_moe:
             linear += moe_mlp
             experts += routed
@@ -532,6 +553,7 @@ def _count_params(cfg: dict, s: LLMSpec) -> tuple:
             linear += dense_mlp
         other += norms_per_layer
         s.layer_params.append(linear + other - before)
+    s.moe_layers = tuple(moe_layers) if s.n_experts else ()
     other += embed + head + d
     return linear + other, linear, experts
 

@@ -123,7 +123,8 @@ MXFP4_MOE = "MXFP4_MOE"
 LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
 DEFAULT_GROUP = 128
 # bits per group a 4-bit group quantization stores besides the weights: an fp16 scale and a packed 4-bit zero point
-# (AWQ, GPTQ, int4), or the scale alone (symmetric w4a16). A checkpoint's quantization_config names its group size
+# (AWQ, GPTQ, int4), or the scale alone (symmetric w4a16; a config that states its symmetry: linear_bits). A
+# checkpoint's quantization_config names its group size
 # (group_size / q_group_size); 32-value groups cost 4.625 bits a weight instead of 4.16.
 # Intel's AutoRound (auto_round) exports its int4 weights in GPTQ's packing (packing_format "auto_round:auto_gptq":
 # int32-packed 4-bit values, an fp16 scale and a packed 4-bit zero per group, the zero stored even when sym) with
@@ -134,11 +135,26 @@ FORMAT_ALIASES = {"auto-round": "auto_round", "autoround": "auto_round", "intel/
 LINEAR_BITS.update({fmt: 4 + bits / DEFAULT_GROUP for fmt, bits in GROUP_OVERHEAD_BITS.items()})   # the usual 128 groups
 
 
-def linear_bits(fmt: str, group: int | None = None) -> float:
-    """Bits per decoder-matmul weight of a linear quantization format, for its group size."""
-    if fmt in GROUP_OVERHEAD_BITS and group and group > 0:
-        return 4 + GROUP_OVERHEAD_BITS[fmt] / group
-    return LINEAR_BITS[fmt]
+# What vLLM keeps of a zero point once a 4-bit group checkpoint is loaded ("Model loading took" is read after
+# process_weights_after_loading). compressed-tensors WNA16 create_weights adds weight_zero_point only when the
+# scheme is not symmetric. GPTQ-Marlin takes sym checkpoints only (TYPE_MAP (4, True) -> uint4b8, zero_points=False)
+# and MarlinLinearKernel swaps the checkpoint's qzeros for an empty tensor; a GPTQ config without `sym`, or with
+# sym false, is not Marlin-compatible (is_gptq_marlin_compatible) and GPTQLinearMethod keeps qzeros. AWQ and
+# AWQ-Marlin always keep qzeros (zero_points=True). Per group: an fp16 scale (16 bits), + a packed 4-bit zero (4).
+SCALE_BITS, ZERO_BITS = 16, 4
+SYM_DROPS_ZERO = ("gptq", "int4", "w4a16")
+
+
+def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None) -> float:
+    """Bits per decoder-matmul weight of a linear quantization format, for its group size and symmetry (None: not
+    stated: the format's usual layout; a compressed-tensors config without `symmetric` reads as symmetric in spec)."""
+    if fmt not in GROUP_OVERHEAD_BITS:
+        return LINEAR_BITS[fmt]
+    g = group if group and group > 0 else DEFAULT_GROUP
+    per_group = GROUP_OVERHEAD_BITS[fmt]
+    if fmt in SYM_DROPS_ZERO and sym is not None:
+        per_group = SCALE_BITS + (0 if sym else ZERO_BITS)
+    return 4 + per_group / g
 
 
 # A checkpoint's quantization_config can leave modules in 16 bits: bitsandbytes' llm_int8_skip_modules (Unsloth's
@@ -201,21 +217,47 @@ def _proj_params(spec: LLMSpec, proj: str, layer: int = 0) -> int:
             "down_proj": spec.intermediate * d}.get(proj, 0)
 
 
-def skipped_linear_params(spec: LLMSpec) -> int:
-    """Decoder matmul parameters the checkpoint keeps in 16 bits (dense attention and MLP blocks, gated-DeltaNet
-    layers; MLA and MoE attention/MLP names differ and count 0, a DeltaNet entry counts in a MoE model too)."""
-    if not spec.quant_skip or spec.mla:
+# MLA attention (DeepSeek-V2/V3, Kimi-K2) as transformers and vLLM name it: queries through q_a/q_b (q_proj without
+# q_lora_rank), the latent through kv_a_proj_with_mqa, its up-projection kv_b_proj, then o_proj
+_MLA_PROJ = ("q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj")
+
+
+def _mla_params(spec: LLMSpec, proj: str) -> int:
+    d, h, qr, r = spec.hidden, spec.n_heads, spec.mla_q_lora, spec.kv_lora_rank
+    qk = spec.mla_qk_nope + spec.qk_rope_head_dim
+    return {"q_proj": 0 if qr else d * h * qk, "q_a_proj": d * qr, "q_b_proj": qr * h * qk,
+            "kv_a_proj_with_mqa": d * (r + spec.qk_rope_head_dim), "kv_b_proj": r * h * (spec.mla_qk_nope + spec.mla_v_head),
+            "o_proj": h * spec.mla_v_head * d}[proj]
+
+
+def skipped_linear_params(spec: LLMSpec, experts_only: bool = False) -> int:
+    """Decoder matmul parameters the checkpoint keeps in 16 bits: attention (dense, MLA, gated-DeltaNet), a dense
+    block's MLP, a MoE block's shared experts (mlp.shared_experts / mlp.shared_expert) and its routed experts (an
+    entry that matches expert 0 is taken for all). experts_only: the routed experts alone (what MXFP4 quantizes).
+    The router (mlp.gate) and lm_head are 16-bit in the plan already."""
+    if not spec.quant_skip:
         return 0
     skipped = skip_matcher(spec.quant_skip)
-    n = 0
+    d, n = spec.hidden, 0
     for layer, kind in enumerate(spec.layer_kinds[:spec.n_layers]):
-        linear = kind == LINEAR
-        if spec.n_experts and not linear:
-            continue  # MoE attention and expert names are not read
-        named = [("linear_attn" if linear else "self_attn", p) for p in (_LIN_PROJ if linear else _ATTN_PROJ)]
-        if not spec.n_experts:
-            named += [("mlp", p) for p in _MLP_PROJ]
-        n += sum(_proj_params(spec, p, layer) for block, p in named if skipped(f"model.layers.{layer}.{block}.{p}"))
+        pre = f"model.layers.{layer}."
+        moe = bool(spec.n_experts) and (spec.moe_layers[layer] if layer < len(spec.moe_layers) else True)
+        if moe:
+            n += sum(spec.n_experts * d * spec.moe_intermediate for p in _MLP_PROJ if skipped(pre + "mlp.experts.0." + p))
+        if experts_only:
+            continue
+        if kind == LINEAR:
+            named = [(f"linear_attn.{p}", _proj_params(spec, p, layer)) for p in _LIN_PROJ]
+        elif spec.mla:
+            named = [(f"self_attn.{p}", _mla_params(spec, p)) for p in _MLA_PROJ]
+        else:
+            named = [(f"self_attn.{p}", _proj_params(spec, p, layer)) for p in _ATTN_PROJ]
+        if not moe:
+            named += [(f"mlp.{p}", _proj_params(spec, p, layer)) for p in _MLP_PROJ]
+        n += sum(k for name, k in named if k and skipped(pre + name))
+        if moe and spec.shared_intermediate:  # DeepSeek/Kimi name them shared_experts, Qwen MoE shared_expert
+            n += sum(d * spec.shared_intermediate for p in _MLP_PROJ
+                     if skipped(f"{pre}mlp.shared_experts.{p}") or skipped(f"{pre}mlp.shared_expert.{p}"))
     return n
 
 
@@ -286,8 +328,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         if experts_only:
             lin = min(spec.expert_params, lin)
         group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
-        bits = linear_bits(low, group)
-        kept = min(skipped_linear_params(spec), lin)
+        bits = linear_bits(low, group, spec.quant_sym if low == spec.quant else None)  # the config's own format
+        kept = min(skipped_linear_params(spec, experts_only), lin)
         lin -= kept
         total = lin * bits / 8 + (spec.params - lin) * 2
         how = (f"{lin / 1e9:.2f} B {'expert ' if experts_only else ''}matmul params x {bits:.2f} bits ({low}"
