@@ -312,10 +312,12 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         if ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")
-    if runtime == "llama.cpp" and ev.get("devices"):
+    if runtime in ("llama.cpp", "ollama") and ev.get("devices"):  # Ollama >= 0.30: its llama-server over the cards
         out["devices"] = ev["devices"]
         out["per_gpu"] = "total" in ev["devices"][0]  # each card judged on --vram, else the whole load on their sum
-        notes.append("llama.cpp over " + str(len(ev["devices"])) + " GPUs (--tensor-split): layers per GPU "
+        notes.append(("llama.cpp over " if runtime == "llama.cpp" else "Ollama's llama-server over ")
+                     + str(len(ev["devices"])) + (" GPUs (--tensor-split)" if runtime == "llama.cpp" else
+                                                  " GPUs (no -ts: split by free memory)") + ": layers per GPU "
                      + ", ".join(f"{d['layers']}" + (" + output" if d["output_layer"] else "") for d in ev["devices"])
                      + "; KV buffers " + ", ".join(fmt_bytes(d["kv"]) for d in ev["devices"])
                      + ("; each GPU (--vram each) holds its own context, compute buffer and margin: "

@@ -254,15 +254,30 @@ def llama_server(version) -> bool:
     return version is not None and at_least(version, *MEASURED_LAYOUT[1])
 
 
+def predicted_vram(spec, roles, cells: int) -> int:
+    """Ollama >= 0.30's guess that picks the cards (llm/llama_server.go PredictServerVRAM): the model file plus an
+    f16 cache of 2 x layers x the fewest KV heads x (embedding / most heads) x context values."""
+    heads_kv = min((h for h in (spec.layer_kv_heads or ()) if h), default=spec.n_kv_heads) or 1
+    return int(roles["total"] + 2 * spec.n_layers * heads_kv * (spec.hidden // max(spec.n_heads, 1)) * cells * 2)
+
+
 def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     """Ollama >= 0.30: llama-server with -c num_ctx x OLLAMA_NUM_PARALLEL, -np, -b/-ub num_batch, --flash-attn auto,
     --mmproj on the GPU and no -ngl unless num_gpu is set (llm/llama_server.go), so its --fit places the layers:
-    llama.cpp's figures (runtimes/llamacpp.py, the newest build) in the fields the Ollama plan reads."""
+    llama.cpp's figures (runtimes/llamacpp.py, the newest build) in the fields the Ollama plan reads. Over
+    --num-gpus cards (--vram each) the scheduler keeps one card when predicted_vram is within 80 % of its free
+    memory and the sched-spread switch is off (server/sched.go selectLlamaServerPlacement, bestSingleGPUFit: that
+    card alone, --split-mode none); otherwise it hands llama-server every card, which splits the layers by free
+    memory, each card judged by itself. num_gpu 0 (-ngl 0) keeps the model off the cards."""
     from . import llamacpp as LC
-    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None}
+    gpus = s.get("gpus", 1)
+    spread = gpus > 1 and s["ngl"] != 0 and bool(vram) and predicted_vram(spec, roles, ctx * parallel) > vram * 80 // 100
+    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None,
+             "num_gpus": gpus if spread else None}
     ls = dict(LC.settings(None, knobs, parallel), ubatch=s["ubatch"])
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
+            "devices": ev["devices"], "llama_server_gpus": gpus if spread else 1,
             "fits": ev["fits"], "layers_placed": None, "budget": ev["budget"], "ngl": ev["ngl"],
             "graph_partial": ev["overhead"]["compute_buffer"], "placement_need": ev["total"],
             "printed_weights_total": int(roles["blocks"] + roles["output"]), "required_full": ev["total"],
