@@ -9,7 +9,8 @@ from . import checkpoints as CK
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import SLIDING, LLMSpec, gguf_blocks
-from .weights import LINEAR_BITS, MXFP4_MOE, skipped_linear_params, weights, weights_by_role
+from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
+                      weights_by_role)
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
@@ -182,6 +183,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
         notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
                      "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
+    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym
+            and V.PRE_AMPERE.search(str(knobs.get("gpu_name") or ""))
+            and not (spec.weights_bytes and weights_dtype is None)):
+        # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel makes the zero
+        # tensor a symmetric checkpoint lacks (groups x out, packed 4-bit) in process_weights_after_loading
+        q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
+        extra = int(q * ZERO_BITS / (spec.quant_group or DEFAULT_GROUP) / 8)
+        roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
+                     how=roles["how"] + f" + {fmt_bytes(extra)} of 4-bit zero points Exllama builds below compute 8.0")
     if knobs.get("language_model_only") and spec.vision:
         if runtime != "vllm":
             raise UserError("--language-model-only is vLLM's; llama.cpp and Ollama load a tower only from its own file "

@@ -84,3 +84,14 @@ def test_kimi_k2_thinking_weights_at_4_5_bits():
     q = s.linear_params - 9_207_218_176
     assert r["total"] == pytest.approx(q * 4.5 / 8 + (s.params - q) * 2, abs=1)
     assert "4.50 bits" in r["how"]
+
+
+def test_below_compute_8_vllm_builds_the_zero_tensor_a_symmetric_gptq_lacks():
+    # ExllamaLinearKernel (compute 6.0+, the MP kernel left below Marlin's 8.0) creates qzeros for a zero-free
+    # scheme: groups x out packed 4-bit, 4/128 bits a weight at group 128. 6,525,417,472 matmul params (see above)
+    # x 4 / 128 / 8 = 25,489,912 bytes more on a T4 than on an A100
+    s = _qwen7({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False})
+    t4, a100 = (llm.plan(s, "vllm", ctx=4096, vram=14.74 * GiB, gpu_name=g)["weights"] for g in ("Tesla T4", "A100"))
+    assert t4 - a100 == 6_525_417_472 * 4 // 128 // 8 == 25_489_912
+    asym = _qwen7({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": False, "desc_act": False})
+    assert len({llm.plan(asym, "vllm", ctx=4096, vram=14.74 * GiB, gpu_name=g)["weights"] for g in ("T4", "A100")}) == 1
