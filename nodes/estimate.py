@@ -257,6 +257,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                                tooltip="plan for the diffusion model in another dtype (fp8, GGUF Q8_0, ...) instead of the loaded one"),
                 io.Combo.Input("vae_dtype", options=list(VAE_DTYPES), default="as loaded", optional=True,
                                tooltip="plan for the VAE in another dtype (fp32 = --fp32-vae) instead of the one ComfyUI picked"),
+                io.Int.Input("vae_tile", default=0, min=0, max=4096, step=32, optional=True,
+                             tooltip="the VAE tile size in pixels you decode with (VAE Decode (Tiled)'s tile_size); 0: its 512 px default"),
                 io.Int.Input("text_tokens", default=0, min=0, max=8192, optional=True,
                              tooltip="text tokens the model attends to jointly (FLUX, SD3, ...); 0: the family's usual count"),
                 io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,
@@ -275,7 +277,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
     @classmethod
     def execute(cls, model, latent=None, clip=None, vae=None, budget=None, width=1024, height=1024, frames=1, batch=1,
                 cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn", mode="formula", weights_dtype="as loaded",
-                vae_dtype="as loaded", text_tokens=0) -> io.NodeOutput:
+                vae_dtype="as loaded", text_tokens=0, vae_tile=0) -> io.NodeOutput:
         comps, policy = model_components(model, clip, vae)
         family = families.detect_family(comps[0]["table"])["family"]
         config = type(getattr(model.model, "model_config", None)).__name__
@@ -287,6 +289,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             policy["vae_dtype"], policy["vae_bytes"] = vae_dtype, None
         if text_tokens:
             policy["text_tokens"] = int(text_tokens)
+        if vae_tile:
+            policy["tile"] = {"tile": int(vae_tile)}
         try:
             from ..memory.estimate import verdict as est_verdict
 

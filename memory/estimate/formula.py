@@ -105,6 +105,18 @@ ATTENTION_MODES = ("flash", "math")
 
 # -- the estimate ---------------------------------------------------------------------------------
 
+def _check_tile(tile):
+    """policy tile {"tile": px, "frames": n} (--vae-tile, a VAEDecodeTiled node): a clear error for what no tiler
+    accepts (ComfyUI's VAEDecodeTiled: tile_size 64-4096 px, temporal_size >= 8; smaller would divide by zero here)."""
+    if not tile:
+        return
+    px, fr = tile.get("tile"), tile.get("frames")
+    if px is not None and (not isinstance(px, int) or isinstance(px, bool) or not 64 <= px <= spec.MAX_RESOLUTION):
+        raise UserError(f"VAE tile size must be a whole number of pixels from 64 to {spec.MAX_RESOLUTION}, not {px!r}")
+    if fr is not None and (not isinstance(fr, int) or isinstance(fr, bool) or not 1 <= fr <= spec.MAX_RESOLUTION):
+        raise UserError(f"VAE tile length must be a whole number of frames from 1 to {spec.MAX_RESOLUTION}, not {fr!r}")
+
+
 def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=None) -> dict:
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
     False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
@@ -136,6 +148,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if pol["vae_slicing"] and pol["runner"] != "diffusers":
         raise UserError("VAE slicing is diffusers' enable_vae_slicing: use it with runner diffusers "
                         "(ComfyUI picks its decode batch from free memory itself)")
+    _check_tile(pol.get("tile"))
     if pol["attention"] not in ATTENTION_MODES:
         raise UserError(f"attention must be one of {', '.join(ATTENTION_MODES)}, not {pol['attention']!r}")
     if pol["text_encoders"] not in TE_MODES:
@@ -433,7 +446,8 @@ def peak_on(est: dict, budget) -> dict:
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
                               slicing=bool(pol.get("vae_slicing")),
-                              tile_px=vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) if pol.get("runner") == "diffusers" else None)
+                              tile_px=(vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) or (pol.get("tile") or {}).get("tile"))
+                              if pol.get("runner") == "diffusers" else None)
         if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept
             vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))

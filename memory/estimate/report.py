@@ -55,6 +55,10 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
                    help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM); tiled: VAE "
                         "Decode (Tiled), or with --runner diffusers its enable_tiling")
+    s.add_argument("--vae-tile", type=int, metavar="PX",
+                   help="the VAE tile size in output pixels: VAE Decode (Tiled)'s tile_size, or with --runner diffusers "
+                        "vae.tile_sample_min_size / enable_tiling(tile_sample_min_height=...) (default: the node's 512 px; "
+                        "diffusers: the VAE config's sample_size)")
     s.add_argument("--vae-slicing", action="store_true",
                    help="diffusers' enable_vae_slicing: the pipeline decodes one sample at a time (with --runner diffusers)")
     s.add_argument("--runner", choices=["comfyui", "diffusers", "wan"], default="comfyui",
@@ -105,6 +109,8 @@ def policy_from_args(args) -> dict:
            "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
+    if g("vae_tile") is not None:
+        pol["tile"] = {"tile": args.vae_tile}
     return pol
 
 

@@ -209,7 +209,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if info["tiled"]:
         if pol.get("vae_decode", "auto") == "auto":
             pol["vae_decode"] = "tiled"
-        pol["tile"] = info["tiled"]
+        pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
     est = formula.estimate(formula.from_files([p for p, _, _ in info["files"]]), w, h, f, b,
