@@ -59,6 +59,11 @@ OLLAMA_LIBRARY = {
     # qwen3.5 (March 2026): Qwen's Qwen3.5 sizes, the MoE ones by their total ('qwen3.5:122b' is Qwen3.5-122B-A10B);
     # which size 'latest' is was not read, so a tag must name one
     "qwen3.5": ("Qwen3.5-{size}", None),
+    # qwen3.6 (2026): Qwen's Qwen3.6 sizes, 'qwen3.6:27b' the dense 27B and 'qwen3.6:35b' Qwen3.6-35B-A3B by its total;
+    # the default build is Q4_K_M as for the other K-quant libraries (bric.pe.kr's Ollama 0.24 post lists qwen3.6:27b
+    # as '27.8B, Q4, ~17.4 GB': 27.8 B at Q4_K_M's 4.9 bits is 17.0 GB, and the vision tower adds to it); which
+    # size 'latest' is was not read, so a tag must name one
+    "qwen3.6": ("Qwen3.6-{size}", None),
     # gemma4 (April 2026, Ollama 0.20): gemma4:26b is the 26B-A4B MoE (ollama#15353 'architecture=gemma4
     # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B; e2b / e4b (per-layer embeddings) are not
     # described; which size 'latest' is was not read
