@@ -24,7 +24,8 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False}
+            "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False,
+            "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None}
 
 
 def apply(scan, lineno, text, window=False):
@@ -212,6 +213,28 @@ def _runtime_marker(s, f, m, text, lineno, window):
         f["runtime_marker"] = L.RUNTIME_MARKERS[m.lastindex - 1][0]
 
 
+_VERSION_OF = ("vllm", "vllm", "ollama", "ollama", "llama.cpp", "comfyui")   # runtime_version's groups, in order
+_PARAM_UNIT = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+
+
+def _runtime_version(s, f, m, *_):
+    f["runtime_version"][_VERSION_OF[m.lastindex - 1]] = m.group(m.lastindex)
+
+
+def _llm_model(s, f, m, *_):
+    """The model the runtime loads (the last one named: a server loading another model names it again)."""
+    f["llm_model"] = (m.lastindex, m.group(m.lastindex).strip().strip("\"'"))
+
+
+def _gguf_meta(s, f, m, *_):
+    if m.group(1):
+        f["gguf_type"] = m.group(1)
+    elif m.group(2):
+        f["gguf_params"] = float(m.group(2)) * _PARAM_UNIT[m.group(3)]
+    else:
+        f["gguf_size"] = P.size(m.group(4))
+
+
 HANDLERS = {
     "device": _device,
     "total_vram": _total_vram,
@@ -258,6 +281,10 @@ HANDLERS = {
     "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(4)) * MiB),
     "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),
     "runtime_marker": _runtime_marker,
+    "runtime_version": _runtime_version,
+    "llm_model": _llm_model,
+    "gguf_meta": _gguf_meta,
+    "ollama_total": lambda s, f, m, *_: f.__setitem__("ollama_total", P.size(m.group(1))),
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),

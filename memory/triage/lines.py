@@ -101,6 +101,20 @@ FACTS = [
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
     ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
+    # what should_fit.py asks the LLM calculator about: the runtime's version (vLLM's server and engine lines, Ollama's
+    # "Listening on ... (version X)" and "ollama version is X", llama.cpp's "build: N (hash)", ComfyUI's start-up line and
+    # error report), the model it loads (vLLM's engine config, "Starting to load model X...", LLM(model=...), `vllm serve X`,
+    # `ollama run X`, the GGUF's general.name) and the GGUF's file type, parameters and size as llama.cpp prints them
+    ("runtime_version", re.compile(r"vLLM API server version v?(\d[\w.+-]{0,40})|LLM engine \(v(\d[\w.+-]{0,40})\)|"
+                                   r"Listening on .{0,80}\(version (\d[\w.+-]{0,40})\)|ollama version is (\d[\w.+-]{0,40})|"
+                                   r"\bbuild(?:: | = )(\d{1,6}) \(|ComfyUI [Vv]ersion:\**\s*v?(\d[\w.+-]{0,40})")),
+    ("llm_model", re.compile(r"\bmodel='([^'\s]{1,200})'|Starting to load model (\S{1,200}?)\.\.\.|\bLLM\(model=[\"']([^\"'\s]{1,200})[\"']|"
+                             r"\bvllm serve ([^\s-]\S{0,199})|\bollama (?:run|pull) ([^\s-]\S{0,199})|"
+                             r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119}?)\s*$")),
+    ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39}?)\s*$|\bmodel params\s+=\s+([\d.]+) ([KMBT])\b|"
+                             r"\bmodel size\s+=\s+([\d.]+ [KMGT]i?B)")),
+    # Ollama's "inference compute" line: the card's total as Ollama saw it
+    ("ollama_total", re.compile(r'inference compute.*?\btotal="([\d.]+ [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
@@ -138,6 +152,12 @@ FACT_KEYS = {
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
     "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
+    # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
+    # hide that one from its line, so these keys start after such words)
+    "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",
+                        "ComfyUI Version", "ComfyUI version"),
+    "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name"),
+    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
     "ggml_cuda_fn": ("in function",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process"), "ollama_env": ("OLLAMA_",),
@@ -225,7 +245,11 @@ OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"De
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"rror while loading", b"ailed to load") \
     + tuple(w.encode() for w in RUNTIME_WORDS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
-HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS)
+# what should_fit.py reads (the runtime's version, the model, the GGUF's type and size): start-up lines, in the head and the window
+LOAD_KEYS = (b"ersion", b"LLM engine (v", b"build", b"model='", b"Starting to load model", b"LLM(model=", b"vllm serve",
+             b"ollama run", b"ollama pull", b"general.name", b"file type", b"model ftype", b"model params", b"model size",
+             b"inference compute")
+HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
 WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
@@ -233,7 +257,7 @@ WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",
-               b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS)
+               b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
