@@ -26,3 +26,34 @@ def test_ollama_qwen36_27b_cache_at_8k():
     assert state == 156_893_184
     r = llm.plan(llm.describe(model="qwen3.6:27b"), "ollama", ctx=8192, runtime_version="0.24.0")
     assert r["kv_total"] == full + state
+
+
+def _tksk(model, ctx, parallel):
+    # TkskKurumi/llama-server-benchmarks (llama.cpp b7522, 4 x RTX 3080 20 GB): -c ctx -np parallel, -ctk/-ctv q4_0, -fa on
+    return llm.plan(llm.describe(model=model), "llama.cpp", ctx=ctx, parallel=parallel, kv_dtype="q4_0",
+                    flash_attn="on", weights_dtype="Q4_K_M", runtime_version="b7522")
+
+
+def test_qwen3_vl_235b_cache_is_qwen3_235b_geometry():
+    # Qwen3-VL-235B-A22B-Instruct config.json text_config: 94 layers, 4 KV heads x 128; q4_0 is 18 bytes a 32-value block
+    per_cell = 94 * 2 * 4 * 128 * 18 // 32
+    assert _tksk("Qwen/Qwen3-VL-235B-A22B-Instruct", 65536, 4)["kv_total"] == 65536 * per_cell == 3384 * MiB  # memory.log
+    assert _tksk("Qwen/Qwen3-VL-235B-A22B-Instruct", 16384, 1)["kv_total"] == 846 * MiB  # memory-np=1.log: 225+234+225+162
+
+
+def test_glm46_is_read_with_glm47s_config():
+    # GLM-4.6 config.json: 92 layers, 8 KV heads x 128 (the MTP block keeps no cache in llama.cpp)
+    assert llm.describe(model="zai-org/GLM-4.6").n_layers == 92
+    assert _tksk("zai-org/GLM-4.6", 65536, 4)["kv_total"] == 65536 * 92 * 2 * 8 * 128 * 18 // 32 == 6624 * MiB
+    with pytest.raises(UserError, match="unknown model"):
+        llm.describe(model="zai-org/GLM-4.6V")  # GLM-4.5V's 106B geometry, not GLM-4.6's
+
+
+def test_kimi_k26_is_k2_thinkings_decoder_with_an_fp8_latent_cache():
+    # K2.5/K2.6 text_config: K2-Thinking's DeepseekV3 layout, 61 layers, MLA kv_lora_rank 512 + rope 64: vLLM's fp8
+    # latent cache is 576 bytes a token a layer, the same on every tensor-parallel rank
+    s = llm.describe(model="moonshotai/Kimi-K2.6")
+    assert s.name == "Kimi-K2-Thinking" and any("MoonViT" in n for n in s.notes)
+    r = llm.plan(s, "vllm", ctx=262144, kv_dtype="fp8", vram=94.97 * GiB, tensor_parallel_size=16,
+                 gpu_memory_utilization=0.94, max_num_seqs=128, max_num_batched_tokens=8192)
+    assert r["kv_detail"]["per_token"] == 61 * 576
