@@ -288,6 +288,23 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "llamacpp-turboquant188-qwen36-27b-q8-size", "llamacpp-llmgarage-qwen3-32b-q5km-2x3090-40k-fit",
         "llamacpp-llmgarage-qwen3-32b-q5km-2x3090-48k-oom",
         "llamacpp-llmgarage-nemotron3-nano-30b-a3b-q6k-2x3090-64k-fit", "ollama-vasyl-gemma4-e2b-1650ti-4g-4k",
+        # batch 30: every row was read (task ellm14) after its first sight was recorded (llm_first_sight.json
+        # batches["30"], commit c7900e3), before any change; the changes it led to say "batch 30, after first sight":
+        # a regression set
+        "vllm-voipmonitor-minimax-m25-fp8-tp4-4xrtxpro6000-196k",
+        "vllm-voipmonitor-glm51-nvfp4-tp8-8xrtxpro6000-202k-u089-fp8-mtp3",
+        "vllm-voipmonitor-kimi-k26-tp16-16xrtxpro6000-262k-u094-fp8",
+        "vllm-qevos-qwen36-27b-fp8-4090-48g-262144-fp8kv-refused", "vllm-qevos-qwen36-27b-fp8-4090-48g-261856-fp8kv",
+        "vllm-44376-deepseek-v4-flash-tp2-ep-2xgh200-30k-fp8-refused",
+        "vllm-recipes810-qwen38-27b-fp8-tp2-2x5090-262k-fp8kv",
+        "sglang-voipmonitor-glm51-nvfp4-tp8-8xrtxpro6000-mf082-fp8-eagle",
+        "llamacpp-tksk-qwen3vl-235b-iq1m-4x3080-64k-np4-q4kv",
+        "llamacpp-tksk-qwen3vl-235b-iq1m-4x3080-16k-np1-q4kv-fit",
+        "llamacpp-tksk-glm46-tq1-4x3080-64k-np4-q4kv-partial", "llamacpp-tksk-glm46v-q4kxl-4x3080-64k-np4-q4kv-fit",
+        "llamacpp-tksk-deepseek-v31-terminus-tq1-4x3080-16k-np1-q4kv-partial",
+        "ollama-15641-gemma4-31b-q8-2xv100-fa-off", "ollama-16617-gemma4-12b-4060laptop-q8kv-partial",
+        "ollama-bric-qwen36-27b-3090-8k-fit", "ollama-bric-qwen36-27b-3090-32k-partial",
+        "ollama-bric-qwen36-27b-3090-128k-partial", "ollama-bric-qwen36-27b-3090-256k-partial",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
