@@ -228,7 +228,7 @@ def _llm_model(s, f, m, *_):
 
 def _gguf_meta(s, f, m, *_):
     if m.group(1):
-        f["gguf_type"] = m.group(1)
+        f["gguf_type"] = m.group(1).strip()
     elif m.group(2):
         f["gguf_params"] = float(m.group(2)) * _PARAM_UNIT[m.group(3)]
     else:

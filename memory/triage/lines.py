@@ -110,8 +110,8 @@ FACTS = [
                                    r"\bbuild(?:: | = )(\d{1,6}) \(|ComfyUI [Vv]ersion:\**\s*v?(\d[\w.+-]{0,40})")),
     ("llm_model", re.compile(r"\bmodel='([^'\s]{1,200})'|Starting to load model (\S{1,200}?)\.\.\.|\bLLM\(model=[\"']([^\"'\s]{1,200})[\"']|"
                              r"\bvllm serve ([^\s-]\S{0,199})|\bollama (?:run|pull) ([^\s-]\S{0,199})|"
-                             r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119}?)\s*$")),
-    ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39}?)\s*$|\bmodel params\s+=\s+([\d.]+) ([KMBT])\b|"
+                             r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119})")),
+    ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+([\d.]+) ([KMBT])\b|"
                              r"\bmodel size\s+=\s+([\d.]+ [KMGT]i?B)")),
     # Ollama's "inference compute" line: the card's total as Ollama saw it
     ("ollama_total", re.compile(r'inference compute.*?\btotal="([\d.]+ [KMGT]iB)"')),
