@@ -1,7 +1,7 @@
 """The message census: every out-of-memory / allocation-failure message of the runtimes triage serves, taken from their
 sources (benchmarks/data/triage_census.json, one entry per format), read by the engine alone and inside a short
 realistic preamble of its runtime. Per entry and reading: recognised (y/n; a runtime's own retry must come back
-recoverable), runtime right, device kind right, numbers exact: the census's score (recognition) counts the rows
+recoverable, a warning the runtime goes on after must not be read as a failure), runtime right, device kind right, numbers exact: the census's score (recognition) counts the rows
 right on all four. Cause given (a cause other than "other"; for a failure that is no shortage, "other") is shown
 beside it and not scored: a lone message seldom tells the cause, its log does. Writes benchmarks/results/triage_census.json.
 
@@ -60,10 +60,19 @@ def expected_device(entry: dict, contexts: dict, mode: str):
     return entry.get("context_device") or entry["device"] or contexts[entry["context"]]["device"]
 
 
+def expected_runtime(entry: dict, mode: str) -> str:
+    return entry.get("alone_runtime", entry["runtime"]) if mode == "alone" else entry["runtime"]
+
+
 def score(entry: dict, contexts: dict, mode: str) -> dict:
     from gpu_garden.memory.triage import engine
     res = engine.triage_text(text_of(entry, contexts, mode))
     row = {"id": entry["id"], "mode": mode}
+    if entry.get("failure") is False:         # a warning the runtime goes on after: right when not read as a failure
+        ok = not res["found"]
+        return dict(row, oom=ok, runtime=ok, device=ok, numbers=ok, cause=ok,
+                    got=None if ok else {"runtime": res["events"][-1]["runtime"], "device": None, "cause": res["cause"],
+                                         "kind": res["events"][-1]["kind"], "recoverable": True, "numbers_bad": []})
     if not res["found"]:
         return dict(row, oom=False, runtime=False, device=False, numbers=False, cause=False, got=None)
     ev = res["events"][-1]
@@ -72,7 +81,7 @@ def score(entry: dict, contexts: dict, mode: str) -> dict:
     nums = declared_numbers(entry)
     bad = sorted(k for k, v in nums.items() if ev["numbers"].get(k) != v)
     cause = res["cause"]
-    row.update(oom=recoverable == bool(entry["recoverable"]), runtime=ev["runtime"] == entry["runtime"],
+    row.update(oom=recoverable == bool(entry["recoverable"]), runtime=ev["runtime"] == expected_runtime(entry, mode),
                device=want_dev is None or ev["device_kind"] == want_dev, numbers=not bad,
                cause=(cause != "other") if entry["shortage"] else cause == "other",
                got={"runtime": ev["runtime"], "device": ev["device_kind"], "cause": cause, "kind": ev["kind"],
