@@ -57,3 +57,30 @@ def test_kimi_k26_is_k2_thinkings_decoder_with_an_fp8_latent_cache():
     r = llm.plan(s, "vllm", ctx=262144, kv_dtype="fp8", vram=94.97 * GiB, tensor_parallel_size=16,
                  gpu_memory_utilization=0.94, max_num_seqs=128, max_num_batched_tokens=8192)
     assert r["kv_detail"]["per_token"] == 61 * 576
+
+
+def _pool(model, tp, kv, available, ctx):
+    from gpu_garden.memory.llm import cache as C
+    s = llm.vllm_per_rank(llm.describe(model=model), tp)
+    return C.vllm_pool(s, available, kv, ctx, hybrid=True, max_batched=8192, state_blocks=2,
+                       tokens_from_concurrency=True)
+
+
+def test_qevos_refusal_is_one_block_of_1568_tokens():
+    # qevos.ai, vLLM 0.21.0, Qwen3.6-27B-FP8 on one 48 GB card, fp8 cache, prefix caching: 262,144 refused "need 8.33
+    # GiB, only 8.29 GiB", 261,856 starts. One fp8 page: 1568 tokens x 2 x 4 KV heads x 256 = 3,211,264 bytes a layer,
+    # 16 layers a group; a request holds ceil(262144 / 1568) = 168 attention blocks + 3 DeltaNet groups x 2 state pages
+    group_block = 16 * 1568 * 2 * 4 * 256
+    assert _pool("Qwen/Qwen3.6-27B-FP8", 1, "fp8", 8.29 * GiB, 262144)["request_bytes"] == (168 + 6) * group_block
+    assert round((168 + 6) * group_block / GiB, 2) == 8.33
+    assert _pool("Qwen/Qwen3.6-27B-FP8", 1, "fp8", 8.29 * GiB, 262144)["concurrency"] < 1  # refused
+    assert 261856 == 167 * 1568 and _pool("Qwen/Qwen3.6-27B-FP8", 1, "fp8", 8.29 * GiB, 261856)["concurrency"] >= 1
+
+
+def test_recipes810_fp8_checkpoint_count_is_491_blocks_of_a_two_byte_cache():
+    # vllm-project/recipes#810 table: Qwen3.8-27B-FP8 at TP 2, 262,144: 377,456 tokens. A 2-byte page at TP 2 is 784
+    # tokens (2 KV heads x 256 x 2 bytes x 2); a request 335 + 3 x 2 blocks; 491 // 341 x ... = 491 / 341 x 262144
+    page = 16 * 784 * 2 * 2 * 256 * 2
+    assert 491 * 262144 // 341 == 377456
+    assert _pool("Qwen/Qwen3.8-27B-FP8", 2, "bf16", 491 * page, 262144)["tokens"] == 377456
+    assert _pool("Qwen/Qwen3.8-27B-FP8", 2, "fp8", 491 * page, 262144)["tokens"] != 377456  # fp8 pages hold twice
