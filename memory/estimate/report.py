@@ -167,8 +167,9 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"verdict: no budget ({budget_label or 'pass --vram GIB'})")
     r = est.get("host_ram") or {}
     if r:
-        lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} (kept for reload {fmt_bytes(r['kept_for_reload'])}, offloaded "
-                     f"{fmt_bytes(r['offloaded'])}" + (f", streamed {fmt_bytes(r['streamed'])}" if r.get("streamed") else "")
+        lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} (kept for reload {fmt_bytes(r['kept_for_reload'])}"
+                     + (f", CPU copy of the running model {fmt_bytes(r['cpu_copy'])} (Dynamic VRAM)" if r.get("cpu_copy") else "")
+                     + f", offloaded {fmt_bytes(r['offloaded'])}" + (f", streamed {fmt_bytes(r['streamed'])}" if r.get("streamed") else "")
                      + f", pinned {fmt_bytes(r['pinned'])})"
                      + (f" of {fmt_bytes(r['available'])} available: {r['verdict']}" if r.get("available") else ""))
     d = est.get("dynamic_vram") or {}

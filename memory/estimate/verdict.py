@@ -136,8 +136,9 @@ def outcome(est: dict, budget) -> dict:
     if streams(est, budget):  # and host RAM is short (else the verdict says fits with streaming)
         d = est["dynamic_vram"]
         return {"status": v, "offloaded": 0, "reason": f"Dynamic VRAM would stream {fmt_bytes(d['streamed_per_step'])} of "
-                f"weights from RAM each step, but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (streamed "
-                f"{fmt_bytes(r['streamed'])}, kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
+                f"weights from RAM each step, but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (the running "
+                f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers {fmt_bytes(r['pinned'])}, "
+                f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     over = {k: p - budget for k, p in run_phases(est).items() if p > budget}
     if not over:
         return {"status": "runs tiled", "offloaded": 0, "reason": note} if tiled else {"status": v, "offloaded": 0, "reason": ""}
@@ -203,16 +204,20 @@ def exit_code(est: dict) -> int:
 def host_ram(est: dict, budget) -> dict:
     """RAM the run needs on the host: models ComfyUI keeps in RAM for a fast reload while another model is on
     the GPU, and the weights that are not on the GPU while they run: those a partial load leaves off it (offloaded:
-    spill, the most of any phase ComfyUI loads partially; pinned by ComfyUI unless --disable-pinned-memory, capped
-    at 95 % of RAM, 45 % on Windows) or, with Dynamic VRAM, those it streams in each step (streamed: dynamic_vram's
-    figure). Streamed weights live in host RAM: ComfyUI's Dynamic VRAM path (comfy/ops.py
-    cast_bias_weight_with_vbar) copies a layer whose VBAR fault fails from its CPU weight (the state dict as
-    loaded, the safetensors file's mmap'd pages) into a pinned host buffer (comfy/pinned_memory.py pin_memory; a
-    comfy-aimdo HostBuffer in later versions, bounded by MAX_PINNED_MEMORY) and sends that to the GPU; later steps
-    read the pinned copy, so they are counted once, as pinned RAM. The partial load's and the streamed weights are
-    the same sampler weights under two loaders: streamed is the sample phase's spill, one of the phases offloaded is
-    the largest of, so offloaded >= streamed and offloaded is the figure needed; streamed is shown, not added.
-    Against available RAM."""
+    spill, the most of any phase ComfyUI loads partially; pinned in place by ComfyUI unless --disable-pinned-memory,
+    capped at 95 % of RAM, 45 % on Windows: model_management.MAX_PINNED_MEMORY). Against available RAM.
+
+    With Dynamic VRAM (comfy-aimdo) nothing leaves the CPU. ModelPatcherDynamic.load (comfy/model_patcher.py,
+    comfyanonymous/ComfyUI 01ca403) only reserves a VBAR for each weight (vbar.alloc) and never moves a weight; the
+    GPU copy is a cache the allocator may evict (comfy-aimdo README: a failed fault() copies the weight in again). So
+    every model's CPU copy stays whole in host RAM while it runs (cpu_copy: the state dict as loaded, pageable, or in
+    later comfy-aimdo the model file's mmap'd pages, comfy_aimdo/model_mmap.py, which the OS may drop and re-read:
+    slower, not fatal). A layer whose fault fails (streamed: dynamic_vram's figure) is copied from that CPU weight into
+    a new pinned buffer the size of its weight and bias (comfy/ops.py cast_bias_weight_with_vbar ->
+    comfy/pinned_memory.py pin_memory: torch.empty(size) pinned through model_management.pin_memory, so within
+    MAX_PINNED_MEMORY), kept for later steps: a second copy, pinned. --cache-ram's RAM-pressure cache drops cached
+    models and partially_unload_ram unpins those buffers when RAM runs low (then it streams from the pageable copy):
+    the figure is what the run holds when RAM is not short. Feature-detected (dynamic_vram), never pinned to a version."""
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
     for x in c["components"]:
@@ -220,19 +225,22 @@ def host_ram(est: dict, budget) -> dict:
             res[x["role"]] = res.get(x["role"], 0) + x["resident"]
     total = sum(v for k, v in res.items() if k != "other")
     bd = est["breakdown"]
-    offloaded = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
+    spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     d = est.get("dynamic_vram") or {}
-    streamed = (d.get("streamed_per_step") or 0) if d.get("enabled") else 0
-    on_gpu = max((bd[k]["weights"] for k in MAIN if k in bd), default=0)
-    kept = max(0, total - min(on_gpu, total)) if pol.get("cache_models", True) else 0
-    need = kept + offloaded
+    dyn = bool(d.get("enabled"))
+    streamed = (d.get("streamed_per_step") or 0) if dyn else 0
+    on_gpu = min(total, max((bd[k]["weights"] for k in MAIN if k in bd), default=0))
+    kept = max(0, total - on_gpu) if pol.get("cache_models", True) else 0
+    cpu_copy = on_gpu if dyn else 0  # Dynamic VRAM: the running model's weights stay on the CPU too
+    offloaded = spilled  # what does not fit beside the activations: left off the GPU, or (Dynamic VRAM) streamed
     pin_cap = 0.45 if pol.get("platform") == "windows" else 0.95
     avail = pol.get("host_ram")
-    pinned = 0 if pol.get("pinned_memory") is False else offloaded
+    pinned = 0 if pol.get("pinned_memory") is False else spilled
     if avail:
         pinned = min(pinned, int(avail * pin_cap))
-    out = {"needed": int(need), "kept_for_reload": int(kept), "offloaded": int(offloaded), "streamed": int(streamed),
-           "pinned": int(pinned), "available": int(avail) if avail else None}
+    need = kept + cpu_copy + (pinned if dyn else offloaded)  # in place when partially loaded; a second copy when streamed
+    out = {"needed": int(need), "kept_for_reload": int(kept), "cpu_copy": int(cpu_copy), "offloaded": int(offloaded),
+           "streamed": int(streamed), "pinned": int(pinned), "available": int(avail) if avail else None}
     if not avail:
         out["verdict"] = "no RAM figure"
     elif need <= 0.85 * avail:

@@ -166,26 +166,44 @@ def flux(tmp_path_factory):
 def test_streamed_weights_need_host_ram(flux, capsys):
     """FLUX.1-dev + T5-XXL + CLIP-L + ae at 1024² on 12 GiB with Dynamic VRAM: room for the DiT's weights =
     12884901888 - 891289600 fixed - 389650841 activations - 19482542 margin = 11584478905, so 23802816640 -
-    11584478905 = 12218337735 B stream from RAM each step (pinned host buffers, comfy/ops.py
-    cast_bias_weight_with_vbar). Kept for reload: 9524621312 + 246120960 + 167639366 = 9938381638 (the encoders and
-    the VAE while the DiT is on the GPU). Streamed is the sample phase's spill, here also the largest partial-load
-    spill (offloaded), so needed = 9938381638 + 12218337735 = 22156719373 (20.64 GiB). Host RAM short decides it: on 4
-    or 20 GiB Dynamic VRAM's "fits with streaming" is refused (exit 1; was: fits with streaming, exit 0), on 21 or 64
-    GiB it stands."""
+    11584478905 = 12218337735 B stream from RAM each step. Kept for reload: 9524621312 + 246120960 + 167639366 =
+    9938381638 (the encoders and the VAE while the DiT runs). Dynamic VRAM never moves a weight off the CPU
+    (comfy/model_patcher.py ModelPatcherDynamic.load only reserves VBAR space), so the DiT's 23802816640 B stay in RAM
+    (cpu_copy), and each streamed layer is copied into a new pinned buffer of its size (comfy/pinned_memory.py
+    pin_memory: torch.empty + pin, via comfy/ops.py cast_bias_weight_with_vbar): pinned 12218337735, a second copy.
+    needed = 9938381638 + 23802816640 + 12218337735 = 45959536013 (42.80 GiB; round 9 counted 22156719373, no CPU
+    copy and the pinned buffers as the only copy). On --ram 4 the pinned copies stop at MAX_PINNED_MEMORY, 95 % of
+    RAM: int(0.95 * 4 GiB) = 4080218931, needed 9938381638 + 23802816640 + 4080218931 = 37821417209. Host RAM short
+    decides it: on 4, 21 or 42 GiB "fits with streaming" is refused (exit 1), on 43 (tight) or 64 GiB it stands."""
     argv = (*flux, "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on", "--json")
     rc, out, _ = estimate(capsys, *argv, "--ram", "4")
     j = json.loads(out)
     r = j["host_ram"]
-    assert (r["streamed"], r["offloaded"], r["kept_for_reload"]) == (12218337735, 12218337735, 9938381638)
-    assert r["needed"] == 22156719373 and j["dynamic_vram"]["verdict"].startswith("fits, streaming")
+    assert (r["streamed"], r["offloaded"], r["kept_for_reload"], r["cpu_copy"]) == (12218337735, 12218337735, 9938381638,
+                                                                                   23802816640)
+    assert (r["pinned"], r["needed"]) == (4080218931, 37821417209) and j["dynamic_vram"]["verdict"].startswith("fits, streaming")
     assert rc == 1 and j["verdict"] == "does not fit" and j["outcome"]["status"] == "does not fit"
     assert j["outcome"]["reason"].startswith("Dynamic VRAM would stream 11.38 GiB of weights from RAM each step, but host "
-                                             "RAM is short: the run needs 20.64 GiB of it")
-    for ram, rc_want, status in (("20", 1, "does not fit"), ("21", 0, "fits with streaming"),
-                                 ("64", 0, "fits with streaming")):   # 20 GiB < 20.64 GiB needed <= 21 GiB
+                                             "RAM is short: the run needs 35.22 GiB of it (the running model's CPU copy 22.17 GiB")
+    for ram, rc_want, status in (("21", 1, "does not fit"), ("42", 1, "does not fit"), ("43", 0, "fits with streaming"),
+                                 ("64", 0, "fits with streaming")):   # 42 GiB < 42.80 GiB needed <= 43 GiB
         rc, out, _ = estimate(capsys, *argv, "--ram", ram)
         j = json.loads(out)
-        assert (rc, j["verdict"], j["outcome"]["status"], j["host_ram"]["needed"]) == (rc_want, status, status, 22156719373)
+        assert (rc, j["verdict"], j["outcome"]["status"], j["host_ram"]["needed"]) == (rc_want, status, status, 45959536013)
+    rc, out, _ = estimate(capsys, *argv, "--ram", "64", "--dynamic-vram", "off")
+    r = json.loads(out)["host_ram"]  # ComfyUI's own partial load: the DiT's spill stays in RAM in place, no CPU copy
+    assert (r["cpu_copy"], r["needed"]) == (0, 9938381638 + 12218337735)
+
+
+def test_dynamic_vram_keeps_every_model_in_ram_when_all_fit(flux, capsys):
+    """On 80 GiB nothing streams, yet with Dynamic VRAM the DiT's CPU copy stays: needed is every file's weights as
+    ComfyUI loads them, 23802816640 + 9524621312 + 246120960 + 167639366 = 33741198278; without it the DiT's
+    23802816640 are on the GPU only (9938381638)."""
+    argv = (*flux, "--width", "1024", "--height", "1024", "--vram", "80", "--ram", "64", "--json")
+    for mode, need in (("on", 33741198278), ("off", 9938381638)):
+        rc, out, _ = estimate(capsys, *argv, "--dynamic-vram", mode)
+        r = json.loads(out)["host_ram"]
+        assert (r["needed"], r["pinned"], r["streamed"]) == (need, 0, 0)
 
 
 def test_wans_own_runner_has_no_tiled_retry(tmp_path, capsys):
