@@ -149,8 +149,8 @@ def guess_runtime(scan, inc) -> str:
         return "vllm"
     # PyTorch's cudaMallocAsync report ("Allocation on device N would exceed allowed memory"): ComfyUI's default allocator
     # on CUDA; plain scripts and the LLM servers run PyTorch's native one
-    if "torch.cuda_async" in kinds:
-        return "comfyui"
+    if "torch.cuda_async" in kinds and not (paths and f["training_log"]):
+        return "comfyui"          # (a traceback through a training script of its own is a plain PyTorch run)
     if f["ggml"] and any(k in ("cuda.driver", "metal.oom", "cublas.alloc") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"
     # amdgpu's command submission serves graphics APIs (PyTorch's ROCm goes through KFD): here, ggml's Vulkan backend

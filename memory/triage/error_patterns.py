@@ -75,6 +75,10 @@ COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
 # (quoted with "VAE" dropped from its first half: "when regular decoding, retrying with tiled VAE decoding", Acly/krita-ai-diffusion#86)
 COMFY_VAE = re.compile(r"Ran out of memory when regular (?:VAE )?(decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
                         r"(?: with tile size (\d+) and overlap (\d+))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
+# ComfyUI 0.8.0's attention (comfy/ldm/modules/attention.py:380/385, diffusionmodules/model.py:275/327, sub_quadratic_attention.py:173):
+# an OOM caught inside the attention call and retried (cache emptied, more slices, softmax in place, slice attention): a warning
+COMFY_ATTN_RETRY = re.compile(r"out of memory error, (?:emptying cache|increasing steps) and trying again|ran out of memory while running "
+                              r"softmax in\s{1,4}_get_attention_scores_no_kv_chunking|scaled_dot_product_attention OOMed: switched to slice attention")
 # comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
 # MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
 AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed"
@@ -136,6 +140,9 @@ GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in 
 GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
 GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")
+# ggml-metal (ggml-metal-device.m ggml_metal_buffer_init; ggml_backend_metal_buffer_type_alloc_buffer before 2025):
+# "%s: error: failed to allocate buffer, size = %8.2f MiB"
+GGML_METAL_BUF = re.compile(r"\bggml_(?:backend_)?metal_\w{0,60}: error: failed to allocate buffer, size =\s{0,12}([\d.]+) MiB")
 GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
 GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
 GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
@@ -151,7 +158,9 @@ GGML_CTX_ASSERT = re.compile(r"GGML_ASSERT\(ctx->mem_buffer != NULL\)")
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
 OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")
-OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)")
+# (llm/llama_server.go, 2026: "llama-server process no longer running: %s %s", the exit status and the runner's last error)
+OLLAMA_RUNNER = re.compile(r"(?:llama runner|llama-server) process has terminated: (.*)|llama-server reported out-of-memory during startup: (.*)"
+                           r"|(?:llama runner|llama-server) process no longer running: (.*)")
 OLLAMA_INSUFF = re.compile(r"insufficient memory - required allocations")
 # Ollama's server (llm/server.go initModel, 0.15.3+, 2026-01) when the runner's /load request failed: the runner died while
 # it allocated the weights, the KV cache of num_ctx and the graph; the client prints it after "Error: 500 ..."

@@ -171,7 +171,7 @@ _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 
 # Words every error line contains at least one of (the recognisers are tried only then).
 ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "Mamba cache", "runner process", "llama-server", "ASSERT",
-              "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
+              "OOMed", "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
               "Invalid buffer size", "paging file", "1455", "Kill", "kill", "KILL", "exitcode: -9", "code 137", "code: 137", "status 137", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
               "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
               "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
@@ -205,7 +205,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
                "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission",
                "in AlignedAllocator", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
-               "CUDA API FAILED", "failed to load, this may be due to resource")
+               "CUDA API FAILED", "failed to load, this may be due to resource",
+               "ModelMMAP allocation failed", "OOMed: switched to slice")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -220,7 +221,9 @@ ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
 IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "Out of Memory during",
              # and lines that hold another error word the idle scan looks for ("MemoryError", "OutOf", "allocate memory")
-             "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "Errno 12")
+             "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "Errno 12",
+             # and a warning of a retry that went on (ComfyUI's slice attention): read in the head or while a failure is open
+             "OOMed: switched to slice")
 IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS + IDLE_SKIP) + (b"Prompt executed", b"!!! Exception")
 # recognise()'s last substring test: the same idea without "llocat" ("allocated" is on every line of an allocator's
 # report, and a megabyte message of them must not reach the regexes)
@@ -231,7 +234,7 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())

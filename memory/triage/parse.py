@@ -257,6 +257,18 @@ def _aimdo_cuda(line):
             "call": m.group(2), "error": err}
 
 
+def _ollama_runner_gone(line):
+    """Ollama's runner wrapper; "process no longer running" counts only when the runner's last error, which it quotes, is an
+    OOM, and that error's numbers and device are the event's."""
+    ev = _ollama_runner(line)
+    if ev and ev.get("form") == "gone":
+        sub = recognise(ev["inner"]) if ev["inner"] else None
+        if not sub:
+            return None
+        ev.update(numbers=dict(sub.get("numbers") or {}), device_kind=sub.get("device_kind"))
+    return ev
+
+
 def _py_memory(line):
     m = RX.PY_MEMORY.search(line)
     if not m:
@@ -337,7 +349,7 @@ RECOGNISERS = [
     _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
     # and a runner (or any child) ended by SIGKILL ("llama-server process has terminated: signal: killed") is the OOM killer's
     _killed,
-    _ollama_runner,
+    _ollama_runner_gone,
     _lmstudio,
     _simple(_WGPU, "wgpu.oom", None, "wgpu", keys=("Not enough memory left",)),
     _simple(RX.VLLM_WARMUP, "vllm.warmup", "cuda", "vllm", lambda m: {"dummy_requests_count": int(m.group(2))},
@@ -346,6 +358,8 @@ RECOGNISERS = [
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
     _simple(RX.GGML_MALLOC, "ggml.malloc", "cuda", "llama.cpp",
             lambda m: {"requested": size(m.group(1) + " MiB")}),
+    _simple(RX.GGML_METAL_BUF, "ggml.buffer", "metal", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")},
+            keys=("failed to allocate buffer, size",)),
     _ggml_buffer,
     _ggml_sycl,
     _ggml_ctx_pool,
@@ -369,6 +383,8 @@ RECOGNISERS = [
     _simple(RX.COMFY_VAE, "comfy.vae_tiled_fallback", None, "comfyui",
             lambda m: {k: int(v) for k, v in (("tile_size", m.group(2)), ("overlap", m.group(3))) if v},
             recoverable=True),
+    _simple(RX.COMFY_ATTN_RETRY, "comfy.attention_retry", None, "comfyui", keys=("trying again", "softmax in", "OOMed"), recoverable=True,
+            retried=True),
     _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _driver,
@@ -421,7 +437,7 @@ PRIORITY = {
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "dotnet.oom": 7, "libplacebo.alloc": 8,
-    "comfy.vae_tiled_fallback": 4, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
+    "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 
 

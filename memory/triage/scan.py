@@ -409,6 +409,10 @@ class Scan:
             other_runtime = (_family(ev["kind"]) != _family(prim["kind"]) and P.PRIORITY.get(ev["kind"], 0) >= 6
                              and P.PRIORITY.get(prim["kind"], 0) >= 6)
             different_failure = different_failure or other_runtime
+            # a warning that its runtime retried and went on (ComfyUI's attention) is
+            # its own event: a later failure opens its own, read with the lines before it, not with the warning's
+            if cur.recoverable_only and prim.get("retried") and not ev.get("recoverable"):
+                different_failure = True
             if different_failure:
                 self._close()
                 cur = None

@@ -38,7 +38,7 @@ def _vllm_startup(line):
 
 # ggml buffer names: "CPU", "CUDA_Host" and "CPU_Mapped" are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device
 _GGML_BUF_KIND = (("CUDA_Host", "cpu"), ("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
-                  ("Metal", "metal"), ("SYCL", "xpu"))
+                  ("Metal", "metal"), ("MTL", "metal"), ("SYCL", "xpu"))
 
 
 def _ggml_buffer(line):
@@ -132,6 +132,9 @@ def _ollama_runner(line):
     m = RX.OLLAMA_RUNNER.search(line)
     if not m:
         return None
-    inner = (m.group(1) or m.group(2) or "").strip()
-    return {"kind": "ollama.runner", "device_kind": None, "numbers": {}, "runtime": "ollama", "complete": True,
-            "inner": inner[:500], "wrapper": True}
+    inner = (m.group(1) or m.group(2) or m.group(3) or "").strip()
+    ev = {"kind": "ollama.runner", "device_kind": None, "numbers": {}, "runtime": "ollama", "complete": True,
+          "inner": inner[:500], "wrapper": True}
+    if m.group(3) is not None:
+        ev["form"] = "gone"      # a runner that died: an OOM only when its last error is one (parse._ollama_runner_gone)
+    return ev
