@@ -60,7 +60,8 @@ def wrong(e, mode) -> list:
 
 
 @pytest.mark.parametrize("mode", ["alone", "context"])
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+@pytest.mark.parametrize("entry", [pytest.param(e, marks=pytest.mark.xfail(reason=e["known_gap"], strict=True)) if e.get("known_gap") else e
+                                   for e in ENTRIES], ids=[e["id"] for e in ENTRIES])
 def test_census_entry_is_read_as_declared(entry, mode):
     assert wrong(entry, mode) == []
 
