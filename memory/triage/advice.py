@@ -85,6 +85,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(_ollama_ctx(f))
     p.update(_vllm_fp8(p, n, f))
     p.update(_conditions(inc, env, f, lat, area, frames, others))
+    p.update(_should_fit(inc))
     off, dev_free = f["ggml_offloaded"], f["ggml_device_free"]
     model_bytes = sum(v for k2, v in f["ggml_bufs"].items() if k2.startswith("model:") and "CPU" not in k2 and "Host" not in k2)
     if off and dev_free and req:
@@ -210,6 +211,25 @@ def _conditions(inc, env, f, lat, area, frames, others) -> dict:
     named = any("empty_cache" in t for t in inc.texts + [s for s in inc.sources if s] + [fn for _, fn in inc.frames])
     c["empty_cache_relevant"] = named or bool(others)
     return c
+
+
+def _should_fit(inc) -> dict:
+    """The version-regression guide's numbers: should_fit.py's verdict, which the rule row computed for this failure."""
+    v = inc.primary.get("_should_fit")
+    if not v:
+        return {}
+    rt = v["runtime"]
+    name = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama"}[rt]
+    version = ("b" if rt == "llama.cpp" else "") + v["version"] if v["version"] else None
+    return {"should_fit": True, "sf_model": v["model"], "sf_weights": _b(v["weights"]), "sf_kv": _b(v["kv"]),
+            "sf_ctx": str(v["ctx"]), "sf_card": _b(v["card"]), "sf_need": _b(v["need"]), "sf_budget": _b(v["budget"]),
+            "sf_runtime": name, "sf_version": f"{name} {version}" if version else f"the {name} version in use",
+            "sf_card_what": f"{_b(v['card'])} free when it started" if v["card_is_free"] else f"a {_b(v['card'])} card",
+            "sf_vllm": rt == "vllm",
+            "sf_command": " ".join(["gpu-garden kv --model", v["model"], "--runtime", rt, "--ctx", str(v["plan_ctx"])]
+                                   + (["--parallel", str(v["parallel"])] if v["parallel"] > 1 else [])
+                                   + (["--gpu-memory-utilization", str(v["util"])] if v["util"] else [])
+                                   + (["--runtime-version", version] if version else []) + ["--vram", f"{v['card'] / GiB:.2f}"]), "sf_llamacpp": rt == "llama.cpp", "sf_ollama": rt == "ollama"}
 
 
 def llm_suggestions(scan, inc, numbers, runtime) -> list:

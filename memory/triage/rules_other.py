@@ -3,6 +3,7 @@ code: the row format is in rules.py's docstring). rules.py puts them after the c
 from ..units import GiB, fmt_bytes
 from .predicates import ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, kind, torch
 from .rule_row import Rule
+from .should_fit import FIT_SHARE, sentence, verdict
 
 R = Rule
 OTHER = [
@@ -36,9 +37,12 @@ OTHER = [
       lambda x: f"the device listed {fmt_bytes(x.f['ggml_device_free'])} free, more than the {fmt_bytes(x.req)} that failed: "
                 "the allocation was refused (a single-allocation or shared-memory limit), not short"),
     R("other", 5.0, lambda x: x.branch == "ggml" and x.f["ollama_required"] and x.f["ollama_available"]
-      and x.f["ollama_required"] <= 0.8 * x.f["ollama_available"],
+      and x.f["ollama_required"] <= FIT_SHARE * x.f["ollama_available"],
       lambda x: f"should fit: Ollama's own estimate needs {fmt_bytes(x.f['ollama_required'])} of "
                 f"{fmt_bytes(x.f['ollama_available'])} available; a regression of this driver or runtime version is likely"),
+    # the LLM calculator, asked about the model, context and card the log names, says the load fits with clear room
+    # (should_fit.py: FIT_SHARE, and why no verdict without them) and it failed loading: a fault of the version
+    R("other", 5.0, lambda x: verdict(x) is not None, lambda x: sentence(verdict(x))),
     # cudaMallocAsync message cut before "Free": PyTorch's allocations and the request are well under the limit
     R("other", 2.0, lambda x: async_numbers(x) and x.free is None and x.allocated + x.req <= 0.8 * x.total,
       lambda x: f"PyTorch's {fmt_bytes(x.allocated)} plus the {fmt_bytes(x.req)} request are well under the {fmt_bytes(x.total)} limit: "

@@ -1,0 +1,130 @@
+"""Should this load have fit? The LLM calculator (memory/llm, `gpu-garden kv`) asked about what the log itself shows.
+
+Why: a model that fits with room to spare and fails at load, right after an update, is a fault of that version
+(issue 14, class 7), not a card too small; the allocator's numbers cannot tell the two apart, the model's own size can.
+So triage describes the model the log names (vLLM's engine config or "Starting to load model X...", `ollama run X`,
+the GGUF's general.name, checked against the file type, parameters and size llama.cpp prints) and plans it with the
+log's context, utilization, slots and card. Nothing is guessed: a model the calculator cannot describe, a card or
+context the log does not give, a partial GPU offload, or a calculator that disagrees with the printed parameters or
+size gives no verdict. The calculator is imported lazily, its work is bounded (one description, one plan: a few ms)
+and any failure of it reads as no verdict: triage answers without it.
+
+FIT_SHARE: the load counts as fitting with clear room when the calculator's need (weights + KV cache at the log's
+context + the runtime's own terms) is at most 80 % of what the runtime may use (vLLM: utilization x card; llama.cpp
+and Ollama: the free memory they saw, else the card). The calculator's measured errors against real runs
+(docs/kv-accuracy.md, bench_llm): weights worst 5.75 % over 158 runs, Ollama's own total worst 7.8 % over 30;
+20 % room is over twice the worst of either."""
+from ..units import GiB
+
+FIT_SHARE = 0.8
+RUNTIMES = ("vllm", "llama.cpp", "ollama")
+NAME = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "comfyui": "ComfyUI"}
+# llama.cpp's file type as it prints it ("Q4_K - Medium") -> the GGUF type name the calculator sizes
+FILE_TYPES = {"all F32": "F32", "F16": "F16", "BF16": "BF16", "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K - Medium": "Q5_K_M",
+              "Q5_K - Small": "Q5_K_S", "Q5_0": "Q5_0", "Q5_1": "Q5_1", "Q4_K - Medium": "Q4_K_M", "Q4_K - Small": "Q4_K_S",
+              "Q4_0": "Q4_0", "Q4_1": "Q4_1", "IQ4_NL - 4.5 bpw": "IQ4_NL", "IQ4_XS - 4.25 bpw": "IQ4_XS",
+              "Q3_K - Large": "Q3_K_L", "Q3_K - Medium": "Q3_K_M", "Q3_K - Small": "Q3_K_S", "Q2_K - Medium": "Q2_K",
+              "MXFP4 MoE": "MXFP4"}
+PARAMS_TOL, SIZE_TOL = 0.05, 0.10   # the printed parameters and file size against the description (else not this model)
+# where a load or start-up fails: llama.cpp/Ollama allocate weights, cache and compute buffers while loading
+LOAD_STAGES = ("model-load-failed", "device-alloc", "kv-cache-failed", "compute-failed", "after-model-buffers",
+               "after-kv-buffers")
+# vLLM kinds that are a setting's verdict, not a load: the context over the cache, free memory under the utilization
+NOT_LOAD = ("vllm.kv_max_len", "vllm.startup_free", "vllm.mamba_blocks")
+
+
+def verdict(x):
+    """The calculator's verdict for this failure's Case when the load should fit with clear room, else None;
+    computed once per failure (kept on its event)."""
+    ev = x.ev
+    if "_should_fit" not in ev:
+        try:
+            ev["_should_fit"] = _verdict(x)
+        except Exception:        # an optional helper: triage answers without it
+            ev["_should_fit"] = None
+    return ev["_should_fit"]
+
+
+def _at_load(x) -> bool:
+    f, rt = x.f, x.env["runtime"]
+    if x.training or x.kind in NOT_LOAD or (x.others or 0) >= 0.1 * (x.total or float("inf")):
+        return False
+    if rt == "vllm":
+        return x.branch in ("torch", "async", "vllm.no_kv_blocks") and not f["vllm_serving"]
+    return x.branch == "ggml" and x.ggml_stage in LOAD_STAGES
+
+
+def _card(x, rt):
+    f = x.f
+    if rt == "vllm":
+        return x.total
+    return f["ggml_device_free"] or f["ollama_available"] or f["ollama_total"] or x.total
+
+
+def _model(f, rt):
+    """The name to describe, or None: the log's model line for this runtime."""
+    which, name = f["llm_model"] or (None, None)
+    if rt == "vllm" and which in (1, 2, 3, 4):
+        return name
+    if rt == "ollama" and which == 5:
+        return name
+    if rt in ("llama.cpp", "ollama") and which == 6:
+        return "-".join(name.split())             # general.name "Qwen3 30B A3B" -> Qwen3-30B-A3B
+    return None
+
+
+def _verdict(x):
+    rt = x.env["runtime"]
+    if rt not in RUNTIMES or not _at_load(x):
+        return None
+    f = x.f
+    name, card = _model(f, rt), _card(x, rt)
+    if not name or not card:
+        return None
+    version = f["runtime_version"].get(rt)
+    from ..llm import kv as llm            # lazy: triage loads no LLM code at import
+    spec = llm.describe(model=name)
+    if f["gguf_params"] and abs(spec.params - f["gguf_params"]) > PARAMS_TOL * f["gguf_params"]:
+        return None
+    knobs = {"runtime_version": ("b" + version if rt == "llama.cpp" else version)} if version else {}
+    ctx, parallel, wdt, shown = None, 1, None, None
+    if rt == "vllm":
+        ctx = f["vllm_maxlen"]
+        if f["vllm_util"]:
+            knobs["gpu_memory_utilization"] = f["vllm_util"]
+        kvd = f["vllm_kv_dtype"] if f["vllm_kv_dtype"] not in (None, "auto") else None
+    else:
+        from .advice import slots
+        runner = f["ggml_args"].get("c") or f["ggml_n_ctx"]
+        if not runner:
+            return None                       # the context decides the cache: not guessed
+        parallel = slots(f, runner) or 1
+        ctx, shown = (runner // parallel if rt == "ollama" else runner), runner
+        off = f["ggml_offloaded"]
+        if not (off and off[0] >= off[1] or f["ggml_args"].get("ngl", 0) >= len(spec.layer_kinds) + 1):
+            return None                       # all layers on the GPU, as the log shows; else a split the user chose
+        if f["gguf_type"]:
+            wdt = FILE_TYPES.get(f["gguf_type"].strip())
+            if not wdt:
+                return None
+        kvd = None
+    r = llm.plan(spec, runtime=rt, ctx=ctx, parallel=parallel, kv_dtype=kvd, weights_dtype=wdt, vram=card, **knobs)
+    if f["gguf_size"] and abs(r["weights"] - f["gguf_size"]) > SIZE_TOL * f["gguf_size"]:
+        return None
+    need = r["weights"] + r["kv_total"] + r["overhead_total"]
+    budget = r["budget"] or card
+    if need > FIT_SHARE * budget:
+        return None
+    return {"runtime": rt, "version": version, "model": spec.name, "weights": r["weights"], "kv": r["kv_total"],
+            "ctx": shown or r["ctx"], "plan_ctx": r["ctx"], "parallel": parallel,
+            "util": knobs.get("gpu_memory_utilization"), "need": need, "budget": budget, "card": card,
+            "card_is_free": rt != "vllm" and card != x.total and card in (f["ggml_device_free"], f["ollama_available"])}
+
+
+def sentence(v) -> str:
+    """The row's evidence: "should fit: N GiB of weights (+ K GiB KV at the log's context) on M GiB; ..."."""
+    shown = ("b" if v["runtime"] == "llama.cpp" else "") + str(v["version"])    # llama.cpp's builds are named b4069
+    who = f"this version ({NAME[v['runtime']]} {shown})" if v["version"] else "the runtime version in use"
+    return (f"should fit: {v['weights'] / GiB:.1f} GiB of weights (+ {v['kv'] / GiB:.1f} GiB KV at the log's context, "
+            f"{v['ctx']} tokens) on {v['card'] / GiB:.1f} GiB ({v['model']}, by `gpu-garden kv`: {v['need'] / GiB:.1f} GiB "
+            f"in all, under {FIT_SHARE:.0%} of the {v['budget'] / GiB:.1f} GiB it may use); a regression of {who} is likely")
