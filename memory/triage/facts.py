@@ -25,7 +25,8 @@ def new_facts() -> dict:
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False,
-            "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None}
+            "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
+            "vllm_transformers": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -285,6 +286,7 @@ HANDLERS = {
     "llm_model": _llm_model,
     "gguf_meta": _gguf_meta,
     "ollama_total": lambda s, f, m, *_: f.__setitem__("ollama_total", P.size(m.group(1))),
+    "vllm_transformers": _set("vllm_transformers", True),
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),

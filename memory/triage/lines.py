@@ -113,6 +113,8 @@ FACTS = [
                              r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119})")),
     ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+([\d.]+) ([KMBT])\b|"
                              r"\bmodel size\s+=\s+([\d.]+ [KMGT]i?B)")),
+    # vLLM running a model through the Transformers backend: not vLLM's own implementation, which the calculator describes
+    ("vllm_transformers", re.compile(r"falling back to Transformers implementation")),
     # Ollama's "inference compute" line: the card's total as Ollama saw it
     ("ollama_total", re.compile(r'inference compute.*?\btotal="([\d.]+ [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
@@ -157,7 +159,7 @@ FACT_KEYS = {
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",
                         "ComfyUI Version", "ComfyUI version"),
     "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name"),
-    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",),
+    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
     "ggml_cuda_fn": ("in function",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process"), "ollama_env": ("OLLAMA_",),
@@ -251,7 +253,7 @@ OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"De
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size): start-up lines, in the head and the window
 LOAD_KEYS = (b"ersion", b"LLM engine (v", b"build", b"model='", b"Starting to load model", b"LLM(model=", b"vllm serve",
              b"ollama run", b"ollama pull", b"general.name", b"file type", b"model ftype", b"model params", b"model size",
-             b"inference compute")
+             b"inference compute", b"falling back to Transformers")
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
