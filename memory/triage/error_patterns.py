@@ -95,7 +95,7 @@ AIMDO_CUDA_ERROR = re.compile(r"[a-z][a-z ]{0,79}")
 COMFY_COMPILER = re.compile(r"aimdo memory compile error(?:: ([a-z ]{1,60}))?")
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
 PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
-                          r"|failed to allocate [\d.]+ MiB of pinned memory|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
+                          r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
 DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
@@ -149,8 +149,15 @@ GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate bac
 GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
 # host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
 GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
-GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)|ggml_vulkan: Failed to allocate pinned memory"
+GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)"
                         r"|VK_ERROR_OUT_OF_HOST_MEMORY|ErrorOutOfHostMemory")
+# ggml's pinned (page-locked) staging buffer refused: a warning, the backend goes on with pageable memory (ggml-cuda.cu
+# ggml_cuda_host_malloc returns nullptr and the host buffer type falls back to the CPU buffer type; ggml-vulkan.cpp
+# ggml_backend_vk_host_buffer_type_alloc_buffer catches vk::SystemError, GGML_LOG_WARN "Failed to allocate pinned memory
+# (%s)", e.what(), and falls back the same way; before 2025 it printed e.what() on its own "ggml_vulkan: vk::..." line).
+# Never a failure: the failure that follows, if any, is read from its own lines
+GGML_PINNED_WARN = re.compile(r"ggml_cuda_host_malloc: (?:warning: )?failed to allocate [\d.]+ MiB of pinned memory"
+                              r"|ggml_vulkan: [Ff]ailed to allocate pinned memory")
 # ggml_init asserts its context's host buffer (ggml.c: mem_buffer = ggml_aligned_malloc(mem_size); GGML_ASSERT(ctx->mem_buffer
 # != NULL)): malloc returned NULL for a context's memory (tensor metadata, or a whole graph without an allocator): system RAM
 # or the OS's commit limit

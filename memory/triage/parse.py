@@ -305,7 +305,7 @@ RECOGNISERS = [
     _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
             keys=("system memory usage exceeded",)),
-    _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "pinned memory", "ModelMMAP", "Host OOM")),
+    _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "ModelMMAP", "Host OOM")),
     _rmm,
     _py_memory,
     _vllm_v1,
@@ -445,6 +445,8 @@ def recognise(line: str):
     """The first error recogniser that matches `line`, or None."""
     if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in RECOGNISE_WORDS):
         return None
+    if "pinned memory" in line and RX.GGML_PINNED_WARN.search(line):
+        return None                   # ggml goes on with pageable memory: a warning, never the failure
     for rec in RECOGNISERS:
         ev = rec(line)
         if ev:

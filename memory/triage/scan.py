@@ -354,6 +354,8 @@ class Scan:
                     self.consumed_until = lineno + k
                     break
         if ev is None:
+            if "pinned memory" in text and P.RX.GGML_PINNED_WARN.search(text) and (more(1) or [""])[0].lstrip().startswith("ggml_vulkan: vk::"):
+                self.consumed_until = lineno + 1     # older ggml-vulkan printed the warning's e.what() on a line of its own
             return
         ev["text"] = text.strip()[:400]
         ev["_line"] = lineno
