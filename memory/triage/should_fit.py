@@ -12,7 +12,7 @@ and any failure of it reads as no verdict: triage answers without it.
 FIT_SHARE: the load counts as fitting with clear room when the calculator's need (weights + KV cache at the log's
 context + the runtime's own terms) is at most 80 % of what the runtime may use (vLLM: utilization x card; llama.cpp
 and Ollama: the free memory they saw, else the card). The calculator's measured errors against real runs
-(docs/kv-accuracy.md, bench_llm): weights worst 5.75 % over 158 runs, Ollama's own total worst 7.8 % over 30;
+(docs/kv-accuracy.md, bench_llm on 2026-12-01): weights worst 7.55 % over 160 runs, Ollama's own total worst 7.8 % over 30;
 20 % room is over twice the worst of either."""
 from ..units import GiB
 
@@ -49,8 +49,8 @@ def _at_load(x) -> bool:
     f, rt = x.f, x.env["runtime"]
     if x.training or x.kind in NOT_LOAD or (x.others or 0) >= 0.1 * (x.total or float("inf")):
         return False
-    if rt == "vllm":
-        return x.branch in ("torch", "async", "vllm.no_kv_blocks") and not f["vllm_serving"]
+    if rt == "vllm":      # (the Transformers backend's memory is not vLLM's own implementation, which kv describes)
+        return x.branch in ("torch", "async", "vllm.no_kv_blocks") and not f["vllm_serving"] and not f["vllm_transformers"]
     return x.branch == "ggml" and x.ggml_stage in LOAD_STAGES
 
 

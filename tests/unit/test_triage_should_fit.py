@@ -8,7 +8,7 @@ server), with made-up numbers; expected figures by hand:
   x 8192 = 1.0 GiB.
 Deliberate errors each of these catches: the weights sized at 4 bytes (28.4 GiB), the KV cache left out or sized per
 query head, FIT_SHARE at 1.0 (the 19.5 GiB card fires) or at 0.5 (the 30 GiB card does not), the version line not
-read (no "(vLLM 0.9.2)"), the mid-serving, other-process, partial-offload and parameter-mismatch guards dropped."""
+read (no "(vLLM 0.9.2)"), the mid-serving, Transformers-backend, other-process, partial-offload and parameter-mismatch guards dropped."""
 from gpu_garden.memory.triage import engine, should_fit
 
 VLLM = """INFO 03-02 10:11:12 [api_server.py:1043] vLLM API server version 0.9.2
@@ -92,6 +92,8 @@ def test_no_verdict_mid_serving_for_another_process_an_unknown_or_a_too_large_mo
     assert _should_fit(_vllm(serving="INFO 03-02 10:12:01 [loggers.py:118] Engine 000: Avg prompt throughput: 812.3 tokens/s\n")) is None
     assert _should_fit(_vllm(this=38.67)) is None                # 40 GiB held by another process
     assert _should_fit(_vllm(model="facebook/opt-125m")) is None  # no built-in description: no guess
+    fallback = "WARNING 03-02 10:11:24 [utils.py:152] Qwen2ForCausalLM has no vLLM implementation, falling back to Transformers implementation.\n"
+    assert _should_fit(_vllm(serving=fallback)) is None           # the Transformers backend: not what kv describes
     big = _vllm(model="Qwen/Qwen2.5-72B-Instruct")                 # 135.5 GiB of bf16 weights on 79 GiB
     assert _should_fit(big) is None and big["causes"][0]["id"] != "other"
 
