@@ -90,6 +90,10 @@ OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "pad
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki")
 
 
+# of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
+# engine it runs models on (LM Studio: llama.cpp, as the corpus's LM Studio cases and the llama.cpp guides have it)
+ENGINE_OF = {"lmstudio": "llama.cpp"}
+
 # of those, libraries a ComfyUI node may call (TensorRT engines, CuPy, RAPIDS, OpenVINO, wgpu): inside ComfyUI, ComfyUI is the runtime
 LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")
 
@@ -112,7 +116,7 @@ def guess_runtime(scan, inc) -> str:
             w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
-        return f["runtime_marker"] or own if own == "tensorrt" else own
+        return f["runtime_marker"] or own if own == "tensorrt" else ENGINE_OF.get(own, own)
     if f["runtime_marker"]:
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):

@@ -232,7 +232,7 @@ WGPU = ("thread 'main' panicked at 'wgpu error: Validation Error\n\nCaused by:\n
 def test_lmstudio_guardrail_estimate():
     # the thread's estimate was itself wrong (a 7 GB model); the line alone cannot tell, so the reading is a weak one
     res, ev = _ev(LMS_ESTIMATE)
-    assert (ev["kind"], ev["runtime"]) == ("lmstudio.guardrail", "lmstudio")
+    assert (ev["kind"], ev["runtime"]) == ("lmstudio.guardrail", "llama.cpp")   # LM Studio runs llama.cpp (env.ENGINE_OF)
     assert ev["numbers"] == {"required": round(273.25 * GiB)}
     assert res["cause"] == "weights-exceed-vram" and ev["guide"]["id"] == "lmstudio"
     assert "273.25 GiB" in ev["causes"][0]["evidence"][0]
@@ -246,7 +246,7 @@ def test_lmstudio_guardrail_without_an_estimate_is_a_bug_of_the_estimate():
 
 def test_lmstudio_older_wording_and_2026_wording():
     res, ev = _ev(LMS_ABORTED)
-    assert (ev["kind"], ev["runtime"], res["cause"]) == ("lmstudio.guardrail", "lmstudio", "weights-exceed-vram")
+    assert (ev["kind"], ev["runtime"], res["cause"]) == ("lmstudio.guardrail", "llama.cpp", "weights-exceed-vram")
     assert recognise("Not enough resources to load the model with the current settings")["kind"] == "lmstudio.guardrail"
 
 
