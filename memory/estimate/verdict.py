@@ -228,24 +228,35 @@ def host_ram(est: dict, budget) -> dict:
     spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     d = est.get("dynamic_vram") or {}
     dyn = bool(d.get("enabled"))
-    streamed = (d.get("streamed_per_step") or 0) if dyn else 0
     on_gpu = min(total, max((bd[k]["weights"] for k in MAIN if k in bd), default=0))
-    kept = max(0, total - on_gpu) if pol.get("cache_models", True) else 0
-    cpu_copy = on_gpu if dyn else 0  # Dynamic VRAM: the running model's weights stay on the CPU too
-    offloaded = spilled  # what does not fit beside the activations: left off the GPU, or (Dynamic VRAM) streamed
-    pin_cap = 0.45 if pol.get("platform") == "windows" else 0.95
-    avail = pol.get("host_ram")
-    pinned = 0 if pol.get("pinned_memory") is False else spilled
-    if avail:
-        pinned = min(pinned, int(avail * pin_cap))
-    need = kept + cpu_copy + (pinned if dyn else offloaded)  # in place when partially loaded; a second copy when streamed
-    out = {"needed": int(need), "kept_for_reload": int(kept), "cpu_copy": int(cpu_copy), "offloaded": int(offloaded),
-           "streamed": int(streamed), "pinned": int(pinned), "available": int(avail) if avail else None}
-    if not avail:
+    out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"),
+                   cache_models=pol.get("cache_models", True), pinned_memory=pol.get("pinned_memory") is not False,
+                   windows=pol.get("platform") == "windows")
+    streamed = int((d.get("streamed_per_step") or 0) if dyn else 0)
+    keys = list(out)
+    return dict([(k, out[k]) for k in keys[:4]] + [("streamed", streamed)] + [(k, out[k]) for k in keys[4:]])
+
+
+def ram_need(total, on_gpu, spilled, *, dynamic, available=None, cache_models=True, pinned_memory=True,
+             windows=False) -> dict:
+    """Host RAM of a run, the one figure the estimate (host_ram) and Fit to Card (memory/fit/plan.py) both judge by.
+    total: every model's weights as loaded; on_gpu: the running phase's (its whole model, spilled part included);
+    spilled: what a partial load leaves off the GPU (Dynamic VRAM: streams). Models other than the running ones stay
+    in RAM for a fast reload (cache_models); the spill stays in place, pinned, and with Dynamic VRAM the running model's
+    whole CPU copy stays too, plus a pinned copy of each streamed layer (host_ram's docstring has the source)."""
+    kept = max(0, int(total) - int(on_gpu)) if cache_models else 0
+    cpu_copy = int(on_gpu) if dynamic else 0
+    pinned = int(spilled) if pinned_memory else 0
+    if available:
+        pinned = min(pinned, int(available * (0.45 if windows else 0.95)))
+    need = kept + cpu_copy + (pinned if dynamic else int(spilled))  # in place when partially loaded; a second copy when streamed
+    out = {"needed": int(need), "kept_for_reload": int(kept), "cpu_copy": int(cpu_copy), "offloaded": int(spilled),
+           "pinned": int(pinned), "available": int(available) if available else None}
+    if not available:
         out["verdict"] = "no RAM figure"
-    elif need <= 0.85 * avail:
+    elif need <= 0.85 * available:
         out["verdict"] = "fits"
-    elif need <= avail:
+    elif need <= available:
         out["verdict"] = "tight"
     else:
         out["verdict"] = "does not fit (swap / pagefile: slow, or the process is killed)"

@@ -18,6 +18,7 @@ import math
 
 from ..estimate import phases, spec
 from ..estimate import vae as vae_mod
+from ..estimate import verdict as est_verdict
 from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
@@ -177,7 +178,10 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
         sk = comfy_weights_kept(dm, free, int(stock_memory_required), reserve, min_weight_ratio)
         out["stock"] = {"weights_on_gpu": sk, "sample_peak": int(context) + te_kept + sk + req,
                         "fits": int(context) + te_kept + sk + req + int(reserve) <= budget}
-    ram_short = host_ram is not None and offloaded > int(host_ram)
+    # host RAM as the estimate judges it (verdict.ram_need, one figure): models kept for reload, the spill, and with
+    # Dynamic VRAM the running model's CPU copy and the pinned copies of its streamed layers
+    ram = est_verdict.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram)
+    ram_short = host_ram is not None and ram["verdict"].startswith("does not fit")
 
     # 3. the VAE decode: ComfyUI's own batching from our per-sample figure, or tiles when one sample does not fit
     decode_peak = 0
@@ -205,7 +209,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     decode_fits = not decode or decode_peak + int(reserve) <= budget
     fits = sample_fits and decode_fits and not ram_short
     out.update(weights_on_gpu=kept, weights_offloaded=offloaded, text_encoders_off=te_off, fits=fits,
-               peak={"sample": sample_peak, "decode": decode_peak}, predicted_peak=peak, host_ram_short=ram_short)
+               peak={"sample": sample_peak, "decode": decode_peak}, predicted_peak=peak, host_ram_short=ram_short,
+               host_ram=ram)
     floor = max(0, min(free * min_weight_ratio, free - MIN_INFERENCE - int(reserve)))
     temporal = None
     if decode and not decode_fits and out["decode"].get("tile_px") is None:
@@ -243,5 +248,7 @@ def summary(p: dict) -> str:
     head = ", ".join(parts)
     tail = f"predicted peak {fmt_bytes(p['predicted_peak'])} of {fmt_bytes(p['budget'])}"
     if not p["fits"]:
-        tail += " - does NOT fit" + (" (host RAM too small for the offloaded weights)" if p.get("host_ram_short") else "")
+        r = p.get("host_ram") or {}
+        tail += " - does NOT fit" + (f" (host RAM too small: needs {fmt_bytes(r['needed'])} of {fmt_bytes(r['available'])})"
+                                     if p.get("host_ram_short") else "")
     return f"{head}; {tail}"

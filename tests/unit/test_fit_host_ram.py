@@ -1,0 +1,57 @@
+"""Fit to Card judges host RAM by the estimate's one figure (memory/estimate/verdict.ram_need), not by the offloaded
+weights alone. Expected values are hand sums on round numbers (ComfyUI 0.8.0 load_models_gpu arithmetic as in
+test_fit_plan.py; what stays in RAM as verdict.host_ram's docstring reads it from ComfyUI and comfy-aimdo)."""
+from gpu_garden.memory.estimate import formula as E, layouts, families
+from gpu_garden.memory.fit import plan as P
+from gpu_garden.memory.units import GiB
+
+G = GiB
+
+
+def test_dynamic_vram_counts_the_cpu_copy_when_nothing_spills():
+    # 80 GiB: 0.5 context + 10 TE + 20 DM + max(0.8 + 0.5, 2 + 0.5) = 33 GiB fits, so nothing is offloaded and the text
+    # encoders stay on the GPU. Dynamic VRAM keeps every running weight on the CPU too: cpu_copy 30, the VAE kept for
+    # reload 1, needed 31 GiB > 24 available. The old rule (offloaded 0 > 24?) said it fits.
+    p = P.plan(80 * G, weights={"diffusion_model": 20 * G, "text_encoders": 10 * G, "vae": 1 * G}, memory_required=2 * G,
+               context=G // 2, reserve=G // 2, host_ram=24 * G, dynamic_vram=True)
+    assert p["weights_offloaded"] == 0
+    r = p["host_ram"]
+    assert (r["needed"], r["cpu_copy"], r["kept_for_reload"], r["pinned"]) == (31 * G, 30 * G, 1 * G, 0)
+    assert p["host_ram_short"] is True and p["fits"] is False and "needs 31.00 GiB of 24.00 GiB" in p["summary"]
+
+
+def test_partial_load_counts_the_models_kept_for_reload():
+    # 12 GiB, DM 10, TE 2, VAE 1: the TE goes off the GPU (0.5 + 2 + 10 + 3.5 > 12), 8 GiB of the DM kept, 2 offloaded
+    # (test_fit_plan's case). In RAM: the spill 2 + TE and VAE kept for reload 3 = 5 GiB > 4 available.
+    p = P.plan(12 * G, weights={"diffusion_model": 10 * G, "text_encoders": 2 * G, "vae": 1 * G}, memory_required=3 * G,
+               context=G // 2, reserve=G // 2, host_ram=4 * G)
+    assert p["weights_offloaded"] == 2 * G and p["text_encoders_off"] is True
+    assert (p["host_ram"]["needed"], p["host_ram"]["kept_for_reload"]) == (5 * G, 3 * G)
+    assert p["host_ram_short"] is True and p["fits"] is False
+    ok = P.plan(12 * G, weights={"diffusion_model": 10 * G, "text_encoders": 2 * G, "vae": 1 * G}, memory_required=3 * G,
+                context=G // 2, reserve=G // 2, host_ram=8 * G)  # 5 <= 0.85 x 8
+    assert ok["host_ram"]["verdict"] == "fits" and ok["host_ram_short"] is False
+
+
+def _flux():
+    out = []
+    for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae"):
+        t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}
+        out += families.split_components(t, n)
+    return out
+
+
+def test_fit_to_card_and_the_estimate_agree_on_host_ram():
+    """The same run, the same RAM: FLUX.1-dev on 80 GiB with Dynamic VRAM and 16 GiB of RAM. Nothing spills, so both
+    need every weight (22.17 + 9.26 GiB) and both say it does not fit; they must not disagree whatever the case."""
+    for ram in (16 * G, 64 * G):
+        est = E.estimate(_flux(), 1024, 1024, cfg=False, policy={"dynamic_vram": "on", "budget": 80 * G, "host_ram": ram})
+        by = {}
+        for c in est["_ctx"]["components"]:
+            by[c["role"]] = by.get(c["role"], 0) + c["resident"]
+        p = P.plan(80 * G, weights={"diffusion_model": by["diffusion_model"], "text_encoders": by["text_encoder"],
+                                    "vae": by["vae"]}, memory_required=2 * G, host_ram=ram, dynamic_vram=True)
+        total = by["diffusion_model"] + by["text_encoder"] + by["vae"]
+        assert est["host_ram"]["needed"] == p["host_ram"]["needed"] == total
+        assert est["host_ram"]["verdict"] == p["host_ram"]["verdict"]
+        assert p["host_ram_short"] is (ram == 16 * G)
