@@ -136,3 +136,18 @@ def test_the_calculator_failing_gives_no_verdict(monkeypatch):
     monkeypatch.setattr(kv, "describe", boom)
     ev = engine.triage_text(OLLAMA)["events"][-1]
     assert _should_fit(ev) is None and ev["causes"]
+
+
+def test_the_new_gate_keys_hide_no_other_fact():
+    """The fact gate finds keys without overlap, longest first: a should_fit key extending another fact's key ("vllm serve"
+    over "vllm", "vLLM API server version" over "vLLM") would keep that fact from its line (fails with those keys)."""
+    from gpu_garden.memory.triage import lines as L
+    mine = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers")
+    others = {k for name, keys in L.FACT_KEYS.items() if name not in mine for k in keys}
+    for name in mine:
+        for k in L.FACT_KEYS[name]:
+            assert not any(k != o and k.startswith(o) for o in others), (name, k)
+    for line, fact in (("VLLM_USE_V1=1 vllm serve Qwen/Qwen3-8B --max-model-len 8192", "vllm_marker"),
+                       ("INFO 01-02 [api_server.py:1] vLLM API server version 0.9.2", "vllm_marker"),
+                       ("$ ollama run llama3.1:8b", "ollama_marker"), ("ollama version is 0.6.1", "ollama_marker")):
+        assert fact in {n for n, _ in L.facts(line)}, line
