@@ -76,6 +76,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
     s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
                    help="ComfyUI's Dynamic VRAM (comfy-aimdo): auto detects it")
+    s.add_argument("--weights-mmap", choices=["auto", "on", "off"], default="auto",
+                   help="with Dynamic VRAM, the CPU weights are the model file's mapped pages (comfy-aimdo's ModelMMAP): "
+                        "RAM short of them is slower (re-read from disk), not fatal; auto detects comfy-aimdo's model_mmap")
     s.add_argument("--i2v", action=argparse.BooleanOptionalAction, default=None,
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
@@ -104,6 +107,7 @@ def policy_from_args(args) -> dict:
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
+           "weights_mmap": g("weights_mmap", "auto") or "auto",
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
            "block_swap": g("block_swap"), "i2v": g("i2v"), "attention": g("attention", "flash") or "flash",
            "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
@@ -170,7 +174,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} (kept for reload {fmt_bytes(r['kept_for_reload'])}"
                      + (f", CPU copy of the running model {fmt_bytes(r['cpu_copy'])} (Dynamic VRAM)" if r.get("cpu_copy") else "")
                      + f", offloaded {fmt_bytes(r['offloaded'])}" + (f", streamed {fmt_bytes(r['streamed'])}" if r.get("streamed") else "")
-                     + f", pinned {fmt_bytes(r['pinned'])})"
+                     + f", pinned {fmt_bytes(r['pinned'])}" + (f"; file-backed {fmt_bytes(r['file_backed'])}, hard need "
+                                                            f"{fmt_bytes(r['hard_need'])}" if r.get("file_backed") else "") + ")"
                      + (f" of {fmt_bytes(r['available'])} available: {r['verdict']}" if r.get("available") else ""))
     d = est.get("dynamic_vram") or {}
     if d.get("verdict"):

@@ -2,6 +2,7 @@
 runs it on that budget), host RAM (models kept for fast reload, offloaded and pinned weights) and Dynamic
 VRAM (comfy-aimdo streams the weights that do not fit, per step), and the knobs that would make it fit."""
 import importlib.util
+import os
 
 from . import spec
 from . import weights as W
@@ -229,35 +230,59 @@ def host_ram(est: dict, budget) -> dict:
     d = est.get("dynamic_vram") or {}
     dyn = bool(d.get("enabled"))
     on_gpu = min(total, max((bd[k]["weights"] for k in MAIN if k in bd), default=0))
+    mm = pol.get("weights_mmap", "auto")
+    if mm not in ("auto", "on", "off", True, False):
+        raise ValueError(f"weights_mmap must be auto, on or off, not {mm!r}")
     out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"),
                    cache_models=pol.get("cache_models", True), pinned_memory=pol.get("pinned_memory") is not False,
-                   windows=pol.get("platform") == "windows")
+                   windows=pol.get("platform") == "windows",
+                   file_backed=dyn and (aimdo_maps_files() if mm == "auto" else mm in ("on", True)))
     streamed = int((d.get("streamed_per_step") or 0) if dyn else 0)
     keys = list(out)
     return dict([(k, out[k]) for k in keys[:4]] + [("streamed", streamed)] + [(k, out[k]) for k in keys[4:]])
 
 
+def aimdo_maps_files() -> bool:
+    """comfy-aimdo ships model_mmap (ModelMMAP: the model file mapped read-only and private, src-posix/model-mmap.c
+    mmap(PROT_READ, MAP_PRIVATE); bounce() = madvise(MADV_DONTNEED), Comfy-Org/comfy-aimdo ce3c59e), the loader that
+    keeps Dynamic VRAM's CPU weights as the file's pages. A file check: comfy_aimdo is never imported here."""
+    try:
+        found = importlib.util.find_spec("comfy_aimdo")
+    except (ValueError, ImportError):
+        return False
+    dirs = (found.submodule_search_locations or []) if found else []
+    return any(os.path.isfile(os.path.join(d, "model_mmap.py")) for d in dirs)
+
+
 def ram_need(total, on_gpu, spilled, *, dynamic, available=None, cache_models=True, pinned_memory=True,
-             windows=False) -> dict:
+             windows=False, file_backed=False) -> dict:
     """Host RAM of a run, the one figure the estimate (host_ram) and Fit to Card (memory/fit/plan.py) both judge by.
     total: every model's weights as loaded; on_gpu: the running phase's (its whole model, spilled part included);
     spilled: what a partial load leaves off the GPU (Dynamic VRAM: streams). Models other than the running ones stay
     in RAM for a fast reload (cache_models); the spill stays in place, pinned, and with Dynamic VRAM the running model's
-    whole CPU copy stays too, plus a pinned copy of each streamed layer (host_ram's docstring has the source)."""
+    whole CPU copy stays too, plus a pinned copy of each streamed layer (host_ram's docstring has the source).
+    file_backed: that CPU copy is the model file's mapped pages (comfy-aimdo's ModelMMAP), which the kernel drops under
+    pressure and reads again from disk: needed beyond available is then slower, not fatal, as long as the rest
+    (hard_need: kept models, pins, spill) fits. A copy made by load_state_dict into the module's own parameters (ComfyUI
+    0.8.0 model_base.py l.309, no assign) is anonymous memory: a hard need like the rest."""
     kept = max(0, int(total) - int(on_gpu)) if cache_models else 0
     cpu_copy = int(on_gpu) if dynamic else 0
     pinned = int(spilled) if pinned_memory else 0
     if available:
         pinned = min(pinned, int(available * (0.45 if windows else 0.95)))
     need = kept + cpu_copy + (pinned if dynamic else int(spilled))  # in place when partially loaded; a second copy when streamed
+    fb = cpu_copy if file_backed else 0
     out = {"needed": int(need), "kept_for_reload": int(kept), "cpu_copy": int(cpu_copy), "offloaded": int(spilled),
-           "pinned": int(pinned), "available": int(available) if available else None}
+           "pinned": int(pinned), "available": int(available) if available else None, "file_backed": int(fb),
+           "hard_need": int(need - fb)}
     if not available:
         out["verdict"] = "no RAM figure"
     elif need <= 0.85 * available:
         out["verdict"] = "fits"
     elif need <= available:
         out["verdict"] = "tight"
+    elif need - fb <= available:
+        out["verdict"] = "slower, re-reading weights from disk (the CPU copy is the model file's pages, dropped when RAM is short)"
     else:
         out["verdict"] = "does not fit (swap / pagefile: slow, or the process is killed)"
     return out

@@ -180,7 +180,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
                         "fits": int(context) + te_kept + sk + req + int(reserve) <= budget}
     # host RAM as the estimate judges it (verdict.ram_need, one figure): models kept for reload, the spill, and with
     # Dynamic VRAM the running model's CPU copy and the pinned copies of its streamed layers
-    ram = est_verdict.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram)
+    ram = est_verdict.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram,
+                               file_backed=bool(dynamic_vram) and est_verdict.aimdo_maps_files())
     ram_short = host_ram is not None and ram["verdict"].startswith("does not fit")
 
     # 3. the VAE decode: ComfyUI's own batching from our per-sample figure, or tiles when one sample does not fit

@@ -1,0 +1,96 @@
+"""Host RAM with Dynamic VRAM when the running model's CPU copy is the model file's mapped pages (comfy-aimdo
+ModelMMAP: mmap(PROT_READ, MAP_PRIVATE), bounce() = madvise(MADV_DONTNEED)): the kernel drops those pages and reads
+them again, so RAM short of them is slower, not fatal. Pinned copies, models kept for reload and a partial load's
+spill stay a hard need. Expected values are hand sums."""
+import json
+import sys
+
+import pytest
+
+from gpu_garden.memory.estimate import families, formula as E, layouts, verdict as V
+from gpu_garden.memory.fit import plan as P
+from gpu_garden.memory.units import GiB
+
+G = GiB
+
+
+def test_file_backed_copy_short_is_slower_not_fatal():
+    # 30 GiB running (CPU copy, file pages), 2 GiB kept for reload: needed 32, hard 2
+    r = V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=True)
+    assert (r["needed"], r["file_backed"], r["hard_need"]) == (32 * G, 30 * G, 2 * G)
+    assert r["verdict"].startswith("slower, re-reading weights from disk")
+    assert V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=1 * G, file_backed=True)["verdict"].startswith("does not fit")
+    anon = V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=False)  # load_state_dict's copy
+    assert (anon["file_backed"], anon["hard_need"]) == (0, 32 * G) and anon["verdict"].startswith("does not fit")
+
+
+def test_pinned_streamed_layers_stay_a_hard_need():
+    # 12 GiB streamed (pinned copies, under the 0.95 x 12.9 cap) + 20 GiB CPU copy (file pages) + 1 kept: needed 33,
+    # hard 13 > 12.9 available
+    r = V.ram_need(21 * G, 20 * G, 12 * G, dynamic=True, available=int(12.9 * G), file_backed=True)
+    assert (r["needed"], r["pinned"], r["hard_need"]) == (33 * G, 12 * G, 13 * G)
+    assert r["verdict"].startswith("does not fit")
+
+
+def test_without_dynamic_vram_nothing_is_file_backed():
+    r = V.ram_need(13 * G, 10 * G, 2 * G, dynamic=False, available=4 * G, file_backed=True)
+    assert (r["needed"], r["file_backed"]) == (5 * G, 0) and r["verdict"].startswith("does not fit")
+
+
+def _flux():
+    out = []
+    for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae"):
+        t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}
+        out += families.split_components(t, n)
+    return out
+
+
+def test_estimate_flux_dynamic_vram_on_80gib_with_16gib_ram():
+    """FLUX.1-dev on 80 GiB: nothing streams. The DiT's CPU copy (its 22.17 GiB) is file pages with --weights-mmap on;
+    T5-XXL, CLIP-L and the VAE kept for reload (9.26 GiB) are the hard need, under 16 GiB: slower, and the run goes on."""
+    pol = {"dynamic_vram": "on", "budget": 80 * G, "host_ram": 16 * G}
+    on = E.estimate(_flux(), 1024, 1024, cfg=False, policy=dict(pol, weights_mmap="on"))["host_ram"]
+    off = E.estimate(_flux(), 1024, 1024, cfg=False, policy=dict(pol, weights_mmap="off"))["host_ram"]
+    assert on["needed"] == off["needed"] and on["file_backed"] == on["cpu_copy"] > 20 * G and off["file_backed"] == 0
+    assert on["hard_need"] == on["kept_for_reload"] < 10 * G
+    assert on["verdict"].startswith("slower") and off["verdict"].startswith("does not fit")
+    with pytest.raises(ValueError):
+        E.estimate(_flux(), 1024, 1024, cfg=False, policy=dict(pol, weights_mmap="maybe"))
+
+
+def test_aimdo_maps_files_is_a_file_check(tmp_path, monkeypatch):
+    pkg = tmp_path / "comfy_aimdo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("raise RuntimeError('never imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "comfy_aimdo", raising=False)
+    assert V.aimdo_maps_files() is False
+    (pkg / "model_mmap.py").write_text("")
+    assert V.aimdo_maps_files() is True
+    # Fit to Card reads the same figure: with comfy-aimdo's model_mmap the CPU copy is file-backed there too
+    p = P.plan(80 * G, weights={"diffusion_model": 20 * G, "text_encoders": 10 * G, "vae": 1 * G}, memory_required=2 * G,
+               host_ram=24 * G, dynamic_vram=True)
+    assert p["host_ram"]["file_backed"] == 30 * G and p["host_ram_short"] is False
+
+
+@pytest.fixture(scope="module")
+def flux_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flux")
+    return [str(layouts.write_sparse(n, d / f"{n}.safetensors"))
+            for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")]
+
+
+def test_cli_weights_mmap(flux_files, capsys):
+    """test_estimate_fixups3's FLUX.1-dev case on 12 GiB with Dynamic VRAM and --ram 42: needed 9938381638 kept +
+    23802816640 CPU copy + 12218337735 pinned = 45959536013 > 42 GiB (45097156608). With --weights-mmap on the CPU copy
+    is file pages: hard need 9938381638 + 12218337735 = 22156719373 fits in 42 GiB, so the run streams, slower."""
+    from support.cli_run import estimate
+    argv = ("estimate", *flux_files, "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on",
+            "--ram", "42", "--json")
+    rc, out, _ = estimate(capsys, *argv[1:], "--weights-mmap", "off")
+    assert rc == 1 and json.loads(out)["host_ram"]["verdict"].startswith("does not fit")
+    rc, out, _ = estimate(capsys, *argv[1:], "--weights-mmap", "on")
+    j = json.loads(out)
+    assert (j["host_ram"]["needed"], j["host_ram"]["file_backed"], j["host_ram"]["hard_need"]) == (45959536013, 23802816640,
+                                                                                                 22156719373)
+    assert rc == 0 and j["host_ram"]["verdict"].startswith("slower") and j["outcome"]["status"] == "fits with streaming"
