@@ -422,6 +422,19 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # (vae._scale; ComfyUI 0.8.0 comfy/sd.py 'bn.running_mean': upscale_ratio * 2, no coefficient), written
                 # while reading this row's -72.6 % (the row itself is a commit message's rounded '~4.3GB')
                 "invokeai-1904479a-flux2-vae-bf16-decode-1024-approx"}
+# Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
+# be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
+NOT_SCORED = {
+    # batch 19, after first sight (ediff10): cache-dit's '~1GiB' for diffusers' sequential offload is rounded to the whole
+    # GiB (0.5-1.5 GiB: +-50 %, no point score at a 10 % goal), and no whole run that decodes 1024x1024 untiled stays
+    # under 1.5 GiB: the FLUX AE's bf16 decode alone allocates 2.13 GiB beyond its weights (InvokeAI's VAE benchmark,
+    # held-out row invokeai-vaebench-flux-ae-bf16-decode-1024, ours +0.6 %), and cache-dit's example CLI tiles only with
+    # --vae-tiling (vipshop/cache-dit e58c948c src/cache_dit/_utils/utils.py l.1904-1908). The table measured a window
+    # of the run (or a harness) the doc does not name.
+    "cache-dit-offload-doc-flux1-dev-bf16-sequential-offload-1024-l20":
+        "'~1GiB' (0.5-1.5 GiB) is below the run's own untiled 1024 FLUX AE decode (2.13 GiB allocated, InvokeAI's "
+        "VAE benchmark): not a whole-run peak",
+}
 LEDGER = REPO / "benchmarks" / "results" / "estimate_first_sight.json"
 
 
@@ -831,6 +844,14 @@ def main() -> int:
         ph, eo = r.get("phase", "sample"), err(o, ref)
         which = "fit" if r["id"] in MEASURED_FIT else "heldout"
         counted, ok = scored(o, ref, r.get("bound"))
+        if r["id"] in NOT_SCORED:  # shown, in no statistic
+            mrows.append({"id": r["id"], "phase": ph, "set": "not_scored", "not_scored": NOT_SCORED[r["id"]],
+                          "compare": r.get("compare", "torch_allocated"), "batch": r.get("batch_id", 1), "bound": r.get("bound"),
+                          "bound_holds": None, "ours_bytes": int(o), "comfyui_bytes": None if c is None else int(c),
+                          "reference_bytes": int(ref), "err_ours": round(eo, 4), "err_comfyui": None, "source": r["source"]})
+            print(f"{r['id'][:56]:56} {ph + '-':14} {o / GiB:7.2f} {'—':>8} {ref / GiB:7.2f} {eo:+9.1%} {'—':>12}  not scored: "
+                  f"{NOT_SCORED[r['id']][:60]}")
+            continue
         if ok is not None:
             by_set.setdefault(f"{which}_bounds", []).append(ok)
         if counted is not None:
@@ -856,7 +877,8 @@ def main() -> int:
     print(f"|error| over {len(me)} of the {len(mrows)} measured rows ({len(bounds)} are stated bounds, {sum(bounds)} hold: a bound"
           f" that holds is not an error, and is left out): ours median {statistics.median(me):.1%}, max {max(me):.1%};"
           f" ComfyUI median {statistics.median(mc):.1%}, max {max(mc):.1%} (over the {len(mc)} sample rows)")
-    data.update({"measured_all_rows": len(mrows), "measured_bound_rows": len(bounds), "measured_bound_hold": sum(bounds)})
+    data.update({"measured_all_rows": len(mrows), "measured_bound_rows": len(bounds), "measured_bound_hold": sum(bounds),
+                 "measured_not_scored_rows": sum(1 for x in mrows if x["set"] == "not_scored")})
     data.update({"measured_rows": len(me), "measured_median": round(statistics.median(me), 4), "measured_max": round(max(me), 4),
                  "measured_comfyui_median": round(statistics.median(mc), 4), "measured": mrows})
     for ph in PHASES:
@@ -865,7 +887,7 @@ def main() -> int:
             print(f"  phase {ph:14} {st['n']:3} rows: median {st['median']:.1%}, max {st['max']:.1%}")
             key = ph.replace("-", "_")
             data.update({f"measured_{key}_rows": st["n"], f"measured_{key}_median": st["median"], f"measured_{key}_max": st["max"]})
-    print("  (* a FIT row: tuned on)")
+    print("  (* a FIT row: tuned on; - not scored: bench_estimate.NOT_SCORED)")
     for key in sorted(k for k in by_set if k.endswith("_bounds")):
         ok = by_set.pop(key)
         print(f"  {key.upper().replace('HELDOUT', 'HELD-OUT'):24} {sum(ok)} of {len(ok)} stated bounds hold")
