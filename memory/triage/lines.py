@@ -293,11 +293,23 @@ def _trie_pattern(words) -> str:
     return rx(trie)
 
 
-_FACT_GATE = re.compile(_trie_pattern({k for keys in FACT_KEYS.values() for k in keys}))
+# The gate finds, at every position of a line, the longest key starting there (a lookahead, so keys may overlap), and
+# each key stands for every key it starts with: "--kv-cache-dtype" for "--" too, "n_ctx_per_seq" for "n_ctx". Every key
+# the line holds is found (a key inside another starts at a later position), in one pass of the trie per character.
+_FACT_GATE = re.compile("(?=(" + _trie_pattern({k for keys in FACT_KEYS.values() for k in keys}) + "))")
 _KEY_FACTS = {}
 for _i, (_name, _keys, _rx) in enumerate(_FACTS_GATED):
     for _k in _keys:
-        _KEY_FACTS.setdefault(_k, []).append(_i)
+        _KEY_FACTS.setdefault(_k, set()).add(_i)
+_KEY_FACTS = {k: frozenset(i for k2, ids in _KEY_FACTS.items() if k.startswith(k2) for i in ids) for k in _KEY_FACTS}
+
+
+def gated(line: str) -> set:
+    """The indexes (in FACTS) of the facts whose gate words the line holds: the only ones facts() tries."""
+    idx = set()
+    for k in set(_FACT_GATE.findall(line)):
+        idx |= _KEY_FACTS[k]
+    return idx
 
 
 DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
@@ -305,15 +317,7 @@ DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ 
 
 def facts(line: str):
     """Yield (name, match) for each fact pattern that matches the line, in FACTS order."""
-    found = _FACT_GATE.findall(line)
-    if not found:
-        return
-    idx = set()
-    for k in found:
-        idx.update(_KEY_FACTS.get(k, ()))
-    if "--" in line:                 # "--" also gates args written as "--x" inside longer words
-        idx.update(_KEY_FACTS["--"])
-    for i in sorted(idx):
+    for i in sorted(gated(line)):
         name, _, rx = _FACTS_GATED[i]
         m = rx.search(line)
         if m:
