@@ -74,10 +74,30 @@ def _suggest_vllm(n, spec) -> list:
         out.append(_flag("flag", "--max-num-seqs", min(int(n.get("max_num_seqs") or 256), 64),
                          "a smaller profile batch lowers the activation peak"))
     if n.get("free") and n.get("total") and n.get("gpu_memory_utilization") and n["free"] < n["gpu_memory_utilization"] * n["total"]:
-        u = math.floor(n["free"] / n["total"] * 100) / 100 - 0.01
-        out.insert(0, _flag("flag", "--gpu-memory-utilization", f"{u:.2f}",
-                            f"only {fmt_bytes(n['free'])} of {fmt_bytes(n['total'])} is free at start; or stop the other process"))
+        share = _free_share(n)
+        if share:
+            out.insert(0, share)
     return out
+
+
+def _free_share(n):
+    """The free share of the card as --gpu-memory-utilization, always in (0, 1]; or a note that no share helps.
+    A free figure beside this process's own memory (PyTorch's message) is what vLLM left, not what was free at start:
+    when vLLM holds more than its share, the weights outgrew it and no utilization helps; else nothing is said."""
+    free, total, util = n["free"], n["total"], n["gpu_memory_utilization"]
+    own = n.get("this_process") or n.get("allocated")
+    if own:
+        if own <= util * total:
+            return None
+        return _flag("note", "--gpu-memory-utilization", "", f"vLLM itself holds {fmt_bytes(own)} of {fmt_bytes(total)}, more than "
+                     f"its {util:g} share: no utilization shrinks the weights; a smaller or quantized model, or "
+                     "--tensor-parallel-size", text="no --gpu-memory-utilization")
+    u = round(math.floor(free / total * 100) / 100 - 0.01, 2)
+    if u <= 0:
+        return _flag("note", "--gpu-memory-utilization", "", f"only {fmt_bytes(free)} of {fmt_bytes(total)} is free at start: "
+                     "no utilization leaves vLLM room; stop the other process", text="no --gpu-memory-utilization")
+    return _flag("flag", "--gpu-memory-utilization", f"{min(u, VLLM_MAX_UTIL):.2f}",
+                 f"only {fmt_bytes(free)} of {fmt_bytes(total)} is free at start; or stop the other process")
 
 
 def _suggest_ggml(n, spec, rt) -> list:

@@ -38,7 +38,8 @@ Public API (other modules code against these):
       free, n_parallel / num_parallel, n_gpu_layers, n_layers, type_k, buffer ("compute" for a compute-buffer
       failure) (llama.cpp / Ollama). memory/oom_parse.py's names are accepted too (max_model_len_tokens,
       estimated_max_len_tokens, kv_max_tokens, gpu_memory_utilization_ratio, requested, ggml_n_ctx, ...).
-      Returns [{"kind": "flag"|"env"|"param", "name", "value", "text", "reason"}] in order of preference, e.g.
+      Returns [{"kind": "flag"|"env"|"param"|"note", "name", "value", "text", "reason"}] in order of preference
+      ("note": no value of the flag it names can help, the reason says what does), e.g.
       {"kind": "flag", "name": "--max-model-len", "value": "121856", "text": "--max-model-len 121856",
        "reason": "the log's estimated maximum (122080) rounded down to 256"}; [] when the numbers say nothing.
   run_cli(args) -> int    # `gpu-garden kv`

@@ -80,7 +80,11 @@ def params(inc, env, scan, context, card=None) -> dict:
     if n.get("mamba_blocks_count"):
         p["max_num_seqs"] = str(n["mamba_blocks_count"])
     if inc.primary["kind"] == "vllm.startup_free" and n.get("total"):
-        p["gpu_memory_utilization"] = f"{max(0.05, math.floor((n['free'] / n['total'] - 0.02) * 100) / 100):.2f}"
+        u = round(math.floor((n["free"] / n["total"] - 0.02) * 100) / 100, 2)
+        if u > 0:
+            p["gpu_memory_utilization"] = f"{u:.2f}"
+        else:                               # (0, 1] holds no share that is free: the other process must go
+            p["util_no_room"] = True
     p.update(_llama_ctx(inc, f, n, total))
     p.update(_ollama_ctx(f))
     p.update(_vllm_fp8(p, n, f))

@@ -170,7 +170,7 @@ def _gib(key):
 
 def _vllm_util(s, f, m, text, lineno, window):
     try:
-        f["vllm_util"] = float(m.group(1))
+        f["vllm_util"] = float(m.group(1) or m.group(2))
     except ValueError:
         pass
 
