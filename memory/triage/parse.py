@@ -22,7 +22,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              lmstudio as _lmstudio, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from . import error_patterns as RX
-from .servers import (BLOCK_KINDS, add_block_fields, _ggml_buffer, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
+from .servers import (BLOCK_KINDS, add_block_fields, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
 from .text import clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
@@ -365,7 +365,7 @@ RECOGNISERS = [
     _ggml_ctx_pool,
     _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
-    _simple(RX.GGML_LOAD, "ggml.model_load", None, "llama.cpp"),
+    _ggml_load,
     _libplacebo,
     _simple(RX.GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
             lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),

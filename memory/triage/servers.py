@@ -41,16 +41,30 @@ _GGML_BUF_KIND = (("CUDA_Host", "cpu"), ("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm
                   ("Metal", "metal"), ("MTL", "metal"), ("SYCL", "xpu"))
 
 
+def ggml_buf_kind(name):
+    """The device a ggml buffer name stands for (None: a name the table does not know, or none)."""
+    return next((k for prefix, k in _GGML_BUF_KIND if name and name.startswith(prefix)), None)
+
+
 def _ggml_buffer(line):
     m = RX.GGML_BUFFER.search(line)
     if not m:
         return None
     name = m.group(1) or ""
-    dk = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
+    dk = ggml_buf_kind(name)
     if not name and "ggml_backend_cpu_buffer_type" in line:
         dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
     return {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
             "complete": True}
+
+
+def _ggml_load(line):
+    """llama_model_load's "unable to allocate Vulkan0 buffer": the device its buffer name says (llama.cpp's older
+    "unable to allocate backend buffer" names none)."""
+    m = RX.GGML_LOAD.search(line)
+    if not m:
+        return None
+    return {"kind": "ggml.model_load", "device_kind": ggml_buf_kind(m.group(1)), "numbers": {}, "runtime": "llama.cpp", "complete": True}
 
 
 def _trtllm(line):
