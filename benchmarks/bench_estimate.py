@@ -421,7 +421,15 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # batch 18, after first sight (ediff9): FLUX.2's 128-channel KL latent decodes 16 px per latent pixel
                 # (vae._scale; ComfyUI 0.8.0 comfy/sd.py 'bn.running_mean': upscale_ratio * 2, no coefficient), written
                 # while reading this row's -72.6 % (the row itself is a commit message's rounded '~4.3GB')
-                "invokeai-1904479a-flux2-vae-bf16-decode-1024-approx"}
+                "invokeai-1904479a-flux2-vae-bf16-decode-1024-approx",
+                # batch 21, after first sight (ediff11): SGLang's CI keeps the DiT on the device through the decode (its
+                # load_peak_allocated_mb holds the DiT whole; a resident component is never moved off) and never the text
+                # encoder (text_encoder_cpu_offload, FSDP2 CPU offload): mapping keep_on_device diffusion_model,
+                # text_encoders cpu (mapping_changes), no coefficient; written while reading these rows' -4.6..-20.0 %
+                "sglang-ci-h100-flux2-dev-bf16-1024-runtime-peak-allocated",
+                "sglang-ci-h100-zimage-turbo-bf16-1024-runtime-peak-allocated",
+                "sglang-ci-h100-flux1-dev-bf16-1024-runtime-peak-allocated",
+                "sglang-ci-h100-qwen-image-bf16-1024-runtime-peak-allocated"}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
 NOT_SCORED = {
