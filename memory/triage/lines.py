@@ -295,22 +295,31 @@ def _trie_pattern(words) -> str:
     return rx(trie)
 
 
-# The gate finds, at every position of a line, the longest key starting there (a lookahead, so keys may overlap), and
-# each key stands for every key it starts with: "--kv-cache-dtype" for "--" too, "n_ctx_per_seq" for "n_ctx". Every key
-# the line holds is found (a key inside another starts at a later position), in one pass of the trie per character.
-_FACT_GATE = re.compile("(?=(" + _trie_pattern({k for keys in FACT_KEYS.values() for k in keys}) + "))")
+# The gate: the trie finds keys left to right without overlap (a C-speed scan); a key found stands for every key inside
+# it ("--kv-cache-dtype" for "--", "ggml_extend.hpp:" for "ggml_"), and where a key can start inside it and run past its
+# end ("Loader" + "rror loading"), the trie is tried again at that offset. So every key a line holds is found, in a time
+# linear in the line (at most a few tries per key found).
+_GATE_KEYS = {k for keys in FACT_KEYS.values() for k in keys}
+_FACT_GATE = re.compile(_trie_pattern(_GATE_KEYS))
 _KEY_FACTS = {}
 for _i, (_name, _keys, _rx) in enumerate(_FACTS_GATED):
     for _k in _keys:
         _KEY_FACTS.setdefault(_k, set()).add(_i)
-_KEY_FACTS = {k: frozenset(i for k2, ids in _KEY_FACTS.items() if k.startswith(k2) for i in ids) for k in _KEY_FACTS}
+_KEY_FACTS = {k: frozenset(i for k2, ids in _KEY_FACTS.items() if k2 in k for i in ids) for k in _KEY_FACTS}
+_INNER = {k: tuple(i for i in range(1, len(k)) if any(b.startswith(k[i:]) and len(b) > len(k) - i for b in _GATE_KEYS))
+          for k in _GATE_KEYS}
 
 
 def gated(line: str) -> set:
     """The indexes (in FACTS) of the facts whose gate words the line holds: the only ones facts() tries."""
     idx = set()
-    for k in set(_FACT_GATE.findall(line)):
+    for m in _FACT_GATE.finditer(line):
+        k = m.group()
         idx |= _KEY_FACTS[k]
+        for i in _INNER[k]:
+            m2 = _FACT_GATE.match(line, m.start() + i)
+            if m2:
+                idx |= _KEY_FACTS[m2.group()]
     return idx
 
 
