@@ -157,7 +157,8 @@ def guess_runtime(scan, inc) -> str:
         return "comfyui"          # (a traceback through a training script of its own is a plain PyTorch run)
     if f["ggml"] and any(k in ("cuda.driver", "metal.oom", "cublas.alloc") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"
-    # amdgpu's command submission serves graphics APIs (PyTorch's ROCm goes through KFD): here, ggml's Vulkan backend
-    if "amdgpu.cs_enomem" in kinds:
+    # amdgpu's command submission and the Vulkan validation layer serve graphics APIs (PyTorch's ROCm goes through KFD):
+    # with no other runtime named, ggml's Vulkan backend
+    if "amdgpu.cs_enomem" in kinds or "vulkan.max_buffer" in kinds:
         return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"

@@ -182,6 +182,12 @@ MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
 # the driver refuses it whatever is free
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")
+# The Vulkan validation layer (VK_LAYER_KHRONOS_validation, layers/stateless/sl_buffer.cpp; the spec's
+# VUID-VkBufferCreateInfo-size-06409): vkCreateBuffer asked for one buffer above VkPhysicalDeviceMaintenance4Properties::
+# maxBufferSize, the cap the driver reports or a layer (the LunarG Vulkan Configurator) imposes, whatever is free; releases
+# before 2023 print neither number (ggml-org/llama.cpp#11598)
+VULKAN_MAX_BUFFER = re.compile(r"vkCreateBuffer(?:\(\))?: pCreateInfo->size (?:\((\d+)\) )?is larger than the maximum allowed buffer size "
+                               r"VkPhysicalDeviceMaintenance4Properties\.maxBufferSize(?: \((\d+)\))?")
 # Mesa's RADV (winsys/amdgpu/radv_amdgpu_cs.c) relaying the kernel's -ENOMEM from the command-submission ioctl (amdgpu_cs.c
 # amdgpu_cs_parser_bos: the submission's buffers could not all be made resident); the kernel's own dmesg line has the same words
 AMDGPU_CS = re.compile(r"(radv/)?amdgpu: Not enough memory for command submission")

@@ -12,7 +12,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
-                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, VULKAN_LIMIT as _VULKAN_LIMIT, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
+                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
@@ -316,6 +316,9 @@ RECOGNISERS = [
             lambda m: {"max_num_seqs_count": int(m.group(1)), "mamba_blocks_count": int(m.group(2))}, keys=("Mamba cache blocks",)),
     _vllm_cumem,
     _simple(_VULKAN_LIMIT, "ggml.vulkan_limit", "vulkan", "llama.cpp", keys=("exceeds device",)),
+    _simple(_VULKAN_MAX_BUFFER, "vulkan.max_buffer", "vulkan", None,
+            lambda m: {**({"requested": int(m.group(1))} if m.group(1) else {}), **({"max_allowed": int(m.group(2))} if m.group(2) else {})},
+            keys=("maximum allowed buffer size",)),
     _simple(_AMDGPU_CS, "amdgpu.cs_enomem", "vulkan", "llama.cpp", keys=("command submission",)),
     _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _simple(_GGML_CUDA_CODE, "cuda.driver", "cuda", "llama.cpp", keys=("CUDA error 2:",), form="ggml_code"),
@@ -436,7 +439,7 @@ PRIORITY = {
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "electron.renderer_oom": 7,
-    "vulkan.alloc": 7, "dotnet.oom": 7, "libplacebo.alloc": 8,
+    "vulkan.alloc": 7, "vulkan.max_buffer": 9, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

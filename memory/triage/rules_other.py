@@ -79,6 +79,12 @@ OTHER = [
     R("other", 8.0, kind("ggml.vulkan_limit"),
       "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
       "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),
+    # the validation layer's check of one vkCreateBuffer against maxBufferSize (R5): a cap on one buffer, the card may hold it
+    R("other", 8.0, kind("vulkan.max_buffer"),
+      lambda x: "the Vulkan validation layer refused one buffer" + (f" of {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")
+      + " above the device's maxBufferSize" + (f" ({fmt_bytes(x.n['max_allowed'])})" if x.n.get("max_allowed") else "")
+      + ": a cap on one buffer set by the driver or a layer overriding it (the Vulkan Configurator), not a lack of VRAM; "
+        "a smaller -ub/-b or context splits the buffer"),
     R("other", 6.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "scratch",
       lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
                 f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "
