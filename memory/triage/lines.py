@@ -96,6 +96,10 @@ FACTS = [
     ("ggml_pool_fail", re.compile(r"(?:CUDA|ROCm|MUSA) pool\[\d+\]: alloc of ([\d.]+) MiB failed")),
     ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d+)")),     # kv_size: the unified cache's cells (context x slots)
     ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers|-np|--parallel)[ =](\d+)")),
+    # speculative decoding with the model's MTP head (common/arg.cpp --spec-type, a comma-separated list), and the flag that
+    # keeps its draft sampling off the GPU (llama.cpp PR #23287 turned it on by default: a compute buffer per sequence)
+    ("ggml_spec_mtp", re.compile(r"--spec-type[ =](?:[\w-]{1,40},){0,8}draft-mtp\b")),
+    ("ggml_spec_cpu_sampling", re.compile(r"--no-spec-draft-backend-sampling\b")),
     # the cache's sequences (slots): llama_context prints "n_seq_max     = 20" and "n_ctx_per_seq = 32768", or warns
     # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
     ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d+)|\bn_ctx_per_seq\s*(?:=\s*|\()(\d+)")),
@@ -155,7 +159,7 @@ FACT_KEYS = {
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
-    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_args": (" -", "--"), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
     # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
     # hide that one from its line, so these keys start after such words)
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",

@@ -184,8 +184,8 @@ MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")
 # The Vulkan validation layer (VK_LAYER_KHRONOS_validation, layers/stateless/sl_buffer.cpp; the spec's
 # VUID-VkBufferCreateInfo-size-06409): vkCreateBuffer asked for one buffer above VkPhysicalDeviceMaintenance4Properties::
-# maxBufferSize, the cap the driver reports or a layer (the LunarG Vulkan Configurator) imposes, whatever is free; releases
-# before 2023 print neither number (ggml-org/llama.cpp#11598)
+# maxBufferSize, the cap the driver reports or a layer (the LunarG Vulkan Configurator) imposes, whatever is free; older
+# releases print neither number (ggml-org/llama.cpp#11598)
 VULKAN_MAX_BUFFER = re.compile(r"vkCreateBuffer(?:\(\))?: pCreateInfo->size (?:\((\d+)\) )?is larger than the maximum allowed buffer size "
                                r"VkPhysicalDeviceMaintenance4Properties\.maxBufferSize(?: \((\d+)\))?")
 # Mesa's RADV (winsys/amdgpu/radv_amdgpu_cs.c) relaying the kernel's -ENOMEM from the command-submission ioctl (amdgpu_cs.c

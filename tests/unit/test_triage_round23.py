@@ -57,3 +57,25 @@ def test_other_buffer_size_words_are_no_failure(line):
 def test_ggml_own_limit_message_gets_the_same_guide():
     _, ev = last_event(LLAMA_VK + "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory\n")
     assert ev["kind"] == "ggml.vulkan_limit" and ev["guide"]["id"] == "vulkan-max-buffer", (ev["kind"], ev["guide"]["id"])
+
+
+# llama.cpp's speculative MTP draft path: the server's command line and the compute-buffer failure as llama.cpp prints them
+MTP_CMD = "$ llama-server -m Qwen3-30B-A3B-MTP-Q4_K_M.gguf -c 65536 --spec-type draft-mtp --parallel 4\n"
+COMPUTE_FAIL = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1204.50 MiB on device 0: cudaMalloc failed: out of memory\n"
+                "ggml_gallocr_reserve_n_impl: failed to allocate CUDA0 buffer of size 1263010816\n"
+                "llama_init_from_model: failed to allocate compute buffers\n")
+
+
+@pytest.mark.parametrize("cmd", [MTP_CMD, MTP_CMD.replace("--spec-type draft-mtp", "--spec-type=ngram-mod,draft-mtp")])
+def test_an_mtp_draft_run_is_told_about_gpu_draft_sampling(cmd):
+    res, ev = last_event(cmd + COMPUTE_FAIL)
+    assert res["cause"] == "activations" and ev["guide"]["id"] == "llamacpp-activations", (res["cause"], ev["guide"]["id"])
+    assert "--no-spec-draft-backend-sampling" in ev["guide"]["markdown"]
+
+
+@pytest.mark.parametrize("cmd", [MTP_CMD.replace("--parallel 4", "--parallel 4 --no-spec-draft-backend-sampling"),
+                                 MTP_CMD.replace("draft-mtp", "draft-simple"),
+                                 "$ llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -c 65536 --parallel 4\n"])
+def test_no_mtp_hint_without_gpu_draft_sampling(cmd):
+    _, ev = last_event(cmd + COMPUTE_FAIL)
+    assert "--no-spec-draft-backend-sampling" not in ev["guide"]["markdown"]
