@@ -129,6 +129,9 @@ KNOWN_ARCHS = frozenset((
 # prices every block of the file: GLM-4.5-Air at Q8_0 prints 48 layers (47 blocks + output), repeating weights 108.2
 # GiB and required.kv 3.6 GiB at 20000 tokens = 47 blocks (ollama/ollama#12403).
 GGUF_MTP_ARCHS = frozenset(("glm4_moe",))
+# DeepSeek sparse attention (DeepseekV32ForCausalLM, GLM-5's GlmMoeDsaForCausalLM) and DeepSeek-V4's compressed
+# attention: their caches are not the dense MLA latent (names.py UNDESCRIBED says why); a config is refused
+SPARSE_MLA_TYPES = frozenset(("deepseek_v32", "glm_moe_dsa", "deepseek_v4"))
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
                 "unless the config lists layer_types, K and V from num_key_value_heads x head_dim); sliding windows, "
@@ -230,6 +233,11 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if mt.startswith("nemotron_h"):  # read as a generic decoder it would be every layer full attention: refused
         raise UserError(f"{name}: model_type {mt!r} (NVIDIA Nemotron-H / Nemotron 3) is not modelled: its "
                         "hybrid_override_pattern of Mamba-2, attention and MoE layers and its Mamba-2 state are not read")
+    if mt in SPARSE_MLA_TYPES:  # read as a generic decoder or as dense MLA its cache would be a guess: refused
+        raise UserError(f"{name}: model_type {mt!r} (DeepSeek sparse / compressed attention) is not modelled: vLLM keeps "
+                        "its latent cache in fp8_ds_mla records (656 bytes a token a layer with an fp8 cache) beside the "
+                        "Lightning Indexer's key cache, and DeepSeek-V4 adds 4x / 128x compressed layers, none of which "
+                        "kv's MLA pool holds")
     L = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", hi=_MAX_LAYERS)
     d = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
     H = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", hi=4096)

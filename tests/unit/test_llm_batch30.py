@@ -84,3 +84,21 @@ def test_recipes810_fp8_checkpoint_count_is_491_blocks_of_a_two_byte_cache():
     assert 491 * 262144 // 341 == 377456
     assert _pool("Qwen/Qwen3.8-27B-FP8", 2, "bf16", 491 * page, 262144)["tokens"] == 377456
     assert _pool("Qwen/Qwen3.8-27B-FP8", 2, "fp8", 491 * page, 262144)["tokens"] != 377456  # fp8 pages hold twice
+
+
+@pytest.mark.parametrize("name, why", [
+    ("zai-org/GLM-5.1", "fp8_ds_mla"), ("lukealonso/GLM-5.1-NVFP4-MTP", "Indexer"),
+    ("deepseek-ai/DeepSeek-V3.2-Exp", "656 bytes"), ("deepseek-ai/DeepSeek-V4-Flash", "compressed 4x and 128x")])
+def test_sparse_and_compressed_deepseek_attention_is_refused_with_why(name, why):
+    # vLLM FlashMLASparseBackend.get_kv_cache_shape: fp8_ds_mla is 656 bytes a token a layer, not the latent's 576
+    with pytest.raises(UserError, match=why):
+        llm.describe(model=name)
+
+
+@pytest.mark.parametrize("model_type", ["glm_moe_dsa", "deepseek_v32", "deepseek_v4"])
+def test_a_sparse_attention_config_is_refused_not_read_as_a_generic_decoder(model_type):
+    from gpu_garden.memory.llm.spec import from_config
+    cfg = {"model_type": model_type, "num_hidden_layers": 78, "hidden_size": 6144, "num_attention_heads": 64,
+           "num_key_value_heads": 64, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "vocab_size": 154880}
+    with pytest.raises(UserError, match="not modelled"):
+        from_config(cfg)
