@@ -102,3 +102,18 @@ def test_a_sparse_attention_config_is_refused_not_read_as_a_generic_decoder(mode
            "num_key_value_heads": 64, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "vocab_size": 154880}
     with pytest.raises(UserError, match="not modelled"):
         from_config(cfg)
+
+
+def test_ollama_own_engine_weights_are_every_tensor_it_creates():
+    # ollama/ollama#15641, Ollama 0.20.7, gemma4:31b-it-q8_0 over two V100s, 61/61 layers: "model weights" CUDA0
+    # 15.4 GiB + CUDA1 16.0 GiB + CPU 1.5 GiB = 32.9 GiB (three prints to 0.1 GiB: within 0.15). Gemma 4 31B ties
+    # its output to token_embd (262144 x 5376 in Q8_0, 34 bytes a 32-value block): the CPU input copy and the GPU
+    # output copy are both counted, and the vision tensors of the same file
+    r = llm.plan(llm.describe(model="gemma4:31b-it-q8_0"), "ollama", ctx=262144, num_gpus=2, flash_attn="off",
+                 runtime_version="0.20.7")
+    table = 262144 * 5376 * 34 // 32
+    assert abs(r["ollama_weights_total"] / GiB - 32.9) <= 0.15
+    assert r["ollama_weights_total"] - r["weights"] - r["projector"]["weights"] == table  # the GPU output copy
+    # the estimate's memory.weights.total (blocks + output) before the own engine: no CPU table, no vision tensors
+    old = llm.plan(llm.describe(model="gemma4:31b-it-q8_0"), "ollama", ctx=8192, runtime_version="0.11.0")
+    assert old["ollama_weights_total"] == old["weights"]

@@ -168,6 +168,14 @@ def printed_weights_total(version, roles, kv_total) -> int:
     return int(roles["blocks"] + roles["output"])
 
 
+def runner_weights(roles, proj=None) -> int:
+    """What Ollama's own engine logs as "model weights" over its devices (ml/device.go BackendMemory.Log: every GPU's
+    weights plus the CPU's InputWeights), summed: every tensor it creates (ml/backend/ggml/ggml.go New, v0.20.7):
+    token_embd on the CPU as input, the blocks, the output tensor -- token_embd a second time as output.weight when
+    the file has none (a tied model) -- and the vision tensors (v.*, mm.*) of the same file on the output device."""
+    return int(roles["embedding"] + roles["blocks"] + roles["output"] + (proj["weights"] if proj else 0))
+
+
 # The estimate's mllama case (cross-attention layers at one image's vision tokens, cache.OLLAMA_MLLAMA_CROSS_CELLS)
 # came with ollama/ollama 8c238e70a "mllama cross attention" (2024-10-31), first tagged v0.4.0-rc7; up to rc6 GraphSize
 # priced every mllama layer as a self-attention layer of num_ctx cells: llama3.2-vision:11b at 2048 prints
@@ -351,7 +359,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             # allocated once loaded, with the full graph) by the output tensor
             "placement_need": int(RESERVE + buf + zero + max(graph_full, graph_partial) + (on_bytes if sizes else on * layer)
                                   + (out_w if ngl > L else 0)),
-            "printed_weights_total": printed_weights_total(s["version"], roles, kvd["total"]),
+            "printed_weights_total": (runner_weights(roles, proj) if measured_layout(s["version"], spec)
+                                      else printed_weights_total(s["version"], roles, kvd["total"])),
             "required_full": (int(total + overflow + out_w) if sizes and ngl <= L and on and s.get("gpus", 1) == 1
                               else int(overflow + out_w) if sizes and ngl <= L and s.get("gpus", 1) == 1
                               else required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero)
