@@ -240,6 +240,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
+    if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec):
+        s["flash"] = True
+        notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "
+                     "by itself (OLLAMA_FLASH_ATTENTION=0 turns it off)")
     if knobs.get("mtp_tokens") is not None:
         roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0

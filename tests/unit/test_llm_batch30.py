@@ -117,3 +117,18 @@ def test_ollama_own_engine_weights_are_every_tensor_it_creates():
     # the estimate's memory.weights.total (blocks + output) before the own engine: no CPU table, no vision tensors
     old = llm.plan(llm.describe(model="gemma4:31b-it-q8_0"), "ollama", ctx=8192, runtime_version="0.11.0")
     assert old["ollama_weights_total"] == old["weights"]
+
+
+def test_ollama_own_engine_turns_flash_attention_on_for_the_archs_it_lists():
+    # ollama v0.24.0 llm/server.go: fa := envconfig.FlashAttention(f.FlashAttention()); fs/ggml GGML.FlashAttention
+    # lists qwen35 (from v0.17.1). With flash attention the compute buffer holds no ctx x batch score matrix, so it
+    # does not grow with num_ctx; with OLLAMA_FLASH_ATTENTION=0 (flash_attn off) it does
+    def graph(ctx, **kw):
+        r = llm.plan(llm.describe(model="qwen3.6:27b"), "ollama", ctx=ctx, runtime_version="0.24.0", **kw)
+        return r["overhead"]["compute_buffer"]
+    assert graph(8192) == graph(131072)
+    assert graph(131072, flash_attn="off") > graph(8192, flash_attn="off") + 4 * GiB  # 24 heads x 512 x 120K x 4 B
+    # gemma3 before its first listing (v0.12.6): not turned on by itself
+    old = llm.plan(llm.describe(model="gemma3:12b"), "ollama", ctx=32768, runtime_version="0.12.5")
+    new = llm.plan(llm.describe(model="gemma3:12b"), "ollama", ctx=32768, runtime_version="0.12.6")
+    assert old["overhead"]["compute_buffer"] > new["overhead"]["compute_buffer"]

@@ -376,6 +376,22 @@ def gguf_arch(spec) -> str:
     return GGUF_ARCH.get(spec.arch, spec.arch)
 
 
+# Flash attention Ollama's own engine turns on by itself (OLLAMA_FLASH_ATTENTION unset): envconfig.FlashAttention(
+# f.FlashAttention()), the architectures fs/ggml GGML.FlashAttention lists, on every GPU FlashAttentionSupported
+# passes (CUDA with driver >= 7 except compute 7.2, ROCm, Metal, Vulkan, CPU; llm/server.go NewLlamaServer, v0.24.0).
+# First release tag listing each (every v0.11-v0.24 tag of fs/ggml/ggml.go read; gemma4 is missing from 0.20.2-0.20.3)
+OLLAMA_FLASH_FROM = {"gptoss": (0, 11, 8), "qwen3": (0, 12, 4), "qwen3moe": (0, 12, 4), "gemma3": (0, 12, 6),
+                     "qwen3vl": (0, 12, 8), "qwen3vlmoe": (0, 12, 8), "mistral3": (0, 13, 2), "olmo3": (0, 13, 4),
+                     "glm4moelite": (0, 14, 3), "lfm2": (0, 14, 3), "qwen3next": (0, 15, 5), "lfm2moe": (0, 17, 1),
+                     "qwen35": (0, 17, 1), "qwen35moe": (0, 17, 1), "gemma4": (0, 20, 4)}
+
+
+def default_flash(version, spec) -> bool:
+    """True when this version's own engine runs this architecture with flash attention unless told otherwise."""
+    start = OLLAMA_FLASH_FROM.get(gguf_arch(spec))
+    return bool(start and measured_layout(version, spec) and at_least(version, *start))
+
+
 def measured_layout(version, spec) -> bool:
     """True when this version places the model from its runner's measured allocation (MEASURED_LAYOUT)."""
     if version is None or not at_least(version, *MEASURED_LAYOUT[0]) or at_least(version, *MEASURED_LAYOUT[1]):
