@@ -2,16 +2,19 @@
 weights alone. Expected values are hand sums on round numbers (ComfyUI 0.8.0 load_models_gpu arithmetic as in
 test_fit_plan.py; what stays in RAM as verdict.host_ram's docstring reads it from ComfyUI and comfy-aimdo)."""
 from gpu_garden.memory.estimate import formula as E, layouts, families
+from gpu_garden.memory.estimate import verdict as V
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB
 
 G = GiB
 
 
-def test_dynamic_vram_counts_the_cpu_copy_when_nothing_spills():
+def test_dynamic_vram_counts_the_cpu_copy_when_nothing_spills(monkeypatch):
     # 80 GiB: 0.5 context + 10 TE + 20 DM + max(0.8 + 0.5, 2 + 0.5) = 33 GiB fits, so nothing is offloaded and the text
     # encoders stay on the GPU. Dynamic VRAM keeps every running weight on the CPU too: cpu_copy 30, the VAE kept for
-    # reload 1, needed 31 GiB > 24 available. The old rule (offloaded 0 > 24?) said it fits.
+    # reload 1, needed 31 GiB > 24 available. The old rule (offloaded 0 > 24?) said it fits. The CPU copy is anonymous
+    # here whatever is installed (a mapped file would make it "slower", not short).
+    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
     p = P.plan(80 * G, weights={"diffusion_model": 20 * G, "text_encoders": 10 * G, "vae": 1 * G}, memory_required=2 * G,
                context=G // 2, reserve=G // 2, host_ram=24 * G, dynamic_vram=True)
     assert p["weights_offloaded"] == 0
@@ -41,9 +44,10 @@ def _flux():
     return out
 
 
-def test_fit_to_card_and_the_estimate_agree_on_host_ram():
+def test_fit_to_card_and_the_estimate_agree_on_host_ram(monkeypatch):
     """The same run, the same RAM: FLUX.1-dev on 80 GiB with Dynamic VRAM and 16 GiB of RAM. Nothing spills, so both
     need every weight (22.17 + 9.26 GiB) and both say it does not fit; they must not disagree whatever the case."""
+    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)  # anonymous CPU copies, whatever is installed here
     for ram in (16 * G, 64 * G):
         est = E.estimate(_flux(), 1024, 1024, cfg=False, policy={"dynamic_vram": "on", "budget": 80 * G, "host_ram": ram})
         by = {}
