@@ -304,14 +304,16 @@ SAME_GEOMETRY = (
     # its config.json (_name_or_path zai-org/GLM-4.6: 92 layers, hidden 5120, intermediate 12288, vocab 151552, 96
     # heads, 8 KV heads x 128, attention bias, 160 routed experts of 1536, 1 shared, top 8, dense layers 0-2, 202752
     # positions), and llama.cpp b7522 prints 6624 MiB of q4_0 cache for 65536 cells = 92 x 2 x 8 x 128 x 4.5 / 8
-    # bytes a cell (TkskKurumi/llama-server-benchmarks GLM-4.6/memory.log). Not GLM-4.6V (GLM-4.5V's 106B geometry)
-    (r"^glm-4\.6(?:$|-(?!v))", "GLM-4.7", "the GLM-4.7 config (Glm4MoeForCausalLM: 92 layers, 8 KV heads x 128, 160 "
+    # bytes a cell (TkskKurumi/llama-server-benchmarks GLM-4.6/memory.log). Not GLM-4.6V (GLM-4.5V's 106B geometry);
+    # as for MiniMax-M2, a size or -air after the name is another model (Cerebras' GLM-4.6-REAP-218B-A32B)
+    (r"^glm-4\.6(?:$|-(?!v|air(?:$|-)|(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "GLM-4.7", "the GLM-4.7 config (Glm4MoeForCausalLM: 92 layers, 8 KV heads x 128, 160 "
      "experts of 1536, 202752 positions)"),
     # Kimi-K2.5 / K2.6 (KimiK25ForConditionalGeneration): a MoonViT tower on K2-Thinking's text decoder; the
     # parameter-counter fixture Kimi-K2-Thinking.json cites copies K2.5's text_config with K2-Thinking's fields (61
     # layers, MLA 512 + 64, 64 heads, 384 experts of 2048) and 262144 positions, and K2.6's quantization_config states
-    # the same int4 group-32 experts. The tower is not described (a note says so)
-    (r"^kimi-k2\.[56](?:$|-)", "Kimi-K2-Thinking", "K2-Thinking's text decoder (kimi_k2: 61 layers, MLA 512 + 64, 384 "
+    # the same int4 group-32 experts. The tower is not described (a note says so); a size after the name is another
+    # model (an expert-pruned Kimi-K2.5-REAP-500B)
+    (r"^kimi-k2\.[56](?:$|-(?!(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "Kimi-K2-Thinking", "K2-Thinking's text decoder (kimi_k2: 61 layers, MLA 512 + 64, 384 "
      "experts of 2048, int4 experts in groups of 32); its MoonViT vision tower is not described: weights and memory "
      "are the decoder's alone"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
