@@ -416,9 +416,11 @@ def load_builtin(name: str):
             note = (f"{name!r} is a {fine.group(1)} fine-tune of {hit[0]} (same architecture; its trained context may "
                     f"differ)" + (f"; weights taken as {quant} from the name" if quant else ""))
             wanted = base
-    same = None if tag else _same_geometry(wanted, names)
+    # a tag names the library's model ('qwen3.5:27b' is Qwen3.5-27B): read through the same table when not built in
+    same = None if tag and any(_canonical(n) == wanted for n in names) else _same_geometry(wanted, names)
     if same:
-        note = f"{name!r} is {same[1]}: sized as {same[0]}" + (f"; weights taken as {quant} from the name" if quant else "")
+        note = (f"{note}; it is {same[1]}: sized as {same[0]}" if tag else
+                f"{name!r} is {same[1]}: sized as {same[0]}" + (f"; weights taken as {quant} from the name" if quant else ""))
         wanted = _canonical(same[0])
     unversioned = re.sub(r"-v\d+(\.\d+)*$", "", wanted)
     for n in sorted(names, key=lambda n: _canonical(n) != wanted):
