@@ -80,6 +80,14 @@ def _suggest_vllm(n, spec) -> list:
     return out
 
 
+def free_util(free, total):
+    """--gpu-memory-utilization that vLLM's start-up check (requested = share x total <= free) passes with room for
+    another process to grow: the free share less 0.02, floored to two digits and capped at MAX_UTIL; None when no
+    share in (0, 1] is free. The one formula for kv's suggestion and triage's guide."""
+    u = round(math.floor((free / total - 0.02) * 100) / 100, 2)
+    return min(u, VLLM_MAX_UTIL) if u > 0 else None
+
+
 def _free_share(n):
     """The free share of the card as --gpu-memory-utilization, always in (0, 1]; or a note that no share helps.
     A free figure beside this process's own memory (PyTorch's message) is what vLLM left, not what was free at start:
@@ -92,11 +100,11 @@ def _free_share(n):
         return _flag("note", "--gpu-memory-utilization", "", f"vLLM itself holds {fmt_bytes(own)} of {fmt_bytes(total)}, more than "
                      f"its {util:g} share: no utilization shrinks the weights; a smaller or quantized model, or "
                      "--tensor-parallel-size", text="no --gpu-memory-utilization")
-    u = round(math.floor(free / total * 100) / 100 - 0.01, 2)
-    if u <= 0:
+    u = free_util(free, total)
+    if u is None:
         return _flag("note", "--gpu-memory-utilization", "", f"only {fmt_bytes(free)} of {fmt_bytes(total)} is free at start: "
                      "no utilization leaves vLLM room; stop the other process", text="no --gpu-memory-utilization")
-    return _flag("flag", "--gpu-memory-utilization", f"{min(u, VLLM_MAX_UTIL):.2f}",
+    return _flag("flag", "--gpu-memory-utilization", f"{u:.2f}",
                  f"only {fmt_bytes(free)} of {fmt_bytes(total)} is free at start; or stop the other process")
 
 

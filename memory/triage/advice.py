@@ -80,8 +80,9 @@ def params(inc, env, scan, context, card=None) -> dict:
     if n.get("mamba_blocks_count"):
         p["max_num_seqs"] = str(n["mamba_blocks_count"])
     if inc.primary["kind"] == "vllm.startup_free" and n.get("total"):
-        u = round(math.floor((n["free"] / n["total"] - 0.02) * 100) / 100, 2)
-        if u > 0:
+        from ..llm.advise import free_util  # lazy, as ..llm.cache above
+        u = free_util(n["free"], n["total"])
+        if u is not None:
             p["gpu_memory_utilization"] = f"{u:.2f}"
         else:                               # (0, 1] holds no share that is free: the other process must go
             p["util_no_room"] = True

@@ -37,7 +37,7 @@ def test_weights_past_the_card_get_no_utilization(log, share):
 
 def test_start_up_free_share_is_the_flag():
     u = _utils(llm.suggest_flags_from_log({"free": 20 * GiB, "total": 24 * GiB, "gpu_memory_utilization": 0.9}, "vllm"))
-    assert [(x["kind"], x["value"]) for x in u] == [("flag", "0.82")]       # floor(83.3) / 100 - 0.01
+    assert [(x["kind"], x["value"]) for x in u] == [("flag", "0.81")]       # floor(83.3 - 2) / 100
 
 
 @pytest.mark.parametrize("free", [46 * MiB, 240 * MiB, 1])
@@ -60,3 +60,14 @@ def test_startup_guide_share_stays_in_range(free, share):
         assert f"--gpu-memory-utilization {share}" in md
     else:
         assert "--gpu-memory-utilization 0" not in md and "no `--gpu-memory-utilization`" in md
+
+
+@pytest.mark.parametrize("free, share", [("20.00", "0.82"), ("2.40", "0.08"), ("1.20", "0.03")])
+def test_kv_and_triage_suggest_one_share_for_one_log(free, share):
+    # one formula: the free share less 0.02, floored to two digits (20.00 / 23.64 = 0.846 -> 0.82; 2.40 -> 0.0815 -> 0.08;
+    # 1.20 -> 0.0308 -> 0.03); the triage guide and kv's suggestion from the same numbers print the same share
+    res, ev = last_event(STARTUP.format(free=free))
+    assert f"--gpu-memory-utilization {share}" in ev["guide"]["markdown"]
+    u = _utils(llm.suggest_flags_from_log({"free": float(free) * GiB, "total": 23.64 * GiB, "gpu_memory_utilization": 0.9},
+                                          "vllm"))
+    assert [(x["kind"], x["value"]) for x in u] == [("flag", share)]
