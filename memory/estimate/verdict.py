@@ -6,6 +6,7 @@ import os
 
 from . import spec
 from . import weights as W
+from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 
 PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weights (PCIe 4.0 x16), GB/s
@@ -93,7 +94,7 @@ def finish(est: dict, budget) -> dict:
     pol = est["policy"]
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
     est["host_ram"] = host_ram(est, budget)
-    short = str(est["host_ram"].get("verdict")).startswith("does not fit")
+    short = ram_short(est["host_ram"])
     if not pol.get("_no_knobs"):
         est["knobs"] = knobs(est)
         for k in est["knobs"]:
@@ -115,6 +116,22 @@ def streams(est: dict, budget) -> bool:
 
 
 def outcome(est: dict, budget) -> dict:
+    """What happens when ComfyUI runs it on `budget` (_vram_outcome), and host RAM: a run whose RAM is short
+    (ram_short) does not fit, whatever the VRAM says (Fit to Card's plan judges it by the same predicate)."""
+    o = _vram_outcome(est, budget)
+    r = est.get("host_ram") or {}
+    if budget and ram_short(r) and o["status"] not in ("does not fit", "incomplete"):
+        return {"status": "does not fit", "offloaded": 0, "reason": (
+            f"host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (kept for reload {fmt_bytes(r['kept_for_reload'])}"
+            + (f", the running models' CPU copy {fmt_bytes(r['cpu_copy'])}" if r.get("cpu_copy") else "")
+            + f"), {fmt_bytes(r['available'])} available: the OS would swap or end the process")}
+    if budget and str(r.get("verdict") or "").startswith("slower") and not o["reason"]:
+        o["reason"] = (f"host RAM holds {fmt_bytes(r['hard_need'])} of the {fmt_bytes(r['needed'])} the run would keep; "
+                       "the rest is the model file's pages, read again from disk (slower)")
+    return o
+
+
+def _vram_outcome(est: dict, budget) -> dict:
     """What happens when ComfyUI runs it on `budget`: the headline and the exit code. `verdict` is the peak (as
     ComfyUI runs it: as_run) against the budget; this adds what ComfyUI does about it. status: incomplete (model
     files named by the workflow were not found: no verdict), fits, tight, fits with streaming, runs with offload,
@@ -150,7 +167,7 @@ def outcome(est: dict, budget) -> dict:
                 "of the weights it keeps on the GPU are over the budget"}
     what = " and ".join(PARTIAL[k] for k in over)
     off = max(spill(bd[k], budget) for k in over)
-    if str(r.get("verdict") or "").startswith("does not fit"):  # what stays in RAM must fit there too
+    if ram_short(r):  # what stays in RAM must fit there too
         return {"status": v, "offloaded": 0, "reason": f"ComfyUI would leave {fmt_bytes(off)} of the {what} weights in RAM, "
                 f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
@@ -230,16 +247,42 @@ def host_ram(est: dict, budget) -> dict:
     d = est.get("dynamic_vram") or {}
     dyn = bool(d.get("enabled"))
     on_gpu = min(total, max((bd[k]["weights"] for k in MAIN if k in bd), default=0))
+    te = res.get("text_encoder", 0)
+    if "sample" in bd and pol.get("text_encoders") == "unload" and not c.get("keep") and partial_load(pol) \
+            and stays_beside(budget, bd["sample"]["weights"], te, bd["sample"]["fixed"] + bd["sample"]["activations"]
+                             + bd["sample"]["allocator_margin"]):
+        on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te))  # ComfyUI had no need to unload them
+    out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"), **ram_options(pol, dyn))
+    out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
+    return out
+
+
+def stays_beside(budget, running, other, need) -> bool:
+    """Whether a model loaded earlier (`other` bytes, the text encoders) is still on the GPU while `running` bytes of
+    weights and `need` more (activations, margin, fixed) run: ComfyUI 0.8.0's free_memory unloads models only until
+    the free memory covers what load_models_gpu asks for (model_management.py l.597-604, smart memory). No budget:
+    swapped out. One rule for the estimate's host RAM and Fit to Card's text encoders step (memory/fit/plan.py)."""
+    return budget is not None and other > 0 and running + other + need <= budget
+
+
+def ram_options(pol: dict, dynamic: bool) -> dict:
+    """ram_need's keyword arguments from a policy (the estimate's, or the one Fit to Card passes): cache_models,
+    pinned_memory (False: --disable-pinned-memory), platform windows (the pin cap), weights_mmap auto|on|off (whether
+    Dynamic VRAM's CPU copy is the file's pages; auto: aimdo_maps_files)."""
     mm = pol.get("weights_mmap", "auto")
     if mm not in ("auto", "on", "off", True, False):
-        raise ValueError(f"weights_mmap must be auto, on or off, not {mm!r}")
-    out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"),
-                   cache_models=pol.get("cache_models", True), pinned_memory=pol.get("pinned_memory") is not False,
-                   windows=pol.get("platform") == "windows",
-                   file_backed=dyn and (aimdo_maps_files() if mm == "auto" else mm in ("on", True)))
-    streamed = int((d.get("streamed_per_step") or 0) if dyn else 0)
-    keys = list(out)
-    return dict([(k, out[k]) for k in keys[:4]] + [("streamed", streamed)] + [(k, out[k]) for k in keys[4:]])
+        raise UserError(f"weights_mmap must be auto, on or off, not {mm!r}")
+    return {"cache_models": pol.get("cache_models", True), "pinned_memory": pol.get("pinned_memory") is not False,
+            "windows": pol.get("platform") == "windows",
+            "file_backed": bool(dynamic) and (aimdo_maps_files() if mm == "auto" else mm in ("on", True))}
+
+
+def ram_short(r) -> bool:
+    """Host RAM decides the run: what must be in RAM (ram_need's hard need) is over what is available. The one
+    predicate for the estimate's outcome and Fit to Card's plan. Short means the OS swaps or ends the process, even
+    when nothing spills (with Dynamic VRAM every running weight's CPU copy stays); a need the file's pages cover is
+    slower, not short."""
+    return bool(r) and str(r.get("verdict") or "").startswith("does not fit")
 
 
 def aimdo_maps_files() -> bool:

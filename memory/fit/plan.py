@@ -129,7 +129,7 @@ def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> i
 def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,
          host_ram=None, te_on_gpu=None, dynamic_vram=False, blocks: dict | None = None, pixels: dict | None = None,
          stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO, windows: dict | None = None,
-         weight_bits=None) -> dict:
+         weight_bits=None, ram_policy: dict | None = None) -> dict:
     """budget: bytes of VRAM this run may use (None: no budget). weights: {"diffusion_model", "text_encoders",
     "vae"} bytes as loaded. memory_required: sample_memory_required() for the batch the sampler runs.
     decode: {"kind", "latent_shape", "dtype"[, "device": torch's device type, default "cuda"]}. context: the CUDA context; reserve: ComfyUI's
@@ -137,7 +137,9 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     blocks: {"count", "bytes"} of the diffusion model's repeated blocks (for block-swap counts). pixels:
     {"width", "height", "frames", "batch"} for the offers. stock_memory_required: ComfyUI's own figure, to say what
     stock would have done. windows: context-window options for the sampling offer (memory/fit/offers.py).
-    weight_bits: the diffusion model's stored bits per weight (fp8 16 -> 8; None: 16), for the weight offers."""
+    weight_bits: the diffusion model's stored bits per weight (fp8 16 -> 8; None: 16), for the weight offers.
+    ram_policy: the host RAM keys of an estimate policy (platform, pinned_memory, cache_models, weights_mmap), read by
+    verdict.ram_options as the estimate reads them."""
     dm, vae_w = int(weights.get("diffusion_model", 0)), int(weights.get("vae", 0))
     te = int(weights.get("text_encoders", 0) if te_on_gpu is None else te_on_gpu)
     req = int(memory_required)
@@ -158,7 +160,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     free0 = budget - int(context)
 
     # 1. text encoders off the GPU while sampling
-    te_off = te > 0 and int(context) + te + dm + comfy_minimum(req, reserve) > budget  # ComfyUI would offload weights
+    te_off = te > 0 and not est_verdict.stays_beside(budget, dm, te, int(context) + comfy_minimum(req, reserve))
     if te_off:
         steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({fmt_bytes(te)})", te,
                            kind="comfyui" if dynamic_vram else "applied"))
@@ -181,8 +183,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     # host RAM as the estimate judges it (verdict.ram_need, one figure): models kept for reload, the spill, and with
     # Dynamic VRAM the running model's CPU copy and the pinned copies of its streamed layers
     ram = est_verdict.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram,
-                               file_backed=bool(dynamic_vram) and est_verdict.aimdo_maps_files())
-    ram_short = host_ram is not None and ram["verdict"].startswith("does not fit")
+                               **est_verdict.ram_options(ram_policy or {}, bool(dynamic_vram)))
+    ram_short = est_verdict.ram_short(ram)
 
     # 3. the VAE decode: ComfyUI's own batching from our per-sample figure, or tiles when one sample does not fit
     decode_peak = 0

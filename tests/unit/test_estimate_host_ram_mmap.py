@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import families, formula as E, layouts, verdict as V
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB
@@ -54,7 +55,7 @@ def test_estimate_flux_dynamic_vram_on_80gib_with_16gib_ram():
     assert on["needed"] == off["needed"] and on["file_backed"] == on["cpu_copy"] > 20 * G and off["file_backed"] == 0
     assert on["hard_need"] == on["kept_for_reload"] < 10 * G
     assert on["verdict"].startswith("slower") and off["verdict"].startswith("does not fit")
-    with pytest.raises(ValueError):
+    with pytest.raises(UserError, match="weights_mmap must be auto, on or off"):
         E.estimate(_flux(), 1024, 1024, cfg=False, policy=dict(pol, weights_mmap="maybe"))
 
 

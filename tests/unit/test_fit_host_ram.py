@@ -59,3 +59,57 @@ def test_fit_to_card_and_the_estimate_agree_on_host_ram(monkeypatch):
         assert est["host_ram"]["needed"] == p["host_ram"]["needed"] == total
         assert est["host_ram"]["verdict"] == p["host_ram"]["verdict"]
         assert p["host_ram_short"] is (ram == 16 * G)
+
+
+# FLUX.1-dev files as loaded (bytes): DiT 23802816640, T5-XXL 9524621312, CLIP-L 246120960, ae 167639366
+DIT, T5, CLIP_L, AE = 23802816640, 9524621312, 246120960, 167639366
+
+
+def _both(ram, dyn, monkeypatch):
+    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    est = E.estimate(_flux(), 1024, 1024, cfg=False, policy={"dynamic_vram": dyn, "budget": 80 * G, "host_ram": ram})
+    p = P.plan(80 * G, weights={"diffusion_model": DIT, "text_encoders": T5 + CLIP_L, "vae": AE}, memory_required=2 * G,
+               context=est["fixed"]["cuda_context"], host_ram=ram, dynamic_vram=dyn == "on")
+    return est, p
+
+
+def test_ram_short_with_nothing_spilled_does_not_fit_in_both(monkeypatch):
+    """Dynamic VRAM on 80 GiB with 16 GiB of RAM: nothing spills, but the CPU copy of every model stays: 23802816640 +
+    9524621312 + 246120960 + 167639366 = 33741198278 B > 16 GiB, anonymous memory. The estimate's outcome said "fits"
+    (exit 0) beside a host_ram "does not fit" and Fit to Card's "does NOT fit"; one predicate (verdict.ram_short) now
+    decides both: does not fit, exit 1."""
+    est, p = _both(16 * G, "on", monkeypatch)
+    assert est["host_ram"]["needed"] == p["host_ram"]["needed"] == 33741198278
+    assert est["outcome"]["status"] == "does not fit" and V.exit_code(est) == 1 and p["fits"] is False
+    assert est["outcome"]["reason"].startswith("host RAM is short: the run needs 31.42 GiB")
+    est, p = _both(64 * G, "on", monkeypatch)  # 31.42 GiB <= 0.85 x 64
+    assert est["outcome"]["status"] == "fits" and p["fits"] is True
+
+
+def test_text_encoders_on_the_gpu_are_not_counted_in_ram_by_either(monkeypatch):
+    """Dynamic VRAM off, 80 GiB, 8 GiB of RAM: the DiT (23802816640) and the encoders (9524621312 + 246120960) fit
+    together with room to spare, so ComfyUI never unloads the encoders (free_memory unloads only when short) and Fit to
+    Card keeps them on the GPU; only the VAE, 167639366 B, waits in RAM. The estimate counted the encoders as kept for
+    reload (9938381638 B, 9.26 GiB > 8: does not fit) while the plan said 0.16 GiB, fits."""
+    est, p = _both(8 * G, "off", monkeypatch)
+    assert est["host_ram"]["needed"] == p["host_ram"]["needed"] == AE
+    assert est["host_ram"]["kept_for_reload"] == p["host_ram"]["kept_for_reload"] == AE
+    assert est["outcome"]["status"] == "fits" and p["fits"] is True and p["text_encoders_off"] is False
+
+
+def test_the_plan_reads_the_estimate_policy_for_ram(monkeypatch):
+    """plan(ram_policy=...) judges RAM with the estimate's policy keys: 12 GiB card, DiT 10, TE 2, VAE 1 (test_fit_plan's
+    case: TE off, 2 GiB of the DiT spilled). With Dynamic VRAM: kept 3 + CPU copy 10 + pinned 2 = 15 GiB. On Windows the
+    pins stop at 0.45 x 10 GiB of RAM = 4.5 GiB (no cut here: 2 < 4.5); --disable-pinned-memory: no pinned copy, 13 GiB;
+    cache_models off: nothing kept for reload, 12 GiB; weights_mmap on: the CPU copy's 10 GiB file-backed, hard 5."""
+    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    kw = dict(weights={"diffusion_model": 10 * G, "text_encoders": 2 * G, "vae": 1 * G}, memory_required=3 * G,
+              context=G // 2, reserve=G // 2, host_ram=10 * G, dynamic_vram=True)
+    assert P.plan(12 * G, **kw)["host_ram"]["needed"] == 15 * G
+    assert P.plan(12 * G, ram_policy={"pinned_memory": False}, **kw)["host_ram"]["needed"] == 13 * G
+    assert P.plan(12 * G, ram_policy={"cache_models": False}, **kw)["host_ram"]["needed"] == 12 * G
+    r = P.plan(12 * G, ram_policy={"weights_mmap": "on"}, **kw)["host_ram"]
+    assert (r["file_backed"], r["hard_need"]) == (10 * G, 5 * G)
+    small = dict(kw, host_ram=4 * G)  # pins capped: 0.95 x 4 = 3.8 GiB on Linux, 0.45 x 4 = 1.8 GiB on Windows
+    assert P.plan(12 * G, ram_policy={"platform": "windows"}, **small)["host_ram"]["pinned"] == int(0.45 * 4 * G)
+    assert P.plan(12 * G, **small)["host_ram"]["pinned"] == 2 * G
