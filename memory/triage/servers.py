@@ -36,13 +36,16 @@ def _vllm_startup(line):
     return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
 
 
-# ggml buffer names: "CPU", "CUDA_Host" and "CPU_Mapped" are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device
-_GGML_BUF_KIND = (("CUDA_Host", "cpu"), ("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
+# ggml buffer names: "CPU", "CPU_Mapped" and any backend's pinned "<name>_Host" (CUDA_Host, ROCm_Host, Vulkan_Host,
+# SYCL_Host) are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device
+_GGML_BUF_KIND = (("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
                   ("Metal", "metal"), ("MTL", "metal"), ("SYCL", "xpu"))
 
 
 def ggml_buf_kind(name):
     """The device a ggml buffer name stands for (None: a name the table does not know, or none)."""
+    if name and "_Host" in name:
+        return "cpu"
     return next((k for prefix, k in _GGML_BUF_KIND if name and name.startswith(prefix)), None)
 
 
