@@ -50,7 +50,9 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out
 
 
 def _family(kind: str) -> str:
-    return "llm-server" if kind.startswith(("vllm",)) else "ggml" if kind.startswith(("ggml", "ollama")) else "torch"
+    # (vulkan./amdgpu. kinds are the Vulkan driver's and the kernel's lines under llama.cpp's ggml-vulkan)
+    return "llm-server" if kind.startswith(("vllm",)) else "ggml" if kind.startswith(("ggml", "ollama", "vulkan.", "amdgpu.")) \
+        else "torch"
 
 
 def _reads_better(line: str, nxt: str, joined: str) -> bool:
