@@ -4,6 +4,8 @@ import pytest
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
 
+GiB, MiB = 1 << 30, 1 << 20
+
 
 @pytest.mark.parametrize("name", ["GLM-4.6-REAP-218B-A32B-FP8", "GLM-4.6-REAP-268B-A32B", "glm-4.6-air",
                                   "Kimi-K2.5-REAP-500B"])
@@ -30,3 +32,18 @@ def test_ollama_qwen35_27b_tag_is_sized_as_the_builtin_qwen35_27b():
     state = 48 * (48 * 128 * 128 * 4 + 3 * (2 * 16 * 128 + 48 * 128) * 4)
     assert llm.plan(s, "ollama", ctx=8192, runtime_version="0.24.0")["kv_total"] == full + state
     assert llm.describe(model="qwen3.5:27b-q8_0").quant == "Q8_0"
+
+
+@pytest.mark.parametrize("kv", ["f16", "q8_0"])
+def test_ollama_030_two_cards_table_total_is_the_cards_sum(kv):
+    # Ollama >= 0.30 hands llama-server both cards: each holds its own CUDA context (384 MiB), its compute buffer and
+    # --fit's 1 GiB target, and its linear layers' recurrent state ("RS buffer size"): Qwen3.6-27B's 48 gated-DeltaNet
+    # layers keep 48 x (48 x 128 x 128 x 4 + 3 x (2 x 16 x 128 + 48 x 128) x 4) = 156,893,184 bytes (one sequence)
+    from gpu_garden.memory.llm.report import total_all_layers
+    r = llm.plan(llm.describe(model="qwen3.6:27b"), "ollama", ctx=32768, runtime_version="0.30.0", vram=24 * GiB,
+                 num_gpus=2, kv_dtype=kv)
+    assert len(r["devices"]) == 2 and r["per_gpu"]
+    assert r["overhead"]["cuda_context"] == 2 * 384 * MiB and r["overhead"]["margin"] == 2 * GiB
+    assert sum(d["state"] for d in r["devices"]) == 156_893_184
+    assert r["overhead"]["compute_buffer"] == sum(d["compute_buffer"] for d in r["devices"])
+    assert abs(total_all_layers(r) - sum(d["total"] for d in r["devices"])) <= 64

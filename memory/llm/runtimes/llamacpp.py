@@ -159,12 +159,15 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     counts, out_dev, start = layer_devices(L, ngl, split, output_first)
     lw = lw or [roles["blocks"] / L] * L
     per_layer = [kvd["per_full_layer"] if k == FULL else kvd["sliding_layers"] / max(1, spec.layer_kinds.count(SLIDING))
-                 for k in spec.layer_kinds]
+                 if k == SLIDING else 0 for k in spec.layer_kinds]
+    n_state = len(spec.layer_kinds) - sum(k in (FULL, SLIDING) for k in spec.layer_kinds)  # linear / mamba layers
+    per_state = [0 if k in (FULL, SLIDING) else kvd.get("recurrent_state", 0) / n_state for k in spec.layer_kinds]
     res, il = [], start
     for d, n in enumerate(counts):
         kv = sum(per_layer[il:il + n]) + pad * n
         w = sum(lw[il:il + n]) + (roles["output"] if d == out_dev else 0)
-        res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev})
+        res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
+                    "state": int(sum(per_state[il:il + n]))})  # its "RS buffer size", beside the KV buffer
         il += n
     return res
 
@@ -207,10 +210,14 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
         for dv in devs:
-            dv["total"] = int(dv["weights"] + dv["kv"] + CUDA_CONTEXT + card_margin
-                              + (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"])
-                                 if dv["layers"] or dv["output_layer"] else 0))
+            dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"])
+                                    if dv["layers"] or dv["output_layer"] else 0)
+            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + CUDA_CONTEXT + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
+        # the overhead lines are the cards' sums, so that they add up to the same total as the cards
+        over.update(cuda_context=CUDA_CONTEXT * len(devs), compute_buffer=sum(dv["compute_buffer"] for dv in devs))
+        if "margin" in over:
+            over["margin"] = card_margin * len(devs)
         total = sum(dv["total"] for dv in devs)
         fits = all(dv["total"] <= vram for dv in devs) if vram else None
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
