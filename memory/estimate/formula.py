@@ -141,8 +141,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                         f"frames up to {spec.MAX_RESOLUTION}, batch up to {spec.MAX_BATCH})")
     pol = dict(DEFAULT_POLICY)
     pol.update({k: v for k, v in (policy or {}).items() if v is not None or k == "budget"})
-    if pol.get("tiled_decode"):
-        pol["vae_decode"] = "tiled"
+    if pol.get("tiled_decode") or (pol.get("tile") and pol["vae_decode"] == "auto"):
+        pol["vae_decode"] = "tiled"  # a tile size given (--vae-tile, the node's vae_tile) is a tiled decode, as workflow.py reads VAEDecodeTiled
     if pol["runner"] not in vae_mod.RUNNERS:
         raise UserError(f"runner must be one of {', '.join(vae_mod.RUNNERS)}, not {pol['runner']!r}")
     if pol["vae_slicing"] and pol["runner"] != "diffusers":

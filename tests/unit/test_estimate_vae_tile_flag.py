@@ -79,3 +79,20 @@ def test_typed_tile_wins_over_the_graph_node(tmp_path, capsys):
     assert outs[0]["policy"]["tile"] == {"tile": 512, "frames": 64}      # the node's tile_size and temporal_size
     assert outs[1]["policy"]["tile"] == {"tile": 256, "frames": 64}      # the typed size, the node's frames
     assert outs[1]["phases"]["vae_decode"] < outs[0]["phases"]["vae_decode"]
+
+
+def test_a_tile_alone_means_a_tiled_decode():
+    """--vae-tile 256 without --vae-decode (the node has no vae_decode input): SDXL at 2048 on 8 GiB was judged as VAE
+    Decode with its OOM retry in the node's default 512 px tiles, the typed tile ignored. A tile given is VAE Decode
+    (Tiled) with that tile, as workflow.py reads a VAEDecodeTiled node: the 512 px tile's 574619648 B of activations
+    (test_estimate_fixups3: 64-latent tiles) over four, 256 px tiles holding a quarter of the pixels: 143654912."""
+    budget = 8 * 2 ** 30
+    alone = E.estimate(_comps("sdxl_sd_xl_base_1.0"), 2048, 2048, policy=dict(_policy(["--vae-tile", "256"]), budget=budget))
+    typed = E.estimate(_comps("sdxl_sd_xl_base_1.0"), 2048, 2048,
+                       policy=dict(_policy(["--vae-decode", "tiled", "--vae-tile", "256"]), budget=budget))
+    assert alone["policy"]["vae_decode"] == "tiled" and alone["vae"]["how"].startswith("VAE Decode (Tiled)")
+    assert alone["breakdown"]["vae_decode"]["activations"] == 574619648 // 4
+    assert alone["phases"]["vae_decode"] == typed["phases"]["vae_decode"]
+    untiled = E.estimate(_comps("sdxl_sd_xl_base_1.0"), 2048, 2048,
+                         policy=dict(_policy(["--vae-decode", "untiled", "--vae-tile", "256"]), budget=budget))
+    assert untiled["policy"]["vae_decode"] == "untiled"  # an explicit mode still wins
