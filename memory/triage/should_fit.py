@@ -101,8 +101,10 @@ def _verdict(x):
         parallel = slots(f, runner) or 1
         ctx, shown = (runner // parallel if rt == "ollama" else runner), runner
         off = f["ggml_offloaded"]
-        if not (off and off[0] >= off[1] or f["ggml_args"].get("ngl", 0) >= len(spec.layer_kinds) + 1):
-            return None                       # all layers on the GPU, as the log shows; else a split the user chose
+        # all layers on the GPU, as the log shows (its "offloaded N/M layers" over -ngl 99, which asks, not tells); else a
+        # split the user chose or the runtime made
+        if not (off[0] >= off[1] if off else f["ggml_args"].get("ngl", 0) >= len(spec.layer_kinds) + 1):
+            return None
         if f["gguf_type"]:
             wdt = FILE_TYPES.get(f["gguf_type"].strip())
             if not wdt:

@@ -24,3 +24,30 @@ VK_MAX = ("ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) | uma: 0 | fp16
 def test_vulkan_driver_line_and_the_ggml_failure_after_it_are_one_incident():
     r = engine.triage_text(VK_MAX)
     assert r["count"] == 1 and r["events"][0]["kind"] == "vulkan.max_buffer"
+
+
+LLAMA = """build: 4069 (a1b2c3d4) with cc (GCC) 13.3.0 for x86_64-linux-gnu
+llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free
+llama_model_loader: - kv   2:                               general.name str              = Qwen2.5 7B Instruct
+print_info: file type   = Q4_K - Medium
+print_info: model params     = 7.62 B
+load_tensors: offloaded {off}/29 layers to GPU
+load_tensors:        CUDA0 model buffer size =  4168.09 MiB
+load_tensors:   CPU_Mapped model buffer size =   292.36 MiB
+llama_context: n_ctx         = 8192
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 448.00 MiB on device 0: cudaMalloc failed: out of memory
+llama_kv_cache_unified: failed to allocate buffer for kv cache
+llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+"""
+
+
+def _sf(log):
+    ev = engine.triage_text(log)["events"][-1]
+    return next((e for c in ev["causes"] for e in c["evidence"] if e.startswith("should fit:")), None)
+
+
+def test_llamacpp_full_offload_verdict_and_ngl99_does_not_hide_a_partial_offload():
+    # Qwen2.5-7B Q4_K_M: 4168.09 + 292.36 MiB = 4.4 GiB of weights, 28 x 2 x 4 x 128 x 2 B x 8192 = 0.4 GiB KV on 22.5 GiB
+    assert _sf(LLAMA.format(off=29)).startswith("should fit: 4.4 GiB of weights (+ 0.4 GiB KV")
+    # -ngl 99 asks for every layer; the log says 20 of 29 went: a split, no verdict
+    assert _sf("main: llama-server -m q.gguf -c 8192 -ngl 99\n" + LLAMA.format(off=20)) is None
