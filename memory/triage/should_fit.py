@@ -50,7 +50,11 @@ def _at_load(x) -> bool:
     if x.training or x.kind in NOT_LOAD or (x.others or 0) >= 0.1 * (x.total or float("inf")):
         return False
     if rt == "vllm":      # (the Transformers backend's memory is not vLLM's own implementation, which kv describes)
-        return x.branch in ("torch", "async", "vllm.no_kv_blocks") and not f["vllm_serving"] and not f["vllm_transformers"]
+        # the KV cache allocated or CUDA graphs being captured: the load is done and the cache took what the utilization
+        # left; a failure now is the graphs' or the activations' share, not the load the calculator sizes
+        past_load = f["vllm_kv_mem"] is not None or f["vllm_kv_tokens"] or f["graph_capture"]
+        return (x.branch in ("torch", "async", "vllm.no_kv_blocks") and not f["vllm_serving"] and not f["vllm_transformers"]
+                and not past_load)
     return x.branch == "ggml" and x.ggml_stage in LOAD_STAGES
 
 

@@ -51,3 +51,23 @@ def test_llamacpp_full_offload_verdict_and_ngl99_does_not_hide_a_partial_offload
     assert _sf(LLAMA.format(off=29)).startswith("should fit: 4.4 GiB of weights (+ 0.4 GiB KV")
     # -ngl 99 asks for every layer; the log says 20 of 29 went: a split, no verdict
     assert _sf("main: llama-server -m q.gguf -c 8192 -ngl 99\n" + LLAMA.format(off=20)) is None
+
+
+VLLM = """INFO 03-02 10:11:12 [api_server.py:1043] vLLM API server version 0.9.2
+INFO 03-02 10:11:20 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-7B-Instruct', \
+speculative_config=None, tokenizer='Qwen/Qwen2.5-7B-Instruct', dtype={dtype}, max_seq_len=8192, load_format=auto
+INFO 03-02 10:11:25 [gpu_model_runner.py:1329] Starting to load model Qwen/Qwen2.5-7B-Instruct...
+{after}ERROR 03-02 10:11:41 [core.py:586] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has \
+a total capacity of 79.19 GiB of which 512.00 MiB is free. Including non-PyTorch memory, this process has 78.67 GiB \
+memory in use. Of the allocated memory 77.90 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but \
+unallocated.
+"""
+
+
+def test_vllm_no_verdict_once_the_kv_cache_is_allocated_or_graphs_are_captured():
+    # Qwen2.5-7B bf16: 7,615,616,512 x 2 B = 14.2 GiB on an 80 GB card: fits at load
+    assert _sf(VLLM.format(dtype="torch.bfloat16", after="")).startswith("should fit: 14.2 GiB of weights")
+    for after in ("INFO 03-02 10:11:35 [gpu_worker.py:227] Available KV cache memory: 55.11 GiB\n",
+                  "INFO 03-02 10:11:36 [kv_cache_utils.py:716] GPU KV cache size: 1,032,000 tokens\n",
+                  "INFO 03-02 10:11:37 [gpu_model_runner.py:1681] Capturing CUDA graph shapes: 50%\n"):
+        assert _sf(VLLM.format(dtype="torch.bfloat16", after=after)) is None, after
