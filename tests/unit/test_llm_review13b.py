@@ -47,3 +47,35 @@ def test_ollama_030_two_cards_table_total_is_the_cards_sum(kv):
     assert sum(d["state"] for d in r["devices"]) == 156_893_184
     assert r["overhead"]["compute_buffer"] == sum(d["compute_buffer"] for d in r["devices"])
     assert abs(total_all_layers(r) - sum(d["total"] for d in r["devices"])) <= 64
+
+
+def test_ollama_030_prediction_reads_the_whole_file_and_the_gguf_blocks():
+    # llm/llama_server.go PredictServerVRAM: os.Stat(model) + 2 x block_count x HeadCountKVMin x (embedding /
+    # HeadCountMax) x cells x 2; server/sched.go effectiveModelContext clamps num_ctx to the trained context
+    from dataclasses import replace
+    from gpu_garden.memory.llm.runtimes import ollama as O
+    from gpu_garden.memory.llm.spec import gguf_blocks
+    q32 = llm.describe(model="qwen3:32b")                          # 40960 positions, 64 layers, 8 KV heads, 5120 / 64
+    assert O.predicted_vram(q32, {"total": 0}, 131072) == 2 * 64 * 8 * 80 * 40960 * 2
+    assert O.predicted_vram(q32, {"total": 0}, 8192, parallel=2) == 2 * 64 * 8 * 80 * 16384 * 2
+    # a 0 in head_count_kv (an attention-free layer) is the minimum, read as 1
+    assert O.predicted_vram(replace(q32, layer_kv_heads=[0] + [8] * 63), {"total": 0}, 8192) == 2 * 64 * 1 * 80 * 8192 * 2
+    # GLM-4.5-Air's GGUF: 46 layers + 1 MTP block = block_count 47; 8 KV heads, 4096 // 96 = 42
+    air = gguf_blocks(llm.describe(model="GLM-4.5-Air"))
+    assert O.predicted_vram(air, {"total": 0}, 8192) == 2 * 47 * 8 * 42 * 8192 * 2
+    # qwen3.6's library file holds its vision tensors: the projector's weights are in the stat'd size
+    s = llm.describe(model="qwen3.6:27b")
+    proj = O.projector(s)
+    assert proj and proj["weights"] > 700 * MiB
+    assert (O.predicted_vram(s, {"total": 0}, 8192, proj=proj)
+            == proj["weights"] + 2 * 64 * 4 * (5120 // 24) * 8192 * 2)
+
+
+def test_ollama_030_projector_tips_the_80_percent_rule():
+    # without the vision tensors the prediction sits under 80 % of the card; with them over it: both cards
+    from gpu_garden.memory.llm import weights as W
+    s = llm.describe(model="qwen3.6:27b")
+    no_proj = W.weights_by_role(s)["total"] + 2 * 64 * 4 * 213 * 8192 * 2
+    vram = int(no_proj * 100 / 80) + 1000
+    r = llm.plan(s, "ollama", ctx=8192, vram=vram, runtime_version="0.30.0", num_gpus=2)
+    assert r.get("devices") and len(r["devices"]) == 2

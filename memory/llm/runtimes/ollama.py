@@ -262,11 +262,16 @@ def llama_server(version) -> bool:
     return version is not None and at_least(version, *MEASURED_LAYOUT[1])
 
 
-def predicted_vram(spec, roles, cells: int) -> int:
-    """Ollama >= 0.30's guess that picks the cards (llm/llama_server.go PredictServerVRAM): the model file plus an
-    f16 cache of 2 x layers x the fewest KV heads x (embedding / most heads) x context values."""
-    heads_kv = min((h for h in (spec.layer_kv_heads or ()) if h), default=spec.n_kv_heads) or 1
-    return int(roles["total"] + 2 * spec.n_layers * heads_kv * (spec.hidden // max(spec.n_heads, 1)) * cells * 2)
+def predicted_vram(spec, roles, ctx: int, parallel: int = 1, proj=None) -> int:
+    """Ollama >= 0.30's guess that picks the cards (llm/llama_server.go PredictServerVRAM, server/sched.go): the model
+    file's size (os.Stat: every tensor, the vision ones of a one-file model too, as mmprojMemoryRequirement reads an
+    inline projector from the model path) plus an f16 cache of 2 x block_count x HeadCountKVMin (the smallest entry,
+    a 0 read as 1) x (embedding_length / HeadCountMax) x cells, cells = num_ctx clamped to the trained context
+    (effectiveModelContext) x parallel. block_count is the GGUF's: the plan passes the spec through gguf_blocks."""
+    heads_kv = min(spec.layer_kv_heads or (spec.n_kv_heads,)) or 1
+    cells = (min(ctx, spec.max_ctx) if spec.max_ctx else ctx) * max(parallel, 1)
+    file = roles["total"] + (proj["weights"] if proj else 0)
+    return int(file + 2 * spec.n_layers * heads_kv * (spec.hidden // max(spec.n_heads, 1)) * cells * 2)
 
 
 def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
@@ -279,7 +284,7 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     memory, each card judged by itself. num_gpu 0 (-ngl 0) keeps the model off the cards."""
     from . import llamacpp as LC
     gpus = s.get("gpus", 1)
-    spread = gpus > 1 and s["ngl"] != 0 and bool(vram) and predicted_vram(spec, roles, ctx * parallel) > vram * 80 // 100
+    spread = gpus > 1 and s["ngl"] != 0 and bool(vram) and predicted_vram(spec, roles, ctx, parallel, proj) > vram * 80 // 100
     knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None,
              "num_gpus": gpus if spread else None}
     ls = dict(LC.settings(None, knobs, parallel), ubatch=s["ubatch"])
