@@ -258,7 +258,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.Combo.Input("vae_dtype", options=list(VAE_DTYPES), default="as loaded", optional=True,
                                tooltip="plan for the VAE in another dtype (fp32 = --fp32-vae) instead of the one ComfyUI picked"),
                 io.Int.Input("vae_tile", default=0, min=0, max=4096, step=32, optional=True,
-                             tooltip="the VAE tile size in pixels you decode with (VAE Decode (Tiled)'s tile_size); 0: its 512 px default"),
+                             tooltip="the VAE tile size in pixels you decode with (VAE Decode (Tiled)'s tile_size, 64-4096): the decode "
+                                     "is judged tiled; 0: VAE Decode as ComfyUI runs it (tiled only after an out-of-memory)"),
                 io.Int.Input("text_tokens", default=0, min=0, max=8192, optional=True,
                              tooltip="text tokens the model attends to jointly (FLUX, SD3, ...); 0: the family's usual count"),
                 io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,

@@ -105,16 +105,22 @@ ATTENTION_MODES = ("flash", "math")
 
 # -- the estimate ---------------------------------------------------------------------------------
 
+TILE_PX = (64, 4096)  # ComfyUI 0.8.0 nodes.py VAEDecodeTiled tile_size: min 64, max 4096 (step 32: not required here)
+TILE_FRAMES = (1, 4096)  # temporal_size: the node asks 8-4096, decode clamps to max(2, size // compression) latent frames
+
+
 def _check_tile(tile):
-    """policy tile {"tile": px, "frames": n} (--vae-tile, a VAEDecodeTiled node): a clear error for what no tiler
-    accepts (ComfyUI's VAEDecodeTiled: tile_size 64-4096 px, temporal_size >= 8; smaller would divide by zero here)."""
+    """policy tile {"tile": px, "frames": n} (--vae-tile, the node's vae_tile, a VAEDecodeTiled node): a clear error
+    outside VAEDecodeTiled's tile_size range (TILE_PX), for either runner. frames from 1 (an image VAE ignores it, and
+    ComfyUI clamps a short video tile to 2 latent frames itself) to the node's 4096."""
     if not tile:
         return
     px, fr = tile.get("tile"), tile.get("frames")
-    if px is not None and (not isinstance(px, int) or isinstance(px, bool) or not 64 <= px <= spec.MAX_RESOLUTION):
-        raise UserError(f"VAE tile size must be a whole number of pixels from 64 to {spec.MAX_RESOLUTION}, not {px!r}")
-    if fr is not None and (not isinstance(fr, int) or isinstance(fr, bool) or not 1 <= fr <= spec.MAX_RESOLUTION):
-        raise UserError(f"VAE tile length must be a whole number of frames from 1 to {spec.MAX_RESOLUTION}, not {fr!r}")
+    if px is not None and (not isinstance(px, int) or isinstance(px, bool) or not TILE_PX[0] <= px <= TILE_PX[1]):
+        raise UserError(f"VAE tile size must be a whole number of pixels from {TILE_PX[0]} to {TILE_PX[1]} "
+                        f"(VAE Decode (Tiled)'s tile_size), not {px!r}")
+    if fr is not None and (not isinstance(fr, int) or isinstance(fr, bool) or not TILE_FRAMES[0] <= fr <= TILE_FRAMES[1]):
+        raise UserError(f"VAE tile length must be a whole number of frames from {TILE_FRAMES[0]} to {TILE_FRAMES[1]}, not {fr!r}")
 
 
 def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=None) -> dict:

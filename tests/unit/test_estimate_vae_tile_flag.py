@@ -96,3 +96,17 @@ def test_a_tile_alone_means_a_tiled_decode():
     untiled = E.estimate(_comps("sdxl_sd_xl_base_1.0"), 2048, 2048,
                          policy=dict(_policy(["--vae-decode", "untiled", "--vae-tile", "256"]), budget=budget))
     assert untiled["policy"]["vae_decode"] == "untiled"  # an explicit mode still wins
+
+
+@pytest.mark.parametrize("tile,ok", [({"tile": 64}, True), ({"tile": 4096}, True), ({"tile": 63}, False),
+                                     ({"tile": 4097}, False), ({"tile": 16384}, False), ({"tile": 512, "frames": 1}, True),
+                                     ({"tile": 512, "frames": 4096}, True), ({"tile": 512, "frames": 0}, False),
+                                     ({"tile": 512, "frames": 4097}, False)])
+def test_tile_limits_are_vae_decode_tiled_s(tile, ok):
+    """ComfyUI 0.8.0 nodes.py VAEDecodeTiled: tile_size 64-4096 px, temporal_size up to 4096 (a 16384 px tile passed)."""
+    pol = dict(_policy(["--vae-decode", "tiled"]), tile=tile)
+    if ok:
+        assert E.estimate(_comps("sdxl_sd_xl_base_1.0"), 1024, 1024, policy=pol)["policy"]["tile"] == tile
+    else:
+        with pytest.raises(UserError, match="VAE tile"):
+            E.estimate(_comps("sdxl_sd_xl_base_1.0"), 1024, 1024, policy=pol)
