@@ -30,6 +30,8 @@ PARAMS_TOL, SIZE_TOL = 0.05, 0.10   # the printed parameters and file size again
 LOAD_STAGES = ("model-load-failed", "device-alloc", "kv-cache-failed", "compute-failed", "after-model-buffers",
                "after-kv-buffers")
 # vLLM kinds that are a setting's verdict, not a load: the context over the cache, free memory under the utilization
+# vLLM's weight dtypes the plan sizes (2 bytes a parameter; none shown: the model's own, "auto")
+HALF = (None, "auto", "bfloat16", "float16", "half", "bf16", "fp16")
 NOT_LOAD = ("vllm.kv_max_len", "vllm.startup_free", "vllm.mamba_blocks")
 
 
@@ -93,6 +95,8 @@ def _verdict(x):
     knobs = {"runtime_version": ("b" + version if rt == "llama.cpp" else version)} if version else {}
     ctx, parallel, wdt, shown = None, 1, None, None
     if rt == "vllm":
+        if f["vllm_dtype"] not in HALF:
+            return None                       # weights at 4 bytes (float32) or another dtype: the plan sizes 2
         ctx = f["vllm_maxlen"]
         if f["vllm_util"]:
             knobs["gpu_memory_utilization"] = f["vllm_util"]

@@ -71,3 +71,10 @@ def test_vllm_no_verdict_once_the_kv_cache_is_allocated_or_graphs_are_captured()
                   "INFO 03-02 10:11:36 [kv_cache_utils.py:716] GPU KV cache size: 1,032,000 tokens\n",
                   "INFO 03-02 10:11:37 [gpu_model_runner.py:1681] Capturing CUDA graph shapes: 50%\n"):
         assert _sf(VLLM.format(dtype="torch.bfloat16", after=after)) is None, after
+
+
+def test_vllm_float32_weights_give_no_verdict():
+    # float32: 7.6 B x 4 B = 28.4 GiB, not the 14.2 GiB the plan sizes at 2 bytes
+    assert _sf(VLLM.format(dtype="torch.float32", after="")) is None
+    assert _sf(VLLM.format(dtype="torch.float16", after="")).startswith("should fit: 14.2 GiB")
+    assert _sf(VLLM.format(dtype="torch.bfloat16, kv_cache_dtype=fp8", after="")).startswith("should fit: 14.2 GiB")
