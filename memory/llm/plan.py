@@ -240,7 +240,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
-    if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec):
+    if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec, knobs.get("gpu_name")):
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "
                      "by itself (OLLAMA_FLASH_ATTENTION=0 turns it off)")

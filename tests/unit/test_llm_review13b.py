@@ -79,3 +79,18 @@ def test_ollama_030_projector_tips_the_80_percent_rule():
     vram = int(no_proj * 100 / 80) + 1000
     r = llm.plan(s, "ollama", ctx=8192, vram=vram, runtime_version="0.30.0", num_gpus=2)
     assert r.get("devices") and len(r["devices"]) == 2
+
+
+@pytest.mark.parametrize("gpu, by_itself", [("NVIDIA Jetson AGX Xavier", False), ("Xavier NX", False),
+                                            ("Tesla M40", False), ("GeForce GTX 980", False),
+                                            ("NVIDIA Jetson AGX Orin", True), ("Tesla V100-SXM2-32GB", True),
+                                            ("GeForce RTX 3090", True), (None, True)])
+def test_ollama_default_flash_only_on_cards_that_support_it(gpu, by_itself):
+    # ml/device.go cudaFlashAttentionSupported: compute < 6 or 7.2 (Jetson Xavier, aa45f7ce2) -> false; Orin is 8.7,
+    # V100 7.0. Without flash attention qwen35's graph holds 24 heads x 512 x 131072 x 4 B of scores (> 4 GiB)
+    def graph(ctx):
+        r = llm.plan(llm.describe(model="qwen3.6:27b"), "ollama", ctx=ctx, runtime_version="0.24.0", gpu_name=gpu)
+        return r["overhead"]["compute_buffer"]
+    assert (graph(131072) == graph(8192)) is by_itself
+    if not by_itself:
+        assert graph(131072) > graph(8192) + 4 * GiB

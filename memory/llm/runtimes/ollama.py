@@ -14,6 +14,8 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
   fp32 attention scores for one image (gemma3's SigLIP: 16 x 4096^2 x 4 = 1 GiB).
   Ollama >= 0.12 measures instead (the runner allocates, then reports what fits): `ollama ps` is the truth there."""
 
+import re
+
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, KV_BYTES, OLLAMA_ESTIMATE_BYTES, kv_cache
 from ..weights import layer_weights
@@ -391,9 +393,19 @@ OLLAMA_FLASH_FROM = {"gptoss": (0, 11, 8), "qwen3": (0, 12, 4), "qwen3moe": (0, 
                      "qwen35": (0, 17, 1), "qwen35moe": (0, 17, 1), "gemma4": (0, 20, 4)}
 
 
-def default_flash(version, spec) -> bool:
-    """True when this version's own engine runs this architecture with flash attention unless told otherwise."""
+# CUDA cards FlashAttentionSupported refuses (ml/device.go cudaFlashAttentionSupported: compute < 6, and 7.2 since
+# aa45f7ce2 "discover: Disable flash attention for Jetson Xavier (CC 7.2)", 2025-10-07, before any listed architecture):
+# the Jetson Xavier boards (7.2) and the Kepler / Maxwell cards and boards (3.x, 5.x), by name
+NO_FLASH_GPU = re.compile(r"xavier|jetson (nano|tx1)|\b(tesla )?[km]\d0\b|quadro [km]\d|gtx ?(7[5-8]|9[5-8])0|titan x\b(?!p)",
+                          re.I)
+
+
+def default_flash(version, spec, gpu_name=None) -> bool:
+    """True when this version's own engine runs this architecture with flash attention unless told otherwise (on a
+    card it supports flash attention on: a named Jetson Xavier or pre-Pascal card does not)."""
     start = OLLAMA_FLASH_FROM.get(gguf_arch(spec))
+    if gpu_name and NO_FLASH_GPU.search(str(gpu_name)):
+        return False
     return bool(start and measured_layout(version, spec) and at_least(version, *start))
 
 
