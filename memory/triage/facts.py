@@ -20,7 +20,7 @@ def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None,
-            "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_bufs": collections.OrderedDict(),
+            "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
@@ -227,6 +227,11 @@ def _llm_model(s, f, m, *_):
     f["llm_model"] = (m.lastindex, m.group(m.lastindex).strip().strip("\"'"))
 
 
+def _device_free(f, name, mib):
+    """ggml's device list: the last one named, and each by name (a split over several cards)."""
+    f["ggml_device_free"] = f["ggml_devices"][name] = int(mib) * MiB
+
+
 def _gguf_meta(s, f, m, *_):
     if m.group(1):
         f["gguf_type"] = m.group(1).strip()
@@ -281,8 +286,8 @@ HANDLERS = {
     "ggml_spec_cpu_sampling": _set("ggml_spec_cpu_sampling", True),
     "ggml_slots": lambda s, f, m, *_: f.__setitem__(*(("ggml_n_seq_max", int(m.group(1))) if m.group(1) else ("ggml_ctx_per_seq", int(m.group(2))))),
     "ggml_offloaded": lambda s, f, m, *_: f.__setitem__("ggml_offloaded", (int(m.group(1)), int(m.group(2)))),
-    "ggml_device_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(3)) * MiB),
-    "ggml_list_free": lambda s, f, m, *_: f.__setitem__("ggml_device_free", int(m.group(4)) * MiB),
+    "ggml_device_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(3)),
+    "ggml_list_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(4)),
     "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),
     "runtime_marker": _runtime_marker,
     "runtime_version": _runtime_version,

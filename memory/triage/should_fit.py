@@ -14,6 +14,8 @@ context + the runtime's own terms) is at most 80 % of what the runtime may use (
 and Ollama: the free memory they saw, else the card). The calculator's measured errors against real runs
 (docs/kv-accuracy.md, bench_llm on 2026-12-01): weights worst 7.55 % over 160 runs, Ollama's own total worst 7.8 % over 30;
 20 % room is over twice the worst of either."""
+import re
+
 from ..units import GiB
 
 FIT_SHARE = 0.8
@@ -64,7 +66,16 @@ def _card(x, rt):
     f = x.f
     if rt == "vllm":
         return x.total
+    devs = f["ggml_devices"]
+    if len(devs) > 1:          # several cards: the one that failed, as its error names it ("on device 1", "CUDA1 buffer"), else none
+        m = next((m for m in map(_FAILED_ON.search, x.texts) if m), None)
+        idx = m and (m.group(1) or m.group(2))
+        return next((free for name, free in devs.items() if idx and name.rstrip("0123456789")
+                     and name[len(name.rstrip("0123456789")):] == idx), None)
     return f["ggml_device_free"] or f["ollama_available"] or f["ollama_total"] or x.total
+
+
+_FAILED_ON = re.compile(r"\bon device (\d+)|allocate [A-Za-z]+?(\d+) buffer")
 
 
 def _model(f, rt):
@@ -128,7 +139,7 @@ def _verdict(x):
     return {"runtime": rt, "version": version, "model": spec.name, "weights": r["weights"], "kv": r["kv_total"],
             "ctx": shown or r["ctx"], "plan_ctx": r["ctx"], "parallel": parallel,
             "util": knobs.get("gpu_memory_utilization"), "need": need, "budget": budget, "card": card,
-            "card_is_free": rt != "vllm" and card != x.total and card in (f["ggml_device_free"], f["ollama_available"])}
+            "card_is_free": rt != "vllm" and card != x.total and (card in f["ggml_devices"].values() or card == f["ollama_available"])}
 
 
 def sentence(v) -> str:

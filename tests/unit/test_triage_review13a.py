@@ -78,3 +78,16 @@ def test_vllm_float32_weights_give_no_verdict():
     assert _sf(VLLM.format(dtype="torch.float32", after="")) is None
     assert _sf(VLLM.format(dtype="torch.float16", after="")).startswith("should fit: 14.2 GiB")
     assert _sf(VLLM.format(dtype="torch.bfloat16, kv_cache_dtype=fp8", after="")).startswith("should fit: 14.2 GiB")
+
+
+TWO = ("llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3060) - 1008 MiB free\n"
+       "llama_model_load_from_file_impl: using device CUDA1 (NVIDIA GeForce RTX 4090) - 23008 MiB free\n")
+
+
+def test_llamacpp_on_two_cards_the_failing_one_or_no_verdict():
+    one = "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free\n"
+    log = LLAMA.format(off=29).replace(one, TWO)
+    assert _sf(log) is None                          # device 0 failed: 1008 MiB free, 4.8 GiB does not fit there
+    assert _sf(log.replace("on device 0", "on device 1")).endswith("is likely") and " on 22.5 GiB " in _sf(
+        log.replace("on device 0", "on device 1"))   # device 1: 23008 MiB = 22.5 GiB free
+    assert _sf(log.replace(" on device 0", "")) is None   # the failing card not named: no verdict
