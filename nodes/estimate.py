@@ -293,9 +293,9 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         if vae_tile:
             policy["tile"] = {"tile": int(vae_tile)}
         try:
-            from ..memory.estimate import verdict as est_verdict
+            from .fit_guard import host_ram
 
-            policy["host_ram"] = est_verdict.host_available_ram()
+            policy["host_ram"] = host_ram(model, clip, vae)  # the loaders' weights in RAM count as the run's
         except Exception:
             pass
         latent_shape = None

@@ -282,22 +282,48 @@ def budget_now(source: dict):
     return live_budget(None, source.get("vram_gb"), source.get("device"))
 
 
-def live_context(ctx: dict) -> dict:
-    """ctx with the budget (and host RAM) of this moment, for the node's ctx (its "source"); automatic mode's ctx is
-    already read at the call. Called by the wrapped prepare_sampling and by the node's VAE copy at each decode."""
+def live_context(ctx: dict, *objs) -> dict:
+    """ctx with the budget (and host RAM, for the run's models `objs`) of this moment, for the node's ctx (its
+    "source"); automatic mode's ctx is already read at the call. Called by the wrapped prepare_sampling and by the node's
+    VAE copy at each decode."""
     if ctx.get("source") is not None:
         ctx["budget"] = budget_now(ctx["source"])[0]
-        ctx["host_ram"] = host_ram()
+        ctx["host_ram"] = host_ram(*objs)
     return ctx
 
 
-def host_ram():
+def host_ram(*objs):
+    """Host RAM the run's models `objs` may use: available RAM now plus what their weights already hold in RAM. The
+    loader nodes ran first, so MemAvailable no longer counts the weights the plan's need counts again (FLUX with Dynamic
+    VRAM on 64 GiB read "does NOT fit" for a run already holding them). None when RAM cannot be read."""
     try:
         from ..memory.estimate import verdict
 
-        return verdict.host_available_ram()
+        avail = verdict.host_available_ram()
     except Exception:
         return None
+    return None if avail is None else avail + cpu_weight_bytes(*objs)
+
+
+def cpu_weight_bytes(*objs) -> int:
+    """Bytes of the weights of `objs` (a ModelPatcher, or a CLIP / VAE holding one as .patcher) in host RAM now: each
+    model's tensors on the CPU, through torch's public state_dict (ComfyUI 0.8.0 keeps no figure of its own for a model
+    loaded to the GPU from the start), each model once (clones share it). Whatever cannot be read counts 0: the stricter
+    figure. Weights mapped from the file (page cache) are in MemAvailable already and are counted twice here."""
+    seen, total = set(), 0
+    for o in objs:
+        p = o if hasattr(o, "model_size") else getattr(o, "patcher", None)
+        m = getattr(p, "model", None)
+        if m is None or id(m) in seen or not hasattr(m, "state_dict"):
+            continue
+        seen.add(id(m))
+        try:
+            for t in m.state_dict(keep_vars=True).values():
+                if getattr(getattr(t, "device", None), "type", None) == "cpu":
+                    total += int(t.numel()) * int(t.element_size())
+        except Exception:
+            continue
+    return total
 
 
 def vae_context(ctx: dict) -> dict:
@@ -310,7 +336,7 @@ def vae_context(ctx: dict) -> dict:
 def _prepare(ctx: dict, model, noise_shape, conds, model_options):
     """Our figure for this sampler call, the plan (text encoders off when it needs their room) and the record."""
     facts = ctx.get("facts") or model_facts(model)
-    live_context(ctx)
+    live_context(ctx, model)  # the plan below counts the diffusion model's weights only
     mo = model_options or {}
     n = fit_plan.planned_cond_batch(cond_counts(conds), ctx.get("cfg"), bool(mo.get("disable_cfg1_optimization")))
     whole = [int(x) for x in noise_shape]
@@ -321,11 +347,14 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
     p = None
     left = []
     if ctx.get("budget") is not None:  # the node's offers too: automatic mode's plan has no node, only GET /gpu_garden/fit
+        from . import host_models
+
         inputs = fit_offers.sample_inputs(facts["family"], whole, noise_shape, lambda s: required_for(facts, s, *args))
         p = fit_plan.plan(ctx["budget"], weights={"diffusion_model": facts["bytes"]}, memory_required=req,
                           context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
                           dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio(),
-                          blocks=facts.get("blocks"), weight_bits=facts.get("weight_bits"), **inputs)
+                          blocks=facts.get("blocks"), weight_bits=facts.get("weight_bits"),
+                          ram_policy={"platform": host_models.platform_name()}, **inputs)
         if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
             left = _offload_encoders(ctx, model)
     record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,

@@ -15,7 +15,7 @@ from ..memory.estimate import spec
 from ..memory.fit import offers as fit_offers
 from ..memory.fit import plan as fit_plan
 from ..memory.units import fmt_bytes
-from . import fit_guard
+from . import fit_guard, host_models
 from .fit_vae import device_type as vae_device  # the CUDA conv workspace counts on CUDA only
 from .estimate import comfy_reserve, compute_device_kind
 
@@ -31,13 +31,9 @@ def _hidden_unique_id() -> list:
     return [unique_id] if unique_id is not None else []
 
 
-def host_ram():
-    try:
-        from ..memory.estimate import verdict
-
-        return verdict.host_available_ram()
-    except Exception:
-        return None
+def host_ram(*objs):
+    """Available host RAM plus what the run's models `objs` hold in it already (fit_guard.host_ram)."""
+    return fit_guard.host_ram(*objs)
 
 
 def size_of(obj) -> int:
@@ -61,7 +57,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
     device = compute_device_kind()
     ctx = {"origin": "node", "facts": facts, "budget": b, "source": source,
            "reserve": reserve if reserve is not None else spec.comfy_reserve(),
-           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(), "clip": clip, "cfg": None}
+           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(model, clip, vae), "clip": clip, "cfg": None}
     shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
     if not fit_guard.calibrated(family, shape):
         return kept_plan(model, vae, facts, shape, label, ctx)
@@ -83,7 +79,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
                       memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
                       host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
                       stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio(), windows=windows,
-                      weight_bits=facts.get("weight_bits"))
+                      weight_bits=facts.get("weight_bits"), ram_policy={"platform": host_models.platform_name()})
     p.update(family=family, budget_source=label, cond_batch=cond_batch, latent_shape=shape, vae_kind=kind,
              sized_at_sampling=shape is None,  # what stock estimate_memory would pass: 2B, and B for placement
              stock_memory_required=fit_guard.stock_required(model, shape, 2) if shape else None,

@@ -33,7 +33,7 @@ class Model:
 @pytest.fixture
 def fit(monkeypatch):
     mod = fresh_fit_to_card(monkeypatch, STUBS)
-    monkeypatch.setattr(mod, "host_ram", lambda: None)
+    monkeypatch.setattr(mod, "host_ram", lambda *objs: None)
     monkeypatch.setattr(mod.fit_guard, "_publish", lambda record: None)
     return mod
 

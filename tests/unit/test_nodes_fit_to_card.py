@@ -34,7 +34,7 @@ def fit(monkeypatch):
     monkeypatch.setattr(mod.fit_guard, "model_facts", lambda model: dict(FACTS))
     monkeypatch.setattr(mod.fit_guard, "vae_kind", lambda vae, family: "kl")
     monkeypatch.setattr(mod.fit_plan, "decode_bytes", lambda kind, shape, dtype="bf16", device="cuda": 4096 * shape[-1] * shape[-2])
-    monkeypatch.setattr(mod, "host_ram", lambda: None)
+    monkeypatch.setattr(mod, "host_ram", lambda *objs: None)
     return mod
 
 
@@ -138,3 +138,15 @@ def test_automatic_fit_reads_the_push_loops_snapshot_not_nvml_while_it_is_fresh(
     assert fit.fit_guard.auto_context(None)["budget"] == 23 * GiB and len(probes) == 1  # the pushed one
     clock["t"] += 0.2
     assert fit.fit_guard.auto_context(None)["budget"] == 22 * GiB and len(probes) == 2  # too old: read again
+
+
+def test_host_ram_is_read_for_the_runs_own_models(fit, monkeypatch):
+    """The loaders' weights already in RAM count as the run's (fit_guard.host_ram): make_plan passes its model, CLIP
+    and VAE, and the plan judges against that figure."""
+    import torch
+
+    seen = []
+    monkeypatch.setattr(fit, "host_ram", lambda *objs: seen.append(objs) or 64 * GiB)
+    model, vae, clip = Model(), VAE(torch.device("cpu")), object()
+    p, ctx = fit.make_plan(model, vae, clip, {"samples": Tensor([1, 4, 128, 128])}, None, vram_gb=8.0)
+    assert seen == [(model, clip, vae)] and ctx["host_ram"] == 64 * GiB and p["host_ram"]["available"] == 64 * GiB
