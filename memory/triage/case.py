@@ -118,6 +118,7 @@ def build(scan, inc, context, env) -> Case:
     # a validation or evaluation pass of the program's own code on the stack (not a library's frames)
     x.eval_frame = next((func for p, func in reversed(inc.frames) if C.eval_function(func)
                          and not any(w in p.replace("\\", "/") for w in ("site-packages/", "dist-packages/", "/lib/python"))), None)
+    x.line, x.after = ev.get("_line", inc.first_line), inc.after    # where it failed; where the failure before it ended
     x.epoch = inc.epoch                           # the training loop's epoch counter when it failed, if the log shows one
     x.partial_load = inc.partial_load           # ComfyUI loaded the model it ran only in part: its weights exceed what it may use
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)

@@ -11,6 +11,9 @@ from . import lines as L
 from ..units import MiB
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
+# facts about the load in hand whose line is kept: should_fit.py uses them only for a failure after them (and after the
+# failure before it); a model named after the failure is the next load
+PLACED = ("llm_model", "gguf_meta", "runtime_version")
 STREAM_ONLY = {"prompt_done", "exception_block", "frame", "frame_ipy", "frame_ipy7", "frame_rich", "source_arrow", "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl", "--parallel": "parallel", "-np": "parallel"}
 _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
@@ -26,7 +29,7 @@ def new_facts() -> dict:
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
-            "vllm_transformers": False}
+            "vllm_transformers": False, "fact_line": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -37,6 +40,8 @@ def apply(scan, lineno, text, window=False):
                 WINDOW_SIDE[name](scan.facts, m)
             continue
         HANDLERS[name](scan, scan.facts, m, text, lineno, window)
+        if name in PLACED and not window:
+            scan.facts["fact_line"][name] = lineno
     if window:
         return
     if "Traceback (most recent call last)" in text and scan.cur is None:

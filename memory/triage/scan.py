@@ -96,7 +96,7 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
                  "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts",
-                 "sources", "partial_load", "epoch")
+                 "sources", "partial_load", "epoch", "after")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
@@ -118,6 +118,7 @@ class Incident:
         self.phase = scan.phase
         self.partial_load = scan.partial_load
         self.epoch = scan.epoch
+        self.after = scan.incidents[-1].last_line if scan.incidents else 0     # the failure before this one ended there
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
 
 

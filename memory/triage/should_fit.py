@@ -90,11 +90,32 @@ def _model(f, rt):
     return None
 
 
+def _facts(x):
+    """The facts as this failure saw them: a model, GGUF or version line after it belongs to a later load (no verdict);
+    one before the failure before it, to an earlier one (not read)."""
+    f, at = x.f, x.f["fact_line"]
+    if any(n > (x.line or 0) for n in at.values()):
+        return None
+    early = {k for k, n in at.items() if n <= (x.after or 0)}
+    if not early:
+        return f
+    f = dict(f)
+    if "llm_model" in early:
+        f["llm_model"] = None
+    if "gguf_meta" in early:
+        f.update(gguf_type=None, gguf_params=None, gguf_size=None)
+    if "runtime_version" in early:
+        f["runtime_version"] = {}
+    return f
+
+
 def _verdict(x):
     rt = x.env["runtime"]
     if rt not in RUNTIMES or not _at_load(x):
         return None
-    f = x.f
+    f = _facts(x)
+    if f is None:
+        return None
     name, card = _model(f, rt), _card(x, rt)
     if not name or not card:
         return None

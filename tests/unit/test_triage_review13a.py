@@ -91,3 +91,23 @@ def test_llamacpp_on_two_cards_the_failing_one_or_no_verdict():
     assert _sf(log.replace("on device 0", "on device 1")).endswith("is likely") and " on 22.5 GiB " in _sf(
         log.replace("on device 0", "on device 1"))   # device 1: 23008 MiB = 22.5 GiB free
     assert _sf(log.replace(" on device 0", "")) is None   # the failing card not named: no verdict
+
+
+AFTER = """build: 4069 (a1b2c3d4) with cc (GCC) 13.3.0 for x86_64-linux-gnu
+llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free
+llama_model_loader: - kv   2:                               general.name str              = Qwen2.5 7B Instruct
+print_info: file type   = Q4_K - Medium
+print_info: model params     = 7.62 B
+load_tensors: offloaded 29/29 layers to GPU
+main: server is listening on http://127.0.0.1:8080
+"""
+
+
+def test_a_model_loaded_after_the_failure_is_not_the_one_that_failed():
+    # a 72B fails to load (its name and size printed before), then the user loads a 7B that works: not "should fit: 4.4 GiB"
+    big = LLAMA.format(off=29).replace("Qwen2.5 7B", "Qwen2.5 72B").replace("7.62 B", "72.71 B").replace("/29 ", "/81 ") \
+        .replace("29/", "81/").replace("4168.09", "41680.09")
+    assert _sf(big) is None and _sf(big + AFTER) is None
+    # the same 7B failing twice: the second failure reads the load lines printed after the first
+    seven = LLAMA.format(off=29)
+    assert _sf(seven + "\n" * 300 + seven).startswith("should fit: 4.4 GiB")
