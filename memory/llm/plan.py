@@ -185,9 +185,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
     if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym
             and V.PRE_AMPERE.search(str(knobs.get("gpu_name") or ""))
-            and not (spec.weights_bytes and weights_dtype is None)):
+            and not (spec.weights_bytes and weights_dtype is None and fmt == "gptq")):
         # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel makes the zero
-        # tensor a symmetric checkpoint lacks (groups x out, packed 4-bit) in process_weights_after_loading
+        # tensor a symmetric checkpoint lacks (groups x out, packed 4-bit) in process_weights_after_loading. A GPTQ
+        # file's size already holds its qzeros; a symmetric compressed-tensors file has no weight_zero_point
         q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
         extra = int(q * ZERO_BITS / (spec.quant_group or DEFAULT_GROUP) / 8)
         roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,

@@ -94,3 +94,28 @@ def test_ollama_default_flash_only_on_cards_that_support_it(gpu, by_itself):
     assert (graph(131072) == graph(8192)) is by_itself
     if not by_itself:
         assert graph(131072) > graph(8192) + 4 * GiB
+
+
+def _qwen7(q, file_bytes):
+    from dataclasses import replace
+    from gpu_garden.memory.llm import spec as llm_spec
+    cfg = {"model_type": "qwen2", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+           "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+           "max_position_embeddings": 32768, "quantization_config": q}
+    return replace(llm_spec.from_config(cfg, name="cfg"), weights_bytes=file_bytes)
+
+
+def test_below_compute_8_a_symmetric_compressed_tensors_file_gets_its_zero_tensor():
+    # a compressed-tensors W4A16 symmetric file has no weight_zero_point (CompressedTensorsWNA16.create_weights adds one
+    # only when not symmetric); below compute 8.0 ExllamaLinearKernel builds it: 28 x (2 x 3584^2 + 2 x 3584 x 512 +
+    # 3 x 3584 x 18944 + 3584 + 1024) = 6,525,417,472 matmul params x 4 / 128 / 8 = 25,489,912 bytes on a T4. A GPTQ
+    # file's size already holds its qzeros: nothing added
+    ct = {"quant_method": "compressed-tensors", "format": "pack-quantized",
+          "config_groups": {"group_0": {"weights": dict(num_bits=4, type="int", strategy="group", group_size=128,
+                                                        symmetric=True)}}}
+    file = 5_500_000_000
+    s = _qwen7(ct, file)
+    t4, a100 = (llm.plan(s, "vllm", ctx=4096, vram=14.74 * GiB, gpu_name=g)["weights"] for g in ("Tesla T4", "A100"))
+    assert t4 - a100 == 25_489_912
+    g = _qwen7({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}, file)
+    assert len({llm.plan(g, "vllm", ctx=4096, vram=14.74 * GiB, gpu_name=n)["weights"] for n in ("Tesla T4", "A100")}) == 1
