@@ -16,6 +16,8 @@ from ..units import MiB
 PLACED = ("llm_model", "gguf_meta", "runtime_version")
 STREAM_ONLY = {"prompt_done", "exception_block", "frame", "frame_ipy", "frame_ipy7", "frame_rich", "source_arrow", "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl", "--parallel": "parallel", "-np": "parallel"}
+_FA = {"on": "on", "1": "on", "true": "on", "enabled": "on", "off": "off", "0": "off", "false": "off", "disabled": "off",
+       "auto": "auto"}
 _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
 
@@ -23,7 +25,7 @@ def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None,
-            "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_bufs": collections.OrderedDict(),
+            "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
@@ -291,6 +293,7 @@ HANDLERS = {
     "ggml_spec_cpu_sampling": _set("ggml_spec_cpu_sampling", True),
     "ggml_slots": lambda s, f, m, *_: f.__setitem__(*(("ggml_n_seq_max", int(m.group(1))) if m.group(1) else ("ggml_ctx_per_seq", int(m.group(2))))),
     "ggml_offloaded": lambda s, f, m, *_: f.__setitem__("ggml_offloaded", (int(m.group(1)), int(m.group(2)))),
+    "ggml_fa": lambda s, f, m, *_: f.__setitem__("ggml_fa", _FA.get((m.group(1) or m.group(2) or "on").lower(), None)),
     "ggml_device_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(3)),
     "ggml_list_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(4)),
     "ollama_offload": lambda s, f, m, *_: f.update(ollama_available=P.size(m.group(1)), ollama_required=P.size(m.group(2))),

@@ -104,6 +104,9 @@ FACTS = [
     ("ggml_spec_cpu_sampling", re.compile(r"--no-spec-draft-backend-sampling\b")),
     # the cache's sequences (slots): llama_context prints "n_seq_max     = 20" and "n_ctx_per_seq = 32768", or warns
     # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
+    # flash attention: the command line's -fa / --flash-attn [on|off|auto] (a bare flag: on, as builds before b6200 read
+    # it) or llama_context's "flash_attn = 1" / "= auto"
+    ("ggml_fa", re.compile(r"(?:^|\s)(?:-fa|--flash-attn)(?:[ =](on|off|auto)\b|(?=\s|$))|\bflash_attn\s+=\s+(\w+)")),
     ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d+)|\bn_ctx_per_seq\s*(?:=\s*|\()(\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
@@ -161,7 +164,7 @@ FACT_KEYS = {
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
-    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn"), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",),
     # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
     # hide that one from its line, so these keys start after such words)
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",

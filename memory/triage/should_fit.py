@@ -16,7 +16,7 @@ and Ollama: the free memory they saw, else the card). The calculator's measured 
 20 % room is over twice the worst of either."""
 import re
 
-from ..units import GiB
+from ..units import GiB, MiB
 
 FIT_SHARE = 0.8
 RUNTIMES = ("vllm", "llama.cpp", "ollama")
@@ -76,6 +76,10 @@ def _card(x, rt):
 
 
 _FAILED_ON = re.compile(r"\bon device (\d+)|allocate [A-Za-z]+?(\d+) buffer")
+
+
+# the size of the allocation that failed, in any of the failure's lines (cudaMalloc's and ggml-alloc's)
+_FAILED_SIZE = re.compile(r"allocating (\d+\.\d+) MiB on device|buffer of size (\d+)")
 
 
 def _model(f, rt):
@@ -150,6 +154,10 @@ def _verdict(x):
             if not wdt:
                 return None
         kvd = None
+        if f["ggml_args"].get("ub"):
+            knobs["ubatch"] = f["ggml_args"]["ub"]
+        if f["ggml_fa"]:
+            knobs["flash_attn"] = f["ggml_fa"]
     r = llm.plan(spec, runtime=rt, ctx=ctx, parallel=parallel, kv_dtype=kvd, weights_dtype=wdt, vram=card, **knobs)
     if f["gguf_size"] and abs(r["weights"] - f["gguf_size"]) > SIZE_TOL * f["gguf_size"]:
         return None
@@ -157,6 +165,13 @@ def _verdict(x):
     budget = r["budget"] or card
     if need > FIT_SHARE * budget:
         return None
+    if rt != "vllm":         # what the log itself shows on the card: its device buffers and the request that failed
+        from .servers import ggml_buf_kind
+        shown_need = sum(v for k, v in f["ggml_bufs"].items() if ggml_buf_kind(k.split(":", 1)[1]) not in (None, "cpu"))
+        failed = max([x.req or 0] + [float(m.group(1)) * MiB if m.group(1) else int(m.group(2))
+                                     for t in x.texts for m in _FAILED_SIZE.finditer(t)])
+        if shown_need + failed > FIT_SHARE * budget:
+            return None
     return {"runtime": rt, "version": version, "model": spec.name, "weights": r["weights"], "kv": r["kv_total"],
             "ctx": shown or r["ctx"], "plan_ctx": r["ctx"], "parallel": parallel,
             "util": knobs.get("gpu_memory_utilization"), "need": need, "budget": budget, "card": card,

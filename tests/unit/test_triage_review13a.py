@@ -111,3 +111,17 @@ def test_a_model_loaded_after_the_failure_is_not_the_one_that_failed():
     # the same 7B failing twice: the second failure reads the load lines printed after the first
     seven = LLAMA.format(off=29)
     assert _sf(seven + "\n" * 300 + seven).startswith("should fit: 4.4 GiB")
+
+
+def test_llamacpp_ubatch_and_the_failed_request_count():
+    # -ub 8192: compute buffer ~7.7 GiB; printed 4168.09 MiB weights + 448 MiB KV + the 7872 MiB that failed = 12488 MiB,
+    # over 80 % of 11800 MiB free: a real shortage, no verdict
+    card = LLAMA.format(off=29).replace("RTX 4090) - 23008", "RTX 4070 SUPER) - 11800")
+    log = ("main: llama-server -m q.gguf -c 8192 -ub 8192 -b 8192 -ngl 99\n" + card).replace(
+        "allocating 448.00 MiB", "allocating 7872.00 MiB")
+    assert _sf(log) is None
+    assert _sf(card).startswith("should fit: 4.4 GiB")             # default ubatch, 448 MiB failing: 6.1 GiB of 11.5
+    # no -ub on the command line, but 4168.09 MiB printed + 7872 MiB failing is over 80 % of 11800 MiB: no verdict
+    assert _sf(card.replace("allocating 448.00 MiB", "allocating 7872.00 MiB")) is None
+    # the calculator alone (the failed request not printed as a size) also sees -ub 8192: 13.3 GiB > 80 % of 11.5 GiB
+    assert _sf(log.replace("allocating 7872.00 MiB on device 0: cudaMalloc failed: out of memory\n", "")) is None
