@@ -90,8 +90,8 @@ _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a
 # modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
 UNDESCRIBED = (
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
-     "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), "
-     "Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
+     "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), Qwen3.5-35B-A3B "
+     "(as Qwen3.6-35B-A3B), Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     # Gemma 4 E2B / E4B: per-layer embeddings (hidden_size_per_layer_input) and KV layers shared across the stack
     (r"^gemma-?4-?e\d+b(?![a-z\d])", "a Gemma 4 per-layer-embedding model (E2B, E4B)",
@@ -316,6 +316,12 @@ SAME_GEOMETRY = (
     (r"^kimi-k2\.[56](?:$|-(?!(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "Kimi-K2-Thinking", "K2-Thinking's text decoder (kimi_k2: 61 layers, MLA 512 + 64, 384 "
      "experts of 2048, int4 experts in groups of 32); its MoonViT vision tower is not described: weights and memory "
      "are the decoder's alone"),
+    # Qwen/Qwen3.5-35B-A3B: THUDM/slime scripts/models/qwen3.5-35B-A3B.sh (40 layers, 16 heads, 2 query groups x 256,
+    # hidden 2048, vocab 248320, untied, 256 experts of 512 + a shared 512, top 8, linear-attention frequency 4, 16 key
+    # and 32 value heads x 128, conv kernel 4), the fields Qwen3.6-35B-A3B.json has; slime's qwen36-35B-A3B.sh says
+    # 3.6 "uses the same language/MoE topology" and sources the 3.5 script (batches 31-32, after first sight)
+    (r"^qwen3\.5-35b-a3b(?:$|-)", "Qwen3.6-35B-A3B", "Qwen3.5-35B-A3B: the config of Qwen3.6-35B-A3B (the same 35B-A3B "
+     "Qwen 3.5 topology: 40 layers, 10 full-attention of 2 KV heads x 256, 30 gated-DeltaNet, 256 experts of 512)"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
      "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),
 )

@@ -119,3 +119,15 @@ def test_below_compute_8_a_symmetric_compressed_tensors_file_gets_its_zero_tenso
     assert t4 - a100 == 25_489_912
     g = _qwen7({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}, file)
     assert len({llm.plan(g, "vllm", ctx=4096, vram=14.74 * GiB, gpu_name=n)["weights"] for n in ("Tesla T4", "A100")}) == 1
+
+
+def test_qwen35_35b_a3b_is_sized_as_qwen36_35b_a3b():
+    # THUDM/slime scripts/models/qwen3.5-35B-A3B.sh: 40 layers, linear-attention frequency 4 (10 full-attention),
+    # 2 query groups x 256; qwen36-35B-A3B.sh sources it ("the same language/MoE topology")
+    s = llm.describe(model="Qwen/Qwen3.5-35B-A3B")
+    assert s.name == "Qwen3.6-35B-A3B" and any("Qwen3.5-35B-A3B" in n for n in s.notes)
+    r = llm.plan(s, "llama.cpp", ctx=8192, runtime_version="b7522")
+    assert r["kv_per_token"] == 10 * 2 * 2 * 256 * 2            # K and V, f16
+    assert llm.describe(model="Qwen3.5-35B-A3B-GPTQ-Int4").name == "Qwen3.6-35B-A3B"
+    with pytest.raises(UserError):
+        llm.describe(model="Qwen3.5-35B-A5B")
