@@ -11,9 +11,10 @@ from . import lines as L
 from ..units import MiB
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
-# facts about the load in hand whose line is kept: should_fit.py uses them only for a failure after them (and after the
-# failure before it); a model named after the failure is the next load
+# facts about the load in hand kept with their lines (fact_line: name -> [(line, value)]): should_fit.py reads, for
+# each failure, the last value before it and after the failure before it; a model named after a failure is the next load
 PLACED = ("llm_model", "gguf_meta", "runtime_version")
+PLACED_KEPT = 256         # values kept of each, with their lines (older failures read none)
 STREAM_ONLY = {"prompt_done", "exception_block", "frame", "frame_ipy", "frame_ipy7", "frame_rich", "source_arrow", "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl", "--parallel": "parallel", "-np": "parallel"}
 _FA = {"on": "on", "1": "on", "true": "on", "enabled": "on", "off": "off", "0": "off", "false": "off", "disabled": "off",
@@ -43,7 +44,10 @@ def apply(scan, lineno, text, window=False):
             continue
         HANDLERS[name](scan, scan.facts, m, text, lineno, window)
         if name in PLACED and not window:
-            scan.facts["fact_line"][name] = lineno
+            f = scan.facts
+            hist = f["fact_line"].setdefault(name, collections.deque(maxlen=PLACED_KEPT))
+            hist.append((lineno, f["llm_model"] if name == "llm_model" else dict(f["runtime_version"])
+                         if name == "runtime_version" else (f["gguf_type"], f["gguf_params"], f["gguf_size"])))
     if window:
         return
     if "Traceback (most recent call last)" in text and scan.cur is None:

@@ -14,6 +14,7 @@ context + the runtime's own terms) is at most 80 % of what the runtime may use (
 and Ollama: the free memory they saw, else the card). The calculator's measured errors against real runs
 (docs/kv-accuracy.md, bench_llm on 2026-12-01): weights worst 7.55 % over 160 runs, Ollama's own total worst 7.8 % over 30;
 20 % room is over twice the worst of either."""
+import bisect
 import re
 
 from ..units import GiB, MiB
@@ -94,22 +95,35 @@ def _model(f, rt):
     return None
 
 
+def _once(f, key, work):
+    """The calculator's answer (None: it refused) computed once per scan: a log of 200 failures of one load asks once,
+    and an unknown name's refusal (which looks for close names) is not repeated."""
+    memo = f.setdefault("_should_fit_memo", {})
+    if key not in memo:
+        try:
+            memo[key] = work()
+        except Exception:      # an optional helper: triage answers without it
+            memo[key] = None
+    return memo[key]
+
+
 def _facts(x):
-    """The facts as this failure saw them: a model, GGUF or version line after it belongs to a later load (no verdict);
-    one before the failure before it, to an earlier one (not read)."""
-    f, at = x.f, x.f["fact_line"]
-    if any(n > (x.line or 0) for n in at.values()):
-        return None
-    early = {k for k, n in at.items() if n <= (x.after or 0)}
-    if not early:
+    """The facts as this failure saw them: the model, GGUF and version lines last printed before it and after the
+    failure before it (a model named after the failure is a later load; one before the previous failure, an earlier one)."""
+    f, hist = x.f, x.f["fact_line"]
+    if not hist:
         return f
     f = dict(f)
-    if "llm_model" in early:
-        f["llm_model"] = None
-    if "gguf_meta" in early:
-        f.update(gguf_type=None, gguf_params=None, gguf_size=None)
-    if "runtime_version" in early:
-        f["runtime_version"] = {}
+    for name, kept in hist.items():
+        lines = [n for n, _ in kept]
+        i = bisect.bisect_right(lines, x.line or 0) - 1
+        value = kept[i][1] if i >= 0 and lines[i] > (x.after or 0) else None
+        if name == "llm_model":
+            f["llm_model"] = value
+        elif name == "runtime_version":
+            f["runtime_version"] = value or {}
+        else:
+            f["gguf_type"], f["gguf_params"], f["gguf_size"] = value or (None, None, None)
     return f
 
 
@@ -118,14 +132,14 @@ def _verdict(x):
     if rt not in RUNTIMES or not _at_load(x):
         return None
     f = _facts(x)
-    if f is None:
-        return None
     name, card = _model(f, rt), _card(x, rt)
     if not name or not card:
         return None
     version = f["runtime_version"].get(rt)
     from ..llm import kv as llm            # lazy: triage loads no LLM code at import
-    spec = llm.describe(model=name)
+    spec = _once(x.f, ("describe", name), lambda: llm.describe(model=name))
+    if spec is None:
+        return None
     if f["gguf_params"] and abs(spec.params - f["gguf_params"]) > PARAMS_TOL * f["gguf_params"]:
         return None
     knobs = {"runtime_version": ("b" + version if rt == "llama.cpp" else version)} if version else {}
@@ -158,7 +172,10 @@ def _verdict(x):
             knobs["ubatch"] = f["ggml_args"]["ub"]
         if f["ggml_fa"]:
             knobs["flash_attn"] = f["ggml_fa"]
-    r = llm.plan(spec, runtime=rt, ctx=ctx, parallel=parallel, kv_dtype=kvd, weights_dtype=wdt, vram=card, **knobs)
+    r = _once(x.f, ("plan", name, rt, ctx, parallel, kvd, wdt, card, tuple(sorted(knobs.items()))),
+              lambda: llm.plan(spec, runtime=rt, ctx=ctx, parallel=parallel, kv_dtype=kvd, weights_dtype=wdt, vram=card, **knobs))
+    if r is None:
+        return None
     if f["gguf_size"] and abs(r["weights"] - f["gguf_size"]) > SIZE_TOL * f["gguf_size"]:
         return None
     need = r["weights"] + r["kv_total"] + r["overhead_total"]

@@ -125,3 +125,16 @@ def test_llamacpp_ubatch_and_the_failed_request_count():
     assert _sf(card.replace("allocating 448.00 MiB", "allocating 7872.00 MiB")) is None
     # the calculator alone (the failed request not printed as a size) also sees -ub 8192: 13.3 GiB > 80 % of 11.5 GiB
     assert _sf(log.replace("allocating 7872.00 MiB on device 0: cudaMalloc failed: out of memory\n", "")) is None
+
+
+def test_the_calculator_is_asked_once_per_load_not_once_per_failure(monkeypatch):
+    from gpu_garden.memory.llm import kv
+    calls = []
+    describe, plan = kv.describe, kv.plan
+    monkeypatch.setattr(kv, "describe", lambda **k: calls.append("d") or describe(**k))
+    monkeypatch.setattr(kv, "plan", lambda *a, **k: calls.append("p") or plan(*a, **k))
+    one = VLLM.format(dtype="torch.bfloat16", after="")
+    r = engine.triage_text("".join(one.replace("1.02 GiB", f"1.0{i} GiB") + "\n" * 300 for i in range(3)))
+    assert r["count"] == 3 and all(any(e.startswith("should fit:") for c in ev["causes"] for e in c["evidence"])
+                                   for ev in r["events"])
+    assert calls == ["d", "p"]
