@@ -138,3 +138,16 @@ def test_the_calculator_is_asked_once_per_load_not_once_per_failure(monkeypatch)
     assert r["count"] == 3 and all(any(e.startswith("should fit:") for c in ev["causes"] for e in c["evidence"])
                                    for ev in r["events"])
     assert calls == ["d", "p"]
+
+
+def test_pip_lines_are_not_read_for_the_load_facts(monkeypatch):
+    # pip's own lines hold "version" and "build" (pip 23's upgrade notice, a wheel build): none is a start-up line
+    from gpu_garden.memory.triage import facts, lines
+    read = []
+    apply = facts.apply
+    monkeypatch.setattr(facts, "apply", lambda scan, n, text, window=False: read.append(text) or apply(scan, n, text, window))
+    pip = ("  Building wheel for llama-cpp-python (pyproject.toml) ... done\n"
+           "[notice] A new release of pip is available: 23.0.1 -> 24.0; you are using pip version 23.0.1\n") * 500
+    engine.triage_text(pip + "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free\n")
+    assert not [t for t in read if "pip" in t]
+    assert b"ollama run" in lines.LOAD_KEYS and b"build: " in lines.LOAD_KEYS     # the start-up lines are still read
