@@ -116,7 +116,9 @@ def guess_runtime(scan, inc) -> str:
             w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
-        return f["runtime_marker"] or own if own == "tensorrt" else ENGINE_OF.get(own, own)
+        # (an app's engine: the one the log names wins, LM Studio's MLX engine included; else its usual one)
+        return f["runtime_marker"] or own if own == "tensorrt" else f["runtime_marker"] or ENGINE_OF[own] if own in ENGINE_OF \
+            else own
     if f["runtime_marker"]:
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):

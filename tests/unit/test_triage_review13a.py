@@ -151,3 +151,12 @@ def test_pip_lines_are_not_read_for_the_load_facts(monkeypatch):
     engine.triage_text(pip + "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free\n")
     assert not [t for t in read if "pip" in t]
     assert b"ollama run" in lines.LOAD_KEYS and b"build: " in lines.LOAD_KEYS     # the start-up lines are still read
+
+
+def test_an_apps_guardrail_names_the_engine_the_log_names():
+    # LM Studio's load guardrail (lmstudio.guardrail) in front of its MLX engine: mlx, not its usual llama.cpp
+    guard = ("Error: Model loading was stopped due to insufficient system resources. Under the current settings, this model "
+             "requires approximately 18.50 GB of memory.\n")
+    mlx = "[LM Studio] Loading model mlx-community/Qwen3-30B-A3B-4bit with mlx-engine (MLX) on Apple M2 Max, macOS 15.3\n"
+    assert engine.triage_text(mlx + guard)["events"][-1]["runtime"] == "mlx"
+    assert engine.triage_text(guard)["events"][-1]["runtime"] == "llama.cpp"
