@@ -449,7 +449,11 @@ def recognise(line: str):
     if not any(k in line for k in ERROR_KEYS) or not any(w in line for w in RECOGNISE_WORDS):
         return None
     if "pinned memory" in line and RX.GGML_PINNED_WARN.search(line):
-        return None                   # ggml goes on with pageable memory: a warning, never the failure
+        # ggml goes on with pageable memory: a warning, never the failure; cut it (and the error it quotes) out and
+        # read the rest, a failure flattened onto the same line
+        line = RX.GGML_PINNED_CUT.sub(" ", line)
+        if not line.strip():
+            return None
     for rec in RECOGNISERS:
         ev = rec(line)
         if ev:

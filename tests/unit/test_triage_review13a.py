@@ -160,3 +160,16 @@ def test_an_apps_guardrail_names_the_engine_the_log_names():
     mlx = "[LM Studio] Loading model mlx-community/Qwen3-30B-A3B-4bit with mlx-engine (MLX) on Apple M2 Max, macOS 15.3\n"
     assert engine.triage_text(mlx + guard)["events"][-1]["runtime"] == "mlx"
     assert engine.triage_text(guard)["events"][-1]["runtime"] == "llama.cpp"
+
+
+FLAT = ("ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: out of memory "
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4403.49 MiB on device 0: cudaMalloc failed: out of memory "
+        "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n")
+
+
+def test_a_pinned_memory_warning_flattened_onto_a_failure_line_hides_not_the_failure():
+    assert engine.triage_text(FLAT)["count"] == 1
+    # the warning alone (CUDA's and Vulkan's): ggml goes on with pageable memory, no failure
+    assert engine.triage_text(FLAT.split(" ggml_backend")[0] + "\n")["count"] == 0
+    assert engine.triage_text("ggml_vulkan: Failed to allocate pinned memory: vk::Device::allocateMemory: "
+                              "ErrorOutOfDeviceMemory\n")["count"] == 0
