@@ -149,6 +149,7 @@ class Scan:
         self.partial_load = False
         self.epoch = None
         self.consumed_until = 0
+        self.pinned_at = None       # the line of a ggml pinned-memory warning just read
         self.node_type = None
         self.node_type_line = 0
         self.bytes_seen = 0
@@ -332,6 +333,11 @@ class Scan:
             self._source(more)
         if lineno <= self.consumed_until:
             return
+        if self.pinned_at is not None:
+            quoted = lineno == self.pinned_at + 1 and text.lstrip().startswith("ggml_vulkan: vk::")
+            self.pinned_at = None
+            if quoted:
+                return
         ev = self._recognise(text)
         wrap = (ev is None or not ev.get("complete") or ev.get("wrapper")) and _WRAPPABLE.search(text)
         following = more() if wrap else ()
@@ -357,8 +363,8 @@ class Scan:
                     self.consumed_until = lineno + k
                     break
         if ev is None:
-            if "pinned memory" in text and P.RX.GGML_PINNED_WARN.search(text) and (more(1) or [""])[0].lstrip().startswith("ggml_vulkan: vk::"):
-                self.consumed_until = lineno + 1     # older ggml-vulkan printed the warning's e.what() on a line of its own
+            if "pinned memory" in text and P.RX.GGML_PINNED_WARN.search(text):
+                self.pinned_at = lineno     # older ggml-vulkan printed the warning's e.what() on the next line (maybe the next chunk's)
             return
         ev["text"] = text.strip()[:400]
         ev["_line"] = lineno

@@ -173,3 +173,12 @@ def test_a_pinned_memory_warning_flattened_onto_a_failure_line_hides_not_the_fai
     assert engine.triage_text(FLAT.split(" ggml_backend")[0] + "\n")["count"] == 0
     assert engine.triage_text("ggml_vulkan: Failed to allocate pinned memory: vk::Device::allocateMemory: "
                               "ErrorOutOfDeviceMemory\n")["count"] == 0
+
+
+def test_the_vulkan_pinned_warnings_quoted_error_is_skipped_across_a_chunk_boundary():
+    # ggml-vulkan before 2024 printed e.what() on the line after the warning; here that line starts the scan's second 1 MiB chunk
+    pin, what = "ggml_vulkan: Failed to allocate pinned memory.\n", "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n"
+    pre = (1 << 20) - len(pin)
+    log = ("x" * 99 + "\n") * (pre // 100) + "y" * (pre % 100 - 1) + "\n" + pin + what + "done\n"
+    assert engine.triage_text(log)["count"] == 0
+    assert engine.triage_text(pin + what)["count"] == 0 and engine.triage_text(what)["count"] == 1
