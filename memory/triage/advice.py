@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 from .case import snapshot_device
 from .predicates import torch29_conv3d
+from .should_fit import NAME, shown_version
 from ..units import GiB, MiB, fmt_bytes as _b
 
 CTX_STEP = 256               # llama.cpp pads its cache to 256 cells (memory/llm/cache.py CTX_STEP); contexts are multiples
@@ -225,8 +226,7 @@ def _should_fit(inc) -> dict:
     if not v:
         return {}
     rt = v["runtime"]
-    name = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama"}[rt]
-    version = ("b" if rt == "llama.cpp" else "") + v["version"] if v["version"] else None
+    name, version = NAME[rt], shown_version(rt, v["version"])
     return {"should_fit": True, "sf_model": v["model"], "sf_weights": _b(v["weights"]), "sf_kv": _b(v["kv"]),
             "sf_ctx": str(v["ctx"]), "sf_card": _b(v["card"]), "sf_need": _b(v["need"]), "sf_budget": _b(v["budget"]),
             "sf_runtime": name, "sf_version": f"{name} {version}" if version else f"the {name} version in use",

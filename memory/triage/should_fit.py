@@ -142,7 +142,7 @@ def _verdict(x):
         return None
     if f["gguf_params"] and abs(spec.params - f["gguf_params"]) > PARAMS_TOL * f["gguf_params"]:
         return None
-    knobs = {"runtime_version": ("b" + version if rt == "llama.cpp" else version)} if version else {}
+    knobs = {"runtime_version": shown_version(rt, version)} if version else {}
     ctx, parallel, wdt, shown = None, 1, None, None
     if rt == "vllm":
         if f["vllm_dtype"] not in HALF:
@@ -195,10 +195,15 @@ def _verdict(x):
             "card_is_free": rt != "vllm" and card != x.total and (card in f["ggml_devices"].values() or card == f["ollama_available"])}
 
 
+def shown_version(rt, version):
+    """The version as the runtime names it and `gpu-garden kv --runtime-version` takes it: llama.cpp's builds are b4069."""
+    return ("b" if rt == "llama.cpp" else "") + version if version else None
+
+
 def sentence(v) -> str:
     """The row's evidence: "should fit: N GiB of weights (+ K GiB KV at the log's context) on M GiB; ..."."""
-    shown = ("b" if v["runtime"] == "llama.cpp" else "") + str(v["version"])    # llama.cpp's builds are named b4069
-    who = f"this version ({NAME[v['runtime']]} {shown})" if v["version"] else "the runtime version in use"
+    who = f"this version ({NAME[v['runtime']]} {shown_version(v['runtime'], v['version'])})" if v["version"] \
+        else "the runtime version in use"
     return (f"should fit: {v['weights'] / GiB:.1f} GiB of weights (+ {v['kv'] / GiB:.1f} GiB KV at the log's context, "
             f"{v['ctx']} tokens) on {v['card'] / GiB:.1f} GiB ({v['model']}, by `gpu-garden kv`: {v['need'] / GiB:.1f} GiB "
             f"in all, under {FIT_SHARE:.0%} of the {v['budget'] / GiB:.1f} GiB it may use); a regression of {who} is likely")
