@@ -246,13 +246,22 @@ def host_ram(est: dict, budget) -> dict:
     spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     d = est.get("dynamic_vram") or {}
     dyn = bool(d.get("enabled"))
-    on_gpu = min(total, max((bd[k]["weights"] for k in MAIN if k in bd), default=0))
+    wk = max((k for k in MAIN if k in bd), key=lambda k: bd[k]["weights"], default=None)
+    on_gpu = min(total, bd[wk]["weights"]) if wk else 0
+    gpu_roles = set(PHASE_ROLES.get(wk, ()))
     te = res.get("text_encoder", 0)
     if "sample" in bd and pol.get("text_encoders") == "unload" and not c.get("keep") and partial_load(pol) \
             and stays_beside(budget, bd["sample"]["weights"], te, bd["sample"]["fixed"] + bd["sample"]["activations"]
                              + bd["sample"]["allocator_margin"]):
         on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te))  # ComfyUI had no need to unload them
-    out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"), **ram_options(pol, dyn))
+        gpu_roles = {"diffusion_model", "text_encoder"}
+    opts = ram_options(pol, dyn)
+    mapped = [0, 0]  # bytes of the running models / those kept for reload whose CPU copy is the file's mapped pages
+    for x in c["components"]:
+        if x["role"] != "other" and mapped_file(x.get("source"), opts["file_backed"]):
+            mapped[x["role"] not in gpu_roles] += x["resident"]
+    opts["file_backed"] = tuple(mapped)
+    out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"), **opts)
     out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
     return out
 
@@ -275,6 +284,18 @@ def ram_options(pol: dict, dynamic: bool) -> dict:
     return {"cache_models": pol.get("cache_models", True), "pinned_memory": pol.get("pinned_memory") is not False,
             "windows": pol.get("platform") == "windows",
             "file_backed": bool(dynamic) and (aimdo_maps_files() if mm == "auto" else mm in ("on", True))}
+
+
+PHASE_ROLES = {"sample": ("diffusion_model",), "text_encode": ("text_encoder",), "vae_decode": ("vae",), "vae_encode": ("vae",)}
+ANONYMOUS_EXT = (".ckpt", ".pt", ".pth", ".bin")  # torch.load (comfy/utils.py load_torch_file): never the file's pages
+
+
+def mapped_file(source, maps: bool) -> bool:
+    """Whether a component's CPU copy is its file's mapped pages, where the loader maps files (`maps`: ComfyUI's
+    load_torch_file hands .safetensors / .sft to load_safetensors, comfy_aimdo.model_mmap, when Dynamic VRAM is on;
+    ComfyUI 0.8.0 does not). .ckpt / .pt / .pth / .bin go through torch.load: anonymous memory whatever `maps` says.
+    A name without one of these extensions (a layout, a node's model object) is as `maps` says."""
+    return bool(maps) and os.path.splitext(str(source or "").lower())[1] not in ANONYMOUS_EXT
 
 
 def ram_short(r) -> bool:
@@ -304,9 +325,10 @@ def ram_need(total, on_gpu, spilled, *, dynamic, available=None, cache_models=Tr
     spilled: what a partial load leaves off the GPU (Dynamic VRAM: streams). Models other than the running ones stay
     in RAM for a fast reload (cache_models); the spill stays in place, pinned, and with Dynamic VRAM the running model's
     whole CPU copy stays too, plus a pinned copy of each streamed layer (host_ram's docstring has the source).
-    file_backed: that CPU copy is the model file's mapped pages (comfy-aimdo's ModelMMAP), which the kernel drops under
-    pressure and reads again from disk: needed beyond available is then slower, not fatal, as long as the rest
-    (hard_need: kept models, pins, spill) fits. A copy made by load_state_dict into the module's own parameters (ComfyUI
+    file_backed: the CPU copies are the model files' mapped pages (comfy-aimdo's ModelMMAP, Dynamic VRAM only), which
+    the kernel drops under pressure and reads again from disk: True for every model (the running ones' cpu_copy and those
+    kept for reload, loaded the same way), or (running bytes, kept bytes) mapped (mapped_file, per file). Needed beyond
+    available is then slower, not fatal, as long as the rest (hard_need: anonymous copies, pins, spill) fits. A copy made by load_state_dict into the module's own parameters (ComfyUI
     0.8.0 model_base.py l.309, no assign) is anonymous memory: a hard need like the rest."""
     kept = max(0, int(total) - int(on_gpu)) if cache_models else 0
     cpu_copy = int(on_gpu) if dynamic else 0
@@ -314,7 +336,10 @@ def ram_need(total, on_gpu, spilled, *, dynamic, available=None, cache_models=Tr
     if available:
         pinned = min(pinned, int(available * (0.45 if windows else 0.95)))
     need = kept + cpu_copy + (pinned if dynamic else int(spilled))  # in place when partially loaded; a second copy when streamed
-    fb = cpu_copy if file_backed else 0
+    if isinstance(file_backed, tuple):  # bytes mapped among the running models and among those kept for reload
+        fb = min(cpu_copy, int(file_backed[0])) + min(kept, int(file_backed[1])) if dynamic else 0
+    else:  # every model loaded the same way: all mapped or none
+        fb = cpu_copy + kept if file_backed and dynamic else 0
     out = {"needed": int(need), "kept_for_reload": int(kept), "cpu_copy": int(cpu_copy), "offloaded": int(spilled),
            "pinned": int(pinned), "available": int(available) if available else None, "file_backed": int(fb),
            "hard_need": int(need - fb)}
