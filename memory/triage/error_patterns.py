@@ -158,8 +158,8 @@ GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to
 # Never a failure: the failure that follows, if any, is read from its own lines
 GGML_PINNED_WARN = re.compile(r"ggml_cuda_host_malloc: (?:warning: )?failed to allocate [\d.]+ MiB of pinned memory"
                               r"|ggml_vulkan: [Ff]ailed to allocate pinned memory")
-# the warning with the error it quotes (": out of memory", ggml-vulkan's e.what()): cut out of a line to read the rest
-GGML_PINNED_CUT = re.compile("(?:" + GGML_PINNED_WARN.pattern + r")(?::? ?(?:out of memory|(?:ggml_vulkan: )?vk::\w+(?:::\w+)*: \w+))?")
+# the warning with the error it quotes (": out of memory", ggml-vulkan's e.what(), after ": " or in parentheses): cut out of a line to read the rest
+GGML_PINNED_CUT = re.compile("(?:" + GGML_PINNED_WARN.pattern + r")(?:(?:: ?| ?\()(?:out of memory|(?:ggml_vulkan: )?vk::\w+(?:::\w+)*: \w+)\)?)?")
 # ggml_init asserts its context's host buffer (ggml.c: mem_buffer = ggml_aligned_malloc(mem_size); GGML_ASSERT(ctx->mem_buffer
 # != NULL)): malloc returned NULL for a context's memory (tensor metadata, or a whole graph without an allocator): system RAM
 # or the OS's commit limit
