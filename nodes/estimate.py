@@ -293,9 +293,10 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         if vae_tile:
             policy["tile"] = {"tile": int(vae_tile)}
         try:
-            from .fit_guard import host_ram
+            from .fit_guard import host_ram, weights_mmap
 
             policy["host_ram"] = host_ram(model, clip, vae)  # the loaders' weights in RAM count as the run's
+            policy["weights_mmap"] = weights_mmap()  # what comfy.utils does, not only what comfy-aimdo ships
         except Exception:
             pass
         latent_shape = None

@@ -302,14 +302,30 @@ def host_ram(*objs):
         avail = verdict.host_available_ram()
     except Exception:
         return None
-    return None if avail is None else avail + cpu_weight_bytes(*objs)
+    if avail is None:
+        return None
+    return avail if weights_mmap() == "on" else avail + cpu_weight_bytes(*objs)  # mapped pages: in MemAvailable already
+
+
+def weights_mmap() -> str:
+    """"on" when this ComfyUI's loader maps safetensors files now (comfy/utils.py load_safetensors, comfy_aimdo.model_mmap,
+    taken when comfy.memory_management.aimdo_enabled), "off" when it does not (0.8.0 has no load_safetensors: safe_open,
+    then load_state_dict copies into anonymous memory), "auto" (verdict.aimdo_maps_files) when comfy is not loaded."""
+    import sys
+
+    utils = sys.modules.get("comfy.utils")
+    if utils is None:
+        return "auto"
+    if not callable(getattr(utils, "load_safetensors", None)):
+        return "off"
+    return "on" if getattr(sys.modules.get("comfy.memory_management"), "aimdo_enabled", False) else "off"
 
 
 def cpu_weight_bytes(*objs) -> int:
     """Bytes of the weights of `objs` (a ModelPatcher, or a CLIP / VAE holding one as .patcher) in host RAM now: each
     model's tensors on the CPU, through torch's public state_dict (ComfyUI 0.8.0 keeps no figure of its own for a model
     loaded to the GPU from the start), each model once (clones share it). Whatever cannot be read counts 0: the stricter
-    figure. Weights mapped from the file (page cache) are in MemAvailable already and are counted twice here."""
+    figure. Weights mapped from the file (page cache) are in MemAvailable already: host_ram leaves them out then."""
     seen, total = set(), 0
     for o in objs:
         p = o if hasattr(o, "model_size") else getattr(o, "patcher", None)
@@ -354,7 +370,7 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
                           context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
                           dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio(),
                           blocks=facts.get("blocks"), weight_bits=facts.get("weight_bits"),
-                          ram_policy={"platform": host_models.platform_name()}, **inputs)
+                          ram_policy={"platform": host_models.platform_name(), "weights_mmap": weights_mmap()}, **inputs)
         if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
             left = _offload_encoders(ctx, model)
     record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,

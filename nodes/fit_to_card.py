@@ -79,7 +79,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
                       memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
                       host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
                       stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio(), windows=windows,
-                      weight_bits=facts.get("weight_bits"), ram_policy={"platform": host_models.platform_name()})
+                      weight_bits=facts.get("weight_bits"), ram_policy={"platform": host_models.platform_name(),
+                                                                          "weights_mmap": fit_guard.weights_mmap()})
     p.update(family=family, budget_source=label, cond_batch=cond_batch, latent_shape=shape, vae_kind=kind,
              sized_at_sampling=shape is None,  # what stock estimate_memory would pass: 2B, and B for placement
              stock_memory_required=fit_guard.stock_required(model, shape, 2) if shape else None,

@@ -57,3 +57,24 @@ def test_the_node_passes_the_runs_models(monkeypatch):
     model = object()
     G.live_context(ctx, model)
     assert seen == [(model,)] and ctx["host_ram"] == 0
+
+
+def test_weights_mmap_reads_what_comfy_utils_does(monkeypatch):
+    """ComfyUI 0.8.0's comfy.utils has no load_safetensors (safe_open, then load_state_dict copies): off, whatever
+    comfy-aimdo ships. A comfy.utils with it maps files when comfy.memory_management.aimdo_enabled: on; then the
+    weights are page cache, counted in MemAvailable already, and host_ram adds nothing back."""
+    import sys
+    import types
+
+    monkeypatch.setattr(V, "host_available_ram", lambda: 2 * MiB)
+    monkeypatch.delitem(sys.modules, "comfy.utils", raising=False)
+    assert G.weights_mmap() == "auto"
+    monkeypatch.setitem(sys.modules, "comfy.utils", types.SimpleNamespace(load_torch_file=lambda *a: None))
+    assert G.weights_mmap() == "off"
+    dm = Patcher(torch.nn.Linear(1024, 1024))
+    assert G.host_ram(dm) == 2 * MiB + LINEAR
+    monkeypatch.setitem(sys.modules, "comfy.utils", types.SimpleNamespace(load_safetensors=lambda *a: None))
+    monkeypatch.setitem(sys.modules, "comfy.memory_management", types.SimpleNamespace(aimdo_enabled=False))
+    assert G.weights_mmap() == "off"
+    monkeypatch.setitem(sys.modules, "comfy.memory_management", types.SimpleNamespace(aimdo_enabled=True))
+    assert G.weights_mmap() == "on" and G.host_ram(dm) == 2 * MiB
