@@ -102,11 +102,11 @@ FACTS = [
     # keeps its draft sampling off the GPU (llama.cpp PR #23287 turned it on by default: a compute buffer per sequence)
     ("ggml_spec_mtp", re.compile(r"--spec-type[ =](?:[\w-]{1,40},){0,8}draft-mtp\b")),
     ("ggml_spec_cpu_sampling", re.compile(r"--no-spec-draft-backend-sampling\b")),
-    # the cache's sequences (slots): llama_context prints "n_seq_max     = 20" and "n_ctx_per_seq = 32768", or warns
-    # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
     # flash attention: the command line's -fa / --flash-attn [on|off|auto] (a bare flag: on, as builds before b6200 read
     # it) or llama_context's "flash_attn = 1" / "= auto"
     ("ggml_fa", re.compile(r"(?:^|\s)(?:-fa|--flash-attn)(?:[ =](on|off|auto)\b|(?=\s|$))|\bflash_attn\s+=\s+(\w+)")),
+    # the cache's sequences (slots): llama_context prints "n_seq_max     = 20" and "n_ctx_per_seq = 32768", or warns
+    # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
     ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d+)|\bn_ctx_per_seq\s*(?:=\s*|\()(\d+)")),
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),

@@ -4,6 +4,7 @@ runtime's own retry as recoverable), with the runtime, device kind and numbers t
 from the format, never computed by the engine). benchmarks/triage_census.py prints the same as a table."""
 import json
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -12,6 +13,9 @@ import pytest
 from gpu_garden.memory.triage import engine as triage
 from gpu_garden.memory.triage import error_patterns as RX, parse as P
 from gpu_garden.memory.units import parse_size
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import triage_census as CENSUS  # noqa: E402
 
 DATA = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "triage_census.json").read_text(encoding="utf-8"))
 ENTRIES = DATA["entries"]
@@ -26,14 +30,7 @@ def _numbers(e):
 
 
 def _text(e, mode):
-    if mode == "alone":
-        return e["line"] + "\n"
-    ctx = CTX[e["context"]]
-    exc = re.match(r"(\w+(?:\.\w+)*(?:Error|Exception)): (.*)\Z", e["line"], re.S)
-    if exc and "exception" in ctx:
-        return ctx["before"] + ctx["exception"].format(type=exc.group(1), msg=exc.group(2))
-    head = e["raise_as"] + ": " if e.get("raise_as") and not re.match(r"\w+(?:\.\w+)*Error: ", e["line"]) else ""
-    return ctx["before"] + ctx.get("prefix", "") + head + e["line"] + "\n"
+    return CENSUS.text_of(e, CTX, mode)   # the benchmark's reading of an entry, one source
 
 
 def wrong(e, mode) -> list:
