@@ -5,14 +5,9 @@ import math
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import spec as llm_spec
+from .flags import flag as _flag
 from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, floor_ctx, kv_cache
 from .runtimes.vllm import DEFAULT_UTIL as VLLM_DEFAULT_UTIL, MAX_UTIL as VLLM_MAX_UTIL
-
-
-def _flag(kind, name, value, reason, text=None):
-    if text is None:
-        text = f"{name}={value}" if kind == "env" else f"{name} {value}"
-    return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
 
 
 def _floor_step(n, step=CTX_STEP) -> int:

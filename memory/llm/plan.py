@@ -9,6 +9,7 @@ from . import checkpoints as CK
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import SLIDING, LLMSpec, gguf_blocks
+from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, runtime_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
                       weights_by_role)
 
@@ -354,9 +355,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
     if vram is None:
-        out["flags"] = (_flags(runtime, ctx, parallel, kv, s, spec) + _lora_flags(runtime, knobs, rank, loras)
-                        + _mtp_flags(knobs) + _lmo_flags(runtime, knobs))
-        out["command"] = _command(runtime, out["flags"])
+        out["flags"] = (runtime_flags(runtime, ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
+                        + mtp_flags(knobs) + lmo_flags(runtime, knobs))
+        out["command"] = command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
 
@@ -404,11 +405,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
-    out["flags"] = (_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                           asked_util=knobs.get("gpu_memory_utilization")) + _lora_flags(runtime, knobs, rank, loras)
-                    + _mtp_flags(knobs) + _lmo_flags(runtime, knobs))
-    out["command"] = _command(runtime, out["flags"])
+                           asked_util=knobs.get("gpu_memory_utilization")) + lora_flags(runtime, knobs, rank, loras)
+                    + mtp_flags(knobs) + lmo_flags(runtime, knobs))
+    out["command"] = command(runtime, out["flags"])
     if not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
     return out
@@ -478,128 +479,3 @@ def _no_fit_reason(spec, runtime, w_bytes, vram) -> str:
                 f"use a quantized checkpoint (AWQ/GPTQ 4-bit ~{fmt_bytes(weights(spec, 'awq')[0])}, fp8) or "
                 f"--tensor-parallel-size over more GPUs")
     return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"
-
-
-def gpu_layers_words(ngl: int, n_layers: int, runtime: str, output_first: bool = False) -> str:
-    """What -ngl N (num_gpu N) of no more than n_layers puts on the GPU, in words. llama.cpp builds from
-    ggml-org/llama.cpp#18148 count the output layer first: the output and N - 1 repeating layers; before (and in
-    Ollama's vendored llama.cpp) N repeating layers, the output left in RAM until N exceeds the layer count."""
-    if ngl <= 0:
-        return f"none of the {n_layers} layers"
-    if runtime == "llama.cpp" and output_first:
-        return "the output layer and " + ("no repeating layer" if ngl == 1 else f"{ngl - 1} of {n_layers} repeating layers")
-    if runtime == "llama.cpp":
-        return f"{ngl} of {n_layers} repeating layers (not the output layer)"
-    if ngl >= n_layers:  # Ollama places the output layer last: every block but not it
-        return f"all {n_layers} repeating layers but not the output layer"
-    return f"{ngl} of {n_layers} layers"
-
-
-def _flag(kind, name, value, reason, text=None):
-    if text is None:
-        text = f"{name}={value}" if kind == "env" else f"{name} {value}"
-    return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
-
-
-def _flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None) -> list:
-    """util: the smallest vLLM share that holds the plan; asked_util: the user's --gpu-memory-utilization, kept
-    (and said so) whenever it holds the plan, since a larger share only adds KV cache (concurrency)."""
-    f = []
-    if runtime == "vllm":
-        if s.get("engine_env"):
-            f.append(_flag("env", "VLLM_USE_V1", s["engine_env"], "the engine these figures are for"))
-        if s.get("sampler") == "flashinfer":
-            f.append(_flag("env", "VLLM_USE_FLASHINFER_SAMPLER", "1", "the sampler these figures are for (FlashInfer installed)"))
-        f.append(_flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
-        if s.get("tp", 1) > 1:
-            f.append(_flag("flag", "--tensor-parallel-size", s["tp"], "the GPUs these per-GPU figures are for"))
-        if s.get("pp", 1) > 1:
-            f.append(_flag("flag", "--pipeline-parallel-size", s["pp"], "the pipeline stages these figures are for"))
-            if s.get("pp_partition"):
-                f.append(_flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in V.pp_partition(
-                    spec.n_layers, s["pp"], s["pp_partition"])), "layers per stage"))
-        if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
-            f.append(_flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
-        f.append(_flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
-                       "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
-        if util is not None and asked_util is not None and asked_util + 1e-9 >= util:
-            f.append(_flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}",
-                           f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
-                           "share becomes KV cache for more requests at once"))
-        elif util is not None:
-            u = max(util, V.DEFAULT_UTIL) if util <= V.DEFAULT_UTIL else util
-            why = f"share of VRAM vLLM takes; this model needs at least {util:.2f}"
-            if asked_util is not None:
-                why += f" (your {asked_util:.2f} is too small)"
-            f.append(_flag("flag", "--gpu-memory-utilization", f"{u:.2f}", why))
-        if s.get("max_batched") and s["max_batched"] not in (2048, 8192):
-            f.append(_flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))
-        if s.get("enforce_eager"):
-            f.append(_flag("flag", "--enforce-eager", "", "skip CUDA graph capture to free its memory", text="--enforce-eager"))
-        return f
-    L = spec.n_layers
-    ngl = s.get("ngl") if ngl is None else ngl
-    all_on = ngl is None or ngl > L
-    if runtime == "llama.cpp":
-        f.append(_flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
-        if parallel > 1:
-            f.append(_flag("flag", "-np", parallel, "parallel slots"))
-            if s.get("unified"):
-                f.append(_flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
-        f.append(_flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else
-                       f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
-        kv_v = s.get("kv_v") or kv
-        if kv != "f16":
-            f.append(_flag("flag", "-ctk", kv, f"K cache as {kv}"))
-        if kv_v != "f16":
-            f.append(_flag("flag", "-ctv", kv_v, f"V cache as {kv_v} (needs flash attention)"))
-        f.append(_flag("flag", "-fa", "on" if s["flash"] else "off", "flash attention: no score matrix in the compute buffer"))
-        if s["ubatch"] != 512:
-            f.append(_flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
-        return f
-    f.append(_flag("env", "OLLAMA_NUM_PARALLEL", parallel, "each parallel slot gets its own num_ctx of cache"))
-    if kv != "f16":
-        f.append(_flag("env", "OLLAMA_FLASH_ATTENTION", 1, "required for a quantized KV cache"))
-        f.append(_flag("env", "OLLAMA_KV_CACHE_TYPE", kv, f"KV cache as {kv}"))
-    elif s["flash"]:
-        f.append(_flag("env", "OLLAMA_FLASH_ATTENTION", 1, "smaller compute buffer"))
-    f.append(_flag("env", "OLLAMA_CONTEXT_LENGTH", ctx, "server default num_ctx"))
-    f.append(_flag("param", "num_ctx", ctx, "per request: options {\"num_ctx\": N} or PARAMETER num_ctx N in a Modelfile",
-                   text=f"PARAMETER num_ctx {ctx}"))
-    if not all_on:
-        f.append(_flag("param", "num_gpu", ngl, "layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
-    return f
-
-
-def _lora_flags(runtime, knobs, rank, loras) -> list:
-    """vLLM's LoRA flags when the plan sized LoRA slots for a server it starts (Unsloth starts its own engine)."""
-    if runtime != "vllm" or not rank or str(knobs.get("vllm_entrypoint") or "").lower() == "unsloth":
-        return []
-    f = [_flag("flag", "--enable-lora", None, "LoRA slots allocated at load", text="--enable-lora"),
-         _flag("flag", "--max-lora-rank", rank, "sizes every slot")]
-    return f + ([_flag("flag", "--max-loras", loras, "slots held on the GPU")] if loras > 1 else [])
-
-
-def _mtp_flags(knobs) -> list:
-    """vLLM's speculative-decoding flag when the plan counted an MTP drafter (mtp_tokens)."""
-    n = knobs.get("mtp_tokens")
-    if not n:
-        return []
-    cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
-    return [_flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
-
-
-def _lmo_flags(runtime, knobs) -> list:
-    if runtime != "vllm" or not knobs.get("language_model_only"):
-        return []
-    return [_flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
-
-
-def _command(runtime, flags) -> str:
-    if runtime == "vllm":
-        env = "".join(f["text"] + " " for f in flags if f["kind"] == "env")
-        return env + "vllm serve MODEL " + " ".join(f["text"] for f in flags if f["kind"] == "flag")
-    if runtime == "llama.cpp":
-        return "llama-server -m MODEL.gguf " + " ".join(f["text"] for f in flags)
-    env = " ".join(f["text"] for f in flags if f["kind"] == "env")
-    return f"{env} ollama serve"

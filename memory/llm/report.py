@@ -7,7 +7,7 @@ import shlex
 from ..units import GiB, fmt_bytes
 from . import spec as llm_spec
 from .cards import visible_gib
-from .plan import gpu_layers_words
+from .flags import gpu_layers_words
 
 
 def _vram_bytes(args):

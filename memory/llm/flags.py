@@ -1,0 +1,129 @@
+"""The flags and the command a `gpu-garden kv` plan prints, runtime by runtime: vLLM's and llama-server's flags,
+Ollama's environment and Modelfile parameters. One `flag` record for the plan (plan.py) and for the fixes read from
+an out-of-memory log (advise.py)."""
+from .runtimes import vllm as V
+
+
+def gpu_layers_words(ngl: int, n_layers: int, runtime: str, output_first: bool = False) -> str:
+    """What -ngl N (num_gpu N) of no more than n_layers puts on the GPU, in words. llama.cpp builds from
+    ggml-org/llama.cpp#18148 count the output layer first: the output and N - 1 repeating layers; before (and in
+    Ollama's vendored llama.cpp) N repeating layers, the output left in RAM until N exceeds the layer count."""
+    if ngl <= 0:
+        return f"none of the {n_layers} layers"
+    if runtime == "llama.cpp" and output_first:
+        return "the output layer and " + ("no repeating layer" if ngl == 1 else f"{ngl - 1} of {n_layers} repeating layers")
+    if runtime == "llama.cpp":
+        return f"{ngl} of {n_layers} repeating layers (not the output layer)"
+    if ngl >= n_layers:  # Ollama places the output layer last: every block but not it
+        return f"all {n_layers} repeating layers but not the output layer"
+    return f"{ngl} of {n_layers} layers"
+
+
+def flag(kind, name, value, reason, text=None):
+    if text is None:
+        text = f"{name}={value}" if kind == "env" else f"{name} {value}"
+    return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
+
+
+def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None) -> list:
+    """util: the smallest vLLM share that holds the plan; asked_util: the user's --gpu-memory-utilization, kept
+    (and said so) whenever it holds the plan, since a larger share only adds KV cache (concurrency)."""
+    f = []
+    if runtime == "vllm":
+        if s.get("engine_env"):
+            f.append(flag("env", "VLLM_USE_V1", s["engine_env"], "the engine these figures are for"))
+        if s.get("sampler") == "flashinfer":
+            f.append(flag("env", "VLLM_USE_FLASHINFER_SAMPLER", "1", "the sampler these figures are for (FlashInfer installed)"))
+        f.append(flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
+        if s.get("tp", 1) > 1:
+            f.append(flag("flag", "--tensor-parallel-size", s["tp"], "the GPUs these per-GPU figures are for"))
+        if s.get("pp", 1) > 1:
+            f.append(flag("flag", "--pipeline-parallel-size", s["pp"], "the pipeline stages these figures are for"))
+            if s.get("pp_partition"):
+                f.append(flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in V.pp_partition(
+                    spec.n_layers, s["pp"], s["pp_partition"])), "layers per stage"))
+        if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
+            f.append(flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
+        f.append(flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
+                       "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
+        if util is not None and asked_util is not None and asked_util + 1e-9 >= util:
+            f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}",
+                           f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
+                           "share becomes KV cache for more requests at once"))
+        elif util is not None:
+            u = max(util, V.DEFAULT_UTIL) if util <= V.DEFAULT_UTIL else util
+            why = f"share of VRAM vLLM takes; this model needs at least {util:.2f}"
+            if asked_util is not None:
+                why += f" (your {asked_util:.2f} is too small)"
+            f.append(flag("flag", "--gpu-memory-utilization", f"{u:.2f}", why))
+        if s.get("max_batched") and s["max_batched"] not in (2048, 8192):
+            f.append(flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))
+        if s.get("enforce_eager"):
+            f.append(flag("flag", "--enforce-eager", "", "skip CUDA graph capture to free its memory", text="--enforce-eager"))
+        return f
+    L = spec.n_layers
+    ngl = s.get("ngl") if ngl is None else ngl
+    all_on = ngl is None or ngl > L
+    if runtime == "llama.cpp":
+        f.append(flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
+        if parallel > 1:
+            f.append(flag("flag", "-np", parallel, "parallel slots"))
+            if s.get("unified"):
+                f.append(flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
+        f.append(flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else
+                       f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
+        kv_v = s.get("kv_v") or kv
+        if kv != "f16":
+            f.append(flag("flag", "-ctk", kv, f"K cache as {kv}"))
+        if kv_v != "f16":
+            f.append(flag("flag", "-ctv", kv_v, f"V cache as {kv_v} (needs flash attention)"))
+        f.append(flag("flag", "-fa", "on" if s["flash"] else "off", "flash attention: no score matrix in the compute buffer"))
+        if s["ubatch"] != 512:
+            f.append(flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
+        return f
+    f.append(flag("env", "OLLAMA_NUM_PARALLEL", parallel, "each parallel slot gets its own num_ctx of cache"))
+    if kv != "f16":
+        f.append(flag("env", "OLLAMA_FLASH_ATTENTION", 1, "required for a quantized KV cache"))
+        f.append(flag("env", "OLLAMA_KV_CACHE_TYPE", kv, f"KV cache as {kv}"))
+    elif s["flash"]:
+        f.append(flag("env", "OLLAMA_FLASH_ATTENTION", 1, "smaller compute buffer"))
+    f.append(flag("env", "OLLAMA_CONTEXT_LENGTH", ctx, "server default num_ctx"))
+    f.append(flag("param", "num_ctx", ctx, "per request: options {\"num_ctx\": N} or PARAMETER num_ctx N in a Modelfile",
+                   text=f"PARAMETER num_ctx {ctx}"))
+    if not all_on:
+        f.append(flag("param", "num_gpu", ngl, "layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
+    return f
+
+
+def lora_flags(runtime, knobs, rank, loras) -> list:
+    """vLLM's LoRA flags when the plan sized LoRA slots for a server it starts (Unsloth starts its own engine)."""
+    if runtime != "vllm" or not rank or str(knobs.get("vllm_entrypoint") or "").lower() == "unsloth":
+        return []
+    f = [flag("flag", "--enable-lora", None, "LoRA slots allocated at load", text="--enable-lora"),
+         flag("flag", "--max-lora-rank", rank, "sizes every slot")]
+    return f + ([flag("flag", "--max-loras", loras, "slots held on the GPU")] if loras > 1 else [])
+
+
+def mtp_flags(knobs) -> list:
+    """vLLM's speculative-decoding flag when the plan counted an MTP drafter (mtp_tokens)."""
+    n = knobs.get("mtp_tokens")
+    if not n:
+        return []
+    cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
+    return [flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
+
+
+def lmo_flags(runtime, knobs) -> list:
+    if runtime != "vllm" or not knobs.get("language_model_only"):
+        return []
+    return [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
+
+
+def command(runtime, flags) -> str:
+    if runtime == "vllm":
+        env = "".join(f["text"] + " " for f in flags if f["kind"] == "env")
+        return env + "vllm serve MODEL " + " ".join(f["text"] for f in flags if f["kind"] == "flag")
+    if runtime == "llama.cpp":
+        return "llama-server -m MODEL.gguf " + " ".join(f["text"] for f in flags)
+    env = " ".join(f["text"] for f in flags if f["kind"] == "env")
+    return f"{env} ollama serve"

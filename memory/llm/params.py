@@ -1,0 +1,136 @@
+"""A config.json's parameter count (all experts resident; the share inside decoder-block matmuls; the routed experts'
+share) and the fixed recurrent state a sequence keeps (Mamba, gated DeltaNet): spec.from_config's arithmetic."""
+from .spec import FULL, LINEAR, MAMBA, SLIDING, LLMSpec, _int
+
+
+def count_params(cfg: dict, s: LLMSpec) -> tuple:
+    """Total parameters (all experts resident), the share inside decoder-block matmuls and, of those, the routed
+    experts' matmuls."""
+    d, H, V = s.hidden, s.n_heads, s.vocab
+    tied = bool(cfg.get("tie_word_embeddings", False))
+    embed = V * d
+    head = 0 if tied else V * d
+    bias = bool(cfg.get("attention_bias") or cfg.get("qkv_bias") or s.arch.startswith("qwen2"))
+    if s.mla:
+        qr = _int(cfg, "q_lora_rank") or 0
+        nope = _int(cfg, "qk_nope_head_dim", default=128)
+        vh = _int(cfg, "v_head_dim", default=128)
+        qk = nope + s.qk_rope_head_dim
+        q = (d * qr + qr * H * qk) if qr else d * H * qk
+        attn = q + d * (s.kv_lora_rank + s.qk_rope_head_dim) + s.kv_lora_rank * H * (nope + vh) + H * vh * d
+        attn_norms = s.kv_lora_rank + qr
+    else:
+        hd, KV = s.head_dim_k, s.n_kv_heads
+        # q_proj also emits a gate: Qwen3-Next, and every Qwen 3.5+ attention layer (transformers Qwen3_5Attention
+        # builds heads x head_dim x 2 whatever attn_output_gate says)
+        gate = 2 if (cfg.get("attn_output_gate") or s.arch.startswith(("qwen3_next", "qwen3_5"))) else 1
+        attn = d * H * hd * gate + 2 * d * KV * hd + H * hd * d
+        attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "gemma4", "olmo2"))) else 0)
+        if bias:
+            attn += H * hd + 2 * KV * hd
+    attn_full = attn
+    if s.layer_kv_heads and FULL in s.layer_kinds:  # Gemma 4's global layers: their own head size and KV heads
+        i = s.layer_kinds.index(FULL)
+        gkv = s.layer_kv_heads[i]
+        gh = s.layer_kv_elems[i] // (2 * gkv)
+        attn_full = d * H * gh + d * gkv * gh * (1 if cfg.get("attention_k_eq_v") else 2) + H * gh * d
+    lin_attn = attn
+    if cfg.get("linear_num_value_heads"):  # gated DeltaNet (Qwen3-Next / Qwen3.5)
+        kh, vh = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
+        kd, vd = _int(cfg, "linear_key_head_dim"), _int(cfg, "linear_value_head_dim")
+        conv = _int(cfg, "linear_conv_kernel_dim", default=4)
+        s.linear_dims = (kh, kd, vh, vd, conv)
+        lin_attn = (d * (2 * kh * kd + 2 * vh * vd) + d * 2 * vh + (2 * kh * kd + vh * vd) * conv
+                    + 2 * vh + vd + vh * vd * d)
+    gated = not s.arch.startswith(("gpt2", "gpt_neox", "falcon", "phi", "starcoder", "bloom", "opt")) or s.arch.startswith("phi3")
+    mlp_mats = 3 if gated else 2
+    llama4 = s.arch.startswith("llama4")
+    # Llama 4: the dense layers' MLP is intermediate_size_mlp wide; every MoE layer adds a shared expert of
+    # intermediate_size (transformers Llama4TextMoe.shared_expert, vLLM Llama4MoE)
+    dense_mlp = mlp_mats * d * (_int(cfg, "intermediate_size_mlp", default=s.intermediate) if llama4 else s.intermediate)
+    moe_mlp = routed = 0
+    if s.n_experts:
+        s.shared_intermediate = (_int(cfg, "n_shared_experts", default=0) * s.moe_intermediate
+                                 + _int(cfg, "shared_expert_intermediate_size", default=0)
+                                 + (s.moe_intermediate if llama4 else 0))
+        shared = mlp_mats * d * s.shared_intermediate
+        if s.arch.startswith("gemma4"):
+            # Gemma 4's MoE block (enable_moe_block, 26B-A4B) runs next to the layer's dense MLP of intermediate_size
+            # (experts.gate_up_proj 128 x 1408 x 2816, mlp.*_proj 2112 x 2816 in every layer): the MLP as a shared expert
+            shared += dense_mlp
+        routed = s.n_experts * mlp_mats * d * s.moe_intermediate
+        moe_mlp = routed + shared
+        router = s.n_experts * d + (d if _int(cfg, "shared_expert_intermediate_size") else 0)  # + shared expert gate
+    first_dense = _int(cfg, "first_k_dense_replace", default=0)
+    moe_every = max(_int(cfg, "moe_layer_freq", "decoder_sparse_step", "expert_interval", "expert_layer_period",
+                         "interleave_moe_layer_step", default=1), 1)
+    moe_list = cfg.get("moe_layers") if isinstance(cfg.get("moe_layers"), list) else None
+    moe_offset = _int(cfg, "expert_layer_offset", default=None)
+    norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3", "gemma4")) else 2) * d
+    linear = other = experts = 0
+    s.layer_params, moe_layers = [], []
+    for i, kind in enumerate(s.layer_kinds):
+        before = linear + other
+        if kind in (FULL, SLIDING):
+            linear += attn_full if kind == FULL else attn
+            other += attn_norms
+        elif kind == MAMBA:
+            linear += mamba_params(cfg, d)
+        else:  # linear attention; without its fields, an attention layer's projection budget (approximation)
+            linear += lin_attn
+        if moe_offset is not None:  # Jamba: every period-th layer from offset
+            is_moe = s.n_experts and i % moe_every == moe_offset
+        elif moe_list is not None:  # Llama 4's explicit list
+            is_moe = s.n_experts and i in moe_list
+        elif "decoder_sparse_step" in cfg or llama4:  # Qwen MoE, Llama 4: layer i is sparse when (i + 1) % step == 0
+            is_moe = s.n_experts and (i + 1) % moe_every == 0
+        else:
+            is_moe = s.n_experts and i >= first_dense and (i - first_dense) % moe_every == 0
+        moe_layers.append(bool(is_moe))
+        if is_moe:
+            linear += moe_mlp
+            experts += routed
+            other += router
+        else:
+            linear += dense_mlp
+        other += norms_per_layer
+        s.layer_params.append(linear + other - before)
+    s.moe_layers = tuple(moe_layers) if s.n_experts else ()
+    other += embed + head + d
+    return linear + other, linear, experts
+
+
+def mamba_params(cfg: dict, d: int) -> int:
+    expand = _int(cfg, "mamba_expand", default=2)
+    d_inner = expand * d
+    d_state = _int(cfg, "mamba_d_state", "ssm_state_size", default=16)
+    d_conv = _int(cfg, "mamba_d_conv", "conv_kernel", default=4)
+    dt_rank = _int(cfg, "mamba_dt_rank", "time_step_rank", default=-(-d // 16))
+    return (d * 2 * d_inner + d_inner * d_conv + d_inner * (dt_rank + 2 * d_state)
+            + dt_rank * d_inner + d_inner * d_state + d_inner * d)
+
+
+def recurrent_state(cfg: dict, s: LLMSpec) -> int:
+    """Fixed per-sequence state of non-attention layers (f32 in llama.cpp, model dtype in vLLM; f32 here)."""
+    n_mamba = s.layer_kinds.count(MAMBA)
+    n_lin = s.layer_kinds.count(LINEAR)
+    total = 0
+    if n_mamba:
+        d_inner = _int(cfg, "mamba_expand", default=2) * s.hidden
+        d_state = _int(cfg, "mamba_d_state", "ssm_state_size", default=16)
+        d_conv = _int(cfg, "mamba_d_conv", "conv_kernel", default=4)
+        total += n_mamba * d_inner * (d_state + d_conv - 1) * 4
+    if n_lin:
+        kh = _int(cfg, "linear_num_key_heads", default=s.n_heads)
+        vh = _int(cfg, "linear_num_value_heads", default=s.n_heads)
+        kd = _int(cfg, "linear_key_head_dim", default=s.head_dim_k)
+        vd = _int(cfg, "linear_value_head_dim", default=s.head_dim_v)
+        conv = _int(cfg, "linear_conv_kernel_dim", default=4)
+        total += n_lin * (vh * kd * vd + (2 * kh * kd + vh * vd) * (conv - 1)) * 4
+        if cfg.get("linear_num_value_heads"):
+            # vLLM's MambaSpec for a gated-DeltaNet layer: the conv state in the model's dtype, the recurrent (ssm)
+            # state in the config's mamba_ssm_dtype (Qwen 3.5+: float32; Qwen3-Next names none: the model's dtype)
+            model_b = 4 if s.dtype == "fp32" else 2
+            ssm_b = 4 if str(cfg.get("mamba_ssm_dtype") or "").lower() in ("float32", "fp32") else model_b
+            s.linear_state = ((2 * kh * kd + vh * vd) * (conv - 1), model_b, vh * kd * vd, ssm_b)
+    return total
