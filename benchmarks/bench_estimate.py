@@ -92,8 +92,7 @@ TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_cl
 CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True}
 
 
-def table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+table = layouts.table
 
 
 def blob(dtype, n, **keys):

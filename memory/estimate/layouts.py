@@ -19,6 +19,11 @@ def load(name: str) -> dict:
         return json.load(f)
 
 
+def table(name: str) -> dict:
+    """A layout as the tensor table the estimate reads from a file's header: {key: (dtype, shape)}."""
+    return {k: (v["dtype"], tuple(v["shape"])) for k, v in load(name)["tensors"].items()}
+
+
 def tensor_nbytes(dtype: str, shape) -> int:
     n = DTYPE_BYTES[dtype]
     for d in shape:

@@ -46,8 +46,7 @@ def test_without_dynamic_vram_nothing_is_file_backed():
 def _flux():
     out = []
     for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae"):
-        t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}
-        out += families.split_components(t, n)
+        out += families.split_components(layouts.table(n), n)
     return out
 
 
