@@ -1,0 +1,174 @@
+"""How far the first cause's score can be trusted, at first sight: every batch of the unseen corpus is run with
+the rules of the commit its first-sight score was recorded against (the ledger's rules_commit, `git archive`d as
+triage_ledger.py does), and each case's top cause, its score (confidence) and the runner-up are kept. Printed:
+score bucket -> cases, right, share right; the wrong-and-confident count (top score >= the threshold and wrong)
+and the right-but-uncertain count (under it and right); then, for candidate thresholds, what the answer would
+have been on groups A-C (batches 01-34, where a threshold is chosen) and D-E (35 on, the check).
+
+`--current` also prints the same table for the engine as it is now on every ledger batch: a REGRESSION view (the
+rules were tuned on most batches), printed only; the results file holds first sight alone. Nothing is tuned here. Runs are cached per rules commit
+(keyed by the batch's files too) under $XDG_CACHE_HOME/gpu-garden/triage_calibration, so a rerun is cheap.
+Writes benchmarks/results/triage_calibration.json.
+
+    python benchmarks/triage_calibration.py [--current] [--no-cache]
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+import triage_ledger as L  # noqa: E402  (loads the repo as gpu_garden, and the corpus harness)
+from results import save  # noqa: E402
+from triage_groups import group  # noqa: E402
+
+BUCKETS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)      # [lo, hi): the last one holds 1.0
+THRESHOLDS = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-garden" / "triage_calibration"
+
+SCORE_MANY = """
+import importlib.util, json, sys
+root, unseen_py, *names = sys.argv[1:]
+s = importlib.util.spec_from_file_location('gpu_garden', root + '/__init__.py', submodule_search_locations=[root])
+m = importlib.util.module_from_spec(s); sys.modules['gpu_garden'] = m; s.loader.exec_module(m)
+s = importlib.util.spec_from_file_location('unseen_corpus', unseen_py)
+U = importlib.util.module_from_spec(s); s.loader.exec_module(U)
+print(json.dumps({n: U.score_batch(n) for n in names}))
+"""
+
+
+def digest(batch: str) -> str:
+    """The batch's files and the scorer: a cached run is reused only while both are unchanged."""
+    h = hashlib.sha256(Path(L.U.__file__).read_bytes())
+    for p in L.U.batches()[batch]:
+        h.update(p.name.encode() + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def score_commit(commit: str, names: list, use_cache: bool) -> dict:
+    """Each batch in `names` scored by the package as committed at `commit` (one archive, one interpreter)."""
+    path = CACHE / f"{commit}.json"
+    cached = json.loads(path.read_text()) if use_cache and path.is_file() else {}
+    want = {n: digest(n) for n in names}
+    todo = [n for n in names if cached.get(n, {}).get("digest") != want[n]]
+    if todo:
+        with tempfile.TemporaryDirectory() as tmp:
+            arch = subprocess.run(["git", "archive", commit], cwd=REPO, capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=arch, check=True)
+            out = subprocess.run([sys.executable, "-c", SCORE_MANY, tmp, str(Path(L.U.__file__).resolve()), *todo],
+                                 capture_output=True, text=True, timeout=1200)
+        if out.returncode:
+            sys.exit(out.stderr)
+        for n, rows in json.loads(out.stdout).items():
+            cached[n] = {"digest": want[n], "rows": rows}
+        CACHE.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(cached))
+    return {n: cached[n]["rows"] for n in names}
+
+
+def case_row(batch: str, r: dict) -> dict:
+    """One case: its top cause and score, the runner-up and its score (None when the log was not recognised)."""
+    top = r.get("top2") or []
+    return {"batch": batch, "case": r["case"], "group": group(batch), "expect": r["expect"], "got": r.get("got"),
+            "right": bool(r["cause_ok"]), "score": top[0][1] if top else 0.0,
+            "second": top[1][0] if len(top) > 1 else None, "second_score": top[1][1] if len(top) > 1 else 0.0}
+
+
+def table(rows: list, threshold: float = 0.5) -> dict:
+    """Score bucket -> cases, right, share right; wrong-and-confident; right-but-uncertain; what the panel shows."""
+    buckets = []
+    found = [r for r in rows if r["got"]]
+    for lo, hi in zip(BUCKETS, BUCKETS[1:]):
+        b = [r for r in found if lo <= r["score"] < hi]
+        ok = sum(r["right"] for r in b)
+        buckets.append({"bucket": f"{lo:.1f}-{min(hi, 1.0):.1f}", "cases": len(b), "right": ok,
+                        "share_right_pct": round(100 * ok / len(b), 1) if b else None})
+    return {"n": len(rows), "right": sum(r["right"] for r in rows), "not_recognised": len(rows) - len(found),
+            "buckets": buckets, **at(rows, threshold)}
+
+
+def at(rows: list, t: float) -> dict:
+    """The answers under threshold `t`: confident (score >= t) right or wrong, uncertain right, and `shown`
+    (triage_top2.py's figure: top-1 right, or the right cause second when the answer is uncertain).
+    A log with no failure recognised has no score and counts in neither."""
+    conf = [r for r in rows if r["got"] and r["score"] >= t]
+    unsure = [r for r in rows if r["got"] and r["score"] < t]
+    return {"threshold": t, "confident": len(conf), "confident_right": sum(r["right"] for r in conf),
+            "confident_right_pct": round(100 * sum(r["right"] for r in conf) / len(conf), 1) if conf else None,
+            "wrong_and_confident": sum(not r["right"] for r in conf),
+            "uncertain": len(unsure), "right_but_uncertain": sum(r["right"] for r in unsure),
+            "shown": sum(r["right"] or (r["score"] < t and r["expect"] == r["second"]) for r in rows)}
+
+
+def show(title: str, t: dict):
+    print(f"\n{title}: {t['right']}/{t['n']} right at top-1, {t['not_recognised']} not recognised")
+    print(f"  {'score':9} {'cases':>5} {'right':>5} {'share':>6}")
+    for b in t["buckets"]:
+        share = "-" if b["share_right_pct"] is None else f"{b['share_right_pct']:.0f} %"
+        print(f"  {b['bucket']:9} {b['cases']:5} {b['right']:5} {share:>6}")
+    print(f"  at {t['threshold']}: wrong-and-confident {t['wrong_and_confident']}, right-but-uncertain "
+          f"{t['right_but_uncertain']}, uncertain {t['uncertain']}, shown {t['shown']}")
+
+
+def band(rows: list, lo: float, hi: float) -> dict:
+    b = [r for r in rows if r["got"] and lo <= r["score"] < hi]
+    return {"band": f"{lo:.2f}-{min(hi, 1.0):.2f}", "cases": len(b), "right": sum(r["right"] for r in b),
+            "share_right_pct": round(100 * sum(r["right"] for r in b) / len(b), 1) if b else None}
+
+
+def sweep(title: str, rows: list) -> list:
+    out = [dict(at(rows, t), below=band(rows, 0.5, t) if t > 0.5 else None, above=band(rows, t, 1.01))
+           for t in THRESHOLDS]
+    print(f"\n{title}: threshold -> confident (right %), wrong-and-confident, uncertain (right), shown")
+    for s in out:
+        print(f"  {s['threshold']:.2f}: {s['confident']:4} ({s['confident_right_pct']} %) {s['wrong_and_confident']:4}"
+              f"   {s['uncertain']:4} ({s['right_but_uncertain']:3})   {s['shown']:4}"
+              + (f"   0.50-{s['threshold']:.2f}: {s['below']['right']}/{s['below']['cases']} right" if s["below"] else "")
+              + f"   >= {s['threshold']:.2f}: {s['above']['right']}/{s['above']['cases']} right")
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--current", action="store_true", help="also the engine as it is now (a regression view)")
+    ap.add_argument("--no-cache", action="store_true")
+    a = ap.parse_args(argv)
+    ledger = L.U.read_ledger()
+    by_commit = {}
+    for b in ledger["batches"]:
+        by_commit.setdefault(b["rules_commit"], []).append(b["batch"])
+    rows = []
+    for commit, names in by_commit.items():
+        for n, res in score_commit(commit, names, not a.no_cache).items():
+            rows += [case_row(n, r) for r in res]
+    rows.sort(key=lambda r: (r["batch"], r["case"]))
+    tune = [r for r in rows if r["group"] in "ABC"]
+    check = [r for r in rows if r["group"] in "DE"]
+    out = {"first_sight": {"all": table(rows), "groups_a_c": table(tune), "groups_d_e": table(check),
+                           "sweep_a_c": sweep("first sight, groups A-C (batches 01-34: choose here)", tune),
+                           "sweep_d_e": sweep("first sight, groups D-E (35 on: the check)", check)},
+           "batches": {b["batch"]: b["rules_commit"] for b in ledger["batches"]},
+           "cases": [{k: r[k] for k in ("batch", "case", "expect", "got", "right", "score", "second", "second_score")}
+                     for r in rows]}
+    show("first sight, all batches", out["first_sight"]["all"])
+    show("first sight, groups A-C (01-34)", out["first_sight"]["groups_a_c"])
+    show("first sight, groups D-E (35 on)", out["first_sight"]["groups_d_e"])
+    if a.current:
+        from gpu_garden.memory.triage import rank
+        seen = {b["batch"] for b in ledger["batches"]}        # a batch not in the ledger yet is not read
+        cur = [case_row(n, L.U.score(p)) for n, ps in sorted(L.U.batches().items()) if n in seen for p in ps]
+        # printed, never saved: the results file holds first sight only
+        show(f"REGRESSION view (tuned on these batches, not first sight): the engine now, rank.UNCERTAIN "
+             f"{rank.UNCERTAIN}", table(cur, rank.UNCERTAIN))
+        sweep("REGRESSION view: the engine now", cur)
+    save("triage_calibration", "python benchmarks/triage_calibration.py", out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
