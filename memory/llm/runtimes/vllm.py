@@ -547,6 +547,10 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     if not vram:
         return out
     tokens = min(e["pool_tokens"] for e in stages)
+    if not s["v1"]:
+        # V0 runs a virtual engine per stage, each scheduler with num_gpu_blocks // pp of the blocks (core/scheduler.py);
+        # raise_if_cache_size_invalid checks max_model_len against block_size x (num_gpu_blocks // pp) and prints that
+        tokens = BLOCK * (tokens // BLOCK // s["pp"])
     v = s["version"]
     if s["v1"] and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
         whole = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], mla_cache=mla_layout(spec, s))["total"]
