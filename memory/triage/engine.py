@@ -135,7 +135,7 @@ def triage_text(text: str, context: dict | None = None) -> dict:
     (the capture's "node_title" and "model_family" are not read).
 
     The result: {"found", "cause", "uncertain", "alternatives", "events", "count", "lines"}. "uncertain" is
-    true when the top cause has under rank.UNCERTAIN (0.5) of the points; "alternatives" then lists the top
+    true when the top cause has under rank.UNCERTAIN (0.7) of the points; "alternatives" then lists the top
     two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}), else []. Each
     event carries the same two keys for itself."""
     scan = Scan()

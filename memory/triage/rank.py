@@ -1,13 +1,16 @@
 """Ranking: run the rules table over one failure's Case, sum each cause's points, rank the causes.
 
-confidence = a cause's points / all points. Under UNCERTAIN the answer says so and offers the top two
-side by side (render.py)."""
+confidence = a cause's points / all points. Under UNCERTAIN (0.7) the answer says so and offers the top two
+side by side (render.py, and the panel from the same result)."""
 import collections
 import math
 
 from . import rules as R
 
-UNCERTAIN = 0.5
+# At first sight (benchmarks/triage_calibration.py: each batch at the rules it met) a top cause scoring 0.50-0.70
+# was right 54 of 134 times on groups A-C (batches 01-34), from 0.70 up 176 of 292; the check, groups D-E:
+# 7 of 15 and 34 of 59. Under 0.70 the first cause is more often wrong than right, so it is not stated alone.
+UNCERTAIN = 0.7
 
 
 def score(case, rules=None) -> tuple[dict, dict]:

@@ -3,6 +3,7 @@ message's numbers, the evidence, earlier events, and the guide. The JSON form is
 import re
 
 from ..units import fmt_bytes
+from . import rank
 
 SIZE_RE = re.compile(r"\d+(?:\.\d+)? [KMGT]i?B\b")
 
@@ -70,8 +71,8 @@ def render_human(res: dict, max_events: int = 3) -> str:
     if last["numbers"]:
         out.append("Numbers: " + render_numbers(last["numbers"]))
     if unsure:
-        # no cause has half the points: the two best side by side, each with the guide that fixes it
-        out.append("No cause reaches 50 %; the two that lead, side by side:")
+        # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
+        out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:")
         for alt in last["alternatives"][:2]:
             out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(distinct(alt["evidence"])))
             if alt.get("guide"):

@@ -12,7 +12,7 @@ import pytest
 
 from gpu_garden.memory.triage import engine as triage, parse as P, rank, rules as R
 
-from test_triage import ASYNC, CACHING
+from test_triage import ASYNC, CACHING, SAMPLE
 
 ASYNC_HELD = ASYNC.replace("Currently allocated     : 9.43 GiB", "Currently allocated     : 3.43 GiB")   # 8.15 GiB outside
 from test_triage_corpus import DEV, KNOWN_MISSES, REGRESSION, check
@@ -102,8 +102,8 @@ def test_a_confidence_that_ignores_the_other_causes_breaks_a_test(monkeypatch):
     assert hand_problems()
 
 
-def test_uncertain_below_half_shows_the_top_two():
-    # text-encoder 4.0 of 8.1 points = 0.49: under 0.5, so the answer says "uncertain" and shows the top two
+def test_uncertain_below_the_threshold_shows_the_top_two():
+    # text-encoder 4.0 of 8.1 points = 0.49: under 0.7, so the answer says "uncertain" and shows the top two
     res = triage.triage_text(ASYNC_HELD, {"node_type": "CLIPTextEncode"})
     assert res["uncertain"] is True and res["events"][-1]["uncertain"] is True
     alts = res["alternatives"]
@@ -112,13 +112,19 @@ def test_uncertain_below_half_shows_the_top_two():
     assert all(a["guide"]["id"] and a["evidence"] for a in alts)
     text = triage.render_human(res)
     assert text.startswith("Cause: uncertain - text-encoder (49% confidence) or other-process (32% confidence)")
-    # 0.68 is sure: no alternatives
-    sure = triage.triage_text(CACHING)
+    # fragmentation 3.2 of 4.7 points = 0.68: at first sight a top cause in 0.50-0.70 was right 54 of 134 times
+    # (benchmarks/triage_calibration.py, groups A-C), so it is shown beside the runner-up, not alone
+    mid = triage.triage_text(CACHING)
+    assert mid["uncertain"] is True and [a["id"] for a in mid["alternatives"]] == ["fragmentation", "activations"]
+    assert "No cause reaches 70 %; the two that lead" in triage.render_human(mid)
+    # the VAE decode sample: vae-decode 0.77 is sure, no alternatives
+    sure = triage.triage_text(SAMPLE.read_text())
     assert sure["uncertain"] is False and sure["alternatives"] == []
-    assert triage.render_human(sure).startswith("Cause: fragmentation (68% confidence)")
+    assert triage.render_human(sure).startswith("Cause: vae-decode (77% confidence)")
 
 
-def test_a_wrong_uncertain_threshold_breaks_a_test(monkeypatch):
-    monkeypatch.setattr(rank, "UNCERTAIN", 0.45)
+@pytest.mark.parametrize("wrong", [0.45, 0.5, 0.8])
+def test_a_wrong_uncertain_threshold_breaks_a_test(monkeypatch, wrong):
+    monkeypatch.setattr(rank, "UNCERTAIN", wrong)
     with pytest.raises(AssertionError):
-        test_uncertain_below_half_shows_the_top_two()
+        test_uncertain_below_the_threshold_shows_the_top_two()
