@@ -223,6 +223,19 @@ def stop_message(est: dict) -> str:
             + "Set 'when it does not fit' to warn to run anyway.")
 
 
+def prompt_files(prompt) -> dict:
+    """{role: [file names]} the queued prompt's loaders name (workflow.files_by_role): host RAM's file-backed test
+    per file, as --workflow has it; {} when the prompt is missing or not a graph."""
+    if not isinstance(prompt, dict):
+        return {}
+    from ..memory.estimate import workflow as est_workflow
+
+    try:
+        return est_workflow.files_by_role(prompt)
+    except Exception:  # a prompt without loaders (UserError) or an odd graph: as the policy says
+        return {}
+
+
 def _hidden_prompt() -> list:
     prompt = getattr(io.Hidden, "prompt", None)
     return [prompt] if prompt is not None else []
@@ -299,6 +312,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             policy["weights_mmap"] = weights_mmap()  # what comfy.utils does, not only what comfy-aimdo ships
         except Exception:
             pass
+        policy["files"] = prompt_files(getattr(getattr(cls, "hidden", None), "prompt", None))
         latent_shape = None
         if latent is not None and getattr(latent.get("samples"), "shape", None) is not None:
             latent_shape = list(latent["samples"].shape)

@@ -17,7 +17,7 @@ from ..memory.fit import plan as fit_plan
 from ..memory.units import fmt_bytes
 from . import fit_guard, host_models
 from .fit_vae import device_type as vae_device  # the CUDA conv workspace counts on CUDA only
-from .estimate import comfy_reserve, compute_device_kind
+from .estimate import comfy_reserve, compute_device_kind, prompt_files
 
 log = logging.getLogger("gpu_garden")
 
@@ -27,8 +27,8 @@ MODES = ("apply", "advise")
 
 
 def _hidden_unique_id() -> list:
-    unique_id = getattr(io.Hidden, "unique_id", None)
-    return [unique_id] if unique_id is not None else []
+    """The node's id and the queued prompt (its loaders' file names: host RAM's file-backed test per file)."""
+    return [h for h in (getattr(io.Hidden, "unique_id", None), getattr(io.Hidden, "prompt", None)) if h is not None]
 
 
 def host_ram(*objs):
@@ -44,7 +44,7 @@ def size_of(obj) -> int:
         return 0
 
 
-def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0) -> tuple[dict, dict]:
+def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0, prompt=None) -> tuple[dict, dict]:
     """(plan, context for the guard) for these objects on the budget of this moment. The plan is what the face shows;
     the figures ComfyUI receives are computed again from the live budget when the sampler and the decode run
     (ctx["source"]: vram_gb, else the live budget of the devices a wired VRAM Budget measured)."""
@@ -80,7 +80,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0)
                       host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
                       stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio(), windows=windows,
                       weight_bits=facts.get("weight_bits"), ram_policy={"platform": host_models.platform_name(),
-                                                                          "weights_mmap": fit_guard.weights_mmap()})
+                                                                          "weights_mmap": fit_guard.weights_mmap()},
+                      files=prompt_files(prompt))
     p.update(family=family, budget_source=label, cond_batch=cond_batch, latent_shape=shape, vae_kind=kind,
              sized_at_sampling=shape is None,  # what stock estimate_memory would pass: 2B, and B for placement
              stock_memory_required=fit_guard.stock_required(model, shape, 2) if shape else None,
@@ -151,8 +152,9 @@ class GPUGardenFitToCard(io.ComfyNode):
 
     @classmethod
     def execute(cls, model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0, mode="apply") -> io.NodeOutput:
-        p, ctx = make_plan(model, vae, clip, latent, budget, vram_gb)
-        ctx["node"] = getattr(getattr(cls, "hidden", None), "unique_id", None)
+        hidden = getattr(cls, "hidden", None)
+        p, ctx = make_plan(model, vae, clip, latent, budget, vram_gb, prompt=getattr(hidden, "prompt", None))
+        ctx["node"] = getattr(hidden, "unique_id", None)
         applied = []
         model_out, vae_out = model, vae
         if mode == "apply" and ctx.get("kept"):  # ComfyUI's own memory_required; only a VAE we know is sized

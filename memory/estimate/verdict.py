@@ -256,11 +256,8 @@ def host_ram(est: dict, budget) -> dict:
         on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te))  # ComfyUI had no need to unload them
         gpu_roles = {"diffusion_model", "text_encoder"}
     opts = ram_options(pol, dyn)
-    mapped = [0, 0]  # bytes of the running models / those kept for reload whose CPU copy is the file's mapped pages
-    for x in c["components"]:
-        if x["role"] != "other" and mapped_file(x.get("source"), opts["file_backed"]):
-            mapped[x["role"] not in gpu_roles] += x["resident"]
-    opts["file_backed"] = tuple(mapped)
+    opts["file_backed"] = mapped_split([(x["role"], x["resident"], x.get("source")) for x in c["components"]
+                                        if x["role"] != "other"], opts["file_backed"], gpu_roles, pol.get("files"))
     out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"), **opts)
     out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
     return out
@@ -296,6 +293,20 @@ def mapped_file(source, maps: bool) -> bool:
     ComfyUI 0.8.0 does not). .ckpt / .pt / .pth / .bin go through torch.load: anonymous memory whatever `maps` says.
     A name without one of these extensions (a layout, a node's model object) is as `maps` says."""
     return bool(maps) and os.path.splitext(str(source or "").lower())[1] not in ANONYMOUS_EXT
+
+
+def mapped_split(parts, maps: bool, running, files=None) -> tuple[int, int]:
+    """(bytes of the running models, bytes of those kept for reload) whose CPU copy is their file's mapped pages:
+    ram_need's per-file file_backed, for the estimate (host_ram) and Fit to Card (plan) alike. parts: (role, bytes,
+    source); running: the roles on the GPU. files: {role: [file names]} the loaders name (a workflow, the queued
+    prompt: workflow.files_by_role); a role named there is mapped only when every file named for it is (a .ckpt
+    among them is read by torch.load: anonymous), else the component's own source decides."""
+    out = [0, 0]
+    for role, n, source in parts:
+        names = (files or {}).get(role) or [source]
+        if all(mapped_file(x, maps) for x in names):
+            out[role not in running] += int(n)
+    return out[0], out[1]
 
 
 def ram_short(r) -> bool:

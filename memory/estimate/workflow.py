@@ -137,6 +137,23 @@ def models_folder(path):
     return d, None
 
 
+# a loader's models folder -> the estimate roles its file holds (a checkpoint holds all three)
+FOLDER_ROLES = {"checkpoints": ("diffusion_model", "text_encoder", "vae"), "diffusion_models": ("diffusion_model",),
+                "unet": ("diffusion_model",), "text_encoders": ("text_encoder",), "clip": ("text_encoder",), "vae": ("vae",)}
+
+
+def files_by_role(wf: dict) -> dict:
+    """{role: [file names]} the workflow's (or a queued prompt's) loader widgets name, per estimate role: which files
+    each model's CPU copy comes from, for host RAM's file-backed test (verdict.mapped_file). {} for no loaders."""
+    out = {}
+    for t, w in nodes(wf):
+        for name, folders in LOADERS.get(t, ()):
+            if folders and isinstance(w.get(name), str):
+                for role in FOLDER_ROLES[folders[0]]:
+                    out.setdefault(role, []).append(w[name])
+    return out
+
+
 def read(wf: dict, models_dir, resolve=None) -> dict:
     """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)], checked: [found LoRA paths],
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.

@@ -129,7 +129,7 @@ def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> i
 def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,
          host_ram=None, te_on_gpu=None, dynamic_vram=False, blocks: dict | None = None, pixels: dict | None = None,
          stock_memory_required=None, min_weight_ratio=MIN_WEIGHT_RATIO, windows: dict | None = None,
-         weight_bits=None, ram_policy: dict | None = None) -> dict:
+         weight_bits=None, ram_policy: dict | None = None, files: dict | None = None) -> dict:
     """budget: bytes of VRAM this run may use (None: no budget). weights: {"diffusion_model", "text_encoders",
     "vae"} bytes as loaded. memory_required: sample_memory_required() for the batch the sampler runs.
     decode: {"kind", "latent_shape", "dtype"[, "device": torch's device type, default "cuda"]}. context: the CUDA context; reserve: ComfyUI's
@@ -139,7 +139,9 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     stock would have done. windows: context-window options for the sampling offer (memory/fit/offers.py).
     weight_bits: the diffusion model's stored bits per weight (fp8 16 -> 8; None: 16), for the weight offers.
     ram_policy: the host RAM keys of an estimate policy (platform, pinned_memory, cache_models, weights_mmap), read by
-    verdict.ram_options as the estimate reads them."""
+    verdict.ram_options as the estimate reads them. files: {"diffusion_model", "text_encoder", "vae": [file names]}
+    the loaders name (workflow.files_by_role of the queued prompt), which decide per model whether its CPU copy is
+    the file's pages (verdict.mapped_split, as the estimate decides it); without them every model is as the policy says."""
     dm, vae_w = int(weights.get("diffusion_model", 0)), int(weights.get("vae", 0))
     te = int(weights.get("text_encoders", 0) if te_on_gpu is None else te_on_gpu)
     req = int(memory_required)
@@ -182,8 +184,12 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
                         "fits": int(context) + te_kept + sk + req + int(reserve) <= budget}
     # host RAM as the estimate judges it (verdict.ram_need, one figure): models kept for reload, the spill, and with
     # Dynamic VRAM the running model's CPU copy and the pinned copies of its streamed layers
+    opts = est_verdict.ram_options(ram_policy or {}, bool(dynamic_vram))
+    running = {"diffusion_model"} | ({"text_encoder"} if te_kept else set())
+    opts["file_backed"] = est_verdict.mapped_split([("diffusion_model", dm, None), ("text_encoder", te, None), ("vae", vae_w, None)],
+                                                   opts["file_backed"], running, files)
     ram = est_verdict.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram,
-                               **est_verdict.ram_options(ram_policy or {}, bool(dynamic_vram)))
+                               **opts)
     ram_short = est_verdict.ram_short(ram)
 
     # 3. the VAE decode: ComfyUI's own batching from our per-sample figure, or tiles when one sample does not fit
