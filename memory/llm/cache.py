@@ -305,9 +305,10 @@ def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
 
 def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
               max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False,
-              draft_layers: int = 0, spec_tokens: int = 0) -> dict | None:
+              draft_layers: int = 0, spec_tokens: int = 0, tensors: int | None = None) -> dict | None:
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
-    "request_bytes"}; None without a layout. "GPU KV cache size" was blocks // groups x the smallest block until
+    "request_bytes"}; None without a layout. tensors: the pool's tensor count on a pipeline stage (vllm_stage_tensors;
+    the group size when None). "GPU KV cache size" was blocks // groups x the smallest block until
     vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
     disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
     (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
@@ -316,12 +317,24 @@ def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: 
     lay = vllm_layout(spec, kv, mla_cache) if hybrid else None
     if not lay:
         return None
-    blocks = int(max(available, 0) // (lay["size"] * lay["page"]))
+    blocks = int(max(available, 0) // ((tensors or lay["size"]) * lay["page"]))
     need = vllm_request_blocks(lay, ctx, max_batched, spec.sliding_window or ctx, state_blocks + spec_tokens)
     conc = blocks / need
     n_groups = sum(lay["groups"].values())
     tokens = int(conc * ctx) if tokens_from_concurrency else blocks // n_groups * min(lay["block"].values())
     return {"blocks": blocks, "tokens": tokens, "concurrency": conc, "request_bytes": need * lay["size"] * lay["page"]}
+
+
+def vllm_stage_tensors(spec: LLMSpec, lay: dict, start: int, end: int) -> int:
+    """Tensors of the pool on the pipeline stage holding layers [start, end): vLLM groups the whole model's layers
+    (get_kv_cache_configs merges every worker's specs), dealing each kind's layers to its groups in turn
+    (layers[i::num_groups], _get_kv_cache_groups_uniform_page_size), and a worker's pool has as many tensors as its
+    largest share of one group (get_kv_cache_config_from_groups: max layers of a projected group)."""
+    most = 0
+    for kind, n_groups in lay["groups"].items():
+        idx = [i for i, k in enumerate(spec.layer_kinds) if k == kind]
+        most = max([most] + [sum(start <= i < end for i in idx[g::n_groups]) for g in range(n_groups)])
+    return most
 
 
 def vllm_hybrid_request_bytes(spec: LLMSpec, need: dict) -> float | None:

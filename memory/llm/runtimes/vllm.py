@@ -29,7 +29,7 @@ import re
 
 from ...units import GiB, MiB
 from ..cache import (BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
-                     with_draft_layers)
+                     vllm_stage_tensors, with_draft_layers)
 from ..weights import skip_matcher
 from . import at_least
 from .vllm_loader import HOPPER
@@ -546,6 +546,19 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     out["total"] = max(e["total"] for e in stages)
     if not vram:
         return out
+    pool_args = stages[0]["kv"]["pool_args"]
+    whole = with_draft_layers(spec, pool_args["draft_layers"], pool_args["spec_tokens"])
+    lay = vllm_layout(whole, kv, pool_args["mla_cache"]) if s["v1"] and pool_args["hybrid"] else None
+    if lay:  # the hybrid manager's groups are the whole model's (a drafter's layers on the last stage)
+        ends = [sum(parts[:i + 1]) for i in range(len(parts))]
+        ends[-1] = len(whole.layer_kinds)
+        for i, e in enumerate(stages):
+            g = vllm_pool(spec, e["pool"], kv, ctx, tensors=vllm_stage_tensors(whole, lay, ends[i] - parts[i], ends[i]),
+                          **pool_args)
+            e.update(pool_tokens=g["tokens"], concurrency=g["concurrency"], blocks=g["blocks"])
+            if spec.linear_state:
+                e["starts"] = g["concurrency"] >= 1
+        out["stages"] = [dict(o, pool_tokens=e["pool_tokens"]) for o, e in zip(out["stages"], stages)]
     tokens = min(e["pool_tokens"] for e in stages)
     if not s["v1"]:
         # V0 runs a virtual engine per stage, each scheduler with num_gpu_blocks // pp of the blocks (core/scheduler.py);
