@@ -95,6 +95,10 @@ def finish(est: dict, budget) -> dict:
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
     est["host_ram"] = host_ram(est, budget)
     short = ram_short(est["host_ram"])
+    est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(ASSUMED_DYNAMIC)]
+    line = assumed_dynamic_line(est["host_ram"].get("assumed_dynamic_vram"))
+    if line:
+        est["assumptions"].append(line)
     if not pol.get("_no_knobs"):
         est["knobs"] = knobs(est)
         for k in est["knobs"]:
@@ -255,12 +259,40 @@ def host_ram(est: dict, budget) -> dict:
                              + bd["sample"]["allocator_margin"]):
         on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te))  # ComfyUI had no need to unload them
         gpu_roles = {"diffusion_model", "text_encoder"}
-    opts = ram_options(pol, dyn)
-    opts["file_backed"] = mapped_split([(x["role"], x["resident"], x.get("source")) for x in c["components"]
-                                        if x["role"] != "other"], opts["file_backed"], gpu_roles, pol.get("files"))
-    out = ram_need(total, on_gpu, spilled, dynamic=dyn, available=pol.get("host_ram"), **opts)
+    parts = [(x["role"], x["resident"], x.get("source")) for x in c["components"] if x["role"] != "other"]
+
+    def need(dynamic):
+        opts = ram_options(pol, dynamic)
+        opts["file_backed"] = mapped_split(parts, opts["file_backed"], gpu_roles, pol.get("files"))
+        return ram_need(total, on_gpu, spilled, dynamic=dynamic, available=pol.get("host_ram"), **opts)
+
+    out = need(dyn)
     out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
+    if pol.get("dynamic_vram", "auto") == "auto" and not dyn:
+        out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
     return out
+
+
+def assumed_dynamic(r: dict) -> dict:
+    """Automatic mode where comfy-aimdo is not found here (the CLI outside ComfyUI's environment): the RAM the run would
+    need with Dynamic VRAM on, ComfyUI's default where comfy-aimdo is installed, judged by the same ram_need and
+    ram_short; an assumption beside the verdict (which stays as detected: off), never the verdict itself."""
+    keep = ("needed", "kept_for_reload", "cpu_copy", "pinned", "file_backed", "hard_need", "available", "verdict")
+    return dict({k: r[k] for k in keep}, short=ram_short(r))
+
+
+ASSUMED_DYNAMIC = "Dynamic VRAM (assumed):"
+
+
+def assumed_dynamic_line(a: dict) -> str:
+    """The assumption line for assumed_dynamic's judgement (judge appends it; '' without a RAM figure)."""
+    if not a or not a.get("available"):
+        return ""
+    return (f"{ASSUMED_DYNAMIC} comfy-aimdo was not found here, so host RAM is judged with Dynamic VRAM off; where ComfyUI "
+            f"runs with it (its default when comfy-aimdo is installed) the run would keep {fmt_bytes(a['needed'])} in RAM "
+            f"(the running models' CPU copy {fmt_bytes(a['cpu_copy'])}, pinned streamed layers {fmt_bytes(a['pinned'])}, "
+            f"kept for reload {fmt_bytes(a['kept_for_reload'])}) of {fmt_bytes(a['available'])}: "
+            + ("host RAM short, does not fit" if a["short"] else a["verdict"]) + "; --dynamic-vram on|off says which")
 
 
 def stays_beside(budget, running, other, need) -> bool:
@@ -401,7 +433,8 @@ def dynamic_vram(est: dict, budget) -> dict:
     pol = est["policy"]
     mode = pol.get("dynamic_vram", "auto")
     on = aimdo_detected() if mode == "auto" else mode == "on"
-    out = {"enabled": bool(on), "source": "detected comfy-aimdo" if mode == "auto" else f"--dynamic-vram {mode}",
+    out = {"enabled": bool(on), "source": (("detected comfy-aimdo" if on else "comfy-aimdo not detected") if mode == "auto"
+                                         else f"--dynamic-vram {mode}"),
            "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None}
     bd = est["breakdown"]
     if not on or not budget or "sample" not in bd:
