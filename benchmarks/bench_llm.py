@@ -328,6 +328,24 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-cloudstudio-qwen3-30b-a3b-thinking-awq-a10-16k-started",
         "sglang-club3090-1261-qwen38-27b-nvfp4-tp2-2x5090-fp8-dflash2",
         "sglang-36556-qwen38-flash-next-nvfp4-rtxpro6000-262k",
+        # batch 33: every row is read (task ellm17) after its first sight was recorded (llm_first_sight.json
+        # batches["33"], commit f1f3734), before any change; changes it leads to say "batch 33, after first sight":
+        # a regression set
+        "llamacpp-kyuz0-89-gemma4-31b-udq8kxl-8060s-vulkan-262k-np4-fit",
+        "llamacpp-gaztrab-qwen3-next-80b-udiq2xxs-5070ti-5060ti-4k-fit",
+        "llamacpp-qwen38mtp-qwen38-27b-udq3kxl-m4-32k-q4kv-fit",
+        "llamacpp-qwen38mtp-qwen38-27b-udiq2xxs-3080-8k-q8kv-headless-fit",
+        "llamacpp-qwen38mtp-qwen38-27b-udiq2xxs-3080-8k-q8kv-desktop-partial",
+        "llamacpp-qwen38mtp-qwen38-27b-q4km-3090-131k-f16kv-mtp-refused",
+        "llamacpp-lemonade79-qwen35-27b-q4km-9060xt-rocm-32k-refused",
+        "llamacpp-nerdpudding-qwen3-next-80b-udq5kxl-4090-5070ti-262k-ngl99-refused",
+        "llamacpp-nerdpudding-qwen3-next-80b-udq5kxl-4090-5070ti-262k-fitauto-partial",
+        "ollama-17024-qwen3-coder-30b-q4km-m1max-32k", "ollama-16586-gemma4-26b-mlx-m5pro-262k-fit",
+        "ollama-16586-qwen36-27b-coding-nvfp4-m5pro-262k-fit",
+        "vllm-club3090-487-qwen36-27b-autoround-tp2-2x3090-262k-fp8e5m2",
+        "vllm-pbseiya-qwen25-72b-gptq-int8-tp8-8x3060-4k-started",
+        "vllm-recipes831-qwen38-27b-fp8-rtxpro6000maxq-default-refused",
+        "sglang-35777-qwen38-27b-nvfp4-5090-mf090-refused", "sglang-35777-qwen38-27b-nvfp4-5090-mf080-started",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
