@@ -21,7 +21,7 @@ from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
-from .predicates import compiler_flood
+from .predicates import compiler_flood, sysmem_fallback
 from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
@@ -51,6 +51,7 @@ def _event_dict(scan, inc, context):
     elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui"):
         device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
     params = advice.params(inc, env, scan, context, case.total)
+    params["sysmem_fallback"] = sysmem_fallback(case)     # the guides' note on the driver's spill (faq-sysmem-fallback)
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
     guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind)

@@ -66,12 +66,27 @@ def async_full(x):
     return async_numbers(x) and x.free is not None and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
 
 
+# PyTorch holding more than this share of the card is past rounding: the memory is not all on the card
+OVER_CARD = 1.02
+
+
 def script_full(x):
     """A plain PyTorch script, the message alone (no traceback): PyTorch holds what it can reach of the card (not more:
     sysmem fallback is apart) and a parameter-sized request fails. Copying a model in moves one parameter at a time; a training
     step's tensors would show their traceback or the training loop around them."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
-            and 0.85 * x.reach <= x.allocated <= 1.02 * x.total and x.req <= PARAM_SHARE * x.total)
+            and 0.85 * x.reach <= x.allocated <= OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total)
+
+
+def sysmem_fallback(x):
+    """NVIDIA's Windows driver spills CUDA allocations into shared system memory when the card is full (the control panel's
+    "CUDA - Sysmem Fallback Policy"), so PyTorch can report more allocated (or reserved) than the card's total capacity and
+    fail only later, on a parameter-sized request. CUDA, real numbers (not an impossible free value), and no Linux or macOS
+    in the log: those drivers have no such fallback. The bare message cannot tell a model too large from a training batch
+    too large (both are in the corpus with the same shape), so the row that reads it names the weights beside the batch."""
+    held = max(x.allocated or 0, x.reserved or 0) if x.branch == "torch" else 0
+    return (torch(x) and not x.impossible and not x.tiny and bool(x.total) and x.env["backend"] == "cuda"
+            and x.env.get("os") not in ("linux", "darwin") and held > OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total)
 
 
 def vllm_loading(x):

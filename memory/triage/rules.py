@@ -27,9 +27,9 @@ what the sections scored. Adding a rule means adding a row; a unit test checks e
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
-from .predicates import (ABSURD_HOST, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
+from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          bare_driver, big_slack, context_call, ct2_load, fresh, host, kind, mps_full, outside_others, script_full,
-                         sdcpp_part, slack_fits, stage, tf_kernel, tgi, torch, torch29_conv3d, torch_cut, torch_full,
+                         sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch, torch29_conv3d, torch_cut, torch_full,
                          trt_component, trt_free, vllm_loading)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
@@ -60,6 +60,13 @@ RULES = [
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
     R("weights-exceed-vram", 1.6, script_full,
       "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),
+    # Windows sysmem fallback: the card was full before the driver spilled. Under the bare small-request activations row (1.5)
+    # and over the sliver fragmentation row (1.4): two training runs paste the same bare message (docs/triage-accuracy.md,
+    # rounds 21-22), so the answer stays uncertain between the batch and the model, with the model named beside it
+    R("weights-exceed-vram", 1.45, sysmem_fallback,
+      lambda x: (f"PyTorch reports {fmt_bytes(x.allocated)} allocated" if (x.allocated or 0) > OVER_CARD * x.total else
+                 f"PyTorch reports {fmt_bytes(x.reserved)} reserved") + f" on a {fmt_bytes(x.total)} card: more than the card, "
+                "the driver spilled into shared system memory (Windows sysmem fallback); the model may not fit the card"),
     R("weights-exceed-vram", 2.0, vllm_loading,
       "vLLM: PyTorch holds {allocated:b} of {total:b} before any line shows the weights loaded or the KV cache sized: the weights do not fit"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
