@@ -380,7 +380,10 @@ def score(row) -> dict:
     except (UserError, TypeError, KeyError) as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
-    if "weights_gib" in m or "weights_mib" in m:
+    # an Unsloth Dynamic name without the file: the weights are a range (memory/llm/unsloth.py), not scored; the
+    # rows carry no file size among their inputs, so they score the KV cache (and a verdict both ends agree on)
+    rng = res.get("weights_range")
+    if ("weights_gib" in m or "weights_mib" in m) and not rng:
         # vLLM "model weights take" = the whole checkpoint; Ollama memory.weights.total as that version's log
         # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
@@ -388,7 +391,7 @@ def score(row) -> dict:
         printed = m["weights_gib"] if "weights_gib" in m else m["weights_mib"] / 1024
         out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))
         out["weights_err"] = w / GiB / printed - 1
-    if "weights_gpu_mib" in m and "host_weights" in res:  # llama.cpp's CUDA model buffer with -ngl layers on the GPU
+    if "weights_gpu_mib" in m and "host_weights" in res and not rng:  # llama.cpp's CUDA model buffer with -ngl layers on the GPU
         # the model buffers on the GPU as the plan places them: a tied output (the token table) is loaded a second
         # time there when the output layer is offloaded, so the file size less the host part would miss it
         g = res.get("gpu_weights", res["weights"] - res["host_weights"]) / MiB
@@ -488,6 +491,8 @@ def score(row) -> dict:
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
     elif row.get("vram_gib") and "fit" in m:
         out["fits"] = (bool(res["fits_as_requested"]), m["fit"])
+    if "fits" in out and rng and res["fits_as_requested"] is None:  # "depends on the file": no verdict to compare
+        out["fits_depends"] = out.pop("fits")[1]
     if "fits" in out:
         out["fits_agree"] = out["fits"][0] == out["fits"][1]
     return out

@@ -83,7 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kv-dtype", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk); "
                    "default: the runtime's (vLLM's auto: the model's dtype, fp32 for an fp32 model; else f16)")
     s.add_argument("--kv-dtype-v", help="llama.cpp V cache type when it differs from K (-ctv)")
-    s.add_argument("--weights-dtype", help="size the weights as bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, Q4_K_M, Q8_0, IQ4_XS, ...")
+    s.add_argument("--weights-dtype", help="size the weights as bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, Q4_K_M, Q8_0, IQ4_XS, ...; "
+                   "an Unsloth Dynamic type (UD-Q4_K_XL, UD-IQ2_XXS, ...) alone gives a range")
+    wsize = s.add_mutually_exclusive_group()
+    wsize.add_argument("--weights-gib", type=_positive(float), metavar="N",
+                       help="the weights as the file's size in GiB (an Unsloth Dynamic GGUF without --gguf): taken as given")
+    wsize.add_argument("--weights-size", metavar="SIZE",
+                       help="the same with units, as the Hugging Face Hub lists a file: 17.3GB (decimal), 16.1GiB, bytes")
     s.add_argument("--vram", type=float, metavar="GIB", help="GPU memory to fit in. vLLM/SGLang: the card's total as torch reports it (a '24 GB' RTX 4090 "
                    "is 23.55 GiB; default with --gpu-name: that card's, if known); Ollama: the free memory it "
                    "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "

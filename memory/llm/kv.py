@@ -20,7 +20,10 @@ Public API (other modules code against these):
       max_num_batched_tokens, max_num_seqs, enforce_eager, swa_full, kv_cache_memory, kv_dtype_v, mla_cache,
       kv_unified, mmproj, runtime_version, gpu_name, vllm_engine, vllm_sampler,
       vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
-      quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them).
+      quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; weights_bytes:
+      the user's figure for the weights, a file's size). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
+      or weights_bytes plans both ends of a range (unsloth.py): weights_range [low, high], the other figures the high
+      end's, fits / fits_as_requested None where the ends disagree (depends: the line saying so).
       keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,
       budget, fits (the asked ctx x parallel fits, with the flags), fits_as_requested (without changes), max_ctx
       (largest per-sequence context with the flags' settings, multiple of 256), max_ctx_by_kv_dtype, chosen,

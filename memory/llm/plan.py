@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
-from . import checkpoints as CK
+from . import checkpoints as CK, unsloth as UD
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import SLIDING, LLMSpec, gguf_blocks
@@ -18,7 +18,8 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
-         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "language_model_only", "lm_head_dtype")
+         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "language_model_only", "lm_head_dtype",
+         "weights_bytes")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -67,6 +68,14 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     bad = set(knobs) - set(KNOBS)
     if bad:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+    size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype)
+    if size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
+        spec, weights_dtype = UD.given(spec, size, weights_dtype), None
+    elif ud and spec.weights_bytes:  # the GGUF's own tensor table is exact
+        weights_dtype = None
+    elif ud:  # an Unsloth Dynamic name alone: the weights are a range (unsloth.py)
+        return UD.plan_range(plan, spec, weights_dtype, ud, runtime=runtime, ctx=ctx, parallel=parallel,
+                             kv_dtype=kv_dtype, vram=vram, **knobs)
     if parallel is None or parallel < 1 or parallel > 65536:
         raise UserError(f"--parallel must be 1..65536, got {parallel}")
     fa = knobs.get("flash_attn")

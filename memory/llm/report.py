@@ -4,7 +4,8 @@ import os
 import re
 import shlex
 
-from ..units import GiB, fmt_bytes
+from ..errors import UserError
+from ..units import GiB, fmt_bytes, parse_size
 from . import spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
@@ -51,6 +52,7 @@ def run_cli(args) -> int:
         knobs["quant_skip"] = [m.strip() for m in args.quant_skip.split(",") if m.strip()]
     if getattr(args, "kv_cache_memory", None):
         knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
+    knobs["weights_bytes"] = _weights_size(args)
     res = plan(spec, runtime=args.runtime, ctx=args.ctx, parallel=args.parallel, kv_dtype=args.kv_dtype,
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
     if vram_how:
@@ -64,6 +66,21 @@ def run_cli(args) -> int:
     if res["vram"] is None:
         return 0
     return 0 if res["fits"] else 1
+
+
+def _weights_size(args):
+    """--weights-gib N or --weights-size "17.3GB" (the Hub's decimal units; GiB, MiB, bytes) in bytes, or None."""
+    if getattr(args, "weights_gib", None) is not None:
+        return int(args.weights_gib * GiB)
+    text = getattr(args, "weights_size", None)
+    if text is None:
+        return None
+    if len(text) > 40:
+        raise UserError("--weights-size takes a size such as 17.3GB, 16.1GiB or 18576000000")
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise UserError(f"--weights-size {text!r}: not a size (17.3GB as the Hub lists it, 16.1GiB, or bytes)") from None
 
 
 def _with_model(command: str, args) -> str:
@@ -173,7 +190,10 @@ def format_plan(r: dict) -> str:
         lines.append("")
         pool = r.get("kv_capacity_bytes")
         share_full = r["runtime"] in ("vllm", "sglang") and pool is not None and pool <= 0
-        if share_full:  # nothing left for a KV cache: the weights (and what sits beside them) are the verdict
+        if r.get("depends"):  # an Unsloth Dynamic name alone: the two ends of its weights disagree (unsloth.py)
+            lines.append(f"on {fmt_bytes(r['vram'])}: {r['depends']}"
+                         + ("; with the flags below it fits at either end" if r["fits"] else ""))
+        elif share_full:  # nothing left for a KV cache: the weights (and what sits beside them) are the verdict
             what = ("weights alone", r["weights"]) if r["weights"] > r["budget"] else (
                 "weights + profile activations, workspaces", r["budget"] - pool)
             share = "vLLM's share" if r["runtime"] == "vllm" else "SGLang's static share (--mem-fraction-static)"
@@ -186,7 +206,7 @@ def format_plan(r: dict) -> str:
             budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
-        if r.get("vllm_would_print") and not share_full:
+        if r.get("vllm_would_print") and not share_full and not r.get("depends"):
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
             if r["fits_as_requested"]:
                 lines.append(f"vLLM takes {fmt_bytes(r['total'])} once started: its share, the KV pool filling what the "

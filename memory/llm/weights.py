@@ -283,7 +283,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
             emb = out = int(emb_params * per)
             blocks = max(spec.weights_bytes - emb * (1 if spec.tied else 2), 0)
         return {"embedding": emb, "output": out, "blocks": blocks, "total": spec.weights_bytes,
-                "how": f"exact, {spec.weights_source}"}
+                "how": spec.weights_source if spec.weights_source.startswith("as given") else f"exact, {spec.weights_source}"}
     dt = weights_dtype or spec.quant or spec.dtype
     if spec.params is None:
         raise UserError(f"{spec.name}: parameter count unknown, cannot size {dt} weights")
@@ -292,7 +292,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     if UNSLOTH_DYNAMIC_GGUF.match(low):
         raise UserError(f"{dt}: an Unsloth Dynamic GGUF keeps tensors it chose per model above its base type, and the "
                         "name does not say which (llama-bench labels Qwen3.6-27B-UD-Q8_K_XL 'Q8_0' at 33.31 GiB, where "
-                        "Q8_0 throughout is 27 GiB): give the file with --gguf FILE, which reads every tensor's type")
+                        "Q8_0 throughout is 27 GiB): give the file with --gguf FILE, which reads every tensor's type, "
+                        "or its size with --weights-gib (plan() takes the name alone as a range: unsloth.py)")
     head_params = 0 if spec.tied else emb_params
     block_params = spec.params - emb_params - head_params
     if up in ROLE_TYPES:

@@ -1,0 +1,81 @@
+"""Unsloth Dynamic GGUFs (UD-Q4_K_XL, UD-Q8_K_XL, UD-IQ2_XXS, ...): weights the name alone does not give.
+
+Unsloth documents Dynamic 2.0 as adjusting "the quantization type of every possible layer", with a scheme chosen
+per model (docs.unsloth.ai/basics/unsloth-dynamic-2.0-ggufs): no tensor set is fixed by the name, so without the
+file the weights are a range. Lower end: every tensor at the file type's base type (what general.file_type and
+llama-bench's label name). Upper end: every tensor at the highest type those files raise tensors to, Q8_0 below
+8 bits (Unsloth's Qwen3.5 GGUF benchmarks keep the sensitive tensors at up to Q8_0) and BF16 for UD-Q8_K_XL, whose
+raised tensors stay 16-bit (Qwen3.6-27B-UD-Q8_K_XL is 33.31 GiB where Q8_0 throughout is 27 GiB). The KV cache and
+the runtime's buffers do not depend on the weights' types. The file (--gguf) or its size (--weights-gib) is exact."""
+import re
+from dataclasses import replace
+
+from ..errors import UserError
+from ..units import fmt_bytes
+
+NAME = re.compile(r"ud[-_](?P<t>[a-z0-9_]+)", re.I)
+# ggml bits per weight of one block (ggml-common.h: bytes per 256 or 32 values)
+BITS = {"IQ1_S": 1.5625, "IQ1_M": 1.75, "IQ2_XXS": 2.0625, "IQ2_XS": 2.3125, "IQ2_S": 2.5625, "Q2_K": 2.625,
+        "IQ3_XXS": 3.0625, "IQ3_S": 3.4375, "Q3_K": 3.4375, "IQ4_XS": 4.25, "IQ4_NL": 4.5, "Q4_0": 4.5, "Q4_1": 5.0,
+        "Q4_K": 4.5, "Q5_0": 5.5, "Q5_1": 6.0, "Q5_K": 5.5, "Q6_K": 6.5625, "Q8_0": 8.5, "BF16": 16.0,
+        "TQ1_0": 1.6875, "TQ2_0": 2.0625}
+# file type -> its base (default) tensor type, llama-quant.cpp's default_type (Q3_K_S/M/L -> Q3_K, ...); Unsloth's
+# _XL K-quants likewise, Q8_K_XL's base Q8_0
+BASE = {"IQ2_M": "IQ2_S", "IQ3_M": "IQ3_S", "IQ3_XS": "IQ3_S", "Q8_K_XL": "Q8_0"}
+_K_SIZE = re.compile(r"(Q[2-6]_K)_(?:S|M|L|XL)")
+
+
+def base_type(dtype) -> str | None:
+    """The base tensor type of an Unsloth Dynamic file type, None for any other name."""
+    m = NAME.fullmatch(str(dtype or "").strip())
+    if not m:
+        return None
+    t = m.group("t").upper()
+    k = _K_SIZE.fullmatch(t)
+    t = BASE.get(t) or (k.group(1) if k else t)
+    if t not in BITS:
+        raise UserError(f"{dtype}: not an Unsloth Dynamic type kv knows (UD- followed by a GGUF type: "
+                        f"{', '.join(sorted(set(BITS) - {'BF16'}) + sorted(BASE))}, Q2_K_XL .. Q6_K_XL)")
+    return t
+
+
+def bounds(spec, base: str) -> tuple:
+    """(lower, upper, upper type) weight bytes of the whole file."""
+    if not spec.params:
+        raise UserError(f"{spec.name}: parameter count unknown, cannot bound its Unsloth Dynamic weights")
+    top = "BF16" if BITS[base] >= BITS["Q8_0"] else "Q8_0"
+    return int(spec.params * BITS[base] / 8), int(spec.params * BITS[top] / 8), top
+
+
+def given(spec, size: int, dtype=None):
+    """The spec with the user's figure (a file's size as the Hub lists it) as its weights."""
+    if spec.weights_bytes:
+        raise UserError("the weights are read from the file already: give --gguf FILE or --weights-gib, not both")
+    if not 64 << 20 <= size <= 1 << 50:
+        raise UserError(f"--weights-gib {size / (1 << 30):g} GiB is not a plausible weights size")
+    what = f"the {dtype} file's size" if dtype else "the size"
+    return replace(spec, weights_bytes=int(size), embed_bytes=None, output_bytes=None,
+                   weights_source=f"as given: {what} you gave (--weights-gib / --weights-size), taken as the weights")
+
+
+def plan_range(plan, spec, dtype, base, **kw) -> dict:
+    """Plan at both ends of the range; the verdict stands only where both ends agree."""
+    lo_b, hi_b, top = bounds(spec, base)
+    lo = plan(replace(spec, weights_bytes=lo_b, embed_bytes=None, output_bytes=None,
+                      weights_source=f"{base} throughout"), **kw)
+    hi = plan(replace(spec, weights_bytes=hi_b, embed_bytes=None, output_bytes=None,
+                      weights_source=f"{top} throughout"), **kw)
+    out = dict(hi, weights_dtype=dtype, weights_range=[lo["weights"], hi["weights"]])
+    out["weights_how"] = (f"between {fmt_bytes(lo['weights'])} ({base} throughout) and {fmt_bytes(hi['weights'])} "
+                          f"({top} throughout): Unsloth picks per model which tensors go up")
+    out["notes"] = [n for n in hi["notes"]] + [
+        f"{dtype}: an Unsloth Dynamic GGUF; the name does not say which tensors are raised above {base}, so the "
+        "weights are a range and the figures above take its upper end; the KV cache and compute buffers do not "
+        "depend on it. Give --gguf FILE (exact) or --weights-gib N (the file's size as the Hub lists it)"]
+    for k in ("fits", "fits_as_requested"):
+        out[k] = lo[k] if lo[k] == hi[k] else None
+    if lo["vram"] is not None and None in (out["fits"], out["fits_as_requested"]):
+        how = "as asked" if out["fits_as_requested"] is None else "with the flags below"
+        out["depends"] = (f"fits {how} at {fmt_bytes(lo['weights'])} of weights, not at {fmt_bytes(hi['weights'])}: "
+                          "depends on the file: give --gguf or --weights-gib")
+    return out
