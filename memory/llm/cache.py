@@ -69,6 +69,11 @@ def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_mode
     if kv is None or str(kv).lower() in ("auto", "default"):
         return "f32" if fp32_model and runtime in ("vllm", "sglang") else "f16"
     k = _KV_ALIASES.get(str(kv).lower(), str(kv).lower())
+    if runtime == "sglang" and k == "fp8":
+        # no SGLang release takes --kv-cache-dtype fp8 (server_args choices: auto, fp8_e5m2, fp8_e4m3, bf16, ...); an
+        # fp8 cache is fp8_e4m3, what its auto picks for a checkpoint whose quantization config says
+        # kv_cache_quant_algo FP8 (model_runner configure_kv_cache_dtype: torch.float8_e4m3fn; fp8_e5m2 only when asked)
+        k = "fp8_e4m3"
     if k not in KV_BYTES:
         raise UserError(f"unknown KV cache type {kv!r} (one of: {', '.join(KV_BYTES)})")
     if k not in RUNTIME_KV[runtime]:

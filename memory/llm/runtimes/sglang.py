@@ -139,6 +139,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     if tp > 1:
         flags.append({"kind": "flag", "name": "--tp", "value": str(tp), "text": f"--tp {tp}",
                       "reason": "the GPUs these per-GPU figures are for"})
+    if kv not in ("f16", "bf16", "f32"):  # the cache these figures are for (auto: the model's dtype)
+        flags.append({"kind": "flag", "name": "--kv-cache-dtype", "value": kv, "text": f"--kv-cache-dtype {kv}",
+                      "reason": "one byte per element (auto picks fp8_e4m3 itself for a checkpoint whose "
+                                "kv_cache_quant_algo is FP8)"})
     if vram:
         out["kv_capacity_tokens"] = out["sglang_max_total_tokens"] = ev["tokens"]
         out["kv_capacity_bytes"] = ev["pool"]
