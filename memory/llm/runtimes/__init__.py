@@ -15,6 +15,10 @@ _FORK = re.compile(r"\bfork\b")
 # a pre-release sorts after every patch of the release before it and before the release: 0.4.0-rc6 is
 # (0, 4, -1, PRE, 6) (at_least compares a gate padded to three numbers)
 PRE = 1 << 30
+# setuptools-scm's version of a checkout with no release tag in reach (a source or container build): its default
+# 0.1.devN+g<hash>, or a project's fallback 0.0.0.devN+g<hash> (vllm/vllm-openai:qwen38 prints 0.1.dev19754+g3a0914114):
+# a commit, not release 0.1
+_UNTAGGED = re.compile(r"0\.(?:1|0|0\.0)\.dev\d+\+g[0-9a-f]{7,40}(?:\.d\d+)?")
 
 
 def parse_version(v, runtime: str | None = None) -> tuple | None:
@@ -29,7 +33,7 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
     if s.startswith("ik"):  # ikawrakow/ik_llama.cpp: the fork numbers its own builds; llama.cpp's gates take it as new
         return None
     first = s.split()[0].strip("()[],;:'\"").removeprefix("v")
-    if _COMMIT.fullmatch(first) and not first.isdigit():
+    if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first):
         return None
     m = re.fullmatch(r"b?(\d+)", first)
     if m:
