@@ -334,6 +334,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"])
         out["vllm_would_print"] = (f"GPU KV cache size: {ev['pool_tokens']:,} tokens; Maximum concurrency for {ctx:,} "
                                    f"tokens per request: {ev['concurrency']:.2f}x")
+        if ev.get("mamba_blocks") is not None:
+            notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "
+                         "vLLM refuses to capture its CUDA graphs (one state block per decode sequence); "
+                         f"--max-num-seqs {ev['mamba_blocks']} or less, or a larger --gpu-memory-utilization")
         if ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")
@@ -374,6 +378,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
     if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
         s_max = s  # the user's share is a decision, not a starting point
+    if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
+        s_max = dict(s_max, seqs_to_blocks=True)
     choice = _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj)
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
@@ -399,6 +405,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
             out["autofit"] = []
         return out
     c_ctx, c_kv, c_s, c_ev = choice
+    if c_ev.get("seqs_lowered"):  # --max-num-seqs down to the requests at once (under the Mamba cache blocks)
+        c_s = dict(c_s, max_seqs=max(parallel, 1))
     if runtime != "vllm":
         out["host_weights"] = c_ev["host_weights"]
         out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
@@ -434,7 +442,7 @@ def _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
     tries = []
     if runtime == "vllm":
         for k in ladder:
-            tries += [(k, s), (k, s_max), (k, dict(s_max, enforce_eager=True))]
+            tries += [(k, s), (k, dict(s, seqs_to_blocks=True)), (k, s_max), (k, dict(s_max, enforce_eager=True))]
     else:
         for k in ladder:
             base = dict(s, flash=s["flash"] or KV_BYTES[s.get("kv_v") or k] < 2)

@@ -34,3 +34,34 @@ def test_untagged_build_is_a_commit_not_release_0_1(v, want):
     from gpu_garden.memory.llm.runtimes import parse_version, version_note
     assert parse_version(v, "vllm") == want
     assert ("names a commit" in (version_note(v, "vllm") or "")) == (want is None)
+
+
+# Qwen3.8-27B's pool page: a gated-DeltaNet state of 3 x (2 x 16 x 128 + 48 x 128) conv values x 2 bytes + 48 x 128 x
+# 128 fp32 values = 3,207,168 bytes sets the attention block to 16 x ceil(3,207,168 / (16 x 4096)) = 784 tokens of
+# 4 KV heads x 256 x (K, V) x 2 bytes: a page of 784 x 4096 = 3,211,264 bytes, 16 tensors a block (16 full layers)
+PAGE = 784 * 4 * 256 * 2 * 2
+
+
+@pytest.mark.parametrize("seqs, eager, version, starts", [
+    (1001, None, None, False), (1001, None, "0.20.0", False), (1000, None, None, True),
+    (1001, True, None, True), (1001, None, "0.17.1", True)])
+def test_vllm_refuses_more_sequences_than_mamba_blocks(seqs, eager, version, starts):
+    # vllm-project/recipes#831: 'max_num_seqs (1024) exceeds available Mamba cache blocks (939)' (gpu_model_runner
+    # _check_and_update_cudagraph_mode: max_num_reqs > kv_cache_config.num_blocks with full CUDA graphs; 0.17.1 started,
+    # 0.20.0 refused). A 1000-block pool (--kv-cache-memory 1000 x 16 x PAGE)
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="fp8", vram=94.97 * GiB, kv_cache_memory=1000 * 16 * PAGE,
+                 max_num_seqs=seqs, enforce_eager=eager, runtime_version=version)
+    assert r["fits_as_requested"] is starts
+    assert any("exceeds the pool's 1000 Mamba cache blocks" in n for n in r["notes"]) is not starts
+
+
+@pytest.mark.parametrize("parallel", [1, 4])
+def test_the_flags_lower_max_num_seqs_under_the_mamba_blocks(parallel):
+    # the same 1000-block pool at vLLM's 1024 default: the fix of least change is --max-num-seqs down to the requests
+    # at once (no larger share, no --enforce-eager)
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=32768, parallel=parallel, weights_dtype="fp8", vram=94.97 * GiB,
+                 kv_cache_memory=1000 * 16 * PAGE, max_num_seqs=1024)
+    assert r["fits_as_requested"] is False and r["fits"] is True
+    assert f"--max-num-seqs {parallel} " in r["command"] and "--enforce-eager" not in r["command"]

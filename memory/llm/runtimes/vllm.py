@@ -161,6 +161,12 @@ TOKENS_FROM_CONCURRENCY = (0, 24)
 # then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
 CHUNKED_HYBRID_OFF = ((0, 10, 1), (0, 13))
 CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
+# A model with Mamba-like state layers (gated DeltaNet: MambaSpec groups) and full decode CUDA graphs refuses to start
+# when max_num_seqs exceeds the pool's blocks (gpu_model_runner _check_and_update_cudagraph_mode: "max_num_seqs (N)
+# exceeds available Mamba cache blocks (M)", kv_cache_config.num_blocks; vllm-project/vllm#34094; before it the
+# capture sizes were capped silently). A gate by observation: 0.17.1 starts, 0.20.0 refuses (NeMo-RL's A/B of the
+# bump); 0.18-0.19 unseen
+MAMBA_SEQS_CHECKED = (0, 20)
 
 
 # cards below compute capability 8.0 (Turing, Volta, Pascal)
@@ -501,6 +507,12 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     if grouped and spec.linear_state:
         # attention and DeltaNet state share the pool's pages: one request needs its blocks of every group
         starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
+        if not s["enforce_eager"] and at_least(v, *MAMBA_SEQS_CHECKED) and s["max_seqs"] > grouped["blocks"]:
+            out["mamba_blocks"] = grouped["blocks"]  # one state block per decode sequence
+            # the fix (plan's ladder): --max-num-seqs lowered to the requests at once; fewer sequences only shrink
+            # the sampler and graph terms, so the figures here stay an upper bound
+            out["seqs_lowered"] = bool(s.get("seqs_to_blocks"))
+            starts = starts and out["seqs_lowered"]
     elif s["v1"]:
         starts = pool >= need["total"]
         conc = blocks / per_req_blocks
