@@ -151,6 +151,13 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
         raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
                         f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")
+    if knobs.get("mtp_tokens") is not None and runtime == "llama.cpp":
+        # llama.cpp --spec-type draft-mtp (common.h need_n_rs_seq: n_rs_seq = --spec-draft-n-max) widens the target's
+        # recurrent state to 1 + n_max snapshots (llama_memory_recurrent) and builds a second context on the model
+        # for the MTP head (its own cache and compute buffer), whose sizing is not read here
+        raise UserError("--mtp-tokens with llama.cpp (--spec-type draft-mtp) is not modelled: the MTP draft context "
+                        "(its cache and compute buffer) is not sized here, and a hybrid model's recurrent state grows to "
+                        "1 + --spec-draft-n-max snapshots; plan without --mtp-tokens and leave room for both")
     if knobs.get("mtp_tokens") is not None and runtime != "vllm":
         raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")
     if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":

@@ -65,3 +65,10 @@ def test_the_flags_lower_max_num_seqs_under_the_mamba_blocks(parallel):
                  kv_cache_memory=1000 * 16 * PAGE, max_num_seqs=1024)
     assert r["fits_as_requested"] is False and r["fits"] is True
     assert f"--max-num-seqs {parallel} " in r["command"] and "--enforce-eager" not in r["command"]
+
+
+def test_llamacpp_mtp_drafter_refused_naming_what_is_not_modelled():
+    # sudoingX/qwen38-mtp: llama-server --spec-type draft-mtp --spec-draft-n-max 2 on Qwen3.8-27B Q4_K_M
+    with pytest.raises(llm.UserError, match="MTP draft context") as e:
+        llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "llama.cpp", ctx=131072, weights_dtype="Q4_K_M", mtp_tokens=2)
+    assert "1 + --spec-draft-n-max" in str(e.value)
