@@ -155,7 +155,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         # llama.cpp --spec-type draft-mtp (common.h need_n_rs_seq: n_rs_seq = --spec-draft-n-max) widens the target's
         # recurrent state to 1 + n_max snapshots (llama_memory_recurrent) and builds a second context on the model
         # for the MTP head (its own cache and compute buffer), whose sizing is not read here
-        raise UserError("--mtp-tokens with llama.cpp (--spec-type draft-mtp) is not modelled: the MTP draft context "
+        raise UserError("--mtp-tokens with llama.cpp (--spec-type draft-mtp) is not modelled (vLLM's MTP is): the MTP draft context "
                         "(its cache and compute buffer) is not sized here, and a hybrid model's recurrent state grows to "
                         "1 + --spec-draft-n-max snapshots; plan without --mtp-tokens and leave room for both")
     if knobs.get("mtp_tokens") is not None and runtime != "vllm":
