@@ -146,7 +146,7 @@ def test_unknown_family_is_flagged():
 
 def test_node_style_components_with_roles():
     """The node passes loaded state dicts with roles and torch dtype names already translated."""
-    table = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("wan_wan2.1_t2v_1.3B_fp16")["tensors"].items()}
+    table = layouts.table("wan_wan2.1_t2v_1.3B_fp16")
     est = E.estimate([{"table": table, "role": "diffusion_model", "source": "MODEL"}], 832, 480, 33)
     assert est["family"] == "wan21" and est["components"][0]["bytes"] == headers.table_bytes(table)
     assert headers.torch_dtype_name("torch.float8_e4m3fn") == "F8_E4M3"

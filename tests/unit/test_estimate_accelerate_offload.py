@@ -8,8 +8,7 @@ from gpu_garden.memory.estimate import families, formula as E, layouts, vae as V
 GiB = 1 << 30
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def _flux(offload, runner="diffusers"):

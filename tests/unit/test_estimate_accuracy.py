@@ -17,8 +17,7 @@ CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "w
 TOLERANCE = 0.05  # per case; a 2x error in any coefficient is far outside it
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def ours(pin) -> int:

@@ -13,8 +13,7 @@ NAIVE_SD15_512_CFG = 2 * 8 * 4096 * 4096 * 2 * 2
 
 
 def _sd15():
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"].items()}
-    return families.split_components(t, "sd15")
+    return families.split_components(layouts.table("sd15_v1-5-pruned-emaonly-fp16"), "sd15")
 
 
 def _est(att):

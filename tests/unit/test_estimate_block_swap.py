@@ -17,7 +17,7 @@ WAN13B = 2 * 1_418_996_800
 
 def _wan():
     n = "wan_wan2.1_t2v_1.3B_fp16"
-    return families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)
+    return families.split_components(layouts.table(n), n)
 
 
 def _sample(**pol):
@@ -76,8 +76,7 @@ def test_block_swap_with_sequential_offload_names_both():
 
 
 def test_block_swap_without_a_diffusion_model_is_an_error():
-    vae_only = families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in
-                                          layouts.load("vae_wan_2.1_vae")["tensors"].items()}, "vae_wan_2.1_vae")
+    vae_only = families.split_components(layouts.table("vae_wan_2.1_vae"), "vae_wan_2.1_vae")
     assert [c["role"] for c in vae_only] == ["vae"]
     E.estimate(vae_only, 832, 480, 33, policy={"_no_knobs": True})
     with pytest.raises(UserError, match="number its blocks"):

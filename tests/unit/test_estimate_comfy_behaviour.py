@@ -9,8 +9,7 @@ from gpu_garden.memory.units import GiB, MiB
 def comps(*names):
     out = []
     for n in names:
-        t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}
-        out += families.split_components(t, n)
+        out += families.split_components(layouts.table(n), n)
     return out
 
 
