@@ -29,7 +29,7 @@ def test_no_tiling_when_the_latent_fits_one_tile():
 
 def test_the_estimate_takes_the_family_tile_and_comfyui_keeps_its_node():
     n = "sdxl_sd_xl_base_1.0"
-    comps = families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)
+    comps = families.split_components(layouts.table(n), n)
     pol = {"_no_knobs": True, "vae_decode": "tiled", "vae_dtype": "fp16"}
     e = E.estimate(comps, 2048, 2048, policy=dict(pol, runner="diffusers"))
     assert "9 tiles of 1024 px" in e["vae"]["how"]
@@ -57,7 +57,7 @@ HELD_BEFORE_TILE_44 = (4 * (5 * 512 * 512 + 512 * 128) + 4 * 512 * 512) * 3 * 2
 
 def test_a_runner_tile_size_wins_over_the_config():
     n = "sdxl_sd_xl_base_1.0"
-    comps = families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)
+    comps = families.split_components(layouts.table(n), n)
     pol = {"_no_knobs": True, "vae_decode": "tiled", "vae_dtype": "fp16", "runner": "diffusers", "tile": {"tile": 512}}
     e = E.estimate(comps, 2048, 2048, policy=pol)
     assert "36 tiles of 512 px" in e["vae"]["how"]

@@ -7,8 +7,7 @@ from gpu_garden.memory.estimate import families, formula as E, layouts
 
 
 def _comps(*names):
-    return [c for n in names for c in families.split_components(
-        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    return [c for n in names for c in families.split_components(layouts.table(n), n)]
 
 
 def _decode(comps, **pol):

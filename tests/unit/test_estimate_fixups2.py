@@ -140,7 +140,7 @@ def test_the_stop_message_gives_the_outcome_s_reason(node):
     """FLUX.1-dev bf16 at 1024² on 12 GiB with 4 GiB of RAM: ComfyUI would offload, but RAM is short; the message
     said only "needs about X, the budget is Y" and offered partial offload among what would fit."""
     from gpu_garden.memory.estimate import formula as E
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("flux_flux1-dev")["tensors"].items()}
+    t = layouts.table("flux_flux1-dev")
     est = E.judge(E.estimate([{"table": t, "role": "diffusion_model", "source": "MODEL"}], 1024, 1024, cfg=None,
                              policy={"host_ram": 4 * GiB, "dynamic_vram": "off"}), 12 * GiB)
     assert est["outcome"]["status"] == "does not fit" and node.est_verdict_exit(est)

@@ -14,8 +14,7 @@ CLIP_H = (1280 * 3 * 14 * 14 + 1280 + 257 * 1280 + 4 * 1280 + 1024 * 1280
           + 32 * (4 * (1280 * 1280 + 1280) + 4 * 1280 + (5120 * 1280 + 5120) + (1280 * 5120 + 1280)))
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def _wan14b(i2v):

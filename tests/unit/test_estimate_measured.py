@@ -14,8 +14,7 @@ GiB = 1024 ** 3
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "diffusion_measured.json"
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def _dm(name, fam):

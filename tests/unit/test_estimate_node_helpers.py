@@ -56,7 +56,7 @@ def test_latent_size(node, shape, family, size):
 
 
 def test_stop_message_and_ui_payload(node):
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("flux_flux1-dev")["tensors"].items()}
+    t = layouts.table("flux_flux1-dev")
     est = E.judge(E.estimate([{"table": t, "role": "diffusion_model", "source": "MODEL"}], 1024, 1024, cfg=None), 16 * GiB)
     msg = node.stop_message(est)
     assert "stopped the run before sampling" in msg and "16.00 GiB" in msg and "\n" not in msg
@@ -111,7 +111,7 @@ def test_reserve_is_read_from_comfyui(node, monkeypatch):
     monkeypatch.setitem(sys.modules, "comfy", comfy)
     monkeypatch.setitem(sys.modules, "comfy.model_management", mm)
     assert node.comfy_reserve() == 1536 << 20
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"].items()}
+    t = layouts.table("sd15_v1-5-pruned-emaonly-fp16")
     est = E.estimate([{"table": t, "role": "diffusion_model", "source": "MODEL"}], 512, 512,
                      policy={"reserve": node.comfy_reserve()})
     assert est["fixed"]["comfyui_reserve"] == 1536 << 20
