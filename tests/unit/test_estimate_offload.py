@@ -10,8 +10,7 @@ from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import families, formula as E, layouts, phases, report, vae as V, weights as W
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def _flux_pipeline():

@@ -14,8 +14,7 @@ FLUX_AE_BYTES = 83_819_683 * 2  # the FLUX.1 AE's tensors' element count, held i
 
 
 def _comps(*names):
-    return [c for n in names for c in families.split_components(
-        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    return [c for n in names for c in families.split_components(layouts.table(n), n)]
 
 
 def _weights(offload):

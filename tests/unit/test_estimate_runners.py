@@ -8,8 +8,7 @@ from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import families, formula as E, layouts, report, weights as W
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def _dm(name, fam):

@@ -16,8 +16,7 @@ KEPT = 2 * (256384 * 4096 + 4096 + BLOCK)  # fp16: token embedding, final norm, 
 UMT5 = 2 * (256384 * 4096 + 4096 + 24 * BLOCK)
 
 
-def _table(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+_table = layouts.table
 
 
 def _wan13b():

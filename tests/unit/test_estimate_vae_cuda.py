@@ -81,7 +81,7 @@ def test_phase_names_the_term_and_counts_it_per_sample():
 
 def _kl_estimate(device):
     from gpu_garden.memory.estimate import families, formula as E, layouts
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("vae_sd15_vae-ft-mse-840000-ema-pruned")["tensors"].items()}
+    t = layouts.table("vae_sd15_vae-ft-mse-840000-ema-pruned")
     comps = families.split_components(t, "sd1")
     return E.estimate(comps, 512, 512, 1, 1, policy={"_no_knobs": True, "family": "sd1", "vae_decode": "untiled",
                                                       "device": device})

@@ -32,8 +32,7 @@ def test_sliced_video_holds_every_frame_of_the_samples_before():
 
 
 def test_estimate_takes_it_from_the_policy_and_cli():
-    comps = [c for n in ("sdxl_sd_xl_base_1.0",) for c in families.split_components(
-        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    comps = [c for n in ("sdxl_sd_xl_base_1.0",) for c in families.split_components(layouts.table(n), n)]
     pol = {"_no_knobs": True, "vae_decode": "untiled", "runner": "diffusers"}
     whole = E.estimate(comps, 1024, 1024, 1, 4, policy=pol)["breakdown"]["vae_decode"]
     sliced = E.estimate(comps, 1024, 1024, 1, 4, policy=dict(pol, vae_slicing=True))["breakdown"]["vae_decode"]
@@ -47,8 +46,7 @@ def test_estimate_takes_it_from_the_policy_and_cli():
 
 
 def test_diffusers_knobs_name_the_pipeline_switches():
-    comps = [c for n in ("sdxl_sd_xl_base_1.0",) for c in families.split_components(
-        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    comps = [c for n in ("sdxl_sd_xl_base_1.0",) for c in families.split_components(layouts.table(n), n)]
     pol = {"runner": "diffusers", "offload": "none", "vae_decode": "untiled"}
     knobs = {k["id"]: k for k in E.estimate(comps, 1024, 1024, 1, 4, policy=pol)["knobs"]}
     whole = 4 * PER_FP32_1024
@@ -65,8 +63,8 @@ def test_diffusers_knobs_offer_its_offload_switches_not_comfyuis_partial_load():
     """Under --runner diffusers a pipeline kept whole on the GPU (pipe.to('cuda')) is offered enable_model_cpu_offload
     and enable_sequential_cpu_offload, figured as --offload model / sequential; ComfyUI's partial load (--lowvram) is
     not a diffusers switch, so it is not offered."""
-    comps = [c for n in ("flux_flux1-dev", "te_clip_l", "te_t5xxl_fp16", "vae_flux_ae") for c in families.split_components(
-        {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(n)["tensors"].items()}, n)]
+    comps = [c for n in ("flux_flux1-dev", "te_clip_l", "te_t5xxl_fp16", "vae_flux_ae")
+             for c in families.split_components(layouts.table(n), n)]
     pol = {"runner": "diffusers", "budget": 16 << 30}
     knobs = {k["id"]: k for k in E.estimate(comps, 1024, 1024, 1, 2, cfg=False, policy=dict(pol, offload="none"))["knobs"]}
     model = E.estimate(comps, 1024, 1024, 1, 2, cfg=False, policy=dict(pol, offload="model", _no_knobs=True))["peak"]
