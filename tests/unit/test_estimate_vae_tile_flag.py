@@ -19,8 +19,7 @@ HELD_BEFORE_FIFTH = (3 * 512 * 512 + 512 * 256) * 3 * 2
 
 
 def _comps(name):
-    return families.split_components({k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()},
-                                     name)
+    return families.split_components(layouts.table(name), name)
 
 
 def _policy(argv):

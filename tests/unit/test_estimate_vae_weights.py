@@ -8,7 +8,7 @@ from gpu_garden.memory.estimate import families, formula as E, layouts
 
 
 def _vae(name):
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+    t = layouts.table(name)
     return t, families.split_components(t, name)
 
 

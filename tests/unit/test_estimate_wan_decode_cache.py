@@ -44,7 +44,7 @@ def test_held_out_decodes():
 
 
 def _wan_decode_estimate():
-    t = {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load("vae_wan_2.1_vae")["tensors"].items()}
+    t = layouts.table("vae_wan_2.1_vae")
     comps = families.split_components(t, "wan21")
     return E.estimate(comps, 1280, 704, 81, policy={"_no_knobs": True, "family": "wan21", "vae_decode": "untiled", "vae_dtype": "bf16"})
 

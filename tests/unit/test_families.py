@@ -7,8 +7,7 @@ from gpu_garden.memory.estimate import headers
 from gpu_garden.memory.estimate import layouts
 
 
-def table_of(name):
-    return {k: (v["dtype"], tuple(v["shape"])) for k, v in layouts.load(name)["tensors"].items()}
+table_of = layouts.table
 
 
 EXPECTED_KIND = {"te_clip_g": "clip-g", "te_clip_l": "clip-l", "te_t5xxl_fp16": "t5-xxl", "te_umt5_xxl_fp16": "umt5-xxl",
