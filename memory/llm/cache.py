@@ -51,8 +51,10 @@ OLLAMA_BATCH = 512
 # converts to plain `llama`, so llama.cpp and Ollama give its layers a full cache
 # (a config's text_config names Gemma 4 and Llama 4 gemma4_text / llama4_text: llama-model.cpp gives LLM_ARCH_GEMMA4
 # swa_type STANDARD and Llama 4 CHUNKED, both kept by llama_kv_cache_iswa)
+# Gemma 4 12B (gemma4_unified) converts to the same arch (conversion/gemma.py: Gemma4UnifiedModel(Gemma4Model),
+# registered for Gemma4UnifiedForConditionalGeneration, model_arch GEMMA4)
 LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "cohere2",
-                      "llama4", "llama4_text", "gpt_oss",
+                      "llama4", "llama4_text", "gpt_oss", "gemma4_unified", "gemma4_unified_text",
                       "gpt-oss", "exaone4", "starcoder2")
 
 def floor_ctx(tokens) -> int:

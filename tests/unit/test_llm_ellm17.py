@@ -72,3 +72,14 @@ def test_llamacpp_mtp_drafter_refused_naming_what_is_not_modelled():
     with pytest.raises(llm.UserError, match="MTP draft context") as e:
         llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "llama.cpp", ctx=131072, weights_dtype="Q4_K_M", mtp_tokens=2)
     assert "1 + --spec-draft-n-max" in str(e.value)
+
+
+def test_llamacpp_keeps_gemma4_12b_sliding_window():
+    # llama.cpp converts Gemma4UnifiedForConditionalGeneration with Gemma4UnifiedModel(Gemma4Model): arch gemma4, whose
+    # sliding layers keep the window (club-3090: Gemma-4-12B UD-Q8_K_XL at -c 262144, q8_0, one RTX 3090). q8_0 = 34
+    # bytes a 32-value block: 8 global layers x 262144 cells x (1 x 512 K + 1 x 512 V) x 34/32 + 40 sliding layers x
+    # (1024 window + 512 ubatch) cells x (8 x 256 x 2) x 34/32
+    s = llm.describe(model="google/gemma-4-12B-it")
+    r = llm.plan(s, "llama.cpp", ctx=262144, kv_dtype="q8_0", flash_attn="on", weights_dtype="Q8_0", ngl=99,
+                 runtime_version="b10236")
+    assert r["kv_total"] == 8 * 262144 * 1024 * 34 // 32 + 40 * 1536 * 4096 * 34 // 32
