@@ -75,7 +75,7 @@ def planned_runs(layouts, families, over, reserve):
     for family in families:
         spec = FAMILIES[family]
         name = spec.get("checkpoint") or spec["unet"]
-        table = {k: (t["dtype"], tuple(t["shape"])) for k, t in layouts.load(name)["tensors"].items()}
+        table = layouts.table(name)
         if "checkpoint" in spec:
             table = next(c["table"] for c in fams.split_components(table, name) if c["role"] == "diffusion_model")
         from gpu_garden.memory.estimate import weights
