@@ -17,8 +17,9 @@ _FORK = re.compile(r"\bfork\b")
 PRE = 1 << 30
 # setuptools-scm's version of a checkout with no release tag in reach (a source or container build): its default
 # 0.1.devN+g<hash>, or a project's fallback 0.0.0.devN+g<hash> (vllm/vllm-openai:qwen38 prints 0.1.dev19754+g3a0914114):
-# a commit, not release 0.1
-_UNTAGGED = re.compile(r"0\.(?:1|0|0\.0)\.dev\d+\+g[0-9a-f]{7,40}(?:\.d\d+)?")
+# a commit, not release 0.1, whatever local segments follow (.d20260101 for a dirty tree, vLLM's .cu129, .precompiled);
+# each segment starts at a dot no segment holds, so the match stays linear
+_UNTAGGED = re.compile(r"0\.(?:1|0|0\.0)\.dev\d+\+g[0-9a-f]{7,40}(?:\.[0-9a-z]+)*")
 
 
 def parse_version(v, runtime: str | None = None) -> tuple | None:
