@@ -223,22 +223,23 @@ def stop_message(est: dict) -> str:
             + "Set 'when it does not fit' to warn to run anyway.")
 
 
-def prompt_files(prompt) -> dict:
-    """{role: [file names]} the queued prompt's loaders name (workflow.files_by_role): host RAM's file-backed test
-    per file, as --workflow has it; {} when the prompt is missing or not a graph."""
-    if not isinstance(prompt, dict):
+def prompt_files(prompt, node) -> dict:
+    """{role: [file names]} the loaders feeding node `node`'s model, clip and vae in the queued prompt
+    (workflow.files_feeding): host RAM's file-backed test per file, as --workflow has it; a loader on another branch
+    does not count. {} when the prompt or the node's id is missing or the prompt is not a graph (the policy decides)."""
+    if not isinstance(prompt, dict) or node is None:
         return {}
     from ..memory.estimate import workflow as est_workflow
 
     try:
-        return est_workflow.files_by_role(prompt)
-    except Exception:  # a prompt without loaders (UserError) or an odd graph: as the policy says
+        return est_workflow.files_feeding(prompt, node)
+    except Exception:  # an odd graph: as the policy says
         return {}
 
 
 def _hidden_prompt() -> list:
-    prompt = getattr(io.Hidden, "prompt", None)
-    return [prompt] if prompt is not None else []
+    """The queued prompt (the flight recorder's file names) and the node's id (the loaders feeding it)."""
+    return [h for h in (getattr(io.Hidden, "prompt", None), getattr(io.Hidden, "unique_id", None)) if h is not None]
 
 
 class GPUGardenFootprintEstimate(io.ComfyNode):
@@ -312,7 +313,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             policy["weights_mmap"] = weights_mmap()  # what comfy.utils does, not only what comfy-aimdo ships
         except Exception:
             pass
-        policy["files"] = prompt_files(getattr(getattr(cls, "hidden", None), "prompt", None))
+        hidden = getattr(cls, "hidden", None)
+        policy["files"] = prompt_files(getattr(hidden, "prompt", None), getattr(hidden, "unique_id", None))
         latent_shape = None
         if latent is not None and getattr(latent.get("samples"), "shape", None) is not None:
             latent_shape = list(latent["samples"].shape)

@@ -44,10 +44,11 @@ def size_of(obj) -> int:
         return 0
 
 
-def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0, prompt=None) -> tuple[dict, dict]:
+def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0, prompt=None, node=None) -> tuple[dict, dict]:
     """(plan, context for the guard) for these objects on the budget of this moment. The plan is what the face shows;
     the figures ComfyUI receives are computed again from the live budget when the sampler and the decode run
-    (ctx["source"]: vram_gb, else the live budget of the devices a wired VRAM Budget measured)."""
+    (ctx["source"]: vram_gb, else the live budget of the devices a wired VRAM Budget measured). prompt, node: the queued
+    prompt and this node's id, for the file names of the loaders feeding it (ctx["files"], read again when sampling)."""
     facts = fit_guard.model_facts(model)
     family = facts["family"]
     where = getattr(model, "load_device", None)  # the sampler's GPU (a MultiGPU loader may put it on the second)
@@ -57,7 +58,8 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0,
     device = compute_device_kind()
     ctx = {"origin": "node", "facts": facts, "budget": b, "source": source,
            "reserve": reserve if reserve is not None else spec.comfy_reserve(),
-           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(model, clip, vae), "clip": clip, "cfg": None}
+           "context": spec.CUDA_CONTEXT if device in ("cuda", "rocm") else 0, "host_ram": host_ram(model, clip, vae), "clip": clip, "cfg": None,
+           "files": prompt_files(prompt, node)}
     shape = list(latent["samples"].shape) if latent is not None and getattr(latent.get("samples"), "shape", None) is not None else None
     if not fit_guard.calibrated(family, shape):
         return kept_plan(model, vae, facts, shape, label, ctx)
@@ -81,7 +83,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0,
                       stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio(), windows=windows,
                       weight_bits=facts.get("weight_bits"), ram_policy={"platform": host_models.platform_name(),
                                                                           "weights_mmap": fit_guard.weights_mmap()},
-                      files=prompt_files(prompt))
+                      files=ctx["files"])
     p.update(family=family, budget_source=label, cond_batch=cond_batch, latent_shape=shape, vae_kind=kind,
              sized_at_sampling=shape is None,  # what stock estimate_memory would pass: 2B, and B for placement
              stock_memory_required=fit_guard.stock_required(model, shape, 2) if shape else None,
@@ -153,7 +155,8 @@ class GPUGardenFitToCard(io.ComfyNode):
     @classmethod
     def execute(cls, model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0, mode="apply") -> io.NodeOutput:
         hidden = getattr(cls, "hidden", None)
-        p, ctx = make_plan(model, vae, clip, latent, budget, vram_gb, prompt=getattr(hidden, "prompt", None))
+        p, ctx = make_plan(model, vae, clip, latent, budget, vram_gb, prompt=getattr(hidden, "prompt", None),
+                           node=getattr(hidden, "unique_id", None))
         ctx["node"] = getattr(hidden, "unique_id", None)
         applied = []
         model_out, vae_out = model, vae

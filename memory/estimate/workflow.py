@@ -154,6 +154,32 @@ def files_by_role(wf: dict) -> dict:
     return out
 
 
+def _link(x) -> bool:
+    """An API prompt's link: [source node id, output index] (ComfyUI's is_link)."""
+    return isinstance(x, list) and len(x) == 2 and isinstance(x[0], (str, int)) and isinstance(x[1], int)
+
+
+def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dict:
+    """files_by_role of the loaders upstream of node `node_id`'s `inputs` in a queued (API-format) prompt: the links are
+    walked back from those inputs through every input of the nodes reached (a LoRA, a model merge, a sampling patch),
+    each node once (linear time, cycles end). A loader on another branch feeds another run's models: not counted.
+    {} when the node or its links are not in the prompt (the policy decides then)."""
+    me = prompt.get(str(node_id)) if isinstance(prompt, dict) and node_id is not None else None
+    own = me.get("inputs") if isinstance(me, dict) else None
+    if not isinstance(own, dict):
+        return {}
+    seen, todo = set(), [str(v[0]) for k, v in own.items() if k in inputs and _link(v)]
+    while todo:
+        i = todo.pop()
+        if i in seen or not isinstance(prompt.get(i), dict):
+            continue
+        seen.add(i)
+        up = prompt[i].get("inputs")
+        todo += [str(v[0]) for v in up.values() if _link(v)] if isinstance(up, dict) else []
+    fed = {i: prompt[i] for i in seen if isinstance(prompt[i].get("class_type"), str) and prompt[i]["class_type"] in LOADERS}
+    return files_by_role(fed) if fed else {}
+
+
 def read(wf: dict, models_dir, resolve=None) -> dict:
     """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)], checked: [found LoRA paths],
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.

@@ -84,5 +84,7 @@ def test_node_prompt_files(monkeypatch):
     for k in [k for k in sys.modules if k.startswith("comfy_api") or k == "gpu_garden.nodes.estimate"]:
         monkeypatch.delitem(sys.modules, k)
     node = importlib.import_module("gpu_garden.nodes.estimate")
-    assert node.prompt_files(PROMPT)["diffusion_model"] == ["flux1-dev.ckpt"]
-    assert node.prompt_files(None) == {} and node.prompt_files({}) == {} and node.prompt_files({"x": 1}) == {}
+    assert node.prompt_files(PROMPT, "4")["diffusion_model"] == ["flux1-dev.ckpt"]  # the KSampler's model only
+    assert node.prompt_files(PROMPT, "4") == {"diffusion_model": ["flux1-dev.ckpt"]}
+    assert node.prompt_files(PROMPT, None) == {}  # no node id: as the policy says, not the whole prompt
+    assert node.prompt_files(None, "4") == {} and node.prompt_files({}, "4") == {} and node.prompt_files({"x": 1}, "x") == {}
