@@ -25,3 +25,23 @@ def test_untagged_pattern_stays_linear_on_many_segments():
     with pytest.raises(llm.UserError):
         parse_version(v, "vllm")
     assert time.perf_counter() - t < 1.0
+
+
+# Qwen3.8-27B's pool page (test_llm_ellm17): 784 tokens x 4 KV heads x 256 x (K, V) x 2 bytes = 3,211,264 bytes
+PAGE = 784 * 4 * 256 * 2 * 2
+
+
+@pytest.mark.parametrize("parts, seqs, starts", [([32, 32], 1000, True), ([32, 32], 1001, False),
+                                                 ([36, 28], 888, True), ([36, 28], 889, False)])
+def test_pipeline_parallel_keeps_the_mamba_block_refusal(parts, seqs, starts):
+    # vLLM >= 0.20 refuses max_num_seqs > kv_cache_config.num_blocks (gpu_model_runner _check_and_update_cudagraph_mode);
+    # under PP every stage keeps the smallest stage's blocks (get_kv_cache_configs). Layers lllF x 16; vLLM deals each
+    # kind to groups of 16 layers (1 full, 3 linear) and a stage's page holds its largest share of one group: 32/32 ->
+    # 8 tensors on each stage, 1000 x 8 x PAGE / (8 x PAGE) = 1000 blocks; 36/28 -> 9 and 7 tensors, min(8000 // 9,
+    # 8000 // 7) = 888 blocks. The old code took each stage's starts as concurrency >= 1 and lost the refusal
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="fp8", vram=94.97 * GiB, kv_cache_memory=1000 * 8 * PAGE,
+                 max_num_seqs=seqs, runtime_version="0.20.0", pipeline_parallel_size=2, pp_layer_partition=parts)
+    assert r["fits_as_requested"] is starts
+    blocks = 1000 if parts == [32, 32] else 888
+    assert any(f"exceeds the pool's {blocks} Mamba cache blocks" in n for n in r["notes"]) is not starts

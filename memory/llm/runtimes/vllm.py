@@ -507,12 +507,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     if grouped and spec.linear_state:
         # attention and DeltaNet state share the pool's pages: one request needs its blocks of every group
         starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
-        if not s["enforce_eager"] and at_least(v, *MAMBA_SEQS_CHECKED) and s["max_seqs"] > grouped["blocks"]:
-            out["mamba_blocks"] = grouped["blocks"]  # one state block per decode sequence
-            # the fix (plan's ladder): --max-num-seqs lowered to the requests at once; fewer sequences only shrink
-            # the sampler and graph terms, so the figures here stay an upper bound
-            out["seqs_lowered"] = bool(s.get("seqs_to_blocks"))
-            starts = starts and out["seqs_lowered"]
+        starts = _mamba_check(out, grouped["blocks"], s) and starts
     elif s["v1"]:
         starts = pool >= need["total"]
         conc = blocks / per_req_blocks
@@ -532,6 +527,18 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     out.update(budget=budget, pool=int(pool), pool_tokens=tokens, concurrency=conc, starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
     return out
+
+
+def _mamba_check(out, blocks, s) -> bool:
+    """vLLM >= 0.20 refuses max_num_seqs above the engine's blocks (kv_cache_config.num_blocks) when it captures
+    full CUDA graphs: one state block per decode sequence (gpu_model_runner _check_and_update_cudagraph_mode).
+    Records mamba_blocks and whether the plan's fix (--max-num-seqs lowered, plan's ladder) applies; False if vLLM
+    refuses. Fewer sequences only shrink the sampler and graph terms, so the figures stay an upper bound."""
+    if s["enforce_eager"] or not at_least(s["version"], *MAMBA_SEQS_CHECKED) or s["max_seqs"] <= blocks:
+        return True
+    out["mamba_blocks"] = blocks
+    out["seqs_lowered"] = bool(s.get("seqs_to_blocks"))
+    return out["seqs_lowered"]
 
 
 def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
@@ -577,6 +584,11 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         # raise_if_cache_size_invalid checks max_model_len against block_size x (num_gpu_blocks // pp) and prints that
         tokens = BLOCK * (tokens // BLOCK // s["pp"])
     v = s["version"]
+    mamba_ok = True
+    if lay and spec.linear_state:  # the Mamba-block check (evaluate) on the engine's blocks: the smallest stage's
+        out.pop("mamba_blocks", None)
+        out.pop("seqs_lowered", None)
+        mamba_ok = _mamba_check(out, min(e["blocks"] for e in stages), s)
     if s["v1"] and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
         whole = kv_cache(spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], mla_cache=mla_layout(spec, s))["total"]
         starts = all(e["pool"] >= whole for e in stages)
@@ -584,7 +596,7 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         starts = all(e["starts"] for e in stages) and tokens >= ctx
     else:
         starts = tokens >= ctx
-    starts = bool(starts and tokens > 0)
+    starts = bool(starts and tokens > 0 and mamba_ok)
     out.update(pool_tokens=tokens, concurrency=min(e["concurrency"] for e in stages), starts=starts,
                fits=starts and all(e["total"] <= vram for e in stages), util_needed=max(e["util_needed"] for e in stages))
     return out
