@@ -370,7 +370,8 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
                           context=ctx.get("context", 0), reserve=ctx.get("reserve", 0), te_on_gpu=_encoders_on_device(model),
                           dynamic_vram=dyn, host_ram=ctx.get("host_ram"), min_weight_ratio=min_weight_ratio(),
                           blocks=facts.get("blocks"), weight_bits=facts.get("weight_bits"),
-                          ram_policy={"platform": host_models.platform_name(), "weights_mmap": weights_mmap()}, **inputs)
+                          ram_policy={"platform": host_models.platform_name(), "weights_mmap": weights_mmap()},
+                          files=ctx.get("files"), **inputs)  # the node's loaders' file names, as its face had them
         if p["text_encoders_off"] and not dyn and ctx.get("apply", True):
             left = _offload_encoders(ctx, model)
     record = {"origin": ctx.get("origin", "node"), "node": ctx.get("node"), "memory_required": req,

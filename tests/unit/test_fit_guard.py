@@ -224,3 +224,23 @@ def test_a_model_we_do_not_cover_runs_comfyuis_call_once_even_when_it_raises(mon
     ctx = {"facts": FACTS, "budget": None}
     assert G.guarded(ctx, lambda *a, **k: "loaded", Model(), [1, 64, 1024], {"positive": [{}]}) == "loaded"
     assert ctx["supplied"]["kept"] == "comfyui" and ctx["supplied"]["memory_required"] is None
+
+
+def test_the_check_at_sampling_reads_the_nodes_file_names(monkeypatch):
+    """The node's plan and the one made again when the sampler starts judge host RAM on the same files (ctx["files"],
+    from the queued prompt): FLUX.1-dev's DiT, 23802816640 B, on 80 GiB with Dynamic VRAM and mapped files, 16 GiB RAM.
+    A .safetensors is file pages (fits, slower); the same DiT as a .ckpt is read by torch.load: short, does not fit.
+    Without the files the sampling-time plan said fits where the node's face said host RAM short."""
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    monkeypatch.setattr(G, "dynamic_vram", lambda: True)
+    monkeypatch.setattr(G, "weights_mmap", lambda: "on")
+    monkeypatch.setattr(G, "_encoders_on_device", lambda model: False)
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 2 << 30)
+    facts = dict(FACTS, family="flux", bytes=23802816640)
+    fits = {}
+    for name in ("flux1-dev.safetensors", "flux1-dev.ckpt"):
+        ctx = {"facts": facts, "budget": 80 << 30, "host_ram": 16 << 30, "cfg": 1.0,
+               "files": {"diffusion_model": [name]}}
+        G.guarded(ctx, lambda *a, **k: "loaded", Model(), [1, 16, 128, 128], {"positive": [{}]})
+        fits[name] = ctx["supplied"]["fits"]
+    assert fits == {"flux1-dev.safetensors": True, "flux1-dev.ckpt": False}
