@@ -89,6 +89,18 @@ def sysmem_fallback(x):
             and x.env.get("os") not in ("linux", "darwin") and held > OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total)
 
 
+KV_DOMINANT = 0.5      # Ollama's estimate: the KV cache is this share of memory.required.full or more
+
+
+def ollama_kv_first(x):
+    """Ollama's own "offload to" estimate (llm/memory.go, the last such line) puts the context's KV cache at half the
+    requirement or more, and half the layers or fewer on the GPU: the context (num_ctx x OLLAMA_NUM_PARALLEL) sized the
+    load, not the weights."""
+    f = x.f
+    kv, full, layers = f["ollama_kv"], f["ollama_required"], f["ollama_layers"]
+    return bool(x.branch == "ggml" and kv and full and layers and kv >= KV_DOMINANT * full and 2 * layers[0] <= layers[1])
+
+
 def vllm_loading(x):
     """vLLM, the message alone, PyTorch holds the card and no line shows the weights loaded, the KV cache sized or graphs
     captured, and no request served: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""

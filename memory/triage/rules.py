@@ -28,9 +28,9 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
-                         bare_driver, big_slack, context_call, ct2_load, fresh, host, kind, mps_full, outside_others, script_full,
-                         sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch, torch29_conv3d, torch_cut, torch_full,
-                         trt_component, trt_free, vllm_loading)
+                         bare_driver, big_slack, context_call, ct2_load, fresh, host, kind, mps_full, ollama_kv_first,
+                         outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch,
+                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
 
@@ -405,6 +405,13 @@ RULES = [
     # Ollama's runner died loading the model ("model failed to load, this may be due to resource limitations"): the load
     # allocates the weights and the KV cache of num_ctx together, and since 0.15 Ollama picks large default contexts by VRAM
     # (262144 tokens on 48 GiB and more): the context leads, narrowly, over the weights (the client's line names neither)
+    # Ollama's own estimate ("offload to" line) says the context's KV cache is most of what the load needs and left the
+    # GPU half the layers or fewer: whatever failed after it (a context not created, the runner gone), the context sized it
+    R("kv-cache", 3.0, ollama_kv_first,
+      lambda x: f"Ollama's own estimate: the KV cache of the context needs {fmt_bytes(x.f['ollama_kv'])} of the "
+                f"{fmt_bytes(x.f['ollama_required'])} the model needs, and {x.f['ollama_layers'][0]} of {x.f['ollama_layers'][1]} "
+                "layers fit the GPU: the context (num_ctx x OLLAMA_NUM_PARALLEL) is too long; lower num_ctx or "
+                "OLLAMA_NUM_PARALLEL, or an 8-bit cache (OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1)"),
     R("kv-cache", 1.0, kind("ollama.load_failed"),
       "Ollama's runner failed while it loaded the model, when it allocates the KV cache of the whole context (num_ctx, "
       "OLLAMA_CONTEXT_LENGTH; Ollama 0.15+ defaults large contexts by VRAM) with the weights"),

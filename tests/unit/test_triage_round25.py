@@ -1,0 +1,57 @@
+"""Round 25 (batch 46, after first sight): Ollama's own estimate names the context.
+
+Ollama logs its memory estimate before it starts the runner (llm/memory.go, MemoryEstimate.log: "offload to <library>"
+with layers.model, layers.offload, memory.required.full and memory.required.kv, the KV cache of NumCtx = num_ctx x
+OLLAMA_NUM_PARALLEL at 16 bits). When that KV cache is half the requirement or more and half the layers or fewer got
+the GPU, the context sized the load (kv-cache), whatever the runner then failed on. The lines are Ollama 0.3's formats
+with numbers of our own (a 41-layer model), not copies of corpus cases.
+"""
+import pytest
+
+from gpu_garden.memory.triage import engine
+
+CLIENT = ("Error: llama runner process has terminated: error:failed to create context with model "
+          "'/usr/share/ollama/.ollama/models/blobs/sha256-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'\n")
+
+
+def offload(kv="18.0 GiB", full="22.5 GiB", offloaded=0, model=41, available="7.2 GiB"):
+    return ('time=2024-09-02T10:11:12.345Z level=INFO source=memory.go:326 msg="offload to cuda" layers.requested=-1 '
+            f'layers.model={model} layers.offload={offloaded} layers.split="" memory.available="[{available}]" '
+            f'memory.required.full="{full}" memory.required.partial="0 B" memory.required.kv="{kv}" '
+            'memory.required.allocations="[0 B]" memory.weights.total="21.9 GiB" memory.weights.repeating="21.5 GiB" '
+            'memory.weights.nonrepeating="410.2 MiB" memory.graph.full="1.1 GiB" memory.graph.partial="1.3 GiB"\n')
+
+
+def top(text):
+    res = engine.triage_text(text)
+    ev = res["events"][-1]
+    return res["cause"], ev
+
+
+def test_a_kv_cache_most_of_the_estimate_with_no_layer_on_the_gpu_is_the_context():
+    cause, ev = top(CLIENT + offload())
+    assert cause == "kv-cache", ev["causes"]
+    assert ev["guide"]["id"] == "ollama-kv-cache"
+    said = ev["causes"][0]["evidence"][0]
+    # 18.0 of 22.5 GiB (0.8 of it), 0 of 41 layers on the GPU
+    assert "18.00 GiB of the 22.50 GiB" in said and "0 of 41 layers" in said and "OLLAMA_NUM_PARALLEL" in said, said
+
+
+@pytest.mark.parametrize("kv, offloaded, model, why", [
+    ("11.25 GiB", 0, 41, "exactly half of 22.5 GiB: the share is reached"),
+    ("18.0 GiB", 20, 40, "20 of 40 layers: exactly half on the GPU"),
+])
+def test_at_the_edges_the_context_is_still_named(kv, offloaded, model, why):
+    assert top(CLIENT + offload(kv=kv, offloaded=offloaded, model=model))[0] == "kv-cache", why
+
+
+@pytest.mark.parametrize("text, why", [
+    (CLIENT + offload(kv="11.0 GiB"), "11.0 of 22.5 GiB is 0.49: the weights are the larger part"),
+    (CLIENT + offload(kv="9.0 GiB"), "0.40 of the estimate"),
+    (CLIENT + offload(offloaded=21), "21 of 41 layers on the GPU: 2 x 21 = 42 > 41"),
+    (CLIENT + offload() + offload(kv="1.0 GiB"), "the last estimate counts: its KV cache is small"),
+    (CLIENT, "no estimate at all"),
+])
+def test_a_smaller_share_more_layers_or_no_estimate_do_not_name_the_context(text, why):
+    assert top(text)[0] != "kv-cache", why
+
