@@ -42,7 +42,10 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             if s.get("pp_partition"):
                 f.append(flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in V.pp_partition(
                     spec.n_layers, s["pp"], s["pp_partition"])), "layers per stage"))
-        if parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
+        if s.get("seqs_blocks"):  # lowered by the plan (plan.py): vLLM >= 0.20 refuses more than the Mamba blocks
+            f.append(flag("flag", "--max-num-seqs", s["max_seqs"], f"requests decoded together: at most the pool's "
+                          f"{s['seqs_blocks']} Mamba cache blocks (one per decode sequence)"))
+        elif parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
             f.append(flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
         f.append(flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
                        "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))

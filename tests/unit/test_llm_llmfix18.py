@@ -45,3 +45,22 @@ def test_pipeline_parallel_keeps_the_mamba_block_refusal(parts, seqs, starts):
     assert r["fits_as_requested"] is starts
     blocks = 1000 if parts == [32, 32] else 888
     assert any(f"exceeds the pool's {blocks} Mamba cache blocks" in n for n in r["notes"]) is not starts
+
+
+def test_lowered_max_num_seqs_never_exceeds_the_mamba_blocks():
+    # 1000 blocks (1000 x 16 x PAGE / (16 x PAGE)) and --parallel 1200 at vLLM's 1024: the printed --max-num-seqs is
+    # min(1200, 1000) = 1000, which vLLM takes; the old min-less 1200 was itself refused (1200 > 1000)
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=2048, parallel=1200, weights_dtype="fp8", vram=94.97 * GiB,
+                 kv_cache_memory=1000 * 16 * PAGE, max_num_seqs=1024, runtime_version="0.20.0")
+    assert r["fits_as_requested"] is False and r["fits"] is True
+    assert " --max-num-seqs 1000 " in r["command"]
+
+
+def test_no_mamba_note_when_the_weights_leave_no_pool():
+    # 27B parameters in bf16 are 54 GB: nothing is left of 23.5 GiB for a pool, so no sequence count helps and vLLM's
+    # Mamba-block check is never reached; the old note read "exceeds the pool's 0 Mamba cache blocks ... 0 or less"
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16", vram=23.5 * GiB, runtime_version="0.20.0")
+    assert r["fits"] is False
+    assert not any("Mamba cache blocks" in n for n in r["notes"])

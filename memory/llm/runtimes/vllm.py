@@ -533,8 +533,10 @@ def _mamba_check(out, blocks, s) -> bool:
     """vLLM >= 0.20 refuses max_num_seqs above the engine's blocks (kv_cache_config.num_blocks) when it captures
     full CUDA graphs: one state block per decode sequence (gpu_model_runner _check_and_update_cudagraph_mode).
     Records mamba_blocks and whether the plan's fix (--max-num-seqs lowered, plan's ladder) applies; False if vLLM
-    refuses. Fewer sequences only shrink the sampler and graph terms, so the figures stay an upper bound."""
-    if s["enforce_eager"] or not at_least(s["version"], *MAMBA_SEQS_CHECKED) or s["max_seqs"] <= blocks:
+    refuses. Fewer sequences only shrink the sampler and graph terms, so the figures stay an upper bound. No block
+    at all is an empty pool, which refuses on its own (no sequence count helps)."""
+    if (s["enforce_eager"] or not at_least(s["version"], *MAMBA_SEQS_CHECKED) or s["max_seqs"] <= blocks
+            or blocks < 1):
         return True
     out["mamba_blocks"] = blocks
     out["seqs_lowered"] = bool(s.get("seqs_to_blocks"))
