@@ -316,15 +316,21 @@ def ram_options(pol: dict, dynamic: bool) -> dict:
 
 
 PHASE_ROLES = {"sample": ("diffusion_model",), "text_encode": ("text_encoder",), "vae_decode": ("vae",), "vae_encode": ("vae",)}
-ANONYMOUS_EXT = (".ckpt", ".pt", ".pth", ".bin")  # torch.load (comfy/utils.py load_torch_file): never the file's pages
+# comfy/utils.py load_torch_file hands only .safetensors / .sft to safetensors (mapped); every other file goes through
+# torch.load. ComfyUI-GGUF's gguf_sd_loader wraps gguf.GGUFReader's np.memmap (torch.from_numpy(tensor.data), loader.py)
+MAPPED_EXT = (".safetensors", ".sft", ".gguf")
+# a model file's name: folder_paths.supported_pt_extensions (ComfyUI 0.8.0) and ComfyUI-GGUF's .gguf; any other name is
+# not a file's (a layout such as sd3_sd3.5_medium, a node's model title)
+MODEL_FILE_EXT = (".ckpt", ".pt", ".pt2", ".bin", ".pth", ".safetensors", ".pkl", ".sft", ".gguf")
 
 
 def mapped_file(source, maps: bool) -> bool:
     """Whether a component's CPU copy is its file's mapped pages, where the loader maps files (`maps`: ComfyUI's
     load_torch_file hands .safetensors / .sft to load_safetensors, comfy_aimdo.model_mmap, when Dynamic VRAM is on;
-    ComfyUI 0.8.0 does not). .ckpt / .pt / .pth / .bin go through torch.load: anonymous memory whatever `maps` says.
-    A name without one of these extensions (a layout, a node's model object) is as `maps` says."""
-    return bool(maps) and os.path.splitext(str(source or "").lower())[1] not in ANONYMOUS_EXT
+    ComfyUI 0.8.0 does not). Only MAPPED_EXT files are mapped: .ckpt / .pt / .pt2 / .pth / .bin / .pkl go through
+    torch.load, anonymous memory whatever `maps` says. A name that is not a model file's is as `maps` says."""
+    ext = os.path.splitext(str(source or "").lower())[1]
+    return bool(maps) and (ext in MAPPED_EXT or ext not in MODEL_FILE_EXT)
 
 
 def mapped_split(parts, maps: bool, running, files=None) -> tuple[int, int]:

@@ -88,3 +88,17 @@ def test_node_prompt_files(monkeypatch):
     assert node.prompt_files(PROMPT, "4") == {"diffusion_model": ["flux1-dev.ckpt"]}
     assert node.prompt_files(PROMPT, None) == {}  # no node id: as the policy says, not the whole prompt
     assert node.prompt_files(None, "4") == {} and node.prompt_files({}, "4") == {} and node.prompt_files({"x": 1}, "x") == {}
+
+
+def test_only_safetensors_sft_and_gguf_are_mapped():
+    """comfy/utils.py load_torch_file (ComfyUI 0.8.0): .safetensors / .sft (any case) to safetensors, every other
+    file of folder_paths.supported_pt_extensions to torch.load; ComfyUI-GGUF reads a .gguf through np.memmap. A name
+    that is no model file's (a layout, a node's model title) is as the policy says."""
+    mapped = {n: V.mapped_file(n, True) for n in ("a.safetensors", "a.sft", "A.SFT", "a.gguf", "a.ckpt", "a.CKPT", "a.pt",
+                                                  "a.pt2", "a.pth", "a.bin", "a.pkl", "sd3_sd3.5_medium", "flux_flux1-dev", "")}
+    assert [n for n, m in mapped.items() if m] == ["a.safetensors", "a.sft", "A.SFT", "a.gguf", "sd3_sd3.5_medium",
+                                                    "flux_flux1-dev", ""]
+    assert not any(V.mapped_file(n, False) for n in mapped)  # a loader that maps nothing maps no file
+    # a .pkl DiT is a hard need, as a .ckpt is
+    r = _est({"diffusion_model": ["flux1-dev.pkl"]})["host_ram"]
+    assert (r["file_backed"], r["hard_need"]) == (T5 + CLIP_L + AE, DIT)
