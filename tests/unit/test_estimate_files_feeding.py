@@ -70,3 +70,9 @@ def test_an_unrelated_ckpt_does_not_flip_the_verdict():
     r = est["host_ram"]
     assert (r["needed"], r["file_backed"], r["hard_need"]) == (33741198278, 33741198278, 0)
     assert est["outcome"]["status"] == "fits" and V.exit_code(est) == 0
+
+
+def test_every_loader_folder_has_roles():
+    """files_by_role reads FOLDER_ROLES[folder]: a loader added with a new folder would raise KeyError there, which
+    the nodes' prompt_files swallows (host RAM then per the policy, silently)."""
+    assert {f for specs in W.LOADERS.values() for _, folders in specs for f in folders} <= set(W.FOLDER_ROLES)
