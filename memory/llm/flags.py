@@ -45,8 +45,10 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
         if s.get("seqs_blocks"):  # lowered by the plan (plan.py): vLLM >= 0.20 refuses more than the Mamba blocks
             f.append(flag("flag", "--max-num-seqs", s["max_seqs"], f"requests decoded together: at most the pool's "
                           f"{s['seqs_blocks']} Mamba cache blocks (one per decode sequence)"))
-        elif parallel > 1 or s.get("max_seqs") not in (None, 256, 1024):
-            f.append(flag("flag", "--max-num-seqs", max(parallel, 1), "requests decoded together"))
+        elif s.get("seqs_asked"):
+            f.append(flag("flag", "--max-num-seqs", s["seqs_asked"], "yours, kept: requests decoded together"))
+        elif parallel > 1:
+            f.append(flag("flag", "--max-num-seqs", parallel, "requests decoded together"))
         f.append(flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
                        "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
         if util is not None and asked_util is not None and asked_util + 1e-9 >= util:

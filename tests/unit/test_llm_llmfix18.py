@@ -64,3 +64,14 @@ def test_no_mamba_note_when_the_weights_leave_no_pool():
     r = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16", vram=23.5 * GiB, runtime_version="0.20.0")
     assert r["fits"] is False
     assert not any("Mamba cache blocks" in n for n in r["notes"])
+
+
+@pytest.mark.parametrize("parallel", [1, 4])
+def test_the_command_keeps_the_users_max_num_seqs(parallel):
+    # --max-num-seqs 1000 on a pool that holds it (1000 blocks, vLLM 0.20 takes max_num_seqs <= num_blocks): the command
+    # repeats 1000; the old one printed max(--parallel, 1), turning the user's 1000 into 1 (or 4)
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=2048, parallel=parallel, weights_dtype="fp8", vram=94.97 * GiB,
+                 kv_cache_memory=1000 * 16 * PAGE, max_num_seqs=1000, runtime_version="0.20.0")
+    assert r["fits_as_requested"] is True
+    assert " --max-num-seqs 1000 " in r["command"]

@@ -268,6 +268,7 @@ def settings(version, vram, ctx, knobs) -> dict:
     # request ("align" mode), one without it
     prefix = knobs.get("prefix_caching")
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
+            "seqs_asked": knobs.get("max_num_seqs"),
             "prefix_caching": True if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
