@@ -428,7 +428,13 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 "sglang-ci-h100-flux2-dev-bf16-1024-runtime-peak-allocated",
                 "sglang-ci-h100-zimage-turbo-bf16-1024-runtime-peak-allocated",
                 "sglang-ci-h100-flux1-dev-bf16-1024-runtime-peak-allocated",
-                "sglang-ci-h100-qwen-image-bf16-1024-runtime-peak-allocated"}
+                "sglang-ci-h100-qwen-image-bf16-1024-runtime-peak-allocated",
+                # batch 23, after first sight (ediff13): SGLang PR #21248's Wan2.2-A14B H200 run read with every component
+                # on the device (both experts, UMT5 in fp32, fp32 VAE decoding with its feature cache), the PR's 'no-offload
+                # default'; the server_args.py defaults give 34.4 GiB against 95.4 (mapping_changes; mapping only, no estimate
+                # code or coefficient), chosen while reading these rows' -63.9 / -67.0 %
+                "sglang-21248-wan22-t2v-a14b-1280x720x81-1step-h200-allocated",
+                "sglang-21248-wan22-t2v-a14b-1280x720x81-1step-h200-reserved"}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
 NOT_SCORED = {
