@@ -6,6 +6,8 @@ OLLAMA_NUM_PARALLEL at 16 bits). When that KV cache is half the requirement or m
 the GPU, the context sized the load (kv-cache), whatever the runner then failed on. The lines are Ollama 0.3's formats
 with numbers of our own (a 41-layer model), not copies of corpus cases.
 """
+import re
+
 import pytest
 
 from gpu_garden.memory.triage import engine
@@ -54,4 +56,27 @@ def test_at_the_edges_the_context_is_still_named(kv, offloaded, model, why):
 ])
 def test_a_smaller_share_more_layers_or_no_estimate_do_not_name_the_context(text, why):
     assert top(text)[0] != "kv-cache", why
+
+
+# PyTorch's >= 2.1 message with numbers of our own: 7.90 GiB reserved but unallocated against a 2.00 GiB request
+FRAG = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of "
+        "which 1.10 GiB is free. Of the allocated memory 14.20 GiB is allocated by PyTorch, and 7.90 GiB is reserved by "
+        "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  "
+        "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
+TB = 'Traceback (most recent call last):\n  File "{}", line 3, in <module>\n'
+
+
+@pytest.mark.parametrize("pre", ["", TB.format("/home/me/train.py")])
+def test_the_fragmentation_guide_title_claims_no_os_the_log_does_not_show(pre):
+    cause, ev = top(pre + FRAG)
+    assert cause == "fragmentation" and ev["guide"]["id"] == "pytorch-fragmentation", ev["guide"]["id"]
+    title = ev["guide"]["title"]
+    assert not re.search(r"\((?:Linux|Windows|macOS)\b", title), title       # the OS is not the title's first word
+    assert "Linux" in title                         # where expandable segments work is still said
+
+
+def test_a_windows_log_gets_the_guide_without_expandable_segments():
+    cause, ev = top(TB.format("C:\\Users\\me\\train.py") + FRAG)
+    assert ev["guide"]["id"] == "pytorch-fragmentation-no-expandable", ev["guide"]["id"]
 
