@@ -51,7 +51,14 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "--max-num-seqs", parallel, "requests decoded together"))
         f.append(flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
                        "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
-        if util is not None and asked_util is not None and asked_util + 1e-9 >= util:
+        if s.get("kv_cache_memory"):
+            # vLLM sizes the pool from it and no longer from the share (CacheConfig.kv_cache_memory_bytes: "ignores
+            # gpu_memory_utilization"); the user's share, if any, is kept as given
+            f.append(flag("flag", "--kv-cache-memory", int(s["kv_cache_memory"]),
+                          "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
+            if asked_util is not None:
+                f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}", "yours, kept"))
+        elif util is not None and asked_util is not None and asked_util + 1e-9 >= util:
             f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}",
                            f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
                            "share becomes KV cache for more requests at once"))

@@ -344,7 +344,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         if ev.get("mamba_blocks") is not None:
             notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "
                          "vLLM refuses to capture its CUDA graphs (one state block per decode sequence); "
-                         f"--max-num-seqs {ev['mamba_blocks']} or less, or a larger --gpu-memory-utilization")
+                         f"--max-num-seqs {ev['mamba_blocks']} or less, or a larger "
+                         + ("--kv-cache-memory" if s["kv_cache_memory"] else "--gpu-memory-utilization"))
         if ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")

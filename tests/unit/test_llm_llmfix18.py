@@ -75,3 +75,17 @@ def test_the_command_keeps_the_users_max_num_seqs(parallel):
                  kv_cache_memory=1000 * 16 * PAGE, max_num_seqs=1000, runtime_version="0.20.0")
     assert r["fits_as_requested"] is True
     assert " --max-num-seqs 1000 " in r["command"]
+
+
+def test_a_kv_cache_memory_plan_prints_kv_cache_memory():
+    # vLLM's CacheConfig.kv_cache_memory_bytes "(when not-None) ignores gpu_memory_utilization": the pool the plan sized
+    # is the user's bytes, so the command repeats them (as vLLM's own hint writes it, --kv-cache-memory=N) and prints
+    # no share of its own; the old command printed --gpu-memory-utilization 0.90 and dropped the pool
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="fp8", vram=94.97 * GiB, kv_cache_memory=1000 * 16 * PAGE,
+                 runtime_version="0.20.0", max_num_seqs=1000)
+    assert f" --kv-cache-memory {1000 * 16 * PAGE}" in r["command"] + " "
+    assert "--gpu-memory-utilization" not in r["command"]
+    kept = llm.plan(s, "vllm", ctx=32768, weights_dtype="fp8", vram=94.97 * GiB, kv_cache_memory=1000 * 16 * PAGE,
+                    runtime_version="0.20.0", max_num_seqs=1000, gpu_memory_utilization=0.5)
+    assert f"--kv-cache-memory {1000 * 16 * PAGE} --gpu-memory-utilization 0.50" in kept["command"]
