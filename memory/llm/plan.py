@@ -339,8 +339,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
     if runtime == "vllm" and vram:
         out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"])
-        out["vllm_would_print"] = (f"GPU KV cache size: {ev['pool_tokens']:,} tokens; Maximum concurrency for {ctx:,} "
-                                   f"tokens per request: {ev['concurrency']:.2f}x")
+        out["vllm_would_print"] = V.would_print(ev, ctx, s)
         if ev.get("mamba_blocks") is not None:
             notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "
                          "vLLM refuses to capture its CUDA graphs (one state block per decode sequence); "

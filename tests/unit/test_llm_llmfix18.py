@@ -89,3 +89,18 @@ def test_a_kv_cache_memory_plan_prints_kv_cache_memory():
     kept = llm.plan(s, "vllm", ctx=32768, weights_dtype="fp8", vram=94.97 * GiB, kv_cache_memory=1000 * 16 * PAGE,
                     runtime_version="0.20.0", max_num_seqs=1000, gpu_memory_utilization=0.5)
     assert f"--kv-cache-memory {1000 * 16 * PAGE} --gpu-memory-utilization 0.50" in kept["command"]
+
+
+@pytest.mark.parametrize("version, engine, line", [
+    ("0.10.1", "v0", "# CUDA blocks: 1024; Maximum concurrency for 8,192 tokens per request: 2.00x"),
+    ("0.6.4", None, "# GPU blocks: 1024; Maximum concurrency for 8,192 tokens per request: 2.00x"),
+    ("0.10.1", "v1", "GPU KV cache size: 16,384 tokens; Maximum concurrency for 8,192 tokens per request: 2.00x")])
+def test_v0_prints_its_blocks_not_v1s_tokens(version, engine, line):
+    # Llama-3.1-8B under PP 2: 16 layers a stage x 8 KV heads x 128 x (K, V) x 2 bytes = 65,536 bytes a token, so 1 GiB
+    # holds 16,384 tokens = 1,024 blocks of 16. V0's executor logs "# CUDA blocks: 1024" ("# GPU blocks" in 0.6.x) and
+    # 1024 x 16 / 8192 = 2.00x from the whole pool; its per-stage split (1024 // 2 blocks a virtual engine) prints
+    # nothing. The old line paired V1's wording with those 8,192 per-engine tokens
+    s = llm.describe(model="Llama-3.1-8B")
+    r = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version=version, vllm_engine=engine, pipeline_parallel_size=2,
+                 kv_cache_memory=GiB, gpu_name="NVIDIA A100-SXM4-80GB")
+    assert r["vllm_would_print"] == line

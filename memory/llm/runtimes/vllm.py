@@ -172,6 +172,10 @@ MAMBA_SEQS_CHECKED = (0, 20)
 # cards below compute capability 8.0 (Turing, Volta, Pascal)
 PRE_AMPERE = re.compile(r"\b(t4|v100|p100|p40|p4|titan (rtx|v)|quadro rtx|rtx ?20[678]0|gtx ?1[06]\d0)\b", re.I)
 V1_EVERYWHERE = (0, 10)
+# V0's executor prints its blocks under the platform's name: "# GPU blocks: N" in 0.6.x logs, "# CUDA blocks: N" (the
+# dispatch key, executor_base initialize_cache) in the 0.7.1 and 0.7.2 logs; then "Maximum concurrency for L tokens
+# per request" from the whole pool, num_gpu_blocks x block_size / max_model_len
+V0_CUDA_BLOCKS = (0, 7)
 BNB_FORMATS = ("bnb-4bit", "nf4")
 # "unsloth": Unsloth's fast_inference starts vLLM's offline engine itself and patches its bitsandbytes loader
 ENTRYPOINTS = ("serve", "llm", "unsloth")
@@ -525,7 +529,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         conc = tokens / ctx
     used = (inside + pool + outside) if s["kv_cache_memory"] else (budget + outside)
     room = used <= vram if s["kv_cache_memory"] else outside <= vram - budget
-    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, concurrency=conc, starts=bool(starts and pool > 0),
+    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc,
+               starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
     return out
 
@@ -582,6 +587,7 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
                 e["starts"] = g["concurrency"] >= 1
         out["stages"] = [dict(o, pool_tokens=e["pool_tokens"]) for o, e in zip(out["stages"], stages)]
     tokens = min(e["pool_tokens"] for e in stages)
+    out["gpu_blocks"] = tokens // BLOCK  # the engine's num_gpu_blocks (V0 prints it before its per-stage split)
     if not s["v1"]:
         # V0 runs a virtual engine per stage, each scheduler with num_gpu_blocks // pp of the blocks (core/scheduler.py);
         # raise_if_cache_size_invalid checks max_model_len against block_size x (num_gpu_blocks // pp) and prints that
@@ -623,3 +629,11 @@ def autofit(version, ev) -> list:
         out.append((f"--kv-cache-memory {int(ev['pool'])}", "vLLM >= 0.10.1: a fixed KV pool in bytes instead of a share "
                     "(it prints the value that fits after its first start)"))
     return out
+
+
+def would_print(ev, ctx, s) -> str:
+    """The pool line this vLLM prints: V1's "GPU KV cache size" in tokens, V0's blocks; both with the concurrency."""
+    conc = f"Maximum concurrency for {ctx:,} tokens per request: {ev['concurrency']:.2f}x"
+    if s["v1"]:
+        return f"GPU KV cache size: {ev['pool_tokens']:,} tokens; {conc}"
+    return f"# {'CUDA' if at_least(s['version'], *V0_CUDA_BLOCKS) else 'GPU'} blocks: {ev['gpu_blocks']}; {conc}"
