@@ -514,7 +514,15 @@ def summarize(rows) -> dict:
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "device_layers_exact": f"{sum(r['device_layers_exact'] for r in dl)}/{len(dl)}",
-            "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}"}
+            "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}",
+            # an Unsloth UD- name alone: the verdict depends on the file (a weights range), not in fits_agree
+            "fits_depends": sum("fits_depends" in r for r in rows)}
+
+
+def fits_line(summary) -> str:
+    """The table's summary line for the verdicts: agreed/scored and the rows left out as depending on the file."""
+    return "fits agree: " + "; ".join(f"{part} {d['fits_agree']} ({d['fits_depends']} depend on the file, not scored)"
+                                      for part, d in summary.items())
 
 
 def _cell(v):
@@ -545,6 +553,7 @@ def main(argv=None) -> int:
         rows = [s for s, r in zip(scored, data["rows"]) if r.get("batch", 1) == a.batch]
         summary = {"all": summarize(rows)}
         print(json.dumps(summary, indent=1))
+        print(fits_line(summary))
         ledger_path = REPO / "benchmarks" / "results" / "llm_first_sight.json"
         ledger = json.loads(ledger_path.read_text()) if ledger_path.exists() else {}
         batches = ledger.get("batches") or ({"1": {"summary": ledger["summary"], "rows": ledger["rows"]}} if "summary" in ledger else {})
@@ -557,6 +566,7 @@ def main(argv=None) -> int:
     first = [s for s in scored if s["id"] not in SEEN]
     summary = {"regression": summarize(seen), "first_sight": summarize(first), "all": summarize(scored)}
     print(json.dumps(summary, indent=1))
+    print(fits_line(summary))
     flat = {}
     for part, d in summary.items():
         for k, v in d.items():

@@ -104,3 +104,19 @@ def test_v0_prints_its_blocks_not_v1s_tokens(version, engine, line):
     r = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version=version, vllm_engine=engine, pipeline_parallel_size=2,
                  kv_cache_memory=GiB, gpu_name="NVIDIA A100-SXM4-80GB")
     assert r["vllm_would_print"] == line
+
+
+def test_bench_llm_counts_the_verdicts_that_depend_on_the_file():
+    # three scored rows (two agree) and one Unsloth UD- row whose verdict depends on the file: fits_agree stays 2/3,
+    # the left-out row is counted beside it and named in the printed line (it was dropped without a word)
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_llm.py"
+    spec = importlib.util.spec_from_file_location("bench_llm_llmfix18", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = [{"id": "a", "fits_agree": True}, {"id": "b", "fits_agree": True}, {"id": "c", "fits_agree": False},
+            {"id": "d", "fits_depends": True}]
+    s = bench.summarize(rows)
+    assert s["fits_agree"] == "2/3" and s["fits_depends"] == 1
+    assert "all 2/3 (1 depend on the file, not scored)" in bench.fits_line({"all": s})
