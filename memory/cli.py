@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quant-skip", metavar="A,B,..", help="modules a bitsandbytes/AWQ checkpoint keeps in 16 bits, as its log or config prints them (llm_int8_skip_modules / modules_to_not_convert)")
     s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
+    s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
+                   "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
     s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512)")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "

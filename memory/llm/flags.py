@@ -25,7 +25,7 @@ def flag(kind, name, value, reason, text=None):
     return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
 
 
-def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None) -> list:
+def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None, vram=None) -> list:
     """util: the smallest vLLM share that holds the plan; asked_util: the user's --gpu-memory-utilization, kept
     (and said so) whenever it holds the plan, since a larger share only adds KV cache (concurrency)."""
     f = []
@@ -58,15 +58,19 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
                           "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
             if asked_util is not None:
                 f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}", "yours, kept"))
-        elif util is not None and asked_util is not None and asked_util + 1e-9 >= util:
+        elif (util is not None and asked_util is not None and asked_util + 1e-9 >= util
+              and not V.free_refused(dict(s, util=asked_util), vram)):
             f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}",
                            f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
                            "share becomes KV cache for more requests at once"))
         elif util is not None:
             u = max(util, V.DEFAULT_UTIL) if util <= V.DEFAULT_UTIL else util
             why = f"share of VRAM vLLM takes; this model needs at least {util:.2f}"
+            top = V.free_cap(s, vram)
+            if top is not None and u > top:  # vLLM's startup check: no more than the free memory (--free-gib)
+                u, why = top, why + f", the free memory takes at most {top:.2f}"
             if asked_util is not None:
-                why += f" (your {asked_util:.2f} is too small)"
+                why += f" (your {asked_util:.2f} is " + ("too small)" if asked_util < util else "more than is free)")
             f.append(flag("flag", "--gpu-memory-utilization", f"{u:.2f}", why))
         if s.get("max_batched") and s["max_batched"] not in (2048, 8192):
             f.append(flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))

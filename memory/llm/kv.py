@@ -21,7 +21,7 @@ Public API (other modules code against these):
       kv_unified, mmproj, runtime_version, gpu_name, vllm_engine, vllm_sampler,
       vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
       quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; weights_bytes:
-      the user's figure for the weights, a file's size). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
+      the user's figure for the weights, a file's size; free_memory: vLLM's free bytes at startup). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
       or weights_bytes plans both ends of a range (unsloth.py): weights_range [low, high], the other figures the high
       end's, fits / fits_as_requested None where the ends disagree (depends: the line saying so).
       keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,

@@ -19,7 +19,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "language_model_only", "lm_head_dtype",
-         "weights_bytes")
+         "weights_bytes", "free_memory")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
@@ -108,6 +108,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                 or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):
             raise UserError("--tensor-split takes llama.cpp's -ts proportions, e.g. 3,1 (llama.cpp only; non-negative, "
                             "at least one above 0, at most 64 GPUs)")
+    free = knobs.get("free_memory")
+    if free is not None and (runtime != "vllm" or not vram or not 0 < free <= vram):
+        raise UserError("--free-gib is vLLM's free memory at startup (nvidia-smi's total - used): above 0, at most "
+                        "--vram, and needs --vram")
     util = knobs.get("gpu_memory_utilization")
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
@@ -339,7 +343,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
     if runtime == "vllm" and vram:
         out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"])
-        out["vllm_would_print"] = V.would_print(ev, ctx, s)
+        if not ev.get("free_refused"):  # refused before it profiles: no pool line
+            out["vllm_would_print"] = V.would_print(ev, ctx, s)
         if ev.get("mamba_blocks") is not None:
             notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "
                          "vLLM refuses to capture its CUDA graphs (one state block per decode sequence); "
@@ -373,7 +378,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                          f"-np {parallel}, no -ngl: its --fit places the layers); sized as llama.cpp, keeping --fit's "
                          "1 GiB free")
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
-    out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)]
+    out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)
+                      if not ev.get("free_refused")]  # its own fitting runs after the startup check
     if vram is None:
         out["flags"] = (runtime_flags(runtime, ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
                         + mtp_flags(knobs) + lmo_flags(runtime, knobs))
@@ -385,6 +391,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
     if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
         s_max = s  # the user's share is a decision, not a starting point
+    free_cap = V.free_cap(s, vram) if runtime == "vllm" else None
+    if free_cap is not None and (s_max["util"] > free_cap or V.free_refused(s_max, vram)):
+        s_max = dict(s_max, util=free_cap)  # the most the free memory takes (the user's share too, when above it)
     if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
         s_max = dict(s_max, seqs_to_blocks=True)
     choice = _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj)
@@ -399,13 +408,21 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
             layers = choice[2]["ngl"] if best else None
         out["max_ctx_by_kv_dtype"][k] = best
         out["max_ctx_layers"][k] = layers
+    if ev.get("free_refused"):
+        notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
+                     f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
+                     f"its own CUDA context); --gpu-memory-utilization {free_cap:.2f} or less, or free memory on the GPU")
     share_note = _share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
     if share_note:
         notes.append(share_note)
     if choice is None:
         out["fits"] = False
         out["max_ctx"] = 0
-        if not share_note:
+        if not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
+            out["no_fit_reason"] = (f"the {fmt_bytes(free)} free at startup takes a share of at most {free_cap:.2f}: "
+                                    f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
+            notes.append(out["no_fit_reason"])
+        elif not share_note:
             out["no_fit_reason"] = _no_fit_reason(spec, runtime, roles["total"], vram)
             notes.append(out["no_fit_reason"])
         if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
@@ -431,7 +448,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "overhead": c_ev["overhead"]}
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                           asked_util=knobs.get("gpu_memory_utilization")) + lora_flags(runtime, knobs, rank, loras)
+                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs) + lmo_flags(runtime, knobs))
     out["command"] = command(runtime, out["flags"])
     if not out["fits"]:

@@ -52,6 +52,8 @@ def run_cli(args) -> int:
         knobs["quant_skip"] = [m.strip() for m in args.quant_skip.split(",") if m.strip()]
     if getattr(args, "kv_cache_memory", None):
         knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
+    if getattr(args, "free_gib", None):
+        knobs["free_memory"] = int(args.free_gib * GiB)
     knobs["weights_bytes"] = _weights_size(args)
     res = plan(spec, runtime=args.runtime, ctx=args.ctx, parallel=args.parallel, kv_dtype=args.kv_dtype,
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})

@@ -120,3 +120,54 @@ def test_bench_llm_counts_the_verdicts_that_depend_on_the_file():
     s = bench.summarize(rows)
     assert s["fits_agree"] == "2/3" and s["fits_depends"] == 1
     assert "all 2/3 (1 depend on the file, not scored)" in bench.fits_line({"all": s})
+
+
+def _free_plan(free_gib, version="0.10.1", **kw):
+    s = llm.describe(model="Llama-3.1-8B")
+    return llm.plan(s, "vllm", ctx=8192, weights_dtype="awq", vram=15.99 * GiB, runtime_version=version,
+                    free_memory=int(free_gib * GiB), **kw)
+
+
+def test_free_memory_refuses_the_default_share_and_plans_the_largest_it_takes():
+    # vLLM V1 init_device: total x gpu_memory_utilization must not exceed the free memory its MemorySnapshot sees,
+    # which is after its own 512 MiB CUDA context. 13.88 GiB free of 15.99: 0.90 asks 14.39 GiB > 13.38 GiB, refused;
+    # floor((13.88 - 0.5) / 15.99 x 100) / 100 = 0.83 (13.27 GiB) starts. Without the context margin it would be 0.86
+    r = _free_plan(13.88)
+    assert r["fits_as_requested"] is False and r["fits"] is True
+    assert r["command"].endswith("--gpu-memory-utilization 0.83")
+    assert any("--gpu-memory-utilization 0.83 or less" in n for n in r["notes"])
+    assert "vllm_would_print" not in r and r["autofit"] == []
+
+
+def test_free_memory_refuses_the_users_share_too():
+    r = _free_plan(13.88, gpu_memory_utilization=0.9)
+    assert r["fits_as_requested"] is False and "--gpu-memory-utilization 0.83" in r["command"]
+    assert "more than is free" in " ".join(f["reason"] for f in r["flags"])
+
+
+@pytest.mark.parametrize("free_gib, version", [(15.5, "0.10.1"), (13.88, "0.9.0")])
+def test_free_memory_changes_nothing_where_the_share_fits_or_no_check_runs(free_gib, version):
+    # 15.5 GiB free: floor((15.5 - 0.5) / 15.99 x 100) / 100 = 0.93 >= 0.90; V1 before 0.9.1 has no startup check
+    s = llm.describe(model="Llama-3.1-8B")
+    r = _free_plan(free_gib, version)
+    plain = llm.plan(s, "vllm", ctx=8192, weights_dtype="awq", vram=15.99 * GiB, runtime_version=version)
+    assert r["fits_as_requested"] is plain["fits_as_requested"] is True
+    assert r["command"] == plain["command"]
+
+
+@pytest.mark.parametrize("free_gib, runtime", [(16.5, "vllm"), (8, "llama.cpp")])
+def test_free_memory_bad_input(free_gib, runtime):
+    s = llm.describe(model="Llama-3.1-8B")
+    with pytest.raises(llm.UserError, match="--free-gib"):
+        llm.plan(s, runtime, ctx=8192, vram=15.99 * GiB, free_memory=int(free_gib * GiB))
+
+
+def test_cli_free_gib():
+    import contextlib
+    import io
+    from gpu_garden.memory import cli
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cli.main(["kv", "--model", "Llama-3.1-8B", "--weights-dtype", "awq", "--runtime", "vllm", "--ctx", "8192",
+                  "--vram", "15.99", "--free-gib", "13.88", "--runtime-version", "0.10.1"])
+    assert "--gpu-memory-utilization 0.83" in out.getvalue()

@@ -176,6 +176,11 @@ V1_EVERYWHERE = (0, 10)
 # dispatch key, executor_base initialize_cache) in the 0.7.1 and 0.7.2 logs; then "Maximum concurrency for L tokens
 # per request" from the whole pool, num_gpu_blocks x block_size / max_model_len
 V0_CUDA_BLOCKS = (0, 7)
+# V1's worker refuses a share above the memory free when it starts (gpu_worker init_device: init_snapshot.free_memory
+# < total x gpu_memory_utilization): "Free memory on device (F/T GiB) on startup is less than desired GPU memory
+# utilization (U, R GiB)", free measured after the worker made its own CUDA context. Taken from 0.9.1, where other
+# processes' memory left the share (V1_CONTEXT_OUTSIDE); the check's first release is not read here
+FREE_CHECKED = V1_CONTEXT_OUTSIDE
 BNB_FORMATS = ("bnb-4bit", "nf4")
 # "unsloth": Unsloth's fast_inference starts vLLM's offline engine itself and patches its bitsandbytes loader
 ENTRYPOINTS = ("serve", "llm", "unsloth")
@@ -272,7 +277,7 @@ def settings(version, vram, ctx, knobs) -> dict:
     # request ("align" mode), one without it
     prefix = knobs.get("prefix_caching")
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
-            "seqs_asked": knobs.get("max_num_seqs"),
+            "seqs_asked": knobs.get("max_num_seqs"), "free": knobs.get("free_memory"),
             "prefix_caching": True if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
@@ -529,6 +534,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         conc = tokens / ctx
     used = (inside + pool + outside) if s["kv_cache_memory"] else (budget + outside)
     room = used <= vram if s["kv_cache_memory"] else outside <= vram - budget
+    if free_refused(s, vram):
+        out["free_refused"], starts = True, False
     out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc,
                starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
@@ -605,7 +612,7 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         starts = all(e["starts"] for e in stages) and tokens >= ctx
     else:
         starts = tokens >= ctx
-    starts = bool(starts and tokens > 0 and mamba_ok)
+    starts = bool(starts and tokens > 0 and mamba_ok and not out.get("free_refused"))
     out.update(pool_tokens=tokens, concurrency=min(e["concurrency"] for e in stages), starts=starts,
                fits=starts and all(e["total"] <= vram for e in stages), util_needed=max(e["util_needed"] for e in stages))
     return out
@@ -629,6 +636,21 @@ def autofit(version, ev) -> list:
         out.append((f"--kv-cache-memory {int(ev['pool'])}", "vLLM >= 0.10.1: a fixed KV pool in bytes instead of a share "
                     "(it prints the value that fits after its first start)"))
     return out
+
+
+def free_cap(s, vram) -> float | None:
+    """The largest share (2 decimals, floored) vLLM's startup check takes with s["free"] bytes free before vLLM
+    starts (as nvidia-smi shows total - used) less its own CUDA context; None where no check applies."""
+    free = s.get("free")
+    if not free or not vram or not s["v1"] or not at_least(s["version"], *FREE_CHECKED):
+        return None
+    return max(math.floor((free - CUDA_CONTEXT) / vram * 100) / 100, 0.0)
+
+
+def free_refused(s, vram) -> bool:
+    """True when vLLM refuses the share: util x total above the free memory its check sees."""
+    cap = free_cap(s, vram)
+    return cap is not None and s["util"] * vram > s["free"] - CUDA_CONTEXT
 
 
 def would_print(ev, ctx, s) -> str:
