@@ -3,7 +3,10 @@ the rules of the commit its first-sight score was recorded against (the ledger's
 triage_ledger.py does), and each case's top cause, its score (confidence) and the runner-up are kept. Printed:
 score bucket -> cases, right, share right; the wrong-and-confident count (top score >= the threshold and wrong)
 and the right-but-uncertain count (under it and right); then, for candidate thresholds, what the answer would
-have been on groups A-C (batches 01-34, where a threshold is chosen) and D-E (35 on, the check).
+have been on groups A-C (batches 01-34, where a threshold is chosen) and D-E (35 on, the check). Each case also keeps
+the points of every cause that fired, so the prior mass of "not determined" (rank.NOT_DETERMINED) is tried on the
+same first-sight runs: a sweep of candidate masses on A-C (chosen by the fewest answers whose "uncertain" flag is
+wrong) and D-E (the check), and both groups' tables at rank.UNCERTAIN without and with the chosen mass.
 
 `--current` also prints the same table for the engine as it is now on every ledger batch: a REGRESSION view (the
 rules were tuned on most batches), printed only; the results file holds first sight alone. Nothing is tuned here. Runs are cached per rules commit
@@ -15,6 +18,7 @@ Writes benchmarks/results/triage_calibration.json.
 import argparse
 import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -29,8 +33,12 @@ from triage_groups import group  # noqa: E402
 
 BUCKETS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)      # [lo, hi): the last one holds 1.0
 THRESHOLDS = (0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
+PRIORS = (0.0, 0.25, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9, 1.0, 1.25, 1.5, 2.0)   # rank.NOT_DETERMINED candidates
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-garden" / "triage_calibration"
 
+# Each case also keeps the points of every cause of its last event (the fired rows' weights summed per cause): the
+# ranking's `ranked` is wrapped where it is (rank.ranked from 1a7ae3b on, engine.Scores.ranked before), so a change of
+# how points become a score (a prior mass, rank.NOT_DETERMINED) can be tried on first sight without re-running the rules.
 SCORE_MANY = """
 import importlib.util, json, sys
 root, unseen_py, *names = sys.argv[1:]
@@ -38,13 +46,41 @@ s = importlib.util.spec_from_file_location('gpu_garden', root + '/__init__.py', 
 m = importlib.util.module_from_spec(s); sys.modules['gpu_garden'] = m; s.loader.exec_module(m)
 s = importlib.util.spec_from_file_location('unseen_corpus', unseen_py)
 U = importlib.util.module_from_spec(s); s.loader.exec_module(U)
-print(json.dumps({n: U.score_batch(n) for n in names}))
+from gpu_garden.memory.triage import engine as E
+def keep(orig, get):
+    def ranked(*a):
+        out = orig(*a)
+        pts = get(*a)
+        for c in out:
+            c['points'] = max(pts[c['id']], 0)
+        return out
+    return ranked
+try:
+    from gpu_garden.memory.triage import rank as RK
+    RK.ranked = keep(RK.ranked, lambda points, evidence: points)
+except ImportError:
+    E.Scores.ranked = keep(E.Scores.ranked, lambda self: self.s)
+last, run = {}, E.triage_text
+def triage_text(*a, **k):
+    last['r'] = run(*a, **k)
+    return last['r']
+E.triage_text = triage_text
+out = {}
+for n in names:
+    out[n] = []
+    for p in U.batches()[n]:
+        last.clear()
+        r = U.score(p)
+        ev = (last.get('r') or {}).get('events') or []
+        r['points'] = [[c['id'], c.get('points')] for c in ev[-1]['causes']] if ev else []
+        out[n].append(r)
+print(json.dumps(out))
 """
 
 
 def digest(batch: str) -> str:
     """The batch's files and the scorer: a cached run is reused only while both are unchanged."""
-    h = hashlib.sha256(Path(L.U.__file__).read_bytes())
+    h = hashlib.sha256(Path(L.U.__file__).read_bytes() + SCORE_MANY.encode())
     for p in L.U.batches()[batch]:
         h.update(p.name.encode() + p.read_bytes())
     return h.hexdigest()[:16]
@@ -76,7 +112,35 @@ def case_row(batch: str, r: dict) -> dict:
     top = r.get("top2") or []
     return {"batch": batch, "case": r["case"], "group": group(batch), "expect": r["expect"], "got": r.get("got"),
             "right": bool(r["cause_ok"]), "score": top[0][1] if top else 0.0,
-            "second": top[1][0] if len(top) > 1 else None, "second_score": top[1][1] if len(top) > 1 else 0.0}
+            "second": top[1][0] if len(top) > 1 else None, "second_score": top[1][1] if len(top) > 1 else 0.0,
+            "points": r.get("points") or []}
+
+
+def with_prior(rows: list, mass: float) -> list:
+    """The rows scored as if "not determined" held `mass` points beside the causes that fired (rank.NOT_DETERMINED):
+    top / (all points + mass), rounded as rank.ranked rounds. Top-1 and the runner-up do not move."""
+    out = []
+    for r in rows:
+        pts = r["points"]
+        if not pts:
+            out.append(r)
+            continue
+        total = math.fsum(p for _, p in pts) + mass
+        out.append(dict(r, score=round(pts[0][1] / total, 2), second_score=round(pts[1][1] / total, 2) if len(pts) > 1 else 0.0))
+    return out
+
+
+def prior_sweep(title: str, rows: list, t: float) -> list:
+    """For each candidate prior mass: the answers at threshold `t`, and flag_errors (wrong and confident + right but
+    uncertain: the answers whose "uncertain" flag is wrong), the figure a mass is chosen by."""
+    out = []
+    print(f"\n{title}: prior mass -> wrong-and-confident, right-but-uncertain, flag errors, uncertain, shown (at {t})")
+    for m in PRIORS:
+        a = at(with_prior(rows, m), t)
+        out.append(dict(a, prior=m, flag_errors=a["wrong_and_confident"] + a["right_but_uncertain"]))
+        print(f"  {m:.2f}: {a['wrong_and_confident']:4} {a['right_but_uncertain']:4} {out[-1]['flag_errors']:4}"
+              f"   {a['uncertain']:4} {a['shown']:4}")
+    return out
 
 
 def table(rows: list, threshold: float = 0.5) -> dict:
@@ -153,13 +217,25 @@ def main(argv=None) -> int:
                            "sweep_a_c": sweep("first sight, groups A-C (batches 01-34: choose here)", tune),
                            "sweep_d_e": sweep("first sight, groups D-E (35 on: the check)", check)},
            "batches": {b["batch"]: b["rules_commit"] for b in ledger["batches"]},
-           "cases": [{k: r[k] for k in ("batch", "case", "expect", "got", "right", "score", "second", "second_score")}
+           "cases": [{k: r[k] for k in ("batch", "case", "expect", "got", "right", "score", "second", "second_score", "points")}
                      for r in rows]}
+    # a prior mass for "not determined" (rank.NOT_DETERMINED), applied to the points each case's rules gave at first sight
+    # (the score of a batch recorded at a rules commit with a prior already held it; the points never do): chosen on A-C
+    from gpu_garden.memory.triage import rank
+    t, m = rank.UNCERTAIN, rank.NOT_DETERMINED
+    out["first_sight"]["prior_mass"] = {
+        "threshold": t, "chosen": m,
+        "sweep_a_c": prior_sweep("first sight, groups A-C: choose the prior mass here", tune, t),
+        "sweep_d_e": prior_sweep("first sight, groups D-E: the check", check, t),
+        "groups_a_c_without": table(with_prior(tune, 0.0), t), "groups_a_c": table(with_prior(tune, m), t),
+        "groups_d_e_without": table(with_prior(check, 0.0), t), "groups_d_e": table(with_prior(check, m), t)}
     show("first sight, all batches", out["first_sight"]["all"])
     show("first sight, groups A-C (01-34)", out["first_sight"]["groups_a_c"])
     show("first sight, groups D-E (35 on)", out["first_sight"]["groups_d_e"])
+    pm = out["first_sight"]["prior_mass"]
+    show(f"first sight, groups D-E, shares of the points alone, at {t}", pm["groups_d_e_without"])
+    show(f"first sight, groups D-E, with the prior mass {m} (rank.NOT_DETERMINED), at {t}", pm["groups_d_e"])
     if a.current:
-        from gpu_garden.memory.triage import rank
         seen = {b["batch"] for b in ledger["batches"]}        # a batch not in the ledger yet is not read
         cur = [case_row(n, L.U.score(p)) for n, ps in sorted(L.U.batches().items()) if n in seen for p in ps]
         # printed, never saved: the results file holds first sight only

@@ -136,8 +136,9 @@ def triage_text(text: str, context: dict | None = None) -> dict:
     (the capture's "node_title" and "model_family" are not read).
 
     The result: {"found", "cause", "uncertain", "alternatives", "events", "count", "lines"}. "uncertain" is
-    true when the top cause has under rank.UNCERTAIN (0.7) of the points; "alternatives" then lists the top
-    two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}), else []. Each
+    true when the top cause has under rank.UNCERTAIN (0.7) of the points plus rank.NOT_DETERMINED's; "alternatives"
+    then lists the top two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}; one when
+    a single cause fired), else []. Each
     event carries the same two keys for itself."""
     scan = Scan()
     scan.feed_text(text or "")

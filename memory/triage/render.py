@@ -66,6 +66,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
         a, b = last["alternatives"][:2]
         out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%} confidence) or {b['id']} ({b['confidence']:.0%} confidence)"
                    f" - {where}, line {last['line']}")
+    elif last.get("uncertain"):
+        # one cause fired, too weakly to be stated alone (rank.NOT_DETERMINED keeps it under rank.UNCERTAIN)
+        out.append(f"Cause: uncertain - {top['id']} ({top['confidence']:.0%} confidence, under {rank.UNCERTAIN * 100:.0f} %; "
+                   f"one sign alone) - {where}, line {last['line']}")
     else:
         out.append(f"Cause: {top['id']} ({top['confidence']:.0%} confidence) - {where}, line {last['line']}")
     if last["numbers"]:

@@ -31,3 +31,32 @@ def test_wrong_and_confident_right_but_uncertain_and_shown_follow_the_threshold(
     a = C.at(ROWS, 0.7)
     assert (a["confident"], a["wrong_and_confident"], a["uncertain"], a["right_but_uncertain"]) == (4, 2, 4, 1)
     assert a["shown"] == 3 + 2                      # 0.55 now uncertain too, its runner-up right
+
+
+def _p(points, right, expect="activations"):
+    """A case as kept at first sight: the points of each cause that fired, best first."""
+    return {"score": 1.0, "right": right, "expect": expect, "got": points[0][0],
+            "second": points[1][0] if len(points) > 1 else None, "points": points}
+
+
+PTS = [_p([("other", 1.0)], False),                                  # a generic row alone: 1.0 -> 0.57 at 0.75
+       _p([("activations", 1.5)], True),                             # 1.5 alone -> 0.67
+       _p([("activations", 4.0)], True),                             # 4.0 alone -> 0.84
+       _p([("weights-exceed-vram", 3.0), ("activations", 1.5)], False),   # 3.0 / 5.25 = 0.57, the right cause second
+       {"score": 0.0, "right": False, "expect": "activations", "got": None, "second": None, "points": []}]
+
+
+def test_a_prior_mass_rescores_from_the_points_and_keeps_the_ranking():
+    s = C.with_prior(PTS, 0.75)
+    assert [r["score"] for r in s] == [0.57, 0.67, 0.84, 0.57, 0.0]
+    assert s[3]["second_score"] == 0.29 and [r["got"] for r in s] == [r["got"] for r in PTS]
+    assert [r["score"] for r in C.with_prior(PTS, 0.0)][:4] == [1.0, 1.0, 1.0, 0.67]
+
+
+def test_the_prior_sweep_counts_the_flags_that_are_wrong(monkeypatch):
+    monkeypatch.setattr(C, "PRIORS", (0.0, 0.75))
+    none, mass = C.prior_sweep("hand rows", PTS, 0.7)
+    # without: confident 1.0 1.0 1.0 (one wrong), uncertain 0.67 (wrong, its runner-up right): flag errors 1
+    assert (none["wrong_and_confident"], none["right_but_uncertain"], none["flag_errors"], none["shown"]) == (1, 0, 1, 3)
+    # at 0.75: only 0.84 confident (right); 0.57 wrong, 0.67 right, 0.57 wrong (runner-up right) uncertain: flag errors 1
+    assert (mass["wrong_and_confident"], mass["right_but_uncertain"], mass["flag_errors"], mass["shown"]) == (0, 1, 1, 3)

@@ -31,5 +31,5 @@ def test_sglang_unbalanced_memory_is_another_process():
     res = engine.triage_text(SGL)
     ev = res["events"][-1]
     assert (res["cause"], ev["kind"], ev["runtime"]) == ("other-process", "sglang.unbalanced", "sglang")
-    assert ev["causes"][0]["confidence"] >= 0.9
+    assert ev["causes"][0]["confidence"] == round(6.0 / 6.75, 2)       # one 6.0 row and "not determined" 0.75
     assert "CUDA_VISIBLE_DEVICES" in ev["causes"][0]["evidence"][0]

@@ -52,7 +52,7 @@ def test_a_runner_aborting_is_not_the_oom_killer():
 def test_cumem_allocator_fault_is_not_a_shortage():
     cause, c, ev = _top("CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119\n")
     assert (cause, ev["kind"], ev["runtime"], ev["device_kind"]) == ("other", "vllm.cumem", "vllm", "cuda"), c
-    assert c["other"] >= 0.9 and "invalid argument" in ev["causes"][0]["evidence"][0]
+    assert c["other"] == round(6.0 / 6.75, 2) and "invalid argument" in ev["causes"][0]["evidence"][0]
 
 
 def test_cumem_allocator_out_of_memory_is_found_without_the_fault_reading():

@@ -105,7 +105,7 @@ def test_llamacpp_cublas_handle_failure_keeps_the_workspace_reading():
 ])
 def test_a_cut_pytorch_message_in_a_script_is_its_working_tensors(log, req):
     cause, c, ev = _top(log)
-    assert cause == "activations" and c == {"activations": round(1.2 / 2.2, 2), "other": round(1.0 / 2.2, 2)}, c
+    assert cause == "activations" and c == {"activations": round(1.2 / 2.95, 2), "other": round(1.0 / 2.95, 2)}, c
     assert ev["numbers"].get("requested") == req
 
 
@@ -134,10 +134,10 @@ def _async(allocated, requested, free, limit="15.99 GiB"):
 def test_async_gap_under_half_the_card_stays_the_working_tensors():
     # 15.99 - 0.50 - 12.00 = 3.49 GiB outside PyTorch's allocations (22 %): the pool's freed memory can be that much
     cause, c, ev = _top(_async("12.00 GiB", "1.50 GiB", "512.00 MiB"))
-    assert cause == "activations" and c == {"activations": round(1.5 / 2.9, 2), "other-process": round(1.4 / 2.9, 2)}, c
+    assert cause == "activations" and c == {"activations": round(1.5 / 3.65, 2), "other-process": round(1.4 / 3.65, 2)}, c
 
 
 def test_async_gap_over_half_the_card_is_another_program():
     # 15.99 - 1.00 - 4.00 = 10.99 GiB outside (69 %)
     cause, c, ev = _top(_async("4.00 GiB", "1.50 GiB", "1.00 GiB"))
-    assert cause == "other-process" and c["other-process"] == round(2.6 / 4.1, 2), c
+    assert cause == "other-process" and c["other-process"] == round(2.6 / 4.85, 2), c

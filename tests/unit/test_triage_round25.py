@@ -80,3 +80,36 @@ def test_a_windows_log_gets_the_guide_without_expandable_segments():
     cause, ev = top(TB.format("C:\\Users\\me\\train.py") + FRAG)
     assert ev["guide"]["id"] == "pytorch-fragmentation-no-expandable", ev["guide"]["id"]
 
+
+# --- a lone weak row is not certain: "not determined" holds 0.75 points in every ranking (rank.NOT_DETERMINED) --------
+# PyTorch's cudaMallocAsync refusal with nothing after it (c10/cuda/CUDAMallocAsyncAllocator.cpp: "Allocation on
+# device"), a bare one: the generic row alone, activations 1.0 -> 1.0 / 1.75 = 0.57
+BARE_ASYNC = "torch.OutOfMemoryError: Allocation on device \n"
+# ggml.c's fixed scratch pool (2023): the pool row alone, other 4.0 -> 4.0 / 4.75 = 0.84
+GGML_POOL = "ggml_new_tensor_impl: not enough space in the scratch memory\n"
+
+
+def test_one_generic_row_alone_is_uncertain_in_the_result_and_the_text():
+    res = engine.triage_text(BARE_ASYNC)
+    ev = res["events"][-1]
+    assert [(c["id"], c["confidence"]) for c in ev["causes"]] == [("activations", 0.57)], ev["causes"]
+    # the panel reads the result's `uncertain` and confidences; the CLI prints the same
+    assert res["uncertain"] is True and ev["uncertain"] is True
+    first = engine.render_human(res).splitlines()[0]
+    assert first.startswith("Cause: uncertain - activations (57% confidence, under 70 %; one sign alone)"), first
+
+
+def test_one_strong_row_alone_is_stated():
+    res = engine.triage_text(GGML_POOL)
+    assert [(c["id"], c["confidence"]) for c in res["events"][-1]["causes"]] == [("other", 0.84)]
+    assert res["uncertain"] is False and res["alternatives"] == []
+    assert engine.render_human(res).startswith("Cause: other (84% confidence)")
+
+
+@pytest.mark.parametrize("wrong", [0.0, 0.4, 2.0])
+def test_a_wrong_prior_breaks_these(monkeypatch, wrong):
+    from gpu_garden.memory.triage import rank
+    monkeypatch.setattr(rank, "NOT_DETERMINED", wrong)
+    with pytest.raises(AssertionError):
+        test_one_generic_row_alone_is_uncertain_in_the_result_and_the_text()
+        test_one_strong_row_alone_is_stated()

@@ -49,7 +49,7 @@ def test_ipex_4gb_block_limit_is_a_per_allocation_limit():
     cause, c = _causes("Current platform can NOT allocate memory block with size larger than 4GB! Tried to allocate 8.00 GiB "
                        "(GPU  0; 15.11 GiB total capacity; 1.83 GiB already allocated; 1.87 GiB reserved in total by PyTorch)\n")
     assert cause == "other"
-    assert c["other"]["confidence"] == round(9.0 / 11.4, 2) and c["activations"]["confidence"] == round(2.4 / 11.4, 2)
+    assert c["other"]["confidence"] == round(9.0 / 12.15, 2) and c["activations"]["confidence"] == round(2.4 / 12.15, 2)
     assert any("per-allocation limit" in e for e in c["other"]["evidence"])
 
 
