@@ -399,7 +399,8 @@ def score(row) -> dict:
         out["weights_err"] = g / m["weights_gpu_mib"] - 1
     # KV buffer as printed
     for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
-        if key in m:
+        # a device's buffer needs the layers the runtime put there; a row without them is not scored on it
+        if key in m and (key != "kv_mib_device" or "layers_on_device" in m):
             pred = res["kv_total"]
             if key == "kv_mib_device" and res.get("devices") and "device" in m:
                 # llama.cpp's own placement over the GPUs (--tensor-split): the device's layers and their cache
