@@ -285,6 +285,25 @@ def test_uncertain_triage_shows_the_top_two_causes_side_by_side(page, output_dir
         page.screenshot(path=str(output_dir / "oom_panel_uncertain.png"))
 
 
+def test_uncertain_with_one_weak_cause_says_so(page):
+    """Triage's rank.NOT_DETERMINED leaves a lone generic rule under the threshold: `uncertain` with one cause and
+    no alternatives. The panel must not claim two causes; it names the one weak sign and shows it alone."""
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    report = vae_report("8")
+    report.update(cause="activations", uncertain=True, summary=None, actions=[], alternatives=[], causes=[
+        {"id": "activations", "confidence": 0.57, "evidence": ["cudaMallocAsync refused an allocation"]}])
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.wait_for_timeout(200)
+    line = page.locator("[data-testid=gg-oom-cause]").inner_text()
+    assert "two causes" not in line and "one weak sign" in line and "Activations for this size" in line, line
+    assert page.locator("[data-testid=gg-oom-uncertain]").is_visible()
+    cards = page.locator("[data-testid=gg-oom-alt]")
+    assert [cards.nth(i).get_attribute("data-cause") for i in range(cards.count())] == ["activations"]
+    assert "one sign alone" in page.locator(".gg-oom-uncertain").get_attribute("title").lower()
+
+
 def test_adapter_falls_back_and_warns_once(browser, comfy_host):
     """A frontend without app.canvasPosToClientPos (the public conversion the adapter prefers): the panel is
     still placed beside the node through the fallback, and the console gets one warning, not one per frame."""

@@ -77,7 +77,7 @@ export function latentText(l) {
 
 export function causeLine(report) {
   const top = (report.causes || [])[0];
-  const label = report.uncertain ? "Out of memory: two causes fit the evidence about equally"
+  const label = report.uncertain ? uncertainLabel(report)
     : report.summary || CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory");
   const evidence = top?.evidence?.[0] || (report.cause ? "" : String(report.message || "").split("\n")[0]);
   return { label, evidence };
@@ -178,6 +178,15 @@ export function otherCauses(report) {
   return d;
 }
 
+/** An uncertain result names two causes that fit about equally, or one cause whose sign alone is too weak
+ *  (triage's rank.NOT_DETERMINED keeps a lone generic rule under the threshold). */
+function uncertainLabel(report) {
+  if (uncertainPair(report).length >= 2) return "Out of memory: two causes fit the evidence about equally";
+  const top = (report.causes || [])[0];
+  const name = top ? CAUSES[top.id] || top.id : null;
+  return name ? `Out of memory, cause uncertain (one weak sign): ${name}?` : "Out of memory: cause not determined";
+}
+
 /** The two causes an uncertain result names: its `alternatives`, else the top two of `causes`. */
 function uncertainPair(report) {
   const alts = Array.isArray(report.alternatives) && report.alternatives.length ? report.alternatives : report.causes || [];
@@ -191,7 +200,8 @@ export function uncertainty(report) {
   const box = el("div", "gg-oom-uncertainty");
   box.dataset.testid = "gg-oom-uncertain";
   const badge = el("span", "gg-oom-uncertain", "uncertain");
-  badge.title = "The evidence fits more than one cause about equally; both are shown";
+  badge.title = alts.length >= 2 ? "The evidence fits more than one cause about equally; both are shown"
+    : "One sign alone points at this cause: too weak to be sure";
   box.append(badge);
   if (alts.length) {
     const grid = el("div", "gg-oom-alts");
