@@ -76,6 +76,8 @@ def plan_range(plan, spec, dtype, base, **kw) -> dict:
         out[k] = lo[k] if lo[k] == hi[k] else None
     if lo["vram"] is not None and None in (out["fits"], out["fits_as_requested"]):
         how = "as asked" if out["fits_as_requested"] is None else "with the flags below"
+        if how != "as asked":  # only the low end fits with changed flags: print those (the upper end has none that fit)
+            out.update(flags=lo["flags"], command=lo["command"], chosen=lo.get("chosen"))
         out["depends"] = (f"fits {how} at {fmt_bytes(lo['weights'])} of weights, not at {fmt_bytes(hi['weights'])}: "
                           "depends on the file: give --gguf or --weights-gib")
     return out

@@ -71,6 +71,9 @@ def test_verdict_only_where_both_ends_agree(capsys):
                    "--ctx", "32768", "--vram", "23.5"])
     out = capsys.readouterr().out
     assert "depends on the file: give --gguf or --weights-gib" in out and rc == 1
+    # "fits with the flags below" at the low end only: the flags printed are the low end's (the top end has none)
+    assert "fits with the flags below at 14.12 GiB of weights" in out
+    assert "\n  vllm serve Qwen/Qwen3.6-27B --max-model-len 32768" in out
 
 
 @pytest.mark.parametrize("flag, value, expect", [("--weights-gib", "33.31", int(33.31 * GiB)),
