@@ -40,6 +40,8 @@ def test_schema(comfy_host):
     assert info["input"]["required"]["when_it_does_not_fit"][1]["default"] == "warn"
     assert info["input"]["required"]["mode"][1]["default"] == "formula"
     assert info["output"] == ["LATENT", "STRING"]
+    # the node reads the loaders upstream of itself in the queued prompt (host RAM per file): both must arrive
+    assert set(info["input"].get("hidden", {})) >= {"prompt", "unique_id"}
 
 
 def test_sd15_workflow(comfy_host):

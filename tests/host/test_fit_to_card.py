@@ -61,6 +61,7 @@ def test_schema(comfy_host):
     assert info["input"]["optional"]["budget"][0] == "GPU_GARDEN_BUDGET"
     assert info["input"]["required"]["mode"][1]["options"] == ["apply", "advise"]
     assert info["output"] == ["MODEL", "VAE", "CLIP", "LATENT"]
+    assert set(info["input"].get("hidden", {})) >= {"prompt", "unique_id"}  # the loaders upstream of the node
 
 
 def test_loader_receives_our_figure_vae_sized_from_it_images_identical(comfy_host):
