@@ -120,11 +120,15 @@ def lora_flags(runtime, knobs, rank, loras) -> list:
     return f + ([flag("flag", "--max-loras", loras, "slots held on the GPU")] if loras > 1 else [])
 
 
-def mtp_flags(knobs) -> list:
-    """vLLM's speculative-decoding flag when the plan counted an MTP drafter (mtp_tokens)."""
+def mtp_flags(knobs, runtime="vllm") -> list:
+    """The speculative-decoding flags when the plan counted an MTP drafter (mtp_tokens): vLLM's config, llama.cpp's
+    --spec-type draft-mtp with its draft length."""
     n = knobs.get("mtp_tokens")
     if not n:
         return []
+    if runtime == "llama.cpp":
+        return [flag("flag", "--spec-type", "draft-mtp", "MTP context and state snapshots counted"),
+                flag("flag", "--spec-draft-n-max", int(n), f"{int(n) + 1} recurrent-state snapshots")]
     cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
     return [flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
 

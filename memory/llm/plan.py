@@ -155,14 +155,12 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
         raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
                         f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")
-    if knobs.get("mtp_tokens") is not None and runtime == "llama.cpp":
-        # llama.cpp --spec-type draft-mtp (common.h need_n_rs_seq: n_rs_seq = --spec-draft-n-max) widens the target's
-        # recurrent state to 1 + n_max snapshots (llama_memory_recurrent) and builds a second context on the model
-        # for the MTP head (its own cache and compute buffer), whose sizing is not read here
-        raise UserError("--mtp-tokens with llama.cpp (--spec-type draft-mtp) is not modelled (vLLM's MTP is): the MTP draft context "
-                        "(its cache and compute buffer) is not sized here, and a hybrid model's recurrent state grows to "
-                        "1 + --spec-draft-n-max snapshots; plan without --mtp-tokens and leave room for both")
-    if knobs.get("mtp_tokens") is not None and runtime != "vllm":
+    if knobs.get("mtp_tokens") is not None and runtime == "llama.cpp":  # --spec-type draft-mtp (runtimes/llamacpp.py)
+        LC.check_draft_mtp(spec, knobs["mtp_tokens"], knobs)
+        notes.append(f"draft-mtp, --spec-draft-n-max {knobs['mtp_tokens']}: the recurrent state is kept "
+                     f"{1 + knobs['mtp_tokens']} times and the MTP context holds its own f16 cache of the MTP layer; "
+                     "its compute buffer (about 0.3 GiB on Metal and ROCm for a 27B) is not counted")
+    elif knobs.get("mtp_tokens") is not None and runtime != "vllm":
         raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")
     if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
         raise UserError("--max-lora-rank / --max-loras size vLLM's LoRA slots (--enable-lora); not modelled for "
@@ -266,7 +264,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "
                      "by itself (OLLAMA_FLASH_ATTENTION=0 turns it off)")
-    if knobs.get("mtp_tokens") is not None:
+    if knobs.get("mtp_tokens") is not None and runtime == "vllm":
         roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
@@ -382,7 +380,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                       if not ev.get("free_refused")]  # its own fitting runs after the startup check
     if vram is None:
         out["flags"] = (runtime_flags(runtime, ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
-                        + mtp_flags(knobs) + lmo_flags(runtime, knobs))
+                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
         out["command"] = command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
@@ -449,7 +447,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs) + lmo_flags(runtime, knobs))
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
     out["command"] = command(runtime, out["flags"])
     if not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")

@@ -123,6 +123,8 @@ _TERM_HELP = {
     ("ollama", "projector_graph"): "its graph for one image",
     ("llama.cpp", "projector"): "--mmproj: vision projector + its graph",
     ("sglang", "cuda_context"): "before SGLang measures its free memory",
+    ("llama.cpp", "mtp_state_snapshots"): "draft-mtp: the recurrent state kept --spec-draft-n-max more times",
+    ("llama.cpp", "mtp_draft_kv"): "draft-mtp: the MTP context's own cache of the MTP layer (f16)",
     ("sglang", "nccl"): "tensor parallelism's communicator buffers",
 }
 

@@ -106,8 +106,8 @@ def test_mtp_drafter_layer_joins_the_pool_and_its_module_the_weights():
 def test_mtp_tokens_needs_a_model_with_an_mtp_module_and_vllm():
     with pytest.raises(UserError, match="multi-token-prediction"):
         llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=4096, mtp_tokens=2)
-    with pytest.raises(UserError, match="vLLM"):
-        llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "llama.cpp", ctx=4096, mtp_tokens=2)
+    with pytest.raises(UserError, match="vLLM"):  # llama.cpp's draft-mtp is modelled (test_llm_llamtp.py), Ollama's not
+        llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "ollama", ctx=4096, mtp_tokens=2)
     with pytest.raises(UserError, match="1-16"):
         llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=4096, mtp_tokens="3")
     with pytest.raises(UserError):   # 0 is not "no drafter": the flag asks for 1-16

@@ -81,6 +81,48 @@ QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 MATRIX_ROW_PADDING = 512
 
 
+# --spec-type draft-mtp (ggml-org/llama.cpp#22673, May 2026) on a Qwen 3.5+ GGUF with its MTP layer (config
+# mtp_num_hidden_layers; GGUF nextn layers after the n_layer repeating ones), -n = --spec-draft-n-max:
+#   the target context gets n_rs_seq = n (common_params_speculative::need_n_rs_seq) and llama_memory_recurrent sizes
+#   its R/S tensors mem_size x (1 + n_rs_seq): the RS buffer holds 1 + n snapshots of the recurrent state
+#   (llama_memory_recurrent: "1 seqs 2 rs_seq", 3 x 149.6 = 449 MiB for Qwen3.8-27B, sudoingX/qwen38-mtp);
+#   server-context.cpp builds a second context on the same model (no second copy of the weights) from the target's
+#   own params (common_context_params_to_llama(params_base): its n_ctx, n_seq_max, n_ubatch, kv_unified) with
+#   ctx_type LLAMA_CONTEXT_TYPE_MTP, n_rs_seq 0 and the draft cache types (-ctkd / -ctvd, f16 by default);
+#   llama_model::create_memory gives it a plain llama_kv_cache over the layers il >= n_layer only (mtp_on_hybrid_qwen35):
+#   one full-attention layer's cache at f16 (Qwen3.8-27B at 262,144 cells: 1,024.00 MiB, victoralcazardev/
+#   rx7900xtx-local-llm docs/measurements/memory.md). Its compute buffer (sched_reserve of an n_ubatch graph) is
+#   not sized: backends differ (294 MiB on Metal at 32k, 324 MiB on ROCm at 262k for the same model; ROCm's flash
+#   workspace grows with n_ctx, llama.cpp#26038; CUDA may share the target's, llama.cpp#27489).
+# llm_arch_supports_rs_rollback names QWEN35 / QWEN35MOE; other archs' MTP contexts are not read here.
+DRAFT_MTP_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
+DRAFT_KV = "f16"            # common_params_speculative_draft cache_type_k / cache_type_v
+DRAFT_N_MAX = 64            # a --spec-draft-n-max beyond this is not a plausible draft length
+
+
+def check_draft_mtp(spec, n, knobs) -> None:
+    """--spec-type draft-mtp as modelled: a Qwen 3.5+ model with its MTP layer, one GPU."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= DRAFT_N_MAX:
+        raise UserError(f"--mtp-tokens (llama.cpp --spec-draft-n-max with --spec-type draft-mtp) must be a whole number "
+                        f"1-{DRAFT_N_MAX}, got {n!r}")
+    if spec.arch not in DRAFT_MTP_ARCHS or not spec.mtp_layers:
+        raise UserError(f"{spec.name}: llama.cpp's draft-mtp is modelled for Qwen 3.5+ models with their MTP layer "
+                        "(mtp_num_hidden_layers); this model's MTP context (or a -md draft model) is not sized here")
+    if fork(knobs):
+        raise UserError("--mtp-tokens on ik_llama.cpp: its speculative contexts are not read; plan without it")
+    if (knobs.get("num_gpus") or 1) > 1 or knobs.get("tensor_split"):
+        raise UserError("--mtp-tokens with llama.cpp over several GPUs: the device of the MTP layer's cache is not read; "
+                        "plan one GPU")
+
+
+def draft_mtp(spec, kvd, n: int, ctx, parallel, s) -> dict:
+    """Bytes draft-mtp adds: the target's n extra recurrent-state snapshots and the MTP context's own KV cache."""
+    draft = kv_cache(spec, ctx, parallel, DRAFT_KV, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"],
+                     unified=s["unified"], flash=s["flash"])
+    return {"mtp_state_snapshots": int(kvd["recurrent_state"] * n),
+            "mtp_draft_kv": int(draft["per_full_layer"] * spec.mtp_layers)}
+
+
 def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
     """Bytes the CUDA buffer adds per layer to a quantized cache's tensors (ik_llama.cpp's layout; 0 otherwise)."""
     if not ik or spec.mla:
@@ -114,7 +156,8 @@ def settings(version, knobs, parallel) -> dict:
             # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
             "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
-            "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None}
+            "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
+            "draft_mtp": knobs.get("mtp_tokens")}
 
 
 def fork(knobs) -> bool:
@@ -199,6 +242,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"]) if ngl > 0 else 0}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
+    if s.get("draft_mtp") and ngl > 0:  # the MTP layer and its cache sit on the GPU with the rest (offload_kqv)
+        over.update(draft_mtp(spec, kvd, s["draft_mtp"], ctx, parallel, s))
     split = s.get("tensor_split")
     if vram:  # --fit keeps its target free on every GPU it uses
         over["margin"] = (FIT_TARGET * (len(split) if split else 1) if s.get("fit")

@@ -1,0 +1,99 @@
+"""llama.cpp --spec-type draft-mtp (task llamtp; batches 33 and 35 after first sight). Read from llama.cpp's source:
+the target context gets n_rs_seq = --spec-draft-n-max (common.h need_n_rs_seq) and llama_memory_recurrent sizes its
+state mem_size x (1 + n_rs_seq); server-context.cpp builds an MTP context from the target's own params with the draft
+cache types (f16 by default) and n_rs_seq 0, whose memory (llama_model::create_memory, mtp_on_hybrid_qwen35) is a plain
+KV cache over the layers il >= n_layer, the MTP layer alone. Figures by hand from the config.json geometry."""
+import pytest
+
+from gpu_garden.memory import cli
+from gpu_garden.memory.llm import kv as llm
+
+GiB, MiB = 1 << 30, 1 << 20
+# Qwen3.8-27B: 48 gated-DeltaNet layers, each a conv state of (2 x 16 x 128 + 48 x 128) channels x (4 - 1) and an ssm
+# state of 48 value heads x 128 x 128, float32; the MTP layer is one full-attention layer of 4 KV heads x 256
+STATE_27B = 48 * ((2 * 16 * 128 + 48 * 128) * 3 + 48 * 128 * 128) * 4     # 149.625 MiB
+MTP_KV_PER_CELL = 1 * 4 * (256 + 256) * 2                                 # one layer, K and V, f16
+
+
+def _rx(**kw):
+    # victoralcazardev/rx7900xtx-local-llm docs/measurements/memory.md, variant V1: IQ3_S, -c 262144, one slot, q8_0 K /
+    # q5_1 V, draft-mtp n 2 on a 24,560 MiB RX 7900 XTX: 'RS 449', 'MTP KV 1,024' MiB, the main KV 7,424 MiB
+    args = dict(ctx=262144, kv_dtype="q8_0", kv_dtype_v="q5_1", weights_dtype="IQ3_S", flash_attn="on",
+                runtime_version="b11160", vram=23.98 * GiB)
+    args.update(kw)
+    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "llama.cpp", **args)
+
+
+def test_draft_kv_is_one_f16_layer_of_every_cell():
+    # 262,144 cells x 4,096 bytes = 1,024.00 MiB, as printed; the main cache's q8_0 (544 MiB) or all 16 attention
+    # layers (16 GiB) fail
+    r = _rx(mtp_tokens=2)
+    assert r["overhead"]["mtp_draft_kv"] == 262144 * MTP_KV_PER_CELL == 1024 * MiB
+    assert r["kv_total"] - r["kv_detail"]["recurrent_state"] == 7424 * MiB   # the main cache unchanged: 'KV 7,424'
+
+
+def test_state_is_kept_one_plus_n_times():
+    # the RS buffer with n_rs_seq 2: 3 x 149.625 = 448.875 MiB ('RS 449'); the plan's KV line keeps the one state
+    # it always had, the overhead line the n more
+    r = _rx(mtp_tokens=2)
+    assert STATE_27B == 149.625 * MiB
+    assert r["kv_detail"]["recurrent_state"] == STATE_27B
+    assert r["overhead"]["mtp_state_snapshots"] == 2 * STATE_27B
+    assert r["kv_detail"]["recurrent_state"] + r["overhead"]["mtp_state_snapshots"] == 448.875 * MiB
+    r3 = _rx(mtp_tokens=3)
+    assert r3["overhead"]["mtp_state_snapshots"] == 3 * STATE_27B
+
+
+def test_total_grows_by_those_two_terms_alone():
+    # the MTP context lives on the target model: no second copy of the weights; its compute buffer is not counted
+    off, on = _rx(), _rx(mtp_tokens=2)
+    assert on["weights"] == off["weights"]
+    assert on["total"] - off["total"] == 2 * STATE_27B + 262144 * MTP_KV_PER_CELL
+    assert any("compute buffer" in n and "not counted" in n for n in on["notes"])
+
+
+def test_draft_kv_follows_the_context():
+    # Qwen3.5-9B (one MTP layer, 4 KV heads x 256): -c 32768 -> 32,768 x 4,096 bytes = 128 MiB; its state 24 layers x
+    # ((2 x 16 x 128 + 32 x 128) x 3 + 32 x 128 x 128) x 4 bytes = 50.25 MiB, two more with n 2
+    r = llm.plan(llm.describe(model="Qwen/Qwen3.5-9B"), "llama.cpp", ctx=32768, kv_dtype="q8_0", weights_dtype="Q6_K",
+                 flash_attn="on", mtp_tokens=2)
+    assert r["overhead"]["mtp_draft_kv"] == 32768 * MTP_KV_PER_CELL == 128 * MiB
+    assert r["overhead"]["mtp_state_snapshots"] == 2 * 24 * ((2 * 16 * 128 + 32 * 128) * 3 + 32 * 128 * 128) * 4
+
+
+def test_fit_search_leaves_room_for_the_draft():
+    # a card where 262,144 cells fit without the draft and not with it: the largest context found is smaller
+    # (the two terms are 1.29 GiB; 20.29 GiB without them)
+    off, on = _rx(vram=21.0 * GiB), _rx(vram=21.0 * GiB, mtp_tokens=2)
+    assert off["fits_as_requested"] is True and on["fits_as_requested"] is False
+    assert off["max_ctx_by_kv_dtype"]["q8_0"] == 262144 > on["max_ctx_by_kv_dtype"]["q8_0"]
+    assert "--spec-type draft-mtp --spec-draft-n-max 2" in on["command"]
+
+
+def test_command_carries_llamacpp_flags():
+    r = _rx(mtp_tokens=2)
+    assert "--spec-type draft-mtp --spec-draft-n-max 2" in r["command"]
+    assert "speculative-config" not in r["command"]
+
+
+@pytest.mark.parametrize("n", [0, -1, 65, True, "2", 2.0])
+def test_bad_draft_length_is_a_clear_error(n):
+    with pytest.raises(llm.UserError, match="spec-draft-n-max"):
+        _rx(mtp_tokens=n)
+
+
+def test_models_without_a_qwen35_mtp_layer_are_refused():
+    with pytest.raises(llm.UserError, match="draft-mtp"):
+        llm.plan(llm.describe(model="meta-llama/Llama-3.1-8B-Instruct"), "llama.cpp", ctx=8192, mtp_tokens=2)
+    with pytest.raises(llm.UserError, match="several GPUs"):
+        _rx(mtp_tokens=2, num_gpus=2)
+    with pytest.raises(llm.UserError, match="ik_llama"):
+        _rx(mtp_tokens=2, runtime_version="ik_llama.cpp")
+
+
+def test_cli_flag_reaches_llamacpp(capsys):
+    rc = cli.main(["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "llama.cpp", "--ctx", "262144", "--kv-dtype", "q8_0",
+                   "--weights-dtype", "IQ3_S", "--mtp-tokens", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "mtp draft kv" in out and "1.00 GiB" in out.split("mtp draft kv")[1].splitlines()[0]
