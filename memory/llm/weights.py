@@ -87,7 +87,7 @@ def role_type(t: str, row: int) -> str:
     return K_FALLBACK_TYPE.get(t, t) if row % 256 else t
 
 
-def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
+def _k_fallback_bits(spec: LLMSpec, t: str, experts: bool = True) -> float:
     """Extra bits of the whole file from llama.cpp's K-quant fallback of the decoder matmuls whose rows are not a
     multiple of 256 (0 when they all divide it). ffn_down's rows are `intermediate` long; a routed expert's ffn_down
     (GGUF ffn_down_exps, rows of moe_intermediate values) follows the same ffn_down rules: DeepSeek-V2-Lite's 1408 is
@@ -96,7 +96,7 @@ def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
     if t not in K_FALLBACK_EXTRA:
         return 0.0
     extra = 0.0
-    if spec.n_experts:  # the routed experts' down projections: a third of the gated experts' matmuls
+    if spec.n_experts and experts:  # the routed experts' down projections: a third of the gated experts' matmuls
         if spec.moe_intermediate and spec.moe_intermediate % 256 and spec.expert_params:
             extra += spec.expert_params / 3 * K_FALLBACK_EXTRA[t]
     elif spec.intermediate and spec.intermediate % 256:
@@ -106,7 +106,8 @@ def _k_fallback_bits(spec: LLMSpec, t: str) -> float:
     q, kv = spec.n_heads * spec.head_dim_k, spec.n_kv_heads * spec.head_dim_k
     if d % 256:
         extra += attn * d * (q * base + kv * base + kv * K_FALLBACK_EXTRA[t])
-        extra += (spec.expert_params * 2 / 3 if spec.n_experts else spec.n_layers * 2 * d * spec.intermediate) * base
+        extra += ((spec.expert_params * 2 / 3 if experts else 0) if spec.n_experts
+                  else spec.n_layers * 2 * d * spec.intermediate) * base
     if q % 256:
         extra += attn * q * d * base
     return extra
@@ -117,6 +118,12 @@ DENSE_BITS = {"fp32": 32, "f32": 32, "bf16": 16, "fp16": 16, "f16": 16}
 # gpt-oss GGUFs: 98 q8_0, 72 mxfp4, 289 f32 tensors for gpt-oss-20b) stores the other matmuls and both
 # embeddings in Q8_0.
 MXFP4_MOE = "MXFP4_MOE"
+# Every GGUF of gpt-oss keeps its routed experts in MXFP4 whatever the file type: convert_hf_to_gguf writes the
+# checkpoint's MXFP4 expert blocks as MXFP4 at any --outtype (gpt-oss-20b at bf16 is 13.8 GB, not 41), and
+# llama-quantize refuses to requantize a quantized tensor without --allow-requantize ("requantizing from type %s is
+# disabled"), so a K-quant name sets the other tensors' types only: unsloth/gpt-oss-20b-GGUF Q4_K_M is 10.81 GiB
+# (MTL0_Mapped 11073.83 MiB, rabbit-holes gpt-oss-20b-GGUF notes), where Q4_K_M experts would make it 14.6 GiB
+MXFP4_EXPERT_ARCHS = ("gpt_oss",)
 
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
@@ -300,10 +307,12 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         et, ot = (role_type(x, spec.hidden) for x in ROLE_TYPES[up])
         emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8
         out = emb_params * TYPE_BITS[ot] / 8
-        extra = _k_fallback_bits(spec, up)
-        blocks = (block_params * BLOCK_BITS[up] + extra) / 8
+        kept = spec.expert_params if spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4" else 0
+        extra = _k_fallback_bits(spec, up, experts=not kept)
+        blocks = ((block_params - kept) * BLOCK_BITS[up] + kept * LINEAR_BITS["mxfp4"] + extra) / 8
         total = emb + blocks + (0 if spec.tied else out)
-        how = (f"{block_params / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
+        how = ((f"{kept / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + " if kept else "")
+               + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
                + (f"; rows of {_odd_rows(spec)} values are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))

@@ -97,3 +97,34 @@ def test_cli_flag_reaches_llamacpp(capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "mtp draft kv" in out and "1.00 GiB" in out.split("mtp draft kv")[1].splitlines()[0]
+
+
+# gpt-oss GGUFs keep the routed experts in MXFP4 at any file type (weights.MXFP4_EXPERT_ARCHS): gpt-oss-20b's experts
+# are 24 layers x 32 experts x 3 x 2880 x 2880 = 19,110,297,600 values at 4.25 bits; its embedding and output
+# 201,088 x 2,880 each; the other block values 20,908,050,240 - 2 x 579,133,440 - 19,110,297,600 = 639,485,760
+GPTOSS_EXPERTS, GPTOSS_EMB, GPTOSS_REST = 24 * 32 * 3 * 2880 * 2880, 201088 * 2880, 639_485_760
+# Q8_0's block rate from the whole-file table (Llama-3-8B: 8,030,261,248 values at 8.51 bits, of them 2 x 525,336,576
+# embedding/output values at 8.5)
+Q8_BLOCK_BITS = (8_030_261_248 * 8.51 - 2 * 525_336_576 * 8.5) / (8_030_261_248 - 2 * 525_336_576)
+
+
+def test_gptoss_q8_0_gguf_keeps_mxfp4_experts():
+    r = llm.weights_by_role(llm.describe(model="openai/gpt-oss-20b"), "Q8_0")
+    assert GPTOSS_EXPERTS + 2 * GPTOSS_EMB + GPTOSS_REST == 20_908_050_240
+    want = (2 * GPTOSS_EMB * 8.5 + GPTOSS_EXPERTS * 4.25 + GPTOSS_REST * Q8_BLOCK_BITS) / 8
+    assert r["total"] == pytest.approx(want, abs=2)   # 12.06 GB (ggml-org's MXFP4 MoE file: 12.1 GB)
+    assert "MXFP4" in r["how"]
+
+
+def test_unsloth_gptoss_q4_k_m_is_the_printed_mapping():
+    # rabbit-holes unsloth/gpt-oss-20b-GGUF, llama-server b8198 on an M5: MTL0_Mapped model buffer 11073.83 MiB for the
+    # whole Q4_K_M file (10.81 GiB); Q4_K_M experts (with the K-quant fallback of 2880-value rows) made it 14,957 MiB,
+    # Q4_K experts without the fallback (4.5 bits) would still add 570 MiB
+    r = llm.weights_by_role(llm.describe(model="openai/gpt-oss-20b"), "Q4_K_M")
+    assert r["total"] / MiB == pytest.approx(11073.83, rel=0.01)
+
+
+def test_a_bf16_checkpoint_keeps_its_expert_type():
+    # only the MXFP4 checkpoint's GGUFs keep MXFP4 experts: Qwen3-30B-A3B (bf16) at Q8_0 has no MXFP4 in its sum
+    r = llm.weights_by_role(llm.describe(model="Qwen/Qwen3-30B-A3B"), "Q8_0")
+    assert "MXFP4" not in r["how"]
