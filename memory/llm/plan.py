@@ -348,6 +348,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                          "vLLM refuses to capture its CUDA graphs (one state block per decode sequence); "
                          f"--max-num-seqs {ev['mamba_blocks']} or less, or a larger "
                          + ("--kv-cache-memory" if s["kv_cache_memory"] else "--gpu-memory-utilization"))
+        if ev.get("graph_profile_oom"):
+            notes.append(f"vLLM dies measuring its CUDA graphs: it first allocates a minimal KV cache of "
+                         f"{V.graph_profile_blocks(s)} blocks ({fmt_bytes(ev['graph_profile_oom'])}) outside "
+                         "--gpu-memory-utilization, more than the weights leave (profile_cudagraph_memory); "
+                         "--enforce-eager, or a lower --max-num-seqs")
         if ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")

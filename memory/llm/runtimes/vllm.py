@@ -167,6 +167,20 @@ CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to m
 # capture sizes were capped silently). A gate by observation: 0.17.1 starts, 0.20.0 refuses (NeMo-RL's A/B of the
 # bump); 0.18-0.19 unseen
 MAMBA_SEQS_CHECKED = (0, 20)
+# Before it sizes the pool, V1 measures its CUDA graphs (gpu_worker determine_available_memory ->
+# gpu_model_runner.profile_cudagraph_memory, whenever graphs are on; VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS only
+# decides whether the estimate is subtracted). To capture them it first allocates a minimal KV cache
+# (_init_minimal_kv_cache_for_profiling: num_gpu_blocks_override = min_blocks, every tensor of the real layout) in
+# whatever memory the weights left, outside --gpu-memory-utilization. min_blocks was the largest capture size
+# (max_cudagraph_capture_size = min(max_num_seqs x (1 + speculative tokens) x 2, 512)); later
+# min(max_num_reqs, that) ("at least one block per sequence is required to capture the graphs"). A hybrid model's
+# block is a whole state page (Qwen3.8-27B: 3 MiB x 16 tensors), so 256 blocks take 12 GiB: the recipes' 1x5090
+# NVFP4 run dies allocating 784 MiB (256 x 3.0625 MiB, one tensor) at 0.80 and 0.93 alike; Qwen3.5-9B on an L4
+# (0.18.0) "Overriding num_gpu_blocks=0 with num_gpu_blocks_override=512", then 1.03 GiB (512 x 2.06 MiB) asked.
+# Gates by observation: 0.18.0 prints the first form, 0.26.1rc1 the second; earlier and in between not read.
+GRAPH_PROFILE_CACHE = (0, 18)
+GRAPH_PROFILE_PER_SEQ = (0, 26)
+CAPTURE_SIZE_MAX = 512
 
 
 # cards below compute capability 8.0 (Turing, Volta, Pascal)
@@ -469,6 +483,21 @@ def graph_memory(max_seqs: int) -> int:
     return int(max(32 * MiB, CUDA_GRAPHS * min(max_seqs, CAPTURE_MAX) / CAPTURE_MAX))
 
 
+def graph_profile_blocks(s) -> int:
+    """Blocks of the minimal KV cache V1 allocates to measure its CUDA graphs (0: no graphs, or a version before)."""
+    if s["enforce_eager"] or not s["v1"] or not at_least(s["version"], *GRAPH_PROFILE_CACHE):
+        return 0
+    capture = min(s["max_seqs"] * (1 + s.get("spec_tokens", 0)) * 2, CAPTURE_SIZE_MAX)
+    return min(s["max_seqs"], capture) if at_least(s["version"], *GRAPH_PROFILE_PER_SEQ) else capture
+
+
+def graph_profile_bytes(kv_spec, kv, layout, s, per_token: int) -> int:
+    """Bytes of that cache: the blocks x every tensor's page (a hybrid layout), else blocks x 16 tokens."""
+    blocks = graph_profile_blocks(s)
+    lay = vllm_layout(kv_spec, kv, layout) if blocks else None
+    return blocks * (lay["size"] * lay["page"] if lay else BLOCK * per_token)
+
+
 def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     """One GPU's figures; roles (plan's weights by role) split the model into pipeline stages when s["pp"] > 1."""
     if s.get("pp", 1) > 1:
@@ -532,6 +561,17 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     else:
         starts = tokens >= ctx
         conc = tokens / ctx
+    # a hybrid model's minimal profiling cache (GRAPH_PROFILE_CACHE); a plain model's is at most 512 x 16 tokens, which
+    # a pool that holds one request of 8192 tokens or more already covers
+    profile_cache = graph_profile_bytes(kv_spec, kv, layout, s, need["per_token"]) if grouped and spec.linear_state else 0
+    room = vram - CUDA_CONTEXT - w_bytes - over["non_torch"]  # none: the weights do not load (said elsewhere)
+    if profile_cache and 0 < room < profile_cache:
+        out["graph_profile_oom"] = profile_cache  # dies before the share matters
+        if s.get("seqs_to_blocks"):  # the plan's fix: --max-num-seqs down to the requests at once (a block each)
+            out["seqs_lowered"] = True
+            out.setdefault("mamba_blocks", grouped["blocks"])
+        else:
+            starts = False
     used = (inside + pool + outside) if s["kv_cache_memory"] else (budget + outside)
     room = used <= vram if s["kv_cache_memory"] else outside <= vram - budget
     if free_refused(s, vram):
