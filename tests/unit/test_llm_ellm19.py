@@ -56,3 +56,29 @@ def test_graph_profile_cache_0_18_takes_the_capture_size():
     assert _graph_note(big) is None
     assert _graph_note(llm.plan(s, "vllm", ctx=65536, kv_dtype="fp8", vram=22.03 * GiB,
                                 runtime_version="0.17.1")) is None
+
+
+# SGLang keeps a hybrid model's recurrent state in its own pool, taken from the static share before the KV pool
+# (model_runner_kv_cache_mixin handle_max_mamba_cache): rest x 0.9 / 1.9 (--mamba-full-memory-ratio 0.9) in whole
+# request states, conv state in the model's dtype, temporal state in --mamba-ssm-dtype (float32 by default).
+def test_sglang_mamba_state_per_request_matches_kt1870():
+    # kvcache-ai/ktransformers#1870 (Qwen3.5-397B-A17B, TP 2): 'max_mamba_cache_size: 82, conv_state size: 0.13GB,
+    # ssm_state size: 7.29GB'. A rank holds 32 of the 64 value heads: 45 DeltaNet layers x 32 x 128 x 128 x 4 bytes =
+    # 90 MiB of temporal state and 45 x (2 x 16 x 128 + 64 x 128) / 2 x 3 x 2 = 1.58 MiB of conv state a request; the
+    # pool allocates 82 + 1 of them: 83 x 90 MiB = 7.295 GiB, 83 x 1.58 MiB = 0.128 GiB
+    from gpu_garden.memory.llm.runtimes import sglang as SG
+    spec = llm.vllm_per_rank(llm.describe(model="Qwen/Qwen3.5-397B-A17B"), 2)
+    assert SG.mamba_state_per_req(spec) == 45 * (6144 * 3 * 2 + 32 * 128 * 128 * 4)
+    assert 83 * 45 * 32 * 128 * 128 * 4 / GiB == pytest.approx(7.29, abs=0.01)
+
+
+def test_sglang_hybrid_pool_splits_rest_by_the_ratio():
+    # Qwen3.6-27B, one GPU, fp8 cache: a request's state is 48 x (10240 x 3 x 2 + 48 x 128 x 128 x 4) = 153,944,064
+    # bytes; a token's cache 16 x 4 x 256 x 2 x 1 = 32768. rest = 0.9 x 20 GiB - 8 GiB = 10 GiB: the states get
+    # 10 GiB x 0.9 / 1.9 = 5,086,145,482 bytes -> 33 states (5,080,154,112 bytes), the KV pool the other 5,657,264,128
+    # bytes: 172,646 tokens (all 10 GiB would be 327,680)
+    from gpu_garden.memory.llm.runtimes import sglang as SG
+    spec = llm.describe(model="Qwen/Qwen3.6-27B")
+    ev = SG.evaluate(spec, 131072, "fp8_e4m3", 8 * GiB, 20 * GiB + 512 * MiB, 1, 0.9)
+    assert ev["mamba_slots"] == 33
+    assert ev["tokens"] == (10 * GiB - 33 * 153944064) // 32768 == 172646

@@ -27,11 +27,18 @@
     x (ratio - 1), 0.8, 1.05), ratio = the tower's num_hidden_layers (24 when the config names none) x hidden_size^2
     against ViT-L/14's 24 x 1024^2 (not re-rounded). Not modelled: a speculative draft (+2 GiB, STANDALONE +6), DP
     attention and 2026's prefill CUDA-graph reserve.
+  hybrid gated-DeltaNet models (Qwen3-Next, Qwen 3.5+): the requests' recurrent state sits in its own pool
+  (HybridReqToTokenPool) taken from `rest` first (model_runner_kv_cache_mixin handle_max_mamba_cache): without
+  --max-mamba-cache-size or --disable-radix-cache it is rest x r / (1 + r), r = --mamba-full-memory-ratio (0.9), in
+  whole request states of mamba_cache_per_req (every DeltaNet layer's conv state in the model's dtype and its
+  temporal state in --mamba-ssm-dtype, float32 by default), and the KV pool is what is left. Not modelled: a set
+  --max-mamba-cache-size, the speculative intermediate states, the fork's demand-driven sizing.
   SGLang's "GB" in these lines is GiB (bytes / 2**30)."""
 import math
 
-from ...units import GiB, MiB
+from ...units import GiB, MiB, fmt_bytes
 from ..cache import kv_cache
+from ..spec import LINEAR
 from . import at_least, parse_version
 
 CUDA_CONTEXT = 512 * MiB      # as vLLM's: the PyTorch context before anything is loaded
@@ -87,6 +94,18 @@ def cell_bytes(spec, kv: str) -> int:
     return int(kv_cache(spec, 1, 1, kv, "vllm")["per_token"])
 
 
+MAMBA_FULL_MEMORY_RATIO = 0.9  # server_args mamba_full_memory_ratio
+MAMBA_SSM_BYTES = 4            # server_args mamba_ssm_dtype "float32"
+
+
+def mamba_state_per_req(spec) -> int:
+    """mamba_cache_per_req on this GPU: every gated-DeltaNet layer's conv and temporal state (0 for other models)."""
+    if not spec.linear_state:
+        return 0
+    conv, conv_b, ssm, _ = spec.linear_state
+    return spec.layer_kinds.count(LINEAR) * (conv * conv_b + ssm * MAMBA_SSM_BYTES)
+
+
 def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float) -> dict:
     cell = cell_bytes(spec, kv)
     detail = dict(kv_cache(spec, ctx, 1, kv, "vllm", swa_full=True), layout="latent" if spec.mla else "heads")
@@ -99,6 +118,11 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float) -> dict:
         return out
     free0 = vram - CUDA_CONTEXT - out["overhead"]["nccl"]
     rest = mfs * free0 - w_bytes
+    per_req = mamba_state_per_req(spec)
+    if per_req and rest > 0:  # the recurrent-state pool first (handle_max_mamba_cache's ratio split)
+        slots = int(rest * MAMBA_FULL_MEMORY_RATIO / (1 + MAMBA_FULL_MEMORY_RATIO) // per_req)
+        out["mamba_slots"], out["mamba_pool"] = slots, slots * per_req
+        rest -= slots * per_req
     tokens = max(int(rest // cell), 0)
     out.update(free0=int(free0), pool=int(max(rest, 0)), tokens=tokens, fits=bool(tokens > 0), whole=tokens >= ctx,
                total=int(vram), budget=int(mfs * free0),
@@ -155,6 +179,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                           "reason": f"static share for weights + KV pool; one {ctx}-token request needs at least {need:.2f}"})
         notes.append(f"SGLang would allocate a pool of {ev['tokens']:,} tokens (max_total_num_tokens) at "
                      f"--mem-fraction-static {mfs:.2f}")
+        if ev.get("mamba_slots") is not None:
+            notes.append(f"hybrid: {ev['mamba_slots']} request states of the DeltaNet layers ({fmt_bytes(ev['mamba_pool'])}, "
+                         f"--mamba-full-memory-ratio {MAMBA_FULL_MEMORY_RATIO}) come out of the static share before the "
+                         "KV pool; --max-mamba-cache-size N sets their number instead")
         if not ev["fits"]:
             notes.append("the weights leave no KV pool: SGLang stops with 'Not enough memory. Please try to increase "
                          "--mem-fraction-static'")
