@@ -170,8 +170,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"--max-lora-rank must be one of vLLM's ranks {', '.join(map(str, VL.LORA_RANKS))} (0: no LoRA) "
                         f"and --max-loras 1..256, got {rank!r} and {loras!r}")
     fmt = str(weights_dtype or spec.quant or "").lower()
-    if (runtime == "llama.cpp" and weights_dtype is None and not spec.weights_bytes and fmt == "mxfp4"
-            and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the checkpoint's bf16
+    # a GGUF named MXFP4 is llama.cpp's MXFP4 MoE file type (general.file_type 38, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): a
+    # llama.cpp run given --weights-dtype MXFP4 loads that file, as one given the MXFP4 checkpoint's name does
+    if (runtime == "llama.cpp" and (weights_dtype is None or fmt == "mxfp4") and not spec.weights_bytes
+            and fmt == "mxfp4" and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the bf16
         weights_dtype = MXFP4_MOE
         notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")

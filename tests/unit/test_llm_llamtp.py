@@ -128,3 +128,14 @@ def test_a_bf16_checkpoint_keeps_its_expert_type():
     # only the MXFP4 checkpoint's GGUFs keep MXFP4 experts: Qwen3-30B-A3B (bf16) at Q8_0 has no MXFP4 in its sum
     r = llm.weights_by_role(llm.describe(model="Qwen/Qwen3-30B-A3B"), "Q8_0")
     assert "MXFP4" not in r["how"]
+
+
+def test_llamacpp_mxfp4_name_is_the_mxfp4_moe_file():
+    # rabbit-holes ggml-org/gpt-oss-20b-GGUF (gpt-oss-20b-mxfp4.gguf) on an M5, llama-cli b8185: MTL0 model buffer
+    # 11536 MiB. GGUF file type 38 (MXFP4) is llama.cpp's MXFP4 MoE: experts MXFP4 (4.25 bits), every other tensor Q8_0
+    # (8.5 bits): 19,110,297,600 x 4.25 / 8 + 1,797,752,640 x 8.5 / 8 = 12,062,457,780 bytes (11,503.7 MiB); read as
+    # the checkpoint's own format (the rest in 16 bits) it was 13,111 MiB
+    r = llm.plan(llm.describe(model="openai/gpt-oss-20b"), "llama.cpp", ctx=131072, weights_dtype="MXFP4")
+    assert 20_908_050_240 - GPTOSS_EXPERTS == 1_797_752_640
+    assert r["weights"] == pytest.approx((GPTOSS_EXPERTS * 4.25 + 1_797_752_640 * 8.5) / 8, abs=2)
+    assert r["weights"] / MiB == pytest.approx(11536, rel=0.005)
