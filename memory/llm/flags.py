@@ -127,8 +127,13 @@ def mtp_flags(knobs, runtime="vllm") -> list:
     if not n:
         return []
     if runtime == "llama.cpp":
-        return [flag("flag", "--spec-type", "draft-mtp", "MTP context and state snapshots counted"),
-                flag("flag", "--spec-draft-n-max", int(n), f"{int(n) + 1} recurrent-state snapshots")]
+        f = [flag("flag", "--spec-type", "draft-mtp", "MTP context and state snapshots counted"),
+             flag("flag", "--spec-draft-n-max", int(n), f"{int(n) + 1} recurrent-state snapshots")]
+        t = knobs.get("draft_kv_dtype")
+        if t and t != "f16":
+            f += [flag("flag", "-ctkd", t, f"MTP context's K cache as {t}"),
+                  flag("flag", "-ctvd", t, f"MTP context's V cache as {t}")]
+        return f
     cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
     return [flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
 

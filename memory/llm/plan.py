@@ -18,7 +18,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
-         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "language_model_only", "lm_head_dtype",
+         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "weights_bytes", "free_memory")
 
 
@@ -155,10 +155,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
         raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
                         f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")
+    if knobs.get("draft_kv_dtype") is not None and (runtime != "llama.cpp" or knobs.get("mtp_tokens") is None):
+        raise UserError("--draft-kv-dtype is the cache type of llama.cpp's MTP context (-ctkd / -ctvd): it needs "
+                        "--runtime llama.cpp and --mtp-tokens N")
     if knobs.get("mtp_tokens") is not None and runtime == "llama.cpp":  # --spec-type draft-mtp (runtimes/llamacpp.py)
         LC.check_draft_mtp(spec, knobs["mtp_tokens"], knobs)
+        knobs["draft_kv_dtype"] = norm_kv(knobs.get("draft_kv_dtype"), runtime, spec)
         notes.append(f"draft-mtp, --spec-draft-n-max {knobs['mtp_tokens']}: the recurrent state is kept "
-                     f"{1 + knobs['mtp_tokens']} times and the MTP context holds its own f16 cache of the MTP layer; "
+                     f"{1 + knobs['mtp_tokens']} times and the MTP context holds its own {knobs['draft_kv_dtype']} cache "
+                     "of the MTP layer; "
                      "its compute buffer (about 0.3 GiB on Metal and ROCm for a 27B) is not counted")
     elif knobs.get("mtp_tokens") is not None and runtime != "vllm":
         raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")

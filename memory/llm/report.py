@@ -105,7 +105,7 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler",
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
-              "mtp_tokens", "language_model_only", "lm_head_dtype")
+              "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
@@ -124,7 +124,7 @@ _TERM_HELP = {
     ("llama.cpp", "projector"): "--mmproj: vision projector + its graph",
     ("sglang", "cuda_context"): "before SGLang measures its free memory",
     ("llama.cpp", "mtp_state_snapshots"): "draft-mtp: the recurrent state kept --spec-draft-n-max more times",
-    ("llama.cpp", "mtp_draft_kv"): "draft-mtp: the MTP context's own cache of the MTP layer (f16)",
+    ("llama.cpp", "mtp_draft_kv"): "draft-mtp: the MTP context's own cache of the MTP layer (-ctkd/-ctvd; f16 by default)",
     ("sglang", "nccl"): "tensor parallelism's communicator buffers",
 }
 

@@ -139,3 +139,26 @@ def test_llamacpp_mxfp4_name_is_the_mxfp4_moe_file():
     assert 20_908_050_240 - GPTOSS_EXPERTS == 1_797_752_640
     assert r["weights"] == pytest.approx((GPTOSS_EXPERTS * 4.25 + 1_797_752_640 * 8.5) / 8, abs=2)
     assert r["weights"] / MiB == pytest.approx(11536, rel=0.005)
+
+
+def test_draft_cache_type_flag():
+    # -ctkd q8_0 -ctvd q8_0: q8_0 stores 32 values in 34 bytes, so the MTP layer's 262,144 cells take
+    # 262,144 x 4 x 512 x 34 / 32 = 544 MiB (f16: 1,024)
+    r = _rx(mtp_tokens=2, draft_kv_dtype="q8_0")
+    assert r["overhead"]["mtp_draft_kv"] == 262144 * 4 * 512 * 34 // 32 == 544 * MiB
+    assert "-ctkd q8_0 -ctvd q8_0" in r["command"]
+    assert "-ctkd" not in _rx(mtp_tokens=2)["command"]
+    with pytest.raises(llm.UserError, match="draft-kv-dtype"):
+        _rx(draft_kv_dtype="q8_0")
+    with pytest.raises(llm.UserError, match="draft-kv-dtype"):
+        llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=8192, mtp_tokens=2, draft_kv_dtype="fp8")
+    with pytest.raises(llm.UserError, match="KV cache type"):
+        _rx(mtp_tokens=2, draft_kv_dtype="q3_k")
+
+
+def test_cli_draft_cache_type(capsys):
+    rc = cli.main(["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "llama.cpp", "--ctx", "262144", "--kv-dtype", "q8_0",
+                   "--weights-dtype", "IQ3_S", "--mtp-tokens", "2", "--draft-kv-dtype", "q8_0"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "544.00 MiB" in out.split("mtp draft kv")[1].splitlines()[0]

@@ -96,7 +96,7 @@ MATRIX_ROW_PADDING = 512
 #   workspace grows with n_ctx, llama.cpp#26038; CUDA may share the target's, llama.cpp#27489).
 # llm_arch_supports_rs_rollback names QWEN35 / QWEN35MOE; other archs' MTP contexts are not read here.
 DRAFT_MTP_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
-DRAFT_KV = "f16"            # common_params_speculative_draft cache_type_k / cache_type_v
+DRAFT_KV = "f16"            # common_params_speculative_draft cache_type_k / cache_type_v (-ctkd / -ctvd)
 DRAFT_N_MAX = 64            # a --spec-draft-n-max beyond this is not a plausible draft length
 
 
@@ -117,7 +117,7 @@ def check_draft_mtp(spec, n, knobs) -> None:
 
 def draft_mtp(spec, kvd, n: int, ctx, parallel, s) -> dict:
     """Bytes draft-mtp adds: the target's n extra recurrent-state snapshots and the MTP context's own KV cache."""
-    draft = kv_cache(spec, ctx, parallel, DRAFT_KV, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"],
+    draft = kv_cache(spec, ctx, parallel, s.get("draft_kv") or DRAFT_KV, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"],
                      unified=s["unified"], flash=s["flash"])
     return {"mtp_state_snapshots": int(kvd["recurrent_state"] * n),
             "mtp_draft_kv": int(draft["per_full_layer"] * spec.mtp_layers)}
@@ -157,7 +157,7 @@ def settings(version, knobs, parallel) -> dict:
             "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
-            "draft_mtp": knobs.get("mtp_tokens")}
+            "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype")}
 
 
 def fork(knobs) -> bool:
