@@ -20,6 +20,8 @@ RUNTIME_MARKERS = (
 
 # --- facts ---------------------------------------------------------------------------------------
 
+_OLLAMA_SIZE = r"([\d.]+ [KMGT]iB)"
+
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
@@ -111,12 +113,16 @@ FACTS = [
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
-    ("ollama_offload", re.compile(r'memory\.available="\[([\d.]+ [KMGT]iB)[\],].*memory\.required\.full="([\d.]+ [KMGT]iB)"')),
+    # Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): the first GPU's free memory of the list slog prints
+    # ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds) and what the model needs in all.
+    # Each field is read on its own, so no field hides another
+    ("ollama_offload", re.compile(r'\bmemory\.available="\[' + _OLLAMA_SIZE + r'[\],\s]')),
+    ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
     # the same "offload to" line (llm/memory.go MemoryEstimate.log): layers placed on the GPU of the model's, and the KV
     # cache of the whole context (2 x NumCtx x layers x (head_k + head_v) x heads_kv at 16 bits; NumCtx is num_ctx x
     # OLLAMA_NUM_PARALLEL)
     ("ollama_layers", re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")),
-    ("ollama_kv", re.compile(r'\bmemory\.required\.kv="([\d.]+ [KMGT]iB)"')),
+    ("ollama_kv", re.compile(r'\bmemory\.required\.kv="' + _OLLAMA_SIZE + '"')),
     # what should_fit.py asks the LLM calculator about: the runtime's version (vLLM's server and engine lines, Ollama's
     # "Listening on ... (version X)" and "ollama version is X", llama.cpp's "build: N (hash)", ComfyUI's start-up line and
     # error report), the model it loads (vLLM's engine config, "Starting to load model X...", LLM(model=...), `vllm serve X`,
@@ -169,7 +175,7 @@ FACT_KEYS = {
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
-    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_kv": ("memory.required.kv",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",), "ollama_full": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_kv": ("memory.required.kv",),
     # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
     # hide that one from its line, so these keys start after such words)
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",

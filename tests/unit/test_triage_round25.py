@@ -47,6 +47,16 @@ def test_at_the_edges_the_context_is_still_named(kv, offloaded, model, why):
     assert top(CLIENT + offload(kv=kv, offloaded=offloaded, model=model))[0] == "kv-cache", why
 
 
+# slog prints a []string with spaces: two GPUs read memory.available="[3.6 GiB 3.6 GiB]" (llm/memory.go LogValue,
+# "available", m.availableList); some builds joined the list with a comma. memory.required.full is read on its own.
+@pytest.mark.parametrize("available", ["3.6 GiB 3.6 GiB", "3.6 GiB,3.6 GiB", "3.6 GiB 3.6 GiB 11.4 GiB"])
+def test_two_or_more_gpus_still_name_the_context(available):
+    # catches: memory.required.full read only behind a `]` or `,` right after the first size (the kv row never fires)
+    cause, ev = top(CLIENT + offload(available=available))
+    assert cause == "kv-cache", ev["causes"]
+    assert "18.00 GiB of the 22.50 GiB" in ev["causes"][0]["evidence"][0]
+
+
 @pytest.mark.parametrize("text, why", [
     (CLIENT + offload(kv="11.0 GiB"), "11.0 of 22.5 GiB is 0.49: the weights are the larger part"),
     (CLIENT + offload(kv="9.0 GiB"), "0.40 of the estimate"),
