@@ -20,7 +20,7 @@ RUNTIME_MARKERS = (
 
 # --- facts ---------------------------------------------------------------------------------------
 
-_OLLAMA_SIZE = r"([\d.]+ [KMGT]iB)"
+_OLLAMA_SIZE = r"(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"
 
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
@@ -115,13 +115,13 @@ FACTS = [
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
     # Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): the first GPU's free memory of the list slog prints
     # ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds) and what the model needs in all.
-    # Each field is read on its own, so no field hides another
+    # Sizes are bounded (a 400-digit number would overflow the float) and read one field each, so no field hides another
     ("ollama_offload", re.compile(r'\bmemory\.available="\[' + _OLLAMA_SIZE + r'[\],\s]')),
     ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
     # the same "offload to" line (llm/memory.go MemoryEstimate.log): layers placed on the GPU of the model's, and the KV
     # cache of the whole context (2 x NumCtx x layers x (head_k + head_v) x heads_kv at 16 bits; NumCtx is num_ctx x
     # OLLAMA_NUM_PARALLEL)
-    ("ollama_layers", re.compile(r"\blayers\.model=(\d+) layers\.offload=(\d+)\b")),
+    ("ollama_layers", re.compile(r"\blayers\.model=(\d{1,5}) layers\.offload=(\d{1,5})\b")),
     ("ollama_kv", re.compile(r'\bmemory\.required\.kv="' + _OLLAMA_SIZE + '"')),
     # what should_fit.py asks the LLM calculator about: the runtime's version (vLLM's server and engine lines, Ollama's
     # "Listening on ... (version X)" and "ollama version is X", llama.cpp's "build: N (hash)", ComfyUI's start-up line and

@@ -98,7 +98,8 @@ def ollama_kv_first(x):
     load, not the weights."""
     f = x.f
     kv, full, layers = f["ollama_kv"], f["ollama_required"], f["ollama_layers"]
-    return bool(x.branch == "ggml" and kv and full and layers and kv >= KV_DOMINANT * full and 2 * layers[0] <= layers[1])
+    return bool(x.branch == "ggml" and kv and full and layers and layers[1] > 0 and KV_DOMINANT * full <= kv <= full
+                and 2 * layers[0] <= layers[1])
 
 
 def vllm_loading(x):

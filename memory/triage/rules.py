@@ -77,7 +77,7 @@ RULES = [
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
       lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),
-    R("weights-exceed-vram", 2.6, lambda x: torch(x) and not x.impossible and x.allocated == 0 and x.req >= 0.25 * x.total,
+    R("weights-exceed-vram", 2.6, lambda x: torch(x) and x.total and not x.impossible and x.allocated == 0 and x.req >= 0.25 * x.total,
       "nothing was allocated yet and the first request is {req:b} ({req_share:.0%} of the card): the model is being loaded"),
     R("weights-exceed-vram", 2.8, lambda x: x.ggml_stage == "after-model-buffers" and x.n_ctx and x.n_ctx <= 4096,
       "the model's buffers were allocated and the next small allocation failed; a {n_ctx}-token context's KV cache is small: the weights fill the card"),
@@ -166,7 +166,7 @@ RULES = [
       + (f" ({x.where})" if x.where else " (no traceback: the usual place)") + "; a smaller model or compute_type int8 fits"),
 
     # --- activations: the working tensors of this resolution, length or batch --------------------------
-    R("activations", 2.4, lambda x: torch(x) and x.req >= 0.5 * x.total,
+    R("activations", 2.4, lambda x: torch(x) and x.total and x.req >= 0.5 * x.total,    # a "0 bytes" card: no share
       "one request of {req:b} is {req_share:.0%} of the {total:b} card: the tensor itself is too large for this resolution, length or batch",
       first="act"),
     R("activations", 1.0, torch_full, "{req:b} requested with {free:b} free", first="act"),

@@ -107,6 +107,36 @@ def test_megabyte_line_and_a_longer_one_without_newline():
     _ok(res)
 
 
+# Ollama's "offload to" line (llm/memory.go) with numbers no Ollama prints: read as nothing, never a crash or a
+# kv-cache answer. catches: sizes as [\d.]+ ("1.2.3 GiB" -> ValueError), unbounded layer counts (Python's 4300-digit
+# int limit), no layers.model > 0 check, no kv <= full check.
+def _offload(kv="18.0 GiB", full="22.5 GiB", model="41", offloaded="0"):
+    return ('time=2024-09-02T10:11:12.345Z level=INFO source=memory.go:326 msg="offload to cuda" layers.requested=-1 '
+            f'layers.model={model} layers.offload={offloaded} layers.split="" memory.available="[7.2 GiB]" '
+            f'memory.required.full="{full}" memory.required.partial="0 B" memory.required.kv="{kv}"\n'
+            "Error: llama runner process has terminated: error:failed to create context with model\n")
+
+
+@pytest.mark.parametrize("line", [
+    _offload(kv="4.5.6 GiB"), _offload(full="..  GiB"), _offload(full="9" * 400 + " GiB"),
+    _offload(model="7" * 5000, offloaded="0"), _offload(model="0", offloaded="0"),
+    _offload(kv="40.0 GiB", full="22.5 GiB"),
+])
+def test_bogus_ollama_estimates_are_read_as_nothing(line):
+    res = triage.triage_text(line)
+    _ok(res)
+    assert res["found"] and res["cause"] != "kv-cache", res["events"][-1]["causes"]
+
+
+def test_a_card_of_zero_bytes_does_not_crash_the_evidence():
+    # PyTorch's < 2.1 message where the driver reported no capacity: no share of the card can be said
+    # catches: a row's "{req_share:.0%}" formatted with no share (TypeError)
+    res = triage.triage_text("RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 0 bytes total capacity; "
+                             "9.10 GiB already allocated; 0 bytes free; 9.25 GiB reserved in total by PyTorch)\n")
+    _ok(res)
+    assert res["found"] and not any("%" in e for c in res["events"][-1]["causes"] for e in c["evidence"])
+
+
 def test_binary_garbage_around_a_real_message():
     rnd = random.Random(7)
     junk = bytes(rnd.getrandbits(8) for _ in range(20000))
