@@ -45,7 +45,7 @@ def score(case, rules=None) -> tuple[dict, dict]:
 
 
 def ranked(points: dict, evidence: dict) -> list:
-    total = math.fsum(max(v, 0) for v in points.values()) + NOT_DETERMINED or 1.0       # exact: independent of row order
+    total = math.fsum(max(v, 0) for v in points.values()) + NOT_DETERMINED       # exact: independent of row order
     return [{"id": c, "confidence": round(max(v, 0) / total, 2), "evidence": evidence[c][:6]}
             for c, v in sorted(points.items(), key=lambda kv: (-kv[1], R.CAUSES.index(kv[0]))) if v > 0]
 
@@ -56,4 +56,5 @@ def diagnose(case, rules=None) -> list:
 
 
 def uncertain(causes: list) -> bool:
+    """Under UNCERTAIN, on the confidence as shown (rounded to 0.01): a cause shown at 70 % is stated."""
     return bool(causes) and causes[0]["confidence"] < UNCERTAIN

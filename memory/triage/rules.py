@@ -5,7 +5,7 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
 - `cause`    one of CAUSES (the fixed vocabulary the guides are written for), or LEADER in the
              fallbacks section (the cause leading at that point).
 - `weight`   points the row adds to its cause when it fires. A failure's causes are ranked by their
-             points; confidence = points / all points (rank.py).
+             points; confidence = points / (all points + rank.NOT_DETERMINED) (rank.py).
 - `when`     a predicate over the failure's `Case` (case.py: the allocator's numbers under common names
              `req`, `total`, `free`, `allocated`, `others`, `ru`, ...; the `branch` of the message kind;
              the `node_cause` of the failing node; the traceback's `frame_cause`/`entry_cause`; the

@@ -105,6 +105,7 @@ def test_one_generic_row_alone_is_uncertain_in_the_result_and_the_text():
     assert [(c["id"], c["confidence"]) for c in ev["causes"]] == [("activations", 0.57)], ev["causes"]
     # the panel reads the result's `uncertain` and confidences; the CLI prints the same
     assert res["uncertain"] is True and ev["uncertain"] is True
+    assert len(res["alternatives"]) == 1 and res["alternatives"][0]["id"] == "activations", res["alternatives"]
     first = engine.render_human(res).splitlines()[0]
     assert first.startswith("Cause: uncertain - activations (57% confidence, under 70 %; one sign alone)"), first
 
@@ -122,4 +123,17 @@ def test_a_wrong_prior_breaks_these(monkeypatch, wrong):
     monkeypatch.setattr(rank, "NOT_DETERMINED", wrong)
     with pytest.raises(AssertionError):
         test_one_generic_row_alone_is_uncertain_in_the_result_and_the_text()
+    with pytest.raises(AssertionError):     # one call a block: a second inside the first would never run
         test_one_strong_row_alone_is_stated()
+
+
+@pytest.mark.parametrize("points, shown, unsure", [
+    (1.75, 0.70, False),     # 1.75 / (1.75 + 0.75) = 0.70 exactly: "under 70 %" is not met, the cause is stated
+    (1.72, 0.70, False),     # 0.6964 shows as 70 %: decided on the shown figure, so the text and the flag agree
+    (1.70, 0.69, True),
+])
+def test_seventy_percent_is_stated_and_under_it_is_uncertain(points, shown, unsure):
+    # catches: `<=` for `<` in rank.uncertain (0.70 uncertain), and a flag decided on the unrounded share
+    from gpu_garden.memory.triage import rank
+    causes = rank.ranked({"activations": points}, {"activations": ["sign"]})
+    assert causes[0]["confidence"] == shown and rank.uncertain(causes) is unsure
