@@ -73,9 +73,10 @@ OVER_CARD = 1.02
 def script_full(x):
     """A plain PyTorch script, the message alone (no traceback): PyTorch holds what it can reach of the card (not more:
     sysmem fallback is apart) and a parameter-sized request fails. Copying a model in moves one parameter at a time; a training
-    step's tensors would show their traceback or the training loop around them."""
+    step's tensors would show their traceback or the training loop around them. Not where the driver spilled (allocated
+    within the card, reserved past it): that is sysmem_fallback's row, and the two would say the same weights twice."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
-            and 0.85 * x.reach <= x.allocated <= OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total)
+            and 0.85 * x.reach <= x.allocated <= OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total and not sysmem_fallback(x))
 
 
 def sysmem_fallback(x):

@@ -87,3 +87,19 @@ def test_deliberate_errors_break_the_sysmem_tests(monkeypatch):
     monkeypatch.setattr(predicates, "OVER_CARD", 0.9)        # within the card would read as a spill
     with pytest.raises(AssertionError):
         test_no_sysmem_reading_without_the_spill(NEW.replace("19.40 GiB is allocated", "11.60 GiB is allocated"), None)
+
+
+# allocated within the rounding band of the card (16.10 of 15.99 GiB: 1.007x) and reserved past it (16.10 GiB + 300 MiB =
+# 16.39 GiB: 1.025x), under the 512 MiB request (no sliver row): the spill row reads the reserved figure; the script row
+# ("the model fills the card") must not add the same weights a second time. activations 1.5, weights 1.45 alone:
+# 1.5 / 3.7 = 0.41, 1.45 / 3.7 = 0.39
+SPILLED_RESERVE = NEW.replace("11.99 GiB", "15.99 GiB").replace("19.40 GiB is allocated", "16.10 GiB is allocated") \
+    .replace("61.25 MiB is reserved", "300.00 MiB is reserved").replace("120.00 MiB", "512.00 MiB")
+
+
+def test_reserved_past_the_card_is_the_spill_alone():
+    # catches: script_full firing beside sysmem_fallback (weights 1.6 + 1.45 = 3.05: 0.58, over activations 0.28)
+    _, ev, got = causes(SPILLED_RESERVE)
+    assert got == [("activations", 0.41), ("weights-exceed-vram", 0.39)], got
+    w = next(c for c in ev["causes"] if c["id"] == "weights-exceed-vram")
+    assert len(w["evidence"]) == 1 and "16.39 GiB reserved on a 15.99 GiB card" in w["evidence"][0], w["evidence"]
