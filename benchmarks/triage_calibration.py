@@ -6,7 +6,9 @@ and the right-but-uncertain count (under it and right); then, for candidate thre
 have been on groups A-C (batches 01-34, where a threshold is chosen) and D-E (35 on, the check). Each case also keeps
 the points of every cause that fired, so the prior mass of "not determined" (rank.NOT_DETERMINED) is tried on the
 same first-sight runs: a sweep of candidate masses on A-C (chosen by the fewest answers whose "uncertain" flag is
-wrong) and D-E (the check), and both groups' tables at rank.UNCERTAIN without and with the chosen mass.
+wrong) and D-E (the check), and both groups' tables at rank.UNCERTAIN without and with the chosen mass. The tables of
+shares are always recomputed from the points (a batch recorded with the prior holds its scores on another scale); the
+run exits 1 when rank.NOT_DETERMINED is not among the sweep's minima.
 
 `--current` also prints the same table for the engine as it is now on every ledger batch: a REGRESSION view (the
 rules were tuned on most batches), printed only; the results file holds first sight alone. Nothing is tuned here. Runs are cached per rules commit
@@ -143,6 +145,18 @@ def prior_sweep(title: str, rows: list, t: float) -> list:
     return out
 
 
+def best_priors(sweep: list) -> list:
+    """The masses of a prior sweep with the fewest flag errors (ties kept, smallest first): the choice the data makes."""
+    low = min(s["flag_errors"] for s in sweep)
+    return sorted(s["prior"] for s in sweep if s["flag_errors"] == low)
+
+
+def shares(rows: list) -> list:
+    """Each case's scores as the shares of its points alone. A batch scored at a rules commit with rank.NOT_DETERMINED
+    (batch 49 on) recorded its score with the prior in it, older ones without: from the points, every row is on one scale."""
+    return with_prior(rows, 0.0)
+
+
 def table(rows: list, threshold: float = 0.5) -> dict:
     """Score bucket -> cases, right, share right; wrong-and-confident; right-but-uncertain; what the panel shows."""
     buckets = []
@@ -213,9 +227,9 @@ def main(argv=None) -> int:
     rows.sort(key=lambda r: (r["batch"], r["case"]))
     tune = [r for r in rows if r["group"] in "ABC"]
     check = [r for r in rows if r["group"] in "DE"]
-    out = {"first_sight": {"all": table(rows), "groups_a_c": table(tune), "groups_d_e": table(check),
-                           "sweep_a_c": sweep("first sight, groups A-C (batches 01-34: choose here)", tune),
-                           "sweep_d_e": sweep("first sight, groups D-E (35 on: the check)", check)},
+    out = {"first_sight": {"all": table(shares(rows)), "groups_a_c": table(shares(tune)), "groups_d_e": table(shares(check)),
+                           "sweep_a_c": sweep("first sight, groups A-C (batches 01-34: choose here)", shares(tune)),
+                           "sweep_d_e": sweep("first sight, groups D-E (35 on: the check)", shares(check))},
            "batches": {b["batch"]: b["rules_commit"] for b in ledger["batches"]},
            "cases": [{k: r[k] for k in ("batch", "case", "expect", "got", "right", "score", "second", "second_score", "points")}
                      for r in rows]}
@@ -223,9 +237,11 @@ def main(argv=None) -> int:
     # (the score of a batch recorded at a rules commit with a prior already held it; the points never do): chosen on A-C
     from gpu_garden.memory.triage import rank
     t, m = rank.UNCERTAIN, rank.NOT_DETERMINED
+    sweep_a_c = prior_sweep("first sight, groups A-C: choose the prior mass here", tune, t)
+    best = best_priors(sweep_a_c)
     out["first_sight"]["prior_mass"] = {
-        "threshold": t, "chosen": m,
-        "sweep_a_c": prior_sweep("first sight, groups A-C: choose the prior mass here", tune, t),
+        "threshold": t, "chosen": best, "in_use": m,
+        "sweep_a_c": sweep_a_c,
         "sweep_d_e": prior_sweep("first sight, groups D-E: the check", check, t),
         "groups_a_c_without": table(with_prior(tune, 0.0), t), "groups_a_c": table(with_prior(tune, m), t),
         "groups_d_e_without": table(with_prior(check, 0.0), t), "groups_d_e": table(with_prior(check, m), t)}
@@ -243,6 +259,10 @@ def main(argv=None) -> int:
              f"{rank.UNCERTAIN}", table(cur, rank.UNCERTAIN))
         sweep("REGRESSION view: the engine now", cur)
     save("triage_calibration", "python benchmarks/triage_calibration.py", out)
+    print(f"\nprior mass: fewest flag errors on A-C at {best}; rank.NOT_DETERMINED is {m}")
+    if m not in best:
+        print(f"DISAGREES: rank.NOT_DETERMINED {m} is not a minimum of the A-C sweep {best}", file=sys.stderr)
+        return 1
     return 0
 
 

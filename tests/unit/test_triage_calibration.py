@@ -60,3 +60,28 @@ def test_the_prior_sweep_counts_the_flags_that_are_wrong(monkeypatch):
     assert (none["wrong_and_confident"], none["right_but_uncertain"], none["flag_errors"], none["shown"]) == (1, 0, 1, 3)
     # at 0.75: only 0.84 confident (right); 0.57 wrong, 0.67 right, 0.57 wrong (runner-up right) uncertain: flag errors 1
     assert (mass["wrong_and_confident"], mass["right_but_uncertain"], mass["flag_errors"], mass["shown"]) == (0, 1, 1, 3)
+
+
+def test_the_chosen_prior_is_the_sweeps_minimum_not_the_constant():
+    # catches: "chosen" read from rank.NOT_DETERMINED instead of the sweep (the 0.70/0.75 tie is kept, both named)
+    sweep = [{"prior": 0.0, "flag_errors": 9}, {"prior": 0.7, "flag_errors": 4}, {"prior": 0.75, "flag_errors": 4},
+             {"prior": 1.0, "flag_errors": 5}]
+    assert C.best_priors(sweep) == [0.7, 0.75]
+    assert C.best_priors(sweep[::-1][:2]) == [0.75]
+
+
+def test_shares_are_recomputed_from_the_points_whatever_score_was_stored():
+    # a batch recorded with the prior stored 0.57 for a lone 1.0; an older one stored 1.0: the same row, one scale
+    mixed = [dict(PTS[0], score=0.57), dict(PTS[0], score=1.0), dict(PTS[3], score=0.57, second_score=0.29)]
+    assert [(r["score"], r["second_score"]) for r in C.shares(mixed)] == [(1.0, 0.0), (1.0, 0.0), (0.67, 0.33)]
+
+
+def test_the_scorer_keeps_each_causes_points_beside_its_score():
+    # SCORE_MANY runs in a subprocess at each rules commit; its wrapper of rank.ranked is exercised here on its own
+    src = C.SCORE_MANY
+    ns = {}
+    exec(src[src.index("def keep("):src.index("try:")], ns)
+    ranked = ns["keep"](lambda points, evidence: [{"id": c, "confidence": 0.5} for c in points],
+                        lambda points, evidence: points)
+    out = ranked({"activations": 1.5, "other": -0.2}, {})
+    assert out == [{"id": "activations", "confidence": 0.5, "points": 1.5}, {"id": "other", "confidence": 0.5, "points": 0}]
