@@ -22,7 +22,7 @@ import math
 from dataclasses import replace
 
 from ..errors import UserError
-from .spec import FULL, LINEAR, SLIDING, LLMSpec
+from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec
 
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
 KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
@@ -223,7 +223,8 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> di
     group's blocks share:
       - attention of two widths (Gemma 4: 16 x 256 sliding, 4 x 512 global): P is 16 tokens of the wider kind, the
         narrower kind's blocks hold P / its bytes per token (unify_kv_cache_spec_page_size);
-      - a state layer's page (MambaSpec: conv + recurrent state of one sequence) sets the attention block: 16 x
+      - a state layer's page (MambaSpec: conv + recurrent state of one sequence; gated DeltaNet or Mamba-2, the MLP
+        and MoE layers of Nemotron-H having no cache spec) sets the attention block: 16 x
         cdiv(state page, 16 x attention bytes per token) tokens, the state page padded to it
         (HybridAttentionMambaModelConfig; Qwen3.6-35B-A3B at fp8: 2096 tokens, Qwen3.8-27B at TP 2: 1568);
       - groups of the rarer kind's count (of the larger count when the two differ by less than 25 %), each kind padded
@@ -233,10 +234,12 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> di
     per = _layer_token_bytes(spec, kv, mla_cache)
     kinds = {}
     for k, b in zip(spec.layer_kinds, per):
-        kinds.setdefault(k, set()).add(b)
-    state = LINEAR in kinds and spec.linear_state
+        if k != FFN:  # an MLP / MoE layer alone (Nemotron-H) has no cache spec
+            kinds.setdefault(k, set()).add(b)
+    state_kind = LINEAR if LINEAR in kinds else MAMBA  # gated DeltaNet, or Mamba-2 (Nemotron-H: mamba2_state_shape)
+    state = state_kind in kinds and spec.linear_state
     if len(kinds) < 2 or any(len(v) > 1 for k, v in kinds.items() if k in (FULL, SLIDING)) \
-            or not set(kinds) <= {FULL, SLIDING} | ({LINEAR} if state else set()):
+            or not set(kinds) <= {FULL, SLIDING} | ({state_kind} if state else set()):
         return None
     attn = {k: v.pop() for k, v in kinds.items() if k in (FULL, SLIDING)}
     if not attn or (state and len(attn) > 1):
@@ -249,7 +252,7 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> di
         blk = BLOCK * -(-state_page // (BLOCK * widest))
         page = blk * widest
         block = {k: blk for k in attn}
-        block[LINEAR] = blk
+        block[state_kind] = blk
     else:
         page = BLOCK * widest
         block = {k: page // b for k, b in attn.items()}
@@ -264,7 +267,7 @@ def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
     """(layers per group, groups) of vLLM's hybrid KV cache manager (vllm_layout) for a model whose layers are all
     attention layers of two kinds, full and sliding, with one page size; None when the plain per-token sum holds."""
     lay = vllm_layout(spec)
-    if not lay or LINEAR in lay["groups"] or len(set(lay["block"].values())) > 1:
+    if not lay or lay["state_page"] or len(set(lay["block"].values())) > 1:
         return None
     return lay["size"], sum(lay["groups"].values())
 

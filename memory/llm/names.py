@@ -102,16 +102,16 @@ UNDESCRIBED = (
      "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B, Gemma-4-12B); a config.json given "
      "with --config is read with its global layers' own head size and KV heads, except the per-layer-embedding models "
      "(E2B, E4B: hidden_size_per_layer_input, shared KV layers), which kv does not model"),
-    # NVIDIA Nemotron-H / Nemotron 3 (nemotron_h, nemotron_h_moe): Mamba-2 layers, a few attention layers and MoE
-    # MLP layers in one hybrid_override_pattern; vLLM pages the Mamba-2 state as it does gated-DeltaNet's, but kv reads
-    # neither that pattern nor the Mamba-2 head layout (n_groups, mamba_num_heads) yet. Nemotron-H, Nemotron Nano v2
-    # (9B, 12B) and Nemotron 3 Nano / Super / Ultra; not NVIDIA's 2023 Nemotron-3 8B (nemotron-3-8b-base-4k: a dense
-    # decoder, transformers' NemotronConfig), nor Nemotron-4, Nemotron-Mini or the Llama-3.1-Nemotron fine-tunes
+    # NVIDIA Nemotron-H / Nemotron 3 (nemotron_h, nemotron_h_moe): Mamba-2 layers, a few attention layers and MLP or
+    # MoE layers in one hybrid_override_pattern (spec.NEMOTRON_H_BLOCKS). Built in: Nemotron 3 Nano 30B-A3B; the other
+    # sizes (Nemotron-H 8B/47B/56B, Nemotron Nano v2 9B/12B, Nemotron 3 Super / Ultra) only from their config.json.
+    # Not NVIDIA's 2023 Nemotron-3 8B (nemotron-3-8b-base-4k: a dense decoder, transformers' NemotronConfig), nor
+    # Nemotron-4, Nemotron-Mini or the Llama-3.1-Nemotron fine-tunes
     (r"^(?:nvidia-)?nemotron-?(?:h(?![a-z\d])|3-(?:nano|super|ultra)|nano-?(?:3(?!\d)|\d+b-v2))",
      "NVIDIA Nemotron-H / Nemotron 3",
-     "not modelled: its hybrid_override_pattern of Mamba-2, attention and MoE layers and the Mamba-2 state (heads, "
-     "groups, d_state) are not read, so neither its weights nor its cache and state pages are computed; a config.json "
-     "given with --config is refused the same way"),
+     "no built-in description of this size (built in: NVIDIA-Nemotron-3-Nano-30B-A3B); a config.json given with "
+     "--config is read with its hybrid_override_pattern (Mamba-2, attention, MLP and MoE layers) and its Mamba-2 "
+     "state (heads, groups, d_state) for vLLM and llama.cpp"),
     # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5 / 5.1 / 5.2: GlmMoeDsaForCausalLM) and DeepSeek-V4's compressed
     # attention: vLLM's FlashMLASparse backend keeps an fp8 cache as "fp8_ds_mla", 656 bytes a token a layer (512 fp8
     # values, four fp32 scales, 64 bf16 rope dims: get_kv_cache_shape), beside the Lightning Indexer's own fp8 key

@@ -1,11 +1,14 @@
 """A config.json's parameter count (all experts resident; the share inside decoder-block matmuls; the routed experts'
 share) and the fixed recurrent state a sequence keeps (Mamba, gated DeltaNet): spec.from_config's arithmetic."""
-from .spec import FULL, LINEAR, MAMBA, SLIDING, LLMSpec, _int
+from ..errors import UserError
+from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec, _int
 
 
 def count_params(cfg: dict, s: LLMSpec) -> tuple:
     """Total parameters (all experts resident), the share inside decoder-block matmuls and, of those, the routed
     experts' matmuls."""
+    if s.arch.startswith("nemotron_h"):
+        return nemotron_h_params(cfg, s)
     d, H, V = s.hidden, s.n_heads, s.vocab
     tied = bool(cfg.get("tie_word_embeddings", False))
     embed = V * d
@@ -100,6 +103,53 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     return linear + other, linear, experts
 
 
+def mamba2_dims(cfg: dict) -> tuple:
+    """(heads, head dim, groups, d_state, conv kernel) of a Mamba-2 mixer (Nemotron-H); its inner width is heads x head
+    dim (vLLM NemotronHMambaDecoderLayer: intermediate_size = mamba_num_heads * mamba_head_dim), not expand x hidden."""
+    dims = tuple(_int(cfg, k) for k in ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel"))
+    if any(v is None or not 1 <= v <= 1 << 16 for v in dims) or dims[0] % dims[2]:
+        raise UserError(f"config Mamba-2 geometry mamba_num_heads / mamba_head_dim / n_groups / ssm_state_size / "
+                        f"conv_kernel = {dims} is missing or not plausible (heads a multiple of groups)")
+    return dims
+
+
+def nemotron_h_params(cfg: dict, s: LLMSpec) -> tuple:
+    """Nemotron-H: each layer is one block, a Mamba-2 mixer, attention, an MLP (up and down, relu2) or a MoE block
+    (routed experts of up and down, shared experts, a router with its correction bias), behind one norm."""
+    d, V = s.hidden, s.vocab
+    nh, hd, ng, ds, k = mamba2_dims(cfg)
+    inner, conv_dim = nh * hd, nh * hd + 2 * ng * ds
+    mamba_lin = d * (2 * inner + 2 * ng * ds + nh) + inner * d   # in_proj (z, x, B, C, dt) and out_proj
+    mamba_other = conv_dim * (k + 1) + 3 * nh + inner            # conv1d and its bias, dt_bias, A_log, D, gated norm
+    attn = d * s.n_heads * s.head_dim_k + 2 * d * s.n_kv_heads * s.head_dim_k + s.n_heads * s.head_dim_k * d
+    s.shared_intermediate = _int(cfg, "n_shared_experts", default=1) * _int(cfg, "moe_shared_expert_intermediate_size",
+                                                                              default=0)
+    routed = s.n_experts * 2 * d * s.moe_intermediate
+    pattern = cfg["hybrid_override_pattern"]
+    linear = other = experts = 0
+    s.layer_params, moe = [], []
+    for c in pattern:
+        before = linear + other
+        if c == "M":
+            linear, other = linear + mamba_lin, other + mamba_other
+        elif c == "*":
+            linear += attn
+        elif c == "-":
+            linear += 2 * d * s.intermediate
+        else:  # "E"
+            if not s.n_experts:
+                raise UserError("config hybrid_override_pattern has MoE layers ('E') but no n_routed_experts")
+            linear += routed + 2 * d * s.shared_intermediate
+            experts += routed
+            other += s.n_experts * d + s.n_experts
+        other += d
+        moe.append(c == "E")
+        s.layer_params.append(linear + other - before)
+    s.moe_layers = tuple(moe) if s.n_experts else ()
+    other += V * d * (1 if cfg.get("tie_word_embeddings") else 2) + d
+    return linear + other, linear, experts
+
+
 def mamba_params(cfg: dict, d: int) -> int:
     expand = _int(cfg, "mamba_expand", default=2)
     d_inner = expand * d
@@ -115,6 +165,18 @@ def recurrent_state(cfg: dict, s: LLMSpec) -> int:
     n_mamba = s.layer_kinds.count(MAMBA)
     n_lin = s.layer_kinds.count(LINEAR)
     total = 0
+    if n_mamba and s.arch.startswith("nemotron_h"):
+        # Mamba-2: llama.cpp keeps n_embd_r = (d_conv - 1) x (d_inner + 2 x n_group x d_state) conv values and
+        # n_embd_s = d_state x d_inner SSM values a sequence and layer, both f32 (llama_memory_recurrent); vLLM's
+        # MambaSpec pages the same shapes (mamba2_state_shape), the conv state in the model's dtype, the temporal state in
+        # mamba_ssm_cache_dtype (NemotronHForCausalLMConfig: the config's, else float32)
+        nh, hd, ng, ds, k = mamba2_dims(cfg)
+        conv, ssm = (k - 1) * (nh * hd + 2 * ng * ds), nh * hd * ds
+        model_b = 4 if s.dtype == "fp32" else 2
+        ssm_b = {"float32": 4, "fp32": 4, "float16": 2, "bfloat16": 2}.get(
+            str(cfg.get("mamba_ssm_cache_dtype") or "float32").lower(), 4)
+        s.linear_state = (conv, model_b, ssm, ssm_b)
+        return n_mamba * (conv + ssm) * 4
     if n_mamba:
         d_inner = _int(cfg, "mamba_expand", default=2) * s.hidden
         d_state = _int(cfg, "mamba_d_state", "ssm_state_size", default=16)

@@ -68,6 +68,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     bad = set(knobs) - set(KNOBS)
     if bad:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+    if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
+        raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
+                        f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")
     size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype)
     if size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
         spec, weights_dtype = UD.given(spec, size, weights_dtype), None

@@ -9,6 +9,7 @@ from ..errors import UserError
 from .names import MODELS_DIR  # noqa: F401  (spec.MODELS_DIR, kept for callers)
 
 FULL, SLIDING, LINEAR, MAMBA = "full", "sliding", "linear", "mamba"
+FFN = "ffn"  # a layer that is an MLP or MoE block alone (Nemotron-H's '-' and 'E'): no cache, no state
 
 _MAX_LAYERS = 1024
 _MAX_DIM = 1 << 20
@@ -19,7 +20,7 @@ _MAX_VOCAB = 1 << 22
 class LLMSpec:
     name: str
     arch: str
-    layer_kinds: list              # one entry per decoder layer: full | sliding | linear | mamba
+    layer_kinds: list              # one entry per decoder layer: full | sliding | linear | mamba | ffn
     hidden: int
     n_heads: int
     n_kv_heads: int
@@ -99,7 +100,7 @@ class LLMSpec:
         return out
 
     def summary(self) -> dict:
-        kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA) if k in self.layer_kinds}
+        kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA, FFN) if k in self.layer_kinds}
         return {"name": self.name, "arch": self.arch, "layers": self.n_layers, "attention_layers": self.attn_layers,
                 "layer_kinds": kinds, "hidden": self.hidden, "heads": self.n_heads, "kv_heads": self.n_kv_heads,
                 "head_dim": self.head_dim_k, "mla": {"kv_lora_rank": self.kv_lora_rank, "qk_rope_head_dim": self.qk_rope_head_dim} if self.mla else None,
@@ -119,7 +120,7 @@ KNOWN_ARCHS = frozenset((
     "qwen3_vl_moe", "qwen3_omni_moe", "qwen3_5", "qwen3_5_moe",
     "gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "phi", "phi3", "cohere", "cohere2", "starcoder2",
     "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
-    "minimax_m2", "olmo2",
+    "minimax_m2", "olmo2", "nemotron_h",
     "gemma4_unified",  # Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): the gemma4 text decoder, an encoder-free front end
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
 ))
@@ -177,7 +178,18 @@ def _text_config(cfg: dict) -> dict:
     return dict(cfg, _vision=cfg.get("vision_config") if isinstance(cfg.get("vision_config"), dict) else None)
 
 
+# Nemotron-H's hybrid_override_pattern: one character a layer, each layer one block (transformers / vLLM
+# NemotronH: 'M' Mamba-2 mixer, '*' attention, '-' MLP, 'E' MoE)
+NEMOTRON_H_BLOCKS = {"M": MAMBA, "*": FULL, "-": FFN, "E": FFN}
+
+
 def _layer_kinds(cfg: dict, n_layers: int) -> list:
+    pattern = cfg.get("hybrid_override_pattern")
+    if str(cfg.get("model_type", "")).startswith("nemotron_h") or pattern is not None:
+        if not isinstance(pattern, str) or len(pattern) != n_layers or set(pattern) - set(NEMOTRON_H_BLOCKS):
+            raise UserError(f"config hybrid_override_pattern must be a string of {n_layers} characters from "
+                            f"{''.join(NEMOTRON_H_BLOCKS)} (one a layer), got {str(pattern)[:80]!r}")
+        return [NEMOTRON_H_BLOCKS[c] for c in pattern]
     lt = cfg.get("layer_types") or cfg.get("layers_block_type")
     if isinstance(lt, list) and lt:
         if len(lt) != n_layers:
@@ -230,15 +242,14 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         raise UserError(f"{name}: not a JSON object")
     cfg = _text_config(cfg)
     mt = str(cfg.get("model_type", "unknown"))
-    if mt.startswith("nemotron_h"):  # read as a generic decoder it would be every layer full attention: refused
-        raise UserError(f"{name}: model_type {mt!r} (NVIDIA Nemotron-H / Nemotron 3) is not modelled: its "
-                        "hybrid_override_pattern of Mamba-2, attention and MoE layers and its Mamba-2 state are not read")
     if mt in SPARSE_MLA_TYPES:  # read as a generic decoder or as dense MLA its cache would be a guess: refused
         raise UserError(f"{name}: model_type {mt!r} (DeepSeek sparse / compressed attention) is not modelled: vLLM keeps "
                         "its latent cache in fp8_ds_mla records (656 bytes a token a layer with an fp8 cache) beside the "
                         "Lightning Indexer's key cache, and DeepSeek-V4 adds 4x / 128x compressed layers, none of which "
                         "kv's MLA pool holds")
     L = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", hi=_MAX_LAYERS)
+    if mt.startswith("nemotron_h"):  # its pattern first: without it the layers would be read as a generic decoder's
+        _layer_kinds(cfg, L)
     d = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
     H = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", hi=4096)
     KV = _int(cfg, "num_key_value_heads", "n_head_kv", "num_kv_heads")

@@ -139,22 +139,22 @@ def test_qwen15_7b_gptq_is_a_full_head_cache_and_vllm_03_refuses_32k_on_a_3090()
     assert not r["fits_as_requested"] and abs(r["kv_capacity_tokens"] / 24320 - 1) <= 0.08
 
 
-def test_nemotron_h_hybrids_are_refused_by_name_and_by_config(tmp_path):
+def test_nemotron_h_sizes_without_a_description_are_refused_and_a_config_needs_its_pattern(tmp_path):
     with pytest.raises(UserError, match="Nemotron"):
         llm.describe(model="nvidia/NVIDIA-Nemotron-3-Super-120B-A12B")
-    # a config of model_type nemotron_h (llama-bench names Nemotron 3 Super's GGUF nemotron_h_moe); the refusal reads only
-    # model_type, the other fields are a placeholder geometry, not the model's
+    # a config of model_type nemotron_h (llama-bench names Nemotron 3 Super's GGUF nemotron_h_moe) without its
+    # hybrid_override_pattern: which layers are Mamba-2, attention or MoE is never guessed
     cfg = tmp_path / "config.json"
     cfg.write_text('{"model_type": "nemotron_h", "num_hidden_layers": 88, "hidden_size": 4096, '
                    '"num_attention_heads": 32, "num_key_value_heads": 2, "vocab_size": 131072}')
-    with pytest.raises(UserError, match="not modelled"):
+    with pytest.raises(UserError, match="hybrid_override_pattern must be a string of 88 characters"):
         llm.describe(config=str(cfg))
 
 
 @pytest.mark.parametrize("name", [
     "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nvidia/NVIDIA-Nemotron-Nano-12B-v2", "nvidia/NVIDIA-Nemotron-Nano-9B-v2-Base",
     "nvidia/NVIDIA-Nemotron-Nano-12B-v2-VL-FP8", "nvidia/Nemotron-H-8B-Base-8K", "nvidia/Nemotron-H-47B-Reasoning-128K",
-    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B", "nemotron-3-nano:30b"])
+    "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B", "nemotron-3-nano:30b"])
 def test_nemotron_hybrid_names_are_refused_as_nemotron_h(name):
     # Nemotron Nano v2 is nemotron_h as Nemotron-H and Nemotron 3 are (NVIDIA's Model Optimizer pruning doc prunes
     # Nano-12B-v2 to Nano-9B-v2, 62 hybrid layers); the hybrid family's refusal, not an unknown-model guess
@@ -173,11 +173,11 @@ def test_dense_nemotrons_are_not_called_hybrids(name):
     assert "Nemotron-H" not in str(e.value) and "unknown model" in str(e.value)
 
 
-def test_a_nemotron_h_config_is_refused_before_its_geometry_is_read(tmp_path):
-    # a config.json of model_type nemotron_h without num_attention_heads: the family refusal, not a missing field
+def test_a_nemotron_h_config_without_its_pattern_is_refused_before_its_geometry_is_read(tmp_path):
+    # a config.json of model_type nemotron_h without num_attention_heads or its pattern: the pattern is asked for first
     cfg = tmp_path / "config.json"
     cfg.write_text('{"model_type": "nemotron_h", "num_hidden_layers": 56, "hidden_size": 4480}')
-    with pytest.raises(UserError, match="nemotron_h.*not modelled"):
+    with pytest.raises(UserError, match="hybrid_override_pattern"):
         llm.describe(config=str(cfg))
 
 

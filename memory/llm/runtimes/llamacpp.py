@@ -12,7 +12,7 @@ the ggml compute buffer, and a margin.
 from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
-from ..spec import FULL, SLIDING
+from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least
 
@@ -203,8 +203,8 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     lw = lw or [roles["blocks"] / L] * L
     per_layer = [kvd["per_full_layer"] if k == FULL else kvd["sliding_layers"] / max(1, spec.layer_kinds.count(SLIDING))
                  if k == SLIDING else 0 for k in spec.layer_kinds]
-    n_state = len(spec.layer_kinds) - sum(k in (FULL, SLIDING) for k in spec.layer_kinds)  # linear / mamba layers
-    per_state = [0 if k in (FULL, SLIDING) else kvd.get("recurrent_state", 0) / n_state for k in spec.layer_kinds]
+    n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)  # linear / mamba layers (an MLP-only layer has none)
+    per_state = [kvd.get("recurrent_state", 0) / n_state if k in (LINEAR, MAMBA) else 0 for k in spec.layer_kinds]
     res, il = [], start
     for d, n in enumerate(counts):
         kv = sum(per_layer[il:il + n]) + pad * n
