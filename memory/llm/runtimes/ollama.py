@@ -69,6 +69,11 @@ WEIGHTS_TOTAL_WITH_OUTPUT = (0, 6, 3)
 # estimate is the full per-head cache, not MLA's latent: deepseek-r1:671b at num_ctx 2048 prints
 # memory.required.kv 9.5 GiB = 61 x 2048 x 128 x (192 + 128) x 2 bytes (ollama/ollama#8667, 0.5.11)
 OLLAMA_MLA_ESTIMATE = "full"
+# GLM-4.7-Flash (glm4moelite) on Ollama's own engine caches the latent from 0.15.0: model/models/glm4moelite puts
+# key = rope ++ normed kv_a latent (64 + 512 values, one head) and value = the latent (512) through
+# nn.AttentionWithVMLA, and kvcache/causal.go allocates keys [576 x 1 x cells] and values [512 x 1 x cells] per layer
+# (llama.cpp's 2025 "latent+v" layout); 0.14.3 still cached 20 heads of K 256 and V 256 (nn.Attention)
+OLLAMA_LATENT_CACHE_FROM = {"glm4moelite": (0, 15, 0)}
 # The scheduler's graph estimate (GGML.GraphSize) took no flash-attention argument before 0.6: 0.5's code calls
 # GraphSize(numCtx, min(numCtx, numBatch)) (ollama/ollama#6279 diff), so the runner got --flash-attn while the
 # placement was sized for the score matrix (ollama/ollama#5821, 0.2.8: graph.full 5.1 GiB at 80000 tokens with
@@ -305,7 +310,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     if spec.arch in GPTOSS_ARCHS and s["version"] is not None and not at_least(s["version"], *GPTOSS_FLASH):
         kv, s = "f16", dict(s, flash=False)
     kvd = kv_cache(spec, ctx, parallel, kv, "ollama", swa_full=s["swa_full"], version=s["version"],
-                   mla_cache=OLLAMA_MLA_ESTIMATE, mllama_cross=s.get("mllama_cross", True))
+                   mla_cache=mla_cache(s["version"], spec), mllama_cross=s.get("mllama_cross", True))
     L = spec.n_layers
     out_w = roles["output"]
     layer = (roles["blocks"] + kvd["total"]) / L
@@ -374,6 +379,13 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
                                                                 + s["gpus"] * (RESERVE + buf + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
+
+
+def mla_cache(version, spec) -> str:
+    """The MLA cache layout this version keeps (cache.MLA_CACHES): the latent and its copy as values where its own
+    engine caches the latent (OLLAMA_LATENT_CACHE_FROM; no version: the newest), else the estimate's per-head K and V."""
+    start = OLLAMA_LATENT_CACHE_FROM.get(gguf_arch(spec))
+    return "latent+v" if start and (version is None or at_least(version, *start)) else OLLAMA_MLA_ESTIMATE
 
 
 def gguf_arch(spec) -> str:
