@@ -9,7 +9,7 @@
     guides.select      the guide for the top cause on this runtime and platform
     render             the human text (the JSON is the result dict itself)
 
-`triage_text` / `triage_stream` return {"found", "cause", "uncertain", "alternatives", "events", "count",
+`triage_text` / `triage_stream` return {"found", "cause", "uncertain", "alternatives", "pair", "events", "count",
 "lines"}; each event carries its causes (best first, with evidence), guide, numbers and platform.
 """
 import json
@@ -75,6 +75,7 @@ def _event_dict(scan, inc, context):
         "uncertain": rank.uncertain(causes),
     }
     out["alternatives"] = _alternatives(causes, env, params, ev["kind"]) if out["uncertain"] else []
+    out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
         sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"])
         if sugg:
@@ -119,6 +120,7 @@ def _result(scan: Scan, context=None) -> dict:
     last = (hard or events)[-1] if events else None
     return {"found": bool(events), "cause": last["causes"][0]["id"] if last else None,
             "uncertain": last["uncertain"] if last else False, "alternatives": last["alternatives"] if last else [],
+            "pair": last["pair"] if last else False,
             "events": events, "count": scan.n_incidents, "lines": scan.lineno}
 
 
@@ -138,8 +140,8 @@ def triage_text(text: str, context: dict | None = None) -> dict:
     The result: {"found", "cause", "uncertain", "alternatives", "events", "count", "lines"}. "uncertain" is
     true when the top cause has under rank.UNCERTAIN (0.7) of the points plus rank.NOT_DETERMINED's; "alternatives"
     then lists the top two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}; one when
-    a single cause fired), else []. Each
-    event carries the same two keys for itself."""
+    a single cause fired), else []; "pair" is true when those two fit about equally (the second's confidence
+    rank.PAIR_RATIO of the first's or more), else the first is only the likelier. Each event carries the same keys for itself."""
     scan = Scan()
     scan.feed_text(text or "")
     return _result(scan, context)

@@ -12,6 +12,11 @@ from . import rules as R
 # 7 of 15 and 34 of 59. Under 0.70 the first cause is more often wrong than right, so it is not stated alone.
 UNCERTAIN = 0.7
 
+# An uncertain answer calls its top two a pair ("two causes fit about equally") only when the second has at least this
+# share of the first's confidence; under it the first is only the likelier ("X? (Y also possible)"). The panel
+# (web/lib/oom_parts.js PAIR_RATIO, pinned equal by tests/unit/test_triage_pair.py) decides from the same two confidences.
+PAIR_RATIO = 0.5
+
 # "Not determined" holds a fixed 0.75 points in every ranking, as if a row for it always fired: a cause's share is of
 # the points that fired plus these, so one weak row alone is not certain (the generic fallbacks, 1.0-1.5, score
 # 0.57-0.67, under UNCERTAIN) while a strong one alone is (3.0: 0.80). Chosen at first sight on groups A-C
@@ -58,3 +63,9 @@ def diagnose(case, rules=None) -> list:
 def uncertain(causes: list) -> bool:
     """Under UNCERTAIN, on the confidence as shown (rounded to 0.01): a cause shown at 70 % is stated."""
     return bool(causes) and causes[0]["confidence"] < UNCERTAIN
+
+
+def pair(alternatives: list) -> bool:
+    """An uncertain answer's top two fit about equally: the second's shown confidence is PAIR_RATIO of the first's or more."""
+    return (len(alternatives) >= 2 and alternatives[0]["confidence"] > 0
+            and alternatives[1]["confidence"] >= PAIR_RATIO * alternatives[0]["confidence"])

@@ -62,10 +62,15 @@ def render_human(res: dict, max_events: int = 3) -> str:
     top = last["causes"][0]
     where = f"{last['runtime']}, {last['device_kind'] or 'device'}"
     unsure = bool(last.get("uncertain")) and len(last.get("alternatives") or ()) >= 2
+    pair = unsure and rank.pair(last["alternatives"])
     if unsure:
         a, b = last["alternatives"][:2]
-        out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%} confidence) or {b['id']} ({b['confidence']:.0%} confidence)"
-                   f" - {where}, line {last['line']}")
+        if pair:
+            out.append(f"Cause: uncertain - {a['id']} ({a['confidence']:.0%} confidence) or {b['id']} ({b['confidence']:.0%} confidence)"
+                       f" - {where}, line {last['line']}")
+        else:       # the second has under rank.PAIR_RATIO of the first's confidence: the first is only the likelier
+            out.append(f"Cause: uncertain: {a['id']}? ({b['id']} also possible) - {a['confidence']:.0%} and {b['confidence']:.0%}"
+                       f" confidence - {where}, line {last['line']}")
     elif last.get("uncertain"):
         # one cause fired, too weakly to be stated alone (rank.NOT_DETERMINED keeps it under rank.UNCERTAIN)
         out.append(f"Cause: uncertain - {top['id']} ({top['confidence']:.0%} confidence, under {rank.UNCERTAIN * 100:.0f} %; "
@@ -76,7 +81,8 @@ def render_human(res: dict, max_events: int = 3) -> str:
         out.append("Numbers: " + render_numbers(last["numbers"]))
     if unsure:
         # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
-        out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:")
+        out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:" if pair else
+                   f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the first is only the likelier, the second also possible:")
         for alt in last["alternatives"][:2]:
             out.append(f"  {alt['id']:<20} {alt['confidence']:.0%}  " + "; ".join(distinct(alt["evidence"])))
             if alt.get("guide"):

@@ -175,10 +175,11 @@ def test_the_mps_rows_say_the_held_figure_once():
 
 
 def test_the_cause_line_says_what_the_percentage_is():
-    # weights 3.5 against activations 1.2: 3.5 / (4.7 + 0.75) = 0.64, under 0.7: the pair, each with its percentage
+    # weights 3.5 against activations 1.2: 3.5 / (4.7 + 0.75) = 0.64, under 0.7, and 0.22 is a third of it (under
+    # rank.PAIR_RATIO): the first is only the likelier, each with its percentage
     out = engine.render_human(engine.triage_text(MPS))
-    assert out.splitlines()[0].startswith("Cause: uncertain - weights-exceed-vram (64% confidence) or activations (22% "
-                                          "confidence)"), out
+    assert out.splitlines()[0].startswith("Cause: uncertain: weights-exceed-vram? (activations also possible) - 64% and 22% "
+                                          "confidence"), out
 
 
 def test_fp8_length_for_a_short_log_is_not_rounded_to_zero():

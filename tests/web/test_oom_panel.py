@@ -274,6 +274,8 @@ def test_uncertain_triage_shows_the_top_two_causes_side_by_side(page, output_dir
     assert page.locator("[data-testid=gg-oom-uncertain]").is_visible()
     assert page.locator(".gg-oom-uncertain").inner_text().strip() == "uncertain"
     assert "two causes" in page.locator("[data-testid=gg-oom-cause]").inner_text()  # no single cause claimed
+    # 0.41 is over half of 0.46 (triage's rank.PAIR_RATIO, oom_parts.js PAIR_RATIO): a pair
+    assert "about equally" in page.locator(".gg-oom-uncertain").get_attribute("title")
     cards = page.locator("[data-testid=gg-oom-alt]")
     assert [cards.nth(i).get_attribute("data-cause") for i in range(cards.count())] == ["weights-exceed-vram", "activations"]
     a, b = cards.nth(0).bounding_box(), cards.nth(1).bounding_box()
@@ -285,14 +287,39 @@ def test_uncertain_triage_shows_the_top_two_causes_side_by_side(page, output_dir
         page.screenshot(path=str(output_dir / "oom_panel_uncertain.png"))
 
 
-def test_uncertain_with_one_weak_cause_says_so(page):
-    """Triage's rank.NOT_DETERMINED leaves a lone generic rule under the threshold: `uncertain` with one cause and
-    no alternatives. The panel must not claim two causes; it names the one weak sign and shows it alone."""
+def test_uncertain_with_a_likelier_first_cause_does_not_claim_a_pair(page):
+    """Uncertain, the second cause at a third of the first (0.21 of 0.63: under rank.PAIR_RATIO): the panel names the
+    first as the likelier and the second as also possible, never "fit about equally"; both cards are still shown."""
     load_api(page, sd15_prompt())
     frame_node(page, 8, x=360, y=200)
     report = vae_report("8")
-    report.update(cause="activations", uncertain=True, summary=None, actions=[], alternatives=[], causes=[
-        {"id": "activations", "confidence": 0.57, "evidence": ["cudaMallocAsync refused an allocation"]}])
+    report.update(cause="weights-exceed-vram", uncertain=True, summary=None, actions=[], causes=[
+        {"id": "weights-exceed-vram", "confidence": 0.63, "evidence": ["PyTorch holds 11.8 of 12 GiB"]},
+        {"id": "activations", "confidence": 0.21, "evidence": ["a 64 MiB request failed"]}])
+    report["alternatives"] = [dict(c, guide={"id": g, "title": t}) for c, (g, t) in
+                              zip(report["causes"][:2], [("w", "Load the weights in fewer bytes"), ("a", "Smaller batch")])]
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.wait_for_timeout(200)
+    line = page.locator("[data-testid=gg-oom-cause]").inner_text()
+    assert "two causes" not in line and "cause uncertain" in line and "weights do not fit in VRAM?" in line, line
+    assert "also possible" in line and "Activations for this size" in line, line
+    title = page.locator(".gg-oom-uncertain").get_attribute("title")
+    assert "only more likely" in title and "about equally" not in title, title
+    cards = page.locator("[data-testid=gg-oom-alt]")
+    assert [cards.nth(i).get_attribute("data-cause") for i in range(cards.count())] == ["weights-exceed-vram", "activations"]
+
+
+def test_uncertain_with_one_weak_cause_says_so(page):
+    """Triage's rank.NOT_DETERMINED leaves a lone generic rule under the threshold: `uncertain` with one cause and
+    one alternative (with its guide, as memory/triage/engine.py sends it). The panel must not claim two causes; it
+    names the one weak sign and shows it alone."""
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    report = vae_report("8")
+    weak = {"id": "activations", "confidence": 0.57, "evidence": ["cudaMallocAsync refused an allocation"]}
+    report.update(cause="activations", uncertain=True, summary=None, actions=[], causes=[weak],
+                  alternatives=[dict(weak, guide={"id": "pytorch-activations", "title": "Smaller batch"})])
     page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
     page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
     page.wait_for_timeout(200)

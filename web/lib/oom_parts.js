@@ -178,10 +178,26 @@ export function otherCauses(report) {
   return d;
 }
 
-/** An uncertain result names two causes that fit about equally, or one cause whose sign alone is too weak
- *  (triage's rank.NOT_DETERMINED keeps a lone generic rule under the threshold). */
+/** triage's rank.PAIR_RATIO (tests/unit/test_triage_pair.py keeps them equal): two uncertain causes fit about
+ *  equally when the second's confidence is this share of the first's or more; under it the first is only the likelier. */
+export const PAIR_RATIO = 0.5;
+
+/** Whether the uncertain result's top two fit about equally, from their two confidences (as triage's rank.pair). */
+export function isPair(alts) {
+  if (alts.length < 2) return false;
+  const [a, b] = alts.map((c) => Number(c.confidence));
+  return a > 0 && b >= PAIR_RATIO * a;
+}
+
+/** An uncertain result names two causes that fit about equally, a likelier one with another also possible, or one
+ *  cause whose sign alone is too weak (triage's rank.NOT_DETERMINED keeps a lone generic rule under the threshold). */
 function uncertainLabel(report) {
-  if (uncertainPair(report).length >= 2) return "Out of memory: two causes fit the evidence about equally";
+  const alts = uncertainPair(report);
+  if (alts.length >= 2) {
+    if (isPair(alts)) return "Out of memory: two causes fit the evidence about equally";
+    const [a, b] = alts.map((c) => CAUSES[c.id] || c.id);
+    return `Out of memory, cause uncertain: ${a}? (${b} also possible)`;
+  }
   const top = (report.causes || [])[0];
   const name = top ? CAUSES[top.id] || top.id : null;
   return name ? `Out of memory, cause uncertain (one weak sign): ${name}?` : "Out of memory: cause not determined";
@@ -200,8 +216,9 @@ export function uncertainty(report) {
   const box = el("div", "gg-oom-uncertainty");
   box.dataset.testid = "gg-oom-uncertain";
   const badge = el("span", "gg-oom-uncertain", "uncertain");
-  badge.title = alts.length >= 2 ? "The evidence fits more than one cause about equally; both are shown"
-    : "One sign alone points at this cause: too weak to be sure";
+  badge.title = alts.length < 2 ? "One sign alone points at this cause: too weak to be sure"
+    : isPair(alts) ? "The evidence fits more than one cause about equally; both are shown"
+    : "The first cause is only more likely than the second, not certain; both are shown";
   box.append(badge);
   if (alts.length) {
     const grid = el("div", "gg-oom-alts");
