@@ -4,7 +4,7 @@ import os
 
 from ..errors import UserError
 from ..estimate.headers import read_gguf_metadata, tensor_bytes
-from .spec import FULL, LINEAR, MAMBA, SLIDING, LLMSpec
+from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec
 
 
 def load_gguf(path: str) -> LLMSpec:
@@ -75,8 +75,14 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
     window = g("attention.sliding_window")
     kinds = []
     swa_pattern = g("attention.sliding_window_pattern")
+    ffs = g("feed_forward_length", 0)
+    ffs = ffs if isinstance(ffs, list) and len(ffs) == L else [0] * L
     for i in range(L):
-        if int(kv[i]) == 0 or int(heads[i]) == 0:
+        if arch.startswith("nemotron_h") and int(kv[i]) == 0 and int(ffs[i]):
+            # llama.cpp LLM_ARCH_NEMOTRON_H: a layer is recurrent when n_head_kv and n_ff are both 0; an MLP/MoE layer
+            # has n_ff > 0 and neither a KV cache nor a state
+            kinds.append(FFN)
+        elif int(kv[i]) == 0 or int(heads[i]) == 0:
             kinds.append(MAMBA if g("ssm.state_size") else LINEAR)
         elif window and isinstance(swa_pattern, list) and i < len(swa_pattern):
             kinds.append(SLIDING if swa_pattern[i] else FULL)
@@ -124,4 +130,7 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
     if g("ssm.state_size") and MAMBA in kinds:
         d_inner = int(g("ssm.inner_size") or 2 * d)
         spec.recurrent_state_per_seq = kinds.count(MAMBA) * d_inner * (int(g("ssm.state_size")) + int(g("ssm.conv_kernel") or 4) - 1) * 4
+        if arch.startswith("nemotron_h"):  # Mamba-2: n_embd_r adds the B and C groups to the conv rows
+            spec.recurrent_state_per_seq += (kinds.count(MAMBA) * (int(g("ssm.conv_kernel") or 4) - 1) * 2
+                                             * int(g("ssm.group_count") or 0) * int(g("ssm.state_size")) * 4)
     return spec

@@ -112,3 +112,20 @@ def test_llamacpp_state_sits_with_the_mamba_layers_only():
     per_layer = (CONV_VALUES + SSM_VALUES) * 4
     assert [d["layers"] for d in devs] == [26, 26]
     assert [d["state"] for d in devs] == [12 * per_layer, 11 * per_layer]
+
+
+def test_a_nemotron_h_gguf_keeps_state_on_mamba_layers_only():
+    # a nemotron_h_moe GGUF's per-layer arrays (llama.cpp: recurrent iff head_count_kv and feed_forward_length are
+    # both 0): the Nano pattern as 0 / 2 KV heads and 0 / 1856 feed-forward widths
+    from gpu_garden.memory.llm.gguf import from_gguf_metadata
+    pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"
+    a = "nemotron_h_moe"
+    meta = {"general.architecture": a, f"{a}.block_count": 52, f"{a}.embedding_length": 2688,
+            f"{a}.attention.head_count": 32, f"{a}.attention.key_length": 128, f"{a}.attention.value_length": 128,
+            f"{a}.attention.head_count_kv": [2 if c == "*" else 0 for c in pattern],
+            f"{a}.feed_forward_length": [1856 if c == "E" else 0 for c in pattern],
+            f"{a}.ssm.state_size": 128, f"{a}.ssm.inner_size": 4096, f"{a}.ssm.group_count": 8,
+            f"{a}.ssm.conv_kernel": 4, "tokenizer.ggml.tokens": ["a"] * 100}
+    s = from_gguf_metadata(meta, {"blk.0.x.weight": (100, "F16", 50)}, name="nano.gguf")
+    assert s.summary()["layer_kinds"] == {"full": 6, "mamba": 23, "ffn": 23}
+    assert s.recurrent_state_per_seq == 23 * (CONV_VALUES + SSM_VALUES) * 4
