@@ -1,0 +1,142 @@
+"""vLLM's profile run: the activation peak it measures before sizing the KV pool (the larger of one forward of
+max_num_batched_tokens, the sampler warm-up on max_num_seqs rows with a fused-MoE workspace still held, and the vision
+tower on its largest dummy item). Split from vllm.py, which keeps the reservation arithmetic and re-exports the
+names its callers use; the coefficients are fitted on vLLM's printed peaks (cited with each)."""
+from . import at_least
+
+# V1's sampler warm-up on max_num_seqs rows of fp32 logits. How many copies it keeps depends on the top-k/top-p
+# implementation, which the log names: "Falling back to the PyTorch-native implementation of top-p & top-k
+# sampling" sorts the whole logits tensor (sorted values, int64 indices, probabilities, cumulative sums, masks);
+# "Using FlashInfer for top-p & top-k sampling" samples from the probabilities without a sort (vllm#11394).
+# Native is what a plain install runs (no FlashInfer, or a FlashInfer the version cannot use, or the sampler off
+# by default: vllm#29415) and what 0.11's llm-d H100 runs print: 9.6-9.7 copies (a fitted figure); FlashInfer:
+# 3 copies (dennislee22/vLLM-benchmarking, 0.10.1.1 with flashinfer-python, whose log prints "Using FlashInfer").
+SAMPLER_COPIES_NATIVE = 9.7
+SAMPLER_COPIES_FLASHINFER = 3
+# From 0.16 the non-FlashInfer path masks top-k/top-p with Triton kernels instead of sorting the logits
+# (vllm-project/vllm#33538, merged February 2026 between 0.15.1 and 0.17.1; PyTorch stays only for small batches,
+# and the profile's dummy batch is max_num_seqs rows). The PR's own table: 384 MB against PyTorch's 1.25 GB for 256 x
+# 131072 fp32 logits, ~2.9 copies against ~9.3: the sampler warm-up then holds about what FlashInfer's does
+# (akiyax/kvcache-lab, vLLM 0.26.0 with VLLM_USE_FLASHINFER_SAMPLER=0: 1.04 GiB of peak activation including the
+# CUDA-graph estimate for Qwen2.5-7B at 256 sequences, where 9.7 copies alone would be 1.41 GiB).
+# The 2.9 of that table is the masking kernel alone: the warm-up's peak, with the logits and the softmax and noise
+# tensors random sampling adds, is 3.7-4.1 copies in every dense single-GPU 0.19.0 run of llm-d-planner's H100
+# sweep at 1024 sequences (Llama-3.1-8B 3.86, Qwen2.5-7B / Qwen3-8B 3.81, Gemma 2 3.71-3.75, gpt-oss-20b 3.74,
+# Phi-4 3.97, Mistral-Small-3.1 4.06: "torch peak memory increase" / (1024 x vocab x 4 bytes)); akiyax/kvcache-lab's
+# 0.26.0 Qwen2.5-7B at 256 sequences (1.04 GiB with a 0.48 GiB graph estimate) gives 3.9. A fitted figure.
+SAMPLER_COPIES_TRITON = 3.85
+# A fused-MoE model's expert kernels take their scratch from vLLM's persistent WorkspaceManager (v1/worker/
+# workspace.py: buffers grow to the largest request and stay), so the profile's MoE workspace is still held while the
+# sampler warms up: TritonExperts.workspace_shapes, M = max_num_batched_tokens rows x top-k experts, workspace1
+# max(intermediate, hidden) and workspace2 max(2 x intermediate, hidden) values, 16-bit. 0.19.0's peaks on an H100:
+# Qwen3-30B-A3B 2.68 GiB = the sampler's 2.23 + 0.5; DeepSeek-V2-Lite 1.93 = 1.50 + 0.45 (llm-d-planner). MXFP4
+# experts run other kernels (gpt-oss-20b's 2.87 GiB is the sampler alone). First seen in 0.19.
+MOE_WORKSPACE_HELD = (0, 19)
+# V1 before its sampler was profiled (vllm#13507: "V1 model runner does not consider (or run) sampler during the initial
+# memory profiling"; fixed by vllm#13594 after 0.7.3, so from 0.8): profile_run ran the forward, then compute_logits, in
+# the model dtype, with the forward's hidden states still held. Its first form took the logits of every one of the
+# max_num_tokens rows ("logits = self.model.compute_logits(hidden_states, None); logits = logits[:self.max_num_tokens]"
+# next to the per-call dummy_kv_caches of the January 2025 runner); the next one first picks each dummy request's last
+# row (hidden_states[logit_indices]: max_num_seqs rows). The release that moved to the last rows is not read: taken as
+# 0.7.2 (vllm#12569's January build, between 0.7.0 and 0.7.1, prints the first form's pool).
+V1_SAMPLER_PROFILED = (0, 8)
+V1_LOGITS_LAST_ROWS = (0, 7, 2)
+TRITON_SAMPLER = (0, 16)
+# V0's profile step samples the dummy batch with top-k/top-p (sorted logits, probabilities, log-probabilities):
+# its printed peaks are 9.8-10.3 fp32 copies of max_num_seqs x vocab (vllm#13882 0.7.3, the T4 and GGUF 0.8.2
+# rows, vllm#10511 0.6.5). A fitted figure, like SAMPLER_COPIES_NATIVE.
+SAMPLER_COPIES_V0 = 9.9
+# forward: per token, the MLP's gate/up output (2 x intermediate) and its activation (1 x intermediate) live
+# together with the residual stream and the hidden state (2 x hidden), in 16 bits; x 1.08 for the allocator's
+# rounding and the attention buffers (slope of vllm#10517's two Llama-3.1-8B peaks: 2.07 GiB at 20000 tokens,
+# 2.99 GiB at 29000: 110 KB per token, where (3 x 14336 + 2 x 4096) x 2 = 102 KB). A fitted figure.
+FORWARD_FACTOR = 1.08
+# vision encoder: vLLM's profile run also runs the vision tower on one dummy image of the largest size the
+# processor accepts ("Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1 image
+# items of the maximum feature size"); its peak is the encoder's activations on every patch, ~16 copies of the
+# tower's hidden state in 16 bits per patch (a fitted figure: Qwen2.5-VL-7B's printed 2.71 GiB on a T4, vLLM 0.9.2
+# V0, and Qwen2.5-VL-3B's 2.4 GiB of non-KV memory on an RTX 4090 D, 0.9.2 V1; johnson7788/RLDecisionAgent).
+# Qwen2-VL / Qwen2.5-VL take images up to 12845056 pixels (max_pixels) in 14-pixel patches: 65536 patches.
+ENCODER_BYTES_PER_HIDDEN = 32
+QWEN_VL_MAX_PIXELS = 12845056
+QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy video's frame cap
+
+
+def moe_workspace(spec, max_batched: int) -> int:
+    """Bytes of the fused-MoE scratch TritonExperts asks of the workspace manager for one profile batch."""
+    i, d = spec.moe_intermediate, spec.hidden
+    return max_batched * spec.n_experts_per_tok * (max(i, d) + max(2 * i, d)) * 2
+
+
+def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
+               sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
+               max_model_len: int | None = None, weights_format=None) -> int:
+    """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
+    rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
+    language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
+    own "PyTorch activation peak memory" lines (Llama-3.1-8B: 2.07 GiB at 20000 tokens and 2.99 at 29000,
+    vllm-project/vllm#10517; V0 sampler peaks of vllm#13882, vllm#10511 and the 0.8.2 T4/GGUF rows; V1 from 0.11:
+    Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
+    config_explorer/empirical-vllm-memory-results.md). v1: the engine (default: V1 from 0.8); sampler: the
+    top-k/top-p implementation the log names ("native" sorts the logits, "flashinfer" does not). With pipeline
+    parallelism only the last stage samples and only the first runs a vision tower. max_model_len: V1 profiles
+    the modality whose one item has the most tokens, which for Qwen2-VL at a long context is a video
+    (encoder_peak)."""
+    d = spec.hidden
+    if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
+        per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
+    else:
+        per_token = (3 * spec.intermediate + 2 * d) * 2 * FORWARD_FACTOR
+    forward = max_batched * per_token
+    if v1 is None:
+        from .vllm import V1
+        v1 = at_least(version, *V1)
+    sampler_name = sampler
+    if sampler == "flashinfer":
+        copies = SAMPLER_COPIES_FLASHINFER
+    elif v1 and at_least(version, *TRITON_SAMPLER):
+        copies = SAMPLER_COPIES_TRITON
+    else:
+        copies = SAMPLER_COPIES_NATIVE if v1 else SAMPLER_COPIES_V0
+    sampler = max_seqs * spec.vocab * 4 * copies if last_stage else 0
+    if v1 and version is not None and not at_least(version, *V1_SAMPLER_PROFILED) and sampler_name != "flashinfer":
+        # no sampler in the profile: the logits in the model dtype, next to the forward's hidden states
+        rows = max_seqs if at_least(version, *V1_LOGITS_LAST_ROWS) else max_batched
+        sampler = (rows * spec.vocab + max_batched * d) * 2 if last_stage else 0
+    if (sampler and spec.n_experts and v1 and at_least(version, *MOE_WORKSPACE_HELD)
+            and str(weights_format or "").lower() != "mxfp4"):
+        sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
+    enc = encoder_peak(spec, max_model_len if v1 else None) if first_stage else 0
+    return int(max(forward, sampler, enc))
+
+
+def qwen_vl_video_grid_t(max_model_len: int) -> int:
+    """Temporal patches of the dummy video V1 profiles Qwen2-VL / Qwen2.5-VL with: the engine encodes one item of
+    the modality whose largest item has the most tokens (gpu_model_runner.profile_run: "the model is profiled with
+    a single non-text modality with the max possible input tokens"); the video's frames at the largest image size
+    are as many as fit max_model_len minus one largest image's tokens (16384), at most _MAX_FRAMES_PER_VIDEO = 16,
+    two frames to a temporal patch (qwen2_vl.py get_num_frames_with_most_features / _get_max_video_frames). At
+    128000 tokens that is 12 frames, 6 temporal patches: six images' worth of patches through the tower."""
+    tokens = QWEN_VL_MAX_PIXELS // (14 * 14 * 4)        # one frame pair (or image) at the largest size
+    frames = 0
+    while frames < QWEN_VL_MAX_FRAMES and -(-(frames + 1) // 2) * tokens <= max_model_len - tokens:
+        frames += 1
+    return max(-(-frames // 2), 1)
+
+
+def encoder_peak(spec, max_model_len: int | None = None) -> int:
+    """Bytes of the vision tower's profile run on one largest image, or for Qwen2-VL under V1 (max_model_len given)
+    on the largest video when that has more patches (0 for a text model)."""
+    v = spec.vision or {}
+    d = int(v.get("hidden_size") or 0)
+    if not d:
+        return 0
+    patch = int(v.get("patch_size") or 14)
+    patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else QWEN_VL_MAX_PIXELS // (patch * patch)
+    if v.get("default_output_length"):  # Gemma 4: an image is at most this many soft tokens, each pooling k x k patches
+        patches = int(v["default_output_length"]) * int(v.get("pooling_kernel_size") or 1) ** 2
+    if not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3"):
+        # Qwen2-VL / Qwen2.5-VL's dummy video (qwen2_vl.py); Qwen 3.5+ (vision model_type qwen3_5*) taken at one image:
+        # its two vLLM 0.24/0.27 logs leave 1.8 and 2.3 GiB for the whole profile peak, far below a video's
+        patches *= qwen_vl_video_grid_t(max_model_len)
+    return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
