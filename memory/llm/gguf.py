@@ -128,9 +128,10 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
     if not spec.attn_layers:
         raise UserError(f"{name}: no attention layers found (head_count_kv is zero everywhere)")
     if g("ssm.state_size") and MAMBA in kinds:
-        d_inner = int(g("ssm.inner_size") or 2 * d)
-        spec.recurrent_state_per_seq = kinds.count(MAMBA) * d_inner * (int(g("ssm.state_size")) + int(g("ssm.conv_kernel") or 4) - 1) * 4
-        if arch.startswith("nemotron_h"):  # Mamba-2: n_embd_r adds the B and C groups to the conv rows
-            spec.recurrent_state_per_seq += (kinds.count(MAMBA) * (int(g("ssm.conv_kernel") or 4) - 1) * 2
-                                             * int(g("ssm.group_count") or 0) * int(g("ssm.state_size")) * 4)
+        # llama.cpp's f32 state a sequence keeps per recurrent layer (llama-hparams.cpp, whatever the arch):
+        # n_embd_s = d_state x d_inner and n_embd_r = (d_conv - 1) x (d_inner + 2 x n_group x d_state), the conv rows
+        # of x and of Mamba-2's B and C groups; n_group is 0 where the GGUF has no ssm.group_count (Mamba-1, Jamba)
+        d_inner, d_state = int(g("ssm.inner_size") or 2 * d), int(g("ssm.state_size"))
+        conv_rows = (int(g("ssm.conv_kernel") or 4) - 1) * (d_inner + 2 * int(g("ssm.group_count") or 0) * d_state)
+        spec.recurrent_state_per_seq = kinds.count(MAMBA) * (d_state * d_inner + conv_rows) * 4
     return spec
