@@ -8,7 +8,7 @@ from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, unsloth as UD
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
-from .spec import SLIDING, LLMSpec, gguf_blocks
+from .spec import FULL, SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, runtime_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
                       weights_by_role)
@@ -71,6 +71,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
         raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
                         f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")
+    if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
+        raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
+                        "is modelled from the attention pages; llama.cpp plans it")
     size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype)
     if size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
         spec, weights_dtype = UD.given(spec, size, weights_dtype), None
