@@ -118,6 +118,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if free is not None and (runtime != "vllm" or not vram or not 0 < free <= vram):
         raise UserError("--free-gib is vLLM's free memory at startup (nvidia-smi's total - used): above 0, at most "
                         "--vram, and needs --vram")
+    if free is not None and free <= V.CUDA_CONTEXT:
+        raise UserError(f"--free-gib {free / GiB:g}: vLLM needs {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
+                        "before any share (its startup check counts the rest); free memory on the GPU")
     util = knobs.get("gpu_memory_utilization")
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
@@ -427,7 +430,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if ev.get("free_refused"):
         notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
                      f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
-                     f"its own CUDA context); --gpu-memory-utilization {free_cap:.2f} or less, or free memory on the GPU")
+                     f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
+                     + "free memory on the GPU")
     share_note = _share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
     if share_note:
         notes.append(share_note)

@@ -29,3 +29,24 @@ def test_nemotron_without_attention_is_refused_on_vllm_and_planned_on_llamacpp(p
     with pytest.raises(llm.UserError, match="attention layer"):
         llm.plan(spec, "vllm", ctx=8192, vram=80 * GiB)
     assert llm.plan(spec, "llama.cpp", ctx=8192, vram=80 * GiB)["fits"] is True
+
+
+def _free_plan(free_gib, version="0.10.1", **kw):
+    s = llm.describe(model="Llama-3.1-8B")
+    return llm.plan(s, "vllm", ctx=8192, weights_dtype="awq", vram=15.99 * GiB, runtime_version=version,
+                    free_memory=int(free_gib * GiB), **kw)
+
+
+@pytest.mark.parametrize("free_gib", [0.3, 0.5])
+def test_free_memory_at_or_below_the_cuda_context_is_refused(free_gib):
+    # vLLM's own CUDA context takes 512 MiB before its startup check reads the free memory: 0.3 GiB free left
+    # "-204.80 MiB" (0.3 x 1024 - 512) and a share "0.00 or less"; 0.5 GiB leaves nothing
+    with pytest.raises(llm.UserError, match="--free-gib .*CUDA context"):
+        _free_plan(free_gib)
+
+
+def test_free_memory_just_above_the_context_names_no_zero_share():
+    # 0.52 GiB free: 20.48 MiB after the context, floor(0.02 / 15.99 x 100) / 100 = 0.00: no share to print
+    notes = " ".join(_free_plan(0.52)["notes"])
+    assert "20.48 MiB its startup check finds free" in notes
+    assert "--gpu-memory-utilization 0.00" not in notes and "free memory on the GPU" in notes
