@@ -3,6 +3,9 @@ share) and the fixed recurrent state a sequence keeps (Mamba, gated DeltaNet): s
 from ..errors import UserError
 from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec, _int
 
+# Nemotron-H's mamba_ssm_cache_dtype: the bytes of the temporal state's element (vLLM's torch dtype of that name)
+SSM_CACHE_BYTES = {"float32": 4, "fp32": 4, "float16": 2, "bfloat16": 2}
+
 
 def count_params(cfg: dict, s: LLMSpec) -> tuple:
     """Total parameters (all experts resident), the share inside decoder-block matmuls and, of those, the routed
@@ -173,8 +176,10 @@ def recurrent_state(cfg: dict, s: LLMSpec) -> int:
         nh, hd, ng, ds, k = mamba2_dims(cfg)
         conv, ssm = (k - 1) * (nh * hd + 2 * ng * ds), nh * hd * ds
         model_b = 4 if s.dtype == "fp32" else 2
-        ssm_b = {"float32": 4, "fp32": 4, "float16": 2, "bfloat16": 2}.get(
-            str(cfg.get("mamba_ssm_cache_dtype") or "float32").lower(), 4)
+        name = str(cfg.get("mamba_ssm_cache_dtype") or "float32").lower()
+        if name not in SSM_CACHE_BYTES:
+            raise UserError(f"config mamba_ssm_cache_dtype {name!r} is not one of {', '.join(SSM_CACHE_BYTES)}")
+        ssm_b = SSM_CACHE_BYTES[name]
         s.linear_state = (conv, model_b, ssm, ssm_b)
         return n_mamba * (conv + ssm) * 4
     if n_mamba:

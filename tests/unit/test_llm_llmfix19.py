@@ -50,3 +50,19 @@ def test_free_memory_just_above_the_context_names_no_zero_share():
     notes = " ".join(_free_plan(0.52)["notes"])
     assert "20.48 MiB its startup check finds free" in notes
     assert "--gpu-memory-utilization 0.00" not in notes and "free memory on the GPU" in notes
+
+
+def _nemotron_cfg(**kw):
+    with open(f"{MODELS_DIR}/NVIDIA-Nemotron-3-Nano-30B-A3B.json") as f:
+        return dict(json.load(f), **kw)
+
+
+def test_unknown_mamba_ssm_cache_dtype_is_refused():
+    # "float8" is no torch dtype vLLM pages the temporal state in; the old code counted it as float32 (4 bytes)
+    with pytest.raises(llm.UserError, match="mamba_ssm_cache_dtype 'float8'.*float32"):
+        from_config(_nemotron_cfg(mamba_ssm_cache_dtype="float8"))
+
+
+@pytest.mark.parametrize("name, nbytes", [("float32", 4), ("bfloat16", 2), ("float16", 2)])
+def test_known_mamba_ssm_cache_dtypes(name, nbytes):
+    assert from_config(_nemotron_cfg(mamba_ssm_cache_dtype=name)).linear_state[3] == nbytes
