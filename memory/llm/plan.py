@@ -175,7 +175,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      "of the MTP layer; "
                      "its compute buffer (about 0.3 GiB on Metal and ROCm for a 27B) is not counted")
     elif knobs.get("mtp_tokens") is not None and runtime != "vllm":
-        raise UserError("mtp_tokens is vLLM's MTP speculative decoding; the other runtimes are not modelled with a drafter")
+        raise UserError(f"--mtp-tokens is MTP speculative decoding as vLLM (num_speculative_tokens) and llama.cpp "
+                        f"(--spec-type draft-mtp) run it; {runtime}'s drafter is not modelled")
     if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
         raise UserError("--max-lora-rank / --max-loras size vLLM's LoRA slots (--enable-lora); not modelled for "
                         f"{runtime}")
@@ -186,8 +187,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     fmt = str(weights_dtype or spec.quant or "").lower()
     # a GGUF named MXFP4 is llama.cpp's MXFP4 MoE file type (general.file_type 38, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): a
     # llama.cpp run given --weights-dtype MXFP4 loads that file, as one given the MXFP4 checkpoint's name does
-    if (runtime == "llama.cpp" and (weights_dtype is None or fmt == "mxfp4") and not spec.weights_bytes
-            and fmt == "mxfp4" and spec.expert_params and not spec.ollama):  # an Ollama tag's blob keeps the bf16
+    if (runtime == "llama.cpp" and fmt == "mxfp4" and not spec.weights_bytes and spec.expert_params
+            and not spec.ollama):  # an Ollama tag's blob keeps the bf16
         weights_dtype = MXFP4_MOE
         notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")

@@ -66,3 +66,10 @@ def test_unknown_mamba_ssm_cache_dtype_is_refused():
 @pytest.mark.parametrize("name, nbytes", [("float32", 4), ("bfloat16", 2), ("float16", 2)])
 def test_known_mamba_ssm_cache_dtypes(name, nbytes):
     assert from_config(_nemotron_cfg(mamba_ssm_cache_dtype=name)).linear_state[3] == nbytes
+
+
+@pytest.mark.parametrize("runtime", ["ollama", "sglang"])
+def test_mtp_refusal_names_the_runtimes_that_are_modelled(runtime):
+    # llama.cpp's --spec-type draft-mtp is planned (runtimes/llamacpp.py): the refusal must not say only vLLM is
+    with pytest.raises(llm.UserError, match=f"vLLM .*llama.cpp .*{runtime}'s drafter is not modelled"):
+        llm.plan(llm.describe(model="Qwen3.5-9B"), runtime, ctx=8192, vram=80 * GiB, mtp_tokens=2)
