@@ -56,7 +56,13 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             # gpu_memory_utilization"); the user's share, if any, is kept as given
             f.append(flag("flag", "--kv-cache-memory", int(s["kv_cache_memory"]),
                           "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
-            if asked_util is not None:
+            share, top = V.DEFAULT_UTIL if asked_util is None else asked_util, V.free_cap(s, vram)
+            if top is not None and V.free_refused(dict(s, util=share), vram):
+                # Worker.init_device compares total x the share with the free memory whether or not the pool is fixed
+                f.append(flag("flag", "--gpu-memory-utilization", f"{top:.2f}", "the most the free memory takes: vLLM's "
+                              "startup check weighs the share with --kv-cache-memory too" + (
+                                  f" (replaces your {asked_util:.2f})" if asked_util is not None else "")))
+            elif asked_util is not None:
                 f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}", "yours, kept"))
         elif (util is not None and asked_util is not None and asked_util + 1e-9 >= util
               and not V.free_refused(dict(s, util=asked_util), vram)):
