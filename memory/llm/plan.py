@@ -303,7 +303,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
                      f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))
     v_type = knobs.get("kv_dtype_v") or kv
-    if runtime != "vllm" and KV_BYTES[v_type] < 2 and not s["flash"]:
+    draft = knobs.get("draft_kv_dtype")  # the MTP context runs with the target's flash_attn (-ctvd is its V type)
+    if runtime != "vllm" and (KV_BYTES[v_type] < 2 or draft and KV_BYTES[draft] < 2) and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
         s["flash"] = True
     if ctx > model_max and spec.max_ctx:

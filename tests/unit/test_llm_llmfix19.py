@@ -90,3 +90,14 @@ def test_kv_cache_memory_keeps_the_users_share_where_the_free_memory_takes_it():
     # 15.5 GiB free: floor((15.5 - 0.5) / 15.99 x 100) / 100 = 0.93 >= 0.90: the user's share is kept as given
     r = _free_plan(15.5, kv_cache_memory=4 * GiB, gpu_memory_utilization=0.9)
     assert r["command"].endswith("--kv-cache-memory 4294967296 --gpu-memory-utilization 0.90")
+
+
+@pytest.mark.parametrize("draft, flash", [("q8_0", "on"), ("q4_0", "on"), ("q5_1", "on"), ("bf16", "off"),
+                                          ("f32", "off")])
+def test_quantized_draft_cache_turns_flash_attention_on(draft, flash):
+    # llama.cpp's llama_init_from_model refuses a quantized V cache without flash attention; the MTP context takes
+    # the target's flash_attn and -ctvd as its V type, so a q4/q5/q8 draft cache needs -fa on as a main one does
+    r = llm.plan(llm.describe(model="Qwen3.5-9B"), "llama.cpp", ctx=8192, vram=80 * GiB, mtp_tokens=2,
+                 draft_kv_dtype=draft, flash_attn=False)
+    assert f" -fa {flash} " in r["command"] and r["command"].endswith(f"-ctkd {draft} -ctvd {draft}")
+    assert any("flash attention switched on" in n for n in r["notes"]) is (flash == "on")
