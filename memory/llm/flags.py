@@ -42,7 +42,10 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             if s.get("pp_partition"):
                 f.append(flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in V.pp_partition(
                     spec.n_layers, s["pp"], s["pp_partition"])), "layers per stage"))
-        if s.get("seqs_blocks"):  # lowered by the plan (plan.py): vLLM >= 0.20 refuses more than the Mamba blocks
+        if s.get("seqs_graph") and s["max_seqs"] == s["seqs_graph"] < s.get("seqs_blocks", 1 << 30):
+            f.append(flag("flag", "--max-num-seqs", s["max_seqs"], "requests decoded together: the most whose CUDA-graph "
+                          "profiling cache (a block a sequence or more) fits beside the weights"))
+        elif s.get("seqs_blocks"):  # lowered by the plan (plan.py): vLLM >= 0.20 refuses more than the Mamba blocks
             f.append(flag("flag", "--max-num-seqs", s["max_seqs"], f"requests decoded together: at most the pool's "
                           f"{s['seqs_blocks']} Mamba cache blocks (one per decode sequence)"))
         elif s.get("seqs_asked"):

@@ -452,7 +452,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         return out
     c_ctx, c_kv, c_s, c_ev = choice
     if c_ev.get("seqs_lowered"):  # --max-num-seqs down to the requests at once, never above the Mamba cache blocks
-        c_s = dict(c_s, max_seqs=min(max(parallel, 1), c_ev["mamba_blocks"]), seqs_blocks=c_ev["mamba_blocks"])
+        c_s = dict(c_s, max_seqs=min(max(parallel, 1), c_ev["mamba_blocks"], c_ev.get("graph_seqs") or parallel),
+                   seqs_blocks=c_ev["mamba_blocks"], seqs_graph=c_ev.get("graph_seqs"))
     if runtime != "vllm":
         out["host_weights"] = c_ev["host_weights"]
         out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None

@@ -101,3 +101,31 @@ def test_quantized_draft_cache_turns_flash_attention_on(draft, flash):
                  draft_kv_dtype=draft, flash_attn=False)
     assert f" -fa {flash} " in r["command"] and r["command"].endswith(f"-ctkd {draft} -ctvd {draft}")
     assert any("flash attention switched on" in n for n in r["notes"]) is (flash == "on")
+
+
+@pytest.mark.parametrize("version, spec_tokens, fit, seqs", [
+    ((0, 18, 0), 0, 1, 0), ((0, 18, 0), 0, 2, 1), ((0, 18, 0), 0, 493, 246), ((0, 18, 0), 0, 512, 256),
+    ((0, 18, 0), 1, 493, 123), ((0, 26, 1), 0, 1, 1), ((0, 26, 1), 0, 200, 200)])
+def test_graph_profile_seqs_by_hand(version, spec_tokens, fit, seqs):
+    # vLLM's _init_minimal_kv_cache_for_profiling: min(2 x seqs x (1 + spec), 512) blocks before 0.26, then
+    # min(seqs, that): 493 blocks hold 246 sequences (492), not 247 (494); one block holds no sequence before 0.26
+    from gpu_garden.memory.llm.runtimes.vllm import graph_profile_seqs
+    s = {"enforce_eager": False, "v1": True, "version": version, "max_seqs": 256, "spec_tokens": spec_tokens}
+    assert graph_profile_seqs(s, fit) == seqs
+
+
+def test_lowered_max_num_seqs_fits_the_graph_profiling_cache():
+    # review14c r7: Qwen3.5-9B, vLLM 0.18.0, 26 GiB, --parallel 256, ctx 1024 printed --max-num-seqs 255 (the pool's
+    # blocks), whose profiling cache is 2 x 255 = 510 blocks, more than the weights leave; the printed count fed back
+    # must start, one more must not (its 2 x (n + 1) blocks named in the refusal)
+    q = llm.describe(model="Qwen3.5-9B")
+    kw = dict(ctx=1024, vram=26 * GiB, runtime_version="0.18.0", parallel=256)
+    r = llm.plan(q, "vllm", **kw)
+    n = int(r["command"].split("--max-num-seqs ")[1].split()[0])
+    assert n < 255
+    back = llm.plan(q, "vllm", max_num_seqs=n, gpu_memory_utilization=0.9, **kw)
+    assert back["fits_as_requested"] is True and not any("CUDA graphs" in x for x in back["notes"])
+    over = llm.plan(q, "vllm", max_num_seqs=n + 1, gpu_memory_utilization=0.9, **kw)
+    assert over["fits_as_requested"] is False
+    assert any(f"minimal KV cache of {2 * (n + 1)} blocks" in x for x in over["notes"])
+    assert "CUDA-graph profiling cache" in " ".join(f["reason"] for f in r["flags"])

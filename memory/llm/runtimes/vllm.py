@@ -357,6 +357,15 @@ def graph_profile_blocks(s) -> int:
     return min(s["max_seqs"], capture) if at_least(s["version"], *GRAPH_PROFILE_PER_SEQ) else capture
 
 
+def graph_profile_seqs(s, fit: int) -> int:
+    """The most sequences (up to s["max_seqs"]) whose profiling cache takes at most `fit` blocks; 0: not one."""
+    lo, hi = 0, s["max_seqs"]
+    while lo < hi:  # graph_profile_blocks grows with max_seqs
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if graph_profile_blocks(dict(s, max_seqs=mid)) <= fit else (lo, mid - 1)
+    return lo
+
+
 def graph_profile_bytes(kv_spec, kv, layout, s, per_token: int) -> int:
     """Bytes of that cache: the blocks x every tensor's page (a hybrid layout), else blocks x 16 tokens."""
     blocks = graph_profile_blocks(s)
@@ -433,8 +442,11 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     room = vram - CUDA_CONTEXT - w_bytes - over["non_torch"]  # none: the weights do not load (said elsewhere)
     if profile_cache and 0 < room < profile_cache:
         out["graph_profile_oom"] = profile_cache  # dies before the share matters
-        if s.get("seqs_to_blocks"):  # the plan's fix: --max-num-seqs down to the requests at once (a block each)
-            out["seqs_lowered"] = True
+        # the plan's fix: --max-num-seqs down to the requests at once (a block each) and to the most sequences whose
+        # profiling cache fits the room (before 0.26 its blocks are 2 x seqs x (1 + spec), not the pool's)
+        seqs = graph_profile_seqs(s, room // (profile_cache // graph_profile_blocks(s))) if s.get("seqs_to_blocks") else 0
+        if seqs:
+            out.update(seqs_lowered=True, graph_seqs=seqs)
             out.setdefault("mamba_blocks", grouped["blocks"])
         else:
             starts = False
