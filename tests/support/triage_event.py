@@ -12,3 +12,20 @@ def top(text: str):
     """(cause, {cause id: confidence}, last event): what the answer names and how the causes scored."""
     res, ev = last_event(text)
     return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
+
+
+# llama.cpp (build 4069) offloading {off} of 29 layers of a {params} B Qwen2.5 7B Q4_K_M and failing to allocate its
+# KV cache: the shape of the version-regression ("should fit") tests
+LLAMA_KV_OOM = """build: 4069 (a1b2c3d4) with cc (GCC) 13.3.0 for x86_64-linux-gnu
+llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free
+llama_model_loader: - kv   2:                               general.name str              = Qwen2.5 7B Instruct
+print_info: file type   = Q4_K - Medium
+print_info: model params     = {params} B
+load_tensors: offloaded {off}/29 layers to GPU
+load_tensors:        CUDA0 model buffer size =  4168.09 MiB
+load_tensors:   CPU_Mapped model buffer size =   292.36 MiB
+llama_context: n_ctx         = 8192
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 448.00 MiB on device 0: cudaMalloc failed: out of memory
+llama_kv_cache_unified: failed to allocate buffer for kv cache
+llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+"""

@@ -2,6 +2,7 @@
 Lines modelled on the runtimes' own messages (llama.cpp ggml-backend/llama-model-loader, vLLM V1 gpu_worker, LM Studio);
 numbers made up, expected figures by hand."""
 from gpu_garden.memory.triage import engine, servers
+from support.triage_event import LLAMA_KV_OOM
 
 
 def test_ggml_pinned_host_buffers_of_every_backend_are_system_ram():
@@ -26,19 +27,7 @@ def test_vulkan_driver_line_and_the_ggml_failure_after_it_are_one_incident():
     assert r["count"] == 1 and r["events"][0]["kind"] == "vulkan.max_buffer"
 
 
-LLAMA = """build: 4069 (a1b2c3d4) with cc (GCC) 13.3.0 for x86_64-linux-gnu
-llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free
-llama_model_loader: - kv   2:                               general.name str              = Qwen2.5 7B Instruct
-print_info: file type   = Q4_K - Medium
-print_info: model params     = 7.62 B
-load_tensors: offloaded {off}/29 layers to GPU
-load_tensors:        CUDA0 model buffer size =  4168.09 MiB
-load_tensors:   CPU_Mapped model buffer size =   292.36 MiB
-llama_context: n_ctx         = 8192
-ggml_backend_cuda_buffer_type_alloc_buffer: allocating 448.00 MiB on device 0: cudaMalloc failed: out of memory
-llama_kv_cache_unified: failed to allocate buffer for kv cache
-llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
-"""
+LLAMA = LLAMA_KV_OOM.replace("{params}", "7.62")
 
 
 def _sf(log):

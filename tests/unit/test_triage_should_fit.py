@@ -10,6 +10,7 @@ Deliberate errors each of these catches: the weights sized at 4 bytes (28.4 GiB)
 query head, FIT_SHARE at 1.0 (the 19.5 GiB card fires) or at 0.5 (the 30 GiB card does not), the version line not
 read (no "(vLLM 0.9.2)"), the mid-serving, Transformers-backend, other-process, partial-offload and parameter-mismatch guards dropped."""
 from gpu_garden.memory.triage import engine, should_fit
+from support.triage_event import LLAMA_KV_OOM
 
 VLLM = """INFO 03-02 10:11:12 [api_server.py:1043] vLLM API server version 0.9.2
 INFO 03-02 10:11:20 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-7B-Instruct', \
@@ -21,19 +22,7 @@ memory in use. Of the allocated memory {alloc} GiB is allocated by PyTorch, and 
 unallocated.
 """
 
-LLAMA = """build: 4069 (a1b2c3d4) with cc (GCC) 13.3.0 for x86_64-linux-gnu
-llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - 23008 MiB free
-llama_model_loader: - kv   2:                               general.name str              = Qwen2.5 7B Instruct
-print_info: file type   = Q4_K - Medium
-print_info: model params     = {params} B
-load_tensors: offloaded {off}/29 layers to GPU
-load_tensors:        CUDA0 model buffer size =  4168.09 MiB
-load_tensors:   CPU_Mapped model buffer size =   292.36 MiB
-llama_context: n_ctx         = 8192
-ggml_backend_cuda_buffer_type_alloc_buffer: allocating 448.00 MiB on device 0: cudaMalloc failed: out of memory
-llama_kv_cache_unified: failed to allocate buffer for kv cache
-llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
-"""
+LLAMA = LLAMA_KV_OOM
 
 OLLAMA = """$ ollama run llama3.1:8b
 time=2025-03-04T09:12:01.100Z level=INFO source=routes.go:1225 msg="Listening on 127.0.0.1:11434 (version 0.6.1)"
