@@ -450,8 +450,15 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             out.setdefault("mamba_blocks", grouped["blocks"])
         else:
             starts = False
-    used = (inside + pool + outside) if s["kv_cache_memory"] else (budget + outside)
-    room = used <= vram if s["kv_cache_memory"] else outside <= vram - budget
+    if s["kv_cache_memory"]:
+        # the fixed pool skips the profile (gpu_worker.determine_available_memory returns kv_cache_memory_bytes after
+        # profile_run): the activation peak is freed before the pool is allocated, so it is held beside the weights,
+        # not beside the pool; what stays is the weights, the pool and what sits outside PyTorch's peak
+        held = inside + outside - over["activation_profile"]
+        used = max(held - over["cuda_graphs"] + over["activation_profile"], held + pool)
+        room = used <= vram
+    else:
+        used, room = budget + outside, outside <= vram - budget
     if free_refused(s, vram):
         out["free_refused"], starts = True, False
     out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc,
