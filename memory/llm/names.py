@@ -89,6 +89,16 @@ _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a
 # families kv knows of but has no truthful built-in description for: (canonical-name pattern, family, what is not
 # modelled). A name matching one is refused with what is missing, never read as a neighbouring built-in.
 UNDESCRIBED = (
+    # Qwen3.8-Flash-Next (Qwen4ExpForConditionalGeneration, model_type qwen4_exp; its config.json as a third-party
+    # research note quotes it): 36 gated-DeltaNet and 12 Qwen Sparse Attention layers whose block-sparse indexer keeps
+    # its own key cache (indexer_head_dim 128, indexer_kv_heads 1), hyper-connections (hc_count 4) and an n-gram
+    # per-layer embedding table (ngram_vocab_size_base 2e7, ple_layer_ids; "51B n-gram embedding" on the card, which
+    # llama.cpp qwen4exp looks up host-side). None of these is read here
+    (r"^qwen3\.8-flash-next(?:$|-)", "Qwen3.8-Flash-Next (qwen4_exp)",
+     "not modelled: its Qwen Sparse Attention layers keep an indexer key cache beside K and V, its residual stream is "
+     "widened by hyper-connections and its 51B-parameter n-gram per-layer embedding table may live off the GPU; kv reads "
+     "none of these, so neither its cache nor its weights on the GPU are computed; a config.json given with --config "
+     "is refused the same way"),
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
      "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), Qwen3.5-35B-A3B "
      "(as Qwen3.6-35B-A3B), Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
@@ -322,6 +332,14 @@ SAME_GEOMETRY = (
     # 3.6 "uses the same language/MoE topology" and sources the 3.5 script (batches 31-32, after first sight)
     (r"^qwen3\.5-35b-a3b(?:$|-)", "Qwen3.6-35B-A3B", "Qwen3.5-35B-A3B: the config of Qwen3.6-35B-A3B (the same 35B-A3B "
      "Qwen 3.5 topology: 40 layers, 10 full-attention of 2 KV heads x 256, 30 gated-DeltaNet, 256 experts of 512)"),
+    # Qwen/Qwen3-Coder-Next: Qwen3NextForCausalLM with Qwen3-Next-80B-A3B's fields (48 layers, hidden 2048, 16 heads, 2 KV
+    # heads x 256, 512 experts of 512 + a shared 512, top 10, linear 16 key / 32 value heads x 128, vocab 151936,
+    # untied); only rope_theta differs (5e6). Third-party test fixtures and notes quote its config.json so, one with
+    # the published total 79,674,391,296; llama.cpp prints 397 MiB of context at -c 4096 -np 4 = 12 x 4096 x 2 x 2 x
+    # 256 x 2 bytes + 4 x 36 DeltaNet states (Chaoses-Ib notes, batch 31, after first sight)
+    (r"^qwen3-coder-next(?:$|-(?!(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "Qwen3-Next-80B-A3B", "Qwen3-Coder-Next: the config of "
+     "Qwen3-Next-80B-A3B (Qwen3NextForCausalLM: 48 layers, 12 full-attention of 2 KV heads x 256, 36 gated-DeltaNet, 512 "
+     "experts of 512, top 10)"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
      "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),
 )

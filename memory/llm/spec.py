@@ -248,6 +248,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                         "its latent cache in fp8_ds_mla records (656 bytes a token a layer with an fp8 cache) beside the "
                         "Lightning Indexer's key cache, and DeepSeek-V4 adds 4x / 128x compressed layers, none of which "
                         "kv's MLA pool holds")
+    if mt.startswith("qwen4_exp"):  # Qwen3.8-Flash-Next: names.py UNDESCRIBED says what is not read
+        raise UserError(f"{name}: model_type {mt!r} (Qwen3.8-Flash-Next) is not modelled: its sparse-attention indexer "
+                        "key cache, hyper-connections and n-gram per-layer embedding table are not read by kv")
     L = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", hi=_MAX_LAYERS)
     if mt.startswith("nemotron_h"):  # its pattern first: without it the layers would be read as a generic decoder's
         _layer_kinds(cfg, L)

@@ -3,6 +3,7 @@ published config.json, checked by hand against what the runtime printed."""
 import pytest
 
 from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.spec import from_config
 
 GiB, MiB = 1 << 30, 1 << 20
 
@@ -44,3 +45,29 @@ def test_gemma3_1b_params():
 def test_ollama_gemma3_1b_tag():
     s = llm.describe(model="gemma3:1b")
     assert s.name == "Gemma-3-1B" and s.quant == "Q4_K_M"
+
+
+# Qwen/Qwen3-Coder-Next: Qwen3-Next-80B-A3B's config (published total 79,674,391,296). llama.cpp at -c 4096 -np 4
+# (unified): 12 attention layers x 4096 cells x 2 KV heads x 256 x 2 (K, V) x 2 bytes = 96 MiB, and per slot and
+# DeltaNet layer an f32 state of conv 3 x (2 x 16 x 128 + 32 x 128) + 32 x 128 x 128 values = 2,195,456 bytes, x 36
+# layers x 4 slots = 301.5 MiB: 397.5 MiB (the Chaoses-Ib notes print context 397)
+def test_qwen3_coder_next_is_qwen3_next():
+    s = llm.describe(model="Qwen/Qwen3-Coder-Next")
+    assert s.params == 79_674_391_296
+    assert s.recurrent_state_per_seq == 36 * (3 * (2 * 16 * 128 + 32 * 128) + 32 * 128 * 128) * 4
+    r = llm.plan(s, "llama.cpp", ctx=4096, parallel=4, weights_dtype="Q4_K_M")
+    assert r["kv_total"] == 12 * 4096 * 2 * 256 * 2 * 2 + 4 * 36 * 2_195_456
+    assert int(r["kv_total"] / MiB) == 397
+    # a size after the name is another model, never read as this one
+    with pytest.raises(llm.UserError):
+        llm.describe(model="Qwen/Qwen3-Coder-Next-30B")
+
+
+# Qwen3.8-Flash-Next (qwen4_exp): sparse-attention indexer cache, hyper-connections, n-gram per-layer embeddings:
+# refused with what is missing, by name and by config
+def test_qwen38_flash_next_refused():
+    with pytest.raises(llm.UserError, match="indexer key cache"):
+        llm.describe(model="RadixArk/Qwen3.8-Flash-Next-NVFP4")
+    with pytest.raises(llm.UserError, match="qwen4_exp"):
+        from_config({"model_type": "qwen4_exp", "num_hidden_layers": 48, "hidden_size": 2560,
+                     "num_attention_heads": 24, "num_key_value_heads": 2, "vocab_size": 151936})
