@@ -71,3 +71,15 @@ def test_qwen38_flash_next_refused():
     with pytest.raises(llm.UserError, match="qwen4_exp"):
         from_config({"model_type": "qwen4_exp", "num_hidden_layers": 48, "hidden_size": 2560,
                      "num_attention_heads": 24, "num_key_value_heads": 2, "vocab_size": 151936})
+
+
+# Qwen/Qwen3-Embedding-8B (llama.cpp b5618, ROCm/ROCm#4903, -c 0 = 40960): KV buffer 5760.00 MiB = 36 x 40960 x 8 x
+# 128 x 2 x 2 bytes; ROCm_Host model buffer 629.47 MiB = the token table 151665 x 4096 in Q8_0 (34 bytes a 32-value
+# block): 660,046,080 bytes
+def test_qwen3_embedding_8b():
+    s = llm.describe(model="Qwen/Qwen3-Embedding-8B")
+    r = llm.plan(s, "llama.cpp", ctx=40960, weights_dtype="Q8_0", flash_attn="on", ngl=999)
+    assert r["kv_total"] == 36 * 40960 * 8 * 128 * 2 * 2 == 5760 * MiB
+    emb = llm.weights_by_role(s, "Q8_0")["embedding"]
+    assert emb == 151665 * 4096 * 34 // 32 == 660_046_080
+    assert round(emb / MiB, 2) == 629.47
