@@ -318,6 +318,15 @@ SAME_GEOMETRY = (
     # as for MiniMax-M2, a size or -air after the name is another model (Cerebras' GLM-4.6-REAP-218B-A32B)
     (r"^glm-4\.6(?:$|-(?!v|air(?:$|-)|(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "GLM-4.7", "the GLM-4.7 config (Glm4MoeForCausalLM: 92 layers, 8 KV heads x 128, 160 "
      "experts of 1536, 202752 positions)"),
+    # GLM-4.6V (zai-org/GLM-4.6V, Glm4vMoeForConditionalGeneration; its config.json not read from a primary copy): the
+    # GLM-V line's decoder is GLM-4.5-Air's (transformers' glm4v_moe docs: "based on ... GLM-4.5-Air (106B parameters,
+    # 12B active)"; the vLLM recipe: MoE, 107B, 12B active, 131072 context). llama.cpp b7522 prints what its fields
+    # give (TkskKurumi/llama-server-benchmarks GLM-4.6V/memory.log, batch 30, after first sight): q4_0 cache 864 x 3 +
+    # 720 = 3312 MiB at 65536 cells = 46 layers x 8 KV heads x 128 x 2 x 4.5 / 8 bytes a cell; host token table 333 MiB
+    # = 151552 x 4096 in Q4_K. Its vision tower is not described. GLM-4.6V-Flash is a 9B dense model, not this one
+    (r"^glm-4\.6v(?:$|-(?!flash|(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "GLM-4.5-Air", "GLM-4.6V: GLM-4.5-Air's text decoder "
+     "(glm4_moe: 46 layers, 8 KV heads x 128, 128 experts of 1408, vocab 151552); its vision tower is not described: "
+     "weights and memory are the decoder's alone"),
     # Kimi-K2.5 / K2.6 (KimiK25ForConditionalGeneration): a MoonViT tower on K2-Thinking's text decoder; the
     # parameter-counter fixture Kimi-K2-Thinking.json cites copies K2.5's text_config with K2-Thinking's fields (61
     # layers, MLA 512 + 64, 64 heads, 384 experts of 2048) and 262144 positions, and K2.6's quantization_config states

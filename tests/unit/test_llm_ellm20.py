@@ -83,3 +83,19 @@ def test_qwen3_embedding_8b():
     emb = llm.weights_by_role(s, "Q8_0")["embedding"]
     assert emb == 151665 * 4096 * 34 // 32 == 660_046_080
     assert round(emb / MiB, 2) == 629.47
+
+
+# zai-org/GLM-4.6V: GLM-4.5-Air's decoder. llama.cpp b7522 (4 x RTX 3080 20 GB, -c 65536 -np 4, q4_0 K and V, 18 bytes
+# a 32-value block): 46 layers x 65536 cells x 8 x 128 x 2 x 18 / 32 = 3312 MiB (864 x 3 + 720 printed over 4 GPUs),
+# the MTP block left out as llama.cpp does
+def test_glm46v_is_glm45_air_decoder():
+    s = llm.describe(model="zai-org/GLM-4.6V")
+    assert s.name == "GLM-4.5-Air" and any("vision tower is not described" in n for n in s.notes)
+    r = llm.plan(s, "llama.cpp", ctx=65536, parallel=4, kv_dtype="q4_0", flash_attn="on", num_gpus=4,
+                 weights_dtype="Q4_K_M", runtime_version="b7522")
+    assert r["kv_total"] == 46 * 65536 * 8 * 128 * 2 * 18 // 32 == (864 * 3 + 720) * MiB
+    # the token table the host keeps: 151552 x 4096 in Q4_K (4.5 bits) = 333 MiB printed
+    assert llm.weights_by_role(s, "Q4_K_M")["embedding"] == 151552 * 4096 * 9 // 16 == 333 * MiB
+    # GLM-4.6V-Flash is a 9B dense model: never read as this one
+    with pytest.raises(llm.UserError):
+        llm.describe(model="zai-org/GLM-4.6V-Flash")
