@@ -45,8 +45,8 @@ def test_glm46_is_read_with_glm47s_config():
     # GLM-4.6 config.json: 92 layers, 8 KV heads x 128 (the MTP block keeps no cache in llama.cpp)
     assert llm.describe(model="zai-org/GLM-4.6").n_layers == 92
     assert _tksk("zai-org/GLM-4.6", 65536, 4)["kv_total"] == 65536 * 92 * 2 * 8 * 128 * 18 // 32 == 6624 * MiB
-    with pytest.raises(UserError, match="unknown model"):
-        llm.describe(model="zai-org/GLM-4.6V")  # GLM-4.5V's 106B geometry, not GLM-4.6's
+    # GLM-4.6V is GLM-4.5-Air's 106B decoder (46 layers, task ellm20), never GLM-4.6's
+    assert llm.describe(model="zai-org/GLM-4.6V").n_layers == 46
 
 
 def test_kimi_k26_is_k2_thinkings_decoder_with_an_fp8_latent_cache():
