@@ -10,7 +10,7 @@ import os
 from . import families, image_encoder as IE, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
-from .phases import (block_units, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
+from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
                      sample_activation_bytes, sample_parts, te_activation, te_tokens, wan_reference_peak)
 from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
 from .vae import vae_decode_bytes, vae_encode_bytes  # noqa: F401
@@ -70,7 +70,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
-                  "block_swap": None, "i2v": None, "attention": "flash"}
+                  "block_swap": None, "i2v": None, "attention": "flash", "attention_mask": None}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -96,6 +96,9 @@ TE_MODES = ("unload", "resident", "cpu", "stream")
 # torch 2 / its AttnProcessor: CrossAttention._attention in 0.11 allocates torch.empty(b*h, n, n) for baddbmm, then
 # softmax makes a second n x n; phases.naive_total). The sample phase takes the chosen figure.
 ATTENTION_MODES = ("flash", "math")
+# attention_mask: None (no mask, or one without an n x n extent) or "dense" (the model passes a bool [B, N, N] mask to
+# SDPA, which converts it to the compute dtype at each call: diffusers 0.32.0/0.32.1's HunyuanVideo; phases.dense_mask_bytes)
+ATTENTION_MASKS = (None, "none", "dense")
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
 # clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
@@ -139,7 +142,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     CLIP-H image encoder counted when no file gives one; None: from the layout), offload none|model|sequential|encoders
     (sets models/text_encoders/offload_bytes), block_swap N (the diffusion model's last N numbered blocks offloaded,
     one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase),
-    attention flash|math (ATTENTION_MODES: math holds the n x n attention scores whole in the sample phase)."""
+    attention flash|math (ATTENTION_MODES: math holds the n x n attention scores whole in the sample phase),
+    attention_mask dense|none (ATTENTION_MASKS: dense adds a bool [B, N, N] mask and SDPA's copy of it to sampling)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     if max(width, height, frames) > spec.MAX_RESOLUTION or batch > spec.MAX_BATCH:
@@ -157,6 +161,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     _check_tile(pol.get("tile"))
     if pol["attention"] not in ATTENTION_MODES:
         raise UserError(f"attention must be one of {', '.join(ATTENTION_MODES)}, not {pol['attention']!r}")
+    if pol["attention_mask"] not in ATTENTION_MASKS:
+        raise UserError(f"attention mask must be dense or none, not {pol['attention_mask']!r}")
     if pol["text_encoders"] not in TE_MODES:
         raise UserError(f"text encoders must be one of {', '.join(TE_MODES)}, not {pol['text_encoders']!r}")
     if pol["offload"] is not None:
@@ -285,6 +291,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
         if pol["attention"] == "math":  # the n x n scores held whole: the naive figure is the sample phase's
             act = naive_total(act, naive)
+        if pol["attention_mask"] == "dense":  # the bool [B, N, N] mask and SDPA's compute-dtype copy (phases.DENSE_MASK_BOOL)
+            mask = dense_mask_bytes(lat, b_eff, bc)
+            act += mask
+            assumptions.append(f"a dense [B, N, N] attention mask ({lat['tokens']} tokens) and SDPA's {bc}-byte copy of it "
+                               f"are held while attention runs ({fmt_bytes(mask)})")
         if pol["runner"] == "diffusers":
             act = max(act, diffusers_rope_peak(family, arch, lat, b_eff))
         elif pol["runner"] == "wan":

@@ -245,6 +245,22 @@ def wan_reference_peak(family, arch, lat, b_eff) -> int:
     return int(per * b_eff * lat["image_tokens"] * (arch.get("hidden") or 0))
 
 
+# A dense boolean self-attention mask (policy attention_mask "dense"): diffusers 0.32.0 and 0.32.1's
+# HunyuanVideoTransformer3DModel (and main 2024-12-16..2025-01-07, until diffusers#10482 made it [B, N]) builds
+# torch.zeros(batch, N, N, dtype=bool) over the whole sequence (N = image + text tokens) and passes it to every block's
+# F.scaled_dot_product_attention; torch 2.5's SDPA (aten scaled_dot_product_attention: convert_boolean_attn_mask, before
+# the backend runs) turns it into a zeros_like mask of the query dtype at each call. While the kernel runs the
+# block holds the bool mask (1 byte) and its converted copy (bc bytes) per query-key pair beside its other tensors.
+# Read from the code, not fitted.
+DENSE_MASK_BOOL = 1
+
+
+def dense_mask_bytes(lat, b_eff, bc) -> int:
+    """The bool [B, N, N] attention mask and SDPA's copy of it in the compute dtype (bc bytes), for b_eff samples."""
+    n = lat["tokens"]
+    return int(b_eff * n * n * (DENSE_MASK_BOOL + bc))
+
+
 def diffusers_rope_peak(family, arch, lat, b_eff) -> int:
     """The attention-side peak of a diffusers transformer whose RoPE runs in fp32 (0 for other families)."""
     per = DIFFUSERS_FP32_ROPE.get(family)

@@ -1,0 +1,53 @@
+"""A dense [B, N, N] attention mask (policy attention_mask "dense"): diffusers 0.32.0's HunyuanVideoTransformer3DModel
+builds torch.zeros(batch, N, N, dtype=bool) over image + text tokens, and torch 2.5's SDPA converts it to the query
+dtype at every call (convert_boolean_attn_mask). Expected figures by hand from those shapes, not from the estimate."""
+import pytest
+
+from gpu_garden.memory.estimate import formula as E, families
+from gpu_garden.memory.errors import UserError
+
+HV_ARCH = {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"}
+# FastVideo's FastHunyuan run (1280x720, 45 frames, text length 256): 12 latent frames of 90 x 160, 2 x 2 patches
+# -> 12 x 45 x 80 = 43,200 image tokens + 256 text tokens
+N = 12 * 45 * 80 + 256
+
+
+def _hv_table():
+    t = {"txt_in.individual_token_refiner.blocks.0.norm1.weight": ("BF16", (3072,)), "img_in.proj.weight": ("BF16", (3072, 16, 1, 2, 2))}
+    for i in range(20):
+        t[f"double_blocks.{i}.img_mlp.fc1.weight"] = ("BF16", (12288, 3072))
+    for i in range(40):
+        t[f"single_blocks.{i}.linear1.weight"] = ("BF16", (21504, 3072))
+    return t
+
+
+def _act(cfg=False, **pol):
+    comps = [c for c in families.split_components(_hv_table(), "hunyuan-video") if c["role"] == "diffusion_model"]
+    e = E.estimate(comps, 1280, 720, 45, 1, cfg=cfg, policy={"_no_knobs": True, "arch": HV_ARCH, "text_tokens": 256,
+                                                             "runner": "diffusers", **pol})
+    return e["breakdown"]["sample"]["activations"], e
+
+
+def test_mask_adds_bool_and_bf16_copy():
+    with_mask, e = _act(attention_mask="dense")
+    without, _ = _act()
+    assert N == 43_456
+    assert with_mask - without == 43_456 * 43_456 * (1 + 2) == 5_665_271_808  # 1 byte bool + 2 bytes bf16 per pair
+    assert any("[B, N, N] attention mask" in a for a in e["assumptions"])
+
+
+def test_mask_scales_with_batch_and_dtype():
+    two, _ = _act(cfg=True, attention_mask="dense")
+    two0, _ = _act(cfg=True)
+    assert two - two0 == 2 * N * N * 3  # CFG batched: the mask is [2, N, N]
+    f32, _ = _act(attention_mask="dense", compute_bytes=4)
+    f32_0, _ = _act(compute_bytes=4)
+    assert f32 - f32_0 == N * N * (1 + 4)
+
+
+def test_no_mask_by_default_and_bad_value_refused():
+    a, _ = _act()
+    b, _ = _act(attention_mask="none")
+    assert a == b
+    with pytest.raises(UserError, match="attention mask"):
+        _act(attention_mask="full")
