@@ -137,6 +137,12 @@ TRTLLM_FIELDS = {
 # available M)") is another fixed host buffer the program sized from its own tables; both are quoted without numbers too
 GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in the (context's memory pool|scratch memory)(?: pool)?"
                            r"(?: \(needed (\d+), available (\d+)\))?")
+# ggml's graph allocator (ggml-alloc.c) placing a tensor inside a buffer it had already sized (a measure pass, 2023-24:
+# "ggml_tallocr_alloc: not enough space in the buffer (needed N, largest block available M)" then GGML_ASSERT; 2024 on,
+# ggml_dyn_tallocr_alloc "... to allocate N bytes, largest block available M bytes", "this should never happen"): the
+# buffer exists, its size came from ggml's own sums, so the sizing is wrong for this graph
+GGML_TALLOC = re.compile(r"not enough space in the buffer (?:\(needed (\d{1,20}), largest block available (\d{1,20})\)"
+                         r"|to allocate (\d{1,20}) bytes, largest block available (\d{1,20}) bytes)")
 GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
 GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")

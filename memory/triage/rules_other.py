@@ -101,6 +101,13 @@ OTHER = [
       lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "
                 "MemoryStream has a size limit (about 2**30 characters, 2 GB) that RAM does not lift; build smaller pieces "
                 "(page a list, stream the output)"),
+    # ggml's graph allocator could not place a tensor in the buffer it had sized itself (measure pass, reserve): the buffer
+    # exists and the card gave it; ggml's own sums were short for this graph ("this should never happen", ggml-alloc.c)
+    R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "tallocr",
+      "ggml's graph allocator needed {n[requested]:b} in a buffer it had sized itself and found {n[available]:b} at most: "
+      "the buffer was already allocated, its size came from ggml's own measure of the graph, and that measure was short for "
+      "this model (a bug of this build, often a recent change; a smaller -b does not cure it): update, or go back to the build "
+      "that worked"),
     R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "object",
       "ggml's context ran out of room for its own objects (needed {n[requested]}, had {n[available]} bytes): a size the "
       "program computed for its metadata, not the machine's memory; update the program"),

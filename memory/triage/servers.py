@@ -133,8 +133,16 @@ def add_block_fields(ev, text) -> bool:
 
 
 def _ggml_ctx_pool(line):
-    """ggml's fixed host pools: a context's memory pool or (2023) its scratch buffer. Forms: "tensor_impl" and "object"
-    (the context's pool with its numbers), "scratch" (the scratch buffer), "cut" (the context's pool without numbers)."""
+    """ggml's fixed pools: a context's memory pool or (2023) its scratch buffer. Forms: "tensor_impl" and "object"
+    (the context's pool with its numbers), "scratch" (the scratch buffer), "cut" (the context's pool without numbers),
+    "tallocr" (the graph allocator's own buffer, on whichever device the graph runs: no device kind of its own)."""
+    if "space in the buffer" in line:
+        m = RX.GGML_TALLOC.search(line)
+        if not m:
+            return None
+        req, avail = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        return {"kind": "ggml.ctx_pool", "device_kind": None, "numbers": {"requested": int(req), "available": int(avail)},
+                "runtime": "llama.cpp", "complete": True, "form": "tallocr"}
     if "context's memory pool" not in line and "scratch memory" not in line:
         return None
     m = RX.GGML_CTX_POOL.search(line)

@@ -46,7 +46,11 @@ def test_grouped_search_finds_the_lines_each_word_finds(name):
     block = b"\n".join(lines) + b"\n"
     got = W.line_starts(block, needles)
     assert got == _reference(block, needles)
-    whole = {block.find(ln + b"\n") for ln in lines if any(w in ln for w in needles)}
+    # each line's own start (a find of the line's text could land on the tail of an earlier line ending the same way)
+    at = [0]
+    for ln in lines:
+        at.append(at[-1] + len(ln) + 1)
+    whole = {at[i] for i, ln in enumerate(lines) if any(w in ln for w in needles)}
     assert got == whole                        # every line holding a word, and no other
     # a window of the block between line boundaries: words on lines outside it are not found
     starts = [0] + [i + 1 for i, c in enumerate(block) if c == 0x0A]  # every line boundary

@@ -1,0 +1,46 @@
+"""Triage round 26 (batches 47-48, after first sight). Lines written from the runtimes' own formats:
+ggml-alloc.c's graph allocator ("%s: not enough space in the buffer (needed %zu, largest block available %zu)" then
+GGML_ASSERT, early 2024; "%s: not enough space in the buffer to allocate %zu bytes, largest block available %zu bytes"
+then GGML_ABORT, later), not copies of corpus cases."""
+import pytest
+
+from support.triage_event import last_event
+from gpu_garden.memory.triage import engine
+
+CUDA_HEAD = ("ggml_init_cublas: found 1 CUDA devices:\n"
+             "  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9\n"
+             "llm_load_tensors: offloaded 33/33 layers to GPU\n")
+TALLOC_OLD = ("ggml_tallocr_alloc: not enough space in the buffer (needed 209715200, largest block available 201326592)\n"
+              'GGML_ASSERT: ggml-alloc.c:114: !"not enough space in the buffer"\n')
+TALLOC_DYN = ("ggml_dyn_tallocr_alloc: not enough space in the buffer to allocate 73400320 bytes, largest block available "
+              "67108864 bytes\nggml-alloc.c:182: GGML_ABORT(graph allocation: failed to reserve memory)\n")
+
+
+@pytest.mark.parametrize("log,req,avail", [(TALLOC_OLD, 209715200, 201326592), (CUDA_HEAD + TALLOC_OLD, 209715200, 201326592),
+                                           (TALLOC_DYN, 73400320, 67108864)])
+def test_the_graph_allocators_own_buffer_coming_up_short_is_a_sizing_bug(log, req, avail):
+    res, ev = last_event(log)
+    assert res["found"] and ev["kind"] == "ggml.ctx_pool" and ev["form"] == "tallocr", ev.get("kind")
+    assert ev["numbers"] == {"requested": req, "available": avail}, ev["numbers"]
+    assert res["cause"] == "other" and not res["uncertain"], ev["causes"][:2]
+    assert ev["runtime"] == "llama.cpp" and ev["guide"]["id"] == "ggml-fixed-pool", (ev["runtime"], ev["guide"]["id"])
+    assert "measure pass" in ev["guide"]["markdown"]
+
+
+def test_the_device_comes_from_the_log_not_the_host_pool():
+    _, ev = last_event(CUDA_HEAD + TALLOC_OLD)
+    assert ev["device_kind"] == "cuda", ev["device_kind"]
+
+
+def test_the_evidence_names_both_sizes():
+    _, ev = last_event(TALLOC_OLD)
+    why = " ".join(ev["causes"][0]["evidence"])
+    assert "200.00 MiB" in why and "192.00 MiB" in why and "measure" in why, why
+
+
+@pytest.mark.parametrize("line", [
+    "warning: not enough space in the buffer for the header, flushing\n",
+    "ggml_tallocr_alloc: not enough space in the buffer (needed many)\n",
+])
+def test_other_buffer_space_words_are_no_failure(line):
+    assert not engine.triage_text(line)["found"]
