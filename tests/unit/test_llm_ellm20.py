@@ -99,3 +99,11 @@ def test_glm46v_is_glm45_air_decoder():
     # GLM-4.6V-Flash is a 9B dense model: never read as this one
     with pytest.raises(llm.UserError):
         llm.describe(model="zai-org/GLM-4.6V-Flash")
+
+
+# club-3090's Gemma 4 runs with speculative decoding name an external drafter (google/gemma-4-*-it-assistant in
+# --speculative-config), not an MTP module of the target: refused, saying what is not read and how to size the target
+def test_gemma4_external_drafter_refused_with_the_reason():
+    s = llm.describe(model="google/gemma-4-26B-A4B-it")
+    with pytest.raises(llm.UserError, match="separate drafter .* not modelled.*leave --mtp-tokens out"):
+        llm.plan(s, "vllm", ctx=42000, weights_dtype="awq", vram=23.56 * GiB, mtp_tokens=4, runtime_version="0.22.0")
