@@ -19,7 +19,7 @@ OLLAMA_DEFAULT_QUANT = "Q4_K_M"
 # libraries whose default tag is a Q4_0 build (sizes on ollama.com: llama3 8b 4.7 GB / 70b 40 GB, gemma2 9b 5.4 GB,
 # mistral 7b 4.1 GB, mixtral 8x7b 26 GB, phi3 mini 2.2 GB: Q4_0 sizes, not Q4_K_M)
 OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llama2",
-                         "deepseek-v2", "deepseek-coder-v2")
+                         "deepseek-v2", "deepseek-coder-v2", "codegeex4")
 
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
@@ -68,6 +68,9 @@ OLLAMA_LIBRARY = {
     # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B; e2b / e4b (per-layer embeddings) are not
     # described; which size 'latest' is was not read
     "gemma4": ("Gemma-4-{size}", None),
+    # codegeex4 (July 2024): one model, THUDM/codegeex4-all-9b; a library of before the Q4_K_M switch, its default
+    # build Q4_0 (the yyc3 iMac-M4 run prints 4.7 GiB of weights and a 333.00 MiB Q4_0 token table)
+    "codegeex4": ("CodeGeeX4-ALL-9B", "9b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B

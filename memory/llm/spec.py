@@ -124,6 +124,7 @@ KNOWN_ARCHS = frozenset((
     "gemma4_unified",  # Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): the gemma4 text decoder, an encoder-free front end
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
     "smollm3",  # SmolLM3: a Llama decoder whose every 4th layer has no RoPE; each layer still caches K and V
+    "glm",  # GLM-4-9B (GlmForCausalLM, and ChatGLM-format GLM-4 models described in its keys): every layer full attention, GQA
 ))
 # GGUF converters that keep the multi-token-prediction layers as trailing blocks (llama.cpp convert_hf_to_gguf Glm4MoeModel:
 # block_count = num_hidden_layers + num_nextn_predict_layers; each such block has an MoE layer, eh_proj (2d -> d), three

@@ -107,3 +107,17 @@ def test_gemma4_external_drafter_refused_with_the_reason():
     s = llm.describe(model="google/gemma-4-26B-A4B-it")
     with pytest.raises(llm.UserError, match="separate drafter .* not modelled.*leave --mtp-tokens out"):
         llm.plan(s, "vllm", ctx=42000, weights_dtype="awq", vram=23.56 * GiB, mtp_tokens=4, runtime_version="0.22.0")
+
+
+# THUDM/codegeex4-all-9b (GLM-4-9B geometry): Ollama 0.17.0 on an M4 prints a Metal KV buffer of 1280.00 MiB at 32768
+# cells = 40 layers x 2 KV heads x 128 x 2 x 2 bytes, and CPU_Mapped 333.00 MiB = the token table 151552 x 4096 in
+# Q4_0 (18 bytes a 32-value block)
+def test_codegeex4_all_9b():
+    s = llm.describe(model="THUDM/codegeex4-all-9b")
+    assert not s.generic and (s.n_layers, s.n_kv_heads, s.head_dim_k) == (40, 2, 128)
+    r = llm.plan(s, "ollama", ctx=32768, flash_attn="on", weights_dtype="Q4_0", vram=24.96 * GiB,
+                 runtime_version="0.17.0")
+    assert r["kv_total"] == 40 * 32768 * 2 * 128 * 2 * 2 == 1280 * MiB
+    assert llm.weights_by_role(s, "Q4_0")["embedding"] == 151552 * 4096 * 18 // 32 == 333 * MiB
+    tag = llm.describe(model="codegeex4:9b")
+    assert tag.name == "CodeGeeX4-ALL-9B" and tag.quant == "Q4_0" and llm.describe(model="codegeex4").quant == "Q4_0"
