@@ -44,3 +44,23 @@ def test_the_evidence_names_both_sizes():
 ])
 def test_other_buffer_space_words_are_no_failure(line):
     assert not engine.triage_text(line)["found"]
+
+
+def _hip(req_gib, total_gib=15.98, free_gib=9.5):
+    # PyTorch 2.x's caching-allocator message (c10/cuda/CUDACachingAllocator.cpp), as a ROCm build prints it
+    return (f"torch.OutOfMemoryError: HIP out of memory. Tried to allocate {req_gib:.2f} GiB. GPU 0 has a total capacity of "
+            f"{total_gib:.2f} GiB of which {free_gib:.2f} GiB is free. Of the allocated memory 5.12 GiB is allocated by PyTorch, "
+            "and 31.00 MiB is reserved by PyTorch but unallocated.\n")
+
+
+@pytest.mark.parametrize("ratio", [9, 12, 15])
+def test_a_request_up_to_16x_the_card_is_a_real_tensor(ratio):
+    # a full attention matrix without a fused kernel reaches 9-13x the card in the corpus (ROCm without flash SDPA, broken xformers)
+    res, ev = last_event(_hip(ratio * 15.98))
+    assert res["cause"] == "activations" and not res["uncertain"], ev["causes"][:2]
+
+
+@pytest.mark.parametrize("ratio", [17, 24, 45])
+def test_a_request_past_16x_the_card_stays_a_size_computed_wrong(ratio):
+    res, ev = last_event(_hip(ratio * 15.98))
+    assert res["cause"] == "other" and "no workload asks for" in " ".join(ev["causes"][0]["evidence"]), ev["causes"][:2]
