@@ -121,6 +121,7 @@ _TERM_HELP = {
     ("ollama", "layer_buffer"): "one layer (+ its KV) Ollama's scheduler holds back",
     ("ollama", "projector_weights"): "vision projector (mmproj), loaded with the model",
     ("ollama", "projector_graph"): "its graph for one image",
+    ("ollama", "state_checkpoints"): "copies of each slot's DeltaNet state kept to resume a shared prefix",
     ("llama.cpp", "projector"): "--mmproj: vision projector + its graph",
     ("sglang", "cuda_context"): "before SGLang measures its free memory",
     ("llama.cpp", "mtp_state_snapshots"): "draft-mtp: the recurrent state kept --spec-draft-n-max more times",

@@ -313,7 +313,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                    mla_cache=mla_cache(s["version"], spec), mllama_cross=s.get("mllama_cross", True))
     L = spec.n_layers
     out_w = roles["output"]
-    layer = (roles["blocks"] + kvd["total"]) / L
+    ckpt = kvd["recurrent_state"] * recurrent_checkpoints(s["version"], spec)  # with the layers, as the cache
+    kv_all = kvd["total"] + ckpt
+    layer = (roles["blocks"] + kv_all) / L
     counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
@@ -325,9 +327,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
     zero = (proj["weights"] + proj["graph"]) if proj else 0
-    sizes = uneven_sizes(spec, roles, kvd["total"], s.get("weights_format"))
+    sizes = uneven_sizes(spec, roles, kv_all, s.get("weights_format"))
     buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
-                       kvd["total"] / L)
+                       kv_all / L)
     if measured_layout(s["version"], spec):  # no buffer layer, one graph (the runner's)
         buf, graph_partial = 0, graph_full
     over = {"cuda_context": RESERVE, "layer_buffer": int(buf), "compute_buffer": graph_full}
@@ -335,7 +337,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         del over["layer_buffer"]
     if proj:
         over["projector_weights"], over["projector_graph"] = proj["weights"], proj["graph"]
-    full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + buf
+    if ckpt:
+        over["state_checkpoints"] = int(ckpt)
+    full_total = roles["blocks"] + kv_all + out_w + graph_full + zero + RESERVE + buf
     want = L + 1 if s["ngl"] is None else min(s["ngl"], L + 1)
     ngl, placed = want, None
     gpus = s.get("gpus", 1)
@@ -350,7 +354,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     on = min(ngl, L)
     if sizes:  # blocks of different sizes: walk them as Ollama does (the buffer is blk.0 but in 0.7.0)
         layer = sizes[0]
-        full_total = roles["blocks"] + kvd["total"] + out_w + graph_full + zero + RESERVE + buf
+        full_total = roles["blocks"] + kv_all + out_w + graph_full + zero + RESERVE + buf
         fixed = RESERVE + buf + zero + max(graph_full, graph_partial)
         n, on_bytes, overflow = place_uneven(sizes, fixed, vram + extra_room if vram else vram, min(want, L), s["version"])
         if vram:
@@ -375,8 +379,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                                       else printed_weights_total(s["version"], roles, kvd["total"])),
             "required_full": (int(total + overflow + out_w) if sizes and ngl <= L and on and s.get("gpus", 1) == 1
                               else int(overflow + out_w) if sizes and ngl <= L and s.get("gpus", 1) == 1
-                              else required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles, kvd, out_w, zero)
-                              if s.get("gpus", 1) == 1 else int(roles["blocks"] + kvd["total"] + out_w + zero
+                              else required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles,
+                                                 dict(kvd, total=kv_all), out_w, zero)
+                              if s.get("gpus", 1) == 1 else int(roles["blocks"] + kv_all + out_w + zero
                                                                 + s["gpus"] * (RESERVE + buf + graph_partial))),
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
 
@@ -419,6 +424,23 @@ def default_flash(version, spec, gpu_name=None) -> bool:
     if gpu_name and NO_FLASH_GPU.search(str(gpu_name)):
         return False
     return bool(start and measured_layout(version, spec) and at_least(version, *start))
+
+
+# Ollama's own engine keeps checkpoints of each sequence's recurrent state (every DeltaNet layer's conv and delta
+# state, f32) so a prompt sharing a prefix resumes mid-sequence; the runner's reserve pass allocates every slot's
+# entries on the layer's device (reserveCheckpointConv / reserveCheckpointRecurrent: for slot in maxSequences, for each
+# of checkpointCount entries). qwen3next's own cache keeps 32 a slot (model/models/qwen3next/checkpoints.go
+# checkpointCountDefault, v0.15.5 to v0.17.1-rc0); from v0.17.1-rc1 qwen3next and qwen35(moe) share kvcache.Recurrent,
+# DefaultCheckpointCount = 24 (read at v0.17.1-rc1, v0.20.0, v0.24.0; no setting changes it)
+RECURRENT_CHECKPOINTS = ((_rc("0.17.1-rc1"), 24), (_rc("0.15.5-rc2"), 32))
+RECURRENT_CHECKPOINT_ARCHS = ("qwen3next", "qwen35", "qwen35moe")
+
+
+def recurrent_checkpoints(version, spec) -> int:
+    """Copies of each slot's recurrent state this version's own engine holds besides the live one (0 elsewhere)."""
+    if gguf_arch(spec) not in RECURRENT_CHECKPOINT_ARCHS or not measured_layout(version, spec):
+        return 0
+    return next((n for start, n in RECURRENT_CHECKPOINTS if at_least(version, *start)), 0)
 
 
 def measured_layout(version, spec) -> bool:
