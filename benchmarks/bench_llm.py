@@ -4,7 +4,8 @@
 Per row, what the runtime printed next to what memory/llm computes from the same inputs:
   weights      vLLM "Loading model weights took", Ollama memory.weights.total      (error %)
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
-               ("exact" = within half a unit of the printed last digit)
+               ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
+               truncates to whole MiB, so its context column C is exact for [C, C + 1))
   KV tokens    vLLM "GPU KV cache size" / GPU blocks x 16, from the GPU total (error %), and from the printed
                available memory (exact or not); SGLang max_total_num_tokens from the GPU total, and its "K size"
                for the printed token count (exact or not)
@@ -22,6 +23,7 @@ with the two sets' errors separately.
 """
 import argparse
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -380,6 +382,19 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
         "sglang": {"GiB": 0.005}}
+# llama.cpp's memory breakdown ("self N (model M + context C + compute X)") prints whole MiB by integer division,
+# truncating: common_memory_breakdown_print (earlier llama_memory_breakdown_print) std::to_string(mb.context / MiB)
+BREAKDOWN_CONTEXT = re.compile(r"\+ context (\d+) \+ compute")
+
+
+def kv_exact(row, key, pred, unit) -> bool:
+    """The printed KV figure within its print's precision: half a unit of the last digit, or, for llama.cpp's memory
+    breakdown context column the row quotes, [C, C + 1) MiB (a true 397.5 MiB prints 397)."""
+    printed = row["measured"][key]
+    if (row["runtime"] == "llama.cpp" and unit == "MiB" and key == "kv_mib"
+            and any(int(c) == printed for n in row.get("notes", ()) for c in BREAKDOWN_CONTEXT.findall(n))):
+        return printed - 1e-9 <= pred < printed + 1
+    return abs(pred - printed) <= HALF[row["runtime"]][unit] + 1e-9
 
 
 def _plan(row):
@@ -444,7 +459,7 @@ def score(row) -> dict:
                 pred = per.get("device_buffer") or per.get("full") or res["kv_total"] / spec.n_layers
                 pred *= m["layers_on_device"]
             pred /= (MiB if unit == "MiB" else GiB)
-            exact = abs(pred - m[key]) <= HALF[rt][unit] + 1e-9
+            exact = kv_exact(row, key, pred, unit)
             if "kv" in out:  # a row printing the total and one device's share: both must agree
                 out["kv_device"] = (round(pred, 3), m[key], unit)
                 out["kv_exact"] = out["kv_exact"] and exact
