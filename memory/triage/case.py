@@ -208,7 +208,9 @@ def _ggml(x, scan, inc, n):
     elif inc.ggml_phase in ("kv", "compute"):
         x.ggml_stage = "after-kv-buffers"
     elif any(k in kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer")):
-        x.ggml_stage = "device-alloc"
+        # a Vulkan queue submission refused for memory is not an allocation: the graph's buffers exist, the driver could
+        # not make what the commands use resident (vkQueueSubmit's VK_ERROR_OUT_OF_DEVICE_MEMORY), past any load
+        x.ggml_stage = "submit" if "Queue::submit" in texts or "vkQueueSubmit" in texts else "device-alloc"
     elif "ollama.insufficient" in kinds:
         x.ggml_stage = "ollama-estimate"
     x.n_ctx = f["ggml_n_ctx"]

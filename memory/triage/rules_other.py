@@ -96,6 +96,12 @@ OTHER = [
       lambda x: f"ggml's fixed {'scratch buffer' if x.ev.get('form') == 'scratch' else 'context memory pool'} is too small: "
                 "the program sized it from its own tables for this model and batch, so a build that sizes it wrong overflows "
                 "it whatever the machine has free; update the program (a smaller context or batch until then)"),
+    # vkQueueSubmit returning VK_ERROR_OUT_OF_DEVICE_MEMORY: the program allocated every buffer already; the driver could not
+    # make the submission's memory resident (WDDM residency, a driver fault, a build that splits or keeps more at once)
+    R("other", 1.5, lambda x: x.branch == "ggml" and x.ggml_stage == "submit",
+      "the Vulkan driver refused a command submission for memory (vk::Queue::submit: ErrorOutOfDeviceMemory) while a graph "
+      "ran: every buffer had been allocated, so the driver could not make what the commands use resident at once; a fault of "
+      "the driver or of this build's placement (a regression if an earlier build ran the same command), not one allocation"),
     # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
     R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
       lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "

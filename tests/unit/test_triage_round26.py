@@ -64,3 +64,23 @@ def test_a_request_up_to_16x_the_card_is_a_real_tensor(ratio):
 def test_a_request_past_16x_the_card_stays_a_size_computed_wrong(ratio):
     res, ev = last_event(_hip(ratio * 15.98))
     assert res["cause"] == "other" and "no workload asks for" in " ".join(ev["causes"][0]["evidence"]), ev["causes"][:2]
+
+
+VK_HEAD = ("ggml_vulkan: Found 1 Vulkan devices:\n"
+           "ggml_vulkan: 0 = AMD Radeon RX 7800 XT (AMD proprietary driver) | uma: 0 | fp16: 1 | warp size: 64\n")
+# vulkan-hpp throws vk::OutOfDeviceMemoryError with "<call>: ErrorOutOfDeviceMemory" as its what()
+SUBMIT = ("terminate called after throwing an instance of 'vk::OutOfDeviceMemoryError'\n"
+          "  what():  vk::Queue::submit: ErrorOutOfDeviceMemory\n")
+
+
+def test_a_refused_queue_submission_is_not_an_allocation_while_loading():
+    res, ev = last_event(VK_HEAD + "llama_perf_context_print: prompt eval time = 812.40 ms\n" + SUBMIT)
+    assert ev["kind"] == "ggml.vulkan" and ev["device_kind"] == "vulkan", ev["kind"]
+    assert res["cause"] == "other" and "weights-exceed-vram" not in [c["id"] for c in ev["causes"]], ev["causes"][:2]
+    assert "resident" in " ".join(ev["causes"][0]["evidence"])
+
+
+def test_a_refused_device_allocation_is_still_read_as_one():
+    _, ev = last_event(VK_HEAD + "ggml_vulkan: Device memory allocation of size 2147483648 failed.\n"
+                       "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n")
+    assert ev["causes"][0]["id"] == "weights-exceed-vram", ev["causes"][:2]
