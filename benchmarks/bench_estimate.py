@@ -446,7 +446,9 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # batch 15, after first sight (ediff14): FastVideo's table ran diffusers 0.32.0 on torch 2.5.0 (its pins at the
                 # table's commit), whose HunyuanVideo transformer passes a dense bool [B, N, N] attention mask that SDPA copies
                 # to bf16 at each call (policy attention_mask dense, phases.dense_mask_bytes; read from the code, no
-                # coefficient), written while reading the bf16 / NF4 rows' -19.1 / -24.8 %; the int8 row ran the same code
+                # coefficient), written while reading the bf16 / NF4 rows' -19.1 / -24.8 %; the int8 row ran the same code.
+                # Then the NF4 and int8 rows' llm_int8_skip_modules ['proj_out', 'norm_out'] mapped onto the Linears diffusers
+                # 0.32.0 names so (hv13b_named_outs, keep_16bit; mapping only), written while reading the NF4 row's -19.4 %
                 *(f"fastvideo-docs-fasthunyuan-{q}-model-offload-1280x720x45" for q in ("bf16", "int8", "nf4"))}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
@@ -610,8 +612,32 @@ def wan14b_blocks(i2v=False):
     return {k: ("BF16", x) for k, x in t.items()}
 
 
+def hv13b_named_outs():
+    """synth:hunyuan-video-13B (the published 12,821,012,544 parameters, the same blob) with the Linear layers that
+    diffusers 0.32.0's HunyuanVideoTransformer3DModel names proj_out or norm_out split out at their shapes, so that a
+    row's keep_16bit can name them (its bitsandbytes loader skips a Linear by its own name: _replace_with_bnb_linear
+    'name not in modules_to_not_convert'): each of the 40 single blocks' proj_out (3072 + 12288 -> 3072), the output
+    proj_out (3072 -> 1 x 2 x 2 x 16), norm_out.linear (AdaLayerNormContinuous, 3072 -> 6144) and the two token-refiner
+    blocks' norm_out.linear (HunyuanVideoAdaNorm, 3072 -> 6144): 1,944,397,888 parameters."""
+    dtype, params, layer, keys = SYNTH["synth:hunyuan-video-13B"]
+    named = {f"single_transformer_blocks.{i}.proj_out.{w}": s for i in range(40)
+             for w, s in (("weight", (3072, 15360)), ("bias", (3072,)))}
+    named.update({"proj_out.weight": (64, 3072), "proj_out.bias": (64,), "norm_out.linear.weight": (6144, 3072),
+                  "norm_out.linear.bias": (6144,)})
+    named.update({f"context_embedder.token_refiner.refiner_blocks.{j}.norm_out.linear.{w}": s for j in range(2)
+                  for w, s in (("weight", (6144, 3072)), ("bias", (6144,)))})
+    assert sum(math.prod(x) for x in named.values()) == 1_944_397_888
+    t = {k: (dtype, tuple(x)) for k, x in {**keys, **named}.items()}
+    n = params - sum(math.prod(x) for x in {**keys, **named}.values())
+    t.update({f"params.{i}.weight": (dtype, tuple(layer)) for i in range(n // math.prod(layer))})
+    if n % math.prod(layer):
+        t["params.rest"] = (dtype, (n % math.prod(layer),))
+    return t
+
+
 STRUCT = {"synth:z-image-6B-blocks": zimage_blocks, "synth:wan2.1-t2v-14B-blocks": wan14b_blocks,
-          "synth:wan2.1-i2v-14B-blocks": lambda: wan14b_blocks(i2v=True)}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
+          "synth:wan2.1-i2v-14B-blocks": lambda: wan14b_blocks(i2v=True),
+          "synth:hunyuan-video-13B-named-outs": hv13b_named_outs}  # synthetic tables tensor by tensor (a row's tensor_types can name them)
 
 
 def _table_or_synth(name):
