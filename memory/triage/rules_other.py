@@ -148,6 +148,14 @@ OTHER = [
       and not (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
       "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
       "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),
+    # the same estimate placed only part of the model on the GPU, counting those layers' KV cache, and that KV buffer failed
+    # all the same: the estimate, not the context, is what was wrong (R2); close to the KV row (4.0), so the two are a pair
+    R("other", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "kv-cache-failed"
+      and 0 < (x.f["ggml_offloaded"] or (0, 0))[0] < (x.f["ggml_offloaded"] or (0, 0))[1],
+      lambda x: f"Ollama put {x.f['ggml_offloaded'][0]} of {x.f['ggml_offloaded'][1]} layers on the GPU by its own estimate, "
+                "which counts those layers' KV cache, and that KV buffer failed all the same: the estimate was low for this "
+                "model on this build and device (a regression of the version is likely if an earlier one loaded it); set "
+                "num_gpu lower, or another Ollama version"),
     R("other", 2.0, lambda x: x.kind == "cuda.driver" and "NCCL" in x.text,
       "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
       "(PyTorch's cache, XLA's preallocation) left too little; leave headroom (a smaller batch, XLA_PYTHON_CLIENT_MEM_FRACTION, "

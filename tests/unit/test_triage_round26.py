@@ -84,3 +84,23 @@ def test_a_refused_device_allocation_is_still_read_as_one():
     _, ev = last_event(VK_HEAD + "ggml_vulkan: Device memory allocation of size 2147483648 failed.\n"
                        "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n")
     assert ev["causes"][0]["id"] == "weights-exceed-vram", ev["causes"][:2]
+
+
+def _ollama(layers):
+    # Ollama's server log around its llama.cpp runner (llama/llama.cpp's load_tensors, alloc_tensor_range, llama_kv_cache)
+    return ('time=2026-05-02T09:14:03.112Z level=INFO source=server.go:211 msg="starting runner" cmd="ollama runner --port 40123"\n'
+            f"load_tensors: offloaded {layers} layers to GPU\n"
+            "alloc_tensor_range: failed to allocate CUDA0 buffer of size 805306368\n"
+            "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache\n")
+
+
+def test_ollama_partial_offload_then_kv_buffer_failing_names_the_estimate():
+    res, ev = last_event(_ollama("20/41"))
+    ids = [c["id"] for c in ev["causes"]]
+    assert ids[:2] == ["other", "kv-cache"] and res["uncertain"], ev["causes"][:2]
+    assert "20 of 41 layers" in " ".join(ev["causes"][0]["evidence"])
+
+
+def test_ollama_full_offload_kv_buffer_failing_stays_the_context():
+    res, ev = last_event(_ollama("41/41"))
+    assert res["cause"] == "kv-cache", ev["causes"][:2]
