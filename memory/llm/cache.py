@@ -22,7 +22,7 @@ import math
 from dataclasses import replace
 
 from ..errors import UserError
-from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec
+from .spec import FFN, FULL, LINEAR, MAMBA, SHARED, SLIDING, LLMSpec
 
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
 KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
@@ -234,7 +234,7 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> di
     per = _layer_token_bytes(spec, kv, mla_cache)
     kinds = {}
     for k, b in zip(spec.layer_kinds, per):
-        if k != FFN:  # an MLP / MoE layer alone (Nemotron-H) has no cache spec
+        if k not in (FFN, SHARED):  # an MLP / MoE layer alone (Nemotron-H), a KV-shared layer have no cache spec
             kinds.setdefault(k, set()).add(b)
     state_kind = LINEAR if LINEAR in kinds else MAMBA  # gated DeltaNet, or Mamba-2 (Nemotron-H: mamba2_state_shape)
     state = state_kind in kinds and spec.linear_state

@@ -65,8 +65,9 @@ OLLAMA_LIBRARY = {
     # size 'latest' is was not read, so a tag must name one
     "qwen3.6": ("Qwen3.6-{size}", None),
     # gemma4 (April 2026, Ollama 0.20): gemma4:26b is the 26B-A4B MoE (ollama#15353 'architecture=gemma4
-    # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B; e2b / e4b (per-layer embeddings) are not
-    # described; which size 'latest' is was not read
+    # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B, gemma4:e2b / e4b the per-layer-embedding
+    # E2B / E4B (ollama#15749: 'offloaded 42/43 layers' for e4b's 42 layers and output); which size 'latest' is was
+    # not read
     "gemma4": ("Gemma-4-{size}", None),
     # codegeex4 (July 2024): one model, THUDM/codegeex4-all-9b; a library of before the Q4_K_M switch, its default
     # build Q4_0 (the yyc3 iMac-M4 run prints 4.7 GiB of weights and a 333.00 MiB Q4_0 token table)
@@ -106,15 +107,10 @@ UNDESCRIBED = (
      "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), Qwen3.5-35B-A3B "
      "(as Qwen3.6-35B-A3B), Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
-    # Gemma 4 E2B / E4B: per-layer embeddings (hidden_size_per_layer_input) and KV layers shared across the stack
-    (r"^gemma-?4-?e\d+b(?![a-z\d])", "a Gemma 4 per-layer-embedding model (E2B, E4B)",
-     "not modelled: its per-layer embedding tables (hidden_size_per_layer_input, which Ollama may keep on the CPU) and "
-     "its KV layers shared across the stack (num_kv_shared_layers) are not read, so neither its weights on the GPU nor "
-     "its cache are computed; a config.json given with --config is refused the same way"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
-     "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B, Gemma-4-12B); a config.json given "
-     "with --config is read with its global layers' own head size and KV heads, except the per-layer-embedding models "
-     "(E2B, E4B: hidden_size_per_layer_input, shared KV layers), which kv does not model"),
+     "no built-in description of this size (built in: Gemma-4-31B, Gemma-4-26B-A4B, Gemma-4-12B, Gemma-4-E4B, "
+     "Gemma-4-E2B); a config.json given with --config is read with its global layers' own head size and KV heads, its "
+     "per-layer embedding table and its KV-shared layers"),
     # NVIDIA Nemotron-H / Nemotron 3 (nemotron_h, nemotron_h_moe): Mamba-2 layers, a few attention layers and MLP or
     # MoE layers in one hybrid_override_pattern (spec.NEMOTRON_H_BLOCKS). Built in: Nemotron 3 Nano 30B-A3B; the other
     # sizes (Nemotron-H 8B/47B/56B, Nemotron Nano v2 9B/12B, Nemotron 3 Super / Ultra) only from their config.json.

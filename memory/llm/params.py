@@ -1,7 +1,7 @@
 """A config.json's parameter count (all experts resident; the share inside decoder-block matmuls; the routed experts'
 share) and the fixed recurrent state a sequence keeps (Mamba, gated DeltaNet): spec.from_config's arithmetic."""
 from ..errors import UserError
-from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec, _int
+from .spec import FFN, FULL, LINEAR, MAMBA, SHARED, SLIDING, LLMSpec, _int, _layer_kinds
 
 # Nemotron-H's mamba_ssm_cache_dtype: the bytes of the temporal state's element (vLLM's torch dtype of that name)
 SSM_CACHE_BYTES = {"float32": 4, "fp32": 4, "float16": 2, "bfloat16": 2}
@@ -34,12 +34,18 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
         attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "gemma4", "olmo2"))) else 0)
         if bias:
             attn += H * hd + 2 * KV * hd
-    attn_full = attn
+    attn_full, gh = attn, 0
     if s.layer_kv_heads and FULL in s.layer_kinds:  # Gemma 4's global layers: their own head size and KV heads
         i = s.layer_kinds.index(FULL)
         gkv = s.layer_kv_heads[i]
         gh = s.layer_kv_elems[i] // (2 * gkv)
         attn_full = d * H * gh + d * gkv * gh * (1 if cfg.get("attention_k_eq_v") else 2) + H * gh * d
+    norms_full = 2 * gh if gh and attn_norms else attn_norms  # q_norm, k_norm at the global head size
+    if SHARED in s.layer_kinds:  # Gemma 4 E2B / E4B (gemma4_ple.py): a shared layer's kind as the config gives it
+        from .gemma4_ple import mlp_width, shared_layer_params
+        given = _layer_kinds(cfg, s.n_layers)
+    # every layer's per_layer_input_gate and per_layer_projection (hidden x width each), post_per_layer_input_norm
+    ple_lin, ple_other = (2 * d * _int(cfg, "hidden_size_per_layer_input"), d) if s.ple_params else (0, 0)
     lin_attn = attn
     if cfg.get("linear_num_value_heads"):  # gated DeltaNet (Qwen3-Next / Qwen3.5)
         kh, vh = _int(cfg, "linear_num_key_heads"), _int(cfg, "linear_num_value_heads")
@@ -79,7 +85,10 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
         before = linear + other
         if kind in (FULL, SLIDING):
             linear += attn_full if kind == FULL else attn
-            other += attn_norms
+            other += norms_full if kind == FULL else attn_norms
+        elif kind == SHARED:
+            q_o, q_norm = shared_layer_params(s, given[i], gh)
+            linear, other = linear + q_o, other + q_norm
         elif kind == MAMBA:
             linear += mamba_params(cfg, d)
         else:  # linear attention; without its fields, an attention layer's projection budget (approximation)
@@ -97,12 +106,14 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
             linear += moe_mlp
             experts += routed
             other += router
+        elif kind == SHARED:
+            linear += mlp_mats * d * mlp_width(cfg, s, i)
         else:
             linear += dense_mlp
-        other += norms_per_layer
+        linear, other = linear + ple_lin, other + norms_per_layer + ple_other
         s.layer_params.append(linear + other - before)
     s.moe_layers = tuple(moe_layers) if s.n_experts else ()
-    other += embed + head + d
+    other += embed + head + d + s.ple_params
     return linear + other, linear, experts
 
 

@@ -197,6 +197,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         spec = replace(spec, quant_skip=build[0])
         notes.append(build[1])
     roles = weights_by_role(spec, weights_dtype)
+    if spec.ple_params:  # Gemma 4 E2B / E4B: the per-layer table where the runtime keeps it
+        from .gemma4_ple import place
+        roles = place(spec, roles, runtime)
     if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
         extra, kernel = VL.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
         if extra:

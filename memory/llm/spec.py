@@ -10,6 +10,7 @@ from .names import MODELS_DIR  # noqa: F401  (spec.MODELS_DIR, kept for callers)
 
 FULL, SLIDING, LINEAR, MAMBA = "full", "sliding", "linear", "mamba"
 FFN = "ffn"  # a layer that is an MLP or MoE block alone (Nemotron-H's '-' and 'E'): no cache, no state
+SHARED = "shared"  # an attention layer reading an earlier layer's K and V (Gemma 4 num_kv_shared_layers): no cache
 
 _MAX_LAYERS = 1024
 _MAX_DIM = 1 << 20
@@ -71,6 +72,7 @@ class LLMSpec:
     mtp_block_params: int = 0       # parameters of one such block, its copies of the token table and head included
     mtp_layers: int = 0             # decoder layers of a multi-token-prediction drafter module (mtp_num_hidden_layers)
     mtp_params: int = 0             # that module's parameters (its layers, fc and norms; token table and head shared)
+    ple_params: int = 0             # Gemma 4 per-layer embedding table (vocab_size_per_layer_input x layers x width)
 
     @property
     def n_layers(self) -> int:
@@ -100,7 +102,7 @@ class LLMSpec:
         return out
 
     def summary(self) -> dict:
-        kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA, FFN) if k in self.layer_kinds}
+        kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA, FFN, SHARED) if k in self.layer_kinds}
         return {"name": self.name, "arch": self.arch, "layers": self.n_layers, "attention_layers": self.attn_layers,
                 "layer_kinds": kinds, "hidden": self.hidden, "heads": self.n_heads, "kv_heads": self.n_kv_heads,
                 "head_dim": self.head_dim_k, "mla": {"kv_lora_rank": self.kv_lora_rank, "qk_rope_head_dim": self.qk_rope_head_dim} if self.mla else None,
@@ -344,10 +346,6 @@ def _per_kind_heads(cfg: dict, spec: LLMSpec) -> None:
     the global layers' K and V (K alone gives 3.80x)."""
     if not spec.arch.startswith("gemma4"):
         return
-    if _int(cfg, "num_kv_shared_layers", default=0) or _int(cfg, "hidden_size_per_layer_input", default=0):
-        raise UserError("Gemma 4 with per-layer embeddings and shared KV layers (hidden_size_per_layer_input, "
-                        "num_kv_shared_layers: E2B, E4B) is not modelled by kv; the dense (31B) and mixture-of-experts "
-                        "(26B-A4B) layouts are")
     if FULL not in spec.layer_kinds:
         return
     gh = _int(cfg, "global_head_dim", default=512)
@@ -360,6 +358,8 @@ def _per_kind_heads(cfg: dict, spec: LLMSpec) -> None:
         spec.no_v_proj_layers = tuple(i for i, k in enumerate(spec.layer_kinds) if k == FULL)
     spec.layer_kv_elems = [2 * h * (gh if k == FULL else spec.head_dim_k)
                            for k, h in zip(spec.layer_kinds, spec.layer_kv_heads)]
+    from .gemma4_ple import share_kv   # E2B / E4B: per-layer embeddings and KV layers shared across the stack
+    share_kv(cfg, spec)
 
 
 # position encodings without a rotary table: Jamba's attention layers have none, the others learned tables or ALiBi

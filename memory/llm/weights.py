@@ -44,6 +44,8 @@ def _block_bits(t: str) -> float:
 
 
 BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
+# Gemma 4 E2B / E4B: the per-layer embedding table (and its projection) in a K-quant GGUF (gemma4_ple.py)
+PLE_TYPE = "F16"
 # Gemma 3's QAT GGUFs (google/gemma-3-*-it-qat-q4_0-gguf, and Ollama's gemma3:*-it-qat tags built from them) are
 # Q4_0 blocks with the token embedding - the tied output - left in F16 ("The official QAT weights released by
 # google use fp16 (instead of Q6_K) for the embeddings table": 27B 17.2 GB against 15.6 GB with a Q6_K table;
@@ -302,10 +304,12 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
                         "Q8_0 throughout is 27 GiB): give the file with --gguf FILE, which reads every tensor's type, "
                         "or its size with --weights-gib (plan() takes the name alone as a range: unsloth.py)")
     head_params = 0 if spec.tied else emb_params
-    block_params = spec.params - emb_params - head_params
+    ple_params = spec.ple_params  # Gemma 4's per-layer table: counted with the embedding (gemma4_ple.place)
+    block_params = spec.params - emb_params - head_params - ple_params
     if up in ROLE_TYPES:
         et, ot = (role_type(x, spec.hidden) for x in ROLE_TYPES[up])
-        emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8
+        ple = ple_params * TYPE_BITS[PLE_TYPE] / 8
+        emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8 + ple
         out = emb_params * TYPE_BITS[ot] / 8
         kept = spec.expert_params if spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4" else 0
         extra = _k_fallback_bits(spec, up, experts=not kept)
@@ -314,9 +318,11 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         how = ((f"{kept / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + " if kept else "")
                + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
+               + (f" + per-layer table {ple_params / 1e9:.2f} B params {PLE_TYPE}" if ple_params else "")
                + (f"; rows of {_odd_rows(spec)} values are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
-        return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how}
+        return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how,
+                "per_layer": int(ple)}
     if up == MXFP4_MOE:
         q = spec.expert_params or spec.linear_params or spec.params
         per = TYPE_BITS["Q8_0"] / 8
@@ -351,8 +357,9 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
                         f"type such as Q4_K_M)")
     per = total / spec.params
     emb = emb_params * per if low not in LINEAR_BITS else emb_params * 2
-    return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
-            "total": int(total), "how": how}
+    ple = ple_params * per if low not in LINEAR_BITS else ple_params * 2
+    return {"embedding": int(emb + ple), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2) - ple),
+            "total": int(total), "how": how, "per_layer": int(ple)}
 
 
 # llama.cpp's Q4_K_M / Q5_K_M (llama-quant.cpp, and Ollama's Go port) store ffn_down - experts included - in Q6_K

@@ -139,10 +139,9 @@ def test_gemma4_12b_from_its_config():
     assert lo <= 384019 <= hi
 
 
-def test_gemma4_e2b_is_refused_by_design_without_asking_for_a_config():
-    with pytest.raises(UserError) as e:
-        llm.describe(model="gemma4:e2b")
-    assert "per-layer-embedding" in str(e.value) and "--config FILE" not in str(e.value)
+def test_gemma4_e2b_is_described():
+    # refused by design until task ellm22 (test_llm_ellm22.py models its per-layer table and shared KV layers)
+    assert llm.describe(model="gemma4:e2b").name == "Gemma-4-E2B"
 
 
 @pytest.mark.parametrize("blocks,kv,printed", [

@@ -1,0 +1,62 @@
+"""Gemma 4's per-layer-embedding models (E2B, E4B): a second token table of vocab_size_per_layer_input x (layers x
+hidden_size_per_layer_input) feeding every decoder layer, and the last num_kv_shared_layers layers reading the K and V
+of the last earlier layer of their kind (transformers 5.24.0 Gemma4TextConfig.kv_sharing_modes): those layers have no
+k_proj / v_proj and no cache. Where each runtime keeps the table:
+  llama.cpp  per_layer_token_embd is an input tensor (llama-arch.cpp LLM_TENSOR_LAYER_INPUT, GGML_OP_GET_ROWS), kept
+             on the host like token_embd; the KV cache holds the layers with has_kv(il) only (gemma4-iswa.cpp)
+  Ollama     per_layer_token_embd, per_layer_model_proj and per_layer_proj_norm go with the output layer
+             (ml/backend/ggml/ggml.go, v0.21.0-v0.23.1), placed on the GPU only when that layer fits; the shared
+             layers read the donor's cache (model/models/gemma4/model_text.go kvDonorMap), which alone is allocated
+  vLLM       every weight on the GPU; a layer with a kv_sharing_target_layer_name gets no KVCacheSpec
+             (v1/worker/gpu_model_runner.py get_kv_cache_spec), as if it did not exist"""
+from ..errors import UserError
+from .spec import FULL, SHARED, LLMSpec, _int
+
+# transformers Gemma4TextConfig default for vocab_size_per_layer_input
+PLE_VOCAB = 262_144
+
+
+def share_kv(cfg: dict, spec: LLMSpec) -> None:
+    """Mark the KV-shared layers (no cache, no K/V projections) and size the per-layer table."""
+    L = spec.n_layers
+    n = _int(cfg, "num_kv_shared_layers", default=0) or 0
+    ple = _int(cfg, "hidden_size_per_layer_input", default=0) or 0
+    if not 0 <= n < L or not 0 <= ple <= 65536:
+        raise UserError(f"config num_kv_shared_layers = {n} / hidden_size_per_layer_input = {ple} is not plausible for "
+                        f"{L} layers (0 <= shared < layers)")
+    if n:
+        first = L - n
+        if not set(spec.layer_kinds[first:]) <= set(spec.layer_kinds[:first]):
+            raise UserError("config num_kv_shared_layers: a shared layer's kind (sliding / full) has no earlier layer "
+                            "of that kind to read its cache from")
+        spec.layer_kinds = spec.layer_kinds[:first] + [SHARED] * n
+        spec.layer_kv_elems = spec.layer_kv_elems[:first] + [0] * n
+        spec.notes.append(f"its last {n} of {L} layers read an earlier layer's K and V (num_kv_shared_layers): only "
+                          f"the first {first} keep a cache")
+    if ple:  # the table, per_layer_model_projection (hidden -> layers x width) and per_layer_projection_norm
+        v = _int(cfg, "vocab_size_per_layer_input", default=PLE_VOCAB) or PLE_VOCAB
+        spec.ple_params = v * L * ple + spec.hidden * L * ple + ple
+        spec.notes.append(f"per-layer embedding table and projection: {spec.ple_params / 1e9:.2f} B parameters (llama.cpp "
+                          "keeps it on the host, Ollama with the output layer, vLLM on the GPU); the audio tower"
+                          + ("" if cfg.get("_vision") else " and the vision tower") + " of the checkpoint are not counted")
+
+
+def shared_layer_params(spec: LLMSpec, kind: str, gh: int) -> tuple:
+    """A KV-shared layer's attention (kind: the config's, sliding or full; gh: the full layers' head size): q_proj
+    and o_proj, and q_norm (Gemma4TextAttention builds no k_proj, v_proj, k_norm for it)."""
+    hd = gh if kind == FULL else spec.head_dim_k
+    return 2 * spec.hidden * spec.n_heads * hd, hd
+
+
+def mlp_width(cfg: dict, spec: LLMSpec, i: int) -> int:
+    """use_double_wide_mlp doubles intermediate_size on the KV-shared layers (Gemma4TextMLP)."""
+    return spec.intermediate * (2 if cfg.get("use_double_wide_mlp") and spec.layer_kinds[i] == SHARED else 1)
+
+
+def place(spec: LLMSpec, roles: dict, runtime: str) -> dict:
+    """weights_by_role counts the per-layer table (its 'per_layer') with the token embedding, where llama.cpp keeps
+    it (the host); Ollama's backend loads it with the output layer."""
+    ple = roles.get("per_layer", 0)
+    if not ple or runtime != "ollama":
+        return roles
+    return dict(roles, embedding=roles["embedding"] - ple, output=roles["output"] + ple)
