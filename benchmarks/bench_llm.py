@@ -2,7 +2,8 @@
 (benchmarks/data/llm_measured.json, one thread URL per row).
 
 Per row, what the runtime printed next to what memory/llm computes from the same inputs:
-  weights      vLLM "Loading model weights took", Ollama memory.weights.total      (error %)
+  weights      vLLM "Loading model weights took", Ollama memory.weights.total      (error %); llama.cpp the file, or
+               the device + host model buffers where the row sums them (a tied token table is loaded twice)
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
                ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
                truncates to whole MiB, so its context column C is exact for [C, C + 1))
@@ -385,6 +386,12 @@ HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0
 # llama.cpp's memory breakdown ("self N (model M + context C + compute X)") prints whole MiB by integer division,
 # truncating: common_memory_breakdown_print (earlier llama_memory_breakdown_print) std::to_string(mb.context / MiB)
 BREAKDOWN_CONTEXT = re.compile(r"\+ context (\d+) \+ compute")
+# a llama.cpp row whose weights_mib the notes give as a sum of model buffers (device + host), not the file's size
+BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
+
+
+def buffer_sum(row) -> bool:
+    return "weights_mib" in row["measured"] and any(BUFFER_SUM.search(n) for n in row.get("notes", ()))
 
 
 def kv_exact(row, key, pred, unit) -> bool:
@@ -433,6 +440,11 @@ def score(row) -> dict:
         # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
         w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" else res["weights"]
+        if rt == "llama.cpp" and buffer_sum(row) and "gpu_weights" in res and "host_weights" in res:
+            # the device and host model buffers, not the file: a tied token table is loaded twice, token_embd on the
+            # host for the input lookup and a TENSOR_DUPLICATED copy as the output on the output layer's device
+            # (llama-model.cpp: 'if output is NULL, init from the input tok embed'), which the plan places
+            w = res["gpu_weights"] + res["host_weights"]
         printed = m["weights_gib"] if "weights_gib" in m else m["weights_mib"] / 1024
         out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))
         out["weights_err"] = w / GiB / printed - 1

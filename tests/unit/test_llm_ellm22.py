@@ -117,3 +117,24 @@ def test_gemma4_shared_layer_without_a_donor_is_refused():
         from_config(cfg)
     with pytest.raises(UserError, match="not plausible"):
         from_config(dict(cfg, num_kv_shared_layers=4))
+
+
+# ---------------------------------------------------------------- llama.cpp model buffers of a tied model
+def _smollm3_row(notes):
+    # rabbit-holes M5 run (llama.cpp b8193, ggml-org SmolLM3-3B Q4_K_M, -c 65536): MTL0 model 1819 + Host 205 MiB
+    return {"id": "t", "url": "", "runtime": "llama.cpp", "version": "b8193", "vram_gib": 17.76,
+            "input": {"model": "HuggingFaceTB/SmolLM3-3B", "weights_dtype": "Q4_K_M", "ctx": 65536, "parallel": 1},
+            "measured": {"weights_mib": 2024.0}, "notes": notes}
+
+
+def test_buffer_sum_of_a_tied_model_holds_the_table_twice():
+    # llama-model.cpp: a tied output is created from token_embd with TENSOR_DUPLICATED (the output layer's device)
+    # while token_embd stays an input tensor (the host): the buffers hold the table twice, the file once. SmolLM3's
+    # table 128256 x 2048 in Q6_K (Q4_K_M's output type): 128256 x 2048 x 6.5625 / 8 B = 205.49 MiB (the Host column
+    # prints 205)
+    b = _bench()
+    table = 128256 * 2048 * 6.5625 / 8 / MiB
+    buffers = b.score(_smollm3_row(["weights_mib = MTL0 1819 + Host 205"]))["weights_gib"][0] * 1024
+    file = b.score(_smollm3_row(["llama-cli -hf ggml-org/SmolLM3-3B-GGUF"]))["weights_gib"][0] * 1024
+    assert abs(buffers - file - table) < 2  # weights_gib is rounded to 0.001 GiB
+    assert abs(buffers / 2024.0 - 1) < 0.01
