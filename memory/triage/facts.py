@@ -5,10 +5,13 @@ numbers) and the scanner's running state (models loaded in this run, sampling pr
 node, traceback frames). `new_facts()` is the empty record. The rules table (rules.py) reads the result.
 """
 import collections
+import re
 
 from . import parse as P
 from . import lines as L
 from ..units import MiB
+
+_OLLAMA_SIZES = re.compile(L._OLLAMA_SIZE)     # each GPU's free memory on Ollama's "offload to" line
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 # facts about the load in hand kept with their lines (fact_line: name -> [(line, value)]): should_fit.py reads, for
@@ -300,7 +303,7 @@ HANDLERS = {
     "ggml_fa": lambda s, f, m, *_: f.__setitem__("ggml_fa", _FA.get((m.group(1) or m.group(2) or "on").lower(), None)),
     "ggml_device_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(3)),
     "ggml_list_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(4)),
-    "ollama_offload": lambda s, f, m, *_: f.__setitem__("ollama_available", P.size(m.group(1))),
+    "ollama_offload": lambda s, f, m, *_: f.__setitem__("ollama_available", sum(P.size(v) for v in _OLLAMA_SIZES.findall(m.group(0)))),
     "ollama_full": lambda s, f, m, *_: f.__setitem__("ollama_required", P.size(m.group(1))),
     "ollama_layers": lambda s, f, m, *_: f.__setitem__("ollama_layers", (int(m.group(2)), int(m.group(1)))),
     "ollama_kv": lambda s, f, m, *_: f.__setitem__("ollama_kv", P.size(m.group(1))),

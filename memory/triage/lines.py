@@ -113,10 +113,11 @@ FACTS = [
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
-    # Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): the first GPU's free memory of the list slog prints
-    # ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds) and what the model needs in all.
+    # Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): each GPU's free memory, the list slog prints
+    # ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds; up to 16 read, facts sums them: the
+    # estimate splits the layers over all of them) and what the model needs in all.
     # Sizes are bounded (a 400-digit number would overflow the float) and read one field each, so no field hides another
-    ("ollama_offload", re.compile(r'\bmemory\.available="\[' + _OLLAMA_SIZE + r'[\],\s]')),
+    ("ollama_offload", re.compile(r'\bmemory\.available="\[' + _OLLAMA_SIZE + r'(?:[ ,]{1,2}\d{1,12}(?:\.\d{1,12})? [KMGT]iB){0,15}[\],\s]')),
     ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
     # the same "offload to" line (llm/memory.go MemoryEstimate.log): layers placed on the GPU of the model's, and the KV
     # cache of the whole context (2 x NumCtx x layers x (head_k + head_v) x heads_kv at 16 bits; NumCtx is num_ctx x

@@ -104,3 +104,24 @@ def test_ollama_partial_offload_then_kv_buffer_failing_names_the_estimate():
 def test_ollama_full_offload_kv_buffer_failing_stays_the_context():
     res, ev = last_event(_ollama("41/41"))
     assert res["cause"] == "kv-cache", ev["causes"][:2]
+
+
+def _offload(available, full):
+    # Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): memory.available lists each GPU's free memory
+    return ('time=2025-06-11T08:00:00.000Z level=INFO source=memory.go:326 msg="offload to cuda" layers.requested=-1 '
+            f'layers.model=49 layers.offload=49 layers.split="25,24" memory.available="[{available}]" '
+            f'memory.required.full="{full}" memory.required.partial="{full}" memory.required.kv="1.5 GiB" '
+            'memory.required.allocations="[7.9 GiB 7.4 GiB]" memory.weights.total="12.1 GiB" memory.graph.full="676.0 MiB"\n'
+            "alloc_tensor_range: failed to allocate CUDA1 buffer of size 4294967296\n")
+
+
+@pytest.mark.parametrize("available", ["11.5 GiB 11.5 GiB", "11.5 GiB,11.5 GiB"])
+def test_ollama_several_gpus_available_is_their_sum(available):
+    # 15.3 GiB needed over two GPUs with 11.5 GiB free each: fits (the first GPU alone, 11.5, would not under FIT_SHARE)
+    res, ev = last_event(_offload(available, "15.3 GiB"))
+    assert res["cause"] == "other" and "23.00 GiB available" in " ".join(ev["causes"][0]["evidence"]), ev["causes"][:2]
+
+
+def test_ollama_one_gpu_too_small_is_no_should_fit():
+    res, ev = last_event(_offload("11.5 GiB", "15.3 GiB"))
+    assert "should fit" not in " ".join(e for c in ev["causes"] for e in c["evidence"]), ev["causes"][:2]
