@@ -361,7 +361,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out["projector"] = {"weights": proj["weights"], "graph": proj["graph"],
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
     if runtime == "vllm" and vram:
-        out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"])
+        out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"],
+                   pool_fixed=bool(s["kv_cache_memory"]))
         if not ev.get("free_refused"):  # refused before it profiles: no pool line
             out["vllm_would_print"] = V.would_print(ev, ctx, s)
         if ev.get("mamba_blocks") is not None:

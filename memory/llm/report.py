@@ -213,7 +213,10 @@ def format_plan(r: dict) -> str:
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
         if r.get("vllm_would_print") and not share_full and not r.get("depends"):
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
-            if r["fits_as_requested"]:
+            if r["fits_as_requested"] and r.get("pool_fixed"):  # --kv-cache-memory: the share sizes nothing
+                lines.append(f"vLLM takes {fmt_bytes(r['total'])} once started: the weights, the fixed KV pool and what "
+                             "sits outside PyTorch's peak (the profile's activations are freed before the pool)")
+            elif r["fits_as_requested"]:
                 lines.append(f"vLLM takes {fmt_bytes(r['total'])} once started: its share, the KV pool filling what the "
                              f"rest leaves, + {fmt_bytes(r['total'] - r['budget'])} outside it")
         ch = r.get("chosen")

@@ -70,3 +70,14 @@ def test_ollama_size_with_checkpoints_matches_ps():
     # had 17.1 GiB there
     r = _ollama("qwen3.6:27b", "0.24.0")
     assert abs((r["total"] - r["overhead"]["cuda_context"]) / GiB - 20.58) < 0.4
+
+
+def test_a_fixed_pool_plan_does_not_say_the_share_holds_it(capsys):
+    # with --kv-cache-memory vLLM "does not respect the gpu_memory_utilization config" for the pool: the printed
+    # figure is weights + pool + the memory outside PyTorch's peak, not "its share + outside it"
+    from gpu_garden.memory import cli
+    cli.main(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "vllm", "--runtime-version", "0.10.1",
+              "--ctx", "8192", "--vram", "22.5", "--kv-cache-memory", "6", "--max-num-batched-tokens", "20000",
+              "--max-num-seqs", "1", "--enforce-eager"])
+    out = capsys.readouterr().out
+    assert "the fixed KV pool" in out and "its share, the KV pool" not in out
