@@ -138,3 +138,13 @@ def test_buffer_sum_of_a_tied_model_holds_the_table_twice():
     file = b.score(_smollm3_row(["llama-cli -hf ggml-org/SmolLM3-3B-GGUF"]))["weights_gib"][0] * 1024
     assert abs(buffers - file - table) < 2  # weights_gib is rounded to 0.001 GiB
     assert abs(buffers / 2024.0 - 1) < 0.01
+
+
+def test_gemma4_e4b_llamacpp_partial_offload_of_shared_layers_moves_no_cache():
+    # -ngl puts the last layers on the GPU; E4B's last 18 (24-41) are KV-shared (gemma4-iswa: has_kv(il) false), so
+    # -ngl 18 on a build that counts the output layer first (b8766: layers 25-41 and the output) holds no KV on the GPU,
+    # -ngl 43 all of it: 4 full x 4096 x 2 x 512 x 2 x 2 B + 20 sliding x 1024 cells x 2 x 256 x 2 x 2 B = 104 MiB
+    s = llm.describe(model="google/gemma-4-E4B-it")
+    for ngl, kv in ((18, 0), (43, 104 * MiB)):
+        r = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q8_0", runtime_version="b8766", ngl=ngl)
+        assert r["total"] - r["gpu_weights"] - sum(r["overhead"].values()) == pytest.approx(kv, abs=1)

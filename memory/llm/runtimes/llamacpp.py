@@ -12,7 +12,7 @@ the ggml compute buffer, and a margin.
 from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
-from ..spec import FULL, LINEAR, MAMBA, SLIDING
+from ..spec import FULL, LINEAR, MAMBA, SHARED, SLIDING
 from ..weights import layer_weights
 from . import at_least
 
@@ -248,7 +248,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if vram:  # --fit keeps its target free on every GPU it uses
         over["margin"] = (FIT_TARGET * (len(split) if split else 1) if s.get("fit")
                           else max(MARGIN, int(0.02 * vram)))
-    total = gpu_w + kvd["total"] * on / L + sum(over.values())
+    held = [k != SHARED for k in spec.layer_kinds]  # a KV-shared layer (Gemma 4 E2B / E4B: has_kv(il) false) has none
+    total = gpu_w + kvd["total"] * sum(held[start:]) / max(1, sum(held)) + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
     fits = total <= vram if vram else None
