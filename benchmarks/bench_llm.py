@@ -489,7 +489,8 @@ def score(row) -> dict:
         pw = res["projector"]["weights"] / MiB
         out["projector_mib"] = (round(pw, 1), m["projector_weights_mib"])
         out["projector_err"] = pw / m["projector_weights_mib"] - 1
-        out["projector_graph_gib"] = (round(res["projector"]["graph"] / GiB, 2), m["projector_graph_gib"])
+        if "projector_graph_gib" in m:  # llama.cpp prints the projector's weights, not a graph of its own
+            out["projector_graph_gib"] = (round(res["projector"]["graph"] / GiB, 2), m["projector_graph_gib"])
     if "required_full_gib" in m and rt == "ollama":
         full = res.get("ollama_required_full", res["total"])
         out["required_full_gib"] = (round(full / GiB, 2), m["required_full_gib"])
