@@ -1,0 +1,44 @@
+"""Task ellm23: LLM batches 36-37 after their first sight (regression rows), each change checked by hand against the
+runtime's source, its printed figures or a config.json's arithmetic."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def _nekolegends(version):
+    # neko-legends Qwen3.6-27B NVFP4 on an RTX 5090: 200,000 tokens, fp8 cache, --max-num-seqs 1, prefix caching
+    return llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=200000, kv_dtype="fp8", weights_dtype="nvfp4",
+                    vram=31.36 * GiB, gpu_memory_utilization=0.93, max_num_seqs=1, max_num_batched_tokens=8192,
+                    gpu_name="NVIDIA GeForce RTX 5090", runtime_version=version)
+
+
+def test_kv_cache_size_is_concurrency_times_len_from_0_22():
+    # The log prints 'Available KV cache memory: 7.19 GiB', 'GPU KV cache size: 223,880 tokens', 'Maximum concurrency
+    # for 200,000 tokens per request: 1.12x'. By hand: an fp8 page is 1568 tokens x 4 KV heads x 256 x 2 = 3,211,264 B
+    # a layer ('Setting attention block size to 1568 tokens'), 16 layers a group; 7.19 GiB // (16 x 3,211,264) = 150
+    # blocks; a request holds ceil(200000 / 1568) = 128 attention blocks + 3 DeltaNet groups x 2 state pages = 134;
+    # 150 / 134 x 200000 = 223,880.6 -> 223,880 (vllm#40691's figure). The old figure, blocks // 4 groups x 1568,
+    # would be 37 x 1568 = 58,016.
+    from gpu_garden.memory.llm import cache as C
+    s = llm.describe(model="Qwen/Qwen3.6-27B")
+    got = C.vllm_pool(s, 7.19 * GiB, "fp8", 200000, hybrid=True, max_batched=8192, state_blocks=2,
+                      tokens_from_concurrency=True)
+    assert got["blocks"] == 150 and got["tokens"] == 223880
+    old = C.vllm_pool(s, 7.19 * GiB, "fp8", 200000, hybrid=True, max_batched=8192, state_blocks=2)
+    assert old["tokens"] == 37 * 1568
+    # the version gate: 0.23.1rc1.dev301 (this log) and 0.22.0 (club-3090 pr334's 42,993, no whole block) print
+    # concurrency x max_model_len; the nightly 0.20.1rc1.dev16 still printed blocks // groups x the smallest block
+    for v, new in (("0.23.1rc1.dev301+g04c2a8dea", True), ("0.22.0", True), ("0.20.1rc1.dev16", False)):
+        r = _nekolegends(v)
+        assert r["kv_detail"]["pool_args"]["tokens_from_concurrency"] is new, v
+        assert r["kv_capacity_tokens"] == (int(r["concurrency"] * 200000) if new else
+                                           r["kv_capacity_tokens"] // 1568 * 1568), v
+
+
+@pytest.mark.parametrize("v", ["0.23.1rc1.dev301+g04c2a8dea", "0.22.0"])
+def test_would_print_matches_the_concurrency(v):
+    r = _nekolegends(v)
+    toks = int(r["concurrency"] * 200000)
+    assert f"GPU KV cache size: {toks:,} tokens" in r["vllm_would_print"]
