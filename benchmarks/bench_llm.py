@@ -6,7 +6,8 @@ Per row, what the runtime printed next to what memory/llm computes from the same
                the device + host model buffers where the row sums them (a tied token table is loaded twice)
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
                ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
-               truncates to whole MiB, so its context column C is exact for [C, C + 1))
+               truncates to whole MiB, so its context column C is exact for [C, C + 1)); a hybrid's recurrent
+               state is in that column but not in llama.cpp's "KV buffer size" line (its "RS buffer" apart)
   KV tokens    vLLM "GPU KV cache size" / GPU blocks x 16, from the GPU total (error %), and from the printed
                available memory (exact or not); SGLang max_total_num_tokens from the GPU total, and its "K size"
                for the printed token count (exact or not)
@@ -421,6 +422,19 @@ BREAKDOWN_CONTEXT = re.compile(r"\+ context (\d+) \+ compute")
 BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
 
 
+# a llama.cpp KV figure that holds the recurrent state too: the memory breakdown's context column (quoted), a "self"
+# memory figure; a "KV buffer size" line does not (llama_memory_recurrent prints its own "RS buffer size")
+KV_WITH_STATE = re.compile(r"self-memory|\bself\b.*\bKV\b|\bKV\b.*\bself\b")
+
+
+def kv_holds_state(row) -> bool:
+    """Does the row's llama.cpp kv_mib include a hybrid model's recurrent state (Qwen 3.5+, Qwen3-Next, Mamba)?"""
+    printed = row["measured"].get("kv_mib")
+    notes = row.get("notes", ())
+    return (any(int(c) == printed for n in notes for c in BREAKDOWN_CONTEXT.findall(n))
+            or any(KV_WITH_STATE.search(n) for n in notes))
+
+
 def buffer_sum(row) -> bool:
     return "weights_mib" in row["measured"] and any(BUFFER_SUM.search(n) for n in row.get("notes", ()))
 
@@ -490,6 +504,8 @@ def score(row) -> dict:
         # a device's buffer needs the layers the runtime put there; a row without them is not scored on it
         if key in m and (key != "kv_mib_device" or "layers_on_device" in m):
             pred = res["kv_total"]
+            if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
+                pred -= res["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
             if key == "kv_mib_device" and res.get("devices") and "device" in m:
                 # llama.cpp's own placement over the GPUs (--tensor-split): the device's layers and their cache
                 dev = res["devices"][m["device"]]

@@ -42,3 +42,35 @@ def test_would_print_matches_the_concurrency(v):
     r = _nekolegends(v)
     toks = int(r["concurrency"] * 200000)
     assert f"GPU KV cache size: {toks:,} tokens" in r["vllm_would_print"]
+
+
+def _bench():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_llm.py"
+    spec = importlib.util.spec_from_file_location("bench_llm_ellm23", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def _hilbertraum(kv_mib, notes):
+    # HilbertRaum, llama.cpp b9849 Vulkan, Qwen3.5-9B UD-Q4_K_XL, -c 8192 -np 4 (kv_unified), f16 cache
+    return {"id": "t", "url": "u", "runtime": "llama.cpp", "version": "b9849", "vram_gib": 6.74,
+            "input": {"model": "Qwen/Qwen3.5-9B", "weights_dtype": "Q4_K_M", "ctx": 8192, "parallel": 4,
+                      "kv_unified": True, "kv_dtype": "f16"},
+            "measured": {"kv_mib": kv_mib}, "notes": notes}
+
+
+def test_llamacpp_kv_buffer_line_excludes_the_recurrent_state():
+    # 'Vulkan0 KV 256.00 MiB' = 8 full-attention layers x 8192 cells x 4 KV heads x 256 x 2 (K, V) x 2 bytes; the
+    # DeltaNet state is printed apart ('RS buffer', 201.00 MiB for 4 cells), so the KV buffer line is compared with the
+    # KV alone; a quoted breakdown context column (KV + state, 256 + 201 = 457) keeps the state
+    b = _bench()
+    assert 8 * 8192 * 4 * 256 * 2 * 2 == 256 * MiB
+    got = b.score(_hilbertraum(256.0, ["buffers: Vulkan0 KV 256.00 MiB, recurrent state 201.00 MiB"]))
+    assert got["kv"][0] == 256.0 and got["kv_exact"]
+    got = b.score(_hilbertraum(457.0, ["Vulkan0 total 8273 = free 1 + self 6007 (model 5133 + context 457 + compute 416)"]))
+    assert got["kv"][0] == 457.0 and got["kv_exact"]
+    got = b.score(_hilbertraum(457.0, ["KV cache self-memory 457 MiB"]))
+    assert got["kv"][0] == 457.0
