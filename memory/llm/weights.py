@@ -82,6 +82,13 @@ K_FALLBACK_TYPE = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0", "Q2_K": "IQ4_
 # extra bits a value of the file type's base type (ROLE_TYPES' first) gains in its fallback type
 K_FALLBACK_BASE_EXTRA = {t: TYPE_BITS[K_FALLBACK_TYPE[ROLE_TYPES[t][0]]] - TYPE_BITS[ROLE_TYPES[t][0]]
                          for t in K_FALLBACK_EXTRA}
+# bartowski's "_L" GGUFs: the file type's blocks with the token embedding and the output in Q8_0 (his model cards:
+# "Q6_K_L | Uses Q8_0 for embed and output weights"; Qwen3-32B Q6_K_L 27.26 GB against Q6_K 26.88 GB = the two
+# 151936 x 5120 tables at 8.5 instead of 6.5625 bits). Not a llama.cpp file type (llama-quantize
+# --token-embedding-type / --output-tensor-type q8_0); Q3_K_L is llama.cpp's own and not one of these
+BARTOWSKI_L = {"Q6_K_L": "Q6_K"}
+for _t, _base in BARTOWSKI_L.items():
+    ROLE_TYPES[_t], BLOCK_BITS[_t] = ("Q8_0", "Q8_0"), BLOCK_BITS[_base]  # its blocks' fallback: _k_fallback_bits
 
 
 def role_type(t: str, row: int) -> str:
@@ -95,6 +102,7 @@ def _k_fallback_bits(spec: LLMSpec, t: str, experts: bool = True) -> float:
     (GGUF ffn_down_exps, rows of moe_intermediate values) follows the same ffn_down rules: DeepSeek-V2-Lite's 1408 is
     not a multiple of 256 (ollama#4799: 26 of its MoE blocks in Q4_K_S take 8764.11 MiB). attn_q/k/v and ffn_gate/up
     have rows of `hidden` values, attn_output of heads x head_dim (K_FALLBACK_BASE_EXTRA)."""
+    t = BARTOWSKI_L.get(t, t)  # an "_L" file's blocks are its base type's
     if t not in K_FALLBACK_EXTRA:
         return 0.0
     extra = 0.0

@@ -74,3 +74,26 @@ def test_llamacpp_kv_buffer_line_excludes_the_recurrent_state():
     assert got["kv"][0] == 457.0 and got["kv_exact"]
     got = b.score(_hilbertraum(457.0, ["KV cache self-memory 457 MiB"]))
     assert got["kv"][0] == 457.0
+
+
+def test_phi35_mini_from_its_config():
+    # microsoft/Phi-3.5-mini-instruct config.json: 32 layers, hidden 3072, 32 heads and 32 KV heads (head 96),
+    # intermediate 8192, vocab 32064, untied. By hand: 2 x 32064 x 3072 tables + 32 x (3072 x 9216 qkv + 3072 x 3072 o
+    # + 3072 x 16384 gate_up + 8192 x 3072 down + 2 x 3072 norms) + 3072 = 3,821,079,552 (the card: 3.8B)
+    s = llm.describe(model="microsoft/Phi-3.5-mini-instruct")
+    assert s.name == "Phi-3.5-mini" and s.params == 3_821_079_552
+    assert llm.describe(model="microsoft/Phi-3-mini-4k-instruct").name == "Phi-3-mini-4k"
+    # llama.cpp b8030 on a Quadro P1000, -c 4096 -ctk q8_0 -ctv q8_0: context 816 MiB = 32 x 4096 x 32 x 96 x 2 x 34/32
+    r = llm.plan(s, "llama.cpp", ctx=4096, kv_dtype="q8_0", weights_dtype="Q6_K_L", flash_attn="on",
+                 runtime_version="b8030")
+    assert r["kv_total"] == 32 * 4096 * 32 * 96 * 2 * 34 // 32 == 816 * MiB
+
+
+def test_bartowski_q6_k_l_keeps_embed_and_output_in_q8_0():
+    # "Q6_K_L | Uses Q8_0 for embed and output weights": the two 32064 x 3072 tables at 8.5 bits, not Q6_K's 6.5625
+    from gpu_garden.memory.llm.weights import weights_by_role
+    s = llm.describe(model="microsoft/Phi-3.5-mini-instruct")
+    big, base = weights_by_role(s, "Q6_K_L"), weights_by_role(s, "Q6_K")
+    assert big["embedding"] == big["output"] == 32064 * 3072 * 85 // 80
+    assert big["blocks"] == base["blocks"]
+    assert abs(big["total"] - base["total"] - 2 * 32064 * 3072 * (8.5 - 6.5625) / 8) <= 2
