@@ -64,6 +64,10 @@ OLLAMA_LIBRARY = {
     # as '27.8B, Q4, ~17.4 GB': 27.8 B at Q4_K_M's 4.9 bits is 17.0 GB, and the vision tower adds to it); which
     # size 'latest' is was not read, so a tag must name one
     "qwen3.6": ("Qwen3.6-{size}", None),
+    # qwen3.8 (2026): 'qwen3.8:27b' is Qwen3.8-27B (luongnv89's DGX Spark comparison serves it on Ollama 0.32.14, "17 GB":
+    # 27.8 B at Q4_K_M's 4.9 bits is 17.0 GB); the default build Q4_K_M as for qwen3.6; which size 'latest' is was not
+    # read, so a tag must name one
+    "qwen3.8": ("Qwen3.8-{size}", None),
     # gemma4 (April 2026, Ollama 0.20): gemma4:26b is the 26B-A4B MoE (ollama#15353 'architecture=gemma4
     # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B, gemma4:e2b / e4b the per-layer-embedding
     # E2B / E4B (ollama#15749: 'offloaded 42/43 layers' for e4b's 42 layers and output); which size 'latest' is was

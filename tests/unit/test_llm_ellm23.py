@@ -97,3 +97,12 @@ def test_bartowski_q6_k_l_keeps_embed_and_output_in_q8_0():
     assert big["embedding"] == big["output"] == 32064 * 3072 * 85 // 80
     assert big["blocks"] == base["blocks"]
     assert abs(big["total"] - base["total"] - 2 * 32064 * 3072 * (8.5 - 6.5625) / 8) <= 2
+
+
+def test_ollama_qwen38_library():
+    # luongnv89's DGX Spark run serves 'qwen3.8:27b' on Ollama 0.32.14 (17 GB, the library's Q4 default): the built-in
+    # Qwen3.8-27B in Q4_K_M; a bare 'qwen3.8' names no size and is refused, as qwen3.5 / qwen3.6 are
+    s = llm.describe(model="qwen3.8:27b")
+    assert s.name == "Qwen3.8-27B" and s.quant == "Q4_K_M"
+    with pytest.raises(llm.UserError):
+        llm.describe(model="qwen3.8")
