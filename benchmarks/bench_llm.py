@@ -3,7 +3,8 @@
 
 Per row, what the runtime printed next to what memory/llm computes from the same inputs:
   weights      vLLM "Loading model weights took", Ollama memory.weights.total      (error %); llama.cpp the file, or
-               the device + host model buffers where the row sums them (a tied token table is loaded twice)
+               the device + host model buffers where the row sums them (a tied token table is loaded twice);
+               a GPU model buffer of layers the runtime placed itself (--fit, Ollama) at its printed layer count
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
                ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
                truncates to whole MiB, so its context column C is exact for [C, C + 1)); a hybrid's recurrent
@@ -461,6 +462,17 @@ def _plan(row):
     return spec, res
 
 
+def _at_printed_layers(row, res):
+    """The plan at the layer count the runtime printed ("offloaded N/M layers"), for a row whose runtime lowered it
+    itself (llama.cpp's --fit, Ollama's llama-server; no -ngl in the input) where the plan as requested puts every layer
+    on the GPU: its model buffer on the GPU is then compared like for like (-ngl N); the verdict is scored apart."""
+    m, i = row["measured"], row["input"]
+    n, of = m.get("layers_on_gpu"), m.get("layers_model")
+    if n is None or of is None or n >= of or "ngl" in i or res.get("gpu_weights") != res.get("weights_gpu_full"):
+        return res
+    return _plan(dict(row, input=dict(i, ngl=n)))[1]
+
+
 def _capacity(res):
     """vLLM KV memory (bytes) after everything inside the --gpu-memory-utilization share."""
     if "kv_capacity_bytes" in res:
@@ -496,7 +508,8 @@ def score(row) -> dict:
     if "weights_gpu_mib" in m and "host_weights" in res and not rng:  # llama.cpp's CUDA model buffer with -ngl layers on the GPU
         # the model buffers on the GPU as the plan places them: a tied output (the token table) is loaded a second
         # time there when the output layer is offloaded, so the file size less the host part would miss it
-        g = res.get("gpu_weights", res["weights"] - res["host_weights"]) / MiB
+        placed = _at_printed_layers(row, res)
+        g = placed.get("gpu_weights", placed["weights"] - placed["host_weights"]) / MiB
         out["weights_gpu_mib"] = (round(g, 2), m["weights_gpu_mib"])
         out["weights_err"] = g / m["weights_gpu_mib"] - 1
     # KV buffer as printed

@@ -106,3 +106,19 @@ def test_ollama_qwen38_library():
     assert s.name == "Qwen3.8-27B" and s.quant == "Q4_K_M"
     with pytest.raises(llm.UserError):
         llm.describe(model="qwen3.8")
+
+
+def test_partial_placement_row_compares_the_buffer_at_the_printed_layer_count():
+    # AccessFlow, Ollama 0.34.0 (llama-server, its --fit choosing) qwen3:4b on a GTX 1650 with 3801 MiB free, f16
+    # cache: 'offloaded 26/37 layers', CUDA0 model buffer 1745.66 MiB. As requested the plan puts all 37 on the GPU
+    # (2385.55 MiB, +36.7 %); at the printed 26 (output first, llama-server's count: 304.3 MiB of Q6_K table
+    # = 151936 x 2560 x 6.5625 / 8 + 25 blocks) the buffers compare like for like
+    import json
+    b = _bench()
+    row = next(r for r in json.loads(b.DATA.read_text())["rows"]
+               if r["id"] == "ollama-accessflow-qwen3-4b-1650-3801free-4k-f16kv-26of37")
+    got = b.score(row)
+    assert got["weights_gpu_mib"][1] == 1745.66
+    assert abs(got["weights_gpu_mib"][0] / 1745.66 - 1) < 0.01
+    # a row whose input sets -ngl, or whose runtime put every layer on the GPU, is compared as requested
+    assert b._at_printed_layers(dict(row, input=dict(row["input"], ngl=26)), {"gpu_weights": 1}) == {"gpu_weights": 1}
