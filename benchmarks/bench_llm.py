@@ -8,7 +8,8 @@ Per row, what the runtime printed next to what memory/llm computes from the same
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
                ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
                truncates to whole MiB, so its context column C is exact for [C, C + 1)); a hybrid's recurrent
-               state is in that column but not in llama.cpp's "KV buffer size" line (its "RS buffer" apart)
+               state is in that column but not in llama.cpp's "KV buffer size" line (its "RS buffer" apart);
+               Ollama's "kv cache" line holds its recurrent state checkpoints (the plan's state_checkpoints)
   KV tokens    vLLM "GPU KV cache size" / GPU blocks x 16, from the GPU total (error %), and from the printed
                available memory (exact or not); SGLang max_total_num_tokens from the GPU total, and its "K size"
                for the printed token count (exact or not)
@@ -425,7 +426,7 @@ BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on 
 
 # a llama.cpp KV figure that holds the recurrent state too: the memory breakdown's context column (quoted), a "self"
 # memory figure; a "KV buffer size" line does not (llama_memory_recurrent prints its own "RS buffer size")
-KV_WITH_STATE = re.compile(r"self-memory|\bself\b.*\bKV\b|\bKV\b.*\bself\b")
+KV_WITH_STATE = re.compile(r"KV self size|self-memory")  # llama_kv_cache_init's line, a breakdown's self column
 
 
 def kv_holds_state(row) -> bool:
@@ -519,6 +520,9 @@ def score(row) -> dict:
             pred = res["kv_total"]
             if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
+            if rt == "ollama" and key != "kv_mib_device":
+                # Ollama's recurrent cache allocates its state checkpoints itself: its "kv cache" line holds them
+                pred += res["overhead"].get("state_checkpoints", 0)
             if key == "kv_mib_device" and res.get("devices") and "device" in m:
                 # llama.cpp's own placement over the GPUs (--tensor-split): the device's layers and their cache
                 dev = res["devices"][m["device"]]

@@ -122,3 +122,17 @@ def test_partial_placement_row_compares_the_buffer_at_the_printed_layer_count():
     assert abs(got["weights_gpu_mib"][0] / 1745.66 - 1) < 0.01
     # a row whose input sets -ngl, or whose runtime put every layer on the GPU, is compared as requested
     assert b._at_printed_layers(dict(row, input=dict(row["input"], ngl=26)), {"gpu_weights": 1}) == {"gpu_weights": 1}
+
+
+def test_ollama_kv_cache_line_holds_the_state_checkpoints():
+    # ueni, Ollama 0.18.2 (its own engine), Qwen3.6-35B-A3B at num_ctx 4096: 'kv cache Vulkan0 1.6 GiB'. By hand:
+    # KV 10 layers x 4096 x 2 KV heads x 256 x 2 x 2 = 83,886,080 B; one slot's DeltaNet state 30 x (3 x 8192 x 4 +
+    # 128 x 128 x 32 x 4) = 65,863,680 B, kept live and as 24 checkpoints (kvcache.Recurrent from v0.17.1-rc1), all
+    # allocated by the cache: 83,886,080 + 25 x 65,863,680 = 1.61 GiB; without the checkpoints 0.14 GiB
+    import json
+    b = _bench()
+    row = next(r for r in json.loads(b.DATA.read_text())["rows"]
+               if r["id"] == "ollama-ueni-qwen36-35b-a3b-udiq1m-renoir-vulkan-4k-fit")
+    got = b.score(row)
+    want = (10 * 4096 * 2 * 256 * 2 * 2 + 25 * 30 * (3 * 8192 * 4 + 128 * 128 * 32 * 4)) / GiB
+    assert got["kv"][0] == round(want, 3) and got["kv_exact"]
