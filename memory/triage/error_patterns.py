@@ -35,8 +35,10 @@ XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate 
 TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + SIZE_RX + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
-# terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)")
-ASYNC = re.compile(r"(?:Allocation on device (\d+)\s*)?would exceed allowed memory\. \(out of memory\)")
+# terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
+# may drop its "(out of memory)" and keep the device (group 2)
+ASYNC = re.compile(r"(?:Allocation on device (\d+)\s*)?would exceed allowed memory\. \(out of memory\)"
+                   r"|Allocation on device (\d+) would exceed allowed memory\.")
 # ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
 # Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
 # n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
@@ -52,8 +54,9 @@ ASYNC_FIELDS = {
 ASYNC_LIMIT = re.compile(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ)
 ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 # aten/src/ATen/mps/MPSAllocator.mm
+# (quoted without its last sentence, "Tried to allocate N on private pool", the request unknown: groups 4-5 None)
 MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
-                  + r"(?:, max allowed: " + SZ + r")?\)\. Tried to allocate " + SZ + r" on (private|shared) pool")
+                  + r"(?:, max allowed: " + SZ + r")?\)(?:\. Tried to allocate " + SZ + r" on (private|shared) pool)?")
 # c10/core/impl/alloc_cpu.cpp
 # (some tracebacks show the message without its "DefaultCPUAllocator: " prefix: RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696)
 CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to allocate))"

@@ -33,7 +33,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False,
+            "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}}
 
@@ -264,6 +264,7 @@ HANDLERS = {
     "requested_load": _requested_load,
     "dynamic_vram": _set("dynamic_vram", True),
     "conv3d_workaround": _set("conv3d_workaround", True),
+    "nvml_init": lambda s, f, m, *_: f.update(nvml_init=m.group(1).strip()),
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,

@@ -33,6 +33,10 @@ FACTS = [
     # ComfyUI's conv3d workaround for PyTorch 2.9 with cuDNN 9.10+ (comfy/ops.py, PR 10373)
     ("conv3d_workaround", re.compile(r"working around nvidia conv3d memory bug")),
     ("platform", re.compile(r"\*\* Platform: (\w+)")),
+    # NVML could not start (nvidia-smi, or a library's NVML query): the process cannot reach the GPU's driver at all; the
+    # reason follows ("Unknown Error": a container whose device access systemd reapplied without the GPU, NVIDIA/nvidia-docker#1730;
+    # "Driver/library version mismatch": a driver updated without reloading its kernel module)
+    ("nvml_init", re.compile(r"Failed to initialize NVML: ([A-Za-z][A-Za-z/ ]{0,60})")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
     # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
@@ -160,7 +164,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
-    "conv3d_workaround": ("conv3d memory bug",),
+    "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",),
     "requested_load": ("Requested to load",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
@@ -201,7 +205,7 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault fai
               "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
               "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
               "are available (after", "Insufficient VRAM in split", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
-              "API FAILED", "resource limitations", "allowed buffer size", "space in the buffer")
+              "Prefill would require", "API FAILED", "resource limitations", "allowed buffer size", "space in the buffer")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -230,7 +234,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
                "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission",
                "in AlignedAllocator", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
-               "CUDA API FAILED", "failed to load, this may be due to resource",
+               "Prefill would require", "CUDA API FAILED", "failed to load, this may be due to resource",
                "ModelMMAP allocation failed", "OOMed: switched to slice", "maximum allowed buffer size",
                "space in the buffer")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
@@ -260,12 +264,12 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"ASSERT",
+ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
-OPEN_ANCHORS = ANCHORS + (b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
+OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
@@ -283,7 +287,7 @@ LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in F
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
-WINDOW_KEYS = (b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
+WINDOW_KEYS = (b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

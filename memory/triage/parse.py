@@ -12,7 +12,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
-                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
+                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
@@ -142,7 +142,8 @@ def _async(line):
     m = RX.ASYNC.search(line)
     if not m:
         return None
-    ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(m.group(1)) if m.group(1) else None, "numbers": {},
+    dev = m.group(1) or m.group(2)
+    ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(dev) if dev else None, "numbers": {},
           "runtime": "pytorch", "complete": False, "allocator": "cudaMallocAsync"}
     add_async_fields(ev, line[m.end():])
     return ev
@@ -184,7 +185,9 @@ def _mps(line):
     m = RX.MPS.search(line)
     if not m:
         return None
-    nums = {"allocated": size(m.group(1)), "other_allocations": size(m.group(2)), "requested": size(m.group(4))}
+    nums = {"allocated": size(m.group(1)), "other_allocations": size(m.group(2))}
+    if m.group(4):
+        nums["requested"] = size(m.group(4))
     if m.group(3):
         nums["max_allowed"] = size(m.group(3))
     return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": True,
@@ -328,6 +331,10 @@ RECOGNISERS = [
     _simple(_OMLX_CEILING, "mlx.ceiling", "metal", "mlx",
             lambda m: {"allocated": size(m.group(1)), "max_allowed": size(m.group(2))}
             if m.group(1) else {}, keys=("force-stopped", "Memory limit exceeded")),
+    _simple(_OMLX_PREFLIGHT, "mlx.ceiling", "metal", "mlx",
+            lambda m: {"required": size(m.group(1)), "allocated": size(m.group(2)), "requested": size(m.group(3)),
+                       "max_allowed": size(m.group(4)), **({"limit": size(m.group(5))} if m.group(5) else {})},
+            keys=("Prefill would require",), form="preflight"),
     _simple(_TURBOMIND, "lmdeploy.turbomind", "cuda", "lmdeploy", keys=("[TM][",)),
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,

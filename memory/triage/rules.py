@@ -195,7 +195,8 @@ RULES = [
       first="act"),
     R("activations", 1.2, mps_full, "{req:b} requested", first="act"),
     R("activations", 1.5, lambda x: x.branch == "mps",
-      "{req:b} requested; MPS {allocated:b}, other allocations {other_alloc:b}, limit {max_allowed:b}", first="act"),
+      lambda x: (f"{fmt_bytes(x.req)} requested; " if x.req else "") + f"MPS {fmt_bytes(x.allocated)}, other allocations "
+                f"{fmt_bytes(x.other_alloc)}" + (f", limit {fmt_bytes(x.max_allowed)}" if x.max_allowed else ""), first="act"),
     R("activations", 3.4, stage("compute-failed"),
       "llama.cpp: failed to allocate compute buffers (the graph's scratch memory, grows with -ub/-b and context)"),
     R("activations", 2.6, stage("after-kv-buffers"), "weights and KV cache were allocated; the compute buffer failed"),
@@ -262,7 +263,7 @@ RULES = [
       + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
       + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
     # a server's own memory ceiling crossed during a prefill: the chunk's transient working memory (attention over the chunk)
-    R("activations", 2.4, kind("mlx.ceiling"),
+    R("activations", 2.4, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") != "preflight",
       lambda x: "the server stopped a prefill when the process's memory crossed its ceiling"
       + (f" ({fmt_bytes(x.n['allocated'])} over {fmt_bytes(x.n['max_allowed'])})" if "allocated" in x.n else "")
       + ": the prefill chunk's working memory (attention over the chunk); smaller prefill chunks, a shorter prompt, or a higher ceiling"),
@@ -444,6 +445,11 @@ RULES = [
       + ": the context length (times the parallel slots) sets the KV cache and the compute buffer over it"),
     R("kv-cache", 2.6, stage("after-model-buffers"), "the model's buffers were allocated; the next allocation (the KV cache) failed"),
     # llama.cpp on Metal: the command buffer of a graph over a very long context (KV cache and its attention scratch)
+    # a server's memory guard refused a prefill by its own estimate of the prompt's KV cache and attention: when the estimate
+    # is right, the prompt is too long for what the model leaves (the guard's own advice); the runner-up to its estimate (other)
+    R("kv-cache", 1.2, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
+      "if the guard's estimate is right, this prompt's KV cache ({n[requested]:b} with its attention) does not fit next to the "
+      "{n[allocated]:b} the process holds: a shorter context, or smaller prefill chunks"),
     R("kv-cache", 3.0, lambda x: x.kind == "metal.oom" and (x.f["ggml_n_ctx"] or 0) >= 32768,
       "Metal could not back the graph of a {f[ggml_n_ctx]}-token context: its KV cache and the attention over it; a smaller -c / num_ctx fits"),
 

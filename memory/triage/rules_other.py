@@ -1,7 +1,7 @@
 """Triage's rule rows for *other*: the driver, the platform, a runtime's own limit, or nothing to go on (rows, not
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
-from .predicates import ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, kind, torch
+from .predicates import ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, host, kind, torch
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -11,6 +11,15 @@ OTHER = [
     R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
       and (x.allocated is None or x.allocated < 0.25 * x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
+    # the log shows NVML unable to start beside a GPU failure: the process had lost the GPU's driver, not memory
+    R("other", 4.0, lambda x: x.f["nvml_init"] and not host(x), lambda x: (
+        f"the log shows \"Failed to initialize NVML: {x.f['nvml_init']}\": this process cannot reach the GPU's driver, so its "
+        "allocations fail whatever is free; " + (
+            "the driver was updated without reloading it: reboot (or reload the nvidia kernel module)"
+            if "mismatch" in x.f["nvml_init"].lower() else
+            "in a container, systemd reapplied its device rules without the GPU (a daemon-reload; NVIDIA/nvidia-docker#1730): "
+            "restart the container, and pass the GPU through CDI (--device nvidia.com/gpu=all) so it does not recur"
+            if "unknown" in x.f["nvml_init"].lower() else "check nvidia-smi, the driver and the device's permissions"))),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
     # PyTorch's MPS allocator (MPSAllocator.h) fails a request past its high watermark, or when Metal returns no heap
@@ -50,6 +59,14 @@ OTHER = [
     R("other", 6.0, lambda x: x.kind == "mlx.buffer_limit" and x.req >= ABSURD_HOST,
       "MLX asked Metal for one buffer of {req:b}, more than any machine has: a size computed wrong (an overflow in the array's "
       "size), not a shortage"),
+    # oMLX's prefill guard refused the prompt on its own prediction before allocating it: nothing ran out; its KV+SDPA estimate
+    # is a dense-attention formula, high for models whose cache is compressed (MLA, quantized KV), so run the prompt with the
+    # guard relaxed and compare the real peak before cutting the context
+    R("other", 3.0, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
+      "the server's memory guard refused the prefill before running it, on its own estimate ({n[requested]:b} of KV cache and "
+      "attention on top of {n[allocated]:b}, against a {n[max_allowed]:b} ceiling): nothing was allocated, and that estimate "
+      "assumes dense attention, high for models whose cache is compressed or quantized; raise or relax the ceiling and compare "
+      "the real peak, else shorten the prompt"),
     R("other", 6.0, kind("mlx.resource_limit"),
       "MLX hit Metal's limit on the number of live buffers ({n[buffer_count_limit]}), a count, not bytes: many small arrays kept "
       "alive (a long lazy graph, or buffers the cache keeps); evaluate more often (mx.eval) or cap the cache (mx.set_cache_limit)"),
