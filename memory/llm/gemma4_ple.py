@@ -5,7 +5,8 @@ k_proj / v_proj and no cache. Where each runtime keeps the table:
   llama.cpp  per_layer_token_embd is an input tensor (llama-arch.cpp LLM_TENSOR_LAYER_INPUT, GGML_OP_GET_ROWS), kept
              on the host like token_embd; the KV cache holds the layers with has_kv(il) only (gemma4-iswa.cpp)
   Ollama     per_layer_token_embd, per_layer_model_proj and per_layer_proj_norm go with the output layer
-             (ml/backend/ggml/ggml.go, v0.21.0-v0.23.1), placed on the GPU only when that layer fits; the shared
+             (ml/backend/ggml/ggml.go, v0.21.0-v0.23.1), placed on the GPU only when that layer fits (from 0.30
+             llama-server runs the model: as llama.cpp); the shared
              layers read the donor's cache (model/models/gemma4/model_text.go kvDonorMap), which alone is allocated
   vLLM       every weight on the GPU; a layer with a kv_sharing_target_layer_name gets no KVCacheSpec
              (v1/worker/gpu_model_runner.py get_kv_cache_spec), as if it did not exist"""
@@ -24,21 +25,32 @@ def share_kv(cfg: dict, spec: LLMSpec) -> None:
     if not 0 <= n < L or not 0 <= ple <= 65536:
         raise UserError(f"config num_kv_shared_layers = {n} / hidden_size_per_layer_input = {ple} is not plausible for "
                         f"{L} layers (0 <= shared < layers)")
-    if n:
-        first = L - n
-        if not set(spec.layer_kinds[first:]) <= set(spec.layer_kinds[:first]):
-            raise UserError("config num_kv_shared_layers: a shared layer's kind (sliding / full) has no earlier layer "
-                            "of that kind to read its cache from")
-        spec.layer_kinds = spec.layer_kinds[:first] + [SHARED] * n
-        spec.layer_kv_elems = spec.layer_kv_elems[:first] + [0] * n
-        spec.notes.append(f"its last {n} of {L} layers read an earlier layer's K and V (num_kv_shared_layers): only "
-                          f"the first {first} keep a cache")
+    mark_shared(spec, n, "config num_kv_shared_layers")
     if ple:  # the table, per_layer_model_projection (hidden -> layers x width) and per_layer_projection_norm
         v = _int(cfg, "vocab_size_per_layer_input", default=PLE_VOCAB) or PLE_VOCAB
         spec.ple_params = v * L * ple + spec.hidden * L * ple + ple
         spec.notes.append(f"per-layer embedding table and projection: {spec.ple_params / 1e9:.2f} B parameters (llama.cpp "
                           "keeps it on the host, Ollama with the output layer, vLLM on the GPU); the audio tower"
                           + ("" if cfg.get("_vision") else " and the vision tower") + " of the checkpoint are not counted")
+
+
+def mark_shared(spec: LLMSpec, n: int, key: str) -> None:
+    """The last n layers read the K and V of the last earlier layer of their kind: kind SHARED, no cache (llama.cpp
+    has_kv(il): il < n_layer - shared_kv_layers; transformers first_kv_shared_layer_idx)."""
+    L = spec.n_layers
+    if not n:
+        return
+    if not 0 < n < L:
+        raise UserError(f"{key} = {n} is not plausible for {L} layers (0 <= shared < layers)")
+    first = L - n
+    if not set(spec.layer_kinds[first:]) <= set(spec.layer_kinds[:first]):
+        raise UserError(f"{key}: a shared layer's kind (sliding / full) has no earlier layer of that kind to read its "
+                        "cache from")
+    per = spec.layer_kv_elems or [spec.kv_elems_per_token_layer()] * L
+    spec.layer_kinds = spec.layer_kinds[:first] + [SHARED] * n
+    spec.layer_kv_elems = list(per[:first]) + [0] * n
+    spec.notes.append(f"its last {n} of {L} layers read an earlier layer's K and V ({key.split()[-1]}): only the first "
+                      f"{first} keep a cache")
 
 
 def shared_layer_params(spec: LLMSpec, kind: str, gh: int) -> tuple:
@@ -53,10 +65,12 @@ def mlp_width(cfg: dict, spec: LLMSpec, i: int) -> int:
     return spec.intermediate * (2 if cfg.get("use_double_wide_mlp") and spec.layer_kinds[i] == SHARED else 1)
 
 
-def place(spec: LLMSpec, roles: dict, runtime: str) -> dict:
+def place(spec: LLMSpec, roles: dict, runtime: str, version=None) -> dict:
     """weights_by_role counts the per-layer table (its 'per_layer') with the token embedding, where llama.cpp keeps
-    it (the host); Ollama's backend loads it with the output layer."""
+    it (the host); Ollama's own backend loads it with the output layer; Ollama from 0.30 starts llama-server
+    (runtimes/ollama.py llama_server), which keeps it on the host as llama.cpp does."""
+    from .runtimes.ollama import llama_server
     ple = roles.get("per_layer", 0)
-    if not ple or runtime != "ollama":
+    if not ple or runtime != "ollama" or llama_server(version):
         return roles
     return dict(roles, embedding=roles["embedding"] - ple, output=roles["output"] + ple)

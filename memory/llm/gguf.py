@@ -125,6 +125,7 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
         spec.output_bytes = tensors.get("output.weight", (spec.embed_bytes,))[0]
         spec.params = sum(t[2] for t in tensors.values() if len(t) > 2) or None
         spec.linear_params = sum(t[2] for n, t in tensors.items() if len(t) > 2 and n.startswith("blk.") and n.endswith(".weight") and "norm" not in n) or None
+    _per_layer_inputs(spec, g, tensors, f"{arch}.")
     if not spec.attn_layers:
         raise UserError(f"{name}: no attention layers found (head_count_kv is zero everywhere)")
     if g("ssm.state_size") and MAMBA in kinds:
@@ -135,3 +136,31 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
         conv_rows = (int(g("ssm.conv_kernel") or 4) - 1) * (d_inner + 2 * int(g("ssm.group_count") or 0) * d_state)
         spec.recurrent_state_per_seq = kinds.count(MAMBA) * (d_state * d_inner + conv_rows) * 4
     return spec
+
+
+# Gemma 4 E2B / E4B (and Gemma 3n): llama.cpp's LLM_KV_ATTENTION_SHARED_KV_LAYERS and LLM_KV_EMBEDDING_LENGTH_PER_LAYER,
+# as Ollama's convert/convert_gemma4.go writes them, and the per-layer table's tensors (its names there)
+PLE_TENSORS = ("per_layer_token_embd.weight", "per_layer_model_proj.weight", "per_layer_proj_norm.weight")
+
+
+def _per_layer_inputs(spec: LLMSpec, g, tensors: dict | None, pre: str) -> None:
+    """The last attention.shared_kv_layers layers keep no cache (gemma4_ple.mark_shared); the per-layer table and its
+    projection are counted apart from the blocks (exact bytes from the tensor table, else parameters from the widths)."""
+    from .gemma4_ple import PLE_VOCAB, mark_shared
+    n, ple = g("attention.shared_kv_layers"), g("embedding_length_per_layer_input")
+    for key, v in (("attention.shared_kv_layers", n), ("embedding_length_per_layer_input", ple)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 65536):
+            raise UserError(f"{spec.name}: GGUF {pre}{key} = {v!r} is not a plausible count")
+    if n:
+        spec.layer_kv_elems = spec.layer_kv_elems or [spec.kv_elems_per_token_layer()] * spec.n_layers
+        mark_shared(spec, n, f"GGUF {pre}attention.shared_kv_layers")
+    if not ple:
+        return
+    L = spec.n_layers
+    found = [tensors[t] for t in PLE_TENSORS if tensors and t in tensors]
+    if found and all(len(t) > 2 for t in found):
+        spec.ple_params, spec.ple_bytes = sum(t[2] for t in found), sum(t[0] for t in found)
+    else:
+        spec.ple_params = PLE_VOCAB * L * ple + spec.hidden * L * ple + ple
+    spec.notes.append(f"per-layer embedding table and projection: {spec.ple_params / 1e9:.2f} B parameters"
+                      + (f", {spec.ple_bytes / 2**30:.2f} GiB in this file" if spec.ple_bytes else ""))

@@ -199,7 +199,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     roles = weights_by_role(spec, weights_dtype)
     if spec.ple_params:  # Gemma 4 E2B / E4B: the per-layer table where the runtime keeps it
         from .gemma4_ple import place
-        roles = place(spec, roles, runtime)
+        roles = place(spec, roles, runtime, parse_version(knobs.get("runtime_version"), runtime))
     if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
         extra, kernel = VL.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
         if extra:
@@ -363,6 +363,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "vllm" and vram:
         out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"],
                    pool_fixed=bool(s["kv_cache_memory"]))
+        if ev.get("started") is not None:  # --kv-cache-memory: held once started, below a higher profile peak
+            out["started_bytes"] = ev["started"]
         if not ev.get("free_refused"):  # refused before it profiles: no pool line
             out["vllm_would_print"] = V.would_print(ev, ctx, s)
         if ev.get("mamba_blocks") is not None:

@@ -208,12 +208,18 @@ def format_plan(r: dict) -> str:
                 lines.append(advice[0].upper() + advice[1:])
         else:
             verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
-            budget = f" (vLLM share {fmt_bytes(r['budget'])})" if r["runtime"] == "vllm" else ""
+            budget = ((f" (fixed KV pool {fmt_bytes(r['kv_capacity_bytes'])}, --kv-cache-memory)" if r.get("pool_fixed")
+                       else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
         if r.get("vllm_would_print") and not share_full and not r.get("depends"):
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
-            if r["fits_as_requested"] and r.get("pool_fixed"):  # --kv-cache-memory: the share sizes nothing
+            started = r.get("started_bytes")
+            if r["fits_as_requested"] and r.get("pool_fixed") and started is not None and r["total"] > started:
+                lines.append(f"vLLM peaks at {fmt_bytes(r['total'])} while profiling (the weights and the profile's "
+                             f"activations, freed before the pool); once started it holds {fmt_bytes(started)}: the "
+                             "weights, the fixed KV pool and what sits outside PyTorch's peak")
+            elif r["fits_as_requested"] and r.get("pool_fixed"):  # --kv-cache-memory: the share sizes nothing
                 lines.append(f"vLLM takes {fmt_bytes(r['total'])} once started: the weights, the fixed KV pool and what "
                              "sits outside PyTorch's peak (the profile's activations are freed before the pool)")
             elif r["fits_as_requested"]:

@@ -73,6 +73,7 @@ class LLMSpec:
     mtp_layers: int = 0             # decoder layers of a multi-token-prediction drafter module (mtp_num_hidden_layers)
     mtp_params: int = 0             # that module's parameters (its layers, fc and norms; token table and head shared)
     ple_params: int = 0             # Gemma 4 per-layer embedding table (vocab_size_per_layer_input x layers x width)
+    ple_bytes: int | None = None    # its bytes where a GGUF's tensor table gives them (per_layer_* tensors)
 
     @property
     def n_layers(self) -> int:
@@ -260,13 +261,17 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     d = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
     H = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", hi=4096)
     KV = _int(cfg, "num_key_value_heads", "n_head_kv", "num_kv_heads")
+    if KV is None and cfg.get("multi_query_attention"):
+        # ChatGLM's own config (chatglm2/3, glm-4-9b, CodeGeeX4; modeling_chatglm.py SelfAttention): K and V in
+        # multi_query_group_num groups, each head kv_channels wide
+        KV = _need(cfg, "ChatGLM K/V groups", "multi_query_group_num", hi=4096)
     if KV is None:
         KV = 1 if cfg.get("multi_query") else H
     if not 1 <= KV <= H:
         raise UserError(f"{name}: num_key_value_heads = {KV} must be between 1 and num_attention_heads ({H})")
     if H % KV:
         raise UserError(f"{name}: num_attention_heads ({H}) is not a multiple of num_key_value_heads ({KV})")
-    hd = _int(cfg, "head_dim") or d // H
+    hd = _int(cfg, "head_dim") or (_int(cfg, "kv_channels") if mt == "chatglm" else None) or d // H
     if not 1 <= hd <= 4096:
         raise UserError(f"{name}: head_dim = {hd} is not plausible")
     V = _need(cfg, "vocabulary size", "vocab_size", "padded_vocab_size", hi=_MAX_VOCAB)
@@ -346,8 +351,13 @@ def _per_kind_heads(cfg: dict, spec: LLMSpec) -> None:
     the global layers' K and V (K alone gives 3.80x)."""
     if not spec.arch.startswith("gemma4"):
         return
-    if FULL not in spec.layer_kinds:
-        return
+    if FULL in spec.layer_kinds:
+        _global_heads(cfg, spec)
+    from .gemma4_ple import share_kv   # E2B / E4B: per-layer embeddings and KV layers shared across the stack
+    share_kv(cfg, spec)
+
+
+def _global_heads(cfg: dict, spec: LLMSpec) -> None:
     gh = _int(cfg, "global_head_dim", default=512)
     gkv = (_int(cfg, "num_global_key_value_heads") if cfg.get("attention_k_eq_v") else None) or spec.n_kv_heads
     if not 1 <= gh <= 4096 or not 1 <= gkv <= spec.n_heads or spec.n_heads % gkv:
@@ -358,8 +368,6 @@ def _per_kind_heads(cfg: dict, spec: LLMSpec) -> None:
         spec.no_v_proj_layers = tuple(i for i, k in enumerate(spec.layer_kinds) if k == FULL)
     spec.layer_kv_elems = [2 * h * (gh if k == FULL else spec.head_dim_k)
                            for k, h in zip(spec.layer_kinds, spec.layer_kv_heads)]
-    from .gemma4_ple import share_kv   # E2B / E4B: per-layer embeddings and KV layers shared across the stack
-    share_kv(cfg, spec)
 
 
 # position encodings without a rotary table: Jamba's attention layers have none, the others learned tables or ALiBi
@@ -382,7 +390,7 @@ def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
         for kind, key in ((SLIDING, "sliding_attention"), (FULL, "full_attention")):
             if kind in spec.layer_kinds:
                 i = spec.layer_kinds.index(kind)
-                hd = spec.layer_kv_elems[i] // (2 * spec.layer_kv_heads[i])
+                hd = spec.layer_kv_elems[i] // (2 * (spec.layer_kv_heads or [spec.n_kv_heads] * spec.n_layers)[i])
                 try:
                     dims += int(hd * float((rp.get(key) or {}).get("partial_rotary_factor") or 1))
                 except (TypeError, ValueError):

@@ -294,12 +294,14 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
     if weights_dtype is None and spec.weights_bytes:
         if spec.embed_bytes is not None:  # exact, from the GGUF tensor table
             emb, out = spec.embed_bytes, spec.output_bytes or 0
-            blocks = max(spec.weights_bytes - emb - (0 if spec.tied else out), 0)
+            ple = spec.ple_bytes or 0
         else:
             per = spec.weights_bytes / max(spec.params or 1, 1)
             emb = out = int(emb_params * per)
-            blocks = max(spec.weights_bytes - emb * (1 if spec.tied else 2), 0)
-        return {"embedding": emb, "output": out, "blocks": blocks, "total": spec.weights_bytes,
+            ple = int(spec.ple_params * per)
+        # Gemma 4's per-layer table: counted with the embedding (gemma4_ple.place), not spread over the blocks
+        blocks = max(spec.weights_bytes - emb - ple - (0 if spec.tied else out), 0)
+        return {"embedding": emb + ple, "output": out, "blocks": blocks, "total": spec.weights_bytes, "per_layer": ple,
                 "how": spec.weights_source if spec.weights_source.startswith("as given") else f"exact, {spec.weights_source}"}
     dt = weights_dtype or spec.quant or spec.dtype
     if spec.params is None:

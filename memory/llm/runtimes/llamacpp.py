@@ -12,7 +12,7 @@ the ggml compute buffer, and a margin.
 from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
-from ..spec import FULL, LINEAR, MAMBA, SHARED, SLIDING
+from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least
 
@@ -194,6 +194,14 @@ def layer_devices(n_layer: int, ngl: int, split, output_first: bool = False) -> 
     return counts, out, start
 
 
+def layer_kv_bytes(spec, kvd) -> list:
+    """Each layer's cache (its "KV buffer" share): a full layer's, a sliding layer's (its window's cells), none for a
+    recurrent, MLP-only or KV-shared layer (has_kv(il) false)."""
+    n_full, n_swa = spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)
+    return [kvd["full_layers"] / n_full if k == FULL else kvd["sliding_layers"] / n_swa if k == SLIDING else 0
+            for k in spec.layer_kinds]
+
+
 def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
@@ -201,8 +209,7 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     L = spec.n_layers
     counts, out_dev, start = layer_devices(L, ngl, split, output_first)
     lw = lw or [roles["blocks"] / L] * L
-    per_layer = [kvd["per_full_layer"] if k == FULL else kvd["sliding_layers"] / max(1, spec.layer_kinds.count(SLIDING))
-                 if k == SLIDING else 0 for k in spec.layer_kinds]
+    per_layer = layer_kv_bytes(spec, kvd)
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)  # linear / mamba layers (an MLP-only layer has none)
     per_state = [kvd.get("recurrent_state", 0) / n_state if k in (LINEAR, MAMBA) else 0 for k in spec.layer_kinds]
     res, il = [], start
@@ -248,8 +255,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if vram:  # --fit keeps its target free on every GPU it uses
         over["margin"] = (FIT_TARGET * (len(split) if split else 1) if s.get("fit")
                           else max(MARGIN, int(0.02 * vram)))
-    held = [k != SHARED for k in spec.layer_kinds]  # a KV-shared layer (Gemma 4 E2B / E4B: has_kv(il) false) has none
-    total = gpu_w + kvd["total"] * sum(held[start:]) / max(1, sum(held)) + sum(over.values())
+    # the cache of the layers on the GPU, by their bytes (a full layer's is the window's 256x at 131072 in Gemma 4),
+    # the recurrent state by layer count
+    n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)
+    gpu_kv = kvd["total"] if start == 0 else (sum(layer_kv_bytes(spec, kvd)[start:]) + kvd.get("recurrent_state", 0)
+                                              * sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds[start:]) / max(1, n_state))
+    total = gpu_w + gpu_kv + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
     fits = total <= vram if vram else None
@@ -267,6 +278,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         total = sum(dv["total"] for dv in devs)
         fits = all(dv["total"] <= vram for dv in devs) if vram else None
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
+            "gpu_kv": int(gpu_kv),
             "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out))}
 

@@ -383,7 +383,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                                                  dict(kvd, total=kv_all), out_w, zero)
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kv_all + out_w + zero
                                                                 + s["gpus"] * (RESERVE + buf + graph_partial))),
-            "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L + (0 if spec.tied or ngl > L else out_w))}
+            # the output layer off the GPU: its tensor (a tied model's is token_embd, already on the host) and what
+            # loads with it (Gemma 4's per-layer table, gemma4_ple.place)
+            "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L
+                                + (0 if ngl > L else roles.get("per_layer", 0) if spec.tied else out_w))}
 
 
 def mla_cache(version, spec) -> str:

@@ -459,6 +459,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         held = inside + outside - over["activation_profile"]
         used = max(held - over["cuda_graphs"] + over["activation_profile"], held + pool)
         room = used <= vram
+        out["started"] = int(held + pool)  # what it holds once started (used: the larger of it and the profile peak)
     else:
         used, room = budget + outside, outside <= vram - budget
     if free_refused(s, vram):
