@@ -30,7 +30,7 @@ def share_kv(cfg: dict, spec: LLMSpec) -> None:
         v = _int(cfg, "vocab_size_per_layer_input", default=PLE_VOCAB) or PLE_VOCAB
         spec.ple_params = v * L * ple + spec.hidden * L * ple + ple
         spec.notes.append(f"per-layer embedding table and projection: {spec.ple_params / 1e9:.2f} B parameters (llama.cpp "
-                          "keeps it on the host, Ollama with the output layer, vLLM on the GPU); the audio tower"
+                          "keeps it on the host, Ollama before 0.30 with the output layer, vLLM on the GPU); the audio tower"
                           + ("" if cfg.get("_vision") else " and the vision tower") + " of the checkpoint are not counted")
 
 

@@ -475,6 +475,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
+    if c_ev.get("gpu_kv") is not None:  # llama.cpp, Ollama: the cache of the layers on the GPU
+        out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)

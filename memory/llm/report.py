@@ -230,7 +230,10 @@ def format_plan(r: dict) -> str:
             where = (", " + gpu_layers_words(r["gpu_layers_used"], m["layers"], r["runtime"], r.get("ngl_counts_output"))
                      + " on the GPU") if r.get("gpu_layers_used") else ""
             lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
-                         f"{fmt_bytes(ch['total'])} on the GPU (KV {fmt_bytes(ch['kv_total'])})")
+                         f"{fmt_bytes(ch['total'])} on the GPU (KV " + (
+                             f"{fmt_bytes(ch['kv_gpu'])} of {fmt_bytes(ch['kv_total'])} on the GPU)"
+                             if ch.get("kv_gpu") is not None and ch["kv_gpu"] != ch["kv_total"]
+                             else f"{fmt_bytes(ch['kv_total'])})"))
         if r["max_ctx_by_kv_dtype"] and not share_full:
             per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)",
                    "sglang": " (the pool, max_total_num_tokens)"}[r["runtime"]]

@@ -186,3 +186,24 @@ def test_fixed_pool_peak_and_started_are_told_apart():
     o = r["overhead"]
     assert r["total"] - r["started_bytes"] == o["activation_profile"] - r["kv_capacity_bytes"] - o["cuda_graphs"]
     assert r["started_bytes"] < r["total"]
+
+
+# ---------------------------------------------------------------- the GPU's part of the cache under partial offload
+def test_ollama_uneven_layers_hold_their_own_cache():
+    # Ollama 0.21.0's own engine allocates the donors' caches alone (kvDonorMap): at num_ctx 8192, f16, a full layer
+    # 8192 x 2 x 512 x 2 x 2 B = 32 MiB, a sliding one (4096 + 512) x 2 x 256 x 2 x 2 B = 9 MiB. Blocks placed from the
+    # last: num_gpu 18 = the 18 shared layers, no cache; 24 = layers 18-41, of which 23 (full) and 18-22 own one
+    s = llm.describe(model="gemma4:e4b")
+    for ngl, kv in ((18, 0), (24, 32 * MiB + 5 * 9 * MiB), (43, 4 * 32 * MiB + 20 * 9 * MiB)):
+        r = llm.plan(s, "ollama", ctx=8192, vram=16 * GiB, runtime_version="0.21.0", ngl=ngl)
+        assert r["chosen"]["kv_gpu"] == pytest.approx(kv, abs=1)
+
+
+def test_partial_offload_line_says_the_gpu_part_of_the_cache(capsys):
+    # llama.cpp b8766 -ngl 20 at -c 4096: layers 23-41 and the output; layer 23's cache alone, 4096 x 2 x 512 x 2 x 2 B
+    # = 16 MiB, of 4 x 16 + 20 x 2 = 104 MiB
+    from gpu_garden.memory import cli
+    assert cli.main(["kv", "--model", "google/gemma-4-E4B-it", "--runtime", "llama.cpp", "--ctx", "4096",
+                     "--weights-dtype", "Q8_0", "--runtime-version", "b8766", "--ngl", "20", "--vram", "16"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("with the flags"))
+    assert line.endswith("(KV 16.00 MiB of 104.00 MiB on the GPU)")

@@ -18,9 +18,10 @@ import re
 
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, KV_BYTES, OLLAMA_ESTIMATE_BYTES, kv_cache
+from ..spec import SHARED
 from ..weights import layer_weights
 from . import at_least, parse_version
-from .llamacpp import compute_buffer
+from .llamacpp import compute_buffer, layer_kv_bytes
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
 MEASURED = (0, 12)
@@ -298,7 +299,7 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
             "devices": ev["devices"], "llama_server_gpus": gpus if spread else 1,
-            "fits": ev["fits"], "layers_placed": None, "budget": ev["budget"], "ngl": ev["ngl"],
+            "fits": ev["fits"], "layers_placed": None, "budget": ev["budget"], "ngl": ev["ngl"], "gpu_kv": ev["gpu_kv"],
             "graph_partial": ev["overhead"]["compute_buffer"], "placement_need": ev["total"],
             "printed_weights_total": int(roles["blocks"] + roles["output"]), "required_full": ev["total"],
             "host_weights": ev["host_weights"]}
@@ -327,7 +328,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
     zero = (proj["weights"] + proj["graph"]) if proj else 0
-    sizes = uneven_sizes(spec, roles, kv_all, s.get("weights_format"))
+    sizes = uneven_sizes(spec, roles, kv_all, s.get("weights_format"), kvd)
     buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
                        kv_all / L)
     if measured_layout(s["version"], spec):  # no buffer layer, one graph (the runner's)
@@ -361,6 +362,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             placed = n + (1 if n == L and fixed + on_bytes + out_w < vram + extra_room else 0)
             ngl = min(want, placed)
         on = min(ngl, n)
+    # the cache of the layers on the GPU: the placed blocks' (the last ones from 0.7, BACKWARD), evenly without sizes
+    kv_layers = [x - w for x, w in zip(sizes, layer_weights(spec, roles["blocks"], s.get("weights_format")))] if sizes else None
+    backward = s["version"] is None or at_least(s["version"], *BACKWARD)
+    gpu_kv = (kv_all if ngl > L else kv_all * on / L if not sizes
+              else sum(kv_layers[L - on:] if backward else kv_layers[:on]) if on else 0)
     if ngl > L:
         total = full_total
     elif sizes:
@@ -368,6 +374,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     else:
         total = RESERVE + buf + zero + graph_partial + on * layer
     return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
+            "gpu_kv": int(gpu_kv),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
             "graph_partial": int(graph_partial),
             # what the verdict compares with the free memory: the scheduler sizes the graph as for a partial offload
@@ -510,12 +517,18 @@ def required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, rol
 BACKWARD = (0, 7)
 
 
-def uneven_sizes(spec, roles, kv_total, fmt=None) -> list | None:
-    """Each block's bytes with its share of the cache, or None when the blocks are alike."""
+def uneven_sizes(spec, roles, kv_total, fmt=None, kvd=None) -> list | None:
+    """Each block's bytes with its share of the cache, or None when the blocks are alike. A model with KV-shared
+    layers (Gemma 4 E2B / E4B): each layer its own cache (the runner allocates the donors' alone, kvDonorMap; a
+    full layer's is larger than a sliding one's), the rest of kv_total (none but checkpoints) evenly."""
     p = spec.layer_params
     if not p or len(p) != spec.n_layers or max(p) <= 1.01 * min(p):
         return None
-    return [w + kv_total / len(p) for w in layer_weights(spec, roles["blocks"], fmt)]
+    own = [0.0] * len(p)
+    if kvd and SHARED in spec.layer_kinds:
+        own = layer_kv_bytes(spec, kvd)
+    rest = (kv_total - sum(own)) / len(p)
+    return [w + o + rest for w, o in zip(layer_weights(spec, roles["blocks"], fmt), own)]
 
 
 def place_uneven(sizes, fixed, vram, want, version) -> tuple:
