@@ -76,6 +76,11 @@ OLLAMA_LIBRARY = {
     # codegeex4 (July 2024): one model, THUDM/codegeex4-all-9b; a library of before the Q4_K_M switch, its default
     # build Q4_0 (the yyc3 iMac-M4 run prints 4.7 GiB of weights and a 333.00 MiB Q4_0 token table)
     "codegeex4": ("CodeGeeX4-ALL-9B", "9b"),
+    # qwen3-coder-next and qwen3-embedding: library names in ollama/ollama integration/reg_library_test.go (its inventory
+    # of ollama.com/library with local tags, fb307609). qwen3-coder-next is one model, Qwen3-Coder-Next (Qwen3-Next-
+    # 80B-A3B's geometry, SAME_GEOMETRY); qwen3-embedding names Qwen's Qwen3-Embedding sizes, of which 8B is built in;
+    # neither library's default build nor which size 'latest' is was read: the K-quant default, as for qwen3-next
+    "qwen3-coder-next": ("Qwen3-Next-80B-A3B", "80b"), "qwen3-embedding": ("Qwen3-Embedding-{size}", None),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B

@@ -207,3 +207,17 @@ def test_partial_offload_line_says_the_gpu_part_of_the_cache(capsys):
                      "--weights-dtype", "Q8_0", "--runtime-version", "b8766", "--ngl", "20", "--vram", "16"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("with the flags"))
     assert line.endswith("(KV 16.00 MiB of 104.00 MiB on the GPU)")
+
+
+# ---------------------------------------------------------------- finding 7: Ollama library names
+def test_ollama_library_names_from_the_inventory():
+    # ollama/ollama integration/reg_library_test.go (fb307609) lists qwen3-coder-next and qwen3-embedding among the
+    # libraries with local tags (smollm2 and smollm, no smollm3)
+    s = llm.describe(model="qwen3-coder-next")
+    assert (s.name, s.ollama, s.quant) == ("Qwen3-Next-80B-A3B", True, "Q4_K_M")
+    e = llm.describe(model="qwen3-embedding:8b")
+    assert (e.name, e.ollama) == ("Qwen3-Embedding-8B", True)
+    with pytest.raises(Exception, match="latest"):
+        llm.describe(model="qwen3-embedding")
+    with pytest.raises(Exception, match="unknown model"):
+        llm.describe(model="smollm3:3b")
