@@ -225,6 +225,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "runtime": event.get("runtime"), "device_kind": event.get("device_kind"),
         "cause": cause, "causes": causes, "guide": guide, "numbers": numbers,
         "uncertain": bool(event.get("uncertain")), "alternatives": event.get("alternatives") or [],  # panel: side by side
+        "pair": bool(event.get("pair")),  # the two fit about equally (triage's rank.pair): the panel's label, not recomputed
         "actions": oom_report.swap_actions(node, cause, guide),
         "latent": latent, "model_family": state.get("model_family"),
         "loaded_models": state.get("loaded_models"), "snapshot": state.get("snapshot"),

@@ -406,3 +406,24 @@ def test_a_locked_store_never_holds_up_the_worker(fake_host, monkeypatch):
     assert oom_capture.flush(0.05) is False  # still waiting for the lock
     held.set()
     assert oom_capture.flush() and oom_capture.store().read()[0]["id"] == fake_host.calls["sent"][1][1]["id"]
+
+
+@pytest.mark.parametrize("message", [
+    # PyTorch's caching allocator, a card nearly all held and a small request: weights and activations close (a pair)
+    "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 7.79 GiB of which 6.00 MiB is free. "
+    "Of the allocated memory 7.02 GiB is allocated by PyTorch, and 115.18 MiB is reserved by PyTorch but unallocated.",
+    # ComfyUI's terse cudaMallocAsync line: one weak sign alone (uncertain, no second cause: never a pair)
+    "Allocation on device ",
+])
+def test_the_report_carries_triages_own_pair(fake_host, message):
+    """The panel labels an uncertain answer "two causes fit about equally" from the report's `pair`, the value triage's
+    rank.pair gave (web/lib/oom_parts.js isPair), not from a ratio of its own."""
+    from gpu_garden.memory.triage import engine
+    oom_capture.install()
+    OOM = type("OutOfMemoryError", (RuntimeError,), {"__module__": "torch"})
+    run_node(fake_host, OOM(message))
+    _, report, _ = fake_host.calls["sent"][1]
+    event = engine.triage_text(f"torch.OutOfMemoryError: {message}\n", {"node_type": "GGTestRaiseOOM"})["events"][-1]
+    assert report["uncertain"] and report["pair"] is event["pair"], (report["pair"], report["alternatives"])
+    assert report["pair"] is (len(report["alternatives"]) == 2 and report["alternatives"][1]["confidence"]
+                              >= 0.5 * report["alternatives"][0]["confidence"])

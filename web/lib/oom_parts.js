@@ -179,11 +179,14 @@ export function otherCauses(report) {
 }
 
 /** triage's rank.PAIR_RATIO (tests/unit/test_triage_pair.py keeps them equal): two uncertain causes fit about
- *  equally when the second's confidence is this share of the first's or more; under it the first is only the likelier. */
+ *  equally when the second's confidence is this share of the first's or more; under it the first is only the likelier.
+ *  Only for a report without `pair` (one stored by an earlier build). */
 export const PAIR_RATIO = 0.5;
 
-/** Whether the uncertain result's top two fit about equally, from their two confidences (as triage's rank.pair). */
-export function isPair(alts) {
+/** Whether the uncertain result's top two fit about equally: the report's `pair` (triage's rank.pair, which
+ *  nodes/oom_build.py forwards), else from their two confidences as rank.pair decides. */
+export function isPair(alts, report) {
+  if (typeof report?.pair === "boolean") return report.pair;
   if (alts.length < 2) return false;
   const [a, b] = alts.map((c) => Number(c.confidence));
   return a > 0 && b >= PAIR_RATIO * a;
@@ -194,7 +197,7 @@ export function isPair(alts) {
 function uncertainLabel(report) {
   const alts = uncertainPair(report);
   if (alts.length >= 2) {
-    if (isPair(alts)) return "Out of memory: two causes fit the evidence about equally";
+    if (isPair(alts, report)) return "Out of memory: two causes fit the evidence about equally";
     const [a, b] = alts.map((c) => CAUSES[c.id] || c.id);
     return `Out of memory, cause uncertain: ${a}? (${b} also possible)`;
   }
@@ -217,7 +220,7 @@ export function uncertainty(report) {
   box.dataset.testid = "gg-oom-uncertain";
   const badge = el("span", "gg-oom-uncertain", "uncertain");
   badge.title = alts.length < 2 ? "One sign alone points at this cause: too weak to be sure"
-    : isPair(alts) ? "The evidence fits more than one cause about equally; both are shown"
+    : isPair(alts, report) ? "The evidence fits more than one cause about equally; both are shown"
     : "The first cause is only more likely than the second, not certain; both are shown";
   box.append(badge);
   if (alts.length) {
