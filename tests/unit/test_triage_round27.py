@@ -99,3 +99,10 @@ def test_nvml_words_do_not_turn_a_host_ram_failure():
     res, ev = last_event("Failed to initialize NVML: Unknown Error\nRuntimeError: [enforce fail at alloc_cpu.cpp:114] data. "
                          "DefaultCPUAllocator: not enough memory: you tried to allocate 104857600 bytes.\n")
     assert res["cause"] == "host-ram", ev["causes"][:2]
+
+
+def test_the_prefill_guard_gets_its_own_guide_and_the_ceiling_crossing_keeps_mlxs():
+    _, ev = last_event("Prefill would require ~70.00 GB peak (current 30.00 GB + KV+SDPA 40.00 GB) but ceiling is 50.00 GB.\n")
+    assert ev["guide"]["id"] == "mlx-memory-guard" and "estimate" in ev["guide"]["markdown"], ev["guide"]["id"]
+    _, ev = last_event("Prefill force-stopped at 8192 tokens: memory 42.8GB exceeds ceiling 42.0GB\n")
+    assert ev["guide"]["id"] != "mlx-memory-guard", ev["guide"]["id"]
