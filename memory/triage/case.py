@@ -81,6 +81,12 @@ def impossible(req, total, free, allowed):
     return None
 
 
+def _attention(frames):
+    """The innermost frame computes attention (its n^2 score matrix is the one tensor that legitimately gets that large)."""
+    func = frames[-1][1].lower() if frames else ""
+    return any(w in func for w in ("attention", "attn", "scaled_dot_product"))
+
+
 def build(scan, inc, context, env) -> Case:
     x = Case()
     ev = inc.primary
@@ -133,6 +139,8 @@ def build(scan, inc, context, env) -> Case:
         _ggml(x, scan, inc, n)
     _snapshot(x, ctx, ev)
     _phase(x, scan, inc, ctx)
+    if x.impossible and x.req > ABSURD_REQUEST * (x.total or 0) and (x.frame_cause == "vae-decode" or _attention(inc.frames)):
+        x.impossible = None     # a real n^2 tensor: attention (a UNet's or the VAE's) at this resolution passes 16x a small card
     _history(x, scan, inc, ctx)
     return x
 
@@ -197,20 +205,26 @@ def _ggml(x, scan, inc, n):
     """Where llama.cpp's load order stopped: model buffers, then KV buffers, then compute buffers."""
     kinds, f = x.kinds, scan.facts
     texts = " | ".join(inc.texts + inc.inner)
+    # a Vulkan queue submission refused for memory is not an allocation: the buffers it uses exist, the driver could not make
+    # them resident (vkQueueSubmit's VK_ERROR_OUT_OF_DEVICE_MEMORY). Read before the load phase (a log that printed its
+    # buffers still failed no allocation), and only where no device allocation failed in the same incident
+    submit = ("Queue::submit" in texts or "vkQueueSubmit" in texts) and not x.req \
+        and not any(w in texts for w in ("allocation of size", "allocateMemory", "failed to allocate", "unable to allocate"))
     if "ggml.kv_cache" in kinds or "kv cache" in texts.lower():
         x.ggml_stage = "kv-cache-failed"
     elif "ggml.model_load" in kinds or "error loading model" in texts:
         x.ggml_stage = "model-load-failed"
     elif "ggml.compute" in kinds or "gallocr_reserve" in texts:
         x.ggml_stage = "compute-failed"
+    elif submit and any(k in kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer")):
+        x.ggml_stage = "submit"
+        x.submit_phase = inc.ggml_phase        # None (no buffer line read), "model" (uploading weights), "kv"/"compute"
     elif inc.ggml_phase == "model":
         x.ggml_stage = "after-model-buffers"
     elif inc.ggml_phase in ("kv", "compute"):
         x.ggml_stage = "after-kv-buffers"
     elif any(k in kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer")):
-        # a Vulkan queue submission refused for memory is not an allocation: the graph's buffers exist, the driver could
-        # not make what the commands use resident (vkQueueSubmit's VK_ERROR_OUT_OF_DEVICE_MEMORY), past any load
-        x.ggml_stage = "submit" if "Queue::submit" in texts or "vkQueueSubmit" in texts else "device-alloc"
+        x.ggml_stage = "device-alloc"
     elif "ollama.insufficient" in kinds:
         x.ggml_stage = "ollama-estimate"
     x.n_ctx = f["ggml_n_ctx"]

@@ -11,7 +11,7 @@ from . import parse as P
 from . import lines as L
 from ..units import MiB
 
-_OLLAMA_SIZES = re.compile(L._OLLAMA_SIZE)     # each GPU's free memory on Ollama's "offload to" line
+_OLLAMA_SIZES = re.compile(L.OLLAMA_GPU_SIZE)     # each GPU's free memory on Ollama's "offload to" line
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 # facts about the load in hand kept with their lines (fact_line: name -> [(line, value)]): should_fit.py reads, for
@@ -31,7 +31,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None,
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "pinned_host": None,
-            "ollama_available": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ggml_cuda_fn": None,
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None,
             "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
@@ -255,6 +255,16 @@ def _gguf_meta(s, f, m, *_):
         f["gguf_size"] = P.size(m.group(4))
 
 
+def _ollama_full(s, f, m, text, *_):
+    """Ollama's "offload to" line: what the model needs in all, and what each GPU has free, this load's alone: a list that
+    does not parse, or an "offload to cpu" line (its list is RAM), leaves none rather than an earlier load's. The sum is
+    what memory.go compares required.full with (the per-GPU allocations); should_fit takes the failing GPU's own entry."""
+    f["ollama_required"] = P.size(m.group(1))
+    lm = None if "offload to cpu" in text else L.OLLAMA_AVAILABLE.search(text)
+    gpus = [P.size(v) for v in _OLLAMA_SIZES.findall(lm.group(0))] if lm else None
+    f["ollama_gpus"], f["ollama_available"] = gpus, (sum(gpus) if gpus else None)
+
+
 HANDLERS = {
     "device": _device,
     "total_vram": _total_vram,
@@ -304,9 +314,9 @@ HANDLERS = {
     "ggml_fa": lambda s, f, m, *_: f.__setitem__("ggml_fa", _FA.get((m.group(1) or m.group(2) or "on").lower(), None)),
     "ggml_device_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(3)),
     "ggml_list_free": lambda s, f, m, *_: _device_free(f, m.group(1), m.group(4)),
-    "ollama_offload": lambda s, f, m, *_: f.__setitem__("ollama_available", sum(P.size(v) for v in _OLLAMA_SIZES.findall(m.group(0)))),
-    "ollama_full": lambda s, f, m, *_: f.__setitem__("ollama_required", P.size(m.group(1))),
+    "ollama_full": _ollama_full,
     "ollama_layers": lambda s, f, m, *_: f.__setitem__("ollama_layers", (int(m.group(2)), int(m.group(1)))),
+    "ollama_requested": lambda s, f, m, *_: f.__setitem__("ollama_requested", int(m.group(1))),
     "ollama_kv": lambda s, f, m, *_: f.__setitem__("ollama_kv", P.size(m.group(1))),
     "runtime_marker": _runtime_marker,
     "runtime_version": _runtime_version,

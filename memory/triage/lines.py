@@ -21,6 +21,12 @@ RUNTIME_MARKERS = (
 # --- facts ---------------------------------------------------------------------------------------
 
 _OLLAMA_SIZE = r"(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"
+# one entry of Ollama's per-GPU list: HumanBytes2 prints "0 B" under 1 KiB (a GPU with nothing free)
+OLLAMA_GPU_SIZE = r"(\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B))"
+# Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): each GPU's free memory, the list slog prints
+# ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds; up to 16 read, in the order of the
+# runner's CUDA0, CUDA1, ...). Sizes are bounded (a 400-digit number would overflow the float) and read one field each
+OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[' + OLLAMA_GPU_SIZE + r'(?:[ ,]{1,2}\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B)){0,15}[\],\s]')
 
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
@@ -117,16 +123,14 @@ FACTS = [
     ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
     ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
-    # Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): each GPU's free memory, the list slog prints
-    # ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds; up to 16 read, facts sums them: the
-    # estimate splits the layers over all of them) and what the model needs in all.
-    # Sizes are bounded (a 400-digit number would overflow the float) and read one field each, so no field hides another
-    ("ollama_offload", re.compile(r'\bmemory\.available="\[' + _OLLAMA_SIZE + r'(?:[ ,]{1,2}\d{1,12}(?:\.\d{1,12})? [KMGT]iB){0,15}[\],\s]')),
+    # Ollama's "offload to" line: what the model needs in all, and on the same line each GPU's free memory (OLLAMA_AVAILABLE)
     ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
     # the same "offload to" line (llm/memory.go MemoryEstimate.log): layers placed on the GPU of the model's, and the KV
     # cache of the whole context (2 x NumCtx x layers x (head_k + head_v) x heads_kv at 16 bits; NumCtx is num_ctx x
     # OLLAMA_NUM_PARALLEL)
     ("ollama_layers", re.compile(r"\blayers\.model=(\d{1,5}) layers\.offload=(\d{1,5})\b")),
+    # the layer count asked for (num_gpu, the runner's --n-gpu-layers): -1 lets the estimate choose, any other is the user's
+    ("ollama_requested", re.compile(r"\blayers\.requested=(-?\d{1,5})\b")),
     ("ollama_kv", re.compile(r'\bmemory\.required\.kv="' + _OLLAMA_SIZE + '"')),
     # what should_fit.py asks the LLM calculator about: the runtime's version (vLLM's server and engine lines, Ollama's
     # "Listening on ... (version X)" and "ollama version is X", llama.cpp's "build: N (hash)", ComfyUI's start-up line and
@@ -180,7 +184,7 @@ FACT_KEYS = {
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
-    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_offload": ("memory.required.full",), "ollama_full": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_kv": ("memory.required.kv",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_full": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_requested": ("layers.requested",), "ollama_kv": ("memory.required.kv",),
     # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
     # hide that one from its line, so these keys start after such words)
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",

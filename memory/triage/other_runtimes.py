@@ -215,15 +215,16 @@ GGML_CUDA_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?CUDA error 2: out of 
 ELECTRON_OOM = re.compile(r"render-process-gone\b[^\n]{0,80}?\breason[=:]\s*'?\"?oom\b")
 # oMLX (an MLX server) stops a prefill when the process's memory crosses its ceiling (its scheduler: "Prefill force-stopped at
 # N tokens: memory 42.8GB exceeds ceiling 42.0GB", then "Memory limit exceeded during prefill"; jundot/omlx#1522)
-OMLX_CEILING = re.compile(r"Prefill force-stopped at \d+ tokens: memory ([\d.]+ ?[KMGT]i?B) exceeds ceiling ([\d.]+ ?[KMGT]i?B)"
+_OMLX_SIZE = r"(\d{1,12}(?:\.\d{1,12})? ?[KMGT]i?B)"     # one number each ("1.2.3 GB" matches none: parse_size would raise)
+OMLX_CEILING = re.compile(r"Prefill force-stopped at \d+ tokens: memory " + _OMLX_SIZE + " exceeds ceiling " + _OMLX_SIZE +
                           r"|Memory limit exceeded during prefill")
 # oMLX's prefill memory guard refuses a prompt before running it: its own estimate of the prefill's KV cache and attention
 # (KV+SDPA) on top of what the process holds would pass its ceiling ("Prefill would require ~N peak (current A + KV+SDPA K)
 # but ceiling is C", "but the prefill ceiling is", "but limit is", "but dynamic ceiling is": jundot/omlx's scheduler and
 # admin guard); a prediction, nothing was allocated
-OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?([\d.]{1,12} ?[KMGT]i?B) peak \(current ([\d.]{1,12} ?[KMGT]i?B) \+ KV\+SDPA "
-                            r"([\d.]{1,12} ?[KMGT]i?B)\) but (?:the )?(?:dynamic |prefill )?(?:ceiling|limit) is ([\d.]{1,12} ?[KMGT]i?B)"
-                            r"(?:[^\n]{0,160}?currently pinned at ([\d.]{1,12} ?[KMGT]i?B))?")
+OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?" + _OMLX_SIZE + r" peak \(current " + _OMLX_SIZE + r" \+ KV\+SDPA "
+                            + _OMLX_SIZE + r"\) but (?:the )?(?:dynamic |prefill )?(?:ceiling|limit) is " + _OMLX_SIZE
+                            + r"(?:[^\n]{0,160}?currently pinned at " + _OMLX_SIZE + ")?")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object

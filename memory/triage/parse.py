@@ -190,7 +190,9 @@ def _mps(line):
         nums["requested"] = size(m.group(4))
     if m.group(3):
         nums["max_allowed"] = size(m.group(3))
-    return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": True,
+    # without its request the message may be wrapped before it ("Tried to allocate ..." on the next line): not complete,
+    # so the scanner joins the next line and reads it there
+    return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": bool(m.group(4)),
             "pool": m.group(5)}
 
 

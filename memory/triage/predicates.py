@@ -113,8 +113,9 @@ def vllm_loading(x):
 
 def mps_full(x):
     """MPS: PyTorch holds most of the limit and a small request fails. Not in training, where what PyTorch holds is
-    mostly the step's activations, gradients and optimizer state."""
-    return x.branch == "mps" and not x.training and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
+    mostly the step's activations, gradients and optimizer state. The request read (a message cut before it says nothing
+    of its size)."""
+    return x.branch == "mps" and not x.training and "requested" in x.n and x.req < 0.3 * x.cap and x.allocated >= 0.7 * x.cap and (x.comfy or x.allocated >= 0.85 * x.cap)
 
 
 # runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)

@@ -70,7 +70,8 @@ RULES = [
     R("weights-exceed-vram", 2.0, vllm_loading,
       "vLLM: PyTorch holds {allocated:b} of {total:b} before any line shows the weights loaded or the KV cache sized: the weights do not fit"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
-    R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap and x.req <= 0.1 * x.cap
+    R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap
+      and "requested" in x.n and x.req <= 0.1 * x.cap
       and x.other_alloc < 0.1 * x.cap,     # implies mps_full (held >= 0.9 limit, small request): its numbers are said once, there
       "MPS: nearly all of that is PyTorch's own (other allocations {other_alloc:b}) and a small request fails: the model fills the limit"),
     R("weights-exceed-vram", 6.0, lambda x: x.tiny,

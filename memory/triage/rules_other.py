@@ -12,7 +12,8 @@ OTHER = [
       and (x.allocated is None or x.allocated < 0.25 * x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     # the log shows NVML unable to start beside a GPU failure: the process had lost the GPU's driver, not memory
-    R("other", 4.0, lambda x: x.f["nvml_init"] and not host(x), lambda x: (
+    # (not beside an OOM that carries the driver's own numbers: that process did reach the driver)
+    R("other", 4.0, lambda x: x.f["nvml_init"] and not host(x) and not x.total, lambda x: (
         f"the log shows \"Failed to initialize NVML: {x.f['nvml_init']}\": this process cannot reach the GPU's driver, so its "
         "allocations fail whatever is free; " + (
             "the driver was updated without reloading it: reboot (or reload the nvidia kernel module)"
@@ -24,7 +25,8 @@ OTHER = [
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
     # PyTorch's MPS allocator (MPSAllocator.h) fails a request past its high watermark, or when Metal returns no heap
     # (newHeapWithDescriptor: nil); with nothing allocated by PyTorch or anyone else the watermark cannot be the reason
-    R("other", 6.0, lambda x: x.branch == "mps" and x.allocated == 0 and x.other_alloc == 0 and x.req < 0.5 * x.cap,
+    R("other", 6.0, lambda x: x.branch == "mps" and x.allocated == 0 and x.other_alloc == 0 and "requested" in x.n
+      and x.req < 0.5 * x.cap,
       "MPS: nothing is allocated (0 bytes, no other allocations) and a {req:b} request under the {cap:b} limit fails: Metal "
       "gave the allocator no heap at all, a machine without a usable Metal device (a CI runner or VM), not a shortage"),
     R("other", 3.0, lambda x: x.kind == "rmm.oom" and x.ev.get("form") == "pool_limit",
@@ -115,10 +117,13 @@ OTHER = [
                 "it whatever the machine has free; update the program (a smaller context or batch until then)"),
     # vkQueueSubmit returning VK_ERROR_OUT_OF_DEVICE_MEMORY: the program allocated every buffer already; the driver could not
     # make the submission's memory resident (WDDM residency, a driver fault, a build that splits or keeps more at once)
-    R("other", 1.5, lambda x: x.branch == "ggml" and x.ggml_stage == "submit",
-      "the Vulkan driver refused a command submission for memory (vk::Queue::submit: ErrorOutOfDeviceMemory) while a graph "
-      "ran: every buffer had been allocated, so the driver could not make what the commands use resident at once; a fault of "
-      "the driver or of this build's placement (a regression if an earlier build ran the same command), not one allocation"),
+    R("other", 1.5, lambda x: x.branch == "ggml" and x.ggml_stage == "submit", lambda x: (
+        "the Vulkan driver refused a command submission for memory (vk::Queue::submit: ErrorOutOfDeviceMemory) " + (
+            "while the weights were uploaded: the model's buffers had been allocated, so the driver could not make the "
+            "upload's memory resident" if x.submit_phase == "model" else
+            "while a graph ran: every buffer had been allocated, so the driver could not make what the commands use resident "
+            "at once") + "; a fault of the driver or of this build's placement (a regression if an earlier build ran the same "
+        "command), not one allocation")),
     # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
     R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
       lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "
@@ -166,8 +171,10 @@ OTHER = [
       "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
       "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),
     # the same estimate placed only part of the model on the GPU, counting those layers' KV cache, and that KV buffer failed
-    # all the same: the estimate, not the context, is what was wrong (R2); close to the KV row (4.0), so the two are a pair
-    R("other", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "kv-cache-failed"
+    # all the same: the estimate, not the context, is what was wrong (R2); close to the KV row (4.0), so the two are a pair.
+    # Not when the user chose the split (layers.requested >= 0: num_gpu), nor when the KV buffer that failed was the host's
+    R("other", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "kv-cache-failed" and not x.host_buffer
+      and (x.f["ollama_requested"] is None or x.f["ollama_requested"] < 0)
       and 0 < (x.f["ggml_offloaded"] or (0, 0))[0] < (x.f["ggml_offloaded"] or (0, 0))[1],
       lambda x: f"Ollama put {x.f['ggml_offloaded'][0]} of {x.f['ggml_offloaded'][1]} layers on the GPU by its own estimate, "
                 "which counts those layers' KV cache, and that KV buffer failed all the same: the estimate was low for this "

@@ -73,6 +73,11 @@ def _card(x, rt):
         idx = m and (m.group(1) or m.group(2))
         return next((free for name, free in devs.items() if idx and name.rstrip("0123456789")
                      and name[len(name.rstrip("0123456789")):] == idx), None)
+    gpus = f["ollama_gpus"]
+    if gpus and len(gpus) > 1:  # Ollama over several GPUs: the failing one's own entry (CUDA<i>: the i-th), else none
+        m = next((m for m in map(_FAILED_ON.search, x.texts) if m), None)
+        idx = m and int(m.group(1) or m.group(2))
+        return gpus[idx] if idx is not None and idx < len(gpus) else None
     return f["ggml_device_free"] or f["ollama_available"] or f["ollama_total"] or x.total
 
 
@@ -192,7 +197,7 @@ def _verdict(x):
     return {"runtime": rt, "version": version, "model": spec.name, "weights": r["weights"], "kv": r["kv_total"],
             "ctx": shown or r["ctx"], "plan_ctx": r["ctx"], "parallel": parallel,
             "util": knobs.get("gpu_memory_utilization"), "need": need, "budget": budget, "card": card,
-            "card_is_free": rt != "vllm" and card != x.total and (card in f["ggml_devices"].values() or card == f["ollama_available"])}
+            "card_is_free": rt != "vllm" and card != x.total and (card in f["ggml_devices"].values() or card in (f["ollama_gpus"] or ()))}
 
 
 def shown_version(rt, version):
