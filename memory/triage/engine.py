@@ -30,11 +30,11 @@ from ..errors import UserError
 is_oom_error = P.is_oom_error      # the capture's check, kept at its old path
 
 
-def _alternatives(causes, env, params, kind) -> list:
+def _alternatives(causes, env, params, kind, form=None) -> list:
     """The top two causes side by side, each with its guide, for an answer under rank.UNCERTAIN."""
     out = []
     for c in causes[:2]:
-        g = guides_mod.select(c["id"], env["runtime"], env, params, kind=kind)
+        g = guides_mod.select(c["id"], env["runtime"], env, params, kind=kind, form=form)
         out.append({"id": c["id"], "confidence": c["confidence"], "evidence": c["evidence"][:2],
                     "guide": {"id": g["id"], "title": g["title"]} if g else None})
     return out
@@ -54,7 +54,7 @@ def _event_dict(scan, inc, context):
     params["sysmem_fallback"] = sysmem_fallback(case)     # the guides' note on the driver's spill (faq-sysmem-fallback)
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
-    guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind)
+    guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind, form=ev.get("form"))
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note
@@ -74,7 +74,7 @@ def _event_dict(scan, inc, context):
         "platform": {k: env[k] for k in ("os", "backend", "allocator", "expandable_segments")},
         "uncertain": rank.uncertain(causes),
     }
-    out["alternatives"] = _alternatives(causes, env, params, ev["kind"]) if out["uncertain"] else []
+    out["alternatives"] = _alternatives(causes, env, params, ev["kind"], ev.get("form")) if out["uncertain"] else []
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
         sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"])

@@ -163,11 +163,13 @@ def applies(guide: dict, env: dict) -> bool:
     return True
 
 
-def candidates(cause: str, runtime: str, env: dict, kind: str | None = None) -> list:
+def candidates(cause: str, runtime: str, env: dict, kind: str | None = None, form: str | None = None) -> list:
     """Guides for this cause and runtime that apply on this platform, most specific first. A guide
-    with `kinds` (the parser's event kinds, e.g. torch.nvml_assert) is for those events only."""
+    with `kinds` (the parser's event kinds, e.g. torch.nvml_assert) is for those events only; a kind with its form
+    ("ggml.ctx_pool/tallocr") is for that form only, and comes before the kind's."""
     gs = [g for g in load_all().values() if cause in g["causes"] and applies(g, env)]
-    special = [g for g in gs if kind and kind in g["kinds"]]
+    formed = [g for g in gs if kind and form and f"{kind}/{form}" in g["kinds"]]
+    special = formed or [g for g in gs if kind and kind in g["kinds"]]
     # a guide for this event kind on this runtime first (ComfyUI's pinned memory is not a plain script's)
     fit = [g for g in special if runtime in g["runtimes"]] or [g for g in special if "any" in g["runtimes"]]
     if fit or special:
@@ -209,9 +211,10 @@ def _fill_action(action, params, defaults):
     return action
 
 
-def select(cause: str, runtime: str, env: dict, params: dict | None = None, kind: str | None = None) -> dict | None:
+def select(cause: str, runtime: str, env: dict, params: dict | None = None, kind: str | None = None,
+           form: str | None = None) -> dict | None:
     for c in (cause, "other"):
-        found = candidates(c, runtime, env, kind)
+        found = candidates(c, runtime, env, kind, form)
         if found:
             return render(found[0], params)
     return None

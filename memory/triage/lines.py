@@ -16,6 +16,10 @@ RUNTIME_MARKERS = (
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
     # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
     ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
+    # whisper.cpp's own functions name its lines ("whisper_init_from_file_with_params_no_state:", "whisper_model_load:",
+    # "whisper_backend_init:", "whisper_init_state:"): a ggml program that is not llama.cpp
+    ("whisper.cpp", ("whisper_init", "whisper_model_load", "whisper_backend_init"),
+     r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:"),
 )
 
 # --- facts ---------------------------------------------------------------------------------------

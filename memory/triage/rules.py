@@ -572,7 +572,9 @@ RULES = [
     *OTHER,
 
     # --- fallbacks: read what the sections above scored ------------------------------------------------
-    R(LEADER, 0.1, lambda x: x.branch == "ggml" and x.n.get("requested"), "failed allocation: {n[requested]:b}"),
+    # (not the graph allocator's placement in a buffer it already has: no device allocation failed there)
+    R(LEADER, 0.1, lambda x: x.branch == "ggml" and x.n.get("requested") and x.ev.get("form") != "tallocr",
+      "failed allocation: {n[requested]:b}"),
     R("other", 1.0, lambda x: x.branch == "ggml" and not x.scored, "llama.cpp/Ollama allocation failure without detail"),
     R("other", 1.0, lambda x: not x.scored, "an out-of-memory error without numbers or context"),
 ]

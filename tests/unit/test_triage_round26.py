@@ -23,7 +23,7 @@ def test_the_graph_allocators_own_buffer_coming_up_short_is_a_sizing_bug(log, re
     assert res["found"] and ev["kind"] == "ggml.ctx_pool" and ev["form"] == "tallocr", ev.get("kind")
     assert ev["numbers"] == {"requested": req, "available": avail}, ev["numbers"]
     assert res["cause"] == "other" and not res["uncertain"], ev["causes"][:2]
-    assert ev["runtime"] == "llama.cpp" and ev["guide"]["id"] == "ggml-fixed-pool", (ev["runtime"], ev["guide"]["id"])
+    assert ev["runtime"] == "llama.cpp" and ev["guide"]["id"] == "ggml-graph-allocator", (ev["runtime"], ev["guide"]["id"])
     assert "measure pass" in ev["guide"]["markdown"]
 
 

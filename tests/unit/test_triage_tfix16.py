@@ -212,3 +212,41 @@ def test_an_mps_message_without_its_request_says_nothing_of_a_small_request():
     res, ev = last_event("Device: mps\n" + MPS_HEAD)
     assert "requested" not in ev["numbers"], ev["numbers"]
     assert "small request fails" not in _evidence(ev) and "0 B requested" not in _evidence(ev), ev["causes"]
+
+
+# --- review 15b 10, and the two round-26 mutations that survived ----------------------------------------------------
+
+TALLOC = ("ggml_dyn_tallocr_alloc: not enough space in the buffer to allocate 94371840 bytes, largest block available "
+          "90177536 bytes\nggml-alloc.c:182: GGML_ABORT(graph allocation: failed to reserve memory)\n")
+
+
+def test_the_graph_allocator_gets_its_own_guide_without_a_smaller_batch():
+    res, ev = last_event("llama_context: n_ctx         = 8192\n" + TALLOC)
+    assert ev["guide"]["id"] == "ggml-graph-allocator", ev["guide"]["id"]
+    md = ev["guide"]["markdown"]
+    assert "measure pass" in md and "-b 64" not in md and "--blasbatchsize" not in md, md
+    assert "failed allocation" not in _evidence(ev), ev["causes"]      # nothing was allocated there
+
+
+def test_the_fixed_context_pool_keeps_its_guide():
+    _, ev = last_event("ggml_new_tensor_impl: not enough space in the scratch memory pool (needed 603979776, "
+                       "available 536870912)\n")
+    assert ev["guide"]["id"] == "ggml-fixed-pool" and "-b 64" in ev["guide"]["markdown"], ev["guide"]["id"]
+
+
+def test_a_whisper_cpp_log_is_not_read_as_llama_cpp():
+    res, ev = last_event("whisper_init_from_file_with_params_no_state: loading model from 'models/ggml-medium.bin'\n"
+                         "whisper_backend_init: using CUDA backend\n" + TALLOC)
+    assert ev["runtime"] == "whisper.cpp", ev["runtime"]
+
+
+def test_no_layer_on_the_gpu_is_no_partial_offload():
+    # round 26's row needs some layers on the GPU and not all: 0 of 33 is a CPU load (a `0 <=` bound would fire here)
+    text = _ollama(-1, GPU_FAIL).replace("offloaded 14/33", "offloaded 0/33")
+    res, ev = last_event(text)
+    assert ESTIMATE_ROW not in _evidence(ev), ev["causes"]
+
+
+def test_the_c_spelling_of_the_submit_call_is_a_submission_too():
+    res, ev = last_event(VK_HEAD + "ggml_vulkan: vkQueueSubmit returned VK_ERROR_OUT_OF_DEVICE_MEMORY\n")
+    assert ev["causes"][0]["id"] == "other" and "command submission" in ev["causes"][0]["evidence"][0], ev["causes"][:2]
