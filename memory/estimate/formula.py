@@ -97,7 +97,9 @@ TE_MODES = ("unload", "resident", "cpu", "stream")
 # softmax makes a second n x n; phases.naive_total). The sample phase takes the chosen figure.
 ATTENTION_MODES = ("flash", "math")
 # attention_mask: None (no mask, or one without an n x n extent) or "dense" (the model passes a bool [B, N, N] mask to
-# SDPA, which converts it to the compute dtype at each call: diffusers 0.32.0/0.32.1's HunyuanVideo; phases.dense_mask_bytes)
+# SDPA, which converts it to the compute dtype at each call: diffusers 0.32.0/0.32.1's HunyuanVideo; phases.dense_mask_bytes).
+# Batch 1 only there: SDPA broadcasts the [B, N, N] mask against [B, H, N, N] scores, so B > 1 (a CFG batch) raises
+# (0.32.2 passes a [B, 1, 1, N] mask: no n x n extent)
 ATTENTION_MASKS = (None, "none", "dense")
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
@@ -286,7 +288,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if pol["runner"] == "comfyui" and any(W.gguf_embed_dequantized(c["table"]) for c in tes):
         assumptions.append("the GGUF text encoder's token embedding is held in fp16: ComfyUI-GGUF dequantizes it on load")
 
-    act, naive, how = 0, 0, ""
+    act, naive, how, mask = 0, 0, "", 0
     if dm:
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
         if pol["attention"] == "math":  # the n x n scores held whole: the naive figure is the sample phase's
@@ -380,7 +382,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                        "te_stay": te_kept if te_stream else te_w_phase,
                        "under": under},
                  "keep": keep,
-                 "act": act, "naive": naive, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
+                 "act": act, "naive": naive, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
                  "i2v_encode": i2v_encode},
@@ -454,7 +456,10 @@ def peak_on(est: dict, budget) -> dict:
     if ctx["has_dm"]:
         wd = w["dm"] + w["te_extra"] + others("dm") + w["under"]["dm"]
         phase("sample", wd, ctx["act"])
-        phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math" else naive_total(ctx["act"], ctx["naive"]))
+        # the dense mask is held whole beside the n^2 scores: added after naive_total, which keeps only part of act
+        mask = ctx.get("mask", 0)
+        phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math"
+              else naive_total(ctx["act"] - mask, ctx["naive"]) + mask)
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]
