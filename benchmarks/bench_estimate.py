@@ -615,8 +615,9 @@ def wan14b_blocks(i2v=False):
 def hv13b_named_outs():
     """synth:hunyuan-video-13B (the published 12,821,012,544 parameters, the same blob) with the Linear layers that
     diffusers 0.32.0's HunyuanVideoTransformer3DModel names proj_out or norm_out split out at their shapes, so that a
-    row's keep_16bit can name them (its bitsandbytes loader skips a Linear by its own name: _replace_with_bnb_linear
-    'name not in modules_to_not_convert'): each of the 40 single blocks' proj_out (3072 + 12288 -> 3072), the output
+    row's keep_16bit can name them (diffusers 0.32.0's _replace_with_bnb_linear skips a Linear named in
+    modules_to_not_convert, proj_out, and one under a module named there, norm_out.linear by its path test
+    'key + "." in current_key_name_str'): each of the 40 single blocks' proj_out (3072 + 12288 -> 3072), the output
     proj_out (3072 -> 1 x 2 x 2 x 16), norm_out.linear (AdaLayerNormContinuous, 3072 -> 6144) and the two token-refiner
     blocks' norm_out.linear (HunyuanVideoAdaNorm, 3072 -> 6144): 1,944,397,888 parameters."""
     dtype, params, layer, keys = SYNTH["synth:hunyuan-video-13B"]
