@@ -104,9 +104,9 @@ DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not eno
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
 VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
 VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
-VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
+VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
                           r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
-VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?([\d.]+ Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?[\d.]+ Gi?B)\)"
+VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
                                 r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
 # vLLM >= 0.17 (config/compilation.py resolve_cudagraph_mode_and_sizes, vllm#34094): a hybrid model (Mamba, GDN, KDA
 # layers) keeps one state block per decoding sequence, allocated at start-up from the same budget as the KV cache; full

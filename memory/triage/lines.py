@@ -146,12 +146,12 @@ FACTS = [
     ("llm_model", re.compile(r"\bmodel='([^'\s]{1,200})'|Starting to load model (\S{1,200}?)\.\.\.|\bLLM\(model=[\"']([^\"'\s]{1,200})[\"']|"
                              r"\bvllm serve ([^\s-]\S{0,199})|\bollama (?:run|pull) ([^\s-]\S{0,199})|"
                              r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119})")),
-    ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+([\d.]+) ([KMBT])\b|"
-                             r"\bmodel size\s+=\s+([\d.]+ [KMGT]i?B)")),
+    ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+(\d{1,12}(?:\.\d{1,12})?) ([KMBT])\b|"
+                             r"\bmodel size\s+=\s+(\d{1,12}(?:\.\d{1,12})? [KMGT]i?B)")),
     # vLLM running a model through the Transformers backend: not vLLM's own implementation, which the calculator describes
     ("vllm_transformers", re.compile(r"falling back to Transformers implementation")),
     # Ollama's "inference compute" line: the card's total as Ollama saw it
-    ("ollama_total", re.compile(r'inference compute.*?\btotal="([\d.]+ [KMGT]iB)"')),
+    ("ollama_total", re.compile(r'inference compute.*?\btotal="(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"')),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),

@@ -107,6 +107,21 @@ def test_omlx_lines_with_malformed_numbers_do_not_raise(line):
     assert not res["found"] or not res["events"][-1]["numbers"], res["events"][-1]["numbers"]
 
 
+@pytest.mark.parametrize("text", [
+    # the same class as oMLX's: a size pattern that took any run of digits and dots (vLLM's KV check, llama.cpp's
+    # print_info, Ollama's inference compute line)
+    "ValueError: To serve at least one request with the models's max seq len (8192), (2.1.0 GiB KV cache is needed, "
+    "which is larger than the available KV cache memory (1.50 GiB).\n",
+    "(3.0.1 GiB KV cache is needed, which is larger than the available KV cache memory (1.50 GiB)\n",
+    "print_info: model params     = 7.6.1 B\nprint_info: model size       = 4.3.6 GiB\n"
+    "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n",
+    'level=INFO source=types.go:130 msg="inference compute" id=GPU-1 library=cuda total="11.6.2 GiB"\n'
+    "alloc_tensor_range: failed to allocate CUDA0 buffer of size 1073741824\n",
+])
+def test_other_size_patterns_with_malformed_numbers_do_not_raise(text):
+    engine.triage_text(text)                # parse_size / float raised ValueError here before
+
+
 def test_omlx_well_formed_numbers_still_read():
     _, ev = last_event("Prefill force-stopped at 4096 tokens: memory 42.8GB exceeds ceiling 42.0GB\n")
     assert ev["kind"] == "mlx.ceiling" and ev["numbers"], ev
