@@ -3,26 +3,18 @@ builds torch.zeros(batch, N, N, dtype=bool) over image + text tokens, and torch 
 dtype at every call (convert_boolean_attn_mask). Expected figures by hand from those shapes, not from the estimate."""
 import pytest
 
-from gpu_garden.memory.estimate import formula as E, families
+from gpu_garden.memory.estimate import formula as E
+from support.hunyuan_table import HV_ARCH, hv_dit
 from gpu_garden.memory.errors import UserError
 
-HV_ARCH = {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"}
 # FastVideo's FastHunyuan run (1280x720, 45 frames, text length 256): 12 latent frames of 90 x 160, 2 x 2 patches
 # -> 12 x 45 x 80 = 43,200 image tokens + 256 text tokens
 N = 12 * 45 * 80 + 256
 
 
-def _hv_table():
-    t = {"txt_in.individual_token_refiner.blocks.0.norm1.weight": ("BF16", (3072,)), "img_in.proj.weight": ("BF16", (3072, 16, 1, 2, 2))}
-    for i in range(20):
-        t[f"double_blocks.{i}.img_mlp.fc1.weight"] = ("BF16", (12288, 3072))
-    for i in range(40):
-        t[f"single_blocks.{i}.linear1.weight"] = ("BF16", (21504, 3072))
-    return t
-
 
 def _act(cfg=False, **pol):
-    comps = [c for c in families.split_components(_hv_table(), "hunyuan-video") if c["role"] == "diffusion_model"]
+    comps = hv_dit()
     e = E.estimate(comps, 1280, 720, 45, 1, cfg=cfg, policy={"_no_knobs": True, "arch": HV_ARCH, "text_tokens": 256,
                                                              "runner": "diffusers", **pol})
     return e["breakdown"]["sample"]["activations"], e

@@ -4,25 +4,17 @@ MatMul8bitLt.forward and int8_scaled_mm). The expected figures below are worked 
 HunyuanVideo's single-stream block (hidden 3072, MLP 12288: linear1 3072 -> 3 * 3072 + 12288 = 21504 outputs)."""
 import pytest
 
-from gpu_garden.memory.estimate import formula as E, families, phases
+from gpu_garden.memory.estimate import formula as E, phases
+from support.hunyuan_table import HV_ARCH, hv_dit
 
-HV_ARCH = {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"}
 # per token: input + modulated input in bf16 (2 x 3072 x 2), int8 input (3072), int32 accumulator and fp16 result of
 # the 21504 outputs (21504 x (4 + 2))
 PER_TOKEN = 2 * 3072 * 2 + 3072 + 21504 * 6
 
 
-def _hv_table():
-    t = {"txt_in.individual_token_refiner.blocks.0.norm1.weight": ("BF16", (3072,)), "img_in.proj.weight": ("BF16", (3072, 16, 1, 2, 2))}
-    for i in range(20):
-        t[f"double_blocks.{i}.img_mlp.fc1.weight"] = ("BF16", (12288, 3072))
-    for i in range(40):
-        t[f"single_blocks.{i}.linear1.weight"] = ("BF16", (21504, 3072))
-    return t
-
 
 def _sample(**pol):
-    comps = [c for c in families.split_components(_hv_table(), "hunyuan-video") if c["role"] == "diffusion_model"]
+    comps = hv_dit()
     return E.estimate(comps, 768, 512, 121, 1, cfg=False, policy={"_no_knobs": True, "arch": HV_ARCH, **pol})
 
 
