@@ -344,10 +344,27 @@ for _i, (_name, _keys, _rx) in enumerate(_FACTS_GATED):
 _KEY_FACTS = {k: frozenset(i for k2, ids in _KEY_FACTS.items() if k2 in k for i in ids) for k in _KEY_FACTS}
 _INNER = {k: tuple(i for i in range(1, len(k)) if any(b.startswith(k[i:]) and len(b) > len(k) - i for b in _GATE_KEYS))
           for k in _GATE_KEYS}
+# the keys that can start inside a key and run past its end ("rror loading" for "Loader"): one the line holds but findall
+# did not return is the only reason to retry at each inner offset (in Python, ~7 tries a line); most lines hold none
+_PARTNERS = {k: frozenset(b for i in _INNER[k] for b in _GATE_KEYS if b.startswith(k[i:]) and len(b) > len(k) - i)
+             for k in _GATE_KEYS}
+_UNION = {}          # for each short tuple of keys findall returns: their facts, and the partners not among them (bounded)
 
 
-def gated(line: str) -> set:
+def gated(line: str) -> frozenset:
     """The indexes (in FACTS) of the facts whose gate words the line holds: the only ones facts() tries."""
+    found = _FACT_GATE.findall(line)
+    if not found:
+        return frozenset()
+    key = tuple(found)
+    hit = _UNION.get(key)
+    if hit is None:
+        keys = set(key)
+        hit = (frozenset().union(*(_KEY_FACTS[k] for k in keys)), tuple(frozenset().union(*(_PARTNERS[k] for k in keys)) - keys))
+        if len(key) <= 16 and len(_UNION) < 4096:
+            _UNION[key] = hit
+    if not any(b in line for b in hit[1]):
+        return hit[0]
     idx = set()
     for m in _FACT_GATE.finditer(line):
         k = m.group()
@@ -356,7 +373,7 @@ def gated(line: str) -> set:
             m2 = _FACT_GATE.match(line, m.start() + i)
             if m2:
                 idx |= _KEY_FACTS[m2.group()]
-    return idx
+    return frozenset(idx)
 
 
 DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
