@@ -267,8 +267,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-heap", action="store_true", help="skip the traced pass that measures the peak heap")
     ap.add_argument("--no-save", action="store_true", help="print only; leave benchmarks/results/ alone")
     ap.add_argument("--dump", help="also write the log rows to this JSON file (for --before)")
+    ap.add_argument("--commit", help="the commit measured, for --dump (default: git rev-parse of this checkout; a git archive has none)")
     ap.add_argument("--before", help="log rows of an earlier run (--dump), kept under \"before\" in the results")
     args = ap.parse_args(argv)
+    if args.before and not json.loads(Path(args.before).read_text()).get("commit"):
+        ap.error(f"{args.before} names no commit: dump it again with --commit")   # before measuring for minutes
 
     msgs = bench_messages()
     print(f"1 MB adversarial messages (target: is_oom_error <= {TARGET_CLASSIFY_MS:.0f} ms)")
@@ -308,7 +311,7 @@ def main(argv=None) -> int:
         summary[f"s_per_100mb_{KEYS[r['name']]}"] = r["s_per_100mb"]
     summary["ms_per_line_oom_lines"] = next(r["ms_per_line"] for r in logs if r["name"] == "OOM lines only")
     if args.dump:
-        Path(args.dump).write_text(json.dumps({"rows": logs, "commit": _commit()}, indent=1) + "\n")
+        Path(args.dump).write_text(json.dumps({"rows": logs, "commit": args.commit or _commit()}, indent=1) + "\n")
     if args.before:
         old = json.loads(Path(args.before).read_text())
         summary["before"] = {"commit": old.get("commit"), **{f"s_per_100mb_{KEYS[r['name']]}": r["s_per_100mb"]
