@@ -29,3 +29,11 @@ def run_python(code: str, python: str = sys.executable, **kwargs) -> subprocess.
     kwargs.setdefault("text", True)
     kwargs.setdefault("timeout", 300)
     return subprocess.run([python, "-c", BOOT + code], **kwargs)
+
+
+def load_benchmark(name: str):
+    """benchmarks/<name>.py as a module (the benchmarks are scripts, not a package), loaded afresh each call."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

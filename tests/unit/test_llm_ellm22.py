@@ -1,17 +1,12 @@
 """Task ellm22: Gemma 4's per-layer-embedding models (E2B, E4B) and two bench comparisons, each checked by hand against
 the runtime's source or a config.json's arithmetic."""
-import importlib.util
-from pathlib import Path
+from support.pack import load_benchmark
 
 GiB, MiB = 1 << 30, 1 << 20
 
 
 def _bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_llm.py"
-    spec = importlib.util.spec_from_file_location("bench_llm_ellm22", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return load_benchmark("bench_llm")
 
 
 def _row(kv_mib, notes, runtime="llama.cpp"):

@@ -3,6 +3,7 @@ runtime's source, its printed figures or a config.json's arithmetic."""
 import pytest
 
 from gpu_garden.memory.llm import kv as llm
+from support.pack import load_benchmark
 
 GiB, MiB = 1 << 30, 1 << 20
 
@@ -45,13 +46,7 @@ def test_would_print_matches_the_concurrency(v):
 
 
 def _bench():
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_llm.py"
-    spec = importlib.util.spec_from_file_location("bench_llm_ellm23", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return load_benchmark("bench_llm")
 
 
 def _hilbertraum(kv_mib, notes):

@@ -1,6 +1,5 @@
 """Task llmfix20: review15a's findings on the Gemma 4 E2B / E4B changes, ChatGLM configs and vLLM's fixed pool, each
 expected value by hand from the runtime's source or a config's arithmetic."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from gpu_garden.memory.llm.cache import kv_cache
 from gpu_garden.memory.llm.gguf import from_gguf_metadata
 from gpu_garden.memory.llm.spec import from_config
 from gpu_garden.memory.llm.weights import weights_by_role
+from support.pack import load_benchmark
 
 GiB, MiB = 1 << 30, 1 << 20
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,10 +160,7 @@ def test_chatglm_config_reads_its_kv_groups():
 
 # ---------------------------------------------------------------- finding 8: which llama.cpp KV lines hold the state
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_llm_llmfix20", ROOT / "benchmarks" / "bench_llm.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
+    return load_benchmark("bench_llm")
 
 
 def test_kv_with_state_is_anchored():
