@@ -43,6 +43,10 @@ MLA_CACHES = ("latent", "latent+v", "full")
 # backends: K and V per head at the query-key head size (V zero-padded to it: 192 + 192 values a head)
 VLLM_MLA_LAYOUTS = ("latent-256b", "heads")
 BLOCK = 16                    # vLLM KV block size (tokens)
+# vLLM on Intel XPU: a model with a gated-DeltaNet layer (GDN_ATTN backend) gets its attention block rounded up to
+# a multiple of 64 tokens after the hybrid alignment, the state page padded with it ("kernel only supports block size
+# dividable by 64": platforms/xpu.py XPUPlatform.update_block_size_for_backend)
+XPU_GDN_BLOCK = 64
 CTX_STEP = 256                # llama.cpp pads its cache to 256 cells with flash attention; contexts we suggest are multiples of this
 LLAMACPP_PAD_NO_FLASH = 32    # ... and to 32 cells without it (ggml-org/llama.cpp#13661: -c 30016 keeps 30016 cells)
 MIN_CTX = 256
@@ -215,7 +219,7 @@ def _layer_token_bytes(spec: LLMSpec, kv: str, mla_cache: str = "latent") -> lis
             for k, b in zip(spec.layer_kinds, per)]
 
 
-def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> dict | None:
+def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_block: int = BLOCK) -> dict | None:
     """vLLM's hybrid KV cache manager (from 0.10) for a model with more than one kind of layer cache: full and
     sliding attention, or attention and gated-DeltaNet state (kv_cache_utils get_kv_cache_groups). None when one spec
     covers every layer (the plain per-token sum), or the kinds are not ones modelled here (Mamba, MLA, per-layer widths
@@ -226,7 +230,8 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> di
       - a state layer's page (MambaSpec: conv + recurrent state of one sequence; gated DeltaNet or Mamba-2, the MLP
         and MoE layers of Nemotron-H having no cache spec) sets the attention block: 16 x
         cdiv(state page, 16 x attention bytes per token) tokens, the state page padded to it
-        (HybridAttentionMambaModelConfig; Qwen3.6-35B-A3B at fp8: 2096 tokens, Qwen3.8-27B at TP 2: 1568);
+        (HybridAttentionMambaModelConfig; Qwen3.6-35B-A3B at fp8: 2096 tokens, Qwen3.8-27B at TP 2: 1568); a
+        gated-DeltaNet block then rounded up to a multiple of gdn_block (XPU_GDN_BLOCK on Intel XPU);
       - groups of the rarer kind's count (of the larger count when the two differ by less than 25 %), each kind padded
         to whole groups (Gemma-3-27B's 10 full and 52 sliding layers make 7 groups of 10)."""
     if spec.mla:
@@ -250,6 +255,8 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent") -> di
         conv, cb, ssm, sb = spec.linear_state
         state_page = conv * cb + ssm * sb
         blk = BLOCK * -(-state_page // (BLOCK * widest))
+        if state_kind == LINEAR:
+            blk = gdn_block * -(-blk // gdn_block)
         page = blk * widest
         block = {k: blk for k in attn}
         block[state_kind] = blk
@@ -315,16 +322,17 @@ def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
 
 def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
               max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False,
-              draft_layers: int = 0, spec_tokens: int = 0, tensors: int | None = None) -> dict | None:
+              draft_layers: int = 0, spec_tokens: int = 0, tensors: int | None = None,
+              gdn_block: int = BLOCK) -> dict | None:
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
     "request_bytes"}; None without a layout. tensors: the pool's tensor count on a pipeline stage (vllm_stage_tensors;
     the group size when None). "GPU KV cache size" was blocks // groups x the smallest block until
     vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
     disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
     (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
-    num_speculative_blocks) and a wider conv state."""
+    num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's."""
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
-    lay = vllm_layout(spec, kv, mla_cache) if hybrid else None
+    lay = vllm_layout(spec, kv, mla_cache, gdn_block) if hybrid else None
     if not lay:
         return None
     blocks = int(max(available, 0) // ((tensors or lay["size"]) * lay["page"]))

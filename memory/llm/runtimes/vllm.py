@@ -29,7 +29,7 @@ import math
 import re
 
 from ...units import GiB, MiB
-from ..cache import (BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
+from ..cache import (BLOCK, XPU_GDN_BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
                      vllm_stage_tensors, with_draft_layers)
 from ..weights import skip_matcher
 from . import at_least
@@ -244,7 +244,18 @@ def settings(version, vram, ctx, knobs) -> dict:
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
+            "xpu": on_xpu(knobs),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
+
+
+# an Intel GPU: vLLM's XPU platform (its nightly images print the version as 0.26.1rc1.dev457+gc810e5ee9.xpu)
+XPU_CARD = re.compile(r"\bintel\b|\barc\b|\bxpu\b", re.I)
+
+
+def on_xpu(knobs) -> bool:
+    """vLLM runs on Intel XPU: the card's name says Intel / Arc, or the version's local tag says xpu."""
+    return bool(XPU_CARD.search(str(knobs.get("gpu_name") or ""))
+                or str(knobs.get("runtime_version") or "").lower().split("+")[-1].split(".")[-1] == "xpu")
 
 
 def nvls_assumed(gpu_name) -> bool:
@@ -371,7 +382,7 @@ def graph_profile_seqs(s, fit: int) -> int:
 def graph_profile_bytes(kv_spec, kv, layout, s, per_token: int) -> int:
     """Bytes of that cache: the blocks x every tensor's page (a hybrid layout), else blocks x 16 tokens."""
     blocks = graph_profile_blocks(s)
-    lay = vllm_layout(kv_spec, kv, layout) if blocks else None
+    lay = vllm_layout(kv_spec, kv, layout, XPU_GDN_BLOCK if s.get("xpu") else BLOCK) if blocks else None
     return blocks * (lay["size"] * lay["page"] if lay else BLOCK * per_token)
 
 
@@ -397,7 +408,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
                          "state_blocks": 2 if s.get("prefix_caching", True) else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
-                         "spec_tokens": s.get("spec_tokens", 0) if drafter else 0}
+                         "spec_tokens": s.get("spec_tokens", 0) if drafter else 0,
+                         "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
@@ -510,7 +522,7 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         return out
     pool_args = stages[0]["kv"]["pool_args"]
     whole = with_draft_layers(spec, pool_args["draft_layers"], pool_args["spec_tokens"])
-    lay = vllm_layout(whole, kv, pool_args["mla_cache"]) if s["v1"] and pool_args["hybrid"] else None
+    lay = vllm_layout(whole, kv, pool_args["mla_cache"], pool_args["gdn_block"]) if s["v1"] and pool_args["hybrid"] else None
     if lay:  # the hybrid manager's groups are the whole model's (a drafter's layers on the last stage)
         ends = [sum(parts[:i + 1]) for i in range(len(parts))]
         ends[-1] = len(whole.layer_kinds)

@@ -1,0 +1,41 @@
+"""Task ellm24: LLM batch 38 after its first sight (regression rows), each change checked by hand against the
+runtime's source, its printed figures or a config.json's arithmetic."""
+from gpu_garden.memory.llm import kv as llm
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def _kit(gpu_name, prefix_caching, version=None):
+    # SergiioB's Windows kit for an Arc Pro B70: Qwen3.8-27B GPTQ, MTP 4, --max-model-len 100000, fp8 cache,
+    # --max-num-seqs 1, --kv-cache-memory-bytes 4563402752 (4.25 GiB)
+    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=100000, kv_dtype="fp8", weights_dtype="gptq",
+                    vram=32 * GiB, gpu_memory_utilization=0.75, kv_cache_memory=4563402752, max_num_seqs=1,
+                    mtp_tokens=4, gpu_name=gpu_name, prefix_caching=prefix_caching, runtime_version=version)
+
+
+def test_xpu_rounds_a_gated_deltanet_block_to_64_tokens():
+    # platforms/xpu.py update_block_size_for_backend: with a GDN_ATTN layer the block is cdiv(block, 64) x 64. By hand:
+    # the state page with 4 speculative tokens is 10240 x (3 + 4) x 2 + 48 x 128 x 128 x 4 = 3,289,088 B; an fp8
+    # attention token 4 x 256 x 2 = 2048 B a layer; 16 x cdiv(3,289,088, 16 x 2048) = 1616 tokens, on XPU 1664; a page
+    # 1664 x 2048 = 3,407,872 B, 17 tensors (16 layers + the MTP layer). With prefix caching (the kit's default from
+    # 2026.08.19) a request needs cdiv(100000, 1664) = 61 + 3 groups x (2 + 4) = 79 blocks = 4,576,770,048 B = 4.26 GiB,
+    # the 4.25 GiB pool holds 4,563,402,752 // (17 x 3,407,872) = 78: refused ("4.26 GiB KV cache is needed, which is
+    # larger than the available KV cache memory (4.25 GiB)", SergiioB cookbook issue 4)
+    r = _kit("Intel Arc Pro B70", True)
+    assert r["kv_detail"]["pool_args"]["gdn_block"] == 64
+    assert not r["fits"]
+    assert 78 * 100000 // 79 == r["kv_capacity_tokens"]
+    # without prefix caching (kit 2026.08.18, vLLM 0.27.2rc1.dev77) 61 + 3 x (1 + 4) = 76 blocks: 78 / 76 x 100000 =
+    # 102,631 tokens, 1.03x, the kit's bug report
+    r = _kit("Intel Arc Pro B70", False)
+    assert r["fits"] and r["kv_capacity_tokens"] == 102631
+    # the XPU build's version tag alone says the platform too
+    assert _kit(None, False, "0.26.1rc1.dev457+gc810e5ee9.xpu")["kv_capacity_tokens"] == 102631
+
+
+def test_cuda_keeps_16_token_alignment():
+    # on CUDA the block stays 1616: 62 + 18 = 80 blocks a request; 4,563,402,752 // (17 x 1616 x 2048) = 81 -> starts
+    r = _kit("NVIDIA GeForce RTX 5090", True)
+    assert r["kv_detail"]["pool_args"]["gdn_block"] == 16
+    assert r["fits"] and r["kv_capacity_tokens"] == 81 * 100000 // 80
+
