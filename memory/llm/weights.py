@@ -137,7 +137,19 @@ MXFP4_EXPERT_ARCHS = ("gpt_oss",)
 
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
-LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5}
+LINEAR_BITS = {"fp8": 8.0, "int8": 8.0, "w8a8": 8.0, "bnb-4bit": 4.13, "nf4": 4.13, "mxfp4": 4.25, "nvfp4": 4.5,
+               "experts_int8": 8.0}
+# vLLM's --quantization experts_int8 (ExpertsInt8Config, quantization/experts_int8.py): an online method for a 16-bit
+# checkpoint that quantizes the routed experts (FusedMoE) alone at load, int8 with a float32 scale per output row
+# (w13_scale: experts x 2 x moe_intermediate, w2_scale: experts x hidden); every LinearBase stays unquantized
+# (UnquantizedLinearMethod), so do the embeddings and the head. A dense model keeps all of it in 16 bits.
+
+
+def experts_int8_bits(spec: LLMSpec) -> float:
+    """Bits a routed-expert weight takes under experts_int8: 8 + one fp32 scale per output row of gate, up (rows of
+    hidden values) and down (rows of moe_intermediate values): 32 x (2 I + d) / (3 d I)."""
+    d, i = spec.hidden, spec.moe_intermediate
+    return 8 + 32 * (2 * i + d) / (3 * d * i) if d and i else 8.0
 DEFAULT_GROUP = 128
 # bits per group a 4-bit group quantization stores besides the weights: an fp16 scale and a packed 4-bit zero point
 # (AWQ, GPTQ, int4), or the scale alone (symmetric w4a16; a config that states its symmetry: linear_bits). A
@@ -350,11 +362,12 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         how = f"{spec.params / 1e9:.2f} B params x {DENSE_BITS[low]} bits"
     elif low in LINEAR_BITS:
         lin = spec.linear_params or spec.params
-        experts_only = low == "mxfp4" and bool(spec.expert_params)
+        experts_only = low == "experts_int8" or (low == "mxfp4" and bool(spec.expert_params))
         if experts_only:
-            lin = min(spec.expert_params, lin)
+            lin = min(spec.expert_params or 0, lin)
         group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
-        bits = linear_bits(low, group, spec.quant_sym if low == spec.quant else None)  # the config's own format
+        bits = (experts_int8_bits(spec) if low == "experts_int8"
+                else linear_bits(low, group, spec.quant_sym if low == spec.quant else None))  # the config's own format
         kept = min(skipped_linear_params(spec, experts_only), lin)
         lin -= kept
         total = lin * bits / 8 + (spec.params - lin) * 2
@@ -363,7 +376,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
                f"{(spec.params - lin) / 1e9:.2f} B at 16 bits"
                + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else ""))
     else:
-        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, auto_round or a GGUF "
+        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, auto_round, "
+                        f"experts_int8 or a GGUF "
                         f"type such as Q4_K_M)")
     per = total / spec.params
     emb = emb_params * per if low not in LINEAR_BITS else emb_params * 2

@@ -39,3 +39,16 @@ def test_cuda_keeps_16_token_alignment():
     assert r["kv_detail"]["pool_args"]["gdn_block"] == 16
     assert r["fits"] and r["kv_capacity_tokens"] == 81 * 100000 // 80
 
+
+def test_experts_int8_quantizes_the_routed_experts_alone():
+    # vLLM's --quantization experts_int8 (ExpertsInt8Config): FusedMoE weights int8 with a float32 scale per output row
+    # (w13_scale experts x 2I, w2_scale experts x d), every LinearBase in 16 bits. Qwen3.6-35B-A3B (config.json: 40
+    # layers, 256 experts, hidden 2048, moe_intermediate_size 512): 40 x 256 x 3 x 2048 x 512 = 32,212,254,720 expert
+    # weights; against bf16 they save one byte each and add 40 x 256 x (2 x 512 + 2048) x 4 = 125,829,120 B of scales
+    from gpu_garden.memory.llm.weights import weights_by_role
+    s = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
+    int8, bf16 = weights_by_role(s, "experts_int8")["total"], weights_by_role(s, "bf16")["total"]
+    assert bf16 - int8 == 32_212_254_720 - 125_829_120
+    # a dense model has no FusedMoE layer: nothing is quantized
+    d = llm.describe(model="Qwen/Qwen3.6-27B")
+    assert weights_by_role(d, "experts_int8")["total"] == weights_by_role(d, "bf16")["total"]
