@@ -35,8 +35,18 @@ WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 # DIFFUSERS_KL_SLACK: the caching allocator's slack of one such decode (reserved, not allocated: it goes into the
 # allocator margin, so peak_device has it and peak_torch does not), fit: the FLUX.1-dev bf16 and GGUF Q8_0 pipeline
 # rows (max_memory_reserved at batch 1), as the single 2360 the two summed to before.
+# Traced (round 16; tests/unit/data/diffusers_kl_decode_trace.json: diffusers 0.32.2 AutoencoderKL.decode, FLUX.1 and SDXL
+# VAE configs, meta tensors, 512-2048 px, batch 1-16, bf16/fp16/fp32): the decoder allocates 768 elements per output pixel
+# of each image, exactly 3 x 256 channels (up_blocks[3].resnets[0]: its input, norm1's output and the SiLU of it), the
+# latent aside; the caching-allocator model reserves about 609 more per pixel of each image. Both are floors of a GPU run:
+# no cuDNN workspace on meta. The fitted 975 sits between 768 and 768 + cuda_conv's KL workspace (1216, what batch-1
+# decodes measure: InvokeAI's fp16 1536 px); the multi-image rows (diffusers-torchao bs4-16, the SDXL notebook's bs4)
+# grow by about 950 per image, below 1216. The traced reserved (1377 per pixel) is far under the 2360 the reserved rows
+# give (the blog's FLUX rows, the hybrid-decode docs rows): the tracer's allocator model has no workspace blocks. So
+# neither traced figure replaced a fitted one (round 16 compared both with every row they reach).
 DIFFUSERS_KL_DECODE = 975
 DIFFUSERS_KL_SLACK = 2360 - DIFFUSERS_KL_DECODE
+DIFFUSERS_KL_TRACED = 3 * 256  # elements per output pixel of each image at the traced peak (a floor; see above)
 # The Wan VAEs' causal decode (ComfyUI's port, diffusers' AutoencoderKLWan and Wan's own code run the same chunks):
 # each latent frame's chunk frees and reallocates full-resolution temporaries of changing sizes, so PyTorch's caching
 # allocator ends the decode holding far more than it allocated at the peak. Elements per output pixel of one chunk
