@@ -443,6 +443,10 @@ BREAKDOWN_CONTEXT = re.compile(r"\+ context (\d+) \+ compute")
 BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
 
 
+# an Ollama row quoting its llama runner's own allocation line (llama.cpp's llama_kv_cache print), not memory.required.kv
+OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
+
+
 # a llama.cpp KV figure that holds the recurrent state too: the memory breakdown's context column (quoted), a "self"
 # memory figure; a "KV buffer size" line does not (llama_memory_recurrent prints its own "RS buffer size")
 KV_WITH_STATE = re.compile(r"KV self size|self-memory")  # llama_kv_cache_init's line, a breakdown's self column
@@ -539,7 +543,10 @@ def score(row) -> dict:
             pred = res["kv_total"]
             if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
-            if rt == "ollama" and key != "kv_mib_device":
+            if (rt == "ollama" and key != "kv_mib_device" and "ollama_kv_allocated" in res
+                    and any(OLLAMA_RUNNER_KV.search(n) for n in row.get("notes", ()))):
+                pred = res["ollama_kv_allocated"]  # the runner's allocation at the cache type's block size
+            elif rt == "ollama" and key != "kv_mib_device":
                 # Ollama's recurrent cache allocates its state checkpoints itself: its "kv cache" line holds them
                 pred += res["overhead"].get("state_checkpoints", 0)
             if key == "kv_mib_device" and res.get("devices") and "device" in m:

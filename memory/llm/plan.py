@@ -400,6 +400,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
         out["ollama_weights_total"] = ev["printed_weights_total"]
         out["ollama_required_full"] = ev["required_full"]  # its memory.required.full (one GPU)
+        if "kv_allocated" in ev:  # the llama runner's own allocation of the cache (its llama_kv_cache line)
+            out["ollama_kv_allocated"] = ev["kv_allocated"]
         if OL.llama_server(s["version"]):
             notes.append(f"Ollama {knobs.get('runtime_version')} starts llama.cpp's llama-server (-c {ctx * parallel} "
                          f"-np {parallel}, no -ngl: its --fit places the layers); sized as llama.cpp, keeping --fit's "

@@ -52,3 +52,27 @@ def test_experts_int8_quantizes_the_routed_experts_alone():
     # a dense model has no FusedMoE layer: nothing is quantized
     d = llm.describe(model="Qwen/Qwen3.6-27B")
     assert weights_by_role(d, "experts_int8")["total"] == weights_by_role(d, "bf16")["total"]
+
+
+def _leandror(notes):
+    # leandror172 local-llm: Ollama (llama runner) qwen2.5-coder:14b, num_ctx 32768, OLLAMA_KV_CACHE_TYPE=q8_0, flash
+    # attention on, 9199 MiB free
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    return b.score({"id": "t", "url": "u", "runtime": "ollama", "version": None, "vram_gib": 8.98,
+                    "input": {"model": "qwen2.5-coder:14b", "ctx": 32768, "parallel": 1, "kv_dtype": "q8_0",
+                              "flash_attn": "on"},
+                    "measured": {"kv_mib": 3264.0}, "notes": notes})
+
+
+def test_ollama_llama_runner_kv_line_is_its_allocation():
+    # Qwen2.5-Coder-14B: 48 layers x 8 KV heads x 128. The runner prints 'llama_kv_cache: size = 3264.00 MiB (32768
+    # cells, 48 layers), K (q8_0): 1632, V (q8_0): 1632' = 48 x 32768 x 2 x 1024 x 34 / 32 B (a q8_0 block: 32 values
+    # in 34 bytes); Ollama's own estimate (memory.required.kv) prices a q8_0 value at a byte: 3072 MiB
+    r = llm.plan(llm.describe(model="qwen2.5-coder:14b"), "ollama", ctx=32768, parallel=1, kv_dtype="q8_0",
+                 flash_attn=True)
+    assert r["ollama_kv_allocated"] == 48 * 32768 * 2 * 1024 * 34 // 32 == 3264 * MiB
+    assert r["kv_total"] == 3072 * MiB
+    # the bench compares a row quoting that line with the allocation, a row without it with the estimate
+    assert _leandror(["'llama_kv_cache: size = 3264.00 MiB (32768 cells, 48 layers)'"])["kv_exact"]
+    assert not _leandror(["memory.required.kv 3.2 GiB"])["kv_exact"]

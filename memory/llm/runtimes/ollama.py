@@ -373,7 +373,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         total = RESERVE + buf + zero + graph_partial + on_bytes
     else:
         total = RESERVE + buf + zero + graph_partial + on * layer
-    return {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
+    out = {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
             "gpu_kv": int(gpu_kv),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
             "graph_partial": int(graph_partial),
@@ -394,6 +394,14 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             # loads with it (Gemma 4's per-layer table, gemma4_ple.place)
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L
                                 + (0 if ngl > L else roles.get("per_layer", 0) if spec.tied else out_w))}
+    if not measured_layout(s["version"], spec) and not spec.mla:
+        # the llama runner is llama.cpp: it allocates num_ctx x parallel cells at the cache type's block size (q8_0 34
+        # bytes a 32), which its "llama_kv_cache: size = N MiB" line prints, where the estimate above prices a byte
+        # (an MLA model's runner layout is llama.cpp's by build, not read here)
+        run = kv_cache(spec, ctx * parallel, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"],
+                       flash=s["flash"])
+        out["kv_allocated"] = run["total"] - run["recurrent_state"]
+    return out
 
 
 def mla_cache(version, spec) -> str:
