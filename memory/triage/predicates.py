@@ -90,6 +90,20 @@ def sysmem_fallback(x):
             and x.env.get("os") not in ("linux", "darwin") and held > OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total)
 
 
+CAP_SHARE = 0.75       # a per-process memory fraction at or under this share of the card withholds a quarter of it or more
+
+
+def fraction_cap(x):
+    """PyTorch prints "N allowed" only under a per-process memory fraction (torch.cuda.set_per_process_memory_fraction; a
+    server's cuda_memory_fraction). The cap withholds a quarter of the card or more and the card still has that much free
+    beside the request: the cap refused, not the card (the allocator compares the cap with its reserved memory plus the
+    segment it rounds the request up to, so reserved + request may sit under it). At 0.9 of a full card the cap only
+    decided which request failed: a model or a batch that fills the card."""
+    cap = x.n.get("allowed")
+    return (torch(x) and bool(cap) and bool(x.total) and cap <= CAP_SHARE * x.total and x.free is not None
+            and x.free >= x.req + (1 - CAP_SHARE) * x.total)
+
+
 KV_DOMINANT = 0.5      # Ollama's estimate: the KV cache is this share of memory.required.full or more
 
 

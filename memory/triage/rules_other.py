@@ -1,7 +1,8 @@
 """Triage's rule rows for *other*: the driver, the platform, a runtime's own limit, or nothing to go on (rows, not
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
-from .predicates import ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, host, kind, torch
+from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
+                         kind, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -39,8 +40,7 @@ OTHER = [
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
-    R("other", 4.0, lambda x: torch(x) and x.n.get("allowed") and x.n["allowed"] < 0.5 * x.total and x.free is not None
-      and x.free >= x.req + x.n["allowed"],
+    R("other", 4.0, fraction_cap,
       "{n[allowed]:b} allowed by a per-process memory fraction on a {total:b} card with {free:b} free: the cap ran out, not the card"),
     # the runtime's own numbers say it fits: the driver or a runtime version refused it (a regression is likely)
     R("other", 5.0, lambda x: x.branch == "ggml" and x.ggml_stage in ("device-alloc", "model-load-failed") and not x.f["ggml_bufs"]
