@@ -137,7 +137,11 @@ def _host_embedding(r: dict) -> int:
 
 def total_all_layers(r: dict) -> int:
     """The table's "total on GPU": the sum of the GPU lines it prints, every layer on the GPU (the plan's `total` is
-    what the verdict checks: vLLM's share plus what sits outside it, or a partial offload's layers)."""
+    what the verdict checks: vLLM's share plus what sits outside it, or a partial offload's layers). With vLLM's fixed
+    pool (--kv-cache-memory) it is the verdict's figure: the pool, not one request's cache, is on the GPU, and the
+    profile's activations are freed before it is allocated (the larger of that peak and the started footprint)."""
+    if r["runtime"] == "vllm" and r.get("pool_fixed"):
+        return r["total"]
     return ((r["weights_gpu_full"] if _host_embedding(r) else r["weights"]) + r["kv_total"]
             + sum(r["overhead"].values()))
 
@@ -176,12 +180,18 @@ def format_plan(r: dict) -> str:
     if r["kv_detail"]["recurrent_state"]:
         kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
-    row(label, r["kv_total"], kv_how)
+    fixed = r["runtime"] == "vllm" and r.get("pool_fixed")
+    if fixed:  # the pool is what sits on the GPU; one request's need is what the pool must hold
+        row("KV pool (fixed)", r["kv_capacity_bytes"], f"--kv-cache-memory; one request {fmt_bytes(r['kv_total'])}, {kv_how}")
+    else:
+        row(label, r["kv_total"], kv_how)
     rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin
     for k, v in r["overhead"].items():
         row(k.replace("_", " "), v, _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), ""))
     total = r["total_all_layers"]
-    row("total on GPU", total, "the lines above, every layer on the GPU" if host else "")
+    row("total on GPU", total, "the lines above, every layer on the GPU" if host else
+        "the larger of the profile peak (weights + activations) and the started footprint (weights + pool + the rest)"
+        if fixed else "")
     if r.get("partial_graph_extra"):  # Ollama's verdict: its placement check sizes the graph for a partial offload
         row("  placement check", total + r["partial_graph_extra"],
             f"+ {fmt_bytes(r['partial_graph_extra'])}: Ollama sizes the graph for a partial offload and checks this "

@@ -1,5 +1,7 @@
 """Task ellm24: LLM batch 38 after its first sight (regression rows), each change checked by hand against the
 runtime's source, its printed figures or a config.json's arithmetic."""
+import re
+
 from gpu_garden.memory.llm import kv as llm
 
 GiB, MiB = 1 << 30, 1 << 20
@@ -76,3 +78,27 @@ def test_ollama_llama_runner_kv_line_is_its_allocation():
     # the bench compares a row quoting that line with the allocation, a row without it with the estimate
     assert _leandror(["'llama_kv_cache: size = 3264.00 MiB (32768 cells, 48 layers)'"])["kv_exact"]
     assert not _leandror(["memory.required.kv 3.2 GiB"])["kv_exact"]
+
+
+def _table(capsys, *extra):
+    from gpu_garden.memory import cli
+    cli.main(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "vllm", "--runtime-version", "0.10.1",
+              "--ctx", "8192", "--vram", "22.5", "--max-num-batched-tokens", "20000", "--max-num-seqs", "1",
+              "--enforce-eager", *extra])
+    out = capsys.readouterr().out
+    return out, {m.group(1).strip(): m.group(2) for m in re.finditer(r"^  (\S.{0,19}?)\s+(\d+\.\d\d [MG]iB)", out, re.M)}
+
+
+def test_fixed_pool_table_says_one_number_per_fact(capsys):
+    # --kv-cache-memory 6: the pool, not one request's cache, sits on the GPU, and the table's total is the figure the
+    # verdict weighs (vllm#10517: 14.99 GiB of weights, a 2.07 GiB profile peak; once started weights + 6 GiB pool +
+    # context + non-torch, larger than weights + peak). Before, the table summed one request's 1 GiB and the peak
+    # (17.6 GiB) while the next line said vLLM takes 21.6 GiB
+    out, rows = _table(capsys, "--kv-cache-memory", "6")
+    assert rows["KV pool (fixed)"] == "6.00 GiB" and "KV, one request" not in rows
+    takes = re.search(r"vLLM takes (\d+\.\d\d GiB) once started", out).group(1)
+    assert rows["total on GPU"] == takes
+    # a share plan keeps one request's cache and the sum of its lines
+    out, rows = _table(capsys)
+    assert "KV, one request" in rows and "KV pool (fixed)" not in rows
+
