@@ -52,6 +52,10 @@ def run_cli(args) -> int:
         knobs["quant_skip"] = [m.strip() for m in args.quant_skip.split(",") if m.strip()]
     if getattr(args, "kv_cache_memory", None):
         knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
+        if vram and knobs["kv_cache_memory"] > vram:  # vLLM's --kv-cache-memory-bytes takes bytes; this option GiB
+            raise UserError(f"--kv-cache-memory is in GiB: {args.kv_cache_memory:g} GiB is more than the "
+                            f"{fmt_bytes(vram)} GPU (for {args.kv_cache_memory:g} bytes give "
+                            f"{args.kv_cache_memory / GiB:.2f})")
     if getattr(args, "free_gib", None):
         knobs["free_memory"] = int(args.free_gib * GiB)
     knobs["weights_bytes"] = _weights_size(args)

@@ -93,7 +93,7 @@ def test_fixed_pool_table_says_one_number_per_fact(capsys):
     # --kv-cache-memory 6: the pool, not one request's cache, sits on the GPU, and the table's total is the figure the
     # verdict weighs (vllm#10517: 14.99 GiB of weights, a 2.07 GiB profile peak; once started weights + 6 GiB pool +
     # context + non-torch, larger than weights + peak). Before, the table summed one request's 1 GiB and the peak
-    # (17.6 GiB) while the next line said vLLM takes 21.6 GiB
+    # (18.61 GiB) while the next line said vLLM takes 21.55 GiB
     out, rows = _table(capsys, "--kv-cache-memory", "6")
     assert rows["KV pool (fixed)"] == "6.00 GiB" and "KV, one request" not in rows
     takes = re.search(r"vLLM takes (\d+\.\d\d GiB) once started", out).group(1)
@@ -102,3 +102,11 @@ def test_fixed_pool_table_says_one_number_per_fact(capsys):
     out, rows = _table(capsys)
     assert "KV, one request" in rows and "KV pool (fixed)" not in rows
 
+
+def test_kv_cache_memory_in_bytes_is_a_clear_error(capsys):
+    # the option takes GiB (vLLM's --kv-cache-memory-bytes takes bytes): 4563402752 given as GiB is refused, naming
+    # the 4.25 GiB it means
+    from gpu_garden.memory import cli
+    assert cli.main(["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "vllm", "--ctx", "100000", "--vram", "32",
+                     "--kv-cache-memory", "4563402752"])
+    assert "give 4.25" in capsys.readouterr().err
