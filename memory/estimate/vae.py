@@ -32,7 +32,7 @@ WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 # DIFFUSERS_KL_DECODE: elements per output pixel of each image (what max_memory_allocated sees), fit: the slope over
 # batch 1/4/8/16 of the diffusers-torchao FLUX.1-dev bf16 rows (1024x1024, max_memory_allocated) of
 # benchmarks/data/diffusion_measured.json, least squares through the weights (a REGRESSION set since).
-# DIFFUSERS_KL_SLACK: the caching allocator's slack of one such decode (reserved, not allocated: it goes into the
+# DIFFUSERS_KL_SLACK: the caching allocator's slack of one such decode of one image (reserved, not allocated: it goes into the
 # allocator margin, so peak_device has it and peak_torch does not), fit: the FLUX.1-dev bf16 and GGUF Q8_0 pipeline
 # rows (max_memory_reserved at batch 1), as the single 2360 the two summed to before.
 # Traced (round 16; tests/unit/data/diffusers_kl_decode_trace.json: diffusers 0.32.2 AutoencoderKL.decode, FLUX.1 and SDXL
@@ -47,6 +47,10 @@ WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 DIFFUSERS_KL_DECODE = 975
 DIFFUSERS_KL_SLACK = 2360 - DIFFUSERS_KL_DECODE
 DIFFUSERS_KL_TRACED = 3 * 256  # elements per output pixel of each image at the traced peak (a floor; see above)
+# Each further image decoded in the same call adds to the slack what the trace adds: reserved beyond allocated grows by
+# 608 elements per pixel of each image (batch 2, 4 and 16 against 1, FLUX.1 VAE 1024 px bf16, same file), less what the
+# 5 % margin already adds for that image's DIFFUSERS_KL_DECODE and fp32 output (49). DIFFUSERS_KL_SLACK (fitted) stays the first image's.
+DIFFUSERS_KL_SLACK_IMAGE = 559
 # The Wan VAEs' causal decode (ComfyUI's port, diffusers' AutoencoderKLWan and Wan's own code run the same chunks):
 # each latent frame's chunk frees and reallocates full-resolution temporaries of changing sizes, so PyTorch's caching
 # allocator ends the decode holding far more than it allocated at the peak. Elements per output pixel of one chunk
@@ -173,14 +177,14 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", de
     return _decode_acts(kind, latent_shape, dtype, runner) + conv_workspace_bytes(kind, latent_shape, dtype, device, runner)
 
 
-def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui") -> int:
-    """Reserved-but-not-allocated bytes of one decode call that a fitted runner term knows of (diffusers' KL decoder:
-    DIFFUSERS_KL_SLACK per pixel of one image, whatever the batch); 0 otherwise."""
+def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", images=1) -> int:
+    """Reserved-but-not-allocated bytes of one decode call of `images` images that a runner term knows of (diffusers' KL
+    decoder: DIFFUSERS_KL_SLACK per pixel for the first image, DIFFUSERS_KL_SLACK_IMAGE for each further one); 0 otherwise."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     if kind != "kl" or runner != "diffusers":
         return 0
     w, h, _, _ = _pixels(kind, latent_shape)
-    return int(DIFFUSERS_KL_SLACK * w * h * dtype_bytes(dtype))
+    return int((DIFFUSERS_KL_SLACK + DIFFUSERS_KL_SLACK_IMAGE * (max(1, int(images)) - 1)) * w * h * dtype_bytes(dtype))
 
 
 def cached_slack_bytes(kind: str, latent_shape, dtype="bf16") -> int:
@@ -394,7 +398,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
-           "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner),
+           "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner, n),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
     dt, hv, note = None, None, ""
     vk = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
@@ -422,7 +426,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
         one_tile = list(latent_shape[:-2]) + [min(t, int(latent_shape[-2])), min(t, int(latent_shape[-1]))]
         out.update(bytes=calls * dt[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0), tiled=True,
                    batch=calls, tiled_bytes=dt[0], conv_workspace=0,
-                   allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner),
+                   allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner, calls),
                    how=f"diffusers' VAE tiling: {dt[1]} tiles of {tile_px} px, each decoded for {calls} sample(s) at once"
                    + (", one sample per call (VAE slicing)" if slicing else ""))
     elif mode == "tiled":  # under diffusers: its own tiling is read for DIFFUSERS_KL_TILE's VAEs and HunyuanVideo's only

@@ -56,3 +56,30 @@ def test_fitted_reserved_is_above_the_traced_reserved_at_batch_one():
         V.allocator_slack_bytes("kl", [1, 16, 128, 128], "bf16", "diffusers")
     assert traced / (1024 * 1024 * 2) == pytest.approx(1381, abs=1)  # 768 + 609, the latent and block rounding
     assert traced < ours
+
+
+def _slack(r):
+    return r["reserved_peak"] - r["allocated_peak"]
+
+
+def test_each_further_image_adds_the_traced_slack():
+    # the trace: reserved beyond allocated grows by ~608 elements per pixel of each further image (batch 2, 4, 16 vs 1)
+    flux = {r["batch"]: r for r in ROWS if (r["family"], r["px"], r["dtype"]) == ("flux1", 1024, "bf16")}
+    px = 1024 * 1024
+    for b in (2, 4, 16):
+        step = (_slack(flux[b]) - _slack(flux[1])) / (b - 1) / px / 2
+        assert step == pytest.approx(608, abs=1)
+        # ours: the per-image increment beyond the 5 % margin of that image's decode (975 + the fp32 output's 6) = 608
+        assert V.DIFFUSERS_KL_SLACK_IMAGE + 0.05 * (V.DIFFUSERS_KL_DECODE + 6) == pytest.approx(step, abs=1.5)
+    # by hand: 1385 for the first image, 559 for each of the other three
+    assert V.allocator_slack_bytes("kl", [4, 16, 128, 128], "bf16", "diffusers", 4) == (1385 + 3 * 559) * px * 2
+    assert V.allocator_slack_bytes("kl", [4, 16, 128, 128], "bf16", "diffusers") == 1385 * px * 2
+
+
+def test_pipeline_call_counts_every_image_and_slicing_one():
+    px = 1024 * 1024
+    whole = V.phase("kl", [4, 16, 128, 128], "bf16", None, "untiled", runner="diffusers")
+    assert whole["allocator_slack"] == (1385 + 3 * 559) * px * 2
+    sliced = V.phase("kl", [4, 16, 128, 128], "bf16", None, "untiled", runner="diffusers", slicing=True)
+    assert sliced["allocator_slack"] == 1385 * px * 2
+    assert V.phase("kl", [4, 16, 128, 128], "bf16", None, "untiled")["allocator_slack"] == 0  # ComfyUI: none
