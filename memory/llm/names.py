@@ -89,6 +89,10 @@ OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B",
                                       "32b": "Qwen2.5-32B", "70b": "Llama-3.3-70B", "8b": "Qwen3-8B",
                                       "1.5b": "Qwen2.5-1.5B"},
                       "deepseek-v2": {"16b": "DeepSeek-V2-Lite"}, "deepseek-coder-v2": {"16b": "DeepSeek-V2-Lite"}}
+# libraries whose pattern would compose sizes the library does not have: the sizes read. qwen3-coder's tags in
+# ollama/ollama's own sources (fb307609: cmd/launch/deprecated_models_test.go qwen3-coder:30b, cmd/launch/models.go
+# qwen3-coder:480b); qwen3-coder:4b is not Qwen3-4B
+OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b")}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
@@ -188,6 +192,10 @@ def ollama_tag(name: str):
     if size is None:
         raise UserError(f"Ollama tag {name!r}: which size the {lib} library's 'latest' is was not read; name one "
                         f"({lib}:<size>, as on ollama.com/library/{lib})")
+    if lib in OLLAMA_LIBRARY_SIZES and size not in OLLAMA_LIBRARY_SIZES[lib]:
+        raise UserError(f"Ollama tag {name!r}: the {lib} library's sizes read are {', '.join(OLLAMA_LIBRARY_SIZES[lib])}; "
+                        f"{size} is not one of them (it is not read as another library's model of that size): give the "
+                        "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
     if lib in OLLAMA_SIZE_MODELS:
         pattern = OLLAMA_SIZE_MODELS[lib].get(size, f"{lib}-{{size}}")
     m = _TAG_QUANT.search(tag)
@@ -508,6 +516,8 @@ def load_builtin(name: str):
                             "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
     close = suggestions(name)
     hint = f" (closest: {', '.join(close)})" if close else ""
+    if any(":" in c for c in close):  # composed from the library table and the built-in sizes, not from ollama.com
+        hint += "; the Ollama tags offered are the library table's sizes that have a built-in description, not checked against ollama.com"
     if tag:
         lib, _, size = name.strip().lower().partition(":")
         hint += f"; Ollama's {lib} library has no built-in description of size {size or 'latest'!r}"
@@ -535,6 +545,8 @@ def _known_names() -> tuple:
                       if n.startswith(head) and n.endswith(tail) and len(n) > len(head) + len(tail)}
         elif default:
             sizes.add(default)
+        if lib in OLLAMA_LIBRARY_SIZES:
+            sizes &= set(OLLAMA_LIBRARY_SIZES[lib])
         out += [f"{lib}:{sz}" for sz in sorted(sizes) if "-" not in sz]
     return tuple(out)
 

@@ -110,3 +110,18 @@ def test_kv_cache_memory_in_bytes_is_a_clear_error(capsys):
     assert cli.main(["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "vllm", "--ctx", "100000", "--vram", "32",
                      "--kv-cache-memory", "4563402752"])
     assert "give 4.25" in capsys.readouterr().err
+
+
+def test_qwen3_coder_tags_are_the_sizes_read():
+    # ollama/ollama's sources quote qwen3-coder:30b and qwen3-coder:480b; the library pattern Qwen3-{size} read
+    # qwen3-coder:4b as Qwen3-4B, a model the library does not carry, and offered such tags as suggestions
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import names
+    assert llm.describe(model="qwen3-coder:30b").name == "Qwen3-30B-A3B"
+    with pytest.raises(UserError, match="sizes read are 30b, 480b"):
+        llm.describe(model="qwen3-coder:4b")
+    assert not [k for k in names._known_names() if k.startswith("qwen3-coder:") and k != "qwen3-coder:30b"]
+    # a suggestion list with composed Ollama tags says they were not checked against the library pages
+    with pytest.raises(UserError, match="not checked against ollama.com"):
+        llm.describe(model="qwen3:4bb")
