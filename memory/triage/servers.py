@@ -94,7 +94,8 @@ def _sglang_kv(line):
 
 
 BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc")
-_VLLM_ESTIMATE = re.compile(r"estimated maximum model length is (\d+)")
+# (a wrap may fall between "estimated" and "maximum": the rest of the sentence is enough on the lines under the check)
+_VLLM_ESTIMATE = re.compile(r"maximum model length is (\d+)")
 _SGLANG_TOKENS = re.compile(r"Try to allocate (\d+) tokens")
 
 

@@ -49,3 +49,22 @@ def test_a_memory_fraction_that_ran_out_on_a_card_with_room_is_the_cap(text):
 def test_a_cap_near_the_card_is_not_named_as_the_cause(text):
     _, _, ev = top(text)
     assert not any("per-process memory fraction" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+
+
+_KV_CHECK = ("ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, "
+             "which is larger than the available KV cache memory (2.25 GiB). Based on the available memory, the estimated")
+
+
+@pytest.mark.parametrize("rest", ["maximum model length is 18432. Try increasing `gpu_memory_utilization` or decreasing "
+                                  "`max_model_len` when initializing the engine.\n",
+                                  "  maximum model length is 18432.\n"])
+def test_vllm_kv_check_wrapped_before_maximum_keeps_its_estimate(rest):
+    _, ev = last_event(_KV_CHECK + "\n" + rest)
+    assert ev["kind"] == "vllm.kv_max_len", ev["kind"]
+    assert ev["numbers"]["estimated_max_len_tokens"] == 18432, ev["numbers"]
+    assert ev["numbers"]["kv_needed"] == 16 * GiB and ev["numbers"]["max_model_len_tokens"] == 131072, ev["numbers"]
+
+
+def test_vllm_kv_check_whole_on_one_line_keeps_its_estimate():
+    _, ev = last_event(_KV_CHECK + " maximum model length is 18432. Try increasing `gpu_memory_utilization`.\n")
+    assert ev["numbers"]["estimated_max_len_tokens"] == 18432, ev["numbers"]
