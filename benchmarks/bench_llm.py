@@ -432,6 +432,22 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-sergiiob-qwen36-27b-gptq-b70-128k-u090-f16kv-refused",
         "llamacpp-jdkruzr-qwen36-27b-q8-4x5060ti-tensor-262k-f16kv-fit",
         "vllm-buccaneer-qwen25-7b-3090-8k-u065-refused",
+        # batch 39: read (task ellm25, with the llm39diag diagnosis) after its first sight was recorded
+        # (llm_first_sight.json batches["39"], commit 1eef6b2), before any change; changes it leads to say "batch 39,
+        # after first sight": a regression set
+        "vllm-32105-glm47-fp8-pp8-8xa100-202k-u0925-refused",
+        "vllm-28228-kimi-linear-48b-awq-tp2-2x3090-120k-u095-started",
+        "vllm-17238-qwen25-32b-w8a16-tp2-2x3090-4k-u09-refused",
+        "vllm-17238-qwen25-32b-w8a16-tp2-2x3090-4k-u09-seqs8-started",
+        "vllm-gpustack1800-qwen25vl-7b-3090-8k-v0-refused", "vllm-buccaneer-llama31-8b-3090-8k-u090-sampler-oom",
+        "vllm-club3090-gemma4-31b-autoround-3090-8k-u095-mtp-refused",
+        "llamacpp-llmfit774-gemma3-12b-q4km-2080-4k-ngl44-partial",
+        "llamacpp-llmfit774-qwen3-14b-q4km-2080-4k-ngl32-partial", "llamacpp-llmfit774-phi4-q4km-2080-4k-ngl32-partial",
+        "llamacpp-qwen38mtp46-qwen38-27b-iq4xs-rtxpro3000laptop-64k-q4kv-38of66",
+        "llamacpp-hilbertraum401-qwen35-9b-udq4kxl-1070ti-vulkan-8k-np1-33of33",
+        "ollama-franksherlock6-qwen25vl-7b-3060ti-0of29", "ollama-10217-mistral-small31-7900xtx-2k-partial",
+        "sglang-mattbucci-r9700-qwen36-35b-a3b-awq-tp2-mf085-262k-fp8-oom",
+        "sglang-mattbucci-3090-glm45-air-reap-82b-awq-tp2-mf0985-2k-oom",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
