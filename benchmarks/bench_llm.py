@@ -14,7 +14,12 @@ Per row, what the runtime printed next to what memory/llm computes from the same
                available memory (exact or not); SGLang max_total_num_tokens from the GPU total, and its "K size"
                for the printed token count (exact or not)
   concurrency  vLLM "Maximum concurrency for N tokens per request"
-  fits         did the runtime start (vLLM) / put every layer on the GPU (Ollama), against our verdict
+  fits         did the runtime start (vLLM) / put every layer on the GPU (Ollama, llama.cpp), against our verdict;
+               a llama.cpp row whose input sets -ngl below the model's layers (repeating + output) is the user's
+               placement, which llama.cpp keeps (its fitter stops at "n_gpu_layers already set by user"): fits is
+               the plan at that -ngl against "started", and fits_whole the plan at -ngl all against "fit" (every
+               layer on the GPU); a run placed with -ot / --n-cpu-moe, which the input cannot say, has no "started"
+               verdict
   device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
   required     Ollama's memory.required.full on one GPU (all layers, or the placed ones + what overflows)
 
@@ -654,6 +659,16 @@ def score(row) -> dict:
             out["sglang_tokens_err"] = toks / m["kv_tokens"] - 1
         if row.get("vram_gib") and "started" in m:
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
+    elif row.get("vram_gib") and rt == "llama.cpp" and user_partial_ngl(row, spec):
+        # llama.cpp does not fit around a user's -ngl ("n_gpu_layers already set by user to N, abort"): the run at
+        # that -ngl started or not (its outcome), and "fit" says whether every layer would go to the GPU
+        if "started" in m and not tensor_override(row):
+            out["fits"] = (bool(res["fits_as_requested"]), m["started"])
+        if "fit" in m:
+            whole = _plan(dict(row, input=dict(row["input"], ngl="all")))[1]
+            if not (rng and whole["fits_as_requested"] is None):
+                out["fits_whole"] = (bool(whole["fits_as_requested"]), m["fit"])
+                out["fits_whole_agree"] = out["fits_whole"][0] == out["fits_whole"][1]
     elif row.get("vram_gib") and "fit" in m:
         out["fits"] = (bool(res["fits_as_requested"]), m["fit"])
     if "fits" in out and rng and res["fits_as_requested"] is None:  # "depends on the file": no verdict to compare
@@ -663,6 +678,21 @@ def score(row) -> dict:
     return out
 
 
+# a llama.cpp run placed with a tensor override the input cannot express (-ot / --override-tensor, --n-cpu-moe)
+TENSOR_OVERRIDE = re.compile(r"(?<![\w-])(?:-ot|--override-tensor|--n-cpu-moe|-ncmoe|--cpu-moe|-cmoe)(?![\w-])")
+
+
+def user_partial_ngl(row, spec) -> bool:
+    """A llama.cpp row whose input sets -ngl to fewer layers than the model's (repeating + output): the user's
+    placement, which llama.cpp keeps (its fitter aborts on a user-set n_gpu_layers)."""
+    n = row["input"].get("ngl")
+    return isinstance(n, int) and not isinstance(n, bool) and 0 <= n < spec.n_layers + 1
+
+
+def tensor_override(row) -> bool:
+    return any(TENSOR_OVERRIDE.search(t) for t in [*row.get("notes", ()), *map(str, row.get("inferred", {}).values())])
+
+
 def summarize(rows) -> dict:
     def pct(key):
         v = [(abs(r[key]) * 100, r["id"]) for r in rows if key in r]
@@ -670,6 +700,7 @@ def summarize(rows) -> dict:
                 "worst_pct": round(max(v)[0], 2) if v else None, "worst_row": max(v)[1] if v else None}
     kv = [r for r in rows if "kv_exact" in r]
     fits = [r for r in rows if "fits_agree" in r]
+    whole = [r for r in rows if "fits_whole_agree" in r]
     tp = [r for r in rows if "tokens_from_printed_exact" in r]
     dl = [r for r in rows if "device_layers_exact" in r]
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
@@ -680,6 +711,8 @@ def summarize(rows) -> dict:
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "device_layers_exact": f"{sum(r['device_layers_exact'] for r in dl)}/{len(dl)}",
             "fits_agree": f"{sum(r['fits_agree'] for r in fits)}/{len(fits)}",
+            # llama.cpp rows at a user's partial -ngl: the whole model (-ngl all) against the row's "fit"
+            "fits_whole_agree": f"{sum(r['fits_whole_agree'] for r in whole)}/{len(whole)}",
             # an Unsloth UD- name alone: the verdict depends on the file (a weights range), not in fits_agree
             "fits_depends": sum("fits_depends" in r for r in rows)}
 
@@ -707,7 +740,7 @@ def main(argv=None) -> int:
     data = json.loads(DATA.read_text())
     scored = [score(r) for r in data["rows"]]
     cols = ("weights_gib", "weights_gpu_mib", "weights_err", "kv", "kv_exact", "kv_tokens", "kv_tokens_err", "sglang_tokens", "concurrency", "fits",
-            "projector_mib", "required_full_gib")
+            "fits_whole", "projector_mib", "required_full_gib")
     print(f"{'row':<38}" + "".join(f"{c:>18}" for c in cols))
     for s in scored:
         if "error" in s:
