@@ -68,3 +68,12 @@ def test_vllm_kv_check_wrapped_before_maximum_keeps_its_estimate(rest):
 def test_vllm_kv_check_whole_on_one_line_keeps_its_estimate():
     _, ev = last_event(_KV_CHECK + " maximum model length is 18432. Try increasing `gpu_memory_utilization`.\n")
     assert ev["numbers"]["estimated_max_len_tokens"] == 18432, ev["numbers"]
+
+
+def test_a_refusal_with_the_card_free_names_host_memory_and_the_paging_file():
+    """Host RAM that ran out (Windows: RAM plus the paging file) refuses device allocations with the card free."""
+    res, ev = last_event("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+                         "7.99 GiB of which 3.90 GiB is free. Of the allocated memory 3.80 GiB is allocated by PyTorch, and 90.00 MiB "
+                         "is reserved by PyTorch but unallocated.\n")
+    assert res["cause"] == "other" and ev["guide"]["id"] == "allocation-refused", (res["cause"], ev["guide"]["id"])
+    assert "paging file" in ev["guide"]["markdown"] and "System memory" in ev["guide"]["markdown"], ev["guide"]["markdown"]
