@@ -23,6 +23,9 @@ Per row, what the runtime printed next to what memory/llm computes from the same
   device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
   required     Ollama's memory.required.full on one GPU (all layers, or the placed ones + what overflows)
 
+An SGLang row's "gpu" (the card the run names) is passed as --gpu-name: its platform decides how SGLang loads an AWQ
+MoE checkpoint (runtimes/sglang.py awq_experts_dense).
+
 Rows are split into SEEN (used while the formulas were tuned: a regression set) and FIRST_SIGHT (never tuned
 on). `--first-sight` scores every row and writes benchmarks/results/llm_first_sight.json; that run is
 committed with the data, before any formula changes. The normal run writes benchmarks/results/bench_llm.json
@@ -502,6 +505,8 @@ def _plan(row):
     kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
     knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
     knobs["runtime_version"] = row.get("version")
+    if row["runtime"] == "sglang" and "gpu_name" not in knobs and row.get("gpu"):
+        knobs["gpu_name"] = row["gpu"]  # SGLang rows were collected without --gpu-name; their "gpu" names the card
     res = K.plan(spec, runtime=row["runtime"], ctx=i["ctx"], parallel=i.get("parallel", 1), kv_dtype=kv,
                  weights_dtype=i.get("weights_dtype"), vram=vram, **knobs)
     return spec, res

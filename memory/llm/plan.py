@@ -197,6 +197,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         spec = replace(spec, quant_skip=build[0])
         notes.append(build[1])
     roles = weights_by_role(spec, weights_dtype)
+    if (runtime == "sglang" and fmt == "awq" and spec.expert_params and SG.awq_experts_dense(knobs.get("gpu_name"))
+            and not (spec.weights_bytes and weights_dtype is None)):
+        roles = weights_by_role(spec, weights_dtype, dense_experts=True)
+        notes.append(f"AWQ MoE on {knobs['gpu_name']}: SGLang has no AWQ-Marlin there, and its AWQConfig gives the "
+                     "routed experts no method, so they are built in 16 bits (--quantization moe_wna16 quantizes them)")
     if spec.ple_params:  # Gemma 4 E2B / E4B: the per-layer table where the runtime keeps it
         from .gemma4_ple import place
         roles = place(spec, roles, runtime, parse_version(knobs.get("runtime_version"), runtime))

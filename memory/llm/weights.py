@@ -300,8 +300,9 @@ def _odd_rows(spec: LLMSpec) -> str:
 UNSLOTH_DYNAMIC_GGUF = re.compile(r"ud[-_]")
 
 
-def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
-    """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes."""
+def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_experts: bool = False) -> dict:
+    """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes. dense_experts: a linear format whose runtime
+    builds the routed experts unquantized (SGLang's AWQConfig on ROCm: runtimes/sglang.awq_experts_dense)."""
     emb_params = spec.vocab * spec.hidden
     if weights_dtype is None and spec.weights_bytes:
         if spec.embed_bytes is not None:  # exact, from the GGUF tensor table
@@ -365,6 +366,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         experts_only = low == "experts_int8" or (low == "mxfp4" and bool(spec.expert_params))
         if experts_only:
             lin = min(spec.expert_params or 0, lin)
+        dense = min(spec.expert_params or 0, lin) if dense_experts and not experts_only else 0
+        lin -= dense
         group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
         bits = (experts_int8_bits(spec) if low == "experts_int8"
                 else linear_bits(low, group, spec.quant_sym if low == spec.quant else None))  # the config's own format
@@ -374,7 +377,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None) -> dict:
         how = (f"{lin / 1e9:.2f} B {'expert ' if experts_only else ''}matmul params x {bits:.2f} bits ({low}"
                + (f", groups of {group}" if group and group != DEFAULT_GROUP else "") + f") + "
                f"{(spec.params - lin) / 1e9:.2f} B at 16 bits"
-               + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else ""))
+               + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else "")
+               + (f" ({dense / 1e9:.2f} B of them routed experts the runtime builds unquantized)" if dense else ""))
     else:
         raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, auto_round, "
                         f"experts_int8 or a GGUF "

@@ -52,3 +52,32 @@ def test_a_tensor_override_run_has_no_started_verdict():
     assert "fits" not in s
     # a word that only contains the letters is not an override
     assert "fits" in b.score(_llmfit(32, notes=["a pilot run, -otherwise default"]))
+
+
+# ---------------------------------------------------------------- SGLang AWQ on a MoE model (runtimes/sglang.py)
+def _awq35(gpu):
+    # mattbucci's 2x R9700 smoke-256k run: Qwen3.6-35B-A3B AWQ, TP 2, --mem-fraction-static 0.85, fp8 cache, 262144
+    return llm.plan(llm.describe(model="Qwen/Qwen3.6-35B-A3B"), "sglang", ctx=262144, kv_dtype="fp8_e4m3",
+                    weights_dtype="awq", vram=31.86 * GiB, tensor_parallel_size=2, mem_fraction_static=0.85,
+                    gpu_name=gpu, runtime_version="0.5.11")
+
+
+def test_sglang_awq_builds_moe_experts_unquantized_on_rocm():
+    # awq/awq.py AWQConfig.get_quant_method: FusedMoE -> None off Ascend, so FusedMoE builds UnquantizedFusedMoEMethod
+    # weights in 16 bits (the log's traceback: unquant.py create_weights torch.empty(num_experts, ...)); AWQ-Marlin,
+    # which quantizes them, only on CUDA from 8.0. Qwen3.6-35B-A3B config.json: 40 layers x 256 experts x 3 x 2048 x
+    # 512 = 32,212,254,720 expert weights. AWQLinearMethod's tensors (qweight 4 bits, qzeros 4 and fp16 scales 16 per
+    # group of 128) make 4.15625 bits; at 16 bits they take 32,212,254,720 x 11.84375 / 8 = 47,689,236,480 B more,
+    # 23,844,618,240 B on each of the two GPUs (the plan's weights are one rank's)
+    rocm, cuda = _awq35("2x AMD Radeon AI PRO R9700 32 GB (gfx1201), ROCm 7.2"), _awq35("NVIDIA RTX 6000 Ada")
+    assert rocm["weights"] - cuda["weights"] == 47_689_236_480 // 2
+    # 30.0 GiB of bf16 experts on each of the two GPUs (64.4e9 B / 2) already pass the 31.46 GiB SGLang saw free less
+    # the other layers: the run died loading them ("Tried to allocate 256.00 MiB ... 31.34 GiB is allocated")
+    assert not rocm["fits_as_requested"] and cuda["fits_as_requested"]
+    # a CUDA card below compute 8.0 has no Marlin either (AWQMarlinConfig.get_min_capability 80)
+    assert _awq35("Tesla T4")["weights"] == rocm["weights"]
+    # a dense model has no FusedMoE: nothing changes
+    d = llm.describe(model="Qwen/Qwen3.6-27B")
+    a, b = (llm.plan(d, "sglang", ctx=4096, weights_dtype="awq", vram=32 * GiB, gpu_name=g)["weights"]
+            for g in ("AMD Radeon AI PRO R9700", "NVIDIA GeForce RTX 5090"))
+    assert a == b

@@ -35,16 +35,33 @@
   --max-mamba-cache-size, the speculative intermediate states, the fork's demand-driven sizing.
   SGLang's "GB" in these lines is GiB (bytes / 2**30)."""
 import math
+import re
 
 from ...units import GiB, MiB, fmt_bytes
 from ..cache import kv_cache
 from ..spec import LINEAR
 from . import at_least, parse_version
+from .vllm import PRE_AMPERE  # CUDA cards below compute 8.0
 
 CUDA_CONTEXT = 512 * MiB      # as vLLM's: the PyTorch context before anything is loaded
 NCCL = int(0.13 * GiB)        # "Init torch distributed ends. mem usage=0.13 GB" (TP 4, didier-durand/llms-in-clouds)
 DEFAULT_MFS = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
 KV = ("f16", "bf16", "fp8_e5m2", "fp8_e4m3")
+# An AWQ checkpoint of a MoE model (layers/quantization/awq/awq.py, read at the 0.5.11 layout): AWQConfig.get_quant_method
+# gives LinearBase its AWQ method and FusedMoE none (a method only on Ascend NPU), so FusedMoE builds its experts with
+# UnquantizedFusedMoEMethod in the model's dtype (unquant.py create_weights: torch.empty(num_experts, ...), the OOM
+# traceback of mattbucci's 2x R9700 Qwen3.6-35B-A3B-AWQ log). AWQMarlinConfig, which has an expert method, is taken
+# only on CUDA (is_awq_marlin_compatible: "if not _is_cuda: return False") from compute 8.0 (get_min_capability 80),
+# and not when --quantization awq is given explicitly ("forcing awq"): on ROCm, and on a CUDA card below 8.0, the
+# experts are 16-bit. --quantization awq on a newer CUDA card is the same but is not an input here; moe_wna16 quantizes
+# them (not an input either).
+ROCM_CARD = re.compile(r"\b(amd|radeon|instinct|mi\d{3}\w*|rocm|gfx\d+)\b", re.I)
+
+
+def awq_experts_dense(gpu_name) -> bool:
+    """Does SGLang build an AWQ checkpoint's routed experts unquantized on this card (ROCm, or CUDA below 8.0)?"""
+    g = str(gpu_name or "")
+    return bool(ROCM_CARD.search(g) or PRE_AMPERE.search(g))
 
 
 MFS_BY_CARD = (0, 4, 8)       # sglang#7054, taken as its first release
