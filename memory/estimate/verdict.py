@@ -105,6 +105,7 @@ def finish(est: dict, budget) -> dict:
             k["fits"] = k["peak_after"] <= budget if budget else None
             if k["id"] == "partial_offload" and short and budget:  # its weights stay in RAM, and RAM is short
                 k["fits"], k["host_ram_short"] = False, True
+    ram_on_dynamic(d, est["host_ram"])
     if streams(est, budget) and not short:  # Dynamic VRAM: the weights that do not fit stream in per step
         est["verdict"] = "fits with streaming"
     est["outcome"] = outcome(est, budget)
@@ -115,7 +116,7 @@ def streams(est: dict, budget) -> bool:
     """Dynamic VRAM runs it by streaming the sampler's weights: they do not all fit, the activations do, and every
     other phase (as ComfyUI runs it) is within the budget. Whether host RAM holds them is host_ram's."""
     d = est.get("dynamic_vram") or {}
-    return bool(d.get("streamed_per_step")) and str(d.get("verdict")).startswith("fits") \
+    return bool(d.get("streamed_per_step")) and str(d.get("vram_verdict")).startswith("fits") \
         and est["verdict"] in ("tight", "does not fit") and all(v <= budget for k, v in run_phases(est).items() if k != "sample")
 
 
@@ -157,8 +158,8 @@ def _vram_outcome(est: dict, budget) -> dict:
     r = est.get("host_ram") or {}
     if streams(est, budget):  # and host RAM is short (else the verdict says fits with streaming)
         d = est["dynamic_vram"]
-        return {"status": v, "offloaded": 0, "reason": f"Dynamic VRAM would stream {fmt_bytes(d['streamed_per_step'])} of "
-                f"weights from RAM each step, but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (the running "
+        return {"status": v, "offloaded": 0, "reason": f"Dynamic VRAM fits in VRAM, streaming {fmt_bytes(d['streamed_per_step'])} "
+                f"of weights from RAM each step; host RAM short by {fmt_bytes(ram_short_by(r))}: the run needs {fmt_bytes(r['needed'])} of it (the running "
                 f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers {fmt_bytes(r['pinned'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     over = {k: p - budget for k, p in run_phases(est).items() if p > budget}
@@ -347,6 +348,29 @@ def mapped_split(parts, maps: bool, running, files=None) -> tuple[int, int]:
     return out[0], out[1]
 
 
+def ram_short_by(r) -> int:
+    """Bytes of host RAM missing: the hard need (what the model files' pages do not cover) over what is available."""
+    return max(0, int(r.get("hard_need", r.get("needed")) or 0) - int(r.get("available") or 0)) if r else 0
+
+
+def ram_on_dynamic(d: dict, r: dict):
+    """Dynamic VRAM's verdict with host RAM's: streamed weights are read from the running model's CPU copy (pageable,
+    or the model file's mapped pages) into pinned buffers (host_ram's docstring has the source), so a run whose RAM is
+    short (ram_short) does not fit however little VRAM it needs; one whose RAM need the file's pages cover is slower.
+    vram_verdict keeps the VRAM side alone; verdict is the run's, the same words in text and JSON. In place."""
+    v = d.get("vram_verdict")
+    d["host_ram_short_by"] = None
+    if not v or not r or not r.get("available"):
+        return
+    if ram_short(r):
+        d["host_ram_short_by"] = ram_short_by(r)
+        d["verdict"] = (f"does not fit: host RAM short by {fmt_bytes(ram_short_by(r))} (the run needs {fmt_bytes(r['hard_need'])}"
+                        f" of it, {fmt_bytes(r['available'])} available); in VRAM alone it {v}")
+    elif str(r.get("verdict") or "").startswith("slower"):
+        d["verdict"] = (f"{v}; host RAM holds {fmt_bytes(r['hard_need'])} of the {fmt_bytes(r['needed'])} the run keeps, the "
+                        "rest is the model file's pages, read again from disk (slower)")
+
+
 def ram_short(r) -> bool:
     """Host RAM decides the run: what must be in RAM (ram_need's hard need) is over what is available. The one
     predicate for the estimate's outcome and Fit to Card's plan. Short means the OS swaps or ends the process, even
@@ -441,7 +465,7 @@ def dynamic_vram(est: dict, budget) -> dict:
     on = aimdo_detected() if mode == "auto" else mode == "on"
     out = {"enabled": bool(on), "source": (("detected comfy-aimdo" if on else "comfy-aimdo not detected") if mode == "auto"
                                          else f"--dynamic-vram {mode}"),
-           "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None}
+           "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
     bd = est["breakdown"]
     if not on or not budget or "sample" not in bd:
         return out
@@ -458,6 +482,7 @@ def dynamic_vram(est: dict, budget) -> dict:
                           f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)")
     else:
         out["verdict"] = "fits without streaming"
+    out["vram_verdict"] = out["verdict"]  # finish adds host RAM's to verdict (ram_on_dynamic)
     return out
 
 

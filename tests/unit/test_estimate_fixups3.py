@@ -182,10 +182,11 @@ def test_streamed_weights_need_host_ram(flux, capsys):
     r = j["host_ram"]
     assert (r["streamed"], r["offloaded"], r["kept_for_reload"], r["cpu_copy"]) == (12218337735, 12218337735, 9938381638,
                                                                                    23802816640)
-    assert (r["pinned"], r["needed"]) == (4080218931, 37821417209) and j["dynamic_vram"]["verdict"].startswith("fits, streaming")
+    assert (r["pinned"], r["needed"]) == (4080218931, 37821417209) and j["dynamic_vram"]["vram_verdict"].startswith("fits, streaming")
+    assert j["dynamic_vram"]["verdict"].startswith("does not fit: host RAM short by 31.22 GiB")  # 37821417209 - 4 GiB
     assert rc == 1 and j["verdict"] == "does not fit" and j["outcome"]["status"] == "does not fit"
-    assert j["outcome"]["reason"].startswith("Dynamic VRAM would stream 11.38 GiB of weights from RAM each step, but host "
-                                             "RAM is short: the run needs 35.22 GiB of it (the running model's CPU copy 22.17 GiB")
+    assert j["outcome"]["reason"].startswith("Dynamic VRAM fits in VRAM, streaming 11.38 GiB of weights from RAM each step; "
+                                             "host RAM short by 31.22 GiB: the run needs 35.22 GiB of it (the running model's CPU copy 22.17 GiB")
     for ram, rc_want, status in (("21", 1, "does not fit"), ("42", 1, "does not fit"), ("43", 0, "fits with streaming"),
                                  ("64", 0, "fits with streaming")):   # 42 GiB < 42.80 GiB needed <= 43 GiB
         rc, out, _ = estimate(capsys, *argv, "--ram", ram)

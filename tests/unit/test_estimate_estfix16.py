@@ -1,0 +1,40 @@
+"""Audit 15 fixes (task estfix16): Dynamic VRAM's verdict agrees with host RAM's, --write records the RAM its tiers
+assumed, bad input is refused, FLUX.1's T5 tokens as ComfyUI pads them, and --device cpu in ComfyUI's fp32."""
+import json
+
+import pytest
+
+from gpu_garden.memory.estimate import layouts
+from gpu_garden.memory.units import GiB
+from support.cli_run import estimate
+
+
+@pytest.fixture(scope="module")
+def flux(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flux")
+    return [str(layouts.write_sparse(n, d / f"{n}.safetensors")) for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")]
+
+
+def test_dynamic_vram_verdict_agrees_with_host_ram(flux, capsys):
+    """Audit 15 X1. FLUX.1-dev + T5-XXL + CLIP-L + ae at 1024² on 12 GiB, Dynamic VRAM on, anonymous CPU copy: the run
+    keeps 45959536013 B in RAM (test_estimate_fixups3 has the sum). Streamed weights are copied from the running
+    model's CPU copy into pinned buffers (comfy/ops.py cast_bias_weight_with_vbar -> comfy/pinned_memory.py), so on
+    32 GiB RAM is short by 45959536013 - 34359738368 = 11599797645 B (10.80 GiB): the run does not fit (exit 1), and
+    Dynamic VRAM's own line and JSON verdict say so, keeping "fits, streaming" as the VRAM side only."""
+    argv = (*flux, "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on", "--weights-mmap", "off")
+    rc, out, _ = estimate(capsys, *argv, "--ram", "32", "--json")
+    j = json.loads(out)
+    d = j["dynamic_vram"]
+    assert rc == 1 and j["verdict"] == "does not fit" and j["outcome"]["status"] == "does not fit"
+    assert d["host_ram_short_by"] == 11599797645
+    assert d["verdict"].startswith("does not fit: host RAM short by 10.80 GiB (the run needs 42.80 GiB of it, 32.00 GiB "
+                                   "available); in VRAM alone it fits, streaming 11.4 GiB")
+    assert d["vram_verdict"].startswith("fits, streaming 11.4 GiB")
+    assert "host RAM short by 10.80 GiB" in j["outcome"]["reason"]
+    rc2, text, _ = estimate(capsys, *argv, "--ram", "32")
+    line = next(x for x in text.splitlines() if x.startswith("Dynamic VRAM ("))
+    assert rc2 == 1 and line == f"Dynamic VRAM (--dynamic-vram on): {d['verdict']}"  # the same words as the JSON
+    rc, out, _ = estimate(capsys, *argv, "--ram", "64", "--json")  # 45959536013 <= 0.85 x 64 GiB: fits
+    j = json.loads(out)
+    assert rc == 0 and j["verdict"] == "fits with streaming" and j["dynamic_vram"]["verdict"].startswith("fits, streaming")
+    assert j["dynamic_vram"]["host_ram_short_by"] is None
