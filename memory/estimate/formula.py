@@ -161,6 +161,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         raise UserError("VAE slicing is diffusers' enable_vae_slicing: use it with runner diffusers "
                         "(ComfyUI picks its decode batch from free memory itself)")
     _check_tile(pol.get("tile"))
+    tt = pol.get("text_tokens")
+    if tt is not None and (not isinstance(tt, int) or isinstance(tt, bool) or tt < 0):
+        raise UserError(f"text tokens must be a whole number, 0 (the encoder's own count) or more, not {tt!r}")
+    if pol.get("reserve") is not None and not pol["reserve"] >= 0:
+        raise UserError(f"the reserve must be 0 or more bytes, not {pol['reserve']!r}")
     if pol["attention"] not in ATTENTION_MODES:
         raise UserError(f"attention must be one of {', '.join(ATTENTION_MODES)}, not {pol['attention']!r}")
     if pol["attention_mask"] not in ATTENTION_MASKS:

@@ -95,6 +95,27 @@ def _usage_error(args, msg):
     raise UserError(msg)
 
 
+def check_args(args):
+    """Refuse what the estimate would otherwise take silently: numbers out of range, a switch that needs another,
+    two that contradict each other. One line, exit 2."""
+    g = lambda k: getattr(args, k, None)  # noqa: E731
+    if g("text_tokens") is not None and g("text_tokens") < 0:
+        _usage_error(args, f"--text-tokens needs 0 (the encoder's own count) or more tokens, got {args.text_tokens}")
+    if g("ram") is not None and not g("ram") > 0:
+        _usage_error(args, f"--ram needs a positive number of GiB (leave it out for this machine's available RAM), got {args.ram}")
+    if g("reserve_vram") is not None and not g("reserve_vram") >= 0:
+        _usage_error(args, f"--reserve-vram needs 0 or more GiB, got {args.reserve_vram}")
+    if g("write") and not g("workflow"):
+        _usage_error(args, "--write adds extra.gpu_garden.memory to a workflow: give --workflow WF.json too")
+    if g("workflow") and g("files"):
+        _usage_error(args, "--workflow reads the model files from the graph (under --models-dir): give the workflow or "
+                           f"model files, not both (got {', '.join(map(str, args.files))})")
+    cu, cfg = g("cond_uncond"), g("cfg")
+    if cu and cfg is not None and cfg != (cu == "batched"):
+        _usage_error(args, f"--{'cfg' if cfg else 'no-cfg'} contradicts --cond-uncond {cu} (--cond-uncond batched is --cfg, "
+                           "separate is --no-cfg): give one")
+
+
 def cfg_from_args(args):
     cu = getattr(args, "cond_uncond", None)
     return {"batched": True, "separate": False}[cu] if cu else getattr(args, "cfg", None)
@@ -242,6 +263,7 @@ def native_size(args, comps):
 
 def run_cli(args) -> int:
     from . import verdict
+    check_args(args)
     if getattr(args, "workflow", None):
         from . import workflow
         return workflow.run_cli(args)

@@ -38,3 +38,45 @@ def test_dynamic_vram_verdict_agrees_with_host_ram(flux, capsys):
     j = json.loads(out)
     assert rc == 0 and j["verdict"] == "fits with streaming" and j["dynamic_vram"]["verdict"].startswith("fits, streaming")
     assert j["dynamic_vram"]["host_ram_short_by"] is None
+
+
+@pytest.mark.parametrize("argv, says", [
+    (("--text-tokens", "-1"), "--text-tokens needs 0"),
+    (("--text-tokens", "-100000"), "--text-tokens needs 0"),
+    (("--ram", "0"), "--ram needs a positive number of GiB"),
+    (("--ram", "-1"), "--ram needs a positive number of GiB"),
+    (("--reserve-vram", "-1"), "--reserve-vram needs 0 or more GiB"),
+    (("--write", "OUT"), "--write adds extra.gpu_garden.memory to a workflow: give --workflow"),
+    (("--cfg", "--cond-uncond", "separate"), "--cfg contradicts --cond-uncond separate"),
+    (("--no-cfg", "--cond-uncond", "batched"), "--no-cfg contradicts --cond-uncond batched"),
+])
+def test_bad_input_is_refused(flux, tmp_path, capsys, argv, says):
+    """Audit 15 C1-C3: each was taken silently (negative tokens gave negative activations, --ram 0 this machine's RAM,
+    --write without --workflow exit 0 and no file, --cfg lost to --cond-uncond separate). Now a one-line usage error."""
+    argv = tuple(str(tmp_path / "out.json") if a == "OUT" else a for a in argv)
+    rc, out, err = estimate(capsys, flux[0], "--vram", "24", "--dynamic-vram", "off", *argv)
+    assert rc == 2 and out == "" and says in err
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_agreeing_switches_and_zero_reserve_are_taken(flux, capsys):
+    for argv in (("--cfg", "--cond-uncond", "batched"), ("--no-cfg", "--cond-uncond", "separate"), ("--reserve-vram", "0"),
+                 ("--text-tokens", "0")):
+        rc, out, _ = estimate(capsys, flux[0], "--vram", "40", "--ram", "64", "--dynamic-vram", "off", *argv, "--json")
+        assert rc == 0 and json.loads(out)["verdict"] == "fits", argv
+
+
+def test_workflow_with_model_files_is_refused(flux, tmp_path, capsys):
+    wf = tmp_path / "wf.json"
+    wf.write_text(json.dumps({"1": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}}}))
+    rc, out, err = estimate(capsys, flux[0], "--workflow", str(wf), "--models-dir", str(tmp_path), "--vram", "24")
+    assert rc == 2 and out == "" and "give the workflow or model files, not both" in err
+
+
+def test_library_refuses_negative_tokens_and_reserve(flux):
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.estimate import formula as E
+    comps = E.from_files(flux[:1])
+    for pol in ({"text_tokens": -5}, {"text_tokens": 1.5}, {"reserve": -1}):
+        with pytest.raises(UserError):
+            E.estimate(comps, 1024, 1024, cfg=False, policy=dict(pol, dynamic_vram="off"))
