@@ -1,7 +1,14 @@
 """The flags and the command a `gpu-garden kv` plan prints, runtime by runtime: vLLM's and llama-server's flags,
 Ollama's environment and Modelfile parameters. One `flag` record for the plan (plan.py) and for the fixes read from
 an out-of-memory log (advise.py)."""
-from .runtimes import vllm as V
+from .runtimes import at_least, llamacpp as LC, vllm as V
+
+# llama-server's flags by build (a flag printed for a build that lacks it stops the server at its argument parser):
+#   -kvu / --kv-unified came with the split streams, ggml-org/llama.cpp#14363 (commit 225e7a14, whose build prints
+#   "version: 5913 (225e7a14)"): llamacpp.UNIFIED_SPLIT; before, the cache was one and there was no flag;
+#   -fa takes on|off|auto from ggml-org/llama.cpp#15434 (release b6325, which also made auto the default); before,
+#   -fa was a bare switch, off unless given.
+FA_VALUE = (6325,)
 
 
 def gpu_layers_words(ngl: int, n_layers: int, runtime: str, output_first: bool = False) -> str:
@@ -93,7 +100,7 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
         f.append(flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
         if parallel > 1:
             f.append(flag("flag", "-np", parallel, "parallel slots"))
-            if s.get("unified"):
+            if s.get("unified") and at_least(s.get("version"), *LC.UNIFIED_SPLIT):  # older builds: one cache, no flag
                 f.append(flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
         f.append(flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else
                        f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
@@ -102,7 +109,10 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "-ctk", kv, f"K cache as {kv}"))
         if kv_v != "f16":
             f.append(flag("flag", "-ctv", kv_v, f"V cache as {kv_v} (needs flash attention)"))
-        f.append(flag("flag", "-fa", "on" if s["flash"] else "off", "flash attention: no score matrix in the compute buffer"))
+        if at_least(s.get("version"), *FA_VALUE):
+            f.append(flag("flag", "-fa", "on" if s["flash"] else "off", "flash attention: no score matrix in the compute buffer"))
+        elif s["flash"]:  # a bare switch before -fa on|off|auto, off unless given
+            f.append(flag("flag", "-fa", "", "flash attention: no score matrix in the compute buffer", text="-fa"))
         if s["ubatch"] != 512:
             f.append(flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
         return f
