@@ -81,3 +81,33 @@ def test_sglang_awq_builds_moe_experts_unquantized_on_rocm():
     a, b = (llm.plan(d, "sglang", ctx=4096, weights_dtype="awq", vram=32 * GiB, gpu_name=g)["weights"]
             for g in ("AMD Radeon AI PRO R9700", "NVIDIA GeForce RTX 5090"))
     assert a == b
+
+
+# ---------------------------------------------------------------- llama-server's output rows (ggml-org/llama.cpp#23861)
+def _gemma1b(version, parallel, mtp=None, spec_name="google/gemma-3-1b-it"):
+    return llm.plan(llm.describe(model=spec_name), "llama.cpp", ctx=4096, parallel=parallel, weights_dtype="Q8_0",
+                    flash_attn=True, ngl=99, runtime_version=version, vram=24 * GiB, mtp_tokens=mtp)["overhead"]
+
+
+def test_llama_server_reserves_logits_for_its_output_rows():
+    # llama_context's reserve: graph_reserve(n_tokens, n_seqs, n_outputs_pp = min(n_tokens, cparams.n_outputs_max));
+    # tools/server: n_outputs_max = max(1, min(n_batch, n_parallel x (1 + spec n_max))). Gemma-3-1B config.json: hidden
+    # 1152, intermediate 6912, vocab 262144; -ub 512, flash attention (no score matrix). Before the change every
+    # ubatch row's logits: 4 x 512 x (1152 + 262144) = 539,230,208 B. With -np 64: 64 rows of logits,
+    # 4 x (512 x 1152 + 64 x 262144) = 69,468,160 B, above the feed-forward's 4 x 512 x (4 x 1152 + 6912) = 23,592,960
+    assert _gemma1b("b9452", 64)["compute_buffer"] == 539_230_208
+    assert _gemma1b("b9453", 64)["compute_buffer"] == 69_468_160
+    assert _gemma1b(None, 64)["compute_buffer"] == 69_468_160  # the newest build
+    # one slot: 1 row of logits, 4 x (512 x 1152 + 262144) = 3,407,872 B: the feed-forward's 23,592,960 is the larger
+    assert _gemma1b("b9453", 1)["compute_buffer"] == 23_592_960
+    # -np beyond the ubatch: n_outputs_pp = min(n_tokens, n_outputs_max) = the 512 rows again
+    assert _gemma1b("b9453", 1024)["compute_buffer"] == 539_230_208
+
+
+def test_a_draft_adds_output_rows_per_slot():
+    # --spec-draft-n-max n: 1 + n rows a slot (common_speculative_n_max). Qwen3.5-9B (config: hidden 4096, vocab
+    # 248320, intermediate 12288) with draft-mtp 2 on 32 slots: min(512, 32 x 3) = 96 rows, 4 x (512 x 4096 + 96 x
+    # 248320) = 4 x (2,097,152 + 23,838,720) = 103,743,488 B, above the feed-forward's 4 x 512 x (4 x 4096 + 12288) = 58,720,256
+    o = llm.plan(llm.describe(model="Qwen/Qwen3.5-9B"), "llama.cpp", ctx=8192, parallel=32, weights_dtype="Q8_0",
+                 flash_attn=True, ngl=99, runtime_version="b10450", vram=48 * GiB, mtp_tokens=2)["overhead"]
+    assert o["compute_buffer"] == 103_743_488

@@ -222,12 +222,28 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     return res
 
 
-def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True) -> int:
+# llama-server reserves the logits of n_outputs_max rows, not of a whole ubatch (ggml-org/llama.cpp#23861, de6f727aa,
+# 2026-06-01): llama_context's reserve builds the prompt graph with n_outputs_pp = min(n_tokens, cparams.n_outputs_max)
+# and tools/server sets n_outputs_max = max(1, min(n_batch, n_parallel x (1 + the speculative draft's n_max)))
+# (server_n_outputs_max; an embedding or pooling server keeps n_batch). Its first build: after b9442 (d4c8e2c29, the
+# llama_cpp_ex binding's v0.8.16, without it) and by b9479 (0b7154066, v0.8.17, with it); a Beelink benchmark log names
+# de6f727aa b9453, taken here. The llama.cpp history itself was not read (its snapshot is over the fetch limit).
+OUTPUTS_MAX = (9453,)
+
+
+def server_outputs(parallel: int, draft_n: int | None, ubatch: int) -> int:
+    """Rows of logits llama-server's prompt graph reserves from OUTPUTS_MAX: -np x (1 + --spec-draft-n-max)."""
+    return max(1, min(ubatch, max(parallel, 1) * (1 + (draft_n or 0))))
+
+
+def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs). logits=False: a GPU of a
-    layer split that does not hold the output layer (each device has its own buffer for its part of the graph)."""
+    layer split that does not hold the output layer (each device has its own buffer for its part of the graph).
+    outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
-    logits = 4 * ubatch * (d + V) if logits else 0
+    rows = ubatch if outputs is None else min(ubatch, outputs)
+    logits = 4 * (ubatch * d + rows * V) if logits else 0
     ffn = 4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1)))
     if flash:
         return int(max(logits, ffn))
@@ -245,8 +261,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
     lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
     gpu_w = sum(lw[start:]) + (out if out_on else 0)
+    outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
+            if at_least(s.get("version"), *OUTPUTS_MAX) and not s.get("ik") else None)
     over = {"cuda_context": CUDA_CONTEXT,
-            "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"]) if ngl > 0 else 0}
+            "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs) if ngl > 0 else 0}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
     if s.get("draft_mtp") and ngl > 0:  # the MTP layer and its cache sit on the GPU with the rest (offload_kqv)
@@ -267,7 +285,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
         for dv in devs:
-            dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"])
+            dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"], outs)
                                     if dv["layers"] or dv["output_layer"] else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + CUDA_CONTEXT + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
