@@ -1,6 +1,7 @@
-"""window.line_starts finds the lines holding any anchor word with one regex pass per shared piece (window.COVERS):
-the piece, the rest of each word after it, a lookbehind for the part before it. It must find exactly the lines a
-plain per-word bytes.find finds, for every anchor tuple the scanner uses, at block edges and between lo and hi."""
+"""window.line_starts finds the lines holding any anchor word with one regex pass per lead byte (chosen by
+window.BYTE_PERCENT): the byte, the rest of each word after it as a trie, a lookbehind for the part before it. It must
+find exactly the lines a plain per-word bytes.find finds, for every anchor tuple the scanner uses, at block edges and
+between lo and hi."""
 import random
 
 import pytest
@@ -95,3 +96,16 @@ def test_any_words_and_a_bounded_cache():
     for i in range(100):
         W.line_starts(block, (b"w%d" % i, b"mem"))
     assert len(W._GROUPS) <= 32
+
+
+def test_words_inside_words_and_shared_tails():
+    """Words that end inside another (a lookbehind leaf beside trie branches), share a lead byte at different offsets
+    or repeat it: every line found as bytes.find finds it, and a cut word is no word."""
+    words = [b"memory", b"out of memory", b"mem", b"emo", b"yes", b"ayes", b"eye", b"QQ", b"xQQy", b"QQQ"]
+    rng = random.Random(11)
+    lines = _lines(words, rng) + [b"me", b"emory", b"out of memor", b"Q", b"xQ"]
+    rng.shuffle(lines)
+    block = b"\n".join(lines) + b"\n"
+    assert W.line_starts(block, words) == _reference(block, words)
+    for w in words:
+        assert W.line_starts(b"> " + w + b" <\n", words) == {0}, w
