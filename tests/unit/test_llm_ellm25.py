@@ -111,3 +111,31 @@ def test_a_draft_adds_output_rows_per_slot():
     o = llm.plan(llm.describe(model="Qwen/Qwen3.5-9B"), "llama.cpp", ctx=8192, parallel=32, weights_dtype="Q8_0",
                  flash_attn=True, ngl=99, runtime_version="b10450", vram=48 * GiB, mtp_tokens=2)["overhead"]
     assert o["compute_buffer"] == 103_743_488
+
+
+# ---------------------------------------------------------------- vLLM: the share and what lies outside it in free memory
+def _buccaneer(free_gib):
+    # TheBuccaneer/vllm-offload-profiles: vLLM 0.17.1, Llama-3.1-8B, --max-model-len 8192, utilization 0.9, one RTX 3090
+    # (23.54 GiB as its OOM line prints it)
+    return llm.plan(llm.describe(model="meta-llama/Llama-3.1-8B-Instruct"), "vllm", ctx=8192,
+                    gpu_memory_utilization=0.9, gpu_name="NVIDIA GeForce RTX 3090", vram=23.54 * GiB,
+                    runtime_version="0.17.1", free_memory=int(free_gib * GiB) if free_gib else None)
+
+
+def test_vllm_outside_the_share_must_fit_in_free_memory():
+    # From 0.9.1 the share is this process's own memory (vllm#19312), so the share (0.9 x 23.54 = 21.186 GiB) and what
+    # lies outside it (its CUDA context, the CUDA graphs) come out of the memory free at start. The failed run's OOM line:
+    # 23.54 GiB total, 139.75 MiB free, 21.72 GiB held by this process: 23.54 - 0.14 - 21.72 = 1.68 GiB held by others,
+    # 21.86 GiB free at start; the startup check passes (21.186 <= 21.86 - 0.5 context), but the 0.674 GiB left beside
+    # the share cannot hold the 0.5 GiB context and the graphs: refused as requested (the runtime ran out of memory
+    # warming up, after the pool)
+    assert not _buccaneer(23.54 - 1.68)["fits_as_requested"]
+    # the same command started with about 0.2 GiB held by others (the row's two listed processes, 83.54 + 133.29 MiB)
+    assert _buccaneer(23.54 - (83.54 + 133.29) / 1024)["fits_as_requested"]
+    # free memory not given: the card's total, as before
+    assert _buccaneer(None)["fits_as_requested"]
+    # before 0.9.1 the share is device-wide (other processes inside it): the total still bounds it
+    old = llm.plan(llm.describe(model="meta-llama/Llama-3.1-8B-Instruct"), "vllm", ctx=8192,
+                   gpu_memory_utilization=0.9, gpu_name="NVIDIA GeForce RTX 3090", vram=23.54 * GiB,
+                   runtime_version="0.8.5", free_memory=int((23.54 - 1.68) * GiB))
+    assert old["fits_as_requested"]

@@ -134,7 +134,9 @@ def test_free_memory_refuses_the_default_share_and_plans_the_largest_it_takes():
     # floor((13.88 - 0.5) / 15.99 x 100) / 100 = 0.83 (13.27 GiB) starts. Without the context margin it would be 0.86
     r = _free_plan(13.88)
     assert r["fits_as_requested"] is False and r["fits"] is True
-    assert r["command"].endswith("--gpu-memory-utilization 0.83")
+    # (task ellm25) 0.83 x 15.99 = 13.27 GiB leaves 0.61 GiB of the 13.88 free beside the share: the 0.5 GiB context and
+    # 0.11 GiB, less than the CUDA graphs take (0.3-1 GiB in vLLM's "Graph capturing finished" lines): captured eager
+    assert r["command"].endswith("--gpu-memory-utilization 0.83 --enforce-eager")
     assert any("--gpu-memory-utilization 0.83 or less" in n for n in r["notes"])
     assert "vllm_would_print" not in r and r["autofit"] == []
 

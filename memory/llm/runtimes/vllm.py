@@ -473,10 +473,10 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         room = used <= vram
         out["started"] = int(held + pool)  # what it holds once started (used: the larger of it and the profile peak)
     else:
-        used, room = budget + outside, outside <= vram - budget
+        used, room = budget + outside, outside <= card_room(s, vram) - budget
     if free_refused(s, vram):
         out["free_refused"], starts = True, False
-    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc,
+    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc, card_room=card_room(s, vram),
                starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
     return out
@@ -563,7 +563,7 @@ def util_for(ev, vram) -> float | None:
     need = math.ceil(ev["util_needed"] * 100 - 1e-9) / 100
     outside = ((0 if ev.get("context_inside") else ev["overhead"]["cuda_context"])
                + (0 if ev["graphs_inside"] else ev["overhead"]["cuda_graphs"]))
-    ceiling = min(MAX_UTIL, math.floor((1 - outside / vram) * 100) / 100)
+    ceiling = min(MAX_UTIL, math.floor((ev.get("card_room", vram) - outside) / vram * 100) / 100)
     return need if need <= ceiling else None
 
 
@@ -585,6 +585,15 @@ def free_cap(s, vram) -> float | None:
     if not free or not vram or not s["v1"] or not at_least(s["version"], *FREE_CHECKED):
         return None
     return max(math.floor((free - CUDA_CONTEXT) / vram * 100) / 100, 0.0)
+
+
+def card_room(s, vram) -> int:
+    """Bytes the share and what lies outside it (the CUDA context, the graphs) must fit in: from FREE_CHECKED, where
+    the share is this process's own memory, the memory free when vLLM starts (s["free"], when given); before, the
+    share is the device's, other processes' memory inside it, so the card's total."""
+    if s.get("free") and vram and s["v1"] and at_least(s["version"], *FREE_CHECKED):
+        return min(int(s["free"]), int(vram))
+    return int(vram) if vram else 0
 
 
 def free_refused(s, vram) -> bool:
