@@ -232,8 +232,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
     b_eff = batch * (2 if cfg else 1)
     lat = latent_geometry(family, width, height, frames, batch)
-    if pol.get("text_tokens") and sp["txt"]:
-        lat["text_tokens"] = int(pol["text_tokens"])
+    txt = pol.get("text_tokens") or spec.RUNNER_TEXT_TOKENS.get(pol["runner"], {}).get(family)
+    if txt and sp["txt"]:
+        lat["text_tokens"] = int(txt)
         lat["tokens"] = lat["image_tokens"] + lat["text_tokens"]
     bc = pol["compute_bytes"]
 
@@ -297,7 +298,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if dm:
         act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
         if pol["attention"] == "math":  # the n x n scores held whole: the naive figure is the sample phase's
-            act = naive_total(act, naive)
+            act = naive_total(act, naive, arch)
         if pol["attention_mask"] == "dense":  # the bool [B, N, N] mask and SDPA's compute-dtype copy (phases.DENSE_MASK_BOOL)
             mask = dense_mask_bytes(lat, b_eff, bc)
             act += mask
@@ -387,7 +388,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                        "te_stay": te_kept if te_stream else te_w_phase,
                        "under": under},
                  "keep": keep,
-                 "act": act, "naive": naive, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
+                 "act": act, "naive": naive, "arch": arch, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
                  "i2v_encode": i2v_encode},
@@ -464,7 +465,7 @@ def peak_on(est: dict, budget) -> dict:
         # the dense mask is held whole beside the n^2 scores: added after naive_total, which keeps only part of act
         mask = ctx.get("mask", 0)
         phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math"
-              else naive_total(ctx["act"] - mask, ctx["naive"]) + mask)
+              else naive_total(ctx["act"] - mask, ctx["naive"], ctx.get("arch")) + mask)
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]

@@ -56,7 +56,10 @@ def block_units(arch: dict) -> float:
 # code, not fitted; a one-off meta trace of ComfyUI 0.8.0's GenmoMochi at 848x480x85 with CFG batched peaks there
 # (blocks.0.mlp_x, aten.mul) at 4,476,015,760 bytes of activations (tests/unit/test_estimate_mochi.py).
 MOCHI_MLP_HIDDEN, MOCHI_MLP_GATED = 4.0, 4.0
-FLUX_UNITS = 13.3  # FLUX.1 single-stream block, fitted on flux1 1024x1024 (was 14.8 on the older tracer)
+# FLUX.1 single-stream block, fitted on flux1 1024x1024 at the trace's 4352 tokens (4096 image + the 256 of ComfyUI's
+# T5 context, memory/trace/comfy_checkout.py): (388893194 - 8388608 sampler state - 4352 x 1024 rope) / (4352 x 3072 x 2)
+# = 14.06. 13.3 was fitted counting 512 text tokens the trace did not have (14.8 on the older tracer)
+FLUX_UNITS = 14.06
 CROSS_A, CROSS_B = 2.43, 2.083  # Wan cross block, fitted on wan21 832x480x33 and wan22 1280x704x41
 
 
@@ -152,8 +155,12 @@ def int8_matmul_peak(family, arch, lat, b_eff, bc, batch=None) -> int:
     return int(b_eff * lat["tokens"] * per) + sampler_state_bytes(lat, bc, b_eff, batch or lat["shape"][0])
 
 
-def naive_total(act, naive):
-    """Activations with the n^2 attention scores held whole (attention_basic, or math SDPA)."""
+def naive_total(act, naive, arch=None):
+    """Activations with the n^2 attention scores held whole (attention_basic, or math SDPA). A FLUX-style
+    single-stream block peaks at its attention call (block_units: x, linear1's output, normed q/k), so all of its
+    activations are alive beside the scores; elsewhere part of them is (0.6)."""
+    if (arch or {}).get("block") == "flux":
+        return act + naive
     return max(act, int(0.6 * act) + naive)
 
 
@@ -201,7 +208,8 @@ def sample_activation_bytes(family: str, latent_shape, dtype="bf16", cond_batch:
     lat = geometry_from_shape(family, latent_shape, text_tokens)
     b = lat["shape"][0]
     act, naive, _ = sample_parts(family, default_arch(family, arch), lat, b * int(cond_batch), dtype_bytes(dtype), b)
-    return naive_total(act, naive) if attention == "math" else act
+    a = default_arch(family, arch)
+    return naive_total(act, naive, a) if attention == "math" else act
 
 
 # Text encoders: ComfyUI runs them in fp32 over their stored weights (manual cast): one fp32 copy of the layer

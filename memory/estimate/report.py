@@ -51,7 +51,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="auto: as ComfyUI picks (bf16 where the GPU has it, else fp32 for SD/FLUX VAEs); fp32 = --fp32-vae")
     s.add_argument("--gpu-halves", choices=["bf16,fp16", "fp16", "none"], default="bf16,fp16", metavar="bf16,fp16|fp16|none",
                    help="half dtypes the GPU supports (Turing: fp16; Pascal and older: none) - decides the VAE dtype")
-    s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (FLUX 256 for schnell, 512 for dev)")
+    s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (default: as the runner pads the prompt: FLUX.1 256 in ComfyUI, "
+                        "512 in diffusers' FluxPipeline; 0: the default)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
                    help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM); tiled: VAE "
                         "Decode (Tiled), or with --runner diffusers its enable_tiling")

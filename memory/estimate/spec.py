@@ -49,7 +49,7 @@ FAMILY = {
     "sdxl": dict(ch=4, s=8, t=None, p=1, txt=0, ctx=77, cfg=True, factor=lambda a: 0.8 if a.get("context_dim") != 1280 else 1.0,
                  vae="kl", name="Stable Diffusion XL"),
     "sd3": dict(ch=16, s=8, t=None, p=2, txt=154, ctx=0, cfg=True, factor=1.6, vae="kl", name="Stable Diffusion 3/3.5"),
-    "flux1": dict(ch=16, s=8, t=None, p=2, txt=512, ctx=0, cfg=False, factor=3.1, vae="kl", name="FLUX.1"),
+    "flux1": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=3.1, vae="kl", name="FLUX.1"),  # T5 min_length 256 (TE_TOKENS_FAMILY)
     "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, factor=3.1 * 4 * 2.36, vae="kl", name="FLUX.2"),
     "chroma": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=3.2, vae="kl", name="Chroma"),
     "qwen-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=1.8, vae="wan21", name="Qwen-Image"),
@@ -111,6 +111,12 @@ TE_TOKENS_FAMILY = {"sd3": {"t5-xxl": 77}, "flux1": {"t5-xxl": 256}, "chroma": {
                     "ltxv": {"t5-xxl": 128}, "hidream": {"t5-xxl": 128, "llama": 128}, "cosmos": {"t5-xxl": 512},
                     "pixart": {"t5-xxl": 120}, "wan21": {"umt5-xxl": 512}, "wan22": {"umt5-xxl": 512},
                     "hunyuan-video": {"llama": 256}}
+
+# joint text tokens where a runner pads the prompt otherwise than ComfyUI (FAMILY txt): diffusers' FluxPipeline pads T5 to
+# max_sequence_length=512 (padding="max_length"; huggingface/diffusers 58eb52c pipelines/flux/pipeline_flux.py l.221,
+# l.236), while ComfyUI 0.8.0's FLUX T5XXLTokenizer pads to min_length=256 only (pad_to_max_length=False,
+# comfy/text_encoders/flux.py l.15): a prompt under 256 tokens reaches the sampler as a [B, 256, 4096] context
+RUNNER_TEXT_TOKENS = {"diffusers": {"flux1": 512}}
 
 # VAE decoders: spatial (s) and temporal (t) compression, the dtypes ComfyUI's VAE class allows in order
 # (VAE.working_dtypes; model_management.vae_dtype takes the first the GPU supports, else fp32), and ComfyUI's

@@ -17,16 +17,16 @@ def flux(tmp_path_factory):
 
 def test_dynamic_vram_verdict_agrees_with_host_ram(flux, capsys):
     """Audit 15 X1. FLUX.1-dev + T5-XXL + CLIP-L + ae at 1024² on 12 GiB, Dynamic VRAM on, anonymous CPU copy: the run
-    keeps 45959536013 B in RAM (test_estimate_fixups3 has the sum). Streamed weights are copied from the running
+    keeps 45958633189 B in RAM (test_estimate_fixups3 has the sum). Streamed weights are copied from the running
     model's CPU copy into pinned buffers (comfy/ops.py cast_bias_weight_with_vbar -> comfy/pinned_memory.py), so on
-    32 GiB RAM is short by 45959536013 - 34359738368 = 11599797645 B (10.80 GiB): the run does not fit (exit 1), and
+    32 GiB RAM is short by 45958633189 - 34359738368 = 11598894821 B (10.80 GiB): the run does not fit (exit 1), and
     Dynamic VRAM's own line and JSON verdict say so, keeping "fits, streaming" as the VRAM side only."""
     argv = (*flux, "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on", "--weights-mmap", "off")
     rc, out, _ = estimate(capsys, *argv, "--ram", "32", "--json")
     j = json.loads(out)
     d = j["dynamic_vram"]
     assert rc == 1 and j["verdict"] == "does not fit" and j["outcome"]["status"] == "does not fit"
-    assert d["host_ram_short_by"] == 11599797645
+    assert d["host_ram_short_by"] == 11598894821
     assert d["verdict"].startswith("does not fit: host RAM short by 10.80 GiB (the run needs 42.80 GiB of it, 32.00 GiB "
                                    "available); in VRAM alone it fits, streaming 11.4 GiB")
     assert d["vram_verdict"].startswith("fits, streaming 11.4 GiB")
@@ -34,7 +34,7 @@ def test_dynamic_vram_verdict_agrees_with_host_ram(flux, capsys):
     rc2, text, _ = estimate(capsys, *argv, "--ram", "32")
     line = next(x for x in text.splitlines() if x.startswith("Dynamic VRAM ("))
     assert rc2 == 1 and line == f"Dynamic VRAM (--dynamic-vram on): {d['verdict']}"  # the same words as the JSON
-    rc, out, _ = estimate(capsys, *argv, "--ram", "64", "--json")  # 45959536013 <= 0.85 x 64 GiB: fits
+    rc, out, _ = estimate(capsys, *argv, "--ram", "64", "--json")  # 45958633189 <= 0.85 x 64 GiB: fits
     j = json.loads(out)
     assert rc == 0 and j["verdict"] == "fits with streaming" and j["dynamic_vram"]["verdict"].startswith("fits, streaming")
     assert j["dynamic_vram"]["host_ram_short_by"] is None
@@ -80,3 +80,22 @@ def test_library_refuses_negative_tokens_and_reserve(flux):
     for pol in ({"text_tokens": -5}, {"text_tokens": 1.5}, {"reserve": -1}):
         with pytest.raises(UserError):
             E.estimate(comps, 1024, 1024, cfg=False, policy=dict(pol, dynamic_vram="off"))
+
+
+def test_flux1_text_tokens_follow_the_runner(flux):
+    """Audit 15 item 4. ComfyUI 0.8.0's FLUX T5XXLTokenizer pads to min_length=256, pad_to_max_length=False
+    (comfy/text_encoders/flux.py l.15): the sampler gets 4096 image tokens (1024² / 8 / 2, squared) + 256. diffusers'
+    FluxPipeline pads to max_sequence_length=512 (padding="max_length"): 4096 + 512. The sample activations at 1024²,
+    batch 1, bf16: 14.06 x 3072 x tokens x 2 + tokens x 128 x 8 (rope, fp32) + 262144 latent elements x (24 + 8)
+    (sampler state) = 388791009 B for 4352 tokens, 414981365 B for 4608: the FIT trace's 388893194 B (its context is
+    256 tokens, memory/trace/comfy_checkout.py) within 0.03 %."""
+    from gpu_garden.memory.estimate import formula as E
+    comps = E.from_files(flux[:1])
+    want = {"comfyui": (256, 4352), "diffusers": (512, 4608)}
+    for runner, (txt, n) in want.items():
+        e = E.estimate(comps, 1024, 1024, cfg=False, policy={"runner": runner, "dynamic_vram": "off"})
+        assert (e["latent"]["image_tokens"], e["latent"]["text_tokens"]) == (4096, txt), runner
+        assert e["breakdown"]["sample"]["activations"] == int(14.06 * 3072 * n * 2) + n * 128 * 8 + 262144 * 32, runner
+    e = E.estimate(comps, 1024, 1024, cfg=False, policy={"runner": "diffusers", "text_tokens": 300, "dynamic_vram": "off"})
+    assert e["latent"]["text_tokens"] == 300  # --text-tokens wins under either runner
+    assert abs(388791009 / 388893194 - 1) < 0.0003
