@@ -26,6 +26,8 @@ def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
     version = parse_version(knobs.get("runtime_version"), runtime)
     if runtime == "vllm":
         s = V.settings(version, vram, ctx, knobs)
+        if parallel > 1 and not knobs.get("max_num_seqs"):  # the command prints --max-num-seqs N (flags.py): its figures
+            s["max_seqs"] = parallel
     elif runtime == "llama.cpp":
         s = LC.settings(version, knobs, parallel)
     else:

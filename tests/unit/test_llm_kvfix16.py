@@ -12,7 +12,10 @@ LLAMA_NP4 = QWEN + ["--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ct
 
 
 def _run(argv, capsys):
-    rc = cli.main(argv)
+    try:
+        rc = cli.main(argv)
+    except SystemExit as e:  # argparse's own errors
+        rc = e.code
     cap = capsys.readouterr()
     return rc, (json.loads(cap.out) if "--json" in argv and cap.out else cap.out), cap.err
 
@@ -47,3 +50,21 @@ def test_fa_takes_a_value_only_from_b6325(capsys):
     assert "-fa off" in _flags(new)
     _, newest, _ = _run(LLAMA_NP4 + ["--flash-attn", "on"], capsys)
     assert "-fa on" in _flags(newest)
+
+
+# X3: --parallel N prints --max-num-seqs N; the figures are those of that command (vLLM sizes its sampler and its CUDA
+# graph captures by max_num_seqs, not by the requests the user expects)
+
+def test_parallel_figures_are_those_of_the_printed_max_num_seqs():
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    common = dict(runtime="vllm", ctx=32768, parallel=8, vram=int(23.55 * GiB))
+    implied = llm.plan(spec, **common)
+    explicit = llm.plan(spec, **common, max_num_seqs=8)
+    default = llm.plan(spec, runtime="vllm", ctx=32768, vram=int(23.55 * GiB))
+    assert "--max-num-seqs 8" in implied["command"]
+    assert implied["kv_capacity_tokens"] == explicit["kv_capacity_tokens"]
+    assert implied["overhead"] == explicit["overhead"]
+    assert implied["vllm_would_print"] == explicit["vllm_would_print"]
+    # vLLM's default 256 sequences profile a larger sampler batch than 8 do: the default plan keeps a smaller pool
+    assert implied["overhead"]["activation_profile"] < default["overhead"]["activation_profile"]
+    assert implied["kv_capacity_tokens"] > default["kv_capacity_tokens"]
