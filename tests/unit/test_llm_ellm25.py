@@ -140,3 +140,18 @@ def test_vllm_outside_the_share_must_fit_in_free_memory():
                    gpu_memory_utilization=0.9, gpu_name="NVIDIA GeForce RTX 3090", vram=23.54 * GiB,
                    runtime_version="0.8.5", free_memory=int((0.9 * 23.54 + 0.3) * GiB))
     assert old["fits_as_requested"]
+
+
+# ---------------------------------------------------------------- vLLM --vllm-engine v0 without a version
+def test_vllm_engine_v0_without_a_version_is_refused():
+    # VLLM_USE_V1=0 picks V0 only where it exists: vLLM 0.11 removed the V0 engine, and no version means the newest.
+    # GPUStack#1800's Qwen2.5-VL-7B run asked V0 with no release named: it must not be planned as V1 (51,552 tokens
+    # against V0's printed 2,400)
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    s = llm.describe(model="Qwen/Qwen2.5-VL-7B-Instruct")
+    with pytest.raises(UserError, match="--vllm-engine v0 needs --runtime-version"):
+        llm.plan(s, "vllm", ctx=8192, vram=23.56 * GiB, vllm_engine="v0")
+    # with a release V0 ran in, it is planned as V0
+    r = llm.plan(s, "vllm", ctx=8192, vram=23.56 * GiB, vllm_engine="v0", runtime_version="0.8.4")
+    assert r["vllm_would_print"].startswith("# CUDA blocks:")  # V0's executor line, not V1's "GPU KV cache size"

@@ -198,6 +198,10 @@ def engine(version, knobs) -> tuple:
     if asked not in ("", "v0", "v1"):
         from ...errors import UserError
         raise UserError(f"--vllm-engine must be v0 or v1, got {knobs.get('vllm_engine')!r}")
+    if asked == "v0" and version is None:  # the newest vLLM has no V0: planning V1 would answer another question
+        from ...errors import UserError
+        raise UserError("--vllm-engine v0 needs --runtime-version: V0 was removed in vLLM 0.11, so the newest release "
+                        "runs V1; give the release you run (e.g. 0.8.4)")
     if asked == "v1" or (asked == "v0" and at_least(version, 0, 11)):
         return True, ("VLLM_USE_V1=1" if asked == "v1" and not at_least(version, *V1) else None)
     if asked == "v0":
