@@ -7,7 +7,7 @@ from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, unsloth as UD
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
-from .runtimes import RUNTIMES, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
+from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import FULL, SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, runtime_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
@@ -97,8 +97,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "ollama":  # Ollama prices every block of the GGUF, multi-token-prediction ones included
         spec = gguf_blocks(spec)
     model_max = spec.max_ctx or 131072
+    if runtime == "vllm":  # the longest --max-model-len vLLM starts with (spec.vllm_max_len: rope scaling counted)
+        model_max = spec.vllm_max_len or model_max
     if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
-        ctx = (spec.max_ctx or 8192) if runtime == "vllm" else 4096
+        ctx = (spec.vllm_max_len or spec.max_ctx or 8192) if runtime == "vllm" else 4096
     if ctx < 1 or ctx > 1 << 24:
         raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
     if vram is not None and not (256 * MiB <= vram <= 1 << 50):
@@ -317,8 +319,29 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime != "vllm" and (KV_BYTES[v_type] < 2 or draft and KV_BYTES[draft] < 2) and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
         s["flash"] = True
-    if ctx > model_max and spec.max_ctx:
-        notes.append(f"{ctx} tokens is beyond the model's trained context ({spec.max_ctx})")
+    refused = None
+    if runtime == "vllm" and ctx > model_max and (spec.vllm_max_len or spec.max_ctx):
+        refused = (f"--max-model-len {ctx} is above the {model_max:,} tokens vLLM derives from the model's config.json: "
+                   "it refuses to start (\"User-specified max_model_len is greater than the derived max_model_len\") "
+                   "unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set, and then positions past it may give wrong output "
+                   "(NaN with RoPE); the figures above are that run's; a rope_scaling (YaRN) in config.json raises the "
+                   "limit")
+        notes.append(refused)
+    elif (runtime == "ollama" and spec.max_ctx and ctx > spec.max_ctx and at_least(s["version"], *OL.CTX_CLAMP)
+          and (spec.ollama or spec.weights_bytes)):  # the context_length Ollama reads: a library tag's or the GGUF's
+        notes.append(f"num_ctx {ctx} is above the model's trained context ({spec.max_ctx:,}): Ollama "
+                     f"{knobs.get('runtime_version') or ''} lowers it to {spec.max_ctx:,} (\"requested context size too "
+                     "large for model\"), the figures' context".replace("Ollama  ", "Ollama "))
+        ctx = spec.max_ctx
+    elif runtime == "ollama" and spec.max_ctx and ctx > spec.max_ctx:
+        notes.append(f"num_ctx {ctx} is above the described model's context ({spec.max_ctx:,}): "
+                     + ("Ollama before 0.9.3 runs it as asked; output past it may degrade" if not at_least(s["version"], *OL.CTX_CLAMP)
+                        else "Ollama lowers num_ctx to its GGUF's context_length, which a name alone does not give: "
+                             "the figures are for num_ctx as asked (--gguf FILE or the library tag for the clamp)"))
+    elif runtime == "llama.cpp" and spec.max_ctx and (ctx if s["unified"] else ctx // parallel) > spec.max_ctx:
+        notes.append(f"{ctx if s['unified'] else ctx // parallel} tokens a slot is above the model's trained context "
+                     f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
+                     "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
     if spec.mla and runtime == "llama.cpp":
         notes.append({"latent": "MLA cache as llama.cpp >= 2026-01 stores it: the 576-value latent only (ggml-org/llama.cpp#19067)",
                       "latent+v": "MLA cache as 2025 llama.cpp builds store it: the latent plus a V cache of kv_lora_rank",
@@ -345,8 +368,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
            "kv_per_layer": {"full": ev["kv"]["per_full_layer"],
                             "device_buffer": ev["kv"]["per_full_layer"] + ev.get("kv_buffer_pad_per_layer", 0)},
            "overhead": ev["overhead"], "overhead_total": int(sum(ev["overhead"].values())), "total": ev["total"],
-           "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"],
-           "fits": ev["fits"], "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
+           "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"] and not refused,
+           "fits": ev["fits"] and not refused, "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
            "command": "", "autofit": [], "notes": notes}
     if runtime == "vllm" and ev.get("stages"):  # pipeline parallelism: rank 0's figures, every stage listed
         out["weights"] = out["weights_gpu_full"] = int(ev["stage_weights"])
@@ -372,7 +395,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                    pool_fixed=bool(s["kv_cache_memory"]))
         if ev.get("started") is not None:  # --kv-cache-memory: held once started, below a higher profile peak
             out["started_bytes"] = ev["started"]
-        if not ev.get("free_refused"):  # refused before it profiles: no pool line
+        if not ev.get("free_refused") and not refused:  # refused before it profiles: no pool line
             out["vllm_would_print"] = V.would_print(ev, ctx, s)
         if ev.get("mamba_blocks") is not None:
             notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "
@@ -432,7 +455,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         s_max = dict(s_max, util=free_cap)  # the most the free memory takes (the user's share too, when above it)
     if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
         s_max = dict(s_max, seqs_to_blocks=True)
-    choice = _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj)
+    choice = _choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
+                     proj)
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
         if runtime != "vllm" and KV_BYTES[k] < 2:
@@ -491,7 +515,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
     out["command"] = command(runtime, out["flags"])
-    if not out["fits"]:
+    if refused:
+        out["refused"] = refused
+    elif not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
     return out
 

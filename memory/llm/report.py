@@ -222,6 +222,9 @@ def format_plan(r: dict) -> str:
                 lines.append(advice[0].upper() + advice[1:])
         else:
             verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
+            if r.get("refused"):  # above the model's limit (plan.py): the memory is not what stops it
+                verdict = (f"vLLM refuses --max-model-len {r['ctx']:,} (above the model's limit: see the note)"
+                           + ("; the flags below keep to the limit" if r.get("chosen") else ""))
             budget = ((f" (fixed KV pool {fmt_bytes(r['kv_capacity_bytes'])}, --kv-cache-memory)" if r.get("pool_fixed")
                        else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram

@@ -62,6 +62,7 @@ class LLMSpec:
     notes: list = field(default_factory=list)
     cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
     rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)
+    vllm_max_len: int | None = None  # the longest --max-model-len vLLM starts with (vllm_max_len(); None: max_ctx)
     no_v_proj_layers: tuple = ()    # layers whose values come from the key projection (Gemma 4 attention_k_eq_v)
     layer_kv_heads: list | None = None  # per-layer KV heads when layers differ (Gemma 4's global layers): TP shards each
     linear_dims: tuple | None = None  # gated-DeltaNet projections: (key heads, key dim, value heads, value dim, conv kernel)
@@ -316,6 +317,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                           "prices their cache for one image; the other runtimes' figures count them as self-attention "
                           "layers")
     spec.rope_cache_elems = _rope_cache_elems(cfg, spec)
+    spec.vllm_max_len = vllm_max_len(cfg)
     from .params import count_params, recurrent_state   # after this module: params.py reads its layer kinds
     spec.params, spec.linear_params, spec.expert_params = count_params(cfg, spec)
     spec.recurrent_state_per_seq = recurrent_state(cfg, spec)
@@ -372,6 +374,34 @@ def _global_heads(cfg: dict, spec: LLMSpec) -> None:
 
 # position encodings without a rotary table: Jamba's attention layers have none, the others learned tables or ALiBi
 NO_ROPE_ARCHS = ("jamba", "gpt2", "bloom", "mpt", "opt", "gpt_bigcode")
+
+
+# vLLM's ModelConfig._get_and_verify_max_len: the smallest of these config keys, times a rope_scaling factor (YaRN:
+# original_max_position_embeddings x factor; not for su / longrope / llama3, nor Gemma 3, whose length is scaled
+# already); a --max-model-len above it starts only when config.json's model_max_length allows it or with
+# VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 ("User-specified max_model_len (N) is greater than the derived max_model_len")
+VLLM_LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                 "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
+
+
+def vllm_max_len(cfg: dict) -> int | None:
+    """The longest --max-model-len vLLM accepts for this config.json without VLLM_ALLOW_LONG_MAX_MODEL_LEN."""
+    found = [v for v in (cfg.get(k) for k in VLLM_LEN_KEYS) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    if not found:
+        return None
+    derived = min(found)
+    rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else None
+    kind = str((rs or {}).get("rope_type") or (rs or {}).get("type") or "")
+    if rs and kind not in ("su", "longrope", "llama3") and "gemma3" not in str(cfg.get("model_type") or ""):
+        factor = rs.get("factor", 1.0)
+        factor = factor if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0 else 1.0
+        if kind == "yarn" and isinstance(rs.get("original_max_position_embeddings"), (int, float)):
+            derived = rs["original_max_position_embeddings"]
+        derived *= factor
+    allowed = cfg.get("model_max_length")
+    if isinstance(allowed, (int, float)) and not isinstance(allowed, bool) and allowed > derived:
+        derived = allowed
+    return int(min(derived, 1 << 30))
 
 
 def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:

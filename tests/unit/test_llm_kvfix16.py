@@ -68,3 +68,56 @@ def test_parallel_figures_are_those_of_the_printed_max_num_seqs():
     # vLLM's default 256 sequences profile a larger sampler batch than 8 do: the default plan keeps a smaller pool
     assert implied["overhead"]["activation_profile"] < default["overhead"]["activation_profile"]
     assert implied["kv_capacity_tokens"] > default["kv_capacity_tokens"]
+
+
+# X4: a context beyond the model's limit. vLLM (ModelConfig._get_and_verify_max_len) raises "User-specified max_model_len
+# (N) is greater than the derived max_model_len (max_position_embeddings=... in model's config.json) ... To allow
+# overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"; Ollama from 0.9.3 lowers num_ctx to the
+# GGUF's context_length (ollama#11175, "requested context size too large for model"); llama.cpp warns and runs it.
+
+def test_vllm_derived_max_len_from_config_json():
+    from gpu_garden.memory.llm.spec import vllm_max_len
+    assert vllm_max_len({"max_position_embeddings": 32768}) == 32768
+    # Qwen2.5's model card: YaRN factor 4 over original_max_position_embeddings 32768 -> 131072
+    yarn = {"max_position_embeddings": 32768,
+            "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}
+    assert vllm_max_len(yarn) == 131072
+    # llama3 / longrope tables are not multiplied (Llama-3.1: 131072 as written); linear is (4096 x 2)
+    assert vllm_max_len({"max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}}) == 131072
+    assert vllm_max_len({"max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 2.0}}) == 8192
+    # Gemma 3's length is scaled already; the smallest key wins; model_max_length allows more
+    assert vllm_max_len({"model_type": "gemma3_text", "max_position_embeddings": 131072,
+                         "rope_scaling": {"rope_type": "linear", "factor": 8.0}}) == 131072
+    assert vllm_max_len({"max_position_embeddings": 8192, "seq_length": 4096}) == 4096
+    assert vllm_max_len({"max_position_embeddings": 8192, "model_max_length": 131072}) == 131072
+
+
+def test_vllm_refuses_a_max_model_len_above_the_model(capsys):
+    # Qwen2.5-7B-Instruct config.json: max_position_embeddings 32768, no rope_scaling
+    rc, r, _ = _run(QWEN + ["--ctx", "131072", "--vram", "23.55", "--json"], capsys)
+    assert rc == 1 and r["fits"] is False and r["fits_as_requested"] is False
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" in r["refused"]
+    assert "--max-model-len 32768" in r["command"] and "131072" not in r["command"]
+    assert "vllm_would_print" not in r
+    rc, text, _ = _run(QWEN + ["--ctx", "131072", "--vram", "23.55"], capsys)
+    assert "vLLM refuses --max-model-len 131,072" in text and ": fits" not in text
+    rc, ok, _ = _run(QWEN + ["--ctx", "32768", "--vram", "23.55", "--json"], capsys)
+    assert rc == 0 and ok["fits_as_requested"] and "refused" not in ok
+
+
+def test_ollama_lowers_num_ctx_to_the_trained_context_from_0_9_3(capsys):
+    _, new, _ = _run(["kv", "--model", "qwen2.5:7b", "--ctx", "65536", "--vram", "23", "--json"], capsys)
+    _, at, _ = _run(["kv", "--model", "qwen2.5:7b", "--ctx", "32768", "--vram", "23", "--json"], capsys)
+    assert new["ctx"] == 32768 and new["kv_total"] == at["kv_total"]
+    assert any("requested context size too large for model" in n for n in new["notes"])
+    _, old, _ = _run(["kv", "--model", "qwen2.5:7b", "--ctx", "65536", "--vram", "23", "--runtime-version", "0.9.2",
+                      "--json"], capsys)
+    assert old["ctx"] == 65536 and old["kv_total"] == 2 * at["kv_total"]
+
+
+def test_llama_cpp_says_it_runs_beyond_the_trained_context(capsys):
+    base = QWEN + ["--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--vram", "24", "--json"]
+    _, one, _ = _run(base + ["--ctx", "65536"], capsys)
+    assert one["ctx"] == 65536 and any("training context overflow" in n for n in one["notes"])
+    _, four, _ = _run(base + ["--ctx", "65536", "--parallel", "4"], capsys)  # 16384 a slot: within 32768
+    assert not any("training context overflow" in n for n in four["notes"])

@@ -80,6 +80,9 @@ OLLAMA_LATENT_CACHE_FROM = {"glm4moelite": (0, 15, 0)}
 # placement was sized for the score matrix (ollama/ollama#5821, 0.2.8: graph.full 5.1 GiB at 80000 tokens with
 # --flash-attn on the command line). The first version that passes it is not pinned; 0.6 is taken.
 FLASH_IN_ESTIMATE = (0, 6)
+# a num_ctx above the model's trained context (the GGUF's context_length) is lowered to it, with "requested context
+# size too large for model" in the log, from 0.9.3 (llm/server.go NewLlamaServer, ollama#11175); before, run as asked
+CTX_CLAMP = (0, 9, 3)
 
 
 # gpt-oss's graph in Ollama's estimate (fs/ggml GraphSize, case "gptoss"): heads / KV heads x kvT / 6 x a factor,
