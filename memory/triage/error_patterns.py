@@ -37,7 +37,8 @@ TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allo
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)
-ASYNC = re.compile(r"(?:Allocation on device (\d+)\s*)?would exceed allowed memory\. \(out of memory\)"
+# (a quote may also drop the device number and the full stop: "Allocation on device would exceed allowed memory (out of memory)")
+ASYNC = re.compile(r"(?:Allocation on device(?: (\d+))?\s*)?would exceed allowed memory\.? \(out of memory\)"
                    r"|Allocation on device (\d+) would exceed allowed memory\.")
 # ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
 # Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
@@ -97,7 +98,11 @@ AIMDO_CUDA_ERROR = re.compile(r"[a-z][a-z ]{0,79}")
 # pattern it cannot plan (a custom node allocating inside the compiled forward, a "rogue"), not a lack of memory
 COMFY_COMPILER = re.compile(r"aimdo memory compile error(?:: ([a-z ]{1,60}))?")
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
+# (comfy-aimdo's file reader reads a slice into its pinned staging buffer and copies it to the card with cuMemcpyHtoDAsync,
+# src/hostbuf-file-reader.c; later builds log "hostbuf_read_file_slice: device copy failed result=N" where the Python side
+# raises "hostbuf_file_reader_read failed": the same pinned staging path)
 PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
+                          r"|\bhostbuf_\w{1,60}: device copy failed"
                           r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
 DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
@@ -113,6 +118,8 @@ VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV 
 # decode CUDA graphs for max_num_seqs sequences need that many blocks
 VLLM_MAMBA = re.compile(r"max_num_seqs \((\d+)\) exceeds available Mamba cache blocks \((\d+)\)")
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+# the same check quoted with its numbers elided ("ValueError: Free memory ... less than desired"): no numbers
+VLLM_STARTUP_CUT = re.compile(r"\b[Ff]ree memory (?:\.\.\.|\u2026) ?(?:on startup )?(?:is )?less than desired")
 # vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs
 # dummy requests after the KV cache was sized did not fit what gpu_memory_utilization left outside it (vllm-project/vllm#14452,
 # llm-d/llm-d#787)

@@ -221,7 +221,7 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault fai
 # so a log dense with "memory", tracebacks or INFO lines costs no Python per line; recognise() skips its
 # regexes on a line without one.
 ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not enough memory", "allocate memory", "MemoryError",
-               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "runner process", "process has terminated",
+               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "less than desired", "runner process", "process has terminated",
                "Error in memory profiling", "to allocate", "allocation of size", "OutOfDeviceMemory", "OUT_OF_DEVICE_MEMORY",
                "insufficient memory", "system memory", "Allocation failed", "Fault failed", "reservation failed",
                "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
@@ -230,7 +230,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "paging file", "error 1455", "Error 1455", "Killed", "killed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137",
                "code: 137", "status 137",
                "cannot be allocated", "OUT_OF_HOST_MEMORY", "OutOfHostMemory", "OUT_OF_RESOURCES",
-               "VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "Out of Memory during",
+               "VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "device copy failed", "Out of Memory during",
                "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "failed with status 5",
                "MEM_OBJECT_ALLOCATION_FAILURE", "out of resource: shared memory", "total bytes of NDArray", "Errno 12",
                "insufficient GPU memory", "Please try to increase --mem", "That was not possible. There are", "Resource limit (",
@@ -257,11 +257,13 @@ TAIL_WORDS = ("illed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code:
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
 # words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
-IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "Out of Memory during",
+IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "device copy failed", "Out of Memory during",
              # and lines that hold another error word the idle scan looks for ("MemoryError", "OutOf", "allocate memory")
              "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "Errno 12",
              # and a warning of a retry that went on (ComfyUI's slice attention): read in the head or while a failure is open
-             "OOMed: switched to slice")
+             "OOMed: switched to slice",
+             # and quotes that elide a message's middle (vLLM's "Free memory ... less than desired"): short pastes, read in the head
+             "less than desired")
 IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS + IDLE_SKIP) + (b"Prompt executed", b"!!! Exception")
 # recognise()'s last substring test: the same idea without "llocat" ("allocated" is on every line of an allocator's
 # report, and a megabyte message of them must not reach the regexes)
@@ -279,7 +281,7 @@ TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "‚îÇ ".encode(), b"--> ", "‚ù
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
 OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"Windows", b"WSL", b"macOS",
-                          b"Darwin", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
+                          b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",

@@ -203,7 +203,8 @@ FLASHINFER_WS = re.compile(r"(?:Buffer overflow when allocating|Failed to alloca
 # vLLM's cumem allocator (csrc/cumem_allocator.cpp: the CUDAPluggableAllocator sleep mode uses): its CUDA_CHECK prints
 # "CUDA Error: %s at %s:%d" with the driver's cuGetErrorString. "out of memory" is cuMemCreate short of device memory; any other
 # string is one of the allocator's driver calls failing (vllm#35612: "invalid argument" from a query wrapped in the check)
-VLLM_CUMEM = re.compile(r"CUDA Error: ?([^\n]{1,80}?) at (?:\S{0,300}[/\\])?cumem_allocator\.cpp:\d+")
+# (quoted without its line number: "CUDA Error: out of memory at csrc/cumem_allocator.cpp")
+VLLM_CUMEM = re.compile(r"CUDA Error: ?([^\n]{1,80}?) at (?:\S{0,300}[/\\])?cumem_allocator\.cpp(?::\d+|(?![\w.:]))")
 # LMDeploy's TurboMind engine (src/turbomind/utils/allocator.h, its CUDA check): "[TM][ERROR] CUDA runtime error: out of memory
 # .../turbomind/utils/allocator.h:223" (InternLM/lmdeploy#277)
 TURBOMIND = re.compile(r"\[TM\]\[(?:ERROR|FATAL)\][^\n]{0,80}?CUDA runtime error: out of memory")

@@ -30,6 +30,8 @@ def _vllm_v1(line):
 def _vllm_startup(line):
     m = RX.VLLM_STARTUP.search(line)
     if not m:
+        if "less than desired" in line and RX.VLLM_STARTUP_CUT.search(line):
+            return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": True, "form": "cut"}
         return None
     nums = {"free": size(m.group(1) + " GiB"), "total": size(m.group(2) + " GiB"),
             "gpu_memory_utilization_ratio": float(m.group(3)), "requested": size(m.group(4) + " GiB")}

@@ -1,0 +1,65 @@
+"""Triage round 30 (batches 52-57, after first sight). Lines written from the runtimes' own formats, not copies of corpus
+cases: comfy-aimdo's file reader failing its copy out of the pinned staging buffer; vLLM's cumem allocator check and its
+start-up free-memory check as users quote them (no line number; numbers elided); PyTorch's cudaMallocAsync message quoted
+without its device number; ggml's pinned-memory warning when the log ends with it and nothing else failed."""
+import pytest
+
+from support.triage_event import last_event, top
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.units import GiB
+
+
+@pytest.mark.parametrize("line", [
+    "aimdo: src/hostbuf.c:301 hostbuf_read_file_slice: device copy failed result=2",
+    "[aimdo] hostbuf_file_reader_read: device copy failed result=700",
+])
+def test_aimdo_staging_copy_failure_is_pinned_host_memory(line):
+    text = "Total VRAM 12282 MB, total RAM 32607 MB\nRequested to load WAN21\n" + line + "\n"
+    cause, conf, ev = top(text)
+    assert ev["kind"] == "comfy.pinned_host" and cause == "host-ram", (ev["kind"], conf)
+
+
+def test_aimdo_copy_words_elsewhere_are_no_failure():
+    assert not engine.triage_text("rsync: device copy failed for /mnt/usb\nhostbuf_stats: copied 2 slices\n")["found"]
+
+
+@pytest.mark.parametrize("line, form", [
+    ("CUDA Error: out of memory at csrc/cumem_allocator.cpp", "oom"),
+    ("CUDA Error: out of memory at /build/vllm/csrc/cumem_allocator.cpp:62", "oom"),
+    ("CUDA Error: invalid argument at cumem_allocator.cpp", "fault"),
+])
+def test_vllm_cumem_check_without_its_line_number(line, form):
+    _, ev = last_event("INFO 07-23 10:12:01 [gpu_worker.py:104] Sleep mode freed 61.20 GiB memory\n" + line + "\n")
+    assert ev["kind"] == "vllm.cumem" and ev["form"] == form
+
+
+def test_cumem_named_in_another_file_is_not_the_check():
+    res = engine.triage_text("CUDA Error: out of memory at cumem_allocator.cpp.orig\n")
+    assert not res["found"] or res["events"][-1]["kind"] != "vllm.cumem"
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Free memory ... less than desired",
+    "ValueError: Free memory \u2026 on startup is less than desired GPU memory utilization",
+])
+def test_vllm_startup_check_with_its_numbers_elided(line):
+    text = "$ vllm serve Qwen/Qwen3-8B --gpu-memory-utilization 0.95\n" + line + "\n"
+    cause, conf, ev = top(text)
+    assert ev["kind"] == "vllm.startup_free" and ev["numbers"] == {} and cause == "other-process", conf
+    evidence = next(c["evidence"] for c in ev["causes"] if c["id"] == "other-process")
+    assert any("less memory free at startup" in e for e in evidence), evidence
+
+
+def test_vllm_startup_check_with_its_numbers_keeps_them():
+    line = ("ValueError: Free memory on device cuda:0 (20.10/31.36 GiB) on startup is less than desired GPU memory "
+            "utilization (0.9, 28.22 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
+    cause, _, ev = top(line + "\n")
+    assert cause == "other-process" and ev["numbers"]["free"] == round(20.10 * GiB)
+    evidence = next(c["evidence"] for c in ev["causes"] if c["id"] == "other-process")
+    assert any("20.10 GiB of 31.36 GiB free" in e for e in evidence), evidence
+
+
+def test_cuda_malloc_async_quoted_without_device_number():
+    text = "Allocation on device would exceed allowed memory (out of memory)\nCurrently allocated: 30.50 GiB\n"
+    _, ev = last_event(text)
+    assert ev["kind"] == "torch.cuda_async" and ev["numbers"]["allocated"] == round(30.5 * GiB)
