@@ -31,6 +31,17 @@ def _positive(kind):
     return parse
 
 
+def _fraction(text):
+    """argparse type: a share of memory in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise argparse.ArgumentTypeError(f"must be a share above 0 and at most 1, got {text}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line on stderr, exit 2 (argparse would print the whole usage too)
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -121,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; default 16 with --max-loras, Unsloth's 64)")
     s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")
     s.add_argument("--quant-skip", metavar="A,B,..", help="modules a bitsandbytes/AWQ checkpoint keeps in 16 bits, as its log or config prints them (llm_int8_skip_modules / modules_to_not_convert)")
-    s.add_argument("--mem-fraction-static", type=float, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
+    s.add_argument("--mem-fraction-static", type=_fraction, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
                    "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")

@@ -115,6 +115,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "-fa", "", "flash attention: no score matrix in the compute buffer", text="-fa"))
         if s["ubatch"] != 512:
             f.append(flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
+        if s.get("mmproj") and spec.vision:  # the projector these figures count
+            f.append(flag("flag", "--mmproj", "MMPROJ.gguf", "the vision projector, on the GPU"))
         return f
     f.append(flag("env", "OLLAMA_NUM_PARALLEL", parallel, "each parallel slot gets its own num_ctx of cache"))
     if kv != "f16":

@@ -181,9 +181,12 @@ def ollama_tag(name: str):
     n = name.strip().lower()
     if "/" in n:
         return None
-    lib, _, tag = n.partition(":")
+    lib, colon, tag = n.partition(":")
     if lib not in OLLAMA_LIBRARY:
         return None
+    if colon and not tag.strip():  # 'qwen2.5:' is no tag Ollama pulls; without the colon it is 'latest'
+        raise UserError(f"Ollama tag {name!r}: the tag after ':' is empty; name one ({lib}:<size>, {lib}:latest) or "
+                        f"drop the ':'")
     if not tag and any(_canonical(b) == _canonical(n) for b in builtin_names()):
         return None  # 'deepseek-v3' is also a built-in name: without a tag, the built-in wins
     pattern, default_size = OLLAMA_LIBRARY[lib]

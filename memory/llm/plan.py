@@ -1,6 +1,7 @@
 """The answer to `gpu-garden kv`: weights + KV cache + the runtime's terms, its verdict, the largest context and
 the flags that make it fit. Runtime specifics live in runtimes/; this module orders the tries."""
 import math
+import re
 from dataclasses import replace
 
 from ..errors import UserError
@@ -133,6 +134,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes = list(spec.notes)
+    if weights_dtype and spec.quant and str(weights_dtype).lower() != str(spec.quant).lower():  # the dtype used
+        said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
+        notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the name"
+                          f"{m.group(1) or ''} says", n) for n in notes]
     if asked_ngl is not None and knobs["ngl"] != asked_ngl:
         notes.append(f"{'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} {asked_ngl}: "
                      + ("as without it, the runtime's own placement" + (" (--fit)" if runtime == "llama.cpp" else "")

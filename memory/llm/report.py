@@ -44,6 +44,7 @@ def run_cli(args) -> int:
     from .kv import describe
     from .plan import plan
     spec = describe(config=args.config, gguf=args.gguf, model=args.model)
+    _refuse_unread(args, spec)
     vram, vram_how = _vram_bytes(args)
     knobs = {k: getattr(args, k, None) for k in _CLI_KNOBS}
     fa = getattr(args, "flash_attn", None)
@@ -72,6 +73,31 @@ def run_cli(args) -> int:
     if res["vram"] is None:
         return 0
     return 0 if res["fits"] else 1
+
+
+# option -> the runtimes whose plan reads it; given for another runtime it would change nothing, so it is refused (as
+# --tensor-split, --free-gib or --pipeline-parallel-size are by the plan itself)
+_READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vllm",), "max_num_seqs": ("vllm",),
+            "enforce_eager": ("vllm",), "kv_cache_memory": ("vllm",), "vllm_engine": ("vllm",),
+            "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
+            "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp",),
+            "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
+            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",)}
+_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
+
+
+def _refuse_unread(args, spec) -> None:
+    """One error naming every option the chosen runtime (or the model) does not read."""
+    unread = [f"--{k.replace('_', '-')} ({', '.join(_NAMES[r] for r in rts)})" for k, rts in _READ_BY.items()
+              if getattr(args, k, None) is not None and args.runtime not in rts]
+    if unread:
+        raise UserError(f"{_NAMES[args.runtime]} does not read " + ", ".join(unread) + ": drop them, or give the "
+                        "--runtime they are for")
+    if getattr(args, "mla_cache", None) is not None and not spec.mla:
+        raise UserError(f"--mla-cache sizes DeepSeek-style MLA caches; {spec.name} has no MLA (no kv_lora_rank): drop it")
+    if getattr(args, "mmproj", None) and not spec.vision:
+        raise UserError(f"--mmproj loads a vision projector; {spec.name} is described without a vision tower "
+                        "(no vision_config): drop it")
 
 
 def _weights_size(args):

@@ -121,3 +121,45 @@ def test_llama_cpp_says_it_runs_beyond_the_trained_context(capsys):
     assert one["ctx"] == 65536 and any("training context overflow" in n for n in one["notes"])
     _, four, _ = _run(base + ["--ctx", "65536", "--parallel", "4"], capsys)  # 16384 a slot: within 32768
     assert not any("training context overflow" in n for n in four["notes"])
+
+
+# C4, C5 and the minor findings
+
+def test_options_another_runtime_reads_are_refused_in_one_message(capsys):
+    rc, _, err = _run(QWEN + ["--ctx", "8192", "--vram", "24", "--runtime", "vllm", "--flash-attn", "off", "--ubatch",
+                              "64", "--ngl", "10", "--mmproj"], capsys)
+    assert rc == 2 and all(f in err for f in ("--flash-attn", "--ubatch", "--ngl", "--mmproj"))
+    rc, _, err = _run(QWEN + ["--ctx", "8192", "--vram", "24", "--runtime", "llama.cpp", "--gpu-memory-utilization",
+                              "0.9", "--enforce-eager", "--max-num-batched-tokens", "512"], capsys)
+    assert rc == 2 and all(f in err for f in ("--gpu-memory-utilization", "--enforce-eager", "--max-num-batched-tokens"))
+    rc, _, err = _run(QWEN + ["--ctx", "8192", "--vram", "24", "--runtime", "llama.cpp", "--mla-cache", "full"], capsys)
+    assert rc == 2 and "MLA" in err
+    rc, _, _ = _run(QWEN + ["--ctx", "8192", "--vram", "24", "--runtime", "llama.cpp", "--flash-attn", "on"], capsys)
+    assert rc == 0
+
+
+def test_mem_fraction_static_is_a_share(capsys):
+    base = QWEN + ["--ctx", "8192", "--vram", "24", "--runtime", "sglang"]
+    for bad in ("2", "0", "-0.5", "1.01"):
+        rc, _, err = _run(base + ["--mem-fraction-static", bad], capsys)
+        assert rc == 2 and "--mem-fraction-static" in err
+    rc, _, _ = _run(base + ["--mem-fraction-static", "1"], capsys)
+    assert rc in (0, 1)
+
+
+def test_empty_ollama_tag_is_an_error(capsys):
+    rc, _, err = _run(["kv", "--model", "qwen2.5:", "--ctx", "8192", "--vram", "24"], capsys)
+    assert rc == 2 and "empty" in err
+
+
+def test_weights_note_names_the_dtype_used(capsys):
+    _, r, _ = _run(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--weights-dtype", "fp8", "--ctx", "8192", "--vram",
+                    "24", "--json"], capsys)
+    assert r["weights_dtype"] == "fp8"
+    assert not any("taken as awq" in n for n in r["notes"]) and any("sized as fp8" in n for n in r["notes"])
+
+
+def test_llama_server_command_loads_the_projector_it_counts(capsys):
+    _, r, _ = _run(["kv", "--model", "gemma3:12b", "--runtime", "llama.cpp", "--ctx", "8192", "--vram", "24", "--mmproj",
+                    "--json"], capsys)
+    assert r["projector"]["on_gpu"] and "--mmproj" in r["command"]
