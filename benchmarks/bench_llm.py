@@ -22,6 +22,7 @@ Per row, what the runtime printed next to what memory/llm computes from the same
                verdict
   device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
   required     Ollama's memory.required.full on one GPU (all layers, or the placed ones + what overflows)
+  compute      llama.cpp's "compute buffer size" on one GPU (the row's compute_mib) against the plan's reserve (error %)
 
 An SGLang row's "gpu" (the card the run names) is passed as --gpu-name: its platform decides how SGLang loads an AWQ
 MoE checkpoint (runtimes/sglang.py awq_experts_dense).
@@ -595,6 +596,13 @@ def score(row) -> dict:
             out["kv"] = (round(pred, 3), m[key], unit)
             out["kv_exact"] = exact
             out["kv_err"] = pred / m[key] - 1
+    if rt == "llama.cpp" and "compute_mib" in m and not res.get("devices"):
+        # one GPU's "compute buffer size" line (a layer split prints one per device); not yet a fitted term: the figure
+        # shows how far the plan's reserve is from what the build printed
+        c = res["overhead"].get("compute_buffer", 0) / MiB
+        out["compute_mib"] = (round(c, 1), m["compute_mib"])
+        if m["compute_mib"]:
+            out["compute_err"] = c / m["compute_mib"] - 1
     if "output_mib" in m or "output_gib" in m:  # the output tensor alone (Ollama memory.weights.nonrepeating)
         o = res["weights_by_role"]["output"] / MiB if "weights_by_role" in res else None
         if o is not None:
@@ -711,7 +719,7 @@ def summarize(rows) -> dict:
     return {"rows": len(rows), "errors": sum("error" in r for r in rows),
             "weights": pct("weights_err"), "kv_tokens": pct("kv_tokens_err"), "projector": pct("projector_err"),
             "output_tensor": pct("output_err"), "ollama_required_full": pct("required_full_err"),
-            "sglang_tokens": pct("sglang_tokens_err"),
+            "sglang_tokens": pct("sglang_tokens_err"), "llamacpp_compute": pct("compute_err"),
             "kv_exact": f"{sum(r['kv_exact'] for r in kv)}/{len(kv)}",
             "tokens_from_printed_exact": f"{sum(r['tokens_from_printed_exact'] for r in tp)}/{len(tp)}",
             "device_layers_exact": f"{sum(r['device_layers_exact'] for r in dl)}/{len(dl)}",

@@ -97,7 +97,6 @@ def test_llama_server_reserves_logits_for_its_output_rows():
     # 4 x (512 x 1152 + 64 x 262144) = 69,468,160 B, above the feed-forward's 4 x 512 x (4 x 1152 + 6912) = 23,592,960
     assert _gemma1b("b9452", 64)["compute_buffer"] == 539_230_208
     assert _gemma1b("b9453", 64)["compute_buffer"] == 69_468_160
-    assert _gemma1b(None, 64)["compute_buffer"] == 69_468_160  # the newest build
     # one slot: 1 row of logits, 4 x (512 x 1152 + 262144) = 3,407,872 B: the feed-forward's 23,592,960 is the larger
     assert _gemma1b("b9453", 1)["compute_buffer"] == 23_592_960
     # -np beyond the ubatch: n_outputs_pp = min(n_tokens, n_outputs_max) = the 512 rows again
@@ -155,3 +154,11 @@ def test_vllm_engine_v0_without_a_version_is_refused():
     # with a release V0 ran in, it is planned as V0
     r = llm.plan(s, "vllm", ctx=8192, vram=23.56 * GiB, vllm_engine="v0", runtime_version="0.8.4")
     assert r["vllm_would_print"].startswith("# CUDA blocks:")  # V0's executor line, not V1's "GPU KV cache size"
+
+
+def test_an_unnamed_llama_cpp_build_keeps_the_whole_ubatch_of_logits():
+    # review16b F11: with the logits cut, the plan's reserve falls under every build's printed compute buffer (the rest
+    # of the prompt graph is not modelled), so the cut applies to a build named b9453 or later only. Gemma-3-1B, -np 64,
+    # -ub 512: no version keeps 4 x 512 x (1152 + 262144) = 539,230,208 B
+    assert _gemma1b(None, 64)["compute_buffer"] == 539_230_208
+    assert _gemma1b("b9453", 64)["compute_buffer"] == 69_468_160

@@ -228,6 +228,10 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
 # (server_n_outputs_max; an embedding or pooling server keeps n_batch). Its first build: after b9442 (d4c8e2c29, the
 # llama_cpp_ex binding's v0.8.16, without it) and by b9479 (0b7154066, v0.8.17, with it); a Beelink benchmark log names
 # de6f727aa b9453, taken here. The llama.cpp history itself was not read (its snapshot is over the fetch limit).
+# Applied only to a build named (--runtime-version b9453 or later): without the logits, what the reserve holds is the
+# rest of the prompt graph, which compute_buffer's feed-forward term does not model (printed 447 MiB at b9849 against
+# 224, 164 at b10450 against 74, 1360 at b11160 262k against 74), so an unnamed build keeps the whole ubatch's logits
+# (review16b F11): the larger figure, not one under every print.
 OUTPUTS_MAX = (9453,)
 
 
@@ -262,7 +266,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
     gpu_w = sum(lw[start:]) + (out if out_on else 0)
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
-            if at_least(s.get("version"), *OUTPUTS_MAX) and not s.get("ik") else None)
+            if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
     over = {"cuda_context": CUDA_CONTEXT,
             "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs) if ngl > 0 else 0}
     if projector and s["mmproj"]:
