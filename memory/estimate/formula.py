@@ -114,6 +114,29 @@ TILE_PX = (64, 4096)  # ComfyUI 0.8.0 nodes.py VAEDecodeTiled tile_size: min 64,
 TILE_FRAMES = (1, 4096)  # temporal_size: the node asks 8-4096, decode clamps to max(2, size // compression) latent frames
 
 
+def _on_cpu(comps, pol, given):
+    """ComfyUI 0.8.0 on a CPU device (--cpu): model_management.should_use_fp16 / should_use_bf16 are False there, so
+    unet_dtype is fp32 (an fp8 file too, unless twice its parameter count is over the RAM it allows weights),
+    unet_manual_cast None (compute fp32) and vae_dtype fp32; text_encoder_dtype stays fp16 on a CPU. The diffusion
+    model's float weights are held in fp32 unless --weights-dtype says otherwise, activations in fp32 unless the caller
+    gave compute_bytes (the node passes the loaded model's), the VAE as on a GPU without halves. (comps, note)."""
+    if "compute_bytes" not in given:
+        pol["compute_bytes"] = 4
+    pol["gpu_halves"] = ()
+    chosen = bool(pol.get("weights_dtype"))  # fp8 / GGUF as asked; the tensors it leaves as stored are fp32 too
+    out = []
+    for c in comps:
+        if c["role"] == "diffusion_model":
+            t = {k: ("F32" if W.is_float(dt) or (str(dt).startswith("F8") and not chosen) else dt, sh)
+                 for k, (dt, sh) in c["table"].items()}
+            c = dict(c, table=t, bytes=sum(tensor_bytes(d, sh) for d, sh in t.values()))
+            c["resident"] = W.resident_bytes(t, False)
+        out.append(c)
+    return out, ("CPU device: ComfyUI holds the diffusion model in fp32" + (" (but for the --weights-dtype tensors)" if chosen else "")
+                 + " and computes in fp32 (unet_dtype and vae_dtype without fp16/bf16 on a CPU); text encoders stay "
+                 "16-bit (text_encoder_dtype)")
+
+
 def _check_tile(tile):
     """policy tile {"tile": px, "frames": n} (--vae-tile, the node's vae_tile, a VAEDecodeTiled node): a clear error
     outside VAEDecodeTiled's tile_size range (TILE_PX), for either runner. frames from 1 (an image VAE ignores it, and
@@ -200,11 +223,14 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                        if d not in W.BNB_TYPES)
             bnb_note = (f"bitsandbytes swaps the Linear layers only: {kept / GiB:.2f} GiB of the diffusion model (conv kernels, "
                         "embeddings, norms, biases) stays as stored")
+    cpu_note = None
+    if pol["device"] == "cpu" and pol["runner"] == "comfyui":
+        comps, cpu_note = _on_cpu(comps, pol, policy or {})
     comps = _with_image_encoder(comps, pol.get("i2v"))
     dms = [c for c in comps if c["role"] == "diffusion_model"]
     tes = [c for c in comps if c["role"] == "text_encoder"]
     vaes = [c for c in comps if c["role"] == "vae"]
-    assumptions = [bnb_note] if bnb_note else []
+    assumptions = [x for x in (bnb_note, cpu_note) if x]
     dm = max(dms, key=lambda c: c["bytes"]) if dms else None
     family = pol.get("family") or (dm["family"] if dm else spec.VAE_FAMILY.get(vaes[0]["kind"], "unknown") if vaes else "unknown")
     arch = dict(spec.DEFAULT_ARCH.get(family, {}))
@@ -285,8 +311,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append(f"text encoders streamed block by block (as LightX2V's Wan T5 with cpu_offload): their token "
                            f"embedding, norms and one block buffer ({fmt_bytes(te_kept)}) move onto the device and stay "
                            "through every phase")
-    if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] != "other"):
-        assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)")
+    if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] not in ("other", "diffusion_model" if cpu_note else "")):
+        assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16"
+                           + (", and its text encoder dtype on a CPU" if cpu_note else "") + ")")
     if any(W.dropped(c["table"]) for c in tes):
         assumptions.append("T5's encoder.embed_tokens.weight is a copy of shared.weight that ComfyUI does not load: not counted")
     if te_drop and any(k.endswith(te_drop) for c in tes for k in c["table"]):

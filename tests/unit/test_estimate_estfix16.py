@@ -99,3 +99,32 @@ def test_flux1_text_tokens_follow_the_runner(flux):
     e = E.estimate(comps, 1024, 1024, cfg=False, policy={"runner": "diffusers", "text_tokens": 300, "dynamic_vram": "off"})
     assert e["latent"]["text_tokens"] == 300  # --text-tokens wins under either runner
     assert abs(388791009 / 388893194 - 1) < 0.0003
+
+
+@pytest.fixture(scope="module")
+def sd15(tmp_path_factory):
+    return str(layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", tmp_path_factory.mktemp("sd") / "sd15.safetensors"))
+
+
+def test_device_cpu_runs_as_comfyui_on_a_cpu(sd15, capsys):
+    """Audit 15 item 5. ComfyUI 0.8.0 on a CPU: should_use_fp16 / should_use_bf16 are False there, so unet_dtype is
+    fp32 (the fp16 file's 859520964 parameters x 4 = 3438083856 B), no manual cast (activations fp32) and vae_dtype
+    fp32; text_encoder_dtype stays fp16. The Footprint Estimate node on SD1.5 loaded by ComfyUI's own
+    load_checkpoint_guess_config with --cpu (audit15/node_cmp.py) gives peak 5580862019, peak_torch 5079367440,
+    peak_device 5161431619, VAE fp32 in batches of 2; with weight_dtype fp8 peak 3065562179 (the tensors fp8 leaves
+    as stored held in fp32). The CLI with --device cpu gives the same bytes; on cuda it keeps 16-bit."""
+    base = (sd15, "--width", "512", "--height", "768", "--batch", "4", "--vram", "8", "--ram", "64", "--dynamic-vram", "off", "--json")
+    rc, out, _ = estimate(capsys, *base, "--device", "cpu")
+    j = json.loads(out)
+    assert rc == 0 and j["breakdown"]["sample"]["weights"] == 859520964 * 4
+    assert (j["peak"], j["peak_torch"], j["peak_device"]) == (5580862019, 5079367440, 5161431619)
+    assert (j["vae"]["dtype"], j["vae"]["batch"]) == ("fp32", 2)
+    assert j["breakdown"]["text_encode"]["weights"] == 123060480 * 2 + 77 * 8  # 16-bit on a CPU too (+ int64 position ids)
+    assert any(a.startswith("activations in 32-bit") for a in j["assumptions"])
+    rc, out, _ = estimate(capsys, *base, "--device", "cpu", "--weights-dtype", "fp8")
+    assert json.loads(out)["peak"] == 3065562179
+    rc, out, _ = estimate(capsys, *base, "--device", "cuda")
+    j = json.loads(out)
+    assert j["breakdown"]["sample"]["weights"] == 859520964 * 2 and j["vae"]["dtype"] == "bf16"
+    assert any(a.startswith("activations in 16-bit") for a in j["assumptions"])
+
