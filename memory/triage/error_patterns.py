@@ -100,9 +100,10 @@ COMFY_COMPILER = re.compile(r"aimdo memory compile error(?:: ([a-z ]{1,60}))?")
 # comfy-aimdo's pinned host buffer (ComfyUI pinned memory): the failure is in page-locked system RAM
 # (comfy-aimdo's file reader reads a slice into its pinned staging buffer and copies it to the card with cuMemcpyHtoDAsync,
 # src/hostbuf-file-reader.c; later builds log "hostbuf_read_file_slice: device copy failed result=N" where the Python side
-# raises "hostbuf_file_reader_read failed": the same pinned staging path)
+# raises "hostbuf_file_reader_read failed": the same pinned staging path). Only result=2, CUDA_ERROR_OUT_OF_MEMORY: any other
+# CUresult is a fault of the device or context (700: an illegal address left by an earlier kernel), not a shortage)
 PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
-                          r"|\bhostbuf_\w{1,60}: device copy failed"
+                          r"|\bhostbuf_\w{1,60}: device copy failed result=2\b"
                           r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
 DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")

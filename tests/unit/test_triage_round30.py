@@ -11,12 +11,23 @@ from gpu_garden.memory.units import GiB
 
 @pytest.mark.parametrize("line", [
     "aimdo: src/hostbuf.c:301 hostbuf_read_file_slice: device copy failed result=2",
-    "[aimdo] hostbuf_file_reader_read: device copy failed result=700",
+    "[aimdo] hostbuf_file_reader_read: device copy failed result=2",
 ])
 def test_aimdo_staging_copy_failure_is_pinned_host_memory(line):
     text = "Total VRAM 12282 MB, total RAM 32607 MB\nRequested to load WAN21\n" + line + "\n"
     cause, conf, ev = top(text)
     assert ev["kind"] == "comfy.pinned_host" and cause == "host-ram", (ev["kind"], conf)
+
+
+@pytest.mark.parametrize("result", ["700", "1", "20"])
+def test_aimdo_staging_copy_fault_is_not_a_shortage(result):
+    """review16a F9: only CUresult 2 (CUDA_ERROR_OUT_OF_MEMORY) is a shortage; 700 is an illegal address an earlier
+    kernel left on the context, 1 an invalid value."""
+    text = ("Total VRAM 12282 MB, total RAM 32607 MB\nRequested to load WAN21\n"
+            f"aimdo: src/hostbuf.c:301 hostbuf_read_file_slice: device copy failed result={result}\n"
+            "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    res = engine.triage_text(text)
+    assert not res["found"] or res["cause"] != "host-ram", res["cause"]
 
 
 def test_aimdo_copy_words_elsewhere_are_no_failure():
