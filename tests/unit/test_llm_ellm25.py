@@ -162,3 +162,16 @@ def test_an_unnamed_llama_cpp_build_keeps_the_whole_ubatch_of_logits():
     # -ub 512: no version keeps 4 x 512 x (1152 + 262144) = 539,230,208 B
     assert _gemma1b(None, 64)["compute_buffer"] == 539_230_208
     assert _gemma1b("b9453", 64)["compute_buffer"] == 69_468_160
+
+
+def test_a_host_cpu_named_amd_is_not_a_rocm_card():
+    # review16b F10: "AMD" names host CPUs too; SGLang's platform is the card's. Qwen3.6-35B-A3B AWQ on CUDA cards named
+    # beside an AMD host keeps its experts quantized (AWQ-Marlin); AMD cards by name still get 16-bit experts
+    from gpu_garden.memory.llm.runtimes.sglang import awq_experts_dense
+    assert not awq_experts_dense("NVIDIA H100 80GB HBM3, AMD EPYC 9654 host")
+    assert not awq_experts_dense("NVIDIA GeForce RTX 4090 (AMD Ryzen 9 7950X)")
+    assert awq_experts_dense("AMD Instinct MI300X")
+    assert awq_experts_dense("2x AMD Radeon AI PRO R9700 32 GB (gfx1201), ROCm 7.2")
+    assert awq_experts_dense("NVIDIA GeForce RTX 2080 Ti")  # CUDA below compute 8.0: no Marlin
+    assert (_awq35("NVIDIA H100 80GB HBM3, AMD EPYC 9654 host")["weights"]
+            == _awq35("NVIDIA RTX 6000 Ada")["weights"])

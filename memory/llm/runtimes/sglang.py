@@ -55,13 +55,16 @@ KV = ("f16", "bf16", "fp8_e5m2", "fp8_e4m3")
 # and not when --quantization awq is given explicitly ("forcing awq"): on ROCm, and on a CUDA card below 8.0, the
 # experts are 16-bit. --quantization awq on a newer CUDA card is the same but is not an input here; moe_wna16 quantizes
 # them (not an input either).
-ROCM_CARD = re.compile(r"\b(amd|radeon|instinct|mi\d{3}\w*|rocm|gfx\d+)\b", re.I)
+# an AMD card by its name (not a bare "AMD": a host CPU named beside an NVIDIA card, review16b F10); a CUDA card named
+# in the same text wins
+ROCM_CARD = re.compile(r"\b(radeon|instinct|mi\d{3}\w*|rocm|gfx\d+)\b", re.I)
+CUDA_CARD = re.compile(r"\b(nvidia|geforce|tesla|quadro|rtx|[ahlb]\d{2,3}[a-z]*|gh200|gb\d{2,3})\b", re.I)
 
 
 def awq_experts_dense(gpu_name) -> bool:
     """Does SGLang build an AWQ checkpoint's routed experts unquantized on this card (ROCm, or CUDA below 8.0)?"""
     g = str(gpu_name or "")
-    return bool(ROCM_CARD.search(g) or PRE_AMPERE.search(g))
+    return bool(PRE_AMPERE.search(g) or (ROCM_CARD.search(g) and not CUDA_CARD.search(g)))
 
 
 MFS_BY_CARD = (0, 4, 8)       # sglang#7054, taken as its first release
