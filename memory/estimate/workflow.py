@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import formula, spec
 from ..errors import UserError
-from ..units import GiB
+from ..units import GiB, fmt_bytes
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
@@ -267,18 +267,35 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
 
 
 def tiers(est: dict) -> list[dict]:
-    """The verdict on each common card tier (spec.CARD_TIERS_GB), as ComfyUI would run on it."""
+    """The verdict on each common card tier (spec.CARD_TIERS_GB), as ComfyUI would run on it. outcome judges VRAM and
+    the host RAM the estimate was given (host_ram_assumed); vram_outcome judges VRAM alone, as on a host whose RAM holds
+    ram_needed (what the run keeps in RAM on that tier; ram_hard_need of it when the model files' pages may be dropped),
+    so a shared workflow's requirement can be judged again on another machine."""
     out = []
     for gb in spec.CARD_TIERS_GB:
-        e = formula.judge(_copy(est), int(gb * GiB * spec.CARD_USABLE))
+        budget = int(gb * GiB * spec.CARD_USABLE)
+        e = formula.judge(_copy(est), budget)
+        v = formula.judge(_copy(est, host_ram=None), budget)  # no RAM figure: never short
+        r = e.get("host_ram") or {}
         out.append({"gb": gb, "verdict": e["verdict"], "outcome": e["outcome"]["status"], "offloaded": e["outcome"]["offloaded"], "peak": e["peak"], "peak_phase": e["peak_phase"],
-                    "decode": (e.get("vae") or {}).get("how")})
+                    "decode": (e.get("vae") or {}).get("how"), "vram_outcome": v["outcome"]["status"],
+                    "vram_offloaded": v["outcome"]["offloaded"], "ram_needed": r.get("needed"), "ram_hard_need": r.get("hard_need"),
+                    "ram_verdict": r.get("verdict")})
     return out
 
 
-def _copy(est):
+def host_ram_assumed(est: dict) -> dict:
+    """The host RAM the tiers' outcome assumed and where the figure came from, and Dynamic VRAM as judged."""
+    pol, d = est["policy"], est.get("dynamic_vram") or {}
+    ram = pol.get("host_ram")
+    src = pol.get("host_ram_source") or ("the estimating machine's available RAM" if ram else "none: RAM not judged")
+    return {"available": int(ram) if ram else None, "source": src,
+            "dynamic_vram": {"enabled": bool(d.get("enabled")), "source": d.get("source")}}
+
+
+def _copy(est, **policy):
     c = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v) for k, v in est.items()}
-    c["policy"] = dict(est["policy"], _no_knobs=True)
+    c["policy"] = dict(est["policy"], _no_knobs=True, **policy)
     c["_ctx"] = dict(est["_ctx"], policy=c["policy"])
     return c
 
@@ -289,7 +306,7 @@ def metadata(est: dict) -> dict:
             "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
-            "estimated_by": "gpu-garden estimate --workflow"}
+            "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow"}
 
 
 class _Incomplete(UserError):
@@ -317,6 +334,7 @@ def run_cli(args) -> int:
     pol["budget"] = budget
     ram = getattr(args, "ram", None)
     pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
+    pol["host_ram_source"] = "--ram" if ram else "this machine's available RAM when written" if pol["host_ram"] else None
     est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
                             args.frames, args.batch, pol,
                             cfg=report.cfg_from_args(args))
@@ -331,14 +349,20 @@ def run_cli(args) -> int:
     if args.json:
         out = formula.public(est)
         out["budget_source"] = label
-        out["tiers"] = tiers(est)
+        out["tiers"], out["host_ram_assumed"] = tiers(est), host_ram_assumed(est)
         print(json.dumps(out, indent=2, default=str))
     else:
         print(report.format_text(est, label))
         if est["outcome"]["status"] == "incomplete":
             print("per card tier: not judged (the estimate is incomplete)")
         else:
-            print("per card tier: " + ", ".join(f"{t['gb']} GB {verdict.label(t['outcome'], t['offloaded'])}" for t in tiers(est)))
+            ts, ram = tiers(est), host_ram_assumed(est)
+            print("per card tier: " + ", ".join(f"{t['gb']} GB {verdict.label(t['outcome'], t['offloaded'])}" for t in ts)
+                  + (f" (host RAM {fmt_bytes(ram['available'])}, {ram['source']})" if ram["available"] else ""))
+            short = [t for t in ts if t["vram_outcome"] != t["outcome"]]
+            if short:
+                print("  with enough host RAM: " + ", ".join(f"{t['gb']} GB {verdict.label(t['vram_outcome'], t['vram_offloaded'])} "
+                                                            f"(needs {fmt_bytes(t['ram_hard_need'])} of RAM)" for t in short))
     if refused:
         print(f"gpu-garden estimate: {refused}", file=sys.stderr)
     return verdict.exit_code(est)

@@ -128,3 +128,34 @@ def test_device_cpu_runs_as_comfyui_on_a_cpu(sd15, capsys):
     assert j["breakdown"]["sample"]["weights"] == 859520964 * 2 and j["vae"]["dtype"] == "bf16"
     assert any(a.startswith("activations in 16-bit") for a in j["assumptions"])
 
+
+def test_write_records_the_host_ram_its_tiers_assumed(flux, tmp_path, capsys):
+    """Audit 15 X2. FLUX.1-dev 1024², batch 1, cfg 1, written with --ram 16: on the 8 GB tier (budget int(8 GiB x 0.995) =
+    8546984919) the DiT's spill is 23802816640 - (8546984919 - 891289600 fixed - 388791009 act - 19439550 margin) =
+    16555351880 B and the models kept for reload 9524621312 + 246120960 + 167639366 = 9938381638, so the run keeps
+    26493733518 B in RAM: over 16 GiB, does not fit; on VRAM alone it runs with that spill offloaded. The written
+    metadata says which RAM the outcome assumed (16 GiB, from --ram), the VRAM-only outcome and the RAM each tier needs;
+    the old fields stay."""
+    models = tmp_path / "models"
+    for src, sub, name in zip(flux, ("diffusion_models", "text_encoders", "clip", "vae"),
+                              ("flux1-dev", "t5xxl_fp16", "clip_l", "ae")):
+        (models / sub).mkdir(parents=True)
+        (models / sub / f"{name}.safetensors").symlink_to(src)
+    wf = {"last_node_id": 5, "links": [], "extra": {"ds": {"scale": 1}}, "version": 0.4, "nodes": [
+        {"id": 1, "type": "UNETLoader", "widgets_values": ["flux1-dev.safetensors", "default"]},
+        {"id": 2, "type": "DualCLIPLoader", "widgets_values": ["clip_l.safetensors", "t5xxl_fp16.safetensors", "flux", "default"]},
+        {"id": 3, "type": "VAELoader", "widgets_values": ["ae.safetensors"]},
+        {"id": 4, "type": "EmptySD3LatentImage", "widgets_values": [1024, 1024, 1]},
+        {"id": 5, "type": "KSampler", "widgets_values": [1, "fixed", 20, 1.0, "euler", "simple", 1.0]}]}
+    p, out = tmp_path / "wf.json", tmp_path / "out.json"
+    p.write_text(json.dumps(wf))
+    rc, text, _ = estimate(capsys, "--workflow", str(p), "--models-dir", str(models), "--vram", "24", "--ram", "16",
+                           "--dynamic-vram", "off", "--write", str(out))
+    mem = json.loads(out.read_text())["extra"]["gpu_garden"]["memory"]
+    assert mem["host_ram_assumed"] == {"available": 16 * GiB, "source": "--ram",
+                                       "dynamic_vram": {"enabled": False, "source": "--dynamic-vram off"}}
+    t8 = mem["tiers"][0]
+    assert t8["gb"] == 8 and (t8["outcome"], t8["offloaded"]) == ("does not fit", 0)
+    assert (t8["vram_outcome"], t8["vram_offloaded"], t8["ram_needed"]) == ("runs with offload", 16555351880, 26493733518)
+    assert {"verdict", "outcome", "offloaded", "peak", "peak_phase", "decode"} <= set(t8)  # the schema before, kept
+    assert "(host RAM 16.00 GiB, --ram)" in text and "with enough host RAM: 8 GB runs (15.4 GiB offloaded)" in text
