@@ -1,25 +1,20 @@
 // @ts-check
-// Footprint Estimate: the verdict, the per-phase peaks as bars against the budget, ComfyUI's own figure
-// and the knobs that would make it fit, on the node's face. A DOM widget that never serializes; every
+// Footprint Estimate: the verdict, the per-phase peaks as bars against the budget, ComfyUI's own figure,
+// the verdict per card tier and the knobs that would make it fit, on the node's face; under it, a button that
+// estimates the open graph before it runs (lib/estimate_graph.js). A DOM widget that never serializes; every
 // string goes in through textContent.
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
+import { OUTCOME_COLORS, tiersLine } from "./lib/estimate_tiers.js";
+import { graphSection } from "./lib/estimate_graph.js";
 
 const NODE = "GPUGardenFootprintEstimate";
 const WIDTH = 430;
 const MAX_HEIGHT = 1200; // a safety cap: the face grows to its content below it
 const LINE = 16; // px per line of the 11px/1.4 face, for sizing before it is laid out
 const IDLE_TEXT = "Runs before the sampler: the estimated peak of each phase and the verdict show here.";
-const COLORS = {
-  "fits": "var(--p-green-400, #4ade80)",
-  "tight": "var(--p-amber-400, #fbbf24)",
-  "does not fit": "var(--p-red-400, #f87171)",
-  "runs with offload": "var(--p-amber-400, #fbbf24)",
-  "runs tiled": "var(--p-amber-400, #fbbf24)",
-  "fits with streaming": "var(--p-amber-400, #fbbf24)",
-  "incomplete": "var(--p-surface-400, #9ca3af)",
-  "no budget": "var(--p-surface-400, #9ca3af)",
-};
+const IDLE_HEIGHT = 14 + LINE * 4; // the idle text (two lines at WIDTH) and the open graph's button, before layout
+const COLORS = OUTCOME_COLORS;
 // the knobs' heading per outcome (as the CLI's); none when it fits already or the graph was not seen whole
 const KNOBS_HEADING = { "runs with offload": "to run without offload:" };
 const NO_KNOBS = new Set(["fits", "incomplete"]);
@@ -98,6 +93,8 @@ export function render(root, est) {
                    { marginTop: "4px", opacity: ".85" }));
   }
   root.append(el("div", null, `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
+  const tiers = tiersLine(est); // as extra.gpu_garden.memory carries them (gpu-garden estimate --workflow --write)
+  if (tiers) root.append(tiers);
   // partial offload is what ComfyUI does already when it runs with offload: the outcome, not a knob
   const knobs = (est.knobs || []).filter((k) => !(status === "runs with offload" && k.id === "partial_offload"));
   if (knobs.length && !NO_KNOBS.has(status)) {
@@ -205,14 +202,24 @@ registerFaceNode({
   extension: "GPUGarden.FootprintEstimate",
   node: NODE,
   created(node) {
-    const fit = { fitted: 0 };
+    const fit = { fitted: IDLE_HEIGHT };
+    const body = el("div"); // this run's estimate (render)
+    const refit = () => {
+      fitToContent(node, node.__ggEstimate, fit);
+      requestAnimationFrame(() => fitToContent(node, node.__ggEstimate, fit)); // once laid out at the node's width
+    };
     const root = addFace(node, {
-      name: "gg_estimate", testid: "gg-estimate", cls: "gg-estimate", width: WIDTH, idle: (face) => render(face, null),
+      name: "gg_estimate", testid: "gg-estimate", cls: "gg-estimate", width: WIDTH,
+      idle: (face) => {
+        render(body, null);
+        face.append(body, graphSection(node, refit));
+      },
       style: { overflowY: "auto", position: "relative" }, // the children's offsetTop is measured from here (fitToContent)
       getMinHeight: () => Math.max(40, fit.fitted + 10), // + the widget margin
       getMaxHeight: () => MAX_HEIGHT,
     });
     node.__ggEstimate = root;
+    node.__ggEstimateBody = body;
     node.__ggEstimateFit = fit;
     // opening "assumptions" adds lines: grow with it
     root.addEventListener("toggle", () => fitToContent(node, root, fit), true);
@@ -220,7 +227,7 @@ registerFaceNode({
   executed(node, output) {
     const est = output?.gpu_garden_estimate?.[0];
     if (est && node.__ggEstimate) {
-      render(node.__ggEstimate, est);
+      render(node.__ggEstimateBody, est);
       exposeForTests({ lastEstimate: est });
       fitToContent(node, node.__ggEstimate, node.__ggEstimateFit);
       // once more after the frame lays the new content out at the node's width (wrapped lines)

@@ -1,0 +1,156 @@
+"""The Footprint Estimate node's per-card-tier line (the figures `gpu-garden estimate --workflow --write` puts into
+extra.gpu_garden.memory) after a run, and its "Estimate the open graph" button, which posts the graph before it runs
+to POST /gpu_garden/estimate/workflow and shows the answer, an incomplete graph, or the route's error as text."""
+import json
+
+from support.comfy_host import CHECKPOINT
+from support.web import show_node
+from web.conftest import open_comfy
+from web.test_estimate_node import NODE, estimate_only, face_fits, run_and_wait
+
+ROOT = "window.app.graph.getNodeById(id).__ggEstimate"
+TIERS = [8, 12, 16, 24, 32, 48, 80]  # memory/estimate/spec.CARD_TIERS_GB, as the route test pins them
+
+
+def face(page, node_id, testid):
+    return page.evaluate(f"""([id, t]) => {{ const e = {ROOT}.querySelector(`[data-testid=${{t}}]`);
+        return e ? e.textContent : null; }}""", [node_id, testid])
+
+
+def chips(page, node_id, testid):
+    return page.evaluate(f"""([id, t]) => [...{ROOT}.querySelectorAll(`[data-testid=${{t}}] [data-gb]`)]
+        .map(e => [Number(e.dataset.gb), e.dataset.outcome, e.textContent])""", [node_id, testid])
+
+
+def gib(n):
+    return f"{n / 2 ** 30:.1f} GiB"
+
+
+def test_tiers_on_the_face_after_a_run(comfy_page, comfy_host, output_dir):
+    """SD1.5 fp16 at 512² fits every tier from 8 GB up: one label, then the sizes only; the host RAM the offload
+    verdicts assume is the estimate's own."""
+    page, console = comfy_page
+    node_id = run_and_wait(page, estimate_only(512, 512, vram_gb=8.0, mode="formula"))
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    assert [t["gb"] for t in est["tiers"]] == TIERS
+    line = face(page, node_id, "gg-estimate-tiers")
+    ram = est["host_ram"]["available"]
+    assert line == (f"per card tier, host RAM {gib(ram)}: 8 GB: fits · 12 GB · 16 GB · 24 GB · 32 GB · 48 GB · 80 GB"), line
+    assert [c[:2] for c in chips(page, node_id, "gg-estimate-tiers")] == [[gb, "fits"] for gb in TIERS]
+    comfy_host.wait_idle()
+    show_node(page, node_id)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    page.screenshot(path=str(output_dir / "estimate_node_tiers.png"))
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
+    """The compact form of the issue: "8 GB: offload 5.2 GiB · 12 GB: fits · 16 GB"; a tier's own host_ram (with its
+    source) wins over the estimate's; an incomplete graph is not judged per tier; data is text, never markup."""
+    page, _ = comfy_page
+    out = page.evaluate("""async () => {
+        const m = await import('/extensions/comfyui-gpu-garden/lib/estimate_tiers.js');
+        const G = 2 ** 30, tiers = [{gb: 8, outcome: 'runs with offload', offloaded: 5.2 * G},
+                                    {gb: 12, outcome: 'fits'}, {gb: 16, outcome: 'fits'}, {gb: 24, outcome: '<b>x</b>'}];
+        const a = m.tiersLine({tiers, host_ram: {available: 30 * G}});
+        const b = m.tiersLine({tiers: tiers.map(t => ({...t, host_ram: {available: 64 * G, source: '--ram 64'}})),
+                               host_ram: {available: 30 * G}});
+        const c = m.tiersLine({tiers}, {incomplete: true});
+        return [a.textContent, b.textContent, b.firstChild.title, c.textContent, a.innerHTML.includes('<b>'),
+                m.tiersLine({tiers: []}), m.tiersLine({})];
+    }""")
+    assert out[0] == "per card tier, host RAM 30.0 GiB: 8 GB: offload 5.2 GiB · 12 GB: fits · 16 GB · 24 GB: <b>x</b>"
+    assert out[1].startswith("per card tier, host RAM 64.0 GiB: 8 GB: offload 5.2 GiB") and out[2].endswith("(--ram 64)")
+    assert out[3] == "per card tier: not judged (the estimate is incomplete)"
+    assert out[4] is False and out[5] is None and out[6] is None
+
+
+def load(page, wf):
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'estimate.json'); }", wf)
+    return page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
+
+
+def click_estimate(page, node_id, testid):
+    """Click the node's button as a user would and wait for `testid` in the open graph's section."""
+    show_node(page, node_id)
+    page.locator("[data-testid='gg-estimate-graph-button']").first.click()
+    page.wait_for_function(f"([id, t]) => {ROOT}.querySelector(`[data-testid=gg-estimate-graph] [data-testid=${{t}}]`)",
+                           arg=[node_id, testid], timeout=60000)
+
+
+def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_host, output_dir):
+    """Nothing queued: the answer is the route's for the graph as it is open (the node's vram_gb sent as the card),
+    with the tiers; a LoRA ComfyUI's folders do not hold makes it INCOMPLETE and names the file."""
+    page, console = comfy_page
+    node_id = load(page, estimate_only(512, 768, vram_gb=8.0, mode="formula"))
+    click_estimate(page, node_id, "gg-estimate-graph-verdict")
+    ans = page.evaluate("() => window.__gpuGarden.lastGraphEstimate")
+    direct = comfy_host.post("/gpu_garden/estimate/workflow",
+                             {"workflow": page.evaluate("() => window.app.graph.serialize()"), "vram_gb": 8})
+    assert (ans["width"], ans["height"], ans["files"], ans["peak"]) == (512, 768, [CHECKPOINT], direct["peak"]), ans
+    assert ans["budget"] == 8 * 2 ** 30 and face(page, node_id, "gg-estimate-graph-verdict") == "FITS"
+    assert [c[:2] for c in chips(page, node_id, "gg-estimate-graph-tiers")] == [[gb, "fits"] for gb in TIERS]
+    text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
+    assert "sd1 · 512×768 · batch 1" in text and f"peak {ans['peak'] / 2 ** 30:.2f} GiB" in text, text
+    assert face(page, node_id, "gg-estimate-verdict") is None  # the node has not run: its own figures are not there
+    assert page.evaluate("() => window.__gpuGarden?.lastEstimate ?? null") is None
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    page.screenshot(path=str(output_dir / "estimate_node_open_graph.png"))
+
+    wf = estimate_only(512, 768, vram_gb=8.0, mode="formula")
+    wf["10"] = {"class_type": "LoraLoader", "inputs": {"lora_name": "gg_absent_lora.safetensors", "strength_model": 1.0,
+                                                       "strength_clip": 1.0, "model": ["4", 0], "clip": ["4", 1]}}
+    node_id = load(page, wf)
+    click_estimate(page, node_id, "gg-estimate-graph-missing")
+    assert face(page, node_id, "gg-estimate-graph-verdict") == "INCOMPLETE"
+    assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_absent_lora.safetensors not found"
+    assert face(page, node_id, "gg-estimate-graph-tiers") == "per card tier: not judged (the estimate is incomplete)"
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+def test_a_route_error_is_shown_as_text(comfy_page, comfy_host):
+    """The route's 400 (the only checkpoint the graph names is not in ComfyUI's folders) as text, markup and all; and
+    a request that fails in the browser says so instead of hanging."""
+    page, console = comfy_page
+    wf = estimate_only(512, 512, vram_gb=8.0, mode="formula")
+    wf["4"]["inputs"]["ckpt_name"] = "<b>gone</b>.safetensors"
+    node_id = load(page, wf)
+    click_estimate(page, node_id, "gg-estimate-graph-error")
+    err = face(page, node_id, "gg-estimate-graph-error")
+    assert err == ("open graph: estimate failed: none of the workflow's model files was found under ComfyUI's model "
+                   "folders: <b>gone</b>.safetensors"), err
+    html = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph-error]').innerHTML", node_id)
+    assert "<b>" not in html
+    assert page.locator("[data-testid='gg-estimate-graph-button']").first.is_enabled()  # ready for another try
+
+    page.route("**/gpu_garden/estimate/workflow", lambda route: route.abort())
+    page.evaluate("() => { window.__gpuGarden.lastGraphEstimate = null; }")
+    page.locator("[data-testid='gg-estimate-graph-button']").first.click()
+    page.wait_for_function("() => window.__gpuGarden.lastGraphEstimate", timeout=30000)
+    err = face(page, node_id, "gg-estimate-graph-error")
+    assert err.startswith("open graph: estimate failed: request failed: "), err
+    assert console.from_pack() == [], console.from_pack()
+
+
+def test_the_button_in_nodes_2(browser, comfy_host, output_dir):
+    page, console = open_comfy(browser, comfy_host, vue_nodes=True)
+    try:
+        node_id = load(page, estimate_only(512, 512, vram_gb=8.0, mode="formula"))
+        button = page.locator("[data-testid='gg-estimate-graph-button']").first
+        button.wait_for(state="visible", timeout=30000)
+        button.click()
+        page.wait_for_function("() => window.__gpuGarden?.lastGraphEstimate", timeout=60000)
+        section = page.locator("[data-testid='gg-estimate-graph']").first
+        assert section.locator("[data-testid='gg-estimate-graph-verdict']").inner_text() == "FITS"
+        assert section.locator("[data-testid='gg-estimate-graph-tiers']").inner_text().endswith("· 48 GB · 80 GB")
+        box = page.locator("[data-testid='gg-estimate']").first.bounding_box()
+        page.screenshot(path=str(output_dir / "estimate_node_open_graph_vue.png"),
+                        clip={"x": max(0, box["x"] - 60), "y": max(0, box["y"] - 200),
+                              "width": box["width"] + 120, "height": box["height"] + 240})
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()

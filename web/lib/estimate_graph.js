@@ -1,0 +1,140 @@
+// @ts-check
+// "Estimate the open graph" on the Footprint Estimate node: posts the graph as it is now (the saved workflow's
+// JSON, rootGraph().serialize()) to POST /gpu_garden/estimate/workflow (nodes/estimate_routes.py), which finds the
+// loaders' files in ComfyUI's model folders, and shows its answer: outcome, peak, the per-card-tier line, and which
+// files it could not find. Nothing is queued or loaded. Async with a timeout; an error is shown as text.
+import { api } from "../../../scripts/api.js";
+import { el, exposeForTests, fmtBytes } from "./format.js";
+import { rootGraph } from "./graph_adapter.js";
+import { OUTCOME_COLORS, tiersLine } from "./estimate_tiers.js";
+
+export const ROUTE = "/gpu_garden/estimate/workflow";
+export const TIMEOUT_MS = 30000;
+const BUTTON = {
+  font: "inherit", padding: "0 6px", borderRadius: "4px", cursor: "pointer", whiteSpace: "nowrap", flex: "none",
+  border: "1px solid var(--border-color, #555)", background: "var(--comfy-menu-bg, #333)", color: "inherit",
+};
+
+/**
+ * The route's answer, or {error} (its 400's text, a timeout, a network failure): never throws.
+ * @param {object} body {workflow, vram_gb?}
+ * @returns {Promise<any>}
+ */
+export async function postGraph(body, timeoutMs = TIMEOUT_MS) {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const r = await api.fetchApi(ROUTE, { method: "POST", headers: { "Content-Type": "application/json" },
+                                          body: JSON.stringify(body), signal: abort.signal });
+    const text = await r.text();
+    let out = null;
+    try {
+      out = JSON.parse(text);
+    } catch {
+      out = null;
+    }
+    if (!r.ok) return { error: (out && typeof out.error === "string" ? out.error : `HTTP ${r.status}: ${text}`).slice(0, 600) };
+    if (!out || typeof out !== "object") return { error: `not a JSON answer: ${text.slice(0, 200)}` };
+    return out;
+  } catch (err) {
+    if (abort.signal.aborted) return { error: `no answer in ${Math.round(timeoutMs / 1000)} s (the server may be busy); try again` };
+    return { error: `request failed: ${err?.message || err}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The node's vram_gb widget when set (> 0): the route judges against it; else it judges no card but the tiers. */
+function nodeVram(node) {
+  const w = (node?.widgets || []).find((x) => x.name === "vram_gb");
+  const v = Number(w?.value);
+  return Number.isFinite(v) && v > 0 ? v : null;
+}
+
+/**
+ * Draw `state` into `box`: null (nothing asked yet), {pending}, {error}, or the route's answer.
+ * @param {HTMLElement} box
+ * @param {any} state
+ */
+export function renderGraph(box, state) {
+  box.replaceChildren();
+  if (!state) return;
+  if (state.pending) {
+    box.append(el("div", null, "estimating the open graph…", { opacity: ".7" }));
+    return;
+  }
+  if (state.error) {
+    const err = el("div", null, `open graph: estimate failed: ${state.error}`, { color: OUTCOME_COLORS["does not fit"], overflowWrap: "anywhere" });
+    err.dataset.testid = "gg-estimate-graph-error";
+    box.append(err);
+    return;
+  }
+  const a = state;
+  const missing = Array.isArray(a.missing) ? a.missing : [];
+  const status = missing.length ? "incomplete" : a.outcome?.status || a.verdict;
+  const head = el("div", null, null, { display: "flex", gap: "8px", alignItems: "baseline" });
+  const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: OUTCOME_COLORS[status] || "inherit" });
+  badge.dataset.testid = "gg-estimate-graph-verdict";
+  const phase = a.peak_phase ? ` (${String(a.peak_phase).replace(/_/g, " ")})` : "";
+  head.append(badge, el("span", null, `peak ${fmtBytes(a.peak, 2)}${phase}` + (a.budget ? ` of ${fmtBytes(a.budget, 2)}` : "")));
+  box.append(head);
+  if (missing.length) {
+    const line = el("div", null, `incomplete: ${missing.join(", ")} not found`, { color: OUTCOME_COLORS.tight, overflowWrap: "anywhere" });
+    line.dataset.testid = "gg-estimate-graph-missing";
+    box.append(line);
+  } else if (a.outcome?.reason) {
+    box.append(el("div", null, a.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" }));
+  }
+  const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "");
+  box.append(el("div", null, `${a.family} · ${size} · batch ${a.batch}` + (a.budget ? "" : " · no card set (vram_gb 0)"), { opacity: ".85" }));
+  const tiers = tiersLine(a, { incomplete: missing.length > 0, testid: "gg-estimate-graph-tiers" });
+  if (tiers) box.append(tiers);
+  if (Array.isArray(a.files) && a.files.length) {
+    box.append(el("div", null, `files: ${a.files.join(", ")}`, { opacity: ".65", overflowWrap: "anywhere" }));
+  }
+}
+
+/**
+ * The open-graph section of the node's face: a button and the answer under it. `changed` runs after each redraw
+ * (the node resizes to its face).
+ * @param {any} node
+ * @param {() => void} changed
+ * @returns {HTMLDivElement}
+ */
+export function graphSection(node, changed) {
+  const section = el("div", null, null, { marginTop: "5px", paddingTop: "4px", borderTop: "1px solid rgba(127,127,127,.35)" });
+  section.dataset.testid = "gg-estimate-graph";
+  const row = el("div", null, null, { display: "flex", gap: "6px", alignItems: "center" });
+  const button = el("button", null, "Estimate the open graph", BUTTON);
+  button.type = "button";
+  button.dataset.testid = "gg-estimate-graph-button";
+  button.title = "estimate this workflow before running it: its loaders' files from ComfyUI's model folders, read without loading them";
+  const when = el("span", null, "before it runs", { opacity: ".6" });
+  row.append(button, when);
+  const box = el("div");
+  section.append(row, box);
+  button.addEventListener("pointerdown", (e) => e.stopPropagation()); // the click is ours, not the canvas's
+  button.addEventListener("click", async (e) => {
+    e.stopPropagation();
+    if (button.disabled) return;
+    button.disabled = true;
+    renderGraph(box, { pending: true });
+    changed();
+    let answer;
+    try {
+      const body = { workflow: rootGraph().serialize() };
+      const vram = nodeVram(node);
+      if (vram) body["vram_gb"] = vram;
+      answer = await postGraph(body);
+    } catch (err) {  // the graph could not be serialized
+      answer = { error: `could not read the open graph: ${err?.message || err}` };
+    } finally {
+      button.disabled = false;
+    }
+    when.textContent = `as of ${new Date().toLocaleTimeString([], { hour12: false })}`;
+    renderGraph(box, answer);
+    exposeForTests({ lastGraphEstimate: answer });
+    changed();
+  });
+  return section;
+}

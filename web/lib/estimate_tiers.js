@@ -1,0 +1,89 @@
+// @ts-check
+// The outcome colours of the Footprint Estimate and its per-card-tier line ("8 GB: offload 5.2 GiB · 12 GB: fits ·
+// 16 GB · 24 GB"), as `gpu-garden estimate --workflow` prints them and extra.gpu_garden.memory carries them.
+// Shared by the node's executed output (web/estimate.js) and the open graph's answer (lib/estimate_graph.js).
+import { el, fmtBytes } from "./format.js";
+
+export const OUTCOME_COLORS = {
+  "fits": "var(--p-green-400, #4ade80)",
+  "tight": "var(--p-amber-400, #fbbf24)",
+  "does not fit": "var(--p-red-400, #f87171)",
+  "runs with offload": "var(--p-amber-400, #fbbf24)",
+  "runs tiled": "var(--p-amber-400, #fbbf24)",
+  "fits with streaming": "var(--p-amber-400, #fbbf24)",
+  "incomplete": "var(--p-surface-400, #9ca3af)",
+  "no budget": "var(--p-surface-400, #9ca3af)",
+};
+
+/**
+ * @typedef {object} Tier one card tier of memory/estimate/workflow.tiers()
+ * @property {number} gb
+ * @property {string} outcome
+ * @property {string} [verdict]
+ * @property {number} [offloaded]
+ * @property {number} [peak]
+ * @property {string} [peak_phase]
+ * @property {string | null} [decode]
+ * @property {any} [host_ram] the host RAM the verdict assumed, where the answer carries it (bytes or {available|bytes, source})
+ */
+
+/** An outcome in a few words, as memory/estimate/verdict.label() (the CLI's per-card-tier line). */
+export function tierLabel(/** @type {Tier} */ t) {
+  return t.outcome === "runs with offload" ? `offload ${fmtBytes(t.offloaded || 0, 1)}` : String(t.outcome);
+}
+
+/** Bytes from a host RAM field: a number, or an object's available / bytes. */
+function ramBytes(v) {
+  if (typeof v === "number") return v;
+  if (v && typeof v === "object") return [v.available, v.bytes, v.host_ram].find((x) => typeof x === "number") ?? null;
+  return null;
+}
+
+/**
+ * The host RAM the tiers were judged with: the tiers' own field when the answer has it, else the estimate's
+ * host_ram.available (the tiers re-judge the estimate with its policy). {bytes, source} or null.
+ * @param {Tier[]} tiers
+ * @param {any} est
+ */
+export function tiersHostRam(tiers, est) {
+  const own = tiers.find((t) => t.host_ram !== undefined && t.host_ram !== null)?.host_ram;
+  const bytes = ramBytes(own) ?? ramBytes(est?.host_ram);
+  if (!bytes) return null;
+  const source = (own && typeof own === "object" && own.source) || null;
+  return { bytes, source };
+}
+
+/**
+ * The per-card-tier line: a tier whose label repeats the previous one shows its size only. Null when the answer
+ * has no tiers. `incomplete`: a graph not seen whole is not judged per tier (as the CLI).
+ * @param {any} est an estimate carrying `tiers`
+ * @param {{ incomplete?: boolean, testid?: string }} [options]
+ */
+export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers" } = {}) {
+  /** @type {Tier[]} */
+  const tiers = Array.isArray(est?.tiers) ? est.tiers.filter((t) => t && typeof t.gb === "number") : [];
+  if (!tiers.length) return null;
+  const line = el("div", null, null, { overflowWrap: "anywhere" });
+  line.dataset.testid = testid;
+  const ram = tiersHostRam(tiers, est);
+  const head = incomplete ? "per card tier: not judged (the estimate is incomplete)"
+    : `per card tier${ram ? `, host RAM ${fmtBytes(ram.bytes, 1)}` : ""}: `;
+  const lead = el("span", null, head, { opacity: ".85" });
+  if (ram) lead.title = `the offload and host-RAM verdicts assume ${fmtBytes(ram.bytes, 2)} of host RAM` + (ram.source ? ` (${ram.source})` : "");
+  line.append(lead);
+  if (incomplete) return line;
+  let prev = null;
+  tiers.forEach((t, i) => {
+    const label = tierLabel(t);
+    const chip = el("span", null, label === prev ? `${t.gb} GB` : `${t.gb} GB: ${label}`,
+      { color: OUTCOME_COLORS[t.outcome] || "inherit", whiteSpace: "nowrap" });
+    chip.dataset.gb = String(t.gb);
+    chip.dataset.outcome = String(t.outcome);
+    chip.title = `${t.gb} GB card: ${label}` + (t.peak ? `; peak ${fmtBytes(t.peak, 2)} (${String(t.peak_phase || "").replace(/_/g, " ")})` : "")
+      + (t.decode ? `; ${t.decode}` : "");
+    if (i) line.append(el("span", null, " · ", { opacity: ".6" }));
+    line.append(chip);
+    prev = label;
+  });
+  return line;
+}
