@@ -163,3 +163,20 @@ def test_llama_server_command_loads_the_projector_it_counts(capsys):
     _, r, _ = _run(["kv", "--model", "gemma3:12b", "--runtime", "llama.cpp", "--ctx", "8192", "--vram", "24", "--mmproj",
                     "--json"], capsys)
     assert r["projector"]["on_gpu"] and "--mmproj" in r["command"]
+
+
+# X6: the MLA cache follows the build. DeepSeek-V2-Lite config.json: 27 layers, 16 heads, qk_nope_head_dim 128 +
+# qk_rope_head_dim 64, v_head_dim 128, kv_lora_rank 512. Full per-head K/V: 27 x 16 x (192 + 128) x 2 bytes; the
+# latent plus V (ggml-org/llama.cpp#12801): 27 x (512 + 64 + 512) x 2 bytes.
+
+def test_mla_cache_default_follows_the_build(capsys):
+    base = ["kv", "--model", "DeepSeek-V2-Lite", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
+            "--vram", "24", "--json"]
+    _, old, _ = _run(base + ["--runtime-version", "b3000"], capsys)
+    assert old["kv_per_token"] == 27 * 16 * (192 + 128) * 2 == 270 * KiB
+    _, mid, _ = _run(base + ["--runtime-version", "b5913"], capsys)
+    assert mid["kv_per_token"] == 27 * (512 + 64 + 512) * 2
+    _, unknown, _ = _run(base + ["--runtime-version", "b5000"], capsys)  # between the known builds: said so
+    assert any("not pinned" in n and "--mla-cache full" in n for n in unknown["notes"])
+    _, given, _ = _run(base + ["--runtime-version", "b5000", "--mla-cache", "full"], capsys)
+    assert given["kv_per_token"] == old["kv_per_token"]

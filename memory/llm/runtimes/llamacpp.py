@@ -150,7 +150,7 @@ def settings(version, knobs, parallel) -> dict:
         unified = parallel == 1 or not at_least(version, *UNIFIED_SPLIT)
     return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "ngl": knobs.get("ngl"),
             "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
-            "mla_cache": knobs.get("mla_cache") or ("latent" if at_least(version, 7800) else "latent+v"),
+            "mla_cache": knobs.get("mla_cache") or mla_default(version),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
             # --num-gpus N: N cards of --vram each, split as llama.cpp splits by default (each device's free memory:
             # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
@@ -158,6 +158,31 @@ def settings(version, knobs, parallel) -> dict:
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype")}
+
+
+# DeepSeek's MLA cache by build. ggml-org/llama.cpp#12801 (merged 2025-04-15) cached the latent (kv_lora_rank +
+# rope values) plus a V cache of kv_lora_rank, for GGUFs converted from then on (an older GGUF keeps full K/V on any
+# build); before it every build stored per-head K and V (MLA_CACHES "full": DeepSeek-V2-Lite 27 layers x 16 heads x
+# (192 + 128) x 2 bytes = 270 KiB a token). #19067 (2026-01) keeps the latent only. The build carrying #12801 is not
+# read here (llama.cpp's history is over the fetch limit): builds up to b4391 are known to predate it ("Version b4391",
+# ggml-org/llama.cpp#10981, 2024-12-26) and b5913 to follow it ("version: 5913 (225e7a14)", 2025-07-16); between,
+# the build is not known to hold either: latent+v is kept as before and the plan says so (--mla-cache full for a build
+# before April 2025).
+MLA_FULL_UNTIL = (4391,)
+MLA_LATENT_V_FROM = (5913,)
+MLA_LATENT_FROM = (7800,)
+
+
+def mla_default(version):
+    """The MLA cache a build keeps for a GGUF converted with it: full, latent+v or latent."""
+    if at_least(version, *MLA_LATENT_FROM):
+        return "latent"
+    return "full" if not at_least(version, MLA_FULL_UNTIL[0] + 1) else "latent+v"
+
+
+def mla_build_unknown(version) -> bool:
+    """True for a build between MLA_FULL_UNTIL and MLA_LATENT_V_FROM: its MLA cache is not known."""
+    return version is not None and at_least(version, MLA_FULL_UNTIL[0] + 1) and not at_least(version, *MLA_LATENT_V_FROM)
 
 
 def fork(knobs) -> bool:
