@@ -10,7 +10,7 @@ from . import checkpoints as CK, unsloth as UD
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import FULL, SLIDING, LLMSpec, gguf_blocks
-from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags
+from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, runtime_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
                       weights_by_role)
 
@@ -452,8 +452,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                       if not ev.get("free_refused")]  # its own fitting runs after the startup check
     if vram is None:
         out["flags"] = (runtime_flags(runtime, ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
-                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
-                        + quant_flags(runtime, weights_dtype))
+                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
         out["command"] = command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
@@ -525,8 +524,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
-                        + quant_flags(runtime, weights_dtype))
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
     out["command"] = command(runtime, out["flags"])
     if refused:
         out["refused"] = refused
