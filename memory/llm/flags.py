@@ -165,6 +165,20 @@ def lmo_flags(runtime, knobs) -> list:
     return [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
 
 
+# quantization methods vLLM applies at load to a 16-bit checkpoint: the checkpoint does not say them, the command must
+# (--quantization experts_int8: ExpertsInt8Config; review16b F1: a plan sized for int8 experts printed a command that
+# loads them in 16 bits)
+ONLINE_QUANT = ("experts_int8",)
+
+
+def quant_flags(runtime, weights_dtype) -> list:
+    """vLLM's --quantization for an online method the plan sized (ONLINE_QUANT)."""
+    q = str(weights_dtype or "").lower()
+    if runtime != "vllm" or q not in ONLINE_QUANT:
+        return []
+    return [flag("flag", "--quantization", q, "quantized at load: the weights these figures are for")]
+
+
 def command(runtime, flags) -> str:
     if runtime == "vllm":
         env = "".join(f["text"] + " " for f in flags if f["kind"] == "env")

@@ -10,7 +10,7 @@ from . import checkpoints as CK, unsloth as UD
 from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import FULL, SLIDING, LLMSpec, gguf_blocks
-from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, runtime_flags
+from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
                       weights_by_role)
 
@@ -347,15 +347,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"{ctx if s['unified'] else ctx // parallel} tokens a slot is above the model's trained context "
                      f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
                      "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
-    if spec.mla and runtime == "llama.cpp" and not knobs.get("mla_cache") and LC.mla_build_unknown(s["version"]):
-        notes.append(f"llama.cpp {knobs.get('runtime_version')}: the build that moved DeepSeek's cache from full per-head "
-                     "K/V to the MLA latent (ggml-org/llama.cpp#12801, merged 2025-04-15) is not pinned here "
-                     f"(b{LC.MLA_FULL_UNTIL[0]} and before: full; b{LC.MLA_LATENT_V_FROM[0]} and after: latent+v): taken as "
-                     "latent+v; --mla-cache full for a build before April 2025")
     if spec.mla and runtime == "llama.cpp":
         notes.append({"latent": "MLA cache as llama.cpp >= 2026-01 stores it: the 576-value latent only (ggml-org/llama.cpp#19067)",
-                      "latent+v": "MLA cache as 2025 llama.cpp builds store it: the latent plus a V cache of kv_lora_rank (a "
-                                  "GGUF converted before ggml-org/llama.cpp#12801 keeps full K/V: --mla-cache full)",
+                      "latent+v": "MLA cache as 2025 llama.cpp builds store it: the latent plus a V cache of kv_lora_rank",
                       "full": "MLA cache as llama.cpp builds before early 2025 store it: full per-head K and V "
                               "(40,960 values per token and layer for DeepSeek-V3)"}[s["mla_cache"]])
     if spec.layer_kinds.count(SLIDING):
@@ -452,7 +446,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                       if not ev.get("free_refused")]  # its own fitting runs after the startup check
     if vram is None:
         out["flags"] = (runtime_flags(runtime, ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
-                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
+                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
+                        + quant_flags(runtime, weights_dtype))
         out["command"] = command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict")
         return out
@@ -524,7 +519,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs))
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
+                        + quant_flags(runtime, weights_dtype))
     out["command"] = command(runtime, out["flags"])
     if refused:
         out["refused"] = refused

@@ -175,3 +175,13 @@ def test_a_host_cpu_named_amd_is_not_a_rocm_card():
     assert awq_experts_dense("NVIDIA GeForce RTX 2080 Ti")  # CUDA below compute 8.0: no Marlin
     assert (_awq35("NVIDIA H100 80GB HBM3, AMD EPYC 9654 host")["weights"]
             == _awq35("NVIDIA RTX 6000 Ada")["weights"])
+
+
+def test_experts_int8_command_asks_vllm_to_quantize():
+    # review16b F1: experts_int8 is an online method (vLLM ExpertsInt8Config, get_name "experts_int8"): no checkpoint
+    # says it, so the command the plan sized must pass --quantization experts_int8 or vLLM loads the experts in 16 bits
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="experts_int8", vram=48 * GiB)
+    assert "--quantization experts_int8" in r["command"]
+    assert "--quantization" not in llm.plan(s, "vllm", ctx=32768, vram=48 * GiB)["command"]
+    assert "--quantization experts_int8" in llm.plan(s, "vllm", ctx=32768, weights_dtype="experts_int8")["command"]
