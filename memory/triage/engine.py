@@ -21,11 +21,12 @@ from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
-from .predicates import compiler_flood, sysmem_fallback
+from .predicates import compiler_flood, fraction_cap, sysmem_fallback
 from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
 from ..errors import UserError
+from ..units import fmt_bytes
 
 is_oom_error = P.is_oom_error      # the capture's check, kept at its old path
 
@@ -52,6 +53,8 @@ def _event_dict(scan, inc, context):
         device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
     params = advice.params(inc, env, scan, context, case.total)
     params["sysmem_fallback"] = sysmem_fallback(case)     # the guides' note on the driver's spill (faq-sysmem-fallback)
+    if fraction_cap(case):     # the rule row's own predicate: the guide names the cap, not the driver (review16a F1)
+        params.update(fraction_cap=True, allowed=fmt_bytes(case.n["allowed"]), free=fmt_bytes(case.free))
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
     guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind, form=ev.get("form"))

@@ -74,3 +74,28 @@ def test_cuda_malloc_async_quoted_without_device_number():
     text = "Allocation on device would exceed allowed memory (out of memory)\nCurrently allocated: 30.50 GiB\n"
     _, ev = last_event(text)
     assert ev["kind"] == "torch.cuda_async" and ev["numbers"]["allocated"] == round(30.5 * GiB)
+
+
+def _old_allowed(req, total, alloc, free, allowed, reserved):
+    return (f"RuntimeError: CUDA out of memory. Tried to allocate {req} (GPU 0; {total} total capacity; {alloc} already "
+            f"allocated; {free} free; {allowed} allowed; {reserved} reserved in total by PyTorch)\n")
+
+
+def test_a_named_memory_fraction_gets_the_fraction_in_its_guide_not_the_driver():
+    """review16a F1: the row names the cap, and so must the guide (it said "install the stable driver" first)."""
+    cause, _, ev = top(_old_allowed("4.00 MiB", "79.15 GiB", "39.20 GiB", "39.51 GiB", "39.58 GiB", "39.58 GiB"))
+    md = ev["guide"]["markdown"]
+    assert cause == "other" and ev["guide"]["id"] == "allocation-refused"
+    assert "39.58 GiB allowed" in md and "set_per_process_memory_fraction" in md.split("**Check")[1].split("2.")[0]
+    assert "nightly" not in md and "stable driver" not in md
+
+
+def test_a_refusal_without_a_fraction_keeps_the_driver_checks():
+    # a 5 MiB request refused with 20 GiB free on a 24 GB card and no "allowed": the driver or build (R17)
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 5.00 MiB. GPU 0 has a total capacity of 23.55 GiB "
+            "of which 20.10 GiB is free. Including non-PyTorch memory, this process has 3.10 GiB memory in use. Of the "
+            "allocated memory 2.50 GiB is allocated by PyTorch, and 100.00 MiB is reserved by PyTorch but unallocated.\n")
+    cause, _, ev = top(text)
+    assert cause == "other" and ev["guide"]["id"] == "allocation-refused"
+    md = ev["guide"]["markdown"]
+    assert "stable driver" in md and "caps this process" not in md
