@@ -347,9 +347,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"{ctx if s['unified'] else ctx // parallel} tokens a slot is above the model's trained context "
                      f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
                      "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
+    if spec.mla and runtime == "llama.cpp" and not knobs.get("mla_cache") and LC.mla_build_unknown(s["version"]):
+        notes.append(f"llama.cpp {knobs.get('runtime_version')}: the build that moved DeepSeek's cache from full per-head "
+                     "K/V to the MLA latent (ggml-org/llama.cpp#12801, merged 2025-04-15) is not pinned here "
+                     f"(b{LC.MLA_FULL_UNTIL[0]} and before: full; b{LC.MLA_LATENT_V_FROM[0]} and after: latent+v): taken as "
+                     "latent+v; --mla-cache full for a build before April 2025")
     if spec.mla and runtime == "llama.cpp":
         notes.append({"latent": "MLA cache as llama.cpp >= 2026-01 stores it: the 576-value latent only (ggml-org/llama.cpp#19067)",
-                      "latent+v": "MLA cache as 2025 llama.cpp builds store it: the latent plus a V cache of kv_lora_rank",
+                      "latent+v": "MLA cache as 2025 llama.cpp builds store it: the latent plus a V cache of kv_lora_rank (a "
+                                  "GGUF converted before ggml-org/llama.cpp#12801 keeps full K/V: --mla-cache full)",
                       "full": "MLA cache as llama.cpp builds before early 2025 store it: full per-head K and V "
                               "(40,960 values per token and layer for DeepSeek-V3)"}[s["mla_cache"]])
     if spec.layer_kinds.count(SLIDING):
