@@ -99,3 +99,4 @@ def test_a_refusal_without_a_fraction_keeps_the_driver_checks():
     assert cause == "other" and ev["guide"]["id"] == "allocation-refused"
     md = ev["guide"]["markdown"]
     assert "stable driver" in md and "caps this process" not in md
+    assert "refused the allocation.\n\n**Check, in this order:**" in md      # the paragraph and the list stay apart
