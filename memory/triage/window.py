@@ -10,7 +10,8 @@ from . import lines as L
 
 WINDOW = 48 << 10           # bytes before a failure read for its context
 REPLAY = 8 << 10            # skipped anchor lines read back before a failure the idle scan found
-_LOAD_RE = re.compile(rb"Requested to load (\w+)")
+# a load named (the name read up to 182 bytes: what a 200-byte look at "Requested to load " holds)
+_LOADED_RE = re.compile(rb"Requested to load (\w{1,182})")
 # the same "loading model X" as Stable Diffusion WebUI Forge prints it (its memory manager, its loader)
 # and a pack that builds its model its own way: nunchaku's "Initializing QuantizedFluxModel", and its "Disabling CPU offload"
 # when the whole diffusion model goes to the card
@@ -115,21 +116,16 @@ def before(scan, block: bytes, start: int) -> bytes:
 
 
 def models_that_ran(scan):
-    """A run ended without failing: the models it loaded ran fine (for the "ran fine before" leak clue)."""
+    """A run ended without failing: the models it loaded ran fine (for the "ran fine before" leak clue). Its loads
+    are those after the last run's end (read in the chunk itself when that end is there: no window copy a run)."""
     block, start = scan._src
-    if start < WINDOW and scan.tail:       # the run began in an earlier chunk
+    prev = block.rfind(b"Prompt executed", max(0, start - WINDOW), start)
+    if prev < 0 and start < WINDOW and scan.tail:       # the run began in an earlier chunk
         block, start = before(scan, block, start), min(WINDOW, len(scan.tail) + start)
-    lo = max(0, start - WINDOW)
-    prev = block.rfind(b"Prompt executed", lo, start)
-    pos = block.find(b"\n", prev) + 1 if prev >= 0 else lo
-    while True:
-        i = block.find(b"Requested to load ", pos, start)
-        if i < 0:
-            break
-        m = _LOAD_RE.match(block, i, min(start, i + 200))
-        if m:
-            scan.ok_models.add(m.group(1).decode("ascii", "replace"))
-        pos = i + 18
+        prev = block.rfind(b"Prompt executed", max(0, start - WINDOW), start)
+    pos = block.find(b"\n", prev) + 1 if prev >= 0 else max(0, start - WINDOW)
+    for m in _LOADED_RE.finditer(block, pos, start):
+        scan.ok_models.add(m.group(1).decode("ascii", "replace"))
 
 
 def read_context(scan):
