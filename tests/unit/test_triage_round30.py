@@ -100,3 +100,15 @@ def test_a_refusal_without_a_fraction_keeps_the_driver_checks():
     md = ev["guide"]["markdown"]
     assert "stable driver" in md and "caps this process" not in md
     assert "refused the allocation.\n\n**Check, in this order:**" in md      # the paragraph and the list stay apart
+
+
+def test_elided_vllm_startup_check_gets_no_utilisation_it_did_not_read():
+    """review16a F10: with the numbers elided the guide names no --gpu-memory-utilization value (its default 0.80 is not
+    the log's); with them, the value computed from free / total."""
+    _, _, ev = top("ValueError: Free memory ... less than desired\n")
+    md = ev["guide"]["markdown"]
+    assert ev["guide"]["id"] == "vllm-other-process" and "--gpu-memory-utilization 0." not in md and "free / total" in md
+    line = ("ValueError: Free memory on device cuda:0 (20.10/31.36 GiB) on startup is less than desired GPU memory "
+            "utilization (0.9, 28.22 GiB).\n")
+    md = top(line)[2]["guide"]["markdown"]
+    assert "--gpu-memory-utilization 0.6" in md and "free / total" not in md
