@@ -403,7 +403,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
     if runtime == "vllm" and vram:
         out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"],
-                   pool_fixed=bool(s["kv_cache_memory"]))
+                   pool_fixed=bool(s["kv_cache_memory"]), kv_request_bytes=ev.get("kv_request_bytes"))
         if ev.get("started") is not None:  # --kv-cache-memory: held once started, below a higher profile peak
             out["started_bytes"] = ev["started"]
         if not ev.get("free_refused") and not refused:  # refused before it profiles: no pool line

@@ -212,7 +212,8 @@ def format_plan(r: dict) -> str:
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
     fixed = r["runtime"] == "vllm" and r.get("pool_fixed")
     if fixed:  # the pool is what sits on the GPU; one request's need is what the pool must hold
-        row("KV pool (fixed)", r["kv_capacity_bytes"], f"--kv-cache-memory; one request {fmt_bytes(r['kv_total'])}, {kv_how}")
+        need = r.get("kv_request_bytes") or r["kv_total"]  # the blocks vLLM's pool must hold for it (review16b F4)
+        row("KV pool (fixed)", r["kv_capacity_bytes"], f"--kv-cache-memory; one request {fmt_bytes(need)}, {kv_how}")
     else:
         row(label, r["kv_total"], kv_how)
     rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin

@@ -480,6 +480,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         used, room = budget + outside, outside <= card_room(s, vram) - budget
     if free_refused(s, vram):
         out["free_refused"], starts = True, False
+    if grouped:  # the hybrid manager's blocks one request needs, whole groups and padding included (cache.vllm_pool)
+        out["kv_request_bytes"] = int(grouped["request_bytes"])
     out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc, card_room=card_room(s, vram),
                starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
