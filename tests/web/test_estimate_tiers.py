@@ -94,6 +94,9 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     assert [c[:2] for c in chips(page, node_id, "gg-estimate-graph-tiers")] == [[gb, "fits"] for gb in TIERS]
     text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
     assert "sd1 · 512×768 · batch 1" in text and f"peak {ans['peak'] / 2 ** 30:.2f} GiB" in text, text
+    assumed = page.evaluate(f"(id) => [...{ROOT}.querySelectorAll('[data-testid=gg-estimate-graph-assumptions] div')]"
+                            ".map(e => e.textContent)", node_id)
+    assert assumed == ["· " + a for a in ans["assumptions"]] and assumed, assumed
     assert face(page, node_id, "gg-estimate-verdict") is None  # the node has not run: its own figures are not there
     assert page.evaluate("() => window.__gpuGarden?.lastEstimate ?? null") is None
     fit = face_fits(page, node_id)

@@ -92,6 +92,13 @@ export function renderGraph(box, state) {
   if (Array.isArray(a.files) && a.files.length) {
     box.append(el("div", null, `files: ${a.files.join(", ")}`, { opacity: ".65", overflowWrap: "anywhere" }));
   }
+  if (Array.isArray(a.assumptions) && a.assumptions.length) { // the device, dtypes and reserve it assumed (not the node's run)
+    const details = el("details", null, undefined, { opacity: ".8" });
+    details.dataset.testid = "gg-estimate-graph-assumptions";
+    details.append(el("summary", null, "assumptions"));
+    for (const line of a.assumptions) details.append(el("div", null, "· " + line, { paddingLeft: "6px" }));
+    box.append(details);
+  }
 }
 
 /**
