@@ -98,10 +98,12 @@ def fraction_cap(x):
     server's cuda_memory_fraction). The cap withholds a quarter of the card or more and the card still has that much free
     beside the request: the cap refused, not the card (the allocator compares the cap with its reserved memory plus the
     segment it rounds the request up to, so reserved + request may sit under it). At 0.9 of a full card the cap only
-    decided which request failed: a model or a batch that fills the card."""
+    decided which request failed: a model or a batch that fills the card. Where the cache's own unallocated slack would
+    have served the request (the fragmentation rows' test), the cap is not what to change: expandable segments fit it
+    under the cap (review16a F2)."""
     cap = x.n.get("allowed")
     return (torch(x) and bool(cap) and bool(x.total) and cap <= CAP_SHARE * x.total and x.free is not None
-            and x.free >= x.req + (1 - CAP_SHARE) * x.total)
+            and x.free >= x.req + (1 - CAP_SHARE) * x.total and not (slack_fits(x) and big_slack(x)))
 
 
 KV_DOMINANT = 0.5      # Ollama's estimate: the KV cache is this share of memory.required.full or more

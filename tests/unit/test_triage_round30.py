@@ -112,3 +112,21 @@ def test_elided_vllm_startup_check_gets_no_utilisation_it_did_not_read():
             "utilization (0.9, 28.22 GiB).\n")
     md = top(line)[2]["guide"]["markdown"]
     assert "--gpu-memory-utilization 0.6" in md and "free / total" not in md
+
+
+def _new_allowed(req, total, free, in_use, allocated, unalloc):
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity of {total} of "
+            f"which {free} is free. Including non-PyTorch memory, this process has {in_use} memory in use. {in_use} allowed; "
+            f"Of the allocated memory {allocated} is allocated by PyTorch, and {unalloc} is reserved by PyTorch but unallocated.\n")
+
+
+def test_a_cap_whose_own_slack_would_serve_the_request_stays_fragmentation():
+    """review16a F2: 0.6 of a 40 GB card; 3.5 GiB of the cache unallocated would have served a 1.5 GiB request under the
+    cap: expandable segments, not the fraction, is the fix."""
+    cause, conf, _ = top(_new_allowed("1.50 GiB", "39.39 GiB", "15.60 GiB", "23.63 GiB", "19.90 GiB", "3.50 GiB"))
+    assert cause == "fragmentation", conf
+
+
+def test_a_cap_with_little_slack_is_still_named():
+    cause, conf, _ = top(_new_allowed("1.50 GiB", "39.39 GiB", "15.60 GiB", "23.63 GiB", "23.20 GiB", "150.00 MiB"))
+    assert cause == "other", conf
