@@ -65,7 +65,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             # vLLM sizes the pool from it and no longer from the share (CacheConfig.kv_cache_memory_bytes: "ignores
             # gpu_memory_utilization"); the user's share, if any, is kept as given
             f.append(flag("flag", "--kv-cache-memory", int(s["kv_cache_memory"]),
-                          "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
+                          "the largest KV pool that fits (yours does not), in bytes, one GPU's" if s.get("pool_lowered")
+                          else "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
             share, top = V.DEFAULT_UTIL if asked_util is None else asked_util, V.free_cap(s, vram)
             if top is not None and V.free_refused(dict(s, util=share), vram):
                 # Worker.init_device compares total x the share with the free memory whether or not the pool is fixed

@@ -546,6 +546,10 @@ def _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
     if runtime == "vllm":
         for k in ladder:
             tries += [(k, s), (k, dict(s, seqs_to_blocks=True)), (k, s_max), (k, dict(s_max, enforce_eager=True))]
+        fit = ev(ctx, kv, s).get("pool_fit") if s.get("kv_cache_memory") else None
+        if fit and fit < s["kv_cache_memory"]:  # a fixed pool that does not fit: the largest that does, last
+            s, s_max = (dict(x, kv_cache_memory=fit, pool_lowered=True) for x in (s, s_max))
+            tries += [(k, s) for k in ladder]
     else:
         for k in ladder:
             base = dict(s, flash=s["flash"] or KV_BYTES[s.get("kv_v") or k] < 2)

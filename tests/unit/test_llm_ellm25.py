@@ -199,3 +199,17 @@ def test_fixed_pool_row_states_the_blocks_one_request_needs(capsys):
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "KV pool (fixed)" in ln)
     assert "one request 4.26 GiB" in line
+
+
+def test_a_fixed_pool_that_does_not_fit_is_lowered_to_the_largest_that_does():
+    # review16b F3: Llama-3.1-8B on 20 GiB with --kv-cache-memory 6 does not fit (14.99 GiB of weights + 6 + the rest).
+    # The pool skips the profile, so what vLLM holds beside it is the weights (8,030,261,248 x 2 B + 32 MiB of rotary
+    # tables), its 512 MiB CUDA context and 61.44 MiB outside PyTorch: 20 GiB less those is 4,779,464,131 B, 4558 MiB
+    # whole. Before, the advice was "largest context 0", the same 6 GiB pool, and "weights alone leave no room"
+    r = llm.plan(llm.describe(model="meta-llama/Llama-3.1-8B-Instruct"), "vllm", ctx=8192, vram=20 * GiB,
+                 runtime_version="0.10.1", kv_cache_memory=6 * GiB, max_num_seqs=1, enforce_eager=True)
+    held = 8_030_261_248 * 2 + 32 * MiB + 512 * MiB + int(61.44 * MiB)
+    assert not r["fits_as_requested"] and r["fits"]
+    assert f"--kv-cache-memory {(20 * GiB - held) // MiB * MiB}" in r["command"]
+    assert r["max_ctx"] > 8192 and not any("leave no room" in n for n in r["notes"])
+    assert r["autofit"][-1]["flag"] == f"--kv-cache-memory {(20 * GiB - held) // MiB * MiB}"

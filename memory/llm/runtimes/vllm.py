@@ -476,6 +476,9 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         used = max(held - over["cuda_graphs"] + over["activation_profile"], held + pool)
         room = used <= vram
         out["started"] = int(held + pool)  # what it holds once started (used: the larger of it and the profile peak)
+        if vram:  # the largest pool beside what it holds, while the profile peak fits too (review16b F3), whole MiB
+            peak_ok = held - over["cuda_graphs"] + over["activation_profile"] <= vram
+            out["pool_fit"] = int(max(vram - held, 0) // MiB * MiB) if peak_ok else 0
     else:
         used, room = budget + outside, outside <= card_room(s, vram) - budget
     if free_refused(s, vram):
@@ -578,8 +581,11 @@ def autofit(version, ev) -> list:
     out = []
     if at_least(version, *MAX_MODEL_LEN_AUTO):
         out.append(("--max-model-len auto", "vLLM >= 0.12 picks the largest context its own profile leaves room for"))
-    if at_least(version, *KV_CACHE_MEMORY) and (ev.get("pool") or 0) > 0:
-        out.append((f"--kv-cache-memory {int(ev['pool'])}", "vLLM >= 0.10.1: a fixed KV pool in bytes instead of a share "
+    pool = ev.get("pool") or 0
+    if ev.get("pool_fit") is not None and pool > ev["pool_fit"]:  # a fixed pool that does not fit: the largest that does
+        pool = ev["pool_fit"]
+    if at_least(version, *KV_CACHE_MEMORY) and pool > 0:
+        out.append((f"--kv-cache-memory {int(pool)}", "vLLM >= 0.10.1: a fixed KV pool in bytes instead of a share "
                     "(it prints the value that fits after its first start)"))
     return out
 
