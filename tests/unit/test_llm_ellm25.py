@@ -213,3 +213,17 @@ def test_a_fixed_pool_that_does_not_fit_is_lowered_to_the_largest_that_does():
     assert f"--kv-cache-memory {(20 * GiB - held) // MiB * MiB}" in r["command"]
     assert r["max_ctx"] > 8192 and not any("leave no room" in n for n in r["notes"])
     assert r["autofit"][-1]["flag"] == f"--kv-cache-memory {(20 * GiB - held) // MiB * MiB}"
+
+
+def test_experts_int8_only_where_vllm_can_apply_it():
+    # review16b F2: experts_int8 is vLLM's online method for a 16-bit checkpoint (ExpertsInt8Config); llama.cpp and
+    # Ollama load GGUF types, and vLLM refuses a --quantization that differs from a quantized checkpoint's quant_method
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    for rt in ("llama.cpp", "ollama"):
+        with pytest.raises(UserError, match="loads a GGUF"):
+            llm.plan(s, rt, ctx=4096, weights_dtype="experts_int8")
+    with pytest.raises(UserError, match="already mxfp4"):
+        llm.plan(llm.describe(model="openai/gpt-oss-20b"), "vllm", ctx=4096, weights_dtype="experts_int8")
+    assert llm.plan(s, "vllm", ctx=4096, weights_dtype="experts_int8")["weights"] > 0
