@@ -98,6 +98,8 @@ def test_fixed_pool_table_says_one_number_per_fact(capsys):
     assert rows["KV pool (fixed)"] == "6.00 GiB" and "KV, one request" not in rows
     takes = re.search(r"vLLM takes (\d+\.\d\d GiB) once started", out).group(1)
     assert rows["total on GPU"] == takes
+    # by hand (review16b F6): 14.99 GiB of weights + the 6 GiB pool + the 0.5 GiB context + 0.06 GiB outside PyTorch
+    assert takes == "21.55 GiB"
     # a share plan keeps one request's cache and the sum of its lines
     out, rows = _table(capsys)
     assert "KV, one request" in rows and "KV pool (fixed)" not in rows
