@@ -8,8 +8,8 @@ import re
 ROCM_EXPANDABLE_TORCH = (2, 12)
 ROCM_EXPANDABLE_UNSURE = (2, 11)
 ROCM_EXPANDABLE_ROCM = (7, 0)
-_VERSION_RE = re.compile(r"^(\d+)\.(\d+)")
-_ROCM_RE = re.compile(r"rocm(\d+)\.(\d+)")
+_VERSION_RE = re.compile(r"^(\d{1,20})\.(\d{1,20})")
+_ROCM_RE = re.compile(r"rocm(\d{1,20})\.(\d{1,20})")
 
 
 def rocm_expandable(torch_version) -> bool | None:

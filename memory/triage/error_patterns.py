@@ -15,9 +15,9 @@ SZ = f"({SIZE_RX})"
 # streamed the int8 DeviceIndex without static_cast<int> print it as a character: GPU 0 reads "GPU  has" (a NUL byte).
 TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
-    + r"\. (?:GPU|Device) (?P<gpu>\d+|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
+    + r"\. (?:GPU|Device) (?P<gpu>\d{1,20}|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
     + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
-PROC = re.compile(r"Process (\d+) has " + SZ + r" memory in use")
+PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
 SELF = re.compile(r"this process has " + SZ + r" memory in use")
 ALLOWED = re.compile(SZ + r" allowed;")
 OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch, (?:with " + SZ
@@ -25,11 +25,11 @@ OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTo
                        + r" is reserved by PyTorch but unallocated")
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d+); (?P<total>" + SIZE_RX
+    r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
     + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<free>" + SIZE_RX + r") free; (?:(?P<allowed>" + SIZE_RX
     + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
-XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d+); (?P<total>" + SIZE_RX
+XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
                       + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")
 # PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
 TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
@@ -38,8 +38,8 @@ TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allo
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)
 # (a quote may also drop the device number and the full stop: "Allocation on device would exceed allowed memory (out of memory)")
-ASYNC = re.compile(r"(?:Allocation on device(?: (\d+))?\s*)?would exceed allowed memory\.? \(out of memory\)"
-                   r"|Allocation on device (\d+) would exceed allowed memory\.")
+ASYNC = re.compile(r"(?:Allocation on device(?: (\d{1,20}))?\s*)?would exceed allowed memory\.? \(out of memory\)"
+                   r"|Allocation on device (\d{1,20}) would exceed allowed memory\.")
 # ComfyUI often shows only the first words of that message ("torch.OutOfMemoryError: Allocation on device ")
 # Linear time: no two adjacent quantifiers may share characters (`\s*:?\s*` splits a run of blanks in
 # n ways, and `search` retries that at every start: quadratic). Every optional separator is `\s*(?::\s*)?`.
@@ -61,7 +61,7 @@ MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other
 # c10/core/impl/alloc_cpu.cpp
 # (some tracebacks show the message without its "DefaultCPUAllocator: " prefix: RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696)
 CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to allocate))"
-                 r"(?:: you tried to allocate (\d+) bytes)?")
+                 r"(?:: you tried to allocate (\d{1,20}) bytes)?")
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
@@ -78,7 +78,7 @@ COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
 COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
 # (quoted with "VAE" dropped from its first half: "when regular decoding, retrying with tiled VAE decoding", Acly/krita-ai-diffusion#86)
 COMFY_VAE = re.compile(r"Ran out of memory when regular (?:VAE )?(decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"
-                        r"(?: with tile size (\d+) and overlap (\d+))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
+                        r"(?: with tile size (\d{1,20}) and overlap (\d{1,20}))?|Encountered Out of Memory during VAE (decoding|encoding); Retrying with Tiled VAE")
 # ComfyUI 0.8.0's attention (comfy/ldm/modules/attention.py:380/385, diffusionmodules/model.py:275/327, sub_quadratic_attention.py:173):
 # an OOM caught inside the attention call and retried (cache emptied, more slices, softmax in place, slice attention): a warning
 COMFY_ATTN_RETRY = re.compile(r"out of memory error, (?:emptying cache|increasing steps) and trying again|ran out of memory while running "
@@ -86,7 +86,7 @@ COMFY_ATTN_RETRY = re.compile(r"out of memory error, (?:emptying cache|increasin
 # comfy-aimdo (comfy_aimdo/model_vbar.py, vram_buffer.py, src/model-vbar.c, src/vrambuf.c): its VBAR raises
 # MemoryError("VBAR OOM") for VRAM, so these are tried before Python's MemoryError
 AIMDO = re.compile(r"VRAM Allocation failed(?: \((?:non OOM|OOM|error)\))?|Fault failed: -?\d+|VRAM reservation failed"
-                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d+) bytes)?|Could not rese?r?ve Virtual Address space")
+                    r"|\bVBAR (?:OOM|allocation failed)|VRAM grow failed(?:: (\d{1,20}) bytes)?|Could not rese?r?ve Virtual Address space")
 # comfy-aimdo's check of its own CUDA driver calls (src/plat.h check_cu_impl) logs "CUDA API FAILED : <call> : <error string>"
 # for every result but success and CUDA_ERROR_OUT_OF_MEMORY (older builds: "CUDA API FAILED (600): err = <call>: ..."): the
 # line is never a shortage but a call the driver refused (aimdo 0.2.4 aligned the sizes its hook reserves: ComfyUI PR 12727)
@@ -106,25 +106,25 @@ PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_r
                           r"|\bhostbuf_\w{1,60}: device copy failed result=2\b"
                           r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
-DML = re.compile(r"Could not allocate tensor with (\d+) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
+DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
 VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
-VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
-VLLM_V1_LEN = re.compile(r"max seq len \((\d+)\), \(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
-                          r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d{1,20})\) is larger than the maximum number of tokens that can be stored in KV cache \((\d{1,20})\)")
+VLLM_V1_LEN = re.compile(r"max seq len \((\d{1,20})\), \(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
+                          r"(?:\. Based on the available memory, the estimated maximum model length is (\d{1,20}))?")
 VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
-                                r"(?:\. Based on the available memory, the estimated maximum model length is (\d+))?")
+                                r"(?:\. Based on the available memory, the estimated maximum model length is (\d{1,20}))?")
 # vLLM >= 0.17 (config/compilation.py resolve_cudagraph_mode_and_sizes, vllm#34094): a hybrid model (Mamba, GDN, KDA
 # layers) keeps one state block per decoding sequence, allocated at start-up from the same budget as the KV cache; full
 # decode CUDA graphs for max_num_seqs sequences need that many blocks
-VLLM_MAMBA = re.compile(r"max_num_seqs \((\d+)\) exceeds available Mamba cache blocks \((\d+)\)")
+VLLM_MAMBA = re.compile(r"max_num_seqs \((\d{1,20})\) exceeds available Mamba cache blocks \((\d{1,20})\)")
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 # the same check quoted with its numbers elided ("ValueError: Free memory ... less than desired"): no numbers
 VLLM_STARTUP_CUT = re.compile(r"\b[Ff]ree memory (?:\.\.\.|\u2026) ?(?:on startup )?(?:is )?less than desired")
 # vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs
 # dummy requests after the KV cache was sized did not fit what gpu_memory_utilization left outside it (vllm-project/vllm#14452,
 # llm-d/llm-d#787)
-VLLM_WARMUP = re.compile(r"CUDA out of memory occurred when warming up (sampler|pooler)(?: \(task='?\w*'?\))? with (\d+) dummy requests")
+VLLM_WARMUP = re.compile(r"CUDA out of memory occurred when warming up (sampler|pooler)(?: \(task='?\w*'?\))? with (\d{1,20}) dummy requests")
 VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
 # SGLang (srt/model_executor/model_runner.py, pool_configurator.py): after the weights, mem_fraction_static x the card left no
 # room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)
@@ -147,25 +147,25 @@ TRTLLM_FIELDS = {
 # ggml.c's scratch buffer (2023: "not enough space in the scratch memory", later "... scratch memory pool (needed N,
 # available M)") is another fixed host buffer the program sized from its own tables; both are quoted without numbers too
 GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in the (context's memory pool|scratch memory)(?: pool)?"
-                           r"(?: \(needed (\d+), available (\d+)\))?")
+                           r"(?: \(needed (\d{1,20}), available (\d{1,20})\))?")
 # ggml's graph allocator (ggml-alloc.c) placing a tensor inside a buffer it had already sized (a measure pass, 2023-24:
 # "ggml_tallocr_alloc: not enough space in the buffer (needed N, largest block available M)" then GGML_ASSERT; 2024 on,
 # ggml_dyn_tallocr_alloc "... to allocate N bytes, largest block available M bytes", "this should never happen"): the
 # buffer exists, its size came from ggml's own sums, so the sizing is wrong for this graph
 GGML_TALLOC = re.compile(r"not enough space in the buffer (?:\(needed (\d{1,20}), largest block available (\d{1,20})\)"
                          r"|to allocate (\d{1,20}) bytes, largest block available (\d{1,20}) bytes)")
-GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d+): (cuda|hip)Malloc failed: out of memory")
+GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d{1,20}): (cuda|hip)Malloc failed: out of memory")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
-GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d+)")
+GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d{1,20})")
 # ggml-metal (ggml-metal-device.m ggml_metal_buffer_init; ggml_backend_metal_buffer_type_alloc_buffer before 2025):
 # "%s: error: failed to allocate buffer, size = %8.2f MiB"
 GGML_METAL_BUF = re.compile(r"\bggml_(?:backend_)?metal_\w{0,60}: error: failed to allocate buffer, size =\s{0,12}([\d.]+) MiB")
 GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
 GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
 GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
-GGML_VULKAN = re.compile(r"Device memory allocation of size (\d+) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
+GGML_VULKAN = re.compile(r"Device memory allocation of size (\d{1,20}) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")
 # host (system) memory: ggml's aligned malloc, and the Vulkan backend's pinned (page-locked) host buffer
-GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d+) is larger than buffer maximum of (\d+)")
+GGML_METAL_MAX = re.compile(r"ggml_metal_add_buffer: buffer '(\w+)' size (\d{1,20}) is larger than buffer maximum of (\d{1,20})")
 GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to allocate ([\d.]+) MB\)"
                         r"|VK_ERROR_OUT_OF_HOST_MEMORY|ErrorOutOfHostMemory")
 # ggml's pinned (page-locked) staging buffer refused: a warning, the backend goes on with pageable memory (ggml-cuda.cu

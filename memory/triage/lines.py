@@ -35,7 +35,7 @@ OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[' + OLLAMA_GPU_SIZE + r'(
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
-    ("total_vram", re.compile(r"Total VRAM (\d+) MB, total RAM (\d+) MB")),
+    ("total_vram", re.compile(r"Total VRAM (\d{1,20}) MB, total RAM (\d{1,20}) MB")),
     # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram, and in older ComfyUI also by itself on a card of 4 GB or less; NO_VRAM by --novram)
     ("vram_state", re.compile(r"Set vram state to: (\w+)")),
     # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
@@ -50,7 +50,7 @@ FACTS = [
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
     # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
-    ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d+)(?:, rogues: (\d+))?")),
+    ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d{1,20})(?:, rogues: (\d{1,20}))?")),
     ("prompt_done", re.compile(r"Prompt executed in")),
     ("exception_block", re.compile(r"!!! Exception during processing !!!")),
     ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*|\*\*ComfyUI Version:\*\*")),
@@ -68,7 +68,7 @@ FACTS = [
     # the line a notebook or rich traceback marks as the one running ("--> 968 return ...", "❱ 130 │   main()")
     # (rich without Unicode arrows marks it "│ > 105 │ ...")
     ("source_arrow", re.compile(r"^(?:[\w.\[\]-]{1,40}:\s+)?\s*(?:(?:[│¦|]\s*)?(?:-+>|❱)|[│¦]\s*>)\s*\d+\s*(?:[│¦|]\s*)*(\S.{0,240})")),
-    ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d+)/\1 ")),
+    ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d{1,20})/\1 ")),
     ("progress", re.compile(r"\b\d{1,3}%\|")),
     ("decode_phase", re.compile(r"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")),
     # vLLM (vllm/v1/worker/gpu_worker.py, kv_cache_utils.py)
@@ -89,7 +89,7 @@ FACTS = [
     ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
     # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=)
     ("vllm_dtype", re.compile(r"(?:^|[\s,(])dtype=(?:torch\.)?(\w+)|--dtype[ =](\w+)")),
-    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d+)|max_seq_len=(\d+)")),
+    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})")),
     ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
                                  r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")),
@@ -112,8 +112,8 @@ FACTS = [
                                  r"|: failed to allocate the compute buffer)")),
     # ggml's CUDA/HIP pool before its out-of-memory check (ggml-cuda.cu, GGML_CUDA_NAME " pool[%d]: alloc of %.2f MiB failed")
     ("ggml_pool_fail", re.compile(r"(?:CUDA|ROCm|MUSA) pool\[\d+\]: alloc of ([\d.]+) MiB failed")),
-    ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d+)")),     # kv_size: the unified cache's cells (context x slots)
-    ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers|-np|--parallel)[ =](\d+)")),
+    ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d{1,20})")),     # kv_size: the unified cache's cells (context x slots)
+    ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers|-np|--parallel)[ =](\d{1,20})")),
     # speculative decoding with the model's MTP head (common/arg.cpp --spec-type, a comma-separated list), and the flag that
     # keeps its draft sampling off the GPU (llama.cpp PR #23287 turned it on by default: a compute buffer per sequence)
     ("ggml_spec_mtp", re.compile(r"--spec-type[ =](?:[\w-]{1,40},){0,8}draft-mtp\b")),
@@ -123,10 +123,10 @@ FACTS = [
     ("ggml_fa", re.compile(r"(?:^|\s)(?:-fa|--flash-attn)(?:[ =](on|off|auto)\b|(?=\s|$))|\bflash_attn\s+=\s+(\w+)")),
     # the cache's sequences (slots): llama_context prints "n_seq_max     = 20" and "n_ctx_per_seq = 32768", or warns
     # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
-    ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d+)|\bn_ctx_per_seq\s*(?:=\s*|\()(\d+)")),
-    ("ggml_offloaded", re.compile(r"offloaded (\d+)/(\d+) layers to GPU")),
-    ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d+) MiB free")),
-    ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d+) MiB, |using device \S+ - ()?)(\d+) MiB free\)?\s*$")),
+    ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d{1,20})|\bn_ctx_per_seq\s*(?:=\s*|\()(\d{1,20})")),
+    ("ggml_offloaded", re.compile(r"offloaded (\d{1,20})/(\d{1,20}) layers to GPU")),
+    ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d{1,20}) MiB free")),
+    ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d{1,20}) MiB, |using device \S+ - ()?)(\d{1,20}) MiB free\)?\s*$")),
     # Ollama's "offload to" line: what the model needs in all, and on the same line each GPU's free memory (OLLAMA_AVAILABLE)
     ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
     # the same "offload to" line (llm/memory.go MemoryEstimate.log): layers placed on the GPU of the model's, and the KV

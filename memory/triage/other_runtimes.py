@@ -9,8 +9,8 @@ from ..units import parse_size
 # the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL, ONNX Runtime's
 # CUDA provider (core/providers/cuda/cuda_call.cc: "CUDA failure 2: out of memory ; GPU=0 ; ...", hacksider/Deep-Live-Cam#584)
 DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
-                         r"|Cuda failure (?:\d+ )?'?out of memory|CUDA failure \d+: out of memory|Failed to CUDA calloc (\d+) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
-                         r"|Requested amount of GPU memory \((\d+) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
+                         r"|Cuda failure (?:\d+ )?'?out of memory|CUDA failure \d+: out of memory|Failed to CUDA calloc (\d{1,20}) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
+                         r"|Requested amount of GPU memory \((\d{1,20}) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
 # a CUDA runtime allocation call printed beside its out-of-memory error by a library with CUDA code of its own (dlib's
 # gpu_data.cpp "Error while calling cudaMalloc(&data, ...) ... code: 2, reason: out of memory", davisking/dlib#252; cuTAGI's
 # "out of memory cudaMalloc(&this->d_jcb, ...)", lhnguyen102/cuTAGI#71). cudaMallocHost and cudaHostAlloc allocate
@@ -29,15 +29,15 @@ ENOKI_MALLOC = re.compile(r"\bcuda_malloc\(\): out of memory!")
 LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b"
                         r"|\bPI_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b")
 # Ollama's scheduler (2025-10+): no placement of weights, KV cache and compute graph fits the devices
-OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d+))?")
+OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d{1,20}))?")
 # ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
-ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
+ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d{1,20})")
 # XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes", its stream-executor
 # allocator's "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0" (kingoflolz/mesh-transformer-jax#66),
 # TensorFlow's "OOM when allocating tensor with shape[...]"
-XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d+) bytes"
+XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d{1,20}) bytes"
                   r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape"
-                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d+)B\) on device ordinal")
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
@@ -49,17 +49,17 @@ XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the 
 # buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
 # 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
 # the per-buffer message is also quoted without its "[metal::malloc]" prefix (riccardomusmeci/mlx-llm#22: uncaught in libc++abi)
-MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size"
-                        r"(?: of (\d+) bytes)?|Resource limit \((\d+)\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d+) bytes")
+MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d{1,20}) bytes which is greater than the maximum allowed buffer size"
+                        r"(?: of (\d{1,20}) bytes)?|Resource limit \((\d{1,20})\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d{1,20}) bytes")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
 # (TensorFlow 1.x, bfc_allocator.cc, names no allocator: "Ran out of memory trying to allocate 392.00MiB. See logs for memory
 # state.", endernewton/tf-faster-rcnn#7)
-BFC = re.compile(r"(?:Allocator \((\w+)\) ran|\bRan) out of memory trying to allocate ([\d.]+\s?[KMGT]?i?B)(?: \(rounded to (\d+)\))?")
+BFC = re.compile(r"(?:Allocator \((\w+)\) ran|\bRan) out of memory trying to allocate ([\d.]+\s?[KMGT]?i?B)(?: \(rounded to (\d{1,20})\))?")
 # TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"; TensorRT 7-8's
 # safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
-TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d+) bytes\.|no further information)\))?"
+TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d{1,20}) bytes\.|no further information)\))?"
                       r"|Cuda Error in allocate: 2 \(out of memory\)")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
@@ -74,7 +74,7 @@ EXL_SPLIT = re.compile(r"Insufficient VRAM in split for model and cache")
 # SGLang at start (srt/utils.py get_available_gpu_memory): the tensor-parallel ranks' free memory differs by more than
 # its tolerance, because another process holds memory on some of the GPUs
 SGLANG_UNBALANCED = re.compile(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes")
-TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d+) total tokens with )?(\d+) prefill tokens")
+TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d{1,20}) total tokens with )?(\d{1,20}) prefill tokens")
 # C++'s operator new failing (std::bad_alloc): host memory in a native library (a tokenizer or model loader), or a size
 # computed wrong (swisscom/ai-research-keyphrase-extraction#28, epfml/sent2vec#98)
 # MSVC's std::bad_alloc says "bad allocation" (its what()), as a C# or Python wrapper relays it ("OnnxRuntimeGenAIException:
@@ -90,21 +90,21 @@ DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to
 # active; " since torch_npu 2.1 and "N cached)" in place of "reserved in total by PyTorch" in the oldest builds
 # (vllm-project/vllm-ascend#19, vllm-project/vllm-omni#1199)
 _NSZ = r"(\d+(?:\.\d+)? (?:bytes|[KMGT]iB))"
-NPU = re.compile(r"NPU out of memory\. Tried to allocate " + _NSZ + r"(?: \(NPU (\d+); " + _NSZ + r" total capacity; " + _NSZ
+NPU = re.compile(r"NPU out of memory\. Tried to allocate " + _NSZ + r"(?: \(NPU (\d{1,20}); " + _NSZ + r" total capacity; " + _NSZ
                  + r" already allocated; (?:" + _NSZ + r" current active; )?" + _NSZ + r" free; (?:" + _NSZ + r" allowed; )?"
                  + _NSZ + r" (reserved in total by PyTorch|cached)\))?")
 # PaddlePaddle's allocators (paddle/phi/core/memory/allocation/cuda_allocator.cc and its CUDA VMM and malloc-async twins): sizes
 # from string::HumanReadableSize, binary with decimal labels ("56.000000MB", "39.250000kB"); "N memory has been allocated" is the
 # card's whole use (total - free, every process), absent before Paddle 2.0 (PaddlePaddle/PaddleSeg#1723, PaddlePaddle/Paddle#26892)
 _PSZ = r"(\d+(?:\.\d+)?[kKMGTP]?B)"
-PADDLE = re.compile(r"Out of memory error on (GPU|XPU|NPU|MLU) (\d+)\. Cannot allocate " + _PSZ + r"(?: CUDA managed)? memory on \w+ \d+, "
+PADDLE = re.compile(r"Out of memory error on (GPU|XPU|NPU|MLU) (\d{1,20})\. Cannot allocate " + _PSZ + r"(?: CUDA managed)? memory on \w+ \d+, "
                     r"(?:" + _PSZ + r" memory has been allocated(?: and available memory is only " + _PSZ + r")?"
                     r"|available memory is only " + _PSZ + r")")
 # CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes (allocated so far:
 # 3,635,267,072 bytes)." with ", limit set to: N bytes" under a pool limit; before CuPy 7 "out of memory to allocate N bytes
 # (total M bytes)", M being what the pool would hold with it (cupy/cupy#2537, cupy/cupy#1912)
 CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so far: (\d[\d,]*) bytes(?:, limit set to: (\d[\d,]*) bytes)?\))?"
-                  r"|out of memory to allocate (\d+) bytes \(total (\d+) bytes")
+                  r"|out of memory to allocate (\d{1,20}) bytes \(total (\d{1,20}) bytes")
 # RAPIDS RMM (cuDF, cuML, cupoch) and thrust report device memory as C++'s std::bad_alloc, which Python shows as MemoryError:
 # the GPU ran out, not system RAM (NVIDIA/cudf#6773, NVIDIA/cudf#10517, neka-nat/cupoch#98; thrust under a PyTorch extension:
 # VITA-Group/FSGS#70)
@@ -114,16 +114,16 @@ RMM = re.compile(r"std::bad_alloc: (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{
 # (CL_DEVICE_MAX_MEM_ALLOC_SIZE, about 4 GiB on many Intel GPUs), whatever is free; the maximum is left out when the message is
 # wrapped before it (openvinotoolkit/openvino#36386,
 # openvinotoolkit/openvino.genai#2406)
-OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [Rr]equested (\d+) bytes(?:,? but max alloc size supported "
-                      r"by device is (\d+) bytes)?")
+OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [Rr]equested (\d{1,20}) bytes(?:,? but max alloc size supported "
+                      r"by device is (\d{1,20}) bytes)?")
 # TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
 # refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
 # transfers ("failed to alloc N bytes on host", "could not allocate pinned host memory of size: N"): system RAM, not the GPU
 # (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1; ROCm's, where
 # HIP's old code 1002 is hipErrorMemoryAllocation: ROCm/tensorflow-upstream#82)
-STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d+) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
-                             r"|failed to alloc (\d+) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
-                             r"|could not allocate pinned host memory of size: (\d+)")
+STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d{1,20}) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
+                             r"|failed to alloc (\d{1,20}) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
+                             r"|could not allocate pinned host memory of size: (\d{1,20})")
 # LM Studio's model-loading guardrail (closed source; the wording as its users report it): its estimate of the model at the chosen
 # settings (context length, GPU offload) is more than the system can hold (lmstudio-ai/lmstudio-bug-tracker#484, #1038, #1202)
 LMSTUDIO = re.compile(r"Model loading (?:was stopped|aborted) due to insufficient system resources\.(?: Under the current settings, this model "
@@ -137,7 +137,7 @@ _OSZ = r"(\d+(?:\.\d+)? [KMGT]?i?B)"
 OLLAMA_FIT = re.compile(r"model requires " + _OSZ + r" but only " + _OSZ + r" are available \(after " + _OSZ + r" overhead\)")
 # llama.cpp's SYCL backend (ggml/src/ggml-sycl/ggml-sycl.cpp ggml_backend_sycl_buffer_type_alloc_buffer): a device (or USM host)
 # buffer malloc_device refused (ggml-org/llama.cpp#28953, docs/backend/SYCL.md)
-GGML_SYCL = re.compile(r"can't allocate (\d+) Bytes of memory on (device|host)")
+GGML_SYCL = re.compile(r"can't allocate (\d{1,20}) Bytes of memory on (device|host)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
@@ -156,7 +156,7 @@ KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\]
                      # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
-                     r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d+)kB)?")
+                     r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
 KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller")
 
 
@@ -173,10 +173,10 @@ def level_zero(line):
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
 # worker forking, Python's OSError: system RAM (or its overcommit limit)
-ENOMEM = re.compile(r"unable to mmap (\d+) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
+ENOMEM = re.compile(r"unable to mmap (\d{1,20}) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
                     r"|Cannot allocate memory \(os error 12\)")
 # Triton (torch.compile, SageAttention, FlashAttention-Triton): a kernel's shared memory per block above the GPU's limit
-TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d+), Hardware limit: (\d+)")
+TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d{1,20}), Hardware limit: (\d{1,20})")
 # MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free
 MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
@@ -186,8 +186,8 @@ VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) lim
 # VUID-VkBufferCreateInfo-size-06409): vkCreateBuffer asked for one buffer above VkPhysicalDeviceMaintenance4Properties::
 # maxBufferSize, the cap the driver reports or a layer (the LunarG Vulkan Configurator) imposes, whatever is free; older
 # releases print neither number (ggml-org/llama.cpp#11598)
-VULKAN_MAX_BUFFER = re.compile(r"vkCreateBuffer(?:\(\))?: pCreateInfo->size (?:\((\d+)\) )?is larger than the maximum allowed buffer size "
-                               r"VkPhysicalDeviceMaintenance4Properties\.maxBufferSize(?: \((\d+)\))?")
+VULKAN_MAX_BUFFER = re.compile(r"vkCreateBuffer(?:\(\))?: pCreateInfo->size (?:\((\d{1,20})\) )?is larger than the maximum allowed buffer size "
+                               r"VkPhysicalDeviceMaintenance4Properties\.maxBufferSize(?: \((\d{1,20})\))?")
 # Mesa's RADV (winsys/amdgpu/radv_amdgpu_cs.c) relaying the kernel's -ENOMEM from the command-submission ioctl (amdgpu_cs.c
 # amdgpu_cs_parser_bos: the submission's buffers could not all be made resident); the kernel's own dmesg line has the same words
 AMDGPU_CS = re.compile(r"(radv/)?amdgpu: Not enough memory for command submission")
@@ -198,8 +198,8 @@ GGML_CUDA_OLD = re.compile(r"CUDA error \d+ at \S{0,200}?ggml-cuda\.cu:\d+: out 
 # sgl-project/sglang#2102, PR 2879): "Buffer overflow when allocating memory for batch_prefill_tmp_v with size N and alignment 16,
 # but only M bytes available in AlignedAllocator"; releases before 0.2 said "Failed to allocate memory for X with size N and
 # alignment 16 in AlignedAllocator". The workspace is full, not the GPU
-FLASHINFER_WS = re.compile(r"(?:Buffer overflow when allocating|Failed to allocate) memory for (\w+) with size (\d+) and alignment \d+"
-                           r"(?:, but only (\d+) bytes available)? in AlignedAllocator")
+FLASHINFER_WS = re.compile(r"(?:Buffer overflow when allocating|Failed to allocate) memory for (\w+) with size (\d{1,20}) and alignment \d+"
+                           r"(?:, but only (\d{1,20}) bytes available)? in AlignedAllocator")
 # vLLM's cumem allocator (csrc/cumem_allocator.cpp: the CUDAPluggableAllocator sleep mode uses): its CUDA_CHECK prints
 # "CUDA Error: %s at %s:%d" with the driver's cuGetErrorString. "out of memory" is cuMemCreate short of device memory; any other
 # string is one of the allocator's driver calls failing (vllm#35612: "invalid argument" from a query wrapped in the check)
@@ -541,8 +541,8 @@ def ds4(line):
 # Tenstorrent's tt-metal allocator (TT_FATAL): "Out of Memory: Not enough space to allocate N B DRAM buffer across 12 banks,
 # where each bank needs to store M B, but bank size is T B (allocated: A B, free: F B, largest free block: L B)"
 # (tenstorrent/tt-forge#855); the numbers are one bank's, the request the whole buffer
-TT_METAL = re.compile(r"Out of Memory: Not enough space to allocate (\d+) B (?:DRAM|L1)\w* buffer[^\n]{0,120}?bank size is (\d+) B "
-                      r"\(allocated: (\d+) B, free: (\d+) B")
+TT_METAL = re.compile(r"Out of Memory: Not enough space to allocate (\d{1,20}) B (?:DRAM|L1)\w* buffer[^\n]{0,120}?bank size is (\d{1,20}) B "
+                      r"\(allocated: (\d{1,20}) B, free: (\d{1,20}) B")
 
 
 def tt_metal(line):

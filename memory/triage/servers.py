@@ -97,8 +97,8 @@ def _sglang_kv(line):
 
 BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc")
 # (a wrap may fall between "estimated" and "maximum": the rest of the sentence is enough on the lines under the check)
-_VLLM_ESTIMATE = re.compile(r"maximum model length is (\d+)")
-_SGLANG_TOKENS = re.compile(r"Try to allocate (\d+) tokens")
+_VLLM_ESTIMATE = re.compile(r"maximum model length is (\d{1,20})")
+_SGLANG_TOKENS = re.compile(r"Try to allocate (\d{1,20}) tokens")
 
 
 def add_block_fields(ev, text) -> bool:

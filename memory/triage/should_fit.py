@@ -81,11 +81,11 @@ def _card(x, rt):
     return f["ggml_device_free"] or f["ollama_available"] or f["ollama_total"] or x.total
 
 
-_FAILED_ON = re.compile(r"\bon device (\d+)|allocate [A-Za-z]+?(\d+) buffer")
+_FAILED_ON = re.compile(r"\bon device (\d{1,20})|allocate [A-Za-z]+?(\d{1,20}) buffer")
 
 
 # the size of the allocation that failed, in any of the failure's lines (cudaMalloc's and ggml-alloc's)
-_FAILED_SIZE = re.compile(r"allocating (\d+\.\d+) MiB on device|buffer of size (\d+)")
+_FAILED_SIZE = re.compile(r"allocating (\d+\.\d+) MiB on device|buffer of size (\d{1,20})")
 
 
 def _model(f, rt):

@@ -130,3 +130,26 @@ def test_a_cap_whose_own_slack_would_serve_the_request_stays_fragmentation():
 def test_a_cap_with_little_slack_is_still_named():
     cause, conf, _ = top(_new_allowed("1.50 GiB", "39.39 GiB", "15.60 GiB", "23.63 GiB", "23.20 GiB", "150.00 MiB"))
     assert cause == "other", conf
+
+
+D = "7" * 5000      # past Python's 4300-digit limit for int(): a count read with an unbounded \d+ raised ValueError
+
+
+@pytest.mark.parametrize("text", [
+    f"ValueError: To serve at least one request with the models's max seq len ({D}), (16.00 GiB KV cache is needed, which "
+    "is larger than the available KV cache memory (9.48 GiB).",
+    f"ValueError: The model's max seq len ({D}) is larger than the maximum number of tokens that can be stored in KV cache (100).",
+    f"alloc_tensor_range: failed to allocate CUDA0 buffer of size {D}",
+    f"ggml_vulkan: Device memory allocation of size {D} failed.",
+    f"Total VRAM {D} MB, total RAM 64000 MB\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+    f"llama_context: n_ctx = {D}\nggml_backend_cuda_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: cudaMalloc "
+    "failed: out of memory",
+    f"RuntimeError: Could not allocate tensor with {D} bytes. There is not enough GPU video memory available!",
+    f"[metal::malloc] Attempting to allocate {D} bytes which is greater than the maximum allowed buffer size of 100 bytes",
+    f"ValueError: max_num_seqs ({D}) exceeds available Mamba cache blocks (3)",
+    f"pytorch version: {D}.1\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+])
+def test_a_5000_digit_count_is_read_without_raising(text):
+    """review16a F6: every count is read bounded (\\d{1,20}); the triage answers (or finds nothing) instead of raising."""
+    engine.triage_text(text + "\n")
+    engine.is_oom_error("RuntimeError", text)
