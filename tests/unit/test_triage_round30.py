@@ -153,3 +153,30 @@ def test_a_5000_digit_count_is_read_without_raising(text):
     """review16a F6: every count is read bounded (\\d{1,20}); the triage answers (or finds nothing) instead of raising."""
     engine.triage_text(text + "\n")
     engine.is_oom_error("RuntimeError", text)
+
+
+def test_the_commit_charge_check_is_said_of_windows():
+    """review16a F11: a device allocation takes commit charge on Windows (WDDM), not a host allocation of its size on Linux."""
+    cause, _, ev = top(_old_allowed("4.00 MiB", "23.99 GiB", "1.20 GiB", "21.10 GiB", "23.99 GiB", "1.30 GiB").replace(
+        " 23.99 GiB allowed;", ""))
+    md = ev["guide"]["markdown"]
+    assert ev["guide"]["id"] == "allocation-refused" and "On Windows a device allocation also needs commit charge" in md
+    assert "A device allocation also needs host memory behind it" not in md
+
+
+def _cap_named(text):
+    _, _, ev = top(text)
+    return any("per-process memory fraction" in e for c in ev["causes"] for e in c["evidence"])
+
+
+@pytest.mark.parametrize("text, named", [
+    # 0.5 of an 80 GB card, another process holding 0.28 of it, 0.22 free: under the quarter the cap must withhold
+    (_new_allowed("20.00 MiB", "79.15 GiB", "17.41 GiB", "39.58 GiB", "39.30 GiB", "100.00 MiB"), False),
+    # 0.5 of a 24 GB card, 0.27 free, but a 3 GiB request: free < request + a quarter of the card
+    (_new_allowed("3.00 GiB", "23.65 GiB", "6.40 GiB", "11.83 GiB", "11.50 GiB", "100.00 MiB"), False),
+    # 0.72 of a 24 GB card with 0.262 free: withheld a quarter and more, the request small
+    (_new_allowed("20.00 MiB", "23.65 GiB", "6.20 GiB", "17.03 GiB", "16.80 GiB", "100.00 MiB"), True),
+])
+def test_the_fraction_cap_bounds(text, named):
+    """review16a F8: the cap share (0.75), the quarter-card margin and the request in it are each pinned by a case."""
+    assert _cap_named(text) is named
