@@ -96,8 +96,9 @@ def _sglang_kv(line):
 
 
 BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc")
-# (a wrap may fall between "estimated" and "maximum": the rest of the sentence is enough on the lines under the check)
-_VLLM_ESTIMATE = re.compile(r"maximum model length is (\d{1,20})")
+# (a wrap may fall anywhere in "maximum model length is N": the line under the check is read joined to the end of the
+# text before it, so each word gap is covered; review16a F7)
+_VLLM_ESTIMATE = re.compile(r"maximum\s{1,4}model\s{1,4}length\s{1,4}is\s{1,4}(\d{1,20})")
 _SGLANG_TOKENS = re.compile(r"Try to allocate (\d{1,20}) tokens")
 
 
@@ -107,6 +108,9 @@ def add_block_fields(ev, text) -> bool:
     asked for. True if a field matched."""
     for kind, key, rx in (("vllm.kv_max_len", "estimated_max_len_tokens", _VLLM_ESTIMATE), ("sglang.kv_pool", "requested_tokens", _SGLANG_TOKENS)):
         if ev.get("kind") == kind:
+            if kind == "vllm.kv_max_len":
+                text = ev.get("_tail", ev.get("text", "")[-48:]) + " " + text.strip()[:200]
+                ev["_tail"] = text[-48:]
             m = rx.search(text) if key not in ev["numbers"] else None
             if m:
                 ev["numbers"][key] = int(m.group(1))

@@ -180,3 +180,19 @@ def _cap_named(text):
 def test_the_fraction_cap_bounds(text, named):
     """review16a F8: the cap share (0.75), the quarter-card margin and the request in it are each pinned by a case."""
     assert _cap_named(text) is named
+
+
+_VLLM_LEN = ("ValueError: To serve at least one request with the models's max seq len (65536), (8.00 GiB KV cache is needed, "
+             "which is larger than the available KV cache memory (5.10 GiB). Based on the available memory, the estimated "
+             "maximum model length is 40960. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+             "initializing the engine.")
+
+
+@pytest.mark.parametrize("cut", ["estimated", "maximum", "model", "length", "is"])
+def test_vllm_estimate_read_whatever_word_the_wrap_falls_after(cut):
+    """review16a F7: the estimated maximum model length is read when the message is wrapped after any word of it."""
+    at = _VLLM_LEN.index(" ", _VLLM_LEN.index(cut + " ", _VLLM_LEN.index("Based on")))
+    text = "INFO 07-01 10:00:00 [gpu_worker.py:232] Memory profiling takes 4.80 seconds\n" + _VLLM_LEN[:at] + "\n" + \
+        _VLLM_LEN[at + 1:] + "\n"
+    _, ev = last_event(text)
+    assert ev["kind"] == "vllm.kv_max_len" and ev["numbers"]["estimated_max_len_tokens"] == 40960, ev["numbers"]
