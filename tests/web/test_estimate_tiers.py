@@ -67,6 +67,30 @@ def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
     assert out[4] is False and out[5] is None and out[6] is None
 
 
+def test_an_answer_without_a_card_or_with_a_missing_file(comfy_page):
+    """vram_gb 0: no card judged, the tiers still shown; files not found are named as text and the tiers not judged."""
+    page, _ = comfy_page
+    out = page.evaluate("""async () => {
+        const m = await import('/extensions/comfyui-gpu-garden/lib/estimate_graph.js');
+        const G = 2 ** 30, base = {family: 'sd1', width: 512, height: 512, frames: 1, batch: 1, peak: 2.5 * G,
+            peak_phase: 'sample', files: ['a.safetensors'], tiers: [{gb: 8, outcome: 'fits'}, {gb: 12, outcome: 'fits'}]};
+        const box = document.createElement('div'), texts = [];
+        m.renderGraph(box, {...base, budget: null, verdict: 'no budget', outcome: {status: 'no budget'}, missing: []});
+        texts.push(box.innerText);
+        m.renderGraph(box, {...base, budget: 8 * G, verdict: 'fits', outcome: {status: 'incomplete', reason: '1 model file not found'},
+                            missing: ['<i>lora</i>.safetensors']});
+        texts.push(box.innerText, box.innerHTML.includes('<i>'));
+        m.renderGraph(box, {pending: true});
+        texts.push(box.innerText);
+        return texts;
+    }""")
+    assert out[0].startswith("NO BUDGET") and "sd1 · 512×512 · batch 1 · no card set (vram_gb 0)" in out[0], out[0]
+    assert "8 GB: fits · 12 GB" in out[0]
+    assert out[1].startswith("INCOMPLETE") and "incomplete: <i>lora</i>.safetensors not found" in out[1], out[1]
+    assert "per card tier: not judged (the estimate is incomplete)" in out[1] and "8 GB" not in out[1]
+    assert out[2] is False and out[3] == "estimating the open graph…"
+
+
 def load(page, wf):
     page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'estimate.json'); }", wf)
     return page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
