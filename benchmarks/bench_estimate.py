@@ -65,13 +65,15 @@ FIT = [
     ("wan21", 1024, 1024, 1, "decode", "flash", 1),  # the Qwen-Image decode: its VAE is the Wan 2.1 VAE, one frame
     ("wan22", 1280, 704, 41, "decode", "flash", 1),
     ("flux1", 1024, 1024, 1, "text", "flash", 1), ("wan21", 1024, 1024, 1, "text", "flash", 1),
+    # held-out until 4ab9722 (estfix16): the FLUX-block naive-attention rule was changed after this row read -5.9 %
+    ("flux1", 1024, 1024, 1, "sample", "math", 1),
 ]
 HELD_OUT = [
     ("sd1", 768, 768, 1, "sample", "flash", 1), ("sdxl", 832, 1216, 1, "sample", "flash", 1),
     ("sdxl", 1536, 1536, 1, "sample", "flash", 1), ("sdxl", 1024, 1024, 1, "sample", "math", 1),
     ("sd3", 1536, 1536, 1, "sample", "flash", 1),
     ("flux1", 768, 1344, 1, "sample", "flash", 1), ("flux1", 1536, 1536, 1, "sample", "flash", 1),
-    ("flux1", 2048, 2048, 1, "sample", "flash", 1), ("flux1", 1024, 1024, 1, "sample", "math", 1),
+    ("flux1", 2048, 2048, 1, "sample", "flash", 1),
     ("wan21", 832, 480, 81, "sample", "flash", 1), ("wan21", 1280, 720, 33, "sample", "flash", 1),
     ("wan22", 704, 1280, 121, "sample", "flash", 1),
     ("sd1", 1024, 1024, 1, "decode", "flash", 1), ("sd1", 2048, 2048, 1, "decode", "flash", 1),
