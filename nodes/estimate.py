@@ -192,6 +192,7 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
         from ..memory.estimate import workflow as est_workflow
 
         out["tiers"] = est_workflow.tiers(est)  # the verdict on each common card tier, as in extra.gpu_garden.memory
+        out["host_ram_assumed"] = est_workflow.host_ram_assumed(est)  # the RAM those verdicts assumed
     except Exception as exc:  # never lose the estimate for a side figure
         log.debug("[GPU Garden] tiers failed: %s", exc)
     return out

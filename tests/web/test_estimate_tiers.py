@@ -34,7 +34,8 @@ def test_tiers_on_the_face_after_a_run(comfy_page, comfy_host, output_dir):
     est = page.evaluate("() => window.__gpuGarden.lastEstimate")
     assert [t["gb"] for t in est["tiers"]] == TIERS
     line = face(page, node_id, "gg-estimate-tiers")
-    ram = est["host_ram"]["available"]
+    ram = est["host_ram_assumed"]["available"]
+    assert ram == est["host_ram"]["available"] and est["host_ram_assumed"]["source"], est["host_ram_assumed"]
     assert line == (f"per card tier, host RAM {gib(ram)}: 8 GB: fits · 12 GB · 16 GB · 24 GB · 32 GB · 48 GB · 80 GB"), line
     assert [c[:2] for c in chips(page, node_id, "gg-estimate-tiers")] == [[gb, "fits"] for gb in TIERS]
     comfy_host.wait_idle()
@@ -58,13 +59,22 @@ def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
         const b = m.tiersLine({tiers: tiers.map(t => ({...t, host_ram: {available: 64 * G, source: '--ram 64'}})),
                                host_ram: {available: 30 * G}});
         const c = m.tiersLine({tiers}, {incomplete: true});
+        const d = m.tiersLine({tiers, host_ram_assumed: {available: 16 * G, source: '--ram 16'}, host_ram: {available: 30 * G}});
+        const e = m.tiersLine({tiers, host_ram_assumed: {available: null, source: 'none: RAM not judged'}});
+        const f = m.tiersLine({tiers: [{gb: 8, outcome: 'does not fit', vram_outcome: 'runs with offload', vram_offloaded: 3 * G,
+                                        ram_needed: 40 * G}]});
+        const extra = [d.textContent, d.firstChild.title, e.textContent, f.querySelector('[data-gb]').title];
         return [a.textContent, b.textContent, b.firstChild.title, c.textContent, a.innerHTML.includes('<b>'),
-                m.tiersLine({tiers: []}), m.tiersLine({})];
+                m.tiersLine({tiers: []}), m.tiersLine({}), ...extra];
     }""")
     assert out[0] == "per card tier, host RAM 30.0 GiB: 8 GB: offload 5.2 GiB · 12 GB: fits · 16 GB · 24 GB: <b>x</b>"
     assert out[1].startswith("per card tier, host RAM 64.0 GiB: 8 GB: offload 5.2 GiB") and out[2].endswith("(--ram 64)")
     assert out[3] == "per card tier: not judged (the estimate is incomplete)"
     assert out[4] is False and out[5] is None and out[6] is None
+    # the answer's host_ram_assumed (gpu-garden estimate --workflow's metadata) wins, with its source
+    assert out[7].startswith("per card tier, host RAM 16.0 GiB: 8 GB: offload") and out[8].endswith("(--ram 16)")
+    assert out[9].startswith("per card tier, host RAM not judged: 8 GB: offload")
+    assert out[10] == "8 GB card: does not fit; on VRAM alone: offload 3.0 GiB; keeps 40.0 GiB in host RAM", out[10]
 
 
 def test_an_answer_without_a_card_or_with_a_missing_file(comfy_page):
@@ -118,6 +128,7 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     assert [c[:2] for c in chips(page, node_id, "gg-estimate-graph-tiers")] == [[gb, "fits"] for gb in TIERS]
     text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
     assert "sd1 · 512×768 · batch 1" in text and f"peak {ans['peak'] / 2 ** 30:.2f} GiB" in text, text
+    assert f"per card tier, host RAM {gib(ans['host_ram_assumed']['available'])}: 8 GB: fits · 12 GB" in text, text
     assumed = page.evaluate(f"(id) => [...{ROOT}.querySelectorAll('[data-testid=gg-estimate-graph-assumptions] div')]"
                             ".map(e => e.textContent)", node_id)
     assert assumed == ["· " + a for a in ans["assumptions"]] and assumed, assumed

@@ -24,7 +24,10 @@ export const OUTCOME_COLORS = {
  * @property {number} [peak]
  * @property {string} [peak_phase]
  * @property {string | null} [decode]
- * @property {any} [host_ram] the host RAM the verdict assumed, where the answer carries it (bytes or {available|bytes, source})
+ * @property {string} [vram_outcome] the outcome on VRAM alone (any host RAM)
+ * @property {number} [vram_offloaded]
+ * @property {number | null} [ram_needed] what the run keeps in host RAM on this tier
+ * @property {any} [host_ram] the host RAM the verdict assumed, where a tier carries it (bytes or {available|bytes, source})
  */
 
 /** An outcome in a few words, as memory/estimate/verdict.label() (the CLI's per-card-tier line). */
@@ -40,12 +43,15 @@ function ramBytes(v) {
 }
 
 /**
- * The host RAM the tiers were judged with: the tiers' own field when the answer has it, else the estimate's
- * host_ram.available (the tiers re-judge the estimate with its policy). {bytes, source} or null.
+ * The host RAM the tiers were judged with: the answer's host_ram_assumed (memory/estimate/workflow.host_ram_assumed:
+ * {available, source}; available null: RAM not judged), else a tier's own host_ram, else the estimate's
+ * host_ram.available (the tiers re-judge the estimate with its policy). {bytes, source} (bytes null: not judged) or null.
  * @param {Tier[]} tiers
  * @param {any} est
  */
 export function tiersHostRam(tiers, est) {
+  const assumed = est?.host_ram_assumed;
+  if (assumed && typeof assumed === "object") return { bytes: ramBytes(assumed.available), source: assumed.source || null };
   const own = tiers.find((t) => t.host_ram !== undefined && t.host_ram !== null)?.host_ram;
   const bytes = ramBytes(own) ?? ramBytes(est?.host_ram);
   if (!bytes) return null;
@@ -67,9 +73,9 @@ export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers
   line.dataset.testid = testid;
   const ram = tiersHostRam(tiers, est);
   const head = incomplete ? "per card tier: not judged (the estimate is incomplete)"
-    : `per card tier${ram ? `, host RAM ${fmtBytes(ram.bytes, 1)}` : ""}: `;
+    : `per card tier${!ram ? "" : ram.bytes ? `, host RAM ${fmtBytes(ram.bytes, 1)}` : ", host RAM not judged"}: `;
   const lead = el("span", null, head, { opacity: ".85" });
-  if (ram) lead.title = `the offload and host-RAM verdicts assume ${fmtBytes(ram.bytes, 2)} of host RAM` + (ram.source ? ` (${ram.source})` : "");
+  if (ram?.bytes) lead.title = `the offload and host-RAM verdicts assume ${fmtBytes(ram.bytes, 2)} of host RAM` + (ram.source ? ` (${ram.source})` : "");
   line.append(lead);
   if (incomplete) return line;
   let prev = null;
@@ -80,6 +86,8 @@ export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers
     chip.dataset.gb = String(t.gb);
     chip.dataset.outcome = String(t.outcome);
     chip.title = `${t.gb} GB card: ${label}` + (t.peak ? `; peak ${fmtBytes(t.peak, 2)} (${String(t.peak_phase || "").replace(/_/g, " ")})` : "")
+      + (t.vram_outcome && t.vram_outcome !== t.outcome ? `; on VRAM alone: ${tierLabel({ ...t, outcome: t.vram_outcome, offloaded: t.vram_offloaded })}` : "")
+      + (t.ram_needed ? `; keeps ${fmtBytes(t.ram_needed, 1)} in host RAM` : "")
       + (t.decode ? `; ${t.decode}` : "");
     if (i) line.append(el("span", null, " · ", { opacity: ".6" }));
     line.append(chip);
