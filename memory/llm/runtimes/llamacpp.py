@@ -9,6 +9,8 @@ the ggml compute buffer, and a margin.
   memory (common_fit_params); our figure is the one to compare with its "memory breakdown" lines.
   several GPUs (--tensor-split, the `tensor_split` knob): the layers are placed as load_tensors places them and each
   device's layers, KV buffer and weights are given (`devices`); the totals are the whole load's."""
+import re
+
 from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
@@ -157,7 +159,8 @@ def settings(version, knobs, parallel) -> dict:
             "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
-            "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype")}
+            "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),
+            "gpu_name": knobs.get("gpu_name")}
 
 
 # DeepSeek's MLA cache by build. ggml-org/llama.cpp#12801 (merged 2025-04-15) cached the latent (kv_lora_rank +
@@ -265,14 +268,36 @@ def server_outputs(parallel: int, draft_n: int | None, ubatch: int) -> int:
     return max(1, min(ubatch, max(parallel, 1) * (1 + (draft_n or 0))))
 
 
-def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None) -> int:
+# Op offload (ggml-backend.cpp ggml_backend_sched_backend_id_from_cur, "1.off"): an op whose weight sits in a host
+# buffer of the CPU backend runs on a higher-priority GPU backend that wants it (ggml_backend_offload_op), and the
+# weight is copied into that GPU's compute buffer as an input of its own split (split_graph: "by starting a new split,
+# the memory of the previously offloaded weights can be reused"). CUDA/ROCm and Vulkan want an op whose batch is at
+# least GGML_OP_OFFLOAD_MIN_BATCH (32; a MUL_MAT's ne[1], its rows: ggml_backend_cuda_device_offload_op,
+# ggml_backend_vk_device_offload_op); Metal never (ggml_backend_metal_device_offload_op returns false). With the
+# output layer on the CPU (-ngl 0, or -ngl up to n_layer before OUTPUT_FIRST) the reserve's output matmul therefore
+# runs on the GPU: its split holds the output matrix's copy beside the logits (Qwen3-0.6B -ngl 0 at b5489: CUDA0
+# compute buffer 422.92 MiB, 296.75 of logits + 121.71 of Q6_K output + 2 of activations). --no-op-offload
+# (llama_context_params.op_offload, off by default) is not an input here; the other offloaded splits (a layer's own
+# matrices) are smaller than the output's and are not sized.
+OP_OFFLOAD_MIN_BATCH = 32
+NO_OFFLOAD_GPU = re.compile(r"apple|metal|\bm[1-9]( pro| max| ultra)?\b", re.I)
+
+
+def offloads_output(s, rows: int) -> bool:
+    """Does the GPU backend take the output matmul off a host-side output matrix (op offload)?"""
+    return (rows >= OP_OFFLOAD_MIN_BATCH and not NO_OFFLOAD_GPU.search(str(s.get("gpu_name") or "")))
+
+
+def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
+                   out_copy: int = 0) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs). logits=False: a GPU of a
     layer split that does not hold the output layer (each device has its own buffer for its part of the graph).
-    outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None."""
+    outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None.
+    out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
-    logits = 4 * (ubatch * d + rows * V) if logits else 0
+    logits = 4 * (ubatch * d + rows * V) + out_copy if logits else 0
     ffn = 4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1)))
     if flash:
         return int(max(logits, ffn))
@@ -292,8 +317,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     gpu_w = sum(lw[start:]) + (out if out_on else 0)
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
             if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
+    rows = s["ubatch"] if outs is None else min(s["ubatch"], outs)
+    # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
+    out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     over = {"cuda_context": CUDA_CONTEXT,
-            "compute_buffer": compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs) if ngl > 0 else 0}
+            "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy)
+                               if ngl > 0 or out_copy else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
     if s.get("draft_mtp") and ngl > 0:  # the MTP layer and its cache sit on the GPU with the rest (offload_kqv)
@@ -313,9 +342,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
-        for dv in devs:
-            dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"], outs)
-                                    if dv["layers"] or dv["output_layer"] else 0)
+        for i, dv in enumerate(devs):  # an offloaded output matmul goes to the first GPU (the highest priority)
+            copy = out_copy if i == 0 else 0
+            dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
+                                                   outs, copy)
+                                    if dv["layers"] or dv["output_layer"] or copy else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + CUDA_CONTEXT + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
         # the overhead lines are the cards' sums, so that they add up to the same total as the cards
