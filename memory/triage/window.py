@@ -22,6 +22,10 @@ _ANY_LOAD_RE = re.compile(rb"(?:Requested to load|\[Memory Management\] Target:|
                           rb"|\b(?:[Mm]oving|[Ss]ending|[Pp]utting|[Tt]ransferring) (?:the )?((?:[Tt]ext[ _]?[Ee]ncoder|T5|t5|CLIP|clip|VAE|vae|[Uu][Nn]et|"
                           rb"[Tt]ransformer|DiT|[Mm]odel|LLM)\w{0,20}(?: \d{1,2})?) to (?:cuda|CUDA|GPU|gpu|the GPU|device|xpu|mps)\b", re.M)
 _FORGE_LOADS = (b"[Memory", b"To load", b"Loading Model")
+# a word each _ANY_LOAD_RE match holds (none spans a line): only the lines holding one are searched, a window of failures
+# without a load costs a few C passes where the pattern (no literal prefix) costs a try at every byte (~90 ns a byte)
+_LOAD_WORDS = (b"Requested to load ", b"Management] Target: ", b"To load target model ", b"Loading Model: ", b"] Initializing ",
+               b"CPU offload", b" to cuda", b" to CUDA", b" to GPU", b" to gpu", b" to the GPU", b" to device", b" to xpu", b" to mps")
 _FRAME_RE = re.compile(rb'File "([^"\n]+)", line \d+, in (\S+)[^\n]*\n?([^\n]{0,240})')
 # a training loop's epoch counter ("Epoch 4/10", "epoch: 2", "Epoch 3:"): the last one before the failure is the epoch it failed in
 _EPOCH_RE = re.compile(rb"[Ee]poch[ :\[]{0,3}(\d{1,5})\b")
@@ -108,6 +112,20 @@ def line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> se
     return starts
 
 
+def loads_in(raw: bytes):
+    """_ANY_LOAD_RE.finditer(raw), line by line over the lines that hold one of _LOAD_WORDS (the same matches, in order)."""
+    for st in sorted(line_starts(raw, _LOAD_WORDS)):
+        e = raw.find(b"\n", st)
+        yield from _ANY_LOAD_RE.finditer(raw, st, e if e >= 0 else len(raw))
+
+
+def decode_after(raw: bytes, pos: int):
+    """L.DECODE_RE.search(raw, pos): each of its forms holds "decod" (any case) on the line it starts on, so the search
+    starts at the line of the first one (none: no match) instead of trying the case-blind pattern at every byte."""
+    j = raw.lower().find(b"decod", pos)
+    return L.DECODE_RE.search(raw, max(pos, raw.rfind(b"\n", 0, j) + 1)) if j >= 0 else None
+
+
 def before(scan, block: bytes, start: int) -> bytes:
     """The WINDOW bytes before block[start], reaching back into the previous chunk."""
     if start >= WINDOW:
@@ -143,7 +161,7 @@ def read_context(scan):
     scan.partial_load = False
     scan.epoch = None
     load_at = -1
-    for m in _ANY_LOAD_RE.finditer(raw):         # every load of this run (for "ran fine before")
+    for m in loads_in(raw):         # every load of this run (for "ran fine before")
         if m.group(3):
             scan.loads.append(m.group(3).decode("ascii", "replace"))
             scan.facts["moved_to_device"] = True
@@ -181,7 +199,7 @@ def read_context(scan):
         elif not done and b"oading" in label:
             what = label.decode("utf-8", "replace").split(":")[0].strip()
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
-    if L.DECODE_RE.search(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
+    if decode_after(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
         scan.phase = ("decode", None)
     starts = line_starts(raw, L.WINDOW_KEYS_TRAINED if scan.facts["training_log"] else L.WINDOW_KEYS)
     if scan._idle:

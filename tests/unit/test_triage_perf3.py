@@ -1,0 +1,59 @@
+"""Failure-dense logs (a loop that logs an OOM on every line, thousands of times): what each failure reads back from
+the window before it must cost a few C passes, not a regex try at every byte, and find exactly what the plain
+patterns find (the references below: window.py's earlier calls)."""
+import random
+import re
+
+from gpu_garden.memory.triage import lines as L
+from gpu_garden.memory.triage import window as W
+
+_PICK = [b"got prompt\n", b"Requested to load SDXL\n", b"[Memory Management] Target: KModel (2.1 GB)\n",
+         b"To load target model JointTextEncoder\n", b"Loading Model: {'checkpoint_info': 1}\n",
+         b"[2025-03-01 10:00:00] Initializing QuantizedFluxModel\n", b"VRAM > 14GiB, disable CPU offload\n",
+         b"Disabling CPU offload for the transformer\n", b"Moving text encoder 2 to cuda\n", b"Sending the model to GPU\n",
+         b"putting vae to the GPU\n", b"Transferring DiT to device\n", b"moving Model to mps\n", b"Moving unet to cpu\n",
+         b"Requested to load \n", b"Requested to load" + b" " * 40 + b"x\n",
+         b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 GiB\n",
+         b"Tiled VAE decoding\n", b"vae: starting decode\n", b"VAE" + b"x" * 50 + b" decode\n", b"Decoding 4 latents\n",
+         b"decoding 4 latent\n", b"DECODE_FIRST_STAGE\n", b"decode_first_stage\n", b"sae decode\n", b"tiled vae decoder\n",
+         b" 45%|####5     | 9/20 [00:04<00:05,  2.02it/s]\n", b"x" * 900 + b"\n"]
+
+
+def _text(rng, n):
+    return b"".join(rng.choice(_PICK) for _ in range(n))
+
+
+def _cut(rng, raw):
+    """A window starts anywhere, mid-line too."""
+    return raw[rng.randrange(len(raw) // 2):]
+
+
+def test_loads_in_finds_what_the_pattern_finds():
+    rng = random.Random(3)
+    for _ in range(400):
+        raw = _cut(rng, _text(rng, rng.randrange(1, 60)))
+        got = [(m.start(), m.group(0)) for m in W.loads_in(raw)]
+        assert got == [(m.start(), m.group(0)) for m in W._ANY_LOAD_RE.finditer(raw)]
+
+
+def test_loads_in_names_each_form():
+    raw = b"".join(_PICK[:14])
+    names = [(m.group(1) or m.group(2) or m.group(3)).decode() for m in W.loads_in(raw)]
+    # (Forge's "Loading Model: {" names no \w word: no load; "to cpu" is not the card)
+    assert names == ["SDXL", "KModel", "JointTextEncoder", "QuantizedFluxModel", "disabl", "Disabl", "text encoder 2",
+                     "model", "vae", "DiT", "Model"]
+
+
+def test_decode_after_is_the_search():
+    rng = random.Random(5)
+    for _ in range(600):
+        raw = _cut(rng, _text(rng, rng.randrange(1, 40)))
+        pos = rng.randrange(len(raw) + 1)
+        want, got = L.DECODE_RE.search(raw, pos), W.decode_after(raw, pos)
+        assert (want and want.span()) == (got and got.span())
+
+
+def test_decode_after_finds_a_late_decode():
+    raw = b"x" * 5000 + b"\nloaded\nTiled VAE decoding\n"
+    assert W.decode_after(raw, 0).group().lower().startswith(b"tiled vae")
+    assert W.decode_after(raw, raw.find(b"decoding") + 1) is None
