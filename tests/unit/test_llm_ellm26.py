@@ -48,3 +48,21 @@ def test_fitparams_ngl48_copies_the_f16_output():
     o = llm.plan(llm.describe(model="Qwen/Qwen3-30B-A3B"), "llama.cpp", ctx=4096, weights_dtype="Q4_K_M", ngl=48,
                  runtime_version="b6895", vram=24077 * MiB)["overhead"]
     assert o["compute_buffer"] == 570_611_712
+
+
+# ---------------------------------------------------------------- the attention mask under flash attention
+def _qwen14(parallel, unified):
+    return llm.plan(llm.describe(model="Qwen/Qwen3-14B"), "llama.cpp", ctx=40960, parallel=parallel, kv_unified=unified,
+                    weights_dtype="Q8_0", flash_attn=True, ngl=99, runtime_version="b10450", vram=48 * GiB)["overhead"]
+
+
+def test_flash_reserve_holds_the_mask_copy_and_its_f16_cast():
+    # llama-graph.cpp build_attn_inp_kv: an f32 mask n_kv x n_tokens (an input, so on the CPU backend), cast to f16
+    # on the GPU: the GPU buffer holds the f32 copy and the cast, 6 bytes an element. Qwen3-14B config.json: hidden 5120,
+    # intermediate 17408, vocab 151936; b10450 with one slot reserves 1 row of logits (#23861). -c 40960 unified,
+    # -ub 512: 40960 x 512 x 6 = 125,829,120 B, above the feed-forward's 4 x 512 x (4 x 5120 + 17408) = 77,594,624
+    # and the logits' 4 x (512 x 5120 + 151936) = 11,093,248
+    assert _qwen14(1, True)["compute_buffer"] == 125_829_120
+    # -np 4 without -kvu: 4 streams of 10240 cells, a mask of 10240 x 128 x 4 elements, 31,457,280 B: the
+    # feed-forward's 77,594,624 is the larger
+    assert _qwen14(4, False)["compute_buffer"] == 77_594_624

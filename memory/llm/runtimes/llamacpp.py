@@ -288,19 +288,37 @@ def offloads_output(s, rows: int) -> bool:
     return (rows >= OP_OFFLOAD_MIN_BATCH and not NO_OFFLOAD_GPU.search(str(s.get("gpu_name") or "")))
 
 
+# The attention mask under flash attention (llama-graph.cpp build_attn_inp_kv / build_attn_inp_kv_iswa, May 2025 to
+# 2026): an f32 input of n_kv x n_tokens/n_stream x n_stream (n_kv the whole cache at the reserve; n_stream 1 when
+# unified, else -np streams of -c/-np cells), cast to f16 for FLASH_ATTN_EXT. An input runs on the CPU backend
+# (ggml_backend_sched_backend_id_from_cur "1.inp": the CPU compute buffer holds the f32 mask, Qwen3-Coder-Next 262k:
+# "Host ... + 520" = 512 MiB + 8) and the cast on the GPU, so the GPU's buffer holds the f32 copy (a split input) and
+# the f16 cast at once: 6 bytes a mask element (4 + 2; an iSWA model has a second mask over its window's cells).
+# Without flash attention the f32 mask feeds the scores directly (the score term's 1 + n_head).
+MASK_FLASH_BYTES = 4 + 2
+
+
+def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:
+    """Elements of the attention masks of the reserve graph (full layers' and the sliding window's)."""
+    kinds = spec.layer_kinds
+    n_kv = (kvd["cells"] if FULL in kinds else 0) + (kvd.get("sliding_cells", 0) if SLIDING in kinds else 0)
+    return int(n_kv * ubatch // (1 if unified else max(parallel, 1)))
+
+
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0) -> int:
+                   out_copy: int = 0, mask: int = 0) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs). logits=False: a GPU of a
     layer split that does not hold the output layer (each device has its own buffer for its part of the graph).
     outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None.
-    out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload)."""
+    out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload).
+    mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
     logits = 4 * (ubatch * d + rows * V) + out_copy if logits else 0
     ffn = 4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1)))
     if flash:
-        return int(max(logits, ffn))
+        return int(max(logits, ffn, MASK_FLASH_BYTES * mask))
     return int(max(4 * ubatch * (1 + 4 * d + cells * (1 + H)), logits))
 
 
@@ -320,8 +338,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     rows = s["ubatch"] if outs is None else min(s["ubatch"], outs)
     # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
+    mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
     over = {"cuda_context": CUDA_CONTEXT,
-            "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy)
+            "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
+                                              mask=mask)
                                if ngl > 0 or out_copy else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -345,7 +365,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         for i, dv in enumerate(devs):  # an offloaded output matmul goes to the first GPU (the highest priority)
             copy = out_copy if i == 0 else 0
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
-                                                   outs, copy)
+                                                   outs, copy, mask)
                                     if dv["layers"] or dv["output_layer"] or copy else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + CUDA_CONTEXT + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
