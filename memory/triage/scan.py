@@ -160,6 +160,7 @@ class Scan:
         self._idle = False               # the current line was reached by the idle scan (see _block)
         self._read_to = 0                # absolute offset up to which the stream decoded every anchor line
         self._seen = {}                  # line text -> recognise() result, for the last SEEN distinct texts
+        self._window_lines = {}          # needles -> the last failure window's lines holding them (window.window_lines)
 
     def _recognise(self, text):
         """P.recognise once per line text: the wrap joins below look at the next lines before the stream reaches

@@ -112,9 +112,10 @@ def line_starts(block: bytes, needles, lo: int = 0, hi: int | None = None) -> se
     return starts
 
 
-def loads_in(raw: bytes):
-    """_ANY_LOAD_RE.finditer(raw), line by line over the lines that hold one of _LOAD_WORDS (the same matches, in order)."""
-    for st in sorted(line_starts(raw, _LOAD_WORDS)):
+def loads_in(raw: bytes, starts=None):
+    """_ANY_LOAD_RE.finditer(raw), line by line over the lines that hold one of _LOAD_WORDS (the same matches, in order;
+    starts: those lines' starts, when known)."""
+    for st in sorted(line_starts(raw, _LOAD_WORDS) if starts is None else starts):
         e = raw.find(b"\n", st)
         yield from _ANY_LOAD_RE.finditer(raw, st, e if e >= 0 else len(raw))
 
@@ -124,6 +125,25 @@ def decode_after(raw: bytes, pos: int):
     starts at the line of the first one (none: no match) instead of trying the case-blind pattern at every byte."""
     j = raw.lower().find(b"decod", pos)
     return L.DECODE_RE.search(raw, max(pos, raw.rfind(b"\n", 0, j) + 1)) if j >= 0 else None
+
+
+def window_lines(scan, raw: bytes, needles) -> set:
+    """line_starts(raw, needles) for raw, the window before the line at scan._src (raw ends at its start). The lines this
+    window shares with the window read before the last failure are the same bytes: their starts are taken from that read
+    (kept with absolute offsets in scan._window_lines) and only the window's cut first line and the lines since are read,
+    so a log failing on every line reads each line once, not WINDOW / (line length) times."""
+    end = scan.bytes_seen + scan._src[1]
+    base, first = end - len(raw), raw.find(b"\n") + 1
+    got = scan._window_lines.get(needles)
+    if first and got and got[0] <= base + first <= got[1] <= end:
+        lo, hi, old = got
+        starts = {s - base for s in old if s >= base + first} | line_starts(raw, needles, 0, first) \
+            | line_starts(raw, needles, hi - base)
+    else:
+        starts = line_starts(raw, needles)
+    if first and raw.endswith(b"\n"):
+        scan._window_lines[needles] = (base + first, end, [s + base for s in starts if s >= first])
+    return starts
 
 
 def before(scan, block: bytes, start: int) -> bytes:
@@ -161,7 +181,7 @@ def read_context(scan):
     scan.partial_load = False
     scan.epoch = None
     load_at = -1
-    for m in loads_in(raw):         # every load of this run (for "ran fine before")
+    for m in loads_in(raw, window_lines(scan, raw, _LOAD_WORDS)):         # every load of this run (for "ran fine before")
         if m.group(3):
             scan.loads.append(m.group(3).decode("ascii", "replace"))
             scan.facts["moved_to_device"] = True
@@ -201,7 +221,7 @@ def read_context(scan):
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
     if decode_after(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
         scan.phase = ("decode", None)
-    starts = line_starts(raw, L.WINDOW_KEYS_TRAINED if scan.facts["training_log"] else L.WINDOW_KEYS)
+    starts = window_lines(scan, raw, L.WINDOW_KEYS_TRAINED if scan.facts["training_log"] else L.WINDOW_KEYS)
     if scan._idle:
         # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
         # where the stream last read and at most REPLAY bytes back, so a log with many failures reads each

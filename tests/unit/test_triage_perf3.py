@@ -57,3 +57,46 @@ def test_decode_after_finds_a_late_decode():
     raw = b"x" * 5000 + b"\nloaded\nTiled VAE decoding\n"
     assert W.decode_after(raw, 0).group().lower().startswith(b"tiled vae")
     assert W.decode_after(raw, raw.find(b"decoding") + 1) is None
+
+
+def _scan_at(end):
+    import types
+    return types.SimpleNamespace(bytes_seen=0, _src=(None, end), _window_lines={})
+
+
+def test_window_lines_is_line_starts_over_a_run_of_windows():
+    """Failures close together, far apart, after a cut at a run's end, a window starting mid-line: each answer is what a
+    fresh line_starts of that window finds."""
+    rng = random.Random(7)
+    for _ in range(40):
+        data = _text(rng, 400)
+        ends = sorted({i + 1 for i in range(len(data) - 1) if data[i] == 10 and rng.random() < 0.08})
+        scan = _scan_at(0)
+        for a in ends:
+            raw = data[max(0, a - W.WINDOW // 8):a]
+            if rng.random() < 0.1:
+                raw = raw[raw.find(b"\n", rng.randrange(len(raw))) + 1:]       # a run's end cut it
+            scan._src = (None, a)
+            for needles in (L.WINDOW_KEYS, W._LOAD_WORDS):
+                assert W.window_lines(scan, raw, needles) == W.line_starts(raw, needles)
+
+
+def test_a_log_failing_on_every_line_reads_each_line_about_once(monkeypatch):
+    """3000 OOMs, each its own size, one a line: all counted, and what the window reads cost stays near one pass over
+    the log per needle set (it was WINDOW / line length, about 150 passes)."""
+    import io
+    from gpu_garden.memory.triage import engine
+    line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {}.00 MiB. GPU 0 has a total capacity of "
+            "23.65 GiB of which 3.06 MiB is free. Including non-PyTorch memory, this process has 23.63 GiB memory in use. Of the "
+            "allocated memory 22.90 GiB is allocated by PyTorch, and 274.61 MiB is reserved by PyTorch but unallocated.\n")
+    data = "".join(line.format(20 + i) for i in range(3000)).encode()
+    read = [0]
+    real = W.line_starts
+
+    def counted(block, needles, lo=0, hi=None):
+        read[0] += (len(block) if hi is None else hi) - lo
+        return real(block, needles, lo, hi)
+    monkeypatch.setattr(W, "line_starts", counted)
+    res = engine.triage_stream(io.BytesIO(data))
+    assert res["count"] == 3000 and len(res["events"]) == 200
+    assert read[0] < 6 * len(data), read[0] / len(data)
