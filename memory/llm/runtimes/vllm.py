@@ -457,7 +457,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     # a hybrid model's minimal profiling cache (GRAPH_PROFILE_CACHE); a plain model's is at most 512 x 16 tokens, which
     # a pool that holds one request of 8192 tokens or more already covers
     profile_cache = graph_profile_bytes(kv_spec, kv, layout, s, need["per_token"]) if grouped and spec.linear_state else 0
-    room = vram - CUDA_CONTEXT - w_bytes - over["non_torch"]  # none: the weights do not load (said elsewhere)
+    card = card_room(s, vram)  # from FREE_CHECKED other processes' memory lies outside, pool or share alike
+    room = card - CUDA_CONTEXT - w_bytes - over["non_torch"]  # none: the weights do not load (said elsewhere)
     if profile_cache and 0 < room < profile_cache:
         out["graph_profile_oom"] = profile_cache  # dies before the share matters
         # the plan's fix: --max-num-seqs down to the requests at once (a block each) and to the most sequences whose
@@ -474,18 +475,18 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         # not beside the pool; what stays is the weights, the pool and what sits outside PyTorch's peak
         held = inside + outside - over["activation_profile"]
         used = max(held - over["cuda_graphs"] + over["activation_profile"], held + pool)
-        room = used <= vram
+        room = used <= card
         out["started"] = int(held + pool)  # what it holds once started (used: the larger of it and the profile peak)
         if vram:  # the largest pool beside what it holds, while the profile peak fits too (review16b F3), whole MiB
-            peak_ok = held - over["cuda_graphs"] + over["activation_profile"] <= vram
-            out["pool_fit"] = int(max(vram - held, 0) // MiB * MiB) if peak_ok else 0
+            peak_ok = held - over["cuda_graphs"] + over["activation_profile"] <= card
+            out["pool_fit"] = int(max(card - held, 0) // MiB * MiB) if peak_ok else 0
     else:
-        used, room = budget + outside, outside <= card_room(s, vram) - budget
+        used, room = budget + outside, outside <= card - budget
     if free_refused(s, vram):
         out["free_refused"], starts = True, False
     if grouped:  # the hybrid manager's blocks one request needs, whole groups and padding included (cache.vllm_pool)
         out["kv_request_bytes"] = int(grouped["request_bytes"])
-    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc, card_room=card_room(s, vram),
+    out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc, card_room=card,
                starts=bool(starts and pool > 0),
                fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
     return out

@@ -1,0 +1,33 @@
+"""Task fix16c: review16c findings on `gpu-garden kv`; each expected value from the runtime's source, a config.json's
+arithmetic or hand arithmetic, never from the code under test."""
+import json
+import re
+
+from gpu_garden.memory import cli
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def _run(argv, capsys):
+    try:
+        rc = cli.main(argv)
+    except SystemExit as e:  # argparse's own errors
+        rc = e.code
+    cap = capsys.readouterr()
+    return rc, (json.loads(cap.out) if "--json" in argv and cap.out else cap.out), cap.err
+
+
+# R1: from vLLM 0.9.1 (V1) other processes' memory lies outside this process's card, for a fixed --kv-cache-memory
+# pool as for a share. Llama-3.1-8B: 8,030,261,248 params x 2 bytes = 16,060,522,496 B of weights, plus vLLM's own
+# CUDA context (512 MiB) before any pool.
+FIXED = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "vllm", "--runtime-version", "0.10.1",
+         "--vram", "20", "--kv-cache-memory", "6", "--ctx", "8192", "--gpu-memory-utilization", "0.5"]
+
+
+def test_fixed_pool_is_judged_against_the_free_memory(capsys):
+    rc, out, _ = _run(FIXED + ["--free-gib", "14"], capsys)  # 14 GiB < the weights' 14.96 GiB: nothing fits
+    assert rc == 1 and "does NOT fit" in out
+    rc, out, _ = _run(FIXED + ["--free-gib", "18"], capsys)
+    pool = int(re.search(r"--kv-cache-memory (\d+)", out).group(1))
+    # fails with the card's 20 GiB (the pool was 4,242,538,496 B)
+    assert 0 < pool <= 18 * GiB - 16_060_522_496 - 512 * MiB
