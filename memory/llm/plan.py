@@ -458,11 +458,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)
                       if not ev.get("free_refused")]  # its own fitting runs after the startup check
     if vram is None:
-        out["flags"] = (runtime_flags(runtime, ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
+        c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
+        out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
                         + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
                         + quant_flags(runtime, weights_dtype))
         out["command"] = command(runtime, out["flags"])
-        notes.append("no --vram given: sizes only, no verdict")
+        notes.append("no --vram given: sizes only, no verdict"
+                     + (f"; the command keeps to the model's limit ({c_ctx:,})" if refused else ""))
+        if refused:
+            out["refused"] = refused
         return out
 
     cap = min(model_max, 1 << 24)

@@ -71,7 +71,7 @@ def run_cli(args) -> int:
     else:
         print(format_plan(res))
     if res["vram"] is None:
-        return 0
+        return 1 if res.get("refused") else 0  # the runtime refuses what was asked, whatever the memory
     return 0 if res["fits"] else 1
 
 

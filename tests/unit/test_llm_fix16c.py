@@ -31,3 +31,16 @@ def test_fixed_pool_is_judged_against_the_free_memory(capsys):
     pool = int(re.search(r"--kv-cache-memory (\d+)", out).group(1))
     # fails with the card's 20 GiB (the pool was 4,242,538,496 B)
     assert 0 < pool <= 18 * GiB - 16_060_522_496 - 512 * MiB
+
+
+# R6: vLLM's ModelConfig._get_and_verify_max_len raises "User-specified max_model_len ... is greater than the derived
+# max_model_len" whatever the card; Qwen2.5-7B's config.json: max_position_embeddings 32768, no rope_scaling.
+def test_refused_context_without_vram(capsys):
+    argv = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--ctx", "131072"]
+    rc, out, _ = _run(argv, capsys)
+    cmd = next(l for l in out.splitlines() if "vllm serve" in l)
+    assert rc == 1 and "--max-model-len 32768 " in cmd
+    rc, res, _ = _run(argv + ["--json"], capsys)
+    assert rc == 1 and "131072" in res["refused"] and "--max-model-len 32768" in res["command"]
+    rc, res, _ = _run(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--ctx", "32768", "--json"], capsys)
+    assert rc == 0 and "refused" not in res  # at the limit: accepted
