@@ -194,12 +194,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"--max-lora-rank must be one of vLLM's ranks {', '.join(map(str, VL.LORA_RANKS))} (0: no LoRA) "
                         f"and --max-loras 1..256, got {rank!r} and {loras!r}")
     fmt = str(weights_dtype or spec.quant or "").lower()
-    if fmt == "experts_int8" and (runtime in ("llama.cpp", "ollama") or spec.quant):
+    if fmt == "experts_int8" and (runtime in ("llama.cpp", "ollama", "sglang") or spec.quant):
         # vLLM's online method for a 16-bit checkpoint (review16b F2): GGUF runtimes take a GGUF type, and vLLM refuses a
-        # --quantization other than the checkpoint's own quant_method (ModelConfig._verify_quantization)
+        # --quantization other than the checkpoint's own quant_method (ModelConfig._verify_quantization). SGLang's
+        # launch_server has no such choice (server_args.QUANTIZATION_CHOICES at sgl-project/sglang 001067ff; its
+        # quantization/__init__ maps the name to vLLM's class, which --quantization cannot reach): review16c R9
         raise UserError("--weights-dtype experts_int8 is vLLM's --quantization experts_int8, which quantizes a 16-bit "
                         "checkpoint's routed experts at load: "
                         + (f"{runtime} loads a GGUF, give its type (e.g. Q8_0)" if runtime in ("llama.cpp", "ollama")
+                           else "SGLang's --quantization has no experts_int8 (its online 8-bit method is fp8)" if runtime == "sglang"
                            else f"this checkpoint is already {spec.quant}"))
     # a GGUF named MXFP4 is llama.cpp's MXFP4 MoE file type (general.file_type 38, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): a
     # llama.cpp run given --weights-dtype MXFP4 loads that file, as one given the MXFP4 checkpoint's name does

@@ -44,3 +44,12 @@ def test_refused_context_without_vram(capsys):
     assert rc == 1 and "131072" in res["refused"] and "--max-model-len 32768" in res["command"]
     rc, res, _ = _run(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--ctx", "32768", "--json"], capsys)
     assert rc == 0 and "refused" not in res  # at the limit: accepted
+
+
+# R9: SGLang's launch_server takes --quantization from server_args.QUANTIZATION_CHOICES, which at sgl-project/sglang
+# 001067ff lists awq, fp8, mxfp8, gptq, ... humming and no experts_int8: a plan sized for int8 experts has no command
+# SGLang would run (it would load the 16-bit experts), so it is refused as for llama.cpp and Ollama.
+def test_sglang_refuses_experts_int8(capsys):
+    rc, _, err = _run(["kv", "--model", "Qwen/Qwen3-30B-A3B", "--runtime", "sglang", "--weights-dtype", "experts_int8",
+                       "--ctx", "8192", "--vram", "48"], capsys)
+    assert rc == 2 and "SGLang's --quantization has no experts_int8" in err
