@@ -381,10 +381,16 @@ def gated(line: str) -> frozenset:
 DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
 
 
-def facts(line: str):
-    """Yield (name, match) for each fact pattern that matches the line, in FACTS order."""
-    for i in sorted(gated(line)):
-        name, _, rx = _FACTS_GATED[i]
-        m = rx.search(line)
-        if m:
-            yield name, m
+_LINE_FACTS = {}     # the last LINE_FACTS_KEPT distinct lines -> their facts: a log repeating a failure repeats its lines
+LINE_FACTS_KEPT = 64
+
+
+def facts(line: str) -> tuple:
+    """(name, match) for each fact pattern that matches the line, in FACTS order."""
+    got = _LINE_FACTS.get(line)
+    if got is None:
+        got = tuple((name, m) for name, _, rx in (_FACTS_GATED[i] for i in sorted(gated(line))) for m in (rx.search(line),) if m)
+        if len(_LINE_FACTS) >= LINE_FACTS_KEPT:
+            _LINE_FACTS.clear()
+        _LINE_FACTS[line] = got
+    return got

@@ -100,3 +100,17 @@ def test_a_log_failing_on_every_line_reads_each_line_about_once(monkeypatch):
     res = engine.triage_stream(io.BytesIO(data))
     assert res["count"] == 3000 and len(res["events"]) == 200
     assert read[0] < 6 * len(data), read[0] / len(data)
+
+
+def test_facts_of_a_repeated_line_are_its_own_and_the_cache_is_bounded():
+    a = "load_tensors:        CUDA0 model buffer size = 48928.09 MiB"
+    b = "load_tensors:        CUDA0 model buffer size = 1234.50 MiB"
+    for _ in range(3):
+        assert dict(L.facts(a))["ggml_model_buf"].group(2) == "48928.09"
+        assert dict(L.facts(b))["ggml_model_buf"].group(2) == "1234.50"
+    assert [n for n, _ in L.facts("nothing to see here")] == []
+    for i in range(3 * L.LINE_FACTS_KEPT):
+        L.facts(f"Total VRAM {i} MB, total RAM 65536 MB")
+    assert len(L._LINE_FACTS) <= L.LINE_FACTS_KEPT
+    assert dict(L.facts("Total VRAM 24564 MB, total RAM 65536 MB"))["total_vram"].group(1) == "24564"
+
