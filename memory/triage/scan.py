@@ -49,6 +49,24 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out
                          r"\[metal::malloc\] Attempting to allocate\s*$")
 
 
+_ATOMIC = frozenset((str, int, float, bool, type(None)))
+
+
+def _event_copy(ev: dict) -> dict:
+    """copy.deepcopy of a recognised event, a dict of plain values and dicts of them (its numbers), at a tenth of its cost
+    (a log repeating one failure copies it on every line); anything else, or one dict under two keys, goes to deepcopy."""
+    out, inner = {}, set()
+    for k, v in ev.items():
+        t = type(v)
+        if t is dict and id(v) not in inner and all(type(x) in _ATOMIC for x in v.values()):
+            inner.add(id(v))
+            v = dict(v)
+        elif t not in _ATOMIC:
+            return copy.deepcopy(ev)
+        out[k] = v
+    return out
+
+
 def _family(kind: str) -> str:
     # (vulkan./amdgpu. kinds are the Vulkan driver's and the kernel's lines under llama.cpp's ggml-vulkan)
     return "llm-server" if kind.startswith(("vllm",)) else "ggml" if kind.startswith(("ggml", "ollama", "vulkan.", "amdgpu.")) \
@@ -171,7 +189,7 @@ class Scan:
             if len(self._seen) >= SEEN:
                 self._seen.clear()
             self._seen[text] = ev
-        return copy.deepcopy(ev) if ev else ev
+        return _event_copy(ev) if ev else ev
 
     def node_type_line_recent(self, lineno):
         return self.node_type is not None and lineno - self.node_type_line <= GAP

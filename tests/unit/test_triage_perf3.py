@@ -114,3 +114,20 @@ def test_facts_of_a_repeated_line_are_its_own_and_the_cache_is_bounded():
     assert len(L._LINE_FACTS) <= L.LINE_FACTS_KEPT
     assert dict(L.facts("Total VRAM 24564 MB, total RAM 65536 MB"))["total_vram"].group(1) == "24564"
 
+
+def test_an_event_copy_is_a_deep_copy():
+    from gpu_garden.memory.triage import scan as S
+    nums = {"requested": 20971520, "free": 3208643}
+    ev = {"kind": "torch.cuda", "numbers": nums, "complete": True, "device_index": 0, "ratio": 0.5, "form": None}
+    got = S._event_copy(ev)
+    assert got == ev and got["numbers"] is not nums
+    got["numbers"]["requested"] = 1
+    assert nums["requested"] == 20971520
+    shared = {"kind": "x", "numbers": nums, "also": nums}
+    got = S._event_copy(shared)
+    assert got == shared and got["numbers"] is got["also"] and got["numbers"] is not nums     # shared as deepcopy shares it
+    for odd in ({"kind": "x", "inner": [{"a": 1}]}, {"kind": "x", "deep": {"d": {"e": 1}}}):
+        got = S._event_copy(odd)
+        inner = next(v for k, v in odd.items() if k != "kind")
+        assert got == odd and (got["inner"][0] if "inner" in odd else got["deep"]["d"]) is not (
+            inner[0] if "inner" in odd else inner["d"])
