@@ -106,6 +106,8 @@ def check_args(args):
         _usage_error(args, f"--ram needs a positive number of GiB (leave it out for this machine's available RAM), got {args.ram}")
     if g("reserve_vram") is not None and not g("reserve_vram") >= 0:
         _usage_error(args, f"--reserve-vram needs 0 or more GiB, got {args.reserve_vram}")
+    if g("device") == "cpu" and g("vram") is not None:  # ComfyUI --cpu: no card; the verdict is host RAM's (--ram)
+        _usage_error(args, "--device cpu runs in host RAM: give --ram GIB (or nothing: this machine's), not --vram")
     if g("write") and not g("workflow"):
         _usage_error(args, "--write adds extra.gpu_garden.memory to a workflow: give --workflow WF.json too")
     if g("workflow") and g("files"):
@@ -174,13 +176,18 @@ def format_text(est: dict, budget_label: str = "") -> str:
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
     lines.append("")
     o = est.get("outcome") or {}
+    cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
     lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
-                 f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])})"
+                 + ("(--device cpu: in host RAM, no card)" if cpu else
+                    f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])})")
                  + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
                            f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
-                 + f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}"
+                 + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
                  + (" (for the files found)" if o.get("status") == "incomplete" else ""))
-    if o.get("status") == "incomplete":
+    if cpu and o.get("status") != "incomplete":
+        lines.append(f"verdict: {o['status'].upper()} in host RAM" + (f", headroom {fmt_bytes(est['headroom'])}"
+                     if est.get("headroom") is not None else "") + f" ({o['reason']})")
+    elif o.get("status") == "incomplete":
         lines.append(f"verdict: INCOMPLETE: {o['reason']} (listed at the top); the figures leave out what is missing")
     elif est["budget"] and o.get("status") in ("runs with offload", "runs tiled", "fits with streaming"):  # over the budget, yet it runs
         lines.append(f"verdict: {o['status'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
@@ -234,6 +241,8 @@ def _missing_lines(est: dict) -> list:
 
 
 def _budget(args):
+    if getattr(args, "device", None) == "cpu":
+        return None, "--device cpu: host RAM"  # no card to probe (verdict.cpu_run judges the run on RAM)
     if args.vram is not None:
         if not args.vram > 0:
             raise UserError(f"--vram needs a positive number of GiB, got {args.vram}")

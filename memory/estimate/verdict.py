@@ -66,14 +66,19 @@ def finish(est: dict, budget) -> dict:
     """Phases, peak, smallest card and verdicts of `est` on `budget` bytes (None: as ComfyUI would run on the
     smallest card that fits). In place; returns est."""
     from .formula import peak_on
+    cpu = on_cpu(est["policy"]) and not budget  # no card: the run is in host RAM (cpu_run); the node's vram_gb on a
+    # CPU plans for a card instead (nodes/estimate.live_budget), the CLI refuses --vram with --device cpu
     min_gb = None
-    for gb in spec.CARD_SIZES_GB:
+    for gb in (() if cpu else spec.CARD_SIZES_GB):
         if max(as_run(peak_on(est, _card(gb)), _card(gb))[0].values()) <= _card(gb):
             min_gb = gb
             break
     est["min_vram_gb"] = min_gb
     est["budget"] = int(budget) if budget else None
     on = budget if budget else (_card(min_gb) if min_gb else None)
+    if cpu:  # VAE.decode sizes its batch on get_free_memory(cpu), the RAM available, with the other models in it
+        w, ram = est["_ctx"]["w"], est["policy"].get("host_ram")
+        on = max(int(ram) - w["dm"] - w["te"], 0) if ram else None
     _apply(est, peak_on(est, on), on)
     v = est.get("vae") or {}
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(("VAE decode:", "no budget:"))]
@@ -109,7 +114,36 @@ def finish(est: dict, budget) -> dict:
     if streams(est, budget) and not short:  # Dynamic VRAM: the weights that do not fit stream in per step
         est["verdict"] = "fits with streaming"
     est["outcome"] = outcome(est, budget)
+    if cpu:
+        cpu_run(est)
     return est
+
+
+def on_cpu(pol: dict) -> bool:
+    """ComfyUI computing on the CPU (--cpu; the node's compute device cpu): every model in host RAM."""
+    return pol.get("device") == "cpu" and pol.get("runner", "comfyui") == "comfyui"
+
+
+def cpu_run(est: dict):
+    """The verdict of a CPU run, judged on host RAM: ComfyUI 0.8.0 --cpu sets vram_state DISABLED (cpu_state !=
+    CPUState.GPU), loads each model whole on its CPU device (load_models_gpu: lowvram_model_memory 0 there) and
+    frees nothing for a CPU device (free_memory skipped when device is cpu), so the running phase's weights and
+    activations (the peak, less ComfyUI's VRAM reserve, which holds nothing) sit in RAM beside the models kept for
+    reload. Host RAM's figures, the verdict, the outcome and the exit code are that sum against available RAM. In place."""
+    r = est["host_ram"]
+    running = int(est["peak"] - est["fixed"].get("comfyui_reserve", 0))
+    need = running + r["kept_for_reload"]
+    r.update(running=running, needed=need, hard_need=need, cpu_copy=0, file_backed=0)
+    avail = r.get("available")
+    r["verdict"] = ("no RAM figure" if not avail else "fits" if need <= 0.85 * avail else "tight" if need <= avail
+                    else "does not fit (swap / pagefile: slow, or the process is killed)")
+    est["verdict"] = "no budget" if not avail else r["verdict"].split(" (")[0]
+    est["headroom"] = int(avail - need) if avail else None
+    est["dynamic_vram"].update(enabled=False, source="--device cpu: no GPU", verdict=None, vram_verdict=None)
+    est["knobs"] = [k for k in est.get("knobs", []) if k["id"] != "partial_offload"]  # nothing leaves a CPU device
+    est["outcome"] = {"status": est["verdict"], "offloaded": 0, "reason": (
+        f"CPU run: the running phase {fmt_bytes(running)} and the models kept for reload {fmt_bytes(r['kept_for_reload'])} "
+        f"in host RAM, {fmt_bytes(avail)} available" if avail else "CPU run: no host RAM figure")}
 
 
 def streams(est: dict, budget) -> bool:
