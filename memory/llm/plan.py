@@ -335,6 +335,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
         s["flash"] = True
     refused = None
+    # tokens one llama.cpp slot may hold: before b5913 (ggml-org/llama.cpp#14363) the one cache gave each slot
+    # n_ctx_slot = n_ctx / n_parallel (server.cpp init); from it a unified cache (-kvu) lets any slot use all of -c
+    slot_all = runtime == "llama.cpp" and s["unified"] and at_least(s["version"], *LC.UNIFIED_SPLIT)
+    slot_ctx = ctx if slot_all else ctx // parallel
     if runtime == "vllm" and ctx > model_max and (spec.vllm_max_len or spec.max_ctx):
         refused = (f"--max-model-len {ctx} is above the {model_max:,} tokens vLLM derives from the model's config.json: "
                    "it refuses to start (\"User-specified max_model_len is greater than the derived max_model_len\") "
@@ -353,8 +357,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      + ("Ollama before 0.9.3 runs it as asked; output past it may degrade" if not at_least(s["version"], *OL.CTX_CLAMP)
                         else "Ollama lowers num_ctx to its GGUF's context_length, which a name alone does not give: "
                              "the figures are for num_ctx as asked (--gguf FILE or the library tag for the clamp)"))
-    elif runtime == "llama.cpp" and spec.max_ctx and (ctx if s["unified"] else ctx // parallel) > spec.max_ctx:
-        notes.append(f"{ctx if s['unified'] else ctx // parallel} tokens a slot is above the model's trained context "
+    elif runtime == "llama.cpp" and spec.max_ctx and slot_ctx > spec.max_ctx:
+        notes.append(f"{slot_ctx} tokens a slot is above the model's trained context "
                      f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
                      "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
     if spec.mla and runtime == "llama.cpp" and not knobs.get("mla_cache") and LC.mla_build_unknown(s["version"]):
@@ -376,8 +380,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if spec.attn_layers < spec.n_layers:
         notes.append(f"hybrid: only {spec.attn_layers} of {spec.n_layers} layers keep a KV cache")
     if runtime == "llama.cpp" and parallel > 1:
-        notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if s["unified"]
-                     else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
+        notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if slot_all
+                     else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"
+                     if s["unified"] else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
 
     ev = _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
     out = {"model": spec.summary(), "runtime": runtime, "runtime_version": knobs.get("runtime_version"), "ctx": ctx,

@@ -53,3 +53,18 @@ def test_sglang_refuses_experts_int8(capsys):
     rc, _, err = _run(["kv", "--model", "Qwen/Qwen3-30B-A3B", "--runtime", "sglang", "--weights-dtype", "experts_int8",
                        "--ctx", "8192", "--vram", "48"], capsys)
     assert rc == 2 and "SGLang's --quantization has no experts_int8" in err
+
+
+# R3: before b5913 (ggml-org/llama.cpp#14363, "version: 5913 (225e7a14)") llama-server's one cache gave each slot
+# n_ctx_slot = n_ctx / n_parallel (server.cpp init()); from it a unified cache (-kvu) lets any slot use all of -c.
+# Qwen2.5-7B: max_position_embeddings 32768; -c 65536 -np 4 is 16384 a slot on an old build.
+def test_old_llamacpp_slots_hold_a_share_of_the_context():
+    from gpu_garden.memory.llm import kv as llm
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    common = dict(runtime="llama.cpp", ctx=65536, parallel=4, weights_dtype="Q4_K_M", vram=24 * GiB)
+    old = " | ".join(llm.plan(spec, **common, runtime_version="b5000")["notes"])
+    assert "above the model's trained context" not in old and "each slot at most 16384 tokens" in old
+    assert "any slot may use it all" not in old
+    new = " | ".join(llm.plan(spec, **common, runtime_version="b5913", kv_unified=True)["notes"])
+    assert "65536 tokens a slot is above the model's trained context (32,768)" in new
+    assert "any slot may use it all" in new
