@@ -384,13 +384,25 @@ VLLM_LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_l
                  "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
 
 
+def _rope_scaling(cfg: dict) -> dict | None:
+    """The rope scaling vLLM's max length reads: transformers v5's rope_parameters (flat, or nested by layer type: the
+    full-attention layers' set, which bounds the length) or the older rope_scaling (review16c R7)."""
+    for key in ("rope_parameters", "rope_scaling"):
+        rs = cfg.get(key)
+        if isinstance(rs, dict) and isinstance(rs.get("full_attention"), dict):
+            rs = rs["full_attention"]
+        if isinstance(rs, dict) and (rs.get("rope_type") or rs.get("type") or "factor" in rs):
+            return rs
+    return None
+
+
 def vllm_max_len(cfg: dict) -> int | None:
     """The longest --max-model-len vLLM accepts for this config.json without VLLM_ALLOW_LONG_MAX_MODEL_LEN."""
     found = [v for v in (cfg.get(k) for k in VLLM_LEN_KEYS) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
     if not found:
         return None
     derived = min(found)
-    rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else None
+    rs = _rope_scaling(cfg)
     kind = str((rs or {}).get("rope_type") or (rs or {}).get("type") or "")
     if rs and kind not in ("su", "longrope", "llama3") and "gemma3" not in str(cfg.get("model_type") or ""):
         factor = rs.get("factor", 1.0)

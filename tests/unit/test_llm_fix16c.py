@@ -68,3 +68,19 @@ def test_old_llamacpp_slots_hold_a_share_of_the_context():
     new = " | ".join(llm.plan(spec, **common, runtime_version="b5913", kv_unified=True)["notes"])
     assert "65536 tokens a slot is above the model's trained context (32,768)" in new
     assert "any slot may use it all" in new
+
+
+# R7: transformers v5 writes the rope scaling as rope_parameters (flat, or nested by layer type); vLLM derives the
+# length from it as from rope_scaling (YaRN: original_max_position_embeddings x factor = 32768 x 4).
+def test_vllm_max_len_reads_rope_parameters():
+    from gpu_garden.memory.llm.spec import vllm_max_len
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768, "rope_theta": 1e6}
+    assert vllm_max_len({"max_position_embeddings": 32768, "rope_parameters": yarn}) == 131072
+    assert vllm_max_len({"max_position_embeddings": 32768, "rope_parameters": {
+        "full_attention": yarn, "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}) == 131072
+    # Gemma 4's nested set has no factor: the length stays max_position_embeddings; llama3 tables are not multiplied
+    assert vllm_max_len({"max_position_embeddings": 262144, "model_type": "gemma4_text", "rope_parameters": {
+        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1e6},
+        "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}) == 262144
+    assert vllm_max_len({"max_position_embeddings": 131072,
+                         "rope_parameters": {"rope_type": "llama3", "factor": 8.0, "rope_theta": 5e5}}) == 131072
