@@ -120,10 +120,25 @@ def loads_in(raw: bytes, starts=None):
         yield from _ANY_LOAD_RE.finditer(raw, st, e if e >= 0 else len(raw))
 
 
-def decode_after(raw: bytes, pos: int):
+_DECOD = tuple("".join(c.upper() if m >> i & 1 else c for i, c in enumerate("decod")).encode() for m in range(32))   # any case
+# what read_context looks for back through the window: the lines that hold one are found once (window_lines), the
+# searches start at the first (a log failing on every line paid a full pass over the 48 KB window for each)
+_MARKS = (b"Prompt executed", b"loaded partially", b"poch", b"%|")
+
+
+def decode_after(raw: bytes, pos: int, starts=None, n=0):
     """L.DECODE_RE.search(raw, pos): each of its forms holds "decod" (any case) on the line it starts on, so the search
-    starts at the line of the first one (none: no match) instead of trying the case-blind pattern at every byte."""
-    j = raw.lower().find(b"decod", pos)
+    starts at the line of the first one (none: no match) instead of trying the case-blind pattern at every byte.
+    starts: the starts of the lines of raw[:n] holding one (pos a line start), when known."""
+    if starts is not None:
+        j = next((s for s in sorted(starts) if s >= pos), None)
+        if j is not None:
+            return L.DECODE_RE.search(raw, j)
+        lo = max(pos, n)
+        j = raw[lo:].lower().find(b"decod")
+        j = j + lo if j >= 0 else -1
+    else:
+        j = raw.lower().find(b"decod", pos)
     return L.DECODE_RE.search(raw, max(pos, raw.rfind(b"\n", 0, j) + 1)) if j >= 0 else None
 
 
@@ -169,9 +184,13 @@ def models_that_ran(scan):
 def read_context(scan):
     """Read the log just before this line for what the anchor scan skips. Only this run's part counts."""
     raw = before(scan, *scan._src) if scan._src else b""
-    cut = raw.rfind(b"Prompt executed")
+    marks = sorted(window_lines(scan, raw, _MARKS)) if raw else []
+    cut = raw.rfind(b"Prompt executed", marks[0]) if marks else -1
     if cut >= 0:
-        raw = raw[raw.find(b"\n", cut) + 1:]
+        off = raw.find(b"\n", cut) + 1
+        raw = raw[off:]
+        marks = [m - off for m in marks if m >= off]
+    mark0 = marks[0] if marks else len(raw)      # no line before it holds a mark
     if scan._idle:
         frames_before(scan, raw)
     if not raw:
@@ -192,7 +211,11 @@ def read_context(scan):
             scan.facts["forge"] = True
     last = scan.loads[-1] if scan.loads else None
     # ComfyUI (model_patcher.py) loaded this run's last model only in part: "loaded partially" after its "Requested to load"
-    scan.partial_load = raw.rfind(b"loaded partially") > load_at >= 0
+    scan.partial_load = raw.rfind(b"loaded partially", mark0) > load_at >= 0
+    # (window_lines reads raw as the bytes before the failing line: before the bar on that line is added below)
+    n, decods = len(raw), window_lines(scan, raw, _DECOD)
+    keys = L.WINDOW_KEYS_TRAINED if scan.facts["training_log"] else L.WINDOW_KEYS
+    starts = window_lines(scan, raw, keys)
     # a progress bar on the failing line itself ("  0%|   | 0/4 [...]Error during model prediction: ...") counts too
     if scan._src:
         block, start = scan._src
@@ -200,14 +223,14 @@ def read_context(scan):
         here = block[start:eol if eol >= 0 else len(block)][:4096]
         if b"%|" in here:
             raw = raw + b"\n" + here[:here.rfind(b"%|") + 2]
-    at = raw.rfind(b"poch")
+    at = raw.rfind(b"poch", mark0)
     m = _EPOCH_RE.match(raw, at - 1) if at > 0 else None
     scan.epoch = int(m.group(1)) if m else None
-    prog_at = raw.rfind(b"%|")
+    prog_at = raw.rfind(b"%|", mark0)
     if last:
         scan.phase = ("load", last)
     if prog_at > load_at:
-        full_bar = raw.rfind(b"100%|")
+        full_bar = raw.rfind(b"100%|", mark0)
         done = full_bar >= 0 and full_bar >= prog_at - 4
         scan.phase = ("done" if done else "progress", last)
         scan.progress_done = done
@@ -219,9 +242,10 @@ def read_context(scan):
         elif not done and b"oading" in label:
             what = label.decode("utf-8", "replace").split(":")[0].strip()
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
-    if decode_after(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1):
+    if decode_after(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1, decods, n):
         scan.phase = ("decode", None)
-    starts = window_lines(scan, raw, L.WINDOW_KEYS_TRAINED if scan.facts["training_log"] else L.WINDOW_KEYS)
+    if len(raw) > n:
+        starts |= line_starts(raw, keys, n + 1)       # the bar's line added above
     if scan._idle:
         # the idle scan skipped the anchor lines here: replay what they say (OS, runtime markers), from
         # where the stream last read and at most REPLAY bytes back, so a log with many failures reads each

@@ -53,6 +53,20 @@ def test_decode_after_is_the_search():
         assert (want and want.span()) == (got and got.span())
 
 
+def test_decode_after_with_the_lines_known_is_the_search():
+    """starts: the decod lines of raw[:n] (window_lines); raw[n:] a progress bar's line added after a newline."""
+    rng = random.Random(11)
+    for _ in range(600):
+        raw = _cut(rng, _text(rng, rng.randrange(1, 40)))
+        n = len(raw)
+        if rng.random() < 0.5:
+            raw += b"\n" + rng.choice([b"  0%|  | 0/4 VAE decode", b"Decoding 2 latents 10%|", b" 50%|#"])
+        pos = rng.choice([0, n + 1 if len(raw) > n else n] + [i + 1 for i in range(len(raw)) if raw[i] == 10])
+        starts = W.line_starts(raw[:n], W._DECOD)
+        want, got = L.DECODE_RE.search(raw, pos), W.decode_after(raw, pos, starts, n)
+        assert (want and want.span()) == (got and got.span())
+
+
 def test_decode_after_finds_a_late_decode():
     raw = b"x" * 5000 + b"\nloaded\nTiled VAE decoding\n"
     assert W.decode_after(raw, 0).group().lower().startswith(b"tiled vae")
@@ -83,7 +97,7 @@ def test_window_lines_is_line_starts_over_a_run_of_windows():
 
 def test_a_log_failing_on_every_line_reads_each_line_about_once(monkeypatch):
     """3000 OOMs, each its own size, one a line: all counted, and what the window reads cost stays near one pass over
-    the log per needle set (it was WINDOW / line length, about 150 passes)."""
+    the log per needle set (it was WINDOW / line length, about 150 passes, for each set)."""
     import io
     from gpu_garden.memory.triage import engine
     line = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {}.00 MiB. GPU 0 has a total capacity of "
@@ -99,7 +113,7 @@ def test_a_log_failing_on_every_line_reads_each_line_about_once(monkeypatch):
     monkeypatch.setattr(W, "line_starts", counted)
     res = engine.triage_stream(io.BytesIO(data))
     assert res["count"] == 3000 and len(res["events"]) == 200
-    assert read[0] < 6 * len(data), read[0] / len(data)
+    assert read[0] < 10 * len(data), read[0] / len(data)      # 4 needle sets, ~1.7 passes each
 
 
 def test_facts_of_a_repeated_line_are_its_own_and_the_cache_is_bounded():
@@ -131,3 +145,27 @@ def test_an_event_copy_is_a_deep_copy():
         inner = next(v for k, v in odd.items() if k != "kind")
         assert got == odd and (got["inner"][0] if "inner" in odd else got["deep"]["d"]) is not (
             inner[0] if "inner" in odd else inner["d"])
+
+
+def test_window_lines_in_the_scan_is_line_starts(monkeypatch):
+    """Every window the scan reads back, failures on a progress bar's line included (the bar is added to the window
+    after it): what window_lines answers is what a fresh line_starts of that window finds."""
+    import io
+    from gpu_garden.memory.triage import engine
+    rng = random.Random(2)
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {}.00 MiB. GPU 0 has a total capacity of 23.65 GiB "
+           "of which 3.06 MiB is free. Including non-PyTorch memory, this process has 23.63 GiB memory in use. Of the "
+           "allocated memory 22.90 GiB is allocated by PyTorch, and 274.61 MiB is reserved by PyTorch but unallocated.\n")
+    keys = ["Available KV cache memory: {}.61 GiB\n", "llama_kv_cache: CUDA0 KV buffer size = {}.00 MiB\n",
+            "GPU KV cache size: {} tokens\n", "Epoch {}/40 train\n", "Requested to load M{}\n", "VAE decode {}\n"]
+    data = "".join(((" 30%|###  | 3/10 " if rng.random() < 0.6 else "") + oom if rng.random() < 0.5 else rng.choice(keys))
+                   .format(rng.randrange(20, 99999)) for _ in range(1500)).encode()
+    real, calls = W.window_lines, []
+
+    def checked(scan, raw, needles):
+        got = real(scan, raw, needles)
+        calls.append(got == W.line_starts(raw, needles))
+        return got
+    monkeypatch.setattr(W, "window_lines", checked)
+    assert engine.triage_stream(io.BytesIO(data))["count"] > 300
+    assert len(calls) > 1000 and all(calls)
