@@ -68,6 +68,12 @@ def test_parallel_figures_are_those_of_the_printed_max_num_seqs():
     # vLLM's default 256 sequences profile a larger sampler batch than 8 do: the default plan keeps a smaller pool
     assert implied["overhead"]["activation_profile"] < default["overhead"]["activation_profile"]
     assert implied["kv_capacity_tokens"] > default["kv_capacity_tokens"]
+    # the figures audit15 X3 recorded for 8 sequences (90b8dfb; the default 256 gave 110,160 / 3.36x): 124,448 tokens,
+    # whole 16-token blocks of 28 layers x 4 KV heads x 128 x 2 (K, V) x 2 B = 57,344 B a token, 124448 / 32768 = 3.80x
+    # (review16c R10: a wrong sampler or graph term for 8 sequences moves them)
+    assert implied["kv_capacity_tokens"] == 124448 and "124,448 tokens" in implied["vllm_would_print"]
+    assert "3.80x" in implied["vllm_would_print"]
+    assert 124448 * 57344 <= implied["kv_capacity_bytes"] < (124448 + 16) * 57344
 
 
 # X4: a context beyond the model's limit. vLLM (ModelConfig._get_and_verify_max_len) raises "User-specified max_model_len
