@@ -10,7 +10,8 @@ Two tables:
    Python tracebacks, vLLM memory-profiling INFO spam, ComfyUI progress bars, a training run's progress
    ("epoch", "train" on every line). Goal <= 3 s per 100 MB on each, with a bounded Python heap. Two more
    are shown without a target: OOM-heavy (an OOM block every ~5 KB) and OOM lines only (every line an
-   unfinished PyTorch OOM message, each with its own size: a failure that never closes), per line.
+   unfinished PyTorch OOM message, each with its own size: a failure that never closes), per line, and OOM every
+   line (a loop that logs each failure whole and retries: every line a failure of its own), per line.
 
 Writes benchmarks/results/bench_triage.json ({"rows": [...], summary keys}); exit 1 if a target is missed.
 
@@ -147,6 +148,11 @@ VLLM = (
 TRAINING = [f"Epoch 3/40: training step {i}/20000, train_loss=0.{4213 + i * 37 % 500}, lr=1.0e-04, 2.41 it/s\n" for i in range(20)]
 # every line a PyTorch OOM message cut after its request (an unfinished message, wrapped-copy candidate), each its own size
 OOM_LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {}.00 MiB\n"
+# a training or serving loop that catches the OOM, logs it whole and retries: every line a complete failure of its own
+# (each its own size, so none folds into the one before), what a 100 MB log of repeated failures is made of
+OOM_RETRY_LINE = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {}.00 MiB. GPU 0 has a total capacity of 23.65 GiB "
+                  "of which 3.06 MiB is free. Including non-PyTorch memory, this process has 23.63 GiB memory in use. Of the "
+                  "allocated memory 22.90 GiB is allocated by PyTorch, and 274.61 MiB is reserved by PyTorch but unallocated.\n")
 
 
 def _bar(step, steps=20):
@@ -171,11 +177,11 @@ COMFY = (
 
 def _write(path: Path, mb: float, blocks, ooms: int, long_line: bool = False) -> int:
     target = int(mb * 1e6)
-    if blocks is None:        # OOM lines only
+    if blocks is None or isinstance(blocks, str):        # one line, each its own size (None: OOM_LINE)
         with open(path, "w", encoding="utf-8") as f:
             n = i = 0
             while n < target:
-                line = OOM_LINE.format(20 + i % 9973)
+                line = (blocks or OOM_LINE).format(20 + i % 9973)
                 f.write(line)
                 n += len(line)
                 i += 1
@@ -206,10 +212,11 @@ LOGS = [  # name, blocks, OOMs, whether the target applies, size as a share of -
     ("training progress", TRAINING, 50, True, 1),
     ("OOM-heavy", FILLER, 5000, False, 1 / 4),
     ("OOM lines only", None, 0, False, 1 / 40),
+    ("OOM every line (retry loop)", OOM_RETRY_LINE, 0, False, 1 / 10),
 ]
 KEYS = {"easy mixed log": "easy", "Python tracebacks": "tracebacks", "vLLM memory-profiling INFO": "vllm_info",
         "ComfyUI progress bars": "progress_bars", "training progress": "training", "OOM-heavy": "oom_heavy",
-        "OOM lines only": "oom_lines"}    # summary keys in the results file
+        "OOM lines only": "oom_lines", "OOM every line (retry loop)": "oom_retry"}    # summary keys in the results file
 
 
 def run(path: Path, heap: bool):
@@ -310,6 +317,7 @@ def main(argv=None) -> int:
     for r in logs:
         summary[f"s_per_100mb_{KEYS[r['name']]}"] = r["s_per_100mb"]
     summary["ms_per_line_oom_lines"] = next(r["ms_per_line"] for r in logs if r["name"] == "OOM lines only")
+    summary["ms_per_line_oom_retry"] = next(r["ms_per_line"] for r in logs if r["name"] == "OOM every line (retry loop)")
     if args.dump:
         Path(args.dump).write_text(json.dumps({"rows": logs, "commit": args.commit or _commit()}, indent=1) + "\n")
     if args.before:
@@ -317,6 +325,7 @@ def main(argv=None) -> int:
         summary["before"] = {"commit": old.get("commit"), **{f"s_per_100mb_{KEYS[r['name']]}": r["s_per_100mb"]
                                                              for r in old["rows"] if r["name"] in KEYS}}
         summary["before"]["ms_per_line_oom_lines"] = next((r["ms_per_line"] for r in old["rows"] if r["name"] == "OOM lines only"), None)
+        summary["before"]["ms_per_line_oom_retry"] = next((r["ms_per_line"] for r in old["rows"] if r["name"] == "OOM every line (retry loop)"), None)
         print("before (" + (old.get("commit") or "?") + "): " + ", ".join(f"{k} {v}" for k, v in summary["before"].items() if k != "commit"))
     if not args.no_save:
         extra = "" if args.mb == 100 else f" --mb {args.mb:g}"
