@@ -89,6 +89,10 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.set_defaults(estimate_parser=s)
 
 
+TEXT_TOKENS_MAX = 8192  # the Footprint Estimate node's text_tokens input allows this many (nodes/estimate.py)
+RAM_MAX_GIB = 1 << 20  # 1 PiB of host RAM: anything above is a typo, not a machine
+
+
 def _usage_error(args, msg):
     p = getattr(args, "estimate_parser", None)
     if p is not None:
@@ -100,12 +104,15 @@ def check_args(args):
     """Refuse what the estimate would otherwise take silently: numbers out of range, a switch that needs another,
     two that contradict each other. One line, exit 2."""
     g = lambda k: getattr(args, k, None)  # noqa: E731
-    if g("text_tokens") is not None and g("text_tokens") < 0:
-        _usage_error(args, f"--text-tokens needs 0 (the encoder's own count) or more tokens, got {args.text_tokens}")
-    if g("ram") is not None and not g("ram") > 0:
-        _usage_error(args, f"--ram needs a positive number of GiB (leave it out for this machine's available RAM), got {args.ram}")
+    if g("text_tokens") is not None and not 0 <= g("text_tokens") <= TEXT_TOKENS_MAX:
+        _usage_error(args, f"--text-tokens needs 0 (the encoder's own count) to {TEXT_TOKENS_MAX} tokens, got {args.text_tokens}")
+    if g("ram") is not None and not 0 < g("ram") <= RAM_MAX_GIB:
+        _usage_error(args, f"--ram needs a positive number of GiB up to {RAM_MAX_GIB} (leave it out for this machine's "
+                           f"available RAM), got {args.ram}")
     if g("reserve_vram") is not None and not g("reserve_vram") >= 0:
         _usage_error(args, f"--reserve-vram needs 0 or more GiB, got {args.reserve_vram}")
+    if g("reserve_vram") is not None and g("vram") is not None and g("reserve_vram") >= g("vram"):
+        _usage_error(args, f"--reserve-vram {args.reserve_vram:g} leaves nothing of --vram {args.vram:g} GiB: give less")
     if g("device") == "cpu" and g("vram") is not None:  # ComfyUI --cpu: no card; the verdict is host RAM's (--ram)
         _usage_error(args, "--device cpu runs in host RAM: give --ram GIB (or nothing: this machine's), not --vram")
     if g("write") and not g("workflow"):

@@ -34,3 +34,20 @@ def test_device_cpu_is_judged_on_host_ram(flux, capsys):
     assert rc == 0 and "verdict: FITS in host RAM" in out and "smallest common card" not in out
     rc, _, err = estimate(capsys, *argv, "--ram", "16", "--vram", "12")
     assert rc == 2 and "--device cpu runs in host RAM" in err
+
+
+@pytest.mark.parametrize("extra, words", [
+    (("--text-tokens", "100000000"), "--text-tokens needs 0 (the encoder's own count) to 8192 tokens"),  # the node's max
+    (("--ram", "1e9"), "--ram needs a positive number of GiB up to 1048576"),
+    (("--reserve-vram", "100"), "--reserve-vram 100 leaves nothing of --vram 12 GiB"),
+])
+def test_upper_bounds_are_usage_errors(flux, capsys, extra, words):
+    """R5: values past any machine were taken (a 7.6e9 GiB text encode, a 1e9 GiB RAM verdict); now one line, exit 2."""
+    rc, out, err = estimate(capsys, *flux, "--width", "1024", "--height", "1024", "--vram", "12", *extra)
+    assert rc == 2 and words in err and not out
+
+
+def test_text_tokens_at_the_node_cap_runs(flux, capsys):
+    rc, _, _ = estimate(capsys, *flux, "--width", "1024", "--height", "1024", "--vram", "12", "--text-tokens", "8192",
+                        "--ram", "64", "--dynamic-vram", "off")
+    assert rc != 2  # an estimate, not a usage error
