@@ -5,7 +5,8 @@ import math
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import spec as llm_spec
-from .flags import flag as _flag
+from .flags import FA_VALUE, flag as _flag
+from .runtimes import at_least
 from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, floor_ctx, kv_cache
 from .runtimes.vllm import DEFAULT_UTIL as VLLM_DEFAULT_UTIL, MAX_UTIL as VLLM_MAX_UTIL
 
@@ -121,7 +122,13 @@ def _suggest_ggml(n, spec, rt) -> list:
             out.append(_flag("env", "OLLAMA_FLASH_ATTENTION", 1, "needed for a quantized cache"))
             out.append(_flag("env", "OLLAMA_KV_CACHE_TYPE", "q8_0", "34 bytes per 32 elements: about half of f16"))
         else:
-            out.append(_flag("flag", "-fa", "on", "flash attention (needed for a quantized V cache)"))
+            b = n.get("build")  # llama.cpp's build number, when the caller read one ("build: N (hash)")
+            if isinstance(b, int) and not isinstance(b, bool) and not at_least((b,), *FA_VALUE):
+                out.append(_flag("flag", "-fa", "", f"flash attention (needed for a quantized V cache; build {b} takes a "
+                                 "bare -fa)", text="-fa"))
+            else:  # the same gate as the plan's command (flags.FA_VALUE): -fa on|off|auto from b6325
+                out.append(_flag("flag", "-fa", "on", "flash attention (needed for a quantized V cache)"
+                                 + ("" if isinstance(b, int) else "; a bare -fa before b6325")))
             out.append(_flag("flag", "-ctk", "q8_0", "K cache at 34 bytes per 32 elements"))
             out.append(_flag("flag", "-ctv", "q8_0", "V cache likewise"))
         shrink *= KV_BYTES["q8_0"] / KV_BYTES["f16"]

@@ -84,3 +84,15 @@ def test_vllm_max_len_reads_rope_parameters():
         "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}}) == 262144
     assert vllm_max_len({"max_position_embeddings": 131072,
                          "rope_parameters": {"rope_type": "llama3", "factor": 8.0, "rope_theta": 5e5}}) == 131072
+
+
+# R4: llama-server takes -fa on|off|auto from b6325 (ggml-org/llama.cpp#15434); an older build stops at its argument
+# parser on "-fa on", so the OOM advice gates it as the plan's command does.
+def test_oom_advice_fa_by_build():
+    from gpu_garden.memory.llm.advise import suggest_flags_from_log
+    log = {"n_ctx": 32768, "type_k": "f16", "kv_buffer": 4 << 30, "free": 2 << 30}
+    fa = lambda flags: next(f for f in flags if f["name"] == "-fa")  # noqa: E731
+    assert fa(suggest_flags_from_log(dict(log, build=4000), "llama.cpp"))["text"] == "-fa"
+    assert fa(suggest_flags_from_log(dict(log, build=6325), "llama.cpp"))["text"] == "-fa on"
+    unknown = fa(suggest_flags_from_log(log, "llama.cpp"))
+    assert unknown["text"] == "-fa on" and "bare -fa before b6325" in unknown["reason"]
