@@ -421,7 +421,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                    pool_fixed=bool(s["kv_cache_memory"]), kv_request_bytes=ev.get("kv_request_bytes"))
         if ev.get("started") is not None:  # --kv-cache-memory: held once started, below a higher profile peak
             out["started_bytes"] = ev["started"]
-        if not ev.get("free_refused") and not refused:  # refused before it profiles: no pool line
+        lowered = ev.get("pool_fit") is not None and ev["pool"] > ev["pool_fit"]  # OOMs allocating it: prints no line
+        if not ev.get("free_refused") and not refused and not lowered:  # refused before it profiles: no pool line
             out["vllm_would_print"] = V.would_print(ev, ctx, s)
         if ev.get("mamba_blocks") is not None:
             notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "

@@ -96,3 +96,11 @@ def test_oom_advice_fa_by_build():
     assert fa(suggest_flags_from_log(dict(log, build=6325), "llama.cpp"))["text"] == "-fa on"
     unknown = fa(suggest_flags_from_log(log, "llama.cpp"))
     assert unknown["text"] == "-fa on" and "bare -fa before b6325" in unknown["reason"]
+
+
+# R2: a fixed pool lowered to what fits: vLLM OOMs allocating the asked 6 GiB and prints no "GPU KV cache size" line for
+# it (gpu_worker allocates kv_cache_memory_bytes as given).
+def test_lowered_pool_prints_no_line_for_the_refused_pool(capsys):
+    rc, res, _ = _run(FIXED + ["--free-gib", "18", "--json"], capsys)
+    pool = re.search(r"--kv-cache-memory (\d+)", res["command"]).group(1)
+    assert int(pool) < 6 * GiB and "vllm_would_print" not in res
