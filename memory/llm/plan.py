@@ -157,7 +157,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if not isinstance(pp, int) or not 1 <= pp <= 64 or pp > spec.n_layers:
         raise UserError(f"--pipeline-parallel-size must be 1..{min(64, spec.n_layers)}, got {pp!r}")
     if (pp > 1 or knobs.get("pp_layer_partition")) and runtime != "vllm":
-        raise UserError(f"--pipeline-parallel-size is modelled for vLLM only, not {runtime} (llama.cpp splits layers with "
+        raise UserError(f"--{'pipeline-parallel-size' if pp > 1 else 'pp-layer-partition'} is modelled for vLLM only, "
+                        f"not {runtime} (llama.cpp splits layers with "
                         "--tensor-split, Ollama by itself; SGLang's --pp-size is not modelled)")
     if knobs.get("pp_layer_partition") and pp == 1:
         raise UserError("--pp-layer-partition needs --pipeline-parallel-size above 1")

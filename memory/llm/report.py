@@ -82,7 +82,8 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
             "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp",),
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
-            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",)}
+            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",),
+            "language_model_only": ("vllm",), "quant_skip": ("vllm", "sglang")}
 _NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
 
 
@@ -91,8 +92,9 @@ def _refuse_unread(args, spec) -> None:
     unread = [f"--{k.replace('_', '-')} ({', '.join(_NAMES[r] for r in rts)})" for k, rts in _READ_BY.items()
               if getattr(args, k, None) is not None and args.runtime not in rts]
     if unread:
-        raise UserError(f"{_NAMES[args.runtime]} does not read " + ", ".join(unread) + ": drop them, or give the "
-                        "--runtime they are for")
+        one = len(unread) == 1
+        raise UserError(f"{_NAMES[args.runtime]} does not read " + ", ".join(unread) + (": drop it, or give the --runtime "
+                        "it is for" if one else ": drop them, or give the --runtime they are for"))
     if getattr(args, "mla_cache", None) is not None and not spec.mla:
         raise UserError(f"--mla-cache sizes DeepSeek-style MLA caches; {spec.name} has no MLA (no kv_lora_rank): drop it")
     if getattr(args, "mmproj", None) and not spec.vision:

@@ -3,6 +3,8 @@ arithmetic or hand arithmetic, never from the code under test."""
 import json
 import re
 
+import pytest
+
 from gpu_garden.memory import cli
 
 GiB, MiB = 1 << 30, 1 << 20
@@ -104,3 +106,15 @@ def test_lowered_pool_prints_no_line_for_the_refused_pool(capsys):
     rc, res, _ = _run(FIXED + ["--free-gib", "18", "--json"], capsys)
     pool = re.search(r"--kv-cache-memory (\d+)", res["command"]).group(1)
     assert int(pool) < 6 * GiB and "vllm_would_print" not in res
+
+
+# R11: options another runtime reads are refused with the runtime that reads them, before any range check.
+@pytest.mark.parametrize("extra, words", [
+    (["--free-gib", "10", "--runtime", "llama.cpp"], "llama.cpp does not read --free-gib (vLLM): drop it"),
+    (["--quant-skip", "lm_head", "--language-model-only", "--runtime", "ollama"],
+     "Ollama does not read --language-model-only (vLLM), --quant-skip (vLLM, SGLang): drop them"),
+    (["--pp-layer-partition", "14,14", "--runtime", "llama.cpp"], "--pp-layer-partition is modelled for vLLM only"),
+])
+def test_options_of_another_runtime_are_refused(capsys, extra, words):
+    rc, _, err = _run(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--vram", "24"] + extra, capsys)
+    assert rc == 2 and words in err
