@@ -310,7 +310,7 @@ def host_ram(*objs):
 def weights_mmap() -> str:
     """"on" when this ComfyUI's loader maps safetensors files now (comfy/utils.py load_safetensors, comfy_aimdo.model_mmap,
     taken when comfy.memory_management.aimdo_enabled), "off" when it does not (0.8.0 has no load_safetensors: safe_open,
-    then load_state_dict copies into anonymous memory), "auto" (verdict.aimdo_maps_files) when comfy is not loaded."""
+    then load_state_dict copies into anonymous memory), "auto" (host_ram.aimdo_maps_files) when comfy is not loaded."""
     import sys
 
     utils = sys.modules.get("comfy.utils")

@@ -144,7 +144,7 @@ FOLDER_ROLES = {"checkpoints": ("diffusion_model", "text_encoder", "vae"), "diff
 
 def files_by_role(wf: dict) -> dict:
     """{role: [file names]} the workflow's (or a queued prompt's) loader widgets name, per estimate role: which files
-    each model's CPU copy comes from, for host RAM's file-backed test (verdict.mapped_file). {} for no loaders."""
+    each model's CPU copy comes from, for host RAM's file-backed test (host_ram.mapped_file). {} for no loaders."""
     out = {}
     for t, w in nodes(wf):
         for name, folders in LOADERS.get(t, ()):

@@ -18,7 +18,7 @@ import math
 
 from ..estimate import phases, spec
 from ..estimate import vae as vae_mod
-from ..estimate import verdict as est_verdict
+from ..estimate import host_ram as est_ram
 from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
@@ -139,9 +139,9 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     stock would have done. windows: context-window options for the sampling offer (memory/fit/offers.py).
     weight_bits: the diffusion model's stored bits per weight (fp8 16 -> 8; None: 16), for the weight offers.
     ram_policy: the host RAM keys of an estimate policy (platform, pinned_memory, cache_models, weights_mmap), read by
-    verdict.ram_options as the estimate reads them. files: {"diffusion_model", "text_encoder", "vae": [file names]}
+    host_ram.ram_options as the estimate reads them. files: {"diffusion_model", "text_encoder", "vae": [file names]}
     the loaders name (workflow.files_by_role of the queued prompt), which decide per model whether its CPU copy is
-    the file's pages (verdict.mapped_split, as the estimate decides it); without them every model is as the policy says."""
+    the file's pages (host_ram.mapped_split, as the estimate decides it); without them every model is as the policy says."""
     dm, vae_w = int(weights.get("diffusion_model", 0)), int(weights.get("vae", 0))
     te = int(weights.get("text_encoders", 0) if te_on_gpu is None else te_on_gpu)
     req = int(memory_required)
@@ -162,7 +162,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     free0 = budget - int(context)
 
     # 1. text encoders off the GPU while sampling
-    te_off = te > 0 and not est_verdict.stays_beside(budget, dm, te, int(context) + comfy_minimum(req, reserve))
+    te_off = te > 0 and not est_ram.stays_beside(budget, dm, te, int(context) + comfy_minimum(req, reserve))
     if te_off:
         steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({fmt_bytes(te)})", te,
                            kind="comfyui" if dynamic_vram else "applied"))
@@ -182,15 +182,15 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
         sk = comfy_weights_kept(dm, free, int(stock_memory_required), reserve, min_weight_ratio)
         out["stock"] = {"weights_on_gpu": sk, "sample_peak": int(context) + te_kept + sk + req,
                         "fits": int(context) + te_kept + sk + req + int(reserve) <= budget}
-    # host RAM as the estimate judges it (verdict.ram_need, one figure): models kept for reload, the spill, and with
+    # host RAM as the estimate judges it (host_ram.ram_need, one figure): models kept for reload, the spill, and with
     # Dynamic VRAM the running model's CPU copy and the pinned copies of its streamed layers
-    opts = est_verdict.ram_options(ram_policy or {}, bool(dynamic_vram))
+    opts = est_ram.ram_options(ram_policy or {}, bool(dynamic_vram))
     running = {"diffusion_model"} | ({"text_encoder"} if te_kept else set())
-    opts["file_backed"] = est_verdict.mapped_split([("diffusion_model", dm, None), ("text_encoder", te, None), ("vae", vae_w, None)],
+    opts["file_backed"] = est_ram.mapped_split([("diffusion_model", dm, None), ("text_encoder", te, None), ("vae", vae_w, None)],
                                                    opts["file_backed"], running, files)
-    ram = est_verdict.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram,
+    ram = est_ram.ram_need(dm + te + vae_w, dm + te_kept, offloaded, dynamic=bool(dynamic_vram), available=host_ram,
                                **opts)
-    ram_short = est_verdict.ram_short(ram)
+    ram_short = est_ram.ram_short(ram)
 
     # 3. the VAE decode: ComfyUI's own batching from our per-sample figure, or tiles when one sample does not fit
     decode_peak = 0

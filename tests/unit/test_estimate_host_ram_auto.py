@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpu_garden.memory.estimate import families, formula as E, layouts, verdict as V
+from gpu_garden.memory.estimate import families, formula as E, host_ram as H, layouts, verdict as V
 from gpu_garden.memory.units import GiB
 
 G = GiB
@@ -17,8 +17,8 @@ KEPT = T5 + CLIP_L + AE  # 9938381638: the encoders and the VAE wait in RAM whil
 
 @pytest.fixture
 def no_aimdo(monkeypatch):
-    monkeypatch.setattr(V, "aimdo_detected", lambda: False)
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    monkeypatch.setattr(H, "aimdo_detected", lambda: False)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
 
 
 def _flux():
@@ -42,12 +42,12 @@ def test_auto_without_aimdo_judges_both(no_aimdo):
     a = r["assumed_dynamic_vram"]
     assert (a["needed"], a["cpu_copy"], a["pinned"], a["kept_for_reload"]) == (45958633189, DIT, SPILL, KEPT)
     assert a["short"] is True and a["verdict"].startswith("does not fit")
-    line = [x for x in est["assumptions"] if x.startswith(V.ASSUMED_DYNAMIC)]
+    line = [x for x in est["assumptions"] if x.startswith(H.ASSUMED_DYNAMIC)]
     assert len(line) == 1 and "keep 42.80 GiB in RAM" in line[0] and "of 42.00 GiB: host RAM short" in line[0]
     assert est["outcome"]["status"] == "runs with offload" and V.exit_code(est) == 0
     assert est["dynamic_vram"]["source"] == "comfy-aimdo not detected"
     E.judge(est, 12 * G)  # judged again (tiers, the node): one line, not two
-    assert sum(x.startswith(V.ASSUMED_DYNAMIC) for x in est["assumptions"]) == 1
+    assert sum(x.startswith(H.ASSUMED_DYNAMIC) for x in est["assumptions"]) == 1
 
 
 def test_auto_assumption_that_fits(no_aimdo):
@@ -59,13 +59,13 @@ def test_auto_assumption_that_fits(no_aimdo):
 def test_no_assumption_when_stated(no_aimdo, mode):
     est = _est(42, dynamic_vram=mode)
     assert "assumed_dynamic_vram" not in est["host_ram"]
-    assert not any(x.startswith(V.ASSUMED_DYNAMIC) for x in est["assumptions"])
+    assert not any(x.startswith(H.ASSUMED_DYNAMIC) for x in est["assumptions"])
     assert est["host_ram"]["needed"] == (45958633189 if mode == "on" else 22155816549)
 
 
 def test_no_assumption_when_detected(monkeypatch):
-    monkeypatch.setattr(V, "aimdo_detected", lambda: True)
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    monkeypatch.setattr(H, "aimdo_detected", lambda: True)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
     est = _est(42)
     assert "assumed_dynamic_vram" not in est["host_ram"] and est["host_ram"]["needed"] == 45958633189
 

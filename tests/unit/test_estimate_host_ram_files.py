@@ -1,15 +1,15 @@
 """Host RAM's file-backed test per file, from the loaders' file names: a queued prompt (the Footprint Estimate and Fit
 to Card nodes) or a workflow names which file each model was read from. With Dynamic VRAM and mapped files a
 .safetensors model's CPU copy is the file's pages (slower when short), a .ckpt / .pt is read by torch.load (comfy/utils.py
-load_torch_file: anonymous, a hard need). The estimate (verdict.host_ram) and Fit to Card (plan) decide it by one
-function, verdict.mapped_split. Expected values are hand sums of the FLUX.1-dev files' bytes as loaded."""
+load_torch_file: anonymous, a hard need). The estimate (host_ram.host_ram) and Fit to Card (plan) decide it by one
+function, host_ram.mapped_split. Expected values are hand sums of the FLUX.1-dev files' bytes as loaded."""
 import importlib
 import sys
 from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.estimate import families, formula as E, layouts, verdict as V, workflow as W
+from gpu_garden.memory.estimate import families, formula as E, host_ram as H, layouts, workflow as W
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB
 
@@ -53,7 +53,7 @@ def test_the_estimate_reads_the_prompt_files():
     r = _est(W.files_by_role(PROMPT))["host_ram"]
     assert (r["needed"], r["file_backed"], r["hard_need"]) == (33741198278, T5 + CLIP_L + AE, DIT)
     assert (r["file_backed"], r["hard_need"]) == (9938381638, 23802816640)
-    assert V.ram_short(r)
+    assert H.ram_short(r)
     # one .pt among the text encoders' files: the role is a hard need (its split per file is not known to the plan)
     r = _est({"text_encoder": ["t5xxl_fp16.safetensors", "clip_l.pt"]})["host_ram"]
     assert (r["file_backed"], r["hard_need"]) == (DIT + AE, T5 + CLIP_L) == (23970456006, 9770742272)
@@ -94,11 +94,11 @@ def test_only_safetensors_sft_and_gguf_are_mapped():
     """comfy/utils.py load_torch_file (ComfyUI 0.8.0): .safetensors / .sft (any case) to safetensors, every other
     file of folder_paths.supported_pt_extensions to torch.load; ComfyUI-GGUF reads a .gguf through np.memmap. A name
     that is no model file's (a layout, a node's model title) is as the policy says."""
-    mapped = {n: V.mapped_file(n, True) for n in ("a.safetensors", "a.sft", "A.SFT", "a.gguf", "a.ckpt", "a.CKPT", "a.pt",
+    mapped = {n: H.mapped_file(n, True) for n in ("a.safetensors", "a.sft", "A.SFT", "a.gguf", "a.ckpt", "a.CKPT", "a.pt",
                                                   "a.pt2", "a.pth", "a.bin", "a.pkl", "sd3_sd3.5_medium", "flux_flux1-dev", "")}
     assert [n for n, m in mapped.items() if m] == ["a.safetensors", "a.sft", "A.SFT", "a.gguf", "sd3_sd3.5_medium",
                                                     "flux_flux1-dev", ""]
-    assert not any(V.mapped_file(n, False) for n in mapped)  # a loader that maps nothing maps no file
+    assert not any(H.mapped_file(n, False) for n in mapped)  # a loader that maps nothing maps no file
     # a .pkl DiT is a hard need, as a .ckpt is
     r = _est({"diffusion_model": ["flux1-dev.pkl"]})["host_ram"]
     assert (r["file_backed"], r["hard_need"]) == (T5 + CLIP_L + AE, DIT)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from gpu_garden.memory.errors import UserError
-from gpu_garden.memory.estimate import families, formula as E, layouts, verdict as V
+from gpu_garden.memory.estimate import families, formula as E, host_ram as H, layouts
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB
 
@@ -18,28 +18,28 @@ G = GiB
 
 def test_file_backed_copy_short_is_slower_not_fatal():
     # 30 GiB running (CPU copy, file pages), 2 GiB kept for reload from a .ckpt (anonymous): needed 32, hard 2
-    r = V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=(30 * G, 0))
+    r = H.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=(30 * G, 0))
     assert (r["needed"], r["file_backed"], r["hard_need"]) == (32 * G, 30 * G, 2 * G)
     assert r["verdict"].startswith("slower, re-reading weights from disk")
-    assert V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=1 * G, file_backed=(30 * G, 0))["verdict"].startswith("does not fit")
-    both = V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=True)  # the kept model mapped too
+    assert H.ram_need(32 * G, 30 * G, 0, dynamic=True, available=1 * G, file_backed=(30 * G, 0))["verdict"].startswith("does not fit")
+    both = H.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=True)  # the kept model mapped too
     assert (both["file_backed"], both["hard_need"]) == (32 * G, 0)
-    anon = V.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=False)  # load_state_dict's copy
+    anon = H.ram_need(32 * G, 30 * G, 0, dynamic=True, available=24 * G, file_backed=False)  # load_state_dict's copy
     assert (anon["file_backed"], anon["hard_need"]) == (0, 32 * G) and anon["verdict"].startswith("does not fit")
 
 
 def test_pinned_streamed_layers_stay_a_hard_need():
     # 12 GiB streamed (pinned copies, under the 0.95 x 12.9 cap) + 20 GiB CPU copy (file pages) + 1 kept (anonymous):
     # needed 33, hard 13 > 12.9 available; the kept model mapped too: hard 12, slower
-    r = V.ram_need(21 * G, 20 * G, 12 * G, dynamic=True, available=int(12.9 * G), file_backed=(20 * G, 0))
+    r = H.ram_need(21 * G, 20 * G, 12 * G, dynamic=True, available=int(12.9 * G), file_backed=(20 * G, 0))
     assert (r["needed"], r["pinned"], r["hard_need"]) == (33 * G, 12 * G, 13 * G)
     assert r["verdict"].startswith("does not fit")
-    r = V.ram_need(21 * G, 20 * G, 12 * G, dynamic=True, available=int(12.9 * G), file_backed=True)
+    r = H.ram_need(21 * G, 20 * G, 12 * G, dynamic=True, available=int(12.9 * G), file_backed=True)
     assert (r["file_backed"], r["hard_need"]) == (21 * G, 12 * G) and r["verdict"].startswith("slower")
 
 
 def test_without_dynamic_vram_nothing_is_file_backed():
-    r = V.ram_need(13 * G, 10 * G, 2 * G, dynamic=False, available=4 * G, file_backed=True)
+    r = H.ram_need(13 * G, 10 * G, 2 * G, dynamic=False, available=4 * G, file_backed=True)
     assert (r["needed"], r["file_backed"]) == (5 * G, 0) and r["verdict"].startswith("does not fit")
 
 
@@ -75,9 +75,9 @@ def test_aimdo_maps_files_is_a_file_check(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("raise RuntimeError('never imported')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "comfy_aimdo", raising=False)
-    assert V.aimdo_maps_files() is False
+    assert H.aimdo_maps_files() is False
     (pkg / "model_mmap.py").write_text("")
-    assert V.aimdo_maps_files() is True
+    assert H.aimdo_maps_files() is True
     # Fit to Card reads the same figure: with comfy-aimdo's model_mmap the CPU copy is file-backed there too
     p = P.plan(80 * G, weights={"diffusion_model": 20 * G, "text_encoders": 10 * G, "vae": 1 * G}, memory_required=2 * G,
                host_ram=24 * G, dynamic_vram=True)

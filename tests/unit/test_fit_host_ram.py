@@ -1,8 +1,8 @@
-"""Fit to Card judges host RAM by the estimate's one figure (memory/estimate/verdict.ram_need), not by the offloaded
+"""Fit to Card judges host RAM by the estimate's one figure (memory/estimate/host_ram.ram_need), not by the offloaded
 weights alone. Expected values are hand sums on round numbers (ComfyUI 0.8.0 load_models_gpu arithmetic as in
-test_fit_plan.py; what stays in RAM as verdict.host_ram's docstring reads it from ComfyUI and comfy-aimdo)."""
+test_fit_plan.py; what stays in RAM as host_ram.host_ram's docstring reads it from ComfyUI and comfy-aimdo)."""
 from gpu_garden.memory.estimate import formula as E, layouts, families
-from gpu_garden.memory.estimate import verdict as V
+from gpu_garden.memory.estimate import host_ram as H, verdict as V
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.memory.units import GiB
 
@@ -14,7 +14,7 @@ def test_dynamic_vram_counts_the_cpu_copy_when_nothing_spills(monkeypatch):
     # encoders stay on the GPU. Dynamic VRAM keeps every running weight on the CPU too: cpu_copy 30, the VAE kept for
     # reload 1, needed 31 GiB > 24 available. The old rule (offloaded 0 > 24?) said it fits. The CPU copy is anonymous
     # here whatever is installed (a mapped file would make it "slower", not short).
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
     p = P.plan(80 * G, weights={"diffusion_model": 20 * G, "text_encoders": 10 * G, "vae": 1 * G}, memory_required=2 * G,
                context=G // 2, reserve=G // 2, host_ram=24 * G, dynamic_vram=True)
     assert p["weights_offloaded"] == 0
@@ -46,7 +46,7 @@ def _flux():
 def test_fit_to_card_and_the_estimate_agree_on_host_ram(monkeypatch):
     """The same run, the same RAM: FLUX.1-dev on 80 GiB with Dynamic VRAM and 16 GiB of RAM. Nothing spills, so both
     need every weight (22.17 + 9.26 GiB) and both say it does not fit; they must not disagree whatever the case."""
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)  # anonymous CPU copies, whatever is installed here
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)  # anonymous CPU copies, whatever is installed here
     for ram in (16 * G, 64 * G):
         est = E.estimate(_flux(), 1024, 1024, cfg=False, policy={"dynamic_vram": "on", "budget": 80 * G, "host_ram": ram})
         by = {}
@@ -65,7 +65,7 @@ DIT, T5, CLIP_L, AE = 23802816640, 9524621312, 246120960, 167639366
 
 
 def _both(ram, dyn, monkeypatch):
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
     est = E.estimate(_flux(), 1024, 1024, cfg=False, policy={"dynamic_vram": dyn, "budget": 80 * G, "host_ram": ram})
     p = P.plan(80 * G, weights={"diffusion_model": DIT, "text_encoders": T5 + CLIP_L, "vae": AE}, memory_required=2 * G,
                context=est["fixed"]["cuda_context"], host_ram=ram, dynamic_vram=dyn == "on")
@@ -75,7 +75,7 @@ def _both(ram, dyn, monkeypatch):
 def test_ram_short_with_nothing_spilled_does_not_fit_in_both(monkeypatch):
     """Dynamic VRAM on 80 GiB with 16 GiB of RAM: nothing spills, but the CPU copy of every model stays: 23802816640 +
     9524621312 + 246120960 + 167639366 = 33741198278 B > 16 GiB, anonymous memory. The estimate's outcome said "fits"
-    (exit 0) beside a host_ram "does not fit" and Fit to Card's "does NOT fit"; one predicate (verdict.ram_short) now
+    (exit 0) beside a host_ram "does not fit" and Fit to Card's "does NOT fit"; one predicate (host_ram.ram_short) now
     decides both: does not fit, exit 1."""
     est, p = _both(16 * G, "on", monkeypatch)
     assert est["host_ram"]["needed"] == p["host_ram"]["needed"] == 33741198278
@@ -102,7 +102,7 @@ def test_the_plan_reads_the_estimate_policy_for_ram(monkeypatch):
     pins stop at 0.45 x 10 GiB of RAM = 4.5 GiB (no cut here: 2 < 4.5); --disable-pinned-memory: no pinned copy, 13 GiB;
     cache_models off: nothing kept for reload, 12 GiB; weights_mmap on: the CPU copy's 10 GiB and the 3 kept for reload
     file-backed (loaded the same way), hard 2 (the pins)."""
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
     kw = dict(weights={"diffusion_model": 10 * G, "text_encoders": 2 * G, "vae": 1 * G}, memory_required=3 * G,
               context=G // 2, reserve=G // 2, host_ram=10 * G, dynamic_vram=True)
     assert P.plan(12 * G, **kw)["host_ram"]["needed"] == 15 * G

@@ -3,7 +3,7 @@ Estimate node read MemAvailable: judging the run's whole need against what is le
 run's models' CPU-resident weights are added back (nodes/fit_guard.py host_ram). Stand-in objects, no ComfyUI."""
 import torch
 
-from gpu_garden.memory.estimate import verdict as V
+from gpu_garden.memory.estimate import host_ram as H, verdict as V
 from gpu_garden.memory.fit import plan as P
 from gpu_garden.nodes import fit_guard as G
 
@@ -40,7 +40,7 @@ def test_dynamic_vram_run_holding_its_weights_is_not_short(monkeypatch):
     2 MiB are left. Need 4198400 against 2 MiB: short, does NOT fit (the double count); against 2 MiB + 4198400 =
     6295552 it is 0.67 of it: fits."""
     monkeypatch.setattr(V, "host_available_ram", lambda: 2 * MiB)
-    monkeypatch.setattr(V, "aimdo_maps_files", lambda: False)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
     dm = Patcher(torch.nn.Linear(1024, 1024))
     kw = dict(weights={"diffusion_model": LINEAR}, memory_required=64 * MiB, dynamic_vram=True)
     assert P.plan(1024 * MiB, host_ram=2 * MiB, **kw)["fits"] is False  # what the node judged before

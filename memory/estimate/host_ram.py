@@ -1,0 +1,273 @@
+"""Host RAM and Dynamic VRAM of a run: the models ComfyUI keeps in RAM for a fast reload, offloaded and pinned
+weights, the CPU copy Dynamic VRAM (comfy-aimdo) streams from, and what that streaming costs per step. Split from
+verdict.py, which judges the run with these figures; Fit to Card (memory/fit/plan.py) judges its plan by the same
+ram_need and ram_short."""
+import importlib.util
+import os
+
+from ..errors import UserError
+from ..units import GiB, MiB, fmt_bytes
+
+PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weights (PCIe 4.0 x16), GB/s
+
+def host_ram(est: dict, budget) -> dict:
+    """RAM the run needs on the host: models ComfyUI keeps in RAM for a fast reload while another model is on
+    the GPU, and the weights that are not on the GPU while they run: those a partial load leaves off it (offloaded:
+    spill, the most of any phase ComfyUI loads partially; pinned in place by ComfyUI unless --disable-pinned-memory,
+    capped at 95 % of RAM, 45 % on Windows: model_management.MAX_PINNED_MEMORY). Against available RAM.
+
+    With Dynamic VRAM (comfy-aimdo) nothing leaves the CPU. ModelPatcherDynamic.load (comfy/model_patcher.py,
+    comfyanonymous/ComfyUI 01ca403) only reserves a VBAR for each weight (vbar.alloc) and never moves a weight; the
+    GPU copy is a cache the allocator may evict (comfy-aimdo README: a failed fault() copies the weight in again). So
+    every model's CPU copy stays whole in host RAM while it runs (cpu_copy: the state dict as loaded, pageable, or in
+    later comfy-aimdo the model file's mmap'd pages, comfy_aimdo/model_mmap.py, which the OS may drop and re-read:
+    slower, not fatal). A layer whose fault fails (streamed: dynamic_vram's figure) is copied from that CPU weight into
+    a new pinned buffer the size of its weight and bias (comfy/ops.py cast_bias_weight_with_vbar ->
+    comfy/pinned_memory.py pin_memory: torch.empty(size) pinned through model_management.pin_memory, so within
+    MAX_PINNED_MEMORY), kept for later steps: a second copy, pinned. --cache-ram's RAM-pressure cache drops cached
+    models and partially_unload_ram unpins those buffers when RAM runs low (then it streams from the pageable copy):
+    the figure is what the run holds when RAM is not short. Feature-detected (dynamic_vram), never pinned to a version."""
+    from .verdict import MAIN, PARTIAL, partial_load, spill
+    pol, c = est["policy"], est["_ctx"]
+    res = {x["role"]: 0 for x in c["components"]}
+    for x in c["components"]:
+        if x["role"] != "other":
+            res[x["role"]] = res.get(x["role"], 0) + x["resident"]
+    total = sum(v for k, v in res.items() if k != "other")
+    bd = est["breakdown"]
+    spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
+    d = est.get("dynamic_vram") or {}
+    dyn = bool(d.get("enabled"))
+    wk = max((k for k in MAIN if k in bd), key=lambda k: bd[k]["weights"], default=None)
+    on_gpu = min(total, bd[wk]["weights"]) if wk else 0
+    gpu_roles = set(PHASE_ROLES.get(wk, ()))
+    te = res.get("text_encoder", 0)
+    if "sample" in bd and pol.get("text_encoders") == "unload" and not c.get("keep") and partial_load(pol) \
+            and stays_beside(budget, bd["sample"]["weights"], te, bd["sample"]["fixed"] + bd["sample"]["activations"]
+                             + bd["sample"]["allocator_margin"]):
+        on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te))  # ComfyUI had no need to unload them
+        gpu_roles = {"diffusion_model", "text_encoder"}
+    parts = [(x["role"], x["resident"], x.get("source")) for x in c["components"] if x["role"] != "other"]
+
+    def need(dynamic):
+        opts = ram_options(pol, dynamic)
+        opts["file_backed"] = mapped_split(parts, opts["file_backed"], gpu_roles, pol.get("files"))
+        return ram_need(total, on_gpu, spilled, dynamic=dynamic, available=pol.get("host_ram"), **opts)
+
+    out = need(dyn)
+    out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
+    if pol.get("dynamic_vram", "auto") == "auto" and not dyn:
+        out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
+    return out
+
+
+def assumed_dynamic(r: dict) -> dict:
+    """Automatic mode where comfy-aimdo is not found here (the CLI outside ComfyUI's environment): the RAM the run would
+    need with Dynamic VRAM on, ComfyUI's default where comfy-aimdo is installed, judged by the same ram_need and
+    ram_short; an assumption beside the verdict (which stays as detected: off), never the verdict itself."""
+    keep = ("needed", "kept_for_reload", "cpu_copy", "pinned", "file_backed", "hard_need", "available", "verdict")
+    return dict({k: r[k] for k in keep}, short=ram_short(r))
+
+
+ASSUMED_DYNAMIC = "Dynamic VRAM (assumed):"
+
+
+def assumed_dynamic_line(a: dict) -> str:
+    """The assumption line for assumed_dynamic's judgement (judge appends it; '' without a RAM figure)."""
+    if not a or not a.get("available"):
+        return ""
+    return (f"{ASSUMED_DYNAMIC} comfy-aimdo was not found here, so host RAM is judged with Dynamic VRAM off; where ComfyUI "
+            f"runs with it (its default when comfy-aimdo is installed) the run would keep {fmt_bytes(a['needed'])} in RAM "
+            f"(the running models' CPU copy {fmt_bytes(a['cpu_copy'])}, pinned streamed layers {fmt_bytes(a['pinned'])}, "
+            f"kept for reload {fmt_bytes(a['kept_for_reload'])}) of {fmt_bytes(a['available'])}: "
+            + ("host RAM short, does not fit" if a["short"] else a["verdict"]) + "; --dynamic-vram on|off says which")
+
+
+def stays_beside(budget, running, other, need) -> bool:
+    """Whether a model loaded earlier (`other` bytes, the text encoders) is still on the GPU while `running` bytes of
+    weights and `need` more (activations, margin, fixed) run: ComfyUI 0.8.0's free_memory unloads models only until
+    the free memory covers what load_models_gpu asks for (model_management.py l.597-604, smart memory). No budget:
+    swapped out. One rule for the estimate's host RAM and Fit to Card's text encoders step (memory/fit/plan.py)."""
+    return budget is not None and other > 0 and running + other + need <= budget
+
+
+def ram_options(pol: dict, dynamic: bool) -> dict:
+    """ram_need's keyword arguments from a policy (the estimate's, or the one Fit to Card passes): cache_models,
+    pinned_memory (False: --disable-pinned-memory), platform windows (the pin cap), weights_mmap auto|on|off (whether
+    Dynamic VRAM's CPU copy is the file's pages; auto: aimdo_maps_files)."""
+    mm = pol.get("weights_mmap", "auto")
+    if mm not in ("auto", "on", "off", True, False):
+        raise UserError(f"weights_mmap must be auto, on or off, not {mm!r}")
+    return {"cache_models": pol.get("cache_models", True), "pinned_memory": pol.get("pinned_memory") is not False,
+            "windows": pol.get("platform") == "windows",
+            "file_backed": bool(dynamic) and (aimdo_maps_files() if mm == "auto" else mm in ("on", True))}
+
+
+PHASE_ROLES = {"sample": ("diffusion_model",), "text_encode": ("text_encoder",), "vae_decode": ("vae",), "vae_encode": ("vae",)}
+# comfy/utils.py load_torch_file hands only .safetensors / .sft to safetensors (mapped); every other file goes through
+# torch.load. ComfyUI-GGUF's gguf_sd_loader wraps gguf.GGUFReader's np.memmap (torch.from_numpy(tensor.data), loader.py)
+MAPPED_EXT = (".safetensors", ".sft", ".gguf")
+# a model file's name: folder_paths.supported_pt_extensions (ComfyUI 0.8.0) and ComfyUI-GGUF's .gguf; any other name is
+# not a file's (a layout such as sd3_sd3.5_medium, a node's model title)
+MODEL_FILE_EXT = (".ckpt", ".pt", ".pt2", ".bin", ".pth", ".safetensors", ".pkl", ".sft", ".gguf")
+
+
+def mapped_file(source, maps: bool) -> bool:
+    """Whether a component's CPU copy is its file's mapped pages, where the loader maps files (`maps`: ComfyUI's
+    load_torch_file hands .safetensors / .sft to load_safetensors, comfy_aimdo.model_mmap, when Dynamic VRAM is on;
+    ComfyUI 0.8.0 does not). Only MAPPED_EXT files are mapped: .ckpt / .pt / .pt2 / .pth / .bin / .pkl go through
+    torch.load, anonymous memory whatever `maps` says. A name that is not a model file's is as `maps` says."""
+    ext = os.path.splitext(str(source or "").lower())[1]
+    return bool(maps) and (ext in MAPPED_EXT or ext not in MODEL_FILE_EXT)
+
+
+def mapped_split(parts, maps: bool, running, files=None) -> tuple[int, int]:
+    """(bytes of the running models, bytes of those kept for reload) whose CPU copy is their file's mapped pages:
+    ram_need's per-file file_backed, for the estimate (host_ram) and Fit to Card (plan) alike. parts: (role, bytes,
+    source); running: the roles on the GPU. files: {role: [file names]} the loaders name (a workflow, the queued
+    prompt: workflow.files_by_role); a role named there is mapped only when every file named for it is (a .ckpt
+    among them is read by torch.load: anonymous), else the component's own source decides."""
+    out = [0, 0]
+    for role, n, source in parts:
+        names = (files or {}).get(role) or [source]
+        if all(mapped_file(x, maps) for x in names):
+            out[role not in running] += int(n)
+    return out[0], out[1]
+
+
+def ram_short_by(r) -> int:
+    """Bytes of host RAM missing: the hard need (what the model files' pages do not cover) over what is available."""
+    return max(0, int(r.get("hard_need", r.get("needed")) or 0) - int(r.get("available") or 0)) if r else 0
+
+
+def ram_on_dynamic(d: dict, r: dict):
+    """Dynamic VRAM's verdict with host RAM's: streamed weights are read from the running model's CPU copy (pageable,
+    or the model file's mapped pages) into pinned buffers (host_ram's docstring has the source), so a run whose RAM is
+    short (ram_short) does not fit however little VRAM it needs; one whose RAM need the file's pages cover is slower.
+    vram_verdict keeps the VRAM side alone; verdict is the run's, the same words in text and JSON. In place."""
+    v = d.get("vram_verdict")
+    d["host_ram_short_by"] = None
+    if not v or not r or not r.get("available"):
+        return
+    if ram_short(r):
+        d["host_ram_short_by"] = ram_short_by(r)
+        d["verdict"] = (f"does not fit: host RAM short by {fmt_bytes(ram_short_by(r))} (the run needs {fmt_bytes(r['hard_need'])}"
+                        f" of it, {fmt_bytes(r['available'])} available); in VRAM alone it {v}")
+    elif str(r.get("verdict") or "").startswith("slower"):
+        d["verdict"] = (f"{v}; host RAM holds {fmt_bytes(r['hard_need'])} of the {fmt_bytes(r['needed'])} the run keeps, the "
+                        "rest is the model file's pages, read again from disk (slower)")
+
+
+def ram_short(r) -> bool:
+    """Host RAM decides the run: what must be in RAM (ram_need's hard need) is over what is available. The one
+    predicate for the estimate's outcome and Fit to Card's plan. Short means the OS swaps or ends the process, even
+    when nothing spills (with Dynamic VRAM every running weight's CPU copy stays); a need the file's pages cover is
+    slower, not short."""
+    return bool(r) and str(r.get("verdict") or "").startswith("does not fit")
+
+
+def aimdo_maps_files() -> bool:
+    """comfy-aimdo ships model_mmap (ModelMMAP: the model file mapped read-only and private, src-posix/model-mmap.c
+    mmap(PROT_READ, MAP_PRIVATE); bounce() = madvise(MADV_DONTNEED), Comfy-Org/comfy-aimdo ce3c59e), the loader that
+    keeps Dynamic VRAM's CPU weights as the file's pages. A file check: comfy_aimdo is never imported here."""
+    try:
+        found = importlib.util.find_spec("comfy_aimdo")
+    except (ValueError, ImportError):
+        return False
+    dirs = (found.submodule_search_locations or []) if found else []
+    return any(os.path.isfile(os.path.join(d, "model_mmap.py")) for d in dirs)
+
+
+def ram_need(total, on_gpu, spilled, *, dynamic, available=None, cache_models=True, pinned_memory=True,
+             windows=False, file_backed=False) -> dict:
+    """Host RAM of a run, the one figure the estimate (host_ram) and Fit to Card (memory/fit/plan.py) both judge by.
+    total: every model's weights as loaded; on_gpu: the running phase's (its whole model, spilled part included);
+    spilled: what a partial load leaves off the GPU (Dynamic VRAM: streams). Models other than the running ones stay
+    in RAM for a fast reload (cache_models); the spill stays in place, pinned, and with Dynamic VRAM the running model's
+    whole CPU copy stays too, plus a pinned copy of each streamed layer (host_ram's docstring has the source).
+    file_backed: the CPU copies are the model files' mapped pages (comfy-aimdo's ModelMMAP, Dynamic VRAM only), which
+    the kernel drops under pressure and reads again from disk: True for every model (the running ones' cpu_copy and those
+    kept for reload, loaded the same way), or (running bytes, kept bytes) mapped (mapped_file, per file). Needed beyond
+    available is then slower, not fatal, as long as the rest (hard_need: anonymous copies, pins, spill) fits. A copy made by load_state_dict into the module's own parameters (ComfyUI
+    0.8.0 model_base.py l.309, no assign) is anonymous memory: a hard need like the rest."""
+    kept = max(0, int(total) - int(on_gpu)) if cache_models else 0
+    cpu_copy = int(on_gpu) if dynamic else 0
+    pinned = int(spilled) if pinned_memory else 0
+    if available:
+        pinned = min(pinned, int(available * (0.45 if windows else 0.95)))
+    need = kept + cpu_copy + (pinned if dynamic else int(spilled))  # in place when partially loaded; a second copy when streamed
+    if isinstance(file_backed, tuple):  # bytes mapped among the running models and among those kept for reload
+        fb = min(cpu_copy, int(file_backed[0])) + min(kept, int(file_backed[1])) if dynamic else 0
+    else:  # every model loaded the same way: all mapped or none
+        fb = cpu_copy + kept if file_backed and dynamic else 0
+    out = {"needed": int(need), "kept_for_reload": int(kept), "cpu_copy": int(cpu_copy), "offloaded": int(spilled),
+           "pinned": int(pinned), "available": int(available) if available else None, "file_backed": int(fb),
+           "hard_need": int(need - fb)}
+    if not available:
+        out["verdict"] = "no RAM figure"
+    elif need <= 0.85 * available:
+        out["verdict"] = "fits"
+    elif need <= available:
+        out["verdict"] = "tight"
+    elif need - fb <= available:
+        out["verdict"] = "slower, re-reading weights from disk (the CPU copy is the model file's pages, dropped when RAM is short)"
+    else:
+        out["verdict"] = "does not fit (swap / pagefile: slow, or the process is killed)"
+    return out
+
+
+def host_available_ram():
+    """Available host RAM in bytes (psutil when present, /proc/meminfo on Linux), or None."""
+    try:
+        import psutil
+        return int(psutil.virtual_memory().available)
+    except Exception:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+# -- Dynamic VRAM ---------------------------------------------------------------------------------
+
+def aimdo_detected() -> bool:
+    """comfy-aimdo importable (ComfyUI's Dynamic VRAM allocator). Inside ComfyUI the node also asks
+    comfy.cli_args.enables_dynamic_vram() when it exists. Never imports it here."""
+    try:
+        return importlib.util.find_spec("comfy_aimdo") is not None
+    except (ValueError, ImportError):
+        return False
+
+
+def dynamic_vram(est: dict, budget) -> dict:
+    """With Dynamic VRAM the weights that do not fit stream in per layer each step instead of failing:
+    GiB streamed per step and the time that adds at PCIE_GBPS (an estimate, not measured)."""
+    pol = est["policy"]
+    mode = pol.get("dynamic_vram", "auto")
+    on = aimdo_detected() if mode == "auto" else mode == "on"
+    out = {"enabled": bool(on), "source": (("detected comfy-aimdo" if on else "comfy-aimdo not detected") if mode == "auto"
+                                         else f"--dynamic-vram {mode}"),
+           "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
+    bd = est["breakdown"]
+    if not on or not budget or "sample" not in bd:
+        return out
+    room = budget - sum(est["fixed"].values()) - bd["sample"]["activations"] - bd["sample"]["allocator_margin"]
+    w = bd["sample"]["weights"]
+    streamed = max(0, w - max(0, room))
+    gbps = float(pol.get("pcie_gbps") or PCIE_GBPS)
+    out["streamed_per_step"] = int(streamed)
+    out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
+    if room <= 256 * MiB:
+        out["verdict"] = "does not fit even streaming: activations alone exceed the budget"
+    elif streamed:
+        out["verdict"] = (f"fits, streaming {streamed / GiB:.1f} GiB of weights per step, slower by about "
+                          f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)")
+    else:
+        out["verdict"] = "fits without streaming"
+    out["vram_verdict"] = out["verdict"]  # finish adds host RAM's to verdict (ram_on_dynamic)
+    return out
