@@ -1,17 +1,18 @@
 """The answer to `gpu-garden kv`: weights + KV cache + the runtime's terms, its verdict, the largest context and
-the flags that make it fit. Runtime specifics live in runtimes/; this module orders the tries."""
+the flags that make it fit. Runtime specifics live in runtimes/, the search for what fits (the tries in order of
+least change, the largest context) in fit_search.py; this module checks the request, sizes the weights and answers."""
 import math
 import re
 from dataclasses import replace
 
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
-from . import checkpoints as CK, unsloth as UD
-from .cache import CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
+from . import checkpoints as CK, fit_search as FS, unsloth as UD
+from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import FULL, SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags
-from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights,
+from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
                       weights_by_role)
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
@@ -34,32 +35,6 @@ def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
     else:
         s = OL.settings(version, knobs)
     return s
-
-
-def _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj) -> dict:
-    if runtime == "vllm":
-        return V.evaluate(spec, ctx, kv, roles["total"], vram, s, roles=roles)
-    if runtime == "llama.cpp":
-        return LC.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
-    return OL.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
-
-
-def _max_ctx(spec, runtime, parallel, kv, roles, vram, s, cap, proj) -> int:
-    """Largest multiple of CTX_STEP (<= cap) that fits, 0 if not even MIN_CTX does."""
-    def ok(c):
-        return _evaluate(spec, runtime, c, parallel, kv, roles, vram, s, proj)["fits"]
-    if not ok(MIN_CTX):
-        return 0
-    lo, hi = MIN_CTX // CTX_STEP, max(cap // CTX_STEP, 1)
-    if ok(hi * CTX_STEP):
-        return hi * CTX_STEP
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid * CTX_STEP):
-            lo = mid
-        else:
-            hi = mid
-    return lo * CTX_STEP
 
 
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
@@ -385,7 +360,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"
                      if s["unified"] else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
 
-    ev = _evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
+    ev = FS.evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
     out = {"model": spec.summary(), "runtime": runtime, "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": parallel, "kv_dtype": kv, "weights_dtype": weights_dtype or spec.quant or spec.dtype,
            "weights": int(roles["total"]), "weights_how": roles["how"],
@@ -488,16 +463,16 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         s_max = dict(s_max, util=free_cap)  # the most the free memory takes (the user's share too, when above it)
     if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
         s_max = dict(s_max, seqs_to_blocks=True)
-    choice = _choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
+    choice = FS.choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
                      proj)
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
         if runtime != "vllm" and KV_BYTES[k] < 2:
             s_k = dict(s_k, flash=True)
-        best = _max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
+        best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
         layers = None
         if not best and choice is not None and runtime != "vllm" and choice[2].get("ngl") is not None:
-            best = _max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=choice[2]["ngl"]), cap, proj)
+            best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=choice[2]["ngl"]), cap, proj)
             layers = choice[2]["ngl"] if best else None
         out["max_ctx_by_kv_dtype"][k] = best
         out["max_ctx_layers"][k] = layers
@@ -506,7 +481,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
                      f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
                      + "free memory on the GPU")
-    share_note = _share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
+    share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
     if share_note:
         notes.append(share_note)
     if choice is None:
@@ -517,7 +492,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                                     f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
             notes.append(out["no_fit_reason"])
         elif not share_note:
-            out["no_fit_reason"] = _no_fit_reason(spec, runtime, roles["total"], vram)
+            out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, roles["total"], vram)
             notes.append(out["no_fit_reason"])
         if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
             out["autofit"] = []
@@ -538,7 +513,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                 notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run from "
                              "RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
-    out["max_ctx"] = _max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
+    out["max_ctx"] = FS.max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
     if c_ev.get("gpu_kv") is not None:  # llama.cpp, Ollama: the cache of the layers on the GPU
@@ -554,73 +529,3 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     elif not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
     return out
-
-
-def _choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
-    """First setting, in order of least change, that serves ctx; else the same context with fewer GPU layers
-    (llama.cpp, Ollama); else the largest context."""
-    def ev(c, k, st):
-        return _evaluate(spec, runtime, c, parallel, k, roles, vram, st, proj)
-
-    ladder = [kv] + [k for k in KV_LADDER[runtime] if KV_BYTES[k] < KV_BYTES[kv]]
-    tries = []
-    if runtime == "vllm":
-        for k in ladder:
-            tries += [(k, s), (k, dict(s, seqs_to_blocks=True)), (k, s_max), (k, dict(s_max, enforce_eager=True))]
-        fit = ev(ctx, kv, s).get("pool_fit") if s.get("kv_cache_memory") else None
-        if fit and fit < s["kv_cache_memory"]:  # a fixed pool that does not fit: the largest that does, last
-            s, s_max = (dict(x, kv_cache_memory=fit, pool_lowered=True) for x in (s, s_max))
-            tries += [(k, s) for k in ladder]
-    else:
-        for k in ladder:
-            base = dict(s, flash=s["flash"] or KV_BYTES[s.get("kv_v") or k] < 2)
-            tries += [(k, base), (k, dict(base, flash=True))]
-            if runtime == "llama.cpp":
-                tries.append((k, dict(base, flash=True, ubatch=256)))
-    for k, st in tries:
-        e = ev(ctx, k, st)
-        if e["fits"]:
-            return ctx, k, st, e
-    if runtime != "vllm":  # keep the context, move layers to the CPU: the cache type that keeps most layers on the GPU
-        best = None
-        for k in [x for x in ladder if KV_BYTES[x] >= KV_BYTES["q8_0"]] or ladder[:1]:  # q4_0 only when asked
-            st = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
-            for ngl in range(spec.n_layers, 0, -1):
-                e = ev(ctx, k, dict(st, ngl=ngl))
-                if e["fits"]:
-                    if best is None or e["ngl"] > best[3]["ngl"]:
-                        best = (ctx, k, dict(st, ngl=ngl), e)
-                    break
-        if best:
-            return best
-    k = ladder[-1]
-    st = dict(s_max, flash=True) if runtime != "vllm" else dict(s_max, enforce_eager=False)
-    best = _max_ctx(spec, runtime, parallel, k, roles, vram, st, min(cap, ctx), proj)
-    if best:
-        return best, k, st, ev(best, k, st)
-    return None
-
-
-def _share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice) -> str | None:
-    """When the user's --gpu-memory-utilization is what stops ctx (a larger share would hold it), say so and by
-    how much, instead of blaming the weights or shortening the context."""
-    asked = knobs.get("gpu_memory_utilization") if runtime == "vllm" else None
-    if not asked or (choice is not None and choice[0] >= ctx):
-        return None
-    top = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100))
-    if top["util"] <= asked:
-        return None
-    alt = _choose(spec, runtime, ctx, parallel, kv, roles, vram, top, top, cap, proj)
-    if alt is None or alt[0] < ctx:
-        return None
-    need = V.util_for(alt[3], vram)
-    return (f"your --gpu-memory-utilization {asked:.2f} is too small for {ctx} tokens; "
-            f"--gpu-memory-utilization {need:.2f} holds them" if need else None)
-
-
-def _no_fit_reason(spec, runtime, w_bytes, vram) -> str:
-    if runtime == "vllm":
-        return (f"weights alone ({fmt_bytes(w_bytes)}) leave no room for a {MIN_CTX}-token cache in {fmt_bytes(vram)}: "
-                f"use a quantized checkpoint (AWQ/GPTQ 4-bit ~{fmt_bytes(weights(spec, 'awq')[0])}, fp8) or "
-                f"--tensor-parallel-size over more GPUs")
-    return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"

@@ -1,0 +1,105 @@
+"""The search behind `gpu-garden kv`'s answer: one setting evaluated by its runtime, the largest context that fits
+(a bisection on CTX_STEP), the first setting in order of least change that serves a context, and why nothing does.
+Split from plan.py, which validates the request, sizes the weights and builds the answer from these."""
+import math
+
+from ..units import fmt_bytes
+from .cache import CTX_STEP, KV_BYTES, KV_LADDER, MIN_CTX
+from .runtimes import llamacpp as LC, ollama as OL, vllm as V
+from .weights import weights
+
+
+def evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj) -> dict:
+    if runtime == "vllm":
+        return V.evaluate(spec, ctx, kv, roles["total"], vram, s, roles=roles)
+    if runtime == "llama.cpp":
+        return LC.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
+    return OL.evaluate(spec, ctx, parallel, kv, roles, vram, s, proj)
+
+
+def max_ctx(spec, runtime, parallel, kv, roles, vram, s, cap, proj) -> int:
+    """Largest multiple of CTX_STEP (<= cap) that fits, 0 if not even MIN_CTX does."""
+    def ok(c):
+        return evaluate(spec, runtime, c, parallel, kv, roles, vram, s, proj)["fits"]
+    if not ok(MIN_CTX):
+        return 0
+    lo, hi = MIN_CTX // CTX_STEP, max(cap // CTX_STEP, 1)
+    if ok(hi * CTX_STEP):
+        return hi * CTX_STEP
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid * CTX_STEP):
+            lo = mid
+        else:
+            hi = mid
+    return lo * CTX_STEP
+
+
+def choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
+    """First setting, in order of least change, that serves ctx; else the same context with fewer GPU layers
+    (llama.cpp, Ollama); else the largest context."""
+    def ev(c, k, st):
+        return evaluate(spec, runtime, c, parallel, k, roles, vram, st, proj)
+
+    ladder = [kv] + [k for k in KV_LADDER[runtime] if KV_BYTES[k] < KV_BYTES[kv]]
+    tries = []
+    if runtime == "vllm":
+        for k in ladder:
+            tries += [(k, s), (k, dict(s, seqs_to_blocks=True)), (k, s_max), (k, dict(s_max, enforce_eager=True))]
+        fit = ev(ctx, kv, s).get("pool_fit") if s.get("kv_cache_memory") else None
+        if fit and fit < s["kv_cache_memory"]:  # a fixed pool that does not fit: the largest that does, last
+            s, s_max = (dict(x, kv_cache_memory=fit, pool_lowered=True) for x in (s, s_max))
+            tries += [(k, s) for k in ladder]
+    else:
+        for k in ladder:
+            base = dict(s, flash=s["flash"] or KV_BYTES[s.get("kv_v") or k] < 2)
+            tries += [(k, base), (k, dict(base, flash=True))]
+            if runtime == "llama.cpp":
+                tries.append((k, dict(base, flash=True, ubatch=256)))
+    for k, st in tries:
+        e = ev(ctx, k, st)
+        if e["fits"]:
+            return ctx, k, st, e
+    if runtime != "vllm":  # keep the context, move layers to the CPU: the cache type that keeps most layers on the GPU
+        best = None
+        for k in [x for x in ladder if KV_BYTES[x] >= KV_BYTES["q8_0"]] or ladder[:1]:  # q4_0 only when asked
+            st = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
+            for ngl in range(spec.n_layers, 0, -1):
+                e = ev(ctx, k, dict(st, ngl=ngl))
+                if e["fits"]:
+                    if best is None or e["ngl"] > best[3]["ngl"]:
+                        best = (ctx, k, dict(st, ngl=ngl), e)
+                    break
+        if best:
+            return best
+    k = ladder[-1]
+    st = dict(s_max, flash=True) if runtime != "vllm" else dict(s_max, enforce_eager=False)
+    best = max_ctx(spec, runtime, parallel, k, roles, vram, st, min(cap, ctx), proj)
+    if best:
+        return best, k, st, ev(best, k, st)
+    return None
+
+
+def share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice) -> str | None:
+    """When the user's --gpu-memory-utilization is what stops ctx (a larger share would hold it), say so and by
+    how much, instead of blaming the weights or shortening the context."""
+    asked = knobs.get("gpu_memory_utilization") if runtime == "vllm" else None
+    if not asked or (choice is not None and choice[0] >= ctx):
+        return None
+    top = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100))
+    if top["util"] <= asked:
+        return None
+    alt = choose(spec, runtime, ctx, parallel, kv, roles, vram, top, top, cap, proj)
+    if alt is None or alt[0] < ctx:
+        return None
+    need = V.util_for(alt[3], vram)
+    return (f"your --gpu-memory-utilization {asked:.2f} is too small for {ctx} tokens; "
+            f"--gpu-memory-utilization {need:.2f} holds them" if need else None)
+
+
+def no_fit_reason(spec, runtime, w_bytes, vram) -> str:
+    if runtime == "vllm":
+        return (f"weights alone ({fmt_bytes(w_bytes)}) leave no room for a {MIN_CTX}-token cache in {fmt_bytes(vram)}: "
+                f"use a quantized checkpoint (AWQ/GPTQ 4-bit ~{fmt_bytes(weights(spec, 'awq')[0])}, fp8) or "
+                f"--tensor-parallel-size over more GPUs")
+    return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"
