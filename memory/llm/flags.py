@@ -1,7 +1,7 @@
 """The flags and the command a `gpu-garden kv` plan prints, runtime by runtime: vLLM's and llama-server's flags,
 Ollama's environment and Modelfile parameters. One `flag` record for the plan (plan.py) and for the fixes read from
 an out-of-memory log (advise.py)."""
-from .runtimes import at_least, llamacpp as LC, vllm as V
+from .runtimes import at_least, llamacpp as LC, vllm as V, vllm_pipeline as VP
 
 # llama-server's flags by build (a flag printed for a build that lacks it stops the server at its argument parser):
 #   -kvu / --kv-unified came with the split streams, ggml-org/llama.cpp#14363 (commit 225e7a14, whose build prints
@@ -47,7 +47,7 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
         if s.get("pp", 1) > 1:
             f.append(flag("flag", "--pipeline-parallel-size", s["pp"], "the pipeline stages these figures are for"))
             if s.get("pp_partition"):
-                f.append(flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in V.pp_partition(
+                f.append(flag("env", "VLLM_PP_LAYER_PARTITION", ",".join(str(x) for x in VP.pp_partition(
                     spec.n_layers, s["pp"], s["pp_partition"])), "layers per stage"))
         if s.get("seqs_graph") and s["max_seqs"] == s["seqs_graph"] < s.get("seqs_blocks", 1 << 30):
             f.append(flag("flag", "--max-num-seqs", s["max_seqs"], "requests decoded together: the most whose CUDA-graph "

@@ -7,7 +7,7 @@ import pytest
 
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm as V, vllm_pipeline as VP
 
 GiB = 1 << 30
 H100 = dict(vram=79.19 * GiB, gpu_memory_utilization=0.95, gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.19.0")
@@ -71,12 +71,12 @@ def test_fp32_model_keeps_an_fp32_cache():
 
 def test_pp_partition_follows_get_pp_indices():
     # vllm/distributed/utils.py get_pp_indices: n // pp each, the remainder to the stages before the last
-    assert V.pp_partition(32, 2) == [16, 16]
-    assert V.pp_partition(61, 4) == [15, 15, 16, 15]
-    assert V.pp_partition(62, 4) == [15, 16, 16, 15]
-    assert V.pp_partition(48, 2, "16,32") == [16, 32]           # VLLM_PP_LAYER_PARTITION (vllm#34076)
+    assert VP.pp_partition(32, 2) == [16, 16]
+    assert VP.pp_partition(61, 4) == [15, 15, 16, 15]
+    assert VP.pp_partition(62, 4) == [15, 16, 16, 15]
+    assert VP.pp_partition(48, 2, "16,32") == [16, 32]           # VLLM_PP_LAYER_PARTITION (vllm#34076)
     with pytest.raises(UserError):
-        V.pp_partition(48, 2, "16,30")
+        VP.pp_partition(48, 2, "16,30")
 
 
 @pytest.mark.parametrize("pp, weights, available, tokens", [
