@@ -1,4 +1,6 @@
-"""`gpu-garden estimate` run in-process for a test: (exit code, stdout, stderr); a usage error's SystemExit is its code."""
+"""`gpu-garden` run in-process for a test: (exit code, stdout, stderr); a usage error's SystemExit is its code."""
+import json
+
 from gpu_garden.memory import cli
 
 
@@ -9,3 +11,13 @@ def estimate(capsys, *argv):
         rc = exc.code
     out, err = capsys.readouterr()
     return rc, out, err
+
+
+def run(argv, capsys):
+    """Any subcommand: (exit code, stdout parsed as JSON when argv has --json and there is output, else the text, stderr)."""
+    try:
+        rc = cli.main(argv)
+    except SystemExit as e:  # argparse's own errors
+        rc = e.code
+    cap = capsys.readouterr()
+    return rc, (json.loads(cap.out) if "--json" in argv and cap.out else cap.out), cap.err

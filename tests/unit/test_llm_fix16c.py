@@ -1,22 +1,12 @@
 """Task fix16c: review16c findings on `gpu-garden kv`; each expected value from the runtime's source, a config.json's
 arithmetic or hand arithmetic, never from the code under test."""
-import json
 import re
 
 import pytest
 
-from gpu_garden.memory import cli
+from support.cli_run import run as _run
 
 GiB, MiB = 1 << 30, 1 << 20
-
-
-def _run(argv, capsys):
-    try:
-        rc = cli.main(argv)
-    except SystemExit as e:  # argparse's own errors
-        rc = e.code
-    cap = capsys.readouterr()
-    return rc, (json.loads(cap.out) if "--json" in argv and cap.out else cap.out), cap.err
 
 
 # R1: from vLLM 0.9.1 (V1) other processes' memory lies outside this process's card, for a fixed --kv-cache-memory

@@ -1,23 +1,12 @@
 """Task kvfix16: `gpu-garden kv` findings of the issue-15 acceptance audit (audit15 X3-X6, C4, C5), each expected value
 from the runtime's source or history, a config.json's arithmetic or the issue's wording."""
-import json
-
-from gpu_garden.memory import cli
 from gpu_garden.memory.llm import kv as llm
+from support.cli_run import run as _run
 
 GiB, KiB = 1 << 30, 1 << 10
 QWEN = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct"]
 LLAMA_NP4 = QWEN + ["--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "65536", "--parallel", "4",
                     "--vram", "24", "--json"]
-
-
-def _run(argv, capsys):
-    try:
-        rc = cli.main(argv)
-    except SystemExit as e:  # argparse's own errors
-        rc = e.code
-    cap = capsys.readouterr()
-    return rc, (json.loads(cap.out) if "--json" in argv and cap.out else cap.out), cap.err
 
 
 def _flags(r):
