@@ -14,6 +14,7 @@ from comfy_api.latest import io
 from ..memory.estimate import formula as est_core
 from ..memory.estimate import families
 from ..memory.estimate.headers import torch_dtype_name
+from ..memory.estimate.report import TEXT_TOKENS_MAX
 from ..memory.units import GiB, fmt_bytes
 from . import estimate_exact, estimate_measured, host_models
 
@@ -275,7 +276,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.Int.Input("vae_tile", default=0, min=0, max=4096, step=32, optional=True,
                              tooltip="the VAE tile size in pixels you decode with (VAE Decode (Tiled)'s tile_size, 64-4096): the decode "
                                      "is judged tiled; 0: VAE Decode as ComfyUI runs it (tiled only after an out-of-memory)"),
-                io.Int.Input("text_tokens", default=0, min=0, max=8192, optional=True,
+                io.Int.Input("text_tokens", default=0, min=0, max=TEXT_TOKENS_MAX, optional=True,
                              tooltip="text tokens the model attends to jointly (FLUX, SD3, ...); 0: the family's usual count"),
                 io.Float.Input("vram_gb", default=0.0, min=0.0, max=1024.0, step=0.5,
                                tooltip="judge against this many GiB instead (plan for another card); 0: the budget input or this machine"),

@@ -89,7 +89,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.set_defaults(estimate_parser=s)
 
 
-TEXT_TOKENS_MAX = 8192  # the Footprint Estimate node's text_tokens input allows this many (nodes/estimate.py)
+TEXT_TOKENS_MAX = 8192  # the most text tokens --text-tokens and the Footprint Estimate node's text_tokens input take
 RAM_MAX_GIB = 1 << 20  # 1 PiB of host RAM: anything above is a typo, not a machine
 
 
