@@ -457,6 +457,22 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "ollama-franksherlock6-qwen25vl-7b-3060ti-0of29", "ollama-10217-mistral-small31-7900xtx-2k-partial",
         "sglang-mattbucci-r9700-qwen36-35b-a3b-awq-tp2-mf085-262k-fp8-oom",
         "sglang-mattbucci-3090-glm45-air-reap-82b-awq-tp2-mf0985-2k-oom",
+        # batch 40: read (task ellm27) after its first sight was recorded (llm_first_sight.json batches["40"],
+        # commit 8c7d418), before any change: every row's input, inferred and notes, and its scored figures (the
+        # Gemma-4-E4B Q8_0 Metal model buffer, the 5060 Ti refusals called fitting, the GB10 Gemma-4-26B-A4B weights
+        # and tokens, the unknown Laguna-S-2.1); changes it leads to say "batch 40, after first sight": a regression set
+        "llamacpp-acdtrx-gemma4-e4b-q8-m4-64k-fit", "llamacpp-on1659-qwen25-3b-q4km-m4-4k-np4-fit",
+        "llamacpp-on1659-qwen25-3b-q4km-m4-1k-np4-fit", "llamacpp-madcamp-qwen25-14b-q4km-3090-32k-np4-fit",
+        "llamacpp-club5060ti-qwen36-27b-iq4xs-5060ti-64k-q8kv-refused",
+        "llamacpp-club5060ti-qwen36-27b-iq4xs-5060ti-96k-q4kv-refused",
+        "llamacpp-club5060ti-qwen36-27b-q4km-5060ti-4k-q8kv-refused",
+        "llamacpp-club5060ti-qwen36-27b-iq4xs-5060ti-32k-q8kv-fit",
+        "vllm-spark-gemma4-26b-a4b-awq-int4-gb10-262k-u085", "vllm-spark-gemma4-26b-a4b-nvfp4-gb10-262k-u085",
+        "vllm-spark-laguna-s21-int4-main-dflash-gb10-262k-u089-refused",
+        "vllm-spark-laguna-s21-nvfp4-gb10-64k-u092-freemem-refused",
+        "ollama-17246-qwen36-35b-a3b-coding-nvfp4-mac-refused",
+        "ollama-jetsoncopilot-mixtral-8x7b-q4-orin64-2k-np4-fit",
+        "sglang-udbhav-llama32-3b-bf16-48g-mf020-35k-hicache",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
