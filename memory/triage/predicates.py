@@ -91,6 +91,9 @@ def sysmem_fallback(x):
 
 
 CAP_SHARE = 0.75       # a per-process memory fraction at or under this share of the card withholds a quarter of it or more
+# PyTorch prints "allowed" and the total to two decimals: 0.75 of a 23.65 GiB card prints "17.74 GiB allowed", over
+# 0.75 x 23.65 = 17.7375. Up to 0.005 GiB on each number: a fraction of exactly CAP_SHARE compares within this (review16a F3)
+PRINTED_ROUNDING = 0.01 * GiB
 
 
 def fraction_cap(x):
@@ -100,9 +103,11 @@ def fraction_cap(x):
     segment it rounds the request up to, so reserved + request may sit under it). At 0.9 of a full card the cap only
     decided which request failed: a model or a batch that fills the card. Where the cache's own unallocated slack would
     have served the request (the fragmentation rows' test), the cap is not what to change: expandable segments fit it
-    under the cap (review16a F2)."""
+    under the cap (review16a F2). The free bound binds: the allocator refuses once reserved + the request passes the cap,
+    and the process's CUDA context sits outside it, so a quarter free beside the request means a cap of about 0.72 or
+    under. The cap bound (as printed: PRINTED_ROUNDING) keeps out the logs whose free figure does not match their reserved one."""
     cap = x.n.get("allowed")
-    return (torch(x) and bool(cap) and bool(x.total) and cap <= CAP_SHARE * x.total and x.free is not None
+    return (torch(x) and bool(cap) and bool(x.total) and cap <= CAP_SHARE * x.total + PRINTED_ROUNDING and x.free is not None
             and x.free >= x.req + (1 - CAP_SHARE) * x.total and not (slack_fits(x) and big_slack(x)))
 
 
