@@ -44,7 +44,12 @@ def _block_bits(t: str) -> float:
 
 
 BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
-# Gemma 4 E2B / E4B: the per-layer embedding table (and its projection) in a K-quant GGUF (gemma4_ple.py)
+# Gemma 4 E2B / E4B: the per-layer embedding table (and its projection) in an Ollama library GGUF (gemma4_ple.py):
+# Ollama's quantizer keeps it F16 on K-quants (server/quantization.go llamaQuantizeArgs passes llama-quantize
+# --tensor-type ^per_layer_token_embd\.weight$=f16; gemma4:e4b 6.6 GiB on the CPU, ollama#15749). llama-quantize alone
+# gives it the token embedding's type (llama-quant.cpp llama_tensor_get_type: name == "token_embd.weight" ||
+# name == "per_layer_token_embd.weight"): ple_as_embedding (a llama.cpp GGUF; unsloth's E4B Q8_0, 7.62 GiB, is
+# q8_0 296 / bf16 1 / f32 423 tensors: no F16 table)
 PLE_TYPE = "F16"
 # Gemma 3's QAT GGUFs (google/gemma-3-*-it-qat-q4_0-gguf, and Ollama's gemma3:*-it-qat tags built from them) are
 # Q4_0 blocks with the token embedding - the tied output - left in F16 ("The official QAT weights released by
@@ -300,9 +305,11 @@ def _odd_rows(spec: LLMSpec) -> str:
 UNSLOTH_DYNAMIC_GGUF = re.compile(r"ud[-_]")
 
 
-def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_experts: bool = False) -> dict:
+def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_experts: bool = False,
+                    ple_as_embedding: bool = False) -> dict:
     """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes. dense_experts: a linear format whose runtime
-    builds the routed experts unquantized (SGLang's AWQConfig on ROCm: runtimes/sglang.awq_experts_dense)."""
+    builds the routed experts unquantized (SGLang's AWQConfig on ROCm: runtimes/sglang.awq_experts_dense).
+    ple_as_embedding: a GGUF from llama-quantize, whose per-layer table takes the token embedding's type (PLE_TYPE)."""
     emb_params = spec.vocab * spec.hidden
     if weights_dtype is None and spec.weights_bytes:
         if spec.embed_bytes is not None:  # exact, from the GGUF tensor table
@@ -331,7 +338,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
     block_params = spec.params - emb_params - head_params - ple_params
     if up in ROLE_TYPES:
         et, ot = (role_type(x, spec.hidden) for x in ROLE_TYPES[up])
-        ple = ple_params * TYPE_BITS[PLE_TYPE] / 8
+        pt = ROLE_TYPES[up][0] if ple_as_embedding else PLE_TYPE  # rows of layers x 256: no K-quant fallback
+        ple = ple_params * TYPE_BITS[pt] / 8
         emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8 + ple
         out = emb_params * TYPE_BITS[ot] / 8
         kept = spec.expert_params if spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4" else 0
@@ -341,7 +349,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         how = ((f"{kept / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + " if kept else "")
                + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
-               + (f" + per-layer table {ple_params / 1e9:.2f} B params {PLE_TYPE}" if ple_params else "")
+               + (f" + per-layer table {ple_params / 1e9:.2f} B params {pt}" if ple_params else "")
                + (f"; rows of {_odd_rows(spec)} values are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how,
