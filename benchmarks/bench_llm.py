@@ -480,6 +480,8 @@ HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0
 # llama.cpp's memory breakdown ("self N (model M + context C + compute X)") prints whole MiB by integer division,
 # truncating: common_memory_breakdown_print (earlier llama_memory_breakdown_print) std::to_string(mb.context / MiB)
 BREAKDOWN_CONTEXT = re.compile(r"\+ context (\d+) \+ compute")
+# a kv_mib the notes give as the sum of several devices' breakdown 'context' columns, each truncated on its own
+CONTEXT_COLUMNS = re.compile(r"kv_mib = the \w+ 'context' columns \((\d+(?: \+ \d+)+)\)")
 # a llama.cpp row whose weights_mib the notes give as a sum of model buffers (device + host), not the file's size
 BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
 
@@ -493,12 +495,20 @@ OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
 KV_WITH_STATE = re.compile(r"KV self size|self-memory")  # llama_kv_cache_init's line, a breakdown's self column
 
 
-def kv_holds_state(row) -> bool:
-    """Does the row's llama.cpp kv_mib include a hybrid model's recurrent state (Qwen 3.5+, Qwen3-Next, Mamba)?"""
+def breakdown_columns(row) -> int:
+    """How many truncated memory-breakdown 'context' columns the row's llama.cpp kv_mib is: 1 for a quoted column, N
+    for the sum of N devices' columns, 0 for a figure of another print."""
     printed = row["measured"].get("kv_mib")
     notes = row.get("notes", ())
-    return (any(int(c) == printed for n in notes for c in BREAKDOWN_CONTEXT.findall(n))
-            or any(KV_WITH_STATE.search(n) for n in notes))
+    if any(int(c) == printed for n in notes for c in BREAKDOWN_CONTEXT.findall(n)):
+        return 1
+    sums = [[int(c) for c in m.split(" + ")] for n in notes for m in CONTEXT_COLUMNS.findall(n)]
+    return next((len(cs) for cs in sums if sum(cs) == printed), 0)
+
+
+def kv_holds_state(row) -> bool:
+    """Does the row's llama.cpp kv_mib include a hybrid model's recurrent state (Qwen 3.5+, Qwen3-Next, Mamba)?"""
+    return bool(breakdown_columns(row)) or any(KV_WITH_STATE.search(n) for n in row.get("notes", ()))
 
 
 def buffer_sum(row) -> bool:
@@ -507,11 +517,12 @@ def buffer_sum(row) -> bool:
 
 def kv_exact(row, key, pred, unit) -> bool:
     """The printed KV figure within its print's precision: half a unit of the last digit, or, for llama.cpp's memory
-    breakdown context column the row quotes, [C, C + 1) MiB (a true 397.5 MiB prints 397)."""
+    breakdown context column the row quotes, [C, C + 1) MiB (a true 397.5 MiB prints 397); for the sum of N devices'
+    columns, each truncated, [S, S + N)."""
     printed = row["measured"][key]
-    if (row["runtime"] == "llama.cpp" and unit == "MiB" and key == "kv_mib"
-            and any(int(c) == printed for n in row.get("notes", ()) for c in BREAKDOWN_CONTEXT.findall(n))):
-        return printed - 1e-9 <= pred < printed + 1
+    cols = breakdown_columns(row) if row["runtime"] == "llama.cpp" and unit == "MiB" and key == "kv_mib" else 0
+    if cols:
+        return printed - 1e-9 <= pred < printed + cols
     return abs(pred - printed) <= HALF[row["runtime"]][unit] + 1e-9
 
 

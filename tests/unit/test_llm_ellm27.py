@@ -1,5 +1,7 @@
 """Task ellm27: LLM batch 40 after its first sight (regression rows) and the regression set's worst rows, each change
 checked by hand against the runtime's source, its printed figures or a config.json's arithmetic."""
+from support.pack import load_benchmark
+
 from gpu_garden.memory.llm import kv as llm
 
 GiB, MiB = 1 << 30, 1 << 20
@@ -32,3 +34,21 @@ def test_gemma4_per_layer_table_stays_f16_in_an_ollama_blob():
         r = llm.plan(s, rt, ctx=4096, runtime_version=v)
         roles = r["weights_by_role"]
         assert roles["embedding"] + roles["output"] >= E4B_PLE * 2 == 5_692_195_328
+
+
+# TkskKurumi/llama-server-benchmarks DeepSeekV3.1-Terminus-TQ1 memory-np=1.log (b7522, 4x RTX 3080 20 GB):
+# llama_memory_breakdown_print's context columns 76 + 57 + 57 + 392 = 582 MiB, each std::to_string(bytes / MiB), so
+# each device may hold up to 1 MiB more than it prints: the true sum lies in [582, 586)
+TKSK = ["kv_mib = the four 'context' columns (76 + 57 + 57 + 392), MLA cache"]
+
+
+def test_sum_of_truncated_breakdown_columns_allows_one_mib_per_column():
+    b = load_benchmark("bench_llm")
+    row = {"runtime": "llama.cpp", "measured": {"kv_mib": 582.0}, "notes": TKSK}
+    assert b.kv_exact(row, "kv_mib", 583.312, "MiB")  # the plan's MLA cache over the four devices
+    assert b.kv_exact(row, "kv_mib", 585.99, "MiB")
+    assert not b.kv_exact(row, "kv_mib", 586.0, "MiB")
+    assert not b.kv_exact(row, "kv_mib", 581.99, "MiB")
+    # columns that do not add up to the printed figure are another print: half a unit of MiB, as before
+    other = dict(row, notes=["kv_mib = the four 'context' columns (76 + 57 + 57 + 391)"])
+    assert not b.kv_exact(other, "kv_mib", 583.312, "MiB") and b.kv_exact(other, "kv_mib", 582.0, "MiB")
