@@ -24,10 +24,12 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "weights_bytes", "free_memory")
 
 
-def _settings(runtime, vram, ctx, parallel, knobs) -> dict:
+def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
     version = parse_version(knobs.get("runtime_version"), runtime)
     if runtime == "vllm":
         s = V.settings(version, vram, ctx, knobs)
+        if spec is not None and s["v1"]:
+            s["max_batched"] = V.prefix_lm_floor(spec, version, knobs, s["max_batched"])
         if parallel > 1 and not knobs.get("max_num_seqs"):  # the command prints --max-num-seqs N (flags.py): its figures
             s["max_seqs"] = parallel
     elif runtime == "llama.cpp":
@@ -280,7 +282,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                      + ("; MoE experts / MLA projections not counted" if spec.n_experts or spec.mla else ""))
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
-    s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant))
+    s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant), spec)
     if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec, knobs.get("gpu_name")):
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "

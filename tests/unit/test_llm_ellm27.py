@@ -52,3 +52,34 @@ def test_sum_of_truncated_breakdown_columns_allows_one_mib_per_column():
     # columns that do not add up to the printed figure are another print: half a unit of MiB, as before
     other = dict(row, notes=["kv_mib = the four 'context' columns (76 + 57 + 57 + 391)"])
     assert not b.kv_exact(other, "kv_mib", 583.312, "MiB") and b.kv_exact(other, "kv_mib", 582.0, "MiB")
+
+
+# Gemma-4-26B-A4B (config.json text_config): 5 global layers of 2 KV heads x 512, K and V, and 25 sliding layers of
+# 8 KV heads x 256 with a 1024-token window; bf16 cache, vLLM blocks of 16. A request of 262144 tokens holds every token
+# of the global layers and, in each sliding layer, cdiv(window - 1 + max_num_batched_tokens, 16) + 1 blocks
+# (SlidingWindowSpec.max_memory_usage_bytes)
+GLOBAL_REQUEST = 262144 * 5 * 2 * 2 * 512 * 2  # 5,368,709,120 B
+SLIDING_BLOCK = 16 * 25 * 2 * 8 * 256 * 2      # 3,276,800 B
+
+
+def _gb10(name="NVIDIA GB10", version="0.25.1", **kw):
+    s = llm.describe(model="google/gemma-4-26B-A4B-it")
+    return llm.plan(s, runtime="vllm", ctx=262144, weights_dtype="nvfp4", vram=121.63 * GiB, gpu_memory_utilization=0.85,
+                    max_num_seqs=32, gpu_name=name, runtime_version=version, **kw)
+
+
+def test_gb10_takes_the_small_batch_default_and_gemma4_raises_it_to_one_video():
+    # sostrowsk/dgx-spark-local-llm gemma4-nvfp4.log (0.25.1, GB10 121.63 GiB): "Raising max_num_batched_tokens from
+    # 2048 to 2496 to accommodate 'video' input"; NVML has no memory figure on the GB10, so get_batch_defaults takes
+    # the small defaults; 2496 = 32 frames x (70 + 2 + 6). (1023 + 2496) / 16 -> 220 blocks + 1
+    r = _gb10()
+    assert r["kv_detail"]["pool_args"]["max_batched"] == 2496
+    assert r["kv_request_bytes"] == GLOBAL_REQUEST + 221 * SLIDING_BLOCK == 6_092_881_920
+    # before 0.25.1 the floor is not read: the small default alone, (1023 + 2048) / 16 -> 192 + 1 blocks
+    assert _gb10(version="0.24.0")["kv_request_bytes"] == GLOBAL_REQUEST + 193 * SLIDING_BLOCK
+    # an H100 of 80 GiB keeps the large default, 8192: (1023 + 8192) / 16 -> 576 + 1 blocks
+    assert _gb10(name="NVIDIA H100 80GB HBM3")["kv_request_bytes"] == GLOBAL_REQUEST + 577 * SLIDING_BLOCK
+    # a value given is kept
+    assert _gb10(max_num_batched_tokens=4096)["kv_detail"]["pool_args"]["max_batched"] == 4096
+    # the printed pool: 84.68 GiB over 6,092,881,920 B a request is 14.92 requests of 262,144 tokens, as printed
+    assert round(84.68 * GiB / 6_092_881_920, 2) == 14.92

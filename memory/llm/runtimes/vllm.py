@@ -145,6 +145,17 @@ FREE_CHECKED = V1_CONTEXT_OUTSIDE
 BNB_FORMATS = ("bnb-4bit", "nf4")
 # "unsloth": Unsloth's fast_inference starts vLLM's offline engine itself and patches its bitsandbytes loader
 ENTRYPOINTS = ("serve", "llm", "unsloth")
+# a card whose NVML has no memory figure: get_batch_defaults' current_platform.get_device_total_memory() raises
+# (nvmlDeviceGetMemoryInfo NotSupported on the GB10's unified memory), its bare except takes device_memory = 0, and
+# the small defaults follow on a 121.63 GiB card (vLLM 0.25.1 on a DGX Spark prints "Chunked prefill is enabled with
+# max_num_batched_tokens=2048" for Qwen3.6-35B-A3B and raises Gemma 4's from 2048: sostrowsk/dgx-spark-local-llm)
+NVML_NO_MEMORY = re.compile(r"\bgb10\b|dgx spark", re.I)
+# a multimodal prefix-LM (Gemma 4: text_config.use_bidirectional_attention "vision") runs with chunked multimodal input
+# off, so engine/arg_utils.py raises a default max_num_batched_tokens to its largest item ("Raising
+# max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input", 0.25.1): gemma4_mm.py's video, 32 frames of
+# 70 soft tokens + 2 + 6 (_VIDEO_MAX_FRAMES, _VIDEO_MAX_SOFT_TOKENS); the first release doing so is not read
+GEMMA4_VIDEO_ITEM = 32 * (70 + 2 + 6)
+MM_PREFIX_FLOOR = (0, 25, 1)
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
 
 
@@ -210,10 +221,19 @@ def engine(version, knobs) -> tuple:
     return at_least(version, *V1) and not fallback, fallback
 
 
+def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
+    """A default max_num_batched_tokens raised to a multimodal prefix-LM's largest item (GEMMA4_VIDEO_ITEM)."""
+    if (knobs.get("max_num_batched_tokens") or not spec.arch.startswith("gemma4") or not spec.vision
+            or not at_least(version, *MM_PREFIX_FLOOR)):
+        return batched
+    return max(batched, GEMMA4_VIDEO_ITEM)
+
+
 def settings(version, vram, ctx, knobs) -> dict:
     # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
-    big = (vram or 0) >= 70 * GiB and "a100" not in str(knobs.get("gpu_name") or "").lower()
+    name = str(knobs.get("gpu_name") or "")
+    big = (vram or 0) >= 70 * GiB and "a100" not in name.lower() and not NVML_NO_MEMORY.search(name)
     v1, fallback = engine(version, knobs)
     entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
     if entry not in ENTRYPOINTS:
