@@ -61,8 +61,7 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
     comps = [{"table": table_of(base.diffusion_model), "role": "diffusion_model", "source": model_title(model)}]
     cast = getattr(base, "manual_cast_dtype", None)
     dtype = cast or (base.get_dtype() if hasattr(base, "get_dtype") else None)
-    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype), "device": compute_device_kind(), "platform": _platform(),
-              "reserve": comfy_reserve(), "dynamic_vram": dynamic_vram_mode()}
+    policy = {"cast_fp32": False, "compute_bytes": _itemsize(dtype), **host_policy()}
     if clip is not None:
         cond = getattr(clip, "cond_stage_model", None)
         if cond is not None:
@@ -75,6 +74,14 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
             comps.append({"table": table_of(fsm), "role": "vae", "source": "VAE"})
             policy["vae_bytes"] = _itemsize(getattr(vae, "vae_dtype", None))
     return comps, policy
+
+
+def host_policy() -> dict:
+    """How this ComfyUI runs what it estimates, for the node's run and the open graph's route (estimate_routes) alike:
+    its compute device (--cpu: cpu, so fp32 weights judged on host RAM, as the CLI's --device cpu), platform, reserve
+    and Dynamic VRAM."""
+    return {"device": compute_device_kind(), "platform": _platform(), "reserve": comfy_reserve(),
+            "dynamic_vram": dynamic_vram_mode()}
 
 
 def comfy_reserve():

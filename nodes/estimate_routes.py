@@ -1,9 +1,12 @@
 """POST /gpu_garden/estimate/workflow: the whole-workflow estimate (memory/estimate/workflow.py) for the graph
 open in the browser, with the files found through ComfyUI's folder_paths (every models folder it knows, incl.
-extra_model_paths). Body: {"workflow": <UI or API format>, "vram_gb": optional}. Answers what
-extra.gpu_garden.memory would carry (peak, phases, per-card-tier verdicts) plus the verdict, the outcome (what
-ComfyUI does about it: runs with offload, incomplete when a file is not found, ...) and the assumptions; the header
-reads run off the event loop."""
+extra_model_paths). Body: {"workflow": <UI or API format>, "vram_gb": optional, "width", "height", "frames", "batch":
+optional, the size when the graph has no latent node (the Footprint Estimate node's own widgets, as the node uses them
+when no latent is connected; a latent node in the graph wins)}. Judged on the device this ComfyUI computes on, as the
+node's run is (nodes/estimate.host_policy: --cpu is fp32 in host RAM). Answers what extra.gpu_garden.memory would
+carry (peak, phases, per-card-tier verdicts) plus the verdict, the outcome (what ComfyUI does about it: runs with
+offload, incomplete when a file is not found, ...), the device, where the size came from and the assumptions; the
+header reads run off the event loop."""
 import asyncio
 import logging
 
@@ -30,9 +33,31 @@ def resolve(folders, name):
     return None
 
 
+# the body's size: the Footprint Estimate node's widget ranges
+SIZE = {"width": (64, 16384), "height": (64, 16384), "frames": (1, 10000), "batch": (1, 4096)}
+NO_SIZE = ("set width and height on the Footprint Estimate node (its size when no latent is connected), or add an "
+           "EmptyLatentImage node")
+
+
+def body_size(body: dict):
+    """(width, height, frames, batch) from the body, or None when it gives no width and height; a clear error for a
+    value out of the node's ranges or one of width / height alone."""
+    got = {}
+    for k, (lo, hi) in SIZE.items():
+        v = body.get(k)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or not lo <= v <= hi or v != int(v):
+            raise UserError(f"{k} must be a whole number from {lo} to {hi}, not {v!r}"[:200])
+        got[k] = int(v)
+    if ("width" in got) != ("height" in got):
+        raise UserError("width and height go together (the Footprint Estimate node's size), or give neither")
+    return (got["width"], got["height"], got.get("frames", 1), got.get("batch", 1)) if "width" in got else None
+
+
 def estimate_graph(body: dict) -> dict:
     from ..memory.estimate import formula, verdict, workflow
-    from .estimate import comfy_reserve, dynamic_vram_mode
+    from .estimate import host_policy
 
     wf = body.get("workflow") if isinstance(body, dict) else None
     if not isinstance(wf, dict):
@@ -40,14 +65,15 @@ def estimate_graph(body: dict) -> dict:
     vram = body.get("vram_gb")
     if vram is not None and (isinstance(vram, bool) or not isinstance(vram, (int, float)) or not 0 <= vram <= 4096):
         raise UserError(f"vram_gb must be a number of GiB from 0 to 4096 (0 or absent: no budget), not {vram!r}"[:200])
-    budget = int(vram * GiB) if vram else None
-    pol = {"reserve": comfy_reserve(), "dynamic_vram": dynamic_vram_mode(), "host_ram": verdict.host_available_ram(),
-           "budget": budget}
-    est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve)
+    size = body_size(body)
+    budget = int(vram * GiB) if vram else None  # on a --cpu host vram_gb plans for a card, as the node's does
+    pol = dict(host_policy(), host_ram=verdict.host_available_ram(), budget=budget)
+    est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve, default_size=size, no_size=NO_SIZE)
     formula.judge(est, budget)
     out = workflow.metadata(est)
     out.update(verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
-               missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"])
+               missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
+               device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body")
     return out
 
 

@@ -226,8 +226,15 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes)}
 
 
+NO_SIZE = "the workflow has no latent size (EmptyLatentImage, ...): {}"
+NO_SIZE_CLI = "pass --width and --height"
+
+
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
-                      resolve=None, cfg=None) -> dict:
+                      resolve=None, cfg=None, default_size=None, no_size=NO_SIZE_CLI) -> dict:
+    """width..batch: typed, they win over the graph (the CLI's flags). default_size (w, h, frames, batch): used only
+    when the graph has no latent size (the route's: the Footprint Estimate node's own widgets). no_size: what the
+    error says to do when neither gives one, in the words of where it is raised."""
     note = None
     if models_dir and not resolve:
         models_dir, note = models_folder(models_dir)
@@ -240,10 +247,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
-    size = info["size"] or (None, None, 1, 1)
+    size = info["size"] or default_size or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
     if not w or not h:
-        raise UserError("the workflow has no latent size (EmptyLatentImage, ...): pass --width and --height")
+        raise UserError(NO_SIZE.format(no_size))
     f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
     b = batch if batch is not None else size[3] or 1
     pol = dict(policy or {})

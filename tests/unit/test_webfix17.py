@@ -1,0 +1,158 @@
+"""The open graph's route (nodes/estimate_routes.estimate_graph) judges on the device ComfyUI computes on, through the
+node's own helper (nodes/estimate.host_policy), and takes the Footprint Estimate node's size when the graph has no
+latent node; without one its error says what to do in the browser, while the CLI keeps its flags."""
+import importlib
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory import cli
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.estimate import layouts, verdict
+from gpu_garden.nodes import host_models
+
+STUBS = Path(__file__).parent / "stubs"
+CKPT = "sd15.safetensors"
+# the Footprint Estimate node on SD1.5 loaded by ComfyUI 0.8.0 with --cpu, 512x768 batch 4 (docs/estimate.md, Device,
+# measured at 5126703): the node's figure, not one this route computed
+NODE_CPU_PEAK = 5_580_862_019
+NO_SIZE_ROUTE = ("the workflow has no latent size (EmptyLatentImage, ...): set width and height on the Footprint "
+                 "Estimate node (its size when no latent is connected), or add an EmptyLatentImage node")
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("models")
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / CKPT)
+    return d
+
+
+@pytest.fixture
+def routes(monkeypatch, models):
+    from support.fit_stubs import fresh_node
+    r = fresh_node(monkeypatch, STUBS, "estimate_routes")
+    monkeypatch.setattr(r, "resolve", lambda folders, name: next(
+        (str(models / f / name) for f in folders if (models / f / name).is_file()), None))  # folder_paths' part
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
+    return r
+
+
+def on(monkeypatch, backend):
+    monkeypatch.setattr(host_models, "compute_backend", lambda: backend)
+
+
+def graph(latent=True, w=512, h=768, b=4):
+    g = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": CKPT}},
+         "3": {"class_type": "KSampler", "inputs": {"cfg": 7.0, "model": ["4", 0]}}}
+    if latent:
+        g["5"] = {"class_type": "EmptyLatentImage", "inputs": {"width": w, "height": h, "batch_size": b}}
+    return g
+
+
+def unet_numel() -> int:
+    tensors = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
+    return sum(math.prod(t["shape"]) for k, t in tensors.items() if k.startswith("model.diffusion_model."))
+
+
+# -- (a) the device ---------------------------------------------------------------------------------------------
+def test_on_a_cpu_host_the_route_answers_as_the_node_runs(routes, monkeypatch):
+    """ComfyUI --cpu: fp32 weights, judged on host RAM, no card tier; the node's own peak for the same graph to the
+    byte. Before, the route judged a CUDA card (16-bit weights, peak 3.5 GiB) beside a node that said 5.2 GiB."""
+    on(monkeypatch, "cpu")
+    out = routes.estimate_graph({"workflow": graph()})
+    assert out["device"] == "cpu" and out["peak"] == NODE_CPU_PEAK, (out.get("device"), out["peak"])
+    assert out["budget"] is None and out["min_vram_gb"] is None and out["verdict"] == "fits"
+    assert out["outcome"]["reason"].startswith("CPU run: the running phase ") and out["outcome"]["reason"].endswith(
+        "in host RAM, 64.00 GiB available")
+    assert out["assumptions"][0].startswith("CPU device: ComfyUI holds the diffusion model in fp32")
+    assert out["phases"]["sample"] > unet_numel() * 4  # fp32 weights and more, not fp16's numel * 2
+
+
+def test_on_a_cuda_host_it_states_the_card(routes, monkeypatch):
+    on(monkeypatch, "cuda")
+    out = routes.estimate_graph({"workflow": graph()})
+    assert out["device"] == "cuda" and out["min_vram_gb"] == 6 and out["verdict"] == "no budget"
+    assert out["peak"] <= NODE_CPU_PEAK - unet_numel() * 2  # the UNet in fp16 as stored, not fp32
+    assert not any(a.startswith("CPU device") for a in out["assumptions"])
+
+
+def test_vram_gb_on_a_cpu_host_plans_for_a_card_as_the_node_does(routes, monkeypatch):
+    """nodes/estimate.live_budget takes vram_gb on a CPU host as a card to plan for: so does the route."""
+    on(monkeypatch, "cpu")
+    out = routes.estimate_graph({"workflow": graph(), "vram_gb": 8})
+    assert out["device"] == "cpu" and out["budget"] == 8 << 30 and not out["outcome"]["reason"].startswith("CPU run")
+
+
+def test_the_node_and_the_route_take_the_host_from_one_helper(routes, monkeypatch):
+    node = importlib.import_module("gpu_garden.nodes.estimate")  # the copy fresh_node's stubs import
+
+    host = {"device": "mps", "platform": "darwin", "reserve": 123 << 20, "dynamic_vram": "off"}
+    monkeypatch.setattr(node, "host_policy", lambda: dict(host))
+    out = routes.estimate_graph({"workflow": graph()})
+    assert out["device"] == "mps"
+
+    class Dm:
+        def state_dict(self):
+            return {}
+
+    class Base:
+        diffusion_model, manual_cast_dtype = Dm(), None
+
+    class Model:
+        model = Base()
+
+    _, pol = node.model_components(Model())
+    assert {k: pol[k] for k in host} == host
+
+
+def test_host_policy_reads_the_compute_device(routes, monkeypatch):
+    node = importlib.import_module("gpu_garden.nodes.estimate")  # the copy fresh_node's stubs import
+
+    on(monkeypatch, "cpu")
+    assert node.host_policy()["device"] == "cpu"
+    on(monkeypatch, None)  # unknown: the node's default, a CUDA card
+    assert node.host_policy()["device"] == "cuda"
+
+
+# -- (b) the size -----------------------------------------------------------------------------------------------
+def test_without_a_latent_node_the_node_s_size_is_used(routes, monkeypatch):
+    on(monkeypatch, "cpu")
+    out = routes.estimate_graph({"workflow": graph(latent=False), "width": 512, "height": 768, "frames": 1, "batch": 4})
+    assert (out["width"], out["height"], out["frames"], out["batch"]) == (512, 768, 1, 4)
+    assert out["size_from"] == "body" and out["peak"] == NODE_CPU_PEAK
+
+
+def test_a_latent_node_in_the_graph_wins_over_the_node_s_size(routes, monkeypatch):
+    on(monkeypatch, "cuda")
+    out = routes.estimate_graph({"workflow": graph(w=640, h=384, b=2), "width": 1024, "height": 1024, "batch": 1})
+    assert (out["width"], out["height"], out["batch"]) == (640, 384, 2) and out["size_from"] == "graph"
+
+
+def test_no_size_anywhere_names_what_to_do_in_comfyui(routes, monkeypatch):
+    on(monkeypatch, "cuda")
+    with pytest.raises(UserError) as exc:
+        routes.estimate_graph({"workflow": graph(latent=False)})
+    assert str(exc.value) == NO_SIZE_ROUTE and "--" not in str(exc.value)
+
+
+def test_the_cli_keeps_its_flags(models, tmp_path, capsys):
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(graph(latent=False)))
+    rc = cli.main(["estimate", "--workflow", str(p), "--models-dir", str(models), "--vram", "8"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.strip() == ("gpu-garden estimate: error: the workflow has no latent size (EmptyLatentImage, "
+                                       "...): pass --width and --height"), err
+
+
+@pytest.mark.parametrize("extra, field", [
+    ({"width": 512}, "width and height go together"), ({"height": 512}, "width and height go together"),
+    ({"width": True, "height": 512}, "width"), ({"width": "512", "height": 512}, "width"),
+    ({"width": 32, "height": 512}, "width"), ({"width": 512, "height": 512.5}, "height"),
+    ({"width": 512, "height": float("nan")}, "height"), ({"width": 512, "height": 512, "frames": 0}, "frames"),
+    ({"width": 512, "height": 512, "batch": 5000}, "batch"), ({"width": 512, "height": float("inf")}, "height"),
+])
+def test_a_wrong_size_is_refused_with_its_name(routes, extra, field):
+    with pytest.raises(UserError, match=field):
+        routes.estimate_graph({"workflow": graph(latent=False), **extra})
