@@ -96,6 +96,25 @@ for _t, _base in BARTOWSKI_L.items():
     ROLE_TYPES[_t], BLOCK_BITS[_t] = ("Q8_0", "Q8_0"), BLOCK_BITS[_base]  # its blocks' fallback: _k_fallback_bits
 
 
+# llama-quant.cpp llama_tensor_get_type gives a fused attn_qkv.weight a type above the file type's base: Q4_K_M Q5_K,
+# Q5_K_M Q6_K, Q3_K_M / Q3_K_L Q4_K. BLOCK_BITS (Llama 3's separate q/k/v) bills it at the average block rate: the
+# difference, per weight, for the GGUFs whose blocks carry one: Phi-3/Phi-4 (attn_qkv {n_embd, n_embd + 2 n_embd_gqa})
+# and Qwen 3.5+'s DeltaNet layers (attn_qkv {n_embd, key_dim x 2 + value_dim}, llama-model.cpp)
+QKV_TYPE = {"Q4_K_M": "Q5_K", "Q5_K_M": "Q6_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q4_K"}
+FUSED_QKV_ARCHS = ("phi3",)
+DELTANET_QKV_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text")
+
+
+def fused_qkv_params(spec: LLMSpec) -> int:
+    """Weights of the blocks' attn_qkv.weight tensors (0 where q, k and v are separate tensors)."""
+    if spec.arch in FUSED_QKV_ARCHS:
+        return spec.n_layers * spec.hidden * (spec.n_heads + 2 * spec.n_kv_heads) * spec.head_dim_k
+    if spec.arch in DELTANET_QKV_ARCHS and spec.linear_dims:
+        kh, kd, vh, vd = spec.linear_dims[:4]
+        return sum(k == LINEAR for k in spec.layer_kinds) * spec.hidden * (2 * kh * kd + vh * vd)
+    return 0
+
+
 def role_type(t: str, row: int) -> str:
     """The ggml type llama.cpp gives a tensor meant to be `t` whose rows are `row` values long."""
     return K_FALLBACK_TYPE.get(t, t) if row % 256 else t
@@ -344,12 +363,15 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         out = emb_params * TYPE_BITS[ot] / 8
         kept = spec.expert_params if spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4" else 0
         extra = _k_fallback_bits(spec, up, experts=not kept)
-        blocks = ((block_params - kept) * BLOCK_BITS[up] + kept * LINEAR_BITS["mxfp4"] + extra) / 8
+        qkv = fused_qkv_params(spec) if up in QKV_TYPE else 0
+        qkv_extra = qkv * (TYPE_BITS[QKV_TYPE[up]] - BLOCK_BITS[up]) if qkv else 0
+        blocks = ((block_params - kept) * BLOCK_BITS[up] + kept * LINEAR_BITS["mxfp4"] + extra + qkv_extra) / 8
         total = emb + blocks + (0 if spec.tied else out)
         how = ((f"{kept / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + " if kept else "")
                + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
                + (f" + per-layer table {ple_params / 1e9:.2f} B params {pt}" if ple_params else "")
+               + (f"; attn_qkv {qkv / 1e9:.2f} B params {QKV_TYPE[up]} (llama-quant.cpp)" if qkv else "")
                + (f"; rows of {_odd_rows(spec)} values are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how,

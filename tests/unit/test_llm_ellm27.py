@@ -83,3 +83,26 @@ def test_gb10_takes_the_small_batch_default_and_gemma4_raises_it_to_one_video():
     assert _gb10(max_num_batched_tokens=4096)["kv_detail"]["pool_args"]["max_batched"] == 4096
     # the printed pool: 84.68 GiB over 6,092,881,920 B a request is 14.92 requests of 262,144 tokens, as printed
     assert round(84.68 * GiB / 6_092_881_920, 2) == 14.92
+
+
+def test_fused_qkv_takes_q5k_in_a_q4km_gguf():
+    # llama-quant.cpp llama_tensor_get_type: attn_qkv.weight is Q5_K in a Q4_K_M file (Q6_K in Q5_K_M); the block rate
+    # of the file type (Llama 3's separate q/k/v) stood for it before. Phi-4 (config.json): 40 layers, hidden 5120, 40
+    # heads and 10 KV heads of 128: attn_qkv 5120 x (5120 + 2 x 1280) = 5120 x 7680 a layer
+    from dataclasses import replace
+
+    from gpu_garden.memory.llm import weights as W
+    phi4 = llm.describe(model="microsoft/phi-4")
+    qkv = 40 * 5120 * 7680  # 1,572,864,000
+    plain = W.weights_by_role(replace(phi4, arch="llama"), "Q4_K_M")["total"]
+    fused = W.weights_by_role(phi4, "Q4_K_M")["total"]
+    assert abs(fused - plain - qkv * (5.5 - W.BLOCK_BITS["Q4_K_M"]) / 8) <= 2
+    # ggml-org/llama.cpp#13552's phi-4 Q4_K_M: 'model size 8.43 GiB' (within its two decimals and 0.3 %)
+    assert abs(fused / GiB - 8.43) < 0.03
+    # Qwen3.5-9B: 24 DeltaNet layers of 32 (every 4th is full attention), hidden 4096, 16 key heads x 128 twice and 32
+    # value heads x 128: attn_qkv 4096 x 8192 in each DeltaNet layer only
+    q35 = llm.describe(model="Qwen/Qwen3.5-9B")
+    assert W.fused_qkv_params(q35) == 24 * 4096 * 8192 == 805_306_368
+    assert W.fused_qkv_params(llm.describe(model="Qwen/Qwen3-8B")) == 0
+    # Q8_0 has no such rule
+    assert W.weights_by_role(phi4, "Q8_0")["total"] == W.weights_by_role(replace(phi4, arch="llama"), "Q8_0")["total"]
