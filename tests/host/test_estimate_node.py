@@ -2,6 +2,7 @@
 loaded UNet, weights exact (the loaded parameters, in the dtype ComfyUI loaded them), the latent passed
 through, ComfyUI's own memory_required beside ours, the stop mode ending the run before sampling, and exact
 mode tracing the loaded model at the latent (or falling back to the formula with a reason, never failing)."""
+import json
 import math
 
 from gpu_garden.memory.estimate import layouts
@@ -194,3 +195,38 @@ def test_native_sizes_are_the_running_comfyui_s_node_defaults(comfy_host):
         want = (inputs["width"][1]["default"], inputs["height"][1]["default"],
                 inputs["length"][1]["default"] if "length" in inputs else 1)
         assert spec.NATIVE_SIZE[fam] == want, (fam, node, want)
+
+
+def test_workflow_route_answers_as_the_node_runs_on_this_cpu_host(comfy_host):
+    """On ComfyUI --cpu the route judges what the node's run judges (nodes/estimate.host_policy): the CPU, fp32, host
+    RAM, the same peak. A graph without a latent node takes the node's own width/height/batch from the body; with
+    none, the error names the node's widgets or an EmptyLatentImage node, not the CLI's flags."""
+    from support.comfy_host import CHECKPOINT
+    graph = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": CHECKPOINT}},
+             "20": {"class_type": NODE, "inputs": {"model": ["4", 0], "clip": ["4", 1], "vae": ["4", 2], "width": 512,
+                                                   "height": 768, "frames": 1, "batch": 4, "cfg": "auto", "vram_gb": 0.0,
+                                                   "when_it_does_not_fit": "warn", "mode": "formula"}}}
+    node = ok(comfy_host.run(graph))["20"]["gpu_garden_estimate"][0]
+    assert node["budget"] is None and node["budget_source"].startswith("no budget: ComfyUI computes on the CPU")
+    out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "width": 512, "height": 768, "batch": 4})
+    assert out["device"] == "cpu" and out["size_from"] == "body"
+    assert (out["width"], out["height"], out["frames"], out["batch"]) == (512, 768, 1, 4)
+    assert out["peak"] == node["peak"] and out["peak_phase"] == node["peak_phase"] == "sample", (out["peak"], node["peak"])
+    # the phases the UNet and the VAE run in, to the byte (the text encoder's differs by the loaded CLIP's extra buffers)
+    assert {k: out["phases"][k] for k in ("sample", "vae_decode")} == {k: node["phases"][k] for k in ("sample", "vae_decode")}
+    assert out["budget"] is None and out["min_vram_gb"] is None and out["outcome"]["reason"].startswith("CPU run: ")
+    assert out["verdict"] == node["verdict"] and node["outcome"]["reason"].startswith("CPU run: ")
+    # a latent node in the graph wins over the node's widgets, as the node's own latent input does
+    graph["5"] = {"class_type": "EmptyLatentImage", "inputs": {"width": 256, "height": 320, "batch_size": 2}}
+    out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "width": 512, "height": 768, "batch": 4})
+    assert (out["width"], out["height"], out["batch"], out["size_from"]) == (256, 320, 2, "graph")
+    del graph["5"]
+    import urllib.error
+    try:
+        comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph})
+        raise AssertionError("a graph without a size must be a 400")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 400
+        err = json.loads(exc.read())["error"]
+    assert err == ("the workflow has no latent size (EmptyLatentImage, ...): set width and height on the Footprint "
+                   "Estimate node (its size when no latent is connected), or add an EmptyLatentImage node"), err
