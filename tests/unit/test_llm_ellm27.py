@@ -106,3 +106,19 @@ def test_fused_qkv_takes_q5k_in_a_q4km_gguf():
     assert W.fused_qkv_params(llm.describe(model="Qwen/Qwen3-8B")) == 0
     # Q8_0 has no such rule
     assert W.weights_by_role(phi4, "Q8_0")["total"] == W.weights_by_role(replace(phi4, arch="llama"), "Q8_0")["total"]
+
+
+def test_breakdown_self_column_quoted_in_prose_truncates():
+    # jaylfc/taOS#144: 'f16/f16: 10054 MiB = 5406 model + 4146 self + 501 compute buffers' is a memory breakdown host
+    # row (its columns add to 10053: each truncated); Qwen3.5-9B at 131072 cells: 8 full layers x 131072 x 2 x 4 heads
+    # x 256 x 2 B = 4096 MiB + 24 DeltaNet states of 2,195,456 B = 50.25 MiB -> 4146.25, printed 4146
+    b = load_benchmark("bench_llm")
+    row = {"runtime": "llama.cpp", "measured": {"kv_mib": 4146.0},
+           "notes": ["'f16/f16: 10054 MiB = 5406 model + 4146 self + 501 compute buffers' at 131K"]}
+    assert b.kv_exact(row, "kv_mib", 4096 + 24 * 2_195_456 / MiB, "MiB")
+    assert not b.kv_exact(row, "kv_mib", 4147.0, "MiB")
+    table = dict(row, measured={"kv_mib": 1074.0}, notes=["same table: f16/f16 at 32K, 1074 MiB of KV self-memory"])
+    assert b.kv_exact(table, "kv_mib", 1024 + 24 * 2_195_456 / MiB, "MiB")
+    # another figure's self column is not this one: half a unit, as before
+    other = dict(row, notes=["10054 MiB = 5406 model + 4145 self + 501 compute"])
+    assert not b.kv_exact(other, "kv_mib", 4146.25, "MiB")
