@@ -79,6 +79,21 @@ def script_full(x):
             and 0.85 * x.reach <= x.allocated <= OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total and not sysmem_fallback(x))
 
 
+# one layer's matrix of a model that about fills the card: 24 layers or more of ~7 matrices each put under 1 % of the weights in
+# any one (the embedding apart); a request under this share of the card is one of those, or the last of many small ones
+LAYER_SHARE = 0.02
+
+
+def cut_full(x):
+    """script_full for PyTorch's message quoted up to "of which N is free" (the per-process tail, with what PyTorch holds,
+    dropped): a plain script, the message alone, the card full (under a SLIVER free) and a layer-sized request fails. The
+    request did not fill the card; what was placed before it did, and with no step, traceback or training shown that is
+    most often the model (a batch's tensors stay the runner-up, the bare message row)."""
+    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and bool(x.total)
+            and not x.impossible and not x.tiny and x.allocated is None and x.reserved is None and x.others is None
+            and x.free is not None and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total)
+
+
 def sysmem_fallback(x):
     """NVIDIA's Windows driver spills CUDA allocations into shared system memory when the card is full (the control panel's
     "CUDA - Sysmem Fallback Policy"), so PyTorch can report more allocated (or reserved) than the card's total capacity and

@@ -28,7 +28,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
-                         bare_driver, big_slack, context_call, ct2_load, fresh, host, kind, mps_full, ollama_kv_first,
+                         bare_driver, big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mps_full, ollama_kv_first,
                          outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -60,6 +60,9 @@ RULES = [
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
     R("weights-exceed-vram", 1.6, script_full,
       "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),
+    R("weights-exceed-vram", 1.6, cut_full,
+      "a script without a traceback, its message cut before what PyTorch holds: the card is full ({free:b} free of {total:b}) "
+      "and a {req:b} (per-tensor sized) request fails: what was placed before it, most often the model, fills the card"),
     # Windows sysmem fallback: the card was full before the driver spilled. Under the bare small-request activations row (1.5)
     # and over the sliver fragmentation row (1.4): two training runs paste the same bare message (docs/triage-accuracy.md,
     # rounds 21-22), so the answer stays uncertain between the batch and the model, with the model named beside it
