@@ -38,6 +38,7 @@ MAX_FRAMES = 80
 MAX_EVENT_LINES = 200       # recognised lines kept per event
 LONG_LINE = 20000
 SOURCE_CAP = 240            # characters kept of a traceback's source line
+LOOK, LOOK_BYTES = 8, 64 << 10   # lines (and at most bytes) a chunk's last scanned line can look ahead to: more(8)
 SEEN = 64                   # recent line texts whose recognise() result is kept
 _MISS = object()
 
@@ -92,6 +93,19 @@ def _around_anchor(raw: bytes) -> bytes:
     hits = [i for i in (raw.find(a) for a in L.HEAD_ANCHORS) if i >= 0]
     i = min(hits) if hits else 0
     return raw[max(0, i - 2000):max(0, i - 2000) + LONG_LINE]
+
+
+def _look_back(buf: bytes, cut: int) -> int:
+    """Where a chunk's scan stops: the start of the LOOK-th line before its last newline (cut), at most LOOK_BYTES back.
+    The lines after it are scanned with the next chunk, and read from here only as the lines that follow (more(8)):
+    a message wrapped over lines, or a block of numbers, whose first line ends a chunk is read whole (review16a F5)."""
+    k = cut
+    for _ in range(LOOK):
+        j = buf.rfind(b"\n", max(0, cut - LOOK_BYTES), k)
+        if j < 0:
+            break
+        k = j
+    return k + 1
 
 
 def _following(block: bytes, end: int, n: int = 5) -> list:
@@ -227,26 +241,31 @@ class Scan:
                 else:
                     carry = buf
                 continue
-            self._block(buf[:cut + 1])
-            carry = buf[cut + 1:]
-            if len(carry) >= LINE_CAP:
-                self._block(carry, ends_line=False)
+            if len(buf) - cut - 1 >= LINE_CAP:
+                self._block(buf[:cut + 1])
+                self._block(buf[cut + 1:], ends_line=False)
                 carry = b""
+                continue
+            stop = _look_back(buf, cut)
+            self._block(buf[:cut + 1], stop=stop)
+            carry = buf[stop:]
         self._close()
 
     def feed_text(self, text: str):
         self.feed_stream(io.BytesIO(text.encode("utf-8", "replace")))
 
-    def _block(self, block: bytes, ends_line=True, last=False):
+    def _block(self, block: bytes, ends_line=True, last=False, stop=None):
         """Decode the lines worth reading. In the log's head: every anchor and startup line. After it, while
         a failure is open (up to GAP lines after its last error line): every anchor and startup line (a
         report printed after the error names the version, flags and device). Otherwise (idle):
         only the lines that may hold an error, a run's end or ComfyUI's exception banner; what the skipped
-        lines say is read back from the window before a failure when one starts (_context)."""
+        lines say is read back from the window before a failure when one starts (_context). Only the lines that
+        start before `stop` (a line start; default: all) are scanned; the rest are there to be looked ahead to."""
+        stop = len(block) if stop is None else stop
         base = self.lineno
         pos_counted, line_at = 0, base
         head = self.bytes_seen < HEAD
-        starts = sorted(_line_starts(block, L.HEAD_ANCHORS if head else L.TAIL_ANCHORS if last else L.IDLE_ANCHORS))
+        starts = sorted(_line_starts(block, L.HEAD_ANCHORS if head else L.TAIL_ANCHORS if last else L.IDLE_ANCHORS, 0, stop))
         full, full_hi = [], 0          # open failure: anchor lines of block[..full_hi], looked up SPAN at a time
         last = -1
         while True:
@@ -256,13 +275,13 @@ class Scan:
             if not idle and not head:
                 j = bisect.bisect_right(full, last)
                 cap = None
-                while j >= len(full) and full_hi < len(block):
+                while j >= len(full) and full_hi < stop:
                     lo = max(full_hi, block.find(b"\n", last) + 1 if last >= 0 else 0)
-                    cap = self._open_end(block, pos_counted, line_at) if cap is None else cap
+                    cap = min(stop, self._open_end(block, pos_counted, line_at)) if cap is None else cap
                     if lo >= cap:
                         break
                     nl = block.find(b"\n", lo + SPAN)
-                    full_hi = min(cap, len(block) if nl < 0 else nl + 1)
+                    full_hi = min(cap, stop if nl < 0 else nl + 1)
                     keys = L.OPEN_ANCHORS_TRAINED if self.facts["training_log"] else L.OPEN_ANCHORS
                     full = sorted(_line_starts(block, keys, lo, full_hi))
                     j = bisect.bisect_right(full, last)
@@ -290,10 +309,10 @@ class Scan:
             for i, seg in enumerate(segs):
                 more = (lambda n=5, e=end: _following(block, e, n)) if i == len(segs) - 1 else (lambda n=5: [])
                 self._line(line_at + 1, P.clean(seg), more)
-        self.bytes_seen += len(block)
-        self.tail = block[-WINDOW:] if len(block) >= WINDOW else (self.tail + block)[-WINDOW:]
+        self.bytes_seen += stop
+        self.tail = block[stop - WINDOW:stop] if stop >= WINDOW else (self.tail + block[:stop])[-WINDOW:]
         if ends_line:
-            self.lineno = base + block.count(b"\n")
+            self.lineno = base + block.count(b"\n", 0, stop)
 
     def _open_end(self, block: bytes, pos: int, line_at: int) -> int:
         """Where in block the open failure ends: the start of the line GAP lines after its last error line (pos is the

@@ -1,0 +1,103 @@
+"""The streaming scan at its edges (review16a F4, F5): a message whose first line ends a 1 MiB chunk, and a failure late
+on a long line. Logs are generated here (MB sized, not committed). The messages are the runtimes' own formats: PyTorch's
+OOM (c10/cuda/CUDACachingAllocator.cpp, as in pytorch/pytorch#16417-style reports) wrapped after "of which", and vLLM's
+KV check (vllm/v1/core/kv_cache_utils.py) wrapped before "maximum model length"; the filler is made up."""
+import pytest
+
+from gpu_garden.memory.triage import engine, scan
+
+TORCH = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which",
+         "1.02 GiB is free. Of the allocated memory 20.12 GiB is allocated by PyTorch, and 1.98 GiB is reserved by PyTorch but unallocated.")
+TORCH_NUMBERS = {"requested": 2 * 2**30, "total": int(23.65 * 2**30), "free": int(1.02 * 2**30), "allocated": int(20.12 * 2**30),
+                 "reserved_unallocated": int(1.98 * 2**30)}
+VLLM = ("ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is "
+        "larger than the available KV cache memory (9.48 GiB). Based on the available memory, the estimated",
+        "maximum model length is 77504. Try increasing `gpu_memory_utilization`.")
+FILL = "filler line of a log\n"            # 21 bytes
+
+
+def _wrapped_at(first: str, second: str, back: int) -> tuple:
+    """A log whose `first` line's newline is `back` bytes before the end of the first chunk, `second` right after it.
+    Returns the text and the line number of `first`."""
+    at = scan.CHUNK - back                # the offset just past first's newline
+    n = (at - len(first) - 1) // len(FILL) - 1
+    pad = at - len(first) - 1 - n * len(FILL) - 1
+    text = FILL * n + "p" * pad + "\n" + first + "\n" + second + "\n" + FILL * 30
+    assert text.index(first) + len(first) + 1 == at
+    return text, n + 2
+
+
+# first's newline: the chunk's last byte; the second-last line; the 9th line from the end (8 whole lines after it: the
+# last a chunk looks ahead from when its last 8 lines ride over); further back; a control 1 KB before
+BACKS = [0, 1, len(TORCH[1]) + 1 + 7 * len(FILL), len(TORCH[1]) + 1 + 8 * len(FILL), 1000]
+
+
+@pytest.mark.parametrize("back", BACKS)
+def test_pytorch_message_wrapped_at_a_chunk_edge_keeps_its_numbers(back):
+    text, line = _wrapped_at(*TORCH, back)
+    r = engine.triage_text(text)
+    ev = r["events"][-1]
+    assert r["count"] == 1 and ev["line"] == line
+    got = ev["numbers"]
+    for k, v in TORCH_NUMBERS.items():
+        assert abs(got.get(k, 0) - v) < 2**20, (back, k, got)
+
+
+@pytest.mark.parametrize("back", [0, len(VLLM[1]) + 1 + 7 * len(FILL), 1000])
+def test_vllm_estimate_wrapped_at_a_chunk_edge_is_read(back):
+    text, line = _wrapped_at(*VLLM, back)
+    ev = engine.triage_text(text)["events"][-1]
+    assert ev["line"] == line
+    assert ev["numbers"].get("estimated_max_len_tokens") == 77504 and ev["numbers"]["max_model_len_tokens"] == 131072
+
+
+def test_line_numbers_stay_exact_across_chunks():
+    # lines carried over to the next chunk are counted once: the failure after 3 MB of short lines is on its own line
+    n = 3 * scan.CHUNK // len(FILL) + 7
+    r = engine.triage_text(FILL * n + TORCH[0] + " " + TORCH[1] + "\n" + FILL * 5)
+    assert r["events"][-1]["line"] == n + 1 and r["lines"] == n + 6
+
+
+def test_a_chunk_scan_stops_eight_lines_back_at_most_64_kib():
+    buf = b"".join(b"line %d\n" % i for i in range(100)) + b"partial"
+    cut = buf.rfind(b"\n")
+    stop = scan._look_back(buf, cut)
+    assert buf[stop:cut + 1] == b"".join(b"line %d\n" % i for i in range(92, 100))
+    long = (b"x" * 30000 + b"\n") * 10
+    stop = scan._look_back(long, len(long) - 1)
+    assert len(long) - stop == 2 * 30001          # two lines fit in 64 KiB, a third does not
+    assert scan._look_back(b"one line only\n", 13) == 14
+
+
+def test_a_line_near_a_chunk_edge_is_scanned_once():
+    # a whole OOM line among the last 8 lines of a chunk: read with the next chunk only, not also with this one
+    oom = TORCH[0] + " " + TORCH[1]
+    for back in (len(oom) + 1, len(oom) + 1 + 3 * len(FILL)):
+        n = (scan.CHUNK - back) // len(FILL)
+        pad = scan.CHUNK - back - n * len(FILL) - 1
+        text = FILL * n + "p" * pad + "\n" + oom + "\n" + FILL * 20
+        ev = engine.triage_text(text)["events"][-1]
+        assert ev["lines"] == [n + 2] and ev["line"] == n + 2, (back, ev["lines"])
+
+
+def test_windows_read_across_chunk_edges_are_what_a_fresh_read_finds(monkeypatch):
+    """Failures on every other line around the chunk edges: the window reuse (kept by absolute offset) must see the
+    lines carried over to the next chunk at their own offsets."""
+    import io
+    import random
+    from gpu_garden.memory.triage import window as W
+    rng = random.Random(5)
+    oom = (TORCH[0] + " " + TORCH[1] + "\n").replace("2.00 GiB", "{}.00 MiB")
+    keys = ["Requested to load M{}\n", "Epoch {}/40 train\n", "VAE decode {}\n", "llama_kv_cache: CUDA0 KV buffer size = {}.00 MiB\n"]
+    dense = lambda: "".join((oom if rng.random() < 0.5 else rng.choice(keys)).format(rng.randrange(99)) for _ in range(120))
+    edge = scan.CHUNK - 12000
+    data = (FILL * (edge // len(FILL)) + dense() + FILL * (scan.CHUNK // len(FILL)) + dense()).encode()
+    real, calls = W.window_lines, []
+
+    def checked(s, raw, needles):
+        got = real(s, raw, needles)
+        calls.append(got == W.line_starts(raw, needles))
+        return got
+    monkeypatch.setattr(W, "window_lines", checked)
+    assert engine.triage_stream(io.BytesIO(data))["count"] > 50
+    assert len(calls) > 100 and all(calls)
