@@ -473,6 +473,23 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "ollama-17246-qwen36-35b-a3b-coding-nvfp4-mac-refused",
         "ollama-jetsoncopilot-mixtral-8x7b-q4-orin64-2k-np4-fit",
         "sglang-udbhav-llama32-3b-bf16-48g-mf020-35k-hicache",
+        # batch 41: read (task ellm28) after its first sight was recorded (llm_first_sight.json batches["41"],
+        # commit eb3f737), before any change: every row's input, inferred and notes, and its scored figures (the
+        # "Q4_K_XL" and llava-1.5-7b errors, the Gemma 3 TP2 and 5080 Q8_0 verdicts, the Gemma-4-E2B Metal model
+        # buffer, the 9070 XT AWQ tokens); changes it leads to say "batch 41, after first sight": a regression set
+        "llamacpp-aigis-qwen25-3b-q4km-3060laptop-vulkan-2k-np4-ngl35-fit",
+        "llamacpp-urika-qwen35-9b-udq4kxl-m5pro-64k-np4-q8kv-fit",
+        "llamacpp-urika-qwen25coder-32b-q4km-m5pro-32k-np4-q8kv-fit", "vllm-sridhar-phi3-mini-4k-fp16-3090-4k-u085",
+        "vllm-duotalk-qwen25-14b-awq-a5000-8k", "vllm-plg-gemma3-12b-qat-awq-2x4090-tp2-128k",
+        "vllm-hzqjgthy-qwen3-8b-bf16-24g-40k-refused", "vllm-rusteze-qwen25coder-14b-bf16-5080-24k-refused",
+        "vllm-rusteze-qwen25coder-7b-bf16-5080-32k-u07-refused",
+        "llamacpp-rusteze-qwen25coder-7b-q8-5080-32k-nearlimit-fit",
+        "vllm-apollo-r1distill-qwen14b-awq-9070xt-rocm-1k-u075-nearlimit",
+        "vllm-apollo-r1distill-qwen14b-fp8dyn-9070xt-rocm-1k-u075-refused",
+        "vllm-imageworks-llava15-7b-awq-4080-4k-u085-freemem-refused",
+        "llamacpp-kbagent-gemma4-e2b-q4km-m4-32k-q8kv-fit", "llamacpp-lota09-qwen35-35b-a3b-iq2m-4060ti-7k-np4-fit",
+        "ollama-podcast-llama33-70b-q4-2xh100mig40-4k-fit", "ollama-materialagent-llama31-8b-q4km-v100-2k-np4-fit",
+        "ollama-10417-mistral-small31-24b-24g-4k-partial",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
