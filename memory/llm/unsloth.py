@@ -13,7 +13,9 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 
-NAME = re.compile(r"ud[-_](?P<t>[a-z0-9_]+)", re.I)
+# "UD-Q4_K_XL" as Unsloth's files are named, or "Q4_K_XL" as a -hf / hf.co tag and its model cards write it: no
+# llama.cpp file type ends in _XL (llama-quant.cpp / quantize.cpp QUANT_OPTIONS), so the bare name is Unsloth's too
+NAME = re.compile(r"ud[-_](?P<t>[a-z0-9_]+)|(?P<t_xl>q[2-8]_k_xl)", re.I)
 # ggml bits per weight of one block (ggml-common.h: bytes per 256 or 32 values)
 BITS = {"IQ1_S": 1.5625, "IQ1_M": 1.75, "IQ2_XXS": 2.0625, "IQ2_XS": 2.3125, "IQ2_S": 2.5625, "Q2_K": 2.625,
         "IQ3_XXS": 3.0625, "IQ3_S": 3.4375, "Q3_K": 3.4375, "IQ4_XS": 4.25, "IQ4_NL": 4.5, "Q4_0": 4.5, "Q4_1": 5.0,
@@ -30,7 +32,7 @@ def base_type(dtype) -> str | None:
     m = NAME.fullmatch(str(dtype or "").strip())
     if not m:
         return None
-    t = m.group("t").upper()
+    t = (m.group("t") or m.group("t_xl")).upper()
     k = _K_SIZE.fullmatch(t)
     t = BASE.get(t) or (k.group(1) if k else t)
     if t not in BITS:
