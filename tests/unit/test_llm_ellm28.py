@@ -27,3 +27,33 @@ def test_other_names_are_not_taken_for_unsloth():
     assert "weights_range" not in llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q4_K_M")
     with pytest.raises(UserError, match="Q4_K_XXL"):
         llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q4_K_XXL")
+
+
+def test_llava_15_7b_is_built_in():
+    # llava-hf/llava-1.5-7b-hf config.json: text_config vocab_size 32064 and max_position_embeddings 4096, the rest
+    # LlamaConfig's defaults (4096 hidden, 11008 MLP, 32 layers, 32 heads = 32 KV heads); untied embeddings.
+    # 2 x 32064 x 4096 + 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096) + 4096
+    s = llm.describe(model="ybelkada/llava-1.5-7b-hf-awq")  # mrpid12org/imageworks nohup.out, vLLM 0.10.2
+    assert s.params == 262_668_288 + 32 * 202_383_360 + 4096 == 6_738_939_904
+    assert s.quant == "awq" and s.max_ctx == 4096
+    r = llm.plan(s, "vllm", ctx=4096, runtime_version="0.10.2")
+    assert r["kv_per_token"] == 2 * 32 * 32 * 128 * 2 == 524_288
+    # the CLIP ViT-L/14-336 tower as vLLM builds it (vision_feature_layer -2: 23 of 24 layers; q k v o and fc1 fc2
+    # with biases, two norms a layer, the bias-free patch conv, class and 577 position embeddings, pre-layernorm)
+    # and the two-layer projector: 311,888,896 values, 623,777,792 B in 16 bits
+    tower = (23 * (4 * 1024 ** 2 + 4 * 1024 + 2 * 1024 * 4096 + 4096 + 1024 + 4 * 1024) + 3 * 14 * 14 * 1024 + 1024
+             + 577 * 1024 + 2 * 1024 + 1024 * 4096 + 4096 + 4096 * 4096 + 4096)
+    assert tower == 311_888_896
+    tower_note = next(n for n in r["notes"] if n.startswith("vision tower counted with the weights"))
+    counted = float(tower_note.split("(")[1].split(" MiB")[0]) * MiB
+    assert abs(counted / (tower * 2) - 1) < 0.02
+
+
+def test_llava_free_memory_refusal():
+    # the row's refusal: 'Free memory on device (13.58/15.99 GiB) on startup is less than desired GPU memory
+    # utilization (0.85, 13.59 GiB)'; 0.85 x 15.99 = 13.59 GiB asked
+    s = llm.describe(model="ybelkada/llava-1.5-7b-hf-awq")
+    kw = dict(ctx=4096, runtime_version="0.10.2", vram=15.99 * GiB, gpu_memory_utilization=0.85,
+              gpu_name="NVIDIA GeForce RTX 4080")
+    assert llm.plan(s, "vllm", **kw)["fits_as_requested"]
+    assert not llm.plan(s, "vllm", free_memory=int(13.58 * GiB), **kw)["fits_as_requested"]
