@@ -50,6 +50,7 @@ load_pack()
 
 from gpu_garden.memory.errors import UserError  # noqa: E402
 from gpu_garden.memory.llm import kv as K  # noqa: E402
+from gpu_garden.memory.llm.runtimes import llamacpp as LC  # noqa: E402
 from results import save  # noqa: E402
 
 DATA = REPO / "benchmarks" / "data" / "llm_measured.json"
@@ -548,10 +549,23 @@ def kv_exact(row, key, pred, unit) -> bool:
     return abs(pred - printed) <= HALF[row["runtime"]][unit] + 1e-9
 
 
+# a llama.cpp row whose vram_gib is the free memory llama.cpp itself read (its fit step, its device line): read with the
+# runtime's own context in place (ggml-cuda.cu ggml_backend_cuda_device_get_memory: ggml_cuda_set_device, then
+# cudaMemGetInfo), so the CUDA context kv counts on a card (runtimes/llamacpp.py CUDA_CONTEXT) is already out of it
+FREE_READING = re.compile(r"fit step's free|fit's free reading|free memory the fit step|free memory llama\.cpp "
+                          r"(?:measured|printed)", re.I)
+
+
+def free_reading(row) -> bool:
+    return row["runtime"] == "llama.cpp" and bool(FREE_READING.search(row.get("inferred", {}).get("vram_gib", "")))
+
+
 def _plan(row):
     i = dict(row["input"])
     spec = K.describe(model=i.pop("model"))
     vram = row["vram_gib"] * GiB if row.get("vram_gib") else None
+    if vram and free_reading(row):  # the card that leaves this much free once kv's context is on it
+        vram += LC.CUDA_CONTEXT
     kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
     knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
     knobs["runtime_version"] = row.get("version")

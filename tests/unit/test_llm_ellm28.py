@@ -57,3 +57,24 @@ def test_llava_free_memory_refusal():
               gpu_name="NVIDIA GeForce RTX 4080")
     assert llm.plan(s, "vllm", **kw)["fits_as_requested"]
     assert not llm.plan(s, "vllm", free_memory=int(13.58 * GiB), **kw)["fits_as_requested"]
+
+
+def test_llamacpp_free_reading_already_lacks_the_context():
+    # Kelsidavis/rusteze llama_test.log (b7780, RTX 5080, another process on it): 'projected to use 9339 MiB of device
+    # memory vs. 9718 MiB of free device memory', -ngl 99 set by the user: it loaded and served. llama.cpp reads that
+    # free memory with its CUDA context in place (ggml_backend_cuda_device_get_memory), so the row's 9718 MiB is a
+    # card of 9718 + 384 MiB as kv counts a card. By hand: Q8_0 7165.44 MiB printed (kv 7173.46), KV 28 layers x 4
+    # heads x 128 x 2 x 2 B x 32768 = 1792 MiB, compute 304, margin 256: 9525.5 <= 9718; with the context 9909.5 > 9718
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    row = {"id": "t", "runtime": "llama.cpp", "version": "b7780", "vram_gib": 9718 / 1024,
+           "inferred": {"vram_gib": "the fit step's free device memory, 9718 MiB"},
+           "input": {"model": "Qwen/Qwen2.5-Coder-7B-Instruct", "weights_dtype": "Q8_0", "ctx": 32768, "parallel": 1,
+                     "kv_dtype": "f16", "flash_attn": "on", "ubatch": 512, "ngl": 99}}
+    _, res = b._plan(row)
+    assert res["vram"] == (9718 + 384) * MiB
+    assert res["kv_total"] == 28 * 4 * 128 * 2 * 2 * 32768 == 1792 * MiB
+    assert res["fits_as_requested"]
+    # a card's total (no free reading named) keeps the context: the same load does not fit 9718 MiB
+    card = dict(row, inferred={"vram_gib": "an RTX 5080 less a desktop"})
+    assert b._plan(card)[1]["vram"] == 9718 * MiB and not b._plan(card)[1]["fits_as_requested"]
