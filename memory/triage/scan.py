@@ -6,9 +6,9 @@ The log is streamed in 1 MiB chunks and never held whole. A few C-speed `bytes.f
 costs nothing. What a failure needs from the lines around it (the model ComfyUI was loading, sampling
 progress, a VAE decode, llama.cpp buffer sizes, vLLM's KV budget) is read back from the WINDOW bytes
 before it, and the first HEAD bytes (startup: device, allocator, platform, flags) are read more widely.
-Lines longer than LINE_CAP are cut into pieces, a huge line is read around its first anchor, so memory
-stays bounded whatever the input (benchmarks/bench_triage.py measures speed and heap). What the lines
-before a failure say is read back from the window by window.py.
+Lines longer than LINE_CAP are cut into pieces; a long line is read in its \r-parts that hold an anchor, a long
+part around its first error anchor, so memory stays bounded whatever the input (benchmarks/bench_triage.py
+measures speed and heap). What the lines before a failure say is read back from the window by window.py.
 
 An *incident* is one failure as the log shows it: ComfyUI prints the allocator message in its
 `!!! Exception during processing !!!` line, again at the end of the traceback, then `Got an OOM`;
@@ -88,11 +88,34 @@ def _reads_better(line: str, nxt: str, joined: str) -> bool:
 
 
 def _around_anchor(raw: bytes) -> bytes:
-    """A huge line (a JSON dump, a progress bar without newlines): keep the part around its first anchor,
-    where a message and its numbers are."""
-    hits = [i for i in (raw.find(a) for a in L.HEAD_ANCHORS) if i >= 0]
+    """A huge line (a JSON dump, a progress bar without newlines): keep the part around its first error anchor (its
+    first anchor when it has none), where a message and its numbers are."""
+    for keys in (L.IDLE_ANCHORS, L.HEAD_ANCHORS):
+        hits = [i for i in (raw.find(a) for a in keys) if i >= 0]
+        if hits:
+            break
     i = min(hits) if hits else 0
     return raw[max(0, i - 2000):max(0, i - 2000) + LONG_LINE]
+
+
+def _segments(raw: bytes, keys) -> list:
+    """The parts of a line to read: split on \r (tqdm redraws its bar on one line; a file with old-Mac line ends is one
+    line). A long line keeps only the parts that hold one of `keys` (the anchors the scan looks for now), each long
+    part cut around its anchor: a failure printed after 1 MB of bars, or 2 MiB into a line, is read (review16a F4)."""
+    if len(raw) <= LONG_LINE:
+        return [s for s in raw.split(b"\r") if s.strip()]
+    if b"\r" not in raw:
+        return [_around_anchor(raw)]
+    parts = raw.replace(b"\r", b"\n")
+    out = []
+    for st in sorted(_line_starts(parts, keys)):
+        e = parts.find(b"\n", st)
+        seg = parts[st:e if e >= 0 else len(parts)]
+        if len(seg) > LONG_LINE:
+            seg = _around_anchor(seg)
+        if seg.strip():
+            out.append(seg)
+    return out
 
 
 def _look_back(buf: bytes, cut: int) -> int:
@@ -265,7 +288,8 @@ class Scan:
         base = self.lineno
         pos_counted, line_at = 0, base
         head = self.bytes_seen < HEAD
-        starts = sorted(_line_starts(block, L.HEAD_ANCHORS if head else L.TAIL_ANCHORS if last else L.IDLE_ANCHORS, 0, stop))
+        scan_keys = L.HEAD_ANCHORS if head else L.TAIL_ANCHORS if last else L.IDLE_ANCHORS
+        starts = sorted(_line_starts(block, scan_keys, 0, stop))
         full, full_hi = [], 0          # open failure: anchor lines of block[..full_hi], looked up SPAN at a time
         last = -1
         while True:
@@ -295,9 +319,7 @@ class Scan:
                 end = len(block)
             line_at += block.count(b"\n", pos_counted, start)
             pos_counted = start
-            raw = block[start:min(end, start + LINE_CAP)]
-            if len(raw) > LONG_LINE:
-                raw = _around_anchor(raw)
+            raw = block[start:end]
             self._src = (block, start)
             self._idle = idle
             if not idle:
@@ -305,7 +327,8 @@ class Scan:
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
-            segs = [s for s in raw.split(b"\r") if s.strip()]
+            segs = _segments(raw, L.HEAD_ANCHORS if head else scan_keys if idle else
+                             L.OPEN_ANCHORS_TRAINED if self.facts["training_log"] else L.OPEN_ANCHORS)
             for i, seg in enumerate(segs):
                 more = (lambda n=5, e=end: _following(block, e, n)) if i == len(segs) - 1 else (lambda n=5: [])
                 self._line(line_at + 1, P.clean(seg), more)

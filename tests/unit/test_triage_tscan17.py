@@ -101,3 +101,46 @@ def test_windows_read_across_chunk_edges_are_what_a_fresh_read_finds(monkeypatch
     monkeypatch.setattr(W, "window_lines", checked)
     assert engine.triage_stream(io.BytesIO(data))["count"] > 50
     assert len(calls) > 100 and all(calls)
+
+
+# --- F4: a failure late on a long line ----------------------------------------------------------------------------
+OOM = TORCH[0] + " " + TORCH[1]
+BAR = "Epoch 3:  45%|####5     | 450/1000 [01:02<01:16,  7.2it/s, loss=0.412, train_loss=0.40]\r"
+PAST_HEAD = FILL * 30000                  # 630 KB: the line is read by the idle scan, not the head's
+
+
+def _long_logs():
+    return {
+        # tqdm training bars redrawn with \r in a file (1.3 MB, one line), the OOM printed on the bar's line
+        "bars joined by CR": "Epoch 3: start\n" + BAR * 15000 + OOM + "\n",
+        "bars joined by CR, past the head": PAST_HEAD + "Epoch 3: start\n" + BAR * 15000 + OOM + "\n",
+        # the same with a memory figure on each bar (an error anchor, "llocat", 1.3 MB before the failure)
+        "bars with an allocation figure": "Epoch 3: start\n" + BAR.replace("train_loss", "mem_allocated") * 15000 + OOM + "\n",
+        # a file saved with old-Mac line ends: one 'line' of 100 KB whose first part is a startup fact
+        "CR-only line ends": "\r".join(["Total VRAM 24564 MB, total RAM 64228 MB"] + ["got prompt"] * 10000 + [OOM]) + "\r",
+        # a JSON dump of 2.2 MiB on one line with the OOM appended past 2 MiB
+        "OOM past 2 MiB of a line": "ok\n" + '{"k": "' + "a" * (2 * 1048576 + 100) + '"} ' + OOM + "\n",
+        # a 50 KB line with a startup anchor first: the part read is around the error, not the first anchor
+        "error anchor after a startup one": "Total VRAM 24564 MB " + "z" * 30000 + " " + OOM + " " + "z" * 20000 + "\n",
+    }
+
+
+@pytest.mark.parametrize("name", list(_long_logs()))
+def test_a_failure_late_on_a_long_line_is_found(name):
+    r = engine.triage_text(_long_logs()[name])
+    assert r["found"] and r["count"] == 1, name
+    got = r["events"][-1]["numbers"]
+    for k, v in TORCH_NUMBERS.items():
+        assert abs(got.get(k, 0) - v) < 2**20, (name, k, got)
+
+
+def test_long_lines_keep_their_anchor_parts_only():
+    # a long line's CR-parts without an anchor are dropped; one longer than LONG_LINE is cut around its error anchor
+    tail = (OOM + " " + "z" * 30000).encode()
+    parts = scan._segments(b"noise\r" * 5000 + b"Got an OOM, unloading all loaded models.\r" + b"y" * 30000 + tail,
+                           scan.L.IDLE_ANCHORS)
+    assert parts[0] == b"Got an OOM, unloading all loaded models." and len(parts) == 2
+    # 2000 bytes before its first error anchor ("OutOf", 6 bytes into the message), LONG_LINE in all
+    assert parts[1] == b"y" * 1994 + tail[:scan.LONG_LINE - 1994]
+    short = b"a\rb\r\r c"
+    assert scan._segments(short, scan.L.IDLE_ANCHORS) == [b"a", b"b", b" c"]    # a short line: every part, as before
