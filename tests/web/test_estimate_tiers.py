@@ -192,3 +192,45 @@ def test_the_button_in_nodes_2(browser, comfy_host, output_dir):
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+def no_latent(width, height, batch, vram_gb=0.0) -> dict:
+    """Checkpoint -> Footprint Estimate, no latent node: the node's own size widgets are the graph's only size."""
+    wf = estimate_only(512, 512, vram_gb=vram_gb, mode="formula")
+    del wf["5"]
+    node = wf["20"]["inputs"]
+    del node["latent"]
+    node.update(width=width, height=height, batch=batch)
+    return wf
+
+
+def test_the_button_on_a_graph_without_a_latent_node(comfy_page, comfy_host, output_dir):
+    """No latent node: the node's width/height/batch go with the graph and are estimated, on the device this ComfyUI
+    computes on (--cpu: host RAM, as the node's own run); with no size at all (a widget that holds none) the route's
+    error names what to do here, as text, not the CLI's --width/--height."""
+    page, console = comfy_page
+    node_id = load(page, no_latent(512, 768, 4))
+    click_estimate(page, node_id, "gg-estimate-graph-verdict")
+    ans = page.evaluate("() => window.__gpuGarden.lastGraphEstimate")
+    assert (ans["width"], ans["height"], ans["batch"], ans["size_from"], ans["device"]) == (512, 768, 4, "body", "cpu"), ans
+    direct = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": page.evaluate("() => window.app.graph.serialize()"),
+                                                               "width": 512, "height": 768, "frames": 1, "batch": 4})
+    assert ans["peak"] == direct["peak"] == 5_580_862_019, ans["peak"]  # the node's own --cpu figure (test_webfix17)
+    size = face(page, node_id, "gg-estimate-graph-size")
+    assert size == "sd1 · 512×768 (the node's size: no latent node) · batch 4 · on the CPU (ComfyUI --cpu): host RAM", size
+    assert face(page, node_id, "gg-estimate-graph-verdict") == "FITS"
+    text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
+    assert "CPU run: the running phase " in text, text
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    page.screenshot(path=str(output_dir / "estimate_node_open_graph_no_latent.png"))
+
+    page.evaluate("(id) => { window.app.graph.getNodeById(id).widgets.find(w => w.name === 'width').value = undefined; }", node_id)
+    click_estimate(page, node_id, "gg-estimate-graph-error")
+    err = face(page, node_id, "gg-estimate-graph-error")
+    assert err == ("open graph: estimate failed: the workflow has no latent size (EmptyLatentImage, ...): set width and "
+                   "height on the Footprint Estimate node (its size when no latent is connected), or add an EmptyLatentImage "
+                   "node"), err
+    assert page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph-error]').children.length", node_id) == 0
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()

@@ -2,7 +2,9 @@
 // "Estimate the open graph" on the Footprint Estimate node: posts the graph as it is now (the saved workflow's
 // JSON, rootGraph().serialize()) to POST /gpu_garden/estimate/workflow (nodes/estimate_routes.py), which finds the
 // loaders' files in ComfyUI's model folders, and shows its answer: outcome, peak, the per-card-tier line, and which
-// files it could not find. Nothing is queued or loaded. Async with a timeout; an error is shown as text.
+// files it could not find. The node's own width/height/frames/batch go along: the route uses them when the graph has
+// no latent node, as the node does when no latent is connected. Judged on the device ComfyUI computes on (--cpu: host
+// RAM), which the answer names. Nothing is queued or loaded. Async with a timeout; an error is shown as text.
 import { api } from "../../../scripts/api.js";
 import { el, exposeForTests, fmtBytes } from "./format.js";
 import { rootGraph } from "./graph_adapter.js";
@@ -17,7 +19,7 @@ const BUTTON = {
 
 /**
  * The route's answer, or {error} (its 400's text, a timeout, a network failure): never throws.
- * @param {object} body {workflow, vram_gb?}
+ * @param {object} body {workflow, vram_gb?, width?, height?, frames?, batch?}
  * @returns {Promise<any>}
  */
 export async function postGraph(body, timeoutMs = TIMEOUT_MS) {
@@ -49,6 +51,22 @@ function nodeVram(node) {
   const w = (node?.widgets || []).find((x) => x.name === "vram_gb");
   const v = Number(w?.value);
   return Number.isFinite(v) && v > 0 ? v : null;
+}
+
+/** The node's size widgets that hold a whole number (one converted to an input holds none): the route's fallback size. */
+function nodeSize(node) {
+  const out = {};
+  for (const name of ["width", "height", "frames", "batch"]) {
+    const v = Number((node?.widgets || []).find((x) => x.name === name)?.value);
+    if (Number.isInteger(v) && v > 0) out[name] = v;
+  }
+  return "width" in out && "height" in out ? out : {};
+}
+
+/** Where the answer was judged: ComfyUI on the CPU is judged on host RAM (no card) unless vram_gb plans for one. */
+function deviceText(a) {
+  if (a.device === "cpu") return a.budget ? " · a card of vram_gb (ComfyUI computes on the CPU)" : " · on the CPU (ComfyUI --cpu): host RAM";
+  return a.budget ? "" : " · no card set (vram_gb 0)";
 }
 
 /**
@@ -85,8 +103,10 @@ export function renderGraph(box, state) {
   } else if (a.outcome?.reason) {
     box.append(el("div", null, a.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" }));
   }
-  const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "");
-  box.append(el("div", null, `${a.family} · ${size} · batch ${a.batch}` + (a.budget ? "" : " · no card set (vram_gb 0)"), { opacity: ".85" }));
+  const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "") + (a.size_from === "body" ? " (the node's size: no latent node)" : "");
+  const what = el("div", null, `${a.family} · ${size} · batch ${a.batch}` + deviceText(a), { opacity: ".85" });
+  what.dataset.testid = "gg-estimate-graph-size";
+  box.append(what);
   const tiers = tiersLine(a, { incomplete: missing.length > 0, testid: "gg-estimate-graph-tiers" });
   if (tiers) box.append(tiers);
   if (Array.isArray(a.files) && a.files.length) {
@@ -129,7 +149,7 @@ export function graphSection(node, changed) {
     changed();
     let answer;
     try {
-      const body = { workflow: rootGraph().serialize() };
+      const body = { workflow: rootGraph().serialize(), ...nodeSize(node) };
       const vram = nodeVram(node);
       if (vram) body["vram_gb"] = vram;
       answer = await postGraph(body);
