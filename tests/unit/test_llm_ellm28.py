@@ -78,3 +78,24 @@ def test_llamacpp_free_reading_already_lacks_the_context():
     # a card's total (no free reading named) keeps the context: the same load does not fit 9718 MiB
     card = dict(row, inferred={"vram_gib": "an RTX 5080 less a desktop"})
     assert b._plan(card)[1]["vram"] == 9718 * MiB and not b._plan(card)[1]["fits_as_requested"]
+
+
+def test_vllm_v1_start_check_sizes_sliding_layers_by_their_window_before_the_hybrid_manager():
+    # Kiloma-Advanced-Solutions/PLG_AI vllm.log: vLLM 0.8.4 (V1), Gemma 3 12B QAT AWQ, TP 2 on two 4090s,
+    # max_model_len 131072: 'GPU KV cache size: 69,920 tokens', 'Maximum concurrency for 131,072 tokens per request:
+    # 0.53x', and it served. 0.8.4 get_kv_cache_config checks the model's own specs before unify_hybrid_kv_cache_specs
+    # makes every layer full for the pool. One rank (4 of 8 KV heads x 256, K and V, 2 B): 4096 B a token a layer;
+    # 8 full layers x 131072 + 40 sliding x (cdiv(1023 + 2048, 16) + 1) x 16 = 4,800,905,216 B asked by the check,
+    # 48 x 131072 x 4096 = 25,769,803,776 B for every layer in full (more than a 24 GB card)
+    s = llm.describe(model="google/gemma-3-12b-it")
+    check = 8 * 131072 * 4096 + 40 * ((1023 + 2048 + 15) // 16 + 1) * 16 * 4096
+    assert check == 4_800_905_216
+    kw = dict(ctx=131072, weights_dtype="awq", vram=23.55 * GiB, gpu_memory_utilization=0.9, tensor_parallel_size=2,
+              gpu_name="NVIDIA GeForce RTX 4090")
+    r = llm.plan(s, "vllm", runtime_version="0.8.4", **kw)
+    assert r["fits_as_requested"] and r["concurrency"] < 1
+    assert check <= r["kv_capacity_bytes"] < 48 * 131072 * 4096
+    # the hybrid manager's need (0.10) is the same sum, now for the pool too
+    assert llm.plan(s, "vllm", runtime_version="0.10.0", **kw)["kv_total"] == check
+    # 0.8.0: no SlidingWindowSpec, every layer's bytes_for_tokens(max_model_len): refused
+    assert not llm.plan(s, "vllm", runtime_version="0.8.0", **kw)["fits_as_requested"]

@@ -18,7 +18,8 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   pipeline parallelism (vllm_pipeline.py): each stage holds its layers (get_pp_indices), the first the embedding,
   the last the head and the sampler; the pool is sized per stage and every stage keeps the smallest stage's block count
   sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
-  hybrid KV cache manager that sizes them by the window came with 0.10)
+  hybrid KV cache manager that sizes them by the window came with 0.10), though V1's start check sizes them by the
+  window from 0.8.3 (SWA_CHECKED)
   engine: V1 by default from 0.8 (VLLM_USE_V1=0 forces V0 until 0.10; VLLM_USE_V1=1 gave V1 in 0.7):
   the `vllm_engine` knob
   fits: one request of max_model_len must fit the pool (V0: max_model_len <= GPU blocks x 16; V1:
@@ -96,6 +97,13 @@ MLA_ABSORB_UNTIL = (0, 8)
 # profiled one prompt of max_model_len whatever its length
 CHUNKED_LONG_CONTEXT = (0, 5, 4)
 SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
+# before it, V1's start check already sizes a sliding layer by its window: get_kv_cache_config runs
+# check_enough_kv_cache_memory on the model's own specs (SlidingWindowSpec.max_memory_usage_bytes: cdiv(min(window - 1
+# + max_num_batched_tokens, max_model_len), 16) + 1 blocks) and only then unify_hybrid_kv_cache_specs makes every layer
+# a full one for the pool (v1/core/kv_cache_utils.py, read at 0.8.3, 0.8.4, 0.9.0, 0.9.2); so a Gemma 3 pool of less
+# than one max_model_len starts, at a concurrency below 1x. 0.8.0 has no SlidingWindowSpec (every layer's
+# bytes_for_tokens(max_model_len)); 0.8.1 and 0.8.2 are not read: taken as 0.8.0
+SWA_CHECKED = (0, 8, 3)
 # "GPU KV cache size" printed as max concurrency x max_model_len instead of blocks // groups x the smallest block
 # (vllm-project/vllm#40691, #38364): a gate by observation - 0.19.0 prints the old figure (Gemma-4-31B, 10,432 tokens
 # with 3.58x at 4096), so does the nightly 0.20.1rc1.dev16 (Qwen3.6-27B at TP 4, club-3090 e3f8f020: 483,200 tokens
@@ -402,6 +410,9 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
                          "spec_tokens": s.get("spec_tokens", 0) if drafter else 0,
                          "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
+    # what the V1 start check asks of the pool: the sliding layers by their window from SWA_CHECKED, the pool or not
+    check = (kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], mla_cache=layout)["total"]
+             if not hybrid and need["sliding_layers"] and at_least(v, *SWA_CHECKED) else need["total"])
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
@@ -429,7 +440,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
         starts = mamba_check(out, grouped["blocks"], s) and starts
     elif s["v1"]:
-        starts = pool >= need["total"]
+        starts = pool >= check
         conc = blocks / per_req_blocks
         if grouped and len(set(vllm_layout(kv_spec, kv, layout)["block"].values())) > 1:
             conc = grouped["concurrency"]  # kinds of different block sizes (Gemma 4): vLLM's blocks per request
@@ -476,7 +487,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         out["kv_request_bytes"] = int(grouped["request_bytes"])
     out.update(budget=budget, pool=int(pool), pool_tokens=tokens, gpu_blocks=blocks, concurrency=conc, card_room=card,
                starts=bool(starts and pool > 0),
-               fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + need["total"]) / vram)
+               fits=bool(starts and pool > 0 and room), total=int(used), util_needed=(inside + (check if s["v1"] else need["total"])) / vram)
     return out
 
 
