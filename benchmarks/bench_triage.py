@@ -60,6 +60,8 @@ def adversarial() -> dict:
         "digit run": "Tried to allocate " + "9" * MSG + " allowed;",
         "token run before buffer": "x" * MSG + " buffer size = x",
         "real OOM after 1 MB": "x " * (MSG // 2) + "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+        # an error phrase among runs of " at " and slashes, no newline: the most costly message review16a found (F12)
+        "error words in at-runs and slashes": (("CUDA Error: out of memory " + " at " * 20 + "/" * 280 + " ") * 3000)[:MSG],
     }
 
 

@@ -350,7 +350,7 @@ _INNER = {k: tuple(i for i in range(1, len(k)) if any(b.startswith(k[i:]) and le
 # did not return is the only reason to retry at each inner offset (in Python, ~7 tries a line); most lines hold none
 _PARTNERS = {k: frozenset(b for i in _INNER[k] for b in _GATE_KEYS if b.startswith(k[i:]) and len(b) > len(k) - i)
              for k in _GATE_KEYS}
-_UNION = {}          # for each short tuple of keys findall returns: their facts, and the partners not among them (bounded)
+_UNION = {}          # for each small set of keys findall returns: their facts, and the partners not among them (bounded)
 
 
 def gated(line: str) -> frozenset:
@@ -358,11 +358,10 @@ def gated(line: str) -> frozenset:
     found = _FACT_GATE.findall(line)
     if not found:
         return frozenset()
-    key = tuple(found)
+    key = frozenset(found)      # (a line repeating a key many times is one key, cached)
     hit = _UNION.get(key)
     if hit is None:
-        keys = set(key)
-        hit = (frozenset().union(*(_KEY_FACTS[k] for k in keys)), tuple(frozenset().union(*(_PARTNERS[k] for k in keys)) - keys))
+        hit = (frozenset().union(*(_KEY_FACTS[k] for k in key)), tuple(frozenset().union(*(_PARTNERS[k] for k in key)) - key))
         if len(key) <= 16 and len(_UNION) < 4096:
             _UNION[key] = hit
     if not any(b in line for b in hit[1]):

@@ -144,3 +144,16 @@ def test_long_lines_keep_their_anchor_parts_only():
     assert parts[1] == b"y" * 1994 + tail[:scan.LONG_LINE - 1994]
     short = b"a\rb\r\r c"
     assert scan._segments(short, scan.L.IDLE_ANCHORS) == [b"a", b"b", b" c"]    # a short line: every part, as before
+
+
+def test_a_line_repeating_one_fact_key_is_gated_once():
+    """lines.gated caches the facts of the set of keys a line holds: a line repeating one key 200 times (a 4000-char
+    run of one message) is one key, not a 200-long tuple rebuilt on every such line (review16a F12)."""
+    from gpu_garden.memory.triage import lines as L
+    line = "Device: cuda:0 " * 200
+    want = frozenset(i for i, (_, keys, _) in enumerate(L._FACTS_GATED) if any(k in line for k in keys))
+    assert want and L.gated(line) == want
+    L._UNION.clear()
+    L.gated(line)
+    L.gated("Device: cuda:1 " * 300)
+    assert len(L._UNION) == 1
