@@ -117,8 +117,10 @@ def run_traces(cases, cache):
     done = {}
     if cache and Path(cache).is_file():
         done = {tuple(json.loads(k)): v for k, v in json.load(open(cache)).items() if "error" not in v}
-    # decode traces keep the tracer's caching-allocator model too (reserved beyond allocated: vae.WAN*_DECODE_CACHED)
-    todo = [c for c in cases if c not in done or (c[4] == "decode" and "reserved_peak" not in done[c])]
+    # decode traces keep the tracer's caching-allocator model too (reserved beyond allocated: vae.WAN*_DECODE_CACHED),
+    # sample traces the forward's own excess beyond the weights' packing (sample_cache.SAMPLE_CACHED)
+    todo = [c for c in cases if c not in done or (c[4] == "decode" and "reserved_peak" not in done[c])
+            or (c[4] == "sample" and "forward_excess" not in done[c])]
     py, comfy = os.environ.get("COMFYUI_PYTHON"), os.environ.get("COMFYUI_DIR")
     if todo and py and comfy and (REPO / "memory" / "trace" / "tracer.py").is_file():
         boot = (BOOT + "import json\n"
@@ -129,7 +131,7 @@ def run_traces(cases, cache):
                 f"        r=trace.trace_family({comfy!r}, f, w, h, n, b, att, ph, dtype=(c[7] if len(c)>7 else None))\n"
                 "        out={'peak':r['peak'],'weights':r['weights'],'activations':r['activations_peak'],'latent':r['model']['latent'],'cfg':r['model']['cfg']}\n"
                 "        a=r.get('allocator') or {}\n"
-                "        out.update({k:a[k] for k in ('allocated_peak','reserved_peak') if k in a})\n"
+                "        out.update({k:a[k] for k in ('allocated_peak','reserved_peak','forward_excess') if k in a})\n"
                 "    except Exception as e:\n"
                 "        out={'error':repr(e)[:200]}\n"
                 "    print('TRACE', json.dumps([c,out]), flush=True)\n")
@@ -192,6 +194,37 @@ def wan_cached_rows(traces):
             key = which.replace("-", "")
             data.update({f"wan_cached_{key}_rows": st["n"], f"wan_cached_{key}_median": st["median"], f"wan_cached_{key}_max": st["max"]})
             print(f"  {which.upper()}: {st['n']} decodes, median {st['median']:.1%}, max {st['max']:.1%}")
+    return data
+
+
+def sample_cached_rows(traces):
+    """Reserved beyond allocated of the traced sampling forwards: ours (the 5 % margin plus sample_cache.cached_slack_bytes
+    on our activations) against the tracer's caching-allocator model (its forward_excess: beyond the weights' packing)."""
+    out, errs = [], {"fit": [], "held-out": []}
+    print("\nSampling forward: reserved beyond allocated (MiB), ours vs the tracer's caching-allocator model")
+    for c in TRACED:
+        t = traces.get(c) or {}
+        if c[4] != "sample" or "forward_excess" not in t:
+            continue
+        fam, w, h, f, _, att, b = c[:7]
+        comps = [x for x in families.split_components(table(LAYOUT[fam]), fam) if x["role"] == "diffusion_model"]
+        e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True})
+        bd = e["breakdown"]["sample_naive_attention" if att == "math" else "sample"]
+        ours = E.FRAGMENTATION * bd["activations"] + bd["cached_slack"]
+        ref = t["forward_excess"]
+        which = "fit" if c in FIT else "held-out"
+        errs[which].append(abs(err(ours, ref)))
+        name = f"{fam} {w}x{h}" + (f"x{f}" if f > 1 else "") + (" naive-attn" if att == "math" else "")
+        out.append({"case": name, "set": which, "ours_bytes": int(ours), "traced_bytes": int(ref), "err": round(err(ours, ref), 4)})
+        print(f"{name:40} {which:8} {ours / MiB:8.0f} {ref / MiB:8.0f} {err(ours, ref):+9.1%}")
+    data = {"sample_cached": out}
+    for which, xs in errs.items():
+        st = _stats(xs)
+        if st:
+            key = which.replace("-", "")
+            data.update({f"sample_cached_{key}_rows": st["n"], f"sample_cached_{key}_median": st["median"],
+                         f"sample_cached_{key}_max": st["max"]})
+            print(f"  {which.upper()}: {st['n']} forwards, median {st['median']:.1%}, max {st['max']:.1%}")
     return data
 
 
@@ -724,8 +757,8 @@ def measured():
         if sampling and how in ("torch_reserved", "nvidia_smi"):
             # a sampler's own counter: the sample phase, not the estimate's overall peak (which may be the decode of
             # the family's usual VAE that the estimate adds after it); reserved = + the allocator margin, device = + the
-            # CUDA context (as peak_device: no ComfyUI reserve)
-            ours = bd["weights"] + bd["activations"] + bd["allocator_margin"]
+            # CUDA context (as peak_device: no ComfyUI reserve), and the cache the allocator keeps through sampling
+            ours = bd["weights"] + bd["activations"] + bd["allocator_margin"] + bd.get("cached_slack", 0)
             if how == "nvidia_smi":
                 ours += e["fixed"]["cuda_context"]
         elif how == "weights":
@@ -985,6 +1018,7 @@ def main() -> int:
         print(f"  batch {bt}: {st['n']} rows, median {st['median']:.1%}, max {st['max']:.1%}")
         data.update({f"measured_batch{bt}_rows": st["n"], f"measured_batch{bt}_median": st["median"], f"measured_batch{bt}_max": st["max"]})
     data.update(wan_cached_rows(traces))
+    data.update(sample_cached_rows(traces))
     data.update({} if args.no_trace else ltxv_rows(args.cache))
     data.update(wan22_runner_oom(traces))
     data.update(gpu_rows())

@@ -7,7 +7,7 @@ verdicts (VRAM, host RAM, Dynamic VRAM) and knobs are in verdict.py; text output
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import families, image_encoder as IE, spec, vae as vae_mod, weights as W
+from . import families, image_encoder as IE, sample_cache, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -420,6 +420,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
                  "i2v_encode": i2v_encode},
     }
+    cache_ratio = sample_cache.ratio(family, pol.get("attention") == "math")
     assumptions += [
         ("every model stays resident (no swapping)" if keep else
          "ComfyUI swaps models between phases: each phase needs only its own model "
@@ -430,7 +431,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         f"fixed: {pol.get('device', 'cuda').upper()} context {fmt_bytes(fixed['cuda_context'])} and ComfyUI's reserve "
         f"{fmt_bytes(fixed['comfyui_reserve'])} ({pol['platform']}; --reserve-vram changes it); allocator margin "
         f"{int(FRAGMENTATION * 100)} % of activations. peak_torch (max_memory_allocated) leaves out all three, "
-        "peak_device (nvidia-smi) leaves out the reserve",
+        "peak_device (nvidia-smi) leaves out the reserve" + (
+            f" and adds the cache PyTorch's allocator keeps through sampling ({cache_ratio:.0%} of activations as "
+            "traced for the family, sample_cache)" if cache_ratio and sample_cache.applies(pol, est["_ctx"]) else ""),
     ]
     est["assumptions"] = [a for a in assumptions if a]
     from . import verdict
@@ -493,6 +496,10 @@ def peak_on(est: dict, budget) -> dict:
         mask = ctx.get("mask", 0)
         phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math"
               else naive_total(ctx["act"] - mask, ctx["naive"], ctx.get("arch")) + mask)
+        for k, naive in (("sample", pol.get("attention") == "math"), ("sample_naive_attention", True)):
+            # reserved beyond the margin that the caching allocator keeps through sampling: peak_device only
+            breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(
+                ctx["family"], breakdown[k]["activations"], naive) if sample_cache.applies(pol, ctx) else 0
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]
@@ -503,7 +510,7 @@ def peak_on(est: dict, budget) -> dict:
                               slicing=bool(pol.get("vae_slicing")),
                               tile_px=(vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) or (pol.get("tile") or {}).get("tile"))
                               if pol.get("runner") == "diffusers" else None)
-        if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept
+        if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)
             vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)

@@ -115,13 +115,23 @@ class CachingAllocatorModel:
         del self._by_addr[block.addr]
 
 
-def replay(events, sizes) -> dict:
-    """events: ints, i >= 0 allocates allocation i, ~i frees it; sizes[i] its bytes."""
+def replay(events, sizes, loaded=0) -> dict:
+    """events: ints, i >= 0 allocates allocation i, ~i frees it; sizes[i] its bytes. loaded: how many leading events
+    load the weights; the state after them is returned too (loaded_allocated, loaded_reserved), so that the forward's
+    own excess, forward_excess = (reserved_peak - allocated_peak) - (loaded_reserved - loaded_allocated), can be told
+    from the weights' packing into segments."""
     model, blocks = CachingAllocatorModel(), {}
-    for e in events:
+    at_load = (0, 0)
+    for i, e in enumerate(events):
+        if i == loaded:
+            at_load = (model.allocated, model.reserved)
         if e >= 0:
             blocks[e] = model.malloc(sizes[e])
         else:
             model.free(blocks.pop(~e, None))
+    if loaded >= len(events):
+        at_load = (model.allocated, model.reserved)
+    excess = (model.peak_reserved - model.peak_allocated) - (at_load[1] - at_load[0])
     return {"allocated_peak": model.peak_allocated, "reserved_peak": model.peak_reserved,
-            "segments": model.segments}
+            "segments": model.segments, "loaded_allocated": at_load[0], "loaded_reserved": at_load[1],
+            "forward_excess": excess}

@@ -50,6 +50,7 @@ class StorageTracer(TorchDispatchMode):
         self.records = {}        # storage._cdata -> [alloc id, size, weakref, ledger or None]
         self.allocs = []         # alloc id -> (size, kind, op, module, shape, dtype)
         self.events = []         # alloc id, or ~alloc id for its free; main ledger only
+        self.loaded_events = 0   # how many leading events load the weights (run sets it)
         self.live = self.peak = self.peak_outside_attention = 0
         self.peak_event = 0
         self.peak_at = None
@@ -322,6 +323,7 @@ def run(fn, args=(), kwargs=None, *, module=None, weights=None, attention="flash
         else:
             tracer.register(p, "weight", n)
     weights_bytes = tracer.live
+    tracer.loaded_events = len(tracer.events)   # the weights' allocations: the allocator's state after loading
     for t in tree_leaves((args, kwargs)):
         if isinstance(t, torch.Tensor):
             tracer.register(t, "input")
@@ -367,7 +369,7 @@ def summarize(tracer, weights_bytes, inputs_bytes, end_live, seconds, top):
                 for s, k, op, m, sh, dt in biggest],
         "output_live": end_live,
         "attention": tracer.attention_summary(),
-        "allocator": replay(tracer.events, sizes),
+        "allocator": replay(tracer.events, sizes, tracer.loaded_events),
         "ops": tracer.ops,
         "allocations": sum(1 for e in tracer.events if e >= 0),
         "seconds": round(seconds, 3),

@@ -28,7 +28,7 @@ def trace(module, *args, kwargs=None, call=None, attention="flash", device="meta
     the CPU. For a model ComfyUI has loaded: trace(patcher.model, x, sigma, kwargs={"c_crossattn": ctx, ...},
     call=patcher.model.apply_model). Returns a dict: peak, weights, inputs, activations_peak, at {op, module},
     live_at_peak {kind: bytes}, top [allocations live at the peak], attention {kernel, peak per kernel, ...},
-    allocator {allocated_peak, reserved_peak} (CUDA caching allocator model), ops, seconds.
+    allocator {allocated_peak, reserved_peak, forward_excess} (CUDA caching allocator model), ops, seconds.
     """
     if attention not in ATTENTION:
         raise UserError(f"attention must be one of {', '.join(ATTENTION)}, not {attention!r}")
@@ -101,7 +101,8 @@ def format_result(r: dict) -> str:
         lines.append(f"host would use  {host['function']} ({host['kernel']}): {host['why']}")
     al = r["allocator"]
     lines.append(f"CUDA allocator  max_memory_allocated ~ {fmt_bytes(al['allocated_peak'])}, "
-                 f"max_memory_reserved ~ {fmt_bytes(al['reserved_peak'])} ({al['segments']} segments)")
+                 f"max_memory_reserved ~ {fmt_bytes(al['reserved_peak'])} ({al['segments']} segments); "
+                 f"the forward's own cache beyond the weights' packing {fmt_bytes(al.get('forward_excess', 0))}")
     lines.append("largest live at the peak:")
     for t in r["top"][:8]:
         lines.append(f"  {fmt_bytes(t['bytes']):>11}  {t['kind']:<12} {t['op']:<28} {t['module']}  "
