@@ -21,6 +21,19 @@ def torch(x):
 EAGER_EXTRA = GiB       # what an eagerly loaded CUDA context adds to a lazy one
 
 
+# what a display and the desktop beside it (compositor, browser, a second app's context) hold on a card: well under this. Past
+# it, memory another process holds is a program's working set, whatever the card's size
+DESKTOP = 4 * GiB
+
+
+def others_hold(x):
+    """Other processes' share of the card (their own "Process N has" figures, or the card less free less this process's
+    NVML figure, which holds all of this process: context, cache, pools) passes a desktop's and covers the shortfall. A
+    tenth of a small card (2.4 GiB of 24) is still a display's; on a 140 GiB card a tenth is 14 GiB, far past any desktop."""
+    return (torch(x) and x.others is not None and x.others >= max(1.5 * GiB, min(0.1 * x.total, DESKTOP))
+            and x.others >= x.short)
+
+
 def outside_others(x):
     """Of what is neither free nor PyTorch's, the part other programs may hold. PyTorch <= 1.12 (its message is the
     "<=2.0" form) loaded every kernel when the context was created: over 1 GiB of its own, with cuDNN's ~0.75 GiB on top
@@ -137,6 +150,16 @@ def ollama_kv_first(x):
     kv, full, layers = f["ollama_kv"], f["ollama_required"], f["ollama_layers"]
     return bool(x.branch == "ggml" and kv and full and layers and layers[1] > 0 and KV_DOMINANT * full <= kv <= full
                 and 2 * layers[0] <= layers[1])
+
+
+def vllm_loading_cut(x):
+    """vllm_loading for PyTorch's message quoted up to "of which N is free" (what PyTorch holds dropped), as cut_full is for
+    a plain script: vLLM, the message alone, the card full (under a SLIVER free), a layer-sized request, and no line shows
+    the weights loaded, the KV cache sized, graphs captured or a request served: the weights were still being placed."""
+    return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and bool(x.total) and not x.impossible and not x.tiny
+            and x.allocated is None and x.reserved is None and x.others is None and x.free is not None
+            and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total and not x.graph_capture
+            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
 def vllm_loading(x):

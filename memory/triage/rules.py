@@ -29,8 +29,8 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          bare_driver, big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mps_full, ollama_kv_first,
-                         outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch,
-                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading)
+                         others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch,
+                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
 
@@ -72,6 +72,9 @@ RULES = [
                 "the driver spilled into shared system memory (Windows sysmem fallback); the model may not fit the card"),
     R("weights-exceed-vram", 2.0, vllm_loading,
       "vLLM: PyTorch holds {allocated:b} of {total:b} before any line shows the weights loaded or the KV cache sized: the weights do not fit"),
+    R("weights-exceed-vram", 1.6, vllm_loading_cut,
+      "vLLM: the card is full ({free:b} free of {total:b}) and a {req:b} (per-tensor sized) request fails before any line shows "
+      "the weights loaded or the KV cache sized: the weights do not fit"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
     R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap
       and "requested" in x.n and x.req <= 0.1 * x.cap
@@ -339,7 +342,7 @@ RULES = [
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),
-    R("other-process", 3.0, lambda x: torch(x) and x.others is not None and x.others >= max(1.5 * GiB, 0.1 * x.total) and x.others >= x.short,
+    R("other-process", 3.0, others_hold,
       "other processes hold {others:b} on this GPU; freeing them covers the {short:b} shortfall", first="op"),
     R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total,
       "other processes hold {others:b} ({others_share:.0%} of the card)", first="op"),
