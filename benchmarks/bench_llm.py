@@ -569,8 +569,10 @@ def _plan(row):
     kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
     knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
     knobs["runtime_version"] = row.get("version")
-    if row["runtime"] == "sglang" and "gpu_name" not in knobs and row.get("gpu"):
-        knobs["gpu_name"] = row["gpu"]  # SGLang rows were collected without --gpu-name; their "gpu" names the card
+    if row["runtime"] in ("sglang", "llama.cpp") and "gpu_name" not in knobs and row.get("gpu"):
+        # rows were collected without --gpu-name; their "gpu" names the card (SGLang's AWQ MoE path; llama.cpp's Metal:
+        # no op offload, a mapped file span: runtimes/llamacpp.py)
+        knobs["gpu_name"] = row["gpu"]
     res = K.plan(spec, runtime=row["runtime"], ctx=i["ctx"], parallel=i.get("parallel", 1), kv_dtype=kv,
                  weights_dtype=i.get("weights_dtype"), vram=vram, **knobs)
     return spec, res

@@ -99,3 +99,25 @@ def test_vllm_v1_start_check_sizes_sliding_layers_by_their_window_before_the_hyb
     assert llm.plan(s, "vllm", runtime_version="0.10.0", **kw)["kv_total"] == check
     # 0.8.0: no SlidingWindowSpec, every layer's bytes_for_tokens(max_model_len): refused
     assert not llm.plan(s, "vllm", runtime_version="0.8.0", **kw)["fits_as_requested"]
+
+
+def test_metal_maps_a_gemma4_gguf_from_its_first_tensor_to_its_last():
+    # coin1860/kb-agent llama_server.log: Gemma-4-E2B Q4_K_M (2.88 GiB) on an Apple M4, 36/36 layers: MTL0_Mapped
+    # 2947.73 MiB, CPU_Mapped 216.00 (token_embd). convert_hf_to_gguf writes Gemma 4's rope_freqs (a layer-0 tensor)
+    # first, and Metal maps its context's first-to-last range (get_mapping_range): the whole file, host tables inside.
+    # By hand (tied; E2B: vocab 262144, hidden 1536, 35 layers x 256 per-layer width): the CUDA plan's GPU part holds
+    # the tied output, token_embd at Q6_K (210 B a 256): 262144 x 1536 x 210 / 256 = 330,301,440 B; the host part is
+    # that table + the per-layer table at Q4_K (144 B a 256): 262144 x 8960 -> 1,321,205,760, + its projection
+    # 1536 x 8960 -> 7,741,440 and norm 256 -> 144 = 1,659,248,784 B
+    s = llm.describe(model="google/gemma-4-E2B-it")
+    kw = dict(ctx=32768, weights_dtype="Q4_K_M", kv_dtype="q8_0", flash_attn="on", ubatch=1024)
+    metal = llm.plan(s, "llama.cpp", gpu_name="Apple M4", **kw)
+    cuda = llm.plan(s, "llama.cpp", gpu_name="NVIDIA GeForce RTX 4090", **kw)
+    assert cuda["host_weights"] == 330_301_440 + 1_321_205_760 + 7_741_440 + 144 == 1_659_248_784
+    assert metal["gpu_weights"] == cuda["gpu_weights"] - 330_301_440 + 1_659_248_784 == metal["weights"]
+    # a partial offload maps from a later layer: not the whole file; an Ollama blob's order is not read
+    part = llm.plan(s, "llama.cpp", gpu_name="Apple M4", ngl=20, **kw)
+    assert part["gpu_weights"] == llm.plan(s, "llama.cpp", gpu_name="NVIDIA GeForce RTX 4090", ngl=20, **kw)["gpu_weights"]
+    blob = llm.describe(model="gemma4:e2b")
+    assert (llm.plan(blob, "llama.cpp", gpu_name="Apple M4", **kw)["gpu_weights"]
+            == llm.plan(blob, "llama.cpp", **kw)["gpu_weights"])

@@ -283,6 +283,22 @@ OP_OFFLOAD_MIN_BATCH = 32
 NO_OFFLOAD_GPU = re.compile(r"apple|metal|\bm[1-9]( pro| max| ultra)?\b", re.I)
 
 
+# Metal maps an mmap'd model file into its model buffer: one buffer per file over the range from the context's first
+# to its last tensor (llama-model.cpp load_tensors: ml.get_mapping_range + ggml_backend_dev_buffer_from_host_ptr), the
+# host tensors lying in between included. convert_hf_to_gguf writes generate_extra_tensors first (prepare_tensors:
+# chain(generate_extra_tensors(), get_tensors())), and Gemma 4's is rope_freqs (Gemma4Model: the global layers'
+# proportional RoPE), a layer-0 tensor: with every layer on the GPU the span is the whole file's tensor data. Two logs:
+# Gemma-4-E2B Q4_K_M on an M4, MTL0_Mapped 2947.73 MiB of a 2.88 GiB file (CPU_Mapped 216.00, token_embd alone);
+# E4B Q8_0, 7798.32 of 7.62 GiB. An Ollama blob comes from Ollama's own converter, whose order is not read
+METAL_SPAN_ARCHS = ("gemma4",)
+
+
+def metal_span(spec, s) -> bool:
+    """Is the GPU model buffer the whole file's tensor data (Metal, a converted Gemma 4 GGUF)?"""
+    return (bool(NO_OFFLOAD_GPU.search(str(s.get("gpu_name") or ""))) and spec.arch.startswith(METAL_SPAN_ARCHS)
+            and not getattr(spec, "ollama", False))
+
+
 def offloads_output(s, rows: int) -> bool:
     """Does the GPU backend take the output matmul off a host-side output matrix (op offload)?"""
     return (rows >= OP_OFFLOAD_MIN_BATCH and not NO_OFFLOAD_GPU.search(str(s.get("gpu_name") or "")))
@@ -333,6 +349,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
     lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
     gpu_w = sum(lw[start:]) + (out if out_on else 0)
+    if start == 0 and out_on and metal_span(spec, s):  # the mapped range from rope_freqs to the last tensor
+        gpu_w = emb + blocks + (0 if spec.tied else out)
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
             if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
     rows = s["ubatch"] if outs is None else min(s["ubatch"], outs)
