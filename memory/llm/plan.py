@@ -428,6 +428,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                         + ", ".join(fmt_bytes(d["total"]) for d in ev["devices"]) + ", judged one by one"
                         if "total" in ev["devices"][0] else
                         "; the totals and the verdict are the whole load's (give --vram as the GPUs' sum)"))
+    if runtime != "vllm" and ev.get("metal_span"):
+        notes.append("Metal maps the file from its first GPU tensor (Gemma 4's rope_freqs) to its last: the whole file, "
+                     "host tables included, is in the GPU model buffer (MTL0_Mapped), as llama.cpp's fit step counts it")
     if runtime != "vllm":
         out["host_weights"] = ev["host_weights"]
         out["gpu_weights"] = ev["gpu_weights"]  # a tied output's copy included where the output layer is on the GPU

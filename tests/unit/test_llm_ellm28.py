@@ -115,6 +115,7 @@ def test_metal_maps_a_gemma4_gguf_from_its_first_tensor_to_its_last():
     cuda = llm.plan(s, "llama.cpp", gpu_name="NVIDIA GeForce RTX 4090", **kw)
     assert cuda["host_weights"] == 330_301_440 + 1_321_205_760 + 7_741_440 + 144 == 1_659_248_784
     assert metal["gpu_weights"] == cuda["gpu_weights"] - 330_301_440 + 1_659_248_784 == metal["weights"]
+    assert any("Metal maps the file" in n for n in metal["notes"]) and not any("Metal maps" in n for n in cuda["notes"])
     # a partial offload maps from a later layer: not the whole file; an Ollama blob's order is not read
     part = llm.plan(s, "llama.cpp", gpu_name="Apple M4", ngl=20, **kw)
     assert part["gpu_weights"] == llm.plan(s, "llama.cpp", gpu_name="NVIDIA GeForce RTX 4090", ngl=20, **kw)["gpu_weights"]

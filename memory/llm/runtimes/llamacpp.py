@@ -349,7 +349,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
     lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
     gpu_w = sum(lw[start:]) + (out if out_on else 0)
-    if start == 0 and out_on and metal_span(spec, s):  # the mapped range from rope_freqs to the last tensor
+    span = start == 0 and out_on and metal_span(spec, s)  # the mapped range from rope_freqs to the last tensor
+    if span:
         gpu_w = emb + blocks + (0 if spec.tied else out)
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
             if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
@@ -394,7 +395,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         total = sum(dv["total"] for dv in devs)
         fits = all(dv["total"] <= vram for dv in devs) if vram else None
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
-            "gpu_kv": int(gpu_kv),
+            "gpu_kv": int(gpu_kv), "metal_span": span,
             "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out))}
 
