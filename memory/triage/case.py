@@ -326,6 +326,7 @@ def _history(x, scan, inc, ctx):
     x.ran_before = model if model and model in scan.ok_models else None
     prior = [i for i in scan.incidents if i.index < inc.index and not i.recoverable_only]
     x.prior_ooms = len(prior)
+    x.prior_kinds = {i.primary.get("kind") for i in prior}      # a runtime's own line before PyTorch's (vLLM's cumem allocator)
     x.oom_number = len(prior) + 1
     a = (inc.primary.get("numbers") or {}).get("allocated")
     if prior:

@@ -170,6 +170,16 @@ def vllm_loading(x):
             and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
+def sleep_mode_budget(x):
+    """vLLM's cumem allocator (the one --enable-sleep-mode switches on) ran out of device memory (its own line, alone or
+    before PyTorch's message for the same request) after vLLM had sized its KV cache from its own profile ("Available KV
+    cache memory"). With that allocator PyTorch's reserved figure, which the profile reads as this process's memory, can
+    count more than the card holds (vllm#40256, PR 40258), so the budget it handed the KV cache was larger than what was
+    there. Not its fault form (a driver call failing: its own row)."""
+    return (("vllm.cumem" in x.kinds or "vllm.cumem" in (x.prior_kinds or ())) and x.f["vllm_kv_mem"] is not None
+            and not (x.kind == "vllm.cumem" and x.ev.get("form") == "fault"))
+
+
 def mps_full(x):
     """MPS: PyTorch holds most of the limit and a small request fails. Not in training, where what PyTorch holds is
     mostly the step's activations, gradients and optimizer state. The request read (a message cut before it says nothing

@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
-                         kind, torch)
+                         kind, sleep_mode_budget, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -159,6 +159,11 @@ OTHER = [
       lambda x: f"vLLM's cumem allocator (the one --enable-sleep-mode uses) got \"{x.ev.get('error')}\" from a CUDA driver call: "
                 "the allocator or the driver failed, not the memory; start without --enable-sleep-mode, or a vLLM release "
                 "that fixes it"),
+    # the same allocator running out after vLLM sized the KV cache: the profile's budget, not the workload (R18)
+    R("other", 2.5, sleep_mode_budget,
+      "vLLM's sleep-mode (cumem) allocator ran out after vLLM sized the KV cache at {f[vllm_kv_mem]:b} from its own profile: "
+      "with that allocator the profile can count PyTorch's memory past the card (vllm#40256), so the budget was larger than "
+      "the card; lower --gpu-memory-utilization (or set kv_cache_memory_bytes), or start without --enable-sleep-mode"),
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
       "refuse as often as the memory runs out"),

@@ -65,3 +65,34 @@ def test_vllm_cut_message_before_the_weights_loaded_names_the_weights():
 def test_the_vllm_cut_row_keeps_to_its_bounds(text):
     _, _, ev = top(text)
     assert not _loading_named(ev), ev["causes"]
+
+
+SLEEP = ("INFO Enabling cumem allocator because sleep mode requires it.\n"
+         "INFO Model loading took 15.02 GiB memory and 41.3 seconds\n")
+KV = "INFO Available KV cache memory: 9.40 GiB\n"
+CUMEM_OOM = "CUDA Error: out of memory at /app/csrc/cumem_allocator.cpp:161\n"
+TORCH_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 44.42 GiB "
+             "of which 612.00 MiB is free. Process 7 has 43.81 GiB memory in use.\n")
+
+
+def _budget_named(ev):
+    return any("sleep-mode (cumem) allocator ran out after vLLM sized the KV cache" in e
+               for c in ev["causes"] for e in c["evidence"])
+
+
+@pytest.mark.parametrize("text", [SLEEP + KV + CUMEM_OOM + TORCH_OOM, SLEEP + KV + CUMEM_OOM])
+def test_sleep_mode_allocator_out_after_the_kv_cache_was_sized_is_the_budget(text):
+    """vllm#40256: with the cumem allocator the profile over-counts PyTorch's memory and hands the KV cache more than the
+    card holds; the allocator's own line comes alone, or before PyTorch's message for the same request."""
+    cause, conf, ev = top(text)
+    assert cause == "other" and _budget_named(ev), (cause, conf)
+
+
+@pytest.mark.parametrize("text", [
+    SLEEP + CUMEM_OOM + TORCH_OOM,                                       # no KV cache sized yet: loading, or a wake-up
+    SLEEP + KV + TORCH_OOM,                                              # no line of the allocator's own
+    SLEEP + KV + "CUDA Error: invalid argument at /app/csrc/cumem_allocator.cpp:119\n",   # a driver call failing: its own row
+])
+def test_the_sleep_mode_budget_row_needs_the_allocator_out_of_memory_after_the_kv_sizing(text):
+    _, _, ev = top(text)
+    assert not _budget_named(ev), ev["causes"]
