@@ -101,8 +101,10 @@ def cut_full(x):
     """script_full for PyTorch's message quoted up to "of which N is free" (the per-process tail, with what PyTorch holds,
     dropped): a plain script, the message alone, the card full (under a SLIVER free) and a layer-sized request fails. The
     request did not fill the card; what was placed before it did, and with no step, traceback or training shown that is
-    most often the model (a batch's tensors stay the runner-up, the bare message row)."""
+    most often the model (a batch's tensors stay the runner-up, the bare message row). Not under ComfyUI's own lines ("Requested
+    to load", its exception banner): that is ComfyUI, whose loader places what fits, not a script."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and bool(x.total)
+            and not x.f.get("comfy") and not x.f.get("ui_loader")
             and not x.impossible and not x.tiny and x.allocated is None and x.reserved is None and x.others is None
             and x.free is not None and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total)
 

@@ -1,0 +1,37 @@
+"""fix17 (review17 R1, R1b, R2): where PyTorch's message cut before what it holds (the cut_full row) may say "a script
+without a traceback". Lines written from the runtimes' own formats (Python's traceback, ComfyUI's logging.info lines,
+HF Trainer's log dict, tqdm's bar), numbers from PyTorch's message; no corpus text."""
+import pytest
+
+from support.triage_event import top
+
+
+def _cut(req="64.00 MiB", total="23.54 GiB", free="18.44 MiB"):
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity of {total} of "
+            f"which {free} is free.\n")
+
+
+def _cut_row(ev):
+    return any("cut before what PyTorch holds" in e for c in ev["causes"] for e in c["evidence"])
+
+
+def test_the_bare_cut_message_still_takes_the_row():
+    """The row itself stays: the cases below differ from this one by their context lines alone."""
+    _, _, ev = top(_cut())
+    assert _cut_row(ev), ev["causes"]
+
+
+# R1: a traceback pasted without `line N` (a frame is still a frame) and ComfyUI's own lines (not a script)
+FRAMES = '  File "comfy/ops.py", in cast_bias_weight\n    weight = weight.to(dtype=dtype)\n'
+COMFY = ("got prompt\nRequested to load SDXLClipModel\n"
+         "loaded completely; 21863.00 MB usable, 1560.80 MB loaded, full load: True\nRequested to load SDXL\n")
+
+
+@pytest.mark.parametrize("text", [
+    "Traceback (most recent call last):\n" + FRAMES + _cut(),      # header and frames without line numbers
+    FRAMES + _cut(),                                                  # the frames alone
+    COMFY + _cut(),                                                   # ComfyUI's loader lines, no banner, no traceback
+], ids=["traceback-no-lineno", "frames-no-lineno", "comfy-loader-lines"])
+def test_r1_a_traceback_or_comfyui_is_not_a_script_without_one(text):
+    _, _, ev = top(text)
+    assert not _cut_row(ev), ev["causes"]
