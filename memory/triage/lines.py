@@ -81,7 +81,9 @@ FACTS = [
     # (ultralytics: its CLI's train mode, "yolo [task] train ...", and AutoBatch, which only its trainer runs: utils/autobatch.py;
     # dlib's dnn_trainer: "step#: 0     learning rate: 0.1", davisking/dlib#252 and #391)
     ("training_log", re.compile(r"\bEpoch \d+\b|\bepoch \d+\b|\btrain(?:ing)?_loss\b|loss\.backward\(|(?:train|finetune|fine_tune)\w{0,40}\.py\b|"
-                                r"\byolo (?:(?:detect|segment|classify|pose|obb) )?train\b|AutoBatch: |\bstep#: *\d+ +learning rate: ")),
+                                r"\byolo (?:(?:detect|segment|classify|pose|obb) )?train\b|AutoBatch: |\bstep#: *\d+ +learning rate: |"
+                                # HF Trainer's own log dict ({'loss': 1.23, 'grad_norm': ..., 'learning_rate': ..., 'epoch': 0.03})
+                                r"\{'loss': [\d.]")),
     ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput")),
     # the engine's config line and LLM(gpu_memory_utilization=0.4), or the flag as vLLM's argparse takes it
     # ("--gpu-memory-utilization 0.4", "=0.4"; FlexibleArgumentParser also reads "--gpu_memory_utilization")
@@ -184,7 +186,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
     "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
@@ -285,7 +287,7 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Nod
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
-                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"Loader", b"Sampler",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"{'loss': ", b"Loader", b"Sampler",
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"rror while loading", b"ailed to load") \
     + tuple(w.encode() for w in RUNTIME_WORDS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
@@ -298,7 +300,7 @@ LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in F
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
-WINDOW_KEYS = (b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
+WINDOW_KEYS = (b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
@@ -309,7 +311,7 @@ WINDOW_KEYS = (b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capt
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
 # window and an open failure stop looking for them, so a log with "epoch" or "train" on every line is read at the speed
 # of any other (a line holding another fact is still found by that fact's own word)
-TRAINING_KEYS = (b"poch ", b"train", b"step#:", b"loss.backward")
+TRAINING_KEYS = (b"poch ", b"train", b"{'loss': ", b"step#:", b"loss.backward")
 WINDOW_KEYS_TRAINED = tuple(k for k in WINDOW_KEYS if k not in TRAINING_KEYS)
 OPEN_ANCHORS_TRAINED = tuple(k for k in OPEN_ANCHORS if k not in TRAINING_KEYS)
 

@@ -102,9 +102,10 @@ def cut_full(x):
     dropped): a plain script, the message alone, the card full (under a SLIVER free) and a layer-sized request fails. The
     request did not fill the card; what was placed before it did, and with no step, traceback or training shown that is
     most often the model (a batch's tensors stay the runner-up, the bare message row). Not under ComfyUI's own lines ("Requested
-    to load", its exception banner): that is ComfyUI, whose loader places what fits, not a script."""
+    to load", its exception banner): that is ComfyUI, whose loader places what fits, not a script. Not after a progress bar
+    with completed steps (window facts steps_done): the loop ran, what it holds per step is the knob."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and bool(x.total)
-            and not x.f.get("comfy") and not x.f.get("ui_loader")
+            and not x.f.get("comfy") and not x.f.get("ui_loader") and not x.f.get("steps_done")
             and not x.impossible and not x.tiny and x.allocated is None and x.reserved is None and x.others is None
             and x.free is not None and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total)
 

@@ -29,6 +29,7 @@ _LOAD_WORDS = (b"Requested to load ", b"Management] Target: ", b"To load target 
 _FRAME_RE = re.compile(rb'File "([^"\n]+)"(?:, line \d+)?, in (\S+)[^\n]*\n?([^\n]{0,240})')
 # a training loop's epoch counter ("Epoch 4/10", "epoch: 2", "Epoch 3:"): the last one before the failure is the epoch it failed in
 _EPOCH_RE = re.compile(rb"[Ee]poch[ :\[]{0,3}(\d{1,5})\b")
+_STEPS_RE = re.compile(rb"[^|\n\r]{0,120}\|\s{0,4}(\d{1,10})/\d{1,10} \[")
 _TRACE_STARTS = (b"Traceback (most recent call last)", b"!!! Exception during processing")
 
 
@@ -231,6 +232,9 @@ def read_context(scan):
     prog_at = raw.rfind(b"%|", mark0)
     if last:
         scan.phase = ("load", last)
+    # the last bar of this run counts completed steps ("| 20/50 [", tqdm's n/total): the loop ran, its inputs fit once
+    steps = _STEPS_RE.match(raw, prog_at + 2) if prog_at > load_at else None
+    scan.facts["steps_done"] = int(steps.group(1)) if steps and int(steps.group(1)) else None
     if prog_at > load_at:
         full_bar = raw.rfind(b"100%|", mark0)
         done = full_bar >= 0 and full_bar >= prog_at - 4

@@ -35,3 +35,28 @@ COMFY = ("got prompt\nRequested to load SDXLClipModel\n"
 def test_r1_a_traceback_or_comfyui_is_not_a_script_without_one(text):
     _, _, ev = top(text)
     assert not _cut_row(ev), ev["causes"]
+
+
+# R1b: a run that trains or has finished steps was not stopped by its weights (the batch / resolution is the knob)
+HF_TRAINER = "{'loss': 2.0113, 'grad_norm': 1.4712, 'learning_rate': 1.8e-05, 'epoch': 0.12}\n"
+TQDM = " 12%|█▏        | 120/1000 [00:41<05:02,  2.91it/s]\n"
+DIFFUSERS = "100%|██████████| 4/4 [00:02<00:00,  1.52it/s]\n 35%|███▌      | 7/20 [00:03<00:06,  2.10it/s]\n"
+FILLER = "".join(f"INFO step timing {i} ok\n" for i in range(3000))
+
+
+@pytest.mark.parametrize("text", [
+    HF_TRAINER + _cut(),
+    TQDM + _cut(),
+    TQDM.replace("120/", "119/").replace("\n", "\r") + TQDM + _cut(),   # the bar redrawn over itself (\r), as a file keeps it
+    DIFFUSERS + _cut(),
+    HF_TRAINER + FILLER + _cut(),                      # the dict far above the failure
+], ids=["hf-trainer-dict", "tqdm", "tqdm-cr", "diffusers-steps", "hf-trainer-far"])
+def test_r1b_training_or_completed_steps_keep_the_row_off(text):
+    _, _, ev = top(text)
+    assert not _cut_row(ev), ev["causes"]
+
+
+def test_r1b_a_bar_at_step_zero_has_run_nothing():
+    """0/50: the loop had not finished a step, the message alone still reads as the cut row."""
+    _, _, ev = top("  0%|          | 0/50 [00:00<?, ?it/s]\n" + _cut())
+    assert _cut_row(ev), ev["causes"]
