@@ -60,3 +60,14 @@ def test_r1b_a_bar_at_step_zero_has_run_nothing():
     """0/50: the loop had not finished a step, the message alone still reads as the cut row."""
     _, _, ev = top("  0%|          | 0/50 [00:00<?, ?it/s]\n" + _cut())
     assert _cut_row(ev), ev["causes"]
+
+
+# R2: the free bound (SLIVER, 4 % of the card) decided by a case on each side. 400 MiB is 1.66 % of 23.54 GiB (under
+# LAYER_SHARE); free stays under 2 GiB so the "driver refused" reading (4x the request and 2 GiB free) keeps out
+@pytest.mark.parametrize("free, fires", [
+    ("0.90 GiB", True),      # 3.8 % of the card: full (a 0.02 bound would miss it)
+    ("1.00 GiB", False),     # 4.2 %: not a full card (a 0.08 bound would take it)
+])
+def test_r2_the_sliver_bound_decides_a_full_card(free, fires):
+    _, _, ev = top(_cut("400.00 MiB", "23.54 GiB", free))
+    assert _cut_row(ev) is fires, ev["causes"]
