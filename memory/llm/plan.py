@@ -193,8 +193,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if build:  # a base model in a format the table names one published build of (checkpoints.CHECKPOINTS)
         spec = replace(spec, quant_skip=build[0])
         notes.append(build[1])
-    # a GGUF from llama-quantize, not an Ollama library blob (Ollama's quantizer keeps Gemma 4's per-layer table F16)
-    roles = weights_by_role(spec, weights_dtype, ple_as_embedding=runtime == "llama.cpp" and not spec.ollama)
+    # a GGUF from llama-quantize, not an Ollama library blob (Gemma 4's per-layer table F16 there): who quantized the
+    # file decides, not the runtime loading it (`ollama run hf.co/...:Q4_K_M` loads the uploader's llama-quantize file)
+    roles = weights_by_role(spec, weights_dtype, ple_as_embedding=not spec.ollama)
     if (runtime == "sglang" and fmt == "awq" and spec.expert_params and SG.awq_experts_dense(knobs.get("gpu_name"))
             and not (spec.weights_bytes and weights_dtype is None)):
         roles = weights_by_role(spec, weights_dtype, dense_experts=True)
