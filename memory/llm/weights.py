@@ -44,13 +44,16 @@ def _block_bits(t: str) -> float:
 
 
 BLOCK_BITS = {t: _block_bits(t) for t in ROLE_TYPES}
-# Gemma 4 E2B / E4B: the per-layer embedding table (and its projection) in an Ollama library GGUF (gemma4_ple.py):
-# Ollama's quantizer keeps it F16 on K-quants (server/quantization.go llamaQuantizeArgs passes llama-quantize
-# --tensor-type ^per_layer_token_embd\.weight$=f16; gemma4:e4b 6.6 GiB on the CPU, ollama#15749). llama-quantize alone
-# gives it the token embedding's type (llama-quant.cpp llama_tensor_get_type: name == "token_embd.weight" ||
+# Gemma 4 E2B / E4B: the per-layer embedding table (and its projection) in an Ollama library GGUF (gemma4_ple.py) is
+# taken F16 on the one figure there is: gemma4:e4b (Q4_K_M) 6.6 GiB on the CPU (ollama#15749). Ollama's quantizer
+# (server/quantization.go llamaQuantizeArgs) passes --tensor-type ^per_layer_token_embd\.weight$=f16 for arch gemma3n
+# only, and only for Q4_K_S / Q4_K_M; gemma4 gets no such override there, so the F16 reading is not that mechanism's
+# and is kept to the same two file types (a q8_0 tag takes llama-quantize's rule). llama-quantize alone gives the table
+# the token embedding's type (llama-quant.cpp llama_tensor_get_type: name == "token_embd.weight" ||
 # name == "per_layer_token_embd.weight"): ple_as_embedding (a llama.cpp GGUF; unsloth's E4B Q8_0, 7.62 GiB, is
 # q8_0 296 / bf16 1 / f32 423 tensors: no F16 table)
 PLE_TYPE = "F16"
+PLE_F16_TYPES = ("Q4_K_S", "Q4_K_M")
 # Gemma 3's QAT GGUFs (google/gemma-3-*-it-qat-q4_0-gguf, and Ollama's gemma3:*-it-qat tags built from them) are
 # Q4_0 blocks with the token embedding - the tied output - left in F16 ("The official QAT weights released by
 # google use fp16 (instead of Q6_K) for the embeddings table": 27B 17.2 GB against 15.6 GB with a Q6_K table;
@@ -357,7 +360,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
     block_params = spec.params - emb_params - head_params - ple_params
     if up in ROLE_TYPES:
         et, ot = (role_type(x, spec.hidden) for x in ROLE_TYPES[up])
-        pt = ROLE_TYPES[up][0] if ple_as_embedding else PLE_TYPE  # rows of layers x 256: no K-quant fallback
+        pt = PLE_TYPE if not ple_as_embedding and up in PLE_F16_TYPES else ROLE_TYPES[up][0]  # rows of layers x 256: no K-quant fallback
         ple = ple_params * TYPE_BITS[pt] / 8
         emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8 + ple
         out = emb_params * TYPE_BITS[ot] / 8
