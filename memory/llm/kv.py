@@ -69,5 +69,7 @@ def describe(config: str | None = None, gguf: str | None = None, model: str | No
     if gguf:
         return llm_spec.load_gguf(gguf)
     if model:
-        return llm_spec.load_builtin(model)
+        spec = llm_spec.load_builtin(model)
+        spec.unsloth = "unsloth" in model.lower()
+        return spec
     raise UserError("give one of --config FILE, --gguf FILE or --model NAME")

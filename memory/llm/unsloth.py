@@ -13,8 +13,11 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 
-# "UD-Q4_K_XL" as Unsloth's files are named, or "Q4_K_XL" as a -hf / hf.co tag and its model cards write it: no
-# llama.cpp file type ends in _XL (llama-quant.cpp / quantize.cpp QUANT_OPTIONS), so the bare name is Unsloth's too
+# "UD-Q4_K_XL" as Unsloth's files are named, or "Q4_K_XL" as a -hf / hf.co tag and its model cards write it. No
+# llama.cpp file type ends in _XL (llama-quant.cpp / quantize.cpp QUANT_OPTIONS), but bartowski's GGUFs carry a
+# "Q3_K_XL" too (Q3_K_L with Q8_0 embed and output: weights.BARTOWSKI_L): a bare Q3_K_XL is Unsloth's only where the
+# model's name says unsloth; the other bare _XL names are Unsloth's alone
+BARTOWSKI_XL = ("Q3_K_XL",)
 NAME = re.compile(r"ud[-_](?P<t>[a-z0-9_]+)|(?P<t_xl>q[2-8]_k_xl)", re.I)
 # ggml bits per weight of one block (ggml-common.h: bytes per 256 or 32 values)
 BITS = {"IQ1_S": 1.5625, "IQ1_M": 1.75, "IQ2_XXS": 2.0625, "IQ2_XS": 2.3125, "IQ2_S": 2.5625, "Q2_K": 2.625,
@@ -27,11 +30,14 @@ BASE = {"IQ2_M": "IQ2_S", "IQ3_M": "IQ3_S", "IQ3_XS": "IQ3_S", "Q8_K_XL": "Q8_0"
 _K_SIZE = re.compile(r"(Q[2-6]_K)_(?:S|M|L|XL)")
 
 
-def base_type(dtype) -> str | None:
-    """The base tensor type of an Unsloth Dynamic file type, None for any other name."""
+def base_type(dtype, unsloth: bool = False) -> str | None:
+    """The base tensor type of an Unsloth Dynamic file type, None for any other name. unsloth: the model's name says
+    unsloth; otherwise a bare Q3_K_XL is bartowski's file (None: weights.BARTOWSKI_L sizes it)."""
     m = NAME.fullmatch(str(dtype or "").strip())
     if not m:
         return None
+    if m.group("t_xl") and not unsloth and m.group("t_xl").upper() in BARTOWSKI_XL:
+        return None  # bartowski's layout, one size
     t = (m.group("t") or m.group("t_xl")).upper()
     k = _K_SIZE.fullmatch(t)
     t = BASE.get(t) or (k.group(1) if k else t)

@@ -93,8 +93,9 @@ K_FALLBACK_BASE_EXTRA = {t: TYPE_BITS[K_FALLBACK_TYPE[ROLE_TYPES[t][0]]] - TYPE_
 # bartowski's "_L" GGUFs: the file type's blocks with the token embedding and the output in Q8_0 (his model cards:
 # "Q6_K_L | Uses Q8_0 for embed and output weights"; Qwen3-32B Q6_K_L 27.26 GB against Q6_K 26.88 GB = the two
 # 151936 x 5120 tables at 8.5 instead of 6.5625 bits). Not a llama.cpp file type (llama-quantize
-# --token-embedding-type / --output-tensor-type q8_0); Q3_K_L is llama.cpp's own and not one of these
-BARTOWSKI_L = {"Q6_K_L": "Q6_K"}
+# --token-embedding-type / --output-tensor-type q8_0); Q3_K_L is llama.cpp's own and not one of these, but his
+# Q3_K_XL is ("Uses Q8_0 for embed and output weights": Q3_K_L blocks; bartowski/aya-expanse-32b-GGUF Q3_K_XL)
+BARTOWSKI_L = {"Q6_K_L": "Q6_K", "Q3_K_XL": "Q3_K_L"}
 for _t, _base in BARTOWSKI_L.items():
     ROLE_TYPES[_t], BLOCK_BITS[_t] = ("Q8_0", "Q8_0"), BLOCK_BITS[_base]  # its blocks' fallback: _k_fallback_bits
 
@@ -103,7 +104,7 @@ for _t, _base in BARTOWSKI_L.items():
 # Q5_K_M Q6_K, Q3_K_M / Q3_K_L Q4_K. BLOCK_BITS (Llama 3's separate q/k/v) bills it at the average block rate: the
 # difference, per weight, for the GGUFs whose blocks carry one: Phi-3/Phi-4 (attn_qkv {n_embd, n_embd + 2 n_embd_gqa})
 # and Qwen 3.5+'s DeltaNet layers (attn_qkv {n_embd, key_dim x 2 + value_dim}, llama-model.cpp)
-QKV_TYPE = {"Q4_K_M": "Q5_K", "Q5_K_M": "Q6_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q4_K"}
+QKV_TYPE = {"Q4_K_M": "Q5_K", "Q5_K_M": "Q6_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q4_K", "Q3_K_XL": "Q4_K"}
 FUSED_QKV_ARCHS = ("phi3",)
 DELTANET_QKV_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text")
 

@@ -27,3 +27,24 @@ def test_k5_the_ollama_f16_table_is_kept_to_q4_k_s_and_q4_k_m():
     assert q8["output"] - E4B_TOKENS * 34 // 32 == E4B_PLE * 34 // 32 == 3_023_978_768
     q4 = llm.plan(s, "ollama", ctx=4096, weights_dtype="Q4_K_S", runtime_version="0.21.0")["weights_by_role"]
     assert q4["output"] - q4["embedding"] == E4B_PLE * 2 == 5_692_195_328      # F16, 2 bytes a value
+
+
+def test_k2_a_bare_q3_k_xl_is_bartowskis_layout_unless_the_name_says_unsloth():
+    """bartowski's Q3_K_XL: Q3_K_L blocks with the token embedding and the output in Q8_0 ("Uses Q8_0 for embed and
+    output weights"). Qwen3-8B: untied 151936 x 4096 tables, Q3_K_L's Q3_K (3.4375 bits) and Q6_K (6.5625) raised to
+    8.5: 151936 x 4096 x (5.0625 + 1.9375) / 8 = 544,538,624 B over Q3_K_L, one size, no range."""
+    s = llm.describe(model="Qwen3-8B")
+    xl = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q3_K_XL", runtime_version="b8680")
+    l3 = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q3_K_L", runtime_version="b8680")
+    assert "weights_range" not in xl
+    assert xl["weights"] - l3["weights"] == 151936 * 4096 * 7 // 8 == 544_538_624
+    # an unsloth repo's Q3_K_XL is its Dynamic file: a range
+    ud = llm.plan(llm.describe(model="unsloth/Qwen3-8B-GGUF"), "llama.cpp", ctx=4096, weights_dtype="Q3_K_XL",
+                  runtime_version="b8680")
+    assert ud["weights_range"][0] < xl["weights"] < ud["weights_range"][1]
+
+
+def test_k2_another_bare_xl_stays_unsloths():
+    """Only Unsloth names a Q4_K_XL: bare, it is still its Dynamic file (a range), whatever the model's name."""
+    r = llm.plan(llm.describe(model="Qwen3-8B"), "llama.cpp", ctx=4096, weights_dtype="Q4_K_XL", runtime_version="b8680")
+    assert r["weights_range"][0] < r["weights_range"][1]

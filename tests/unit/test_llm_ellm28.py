@@ -10,7 +10,7 @@ GiB, MiB = 1 << 30, 1 << 20
 
 @pytest.mark.parametrize("bare, base_bytes_per_value, top_bytes_per_value", [
     ("Q4_K_XL", 144 / 256, 34 / 32),   # Q4_K .. Q8_0 (ggml-common.h block_q4_K 144 B / 256, block_q8_0 34 B / 32)
-    ("q3_k_xl", 110 / 256, 34 / 32),   # Q3_K .. Q8_0
+    ("q6_k_xl", 210 / 256, 34 / 32),   # Q6_K .. Q8_0 (a bare Q3_K_XL is bartowski's unless the name says unsloth: fix17)
     ("Q8_K_XL", 34 / 32, 2.0),         # Q8_0 .. BF16
 ])
 def test_bare_k_xl_name_is_unsloth_dynamic(bare, base_bytes_per_value, top_bytes_per_value):
