@@ -554,10 +554,15 @@ def kv_exact(row, key, pred, unit) -> bool:
 # cudaMemGetInfo), so the CUDA context kv counts on a card (runtimes/llamacpp.py CUDA_CONTEXT) is already out of it
 FREE_READING = re.compile(r"fit step's free|fit's free reading|free memory the fit step|free memory llama\.cpp "
                           r"(?:measured|printed)", re.I)
+# that source is CUDA's (and HIP's, ggml-cuda built for ROCm): Metal's free figure is recommendedMaxWorkingSetSize less
+# what Metal has allocated, Vulkan's the heap budget; neither holds a CUDA context, so their rows keep vram as read.
+# The 384 MiB is the plan's constant (CUDA_CONTEXT), not a figure measured on the row's card
+NO_CUDA_CONTEXT = re.compile(r"vulkan|\bapple\b", re.I)
 
 
 def free_reading(row) -> bool:
-    return row["runtime"] == "llama.cpp" and bool(FREE_READING.search(row.get("inferred", {}).get("vram_gib", "")))
+    return (row["runtime"] == "llama.cpp" and bool(FREE_READING.search(row.get("inferred", {}).get("vram_gib", "")))
+            and not NO_CUDA_CONTEXT.search(f"{row.get('id', '')} {row.get('gpu') or ''}"))
 
 
 def _plan(row):
