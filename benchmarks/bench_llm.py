@@ -501,8 +501,8 @@ BREAKDOWN_CONTEXT = re.compile(r"\+ context (\d+) \+ compute")
 # a kv_mib the notes give as the sum of several devices' breakdown 'context' columns, each truncated on its own
 CONTEXT_COLUMNS = re.compile(r"kv_mib = the \w+ 'context' columns \((\d+(?: \+ \d+)+)\)")
 # the breakdown's context column quoted as "self" memory (a host row "10054 = 5406 model + 4146 self + 501 compute",
-# or a table of that column): whole MiB too
-BREAKDOWN_SELF = re.compile(r"self-memory|(\d+) self \+ \d+ compute")
+# or a table of that column, "1074 MiB of KV self-memory"): whole MiB too, where the figure quoted is the row's kv_mib
+BREAKDOWN_SELF = re.compile(r"(\d+) MiB of KV self-memory|(\d+) self \+ \d+ compute")
 # a llama.cpp row whose weights_mib the notes give as a sum of model buffers (device + host), not the file's size
 BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
 
@@ -523,7 +523,7 @@ def breakdown_columns(row) -> int:
     notes = row.get("notes", ())
     if any(int(c) == printed for n in notes for c in BREAKDOWN_CONTEXT.findall(n)):
         return 1
-    if any(not m.group(1) or int(m.group(1)) == printed for n in notes for m in BREAKDOWN_SELF.finditer(n)):
+    if any(int(m.group(1) or m.group(2)) == printed for n in notes for m in BREAKDOWN_SELF.finditer(n)):
         return 1
     sums = [[int(c) for c in m.split(" + ")] for n in notes for m in CONTEXT_COLUMNS.findall(n)]
     return next((len(cs) for cs in sums if sum(cs) == printed), 0)

@@ -17,3 +17,14 @@ def test_k6_the_cuda_context_goes_back_on_cuda_and_hip_rows_only():
     # Metal's recommendedMaxWorkingSetSize and Vulkan's heap budget hold no CUDA context: vram as read
     assert b._plan(dict(ROW, gpu="Apple M4, 16 GB unified memory"))[1]["vram"] == 9718 * MiB
     assert b._plan(dict(ROW, id="llamacpp-x-1070ti-vulkan-8k", gpu="NVIDIA GeForce GTX 1070 Ti 8 GB"))[1]["vram"] == 9718 * MiB
+
+
+def test_k4_the_self_memory_tolerance_needs_the_figure_itself():
+    """[C, C + 1) is for a kv_mib that is the quoted self column; a note that only names "self-memory" (another
+    figure, another context) leaves the half-unit tolerance of a KV buffer line."""
+    b = load_benchmark("bench_llm")
+    quoted = {"runtime": "llama.cpp", "measured": {"kv_mib": 1074.0}, "notes": ["f16/f16 at 32K, 1074 MiB of KV self-memory"]}
+    assert b.kv_exact(quoted, "kv_mib", 1074.6, "MiB")
+    other = dict(quoted, notes=["the 131K run's table lists 4146 MiB of KV self-memory; this row reads the KV buffer line"])
+    assert not b.kv_exact(other, "kv_mib", 1074.6, "MiB")
+    assert b.kv_exact(other, "kv_mib", 1074.004, "MiB")
