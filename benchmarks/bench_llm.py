@@ -491,6 +491,20 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "llamacpp-kbagent-gemma4-e2b-q4km-m4-32k-q8kv-fit", "llamacpp-lota09-qwen35-35b-a3b-iq2m-4060ti-7k-np4-fit",
         "ollama-podcast-llama33-70b-q4-2xh100mig40-4k-fit", "ollama-materialagent-llama31-8b-q4km-v100-2k-np4-fit",
         "ollama-10417-mistral-small31-24b-24g-4k-partial",
+        # batch 42: read (task ellm29) after its first sight was recorded (llm_first_sight.json batches["42"],
+        # commit d66f598), before any change: every row's input, inferred and notes, and its scored figures (the
+        # Mistral-Nemo-Instruct and codestral:22b errors, the M4 Pro Q5_K_M verdict, the 8B 90k KV, the vLLM tokens
+        # of the 3090 AWQ and L40S FP8 rows); changes it leads to say "batch 42, after first sight": a regression set
+        "llamacpp-yeti-mistral-nemo-q5km-m2pro16-4k-fit", "ollama-ticketllm-llama31-70b-q4km-l40s-8k-nearlimit-fit",
+        "ollama-ticketllm-llama31-70b-q4km-l40s-43g-8k-evict-partial",
+        "ollama-ticketllm-llama31-70b-q4km-2xquadro6000-4k-fit", "ollama-ticketllm-llama31-8b-q4km-l40s-90k-fit",
+        "ollama-malgen-codestral-22b-q4km-a100-40g-22g-32k-partial",
+        "ollama-malgen-codestral-22b-q4km-a100-40g-11g-32k-partial",
+        "ollama-malgen-qwen25coder-32b-q4km-a100-40g-30g-32k-nearlimit-fit",
+        "ollama-malgen-qwen25coder-32b-q4km-a100-40g-7g-32k-partial", "ollama-angela-qwen25-14b-q4km-t4-6k-fit",
+        "vllm-demoenv-llama31-8b-bf16-l4-32k-u092-nearlimit", "vllm-elloraa-r1distill-qwen32b-fp8-l40s-24k-nearlimit",
+        "vllm-anton-qwen3-30b-a3b-awq-3090-2k-u08-nearlimit", "ollama-podcast-llama33-70b-q4-h100mig40-4k-partial80",
+        "ollama-8331-llama33-70b-q5km-m4pro64-metal-oom",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
