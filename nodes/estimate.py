@@ -27,6 +27,8 @@ WEIGHT_DTYPES = ("as loaded", "fp32", "bf16", "fp16", "fp8", "gguf")
 VAE_DTYPES = ("as loaded", "bf16", "fp16", "fp32")
 ON_OVER = ("warn", "stop")
 MODES = ("formula", "exact")
+# the size widgets' ranges (used when no latent is connected); the workflow route checks its body against the same
+SIZE_RANGES = {"width": (64, 16384), "height": (64, 16384), "frames": (1, 10000), "batch": (1, 4096)}
 
 
 class FootprintDoesNotFit(Exception):
@@ -269,10 +271,10 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.Clip.Input("clip", optional=True, tooltip="adds the text-encode phase"),
                 io.Vae.Input("vae", optional=True, tooltip="the decoder's real weights; without it the family's usual VAE is assumed"),
                 Budget.Input("budget", optional=True, tooltip="from the VRAM Budget node; without it, this machine's compute device now"),
-                io.Int.Input("width", default=1024, min=64, max=16384, step=8, tooltip="used when no latent is connected"),
-                io.Int.Input("height", default=1024, min=64, max=16384, step=8, tooltip="used when no latent is connected"),
-                io.Int.Input("frames", default=1, min=1, max=10000, tooltip="video models; used when no latent is connected"),
-                io.Int.Input("batch", default=1, min=1, max=4096, tooltip="used when no latent is connected"),
+                io.Int.Input("width", default=1024, min=SIZE_RANGES["width"][0], max=SIZE_RANGES["width"][1], step=8, tooltip="used when no latent is connected"),
+                io.Int.Input("height", default=1024, min=SIZE_RANGES["height"][0], max=SIZE_RANGES["height"][1], step=8, tooltip="used when no latent is connected"),
+                io.Int.Input("frames", default=1, min=SIZE_RANGES["frames"][0], max=SIZE_RANGES["frames"][1], tooltip="video models; used when no latent is connected"),
+                io.Int.Input("batch", default=1, min=SIZE_RANGES["batch"][0], max=SIZE_RANGES["batch"][1], tooltip="used when no latent is connected"),
                 io.Combo.Input("cfg", options=list(CFG_MODES), default="auto",
                                tooltip="batched (on): the sampler runs cond and uncond in one call (x2). separate (off): one "
                                        "at a time, or cfg 1. auto: as the family's usual workflow (FLUX.1 and HunyuanVideo run at cfg 1)"),

@@ -33,17 +33,17 @@ def resolve(folders, name):
     return None
 
 
-# the body's size: the Footprint Estimate node's widget ranges
-SIZE = {"width": (64, 16384), "height": (64, 16384), "frames": (1, 10000), "batch": (1, 4096)}
 NO_SIZE = ("set width and height on the Footprint Estimate node (its size when no latent is connected), or add an "
            "EmptyLatentImage node")
 
 
 def body_size(body: dict):
     """(width, height, frames, batch) from the body, or None when it gives no width and height; a clear error for a
-    value out of the node's ranges or one of width / height alone."""
+    value out of the node's ranges (its widgets' own, nodes/estimate.SIZE_RANGES) or one of width / height alone."""
+    from .estimate import SIZE_RANGES
+
     got = {}
-    for k, (lo, hi) in SIZE.items():
+    for k, (lo, hi) in SIZE_RANGES.items():
         v = body.get(k)
         if v is None:
             continue
