@@ -26,3 +26,32 @@ def test_w2_the_route_checks_the_size_against_the_node_s_own_ranges(routes, monk
     monkeypatch.setitem(node.SIZE_RANGES, "width", (64, 2048))
     with pytest.raises(UserError, match="width must be a whole number from 64 to 2048"):
         routes.body_size({"width": 4096, "height": 4096})
+
+
+def node_size(node: dict) -> dict:
+    exe = shutil.which("node")
+    if exe is None:
+        pytest.skip("node is not installed")
+    src = (WEB / "node_size.js").as_uri()
+    script = f"import {{ nodeSize }} from {json.dumps(src)}; console.log(JSON.stringify(nodeSize({json.dumps(node)})));"
+    done = subprocess.run([exe, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+WIDGETS = [{"name": "width", "value": 832}, {"name": "height", "value": 480}, {"name": "frames", "value": 81},
+           {"name": "batch", "value": 1}]
+
+
+def test_w3_a_linked_size_input_sends_no_stale_widget_value():
+    """A widget whose input is linked keeps its last value in the frontend; the node uses the link's. The button
+    leaves it out (here the linked width takes width and height out together: the route wants both or neither)."""
+    assert node_size({"widgets": WIDGETS, "inputs": [{"name": "model", "link": 3}]}) == \
+        {"width": 832, "height": 480, "frames": 81, "batch": 1}
+    linked = {"widgets": WIDGETS, "inputs": [{"name": "width", "widget": {"name": "width"}, "link": 7}]}
+    assert node_size(linked) == {}
+    frames = {"widgets": WIDGETS, "inputs": [{"name": "frames", "widget": {"name": "frames"}, "link": 9}]}
+    assert node_size(frames) == {"width": 832, "height": 480, "batch": 1}
+    # an input converted from a widget but not linked: the widget's value stands
+    free = {"widgets": WIDGETS, "inputs": [{"name": "width", "widget": {"name": "width"}, "link": None}]}
+    assert node_size(free)["width"] == 832

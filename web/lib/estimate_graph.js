@@ -9,6 +9,7 @@ import { api } from "../../../scripts/api.js";
 import { el, exposeForTests, fmtBytes } from "./format.js";
 import { rootGraph } from "./graph_adapter.js";
 import { OUTCOME_COLORS, tiersLine } from "./estimate_tiers.js";
+import { nodeSize } from "./node_size.js";
 
 export const ROUTE = "/gpu_garden/estimate/workflow";
 export const TIMEOUT_MS = 30000;
@@ -51,16 +52,6 @@ function nodeVram(node) {
   const w = (node?.widgets || []).find((x) => x.name === "vram_gb");
   const v = Number(w?.value);
   return Number.isFinite(v) && v > 0 ? v : null;
-}
-
-/** The node's size widgets that hold a whole number (one converted to an input holds none): the route's fallback size. */
-function nodeSize(node) {
-  const out = {};
-  for (const name of ["width", "height", "frames", "batch"]) {
-    const v = Number((node?.widgets || []).find((x) => x.name === name)?.value);
-    if (Number.isInteger(v) && v > 0) out[name] = v;
-  }
-  return "width" in out && "height" in out ? out : {};
 }
 
 /** Where the answer was judged: ComfyUI on the CPU is judged on host RAM (no card) unless vram_gb plans for one. */
