@@ -70,6 +70,9 @@ def estimate_graph(body: dict) -> dict:
     pol = dict(host_policy(), host_ram=verdict.host_available_ram(), budget=budget)
     est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve, default_size=size, no_size=NO_SIZE)
     formula.judge(est, budget)
+    if budget and pol["device"] == "cpu":  # as the node does: the card is judged with this host's fp32 figures
+        est["assumptions"].append("vram_gb on a --cpu host: the card is judged with the fp32 weights this host runs; "
+                                  "on a card ComfyUI would load them in 16 bits, about half the weights")
     out = workflow.metadata(est)
     out.update(verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],

@@ -55,3 +55,22 @@ def test_w3_a_linked_size_input_sends_no_stale_widget_value():
     # an input converted from a widget but not linked: the widget's value stands
     free = {"widgets": WIDGETS, "inputs": [{"name": "width", "widget": {"name": "width"}, "link": None}]}
     assert node_size(free)["width"] == 832
+
+
+def test_w4_vram_gb_on_a_cpu_host_says_the_card_is_judged_with_fp32_weights(monkeypatch, tmp_path):
+    """--cpu keeps fp32 (host_policy) while vram_gb plans for a card, which would run 16-bit: the answer says so."""
+    from gpu_garden.memory.estimate import layouts, verdict
+    from gpu_garden.nodes import host_models
+    from support.fit_stubs import fresh_node
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", tmp_path / "checkpoints" / "sd15.safetensors")
+    r = fresh_node(monkeypatch, STUBS, "estimate_routes")
+    monkeypatch.setattr(r, "resolve", lambda folders, name: next(
+        (str(tmp_path / f / name) for f in folders if (tmp_path / f / name).is_file()), None))
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
+    wf = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd15.safetensors"}},
+          "3": {"class_type": "KSampler", "inputs": {"cfg": 7.0, "model": ["4", 0]}},
+          "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 768, "batch_size": 4}}}
+    for backend, vram, said in (("cpu", 8, True), ("cpu", None, False), ("cuda", 8, False)):
+        monkeypatch.setattr(host_models, "compute_backend", lambda b=backend: b)
+        out = r.estimate_graph({"workflow": wf, "vram_gb": vram})
+        assert any("vram_gb on a --cpu host" in a and "fp32" in a for a in out["assumptions"]) is said, (backend, vram)

@@ -56,7 +56,7 @@ function nodeVram(node) {
 
 /** Where the answer was judged: ComfyUI on the CPU is judged on host RAM (no card) unless vram_gb plans for one. */
 function deviceText(a) {
-  if (a.device === "cpu") return a.budget ? " · a card of vram_gb (ComfyUI computes on the CPU)" : " · on the CPU (ComfyUI --cpu): host RAM";
+  if (a.device === "cpu") return a.budget ? " · a card of vram_gb, with this CPU host's fp32 weights (a card would run 16-bit)" : " · on the CPU (ComfyUI --cpu): host RAM";
   return a.budget ? "" : " · no card set (vram_gb 0)";
 }
 
