@@ -302,12 +302,23 @@ RELEASE_CONTEXT = (
      "the 2507 release's config.json"),
     # Qwen/Qwen3-Coder-30B-A3B-Instruct config.json: max_position_embeddings 262144; Ollama's qwen3-coder:30b is it
     (("Qwen3-30B-A3B",), r"qwen3-coder", 262144, "Qwen3-Coder's config.json"),
+    # mistralai/Mistral-Nemo-Instruct-2407 config.json (revision 04d8a905): max_position_embeddings 131072, where the
+    # Base-2407 config Mistral-Nemo-12B.json was read from says 1024000
+    (("Mistral-Nemo-12B",), r"mistral-nemo-instruct", 131072, "Mistral-Nemo-Instruct-2407's config.json"),
 )
 
 
 # releases and fine-tunes published under their own names on a built-in's geometry: (pattern of the canonical name,
 # built-in, the evidence that the geometry is that built-in's). A config.json given with --config is read as it is.
 SAME_GEOMETRY = (
+    # Mistral NeMo 12B: the Base-2407 and Instruct-2407 repos (their words 'base', 'instruct', '2407' are stripped from
+    # the canonical name, leaving 'mistral-nemo') are one geometry: MistralForCausalLM, 40 layers, 32 heads, 8 KV heads
+    # x 128, hidden 5120, 12.25 B parameters (Instruct-2407 revision 04d8a905 as a model-registry audit reads its
+    # config.json). llama.cpp b6050 prints what these fields give for the Instruct GGUF: 640.00 MiB of f16 cache at 4096
+    # cells = 40 x 2 x 8 x 128 x 2 bytes a cell (deepyes02/yeti-ai llama_server.log, batch 42, after first sight).
+    # Anything after the name (Mistral-NeMo-Minitron-8B) is another model
+    (r"^mistral-nemo$", "Mistral-Nemo-12B", "Mistral NeMo 12B (Base-2407 / Instruct-2407: 40 layers, 8 KV heads x 128, "
+     "12.25 B parameters)"),
     # DeepSeek-V3.1 (and its -Terminus update): DeepseekV3ForCausalLM, read by KAITO's preset generator from its
     # config.json exactly as V3's (kaito presets/workspace/generator/generator_test.go: 641.30 GiB of FP8 files,
     # 70272 KV bytes a token = 61 layers x 576 x 2, 163840 tokens). V3.2 is another architecture (its indexer).
@@ -447,10 +458,27 @@ def _builtin_spec(n: str, asked: str | None = None):
     return spec
 
 
+@functools.lru_cache(maxsize=1)
+def _source_repos() -> dict:
+    """The Hugging Face repo id each built-in's config.json was read from (its _source), lower case -> built-in."""
+    out = {}
+    for n in builtin_names():
+        src = json.loads((MODELS_DIR / f"{n}.json").read_text(encoding="utf-8")).get("_source") or ""
+        m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+        if m:
+            out[m.group(1).lower()] = n
+    return out
+
+
 def load_builtin(name: str):
     """LLMSpec for a built-in name, a Hugging Face repo id or an Ollama library name[:tag]."""
     from .spec import from_config
     names = builtin_names()
+    # the repo a built-in's config.json was read from is that built-in, whatever its name's words
+    # ('mistralai/Mistral-Nemo-Base-2407', 'CohereForAI/c4ai-command-r-v01': offered by suggestions(), so resolved)
+    source = _source_repos().get(name.strip().lower())
+    if source:
+        return _builtin_spec(source, name)
     tag = ollama_tag(name)
     lookup, quant, note = (tag if tag else (name, repo_quant(name), None))
     wanted = _canonical(lookup)
