@@ -523,6 +523,17 @@ BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on 
 
 # an Ollama row quoting its llama runner's own allocation line (llama.cpp's llama_kv_cache print), not memory.required.kv
 OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
+# the same runner line as a collector quotes it: "runner: ... KV 11264.00 MiB (90112 cells, ...)" or "KV buffer size =
+# 11264.00 MiB", the row's kv_mib being that figure (the runner's n_ctx, padded by llama.cpp, not the estimate's num_ctx)
+OLLAMA_RUNNER_KV_QUOTED = re.compile(r"runner: .*?KV (?:buffer (?:size = )?)?(\d+(?:\.\d+)?) MiB \(\d+ cells")
+
+
+def quotes_runner_kv(row) -> bool:
+    notes = row.get("notes", ())
+    if any(OLLAMA_RUNNER_KV.search(n) for n in notes):
+        return True
+    printed = row["measured"].get("kv_mib")
+    return printed is not None and any(float(c) == printed for n in notes for c in OLLAMA_RUNNER_KV_QUOTED.findall(n))
 
 
 # a llama.cpp KV figure that holds the recurrent state too: the memory breakdown's context column (quoted), a "self"
@@ -655,7 +666,7 @@ def score(row) -> dict:
             if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
             if (rt == "ollama" and key != "kv_mib_device" and "ollama_kv_allocated" in res
-                    and any(OLLAMA_RUNNER_KV.search(n) for n in row.get("notes", ()))):
+                    and quotes_runner_kv(row)):
                 pred = res["ollama_kv_allocated"]  # the runner's allocation at the cache type's block size
             elif rt == "ollama" and key != "kv_mib_device":
                 # Ollama's recurrent cache allocates its state checkpoints itself: its "kv cache" line holds them

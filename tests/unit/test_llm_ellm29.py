@@ -34,3 +34,24 @@ def test_mistral_nemo_instruct_2407():
 def test_other_nemo_models_are_not_read_as_it():
     with pytest.raises(UserError, match="unknown model"):
         llm.describe(model="nvidia/Mistral-NeMo-Minitron-8B-Base")
+
+
+# umbc-research/Ticket-LLM ollama_server.log (0.13.5, L40S): load request KvSize:90000 with flash attention; the llama
+# runner prints 'llama_context: n_ctx = 90112' and its KV buffer 11264.00 MiB (llama.cpp pads n_ctx to 256 cells with
+# flash attention); device.go's estimate 'kv cache 11.0 GiB' is num_ctx's 11250 MiB
+TICKET = {"id": "t", "runtime": "ollama", "version": "0.13.5", "vram_gib": 43.9, "gpu": "NVIDIA L40S 48 GB",
+          "input": {"model": "llama3.1:8b", "ctx": 90000, "parallel": 1, "flash_attn": "on"},
+          "measured": {"kv_mib": 11264.0},
+          "notes": ["runner: 'offloaded 33/33 layers'; KV 11264.00 MiB (90112 cells, 32 layers, f16)"]}
+
+
+def test_an_ollama_runner_kv_quote_is_scored_against_the_allocation():
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    assert b.quotes_runner_kv(TICKET)
+    res = b._plan(TICKET)[1]
+    assert res["ollama_kv_allocated"] == 90112 * 32 * 2 * 8 * 128 * 2 == 11264 * MiB
+    assert res["kv_total"] == 90000 * 32 * 2 * 8 * 128 * 2 == 11250 * MiB  # the estimate's figure
+    # another figure than the row's kv_mib (the estimate quoted beside the runner line) keeps the estimate
+    assert not b.quotes_runner_kv(dict(TICKET, measured={"kv_mib": 11250.0}))
+    assert not b.quotes_runner_kv(dict(TICKET, notes=["device.go: kv cache CUDA0 11.0 GiB"]))
