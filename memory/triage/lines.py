@@ -95,7 +95,10 @@ FACTS = [
     ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})")),
     ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
                                  r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
-                                 r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")),
+                                 r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"
+                                 # SGLang (model_runner.py, eagle_worker.py): "Capture cuda graph begin", "Capture draft cuda graph
+                                 # begin", "Capture target prefill CUDA graph begin"
+                                 r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph begin")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
     ("vllm_marker", re.compile(r"\bvllm\b|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
@@ -155,7 +158,9 @@ FACTS = [
     ("vllm_transformers", re.compile(r"falling back to Transformers implementation")),
     # Ollama's "inference compute" line: the card's total as Ollama saw it
     ("ollama_total", re.compile(r'inference compute.*?\btotal="(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"')),
-    ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT")),
+    ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT|"
+                                # llama.cpp's command line ("./main -m model.gguf" before b3000 renamed it llama-cli)
+                                r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
     # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end
@@ -198,7 +203,7 @@ FACT_KEYS = {
                         "ComfyUI Version", "ComfyUI version"),
     "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
-    "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT"),
+    "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process"), "ollama_env": ("OLLAMA_",),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
@@ -300,7 +305,7 @@ LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in F
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
-WINDOW_KEYS = (b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
+WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b" graph begin", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
