@@ -220,7 +220,7 @@ def _layer_token_bytes(spec: LLMSpec, kv: str, mla_cache: str = "latent") -> lis
 
 
 def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_block: int = BLOCK) -> dict | None:
-    """vLLM's hybrid KV cache manager (from 0.10) for a model with more than one kind of layer cache: full and
+    """vLLM's hybrid KV cache manager (from 0.9.1 on CUDA/ROCm, runtimes/vllm.SWA_SIZED) for a model with more than one kind of layer cache: full and
     sliding attention, or attention and gated-DeltaNet state (kv_cache_utils get_kv_cache_groups). None when one spec
     covers every layer (the plain per-token sum), or the kinds are not ones modelled here (Mamba, MLA, per-layer widths
     within a kind). Every kind gets one page size P, the memory is group-size tensors of num_blocks pages that every

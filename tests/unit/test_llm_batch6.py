@@ -73,8 +73,9 @@ def test_sliding_layers_kept_in_full_before_vllm_010():
     old = llm.plan(s, "vllm", ctx=4096, runtime_version="0.8.3", vllm_engine="v0")
     assert old["kv_total"] == 62 * 16 * 128 * 2 * 2 * 4096
     assert llm.vllm_kv_tokens(s, 3584 * 62 * 16 * 128 * 4, hybrid=False) == 3584  # no hybrid manager before 0.10
-    # at 32k tokens the hybrid manager of 0.10+ keeps the window (plus a profile batch) in 52 of the 62 layers
-    old32 = llm.plan(s, "vllm", ctx=32768, runtime_version="0.9.2")
+    # at 32k tokens the hybrid manager (on by default from 0.9.1 on CUDA: ellm29) keeps the window (plus a profile
+    # batch) in 52 of the 62 layers; 0.9.0 unifies every layer to full
+    old32 = llm.plan(s, "vllm", ctx=32768, runtime_version="0.9.0")
     new32 = llm.plan(s, "vllm", ctx=32768, runtime_version="0.11")
     assert old32["kv_total"] == 62 * 16 * 128 * 2 * 2 * 32768
     assert new32["kv_total"] < old32["kv_total"] / 3

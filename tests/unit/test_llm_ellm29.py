@@ -55,3 +55,22 @@ def test_an_ollama_runner_kv_quote_is_scored_against_the_allocation():
     # another figure than the row's kv_mib (the estimate quoted beside the runner line) keeps the estimate
     assert not b.quotes_runner_kv(dict(TICKET, measured={"kv_mib": 11250.0}))
     assert not b.quotes_runner_kv(dict(TICKET, notes=["device.go: kv cache CUDA0 11.0 GiB"]))
+
+
+@pytest.mark.parametrize("version, gpu, engine, total", [
+    # 0.9.0: get_kv_cache_config calls unify_hybrid_kv_cache_specs always: 48 layers x 32768 x 8192 B
+    ("0.9.0", "NVIDIA H100 80GB HBM3", None, 48 * 32768 * 8192),
+    # 0.9.1: the hybrid manager is on on CUDA (unify only when disabled): 8 full layers x 32768 x 8192 B and 40 sliding
+    # ones x (cdiv(1023 + 2048, 16) + 1) x 16 = 3088 tokens x 8192 B
+    ("0.9.1", "NVIDIA H100 80GB HBM3", None, 8 * 32768 * 8192 + 40 * 3088 * 8192),
+    ("0.9.2", "NVIDIA H100 80GB HBM3", None, 3_159_359_488),
+    # off CUDA/ROCm VllmConfig.__post_init__ disables it; V0 has no hybrid manager
+    ("0.9.1", "Intel Arc Pro B70", None, 48 * 32768 * 8192),
+    ("0.9.1", "NVIDIA H100 80GB HBM3", "v0", 48 * 32768 * 8192),
+])
+def test_vllm_hybrid_manager_from_091(version, gpu, engine, total):
+    # Gemma-3-12B: 48 layers, 5 of 6 sliding (window 1024), 8 KV heads x 256: 2 x 8 x 256 x 2 = 8192 B a token a layer
+    s = llm.describe(model="google/gemma-3-12b-it")
+    r = llm.plan(s, "vllm", ctx=32768, runtime_version=version, vram=80 * GiB, gpu_name=gpu,
+                 max_num_batched_tokens=2048, vllm_engine=engine)
+    assert r["kv_total"] == total

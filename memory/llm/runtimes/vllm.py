@@ -17,9 +17,9 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   before 0.8 profiles the logits, not the sampler (V1_CONTEXT_OUTSIDE, V1_SAMPLER_PROFILED)
   pipeline parallelism (vllm_pipeline.py): each stage holds its layers (get_pp_indices), the first the embedding,
   the last the head and the sampler; the pool is sized per stage and every stage keeps the smallest stage's block count
-  sliding-window layers: kept in full before 0.10 (V0 and the first V1 gave every layer max_model_len; the
-  hybrid KV cache manager that sizes them by the window came with 0.10), though V1's start check sizes them by the
-  window from 0.8.3 (SWA_CHECKED)
+  sliding-window layers: kept in full before 0.9.1 (V0 and the first V1 gave every layer max_model_len; the
+  hybrid KV cache manager that sizes them by the window is on by default from 0.9.1 in V1 on CUDA/ROCm, SWA_SIZED),
+  though V1's start check sizes them by the window from 0.8.3 (SWA_CHECKED)
   engine: V1 by default from 0.8 (VLLM_USE_V1=0 forces V0 until 0.10; VLLM_USE_V1=1 gave V1 in 0.7):
   the `vllm_engine` knob
   fits: one request of max_model_len must fit the pool (V0: max_model_len <= GPU blocks x 16; V1:
@@ -96,7 +96,12 @@ MLA_ABSORB_UNTIL = (0, 8)
 # chunked prefill on by default above 32K tokens (vllm-project/vllm#6666, July 2024, first in 0.5.4): before it V0
 # profiled one prompt of max_model_len whatever its length
 CHUNKED_LONG_CONTEXT = (0, 5, 4)
-SWA_SIZED = (0, 10)           # the hybrid KV cache manager (sliding layers sized by the window) from 0.10
+# the hybrid KV cache manager (sliding layers sized by the window): on by default from 0.9.1, where VllmConfig.__post_init__
+# disables it only off CUDA/ROCm (or with a KV transfer / KV events config) and get_kv_cache_config unifies the specs
+# only when it is disabled; 0.9.0 unifies them always (v1/core/kv_cache_utils.py and config.py, 0.9.0 and 0.9.1 sdists).
+# Before 0.10 it is taken off for V0 and on Intel XPU (not CUDA/ROCm); from 0.10 as before
+SWA_SIZED = (0, 9, 1)
+SWA_SIZED_ANY_PLATFORM = (0, 10)
 # before it, V1's start check already sizes a sliding layer by its window: get_kv_cache_config runs
 # check_enough_kv_cache_memory on the model's own specs (SlidingWindowSpec.max_memory_usage_bytes: cdiv(min(window - 1
 # + max_num_batched_tokens, max_model_len), 16) + 1 blocks) and only then unify_hybrid_kv_cache_specs makes every layer
@@ -393,7 +398,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     v = s["version"]
     stage, n_stages = s.get("stage", (0, 1))
     first, last = stage == 0, stage == n_stages - 1
-    hybrid = at_least(v, *SWA_SIZED)  # the hybrid KV manager: sliding layers sized by their window, layer groups
+    hybrid = at_least(v, *SWA_SIZED) and (at_least(v, *SWA_SIZED_ANY_PLATFORM) or (s.get("v1", True) and not s.get("xpu")))
+    # ^ the hybrid KV manager: sliding layers sized by their window, layer groups
     if (hybrid and spec.arch.startswith("llama4") and v is not None and at_least(v, *CHUNKED_HYBRID_OFF[0])
             and not at_least(v, *CHUNKED_HYBRID_OFF[1])):
         hybrid = False
