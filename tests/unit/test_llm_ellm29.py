@@ -74,3 +74,17 @@ def test_vllm_hybrid_manager_from_091(version, gpu, engine, total):
     r = llm.plan(s, "vllm", ctx=32768, runtime_version=version, vram=80 * GiB, gpu_name=gpu,
                  max_num_batched_tokens=2048, vllm_engine=engine)
     assert r["kv_total"] == total
+
+
+def test_codestral_22b_is_built_in():
+    # the GGUF fields of manuelGarciaAcha/Agentic_MalGen ollama-server.log (a Codestral-22B-v0.1 fine-tune, vocab 32771,
+    # 'model params = 22.25 B'); untied: 2 x vocab x 6144 + 56 x (2 x 6144^2 + 2 x 6144 x 1024 + 3 x 6144 x 16384
+    # + 2 x 6144) + 6144
+    s = llm.describe(model="mistralai/Codestral-22B-v0.1")
+    assert s.name == "Codestral-22B"
+    layer = 2 * 6144 ** 2 + 2 * 6144 * 1024 + 3 * 6144 * 16384 + 2 * 6144
+    assert s.params == 2 * 32768 * 6144 + 56 * layer + 6144 == 22_247_282_688
+    assert round((s.params + 2 * 3 * 6144) / 1e9, 2) == 22.25  # the log's figure with the fine-tune's 3 added tokens
+    # device.go 'kv cache 7.0 GiB' at KvSize 32768, f16: 56 x 2 x 8 x 128 x 2 B a token
+    r = llm.plan(s, "ollama", ctx=32768, weights_dtype="Q4_K_M")
+    assert r["kv_per_token"] == 229_376 and r["kv_total"] == 7 * GiB
