@@ -8,6 +8,8 @@ llama.cpp's buffer sizes). Every recogniser works on one cleaned line; multi-lin
 
 The exact strings come from the runtimes' sources (see the comments per pattern).
 """
+import re
+
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
@@ -25,7 +27,69 @@ from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
 from .text import clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
-from .lines import ERROR_KEYS, RECOGNISE_WORDS
+from .lines import ERROR_KEYS, RECOGNISE_WORDS, _trie_pattern
+
+# --- the prefilter: a recogniser is tried only on a line holding one of its words ----------------------
+try:
+    from re import _parser as _sre, _constants as _sc
+except ImportError:         # Python < 3.11
+    import sre_parse as _sre, sre_constants as _sc
+
+
+def needs(rx):
+    """A tuple of literals one of which every match of `rx` holds, read from its parsed form (a run of literals in the
+    pattern's main sequence, or one in each branch of an alternation), the longest such; None when there is none."""
+    if rx.flags & re.IGNORECASE:
+        return None
+    try:
+        return _needs(_sre.parse(rx.pattern, rx.flags))
+    except Exception:           # a parser this code does not know: no prefilter, never a wrong one
+        return None
+
+
+def _needs(items):
+    cands, run = [], []
+    for op, av in items:
+        if op is _sc.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            cands.append(("".join(run),))
+            run = []
+        if op is _sc.SUBPATTERN:
+            if av[1] or av[2]:      # flags set inside: not read
+                return None
+            cands.append(_needs(av[3]))
+        elif op is _sc.BRANCH:
+            alts = [_needs(b) for b in av[1]]
+            if all(alts):
+                cands.append(tuple(w for a in alts for w in a))
+        elif op in (_sc.MAX_REPEAT, _sc.MIN_REPEAT) and av[0] >= 1:
+            cands.append(_needs(av[2]))
+    if run:
+        cands.append(("".join(run),))
+    cands = [c for c in cands if c]
+    return max(cands, key=lambda c: min(len(w) for w in c)) if cands else None
+
+
+def _gate(*needed):
+    """The recogniser returns None on a line that holds none of these words (given, or needs() of a pattern): the
+    prefilter skips it there. Say every pattern a match can come from."""
+    def mark(fn):
+        fn.needed = needed
+        return fn
+    return mark
+
+
+def _words(needed) -> tuple:
+    words = []
+    for n in needed or ():
+        w = (n,) if isinstance(n, str) else needs(n)
+        if w is None:
+            return ()
+        words.extend(w)
+    return tuple(words)
+
 
 # --- errors -------------------------------------------------------------------------------------
 # Each recogniser returns None or a dict: kind, runtime, device_kind, numbers (bytes unless the key
@@ -41,6 +105,7 @@ def _device_index(g):
     return int(g) if g.isdigit() else ord(g) if g else None
 
 
+@_gate(RX.TORCH_NEW)
 def _torch_new(line):
     m = RX.TORCH_NEW.search(line)
     if not m:
@@ -78,6 +143,7 @@ def _torch_new(line):
             "numbers": nums, "runtime": "pytorch", "complete": bool(o)}
 
 
+@_gate("out of memory. tried to allocate")
 def _torch_lower(line):
     if "out of memory. tried to allocate" not in line:
         return None
@@ -85,6 +151,7 @@ def _torch_lower(line):
     return _torch_new(fixed) or _torch_old(fixed)
 
 
+@_gate("Tried to allocate ")
 def _torch_no_prefix(line):
     """PyTorch's caching-allocator message quoted from "Tried to allocate" on, its "CUDA out of memory." (or HIP's) cut off
     (a copy that starts mid-line): read as the full message, the device left to the log (a HIP build prints the same words)."""
@@ -98,6 +165,7 @@ def _torch_no_prefix(line):
     return ev
 
 
+@_gate(RX.TORCH_OLD)
 def _torch_old(line):
     m = RX.TORCH_OLD.search(line)
     if not m:
@@ -117,6 +185,7 @@ def _torch_old(line):
             "numbers": nums, "runtime": "pytorch", "complete": True}
 
 
+@_gate(RX.XPU_OLD)
 def _xpu_old(line):
     m = RX.XPU_OLD.search(line)
     if not m:
@@ -128,6 +197,7 @@ def _xpu_old(line):
             "numbers": nums, "runtime": "pytorch", "complete": True}
 
 
+@_gate(RX.TORCH_BARE)
 def _torch_bare(line):
     m = RX.TORCH_BARE.search(line)
     if not m:
@@ -138,6 +208,7 @@ def _torch_bare(line):
             "runtime": "pytorch", "complete": False}
 
 
+@_gate(RX.ASYNC)
 def _async(line):
     m = RX.ASYNC.search(line)
     if not m:
@@ -149,6 +220,7 @@ def _async(line):
     return ev
 
 
+@_gate(RX.ASYNC_CUT)
 def _async_cut(line):
     if not RX.ASYNC_CUT.search(line):
         return None
@@ -181,6 +253,7 @@ def add_async_fields(ev, text) -> bool:
     return hit
 
 
+@_gate(RX.MPS)
 def _mps(line):
     m = RX.MPS.search(line)
     if not m:
@@ -196,6 +269,7 @@ def _mps(line):
             "pool": m.group(5)}
 
 
+@_gate("cumem_allocator")
 def _vllm_cumem(line):
     m = _VLLM_CUMEM.search(line) if "cumem_allocator" in line else None
     if not m:
@@ -205,6 +279,7 @@ def _vllm_cumem(line):
             "form": "oom" if err == "out of memory" else "fault", "error": err}
 
 
+@_gate("cudaSuccess (2 vs. 0)")
 def _caffe_cuda(line):
     m = _CAFFE_CUDA.search(line) if "cudaSuccess (2 vs. 0)" in line else None
     if not m:
@@ -214,6 +289,7 @@ def _caffe_cuda(line):
             "form": "runtime_host" if host else "runtime_call"}
 
 
+@_gate(*_KILL_WORDS)
 def _killed(line):
     """The OOM killer's SIGKILL, in any parent's words; Ollama's runner wrapper keeps Ollama as the runtime and the device to the log."""
     if not any(k in line for k in _KILL_WORDS):
@@ -240,9 +316,11 @@ def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
               "complete": True}
         ev.update(extra)
         return ev
+    rec.needed = keys or (rx,)
     return rec
 
 
+@_gate(RX.GENERIC_OOM, RX.GENERIC_TAIL)
 def _generic(line):
     """The last recogniser: an error line in the words any runtime uses, when no runtime's own form matched."""
     if (RX.GENERIC_HEAD.match(line) and RX.GENERIC_OOM.search(line) or RX.GENERIC_TAIL.search(line)) and not RX.GENERIC_NOT.search(line):
@@ -250,6 +328,7 @@ def _generic(line):
     return None
 
 
+@_gate("API FAILED")
 def _aimdo_cuda(line):
     """comfy-aimdo's log of a CUDA driver call that failed with anything but out-of-memory (a fault, not a shortage)."""
     if "API FAILED" not in line or "aimdo" not in line:
@@ -274,6 +353,7 @@ def _ollama_runner_gone(line):
     return ev
 
 
+@_gate(RX.PY_MEMORY)
 def _py_memory(line):
     m = RX.PY_MEMORY.search(line)
     if not m:
@@ -285,6 +365,7 @@ def _py_memory(line):
     return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": nums, "runtime": "pytorch", "complete": True}
 
 
+@_gate(RX.DRIVER)
 def _driver(line):
     m = RX.DRIVER.search(line)
     if not m:
@@ -463,11 +544,48 @@ def recognise(line: str):
         line = RX.GGML_PINNED_CUT.sub(" ", line)
         if not line.strip():
             return None
-    for rec in RECOGNISERS:
-        ev = rec(line)
-        if ev:
-            return ev
+    ev = RECOGNISERS[0](line)       # PyTorch's full message, the most frequent: tried before the prefilter costs a pass
+    if ev:
+        return ev
+    for rec in _candidates(line):
+        if rec is not RECOGNISERS[0]:
+            ev = rec(line)
+            if ev:
+                return ev
     return None
+
+
+def _prefilter():
+    """The words of every gated recogniser as one pattern tried at each offset (a lookahead: overlapping words are all
+    found; at one offset the longest, which stands for every word inside it), and each word's recognisers. Built on the
+    first recognise(), not at import (parsing the patterns again and compiling this one take tens of ms)."""
+    by_word, always = {}, set()
+    for i, rec in enumerate(RECOGNISERS):
+        words = _words(getattr(rec, "needed", None))
+        if not words:
+            always.add(i)
+        for w in words:
+            by_word.setdefault(w, set()).add(i)
+    inside = {w: frozenset(i for w2, ids in by_word.items() if w2 in w for i in ids) for w in by_word}
+    return re.compile("(?=(" + _trie_pattern(by_word) + "))"), inside, frozenset(always)
+
+
+_GATE = []          # [_prefilter()], once built
+_PICKED = {}        # the words a line holds -> the recognisers to try, in order (bounded)
+
+
+def _candidates(line: str) -> tuple:
+    if not _GATE:
+        _GATE.append(_prefilter())
+    words, word_recs, always = _GATE[0]
+    found = frozenset(words.findall(line))
+    got = _PICKED.get(found)
+    if got is None:
+        got = tuple(RECOGNISERS[i] for i in sorted(always.union(*(word_recs[w] for w in found))))
+        if len(_PICKED) >= 4096:
+            _PICKED.clear()
+        _PICKED[found] = got
+    return got
 
 
 OOM_TYPE_NAMES = ("OutOfMemoryError", "OOMError", "MemoryError", "_ArrayMemoryError")

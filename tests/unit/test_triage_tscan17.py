@@ -1,10 +1,16 @@
 """The streaming scan at its edges (review16a F4, F5): a message whose first line ends a 1 MiB chunk, and a failure late
-on a long line. Logs are generated here (MB sized, not committed). The messages are the runtimes' own formats: PyTorch's
-OOM (c10/cuda/CUDACachingAllocator.cpp, as in pytorch/pytorch#16417-style reports) wrapped after "of which", and vLLM's
-KV check (vllm/v1/core/kv_cache_utils.py) wrapped before "maximum model length"; the filler is made up."""
+on a long line; the fact gate's cache (F12); the recogniser prefilter (same answers as trying every recogniser). Logs are
+generated here (MB sized, not committed). The messages are the runtimes' own formats (PyTorch's OOM from
+c10/cuda/CUDACachingAllocator.cpp wrapped after "of which"; vLLM's KV check from vllm/v1/core/kv_cache_utils.py wrapped
+before "maximum model length"), numbers as in review16a's repro logs (/work/tools/s16/review16a/repro_*.sh); the
+filler is made up."""
+import random
+import re
+from pathlib import Path
+
 import pytest
 
-from gpu_garden.memory.triage import engine, scan
+from gpu_garden.memory.triage import engine, parse as P, scan
 
 TORCH = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which",
          "1.02 GiB is free. Of the allocated memory 20.12 GiB is allocated by PyTorch, and 1.98 GiB is reserved by PyTorch but unallocated.")
@@ -84,7 +90,6 @@ def test_windows_read_across_chunk_edges_are_what_a_fresh_read_finds(monkeypatch
     """Failures on every other line around the chunk edges: the window reuse (kept by absolute offset) must see the
     lines carried over to the next chunk at their own offsets."""
     import io
-    import random
     from gpu_garden.memory.triage import window as W
     rng = random.Random(5)
     oom = (TORCH[0] + " " + TORCH[1] + "\n").replace("2.00 GiB", "{}.00 MiB")
@@ -157,3 +162,57 @@ def test_a_line_repeating_one_fact_key_is_gated_once():
     L.gated(line)
     L.gated("Device: cuda:1 " * 300)
     assert len(L._UNION) == 1
+
+
+# --- the recogniser prefilter: same answers, fewer tries ---------------------------------------------------------
+def _every_recogniser(line):
+    """recognise() without the prefilter: every recogniser in order (the reference)."""
+    if not any(k in line for k in P.ERROR_KEYS) or not any(w in line for w in P.RECOGNISE_WORDS):
+        return None
+    if "pinned memory" in line and P.RX.GGML_PINNED_WARN.search(line):
+        line = P.RX.GGML_PINNED_CUT.sub(" ", line)
+        if not line.strip():
+            return None
+    for rec in P.RECOGNISERS:
+        ev = rec(line)
+        if ev:
+            return ev
+    return None
+
+
+def _corpus_lines():
+    lines = set()
+    for p in sorted((Path(__file__).parent / "corpus").rglob("*.log")):
+        for ln in p.read_text(encoding="utf-8", errors="replace").splitlines():
+            if any(k in ln for k in P.ERROR_KEYS):
+                lines.add(P.clean(ln.encode()))
+    return sorted(lines)
+
+
+def test_the_prefilter_gives_every_corpus_line_the_same_event():
+    lines = _corpus_lines()
+    rng = random.Random(17)
+    # and cut copies: a message quoted from its middle, or cut short, meets the recognisers a whole one does not
+    cuts = [ln[i:j] for ln in rng.sample(lines, min(3000, len(lines))) for i, j in [sorted(rng.sample(range(len(ln) + 1), 2))]
+            if len(ln) > 2]
+    diff = [ln for ln in lines + cuts if P.recognise(ln) != _every_recogniser(ln)]
+    assert len(lines) > 1500 and not diff, diff[:3]
+
+
+def test_needs_reads_the_literals_every_match_holds():
+    assert P.needs(re.compile(r"CUDA out of memory\. Tried")) == ("CUDA out of memory. Tried",)
+    assert P.needs(re.compile(r"(?:foo|barbaz) \d+ (?:lost|gone)")) == ("lost", "gone")    # the longest shortest word
+    assert P.needs(re.compile(r"(?:foo|barbaz) \d+")) == ("foo", "barbaz")
+    assert P.needs(re.compile(r"x?(?:ab)+\s+cde")) == ("cde",)         # the longest run a match must hold
+    assert P.needs(re.compile(r"(?:abc)?\d")) is None                  # an optional run is not needed
+    assert P.needs(re.compile(r"(?i)out of memory")) is None            # case-blind: no literal
+    assert P.needs(re.compile(r"(?:out of memory|\w+)")) is None         # a branch without a literal
+    assert P.needs(re.compile(r"(?:out of memory|\w+ failed)")) == ("out of memory", " failed")
+    assert P.needs(re.compile(r"a[bc]d|efg")) == ("a", "efg")
+
+
+def test_the_prefilter_skips_recognisers_a_line_cannot_match():
+    line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"
+    tried = P._candidates(line)
+    assert P._torch_bare in tried and P._generic in tried and P._killed not in tried and P._vllm_cumem not in tried
+    assert len(tried) < len(P.RECOGNISERS) / 2
