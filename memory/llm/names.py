@@ -471,7 +471,22 @@ def _source_repos() -> dict:
 
 
 def load_builtin(name: str):
-    """LLMSpec for a built-in name, a Hugging Face repo id or an Ollama library name[:tag]."""
+    """LLMSpec for a built-in name, a Hugging Face repo id, a GGUF repo with its tag (gguf_repo.py) or an Ollama
+    library name[:tag]."""
+    from . import gguf_repo, unsloth
+    hub = gguf_repo.split(name)
+    if not hub:
+        return _load_builtin(name)
+    repo, quant, tagged, note = hub
+    spec = _load_builtin(repo)
+    spec.gguf_tag = quant if tagged else None
+    if not unsloth.base_type(quant, "unsloth" in name.lower()):  # an Unsloth Dynamic tag is a range: plan() reads gguf_tag
+        spec.quant = quant
+    spec.notes.append(note)
+    return spec
+
+
+def _load_builtin(name: str):
     from .spec import from_config
     names = builtin_names()
     # the repo a built-in's config.json was read from is that built-in, whatever its name's words

@@ -54,6 +54,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")
+    tag = spec.gguf_tag  # the GGUF repo name's tag (gguf_repo.py) is the file's type
+    if tag and weights_dtype is None and not spec.weights_bytes and UD.base_type(tag, spec.unsloth):
+        weights_dtype = tag  # an Unsloth Dynamic tag: the range below
     size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype, spec.unsloth)
     if size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
         spec, weights_dtype = UD.given(spec, size, weights_dtype), None

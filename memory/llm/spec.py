@@ -60,6 +60,7 @@ class LLMSpec:
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
     ollama: bool = False           # named by an Ollama library tag
     unsloth: bool = False          # the name given says unsloth (its repo): a bare _XL file type is Unsloth's (unsloth.py)
+    gguf_tag: str | None = None    # the quantization a GGUF repo name's tag gives (gguf_repo.py): --weights-dtype may not contradict it
     notes: list = field(default_factory=list)
     cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
     rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)

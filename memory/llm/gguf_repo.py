@@ -1,0 +1,52 @@
+"""A GGUF repo named as llama.cpp and Ollama pull it: `user/repo[:quant]` (llama-server / llama-cli `-hf`) and
+`hf.co/user/repo[:quant]` (`ollama run hf.co/...`). The tag is the file's quantization, whichever GGUF runtime
+loads it. Without a tag both ask the Hub's manifest for 'latest' (llama.cpp common/download.cpp
+common_get_hf_file: tag = "latest" when none), which picks Q4_K_M, "or falls back to the first file in the repo if
+Q4_K_M doesn't exist" (common/arg.cpp, the -hf help): sized as Q4_K_M, with a note saying so."""
+import re
+
+from ..errors import UserError
+from . import unsloth as UD
+
+DEFAULT_TAG = "Q4_K_M"
+_FORM = re.compile(r"(?:https?://)?(?P<hf>(?:hf\.co|huggingface\.co)/)?(?P<repo>[\w.-]+/[\w.-]+)(?::(?P<tag>[^:/]*))?")
+
+
+def _gguf_types() -> set:
+    from .weights import BARTOWSKI_L, GGUF_BPW, MXFP4_MOE, ROLE_TYPES
+    return set(GGUF_BPW) | set(ROLE_TYPES) | set(BARTOWSKI_L) | {MXFP4_MOE}
+
+
+def tag_type(tag: str) -> str | None:
+    """The GGUF type a tag names (upper case; Unsloth's UD- names kept), None when it names none."""
+    t = tag.strip().upper()
+    if t in _gguf_types() or UD.NAME.fullmatch(t):
+        return t
+    return None
+
+
+def split(name: str):
+    """(repo, quant, tagged, note) for a GGUF repo name with or without its tag (tagged: the name carries it; the
+    default gives way to --weights-dtype), None for any other name. A tag that names no
+    GGUF type is refused where the name is surely a Hub GGUF repo (hf.co/ or a -GGUF repo); elsewhere
+    ('user/model:22b', an Ollama user's tag) the name is left as it is."""
+    m = _FORM.fullmatch(name.strip())
+    if not m:
+        return None
+    repo, tag, hub = m.group("repo"), m.group("tag"), bool(m.group("hf"))
+    gguf_repo = hub or re.search(r"(?:^|[-_.])gguf$", repo, re.I) is not None
+    if tag is not None and tag.strip() and tag.strip().lower() != "latest":
+        quant = tag_type(tag)
+        if quant:
+            return repo, quant, True, f"{name.strip()!r}: {quant} weights from the tag (the GGUF file it names)"
+        if gguf_repo:
+            raise UserError(f"{name.strip()!r}: the tag {tag!r} names no GGUF quantization kv knows (Q4_K_M, Q8_0, "
+                            "IQ4_XS, UD-Q4_K_XL, ...); give the file with --gguf FILE or its size with --weights-gib")
+        return None
+    if tag is not None and not tag.strip():
+        raise UserError(f"{name.strip()!r}: the tag after ':' is empty; name the quantization (…:Q4_K_M) or drop the ':'")
+    if not gguf_repo:
+        return None
+    return repo, DEFAULT_TAG, False, (f"weights taken as {DEFAULT_TAG} from the name {name.strip()!r} (no tag: the file "
+                                      "llama.cpp's -hf and Ollama's hf.co pull by default, the repo's first file where "
+                                      "it has none)")
