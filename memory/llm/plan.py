@@ -39,6 +39,11 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
     return s
 
 
+def _same_type(t, spec) -> str:
+    t = str(t).strip().upper()
+    return t[3:] if spec.unsloth and t.startswith(("UD-", "UD_")) else t
+
+
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
          weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """vram in bytes (None: no verdict; Ollama compares with the free memory it sees). ctx: vLLM --max-model-len,
@@ -55,6 +60,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")
     tag = spec.gguf_tag  # the GGUF repo name's tag (gguf_repo.py) is the file's type
+    if tag and weights_dtype is not None and _same_type(weights_dtype, spec) != _same_type(tag, spec):
+        raise UserError(f"--weights-dtype {weights_dtype} contradicts the {tag} file the model name's tag names; drop "
+                        f"one (the tag is the file llama.cpp -hf / Ollama hf.co load)")
     if tag and weights_dtype is None and not spec.weights_bytes and UD.base_type(tag, spec.unsloth):
         weights_dtype = tag  # an Unsloth Dynamic tag: the range below
     size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype, spec.unsloth)
