@@ -18,11 +18,12 @@ TORCH_NEW = re.compile(
     + r"\. (?:GPU|Device) (?P<gpu>\d{1,20}|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
     + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
-SELF = re.compile(r"this process has " + SZ + r" memory in use")
+SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
 ALLOWED = re.compile(SZ + r" allowed;")
-OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch, (?:with " + SZ
-                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\), )?and " + SZ
-                       + r" is reserved by PyTorch but unallocated")
+# (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole)
+OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch(?:, with " + SZ
+                      + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\))?(?:, and " + SZ
+                      + r" is reserved by PyTorch but unallocated)?")
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
     r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX

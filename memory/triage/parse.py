@@ -128,8 +128,9 @@ def _torch_new(line):
         nums["allocated"] = size(o.group(1))
         if o.group(2):
             nums["private_pools"] = size(o.group(2))
-        nums["reserved_unallocated"] = size(o.group(3))
-        nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+        if o.group(3):
+            nums["reserved_unallocated"] = size(o.group(3))
+            nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
     if len(procs) == 1 and not me:
         # In a container NVML reports this process under its host pid, without the "this process" fragment.
         # This process always holds memory (its CUDA context at least), so a lone entry is us.
@@ -140,7 +141,7 @@ def _torch_new(line):
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
     form = "2.1" if "capacty" in line else "current"
     return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": bool(o)}
+            "numbers": nums, "runtime": "pytorch", "complete": bool(o and o.group(3))}
 
 
 @_gate("out of memory. tried to allocate")
