@@ -76,7 +76,8 @@ def estimate_graph(body: dict) -> dict:
     out = workflow.metadata(est)
     out.update(verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
-               device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body")
+               device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body",
+               vae=est.get("vae"))  # per sample and the decode batch ComfyUI would pick on this budget (free memory)
     return out
 
 

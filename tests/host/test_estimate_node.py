@@ -212,8 +212,13 @@ def test_workflow_route_answers_as_the_node_runs_on_this_cpu_host(comfy_host):
     assert out["device"] == "cpu" and out["size_from"] == "body"
     assert (out["width"], out["height"], out["frames"], out["batch"]) == (512, 768, 1, 4)
     assert out["peak"] == node["peak"] and out["peak_phase"] == node["peak_phase"] == "sample", (out["peak"], node["peak"])
-    # the phases the UNet and the VAE run in, to the byte (the text encoder's differs by the loaded CLIP's extra buffers)
-    assert {k: out["phases"][k] for k in ("sample", "vae_decode")} == {k: node["phases"][k] for k in ("sample", "vae_decode")}
+    # the phases the UNet and the VAE run in, to the byte (the text encoder's differs by the loaded CLIP's extra buffers);
+    # the decode batch follows the free host RAM at each call (ComfyUI's batch_number), so the decode phase is compared
+    # per sample always, whole when both calls picked the same batch
+    assert out["phases"]["sample"] == node["phases"]["sample"]
+    assert out["vae"]["per_sample"] == node["vae"]["per_sample"] and out["vae"]["dtype"] == node["vae"]["dtype"] == "fp32"
+    if out["vae"]["batch"] == node["vae"]["batch"]:
+        assert out["phases"]["vae_decode"] == node["phases"]["vae_decode"]
     assert out["budget"] is None and out["min_vram_gb"] is None and out["outcome"]["reason"].startswith("CPU run: ")
     assert out["verdict"] == node["verdict"] and node["outcome"]["reason"].startswith("CPU run: ")
     # a latent node in the graph wins over the node's widgets, as the node's own latent input does
