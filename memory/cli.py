@@ -177,7 +177,7 @@ def _isatty(stream) -> bool:
 def _default_runtime(model) -> str:
     """Ollama for a name that resolves to an Ollama library build (its GGUF quant is what Ollama serves), else vLLM."""
     if model:
-        from .llm.names import ollama_tag  # light: no torch
+        from .llm.ollama_tags import ollama_tag  # light: no torch
         try:
             if ollama_tag(model) is not None:
                 return "ollama"

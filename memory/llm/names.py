@@ -1,10 +1,8 @@
 """Names a user types for a model, resolved to a built-in description (models/*.json) and a weight format:
   - Hugging Face repo ids, with the quantization their suffix names: `...-quantized.w8a8`, `....w4a16`,
     `-AWQ`, `-AWQ-INT4`, `-GPTQ-Int4`, `-GPTQ-Int8`, `-FP8`, `-FP8-dynamic`, `-bnb-4bit`;
-  - Ollama library names and tags: `qwen2.5:7b`, `llama3.1:8b-instruct-q8_0`, `gemma3:12b`. A tag without a
-    quantization is the library's default build (the `:latest` and size tags on ollama.com): Q4_K_M, except the
-    libraries published before Ollama switched its defaults, whose default builds are Q4_0 (OLLAMA_Q4_0_LIBRARIES:
-    llama3:70b is the 40 GB `70b-instruct-q4_0`; its 30-layer GPU buffer in ollama/ollama#3301 is Q4_0-sized)."""
+  - Ollama library names and tags: `qwen2.5:7b`, `llama3.1:8b-instruct-q8_0`, `gemma3:12b` (ollama_tags.py: the library
+    table and each library's default build)."""
 import difflib
 import functools
 import json
@@ -13,13 +11,9 @@ from pathlib import Path
 
 from ..errors import UserError
 from . import checkpoints
+from .ollama_tags import OLLAMA_LIBRARY, OLLAMA_LIBRARY_SIZES, OLLAMA_SIZE_MODELS, ollama_tag
 
 MODELS_DIR = Path(__file__).with_name("models")
-OLLAMA_DEFAULT_QUANT = "Q4_K_M"
-# libraries whose default tag is a Q4_0 build (sizes on ollama.com: llama3 8b 4.7 GB / 70b 40 GB, gemma2 9b 5.4 GB,
-# mistral 7b 4.1 GB, mixtral 8x7b 26 GB, phi3 mini 2.2 GB: Q4_0 sizes, not Q4_K_M)
-OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llama2",
-                         "deepseek-v2", "deepseek-coder-v2", "codegeex4")
 
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
@@ -32,75 +26,6 @@ _REPO_QUANT = (
 )
 _STRIP = re.compile(r"[-_.](?:quantized|instruct|it|chat|hf|base|gguf|awq|gptq|fp8|int4|int8|w4a16|w8a8|w8a16|"
                     r"dynamic|static|block|bnb|4bit|nvfp4|mxfp4|\d{4})(?=[-_.]|$)")
-
-# Ollama library name -> (built-in name pattern with {size}, default size tag)
-OLLAMA_LIBRARY = {
-    "llama3": ("Llama-3-{size}", "8b"), "llama3.1": ("Llama-3.1-{size}", "8b"), "llama3.2": ("Llama-3.2-{size}", "3b"),
-    "qwen2.5": ("Qwen2.5-{size}", "7b"), "qwen3": ("Qwen3-{size}", "8b"), "qwen2.5vl": ("Qwen2.5-VL-{size}", "7b"),
-    "gemma2": ("Gemma-2-{size}", "9b"), "gemma3": ("Gemma-3-{size}", "4b"), "mistral": ("Mistral-7B-v0.3", "7b"),
-    "mistral-nemo": ("Mistral-Nemo-12B", "12b"), "mixtral": ("Mixtral-{size}", "8x7b"), "phi3": ("Phi-3-mini-4k", "mini"),
-    "deepseek-v3": ("DeepSeek-V3", "671b"), "qwen3-next": ("Qwen3-Next-80B-A3B", "80b"),
-    "gpt-oss": ("gpt-oss-{size}", "20b"), "deepseek-r1": (None, "8b"),
-    # ollama.com/library: llama3.3 is 70b only; the coder libraries are fine-tunes on their base geometry
-    # (qwen2.5-coder:7b is Qwen2.5-7B's, qwen3-coder:30b Qwen3-30B-A3B's); mistral-small3.1 and 3.2 are the 24b
-    # Mistral3 vision models (one geometry)
-    "llama3.3": ("Llama-3.3-{size}", "70b"), "qwen2.5-coder": ("Qwen2.5-{size}", "7b"),
-    "qwen3-coder": ("Qwen3-{size}", "30b"), "mistral-small3.1": ("Mistral-Small-3.1-{size}", "24b"),
-    "mistral-small3.2": ("Mistral-Small-3.1-{size}", "24b"),
-    # llama2 (7b/13b/70b, Q4_0 builds like the other early libraries); mistral-small:24b is Mistral-Small-24B-2501
-    "llama2": ("Llama-2-{size}", "7b"), "mistral-small": ("Mistral-Small-{size}", "24b"),
-    # llama3.2-vision (11b, the default tag) is Meta's Llama-3.2-11B-Vision (mllama: 40 layers, 8 of them cross-attention)
-    "llama3.2-vision": ("Llama-3.2-{size}-Vision", "11b"),
-    # deepseek-v2 and deepseek-coder-v2 (June 2024): the 16b tags (the default) are DeepSeek-V2-Lite's geometry
-    # (deepseek2, 27 layers, 64 experts); their 236b tags are full DeepSeek-V2, which has no built-in description
-    "deepseek-v2": (None, "16b"), "deepseek-coder-v2": (None, "16b"),
-    # glm-4.7-flash (January 2026): one model, zai-org/GLM-4.7-Flash; tags latest (Q4_K_M), q8_0, bf16
-    "glm-4.7-flash": ("GLM-4.7-Flash", "30b"),
-    # qwen3.5 (March 2026): Qwen's Qwen3.5 sizes, the MoE ones by their total ('qwen3.5:122b' is Qwen3.5-122B-A10B);
-    # which size 'latest' is was not read, so a tag must name one
-    "qwen3.5": ("Qwen3.5-{size}", None),
-    # qwen3.6 (2026): Qwen's Qwen3.6 sizes, 'qwen3.6:27b' the dense 27B and 'qwen3.6:35b' Qwen3.6-35B-A3B by its total;
-    # the default build is Q4_K_M as for the other K-quant libraries (bric.pe.kr's Ollama 0.24 post lists qwen3.6:27b
-    # as '27.8B, Q4, ~17.4 GB': 27.8 B at Q4_K_M's 4.9 bits is 17.0 GB, and the vision tower adds to it); which
-    # size 'latest' is was not read, so a tag must name one
-    "qwen3.6": ("Qwen3.6-{size}", None),
-    # qwen3.8 (2026): 'qwen3.8:27b' is Qwen3.8-27B (luongnv89's DGX Spark comparison serves it on Ollama 0.32.14, "17 GB":
-    # 27.8 B at Q4_K_M's 4.9 bits is 17.0 GB); the default build Q4_K_M as for qwen3.6; which size 'latest' is was not
-    # read, so a tag must name one
-    "qwen3.8": ("Qwen3.8-{size}", None),
-    # gemma4 (April 2026, Ollama 0.20): gemma4:26b is the 26B-A4B MoE (ollama#15353 'architecture=gemma4
-    # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B, gemma4:e2b / e4b the per-layer-embedding
-    # E2B / E4B (ollama#15749: 'offloaded 42/43 layers' for e4b's 42 layers and output); which size 'latest' is was
-    # not read
-    "gemma4": ("Gemma-4-{size}", None),
-    # codegeex4 (July 2024): one model, THUDM/codegeex4-all-9b; a library of before the Q4_K_M switch, its default
-    # build Q4_0 (the yyc3 iMac-M4 run prints 4.7 GiB of weights and a 333.00 MiB Q4_0 token table)
-    "codegeex4": ("CodeGeeX4-ALL-9B", "9b"),
-    # qwen3-coder-next and qwen3-embedding: library names in ollama/ollama integration/reg_library_test.go (its inventory
-    # of ollama.com/library with local tags, fb307609). qwen3-coder-next is one model, Qwen3-Coder-Next (Qwen3-Next-
-    # 80B-A3B's geometry, SAME_GEOMETRY); qwen3-embedding names Qwen's Qwen3-Embedding sizes, of which 8B is built in;
-    # neither library's default build nor which size 'latest' is was read: the K-quant default, as for qwen3-next
-    "qwen3-coder-next": ("Qwen3-Next-80B-A3B", "80b"), "qwen3-embedding": ("Qwen3-Embedding-{size}", None),
-}
-# libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
-# itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
-# since May 2025, before that the Llama-3.1-8B distill)
-OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B", "14b": "Qwen2.5-14B",
-                                      "32b": "Qwen2.5-32B", "70b": "Llama-3.3-70B", "8b": "Qwen3-8B",
-                                      "1.5b": "Qwen2.5-1.5B"},
-                      "deepseek-v2": {"16b": "DeepSeek-V2-Lite"}, "deepseek-coder-v2": {"16b": "DeepSeek-V2-Lite"}}
-# libraries whose pattern would compose sizes the library does not have: the sizes read. qwen3-coder's tags in
-# ollama/ollama's own sources (fb307609: cmd/launch/deprecated_models_test.go qwen3-coder:30b, cmd/launch/models.go
-# qwen3-coder:480b); qwen3-coder:4b is not Qwen3-4B
-OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b")}
-# a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
-# active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
-_ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
-# libraries whose builds are not GGUF K-quants: Ollama's gpt-oss tags are OpenAI's MXFP4 checkpoint converted as
-# is (convert_gptoss.go writes the experts as MXFP4 and keeps every other tensor's type: bf16), "file_type=MXFP4"
-OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
-# quantization words an Ollama tag can carry, longest first
-_TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")
 
 
 # families kv knows of but has no truthful built-in description for: (canonical-name pattern, family, what is not
@@ -174,52 +99,6 @@ def repo_quant(name: str) -> str | None:
         if re.search(pattern, low):
             return quant
     return None
-
-
-def ollama_tag(name: str):
-    """(built-in name, quantization, note) for an Ollama library name[:tag], or None when `name` is not one."""
-    n = name.strip().lower()
-    if "/" in n:
-        return None
-    lib, colon, tag = n.partition(":")
-    if lib not in OLLAMA_LIBRARY:
-        return None
-    if colon and not tag.strip():  # 'qwen2.5:' is no tag Ollama pulls; without the colon it is 'latest'
-        raise UserError(f"Ollama tag {name!r}: the tag after ':' is empty; name one ({lib}:<size>, {lib}:latest) or "
-                        f"drop the ':'")
-    if not tag and any(_canonical(b) == _canonical(n) for b in builtin_names()):
-        return None  # 'deepseek-v3' is also a built-in name: without a tag, the built-in wins
-    pattern, default_size = OLLAMA_LIBRARY[lib]
-    tag = tag or "latest"
-    size = default_size if tag == "latest" else tag.split("-")[0]
-    if size is None:
-        raise UserError(f"Ollama tag {name!r}: which size the {lib} library's 'latest' is was not read; name one "
-                        f"({lib}:<size>, as on ollama.com/library/{lib})")
-    if lib in OLLAMA_LIBRARY_SIZES and size not in OLLAMA_LIBRARY_SIZES[lib]:
-        raise UserError(f"Ollama tag {name!r}: the {lib} library's sizes read are {', '.join(OLLAMA_LIBRARY_SIZES[lib])}; "
-                        f"{size} is not one of them (it is not read as another library's model of that size): give the "
-                        "model's config.json with --config FILE (or a GGUF with --gguf FILE)")
-    if lib in OLLAMA_SIZE_MODELS:
-        pattern = OLLAMA_SIZE_MODELS[lib].get(size, f"{lib}-{{size}}")
-    m = _TAG_QUANT.search(tag)
-    quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0_QAT"}.get(m.group(1), m.group(1).upper()) if m else None
-    default = OLLAMA_LIBRARY_QUANT.get(lib) or ("Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT)
-    note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
-                                        f"the library's default build, {default}"))
-    built = pattern.format(size=size.upper())
-    names = builtin_names()
-    if built not in names:
-        moe = [n for n in names if n.startswith(built) and _ACTIVE_SUFFIX.fullmatch(n[len(built):])]
-        if len(moe) == 1:
-            note += f"; {size} names the total size of the mixture-of-experts {moe[0]}"
-            built = moe[0]
-    if lib == "deepseek-r1" and size in OLLAMA_SIZE_MODELS[lib] and built != "DeepSeek-R1":
-        note += f"; {lib}:{size} is a distilled model with {built}'s architecture"
-    q = quant or default
-    if lib == "mistral-small3.1" and q.startswith(("Q2_K", "Q3_K", "Q4_K", "Q5_K")):  # weights.MISTRAL3_PATCHED
-        q += "_MISTRAL3"
-        note += "; its output tensor keeps the base type (the 0.6 quantizer did not recognise mistral3's output)"
-    return built, q, note
 
 
 _SIZE = re.compile(r"(?:^|-)\d+(?:\.\d+)?[bm](?:$|-)")

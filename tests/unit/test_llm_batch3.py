@@ -3,7 +3,7 @@ values are the numbers the runtimes printed, typed by hand from the threads name
 the code under test. Removing Ollama's buffer layer, its version-dependent weights total, its pre-0.6.3 full-layer
 KV estimate, or the Q4_0 library defaults breaks one of these."""
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.llm import names
+from gpu_garden.memory.llm import ollama_tags
 from gpu_garden.memory.units import GiB, MiB
 
 
@@ -59,8 +59,8 @@ def test_ollama_062_sizes_gemma3_sliding_layers_in_full():
 def test_ollama_llama3_library_default_is_q4_0():
     # ollama/ollama#3301: llama3:70b with 30 of 81 layers on the GPU, "CUDA0 buffer size = 13771.88 MiB"
     # (a Q4_K_M block would make it ~14700 MiB)
-    assert names.ollama_tag("llama3:70b")[1] == "Q4_0"
-    assert names.ollama_tag("qwen2.5:14b")[1] == "Q4_K_M"
+    assert ollama_tags.ollama_tag("llama3:70b")[1] == "Q4_0"
+    assert ollama_tags.ollama_tag("qwen2.5:14b")[1] == "Q4_K_M"
     # the log's build (b2700 era) counted -ngl in repeating layers; from ggml-org/llama.cpp#18148 the output goes first
     r = llm.plan(spec("llama3:70b"), "llama.cpp", ctx=2048, ngl=30, runtime_version="b2700")
     assert abs((r["weights"] - r["host_weights"]) / MiB / 13771.88 - 1) < 0.01
