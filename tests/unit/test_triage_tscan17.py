@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.triage import engine, parse as P, scan
+from gpu_garden.memory.triage import engine, parse as P, prefilter, scan
 
 TORCH = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which",
          "1.02 GiB is free. Of the allocated memory 20.12 GiB is allocated by PyTorch, and 1.98 GiB is reserved by PyTorch but unallocated.")
@@ -200,15 +200,15 @@ def test_the_prefilter_gives_every_corpus_line_the_same_event():
 
 
 def test_needs_reads_the_literals_every_match_holds():
-    assert P.needs(re.compile(r"CUDA out of memory\. Tried")) == ("CUDA out of memory. Tried",)
-    assert P.needs(re.compile(r"(?:foo|barbaz) \d+ (?:lost|gone)")) == ("lost", "gone")    # the longest shortest word
-    assert P.needs(re.compile(r"(?:foo|barbaz) \d+")) == ("foo", "barbaz")
-    assert P.needs(re.compile(r"x?(?:ab)+\s+cde")) == ("cde",)         # the longest run a match must hold
-    assert P.needs(re.compile(r"(?:abc)?\d")) is None                  # an optional run is not needed
-    assert P.needs(re.compile(r"(?i)out of memory")) is None            # case-blind: no literal
-    assert P.needs(re.compile(r"(?:out of memory|\w+)")) is None         # a branch without a literal
-    assert P.needs(re.compile(r"(?:out of memory|\w+ failed)")) == ("out of memory", " failed")
-    assert P.needs(re.compile(r"a[bc]d|efg")) == ("a", "efg")
+    assert prefilter.needs(re.compile(r"CUDA out of memory\. Tried")) == ("CUDA out of memory. Tried",)
+    assert prefilter.needs(re.compile(r"(?:foo|barbaz) \d+ (?:lost|gone)")) == ("lost", "gone")    # the longest shortest word
+    assert prefilter.needs(re.compile(r"(?:foo|barbaz) \d+")) == ("foo", "barbaz")
+    assert prefilter.needs(re.compile(r"x?(?:ab)+\s+cde")) == ("cde",)         # the longest run a match must hold
+    assert prefilter.needs(re.compile(r"(?:abc)?\d")) is None                  # an optional run is not needed
+    assert prefilter.needs(re.compile(r"(?i)out of memory")) is None            # case-blind: no literal
+    assert prefilter.needs(re.compile(r"(?:out of memory|\w+)")) is None         # a branch without a literal
+    assert prefilter.needs(re.compile(r"(?:out of memory|\w+ failed)")) == ("out of memory", " failed")
+    assert prefilter.needs(re.compile(r"a[bc]d|efg")) == ("a", "efg")
 
 
 def test_the_prefilter_skips_recognisers_a_line_cannot_match():
