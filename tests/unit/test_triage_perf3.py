@@ -4,6 +4,7 @@ patterns find (the references below: window.py's earlier calls)."""
 import random
 import re
 
+from support.window_check import check_window_lines
 from gpu_garden.memory.triage import lines as L
 from gpu_garden.memory.triage import window as W
 
@@ -160,12 +161,6 @@ def test_window_lines_in_the_scan_is_line_starts(monkeypatch):
             "GPU KV cache size: {} tokens\n", "Epoch {}/40 train\n", "Requested to load M{}\n", "VAE decode {}\n"]
     data = "".join(((" 30%|###  | 3/10 " if rng.random() < 0.6 else "") + oom if rng.random() < 0.5 else rng.choice(keys))
                    .format(rng.randrange(20, 99999)) for _ in range(1500)).encode()
-    real, calls = W.window_lines, []
-
-    def checked(scan, raw, needles):
-        got = real(scan, raw, needles)
-        calls.append(got == W.line_starts(raw, needles))
-        return got
-    monkeypatch.setattr(W, "window_lines", checked)
+    calls = check_window_lines(monkeypatch)
     assert engine.triage_stream(io.BytesIO(data))["count"] > 300
     assert len(calls) > 1000 and all(calls)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from support.window_check import check_window_lines
 from gpu_garden.memory.triage import engine, parse as P, prefilter, scan
 
 TORCH = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which",
@@ -90,20 +91,13 @@ def test_windows_read_across_chunk_edges_are_what_a_fresh_read_finds(monkeypatch
     """Failures on every other line around the chunk edges: the window reuse (kept by absolute offset) must see the
     lines carried over to the next chunk at their own offsets."""
     import io
-    from gpu_garden.memory.triage import window as W
     rng = random.Random(5)
     oom = (TORCH[0] + " " + TORCH[1] + "\n").replace("2.00 GiB", "{}.00 MiB")
     keys = ["Requested to load M{}\n", "Epoch {}/40 train\n", "VAE decode {}\n", "llama_kv_cache: CUDA0 KV buffer size = {}.00 MiB\n"]
     dense = lambda: "".join((oom if rng.random() < 0.5 else rng.choice(keys)).format(rng.randrange(99)) for _ in range(120))
     edge = scan.CHUNK - 12000
     data = (FILL * (edge // len(FILL)) + dense() + FILL * (scan.CHUNK // len(FILL)) + dense()).encode()
-    real, calls = W.window_lines, []
-
-    def checked(s, raw, needles):
-        got = real(s, raw, needles)
-        calls.append(got == W.line_starts(raw, needles))
-        return got
-    monkeypatch.setattr(W, "window_lines", checked)
+    calls = check_window_lines(monkeypatch)
     assert engine.triage_stream(io.BytesIO(data))["count"] > 50
     assert len(calls) > 100 and all(calls)
 
