@@ -61,6 +61,11 @@ OLLAMA_LIBRARY = {
     # 80B-A3B's geometry, SAME_GEOMETRY); qwen3-embedding names Qwen's Qwen3-Embedding sizes, of which 8B is built in;
     # neither library's default build nor which size 'latest' is was read: the K-quant default, as for qwen3-next
     "qwen3-coder-next": ("Qwen3-Next-80B-A3B", "80b"), "qwen3-embedding": ("Qwen3-Embedding-{size}", None),
+    # codestral (May 2024): one model, mistralai/Codestral-22B-v0.1 (tag 22b, the default). Its default build is a
+    # K-quant, not Q4_0: Ollama 0.22.1 loading codestral:22b prints general.name 'Codestral 22B v0.1', file type
+    # 'Q4_K - Medium', 12.42 GiB (manuelGarciaAcha/Agentic_MalGen ollama-server.log), bartowski's Q4_K_M file size
+    # (13.34 GB = 12.42 GiB; its Q4_0 would be about 12.6 GB)
+    "codestral": ("Codestral-{size}", "22b"),
 }
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
