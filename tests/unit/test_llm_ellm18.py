@@ -18,3 +18,19 @@ def test_ollama_codestral_is_the_built_in_codestral_in_its_k_quant_default():
     assert r["kv_total"] == 56 * 2 * 8 * 128 * 2 * 32768
     # Q4_K_M blocks + Q6_K output on the GPU: the log's "model weights 12.3 GiB"
     assert abs(r["ollama_weights_total"] / GiB - 12.3) <= 0.1
+
+
+def test_qwen3_vl_32b_is_qwen3_32b_decoder_with_262k_positions_and_its_tower():
+    # config.json text_config (a fine-tune's copy, huggingface.co/quanliang/F1): 64 layers, 8 KV heads x 128, hidden
+    # 5120, 262144 positions; vision_config 27 x 1152 -> 5120
+    s = llm.describe(model="Qwen/Qwen3-VL-32B-Instruct")
+    assert s.name == "Qwen3-VL-32B" and s.n_layers == 64 and s.n_kv_heads == 8 and s.max_ctx == 262144
+    assert s.vision and s.vision["depth"] == 27 and s.vision["out_hidden_size"] == 5120
+    # mattbucci's 2x R9700 smoke-256k log: SGLang 0.5.11, TP 2, fp8_e4m3, --mem-fraction-static 0.85: 'K size:
+    # 8.34 GB' at '#tokens: 273201' = 64 layers x 4 KV heads (one GPU's) x 128 x 1 byte a token
+    r = llm.plan(s, "sglang", ctx=262144, kv_dtype="fp8", weights_dtype="awq", vram=31.86 * GiB,
+                 tensor_parallel_size=2, mem_fraction_static=0.85, runtime_version="0.5.11",
+                 gpu_name="AMD Radeon AI PRO R9700")
+    assert r["kv_per_token"] == 2 * 64 * 4 * 128
+    assert round(273201 * r["kv_per_token"] / 2 / GiB, 2) == 8.34
+    assert abs(r["sglang_max_total_tokens"] / 273201 - 1) <= 0.05
