@@ -34,3 +34,17 @@ def test_qwen3_vl_32b_is_qwen3_32b_decoder_with_262k_positions_and_its_tower():
     assert r["kv_per_token"] == 2 * 64 * 4 * 128
     assert round(273201 * r["kv_per_token"] / 2 / GiB, 2) == 8.34
     assert abs(r["sglang_max_total_tokens"] / 273201 - 1) <= 0.05
+
+
+def test_bielik_11b_v3_has_the_v2_line_geometry_its_gguf_prints():
+    # the v3.0 Q8_0 GGUF (KlimtechRAG's llama.cpp log): 50 layers, n_embd 4096, 8 KV heads x 128, '11.17 B' params,
+    # file 11.05 GiB; the v2.3 config.json copies give FFN 14336, 32 heads, vocab 32128, untied. By hand:
+    # 2 x 32128 x 4096 + 50 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 2 x 4096) + 4096 = 11,168,796,672
+    s = llm.describe(model="speakleash/Bielik-11B-v3.0-Instruct")
+    assert s.name == "Bielik-11B-v3.0" and s.n_layers == 50 and s.max_ctx == 32768
+    layer = 2 * 4096 ** 2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
+    assert s.params == 2 * 32128 * 4096 + 50 * layer + 4096 == 11_168_796_672
+    assert round(s.params * 34 / 32 / GiB, 2) == 11.05  # the file in Q8_0
+    # its CPU KV buffer: 748.00 MiB for the 11 host layers at 32768 cells in q8_0
+    r = llm.plan(s, "llama.cpp", ctx=32768, kv_dtype="q8_0", weights_dtype="Q8_0")
+    assert r["kv_per_token"] * 11 // 50 * 32768 == 748 * MiB
