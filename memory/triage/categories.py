@@ -84,6 +84,10 @@ def frame_category(path: str, func: str):
         return "activations"
     if func in ("apply_rope", "rope") or "attention" in func.lower():
         return "activations"              # attention (and its rotary embedding): where a forward pass's working tensors peak
+    if "loss" in func.lower():
+        # a loss over the batch's outputs (transformers' ForCausalLMLoss casting logits to float32, a compute_loss): tokens x
+        # vocabulary or pixels x classes, one of a forward pass's largest working tensors, not the weights nor pinned RAM
+        return "activations"
     return None
 
 
