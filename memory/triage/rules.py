@@ -556,6 +556,14 @@ RULES = [
     R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),
 
+    # MLX hit Metal's limit on the number of live buffers (macOS: 499000), a count, not bytes: a process reaches it only by
+    # keeping arrays alive, growing over steps or requests (a lazy graph never evaluated, state or snapshots a cache keeps):
+    # memory not returned (docs/triage-causes.md R7: the corpus's buffer-count cases are `leak`, 2 of 3)
+    R("leak", 6.0, kind("mlx.resource_limit"),
+      "MLX hit Metal's limit on the number of live buffers ({n[buffer_count_limit]}), a count, not bytes: arrays kept alive "
+      "pile up over steps or requests (a long lazy graph never evaluated, state or buffers a cache keeps); evaluate more "
+      "often (mx.eval), release finished requests' arrays, cap the cache (mx.set_cache_limit)"),
+
     # Electron's renderer (Comfy Desktop's window: the frontend page) ran out: memory the page keeps growing over a session
     # (open workflows, queue history, panels that never release their state), not the GPU nor the Python server
     R("leak", 6.0, kind("electron.renderer_oom"),

@@ -89,9 +89,11 @@ def test_mlx_wrapped_size_is_a_bug_not_a_shortage():
 
 
 def test_mlx_resource_limit_is_a_count():
+    # a count of live buffers, not bytes: arrays kept alive (leak, docs/triage-causes.md R7), the platform's limit second
     res, ev = _ev(MLX_COUNT)
     assert ev["numbers"] == {"buffer_count_limit": 499000}
-    assert res["cause"] == "other" and ev["runtime"] == "mlx"
+    assert res["cause"] == "leak" and ev["runtime"] == "mlx"
+    assert [c["id"] for c in ev["causes"][:2]] == ["leak", "other"]
 
 
 def test_mlx_inside_ollama_is_ollama():
