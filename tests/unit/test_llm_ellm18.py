@@ -48,3 +48,20 @@ def test_bielik_11b_v3_has_the_v2_line_geometry_its_gguf_prints():
     # its CPU KV buffer: 748.00 MiB for the 11 host layers at 32768 cells in q8_0
     r = llm.plan(s, "llama.cpp", ctx=32768, kv_dtype="q8_0", weights_dtype="Q8_0")
     assert r["kv_per_token"] * 11 // 50 * 32768 == 748 * MiB
+
+
+def test_a_nightly_version_reads_as_the_newest_and_says_so():
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm.runtimes import parse_version, version_note
+    # vllm#32105: 'nightly 58996f3 (January 2026)'; vllm/vllm-openai:nightly; a nightly names no release
+    for v in ("nightly 58996f3 (January 2026)", "nightly", "Nightly-20260128"):
+        assert parse_version(v) is None
+        assert "nightly build, not a release" in version_note(v)
+    # only the word itself: 'nightlyish' or 'night' stays unreadable
+    for v in ("nightlyish", "night 5"):
+        try:
+            parse_version(v)
+        except UserError:
+            continue
+        raise AssertionError(v)
+    assert parse_version("0.15.0") == (0, 15, 0) and version_note("0.15.0") is None

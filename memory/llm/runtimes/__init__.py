@@ -20,6 +20,10 @@ PRE = 1 << 30
 # a commit, not release 0.1, whatever local segments follow (.d20260101 for a dirty tree, vLLM's .cu129, .precompiled);
 # each segment starts at a dot no segment holds, so the match stays linear
 _UNTAGGED = re.compile(r"0\.(?:1|0|0\.0)\.dev\d+\+g[0-9a-f]{7,40}(?:\.[0-9a-z]+)*")
+# a nightly build ('nightly', 'nightly 58996f3 (January 2026)', vllm/vllm-openai:nightly, sglang's nightly wheels): a
+# build of the main branch, newer than every release before it; which release it leads to is not in the word, so it
+# reads as the newest, as a commit hash does (version_note says so)
+_NIGHTLY = re.compile(r"nightly(?:[-_.][0-9a-z]{1,40})?")
 
 
 def parse_version(v, runtime: str | None = None) -> tuple | None:
@@ -34,7 +38,7 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
     if s.startswith("ik"):  # ikawrakow/ik_llama.cpp: the fork numbers its own builds; llama.cpp's gates take it as new
         return None
     first = s.split()[0].strip("()[],;:'\"").removeprefix("v")
-    if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first):
+    if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first) or _NIGHTLY.fullmatch(first):
         return None
     m = re.fullmatch(r"b?(\d+)", first)
     if m:
@@ -65,6 +69,10 @@ def version_note(v, runtime: str | None = None) -> str | None:
         return (f"runtime version {str(v)[:60]!r} is a fork's own numbering: the upstream build it follows is unknown, "
                 "read as the newest upstream behaviour (give the upstream build it is based on, e.g. b6500, for that "
                 "build's figures)")
+    if _NIGHTLY.fullmatch(s.split()[0].strip("()[],;:'\"").removeprefix("v")):
+        return (f"runtime version {str(v)[:60]!r} is a nightly build, not a release: read as the newest release's "
+                "behaviour (a nightly older than the newest release may lack later changes; give the release it "
+                "follows, e.g. 0.11.0, for that version's figures)")
     return (f"runtime version {str(v)[:40]!r} names a commit, not a release: its gates are unknown, read as the newest "
             "(give the release or build number, e.g. b6500, for that version's figures)")
 
