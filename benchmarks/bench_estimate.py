@@ -48,9 +48,10 @@ from results import save  # noqa: E402
 from gpu_garden.memory.units import GiB, MiB  # noqa: E402
 
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
-          "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16"}
+          "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16",
+          "qwen-image": "qwen_image_qwen_image_bf16", "z-image": "z_image_z_image_turbo_bf16"}
 VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "sdxl": "vae_sdxl_vae", "flux1": "vae_flux_ae", "sd3": "vae_flux_ae",
-       "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae"}
+       "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae", "qwen-image": "vae_wan_2.1_vae", "z-image": "vae_flux_ae"}
 # (family, width, height, frames, phase, attention, batch); cfg as the family's usual workflow.
 # FIT: the rows the coefficients are computed from. HELD_OUT: everything else, never tuned on.
 FIT = [
@@ -87,11 +88,27 @@ HELD_OUT = [
     ("sd3", 1024, 1024, 1, "text", "flash", 1),
     # the Wan 2.2 decode in fp32, as Wan's own runner runs it (Wan2_2_VAE dtype=torch.float): added with measured batch 3
     ("wan22", 1280, 704, 121, "decode", "flash", 1, "float32"),
+    # est18: Qwen-Image (20B, one conditioning per call: ComfyUI runs its cond and uncond as separate passes) and Z-Image
+    # Turbo (cfg 1) sampling, on layouts built from ComfyUI 0.8.0's classes, conditioned as the tracer does
+    # (comfy_checkout.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
+    # flux1 1024 (the same VAE layouts)
+    ("qwen-image", 1024, 1024, 1, "sample", "flash", 1), ("qwen-image", 1328, 1328, 1, "sample", "flash", 1),
+    ("qwen-image", 768, 1344, 1, "sample", "flash", 1), ("qwen-image", 1024, 1024, 1, "sample", "math", 1),
+    ("z-image", 1024, 1024, 1, "sample", "flash", 1), ("z-image", 1536, 1536, 1, "sample", "flash", 1),
+    ("z-image", 768, 1344, 1, "sample", "flash", 1),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
         "flux1": ["te_clip_l", "te_t5xxl_fp16"], "wan21": ["te_umt5_xxl_fp16"]}
-CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True}
+CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True,
+       "qwen-image": False, "z-image": False}  # qwen-image: one conditioning per call, as the tracer runs it (cfg_separate)
+
+
+def trace_text_tokens(fam):
+    """The text tokens the tracer conditions a family's sampling call with (comfy_checkout.FAMILIES context; for the
+    families with a joint text stream, ours is given the same count)."""
+    from gpu_garden.memory.trace import comfy_checkout
+    return comfy_checkout.FAMILIES[fam]["context"][0] if spec.family(fam)["txt"] else None
 
 
 table = layouts.table
@@ -146,7 +163,7 @@ def ours_traced(fam, w, h, f, phase, att, b=1, dtype=None):
     """(ours, ComfyUI's heuristic) activation bytes for a traced case (dtype: the VAE's, as torch names it)."""
     if phase == "sample":
         comps = [c for c in families.split_components(table(LAYOUT[fam]), fam) if c["role"] == "diffusion_model"]
-        e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True})
+        e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True, "text_tokens": trace_text_tokens(fam)})
         act = e["breakdown"]["sample_naive_attention" if att == "math" else "sample"]["activations"]
         comfy = E.comfy_memory_required(fam, e["_ctx"]["components"][0]["arch"], e["latent"]["shape"],
                                         e["latent"]["batch_in_model"], 2, flash=att == "flash")
@@ -208,7 +225,7 @@ def sample_cached_rows(traces):
             continue
         fam, w, h, f, _, att, b = c[:7]
         comps = [x for x in families.split_components(table(LAYOUT[fam]), fam) if x["role"] == "diffusion_model"]
-        e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True})
+        e = E.estimate(comps, w, h, f, b, cfg=CFG[fam], policy={"_no_knobs": True, "text_tokens": trace_text_tokens(fam)})
         bd = e["breakdown"]["sample_naive_attention" if att == "math" else "sample"]
         ours = E.FRAGMENTATION * bd["activations"] + bd["cached_slack"]
         ref = t["forward_excess"]

@@ -39,6 +39,11 @@ MORE = [
     ("sdxl", "decode", 1024, 1024, 1, "flash"),
     ("flux1", "decode", 1024, 1024, 1, "flash"),
     ("wan21", "decode", 832, 480, 33, "flash"),
+    ("qwen-image", "sample", 1024, 1024, 1, "flash"),
+    ("qwen-image", "sample", 1328, 1328, 1, "flash"),
+    ("qwen-image", "decode", 1328, 1328, 1, "flash"),
+    ("z-image", "sample", 1024, 1024, 1, "flash"),
+    ("z-image", "decode", 1024, 1024, 1, "flash"),
 ]
 
 

@@ -53,7 +53,7 @@ def traceable_family(base_model) -> str:
     fam = trace_comfy.detected_family(getattr(base_model, "model_config", None))
     if fam is None:
         config = type(getattr(base_model, "model_config", None)).__name__
-        known = ", ".join(_name(f) for f in trace_comfy.family_names())
+        known = ", ".join(_name(f) for f in trace_comfy.exact_family_names())
         raise NotTraceable(f"no exact recipe for {config} models (known: {known})")
     return fam
 

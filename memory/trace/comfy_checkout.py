@@ -12,6 +12,7 @@ comfy.model_detection and the model config's get_model(), on the meta device. No
 import contextlib
 import json
 import logging
+import math
 import os
 import struct
 import sys
@@ -30,6 +31,17 @@ FAMILIES = {
     "wan21": {"layout": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "context": (512, 4096), "cfg": True,
               "video": True},
     "wan22": {"layout": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "context": (512, 4096), "cfg": True, "video": True},
+    # Qwen-Image: its context is Qwen2.5-VL 7B's last hidden states (3584 wide), the template sliced off
+    # (comfy/text_encoders/qwen_image.py): "a photo of a garden" is 10 tokens, the empty negative prompt 5. The
+    # model's extra_conds hands c_crossattn over as a CONDRegular, which concatenates only equal shapes, so with CFG
+    # cond and uncond run as separate passes unless both prompts have the same token count ("cfg_separate").
+    # Its VAE file (qwen_image_vae.safetensors) is the Wan 2.1 VAE's layout: see memory/estimate/layouts/README.md.
+    "qwen-image": {"layout": "qwen_image_qwen_image_bf16", "vae": "vae_wan_2.1_vae", "context": (10, 3584), "cfg": True,
+                   "cfg_separate": True},
+    # Z-Image (Turbo): Qwen3-4B hidden states (2560 wide), "a photo of a garden" in its chat template is 13 tokens
+    # (comfy/text_encoders/z_image.py, nothing sliced); the Turbo model runs at cfg 1. Its VAE is FLUX.1's ae.
+    "z-image": {"layout": "z_image_z_image_turbo_bf16", "vae": "vae_flux_ae", "context": (13, 2560), "cfg": False,
+                "num_tokens": True},
 }
 # phase "text": the family's text encoders (bundled layouts) and ComfyUI's CLIPType for them
 TEXT_ENCODERS = {
@@ -42,7 +54,22 @@ TEXT_ENCODERS = {
 }
 PHASES = ("sample", "decode", "encode", "text")
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
-           "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3"}
+           "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
+           "z_image": "z-image", "zimage": "z-image"}
+# Diffusion-model layouts built from ComfyUI's own class on the meta device (class_layout), where no real file header
+# was at hand: the unet_config comfy/model_detection.py gives the standard file, and that file's name and dtype.
+CLASS_LAYOUTS = {
+    "qwen-image": {"file": "qwen_image_bf16.safetensors", "dtype": "BF16",
+                   "unet_config": {"image_model": "qwen_image", "in_channels": 64, "num_layers": 60},
+                   "source": "Comfy-Org/Qwen-Image_ComfyUI split_files/diffusion_models/qwen_image_bf16.safetensors"},
+    "z-image": {"file": "z_image_turbo_bf16.safetensors", "dtype": "BF16",
+                "unet_config": {"image_model": "lumina2", "patch_size": 2, "in_channels": 16, "dim": 3840,
+                                "cap_feat_dim": 2560, "n_layers": 30, "qk_norm": True, "n_heads": 30, "n_kv_heads": 30,
+                                "axes_dims": [32, 48, 48], "axes_lens": [1536, 512, 512], "rope_theta": 256.0,
+                                "ffn_dim_multiplier": 8.0 / 3.0, "z_image_modulation": True, "time_scale": 1000.0,
+                                "pad_tokens_multiple": 32},
+                "source": "Comfy-Org/z_image_turbo split_files/diffusion_models/z_image_turbo_bf16.safetensors"},
+}
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
            "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn",
            "F8_E5M2": "float8_e5m2"}
@@ -50,6 +77,12 @@ _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat
 
 def family_names():
     return sorted(FAMILIES)
+
+
+def exact_family_names():
+    """The families the node's exact mode traces from a loaded model (detected_family without file_trace)."""
+    from ..estimate.families import CONFIG_FAMILY
+    return sorted({CONFIG_FAMILY[c] for c in _TRACEABLE_CONFIGS})
 
 
 _IMPORTED_BY_US = False
@@ -172,12 +205,46 @@ def _tensors_for(family, checkpoint, phase):
 # come from the one table, estimate.families.CONFIG_FAMILY.
 _TRACEABLE_CONFIGS = ("SD15", "SDXL", "SSD1B", "Segmind_Vega", "KOALA_700M", "KOALA_1B", "SD3", "Flux", "FluxSchnell",
                       "WAN21_T2V", "WAN22_T2V")
+# traced from a layout or checkpoint (build_case) but not yet by the node's exact mode (nodes/estimate_exact.py), whose
+# recipe has no 5-D image latent, no separate cond/uncond passes and no num_tokens
+_FILE_ONLY_CONFIGS = ("QwenImage", "ZImage")
 
 
-def detected_family(model_config):
+def detected_family(model_config, file_trace=False):
     from ..estimate.families import CONFIG_FAMILY
     name = type(model_config).__name__
-    return CONFIG_FAMILY.get(name) if name in _TRACEABLE_CONFIGS else None
+    known = _TRACEABLE_CONFIGS + (_FILE_ONLY_CONFIGS if file_trace else ())
+    return CONFIG_FAMILY.get(name) if name in known else None
+
+
+def class_layout(comfyui_dir, family) -> dict:
+    """The tensor layout of a family's standard diffusion-model file as ComfyUI's own class builds it on the meta
+    device (CLASS_LAYOUTS: the model config comfy/model_detection.py gives that file): {"tensors": {name: {dtype,
+    shape}}, ...}, keys as the file holds them (no prefix). Not read from a downloaded header."""
+    import torch
+    family = ALIASES.get(family, family)
+    if family not in CLASS_LAYOUTS:
+        raise UserError(f"no class layout recipe for {family}; known: {', '.join(sorted(CLASS_LAYOUTS))}")
+    c = CLASS_LAYOUTS[family]
+    comfy = import_comfy(comfyui_dir)
+    from comfy import model_detection
+    mcfg = model_detection.model_config_from_unet_config(dict(c["unet_config"]))
+    if mcfg is None:
+        raise UserError(f"this ComfyUI has no model config for {c['unet_config']}")
+    dt = getattr(torch, _DTYPES[c["dtype"]])
+    mcfg.set_inference_dtype(dt, None)
+    with torch.device("meta"):
+        model = mcfg.get_model({}, "", device=torch.device("meta"))
+    sd = model.diffusion_model.state_dict()
+    tensors = {k: {"dtype": c["dtype"], "shape": list(v.shape)} for k, v in sd.items()}
+    n = sum(math.prod(t["shape"]) for t in tensors.values())
+    return {"file": c["file"], "source_note": f"{c['source']}: keys and shapes of ComfyUI's "
+            f"{type(model.diffusion_model).__module__}.{type(model.diffusion_model).__name__} built on the meta device "
+            f"with the unet_config comfy/model_detection.py gives this file ({c['unet_config']}); not read from a "
+            "downloaded header", "dtype_note": f"all {c['dtype']} (the file's name says so)", "__metadata__": {},
+            "family": family, "components": ["diffusion_model"], "comfy_model_config": type(mcfg).__name__,
+            "parameters": n, "comfyui_version": getattr(__import__("comfyui_version"), "__version__", None)
+            if (Path(comfyui_dir) / "comfyui_version.py").is_file() else None, "tensors": tensors}
 
 
 def build_diffusion(comfy, sd, dtype=None):
@@ -220,6 +287,9 @@ def build_text_case(comfy, family, checkpoint=None, dtype=None) -> dict:
     import torch
     import comfy.model_management as mm
     import comfy.sd
+    if family not in TEXT_ENCODERS:
+        raise UserError(f"no bundled text encoder layout for {family}; phase text traces "
+                        f"{', '.join(sorted(TEXT_ENCODERS))}")
     names, clip_type = TEXT_ENCODERS[family]
     sds = [meta_state_dict(read_header(checkpoint))] if checkpoint else \
         [meta_state_dict(_layout_tensors(n)) for n in names]
@@ -336,15 +406,21 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
     meta = torch.device("meta")
     if phase == "sample":
         model, mcfg, weight, cast = build_diffusion(comfy, sd, dtype)
-        detected = detected_family(mcfg)
+        detected = detected_family(mcfg, file_trace=True)
         if detected != family:
             what = f"family {detected}" if detected else "a model class trace has no conditioning recipe for"
             raise UserError(f"ComfyUI detects this model as {type(mcfg).__name__} ({what}), not --family {family}")
         use_cfg = spec["cfg"] if cfg is None else bool(cfg)
-        b = batch * (2 if use_cfg else 1)   # cond and uncond batched together, as calc_cond_batch does when it fits
+        # cond and uncond batched together, as calc_cond_batch does when it fits and their conds concatenate; a
+        # family whose context is a CONDRegular of the prompt's own length runs them as separate passes (cfg_separate)
+        separate = use_cfg and cfg is None and spec.get("cfg_separate")
+        b = batch * (2 if use_cfg and not separate else 1)
         ch = mcfg.latent_format.latent_channels
         ds = 8 if ch != 48 else 16          # Wan 2.2 5B VAE compresses 16x
-        shape = (b, ch, _latent_frames(frames), height // ds, width // ds) if spec.get("video") else \
+        # a latent format with 3 latent dimensions (Wan 2.1's, which Qwen-Image uses) gets [B, C, T, H, W]: the
+        # sampler unsqueezes an image latent (comfy/sample.py fix_empty_latent_channels)
+        five = spec.get("video") or getattr(mcfg.latent_format, "latent_dimensions", 2) == 3
+        shape = (b, ch, _latent_frames(frames), height // ds, width // ds) if five else \
             (b, ch, height // ds, width // ds)
         x = torch.empty(shape, dtype=torch.float32, device=meta)
         sigma = torch.empty((b,), dtype=torch.float32, device=meta)
@@ -354,6 +430,8 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
             kw["y"] = torch.empty((b, spec["y"]), dtype=torch.float32, device=meta)
         if spec.get("guidance"):
             kw["guidance"] = torch.empty((b,), dtype=torch.float32, device=meta)
+        if spec.get("num_tokens"):          # Lumina 2 / Z-Image: model_base.Lumina2.extra_conds (no attention mask)
+            kw["num_tokens"] = ctx_len
         # attention through PyTorch SDPA whatever the host picked (xformers, split and sub-quadratic do not run on
         # meta tensors); the tracer then models flash and math, and host_attention() says what the host uses
         kw["transformer_options"] = {"optimized_attention_override": _through_sdpa}
@@ -361,7 +439,9 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
                 "config": type(mcfg).__name__, "dtype": str(weight).replace("torch.", ""),
                 "manual_cast": str(cast).replace("torch.", "") if cast else None,
                 "latent": list(shape), "cfg": use_cfg,
-                "note": "cond+uncond batched" if use_cfg else "single pass (cfg 1)"}
+                "note": "cond and uncond as separate passes (their contexts differ in length), one traced" if separate
+                else "cond+uncond batched" if use_cfg else "single pass (cfg 1)",
+                "context": [ctx_len, ctx_dim]}
         case = {"owner": model, "weights": model, "call": model.apply_model, "args": (x, sigma), "kwargs": kw}
     else:
         vae, dt = build_vae(comfy, sd, dtype)

@@ -210,3 +210,72 @@ def test_traced_peaks_are_pinned():
     for pin, g in zip(PINS["cases"], got):
         want = {k: pin[k] for k in ("activations", "peak", "weights")}
         assert g == want, (pin["family"], pin["phase"], pin["width"], pin["height"], pin["frames"], g, want)
+
+
+# Qwen-Image and Z-Image (est18): figures read once off `trace_family` on ComfyUI 0.8.0 (torch 2.14 CPU build, meta
+# tensors), bf16 weights from the layouts built from ComfyUI's own classes (memory/estimate/layouts/README.md).
+NEW_FAMILY_RUNS = [
+    # family, phase, width, height, cfg, latent, activations, weights, class, peak module
+    ("qwen-image", "sample", 1024, 1024, None, [1, 16, 1, 128, 128], 280_916_996, 40_860_842_176,
+     "QwenImageTransformer2DModel", "diffusion_model.transformer_blocks.0.img_mlp.net.0"),
+    ("qwen-image", "sample", 1024, 1024, True, [2, 16, 1, 128, 128], 562_694_152, 40_860_842_176,
+     "QwenImageTransformer2DModel", "diffusion_model.transformer_blocks.0.attn.to_out.0"),
+    ("qwen-image", "sample", 1328, 1328, None, [1, 16, 1, 166, 166], 472_181_636, 40_860_842_176,
+     "QwenImageTransformer2DModel", "diffusion_model.transformer_blocks.0.img_mlp.net.0"),
+    ("qwen-image", "decode", 1024, 1024, None, [1, 16, 1, 128, 128], 3_426_486_528, 253_785_062, "WanVAE",
+     "decoder.upsamples.14.residual.6"),
+    ("z-image", "sample", 1024, 1024, None, [1, 16, 128, 128], 471_640_584, 12_309_821_472, "NextDiT",
+     "diffusion_model.layers.1.feed_forward"),
+    ("z-image", "decode", 1024, 1024, None, [1, 16, 128, 128], 1_359_478_784, 167_639_366, "AutoencodingEngine",
+     "decoder.up.0.block.0.conv1"),
+]
+
+
+@pytest.fixture(scope="module")
+def new_family_results():
+    runs = [[r[0], r[1], r[2], r[3], r[4]] for r in NEW_FAMILY_RUNS]
+    code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
+            "from gpu_garden.memory.trace import comfy_checkout as cc\n"
+            "from gpu_garden.memory.errors import UserError\n"
+            "out = [trace_family(sys.argv[1], f, w, h, phase=ph, cfg=c) for f, ph, w, h, c in json.loads(sys.argv[2])]\n"
+            "same = {}\n"
+            "from gpu_garden.memory.estimate import layouts\n"
+            "for fam, name in (('qwen_image', 'qwen_image_qwen_image_bf16'), ('z-image', 'z_image_z_image_turbo_bf16')):\n"
+            "    built = cc.class_layout(sys.argv[1], fam)['tensors']\n"
+            "    same[fam] = built == layouts.load(name)['tensors']\n"
+            "try:\n"
+            "    trace_family(sys.argv[1], 'qwen-image', 64, 64, phase='text'); err = None\n"
+            "except UserError as e:\n"
+            "    err = str(e)\n"
+            "print(json.dumps([out, same, err]))")
+    p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("i", range(len(NEW_FAMILY_RUNS)), ids=[f"{r[0]}-{r[1]}-{r[2]}-{'cfg' if r[4] else 'usual'}"
+                                                                 for r in NEW_FAMILY_RUNS])
+def test_qwen_image_and_z_image_traces(new_family_results, i):
+    family, phase, w, h, cfg, latent, acts, weights, cls, module = NEW_FAMILY_RUNS[i]
+    r = new_family_results[0][i]
+    assert r["model"]["family"] == family and r["model"]["class"] == cls and r["model"]["dtype"] == "bfloat16"
+    assert r["model"]["latent"] == latent
+    assert r["activations_peak"] == acts and r["weights"] == weights
+    assert r["at"]["module"] == module
+    if phase == "sample" and family == "qwen-image":
+        # one conditioning per call unless asked: the 10-token prompt and the 5-token empty negative do not concatenate
+        assert ("separate passes" in r["model"]["note"]) == (cfg is None)
+        assert r["model"]["context"] == [10, 3584] and r["attention"]["calls"] == 60
+        # the layout's bf16 tensors + model_sampling's 10000-step fp32 sigma tables
+        assert r["weights"] == _layout_bytes("qwen_image_qwen_image_bf16") + 40_000
+    if phase == "sample" and family == "z-image":
+        assert r["model"]["context"] == [13, 2560] and r["attention"]["calls"] == 34    # 30 layers + 4 refiners
+        assert r["weights"] == _layout_bytes("z_image_z_image_turbo_bf16") + 4000
+    if phase == "decode":    # Qwen-Image's VAE is the Wan 2.1 VAE's layout, Z-Image's FLUX.1's ae (in bf16)
+        assert r["weights"] == _layout_bytes("vae_wan_2.1_vae" if family == "qwen-image" else "vae_flux_ae", "", 2)
+
+
+def test_new_family_layouts_are_comfyuis_classes_and_text_is_refused(new_family_results):
+    _, same, err = new_family_results
+    assert same == {"qwen_image": True, "z-image": True}
+    assert err and "no bundled text encoder layout for qwen-image" in err
