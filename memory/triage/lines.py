@@ -4,7 +4,7 @@ Error lines themselves are recognised in `parse.py`."""
 import re
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
-FRAME_RE = re.compile(r'File "([^"]+)"(?:, line \d+)?, in (\S+)')
+FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
 
 # The runtimes a line names (runtime id, the words that gate the line, the pattern: one group each in runtime_marker).
 # Word boundaries keep "mlx5" (a network card in NCCL's lines) from reading as MLX.

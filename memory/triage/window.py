@@ -26,7 +26,7 @@ _FORGE_LOADS = (b"[Memory", b"To load", b"Loading Model")
 # without a load costs a few C passes where the pattern (no literal prefix) costs a try at every byte (~90 ns a byte)
 _LOAD_WORDS = (b"Requested to load ", b"Management] Target: ", b"To load target model ", b"Loading Model: ", b"] Initializing ",
                b"CPU offload", b" to cuda", b" to CUDA", b" to GPU", b" to gpu", b" to the GPU", b" to device", b" to xpu", b" to mps")
-_FRAME_RE = re.compile(rb'File "([^"\n]+)"(?:, line \d+)?, in (\S+)[^\n]*\n?([^\n]{0,240})')
+_FRAME_RE = re.compile(rb'File "([^"\n]+)"(?:, ?line ?\d+)?, in (\S+)[^\n]*\n?([^\n]{0,240})')
 # a training loop's epoch counter ("Epoch 4/10", "epoch: 2", "Epoch 3:"): the last one before the failure is the epoch it failed in
 _EPOCH_RE = re.compile(rb"[Ee]poch[ :\[]{0,3}(\d{1,5})\b")
 _STEPS_RE = re.compile(rb"[^|\n\r]{0,120}\|\s{0,4}(\d{1,10})/\d{1,10} \[")
