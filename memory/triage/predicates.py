@@ -311,3 +311,12 @@ def tgi(x):
     """text-generation-inference's warm-up numbers (its message is raised from PyTorch's OOM), or None."""
     ev = x.explained.get("tgi.prefill") if x.explained else None
     return ev["numbers"] if ev else None
+
+
+# the innermost frame releases memory: torch.cuda.empty_cache() returns PyTorch's cached blocks to the driver (cudaFree)
+RELEASE_FRAMES = ("empty_cache",)
+
+
+def release_frame(x):
+    """A driver-level CUDA out-of-memory raised where PyTorch frees memory: no request of its own failed there."""
+    return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in RELEASE_FRAMES

@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
-                         kind, sleep_mode_budget, torch)
+                         kind, release_frame, sleep_mode_budget, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -189,6 +189,13 @@ OTHER = [
       "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
       "(PyTorch's cache, XLA's preallocation) left too little; leave headroom (a smaller batch, XLA_PYTHON_CLIENT_MEM_FRACTION, "
       "NCCL_BUFFSIZE)"),
+    # torch.cuda.empty_cache() only frees (cudaFree of PyTorch's cached blocks): an out-of-memory raised there is not a
+    # request the card could not hold but the driver's error, or an earlier asynchronous call's reported late; over the
+    # bare check's pinned-RAM reading (host-ram 1.4), which needs a transfer that allocates
+    R("other", 2.0, release_frame,
+      lambda x: f"the CUDA out-of-memory was raised inside {x.frames[-1][1]}(), which only returns PyTorch's cached memory to the "
+                "driver: freeing cannot run out of memory, so the driver (a driver version's fault) or an earlier asynchronous "
+                "call failed; update or roll back the GPU driver, and run with CUDA_LAUNCH_BLOCKING=1 to find the call"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
     # libplacebo names the one allocation and the heap, not what holds the rest of it (its own frames are small)
     R("other", 1.0, kind("libplacebo.alloc"),
