@@ -313,6 +313,18 @@ def tgi(x):
     return ev["numbers"] if ev else None
 
 
+# a prefill batch this small needs well under a GiB of working memory on any model TGI serves: its widest activation is
+# tokens x the MLP's intermediate width (28672 on a 70B: 512 x 28672 x 2 bytes = 28 MiB a tensor) and its logits tokens x the
+# vocabulary (512 x 152064 x 4 bytes = 297 MiB); TGI's default --max-batch-prefill-tokens is 4096
+TGI_TINY_PREFILL = 512
+
+
+def tgi_tiny(x):
+    """TGI's warm-up reported "not enough memory" for a prefill batch of at most TGI_TINY_PREFILL tokens."""
+    n = tgi(x)
+    return bool(n) and "total_tokens" not in n and n["prefill_tokens"] <= TGI_TINY_PREFILL
+
+
 # the innermost frame releases memory: torch.cuda.empty_cache() returns PyTorch's cached blocks to the driver (cudaFree)
 RELEASE_FRAMES = ("empty_cache",)
 

@@ -29,7 +29,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          bare_driver, big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mps_full, ollama_kv_first,
-                         others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, torch,
+                         others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
@@ -281,7 +281,7 @@ RULES = [
     R("activations", 3.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "tensor_impl",
       "ggml's graph context (a fixed pool in older builds) needs {n[requested]:b} and holds {n[available]:b}: the batch's tensors "
       "overflow it; a smaller -b / n_batch, or a current build (its allocators size the graph themselves)"),
-    R("activations", 4.0, lambda x: tgi(x) and "total_tokens" not in tgi(x),
+    R("activations", 4.0, lambda x: tgi(x) and "total_tokens" not in tgi(x) and not tgi_tiny(x),
       lambda x: f"text-generation-inference's warmup could not run a prefill batch of {tgi(x)['prefill_tokens']} tokens in what "
                 "the weights left: lower --max-batch-prefill-tokens (and --max-total-tokens)"),
     R("activations", 1.5, lambda x: x.kind == "tensorrt.oom" and "deserializ" not in x.text.lower(),

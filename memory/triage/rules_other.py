@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
-                         kind, release_frame, sleep_mode_budget, torch)
+                         kind, release_frame, sleep_mode_budget, tgi, tgi_tiny, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -196,6 +196,13 @@ OTHER = [
       lambda x: f"the CUDA out-of-memory was raised inside {x.frames[-1][1]}(), which only returns PyTorch's cached memory to the "
                 "driver: freeing cannot run out of memory, so the driver (a driver version's fault) or an earlier asynchronous "
                 "call failed; update or roll back the GPU driver, and run with CUDA_LAUNCH_BLOCKING=1 to find the call"),
+    # TGI's warm-up says "not enough memory" for a prefill batch that needs well under a GiB (predicates.TGI_TINY_PREFILL): not
+    # the batch's memory; the warm-up failed for another reason it reports this way (a kernel that failed to build, a release's bug)
+    R("other", 5.0, tgi_tiny,
+      lambda x: f"text-generation-inference's warm-up reports no memory for a prefill batch of only {tgi(x)['prefill_tokens']} "
+                "tokens, whose working memory is well under a GiB on any model: the warm-up failed for another reason it reports "
+                "as memory (read the error above it: a kernel that did not compile or load, a bug of this release); update the "
+                "image, or check the shard's own log"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
     # libplacebo names the one allocation and the heap, not what holds the rest of it (its own frames are small)
     R("other", 1.0, kind("libplacebo.alloc"),

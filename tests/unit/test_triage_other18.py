@@ -1,7 +1,8 @@
 """Session 18 (regA): `other` read from what the log itself shows, each beside the same log without that evidence; and a
 traceback frame read whole after a paste was wrapped and joined again.
 Lines modelled on the runtimes' own messages in public threads (paths rewritten): Wan2GP#1215 (an OOM raised in
-torch.cuda.empty_cache)."""
+torch.cuda.empty_cache), huggingface/text-generation-inference#1164 and #1085 (the warm-up's "Not enough memory to
+handle N prefill tokens")."""
 import textwrap
 
 from gpu_garden.memory.triage import engine, lines, window
@@ -30,6 +31,20 @@ def test_oom_raised_inside_empty_cache_is_not_a_request_the_card_refused():
     # the same bare error raised from a copy to the card keeps the pinned-RAM reading of a bare PyTorch CUDA check
     log = _tb("C:\\apps\\gen\\lib\\site-packages\\mmgp\\offload.py", "move_to_device", "t = t.to('cuda', non_blocking=True)")
     assert _causes(log)[0] != "other"
+
+
+def _tgi(tokens):
+    return (f"2023-10-24T09:12:02.101Z ERROR warmup{{max_input_length=64 max_prefill_tokens={tokens}}}:warmup: "
+            f"text_generation_client: router/client/src/lib.rs:33: Server error: Not enough memory to handle {tokens} prefill "
+            "tokens. You need to decrease `--max-batch-prefill-tokens`\n")
+
+
+def test_tgi_warmup_refusing_a_tiny_prefill_is_not_the_batchs_memory():
+    assert _causes(_tgi(256))[0] == "other"
+    assert _causes(_tgi(512))[0] == "other"
+    # TGI's default budget (4096) failing is the prefill batch's working memory
+    assert _causes(_tgi(4096))[0] == "activations"
+    assert _causes(_tgi(513))[0] == "activations"
 
 
 def test_a_frame_line_joined_without_its_blank_still_reads_as_a_frame():
