@@ -80,6 +80,7 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
     norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3", "gemma4")) else 2) * d
     linear = other = experts = 0
+    mamba2 = is_mamba2(s)
     s.layer_params, moe_layers = [], []
     for i, kind in enumerate(s.layer_kinds):
         before = linear + other
@@ -89,6 +90,9 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
         elif kind == SHARED:
             q_o, q_norm = shared_layer_params(s, given[i], gh)
             linear, other = linear + q_o, other + q_norm
+        elif kind == MAMBA and mamba2:  # Granite 4.0-H: a Mamba-2 mixer beside the layer's MLP
+            m_lin, m_other = mamba2_params(cfg, d)
+            linear, other = linear + m_lin, other + m_other
         elif kind == MAMBA:
             linear += mamba_params(cfg, d)
         else:  # linear attention; without its fields, an attention layer's projection budget (approximation)
@@ -117,24 +121,42 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     return linear + other, linear, experts
 
 
+# a Mamba-2 mixer's fields: Nemotron-H's names, then Granite 4.0-H's (transformers GraniteMoeHybridConfig: mamba_n_heads,
+# mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv)
+MAMBA2_KEYS = (("mamba_num_heads", "mamba_n_heads"), ("mamba_head_dim", "mamba_d_head"), ("n_groups", "mamba_n_groups"),
+               ("ssm_state_size", "mamba_d_state"), ("conv_kernel", "mamba_d_conv"))
+
+
+def is_mamba2(s: LLMSpec) -> bool:
+    """Are this model's MAMBA layers Mamba-2 mixers (Nemotron-H; Granite 4.0-H, granitemoehybrid)?"""
+    return MAMBA in s.layer_kinds and s.arch.startswith(("nemotron_h", "granitemoehybrid"))
+
+
 def mamba2_dims(cfg: dict) -> tuple:
-    """(heads, head dim, groups, d_state, conv kernel) of a Mamba-2 mixer (Nemotron-H); its inner width is heads x head
-    dim (vLLM NemotronHMambaDecoderLayer: intermediate_size = mamba_num_heads * mamba_head_dim), not expand x hidden."""
-    dims = tuple(_int(cfg, k) for k in ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel"))
+    """(heads, head dim, groups, d_state, conv kernel) of a Mamba-2 mixer (Nemotron-H, Granite 4.0-H); its inner width
+    is heads x head dim (vLLM NemotronHMambaDecoderLayer: intermediate_size = mamba_num_heads * mamba_head_dim;
+    transformers GraniteMoeHybridMambaLayer: intermediate_size = mamba_n_heads * mamba_d_head), not expand x hidden."""
+    dims = tuple(_int(cfg, *keys) for keys in MAMBA2_KEYS)
     if any(v is None or not 1 <= v <= 1 << 16 for v in dims) or dims[0] % dims[2]:
         raise UserError(f"config Mamba-2 geometry mamba_num_heads / mamba_head_dim / n_groups / ssm_state_size / "
-                        f"conv_kernel = {dims} is missing or not plausible (heads a multiple of groups)")
+                        f"conv_kernel (Granite: mamba_n_heads / mamba_d_head / mamba_n_groups / mamba_d_state / "
+                        f"mamba_d_conv) = {dims} is missing or not plausible (heads a multiple of groups)")
     return dims
+
+
+def mamba2_params(cfg: dict, d: int) -> tuple:
+    """(matmul, other) parameters of one Mamba-2 mixer: in_proj (z, x, B, C, dt) and out_proj; conv1d and its bias,
+    dt_bias, A_log, D, the gated norm."""
+    nh, hd, ng, ds, k = mamba2_dims(cfg)
+    inner, conv_dim = nh * hd, nh * hd + 2 * ng * ds
+    return d * (2 * inner + 2 * ng * ds + nh) + inner * d, conv_dim * (k + 1) + 3 * nh + inner
 
 
 def nemotron_h_params(cfg: dict, s: LLMSpec) -> tuple:
     """Nemotron-H: each layer is one block, a Mamba-2 mixer, attention, an MLP (up and down, relu2) or a MoE block
     (routed experts of up and down, shared experts, a router with its correction bias), behind one norm."""
     d, V = s.hidden, s.vocab
-    nh, hd, ng, ds, k = mamba2_dims(cfg)
-    inner, conv_dim = nh * hd, nh * hd + 2 * ng * ds
-    mamba_lin = d * (2 * inner + 2 * ng * ds + nh) + inner * d   # in_proj (z, x, B, C, dt) and out_proj
-    mamba_other = conv_dim * (k + 1) + 3 * nh + inner            # conv1d and its bias, dt_bias, A_log, D, gated norm
+    mamba_lin, mamba_other = mamba2_params(cfg, d)
     attn = d * s.n_heads * s.head_dim_k + 2 * d * s.n_kv_heads * s.head_dim_k + s.n_heads * s.head_dim_k * d
     s.shared_intermediate = _int(cfg, "n_shared_experts", default=1) * _int(cfg, "moe_shared_expert_intermediate_size",
                                                                               default=0)
@@ -179,11 +201,12 @@ def recurrent_state(cfg: dict, s: LLMSpec) -> int:
     n_mamba = s.layer_kinds.count(MAMBA)
     n_lin = s.layer_kinds.count(LINEAR)
     total = 0
-    if n_mamba and s.arch.startswith("nemotron_h"):
+    if is_mamba2(s):
         # Mamba-2: llama.cpp keeps n_embd_r = (d_conv - 1) x (d_inner + 2 x n_group x d_state) conv values and
         # n_embd_s = d_state x d_inner SSM values a sequence and layer, both f32 (llama_memory_recurrent); vLLM's
         # MambaSpec pages the same shapes (mamba2_state_shape), the conv state in the model's dtype, the temporal state in
-        # mamba_ssm_cache_dtype (NemotronHForCausalLMConfig: the config's, else float32)
+        # mamba_ssm_cache_dtype (NemotronHForCausalLMConfig: the config's, else float32). Granite 4.0-H has the same
+        # mixer (granitemoehybrid); SGLang keeps its temporal state in --mamba-ssm-dtype (runtimes/sglang.py)
         nh, hd, ng, ds, k = mamba2_dims(cfg)
         conv, ssm = (k - 1) * (nh * hd + 2 * ng * ds), nh * hd * ds
         model_b = 4 if s.dtype == "fp32" else 2

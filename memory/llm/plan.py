@@ -10,7 +10,7 @@ from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, fit_search as FS, unsloth as UD
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
-from .spec import FULL, SLIDING, LLMSpec, gguf_blocks
+from .spec import FULL, MAMBA, SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
                       weights_by_role)
@@ -56,6 +56,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
         raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
                         f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")
+    if spec.arch.startswith("granitemoehybrid") and MAMBA in spec.layer_kinds and runtime in ("ollama", "vllm"):
+        # Granite 4.0-H: its Mamba-2 state is read for SGLang (mamba_state_per_req, checked on a printed pool) and
+        # llama.cpp (llama_memory_recurrent, f32); vLLM's state dtype for this model and Ollama's handling were not read
+        raise UserError(f"{spec.name}: Granite 4.0-H's Mamba-2 state is modelled for SGLang and llama.cpp only; "
+                        f"{runtime}'s state pool for it was not read")
     if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")

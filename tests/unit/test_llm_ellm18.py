@@ -65,3 +65,27 @@ def test_a_nightly_version_reads_as_the_newest_and_says_so():
             continue
         raise AssertionError(v)
     assert parse_version("0.15.0") == (0, 15, 0) and version_note("0.15.0") is None
+
+
+def test_granite_4_h_micro_is_a_mamba2_hybrid_with_four_attention_layers():
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm.runtimes import sglang as SG
+    s = llm.describe(model="ibm-granite/granite-4.0-h-micro")
+    assert s.name == "Granite-4.0-H-micro"
+    assert s.layer_kinds.count("full") == 4 and s.layer_kinds.count("mamba") == 36
+    # by hand: a Mamba-2 layer: in_proj 2048 x (2 x 4096 + 2 x 128 + 64), out_proj 4096 x 2048, conv 4352 x 5, dt_bias
+    # A_log D 3 x 64, norm 4096; an attention layer q o 2 x 2048^2, k v 2 x 2048 x 512; every layer's MLP 3 x 2048 x 8192
+    # and 2 norms; the tied token table 100352 x 2048 and the final norm: 3.19 B values, 5.94 GiB ('mem usage=5.98 GB')
+    mamba = 2048 * 8512 + 4096 * 2048 + 4352 * 5 + 3 * 64 + 4096
+    attn = 2 * 2048 ** 2 + 2 * 2048 * 512
+    mlp = 3 * 2048 * 8192 + 2 * 2048
+    assert s.params == 36 * mamba + 4 * attn + 40 * mlp + 100352 * 2048 + 2048
+    assert abs(s.params * 2 / GiB / 5.98 - 1) <= 0.01
+    # SGLang's pool: 'K size: 1.52 GB' at 399,740 tokens = 4 layers x 8 KV heads x 64 x 2 bytes
+    r = llm.plan(s, "sglang", ctx=131072, vram=16 * GiB, mem_fraction_static=0.8)
+    assert r["kv_per_token"] == 2 * 4 * 8 * 64 * 2
+    # a request's state: 36 Mamba-2 layers x (3 x 4352 bf16 conv values + 64 x 64 x 128 fp32 values)
+    assert SG.mamba_state_per_req(s) == 36 * (3 * 4352 * 2 + 64 * 64 * 128 * 4) == 76_437_504
+    with pytest.raises(UserError, match="Mamba-2 state is modelled for SGLang and llama.cpp"):
+        llm.plan(s, "vllm", ctx=8192)

@@ -39,7 +39,7 @@ import re
 
 from ...units import GiB, MiB, fmt_bytes
 from ..cache import kv_cache
-from ..spec import LINEAR
+from ..spec import LINEAR, MAMBA
 from . import at_least, parse_version
 from .vllm import PRE_AMPERE  # CUDA cards below compute 8.0
 
@@ -119,11 +119,14 @@ MAMBA_SSM_BYTES = 4            # server_args mamba_ssm_dtype "float32"
 
 
 def mamba_state_per_req(spec) -> int:
-    """mamba_cache_per_req on this GPU: every gated-DeltaNet layer's conv and temporal state (0 for other models)."""
+    """mamba_cache_per_req on this GPU: every gated-DeltaNet or Mamba-2 layer's conv and temporal state (0 for other
+    models). Granite 4.0-H's Mamba-2 layers are paged the same way (sglang bench_one_batch on granite-4.0-h-micro:
+    'max_mamba_cache_size: 38, conv_state size: 0.03GB, ssm_state size: 2.74GB' = 39 states x 36 layers x (3 x 4352
+    bf16 conv values, 64 x 64 x 128 fp32 state values))."""
     if not spec.linear_state:
         return 0
     conv, conv_b, ssm, _ = spec.linear_state
-    return spec.layer_kinds.count(LINEAR) * (conv * conv_b + ssm * MAMBA_SSM_BYTES)
+    return (spec.layer_kinds.count(LINEAR) + spec.layer_kinds.count(MAMBA)) * (conv * conv_b + ssm * MAMBA_SSM_BYTES)
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float) -> dict:
@@ -200,7 +203,7 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         notes.append(f"SGLang would allocate a pool of {ev['tokens']:,} tokens (max_total_num_tokens) at "
                      f"--mem-fraction-static {mfs:.2f}")
         if ev.get("mamba_slots") is not None:
-            notes.append(f"hybrid: {ev['mamba_slots']} request states of the DeltaNet layers ({fmt_bytes(ev['mamba_pool'])}, "
+            notes.append(f"hybrid: {ev['mamba_slots']} request states of the recurrent (DeltaNet / Mamba-2) layers ({fmt_bytes(ev['mamba_pool'])}, "
                          f"--mamba-full-memory-ratio {MAMBA_FULL_MEMORY_RATIO}) come out of the static share before the "
                          "KV pool; --max-mamba-cache-size N sets their number instead")
         if not ev["fits"]:
