@@ -127,7 +127,9 @@ def guess_runtime(scan, inc) -> str:
         return "vllm"
     if any(k.startswith("comfy") for k in kinds) and not f.get("forge") or inc.has_exception_block:
         return "comfyui"
-    if f["vllm"] and not f["comfy"]:
+    # vLLM's own start-up lines (its KV budget, "GPU KV cache size: N tokens", "Model loading took X GiB") name it as its
+    # markers do
+    if (f["vllm"] or f["vllm_kv_mem"] is not None or f["vllm_kv_tokens"] or f["vllm_model_mem"]) and not f["comfy"]:
         return "vllm"
     if "os.system_memory" in kinds:
         return "comfyui"          # SwarmUI's note on its ComfyUI backend

@@ -9,11 +9,22 @@ FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
 # The runtimes a line names (runtime id, the words that gate the line, the pattern: one group each in runtime_marker).
 # Word boundaries keep "mlx5" (a network card in NCCL's lines) from reading as MLX.
 RUNTIME_MARKERS = (
-    ("sglang", ("sglang",), r"\bsglang\b"),
+    # SGLang's own start-up lines name it too (model_runner.py's "Load weight begin. avail mem=77.24 GB", "KV Cache allocated.
+    # #tokens: N", and the launcher's "Received sigquit from a child process" when a worker dies)
+    ("sglang", ("sglang", "avail mem=", "KV Cache allocated. #tokens", "sigquit from a child"),
+     r"\bsglang\b|\bavail mem=\d|KV Cache allocated\. #tokens: \d|Received sigquit from a child process"),
     ("mxnet", ("mxnet", "pooled_storage"), r"\bmxnet\b|pooled_storage_manager"),
     ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
-    ("mlc-llm", ("mlc_chat", "mlc_llm", "mlc-llm"), r"\bmlc_chat|\bmlc_llm\b|\bmlc-llm\b"),
+    ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"), r"\bmlc[_-]chat|\bmlc_llm\b|\bmlc-llm\b"),
+    # text-generation-inference: its launcher's and its server's module names head its lines and frames
+    ("tgi", ("text_generation_",), r"\btext_generation_(?:launcher|server|router|client)\b"),
+    # TensorRT's own logger prefixes its lines "[TensorRT] VERBOSE:" (the Python API's default logger)
+    ("tensorrt", ("[TensorRT]",), r"\[TensorRT\] [A-Z]"),
+    # C++/CUDA libraries whose errors carry their own source path: tiny-cuda-nn (instant-ngp), dlib's DNN, cuTAGI
+    ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
+    ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
+    ("cutagi", ("cuTAGI",), r"\bcuTAGI[\\/]src[\\/]"),
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
     # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
     ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
@@ -101,7 +112,8 @@ FACTS = [
                                  r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph begin")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
-    ("vllm_marker", re.compile(r"\bvllm\b|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
+    # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
+    ("vllm_marker", re.compile(r"\bvllm\b|\bLLM\(model=|\bVLLM::|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
     # a program saying its load failed ("Error while loading customized transformer, falling back", "Failed to load model")
     ("load_failed", re.compile(r"(?i)\berror (?:while |when )?loading (?:the )?(?:customi[sz]ed |quanti[sz]ed )?(?:model|transformer|unet|dit|weights|checkpoint)\b|"
                                r"\bfailed to load (?:the )?(?:model|transformer|unet|dit|weights|checkpoint)\b")),
@@ -192,7 +204,7 @@ FACT_KEYS = {
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
     "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
-    "vllm_marker": ("vllm", "Vllm", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
+    "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
@@ -293,7 +305,7 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Nod
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"{'loss': ", b"Loader", b"Sampler",
-                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"rror while loading", b"ailed to load") \
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"rror while loading", b"ailed to load") \
     + tuple(w.encode() for w in RUNTIME_WORDS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
@@ -309,7 +321,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"buffer size", b"KV cache
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
-               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"ollama", b"Error occurred when executing",
+               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
 
 

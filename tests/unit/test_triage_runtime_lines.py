@@ -1,0 +1,65 @@
+"""Which runtime a log names (env.guess_runtime and the runtime markers in lines.py). Lines written from each runtime's own
+formats (sizes, paths and names made up), not copies of corpus cases; each pair holds the same failure with and without
+the line that names the runtime, so a marker that stops reading its line fails the test."""
+import pytest
+
+from support.triage_event import last_event
+
+TORCH = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.57 GiB "
+         "of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.46 GiB memory in use.\n")
+CUDA_ERR = "RuntimeError: CUDA error: out of memory\n"
+# lines that name nothing between the runtime's line and the failure (a short paste is read whole; a log is read by anchors)
+QUIET = "".join(f"worker {i}: heartbeat ok\n" for i in range(60))
+
+
+def _runtime(text):
+    return last_event(text)[1]["runtime"]
+
+
+@pytest.mark.parametrize("lead, runtime", [
+    # vLLM: its start-up lines (gpu_worker.py, kv_cache_utils.py), its offline API, its engine process, its workers' names
+    ("Model loading took 6.20 GiB memory and 4.1 seconds\n", "vllm"),
+    ("Available KV cache memory: 11.02 GiB\n", "vllm"),
+    ("GPU KV cache size: 90,112 tokens\n", "vllm"),
+    ("llm = LLM(model='org/small-model', max_model_len=2048)\n", "vllm"),
+    ("EngineCore failed to start.\n", "vllm"),
+    # SGLang: model_runner.py's memory lines and the launcher's note when a child dies
+    ("Load weight begin. avail mem=21.40 GB\n", "sglang"),
+    ("KV Cache allocated. #tokens: 120000, K 4.10 GB, V 4.10 GB\n", "sglang"),
+    ("[2025-01-02 03:04:05] Received sigquit from a child process. It usually means the child failed.\n", "sglang"),
+    # text-generation-inference: its launcher's log and its server's frames
+    ("2024-01-02T03:04:05.000000Z ERROR text_generation_launcher: Shard 0 failed to start\n", "tgi"),
+    ('  File "/opt/conda/lib/python3.10/site-packages/text_generation_server/models/flash_causal_lm.py", line 90, in warmup\n', "tgi"),
+])
+def test_a_servers_own_line_names_it(lead, runtime):
+    assert _runtime(lead + TORCH) == runtime
+    assert _runtime(lead + QUIET + TORCH) == runtime
+    assert _runtime(QUIET + TORCH) == "pytorch"
+
+
+def test_a_vllm_worker_killed_by_the_kernel_is_vllm():
+    kill = "VLLM::Worker_TP invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), order=0\n"
+    assert _runtime(kill) == "vllm"
+    assert _runtime(kill.replace("VLLM::Worker_TP", "python3")) == "pytorch"
+
+
+@pytest.mark.parametrize("line, runtime", [
+    # TensorRT's Python logger, then the kernel's kill of the builder
+    ("[TensorRT] VERBOSE: Building engine: 12 layers\nKilled\n", "tensorrt"),
+    # C++/CUDA libraries whose error names their own source file
+    ("Uncaught exception: /src/ngp/dependencies/tiny-cuda-nn/include/tiny-cuda-nn/gpu_memory.h:120 "
+     "cudaMalloc(&rawptr, n_bytes) failed with error out of memory\n", "tiny-cuda-nn"),
+    ("Error while calling cudaMalloc(&data, n*sizeof(float)) in file /opt/dlib/dlib/cuda/gpu_data.cpp:200. code: 2, "
+     "reason: out of memory\n", "dlib"),
+    ("CUDA Runtime Error at: /opt/cuTAGI/src/net_prop.cu:40\nout of memory cudaMalloc(&d_x, n * sizeof(float))\n", "cutagi"),
+    # MLC's older chat CLI (mlc-chat) on Vulkan
+    ("Use lib /opt/mlc-chat/dist/lib/model-q4f16_vulkan.so\nCheck failed: (__e == VK_SUCCESS) is false: Vulkan Error, "
+     "code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY\n", "mlc-llm"),
+])
+def test_a_librarys_own_line_names_it(line, runtime):
+    assert _runtime(line) == runtime
+
+
+def test_library_markers_want_the_library_path_not_the_word():
+    """A log that only mentions dlib (a package being installed) is not dlib's own error."""
+    assert _runtime("Collecting dlib==19.24\n" + CUDA_ERR) == "pytorch"
