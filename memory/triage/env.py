@@ -98,6 +98,9 @@ ENGINE_OF = {"lmstudio": "llama.cpp"}
 LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")
 
 
+_COMFY_PATH = re.compile(r"(?:^|[\s/])comfy/")
+
+
 def guess_runtime(scan, inc) -> str:
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
@@ -151,7 +154,9 @@ def guess_runtime(scan, inc) -> str:
                 return "tensorflow"
             return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
-    if f["comfy"] or "/comfy/" in paths or "execution.py" in paths or "custom_nodes" in paths:
+    # ComfyUI's frames (absolute, or relative to its folder: "comfy/ops.py") and its node lines ("Error occurred when
+    # executing VAEDecode:", the error dialog's node type above the message)
+    if f["comfy"] or f["comfy_node"] or _COMFY_PATH.search(paths) or "execution.py" in paths or "custom_nodes" in paths:
         return "comfyui"
     if "vllm_omni/" in paths or "/vllm/" in paths:
         return "vllm"

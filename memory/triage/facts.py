@@ -32,7 +32,7 @@ def new_facts() -> dict:
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None,
-            "vllm_serving": False, "training_log": None, "forge": False, "runtime_marker": None, "load_failed": None,
+            "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}}
@@ -103,6 +103,7 @@ def _requested_load(s, f, m, text, lineno, window):
 
 def _node_type(s, f, m, text, lineno, window):
     s.node_type = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+    f["comfy_node"] = True        # ComfyUI's words for a failing node (env.guess_runtime), kept apart from "comfy"
     s.node_type_line = s._lineno if window else lineno
     if s.cur is not None:
         s.cur.node_type = s.node_type

@@ -63,3 +63,19 @@ def test_a_librarys_own_line_names_it(line, runtime):
 def test_library_markers_want_the_library_path_not_the_word():
     """A log that only mentions dlib (a package being installed) is not dlib's own error."""
     assert _runtime("Collecting dlib==19.24\n" + CUDA_ERR) == "pytorch"
+
+
+@pytest.mark.parametrize("lead", [
+    # ComfyUI's frames as a traceback relative to its folder prints them
+    'Traceback (most recent call last):\n  File "comfy/model_management.py", line 600, in load_models_gpu\n',
+    # its old execution.py banner and the frontend's node line above the message
+    "Error occurred when executing KSampler:\n\n",
+    "CheckpointLoaderSimple\n",
+])
+def test_comfyui_named_by_its_frames_and_node_lines(lead):
+    assert _runtime(lead + TORCH) == "comfyui"
+    assert _runtime(QUIET + lead + TORCH) == "comfyui"
+
+
+def test_a_folder_that_ends_in_comfy_is_not_comfyui():
+    assert _runtime('Traceback (most recent call last):\n  File "/srv/mycomfy/run.py", line 3, in main\n' + TORCH) == "pytorch"
