@@ -79,3 +79,27 @@ def test_comfyui_named_by_its_frames_and_node_lines(lead):
 
 def test_a_folder_that_ends_in_comfy_is_not_comfyui():
     assert _runtime('Traceback (most recent call last):\n  File "/srv/mycomfy/run.py", line 3, in main\n' + TORCH) == "pytorch"
+
+
+GGML_CUBLAS = ("CUDA error: the resource allocation failed\n  current device: 0, in function cublas_handle at "
+               "{root}/ggml-cuda/common.cuh:500\n  cublasCreate_v2(&cublas_handles[device])\n")
+GGML_POOL = "ggml_new_object: not enough space in the context's memory pool (needed 2000000, available 1999000)\n"
+
+
+@pytest.mark.parametrize("text", [
+    # Ollama's source tree vendored llama.cpp under llm/llama.cpp/ (the location ggml's CUDA error prints)
+    GGML_CUBLAS.format(root="/build/src/llm/llama.cpp"),
+    # ggml aborting inside a Go program: Go's runtime reports the signal in cgo
+    GGML_POOL + "GGML_ASSERT(obj_new) failed\nSIGABRT: abort\nPC=0x7f0000 m=5 sigcode=18446744073709551610\n"
+                "signal arrived during cgo execution\n",
+])
+def test_ggml_inside_ollama_is_ollama(text):
+    assert _runtime(text) == "ollama"
+
+
+@pytest.mark.parametrize("text", [
+    GGML_CUBLAS.format(root="/home/me/llama.cpp"),
+    GGML_POOL + "GGML_ASSERT(obj_new) failed\nAborted (core dumped)\n",
+])
+def test_ggml_without_ollamas_signs_stays_llama_cpp(text):
+    assert _runtime(text) == "llama.cpp"
