@@ -25,6 +25,11 @@ RUNTIME_MARKERS = (
     ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
     ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
     ("cutagi", ("cuTAGI",), r"\bcuTAGI[\\/]src[\\/]"),
+    # ONNX Runtime's own words: its Python error ("[ONNXRuntimeError] : 1 : FAIL : ..."), GenAI's exception class
+    # ("OnnxRuntimeGenAIException"), its logger's prefix ("E:onnxruntime:Default, ...", which relays the TensorRT
+    # execution provider's TensorRT messages: the marker wins over TensorRT's own message)
+    ("onnxruntime", ("ONNXRuntimeError", "OnnxRuntime", ":onnxruntime:"),
+     r"\[ONNXRuntimeError\]|\bOnnxRuntime(?:GenAI)?Exception\b|\b[EWF]:onnxruntime:"),
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
     # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
     ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),

@@ -103,3 +103,19 @@ def test_ggml_inside_ollama_is_ollama(text):
 ])
 def test_ggml_without_ollamas_signs_stays_llama_cpp(text):
     assert _runtime(text) == "llama.cpp"
+
+
+@pytest.mark.parametrize("line", [
+    "[ONNXRuntimeError] : 1 : FAIL : Load model from /models/face.onnx failed:std::bad_alloc\n",
+    "Unhandled exception. OnnxRuntimeGenAIException: 'bad allocation'\n",
+    # TensorRT's message as ONNX Runtime's TensorRT execution provider logs it
+    "2023-01-02 03:04:05.6 [E:onnxruntime:Default, tensorrt_execution_provider.h:60 log] [2023-01-02 03:04:05 ERROR] "
+    "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n",
+])
+def test_onnx_runtimes_own_error_names_it(line):
+    assert _runtime(line) == "onnxruntime"
+
+
+def test_a_bad_alloc_that_names_no_onnx_runtime_is_not_it():
+    assert _runtime("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n") != "onnxruntime"
+    assert _runtime("../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n") == "tensorrt"
