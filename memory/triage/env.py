@@ -162,8 +162,10 @@ def guess_runtime(scan, inc) -> str:
         return "vllm"
     # PyTorch's cudaMallocAsync report ("Allocation on device N would exceed allowed memory"): ComfyUI's default allocator
     # on CUDA; plain scripts and the LLM servers run PyTorch's native one
-    if "torch.cuda_async" in kinds and not (paths and f["training_log"]):
-        return "comfyui"          # (a traceback through a training script of its own is a plain PyTorch run)
+    # (a traceback through a training script of its own is a plain PyTorch run; one through the A1111/Forge web UI's folder
+    # ("stable-diffusion-webui-forge", "sd-webui-forge-neo") is Forge's, which runs cudaMallocAsync too)
+    if "torch.cuda_async" in kinds and not (paths and f["training_log"]) and not f["forge"] and "webui" not in paths.lower():
+        return "comfyui"
     if f["ggml"] and any(k in ("cuda.driver", "metal.oom", "cublas.alloc") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"
     # amdgpu's command submission and the Vulkan validation layer serve graphics APIs (PyTorch's ROCm goes through KFD):

@@ -119,3 +119,20 @@ def test_onnx_runtimes_own_error_names_it(line):
 def test_a_bad_alloc_that_names_no_onnx_runtime_is_not_it():
     assert _runtime("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n") != "onnxruntime"
     assert _runtime("../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n") == "tensorrt"
+
+
+FORGE_ASYNC = ('  File "{root}/modules/upscaler.py", line 60, in upscale\n    img = self.do_upscale(img)\n'
+               "torch.OutOfMemoryError: Allocation on device\n")
+
+
+def test_cuda_malloc_async_through_the_webui_folder_is_not_comfyui():
+    """cudaMallocAsync's message is ComfyUI's default allocator's, but Forge runs it too: its folder names the web UI."""
+    assert _runtime(FORGE_ASYNC.format(root="D:/apps/sd-webui-forge-neo")) == "pytorch"
+    assert _runtime(FORGE_ASYNC.format(root="D:/apps/img-tools")) == "comfyui"
+
+
+def test_cuda_malloc_async_after_forges_loader_is_not_comfyui():
+    """Forge's model loader ("[Memory Management] Target: ...") before the same message, without a traceback."""
+    load = "[Memory Management] Target: KModel, Free GPU: 9000.00 MB, Model Require: 6000.00 MB, Inference Require: 1024.00 MB\n"
+    assert _runtime(load + "torch.OutOfMemoryError: Allocation on device\n") == "pytorch"
+    assert _runtime("torch.OutOfMemoryError: Allocation on device\n") == "comfyui"
