@@ -89,3 +89,16 @@ def test_granite_4_h_micro_is_a_mamba2_hybrid_with_four_attention_layers():
     assert SG.mamba_state_per_req(s) == 36 * (3 * 4352 * 2 + 64 * 64 * 128 * 4) == 76_437_504
     with pytest.raises(UserError, match="Mamba-2 state is modelled for SGLang and llama.cpp"):
         llm.plan(s, "vllm", ctx=8192)
+
+
+def test_qwen3_vl_tower_counts_its_patch_mergers_and_position_table():
+    from gpu_garden.memory.llm.runtimes.ollama import projector
+    s = llm.describe(model="Qwen/Qwen3-VL-32B-Instruct")
+    # transformers Qwen3VLVisionModel by hand: 27 blocks x (qkv + proj 4 x 1152^2 + 4 x 1152 bias, fc1/fc2
+    # 2 x 1152 x 4304 + 4304 + 1152, two LayerNorms 4 x 1152); Conv3d 3 x 2 x 16 x 16 x 1152 + 1152; position table
+    # 2304 x 1152; four mergers (4608 -> 4608 -> 5120, biased), the output's normed on 1152, three deepstack ones on 4608
+    blocks = 27 * (4 * 1152 ** 2 + 4 * 1152 + 2 * 1152 * 4304 + 4304 + 1152 + 4 * 1152)
+    mergers = 4 * (4608 ** 2 + 4608 + 4608 * 5120 + 5120) + 2 * 1152 + 3 * 2 * 4608
+    expected = blocks + 3 * 2 * 16 * 16 * 1152 + 1152 + 2304 * 1152 + mergers
+    assert expected == 595_266_800
+    assert projector(s)["params"] == expected

@@ -252,6 +252,21 @@ def projector(spec) -> dict | None:
         params = (n * (4 * d * inner + 3 * d * ff + 4 * d) + 3 * patch * patch * d
                   + 2 * int(v.get("position_embedding_size") or 10240) * d + d * spec.hidden)
         linear = n * (4 * d * inner + 3 * d * ff)
+    elif v.get("model_type") == "qwen3_vl":
+        # Qwen3-VL's tower (transformers Qwen3VLVisionModel): the generic ViT blocks, a Conv3d patch embedding over
+        # temporal_patch_size frames, a num_position_embeddings x hidden position table, and a patch merger
+        # (Qwen3VLVisionPatchMerger: LayerNorm, linear_fc1 (4d -> 4d) and linear_fc2 (4d -> out_hidden_size), biased;
+        # 4d = hidden x spatial_merge_size^2) once for the output and once per deepstack_visual_indexes entry, those
+        # normed on the merged 4d: 27 x 1152 / 4304 with three deepstack mergers is 0.595 B values (Qwen3-VL-32B)
+        per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d
+        m = d * int(v.get("spatial_merge_size") or 2) ** 2
+        out_d = int(v.get("out_hidden_size") or spec.hidden)
+        deep = len(v.get("deepstack_visual_indexes") or ())
+        merger = m * m + m + m * out_d + out_d
+        params = (n * per_layer + 3 * int(v.get("temporal_patch_size") or 2) * patch * patch * d + d
+                  + int(v.get("num_position_embeddings") or patches) * d
+                  + (1 + deep) * merger + 2 * d + deep * 2 * m)
+        linear = n * (4 * d * d + 2 * d * ff) + (1 + deep) * (m * m + m * out_d)
     else:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
