@@ -68,6 +68,16 @@ FIT = [
     ("flux1", 1024, 1024, 1, "text", "flash", 1), ("wan21", 1024, 1024, 1, "text", "flash", 1),
     # held-out until 4ab9722 (estfix16): the FLUX-block naive-attention rule was changed after this row read -5.9 %
     ("flux1", 1024, 1024, 1, "sample", "math", 1),
+    # est18: Qwen-Image (20B, one conditioning per call: ComfyUI runs its cond and uncond as separate passes) and Z-Image
+    # Turbo (cfg 1) sampling, on layouts built from ComfyUI 0.8.0's classes, conditioned as the tracer does
+    # (comfy_checkout.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
+    # flux1 1024 (the same VAE layouts). First sight held-out at c91e3ba (qwen-image +39.1..+39.2 %, math +0.2 %; z-image
+    # -20.1..-20.4 %), then the blocks "dual" and "nextdit" (phases.DUAL_*, NEXTDIT_*, read from the code and the
+    # trace's live tensors at these rows' peaks) and spec cfg_separate were written on them: REGRESSION rows now
+    ("qwen-image", 1024, 1024, 1, "sample", "flash", 1), ("qwen-image", 1328, 1328, 1, "sample", "flash", 1),
+    ("qwen-image", 768, 1344, 1, "sample", "flash", 1), ("qwen-image", 1024, 1024, 1, "sample", "math", 1),
+    ("z-image", 1024, 1024, 1, "sample", "flash", 1), ("z-image", 1536, 1536, 1, "sample", "flash", 1),
+    ("z-image", 768, 1344, 1, "sample", "flash", 1),
 ]
 HELD_OUT = [
     ("sd1", 768, 768, 1, "sample", "flash", 1), ("sdxl", 832, 1216, 1, "sample", "flash", 1),
@@ -88,14 +98,6 @@ HELD_OUT = [
     ("sd3", 1024, 1024, 1, "text", "flash", 1),
     # the Wan 2.2 decode in fp32, as Wan's own runner runs it (Wan2_2_VAE dtype=torch.float): added with measured batch 3
     ("wan22", 1280, 704, 121, "decode", "flash", 1, "float32"),
-    # est18: Qwen-Image (20B, one conditioning per call: ComfyUI runs its cond and uncond as separate passes) and Z-Image
-    # Turbo (cfg 1) sampling, on layouts built from ComfyUI 0.8.0's classes, conditioned as the tracer does
-    # (comfy_checkout.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
-    # flux1 1024 (the same VAE layouts)
-    ("qwen-image", 1024, 1024, 1, "sample", "flash", 1), ("qwen-image", 1328, 1328, 1, "sample", "flash", 1),
-    ("qwen-image", 768, 1344, 1, "sample", "flash", 1), ("qwen-image", 1024, 1024, 1, "sample", "math", 1),
-    ("z-image", 1024, 1024, 1, "sample", "flash", 1), ("z-image", 1536, 1536, 1, "sample", "flash", 1),
-    ("z-image", 768, 1344, 1, "sample", "flash", 1),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],

@@ -314,7 +314,7 @@ def detect_family(t: dict) -> dict:
         depth = count_blocks(t, r"layers\.(\d+)\.")
         w1 = s("layers.0.feed_forward.w1.weight")
         arch = {"hidden": d, "depth": depth, "heads": 30 if d == 3840 else 24, "ffn": w1[0] if w1 else int(d * 8 / 3),
-                "block": "gated"}
+                "block": "nextdit"}
         if d == 3840:
             return {"family": "z-image", "variant": "6B", "arch": arch}
         return {"family": "lumina2", "variant": "2B", "arch": arch}
@@ -351,7 +351,7 @@ def detect_family(t: dict) -> dict:
         d = (s("img_in.weight") or (3072,))[0]
         return {"family": "qwen-image", "variant": "20B" if d == 3072 else _params_b(t),
                 "arch": {"hidden": d, "depth": count_blocks(t, r"transformer_blocks\.(\d+)\."), "heads": d // 128, "ffn": 4 * d,
-                         "block": "double"}}
+                         "block": "dual"}}
     if has("t_block.1.weight"):
         d = (s("x_embedder.proj.weight") or (1152,))[0]
         return {"family": "pixart", "variant": "", "arch": {"hidden": d, "depth": count_blocks(t, r"blocks\.(\d+)\."), "heads": 16,

@@ -250,7 +250,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if sp["t"] is None and frames > 1:
         assumptions.append(f"{sp['name']} is an image model: frames={frames} ignored")
         frames = 1
-    if cfg is None:
+    if cfg is None and sp["cfg"] and sp.get("cfg_separate"):  # CFG on, but the conds do not concatenate (spec.FAMILY)
+        cfg = False
+        assumptions.append(f"CFG on as {sp['name']} workflows usually run it, cond and uncond as separate passes: ComfyUI "
+                           "concatenates their text contexts only when both prompts have the same token count (--cfg: batched)")
+    elif cfg is None:
         cfg = sp["cfg"]
         assumptions.append(f"CFG {'on: cond and uncond batched (x2)' if cfg else 'off (cfg 1, guidance-distilled workflow)'} as {sp['name']} workflows usually run")
     else:

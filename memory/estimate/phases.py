@@ -40,6 +40,10 @@ def block_units(arch: dict) -> float:
         return 28.5 if arch.get("dual_attention") else 24.0
     if b == "double":
         return max(15.0, (3.5 * d + 2 * f) / d)
+    if b == "dual":  # Qwen-Image's image tokens (DUAL_*; its text tokens: DUAL_TEXT, sample_parts)
+        return DUAL_HIDDEN + DUAL_MLP * f / d
+    if b == "nextdit":  # Lumina 2 / Z-Image (NEXTDIT_*)
+        return NEXTDIT_HIDDEN + NEXTDIT_MLP * f / d
     if b == "cross":
         return max(10.5, CROSS_A + CROSS_B * f / d)
     if b == "gated":  # SwiGLU: w1 out, silu, w3 out, product
@@ -49,6 +53,19 @@ def block_units(arch: dict) -> float:
     return 20.0
 
 
+# Qwen-Image (ComfyUI 0.8.0 comfy/ldm/qwen_image/model.py QwenImageTransformerBlock, block "dual": two streams with their
+# own MLPs): its peak is the image MLP's GELU (FeedForward: proj then gelu, both f wide), with three hidden-sized image
+# tensors alive: the block's input (still bound in the caller's loop), the residual after the gated attention and its
+# modulated norm (img_modulated2). The text stream holds its input and its residual there (DUAL_TEXT per text token).
+# Read from the code; the meta trace of ComfyUI's forward (tests/host/test_trace_comfy.py, 1024x1024, one conditioning)
+# lists exactly these at its peak (img_mlp.net.0 aten.gelu: 2 x [4096, 12288] + 3 x [4096, 3072] bf16).
+DUAL_HIDDEN, DUAL_MLP, DUAL_TEXT = 3.0, 2.0, 2.0
+# Lumina 2 / Z-Image (comfy/ldm/lumina/model.py NextDiT, block "nextdit"): the peak is the SwiGLU product in a layer's
+# feed-forward, where _forward_silu_gating(w1(x), w3(x)) keeps both projections alive as its arguments beside silu(w1)
+# and the product (4 f), with four hidden-sized tensors: the joint sequence the forward keeps as img_input through the
+# loop, the layer's input, the residual after attention and the modulated ffn input. Read from the code; the trace
+# (Z-Image 1024x1024, layers.1.feed_forward aten.mul) lists exactly these (4 x [4128, 10240] + 4 x [4128, 3840] bf16).
+NEXTDIT_HIDDEN, NEXTDIT_MLP = 4.0, 4.0
 # Mochi (ComfyUI's AsymmetricJointBlock and diffusers' MochiTransformerBlock alike): at the MLP's product
 # silu(x) * gate the live tensors are four hidden-sized ones (the block input, still held by the caller's loop; the
 # attention output, still bound to a local; the residual after attention; its modulated norm) and the SwiGLU's fused
@@ -113,7 +130,10 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
     else:
         n = lat["tokens"]
         units = block_units(arch)
-        act = int(units * b_eff * n * d * bc)
+        if arch.get("block") == "dual":  # the image MLP's peak: text tokens hold only their stream (DUAL_TEXT)
+            act = int(units * b_eff * lat["image_tokens"] * d * bc + DUAL_TEXT * b_eff * (n - lat["image_tokens"]) * d * bc)
+        else:
+            act = int(units * b_eff * n * d * bc)
         head_dim = d // heads if heads else 128
         act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
@@ -181,9 +201,9 @@ _TYPICAL = {
     "flux1": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"},
     "flux2": {"hidden": 6144, "heads": 48, "ffn": 18432, "block": "flux", "gated_mlp": True},
     "chroma": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "flux"},
-    "qwen-image": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "double"},
-    "lumina2": {"hidden": 2304, "heads": 24, "ffn": 6144, "block": "gated"},
-    "z-image": {"hidden": 3840, "heads": 30, "ffn": 10240, "block": "gated"},
+    "qwen-image": {"hidden": 3072, "heads": 24, "ffn": 12288, "block": "dual"},
+    "lumina2": {"hidden": 2304, "heads": 24, "ffn": 6144, "block": "nextdit"},
+    "z-image": {"hidden": 3840, "heads": 30, "ffn": 10240, "block": "nextdit"},
     "wan21": {"hidden": 1536, "heads": 12, "ffn": 8960, "block": "cross"},
     "wan22": {"hidden": 3072, "heads": 24, "ffn": 14336, "block": "cross"},
     "ltxv": {"hidden": 2048, "heads": 32, "ffn": 8192, "block": "cross", "cross_attention_dim": 2048},

@@ -39,6 +39,10 @@ TILE_FALLBACK_ENCODE_VIDEO_PX = 256  # encode_tiled_3d: 256 px tiles, every fram
 #   ch latent channels, s spatial and t temporal compression (t None: image model), p patch (spatial),
 #   txt tokens the DiT attends to jointly (0: cross-attention only), ctx cross-attention context tokens,
 #   cfg: whether ComfyUI's usual workflow batches cond+uncond (guidance-distilled models run at cfg 1),
+#   cfg_separate: CFG is on in the usual workflow but ComfyUI runs cond and uncond as separate passes: the model's
+#   extra_conds hands the text context over as a CONDRegular (comfy/conds.py: concatenated only when the shapes are
+#   equal) and its encoder pads nothing, so a prompt and the usual empty negative differ in length (Qwen-Image:
+#   comfy/model_base.py QwenImage.extra_conds; "a photo of a garden" 10 tokens, "" 5),
 #   factor: ComfyUI v0.8.0 supported_models.py memory_usage_factor (callable on arch), vae: decoder kind,
 #   te: the text encoders the usual workflow loads.
 #   (Newer upstream retunes some: SD3 1.6 [1.2 in late 2025], Z-Image 2.8, Flux2 3.1*4*hidden/2604; inside
@@ -52,7 +56,8 @@ FAMILY = {
     "flux1": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=3.1, vae="kl", name="FLUX.1"),  # T5 min_length 256 (TE_TOKENS_FAMILY)
     "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, factor=3.1 * 4 * 2.36, vae="kl", name="FLUX.2"),
     "chroma": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=3.2, vae="kl", name="Chroma"),
-    "qwen-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=1.8, vae="wan21", name="Qwen-Image"),
+    "qwen-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, cfg_separate=True, factor=1.8, vae="wan21",
+                       name="Qwen-Image"),
     "hidream": dict(ch=16, s=8, t=None, p=2, txt=384, ctx=0, cfg=True, factor=2.0, vae="kl", name="HiDream-I1"),
     "lumina2": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=1.4, vae="kl", name="Lumina Image 2.0"),
     "z-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=2.0, vae="kl", name="Z-Image"),

@@ -10,10 +10,13 @@ from gpu_garden.memory.estimate import families, formula as E, layouts, phases, 
 
 PINS = json.loads((Path(__file__).with_name("test_estimate_traced_pins.json")).read_text())["cases"]
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
-          "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16"}
+          "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16",
+          "qwen-image": "qwen_image_qwen_image_bf16", "z-image": "z_image_z_image_turbo_bf16"}
 VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae"}
 TEXT = {"flux1": ["te_clip_l", "te_t5xxl_fp16"], "wan21": ["te_umt5_xxl_fp16"]}
-CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True}
+CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True, "qwen-image": None, "z-image": None}
+# the text tokens the tracer conditions with where they differ from the family's default (memory/trace/comfy_checkout.py)
+TRACE_TOKENS = {"qwen-image": 10, "z-image": 13}
 TOLERANCE = 0.05  # per case; a 2x error in any coefficient is far outside it
 
 
@@ -24,7 +27,7 @@ def ours(pin) -> int:
     f, w, h, n, b = pin["family"], pin["width"], pin["height"], pin["frames"], pin["batch"]
     if pin["phase"] == "sample":
         comps = [c for c in families.split_components(_table(LAYOUT[f]), f) if c["role"] == "diffusion_model"]
-        e = E.estimate(comps, w, h, n, b, cfg=CFG[f], policy={"_no_knobs": True})
+        e = E.estimate(comps, w, h, n, b, cfg=CFG[f], policy={"_no_knobs": True, "text_tokens": TRACE_TOKENS.get(f)})
         return e["breakdown"]["sample_naive_attention" if pin["attention"] == "math" else "sample"]["activations"]
     if pin["phase"] == "text":
         comps = [c for n in TEXT[f] for c in families.split_components(_table(n), n)]
@@ -72,6 +75,9 @@ MUTATIONS = [
     ("Wan decode x2", lambda m: m.setattr(V, "WAN_DECODE", V.WAN_DECODE * 2)),
     ("Wan one-frame decode x2", lambda m: m.setattr(V, "WAN_DECODE_ONE", V.WAN_DECODE_ONE * 2)),
     ("Wan 2.2 decode x2", lambda m: m.setattr(V, "WAN22_DECODE", V.WAN22_DECODE * 2)),
+    ("Qwen-Image dual block MLP x2", lambda m: m.setattr(phases, "DUAL_MLP", phases.DUAL_MLP * 2)),
+    ("NextDiT (Z-Image) MLP x2", lambda m: m.setattr(phases, "NEXTDIT_MLP", phases.NEXTDIT_MLP * 2)),
+    ("Qwen-Image cond and uncond batched", lambda m: m.setitem(spec.FAMILY["qwen-image"], "cfg_separate", False)),
     ("text encoder per-token x2", lambda m: m.setattr(phases, "TE_TOKEN_UNITS", phases.TE_TOKEN_UNITS * 2)),
     ("text encoder scores x2", lambda m: m.setattr(phases, "TE_SCORE_UNITS", phases.TE_SCORE_UNITS * 2)),
     ("text encoder activations x2", lambda m: m.setattr(E, "te_activation", (lambda f: (lambda *a, **k: 2 * f(*a, **k)))(E.te_activation))),
