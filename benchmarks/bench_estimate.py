@@ -98,6 +98,10 @@ HELD_OUT = [
     ("sd3", 1024, 1024, 1, "text", "flash", 1),
     # the Wan 2.2 decode in fp32, as Wan's own runner runs it (Wan2_2_VAE dtype=torch.float): added with measured batch 3
     ("wan22", 1280, 704, 121, "decode", "flash", 1, "float32"),
+    # est18, traced only after the dual / nextdit blocks and cfg_separate were written (d7cf38b): never tuned on
+    ("qwen-image", 1664, 928, 1, "sample", "flash", 1), ("qwen-image", 1328, 1328, 1, "sample", "math", 1),
+    ("z-image", 1280, 720, 1, "sample", "flash", 1), ("z-image", 2048, 2048, 1, "sample", "flash", 1),
+    ("z-image", 1024, 1024, 1, "sample", "math", 1),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
