@@ -274,10 +274,20 @@ def _encode_acts(kind, w, h, frames, dtype):
     return int(1400 * min(9, frames) * (h // v["s"]) * (w // v["s"]) * b)
 
 
+def as_held(kind: str, latent_shape) -> list:
+    """The latent as ComfyUI hands it to this VAE: an image latent [B, C, H, W] through a video VAE (Qwen-Image's, the
+    Wan 2.1 VAE) is [B, C, 1, H, W], since the model's latent format has 3 latent dimensions and the sampler unsqueezes
+    it (comfy/sample.py fix_empty_latent_channels); VAE.decode then reads shape[2] as latent frames (memory_used_decode)
+    and retries in 3-D tiles (dims = ndim - 2)."""
+    sh = [int(x) for x in latent_shape]
+    v = spec.VAE.get(kind, spec.VAE["video"])
+    return sh[:2] + [1] + sh[2:] if len(sh) == 4 and v["t"] else sh
+
+
 def comfy_decode_heuristic(kind: str, latent_shape, dtype="bf16") -> int:
     """ComfyUI's VAE.memory_used_decode for one sample of this latent (what it divides free memory by)."""
     kind = kind if kind in spec.VAE else "video"
-    one = [1] + list(latent_shape)[1:]
+    one = [1] + as_held(kind, latent_shape)[1:]
     return int(spec.VAE[kind]["comfy"](one) * (_scale(kind, one) // spec.VAE[kind]["s"]) ** 2 * dtype_bytes(dtype))
 
 
@@ -294,7 +304,7 @@ def tile_latent_shape(kind: str, latent_shape, fallback: bool, tile=None) -> lis
     """The largest tile's latent shape (one sample). fallback: VAE.decode's retry after an OOM; otherwise
     VAE Decode (Tiled) with `tile` = {"tile": px, "frames": n} (spec.TILE_NODE by default), clipped."""
     v = spec.VAE.get(kind, spec.VAE["video"])
-    sh = [1] + [int(x) for x in list(latent_shape)[1:]]
+    sh = [1] + as_held(kind, latent_shape)[1:]
     h, w = sh[-2], sh[-1]
     t = dict(spec.TILE_NODE, **(tile or {}))
     if len(sh) == 4 or not v["t"]:

@@ -53,3 +53,17 @@ def test_lumina2_and_z_image_read_as_nextdit_blocks():
     assert families.detect_family(lumina)["arch"]["block"] == "nextdit"
     q = families.detect_family(layouts.table("qwen_image_qwen_image_bf16"))
     assert q["family"] == "qwen-image" and q["arch"]["block"] == "dual" and q["arch"]["depth"] == 60
+
+
+def test_qwen_image_decode_heuristic_reads_one_latent_frame():
+    """ComfyUI hands Qwen-Image's image latent to its (Wan 2.1) VAE as [B, 16, 1, H, W]: memory_used_decode's
+    2200-per-pixel branch (one frame, shape[2] <= 4), not the 7000 one a 4-D shape's H would pick."""
+    from gpu_garden.memory.estimate import vae as V
+    assert V.comfy_decode_heuristic("wan21", [4, 16, 128, 128], "bf16") == 2200 * 128 * 128 * 64 * 2 == 4_613_734_400
+    # its OOM retry is decode_tiled_3d with 256 px tiles (dims = ndim - 2 = 3), not the image passes of 64 latent px
+    assert V.tile_latent_shape("wan21", [1, 16, 128, 128], True) == [1, 16, 1, 32, 32]
+    # batch 4 on a 24 GiB card: free 24 GiB - the 450 MiB context (no VAE file: its weights not counted) over
+    # 4,613,734,400 B per sample = 5.48 -> all 4 at once (the 7000 branch: 1.72 -> one at a time)
+    e = E.estimate(_dm("qwen_image_qwen_image_bf16"), 1024, 1024, 1, 4, policy={"_no_knobs": True, "budget": 24 << 30})
+    assert e["vae"]["batch"] == 4
+    assert e["breakdown"]["vae_decode"]["activations"] == 4 * e["vae"]["per_sample"]
