@@ -51,6 +51,8 @@ load_pack()
 from gpu_garden.memory.errors import UserError  # noqa: E402
 from gpu_garden.memory.llm import kv as K  # noqa: E402
 from gpu_garden.memory.llm.runtimes import llamacpp as LC  # noqa: E402
+from gpu_garden.memory.llm.runtimes import ollama as OL  # noqa: E402
+from gpu_garden.memory.llm.runtimes import at_least, parse_version  # noqa: E402
 from results import save  # noqa: E402
 
 DATA = REPO / "benchmarks" / "data" / "llm_measured.json"
@@ -590,12 +592,30 @@ def free_reading(row) -> bool:
             and not NO_CUDA_CONTEXT.search(f"{row.get('id', '')} {row.get('gpu') or ''}"))
 
 
+# an Ollama row whose vram_gib is the scheduler's 'gpu memory' line (server/sched.go, from 0.12.11: available = free -
+# OLLAMA_GPU_OVERHEAD - MinimumMemory, 457 MiB on CUDA/ROCm), not the free memory the plan's --vram means: the plan takes
+# the minimum off the free memory itself (runtimes/ollama.py RESERVE), so the row's free memory is available + RESERVE.
+# Before 0.12.11 the offload line's memory.available is the free memory as read; from 0.30 llama-server places the model
+GPU_MEMORY_LINE = ((0, 12, 11), (0, 30))
+AVAILABLE = re.compile(r"\d GiB available|\bavailable[= ]\d|'available'")  # not "unavailable", "available memory not"
+
+
+def available_reading(row) -> bool:
+    if row["runtime"] != "ollama" or row.get("version") is None:
+        return False
+    v = parse_version(row["version"], "ollama")
+    text = f"{row.get('gpu') or ''} {row.get('inferred', {}).get('vram_gib', '')}"
+    return at_least(v, *GPU_MEMORY_LINE[0]) and not at_least(v, *GPU_MEMORY_LINE[1]) and bool(AVAILABLE.search(text))
+
+
 def _plan(row):
     i = dict(row["input"])
     spec = K.describe(model=i.pop("model"))
     vram = row["vram_gib"] * GiB if row.get("vram_gib") else None
     if vram and free_reading(row):  # the card that leaves this much free once kv's context is on it
         vram += LC.CUDA_CONTEXT
+    if vram and available_reading(row):  # the free memory whose 'gpu memory' line printed this much available
+        vram += OL.RESERVE
     kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
     knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
     knobs["runtime_version"] = row.get("version")

@@ -130,8 +130,10 @@ def test_old_ollama_sizes_the_graph_without_flash_attention():
     assert old["overhead"]["compute_buffer"] / GiB == pytest.approx(5.1, abs=0.05)
     assert old["kv_total"] / GiB == pytest.approx(9.8, abs=0.05)
     assert old["fits_as_requested"] is False
+    # nor does a later one: 0.9.6's llm/memory.go still calls GraphSize(numCtx, batch, numParallel, kvct), no flash
+    # attention argument (it came in 0.11.11 and only gpt-oss's case reads it; task efits18)
     new = llm.plan(s, "ollama", ctx=80000, vram=22.7 * GiB, flash_attn=True, runtime_version="0.9.6")
-    assert new["overhead"]["compute_buffer"] < old["overhead"]["compute_buffer"] / 4
+    assert new["overhead"]["compute_buffer"] / GiB == pytest.approx(5.1, abs=0.05)
 
 
 def test_ollama_batch6_rows():

@@ -75,11 +75,13 @@ OLLAMA_MLA_ESTIMATE = "full"
 # nn.AttentionWithVMLA, and kvcache/causal.go allocates keys [576 x 1 x cells] and values [512 x 1 x cells] per layer
 # (llama.cpp's 2025 "latent+v" layout); 0.14.3 still cached 20 heads of K 256 and V 256 (nn.Attention)
 OLLAMA_LATENT_CACHE_FROM = {"glm4moelite": (0, 15, 0)}
-# The scheduler's graph estimate (GGML.GraphSize) took no flash-attention argument before 0.6: 0.5's code calls
-# GraphSize(numCtx, min(numCtx, numBatch)) (ollama/ollama#6279 diff), so the runner got --flash-attn while the
-# placement was sized for the score matrix (ollama/ollama#5821, 0.2.8: graph.full 5.1 GiB at 80000 tokens with
-# --flash-attn on the command line). The first version that passes it is not pinned; 0.6 is taken.
-FLASH_IN_ESTIMATE = (0, 6)
+# The scheduler's graph estimate (GGML.GraphSize) sizes the score matrix whether or not flash attention is on: 0.5's
+# code calls GraphSize(numCtx, min(numCtx, numBatch)) (ollama/ollama#6279 diff), so the runner got --flash-attn while
+# the placement was sized for the score matrix (ollama/ollama#5821, 0.2.8: graph.full 5.1 GiB at 80000 tokens with
+# --flash-attn on the command line); 0.6-0.11.10 (llm/memory.go EstimateGPULayers) still pass none, and from 0.11.11
+# (GraphSize(..., useFlashAttention); llm/server.go llamaServer.Load from 0.12.11) only the gptoss case reads it.
+# Flash attention shrinks the graph only where Ollama measures its own engine's allocation (measured_layout), or where
+# no version is named (llama.cpp's compute buffer, as before).
 # a num_ctx above the model's trained context (the GGUF's context_length) is lowered to it, with "requested context
 # size too large for model" in the log, from 0.9.3 (llm/server.go NewLlamaServer, ollama#11175); before, run as asked
 CTX_CLAMP = (0, 9, 3)
@@ -127,6 +129,31 @@ def gemma_graph(spec, cells: int, batch: int = 512) -> tuple:
     full = max(4 * b * (E + V), 4 * b * (2 + cells + cells * H + 2 * E + 2 * hk * H))
     partial = max(4 * E * b + E * V * 105 // 128 + 4 * V * b,
                   4 * b * (2 * E + 1 + 2 * hk * H + cells + cells * H) + 4 * hk * cells * 8 + E * hk * H * 9 // 16)
+    return int(full), int(partial)
+
+
+# GraphSize's case "llama" (fs/ggml/ggml.go; llm/ggml.go before 0.6), the dense form (Mixtral's expert tensors take
+# other branches), with context = num_ctx x parallel, batch = min(context, 512), E the embedding, H heads, hK the
+# head dimension, Hkv the KV heads, V the vocabulary:
+#   full    = max(4 b (1 + 4 E + ctx (1 + H)), 4 b (E + V))          (the second term from 0.3.10, LLAMA_GRAPH_VOCAB)
+#   partial = 4 b E + max(4 b (1 + E + max(ctx, E)) + E^2 9/16 + 4 ctx (b H + hK Hkv), 4 b (E + V) + E V 105/128)
+# the same text from 0.3.10 to 0.22.1. llama3.1:70b at 8192 on 0.13.5 prints compute graph 1.1 GiB (partial
+# 1.113 GiB), codestral:22b at 32768 on 0.22.1 3.1 GiB (full 3.11, partial 3.23: the layout charges each GPU the
+# larger) with flash attention on (ollama-ticketllm, malgen rows). llama.cpp's converter writes Mistral's dense models
+# as "llama" too (Codestral-22B, Mistral-7B).
+LLAMA_GRAPH_ARCHS = ("llama", "mistral")
+LLAMA_GRAPH_VOCAB = (0, 3, 10)
+
+
+def llama_graph(spec, cells: int, batch: int = 512, version=None) -> tuple:
+    """(graph full, graph partial) bytes of Ollama's estimate for a dense llama-architecture model."""
+    E, H, hk, hkv, V = spec.hidden, spec.n_heads, spec.head_dim_k, spec.n_kv_heads, spec.vocab
+    b = min(cells, batch)
+    full = 4 * b * (1 + 4 * E + cells * (1 + H))
+    if version is None or at_least(version, *LLAMA_GRAPH_VOCAB):
+        full = max(full, 4 * b * (E + V))
+    partial = 4 * b * E + max(4 * b * (1 + E + max(cells, E)) + E * E * 9 // 16 + 4 * cells * (b * H + hk * hkv),
+                              4 * b * (E + V) + E * V * 105 // 128)
     return int(full), int(partial)
 
 
@@ -335,10 +362,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     ckpt = kvd["recurrent_state"] * recurrent_checkpoints(s["version"], spec)  # with the layers, as the cache
     kv_all = kvd["total"] + ckpt
     layer = (roles["blocks"] + kv_all) / L
-    counted = s["flash"] and (s["version"] is None or at_least(s["version"], *FLASH_IN_ESTIMATE))
+    counted = s["flash"] and (s["version"] is None or measured_layout(s["version"], spec))
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
-    if spec.arch in GEMMA_GRAPH_ARCHS and estimated_graph(s["version"], spec):
+    if gguf_arch(spec) in LLAMA_GRAPH_ARCHS and not spec.n_experts and estimated_graph(s["version"], spec):
+        graph_full, graph_partial = llama_graph(spec, kvd["cells"], s["ubatch"], s["version"])
+    elif spec.arch in GEMMA_GRAPH_ARCHS and estimated_graph(s["version"], spec):
         # GraphSize is the estimate's (Ollama's own engine measures its allocation from 0.11.11, as for fallback_graph)
         graph_full, graph_partial = gemma_graph(spec, kvd["cells"], s["ubatch"])
     elif spec.arch in GPTOSS_ARCHS:

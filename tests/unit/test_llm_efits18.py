@@ -1,0 +1,79 @@
+"""Fits verdicts read in Ollama's source (task efits18). fs/ggml/ggml.go GraphSize sizes the graph of the llama runner's
+placement (llm/memory.go before 0.12.11, llm/server.go llamaServer.Load from then) from the score matrix whether flash
+attention is on or not: only its gptoss case reads useFlashAttention. Its case "llama" (dense) is taken as written;
+server/sched.go's 'gpu memory' line (0.12.11 on) prints available = free - overhead - MinimumMemory. Expected values
+are Ollama's printed figures (the thread named beside each) or arithmetic done by hand in the comment."""
+from gpu_garden.memory.llm import kv as llm
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def _codestral(vram_avail_gib, flash=True):
+    s = llm.describe(model="codestral:22b")
+    return llm.plan(s, "ollama", ctx=32768, parallel=1, vram=vram_avail_gib * GiB + 457 * MiB, runtime_version="0.22.1",
+                    flash_attn=flash)
+
+
+def test_ollama_llama_graph_is_graphsize_with_flash_attention_on():
+    # Agentic_MalGen ollama-server.log (0.22.1, codestral:22b Q4_K_M at KvSize 32768, 'Flash Attention was auto, set to
+    # enabled'): 'compute graph' 3.1 GiB. By hand, GraphSize case "llama" (E 6144, 48 heads, 8 KV x 128, vocab 32768,
+    # batch 512): full = 4 x 512 x (1 + 4 x 6144 + 32768 x 49) = 3,338,668,032 B (3.109 GiB); partial = 4 x 512 x 6144
+    # + 4 x 512 x (1 + 6144 + 32768) + 6144^2 x 9/16 + 4 x 32768 x (512 x 48 + 128 x 8) = 3,468,953,600 B
+    r = _codestral(22.1)
+    assert r["overhead"]["compute_buffer"] == 3_338_668_032
+    assert abs(r["overhead"]["compute_buffer"] / GiB - 3.1) <= 0.05
+    assert r["overhead"]["compute_buffer"] + r["partial_graph_extra"] == 3_468_953_600
+    # flash attention does not enter the estimate: the same graph without it (llama.cpp's flash-attention compute
+    # buffer, 0.08 GiB, was the figure before)
+    assert _codestral(22.1, flash=False)["overhead"]["compute_buffer"] == r["overhead"]["compute_buffer"]
+
+
+def test_ollama_places_codestral_partially_at_22g_and_fully_at_30g():
+    # the same log: at 22.1 GiB available 'model requires more gpu memory than is currently available' with 54 of 57
+    # layers; after an eviction, 29.9 GiB available, 57/57 (weights 12.3 + kv 7.0 + graph 3.1 = total 22.4 GiB)
+    assert not _codestral(22.1)["fits_as_requested"]
+    assert _codestral(29.9)["fits_as_requested"]
+
+
+def test_ollama_llama31_70b_graph_at_8k():
+    # ticket-llm (0.13.5, llama3.1:70b Q4_K_M at KvSize 8192, flash attention auto -> enabled): 'compute graph' 1.1 GiB,
+    # total memory 42.6 GiB against 43.9 GiB available, and it loaded 81/81. By hand: partial = 4 x 512 x 8192 +
+    # 4 x 512 x (1 + 8192 + 8192) + 8192^2 x 9/16 + 4 x 8192 x (512 x 64 + 128 x 8) = 1,195,378,688 B (1.113 GiB);
+    # full = 4 x 512 x (1 + 32768 + 8192 x 65) = 1,157,629,952 B. The old graph_full + output tensor was 1.61 GiB
+    s = llm.describe(model="llama3.1:70b")
+    r = llm.plan(s, "ollama", ctx=8192, parallel=1, vram=43.9 * GiB + 457 * MiB, runtime_version="0.13.5",
+                 flash_attn=True)
+    assert r["overhead"]["compute_buffer"] == 1_157_629_952
+    assert r["overhead"]["compute_buffer"] + r["partial_graph_extra"] == 1_195_378_688
+    assert abs(1_195_378_688 / GiB - 1.1) <= 0.05
+    assert r["fits_as_requested"]
+
+
+def test_bench_reads_ollama_gpu_memory_available_as_free_less_the_minimum():
+    # server/sched.go (0.12.11 on): 'gpu memory' available = free - OLLAMA_GPU_OVERHEAD - MinimumMemory (457 MiB on
+    # CUDA); kv's --vram is the free memory, from which it takes the minimum itself. Malgen's qwen2.5-coder:32b at
+    # 29.9 GiB available loaded 65/65 with 1.2 GiB to spare (total memory 28.7 GiB)
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    row = {"id": "t", "runtime": "ollama", "version": "0.22.1", "vram_gib": 29.9,
+           "gpu": "NVIDIA A100-SXM4-40GB with another model loaded (Ollama: 29.9 GiB available of 40.0 GiB)",
+           "input": {"model": "qwen2.5-coder:32b", "ctx": 32768, "parallel": 1, "flash_attn": "on"}}
+    _, res = b._plan(row)
+    assert res["vram"] == int(29.9 * GiB) + 457 * MiB
+    assert res["fits_as_requested"]
+    # before 0.12.11 the offload line's memory.available is the free memory as read: no change
+    old = dict(row, version="0.11.4")
+    assert b._plan(old)[1]["vram"] == int(29.9 * GiB)
+    # a row whose text only says the memory is not given ("available memory not in the excerpt") is not that line
+    assert not b.available_reading(dict(row, gpu="an 8 GB NVIDIA GPU (available memory not in the excerpt)"))
+
+
+def test_ollama_qwen2_graph_is_the_score_matrix_with_flash_attention_on():
+    # Agentic_MalGen ollama-server.log (0.22.1, qwen2.5-coder:32b Q4_K_M at KvSize 32768, 'Flash Attention was auto,
+    # set to enabled'): 'compute graph' 2.6 GiB (the runner then allocated a 391 MiB flash-attention compute buffer):
+    # the estimate's graph is sized as without flash attention (40 heads x 32768 x 512 x 4 B = 2.5 GiB of scores)
+    s = llm.describe(model="qwen2.5-coder:32b")
+    kw = dict(ctx=32768, parallel=1, vram=29.9 * GiB + 457 * MiB, runtime_version="0.22.1")
+    on = llm.plan(s, "ollama", flash_attn=True, **kw)
+    assert abs(on["overhead"]["compute_buffer"] / GiB - 2.6) <= 0.05
+    assert on["overhead"]["compute_buffer"] == llm.plan(s, "ollama", flash_attn=False, **kw)["overhead"]["compute_buffer"]
