@@ -593,8 +593,8 @@ def free_reading(row) -> bool:
 
 
 # an Ollama row whose vram_gib is the scheduler's 'gpu memory' line (server/sched.go, from 0.12.11: available = free -
-# OLLAMA_GPU_OVERHEAD - MinimumMemory, 457 MiB on CUDA/ROCm), not the free memory the plan's --vram means: the plan takes
-# the minimum off the free memory itself (runtimes/ollama.py RESERVE), so the row's free memory is available + RESERVE.
+# OLLAMA_GPU_OVERHEAD - MinimumMemory, 457 MiB on CUDA/ROCm), not the free memory the plan's --vram means: the plan
+# takes the minimum off the free memory itself (runtimes/ollama.py RESERVE): its free memory is available + RESERVE.
 # Before 0.12.11 the offload line's memory.available is the free memory as read; from 0.30 llama-server places the model
 GPU_MEMORY_LINE = ((0, 12, 11), (0, 30))
 AVAILABLE = re.compile(r"\d GiB available|\bavailable[= ]\d|'available'")  # not "unavailable", "available memory not"
@@ -619,9 +619,10 @@ def _plan(row):
     kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
     knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
     knobs["runtime_version"] = row.get("version")
-    if row["runtime"] in ("sglang", "llama.cpp") and "gpu_name" not in knobs and row.get("gpu"):
+    if row["runtime"] in ("sglang", "llama.cpp", "ollama") and "gpu_name" not in knobs and row.get("gpu"):
         # rows were collected without --gpu-name; their "gpu" names the card (SGLang's AWQ MoE path; llama.cpp's Metal:
-        # no op offload, a mapped file span: runtimes/llamacpp.py)
+        # no op offload, a mapped file span: runtimes/llamacpp.py; Ollama's Metal: no partial-offload graph,
+        # runtimes/ollama.py)
         knobs["gpu_name"] = row["gpu"]
     res = K.plan(spec, runtime=row["runtime"], ctx=i["ctx"], parallel=i.get("parallel", 1), kv_dtype=kv,
                  weights_dtype=i.get("weights_dtype"), vram=vram, **knobs)

@@ -76,4 +76,20 @@ def test_ollama_qwen2_graph_is_the_score_matrix_with_flash_attention_on():
     kw = dict(ctx=32768, parallel=1, vram=29.9 * GiB + 457 * MiB, runtime_version="0.22.1")
     on = llm.plan(s, "ollama", flash_attn=True, **kw)
     assert abs(on["overhead"]["compute_buffer"] / GiB - 2.6) <= 0.05
-    assert on["overhead"]["compute_buffer"] == llm.plan(s, "ollama", flash_attn=False, **kw)["overhead"]["compute_buffer"]
+    off = llm.plan(s, "ollama", flash_attn=False, **kw)
+    assert on["overhead"]["compute_buffer"] == off["overhead"]["compute_buffer"]
+
+
+def test_ollama_on_metal_charges_the_full_graph_only():
+    # ollama/ollama#8331 (0.5.4, llama3.3:70b-instruct-q5_K_M, num_ctx 2048 on an M4 Pro): 'offload to metal'
+    # layers.model=81 layers.offload=81 with memory.available [48.0 GiB]. llm/memory.go: "on metal there's no partial
+    # offload overhead" (graphPartialOffload = graphFullOffload). By hand, GraphSize case "llama" at 2048 cells: full =
+    # max(4 x 512 x (1 + 4 x 8192 + 2048 x 65), 4 x 512 x (8192 + 128256)) = 339,740,672 B; the partial graph, 1.08 GiB,
+    # is what a CUDA card is charged, and there only 80 layers fit
+    s = llm.describe(model="llama3.3:70b-instruct-q5_K_M")
+    kw = dict(ctx=2048, parallel=1, vram=48.0 * GiB, runtime_version="0.5.4")
+    mac = llm.plan(s, "ollama", gpu_name="Apple M4 Pro Mac mini, Metal", **kw)
+    assert mac["overhead"]["compute_buffer"] == 339_740_672 and not mac.get("partial_graph_extra")
+    assert mac["fits_as_requested"]
+    cuda = llm.plan(s, "ollama", **kw)
+    assert cuda["partial_graph_extra"] > 0.7 * GiB and not cuda["fits_as_requested"]

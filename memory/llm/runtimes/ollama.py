@@ -230,7 +230,11 @@ def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
             "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
             "weights_format": knobs.get("weights_format"),
-            "mllama_cross": mllama_cross_estimate(version)}
+            "mllama_cross": mllama_cross_estimate(version),
+            "metal": bool(METAL_GPU.search(str(knobs.get("gpu_name") or "")))}
+
+
+METAL_GPU = re.compile(r"apple|metal|\bm[1-9]( pro| max| ultra)?\b", re.I)  # llamacpp.py NO_OFFLOAD_GPU's cards
 
 
 def _mllama_projector(v, spec, d, n, ff, patch, image) -> dict:
@@ -374,6 +378,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
     elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
+    if s.get("metal") and estimated_graph(s["version"], spec):
+        # llm/memory.go EstimateGPULayers (0.5.4; llm/server.go llamaServer.Load from 0.12.11): "on metal there's no
+        # partial offload overhead", graphPartialOffload = graphFullOffload. (Metal's MinimumMemory is 512 MiB,
+        # discover/gpu_darwin.go metalMinimumMemory, not the 457 MiB taken here: left as it was)
+        graph_partial = graph_full
     zero = (proj["weights"] + proj["graph"]) if proj else 0
     sizes = uneven_sizes(spec, roles, kv_all, s.get("weights_format"), kvd)
     buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
