@@ -153,7 +153,8 @@ def _check_tile(tile):
 
 def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=None) -> dict:
     """components: tensor tables or component dicts (see components_from). cfg: True batches cond+uncond (x2),
-    False runs them as separate passes, None takes the family's usual workflow. policy (DEFAULT_POLICY):
+    False runs them as separate passes, None takes the family's usual workflow, "on" is CFG on as ComfyUI runs it
+    (batched, but for a family whose conds do not concatenate: spec cfg_separate). policy (DEFAULT_POLICY):
     text_encoders unload|resident|cpu|stream (TE_MODES), models swap|resident, platform linux|windows|darwin, compute_bytes,
     weights_dtype fp32|bf16|fp16|fp8|bnb-int8|bnb-nf4|gguf|q4_k... (bnb-*: bitsandbytes' storage of the Linear weights,
     weights.bnb_requant; bnb-int8 is load_in_8bit and sets int8_matmul; bnb-nf4 dequantizes each weight to 16 bits as it runs),
@@ -250,10 +251,13 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if sp["t"] is None and frames > 1:
         assumptions.append(f"{sp['name']} is an image model: frames={frames} ignored")
         frames = 1
-    if cfg is None and sp["cfg"] and sp.get("cfg_separate"):  # CFG on, but the conds do not concatenate (spec.FAMILY)
+    if cfg == "on" and not sp.get("cfg_separate"):  # CFG on (a workflow's cfg > 1): batched where the conds concatenate
+        cfg = True
+    if (cfg is None and sp["cfg"] or cfg == "on") and sp.get("cfg_separate"):  # CFG on, conds not concatenated (spec.FAMILY)
+        how = "as " + sp["name"] + " workflows usually run it" if cfg is None else "(the workflow's cfg)"
         cfg = False
-        assumptions.append(f"CFG on as {sp['name']} workflows usually run it, cond and uncond as separate passes: ComfyUI "
-                           "concatenates their text contexts only when both prompts have the same token count (--cfg: batched)")
+        assumptions.append(f"CFG on {how}, cond and uncond as separate passes: ComfyUI concatenates their text contexts "
+                           "only when both prompts have the same token count (--cfg: batched)")
     elif cfg is None:
         cfg = sp["cfg"]
         assumptions.append(f"CFG {'on: cond and uncond batched (x2)' if cfg else 'off (cfg 1, guidance-distilled workflow)'} as {sp['name']} workflows usually run")

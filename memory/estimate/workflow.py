@@ -263,7 +263,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
     est = formula.estimate(formula.from_files([p for p, _, _ in info["files"]]), w, h, f, b,
-                           cfg=info["cfg"] if cfg is None else cfg, policy=pol)
+                           cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
     est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3])} for m in info["missing"]],

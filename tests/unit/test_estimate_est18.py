@@ -67,3 +67,25 @@ def test_qwen_image_decode_heuristic_reads_one_latent_frame():
     e = E.estimate(_dm("qwen_image_qwen_image_bf16"), 1024, 1024, 1, 4, policy={"_no_knobs": True, "budget": 24 << 30})
     assert e["vae"]["batch"] == 4
     assert e["breakdown"]["vae_decode"]["activations"] == 4 * e["vae"]["per_sample"]
+
+
+def test_a_workflow_with_cfg_runs_qwen_image_as_separate_passes(tmp_path):
+    """A graph's cfg > 1 says CFG is on, not how ComfyUI batches it: Qwen-Image's conds still run one per call, a
+    family whose conds concatenate (SD3.5) is batched."""
+    from gpu_garden.memory.estimate import workflow
+    d = tmp_path / "models" / "diffusion_models"
+    d.mkdir(parents=True)
+    (tmp_path / "models" / "checkpoints").mkdir()
+    layouts.write_sparse("qwen_image_qwen_image_bf16", d / "qwen_image_bf16.safetensors")
+    layouts.write_sparse("sd3_sd3.5_medium", tmp_path / "models" / "checkpoints" / "sd3.5_medium.safetensors")
+
+    def graph(loader, name):
+        return {"1": {"class_type": loader, "inputs": {("unet_name" if loader == "UNETLoader" else "ckpt_name"): name}},
+                "2": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+                "3": {"class_type": "KSampler", "inputs": {"cfg": 2.5, "model": ["1", 0], "latent_image": ["2", 0]}}}
+    q = workflow.estimate_workflow(graph("UNETLoader", "qwen_image_bf16.safetensors"), tmp_path / "models")
+    assert q["workflow"]["cfg_from_graph"] is True and q["family"] == "qwen-image"
+    assert q["latent"]["batch_in_model"] == 1 and q["cfg"] is False
+    assert any("the workflow's cfg" in a and "separate passes" in a for a in q["assumptions"])
+    s = workflow.estimate_workflow(graph("CheckpointLoaderSimple", "sd3.5_medium.safetensors"), tmp_path / "models")
+    assert s["family"] == "sd3" and s["latent"]["batch_in_model"] == 2 and s["cfg"] is True
