@@ -370,6 +370,14 @@ RULES = [
       first="op"),
     R("other-process", 1.3, lambda x: async_numbers(x) and x.others is not None and x.others >= 1.2 * GiB and x.others >= x.req - x.free,
       "{others:b} used outside PyTorch; freeing it would cover the request", first="op"),
+    # PyTorch's message lists every process NVML sees on the card and names its own "this process"; a lone "Process N has" is
+    # read as this one (a container's host pid). Cut before what PyTorch holds, nothing confirms that, and an entry holding
+    # most of the card under a pid other than 1 (a container's first process) may be another program's (parse.py "lone_pid")
+    R("other-process", 1.6, lambda x: torch(x) and x.ev.get("lone_pid") and x.n["this_process"] >= 0.5 * x.total
+      and x.n["this_process"] >= x.short,
+      lambda x: f"Process {x.ev['lone_pid']} holds {fmt_bytes(x.n['this_process'])} of the {fmt_bytes(x.total)} card, and the "
+                "message does not say it is this process (PyTorch calls its own \"this process\"; only in a container is a "
+                "lone entry ours): if that pid is not yours, another program holds the card"),
     R("other-process", 3.2, lambda x: x.branch == "mps" and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
       "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
     R("other-process", 4.0, kind("vllm.startup_free"),
