@@ -180,6 +180,10 @@ FACTS = [
                                 r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
+    # a CUDA memory query that failed for lack of memory (Warp names the function it was in): a query allocates nothing, it
+    # fails so only when this process's context could not be created on a card that is already full
+    ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"
+                                 r"\b(cu(?:da)?MemGetInfo)\b.{0,80}out of memory")),
     # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end
     # (and its source tree, which vendored llama.cpp under llm/llama.cpp/ until 2024, in ggml's CUDA error locations; and Go's
     # "signal arrived during cgo execution" after ggml aborts: ggml inside a Go program)
@@ -224,7 +228,7 @@ FACT_KEYS = {
     "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
-    "ggml_cuda_fn": ("in function",),
+    "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "llm/llama.cpp", "llm\\llama.cpp", "cgo execution"), "ollama_env": ("OLLAMA_",),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),

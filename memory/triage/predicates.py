@@ -222,15 +222,17 @@ CONTEXT_CALL = re.compile(r"\b(?:cudaStreamCreate|cuStreamCreate|cuCtxCreate)\w{
 
 
 def context_call(x):
-    """A driver-level error names a call that creates the context or a stream (ONNX Runtime's expr=..., a CUDA check)."""
-    return x.kind == "cuda.driver" and any(CONTEXT_CALL.search(t) for t in x.texts or ())
+    """A driver-level error names a call that creates the context or a stream (ONNX Runtime's expr=..., a CUDA check), or
+    the log shows a memory query failing for lack of memory (it needs the context: lines.py mem_query_oom)."""
+    return x.kind == "cuda.driver" and (any(CONTEXT_CALL.search(t) for t in x.texts or ()) or bool(x.f["mem_query_oom"]))
 
 
 def bare_driver(x):
     """PyTorch's own CUDA check raised cudaErrorMemoryAllocation: not the caching allocator (which reports VRAM with its
     numbers), so a CUDA call outside it failed; in a PyTorch process that is mostly pinned (page-locked) host memory
     (DataLoader pin_memory, non_blocking copies, WSL's pinned limit) or context creation."""
-    return x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
+    return (x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
+            and not context_call(x))
 
 
 # stable-diffusion.cpp's get_desc() of its parts: VAEs ("vae", "wan_vae", "HunyuanVideoVAE", "tae"), text encoders ("clip",

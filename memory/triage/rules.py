@@ -390,8 +390,9 @@ RULES = [
     # (CUDA runtime API), also a size computed wrong or a build that does not match the driver; another process is the runner-up
     # to the *other* row (1.0), unless the call that failed creates the context or a stream (before this process holds anything)
     R("other-process", 1.2, context_call,
-      "the CUDA call that failed creates a context or stream, before this process holds any memory: another process holds the card",
-      first="drv"),
+      lambda x: (f"{x.f['mem_query_oom']}, a memory query that allocates nothing, failed for lack of memory: this process's "
+                 "context could not be created" if x.f["mem_query_oom"] else "the CUDA call that failed creates a context or stream")
+      + ", before this process holds any memory: another process holds the card", first="drv"),
     # TensorFlow's stream executor allocates the region its BFC allocator was given when the device was created ("Created
     # TensorFlow device ... with N MB memory", sized from the free memory it measured then; JAX preallocates a share of the card
     # at start): the driver refusing it means memory free at start was taken since

@@ -24,3 +24,18 @@ def test_a_lone_pid_1_or_a_message_that_goes_on_stays_this_process():
     full = LONE_PID.rstrip("\n") + (" Of the allocated memory 77.10 GiB is allocated by PyTorch, and 612.00 MiB is reserved "
                                     "by PyTorch but unallocated.\n")
     assert _top(full)[0] != "other-process"
+
+
+# batch-64 pytorch_dgx_spark_gb10_mjlab_warp_smoke_resident_vllm_engines: Warp's device line and its failed memory query,
+# then PyTorch's bare CUDA error
+WARP_QUERY = ('     "cuda:0"   : "NVIDIA GB10" (0 GiB, sm_121, mempool enabled)\n'
+              "Warp CUDA error 2: out of memory (in function wp_cuda_device_get_memory_info, "
+              "/builds/omniverse/warp/warp/native/warp.cu:2142)\n"
+              "torch.AcceleratorError: CUDA error: out of memory\n")
+
+
+def test_a_memory_query_failing_for_lack_of_memory_is_a_card_another_process_holds():
+    causes = _top(WARP_QUERY)
+    assert causes[0] == "other-process" and "host-ram" not in causes
+    # without the query's failure the bare CUDA error stays the pinned-memory hint's
+    assert _top(WARP_QUERY.split("\n", 2)[2])[0] != "other-process"
