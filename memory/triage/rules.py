@@ -378,6 +378,12 @@ RULES = [
       lambda x: f"Process {x.ev['lone_pid']} holds {fmt_bytes(x.n['this_process'])} of the {fmt_bytes(x.total)} card, and the "
                 "message does not say it is this process (PyTorch calls its own \"this process\"; only in a container is a "
                 "lone entry ours): if that pid is not yours, another program holds the card"),
+    # PyTorch itself holds nothing ("0 bytes is allocated by PyTorch, and 0 bytes is reserved"): everything in use on the card
+    # beyond a context is another program's, and a request under half the card would have fitted without it; this outweighs
+    # a loading frame (the model being moved to the card fails because the card is taken, not because the model is large)
+    R("other-process", 1.5, lambda x: torch(x) and x.allocated == 0 and x.reserved == 0 and x.outside is not None
+      and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short and x.req < 0.5 * x.total,
+      "PyTorch holds 0 bytes of its own, yet {outside:b} of the {total:b} card is in use: another program holds it"),
     R("other-process", 3.2, lambda x: x.branch == "mps" and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
       "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
     R("other-process", 4.0, kind("vllm.startup_free"),

@@ -39,3 +39,21 @@ def test_a_memory_query_failing_for_lack_of_memory_is_a_card_another_process_hol
     assert causes[0] == "other-process" and "host-ram" not in causes
     # without the query's failure the bare CUDA error stays the pinned-memory hint's
     assert _top(WARP_QUERY.split("\n", 2)[2])[0] != "other-process"
+
+
+# batch-64 pytorch_rocm_gfx906_rag_embedder: the traceback's last frames (a model moved to the card) and the HIP message
+ZERO_HELD = ('  File "/opt/rag/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", line 927, in _apply\n'
+             "    param_applied = fn(param)\n"
+             '  File "/opt/rag/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1326, in convert\n'
+             "    return t.to(\n"
+             "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 978.00 MiB. GPU 0 has a total capacity of 15.98 GiB "
+             "of which 630.00 MiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by "
+             "PyTorch but unallocated.\n")
+
+
+def test_pytorch_holding_nothing_on_a_card_in_use_is_another_programs_card():
+    causes = _top(ZERO_HELD)
+    assert causes[:2] == ["other-process", "weights-exceed-vram"]
+    # PyTorch holding what is in use: the model being moved to the card leads
+    own = ZERO_HELD.replace("0 bytes is allocated", "14.90 GiB is allocated").replace("0 bytes is reserved", "200.00 MiB is reserved")
+    assert _top(own)[0] != "other-process"
