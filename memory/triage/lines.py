@@ -184,6 +184,9 @@ FACTS = [
     # fails so only when this process's context could not be created on a card that is already full
     ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"
                                  r"\b(cu(?:da)?MemGetInfo)\b.{0,80}out of memory")),
+    # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
+    # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
+    ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
     # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end
     # (and its source tree, which vendored llama.cpp under llm/llama.cpp/ until 2024, in ggml's CUDA error locations; and Go's
     # "signal arrived during cgo execution" after ggml aborts: ggml inside a Go program)
@@ -229,6 +232,7 @@ FACT_KEYS = {
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
+    "vk_pinned_device": ("allocate pinned memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "llm/llama.cpp", "llm\\llama.cpp", "cgo execution"), "ollama_env": ("OLLAMA_",),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),

@@ -95,6 +95,15 @@ OTHER = [
     # allows an internal error (the server log says which)
     R("other", 0.5, kind("ollama.load_failed"),
       "Ollama's own words allow \"an internal error\" too (a runner crash of this version): the server log names what failed"),
+    # the Vulkan driver refused ggml's pinned (host-visible) buffer as out of DEVICE memory, and a device buffer (weights, KV
+    # cache) failed after it: a host allocation cannot exhaust the card, so the driver is refusing allocations for another
+    # reason than the sizes (a driver fault, or a version that sizes differently), not this buffer's lack of room; over the
+    # KV-cache and weights stage rows, which stay the runner-up
+    R("other", 4.5, lambda x: x.f["vk_pinned_device"] and x.branch == "ggml"
+      and any(k in x.kinds for k in ("ggml.buffer", "ggml.kv_cache", "ggml.model_load")),
+      "the Vulkan driver refused a pinned (host-visible) buffer as out of device memory before this device buffer failed: a "
+      "host allocation cannot fill the card, so the driver is refusing allocations for another reason than their size (a "
+      "driver or version fault); try another driver or runtime version, or keep that buffer off pinned memory"),
     R("other", 8.0, kind("ggml.vulkan_limit"),
       "Vulkan refused one buffer above the device's per-allocation limit (maxMemoryAllocationSize / maxBufferSize, often 4 GiB): "
       "a limit on one buffer, not a lack of VRAM; a smaller -ub/-b or context splits it"),

@@ -57,3 +57,17 @@ def test_pytorch_holding_nothing_on_a_card_in_use_is_another_programs_card():
     # PyTorch holding what is in use: the model being moved to the card leads
     own = ZERO_HELD.replace("0 bytes is allocated", "14.90 GiB is allocated").replace("0 bytes is reserved", "200.00 MiB is reserved")
     assert _top(own)[0] != "other-process"
+
+
+# batch-63 llamacpp_vulkan_quadro_rtx5000_freebsd: the pinned warning with the driver's error, then the KV buffer refused
+VK_PINNED = ("ggml_vulkan: Failed to allocate pinned memory (ErrorOutOfDeviceMemory)\n"
+             "alloc_tensor_range: failed to allocate Vulkan0 buffer of size 998244352\n"
+             "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache\n")
+
+
+def test_a_pinned_buffer_refused_as_device_memory_before_a_device_buffer_fails_is_the_driver():
+    assert _top(VK_PINNED)[:2] == ["other", "kv-cache"]
+    # the host refusing the pinned buffer (out of HOST memory) says nothing of the driver: the KV cache leads
+    assert _top(VK_PINNED.replace("ErrorOutOfDeviceMemory", "ErrorOutOfHostMemory"))[0] == "kv-cache"
+    # without the warning the KV cache leads
+    assert _top(VK_PINNED.split("\n", 1)[1])[0] == "kv-cache"
