@@ -71,3 +71,19 @@ def test_a_pinned_buffer_refused_as_device_memory_before_a_device_buffer_fails_i
     assert _top(VK_PINNED.replace("ErrorOutOfDeviceMemory", "ErrorOutOfHostMemory"))[0] == "kv-cache"
     # without the warning the KV cache leads
     assert _top(VK_PINNED.split("\n", 1)[1])[0] == "kv-cache"
+
+
+# batch-64 comfyui_aimdo_01_mempool_pluggable_allocator: PyTorch's message as the PR's "Before" block quotes it
+POOLS = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.14 GiB. GPU 0 has a total capacity of 7.96 GiB of "
+         "which 33.64 MiB is free. Of the allocated memory 6.71 GiB is allocated by PyTorch, with 1.33 GiB allocated in private "
+         "pools (e.g., CUDA Graphs)\n")
+
+
+def test_private_pools_past_a_tenth_of_the_card_without_graph_capture_are_the_runtimes_allocator():
+    assert _top(POOLS)[0] == "other"
+    # CUDA graphs captured in this log (a server that went on to serve: the failure is not the capture's): their pools are
+    # the graphs', not a runtime allocator's
+    served = "Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 100%\nPOST /v1/chat/completions HTTP/1.1 200 OK\n"
+    assert "other" not in _top(served + POOLS)
+    # a pool of a few MiB (graphs of a sampler) says nothing
+    assert _top(POOLS.replace("1.33 GiB allocated in private", "40.00 MiB allocated in private"))[0] != "other"
