@@ -93,3 +93,19 @@ def test_ollama_on_metal_charges_the_full_graph_only():
     assert mac["fits_as_requested"]
     cuda = llm.plan(s, "ollama", **kw)
     assert cuda["partial_graph_extra"] > 0.7 * GiB and not cuda["fits_as_requested"]
+
+
+def test_ollama_llama_server_takes_the_llama_cpp_build_it_vendors():
+    # Ollama's LLAMA_CPP_VERSION: v0.30.0 b9452, v0.30.1 b9479, ..., v0.32.15 b10488. From b9453 (llamacpp.py
+    # OUTPUTS_MAX) llama-server reserves one sequence's logits, not a whole ubatch's. accessflow's note (Ollama 0.34.0,
+    # qwen3:4b, q8_0 cache, flash attention, GTX 1650): the fit step projected 2760 MiB for 37/37 layers = model
+    # 2375.91 + KV 306.00 + a 78 MiB compute buffer. A whole ubatch's logits (151,936 x 512 x 4 B = 297 MiB) would be
+    # 2993 MiB, 8% over
+    from gpu_garden.memory.llm.runtimes import ollama as OL
+    assert OL.llama_cpp_build((0, 30, 0)) == (9452,) and OL.llama_cpp_build((0, 30, 3)) == (9479,)
+    assert OL.llama_cpp_build((0, 34, 0)) == (10488,) and OL.llama_cpp_build((0, 29, 9)) is None
+    s = llm.describe(model="qwen3:4b")
+    r = llm.plan(s, "ollama", ctx=4096, parallel=1, kv_dtype="q8_0", flash_attn=True, vram=3801 * MiB,
+                 runtime_version="0.34.0")
+    projected = (r["gpu_weights"] + r["kv_total"] + r["overhead"]["compute_buffer"]) / MiB
+    assert abs(projected / 2760 - 1) <= 0.02

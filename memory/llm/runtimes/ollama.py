@@ -331,6 +331,22 @@ def predicted_vram(spec, roles, ctx: int, parallel: int = 1, proj=None) -> int:
     return int(file + 2 * spec.n_layers * heads_kv * (spec.hidden // max(spec.n_heads, 1)) * cells * 2)
 
 
+# The llama.cpp build each Ollama release vendors (its LLAMA_CPP_VERSION file, read at every tag from v0.30.0 to
+# v0.32.15; a release between two rows has the earlier one's): llama-server's own gates (runtimes/llamacpp.py
+# OUTPUTS_MAX...) follow the build, not Ollama's number. A release after the last read keeps the last build read.
+LLAMA_CPP_BUILDS = (((0, 30, 0), (9452,)), ((0, 30, 1), (9479,)), ((0, 30, 4), (9493,)), ((0, 30, 5), (9509,)),
+                    ((0, 30, 9), (9626,)), ((0, 30, 10), (9672,)), ((0, 30, 11), (9781,)), ((0, 31, 0), (9840,)),
+                    ((0, 31, 2), (9888,)), ((0, 32, 2), (10069,)), ((0, 32, 3), (10091,)), ((0, 32, 6), (10242,)),
+                    ((0, 32, 8), (10353,)), ((0, 32, 10), (10380,)), ((0, 32, 14), (10434,)), ((0, 32, 15), (10488,)))
+
+
+def llama_cpp_build(version):
+    """The llama.cpp build (a version tuple as llamacpp.py reads it) this Ollama release runs; None when unnamed."""
+    if version is None:
+        return None
+    return next((b for start, b in reversed(LLAMA_CPP_BUILDS) if at_least(version, *start)), None)
+
+
 def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     """Ollama >= 0.30: llama-server with -c num_ctx x OLLAMA_NUM_PARALLEL, -np, -b/-ub num_batch, --flash-attn auto,
     --mmproj on the GPU and no -ngl unless num_gpu is set (llm/llama_server.go), so its --fit places the layers:
@@ -344,7 +360,8 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     spread = gpus > 1 and s["ngl"] != 0 and bool(vram) and predicted_vram(spec, roles, ctx, parallel, proj) > vram * 80 // 100
     knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None,
              "num_gpus": gpus if spread else None}
-    ls = dict(LC.settings(None, knobs, parallel), ubatch=s["ubatch"])
+    build = llama_cpp_build(s["version"])
+    ls = dict(LC.settings(build, knobs, parallel), ubatch=s["ubatch"])
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
             "devices": ev["devices"], "llama_server_gpus": gpus if spread else 1,
