@@ -251,9 +251,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if sp["t"] is None and frames > 1:
         assumptions.append(f"{sp['name']} is an image model: frames={frames} ignored")
         frames = 1
-    if cfg == "on" and not sp.get("cfg_separate"):  # CFG on (a workflow's cfg > 1): batched where the conds concatenate
+    separate = sp.get("cfg_separate") in (True, pol["runner"])  # CFG on, the conds not concatenated (spec.FAMILY)
+    if cfg == "on" and not separate:  # CFG on (a workflow's cfg > 1): batched where the conds concatenate
         cfg = True
-    if (cfg is None and sp["cfg"] or cfg == "on") and sp.get("cfg_separate"):  # CFG on, conds not concatenated (spec.FAMILY)
+    if (cfg is None and sp["cfg"] or cfg == "on") and separate:
         how = "as " + sp["name"] + " workflows usually run it" if cfg is None else "(the workflow's cfg)"
         cfg = False
         assumptions.append(f"CFG on {how}, cond and uncond as separate passes: ComfyUI concatenates their text contexts "

@@ -39,10 +39,13 @@ TILE_FALLBACK_ENCODE_VIDEO_PX = 256  # encode_tiled_3d: 256 px tiles, every fram
 #   ch latent channels, s spatial and t temporal compression (t None: image model), p patch (spatial),
 #   txt tokens the DiT attends to jointly (0: cross-attention only), ctx cross-attention context tokens,
 #   cfg: whether ComfyUI's usual workflow batches cond+uncond (guidance-distilled models run at cfg 1),
-#   cfg_separate: CFG is on in the usual workflow but ComfyUI runs cond and uncond as separate passes: the model's
-#   extra_conds hands the text context over as a CONDRegular (comfy/conds.py: concatenated only when the shapes are
-#   equal) and its encoder pads nothing, so a prompt and the usual empty negative differ in length (Qwen-Image:
-#   comfy/model_base.py QwenImage.extra_conds; "a photo of a garden" 10 tokens, "" 5),
+#   cfg_separate: with CFG on, cond and uncond run as separate passes: the model's extra_conds hands the text
+#   context over as a CONDRegular (comfy/conds.py: concatenated only when the shapes are equal) and its tokenizer pads
+#   nothing (min_length 1), so a prompt and the usual negative differ in length. True: every runner (Qwen-Image:
+#   QwenImage.extra_conds, Qwen2.5-VL; "a photo of a garden" 10 tokens, "" 5; diffusers' and vLLM-Omni's Qwen-Image
+#   pipelines also run two transformer calls a step); "comfyui": ComfyUI only (ComfyUI 0.8.0 comfy/text_encoders:
+#   Lumina 2's Gemma 2 and Z-Image's Qwen3 (Lumina2.extra_conds, whose num_tokens CONDConstant differs too), PixArt's
+#   and Chroma's T5 (pixart_t5.py "no padding"), HunyuanImage 2.1's byT5 and Qwen2.5-VL, FLUX.2's Mistral 3),
 #   factor: ComfyUI v0.8.0 supported_models.py memory_usage_factor (callable on arch), vae: decoder kind,
 #   te: the text encoders the usual workflow loads.
 #   (Newer upstream retunes some: SD3 1.6 [1.2 in late 2025], Z-Image 2.8, Flux2 3.1*4*hidden/2604; inside
@@ -54,24 +57,27 @@ FAMILY = {
                  vae="kl", name="Stable Diffusion XL"),
     "sd3": dict(ch=16, s=8, t=None, p=2, txt=154, ctx=0, cfg=True, factor=1.6, vae="kl", name="Stable Diffusion 3/3.5"),
     "flux1": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=3.1, vae="kl", name="FLUX.1"),  # T5 min_length 256 (TE_TOKENS_FAMILY)
-    "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, factor=3.1 * 4 * 2.36, vae="kl", name="FLUX.2"),
-    "chroma": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=3.2, vae="kl", name="Chroma"),
+    "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, cfg_separate="comfyui", factor=3.1 * 4 * 2.36, vae="kl",
+                  name="FLUX.2"),
+    "chroma": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=3.2, vae="kl", name="Chroma"),
     "qwen-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, cfg_separate=True, factor=1.8, vae="wan21",
                        name="Qwen-Image"),
     "hidream": dict(ch=16, s=8, t=None, p=2, txt=384, ctx=0, cfg=True, factor=2.0, vae="kl", name="HiDream-I1"),
-    "lumina2": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=1.4, vae="kl", name="Lumina Image 2.0"),
-    "z-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=2.0, vae="kl", name="Z-Image"),
+    "lumina2": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=1.4, vae="kl",
+                    name="Lumina Image 2.0"),
+    "z-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, cfg_separate="comfyui", factor=2.0, vae="kl", name="Z-Image"),
     "wan21": dict(ch=16, s=8, t=4, p=2, txt=0, ctx=512, cfg=True, factor=lambda a: a.get("hidden", 2000) / 2222, vae="wan21",
                   name="Wan 2.1"),
     "wan22": dict(ch=48, s=16, t=4, p=2, txt=0, ctx=512, cfg=True, factor=lambda a: a.get("hidden", 2000) / 2222, vae="wan22",
                   name="Wan 2.2"),
     "hunyuan-video": dict(ch=16, s=8, t=4, p=2, txt=256, ctx=0, cfg=False, factor=1.8, vae="hunyuan-video", name="HunyuanVideo"),
-    "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, factor=8.7, vae="kl", name="HunyuanImage 2.1"),
+    "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=8.7, vae="kl",
+                          name="HunyuanImage 2.1"),
     "ltxv": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=128, cfg=True, factor=lambda a: a.get("cross_attention_dim", 2048) / 2048 * 5.5,
                  vae="ltxv", name="LTX-Video"),
     "mochi": dict(ch=12, s=8, t=6, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="mochi", name="Mochi"),
     "cosmos": dict(ch=16, s=8, t=8, p=2, txt=0, ctx=512, cfg=True, factor=1.6, vae="cosmos", name="Cosmos"),
-    "pixart": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=300, cfg=True, factor=0.5, vae="kl", name="PixArt"),
+    "pixart": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=300, cfg=True, cfg_separate="comfyui", factor=0.5, vae="kl", name="PixArt"),
     "auraflow": dict(ch=4, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="AuraFlow"),
     "hunyuan-dit": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=333, cfg=True, factor=1.3, vae="kl", name="Hunyuan-DiT"),
     "unknown": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="unknown model"),

@@ -89,3 +89,18 @@ def test_a_workflow_with_cfg_runs_qwen_image_as_separate_passes(tmp_path):
     assert any("the workflow's cfg" in a and "separate passes" in a for a in q["assumptions"])
     s = workflow.estimate_workflow(graph("CheckpointLoaderSimple", "sd3.5_medium.safetensors"), tmp_path / "models")
     assert s["family"] == "sd3" and s["latent"]["batch_in_model"] == 2 and s["cfg"] is True
+
+
+def test_unpadded_encoders_run_cond_and_uncond_apart_in_comfyui_only():
+    """spec cfg_separate "comfyui": PixArt's T5 (no padding), Z-Image's Qwen3, ... give contexts of the prompt's own
+    length, which ComfyUI's CONDRegular does not concatenate; a diffusers pipeline pads and batches them itself."""
+    pixart = {"t_block.1.weight": ("F16", (6912, 1152)), "x_embedder.proj.weight": ("F16", (1152, 4, 2, 2)),
+              "blocks.0.attn.qkv.weight": ("F16", (3456, 1152))}
+    def run(table, cfg, runner):
+        return E.estimate(families.split_components(table), 1024, 1024, 1, 1, cfg=cfg,
+                          policy={"_no_knobs": True, "runner": runner})["latent"]["batch_in_model"]
+    assert families.detect_family(pixart)["family"] == "pixart"
+    assert run(pixart, None, "comfyui") == 1 and run(pixart, None, "diffusers") == 2
+    z = layouts.table("z_image_z_image_turbo_bf16")      # Turbo runs at cfg 1; a workflow's cfg > 1 turns CFG on
+    assert run(z, None, "comfyui") == 1 and run(z, "on", "comfyui") == 1 and run(z, "on", "diffusers") == 2
+    assert run(z, True, "comfyui") == 2                   # --cfg: batched as asked
