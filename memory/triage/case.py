@@ -81,6 +81,19 @@ def impossible(req, total, free, allowed):
     return None
 
 
+def impossible_mps(allocated, other, allowed):
+    """MPS's figures are the allocator's own count against its high watermark, so neither PyTorch's allocations nor
+    "other allocations" can be many times that limit: one that is (67108914 GiB under a 30 GiB limit) is a count gone
+    wrong (an underflow in the accounting), and the watermark check failed on it, not on the memory."""
+    held = max(allocated, other)
+    if allowed and held > ABSURD_REQUEST * allowed:
+        which = "other allocations" if other >= allocated else "MPS allocated"
+        return (f"{which} {b(held)} under a {b(allowed)} limit: a figure no machine holds; the allocator's count is wrong "
+                "and its watermark check refused the request, not the memory (PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 "
+                "turns that check off)")
+    return None
+
+
 def _attention(frames):
     """The innermost frame computes attention (its n^2 score matrix is the one tensor that legitimately gets that large)."""
     func = frames[-1][1].lower() if frames else ""
@@ -183,6 +196,7 @@ def _numbers(x, n):
         x.branch = "mps"
         x.allocated, x.other_alloc, x.max_allowed = n.get("allocated") or 0, n.get("other_allocations") or 0, n.get("max_allowed")
         x.cap = x.max_allowed or (x.allocated + x.other_alloc + x.req) or 1
+        x.impossible = impossible_mps(x.allocated, x.other_alloc, x.max_allowed)
     elif (k.startswith("ggml") or k in ("ollama.runner", "ollama.insufficient")) and x.env["runtime"] not in NOT_GGML:
         x.branch = "ggml"
     elif k in SIMPLE:
