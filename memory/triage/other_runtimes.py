@@ -56,7 +56,10 @@ MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to alloc
 # is not a failure" are a performance note, not a failure
 # (TensorFlow 1.x, bfc_allocator.cc, names no allocator: "Ran out of memory trying to allocate 392.00MiB. See logs for memory
 # state.", endernewton/tf-faster-rcnn#7)
-BFC = re.compile(r"(?:Allocator \((\w+)\) ran|\bRan) out of memory trying to allocate ([\d.]+\s?[KMGT]?i?B)(?: \(rounded to (\d{1,20})\))?")
+# (Intel's TensorFlow extension prints it without the allocator's name and in "Bytes": "Allocator ran out of memory trying to
+# allocate 117964800 Bytes (rounded to 117964800 Bytes)", from itex/core/devices/bfc_allocator.cc)
+BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
+                 r"(?: \(rounded to (\d{1,20})(?: [Bb]ytes)?\))?")
 # TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"; TensorRT 7-8's
 # safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
 TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d{1,20}) bytes\.|no further information)\))?"
@@ -296,7 +299,7 @@ def xla(line):
     if not m:
         return None
     # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
-    dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else None
+    dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
     req = m.group(1) or m.group(2)
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
             "complete": True}
@@ -335,7 +338,9 @@ def bfc(line):
     req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
     name = (m.group(1) or "").upper()
     # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
-    dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) else None
+    # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
+    dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) \
+        else "directml" if name.startswith("DML") else "xpu" if "itex/" in line else None
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": req}, "runtime": "tensorflow", "complete": True, "form": "bfc"}
 
 
