@@ -65,6 +65,9 @@ def _event_dict(scan, inc, context):
     numbers = dict(ev.get("numbers") or {})
     if case.bogus_limit:
         numbers["total"] = case.total      # the card (ComfyUI's start-up total), not the message's device limit
+    if ev.get("form") == "stream_executor":
+        for key, v in scan.facts["tf_device_mem"].items():
+            numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

@@ -65,6 +65,9 @@ FACTS = [
     # "Driver/library version mismatch": a driver updated without reloading its kernel module)
     ("nvml_init", re.compile(r"Failed to initialize NVML: ([A-Za-z][A-Za-z/ ]{0,60})")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
+    # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
+    # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them
+    ("tf_device_mem", re.compile(r"^\s*(Total|Free) memory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
     # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
     ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d{1,20})(?:, rogues: (\d{1,20}))?")),
@@ -208,7 +211,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",),
-    "requested_load": ("Requested to load",),
+    "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),

@@ -124,7 +124,9 @@ OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [
 # transfers ("failed to alloc N bytes on host", "could not allocate pinned host memory of size: N"): system RAM, not the GPU
 # (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1; ROCm's, where
 # HIP's old code 1002 is hipErrorMemoryAllocation: ROCm/tensorflow-upstream#82)
-STREAM_EXECUTOR = re.compile(r"failed to allocate [\d.]+[KMGT]?B? \((\d{1,20}) bytes\) from device: (?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
+# (older builds print the size alone: "failed to allocate 8.00G from device: hipError_t(1002)", group 4)
+STREAM_EXECUTOR = re.compile(r"failed to allocate (?:[\d.]+[KMGT]?B? \((\d{1,20}) bytes\)|(\d{1,12}(?:\.\d{1,12})?[KMGT]?)) from device: "
+                             r"(?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
                              r"|failed to alloc (\d{1,20}) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
                              r"|could not allocate pinned host memory of size: (\d{1,20})")
 # LM Studio's model-loading guardrail (closed source; the wording as its users report it): its estimate of the model at the chosen
@@ -432,7 +434,7 @@ def rmm(line):
 
 
 def stream_executor(line):
-    if "bytes) from device" not in line and "bytes on host" not in line and "pinned host memory of size" not in line:
+    if "from device: " not in line and "bytes on host" not in line and "pinned host memory of size" not in line:
         return None
     m = STREAM_EXECUTOR.search(line)
     if not m:
@@ -442,11 +444,12 @@ def stream_executor(line):
     # "external/local_xla/xla/stream_executor/", which is TensorFlow's
     runtime = "tensorflow" if "external/local_xla/" in line else \
         "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
-    if m.group(1):
+    if m.group(1) or m.group(2):
         dev = "rocm" if "hipError" in line or "rocm_driver" in line else "cuda"
-        return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": int(m.group(1))}, "runtime": runtime,
+        req = int(m.group(1)) if m.group(1) else parse_size(m.group(2))      # "8.00G": tsl's binary units
+        return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": req}, "runtime": runtime,
                 "complete": True, "form": "stream_executor"}
-    return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(2) or m.group(3))}, "runtime": runtime,
+    return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(3) or m.group(4))}, "runtime": runtime,
             "complete": True, "form": "stream_executor_host"}
 
 

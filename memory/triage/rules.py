@@ -402,7 +402,9 @@ RULES = [
     # TensorFlow's stream executor allocates the region its BFC allocator was given when the device was created ("Created
     # TensorFlow device ... with N MB memory", sized from the free memory it measured then; JAX preallocates a share of the card
     # at start): the driver refusing it means memory free at start was taken since
-    R("other-process", 1.2, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor",
+    # (not when the request was more than the free memory TensorFlow printed at device creation: it was never sized from it)
+    R("other-process", 1.2, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor"
+      and not x.req > x.f["tf_device_mem"].get("free", x.req),
       "the stream executor could not allocate the region it sized from the memory free when the device was created: "
       "memory was taken since, most often by another process", first="drv"),
     R("other-process", 0.9, kind("cuda.driver"), "CUDA driver out of memory: often context creation while another process holds the card",

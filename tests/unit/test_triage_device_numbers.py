@@ -35,3 +35,24 @@ def test_ggmls_cuda_error_in_a_hip_build_is_rocm():
            "  hipMalloc((void **) &ptr, look_ahead_size)\nGGML_ASSERT: /src/ggml-cuda.cu:60: !\"CUDA error\"\n")
     assert last_event(log)[1]["device_kind"] == "rocm"
     assert last_event(log.replace("hipMalloc", "cudaMalloc"))[1]["device_kind"] == "cuda"
+
+
+TF1 = ("Found device 0 with properties:\nname: Radeon Test\nTotal memory: 6.00GiB\nFree memory: {free}\n"
+       "Creating TensorFlow device (/gpu:0)\nfailed to allocate {req} from device: hipError_t(1002)\n")
+
+
+def test_tf1_stream_executor_size_alone_and_device_memory_lines():
+    """Old TensorFlow prints the size alone ("8.00G": binary units) and, at device creation, the card's total and free."""
+    _, ev = last_event(TF1.format(free="5.50GiB", req="6.00G"))
+    assert ev["runtime"] == "tensorflow" and ev["device_kind"] == "rocm"
+    assert ev["numbers"]["requested"] == 6 * GiB and ev["numbers"]["total"] == 6 * GiB
+    assert ev["numbers"]["free"] == round(5.5 * GiB)
+
+
+def test_a_region_larger_than_the_free_memory_at_start_is_not_another_process():
+    """The stream-executor row says memory free at start was taken since; a request above that free figure was never
+    sized from it, so the row keeps out (the region the allocator asked for was the whole card)."""
+    cause, conf, _ = top(TF1.format(free="5.50GiB", req="6.00G"))
+    assert cause != "other-process", conf
+    cause, conf, _ = top(TF1.format(free="5.50GiB", req="5.00G"))
+    assert cause == "other-process", conf
