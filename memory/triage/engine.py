@@ -28,6 +28,7 @@ from .scan import Scan
 from ..errors import UserError
 from ..units import fmt_bytes
 
+EXPLAINED_WITHIN = 80     # lines between PyTorch's message and the server's that explains it (the re-raise's traceback)
 is_oom_error = P.is_oom_error      # the capture's check, kept at its old path
 
 
@@ -73,6 +74,13 @@ def _event_dict(scan, inc, context):
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
         for key, v in (other.get("numbers") or {}).items():
             numbers.setdefault(key, v)
+    if ev["kind"] in case_mod.EXPLAINING:
+        # a server's message raised from PyTorch's just before it (vLLM's "CUDA out of memory occurred when warming up
+        # sampler"): a failure of its own for the scan (another runtime's family), whose sizes are that message's
+        prev = next((i for i in reversed(scan.incidents) if i.index < inc.index), None)
+        if prev is not None and prev.primary["kind"] in case_mod.TORCH and inc.first_line - prev.last_line <= EXPLAINED_WITHIN:
+            for key, v in (prev.primary.get("numbers") or {}).items():
+                numbers.setdefault(key, v)
     out = {
         "runtime": env["runtime"], "device_kind": device_kind, "kind": ev["kind"], "numbers": numbers,
         "causes": causes, "guide": guide, "line": ev.get("_line", inc.first_line), "lines": inc.lines[:20],

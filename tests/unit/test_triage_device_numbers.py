@@ -56,3 +56,23 @@ def test_a_region_larger_than_the_free_memory_at_start_is_not_another_process():
     assert cause != "other-process", conf
     cause, conf, _ = top(TF1.format(free="5.50GiB", req="5.00G"))
     assert cause == "other-process", conf
+
+
+def test_vllms_sampler_warmup_message_keeps_the_pytorch_numbers_it_was_raised_from():
+    """vLLM v1 raises "CUDA out of memory occurred when warming up sampler" from PyTorch's message: the scan keeps them two
+    failures (two runtimes' messages), and the warm-up's answer shows PyTorch's sizes beside its dummy requests."""
+    pre = "(VllmWorker rank=0 pid=4242) ERROR 01-02 03:04:05 [multiproc_executor.py:375] "
+    log = (pre + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of "
+           "11.00 GiB of which 500.00 MiB is free. Including non-PyTorch memory, this process has 10.40 GiB memory in use.\n"
+           + pre + "    raise RuntimeError(\n"
+           + pre + "RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests. Please try "
+           "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.\n")
+    res, ev = last_event(log)
+    assert ev["kind"] == "vllm.warmup" and ev["numbers"]["requested"] == GiB and ev["numbers"]["free"] == 500 * MiB
+    assert ev["numbers"]["dummy_requests_count"] == 256
+    # a PyTorch message far before (another failure, EXPLAINED_WITHIN lines up) lends it nothing
+    far = log.replace(pre + "    raise", "".join(f"step {i}\n" for i in range(100)) + pre + "    raise")
+    assert "requested" not in last_event(far)[1]["numbers"]
+    # nor another runtime's failure just before (it did not raise this one)
+    ggml = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1024.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+    assert "requested" not in last_event(ggml + log.split("\n", 1)[1])[1]["numbers"]
