@@ -11,12 +11,13 @@ SIZE_RX = r"(?<![\d.])-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
 SZ = f"({SIZE_RX})"
 
 # --- errors ----------------------------------------------------------------------------------------
+# (a quote may cut it with an ellipsis after the capacity: "has a total capacity of 28.56 GiB ...")
 # c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy. Releases that
 # streamed the int8 DeviceIndex without static_cast<int> print it as a character: GPU 0 reads "GPU  has" (a NUL byte).
 TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
     + r"\. (?:GPU|Device) (?P<gpu>\d{1,20}|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|$)")
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?:\.{3}|…)|$)")
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
 SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
 ALLOWED = re.compile(SZ + r" allowed;")

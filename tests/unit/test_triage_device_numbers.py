@@ -76,3 +76,10 @@ def test_vllms_sampler_warmup_message_keeps_the_pytorch_numbers_it_was_raised_fr
     # nor another runtime's failure just before (it did not raise this one)
     ggml = "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1024.00 MiB on device 0: cudaMalloc failed: out of memory\n"
     assert "requested" not in last_event(ggml + log.split("\n", 1)[1])[1]["numbers"]
+
+
+def test_pytorchs_message_cut_with_an_ellipsis_after_the_capacity_keeps_the_total():
+    log = "[ERROR] [trainer] XPU out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity of 14.50 GiB ...\n"
+    nums = last_event(log)[1]["numbers"]
+    assert nums["requested"] == 3 * GiB and nums["total"] == round(14.5 * GiB)
+    assert "total" not in last_event(log.replace(" ...", " and"))[1]["numbers"]
