@@ -69,6 +69,9 @@ def _event_dict(scan, inc, context):
     if ev.get("form") == "stream_executor":
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory
+    if ev.get("form") == "bfc":
+        for key, v in scan.facts["bfc_stats"].items():
+            numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

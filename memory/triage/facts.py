@@ -33,7 +33,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": None, "vk_pinned_device": False,
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "conv3d_workaround": False, "nvml_init": None,
+            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "bfc_stats": {}, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}}
 
@@ -337,6 +337,8 @@ HANDLERS = {
     "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),
     "tf_device_mem": lambda s, f, m, *_: f["tf_device_mem"].__setitem__("total" if m.group(1) == "Total" else "free",
                                                                        parse_size(m.group(2))),
+    "bfc_stats": lambda s, f, m, *_: f["bfc_stats"].__setitem__("device_limit" if m.group(1) == "Limit" else "allocated",
+                                                                int(m.group(2))),
     "ggml_pool_fail": lambda s, f, m, *_: f.update(ggml=True, ggml_pool_req=round(float(m.group(1)) * MiB)),
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,

@@ -68,6 +68,10 @@ FACTS = [
     # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
     # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them
     ("tf_device_mem", re.compile(r"^\s*(Total|Free) memory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
+    # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
+    # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
+    # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
+    ("bfc_stats", re.compile(r"(?:^|\s)(Limit|InUse):\s{1,40}(\d{1,20})\s*$")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
     # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
     ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d{1,20})(?:, rogues: (\d{1,20}))?")),
@@ -211,7 +215,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",),
-    "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "),
+    "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "bfc_stats": ("Limit:", "InUse:"),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
@@ -319,7 +323,7 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
 OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
-                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Windows", b"WSL", b"macOS",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",

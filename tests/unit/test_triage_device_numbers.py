@@ -83,3 +83,14 @@ def test_pytorchs_message_cut_with_an_ellipsis_after_the_capacity_keeps_the_tota
     nums = last_event(log)[1]["numbers"]
     assert nums["requested"] == 3 * GiB and nums["total"] == round(14.5 * GiB)
     assert "total" not in last_event(log.replace(" ...", " and"))[1]["numbers"]
+
+
+def test_tensorflows_bfc_stats_after_the_failure_give_its_limit_and_bytes_in_use():
+    log = ("2021-01-02 03:04:05.000001: W tensorflow/core/common_runtime/bfc_allocator.cc:440] Allocator (GPU_0_bfc) ran out "
+           "of memory trying to allocate 3.00MiB (rounded to 3145728).\n"
+           + "".join(f"2021-01-02 03:04:05.000002: I tensorflow/core/common_runtime/bfc_allocator.cc:900] Bin ({i}): "
+                     "Total Chunks: 1, Chunks in use: 1.\n" for i in range(30))
+           + "2021-01-02 03:04:05.000003: I tensorflow/core/common_runtime/bfc_allocator.cc:950] Stats: \n"
+           "Limit:                  4000000000\nInUse:                  3990000000\nMaxInUse:               3995000000\n")
+    nums = last_event(log)[1]["numbers"]
+    assert nums["device_limit"] == 4000000000 and nums["allocated"] == 3990000000
