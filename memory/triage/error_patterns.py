@@ -175,6 +175,10 @@ GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to
 # ggml_backend_vk_host_buffer_type_alloc_buffer catches vk::SystemError, GGML_LOG_WARN "Failed to allocate pinned memory
 # (%s)", e.what(), and falls back the same way; before 2025 it printed e.what() on its own "ggml_vulkan: vk::..." line).
 # Never a failure: the failure that follows, if any, is read from its own lines
+# NVIDIA Jetson's nvmap (the unified-memory allocator under CUDA on Tegra) refusing an allocation with errno 12 (ENOMEM):
+# "NvMapMemAllocInternalTagged: 1075072515 error 12" (the number is the allocation's flags and tag, not a size), or
+# "NvMapMemHandleAlloc: error 12"
+NVMAP = re.compile(r"\bNvMapMem(?:AllocInternalTagged|HandleAlloc): (?:\d{1,20} )?error 12\b")
 GGML_PINNED_WARN = re.compile(r"ggml_cuda_host_malloc: (?:warning: )?failed to allocate [\d.]+ MiB of pinned memory"
                               r"|ggml_vulkan: [Ff]ailed to allocate pinned memory")
 # the warning with the error it quotes (": out of memory", ggml-vulkan's e.what(), after ": " or in parentheses): cut out of a line to read the rest

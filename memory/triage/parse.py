@@ -387,6 +387,7 @@ RECOGNISERS = [
             keys=("prefill tokens",)),
     # before the runner's wrapper: "llama runner process has terminated: CUDA error: the resource allocation failed" is cuBLAS's
     _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
+    _simple(RX.NVMAP, "cuda.driver", "cuda", "pytorch", keys=("NvMapMem",), form="nvmap"),
     # and a runner (or any child) ended by SIGKILL ("llama-server process has terminated: signal: killed") is the OOM killer's
     _killed,
     _ollama_runner_gone,

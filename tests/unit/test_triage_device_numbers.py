@@ -94,3 +94,12 @@ def test_tensorflows_bfc_stats_after_the_failure_give_its_limit_and_bytes_in_use
            "Limit:                  4000000000\nInUse:                  3990000000\nMaxInUse:               3995000000\n")
     nums = last_event(log)[1]["numbers"]
     assert nums["device_limit"] == 4000000000 and nums["allocated"] == 3990000000
+
+
+def test_jetsons_nvmap_refusing_with_enomem_is_a_cuda_device_failure():
+    """Tegra's nvmap (CUDA's unified memory on Jetson) refusing an allocation with errno 12; another errno is not memory."""
+    quiet = "".join(f"[tts] chunk {i} done\n" for i in range(40))
+    _, ev = last_event(quiet + "NvMapMemAllocInternalTagged: 1075072516 error 12\n")
+    assert ev["device_kind"] == "cuda" and ev["form"] == "nvmap" and ev["numbers"] == {}
+    from gpu_garden.memory.triage import engine
+    assert not engine.triage_text(quiet + "NvMapMemAllocInternalTagged: 1075072516 error 22\n")["found"]
