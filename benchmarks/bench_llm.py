@@ -608,6 +608,13 @@ def available_reading(row) -> bool:
     return at_least(v, *GPU_MEMORY_LINE[0]) and not at_least(v, *GPU_MEMORY_LINE[1]) and bool(AVAILABLE.search(text))
 
 
+def total_line(row, spec) -> bool:
+    """An Ollama row on one GPU whose log's "total memory" line is the llama runner's (runtimes/ollama.py LAYOUT_TOTAL:
+    0.12.11-0.29, a model its own engine does not run): weights + cache + graph, the reserve and buffer left out."""
+    return (row.get("version") is not None and (row["input"].get("num_gpus") or 1) == 1
+            and OL.layout_total_line(parse_version(row["version"], "ollama"), spec))
+
+
 def _plan(row):
     i = dict(row["input"])
     spec = K.describe(model=i.pop("model"))
@@ -731,13 +738,16 @@ def score(row) -> dict:
         out["projector_err"] = pw / m["projector_weights_mib"] - 1
         if "projector_graph_gib" in m:  # llama.cpp prints the projector's weights, not a graph of its own
             out["projector_graph_gib"] = (round(res["projector"]["graph"] / GiB, 2), m["projector_graph_gib"])
-    if "required_full_gib" in m and rt == "ollama":
+    printed_full = m.get("required_full_gib")
+    if printed_full is None and rt == "ollama" and "total_memory_gib" in m and total_line(row, spec):
+        printed_full = m["total_memory_gib"]  # the llama runner's "total memory" line, required.full's successor
+    if printed_full is not None and rt == "ollama":
         full = res.get("ollama_required_full", res["total"])
-        out["required_full_gib"] = (round(full / GiB, 2), m["required_full_gib"])
+        out["required_full_gib"] = (round(full / GiB, 2), printed_full)
         # one GPU whose free memory is known: Ollama's own placement is reproducible; over several GPUs the per-GPU
         # terms (reserve, layer buffer, partial graph) do not depend on the placement
         if row.get("vram_gib") or (row["input"].get("num_gpus") or 1) > 1:
-            out["required_full_err"] = full / GiB / m["required_full_gib"] - 1
+            out["required_full_err"] = full / GiB / printed_full - 1
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
         lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm.py mla_layout)

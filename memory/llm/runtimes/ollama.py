@@ -82,6 +82,25 @@ OLLAMA_LATENT_CACHE_FROM = {"glm4moelite": (0, 15, 0)}
 # (GraphSize(..., useFlashAttention); llm/server.go llamaServer.Load from 0.12.11) only the gptoss case reads it.
 # Flash attention shrinks the graph only where Ollama measures its own engine's allocation (measured_layout), or where
 # no version is named (llama.cpp's compute buffer, as before).
+# The llama runner's layout from 0.12.11 to 0.29 (llm/server.go llamaServer.Load, read at v0.12.11 and v0.22.1;
+# before, llm/memory.go EstimateGPULayers and its "offload" line with memory.required.full): every GPU's free memory
+# less one blk.0 with its cache (the buffer), then in buildLayout less MinimumMemory (457 MiB on CUDA),
+# OLLAMA_GPU_OVERHEAD and max(graph partial, graph full) on each GPU that takes layers; the layers (weights + cache, the
+# output layer last, dropped first) packed from the end. None of the reserve, the buffer nor the projector (its
+# weights are summed over LoraPath there, not the projector) is an allocation, and its log (ml/device.go
+# BackendMemory.Log) prints "total memory" = every layer's weights (blocks + output_norm + output; the token table is
+# "historically" left out) + every layer's cache + the graph of each GPU with layers, the full one when every layer is
+# on a GPU, else the partial one: codestral:22b at 32768 prints 12.3 + 7.0 + 3.1 = 22.4 GiB, where the placement needs
+# 457 MiB and a 351 MiB layer more (ollama-malgen rows). That line takes required.full's place in these logs.
+LAYOUT_TOTAL = ((0, 12, 11), MEASURED_LAYOUT[1])
+
+
+def layout_total_line(version, spec) -> bool:
+    """True when this version's log prints the llama runner's "total memory" (LAYOUT_TOTAL) for this model."""
+    return (version is not None and at_least(version, *LAYOUT_TOTAL[0]) and not at_least(version, *LAYOUT_TOTAL[1])
+            and not measured_layout(version, spec))
+
+
 # a num_ctx above the model's trained context (the GGUF's context_length) is lowered to it, with "requested context
 # size too large for model" in the log, from 0.9.3 (llm/server.go NewLlamaServer, ollama#11175); before, run as asked
 CTX_CLAMP = (0, 9, 3)
@@ -467,6 +486,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             # loads with it (Gemma 4's per-layer table, gemma4_ple.place)
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L
                                 + (0 if ngl > L else roles.get("per_layer", 0) if spec.tied else out_w))}
+    if layout_total_line(s["version"], spec) and gpus == 1:
+        # the log's "total memory" (LAYOUT_TOTAL): the weights and cache of every layer wherever placed, one graph
+        out["required_full"] = int(roles["blocks"] + out_w + kv_all
+                                   + (graph_full if ngl > L else graph_partial if on else 0))
+        out["log_total"] = True
     if not measured_layout(s["version"], spec) and not spec.mla:
         # the llama runner is llama.cpp: it allocates num_ctx x parallel cells at the cache type's block size (q8_0 34
         # bytes a 32), which its "llama_kv_cache: size = N MiB" line prints, where the estimate above prices a byte

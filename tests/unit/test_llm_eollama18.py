@@ -1,0 +1,75 @@
+"""Ollama's reserves by version, read in ollama/ollama (task eollama18). From 0.12.11 to 0.29 the llama runner is
+placed by llm/server.go llamaServer.Load: free memory less one blk.0 with its cache (the buffer), less MinimumMemory
+(457 MiB on CUDA), OLLAMA_GPU_OVERHEAD and max(graph partial, graph full) on each GPU with layers. Those are held back,
+not allocated: its log (ml/device.go BackendMemory.Log) prints 'total memory' = weights + cache + graph only. Expected
+values are figures Ollama printed (the log named beside each) or arithmetic done by hand in the comment."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import ollama as OL
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def _plan(model, ctx, version, avail_gib):
+    s = llm.describe(model=model)
+    return llm.plan(s, "ollama", ctx=ctx, parallel=1, vram=avail_gib * GiB + 457 * MiB, runtime_version=version)
+
+
+def test_ollama_llama_runner_total_memory_leaves_out_the_reserve_and_the_buffer():
+    # umbc-research/Ticket-LLM ollama_server.log (0.13.5, llama3.1:8b Q4_K_M at KvSize 90000, one L40S, 43.9 GiB
+    # available): model weights 4.3 GiB, kv cache 11.0 GiB, compute graph 5.7 GiB, 'total memory' 21.0 GiB, 33/33 layers.
+    # The placement needs 457 MiB and one layer (blk.0 + its cache) more than that: kv's total on the GPU
+    r = _plan("llama3.1:8b", 90000, "0.13.5", 43.9)
+    assert r["fits_as_requested"]
+    assert abs(r["ollama_required_full"] / GiB - 21.0) <= 0.05
+    held = r["overhead"]["cuda_context"] + r["overhead"]["layer_buffer"]
+    assert r["total"] - r["ollama_required_full"] == held
+    assert held > 457 * MiB + 300 * MiB   # blk.0 of 8B Q4_K_M (~0.13 GiB) + its 90000-cell cache (0.34 GiB)
+
+
+def test_ollama_total_memory_takes_the_partial_graph_when_a_layer_stays_off():
+    # llamaServer.Load: graphSize = graphFullOffload, graphPartialOffload when gpuLayers.Sum() < totalLayers; the
+    # weights and cache of the layers left on the CPU are printed too (CPU device lines), so the total moves by the
+    # graph alone. codestral:22b at 32768 on 0.22.1 (Agentic_MalGen log): full graph 3,338,668,032 B, partial
+    # 3,468,953,600 B (test_llm_efits18); all layers at 29.9 GiB available, 53 of 56 blocks at 22.1 GiB
+    full, part = _plan("codestral:22b", 32768, "0.22.1", 29.9), _plan("codestral:22b", 32768, "0.22.1", 22.1)
+    assert full["fits_as_requested"] and not part["fits_as_requested"]
+    assert abs(full["ollama_required_full"] / GiB - 22.4) <= 0.1      # printed 22.4 (weights 12.3 + 7.0 + 3.1)
+    assert part["ollama_required_full"] - full["ollama_required_full"] == 3_468_953_600 - 3_338_668_032
+
+
+def test_ollama_required_full_before_0_12_11_still_holds_the_reserve_and_buffer():
+    # up to 0.12.10 the llama runner is placed by llm/memory.go EstimateGPULayers, whose memory.required.full adds
+    # MinimumMemory and the buffer layer to every GPU (no printed figure here: the difference is the structure)
+    new, old = _plan("llama3.1:8b", 90000, "0.13.5", 43.9), _plan("llama3.1:8b", 90000, "0.12.10", 43.9)
+    assert old["ollama_required_full"] - new["ollama_required_full"] == (
+        old["overhead"]["cuda_context"] + old["overhead"]["layer_buffer"])
+    assert not OL.layout_total_line((0, 12, 10), llm.describe(model="llama3.1:8b"))
+    assert OL.layout_total_line((0, 12, 11), llm.describe(model="llama3.1:8b"))
+    # from 0.30 Ollama runs llama-server (llama.cpp's own figures), not this layout
+    assert not OL.layout_total_line((0, 30, 0), llm.describe(model="llama3.1:8b"))
+
+
+def test_bench_scores_the_total_memory_line_as_required_full():
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    row = {"id": "t", "runtime": "ollama", "version": "0.13.5", "vram_gib": 43.9, "url": "u",
+           "gpu": "NVIDIA L40S 48 GB (Ollama: total 45.0 GiB, 43.9 GiB available)",
+           "input": {"model": "llama3.1:8b", "ctx": 90000, "parallel": 1},
+           "measured": {"total_memory_gib": 21.0, "fit": True}}
+    sc = b.score(row)
+    assert sc["required_full_gib"][1] == 21.0
+    assert abs(sc["required_full_err"]) < 0.005
+    # over two GPUs the layout (fewest GPUs first) is not modelled: not scored
+    two = dict(row, input=dict(row["input"], num_gpus=2))
+    assert "required_full_gib" not in b.score(two)
+
+
+def test_report_prints_the_log_total_only_where_the_log_has_that_line():
+    from gpu_garden.memory.llm import report
+    r = _plan("codestral:22b", 32768, "0.22.1", 29.9)
+    assert r["ollama_total_memory"] == r["ollama_required_full"]
+    assert "Ollama's log" in report.format_plan(r)
+    # 0.12.10's llama runner prints memory.required.full (with the reserve and the buffer): no such line
+    old = _plan("codestral:22b", 32768, "0.12.10", 29.9)
+    assert "ollama_total_memory" not in old
+    assert "Ollama's log" not in report.format_plan(old)
