@@ -73,3 +73,20 @@ def test_report_prints_the_log_total_only_where_the_log_has_that_line():
     old = _plan("codestral:22b", 32768, "0.12.10", 29.9)
     assert "ollama_total_memory" not in old
     assert "Ollama's log" not in report.format_plan(old)
+
+
+def test_tinyllama_and_deepseek_coder_13b_are_built_in_from_their_config_json():
+    # batch 43's two unknown models. TinyLlama-1.1B-Chat-v1.0: llama.cpp b8121 prints KV 44.00 MiB for 2048 cells
+    # (22 layers x 4 KV heads x 64 x 2 (K, V) x 2 bytes x 2048 = 44 MiB by hand); deepseek-coder-1.3b-instruct: b7585
+    # prints 3072.00 MiB for 16384 cells (24 x 16 x 128 x 2 x 2 x 16384 = 3072 MiB)
+    tiny = llm.describe(model="TinyLlama/TinyLlama-1.1B-Chat-v1.0")
+    assert (tiny.n_layers, tiny.n_kv_heads, tiny.head_dim_k) == (22, 4, 64)
+    r = llm.plan(tiny, "llama.cpp", ctx=2048, parallel=4, kv_dtype="f16")
+    assert r["kv_total"] == 44 * MiB
+    ds = llm.describe(model="deepseek-ai/deepseek-coder-1.3b-instruct")
+    r = llm.plan(ds, "llama.cpp", ctx=16384, parallel=4, kv_dtype="f16")
+    assert r["kv_total"] == 3072 * MiB
+    # its fields give the parameter count a LoRA run printed for this base: 1,347,258,368 less 786,432 trainable
+    E, F, L, V = ds.hidden, 5504, ds.n_layers, ds.vocab
+    assert 2 * V * E + L * (4 * E * E + 3 * E * F + 2 * E) + E == 1_347_258_368 - 786_432
+    assert ds.max_ctx == 16384 and not ds.tied
