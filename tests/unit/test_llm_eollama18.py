@@ -90,3 +90,17 @@ def test_tinyllama_and_deepseek_coder_13b_are_built_in_from_their_config_json():
     E, F, L, V = ds.hidden, 5504, ds.n_layers, ds.vocab
     assert 2 * V * E + L * (4 * E * E + 3 * E * F + 2 * E) + E == 1_347_258_368 - 786_432
     assert ds.max_ctx == 16384 and not ds.tied
+
+
+def test_ollama_chatglm_graph_is_graphsize_case_chatglm():
+    # yyc3-ai-family iMac-M4 notes (Ollama 0.17.0, codegeex4 Q4_0 at 32768 on an M4, chatglm arch): compute graph 2.1
+    # GiB, total memory 8.1 GiB (weights 4.7 + kv 1.2 + graph 2.1). By hand, GraphSize case "chatglm" with its qkv
+    # bias branch (E 4096, 32 heads x 128, 2 KV heads, vocab 151552, batch 512, bias (32 + 4) x 128 = 4608):
+    # full = 4 x 512 x (2 + 8192 + 32768 + 32768 x 32 + 4096 + 4608) = 2,249,199,616 B; heads / KV heads x cache / 6
+    # (the fallback for an architecture GraphSize does not name) was 16 x 1.25 GiB / 6 = 3.33 GiB
+    s = llm.describe(model="THUDM/codegeex4-all-9b")
+    r = llm.plan(s, "ollama", ctx=32768, parallel=1, weights_dtype="Q4_0", vram=24.96 * GiB,
+                 runtime_version="0.17.0", gpu_name="Apple M4")
+    assert r["overhead"]["compute_buffer"] == 2_249_199_616
+    assert abs(r["ollama_required_full"] / GiB - 8.1) <= 0.05
+    assert OL.gguf_arch(s) == "chatglm"

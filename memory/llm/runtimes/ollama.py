@@ -56,7 +56,7 @@ GGUF_ARCH = {"gemma3_text": "gemma3", "gemma3n_text": "gemma3n", "mllama_text_mo
              "qwen3_vl_moe": "qwen3vlmoe", "llama4_text": "llama4", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2",
              "qwen3_next": "qwen3next", "gemma4_text": "gemma4", "qwen3_5": "qwen35", "qwen3_5_text": "qwen35",
              "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe",
-             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe"}
+             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe", "glm": "chatglm"}
 # llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
 # layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
 WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
@@ -173,6 +173,25 @@ def llama_graph(spec, cells: int, batch: int = 512, version=None) -> tuple:
         full = max(full, 4 * b * (E + V))
     partial = 4 * b * E + max(4 * b * (1 + E + max(cells, E)) + E * E * 9 // 16 + 4 * cells * (b * H + hk * hkv),
                               4 * b * (E + V) + E * V * 105 // 128)
+    return int(full), int(partial)
+
+
+# GraphSize's case "chatglm" (fs/ggml/ggml.go; llm/ggml.go before 0.6), the same text from v0.2.2 to v0.24.0, with its
+# attn_qkv.bias branch (every GLM config kv reads sets add_qkv_bias / attention_bias: a bias of (H + 2 Hkv) hK values):
+#   full    = max(4 b (E + V), 4 b (2 + 2 E + ctx + ctx H + hK H + qkv_bias))
+#   partial = max(4 b (E + V) + E V 105/128, 4 b (1 + 2 E + hK H + ctx + ctx H) + 8 hK ctx + 4 qkv_bias)
+# GLM-4-9B's GGUF (Ollama's glm4 and codegeex4 libraries) is "chatglm": codegeex4 at 32768 on 0.17.0 prints compute
+# graph 2.1 GiB (full = 4 x 512 x 1,098,242 B = 2.095 GiB), where heads / KV heads x the cache / 6 gave 3.33 (yyc3 row)
+CHATGLM_GRAPH_ARCHS = ("chatglm",)
+
+
+def chatglm_graph(spec, cells: int, batch: int = 512) -> tuple:
+    """(graph full, graph partial) bytes of Ollama's estimate for a ChatGLM / GLM-4-9B model."""
+    E, H, hk, V = spec.hidden, spec.n_heads, spec.head_dim_k, spec.vocab
+    b, bias = min(cells, batch), (spec.n_heads + 2 * spec.n_kv_heads) * spec.head_dim_k
+    full = max(4 * b * (E + V), 4 * b * (2 + 2 * E + cells + cells * H + hk * H + bias))
+    partial = max(4 * b * (E + V) + E * V * 105 // 128,
+                  4 * b * (1 + 2 * E + hk * H + cells + cells * H) + 8 * hk * cells + 4 * bias)
     return int(full), int(partial)
 
 
@@ -412,6 +431,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         graph_full, graph_partial = gemma_graph(spec, kvd["cells"], s["ubatch"])
     elif spec.arch in GPTOSS_ARCHS:
         graph_full, graph_partial = gptoss_graph(spec, kvd["cells"], kv, s["version"], s["flash"], parallel)
+    elif gguf_arch(spec) in CHATGLM_GRAPH_ARCHS and estimated_graph(s["version"], spec):
+        graph_full, graph_partial = chatglm_graph(spec, kvd["cells"], s["ubatch"])
     elif fallback_graph(spec, kvd["total"], s["version"]) is not None:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
     if s.get("metal") and estimated_graph(s["version"], spec):
