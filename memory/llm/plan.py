@@ -325,6 +325,16 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "vllm" and s["v0_fallback"]:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
                      f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))
+    if (runtime == "ollama" and s["version"] is not None and not OL.llama_server(s["version"]) and KV_BYTES[kv] < 2
+            and not s["flash"]):
+        # Ollama before 0.30 applies OLLAMA_KV_CACHE_TYPE only with flash attention on (llm/server.go NewLlamaServer:
+        # set by OLLAMA_FLASH_ATTENTION, or its own engine's default); else it warns and the cache stays f16 -- from
+        # 0.13.4 the llama runner's automatic flash attention does not count (OLLAMA_FLASH_ATTENTION must be set)
+        notes.append(f"Ollama {knobs.get('runtime_version')} keeps an f16 cache: OLLAMA_KV_CACHE_TYPE={kv} applies only "
+                     "with flash attention on, and OLLAMA_FLASH_ATTENTION is not set to 1 (its log: \"quantized kv cache "
+                     "requested but flash attention disabled\" or \"OLLAMA_FLASH_ATTENTION must be enabled to use a "
+                     "quantized OLLAMA_KV_CACHE_TYPE\"); --flash-attn on for the quantized cache")
+        kv = "f16"
     v_type = knobs.get("kv_dtype_v") or kv
     draft = knobs.get("draft_kv_dtype")  # the MTP context runs with the target's flash_attn (-ctvd is its V type)
     if runtime != "vllm" and (KV_BYTES[v_type] < 2 or draft and KV_BYTES[draft] < 2) and not s["flash"]:

@@ -104,3 +104,23 @@ def test_ollama_chatglm_graph_is_graphsize_case_chatglm():
     assert r["overhead"]["compute_buffer"] == 2_249_199_616
     assert abs(r["ollama_required_full"] / GiB - 8.1) <= 0.05
     assert OL.gguf_arch(s) == "chatglm"
+
+
+def test_ollama_keeps_an_f16_cache_for_a_quantized_type_without_flash_attention():
+    # llm/server.go NewLlamaServer (v0.6.0, v0.13.3: kvct applied only under `if fa`, else "quantized kv cache requested
+    # but flash attention disabled"; v0.22.1 llama runner: a quantized kvct needs flashAttention == Enabled, i.e.
+    # OLLAMA_FLASH_ATTENTION set, else "OLLAMA_FLASH_ATTENTION must be enabled ..." and KvCacheType ""). qwen2.5:14b at
+    # 6144: f16 = 48 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes x 6144 = 1152 MiB; the estimate's q8_0 half that
+    s = llm.describe(model="qwen2.5:14b")
+    auto = llm.plan(s, "ollama", ctx=6144, parallel=1, kv_dtype="q8_0", runtime_version="0.17.7")
+    assert auto["kv_dtype"] == "f16" and auto["kv_total"] == 1152 * MiB
+    assert any("OLLAMA_FLASH_ATTENTION" in n for n in auto["notes"])
+    on = llm.plan(s, "ollama", ctx=6144, parallel=1, kv_dtype="q8_0", runtime_version="0.17.7", flash_attn=True)
+    assert on["kv_dtype"] == "q8_0" and on["kv_total"] == 576 * MiB
+    # an architecture Ollama's own engine runs with flash attention by default (qwen3 from 0.12.4) keeps q8_0
+    q3 = llm.plan(llm.describe(model="qwen3:8b"), "ollama", ctx=6144, parallel=1, kv_dtype="q8_0",
+                  runtime_version="0.17.7")
+    assert q3["kv_dtype"] == "q8_0"
+    # 0.30 and later hand the type to llama-server: not this rule
+    new = llm.plan(s, "ollama", ctx=6144, parallel=1, kv_dtype="q8_0", runtime_version="0.30.0")
+    assert new["kv_dtype"] == "q8_0"
