@@ -84,11 +84,16 @@ def frame_category(path: str, func: str):
         return "activations"
     if func in ("apply_rope", "rope") or "attention" in func.lower():
         return "activations"              # attention (and its rotary embedding): where a forward pass's working tensors peak
-    if "loss" in func.lower():
+    if _LOSS_FUNC.search(func):
         # a loss over the batch's outputs (transformers' ForCausalLMLoss casting logits to float32, a compute_loss): tokens x
         # vocabulary or pixels x classes, one of a forward pass's largest working tensors, not the weights nor pinned RAM
         return "activations"
     return None
+
+
+# "loss" as a word part of a function's name: split by _ or ending it (compute_loss, loss_fn, train_loss) or a CamelCase part
+# (ForCausalLMLoss); not inside another word (lossless, gloss, floss)
+_LOSS_FUNC = re.compile(r"(?:^|_)loss(?=$|_|[A-Z])|Loss(?=$|_|[A-Z])")
 
 
 # a validation or evaluation pass by its function's name: validate(), evaluate(), eval_epoch(), run_eval(), a Lightning
