@@ -124,3 +124,18 @@ def test_ollama_keeps_an_f16_cache_for_a_quantized_type_without_flash_attention(
     # 0.30 and later hand the type to llama-server: not this rule
     new = llm.plan(s, "ollama", ctx=6144, parallel=1, kv_dtype="q8_0", runtime_version="0.30.0")
     assert new["kv_dtype"] == "q8_0"
+
+
+def test_ollama_runner_resolves_automatic_flash_attention_from_0_13_4():
+    # Ticket-LLM ollama_server.log (0.13.5, llama3.1:8b at KvSize 90000, OLLAMA_FLASH_ATTENTION unset: load request
+    # FlashAttention:Auto, 'Flash Attention was auto, set to enabled'): 'llama_kv_cache: size = 11264.00 MiB' = 90112
+    # cells (padded to 256 with flash attention) x 32 layers x 8 KV heads x 128 x 2 x 2 bytes. Without flash attention
+    # llama.cpp pads to 32: 90016 cells, 11252 MiB
+    s = llm.describe(model="llama3.1:8b")
+    kw = dict(ctx=90000, parallel=1)
+    assert llm.plan(s, "ollama", runtime_version="0.13.5", **kw)["ollama_kv_allocated"] == 11264 * MiB
+    # before bd6c1d6b4 (v0.13.4-rc0) an unset variable meant no flash attention for the llama runner
+    assert llm.plan(s, "ollama", runtime_version="0.13.3", **kw)["ollama_kv_allocated"] == 11252 * MiB
+    # a card llama.cpp runs no flash attention on (a Kepler Tesla K80) keeps the unpadded cache
+    assert llm.plan(s, "ollama", runtime_version="0.13.5", gpu_name="Tesla K80", **kw)["ollama_kv_allocated"] == 11252 * MiB
+    assert llm.plan(s, "ollama", runtime_version="0.13.5", flash_attn=False, **kw)["ollama_kv_allocated"] == 11252 * MiB

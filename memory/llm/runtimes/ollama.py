@@ -264,8 +264,18 @@ def mllama_cross_estimate(version) -> bool:
     return at_least(version, *MLLAMA_CROSS_FROM)
 
 
+# From 0.13.4 Ollama hands the llama runner FlashAttentionAuto when OLLAMA_FLASH_ATTENTION is unset (ollama bd6c1d6b4
+# "flash attn: add auto mode for llama engine", first tagged v0.13.4-rc0; llm/server.go: Enabled / Disabled only when
+# the variable is set), and llama.cpp turns it on where the device runs it ("Flash Attention was auto, set to
+# enabled"): the runner's own cache is then padded as with flash attention (90000 cells -> 90112 on an L40S at 0.13.5,
+# ticketllm row). The estimate (GraphSize) and the cache type rule do not see it.
+RUNNER_AUTO_FLASH = parse_version("0.13.4-rc0")
+
+
 def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
+            "flash_auto": knobs.get("flash_attn") is None,
+            "flash_gpu": not NO_FLASH_GPU.search(str(knobs.get("gpu_name") or "")),
             "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
             "weights_format": knobs.get("weights_format"),
             "mllama_cross": mllama_cross_estimate(version),
@@ -516,8 +526,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         # the llama runner is llama.cpp: it allocates num_ctx x parallel cells at the cache type's block size (q8_0 34
         # bytes a 32), which its "llama_kv_cache: size = N MiB" line prints, where the estimate above prices a byte
         # (an MLA model's runner layout is llama.cpp's by build, not read here)
+        runner_flash = s["flash"] or bool(s.get("flash_auto") and s.get("flash_gpu", True) and s["version"] is not None
+                                          and at_least(s["version"], *RUNNER_AUTO_FLASH))
         run = kv_cache(spec, ctx * parallel, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"],
-                       flash=s["flash"])
+                       flash=runner_flash)
         out["kv_allocated"] = run["total"] - run["recurrent_state"]
     return out
 
