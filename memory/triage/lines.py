@@ -122,6 +122,10 @@ FACTS = [
                                  # SGLang (model_runner.py, eagle_worker.py): "Capture cuda graph begin", "Capture draft cuda graph
                                  # begin", "Capture target prefill CUDA graph begin"
                                  r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph begin")),
+    # a memory pool of a program's own allocator behind PyTorch's private pools (not a CUDA graph's): a pluggable allocator
+    # (torch.cuda.memory.CUDAPluggableAllocator), a torch.cuda.MemPool, comfy-aimdo (ComfyUI's Dynamic VRAM; 0.1 hooked PyTorch
+    # through MemPool + pluggable allocator), vLLM's sleep-mode cumem allocator
+    ("own_pool", re.compile(r"PluggableAllocator|\bMemPool\b|\bcomfy[-_]aimdo\b|\baimdo\b|\bcumem[ _]allocator\b|CuMemAllocator")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
     # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
@@ -225,7 +229,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
     "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
@@ -326,7 +330,7 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Nod
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
-                          b"Capturing", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
+                          b"Capturing", b"PluggableAllocator", b"MemPool", b"aimdo", b"cumem", b"CuMem", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"{'loss': ", b"Loader", b"Sampler",
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"cgo execution", b"llm/llama.cpp/", b"rror while loading", b"ailed to load") \
     + tuple(w.encode() for w in RUNTIME_WORDS)

@@ -96,12 +96,13 @@ OTHER = [
     R("other", 0.5, kind("ollama.load_failed"),
       "Ollama's own words allow \"an internal error\" too (a runner crash of this version): the server log names what failed"),
     # PyTorch's private pools are CUDA graphs' pools or a MemPool a program set up (a pluggable allocator: comfy-aimdo 0.1,
-    # vLLM's sleep-mode cumem pool); the caching allocator cannot hand their memory to other requests. A tenth of the card
-    # or more in them, at least the request, with no graph capture in the log: a runtime's own pool holds what this request
-    # needed, an allocator-integration fault of that runtime's version, not the workload's size
-    R("other", 1.6, lambda x: torch(x) and not x.graph_capture and (x.n.get("private_pools") or 0) >= max(0.1 * x.total, x.req),
-      lambda x: f"{fmt_bytes(x.n['private_pools'])} of what PyTorch holds sits in private pools, and no CUDA graph was captured "
-                "in this log: a memory pool of the runtime's own allocator (a pluggable allocator, a sleep-mode pool) keeps "
+    # vLLM's sleep-mode cumem pool); the caching allocator cannot hand their memory to other requests. Only a line naming
+    # such an allocator says the pools are not graphs' (PyTorch's own message says "e.g., CUDA Graphs", and logs seldom show
+    # the capture): then pools of at least the request, with no graph capture in the log, are that allocator's, an
+    # allocator-integration fault of the runtime's version, not the workload's size
+    R("other", 1.6, lambda x: torch(x) and x.f["own_pool"] and not x.graph_capture and (x.n.get("private_pools") or 0) >= x.req,
+      lambda x: f"{fmt_bytes(x.n['private_pools'])} of what PyTorch holds sits in private pools, and the log names the runtime's "
+                "own allocator pool (a pluggable allocator, a MemPool, a sleep-mode pool), not a CUDA graph: that pool keeps "
                 f"memory the {fmt_bytes(x.req)} request could not use; update the runtime (or turn that allocator off)"),
     # the Vulkan driver refused ggml's pinned (host-visible) buffer as out of DEVICE memory, and a device buffer (weights, KV
     # cache) failed after it: a host allocation cannot exhaust the card, so the driver is refusing allocations for another

@@ -16,3 +16,16 @@ def test_loss_is_matched_as_a_word_part_not_inside_other_words():
     # a loss as a word part split by _ or ending the name stays the batch's working tensor
     for func in ("compute_loss", "loss_fn", "ForCausalLMLoss", "loss", "dpo_loss_step", "train_loss"):
         assert frame_category("/srv/app/train/trainer.py", func) == "activations", func
+
+
+def test_private_pools_of_a_compiled_model_without_a_capture_line_are_not_a_runtime_allocator():
+    # review18a #1: torch.compile(mode="reduce-overhead") captures CUDA graphs without a "Capturing" line; 4.20 GiB of the
+    # 23.65 GiB card in private pools is the graphs', not a runtime allocator to update
+    log = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of "
+           "which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.51 GiB memory in use. Of the allocated "
+           "memory 21.80 GiB is allocated by PyTorch, with 4.20 GiB allocated in private pools (e.g., CUDA Graphs), and "
+           "310.00 MiB is reserved by PyTorch but unallocated.\n")
+    assert _top(log)[0] != "other"
+    # the same numbers under a pluggable allocator the log names: that allocator's pool
+    own = "torch.cuda.memory.change_current_allocator(CUDAPluggableAllocator('alloc.so', 'my_malloc', 'my_free'))\n"
+    assert _top(own + log)[0] == "other"
