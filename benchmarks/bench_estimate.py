@@ -49,9 +49,12 @@ from gpu_garden.memory.units import GiB, MiB  # noqa: E402
 
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
           "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16",
-          "qwen-image": "qwen_image_qwen_image_bf16", "z-image": "z_image_z_image_turbo_bf16"}
+          "qwen-image": "qwen_image_qwen_image_bf16", "z-image": "z_image_z_image_turbo_bf16",
+          "hunyuan-video": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "ltxv": "ltxv_ltx_video_2b_v0.9_bf16",
+          "flux2": "flux2_flux2_dev_bf16"}
 VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "sdxl": "vae_sdxl_vae", "flux1": "vae_flux_ae", "sd3": "vae_flux_ae",
-       "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae", "qwen-image": "vae_wan_2.1_vae", "z-image": "vae_flux_ae"}
+       "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae", "qwen-image": "vae_wan_2.1_vae", "z-image": "vae_flux_ae",
+       "hunyuan-video": "vae_hunyuan_video_vae_bf16", "ltxv": "vae_ltxv_v0.9", "flux2": "vae_flux2_vae"}
 # (family, width, height, frames, phase, attention, batch); cfg as the family's usual workflow.
 # FIT: the rows the coefficients are computed from. HELD_OUT: everything else, never tuned on.
 FIT = [
@@ -102,12 +105,22 @@ HELD_OUT = [
     ("qwen-image", 1664, 928, 1, "sample", "flash", 1), ("qwen-image", 1328, 1328, 1, "sample", "math", 1),
     ("z-image", 1280, 720, 1, "sample", "flash", 1), ("z-image", 2048, 2048, 1, "sample", "flash", 1),
     ("z-image", 1024, 1024, 1, "sample", "math", 1),
+    # est18b: HunyuanVideo 13B (6 Llama tokens, embedded guidance), LTX-Video 2B 0.9 (cond+uncond batched) and FLUX.2 dev
+    # (context padded to 512) on layouts built from ComfyUI 0.8.0's classes, sample and decode: first sight, no rule changed
+    ("hunyuan-video", 848, 480, 25, "sample", "flash", 1), ("hunyuan-video", 1280, 720, 65, "sample", "flash", 1),
+    ("hunyuan-video", 960, 544, 129, "sample", "flash", 1),
+    ("ltxv", 768, 512, 97, "sample", "flash", 1), ("ltxv", 1216, 704, 121, "sample", "flash", 1),
+    ("flux2", 1024, 1024, 1, "sample", "flash", 1), ("flux2", 2048, 2048, 1, "sample", "flash", 1),
+    ("flux2", 1024, 1024, 1, "sample", "math", 1),
+    ("hunyuan-video", 848, 480, 25, "decode", "flash", 1), ("hunyuan-video", 1280, 720, 65, "decode", "flash", 1),
+    ("ltxv", 768, 512, 97, "decode", "flash", 1), ("ltxv", 1216, 704, 121, "decode", "flash", 1),
+    ("flux2", 1024, 1024, 1, "decode", "flash", 1), ("flux2", 2048, 2048, 1, "decode", "flash", 1),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
         "flux1": ["te_clip_l", "te_t5xxl_fp16"], "wan21": ["te_umt5_xxl_fp16"]}
 CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True,
-       "qwen-image": False, "z-image": False}  # qwen-image: one conditioning per call, as the tracer runs it (cfg_separate)
+       "qwen-image": False, "z-image": False, "hunyuan-video": False, "ltxv": True, "flux2": False}  # qwen-image: one conditioning per call, as the tracer runs it (cfg_separate)
 
 
 def trace_text_tokens(fam):

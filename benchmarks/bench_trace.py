@@ -44,6 +44,12 @@ MORE = [
     ("qwen-image", "decode", 1328, 1328, 1, "flash"),
     ("z-image", "sample", 1024, 1024, 1, "flash"),
     ("z-image", "decode", 1024, 1024, 1, "flash"),
+    ("hunyuan-video", "sample", 848, 480, 25, "flash"),
+    ("hunyuan-video", "decode", 848, 480, 25, "flash"),
+    ("ltxv", "sample", 768, 512, 97, "flash"),
+    ("ltxv", "decode", 768, 512, 97, "flash"),
+    ("flux2", "sample", 1024, 1024, 1, "flash"),
+    ("flux2", "decode", 1024, 1024, 1, "flash"),
 ]
 
 

@@ -42,6 +42,22 @@ FAMILIES = {
     # (comfy/text_encoders/z_image.py, nothing sliced); the Turbo model runs at cfg 1. Its VAE is FLUX.1's ae.
     "z-image": {"layout": "z_image_z_image_turbo_bf16", "vae": "vae_flux_ae", "context": (13, 2560), "cfg": False,
                 "num_tokens": True},
+    # HunyuanVideo (13B T2V): Llama 3 hidden states (4096 wide) + CLIP-L's pooled output (y 768), embedded guidance, cfg 1.
+    # comfy/text_encoders/hunyuan_video.py: the Llama tokenizer pads nothing (min_length=1) and encode_token_weights
+    # keeps only the user turn after the template (the prompt's tokens and its <|eot_id|>): "a photo of a garden" is
+    # 5 Llama 3 BPE tokens + 1 = 6. Counted from the code and the template, not by running the tokenizer (the host's
+    # llama_tokenizer returns wrong ids without its tokenizer.json). A single-prompt mask is all ones and is dropped.
+    "hunyuan-video": {"layout": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "vae": "vae_hunyuan_video_vae_bf16",
+                      "context": (6, 4096), "y": 768, "guidance": True, "cfg": False, "video": True},
+    # LTX-Video 2B (0.9): T5-XXL padded to 128 tokens (comfy/text_encoders/lt.py min_length=128) with its attention
+    # mask (genmo.mochi_te: attention_mask=True, model_base.LTXV.extra_conds hands it on), frame_rate 25
+    # (EmptyLTXVLatentVideo / LTXVConditioning default); cond and uncond have equal shapes, so they batch.
+    "ltxv": {"layout": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "context": (128, 4096), "cfg": True,
+             "video": True, "mask": True, "frame_rate": 25},
+    # FLUX.2 dev: Mistral 3 hidden states of layers 10, 20, 30 stacked (3 x 5120 = 15360 wide); model_base.Flux2.extra_conds
+    # left-pads the context to 512 tokens whatever the prompt's length. Guidance embedded, cfg 1.
+    "flux2": {"layout": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "context": (512, 15360), "guidance": True,
+              "cfg": False},
 }
 # phase "text": the family's text encoders (bundled layouts) and ComfyUI's CLIPType for them
 TEXT_ENCODERS = {
@@ -55,7 +71,8 @@ TEXT_ENCODERS = {
 PHASES = ("sample", "decode", "encode", "text")
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
-           "z_image": "z-image", "zimage": "z-image"}
+           "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
+           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2"}
 # Diffusion-model layouts built from ComfyUI's own class on the meta device (class_layout), where no real file header
 # was at hand: the unet_config comfy/model_detection.py gives the standard file, and that file's name and dtype.
 CLASS_LAYOUTS = {
@@ -69,6 +86,52 @@ CLASS_LAYOUTS = {
                                 "ffn_dim_multiplier": 8.0 / 3.0, "z_image_modulation": True, "time_scale": 1000.0,
                                 "pad_tokens_multiple": 32},
                 "source": "Comfy-Org/z_image_turbo split_files/diffusion_models/z_image_turbo_bf16.safetensors"},
+    # keys as ComfyUI's class names them: HunyuanVideo.process_unet_state_dict renames some of the released file's keys
+    # (txt_in.t_embedder.mlp.0 -> in_layer, _attn_qkv -> _attn.qkv, ...) on load; shapes and count are unchanged
+    "hunyuan-video": {"file": "hunyuan_video_t2v_720p_bf16.safetensors", "dtype": "BF16",
+                      "unet_config": {"image_model": "hunyuan_video", "in_channels": 16, "patch_size": [1, 2, 2],
+                                      "out_channels": 16, "vec_in_dim": 768, "axes_dim": [16, 56, 56], "meanflow": False,
+                                      "context_in_dim": 4096, "hidden_size": 3072, "mlp_ratio": 4.0, "num_heads": 24,
+                                      "depth": 20, "depth_single_blocks": 40, "theta": 256, "qkv_bias": True,
+                                      "byt5": False, "guidance_embed": True, "use_cond_type_embedding": False,
+                                      "vision_in_dim": None, "meanflow_sum": False},
+                      "source": "Comfy-Org/HunyuanVideo_repackaged split_files/diffusion_models/"
+                                "hunyuan_video_t2v_720p_bf16.safetensors"},
+    "ltxv": {"file": "ltx-video-2b-v0.9.safetensors", "dtype": "BF16",
+             "unet_config": {"image_model": "ltxv", "num_layers": 28, "attention_head_dim": 64, "cross_attention_dim": 2048},
+             "source": "Lightricks/LTX-Video ltx-video-2b-v0.9.safetensors (its transformer)"},
+    "flux2": {"file": "flux2_dev_bf16.safetensors", "dtype": "BF16",
+              "unet_config": {"image_model": "flux2", "axes_dim": [32, 32, 32, 32], "num_heads": 48, "mlp_ratio": 3.0,
+                              "theta": 2000, "out_channels": 128, "global_modulation": True, "mlp_silu_act": True,
+                              "qkv_bias": False, "ops_bias": False, "default_ref_method": "index",
+                              "ref_index_scale": 10.0, "txt_ids_dims": [3], "patch_size": 1, "in_channels": 128,
+                              "hidden_size": 6144, "context_in_dim": 15360, "vec_in_dim": None, "depth": 8,
+                              "depth_single_blocks": 48, "guidance_embed": True, "yak_mlp": False, "txt_norm": False},
+              "source": "Comfy-Org/flux2-dev split_files/diffusion_models/flux2_dev_bf16.safetensors"},
+}
+# VAE layouts built from the class comfy/sd.py's VAE.__init__ picks for each file, with the config that branch gives
+# (ComfyUI 0.8.0): (class path, keyword arguments). Keys as that class names them.
+VAE_CLASS_LAYOUTS = {
+    # sd.py: "decoder.conv_in.conv.weight" with 16 latent channels -> AutoencoderKL(conv3d, time_compress 4)
+    "hunyuan-video": {"file": "hunyuan_video_vae_bf16.safetensors", "dtype": "BF16",
+                      "class": "comfy.ldm.models.autoencoder.AutoencoderKL",
+                      "kwargs": {"ddconfig": {"double_z": True, "z_channels": 16, "resolution": 256, "in_channels": 3,
+                                              "out_ch": 3, "ch": 128, "ch_mult": [1, 2, 4, 4], "num_res_blocks": 2,
+                                              "attn_resolutions": [], "dropout": 0.0, "conv3d": True,
+                                              "time_compress": 4}, "embed_dim": 16},
+                      "source": "Comfy-Org/HunyuanVideo_repackaged split_files/vae/hunyuan_video_vae_bf16.safetensors"},
+    # sd.py: "decoder.up_blocks.0.res_blocks.0.conv1.conv.weight" with 512 channels -> VideoVAE version 0 (LTX-Video 0.9)
+    "ltxv": {"file": "ltx-video-2b-v0.9.safetensors (vae.)", "dtype": "BF16",
+             "class": "comfy.ldm.lightricks.vae.causal_video_autoencoder.VideoVAE", "kwargs": {"version": 0, "config": None},
+             "source": "Lightricks/LTX-Video ltx-video-2b-v0.9.safetensors (its vae.* tensors)"},
+    # sd.py: "decoder.conv_in.weight" with 32 latent channels and "bn.running_mean" -> AutoencoderKL with
+    # batch_norm_latent (the 2x2 patch: 128 latent channels, 16x); the file's decoder.post_quant_conv / encoder.quant_conv
+    # keys are renamed to post_quant_conv / quant_conv on load
+    "flux2": {"file": "flux2-vae.safetensors", "dtype": "BF16", "class": "comfy.ldm.models.autoencoder.AutoencoderKL",
+              "kwargs": {"ddconfig": {"double_z": True, "z_channels": 32, "resolution": 256, "in_channels": 3, "out_ch": 3,
+                                      "ch": 128, "ch_mult": [1, 2, 4, 4], "num_res_blocks": 2, "attn_resolutions": [],
+                                      "dropout": 0.0, "batch_norm_latent": True}, "embed_dim": 32},
+              "source": "Comfy-Org/flux2-dev split_files/vae/flux2-vae.safetensors"},
 }
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
            "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn",
@@ -207,7 +270,7 @@ _TRACEABLE_CONFIGS = ("SD15", "SDXL", "SSD1B", "Segmind_Vega", "KOALA_700M", "KO
                       "WAN21_T2V", "WAN22_T2V")
 # traced from a layout or checkpoint (build_case) but not yet by the node's exact mode (nodes/estimate_exact.py), whose
 # recipe has no 5-D image latent, no separate cond/uncond passes and no num_tokens
-_FILE_ONLY_CONFIGS = ("QwenImage", "ZImage")
+_FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2")
 
 
 def detected_family(model_config, file_trace=False):
@@ -244,6 +307,31 @@ def class_layout(comfyui_dir, family) -> dict:
             "downloaded header", "dtype_note": f"all {c['dtype']} (the file's name says so)", "__metadata__": {},
             "family": family, "components": ["diffusion_model"], "comfy_model_config": type(mcfg).__name__,
             "parameters": n, "comfyui_version": getattr(__import__("comfyui_version"), "__version__", None)
+            if (Path(comfyui_dir) / "comfyui_version.py").is_file() else None, "tensors": tensors}
+
+
+def vae_class_layout(comfyui_dir, family) -> dict:
+    """The tensor layout of a family's standard VAE file as the class comfy/sd.py picks for it builds it on the meta
+    device (VAE_CLASS_LAYOUTS); keys as that class names them. Not read from a downloaded header."""
+    import importlib
+    import torch
+    family = ALIASES.get(family, family)
+    if family not in VAE_CLASS_LAYOUTS:
+        raise UserError(f"no VAE class layout recipe for {family}; known: {', '.join(sorted(VAE_CLASS_LAYOUTS))}")
+    c = VAE_CLASS_LAYOUTS[family]
+    import_comfy(comfyui_dir)
+    mod, _, name = c["class"].rpartition(".")
+    cls = getattr(importlib.import_module(mod), name)
+    with torch.device("meta"):
+        model = cls(**json.loads(json.dumps(c["kwargs"])))
+    tensors = {k: {"dtype": c["dtype"], "shape": list(v.shape)} for k, v in model.state_dict().items()
+               if v.dtype.is_floating_point}
+    n = sum(math.prod(t["shape"]) for t in tensors.values())
+    return {"file": c["file"], "source_note": f"{c['source']}: keys and shapes of ComfyUI's {c['class']} built on the "
+            f"meta device with the config comfy/sd.py VAE.__init__ gives this file ({c['kwargs']}); not read from a "
+            "downloaded header", "dtype_note": f"all {c['dtype']}", "__metadata__": {}, "vae_of": family,
+            "components": ["vae"], "parameters": n,
+            "comfyui_version": getattr(__import__("comfyui_version"), "__version__", None)
             if (Path(comfyui_dir) / "comfyui_version.py").is_file() else None, "tensors": tensors}
 
 
@@ -358,8 +446,18 @@ def _through_sdpa(func, *args, **kwargs):
     return attention.attention_pytorch(*args, **kwargs)
 
 
-def _latent_frames(frames):
-    return max(1, (frames - 1) // 4 + 1)
+def latent_scale(family):
+    """(spatial, temporal) compression of a family's latent: the estimate's one table (estimate.spec.FAMILY s, t);
+    temporal None for image models."""
+    from ..estimate import spec as est_spec
+    if family not in est_spec.FAMILY:
+        raise UserError(f"no latent geometry for {family} in estimate.spec.FAMILY")
+    g = est_spec.FAMILY[family]
+    return g["s"], g["t"]
+
+
+def _latent_frames(frames, t):
+    return max(1, (frames - 1) // t + 1) if t else 1
 
 
 def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attention="flash", phase="sample",
@@ -372,7 +470,8 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
     if phase not in PHASES:
         raise UserError(f"phase must be one of {', '.join(PHASES)}, not {phase!r}")
     if frames > 1 and not FAMILIES[family].get("video"):
-        raise UserError(f"--frames is for video families (wan21, wan22); {family} makes images (use --batch)")
+        video = ", ".join(sorted(f for f, v in FAMILIES.items() if v.get("video")))
+        raise UserError(f"--frames is for video families ({video}); {family} makes images (use --batch)")
     with contextlib.redirect_stdout(sys.stderr):     # keep stdout clean for --json
         return _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg,
                              dtype, offload)
@@ -416,11 +515,11 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
         separate = use_cfg and cfg is None and spec.get("cfg_separate")
         b = batch * (2 if use_cfg and not separate else 1)
         ch = mcfg.latent_format.latent_channels
-        ds = 8 if ch != 48 else 16          # Wan 2.2 5B VAE compresses 16x
+        ds, dt_ = latent_scale(family)
         # a latent format with 3 latent dimensions (Wan 2.1's, which Qwen-Image uses) gets [B, C, T, H, W]: the
         # sampler unsqueezes an image latent (comfy/sample.py fix_empty_latent_channels)
         five = spec.get("video") or getattr(mcfg.latent_format, "latent_dimensions", 2) == 3
-        shape = (b, ch, _latent_frames(frames), height // ds, width // ds) if five else \
+        shape = (b, ch, _latent_frames(frames, dt_), height // ds, width // ds) if five else \
             (b, ch, height // ds, width // ds)
         x = torch.empty(shape, dtype=torch.float32, device=meta)
         sigma = torch.empty((b,), dtype=torch.float32, device=meta)
@@ -432,6 +531,10 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
             kw["guidance"] = torch.empty((b,), dtype=torch.float32, device=meta)
         if spec.get("num_tokens"):          # Lumina 2 / Z-Image: model_base.Lumina2.extra_conds (no attention mask)
             kw["num_tokens"] = ctx_len
+        if spec.get("mask"):                # the text encoder's token mask, int64 as sd1_clip returns it
+            kw["attention_mask"] = torch.empty((b, ctx_len), dtype=torch.int64, device=meta)
+        if spec.get("frame_rate"):
+            kw["frame_rate"] = spec["frame_rate"]
         # attention through PyTorch SDPA whatever the host picked (xformers, split and sub-quadratic do not run on
         # meta tensors); the tracer then models flash and math, and host_attention() says what the host uses
         kw["transformer_options"] = {"optimized_attention_override": _through_sdpa}
@@ -448,8 +551,11 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
         video = vae.latent_dim == 3
         if phase == "decode":
             ch = vae.latent_channels
-            ds = vae.upscale_ratio[-1] if isinstance(vae.upscale_ratio, tuple) else vae.upscale_ratio
-            shape = (batch, ch, _latent_frames(frames), height // ds, width // ds) if video else \
+            ds, dt_ = latent_scale(family)
+            vae_ds = vae.upscale_ratio[-1] if isinstance(vae.upscale_ratio, tuple) else vae.upscale_ratio
+            if vae_ds != ds:
+                raise UserError(f"this VAE upscales {vae_ds}x, a {family} latent is {ds}x smaller than its image")
+            shape = (batch, ch, _latent_frames(frames, dt_ or 4), height // ds, width // ds) if video else \
                 (batch, ch, height // ds, width // ds)
             fn = vae.first_stage_model.decode
         else:

@@ -279,3 +279,74 @@ def test_new_family_layouts_are_comfyuis_classes_and_text_is_refused(new_family_
     _, same, err = new_family_results
     assert same == {"qwen_image": True, "z-image": True}
     assert err and "no bundled text encoder layout for qwen-image" in err
+
+
+# HunyuanVideo, LTX-Video and FLUX.2 (est18b): figures read once off `trace_family` on ComfyUI 0.8.0 (torch 2.14 CPU
+# build, meta tensors), bf16 layouts built from ComfyUI's own diffusion-model and VAE classes
+# (comfy_checkout.CLASS_LAYOUTS / VAE_CLASS_LAYOUTS, memory/estimate/layouts/README.md). The latent geometry comes from
+# estimate.spec.FAMILY: HunyuanVideo 8x / 4 frames, LTX-Video 32x / 8 frames, FLUX.2 16x with 128 channels.
+VIDEO_FAMILY_RUNS = [
+    # family, phase, width, height, frames, latent, activations, weights, class, peak module, layout
+    ("hunyuan-video", "sample", 848, 480, 25, [1, 16, 7, 60, 106], 973_898_510, 25_642_029_088, "HunyuanVideo",
+     "diffusion_model.single_blocks.0", "hunyuan_video_hunyuan_video_t2v_720p_bf16"),
+    ("hunyuan-video", "decode", 848, 480, 25, [1, 16, 7, 60, 106], 9_235_947_008, 492_957_606, "AutoencoderKL",
+     "decoder.up.1.upsample", "vae_hunyuan_video_vae_bf16"),
+    ("ltxv", "sample", 768, 512, 97, [2, 128, 13, 16, 24], 506_329_608, 3_846_810_944, "LTXVModel",
+     "diffusion_model.transformer_blocks.0.ff.net.0", "ltxv_ltx_video_2b_v0.9_bf16"),
+    ("ltxv", "decode", 768, 512, 97, [1, 128, 13, 16, 24], 3_724_545_024, 838_388_578, "VideoVAE",
+     "decoder.up_blocks.9.res_blocks.1.conv1.conv", "vae_ltxv_v0.9"),
+    ("flux2", "sample", 1024, 1024, 1, [1, 128, 64, 64], 1_025_179_658, 64_446_602_304, "Flux",
+     "diffusion_model.single_blocks.0.mlp_act", "flux2_flux2_dev_bf16"),
+    ("flux2", "decode", 1024, 1024, 1, [1, 128, 64, 64], 1_362_100_480, 168_092_750, "AutoencoderKL",
+     "decoder.up.0.block.0.conv1", "vae_flux2_vae"),
+]
+
+
+@pytest.fixture(scope="module")
+def video_family_results():
+    runs = [list(r[:5]) for r in VIDEO_FAMILY_RUNS]
+    code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
+            "from gpu_garden.memory.trace import comfy_checkout as cc\n"
+            "from gpu_garden.memory.estimate import layouts\n"
+            "from gpu_garden.memory.errors import UserError\n"
+            "out = [trace_family(sys.argv[1], f, w, h, frames=n, phase=ph) for f, ph, w, h, n in json.loads(sys.argv[2])]\n"
+            "same = {}\n"
+            "for fam, dm, vae in (('hunyuan-video', 'hunyuan_video_hunyuan_video_t2v_720p_bf16', 'vae_hunyuan_video_vae_bf16'),\n"
+            "                     ('ltxv', 'ltxv_ltx_video_2b_v0.9_bf16', 'vae_ltxv_v0.9'),\n"
+            "                     ('flux2', 'flux2_flux2_dev_bf16', 'vae_flux2_vae')):\n"
+            "    same[fam] = [cc.class_layout(sys.argv[1], fam)['tensors'] == layouts.load(dm)['tensors'],\n"
+            "                 cc.vae_class_layout(sys.argv[1], fam)['tensors'] == layouts.load(vae)['tensors']]\n"
+            "try:\n"
+            "    trace_family(sys.argv[1], 'flux2', 256, 256, frames=9); err = None\n"
+            "except UserError as e:\n"
+            "    err = str(e)\n"
+            "print(json.dumps([out, same, err]))")
+    p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("i", range(len(VIDEO_FAMILY_RUNS)), ids=[f"{r[0]}-{r[1]}" for r in VIDEO_FAMILY_RUNS])
+def test_hunyuan_video_ltxv_flux2_traces(video_family_results, i):
+    family, phase, w, h, frames, latent, acts, weights, cls, module, layout = VIDEO_FAMILY_RUNS[i]
+    r = video_family_results[0][i]
+    assert r["model"]["family"] == family and r["model"]["class"] == cls and r["model"]["dtype"] == "bfloat16"
+    assert r["model"]["latent"] == latent
+    assert r["activations_peak"] == acts and r["weights"] == weights
+    assert r["at"]["module"] == module
+    if phase == "sample":
+        # the layout's bf16 tensors + model_sampling's fp32 sigma tables: 1000 steps (HunyuanVideo, ModelType.FLOW),
+        # 10000 (LTX-Video and FLUX.2: ModelSamplingFlux)
+        assert r["weights"] == _layout_bytes(layout) + (4000 if family == "hunyuan-video" else 40_000)
+        calls, ctx, note = {"hunyuan-video": (62, [6, 4096], "single pass"), "ltxv": (56, [128, 4096], "batched"),
+                            "flux2": (56, [512, 15360], "single pass")}[family]
+        assert r["attention"]["calls"] == calls      # HunyuanVideo: 20 double + 40 single + 2 token-refiner blocks
+        assert r["model"]["context"] == ctx and note in r["model"]["note"]
+    else:   # FLUX.2's VAE: + BatchNorm's int64 num_batches_tracked, a buffer the layout (floating tensors) leaves out
+        assert r["weights"] == _layout_bytes(layout) + (8 if family == "flux2" else 0)
+
+
+def test_video_family_layouts_are_comfyuis_classes_and_frames_need_video(video_family_results):
+    _, same, err = video_family_results
+    assert same == {"hunyuan-video": [True, True], "ltxv": [True, True], "flux2": [True, True]}
+    assert err and "--frames is for video families" in err and "hunyuan-video, ltxv" in err
