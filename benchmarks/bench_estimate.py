@@ -537,7 +537,13 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # blocks of just over 600 MiB, the running group and the prefetched next beside the non-block modules
                 # (skyreelsinfer/offload.py; offload_bytes, mapping only, no coefficient), and --quant makes its Llama text
                 # encoder fp8 too; written while reading this row's -49.0 %
-                "skyreels-v1-readme-t2v-fp8-param-offload-960x544x97"}
+                "skyreels-v1-readme-t2v-fp8-param-offload-960x544x97",
+                # batch 28, after first sight (etune28): LightX2V's block offload and SGLang's layerwise offload stream the DiT's
+                # blocks whole and keep two on the device beside its non-block modules (row policy blocks_in_flight 2,
+                # streamed_offload_bytes; read from their offload code; mapping only, no coefficient), written while reading these
+                # rows' -19.3 / -33.8 %
+                "dbf-lx2v-repro-wan21-i2v-14b-480p-lightx2v-block-offload-bf16-4090",
+                "dbf-lx2v-repro-wan21-i2v-14b-480p-sglang-layerwise-all-4090"}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
 NOT_SCORED = {
@@ -779,6 +785,25 @@ def _measured_components(r):
     return out
 
 
+def streamed_offload_bytes(comps, blocks_in_flight=None):
+    """offload 'all' as bytes kept off the device. blocks_in_flight None: the whole diffusion model, one streamed layer
+    in flight (1 << 50: every byte). N: a runner that streams the model's numbered blocks whole and keeps N block
+    buffers on the device (the running block and the prefetched ones), its non-block modules resident: the numbered
+    blocks' bytes less N of the largest (LightX2V's block offload: two cuda buffers, WanTransformerWeights
+    offload_blocks_num 2; SGLang's LayerwiseOffloadManager: the running layer and prefetch_size 1 more). The estimate
+    still adds its one streamed layer (weights.OFFLOAD_LAYERS) to the sample phase for any offloaded bytes."""
+    if blocks_in_flight is None:
+        return 1 << 50
+    n = blocks_in_flight
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"blocks_in_flight must be a whole number of blocks, 1 or more, not {n!r}")
+    dm = max((c for c in comps if c["role"] == "diffusion_model"), key=lambda c: c["bytes"])
+    blocks = [W.resident_bytes(t) for t in W.numbered_blocks(dm["table"])]
+    if not blocks or n > len(blocks):
+        raise ValueError(f"blocks_in_flight {n}: the diffusion model has {len(blocks)} numbered blocks")
+    return sum(blocks) - n * max(blocks)
+
+
 def measured():
     """(row, ours, ComfyUI's weights + memory_required or None, reference) for each published measured peak,
     compared as the row says (compare: torch_allocated, torch_reserved, nvidia_smi, weights; working_allocated and
@@ -787,9 +812,10 @@ def measured():
     for r in json.loads(MEASURED.read_text())["rows"]:
         comps = _measured_components(r)
         pol = {"_no_knobs": True}
-        pol.update({k: v for k, v in (r.get("policy") or {}).items() if k != "offload" or v in E.OFFLOAD_MODES})
+        pol.update({k: v for k, v in (r.get("policy") or {}).items()
+                    if (k != "offload" or v in E.OFFLOAD_MODES) and k != "blocks_in_flight"})
         if (r.get("policy") or {}).get("offload") == "all":  # the diffusion model streamed, the rest as the row says
-            pol["offload_bytes"] = 1 << 50
+            pol["offload_bytes"] = streamed_offload_bytes(comps, r["policy"].get("blocks_in_flight"))
         e = E.estimate(comps, r["width"], r["height"], r["frames"], r["batch"], cfg=r["cfg"], policy=pol)
         bd = e["breakdown"]["sample"] if "sample" in e["breakdown"] else None
         how = r.get("compare", "torch_allocated")
