@@ -206,13 +206,9 @@ def _ggml_args(s, f, m, text, lineno, window):
         f["ggml_args"][_GGML_FLAG.get(flag, flag.lstrip("-"))] = int(val)
 
 
-_OLLAMA_TREE = re.compile(r"[\\/]llm[\\/]llama\.cpp[\\/]")     # Ollama's source tree vendored llama.cpp there until 2024
-
-
 def _ollama_marker(s, f, m, text, lineno, window):
     # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
-    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text \
-            or "cgo execution" in text or _OLLAMA_TREE.search(text):
+    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text:
         f["ollama"] = True
 
 

@@ -198,11 +198,11 @@ FACTS = [
     # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
     # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
     ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
-    # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end
-    # (and its source tree, which vendored llama.cpp under llm/llama.cpp/ until 2024, in ggml's CUDA error locations; and Go's
-    # "signal arrived during cgo execution" after ggml aborts: ggml inside a Go program)
-    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-|\bllama runner process\b|[\\/]llm[\\/]llama\.cpp[\\/]|"
-                                 r"signal arrived during cgo execution")),
+    # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end.
+    # Its source tree (llama.cpp vendored under ollama/llm/llama.cpp/ until 2024, in ggml's CUDA error locations) names it by
+    # \bollama\b; a bare llm/llama.cpp/ is any clone of llama.cpp into a folder llm/, and Go's "signal arrived during cgo
+    # execution" any Go program embedding ggml: neither names Ollama alone
+    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-|\bllama runner process\b")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
     ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
     ("windows", re.compile(r"[A-Za-z]:\\\\?(?:Users|ComfyUI|AI|Program|stable|SD|comfy)|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM")),
@@ -244,7 +244,7 @@ FACT_KEYS = {
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "vk_pinned_device": ("allocate pinned memory",),
-    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "llm/llama.cpp", "llm\\llama.cpp", "cgo execution"), "ollama_env": ("OLLAMA_",),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process"), "ollama_env": ("OLLAMA_",),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
@@ -332,7 +332,7 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Nod
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"PluggableAllocator", b"MemPool", b"aimdo", b"cumem", b"CuMem", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"{'loss': ", b"Loader", b"Sampler",
-                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"cgo execution", b"llm/llama.cpp/", b"rror while loading", b"ailed to load") \
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"rror while loading", b"ailed to load") \
     + tuple(w.encode() for w in RUNTIME_WORDS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,

@@ -86,12 +86,15 @@ GGML_CUBLAS = ("CUDA error: the resource allocation failed\n  current device: 0,
 GGML_POOL = "ggml_new_object: not enough space in the context's memory pool (needed 2000000, available 1999000)\n"
 
 
+CGO = "GGML_ASSERT(obj_new) failed\nSIGABRT: abort\nPC=0x7f0000 m=5 sigcode=18446744073709551610\nsignal arrived during cgo execution\n"
+
+
 @pytest.mark.parametrize("text", [
-    # Ollama's source tree vendored llama.cpp under llm/llama.cpp/ (the location ggml's CUDA error prints)
-    GGML_CUBLAS.format(root="/build/src/llm/llama.cpp"),
-    # ggml aborting inside a Go program: Go's runtime reports the signal in cgo
-    GGML_POOL + "GGML_ASSERT(obj_new) failed\nSIGABRT: abort\nPC=0x7f0000 m=5 sigcode=18446744073709551610\n"
-                "signal arrived during cgo execution\n",
+    # Ollama's source tree vendored llama.cpp under llm/llama.cpp/ (the location ggml's CUDA error prints): its own tree
+    GGML_CUBLAS.format(root="/go/src/github.com/ollama/ollama/llm/llama.cpp"),
+    # ggml aborting inside a Go program with an Ollama line beside it
+    "time=2024-06-01T10:00:00.000Z level=INFO source=server.go:320 msg=\"starting llama server\" cmd=\"/usr/local/lib/ollama/runners/cuda_v12/ollama_llama_server\"\n"
+    + GGML_POOL + CGO,
 ])
 def test_ggml_inside_ollama_is_ollama(text):
     assert _runtime(text) == "ollama"
@@ -100,6 +103,9 @@ def test_ggml_inside_ollama_is_ollama(text):
 @pytest.mark.parametrize("text", [
     GGML_CUBLAS.format(root="/home/me/llama.cpp"),
     GGML_POOL + "GGML_ASSERT(obj_new) failed\nAborted (core dumped)\n",
+    # review18a #2: a user who cloned llama.cpp into ~/llm/, and ggml inside some Go program (cgo) with nothing of Ollama
+    GGML_CUBLAS.format(root="/home/me/llm/llama.cpp"),
+    GGML_POOL + CGO,
 ])
 def test_ggml_without_ollamas_signs_stays_llama_cpp(text):
     assert _runtime(text) == "llama.cpp"
