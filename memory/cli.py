@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--language-model-only", action="store_true", default=None,
                    help="vLLM --language-model-only: a vision-language model's tower is neither loaded nor profiled")
+    s.add_argument("--mamba-ssm-cache-dtype", choices=["auto", "float32", "float16", "bfloat16"],
+                   help="vLLM: a gated-DeltaNet / Mamba-2 layer's ssm state element (default auto: the config's, "
+                        "float32 for Qwen 3.5+); it sets the state page and the attention block")
     s.add_argument("--lm-head-dtype", choices=["int8", "int4"],
                    help="vLLM: a checkpoint whose quantization also targets lm_head (groups of 128)")
     s.add_argument("--mtp-tokens", type=int, metavar="N", help="MTP speculative decoding of a Qwen 3.5+ model, N draft tokens: vLLM --speculative-config method mtp (its drafter layer joins the KV pool, its module the weights); llama.cpp --spec-type draft-mtp --spec-draft-n-max N (1 + N recurrent-state snapshots, the MTP context's f16 cache)")

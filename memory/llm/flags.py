@@ -166,6 +166,13 @@ def lmo_flags(runtime, knobs) -> list:
     return [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
 
 
+def ssm_flags(runtime, knobs) -> list:
+    t = str(knobs.get("mamba_ssm_cache_dtype") or "auto").lower()
+    if runtime != "vllm" or t == "auto":
+        return []
+    return [flag("flag", "--mamba-ssm-cache-dtype", t, "the state page these figures are for")]
+
+
 # quantization methods vLLM applies at load to a 16-bit checkpoint: the checkpoint does not say them, the command must
 # (--quantization experts_int8: ExpertsInt8Config; review16b F1: a plan sized for int8 experts printed a command that
 # loads them in 16 bits)

@@ -8,10 +8,10 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, fit_search as FS, unsloth as UD
-from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv
+from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, with_ssm_cache_dtype
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .spec import FULL, MAMBA, SLIDING, LLMSpec, gguf_blocks
-from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags
+from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags, ssm_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
                       weights_by_role)
 
@@ -21,7 +21,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
-         "weights_bytes", "free_memory")
+         "mamba_ssm_cache_dtype", "weights_bytes", "free_memory")
 
 
 def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
@@ -261,6 +261,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         spec = replace(spec, vision=None, notes=[n for n in spec.notes if "vision-language" not in n])
         notes = [n for n in notes if "vision-language" not in n]
         notes.append("--language-model-only: no vision tower loaded or profiled")
+    if knobs.get("mamba_ssm_cache_dtype") is not None:
+        if runtime != "vllm":
+            raise UserError(f"--mamba-ssm-cache-dtype is vLLM's; {runtime} keeps its own state type")
+        spec = with_ssm_cache_dtype(spec, knobs["mamba_ssm_cache_dtype"])  # the state page and the unified block
     proj = OL.projector(spec)
     # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
     # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
@@ -480,7 +484,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if vram is None:
         c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
         out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
-                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
+                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                         + quant_flags(runtime, weights_dtype))
         out["command"] = command(runtime, out["flags"])
         notes.append("no --vram given: sizes only, no verdict"
@@ -556,7 +560,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs)
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                         + quant_flags(runtime, weights_dtype))
     out["command"] = command(runtime, out["flags"])
     if refused:

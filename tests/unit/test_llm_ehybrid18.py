@@ -1,0 +1,53 @@
+"""vLLM --mamba-ssm-cache-dtype (task ehybrid18). Expected values are what a run printed (source named) or the
+config.json arithmetic of the description, never the code's own figure."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import cache as C
+from gpu_garden.memory.llm import kv as llm
+
+GiB = 1 << 30
+
+
+def test_float16_ssm_state_gives_the_printed_800_token_block():
+    # alpharomercoma/qwen3.8-27b-rtx4090-vllm docs/benchmarks/FINDINGS.md (6), runs with --mamba-ssm-cache-dtype float16
+    # and fp8 KV on one RTX 4090: "Attention blocks are stretched to the size of one GDN state page: 800 tokens at fp8
+    # KV". config.json: 48 value heads x 128 x 128 of ssm state, conv (2 x 16 x 128 + 48 x 128) x 3 in bf16; 16 attention
+    # layers of 4 KV heads x 256, K and V, 1 byte: 2048 bytes a token. float16: 16 x ceil(1634304 / 32768) = 800;
+    # the config's float32 (the default, nekolegends' "Setting attention block size to 1568 tokens"): 1568.
+    s = llm.describe(model="Qwen/Qwen3.8-27B")
+    assert C.vllm_layout(C.with_ssm_cache_dtype(s, "float16"), "fp8")["block"]["full"] == 800
+    assert C.vllm_layout(C.with_ssm_cache_dtype(s, "bfloat16"), "fp8")["block"]["full"] == 800
+    assert C.vllm_layout(C.with_ssm_cache_dtype(s, "auto"), "fp8")["block"]["full"] == 1568
+    assert C.vllm_layout(C.with_ssm_cache_dtype(s, "float32"), "fp8")["block"]["full"] == 1568
+
+
+def _alpha(**knobs):
+    # the same repo's pod/serve.sh config vllm-int4: vLLM 0.30.0, RTX 4090 (23.55 GiB), RedHatAI INT4 W4A16,
+    # --language-model-only, 0.95, fp8 KV, 2048 batched tokens, 65536, 16 seqs
+    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=65536, kv_dtype="fp8", weights_dtype="gptq",
+                    vram=23.55 * GiB, gpu_memory_utilization=0.95, gpu_name="NVIDIA GeForce RTX 4090",
+                    max_num_seqs=16, max_num_batched_tokens=2048, runtime_version="0.30.0", language_model_only=True,
+                    **knobs)
+
+
+def test_plan_pages_the_pool_with_the_given_state_type():
+    # the same pool in pages of half the bytes: a 65536-token request needs ceil(65536 / 800) = 82 attention blocks and
+    # 2 state pages in each of the 3 DeltaNet groups (prefix caching), 88 pages of 16 x 800 x 2048 bytes; with the
+    # float32 state ceil(65536 / 1568) = 42 + 6 = 48 pages of 16 x 1568 x 2048 bytes
+    f32, f16 = _alpha(), _alpha(mamba_ssm_cache_dtype="float16")
+    assert f16["kv_capacity_bytes"] == f32["kv_capacity_bytes"]  # the state type moves no other term
+    pool = f16["kv_capacity_bytes"]
+    assert f16["concurrency"] == pytest.approx((pool // (16 * 800 * 2048)) / 88)
+    assert f32["concurrency"] == pytest.approx((pool // (16 * 1568 * 2048)) / 48)
+    assert "--mamba-ssm-cache-dtype float16" in f16["command"]
+    assert "--mamba-ssm-cache-dtype" not in f32["command"]
+
+
+def test_bad_state_type_and_models_without_state_are_refused():
+    with pytest.raises(UserError):
+        _alpha(mamba_ssm_cache_dtype="fp8")
+    with pytest.raises(UserError):  # no DeltaNet / Mamba-2 layer: nothing the flag would change
+        llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=4096, mamba_ssm_cache_dtype="float16")
+    with pytest.raises(UserError):  # llama.cpp keeps its recurrent state in f32 whatever vLLM's flag says
+        llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "llama.cpp", ctx=4096, mamba_ssm_cache_dtype="float16")
