@@ -51,3 +51,18 @@ def test_bad_state_type_and_models_without_state_are_refused():
         llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=4096, mamba_ssm_cache_dtype="float16")
     with pytest.raises(UserError):  # llama.cpp keeps its recurrent state in f32 whatever vLLM's flag says
         llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "llama.cpp", ctx=4096, mamba_ssm_cache_dtype="float16")
+
+
+def test_printed_pool_is_whole_blocks_only_with_the_float16_state():
+    # REPORT.md of the same repo: 'vLLM fp8 ... 84,898-token pool (host 1)' at 65536 with prefix caching (vllm-int4).
+    # vLLM >= 0.22 prints concurrency x max_model_len: 114 blocks / 88 a request x 65536 = 84,898.9 with the float16
+    # state's 800-token blocks; with the float32 state's 1568-token blocks (48 a request) 62 blocks give 84,650 and 63
+    # give 86,016: no whole block count prints 84,898
+    s = C.with_ssm_cache_dtype(llm.describe(model="Qwen/Qwen3.8-27B"), "float16")
+    lay = C.vllm_layout(s, "fp8")
+    args = dict(max_batched=2048, state_blocks=2, tokens_from_concurrency=True)
+    assert C.vllm_pool(s, 114 * lay["size"] * lay["page"], "fp8", 65536, **args)["tokens"] == 84898
+    s32 = llm.describe(model="Qwen/Qwen3.8-27B")
+    lay32 = C.vllm_layout(s32, "fp8")
+    assert 84898 not in [C.vllm_pool(s32, b * lay32["size"] * lay32["page"], "fp8", 65536, **args)["tokens"]
+                         for b in range(40, 80)]
