@@ -71,23 +71,19 @@ def _torch_new(line):
         if o.group(3):
             nums["reserved_unallocated"] = size(o.group(3))
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
-    unconfirmed = False
     if len(procs) == 1 and not me:
         # In a container NVML reports this process under its host pid, without the "this process" fragment.
-        # This process always holds memory (its CUDA context at least), so a lone entry is us.
+        # This process always holds memory (its CUDA context at least), so a lone entry is us: where PyTorch's reserved
+        # figure is printed, the entry holds it plus a context; where the message is cut after the entry, nothing says it
+        # is another program's, and a cut paste is no evidence either way
         nums["this_process"] = procs[0][1]
         del nums["other_processes"]
-        # ...but only the container's reading says so: PyTorch names its own process "this process". In a message that ends
-        # with the entry (nothing on what PyTorch holds follows it) a pid other than 1 (a container's first process) may
-        # be another program's (rules.py: the other-process row on a lone pid)
-        unconfirmed = "of the allocated memory" not in rest.lower() and procs[0][0] != 1
     if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
     form = "2.1" if "capacty" in line else "current"
     return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": bool(o and o.group(3)),
-            **({"lone_pid": procs[0][0]} if unconfirmed else {})}
+            "numbers": nums, "runtime": "pytorch", "complete": bool(o and o.group(3))}
 
 
 @_gate("out of memory. tried to allocate")

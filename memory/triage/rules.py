@@ -370,14 +370,6 @@ RULES = [
       first="op"),
     R("other-process", 1.3, lambda x: async_numbers(x) and x.others is not None and x.others >= 1.2 * GiB and x.others >= x.req - x.free,
       "{others:b} used outside PyTorch; freeing it would cover the request", first="op"),
-    # PyTorch's message lists every process NVML sees on the card and names its own "this process"; a lone "Process N has" is
-    # read as this one (a container's host pid). Cut before what PyTorch holds, nothing confirms that, and an entry holding
-    # most of the card under a pid other than 1 (a container's first process) may be another program's (parse.py "lone_pid")
-    R("other-process", 1.6, lambda x: torch(x) and x.ev.get("lone_pid") and x.n["this_process"] >= 0.5 * x.total
-      and x.n["this_process"] >= x.short,
-      lambda x: f"Process {x.ev['lone_pid']} holds {fmt_bytes(x.n['this_process'])} of the {fmt_bytes(x.total)} card, and the "
-                "message does not say it is this process (PyTorch calls its own \"this process\"; only in a container is a "
-                "lone entry ours): if that pid is not yours, another program holds the card"),
     # PyTorch itself holds nothing ("0 bytes is allocated by PyTorch, and 0 bytes is reserved"): everything in use on the card
     # beyond a context is another program's, and a request under half the card would have fitted without it; this outweighs
     # a loading frame (the model being moved to the card fails because the card is taken, not because the model is large)

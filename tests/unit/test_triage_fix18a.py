@@ -29,3 +29,17 @@ def test_private_pools_of_a_compiled_model_without_a_capture_line_are_not_a_runt
     # the same numbers under a pluggable allocator the log names: that allocator's pool
     own = "torch.cuda.memory.change_current_allocator(CUDAPluggableAllocator('alloc.so', 'my_malloc', 'my_free'))\n"
     assert _top(own + log)[0] == "other"
+
+
+def test_a_lone_process_entry_in_a_cut_message_is_not_flipped_to_another_program():
+    # review18a #3: "Process N has X" with no "this process" is this process under its container's host pid; a paste cut
+    # after the entry, under any pid, is no evidence that another program holds the card
+    cut = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 23.65 GiB "
+           "of which 301.12 MiB is free. Process 48211 has 23.34 GiB memory in use.\n")
+    r = engine.triage_text(cut)
+    assert r["events"][-1]["causes"][0]["id"] != "other-process"
+    # the entry close to what PyTorch reserved (22.79 GiB + a context) is this process's figure
+    full = cut.rstrip("\n") + (" Of the allocated memory 22.41 GiB is allocated by PyTorch, and 386.00 MiB is reserved by "
+                               "PyTorch but unallocated.\n")
+    ev = engine.triage_text(full)["events"][-1]
+    assert abs(ev["numbers"].get("this_process", 0) - 23.34 * 2**30) < 2**20 and "other_processes" not in ev["numbers"]
