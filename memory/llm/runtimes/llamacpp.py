@@ -280,7 +280,9 @@ def server_outputs(parallel: int, draft_n: int | None, ubatch: int) -> int:
 # (llama_context_params.op_offload, off by default) is not an input here; the other offloaded splits (a layer's own
 # matrices) are smaller than the output's and are not sized.
 OP_OFFLOAD_MIN_BATCH = 32
-NO_OFFLOAD_GPU = re.compile(r"apple|metal|\bm[1-9]( pro| max| ultra)?\b", re.I)
+# a Metal device (Apple silicon): a name with Apple, Metal or Mac in it, or an M-series chip alone at the start ("M2
+# Ultra", "M4 Pro"); never NVIDIA's Maxwell M cards, whose M number follows Tesla/Quadro/GRID ("Tesla M4", "GRID M6-8Q")
+METAL_GPU = re.compile(r"apple|metal|\bmac(?:book)?\b|^\s*m[1-9](?: pro| max| ultra)?\b(?!-)", re.I)
 
 
 # Metal maps an mmap'd model file into its model buffer: one buffer per file over the range from the context's first
@@ -295,13 +297,13 @@ METAL_SPAN_ARCHS = ("gemma4",)
 
 def metal_span(spec, s) -> bool:
     """Is the GPU model buffer the whole file's tensor data (Metal, a converted Gemma 4 GGUF)?"""
-    return (bool(NO_OFFLOAD_GPU.search(str(s.get("gpu_name") or ""))) and spec.arch.startswith(METAL_SPAN_ARCHS)
+    return (bool(METAL_GPU.search(str(s.get("gpu_name") or ""))) and spec.arch.startswith(METAL_SPAN_ARCHS)
             and not getattr(spec, "ollama", False))
 
 
 def offloads_output(s, rows: int) -> bool:
     """Does the GPU backend take the output matmul off a host-side output matrix (op offload)?"""
-    return (rows >= OP_OFFLOAD_MIN_BATCH and not NO_OFFLOAD_GPU.search(str(s.get("gpu_name") or "")))
+    return (rows >= OP_OFFLOAD_MIN_BATCH and not METAL_GPU.search(str(s.get("gpu_name") or "")))
 
 
 # The attention mask under flash attention (llama-graph.cpp build_attn_inp_kv / build_attn_inp_kv_iswa, May 2025 to

@@ -21,7 +21,7 @@ from ..cache import GPTOSS_ARCHS, KV_BYTES, OLLAMA_ESTIMATE_BYTES, kv_cache
 from ..spec import SHARED
 from ..weights import layer_weights
 from . import at_least, parse_version
-from .llamacpp import compute_buffer, layer_kv_bytes
+from .llamacpp import METAL_GPU, compute_buffer, layer_kv_bytes
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
 MEASURED = (0, 12)
@@ -281,8 +281,6 @@ def settings(version, knobs) -> dict:
             "mllama_cross": mllama_cross_estimate(version),
             "metal": bool(METAL_GPU.search(str(knobs.get("gpu_name") or "")))}
 
-
-METAL_GPU = re.compile(r"apple|metal|\bm[1-9]( pro| max| ultra)?\b", re.I)  # llamacpp.py NO_OFFLOAD_GPU's cards
 
 
 def _mllama_projector(v, spec, d, n, ff, patch, image) -> dict:

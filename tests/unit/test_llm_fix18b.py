@@ -1,0 +1,38 @@
+"""Task fix18b (review18a): one Metal-device pattern for llama.cpp and Ollama, which takes Apple's M-series names and
+not NVIDIA's Maxwell M cards (Tesla M4/M6, GRID M6-8Q, Quadro M4000, Tesla M40)."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import llamacpp as LC, ollama as OL
+
+GiB = 1 << 30
+
+APPLE = ["Apple M4 Pro", "M2 Ultra", "M4", "m3 max", "M1", "MacBook Pro M3 Max", "Apple M1 Max (Metal MTL0)"]
+NVIDIA = ["Tesla M4", "Tesla M6", "GRID M6-8Q", "Quadro M4000", "Tesla M40", "Tesla M60 (one 8 GiB GPU of the board)",
+          "NVIDIA GRID M6-8Q", "M6-8Q"]
+
+
+@pytest.mark.parametrize("name", APPLE)
+def test_apple_m_series_names_are_metal(name):
+    assert OL.settings(None, {"gpu_name": name})["metal"]
+    assert not LC.offloads_output({"gpu_name": name}, 512)       # ggml_backend_metal_device_offload_op: false
+
+
+@pytest.mark.parametrize("name", NVIDIA)
+def test_nvidia_maxwell_m_cards_are_not_metal(name):
+    assert not OL.settings(None, {"gpu_name": name})["metal"]
+    assert LC.offloads_output({"gpu_name": name}, 512)           # CUDA takes the op at a batch >= 32
+
+
+def test_ollama_uses_llama_cpp_s_metal_pattern():
+    assert OL.METAL_GPU is LC.METAL_GPU                         # one source for both runtimes
+
+
+def test_tesla_m4_copies_the_output_matrix_as_cuda_does():
+    # the op-offload case of test_llm_ellm26 (Qwen3-0.6B Q4_K_M, -ngl 0, b5489): a CUDA card's compute buffer holds the
+    # Q6_K output copy + logits, 127,626,240 + 313,262,080 = 440,888,320 B; Metal holds none of it
+    def buf(gpu):
+        return llm.plan(llm.describe(model="Qwen/Qwen3-0.6B"), "llama.cpp", ctx=4096, weights_dtype="Q4_K_M", ngl=0,
+                        runtime_version="b5489", vram=22 * GiB, gpu_name=gpu)["overhead"]["compute_buffer"]
+    assert buf("Tesla M4") == 440_888_320
+    assert buf("M2 Ultra") == 0
