@@ -81,6 +81,9 @@ FIT = [
     ("qwen-image", 768, 1344, 1, "sample", "flash", 1), ("qwen-image", 1024, 1024, 1, "sample", "math", 1),
     ("z-image", 1024, 1024, 1, "sample", "flash", 1), ("z-image", 1536, 1536, 1, "sample", "flash", 1),
     ("z-image", 768, 1344, 1, "sample", "flash", 1),
+    # est18b: HunyuanVideo's VAE decode, first sight held-out at 7b3f4b1 (+97.4 %, +94.4 %: ComfyUI's own heuristic), then
+    # vae.HV_DECODE / HV_FRAME were fitted on these two (the chunked decoder read from ComfyUI's code): REGRESSION rows now
+    ("hunyuan-video", 848, 480, 25, "decode", "flash", 1), ("hunyuan-video", 1280, 720, 65, "decode", "flash", 1),
 ]
 HELD_OUT = [
     ("sd1", 768, 768, 1, "sample", "flash", 1), ("sdxl", 832, 1216, 1, "sample", "flash", 1),
@@ -112,7 +115,6 @@ HELD_OUT = [
     ("ltxv", 768, 512, 97, "sample", "flash", 1), ("ltxv", 1216, 704, 121, "sample", "flash", 1),
     ("flux2", 1024, 1024, 1, "sample", "flash", 1), ("flux2", 2048, 2048, 1, "sample", "flash", 1),
     ("flux2", 1024, 1024, 1, "sample", "math", 1),
-    ("hunyuan-video", 848, 480, 25, "decode", "flash", 1), ("hunyuan-video", 1280, 720, 65, "decode", "flash", 1),
     ("ltxv", 768, 512, 97, "decode", "flash", 1), ("ltxv", 1216, 704, 121, "decode", "flash", 1),
     ("flux2", 1024, 1024, 1, "decode", "flash", 1), ("flux2", 2048, 2048, 1, "decode", "flash", 1),
 ]

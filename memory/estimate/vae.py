@@ -10,10 +10,10 @@
   256 px, all frames: encode_fallback_size);
 - VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
 
-Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1 and Wan 2.2
-decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), LTX-Video's decode and the Wan 2.1 encode
-on one-off traces (LTXV_DECODE, WAN_ENCODE_* below); the other video VAEs (and the other encodes) use ComfyUI's own
-heuristic, labelled as such.
+Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1, Wan 2.2 and
+HunyuanVideo decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), LTX-Video's decode and the
+Wan 2.1 encode on one-off traces (LTXV_DECODE, WAN_ENCODE_* below); the other video VAEs (and the other encodes) use
+ComfyUI's own heuristic, labelled as such.
 
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
@@ -84,6 +84,19 @@ WAN_ENCODE_FRAME = 3.125
 LTXV_DECODE = 386
 LTXV_DECODE_0 = 281
 LTXV_DECODE_CACHED = 110
+# HunyuanVideo's VAE as ComfyUI 0.8.0 runs it (comfy/sd.py: AutoencoderKL with 3-D convolutions; its Decoder in
+# comfy/ldm/modules/diffusionmodules/model.py splits the mid block's output into chunks of 2 latent frames and runs each
+# through the up blocks with a 2-frame carry per causal conv, keeping every decoded chunk until the final concatenation).
+# A full chunk with carries in and out peaks at the last upsample (the 10-frame concatenation of the carry and 8 upsampled
+# frames, its padded copy, the upsampled frames) whatever the length, so per output pixel of one frame the activations are
+# HV_DECODE + HV_FRAME x frames (the decoded frames kept, 3 channels, and the mid block's output held whole beside them),
+# fit: the traced 848x480x25 and 1280x720x65 decodes (bench_estimate REGRESSION rows; 9235947008 and 21240725504 bytes
+# in bf16); checked on one-off 848x480 traces of 17, 21, 65 frames (within 0.3 %). Under 5 latent frames no chunk has
+# carries on both sides: HV_DECODE_SHORT, elements per pixel for 1-4 latent frames, read off one-off 848x480 traces of
+# 1, 5, 9 and 13 frames. ComfyUI's own heuristic (2800 x min(8, frames) x latent pixels x 64) is about twice the trace.
+HV_DECODE = 11234
+HV_FRAME = 4.46
+HV_DECODE_SHORT = (1357.5, 5852.7, 8104.5, 9567.8)
 # runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo, diffusers 0.32+ and main at 58eb52c0): decode never
 # runs the whole video. use_framewise_decoding is True by default, whatever enable_tiling says, so _decode hands a latent
 # longer than tile_sample_min_num_frames // 4 frames to _temporal_tiled_decode: chunks of that + 1 latent frames every
@@ -222,6 +235,9 @@ def _decode_acts(kind, latent_shape, dtype, runner):
         return int(max(0, LTXV_DECODE * lat_t - LTXV_DECODE_0) * hw * b)
     if kind == "hunyuan-video" and runner == "diffusers":
         return diffusers_hv_decode(latent_shape, dtype)[0]
+    if kind == "hunyuan-video":
+        per = HV_DECODE_SHORT[lat_t - 1] if lat_t <= len(HV_DECODE_SHORT) else HV_DECODE + HV_FRAME * frames
+        return int(per * hw * b)
     one = [1] + list(latent_shape)[1:]
     return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
 

@@ -12,7 +12,8 @@ PINS = json.loads((Path(__file__).with_name("test_estimate_traced_pins.json")).r
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
           "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16",
           "qwen-image": "qwen_image_qwen_image_bf16", "z-image": "z_image_z_image_turbo_bf16"}
-VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae"}
+VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae",
+       "hunyuan-video": "vae_hunyuan_video_vae_bf16"}
 TEXT = {"flux1": ["te_clip_l", "te_t5xxl_fp16"], "wan21": ["te_umt5_xxl_fp16"]}
 CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True, "qwen-image": None, "z-image": None}
 # the text tokens the tracer conditions with where they differ from the family's default (memory/trace/comfy_checkout.py)
@@ -75,6 +76,7 @@ MUTATIONS = [
     ("Wan decode x2", lambda m: m.setattr(V, "WAN_DECODE", V.WAN_DECODE * 2)),
     ("Wan one-frame decode x2", lambda m: m.setattr(V, "WAN_DECODE_ONE", V.WAN_DECODE_ONE * 2)),
     ("Wan 2.2 decode x2", lambda m: m.setattr(V, "WAN22_DECODE", V.WAN22_DECODE * 2)),
+    ("HunyuanVideo decode x2", lambda m: m.setattr(V, "HV_DECODE", V.HV_DECODE * 2)),
     ("Qwen-Image dual block MLP x2", lambda m: m.setattr(phases, "DUAL_MLP", phases.DUAL_MLP * 2)),
     ("NextDiT (Z-Image) MLP x2", lambda m: m.setattr(phases, "NEXTDIT_MLP", phases.NEXTDIT_MLP * 2)),
     ("Qwen-Image cond and uncond batched", lambda m: m.setitem(spec.FAMILY["qwen-image"], "cfg_separate", False)),
