@@ -61,8 +61,9 @@ def test_qwen3_4b_on_a_12gb_rtx_2060_starts():
     assert r["fits_as_requested"] is True
     assert r["overhead"]["cuda_graphs"] < 64 * MiB
     assert abs(r["kv_capacity_tokens"] / 22304 - 1) < 0.05
-    # the default capture list (256 sequences) keeps the 512 MiB figure
-    assert V.graph_memory(256) == V.CUDA_GRAPHS == V.graph_memory(1024)
+    # the default capture list (256 sequences; V1 from 0.10: 512 tokens) keeps the 512 MiB figure
+    s = V.settings((0, 11, 0), 24 * GiB, 8192, {})
+    assert V.graph_memory(dict(s, max_seqs=256)) == V.CUDA_GRAPHS == V.graph_memory(dict(s, max_seqs=1024))
 
 
 def test_sliding_layers_kept_in_full_before_vllm_010():

@@ -66,7 +66,7 @@ NO_NVSWITCH = re.compile(r"pcie|\bnvl\b", re.I)
 # name-based default), but a 4-GPU HGX board links its GPUs directly (no NVSwitch, no NVLS), and NCCL_NVLS_ENABLE=0
 # turns the buffers off. The `nccl_nvls` knob ("on" / "off") says which; None keeps the name-based default.
 NVLS_SETTINGS = {"on": True, "off": False, "auto": None}
-CUDA_GRAPHS = 512 * MiB       # "Graph capturing finished ... took 0.3-1 GiB"; 0 with --enforce-eager
+CUDA_GRAPHS = 512 * MiB       # at the default capture list; "Graph capturing finished ... took 0.3-1 GiB"; 0 eager
 DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
 V1 = (0, 8)
@@ -120,7 +120,28 @@ TOKENS_FROM_CONCURRENCY = (0, 22)
 # (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
 # then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
 CHUNKED_HYBRID_OFF = ((0, 10, 1), (0, 13))
-CAPTURE_MAX = 256             # CUDA graphs are captured for batch sizes up to min(max_num_seqs, 256)
+# CUDA graph memory by the largest batch captured (graph_memory). What the capture holds is not derived from the
+# model: the figures the rows print spread 0.04-2.24 GiB with no relation to the layers or the width that holds
+# across them (Qwen3-8B: 2.24 GiB in 0.9.2, 0.84 in an October 2025 V1, vLLM 0.21's own estimate 0.52; Qwen2.5-7B
+# at TP 2 on 0.10.1.1: 0.65 on A100 80GB, 1.00 on A100 40GB; Qwen3-0.6B 0.10), while vLLM's estimate at the default
+# capture list stays at 0.48-0.52 GiB for 3.8B to 8B models (the figure that enters the pool from 0.21). Only the
+# capture list is taken from the source, by engine and version:
+#   V0 (worker/model_runner via VllmConfig): [1, 2, 4, 8, 16, ...] up to the first size >= max_num_seqs (up to 8192);
+#      graphs grow with it past 256: Unsloth's V0 runs of one model print 0.35 / 0.40 / 0.55 / 0.60 GiB at 160 /
+#      192 / 288 / 320 sequences
+#   V1 0.8-0.9: [1, 2, 4] + multiples of 8 up to 512 whatever max_num_seqs (0.9.2 cuda_graph_sizes default [512])
+#   V1 from 0.10: up to min(2 x max_num_seqs x (1 + speculative tokens), 512) (scheduler cuda_graph_sizes default,
+#      then compilation max_cudagraph_capture_size); both V1 lists cut at max_num_batched_tokens
+# V1's first capture holds memory whatever the batch (0.21's profile_cudagraph_memory: the first capture of each mode
+# in full, then one per-graph figure for the rest): vLLM's estimate prints 0.13 / 0.14 GiB at 32 sequences
+# (Gemma-4-26B-A4B, 0.25.1), 0.08 and 0.39 GiB for Qwen3.6-27B at few sequences; GRAPH_BASE is the low end
+CAPTURE_MAX = 256             # V0: the default 256 sequences give CUDA_GRAPHS
+CAPTURE_BY_SEQS = (0, 10)
+GRAPH_BASE = 80 * MiB
+# Intel XPU captures no graphs by default: platforms/xpu.py asserts cudagraph_mode NONE in 0.10.1 and 0.11.0; 0.17.1
+# captures them when torch >= 2.11 (supports_xpu_graph); 0.19.1 and 0.21.0 only with VLLM_XPU_ENABLE_XPU_GRAPH=1
+# (off by default). 0.12-0.16 and 0.18 not read: taken as their neighbours
+XPU_GRAPHS = ((0, 17), (0, 19))
 # A model with Mamba-like state layers (gated DeltaNet: MambaSpec groups) and full decode CUDA graphs refuses to start
 # when max_num_seqs exceeds the pool's blocks (gpu_model_runner _check_and_update_cudagraph_mode: "max_num_seqs (N)
 # exceeds available Mamba cache blocks (M)", kv_cache_config.num_blocks; vllm-project/vllm#34094; before it the
@@ -262,7 +283,8 @@ def settings(version, vram, ctx, knobs) -> dict:
         batched = (16384 if offline else 8192) if big else (8192 if offline else 2048)
     else:  # V0 without chunked prefill profiles a whole max_model_len prompt (chunked prefill above 32k)
         batched = max(ctx, 2048) if ctx <= 32768 or not at_least(version, *CHUNKED_LONG_CONTEXT) else 2048
-    seqs = knobs.get("max_num_seqs") or (1024 if big and at_least(version, 0, 9) else 256)
+    # V0 keeps 256 on any card (engine/arg_utils.py _set_default_args_v0, 0.9.2)
+    seqs = knobs.get("max_num_seqs") or (1024 if big and v1 and at_least(version, 0, 9) else 256)
     nvls = str(knobs.get("nccl_nvls") or "auto").lower()
     if nvls not in NVLS_SETTINGS:
         from ...errors import UserError
@@ -281,7 +303,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
-            "xpu": on_xpu(knobs),
+            "xpu": on_xpu(knobs), "rocm": on_rocm(knobs),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
@@ -293,6 +315,16 @@ def on_xpu(knobs) -> bool:
     """vLLM runs on Intel XPU: the card's name says Intel / Arc, or the version's local tag says xpu."""
     return bool(XPU_CARD.search(str(knobs.get("gpu_name") or ""))
                 or str(knobs.get("runtime_version") or "").lower().split("+")[-1].split(".")[-1] == "xpu")
+
+
+# an AMD GPU: vLLM's ROCm platform (its builds print the version as 0.19.1+rocm7.13)
+ROCM_CARD = re.compile(r"\bamd\b|\bradeon\b|\binstinct\b|\bmi[1-4]\d\dx?\b", re.I)
+
+
+def on_rocm(knobs) -> bool:
+    """vLLM runs on ROCm: the card's name says AMD / Radeon / Instinct, or the version's local tag says rocm."""
+    return bool(ROCM_CARD.search(str(knobs.get("gpu_name") or ""))
+                or "rocm" in str(knobs.get("runtime_version") or "").lower().partition("+")[2])
 
 
 def nvls_assumed(gpu_name) -> bool:
@@ -360,10 +392,27 @@ def context_in_share(version, v1: bool) -> bool:
     return bool(v1 and version is not None and not at_least(version, *V1_CONTEXT_OUTSIDE))
 
 
-def graph_memory(max_seqs: int) -> int:
-    """CUDA graph memory: the largest captured batch (min(max_num_seqs, 256)) sets the graph pool; 512 MiB at
-    vLLM's default capture list (the 0.3-1 GiB logs print), down to a floor of 32 MiB for one sequence."""
-    return int(max(32 * MiB, CUDA_GRAPHS * min(max_seqs, CAPTURE_MAX) / CAPTURE_MAX))
+def capture_size(s) -> int:
+    """The largest batch (tokens) this engine and version capture a CUDA graph for (see CAPTURE_BY_SEQS)."""
+    seqs = max(int(s["max_seqs"]), 1)
+    if not s["v1"]:
+        return next(x for x in (1, 2, 4) if x >= seqs) if seqs <= 4 else min(-(-seqs // 8) * 8, 8192)
+    top = CAPTURE_SIZE_MAX
+    if at_least(s["version"], *CAPTURE_BY_SEQS):
+        top = min(2 * seqs * (1 + s.get("spec_tokens", 0)), CAPTURE_SIZE_MAX)
+    return max(min(top, s.get("max_batched") or top), 1)
+
+
+def graph_memory(s) -> int:
+    """CUDA graph memory: 512 MiB at vLLM's default capture list (the 0.3-1 GiB logs print), scaled by the largest
+    captured batch; V1 keeps GRAPH_BASE at any batch, V0 falls to a floor of 32 MiB for one sequence."""
+    v = s["version"]
+    if s["enforce_eager"] or (s.get("xpu") and not (at_least(v, *XPU_GRAPHS[0]) and not at_least(v, *XPU_GRAPHS[1]))):
+        return 0
+    size = capture_size(s)
+    if not s["v1"]:
+        return int(max(32 * MiB, CUDA_GRAPHS * size / CAPTURE_MAX))
+    return int(GRAPH_BASE + (CUDA_GRAPHS - GRAPH_BASE) * size / CAPTURE_SIZE_MAX)
 
 
 def graph_profile_blocks(s) -> int:
@@ -424,8 +473,10 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
                                              max_model_len=ctx, weights_format=s.get("weights_format")),
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
-            "cuda_graphs": 0 if s["enforce_eager"] else graph_memory(s["max_seqs"])}
-    graphs_inside = at_least(v, *GRAPHS_IN_BUDGET)
+            "cuda_graphs": graph_memory(s)}
+    # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU
+    # capture their graphs after the pool, outside the share, as before 0.21)
+    graphs_inside = at_least(v, *GRAPHS_IN_BUDGET) and not s.get("xpu") and not s.get("rocm")
     context_inside = context_in_share(v, s["v1"])
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
     inside += over["cuda_context"] if context_inside else 0
