@@ -16,6 +16,7 @@ import json
 import sys
 
 from . import advice
+from . import facts as facts_mod
 from . import case as case_mod
 from . import env as env_mod
 from . import guides as guides_mod
@@ -70,7 +71,7 @@ def _event_dict(scan, inc, context):
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory
     if ev.get("form") == "bfc":
-        for key, v in scan.facts["bfc_stats"].items():
+        for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on

@@ -33,7 +33,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": None, "vk_pinned_device": False,
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "bfc_stats": {}, "conv3d_workaround": False, "nvml_init": None,
+            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}}
 
@@ -206,6 +206,30 @@ def _ggml_args(s, f, m, text, lineno, window):
         f["ggml_args"][_GGML_FLAG.get(flag, flag.lstrip("-"))] = int(val)
 
 
+def _tf_device_mem(f, lineno, item):
+    """TensorFlow 1.x's device blocks ("Found device N", then its Total/Free memory), one per card, by line: the stream
+    executor's failure names no card, so tf_device_mem keeps only the figures every card printed alike (one card: its own)."""
+    f["tf_mem_lines"][lineno] = item
+    cards, dev = {}, 0
+    for _, (key, v) in sorted(f["tf_mem_lines"].items()):
+        if key == "device":
+            dev = v
+        else:
+            cards.setdefault(dev, {})[key] = v
+    f["tf_device_mem"] = {key: v for key, v in next(iter(cards.values()), {}).items()
+                          if all(c.get(key) == v for c in cards.values())}
+
+
+def bfc_stats_after(f, line):
+    """The BFC Stats (limit, bytes in use) printed after the failure on `line` and before the next allocator's failure."""
+    nxt = min((n for n in f["bfc_fail_lines"] if n > line), default=float("inf"))
+    out = {}
+    for n, (key, v) in sorted(f["bfc_stats"].items()):
+        if line < n < nxt:
+            out.setdefault(key, v)
+    return out
+
+
 def _ollama_marker(s, f, m, text, lineno, window):
     # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
     if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text:
@@ -332,10 +356,12 @@ HANDLERS = {
     "mem_query_oom": lambda s, f, m, *_: f.__setitem__("mem_query_oom", m.group(1) or m.group(2)),
     "vk_pinned_device": _set("vk_pinned_device", True),
     "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),
-    "tf_device_mem": lambda s, f, m, *_: f["tf_device_mem"].__setitem__("total" if m.group(1) == "Total" else "free",
-                                                                       parse_size(m.group(2))),
-    "bfc_stats": lambda s, f, m, *_: f["bfc_stats"].__setitem__("device_limit" if m.group(1) == "Limit" else "allocated",
-                                                                int(m.group(2))),
+    "tf_device_mem": lambda s, f, m, text, lineno, *_: _tf_device_mem(f, lineno, ("total" if m.group(1) == "Total" else "free",
+                                                                                     parse_size(m.group(2)))),
+    "tf_found_device": lambda s, f, m, text, lineno, *_: _tf_device_mem(f, lineno, ("device", int(m.group(1)))),
+    "bfc_stats": lambda s, f, m, text, lineno, *_: f["bfc_stats"].__setitem__(
+        lineno, ("device_limit" if m.group(1) == "Limit" else "allocated", int(m.group(2)))),
+    "bfc_fail": lambda s, f, m, text, lineno, *_: f["bfc_fail_lines"].__setitem__(lineno, True),
     "ggml_pool_fail": lambda s, f, m, *_: f.update(ggml=True, ggml_pool_req=round(float(m.group(1)) * MiB)),
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,

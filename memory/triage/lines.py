@@ -68,10 +68,14 @@ FACTS = [
     # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
     # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them
     ("tf_device_mem", re.compile(r"^\s*(Total|Free) memory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
+    # ...one block per card, each after "Found device N with properties:" (the stream executor's failure names no card)
+    ("tf_found_device", re.compile(r"Found device (\d{1,3}) with properties")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
     ("bfc_stats", re.compile(r"(?:^|\s)(Limit|InUse):\s{1,40}(\d{1,20})\s*$")),
+    # ...each block after its own allocator's failure: the stats belong to the nearest failure before them
+    ("bfc_fail", re.compile(r"[Rr]an out of memory trying to allocate")),
     ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
     # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
     ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d{1,20})(?:, rogues: (\d{1,20}))?")),
@@ -219,7 +223,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",),
-    "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "bfc_stats": ("Limit:", "InUse:"),
+    "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
     "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
@@ -326,7 +330,7 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
-OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
+OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",

@@ -43,3 +43,38 @@ def test_a_lone_process_entry_in_a_cut_message_is_not_flipped_to_another_program
                                "PyTorch but unallocated.\n")
     ev = engine.triage_text(full)["events"][-1]
     assert abs(ev["numbers"].get("this_process", 0) - 23.34 * 2**30) < 2**20 and "other_processes" not in ev["numbers"]
+
+
+_BFC = ("2021-01-02 03:04:05.000001: W tensorflow/core/common_runtime/bfc_allocator.cc:440] Allocator ({name}) ran out of "
+        "memory trying to allocate {req} (rounded to {rounded}).\n"
+        "2021-01-02 03:04:05.000003: I tensorflow/core/common_runtime/bfc_allocator.cc:950] Stats: \n"
+        "Limit:                  {limit}\nInUse:                  {inuse}\nMaxInUse:               {inuse}\n")
+
+
+def test_bfc_stats_belong_to_the_failure_of_their_own_allocator():
+    # review18a #4: a GPU_0_bfc failure with its stats, then a gpu_host_bfc failure with the host allocator's: the device
+    # event keeps the device allocator's limit and bytes in use, not the last Stats block of the log
+    log = (_BFC.format(name="GPU_0_bfc", req="3.00MiB", rounded=3145728, limit=4000000000, inuse=3990000000)
+           + _BFC.format(name="gpu_host_bfc", req="64.00MiB", rounded=67108864, limit=68719476736, inuse=68700000000))
+    evs = engine.triage_text(log)["events"]
+    dev = [e for e in evs if e["device_kind"] == "cuda"]
+    assert dev, [(e["device_kind"], e["numbers"]) for e in evs]
+    assert dev[0]["numbers"]["device_limit"] == 4000000000 and dev[0]["numbers"]["allocated"] == 3990000000
+
+
+_TF1_DEV = "Found device {i} with properties:\nname: Tesla Test\nTotal memory: {total}\nFree memory: {free}\n"
+
+
+def test_tf1_device_memory_is_not_the_last_cards_on_a_multi_gpu_log():
+    # review18a #4 (57b5e65): TensorFlow 1.x prints one block per card; its stream executor's failure names no card, so a
+    # figure the cards disagree on is nobody's, and one they share (same cards) stands
+    fail = "Creating TensorFlow device (/gpu:0)\nfailed to allocate 6.00G (6442450944 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY\n"
+    two = _TF1_DEV.format(i=0, total="11.17GiB", free="2.10GiB") + _TF1_DEV.format(i=1, total="11.17GiB", free="11.05GiB")
+    nums = engine.triage_text(two + fail)["events"][-1]["numbers"]
+    assert nums.get("total") == round(11.17 * 2**30) and "free" not in nums, nums
+    mixed = _TF1_DEV.format(i=0, total="11.17GiB", free="2.10GiB") + _TF1_DEV.format(i=1, total="7.93GiB", free="7.80GiB")
+    nums = engine.triage_text(mixed + fail)["events"][-1]["numbers"]
+    assert "total" not in nums and "free" not in nums, nums
+    # one card: its figures
+    nums = engine.triage_text(_TF1_DEV.format(i=0, total="7.93GiB", free="7.80GiB") + fail)["events"][-1]["numbers"]
+    assert nums["total"] == round(7.93 * 2**30) and nums["free"] == round(7.80 * 2**30)
