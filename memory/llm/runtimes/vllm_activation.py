@@ -62,6 +62,15 @@ QWEN_VL_MAX_PIXELS = 12845056
 QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy video's frame cap
 
 
+# No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
+# h, v_new, w, u, o and the fp32 A, ~90 KiB a token for 48 value heads of 128): the profile run builds no attention
+# metadata, so the layer's core returns at once ("# V1 profile run" in qwen3_next / qwen_gdn_linear_attn _forward) and
+# the pool is sized without them (vllm-project/vllm#54775, open). PR #55149 would have reserved them from the pool
+# (gdn/chunk_workspace.py: S - 1 + ceil((T - S + 1) / 64) chunks at worst); its thread is closed, not merged. At serving
+# they reuse the freed profile peak, which activation()'s forward term already exceeds for the Qwen 3.5+ models: 131 KiB
+# a token against 90 for Qwen3.6-27B, 76 against 60 for Qwen3.6-35B-A3B (32 value heads).
+
+
 def moe_workspace(spec, max_batched: int) -> int:
     """Bytes of the fused-MoE scratch TritonExperts asks of the workspace manager for one profile batch."""
     i, d = spec.moe_intermediate, spec.hidden
