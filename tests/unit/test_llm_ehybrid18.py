@@ -66,3 +66,23 @@ def test_printed_pool_is_whole_blocks_only_with_the_float16_state():
     lay32 = C.vllm_layout(s32, "fp8")
     assert 84898 not in [C.vllm_pool(s32, b * lay32["size"] * lay32["page"], "fp8", 65536, **args)["tokens"]
                          for b in range(40, 80)]
+
+
+def test_xpu_b70_pages_give_the_printed_need_at_100k():
+    # SergiioB's Windows kit, issue 4: "To serve at least one request with the model's max seq len (100000), (4.26 GiB KV
+    # cache is needed, which is larger than the available KV cache memory (4.25 GiB)", Qwen3.8-27B GPTQ + MTP 4, fp8 KV,
+    # --kv-cache-memory 4563402752, one Intel Arc Pro B70 (vLLM XPU image). The state page (48 x 128 x 128 float32 + 3 + 4
+    # conv rows of 10240 in bf16, MTP 4 widening the conv state) holds 16 x ceil(3289088 / 32768) = 1616 tokens of the
+    # 2048-byte fp8 cache; XPU rounds that up to 1664 (a multiple of 64). 17 attention layers (16 + the drafter's) and 48
+    # state layers in groups of 17: a request takes ceil(100000 / 1664) = 61 blocks of the full group + 3 groups x (2 + 4)
+    # state pages = 79 pages of 17 x 1664 x 2048 bytes = 4.26 GiB; on a CUDA card 62 + 18 = 80 pages of 17 x 1616 x 2048
+    # = 4.19 GiB, which the 4.25 GiB pool would hold
+    def run(card):
+        return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=100000, kv_dtype="fp8", weights_dtype="gptq",
+                        vram=32 * GiB, gpu_memory_utilization=0.75, kv_cache_memory=4563402752, max_num_seqs=1,
+                        mtp_tokens=4, gpu_name=card)
+    xpu, cuda = run("Intel Arc Pro B70"), run("NVIDIA GeForce RTX 5090")
+    assert xpu["kv_request_bytes"] == 79 * 17 * 1664 * 2048
+    assert round(xpu["kv_request_bytes"] / GiB, 2) == 4.26
+    assert cuda["kv_request_bytes"] == 80 * 17 * 1616 * 2048
+    assert xpu["fits_as_requested"] is False and cuda["fits_as_requested"] is True
