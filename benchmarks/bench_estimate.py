@@ -117,6 +117,9 @@ HELD_OUT = [
     ("flux2", 1024, 1024, 1, "sample", "math", 1),
     ("ltxv", 768, 512, 97, "decode", "flash", 1), ("ltxv", 1216, 704, 121, "decode", "flash", 1),
     ("flux2", 1024, 1024, 1, "decode", "flash", 1), ("flux2", 2048, 2048, 1, "decode", "flash", 1),
+    # est18b, HunyuanVideo decodes traced only after vae.HV_DECODE / HV_FRAME / HV_DECODE_SHORT were written: never tuned on
+    ("hunyuan-video", 960, 544, 129, "decode", "flash", 1), ("hunyuan-video", 1280, 720, 129, "decode", "flash", 1),
+    ("hunyuan-video", 720, 720, 61, "decode", "flash", 1), ("hunyuan-video", 640, 480, 9, "decode", "flash", 1),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
