@@ -45,7 +45,8 @@ TILE_FALLBACK_ENCODE_VIDEO_PX = 256  # encode_tiled_3d: 256 px tiles, every fram
 #   QwenImage.extra_conds, Qwen2.5-VL; "a photo of a garden" 10 tokens, "" 5; diffusers' and vLLM-Omni's Qwen-Image
 #   pipelines also run two transformer calls a step); "comfyui": ComfyUI only (ComfyUI 0.8.0 comfy/text_encoders:
 #   Lumina 2's Gemma 2 and Z-Image's Qwen3 (Lumina2.extra_conds, whose num_tokens CONDConstant differs too), PixArt's
-#   and Chroma's T5 (pixart_t5.py "no padding"), HunyuanImage 2.1's byT5 and Qwen2.5-VL, FLUX.2's Mistral 3),
+#   and Chroma's T5 (pixart_t5.py "no padding"), HunyuanImage 2.1's byT5 and Qwen2.5-VL; not FLUX.2: its Mistral 3
+#   pads nothing, but model_base.Flux2.extra_conds left-pads the context to 512 tokens, so the two concatenate),
 #   factor: ComfyUI v0.8.0 supported_models.py memory_usage_factor (callable on arch), vae: decoder kind,
 #   te: the text encoders the usual workflow loads.
 #   (Newer upstream retunes some: SD3 1.6 [1.2 in late 2025], Z-Image 2.8, Flux2 3.1*4*hidden/2604; inside
@@ -57,7 +58,7 @@ FAMILY = {
                  vae="kl", name="Stable Diffusion XL"),
     "sd3": dict(ch=16, s=8, t=None, p=2, txt=154, ctx=0, cfg=True, factor=1.6, vae="kl", name="Stable Diffusion 3/3.5"),
     "flux1": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=False, factor=3.1, vae="kl", name="FLUX.1"),  # T5 min_length 256 (TE_TOKENS_FAMILY)
-    "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, cfg_separate="comfyui", factor=3.1 * 4 * 2.36, vae="kl",
+    "flux2": dict(ch=128, s=16, t=None, p=1, txt=512, ctx=0, cfg=False, factor=3.1 * 4 * 2.36, vae="kl",
                   name="FLUX.2"),
     "chroma": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=3.2, vae="kl", name="Chroma"),
     "qwen-image": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, cfg_separate=True, factor=1.8, vae="wan21",

@@ -29,3 +29,14 @@ def test_hunyuan_video_decode_by_hand():
 def test_comfyuis_own_decode_heuristic_is_kept_for_its_batch():
     # VAE.decode still divides free memory by memory_used_decode: 2800 x min(8, 25) x 60 x 106 x 64 x 2 bytes
     assert V.comfy_decode_heuristic("hunyuan-video", [1, 16, 7, 60, 106], "bf16") == 2800 * 8 * 60 * 106 * 64 * 2
+
+
+def test_flux2_batches_cond_and_uncond_under_comfyui():
+    """model_base.Flux2.extra_conds (ComfyUI 0.8.0) left-pads the Mistral 3 context to 512 tokens, so a prompt and its
+    negative have equal shapes and CONDRegular concatenates them: with CFG on, one call of batch 2 (not two passes)."""
+    from gpu_garden.memory.estimate import families, formula as E, layouts
+    comps = families.split_components(layouts.table("flux2_flux2_dev_bf16"))
+    for cfg, runner, want in ((None, "comfyui", 1), ("on", "comfyui", 2), (True, "comfyui", 2), ("on", "diffusers", 2)):
+        e = E.estimate(comps, 1024, 1024, 1, 1, cfg=cfg, policy={"_no_knobs": True, "runner": runner})
+        assert e["family"] == "flux2" and e["latent"]["batch_in_model"] == want, (cfg, runner)
+        assert e["latent"]["text_tokens"] == 512
