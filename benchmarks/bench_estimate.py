@@ -120,6 +120,9 @@ HELD_OUT = [
     # est18b, HunyuanVideo decodes traced only after vae.HV_DECODE / HV_FRAME / HV_DECODE_SHORT were written: never tuned on
     ("hunyuan-video", 960, 544, 129, "decode", "flash", 1), ("hunyuan-video", 1280, 720, 129, "decode", "flash", 1),
     ("hunyuan-video", 720, 720, 61, "decode", "flash", 1), ("hunyuan-video", 640, 480, 9, "decode", "flash", 1),
+    # est18b, two samples in one decode call (ComfyUI's VAE.decode hands first_stage_model the batch it chose), never tuned on
+    ("flux2", 1024, 1024, 1, "decode", "flash", 2), ("ltxv", 768, 512, 97, "decode", "flash", 2),
+    ("hunyuan-video", 848, 480, 25, "decode", "flash", 2),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
@@ -203,7 +206,10 @@ def ours_traced(fam, w, h, f, phase, att, b=1, dtype=None):
     vdt = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}.get(dtype, "auto")
     e = E.estimate(comps, w, h, f, b, policy={"_no_knobs": True, "family": fam, "vae_decode": "untiled", "vae_dtype": vdt})
     bd = e["breakdown"]["vae_decode"]  # the tracer-equivalent figure: a meta trace has no CUDA convolution workspace
-    return bd["activations"] - bd["conv_workspace"], V.comfy_decode_heuristic(kind, e["latent"]["shape"], e["vae"]["dtype"]) * b
+    # the trace decodes all b samples in one call; the estimate's row holds the e["vae"]["batch"] ComfyUI would decode at
+    # once on the card it assumes (fewer when its heuristic says so: FLUX.2 1024 x2 -> 1 at a time), each alike
+    act = (bd["activations"] - bd["conv_workspace"]) * b // e["vae"]["batch"]
+    return act, V.comfy_decode_heuristic(kind, e["latent"]["shape"], e["vae"]["dtype"]) * b
 
 
 def wan_cached_rows(traces):
