@@ -321,10 +321,22 @@ def tgi(x):
 TGI_TINY_PREFILL = 512
 
 
+# ...which is only no reason to fail where the weights left it room: a GiB of the card beyond what PyTorch had allocated
+# (a 7B in fp16 on a 16 GB T4 leaves none, and a tiny batch fails there for lack of memory)
+TGI_TINY_ROOM = 1 << 30
+
+
 def tgi_tiny(x):
-    """TGI's warm-up reported "not enough memory" for a prefill batch of at most TGI_TINY_PREFILL tokens."""
+    """TGI's warm-up reported "not enough memory" for a prefill batch of at most TGI_TINY_PREFILL tokens, and PyTorch's figures
+    (where the shard's log prints them) show the weights left the card TGI_TINY_ROOM or more."""
     n = tgi(x)
-    return bool(n) and "total_tokens" not in n and n["prefill_tokens"] <= TGI_TINY_PREFILL
+    return bool(n) and "total_tokens" not in n and n["prefill_tokens"] <= TGI_TINY_PREFILL \
+        and (not tgi_figures(x) or x.total - x.allocated >= TGI_TINY_ROOM)
+
+
+def tgi_figures(x):
+    """PyTorch's message beside TGI's printed the card's total and what PyTorch had allocated."""
+    return bool(x.total) and x.allocated is not None
 
 
 # the innermost frame releases memory: torch.cuda.empty_cache() returns PyTorch's cached blocks to the driver (cudaFree)

@@ -29,7 +29,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          bare_driver, big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mps_full, ollama_kv_first,
-                         others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, tgi_tiny, torch,
+                         others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
@@ -284,6 +284,10 @@ RULES = [
     R("activations", 4.0, lambda x: tgi(x) and "total_tokens" not in tgi(x) and not tgi_tiny(x),
       lambda x: f"text-generation-inference's warmup could not run a prefill batch of {tgi(x)['prefill_tokens']} tokens in what "
                 "the weights left: lower --max-batch-prefill-tokens (and --max-total-tokens)"),
+    # a tiny prefill (rules_other: not the batch's memory) with no figures printed, nothing shows the weights left room: the batch's own memory stays the runner-up
+    R("activations", 3.0, lambda x: tgi_tiny(x) and not tgi_figures(x),
+      lambda x: f"unless the weights left less than a GiB of the card (the message prints no figures): a prefill batch of "
+                f"{tgi(x)['prefill_tokens']} tokens in what the weights left; lower --max-batch-prefill-tokens"),
     R("activations", 1.5, lambda x: x.kind == "tensorrt.oom" and "deserializ" not in x.text.lower(),
       lambda x: "TensorRT ran out of device memory" + (f" for {fmt_bytes(x.req)}" if x.req else "")
       + " while building or running an engine: its workspace and activations grow with the batch and sequence sizes"),

@@ -78,3 +78,25 @@ def test_tf1_device_memory_is_not_the_last_cards_on_a_multi_gpu_log():
     # one card: its figures
     nums = engine.triage_text(_TF1_DEV.format(i=0, total="7.93GiB", free="7.80GiB") + fail)["events"][-1]["numbers"]
     assert nums["total"] == round(7.93 * 2**30) and nums["free"] == round(7.80 * 2**30)
+
+
+def _tgi(tokens):
+    return (f"2023-10-24T09:12:02.101Z ERROR warmup{{max_input_length=64 max_prefill_tokens={tokens}}}:warmup: "
+            f"text_generation_client: router/client/src/lib.rs:33: Server error: Not enough memory to handle {tokens} prefill "
+            "tokens. You need to decrease `--max-batch-prefill-tokens`\n")
+
+
+def test_tgi_tiny_prefill_is_another_fault_only_where_the_weights_left_room():
+    # review18a #5: a 7B in fp16 on a 16 GB T4 at --max-batch-prefill-tokens 512: the weights fill the card, the batch fails
+    # for lack of memory
+    full = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB. GPU 0 has a total capacity of "
+            "14.58 GiB of which 25.56 MiB is free. Including non-PyTorch memory, this process has 14.55 GiB memory in use. Of "
+            "the allocated memory 13.91 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.\n")
+    assert _top(full + _tgi(512))[0] != "other"
+    # the weights left room (a GiB or more beyond what PyTorch allocated): the tiny batch is no reason, another fault
+    room = (full.replace("Tried to allocate 64.00 MiB", "Tried to allocate 12.00 GiB").replace("25.56 MiB is free", "11.30 GiB is free")
+            .replace("14.55 GiB memory in use", "3.25 GiB memory in use").replace("13.91 GiB is allocated", "2.40 GiB is allocated"))
+    assert _top(room + _tgi(512))[0] == "other"
+    # no figures: other, uncertain, with the batch's memory as the runner-up
+    r = engine.triage_text(_tgi(256))["events"][-1]
+    assert [c["id"] for c in r["causes"]][:2] == ["other", "activations"] and r["uncertain"], r["causes"]
