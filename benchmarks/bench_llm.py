@@ -599,16 +599,22 @@ def free_reading(row) -> bool:
 # OLLAMA_GPU_OVERHEAD - MinimumMemory, 457 MiB on CUDA/ROCm), not the free memory the plan's --vram means: the plan
 # takes the minimum off the free memory itself (runtimes/ollama.py RESERVE): its free memory is available + RESERVE.
 # Before 0.12.11 the offload line's memory.available is the free memory as read; from 0.30 llama-server places the model
+# Such a row says so in its own field, "vram_reading": "ollama_available" (the reading its notes describe).
 GPU_MEMORY_LINE = ((0, 12, 11), (0, 30))
-AVAILABLE = re.compile(r"\d GiB available|\bavailable[= ]\d|'available'")  # not "unavailable", "available memory not"
+VRAM_READINGS = ("ollama_available",)
 
 
 def available_reading(row) -> bool:
-    if row["runtime"] != "ollama" or row.get("version") is None:
+    reading = row.get("vram_reading")
+    if reading is None:
         return False
-    v = parse_version(row["version"], "ollama")
-    text = f"{row.get('gpu') or ''} {row.get('inferred', {}).get('vram_gib', '')}"
-    return at_least(v, *GPU_MEMORY_LINE[0]) and not at_least(v, *GPU_MEMORY_LINE[1]) and bool(AVAILABLE.search(text))
+    if reading not in VRAM_READINGS:
+        raise ValueError(f"{row['id']}: vram_reading {reading!r} is none of {', '.join(VRAM_READINGS)}")
+    v = parse_version(row["version"], "ollama") if row["runtime"] == "ollama" and row.get("version") else None
+    if v is None or not at_least(v, *GPU_MEMORY_LINE[0]) or at_least(v, *GPU_MEMORY_LINE[1]):
+        raise ValueError(f"{row['id']}: vram_reading {reading!r} needs an Ollama row of 0.12.11-0.29 (its 'gpu memory' "
+                         f"line), not {row['runtime']} {row.get('version')}")
+    return True
 
 
 def total_line(row, spec) -> bool:

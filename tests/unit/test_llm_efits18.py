@@ -3,6 +3,8 @@ placement (llm/memory.go before 0.12.11, llm/server.go llamaServer.Load from the
 attention is on or not: only its gptoss case reads useFlashAttention. Its case "llama" (dense) is taken as written;
 server/sched.go's 'gpu memory' line (0.12.11 on) prints available = free - overhead - MinimumMemory. Expected values
 are Ollama's printed figures (the thread named beside each) or arithmetic done by hand in the comment."""
+import pytest
+
 from gpu_garden.memory.llm import kv as llm
 
 GiB, MiB = 1 << 30, 1 << 20
@@ -55,17 +57,18 @@ def test_bench_reads_ollama_gpu_memory_available_as_free_less_the_minimum():
     # 29.9 GiB available loaded 65/65 with 1.2 GiB to spare (total memory 28.7 GiB)
     from support.pack import load_benchmark
     b = load_benchmark("bench_llm")
-    row = {"id": "t", "runtime": "ollama", "version": "0.22.1", "vram_gib": 29.9,
+    row = {"id": "t", "runtime": "ollama", "version": "0.22.1", "vram_gib": 29.9, "vram_reading": "ollama_available",
            "gpu": "NVIDIA A100-SXM4-40GB with another model loaded (Ollama: 29.9 GiB available of 40.0 GiB)",
            "input": {"model": "qwen2.5-coder:32b", "ctx": 32768, "parallel": 1, "flash_attn": "on"}}
     _, res = b._plan(row)
     assert res["vram"] == int(29.9 * GiB) + 457 * MiB
     assert res["fits_as_requested"]
-    # before 0.12.11 the offload line's memory.available is the free memory as read: no change
-    old = dict(row, version="0.11.4")
-    assert b._plan(old)[1]["vram"] == int(29.9 * GiB)
-    # a row whose text only says the memory is not given ("available memory not in the excerpt") is not that line
-    assert not b.available_reading(dict(row, gpu="an 8 GB NVIDIA GPU (available memory not in the excerpt)"))
+    # the row's field decides, not its wording: the same text without the field is the free memory as read
+    plain = {k: v for k, v in row.items() if k != "vram_reading"}
+    assert b._plan(plain)[1]["vram"] == int(29.9 * GiB)
+    # before 0.12.11 the offload line's memory.available is the free memory as read: the field there is a data error
+    with pytest.raises(ValueError, match="0.12.11-0.29"):
+        b._plan(dict(row, version="0.11.4"))
 
 
 def test_ollama_qwen2_graph_is_the_score_matrix_with_flash_attention_on():

@@ -36,3 +36,33 @@ def test_tesla_m4_copies_the_output_matrix_as_cuda_does():
                         runtime_version="b5489", vram=22 * GiB, gpu_name=gpu)["overhead"]["compute_buffer"]
     assert buf("Tesla M4") == 440_888_320
     assert buf("M2 Ultra") == 0
+
+
+# ---------------------------------------------------------------- bench_llm: a row's vram reading is a field
+def _bench():
+    from support.pack import load_benchmark
+    return load_benchmark("bench_llm")
+
+
+def test_bench_available_reading_is_the_row_field_not_its_wording():
+    b = _bench()
+    row = {"id": "t", "runtime": "ollama", "version": "0.17.7", "vram_gib": 13.9,
+           "gpu": "NVIDIA Tesla T4 16 GB (Ollama: total 15.0 GiB; 13.9 GiB available)"}
+    assert not b.available_reading(row)                                   # the wording alone decides nothing
+    assert b.available_reading(dict(row, vram_reading="ollama_available", gpu="a T4"))
+
+
+@pytest.mark.parametrize("bad", [{"vram_reading": "available"}, {"version": "0.30.0"}, {"version": "0.12.10"},
+                                 {"version": None}, {"runtime": "llama.cpp"}])
+def test_bench_vram_reading_outside_its_meaning_is_a_clear_error(bad):
+    row = dict({"id": "t", "runtime": "ollama", "version": "0.22.1", "vram_reading": "ollama_available"}, **bad)
+    with pytest.raises(ValueError, match="t: vram_reading"):
+        _bench().available_reading(row)
+
+
+def test_bench_marks_the_rows_its_data_says_are_available_readings():
+    import json
+    from pathlib import Path
+    rows = json.loads((Path(__file__).resolve().parents[2] / "benchmarks/data/llm_measured.json").read_text())["rows"]
+    marked = [r for r in rows if r.get("vram_reading")]
+    assert len(marked) == 13 and all(_bench().available_reading(r) for r in marked)
