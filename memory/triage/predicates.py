@@ -221,10 +221,19 @@ def tf_kernel(x):
 CONTEXT_CALL = re.compile(r"\b(?:cudaStreamCreate|cuStreamCreate|cuCtxCreate)\w{0,16}\(|\b(?:cuDevicePrimaryCtxRetain|cudaSetDevice|cuInit)\b")
 
 
+# a failed memory query belongs to the failure it leads (since the failure before it ended) or follows within these lines
+QUERY_FOLLOWS = 5
+
+
+def mem_query(x):
+    """The memory query (lines.py mem_query_oom) that failed for lack of memory beside this failure, by its function, or None."""
+    return next((fn for n, fn in sorted(x.f["mem_query_oom"].items()) if x.after < n <= x.line + QUERY_FOLLOWS), None)
+
+
 def context_call(x):
     """A driver-level error names a call that creates the context or a stream (ONNX Runtime's expr=..., a CUDA check), or
-    the log shows a memory query failing for lack of memory (it needs the context: lines.py mem_query_oom)."""
-    return x.kind == "cuda.driver" and (any(CONTEXT_CALL.search(t) for t in x.texts or ()) or bool(x.f["mem_query_oom"]))
+    a memory query beside it failed for lack of memory (it needs the context: mem_query)."""
+    return x.kind == "cuda.driver" and (any(CONTEXT_CALL.search(t) for t in x.texts or ()) or bool(mem_query(x)))
 
 
 def bare_driver(x):

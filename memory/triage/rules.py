@@ -28,8 +28,9 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
-                         bare_driver, big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mps_full, ollama_kv_first,
-                         others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback, tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
+                         bare_driver, big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mem_query, mps_full,
+                         ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback,
+                         tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_other import OTHER
@@ -392,8 +393,8 @@ RULES = [
     # (CUDA runtime API), also a size computed wrong or a build that does not match the driver; another process is the runner-up
     # to the *other* row (1.0), unless the call that failed creates the context or a stream (before this process holds anything)
     R("other-process", 1.2, context_call,
-      lambda x: (f"{x.f['mem_query_oom']}, a memory query that allocates nothing, failed for lack of memory: this process's "
-                 "context could not be created" if x.f["mem_query_oom"] else "the CUDA call that failed creates a context or stream")
+      lambda x: (f"{mem_query(x)}, a memory query that allocates nothing, failed for lack of memory: this process's "
+                 "context could not be created" if mem_query(x) else "the CUDA call that failed creates a context or stream")
       + ", before this process holds any memory: another process holds the card", first="drv"),
     # TensorFlow's stream executor allocates the region its BFC allocator was given when the device was created ("Created
     # TensorFlow device ... with N MB memory", sized from the free memory it measured then; JAX preallocates a share of the card

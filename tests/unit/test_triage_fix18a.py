@@ -100,3 +100,18 @@ def test_tgi_tiny_prefill_is_another_fault_only_where_the_weights_left_room():
     # no figures: other, uncertain, with the batch's memory as the runner-up
     r = engine.triage_text(_tgi(256))["events"][-1]
     assert [c["id"] for c in r["causes"]][:2] == ["other", "activations"] and r["uncertain"], r["causes"]
+
+
+def test_a_failed_memory_query_speaks_for_its_own_failure_only():
+    # review18a #6: a cuMemGetInfo that failed for lack of memory at start-up (another program held the card then) says
+    # nothing of a bare CUDA error far later, after that failure ended and the run went on
+    query = ("RuntimeError: cuMemGetInfo failed: out of memory\n"
+             "torch.AcceleratorError: CUDA error: out of memory\n")
+    later = "".join(f"epoch 1 step {i}: loss=0.{i:03d}\n" for i in range(200)) + "torch.AcceleratorError: CUDA error: out of memory\n"
+    evs = engine.triage_text(query + later)["events"]
+    assert len(evs) == 2, [e["kind"] for e in evs]
+    assert evs[0]["causes"][0]["id"] == "other-process"
+    assert evs[-1]["causes"][0]["id"] != "other-process", evs[-1]["causes"][:2]
+    # the query right after the failure it belongs to still speaks for it
+    after = "torch.AcceleratorError: CUDA error: out of memory\nRuntimeError: cuMemGetInfo failed: out of memory\n"
+    assert engine.triage_text(after)["events"][-1]["causes"][0]["id"] == "other-process"
