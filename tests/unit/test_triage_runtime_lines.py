@@ -70,11 +70,20 @@ def test_library_markers_want_the_library_path_not_the_word():
     'Traceback (most recent call last):\n  File "comfy/model_management.py", line 600, in load_models_gpu\n',
     # its old execution.py banner and the frontend's node line above the message
     "Error occurred when executing KSampler:\n\n",
-    "CheckpointLoaderSimple\n",
 ])
 def test_comfyui_named_by_its_frames_and_node_lines(lead):
     assert _runtime(lead + TORCH) == "comfyui"
     assert _runtime(QUIET + lead + TORCH) == "comfyui"
+
+
+def test_a_bare_camelcase_node_line_names_comfyui_only_beside_comfyuis_own_lines():
+    # review18a #8: "DataLoader" (or a ComfyUI node type the error dialog prints) alone above the message is any program's word
+    assert _runtime("DataLoader\n" + TORCH) == "pytorch"
+    assert _runtime("CheckpointLoaderSimple\n" + TORCH) == "pytorch"
+    # beside a ComfyUI frame or its executor's line, the log is ComfyUI's
+    frame = 'Traceback (most recent call last):\n  File "comfy/sd.py", line 600, in load_checkpoint_guess_config\n'
+    assert _runtime("CheckpointLoaderSimple\n" + frame + TORCH) == "comfyui"
+    assert _runtime("!!! Exception during processing !!! CUDA error: out of memory\nCheckpointLoaderSimple\n" + TORCH) == "comfyui"
 
 
 def test_a_folder_that_ends_in_comfy_is_not_comfyui():
