@@ -751,7 +751,8 @@ def score(row) -> dict:
     if printed_full is None and rt == "ollama" and "total_memory_gib" in m and total_line(row, spec):
         printed_full = m["total_memory_gib"]  # the llama runner's "total memory" line, required.full's successor
     if printed_full is not None and rt == "ollama":
-        full = res.get("ollama_required_full", res["total"])
+        # the figure of the line the log prints: 'total memory' (0.12.11-0.29, one GPU) or memory.required.full
+        full = res["ollama_total_memory"] if total_line(row, spec) else res.get("ollama_required_full", res["total"])
         out["required_full_gib"] = (round(full / GiB, 2), printed_full)
         # one GPU whose free memory is known: Ollama's own placement is reproducible; over several GPUs the per-GPU
         # terms (reserve, layer buffer, partial graph) do not depend on the placement

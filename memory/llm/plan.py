@@ -469,9 +469,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         out["ngl_counts_output"] = bool(s.get("output_first"))
     if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
         out["ollama_weights_total"] = ev["printed_weights_total"]
-        out["ollama_required_full"] = ev["required_full"]  # its memory.required.full (one GPU)
-        if ev.get("log_total"):  # 0.12.11-0.29's llama runner prints "total memory" instead (OL.LAYOUT_TOTAL)
-            out["ollama_total_memory"] = ev["required_full"]
+        if "total_memory" in ev:  # 0.12.11-0.29's llama runner prints "total memory" instead (OL.LAYOUT_TOTAL)
+            out["ollama_total_memory"] = ev["total_memory"]
+        else:  # its memory.required.full
+            out["ollama_required_full"] = ev["required_full"]
         if "kv_allocated" in ev:  # the llama runner's own allocation of the cache (its llama_kv_cache line)
             out["ollama_kv_allocated"] = ev["kv_allocated"]
         if OL.llama_server(s["version"]):

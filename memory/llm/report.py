@@ -231,8 +231,9 @@ def format_plan(r: dict) -> str:
             f"+ {fmt_bytes(r['partial_graph_extra'])}: Ollama sizes the graph for a partial offload and checks this "
             "against free memory" + ("; the verdict below" if r["vram"] else ""))
     if r.get("ollama_total_memory"):  # what its log calls total memory: the reserve and the buffer are not allocated
-        row("  Ollama's log", r["ollama_total_memory"], "its 'total memory' line: weights + KV + graph; the minimum "
-            "reserve and the buffer layer are held back, not allocated")
+        row("  'total memory'", r["ollama_total_memory"], "Ollama's log line of that name (0.12.11-0.29, in place of "
+            "memory.required.full): weights + KV + graph; the minimum reserve and the buffer layer are held back, "
+            "not allocated")
     layers = r.get("gpu_layers_used")
     if layers is not None and not r["vram"]:  # -ngl / num_gpu given: what those layers take
         lines.append(f"  with {gpu_layers_words(layers, m['layers'], r['runtime'], r.get('ngl_counts_output'))} on the "

@@ -20,9 +20,10 @@ def test_ollama_llama_runner_total_memory_leaves_out_the_reserve_and_the_buffer(
     # The placement needs 457 MiB and one layer (blk.0 + its cache) more than that: kv's total on the GPU
     r = _plan("llama3.1:8b", 90000, "0.13.5", 43.9)
     assert r["fits_as_requested"]
-    assert abs(r["ollama_required_full"] / GiB - 21.0) <= 0.05
+    assert abs(r["ollama_total_memory"] / GiB - 21.0) <= 0.05
+    assert "ollama_required_full" not in r          # that log prints no memory.required.full: one key, one figure
     held = r["overhead"]["cuda_context"] + r["overhead"]["layer_buffer"]
-    assert r["total"] - r["ollama_required_full"] == held
+    assert r["total"] - r["ollama_total_memory"] == held
     assert held > 457 * MiB + 300 * MiB   # blk.0 of 8B Q4_K_M (~0.13 GiB) + its 90000-cell cache (0.34 GiB)
 
 
@@ -33,15 +34,16 @@ def test_ollama_total_memory_takes_the_partial_graph_when_a_layer_stays_off():
     # 3,468,953,600 B (test_llm_efits18); all layers at 29.9 GiB available, 53 of 56 blocks at 22.1 GiB
     full, part = _plan("codestral:22b", 32768, "0.22.1", 29.9), _plan("codestral:22b", 32768, "0.22.1", 22.1)
     assert full["fits_as_requested"] and not part["fits_as_requested"]
-    assert abs(full["ollama_required_full"] / GiB - 22.4) <= 0.1      # printed 22.4 (weights 12.3 + 7.0 + 3.1)
-    assert part["ollama_required_full"] - full["ollama_required_full"] == 3_468_953_600 - 3_338_668_032
+    assert abs(full["ollama_total_memory"] / GiB - 22.4) <= 0.1       # printed 22.4 (weights 12.3 + 7.0 + 3.1)
+    assert part["ollama_total_memory"] - full["ollama_total_memory"] == 3_468_953_600 - 3_338_668_032
 
 
 def test_ollama_required_full_before_0_12_11_still_holds_the_reserve_and_buffer():
     # up to 0.12.10 the llama runner is placed by llm/memory.go EstimateGPULayers, whose memory.required.full adds
     # MinimumMemory and the buffer layer to every GPU (no printed figure here: the difference is the structure)
     new, old = _plan("llama3.1:8b", 90000, "0.13.5", 43.9), _plan("llama3.1:8b", 90000, "0.12.10", 43.9)
-    assert old["ollama_required_full"] - new["ollama_required_full"] == (
+    assert "ollama_total_memory" not in old and "ollama_required_full" not in new
+    assert old["ollama_required_full"] - new["ollama_total_memory"] == (
         old["overhead"]["cuda_context"] + old["overhead"]["layer_buffer"])
     assert not OL.layout_total_line((0, 12, 10), llm.describe(model="llama3.1:8b"))
     assert OL.layout_total_line((0, 12, 11), llm.describe(model="llama3.1:8b"))
@@ -67,12 +69,12 @@ def test_bench_scores_the_total_memory_line_as_required_full():
 def test_report_prints_the_log_total_only_where_the_log_has_that_line():
     from gpu_garden.memory.llm import report
     r = _plan("codestral:22b", 32768, "0.22.1", 29.9)
-    assert r["ollama_total_memory"] == r["ollama_required_full"]
-    assert "Ollama's log" in report.format_plan(r)
+    line = next(x for x in report.format_plan(r).splitlines() if "'total memory'" in x)
+    assert "Ollama's log line" in line and "in place of memory.required.full" in line
     # 0.12.10's llama runner prints memory.required.full (with the reserve and the buffer): no such line
     old = _plan("codestral:22b", 32768, "0.12.10", 29.9)
     assert "ollama_total_memory" not in old
-    assert "Ollama's log" not in report.format_plan(old)
+    assert "'total memory'" not in report.format_plan(old)
 
 
 def test_tinyllama_and_deepseek_coder_13b_are_built_in_from_their_config_json():
@@ -102,7 +104,7 @@ def test_ollama_chatglm_graph_is_graphsize_case_chatglm():
     r = llm.plan(s, "ollama", ctx=32768, parallel=1, weights_dtype="Q4_0", vram=24.96 * GiB,
                  runtime_version="0.17.0", gpu_name="Apple M4")
     assert r["overhead"]["compute_buffer"] == 2_249_199_616
-    assert abs(r["ollama_required_full"] / GiB - 8.1) <= 0.05
+    assert abs(r["ollama_total_memory"] / GiB - 8.1) <= 0.05
     assert OL.gguf_arch(s) == "chatglm"
 
 

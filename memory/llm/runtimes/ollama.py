@@ -417,10 +417,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L
                                 + (0 if ngl > L else roles.get("per_layer", 0) if spec.tied else out_w))}
     if layout_total_line(s["version"], spec) and gpus == 1:
-        # the log's "total memory" (LAYOUT_TOTAL): the weights and cache of every layer wherever placed, one graph
-        out["required_full"] = int(roles["blocks"] + out_w + kv_all
-                                   + (graph_full if ngl > L else graph_partial if on else 0))
-        out["log_total"] = True
+        # the log's "total memory" (LAYOUT_TOTAL), printed where required.full was: the weights and cache of every
+        # layer wherever placed, one graph
+        out["total_memory"] = int(roles["blocks"] + out_w + kv_all
+                                  + (graph_full if ngl > L else graph_partial if on else 0))
     if not measured_layout(s["version"], spec) and not spec.mla:
         # the llama runner is llama.cpp: it allocates num_ctx x parallel cells at the cache type's block size (q8_0 34
         # bytes a 32), which its "llama_kv_cache: size = N MiB" line prints, where the estimate above prices a byte
