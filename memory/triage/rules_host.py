@@ -1,0 +1,81 @@
+"""Triage's rule rows for *host-ram*: system memory, not the GPU (rows, not code: the row format is in rules.py's
+docstring). rules.py puts them at their place among the cause sections."""
+from ..units import fmt_bytes
+from .predicates import ABSURD_HOST, bare_driver, kind
+from .rule_row import Rule
+
+R = Rule
+HOST_RAM = [
+    # --- host-ram: system memory, not the GPU ----------------------------------------------------------
+    R("host-ram", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) < ABSURD_HOST,
+      lambda x: "the CPU allocator could not get " + (f"{fmt_bytes(x.n['requested'])} of " if x.n.get("requested") else "") + "system RAM"),
+    R("host-ram", 2.0, kind("cpp.bad_alloc"),
+      "a native library could not get memory from the system (std::bad_alloc): most often RAM while a model or tokenizer is "
+      "loaded; a size computed wrong reads the same"),
+    R("host-ram", 8.0, kind("python.memory_error"), lambda x: "Python could not get system RAM (MemoryError)"
+      + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
+    R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
+        f"{fmt_bytes(x.n['required'])}, {fmt_bytes(x.n['available'])} available" if "required" in x.n
+        else "more system memory than is available")),
+    R("host-ram", 4.0, kind("ggml.host"), lambda x: "ggml could not allocate " + (
+        "a context's host memory (ggml_init's malloc returned NULL): system RAM, or on Windows the commit limit (RAM plus "
+        "page file), for what the program reserves for its contexts" if x.ev.get("form") == "context"
+        else f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
+    R("host-ram", 4.0, lambda x: x.kind == "vulkan.alloc" and x.ev.get("form") == "host",
+      "Vulkan refused a host-memory allocation (vkAllocateMemory -1, VK_ERROR_OUT_OF_HOST_MEMORY): system RAM, not the GPU"),
+    # .NET's managed heap could not grow: system RAM (or a 32-bit process's address space)
+    R("host-ram", 1.5, kind("dotnet.oom"),
+      ".NET could not allocate managed memory (System.OutOfMemoryException): system RAM, or a 32-bit process's address space"),
+    R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
+    R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
+    # Ollama puts on the GPU only the layers its estimate says fit and loads the rest into system RAM: a model load that
+    # fails with no GPU allocation failing is that host-side buffer
+    R("host-ram", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "model-load-failed" and "backend buffer" in x.text
+      and not any(k in x.kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer", "cuda.driver")),
+      "Ollama loads what does not fit its GPU estimate into system RAM; the model failed to load with no GPU allocation failing: "
+      "RAM (and swap) is too small for the part of the model kept on the CPU"),
+    R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
+    R("host-ram", 5.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "bfc" and x.ev.get("device_kind") == "cpu",
+      "TensorFlow's host allocator ran out: system RAM (its pinned buffers for transfers, or the CPU's own), not the GPU"),
+    R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor_host",
+      lambda x: f"the stream executor could not page-lock {fmt_bytes(x.req)} of host RAM for transfers (pinned memory): system RAM, "
+                "or the pinned-memory limit (WSL, containers, Jetson), not the GPU"),
+    R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "runtime_host",
+      "cudaMallocHost / cudaHostAlloc failed: they allocate page-locked (pinned) HOST memory for transfers, so system RAM "
+      "(or its pinned-memory limit) ran out, not the GPU; load less data at once, a smaller mini-batch, or more RAM"),
+    R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
+      "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
+    # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers
+    # (PyTorch's allocator would have printed them for VRAM) is most often page-locked RAM; a hint, not a verdict
+    R("host-ram", 1.4, lambda x: bare_driver(x) and x.env["runtime"] == "pytorch",
+      "PyTorch's CUDA check failed with no allocator numbers: the caching allocator reports a VRAM shortage itself, so a CUDA "
+      "call outside it failed, most often pinned (page-locked) host memory (DataLoader pin_memory, non_blocking copies; WSL "
+      "limits it), else the context of a card another program holds"),
+    R("host-ram", 1.4, lambda x: bare_driver(x) and x.comfy,
+      "ComfyUI, a driver-level CUDA out-of-memory and no allocator numbers: ComfyUI pins (page-locks) host RAM for offloaded "
+      "weights, and that RAM running out is reported this way (try --disable-pinned-memory)"),
+    # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
+    R("host-ram", 8.0, kind("os.paging_file"),
+      "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
+    R("host-ram", 6.0, lambda x: x.kind == "xpu.driver" and x.ev.get("host"), "Intel Level Zero could not allocate host (system) memory"),
+    R("host-ram", 8.0, kind("os.enomem"), lambda x: (
+        f"mapping {fmt_bytes(x.n['requested'])} of a checkpoint file into memory failed" if x.n.get("requested") else "the OS refused memory")
+      + " (ENOMEM, Cannot allocate memory): system RAM or the OS's overcommit/mapping limit, not VRAM"),
+    R("host-ram", 8.0, kind("os.system_memory"),
+      "SwarmUI: system memory was {n[ram_used_pct_ratio]}% used just before the backend died: host RAM (and page file) ran out"),
+    R("host-ram", 6.0, lambda x: x.kind == "onnx.alloc" and x.ev.get("device_kind") == "cpu",
+      "ONNX Runtime's CPU execution provider could not allocate {req:b} from its arena: system RAM"),
+    # llama.cpp built with cuBLAS before mid-2023 kept the model's host copy in pinned memory (cudaMallocHost); with no layer
+    # on the GPU the CUDA allocation that failed is page-locked system RAM (WSL caps it: llama.cpp#1594 falls back to pageable)
+    R("host-ram", 3.0, lambda x: x.ev.get("form") == "ggml_old" and x.env["runtime"] == "llama.cpp" and not (x.f["ggml_offloaded"] or (0, 0))[0],
+      "llama.cpp's CUDA check failed before any layer was offloaded to the GPU: pinned (page-locked) host memory for the model, not VRAM"),
+    # amdgpu refused a graphics/Vulkan submission with ENOMEM: its buffers could not be made resident, which fails when GTT
+    # (the system RAM the GPU maps; amdgpu.gttsize, about half of RAM by default) is full: host-visible buffers (offloaded
+    # weights, a UMA APU's whole model), not VRAM, which the kernel would evict to GTT
+    R("host-ram", 4.0, kind("amdgpu.cs_enomem"),
+      "amdgpu could not make this submission's buffers resident (ENOMEM): GTT, the system RAM the GPU maps (about half of "
+      "RAM by default, amdgpu.gttsize), is full of host-visible buffers (offloaded weights, or a unified-memory APU's model); "
+      "offload less to host memory, a smaller model, or raise the GTT limit"),
+    R("host-ram", 8.0, kind("os.oom_killer"),
+      "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
+]
