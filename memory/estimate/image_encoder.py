@@ -11,7 +11,7 @@
   WanImageToVideo concat) are in its file: a file with img_emb is ComfyUI's model_type i2v (formula._with_image_encoder;
   Wan 2.2 I2V A14B has the 36 channels and no img_emb, and loads no image encoder).
 - The VAE encode of the conditioning video (the start image padded to every frame) is a phase of its own
-  (formula.peak_on vae_encode, vae.WAN_ENCODE_*), for any 36-channel layout.
+  (phase_peaks.peak_on vae_encode, vae.WAN_ENCODE_*), for any 36-channel layout.
 
 Not counted: the 257 image tokens the cross-attention also attends to (a context 769 tokens long instead of 512: the
 keys and values are a few MiB)."""

@@ -6,6 +6,7 @@ from . import weights as W
 from .host_ram import (ASSUMED_DYNAMIC, assumed_dynamic_line, dynamic_vram, host_ram, ram_on_dynamic, ram_short,
                        ram_short_by)
 from .host_ram import host_available_ram  # noqa: F401  callers and tests' monkeypatch use verdict.host_available_ram
+from .phase_peaks import peak_on
 from ..units import GiB, MiB, fmt_bytes
 
 MAIN = ("text_encode", "vae_encode", "sample", "vae_decode")  # vae_encode: image-to-video's conditioning video only
@@ -63,7 +64,6 @@ def _card(gb):
 def finish(est: dict, budget) -> dict:
     """Phases, peak, smallest card and verdicts of `est` on `budget` bytes (None: as ComfyUI would run on the
     smallest card that fits). In place; returns est."""
-    from .formula import peak_on
     cpu = on_cpu(est["policy"]) and not budget  # no card: the run is in host RAM (cpu_run); the node's vram_gb on a
     # CPU plans for a card instead (nodes/estimate.live_budget), the CLI refuses --vram with --device cpu
     min_gb = None

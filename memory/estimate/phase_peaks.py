@@ -1,0 +1,80 @@
+"""Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
+phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
+a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
+from . import sample_cache, vae as vae_mod
+from .phases import naive_total
+from .spec import FRAGMENTATION
+from ..errors import UserError
+
+
+def peak_on(est: dict, budget) -> dict:
+    """{phase: bytes} and the VAE figures of this estimate as ComfyUI would run it with `budget` bytes of VRAM
+    (None: the whole batch decoded at once, untiled unless the policy says tiled). retry: {phase: breakdown} of
+    the tiled retry ComfyUI makes when that phase runs out of memory (verdict.as_run decides whether it does);
+    untiled: {phase: bytes} of a phase whose row is the retry already (vae.phase: one sample over the free memory)."""
+    ctx = est["_ctx"]
+    pol, w, fixed_total = ctx["policy"], ctx["w"], sum(est["fixed"].values())
+    keep = ctx["keep"]
+    others = lambda *ex: sum(v for k, v in (("te", w.get("te_stay", w["te"])), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
+                             if k not in ex) if keep else 0
+    breakdown, phases, retry, untiled = {}, {}, {}, {}
+
+    def phase(name, weights, acts, slack=0):
+        margin = int(FRAGMENTATION * acts) + int(slack)
+        breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}
+        phases[name] = int(weights + acts + margin + fixed_total)
+
+    if ctx["has_te"]:
+        phase("text_encode", w["te"] + others("te") + w["under"]["te"], ctx["te_act"] if w["te"] else 0)
+    if ctx["has_dm"]:
+        wd = w["dm"] + w["te_extra"] + others("dm") + w["under"]["dm"]
+        phase("sample", wd, ctx["act"])
+        # the dense mask is held whole beside the n^2 scores: added after naive_total, which keeps only part of act
+        mask = ctx.get("mask", 0)
+        phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math"
+              else naive_total(ctx["act"] - mask, ctx["naive"], ctx.get("arch")) + mask)
+        for k, naive in (("sample", pol.get("attention") == "math"), ("sample_naive_attention", True)):
+            # reserved beyond the margin that the caching allocator keeps through sampling: peak_device only
+            breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(
+                ctx["family"], breakdown[k]["activations"], naive) if sample_cache.applies(pol, ctx) else 0
+    vinfo = None
+    if ctx["has_vae_or_dm"]:
+        wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]
+        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
+        mode = pol["vae_decode"]
+        vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
+                              pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
+                              slicing=bool(pol.get("vae_slicing")),
+                              tile_px=(vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) or (pol.get("tile") or {}).get("tile"))
+                              if pol.get("runner") == "diffusers" else None)
+        if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)
+            vinfo.update(allocator_slack=0, cached_slack=0)
+        phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
+        breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
+        breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
+        phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
+        if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto":  # VAE.decode's tiled retry after an OOM
+            if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
+                per = vinfo["per_sample"]
+                untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
+            elif not vinfo["tiled"]:
+                retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
+        if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
+            phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
+                                                             device=pol.get("device", "cuda")))
+            if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
+                retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
+                    ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
+    if not phases:
+        raise UserError("none of these files is a diffusion model, text encoder or VAE")
+    if "vae_encode" in phases:  # in run order: after the encoders, before sampling
+        order = ("text_encode", "vae_encode")
+        phases = {k: phases[k] for k in sorted(phases, key=lambda k: order.index(k) if k in order else len(order))}
+        breakdown = {k: breakdown[k] for k in phases}
+    return {"phases": phases, "breakdown": breakdown, "vae": vinfo, "retry": retry, "untiled": untiled}
+
+
+def _retry_phase(weights, acts, fixed_total) -> dict:
+    """A phase's breakdown when ComfyUI retries it tiled (as `phase` counts one)."""
+    return {"weights": int(weights), "activations": int(acts), "allocator_margin": int(FRAGMENTATION * acts),
+            "fixed": fixed_total}
