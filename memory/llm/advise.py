@@ -80,7 +80,7 @@ def free_util(free, total):
     """--gpu-memory-utilization that vLLM's start-up check (requested = share x total <= free) passes with room for
     another process to grow: the free share less 0.02, floored to two digits and capped at MAX_UTIL; None when no
     share in (0, 1] is free. The one formula for the OOM-log advice and triage's guide (tests/unit/test_triage_util_advice
-    pins it). kv's plan does not use it: it keeps the share and the CUDA graphs (~0.5 GiB, vllm.CUDA_GRAPHS) within the
+    pins it). kv's plan does not use it: it keeps the share and the CUDA graphs (~0.5 GiB, vllm_overheads.CUDA_GRAPHS) within the
     free memory (vllm.free_cap, card_room), so on a small card the 0.02 here (0.47 GiB of 23.5) may leave the graphs too
     little room and kv with the same --free-gib can refuse this share (review16c R12)."""
     u = round(math.floor((free / total - 0.02) * 100) / 100, 2)

@@ -56,8 +56,9 @@ from .report import format_plan, run_cli  # noqa: F401
 from .runtimes import RUNTIMES  # noqa: F401
 from .runtimes.llamacpp import MARGIN as LLAMACPP_MARGIN, compute_buffer as llamacpp_compute  # noqa: F401
 from .runtimes.ollama import projector  # noqa: F401
-from .runtimes.vllm import (CUDA_GRAPHS as VLLM_CUDA_GRAPHS, DEFAULT_UTIL as VLLM_DEFAULT_UTIL,  # noqa: F401
-                            MAX_UTIL as VLLM_MAX_UTIL, activation as vllm_activation, per_rank as vllm_per_rank)
+from .runtimes.vllm import (DEFAULT_UTIL as VLLM_DEFAULT_UTIL, MAX_UTIL as VLLM_MAX_UTIL,  # noqa: F401
+                            activation as vllm_activation, per_rank as vllm_per_rank)
+from .runtimes.vllm_overheads import CUDA_GRAPHS as VLLM_CUDA_GRAPHS  # noqa: F401
 from .spec import LLMSpec
 from .weights import DENSE_BITS, GGUF_BPW, LINEAR_BITS, split_weights, weights, weights_by_role  # noqa: F401
 from ..errors import UserError

@@ -10,6 +10,7 @@ from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, fit_search as FS, unsloth as UD
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, with_ssm_cache_dtype
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
+from .runtimes import vllm_overheads as VO
 from .spec import FULL, MAMBA, SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags, ssm_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
@@ -322,8 +323,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,
                      how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
-    if runtime == "vllm" and tp > 1 and s.get("nvls") is None and V.nvls_assumed(s.get("gpu_name")):
-        notes.append(f"{fmt_bytes(V.NON_TORCH_NVLS)} a GPU of NCCL's NVLS buffers counted: {s['gpu_name']} taken as an "
+    if runtime == "vllm" and tp > 1 and s.get("nvls") is None and VO.nvls_assumed(s.get("gpu_name")):
+        notes.append(f"{fmt_bytes(VO.NON_TORCH_NVLS)} a GPU of NCCL's NVLS buffers counted: {s['gpu_name']} taken as an "
                      "NVSwitch board's (8-GPU HGX/DGX); --nccl-nvls off for a 4-GPU board without NVSwitch or with "
                      "NCCL_NVLS_ENABLE=0, which frees them")
     if runtime == "vllm" and s["v0_fallback"]:
@@ -441,7 +442,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                          + ("--kv-cache-memory" if s["kv_cache_memory"] else "--gpu-memory-utilization"))
         if ev.get("graph_profile_oom"):
             notes.append(f"vLLM dies measuring its CUDA graphs: it first allocates a minimal KV cache of "
-                         f"{V.graph_profile_blocks(s)} blocks ({fmt_bytes(ev['graph_profile_oom'])}) outside "
+                         f"{VO.graph_profile_blocks(s)} blocks ({fmt_bytes(ev['graph_profile_oom'])}) outside "
                          "--gpu-memory-utilization, more than the weights leave (profile_cudagraph_memory); "
                          "--enforce-eager, or a lower --max-num-seqs")
         if ev["fits"] and ev["concurrency"] < parallel:

@@ -8,7 +8,7 @@ import pytest
 
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm as V, vllm_overheads as VO
 
 GiB, MiB = 1 << 30, 1 << 20
 
@@ -63,7 +63,7 @@ def test_qwen3_4b_on_a_12gb_rtx_2060_starts():
     assert abs(r["kv_capacity_tokens"] / 22304 - 1) < 0.05
     # the default capture list (256 sequences; V1 from 0.10: 512 tokens) keeps the 512 MiB figure
     s = V.settings((0, 11, 0), 24 * GiB, 8192, {})
-    assert V.graph_memory(dict(s, max_seqs=256)) == V.CUDA_GRAPHS == V.graph_memory(dict(s, max_seqs=1024))
+    assert VO.graph_memory(dict(s, max_seqs=256)) == VO.CUDA_GRAPHS == VO.graph_memory(dict(s, max_seqs=1024))
 
 
 def test_sliding_layers_kept_in_full_before_vllm_010():
@@ -212,7 +212,7 @@ def test_vllm_profiles_the_vision_tower_on_one_largest_image():
     fwd = 16384 * (3 * 11008 + 2 * 2048) * 2 * 1.08                                     # the decoder's forward
     a3 = V.activation(s3, 16384, 1, (0, 9, 2), v1=True, sampler="flashinfer")
     assert a3 == V.encoder_peak(s3) > fwd
-    assert abs((a3 + V.NON_TORCH) / GiB / 2.43 - 1) < 0.10
+    assert abs((a3 + VO.NON_TORCH) / GiB / 2.43 - 1) < 0.10
     # SigLIP's fixed 896 px images (Gemma 3: 4096 patches) add little
     assert V.encoder_peak(spec("google/gemma-3-27b-it")) == 4096 * 1152 * 32
 

@@ -4,7 +4,7 @@ Expected values are figures the runs printed (benchmarks/data/llm_measured.json,
 capture list read from vLLM's source; tolerances are the printed rounding plus a few hundredths of a GiB, far
 below the 2x a wrong capture list gives."""
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm as V, vllm_overheads as VO
 
 GiB, MiB = 1 << 30, 1 << 20
 
@@ -15,22 +15,22 @@ def spec(name):
 
 def graphs(version, seqs, engine=None, batched=None, **extra):
     knobs = {"max_num_seqs": seqs, "vllm_engine": engine, "max_num_batched_tokens": batched, **extra}
-    return V.graph_memory(V.settings(version, 24 * GiB, 8192, {k: v for k, v in knobs.items() if v is not None}))
+    return VO.graph_memory(V.settings(version, 24 * GiB, 8192, {k: v for k, v in knobs.items() if v is not None}))
 
 
 def test_capture_list_by_engine_and_version():
     # V1 0.8-0.9 captures [1, 2, 4, 8 ... 512] whatever max_num_seqs (0.9.2 cuda_graph_sizes default [512]);
     # from 0.10 up to min(2 x max_num_seqs, 512); V0 up to the first of [1, 2, 4, 8k] >= max_num_seqs
     one = {"max_seqs": 1, "max_batched": 8192, "enforce_eager": False}
-    assert V.capture_size(dict(one, v1=True, version=(0, 9, 2))) == 512
-    assert V.capture_size(dict(one, v1=True, version=(0, 10, 0))) == 2
-    assert V.capture_size(dict(one, v1=True, version=(0, 17, 1), max_seqs=3)) == 6
-    assert V.capture_size(dict(one, v1=True, version=(0, 17, 1), max_seqs=3, spec_tokens=2)) == 18
-    assert V.capture_size(dict(one, v1=True, version=(0, 11), max_seqs=256, max_batched=256)) == 256  # cut at batched
-    assert V.capture_size(dict(one, v1=False, version=(0, 8, 5), max_seqs=3)) == 4
-    assert V.capture_size(dict(one, v1=False, version=(0, 8, 5), max_seqs=290)) == 296
+    assert VO.capture_size(dict(one, v1=True, version=(0, 9, 2))) == 512
+    assert VO.capture_size(dict(one, v1=True, version=(0, 10, 0))) == 2
+    assert VO.capture_size(dict(one, v1=True, version=(0, 17, 1), max_seqs=3)) == 6
+    assert VO.capture_size(dict(one, v1=True, version=(0, 17, 1), max_seqs=3, spec_tokens=2)) == 18
+    assert VO.capture_size(dict(one, v1=True, version=(0, 11), max_seqs=256, max_batched=256)) == 256  # cut at batched
+    assert VO.capture_size(dict(one, v1=False, version=(0, 8, 5), max_seqs=3)) == 4
+    assert VO.capture_size(dict(one, v1=False, version=(0, 8, 5), max_seqs=290)) == 296
     # so one sequence on 0.9.2's V1 still holds the whole default list's graphs, on 0.11 only the first capture's
-    assert graphs((0, 9, 2), 1, engine="v1") == V.CUDA_GRAPHS
+    assert graphs((0, 9, 2), 1, engine="v1") == VO.CUDA_GRAPHS
     assert graphs((0, 11, 0), 1) < 0.1 * GiB
 
 
@@ -73,4 +73,4 @@ def test_graph_estimate_subtracted_on_cuda_only():
     # but 0.17.1 does with torch >= 2.11
     xpu = llm.plan(s, "vllm", gpu_name="Intel Arc Pro B70", **kw)
     assert xpu["overhead"]["cuda_graphs"] == 0
-    assert graphs((0, 17, 1), 256, gpu_name="Intel Arc Pro B70") == V.CUDA_GRAPHS
+    assert graphs((0, 17, 1), 256, gpu_name="Intel Arc Pro B70") == VO.CUDA_GRAPHS

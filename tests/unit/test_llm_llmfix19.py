@@ -109,7 +109,7 @@ def test_quantized_draft_cache_turns_flash_attention_on(draft, flash):
 def test_graph_profile_seqs_by_hand(version, spec_tokens, fit, seqs):
     # vLLM's _init_minimal_kv_cache_for_profiling: min(2 x seqs x (1 + spec), 512) blocks before 0.26, then
     # min(seqs, that): 493 blocks hold 246 sequences (492), not 247 (494); one block holds no sequence before 0.26
-    from gpu_garden.memory.llm.runtimes.vllm import graph_profile_seqs
+    from gpu_garden.memory.llm.runtimes.vllm_overheads import graph_profile_seqs
     s = {"enforce_eager": False, "v1": True, "version": version, "max_seqs": 256, "spec_tokens": spec_tokens}
     assert graph_profile_seqs(s, fit) == seqs
 

@@ -12,7 +12,7 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   rows (both engines run them one after the other: the forward's intermediates are freed before the sampler)
   non-torch memory: 0.35 GiB in 0.6.x logs (vllm-project/vllm#10517), 0.03-0.07 GiB from 0.7 on; about 0.25 GiB
   a worker with tensor parallelism (its NCCL buffers); more on Hopper, and about 2.1 GiB with tensor parallelism
-  on an NVSwitch Hopper/Blackwell system (NCCL's NVLS buffers): non_torch()
+  on an NVSwitch Hopper/Blackwell system (NCCL's NVLS buffers): vllm_overheads.py non_torch(), with the CUDA graphs
   V1 before 0.9.1 counts the CUDA context (and other processes' memory) as non-torch memory inside the share; V1
   before 0.8 profiles the logits, not the sampler (V1_CONTEXT_OUTSIDE, V1_SAMPLER_PROFILED)
   pipeline parallelism (vllm_pipeline.py): each stage holds its layers (get_pp_indices), the first the embedding,
@@ -34,39 +34,12 @@ from ..cache import (BLOCK, XPU_GDN_BLOCK, kv_cache, vllm_hybrid_request_bytes, 
                      with_draft_layers)
 from ..weights import skip_matcher
 from . import at_least
-from .vllm_loader import HOPPER
+from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
+                             non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, encoder_peak,  # noqa: F401
                               qwen_vl_video_grid_t)
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
-NON_TORCH_V06 = int(0.35 * GiB)
-NON_TORCH = int(0.06 * GiB)
-# with tensor parallelism each worker also holds its NCCL communicator's buffers (allocated outside PyTorch, so
-# profiled as non-torch memory): a V0 worker of vllm#13061 (TP 2 on two 4090s, 0.7.2) prints
-# "non_torch_memory takes 0.25GiB", vllm#14447's TP 16 workers on 3090s (0.8.3) 0.20GiB; dennislee22's TP 2 / TP 4
-# A100 runs (0.10.1) leave 0.21 / 0.32 GiB less KV memory than 0.06 would
-NON_TORCH_TP = int(0.25 * GiB)
-# Hopper cards leave more: a single-GPU H100 profile prints 0.13-0.14 GiB of non-torch memory in 0.11 (llm-d's H100
-# rows) and 0.16 in a 0.7.2 V0 log (vllm#13109); in 0.19.0 every single-GPU H100 run of llm-d-planner's sweep prints
-# "non-torch forward increase memory" 0.24-0.27 GiB (25 runs; its pipeline stage 0, without the head and the
-# sampler, 0.07: the increase belongs to the last stage)
-NON_TORCH_HOPPER = int(0.14 * GiB)
-NON_TORCH_HOPPER_019 = int(0.25 * GiB)
-NON_TORCH_HOPPER_FROM = (0, 19)  # first seen in 0.19: no log read from 0.12-0.18 shows it (a gate by observation)
-# Tensor parallelism on an NVSwitch system of Hopper or Blackwell GPUs (H100/H200/H800/H20 SXM, B200): NCCL sets up
-# NVLink SHARP (NVLS) multicast buffers on every GPU ("NCCL INFO NVLS comm ... nvlsTotalSize 2415919104",
-# vllm-project/vllm#9699 on H200s; NVIDIA's own launchers set NCCL_NVLS_ENABLE=0 "for memory saving"). vLLM 0.19.0
-# on H100 80GB HBM3 prints 2.06-2.11 GiB of non-torch forward memory at TP 2 and 2.13-2.21 at TP 4 (llm-d-planner,
-# 10 runs, 7B to 72B: it does not grow with the model); vllm#21348 (0.9.2, TP 4 on H100s) left 2.2 GiB less KV
-# memory than the 0.25 above gives. A100s (no NVLS) and PCIe / NVL cards (no NVSwitch) keep NON_TORCH_TP.
-NON_TORCH_NVLS = int(2.1 * GiB)
-NVLS_GPU = re.compile(r"\b(h100|h200|h800|h20|gh200|b100|b200|gb200|b300|gb300)\b", re.I)
-NO_NVSWITCH = re.compile(r"pcie|\bnvl\b", re.I)
-# The card's name cannot tell the board: an H100/H200 SXM sits on an NVSwitch board in 8-GPU HGX/DGX systems (the
-# name-based default), but a 4-GPU HGX board links its GPUs directly (no NVSwitch, no NVLS), and NCCL_NVLS_ENABLE=0
-# turns the buffers off. The `nccl_nvls` knob ("on" / "off") says which; None keeps the name-based default.
-NVLS_SETTINGS = {"on": True, "off": False, "auto": None}
-CUDA_GRAPHS = 512 * MiB       # at the default capture list; "Graph capturing finished ... took 0.3-1 GiB"; 0 eager
 DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
 V1 = (0, 8)
@@ -120,48 +93,12 @@ TOKENS_FROM_CONCURRENCY = (0, 22)
 # (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
 # then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
 CHUNKED_HYBRID_OFF = ((0, 10, 1), (0, 13))
-# CUDA graph memory by the largest batch captured (graph_memory). What the capture holds is not derived from the
-# model: the figures the rows print spread 0.04-2.24 GiB with no relation to the layers or the width that holds
-# across them (Qwen3-8B: 2.24 GiB in 0.9.2, 0.84 in an October 2025 V1, vLLM 0.21's own estimate 0.52; Qwen2.5-7B
-# at TP 2 on 0.10.1.1: 0.65 on A100 80GB, 1.00 on A100 40GB; Qwen3-0.6B 0.10), while vLLM's estimate at the default
-# capture list stays at 0.48-0.52 GiB for 3.8B to 8B models (the figure that enters the pool from 0.21). Only the
-# capture list is taken from the source, by engine and version:
-#   V0 (worker/model_runner via VllmConfig): [1, 2, 4, 8, 16, ...] up to the first size >= max_num_seqs (up to 8192);
-#      graphs grow with it past 256: Unsloth's V0 runs of one model print 0.35 / 0.40 / 0.55 / 0.60 GiB at 160 /
-#      192 / 288 / 320 sequences
-#   V1 0.8-0.9: [1, 2, 4] + multiples of 8 up to 512 whatever max_num_seqs (0.9.2 cuda_graph_sizes default [512])
-#   V1 from 0.10: up to min(2 x max_num_seqs x (1 + speculative tokens), 512) (scheduler cuda_graph_sizes default,
-#      then compilation max_cudagraph_capture_size); both V1 lists cut at max_num_batched_tokens
-# V1's first capture holds memory whatever the batch (0.21's profile_cudagraph_memory: the first capture of each mode
-# in full, then one per-graph figure for the rest): vLLM's estimate prints 0.13 / 0.14 GiB at 32 sequences
-# (Gemma-4-26B-A4B, 0.25.1), 0.08 and 0.39 GiB for Qwen3.6-27B at few sequences; GRAPH_BASE is the low end
-CAPTURE_MAX = 256             # V0: the default 256 sequences give CUDA_GRAPHS
-CAPTURE_BY_SEQS = (0, 10)
-GRAPH_BASE = 80 * MiB
-# Intel XPU captures no graphs by default: platforms/xpu.py asserts cudagraph_mode NONE in 0.10.1 and 0.11.0; 0.17.1
-# captures them when torch >= 2.11 (supports_xpu_graph); 0.19.1 and 0.21.0 only with VLLM_XPU_ENABLE_XPU_GRAPH=1
-# (off by default). 0.12-0.16 and 0.18 not read: taken as their neighbours
-XPU_GRAPHS = ((0, 17), (0, 19))
 # A model with Mamba-like state layers (gated DeltaNet: MambaSpec groups) and full decode CUDA graphs refuses to start
 # when max_num_seqs exceeds the pool's blocks (gpu_model_runner _check_and_update_cudagraph_mode: "max_num_seqs (N)
 # exceeds available Mamba cache blocks (M)", kv_cache_config.num_blocks; vllm-project/vllm#34094; before it the
 # capture sizes were capped silently). A gate by observation: 0.17.1 starts, 0.20.0 refuses (NeMo-RL's A/B of the
 # bump); 0.18-0.19 unseen
 MAMBA_SEQS_CHECKED = (0, 20)
-# Before it sizes the pool, V1 measures its CUDA graphs (gpu_worker determine_available_memory ->
-# gpu_model_runner.profile_cudagraph_memory, whenever graphs are on; VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS only
-# decides whether the estimate is subtracted). To capture them it first allocates a minimal KV cache
-# (_init_minimal_kv_cache_for_profiling: num_gpu_blocks_override = min_blocks, every tensor of the real layout) in
-# whatever memory the weights left, outside --gpu-memory-utilization. min_blocks was the largest capture size
-# (max_cudagraph_capture_size = min(max_num_seqs x (1 + speculative tokens) x 2, 512)); later
-# min(max_num_reqs, that) ("at least one block per sequence is required to capture the graphs"). A hybrid model's
-# block is a whole state page (Qwen3.8-27B: 3 MiB x 16 tensors), so 256 blocks take 12 GiB: the recipes' 1x5090
-# NVFP4 run dies allocating 784 MiB (256 x 3.0625 MiB, one tensor) at 0.80 and 0.93 alike; Qwen3.5-9B on an L4
-# (0.18.0) "Overriding num_gpu_blocks=0 with num_gpu_blocks_override=512", then 1.03 GiB (512 x 2.06 MiB) asked.
-# Gates by observation: 0.18.0 prints the first form, 0.26.1rc1 the second; earlier and in between not read.
-GRAPH_PROFILE_CACHE = (0, 18)
-GRAPH_PROFILE_PER_SEQ = (0, 26)
-CAPTURE_SIZE_MAX = 512
 
 
 # cards below compute capability 8.0 (Turing, Volta, Pascal)
@@ -327,25 +264,6 @@ def on_rocm(knobs) -> bool:
                 or "rocm" in str(knobs.get("runtime_version") or "").lower().partition("+")[2])
 
 
-def nvls_assumed(gpu_name) -> bool:
-    """True when the card's name is one NCCL's NVLS buffers are assumed for (an NVSwitch-class SXM card)."""
-    name = str(gpu_name or "")
-    return bool(NVLS_GPU.search(name) and not NO_NVSWITCH.search(name))
-
-
-def non_torch(version, tp: int, gpu_name=None, last_stage: bool = True, nvls=None) -> int:
-    """Memory outside PyTorch the profile run leaves (cuBLAS/NCCL workspaces), by version, card and parallelism;
-    `nvls` True/False says whether NCCL sets up its NVLS buffers (None: from the card's name)."""
-    if not at_least(version, 0, 7):
-        return NON_TORCH_V06
-    name = str(gpu_name or "")
-    if tp > 1:
-        return NON_TORCH_NVLS if (nvls_assumed(name) if nvls is None else nvls) else NON_TORCH_TP
-    if HOPPER.search(name) and last_stage:
-        return NON_TORCH_HOPPER_019 if at_least(version, *NON_TORCH_HOPPER_FROM) else NON_TORCH_HOPPER
-    return NON_TORCH
-
-
 def mla_layout(spec, s) -> str:
     """The MLA cache layout of this vLLM version and engine (cache.py: latent, latent-256b, heads)."""
     if not spec.mla:
@@ -390,53 +308,6 @@ def mla_dequant_bytes(spec, s, fmt: str, quant_skip=()) -> int:
 def context_in_share(version, v1: bool) -> bool:
     """True where the profile counts the CUDA context inside the share (V1 before V1_CONTEXT_OUTSIDE)."""
     return bool(v1 and version is not None and not at_least(version, *V1_CONTEXT_OUTSIDE))
-
-
-def capture_size(s) -> int:
-    """The largest batch (tokens) this engine and version capture a CUDA graph for (see CAPTURE_BY_SEQS)."""
-    seqs = max(int(s["max_seqs"]), 1)
-    if not s["v1"]:
-        return next(x for x in (1, 2, 4) if x >= seqs) if seqs <= 4 else min(-(-seqs // 8) * 8, 8192)
-    top = CAPTURE_SIZE_MAX
-    if at_least(s["version"], *CAPTURE_BY_SEQS):
-        top = min(2 * seqs * (1 + s.get("spec_tokens", 0)), CAPTURE_SIZE_MAX)
-    return max(min(top, s.get("max_batched") or top), 1)
-
-
-def graph_memory(s) -> int:
-    """CUDA graph memory: 512 MiB at vLLM's default capture list (the 0.3-1 GiB logs print), scaled by the largest
-    captured batch; V1 keeps GRAPH_BASE at any batch, V0 falls to a floor of 32 MiB for one sequence."""
-    v = s["version"]
-    if s["enforce_eager"] or (s.get("xpu") and not (at_least(v, *XPU_GRAPHS[0]) and not at_least(v, *XPU_GRAPHS[1]))):
-        return 0
-    size = capture_size(s)
-    if not s["v1"]:
-        return int(max(32 * MiB, CUDA_GRAPHS * size / CAPTURE_MAX))
-    return int(GRAPH_BASE + (CUDA_GRAPHS - GRAPH_BASE) * size / CAPTURE_SIZE_MAX)
-
-
-def graph_profile_blocks(s) -> int:
-    """Blocks of the minimal KV cache V1 allocates to measure its CUDA graphs (0: no graphs, or a version before)."""
-    if s["enforce_eager"] or not s["v1"] or not at_least(s["version"], *GRAPH_PROFILE_CACHE):
-        return 0
-    capture = min(s["max_seqs"] * (1 + s.get("spec_tokens", 0)) * 2, CAPTURE_SIZE_MAX)
-    return min(s["max_seqs"], capture) if at_least(s["version"], *GRAPH_PROFILE_PER_SEQ) else capture
-
-
-def graph_profile_seqs(s, fit: int) -> int:
-    """The most sequences (up to s["max_seqs"]) whose profiling cache takes at most `fit` blocks; 0: not one."""
-    lo, hi = 0, s["max_seqs"]
-    while lo < hi:  # graph_profile_blocks grows with max_seqs
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if graph_profile_blocks(dict(s, max_seqs=mid)) <= fit else (lo, mid - 1)
-    return lo
-
-
-def graph_profile_bytes(kv_spec, kv, layout, s, per_token: int) -> int:
-    """Bytes of that cache: the blocks x every tensor's page (a hybrid layout), else blocks x 16 tokens."""
-    blocks = graph_profile_blocks(s)
-    lay = vllm_layout(kv_spec, kv, layout, XPU_GDN_BLOCK if s.get("xpu") else BLOCK) if blocks else None
-    return blocks * (lay["size"] * lay["page"] if lay else BLOCK * per_token)
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
