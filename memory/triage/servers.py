@@ -59,8 +59,14 @@ def _ggml_buffer(line):
     dk = ggml_buf_kind(name)
     if not name and "ggml_backend_cpu_buffer_type" in line:
         dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
-    return {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
-            "complete": True}
+    ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
+          "complete": True}
+    if "_Host" in name:
+        # a backend's pinned host buffer (SYCL_Host, CUDA_Host, ...): system RAM, which that backend's driver page-locks;
+        # the device in question is that backend's
+        ev["host"] = True
+        ev["device_kind"] = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
+    return ev
 
 
 def _ggml_load(line):
