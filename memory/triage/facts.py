@@ -28,7 +28,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
-            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None,
+            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1,
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "vk_pinned_device": False,
@@ -323,6 +323,8 @@ HANDLERS = {
     "vllm_kv_mem_v0": _gib("vllm_kv_mem"),
     "vllm_util": _vllm_util,
     "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2))),
+    # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
+    "vllm_tp": lambda s, f, m, *_: f.__setitem__("vllm_tp", max(f["vllm_tp"], int(m.group(1) or m.group(2)))),
     "vllm_kv_dtype": lambda s, f, m, *_: f.__setitem__("vllm_kv_dtype", (m.group(1) or m.group(2)).lower()),
     "vllm_dtype": lambda s, f, m, *_: f.__setitem__("vllm_dtype", (m.group(1) or m.group(2)).lower()),
     "vllm_marker": _set("vllm", True),

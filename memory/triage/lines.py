@@ -183,7 +183,12 @@ FACTS = [
                                    r"\bbuild(?:: | = )(\d{1,6}) \(|ComfyUI [Vv]ersion:\**\s*v?(\d[\w.+-]{0,40})")),
     ("llm_model", re.compile(r"\bmodel='([^'\s]{1,200})'|Starting to load model (\S{1,200}?)\.\.\.|\bLLM\(model=[\"']([^\"'\s]{1,200})[\"']|"
                              r"\bvllm serve ([^\s-]\S{0,199})|\bollama (?:run|pull) ([^\s-]\S{0,199})|"
-                             r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119})")),
+                             r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119})|"
+                             # vLLM's --model flag naming a Hugging Face repo id, owner/name (the OpenAI server image's command
+                             # line; should_fit reads it for vLLM only): not a path (a runner's --model /path/blob)
+                             r"--model[= ](\w[\w.-]{0,99}/[\w.-]{1,100})(?![\w./-])")),
+    # vLLM's tensor (or pipeline) parallelism: the weights split over that many cards
+    ("vllm_tp", re.compile(r"(?:tensor|pipeline)[-_]parallel[-_]size[=:]?\s{0,4}(\d{1,4})|\s-[tp]p[ =](\d{1,4})")),
     ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+(\d{1,12}(?:\.\d{1,12})?) ([KMBT])\b|"
                              r"\bmodel size\s+=\s+(\d{1,12}(?:\.\d{1,12})? [KMGT]i?B)")),
     # vLLM running a model through the Transformers backend: not vLLM's own implementation, which the calculator describes
@@ -243,7 +248,8 @@ FACT_KEYS = {
     # hide that one from its line, so these keys start after such words)
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",
                         "ComfyUI Version", "ComfyUI version"),
-    "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name"),
+    "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name", "-model"),
+    "vllm_tp": ("parallel_size", "parallel-size", "-tp ", "-pp ", "-tp=", "-pp="),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
@@ -342,7 +348,7 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Found device", b"Error
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
 # sake) is anchored as the command writes it
-_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa")
+_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa", "vllm_tp")
 _COMMAND = {" serve ": "vllm serve", " run ": "ollama run", " pull ": "ollama pull"}
 LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in FACT_KEYS[name])
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS

@@ -35,6 +35,7 @@ from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TR
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
 from .rules_other import OTHER
+from .should_fit import over_card
 
 R = Rule
 RULES = [
@@ -77,6 +78,11 @@ RULES = [
     R("weights-exceed-vram", 1.6, vllm_loading_cut,
       "vLLM: the card is full ({free:b} free of {total:b}) and a {req:b} (per-tensor sized) request fails before any line shows "
       "the weights loaded or the KV cache sized: the weights do not fit"),
+    # the model its command names is, by the LLM calculator (`gpu-garden kv`), bigger than the card by its weights alone
+    R("weights-exceed-vram", 4.0, lambda x: over_card(x) is not None,
+      lambda x: f"{over_card(x)['model']}'s weights alone are {fmt_bytes(over_card(x)['weights'])} in half precision (by "
+                f"`gpu-garden kv`), more than the {fmt_bytes(over_card(x)['card'])} card: a quantized checkpoint, a smaller "
+                "model, or --tensor-parallel-size over more GPUs"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
     R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap
       and "requested" in x.n and x.req <= 0.1 * x.cap

@@ -91,7 +91,7 @@ _FAILED_SIZE = re.compile(r"allocating (\d+\.\d+) MiB on device|buffer of size (
 def _model(f, rt):
     """The name to describe, or None: the log's model line for this runtime."""
     which, name = f["llm_model"] or (None, None)
-    if rt == "vllm" and which in (1, 2, 3, 4):
+    if rt == "vllm" and which in (1, 2, 3, 4, 7):
         return name
     if rt == "ollama" and which == 5:
         return name
@@ -212,3 +212,33 @@ def sentence(v) -> str:
     return (f"should fit: {v['weights'] / GiB:.1f} GiB of weights (+ {v['kv'] / GiB:.1f} GiB KV at the log's context, "
             f"{v['ctx']} tokens) on {v['card'] / GiB:.1f} GiB ({v['model']}, by `gpu-garden kv`: {v['need'] / GiB:.1f} GiB "
             f"in all, under {FIT_SHARE:.0%} of the {v['budget'] / GiB:.1f} GiB it may use); a regression of {who} is likely")
+
+
+def over_card(x):
+    """The weights alone, by the calculator, outgrow the card: vLLM loading a model its command or config names, in
+    half precision (the dtype the plan sizes), on one card (no tensor or pipeline parallelism in the log), failing
+    before any line shows the load done. {"model", "weights", "card"} or None; computed once per failure."""
+    ev = x.ev
+    if "_over_card" not in ev:
+        try:
+            ev["_over_card"] = _over_card(x)
+        except Exception:        # an optional helper: triage answers without it
+            ev["_over_card"] = None
+    return ev["_over_card"]
+
+
+def _over_card(x):
+    if x.env["runtime"] != "vllm" or not _at_load(x) or not x.total or x.impossible:
+        return None
+    f = _facts(x)
+    name = _model(f, "vllm")
+    if not name or f["vllm_dtype"] not in HALF or x.f["vllm_tp"] > 1:
+        return None
+    from ..llm import kv as llm            # lazy: triage loads no LLM code at import
+    spec = _once(x.f, ("describe", name), lambda: llm.describe(model=name))
+    if spec is None or 2 * spec.params < 0.9 * x.total:
+        return None                           # (2 bytes a parameter: far under the card, no plan asked)
+    r = _once(x.f, ("weights", name), lambda: llm.plan(spec, runtime="vllm", ctx=256, vram=x.total))
+    if r is None or r["weights"] <= x.total:
+        return None
+    return {"model": spec.name, "weights": r["weights"], "card": x.total}

@@ -14,3 +14,31 @@ def test_a_backends_pinned_host_buffer_refused_is_system_ram_on_that_backend():
         assert ev["device_kind"] == dk, (name, ev["device_kind"])
     cause, _, ev = top("alloc_tensor_range: failed to allocate SYCL0 buffer of size 96636764160\n")
     assert cause != "host-ram" and ev["device_kind"] == "xpu", ev["causes"]      # the card's own buffer is not host RAM
+
+
+def _vllm_cmd(model, extra=""):
+    # the vllm-openai image's command line, then PyTorch's message cut after the free figure (the shape of the Mixtral
+    # walkthrough in redhat-na-ssa/whitepaper-stt-evaluation-on-kubernetes, crawl/vllm README)
+    return (f"$ docker run --gpus all -p 8000:8000 vllm/vllm-openai --model {model} --dtype=half "
+            f"--gpu-memory-utilization 0.7{extra}\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.75 GiB. GPU 0 has a total capacity of 14.56 GiB "
+            "of which 602.81 MiB is free.\n")
+
+
+def _over_card_evidence(ev):
+    return [e for c in ev["causes"] for e in c["evidence"] if "weights alone" in e]
+
+
+def test_vllm_model_named_on_the_command_line_whose_weights_outgrow_the_card():
+    """Mixtral-8x7B in fp16 is 87 GiB of weights (46.7 B parameters x 2 bytes): on a 14.56 GiB card the weights cannot fit,
+    whatever the failing request's size."""
+    cause, _, ev = top(_vllm_cmd("mistralai/Mixtral-8x7B-Instruct-v0.1"))
+    assert cause == "weights-exceed-vram", ev["causes"]
+    assert any("87.00 GiB" in e and "14.56 GiB" in e for e in _over_card_evidence(ev)), ev["causes"]
+
+
+def test_a_small_model_or_weights_split_over_cards_gives_no_over_card_reading():
+    """Qwen2.5-1.5B (about 3 GiB in fp16) fits the card; Mixtral over 8 cards (tensor parallel) is 11 GiB a card."""
+    assert not _over_card_evidence(top(_vllm_cmd("Qwen/Qwen2.5-1.5B-Instruct"))[2])
+    assert not _over_card_evidence(top(_vllm_cmd("mistralai/Mixtral-8x7B-Instruct-v0.1", " --tensor-parallel-size 8"))[2])
+    assert not _over_card_evidence(top(_vllm_cmd("mistralai/Mixtral-8x7B-Instruct-v0.1", " -tp 8"))[2])
