@@ -38,6 +38,7 @@ from .rules_other import OTHER
 from .should_fit import over_card
 
 R = Rule
+OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
@@ -351,6 +352,11 @@ RULES = [
       "text encoder still in VRAM during the failure: {te_names} ({te_resident:b})", hint=True),
 
     # --- other-process: memory held outside this process -----------------------------------------------
+    # Ollama's scheduler, right after the runner's allocation failed, says the model needs more GPU memory than is available
+    # and evicts another loaded model to make space: that resident model (another runner) held the memory
+    R("other-process", 5.0, lambda x: x.branch == "ggml" and any(0 < n - (x.line or 0) <= OLLAMA_EVICT_WITHIN for n in x.f["ollama_evict"]),
+      "Ollama's scheduler, after this load failed, evicts another loaded model to make space: a model already resident (another "
+      "runner) holds the memory; unload it (ollama stop, keep_alive) or lower OLLAMA_MAX_LOADED_MODELS"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

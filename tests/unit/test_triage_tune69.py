@@ -42,3 +42,21 @@ def test_a_small_model_or_weights_split_over_cards_gives_no_over_card_reading():
     assert not _over_card_evidence(top(_vllm_cmd("Qwen/Qwen2.5-1.5B-Instruct"))[2])
     assert not _over_card_evidence(top(_vllm_cmd("mistralai/Mixtral-8x7B-Instruct-v0.1", " --tensor-parallel-size 8"))[2])
     assert not _over_card_evidence(top(_vllm_cmd("mistralai/Mixtral-8x7B-Instruct-v0.1", " -tp 8"))[2])
+
+
+# Ollama's runner refusing a weight buffer, then its scheduler's answer (server.go, sched.go), as in the Strix Halo
+# write-up of MaxusAI/ryzen-ai-max-rocm-ollama-testbench docs/break-modes.md (mode 2); sizes made up
+_OLLAMA_FAIL = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+                "alloc_tensor_range: failed to allocate ROCm0 buffer of size 9663676416\n")
+_OLLAMA_EVICT = ('time=2026-05-01T10:00:02.000Z level=INFO source=server.go:1043 msg="model requires more gpu memory than is '
+                 'currently available, evicting a model to make space" "loaded layers"=20\n'
+                 'time=2026-05-01T10:00:02.001Z level=INFO source=sched.go:892 msg="no idle runners, picking the shortest '
+                 'duration" runner_count=1 runner.size="40.0 GiB"\n')
+
+
+def test_ollama_evicting_a_loaded_model_after_a_failed_load_names_the_resident_model():
+    cause, _, ev = top(_OLLAMA_FAIL + _OLLAMA_EVICT)
+    assert cause == "other-process" and ev["runtime"] == "ollama", (ev["runtime"], ev["causes"])
+    # the scheduler's eviction before the load (room already made): no reading of this failure
+    cause, conf, ev = top(_OLLAMA_EVICT + _OLLAMA_FAIL)
+    assert "other-process" not in conf, ev["causes"]
