@@ -21,10 +21,12 @@ TORCH_NEW = re.compile(
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
 SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
 ALLOWED = re.compile(SZ + r" allowed;")
-# (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole)
-OF_ALLOC = re.compile(r"Of the allocated memory " + SZ + r" is allocated by PyTorch(?:, with " + SZ
+# (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole; it may elide
+# "Of the allocated memory" with an ellipsis ("is free... 24.38 GiB is allocated by PyTorch") and stop after "and N is
+# reserved": the message's only "is reserved" is "is reserved by PyTorch but unallocated", so N is that figure)
+OF_ALLOC = re.compile(r"(?:Of the allocated memory |(?:\.{2,3}|…) ?)" + SZ + r" is allocated by PyTorch(?:, with " + SZ
                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\))?(?:, and " + SZ
-                      + r" is reserved by PyTorch but unallocated)?")
+                      + r" is reserved(?: by PyTorch but unallocated)?)?")
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
     r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX

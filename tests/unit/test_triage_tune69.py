@@ -60,3 +60,15 @@ def test_ollama_evicting_a_loaded_model_after_a_failed_load_names_the_resident_m
     # the scheduler's eviction before the load (room already made): no reading of this failure
     cause, conf, ev = top(_OLLAMA_EVICT + _OLLAMA_FAIL)
     assert "other-process" not in conf, ev["causes"]
+
+
+def test_pytorchs_message_quoted_with_an_ellipsis_keeps_what_pytorch_holds():
+    """A digest quoting PyTorch's message with "Of the allocated memory" elided and the last figure cut after "is reserved"
+    (misaya-yang/hybrid-rope analysis/kkt_20260910/mine/T6_tools_a.md): the two figures are still PyTorch's allocated and
+    reserved-but-unallocated memory; 5.50 GiB unallocated is over 3x the 1.50 GiB request: fragmentation."""
+    log = ("torch.OutOfMemoryError\n"
+           "Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 31.47 GiB of which 512.00 MiB is free... "
+           "25.00 GiB is allocated by PyTorch, and 5.50 GiB is reserved\n")
+    cause, _, ev = top(log)
+    assert ev["numbers"]["allocated"] == 25 * 2**30 and ev["numbers"]["reserved_unallocated"] == int(5.5 * 2**30), ev["numbers"]
+    assert cause == "fragmentation", ev["causes"]
