@@ -222,14 +222,19 @@ def _ggml(x, scan, inc, n):
     # a Vulkan queue submission refused for memory is not an allocation: the buffers it uses exist, the driver could not make
     # them resident (vkQueueSubmit's VK_ERROR_OUT_OF_DEVICE_MEMORY). Read before the load phase (a log that printed its
     # buffers still failed no allocation), and only where no device allocation failed in the same incident
-    submit = ("Queue::submit" in texts or "vkQueueSubmit" in texts) and not x.req \
-        and not any(w in texts for w in ("allocation of size", "allocateMemory", "failed to allocate", "unable to allocate"))
+    no_alloc = not x.req and not any(w in texts for w in ("allocation of size", "allocateMemory", "failed to allocate", "unable to allocate"))
+    submit = ("Queue::submit" in texts or "vkQueueSubmit" in texts) and no_alloc
+    # a Vulkan pipeline the driver could not create (vk::Device::createComputePipeline, vkCreateComputePipelines): it compiles
+    # a shader, no buffer of the program's; same condition
+    pipeline = any(w in texts for w in ("createComputePipeline", "CreateComputePipelines")) and no_alloc
     if "ggml.kv_cache" in kinds or "kv cache" in texts.lower():
         x.ggml_stage = "kv-cache-failed"
     elif "ggml.model_load" in kinds or "error loading model" in texts:
         x.ggml_stage = "model-load-failed"
     elif "ggml.compute" in kinds or "gallocr_reserve" in texts:
         x.ggml_stage = "compute-failed"
+    elif pipeline and "ggml.vulkan" in kinds:
+        x.ggml_stage = "pipeline"
     elif submit and any(k in kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer")):
         x.ggml_stage = "submit"
         x.submit_phase = inc.ggml_phase        # None (no buffer line read), "model" (uploading weights), "kv"/"compute"

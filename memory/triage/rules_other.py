@@ -142,6 +142,13 @@ OTHER = [
             "while a graph ran: every buffer had been allocated, so the driver could not make what the commands use resident "
             "at once") + "; a fault of the driver or of this build's placement (a regression if an earlier build ran the same "
         "command), not one allocation")),
+    # vkCreateComputePipelines returning VK_ERROR_OUT_OF_DEVICE_MEMORY: creating a pipeline compiles a shader and allocates
+    # none of the program's buffers (weights, cache, compute), so no size of the model's failed: the driver's own memory
+    R("other", 2.0, lambda x: x.branch == "ggml" and x.ggml_stage == "pipeline",
+      "the Vulkan driver could not create a compute pipeline (createComputePipeline: ErrorOutOfDeviceMemory): creating a "
+      "pipeline compiles a shader and allocates none of the program's buffers, so no allocation of the model failed; a fault "
+      "of the driver or of this build (a regression if an earlier build ran the same command), or a card left with no room "
+      "at all"),
     # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
     R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
       lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "

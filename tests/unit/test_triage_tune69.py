@@ -72,3 +72,17 @@ def test_pytorchs_message_quoted_with_an_ellipsis_keeps_what_pytorch_holds():
     cause, _, ev = top(log)
     assert ev["numbers"]["allocated"] == 25 * 2**30 and ev["numbers"]["reserved_unallocated"] == int(5.5 * 2**30), ev["numbers"]
     assert cause == "fragmentation", ev["causes"]
+
+
+def test_a_vulkan_pipeline_the_driver_could_not_create_is_no_allocation_of_the_model():
+    """vk::Device::createComputePipeline: ErrorOutOfDeviceMemory (stable-diffusion.cpp's Vulkan build, leejet/stable-diffusion.cpp
+    #1946, fixed in the runtime): creating a pipeline allocates none of the program's buffers: other. A device allocation
+    failing in the same incident is still an allocation."""
+    run = ("[DEBUG  ] ggml_runner.cpp:929  - clip executing segment 1/1: graph\n"
+           "vk::Device::createComputePipeline: ErrorOutOfDeviceMemory\n")
+    cause, _, ev = top(run)
+    assert cause == "other" and ev["device_kind"] == "vulkan", ev["causes"]
+    assert any("compute pipeline" in e for e in ev["causes"][0]["evidence"]), ev["causes"]
+    cause, conf, ev = top("ggml_vulkan: Device memory allocation of size 4294967296 failed.\n"
+                          "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n" + run)
+    assert not any("compute pipeline" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
