@@ -155,6 +155,19 @@ def ollama_kv_first(x):
                 and 2 * layers[0] <= layers[1])
 
 
+KV_GRAIN = 128 * MiB   # llama.cpp's KV cache: n_layer x n_ctx x (K+V width) x bytes, a multiple of this at power-of-two contexts
+
+
+def kv_sized(x):
+    """A device buffer that ggml-alloc's alloc_tensor_range failed to place, an exact multiple of 128 MiB, while loading
+    (not the model's own load nor the graph's compute buffer), not host memory: the KV cache's shape. llama.cpp allocates the
+    cache as layers x cells x heads x head size x bytes for K and V, with the cells (n_ctx, times the parallel slots) a power
+    of two: 30 x 32768 x 8 x 128 x 2 x 2 bytes = 3840 MiB; a weights buffer sums quantized tensors and norm vectors (KiBs),
+    which are no such multiple."""
+    return bool(x.branch == "ggml" and x.ggml_stage in ("device-alloc", "after-model-buffers") and not x.host_buffer
+                and x.req and x.req >= 2 * KV_GRAIN and x.req % KV_GRAIN == 0 and any("alloc_tensor_range" in t for t in x.texts))
+
+
 def vllm_loading_cut(x):
     """vllm_loading for PyTorch's message quoted up to "of which N is free" (what PyTorch holds dropped), as cut_full is for
     a plain script: vLLM, the message alone, the card full (under a SLIVER free), a layer-sized request, and no line shows

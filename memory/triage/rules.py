@@ -29,7 +29,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mem_query, mps_full,
-                         ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback,
+                         kv_sized, ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback,
                          tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -445,6 +445,10 @@ RULES = [
     # (262144 tokens on 48 GiB and more): the context leads, narrowly, over the weights (the client's line names neither)
     # Ollama's own estimate ("offload to" line) says the context's KV cache is most of what the load needs and left the
     # GPU half the layers or fewer: whatever failed after it (a context not created, the runner gone), the context sized it
+    R("kv-cache", 3.0, kv_sized,
+      lambda x: f"the buffer that failed ({fmt_bytes(x.req)}) is an exact multiple of 128 MiB, the shape of llama.cpp's KV cache "
+                "(layers x context cells x K/V width x bytes, the context a power of two): the context (times the parallel "
+                "slots) sized it; a smaller context, fewer slots, or a quantized cache"),
     R("kv-cache", 3.0, ollama_kv_first,
       lambda x: f"Ollama's own estimate: the KV cache of the context needs {fmt_bytes(x.f['ollama_kv'])} of the "
                 f"{fmt_bytes(x.f['ollama_required'])} the model needs, and {x.f['ollama_layers'][0]} of {x.f['ollama_layers'][1]} "

@@ -86,3 +86,22 @@ def test_a_vulkan_pipeline_the_driver_could_not_create_is_no_allocation_of_the_m
     cause, conf, ev = top("ggml_vulkan: Device memory allocation of size 4294967296 failed.\n"
                           "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n" + run)
     assert not any("compute pipeline" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+
+
+def _ggml_fail(nbytes):
+    return (f"ggml_backend_cuda_buffer_type_alloc_buffer: allocating {nbytes / 2**20:.2f} MiB on device 0: cudaMalloc failed: "
+            f"out of memory\nalloc_tensor_range: failed to allocate CUDA0 buffer of size {nbytes}\n")
+
+
+def test_a_device_buffer_an_exact_multiple_of_128_mib_is_the_kv_cache_shape():
+    """Qwen2.5-14B's 30 offloaded layers x 32768 cells (num_ctx 8192 x 4 slots) x 8 KV heads x 128 x K,V x 2 bytes =
+    4,026,531,840 bytes (San2k/aifood GPU_MEMORY_FIX.md); a weights buffer of about that size (norm vectors of KiBs in the
+    sum) is no multiple of 128 MiB and stays the weights."""
+    kv = 30 * 32768 * 8 * 128 * 2 * 2
+    cause, _, ev = top(_ggml_fail(kv))
+    assert cause == "kv-cache", ev["causes"]
+    assert any("multiple of 128 MiB" in e for e in ev["causes"][0]["evidence"]), ev["causes"]
+    cause, conf, ev = top(_ggml_fail(kv + 30 * 5120 * 4))
+    assert cause == "weights-exceed-vram" and "kv-cache" not in conf, ev["causes"]
+    cause, conf, ev = top(_ggml_fail(kv).replace("CUDA0 buffer", "CUDA_Host buffer"))
+    assert cause == "host-ram", ev["causes"]         # the pinned host buffer of that size is RAM
