@@ -91,9 +91,10 @@ def frame_category(path: str, func: str):
     return None
 
 
-# "loss" as a word part of a function's name: split by _ or ending it (compute_loss, loss_fn, train_loss) or a CamelCase part
-# (ForCausalLMLoss); not inside another word (lossless, gloss, floss)
-_LOSS_FUNC = re.compile(r"(?:^|_)loss(?=$|_|[A-Z])|Loss(?=$|_|[A-Z])")
+# "loss" (or its plural "losses") as a word part of a function's name: split by _ or ending it (compute_loss, loss_fn,
+# train_loss, compute_losses) or a CamelCase part (ForCausalLMLoss, MultiLosses); not inside another word (lossless,
+# gloss, floss)
+_LOSS_FUNC = re.compile(r"(?:^|_)loss(?:es)?(?=$|_|[A-Z])|Loss(?:es)?(?=$|_|[A-Z])")
 
 
 # a validation or evaluation pass by its function's name: validate(), evaluate(), eval_epoch(), run_eval(), a Lightning
