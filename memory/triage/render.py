@@ -23,9 +23,25 @@ NUMBER_LABELS = [
 ]
 
 
-def render_numbers(nums: dict) -> str:
+# the allocator whose figures an event's "allocated" and "reserved" are, by the event that printed them (kind, form or
+# None for any form); PyTorch's caching allocator otherwise (the only other runtime whose message prints both)
+ALLOCATORS = [
+    ("xla.oom", "bfc", "TensorFlow's BFC allocator"),      # its Stats block: InUse (facts.bfc_stats_after)
+    ("cupy.oom", None, "CuPy's memory pool"),
+    ("ttmetal.oom", None, "tt-metal's bank allocator"),
+]
+
+
+def allocator_of(event: dict) -> str:
+    return next((name for kind, form, name in ALLOCATORS
+                 if event.get("kind") == kind and (form is None or event.get("form") == form)), "PyTorch")
+
+
+def render_numbers(nums: dict, allocator: str = "PyTorch") -> str:
     parts = []
     for key, label in NUMBER_LABELS:
+        if key in ("allocated", "reserved"):
+            label = label.replace("PyTorch", allocator)
         if key in nums and nums[key] is not None:
             if key == "limit" and nums[key] >= NO_LIMIT:
                 parts.append(f"{label}: no limit (no memory fraction set)")
@@ -78,7 +94,7 @@ def render_human(res: dict, max_events: int = 3) -> str:
     else:
         out.append(f"Cause: {top['id']} ({top['confidence']:.0%} confidence) - {where}, line {last['line']}")
     if last["numbers"]:
-        out.append("Numbers: " + render_numbers(last["numbers"]))
+        out.append("Numbers: " + render_numbers(last["numbers"], allocator_of(last)))
     if unsure:
         # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
         out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:" if pair else
