@@ -251,7 +251,9 @@ def _ggml(x, scan, inc, n):
     x.model_bytes = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("model:"))
     x.n_ctx_note = f" (n_ctx {f['ggml_n_ctx']})" if f["ggml_n_ctx"] else ""
     x.ub = f["ggml_args"].get("ub")
-    buf = next((e for e in inc.events if e["kind"] == "ggml.buffer"), {})
+    # the buffer refused: alloc_tensor_range's line, else llama_model_load's naming a host buffer (CPU, SYCL_Host, ...)
+    buf = next((e for e in inc.events if e["kind"] == "ggml.buffer"), None) or \
+        next((e for e in inc.events if e["kind"] == "ggml.model_load" and e.get("host")), {})
     bufname = buf.get("text", "")
     host = bufname if buf.get("host") or any(w in bufname for w in (" CPU buffer", "CPU_Mapped")) else \
         next((t for t in inc.texts + inc.inner if "cpu_buffer_type_alloc_buffer" in t or "ggml_aligned_malloc" in t), "")

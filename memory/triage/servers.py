@@ -39,16 +39,17 @@ def _vllm_startup(line):
 
 
 # ggml buffer names: "CPU", "CPU_Mapped" and any backend's pinned "<name>_Host" (CUDA_Host, ROCm_Host, Vulkan_Host,
-# SYCL_Host) are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device
+# SYCL_Host) are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device. The backend by the name's prefix (one table)
 _GGML_BUF_KIND = (("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
                   ("Metal", "metal"), ("MTL", "metal"), ("SYCL", "xpu"))
 
 
-def ggml_buf_kind(name):
-    """The device a ggml buffer name stands for (None: a name the table does not know, or none)."""
-    if name and "_Host" in name:
-        return "cpu"
-    return next((k for prefix, k in _GGML_BUF_KIND if name and name.startswith(prefix)), None)
+def ggml_buf(name):
+    """(backend's device kind, host) of a ggml buffer name: the backend by its prefix (None: a name the table does not
+    know, or none); host True for system RAM: the CPU backend's buffers and any backend's pinned '<backend>_Host' buffer,
+    which that backend's driver page-locks (the device in question stays that backend's)."""
+    kind = next((k for prefix, k in _GGML_BUF_KIND if name and name.startswith(prefix)), None)
+    return kind, bool(name) and ("_Host" in name or kind == "cpu")
 
 
 def _ggml_buffer(line):
@@ -56,26 +57,28 @@ def _ggml_buffer(line):
     if not m:
         return None
     name = m.group(1) or ""
-    dk = ggml_buf_kind(name)
+    dk, host = ggml_buf(name)
     if not name and "ggml_backend_cpu_buffer_type" in line:
         dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
     ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
           "complete": True}
-    if "_Host" in name:
-        # a backend's pinned host buffer (SYCL_Host, CUDA_Host, ...): system RAM, which that backend's driver page-locks;
-        # the device in question is that backend's
-        ev["host"] = True
-        ev["device_kind"] = next((k for prefix, k in _GGML_BUF_KIND if name.startswith(prefix)), None)
+    if host and "_Host" in name:
+        ev["host"] = True          # a backend's pinned host buffer (SYCL_Host, CUDA_Host, ...): system RAM
     return ev
 
 
 def _ggml_load(line):
     """llama_model_load's "unable to allocate Vulkan0 buffer": the device its buffer name says (llama.cpp's older
-    "unable to allocate backend buffer" names none)."""
+    "unable to allocate backend buffer" names none); a host buffer (CPU, SYCL_Host, ...) is system RAM, as on the
+    alloc_tensor_range line before it."""
     m = RX.GGML_LOAD.search(line)
     if not m:
         return None
-    return {"kind": "ggml.model_load", "device_kind": ggml_buf_kind(m.group(1)), "numbers": {}, "runtime": "llama.cpp", "complete": True}
+    dk, host = ggml_buf(m.group(1))
+    ev = {"kind": "ggml.model_load", "device_kind": dk, "numbers": {}, "runtime": "llama.cpp", "complete": True}
+    if host:
+        ev["host"] = True
+    return ev
 
 
 def _trtllm(line):

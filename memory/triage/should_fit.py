@@ -188,8 +188,9 @@ def _verdict(x):
     if need > FIT_SHARE * budget:
         return None
     if rt != "vllm":         # what the log itself shows on the card: its device buffers and the request that failed
-        from .servers import ggml_buf_kind
-        shown_need = sum(v for k, v in f["ggml_bufs"].items() if ggml_buf_kind(k.split(":", 1)[1]) not in (None, "cpu"))
+        from .servers import ggml_buf
+        shown_need = sum(v for k, v in f["ggml_bufs"].items()
+                         for kind, host in [ggml_buf(k.split(":", 1)[1])] if kind is not None and not host)
         failed = max([x.req or 0] + [float(m.group(1)) * MiB if m.group(1) else int(m.group(2))
                                      for t in x.texts for m in _FAILED_SIZE.finditer(t)])
         if shown_need + failed > FIT_SHARE * budget:

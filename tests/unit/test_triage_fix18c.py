@@ -50,3 +50,36 @@ def test_cupy_and_tt_metal_figures_name_their_own_allocator():
           "free: 4194272 B, largest free block: 4194272 B)\n")
     out = engine.render_human(engine.triage_text(tt))
     assert "allocated by tt-metal's bank allocator 1020.00 MiB" in out and "by PyTorch" not in out, out
+
+
+def _ev(text):
+    return engine.triage_text(text)["events"][-1]
+
+
+_SYCL_LOAD = ("load_tensors: loading model tensors, this can take a while... (mmap = false)\n"
+              "alloc_tensor_range: failed to allocate SYCL_Host buffer of size 141383696384\n"
+              "llama_model_load: error loading model: unable to allocate SYCL_Host buffer\n"
+              "llama_model_load_from_file_impl: failed to load model\n")
+
+
+def test_a_host_buffer_named_by_llama_model_load_is_host_ram_on_its_backend():
+    # review18b #3: llama_model_load's line after alloc_tensor_range's led the incident with device cpu
+    ev = _ev(_SYCL_LOAD)
+    assert (ev["causes"][0]["id"], ev["device_kind"]) == ("host-ram", "xpu")
+    # the load line alone (the alloc_tensor_range line cut from the paste): the same
+    ev = _ev(_SYCL_LOAD.replace("alloc_tensor_range: failed to allocate SYCL_Host buffer of size 141383696384\n", ""))
+    assert (ev["causes"][0]["id"], ev["device_kind"]) == ("host-ram", "xpu")
+    # a plain CPU buffer refused at load is system RAM too
+    ev = _ev("llama_model_load: error loading model: unable to allocate CPU buffer\n"
+             "llama_model_load_from_file_impl: failed to load model\n")
+    assert (ev["causes"][0]["id"], ev["device_kind"]) == ("host-ram", "cpu")
+    # a device buffer refused at load stays the weights on the card
+    ev = _ev("llama_model_load: error loading model: unable to allocate SYCL0 buffer\n"
+             "llama_model_load_from_file_impl: failed to load model\n")
+    assert (ev["causes"][0]["id"], ev["device_kind"]) == ("weights-exceed-vram", "xpu")
+
+
+def test_ggml_buffer_names_one_lookup():
+    from gpu_garden.memory.triage.servers import ggml_buf
+    assert ggml_buf("SYCL_Host") == ("xpu", True) and ggml_buf("ROCm_Host") == ("rocm", True)
+    assert ggml_buf("CUDA0") == ("cuda", False) and ggml_buf("CPU_Mapped") == ("cpu", True) and ggml_buf("") == (None, False)

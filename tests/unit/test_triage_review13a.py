@@ -7,9 +7,12 @@ from support.triage_event import LLAMA_KV_OOM
 
 def test_ggml_pinned_host_buffers_of_every_backend_are_system_ram():
     # ggml-cuda/ggml-hip/ggml-vulkan/ggml-sycl name their pinned host buffer type "<backend>_Host"
-    for name in ("CUDA_Host", "ROCm_Host", "Vulkan_Host", "SYCL_Host", "CUDA0_Host"):
-        assert servers.ggml_buf_kind(name) == "cpu", name
-    assert [servers.ggml_buf_kind(n) for n in ("ROCm0", "Vulkan0", "SYCL0", "CUDA0")] == ["rocm", "vulkan", "xpu", "cuda"]
+    # (review18b #3: ggml_buf gives the backend and whether the buffer is host RAM, one lookup; was ggml_buf_kind -> "cpu")
+    for name, kind in (("CUDA_Host", "cuda"), ("ROCm_Host", "rocm"), ("Vulkan_Host", "vulkan"), ("SYCL_Host", "xpu"),
+                       ("CUDA0_Host", "cuda")):
+        assert servers.ggml_buf(name) == (kind, True), name
+    assert [servers.ggml_buf(n) for n in ("ROCm0", "Vulkan0", "SYCL0", "CUDA0")] == \
+        [("rocm", False), ("vulkan", False), ("xpu", False), ("cuda", False)]
 
 
 VK_MAX = ("ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) | uma: 0 | fp16: 1\n"
