@@ -101,7 +101,7 @@ def latent_geometry(family: str, width: int, height: int, frames: int = 1, batch
 def geometry_from_shape(family: str, latent_shape, text_tokens=None) -> dict:
     """latent_geometry for a latent tensor shape as ComfyUI holds it ([B, C, H, W] or [B, C, T, H, W])."""
     sp = spec.family(family)
-    sh = [int(x) for x in latent_shape]
+    sh = spec.checked_latent_shape(latent_shape)
     b, ch = sh[0], sh[1]
     lat_t = sh[2] if len(sh) == 5 else 1
     h, w = sh[-2], sh[-1]

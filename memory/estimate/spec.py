@@ -1,7 +1,20 @@
 """The facts the estimate rests on, one table each: per-family latent geometry and runtime habits, the VAE
 decoders' geometry and ComfyUI's own decode heuristics and tile defaults, fixed runtime costs, card sizes.
 Family ids are families.FAMILIES (the one list); this module only describes them."""
+from ..errors import UserError
 from ..units import MiB
+
+
+def checked_latent_shape(latent_shape) -> list:
+    """A latent shape as ComfyUI holds it, [B, C, H, W] or [B, C, T, H, W], as whole numbers; every extent must be 1 or
+    more (zero or negative latent frames, sides, channels or batch are no latent: UserError, not a figure)."""
+    try:
+        sh = [int(x) for x in latent_shape]
+    except (TypeError, ValueError):
+        raise UserError(f"a latent shape is [B, C, H, W] or [B, C, T, H, W] of whole numbers, not {latent_shape!r}") from None
+    if len(sh) not in (4, 5) or any(x < 1 for x in sh):
+        raise UserError(f"a latent shape is [B, C, H, W] or [B, C, T, H, W] with every extent 1 or more, not {sh}")
+    return sh
 
 CUDA_CONTEXT = 450 * MiB  # CUDA context + cuBLAS/cuDNN handles of a torch process (300-700 MiB by driver/GPU)
 # the largest sizes ComfyUI's own nodes accept (nodes.py MAX_RESOLUTION for width, height and video length; EmptyLatentImage's

@@ -173,7 +173,7 @@ KL_PATCHIFIED_CHANNELS = 4 * 32  # FLUX.2: 2 x 2 patches of its 32 latent channe
 
 def _pixels(kind, latent_shape):
     v = spec.VAE.get(kind, spec.VAE["video"])
-    sh = list(latent_shape)
+    sh = spec.checked_latent_shape(latent_shape)
     lat_t = sh[2] if len(sh) == 5 else 1
     frames = ((lat_t - 1) * v["t"] + 1) if v["t"] else 1
     s = _scale(kind, sh)
@@ -295,7 +295,7 @@ def as_held(kind: str, latent_shape) -> list:
     Wan 2.1 VAE) is [B, C, 1, H, W], since the model's latent format has 3 latent dimensions and the sampler unsqueezes
     it (comfy/sample.py fix_empty_latent_channels); VAE.decode then reads shape[2] as latent frames (memory_used_decode)
     and retries in 3-D tiles (dims = ndim - 2)."""
-    sh = [int(x) for x in latent_shape]
+    sh = spec.checked_latent_shape(latent_shape)
     v = spec.VAE.get(kind, spec.VAE["video"])
     return sh[:2] + [1] + sh[2:] if len(sh) == 4 and v["t"] else sh
 
@@ -309,7 +309,7 @@ def comfy_decode_heuristic(kind: str, latent_shape, dtype="bf16") -> int:
 
 def decode_batch(kind: str, latent_shape, dtype, free_bytes) -> int:
     """How many samples ComfyUI decodes at once: int(free / memory_used_decode), at least 1, at most B."""
-    b = int(latent_shape[0])
+    b = spec.checked_latent_shape(latent_shape)[0]
     if free_bytes is None:
         return b
     per = max(1, comfy_decode_heuristic(kind, latent_shape, dtype))
@@ -347,7 +347,7 @@ def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=
     """diffusers' AutoencoderKL.tiled_decode of ONE sample (DIFFUSERS_KL_TILE): (bytes at its peak, tiles). The peak is
     the larger of a tile's decode plus the tiles decoded before it, and every tile plus the blended rows and the result
     (two images). None when the latent fits one tile (diffusers does not tile then)."""
-    sh = [1] + [int(x) for x in list(latent_shape)[1:]]
+    sh = [1] + spec.checked_latent_shape(latent_shape)[1:]
     h, w, t = sh[-2], sh[-1], tile_px // _scale("kl", sh)
     if h <= t and w <= t:
         return None
@@ -369,7 +369,7 @@ def diffusers_hv_decode(latent_shape, dtype, tile=None, spatial=False):
     chunk). The peak is the largest of a chunk's (or tile's) decode with the chunks and tiles decoded before it, and
     every chunk plus the concatenated video."""
     t = dict(DIFFUSERS_HV_TILE, **(tile or {}))
-    sh = [1] + [int(x) for x in list(latent_shape)[1:]]
+    sh = [1] + spec.checked_latent_shape(latent_shape)[1:]
     lat_t, h, w = (sh[2] if len(sh) == 5 else 1), sh[-2], sh[-1]
     v, b = spec.VAE["hunyuan-video"], dtype_bytes(dtype)
     s, tt = v["s"], v["t"]
