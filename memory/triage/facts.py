@@ -31,7 +31,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1,
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "vk_pinned_device": False, "ollama_evict": [],
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "vk_pinned_device": False, "ollama_evict": [], "ggml_load_start": [],
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
@@ -368,6 +368,8 @@ HANDLERS = {
     "mem_query_oom": lambda s, f, m, text, lineno, *_: f["mem_query_oom"].__setitem__(lineno, m.group(1) or m.group(2)),
     "vk_pinned_device": _set("vk_pinned_device", True),
     "ollama_evict": _ollama_evict,
+    "ggml_load_start": lambda s, f, m, text, lineno, *_: lineno in f["ggml_load_start"] or
+    f.__setitem__("ggml_load_start", (f["ggml_load_start"] + [lineno])[-16:]),
     "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),
     "tf_device_mem": lambda s, f, m, text, lineno, *_: _tf_device_mem(f, lineno, ("total" if m.group(1) == "Total" else "free",
                                                                                      parse_size(m.group(2)))),

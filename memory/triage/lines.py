@@ -215,6 +215,10 @@ FACTS = [
     # Ollama's scheduler (server.go) after a load its runner could not place: "model requires more gpu memory than is
     # currently available, evicting a model to make space": another loaded model holds the memory it needs
     ("ollama_evict", re.compile(r"evicting a model to make space")),
+    # a load attempt starting (Ollama's server starting a runner or sending it a load request; llama.cpp's loader reading a
+    # model's metadata or tensors): an eviction after one of these answers that load, not a failure before it
+    ("ggml_load_start", re.compile(r'msg="?starting (?:runner|llama server)|msg="?load request|llama_model_loader: loaded meta data|'
+                                   r"load_tensors: loading model tensors")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
     ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
     ("windows", re.compile(r"[A-Za-z]:\\\\?(?:Users|ComfyUI|AI|Program|stable|SD|comfy)|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM")),
@@ -258,6 +262,7 @@ FACT_KEYS = {
     "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "vk_pinned_device": ("allocate pinned memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
+    "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),

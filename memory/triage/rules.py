@@ -354,7 +354,10 @@ RULES = [
     # --- other-process: memory held outside this process -----------------------------------------------
     # Ollama's scheduler, right after the runner's allocation failed, says the model needs more GPU memory than is available
     # and evicts another loaded model to make space: that resident model (another runner) held the memory
-    R("other-process", 5.0, lambda x: x.branch == "ggml" and any(0 < n - (x.line or 0) <= OLLAMA_EVICT_WITHIN for n in x.f["ollama_evict"]),
+    # (the same load attempt: no other load starts between the failure and the eviction; review18b #5)
+    R("other-process", 5.0, lambda x: x.branch == "ggml" and any(
+        0 < n - (x.line or 0) <= OLLAMA_EVICT_WITHIN and not any((x.line or 0) < s < n for s in x.f["ggml_load_start"])
+        for n in x.f["ollama_evict"]),
       "Ollama's scheduler, after this load failed, evicts another loaded model to make space: a model already resident (another "
       "runner) holds the memory; unload it (ollama stop, keep_alive) or lower OLLAMA_MAX_LOADED_MODELS"),
     R("other-process", 6.0, kind("sglang.unbalanced"),

@@ -83,3 +83,26 @@ def test_ggml_buffer_names_one_lookup():
     from gpu_garden.memory.triage.servers import ggml_buf
     assert ggml_buf("SYCL_Host") == ("xpu", True) and ggml_buf("ROCm_Host") == ("rocm", True)
     assert ggml_buf("CUDA0") == ("cuda", False) and ggml_buf("CPU_Mapped") == ("cpu", True) and ggml_buf("") == (None, False)
+
+
+# review18b #5: Ollama's eviction answers the load that failed only when no other load started between them
+_OLLAMA_FAIL = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9216.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+                "alloc_tensor_range: failed to allocate ROCm0 buffer of size 9663676416\n")
+_OLLAMA_NEXT_LOAD = ('time=2026-05-01T10:00:05.000Z level=INFO source=server.go:400 msg="starting runner" cmd="/usr/bin/ollama '
+                     'runner --ollama-engine --model /srv/models/blobs/sha256-0a1b2c --port 41234"\n'
+                     'time=2026-05-01T10:00:06.000Z level=INFO source=runner.go:1290 msg="load request" request="{Operation:fit '
+                     'GPULayers:24[ID:0 Layers:24(0..23)]}"\n')
+_OLLAMA_EVICT = ('time=2026-05-01T10:00:07.000Z level=INFO source=server.go:1043 msg="model requires more gpu memory than is '
+                 'currently available, evicting a model to make space" "loaded layers"=20\n')
+
+
+def test_an_ollama_eviction_after_another_load_started_does_not_answer_the_failure():
+    ev = _ev(_OLLAMA_FAIL + _OLLAMA_NEXT_LOAD + _OLLAMA_EVICT)
+    assert "other-process" not in [c["id"] for c in ev["causes"]], ev["causes"]
+    # the same eviction straight after the failure (its own load attempt) still names the resident model
+    ev = _ev(_OLLAMA_FAIL + _OLLAMA_EVICT)
+    assert ev["causes"][0]["id"] == "other-process", ev["causes"]
+    # llama.cpp's loader starting a model again counts as a new load too
+    ev = _ev(_OLLAMA_FAIL + "llama_model_loader: loaded meta data with 34 key-value pairs and 579 tensors from "
+             "/srv/models/blobs/sha256-0a1b2c (version GGUF V3 (latest))\n" + _OLLAMA_EVICT)
+    assert "other-process" not in [c["id"] for c in ev["causes"]], ev["causes"]
