@@ -179,6 +179,14 @@ def ssm_flags(runtime, knobs) -> list:
 ONLINE_QUANT = ("experts_int8",)
 
 
+# vLLM's --quantization method names -> the weight format kv sizes (weights.LINEAR_BITS): the Marlin/other kernels' names
+# for the same storage; bitsandbytes quantizes a 16-bit checkpoint in flight to 4-bit NF4 (vLLM's BitsAndBytesConfig
+# default). A method not listed here is one kv has no size for
+VLLM_QUANTIZATION = {"fp8": "fp8", "ptpc_fp8": "fp8", "fbgemm_fp8": "fp8", "bitsandbytes": "bnb-4bit", "awq": "awq",
+                     "awq_marlin": "awq", "gptq": "gptq", "gptq_marlin": "gptq", "experts_int8": "experts_int8",
+                     "mxfp4": "mxfp4", "modelopt_fp4": "nvfp4", "auto-round": "auto_round", "auto_round": "auto_round"}
+
+
 def quant_flags(runtime, weights_dtype) -> list:
     """vLLM's --quantization for an online method the plan sized (ONLINE_QUANT)."""
     q = str(weights_dtype or "").lower()

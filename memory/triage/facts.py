@@ -28,7 +28,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
-            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1,
+            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "vk_pinned_device": False, "ollama_evict": [], "ggml_load_start": [],
@@ -246,6 +246,21 @@ def _ollama_evict(s, f, m, text, lineno, window):
         f["ollama_evict"] = (f["ollama_evict"] + [lineno])[-8:]
 
 
+def _vllm_wflags(f, text):
+    """vLLM's flags that change what one card holds of the weights (lines.VLLM_WEIGHT_FLAGS), every one on the line:
+    quant (the method's name, lower case; the engine config's quantization=None says none), offload (GiB), dp, ep."""
+    w = f["vllm_wflags"]
+    for m in L.VLLM_WEIGHT_FLAGS.finditer(text):
+        if m.group(1) and m.group(1).lower() != "none":
+            w["quant"] = m.group(1).lower()
+        elif m.group(2):
+            w["offload"] = max(w.get("offload", 0.0), float(m.group(2)))
+        elif m.group(3):
+            w["dp"] = max(w.get("dp", 1), int(m.group(3)))
+        elif m.group(4):
+            w["ep"] = True
+
+
 def _ollama_env(s, f, m, text, lineno, window):
     f["ollama_env"][m.group(1)] = m.group(2)
 
@@ -331,6 +346,7 @@ HANDLERS = {
     "vllm_util": _vllm_util,
     "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2))),
     # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
+    "vllm_wflags": lambda s, f, m, text, *_: _vllm_wflags(f, text),
     "vllm_tp": lambda s, f, m, *_: f.__setitem__("vllm_tp", max(f["vllm_tp"], int(m.group(1) or m.group(2)))),
     "vllm_kv_dtype": lambda s, f, m, *_: f.__setitem__("vllm_kv_dtype", (m.group(1) or m.group(2)).lower()),
     "vllm_dtype": lambda s, f, m, *_: f.__setitem__("vllm_dtype", (m.group(1) or m.group(2)).lower()),

@@ -49,6 +49,10 @@ OLLAMA_GPU_SIZE = r"(\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B))"
 # runner's CUDA0, CUDA1, ...). Sizes are bounded (a 400-digit number would overflow the float) and read one field each
 OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[' + OLLAMA_GPU_SIZE + r'(?:[ ,]{1,2}\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B)){0,15}[\],\s]')
 
+VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])([\w-]{1,40})|"
+                               r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
+                               r"(?:--data-parallel-size[ =]|\bdata_parallel_size=|\s-dp[ =])(\d{1,4})|"
+                               r"(--enable-expert-parallel\b|\benable_expert_parallel=True)")
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
@@ -189,6 +193,10 @@ FACTS = [
                              r"--model[= ](\w[\w.-]{0,99}/[\w.-]{1,100})(?![\w./-])")),
     # vLLM's tensor (or pipeline) parallelism: the weights split over that many cards
     ("vllm_tp", re.compile(r"(?:tensor|pipeline)[-_]parallel[-_]size[=:]?\s{0,4}(\d{1,4})|\s-[tp]p[ =](\d{1,4})")),
+    # what else changes the weights one card holds: the quantization method (the command's --quantization / -q, the
+    # engine config's quantization=), weights offloaded to the CPU, data parallelism with expert parallelism (the experts
+    # split over the ranks). Several on one line: facts.py reads every match (VLLM_WEIGHT_FLAGS)
+    ("vllm_wflags", VLLM_WEIGHT_FLAGS),
     ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+(\d{1,12}(?:\.\d{1,12})?) ([KMBT])\b|"
                              r"\bmodel size\s+=\s+(\d{1,12}(?:\.\d{1,12})? [KMGT]i?B)")),
     # vLLM running a model through the Transformers backend: not vLLM's own implementation, which the calculator describes
@@ -257,6 +265,8 @@ FACT_KEYS = {
                         "ComfyUI Version", "ComfyUI version"),
     "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name", "-model"),
     "vllm_tp": ("parallel_size", "parallel-size", "-tp ", "-pp ", "-tp=", "-pp="),
+    "vllm_wflags": ("quantization", " -q ", "cpu-offload-gb", "cpu_offload_gb", "data-parallel-size", "data_parallel_size",
+                    " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
@@ -356,7 +366,7 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Found device", b"Error
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
 # sake) is anchored as the command writes it
-_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa", "vllm_tp")
+_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa", "vllm_tp", "vllm_wflags")
 _COMMAND = {" serve ": "vllm serve", " run ": "ollama run", " pull ": "ollama pull"}
 LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in FACT_KEYS[name])
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS

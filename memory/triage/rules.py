@@ -81,7 +81,7 @@ RULES = [
       "the weights loaded or the KV cache sized: the weights do not fit"),
     # the model its command names is, by the LLM calculator (`gpu-garden kv`), bigger than the card by its weights alone
     R("weights-exceed-vram", 4.0, lambda x: over_card(x) is not None,
-      lambda x: f"{over_card(x)['model']}'s weights alone are {fmt_bytes(over_card(x)['weights'])} in half precision (by "
+      lambda x: f"{over_card(x)['model']}'s weights alone are {fmt_bytes(over_card(x)['weights'])} {over_card(x)['precision']} (by "
                 f"`gpu-garden kv`), more than the {fmt_bytes(over_card(x)['card'])} card: a quantized checkpoint, a smaller "
                 "model, or --tensor-parallel-size over more GPUs"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),

@@ -217,8 +217,10 @@ def sentence(v) -> str:
 
 def over_card(x):
     """The weights alone, by the calculator, outgrow the card: vLLM loading a model its command or config names, in
-    half precision (the dtype the plan sizes), on one card (no tensor or pipeline parallelism in the log), failing
-    before any line shows the load done. {"model", "weights", "card"} or None; computed once per failure."""
+    the precision it loads them in (--quantization's method as kv sizes it, else the checkpoint name's format, else
+    half precision), all on one card (no tensor or pipeline parallelism, no --cpu-offload-gb, no data parallelism with
+    expert parallelism in the log), failing before any line shows the load done. {"model", "weights", "card",
+    "precision"} or None; computed once per failure."""
     ev = x.ev
     if "_over_card" not in ev:
         try:
@@ -233,13 +235,22 @@ def _over_card(x):
         return None
     f = _facts(x)
     name = _model(f, "vllm")
+    w = x.f["vllm_wflags"]
     if not name or f["vllm_dtype"] not in HALF or x.f["vllm_tp"] > 1:
         return None
+    if w.get("offload") or (w.get("ep") and w.get("dp", 1) > 1):
+        return None          # weights kept in RAM, or the experts split over the data-parallel ranks: not all on this card
     from ..llm import kv as llm            # lazy: triage loads no LLM code at import
+    from ..llm.flags import VLLM_QUANTIZATION
+    wdt = VLLM_QUANTIZATION.get(w["quant"]) if w.get("quant") else None
+    if w.get("quant") and wdt is None:
+        return None                           # a method kv has no size for
     spec = _once(x.f, ("describe", name), lambda: llm.describe(model=name))
     if spec is None or 2 * spec.params < 0.9 * x.total:
         return None                           # (2 bytes a parameter: far under the card, no plan asked)
-    r = _once(x.f, ("weights", name), lambda: llm.plan(spec, runtime="vllm", ctx=256, vram=x.total))
+    r = _once(x.f, ("weights", name, wdt), lambda: llm.plan(spec, runtime="vllm", ctx=256, vram=x.total, weights_dtype=wdt))
     if r is None or r["weights"] <= x.total:
         return None
-    return {"model": spec.name, "weights": r["weights"], "card": x.total}
+    precision = (f"as {wdt} (--quantization {w['quant']})" if wdt else
+                 f"as {spec.quant} (the checkpoint's name)" if spec.quant else "in half precision")
+    return {"model": spec.name, "weights": r["weights"], "card": x.total, "precision": precision}

@@ -106,3 +106,40 @@ def test_an_ollama_eviction_after_another_load_started_does_not_answer_the_failu
     ev = _ev(_OLLAMA_FAIL + "llama_model_loader: loaded meta data with 34 key-value pairs and 579 tensors from "
              "/srv/models/blobs/sha256-0a1b2c (version GGUF V3 (latest))\n" + _OLLAMA_EVICT)
     assert "other-process" not in [c["id"] for c in ev["causes"]], ev["causes"]
+
+
+# review18b #1: vLLM's flags that shrink or split the weights on the card. The command, then PyTorch's message at load
+# (a 448 MiB request on an 80 GB card), as in tests/unit/test_triage_tune69.py; numbers made up
+def _vllm(model, flags, total="79.25 GiB", free="300.00 MiB"):
+    return (f"$ vllm serve {model} {flags}\n"
+            f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 448.00 MiB. GPU 0 has a total capacity of {total} "
+            f"of which {free} is free.\n")
+
+
+def _over(ev):
+    return [e for c in ev["causes"] for e in c["evidence"] if "weights alone" in e]
+
+
+def test_vllm_quantization_and_splitting_flags_size_the_weights_on_the_card():
+    # the reviewer's example: 70B in fp8 is about 66 GiB, under the 79.25 GiB card
+    assert not _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", "--quantization fp8")))
+    assert not _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", "--quantization=fp8 --max-model-len 8192")))
+    # unquantized it is 131 GiB in half precision: the reading stands, and says the precision it assumed
+    ev = _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", "--max-model-len 8192")))
+    assert ev and "131.4" in ev[0] and "GiB in half precision" in ev[0], ev   # 70.6 B x 2 bytes
+    # quantized, still over a T4: the evidence names the method, not half precision
+    ev = _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", "--quantization bitsandbytes", "14.56 GiB", "600.00 MiB")))
+    assert ev and "as bnb-4bit (--quantization bitsandbytes)" in ev[0] and "half precision" not in ev[0], ev
+    # weights offloaded to the CPU, experts split over data-parallel ranks, tensor/pipeline parallel: not all on this card
+    for flags in ("--cpu-offload-gb 80", "--data-parallel-size 2 --enable-expert-parallel", "-tp 2", "-pp 2",
+                  "--pipeline-parallel-size 2"):
+        assert not _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", flags))), flags
+    # data parallel alone replicates the model on each rank: the reading stands
+    assert _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", "--data-parallel-size 2")))
+    # a method kv cannot size: no reading rather than a half-precision one
+    assert not _over(_ev(_vllm("meta-llama/Llama-3.1-70B-Instruct", "--quantization some_new_method")))
+
+
+def test_a_quantized_checkpoint_named_by_its_repo_states_that_precision():
+    ev = _over(_ev(_vllm("Qwen/Qwen2.5-72B-Instruct-AWQ", "--max-model-len 4096", "14.56 GiB", "600.00 MiB")))
+    assert ev and "as awq (the checkpoint's name)" in ev[0] and "half precision" not in ev[0], ev
