@@ -46,7 +46,9 @@ CUDA_GRAPHS = 512 * MiB       # at the default capture list; "Graph capturing fi
 # capture list is taken from the source, by engine and version:
 #   V0 (worker/model_runner via VllmConfig): [1, 2, 4, 8, 16, ...] up to the first size >= max_num_seqs (up to 8192);
 #      graphs grow with it past 256: Unsloth's V0 runs of one model print 0.35 / 0.40 / 0.55 / 0.60 GiB at 160 /
-#      192 / 288 / 320 sequences
+#      192 / 288 / 320 sequences. Before 0.6 the list stopped at 256 (model_runner.py _BATCH_SIZES_TO_CAPTURE =
+#      [1, 2, 4] + [8 * i for i in range(1, 33)] in the 0.4.3 and 0.5.5 sdists; range(1, 1025) with
+#      _get_max_graph_batch_size(max_num_seqs) in 0.6.0, 0.6.3 and 0.6.4): V0_CAPTURE_GROWS
 #   V1 0.8-0.9: [1, 2, 4] + multiples of 8 up to 512 whatever max_num_seqs (0.9.2 cuda_graph_sizes default [512])
 #   V1 from 0.10: up to min(2 x max_num_seqs x (1 + speculative tokens), 512) (scheduler cuda_graph_sizes default,
 #      then compilation max_cudagraph_capture_size); both V1 lists cut at max_num_batched_tokens
@@ -54,6 +56,7 @@ CUDA_GRAPHS = 512 * MiB       # at the default capture list; "Graph capturing fi
 # in full, then one per-graph figure for the rest): vLLM's estimate prints 0.13 / 0.14 GiB at 32 sequences
 # (Gemma-4-26B-A4B, 0.25.1), 0.08 and 0.39 GiB for Qwen3.6-27B at few sequences; GRAPH_BASE is the low end
 CAPTURE_MAX = 256             # V0: the default 256 sequences give CUDA_GRAPHS
+V0_CAPTURE_GROWS = (0, 6)     # V0 captures past CAPTURE_MAX sequences from 0.6.0 (0.5.5 last read with 256)
 CAPTURE_BY_SEQS = (0, 10)
 GRAPH_BASE = 80 * MiB
 # Intel XPU captures no graphs by default: platforms/xpu.py asserts cudagraph_mode NONE in 0.10.1 and 0.11.0; 0.17.1
@@ -99,7 +102,8 @@ def capture_size(s) -> int:
     """The largest batch (tokens) this engine and version capture a CUDA graph for (see CAPTURE_BY_SEQS)."""
     seqs = max(int(s["max_seqs"]), 1)
     if not s["v1"]:
-        return next(x for x in (1, 2, 4) if x >= seqs) if seqs <= 4 else min(-(-seqs // 8) * 8, 8192)
+        top = 8192 if at_least(s["version"], *V0_CAPTURE_GROWS) else CAPTURE_MAX
+        return next(x for x in (1, 2, 4) if x >= seqs) if seqs <= 4 else min(-(-seqs // 8) * 8, top)
     top = CAPTURE_SIZE_MAX
     if at_least(s["version"], *CAPTURE_BY_SEQS):
         top = min(2 * seqs * (1 + s.get("spec_tokens", 0)), CAPTURE_SIZE_MAX)
