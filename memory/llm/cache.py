@@ -306,6 +306,10 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
 # alpharomercoma/qwen3.8-27b-rtx4090-vllm docs/benchmarks/FINDINGS.md (6) prints for its --mamba-ssm-cache-dtype float16
 # runs ("Attention blocks are stretched to the size of one GDN state page: 800 tokens at fp8 KV")
 SSM_CACHE_DTYPES = {"auto": None, "float32": 4, "float16": 2, "bfloat16": 2}
+# the first vLLM whose MambaDType accepts each value (vllm/config/cache.py in the PyPI sdists: 0.10.0 has no flag; 0.10.1
+# to 0.12.0 Literal["auto", "float32"]; "float16" from 0.13.0 (0.12.0 without, 0.13.0 / 0.14.0 / 0.17.1 / 0.20.0 /
+# 0.21.0 with); "bfloat16" from 0.22.0 (0.21.0 without, 0.22.0 / 0.24.0 with))
+SSM_CACHE_DTYPE_FROM = {"float32": (0, 10, 1), "float16": (0, 13, 0), "bfloat16": (0, 22, 0)}
 
 
 def with_ssm_cache_dtype(spec: LLMSpec, name: str | None) -> LLMSpec:

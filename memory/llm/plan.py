@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, fit_search as FS, unsloth as UD
-from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, with_ssm_cache_dtype
+from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .runtimes import vllm_overheads as VO
 from .spec import FULL, MAMBA, SLIDING, LLMSpec, gguf_blocks
@@ -265,6 +265,11 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if knobs.get("mamba_ssm_cache_dtype") is not None:
         if runtime != "vllm":
             raise UserError(f"--mamba-ssm-cache-dtype is vLLM's; {runtime} keeps its own state type")
+        key, ver = str(knobs["mamba_ssm_cache_dtype"]).lower(), parse_version(knobs.get("runtime_version"), runtime)
+        if key in SSM_CACHE_DTYPE_FROM and not at_least(ver, *SSM_CACHE_DTYPE_FROM[key]):
+            first = ".".join(map(str, SSM_CACHE_DTYPE_FROM[key]))
+            raise UserError(f"--mamba-ssm-cache-dtype {key} is accepted from vLLM {first} (its MambaDType); "
+                            f"vLLM {knobs.get('runtime_version')} refuses it")
         spec = with_ssm_cache_dtype(spec, knobs["mamba_ssm_cache_dtype"])  # the state page and the unified block
     proj = OL.projector(spec)
     # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
