@@ -25,3 +25,17 @@ def test_latent_shapes_with_no_or_negative_extent_are_refused(shape):
 def test_a_sound_latent_shape_still_decodes():
     assert vae.vae_decode_bytes("hunyuan-video", [1, 16, 1, 60, 106]) > 0
     assert vae.vae_decode_bytes("kl", [1, 4, 64, 64]) > 0
+
+
+def test_two_sample_decode_rows_mapped_after_their_first_reading_are_regression_rows():
+    # review18b #4: ours_traced was rescaled to the trace's batch after these rows read -50 %: tuned on, not held out
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import bench_estimate as B
+    rows = [("flux2", 1024, 1024, 1, "decode", "flash", 2), ("ltxv", 768, 512, 97, "decode", "flash", 2),
+            ("hunyuan-video", 848, 480, 25, "decode", "flash", 2)]
+    for r in rows:
+        assert r in B.FIT and r not in B.HELD_OUT, r
+    src = (Path(B.__file__)).read_text()
+    assert "-50.1 %" in src and "Mapped after that reading" in src
