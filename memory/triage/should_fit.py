@@ -40,14 +40,8 @@ NOT_LOAD = ("vllm.kv_max_len", "vllm.startup_free", "vllm.mamba_blocks")
 
 def verdict(x):
     """The calculator's verdict for this failure's Case when the load should fit with clear room, else None;
-    computed once per failure (kept on its event)."""
-    ev = x.ev
-    if "_should_fit" not in ev:
-        try:
-            ev["_should_fit"] = _verdict(x)
-        except Exception:        # an optional helper: triage answers without it
-            ev["_should_fit"] = None
-    return ev["_should_fit"]
+    computed once per failure (kept on its event; advice.py reads it there)."""
+    return _kept(x.ev, "_should_fit", lambda: _verdict(x))
 
 
 def _at_load(x) -> bool:
@@ -103,7 +97,11 @@ def _model(f, rt):
 def _once(f, key, work):
     """The calculator's answer (None: it refused) computed once per scan: a log of 200 failures of one load asks once,
     and an unknown name's refusal (which looks for close names) is not repeated."""
-    memo = f.setdefault("_should_fit_memo", {})
+    return _kept(f.setdefault("_should_fit_memo", {}), key, work)
+
+
+def _kept(memo, key, work):
+    """work() computed once and kept in memo[key] (a scan's memo, or a failure's event); None when it raised."""
     if key not in memo:
         try:
             memo[key] = work()
@@ -220,14 +218,8 @@ def over_card(x):
     the precision it loads them in (--quantization's method as kv sizes it, else the checkpoint name's format, else
     half precision), all on one card (no tensor or pipeline parallelism, no --cpu-offload-gb, no data parallelism with
     expert parallelism in the log), failing before any line shows the load done. {"model", "weights", "card",
-    "precision"} or None; computed once per failure."""
-    ev = x.ev
-    if "_over_card" not in ev:
-        try:
-            ev["_over_card"] = _over_card(x)
-        except Exception:        # an optional helper: triage answers without it
-            ev["_over_card"] = None
-    return ev["_over_card"]
+    "precision"} or None; computed once per failure (kept on its event)."""
+    return _kept(x.ev, "_over_card", lambda: _over_card(x))
 
 
 def _over_card(x):
