@@ -22,6 +22,14 @@ def _run(code, *args, timeout=300):
     return p
 
 
+def _host_json(code, *args):
+    """Run code with ComfyUI's interpreter on the checkout (sys.argv[1]: COMFYUI_DIR, then args); it must exit 0 and
+    print its answer as JSON on its last stdout line."""
+    p = _run(code, os.environ["COMFYUI_DIR"], *args, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def _cli(*args):
     return _run("from gpu_garden.memory.cli import main; sys.exit(main(sys.argv[1:]))", "trace", "--comfyui",
                 os.environ["COMFYUI_DIR"], *args)
@@ -116,9 +124,7 @@ def family_results():
     code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
             "out = [trace_family(sys.argv[1], f, w, h, frames=n, phase=ph) for f, ph, w, h, n in json.loads(sys.argv[2])]\n"
             "print(json.dumps(out))")
-    p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return _host_json(code, json.dumps(runs))
 
 
 @pytest.mark.parametrize("i", range(len(FAMILY_RUNS)), ids=[f"{r[0]}-{r[1]}" for r in FAMILY_RUNS])
@@ -163,9 +169,7 @@ for fam, ph, w, h, fr in (("sd1", "decode", 128, 128, 1), ("wan21", "decode", 64
     out.append([[meta["peak"], meta["at"], meta["allocations"]], [real["peak"], real["at"], real["allocations"]]])
 print(json.dumps(out))
 '''
-    p = _run(code, os.environ["COMFYUI_DIR"], timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    for meta, real in json.loads(p.stdout.strip().splitlines()[-1]):
+    for meta, real in _host_json(code):
         assert meta == real
 
 
@@ -183,9 +187,7 @@ low = trace_comfy.trace_base_model(model, (2, 4, 32, 32), conds={"c_crossattn": 
 print(json.dumps([fam["peak"] - fam["weights"], r["peak"] - r["weights"], r["weights"] - fam["weights"],
                   low["weights"], low["peak"] < fam["peak"], model.diffusion_model.out[2].weight.device.type]))
 '''
-    p = _run(code, os.environ["COMFYUI_DIR"], timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    fam_act, act, extra_weights, low_weights, low_smaller, device = json.loads(p.stdout.strip().splitlines()[-1])
+    fam_act, act, extra_weights, low_weights, low_smaller, device = _host_json(code)
     assert act == fam_act
     assert 0 <= extra_weights < 1 << 20                       # + model_sampling's sigma tables
     assert low_weights == 0 and low_smaller and device == "cpu"
@@ -248,9 +250,7 @@ def new_family_results():
             "except UserError as e:\n"
             "    err = str(e)\n"
             "print(json.dumps([out, same, err]))")
-    p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return _host_json(code, json.dumps(runs))
 
 
 @pytest.mark.parametrize("i", range(len(NEW_FAMILY_RUNS)), ids=[f"{r[0]}-{r[1]}-{r[2]}-{'cfg' if r[4] else 'usual'}"
@@ -321,9 +321,7 @@ def video_family_results():
             "except UserError as e:\n"
             "    err = str(e)\n"
             "print(json.dumps([out, same, err]))")
-    p = _run(code, os.environ["COMFYUI_DIR"], json.dumps(runs), timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return _host_json(code, json.dumps(runs))
 
 
 @pytest.mark.parametrize("i", range(len(VIDEO_FAMILY_RUNS)), ids=[f"{r[0]}-{r[1]}" for r in VIDEO_FAMILY_RUNS])
