@@ -581,19 +581,11 @@ def kv_exact(row, key, pred, unit) -> bool:
 
 # a llama.cpp row whose vram_gib is the free memory llama.cpp itself read (its fit step, its device line): read with the
 # runtime's own context in place (ggml-cuda.cu ggml_backend_cuda_device_get_memory: ggml_cuda_set_device, then
-# cudaMemGetInfo), so the CUDA context kv counts on a card (runtimes/llamacpp.py CUDA_CONTEXT) is already out of it
-FREE_READING = re.compile(r"fit step's free|fit's free reading|free memory the fit step|free memory llama\.cpp "
-                          r"(?:measured|printed)", re.I)
-# that source is CUDA's (and HIP's, ggml-cuda built for ROCm): Metal's free figure is recommendedMaxWorkingSetSize less
-# what Metal has allocated, Vulkan's the heap budget; neither holds a CUDA context, so their rows keep vram as read.
-# The 384 MiB is the plan's constant (CUDA_CONTEXT), not a figure measured on the row's card
-NO_CUDA_CONTEXT = re.compile(r"vulkan|\bapple\b", re.I)
-
-
-def free_reading(row) -> bool:
-    return (row["runtime"] == "llama.cpp" and bool(FREE_READING.search(row.get("inferred", {}).get("vram_gib", "")))
-            and not NO_CUDA_CONTEXT.search(f"{row.get('id', '')} {row.get('gpu') or ''}"))
-
+# cudaMemGetInfo), so the CUDA context kv counts on a card (runtimes/llamacpp.py CUDA_CONTEXT) is already out of it.
+# That source is CUDA's (and HIP's, ggml-cuda built for ROCm): Metal's free figure is recommendedMaxWorkingSetSize less
+# what Metal has allocated, Vulkan's the heap budget; neither holds a CUDA context, so their rows are not marked and keep
+# vram as read. The 384 MiB is the plan's constant (CUDA_CONTEXT), not a figure measured on the row's card.
+# Such a row says so in its own field, "vram_reading": "llamacpp_free".
 
 # an Ollama row whose vram_gib is the scheduler's 'gpu memory' line (server/sched.go, from 0.12.11: available = free -
 # OLLAMA_GPU_OVERHEAD - MinimumMemory, 457 MiB on CUDA/ROCm), not the free memory the plan's --vram means: the plan
@@ -601,20 +593,33 @@ def free_reading(row) -> bool:
 # Before 0.12.11 the offload line's memory.available is the free memory as read; from 0.30 llama-server places the model
 # Such a row says so in its own field, "vram_reading": "ollama_available" (the reading its notes describe).
 GPU_MEMORY_LINE = ((0, 12, 11), (0, 30))
-VRAM_READINGS = ("ollama_available",)
+VRAM_READINGS = ("ollama_available", "llamacpp_free")
 
 
-def available_reading(row) -> bool:
+def vram_reading(row):
+    """The row's "vram_reading" field (None when absent), checked against the runtime and version it can come from."""
     reading = row.get("vram_reading")
     if reading is None:
-        return False
+        return None
     if reading not in VRAM_READINGS:
         raise ValueError(f"{row['id']}: vram_reading {reading!r} is none of {', '.join(VRAM_READINGS)}")
+    if reading == "llamacpp_free":
+        if row["runtime"] != "llama.cpp":
+            raise ValueError(f"{row['id']}: vram_reading {reading!r} needs a llama.cpp row, not {row['runtime']}")
+        return reading
     v = parse_version(row["version"], "ollama") if row["runtime"] == "ollama" and row.get("version") else None
     if v is None or not at_least(v, *GPU_MEMORY_LINE[0]) or at_least(v, *GPU_MEMORY_LINE[1]):
         raise ValueError(f"{row['id']}: vram_reading {reading!r} needs an Ollama row of 0.12.11-0.29 (its 'gpu memory' "
                          f"line), not {row['runtime']} {row.get('version')}")
-    return True
+    return reading
+
+
+def free_reading(row) -> bool:
+    return vram_reading(row) == "llamacpp_free"
+
+
+def available_reading(row) -> bool:
+    return vram_reading(row) == "ollama_available"
 
 
 def total_line(row, spec) -> bool:
