@@ -510,6 +510,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 43 (tuned after its first sight was recorded, llm_first_sight.json batches["43"]): task eollama18 built
         # in TinyLlama-1.1B and DeepSeek-Coder-1.3B from their config.json for the two rows that errored on them
         "llamacpp-mig-tinyllama-11b-q4km-3090-vulkan-2k-np4", "llamacpp-nemo-deepseekcoder-13b-q4km-cpu-16k-np4",
+        # batch 45 (tuned after its first sight was recorded, llm_first_sight.json batches["45"]): task ellm18b built
+        # in LLaVA-1.6-Mistral-7B and read the Ollama tag llava:7b-v1.6-mistral-<quant> for the row that errored on it
+        "ollama-cs6501-llava7b-v16-mistral-q4_0-t4-4k-fit",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

@@ -67,6 +67,12 @@ OLLAMA_LIBRARY = {
     # (13.34 GB = 12.42 GiB; its Q4_0 would be about 12.6 GB)
     "codestral": ("Codestral-{size}", "22b"),
 }
+# libraries whose tags name different models by a variant word after the size, with no model read for the rest: the
+# variants read. ollama.com/library/llava: LLaVA 1.6 on Vicuna (7b, 13b) and Hermes-Yi (34b), and the
+# '7b-v1.6-mistral-*' builds on Mistral-7B-Instruct-v0.2 (shainakumar/cs6501workshop's Ollama 0.17.0 log of
+# llava:7b-v1.6-mistral-q4_0 prints n_ff 14336, 8 KV heads, rope base 1e6: LLaVA-1.6-Mistral-7B's geometry).
+# The other llava tags (the Vicuna and Yi builds) have no built-in description; their default build was not read
+OLLAMA_TAG_VARIANTS = {"llava": (("7b-v1.6-mistral", "LLaVA-1.6-Mistral-7B"),)}
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
 # since May 2025, before that the Llama-3.1-8B distill)
@@ -95,6 +101,8 @@ def ollama_tag(name: str):
     if "/" in n:
         return None
     lib, colon, tag = n.partition(":")
+    if lib in OLLAMA_TAG_VARIANTS:
+        return _variant_tag(name, lib, tag)
     if lib not in OLLAMA_LIBRARY:
         return None
     if colon and not tag.strip():  # 'qwen2.5:' is no tag Ollama pulls; without the colon it is 'latest'
@@ -133,3 +141,18 @@ def ollama_tag(name: str):
         q += "_MISTRAL3"
         note += "; its output tensor keeps the base type (the 0.6 quantizer did not recognise mistral3's output)"
     return built, q, note
+
+
+def _variant_tag(name: str, lib: str, tag: str):
+    """A library of OLLAMA_TAG_VARIANTS: the tag must start with a variant read and name its quantization."""
+    for prefix, built in OLLAMA_TAG_VARIANTS[lib]:
+        if tag == prefix or tag.startswith(prefix + "-"):
+            m = _TAG_QUANT.search(tag[len(prefix):])
+            if not m:
+                raise UserError(f"Ollama tag {name!r}: the {lib} library's default build was not read; name the "
+                                f"quantization ({lib}:{prefix}-q4_0, as on ollama.com/library/{lib})")
+            quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16"}.get(m.group(1), m.group(1).upper())
+            return built, quant, f"Ollama tag {name!r}: {quant} weights from the tag; {lib}:{prefix} is {built}"
+    read = ", ".join(f"{lib}:{p}-<quant>" for p, _ in OLLAMA_TAG_VARIANTS[lib])
+    raise UserError(f"Ollama tag {name!r}: of the {lib} library only {read} is read (the others have no built-in "
+                    "description): give the model's config.json with --config FILE (or a GGUF with --gguf FILE)")

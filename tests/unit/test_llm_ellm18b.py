@@ -51,3 +51,38 @@ def test_the_data_marks_fourteen_free_readings_none_of_them_vulkan_or_apple():
     # Vulkan's heap budget and Metal's working-set figure hold no CUDA context: such rows are never marked
     assert not any("vulkan" in f"{r['id']} {r.get('gpu') or ''}".lower() or "apple" in (r.get("gpu") or "").lower()
                    for r in marked)
+
+
+# ---------------------------------------------------------------- LLaVA 1.6 Mistral 7B and its Ollama tag
+def _llm():
+    from gpu_garden.memory.llm import kv
+    return kv
+
+
+def test_llava16_mistral_is_mistral_7b_v02_with_the_llava_vocab():
+    # by hand from the config (copies of llava-hf/llava-v1.6-mistral-7b-hf): 32 layers x 8 KV heads x 128 x 2 (K, V)
+    # x 2 B = 131,072 B a token, 512 MiB at 4096 cells (the Ollama 0.17.0 log's llama_kv_cache size = 512.00 MiB);
+    # params: 32 x (4096 x (4096 + 2 x 1024 + 4096) + 3 x 4096 x 14336 + 2 x 4096) + 2 x 32064 x 4096 + 4096
+    s = _llm().describe(model="LLaVA-1.6-Mistral-7B")
+    assert (s.vocab, s.intermediate, s.n_kv_heads, s.max_ctx) == (32064, 14336, 8, 32768)
+    assert s.params == 32 * (4096 * (4096 + 2 * 1024 + 4096) + 3 * 4096 * 14336 + 2 * 4096) + 2 * 32064 * 4096 + 4096
+    res = _llm().plan(s, "ollama", ctx=4096, weights_dtype="Q4_0", runtime_version="0.17.0")
+    assert res["kv_total"] == 32 * 8 * 128 * 2 * 2 * 4096 == 512 * MiB
+
+
+@pytest.mark.parametrize("tag,quant", [("llava:7b-v1.6-mistral-q4_0", "Q4_0"), ("llava:7b-v1.6-mistral-q8_0", "Q8_0"),
+                                       ("LLaVA:7b-v1.6-mistral-fp16", "F16")])
+def test_the_mistral_llava_tag_resolves(tag, quant):
+    from gpu_garden.memory.llm.ollama_tags import ollama_tag
+    built, q, _ = ollama_tag(tag)
+    assert (built, q) == ("LLaVA-1.6-Mistral-7B", quant)
+
+
+@pytest.mark.parametrize("tag,says", [("llava:7b", "only llava:7b-v1.6-mistral"), ("llava", "only"),
+                                      ("llava:13b-v1.6-q4_0", "only"), ("llava:7b-v1.6-mistralx-q4_0", "only"),
+                                      ("llava:7b-v1.6-mistral", "default build was not read")])
+def test_other_llava_tags_are_a_clear_error(tag, says):
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm.ollama_tags import ollama_tag
+    with pytest.raises(UserError, match=says):
+        ollama_tag(tag)
