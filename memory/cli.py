@@ -61,6 +61,73 @@ def _int_or_word(value: str):
         return value
 
 
+# A runtime's or ComfyUI's own spelling of an option, as users copy it from their command line -> what the
+# subcommand calls it. An unrecognized argument in this table gets the option to type instead.
+RUNTIME_SPELLINGS = {
+    "kv": {
+        "--max-model-len": ("--ctx N", "vLLM's --max-model-len"),
+        "--context-length": ("--ctx N", "SGLang's --context-length"),
+        "-c": ("--ctx N", "llama.cpp's -c"), "--ctx-size": ("--ctx N", "llama.cpp's --ctx-size"),
+        "-np": ("--parallel N", "llama.cpp's -np"),
+        "-ngl": ("--ngl N", "llama.cpp's -ngl"), "--n-gpu-layers": ("--ngl N", "llama.cpp's --n-gpu-layers"),
+        "--gpu-layers": ("--ngl N", "llama.cpp's --gpu-layers"),
+        "--kv-cache-dtype": ("--kv-dtype T", "vLLM's and SGLang's --kv-cache-dtype"),
+        "-ctk": ("--kv-dtype T", "llama.cpp's -ctk"), "--cache-type-k": ("--kv-dtype T", "llama.cpp's --cache-type-k"),
+        "-ctv": ("--kv-dtype-v T", "llama.cpp's -ctv"), "--cache-type-v": ("--kv-dtype-v T", "llama.cpp's --cache-type-v"),
+        "-fa": ("--flash-attn on|off|auto", "llama.cpp's -fa"),
+        "-ub": ("--ubatch N", "llama.cpp's -ub"), "--ubatch-size": ("--ubatch N", "llama.cpp's --ubatch-size"),
+        "-ts": ("--tensor-split A,B,..", "llama.cpp's -ts"),
+        "-tp": ("--tensor-parallel-size N", "vLLM's -tp"), "--tp": ("--tensor-parallel-size N", "SGLang's --tp"),
+        "--tp-size": ("--tensor-parallel-size N", "SGLang's --tp-size"),
+        "-pp": ("--pipeline-parallel-size N", "vLLM's -pp"),
+        "--quantization": ("--weights-dtype T", "vLLM's --quantization"), "-q": ("--weights-dtype T", "vLLM's -q"),
+        "-m": ("--gguf FILE (or --model NAME)", "llama.cpp's -m"),
+    },
+    "estimate": {
+        "--batch-size": ("--batch B", "EmptyLatentImage's batch_size"),
+        "--fp32-vae": ("--vae-dtype fp32", "ComfyUI's --fp32-vae"), "--fp16-vae": ("--vae-dtype fp16", "ComfyUI's --fp16-vae"),
+        "--bf16-vae": ("--vae-dtype bf16", "ComfyUI's --bf16-vae"),
+        "--fp8_e4m3fn-unet": ("--weights-dtype fp8", "ComfyUI's --fp8_e4m3fn-unet"),
+        "--fp16-unet": ("--weights-dtype fp16", "ComfyUI's --fp16-unet"), "--bf16-unet": ("--weights-dtype bf16", "ComfyUI's --bf16-unet"),
+        "--fp32-unet": ("--weights-dtype fp32", "ComfyUI's --fp32-unet"),
+        "--cpu": ("--device cpu", "ComfyUI's --cpu"),
+    },
+}
+_CTX_SPELLINGS = ("--max-model-len", "--context-length", "-c", "--ctx-size", "--ctx")
+
+
+def _ctx(text: str) -> int:
+    """argparse type of kv --ctx: a whole number; 'auto' (the runtime fitting the context itself) says what to type."""
+    if text.strip().lower() == "auto":
+        raise argparse.ArgumentTypeError(_CTX_AUTO)
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
+
+
+_CTX_AUTO = ("'auto' (the runtime fits the context itself) is not a length kv can plan: leave --ctx out, give "
+             "--vram, and read the 'largest context' line")
+
+
+def _unrecognized(command, extras) -> str:
+    """The error for arguments no option of `command` reads, with the option to type for a runtime's own spelling."""
+    hints = []
+    table = RUNTIME_SPELLINGS.get(command, {})
+    for i, arg in enumerate(extras):
+        name, eq, value = arg.partition("=")
+        if name not in table:
+            continue
+        instead, what = table[name]
+        hint = f"{what} is {instead} here"
+        if not eq and i + 1 < len(extras) and not extras[i + 1].startswith("-"):
+            value = extras[i + 1]
+        if name in _CTX_SPELLINGS and value.strip().lower() == "auto":
+            hint += "; " + _CTX_AUTO
+        hints.append(hint)
+    return "unrecognized arguments: " + " ".join(extras) + "".join("; " + h for h in hints)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gpu-garden", description="See GPU memory, estimate a run's footprint, and triage out-of-memory logs.")
     p.add_argument("--version", action="version", version="gpu-garden " + _version())
@@ -88,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
     src.add_argument("--model", metavar="NAME", help="a built-in model name or Hugging Face repo id (see --model list)")
-    s.add_argument("--ctx", type=int, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
+    s.add_argument("--ctx", type=_ctx, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
                    "default: the model's for vLLM, 4096 for llama.cpp/Ollama")
     s.add_argument("--parallel", type=int, default=1, help="requests at once (vLLM: checked against its concurrency; -np; OLLAMA_NUM_PARALLEL)")
     s.add_argument("--kv-dtype", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk); "
@@ -199,7 +266,10 @@ def _version() -> str:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # named with the subcommand's help, and what to type for a runtime's own spelling of an option
+        prog = "gpu-garden" + (f" {args.command}" if getattr(args, "command", None) else "")
+        parser.exit(2, f"{prog}: error: {_unrecognized(getattr(args, 'command', None), extras)} (see {prog} --help)\n")
     if not args.command:
         parser.print_help()
         return 2

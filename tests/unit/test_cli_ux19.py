@@ -1,0 +1,66 @@
+"""What a new user types at the command line (ux19): a runtime's own spelling of an option, and --help's exit codes."""
+import pytest
+
+from gpu_garden.memory import cli
+
+
+def _usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+def test_vllm_max_model_len_auto_says_what_to_type(capsys):
+    # the kv output itself suggests "--max-model-len auto" to vLLM users; typed back into kv it was only "unrecognized"
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--runtime", "vllm", "--gpu-memory-utilization", "0.9",
+                        "--max-model-len", "auto"], capsys)
+    assert err.startswith("gpu-garden kv: error: unrecognized arguments: --max-model-len auto")
+    assert "vLLM's --max-model-len is --ctx N here" in err
+    assert "leave --ctx out" in err and "'largest context'" in err
+    assert err.endswith("(see gpu-garden kv --help)")
+
+
+def test_ctx_auto_says_what_to_type(capsys):
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--ctx", "auto"], capsys)
+    assert "argument --ctx" in err and "leave --ctx out" in err and "'largest context'" in err
+
+
+def test_ctx_not_a_number_is_still_refused(capsys):
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--ctx", "8k"], capsys)
+    assert "not a whole number of tokens: '8k'" in err
+
+
+def test_llama_server_flags_name_the_kv_options(capsys):
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--runtime", "llama.cpp", "-c", "65536", "-np", "4"], capsys)
+    assert "unrecognized arguments: -c 65536 -np 4" in err
+    assert "llama.cpp's -c is --ctx N here" in err and "llama.cpp's -np is --parallel N here" in err
+
+
+def test_a_length_given_with_equals_gets_no_auto_hint(capsys):
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--max-model-len=8192"], capsys)
+    assert "is --ctx N here" in err and "leave --ctx out" not in err
+
+
+def test_comfyui_launch_flags_name_the_estimate_options(capsys):
+    err = _usage_error(["estimate", "model.safetensors", "--fp32-vae"], capsys)
+    assert "ComfyUI's --fp32-vae is --vae-dtype fp32 here" in err and err.startswith("gpu-garden estimate: error:")
+
+
+def test_an_unknown_argument_names_the_subcommand_help(capsys):
+    err = _usage_error(["triage", "a.log", "b.log"], capsys)
+    assert err == "gpu-garden triage: error: unrecognized arguments: b.log (see gpu-garden triage --help)"
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--frobnicate"], capsys)
+    assert err == "gpu-garden kv: error: unrecognized arguments: --frobnicate (see gpu-garden kv --help)"
+
+
+def test_every_suggested_option_exists():
+    parser = cli.build_parser()
+    sub = parser._subparsers._group_actions[0].choices
+    for command, table in cli.RUNTIME_SPELLINGS.items():
+        options = {o for a in sub[command]._actions for o in a.option_strings}
+        for spelling, (instead, _) in table.items():
+            assert instead.split()[0] in options, (command, spelling, instead)
+            assert spelling not in options, (command, spelling)
