@@ -64,3 +64,20 @@ def test_every_suggested_option_exists():
         for spelling, (instead, _) in table.items():
             assert instead.split()[0] in options, (command, spelling, instead)
             assert spelling not in options, (command, spelling)
+
+
+@pytest.mark.parametrize("command,codes", [
+    ("kv", ("0 it fits", "1 it does not fit", "2 usage")),
+    ("triage", ("0 an out-of-memory error was found", "1 none was found", "2 a missing file")),
+    ("estimate", ("0 it runs on the budget", "1 it does not fit", "2 usage")),
+])
+def test_help_gives_the_exit_status(command, codes, capsys):
+    # README: "Exit code 0 when an out-of-memory error was found, 1 when none" (triage), "Exit code 1 when it does not
+    # fit" (kv); only estimate --help said so
+    with pytest.raises(SystemExit) as e:
+        cli.main([command, "--help"])
+    assert e.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "exit status:" in out
+    for code in codes:
+        assert code in out, (command, code)
