@@ -165,10 +165,31 @@ def triage_text(text: str, context: dict | None = None) -> dict:
     return _result(scan, context)
 
 
+# A compressed file's first bytes (its format's magic number) -> its name and the command that reads it as text. Such
+# a file (a rotated comfyui.log.1.gz, a zip of logs) holds no readable line: "no out-of-memory error found" would be false.
+COMPRESSED = (
+    (b"\x1f\x8b", "gzip", "zcat"),
+    (b"PK\x03\x04", "zip", "unzip -p"),
+    (b"\xfd7zXZ\x00", "xz", "xzcat"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "zstdcat"),
+    (b"7z\xbc\xaf\x27\x1c", "7z", "7z x -so"),
+)
+
+
+def _refuse_compressed(head: bytes, name: str) -> None:
+    for magic, kind, reader in COMPRESSED:
+        if head.startswith(magic):
+            raise UserError(f"{name} is {kind}-compressed, not a text log: decompress it first, e.g. "
+                            f"{reader} {'FILE' if name == 'standard input' else name} | gpu-garden triage -")
+
+
 def run_cli(args) -> int:
     path = getattr(args, "file", "-") or "-"
     if path == "-":
-        res = triage_stream(sys.stdin.buffer)
+        stdin = sys.stdin.buffer
+        if hasattr(stdin, "peek"):  # a BufferedReader: look without consuming
+            _refuse_compressed(stdin.peek(8)[:8], "standard input")
+        res = triage_stream(stdin)
     else:
         import os
         if os.path.isdir(path):
@@ -180,6 +201,8 @@ def run_cli(args) -> int:
         except OSError as exc:
             raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
         with fh:
+            _refuse_compressed(fh.read(8), path)
+            fh.seek(0)
             res = triage_stream(fh)
     if getattr(args, "json", False):
         print(json.dumps(res, indent=2))

@@ -81,3 +81,56 @@ def test_help_gives_the_exit_status(command, codes, capsys):
     assert "exit status:" in out
     for code in codes:
         assert code in out, (command, code)
+
+
+OOM_LOG = (b"loading model\n"
+           b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+           b"11.76 GiB of which 10.69 MiB is free.\n")
+
+
+def _gzip(data):
+    import gzip
+    return gzip.compress(data)
+
+
+def _zip(data):
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("comfyui.log", data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name,pack,reader", [("comfyui.log.1.gz", _gzip, "zcat"), ("logs.zip", _zip, "unzip -p")])
+def test_triage_of_a_compressed_log_says_to_decompress_it(name, pack, reader, tmp_path, capsys):
+    # before: "No out-of-memory error found (N lines read)." and exit 1, although the archive holds an OOM
+    f = tmp_path / name
+    f.write_bytes(pack(OOM_LOG))
+    assert cli.main(["triage", str(f)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "compressed, not a text log" in err
+    assert f"{reader} {f} | gpu-garden triage -" in err
+
+
+def test_triage_of_compressed_standard_input_says_to_decompress_it(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(_gzip(OOM_LOG)))))
+    assert cli.main(["triage", "-"]) == 2
+    assert "standard input is gzip-compressed" in capsys.readouterr().err
+
+
+def test_triage_of_a_text_log_that_starts_like_a_magic_number_is_read(tmp_path, capsys):
+    f = tmp_path / "a.log"
+    f.write_bytes(b"PK sampler step 1\n" + OOM_LOG)  # "PK" without the zip header's \x03\x04
+    assert cli.main(["triage", str(f)]) == 0
+    assert "line 3" in capsys.readouterr().out
+
+
+def test_triage_reads_a_file_from_its_first_byte_after_the_compression_check(tmp_path, capsys):
+    import json
+    f = tmp_path / "first.log"
+    f.write_bytes(OOM_LOG.split(b"\n", 1)[1])  # the OOM on line 1: the 8 bytes looked at are read again
+    assert cli.main(["triage", "--json", str(f)]) == 0
+    event = json.loads(capsys.readouterr().out)["events"][0]
+    assert event["line"] == 1 and event["message"].startswith("torch.OutOfMemoryError: CUDA out of memory.")
