@@ -42,12 +42,12 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--block-swap", type=int, metavar="N",
                    help="N of the diffusion model's blocks kept off the device and moved on one at a time as they run "
                         "(ComfyUI-WanVideoWrapper's blocks_to_swap)")
-    s.add_argument("--weights-dtype", choices=["fp32", "bf16", "fp16", "fp8", "bnb-int8", "bnb-nf4", "gguf", "q8_0", "q6_k", "q5_k",
-                                               "q4_k", "q4_0"],
+    s.add_argument("--weights-dtype", type=str.lower,  # FP8 and Q8_0 as file names spell them
+                   choices=["fp32", "bf16", "fp16", "fp8", "bnb-int8", "bnb-nf4", "gguf", "q8_0", "q6_k", "q5_k", "q4_k", "q4_0"],
                    help="the diffusion model's weights as loaded (default: as stored; gguf = Q8_0; bnb-int8 / bnb-nf4: "
                         "bitsandbytes load_in_8bit / load_in_4bit nf4, which swaps the Linear layers only; 8-bit linears hold "
                         "int32 accumulators while they run, 4-bit ones a 16-bit copy of their weight)")
-    s.add_argument("--vae-dtype", choices=["auto", "bf16", "fp16", "fp32"], default="auto",
+    s.add_argument("--vae-dtype", type=str.lower, choices=["auto", "bf16", "fp16", "fp32"], default="auto",
                    help="auto: as ComfyUI picks (bf16 where the GPU has it, else fp32 for SD/FLUX VAEs); fp32 = --fp32-vae")
     s.add_argument("--gpu-halves", choices=["bf16,fp16", "fp16", "none"], default="bf16,fp16", metavar="bf16,fp16|fp16|none",
                    help="half dtypes the GPU supports (Turing: fp16; Pascal and older: none) - decides the VAE dtype")

@@ -134,3 +134,16 @@ def test_triage_reads_a_file_from_its_first_byte_after_the_compression_check(tmp
     assert cli.main(["triage", "--json", str(f)]) == 0
     event = json.loads(capsys.readouterr().out)["events"][0]
     assert event["line"] == 1 and event["message"].startswith("torch.OutOfMemoryError: CUDA out of memory.")
+
+
+@pytest.mark.parametrize("flag,typed,read", [("--weights-dtype", "FP8", "fp8"), ("--weights-dtype", "Q8_0", "q8_0"),
+                                             ("--vae-dtype", "FP32", "fp32")])
+def test_estimate_dtypes_are_read_in_any_case(flag, typed, read):
+    # a GGUF file is named flux1-dev-Q8_0.gguf, and kv takes --weights-dtype Q4_K_M; estimate refused 'Q8_0' and 'FP8'
+    args = cli.build_parser().parse_args(["estimate", "model.safetensors", flag, typed])
+    assert getattr(args, flag[2:].replace("-", "_")) == read
+
+
+def test_estimate_dtype_outside_the_choices_is_still_refused(capsys):
+    err = _usage_error(["estimate", "model.safetensors", "--weights-dtype", "Q4_K_M"], capsys)
+    assert "invalid choice: 'q4_k_m'" in err and "'q4_k'" in err
