@@ -48,9 +48,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _runtime(value: str) -> str:
-    """llamacpp, llama-cpp, llama_cpp -> llama.cpp; argparse checks the choices after."""
+    """llamacpp, llama-cpp, llama_cpp, llama-server (the server's binary) -> llama.cpp; argparse checks the choices after."""
     v = value.strip().lower()
-    return "llama.cpp" if v in ("llamacpp", "llama-cpp", "llama_cpp", "llama.cpp") else v
+    return "llama.cpp" if v in ("llamacpp", "llama-cpp", "llama_cpp", "llama.cpp", "llama-server", "llama_server") else v
 
 
 def _int_or_word(value: str):

@@ -147,3 +147,10 @@ def test_estimate_dtypes_are_read_in_any_case(flag, typed, read):
 def test_estimate_dtype_outside_the_choices_is_still_refused(capsys):
     err = _usage_error(["estimate", "model.safetensors", "--weights-dtype", "Q4_K_M"], capsys)
     assert "invalid choice: 'q4_k_m'" in err and "'q4_k'" in err
+
+
+@pytest.mark.parametrize("typed", ["llama-server", "Llama-Server", "llama.cpp"])
+def test_kv_runtime_llama_server_is_llama_cpp(typed):
+    # the README's llama.cpp examples run llama-server; '--runtime llama-server' was 'invalid choice'
+    args = cli.build_parser().parse_args(["kv", "--model", "qwen2.5:7b", "--runtime", typed])
+    assert args.runtime == "llama.cpp"
