@@ -183,13 +183,18 @@ def _refuse_compressed(head: bytes, name: str) -> None:
                             f"{reader} {'FILE' if name == 'standard input' else name} | gpu-garden triage -")
 
 
+def _read_log(stream, name: str) -> dict:
+    """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
+    seek back): a compressed file is refused."""
+    head = stream.peek(8)[:8] if hasattr(stream, "peek") else b""
+    _refuse_compressed(head, name)
+    return triage_stream(stream)
+
+
 def run_cli(args) -> int:
     path = getattr(args, "file", "-") or "-"
     if path == "-":
-        stdin = sys.stdin.buffer
-        if hasattr(stdin, "peek"):  # a BufferedReader: look without consuming
-            _refuse_compressed(stdin.peek(8)[:8], "standard input")
-        res = triage_stream(stdin)
+        res = _read_log(sys.stdin.buffer, "standard input")
     else:
         import os
         if os.path.isdir(path):
@@ -201,9 +206,7 @@ def run_cli(args) -> int:
         except OSError as exc:
             raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
         with fh:
-            _refuse_compressed(fh.read(8), path)
-            fh.seek(0)
-            res = triage_stream(fh)
+            res = _read_log(fh, path)
     if getattr(args, "json", False):
         print(json.dumps(res, indent=2))
     else:

@@ -154,3 +154,19 @@ def test_kv_runtime_llama_server_is_llama_cpp(typed):
     # the README's llama.cpp examples run llama-server; '--runtime llama-server' was 'invalid choice'
     args = cli.build_parser().parse_args(["kv", "--model", "qwen2.5:7b", "--runtime", typed])
     assert args.runtime == "llama.cpp"
+
+
+def test_triage_of_a_pipe_given_as_a_path(tmp_path, capsys):
+    # `gpu-garden triage <(journalctl -u ollama)` names /dev/fd/N, a pipe: the compression check must not seek back
+    # (798d2e5 read 8 bytes and seek(0): "File or stream is not seekable", exit 2)
+    import os
+    import threading
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(OOM_LOG))
+    writer.start()
+    try:
+        assert cli.main(["triage", str(fifo)]) == 0
+    finally:
+        writer.join(timeout=10)
+    assert "line 2" in capsys.readouterr().out
