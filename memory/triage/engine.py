@@ -185,9 +185,17 @@ def _refuse_compressed(head: bytes, name: str) -> None:
 
 def _read_log(stream, name: str) -> dict:
     """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
-    seek back): a compressed file is refused."""
+    seek back): a compressed file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
+    write UTF-16LE) is read as text, not as bytes with a NUL after every character."""
     head = stream.peek(8)[:8] if hasattr(stream, "peek") else b""
     _refuse_compressed(head, name)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        import io
+        text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace")
+        try:
+            return triage_stream(text)
+        finally:
+            text.detach()  # the caller's stream stays open (standard input) or is closed by the caller
     return triage_stream(stream)
 
 

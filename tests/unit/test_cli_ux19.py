@@ -170,3 +170,25 @@ def test_triage_of_a_pipe_given_as_a_path(tmp_path, capsys):
     finally:
         writer.join(timeout=10)
     assert "line 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bom,codec", [(b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")])
+def test_triage_of_a_utf16_log(bom, codec, tmp_path, capsys):
+    # PowerShell 5's `python main.py > comfyui.log` writes UTF-16LE with a BOM and CRLF: read as bytes, every character
+    # was followed by a NUL and triage said "No out-of-memory error found", exit 1
+    import json
+    f = tmp_path / "comfyui.log"
+    f.write_bytes(bom + OOM_LOG.decode().replace("\n", "\r\n").encode(codec))
+    assert cli.main(["triage", "--json", str(f)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    event = res["events"][0]
+    assert event["line"] == 2 and event["numbers"]["requested"] == 20 * 2**20
+    assert event["message"].startswith("torch.OutOfMemoryError: CUDA out of memory.")
+
+
+def test_triage_of_a_utf16_log_on_standard_input(monkeypatch, capsys):
+    import io
+    data = b"\xff\xfe" + OOM_LOG.decode().replace("\n", "\r\n").encode("utf-16-le")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+    assert cli.main(["triage", "-"]) == 0
+    assert "line 2" in capsys.readouterr().out
