@@ -35,7 +35,10 @@ ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d{1
 # XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes", its stream-executor
 # allocator's "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0" (kingoflolz/mesh-transformer-jax#66),
 # TensorFlow's "OOM when allocating tensor with shape[...]"
-XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) (\d{1,20}) bytes"
+# (newer jaxlib, its JaxRuntimeError, prints the size as tsl's HumanReadableNumBytes does: "allocate 10.08GiB.",
+# el-oso/PureAdsorb.jl bench notes)
+XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) "
+                 r"(?:(\d{1,20}) bytes|(\d{1,12}(?:\.\d{1,6})? ?[KMGTP]i?B)\b)"
                   r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape"
                   r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
@@ -302,7 +305,7 @@ def xla(line):
         return None
     # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
-    req = m.group(1) or m.group(2)
+    req = m.group(1) or m.group(3) or (parse_size(m.group(2)) if m.group(2) else None)
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
             "complete": True}
 
