@@ -20,7 +20,8 @@ TORCH_NEW = re.compile(
     + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?:\.{3}|…)|$)")
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
 SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
-ALLOWED = re.compile(SZ + r" allowed;")
+# (a quote may stop at "allowed", the end of its line)
+ALLOWED = re.compile(SZ + r" allowed(?:;|\s*$)")
 # (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole; it may elide
 # "Of the allocated memory" with an ellipsis ("is free... 24.38 GiB is allocated by PyTorch") and stop after "and N is
 # reserved": the message's only "is reserved" is "is reserved by PyTorch but unallocated", so N is that figure)

@@ -35,6 +35,11 @@ _RULE = re.compile(rb"[ \t]*[-=_*~#.]{4,}[ \t]*$")
 MIN_W, MAX_W = 40, 200
 _PASTED = re.compile(rb"(?m)^(?:[ \t]|>|\||```|~~~|\d{4}-\d\d-\d\dT)")
 FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
+# PyTorch's caching-allocator message quoted a sentence a line (a README, a forum post): its head, then the lines that
+# continue it; each sentence opens with PyTorch's own words, so the joined line is the message the runtime printed
+_TORCH_HEAD = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate [\d.]{1,24} ?[KMGTP]?i?B\.?[ \t]*$")
+_TORCH_MORE = re.compile(rb"(?:GPU|Device) \d{1,3} has a total capac|Including non-PyTorch memory|[Tt]his process has |"
+                         rb"Process \d{1,20} has |Of the allocated memory |If reserved but unallocated ")
 
 
 def undo(buf: bytes, judge=None) -> bytes:
@@ -49,6 +54,10 @@ def undo(buf: bytes, judge=None) -> bytes:
         lines, changed = _unquote(lines), True
     if MIN_W <= max(map(len, lines)) and len(lines) > 1:       # (bytes: at least the characters)
         out = _unwrap(lines, judge)
+        changed = changed or out is not lines
+        lines = out
+    if b"Tried to allocate" in buf and len(lines) > 1:
+        out = _torch_sentences(lines)
         changed = changed or out is not lines
         lines = out
     return b"\n".join(lines) if changed else buf
@@ -164,13 +173,20 @@ def _unwrap(lines: list, judge=None) -> list:
                     glue[k] = max(ok, key=lambda gj: _rank(gj[1]))[0] if len(ok) > 1 else ok[0][0]
     if not any(g is not None for g in glue):
         return lines
+    return _join(lines, glue)
+
+
+def _join(lines: list, glue: list) -> list:
+    """Each line k with glue[k] set joined with the next (glue b"": no blank; else the glue, after the line's trailing
+    blanks); the lines joined stay as blanks before the next record of its own."""
+    n = len(lines)
     out, k, owed = [], 0, 0
     while k < n:
         parts, j = [lines[k]], k
         while glue[j] is not None:          # parts joined once at the end: a long run stays linear
             if glue[j] != b"":
                 parts[-1] = parts[-1].rstrip(b" ")
-                parts.append(b" ")
+                parts.append(glue[j])
             parts.append(lines[j + 1])
             j += 1
         rec = b"".join(parts)
@@ -182,6 +198,23 @@ def _unwrap(lines: list, judge=None) -> list:
         k = j + 1
     out.extend([b""] * owed)
     return out
+
+
+def _torch_sentences(lines: list) -> list:
+    """Join PyTorch's message quoted a sentence a line: a line that ends at "Tried to allocate N" (its figure, a period or
+    none) and the lines after it that open with the message's next sentences ("GPU 0 has a total capacity", "this process
+    has", "Of the allocated memory", ...), each joined after a period, as PyTorch prints them on one line."""
+    glue = [None] * len(lines)
+    k = 0
+    while k < len(lines) - 1:
+        if _TORCH_HEAD.search(lines[k]) and lines[k + 1].startswith((b"GPU ", b"Device ")) and _TORCH_MORE.match(lines[k + 1]):
+            j = k
+            while j < len(lines) - 1 and _TORCH_MORE.match(lines[j + 1]):
+                glue[j] = b" " if lines[j].rstrip().endswith(b".") else b". "
+                j += 1
+            k = j
+        k += 1
+    return _join(lines, glue) if any(g is not None for g in glue) else lines
 
 
 def _splits(line: str, nxt: str, joined: str) -> bool:

@@ -17,3 +17,31 @@ def test_jax_out_of_memory_with_a_human_readable_size_is_jax_and_reads_the_reque
     _, _, ev = top("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
                    "4770354232 bytes.\n")
     assert ev["numbers"]["requested"] == 4770354232 and ev["runtime"] == "jax", ev
+
+
+# PyTorch's message quoted a sentence a line (the shape of sagecodes/ai-build-and-learn's videogen notes; figures made up
+# unless said)
+SPLIT = ("CUDA out of memory. Tried to allocate 20.00 MiB.\n"
+         "GPU 0 has a total capacity of 23.55 GiB of which 12.75 MiB is free.\n"
+         "Including non-PyTorch memory, this process has 9.21 GiB memory in use.\n")
+
+
+def test_pytorchs_message_a_sentence_a_line_is_read_whole():
+    """Its sentences each open with PyTorch's own words ("GPU 0 has a total capacity", "Including non-PyTorch memory"):
+    joined, they are the one line PyTorch printed, with the card's total, free and this process's figures."""
+    cause, _, ev = top(SPLIT)
+    n = ev["numbers"]
+    assert (n.get("total"), n.get("free"), n.get("this_process")) == (round(23.55 * GiB), round(12.75 * MiB), round(9.21 * GiB)), n
+    assert cause == "other-process", ev["causes"]      # 14.3 GiB of the card held outside this process
+    # the head without its period (a quote that drops it), and a figure line that is not PyTorch's stays apart
+    _, _, ev = top("HIP out of memory. Tried to allocate 39.41 GiB\nGPU 0 has a total capacity of 31.98 GiB\n")
+    assert ev["numbers"].get("total") == round(31.98 * GiB), ev["numbers"]
+    _, _, ev = top("CUDA out of memory. Tried to allocate 20.00 MiB.\nGPU 0 temperature is 80 C\n")
+    assert "total" not in ev["numbers"], ev["numbers"]
+
+
+def test_allowed_figure_at_the_end_of_a_cut_quote_is_read():
+    """A quote that stops right after "N allowed" (no ";" and nothing after it) still gives the per-process cap."""
+    _, _, ev = top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of "
+                   "23.55 GiB of which 527.23 MiB is free. this process has 20.10 GiB memory in use. 21.20 GiB allowed\n")
+    assert ev["numbers"].get("allowed") == round(21.20 * GiB), ev["numbers"]
