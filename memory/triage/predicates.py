@@ -26,6 +26,27 @@ EAGER_EXTRA = GiB       # what an eagerly loaded CUDA context adds to a lazy one
 DESKTOP = 4 * GiB
 
 
+# CUDA devices whose memory IS the host's (one LPDDR pool for the CPU and GPU), known by the total PyTorch prints for them:
+# (name, lowest, highest). NVIDIA GB10 (DGX Spark and its OEM builds, 128 GB): 119.18-119.70 GiB in public reports, what
+# the OS leaves of the pool (sagecodes/ai-build-and-learn videogen notes 119.70; MiniMax-M3 vLLM runs 119.61; 119.63, 119.18)
+UNIFIED_POOLS = (("NVIDIA GB10 (DGX Spark)", 119.0 * GiB, 119.8 * GiB),)
+
+
+def unified_pool(x):
+    """The name of the unified-memory device whose pool the failure's total is, or None (a discrete card's is its own VRAM)."""
+    if not x.total or x.kind != "torch.cuda" or x.env["backend"] == "rocm":
+        return None
+    return next((name for name, lo, hi in UNIFIED_POOLS if lo <= x.total <= hi), None)
+
+
+def unified_host_held(x):
+    """On a unified pool, a quarter of it or more held outside this process, no other process named ("Process N has"
+    entries): on such a device the host's own memory (page cache, a host-side copy of the weights, other programs' RAM)
+    is drawn from the same pool the GPU allocates from."""
+    return (torch(x) and unified_pool(x) is not None and x.n.get("other_processes") is None and x.others is not None
+            and x.others >= 0.25 * x.total and x.others >= x.short)
+
+
 def others_hold(x):
     """Other processes' share of the card (their own "Process N has" figures, or the card less free less this process's
     NVML figure, which holds all of this process: context, cache, pools) passes a desktop's and covers the shortfall. A

@@ -45,3 +45,34 @@ def test_allowed_figure_at_the_end_of_a_cut_quote_is_read():
     _, _, ev = top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of "
                    "23.55 GiB of which 527.23 MiB is free. this process has 20.10 GiB memory in use. 21.20 GiB allowed\n")
     assert ev["numbers"].get("allowed") == round(21.20 * GiB), ev["numbers"]
+
+
+def _spark(this_process, others_line=""):
+    # GB10's pool as PyTorch printed it in sagecodes/ai-build-and-learn's videogen notes (119.70 GiB, 527.23 MiB free)
+    return ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of 119.70 GiB "
+            f"of which 527.23 MiB is free. {others_line}Including non-PyTorch memory, this process has {this_process} memory in "
+            "use. 107.73 GiB allowed\n")
+
+
+def test_unified_pool_held_outside_the_process_is_host_memory():
+    """On a GB10 (DGX Spark) the GPU allocates from the host's RAM: 66 GiB of the pool outside this process, no other
+    process named, is the host's own memory (a from_pretrained() copy before .to("cuda"), page cache); another program is
+    the runner-up."""
+    cause, conf, ev = top(_spark("52.68 GiB"))
+    assert cause == "host-ram", ev["causes"]
+    assert "other-process" in conf, conf
+    assert any("unified pool" in e and "GB10" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+
+
+def test_unified_pool_rule_keeps_to_its_device_and_its_evidence():
+    # another process named on the Spark: that program (the other-process reading), not host memory
+    cause, _, ev = top(_spark("52.68 GiB", "Process 4242 has 60.00 GiB memory in use. "))
+    assert cause == "other-process", ev["causes"]
+    # this process holds nearly all of the pool: nothing outside it to blame
+    cause, _, ev = top(_spark("118.90 GiB"))
+    assert cause != "host-ram", ev["causes"]
+    # a discrete 80 GB card with the same share outside this process: another program
+    cause, _, ev = top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity "
+                       "of 79.25 GiB of which 300.00 MiB is free. Including non-PyTorch memory, this process has 35.00 GiB "
+                       "memory in use.\n")
+    assert cause == "other-process", ev["causes"]
