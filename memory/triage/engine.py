@@ -43,6 +43,18 @@ def _alternatives(causes, env, params, kind, form=None) -> list:
     return out
 
 
+# PyTorch's own words on Metal: its MPS backend's report of a failed command buffer ("The Metal Performance Shaders
+# operations encoded on it may not have completed"), the MPS allocator, torch's frames
+_TORCH_METAL_WORDS = ("Metal Performance Shaders", "MPS", "torch")
+
+
+def _torch_named(inc, env):
+    """Something in the failure names PyTorch (ComfyUI, a torch frame, PyTorch's MPS wording): a bare Metal command-buffer
+    failure under the runtime guess of last resort (pytorch) is any Metal program's (MLX, Warp, a game engine) and stays Metal."""
+    return env["runtime"] == "comfyui" or any("torch" in p for p, _ in inc.frames) or \
+        any(w in inc.primary.get("text", "") for w in _TORCH_METAL_WORDS)
+
+
 def _event_dict(scan, inc, context):
     env = env_mod.infer(scan, inc, context)
     case = case_mod.build(scan, inc, context, env)
@@ -51,7 +63,7 @@ def _event_dict(scan, inc, context):
     device_kind = inc.primary.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None) or env["backend"]
     if device_kind == "cuda" and env["backend"] == "rocm":
         device_kind = "rocm"
-    elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui"):
+    elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui") and _torch_named(inc, env):
         device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
     params = advice.params(inc, env, scan, context, case.total)
     params["sysmem_fallback"] = sysmem_fallback(case)     # the guides' note on the driver's spill (faq-sysmem-fallback)

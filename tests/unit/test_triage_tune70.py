@@ -76,3 +76,20 @@ def test_unified_pool_rule_keeps_to_its_device_and_its_evidence():
                        "of 79.25 GiB of which 300.00 MiB is free. Including non-PyTorch memory, this process has 35.00 GiB "
                        "memory in use.\n")
     assert cause == "other-process", ev["causes"]
+
+
+METAL_BARE = "Metal command buffer failed: Insufficient Memory (kIOGPUCommandBufferCallbackErrorOutOfMemory)\n"
+
+
+def test_a_bare_metal_command_buffer_failure_stays_metal_unless_pytorch_is_named():
+    """A Metal command buffer refused memory (the line MetalSim's post-mortem quotes, a Warp fork): nothing names PyTorch, so
+    the device is Metal, not PyTorch's MPS, though the runtime is only the last-resort guess; PyTorch's own frame or its
+    MPS wording makes it MPS."""
+    _, _, ev = top(METAL_BARE)
+    assert ev["device_kind"] == "metal", ev["device_kind"]
+    _, _, ev = top('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", '
+                   'line 1751, in _call_impl\n    return forward_call(*args, **kwargs)\n' + METAL_BARE)
+    assert ev["device_kind"] == "mps", ev["device_kind"]
+    _, _, ev = top("Error: command buffer exited with error status. The Metal Performance Shaders operations encoded on it may "
+                   "not have completed. Error: (null) Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\n")
+    assert ev["device_kind"] == "mps", ev["device_kind"]
