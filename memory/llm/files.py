@@ -116,7 +116,8 @@ def from_tensor_table(table: dict, name="model") -> LLMSpec:
             layers.setdefault(int(m.group(1)), {})[t[m.end():]] = shape
     embed = next((shape for t, (dt, shape) in table.items() if t.endswith(("embed_tokens.weight", "wte.weight", "tok_embeddings.weight"))), None)
     if not layers or embed is None or len(embed) != 2:
-        raise UserError(f"{name}: no decoder layers or token embedding in the safetensors header; pass its config.json")
+        raise UserError(f"{name}: no decoder layers or token embedding in the safetensors header; pass its config.json "
+                        f"(a diffusion model's file goes to gpu-garden estimate FILE)")
     L = max(layers) + 1
     if L > _MAX_LAYERS:
         raise UserError(f"{name}: {L} layers is not plausible")

@@ -58,7 +58,9 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
     d = g("embedding_length")
     H = g("attention.head_count")
     if not L or not d or not H:
-        raise UserError(f"{name}: GGUF lacks {arch}.block_count / embedding_length / attention.head_count")
+        raise UserError(f"{name}: GGUF lacks {arch}.block_count / embedding_length / attention.head_count, which an "
+                        f"LLM's GGUF carries (architecture '{arch}'); a diffusion model's GGUF (ComfyUI-GGUF) goes to "
+                        f"gpu-garden estimate FILE")
     L = int(L)
     heads = H if isinstance(H, list) else [H] * L
     kv = g("attention.head_count_kv", heads)

@@ -192,3 +192,27 @@ def test_triage_of_a_utf16_log_on_standard_input(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
     assert cli.main(["triage", "-"]) == 0
     assert "line 2" in capsys.readouterr().out
+
+
+def test_kv_on_a_diffusion_model_file_points_to_estimate(tmp_path, capsys):
+    # a ComfyUI-GGUF FLUX file or an SDXL checkpoint given to kv: the error named missing keys but not the command
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+    from gguf_files import sparse_gguf_from_layout
+    gguf, _ = sparse_gguf_from_layout(tmp_path / "flux1-dev-Q8_0.gguf")
+    err = _usage_error_main(["kv", "--gguf", str(gguf)], capsys)
+    assert "architecture 'flux'" in err and "gpu-garden estimate FILE" in err
+    st = tmp_path / "model.safetensors"
+    header = b'{"first_stage_model.decoder.conv_in.weight": {"dtype": "F16", "shape": [512, 4, 3, 3], "data_offsets": [0, 36864]}}'
+    header += b" " * (-len(header) % 8)
+    st.write_bytes(len(header).to_bytes(8, "little") + header + bytes(36864))
+    err = _usage_error_main(["kv", "--config", str(st)], capsys)
+    assert "no decoder layers" in err and "gpu-garden estimate FILE" in err
+
+
+def _usage_error_main(argv, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    return err
