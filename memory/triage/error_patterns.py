@@ -63,6 +63,14 @@ ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 # (quoted without its last sentence, "Tried to allocate N on private pool", the request unknown: groups 4-5 None)
 MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
                   + r"(?:, max allowed: " + SZ + r")?\)(?:\. Tried to allocate " + SZ + r" on (private|shared) pool)?")
+# (a quote may elide its middle: "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)"; the line is
+# always an OOM, so each figure the quote kept is read on its own)
+MPS_FIELDS = {
+    "allocated": re.compile(r"MPS allocated: " + SZ),
+    "other_allocations": re.compile(r"other allocations: " + SZ),
+    "max_allowed": re.compile(r"max allowed: " + SZ),
+    "requested": re.compile(r"Tried to allocate " + SZ),
+}
 # c10/core/impl/alloc_cpu.cpp
 # (some tracebacks show the message without its "DefaultCPUAllocator: " prefix: RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696)
 CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to allocate))"
@@ -79,7 +87,7 @@ CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE
 NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
 TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
 # ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
-COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.")
+COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.?")  # (quoted without its full stop too)
 COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")
 # (quoted with "VAE" dropped from its first half: "when regular decoding, retrying with tiled VAE decoding", Acly/krita-ai-diffusion#86)
 COMFY_VAE = re.compile(r"Ran out of memory when regular (?:VAE )?(decoding|encoding), retrying with tiled VAE (?:decoding|encoding)"

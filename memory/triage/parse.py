@@ -196,11 +196,11 @@ def add_async_fields(ev, text) -> bool:
     return hit
 
 
-@_gate(RX.MPS)
+@_gate("MPS backend out of memory")
 def _mps(line):
     m = RX.MPS.search(line)
     if not m:
-        return None
+        return _mps_cut(line)
     nums = {"allocated": size(m.group(1)), "other_allocations": size(m.group(2))}
     if m.group(4):
         nums["requested"] = size(m.group(4))
@@ -210,6 +210,22 @@ def _mps(line):
     # so the scanner joins the next line and reads it there
     return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": bool(m.group(4)),
             "pool": m.group(5)}
+
+
+def _mps_cut(line):
+    """MPS's message quoted with its middle elided ("MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB"): still an OOM,
+    with the figures it kept."""
+    i = line.find("MPS backend out of memory")
+    if i < 0:
+        return None
+    rest = line[i:]
+    nums = {}
+    for key, rx in RX.MPS_FIELDS.items():
+        f = rx.search(rest)
+        if f:
+            nums[key] = size(f.group(1))
+    return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": "requested" in nums,
+            "form": "cut"}
 
 
 @_gate("cumem_allocator")

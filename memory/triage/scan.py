@@ -42,7 +42,7 @@ LOOK, LOOK_BYTES = 8, 64 << 10   # lines (and at most bytes) a chunk's last scan
 SEEN = 64                   # recent line texts whose recognise() result is kept
 _MISS = object()
 
-_WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
+_WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:Error|out of memory\.?):? Tried to allocate \d[\d.]{0,20} ?\w{1,5}\.\s*$|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
                          r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory|"
                          # cudaMallocAsync's message broken after its device (a GUI dialog, a narrow terminal)
                          r"Allocation on device \d+\s*$|"
@@ -50,6 +50,7 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:CUDA|HIP|XPU) out
                          r"\[metal::malloc\] Attempting to allocate\s*$")
 
 
+_SENTENCED = frozenset(("torch.cuda", "torch.hip", "torch.xpu"))
 _ATOMIC = frozenset((str, int, float, bool, type(None)))
 
 
@@ -408,6 +409,7 @@ class Scan:
         if wrap:
             # a message wrapped over several lines (pasted logs, narrow terminals): join and look again, up to the
             # next line that repeats this message unfinished (a new message, not the rest of this one)
+            grown = None     # (event, k): the longest join whose every added line added figures to the message
             for k in range(1, len(following) + 1):
                 nxt = self._recognise(following[k - 1])
                 if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete"):
@@ -422,7 +424,18 @@ class Scan:
                 if whole and (ev is None or P.PRIORITY.get(ev2["kind"], 0) >= P.PRIORITY.get(ev["kind"], 0)):
                     ev, text = ev2, joined
                     self.consumed_until = lineno + k
+                    grown = None
                     break
+                # PyTorch's message kept broken at its sentences, a part cut with an ellipsis ("... this process has"): never
+                # whole, but each line that adds figures still continues it; the first line that adds none ends it
+                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper")) and len(
+                        ev2["numbers"]) > (len(grown[0]["numbers"]) if grown else len(ev["numbers"]) if ev else 0):
+                    grown = (ev2, joined, k)
+                elif grown:
+                    break
+            if grown:
+                ev, text = grown[0], grown[1]
+                self.consumed_until = lineno + grown[2]
         if ev is None:
             if "pinned memory" in text and P.RX.GGML_PINNED_WARN.search(text):
                 self.pinned_at = lineno     # older ggml-vulkan printed the warning's e.what() on the next line (maybe the next chunk's)
