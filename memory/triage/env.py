@@ -150,7 +150,11 @@ def guess_runtime(scan, inc) -> str:
         if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:
-            if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc":
+            # (the BFC allocator's warning beside PJRT's own refusal, "RESOURCE_EXHAUSTED: Out of memory while trying to
+            # allocate", is JAX's run: TensorFlow's graph runtime reports "OOM when allocating tensor")
+            pjrt = any(e["kind"] == "xla.oom" and e.get("runtime") == "jax" and "Out of memory while trying" in e.get("text", "")
+                       for e in inc.events)
+            if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt:
                 return "tensorflow"
             return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")

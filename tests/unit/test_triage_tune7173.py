@@ -56,3 +56,22 @@ def test_comfyui_got_an_oom_quoted_without_its_full_stop_is_comfyuis_oom():
     _, ev = last_event("[ERROR] Got an OOM, unloading all loaded models\n")
     assert ev["runtime"] == "comfyui", ev
 
+
+def test_pjrt_refusal_with_a_human_readable_size_is_jax_beside_the_bfc_warning():
+    """JAX's PJRT client prints its refusal with the size human-readable ("Out of memory while trying to allocate 18.36GiB.",
+    Gordi42/fridom's design note); after the BFC allocator's warning, which TensorFlow prints too, the run is JAX's: TensorFlow's
+    graph runtime reports "OOM when allocating tensor" instead."""
+    log = ("bfc_allocator.cc:514] Allocator (GPU_0_bfc) ran out of memory trying to allocate 18.36GiB ... If the cause is memory "
+           "fragmentation maybe the environment variable 'TF_GPU_ALLOCATOR=cuda_malloc_async' will improve the situation.\n"
+           "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 18.36GiB. [executable_name='jit__chunk_body']\n")
+    _, ev = last_event(log)
+    assert ev["runtime"] == "jax", ev["runtime"]
+    assert _gib(ev["numbers"]["requested"]) == 18.36, ev["numbers"]
+    _, ev = last_event("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2.50GiB.\n")
+    assert ev["runtime"] == "jax" and ev["numbers"]["requested"] == int(2.5 * GIB), ev
+    # the BFC warning alone, or with TensorFlow's own refusal, stays TensorFlow's
+    _, ev = last_event(log.splitlines()[0] + "\n")
+    assert ev["runtime"] == "tensorflow", ev["runtime"]
+    _, ev = last_event(log.splitlines()[0] + "\nResourceExhaustedError: OOM when allocating tensor with shape[64,512,512] "
+                       "and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n")
+    assert ev["runtime"] == "tensorflow", ev["runtime"]
