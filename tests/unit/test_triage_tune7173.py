@@ -75,3 +75,20 @@ def test_pjrt_refusal_with_a_human_readable_size_is_jax_beside_the_bfc_warning()
     _, ev = last_event(log.splitlines()[0] + "\nResourceExhaustedError: OOM when allocating tensor with shape[64,512,512] "
                        "and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n")
     assert ev["runtime"] == "tensorflow", ev["runtime"]
+
+
+def test_xpu_request_over_the_whole_device_is_the_tensor_not_the_4gib_cap():
+    """Intel's 4 GiB single-allocation cap explains a refused request only where the device would hold it: 59.61 GiB asked of
+    a 28.55 GiB Arc iGPU (xchacha20-poly1305/remove-ai-watermarks' fixture) is a working tensor too large for the device."""
+    cause, conf, ev = top("XPU out of memory. Tried to allocate 59.61 GiB. GPU 0 has a total capacity of 28.55 GiB of which "
+                          "12.01 GiB is free.\n")
+    assert cause == "activations", ev["causes"]
+    assert not any("4 GiB" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+    # a 6 GiB request on the same device is still the cap's
+    cause, _, ev = top("XPU out of memory. Tried to allocate 6.00 GiB. GPU 0 has a total capacity of 28.55 GiB of which "
+                       "12.01 GiB is free.\n")
+    assert cause == "other" and any("4 GiB" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+    # and so is a request many times the device (ComfyUI#7004: 128.00 GiB on 15.56 GiB, 8x): a size computed wrong
+    cause, _, ev = top("XPU out of memory. Tried to allocate 128.00 GiB. GPU 0 has a total capacity of 15.56 GiB. Of the "
+                       "allocated memory 2.50 GiB is allocated by PyTorch, and 39.26 MiB is reserved by PyTorch but unallocated.\n")
+    assert cause == "other", ev["causes"]
