@@ -50,9 +50,11 @@ OLLAMA_LIBRARY = {
     "qwen3.8": ("Qwen3.8-{size}", None),
     # gemma4 (April 2026, Ollama 0.20): gemma4:26b is the 26B-A4B MoE (ollama#15353 'architecture=gemma4
     # file_type=Q4_K_M', 31 layers with the output), gemma4:31b the dense 31B, gemma4:e2b / e4b the per-layer-embedding
-    # E2B / E4B (ollama#15749: 'offloaded 42/43 layers' for e4b's 42 layers and output); which size 'latest' is was
-    # not read
-    "gemma4": ("Gemma-4-{size}", None),
+    # E2B / E4B (ollama#15749: 'offloaded 42/43 layers' for e4b's 42 layers and output). 'latest' is e4b: the two tags
+    # share one manifest and one GGUF blob in public reports (`ollama list` prints gemma4:latest with ID c6eb396dbd59
+    # and its modelfile FROM blob sha256-4c27e0f5...; a gemma4:e4b report on Ollama 0.32.14 prints digest
+    # c6eb396dbd59... and the same blob, 9,608,350,718 bytes, 8.0B, Q4_K_M)
+    "gemma4": ("Gemma-4-{size}", "e4b"),
     # codegeex4 (July 2024): one model, THUDM/codegeex4-all-9b; a library of before the Q4_K_M switch, its default
     # build Q4_0 (the yyc3 iMac-M4 run prints 4.7 GiB of weights and a 333.00 MiB Q4_0 token table)
     "codegeex4": ("CodeGeeX4-ALL-9B", "9b"),

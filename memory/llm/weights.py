@@ -186,7 +186,11 @@ DEFAULT_GROUP = 128
 # Intel's AutoRound (auto_round) exports its int4 weights in GPTQ's packing (packing_format "auto_round:auto_gptq":
 # int32-packed 4-bit values, an fp16 scale and a packed 4-bit zero per group, the zero stored even when sym) with
 # its config's group_size (128 by default), so it is sized as GPTQ.
-GROUP_OVERHEAD_BITS = {"awq": 20, "gptq": 20, "int4": 20, "w4a16": 16, "auto_round": 20}
+# W4A8 (compressed-tensors' CompressedTensorsW4A8Int: int4 weights, int8 activations quantized per token at run time,
+# which hold no weight memory): symmetric only (its kernel config sets zero_points=False) with a 16-bit scale per
+# group, the checkpoint's int8-held values packed to 4 bits after loading (XPUW4A8IntLinearKernel._pack_int4_weight,
+# the int8 copy freed): the weights of w4a16
+GROUP_OVERHEAD_BITS = {"awq": 20, "gptq": 20, "int4": 20, "w4a16": 16, "auto_round": 20, "w4a8": 16}
 # other spellings of a format: vLLM's --quantization auto-round, quant_method "intel/auto-round" of older exports
 FORMAT_ALIASES = {"auto-round": "auto_round", "autoround": "auto_round", "intel/auto-round": "auto_round"}
 LINEAR_BITS.update({fmt: 4 + bits / DEFAULT_GROUP for fmt, bits in GROUP_OVERHEAD_BITS.items()})   # the usual 128 groups
@@ -199,7 +203,7 @@ LINEAR_BITS.update({fmt: 4 + bits / DEFAULT_GROUP for fmt, bits in GROUP_OVERHEA
 # sym false, is not Marlin-compatible (is_gptq_marlin_compatible) and GPTQLinearMethod keeps qzeros. AWQ and
 # AWQ-Marlin always keep qzeros (zero_points=True). Per group: an fp16 scale (16 bits), + a packed 4-bit zero (4).
 SCALE_BITS, ZERO_BITS = 16, 4
-SYM_DROPS_ZERO = ("gptq", "int4", "w4a16")
+SYM_DROPS_ZERO = ("gptq", "int4", "w4a16", "w4a8")
 
 
 def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None) -> float:
@@ -414,7 +418,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
                + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else "")
                + (f" ({dense / 1e9:.2f} B of them routed experts the runtime builds unquantized)" if dense else ""))
     else:
-        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, awq, gptq, auto_round, "
+        raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, w4a8, awq, gptq, auto_round, "
                         f"experts_int8 or a GGUF "
                         f"type such as Q4_K_M)")
     per = total / spec.params
