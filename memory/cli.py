@@ -6,6 +6,7 @@ import math
 import sys
 
 from .errors import UserError
+from .units import gib_arg
 
 # subcommand -> (module in this package, function taking the parsed args and returning an exit code)
 COMMANDS = {
@@ -173,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the weights as the file's size in GiB (an Unsloth Dynamic GGUF without --gguf): taken as given")
     wsize.add_argument("--weights-size", metavar="SIZE",
                        help="the same with units, as the Hugging Face Hub lists a file: 17.3GB (decimal), 16.1GiB, bytes")
-    s.add_argument("--vram", type=float, metavar="GIB", help="GPU memory to fit in. vLLM/SGLang: the card's total as torch reports it (a '24 GB' RTX 4090 "
+    s.add_argument("--vram", type=gib_arg, metavar="GIB", help="GPU memory to fit in. vLLM/SGLang: the card's total as torch reports it (a '24 GB' RTX 4090 "
                    "is 23.55 GiB; default with --gpu-name: that card's, if known); Ollama: the free memory it "
                    "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "
                    "total; default: this machine's first GPU (Ollama: its free memory)")

@@ -27,6 +27,23 @@ def parse_size(text: str, binary_decimal: bool = False) -> int:
     return int(round(float(m.group("num")) * _UNITS[unit]))
 
 
+_GIB_WITH_UNIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:gib|gb|g)\s*", re.I)
+
+
+def gib_arg(text: str) -> float:
+    """argparse type of an option in GiB (--vram, --ram, --reserve-vram): a number; '24GB' or '24 GiB' is refused with
+    the number to type (a unit is not guessed: 'GB' on a card's box is GiB, on the Hub decimal)."""
+    import argparse
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    m = _GIB_WITH_UNIT.fullmatch(text)
+    if m:
+        raise argparse.ArgumentTypeError(f"{text!r}: give the number alone, in GiB: {m.group(1)}")
+    raise argparse.ArgumentTypeError(f"not a number of GiB: {text!r}")
+
+
 def fmt_bytes(n: float | int | None, unit: str = "auto") -> str:
     if n is None:
         return "n/a"

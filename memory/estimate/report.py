@@ -4,7 +4,7 @@ import json
 
 from . import families, formula, spec
 from ..errors import UserError
-from ..units import GiB, fmt_bytes
+from ..units import GiB, fmt_bytes, gib_arg
 
 PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention *",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)"}
@@ -21,7 +21,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--height", type=int)
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
-    s.add_argument("--vram", type=float, metavar="GIB", help="budget to judge against (default: this machine's first device)")
+    s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
     s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],
@@ -68,12 +68,12 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--attention", choices=["flash", "math"], default="flash",
                    help="flash: a fused attention kernel (SDPA, xformers, sage; default); math: the n x n attention scores "
                         "held whole (ComfyUI's attention_basic, SDPA's math backend, diffusers on torch 1.x)")
-    s.add_argument("--reserve-vram", type=float, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
+    s.add_argument("--reserve-vram", type=gib_arg, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
     s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
     s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,
                    help="the GPU's kind: cuda (default; darwin: mps) counts the CUDA context and cuDNN's convolution "
                         "workspace in VAE decode; the others count neither")
-    s.add_argument("--ram", type=float, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
+    s.add_argument("--ram", type=gib_arg, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
     s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
     s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
                    help="ComfyUI's Dynamic VRAM (comfy-aimdo): auto detects it")

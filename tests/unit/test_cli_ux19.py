@@ -216,3 +216,29 @@ def _usage_error_main(argv, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
     return err
+
+
+@pytest.mark.parametrize("argv,number", [
+    (["kv", "--model", "qwen2.5:7b", "--vram", "24GB"], "24"),
+    (["kv", "--model", "qwen2.5:7b", "--vram", "23.55 GiB"], "23.55"),
+    (["estimate", "model.safetensors", "--vram", "12G"], "12"),
+    (["estimate", "model.safetensors", "--ram", "64GB"], "64"),
+    (["estimate", "model.safetensors", "--reserve-vram", "1gb"], "1"),
+])
+def test_a_size_with_its_unit_says_to_give_the_number(argv, number, capsys):
+    # '--vram 24GB' was "invalid float value: '24GB'"
+    err = _usage_error(argv, capsys)
+    assert f"give the number alone, in GiB: {number} " in err
+
+
+@pytest.mark.parametrize("flag", ["--vram", "--ram", "--reserve-vram"])
+def test_gib_options_still_read_a_plain_number(flag):
+    args = cli.build_parser().parse_args(["estimate", "model.safetensors", flag, "12.5"])
+    assert getattr(args, flag[2:].replace("-", "_")) == 12.5
+    args = cli.build_parser().parse_args(["kv", "--model", "qwen2.5:7b", "--vram", "23.55"])
+    assert args.vram == 23.55
+
+
+def test_a_word_is_not_a_number_of_gib(capsys):
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--vram", "lots"], capsys)
+    assert "not a number of GiB: 'lots'" in err
