@@ -281,7 +281,8 @@ def main(argv=None) -> int:
         return 2
     for name, value in vars(args).items():  # float() takes nan and inf; no option means either
         if isinstance(value, float) and not math.isfinite(value):
-            parser.error(f"--{name.replace('_', '-')} must be a finite number, got {value}")
+            prog = f"gpu-garden {args.command}"
+            parser.exit(2, f"{prog}: error: --{name.replace('_', '-')} must be a finite number, got {value} (see {prog} --help)\n")
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)

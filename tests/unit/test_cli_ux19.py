@@ -242,3 +242,9 @@ def test_gib_options_still_read_a_plain_number(flag):
 def test_a_word_is_not_a_number_of_gib(capsys):
     err = _usage_error(["kv", "--model", "qwen2.5:7b", "--vram", "lots"], capsys)
     assert "not a number of GiB: 'lots'" in err
+
+
+def test_a_non_finite_number_names_the_subcommand(capsys):
+    # the finite check called the top-level parser's error: "gpu-garden: error: ... (see gpu-garden --help)"
+    err = _usage_error(["kv", "--model", "qwen2.5:7b", "--vram", "nan"], capsys)
+    assert err == "gpu-garden kv: error: --vram must be a finite number, got nan (see gpu-garden kv --help)"
