@@ -21,6 +21,9 @@ def load_config(path: str) -> LLMSpec:
     try:
         cfg = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if Path(path).is_dir():  # the folder exists: no config.json in it, and no .safetensors either
+            raise UserError(f"{path}: a folder with neither config.json nor .safetensors files (give the model's "
+                            f"folder, its config.json, or a GGUF with --gguf FILE)") from None
         raise UserError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable JSON config ({exc})") from None

@@ -248,3 +248,17 @@ def test_a_non_finite_number_names_the_subcommand(capsys):
     # the finite check called the top-level parser's error: "gpu-garden: error: ... (see gpu-garden --help)"
     err = _usage_error(["kv", "--model", "qwen2.5:7b", "--vram", "nan"], capsys)
     assert err == "gpu-garden kv: error: --vram must be a finite number, got nan (see gpu-garden kv --help)"
+
+
+def test_kv_config_of_a_folder_without_a_model_says_so(tmp_path, capsys):
+    # the folder exists: "no such file" sent the user looking for a typo in its name
+    (tmp_path / "notes.txt").write_text("x")
+    err = _usage_error_main(["kv", "--config", str(tmp_path)], capsys)
+    assert "neither config.json nor .safetensors files" in err and "no such file" not in err
+    err = _usage_error_main(["kv", "--config", str(tmp_path / "missing")], capsys)
+    assert err.endswith("missing: no such file")
+
+
+def test_kv_config_json_missing_in_an_existing_folder_is_no_such_file(tmp_path, capsys):
+    err = _usage_error_main(["kv", "--config", str(tmp_path / "config.json")], capsys)
+    assert err.endswith("config.json: no such file")
