@@ -11,8 +11,10 @@ FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
 RUNTIME_MARKERS = (
     # SGLang's own start-up lines name it too (model_runner.py's "Load weight begin. avail mem=77.24 GB", "KV Cache allocated.
     # #tokens: N", and the launcher's "Received sigquit from a child process" when a worker dies)
-    ("sglang", ("sglang", "avail mem=", "KV Cache allocated. #tokens", "sigquit from a child"),
-     r"\bsglang\b|\bavail mem=\d|KV Cache allocated\. #tokens: \d|Received sigquit from a child process"),
+    ("sglang", ("sglang", "avail mem=", "KV Cache allocated. #tokens", "sigquit from a child", "Capture cuda graph failed"),
+     r"\bsglang\b|\bavail mem=\d|KV Cache allocated\. #tokens: \d|Received sigquit from a child process|"
+     # and its capture's own exception (cuda_graph_runner.py: raise Exception(f"Capture cuda graph failed: {e}..."))
+     r"\bCapture cuda graph failed: "),
     ("mxnet", ("mxnet", "pooled_storage"), r"\bmxnet\b|pooled_storage_manager"),
     ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
@@ -129,7 +131,9 @@ FACTS = [
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"
                                  # SGLang (model_runner.py, eagle_worker.py): "Capture cuda graph begin", "Capture draft cuda graph
                                  # begin", "Capture target prefill CUDA graph begin"
-                                 r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph begin")),
+                                 # begin", "Capture target prefill CUDA graph begin"), and its capture's failure ("Capture cuda graph
+                                 # failed: CUDA out of memory."): the error the capture raised
+                                 r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph (?:begin|failed)")),
     # a memory pool of a program's own allocator behind PyTorch's private pools (not a CUDA graph's): a pluggable allocator
     # (torch.cuda.memory.CUDAPluggableAllocator), a torch.cuda.MemPool, comfy-aimdo (ComfyUI's Dynamic VRAM; 0.1 hooked PyTorch
     # through MemPool + pluggable allocator), vLLM's sleep-mode cumem allocator
