@@ -235,7 +235,8 @@ def bfc_stats_after(f, line):
 
 def _ollama_marker(s, f, m, text, lineno, window):
     # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
-    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text:
+    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text \
+            or "encountered while running the model" in text:
         f["ollama"] = True
 
 

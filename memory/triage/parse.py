@@ -332,7 +332,8 @@ def _driver(line):
     dev = m.group(1) or ("HIP" if (m.group(3) or "").startswith("hip") else "CUDA")
     # "(at path/file.h:88)": a C++ extension's own allocation (nunchaku, ...), not a PyTorch runtime call
     ext = "(at " in line[m.end():m.end() + 8]
-    form = "extension" if ext else "driver_check" if m.group(2) == "driver" else "torch_check"
+    # "ROCm error:" is ggml's CUDA check in a HIP build (GGML_CUDA_NAME); PyTorch's HIP check says "HIP error:"
+    form = "extension" if ext else "driver_check" if m.group(2) == "driver" else "ggml_check" if dev == "ROCm" else "torch_check"
     return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True, "form": form}
 
 

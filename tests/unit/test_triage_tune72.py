@@ -13,3 +13,20 @@ def test_sglang_capture_failed_exception_is_graph_capture_on_sglang():
     # the same PyTorch message without the capture's words is no capture
     cause, _, ev = top("Exception: CUDA out of memory.\n")
     assert cause != "graph-capture" and ev["runtime"] != "sglang", (ev["causes"], ev["runtime"])
+
+
+def test_ollama_relayed_runner_error_is_ollamas_and_rocm_error_is_ggmls_check():
+    """Ollama's server relays a runner that failed mid-request as "an error was encountered while running the model: <the
+    runner's error>" (the CLI prints it after "Error: 500"; ollama/ollama#16752 quotes it over ROCm). Its runners are ggml's
+    and MLX's, never PyTorch: the CUDA/ROCm check under it is the runner's, not PyTorch's pinned-memory reading. ggml's HIP
+    build spells its check "ROCm error:" (GGML_CUDA_NAME); PyTorch's HIP check says "HIP error:"."""
+    for dev, dk in (("ROCm", "rocm"), ("CUDA", "cuda")):
+        cause, _, ev = top(f"Error: 500 an error was encountered while running the model: {dev} error\n {dev} error: out of memory\n")
+        assert ev["runtime"] == "ollama", (dev, ev["runtime"])
+        assert ev["device_kind"] == dk, (dev, ev["device_kind"])
+        assert cause == "other", (dev, ev["causes"])          # Ollama's own estimate placed the layers (its layer-plan row)
+    cause, _, ev = top("ROCm error: out of memory\n")
+    assert ev["runtime"] == "llama.cpp" and cause != "host-ram", (ev["runtime"], ev["causes"])
+    # PyTorch's HIP check keeps its reading: a CUDA call outside the caching allocator, most often pinned host memory
+    cause, _, ev = top("RuntimeError: HIP error: out of memory\n")
+    assert ev["runtime"] == "pytorch" and cause == "host-ram", (ev["runtime"], ev["causes"])
