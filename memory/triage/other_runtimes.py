@@ -234,6 +234,11 @@ OMLX_CEILING = re.compile(r"Prefill force-stopped at \d+ tokens: memory " + _OML
 OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?" + _OMLX_SIZE + r" peak \(current " + _OMLX_SIZE + r" \+ KV\+SDPA "
                             + _OMLX_SIZE + r"\) but (?:the )?(?:dynamic |prefill )?(?:ceiling|limit) is " + _OMLX_SIZE
                             + r"(?:[^\n]{0,160}?currently pinned at " + _OMLX_SIZE + ")?")
+# oMLX's cluster mode checks each node before it starts any rank ("Model does not fit the current per-node memory limits; no
+# ranks were started.", then per node "rank 1 (host) needs 63.6 GiB but can admit 59.1 GiB right now": jundot/omlx#3526): the
+# node's limit follows the memory free on it at that moment, nothing of the model was allocated
+OMLX_ADMIT = re.compile(r"\brank \d{1,4} (?:\([^()\n]{0,100}\) )?needs " + _OMLX_SIZE + r" but can admit " + _OMLX_SIZE
+                        + r"|Model does not fit the current per-node memory limits")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object

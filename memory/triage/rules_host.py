@@ -34,6 +34,12 @@ HOST_RAM = [
       and not any(k in x.kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer", "cuda.driver")),
       "Ollama loads what does not fit its GPU estimate into system RAM; the model failed to load with no GPU allocation failing: "
       "RAM (and swap) is too small for the part of the model kept on the CPU"),
+    # oMLX's cluster admission: a node admits only what is free on it right now; MLX keeps the model in unified memory (Apple
+    # silicon, GB10), which is the host's RAM: what programs and the page cache hold there shrinks the node's limit
+    R("host-ram", 3.0, kind("mlx.admission"), lambda x: "the cluster refused to start: a node admits only the memory free on it "
+      "right now" + (f" ({fmt_bytes(x.n['available'])}, against the {fmt_bytes(x.n['required'])} its rank needs)" if "required" in x.n else "")
+      + "; MLX keeps the model in unified memory, the host's RAM, so programs and the page cache holding it shrink what the "
+      "node admits: free host memory on that node (close programs; sync and drop the page cache), then start again"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     R("host-ram", 5.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "bfc" and x.ev.get("device_kind") == "cpu",
       "TensorFlow's host allocator ran out: system RAM (its pinned buffers for transfers, or the CPU's own), not the GPU"),

@@ -30,3 +30,18 @@ def test_ollama_relayed_runner_error_is_ollamas_and_rocm_error_is_ggmls_check():
     # PyTorch's HIP check keeps its reading: a CUDA call outside the caching allocator, most often pinned host memory
     cause, _, ev = top("RuntimeError: HIP error: out of memory\n")
     assert ev["runtime"] == "pytorch" and cause == "host-ram", (ev["runtime"], ev["causes"])
+
+
+def test_omlx_cluster_admission_is_the_nodes_free_host_memory():
+    """oMLX's cluster mode refuses to start any rank when a node cannot admit its rank's share right now (jundot/omlx#3526: a
+    node's limit follows the memory free on it, and MLX's memory is unified, the host's RAM; dropping the page cache fixed it):
+    nothing of the model was allocated, the node's free host memory is short."""
+    log = ("Model does not fit the current per-node memory limits; no ranks were started.\n"
+           "rank 0 (node-a) needs 40.2 GiB but can admit 31.5 GiB right now\n")
+    cause, _, ev = top(log)
+    assert cause == "host-ram", ev["causes"]
+    assert ev["runtime"] == "mlx", ev["runtime"]
+    assert ev["guide"]["id"] == "mlx-cluster-admission", ev["guide"]["id"]      # not the PyTorch CPU allocator's guide
+    assert abs(ev["numbers"]["required"] - 40.2 * 2**30) < 2 and ev["numbers"]["available"] == 31.5 * 2**30, ev["numbers"]
+    cause, _, ev = top(log.splitlines()[0] + "\n")       # the summary line alone: the same reading, no numbers
+    assert cause == "host-ram" and ev["runtime"] == "mlx", (ev["causes"], ev["runtime"])
