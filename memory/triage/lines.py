@@ -33,6 +33,8 @@ RUNTIME_MARKERS = (
     ("onnxruntime", ("ONNXRuntimeError", "OnnxRuntime", ":onnxruntime:"),
      r"\[ONNXRuntimeError\]|\bOnnxRuntime(?:GenAI)?Exception\b|\b[EWF]:onnxruntime:"),
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
+    # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
+    ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
     # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
     ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
     # whisper.cpp's own functions name its lines ("whisper_init_from_file_with_params_no_state:", "whisper_model_load:",
@@ -296,7 +298,7 @@ ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault fai
               "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
               "are available (after", "Insufficient VRAM in split", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
               "Prefill would require", "API FAILED", "resource limitations", "allowed buffer size", "space in the buffer", "NvMapMem",
-              "but can admit")
+              "but can admit", "kvcache tokens")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -327,7 +329,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "in AlignedAllocator", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
                "Prefill would require", "CUDA API FAILED", "failed to load, this may be due to resource",
                "ModelMMAP allocation failed", "OOMed: switched to slice", "maximum allowed buffer size",
-               "space in the buffer", "NvMapMem", "but can admit", "per-node memory limits")
+               "space in the buffer", "NvMapMem", "but can admit", "per-node memory limits",
+               "kvcache tokens, but your prompt")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -357,7 +360,7 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit",
+ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())

@@ -239,6 +239,10 @@ OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?" + _OMLX_SIZE + r" peak \
 # node's limit follows the memory free on it at that moment, nothing of the model was allocated
 OMLX_ADMIT = re.compile(r"\brank \d{1,4} (?:\([^()\n]{0,100}\) )?needs " + _OMLX_SIZE + r" but can admit " + _OMLX_SIZE
                         + r"|Model does not fit the current per-node memory limits")
+# vLLM.rs (xinfer: Rust, candle) admits a prompt only when its new tokens fit the KV cache's free tokens, else its server
+# answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
+# nothing was allocated, the scheduler refused to admit the request
+VLLMRS_KV = re.compile(r"\bRemaining (\d{1,12}) kvcache tokens, but your prompt requires (\d{1,12}) new tokens")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object

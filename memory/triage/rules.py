@@ -465,6 +465,12 @@ RULES = [
     R("kv-cache", 4.0, lambda x: tgi(x) and "total_tokens" in tgi(x),
       lambda x: f"text-generation-inference could not hold {tgi(x)['total_tokens']} tokens of KV cache (--max-batch-total-tokens) "
                 "next to the weights: lower --max-batch-total-tokens, or leave it unset so TGI sizes the cache from free memory"),
+    # vLLM.rs's scheduler would not admit a prompt whose new tokens pass the cache's free tokens: the running requests (and
+    # the prefixes it keeps cached) hold the rest
+    R("kv-cache", 2.0, kind("vllmrs.kv_admit"),
+      "vLLM.rs's scheduler refused the request: its prompt needs {n[requested_tokens]} new tokens of KV cache and "
+      "{n[available_tokens]} were free; the running requests and the prefixes kept cached hold the rest: retry later, fewer "
+      "concurrent requests or a shorter prompt, or give the KV cache more memory"),
     R("kv-cache", 4.0, kind("sglang.kv_pool"),
       lambda x: f"SGLang's KV pool had no free slots for the {x.ev.get('stage', 'next')} batch"
                 + (f" ({x.n['requested_tokens']} tokens)" if "requested_tokens" in x.n else "")

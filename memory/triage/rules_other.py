@@ -75,6 +75,11 @@ OTHER = [
       "attention on top of {n[allocated]:b}, against a {n[max_allowed]:b} ceiling): nothing was allocated, and that estimate "
       "assumes dense attention, high for models whose cache is compressed or quantized; raise or relax the ceiling and compare "
       "the real peak, else shorten the prompt"),
+    # the runner-up: the scheduler counts what it thinks is held; when its own cache lines show the cache far from full, its
+    # accounting (prefix-cached blocks, watermark) is what refused, not a shortage
+    R("other", 1.0, kind("vllmrs.kv_admit"),
+      "if vLLM.rs's own \"GPU Kvcache\" lines showed the cache far from full, the scheduler's accounting refused the prompt (a "
+      "cached prefix of the same conversation counted as new tokens, a watermark rule): not a shortage; update vLLM.rs"),
     # the count is a limit of the platform; what reaches it is arrays kept alive (the leak row, rules.py): the runner-up
     R("other", 2.0, kind("mlx.resource_limit"),
       "Metal's limit on live buffers ({n[buffer_count_limit]}) is a count, not bytes: memory itself did not run out"),

@@ -45,3 +45,19 @@ def test_omlx_cluster_admission_is_the_nodes_free_host_memory():
     assert abs(ev["numbers"]["required"] - 40.2 * 2**30) < 2 and ev["numbers"]["available"] == 31.5 * 2**30, ev["numbers"]
     cause, _, ev = top(log.splitlines()[0] + "\n")       # the summary line alone: the same reading, no numbers
     assert cause == "host-ram" and ev["runtime"] == "mlx", (ev["causes"], ev["runtime"])
+
+
+def test_vllm_rs_scheduler_refusing_a_prompt_is_recognised_as_vllm_rs():
+    """vLLM.rs's server answers a prompt its scheduler will not admit with "Remaining N kvcache tokens, but your prompt requires
+    M new tokens, please request later!" (guoqingbao/xinfer#278); its tracing lines name its crate ("vllm_rs::")."""
+    line = ("2026-01-02T03:04:05.000001Z ERROR vllm_rs::server::server: Stream generation failed: Remaining 2048 kvcache tokens, "
+            "but your prompt requires 5120 new tokens, please request later!\n")
+    cause, scores, ev = top(line)
+    assert ev["runtime"] == "vllm-rs", ev["runtime"]
+    assert ev["numbers"] == {"available_tokens": 2048, "requested_tokens": 5120}, ev["numbers"]
+    # the cache's free tokens short of the prompt's: the KV cache first, the scheduler's own accounting the runner-up
+    assert cause == "kv-cache" and "other" in scores, ev["causes"]
+    assert ev["guide"]["id"] == "vllmrs-kv-admission", ev["guide"]["id"]
+    # the message alone (no tracing prefix) is still vLLM.rs's own
+    _, _, ev = top("Remaining 2048 kvcache tokens, but your prompt requires 5120 new tokens, please request later!\n")
+    assert ev["runtime"] == "vllm-rs", ev["runtime"]
