@@ -52,6 +52,8 @@ WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"
 
 def load(path) -> dict:
     p = Path(path)
+    if p.is_dir():
+        raise UserError(f"{path}: is a directory, not a workflow file (give the .json that ComfyUI saved or exported)")
     if not p.is_file():
         raise UserError(f"{path}: no such workflow file")
     if p.stat().st_size > MAX_WORKFLOW_BYTES:
@@ -130,6 +132,9 @@ def has_model_folders(d) -> bool:
 def models_folder(path):
     """(folder, note): --models-dir as given, or its models/ child when it names the ComfyUI folder itself."""
     d = Path(path)
+    if d.is_file():
+        raise UserError(f"--models-dir {path}: a file, not a folder (give your ComfyUI/models folder; model files go "
+                        f"without --workflow: gpu-garden estimate FILE...)")
     if not d.is_dir():
         raise UserError(f"--models-dir {path}: no such folder (give your ComfyUI/models folder)")
     if not has_model_folders(d) and has_model_folders(d / "models"):

@@ -262,3 +262,19 @@ def test_kv_config_of_a_folder_without_a_model_says_so(tmp_path, capsys):
 def test_kv_config_json_missing_in_an_existing_folder_is_no_such_file(tmp_path, capsys):
     err = _usage_error_main(["kv", "--config", str(tmp_path / "config.json")], capsys)
     assert err.endswith("config.json: no such file")
+
+
+def test_estimate_workflow_that_is_a_folder_and_models_dir_that_is_a_file(tmp_path, capsys):
+    # both existed and were called missing: "no such workflow file", "no such folder"
+    wf = tmp_path / "wf.json"
+    wf.write_text('{"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "a.safetensors"}}}')
+    model = tmp_path / "a.safetensors"
+    model.write_bytes(b"x")
+    err = _usage_error_main(["estimate", "--workflow", str(tmp_path), "--models-dir", str(tmp_path)], capsys)
+    assert "is a directory, not a workflow file" in err
+    err = _usage_error_main(["estimate", "--workflow", str(wf), "--models-dir", str(model)], capsys)
+    assert "a file, not a folder" in err
+    err = _usage_error_main(["estimate", "--workflow", str(wf), "--models-dir", str(tmp_path / "nope")], capsys)
+    assert "no such folder" in err
+    err = _usage_error_main(["estimate", "--workflow", str(tmp_path / "nope.json"), "--models-dir", str(tmp_path)], capsys)
+    assert "no such workflow file" in err
