@@ -71,7 +71,10 @@ def distinct(evidence: list) -> list:
 
 def render_human(res: dict, max_events: int = 3) -> str:
     if not res["found"]:
-        return f"No out-of-memory error found ({res.get('lines', 0)} lines read)."
+        n = res.get("lines", 0)
+        if not n:
+            return "No out-of-memory error found: the input is empty (0 lines)."
+        return f"No out-of-memory error found ({n} line{'' if n == 1 else 's'} read)."
     out = []
     events = res["events"]
     last = next((e for e in reversed(events) if not e["recoverable"]), events[-1])

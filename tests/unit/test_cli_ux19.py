@@ -278,3 +278,14 @@ def test_estimate_workflow_that_is_a_folder_and_models_dir_that_is_a_file(tmp_pa
     assert "no such folder" in err
     err = _usage_error_main(["estimate", "--workflow", str(tmp_path / "nope.json"), "--models-dir", str(tmp_path)], capsys)
     assert "no such workflow file" in err
+
+
+@pytest.mark.parametrize("data,said", [(b"", "No out-of-memory error found: the input is empty (0 lines)."),
+                                       (b"one line, no newline", "No out-of-memory error found (1 line read)."),
+                                       (b"a\nb\n", "No out-of-memory error found (2 lines read).")])
+def test_triage_without_an_oom_says_how_much_it_read(data, said, tmp_path, capsys):
+    # an empty file said "(0 lines read)" and one line "(1 lines read)"
+    f = tmp_path / "x.log"
+    f.write_bytes(data)
+    assert cli.main(["triage", str(f)]) == 1
+    assert capsys.readouterr().out.strip() == said
