@@ -82,3 +82,19 @@ def test_a_self_placed_row_is_compared_at_the_printed_layer_count():
         row = next(r for r in rows if r["id"] == rid)
         got, want = b.score(row)["weights_gpu_mib"]
         assert want == printed and got == pytest.approx(printed, rel=0.02)
+
+
+# ---------------------------------------------------------------- Granite 3.0 8B built in
+def test_granite30_8b_is_built_in_from_its_config():
+    # the config.json copy (Meng0329/skills4s models/granite-3.0-8b-instruct): 40 layers x (4096 x (4096 + 2 x 1024
+    # + 4096) + 3 x 4096 x 12800 + 2 x 4096) + 49155 x 4096 (tied) + 4096 = 8,170,848,256 ('model params = 8.17 B');
+    # KV: 40 x 8 x 128 x 2 (K, V) x 2 B x 4096 cells = 640 MiB ('SYCL0 KV buffer size = 640.00 MiB',
+    # thebiss/llama-cpp-mkl-docker, granite-3.0-8b-instruct-Q4_K_M.gguf, -c 4096)
+    llm = _llm()
+    s = llm.describe(model="ibm-granite/granite-3.0-8b-instruct")
+    assert (s.n_layers, s.n_kv_heads, s.head_dim_k, s.vocab, s.max_ctx, s.tied) == (40, 8, 128, 49155, 4096, True)
+    assert s.params == 40 * (4096 * (4096 + 2 * 1024 + 4096) + 3 * 4096 * 12800 + 2 * 4096) + 49155 * 4096 + 4096
+    r = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q4_K_M", ngl=99)
+    assert r["kv_total"] == 40 * 8 * 128 * 2 * 2 * 4096 == 640 * MiB
+    # 'CPU_Mapped model buffer size = 157.51 MiB': the tied token table at Q6_K (49155 x 4096 x 6.5625 bits)
+    assert r["host_weights"] / MiB == pytest.approx(157.51, abs=0.01)
