@@ -29,8 +29,10 @@ OF_ALLOC = re.compile(r"(?:Of the allocated memory |(?:\.{2,3}|…) ?)" + SZ + r
                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\))?(?:, and " + SZ
                       + r" is reserved(?: by PyTorch but unallocated)?)?")
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
+# torch_musa (Moore Threads; torch_musa/csrc/core/MUSACachingAllocator.cpp) prints this form for its MUSA devices:
+# "MUSA out of memory. Tried to allocate X (GPU 0; T total capacity; A already allocated; F free; R reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
+    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
     + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<free>" + SIZE_RX + r") free; (?:(?P<allowed>" + SIZE_RX
     + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
@@ -38,7 +40,7 @@ XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate 
                       + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")
 # PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
 TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
-TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<req>" + SIZE_RX + r"))?")
+TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?P<req>" + SIZE_RX + r"))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)
@@ -119,10 +121,14 @@ PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_r
                           r"|\bhostbuf_\w{1,60}: device copy failed result=2\b"
                           r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
-DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes\. There is not enough GPU video memory available|DML allocator out of memory")
+# (a quote may elide the second sentence: "Could not allocate tensor with 471859200 bytes. There ... available!")
+DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes\. (?:There is not enough GPU video memory available|There\s?(?:\.{3}|…))"
+                 r"|DML allocator out of memory")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
 VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
-VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d{1,20})\) is larger than the maximum number of tokens that can be stored in KV cache \((\d{1,20})\)")
+# (a quote may elide its end: "... that can be stored in ... when initializing the engine": group 2 None)
+VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d{1,20})\) is larger than the maximum number of tokens that can be stored in "
+                         r"(?:KV cache \((\d{1,20})\)|(?:\.{3}|…))")
 VLLM_V1_LEN = re.compile(r"max seq len \((\d{1,20})\), \(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
                           r"(?:\. Based on the available memory, the estimated maximum model length is (\d{1,20}))?")
 VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed, which is larger than the available KV cache memory \((-?\d{1,12}(?:\.\d{1,12})? Gi?B)\)"
@@ -137,7 +143,8 @@ VLLM_STARTUP_CUT = re.compile(r"\b[Ff]ree memory (?:\.\.\.|\u2026) ?(?:on startu
 # vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs
 # dummy requests after the KV cache was sized did not fit what gpu_memory_utilization left outside it (vllm-project/vllm#14452,
 # llm-d/llm-d#787)
-VLLM_WARMUP = re.compile(r"CUDA out of memory occurred when warming up (sampler|pooler)(?: \(task='?\w*'?\))? with (\d{1,20}) dummy requests")
+# (a quote may elide what follows the sampler: group 2 None)
+VLLM_WARMUP = re.compile(r"CUDA out of memory occurred when warming up (sampler|pooler)(?:(?: \(task='?\w*'?\))? with (\d{1,20}) dummy requests)?")
 VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
 # SGLang (srt/model_executor/model_runner.py, pool_configurator.py): after the weights, mem_fraction_static x the card left no
 # room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)
@@ -168,6 +175,9 @@ GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in 
 GGML_TALLOC = re.compile(r"not enough space in the buffer (?:\(needed (\d{1,20}), largest block available (\d{1,20})\)"
                          r"|to allocate (\d{1,20}) bytes, largest block available (\d{1,20}) bytes)")
 GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d{1,20}): (cuda|hip)Malloc failed: out of memory")
+# ggml-cann (ggml-cann.cpp ggml_backend_cann_buffer_type_alloc_buffer): "%s: allocating %.2f MiB on device %d: aclrtMalloc
+# failed: %s" with aclGetRecentErrMsg() (CANN's own words, "EL0004: ... memory pool is insufficient" and others): the Ascend NPU
+GGML_CANN_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d{1,20}): aclrtMalloc failed")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
 GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d{1,20})")
 # ggml-metal (ggml-metal-device.m ggml_metal_buffer_init; ggml_backend_metal_buffer_type_alloc_buffer before 2025):

@@ -52,8 +52,10 @@ XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the 
 # buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
 # 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
 # the per-buffer message is also quoted without its "[metal::malloc]" prefix (riccardomusmeci/mlx-llm#22: uncaught in libc++abi)
+# (a quote may elide the middle after "[metal::malloc] Attempting to allocate N bytes ...": the limit unknown, group 2 None)
 MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d{1,20}) bytes which is greater than the maximum allowed buffer size"
-                        r"(?: of (\d{1,20}) bytes)?|Resource limit \((\d{1,20})\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d{1,20}) bytes")
+                        r"(?: of (\d{1,20}) bytes)?|Resource limit \((\d{1,20})\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d{1,20}) bytes"
+                        r"|\[metal::malloc\] Attempting to allocate (\d{1,20}) bytes\s?(?:\.{3}|…)")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
@@ -298,6 +300,9 @@ def mlx_malloc(line):
     if m.group(3):
         return {"kind": "mlx.resource_limit", "device_kind": "metal", "numbers": {"buffer_count_limit": int(m.group(3))},
                 "runtime": "mlx", "complete": True}
+    if m.group(5):                       # the limit elided from a quote
+        return {"kind": "mlx.buffer_limit", "device_kind": "metal", "numbers": {"requested": int(m.group(5))}, "runtime": "mlx",
+                "complete": True}
     nums = {"requested": int(m.group(1))}
     if m.group(2):
         nums["max_allowed"] = int(m.group(2))

@@ -37,7 +37,7 @@ from .prefilter import _gate, _prefilter
 
 
 def _dev_kind(dev):
-    return {"CUDA": "cuda", "HIP": "rocm", "ROCm": "rocm", "XPU": "xpu", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
+    return {"CUDA": "cuda", "HIP": "rocm", "ROCm": "rocm", "XPU": "xpu", "MUSA": "musa", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
 
 
 def _device_index(g):
@@ -123,7 +123,7 @@ def _torch_old(line):
     else:
         nums["reserved"] = size(m.group("reserved"))
         nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
-    kind = "torch.cuda" if m.group("dev") == "CUDA" else "torch.hip"
+    kind = "torch.hip" if m.group("dev") == "HIP" else "torch.cuda"      # (MUSA: a port of the CUDA allocator)
     return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": True}
 
@@ -146,7 +146,7 @@ def _torch_bare(line):
     if not m:
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
-    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
+    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
     return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
             "runtime": "pytorch", "complete": False}
 
@@ -356,7 +356,7 @@ RECOGNISERS = [
     _py_memory,
     _vllm_v1,
     _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
-            lambda m: {"max_model_len_tokens": int(m.group(1)), "kv_max_tokens": int(m.group(2))}),
+            lambda m: {"max_model_len_tokens": int(m.group(1)), **({"kv_max_tokens": int(m.group(2))} if m.group(2) else {})}),
     _simple(RX.VLLM_NOBLOCKS, "vllm.no_kv_blocks", "cuda", "vllm"),
     _simple(RX.VLLM_MAMBA, "vllm.mamba_blocks", "cuda", "vllm",
             lambda m: {"max_num_seqs_count": int(m.group(1)), "mamba_blocks_count": int(m.group(2))}, keys=("Mamba cache blocks",)),
@@ -411,7 +411,7 @@ RECOGNISERS = [
     _ollama_runner_gone,
     _lmstudio,
     _simple(_WGPU, "wgpu.oom", None, "wgpu", keys=("Not enough memory left",)),
-    _simple(RX.VLLM_WARMUP, "vllm.warmup", "cuda", "vllm", lambda m: {"dummy_requests_count": int(m.group(2))},
+    _simple(RX.VLLM_WARMUP, "vllm.warmup", "cuda", "vllm", lambda m: {"dummy_requests_count": int(m.group(2))} if m.group(2) else {},
             keys=("when warming up",)),
     _simple(RX.VLLM_PROFILE, "vllm.profile_race", "cuda", "vllm",
             lambda m: {"free_initial": size(m.group(1) + " GiB"), "free_current": size(m.group(2) + " GiB")}),
@@ -433,6 +433,7 @@ RECOGNISERS = [
     _simple(RX.GGML_HOST, "ggml.host", "cpu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")} if m.group(1) else {}),
     _simple(RX.GGML_CTX_ASSERT, "ggml.host", "cpu", "llama.cpp", keys=("mem_buffer",), form="context"),
     _simple(RX.GGML_MALLOC_BARE, "ggml.malloc", "cuda", "llama.cpp"),
+    _simple(RX.GGML_CANN_MALLOC, "ggml.malloc", "npu", "llama.cpp", lambda m: {"requested": size(m.group(1) + " MiB")}),
     _simple(RX.OLLAMA_SYS, "ollama.system_memory", "cpu", "ollama",
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))}),
     _simple(RX.OLLAMA_SYS2, "ollama.system_memory", "cpu", "ollama"),

@@ -41,7 +41,9 @@ def _vllm_startup(line):
 # ggml buffer names: "CPU", "CPU_Mapped" and any backend's pinned "<name>_Host" (CUDA_Host, ROCm_Host, Vulkan_Host,
 # SYCL_Host) are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device. The backend by the name's prefix (one table)
 _GGML_BUF_KIND = (("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
-                  ("Metal", "metal"), ("MTL", "metal"), ("SYCL", "xpu"))
+                  ("Metal", "metal"), ("MTL", "metal"), ("SYCL", "xpu"),
+                  # ggml-cann's buffers ("CANN0", ggml-cann.cpp GGML_CANN_NAME) and ggml-musa's ("MUSA0": ggml-cuda built for MUSA)
+                  ("CANN", "npu"), ("MUSA", "musa"))
 
 
 def ggml_buf(name):
