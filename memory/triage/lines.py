@@ -11,10 +11,15 @@ FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
 RUNTIME_MARKERS = (
     # SGLang's own start-up lines name it too (model_runner.py's "Load weight begin. avail mem=77.24 GB", "KV Cache allocated.
     # #tokens: N", and the launcher's "Received sigquit from a child process" when a worker dies)
-    ("sglang", ("sglang", "avail mem=", "KV Cache allocated. #tokens", "sigquit from a child", "Capture cuda graph failed"),
+    ("sglang", ("sglang", "avail mem=", "KV Cache allocated. #tokens", "sigquit from a child", "Capture cuda graph failed",
+                "Scheduler hit an exception", "max_total_num_tokens=", "/sgl-workspace/"),
      r"\bsglang\b|\bavail mem=\d|KV Cache allocated\. #tokens: \d|Received sigquit from a child process|"
      # and its capture's own exception (cuda_graph_runner.py: raise Exception(f"Capture cuda graph failed: {e}..."))
-     r"\bCapture cuda graph failed: "),
+     r"\bCapture cuda graph failed: |"
+     # more of its own words (srt/managers/scheduler.py: "Scheduler hit an exception: <traceback>", the scheduler's
+     # "max_total_num_tokens=N, chunked_prefill_size=..." line) and its images' working folder (docker/Dockerfile:
+     # WORKDIR /sgl-workspace, where its frames' paths start)
+     r"Scheduler hit an exception|\bmax_total_num_tokens=\d|/sgl-workspace/"),
     ("mxnet", ("mxnet", "pooled_storage"), r"\bmxnet\b|pooled_storage_manager"),
     ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),

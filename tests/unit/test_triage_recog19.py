@@ -146,6 +146,11 @@ MESSAGES = [
      "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n", "sglang", None),
     ("sglang-prefill", "srt/mem_cache/common.py alloc_token_slots",
      "[2025-06-01 10:00:00 TP0] Prefill out of memory. Try to lower your batch size.\n", "sglang", None),
+    ("sglang-graph", "srt/model_executor/cuda_graph_runner.py CudaGraphRunner.__init__",
+     "[2025-06-01 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+     "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of "
+     "79.10 GiB of which 1.02 GiB is free.\nPossible solutions:\n1. set --mem-fraction-static to a smaller value (e.g., 0.8 or "
+     "0.7)\n2. set --cuda-graph-max-bs to a smaller value (e.g., 16)\n", "sglang", "cuda"),
     # --- MLX ----------------------------------------------------------------------------------------------------------
     ("mlx-malloc", "mlx/backend/metal/allocator.cpp MetalAllocator::malloc",
      "[metal::malloc] Attempting to allocate 137438953472 bytes which is greater than the maximum allowed buffer size of "
@@ -206,7 +211,7 @@ KEYS = {
     "vllm-v1-len": "KV cache is needed, which is larger than the available KV cache memory",
     "vllm-startup": "on startup is less than desired GPU memory utilization", "vllm-warmup": "occurred when warming up sampler",
     "vllm-graph": "CUDA out of memory", "sglang-pool": "Not enough memory. Please try to increase --mem-fraction-static",
-    "sglang-prefill": "Prefill out of memory",
+    "sglang-prefill": "Prefill out of memory", "sglang-graph": "Capture cuda graph failed",
     "mlx-malloc": "Attempting to allocate", "mlx-limit": "Resource limit", "mlx-cmdbuf": "Insufficient Memory",
     "xla-gpu": "Out of memory while trying to allocate", "xla-tpu-compile": "Ran out of memory in memory space hbm",
     "tf-bfc": "ran out of memory trying to allocate", "tf-oom": "OOM when allocating tensor",
@@ -219,6 +224,12 @@ QUOTES = [
     ("mps-elided", "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)\n", "pytorch", "mps"),
     ("mps-elided-unicode", "RuntimeError: MPS backend out of memory (MPS allocated: 17.02 GiB\u2026 max allowed: 18.13 GiB)\n",
      "pytorch", "mps"),
+    ("sglang-graph-alone", "Exception: Capture cuda graph failed: CUDA out of memory.\n", "sglang", "cuda"),
+    ("ollama-relay-rocm", "Error: 500 an error was encountered while running the model: ROCm error\n ROCm error: out of memory\n",
+     "ollama", "rocm"),
+    ("sglang-frame", 'File "/sgl-workspace/aiter/aiter/fused_moe.py", line 88, in fused_moe\n'
+     "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 191.98 GiB of which "
+     "100.00 MiB is free.\n", "sglang", "rocm"),
     ("ggml-cann-buffer", "alloc_tensor_range: failed to allocate CANN0 buffer of size 8589934592\n", "llama.cpp", "npu"),
     ("ggml-cann-alone", "ggml_backend_cann_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: aclrtMalloc failed: "
      "EL0004: The memory pool is insufficient.\n", "llama.cpp", "npu"),
@@ -298,6 +309,14 @@ def test_quoted_cut_is_read_with_its_runtime_and_device(rid, text, runtime, devi
     ev = _event(text)
     assert ev is not None, f"{rid} not recognised"
     assert (ev["runtime"], ev.get("device_kind")) == (runtime, device), (rid, ev["runtime"], ev.get("device_kind"), ev["kind"])
+
+
+def test_sglang_capture_failure_is_graph_capture():
+    """SGLang's CudaGraphRunner wraps the capture's error as "Capture cuda graph failed: <error>": the OOM happened while the
+    CUDA graphs were captured (srt/model_executor/cuda_graph_runner.py), whatever the error's own words say."""
+    res = engine.triage_text("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                             "total capacity of 139.81 GiB of which 1.10 GiB is free.\n")
+    assert res["cause"] == "graph-capture", res["events"][-1]["causes"]
 
 
 def test_musa_message_reads_its_figures():
