@@ -524,6 +524,14 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-b70things-qwen36-27b-w4a8-sqgptq-tp2-b70-8k", "llamacpp-mkldocker-granite30-8b-q4km-irisxe-sycl-4k-fit",
         "llamacpp-mkldocker-granite30-1b-a400m-q8-irisxe-vulkan-4k-fit",
         "llamacpp-mkldocker-granite3b-code-q8-irisxe-vulkan-2k-warmup-oom",
+        # batch 47 (tuned after its first sight was recorded, llm_first_sight.json batches["47"]): task ellm19b read the
+        # five SGLang pools of mattbucci's R9700 and 3090 rigs and added SGLang's --swa-full-tokens-ratio and
+        # --max-mamba-cache-size pool splits
+        "sglang-mattbucci-r9700-qwen3-coder-30b-a3b-fp8-tp2-mf085-262k-fp8kv",
+        "sglang-mattbucci-r9700-qwen36-35b-a3b-fp8-tp2-mf085-262k-fp8kv",
+        "sglang-mattbucci3090-qwen3-coder-30b-a3b-awq-tp2-mf090-262k-fp8kv",
+        "sglang-mattbucci3090-qwen36-35b-a3b-awq-tp2-mf080-262k-8seq",
+        "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa00625",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

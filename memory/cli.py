@@ -209,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")
     s.add_argument("--quant-skip", metavar="A,B,..", help="modules a bitsandbytes/AWQ checkpoint keeps in 16 bits, as its log or config prints them (llm_int8_skip_modules / modules_to_not_convert)")
     s.add_argument("--mem-fraction-static", type=_fraction, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
+    s.add_argument("--swa-full-tokens-ratio", type=_fraction, metavar="R", help="SGLang, a hybrid sliding-window model (Gemma 4, gpt-oss, Llama 4): the sliding layers' pool as a share of the full layers' tokens (default 0.8)")
+    s.add_argument("--max-mamba-cache-size", type=_positive(int), metavar="N", help="SGLang, a gated-DeltaNet / Mamba-2 hybrid: N request states of the recurrent layers (default: --mamba-full-memory-ratio's split of the pool)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
                    "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")

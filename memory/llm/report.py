@@ -84,7 +84,7 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
             "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",),
             "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",),
-            "quant_skip": ("vllm", "sglang")}
+            "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",)}
 _NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
 
 
@@ -138,7 +138,8 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler",
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
-              "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype", "mamba_ssm_cache_dtype")
+              "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype", "mamba_ssm_cache_dtype",
+              "swa_full_tokens_ratio", "max_mamba_cache_size")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",

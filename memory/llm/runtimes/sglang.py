@@ -31,15 +31,23 @@
   (HybridReqToTokenPool) taken from `rest` first (model_runner_kv_cache_mixin handle_max_mamba_cache): without
   --max-mamba-cache-size or --disable-radix-cache it is rest x r / (1 + r), r = --mamba-full-memory-ratio (0.9), in
   whole request states of mamba_cache_per_req (every DeltaNet layer's conv state in the model's dtype and its
-  temporal state in --mamba-ssm-dtype, float32 by default), and the KV pool is what is left. Not modelled: a set
-  --max-mamba-cache-size, the speculative intermediate states, the fork's demand-driven sizing.
+  temporal state in --mamba-ssm-dtype, float32 by default), and the KV pool is what is left. Not modelled: the
+  speculative intermediate states, the fork's demand-driven sizing. --max-mamba-cache-size N (server_args) takes the
+  ratio's place: exactly N request states come out of `rest` first (handle_max_mamba_cache's "explicitly set" branch).
+  hybrid sliding-window models (model_config is_hybrid_swa_model: Llama 4, gpt-oss, Gemma 4; not Gemma 2 or 3, whose
+  sliding layers SGLang sizes in full): two pools, full layers of max_total_num_tokens and sliding layers of
+  r x that, r = --swa-full-tokens-ratio (0.8): tokens = rest / (F + r x S), F and S one token's bytes over the full and
+  the sliding layers (set_num_tokens_hybrid_swa, 0.5.x; pool_configurator HybridSWAPoolConfigurator on main): "Use
+  sliding window memory pool. full_layer_tokens=92143, swa_layer_tokens=73714" for Gemma-4-31B. Not modelled: the
+  SWA chunk-cache cap (--disable-radix-cache with --max-running-requests on main).
   SGLang's "GB" in these lines is GiB (bytes / 2**30)."""
 import math
 import re
 
+from ...errors import UserError
 from ...units import GiB, MiB, fmt_bytes
-from ..cache import kv_cache
-from ..spec import LINEAR, MAMBA
+from ..cache import bytes_per_token, kv_cache
+from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from . import at_least, parse_version
 from .vllm import PRE_AMPERE  # CUDA cards below compute 8.0
 
@@ -108,10 +116,25 @@ def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1
     return round((gpu_mib - reserved) / gpu_mib, 3)
 
 
-def cell_bytes(spec, kv: str) -> int:
-    """Bytes one token takes in SGLang's pool on this GPU: K and V for every attention layer, or the MLA latent
-    (kv_lora_rank + qk_rope_head_dim, no padding)."""
-    return int(kv_cache(spec, 1, 1, kv, "vllm")["per_token"])
+# model_config.is_hybrid_swa_model (0.5.x): the architectures whose sliding layers get their own, smaller pool; a
+# sliding layer of any other model is sized like a full one
+HYBRID_SWA_ARCHS = ("llama4", "llama4_text", "gpt_oss", "gemma4", "gemma4_text")
+SWA_FULL_TOKENS_RATIO = 0.8  # server_args swa_full_tokens_ratio
+
+
+def hybrid_swa(spec) -> bool:
+    return spec.arch in HYBRID_SWA_ARCHS and SLIDING in spec.layer_kinds and not spec.mla
+
+
+def cell_bytes(spec, kv: str, swa_ratio: float | None = None) -> float:
+    """Bytes one token of max_total_num_tokens takes in SGLang's pool on this GPU: K and V for every attention layer,
+    or the MLA latent (kv_lora_rank + qk_rope_head_dim, no padding); for a hybrid sliding-window model the full layers
+    plus swa_ratio (--swa-full-tokens-ratio) of the sliding layers, whose pool holds that share of the tokens."""
+    if not hybrid_swa(spec):
+        return int(kv_cache(spec, 1, 1, kv, "vllm")["per_token"])
+    by_kind = bytes_per_token(spec, kv)
+    ratio = SWA_FULL_TOKENS_RATIO if swa_ratio is None else swa_ratio
+    return by_kind[FULL] + ratio * by_kind[SLIDING]
 
 
 MAMBA_FULL_MEMORY_RATIO = 0.9  # server_args mamba_full_memory_ratio
@@ -129,11 +152,16 @@ def mamba_state_per_req(spec) -> int:
     return (spec.layer_kinds.count(LINEAR) + spec.layer_kinds.count(MAMBA)) * (conv * conv_b + ssm * MAMBA_SSM_BYTES)
 
 
-def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float) -> dict:
-    cell = cell_bytes(spec, kv)
+def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: float | None = None,
+             mamba_cache: int | None = None) -> dict:
+    """swa_ratio: --swa-full-tokens-ratio (None: 0.8); mamba_cache: --max-mamba-cache-size (None: the ratio split)."""
+    cell = cell_bytes(spec, kv, swa_ratio)
     detail = dict(kv_cache(spec, ctx, 1, kv, "vllm", swa_full=True), layout="latent" if spec.mla else "heads")
-    need = cell * ctx
-    detail.update(per_token=cell, total=need)
+    need = int(cell * ctx)
+    detail.update(per_token=int(cell), total=need)
+    if hybrid_swa(spec):  # one request of ctx in the full layers holds ratio x ctx sliding-pool tokens beside it
+        ratio = SWA_FULL_TOKENS_RATIO if swa_ratio is None else swa_ratio
+        detail.update(sliding_cells=int(ctx * ratio), sliding_layers=need - detail["full_layers"])
     out = {"kv": detail,
            "overhead": {"cuda_context": CUDA_CONTEXT, "nccl": NCCL if tp > 1 else 0}, "fits": None, "tokens": None}
     if not vram:
@@ -142,11 +170,15 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float) -> dict:
     free0 = vram - CUDA_CONTEXT - out["overhead"]["nccl"]
     rest = mfs * free0 - w_bytes
     per_req = mamba_state_per_req(spec)
-    if per_req and rest > 0:  # the recurrent-state pool first (handle_max_mamba_cache's ratio split)
-        slots = int(rest * MAMBA_FULL_MEMORY_RATIO / (1 + MAMBA_FULL_MEMORY_RATIO) // per_req)
+    if per_req and rest > 0:  # the recurrent-state pool first (handle_max_mamba_cache: the given size, or the ratio split)
+        slots = (mamba_cache if mamba_cache is not None
+                 else int(rest * MAMBA_FULL_MEMORY_RATIO / (1 + MAMBA_FULL_MEMORY_RATIO) // per_req))
         out["mamba_slots"], out["mamba_pool"] = slots, slots * per_req
         rest -= slots * per_req
     tokens = max(int(rest // cell), 0)
+    if hybrid_swa(spec):
+        ratio = SWA_FULL_TOKENS_RATIO if swa_ratio is None else swa_ratio
+        out["swa_tokens"] = int(tokens * ratio)
     out.update(free0=int(free0), pool=int(max(rest, 0)), tokens=tokens, fits=bool(tokens > 0), whole=tokens >= ctx,
                total=int(vram), budget=int(mfs * free0),
                mfs_needed=(w_bytes + need) / free0)
@@ -156,6 +188,17 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float) -> dict:
 def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     """The verdict and the flags for `python -m sglang.launch_server` (no layer offload, no search of other
     settings: the least --mem-fraction-static that holds one request is named instead)."""
+    r, n = knobs.get("swa_full_tokens_ratio"), knobs.get("max_mamba_cache_size")
+    if r is not None and (isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 < r <= 1):
+        raise UserError(f"--swa-full-tokens-ratio must be a share above 0 and at most 1, got {r!r}")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise UserError(f"--max-mamba-cache-size must be a whole number of request states, at least 1, got {n!r}")
+    if knobs.get("swa_full_tokens_ratio") is not None and not hybrid_swa(spec):
+        raise UserError(f"--swa-full-tokens-ratio sizes SGLang's sliding-window pool of a hybrid model (Gemma 4, gpt-oss, "
+                        f"Llama 4); {spec.name} has none (SGLang sizes its layers alike): drop it")
+    if knobs.get("max_mamba_cache_size") is not None and not mamba_state_per_req(spec):
+        raise UserError(f"--max-mamba-cache-size sizes SGLang's recurrent-state pool of a DeltaNet / Mamba-2 hybrid; "
+                        f"{spec.name} has no recurrent layers: drop it")
     tp = knobs.get("tensor_parallel_size") or 1
     mfs = knobs.get("mem_fraction_static")
     if not mfs:
@@ -173,7 +216,8 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         mfs *= RUNNER_VLM_FACTOR
         notes.append(f"--mem-fraction-static {mfs:.3f}: this version's model runner lowers the fraction for a "
                      f"multimodal model (x {RUNNER_VLM_FACTOR}, given or default)")
-    ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs)
+    ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs, swa_ratio=knobs.get("swa_full_tokens_ratio"),
+                  mamba_cache=knobs.get("max_mamba_cache_size"))
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
            "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
@@ -186,6 +230,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     if tp > 1:
         flags.append({"kind": "flag", "name": "--tp", "value": str(tp), "text": f"--tp {tp}",
                       "reason": "the GPUs these per-GPU figures are for"})
+    for key, name in (("swa_full_tokens_ratio", "--swa-full-tokens-ratio"), ("max_mamba_cache_size", "--max-mamba-cache-size")):
+        if knobs.get(key) is not None:
+            flags.append({"kind": "flag", "name": name, "value": f"{knobs[key]:g}", "text": f"{name} {knobs[key]:g}",
+                          "reason": "the pool split these figures are for"})
     if kv not in ("f16", "bf16", "f32"):  # the cache these figures are for (auto: the model's dtype)
         flags.append({"kind": "flag", "name": "--kv-cache-dtype", "value": kv, "text": f"--kv-cache-dtype {kv}",
                       "reason": "one byte per element (auto picks fp8_e4m3 itself for a checkpoint whose "
@@ -202,10 +250,19 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                           "reason": f"static share for weights + KV pool; one {ctx}-token request needs at least {need:.2f}"})
         notes.append(f"SGLang would allocate a pool of {ev['tokens']:,} tokens (max_total_num_tokens) at "
                      f"--mem-fraction-static {mfs:.2f}")
-        if ev.get("mamba_slots") is not None:
+        if ev.get("mamba_slots") is not None and knobs.get("max_mamba_cache_size") is not None:
+            notes.append(f"hybrid: {ev['mamba_slots']} request states of the recurrent (DeltaNet / Mamba-2) layers "
+                         f"({fmt_bytes(ev['mamba_pool'])}, --max-mamba-cache-size) come out of the static share before "
+                         "the KV pool")
+        elif ev.get("mamba_slots") is not None:
             notes.append(f"hybrid: {ev['mamba_slots']} request states of the recurrent (DeltaNet / Mamba-2) layers ({fmt_bytes(ev['mamba_pool'])}, "
                          f"--mamba-full-memory-ratio {MAMBA_FULL_MEMORY_RATIO}) come out of the static share before the "
                          "KV pool; --max-mamba-cache-size N sets their number instead")
+        if ev.get("swa_tokens") is not None:
+            ratio = knobs.get("swa_full_tokens_ratio") or SWA_FULL_TOKENS_RATIO
+            notes.append(f"sliding-window layers: their own pool of {ev['swa_tokens']:,} tokens (--swa-full-tokens-ratio "
+                         f"{ratio:g} of the full layers' {ev['tokens']:,}); a request needs its window there, the rest of "
+                         "its context in the full layers")
         if not ev["fits"]:
             notes.append("the weights leave no KV pool: SGLang stops with 'Not enough memory. Please try to increase "
                          "--mem-fraction-static'")
