@@ -170,10 +170,10 @@ def guess_runtime(scan, inc) -> str:
     # ("stable-diffusion-webui-forge", "sd-webui-forge-neo") is Forge's, which runs cudaMallocAsync too)
     if "torch.cuda_async" in kinds and not (paths and f["training_log"]) and not f["forge"] and "webui" not in paths.lower():
         return "comfyui"
-    # (ggml's own CUDA check, "ROCm error: out of memory", names ggml as its markers do; in an Ollama log a CUDA check is its
+    # (ggml's own CUDA check, "ROCm error: out of memory", and its OpenCL check, "ggml_opencl: ... error -4 at", name ggml as its markers do; in an Ollama log a CUDA check is its
     # runner's: Ollama's runners are ggml's and MLX's, no PyTorch)
     if (f["ggml"] or f["ollama"] or any(e.get("form") == "ggml_check" for e in inc.events)) \
-            and any(k in ("cuda.driver", "metal.oom", "cublas.alloc") for k in kinds):
+            and any(k in ("cuda.driver", "metal.oom", "cublas.alloc", "opencl.alloc") for k in kinds):
         return "ollama" if f["ollama"] else "llama.cpp"
     # amdgpu's command submission and the Vulkan validation layer serve graphics APIs (PyTorch's ROCm goes through KFD):
     # with no other runtime named, ggml's Vulkan backend

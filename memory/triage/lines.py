@@ -27,7 +27,8 @@ RUNTIME_MARKERS = (
     # text-generation-inference: its launcher's and its server's module names head its lines and frames
     ("tgi", ("text_generation_",), r"\btext_generation_(?:launcher|server|router|client)\b"),
     # TensorRT's own logger prefixes its lines "[TensorRT] VERBOSE:" (the Python API's default logger)
-    ("tensorrt", ("[TensorRT]",), r"\[TensorRT\] [A-Z]"),
+    # (TensorRT 8+'s Python logger: "[06/01/2025-10:00:00] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: ...")
+    ("tensorrt", ("[TensorRT]", "[TRT] ["), r"\[TensorRT\] [A-Z]|\[TRT\] \[[VIWEF]\]"),
     # C++/CUDA libraries whose errors carry their own source path: tiny-cuda-nn (instant-ngp), dlib's DNN, cuTAGI
     ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
     ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
@@ -296,7 +297,7 @@ FACT_KEYS = {
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
 
 # Words every error line contains at least one of (the recognisers are tried only then).
-ERROR_KEYS = ("emory", "llocat", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "Mamba cache", "runner process", "llama-server", "ASSERT",
+ERROR_KEYS = ("emory", "llocat", " error -4 at ", " error -5 at ", " error -6 at ", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "Mamba cache", "runner process", "llama-server", "ASSERT",
               "OOMed", "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
               "Invalid buffer size", "paging file", "1455", "Kill", "kill", "KILL", "exitcode: -9", "code 137", "code: 137", "status 137", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
               "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
@@ -335,7 +336,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "Prefill would require", "CUDA API FAILED", "failed to load, this may be due to resource",
                "ModelMMAP allocation failed", "OOMed: switched to slice", "maximum allowed buffer size",
                "space in the buffer", "NvMapMem", "but can admit", "per-node memory limits",
-               "kvcache tokens, but your prompt", "aclrtMalloc failed")
+               "kvcache tokens, but your prompt", "aclrtMalloc failed",
+               " error -4 at ", " error -5 at ", " error -6 at ")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -365,7 +367,7 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but",
+ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but", b"Mamba cache blocks", b" error -4 at ", b" error -5 at ", b" error -6 at ",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())

@@ -249,6 +249,9 @@ VLLMRS_KV = re.compile(r"\bRemaining (\d{1,12}) kvcache tokens, but your prompt 
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object
 OPENCL = re.compile(r"\bMEM_OBJECT_ALLOCATION_FAILURE\b|\bCL_OUT_OF_RESOURCES\b")
+# ggml's OpenCL backend (ggml-opencl.cpp CL_CHECK: "ggml_opencl: %s error %d at %s:%d", the call's text and its cl_int): -4
+# CL_MEM_OBJECT_ALLOCATION_FAILURE and -5 CL_OUT_OF_RESOURCES are the device's memory, -6 CL_OUT_OF_HOST_MEMORY the host's
+GGML_OPENCL = re.compile(r"\bggml_opencl: [^\n]{0,400}? error (-[456]) at ")
 # ONNX Runtime's CPU execution provider: its nodes carry the NCHWc layout suffix, its arena is the CPU's
 ONNX_CPU = re.compile(r"Name:'[^'\n]{0,200}_nchwc'|CPUExecutionProvider|\bCpuArena\b|device:CPU")
 

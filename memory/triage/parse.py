@@ -12,7 +12,7 @@ import re
 
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
-                             TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
+                             TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
@@ -226,6 +226,16 @@ def _mps_cut(line):
             nums[key] = size(f.group(1))
     return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": "requested" in nums,
             "form": "cut"}
+
+
+@_gate(" error -4 at ", " error -5 at ", " error -6 at ")
+def _ggml_opencl(line):
+    m = _GGML_OPENCL.search(line) if "ggml_opencl: " in line else None
+    if not m:
+        return None
+    if m.group(1) == "-6":           # CL_OUT_OF_HOST_MEMORY
+        return {"kind": "ggml.host", "device_kind": "cpu", "numbers": {}, "runtime": "llama.cpp", "complete": True}
+    return {"kind": "opencl.alloc", "device_kind": None, "numbers": {}, "runtime": "llama.cpp", "complete": True}
 
 
 @_gate("cumem_allocator")
@@ -472,6 +482,7 @@ RECOGNISERS = [
             lambda m: {"requested": int(m.group(1)), **({"max_allowed": int(m.group(2))} if m.group(2) else {})},
             keys=("memory object allocation",)),
     _simple(_METAL, "metal.oom", "metal", None, keys=("kIOGPUCommandBuffer", "Insufficient Memory", "with status 5")),
+    _ggml_opencl,
     _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),

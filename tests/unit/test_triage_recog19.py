@@ -102,6 +102,9 @@ MESSAGES = [
     ("ggml-cann", "ggml-cann.cpp ggml_backend_cann_buffer_type_alloc_buffer",
      "ggml_backend_cann_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: aclrtMalloc failed: EL0004: The memory "
      "pool is insufficient.\nalloc_tensor_range: failed to allocate CANN0 buffer of size 8589934592\n", "llama.cpp", "npu"),
+    ("ggml-opencl", "ggml-opencl.cpp CL_CHECK (-4: CL_MEM_OBJECT_ALLOCATION_FAILURE)",
+     "ggml_opencl: clCreateBuffer(backend_ctx->context, CL_MEM_READ_WRITE, size, NULL, &err) error -4 at "
+     "ggml/src/ggml-opencl/ggml-opencl.cpp:2816\n", "llama.cpp", None),
     ("ggml-host", "ggml.c ggml_aligned_malloc",
      "ggml_aligned_malloc: insufficient memory (attempted to allocate 24576.00 MB)\n", "llama.cpp", "cpu"),
     ("ggml-cuda-error", "ggml-cuda.cu ggml_cuda_error (CUDA_CHECK)",
@@ -130,6 +133,8 @@ MESSAGES = [
      "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is needed, which is "
      "larger than the available KV cache memory (9.37 GiB). Based on the available memory, the estimated maximum model length "
      "is 76704. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n", "vllm", None),
+    ("vllm-mamba", "config/compilation.py resolve_cudagraph_mode_and_sizes (hybrid models' state blocks)",
+     "ValueError: max_num_seqs (256) exceeds available Mamba cache blocks (196)\n", "vllm", None),   # (its first sentence, as quoted)
     ("vllm-startup", "v1/worker/gpu_worker.py init_device",
      "ValueError: Free memory on device (12.3/23.6 GiB) on startup is less than desired GPU memory utilization (0.9, 21.24 "
      "GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.\n", "vllm", None),
@@ -186,6 +191,9 @@ MESSAGES = [
     ("trt-oom", "TensorRT's builder/runtime logger (Error Code 2: OutOfMemory)",
      "[TRT] [E] 2: [executionContext.cpp::ExecutionContext::410] Error Code 2: OutOfMemory (no further information)\n",
      "tensorrt", None),
+    ("trt-runtime", "TensorRT's default allocator through its Python logger ([TRT] [E])",
+     "[06/01/2025-10:00:00] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)\n",
+     "tensorrt", "cuda"),
     ("ct2", "ctranslate2 src/cuda/utils.h CUDA_CHECK",
      "RuntimeError: CUDA failed with error out of memory\n", "ctranslate2", "cuda"),
     ("candle", "cudarc DriverError (candle, mistral.rs)",
@@ -203,7 +211,8 @@ KEYS = {
     "ggml-load": "unable to allocate CUDA0 buffer", "ggml-kv": "failed to allocate buffer for kv cache",
     "ggml-vulkan": "Device memory allocation of size", "ggml-vulkan-limit": "Device memory allocation of size",
     "ggml-metal": "failed to allocate buffer, size =", "ggml-metal-compute": "failed with status 5",
-    "ggml-sycl": "can't allocate", "ggml-cann": "aclrtMalloc failed", "ggml-host": "ggml_aligned_malloc: insufficient memory",
+    "ggml-sycl": "can't allocate", "ggml-opencl": " error -4 at ", "vllm-mamba": "exceeds available Mamba cache blocks",
+    "trt-runtime": "Error Code 1: Cuda Runtime (out of memory)", "ggml-cann": "aclrtMalloc failed", "ggml-host": "ggml_aligned_malloc: insufficient memory",
     "ggml-cuda-error": "CUDA error: out of memory", "ollama-sysmem": "model requires more system memory",
     "ollama-runner": "llama runner process has terminated", "ollama-nomem": "insufficient memory - required allocations",
     "ollama-load-failed": "model failed to load, this may be due to resource limitations",
@@ -230,6 +239,8 @@ QUOTES = [
     ("sglang-frame", 'File "/sgl-workspace/aiter/aiter/fused_moe.py", line 88, in fused_moe\n'
      "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 191.98 GiB of which "
      "100.00 MiB is free.\n", "sglang", "rocm"),
+    ("ggml-opencl-host", "ggml_opencl: clEnqueueWriteBuffer(queue, mem, CL_TRUE, 0, size, data, 0, NULL, NULL) error -6 at "
+     "ggml/src/ggml-opencl/ggml-opencl.cpp:3120\n", "llama.cpp", "cpu"),      # -6: CL_OUT_OF_HOST_MEMORY
     ("ggml-cann-buffer", "alloc_tensor_range: failed to allocate CANN0 buffer of size 8589934592\n", "llama.cpp", "npu"),
     ("ggml-cann-alone", "ggml_backend_cann_buffer_type_alloc_buffer: allocating 8192.00 MiB on device 0: aclrtMalloc failed: "
      "EL0004: The memory pool is insufficient.\n", "llama.cpp", "npu"),
@@ -327,3 +338,11 @@ def test_musa_message_reads_its_figures():
     n = ev["numbers"]
     assert (ev["device_kind"], ev.get("form")) == ("musa", "<=2.0"), ev
     assert (n["requested"], n["total"], n["free"], n["reserved"]) == (896 * MiB, round(47.99 * GiB), 512 * MiB, round(46.10 * GiB)), n
+
+
+@pytest.mark.parametrize("rid", ["vllm-mamba", "ggml-opencl", "ggml-cann"])
+def test_message_after_the_logs_head_is_found(rid):
+    """After the log's first 512 KiB the scanner looks only for its error words: each message is still found there."""
+    text = dict((m[0], m[2]) for m in MESSAGES)[rid]
+    ev = _event("INFO step done, all fine\n" * 30000 + text)
+    assert ev is not None and ev["runtime"] == dict((m[0], m[3]) for m in MESSAGES)[rid], rid
