@@ -532,6 +532,9 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "sglang-mattbucci3090-qwen3-coder-30b-a3b-awq-tp2-mf090-262k-fp8kv",
         "sglang-mattbucci3090-qwen36-35b-a3b-awq-tp2-mf080-262k-8seq",
         "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa00625",
+        # batch 47: task ellm19b built in Devstral-Small-2-24B from a real copy of a checkpoint's config.json for the
+        # row that errored on it
+        "sglang-mattbucci-r9700-devstral2-24b-fp8-tp2-mf090-262k-fp8kv",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

@@ -60,3 +60,17 @@ def test_pool_split_knobs_refuse_bad_values(knob, value):
     spec = llm.describe(model="google/gemma-4-26B-A4B-it" if knob.startswith("swa") else "Qwen/Qwen3.6-27B")
     with pytest.raises(UserError, match="must be"):
         llm.plan(spec, "sglang", ctx=8192, vram=80 * GiB, **{knob: value})
+
+
+# Devstral-Small-2-24B-Instruct-2512, built in from a real copy of a checkpoint's config.json (its _source): 40 layers
+# of 8 KV heads x 128. At TP 2 with an fp8 cache a token is 40 x 4 x 128 x 2 x 1 = 40960 bytes. mattbucci's 3090 rig
+# (batch 36's row) says --mem-fraction-static 0.85 -> 0.90 took the pool from "172K" to 202,043 tokens: 0.05 of the
+# 22.93 GiB SGLang sees (23.56 less the 512 MiB context and 0.13 GiB of NCCL) is 30,055 tokens of 40960 bytes, which
+# leaves 171,988 at 0.85.
+def test_devstral_small_2_is_built_in():
+    spec = llm.describe(model="mistralai/Devstral-Small-2-24B-Instruct-2512")
+    assert spec.name == "Devstral-Small-2-24B"
+    assert SG.cell_bytes(spec, "bf16") == 40 * 8 * 128 * 2 * 2 == 163840
+    assert SG.cell_bytes(llm.vllm_per_rank(spec, 2), "fp8_e4m3") == 40960
+    free0 = 23.56 * GiB - 512 * MiB - int(0.13 * GiB)
+    assert 202043 - 0.05 * free0 / 40960 == pytest.approx(172000, abs=500)
