@@ -124,8 +124,10 @@ PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_r
 # (a quote may elide the second sentence: "Could not allocate tensor with 471859200 bytes. There ... available!")
 DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes\. (?:There is not enough GPU video memory available|There\s?(?:\.{3}|…))"
                  r"|DML allocator out of memory")
-# vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker
-VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks")
+# vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker. v1's worker logs "Available KV cache memory: X GiB"
+# and check_enough_kv_cache_memory raises this error whenever X <= 0 (vllm-ascend's worker logs and checks the same): a
+# negative figure is that failure even where a quote stops before the error line
+VLLM_NOBLOCKS = re.compile(r"No available memory for the cache blocks|Available KV cache memory: -\d")
 # (a quote may elide its end: "... that can be stored in ... when initializing the engine": group 2 None)
 VLLM_V0_LEN = re.compile(r"The model's max seq len \((\d{1,20})\) is larger than the maximum number of tokens that can be stored in "
                          r"(?:KV cache \((\d{1,20})\)|(?:\.{3}|…))")
