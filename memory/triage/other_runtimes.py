@@ -98,9 +98,11 @@ DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to
 # active; " since torch_npu 2.1 and "N cached)" in place of "reserved in total by PyTorch" in the oldest builds
 # (vllm-project/vllm-ascend#19, vllm-project/vllm-omni#1199)
 _NSZ = r"(\d+(?:\.\d+)? (?:bytes|[KMGT]iB))"
-NPU = re.compile(r"NPU out of memory\. Tried to allocate " + _NSZ + r"(?: \(NPU (\d{1,20}); " + _NSZ + r" total capacity; " + _NSZ
-                 + r" already allocated; (?:" + _NSZ + r" current active; )?" + _NSZ + r" free; (?:" + _NSZ + r" allowed; )?"
-                 + _NSZ + r" (reserved in total by PyTorch|cached)\))?")
+# (a quote may shorten the bracket to its labelled figures: "(32.00 GiB total; 28.00 GiB already allocated; 741.02 MiB free)",
+# without the device, "capacity" or what is reserved: the figures keep their labels and are read as such)
+NPU = re.compile(r"NPU out of memory\. Tried to allocate " + _NSZ + r"(?: \((?:NPU (\d{1,20}); )?" + _NSZ + r" total(?: capacity)?; " + _NSZ
+                 + r" already allocated; (?:" + _NSZ + r" current active; )?" + _NSZ + r" free(?:; (?:" + _NSZ + r" allowed; )?"
+                 + _NSZ + r" (reserved in total by PyTorch|cached))?\))?")
 # PaddlePaddle's allocators (paddle/phi/core/memory/allocation/cuda_allocator.cc and its CUDA VMM and malloc-async twins): sizes
 # from string::HumanReadableSize, binary with decimal labels ("56.000000MB", "39.250000kB"); "N memory has been allocated" is the
 # card's whole use (total - free, every process), absent before Paddle 2.0 (PaddlePaddle/PaddleSeg#1723, PaddlePaddle/Paddle#26892)
@@ -386,11 +388,14 @@ def npu(line):
         return None
     ev = {"kind": "torch.npu", "device_kind": "npu", "numbers": {"requested": parse_size(m.group(1))}, "runtime": "pytorch",
           "complete": False, "form": "partial"}
-    if m.group(2):
+    if m.group(3):
         nums = ev["numbers"]
         nums.update(total=parse_size(m.group(3)), allocated=parse_size(m.group(4)), free=parse_size(m.group(6)))
         if m.group(7):
             nums["allowed"] = parse_size(m.group(7))
+        if not (m.group(2) and m.group(8)):     # a shortened quote: its figures, not the whole message
+            ev["form"] = "npu_short"
+            return ev
         held = parse_size(m.group(8))
         if m.group(9) == "cached":          # the unused part of the cache, as PyTorch <= 1.4 printed it
             nums["reserved_unallocated"], nums["reserved"] = held, nums["allocated"] + held
