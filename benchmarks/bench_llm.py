@@ -535,6 +535,8 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         # batch 47: task ellm19b built in Devstral-Small-2-24B from a real copy of a checkpoint's config.json for the
         # row that errored on it
         "sglang-mattbucci-r9700-devstral2-24b-fp8-tp2-mf090-262k-fp8kv",
+        # batch 47: task ellm19b read the two MacCare M2 rows (the gemma3 row's weights were its Metal part alone)
+        "ollama-maccare-gemma3-4b-q4km-m2-8g-4k-fit", "ollama-maccare-llama32-3b-q4km-m2-8g-4k-fit",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
