@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
     src.add_argument("--model", metavar="NAME", help="a built-in model name or Hugging Face repo id (see --model list)")
     s.add_argument("--ctx", type=_ctx, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
-                   "default: the model's for vLLM, 4096 for llama.cpp/Ollama")
+                   "default: the model's own (config.json) for vLLM and SGLang, 4096 for llama.cpp/Ollama")
     s.add_argument("--parallel", type=int, default=1, help="requests at once (vLLM: checked against its concurrency; -np; OLLAMA_NUM_PARALLEL)")
     s.add_argument("--kv-dtype", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk); "
                    "default: the runtime's (vLLM's auto: the model's dtype, fp32 for an fp32 model; else f16)")

@@ -45,6 +45,17 @@ def _same_type(t, spec) -> str:
     return t[3:] if spec.unsloth and t.startswith(("UD-", "UD_")) else t
 
 
+# the context each runtime runs with when none is asked: vLLM and SGLang derive the model's own from config.json
+# (spec.vllm_max_len, spec.sglang_max_len: their rope-scaling rules differ), llama-server's -c and Ollama's num_ctx
+# default to 4096; a spec without the field (a GGUF, a built-in without config.json) falls back to max_ctx, then 8192
+DEFAULT_CTX = {"vllm": "vllm_max_len", "sglang": "sglang_max_len", "llama.cpp": 4096, "ollama": 4096}
+
+
+def default_ctx(spec, runtime: str) -> int:
+    rule = DEFAULT_CTX[runtime]
+    return rule if isinstance(rule, int) else (getattr(spec, rule) or spec.max_ctx or 8192)
+
+
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
          weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """vram in bytes (None: no verdict; Ollama compares with the free memory it sees). ctx: vLLM --max-model-len,
@@ -94,8 +105,8 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     model_max = spec.max_ctx or 131072
     if runtime == "vllm":  # the longest --max-model-len vLLM starts with (spec.vllm_max_len: rope scaling counted)
         model_max = spec.vllm_max_len or model_max
-    if ctx is None:  # what the runtime uses by default: vLLM the model's limit, llama-server and Ollama 4096
-        ctx = (spec.vllm_max_len or spec.max_ctx or 8192) if runtime == "vllm" else 4096
+    if ctx is None:  # what the runtime uses by default (DEFAULT_CTX)
+        ctx = default_ctx(spec, runtime)
     if ctx < 1 or ctx > 1 << 24:
         raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
     if vram is not None and not (256 * MiB <= vram <= 1 << 50):

@@ -65,6 +65,7 @@ class LLMSpec:
     cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
     rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)
     vllm_max_len: int | None = None  # the longest --max-model-len vLLM starts with (vllm_max_len(); None: max_ctx)
+    sglang_max_len: int | None = None  # SGLang's context length without --context-length (sglang_max_len(); None: max_ctx)
     no_v_proj_layers: tuple = ()    # layers whose values come from the key projection (Gemma 4 attention_k_eq_v)
     layer_kv_heads: list | None = None  # per-layer KV heads when layers differ (Gemma 4's global layers): TP shards each
     linear_dims: tuple | None = None  # gated-DeltaNet projections: (key heads, key dim, value heads, value dim, conv kernel)
@@ -320,6 +321,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                           "layers")
     spec.rope_cache_elems = _rope_cache_elems(cfg, spec)
     spec.vllm_max_len = vllm_max_len(cfg)
+    spec.sglang_max_len = sglang_max_len(cfg)
     from .params import count_params, recurrent_state   # after this module: params.py reads its layer kinds
     spec.params, spec.linear_params, spec.expert_params = count_params(cfg, spec)
     spec.recurrent_state_per_seq = recurrent_state(cfg, spec)
@@ -416,6 +418,25 @@ def vllm_max_len(cfg: dict) -> int | None:
     if isinstance(allowed, (int, float)) and not isinstance(allowed, bool) and allowed > derived:
         derived = allowed
     return int(min(derived, 1 << 30))
+
+
+# SGLang's ModelConfig._derive_context_length: without --context-length the context is get_context_length(hf_text_config)
+# (srt/utils/hf_transformers_utils.py at sgl-project/sglang 001adf56): the first of these keys, times rope_scaling's
+# factor unless the scaling names original_max_position_embeddings or is llama3's; 2048 with none of them
+SGLANG_LEN_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
+
+
+def sglang_max_len(cfg: dict) -> int | None:
+    """The context SGLang serves this config.json with when --context-length is not given."""
+    found = [v for v in (cfg.get(k) for k in SGLANG_LEN_KEYS) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    if not found:
+        return None
+    rs = _rope_scaling(cfg) or {}
+    factor = rs.get("factor", 1)
+    if (not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor <= 0
+            or "original_max_position_embeddings" in rs or rs.get("rope_type") == "llama3"):
+        factor = 1
+    return int(min(found[0] * factor, 1 << 30))
 
 
 def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:

@@ -1,0 +1,25 @@
+"""What ux19's first-hour review of the CLI left (ux19b): defaults and messages a new user reads."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.spec import sglang_max_len
+
+
+def test_sglang_default_context_is_the_models_own():
+    # SGLang's ModelConfig._derive_context_length takes get_context_length(hf_text_config) when --context-length is
+    # not given: Qwen2.5-7B-Instruct's config.json says max_position_embeddings 32768, no rope_scaling
+    r = llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime="sglang")
+    assert r["ctx"] == 32768
+    # llama-server and Ollama keep 4096
+    assert llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime="llama.cpp")["ctx"] == 4096
+
+
+def test_sglang_context_rule_reads_keys_and_rope_as_sglang_does():
+    assert sglang_max_len({"max_position_embeddings": 32768}) == 32768
+    # a bare factor multiplies (linear scaling over 4096: 16384)
+    assert sglang_max_len({"max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 4.0}}) == 16384
+    # YaRN naming original_max_position_embeddings and llama3 do not: DeepSeek-V3's 163840, Llama 3.1's 131072
+    assert sglang_max_len({"max_position_embeddings": 163840, "rope_scaling": {
+        "type": "yarn", "factor": 40, "original_max_position_embeddings": 4096}}) == 163840
+    assert sglang_max_len({"max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}}) == 131072
+    # the first key of SGLang's list wins, not the smallest (vLLM's rule)
+    assert sglang_max_len({"seq_length": 8192, "max_position_embeddings": 4096}) == 8192
+    assert sglang_max_len({}) is None
