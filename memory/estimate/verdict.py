@@ -112,6 +112,8 @@ def finish(est: dict, budget) -> dict:
     if streams(est, budget) and not short:  # Dynamic VRAM: the weights that do not fit stream in per step
         est["verdict"] = "fits with streaming"
     est["outcome"] = outcome(est, budget)
+    if est["outcome"]["status"] == "incomplete":  # a graph not seen whole has no verdict: the text's and JSON's agree
+        est["verdict"], est["headroom"] = "incomplete", None
     if cpu:
         cpu_run(est)
     return est

@@ -64,6 +64,19 @@ def test_missing_main_model_is_incomplete_not_fits(comfy, tmp_path, capsys):
     assert {t["outcome"] for t in j["tiers"]} == {"incomplete"}
 
 
+@pytest.mark.parametrize("vram", [[], ["--vram", "12"]])
+def test_incomplete_json_verdict_is_the_texts(comfy, tmp_path, capsys, vram):
+    # ux19b: the text said "verdict: INCOMPLETE" while the JSON's verdict said "no budget" (no --vram) or "does not
+    # fit" (--vram 12) for the same graph; a graph not seen whole has no verdict, under either name
+    wf, models = flux(unet="flux1-dev-fp8.safetensors"), str(comfy / "models")
+    _, out, _ = est(tmp_path, capsys, wf, "--models-dir", models, *vram)
+    assert next(x for x in out.splitlines() if x.startswith("verdict:")).startswith("verdict: INCOMPLETE")
+    rc, out, _ = est(tmp_path, capsys, wf, "--models-dir", models, *vram, "--json")
+    j = json.loads(out)
+    assert rc == 1 and j["verdict"] == j["outcome"]["status"] == "incomplete" and j["headroom"] is None
+    assert {t["verdict"] for t in j["tiers"]} == {"incomplete"}
+
+
 def test_a_found_lora_is_not_counted_and_completes(comfy, tmp_path, capsys):
     models = comfy / "models"
     _, base, _ = est(tmp_path, capsys, flux(), "--models-dir", str(models), "--vram", "80", "--json")
