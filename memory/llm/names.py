@@ -365,6 +365,19 @@ def load_builtin(name: str):
     return spec
 
 
+def _foreign_org(name: str, builtin: str):
+    """(the organisation a repo id names, the repo the built-in's config.json was read from) when the two differ:
+    'meta-lama/Llama-3.1-8B-Instruct' is sized as Llama-3.1-8B whatever the organisation, and says so; None when
+    the id names no organisation or the built-in's own."""
+    org = name.strip().split("/")[0] if name.count("/") == 1 else ""
+    repo = next((r for r, b in _source_repos().items() if b == builtin), None)
+    if not org or not repo or repo.split("/")[0] == org.lower():
+        return None
+    src = json.loads((MODELS_DIR / f"{builtin}.json").read_text(encoding="utf-8")).get("_source") or ""
+    m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+    return org, m.group(1) if m else repo
+
+
 def _load_builtin(name: str):
     from .spec import from_config
     names = builtin_names()
@@ -405,6 +418,10 @@ def _load_builtin(name: str):
                 spec.notes.append(note or f"weights taken as {quant} from the name {name!r}")
             elif note:
                 spec.notes.append(note)
+            org = _foreign_org(name, n) if not (tag or note) else None
+            if org:
+                spec.notes.append(f"{name!r} read as the built-in {n}, {org[1]}'s config.json: the organisation "
+                                  f"{org[0]!r} is not read (an upload under any name keeps the architecture)")
             if tag:
                 spec.ollama = True
             else:

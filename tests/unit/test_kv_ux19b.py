@@ -23,3 +23,19 @@ def test_sglang_context_rule_reads_keys_and_rope_as_sglang_does():
     # the first key of SGLang's list wins, not the smallest (vLLM's rule)
     assert sglang_max_len({"seq_length": 8192, "max_position_embeddings": 4096}) == 8192
     assert sglang_max_len({}) is None
+
+
+def _org_notes(name):
+    return [n for n in llm.describe(model=name).notes if "organisation" in n]
+
+
+def test_an_organisation_kv_does_not_read_is_named_in_one_note():
+    # 'meta-lama' (a typo of meta-llama) resolved silently to Llama-3.1-8B: the name's organisation is not read
+    notes = _org_notes("meta-lama/Llama-3.1-8B-Instruct")
+    assert notes == ["'meta-lama/Llama-3.1-8B-Instruct' read as the built-in Llama-3.1-8B, meta-llama/Llama-3.1-8B's "
+                     "config.json: the organisation 'meta-lama' is not read (an upload under any name keeps the "
+                     "architecture)"]
+    assert len(_org_notes("unsloth/Llama-3.1-8B-Instruct")) == 1
+    # the organisation the built-in was read from, and a bare name, say nothing more
+    assert _org_notes("meta-llama/Llama-3.1-8B-Instruct") == [] and _org_notes("llama-3.1-8b") == []
+    assert _org_notes("Qwen/Qwen2.5-7B-Instruct") == []
