@@ -321,9 +321,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append(f"text encoders streamed block by block (as LightX2V's Wan T5 with cpu_offload): their token "
                            f"embedding, norms and one block buffer ({fmt_bytes(te_kept)}) move onto the device and stay "
                            "through every phase")
-    if pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if c["role"] not in ("other", "diffusion_model" if cpu_note else "")):
-        assumptions.append("32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16"
-                           + (", and its text encoder dtype on a CPU" if cpu_note else "") + ")")
+    # the VAE's fp32 weights are cast only when it runs in 16 bits (its dtype, vdt below: --vae-dtype fp32 keeps them)
+    cast_at = len(assumptions)
+    cast = pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps
+                                    if c["role"] not in ("other", "vae", "diffusion_model" if cpu_note else ""))
     if any(W.dropped(c["table"]) for c in tes):
         assumptions.append("T5's encoder.embed_tokens.weight is a copy of shared.weight that ComfyUI does not load: not counted")
     if te_drop and any(k.endswith(te_drop) for c in tes for k in c["table"]):
@@ -374,6 +375,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                                                                       "counted" if clip_i2v else ""))
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
                                         pol.get("vae_bytes"))
+    if pol["cast_fp32"] and dtype_bytes(vdt) == 2 and any(_has_fp32(c["table"]) for c in vaes):
+        cast = True
+    if cast:
+        assumptions.insert(cast_at, "32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with "
+                           "fp16/bf16" + (", and its text encoder dtype on a CPU" if cpu_note else "") + ")")
     if vdt_why == vae_mod.UPCAST_WHY:
         assumptions.append("VAE decode in fp32: diffusers' SDXL pipelines upcast an fp16 VAE (force_upcast) before decoding; "
                            "--vae-dtype overrides (a bf16 pipeline or the fp16-fix VAE decodes in 16 bits)")

@@ -265,7 +265,7 @@ def dynamic_vram(est: dict, budget) -> dict:
     if room <= 256 * MiB:
         out["verdict"] = "does not fit even streaming: activations alone exceed the budget"
     elif streamed:
-        out["verdict"] = (f"fits, streaming {streamed / GiB:.1f} GiB of weights per step, slower by about "
+        out["verdict"] = (f"fits, streaming {fmt_bytes(streamed)} of weights per step, slower by about "
                           f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)")
     else:
         out["verdict"] = "fits without streaming"

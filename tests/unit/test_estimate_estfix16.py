@@ -28,8 +28,8 @@ def test_dynamic_vram_verdict_agrees_with_host_ram(flux, capsys):
     assert rc == 1 and j["verdict"] == "does not fit" and j["outcome"]["status"] == "does not fit"
     assert d["host_ram_short_by"] == 11598894821
     assert d["verdict"].startswith("does not fit: host RAM short by 10.80 GiB (the run needs 42.80 GiB of it, 32.00 GiB "
-                                   "available); in VRAM alone it fits, streaming 11.4 GiB")
-    assert d["vram_verdict"].startswith("fits, streaming 11.4 GiB")
+                                   "available); in VRAM alone it fits, streaming 11.38 GiB")
+    assert d["vram_verdict"].startswith("fits, streaming 11.38 GiB")
     assert "host RAM short by 10.80 GiB" in j["outcome"]["reason"]
     rc2, text, _ = estimate(capsys, *argv, "--ram", "32")
     line = next(x for x in text.splitlines() if x.startswith("Dynamic VRAM ("))

@@ -77,6 +77,31 @@ def test_incomplete_json_verdict_is_the_texts(comfy, tmp_path, capsys, vram):
     assert {t["verdict"] for t in j["tiers"]} == {"incomplete"}
 
 
+def _flux_files(comfy):
+    d = comfy / "models"
+    return [str(d / "diffusion_models" / "flux1-dev.safetensors"), str(d / "text_encoders" / "t5xxl_fp16.safetensors"),
+            str(d / "text_encoders" / "clip_l.safetensors"), str(d / "vae" / "ae.safetensors")]
+
+
+def test_dynamic_vram_line_and_verdict_give_the_streamed_size_alike(comfy, capsys):
+    # ux19b: "Dynamic VRAM (...): fits, streaming 0.4 GiB" beside the verdict's "436.63 MiB of weights stream in"
+    rc, out, _ = estimate(capsys, *_flux_files(comfy), "--weights-dtype", "fp8", "--dynamic-vram", "on",
+                          "--vram", "12", "--ram", "64")
+    lines = out.splitlines()
+    dyn = next(x for x in lines if x.startswith("Dynamic VRAM ("))
+    v = next(x for x in lines if x.startswith("verdict:"))
+    assert rc == 0 and "fits, streaming 436.63 MiB of weights per step" in dyn
+    assert "436.63 MiB of weights stream in" in v
+
+
+@pytest.mark.parametrize("vae_dtype, cast", [("fp32", False), ("auto", True), ("bf16", True)])
+def test_fp32_cast_assumption_follows_the_vae_dtype(comfy, capsys, vae_dtype, cast):
+    # FLUX's ae.safetensors is the only fp32 file here: with --vae-dtype fp32 nothing is cast to 16 bits
+    rc, out, _ = estimate(capsys, *_flux_files(comfy), "--vae-dtype", vae_dtype, "--vram", "24", "--ram", "64", "--json")
+    said = "32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with fp16/bf16)"
+    assert (said in json.loads(out)["assumptions"]) is cast
+
+
 def test_a_found_lora_is_not_counted_and_completes(comfy, tmp_path, capsys):
     models = comfy / "models"
     _, base, _ = est(tmp_path, capsys, flux(), "--models-dir", str(models), "--vram", "80", "--json")
