@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
-from . import checkpoints as CK, fit_search as FS, unsloth as UD
+from . import checkpoints as CK, fit_search as FS, gguf_repo as GR, unsloth as UD
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .runtimes import vllm_overheads as VO
@@ -143,6 +143,14 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
         said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
         notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the name"
                           f"{m.group(1) or ''} says", n) for n in notes]
+    sized = str(weights_dtype or spec.quant or spec.dtype)
+    if (runtime == "llama.cpp" and not spec.weights_bytes and not GR.tag_type(sized)
+            and sized.lower() not in ("mxfp4", "mxfp4_moe")):  # an MXFP4 checkpoint has its llama.cpp file type
+        # llama.cpp loads GGUF files, whose tensors hold ggml types: an fp8/AWQ/GPTQ/int8 checkpoint's size is no file's
+        notes.append(f"llama.cpp runs GGUF files: the weights above are sized as {sized} "
+                     + ("(--weights-dtype)" if weights_dtype else "(the checkpoint's)") + ", a type no GGUF file holds; size the file "
+                     "llama.cpp loads with --weights-dtype Q4_K_M (Q8_0, IQ4_XS, ...), --gguf FILE or a GGUF repo name "
+                     "(user/repo-GGUF:Q4_K_M)")
     if asked_ngl is not None and knobs["ngl"] != asked_ngl:
         notes.append(f"{'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} {asked_ngl}: "
                      + ("as without it, the runtime's own placement" + (" (--fit)" if runtime == "llama.cpp" else "")

@@ -39,3 +39,21 @@ def test_an_organisation_kv_does_not_read_is_named_in_one_note():
     # the organisation the built-in was read from, and a bare name, say nothing more
     assert _org_notes("meta-llama/Llama-3.1-8B-Instruct") == [] and _org_notes("llama-3.1-8b") == []
     assert _org_notes("Qwen/Qwen2.5-7B-Instruct") == []
+
+
+def _gguf_notes(name, **kw):
+    r = llm.plan(llm.describe(model=name), runtime="llama.cpp", ctx=8192, **kw)
+    return [n for n in r["notes"] if n.startswith("llama.cpp runs GGUF files")]
+
+
+def test_llama_cpp_says_a_checkpoint_type_is_no_gguf():
+    # 'kv --model deepseek-v3 --runtime llama.cpp' sized 626.77 GiB of fp8, which no GGUF file holds, without a word
+    assert _gguf_notes("deepseek-v3") == [
+        "llama.cpp runs GGUF files: the weights above are sized as fp8 (the checkpoint's), a type no GGUF file holds; "
+        "size the file llama.cpp loads with --weights-dtype Q4_K_M (Q8_0, IQ4_XS, ...), --gguf FILE or a GGUF repo "
+        "name (user/repo-GGUF:Q4_K_M)"]
+    assert len(_gguf_notes("Qwen/Qwen2.5-7B-Instruct", weights_dtype="awq")) == 1
+    # a GGUF type, a 16-bit checkpoint (a BF16 GGUF), an Ollama tag's build and gpt-oss's MXFP4 file type say nothing
+    assert _gguf_notes("deepseek-v3", weights_dtype="Q4_K_M") == []
+    assert _gguf_notes("Qwen/Qwen2.5-7B-Instruct") == [] and _gguf_notes("qwen2.5:7b") == []
+    assert _gguf_notes("openai/gpt-oss-20b") == []
