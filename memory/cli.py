@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "
                    "total; default: this machine's first GPU (Ollama: its free memory)")
     s.add_argument("--runtime", type=_runtime, choices=["vllm", "llama.cpp", "ollama", "sglang"],
-                   help="default: ollama for an Ollama library tag (qwen3:8b), else vllm")
+                   help="default: ollama for an Ollama library tag (qwen3:8b) or hf.co/user/repo-GGUF[:quant], else vllm")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); default: the newest")
     s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default 0.90)")
     s.add_argument("--max-num-batched-tokens", type=_positive(int), metavar="N", help="vLLM profile batch (sets the activation peak)")
@@ -253,7 +253,10 @@ def _isatty(stream) -> bool:
 
 
 def _default_runtime(model) -> str:
-    """Ollama for a name that resolves to an Ollama library build (its GGUF quant is what Ollama serves), else vLLM."""
+    """Ollama for a name in Ollama's own syntax: a library build (its GGUF quant is what Ollama serves) or a Hub GGUF
+    as `ollama run hf.co/user/repo[:quant]` pulls it (hf.co or huggingface.co, Hugging Face's Ollama page); else vLLM."""
+    if model and model.strip().lower().startswith(("hf.co/", "huggingface.co/")):
+        return "ollama"
     if model:
         from .llm.ollama_tags import ollama_tag  # light: no torch
         try:

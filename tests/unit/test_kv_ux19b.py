@@ -1,4 +1,6 @@
 """What ux19's first-hour review of the CLI left (ux19b): defaults and messages a new user reads."""
+import pytest
+
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.spec import sglang_max_len
 
@@ -57,3 +59,15 @@ def test_llama_cpp_says_a_checkpoint_type_is_no_gguf():
     assert _gguf_notes("deepseek-v3", weights_dtype="Q4_K_M") == []
     assert _gguf_notes("Qwen/Qwen2.5-7B-Instruct") == [] and _gguf_notes("qwen2.5:7b") == []
     assert _gguf_notes("openai/gpt-oss-20b") == []
+
+
+@pytest.mark.parametrize("name, runtime", [
+    ("hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M", "ollama"),    # `ollama run hf.co/...:<quant>`: Ollama's syntax
+    ("HuggingFace.co/bartowski/Qwen2.5-7B-Instruct-GGUF", "ollama"),  # the other domain Hugging Face's Ollama page names
+    ("qwen2.5:7b", "ollama"),
+    ("bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M", "vllm"),            # llama.cpp's -hf form names no runtime of its own
+    ("Qwen/Qwen2.5-7B-Instruct", "vllm")])
+def test_default_runtime_follows_the_names_syntax(name, runtime, capsys):
+    from gpu_garden.memory import cli
+    cli.main(["kv", "--model", name, "--vram", "24"])
+    assert capsys.readouterr().out.splitlines()[1].startswith(f"runtime {runtime} ")
