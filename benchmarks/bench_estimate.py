@@ -558,7 +558,13 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # streamed_offload_bytes; read from their offload code; mapping only, no coefficient), written while reading these
                 # rows' -19.3 / -33.8 %
                 "dbf-lx2v-repro-wan21-i2v-14b-480p-lightx2v-block-offload-bf16-4090",
-                "dbf-lx2v-repro-wan21-i2v-14b-480p-sglang-layerwise-all-4090"}
+                "dbf-lx2v-repro-wan21-i2v-14b-480p-sglang-layerwise-all-4090",
+                # batch 30, after first sight (etune2930): diffusers' enable_sequential_cpu_offload keeps every model's
+                # buffers on the device (accelerate cpu_offload with offload_buffers False; SD3.5's PatchEmbed pos_embed,
+                # weights.SEQUENTIAL_RESIDENT_BUFFERS; read from diffusers' and accelerate's code, no coefficient), written
+                # while reading these rows' -49.9 / -52.4 %
+                "gperdrizet-u6-sd35-medium-fp16-sequential-offload-512-p100",
+                "gperdrizet-u6-sd35-large-turbo-fp16-sequential-offload-512-gtx1070"}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
 NOT_SCORED = {
@@ -643,8 +649,10 @@ SYNTH = {
     # Stable Diffusion 3.5 Large: 8,146,280,768 parameters, counted from the MMDiT layout (depth 38, hidden 2432 = 38 x 64,
     # pos_embed 192 x 192, qk RMSNorm, no second x-attention); the same count gives our SD3.5 Medium layout's DiT
     # (depth 24, pos_embed 384 x 384, 13 dual-attention blocks) its 2,469,663,936 exactly; largest layer mlp.fc1 9728 x 2432
+    # (the pos_embed table named at its shape, as the SAI checkpoint stores it: diffusers holds it as a buffer,
+    # weights.SEQUENTIAL_RESIDENT_BUFFERS; inside the same count)
     "synth:sd3.5-large-8B": ("BF16", 8_146_280_768, (9728, 2432), {
-        "x_embedder.proj.weight": (2432, 16, 2, 2),
+        "x_embedder.proj.weight": (2432, 16, 2, 2), "pos_embed": (1, 192 * 192, 2432),
         **{f"joint_blocks.{i}.context_block.attn.qkv.weight": (7296, 2432) for i in range(38)}}),
     # Qwen3-4B as ComfyUI builds it for Z-Image (comfy.text_encoders.llama.Qwen3_4B on meta: 4,022,468,096 parameters,
     # tied embeddings, no lm_head; embed_tokens 151936 x 2560)

@@ -305,14 +305,23 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     w_dm_rest = max(0, sum(c["resident"] for c in dms if c is not dm) - off)
     w_te = sum(c["resident"] for c in tes)
     w_vae = max((c["resident"] for c in vaes), default=0)
+    # enable_sequential_cpu_offload (offload sequential, runner diffusers) keeps every model's buffers on the device from
+    # the start (weights.SEQUENTIAL_RESIDENT_BUFFERS): not streamed, under every phase (buffers: bytes, under every phase)
+    bufs = ({id(c): W.sequential_buffers(c["table"]) for c in comps if c["role"] != "other"}
+            if pol["offload"] == "sequential" and pol["runner"] == "diffusers" else {})
+    buffers = sum(W.resident_bytes({k: c["table"][k] for k in bufs[id(c)]}, pol["cast_fp32"]) for c in comps if bufs.get(id(c)))
     if pol["offload"] == "sequential":  # text encoders and VAE stream too: their largest layer(s) on the device
-        w_te = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"]) for c in tes), default=0)
-        w_vae = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"]) for c in vaes), default=0)
+        w_te = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"], bufs.get(id(c), ())) for c in tes), default=0)
+        w_vae = max((W.OFFLOAD_LAYERS * W.largest_layer(c["table"], bufs.get(id(c), ())) for c in vaes), default=0)
         assumptions.append("sequential offload: every model's weights stay in host RAM; each phase holds its activations "
                            f"and {W.OFFLOAD_LAYERS} streamed layer(s)")
         if pol["runner"] == "diffusers":
             assumptions.append("enable_sequential_cpu_offload: accelerate empties the CUDA cache at every layer move, so "
                                "the reserved peak is the allocated one (no decode slack)")
+        if buffers:
+            assumptions.append(f"enable_sequential_cpu_offload: accelerate moves the models' buffers to the device once and "
+                               f"never offloads them ({', '.join(sorted({k for v in bufs.values() for k in v}))}: "
+                               f"{fmt_bytes(buffers)}), so they sit under every phase")
     te_kept = 0  # a streamed text encoder's weights that stay on the device after its phase (TE_MODES stream)
     te_stream = pol["text_encoders"] == "stream" and pol["offload"] != "sequential"
     if te_stream:
@@ -354,8 +363,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             act += W.largest_cast(dm["table"])
         if in_flight is not None:  # the swapped block being run
             act += in_flight
-        elif off:  # the offloaded layer being run sits on the device too
-            act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"])
+        elif off:  # the offloaded layer being run sits on the device too (a resident buffer is not streamed)
+            act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"], bufs.get(id(dm), ()))
     te_act = max((te_activation(c.get("kind"), c["table"], IE.CONTEXT_TOKENS if _is_image_encoder(c) else
                                 te_tokens(family, c.get("kind"), pol.get("text_tokens"))) for c in tes), default=0)
     if any(c.get("assumed_i2v") for c in tes):
@@ -408,6 +417,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         under.update(te=w_vae, dm=w_vae, vae=w_dm)
         assumptions.append("offload encoders: only the diffusion model and the text encoders take turns on the device; "
                            "the VAE stays on it and decodes beside the diffusion model")
+    if buffers:  # enable_sequential_cpu_offload's resident buffers (weights.SEQUENTIAL_RESIDENT_BUFFERS)
+        under = {k: v + buffers for k, v in under.items()}
     est = {
         "family": family, "variant": variant, "family_name": sp["name"] if dm else "no diffusion model",
         "unknown": bool(dm) and family == "unknown",

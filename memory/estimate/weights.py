@@ -151,9 +151,35 @@ def streamed_bytes(table: dict, cast_fp32=True, drop=()) -> int:
     return resident_bytes(rest, cast_fp32, drop) + max(resident_bytes(b, cast_fp32, drop) for b in best.values())
 
 
-def largest_layer(table: dict) -> int:
-    """Bytes of the largest weight matrix (or conv kernel) as stored: what streams onto the device per layer."""
-    return max((tensor_bytes(dt, shape) for dt, shape in table.values() if len(shape) >= 2), default=0)
+def largest_layer(table: dict, skip=()) -> int:
+    """Bytes of the largest weight matrix (or conv kernel) as stored: what streams onto the device per layer. skip:
+    keys that do not stream (offload_buffers: a buffer accelerate keeps on the device)."""
+    return max((tensor_bytes(dt, shape) for k, (dt, shape) in table.items() if len(shape) >= 2 and k not in skip),
+               default=0)
+
+
+# Tensors a checkpoint stores that diffusers' model class holds as a buffer, not a parameter, one row each:
+# (key ending, the module that registers it). diffusers' enable_sequential_cpu_offload (pipeline_utils.py) calls
+# accelerate's cpu_offload(model, device, offload_buffers=len(model._parameters) > 0): False for a pipeline's models,
+# whose weights all sit in submodules. accelerate's AlignDevicesHook.init_hook then sets only the parameters to meta
+# (named_module_tensors(include_buffers=False)) and moves every buffer of the module to the execution device once
+# ("if not self.offload_buffers and self.execution_device is not None: for name, _ in module.named_buffers(...):
+# set_module_tensor_to_device(module, name, self.execution_device)"); pre_forward / post_forward move parameters only.
+# So these stay on the device from enable_sequential_cpu_offload on, under every model's phase, in the dtype the
+# model was loaded in (from_pretrained's torch_dtype casts float buffers too).
+SEQUENTIAL_RESIDENT_BUFFERS = (
+    # diffusers PatchEmbed (SD3 / SD3.5 MMDiT): register_buffer("pos_embed", ..., persistent=True) when
+    # pos_embed_max_size is set; SD3.5 Medium's 384 x 384 x 1536 table is 432 MiB in fp16, SD3.5 Large's 192 x 192 x
+    # 2432 171 MiB. The checkpoint names it pos_embed (ComfyUI / SAI) or pos_embed.pos_embed (diffusers)
+    ("pos_embed", "diffusers PatchEmbed's pos_embed (SD3 / SD3.5)"),
+)
+
+
+def sequential_buffers(table: dict) -> set:
+    """Keys of the table that diffusers holds as buffers (SEQUENTIAL_RESIDENT_BUFFERS): on the device for the whole
+    run under enable_sequential_cpu_offload, never streamed."""
+    ends = tuple(end for end, _ in SEQUENTIAL_RESIDENT_BUFFERS)
+    return {k for k in table if any(k == e or k.endswith("." + e) for e in ends)}
 
 
 def requant(table: dict, dtype: str, min_elems=4096) -> dict:
