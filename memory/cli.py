@@ -162,7 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
     src.add_argument("--model", metavar="NAME", help="a built-in model name or Hugging Face repo id (see --model list)")
     s.add_argument("--ctx", type=_ctx, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
-                   "default: the model's own (config.json) for vLLM and SGLang, 4096 for llama.cpp/Ollama")
+                   "default: what the runtime picks (docs/kv.md): the model's own (config.json) for vLLM and SGLang; "
+                   "llama.cpp: 4096 (b4020-b7399), else the model's trained context (--fit builds lower it to fit, "
+                   "not below 4096); Ollama: 2048 before 0.6.7, 4096, and from 0.15.5 by the GPUs' total memory "
+                   "(4096 / 32768 from 23 GiB / 262144 from 47 GiB)")
     s.add_argument("--parallel", type=int, default=1, help="requests at once (vLLM: checked against its concurrency; -np; OLLAMA_NUM_PARALLEL)")
     s.add_argument("--kv-dtype", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk); "
                    "default: the runtime's (vLLM's auto: the model's dtype, fp32 for an fp32 model; else f16)")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, fit_search as FS, gguf_repo as GR, unsloth as UD
+from .cards import visible_gib
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .runtimes import vllm_overheads as VO
@@ -15,6 +16,8 @@ from .spec import FULL, MAMBA, SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags, ssm_flags
 from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
                       weights_by_role)
+
+LC_FIT_MIN_CTX = 4096  # common.h fit_params_min_ctx
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
@@ -45,15 +48,75 @@ def _same_type(t, spec) -> str:
     return t[3:] if spec.unsloth and t.startswith(("UD-", "UD_")) else t
 
 
-# the context each runtime runs with when none is asked: vLLM and SGLang derive the model's own from config.json
-# (spec.vllm_max_len, spec.sglang_max_len: their rope-scaling rules differ), llama-server's -c and Ollama's num_ctx
-# default to 4096; a spec without the field (a GGUF, a built-in without config.json) falls back to max_ctx, then 8192
-DEFAULT_CTX = {"vllm": "vllm_max_len", "sglang": "sglang_max_len", "llama.cpp": 4096, "ollama": 4096}
+# The context each runtime runs with when none is asked, by runtime version: one row per (runtime, first version),
+# the newest row a version reaches applies (no version: the newest release). Rules:
+#   "model"  vLLM and SGLang derive the model's own from config.json (spec.vllm_max_len, spec.sglang_max_len: their
+#            rope-scaling rules differ); a spec without the field falls back to max_ctx, then 8192
+#   "train"  llama.cpp's common.h n_ctx 0, "the context the model was trained with" (n_ctx_train: spec.max_ctx);
+#            read at b3579 (ggml-org/llama.cpp#9016: a single slot gets the model's 8192); older builds not read
+#   4096     common.h n_ctx 4096 from ggml-org/llama.cpp#10136 (merged 2 November 2024; the first build carrying it
+#            is not read: taken as b4020)
+#   "fit"    --fit builds (FIT, December 2025): common.h n_ctx 0 again (n_ctx_train) with fit_params on, which lowers
+#            an n_ctx the user did not set until the load fits the free memory, never below fit_params_min_ctx 4096
+#            (Ollama's vendored common.h at llama.cpp ec98e2002); with --vram the plan takes the largest context kv
+#            finds there, else the model's whole context
+#   2048 / 4096   Ollama's OLLAMA_CONTEXT_LENGTH default (envconfig/config.go): 2048 until 0.6.7 raised it to 4096
+#   "vram"   Ollama 0.15.5 and later (ollama/ollama 0334ffa, "tiered VRAM-based default context length"): default 0,
+#            then server/routes.go Serve picks from the total VRAM of every GPU (TotalMemory - OLLAMA_GPU_OVERHEAD,
+#            summed) by OLLAMA_VRAM_TIERS, logged as "vram-based default context"; the scheduler caps it at the
+#            model's trained context (server/sched.go effectiveContext)
+DEFAULT_CTX = (
+    ("vllm", None, "model"),
+    ("sglang", None, "model"),
+    ("llama.cpp", None, "train"),
+    ("llama.cpp", (4020,), 4096),
+    ("llama.cpp", LC.FIT, "fit"),
+    ("ollama", None, 2048),
+    ("ollama", (0, 6, 7), 4096),
+    ("ollama", (0, 15, 5), "vram"),
+)
+# Ollama >= 0.15.5: (total VRAM at least, num_ctx); thresholds 47/23 GiB "to account for small differences"
+OLLAMA_VRAM_TIERS = ((47 * GiB, 262144), (23 * GiB, 32768), (0, 4096))
+# Ollama 0.11.1-0.15.4 raised num_ctx to at least 8192 for some families (server/routes.go scheduleRunner): gpt-oss
+# from 0.11.1, only when the total VRAM is 20 GiB or more from 0.11.4 (lowVRAMThreshold), Qwen3-VL from 0.12.7;
+# 0.15.5 replaced it with the tiers. (GGUF architecture, from, until, floor, VRAM below which no floor (from 0.11.4))
+OLLAMA_CTX_FLOOR = (("gptoss", (0, 11, 1), (0, 15, 5), 8192),
+                    ("qwen3vl", (0, 12, 7), (0, 15, 5), 8192), ("qwen3vlmoe", (0, 12, 7), (0, 15, 5), 8192))
+OLLAMA_LOW_VRAM = ((0, 11, 4), 20 * GiB)
 
 
-def default_ctx(spec, runtime: str) -> int:
-    rule = DEFAULT_CTX[runtime]
-    return rule if isinstance(rule, int) else (getattr(spec, rule) or spec.max_ctx or 8192)
+def _model_ctx(spec, runtime) -> int:
+    field = {"vllm": "vllm_max_len", "sglang": "sglang_max_len"}.get(runtime)
+    return (getattr(spec, field) if field else None) or spec.max_ctx or 8192
+
+
+def default_ctx(spec, runtime: str, version=None, total_vram=None) -> tuple:
+    """(the context the runtime picks when none is asked, its rule, a note or None). version: parse_version's (None:
+    the newest); total_vram: Ollama's total over its GPUs in bytes (None: not known)."""
+    rule = [r for rt, since, r in DEFAULT_CTX if rt == runtime and (since is None or at_least(version, *since))][-1]
+    if rule in ("model", "train", "fit"):
+        return _model_ctx(spec, runtime), rule, None
+    if rule == "vram":
+        if total_vram is None:
+            return 4096, rule, ("num_ctx: Ollama 0.15.5 and later pick the default from the GPUs' total memory (4096 "
+                                "under 23 GiB, 32768 under 47 GiB, else 262144); without --vram or --gpu-name taken as "
+                                "4096")
+        ctx = next(c for floor, c in OLLAMA_VRAM_TIERS if total_vram >= floor)
+        capped = min(ctx, spec.max_ctx) if spec.max_ctx else ctx
+        return capped, rule, (f"num_ctx {capped}: Ollama's VRAM-based default for {total_vram / GiB:.1f} GiB in all "
+                              f"({ctx}" + (f", capped at the model's trained {spec.max_ctx}" if capped < ctx else "")
+                              + "; OLLAMA_CONTEXT_LENGTH or --ctx sets another)")
+    ctx, note = rule, None
+    if runtime == "ollama":
+        arch = OL.gguf_arch(spec)
+        for fam, since, until, floor in OLLAMA_CTX_FLOOR:
+            if arch != fam or not at_least(version, *since) or at_least(version, *until) or ctx >= floor:
+                continue
+            if at_least(version, *OLLAMA_LOW_VRAM[0]) and total_vram is not None and total_vram < OLLAMA_LOW_VRAM[1]:
+                note = f"num_ctx {ctx}: this Ollama keeps {fam} at its default under 20 GiB of VRAM in all"
+                continue
+            ctx, note = floor, f"num_ctx {floor}: this Ollama raises {fam}'s default context to at least {floor}"
+    return ctx, rule, note
 
 
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
@@ -65,6 +128,19 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     bad = set(knobs) - set(KNOBS)
     if bad:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+    if (ctx is None and runtime == "llama.cpp" and vram is not None and not LC.fork(knobs)
+            and default_ctx(spec, runtime, parse_version(knobs.get("runtime_version"), runtime))[1] == "fit"):
+        # -c not given on a --fit build: n_ctx_train, lowered by --fit to what fits the memory, not below 4096
+        whole = plan(spec, runtime, _model_ctx(spec, runtime), parallel, kv_dtype, weights_dtype, vram, **knobs)
+        k = whole["kv_dtype"]  # the largest context at the cache type asked with every layer on the GPU
+        best = 0 if whole["max_ctx_layers"].get(k) is not None else whole["max_ctx_by_kv_dtype"].get(k) or 0
+        if best >= whole["ctx"] or whole.get("refused"):
+            return whole
+        lower = max(LC_FIT_MIN_CTX, min(whole["ctx"], best))  # then its layers move to the CPU (the plan's -ngl)
+        out = plan(spec, runtime, lower, parallel, kv_dtype, weights_dtype, vram, **knobs)
+        out["notes"].append(f"-c not given: this --fit build starts from the model's {whole['ctx']} and lowers it to "
+                            f"fit the free memory, not below {LC_FIT_MIN_CTX}: {lower}")
+        return out
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
         raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
                         f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")
@@ -106,7 +182,17 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "vllm":  # the longest --max-model-len vLLM starts with (spec.vllm_max_len: rope scaling counted)
         model_max = spec.vllm_max_len or model_max
     if ctx is None:  # what the runtime uses by default (DEFAULT_CTX)
-        ctx = default_ctx(spec, runtime)
+        version = parse_version(knobs.get("runtime_version"), runtime)
+        total = None
+        if runtime == "ollama":  # the tiers read every GPU's total: the card's when named, else --vram (its free)
+            card = visible_gib(knobs.get("gpu_name")) if knobs.get("gpu_name") else None
+            one = card * GiB if card else vram
+            total = one * max(int(knobs.get("num_gpus") or 1), 1) if one else None
+        ctx, rule, note = default_ctx(spec, runtime, version, total)
+        if note and runtime == "ollama" and total is not None and not card and rule == "vram":
+            note += "; the total taken from --vram, which for Ollama is the free memory: --gpu-name gives the card's"
+        if note:
+            spec = replace(spec, notes=list(spec.notes) + [note])
     if ctx < 1 or ctx > 1 << 24:
         raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
     if vram is not None and not (256 * MiB <= vram <= 1 << 50):
