@@ -564,7 +564,14 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # weights.SEQUENTIAL_RESIDENT_BUFFERS; read from diffusers' and accelerate's code, no coefficient), written
                 # while reading these rows' -49.9 / -52.4 %
                 "gperdrizet-u6-sd35-medium-fp16-sequential-offload-512-p100",
-                "gperdrizet-u6-sd35-large-turbo-fp16-sequential-offload-512-gtx1070"}
+                "gperdrizet-u6-sd35-large-turbo-fp16-sequential-offload-512-gtx1070",
+                # batches 29 and 30, after first sight: the other rows were in view in the same round (etune2930 read batch
+                # 30's model-offload and weights-bound rows and looked at batch 29's decode) and left as they were, so they
+                # are a regression set too, not held-out (the batch 23 precedent)
+                "gperdrizet-u6-sd35-medium-fp16-model-offload-512-p100",
+                "gperdrizet-u6-sd35-medium-fp16-pipe-to-cuda-oom-p100-weights-bound",
+                *(f"vllm-omni-1854-sd35-medium-{a}-512-rtx5090-{c}" for a in ("bf16", "t5-fp8") for c in ("allocated", "reserved")),
+                "vllm-omni-5131-sd35-medium-bf16-512-8steps-rtx5090", "vllm-omni-5131-sd35-medium-bf16-768-16steps-rtx5090"}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
 NOT_SCORED = {
