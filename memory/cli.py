@@ -94,7 +94,6 @@ RUNTIME_SPELLINGS = {
         "--cpu": ("--device cpu", "ComfyUI's --cpu"),
     },
 }
-_CTX_SPELLINGS = ("--max-model-len", "--context-length", "-c", "--ctx-size", "--ctx")
 
 
 def _ctx(text: str) -> int:
@@ -123,7 +122,7 @@ def _unrecognized(command, extras) -> str:
         hint = f"{what} is {instead} here"
         if not eq and i + 1 < len(extras) and not extras[i + 1].startswith("-"):
             value = extras[i + 1]
-        if name in _CTX_SPELLINGS and value.strip().lower() == "auto":
+        if instead.split()[0] == "--ctx" and value.strip().lower() == "auto":  # a row that means --ctx
             hint += "; " + _CTX_AUTO
         hints.append(hint)
     return "unrecognized arguments: " + " ".join(extras) + "".join("; " + h for h in hints)

@@ -39,3 +39,29 @@ def test_every_sglang_row_that_names_a_pool_flag_has_the_setting():
                 assert row["input"].get(field) == said.pop(), (row["id"], field)
     # batch 47's three rows and batch 36's sglang-alpharomercoma-qwen38-27b-int4-4090-65k-fp8-r4
     assert named >= 4
+
+
+# ---------------------------------------------------------------- 2. which spellings mean --ctx: the table alone says
+def _cli():
+    from gpu_garden.memory import cli
+    return cli
+
+
+def test_a_ctx_spelling_added_to_the_table_gets_the_auto_hint(monkeypatch):
+    # a row of RUNTIME_SPELLINGS["kv"] whose option to type is --ctx is all it takes; no second list to keep in step
+    cli = _cli()
+    kv = dict(cli.RUNTIME_SPELLINGS["kv"], **{"--max-seq-len": ("--ctx N", "a runtime's --max-seq-len")})
+    monkeypatch.setitem(cli.RUNTIME_SPELLINGS, "kv", kv)
+    msg = cli._unrecognized("kv", ["--max-seq-len", "auto"])
+    assert "a runtime's --max-seq-len is --ctx N here" in msg
+    assert "leave --ctx out" in msg
+
+
+def test_the_auto_hint_follows_each_ctx_row_and_no_other():
+    cli = _cli()
+    for name in ("--max-model-len", "--context-length", "-c", "--ctx-size"):
+        assert "leave --ctx out" in cli._unrecognized("kv", [f"{name}=auto"]), name
+    # -np auto is not a context: no context hint
+    assert "leave --ctx out" not in cli._unrecognized("kv", ["-np", "auto"])
+    # a number after a context spelling: the spelling's hint only
+    assert "leave --ctx out" not in cli._unrecognized("kv", ["-c", "8192"])
