@@ -152,10 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")
     s.add_argument("--json", action="store_true")
 
+    from .llm.report import KV_EXIT_STATUS  # light: no torch
     s = sub.add_parser("kv", help="LLM memory: weights + KV cache + runtime overhead, and the flags that fit",
-                       epilog="exit status: 0 it fits on the GPU, as asked or with the flags it prints (no GPU to "
-                              "judge: the sizes alone); 1 it does not fit as asked (the flags it prints give what "
-                              "does), or the runtime refuses what was asked; 2 usage or input error")
+                       epilog=KV_EXIT_STATUS)
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")

@@ -33,6 +33,16 @@ def _vram_bytes(args):
         return None, None
 
 
+# kv's exit status as run_cli sets it below; `gpu-garden kv --help` prints it, README and docs/kv.md point there
+KV_EXIT_STATUS = (
+    "exit status: 0 it fits on the GPU: --ctx tokens for --parallel requests, as asked or with the flags it prints "
+    "(another cache type or share, layers left on the CPU); for SGLang, it starts with a KV pool (a note says when "
+    "that pool caps a request below --ctx); with no GPU to judge (no --vram, none found), the sizes alone, unless "
+    "the runtime refuses; 1 no flags hold --ctx (the flags it prints give the largest context that does, or none "
+    "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit), or whether "
+    "it fits depends on the file (an Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
+
+
 def run_cli(args) -> int:
     if getattr(args, "model", None) and args.model.strip().lower() == "list":
         names = llm_spec.builtin_names()

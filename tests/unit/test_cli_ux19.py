@@ -67,7 +67,7 @@ def test_every_suggested_option_exists():
 
 
 @pytest.mark.parametrize("command,codes", [
-    ("kv", ("0 it fits", "1 it does not fit", "2 usage")),
+    ("kv", ("0 it fits", "1 no flags hold --ctx", "2 usage")),
     ("triage", ("0 an out-of-memory error was found", "1 none was found", "2 a missing file")),
     ("estimate", ("0 it runs on the budget", "1 it does not fit", "2 usage")),
 ])

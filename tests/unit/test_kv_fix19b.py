@@ -4,6 +4,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -65,3 +67,52 @@ def test_the_auto_hint_follows_each_ctx_row_and_no_other():
     assert "leave --ctx out" not in cli._unrecognized("kv", ["-np", "auto"])
     # a number after a context spelling: the spelling's hint only
     assert "leave --ctx out" not in cli._unrecognized("kv", ["-c", "8192"])
+
+
+# ---------------------------------------------------------------- 3. kv's exit status, said once and as the code sets it
+def _kv(argv, capsys):
+    rc = _cli().main(["kv"] + argv)
+    return rc, " ".join(capsys.readouterr().out.split())
+
+
+def _clauses():
+    from gpu_garden.memory.llm import report
+    text = " ".join(report.KV_EXIT_STATUS.split())
+    zero, rest = text.split("exit status: 0 ", 1)[1].split("; 1 ", 1)
+    one, two = rest.split("; 2 ", 1)
+    return zero, one, two
+
+
+def test_kv_help_is_the_one_statement_of_the_exit_status(capsys):
+    from gpu_garden.memory.llm import report
+    with pytest.raises(SystemExit):
+        _cli().main(["kv", "--help"])
+    assert " ".join(report.KV_EXIT_STATUS.split()) in " ".join(capsys.readouterr().out.split())
+    # README and docs/kv.md point to it rather than restate it (they said only "Exit code 1 when it does not fit")
+    for doc in ("README.md", "docs/kv.md"):
+        text = (ROOT / doc).read_text()
+        assert "Exit code 1 when it does not fit" not in text, doc
+        assert "gpu-garden kv --help" in text, doc
+
+
+def test_each_exit_status_says_what_the_run_that_gets_it_prints(capsys):
+    zero, one, two = _clauses()
+    # llama.cpp on 6 GiB prints 'fits with the flags below' and exits 0 (the review's case)
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "llama.cpp", "--vram", "6", "--weights-dtype", "Q4_K_M",
+                   "--ctx", "32768"], capsys)
+    assert (rc, "fits with the flags below" in out) == (0, True)
+    assert "with the flags it prints" in zero
+    # vLLM on 18 GiB at 64 requests: 'does NOT fit', the flags give the largest context that does (20224), exit 1
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--vram", "18", "--ctx", "40960", "--parallel", "64"],
+                  capsys)
+    assert (rc, "the largest context that does (20224)" in out) == (1, True)
+    assert "largest context" in one and "not fit as asked" not in one
+    # vLLM past the model's 40,960 tokens, no GPU to judge: refused, exit 1
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--ctx", "100000"], capsys)
+    assert (rc, "refuses to start" in out) == (1, True)
+    assert "refuses" in one and "no GPU to judge" in zero
+    # SGLang on 20 GiB: it starts, a request capped at 4,772 tokens, exit 0 (its verdict is the pool, not --ctx)
+    rc, out = _kv(["--model", "Qwen/Qwen3-8B", "--runtime", "sglang", "--vram", "20", "--ctx", "40960"], capsys)
+    assert (rc, "capped at 4,772 tokens" in out) == (0, True)
+    assert "SGLang" in zero and "caps a request below --ctx" in zero
+    assert "depends on the file" in one and two.startswith("usage or input error")
