@@ -537,6 +537,13 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "sglang-mattbucci-r9700-devstral2-24b-fp8-tp2-mf090-262k-fp8kv",
         # batch 47: task ellm19b read the two MacCare M2 rows (the gemma3 row's weights were its Metal part alone)
         "ollama-maccare-gemma3-4b-q4km-m2-8g-4k-fit", "ollama-maccare-llama32-3b-q4km-m2-8g-4k-fit",
+        # batch 48 (tuned after its first sight was recorded, llm_first_sight.json batches["48"]): task ellm19c read
+        # the four rows; Ollama >= 0.30's num_batch (-b/-ub) now sets its llama-server's sliding-window cells (the
+        # gpt-oss-120b row, 603 -> 621 MiB)
+        "ollama-kgbench-gptoss120b-mxfp4-h100l94c-16k-fit",
+        "vllm-localmodeleval-qwen36-27b-unsloth-nvfp4-mtp2-rtxpro6000-16k-u090",
+        "vllm-localmodeleval-qwen36-27b-fp8-rtxpro6000-262k-u088-mnbt32k",
+        "vllm-localmodeleval-qwen38-27b-fp8-mtp3-rtxpro6000-262k-u085-fp8kv",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

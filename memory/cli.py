@@ -216,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
                    "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
-    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512)")
+    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "
                    "-1 / auto: the build's default placement, -2 / all: every layer; default: the runtime's placement)")
     s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="GPUs of --vram each: Ollama spreads the model over them (memory.required.full adds a reserve, a layer buffer and a graph per GPU); llama.cpp splits the layers (equally, or by --tensor-split) and each card holds its own context and compute buffer")

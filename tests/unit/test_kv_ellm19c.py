@@ -72,3 +72,43 @@ def test_llamacpp_fit_lowers_the_unset_context_not_below_4096():
 def test_vllm_and_sglang_unchanged():
     assert _ctx(Q7, "vllm") == 32768
     assert _ctx(Q7, "sglang") == 32768
+
+
+# --- Ollama >= 0.30's automatic num_batch (-b/-ub of its llama-server): server/sched.go automaticGenerationBatch ---
+from gpu_garden.memory.llm.runtimes import ollama as OL  # noqa: E402
+from gpu_garden.memory.units import MiB  # noqa: E402
+
+
+def test_ollama_generation_batch_tiers_from_sched_go():
+    big = 90 * GiB
+    assert OL.generation_batch(4096, 10 * GiB, big) == 512
+    assert OL.generation_batch(4097, 10 * GiB, big) == 1024
+    assert OL.generation_batch(32768, 10 * GiB, big) == 1024
+    assert OL.generation_batch(32769, 10 * GiB, big) == 2048
+    # 2048 needs the predicted VRAM within 60 % of the available, 1024 within 75 %, each its surcharge under 80 %
+    assert OL.generation_batch(65536, 54 * GiB, big) == 2048
+    assert OL.generation_batch(65536, 55 * GiB, big) == 1024
+    assert OL.generation_batch(65536, 68 * GiB, big) == 512
+    assert OL.generation_batch(8192, 71 * GiB, 100 * GiB) == 1024
+    assert OL.generation_batch(8192, 76 * GiB, 100 * GiB) == 512  # over 75 %
+    assert OL.generation_batch(8192, 7.4 * GiB, 10 * GiB) == 512  # within 75 %, but 768 MiB does not fit under 8 GiB
+    assert OL.generation_batch(8192, 7.2 * GiB, 10 * GiB) == 1024
+    # flash attention off on CUDA: 512, 256 above 4096 tokens on a card of 8 GiB or less
+    assert OL.generation_batch(8192, 1 * GiB, 8 * GiB, flash_off=True, card=8 * GiB) == 256
+    assert OL.generation_batch(8192, 1 * GiB, 24 * GiB, flash_off=True, card=24 * GiB) == 512
+
+
+def test_ollama_llama_server_swa_cells_follow_the_batch():
+    # batch 48's kg-benchmark row (Ollama 0.30.7, gpt-oss:120b at num_ctx 16384 on a 94 GiB H100 NVL profile):
+    # '-b 1024 -ub 1024', KV 576.00 MiB (16384 cells) + SWA 45.00 MiB (1280 cells = pad(128 + 1024, 256)) = 621 MiB
+    r = llm.plan(llm.describe(model="gpt-oss:120b"), runtime="ollama", ctx=16384, runtime_version="0.30.7",
+                 vram=90.38 * GiB)
+    assert round(r["kv_total"] / MiB, 2) == 621.0
+    # at 4096 the batch stays 512: 768 SWA cells, 27 MiB
+    r = llm.plan(llm.describe(model="gpt-oss:120b"), runtime="ollama", ctx=4096, runtime_version="0.30.7",
+                 vram=90.38 * GiB)
+    assert round(r["kv_total"] / MiB, 2) == 144.0 + 27.0
+    # an asked num_batch (the row's printed -ub) is the batch: 2048 -> pad(128 + 2048, 256) = 2304 SWA cells, 81 MiB
+    r = llm.plan(llm.describe(model="gpt-oss:120b"), runtime="ollama", ctx=16384, runtime_version="0.30.7",
+                 vram=90.38 * GiB, ubatch=2048)
+    assert round(r["kv_total"] / MiB, 2) == 576.0 + 81.0

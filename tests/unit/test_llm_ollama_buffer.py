@@ -77,8 +77,10 @@ def test_ollama_030_is_llama_server_with_fit():
     # llm/llama_server.go (v0.30.0): -c num_ctx x parallel, -np parallel, no -ngl: llama.cpp's own figures and --fit
     s = llm.describe(model="qwen3:8b")
     ol = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.30.0")
-    lc = llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M")
+    # -b/-ub: the scheduler's automatic 1024 for 16384 tokens of context (server/sched.go, test_kv_ellm19c)
+    lc = llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M", ubatch=1024)
     assert ol["total"] == lc["total"] and ol["kv_total"] == lc["kv_total"]
+    assert ol["total"] > llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M")["total"]
     assert "layer_buffer" not in ol["overhead"] and ol["overhead"]["margin"] == 1 << 30
     assert any("llama-server" in n for n in ol["notes"])
     old = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.29.0")

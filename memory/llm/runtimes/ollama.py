@@ -16,7 +16,7 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
 
 import re
 
-from ...units import MiB
+from ...units import GiB, MiB
 from ..cache import GPTOSS_ARCHS, kv_cache
 from ..spec import SHARED
 from ..weights import layer_weights
@@ -175,6 +175,7 @@ RUNNER_AUTO_FLASH = parse_version("0.13.4-rc0")
 
 def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
+            "ubatch_asked": knobs.get("ubatch"), "flash_off": knobs.get("flash_attn") is False,
             "flash_auto": knobs.get("flash_attn") is None,
             "flash_gpu": not NO_FLASH_GPU.search(str(knobs.get("gpu_name") or "")),
             "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
@@ -294,6 +295,29 @@ def llama_cpp_build(version):
     return next((b for start, b in reversed(LLAMA_CPP_BUILDS) if at_least(version, *start)), None)
 
 
+# Ollama >= 0.30 passes num_batch to llama-server as -b and -ub; left unset (numBatchAuto) the scheduler picks it
+# for a completion model (server/sched.go automaticGenerationBatch, read at v0.30.7 and 2026 main): 512 up to 4096
+# tokens of effective context (num_ctx x parallel), 1024 up to 32768, 2048 above; a batch above 512 is lowered
+# (2048 -> 1024 -> 512) while the predicted VRAM exceeds 80 % of the available memory (of the cards it placed on),
+# exceeds its headroom share
+# (60 % for 2048, 75 % for 1024), or leaves less than its surcharge (2 GiB, 768 MiB) under that 80 %; with flash
+# attention disabled on CUDA 512, 256 above 4096 tokens on a card of 8 GiB or less (every GPU taken as CUDA here).
+GEN_BATCH = ((32768, 2048, 60, 2048 * MiB), (4096, 1024, 75, 768 * MiB))
+
+
+def generation_batch(ctx_total: int, predicted: int, available: int, flash_off=False, cuda=True, card=None) -> int:
+    if flash_off and cuda:
+        return 256 if ctx_total > 4096 and card and card <= 8 * GiB else 512
+    tiers = [t for t in GEN_BATCH if ctx_total > t[0]]
+    for _, batch, headroom, surcharge in tiers:
+        if not predicted or not available:
+            return batch
+        threshold = available * 80 // 100
+        if predicted <= threshold and predicted <= available * headroom // 100 and surcharge <= threshold - predicted:
+            return batch
+    return 512
+
+
 def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     """Ollama >= 0.30: llama-server with -c num_ctx x OLLAMA_NUM_PARALLEL, -np, -b/-ub num_batch, --flash-attn auto,
     --mmproj on the GPU and no -ngl unless num_gpu is set (llm/llama_server.go), so its --fit places the layers:
@@ -308,7 +332,11 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None,
              "num_gpus": gpus if spread else None}
     build = llama_cpp_build(s["version"])
-    ls = dict(LC.settings(build, knobs, parallel), ubatch=s["ubatch"])
+    batch = s.get("ubatch_asked") or generation_batch(  # -b/-ub num_batch: asked, else the scheduler's own
+        ctx * parallel, predicted_vram(spec, roles, ctx, parallel, proj), (vram or 0) * (gpus if spread else 1),
+        s.get("flash_off"),
+        True, vram)
+    ls = dict(LC.settings(build, knobs, parallel), ubatch=batch)
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
             "devices": ev["devices"], "llama_server_gpus": gpus if spread else 1,
