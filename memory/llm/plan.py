@@ -189,6 +189,9 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
             one = card * GiB if card else vram
             total = one * max(int(knobs.get("num_gpus") or 1), 1) if one else None
         ctx, rule, note = default_ctx(spec, runtime, version, total)
+        if runtime == "llama.cpp" and LC.fork(knobs):  # ik_llama.cpp numbers its own builds: its n_ctx is not read
+            ctx, rule, note = 4096, 4096, ("-c: ik_llama.cpp's own default is not read here; taken as 4096 (give "
+                                           "--ctx)")
         if note and runtime == "ollama" and total is not None and not card and rule == "vram":
             note += "; the total taken from --vram, which for Ollama is the free memory: --gpu-name gives the card's"
         if note:

@@ -53,6 +53,9 @@ def test_llamacpp_default_by_build():
     assert _ctx(Q7, "llama.cpp", runtime_version="b7399") == 4096
     assert _ctx(Q7, "llama.cpp", runtime_version="b7400") == 32768  # --fit: n_ctx 0 again
     assert _ctx(L8, "llama.cpp") == 131072                           # newest, no --vram: the whole context
+    # ik_llama.cpp (no upstream build number, no --fit): its default is not read, 4096 with a note
+    r = llm.plan(llm.describe(model=L8), runtime="llama.cpp", runtime_version="ik_llama.cpp (October 2025)")
+    assert r["ctx"] == 4096 and any("ik_llama.cpp's own default" in n for n in r["notes"])
 
 
 def test_llamacpp_fit_lowers_the_unset_context_not_below_4096():
