@@ -224,6 +224,12 @@ FACTS = [
     # fails so only when this process's context could not be created on a card that is already full
     ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"
                                  r"\b(cu(?:da)?MemGetInfo)\b.{0,80}out of memory")),
+    # the stage a runtime's own error context names around a bare driver error (Rust programs on cudarc wrap DriverError in
+    # anyhow/thiserror contexts: "cache alloc failed: DriverError(...)", "Caused by: 0: paged prefill forward pass failed");
+    # text-embeddings-inference's backends/src/lib.rs maps a failed CandleBackend::new (which loads the weights onto the
+    # device; its warm-up comes later, "Backend warmup failed") to "Could not start Candle backend: {err}"
+    ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed)|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
+                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?\w{1,40} ?backend)")),
     # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
     # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
     ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
@@ -285,6 +291,7 @@ FACT_KEYS = {
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
+    "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
     "vk_pinned_device": ("allocate pinned memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "encountered while running the model"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
@@ -369,6 +376,8 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
 ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but", b"Mamba cache blocks", b" error -4 at ", b" error -5 at ", b" error -6 at ",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
+# a runtime's error context printed on its own line above the root error (anyhow's "Caused by:" chain: stage_said)
+ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

@@ -389,3 +389,17 @@ RELEASE_FRAMES = ("empty_cache",)
 def release_frame(x):
     """A driver-level CUDA out-of-memory raised where PyTorch frees memory: no request of its own failed there."""
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in RELEASE_FRAMES
+
+
+# the stage a runtime's own error context names (lines.py stage_said): the failure's own line, or a context line printed
+# before it since the failure before it ended (anyhow's "Caused by:" chain lists the contexts above the root error)
+STAGE_SAID = {"load": "weights-exceed-vram", "kv": "kv-cache", "act": "activations"}
+
+
+def stage_said(x):
+    """The stage ("load", "kv", "act") the runtime's error context names around a bare driver error, or None: the last one
+    said from after the failure before it up to this failure's line."""
+    if x.kind != "cuda.driver":
+        return None
+    return next((v for n, v in sorted(x.f["stage_said"].items(), reverse=True) if x.after < n <= x.line), None)
+

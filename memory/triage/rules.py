@@ -29,7 +29,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
                          big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mem_query, mps_full,
-                         kv_sized, ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, sysmem_fallback,
+                         kv_sized, ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, stage_said, sysmem_fallback,
                          tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -110,6 +110,11 @@ RULES = [
     R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: the weights do not fit; "
                 "shard them (tensor or pipeline parallelism) or quantize"),
+    # a runtime's own error context around a bare driver error names the stage (predicates.stage_said): starting the backend
+    # (text-embeddings-inference loads the weights there, before any request) is the weights
+    R("weights-exceed-vram", 3.0, lambda x: stage_said(x) == "load",
+      "the runtime's own message says the backend could not start, which loads the model's weights onto the device before "
+      "any request: the weights do not fit the card; a smaller model or a lower-precision checkpoint"),
     R("weights-exceed-vram", 2.0, lambda x: x.kind == "lmstudio.guardrail" and x.ev.get("form") != "no_estimate",
       lambda x: "LM Studio's guardrail stopped the load: at these settings the model"
       + (f" needs about {fmt_bytes(x.n['required'])}" if "required" in x.n else "")
@@ -222,6 +227,11 @@ RULES = [
     # ggml's CUDA error names the function: its memory pool grows with the compute graph during evaluation
     R("activations", 2.4, lambda x: x.kind == "cuda.driver" and (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
       "llama.cpp's CUDA memory pool (scratch memory of the compute graph) could not grow, in {f[ggml_cuda_fn]}()"),
+    # the runtime's error context names a forward or prefill pass (predicates.stage_said): the weights were resident and the
+    # pass's working tensors, which grow with the prompt's length and the batch, ran out
+    R("activations", 3.0, lambda x: stage_said(x) == "act",
+      "the runtime's own error context names the forward (prefill) pass: the weights were resident and that pass's working "
+      "tensors ran out; process the prompt in chunks (chunked or streaming prefill) or shorten it"),
     R("activations", 1.4, kind("cublas.alloc", "cudnn.alloc"),
       lambda x: f"{'cuBLAS' if x.kind == 'cublas.alloc' else 'cuDNN'} could not allocate its workspace: the card was already full"),
     # memory outside PyTorch or cached slack weighs less in training: the batch's activations and gradients are the knob
@@ -428,6 +438,12 @@ RULES = [
       "at the failure other processes held {snap_others:b} of the {snap_total:b} card (NVML)"),
 
     # --- kv-cache --------------------------------------------------------------------------------------
+    # the runtime's error context names the cache's allocation (predicates.stage_said: "cache alloc failed"): the KV cache of
+    # a new sequence or session, allocated after the weights were resident
+    R("kv-cache", 3.0, lambda x: stage_said(x) == "kv",
+      "the runtime's own message says the cache allocation failed: the KV cache of a new sequence or session, after the weights "
+      "were resident; fewer concurrent sequences (admit a new one only while its cache fits), a shorter context, or a quantized "
+      "cache"),
     R("kv-cache", 1.5, kind("exllama.split"), "the cache is placed with the weights in the same split: a smaller cache_size or "
       "cache mode leaves room for the model"),
     R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" in x.n,

@@ -1,0 +1,37 @@
+"""Triage after batches 79 and 80 (first sight recorded: 2/6, 2/4). Lines written from the runtimes' own message formats
+(cudarc's DriverError Debug form inside a Rust program's error context, text-embeddings-inference's backend start, TensorRT-LLM's
+KV-cache sizing line); numbers from the reports named at each test or made up; expected values by hand."""
+GiB, MiB = 1 << 30, 1 << 20
+from support.triage_event import top
+
+DRV = 'DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")'
+
+
+def test_cache_alloc_context_around_a_driver_error_is_the_kv_cache():
+    """A server's own context "cache alloc failed" around cudarc's error (avifenesh/memra's c=16 serve run): a session's KV
+    cache, allocated after the weights were resident."""
+    cause, conf, ev = top('HTTP 400: {"error":"cache alloc failed: ' + DRV.replace('"', '\\"') + '"}\n')
+    assert ev["runtime"] == "candle" and cause == "kv-cache", ev["causes"]
+    # the bare driver error names no stage: no cause reads it as the cache
+    cause, conf, _ = top(DRV + "\n")
+    assert "kv-cache" not in conf and cause != "kv-cache", conf
+
+
+def test_backend_that_could_not_start_is_the_weights():
+    """text-embeddings-inference loads the weights when it starts its Candle backend (its warm-up comes later): out of
+    memory there is the weights on the card."""
+    cause, _, ev = top("Could not start Candle backend: DriverError(CUDA_ERROR_OUT_OF_MEMORY)\n")
+    assert cause == "weights-exceed-vram", ev["causes"]
+
+
+def test_forward_pass_named_in_the_caused_by_chain_is_activations():
+    """anyhow prints the contexts above the root error (ericflo/kiln's 131072-token prefill): the prefill's working tensors."""
+    chain = ("Caused by:\n    0: paged prefill forward pass failed\n    1: gated deltanet layer 0 (linear attention, paged)\n"
+             f"    2: {DRV}\n")
+    cause, _, ev = top(chain)
+    assert cause == "activations", ev["causes"]
+    # a context said before an earlier failure belongs to that one, not to a later bare driver error (past scan.GAP lines:
+    # a failure of its own)
+    cause, conf, ev = top(chain + "INFO request 2 started\n" * 250 + "Error: " + DRV + "\n")
+    assert cause != "activations", ev["causes"]
+
