@@ -22,7 +22,7 @@ from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
-from .predicates import compiler_flood, fraction_cap, sysmem_fallback
+from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing
 from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
@@ -85,6 +85,9 @@ def _event_dict(scan, inc, context):
     if ev.get("form") == "bfc":
         for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use
+    for key, v in (trt_kv_sizing(case) or {}).items():
+        if key != "short":
+            numbers.setdefault(key, v)      # TensorRT-LLM's KV sizing line: the card's total and what the engine left free
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

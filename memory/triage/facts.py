@@ -31,7 +31,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "stage_said": {}, "vk_pinned_device": False, "ollama_evict": [], "ggml_load_start": [],
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ggml_load_start": [],
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
@@ -60,7 +60,7 @@ def apply(scan, lineno, text, window=False):
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 
 
-LINE_KEPT = 16     # a fact kept by line (stage_said): the last this many; a failure reads those since the one before
+LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing): the last this many; a failure reads those since the one before
 
 
 def _kept(d, lineno, value):
@@ -393,6 +393,9 @@ HANDLERS = {
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
     "mem_query_oom": lambda s, f, m, text, lineno, *_: f["mem_query_oom"].__setitem__(lineno, m.group(1) or m.group(2)),
     "stage_said": lambda s, f, m, text, lineno, *_: _kept(f["stage_said"], lineno, m.lastgroup),
+    "trt_kv_sizing": lambda s, f, m, text, lineno, *_: _kept(f["trt_kv_sizing"], lineno,
+                                                             {"total": P.size(m.group(1) + " GiB"), "free": P.size(m.group(2) + " GiB")}
+                                                             if float(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
     "vk_pinned_device": _set("vk_pinned_device", True),
     "ollama_evict": _ollama_evict,
     "ggml_load_start": lambda s, f, m, text, lineno, *_: lineno in f["ggml_load_start"] or

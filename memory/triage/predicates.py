@@ -403,3 +403,16 @@ def stage_said(x):
         return None
     return next((v for n, v in sorted(x.f["stage_said"].items(), reverse=True) if x.after < n <= x.line), None)
 
+
+# TensorRT-LLM's KV sizing line printed before this failure: the engine left under this share of the card's total free
+TRT_KV_STARVED = 0.05
+
+
+def trt_kv_sizing(x):
+    """{"total", "free"} of TensorRT-LLM's last KV-cache sizing line before this failure (after the one before it), or None."""
+    return next((v for n, v in sorted(x.f["trt_kv_sizing"].items(), reverse=True) if x.after < n <= x.line), None)
+
+
+def trt_kv_starved(x):
+    s = trt_kv_sizing(x)
+    return bool(s) and (s.get("short") or s["free"] < TRT_KV_STARVED * s["total"])

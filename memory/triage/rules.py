@@ -31,7 +31,7 @@ from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TR
                          big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mem_query, mps_full,
                          kv_sized, ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, stage_said, sysmem_fallback,
                          tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
-                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, vllm_loading, vllm_loading_cut)
+                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
 from .rules_other import OTHER
@@ -110,6 +110,14 @@ RULES = [
     R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
       lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: the weights do not fit; "
                 "shard them (tensor or pipeline parallelism) or quantize"),
+    # TensorRT-LLM sizes the KV cache from what cudaMemGetInfo reports free once the engine is resident: next to nothing free
+    # then (predicates.TRT_KV_STARVED) is the engine's weights and runtime buffers filling the card before any KV block
+    R("weights-exceed-vram", 3.0, trt_kv_starved, lambda x: (
+        "TensorRT-LLM's KV-cache sizing found "
+        + (f"{fmt_bytes(trt_kv_sizing(x)['free'])} available of {fmt_bytes(trt_kv_sizing(x)['total'])}" if "free" in trt_kv_sizing(x)
+           else f"a negative amount available of {fmt_bytes(trt_kv_sizing(x)['total'])}")
+        + " once the engine was resident: its weights and runtime buffers fill the card before any KV cache; a smaller or "
+          "more quantized engine, tensor parallelism, or a rebuild with a lower max_seq_len / max_input_len")),
     # a runtime's own error context around a bare driver error names the stage (predicates.stage_said): starting the backend
     # (text-embeddings-inference loads the weights there, before any request) is the weights
     R("weights-exceed-vram", 3.0, lambda x: stage_said(x) == "load",

@@ -35,3 +35,20 @@ def test_forward_pass_named_in_the_caused_by_chain_is_activations():
     cause, conf, ev = top(chain + "INFO request 2 started\n" * 250 + "Error: " + DRV + "\n")
     assert cause != "activations", ev["causes"]
 
+
+TRT = ("Memory usage when calculating max tokens in paged kv cache: total: 5.67 GiB, available: {avail} GiB\n"
+       "RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory\n")
+
+
+def test_trtllm_kv_sizing_with_nothing_left_after_the_engine_is_the_weights():
+    """igorwaw/web-selfhosting's TensorRT-LLM 1.2.1 notes: 0.03 GiB available of 5.67 GiB once a 5.3 GB engine was resident."""
+    cause, _, ev = top(TRT.format(avail="0.03"))
+    assert cause == "weights-exceed-vram", ev["causes"]
+    assert (ev["numbers"].get("total"), ev["numbers"].get("free")) == (round(5.67 * GiB), round(0.03 * GiB)), ev["numbers"]
+    # half the card left for the cache: the engine fits, the sizing line is no evidence for the weights
+    _, conf, ev = top(TRT.format(avail="2.80"))
+    assert "weights-exceed-vram" not in conf, ev["causes"]
+    assert ev["numbers"].get("free") == round(2.80 * GiB), ev["numbers"]
+    # a negative amount available (the engine alone over the card): the weights, with no free figure made up
+    cause, _, ev = top(TRT.format(avail="-0.40"))
+    assert cause == "weights-exceed-vram" and "free" not in ev["numbers"], (ev["causes"], ev["numbers"])
