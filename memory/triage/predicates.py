@@ -391,6 +391,16 @@ def release_frame(x):
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in RELEASE_FRAMES
 
 
+# the innermost frame waits for a stream, an event or the device (torch.cuda Stream/Event.synchronize, torch.cuda.synchronize):
+# a wait allocates nothing, so a CUDA error raised there is an earlier asynchronous call's, reported late
+SYNC_FRAMES = ("synchronize",)
+
+
+def sync_frame(x):
+    """A driver-level CUDA out-of-memory raised where PyTorch only waits for queued work: no request of its own failed there."""
+    return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES
+
+
 # the stage a runtime's own error context names (lines.py stage_said): the failure's own line, or a context line printed
 # before it since the failure before it ended (anyhow's "Caused by:" chain lists the contexts above the root error)
 STAGE_SAID = {"load": "weights-exceed-vram", "kv": "kv-cache", "act": "activations"}

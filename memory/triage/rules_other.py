@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
-                         kind, release_frame, sleep_mode_budget, tgi, tgi_tiny, torch)
+                         kind, release_frame, sleep_mode_budget, sync_frame, tgi, tgi_tiny, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -232,6 +232,13 @@ OTHER = [
       lambda x: f"the CUDA out-of-memory was raised inside {x.frames[-1][1]}(), which only returns PyTorch's cached memory to the "
                 "driver: freeing cannot run out of memory, so the driver (a driver version's fault) or an earlier asynchronous "
                 "call failed; update or roll back the GPU driver, and run with CUDA_LAUNCH_BLOCKING=1 to find the call"),
+    # a stream or device synchronize only waits for queued work (predicates.SYNC_FRAMES): the error belongs to an earlier
+    # asynchronous copy or kernel (ComfyUI's offload stream), not to a request made there; over the same pinned-RAM reading
+    R("other", 2.0, sync_frame,
+      lambda x: f"the CUDA out-of-memory was raised inside {x.frames[-1][1]}(), which only waits for work already queued: an "
+                "earlier asynchronous copy or kernel failed and is reported late, not a request made there; run with "
+                "CUDA_LAUNCH_BLOCKING=1 to find the call, and if the same workload ran before an update of the runtime or "
+                "driver, the update is the likelier cause (roll it back and report it)"),
     # TGI's warm-up says "not enough memory" for a prefill batch that needs well under a GiB (predicates.TGI_TINY_PREFILL): not
     # the batch's memory; the warm-up failed for another reason it reports this way (a kernel that failed to build, a release's bug)
     R("other", 5.0, tgi_tiny,

@@ -52,3 +52,22 @@ def test_trtllm_kv_sizing_with_nothing_left_after_the_engine_is_the_weights():
     # a negative amount available (the engine alone over the card): the weights, with no free figure made up
     cause, _, ev = top(TRT.format(avail="-0.40"))
     assert cause == "weights-exceed-vram" and "free" not in ev["numbers"], (ev["causes"], ev["numbers"])
+
+
+# the tail of a ComfyUI traceback as Comfy-Org/ComfyUI#13210 quotes it (path rewritten)
+SYNC = ("    offload_stream.synchronize()\n"
+        '  File "C:\\ComfyUI\\.venv\\Lib\\site-packages\\torch\\cuda\\streams.py", line 106, in synchronize\n'
+        "    super().synchronize()\n"
+        "torch.AcceleratorError: CUDA error: out of memory\n")
+
+
+def test_out_of_memory_raised_in_a_synchronize_is_an_earlier_asynchronous_call():
+    """A stream synchronize only waits for queued work: a CUDA out-of-memory raised there is an earlier asynchronous copy's
+    or kernel's, reported late (no shortage a request there shows): other, over ComfyUI's pinned-RAM reading."""
+    cause, _, ev = top(SYNC)
+    assert cause == "other", ev["causes"]
+    assert any("synchronize()" in e for c in ev["causes"] if c["id"] == "other" for e in c["evidence"]), ev["causes"]
+    # the same error raised in a call that allocates (a tensor moved to the device) is not read so
+    cause, _, ev = top(SYNC.replace("offload_stream.synchronize()", "x = x.to(device)").replace("in synchronize", "in _to")
+                       .replace("super().synchronize()", "return t.to(device)"))
+    assert cause != "other", ev["causes"]
