@@ -12,6 +12,7 @@
 `triage_text` / `triage_stream` return {"found", "cause", "uncertain", "alternatives", "pair", "events", "count",
 "lines"}; each event carries its causes (best first, with evidence), guide, numbers and platform.
 """
+import io
 import json
 import sys
 
@@ -198,14 +199,50 @@ def _refuse_compressed(head: bytes, name: str) -> None:
                             f"{reader} {'FILE' if name == 'standard input' else name} | gpu-garden triage -")
 
 
+class _Prefixed(io.RawIOBase):
+    """The bytes already taken from a stream, then the rest of it: what _head hands on when a short read made it read."""
+
+    def __init__(self, head: bytes, rest):
+        self._head, self._rest = head, rest
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n], self._head = self._head[:n], self._head[n:]
+            return n
+        data = self._rest.read1(len(b)) if hasattr(self._rest, "read1") else self._rest.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+
+def _head(stream, n: int):
+    """A stream's first n bytes (fewer only at its end) without losing them: (head, the stream to read from the first
+    byte). A pipe hands out short reads, so peek may show fewer than n bytes while more are on the way (`(head -c1 x.gz;
+    sleep 1; tail -c +2 x.gz) | gpu-garden triage`): then they are read until n or the end, and put back in front."""
+    if not hasattr(stream, "peek"):
+        return b"", stream
+    head = stream.peek(n)[:n]
+    if len(head) >= n or not head:
+        return head, stream
+    got = b""
+    while len(got) < n:
+        data = stream.read1(n - len(got)) if hasattr(stream, "read1") else stream.read(n - len(got))
+        if not data:
+            break
+        got += data
+    return got, io.BufferedReader(_Prefixed(got, stream))
+
+
 def _read_log(stream, name: str) -> dict:
     """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
     seek back): a compressed file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
     write UTF-16LE) is read as text, not as bytes with a NUL after every character."""
-    head = stream.peek(8)[:8] if hasattr(stream, "peek") else b""
+    head, stream = _head(stream, 8)
     _refuse_compressed(head, name)
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        import io
         text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace")
         try:
             return triage_stream(text)

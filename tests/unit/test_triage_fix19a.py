@@ -1,0 +1,58 @@
+"""Review 19a's triage findings: each test failed before its fix."""
+import io
+import subprocess
+import sys
+
+import pytest
+
+from gpu_garden.memory import cli
+
+OOM_LOG = (b"loading model\n"
+           b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+           b"11.76 GiB of which 10.69 MiB is free.\n")
+
+
+class _Trickle(io.RawIOBase):
+    """A pipe whose writer sent one byte, then the rest: the first read returns one byte."""
+
+    def __init__(self, data):
+        self._parts = [data[:1], data[1:]]
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if not self._parts:
+            return 0
+        part = self._parts[0][:len(b)]
+        self._parts[0] = self._parts[0][len(part):]
+        if not self._parts[0]:
+            self._parts.pop(0)
+        b[:len(part)] = part
+        return len(part)
+
+
+def _stdin(monkeypatch, data):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(_Trickle(data))))
+
+
+def test_compressed_standard_input_that_arrives_a_byte_first_is_refused(monkeypatch, capsys):
+    import gzip
+    _stdin(monkeypatch, gzip.compress(OOM_LOG))
+    assert cli.main(["triage", "-"]) == 2
+    assert "standard input is gzip-compressed" in capsys.readouterr().err
+
+
+def test_utf16_standard_input_that_arrives_a_byte_first_is_read(monkeypatch, capsys):
+    _stdin(monkeypatch, b"\xff\xfe" + OOM_LOG.decode().replace("\n", "\r\n").encode("utf-16-le"))
+    assert cli.main(["triage", "-"]) == 0
+    assert "line 2" in capsys.readouterr().out
+
+
+def test_text_standard_input_that_arrives_a_byte_first_keeps_its_first_byte(monkeypatch, capsys):
+    import json
+    _stdin(monkeypatch, OOM_LOG.split(b"\n", 1)[1])
+    assert cli.main(["triage", "--json", "-"]) == 0
+    event = json.loads(capsys.readouterr().out)["events"][0]
+    assert event["line"] == 1 and event["message"].startswith("torch.OutOfMemoryError: CUDA out of memory.")
+
