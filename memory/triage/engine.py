@@ -254,6 +254,8 @@ def _read_log(stream, name: str) -> dict:
 def run_cli(args) -> int:
     path = getattr(args, "file", "-") or "-"
     if path == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:   # `gpu-garden triage <&-`: no file descriptor 0
+            raise UserError("standard input is closed: give a log file (gpu-garden triage FILE) or pipe one in")
         res = _read_log(sys.stdin.buffer, "standard input")
     else:
         import os

@@ -56,3 +56,10 @@ def test_text_standard_input_that_arrives_a_byte_first_keeps_its_first_byte(monk
     event = json.loads(capsys.readouterr().out)["events"][0]
     assert event["line"] == 1 and event["message"].startswith("torch.OutOfMemoryError: CUDA out of memory.")
 
+
+def test_closed_standard_input_is_a_clear_error(monkeypatch, capsys):
+    # `gpu-garden triage <&-`: Python sets sys.stdin to None; before, AttributeError: 'NoneType' has no attribute 'buffer'
+    monkeypatch.setattr("sys.stdin", None)
+    assert cli.main(["triage", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "standard input is closed" in err and "Traceback" not in err
