@@ -66,7 +66,8 @@ ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
                   + r"(?:, max allowed: " + SZ + r")?\)(?:\. Tried to allocate " + SZ + r" on (private|shared) pool)?")
 # (a quote may elide its middle: "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)"; the line is
-# always an OOM, so each figure the quote kept is read on its own)
+# an OOM when the message opens its figures, so each figure the quote kept is read on its own; the words alone may be advice)
+MPS_OPEN = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ)
 MPS_FIELDS = {
     "allocated": re.compile(r"MPS allocated: " + SZ),
     "other_allocations": re.compile(r"other allocations: " + SZ),

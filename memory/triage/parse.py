@@ -215,10 +215,10 @@ def _mps(line):
 def _mps_cut(line):
     """MPS's message quoted with its middle elided ("MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB"): still an OOM,
     with the figures it kept."""
-    i = line.find("MPS backend out of memory")
-    if i < 0:
+    m = RX.MPS_OPEN.search(line)     # the message itself, its figures opened: not advice naming it ("to avoid MPS backend
+    if not m:                        # out of memory errors, set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0")
         return None
-    rest = line[i:]
+    rest = line[m.start():]
     nums = {}
     for key, rx in RX.MPS_FIELDS.items():
         f = rx.search(rest)

@@ -63,3 +63,25 @@ def test_closed_standard_input_is_a_clear_error(monkeypatch, capsys):
     assert cli.main(["triage", "-"]) == 2
     err = capsys.readouterr().err
     assert "standard input is closed" in err and "Traceback" not in err
+
+
+def _triage(text):
+    from gpu_garden.memory.triage import engine
+    return engine.triage_text(text)
+
+
+@pytest.mark.parametrize("advice", [
+    "INFO: to avoid MPS backend out of memory errors, set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0\n",
+    "Tip: MPS backend out of memory? Lower the batch size.\n",
+])
+def test_advice_naming_the_mps_message_is_no_oom(advice):
+    # 1336485 took any line holding the phrase for MPS's OOM: "activations 67%, mps" from a hint line
+    res = _triage("loading model\n" + advice + "done\n")
+    assert not res["found"], res["events"]
+
+
+def test_mps_message_cut_in_its_middle_is_still_read():
+    res = _triage("RuntimeError: MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)\n")
+    assert res["found"]
+    ev = res["events"][-1]
+    assert ev["device_kind"] == "mps" and ev["numbers"]["allocated"] == round(8.23 * 2**30), ev["numbers"]
