@@ -61,19 +61,18 @@ ASYNC_FIELDS = {
 # "PyTorch limit (set by user-supplied memory fraction)" and its value, on the same line or the next
 ASYNC_LIMIT = re.compile(r"PyTorch limit \(set by user-supplied memory fraction\)\s*:\s*" + SZ)
 ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
-# aten/src/ATen/mps/MPSAllocator.mm
+# aten/src/ATen/mps/MPSAllocator.mm: each figure's label as the message prints it, spelled once here
 # (quoted without its last sentence, "Tried to allocate N on private pool", the request unknown: groups 4-5 None)
-MPS = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ + r", other allocations: " + SZ
-                  + r"(?:, max allowed: " + SZ + r")?\)(?:\. Tried to allocate " + SZ + r" on (private|shared) pool)?")
+MPS_LABELS = {"allocated": "MPS allocated: ", "other_allocations": "other allocations: ", "max_allowed": "max allowed: ",
+              "requested": "Tried to allocate "}
+_MPS_L = {k: re.escape(v) for k, v in MPS_LABELS.items()}
+MPS_OPEN = re.compile(r"MPS backend out of memory \(" + _MPS_L["allocated"] + SZ)
+MPS = re.compile(MPS_OPEN.pattern + r", " + _MPS_L["other_allocations"] + SZ
+                 + r"(?:, " + _MPS_L["max_allowed"] + SZ + r")?\)(?:\. " + _MPS_L["requested"] + SZ + r" on (private|shared) pool)?")
 # (a quote may elide its middle: "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)"; the line is
-# an OOM when the message opens its figures, so each figure the quote kept is read on its own; the words alone may be advice)
-MPS_OPEN = re.compile(r"MPS backend out of memory \(MPS allocated: " + SZ)
-MPS_FIELDS = {
-    "allocated": re.compile(r"MPS allocated: " + SZ),
-    "other_allocations": re.compile(r"other allocations: " + SZ),
-    "max_allowed": re.compile(r"max allowed: " + SZ),
-    "requested": re.compile(r"Tried to allocate " + SZ),
-}
+# an OOM when the message opens its figures (MPS_OPEN), so each figure the quote kept is read on its own; the words alone may
+# be advice)
+MPS_FIELDS = {k: re.compile(v + SZ) for k, v in _MPS_L.items()}
 # c10/core/impl/alloc_cpu.cpp
 # (some tracebacks show the message without its "DefaultCPUAllocator: " prefix: RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696)
 CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to allocate))"

@@ -85,3 +85,18 @@ def test_mps_message_cut_in_its_middle_is_still_read():
     assert res["found"]
     ev = res["events"][-1]
     assert ev["device_kind"] == "mps" and ev["numbers"]["allocated"] == round(8.23 * 2**30), ev["numbers"]
+
+
+def test_mps_field_labels_are_spelled_once():
+    # review 19a finding 7: MPS and MPS_FIELDS spelled each label twice; both now come from MPS_LABELS
+    import re
+    from gpu_garden.memory.triage import error_patterns as RX
+    assert set(RX.MPS_FIELDS) == set(RX.MPS_LABELS)
+    for key, label in RX.MPS_LABELS.items():
+        assert RX.MPS_FIELDS[key].pattern.startswith(re.escape(label)), key
+        assert re.escape(label) in RX.MPS.pattern, key
+    line = ("RuntimeError: MPS backend out of memory (MPS allocated: 17.68 GiB, other allocations: 1.06 GiB, max allowed: "
+            "18.13 GiB). Tried to allocate 512.00 MiB on private pool.\n")
+    nums = _triage(line)["events"][-1]["numbers"]
+    assert (nums["allocated"], nums["other_allocations"], nums["max_allowed"], nums["requested"]) == (
+        round(17.68 * 2**30), round(1.06 * 2**30), round(18.13 * 2**30), 512 * 2**20), nums
