@@ -7,16 +7,13 @@ from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
 R = Rule
-# a request over the device up to this many times it reads as a working tensor, not Intel's 4 GiB cap: set between the two
-# cases that decide it, 59.61 GiB on a 28.55 GiB Arc iGPU (2.1x, unseen batch-71, activations) and 128.00 GiB on a 15.56 GiB
-# card (8.2x, tests/unit/corpus/comfyui_xpu_absurd_request.log, ComfyUI#7004, other)
-XPU_OVER_CARD = 4
 OTHER = [
     # --- other: the driver, the platform, or nothing to go on ------------------------------------------
-    # (a request over the whole device but within XPU_OVER_CARD times it is a working tensor too large for the device, not
-    # the cap: docs/triage-causes.md R5; one far beyond it is more likely a size computed wrong, which the cap row still reads)
+    # (a cap explains a refusal only while the device would hold the buffer: docs/triage-causes.md R5. A request over the
+    # whole device is a working tensor too large for it, up to case.ABSURD_REQUEST times the device (real tensors reach 9x
+    # and 13x); past that the impossible-numbers row reads a size computed wrong)
     R("other", 3.0, lambda x: x.kind == "torch.xpu" and x.req >= 4 * GiB and not x.impossible
-      and (x.allocated is None or x.allocated < 0.25 * x.total) and not (x.total and x.total < x.req <= XPU_OVER_CARD * x.total),
+      and (x.allocated is None or x.allocated < 0.25 * x.total) and not (x.total and x.req > x.total),
       "Intel XPU: one allocation of {req:b}; a single allocation above 4 GiB is refused on many driver and runtime versions"),
     # the log shows NVML unable to start beside a GPU failure: the process had lost the GPU's driver, not memory
     # (not beside an OOM that carries the driver's own numbers: that process did reach the driver)

@@ -100,3 +100,17 @@ def test_mps_field_labels_are_spelled_once():
     nums = _triage(line)["events"][-1]["numbers"]
     assert (nums["allocated"], nums["other_allocations"], nums["max_allowed"], nums["requested"]) == (
         round(17.68 * 2**30), round(1.06 * 2**30), round(18.13 * 2**30), 512 * 2**20), nums
+
+
+@pytest.mark.parametrize("req,expect", [("12.00", "other"), ("16.50", "activations"), ("30.00", "activations"),
+                                        ("70.00", "activations"), ("200.00", "activations"), ("260.00", "other")])
+def test_xpu_cap_reads_only_a_request_the_device_would_hold(req, expect):
+    """Review 19a finding 2: XPU_OVER_CARD = 4 read 30 GiB on a 15.56 GiB XPU as the tensor and 70 GiB as the 4 GiB cap.
+    One line (docs/triage-causes.md R5): up to the device's total, the cap; over it, the tensor, up to case.ABSURD_REQUEST
+    (16x = 248.96 GiB here), past which a size computed wrong (other, not the cap)."""
+    res = _triage(f"XPU out of memory. Tried to allocate {req} GiB. GPU 0 has a total capacity of 15.56 GiB of which "
+                  "14.01 GiB is free.\n")
+    ev = res["events"][-1]
+    assert res["cause"] == expect, ev["causes"]
+    cap = any("4 GiB" in e for c in ev["causes"][:1] for e in c["evidence"])
+    assert cap == (float(req) <= 15.56), ev["causes"]
