@@ -29,3 +29,24 @@ def visible_gib(gpu_name) -> float | None:
         if re.search(pattern, name):
             return gib
     return None
+
+
+# Devices whose GPU memory IS the host's (one LPDDR pool for the CPU and GPU): (name, pattern over the lower-cased name,
+# lowest and highest total in GiB that torch (cudaMemGetInfo, and so vLLM's "Free memory on device (F/T GiB)") prints).
+# NVML has no memory figure for them (nvmlDeviceGetMemoryInfo NotSupported), so no tool names another process's share.
+# NVIDIA GB10 (DGX Spark and its OEM builds, 128 GB): 119.18-119.70 GiB in PyTorch's messages (sagecodes/ai-build-and-learn
+# videogen notes 119.70; MiniMax-M3 vLLM runs 119.61; 119.63, 119.18) and 121.63 GiB on newer images (an ASUS GX10 under
+# vLLM 0.20.1/NGC 26.05, unseen batch 50; vLLM 0.25.1 on a DGX Spark, sostrowsk/dgx-spark-local-llm)
+UNIFIED = (("NVIDIA GB10", r"\bgb10\b|dgx spark", 119.0, 121.7),)
+
+
+def unified_by_name(gpu_name) -> str | None:
+    """The unified-memory device a GPU name is, or None."""
+    name = str(gpu_name or "").lower()
+    return next((dev for dev, pattern, _lo, _hi in UNIFIED if re.search(pattern, name)), None)
+
+
+def unified_by_total(total_bytes) -> str | None:
+    """The unified-memory device whose pool a total (bytes, as torch prints it) is, or None."""
+    gib = (total_bytes or 0) / 2**30
+    return next((dev for dev, _pattern, lo, hi in UNIFIED if lo <= gib <= hi), None)

@@ -2,6 +2,7 @@
 several rows share, or whose why needs more than a comment beside one row. No weights here."""
 import re
 
+from ..llm.cards import unified_by_total
 from ..units import GiB, MiB, fmt_bytes
 
 SLIVER = 0.04                  # cached-but-unallocated slack under this share of the card is a sliver, not a layout problem
@@ -26,23 +27,20 @@ EAGER_EXTRA = GiB       # what an eagerly loaded CUDA context adds to a lazy one
 DESKTOP = 4 * GiB
 
 
-# CUDA devices whose memory IS the host's (one LPDDR pool for the CPU and GPU), known by the total PyTorch prints for them:
-# (name, lowest, highest). NVIDIA GB10 (DGX Spark and its OEM builds, 128 GB): 119.18-119.70 GiB in public reports, what
-# the OS leaves of the pool (sagecodes/ai-build-and-learn videogen notes 119.70; MiniMax-M3 vLLM runs 119.61; 119.63, 119.18)
-UNIFIED_POOLS = (("NVIDIA GB10 (DGX Spark)", 119.0 * GiB, 119.8 * GiB),)
-
-
 def unified_pool(x):
-    """The name of the unified-memory device whose pool the failure's total is, or None (a discrete card's is its own VRAM)."""
+    """The unified-memory device whose pool the failure's total is (memory/llm/cards.UNIFIED, the project's card table),
+    or None (a discrete card's total is its own VRAM)."""
     if not x.total or x.kind != "torch.cuda" or x.env["backend"] == "rocm":
         return None
-    return next((name for name, lo, hi in UNIFIED_POOLS if lo <= x.total <= hi), None)
+    return unified_by_total(x.total)
 
 
 def unified_host_held(x):
-    """On a unified pool, a quarter of it or more held outside this process, no other process named ("Process N has"
-    entries): on such a device the host's own memory (page cache, a host-side copy of the weights, other programs' RAM)
-    is drawn from the same pool the GPU allocates from."""
+    """On a unified pool, a quarter of it or more held outside this process, covering the shortfall. On such a device
+    the host's own memory (page cache, a host-side copy of the weights) is drawn from the pool the GPU allocates from,
+    and NVML names no process there, so PyTorch's message cannot tell it from a second program (a server or container
+    beside this one): the row that reads this (rules_host.py) stays within rank.PAIR_RATIO of other-process's, and
+    both are shown. A "Process N has" entry, where some tool does print one, is that program's."""
     return (torch(x) and unified_pool(x) is not None and x.n.get("other_processes") is None and x.others is not None
             and x.others >= 0.25 * x.total and x.others >= x.short)
 

@@ -60,14 +60,17 @@ HOST_RAM = [
     R("host-ram", 1.4, lambda x: bare_driver(x) and x.comfy,
       "ComfyUI, a driver-level CUDA out-of-memory and no allocator numbers: ComfyUI pins (page-locks) host RAM for offloaded "
       "weights, and that RAM running out is reported this way (try --disable-pinned-memory)"),
-    # a unified-memory device (GB10: the CPU's RAM is the GPU's): most of the pool held outside this process, no other process
-    # named. Over other-process's row (3.0): on such a device the host's page cache and a host-side copy of the model (a
-    # from_pretrained() then .to("cuda")) take the same pool; another program stays the runner-up
+    # a unified-memory device (GB10: the CPU's RAM is the GPU's, cards.UNIFIED): most of the pool held outside this process.
+    # NVML names no process there, so the message cannot tell the host's memory (page cache, a from_pretrained() copy
+    # before .to("cuda")) from a second server or container: both are read, other-process's row (3.0) within
+    # rank.PAIR_RATIO of this one, and shown side by side. Host first: the corpus's one PyTorch message from a GB10 with
+    # memory outside the process (unseen batch 70) was a host copy; its other-process cases on a GB10 are vLLM's and
+    # SGLang's own checks, which this row does not read
     R("host-ram", 3.5, unified_host_held,
       lambda x: f"{fmt_bytes(x.total)} is the unified pool of an {unified_pool(x)}: system RAM and the GPU share it, and "
-                f"{fmt_bytes(x.others)} of it is held outside this process with no other process named: host memory (page "
-                "cache, a host-side copy of the weights, other programs' RAM) fills it; free the host side (load straight to the "
-                "device: device_map, no CPU copy; drop the page cache), or another program holds it"),
+                f"{fmt_bytes(x.others)} of it is held outside this process; on this device no process's share is reported, so "
+                "it is either host memory (page cache, a host-side copy of the weights: load straight to the device with "
+                "device_map, drop the page cache) or a second program on the GPU (another server or container: stop it)"),
     # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
     R("host-ram", 8.0, kind("os.paging_file"),
       "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),

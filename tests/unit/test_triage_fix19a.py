@@ -114,3 +114,31 @@ def test_xpu_cap_reads_only_a_request_the_device_would_hold(req, expect):
     assert res["cause"] == expect, ev["causes"]
     cap = any("4 GiB" in e for c in ev["causes"][:1] for e in c["evidence"])
     assert cap == (float(req) <= 15.56), ev["causes"]
+
+
+def _gb10(total, this_process="52.68 GiB"):
+    return ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of "
+            f"{total} GiB of which 527.23 MiB is free. Including non-PyTorch memory, this process has {this_process} memory "
+            "in use.\n")
+
+
+@pytest.mark.parametrize("total", ["119.18", "119.70", "121.63"])
+def test_gb10_pool_outside_the_process_shows_host_memory_and_a_second_program(total):
+    """Review 19a finding 1: UNIFIED_POOLS covered 119.0-119.8 GiB only, while an ASUS GX10 (a GB10, unseen batch 50) prints
+    121.63 GiB; and NVML names no process on a GB10, so the message cannot tell host memory from a second server: both
+    are shown as a pair."""
+    res = _triage(_gb10(total))
+    assert res["cause"] == "host-ram", res["events"][-1]["causes"]
+    assert res["uncertain"] and res["pair"], res
+    assert [a["id"] for a in res["alternatives"]] == ["host-ram", "other-process"], res["alternatives"]
+    ev = " ".join(res["alternatives"][0]["evidence"])
+    assert "GB10" in ev and "second program" in ev, ev
+
+
+def test_gb10_totals_come_from_the_card_table():
+    from gpu_garden.memory.llm import cards
+    from gpu_garden.memory.llm.runtimes import vllm
+    assert cards.unified_by_total(121.63 * 2**30) == cards.unified_by_name("NVIDIA GB10") == "NVIDIA GB10"
+    assert cards.unified_by_total(79.25 * 2**30) is None and cards.unified_by_total(139.8 * 2**30) is None
+    assert cards.unified_by_name("NVIDIA H100 80GB HBM3") is None
+    assert not hasattr(vllm, "NVML_NO_MEMORY")   # one table: vLLM's NVML check reads cards.UNIFIED too

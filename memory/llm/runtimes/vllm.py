@@ -32,6 +32,7 @@ import re
 from ...units import GiB, MiB
 from ..cache import (BLOCK, XPU_GDN_BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
                      with_draft_layers)
+from ..cards import unified_by_name
 from ..weights import skip_matcher
 from . import at_least
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
@@ -120,7 +121,7 @@ ENTRYPOINTS = ("serve", "llm", "unsloth")
 # (nvmlDeviceGetMemoryInfo NotSupported on the GB10's unified memory), its bare except takes device_memory = 0, and
 # the small defaults follow on a 121.63 GiB card (vLLM 0.25.1 on a DGX Spark prints "Chunked prefill is enabled with
 # max_num_batched_tokens=2048" for Qwen3.6-35B-A3B and raises Gemma 4's from 2048: sostrowsk/dgx-spark-local-llm)
-NVML_NO_MEMORY = re.compile(r"\bgb10\b|dgx spark", re.I)
+# (cards.UNIFIED: the devices whose memory is the host's)
 # a multimodal prefix-LM (Gemma 4: text_config.use_bidirectional_attention "vision") runs with chunked multimodal input
 # off, so engine/arg_utils.py raises a default max_num_batched_tokens to its largest item ("Raising
 # max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input", 0.25.1): gemma4_mm.py's video, 32 frames of
@@ -204,7 +205,7 @@ def settings(version, vram, ctx, knobs) -> dict:
     # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
     name = str(knobs.get("gpu_name") or "")
-    big = (vram or 0) >= 70 * GiB and "a100" not in name.lower() and not NVML_NO_MEMORY.search(name)
+    big = (vram or 0) >= 70 * GiB and "a100" not in name.lower() and not unified_by_name(name)
     v1, fallback = engine(version, knobs)
     entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
     if entry not in ENTRYPOINTS:
