@@ -1,10 +1,13 @@
 """Out-of-memory messages of runtimes other than PyTorch's allocators, ComfyUI, vLLM, llama.cpp and Ollama: the
-CUDA driver API as other libraries report it, ONNX Runtime, XLA (JAX, TensorFlow), Apple Metal, Intel Level Zero,
-Ollama's scheduler, and the operating system refusing memory. parse.py lists them among its recognisers; the
-strings come from each runtime's source or its users' reports (the threads named in tests/unit/test_triage_families.py)."""
+CUDA driver API as other libraries report it, ONNX Runtime, Apple Metal, Intel Level Zero, Ollama's scheduler, and
+the operating system refusing memory (XLA's family, JAX and TensorFlow: xla_runtimes.py). parse.py lists them among
+its recognisers; the strings come from each runtime's source or its users' reports (the threads named in
+tests/unit/test_triage_families.py)."""
 import re
 
 from ..units import parse_size
+# the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
+from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_tpu  # noqa: F401
 
 # the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL, ONNX Runtime's
 # CUDA provider (core/providers/cuda/cuda_call.cc: "CUDA failure 2: out of memory ; GPU=0 ; ...", hacksider/Deep-Live-Cam#584)
@@ -32,22 +35,6 @@ LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMOR
 OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d{1,20}))?")
 # ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
 ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d{1,20})")
-# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes", its stream-executor
-# allocator's "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0" (kingoflolz/mesh-transformer-jax#66),
-# TensorFlow's "OOM when allocating tensor with shape[...]"
-# (newer jaxlib, its JaxRuntimeError, prints the size as tsl's HumanReadableNumBytes does: "allocate 10.08GiB.",
-# el-oso/PureAdsorb.jl bench notes)
-XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) "
-                 r"(?:(\d{1,20}) bytes|(\d{1,12}(?:\.\d{1,6})? ?[KMGTP]i?B)\b)"
-                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape"
-                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal")
-# XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
-# units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
-# 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
-# of 15.48G hbm.") (threads: google-deepmind/gemma#85, pytorch/xla#1735, LargeWorldModel/LWM#60, sokrypton/ColabFold#62)
-_XSZ = r"(\d+(?:\.\d+)?[KMGT]?B?)"
-XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the bottom of memory)?\. That was not possible\. There are "
-                     + _XSZ + r" free|Ran out of memory in memory space (\w+)\. Used " + _XSZ + r" of " + _XSZ)
 # MLX's Metal allocator (mlx/backend/metal/allocator.cpp): one buffer over MTLDevice.maxBufferLength, or more live Metal
 # buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
 # 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
@@ -56,15 +43,6 @@ XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the 
 MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d{1,20}) bytes which is greater than the maximum allowed buffer size"
                         r"(?: of (\d{1,20}) bytes)?|Resource limit \((\d{1,20})\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d{1,20}) bytes"
                         r"|\[metal::malloc\] Attempting to allocate (\d{1,20}) bytes\s?(?:\.{3}|…)")
-# TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
-# trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
-# is not a failure" are a performance note, not a failure
-# (TensorFlow 1.x, bfc_allocator.cc, names no allocator: "Ran out of memory trying to allocate 392.00MiB. See logs for memory
-# state.", endernewton/tf-faster-rcnn#7)
-# (Intel's TensorFlow extension prints it without the allocator's name and in "Bytes": "Allocator ran out of memory trying to
-# allocate 117964800 Bytes (rounded to 117964800 Bytes)", from itex/core/devices/bfc_allocator.cc)
-BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
-                 r"(?: \(rounded to (\d{1,20})(?: [Bb]ytes)?\))?")
 # TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"; TensorRT 7-8's
 # safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
 TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d{1,20}) bytes\.|no further information)\))?"
@@ -126,16 +104,6 @@ RMM = re.compile(r"std::bad_alloc: (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{
 # openvinotoolkit/openvino.genai#2406)
 OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [Rr]equested (\d{1,20}) bytes(?:,? but max alloc size supported "
                       r"by device is (\d{1,20}) bytes)?")
-# TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
-# refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
-# transfers ("failed to alloc N bytes on host", "could not allocate pinned host memory of size: N"): system RAM, not the GPU
-# (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1; ROCm's, where
-# HIP's old code 1002 is hipErrorMemoryAllocation: ROCm/tensorflow-upstream#82)
-# (older builds print the size alone: "failed to allocate 8.00G from device: hipError_t(1002)", group 4)
-STREAM_EXECUTOR = re.compile(r"failed to allocate (?:[\d.]+[KMGT]?B? \((\d{1,20}) bytes\)|(\d{1,12}(?:\.\d{1,12})?[KMGT]?)) from device: "
-                             r"(?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
-                             r"|failed to alloc (\d{1,20}) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
-                             r"|could not allocate pinned host memory of size: (\d{1,20})")
 # LM Studio's model-loading guardrail (closed source; the wording as its users report it): its estimate of the model at the chosen
 # settings (context length, GPU offload) is more than the system can hold (lmstudio-ai/lmstudio-bug-tracker#484, #1038, #1202)
 LMSTUDIO = re.compile(r"Model loading (?:was stopped|aborted) due to insufficient system resources\.(?: Under the current settings, this model "
@@ -269,30 +237,6 @@ def onnx(line):
             "numbers": {"requested": int(m.group(1))} if m else {}, "runtime": "onnxruntime", "complete": True}
 
 
-def _xsize(text):
-    return parse_size(text if text[-1] in "B" else text + "iB" if text[-1] in "KMGT" else text)
-
-
-def xla_tpu(line):
-    if "That was not possible" not in line and "in memory space" not in line:
-        return None
-    m = XLA_TPU.search(line)
-    if not m:
-        return None
-    if m.group(1):
-        nums = {"requested": _xsize(m.group(2)), "free": _xsize(m.group(3))}
-        form = m.group(1)
-    elif m.group(4).lower() == "hbm":
-        # the compiled program's whole plan against the chip's HBM, not one buffer
-        nums, form = {"program": _xsize(m.group(5)), "total": _xsize(m.group(6))}, "compile"
-    else:
-        # a kernel's scratchpad (vmem, smem: a Pallas/Mosaic tile size), megabytes per core, not the device's memory
-        nums, form = {"scratch_required": _xsize(m.group(5)), "scratch_limit": _xsize(m.group(6))}, "scratch"
-    # both forms are the TPU runtime's (XLA on a GPU says "Out of memory while trying to allocate N bytes")
-    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True, "form": form,
-            "memory_space": (m.group(4) or "hbm").lower()}
-
-
 def mlx_malloc(line):
     if "metal::malloc" not in line and "malloc_or_wait" not in line and "maximum allowed buffer size" not in line:
         return None
@@ -314,19 +258,6 @@ def mlx_malloc(line):
     # cut after "buffer size of" (MLX Swift's fatalError wraps the message): the limit is on the next line
     cut = not m.group(2) and line[m.end():].strip() == "of"
     return {"kind": "mlx.buffer_limit", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": not cut}
-
-
-def xla(line):
-    if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating")):
-        return None
-    m = XLA.search(line)
-    if not m:
-        return None
-    # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
-    dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
-    req = m.group(1) or m.group(3) or (parse_size(m.group(2)) if m.group(2) else None)
-    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
-            "complete": True}
 
 
 # PyTorch's messages lower-cased (as some trainers' logs and forum quotes show them): put back the capitals the
@@ -351,21 +282,6 @@ def _upper(m):
 
 def upper_case(line: str) -> str:
     return _LOWER_FIX.sub(_upper, line)
-
-
-def bfc(line):
-    if ("ran out of memory trying" not in line and "Ran out of memory trying" not in line) or "not a failure" in line:
-        return None
-    m = BFC.search(line)
-    if not m:
-        return None
-    req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
-    name = (m.group(1) or "").upper()
-    # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
-    # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
-    dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) \
-        else "directml" if name.startswith("DML") else "xpu" if "itex/" in line else None
-    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": req}, "runtime": "tensorflow", "complete": True, "form": "bfc"}
 
 
 def ollama_too_large(line):
@@ -456,26 +372,6 @@ def rmm(line):
         return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True, "form": "thrust"}
     return {"kind": "rmm.oom", "device_kind": "cuda", "numbers": {}, "runtime": "rapids", "complete": True,
             "form": "pool_limit" if m.group(1) else "device"}
-
-
-def stream_executor(line):
-    if "from device: " not in line and "bytes on host" not in line and "pinned host memory of size" not in line:
-        return None
-    m = STREAM_EXECUTOR.search(line)
-    if not m:
-        return None
-    # JAX (jaxlib) builds the stream executor as an external dependency: its paths say so ("external/org_tensorflow/",
-    # since 2023 "external/xla/xla/stream_executor/"); TensorFlow >= 2.15 builds its own copy of XLA as
-    # "external/local_xla/xla/stream_executor/", which is TensorFlow's
-    runtime = "tensorflow" if "external/local_xla/" in line else \
-        "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
-    if m.group(1) or m.group(2):
-        dev = "rocm" if "hipError" in line or "rocm_driver" in line else "cuda"
-        req = int(m.group(1)) if m.group(1) else parse_size(m.group(2))      # "8.00G": tsl's binary units
-        return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": req}, "runtime": runtime,
-                "complete": True, "form": "stream_executor"}
-    return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(3) or m.group(4))}, "runtime": runtime,
-            "complete": True, "form": "stream_executor_host"}
 
 
 def cuda_call(line):

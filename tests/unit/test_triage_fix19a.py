@@ -142,3 +142,13 @@ def test_gb10_totals_come_from_the_card_table():
     assert cards.unified_by_total(79.25 * 2**30) is None and cards.unified_by_total(139.8 * 2**30) is None
     assert cards.unified_by_name("NVIDIA H100 80GB HBM3") is None
     assert not hasattr(vllm, "NVML_NO_MEMORY")   # one table: vLLM's NVML check reads cards.UNIFIED too
+
+
+def test_triage_modules_stay_under_600_lines():
+    # review 19a finding 6: other_runtimes.py was 623 lines; its XLA family moved to xla_runtimes.py, re-exported
+    from pathlib import Path
+    from gpu_garden.memory.triage import other_runtimes, xla_runtimes
+    pack = Path(other_runtimes.__file__).parent
+    long = {p.name: n for p in pack.glob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 600}
+    assert long == {}, long
+    assert other_runtimes.xla is xla_runtimes.xla and other_runtimes.BFC is xla_runtimes.BFC

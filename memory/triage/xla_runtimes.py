@@ -1,0 +1,114 @@
+"""Out-of-memory messages of the XLA family: JAX, TensorFlow and PyTorch/XLA through XLA's allocator, the TPU runtime,
+TensorFlow's BFC allocator and the stream executor both build. Split from other_runtimes.py (bodies unchanged), which
+re-exports every name here; parse.py lists the recognisers among its own."""
+import re
+
+from ..units import parse_size
+
+# XLA's allocator (JAX, TensorFlow): "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes", its stream-executor
+# allocator's "Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0" (kingoflolz/mesh-transformer-jax#66),
+# TensorFlow's "OOM when allocating tensor with shape[...]"
+# (newer jaxlib, its JaxRuntimeError, prints the size as tsl's HumanReadableNumBytes does: "allocate 10.08GiB.",
+# el-oso/PureAdsorb.jl bench notes)
+XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) "
+                 r"(?:(\d{1,20}) bytes|(\d{1,12}(?:\.\d{1,6})? ?[KMGTP]i?B)\b)"
+                  r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape"
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal")
+# XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
+# units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
+# 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
+# of 15.48G hbm.") (threads: google-deepmind/gemma#85, pytorch/xla#1735, LargeWorldModel/LWM#60, sokrypton/ColabFold#62)
+_XSZ = r"(\d+(?:\.\d+)?[KMGT]?B?)"
+XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the bottom of memory)?\. That was not possible\. There are "
+                     + _XSZ + r" free|Ran out of memory in memory space (\w+)\. Used " + _XSZ + r" of " + _XSZ)
+# TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
+# trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
+# is not a failure" are a performance note, not a failure
+# (TensorFlow 1.x, bfc_allocator.cc, names no allocator: "Ran out of memory trying to allocate 392.00MiB. See logs for memory
+# state.", endernewton/tf-faster-rcnn#7)
+# (Intel's TensorFlow extension prints it without the allocator's name and in "Bytes": "Allocator ran out of memory trying to
+# allocate 117964800 Bytes (rounded to 117964800 Bytes)", from itex/core/devices/bfc_allocator.cc)
+BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
+                 r"(?: \(rounded to (\d{1,20})(?: [Bb]ytes)?\))?")
+# TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
+# refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
+# transfers ("failed to alloc N bytes on host", "could not allocate pinned host memory of size: N"): system RAM, not the GPU
+# (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1; ROCm's, where
+# HIP's old code 1002 is hipErrorMemoryAllocation: ROCm/tensorflow-upstream#82)
+# (older builds print the size alone: "failed to allocate 8.00G from device: hipError_t(1002)", group 4)
+STREAM_EXECUTOR = re.compile(r"failed to allocate (?:[\d.]+[KMGT]?B? \((\d{1,20}) bytes\)|(\d{1,12}(?:\.\d{1,12})?[KMGT]?)) from device: "
+                             r"(?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
+                             r"|failed to alloc (\d{1,20}) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
+                             r"|could not allocate pinned host memory of size: (\d{1,20})")
+
+
+def _xsize(text):
+    return parse_size(text if text[-1] in "B" else text + "iB" if text[-1] in "KMGT" else text)
+
+
+def xla_tpu(line):
+    if "That was not possible" not in line and "in memory space" not in line:
+        return None
+    m = XLA_TPU.search(line)
+    if not m:
+        return None
+    if m.group(1):
+        nums = {"requested": _xsize(m.group(2)), "free": _xsize(m.group(3))}
+        form = m.group(1)
+    elif m.group(4).lower() == "hbm":
+        # the compiled program's whole plan against the chip's HBM, not one buffer
+        nums, form = {"program": _xsize(m.group(5)), "total": _xsize(m.group(6))}, "compile"
+    else:
+        # a kernel's scratchpad (vmem, smem: a Pallas/Mosaic tile size), megabytes per core, not the device's memory
+        nums, form = {"scratch_required": _xsize(m.group(5)), "scratch_limit": _xsize(m.group(6))}, "scratch"
+    # both forms are the TPU runtime's (XLA on a GPU says "Out of memory while trying to allocate N bytes")
+    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True, "form": form,
+            "memory_space": (m.group(4) or "hbm").lower()}
+
+
+def xla(line):
+    if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating")):
+        return None
+    m = XLA.search(line)
+    if not m:
+        return None
+    # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
+    dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
+    req = m.group(1) or m.group(3) or (parse_size(m.group(2)) if m.group(2) else None)
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
+            "complete": True}
+
+
+def bfc(line):
+    if ("ran out of memory trying" not in line and "Ran out of memory trying" not in line) or "not a failure" in line:
+        return None
+    m = BFC.search(line)
+    if not m:
+        return None
+    req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
+    name = (m.group(1) or "").upper()
+    # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
+    # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
+    dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) \
+        else "directml" if name.startswith("DML") else "xpu" if "itex/" in line else None
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": req}, "runtime": "tensorflow", "complete": True, "form": "bfc"}
+
+
+def stream_executor(line):
+    if "from device: " not in line and "bytes on host" not in line and "pinned host memory of size" not in line:
+        return None
+    m = STREAM_EXECUTOR.search(line)
+    if not m:
+        return None
+    # JAX (jaxlib) builds the stream executor as an external dependency: its paths say so ("external/org_tensorflow/",
+    # since 2023 "external/xla/xla/stream_executor/"); TensorFlow >= 2.15 builds its own copy of XLA as
+    # "external/local_xla/xla/stream_executor/", which is TensorFlow's
+    runtime = "tensorflow" if "external/local_xla/" in line else \
+        "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
+    if m.group(1) or m.group(2):
+        dev = "rocm" if "hipError" in line or "rocm_driver" in line else "cuda"
+        req = int(m.group(1)) if m.group(1) else parse_size(m.group(2))      # "8.00G": tsl's binary units
+        return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": req}, "runtime": runtime,
+                "complete": True, "form": "stream_executor"}
+    return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(3) or m.group(4))}, "runtime": runtime,
+            "complete": True, "form": "stream_executor_host"}
