@@ -66,8 +66,11 @@ ASYNC_LIMIT_NEXT = re.compile(r"\A\s*:\s*" + SZ)
 MPS_LABELS = {"allocated": "MPS allocated: ", "other_allocations": "other allocations: ", "max_allowed": "max allowed: ",
               "requested": "Tried to allocate "}
 _MPS_L = {k: re.escape(v) for k, v in MPS_LABELS.items()}
-MPS_OPEN = re.compile(r"MPS backend out of memory \(" + _MPS_L["allocated"] + SZ)
-MPS = re.compile(MPS_OPEN.pattern + r", " + _MPS_L["other_allocations"] + SZ
+MPS_HEAD = r"MPS backend out of memory \(" + _MPS_L["allocated"] + SZ
+# the message itself: its figures opened, or its words ended by punctuation or the line (a quote or paste that stops or
+# wraps there); not the words used as a noun in prose ("to avoid MPS backend out of memory errors, set ...")
+MPS_OPEN = re.compile(MPS_HEAD + r"|MPS backend out of memory(?=[ \t]*(?:[(.,:;!]|$))")
+MPS = re.compile(MPS_HEAD + r", " + _MPS_L["other_allocations"] + SZ
                  + r"(?:, " + _MPS_L["max_allowed"] + SZ + r")?\)(?:\. " + _MPS_L["requested"] + SZ + r" on (private|shared) pool)?")
 # (a quote may elide its middle: "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)"; the line is
 # an OOM when the message opens its figures (MPS_OPEN), so each figure the quote kept is read on its own; the words alone may

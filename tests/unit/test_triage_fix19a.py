@@ -152,3 +152,16 @@ def test_triage_modules_stay_under_600_lines():
     long = {p.name: n for p in pack.glob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 600}
     assert long == {}, long
     assert other_runtimes.xla is xla_runtimes.xla and other_runtimes.BFC is xla_runtimes.BFC
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: MPS backend out of memory\n",
+    "RuntimeError: MPS backend out of memory\n(MPS allocated: 17.68 GiB, other allocations: 1.06 GiB, max allowed: 18.13 GiB). "
+    "Tried to allocate 512.00 MiB on private pool.\n",
+    "Error: MPS backend out of memory. Restarting the worker.\n",
+])
+def test_mps_message_stopped_or_wrapped_after_its_words_is_still_mps(text):
+    # the strict form of the finding-3 fix read these as a CUDA failure ("other", cuda): the message, cut or wrapped at its
+    # words, is still MPS's
+    res = _triage(text)
+    assert res["found"] and res["events"][-1]["device_kind"] == "mps", res["events"]
