@@ -610,7 +610,8 @@ SYNTH = {
     # visual_projection 1024 -> 768 and the 17 + 3 concept embeddings and weights: 303,981,588 parameters, counted from
     # those shapes; a clip-vision component (families._classify_whole) kept on the device like the encoders
     "synth:sd-safety-checker": ("F16", 303_981_588, (4096, 1024), {
-        "vision_model.embeddings.class_embedding": (1024,), "vision_model.encoder.layers.0.mlp.fc1.weight": (4096, 1024)}),
+        "vision_model.embeddings.class_embedding": (1024,), "vision_model.encoder.layers.0.mlp.fc1.weight": (4096, 1024),
+        "concept_embeds": (17, 768), "special_care_embeds": (3, 768)}),  # its own keys (weights.DIFFUSERS_EXCLUDED_FROM_OFFLOAD)
     "synth:vae-hunyuan-video": ("F16", 246_481_315, (512, 512, 3, 3, 3), {"decoder.conv_in.conv.weight": (512, 16, 3, 3, 3)}),
     "synth:qwen-image-20B": ("BF16", 20_430_000_000, (12288, 3072), {"txt_norm.weight": (3584,), "img_in.weight": (3072, 64)}),
     "synth:qwen2.5-vl-7b": ("BF16", 8_292_166_656, (18944, 3584), {

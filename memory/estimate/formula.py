@@ -301,6 +301,15 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append(f"partial offload: {fmt_bytes(off)} of the diffusion model stays in host RAM; "
                            "the layer being run is copied onto the device")
     w_dm = max(0, w_dm - off)
+    # a model diffusers' offload leaves on the device (weights.DIFFUSERS_EXCLUDED_FROM_OFFLOAD: SD's safety checker): under
+    # every phase when models swap or stream under runner diffusers, not among the encoders that take turns
+    tes_all = tes
+    kept = [c for c in tes if pol["runner"] == "diffusers" and pol["models"] != "resident" and W.diffusers_kept_on_device(c["table"])]
+    kept_bytes = sum(c["resident"] for c in kept)
+    if kept:
+        tes = [c for c in tes if all(c is not k for k in kept)]  # (the report's weights still count it: tes_all)
+        assumptions.append(f"diffusers keeps {', '.join(sorted({str(c.get('kind')) for c in kept}))} (its safety checker: "
+                           f"_exclude_from_cpu_offload) on the device through every phase ({fmt_bytes(kept_bytes)})")
     # the other diffusion models (Wan 2.2 A14B's second expert): on the device only when every model stays resident
     w_dm_rest = max(0, sum(c["resident"] for c in dms if c is not dm) - off)
     w_te = sum(c["resident"] for c in tes)
@@ -417,8 +426,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         under.update(te=w_vae, dm=w_vae, vae=w_dm)
         assumptions.append("offload encoders: only the diffusion model and the text encoders take turns on the device; "
                            "the VAE stays on it and decodes beside the diffusion model")
-    if buffers:  # enable_sequential_cpu_offload's resident buffers (weights.SEQUENTIAL_RESIDENT_BUFFERS)
-        under = {k: v + buffers for k, v in under.items()}
+    if buffers or kept_bytes:  # enable_sequential_cpu_offload's resident buffers (weights.SEQUENTIAL_RESIDENT_BUFFERS),
+        under = {k: v + buffers + kept_bytes for k, v in under.items()}  # and what diffusers never offloads
     est = {
         "family": family, "variant": variant, "family_name": sp["name"] if dm else "no diffusion model",
         "unknown": bool(dm) and family == "unknown",
@@ -428,7 +437,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "components": [{"source": c["source"], "role": c["role"], "kind": c.get("kind") or c.get("family"),
                         "family": c.get("family"), "bytes": c["bytes"], "resident": c["resident"], "dtypes": W.dtype_mix(c["table"])}
                        for c in comps],
-        "weights": {"diffusion_model": dm["bytes"] if dm else 0, "text_encoders": sum(c["bytes"] for c in tes),
+        "weights": {"diffusion_model": dm["bytes"] if dm else 0, "text_encoders": sum(c["bytes"] for c in tes_all),
                     "vae": sum(c["bytes"] for c in vaes), "other": sum(c["bytes"] for c in comps if c["role"] == "other"),
                     "total": sum(c["bytes"] for c in comps)},
         "fixed": fixed,

@@ -182,6 +182,24 @@ def sequential_buffers(table: dict) -> set:
     return {k for k in table if any(k == e or k.endswith("." + e) for e in ends)}
 
 
+# Components a diffusers pipeline keeps on the device whatever its offload, one row each: (key that identifies the
+# model, the pipeline attribute that excludes it). diffusers' pipeline_utils.py (read at 58eb52c): enable_model_cpu_offload
+# and enable_sequential_cpu_offload both run "if name in self._exclude_from_cpu_offload: model.to(device)" for every
+# component named there, with no hook, and maybe_free_model_hooks re-runs enable_model_cpu_offload, so such a model sits on
+# the device under every phase of an offloaded run.
+DIFFUSERS_EXCLUDED_FROM_OFFLOAD = (
+    # StableDiffusionSafetyChecker (its concept embeddings: concept_embeds [17, 768], special_care_embeds [3, 768]);
+    # StableDiffusionPipeline and its img2img / inpaint siblings set _exclude_from_cpu_offload = ["safety_checker"]
+    ("concept_embeds", "StableDiffusionPipeline._exclude_from_cpu_offload ['safety_checker']"),
+)
+
+
+def diffusers_kept_on_device(table: dict) -> bool:
+    """True for a model that diffusers' offload leaves on the device (DIFFUSERS_EXCLUDED_FROM_OFFLOAD)."""
+    ends = tuple(end for end, _ in DIFFUSERS_EXCLUDED_FROM_OFFLOAD)
+    return any(k == e or k.endswith("." + e) for k in table for e in ends)
+
+
 def requant(table: dict, dtype: str, min_elems=4096) -> dict:
     """The table with its large float tensors stored as `dtype` (safetensors or GGUF type name)."""
     return {k: ((dtype if len(s) >= 2 and math.prod(s) >= min_elems and is_float(dt) else dt), s)
