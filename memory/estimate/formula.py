@@ -407,6 +407,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         # the VAE's weights sit in the dtype it runs in: ComfyUI moves it there (comfy/sd.py VAE.__init__:
         # first_stage_model.to(vae_dtype)); diffusers and Wan's runner load it in the dtype they decode in
         w_vae = max(W.at_dtype_bytes(c["table"], dtype_bytes(vdt)) for c in vaes)
+    elif vaes and pol["runner"] == "diffusers":
+        # streamed, its layer in the dtype it decodes in: from_pretrained's torch_dtype casts the file, and accelerate's
+        # set_module_tensor_to_device casts each streamed weight to the module's dtype (an upcast VAE's fp32)
+        w_vae = max(W.OFFLOAD_LAYERS * W.largest_layer(c["table"], bufs.get(id(c), ()), dtype_bytes(vdt)) for c in vaes)
 
     reserve = pol["reserve"] if pol["reserve"] is not None else spec.comfy_reserve(pol["platform"], pol.get("budget"))
     fixed = {"cuda_context": CUDA_CONTEXT if pol.get("device", "cuda") in ("cuda", "rocm") else 0, "comfyui_reserve": int(reserve)}

@@ -151,11 +151,12 @@ def streamed_bytes(table: dict, cast_fp32=True, drop=()) -> int:
     return resident_bytes(rest, cast_fp32, drop) + max(resident_bytes(b, cast_fp32, drop) for b in best.values())
 
 
-def largest_layer(table: dict, skip=()) -> int:
+def largest_layer(table: dict, skip=(), elem_bytes=None) -> int:
     """Bytes of the largest weight matrix (or conv kernel) as stored: what streams onto the device per layer. skip:
-    keys that do not stream (offload_buffers: a buffer accelerate keeps on the device)."""
-    return max((tensor_bytes(dt, shape) for k, (dt, shape) in table.items() if len(shape) >= 2 and k not in skip),
-               default=0)
+    keys that do not stream (offload_buffers: a buffer accelerate keeps on the device). elem_bytes: at that many bytes
+    per element instead (a model the runner holds in another dtype than its file's)."""
+    return max(((math.prod(shape) * elem_bytes if elem_bytes else tensor_bytes(dt, shape))
+                for k, (dt, shape) in table.items() if len(shape) >= 2 and k not in skip), default=0)
 
 
 # Tensors a checkpoint stores that diffusers' model class holds as a buffer, not a parameter, one row each:
