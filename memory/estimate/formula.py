@@ -71,7 +71,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
-                  "block_swap": None, "i2v": None, "attention": "flash", "attention_mask": None}
+                  "block_swap": None, "i2v": None, "attention": "flash", "attention_mask": None, "gpu_arch": None}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -170,7 +170,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     (sets models/text_encoders/offload_bytes), block_swap N (the diffusion model's last N numbered blocks offloaded,
     one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase),
     attention flash|math (ATTENTION_MODES: math holds the n x n attention scores whole in the sample phase),
-    attention_mask dense|none (ATTENTION_MASKS: dense adds a bool [B, N, N] mask and SDPA's copy of it to sampling)."""
+    attention_mask dense|none (ATTENTION_MASKS: dense adds a bool [B, N, N] mask and SDPA's copy of it to sampling),
+    gpu_arch pascal|None (vae.GPU_ARCHS: the GPU generation where a figure differs by it, diffusers' KL decode)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     if max(width, height, frames) > spec.MAX_RESOLUTION or batch > spec.MAX_BATCH:
@@ -193,6 +194,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         raise UserError(f"the reserve must be 0 or more bytes, not {pol['reserve']!r}")
     if pol["attention"] not in ATTENTION_MODES:
         raise UserError(f"attention must be one of {', '.join(ATTENTION_MODES)}, not {pol['attention']!r}")
+    if pol["gpu_arch"] not in (None,) + vae_mod.GPU_ARCHS:
+        raise UserError(f"gpu arch must be one of {', '.join(vae_mod.GPU_ARCHS)} (or none: the default, fitted on Ampere and newer), not {pol['gpu_arch']!r}")
     if pol["attention_mask"] not in ATTENTION_MASKS:
         raise UserError(f"attention mask must be dense or none, not {pol['attention_mask']!r}")
     if pol["text_encoders"] not in TE_MODES:
@@ -398,6 +401,10 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if cast:
         assumptions.insert(cast_at, "32-bit float weights are cast to 16-bit on load (ComfyUI's default on GPUs with "
                            "fp16/bf16" + (", and its text encoder dtype on a CPU" if cpu_note else "") + ")")
+    if pol["gpu_arch"] and pol["runner"] == "diffusers" and kind == "kl" and (pol["gpu_arch"], vdt) in vae_mod.DIFFUSERS_KL_DECODE_ARCH:
+        assumptions.append(f"VAE decode on a {pol['gpu_arch']} GPU in {vdt}: diffusers' KL decoder holds "
+                           f"{vae_mod.DIFFUSERS_KL_DECODE_ARCH[(pol['gpu_arch'], vdt)]} elements per output pixel there "
+                           f"({vae_mod.DIFFUSERS_KL_DECODE} on newer GPUs: cuDNN's convolution workspace differs)")
     if vdt_why == vae_mod.UPCAST_WHY:
         assumptions.append("VAE decode in fp32: diffusers' SDXL pipelines upcast an fp16 VAE (force_upcast) before decoding; "
                            "--vae-dtype overrides (a bf16 pipeline or the fp16-fix VAE decodes in 16 bits)")

@@ -44,7 +44,7 @@ def peak_on(est: dict, budget) -> dict:
         mode = pol["vae_decode"]
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
-                              slicing=bool(pol.get("vae_slicing")),
+                              slicing=bool(pol.get("vae_slicing")), gpu_arch=pol.get("gpu_arch"),
                               tile_px=(vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) or (pol.get("tile") or {}).get("tile"))
                               if pol.get("runner") == "diffusers" else None)
         if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)

@@ -73,6 +73,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,
                    help="the GPU's kind: cuda (default; darwin: mps) counts the CUDA context and cuDNN's convolution "
                         "workspace in VAE decode; the others count neither")
+    s.add_argument("--gpu-arch", choices=["pascal"], default=None,
+                   help="the GPU's generation where a figure differs by it: pascal (GTX 10xx, Tesla P100/P40) changes "
+                        "diffusers' VAE decode (--runner diffusers); default: Ampere and newer, where it was fitted")
     s.add_argument("--ram", type=gib_arg, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
     s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
     s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
@@ -141,7 +144,7 @@ def policy_from_args(args) -> dict:
            "weights_mmap": g("weights_mmap", "auto") or "auto",
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
            "block_swap": g("block_swap"), "i2v": g("i2v"), "attention": g("attention", "flash") or "flash",
-           "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda")}
+           "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda"), "gpu_arch": g("gpu_arch")}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
     if g("vae_tile") is not None:

@@ -45,6 +45,22 @@ WAN_FRAME = 3  # plus the decoded video kept on the device, per frame and pixel
 # give (the blog's FLUX rows, the hybrid-decode docs rows): the tracer's allocator model has no workspace blocks. So
 # neither traced figure replaced a fitted one (round 16 compared both with every row they reach).
 DIFFUSERS_KL_DECODE = 975
+# The same decoder on another GPU generation (policy gpu_arch; None: the generations DIFFUSERS_KL_DECODE was fitted on,
+# Ampere and newer), one row per (generation, decode dtype): elements per output pixel of each image, replacing
+# DIFFUSERS_KL_DECODE. cuDNN's algorithms and their workspaces depend on the GPU (cuda_conv.py's Limits): on Pascal
+# (sm_60 / sm_61: no tensor cores, no TF32) an fp16 decode holds far more than on newer GPUs and an fp32 one about the
+# trace's 768 (DIFFUSERS_KL_TRACED) and no more, where the A100 fp32 rows (diffusion-fast SD1.5 512 / SDXL 1024) hold
+# about 1000: opposite directions in the two dtypes, so no dtype-only figure fits both. Fit: measured batch 30/31
+# (gperdrizet-u6, Tesla P100 and GTX 1070, diffusers fp16 pipelines at 512 x 512, max_memory_allocated, REGRESSION rows):
+# fp16 the mean over the four sequential-offload rows whose peak is the decode, one per model and VAE (SD1.4 1752.6,
+# PixArt-alpha 1766.0, SD3.5 Medium 1767.0, SD3.5 Large Turbo 1767.6: measured less the decode phase's weights, less the
+# fp32 output, per pixel and byte); fp32 SDXL base / SDXL-Turbo sequential (upcast VAE: 765.3 / 764.6; the GTX 1070
+# twins agree to 1 MiB). Not measured: bf16 (Pascal has none), other sizes, Volta / Turing (the default applies).
+DIFFUSERS_KL_DECODE_ARCH = {
+    ("pascal", "fp16"): 1763,
+    ("pascal", "fp32"): 765,
+}
+GPU_ARCHS = tuple(sorted({a for a, _ in DIFFUSERS_KL_DECODE_ARCH}))  # the policy's gpu_arch values (None: newer GPUs)
 DIFFUSERS_KL_SLACK = 2360 - DIFFUSERS_KL_DECODE
 DIFFUSERS_KL_TRACED = 3 * 256  # elements per output pixel of each image at the traced peak (a floor; see above)
 # Each further image decoded in the same call adds to the slack what the trace adds: reserved beyond allocated grows by
@@ -180,14 +196,16 @@ def _pixels(kind, latent_shape):
     return sh[-1] * s, sh[-2] * s, frames, lat_t
 
 
-def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", device=None) -> int:
+def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", device=None, gpu_arch=None) -> int:
     """Activation bytes of decoding ONE sample of a latent shaped `latent_shape` ([B, C, H, W] or
     [B, C, T, H, W]; B is ignored) with the VAE kind ("kl", "wan21", "wan22", "hunyuan-video", "ltxv",
     "mochi", "cosmos"; spec.vae_kind_for maps a file's kind), untiled, in `dtype`. Weights not included.
     runner "diffusers": diffusers' KL and HunyuanVideo decoders (DIFFUSERS_KL_DECODE; HunyuanVideo's in its default
     temporal chunks, diffusers_hv_decode: it never decodes a longer video at once); other
-    kinds as ComfyUI. device "cuda": plus conv_workspace_bytes (None: the tracer-equivalent figure). Stable API."""
-    return _decode_acts(kind, latent_shape, dtype, runner) + conv_workspace_bytes(kind, latent_shape, dtype, device, runner)
+    kinds as ComfyUI. device "cuda": plus conv_workspace_bytes (None: the tracer-equivalent figure). gpu_arch: the GPU
+    generation where a runner figure differs by it (DIFFUSERS_KL_DECODE_ARCH; None: newer GPUs). Stable API."""
+    return (_decode_acts(kind, latent_shape, dtype, runner, gpu_arch)
+            + conv_workspace_bytes(kind, latent_shape, dtype, device, runner))
 
 
 def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", images=1) -> int:
@@ -220,13 +238,14 @@ def conv_workspace_bytes(kind: str, latent_shape, dtype="bf16", device="cuda", r
     return cuda_conv.decode_bytes(kind, w, h, lat_t, dtype, device, runner)
 
 
-def _decode_acts(kind, latent_shape, dtype, runner):
+def _decode_acts(kind, latent_shape, dtype, runner, gpu_arch=None):
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     b = dtype_bytes(dtype)
     w, h, frames, lat_t = _pixels(kind, latent_shape)
     hw = w * h
     if kind == "kl":
-        return int((DIFFUSERS_KL_DECODE if runner == "diffusers" else KL_DECODE) * hw * b + 3 * hw * 4)
+        per = (DIFFUSERS_KL_DECODE_ARCH.get((gpu_arch, dtype), DIFFUSERS_KL_DECODE) if runner == "diffusers" else KL_DECODE)
+        return int(per * hw * b + 3 * hw * 4)
     if kind == "wan21":
         return int((WAN_DECODE if lat_t > 1 else WAN_DECODE_ONE) * hw * b + WAN_FRAME * frames * hw * b)
     if kind == "wan22":
@@ -343,7 +362,7 @@ def sliced_outputs_bytes(kind: str, latent_shape, dtype="bf16") -> int:
     return int((int(latent_shape[0]) - 1) * 3 * frames * w * h * dtype_bytes(dtype))
 
 
-def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=None):
+def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=None, gpu_arch=None):
     """diffusers' AutoencoderKL.tiled_decode of ONE sample (DIFFUSERS_KL_TILE): (bytes at its peak, tiles). The peak is
     the larger of a tile's decode plus the tiles decoded before it, and every tile plus the blended rows and the result
     (two images). None when the latent fits one tile (diffusers does not tile then)."""
@@ -357,7 +376,7 @@ def diffusers_kl_tiled(latent_shape, dtype, tile_px, runner="diffusers", device=
     for i in range(0, h, step):
         for j in range(0, w, step):
             th, tw = min(t, h - i), min(t, w - j)
-            peak = max(peak, vae_decode_bytes("kl", sh[:-2] + [th, tw], dtype, runner, device) + held)
+            peak = max(peak, vae_decode_bytes("kl", sh[:-2] + [th, tw], dtype, runner, device, gpu_arch) + held)
             held += 3 * th * s * tw * s * b
             n += 1
     return max(peak, held + 2 * 3 * h * s * w * s * b), n
@@ -394,7 +413,7 @@ def diffusers_hv_decode(latent_shape, dtype, tile=None, spatial=False):
 
 
 def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
-          device=None, slicing=False, tile_px=None) -> dict:
+          device=None, slicing=False, tile_px=None, gpu_arch=None) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
     fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
     device "cuda": every figure includes the CUDA convolution workspace (cuda_conv.py), also given apart as
@@ -412,9 +431,9 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     decodes; reserved, not needed: peak_device only)."""
     node_shape = tile_latent_shape(kind, latent_shape, False, tile)
     fb_shape = tile_latent_shape(kind, latent_shape, True)
-    per = vae_decode_bytes(kind, latent_shape, dtype, runner, device)
-    node_tile = vae_decode_bytes(kind, node_shape, dtype, runner, device)
-    fb_tile = vae_decode_bytes(kind, fb_shape, dtype, runner, device)
+    per = vae_decode_bytes(kind, latent_shape, dtype, runner, device, gpu_arch)
+    node_tile = vae_decode_bytes(kind, node_shape, dtype, runner, device, gpu_arch)
+    fb_tile = vae_decode_bytes(kind, fb_shape, dtype, runner, device, gpu_arch)
     ws = {k: conv_workspace_bytes(kind, sh, dtype, device, runner) for k, sh in
           (("per", latent_shape), ("node", node_shape), ("fb", fb_shape))}
     whole = not retries_tiled(runner)
@@ -434,7 +453,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
         # the caller's own tile size wins over the VAE config's, as for HunyuanVideo (InvokeAI's VAE benchmark sets
         # tile_sample_min_size 512 / tile_latent_min_size 64 on the SDXL VAE, whose config says 1024)
         tile_px = int((tile or {}).get("tile") or tile_px)
-        dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device)
+        dt = diffusers_kl_tiled(latent_shape, dtype, tile_px, runner, device, gpu_arch)
         if dt is None:  # diffusers tiles only a latent larger than one tile
             mode, note = "untiled", f"diffusers' VAE tiling does not tile at this size (tiles of {tile_px} px); "
     if hv is not None:
