@@ -63,6 +63,20 @@ def apply(scan, lineno, text, window=False):
 LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing): the last this many; a failure reads those since the one before
 
 
+# where a line stands in a Rust error chain as anyhow prints it: "Error: <top context>", then a blank line, "Caused by:" and
+# the causes, one a line, numbered "    0: ..." when there are two or more (unnumbered when one)
+_CHAIN_ENTRY = re.compile(r"\s{0,16}(\d{1,3}): ")
+
+
+def chain_place(text):
+    """"top" for anyhow's "Error: ..." line, the cause's number for a numbered "Caused by:" entry, else None."""
+    t = text.lstrip()
+    if t.startswith("Error: "):
+        return "top"
+    m = _CHAIN_ENTRY.match(text)
+    return int(m.group(1)) if m else None
+
+
 def _kept(d, lineno, value):
     d[lineno] = value
     while len(d) > LINE_KEPT:
@@ -392,7 +406,7 @@ HANDLERS = {
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
     "mem_query_oom": lambda s, f, m, text, lineno, *_: f["mem_query_oom"].__setitem__(lineno, m.group(1) or m.group(2)),
-    "stage_said": lambda s, f, m, text, lineno, *_: _kept(f["stage_said"], lineno, m.lastgroup),
+    "stage_said": lambda s, f, m, text, lineno, *_: _kept(f["stage_said"], lineno, (m.lastgroup, chain_place(text))),
     "trt_kv_sizing": lambda s, f, m, text, lineno, *_: _kept(f["trt_kv_sizing"], lineno,
                                                              {"total": P.size(m.group(1) + " GiB"), "free": P.size(m.group(2) + " GiB")}
                                                              if float(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),

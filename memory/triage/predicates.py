@@ -4,6 +4,7 @@ import re
 
 from ..llm.cards import unified_by_total
 from ..units import GiB, MiB, fmt_bytes
+from .facts import chain_place
 
 SLIVER = 0.04                  # cached-but-unallocated slack under this share of the card is a sliver, not a layout problem
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
@@ -399,17 +400,31 @@ def sync_frame(x):
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES
 
 
-# the stage a runtime's own error context names (lines.py stage_said): the failure's own line, or a context line printed
-# before it since the failure before it ended (anyhow's "Caused by:" chain lists the contexts above the root error)
+# the stage a runtime's own error context names (lines.py stage_said) around cudarc's DriverError(CUDA_ERROR_OUT_OF_MEMORY...)
+# (Rust servers on cudarc: candle, mistral.rs, text-embeddings-inference): the failure's own line ("cache alloc failed:
+# DriverError(...)"), or a context of the same anyhow chain above it (facts.chain_place): "Error: <top>", a blank line,
+# "Caused by:", then the causes one a line, numbered from 0 when two or more, so a context at line n is on the failure's
+# chain only where the line distance is what the numbering says. PyTorch's "CUDA error: out of memory" is no such chain
 STAGE_SAID = {"load": "weights-exceed-vram", "kv": "kv-cache", "act": "activations"}
+CUDARC_OOM = "DriverError(CUDA_ERROR_OUT_OF_MEMORY"
 
 
 def stage_said(x):
-    """The stage ("load", "kv", "act") the runtime's error context names around a bare driver error, or None: the last one
-    said from after the failure before it up to this failure's line."""
-    if x.kind != "cuda.driver":
+    """The stage ("load", "kv", "act") a cudarc driver error's own chain names, or None: the failure's line, else the
+    nearest context above it on the same anyhow chain."""
+    if x.kind != "cuda.driver" or CUDARC_OOM not in (x.text or ""):
         return None
-    return next((v for n, v in sorted(x.f["stage_said"].items(), reverse=True) if x.after < n <= x.line), None)
+    said = x.f["stage_said"]
+    if x.line in said:
+        return said[x.line][0]
+    k = chain_place(x.text)
+    k = None if k == "top" else k
+    for n in sorted((n for n in said if x.after < n < x.line), reverse=True):
+        stage, place = said[n]
+        gap = x.line - n
+        if (place == "top" and gap == (3 if k is None else k + 3)) or (k is not None and isinstance(place, int) and gap == k - place > 0):
+            return stage
+    return None
 
 
 # TensorRT-LLM's KV sizing line printed before this failure: the engine left under this share of the card's total free

@@ -1,0 +1,40 @@
+"""Triage after the second code review of round 19 (fix19c). Lines written from the runtimes' own message formats (cudarc's
+DriverError Debug form in an anyhow chain, PyTorch's CUDA and MPS errors); numbers made up; expected values by hand."""
+import pytest
+
+GiB, MiB = 1 << 30, 1 << 20
+from support.triage_event import top
+
+DRV = 'DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")'
+TORCH_DRV = "RuntimeError: CUDA error: out of memory\n"
+
+
+def test_stage_said_reads_only_a_cudarc_error_chain():
+    """A runtime's context names the stage only on cudarc's own error chain: never around PyTorch's driver error, never an
+    unrelated line said earlier."""
+    base, conf0, _ = top(TORCH_DRV)
+    for earlier in ("WARN request 17: prefill failed (client disconnected), dropped\n", "disk prompt cache allocation failed\n",
+                    "Could not start the backend\n"):
+        cause, conf, ev = top(earlier + TORCH_DRV)
+        assert (cause, conf) == (base, conf0), (earlier, ev["causes"])
+    # PyTorch's driver error wrapped on one line by a context that names a pass: still PyTorch's, not a cudarc chain
+    cause, conf, ev = top("RuntimeError: forward pass failed: CUDA error: out of memory\n")
+    assert (cause, conf) == (base, conf0), ev["causes"]
+    # a context line a few lines above a cudarc error but not on its chain (no "Caused by:" numbering joins them)
+    cause, conf, ev = top("WARN prefill failed for request 3\nINFO retrying\nError: " + DRV + "\n")
+    assert "activations" not in conf or conf["activations"] < 0.5, ev["causes"]
+    # on the chain: anyhow's "Error: <top>", a blank line, "Caused by:", then one unnumbered cause
+    cause, _, ev = top("Error: paged prefill forward pass failed\n\nCaused by:\n    " + DRV + "\n")
+    assert cause == "activations", ev["causes"]
+    # numbered causes: the context is the chain's entry the numbering places above the root error
+    cause, _, ev = top("Error: serve failed\n\nCaused by:\n    0: cache alloc failed\n    1: layer 3\n    2: " + DRV + "\n")
+    assert cause == "kv-cache", ev["causes"]
+    # the same entry whose numbering does not lead to this error (another chain's) is not read
+    cause, conf, ev = top("    0: cache alloc failed\nINFO request 4\n    1: " + DRV + "\n")
+    assert cause != "kv-cache", ev["causes"]
+
+
+def test_backend_start_without_a_backend_name():
+    """"Could not start backend: DriverError(...)" (no backend named) is the backend's start, as with a name."""
+    cause, _, ev = top("Could not start backend: " + DRV + "\n")
+    assert cause == "weights-exceed-vram", ev["causes"]
