@@ -67,9 +67,11 @@ MPS_LABELS = {"allocated": "MPS allocated: ", "other_allocations": "other alloca
               "requested": "Tried to allocate "}
 _MPS_L = {k: re.escape(v) for k, v in MPS_LABELS.items()}
 MPS_HEAD = r"MPS backend out of memory \(" + _MPS_L["allocated"] + SZ
-# the message itself: its figures opened, or its words ended by punctuation or the line (a quote or paste that stops or
-# wraps there); not the words used as a noun in prose ("to avoid MPS backend out of memory errors, set ...")
-MPS_OPEN = re.compile(MPS_HEAD + r"|MPS backend out of memory(?=[ \t]*(?:[(.,:;!]|$))")
+# the message itself, by its own form: its figures opened ("(MPS allocated: N", a cut quote too), or its words where a
+# message stands, at the line's start or right after an exception's type ("RuntimeError: ", "torch.OutOfMemoryError: ",
+# "Error: "), so one cut or wrapped there is still MPS's; never by what follows the words: advice names them mid-sentence
+# ("to avoid MPS backend out of memory: set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0", "... out of memory errors")
+MPS_OPEN = re.compile(MPS_HEAD + r"|(?:^[ \t]{0,16}|(?<![\w.])[\w.]{0,60}(?:Error|Exception):[ \t]{0,4})MPS backend out of memory")
 MPS = re.compile(MPS_HEAD + r", " + _MPS_L["other_allocations"] + SZ
                  + r"(?:, " + _MPS_L["max_allowed"] + SZ + r")?\)(?:\. " + _MPS_L["requested"] + SZ + r" on (private|shared) pool)?")
 # (a quote may elide its middle: "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)"; the line is

@@ -224,8 +224,10 @@ RULES = [
       first="act"),
     R("activations", 1.2, mps_full, "{req:b} requested", first="act"),
     R("activations", 1.5, lambda x: x.branch == "mps",
-      lambda x: (f"{fmt_bytes(x.req)} requested; " if x.req else "") + f"MPS {fmt_bytes(x.allocated)}, other allocations "
-                f"{fmt_bytes(x.other_alloc)}" + (f", limit {fmt_bytes(x.max_allowed)}" if x.max_allowed else ""), first="act"),
+      lambda x: "; ".join(filter(None, [f"{fmt_bytes(x.req)} requested" if x.req else "", ", ".join(  # printed figures only
+          f"{label} {fmt_bytes(x.n[k])}" for k, label in (("allocated", "MPS"), ("other_allocations", "other allocations"),
+                                                          ("max_allowed", "limit")) if x.n.get(k) is not None)]))
+      or "MPS's out-of-memory message with no figures printed", first="act"),
     R("activations", 3.4, stage("compute-failed"),
       "llama.cpp: failed to allocate compute buffers (the graph's scratch memory, grows with -ub/-b and context)"),
     R("activations", 2.6, stage("after-kv-buffers"), "weights and KV cache were allocated; the compute buffer failed"),

@@ -38,3 +38,33 @@ def test_backend_start_without_a_backend_name():
     """"Could not start backend: DriverError(...)" (no backend named) is the backend's start, as with a name."""
     cause, _, ev = top("Could not start backend: " + DRV + "\n")
     assert cause == "weights-exceed-vram", ev["causes"]
+
+
+def _triage(text):
+    from gpu_garden.memory.triage import engine
+    return engine.triage_text(text)
+
+
+@pytest.mark.parametrize("text", [
+    "to avoid MPS backend out of memory: set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0\n",
+    "to avoid MPS backend out of memory (set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to lift the limit)\n",
+    "Tip: if you see MPS backend out of memory, lower the batch size.\n",
+])
+def test_advice_naming_mps_message_is_no_oom_whatever_follows_its_words(text):
+    res = _triage(text)
+    assert not res["found"], res["events"]
+
+
+@pytest.mark.parametrize("text, shown, absent", [
+    ("RuntimeError: MPS backend out of memory\n", "no figures printed", "0 B"),
+    ("torch.OutOfMemoryError: MPS backend out of memory\n", "no figures printed", "0 B"),
+    ("Prompt failed: MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)\n",
+     "MPS 8.23 GiB, limit 8.00 GiB", "other allocations"),
+])
+def test_mps_message_by_its_form_renders_only_printed_figures(text, shown, absent):
+    """PyTorch's MPSAllocator message at a line's start or after an exception's type, or cut inside its figures: MPS's; the
+    evidence names the figures it printed and no figure it did not (no "other allocations 0 B")."""
+    res = _triage(text)
+    assert res["found"] and res["events"][-1]["device_kind"] == "mps", res["events"]
+    ev = [e for c in res["events"][-1]["causes"] for e in c["evidence"]]
+    assert any(shown in e for e in ev) and not any(absent in e for e in ev), ev
