@@ -74,10 +74,10 @@ def test_corpus_is_there():
 @pytest.mark.parametrize("path", DEV, ids=[p.name for p in DEV])
 def test_development_log(path):
     problems = check(path)
-    if path.name in KNOWN_MISSES:
-        expected, _reason = KNOWN_MISSES[path.name]
+    if path.name in DEV_DISPUTED:
+        expected, _reason = DEV_DISPUTED[path.name]
         assert problems and all(p.startswith(expected) for p in problems), \
-            f"{path.name} no longer fails as listed ({problems}): update KNOWN_MISSES"
+            f"{path.name} no longer fails as listed ({problems}): update DEV_DISPUTED"
     else:
         assert problems == []
 
@@ -127,13 +127,19 @@ def test_error_words_cover_every_line_a_recogniser_matches():
 
 # Regression logs the rules get wrong today, by name, with the reason. Their expected answer stays in the
 # file: the test checks each still fails the way stated (so a fix, or a new way of failing, is noticed).
-KNOWN_MISSES = {
+# Development logs whose label the rules disagree with, by name, with the reason (a label in doubt, not relabelled): the
+# test checks each still reads the way stated. Only the one below; a second is a regression until its label is settled.
+DEV_DISPUTED = {
     "comfyui_xpu_absurd_request.log": (
         "cause activations != other",
         "128.00 GiB asked of a 15.56 GiB XPU (8.2x): over the whole device, so not Intel's 4 GiB cap (docs/triage-causes.md "
         "R5: a cap only while the device would hold the buffer), and under case.ABSURD_REQUEST (16x; real attention "
-        "matrices reach 9x and 13x), so the tensor itself; the label (ComfyUI#7004) says other, and the log shows nothing "
-        "that tells a size computed wrong from a tensor too large"),
+        "matrices reach 9x and 13x), so the tensor itself; the label (ComfyUI#7004) says other. The log (an SD1.x run whose "
+        "attention already fell back to slice attention and retried with more steps) fits a real score matrix: 128 GiB is "
+        "exactly (2^18)^2 fp16 elements, a 512x512 latent's full attention (a 4096x4096 image)"),
+}
+
+KNOWN_MISSES = {
     "pytorch_expandable_fixes_small_card.log": (
         "cause other != fragmentation",
         "20 MiB refused with 2.35 GiB free on a 4 GiB card reads as a driver refusal ('other'); the thread's fix was "
@@ -161,8 +167,10 @@ def test_regression_log(path):
 
 
 def test_known_misses_are_regression_logs():
-    # (three regression logs, and since fix19a one development log whose label a rule consistent with R5 and
-    # case.ABSURD_REQUEST disagrees with: comfyui_xpu_absurd_request.log)
-    names = {p.name for p in REGRESSION + DEV}
-    assert set(KNOWN_MISSES) <= names
-    assert len(KNOWN_MISSES) <= 4, "a fifth miss is a regression: fix the rules, or list it with its reason"
+    assert set(KNOWN_MISSES) <= {p.name for p in REGRESSION}
+    assert len(KNOWN_MISSES) <= 3, "a fourth miss is a regression: fix the rules, or list it with its reason"
+
+
+def test_disputed_labels_are_development_logs_at_most_one():
+    assert set(DEV_DISPUTED) <= {p.name for p in DEV}
+    assert len(DEV_DISPUTED) <= 1, "a second disputed development log: settle its label or fix the rules"
