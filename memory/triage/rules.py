@@ -442,6 +442,12 @@ RULES = [
       "memory was taken since, most often by another process", first="drv"),
     R("other-process", 0.9, kind("cuda.driver"), "CUDA driver out of memory: often context creation while another process holds the card",
       first="drv"),
+    # TensorRT-LLM's KV sizing (predicates.trt_kv_starved): "available" is what cudaMemGetInfo reported free with the engine
+    # resident, so memory other processes hold is missing from it as well as the engine; where nothing measured the others
+    # (the host's snapshot, the row below), a second program on the card is the runner-up to the weights row
+    R("other-process", 1.4, lambda x: trt_kv_starved(x) and x.snap_others is None,
+      lambda x: "TensorRT-LLM's 'available' is the memory the driver reported free once the engine was resident: what other "
+                "processes hold is missing from it too, and the log prints no share for either; check nvidia-smi"),
     # what the host measured at the failure (the OOM panel's probe snapshot), when the message said nothing
     R("other-process", 2.8, lambda x: x.snap_others and "other-process" not in x.scored
       and x.snap_others >= max(1.5 * GiB, 0.1 * x.snap_total),

@@ -68,3 +68,24 @@ def test_mps_message_by_its_form_renders_only_printed_figures(text, shown, absen
     assert res["found"] and res["events"][-1]["device_kind"] == "mps", res["events"]
     ev = [e for c in res["events"][-1]["causes"] for e in c["evidence"]]
     assert any(shown in e for e in ev) and not any(absent in e for e in ev), ev
+
+
+TRT = ("Memory usage when calculating max tokens in paged kv cache: total: 5.67 GiB, available: {avail} GiB\n"
+       "RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory\n")
+
+
+def test_trtllm_kv_sizing_names_other_processes_as_the_runner_up():
+    """'available' is cudaMemGetInfo's free with the engine resident: other processes' memory is missing from it too. With
+    no share printed, the weights lead but other-process is second, and neither is confident."""
+    for avail in ("0.03", "-0.40"):
+        res = _triage(TRT.format(avail=avail))
+        ids = [c["id"] for c in res["events"][-1]["causes"]]
+        conf = {c["id"]: c["confidence"] for c in res["events"][-1]["causes"]}
+        assert ids[:2] == ["weights-exceed-vram", "other-process"] and conf["weights-exceed-vram"] < 0.7, conf
+    # the host measured the others at the failure (the panel's snapshot): that measure speaks for them, not this row
+    snap = {"devices": [{"index": 0, "name": "RTX 3050", "backend": "cuda", "total": round(5.67 * GiB), "free": 0,
+                         "other_processes": 4 * GiB, "torch_reserved": 0}], "host_ram": {}, "sampled_at": 0.0}
+    from gpu_garden.memory.triage import engine
+    ev = engine.triage_text(TRT.format(avail="0.03"), {"snapshot": snap, "platform": "linux"})["events"][-1]
+    other = next(c for c in ev["causes"] if c["id"] == "other-process")
+    assert not any("TensorRT" in e for e in other["evidence"]), other
