@@ -395,9 +395,19 @@ def release_frame(x):
 SYNC_FRAMES = ("synchronize",)
 
 
+def async_named(x):
+    """The log (or the host) names PyTorch's cudaMallocAsync backend: its message's kind, ComfyUI's "Device: ... :
+    cudaMallocAsync" line, PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, or the panel's own flag; not ComfyUI's default
+    guessed where nothing says it."""
+    return ("torch.cuda_async" in (x.kinds or ()) or x.f["allocator"] == "cudaMallocAsync"
+            or "backend:cudaMallocAsync" in x.f["args"] or bool(x.ctx.get("cuda_malloc_async")))
+
+
 def sync_frame(x):
-    """A driver-level CUDA out-of-memory raised where PyTorch only waits for queued work: no request of its own failed there."""
-    return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES
+    """A driver-level CUDA out-of-memory raised where PyTorch only waits for queued work: no request of its own failed there.
+    Not under cudaMallocAsync: its allocations are stream-ordered (cudaMallocAsync is queued on the stream like a kernel), so a
+    real shortage surfaces at the next synchronize, and the wait is where the request's failure shows."""
+    return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES and not async_named(x)
 
 
 # the stage a runtime's own error context names (lines.py stage_said) around cudarc's DriverError(CUDA_ERROR_OUT_OF_MEMORY...)

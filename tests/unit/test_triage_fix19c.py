@@ -89,3 +89,21 @@ def test_trtllm_kv_sizing_names_other_processes_as_the_runner_up():
     ev = engine.triage_text(TRT.format(avail="0.03"), {"snapshot": snap, "platform": "linux"})["events"][-1]
     other = next(c for c in ev["causes"] if c["id"] == "other-process")
     assert not any("TensorRT" in e for e in other["evidence"]), other
+
+
+# the tail of a ComfyUI traceback as Comfy-Org/ComfyUI#13210 quotes it (path rewritten)
+SYNC = ("    offload_stream.synchronize()\n"
+        '  File "C:\\ComfyUI\\.venv\\Lib\\site-packages\\torch\\cuda\\streams.py", line 106, in synchronize\n'
+        "    super().synchronize()\n"
+        "torch.AcceleratorError: CUDA error: out of memory\n")
+
+
+@pytest.mark.parametrize("named", ["PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync\n",
+                                   "Device: cuda:0 NVIDIA GeForce RTX 4060 : cudaMallocAsync\n"])
+def test_oom_in_a_synchronize_under_cudamallocasync_is_not_read_as_a_late_report(named):
+    """cudaMallocAsync's allocations are queued on the stream: a real shortage surfaces at the next synchronize, so the
+    'raised in a wait' reading (other) does not hold where the log names that allocator."""
+    _, _, ev = top(SYNC)
+    assert any("synchronize()" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+    _, _, ev = top(named + SYNC)
+    assert not any("synchronize()" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
