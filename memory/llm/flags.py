@@ -128,6 +128,9 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
     f.append(flag("env", "OLLAMA_CONTEXT_LENGTH", ctx, "server default num_ctx"))
     f.append(flag("param", "num_ctx", ctx, "per request: options {\"num_ctx\": N} or PARAMETER num_ctx N in a Modelfile",
                    text=f"PARAMETER num_ctx {ctx}"))
+    if s.get("ubatch_asked"):  # Ollama >= 0.30 hands it to llama-server as -b and -ub
+        f.append(flag("param", "num_batch", s["ubatch_asked"], "llama-server's -b/-ub (the micro-batch these figures are for)",
+                      text=f"PARAMETER num_batch {s['ubatch_asked']}"))
     if not all_on:
         f.append(flag("param", "num_gpu", ngl, "layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
     return f

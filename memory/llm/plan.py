@@ -418,6 +418,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant), spec)
+    if runtime == "ollama" and knobs.get("ubatch") and not OL.llama_server(s["version"]):
+        # only the llama-server path (>= 0.30) reads num_batch here; the older estimate keeps 512 (GraphSize's batch)
+        notes.append(f"num_batch {knobs['ubatch']}: read for Ollama 0.30 and later (llama-server's -b/-ub); this "
+                     "release's estimate and runner are sized here at its default 512 (its own num_batch is not modelled)")
     if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec, knobs.get("gpu_name")):
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "

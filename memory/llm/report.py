@@ -90,7 +90,7 @@ def run_cli(args) -> int:
 _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vllm",), "max_num_seqs": ("vllm",),
             "enforce_eager": ("vllm",), "kv_cache_memory": ("vllm",), "vllm_engine": ("vllm",),
             "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
-            "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp",),
+            "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp", "ollama"),
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
             "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",),
             "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",),
