@@ -597,6 +597,10 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
             notes.append(f"Ollama {knobs.get('runtime_version')} starts llama.cpp's llama-server (-c {ctx * parallel} "
                          f"-np {parallel}, no -ngl: its --fit places the layers); sized as llama.cpp, keeping --fit's "
                          "1 GiB free")
+            if not s.get("flash_gpu", True) and knobs.get("flash_attn") is None:
+                notes.append(f"{knobs.get('gpu_name')}: Ollama {knobs.get('runtime_version')} passes --flash-attn off "
+                             "(ml/device.go FlashAttentionSupported refuses the card), and its automatic num_batch "
+                             "is then 512, or 256 above 4096 tokens on a card of 8 GiB or less")
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)
                       if not ev.get("free_refused")]  # its own fitting runs after the startup check

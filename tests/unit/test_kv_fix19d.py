@@ -17,3 +17,32 @@ def test_ollama_ubatch_is_read_from_030(capsys):
         {k: f[k] for k in ("kind", "name", "value")} for f in res["flags"]]
     rc, old, err = _run(Q05 + ["--runtime-version", "0.29.0", "--vram", "8", "--ubatch", "256", "--json"], capsys)
     assert rc == 0 and any(n.startswith("num_batch 256: read for Ollama 0.30 and later") for n in old["notes"])
+
+
+# 2. One flash decision for llama-server's --flash-attn and the automatic batch (LlamaServerFlashAttention): a card
+# ml/device.go refuses gets "--flash-attn off" and automaticGenerationBatch's 512 / 256. At v0.30.0-v0.31.1
+# cudaFlashAttentionSupported refuses ComputeMajor < 7 (Pascal included); from v0.31.2 (d4a8991fa) < 6.
+def _ollama(ver, card, *extra):
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.units import GiB
+    return llm.plan(llm.describe(model="Qwen/Qwen2.5-0.5B-Instruct"), runtime="ollama", ctx=8192, vram=8 * GiB,
+                    runtime_version=ver, gpu_name=card, **dict(extra))
+
+
+def test_ollama_llama_server_flash_off_on_a_refused_card_sets_the_batch():
+    from gpu_garden.memory.llm.runtimes import ollama as OL
+    from gpu_garden.memory.llm.runtimes import parse_version
+    v307, v312 = parse_version("0.30.7", "ollama"), parse_version("0.31.2", "ollama")
+    assert not OL.flash_supported(v307, "Tesla P40") and OL.flash_supported(v312, "Tesla P40")
+    assert not OL.flash_supported(v312, "Tesla M40") and OL.flash_supported(v307, "RTX 3090")
+    p40, a3090 = _ollama("0.30.7", "Tesla P40"), _ollama("0.30.7", "RTX 3090")
+    m40_new, p40_new = _ollama("0.31.2", "Tesla M40"), _ollama("0.31.2", "Tesla P40")
+    # 8192 tokens on 8 GiB without flash attention: batch 256, and the score matrix back in the compute buffer; the
+    # same card at 0.31.2 runs auto (flash on) with the scheduler's 1024: the 3090's buffer
+    assert p40["overhead"]["compute_buffer"] > 2 * a3090["overhead"]["compute_buffer"]
+    assert p40_new["overhead"]["compute_buffer"] == a3090["overhead"]["compute_buffer"]
+    assert m40_new["overhead"]["compute_buffer"] == p40["overhead"]["compute_buffer"]
+    cb = lambda ub: _ollama("0.30.7", "Tesla P40", ("ubatch", ub))["overhead"]["compute_buffer"]  # noqa: E731
+    assert p40["overhead"]["compute_buffer"] == cb(256) != cb(1024)  # the batch is the constrained 256
+    assert any("passes --flash-attn off" in n for n in p40["notes"])
+    assert not any("passes --flash-attn off" in n for n in p40_new["notes"])

@@ -177,7 +177,7 @@ def settings(version, knobs) -> dict:
     return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
             "ubatch_asked": knobs.get("ubatch"), "flash_off": knobs.get("flash_attn") is False,
             "flash_auto": knobs.get("flash_attn") is None,
-            "flash_gpu": not NO_FLASH_GPU.search(str(knobs.get("gpu_name") or "")),
+            "flash_gpu": flash_supported(version, knobs.get("gpu_name")),
             "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
             "weights_format": knobs.get("weights_format"),
             "mllama_cross": mllama_cross_estimate(version),
@@ -329,13 +329,14 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     from . import llamacpp as LC
     gpus = s.get("gpus", 1)
     spread = gpus > 1 and s["ngl"] != 0 and bool(vram) and predicted_vram(spec, roles, ctx, parallel, proj) > vram * 80 // 100
-    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": True if s["flash"] else None,
-             "num_gpus": gpus if spread else None}
+    # LlamaServerFlashAttention (llm/llama_server.go): OLLAMA_FLASH_ATTENTION when set, else off on a card
+    # FlashAttentionSupported refuses (flash_supported), else auto; the one decision for --flash-attn and the batch
+    fa = True if s["flash"] else False if s.get("flash_off") or not s.get("flash_gpu", True) else None
+    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": fa, "num_gpus": gpus if spread else None}
     build = llama_cpp_build(s["version"])
     batch = s.get("ubatch_asked") or generation_batch(  # -b/-ub num_batch: asked, else the scheduler's own
         ctx * parallel, predicted_vram(spec, roles, ctx, parallel, proj), (vram or 0) * (gpus if spread else 1),
-        s.get("flash_off"),
-        True, vram)
+        fa is False, True, vram)
     ls = dict(LC.settings(build, knobs, parallel), ubatch=batch)
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
@@ -490,6 +491,24 @@ OLLAMA_FLASH_FROM = {"gptoss": (0, 11, 8), "qwen3": (0, 12, 4), "qwen3moe": (0, 
 # the Jetson Xavier boards (7.2) and the Kepler / Maxwell cards and boards (3.x, 5.x), by name
 NO_FLASH_GPU = re.compile(r"xavier|jetson (nano|tx1)|\b(tesla )?[km]\d0\b|quadro [km]\d|gtx ?(7[5-8]|9[5-8])0|titan x\b(?!p)",
                           re.I)
+
+
+# Ollama 0.30 (9db4bdbad, llama-server only) rewrote cudaFlashAttentionSupported as ComputeMajor < 7 or 7.2 -> no
+# flash attention, so the Pascal cards (6.x) lost it too; d4a8991fa "llama: enable FA on CUDA CC 6.x GPUs" (first
+# tagged v0.31.2; ml/device.go read at every v0.30.0-v0.32.15 tag) moved the bound back to 6. (first release, the
+# Pascal cards refused): the last row a version reaches applies
+PASCAL_GPU = re.compile(r"\b(tesla )?p(100|40|4|6)\b|quadro (gp100|p\d{3,4})|gtx ?10[5-8]0|titan xp?\b(?! ?\(?maxwell)", re.I)
+FLASH_CUDA_PASCAL = (((0, 30, 0), True), ((0, 31, 2), False))
+
+
+def flash_supported(version, gpu_name=None) -> bool:
+    """False when this version's FlashAttentionSupported refuses the named card (NO_FLASH_GPU; Pascal from 0.30.0 to
+    0.31.1, FLASH_CUDA_PASCAL); an unnamed card is taken as one that supports it."""
+    name = str(gpu_name or "")
+    if NO_FLASH_GPU.search(name):
+        return False
+    rows = [no for since, no in FLASH_CUDA_PASCAL if version is not None and at_least(version, *since)]
+    return not (rows and rows[-1] and PASCAL_GPU.search(name))
 
 
 def default_flash(version, spec, gpu_name=None) -> bool:
