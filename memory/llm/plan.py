@@ -106,17 +106,26 @@ def default_ctx(spec, runtime: str, version=None, total_vram=None) -> tuple:
         return capped, rule, (f"num_ctx {capped}: Ollama's VRAM-based default for {total_vram / GiB:.1f} GiB in all "
                               f"({ctx}" + (f", capped at the model's trained {spec.max_ctx}" if capped < ctx else "")
                               + "; OLLAMA_CONTEXT_LENGTH or --ctx sets another)")
-    ctx, note = rule, None
-    if runtime == "ollama":
-        arch = OL.gguf_arch(spec)
-        for fam, since, until, floor in OLLAMA_CTX_FLOOR:
-            if arch != fam or not at_least(version, *since) or at_least(version, *until) or ctx >= floor:
-                continue
-            if at_least(version, *OLLAMA_LOW_VRAM[0]) and total_vram is not None and total_vram < OLLAMA_LOW_VRAM[1]:
-                note = f"num_ctx {ctx}: this Ollama keeps {fam} at its default under 20 GiB of VRAM in all"
-                continue
-            ctx, note = floor, f"num_ctx {floor}: this Ollama raises {fam}'s default context to at least {floor}"
+    ctx, note = ollama_ctx_floor(spec, rule, version, total_vram, asked=False) if runtime == "ollama" else (rule, None)
     return ctx, rule, note
+
+
+def ollama_ctx_floor(spec, ctx: int, version=None, total_vram=None, asked: bool = True) -> tuple:
+    """(num_ctx Ollama runs, a note or None) after OLLAMA_CTX_FLOOR: scheduleRunner applies max(NumCtx, floor) after
+    the request's own options (modelOptions), so an asked num_ctx is raised as the default is."""
+    what = "asked num_ctx" if asked else "default context"
+    note = None
+    arch = OL.gguf_arch(spec)
+    for fam, since, until, floor in OLLAMA_CTX_FLOOR:
+        if arch != fam or not at_least(version, *since) or at_least(version, *until) or ctx >= floor:
+            continue
+        if at_least(version, *OLLAMA_LOW_VRAM[0]) and total_vram is not None and total_vram < OLLAMA_LOW_VRAM[1]:
+            note = f"num_ctx {ctx}: this Ollama keeps {fam} at its {what} under 20 GiB of VRAM in all"
+            continue
+        ctx, note = floor, (f"num_ctx {floor}: this Ollama raises {fam}'s {what}"
+                            + (f" ({ctx})" if asked else "") + f" to at least {floor} (server/routes.go "
+                            "scheduleRunner, after the request's options): the figures' context")
+    return ctx, note
 
 
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
@@ -181,13 +190,17 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
     model_max = spec.max_ctx or 131072
     if runtime == "vllm":  # the longest --max-model-len vLLM starts with (spec.vllm_max_len: rope scaling counted)
         model_max = spec.vllm_max_len or model_max
+    version = parse_version(knobs.get("runtime_version"), runtime)
+    total = card = None
+    if runtime == "ollama":  # the tiers read every GPU's total: the card's when named, else --vram (its free)
+        card = visible_gib(knobs.get("gpu_name")) if knobs.get("gpu_name") else None
+        one = card * GiB if card else vram
+        total = one * max(int(knobs.get("num_gpus") or 1), 1) if one else None
+    if ctx is not None and runtime == "ollama" and 1 <= ctx <= 1 << 24:  # the floor raises an asked num_ctx too
+        ctx, note = ollama_ctx_floor(spec, ctx, version, total)
+        if note:
+            spec = replace(spec, notes=list(spec.notes) + [note])
     if ctx is None:  # what the runtime uses by default (DEFAULT_CTX)
-        version = parse_version(knobs.get("runtime_version"), runtime)
-        total = None
-        if runtime == "ollama":  # the tiers read every GPU's total: the card's when named, else --vram (its free)
-            card = visible_gib(knobs.get("gpu_name")) if knobs.get("gpu_name") else None
-            one = card * GiB if card else vram
-            total = one * max(int(knobs.get("num_gpus") or 1), 1) if one else None
         ctx, rule, note = default_ctx(spec, runtime, version, total)
         if runtime == "llama.cpp" and LC.fork(knobs):  # ik_llama.cpp numbers its own builds: its n_ctx is not read
             ctx, rule, note = 4096, 4096, ("-c: ik_llama.cpp's own default is not read here; taken as 4096 (give "

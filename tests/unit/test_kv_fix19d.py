@@ -46,3 +46,18 @@ def test_ollama_llama_server_flash_off_on_a_refused_card_sets_the_batch():
     assert p40["overhead"]["compute_buffer"] == cb(256) != cb(1024)  # the batch is the constrained 256
     assert any("passes --flash-attn off" in n for n in p40["notes"])
     assert not any("passes --flash-attn off" in n for n in p40_new["notes"])
+
+
+# 3. Ollama 0.11.1-0.15.4 raise gpt-oss's num_ctx in scheduleRunner after modelOptions has applied the request's own
+# options (server/routes.go at v0.11.1, v0.12.0, v0.15.4: opts.NumCtx = max(opts.NumCtx, 8192)): an asked 2048 runs
+# at 8192, unless the total VRAM is under 20 GiB (lowVRAM, from 0.11.4).
+def test_ollama_gptoss_floor_raises_an_asked_ctx(capsys):
+    base = ["kv", "--model", "gpt-oss-20b", "--runtime", "ollama", "--ctx", "2048", "--json"]
+    rc, res, err = _run(base + ["--runtime-version", "0.12.0", "--gpu-name", "RTX 4090"], capsys)
+    assert res["ctx"] == 8192, err
+    assert any("raises gptoss's asked num_ctx (2048) to at least 8192" in n for n in res["notes"])
+    rc, low, _ = _run(base + ["--runtime-version", "0.12.0", "--vram", "16"], capsys)  # under 20 GiB: lowVRAM
+    rc, new, _ = _run(base + ["--runtime-version", "0.15.5", "--gpu-name", "RTX 4090"], capsys)  # the tiers instead
+    rc, big, _ = _run(base[:-3] + ["--ctx", "16384", "--json", "--runtime-version", "0.12.0", "--gpu-name", "RTX 4090"],
+                      capsys)
+    assert (low["ctx"], new["ctx"], big["ctx"]) == (2048, 2048, 16384)
