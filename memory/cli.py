@@ -153,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
 
     from .llm.report import KV_EXIT_STATUS  # light: no torch
+    from .llm.ollama_ctx import tiers_help  # light: the tiers' one table
     s = sub.add_parser("kv", help="LLM memory: weights + KV cache + runtime overhead, and the flags that fit",
                        epilog=KV_EXIT_STATUS)
     src = s.add_mutually_exclusive_group(required=True)
@@ -163,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "default: what the runtime picks (docs/kv.md): the model's own (config.json) for vLLM and SGLang; "
                    "llama.cpp: 4096 (b4020-b7399), else the model's trained context (--fit builds lower it to fit, "
                    "not below 4096); Ollama: 2048 before 0.6.7, 4096, and from 0.15.5 by the GPUs' total memory "
-                   "(4096 / 32768 from 23 GiB / 262144 from 47 GiB)")
+                   f"({tiers_help()})")
     s.add_argument("--parallel", type=int, default=1, help="requests at once (vLLM: checked against its concurrency; -np; OLLAMA_NUM_PARALLEL)")
     s.add_argument("--kv-dtype", help="KV cache type: f16, bf16, fp8 (vLLM), q8_0, q4_0 (llama.cpp/Ollama; -ctk); "
                    "default: the runtime's (vLLM's auto: the model's dtype, fp32 for an fp32 model; else f16)")

@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from . import checkpoints as CK, fit_search as FS, gguf_repo as GR, unsloth as UD
 from .cards import visible_gib
+from .ollama_ctx import OLLAMA_LOW_VRAM, OLLAMA_VRAM_TIERS, low_vram_text, tiers_text  # the VRAM tiers and threshold
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
 from .runtimes import vllm_overheads as VO
@@ -75,14 +76,11 @@ DEFAULT_CTX = (
     ("ollama", (0, 6, 7), 4096),
     ("ollama", (0, 15, 5), "vram"),
 )
-# Ollama >= 0.15.5: (total VRAM at least, num_ctx); thresholds 47/23 GiB "to account for small differences"
-OLLAMA_VRAM_TIERS = ((47 * GiB, 262144), (23 * GiB, 32768), (0, 4096))
 # Ollama 0.11.1-0.15.4 raised num_ctx to at least 8192 for some families (server/routes.go scheduleRunner): gpt-oss
 # from 0.11.1, only when the total VRAM is 20 GiB or more from 0.11.4 (lowVRAMThreshold), Qwen3-VL from 0.12.7;
 # 0.15.5 replaced it with the tiers. (GGUF architecture, from, until, floor, VRAM below which no floor (from 0.11.4))
 OLLAMA_CTX_FLOOR = (("gptoss", (0, 11, 1), (0, 15, 5), 8192),
                     ("qwen3vl", (0, 12, 7), (0, 15, 5), 8192), ("qwen3vlmoe", (0, 12, 7), (0, 15, 5), 8192))
-OLLAMA_LOW_VRAM = ((0, 11, 4), 20 * GiB)
 
 
 def _model_ctx(spec, runtime) -> int:
@@ -98,9 +96,9 @@ def default_ctx(spec, runtime: str, version=None, total_vram=None) -> tuple:
         return _model_ctx(spec, runtime), rule, None
     if rule == "vram":
         if total_vram is None:
-            return 4096, rule, ("num_ctx: Ollama 0.15.5 and later pick the default from the GPUs' total memory (4096 "
-                                "under 23 GiB, 32768 under 47 GiB, else 262144); without --vram or --gpu-name taken as "
-                                "4096")
+            low = min(OLLAMA_VRAM_TIERS)[1]
+            return low, rule, (f"num_ctx: Ollama 0.15.5 and later pick the default from the GPUs' total memory "
+                               f"({tiers_text()}); without --vram or --gpu-name taken as {low}")
         ctx = next(c for floor, c in OLLAMA_VRAM_TIERS if total_vram >= floor)
         capped = min(ctx, spec.max_ctx) if spec.max_ctx else ctx
         return capped, rule, (f"num_ctx {capped}: Ollama's VRAM-based default for {total_vram / GiB:.1f} GiB in all "
@@ -120,7 +118,7 @@ def ollama_ctx_floor(spec, ctx: int, version=None, total_vram=None, asked: bool 
         if arch != fam or not at_least(version, *since) or at_least(version, *until) or ctx >= floor:
             continue
         if at_least(version, *OLLAMA_LOW_VRAM[0]) and total_vram is not None and total_vram < OLLAMA_LOW_VRAM[1]:
-            note = f"num_ctx {ctx}: this Ollama keeps {fam} at its {what} under 20 GiB of VRAM in all"
+            note = f"num_ctx {ctx}: this Ollama keeps {fam} at its {what} under {low_vram_text()} of VRAM in all"
             continue
         ctx, note = floor, (f"num_ctx {floor}: this Ollama raises {fam}'s {what}"
                             + (f" ({ctx})" if asked else "") + f" to at least {floor} (server/routes.go "

@@ -61,3 +61,19 @@ def test_ollama_gptoss_floor_raises_an_asked_ctx(capsys):
     rc, big, _ = _run(base[:-3] + ["--ctx", "16384", "--json", "--runtime-version", "0.12.0", "--gpu-name", "RTX 4090"],
                       capsys)
     assert (low["ctx"], new["ctx"], big["ctx"]) == (2048, 2048, 16384)
+
+
+# 4. The tiers and the 20 GiB threshold are written once (ollama_ctx.py); the plan's notes and the --ctx help are
+# made from the tables: a changed table changes the text.
+def test_ollama_tier_text_is_made_from_the_tables(monkeypatch, capsys):
+    from gpu_garden.memory.llm import kv as llm, ollama_ctx as OC
+    from gpu_garden.memory.units import GiB
+    assert OC.tiers_text() == "4096 under 23 GiB, 32768 under 47 GiB, else 262144"
+    assert OC.tiers_help() == "4096 / 32768 from 23 GiB / 262144 from 47 GiB"
+    _, out, _ = _run(["kv", "--help"], capsys)  # argparse wraps the help: compare it unwrapped
+    assert "(4096 / 32768 from 23 GiB / 262144 from 47 GiB)" in " ".join(out.split())
+    monkeypatch.setattr(OC, "OLLAMA_VRAM_TIERS", ((40 * GiB, 65536), (16 * GiB, 16384), (0, 2048)))
+    monkeypatch.setattr(OC, "OLLAMA_LOW_VRAM", ((0, 11, 4), 12 * GiB))
+    note = " ".join(llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime="ollama")["notes"])
+    assert "(2048 under 16 GiB, 16384 under 40 GiB, else 65536)" in note
+    assert OC.tiers_help() == "2048 / 16384 from 16 GiB / 65536 from 40 GiB" and OC.low_vram_text() == "12 GiB"
