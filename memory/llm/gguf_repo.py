@@ -17,9 +17,15 @@ def _gguf_types() -> set:
     return set(GGUF_BPW) | set(ROLE_TYPES) | set(BARTOWSKI_L) | {MXFP4_MOE}
 
 
+# the dense dtypes' other names (--weights-dtype fp16, a checkpoint's float32) -> the GGUF type holding them
+# (convert_hf_to_gguf --outtype f16 / f32 / bf16)
+DENSE_GGUF = {"FP16": "F16", "FLOAT16": "F16", "FP32": "F32", "FLOAT32": "F32", "BFLOAT16": "BF16"}
+
+
 def tag_type(tag: str) -> str | None:
     """The GGUF type a tag names (upper case; Unsloth's UD- names kept), None when it names none."""
     t = tag.strip().upper()
+    t = DENSE_GGUF.get(t, t)
     if t in _gguf_types() or UD.NAME.fullmatch(t):
         return t
     return None

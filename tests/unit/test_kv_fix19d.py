@@ -77,3 +77,14 @@ def test_ollama_tier_text_is_made_from_the_tables(monkeypatch, capsys):
     note = " ".join(llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime="ollama")["notes"])
     assert "(2048 under 16 GiB, 16384 under 40 GiB, else 65536)" in note
     assert OC.tiers_help() == "2048 / 16384 from 16 GiB / 65536 from 40 GiB" and OC.low_vram_text() == "12 GiB"
+
+
+# 6. GGUF holds F16 / F32 / BF16 files (convert_hf_to_gguf --outtype f16|f32|bf16): --weights-dtype fp16 / fp32 with
+# llama.cpp names one of them, not "a type no GGUF file holds"; fp8 still does.
+def test_llamacpp_fp16_fp32_are_gguf_types():
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm import gguf_repo as GR
+    assert (GR.tag_type("fp16"), GR.tag_type("FP32"), GR.tag_type("bfloat16"), GR.tag_type("fp8")) == ("F16", "F32", "BF16", None)
+    spec = llm.describe(model="Qwen/Qwen2.5-0.5B-Instruct")
+    said = lambda dt: any("no GGUF file holds" in n for n in llm.plan(spec, runtime="llama.cpp", weights_dtype=dt)["notes"])  # noqa: E731
+    assert (said("fp16"), said("fp32"), said("bf16"), said("fp8")) == (False, False, False, True)
