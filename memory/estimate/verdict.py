@@ -112,10 +112,12 @@ def finish(est: dict, budget) -> dict:
     if streams(est, budget) and not short:  # Dynamic VRAM: the weights that do not fit stream in per step
         est["verdict"] = "fits with streaming"
     est["outcome"] = outcome(est, budget)
-    if est["outcome"]["status"] == "incomplete":  # a graph not seen whole has no verdict: the text's and JSON's agree
-        est["verdict"], est["headroom"] = "incomplete", None
+    seen = est["outcome"]
     if cpu:
         cpu_run(est)
+    if seen["status"] == "incomplete":  # a graph not seen whole has no verdict, on a card or in host RAM (cpu_run's
+        # judgement would be of the files found): the text's and the JSON's agree
+        est["outcome"], est["verdict"], est["headroom"] = seen, "incomplete", None
     return est
 
 
