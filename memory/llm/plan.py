@@ -126,10 +126,39 @@ def ollama_ctx_floor(spec, ctx: int, version=None, total_vram=None, asked: bool 
     return ctx, note
 
 
+# Ollama >= 0.30 (9db4bdbad): a llama-server load that fails out of memory with the automatic num_ctx (no num_ctx in
+# the request or the Modelfile, no OLLAMA_CONTEXT_LENGTH: usesAutomaticNumCtx) is retried once at the next lower
+# automatic tier of the effective context (num_ctx capped at the trained one): server/sched.go
+# reduceAutoNumCtxForLoadOOM / nextLowerAutoNumCtx, read at v0.30.0, v0.30.7 and v0.32.15. (above, retried at)
+OLLAMA_OOM_RETRY = ((32768, 32768), (4096, 4096))
+
+
+def ollama_retry_ctx(effective: int) -> int | None:
+    """The num_ctx Ollama >= 0.30 retries an automatic context at after a failed load (None: no lower tier)."""
+    return next((to for above, to in OLLAMA_OOM_RETRY if effective > above), None)
+
+
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
          weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """vram in bytes (None: no verdict; Ollama compares with the free memory it sees). ctx: vLLM --max-model-len,
     llama.cpp -c (shared by the -np slots), Ollama num_ctx (per request). knobs: see KNOBS."""
+    out = _plan(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vram, **knobs)
+    if (ctx is None and runtime == "ollama" and vram is not None and not out["fits"] and not out.get("refused")
+            and OL.llama_server(parse_version(knobs.get("runtime_version"), runtime))):
+        lower = ollama_retry_ctx(out["ctx"])  # out["ctx"]: the automatic tier, already capped at the trained context
+        if lower is not None:
+            retry = _plan(spec, runtime, lower, parallel, kv_dtype, weights_dtype, vram, **knobs)
+            retry["notes"].append(f"num_ctx {out['ctx']} (automatic) does not fit: Ollama "
+                                  f"{knobs.get('runtime_version')} retries the load once at the next lower automatic "
+                                  f"tier, {lower} (server/sched.go reduceAutoNumCtxForLoadOOM): the figures' context"
+                                  + ("" if retry["fits"] else ", which does not fit either: the load fails"))
+            retry["ollama_oom_retry"] = {"from": out["ctx"], "to": lower}
+            return retry
+    return out
+
+
+def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
+          weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     if runtime not in RUNTIMES:
         raise UserError(f"unknown runtime {runtime!r} (one of: {', '.join(RUNTIMES)})")
     bad = set(knobs) - set(KNOBS)

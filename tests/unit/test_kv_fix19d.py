@@ -88,3 +88,21 @@ def test_llamacpp_fp16_fp32_are_gguf_types():
     spec = llm.describe(model="Qwen/Qwen2.5-0.5B-Instruct")
     said = lambda dt: any("no GGUF file holds" in n for n in llm.plan(spec, runtime="llama.cpp", weights_dtype=dt)["notes"])  # noqa: E731
     assert (said("fp16"), said("fp32"), said("bf16"), said("fp8")) == (False, False, False, True)
+
+
+# 8. Ollama >= 0.30 retries a failed load of the automatic num_ctx once at the next lower tier (server/sched.go
+# reduceAutoNumCtxForLoadOOM, nextLowerAutoNumCtx at v0.30.0 / v0.30.7: above 32768 -> 32768, above 4096 -> 4096);
+# an asked num_ctx is not retried.
+def test_ollama_automatic_ctx_retried_at_the_next_tier():
+    from gpu_garden.memory.llm import kv as llm, plan as P
+    from gpu_garden.memory.units import GiB
+    assert [P.ollama_retry_ctx(c) for c in (131072, 32769, 32768, 4097, 4096)] == [32768, 32768, 4096, 4096, None]
+    spec = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    kw = dict(runtime="ollama", runtime_version="0.30.7", gpu_name="H100 80GB", vram=1.2 * GiB)
+    res = llm.plan(spec, **kw)  # the H100's tier 262144, capped at 131072: does not fit 1.2 GiB; 32768 does
+    assert (res["ctx"], res["fits"], res["ollama_oom_retry"]) == (32768, True, {"from": 131072, "to": 32768})
+    assert any("retries the load once at the next lower automatic tier, 32768" in n for n in res["notes"])
+    asked = llm.plan(spec, ctx=131072, **kw)
+    assert (asked["ctx"], asked["fits"], "ollama_oom_retry" in asked) == (131072, False, False)
+    older = llm.plan(spec, **dict(kw, runtime_version="0.29.0"))
+    assert "ollama_oom_retry" not in older
