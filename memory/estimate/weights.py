@@ -168,19 +168,32 @@ def largest_layer(table: dict, skip=(), elem_bytes=None) -> int:
 # set_module_tensor_to_device(module, name, self.execution_device)"); pre_forward / post_forward move parameters only.
 # So these stay on the device from enable_sequential_cpu_offload on, under every model's phase, in the dtype the
 # model was loaded in (from_pretrained's torch_dtype casts float buffers too).
+# One row per buffer: (key ending, the keys beside it (same module prefix) whose rank marks the module that registers
+# it as a buffer, that rank, the module). A key ending so without the mark is some other module's parameter.
 SEQUENTIAL_RESIDENT_BUFFERS = (
-    # diffusers PatchEmbed (SD3 / SD3.5 MMDiT): register_buffer("pos_embed", ..., persistent=True) when
-    # pos_embed_max_size is set; SD3.5 Medium's 384 x 384 x 1536 table is 432 MiB in fp16, SD3.5 Large's 192 x 192 x
-    # 2432 171 MiB. The checkpoint names it pos_embed (ComfyUI / SAI) or pos_embed.pos_embed (diffusers)
-    ("pos_embed", "diffusers PatchEmbed's pos_embed (SD3 / SD3.5)"),
+    # diffusers PatchEmbed (SD3 / SD3.5 MMDiT; embeddings.py at 58eb52c): register_buffer("pos_embed", ...,
+    # persistent=True) when pos_embed_max_size is set; SD3.5 Medium's 384 x 384 x 1536 table is 432 MiB in fp16, SD3.5
+    # Large's 192 x 192 x 2432 171 MiB. The checkpoint names it pos_embed.pos_embed (diffusers), beside PatchEmbed's
+    # Conv2d pos_embed.proj.weight, or pos_embed (ComfyUI / SAI) beside x_embedder.proj.weight, a Conv2d kernel too
+    # (4-D). Not the nn.Parameter tables of the same name: AuraFlowPatchEmbed's pos_embed.pos_embed (its proj an
+    # nn.Linear, 2-D) and Wan / SkyReels-V2 / ChronoEdit's condition_embedder.image_embedder.pos_embed (no proj
+    # beside it): parameters, streamed as the rest
+    ("pos_embed", ("proj.weight", "x_embedder.proj.weight"), 4, "diffusers PatchEmbed's pos_embed (SD3 / SD3.5)"),
 )
 
 
 def sequential_buffers(table: dict) -> set:
     """Keys of the table that diffusers holds as buffers (SEQUENTIAL_RESIDENT_BUFFERS): on the device for the whole
     run under enable_sequential_cpu_offload, never streamed."""
-    ends = tuple(end for end, _ in SEQUENTIAL_RESIDENT_BUFFERS)
-    return {k for k in table if any(k == e or k.endswith("." + e) for e in ends)}
+    out = set()
+    for k in table:
+        for end, marks, rank, _ in SEQUENTIAL_RESIDENT_BUFFERS:
+            if not (k == end or k.endswith("." + end)):
+                continue
+            prefix = k[:len(k) - len(end)]  # the module path, "" or ending in "."
+            if any(len(table.get(prefix + m, (None, ()))[1]) == rank for m in marks):
+                out.add(k)
+    return out
 
 
 # Components a diffusers pipeline keeps on the device whatever its offload, one row each: (key that identifies the
