@@ -106,3 +106,16 @@ def test_ollama_automatic_ctx_retried_at_the_next_tier():
     assert (asked["ctx"], asked["fits"], "ollama_oom_retry" in asked) == (131072, False, False)
     older = llm.plan(spec, **dict(kw, runtime_version="0.29.0"))
     assert "ollama_oom_retry" not in older
+
+
+# 10. SGLang's hybrid sliding-window pools: "KV, one request" is ctx x (full + 0.8 x sliding) bytes, the pools' price
+# of ctx tokens (set_num_tokens_hybrid_swa), not a request's own need; SGLang's SWA eviction is not read in this repo,
+# so the figure stays and the output says what it is.
+def test_sglang_hybrid_swa_says_what_the_request_row_is():
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.units import GiB
+    res = llm.plan(llm.describe(model="gpt-oss-20b"), runtime="sglang", ctx=32768, vram=24 * GiB)
+    note = next(n for n in res["notes"] if n.startswith("'KV, one request' here is"))
+    assert "0.8 x sliding layers" in note and "128-token window" in note and "was not read" in note
+    dense = llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime="sglang", ctx=32768, vram=24 * GiB)
+    assert not any("'KV, one request' here is" in n for n in dense["notes"])

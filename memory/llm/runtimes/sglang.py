@@ -269,6 +269,13 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         elif not ev["whole"]:
             notes.append(f"SGLang starts, but a request's input is capped at {ev['tokens'] - 1:,} tokens, not {ctx:,} "
                          "(the pool); " + ("raise --mem-fraction-static" if use else "an fp8 cache or more GPUs hold more"))
+    if hybrid_swa(spec):  # review 2: the row is the pools' price of ctx tokens, not one request's own need
+        ratio = knobs.get("swa_full_tokens_ratio") or SWA_FULL_TOKENS_RATIO
+        notes.append(f"'KV, one request' here is what {ctx:,} tokens cost across the two pools as SGLang sizes them (full "
+                     f"layers + {ratio:g} x sliding layers a token, set_num_tokens_hybrid_swa), not one request's own "
+                     f"cache: a request keeps its {ctx:,} tokens in the full pool and in the sliding pool at least its "
+                     f"{spec.sliding_window:,}-token window, at most all {ctx:,}; how far SGLang trims that part to the "
+                     "window (its SWA eviction) was not read, and the verdict checks the full pool's tokens only")
     out["flags"] = flags
     out["command"] = "python -m sglang.launch_server --model-path MODEL " + " ".join(f["text"] for f in flags)
     return out
