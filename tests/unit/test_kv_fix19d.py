@@ -119,3 +119,16 @@ def test_sglang_hybrid_swa_says_what_the_request_row_is():
     assert "0.8 x sliding layers" in note and "128-token window" in note and "was not read" in note
     dense = llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime="sglang", ctx=32768, vram=24 * GiB)
     assert not any("'KV, one request' here is" in n for n in dense["notes"])
+
+
+# 5. plan.py and runtimes/ollama.py split by concern, bodies moved verbatim: the context rules in runtime_ctx.py, the
+# Ollama >= 0.30 llama-server path in runtimes/ollama_server.py; the old names still reach the same objects.
+def test_split_modules_keep_their_names():
+    from pathlib import Path
+    from gpu_garden.memory.llm import plan as P, runtime_ctx as RC
+    from gpu_garden.memory.llm.runtimes import ollama as OL, ollama_server as OS
+    assert (P.default_ctx, P.ollama_ctx_floor, P.ollama_retry_ctx) == (RC.default_ctx, RC.ollama_ctx_floor, RC.ollama_retry_ctx)
+    assert (OL.generation_batch, OL.evaluate_llama_server, OL.predicted_vram) == (
+        OS.generation_batch, OS.evaluate_llama_server, OS.predicted_vram)
+    for mod in (OL, OS, RC):
+        assert len(Path(mod.__file__).read_text().splitlines()) <= 600, mod.__name__
