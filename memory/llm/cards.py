@@ -50,3 +50,34 @@ def unified_by_total(total_bytes) -> str | None:
     """The unified-memory device whose pool a total (bytes, as torch prints it) is, or None."""
     gib = (total_bytes or 0) / 2**30
     return next((dev for dev, _pattern, lo, hi in UNIFIED if lo <= gib <= hi), None)
+
+
+# NVIDIA compute capability (major, minor) by the name nvidia-smi prints, for the rules that read it (Ollama's
+# ml/device.go cudaFlashAttentionSupported): (pattern over the lower-cased name, (major, minor)); the first match
+# wins: the Pascal Titans ("NVIDIA TITAN X (Pascal)", "NVIDIA TITAN Xp", 6.1) before GM200's "GeForce GTX TITAN X"
+# (5.2). Minor None: a family whose cards differ in it (Kepler 3.0-3.7, Maxwell 5.0-5.2). NVIDIA's CUDA GPU table.
+COMPUTE_CAPABILITY = (
+    (r"xavier", (7, 2)),
+    (r"jetson (nano|tx1)", (5, 3)),
+    (r"titan x ?\(pascal\)|titan xp\b", (6, 1)),
+    (r"titan x\b", (5, 2)),
+    (r"\b(tesla )?k80\b", (3, 7)),
+    (r"\b(tesla )?k\d0\b", (3, None)),
+    (r"\b(tesla )?m10\b", (5, 0)),
+    (r"\b(tesla )?m\d0\b", (5, 2)),
+    (r"quadro k(620|1200|2200)\b", (5, 0)),
+    (r"quadro k\d", (3, None)),
+    (r"quadro m\d", (5, None)),
+    (r"gtx ?750", (5, 0)),
+    (r"gtx ?7[6-8]0", (3, None)),
+    (r"gtx ?9[5-8]0", (5, 2)),
+    (r"\b(tesla )?p100\b|quadro gp100", (6, 0)),
+    (r"\b(tesla )?p(40|4|6)\b|quadro p\d{3,4}|gtx ?10[5-8]0", (6, 1)),
+)
+
+
+def compute_capability(gpu_name) -> tuple | None:
+    """The card's (major, minor) compute capability (minor None where its family varies), None for a card not in the
+    table."""
+    name = str(gpu_name or "").lower()
+    return next((cc for pattern, cc in COMPUTE_CAPABILITY if re.search(pattern, name)), None)

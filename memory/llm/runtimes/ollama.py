@@ -18,6 +18,7 @@ import re
 
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, kv_cache
+from ..cards import compute_capability
 from ..spec import SHARED
 from ..weights import layer_weights
 from . import at_least, parse_version
@@ -408,36 +409,31 @@ OLLAMA_FLASH_FROM = {"gptoss": (0, 11, 8), "qwen3": (0, 12, 4), "qwen3moe": (0, 
                      "qwen35": (0, 17, 1), "qwen35moe": (0, 17, 1), "gemma4": (0, 20, 4)}
 
 
-# CUDA cards FlashAttentionSupported refuses (ml/device.go cudaFlashAttentionSupported: compute < 6, and 7.2 since
-# aa45f7ce2 "discover: Disable flash attention for Jetson Xavier (CC 7.2)", 2025-10-07, before any listed architecture):
-# the Jetson Xavier boards (7.2) and the Kepler / Maxwell cards and boards (3.x, 5.x), by name
-NO_FLASH_GPU = re.compile(r"xavier|jetson (nano|tx1)|\b(tesla )?[km]\d0\b|quadro [km]\d|gtx ?(7[5-8]|9[5-8])0|titan x\b(?!p)",
-                          re.I)
-
-
-# Ollama 0.30 (9db4bdbad, llama-server only) rewrote cudaFlashAttentionSupported as ComputeMajor < 7 or 7.2 -> no
-# flash attention, so the Pascal cards (6.x) lost it too; d4a8991fa "llama: enable FA on CUDA CC 6.x GPUs" (first
-# tagged v0.31.2; ml/device.go read at every v0.30.0-v0.32.15 tag) moved the bound back to 6. (first release, the
-# Pascal cards refused): the last row a version reaches applies
-PASCAL_GPU = re.compile(r"\b(tesla )?p(100|40|4|6)\b|quadro (gp100|p\d{3,4})|gtx ?10[5-8]0|titan xp?\b(?! ?\(?maxwell)", re.I)
-FLASH_CUDA_PASCAL = (((0, 30, 0), True), ((0, 31, 2), False))
+# CUDA cards FlashAttentionSupported refuses: ml/device.go cudaFlashAttentionSupported, by compute capability
+# (cards.compute_capability): a major below the version's bound, or 7.2 (the Jetson Xavier boards; aa45f7ce2 "discover:
+# Disable flash attention for Jetson Xavier (CC 7.2)", 2025-10-07, before any listed architecture). (first release,
+# lowest major allowed); the last row a version reaches applies: 6 before 0.30 (this project's reading since review13b:
+# Kepler / Maxwell refused), 7 from 9db4bdbad (v0.30.0, llama-server only: the Pascal cards, 6.x, lose it), 6 again
+# from d4a8991fa "llama: enable FA on CUDA CC 6.x GPUs" (first tagged v0.31.2; ml/device.go read at every
+# v0.30.0-v0.32.15 tag)
+FLASH_CUDA_MIN_MAJOR = (((0, 0, 0), 6), ((0, 30, 0), 7), ((0, 31, 2), 6))
 
 
 def flash_supported(version, gpu_name=None) -> bool:
-    """False when this version's FlashAttentionSupported refuses the named card (NO_FLASH_GPU; Pascal from 0.30.0 to
-    0.31.1, FLASH_CUDA_PASCAL); an unnamed card is taken as one that supports it."""
-    name = str(gpu_name or "")
-    if NO_FLASH_GPU.search(name):
-        return False
-    rows = [no for since, no in FLASH_CUDA_PASCAL if version is not None and at_least(version, *since)]
-    return not (rows and rows[-1] and PASCAL_GPU.search(name))
+    """False when this version's FlashAttentionSupported refuses the named card (FLASH_CUDA_MIN_MAJOR, by its compute
+    capability); a card not named, or one cards.py has no compute capability for, is taken as one that supports it."""
+    cc = compute_capability(gpu_name)
+    if cc is None:
+        return True
+    bound = [major for since, major in FLASH_CUDA_MIN_MAJOR if at_least(version, *since)][-1]
+    return cc[0] >= bound and cc != (7, 2)
 
 
 def default_flash(version, spec, gpu_name=None) -> bool:
     """True when this version's own engine runs this architecture with flash attention unless told otherwise (on a
     card it supports flash attention on: a named Jetson Xavier or pre-Pascal card does not)."""
     start = OLLAMA_FLASH_FROM.get(gguf_arch(spec))
-    if gpu_name and NO_FLASH_GPU.search(str(gpu_name)):
+    if not flash_supported(version, gpu_name):
         return False
     return bool(start and measured_layout(version, spec) and at_least(version, *start))
 

@@ -1,0 +1,38 @@
+"""fix19e: two kv defects fix19d found (ollama/ollama sources read at the tags named in each test)."""
+import pytest
+
+
+# 1. Ollama refuses flash attention by compute capability (ml/device.go cudaFlashAttentionSupported: major below 7 at
+# v0.30.0-v0.31.1, below 6 from v0.31.2 (d4a8991fa), and 7.2). The names are the ones nvidia-smi prints: the Pascal
+# Titans (6.1) are not GM200's GTX TITAN X (5.2), which the old name pattern "titan x\b(?!p)" took them for.
+@pytest.mark.parametrize("gpu, cc, at_0307, at_0312", [
+    ("NVIDIA TITAN X (Pascal)", (6, 1), False, True),
+    ("NVIDIA TITAN Xp", (6, 1), False, True),
+    ("GeForce GTX TITAN X", (5, 2), False, False),
+    ("Tesla P40", (6, 1), False, True),
+    ("NVIDIA Jetson AGX Xavier", (7, 2), False, False),
+    ("NVIDIA GeForce RTX 3090", None, True, True),
+])
+def test_ollama_flash_by_compute_capability(gpu, cc, at_0307, at_0312):
+    from gpu_garden.memory.llm import cards
+    from gpu_garden.memory.llm.runtimes import ollama as OL
+    from gpu_garden.memory.llm.runtimes import parse_version
+    assert cards.compute_capability(gpu) == cc
+    assert OL.flash_supported(parse_version("0.30.7", "ollama"), gpu) is at_0307
+    assert OL.flash_supported(parse_version("0.31.2", "ollama"), gpu) is at_0312
+
+
+def test_ollama_pascal_titan_runs_flash_on_0312_where_gm200_does_not():
+    # at 0.31.2 a supported card runs llama-server's auto flash attention with the scheduler's batch (the 3090's
+    # compute buffer); a refused one gets --flash-attn off, the score matrix back and the constrained batch
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.units import GiB
+
+    def cb(card):
+        r = llm.plan(llm.describe(model="Qwen/Qwen2.5-0.5B-Instruct"), runtime="ollama", ctx=8192, vram=8 * GiB,
+                     runtime_version="0.31.2", gpu_name=card)
+        return r["overhead"]["compute_buffer"], any("passes --flash-attn off" in n for n in r["notes"])
+    ref, _ = cb("NVIDIA GeForce RTX 3090")
+    assert cb("NVIDIA TITAN X (Pascal)") == (ref, False)
+    gm200, off = cb("GeForce GTX TITAN X")
+    assert off and gm200 > 2 * ref
