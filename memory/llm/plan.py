@@ -538,6 +538,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         out["gpu_layers_used"] = None if ev["ngl"] > spec.n_layers else ev["ngl"]
         out["ngl_counts_output"] = bool(s.get("output_first"))
     if runtime == "ollama":  # its log's memory.weights.total, defined differently before and after 0.6
+        out["ollama_flash_shrinks_graph"] = OL.flash_shrinks_graph(spec, ctx, parallel, kv, roles, vram, s, proj, ev)
         out["ollama_weights_total"] = ev["printed_weights_total"]
         if "total_memory" in ev:  # 0.12.11-0.29's llama runner prints "total memory" instead (OL.LAYOUT_TOTAL)
             out["ollama_total_memory"] = ev["total_memory"]

@@ -158,7 +158,7 @@ _TERM_HELP = {
     ("vllm", "cuda_graphs"): "0 with --enforce-eager; inside the share from vLLM 0.21",
     ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
     ("llama.cpp", "margin"): "left free: fragmentation, driver (--fit builds: its 1 GiB target a GPU)",
-    ("ollama", "compute_buffer"): "llama.cpp graph; OLLAMA_FLASH_ATTENTION=1 shrinks it",
+    ("ollama", "compute_buffer"): "llama.cpp graph",
     ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
     ("ollama>=0.30", "cuda_context"): "llama-server's CUDA context (Ollama >= 0.30 starts llama-server)",
     ("ollama", "margin"): "llama-server's --fit keeps it free (Ollama >= 0.30)",
@@ -232,7 +232,10 @@ def format_plan(r: dict) -> str:
         row(label, r["kv_total"], kv_how)
     rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin
     for k, v in r["overhead"].items():
-        row(k.replace("_", " "), v, _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), ""))
+        how = _TERM_HELP.get((rt, k)) or _TERM_HELP.get((r["runtime"], k), "")
+        if k == "compute_buffer" and r.get("ollama_flash_shrinks_graph"):  # off, and the card and model take it
+            how += "; OLLAMA_FLASH_ATTENTION=1 shrinks it"
+        row(k.replace("_", " "), v, how)
     total = r["total_all_layers"]
     row("total on GPU", total, "the lines above, every layer on the GPU" if host else
         "the larger of the profile peak (weights + activations) and the started footprint (weights + pool + the rest)"

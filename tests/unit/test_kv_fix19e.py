@@ -36,3 +36,22 @@ def test_ollama_pascal_titan_runs_flash_on_0312_where_gm200_does_not():
     assert cb("NVIDIA TITAN X (Pascal)") == (ref, False)
     gm200, off = cb("GeForce GTX TITAN X")
     assert off and gm200 > 2 * ref
+
+
+# 2. "OLLAMA_FLASH_ATTENTION=1 shrinks it" on the compute-buffer line only where flash attention is off and the card
+# (and model) take it: gpt-oss from 0.11.8 runs it by itself on Ollama's own engine (fs/ggml GGML.FlashAttention at
+# v0.11.8), gptoss's SupportsFlashAttention is false through 0.11.4, and a Tesla M40 (5.2) is refused at 0.31.2.
+@pytest.mark.parametrize("model, ver, card, extra, hint", [
+    ("gpt-oss-20b", "0.12.0", "NVIDIA GeForce RTX 4090", [], False),               # on by itself
+    ("gpt-oss-20b", "0.12.0", "NVIDIA GeForce RTX 4090", ["--flash-attn", "off"], True),
+    ("gpt-oss-20b", "0.10.0", "NVIDIA GeForce RTX 4090", [], False),               # the model refuses it
+    ("Qwen/Qwen3-8B", "0.31.2", "NVIDIA GeForce RTX 4090", [], False),             # llama-server's auto: on
+    ("Qwen/Qwen3-8B", "0.31.2", "NVIDIA GeForce RTX 4090", ["--flash-attn", "off"], True),
+    ("Qwen/Qwen3-8B", "0.31.2", "Tesla M40", [], False),                           # the card is refused
+])
+def test_ollama_flash_hint_only_where_it_is_off_and_taken(capsys, model, ver, card, extra, hint):
+    from support.cli_run import run
+    rc, out, err = run(["kv", "--model", model, "--runtime", "ollama", "--runtime-version", ver, "--gpu-name", card,
+                        "--ctx", "32768", *extra], capsys)
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("compute buffer"))
+    assert ("OLLAMA_FLASH_ATTENTION=1 shrinks it" in line) is hint, line

@@ -429,6 +429,16 @@ def flash_supported(version, gpu_name=None) -> bool:
     return cc[0] >= bound and cc != (7, 2)
 
 
+def flash_shrinks_graph(spec, ctx, parallel, kv, roles, vram, s, proj, ev) -> bool:
+    """True where OLLAMA_FLASH_ATTENTION=1 would make this run's compute buffer smaller: flash attention is off here
+    (not set, not turned on by the version itself, or set off) on a card this version runs it on, and the same run with
+    it on (the model's own refusal, GPTOSS_FLASH, applied by evaluate) has a smaller graph than ev's."""
+    if s["flash"] or not s.get("flash_gpu", True):
+        return False
+    on = evaluate(spec, ctx, parallel, kv, roles, vram, dict(s, flash=True, flash_off=False), proj)
+    return on["overhead"].get("compute_buffer", 0) < ev["overhead"].get("compute_buffer", 0)
+
+
 def default_flash(version, spec, gpu_name=None) -> bool:
     """True when this version's own engine runs this architecture with flash attention unless told otherwise (on a
     card it supports flash attention on: a named Jetson Xavier or pre-Pascal card does not)."""
