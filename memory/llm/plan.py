@@ -1,33 +1,26 @@
 """The answer to `gpu-garden kv`: weights + KV cache + the runtime's terms, its verdict, the largest context and
 the flags that make it fit. Runtime specifics live in runtimes/, the search for what fits (the tries in order of
-least change, the largest context) in fit_search.py; this module checks the request, sizes the weights and answers."""
+least change, the largest context) in fit_search.py, the request's checks in plan_checks.py, the weights' sizing in
+plan_weights.py, the context a request runs at in runtime_ctx.py; this module answers, one named step after another
+(_plan)."""
 import math
 import re
 from dataclasses import replace
 
 from ..errors import UserError
-from ..units import GiB, MiB, fmt_bytes
-from . import checkpoints as CK, fit_search as FS, gguf_repo as GR, unsloth as UD
-from .cards import visible_gib
+from ..units import fmt_bytes
+from . import fit_search as FS, gguf_repo as GR, plan_checks as PC, plan_weights as PW, unsloth as UD
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
-                          ollama_ctx_floor, ollama_retry_ctx)
-from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, MLA_CACHES, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
-from .runtimes import RUNTIMES, at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V, vllm_loader as VL
+                          ollama_ctx_floor, ollama_retry_ctx, request_ctx)
+from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
+from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import vllm_overheads as VO
-from .spec import FULL, MAMBA, SLIDING, LLMSpec, gguf_blocks
+from .spec import SLIDING, LLMSpec, gguf_blocks
 from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags, ssm_flags
-from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
-                      weights_by_role)
 
 LC_FIT_MIN_CTX = 4096  # common.h fit_params_min_ctx
 
-KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
-         "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
-         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
-         "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
-         "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
-         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
-         "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size")
+KNOBS = PC.KNOBS  # the settings plan() takes (plan_checks.py)
 
 
 def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
@@ -71,11 +64,58 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
 
 def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
           weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
-    if runtime not in RUNTIMES:
-        raise UserError(f"unknown runtime {runtime!r} (one of: {', '.join(RUNTIMES)})")
-    bad = set(knobs) - set(KNOBS)
-    if bad:
-        raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+    """plan() for one context: the request checked, the weights sized, the runtime's figures, then the search."""
+    PC.check_names(runtime, knobs)
+    fitted = _llamacpp_fit_ctx(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vram, knobs)
+    if fitted is not None:
+        return fitted
+    PC.refuse_unmodelled(spec, runtime)
+    spec, weights_dtype, ud = _given_weights(spec, weights_dtype, knobs)
+    if ud:  # an Unsloth Dynamic name alone: the weights are a range (unsloth.py)
+        return UD.plan_range(plan, spec, weights_dtype, ud, runtime=runtime, ctx=ctx, parallel=parallel,
+                             kv_dtype=kv_dtype, vram=vram, **knobs)
+    asked_ngl = PC.read_knobs(runtime, parallel, knobs)
+    if runtime == "ollama":  # Ollama prices every block of the GGUF, multi-token-prediction ones included
+        spec = gguf_blocks(spec)
+    spec, ctx, model_max = request_ctx(spec, runtime, ctx, vram, knobs)
+    PC.check_ranges(runtime, ctx, vram, knobs)
+    fp32 = str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")  # the model's dtype
+    kv = norm_kv(kv_dtype, runtime, spec, fp32_model=fp32)
+    if knobs.get("kv_dtype_v"):
+        knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
+    notes, weights_dtype = _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl)
+    tp = PC.check_parallelism(spec, runtime, knobs)
+    spec, notes, skip = PC.quant_skip(spec, knobs, notes)
+    rank, loras = PC.check_adapters(spec, runtime, knobs, notes)
+    fmt, weights_dtype = PW.weights_format(spec, runtime, weights_dtype, notes)
+    spec, roles, entry = PW.by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes)
+    spec, notes = _drop_tower_or_state(spec, runtime, knobs, notes)
+    spec, roles, proj = PW.towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, rank, loras,
+                                             roles, knobs, notes)
+    if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
+        return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
+    s = _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, notes)
+    roles = PW.vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes)
+    kv = _settings_notes(runtime, kv, s, tp, knobs, notes)
+    refused, ctx, slot_all = _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes)
+    _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes)
+
+    ev = FS.evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
+    out = _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev, proj, refused, knobs, notes)
+    _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes)
+    _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes)
+    mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
+    out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)
+                      if not ev.get("free_refused")]  # its own fitting runs after the startup check
+    if vram is None:
+        return _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max, s, refused, rank, loras,
+                           knobs, notes)
+    return _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, model_max, s, ev, proj, refused,
+                   rank, loras, knobs, notes)
+
+
+def _llamacpp_fit_ctx(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vram, knobs) -> dict | None:
+    """-c not given on a llama.cpp --fit build: the plan at the context --fit lowers the model's to; None otherwise."""
     if (ctx is None and runtime == "llama.cpp" and vram is not None and not LC.fork(knobs)
             and default_ctx(spec, runtime, parse_version(knobs.get("runtime_version"), runtime))[1] == "fit"):
         # -c not given on a --fit build: n_ctx_train, lowered by --fit to what fits the memory, not below 4096
@@ -89,17 +129,12 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         out["notes"].append(f"-c not given: this --fit build starts from the model's {whole['ctx']} and lowers it to "
                             f"fit the free memory, not below {LC_FIT_MIN_CTX}: {lower}")
         return out
-    if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
-        raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
-                        f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")
-    if spec.arch.startswith("granitemoehybrid") and MAMBA in spec.layer_kinds and runtime in ("ollama", "vllm"):
-        # Granite 4.0-H: its Mamba-2 state is read for SGLang (mamba_state_per_req, checked on a printed pool) and
-        # llama.cpp (llama_memory_recurrent, f32); vLLM's state dtype for this model and Ollama's handling were not read
-        raise UserError(f"{spec.name}: Granite 4.0-H's Mamba-2 state is modelled for SGLang and llama.cpp only; "
-                        f"{runtime}'s state pool for it was not read")
-    if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
-        raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
-                        "is modelled from the attention pages; llama.cpp plans it")
+    return None
+
+
+def _given_weights(spec, weights_dtype, knobs) -> tuple:
+    """The weights the request names: a GGUF tag's type, the user's size; (spec, weights_dtype, the Unsloth Dynamic
+    base type when the weights are only a range, else None)."""
     tag = spec.gguf_tag  # the GGUF repo name's tag (gguf_repo.py) is the file's type
     if tag and weights_dtype is not None and _same_type(weights_dtype, spec) != _same_type(tag, spec):
         raise UserError(f"--weights-dtype {weights_dtype} contradicts the {tag} file the model name's tag names; drop "
@@ -112,73 +147,12 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     elif ud and spec.weights_bytes:  # the GGUF's own tensor table is exact
         weights_dtype = None
     elif ud:  # an Unsloth Dynamic name alone: the weights are a range (unsloth.py)
-        return UD.plan_range(plan, spec, weights_dtype, ud, runtime=runtime, ctx=ctx, parallel=parallel,
-                             kv_dtype=kv_dtype, vram=vram, **knobs)
-    if parallel is None or parallel < 1 or parallel > 65536:
-        raise UserError(f"--parallel must be 1..65536, got {parallel}")
-    fa = knobs.get("flash_attn")
-    if isinstance(fa, str):  # as the runtimes' flags write it (-fa on|off|auto); bool("off") would read as on
-        if fa not in ("on", "off", "auto"):
-            raise UserError(f"flash_attn must be on, off or auto, got {fa!r}")
-        knobs["flash_attn"] = {"on": True, "off": False, "auto": None}[fa]
-    asked_ngl = knobs.get("ngl")
-    if asked_ngl is not None:  # -1 / auto, -2 / all as the build reads them
-        knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version"), runtime), knobs, runtime)
-    if runtime == "ollama":  # Ollama prices every block of the GGUF, multi-token-prediction ones included
-        spec = gguf_blocks(spec)
-    model_max = spec.max_ctx or 131072
-    if runtime == "vllm":  # the longest --max-model-len vLLM starts with (spec.vllm_max_len: rope scaling counted)
-        model_max = spec.vllm_max_len or model_max
-    version = parse_version(knobs.get("runtime_version"), runtime)
-    total = card = None
-    if runtime == "ollama":  # the tiers read every GPU's total: the card's when named, else --vram (its free)
-        card = visible_gib(knobs.get("gpu_name")) if knobs.get("gpu_name") else None
-        one = card * GiB if card else vram
-        total = one * max(int(knobs.get("num_gpus") or 1), 1) if one else None
-    if ctx is not None and runtime == "ollama" and 1 <= ctx <= 1 << 24:  # the floor raises an asked num_ctx too
-        ctx, note = ollama_ctx_floor(spec, ctx, version, total)
-        if note:
-            spec = replace(spec, notes=list(spec.notes) + [note])
-    if ctx is None:  # what the runtime uses by default (DEFAULT_CTX)
-        ctx, rule, note = default_ctx(spec, runtime, version, total)
-        if runtime == "llama.cpp" and LC.fork(knobs):  # ik_llama.cpp numbers its own builds: its n_ctx is not read
-            ctx, rule, note = 4096, 4096, ("-c: ik_llama.cpp's own default is not read here; taken as 4096 (give "
-                                           "--ctx)")
-        if note and runtime == "ollama" and total is not None and not card and rule == "vram":
-            note += "; the total taken from --vram, which for Ollama is the free memory: --gpu-name gives the card's"
-        if note:
-            spec = replace(spec, notes=list(spec.notes) + [note])
-    if ctx < 1 or ctx > 1 << 24:
-        raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
-    if vram is not None and not (256 * MiB <= vram <= 1 << 50):
-        raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
-    if knobs.get("mla_cache") not in (None,) + MLA_CACHES:
-        raise UserError(f"--mla-cache must be one of {', '.join(MLA_CACHES)}")
-    split = knobs.get("tensor_split")
-    if isinstance(split, str):  # llama.cpp's own form, "-ts 3,1", as users write it (the CLI parses it the same way)
-        try:
-            split = knobs["tensor_split"] = [float(x) for x in split.replace("/", ",").split(",")]
-        except ValueError:
-            split = knobs["tensor_split"] = []  # refused below with the usual message
-    if split is not None:
-        if (runtime != "llama.cpp" or not isinstance(split, (list, tuple)) or not split or len(split) > 64
-                or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):
-            raise UserError("--tensor-split takes llama.cpp's -ts proportions, e.g. 3,1 (llama.cpp only; non-negative, "
-                            "at least one above 0, at most 64 GPUs)")
-    free = knobs.get("free_memory")
-    if free is not None and (runtime != "vllm" or not vram or not 0 < free <= vram):
-        raise UserError("--free-gib is vLLM's free memory at startup (nvidia-smi's total - used): above 0, at most "
-                        "--vram, and needs --vram")
-    if free is not None and free <= V.CUDA_CONTEXT:
-        raise UserError(f"--free-gib {free / GiB:g}: vLLM needs {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
-                        "before any share (its startup check counts the rest); free memory on the GPU")
-    util = knobs.get("gpu_memory_utilization")
-    if util is not None and not 0.05 <= util <= 1.0:
-        raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
-    fp32 = str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")  # the model's dtype
-    kv = norm_kv(kv_dtype, runtime, spec, fp32_model=fp32)
-    if knobs.get("kv_dtype_v"):
-        knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
+        return spec, weights_dtype, ud
+    return spec, weights_dtype, None
+
+
+def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
+    """The notes the request starts with (the weights' type, -ngl, the version; Ollama's default Q4_K_M)."""
     notes = list(spec.notes)
     if weights_dtype and spec.quant and str(weights_dtype).lower() != str(spec.quant).lower():  # the dtype used
         said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
@@ -202,117 +176,11 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:
         weights_dtype = "Q4_K_M"
         notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")
-    tp = 1 if knobs.get("tensor_parallel_size") is None else knobs["tensor_parallel_size"]
-    if not isinstance(tp, int) or not 1 <= tp <= 64:
-        raise UserError(f"--tensor-parallel-size must be 1..64, got {tp!r}")
-    if tp > 1 and runtime not in ("vllm", "sglang"):
-        raise UserError("--tensor-parallel-size is vLLM's and SGLang's (--tp); llama.cpp and Ollama split layers across GPUs instead")
-    pp = 1 if knobs.get("pipeline_parallel_size") is None else knobs["pipeline_parallel_size"]
-    if not isinstance(pp, int) or not 1 <= pp <= 64 or pp > spec.n_layers:
-        raise UserError(f"--pipeline-parallel-size must be 1..{min(64, spec.n_layers)}, got {pp!r}")
-    if (pp > 1 or knobs.get("pp_layer_partition")) and runtime != "vllm":
-        raise UserError(f"--{'pipeline-parallel-size' if pp > 1 else 'pp-layer-partition'} is modelled for vLLM only, "
-                        f"not {runtime} (llama.cpp splits layers with "
-                        "--tensor-split, Ollama by itself; SGLang's --pp-size is not modelled)")
-    if knobs.get("pp_layer_partition") and pp == 1:
-        raise UserError("--pp-layer-partition needs --pipeline-parallel-size above 1")
-    skip = knobs.get("quant_skip")
-    if skip is not None:  # the modules a log prints as llm_int8_skip_modules / modules_to_not_convert
-        if not isinstance(skip, (list, tuple)) or len(skip) > 4096 or not all(isinstance(m, str) for m in skip):
-            raise UserError("--quant-skip takes the module names the checkpoint leaves unquantized (its config's "
-                            "llm_int8_skip_modules / modules_to_not_convert), e.g. model.layers.0.mlp,lm_head")
-        spec = replace(spec, quant_skip=tuple(skip), notes=[n for n in spec.notes if "llm_int8_skip_modules" not in n])
-        notes = [n for n in notes if "llm_int8_skip_modules" not in n]
-        notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
-    rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
-    if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
-        raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
-                        f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")
-    if knobs.get("draft_kv_dtype") is not None and (runtime != "llama.cpp" or knobs.get("mtp_tokens") is None):
-        raise UserError("--draft-kv-dtype is the cache type of llama.cpp's MTP context (-ctkd / -ctvd): it needs "
-                        "--runtime llama.cpp and --mtp-tokens N")
-    if knobs.get("mtp_tokens") is not None and runtime == "llama.cpp":  # --spec-type draft-mtp (runtimes/llamacpp.py)
-        LC.check_draft_mtp(spec, knobs["mtp_tokens"], knobs)
-        knobs["draft_kv_dtype"] = norm_kv(knobs.get("draft_kv_dtype"), runtime, spec)
-        notes.append(f"draft-mtp, --spec-draft-n-max {knobs['mtp_tokens']}: the recurrent state is kept "
-                     f"{1 + knobs['mtp_tokens']} times and the MTP context holds its own {knobs['draft_kv_dtype']} cache "
-                     "of the MTP layer; "
-                     "its compute buffer (about 0.3 GiB on Metal and ROCm for a 27B) is not counted")
-    elif knobs.get("mtp_tokens") is not None and runtime != "vllm":
-        raise UserError(f"--mtp-tokens is MTP speculative decoding as vLLM (num_speculative_tokens) and llama.cpp "
-                        f"(--spec-type draft-mtp) run it; {runtime}'s drafter is not modelled")
-    if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
-        raise UserError("--max-lora-rank / --max-loras size vLLM's LoRA slots (--enable-lora); not modelled for "
-                        f"{runtime}")
-    if (isinstance(rank, bool) or rank not in (0,) + VL.LORA_RANKS or isinstance(loras, bool) or not isinstance(loras, int)
-            or not 1 <= loras <= 256):
-        raise UserError(f"--max-lora-rank must be one of vLLM's ranks {', '.join(map(str, VL.LORA_RANKS))} (0: no LoRA) "
-                        f"and --max-loras 1..256, got {rank!r} and {loras!r}")
-    fmt = str(weights_dtype or spec.quant or "").lower()
-    if fmt == "experts_int8" and (runtime in ("llama.cpp", "ollama", "sglang") or spec.quant):
-        # vLLM's online method for a 16-bit checkpoint (review16b F2): GGUF runtimes take a GGUF type, and vLLM refuses a
-        # --quantization other than the checkpoint's own quant_method (ModelConfig._verify_quantization). SGLang's
-        # launch_server has no such choice (server_args.QUANTIZATION_CHOICES at sgl-project/sglang 001067ff; its
-        # quantization/__init__ maps the name to vLLM's class, which --quantization cannot reach): review16c R9
-        raise UserError("--weights-dtype experts_int8 is vLLM's --quantization experts_int8, which quantizes a 16-bit "
-                        "checkpoint's routed experts at load: "
-                        + (f"{runtime} loads a GGUF, give its type (e.g. Q8_0)" if runtime in ("llama.cpp", "ollama")
-                           else "SGLang's --quantization has no experts_int8 (its online 8-bit method is fp8)" if runtime == "sglang"
-                           else f"this checkpoint is already {spec.quant}"))
-    # a GGUF named MXFP4 is llama.cpp's MXFP4 MoE file type (general.file_type 38, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): a
-    # llama.cpp run given --weights-dtype MXFP4 loads that file, as one given the MXFP4 checkpoint's name does
-    if (runtime == "llama.cpp" and fmt == "mxfp4" and not spec.weights_bytes and spec.expert_params
-            and not spec.ollama):  # an Ollama tag's blob keeps the bf16
-        weights_dtype = MXFP4_MOE
-        notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
-                     "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
-    build = CK.base_build(spec, weights_dtype) if weights_dtype and not spec.quant and skip is None else None
-    if build:  # a base model in a format the table names one published build of (checkpoints.CHECKPOINTS)
-        spec = replace(spec, quant_skip=build[0])
-        notes.append(build[1])
-    # a GGUF from llama-quantize, not an Ollama library blob (Gemma 4's per-layer table F16 there): who quantized the
-    # file decides, not the runtime loading it (`ollama run hf.co/...:Q4_K_M` loads the uploader's llama-quantize file)
-    roles = weights_by_role(spec, weights_dtype, ple_as_embedding=not spec.ollama)
-    if (runtime == "sglang" and fmt == "awq" and spec.expert_params and SG.awq_experts_dense(knobs.get("gpu_name"))
-            and not (spec.weights_bytes and weights_dtype is None)):
-        roles = weights_by_role(spec, weights_dtype, dense_experts=True)
-        notes.append(f"AWQ MoE on {knobs['gpu_name']}: SGLang has no AWQ-Marlin there, and its AWQConfig gives the "
-                     "routed experts no method, so they are built in 16 bits (--quantization moe_wna16 quantizes them)")
-    if spec.ple_params:  # Gemma 4 E2B / E4B: the per-layer table where the runtime keeps it
-        from .gemma4_ple import place
-        roles = place(spec, roles, runtime, parse_version(knobs.get("runtime_version"), runtime))
-    if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
-        extra, kernel = VL.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
-        if extra:
-            roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
-                         how=roles["how"] + f" + {fmt_bytes(extra)} of padding in vLLM's {kernel} expert layout")
-            notes.append(f"MXFP4 experts: vLLM pads them for its {kernel} kernel (+{fmt_bytes(extra)}); "
-                         + ("a B200-class GPU pads both sides to 256" if kernel == "trtllm" else
-                            "vLLM's Triton backend on a Hopper card (from 0.14 here) rounds the intermediate size to 64 "
-                            "and its swizzled layout holds the hidden side at a multiple of 256" if kernel == "triton" else
-                            "on a GPU without native FP4 the intermediate size goes to a multiple of 128 and the hidden "
-                            "size to 256"))
-    if knobs.get("lm_head_dtype") is not None:
-        roles = VL.quantized_head(spec, knobs["lm_head_dtype"], roles, notes)
-    entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
-    if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
-            and entry != "unsloth"):
-        q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
-        extra = int(q * (VL.BNB_DEQUANT_BITS - LINEAR_BITS[fmt]) / 8)
-        roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
-                     how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
-        notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
-                     "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
-    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym
-            and V.PRE_AMPERE.search(str(knobs.get("gpu_name") or ""))
-            and not (spec.weights_bytes and weights_dtype is None and fmt == "gptq")):
-        # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel makes the zero
-        # tensor a symmetric checkpoint lacks (groups x out, packed 4-bit) in process_weights_after_loading. A GPTQ
-        # file's size already holds its qzeros; a symmetric compressed-tensors file has no weight_zero_point
-        q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
-        extra = int(q * ZERO_BITS / (spec.quant_group or DEFAULT_GROUP) / 8)
-        roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
-                     how=roles["how"] + f" + {fmt_bytes(extra)} of 4-bit zero points Exllama builds below compute 8.0")
+    return notes, weights_dtype
+
+
+def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
+    """vLLM's --language-model-only (no vision tower) and --mamba-ssm-cache-dtype (the state's type)."""
     if knobs.get("language_model_only") and spec.vision:
         if runtime != "vllm":
             raise UserError("--language-model-only is vLLM's; llama.cpp and Ollama load a tower only from its own file "
@@ -331,44 +199,11 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
             raise UserError(f"--mamba-ssm-cache-dtype {key} is accepted from vLLM {first} (its MambaDType); "
                             f"vLLM {knobs.get('runtime_version')} refuses it")
         spec = with_ssm_cache_dtype(spec, knobs["mamba_ssm_cache_dtype"])  # the state page and the unified block
-    proj = OL.projector(spec)
-    # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
-    # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
-    whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
-    # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
-    on_load = weights_dtype is not None and not spec.quant or skip is not None
-    tower = (VL.bnb_tower(proj, spec.quant_skip, VL.BNB_DEQUANT_BITS if entry != "unsloth" else LINEAR_BITS[fmt])
-             if runtime == "vllm" and fmt in V.BNB_FORMATS and on_load else None)
-    if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
-        # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual)
-        roles = dict(roles, total=roles["total"] + (tower or proj["weights"]))
-        notes.append(f"vision tower counted with the weights "
-                     + (f"({fmt_bytes(tower)}: vLLM quantizes its matmuls with bitsandbytes, the skip list does not "
-                        "name it)" if tower else f"({fmt_bytes(proj['weights'])} in 16 bits): "
-                        f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it"))
-    if runtime == "ollama" and proj:
-        notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
-                     f"for one image, on the GPU before any layer")
-    if tp > 1:  # one GPU's share: weights, KV heads, MLP columns (runtimes/vllm.py per_rank)
-        roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
-                     how=roles["how"] + f", / {tp} GPUs")
-        spec = V.per_rank(spec, tp)
-        if runtime == "vllm" and whole_tower and not spec.weights_bytes:
-            roles = dict(roles, total=roles["total"] + proj["weights"])
-            notes.append(f"vision tower counted whole on every GPU ({fmt_bytes(proj['weights'])} in 16 bits)")
-        notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
-                     f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
-                     "whole vocabulary); --vram is one GPU's")
-    if runtime == "vllm" and rank:
-        lora = VL.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
-        roles = dict(roles, total=roles["total"] + lora, how=roles["how"] + f" + {fmt_bytes(lora)} of LoRA slots")
-        notes.append(f"LoRA: {loras} slot{'s' if loras > 1 else ''} of rank {rank} on every attention and MLP "
-                     f"projection, allocated at load (+{fmt_bytes(lora)})"
-                     + ("; Unsloth enables LoRA with its max_lora_rank, 64 unless given" if knobs.get("max_lora_rank")
-                        is None else "")
-                     + ("; MoE experts / MLA projections not counted" if spec.n_experts or spec.mla else ""))
-    if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
-        return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
+    return spec, notes
+
+
+def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, notes) -> dict:
+    """The runtime's settings (_settings) and Ollama's batch and flash-attention notes."""
     s = _settings(runtime, vram, ctx, parallel, dict(knobs, weights_format=weights_dtype or spec.quant), spec)
     if runtime == "ollama" and knobs.get("ubatch") and not OL.llama_server(s["version"]):
         # only the llama-server path (>= 0.30) reads num_batch here; the older estimate keeps 512 (GraphSize's batch)
@@ -378,20 +213,12 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "
                      "by itself (OLLAMA_FLASH_ATTENTION=0 turns it off)")
-    if knobs.get("mtp_tokens") is not None and runtime == "vllm":
-        roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
-    absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
-    if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
-        roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
-                     how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
-    dequant = V.mla_dequant_bytes(spec, s, fmt, spec.quant_skip) if runtime == "vllm" else 0
-    if dequant:  # vLLM >= 0.8: a 16-bit copy of a quantized kv_b_proj for MLA's W_UK_T / W_UV
-        roles = dict(roles, total=roles["total"] + dequant, blocks=roles["blocks"] + dequant,
-                     how=roles["how"] + f" + {fmt_bytes(dequant)} of kv_b_proj MLA keeps dequantized to 16 bits")
-    rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
-    if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
-        roles = dict(roles, total=roles["total"] + rope, rope=rope,
-                     how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
+    return s
+
+
+def _settings_notes(runtime, kv, s, tp, knobs, notes) -> str:
+    """Notes on the settings (NCCL NVLS, vLLM's engine, flash attention for a quantized cache); returns the cache
+    type the runtime keeps."""
     if runtime == "vllm" and tp > 1 and s.get("nvls") is None and VO.nvls_assumed(s.get("gpu_name")):
         notes.append(f"{fmt_bytes(VO.NON_TORCH_NVLS)} a GPU of NCCL's NVLS buffers counted: {s['gpu_name']} taken as an "
                      "NVSwitch board's (8-GPU HGX/DGX); --nccl-nvls off for a 4-GPU board without NVSwitch or with "
@@ -414,6 +241,11 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if runtime != "vllm" and (KV_BYTES[v_type] < 2 or draft and KV_BYTES[draft] < 2) and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
         s["flash"] = True
+    return kv
+
+
+def _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes) -> tuple:
+    """A context above the model's: vLLM refuses, Ollama lowers it, llama.cpp warns; (refused, ctx, slot_all)."""
     refused = None
     # tokens one llama.cpp slot may hold: before b5913 (ggml-org/llama.cpp#14363) the one cache gave each slot
     # n_ctx_slot = n_ctx / n_parallel (server.cpp init); from it a unified cache (-kvu) lets any slot use all of -c
@@ -441,6 +273,11 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         notes.append(f"{slot_ctx} tokens a slot is above the model's trained context "
                      f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
                      "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
+    return refused, ctx, slot_all
+
+
+def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> None:
+    """Notes on the cache's shape: MLA, sliding windows, hybrids, llama.cpp's slots."""
     if spec.mla and runtime == "llama.cpp" and not knobs.get("mla_cache") and LC.mla_build_unknown(s["version"]):
         notes.append(f"llama.cpp {knobs.get('runtime_version')}: the build that moved DeepSeek's cache from full per-head "
                      "K/V to the MLA latent (ggml-org/llama.cpp#12801, merged 2025-04-15) is not pinned here "
@@ -464,7 +301,9 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"
                      if s["unified"] else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
 
-    ev = FS.evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
+
+def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev, proj, refused, knobs, notes) -> dict:
+    """The answer's figures at the asked context (ev: FS.evaluate's)."""
     out = {"model": spec.summary(), "runtime": runtime, "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": parallel, "kv_dtype": kv, "weights_dtype": weights_dtype or spec.quant or spec.dtype,
            "weights": int(roles["total"]), "weights_how": roles["how"],
@@ -496,6 +335,11 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if proj and runtime != "vllm":
         out["projector"] = {"weights": proj["weights"], "graph": proj["graph"],
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
+    return out
+
+
+def _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes) -> None:
+    """vLLM with --vram: its KV pool, what it would print, and why it stops (Mamba blocks, the graph profile)."""
     if runtime == "vllm" and vram:
         out.update(kv_capacity_bytes=ev["pool"], kv_capacity_tokens=ev["pool_tokens"], concurrency=ev["concurrency"],
                    pool_fixed=bool(s["kv_cache_memory"]), kv_request_bytes=ev.get("kv_request_bytes"))
@@ -517,6 +361,10 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         if ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")
+
+
+def _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes) -> None:
+    """llama.cpp's and Ollama's fields: devices, host/GPU weights, Ollama's printed totals and its llama-server."""
     if runtime in ("llama.cpp", "ollama") and ev.get("devices"):  # Ollama >= 0.30: its llama-server over the cards
         out["devices"] = ev["devices"]
         out["per_gpu"] = "total" in ev["devices"][0]  # each card judged on --vram, else the whole load on their sum
@@ -554,21 +402,26 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
                 notes.append(f"{knobs.get('gpu_name')}: Ollama {knobs.get('runtime_version')} passes --flash-attn off "
                              "(ml/device.go FlashAttentionSupported refuses the card), and its automatic num_batch "
                              "is then 512, or 256 above 4096 tokens on a card of 8 GiB or less")
-    mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
-    out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)
-                      if not ev.get("free_refused")]  # its own fitting runs after the startup check
-    if vram is None:
-        c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
-        out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
-                        + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
-                        + quant_flags(runtime, weights_dtype))
-        out["command"] = command(runtime, out["flags"])
-        notes.append("no --vram given: sizes only, no verdict"
-                     + (f"; the command keeps to the model's limit ({c_ctx:,})" if refused else ""))
-        if refused:
-            out["refused"] = refused
-        return out
 
+
+def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max, s, refused, rank, loras, knobs,
+                notes) -> dict:
+    """No --vram: sizes and the command, no verdict."""
+    c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
+                    + quant_flags(runtime, weights_dtype))
+    out["command"] = command(runtime, out["flags"])
+    notes.append("no --vram given: sizes only, no verdict"
+                 + (f"; the command keeps to the model's limit ({c_ctx:,})" if refused else ""))
+    if refused:
+        out["refused"] = refused
+    return out
+
+
+def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, model_max, s, ev, proj, refused, rank,
+            loras, knobs, notes) -> dict:
+    """With --vram: the verdict, the largest context by cache type and the flags of what fits (fit_search.py)."""
     cap = min(model_max, 1 << 24)
     s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
     if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
@@ -580,6 +433,23 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         s_max = dict(s_max, seqs_to_blocks=True)
     choice = FS.choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
                      proj)
+    _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice)
+    if ev.get("free_refused"):
+        notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
+                     f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
+                     f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
+                     + "free memory on the GPU")
+    share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
+    if share_note:
+        notes.append(share_note)
+    if choice is None:
+        return _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes)
+    return _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank,
+                   loras, knobs, notes)
+
+
+def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice) -> None:
+    """The largest context at each cache type (max_ctx_by_kv_dtype) and the layers it needs off the GPU."""
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
         if runtime != "vllm" and KV_BYTES[k] < 2:
@@ -591,27 +461,28 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
             layers = choice[2]["ngl"] if best else None
         out["max_ctx_by_kv_dtype"][k] = best
         out["max_ctx_layers"][k] = layers
-    if ev.get("free_refused"):
-        notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
-                     f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
-                     f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
-                     + "free memory on the GPU")
-    share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
-    if share_note:
-        notes.append(share_note)
-    if choice is None:
-        out["fits"] = False
-        out["max_ctx"] = 0
-        if not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
-            out["no_fit_reason"] = (f"the {fmt_bytes(free)} free at startup takes a share of at most {free_cap:.2f}: "
-                                    f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
-            notes.append(out["no_fit_reason"])
-        elif not share_note:
-            out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, roles["total"], vram)
-            notes.append(out["no_fit_reason"])
-        if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
-            out["autofit"] = []
-        return out
+
+
+def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes) -> dict:
+    """Nothing fits: the verdict and the reason why."""
+    free = knobs.get("free_memory")
+    out["fits"] = False
+    out["max_ctx"] = 0
+    if not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
+        out["no_fit_reason"] = (f"the {fmt_bytes(free)} free at startup takes a share of at most {free_cap:.2f}: "
+                                f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
+        notes.append(out["no_fit_reason"])
+    elif not share_note:
+        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, roles["total"], vram)
+        notes.append(out["no_fit_reason"])
+    if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
+        out["autofit"] = []
+    return out
+
+
+def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank, loras,
+            knobs, notes) -> dict:
+    """The flags and figures of the choice that fits."""
     c_ctx, c_kv, c_s, c_ev = choice
     if c_ev.get("seqs_lowered"):  # --max-num-seqs down to the requests at once, never above the Mamba cache blocks
         c_s = dict(c_s, max_seqs=min(max(parallel, 1), c_ev["mamba_blocks"], c_ev.get("graph_seqs") or parallel),

@@ -1,9 +1,13 @@
 """The context each runtime runs with when none is asked (DEFAULT_CTX, default_ctx), the context Ollama raises an
 asked or default num_ctx to (OLLAMA_CTX_FLOOR) and the one it retries a failed automatic load at (OLLAMA_OOM_RETRY):
-plan.py's context rules, by runtime version."""
+plan.py's context rules, by runtime version, and the context a request runs
+at (request_ctx)."""
+from dataclasses import replace
+
 from ..units import GiB
 from .ollama_ctx import OLLAMA_LOW_VRAM, OLLAMA_VRAM_TIERS, low_vram_text, tiers_text  # the VRAM tiers and threshold
-from .runtimes import at_least, llamacpp as LC, ollama as OL
+from .cards import visible_gib
+from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version
 
 # The context each runtime runs with when none is asked, by runtime version: one row per (runtime, first version),
 # the newest row a version reaches applies (no version: the newest release). Rules:
@@ -92,3 +96,31 @@ OLLAMA_OOM_RETRY = ((32768, 32768), (4096, 4096))
 def ollama_retry_ctx(effective: int) -> int | None:
     """The num_ctx Ollama >= 0.30 retries an automatic context at after a failed load (None: no lower tier)."""
     return next((to for above, to in OLLAMA_OOM_RETRY if effective > above), None)
+
+
+def request_ctx(spec, runtime, ctx, vram, knobs) -> tuple:
+    """The context a request runs at (plan.py): the asked one raised to Ollama's floor, else the runtime's default;
+    (spec with the rule's note, ctx, the longest context the runtime starts with)."""
+    model_max = spec.max_ctx or 131072
+    if runtime == "vllm":  # the longest --max-model-len vLLM starts with (spec.vllm_max_len: rope scaling counted)
+        model_max = spec.vllm_max_len or model_max
+    version = parse_version(knobs.get("runtime_version"), runtime)
+    total = card = None
+    if runtime == "ollama":  # the tiers read every GPU's total: the card's when named, else --vram (its free)
+        card = visible_gib(knobs.get("gpu_name")) if knobs.get("gpu_name") else None
+        one = card * GiB if card else vram
+        total = one * max(int(knobs.get("num_gpus") or 1), 1) if one else None
+    if ctx is not None and runtime == "ollama" and 1 <= ctx <= 1 << 24:  # the floor raises an asked num_ctx too
+        ctx, note = ollama_ctx_floor(spec, ctx, version, total)
+        if note:
+            spec = replace(spec, notes=list(spec.notes) + [note])
+    if ctx is None:  # what the runtime uses by default (DEFAULT_CTX)
+        ctx, rule, note = default_ctx(spec, runtime, version, total)
+        if runtime == "llama.cpp" and LC.fork(knobs):  # ik_llama.cpp numbers its own builds: its n_ctx is not read
+            ctx, rule, note = 4096, 4096, ("-c: ik_llama.cpp's own default is not read here; taken as 4096 (give "
+                                           "--ctx)")
+        if note and runtime == "ollama" and total is not None and not card and rule == "vram":
+            note += "; the total taken from --vram, which for Ollama is the free memory: --gpu-name gives the card's"
+        if note:
+            spec = replace(spec, notes=list(spec.notes) + [note])
+    return spec, ctx, model_max

@@ -1,0 +1,149 @@
+"""The checks `gpu-garden kv` makes on a request before sizing it (plan.py's first steps): the names, the models
+whose state a runtime's pool was not read for, the ranges of the numbers, the parallelism, the modules kept unquantized
+and the adapters (LoRA, MTP, a quantized head). Each refuses with a UserError that says what to give instead."""
+from dataclasses import replace
+
+from ..errors import UserError
+from ..units import GiB, MiB, fmt_bytes
+from .cache import MLA_CACHES, norm_kv
+from .runtimes import RUNTIMES, llamacpp as LC, parse_version, vllm as V, vllm_loader as VL
+from .spec import FULL, MAMBA
+
+KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
+         "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
+         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
+         "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
+         "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
+         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
+         "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size")
+
+
+def check_names(runtime, knobs) -> None:
+    """The runtime and the settings are ones plan() knows."""
+    if runtime not in RUNTIMES:
+        raise UserError(f"unknown runtime {runtime!r} (one of: {', '.join(RUNTIMES)})")
+    bad = set(knobs) - set(KNOBS)
+    if bad:
+        raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+
+
+def refuse_unmodelled(spec, runtime) -> None:
+    """Hybrid models whose state pool this runtime's plan does not hold."""
+    if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
+        raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
+                        f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")
+    if spec.arch.startswith("granitemoehybrid") and MAMBA in spec.layer_kinds and runtime in ("ollama", "vllm"):
+        # Granite 4.0-H: its Mamba-2 state is read for SGLang (mamba_state_per_req, checked on a printed pool) and
+        # llama.cpp (llama_memory_recurrent, f32); vLLM's state dtype for this model and Ollama's handling were not read
+        raise UserError(f"{spec.name}: Granite 4.0-H's Mamba-2 state is modelled for SGLang and llama.cpp only; "
+                        f"{runtime}'s state pool for it was not read")
+    if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
+        raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
+                        "is modelled from the attention pages; llama.cpp plans it")
+
+
+def read_knobs(runtime, parallel, knobs):
+    """--parallel checked, -fa and -ngl in the runtime's own reading; returns the -ngl asked."""
+    if parallel is None or parallel < 1 or parallel > 65536:
+        raise UserError(f"--parallel must be 1..65536, got {parallel}")
+    fa = knobs.get("flash_attn")
+    if isinstance(fa, str):  # as the runtimes' flags write it (-fa on|off|auto); bool("off") would read as on
+        if fa not in ("on", "off", "auto"):
+            raise UserError(f"flash_attn must be on, off or auto, got {fa!r}")
+        knobs["flash_attn"] = {"on": True, "off": False, "auto": None}[fa]
+    asked_ngl = knobs.get("ngl")
+    if asked_ngl is not None:  # -1 / auto, -2 / all as the build reads them
+        knobs["ngl"] = LC.resolve_ngl(asked_ngl, parse_version(knobs.get("runtime_version"), runtime), knobs, runtime)
+    return asked_ngl
+
+
+def check_ranges(runtime, ctx, vram, knobs) -> None:
+    """--ctx, --vram, --mla-cache, --tensor-split, --free-gib and --gpu-memory-utilization within their ranges."""
+    if ctx < 1 or ctx > 1 << 24:
+        raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
+    if vram is not None and not (256 * MiB <= vram <= 1 << 50):
+        raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
+    if knobs.get("mla_cache") not in (None,) + MLA_CACHES:
+        raise UserError(f"--mla-cache must be one of {', '.join(MLA_CACHES)}")
+    split = knobs.get("tensor_split")
+    if isinstance(split, str):  # llama.cpp's own form, "-ts 3,1", as users write it (the CLI parses it the same way)
+        try:
+            split = knobs["tensor_split"] = [float(x) for x in split.replace("/", ",").split(",")]
+        except ValueError:
+            split = knobs["tensor_split"] = []  # refused below with the usual message
+    if split is not None:
+        if (runtime != "llama.cpp" or not isinstance(split, (list, tuple)) or not split or len(split) > 64
+                or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):
+            raise UserError("--tensor-split takes llama.cpp's -ts proportions, e.g. 3,1 (llama.cpp only; non-negative, "
+                            "at least one above 0, at most 64 GPUs)")
+    free = knobs.get("free_memory")
+    if free is not None and (runtime != "vllm" or not vram or not 0 < free <= vram):
+        raise UserError("--free-gib is vLLM's free memory at startup (nvidia-smi's total - used): above 0, at most "
+                        "--vram, and needs --vram")
+    if free is not None and free <= V.CUDA_CONTEXT:
+        raise UserError(f"--free-gib {free / GiB:g}: vLLM needs {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
+                        "before any share (its startup check counts the rest); free memory on the GPU")
+    util = knobs.get("gpu_memory_utilization")
+    if util is not None and not 0.05 <= util <= 1.0:
+        raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")
+
+
+def check_parallelism(spec, runtime, knobs) -> int:
+    """--tensor-parallel-size / --pipeline-parallel-size checked; returns the tensor-parallel size."""
+    tp = 1 if knobs.get("tensor_parallel_size") is None else knobs["tensor_parallel_size"]
+    if not isinstance(tp, int) or not 1 <= tp <= 64:
+        raise UserError(f"--tensor-parallel-size must be 1..64, got {tp!r}")
+    if tp > 1 and runtime not in ("vllm", "sglang"):
+        raise UserError("--tensor-parallel-size is vLLM's and SGLang's (--tp); llama.cpp and Ollama split layers across GPUs instead")
+    pp = 1 if knobs.get("pipeline_parallel_size") is None else knobs["pipeline_parallel_size"]
+    if not isinstance(pp, int) or not 1 <= pp <= 64 or pp > spec.n_layers:
+        raise UserError(f"--pipeline-parallel-size must be 1..{min(64, spec.n_layers)}, got {pp!r}")
+    if (pp > 1 or knobs.get("pp_layer_partition")) and runtime != "vllm":
+        raise UserError(f"--{'pipeline-parallel-size' if pp > 1 else 'pp-layer-partition'} is modelled for vLLM only, "
+                        f"not {runtime} (llama.cpp splits layers with "
+                        "--tensor-split, Ollama by itself; SGLang's --pp-size is not modelled)")
+    if knobs.get("pp_layer_partition") and pp == 1:
+        raise UserError("--pp-layer-partition needs --pipeline-parallel-size above 1")
+    return tp
+
+
+def quant_skip(spec, knobs, notes) -> tuple:
+    """--quant-skip: the modules kept unquantized as given; (spec, notes, the list or None)."""
+    skip = knobs.get("quant_skip")
+    if skip is not None:  # the modules a log prints as llm_int8_skip_modules / modules_to_not_convert
+        if not isinstance(skip, (list, tuple)) or len(skip) > 4096 or not all(isinstance(m, str) for m in skip):
+            raise UserError("--quant-skip takes the module names the checkpoint leaves unquantized (its config's "
+                            "llm_int8_skip_modules / modules_to_not_convert), e.g. model.layers.0.mlp,lm_head")
+        spec = replace(spec, quant_skip=tuple(skip), notes=[n for n in spec.notes if "llm_int8_skip_modules" not in n])
+        notes = [n for n in notes if "llm_int8_skip_modules" not in n]
+        notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
+    return spec, notes, skip
+
+
+def check_adapters(spec, runtime, knobs, notes) -> tuple:
+    """LoRA slots, MTP drafting and a quantized head checked; (LoRA rank, LoRA slots)."""
+    rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
+    if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
+        raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
+                        f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")
+    if knobs.get("draft_kv_dtype") is not None and (runtime != "llama.cpp" or knobs.get("mtp_tokens") is None):
+        raise UserError("--draft-kv-dtype is the cache type of llama.cpp's MTP context (-ctkd / -ctvd): it needs "
+                        "--runtime llama.cpp and --mtp-tokens N")
+    if knobs.get("mtp_tokens") is not None and runtime == "llama.cpp":  # --spec-type draft-mtp (runtimes/llamacpp.py)
+        LC.check_draft_mtp(spec, knobs["mtp_tokens"], knobs)
+        knobs["draft_kv_dtype"] = norm_kv(knobs.get("draft_kv_dtype"), runtime, spec)
+        notes.append(f"draft-mtp, --spec-draft-n-max {knobs['mtp_tokens']}: the recurrent state is kept "
+                     f"{1 + knobs['mtp_tokens']} times and the MTP context holds its own {knobs['draft_kv_dtype']} cache "
+                     "of the MTP layer; "
+                     "its compute buffer (about 0.3 GiB on Metal and ROCm for a 27B) is not counted")
+    elif knobs.get("mtp_tokens") is not None and runtime != "vllm":
+        raise UserError(f"--mtp-tokens is MTP speculative decoding as vLLM (num_speculative_tokens) and llama.cpp "
+                        f"(--spec-type draft-mtp) run it; {runtime}'s drafter is not modelled")
+    if (knobs.get("max_lora_rank") is not None or knobs.get("max_loras") is not None) and runtime != "vllm":
+        raise UserError("--max-lora-rank / --max-loras size vLLM's LoRA slots (--enable-lora); not modelled for "
+                        f"{runtime}")
+    if (isinstance(rank, bool) or rank not in (0,) + VL.LORA_RANKS or isinstance(loras, bool) or not isinstance(loras, int)
+            or not 1 <= loras <= 256):
+        raise UserError(f"--max-lora-rank must be one of vLLM's ranks {', '.join(map(str, VL.LORA_RANKS))} (0: no LoRA) "
+                        f"and --max-loras 1..256, got {rank!r} and {loras!r}")
+    return rank, loras

@@ -1,0 +1,150 @@
+"""The weights `gpu-garden kv` sizes for a request (plan.py's steps): the file type a format names on the runtime
+(weights_format), the weights by role with what the runtime adds at load (by_role), the vision tower, the
+tensor-parallel share and LoRA slots (towers_and_shards), and vLLM's copies made for its kernels (vllm_load_extras)."""
+from dataclasses import replace
+
+from ..errors import UserError
+from ..units import fmt_bytes
+from . import checkpoints as CK
+from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_loader as VL
+from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
+                      weights_by_role)
+
+
+def weights_format(spec, runtime, weights_dtype, notes) -> tuple:
+    """The weights' format, refused where the runtime has no such load (experts_int8), and llama.cpp's MXFP4 file;
+    (format, weights_dtype)."""
+    fmt = str(weights_dtype or spec.quant or "").lower()
+    if fmt == "experts_int8" and (runtime in ("llama.cpp", "ollama", "sglang") or spec.quant):
+        # vLLM's online method for a 16-bit checkpoint (review16b F2): GGUF runtimes take a GGUF type, and vLLM refuses a
+        # --quantization other than the checkpoint's own quant_method (ModelConfig._verify_quantization). SGLang's
+        # launch_server has no such choice (server_args.QUANTIZATION_CHOICES at sgl-project/sglang 001067ff; its
+        # quantization/__init__ maps the name to vLLM's class, which --quantization cannot reach): review16c R9
+        raise UserError("--weights-dtype experts_int8 is vLLM's --quantization experts_int8, which quantizes a 16-bit "
+                        "checkpoint's routed experts at load: "
+                        + (f"{runtime} loads a GGUF, give its type (e.g. Q8_0)" if runtime in ("llama.cpp", "ollama")
+                           else "SGLang's --quantization has no experts_int8 (its online 8-bit method is fp8)" if runtime == "sglang"
+                           else f"this checkpoint is already {spec.quant}"))
+    # a GGUF named MXFP4 is llama.cpp's MXFP4 MoE file type (general.file_type 38, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): a
+    # llama.cpp run given --weights-dtype MXFP4 loads that file, as one given the MXFP4 checkpoint's name does
+    if (runtime == "llama.cpp" and fmt == "mxfp4" and not spec.weights_bytes and spec.expert_params
+            and not spec.ollama):  # an Ollama tag's blob keeps the bf16
+        weights_dtype = MXFP4_MOE
+        notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
+                     "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
+    return fmt, weights_dtype
+
+
+def by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes) -> tuple:
+    """The weights by role (weights.py) with what the checkpoint's build and the runtime's load add; (spec, roles,
+    vLLM's entrypoint)."""
+    build = CK.base_build(spec, weights_dtype) if weights_dtype and not spec.quant and skip is None else None
+    if build:  # a base model in a format the table names one published build of (checkpoints.CHECKPOINTS)
+        spec = replace(spec, quant_skip=build[0])
+        notes.append(build[1])
+    # a GGUF from llama-quantize, not an Ollama library blob (Gemma 4's per-layer table F16 there): who quantized the
+    # file decides, not the runtime loading it (`ollama run hf.co/...:Q4_K_M` loads the uploader's llama-quantize file)
+    roles = weights_by_role(spec, weights_dtype, ple_as_embedding=not spec.ollama)
+    if (runtime == "sglang" and fmt == "awq" and spec.expert_params and SG.awq_experts_dense(knobs.get("gpu_name"))
+            and not (spec.weights_bytes and weights_dtype is None)):
+        roles = weights_by_role(spec, weights_dtype, dense_experts=True)
+        notes.append(f"AWQ MoE on {knobs['gpu_name']}: SGLang has no AWQ-Marlin there, and its AWQConfig gives the "
+                     "routed experts no method, so they are built in 16 bits (--quantization moe_wna16 quantizes them)")
+    if spec.ple_params:  # Gemma 4 E2B / E4B: the per-layer table where the runtime keeps it
+        from .gemma4_ple import place
+        roles = place(spec, roles, runtime, parse_version(knobs.get("runtime_version"), runtime))
+    if runtime == "vllm" and fmt == "mxfp4" and spec.expert_params and not (spec.weights_bytes and weights_dtype is None):
+        extra, kernel = VL.mxfp4_expert_padding(spec, tp, knobs.get("gpu_name"), parse_version(knobs.get("runtime_version")))
+        if extra:
+            roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
+                         how=roles["how"] + f" + {fmt_bytes(extra)} of padding in vLLM's {kernel} expert layout")
+            notes.append(f"MXFP4 experts: vLLM pads them for its {kernel} kernel (+{fmt_bytes(extra)}); "
+                         + ("a B200-class GPU pads both sides to 256" if kernel == "trtllm" else
+                            "vLLM's Triton backend on a Hopper card (from 0.14 here) rounds the intermediate size to 64 "
+                            "and its swizzled layout holds the hidden side at a multiple of 256" if kernel == "triton" else
+                            "on a GPU without native FP4 the intermediate size goes to a multiple of 128 and the hidden "
+                            "size to 256"))
+    if knobs.get("lm_head_dtype") is not None:
+        roles = VL.quantized_head(spec, knobs["lm_head_dtype"], roles, notes)
+    entry = str(knobs.get("vllm_entrypoint") or "serve").lower()
+    if (runtime == "vllm" and fmt in V.BNB_FORMATS and not (spec.weights_bytes and weights_dtype is None)
+            and entry != "unsloth"):
+        q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
+        extra = int(q * (VL.BNB_DEQUANT_BITS - LINEAR_BITS[fmt]) / 8)
+        roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
+                     how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
+        notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
+                     "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
+    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym
+            and V.PRE_AMPERE.search(str(knobs.get("gpu_name") or ""))
+            and not (spec.weights_bytes and weights_dtype is None and fmt == "gptq")):
+        # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel makes the zero
+        # tensor a symmetric checkpoint lacks (groups x out, packed 4-bit) in process_weights_after_loading. A GPTQ
+        # file's size already holds its qzeros; a symmetric compressed-tensors file has no weight_zero_point
+        q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
+        extra = int(q * ZERO_BITS / (spec.quant_group or DEFAULT_GROUP) / 8)
+        roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
+                     how=roles["how"] + f" + {fmt_bytes(extra)} of 4-bit zero points Exllama builds below compute 8.0")
+    return spec, roles, entry
+
+
+def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, rank, loras, roles, knobs,
+                      notes) -> tuple:
+    """The vision tower or projector, one GPU's tensor-parallel share and vLLM's LoRA slots; (spec, roles, projector)."""
+    proj = OL.projector(spec)
+    # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
+    # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
+    whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
+    # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
+    on_load = weights_dtype is not None and not spec.quant or skip is not None
+    tower = (VL.bnb_tower(proj, spec.quant_skip, VL.BNB_DEQUANT_BITS if entry != "unsloth" else LINEAR_BITS[fmt])
+             if runtime == "vllm" and fmt in V.BNB_FORMATS and on_load else None)
+    if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
+        # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual)
+        roles = dict(roles, total=roles["total"] + (tower or proj["weights"]))
+        notes.append(f"vision tower counted with the weights "
+                     + (f"({fmt_bytes(tower)}: vLLM quantizes its matmuls with bitsandbytes, the skip list does not "
+                        "name it)" if tower else f"({fmt_bytes(proj['weights'])} in 16 bits): "
+                        f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it"))
+    if runtime == "ollama" and proj:
+        notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
+                     f"for one image, on the GPU before any layer")
+    if tp > 1:  # one GPU's share: weights, KV heads, MLP columns (runtimes/vllm.py per_rank)
+        roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
+                     how=roles["how"] + f", / {tp} GPUs")
+        spec = V.per_rank(spec, tp)
+        if runtime == "vllm" and whole_tower and not spec.weights_bytes:
+            roles = dict(roles, total=roles["total"] + proj["weights"])
+            notes.append(f"vision tower counted whole on every GPU ({fmt_bytes(proj['weights'])} in 16 bits)")
+        notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
+                     f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
+                     "whole vocabulary); --vram is one GPU's")
+    if runtime == "vllm" and rank:
+        lora = VL.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
+        roles = dict(roles, total=roles["total"] + lora, how=roles["how"] + f" + {fmt_bytes(lora)} of LoRA slots")
+        notes.append(f"LoRA: {loras} slot{'s' if loras > 1 else ''} of rank {rank} on every attention and MLP "
+                     f"projection, allocated at load (+{fmt_bytes(lora)})"
+                     + ("; Unsloth enables LoRA with its max_lora_rank, 64 unless given" if knobs.get("max_lora_rank")
+                        is None else "")
+                     + ("; MoE experts / MLA projections not counted" if spec.n_experts or spec.mla else ""))
+    return spec, roles, proj
+
+
+def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes) -> dict:
+    """What vLLM's settings add to the weights: the MTP drafter, MLA's absorbed or dequantized matrices, the rotary
+    tables."""
+    if knobs.get("mtp_tokens") is not None and runtime == "vllm":
+        roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
+    absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
+    if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
+        roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
+                     how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
+    dequant = V.mla_dequant_bytes(spec, s, fmt, spec.quant_skip) if runtime == "vllm" else 0
+    if dequant:  # vLLM >= 0.8: a 16-bit copy of a quantized kv_b_proj for MLA's W_UK_T / W_UV
+        roles = dict(roles, total=roles["total"] + dequant, blocks=roles["blocks"] + dequant,
+                     how=roles["how"] + f" + {fmt_bytes(dequant)} of kv_b_proj MLA keeps dequantized to 16 bits")
+    rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
+    if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
+        roles = dict(roles, total=roles["total"] + rope, rope=rope,
+                     how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
+    return roles
