@@ -55,12 +55,17 @@ def unified_by_total(total_bytes) -> str | None:
 # NVIDIA compute capability (major, minor) by the name nvidia-smi prints, for the rules that read it (Ollama's
 # ml/device.go cudaFlashAttentionSupported): (pattern over the lower-cased name, (major, minor)); the first match
 # wins: the Pascal Titans ("NVIDIA TITAN X (Pascal)", "NVIDIA TITAN Xp", 6.1) before GM200's "GeForce GTX TITAN X"
-# (5.2). Minor None: a family whose cards differ in it (Kepler 3.0-3.7, Maxwell 5.0-5.2). NVIDIA's CUDA GPU table.
+# (5.2), and that before GK110's "GeForce GTX TITAN" (and its Black and Z, 3.5). Minor None: a family whose cards
+# differ in it (Kepler 3.0-3.7, Maxwell 5.0-5.2). NVIDIA's CUDA GPU table. Every card below 8.0 that vLLM's rules
+# name (runtimes/vllm.pre_ampere) is a row here: Volta (7.0) and Turing (7.5) rows only by name, none above 7.5.
 COMPUTE_CAPABILITY = (
     (r"xavier", (7, 2)),
     (r"jetson (nano|tx1)", (5, 3)),
     (r"titan x ?\(pascal\)|titan xp\b", (6, 1)),
     (r"titan x\b", (5, 2)),
+    (r"gtx titan\b", (3, 5)),
+    (r"\b(tesla )?v100s?\b|quadro gv100\b|\btitan v\b", (7, 0)),
+    (r"\b(tesla )?t4\b|\btitan rtx\b|\bquadro rtx\b|\brtx ?20[678]0\b|\bgtx ?16\d0\b", (7, 5)),
     (r"\b(tesla )?k80\b", (3, 7)),
     (r"\b(tesla )?k\d0\b", (3, None)),
     (r"\b(tesla )?m10\b", (5, 0)),

@@ -49,7 +49,7 @@ from ...units import GiB, MiB, fmt_bytes
 from ..cache import bytes_per_token, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from . import at_least, parse_version
-from .vllm import PRE_AMPERE  # CUDA cards below compute 8.0
+from .vllm import pre_ampere  # CUDA cards below compute 8.0
 
 CUDA_CONTEXT = 512 * MiB      # as vLLM's: the PyTorch context before anything is loaded
 NCCL = int(0.13 * GiB)        # "Init torch distributed ends. mem usage=0.13 GB" (TP 4, didier-durand/llms-in-clouds)
@@ -72,7 +72,7 @@ CUDA_CARD = re.compile(r"\b(nvidia|geforce|tesla|quadro|rtx|[ahlb]\d{2,3}[a-z]*|
 def awq_experts_dense(gpu_name) -> bool:
     """Does SGLang build an AWQ checkpoint's routed experts unquantized on this card (ROCm, or CUDA below 8.0)?"""
     g = str(gpu_name or "")
-    return bool(PRE_AMPERE.search(g) or (ROCM_CARD.search(g) and not CUDA_CARD.search(g)))
+    return bool(pre_ampere(g) or (ROCM_CARD.search(g) and not CUDA_CARD.search(g)))
 
 
 MFS_BY_CARD = (0, 4, 8)       # sglang#7054, taken as its first release

@@ -32,7 +32,7 @@ import re
 from ...units import GiB, MiB
 from ..cache import (BLOCK, XPU_GDN_BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
                      with_draft_layers)
-from ..cards import unified_by_name
+from ..cards import compute_capability, unified_by_name
 from ..weights import skip_matcher
 from . import at_least
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
@@ -102,8 +102,13 @@ CHUNKED_HYBRID_OFF = ((0, 10, 1), (0, 13))
 MAMBA_SEQS_CHECKED = (0, 20)
 
 
-# cards below compute capability 8.0 (Turing, Volta, Pascal)
-PRE_AMPERE = re.compile(r"\b(t4|v100|p100|p40|p4|titan (rtx|v)|quadro rtx|rtx ?20[678]0|gtx ?1[06]\d0)\b", re.I)
+def pre_ampere(gpu_name) -> bool:
+    """A CUDA card below compute capability 8.0 (Turing, Volta, Pascal and older), by cards.COMPUTE_CAPABILITY; a card
+    the table lacks is not taken for one."""
+    cc = compute_capability(gpu_name)
+    return cc is not None and cc[0] < 8
+
+
 V1_EVERYWHERE = (0, 10)
 # V0's executor prints its blocks under the platform's name: "# GPU blocks: N" in 0.6.x logs, "# CUDA blocks: N" (the
 # dispatch key, executor_base initialize_cache) in the 0.7.1 and 0.7.2 logs; then "Maximum concurrency for L tokens
@@ -161,7 +166,7 @@ def v0_fallback(version, knobs) -> str | None:
     supported by the V1 Engine. Falling back to V0."; GGUF checkpoints were V0-only), or None."""
     if not at_least(version, *V1) or at_least(version, *V1_EVERYWHERE):
         return None
-    if PRE_AMPERE.search(str(knobs.get("gpu_name") or "")):
+    if pre_ampere(knobs.get("gpu_name")):
         return "compute capability below 8.0"
     from ..weights import GGUF_BPW
     if str(knobs.get("weights_format") or "").upper() in GGUF_BPW and str(knobs.get("weights_format")).upper() not in (

@@ -1,0 +1,80 @@
+"""fix19f: vLLM's (and SGLang's) "below compute capability 8.0" rule reads cards.COMPUTE_CAPABILITY, the table Ollama's
+flash-attention rule reads, instead of a name pattern of its own (the former runtimes/vllm.PRE_AMPERE)."""
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# Real names as nvidia-smi prints them, with NVIDIA's compute capability (CUDA GPU table). Every card the former
+# PRE_AMPERE pattern named is here: its behaviour must not change.
+@pytest.mark.parametrize("gpu, cc", [
+    ("Tesla V100-SXM2-32GB", (7, 0)),
+    ("Tesla V100-PCIE-16GB", (7, 0)),
+    ("NVIDIA TITAN V", (7, 0)),
+    ("Tesla T4", (7, 5)),
+    ("Quadro RTX 8000", (7, 5)),
+    ("Quadro RTX 4000", (7, 5)),
+    ("NVIDIA TITAN RTX", (7, 5)),
+    ("NVIDIA GeForce RTX 2060 SUPER", (7, 5)),
+    ("NVIDIA GeForce RTX 2070", (7, 5)),
+    ("NVIDIA GeForce RTX 2080 Ti", (7, 5)),
+    ("NVIDIA GeForce GTX 1650", (7, 5)),
+    ("NVIDIA GeForce GTX 1660 Ti", (7, 5)),
+    ("Tesla P100-PCIE-16GB", (6, 0)),
+    ("Tesla P40", (6, 1)),
+    ("Tesla P4", (6, 1)),
+    ("NVIDIA GeForce GTX 1050 Ti", (6, 1)),
+    ("NVIDIA GeForce GTX 1080 Ti", (6, 1)),
+    ("GeForce GTX TITAN", (3, 5)),          # GK110; not GM200's "GeForce GTX TITAN X" (5.2)
+    ("GeForce GTX TITAN Black", (3, 5)),
+    ("GeForce GTX TITAN X", (5, 2)),
+    ("Tesla K80", (3, 7)),
+])
+def test_pre_ampere_cards_by_compute_capability(gpu, cc):
+    from gpu_garden.memory.llm import cards
+    from gpu_garden.memory.llm.runtimes import sglang as SG
+    from gpu_garden.memory.llm.runtimes import vllm as V
+    assert cards.compute_capability(gpu) == cc
+    assert V.pre_ampere(gpu) is True
+    assert SG.awq_experts_dense(gpu) is True
+
+
+@pytest.mark.parametrize("gpu", ["NVIDIA GeForce RTX 3090", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3",
+                                 "NVIDIA GeForce RTX 2050", "NVIDIA L4", "NVIDIA RTX A6000", "NVIDIA GeForce RTX 4090",
+                                 "", None])
+def test_ampere_and_newer_or_unnamed_are_not_pre_ampere(gpu):
+    from gpu_garden.memory.llm.runtimes import vllm as V
+    assert V.pre_ampere(gpu) is False
+
+
+# Every "gpu" text of benchmarks/data/llm_measured.json that is below 8.0, by the start of the text: the 30 the former
+# PRE_AMPERE pattern matched (unchanged) and the three pre-Volta cards it missed (K80, M60, Quadro P1000), which the
+# compute-capability table names. All others (382 distinct texts when written) are not.
+PRE_AMPERE_DATA = (
+    "2x NVIDIA GeForce RTX 2080 Ti 22 GB", "2x NVIDIA Quadro RTX 6000 24 GB", "2x RTX 2080 Ti 22 GB",
+    "2x Tesla T4 15 GB", "2x Tesla V100 32 GB", "3 GPUs (V100 32 GB", "3 GPUs: 2x NVIDIA GeForce RTX 4090 24 GB + Tesla V100",
+    "CUDA0 = NVIDIA GeForce RTX 2060", "NVIDIA GeForce GTX 1070 Ti 8 GB (Pascal) through the Vulkan backend, Windows 11 Pro",
+    "NVIDIA GeForce GTX 1070 Ti 8 GB (Pascal) through the Vulkan backend, Windows 11, driver",
+    "NVIDIA GeForce GTX 1650 4 GB (Turing, compute 7.5), Windows, driver 610.88, 3296",
+    "NVIDIA GeForce GTX 1650 4 GB (Turing, compute 7.5), Windows, driver 610.88, 3801",
+    "NVIDIA GeForce GTX 1650 Ti Mobile", "NVIDIA GeForce GTX 1660 Ti 6 GB", "NVIDIA GeForce RTX 2060 6 GB",
+    "NVIDIA GeForce RTX 2080 8 GB", "NVIDIA GeForce RTX 3060 12 GB (the file's heading", "NVIDIA Tesla T4 (compute 7.5",
+    "NVIDIA Tesla T4 16 GB", "NVIDIA Tesla V100-SXM2-32GB", "RTX 2060 12 GB", "RTX 2080 Ti, 9.9 GiB",
+    "Tesla T4 (Colab)", "Tesla T4 (compute 7.5), Colab", "Tesla T4 (compute 7.5; 'Total VRAM", "Tesla T4 (compute 7.5; Ollama",
+    "Tesla T4 15 GB", "Tesla T4 16 GB", "Tesla V100-SXM2-32GB (31.7", "the file names both an RTX 3060",
+    # below Volta, missed by the former pattern
+    "2x Tesla K80", "NVIDIA Quadro P1000", "Tesla M60",
+)
+
+
+def test_every_measured_gpu_text_against_the_table():
+    from gpu_garden.memory.llm.runtimes import vllm as V
+    names = sorted(set(re.findall(r'"gpu": "([^"]*)"', (ROOT / "benchmarks/data/llm_measured.json").read_text())))
+    assert len(names) >= 380
+    for prefix in PRE_AMPERE_DATA:
+        assert sum(n.startswith(prefix) for n in names) == 1, prefix
+    wrong = [n for n in names if V.pre_ampere(n) is not any(n.startswith(p) for p in PRE_AMPERE_DATA)]
+    assert wrong == []
