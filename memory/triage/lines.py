@@ -138,7 +138,6 @@ FACTS = [
                                  r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"
                                  # SGLang (model_runner.py, eagle_worker.py): "Capture cuda graph begin", "Capture draft cuda graph
-                                 # begin", "Capture target prefill CUDA graph begin"
                                  # begin", "Capture target prefill CUDA graph begin"), and its capture's failure ("Capture cuda graph
                                  # failed: CUDA out of memory."): the error the capture raised
                                  r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph (?:begin|failed)")),
