@@ -4,10 +4,14 @@ benchmarks/results/triage_accuracy.json (first-sight and regression accuracy) fo
 
     python benchmarks/triage_ledger.py                       # print every batch's current score, write results
     python benchmarks/triage_ledger.py --record batch-03     # first sight: only for a batch not yet in the ledger
+    python benchmarks/triage_ledger.py --record batch-83 --sampled   # ... of a batch collected by the sampled protocol
     python benchmarks/triage_ledger.py --tuned batch-01 batch-02   # mark batches the rules were tuned on
     python benchmarks/triage_ledger.py --regression          # append today's score of each tuned-on batch
 
 --record refuses a batch already in the ledger: a first-sight score is taken once, before tuning.
+--sampled marks a batch whose collector walked fixed search results in order and took every thread that showed the
+failure and established its cause (docs/triage-accuracy.md#sampled-batches), as opposed to a batch hunted for
+classes the corpus lacked; the two first-sight figures are reported apart.
 """
 import argparse
 import datetime
@@ -88,6 +92,8 @@ def totals(ledger, current):
     cur_ok = sum(sum(r["cause_ok"] for r in v) for v in current.values())
     num_n = sum(len(v) for v in current.values())
     num_ok = sum(sum(not r["numbers_bad"] for r in v) for v in current.values())
+    sampled = [b for b in ledger["batches"] if b.get("protocol") == "sampled"]
+    sa_n, sa_ok = sum(b["n"] for b in sampled), sum(b["first_sight_correct"] for b in sampled)
     later = [b for b in ledger["batches"] if b.get("after_tuning")]
     la_n, la_ok = sum(b["n"] for b in later), sum(b["first_sight_correct"] for b in later)
     by_rt, by_dev = {}, {}
@@ -99,6 +105,9 @@ def totals(ledger, current):
     return {
         "first_sight_after_tuning_cases": la_n, "first_sight_after_tuning_correct": la_ok,
         "first_sight_after_tuning_pct": round(100 * la_ok / la_n, 1) if la_n else None,
+        "first_sight_sampled_batches": [b["batch"] for b in sampled],
+        "first_sight_sampled_cases": sa_n, "first_sight_sampled_correct": sa_ok,
+        "first_sight_sampled_pct": round(100 * sa_ok / sa_n, 1) if sa_n else None,
         "cases_by_runtime": dict(sorted(by_rt.items())), "cases_by_device": dict(sorted(by_dev.items())),
         "batches": {b["batch"]: {"n": b["n"], "first_sight_correct": b["first_sight_correct"],
                                  "regression_correct": (b.get("regression") or [{}])[-1].get("correct"),
@@ -119,9 +128,12 @@ def totals(ledger, current):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--record", metavar="BATCH")
+    ap.add_argument("--sampled", action="store_true", help="with --record: the batch was collected by the sampled protocol")
     ap.add_argument("--tuned", nargs="+", metavar="BATCH")
     ap.add_argument("--regression", action="store_true")
     a = ap.parse_args(argv)
+    if a.sampled and not a.record:
+        ap.error("--sampled describes the batch being recorded: use it with --record")
     ledger = U.read_ledger()
     names = {b["batch"] for b in ledger["batches"]}
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -134,6 +146,9 @@ def main(argv=None):
             "batch": a.record, "date": today, "rules_commit": commit, "n": len(res),
             "first_sight_correct": sum(r["cause_ok"] for r in res),
             "first_sight_misses": [r["case"] for r in res if not r["cause_ok"]],
+            # what the rules named instead: kept so a later round can study first-sight confusions without re-running old commits
+            "first_sight_got": {r["case"]: r["got"] for r in res if not r["cause_ok"]},
+            "protocol": "sampled" if a.sampled else "targeted",
             "cases": [r["case"] for r in res], "tuned_on": False, "regression": [],
             # recorded after the rules were tuned on earlier batches: this first sight measures generalisation
             "after_tuning": any(b.get("tuned_on") for b in ledger["batches"])})

@@ -77,12 +77,14 @@ def render_md(ledger: dict) -> str:
             "score of the rules at `rules_commit`, recorded before any rule was tuned on it. A batch the rules",
             "were later tuned on is a regression set: its later scores are listed apart and never called first sight.",
             "Written by `benchmarks/triage_ledger.py`; checked by tests/unit/test_triage_unseen.py.", "",
-            "| batch | date | rules commit | cases | first-sight top-1 | after tuning on earlier batches | first-sight misses | tuned on since | regression score |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "Protocol: `targeted` batches were hunted for failure classes the corpus lacked; `sampled` batches took every",
+            "thread, in the order fixed searches returned them, that showed the failure and established its cause.", "",
+            "| batch | date | rules commit | protocol | cases | first-sight top-1 | after tuning on earlier batches | first-sight misses | tuned on since | regression score |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for b in ledger["batches"]:
         reg = b.get("regression") or []
         last = f"{reg[-1]['correct']}/{b['n']} at {reg[-1]['rules_commit'][:10]}" if reg else "-"
-        rows.append(f"| {b['batch']} | {b['date']} | {b['rules_commit'][:10]} | {b['n']} | "
+        rows.append(f"| {b['batch']} | {b['date']} | {b['rules_commit'][:10]} | {b.get('protocol', 'targeted')} | {b['n']} | "
                     f"{b['first_sight_correct']}/{b['n']} | {'yes' if b.get('after_tuning') else 'no'} | "
                     f"{', '.join(b['first_sight_misses']) or 'none'} | "
                     f"{'yes' if b.get('tuned_on') else 'no'} | {last} |")

@@ -27,3 +27,23 @@ def test_halves_sum_first_sight_and_latest_regression_per_range():
 def test_a_half_with_an_untuned_batch_has_no_regression_figure():
     h = T.halves({"batches": [_b(2, 10, 4, 9), _b(3, 4, 1)]})
     assert h["a"]["regression_correct"] is None and h["a"]["n"] == 14
+
+
+def test_sampled_batches_have_their_own_first_sight_figure():
+    ledger = {"batches": [dict(_b(80, 5, 1), protocol="targeted"), dict(_b(83, 8, 6), protocol="sampled"),
+                          _b(81, 4, 4), dict(_b(84, 2, 1), protocol="sampled")]}
+    t = T.totals(ledger, {})
+    assert t["first_sight_sampled_batches"] == ["batch-83", "batch-84"]
+    assert (t["first_sight_sampled_cases"], t["first_sight_sampled_correct"], t["first_sight_sampled_pct"]) == (10, 7, 70.0)
+    assert (t["first_sight_cases"], t["first_sight_correct"]) == (19, 12)  # the overall figure still counts every batch
+
+
+def test_no_sampled_batch_gives_no_sampled_percentage():
+    t = T.totals({"batches": [_b(80, 5, 1)]}, {})
+    assert t["first_sight_sampled_cases"] == 0 and t["first_sight_sampled_pct"] is None
+
+
+def test_sampled_needs_record():
+    import pytest
+    with pytest.raises(SystemExit):
+        T.main(["--sampled"])
