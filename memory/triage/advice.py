@@ -214,7 +214,8 @@ def _conditions(inc, env, f, lat, area, frames, others) -> dict:
     c = {"torch29_conv3d": torch29_conv3d(SimpleNamespace(f=f, env=env)),
          "image": bool(area) and frames <= 1 and not lat.get("video_frames"),
          "windows": env.get("os") == "windows",
-         "mtp_gpu_sampling": f["ggml_spec_mtp"] and not f["ggml_spec_cpu_sampling"]}
+         "mtp_gpu_sampling": f["ggml_spec_mtp"] and not f["ggml_spec_cpu_sampling"],
+         "gpu_fault": bool(f["gpu_fault"])}
     named = any("empty_cache" in t for t in inc.texts + [s for s in inc.sources if s] + [fn for _, fn in inc.frames])
     c["empty_cache_relevant"] = named or bool(others)
     return c

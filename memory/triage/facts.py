@@ -33,7 +33,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ggml_load_start": [],
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None,
+            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}}
 
@@ -349,6 +349,7 @@ HANDLERS = {
     "dynamic_vram": _set("dynamic_vram", True),
     "conv3d_workaround": _set("conv3d_workaround", True),
     "nvml_init": lambda s, f, m, *_: f.update(nvml_init=m.group(1).strip()),
+    "gpu_fault": lambda s, f, m, *_: f.update(gpu_fault=f["gpu_fault"] or m.group(1)),
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,

@@ -78,6 +78,9 @@ FACTS = [
     # reason follows ("Unknown Error": a container whose device access systemd reapplied without the GPU, NVIDIA/nvidia-docker#1730;
     # "Driver/library version mismatch": a driver updated without reloading its kernel module)
     ("nvml_init", re.compile(r"Failed to initialize NVML: ([A-Za-z][A-Za-z/ ]{0,60})")),
+    # the GPU's own hardware fault, reported by CUDA (cudaErrorECCUncorrectable: "uncorrectable ECC error encountered") or
+    # by the kernel driver (NVRM "Xid" events; "GPU has fallen off the bus"): memory or the card failed, whatever is free
+    ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|NVRM: Xid \([^)\n]{1,40}\): \d{1,3})")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
     # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them
@@ -266,7 +269,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
-    "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",),
+    "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
@@ -385,7 +388,7 @@ ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc"
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
-OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
+OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WSL", b"macOS",
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
@@ -404,7 +407,7 @@ LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in F
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
 # (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
 # open failure reads them, the window need not)
-WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b" graph begin", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
+WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b" graph begin", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",

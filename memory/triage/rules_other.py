@@ -25,6 +25,12 @@ OTHER = [
             "in a container, systemd reapplied its device rules without the GPU (a daemon-reload; NVIDIA/nvidia-docker#1730): "
             "restart the container, and pass the GPU through CDI (--device nvidia.com/gpu=all) so it does not recur"
             if "unknown" in x.f["nvml_init"].lower() else "check nvidia-smi, the driver and the device's permissions"))),
+    # the log reports the GPU's own hardware fault (an uncorrectable ECC error, an NVRM Xid, the GPU off the bus) beside a GPU
+    # out-of-memory: a faulty card or node fails allocations (and a job started after it on that node too) whatever is free
+    R("other", 6.0, lambda x: x.f["gpu_fault"] and not host(x), lambda x: (
+        f"the log reports a GPU hardware fault (\"{x.f['gpu_fault']}\") beside this out-of-memory: a faulty card or node "
+        "fails allocations whatever is free, not a shortage of this job's memory; check the card (nvidia-smi -q -d ECC, the "
+        "kernel log's Xid lines) and run elsewhere (a scheduler: exclude that node)")),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
     # PyTorch's MPS allocator (MPSAllocator.h) fails a request past its high watermark, or when Metal returns no heap
