@@ -79,8 +79,11 @@ FACTS = [
     # "Driver/library version mismatch": a driver updated without reloading its kernel module)
     ("nvml_init", re.compile(r"Failed to initialize NVML: ([A-Za-z][A-Za-z/ ]{0,60})")),
     # the GPU's own hardware fault, reported by CUDA (cudaErrorECCUncorrectable: "uncorrectable ECC error encountered") or
-    # by the kernel driver (NVRM "Xid" events; "GPU has fallen off the bus"): memory or the card failed, whatever is free
-    ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|NVRM: Xid \([^)\n]{1,40}\): \d{1,3})")),
+    # by the kernel driver ("GPU has fallen off the bus"; NVRM Xid events of the hardware: 48 double-bit ECC, 63/64 ECC page
+    # retirement, 74 NVLink, 79 off the bus, 92-95 ECC, 119/120 GSP; not 13/31/43, an application's fault or exception):
+    # memory or the card failed, whatever is free
+    ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|"
+                             r"NVRM: Xid \([^)\n]{1,40}\): (?:48|6[34]|74|79|9[2-5]|119|120)\b)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
     # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them

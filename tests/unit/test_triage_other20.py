@@ -44,5 +44,12 @@ def test_a_corrected_ecc_count_is_no_fault():
     assert not any("hardware fault" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
 
 
+def test_an_application_xid_is_no_hardware_fault():
+    # Xid 31 is an MMU fault (an illegal address of the program), 13 a graphics engine exception: not the card failing
+    res, ev = last_event("[ 8812.402311] NVRM: Xid (PCI:0000:3b:00): 31, pid=2214, name=python, Ch 00000010, intr 10000000. MMU Fault\n"
+                         + BARRIER_OOM)
+    assert not any("hardware fault" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+
+
 def test_the_guide_exists():
     assert guides.load_all()["gpu-hardware-fault"]["title"].startswith("A GPU hardware fault")
