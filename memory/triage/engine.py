@@ -23,7 +23,7 @@ from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
-from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing
+from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
 from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
@@ -34,11 +34,12 @@ EXPLAINED_WITHIN = 80     # lines between PyTorch's message and the server's tha
 is_oom_error = P.is_oom_error      # the capture's check, kept at its old path
 
 
-def _alternatives(causes, env, params, kind, form=None) -> list:
-    """The top two causes side by side, each with its guide, for an answer under rank.UNCERTAIN."""
+def _alternatives(causes, env, params, kind, form=None, cause_forms=None) -> list:
+    """The top two causes side by side, each with its guide, for an answer under rank.UNCERTAIN (cause_forms: a cause whose
+    guide is chosen by a form of its own, as the system commit's host-ram)."""
     out = []
     for c in causes[:2]:
-        g = guides_mod.select(c["id"], env["runtime"], env, params, kind=kind, form=form)
+        g = guides_mod.select(c["id"], env["runtime"], env, params, kind=kind, form=(cause_forms or {}).get(c["id"], form))
         out.append({"id": c["id"], "confidence": c["confidence"], "evidence": c["evidence"][:2],
                     "guide": {"id": g["id"], "title": g["title"]} if g else None})
     return out
@@ -72,7 +73,11 @@ def _event_dict(scan, inc, context):
         params.update(fraction_cap=True, allowed=fmt_bytes(case.n["allowed"]), free=fmt_bytes(case.free))
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
-    guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind, form=ev.get("form"))
+    # the row's own predicate: host-ram's guide is the system commit's (os-host-ram), whether first or runner-up
+    cause_forms = {"host-ram": "wddm"} if wddm_refused(case) and any(c["id"] == "host-ram" for c in causes[:2]) else {}
+    if cause_forms:
+        params["wddm"] = True
+    guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note
@@ -108,7 +113,7 @@ def _event_dict(scan, inc, context):
         "platform": {k: env[k] for k in ("os", "backend", "allocator", "expandable_segments")},
         "uncertain": rank.uncertain(causes),
     }
-    out["alternatives"] = _alternatives(causes, env, params, ev["kind"], ev.get("form")) if out["uncertain"] else []
+    out["alternatives"] = _alternatives(causes, env, params, ev["kind"], ev.get("form"), cause_forms) if out["uncertain"] else []
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
         sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"])

@@ -277,6 +277,25 @@ def bare_driver(x):
             and not context_call(x))
 
 
+# PyTorch's message (2.1+) names every process NVML lists on the card ("Including non-PyTorch memory, this process has X",
+# "Process N has X") between the free figure and "Of the allocated memory". On Linux an NVIDIA card always lists this
+# process (its CUDA context); NVML lists none under Windows' driver model (WDDM, and WSL on it), and ROCm has no NVML, so
+# there the figures follow each other. Under WDDM the driver pages device memory and backs each allocation with the
+# system's commit (RAM plus page file), so an allocation can be refused with VRAM free when RAM and the page file are used
+# up (offloaded weights, a small RAM, a page file turned off). The message must be whole from "CUDA out of memory" (ROCm's
+# PyTorch says "HIP out of memory"; a quote cut before it could be either) and the log must not show Linux
+WDDM_HEAD = "CUDA out of memory. Tried to allocate"
+WDDM_NO_PROCS = "is free. Of the allocated memory"
+
+
+def wddm_refused(x):
+    """An NVIDIA card under Windows' driver model (no process listed in PyTorch's whole CUDA message, not on Linux) refused
+    a request its free figure covers several times over: the system commit (RAM plus page file), not VRAM."""
+    return (x.kind == "torch.cuda" and x.env["backend"] == "cuda" and x.env["os"] != "linux" and not x.n.get("allowed")
+            and x.total and x.free <= 1.01 * x.total and x.req and x.free >= 4 * x.req and x.free >= 2 * GiB
+            and WDDM_HEAD in x.text and WDDM_NO_PROCS in x.text)
+
+
 # stable-diffusion.cpp's get_desc() of its parts: VAEs ("vae", "wan_vae", "HunyuanVideoVAE", "tae"), text encoders ("clip",
 # "t5", "umt5", and the LLM conditioners named by their architecture: "qwen2.5vl", "qwen3", "mistral", "llama", "gemma3")
 SDCPP_TE = ("clip", "t5", "umt5", "llm", "qwen2", "qwen3", "mistral", "llama", "gemma", "cond_stage")

@@ -1,7 +1,7 @@
 """Triage's rule rows for *host-ram*: system memory, not the GPU (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
-from .predicates import ABSURD_HOST, bare_driver, kind, unified_host_held, unified_pool
+from .predicates import ABSURD_HOST, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
 from .rule_row import Rule
 
 R = Rule
@@ -40,6 +40,12 @@ HOST_RAM = [
       "right now" + (f" ({fmt_bytes(x.n['available'])}, against the {fmt_bytes(x.n['required'])} its rank needs)" if "required" in x.n else "")
       + "; MLX keeps the model in unified memory, the host's RAM, so programs and the page cache holding it shrink what the "
       "node admits: free host memory on that node (close programs; sync and drop the page cache), then start again"),
+    # Windows' driver model (no process in PyTorch's list) backs device memory with the system commit: a request refused with
+    # the card's free figure several times over it is RAM plus page file used up (above the driver-refused row, other 4.5)
+    R("host-ram", 5.0, wddm_refused,
+      "the card had {free:b} free for a {req:b} request and PyTorch's message lists no process, as under Windows' driver model "
+      "(WDDM, WSL too), which backs device memory with the system commit: RAM plus page file ran out, not VRAM; enlarge the "
+      "page file (system-managed), close programs holding RAM, or keep less of the model in RAM (offload)"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     R("host-ram", 5.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "bfc" and x.ev.get("device_kind") == "cpu",
       "TensorFlow's host allocator ran out: system RAM (its pinned buffers for transfers, or the CPU's own), not the GPU"),
