@@ -215,6 +215,11 @@ OMLX_ADMIT = re.compile(r"\brank \d{1,4} (?:\([^()\n]{0,100}\) )?needs " + _OMLX
 # answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
 # nothing was allocated, the scheduler refused to admit the request
 VLLMRS_KV = re.compile(r"\bRemaining (\d{1,12}) kvcache tokens, but your prompt requires (\d{1,12}) new tokens")
+# ComfyUI-VideoHelperSuite's Load Video guard (videohelpersuite/load_video_nodes.py, since 2024-05): it caps the frames it
+# decodes by the system RAM psutil reports free (available RAM + free swap - 128 MiB) and raises "Memory limit hit after
+# loading N frames. Stopping execution." when the video has more, or, under a Meta Batch, "Meta Batch set to N frames but
+# only M can fit in memory" before decoding (Kosinkadink/ComfyUI-VideoHelperSuite#236): host RAM, nothing on the GPU
+VHS_RAM = re.compile(r"\bMemory limit hit after loading (\d{1,12}) frames|\bMeta Batch set to (\d{1,12}) frames but only (-?\d{1,12}) can fit in memory")
 # SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
 SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
 # OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object

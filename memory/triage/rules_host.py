@@ -46,6 +46,13 @@ HOST_RAM = [
       "the card had {free:b} free for a {req:b} request and PyTorch's message lists no process, as under Windows' driver model "
       "(WDDM, WSL too), which backs device memory with the system commit: RAM plus page file ran out, not VRAM; enlarge the "
       "page file (system-managed), close programs holding RAM, or keep less of the model in RAM (offload)"),
+    # VideoHelperSuite's Load Video stops itself when the decoded frames would pass the RAM psutil reports free (available RAM
+    # plus free swap): frames are decoded into system RAM as float32 before any node puts them on the GPU
+    R("host-ram", 8.0, kind("comfy.vhs_ram"), lambda x: (
+        f"VideoHelperSuite's Load Video stopped after decoding {x.ev['frames']} frames" if x.ev.get("form") == "frames"
+        else f"VideoHelperSuite's Meta Batch asks for {x.ev['frames']} frames a batch and only {x.ev['fit']} fit")
+      + ": its guard sizes the frames against the system RAM (and swap) free, where decoded frames are kept as float32 "
+        "before any GPU work: load fewer frames at once (frame_load_cap, select_every_nth, a smaller custom_width/custom_height), or a Meta Batch"),
     R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     R("host-ram", 5.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "bfc" and x.ev.get("device_kind") == "cpu",
       "TensorFlow's host allocator ran out: system RAM (its pinned buffers for transfers, or the CPU's own), not the GPU"),
