@@ -206,6 +206,16 @@ def vllm_loading(x):
             and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
+def sglang_pool_room(x):
+    """SGLang's KV pool refused a batch while its own count shows the slots it asked for (free plus evictable >= the tokens
+    requested). Its token allocator hands out any free slots, so with room for the request a refusal is the pool's
+    accounting: with --page-size > 1 every request that crosses a page in a decode step takes a whole page (the request's
+    N tokens can need N pages), which the scheduler's check before the step must count and retract requests for (sgl-project/
+    sglang#4602, PR 4913; sglang-jax shows the same with its paged pool)."""
+    n = x.n or {}
+    return x.kind == "sglang.kv_pool" and "requested_tokens" in n and n.get("available_tokens", -1) >= n["requested_tokens"]
+
+
 def sleep_mode_budget(x):
     """vLLM's cumem allocator (the one --enable-sleep-mode switches on) ran out of device memory (its own line, alone or
     before PyTorch's message for the same request) after vLLM had sized its KV cache from its own profile ("Available KV

@@ -504,7 +504,7 @@ RULES = [
       "{n[available_tokens]} were free; the running requests and the prefixes kept cached hold the rest: retry later, fewer "
       "concurrent requests or a shorter prompt, or give the KV cache more memory"),
     R("kv-cache", 4.0, kind("sglang.kv_pool"),
-      lambda x: f"SGLang's KV pool had no free slots for the {x.ev.get('stage', 'next')} batch"
+      lambda x: f"SGLang's KV pool could not place the {x.ev.get('stage', 'next')} batch"
                 + (f" ({x.n['requested_tokens']} tokens)" if "requested_tokens" in x.n else "")
                 + ": the running requests' context fills it; lower --max-running-requests or --chunked-prefill-size, or give the pool more"),
     R("kv-cache", 4.0, lambda x: trt_component(x) in TRT_KV,

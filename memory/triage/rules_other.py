@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
-                         kind, release_frame, sleep_mode_budget, sync_frame, tgi, tgi_tiny, torch)
+                         kind, release_frame, sglang_pool_room, sleep_mode_budget, sync_frame, tgi, tgi_tiny, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -203,6 +203,14 @@ OTHER = [
       "vLLM's sleep-mode (cumem) allocator ran out after vLLM sized the KV cache at {f[vllm_kv_mem]:b} from its own profile: "
       "with that allocator the profile can count PyTorch's memory past the card (vllm#40256), so the budget was larger than "
       "the card; lower --gpu-memory-utilization (or set kv_cache_memory_bytes), or start without --enable-sleep-mode"),
+    # SGLang's KV pool refused a batch its own printed count had room for: the pool's page accounting (the scheduler's check
+    # before the step under-counted the pages a paged pool hands out), not the context; over the KV-pool row (kv-cache 4.0),
+    # which stays the runner-up (the pool was nearly full all the same)
+    R("other", 5.0, sglang_pool_room,
+      lambda x: f"SGLang's KV pool refused {x.n['requested_tokens']} tokens while its own count showed {x.n['available_tokens']} "
+                "free (free plus evictable): the slots were there, so the refusal is the pool's accounting, not the context; "
+                "with --page-size above 1 each request crossing a page takes a whole page, which the scheduler's check before "
+                "the step must count (sglang#4602, fixed by PR 4913): update SGLang, or run with --page-size 1"),
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
       "refuse as often as the memory runs out"),

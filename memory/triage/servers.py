@@ -111,21 +111,31 @@ BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.o
 # text before it, so each word gap is covered; review16a F7)
 _VLLM_ESTIMATE = re.compile(r"maximum\s{1,4}model\s{1,4}length\s{1,4}is\s{1,4}(\d{1,20})")
 _SGLANG_TOKENS = re.compile(r"Try to allocate (\d{1,20}) tokens")
+# what the pool had when it refused: free plus evictable slots, as SGLang prints their sum ("Avaliable tokens: 2048" in its
+# early spelling, "Available tokens: 5248 (available_size=5248 + evictable_size=0)"); the hybrid (SWA) pools' "Available
+# full tokens" / "Available swa" lines are two pools' counts, not this one (not read)
+_SGLANG_AVAILABLE = re.compile(r"\bAva(?:il|li)able tokens: (\d{1,20})")
 
 
 def add_block_fields(ev, text) -> bool:
     """What a message prints on the lines under its first: TensorRT-LLM's table under its executor failure (component,
     total, free before it), vLLM's estimated maximum length when its message is wrapped, the tokens SGLang's KV pool was
-    asked for. True if a field matched."""
-    for kind, key, rx in (("vllm.kv_max_len", "estimated_max_len_tokens", _VLLM_ESTIMATE), ("sglang.kv_pool", "requested_tokens", _SGLANG_TOKENS)):
-        if ev.get("kind") == kind:
-            if kind == "vllm.kv_max_len":
-                text = ev.get("_tail", ev.get("text", "")[-48:]) + " " + text.strip()[:200]
-                ev["_tail"] = text[-48:]
+    asked for and the tokens it said it had. True if a field matched."""
+    if ev.get("kind") == "sglang.kv_pool":
+        hit = False
+        for key, rx in (("requested_tokens", _SGLANG_TOKENS), ("available_tokens", _SGLANG_AVAILABLE)):
             m = rx.search(text) if key not in ev["numbers"] else None
             if m:
                 ev["numbers"][key] = int(m.group(1))
-            return bool(m)
+                hit = True
+        return hit
+    if ev.get("kind") == "vllm.kv_max_len":
+        text = ev.get("_tail", ev.get("text", "")[-48:]) + " " + text.strip()[:200]
+        ev["_tail"] = text[-48:]
+        m = _VLLM_ESTIMATE.search(text) if "estimated_max_len_tokens" not in ev["numbers"] else None
+        if m:
+            ev["numbers"]["estimated_max_len_tokens"] = int(m.group(1))
+        return bool(m)
     if ev.get("kind") == "libplacebo.alloc":
         return libplacebo_heap(ev, text)
     if ev.get("kind") == "dotnet.oom":

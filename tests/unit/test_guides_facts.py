@@ -205,7 +205,7 @@ SERVER_FLAGS = {
                    "--tensor-parallel-size", "--cpu-offload-gb", "--kv-cache-memory-bytes", "--enable-sleep-mode"},
     "sglang.launch_server": {"--model-path", "--max-running-requests", "--chunked-prefill-size",
                              "--mem-fraction-static", "--context-length", "--kv-cache-dtype", "--quantization", "--tp",
-                             "--tp-size", "--attention-backend"},
+                             "--tp-size", "--attention-backend", "--page-size"},
     "text-generation-launcher": {"--model-id", "--max-batch-prefill-tokens", "--max-input-tokens", "--max-total-tokens",
                                  "--quantize", "--num-shard", "--cuda-memory-fraction"},
     "trtllm-serve": {"--max_num_tokens", "--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction",

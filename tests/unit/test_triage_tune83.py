@@ -18,3 +18,24 @@ def test_vhs_load_video_memory_guard_is_host_ram():
     # the guard's words without its numbers are no failure of it
     cause, _, ev = top("Error occurred when executing VHS_LoadVideo: CUDA out of memory. Tried to allocate 2.00 GiB\n")
     assert ev["guide"]["id"] != "comfyui-vhs-frames"
+
+
+def test_sglang_pool_refusal_with_room_by_its_own_count_is_its_accounting():
+    """SGLang's scheduler message prints the tokens it tried to place and the pool's free plus evictable slots ("Avaliable"
+    in its early spelling, sgl-project/sglang#4602 with --page-size 64). A count that covers the request means the slots were
+    there: the paged pool's accounting refused it (PR 4913 fixed the scheduler's page estimate), other, with the KV pool the
+    runner-up and the accounting guide. Short of the request it stays the KV cache."""
+    log = ("RuntimeError: Decode out of memory. Try to lower your batch size.\nTry to allocate 96 tokens.\n"
+           "Avaliable tokens: 1536\nself.token_to_kv_pool_allocator.available_size()=1536\nself.tree_cache.evictable_size()=0\n")
+    cause, conf, ev = top(log)
+    assert cause == "other", ev["causes"]
+    assert [c["id"] for c in ev["causes"][:2]] == ["other", "kv-cache"], ev["causes"]
+    assert ev["numbers"] == {"requested_tokens": 96, "available_tokens": 1536}, ev["numbers"]
+    assert ev["guide"]["id"] == "sglang-pool-accounting", ev["guide"]["id"]
+    assert "1536" in ev["causes"][0]["evidence"][0]
+    cause, _, ev = top(log.replace("1536", "64"))
+    assert cause == "kv-cache" and ev["guide"]["id"] == "sglang-serving", (ev["causes"], ev["guide"]["id"])
+    # the hybrid (SWA) pools print two counts: neither is this pool's, so nothing is read as room
+    cause, _, ev = top("Prefill out of memory. Try to lower your batch size.\nTry to allocate 8192 tokens.\n"
+                       "Available full tokens: 899840 (full_available_size=11776 + full_evictable_size_=888064)\n")
+    assert cause == "kv-cache" and "available_tokens" not in ev["numbers"], (ev["causes"], ev["numbers"])
