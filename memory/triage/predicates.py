@@ -206,6 +206,15 @@ def vllm_loading(x):
             and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
+def cumem_wake_up(x):
+    """vLLM's cumem allocator ran out of device memory inside its wake_up (vllm/device_allocator/cumem.py: sleep() unmaps and
+    releases every allocation, wake_up() creates and maps each again with cuMemCreate): the same sizes fitted before the
+    sleep, so what took the memory meanwhile is something else on the card, in RL the colocated trainer (OpenRLHF, verl,
+    NeMo RL; TideDra/lmm-r1#43). Its own out-of-memory line, not its fault form (a driver call refused)."""
+    return ("vllm.cumem" in x.kinds and not (x.kind == "vllm.cumem" and x.ev.get("form") == "fault")
+            and any(fn == "wake_up" and "cumem" in path for path, fn in x.frames or ()))
+
+
 def sglang_pool_room(x):
     """SGLang's KV pool refused a batch while its own count shows the slots it asked for (free plus evictable >= the tokens
     requested). Its token allocator hands out any free slots, so with room for the request a refusal is the pool's

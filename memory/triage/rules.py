@@ -20,7 +20,8 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
 
 Named predicates and thresholds that several rows share live in predicates.py (no weights there); the row type and
 the cause vocabulary in rule_row.py; the *other* section's rows (the driver, the platform, a runtime's own limit) in
-rules_other.py, and the *host-ram* section's in rules_host.py, spliced in at their place.
+rules_other.py, the *host-ram* section's in rules_host.py, and *other-process* rows a runtime's own line decides in
+rules_process.py, spliced in at their place.
 
 Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
@@ -35,6 +36,7 @@ from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TR
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
 from .rules_other import OTHER
+from .rules_process import RUNTIME_HELD
 from .should_fit import over_card
 
 R = Rule
@@ -380,9 +382,7 @@ RULES = [
         for n in x.f["ollama_evict"]),
       "Ollama's scheduler, after this load failed, evicts another loaded model to make space: a model already resident (another "
       "runner) holds the memory; unload it (ollama stop, keep_alive) or lower OLLAMA_MAX_LOADED_MODELS"),
-    R("other-process", 6.0, kind("sglang.unbalanced"),
-      "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
-      "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),
+    *RUNTIME_HELD,
     R("other-process", 3.0, others_hold,
       "other processes hold {others:b} on this GPU; freeing them covers the {short:b} shortfall", first="op"),
     R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total,

@@ -39,3 +39,26 @@ def test_sglang_pool_refusal_with_room_by_its_own_count_is_its_accounting():
     cause, _, ev = top("Prefill out of memory. Try to lower your batch size.\nTry to allocate 8192 tokens.\n"
                        "Available full tokens: 899840 (full_available_size=11776 + full_evictable_size_=888064)\n")
     assert cause == "kv-cache" and "available_tokens" not in ev["numbers"], (ev["causes"], ev["numbers"])
+
+
+WAKE = ('  File "/opt/venv/lib/python3.11/site-packages/vllm/device_allocator/cumem.py", line 231, in wake_up\n'
+        "    create_and_map(handle)\n"
+        '  File "/opt/venv/lib/python3.11/site-packages/vllm/device_allocator/cumem.py", line 78, in create_and_map\n'
+        "    python_create_and_map(*allocation_handle)\n"
+        "RuntimeError: CUDA Error: {err} at /workspace/csrc/cumem_allocator.cpp:62\n")
+
+
+def test_vllm_cumem_out_of_memory_in_wake_up_is_whoever_took_the_card_meanwhile():
+    """vLLM's sleep() releases every cumem allocation and wake_up() maps each again at the same size (cumem.py): running out
+    there means another user of the card took the memory while vLLM slept, in RL the colocated trainer (TideDra/lmm-r1#43:
+    a lower vLLM memory share fixed it): other-process, with the sleep-wake guide. The same line with no wake_up frame, or
+    a driver call refused in wake_up (not out of memory), keeps its reading."""
+    cause, _, ev = top("(LLMRayActor pid=5120) " + WAKE.format(err="out of memory").replace("\n  File", "\n(LLMRayActor pid=5120)   File"))
+    assert cause == "other-process", ev["causes"]
+    assert ev["runtime"] == "vllm" and ev["guide"]["id"] == "vllm-sleep-wake", (ev["runtime"], ev["guide"]["id"])
+    cause, _, ev = top(WAKE.format(err="out of memory"))
+    assert cause == "other-process", ev["causes"]
+    cause, _, ev = top("RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n")
+    assert cause != "other-process", ev["causes"]
+    cause, _, ev = top(WAKE.format(err="invalid argument"))
+    assert cause == "other", ev["causes"]
