@@ -722,10 +722,15 @@ def score(row) -> dict:
         # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
         w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" else res["weights"]
-        if rt == "llama.cpp" and buffer_sum(row) and "gpu_weights" in res and "host_weights" in res:
-            # the device and host model buffers, not the file: a tied token table is loaded twice, token_embd on the
-            # host for the input lookup and a TENSOR_DUPLICATED copy as the output on the output layer's device
-            # (llama-model.cpp: 'if output is NULL, init from the input tok embed'), which the plan places
+        server = rt == "llama.cpp" or (rt == "ollama" and row.get("version") is not None
+                                       and OL.llama_server(parse_version(row["version"], "ollama")))
+        if server and buffer_sum(row) and "gpu_weights" in res and "host_weights" in res:
+            # the device and host model buffers, not the file (llama.cpp's, or Ollama >= 0.30's llama-server's): a tied
+            # token table is loaded twice, token_embd on the host for the input lookup and a TENSOR_DUPLICATED copy as
+            # the output in the output layer's buffer type (llama-model.cpp create_tensor: a new tensor unless that
+            # buffer type's context already holds it), which the plan places on the device; on the CPU alone that
+            # copy goes to CPU_REPACK where the output's type has a repack layout there (the Android row of batch 50:
+            # CPU 266 MiB + CPU_REPACK 1252 MiB for Llama 3.2 1B Q8_0), so the sum is again file + token table
             w = res["gpu_weights"] + res["host_weights"]
         printed = m["weights_gib"] if "weights_gib" in m else m["weights_mib"] / 1024
         out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))

@@ -92,6 +92,11 @@ _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
 # libraries whose builds are not GGUF K-quants: Ollama's gpt-oss tags are OpenAI's MXFP4 checkpoint converted as
 # is (convert_gptoss.go writes the experts as MXFP4 and keeps every other tensor's type: bf16), "file_type=MXFP4"
 OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
+# size tags whose default build is not the library's: llama3.2:1b is a Q8_0 build (`ollama list` prints llama3.2:1b
+# as ID baf6a787fdff, 1.3 GB, attogram/ollama-bash-lib demos/list.md; /api/tags for that digest gives
+# "quantization_level": "Q8_0", size 1321098329; its GGUF blob 74701a8c35f6 is 1321082688 bytes: 1.24 B params at
+# Q8_0's 8.5 bits, where the 1b-instruct-q4_K_M tag is about 0.8 GB), while llama3.2:3b is the Q4_K_M default
+OLLAMA_SIZE_QUANT = {("llama3.2", "1b"): "Q8_0"}
 # quantization words an Ollama tag can carry, longest first
 _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")
 
@@ -126,7 +131,8 @@ def ollama_tag(name: str):
         pattern = OLLAMA_SIZE_MODELS[lib].get(size, f"{lib}-{{size}}")
     m = _TAG_QUANT.search(tag)
     quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16", "qat": "Q4_0_QAT"}.get(m.group(1), m.group(1).upper()) if m else None
-    default = OLLAMA_LIBRARY_QUANT.get(lib) or ("Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT)
+    default = (OLLAMA_SIZE_QUANT.get((lib, size)) or OLLAMA_LIBRARY_QUANT.get(lib)
+               or ("Q4_0" if lib in OLLAMA_Q4_0_LIBRARIES else OLLAMA_DEFAULT_QUANT))
     note = (f"Ollama tag {name!r}: " + (f"{quant} weights from the tag" if quant else
                                         f"the library's default build, {default}"))
     built = pattern.format(size=size.upper())

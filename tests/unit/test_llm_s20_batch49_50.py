@@ -1,0 +1,43 @@
+"""Task ellm20 (session 20): LLM batches 49 and 50 after their first sight (regression rows); each change checked by
+hand against a runtime's printed figures, its source or a published config.json."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.ollama_tags import ollama_tag
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def test_ollama_llama32_1b_default_build_is_q8_0_and_3b_stays_q4_k_m():
+    # `ollama pull llama3.2:1b` fetches blob 74701a8c35f6 of 1,321,082,688 bytes, /api/tags lists it as Q8_0 (1.3 GB);
+    # llama3.2:3b is the library's Q4_K_M default (2.0 GB); a tag naming its quantization keeps it
+    assert ollama_tag("llama3.2:1b")[:2] == ("Llama-3.2-1B", "Q8_0")
+    assert ollama_tag("llama3.2:3b")[:2] == ("Llama-3.2-3B", "Q4_K_M")
+    assert ollama_tag("llama3.2")[:2] == ("Llama-3.2-3B", "Q4_K_M")
+    assert ollama_tag("llama3.2:1b-instruct-q4_K_M")[:2] == ("Llama-3.2-1B", "Q4_K_M")
+
+
+def test_llama_server_cpu_model_buffers_hold_the_tied_token_table_twice():
+    # sovereign-manifold ollama_server.log (Ollama 0.31.1, llama-server on an Android CPU, llama3.2:1b):
+    # 'CPU model buffer size = 266.41 MiB' (token_embd for the lookup) + 'CPU_REPACK model buffer size = 1252.16 MiB'
+    # (the blocks and the output, a second copy of the tied table) = 1518.57 MiB; the file is 1,321,082,688 bytes
+    r = llm.plan(llm.describe(model="llama3.2:1b"), "ollama", ctx=4096, runtime_version="0.31.1")
+    assert abs(r["weights"] / 1321082688 - 1) < 0.01  # the file (its metadata aside)
+    assert abs((r["host_weights"] + r["gpu_weights"]) / MiB - 1518.57) < 5  # the two buffers
+    assert abs(r["host_weights"] / MiB - 266.41) < 1  # the CPU buffer: the token table alone
+    assert r["kv_total"] == 128 * MiB  # 'llama_kv_cache: size = 128.00 MiB (4096 cells, 16 layers, 1/1 seqs)'
+
+
+def test_bench_scores_an_ollama_llama_server_buffer_sum_as_llama_cpp_does():
+    # an Ollama >= 0.30 row whose weights_mib its notes give as the sum of llama-server's model buffers is compared with
+    # the plan's device + host buffers (the tied table twice), not Ollama's own memory.weights.total (blocks + output)
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    row = {"id": "t", "runtime": "ollama", "version": "0.31.1", "url": "u", "vram_gib": None,
+           "input": {"model": "llama3.2:1b", "ctx": 4096, "parallel": 1},
+           "measured": {"weights_mib": 1518.57},
+           "notes": ["'CPU model buffer size = 266.41 MiB' + 'CPU_REPACK model buffer size = 1252.16 MiB' "
+                     "(weights_mib is their sum)"]}
+    assert abs(b.score(row)["weights_err"]) < 0.005
+    # the same figure from an Ollama runner before llama-server (0.29) is Ollama's weights total: not a buffer sum
+    old = dict(row, version="0.29.0")
+    assert b.score(old)["weights_err"] < -0.15
+
