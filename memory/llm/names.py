@@ -258,6 +258,13 @@ SAME_GEOMETRY = (
     (r"^qwen3-coder-next(?:$|-(?!(?:.*-)?\d+(?:\.\d+)?b(?:$|-)))", "Qwen3-Next-80B-A3B", "Qwen3-Coder-Next: the config of "
      "Qwen3-Next-80B-A3B (Qwen3NextForCausalLM: 48 layers, 12 full-attention of 2 KV heads x 256, 36 gated-DeltaNet, 512 "
      "experts of 512, top 10)"),
+    # Qwen/Qwen2-72B(-Instruct): Qwen2ForCausalLM with Qwen2.5-72B's fields; a model-config table transcribing
+    # huggingface.co/Qwen/Qwen2-72B-Instruct/blob/main/config.json (its qwen2_72b_config: hidden 8192, 64 heads,
+    # 8 KV heads, intermediate 29568, 80 layers, vocab 152064, 32768 positions) and vllm-project/vllm's feature request
+    # on draft vocabularies (the 72B's vocab_size is 152064) give what Qwen2.5-72B.json holds (batch 50, after first
+    # sight: leadawon/structrag's TP 2 run). Qwen2-VL-72B and Qwen2-Math-72B are other names, not read as this one
+    (r"^qwen2-72b(?:$|-)", "Qwen2.5-72B", "Qwen2-72B: the config of Qwen2.5-72B (Qwen2ForCausalLM: 80 layers, 64 heads, "
+     "8 KV heads x 128, hidden 8192, intermediate 29568, vocab 152064, untied)"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
      "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),
 )

@@ -41,3 +41,23 @@ def test_bench_scores_an_ollama_llama_server_buffer_sum_as_llama_cpp_does():
     old = dict(row, version="0.29.0")
     assert b.score(old)["weights_err"] < -0.15
 
+
+def test_qwen2_72b_is_read_as_qwen25_72b_geometry():
+    # Qwen/Qwen2-72B-Instruct config.json (as a model-config table transcribes it): 80 layers, 64 heads, 8 KV heads,
+    # hidden 8192, intermediate 29568, vocab 152064 -- Qwen2.5-72B's fields
+    s = llm.describe(model="Qwen/Qwen2-72B-Instruct")
+    assert s.name == "Qwen2.5-72B" and s.n_layers == 80 and s.n_kv_heads == 8 and s.head_dim_k == 128
+    assert s.hidden == 8192 and s.vocab == 152064 and s.intermediate == 29568
+    assert llm.describe(model="Qwen/Qwen2-72B").name == "Qwen2.5-72B"
+    # bf16 over TP 2: 72.7 B x 2 bytes / 2 = 67.7 GiB a rank; 80 x 2 x 4 KV heads (a rank's) x 128 x 2 = 160 KiB a token
+    r = llm.plan(s, "vllm", ctx=13312, tensor_parallel_size=2, vram=79.25 * GiB, runtime_version="0.5.5")
+    assert abs(r["weights"] / GiB - 67.7) < 0.1
+    assert r["kv_per_token"] == 80 * 2 * 4 * 128 * 2
+    # other Qwen2 72B models are other names
+    for other in ("Qwen/Qwen2-VL-72B-Instruct", "Qwen/Qwen2-Math-72B-Instruct"):
+        try:
+            name = llm.describe(model=other).name
+        except Exception:  # noqa: BLE001 - unknown is the expected answer
+            continue
+        assert name != "Qwen2.5-72B", other
+
