@@ -184,6 +184,13 @@ RELEASE_CONTEXT = (
     # mistralai/Mistral-Nemo-Instruct-2407 config.json (revision 04d8a905): max_position_embeddings 131072, where the
     # Base-2407 config Mistral-Nemo-12B.json was read from says 1024000
     (("Mistral-Nemo-12B",), r"mistral-nemo-instruct", 131072, "Mistral-Nemo-Instruct-2407's config.json"),
+    # microsoft/Phi-4-reasoning config.json: Phi-4's fields (vocab 100352, hidden 5120, 40 layers, 40 heads, 10 KV
+    # groups, intermediate 17920) with max_position_embeddings 32768 and rope_theta 500000 (Lightning-AI/litgpt's config
+    # table transcribes it beside phi-4's 16384); Ollama's phi4-reasoning:14b is it (Ollama 0.13.5 prints general.name
+    # 'Phi 4 Reasoning' and 1600.00 MiB of f16 cache at 8192 cells = 40 x 2 x 10 x 128 x 2 bytes a cell:
+    # Small-ed1/ContextHarbor ollama.log, batch 49, after first sight). 'Phi-4-reasoning' is read as Phi-4 by the words
+    # after its name (names no architecture)
+    (("Phi-4",), r"phi-?4-reasoning", 32768, "Phi-4-reasoning's config.json"),
 )
 
 

@@ -68,6 +68,17 @@ OLLAMA_LIBRARY = {
     # 'Q4_K - Medium', 12.42 GiB (manuelGarciaAcha/Agentic_MalGen ollama-server.log), bartowski's Q4_K_M file size
     # (13.34 GB = 12.42 GiB; its Q4_0 would be about 12.6 GB)
     "codestral": ("Codestral-{size}", "22b"),
+    # devstral-small-2 (December 2025): one size, 24b (the default), mistralai/Devstral-Small-2-24B-Instruct-2512 in
+    # its K-quant default: Ollama 0.21.0 loading devstral-small-2:24b prints architecture=mistral3 file_type=Q4_K_M,
+    # 41 layers with the output, and a 5.0 GiB f16 cache at 32768 cells = 40 layers x 8 KV heads x 128
+    # (SeanceTable/auto-iteration ollama.log, batch 50); a project's log of pulling it on Ollama 0.24.0 says "24B,
+    # Q4_K_M, approximately 15 GB", all 41 layers loaded. Not devstral (the 2505/2507 Devstral Small 1.x, another library)
+    "devstral-small-2": ("Devstral-Small-2-{size}", "24b"),
+    # phi4-reasoning (May 2025): 14b (the default), microsoft/Phi-4-reasoning on Phi-4's geometry with 32768 positions
+    # (names.RELEASE_CONTEXT) in the K-quant default: Ollama 0.13.5 prints general.name 'Phi 4 Reasoning', file type
+    # 'Q4_K - Medium' for it (Small-ed1/ContextHarbor ollama.log, batch 49). Its 'plus' tag (Phi-4-reasoning-plus, the
+    # same architecture by its model card; its config not read here) resolves to the same geometry
+    "phi4-reasoning": ("Phi-4", "14b"),
 }
 # libraries whose tags name different models by a variant word after the size, with no model read for the rest: the
 # variants read. ollama.com/library/llava: LLaVA 1.6 on Vicuna (7b, 13b) and Hermes-Yi (34b), and the

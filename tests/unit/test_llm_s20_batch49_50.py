@@ -61,3 +61,24 @@ def test_qwen2_72b_is_read_as_qwen25_72b_geometry():
             continue
         assert name != "Qwen2.5-72B", other
 
+
+def test_ollama_devstral_small_2_is_the_built_in_devstral_small_2_in_q4_k_m():
+    # SeanceTable/auto-iteration ollama.log (Ollama 0.21.0, devstral-small-2:24b): architecture=mistral3
+    # file_type=Q4_K_M, 41 layers with the output, 'kv cache' 5.0 GiB at 32768 cells, 'model weights' 13.8 GiB + 360 MiB
+    assert ollama_tag("devstral-small-2:24b")[:2] == ("Devstral-Small-2-24B", "Q4_K_M")
+    assert ollama_tag("devstral-small-2")[:2] == ("Devstral-Small-2-24B", "Q4_K_M")
+    r = llm.plan(llm.describe(model="devstral-small-2:24b"), "ollama", ctx=32768, runtime_version="0.21.0")
+    assert r["kv_total"] == 40 * 2 * 8 * 128 * 2 * 32768 == 5 * GiB
+    assert abs(r["weights_by_role"]["embedding"] / MiB - 360.0) < 1  # 131072 x 5120 in Q4_K: the CPU part
+
+
+def test_ollama_phi4_reasoning_is_phi4_geometry_with_its_32k_context():
+    # Small-ed1/ContextHarbor ollama.log (Ollama 0.13.5): general.name 'Phi 4 Reasoning', Q4_K - Medium, n_ctx_train
+    # 32768, 40 layers, 10 KV heads x 128; 'CPU KV buffer size = 1600.00 MiB' at 8192 cells
+    assert ollama_tag("phi4-reasoning:14b")[:2] == ("Phi-4", "Q4_K_M")
+    s = llm.describe(model="phi4-reasoning:14b")
+    assert s.n_layers == 40 and s.n_kv_heads == 10 and s.max_ctx == 32768
+    assert llm.describe(model="microsoft/Phi-4-reasoning").max_ctx == 32768
+    assert llm.describe(model="microsoft/phi-4").max_ctx == 16384  # the base model keeps its own
+    r = llm.plan(s, "ollama", ctx=8192, runtime_version="0.13.5")
+    assert r["kv_total"] == 1600 * MiB
