@@ -82,3 +82,15 @@ def test_ollama_phi4_reasoning_is_phi4_geometry_with_its_32k_context():
     assert llm.describe(model="microsoft/phi-4").max_ctx == 16384  # the base model keeps its own
     r = llm.plan(s, "ollama", ctx=8192, runtime_version="0.13.5")
     assert r["kv_total"] == 1600 * MiB
+
+
+def test_qwen3_vl_30b_a3b_tower_is_loaded_with_vllm_weights():
+    # Zzsf11/VideoCuttingAgent vllm_serve.log (vLLM 0.12.0, TP 2 on H100s, bf16): 'Model loading took 29.3115 GiB' a
+    # rank; the decoder's half alone is 28.50 GiB (-2.8 %), the 27-block ViT of 1152 (1.00 GiB in bf16) split over the
+    # two ranks brings it to 29.00 (-1.1 %)
+    s = llm.describe(model="Qwen/Qwen3-VL-30B-A3B-Instruct")
+    assert s.vision and s.vision["depth"] == 27 and s.vision["hidden_size"] == 1152
+    assert s.vision["out_hidden_size"] == 2048  # the decoder's width (Qwen3-VL-32B's tower gives 5120)
+    r = llm.plan(s, "vllm", ctx=65536, tensor_parallel_size=2, vram=79.18 * GiB, runtime_version="0.12.0",
+                 max_num_seqs=256, gpu_name="NVIDIA H100 80GB HBM3")
+    assert abs(r["weights"] / GiB / 29.3115 - 1) < 0.015
