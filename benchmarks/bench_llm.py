@@ -544,6 +544,27 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-localmodeleval-qwen36-27b-unsloth-nvfp4-mtp2-rtxpro6000-16k-u090",
         "vllm-localmodeleval-qwen36-27b-fp8-rtxpro6000-262k-u088-mnbt32k",
         "vllm-localmodeleval-qwen38-27b-fp8-mtp3-rtxpro6000-262k-u085-fp8kv",
+        # batch 49/50 (tuned after its first sight was recorded, llm_first_sight.json batches["49"], ["50"]): task ellm20
+        # read the three refusals (phi4-reasoning:14b, Qwen2-72B-Instruct, devstral-small-2:24b: built in or mapped),
+        # the Android CPU row (llama3.2:1b is Q8_0; an Ollama >= 0.30 llama-server buffer sum is compared as
+        # llama.cpp's), the Qwen3-VL-30B-A3B TP 2 row (its vision tower described) and, without a change, the V0 TP 2
+        # A100 40 GB row (distagentgc: NCCL buffers and the activation peak a rank, not inputs of kv)
+        "ollama-aifred-qwen3-1.7b-780m-rocm-override-4k-fit", "vllm-aifred-qwen3-8b-awq-marlin-3060-16k-u085",
+        "vllm-aifred-qwen3-8b-awq-marlin-3060-32k-u090-refused", "ollama-contextharbor-phi4-reasoning-q4km-cpu-8k",
+        "vllm-vediosifter-qwen3-30b-a3b-2507-rtxpro6000-4k-eager-u085",
+        "vllm-vediosifter-verl-qwen3-4b-rtxpro6000-41k-u050-mns8", "vllm-memsuit-llama31-8b-80g-32k-default",
+        "vllm-memsuit-qwen25-3b-distill-80g-32k-default", "vllm-jayashan-r1-distill-qwen14b-32k-u090",
+        "vllm-exact-qwen3-8b-fp16-lora-tp2-2xt4-8k-eager-u085", "vllm-mlopskg-qwen3-30b-a3b-2507-bf16-h100-6k-default",
+        "vllm-mlopskg-qwen3-30b-a3b-2507-bf16-h100-4k-default",
+        "vllm-healthmaps-qwen25-7b-fp16-t4-4k-u085-refused", "vllm-typhoonocr-qwen25vl-7b-8k-u095-mns10",
+        "vllm-videocut-qwen3vl-30b-a3b-tp2-h100-64k", "vllm-meetingtr-qwen36-27b-fp8-h100-4k-u088-eager-lmonly",
+        "vllm-distagentgc-qwen25-14b-fp16-tp2-a100-40g-32k", "vllm-distagentgc-qwen25-14b-fp16-80g-32k",
+        "vllm-autosci-qwen3-coder-30b-a3b-a100-80g-128k-mns16", "vllm-ctrlsearch-qwen25-coder-14b-l40s-16k",
+        "vllm-graphrag-llama3-8b-tp4-a800-8k", "vllm-memrlhf-qwen25-3b-fp16-24g-4k-mns1",
+        "vllm-augmentqa-qwen25-3b-fp16-24g-4k", "vllm-llmappfw-qwen3-4b-2507-wsl-8k-default",
+        "ollama-sovmanifold-llama32-1b-q8-android-cpu-4k-fit", "vllm-mapcoder-llama31-8b-tp2-44g-128k",
+        "vllm-mapcoder-llama31-8b-tp4-44g-128k", "vllm-structrag-qwen2-72b-bf16-tp2-a100pcie-13k-u095-mns8",
+        "ollama-autoiter-devstral-small2-24b-q4km-a6000-32k-fit",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
