@@ -108,6 +108,9 @@ OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
 # "quantization_level": "Q8_0", size 1321098329; its GGUF blob 74701a8c35f6 is 1321082688 bytes: 1.24 B params at
 # Q8_0's 8.5 bits, where the 1b-instruct-q4_K_M tag is about 0.8 GB), while llama3.2:3b is the Q4_K_M default
 OLLAMA_SIZE_QUANT = {("llama3.2", "1b"): "Q8_0"}
+# libraries built by Ollama's quantizer of March 2025 - January 2026 on a fused-attn_qkv architecture (Phi-3/Phi-4):
+# their attn_qkv stayed F16 (weights.OLLAMA_QKV_F16). phi4-reasoning (May 2025): 40 f16 tensors in its Q4_K_M file
+OLLAMA_QKV_F16_LIBRARIES = ("phi4-reasoning",)
 # quantization words an Ollama tag can carry, longest first
 _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")
 
@@ -156,6 +159,10 @@ def ollama_tag(name: str):
     if lib == "deepseek-r1" and size in OLLAMA_SIZE_MODELS[lib] and built != "DeepSeek-R1":
         note += f"; {lib}:{size} is a distilled model with {built}'s architecture"
     q = quant or default
+    from .weights import OLLAMA_QKV_F16, ROLE_TYPES  # weights imports spec, which imports names, which imports this
+    if lib in OLLAMA_QKV_F16_LIBRARIES and q in ROLE_TYPES:  # weights.OLLAMA_QKV_F16
+        q += OLLAMA_QKV_F16
+        note += "; its fused attn_qkv kept in F16 (Ollama's 2025 quantizer took it for a vision tensor)"
     if lib == "mistral-small3.1" and q.startswith(("Q2_K", "Q3_K", "Q4_K", "Q5_K")):  # weights.MISTRAL3_PATCHED
         q += "_MISTRAL3"
         note += "; its output tensor keeps the base type (the 0.6 quantizer did not recognise mistral3's output)"

@@ -109,6 +109,17 @@ FUSED_QKV_ARCHS = ("phi3",)
 DELTANET_QKV_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text")
 
 
+# Ollama's own quantizer skipped every tensor whose name holds "v." as a vision tensor from March 2025 (6bd0a983c: its
+# patched llama.cpp, `quantize &= name.find("v.") == npos`; 424810450, May 2025, the Go quantizer: `!Contains(name,
+# "v.") || Contains(name, "_v.")`) to January 2026 (01cf7445f: HasPrefix "v."), and "attn_qkv.weight" holds it: a
+# fused attn_qkv kept the converter's F16. Ollama 0.13.5 loading the library's phi4-reasoning:14b (Q4_K - Medium)
+# prints 40 f16 tensors, one a layer by the type counts, and a 10.35 GiB file where Phi-4 at Q4_K_M is 8.4
+# (Small-ed1/ContextHarbor ollama.log). The suffix marks an Ollama library build of that window (ollama_tags.py)
+OLLAMA_QKV_F16 = "_QKV16"
+for _t in [t for t in ROLE_TYPES if not t.endswith(MISTRAL3_PATCHED)]:
+    ROLE_TYPES[_t + OLLAMA_QKV_F16], BLOCK_BITS[_t + OLLAMA_QKV_F16] = ROLE_TYPES[_t], BLOCK_BITS[_t]
+
+
 def fused_qkv_params(spec: LLMSpec) -> int:
     """Weights of the blocks' attn_qkv.weight tensors (0 where q, k and v are separate tensors)."""
     if spec.arch in FUSED_QKV_ARCHS:
@@ -355,6 +366,10 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         raise UserError(f"{spec.name}: parameter count unknown, cannot size {dt} weights")
     low = FORMAT_ALIASES.get(str(dt).lower(), str(dt).lower())
     up = low.upper()
+    qkv_f16 = up.endswith(OLLAMA_QKV_F16) and up[:-len(OLLAMA_QKV_F16)] in ROLE_TYPES
+    if qkv_f16:  # the file type's mix but for a fused attn_qkv in F16 (OLLAMA_QKV_F16)
+        up = up[:-len(OLLAMA_QKV_F16)]
+        low = up.lower()
     if UNSLOTH_DYNAMIC_GGUF.match(low):
         raise UserError(f"{dt}: an Unsloth Dynamic GGUF keeps tensors it chose per model above its base type, and the "
                         "name does not say which (llama-bench labels Qwen3.6-27B-UD-Q8_K_XL 'Q8_0' at 33.31 GiB, where "
@@ -371,15 +386,17 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         out = emb_params * TYPE_BITS[ot] / 8
         kept = spec.expert_params if spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4" else 0
         extra = _k_fallback_bits(spec, up, experts=not kept)
-        qkv = fused_qkv_params(spec) if up in QKV_TYPE else 0
-        qkv_extra = qkv * (TYPE_BITS[QKV_TYPE[up]] - BLOCK_BITS[up]) if qkv else 0
+        qkv_to = "F16" if qkv_f16 else QKV_TYPE.get(up)
+        qkv = fused_qkv_params(spec) if qkv_to else 0
+        qkv_extra = qkv * (TYPE_BITS[qkv_to] - BLOCK_BITS[up]) if qkv else 0
         blocks = ((block_params - kept) * BLOCK_BITS[up] + kept * LINEAR_BITS["mxfp4"] + extra + qkv_extra) / 8
         total = emb + blocks + (0 if spec.tied else out)
         how = ((f"{kept / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + " if kept else "")
                + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
                + (f" + per-layer table {ple_params / 1e9:.2f} B params {pt}" if ple_params else "")
-               + (f"; attn_qkv {qkv / 1e9:.2f} B params {QKV_TYPE[up]} (llama-quant.cpp)" if qkv else "")
+               + (f"; attn_qkv {qkv / 1e9:.2f} B params {qkv_to} "
+                  f"({'unquantized by Ollama’s quantizer of 2025' if qkv_f16 else 'llama-quant.cpp'})" if qkv else "")
                + (f"; rows of {_odd_rows(spec)} values are not a multiple of 256: llama.cpp's fallback type "
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how,

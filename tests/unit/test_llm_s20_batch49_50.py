@@ -75,7 +75,7 @@ def test_ollama_devstral_small_2_is_the_built_in_devstral_small_2_in_q4_k_m():
 def test_ollama_phi4_reasoning_is_phi4_geometry_with_its_32k_context():
     # Small-ed1/ContextHarbor ollama.log (Ollama 0.13.5): general.name 'Phi 4 Reasoning', Q4_K - Medium, n_ctx_train
     # 32768, 40 layers, 10 KV heads x 128; 'CPU KV buffer size = 1600.00 MiB' at 8192 cells
-    assert ollama_tag("phi4-reasoning:14b")[:2] == ("Phi-4", "Q4_K_M")
+    assert ollama_tag("phi4-reasoning:14b")[:2] == ("Phi-4", "Q4_K_M_QKV16")  # Q4_K_M, attn_qkv F16 (below)
     s = llm.describe(model="phi4-reasoning:14b")
     assert s.n_layers == 40 and s.n_kv_heads == 10 and s.max_ctx == 32768
     assert llm.describe(model="microsoft/Phi-4-reasoning").max_ctx == 32768
@@ -94,3 +94,17 @@ def test_qwen3_vl_30b_a3b_tower_is_loaded_with_vllm_weights():
     r = llm.plan(s, "vllm", ctx=65536, tensor_parallel_size=2, vram=79.18 * GiB, runtime_version="0.12.0",
                  max_num_seqs=256, gpu_name="NVIDIA H100 80GB HBM3")
     assert abs(r["weights"] / GiB / 29.3115 - 1) < 0.015
+
+
+def test_ollama_2025_quantizer_kept_a_fused_attn_qkv_in_f16():
+    # Small-ed1/ContextHarbor ollama.log (Ollama 0.13.5, phi4-reasoning:14b): 'type f16: 40 tensors', 'type q4_K: 101',
+    # 'type q6_K: 21', 'file size = 10.35 GiB', 'CPU model buffer size = 10599.08 MiB': one F16 tensor a layer, the
+    # fused attn_qkv (5120 x 7680) Ollama's quantizer of 2025 skipped as if it were a vision tensor ("v." in its name)
+    built, quant, note = ollama_tag("phi4-reasoning:14b")
+    assert (built, quant) == ("Phi-4", "Q4_K_M_QKV16") and "F16" in note
+    r = llm.plan(llm.describe(model="phi4-reasoning:14b"), "ollama", ctx=8192, runtime_version="0.13.5")
+    assert abs(r["weights"] / MiB / 10599.08 - 1) < 0.005
+    # the same file type from llama-quantize (attn_qkv in Q5_K): about 1.9 GiB less
+    std = llm.plan(llm.describe(model="microsoft/Phi-4-reasoning"), "llama.cpp", ctx=8192, weights_dtype="Q4_K_M")
+    assert 1.8 < (r["weights"] - std["weights"]) / GiB < 2.0
+    assert ollama_tag("phi4-reasoning:14b-fp16")[1] == "F16"  # nothing quantized: nothing kept back
