@@ -20,23 +20,23 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
 
 Named predicates and thresholds that several rows share live in predicates.py (no weights there); the row type and
 the cause vocabulary in rule_row.py; the *other* section's rows (the driver, the platform, a runtime's own limit) in
-rules_other.py, the *host-ram* section's in rules_host.py, and *other-process* rows a runtime's own line decides in
-rules_process.py, spliced in at their place.
+rules_other.py, the *weights-exceed-vram* section's in rules_weights.py, the *host-ram* section's in rules_host.py, and
+*other-process* rows a runtime's own line decides in rules_process.py, spliced in at their place.
 
 Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
-from .predicates import (ABSURD_HOST, OVER_CARD, OWN_POOLS, PARAM_RE, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers,
-                         big_slack, context_call, ct2_load, cut_full, fresh, host, kind, mem_query, mps_full,
-                         kv_sized, ollama_kv_first, others_hold, outside_others, script_full, sdcpp_part, slack_fits, stage, stage_said, sysmem_fallback,
-                         tf_kernel, tgi, tgi_figures, tgi_tiny, torch,
-                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
+from .predicates import (ABSURD_HOST, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
+                         context_call, fresh, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
+                         outside_others, sdcpp_part, slack_fits, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
+from .rules_weights import WEIGHTS
 from .should_fit import over_card
 
 R = Rule
@@ -56,145 +56,8 @@ RULES = [
                                        and x.ru >= 256 * MiB and x.ru >= 0.08 * x.total),
       "{ru:b} reserved but unallocated, {ru_share:.0%} of the card", first="frag"),
 
-    # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
-    # exllamav3's loader found no room in the GPU split for the modules and the cache: mostly the weights (a bpw too high
-    # for the cards); a cache_size too large for what the weights leave is the runner-up
-    R("weights-exceed-vram", 3.0, kind("exllama.split"),
-      "ExLlama's loader could not fit the model's modules and its cache in the GPUs' split: a lower-bpw quant, or less cache "
-      "(cache_size, a Q4/Q8 cache mode), or another GPU in the split"),
-    R("weights-exceed-vram", 1.6, torch_full, "PyTorch already holds {allocated:b} of {total:b} and fails on a small {req:b} request"),
-    R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
-    R("weights-exceed-vram", 1.6, script_full,
-      "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),
-    R("weights-exceed-vram", 1.6, cut_full,
-      "a script without a traceback, its message cut before what PyTorch holds: the card is full ({free:b} free of {total:b}) "
-      "and a {req:b} (per-tensor sized) request fails: what was placed before it, most often the model, fills the card"),
-    # Windows sysmem fallback: the card was full before the driver spilled. Under the bare small-request activations row (1.5)
-    # and over the sliver fragmentation row (1.4): two training runs paste the same bare message (docs/triage-accuracy.md,
-    # rounds 21-22), so the answer stays uncertain between the batch and the model, with the model named beside it
-    R("weights-exceed-vram", 1.45, sysmem_fallback,
-      lambda x: (f"PyTorch reports {fmt_bytes(x.allocated)} allocated" if (x.allocated or 0) > OVER_CARD * x.total else
-                 f"PyTorch reports {fmt_bytes(x.reserved)} reserved") + f" on a {fmt_bytes(x.total)} card: more than the card, "
-                "the driver spilled into shared system memory (Windows sysmem fallback); the model may not fit the card"),
-    R("weights-exceed-vram", 2.0, vllm_loading,
-      "vLLM: PyTorch holds {allocated:b} of {total:b} before any line shows the weights loaded or the KV cache sized: the weights do not fit"),
-    R("weights-exceed-vram", 1.6, vllm_loading_cut,
-      "vLLM: the card is full ({free:b} free of {total:b}) and a {req:b} (per-tensor sized) request fails before any line shows "
-      "the weights loaded or the KV cache sized: the weights do not fit"),
-    # the model its command names is, by the LLM calculator (`gpu-garden kv`), bigger than the card by its weights alone
-    R("weights-exceed-vram", 4.0, lambda x: over_card(x) is not None,
-      lambda x: f"{over_card(x)['model']}'s weights alone are {fmt_bytes(over_card(x)['weights'])} {over_card(x)['precision']} (by "
-                f"`gpu-garden kv`), more than the {fmt_bytes(over_card(x)['card'])} card: a quantized checkpoint, a smaller "
-                "model, or --tensor-parallel-size over more GPUs"),
-    R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
-    R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap
-      and "requested" in x.n and x.req <= 0.1 * x.cap
-      and x.other_alloc < 0.1 * x.cap,     # implies mps_full (held >= 0.9 limit, small request): its numbers are said once, there
-      "MPS: nearly all of that is PyTorch's own (other allocations {other_alloc:b}) and a small request fails: the model fills the limit"),
-    R("weights-exceed-vram", 6.0, lambda x: x.tiny,
-      "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
-    R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
-      lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),
-    R("weights-exceed-vram", 2.6, lambda x: torch(x) and x.total and not x.impossible and x.allocated == 0 and x.req >= 0.25 * x.total,
-      "nothing was allocated yet and the first request is {req:b} ({req_share:.0%} of the card): the model is being loaded"),
-    R("weights-exceed-vram", 2.8, lambda x: x.ggml_stage == "after-model-buffers" and x.n_ctx and x.n_ctx <= 4096,
-      "the model's buffers were allocated and the next small allocation failed; a {n_ctx}-token context's KV cache is small: the weights fill the card"),
-    R("weights-exceed-vram", 3.0, kind("vllm.no_kv_blocks"),
-      lambda x: "no memory left for KV cache blocks after weights and activations"
-      + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),
-    R("weights-exceed-vram", 0.5, lambda x: x.kind == "vllm.no_kv_blocks" and x.f["vllm_model_mem"],
-      "model loading took {f[vllm_model_mem]:b}"),
-    R("weights-exceed-vram", 3.0, kind("sglang.pool"),
-      lambda x: "SGLang: after the weights, mem_fraction_static"
-      + (f" ({x.n['mem_fraction_static_ratio']})" if "mem_fraction_static_ratio" in x.n else "")
-      + " of the card left no room for the KV pool: that static share holds the weights and the KV cache together; "
-        "raise --mem-fraction-static, or a smaller or quantized model"),
-    R("weights-exceed-vram", 4.0, lambda x: trt_component(x) in TRT_WEIGHTS,
-      lambda x: f"TensorRT-LLM could not create the {trt_component(x)}{trt_free(x)}: the weights do not fit; "
-                "shard them (tensor or pipeline parallelism) or quantize"),
-    # TensorRT-LLM sizes the KV cache from what cudaMemGetInfo reports free once the engine is resident: next to nothing free
-    # then (predicates.TRT_KV_STARVED) is the engine's weights and runtime buffers filling the card before any KV block
-    R("weights-exceed-vram", 3.0, trt_kv_starved, lambda x: (
-        "TensorRT-LLM's KV-cache sizing found "
-        + (f"{fmt_bytes(trt_kv_sizing(x)['free'])} available of {fmt_bytes(trt_kv_sizing(x)['total'])}" if "free" in trt_kv_sizing(x)
-           else f"a negative amount available of {fmt_bytes(trt_kv_sizing(x)['total'])}")
-        + " once the engine was resident: its weights and runtime buffers fill the card before any KV cache; a smaller or "
-          "more quantized engine, tensor parallelism, or a rebuild with a lower max_seq_len / max_input_len")),
-    # a runtime's own error context around a bare driver error names the stage (predicates.stage_said): starting the backend
-    # (text-embeddings-inference loads the weights there, before any request) is the weights
-    R("weights-exceed-vram", 3.0, lambda x: stage_said(x) == "load",
-      "the runtime's own message says the backend could not start, which loads the model's weights onto the device before "
-      "any request: the weights do not fit the card; a smaller model or a lower-precision checkpoint"),
-    R("weights-exceed-vram", 2.0, lambda x: x.kind == "lmstudio.guardrail" and x.ev.get("form") != "no_estimate",
-      lambda x: "LM Studio's guardrail stopped the load: at these settings the model"
-      + (f" needs about {fmt_bytes(x.n['required'])}" if "required" in x.n else "")
-      + " (weights plus the KV cache of the context length) and does not fit what the system can hold; lower the context "
-        "length, offload fewer layers, or take a smaller quantization (its estimate can also be wrong)"),
-    R("weights-exceed-vram", 4.0, kind("ollama.fit"),
-      lambda x: f"Ollama (MLX runner): the model needs {fmt_bytes(x.n['required'])} and the GPU has {fmt_bytes(x.n['available'])} "
-                "free after Ollama's overhead: the weights do not fit; a smaller or more quantized model, or free the GPU"),
-    R("weights-exceed-vram", 6.0, kind("transformers.dispatch"),
-      "transformers (bitsandbytes) would have put modules on the CPU or the disk: the quantized model does not fit the GPU's free "
-      "memory; a smaller model, fewer bits, or an explicit device_map with llm_int8_enable_fp32_cpu_offload=True"),
-    R("weights-exceed-vram", 3.0, lambda x: x.kind == "tensorrt.oom" and "deserializ" in x.text.lower(),
-      lambda x: "TensorRT could not allocate the engine while deserializing it" + (f" ({fmt_bytes(x.req)})" if x.req else "")
-      + ": the engine's weights do not fit"),
-    # ds4 maps the model's tensors into its arena chunk by chunk before any session: a chunk refused is the weights
-    R("weights-exceed-vram", 3.0, lambda x: x.kind == "ds4.alloc" and x.ev.get("form") == "model",
-      lambda x: "ds4 could not allocate its model arena" + (f" (a {fmt_bytes(x.req)} chunk)" if x.req else "")
-      + " while mapping the model's tensors: the weights do not fit what the GPU may allocate; a smaller quant, or stream "
-        "the weights from disk"),
-    R("weights-exceed-vram", 4.0, lambda x: x.ggml_stage == "model-load-failed" and not x.host_buffer,
-      "llama.cpp could not allocate the model's weight buffer"),
-    R("weights-exceed-vram", 2.4, stage("device-alloc"), "device allocation failed while loading the model"),
-    R("weights-exceed-vram", 2.0, lambda x: x.kind == "ollama.layout" and "num_gpu_layers" in x.n,
-      "Ollama could not place {n[num_gpu_layers]} layers on the GPU as num_gpu asks: the weights do not fit"),
-    R("weights-exceed-vram", 2.0, stage("ollama-estimate"), "Ollama's estimate: the model's allocations do not fit"),
-    R("weights-exceed-vram", 0.9, kind("ollama.load_failed"),
-      "Ollama's runner failed while it loaded the model: the weights may not fit what the GPU (and RAM) had free"),
-    R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
-    R("weights-exceed-vram", 1.5, lambda x: x.frame_loading, "traceback: {where}", hint=True),
-    R("weights-exceed-vram", 3.0, lambda x: x.frame_cause == "weights-exceed-vram", "traceback: {where}", hint=True),
-    # ComfyUI offloads what does not fit the VRAM it may use (free less its inference reserve) and says "loaded partially":
-    # by its own sums the weights exceed the card; an out-of-memory then is weights plus work on a card they already fill. Only
-    # PyTorch's allocator reporting VRAM: the offloaded part sits in pinned RAM, and a driver-level error then is that RAM
-    R("weights-exceed-vram", 1.5, lambda x: x.partial_load and x.comfy and x.branch in ("torch", "async"),
-      lambda x: f"ComfyUI loaded {x.model or 'the model'} only partially before it failed: by its own sums the weights do not fit "
-                "the VRAM it may use", hint=True),
-    # ComfyUI in low-VRAM mode (--lowvram; older ComfyUI also chose it on a card of 4 GB or less) keeps in VRAM only the part of each
-    # model that leaves its inference reserve free: PyTorch then holding half the card or more is that resident part, and
-    # an out-of-memory means the weights with their work do not fit even split (the same reading as a partial load)
-    R("weights-exceed-vram", 1.6, lambda x: x.comfy and x.f["vram_state"] == "LOW_VRAM" and x.branch in ("torch", "async")
-      and x.total and not x.impossible and (x.allocated or 0) >= 0.5 * x.total,
-      lambda x: f"ComfyUI runs in low-VRAM mode (it keeps only part of each model in VRAM) and PyTorch still holds "
-                f"{fmt_bytes(x.allocated)} of the {fmt_bytes(x.total)} card"
-                + (f" (the card ComfyUI measured at start; the {fmt_bytes(x.bogus_limit)} device limit in the message is not "
-                   "this card)" if x.bogus_limit else "") + ": the weights do not fit even split; --novram, or smaller models",
-      hint=True),
-    R("weights-exceed-vram", 1.5, lambda x: x.log_phase == "loading",
-      "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
-    # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`
-    R("weights-exceed-vram", 2.0, lambda x: x.src_cause == "weights-exceed-vram" and not host(x), "traceback source line: {src_line}", hint=True),
-    # the program says the model failed to load, around a PyTorch out-of-memory: the weights were being placed
-    R("weights-exceed-vram", 2.0, lambda x: x.f["load_failed"] and x.branch in ("torch", "async") and not host(x),
-      "the log says the load failed: {f[load_failed]}", hint=True),
-    # torch-directml names the parameter it could not place: a weight is being moved to the card
-    R("weights-exceed-vram", 2.5, lambda x: x.branch == "dml" and PARAM_RE.search(x.text[:300]),
-      lambda x: f"DirectML could not place the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: the weights are being moved to the card and do not fit"),
-    # any other runtime's message with a parameter's name on its line: the program was placing or patching that weight when it
-    # failed (ComfyUI's weight adapters log "ERROR lora <key> <exception>" when merging a LoRA into a weight fails; Fooocus
-    # "ERROR <key> <exception>"), so the model with its patches is what fills the card, not this input's tensors. It outweighs
-    # the cache-slack reading (6.2 at most): patching allocates a copy of each weight in turn, and the slack is that churn
-    R("weights-exceed-vram", 5.0, lambda x: x.branch != "dml" and PARAM_RE.search(x.text[:300]),
-      lambda x: f"the error names the model parameter {PARAM_RE.search(x.text[:300]).group(0)[-80:]}: a weight was being placed or "
-                "patched (a LoRA merged into it) when memory ran out; the model and its patches do not fit"),
-    # TensorFlow could not create a convolution kernel (HWIO shape): the model's variables are being built and do not fit
-    R("weights-exceed-vram", 3.0, tf_kernel,
-      lambda x: f"TensorFlow could not allocate a convolution kernel ({tf_kernel(x)}: kernel height, width, in and out channels): "
-                "the model's weights are being created and do not fit; a smaller model or precision (mixed float16)"),
-    R("weights-exceed-vram", 1.6, ct2_load,
-      lambda x: "CTranslate2 allocates the whole model on the GPU when the model is created"
-      + (f" ({x.where})" if x.where else " (no traceback: the usual place)") + "; a smaller model or compute_type int8 fits"),
+    # --- weights-exceed-vram: the model itself does not fit (rules_weights.py) -------------------------
+    *WEIGHTS,
 
     # --- activations: the working tensors of this resolution, length or batch --------------------------
     R("activations", 2.4, lambda x: torch(x) and x.total and x.req >= 0.5 * x.total,    # a "0 bytes" card: no share
