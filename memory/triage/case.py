@@ -148,6 +148,9 @@ def build(scan, inc, context, env) -> Case:
     x.partial_load = inc.partial_load           # ComfyUI loaded the model it ran only in part: its weights exceed what it may use
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)
+    # the device buffers ggml had printed when this failure came (the model's, then the KV cache's; none for the graph yet)
+    if inc.ggml_phase in ("model", "kv"):
+        x.placed_model, x.placed_kv = (_device_bufs(scan.facts["ggml_bufs"], k) for k in ("model", "kv"))
     if x.branch == "ggml":
         _ggml(x, scan, inc, n)
     _snapshot(x, ctx, ev)
@@ -213,6 +216,11 @@ def _numbers(x, n):
             x.others_share = x.others / x.total
     elif x.cap:                          # MPS: shares of its limit
         x.req_share = x.req / x.cap
+
+
+def _device_bufs(bufs, kind) -> int:
+    """What ggml's buffer lines of one kind ("model", "kv") put on devices: not CPU, CPU_Mapped or a *_Host buffer."""
+    return sum(v for k, v in bufs.items() if k.startswith(kind + ":") and "CPU" not in k and "Host" not in k)
 
 
 def _ggml(x, scan, inc, n):

@@ -282,6 +282,13 @@ def mem_query(x):
     return next((fn for n, fn in sorted(x.f["mem_query_oom"].items()) if x.after < n <= x.line + QUERY_FOLLOWS), None)
 
 
+def ggml_placed(x):
+    """A driver-level CUDA error after ggml printed the model's buffers on a device (llama.cpp's load order: model, then KV
+    cache, then the graph's compute buffer; none of the last yet): the process already holds what those lines say, so a
+    call that fails now (a stream, a cuBLAS handle, the pool) found the card filled by them."""
+    return x.kind == "cuda.driver" and bool(x.placed_model)
+
+
 def context_call(x):
     """A driver-level error names a call that creates the context or a stream (ONNX Runtime's expr=..., a CUDA check), or
     a memory query beside it failed for lack of memory (it needs the context: mem_query)."""

@@ -1,0 +1,41 @@
+"""Triage after batches 85-87 (first sight recorded: 1/3, 2/3, 1/3). Lines written from llama.cpp's own formats (load_tensors'
+and the KV cache's buffer lines, ggml-cuda's CUDA_CHECK report of a failed stream creation), numbers made up, expected
+values by hand."""
+from support.triage_event import top
+
+STREAM_OOM = ("CUDA error: out of memory\n"
+              "  current device: 0, in function ggml_cuda_stream at ggml/src/ggml-cuda/common.cuh:1012\n"
+              "  cudaStreamCreateWithFlags(&streams[device][stream], 0x01)\n")
+
+
+def _log(model_mib, kv_mib, model_dev="CUDA0", compute=False):
+    return ("load_tensors: offloaded 37/37 layers to GPU\n"
+            f"load_tensors: {model_dev:>12} model buffer size = {model_mib:.2f} MiB\n"
+            "load_tensors:   CPU_Mapped model buffer size =   586.82 MiB\n"
+            f"llama_kv_cache:        CUDA0 KV buffer size = {kv_mib:.2f} MiB\n"
+            + ("llama_context:      CUDA0 compute buffer size =   398.38 MiB\n" if compute else "")
+            + STREAM_OOM)
+
+
+def test_driver_oom_after_the_models_device_buffers_is_the_weights():
+    """A CUDA call that allocates next to nothing (a stream) fails for memory after llama.cpp printed 21 GiB of the model's
+    weights on CUDA0 and a smaller KV cache, before any compute buffer: the process already held those buffers, so the card
+    was filled by them; the weights are most of it."""
+    cause, scores, ev = top(_log(21500, 1536))
+    assert ev["runtime"] == "llama.cpp" and ev["device_kind"] == "cuda", (ev["runtime"], ev["device_kind"])
+    assert cause == "weights-exceed-vram", ev["causes"]
+    # the same stream failure with no buffer printed: nothing shows what the card held (the driver's reading, another process)
+    cause, scores, ev = top(STREAM_OOM)
+    assert cause != "weights-exceed-vram" and "weights-exceed-vram" not in scores, ev["causes"]
+
+
+def test_driver_oom_after_buffers_names_the_weights_only_where_they_are_on_the_device_and_the_larger_share():
+    # a KV cache larger than the weights on the card: not the weights' reading
+    cause, _, ev = top(_log(2000, 12288))
+    assert cause != "weights-exceed-vram", ev["causes"]
+    # the model's buffer in host memory (CPU): nothing of the weights is on the card
+    cause, _, ev = top(_log(21500, 1536, model_dev="CPU"))
+    assert cause != "weights-exceed-vram", ev["causes"]
+    # a compute buffer was reserved before the failure: the graph ran, past the load (not this row)
+    cause, _, ev = top(_log(21500, 1536, compute=True))
+    assert cause != "weights-exceed-vram", ev["causes"]
