@@ -56,6 +56,11 @@ _WEIGHTS_FUNC = re.compile(r"(?:get|load)_\w{0,30}weights?\w{0,30}")
 
 def frame_category(path: str, func: str):
     p = path.replace("\\", "/").lower()
+    if func == "setup_caches":
+        # the KV cache preallocated for the maximum batch and sequence length before any token (gpt-fast's model.py and the
+        # codebases built on it, fish-speech's text2semantic, torchtune's TransformerDecoder): read before the torch
+        # exclusion below, which "site-packages/torch" extends to torchtune's frames
+        return "kv-cache"
     if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
         return "weights-exceed-vram"      # model.to(device): moving the weights
     if "/torch/nn/modules/" in p and func == "__init__":

@@ -317,6 +317,9 @@ RULES = [
       "at the failure other processes held {snap_others:b} of the {snap_total:b} card (NVML)"),
 
     # --- kv-cache --------------------------------------------------------------------------------------
+    R("kv-cache", 3.0, lambda x: x.frame_cause == "kv-cache",
+      "traceback: {where}, which preallocates the KV cache for the maximum batch and sequence length: a shorter "
+      "max_seq_len (or batch) sizes it to what the weights leave", hint=True),
     # the runtime's error context names the cache's allocation (predicates.stage_said: "cache alloc failed"): the KV cache of
     # a new sequence or session, allocated after the weights were resident
     R("kv-cache", 3.0, lambda x: stage_said(x) == "kv",

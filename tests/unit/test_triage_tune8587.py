@@ -39,3 +39,33 @@ def test_driver_oom_after_buffers_names_the_weights_only_where_they_are_on_the_d
     # a compute buffer was reserved before the failure: the graph ran, past the load (not this row)
     cause, _, ev = top(_log(21500, 1536, compute=True))
     assert cause != "weights-exceed-vram", ev["causes"]
+
+
+
+# gpt-fast's frames (generate.py -> model.py setup_caches -> KVCache.__init__), each source line left out as some pastes do:
+# the frame names alone decide (a source line naming k_cache is read on its own, categories.SOURCE)
+GPT_FAST = """Traceback (most recent call last):
+  File "/home/user/gpt-fast/generate.py", line 441, in <module>
+  File "/home/user/gpt-fast/generate.py", line 326, in main
+  File "/home/user/gpt-fast/model.py", line 114, in {func}
+  File "/home/user/gpt-fast/model.py", line 84, in __init__
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which \
+1.21 GiB is free. Including non-PyTorch memory, this process has 22.41 GiB memory in use. Of the allocated memory 21.95 GiB \
+is allocated by PyTorch, and 12.50 MiB is reserved by PyTorch but unallocated.
+"""
+
+
+def test_oom_inside_setup_caches_is_the_preallocated_kv_cache():
+    """gpt-fast's model.setup_caches(max_batch_size, max_seq_length) builds every layer's KVCache (torch.zeros of batch x heads x
+    max length x head size) before any token; fish-speech's text2semantic and torchtune's TransformerDecoder name it the same:
+    a failure on that frame is the cache sized for the maximum length, not the weights that were already placed."""
+    cause, scores, ev = top(GPT_FAST.format(func="setup_caches"))
+    assert cause == "kv-cache", ev["causes"]
+    assert ev["guide"]["id"] == "pytorch-kv-cache", ev["guide"]["id"]
+    # torchtune's frames (site-packages/torchtune/...) are read too
+    tt = GPT_FAST.format(func="setup_caches").replace("/home/user/gpt-fast/model.py",
+                                                       "/venv/lib/python3.11/site-packages/torchtune/modules/transformer.py")
+    assert top(tt)[0] == "kv-cache", top(tt)[2]["causes"]
+    # the same failure one frame name off (lit-gpt's setup_cache builds the rotary tables, not a KV cache): no such reading
+    cause, scores, ev = top(GPT_FAST.format(func="setup_cache"))
+    assert cause != "kv-cache" and "kv-cache" not in scores, ev["causes"]
