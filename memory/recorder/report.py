@@ -172,7 +172,8 @@ def markdown(rep: dict) -> str:
                   "```", str(o.get("message") or "")[:2000], "```"]
     c = rep.get("compare")
     if c:
-        lines += ["", f"**Compared with the previous run** `{c.get('previous')}`: {c.get('summary')}"]
+        prev = f" `{c['previous']}`" if c.get("previous") else ""  # none recorded: the summary says so
+        lines += ["", f"**Compared with the previous run**{prev}: {c.get('summary')}"]
         for n in c.get("nodes") or []:
             if n["what"] == "time":
                 lines.append(f"- {n['type']} #{n['id']}: time {n['before']:.3f} s → {n['after']:.3f} s")

@@ -203,6 +203,17 @@ def test_report_redacted_by_default_full_on_request(monkeypatch):
     assert "Full report" in report.markdown(full)
 
 
+def test_markdown_with_no_earlier_run_names_no_run():
+    """The first run of a workflow: the report says no earlier run is recorded, and prints no run id for it (it
+    printed `None`, Python's, found walking the first hour in ComfyUI, ux20)."""
+    cur = run("b", started=2000)
+    md = report.markdown(report.build(cur, compare.compare(None, cur)))
+    line = next(x for x in md.splitlines() if x.startswith("**Compared with the previous run**"))
+    assert line == "**Compared with the previous run**: no earlier run of this workflow is recorded", line
+    prev = run("a")
+    assert "**Compared with the previous run** `a`: " in report.markdown(report.build(cur, compare.compare(prev, cur)))
+
+
 def test_markdown_table_cells_cannot_break_the_table():
     r = run("a", nodes=(("3", "Weird|Type\nNode", 1.0, GiB),))
     md = report.markdown(report.build(r))
