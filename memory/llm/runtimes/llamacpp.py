@@ -360,7 +360,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
-    over = {"cuda_context": CUDA_CONTEXT,
+    # no context against a free figure read after it (runtimes/__init__.py FREE_AFTER_CONTEXT: Ollama >= 0.30)
+    context = 0 if s.get("free_after_context") else CUDA_CONTEXT
+    over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
                                               mask=mask)
                                if ngl > 0 or out_copy else 0)}
@@ -377,6 +379,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)
     gpu_kv = kvd["total"] if start == 0 else (sum(layer_kv_bytes(spec, kvd)[start:]) + kvd.get("recurrent_state", 0)
                                               * sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds[start:]) / max(1, n_state))
+    if not context:
+        del over["cuda_context"]
     total = gpu_w + gpu_kv + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
@@ -388,10 +392,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
                                                    outs, copy, mask)
                                     if dv["layers"] or dv["output_layer"] or copy else 0)
-            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + CUDA_CONTEXT + card_margin + dv["compute_buffer"])
+            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + context + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
         # the overhead lines are the cards' sums, so that they add up to the same total as the cards
-        over.update(cuda_context=CUDA_CONTEXT * len(devs), compute_buffer=sum(dv["compute_buffer"] for dv in devs))
+        over.update(compute_buffer=sum(dv["compute_buffer"] for dv in devs), **({"cuda_context": context * len(devs)}
+                                                                                 if context else {}))
         if "margin" in over:
             over["margin"] = card_margin * len(devs)
         total = sum(dv["total"] for dv in devs)
