@@ -358,7 +358,16 @@ def _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes) 
                          f"{VO.graph_profile_blocks(s)} blocks ({fmt_bytes(ev['graph_profile_oom'])}) outside "
                          "--gpu-memory-utilization, more than the weights leave (profile_cudagraph_memory); "
                          "--enforce-eager, or a lower --max-num-seqs")
-        if ev["fits"] and ev["concurrency"] < parallel:
+        if ev["fits"] and ev["concurrency"] < 1 and ev.get("pool_tokens"):
+            # vLLM's own rule, not a contradiction: from 0.8.3 to 0.9.0 its start check sizes a sliding layer by its
+            # window but the pool gives every layer full-length pages (runtimes/vllm.py SWA_CHECKED), so it starts
+            # with less than one request's room (vllm-plg-gemma3-12b-qat-awq-2x4090-tp2-128k printed 0.53x and served)
+            notes.append(f"vLLM starts, but its pool holds {ev['pool_tokens']:,} tokens, {ev['concurrency']:.2f} of one "
+                         f"request of {ctx:,}: its start check sized the sliding layers by their window, the pool keeps "
+                         f"every layer at full length, so a request that grows past {ev['pool_tokens']:,} tokens finds no "
+                         f"free page there; --max-model-len {ev['pool_tokens'] // 16 * 16} or less, or a "
+                         "vLLM from 0.9.1 (the hybrid manager sizes the sliding layers' pages by their window)")
+        elif ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")
 

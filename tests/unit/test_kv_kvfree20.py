@@ -36,3 +36,19 @@ def test_ollama_034_judges_the_fit_steps_free_figure_without_a_second_context():
     # 0.29 keeps Ollama's own 457 MiB minimum, its rule
     old = llm.plan(s, "ollama", **dict(kw, runtime_version="0.29.0"))
     assert old["overhead"]["cuda_context"] == 457 * MiB
+
+
+# 4. vLLM 0.8.3-0.9.0 start a sliding-window model whose pool holds less than one max_model_len: the start check
+# (check_enough_kv_cache_memory on the model's own specs) sizes a sliding layer by its window, then the pool gives every
+# layer full-length pages (runtimes/vllm.py SWA_CHECKED). "fits" with a concurrency below 1 is vLLM's own outcome
+# (Gemma-3-12B AWQ at TP 2 on two 4090s, 131072: 0.53x printed and served); kv says what the figure means.
+def test_vllm_sliding_start_check_below_one_request_says_what_it_means():
+    s = llm.describe(model="google/gemma-3-12b-it")
+    kw = dict(ctx=131072, weights_dtype="awq", tensor_parallel_size=2, vram=23.55 * GiB)
+    r = llm.plan(s, "vllm", runtime_version="0.8.4", **kw)
+    assert r["fits"] and r["concurrency"] < 1
+    note = next(n for n in r["notes"] if n.startswith("vLLM starts, but its pool holds"))
+    assert f"{r['kv_capacity_tokens']:,} tokens" in note and f"--max-model-len {r['kv_capacity_tokens'] // 16 * 16} or less" in note
+    assert not any("the other requests of the 1" in n for n in r["notes"])
+    new = llm.plan(s, "vllm", runtime_version="0.9.2", **kw)  # the hybrid manager: the window's pages
+    assert new["concurrency"] > 1 and not any(n.startswith("vLLM starts, but") for n in new["notes"])
