@@ -333,7 +333,7 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
         # what the placement check adds to a full load's allocation: the graph sized for a partial offload
         out["partial_graph_extra"] = int(max(ev["graph_partial"] - ev["overhead"]["compute_buffer"], 0))
     if proj and runtime != "vllm":
-        out["projector"] = {"weights": proj["weights"], "graph": proj["graph"],
+        out["projector"] = {"weights": proj["weights"], "graph": ev["overhead"].get("projector_graph", proj["graph"]),
                             "on_gpu": runtime == "ollama" or s.get("mmproj", False)}
     return out
 

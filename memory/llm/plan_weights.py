@@ -108,7 +108,9 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                         f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it"))
     if runtime == "ollama" and proj:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
-                     f"for one image, on the GPU before any layer")
+                     f"for one image, on the GPU before any layer"
+                     + (f" ({fmt_bytes(proj['graph_flash'])} with flash attention on Ollama's own engine, whose vision "
+                        "attention runs flash_attn_ext then)" if proj.get("graph_flash") else ""))
     if tp > 1:  # one GPU's share: weights, KV heads, MLP columns (runtimes/vllm.py per_rank)
         roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
                      how=roles["how"] + f", / {tp} GPUs")

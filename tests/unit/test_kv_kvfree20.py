@@ -52,3 +52,23 @@ def test_vllm_sliding_start_check_below_one_request_says_what_it_means():
     assert not any("the other requests of the 1" in n for n in r["notes"])
     new = llm.plan(s, "vllm", runtime_version="0.9.2", **kw)  # the hybrid manager: the window's pages
     assert new["concurrency"] > 1 and not any(n.startswith("vLLM starts, but") for n in new["notes"])
+
+
+# 3. Ollama's own engine runs Pixtral's vision attention through nn.Attention -> ScaledDotProductAttention, which is
+# ggml_flash_attn_ext when the backend's flash attention is on (ml/backend/ggml/ggml.go; model/models/mistral3/
+# model_vision.go): no 16 x 12100^2 score matrix (9.37 GB at 1540 px) then, the gated MLP's rows instead.
+def test_ollama_pixtral_vision_graph_follows_flash_attention():
+    s = llm.describe(model="devstral-small-2:24b")
+    kw = dict(ctx=32768, runtime_version="0.21.0", vram=44 * GiB)
+    on, off = llm.plan(s, "ollama", flash_attn=True, **kw), llm.plan(s, "ollama", flash_attn=False, **kw)
+    patches, d, ff = (1540 // 14) ** 2, 1024, 4096
+    assert off["overhead"]["projector_graph"] == 16 * patches * patches * 4
+    assert on["overhead"]["projector_graph"] == 4 * patches * (3 * ff + 2 * d)  # 661.7 MiB
+    assert on["projector"]["graph"] == on["overhead"]["projector_graph"]
+    # the log (SeanceTable/auto-iteration ollama.log, flash on): 'compute graph' 1.2 GiB on CUDA0, text and vision
+    # together; kv's two graphs now sum to 0.91 GiB (9.0 GiB before)
+    both = (on["overhead"]["compute_buffer"] + on["overhead"]["projector_graph"]) / GiB
+    assert 0.6 < both < 1.25
+    # the llama runner's estimate (before Ollama measured its own engine's graph) keeps the score matrix
+    old = llm.plan(s, "ollama", flash_attn=True, **dict(kw, runtime_version="0.6.0"))
+    assert old["overhead"]["projector_graph"] == 16 * patches * patches * 4

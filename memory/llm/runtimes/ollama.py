@@ -254,6 +254,14 @@ def projector(spec) -> dict | None:
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
         linear = n * (4 * d * d + 2 * d * ff)  # the blocks' matmuls (what a runtime's 4-bit quantization can take)
     graph = heads * patches * patches * 4
+    # With flash attention on, Ollama's own engine runs the vision attention as ggml_flash_attn_ext too (ml/backend/
+    # ggml/ggml.go Tensor.ScaledDotProductAttention: flash_attn_ext whenever the backend's flashAttention is enabled,
+    # for every caller of nn.Attention), so no heads x patches^2 score matrix is allocated. Pixtral's encoder calls
+    # nn.Attention (model/models/mistral3/model_vision.go VisionSelfAttention.Forward, ollama 040a8e85); its largest
+    # remaining step is the gated MLP (VisionMLP.Forward: Gate(x).SILU(Up(x)), then Down): the gate, up and product
+    # rows of ff beside the residual and the normed input, 4 bytes each: 4 x patches x (3 ff + 2 d) (ggml-alloc's
+    # reuse not modelled). The other towers' attention code is not read: they keep the score matrix.
+    graph_flash = 4 * patches * (3 * ff + 2 * d) if v.get("model_type") == "pixtral" else None
     if v.get("model_type") == "mllama_vision_model":
         return _mllama_projector(v, spec, d, n, ff, patch, image)
     if spec.arch in ("qwen2_5_vl", "qwen25vl"):
@@ -262,7 +270,8 @@ def projector(spec) -> dict | None:
         px = QWEN25VL_MAX_PIXELS
         n_p = px // (patch * patch)
         graph = 4 * (2 * px * 3 + n_p * 3 * patch * patch + n_p * n_p * heads + d * n_p)
-    return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear}
+    return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear,
+            **({"graph_flash": int(graph_flash)} if graph_flash else {})}
 
 
 def llama_server(version) -> bool:
@@ -283,6 +292,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     kv_all = kvd["total"] + ckpt
     layer = (roles["blocks"] + kv_all) / L
     counted = s["flash"] and (s["version"] is None or measured_layout(s["version"], spec))
+    if proj and counted and proj.get("graph_flash") and s["version"] is not None:
+        proj = dict(proj, graph=proj["graph_flash"])  # its own engine's vision attention under flash (projector)
     graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted)
     graph_partial = graph_full + out_w
     if gguf_arch(spec) in LLAMA_GRAPH_ARCHS and not spec.n_experts and estimated_graph(s["version"], spec):
