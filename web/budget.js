@@ -11,7 +11,8 @@ import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
-import { canvasElement } from "./lib/graph_adapter.js";
+import { canvasElement, remountFace } from "./lib/graph_adapter.js";
+import { keepOnScreen } from "./lib/node_face.js";
 import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
 
 const NODE = "GPUGardenVRAMBudget";
@@ -179,6 +180,7 @@ function attachToNode(node) {
   const view = {
     update(snap) {
       if (!snap) return;
+      remountFace(node, root); // a node re-created by Ctrl+Z in Nodes 2.0 (graph_adapter.remountFace)
       empty.remove();
       fill(snap);
       live.textContent = `live ${fmtTime(snap.sampled_at)}`;
@@ -202,6 +204,7 @@ function attachToNode(node) {
     return onRemoved?.apply(this, arguments);
   };
   if (node.size[0] < 360) node.setSize([360, node.size[1]]);
+  keepOnScreen(node, root);
   if (state.latest) view.update(state.latest);
   else fetchNow();
 }
@@ -209,6 +212,7 @@ function attachToNode(node) {
 function showRecorded(node, snap) {
   const ui = node.__ggBudget;
   if (!ui || !snap) return;
+  remountFace(node, ui.root);
   const parts = snap.devices.map((d) => `${deviceLabel(d)} ${fmtGiB(d.free, 1)} GiB free`);
   ui.recorded.textContent = `at run ${fmtTime(snap.sampled_at)}: ${parts.join(", ")}`;
   ui.recorded.title = "what this node recorded when it last ran (its budget output)";

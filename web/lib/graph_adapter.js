@@ -12,6 +12,8 @@
 // - replaceNode: graph surgery for the VAE Decode -> VAE Decode (Tiled) swap (LiteGraph createNode,
 //   graph.add/remove, connect), wrapped in canvas before/after-change so it is one undo step.
 // - node ids: 1.35 uses numbers, 1.58 strings ("8"); compare them with sameNodeId().
+// - remountFace: Nodes 2.0 mounts a DOM widget's element once per node component; after a graph reloaded in
+//   place (undo, redo) the component is kept and shows the removed node's element. Ours is put in its place.
 import { app } from "../../../scripts/app.js";
 
 /** @type {Set<string>} */
@@ -110,6 +112,30 @@ export function nodeClientRect(node) {
   const [left, top] = toClient(x, y);
   const [right, bottom] = toClient(x + w, y + h);
   return { left, top, right, bottom };
+}
+
+/**
+ * Put a node face (a DOM widget's element, found by its data-testid) on screen where Nodes 2.0 left the old one.
+ * Nodes 2.0 (1.58: WidgetDOM) mounts a node's DOM widget element only when the node's component mounts. A graph
+ * reloaded in place (Ctrl+Z / Ctrl+Y: the change tracker's loadGraphData) re-creates every node under its old id,
+ * the component is kept, and the new node's element is never mounted: the removed node's face stays on screen
+ * and never changes again. This does what the component does on mount (its container's replaceChildren), in
+ * the container where the stale face is. True when `element` is in the document after the call.
+ * @param {any} node
+ * @param {HTMLElement} element
+ */
+export function remountFace(node, element) {
+  if (element.isConnected) return true;
+  if (!vueNodesMode() || !node || node.graph !== (app.canvas?.graph ?? node.graph)) return false; // not on screen
+  const dom = document.querySelector(`[data-node-id="${CSS.escape(String(node.id))}"]`);
+  if (!dom) return false; // not drawn (yet)
+  const testid = element.dataset.testid;
+  const stale = testid ? dom.querySelector(`[data-testid="${CSS.escape(testid)}"]`) : null;
+  // none: the node is drawn without its widgets (zoomed out), which mount the current element when they come
+  // back; not a changed frontend, so no warning
+  if (!stale?.parentElement) return false;
+  stale.parentElement.replaceChildren(element);
+  return true;
 }
 
 /** Selectors of the frontend's own error UI, per version (none of them is an API). */

@@ -6,6 +6,7 @@
 // and how it sizes itself stay in its own module; only the look and the wiring they share are here.
 import { app } from "../../../scripts/app.js";
 import { el } from "./format.js";
+import { remountFace } from "./graph_adapter.js";
 
 /** The look every face shares; a node adds its own layout keys (overflow, whiteSpace, position). */
 const FACE_STYLE = {
@@ -40,7 +41,26 @@ export function addFace(node, { name, testid, width, idle, cls = null, style = n
   widget.serialize = false;
   idle(root);
   if (node.size && node.size[0] < width) node.setSize([width, node.size[1]]);
+  (node.__ggFaces ||= []).push(root);
+  keepOnScreen(node, root);
   return root;
+}
+
+/**
+ * After the frontend has drawn a just-created node, make sure `root` (its face) is what is on screen: a node
+ * re-created by Ctrl+Z / Ctrl+Y in Nodes 2.0 is not given its own face otherwise (graph_adapter.remountFace).
+ * @param {any} node
+ * @param {HTMLElement} root
+ */
+export function keepOnScreen(node, root) {
+  requestAnimationFrame(() => {
+    if (!remountFace(node, root)) setTimeout(() => remountFace(node, root), 300);
+  });
+}
+
+/** Every face of `node` on screen before it is drawn into (see keepOnScreen). @param {any} node */
+function remountFaces(node) {
+  for (const root of node.__ggFaces || []) remountFace(node, root);
 }
 
 /**
@@ -84,7 +104,10 @@ export function registerFaceNode({ extension, node, created, executed, configure
       if (nodeData?.name !== node) return;
       after(nodeType.prototype, "onNodeCreated", created);
       after(nodeType.prototype, "onConfigure", configured);
-      after(nodeType.prototype, "onExecuted", executed);
+      after(nodeType.prototype, "onExecuted", (n, output) => {
+        remountFaces(n);
+        executed(n, output);
+      });
     },
   });
 }
