@@ -63,12 +63,15 @@ PRE_AMPERE_DATA = (
     "NVIDIA GeForce GTX 1650 Ti Mobile", "NVIDIA GeForce GTX 1660 Ti 6 GB", "NVIDIA GeForce RTX 2060 6 GB",
     "NVIDIA GeForce RTX 2080 8 GB", "NVIDIA GeForce RTX 3060 12 GB (the file's heading", "NVIDIA Tesla T4 (compute 7.5",
     "NVIDIA Tesla T4 16 GB (Ollama", "NVIDIA Tesla V100-SXM2-32GB", "RTX 2060 12 GB", "RTX 2080 Ti, 9.9 GiB",
-    "Tesla T4 (Colab)", "Tesla T4 (compute 7.5), Colab", "Tesla T4 (compute 7.5; 'Total VRAM", "Tesla T4 (compute 7.5; Ollama",
+    "Tesla T4 (Colab)", "Tesla T4 (compute 7.5), Colab", "Tesla T4 (compute 7.5; 'Total VRAM", "Tesla T4 (compute 7.5; Ollama: total 15.0 GiB, 'gpu memory' available 14.1",
     "Tesla T4 15 GB", "Tesla T4 16 GB", "Tesla V100-SXM2-32GB (31.7", "the file names both an RTX 3060",
     # below Volta, missed by the former pattern
     "2x Tesla K80", "NVIDIA Quadro P1000", "Tesla M60",
     # batch 50 (vllm-healthmaps, vLLM 0.19.1 on a Colab T4)
     "NVIDIA Tesla T4 16 GB (compute 7.5; the OOM",
+    # batch 51 (ollama-cs6501 0.15.2 on a T4; ghghang2's llama.cpp T4 rows share batch 45's text)
+    "Tesla T4 (compute 7.5; Ollama: total 15.0 GiB, 'gpu memory' available 14.3",
+    "NVIDIA GeForce GTX 1660 SUPER 6 GB (TU116)",  # batch 51 (Turing, 7.5, through Vulkan)
 )
 
 
