@@ -12,6 +12,7 @@ import logging
 from comfy_api.latest import io
 
 from ..memory.estimate import formula as est_core
+from ..memory.estimate import verdict as est_verdict
 from ..memory.estimate import families
 from ..memory.estimate.headers import torch_dtype_name
 from ..memory.estimate.report import TEXT_TOKENS_MAX
@@ -197,6 +198,8 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
     out["knobs"] = pub["knobs"][:5]
     out["budget_source"] = budget_label
     out["comfyui_total"] = comfy_total
+    # ComfyUI computing on the CPU with no card asked for: judged on host RAM, no card size (as the CLI's --device cpu)
+    out["on_cpu"] = est_verdict.on_cpu(est.get("policy") or {}) and not est["budget"]
     out["summary"] = summary(est, budget_label)
     try:
         from ..memory.estimate import workflow as est_workflow

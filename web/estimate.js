@@ -92,7 +92,8 @@ export function render(root, est) {
     root.append(el("div", null, `ComfyUI's own memory_required: ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
                    { marginTop: "4px", opacity: ".85" }));
   }
-  root.append(el("div", null, `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
+  // a CPU run is judged on host RAM and sizes no card (min_vram_gb null): "none up to 141 GB" would be false there
+  if (!est.on_cpu) root.append(el("div", null, `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
   const tiers = tiersLine(est); // as extra.gpu_garden.memory carries them (gpu-garden estimate --workflow --write)
   if (tiers) root.append(tiers);
   // partial offload is what ComfyUI does already when it runs with offload: the outcome, not a knob

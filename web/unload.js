@@ -21,8 +21,10 @@ function render(face, report) {
     face.append(el("div", "gg-unload-idle", IDLE_TEXT));
     return;
   }
+  // green only for memory someone gets back: an encoder on the CPU leaves ComfyUI's list and stays in host RAM
+  const freed = report.freed_bytes > 0 && !report.in_host_ram;
   face.append(el("div", "gg-unload-summary", report.summary, {
-    fontWeight: "600", color: report.freed_bytes > 0 ? "var(--p-green-400, #4ade80)" : "inherit" }));
+    fontWeight: "600", color: freed ? "var(--p-green-400, #4ade80)" : "inherit" }));
   for (const text of (report.lines || []).slice(1)) face.append(el("div", null, text));
 }
 

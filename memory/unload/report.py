@@ -88,8 +88,16 @@ def build(before: dict, after: dict, targets=(), *, mode: str = "offload", strat
         "host_available_after": after.get("host_available"),
         "notes": list(notes),
     }
+    report["in_host_ram"] = in_host_ram(report)
     report["summary"] = summary(report)
     return report
+
+
+def in_host_ram(report: dict) -> bool:
+    """Every encoder that left ComfyUI's list ran on the CPU (--cpu, a CLIP loader's device "cpu"): it is offloaded
+    to the CPU, so ComfyUI forgets it and its weights stay in host RAM; nobody gets memory back."""
+    where = {r["device"] for r in report["targets"] if r["freed"]}
+    return bool(where) and all(d.split(":")[0] == "cpu" for d in where)
 
 
 def summary(report: dict) -> str:
@@ -100,9 +108,7 @@ def summary(report: dict) -> str:
         return f"{_names(targets)} already off the device: nothing to unload."
     freed = report["freed_bytes"]
     where = sorted({r["device"] for r in targets if r["freed"]})
-    # an encoder that runs on the CPU (--cpu, a CLIP loader's device "cpu") is offloaded to the CPU: ComfyUI
-    # forgets it, its weights stay in host RAM; "Freed" would claim memory nobody gets back
-    in_ram = bool(where) and all(d.split(":")[0] == "cpu" for d in where)
+    in_ram = in_host_ram(report)  # "Freed" would claim memory nobody gets back
     verb = "Unregistered" if in_ram else "Freed"
     text = f"{verb} {fmt_bytes(freed)}" + (f" on {', '.join(where)}" if where else "") + f" ({report['mode']})"
     if report["left_device"]:

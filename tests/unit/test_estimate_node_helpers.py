@@ -71,6 +71,22 @@ def test_stop_message_and_ui_payload(node):
     assert ui["peak_torch"] < ui["peak_device"] < ui["peak"] and ui["vae"]["per_sample"] > 0
 
 
+def test_ui_payload_says_when_the_run_is_on_the_cpu(node):
+    """ComfyUI --cpu with no vram_gb: the estimate is judged on host RAM and sizes no card (min_vram_gb None), so the
+    face must not print "smallest common card: none up to 141 GB" (it did, beside its own tier line "8 GB: fits";
+    found walking the first hour, ux20). A card budget on the same CPU host, or a GPU, is not a CPU run."""
+    t = layouts.table("sd15_v1-5-pruned-emaonly-fp16")
+    parts = [t]  # the whole checkpoint: split into its diffusion model, text encoder and VAE
+    cpu = E.judge(E.estimate(parts, 64, 64, cfg=True, policy={"device": "cpu"}), None)
+    ui = node.for_ui(cpu, "no budget: ComfyUI computes on the CPU; set vram_gb to plan for a card", None)
+    assert ui["on_cpu"] is True and ui["min_vram_gb"] is None
+    card = E.judge(E.estimate(parts, 64, 64, cfg=True, policy={"device": "cpu"}), 8 * GiB)  # vram_gb 8 on a CPU host
+    assert node.for_ui(card, "8 GiB (set on the node)", None)["on_cpu"] is False
+    gpu = E.judge(E.estimate(parts, 64, 64, cfg=True), None)
+    ui = node.for_ui(gpu, "no budget (no GPU found)", None)
+    assert ui["on_cpu"] is False and ui["min_vram_gb"] is not None  # a card is sized: the face keeps its line
+
+
 def test_budget_from_node_input(node):
     snap = {"devices": [{"index": 0, "name": "GPU", "backend": "cuda", "total": 24 * GiB, "other_processes": 2 * GiB}]}
     assert node.live_budget(snap, 0)[0] == 22 * GiB

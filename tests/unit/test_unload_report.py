@@ -29,6 +29,7 @@ def test_encoder_leaving_the_list_counts_as_freed_and_others_are_kept():
     assert d["torch_allocated_freed"] == 235 * MiB and d["torch_reserved_freed"] == 235 * MiB
     assert d["free_gained"] == 235 * MiB
     assert r["summary"] == "Freed 235.00 MiB on cuda:0 (offload): SD1ClipModel left the device."
+    assert r["in_host_ram"] is False  # memory came back: the face shows the summary as a success
     text = unload_report.text(r)
     assert "cuda:0: ComfyUI loaded 1.99 GiB -> 1.76 GiB" in text
     assert "torch allocated 2.05 GiB -> 1.82 GiB" in text
@@ -92,5 +93,6 @@ def test_an_encoder_on_the_cpu_is_not_reported_as_freed_memory():
     after = {"models": [cpu_unet], "devices": {}, "host_available": 8000 * MiB}
     r = unload_report.build(before, after, targets={"1"})
     assert r["left_device"] == ["SD1ClipModel"] and r["freed_bytes"] == 235 * MiB  # ComfyUI's count, as measured
+    assert r["in_host_ram"] is True  # the face must not colour it as freed memory (web/unload.js)
     assert r["summary"] == ("Unregistered 235.00 MiB on cpu (offload): SD1ClipModel left the device (ComfyUI's loaded "
                             "models); on the CPU its weights stay in host RAM, so no memory is freed.")

@@ -170,6 +170,26 @@ def test_badge_reads_the_outcome_and_knobs_hide_when_it_fits(comfy_page, comfy_h
     assert console.unexpected() == [], console.unexpected()
 
 
+def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
+    """The test host is ComfyUI --cpu: with vram_gb 0 the estimate is judged on host RAM and sizes no card. The face
+    said "smallest common card: none up to 141 GB" there, beside its own tier line "8 GB: fits" (ux20's first-hour
+    walk); a card asked for on the node (vram_gb 8) keeps the line."""
+    page, console = comfy_page
+    node_id = run_and_wait(page, estimate_only(64, 64, vram_gb=0.0, mode="formula"))
+    text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
+    assert "CPU run:" in text and "per card tier" in text, text
+    assert "smallest common card" not in text, text
+    comfy_host.wait_idle()
+    run_and_wait(page, estimate_only(64, 64, vram_gb=8.0, mode="formula"))
+    page.wait_for_function("() => window.__gpuGarden.lastEstimate?.budget > 0", timeout=120000)
+    node_id = page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
+    page.wait_for_function("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText.includes('of 8.00 GiB')", arg=node_id,
+                           timeout=60000)
+    text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
+    assert "smallest common card: " in text, text
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_a_decode_retried_tiled_shows_the_peak_as_run(comfy_page, comfy_host, output_dir):
     """SD1.5 at 1536², cond and uncond in separate passes: the untiled decode row is above sampling. On a budget
     between the two, ComfyUI runs out of memory in the untiled decode and retries it tiled: the badge says RUNS TILED,

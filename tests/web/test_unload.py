@@ -39,6 +39,10 @@ def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
     node_id = run_and_wait_for_report(page)
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggUnloadReport.innerText", node_id)
     assert "Unregistered" in text and "SD1ClipModel left the device" in text  # --cpu: nothing freed, it says so
+    # ... and is not coloured as freed memory (it was green, the colour of memory given back: ux20's first hour)
+    colors = page.evaluate("""(id) => { const face = window.app.graph.getNodeById(id).__ggUnloadReport;
+        return [getComputedStyle(face.querySelector('.gg-unload-summary')).color, getComputedStyle(face).color]; }""", node_id)
+    assert colors[0] == colors[1], colors
 
     # Display-only: the widget is not in the saved workflow nor in the prompt sent to the server.
     saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => String(n.id) === String(id)).widgets_values", node_id)
