@@ -77,9 +77,10 @@ registerFaceNode({
     let face = null;  // the frontend may ask for the height while the widget is being added
     face = addFace(node, {
       name: "gg_unload_report", testid: "gg-unload-report", width: WIDTH, cls: "gg-unload-report",
-      style: { whiteSpace: "pre-wrap", overflowY: "auto" },
+      style: { whiteSpace: "pre-wrap", overflowY: "auto", position: "relative" }, // offsetTop is measured from here
       idle: (root) => render(root, null),
-      getMinHeight: () => Math.min(MAX_HEIGHT, 14 + LINE_HEIGHT * Math.max(2, face ? face.childElementCount + wrapped(face) : 0)),
+      getMinHeight: () => Math.min(MAX_HEIGHT, node.__ggUnloadFitted
+        || 14 + LINE_HEIGHT * Math.max(2, face ? face.childElementCount + wrapped(face) : 0)),
       getMaxHeight: () => MAX_HEIGHT,
     });
     node.__ggUnloadReport = face;
@@ -87,7 +88,11 @@ registerFaceNode({
   executed(node, output) {
     const report = output?.gpu_garden_unload?.[0];
     if (!report || !node.__ggUnloadReport) return;
-    render(node.__ggUnloadReport, report);
+    const face = node.__ggUnloadReport;
+    render(face, report);
+    // the rows as laid out at the node's width (a long summary wraps to several), + the padding and widget margin
+    const last = /** @type {HTMLElement | null} */ (face.lastElementChild);
+    node.__ggUnloadFitted = face.isConnected && last ? last.offsetTop + last.offsetHeight + 7 + 10 : 0;
     const height = node.computeSize()[1];
     node.setSize([Math.max(node.size[0], WIDTH), Math.max(node.size[1], height)]);
     node.setDirtyCanvas(true, true);

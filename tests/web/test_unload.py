@@ -43,6 +43,10 @@ def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
     colors = page.evaluate("""(id) => { const face = window.app.graph.getNodeById(id).__ggUnloadReport;
         return [getComputedStyle(face.querySelector('.gg-unload-summary')).color, getComputedStyle(face).color]; }""", node_id)
     assert colors[0] == colors[1], colors
+    # the whole report shows without scrolling (the CPU summary wraps to four rows; the face kept room for two)
+    fit = page.evaluate("""(id) => { const face = window.app.graph.getNodeById(id).__ggUnloadReport;
+        return [face.scrollHeight, face.clientHeight]; }""", node_id)
+    assert fit[0] <= fit[1] + 1, fit
 
     # Display-only: the widget is not in the saved workflow nor in the prompt sent to the server.
     saved = page.evaluate("(id) => window.app.graph.serialize().nodes.find(n => String(n.id) === String(id)).widgets_values", node_id)
