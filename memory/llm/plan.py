@@ -386,6 +386,9 @@ def _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, 
                         + ", ".join(fmt_bytes(d["total"]) for d in ev["devices"]) + ", judged one by one"
                         if "total" in ev["devices"][0] else
                         "; the totals and the verdict are the whole load's (give --vram as the GPUs' sum)"))
+    if runtime == "llama.cpp" and LC.VULKAN_GPU.search(str(s.get("gpu_name") or "")) and "cuda_context" not in ev["overhead"]:
+        notes.append("Vulkan device: no CUDA context charged (ggml-vulkan holds none); its preallocated matmul buffers "
+                     "(tens of MiB at most) are not sized; give --vram as the free memory the build prints")
     if runtime != "vllm" and ev.get("metal_span"):
         notes.append("Metal maps the file from its first GPU tensor (Gemma 4's rope_freqs) to its last: the whole file, "
                      "host tables included, is in the GPU model buffer (MTL0_Mapped), as llama.cpp's fit step counts it")

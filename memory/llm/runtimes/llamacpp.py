@@ -301,6 +301,27 @@ def metal_span(spec, s) -> bool:
             and not getattr(spec, "ollama", False))
 
 
+# A Vulkan device (ggml-vulkan): llama.cpp names its devices by backend ("Vulkan0 (NVIDIA GeForce GTX 1660 SUPER (NVK
+# TU116))", "ggml_vulkan: Found 1 Vulkan devices"), and a name given with Vulkan in it is taken as that backend. It holds
+# no CUDA context or cuBLAS handles: CUDA_CONTEXT is ggml-cuda's. What ggml-vulkan keeps on the device beyond the ggml
+# buffers (weights, KV, compute) are its preallocated matmul buffers (ggml_vk_preallocate_buffers: prealloc_x for a
+# weight dequantized to f16, prealloc_y for an input converted to f16 or quantized to q8_1, prealloc_split_k; each sized
+# by the largest matmul that needs it, created at the first graph, device-local) - for a K-quant weight with an f32
+# input and no integer-dot pipeline none is needed, otherwise the largest input in q8_1 (Qwen2.5-7B at -ub 512: ffn_down's
+# 512 x 18944, 10.4 MiB) - not sized here; its staging buffers are host-visible (host memory on a discrete card), its
+# descriptor pools the driver's. The free figure a Vulkan build prints (the fit step's "MiB of free device memory",
+# --list-devices) is the heap budget less the process's use (VK_EXT_memory_budget), read with its VkDevice created.
+VULKAN_GPU = re.compile(r"vulkan", re.I)
+
+
+def device_context(s) -> int:
+    """Bytes of the backend's own context the plan charges on each GPU: ggml-cuda's (CUDA_CONTEXT), none on Vulkan
+    or against a free figure read after the context (runtimes/__init__.py FREE_AFTER_CONTEXT)."""
+    if s.get("free_after_context") or VULKAN_GPU.search(str(s.get("gpu_name") or "")):
+        return 0
+    return CUDA_CONTEXT
+
+
 def offloads_output(s, rows: int) -> bool:
     """Does the GPU backend take the output matmul off a host-side output matrix (op offload)?"""
     return (rows >= OP_OFFLOAD_MIN_BATCH and not METAL_GPU.search(str(s.get("gpu_name") or "")))
@@ -360,8 +381,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
-    # no context against a free figure read after it (runtimes/__init__.py FREE_AFTER_CONTEXT: Ollama >= 0.30)
-    context = 0 if s.get("free_after_context") else CUDA_CONTEXT
+    # no CUDA context on Vulkan, nor against a free figure read after it (FREE_AFTER_CONTEXT: Ollama >= 0.30)
+    context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
                                               mask=mask)

@@ -1,0 +1,32 @@
+"""Task ellm21: batch 51 read after its first sight. Each test fails when its rule is broken on purpose (the commit
+says how)."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import MiB
+
+
+# 1. ggml-vulkan holds no CUDA context (runtimes/llamacpp.py VULKAN_GPU, device_context). Qwen2.5-7B-Instruct Q4_K_M
+# at -c 4096 (-np 4 unified, b8681) on a GTX 1660 SUPER through Vulkan (NVK): the fit step printed "projected to use
+# 4696 MiB of device memory vs. 5752 MiB of free device memory", "will leave 1055 >= 1024 MiB", and put 29/29 layers on
+# the GPU (othoth77/mythos-prod docs/AI_RUNTIME.md at f34c9f3). At -c 8192 it projected 4920 MiB and kept 27/29.
+def _mythos(ctx, gpu):
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    return llm.plan(s, "llama.cpp", ctx=ctx, parallel=4, kv_dtype="f16", weights_dtype="Q4_K_M", kv_unified=True,
+                    flash_attn="auto", ubatch=512, runtime_version="b8681", vram=5752 * MiB, gpu_name=gpu)
+
+
+def test_vulkan_device_charges_no_cuda_context():
+    vk = "NVIDIA GeForce GTX 1660 SUPER through Vulkan (Vulkan0, NVK TU116)"
+    r = _mythos(4096, vk)
+    assert "cuda_context" not in r["overhead"]
+    assert r["overhead"]["margin"] == 1024 * MiB  # --fit's target stays
+    # llama.cpp's own projection (model + context + compute on Vulkan0) is 4696 MiB; kv's total less its margin is
+    # within 8 MiB of it (the model buffer 4164.2 against 4168.09 printed)
+    assert abs((r["total"] - r["overhead"]["margin"]) / MiB - 4696) < 8
+    assert r["fits_as_requested"] is True
+    assert any(n.startswith("Vulkan device: no CUDA context") for n in r["notes"])
+    # the 8192 row did not fit whole (27/29 placed): kv says so too
+    assert _mythos(8192, vk)["fits_as_requested"] is False
+    # the same card under CUDA keeps ggml-cuda's context (and does not fit at 4096 against that free figure)
+    cu = _mythos(4096, "NVIDIA GeForce GTX 1660 SUPER")
+    assert cu["overhead"]["cuda_context"] == 384 * MiB and cu["fits_as_requested"] is False
+
