@@ -7,8 +7,8 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_loader as VL
-from .weights import (DEFAULT_GROUP, LINEAR_BITS, MXFP4_MOE, SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params,
-                      weights_by_role)
+from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
+                      SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
 
 
 def weights_format(spec, runtime, weights_dtype, notes) -> tuple:
@@ -32,6 +32,11 @@ def weights_format(spec, runtime, weights_dtype, notes) -> tuple:
         weights_dtype = MXFP4_MOE
         notes.append("MXFP4 checkpoint in llama.cpp: sized as its MXFP4 MoE GGUF (experts MXFP4, the other matmuls and "
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
+    # a 16/32-bit GGUF of gpt-oss keeps the checkpoint's MXFP4 experts (weights.py MXFP4_EXPERTS); a vLLM/SGLang bf16
+    # is a dequantized checkpoint (unsloth/gpt-oss-20b-BF16), all 16-bit
+    if (runtime in ("llama.cpp", "ollama") and fmt in DENSE_BITS and spec.arch in MXFP4_EXPERT_ARCHS
+            and spec.quant == "mxfp4" and spec.expert_params and weights_dtype and not spec.weights_bytes):
+        weights_dtype = MXFP4_EXPERTS + str(weights_dtype).upper()
     return fmt, weights_dtype
 
 

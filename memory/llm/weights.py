@@ -173,6 +173,10 @@ MXFP4_MOE = "MXFP4_MOE"
 # disabled"), so a K-quant name sets the other tensors' types only: unsloth/gpt-oss-20b-GGUF Q4_K_M is 10.81 GiB
 # (MTL0_Mapped 11073.83 MiB, rabbit-holes gpt-oss-20b-GGUF notes), where Q4_K_M experts would make it 14.6 GiB
 MXFP4_EXPERT_ARCHS = ("gpt_oss",)
+# The same holds at a 16- or 32-bit --outtype: a GGUF labelled F16/BF16/F32 of gpt-oss (unsloth/gpt-oss-20b-GGUF
+# gpt-oss-20b-F16.gguf, 12.83 GiB printed by llama.cpp, "5.27 BPW") is MXFP4 experts and everything else at that
+# type; a GGUF runtime given such a type for it sizes the file as MXFP4_EXPERTS_ + the type (plan_weights.py)
+MXFP4_EXPERTS = "MXFP4_EXPERTS_"
 
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
 # symmetric): 4 bits + an fp16 scale per group of 128 = 4.125
@@ -401,6 +405,15 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
                   f"(+{extra / 8 / 2**30:.2f} GiB)" if extra else ""))
         return {"embedding": int(emb), "output": int(out), "blocks": int(blocks), "total": int(total), "how": how,
                 "per_layer": int(ple)}
+    if up.startswith(MXFP4_EXPERTS) and up[len(MXFP4_EXPERTS):].lower() in DENSE_BITS:
+        rest = up[len(MXFP4_EXPERTS):]
+        q, per = spec.expert_params, DENSE_BITS[rest.lower()] / 8
+        emb = emb_params * per
+        total = q * LINEAR_BITS["mxfp4"] / 8 + (spec.params - q) * per
+        how = (f"{q / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + "
+               f"{(spec.params - q) / 1e9:.2f} B in {rest} (a {rest} GGUF of an MXFP4 checkpoint)")
+        return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
+                "total": int(total), "how": how}
     if up == MXFP4_MOE:
         q = spec.expert_params or spec.linear_params or spec.params
         per = TYPE_BITS["Q8_0"] / 8

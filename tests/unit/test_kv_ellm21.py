@@ -30,3 +30,21 @@ def test_vulkan_device_charges_no_cuda_context():
     cu = _mythos(4096, "NVIDIA GeForce GTX 1660 SUPER")
     assert cu["overhead"]["cuda_context"] == 384 * MiB and cu["fits_as_requested"] is False
 
+
+# 2. A 16-bit GGUF of gpt-oss keeps the checkpoint's MXFP4 experts (weights.py MXFP4_EXPERTS): unsloth/gpt-oss-20b-GGUF
+# F16, 12.83 GiB printed by llama.cpp b7772/b8193 on a T4 ("CUDA0 model buffer size = 12036.68 MiB", ghghang2/v1.4
+# llama_server.log); every tensor at 16 bits would be about 39 GiB. vLLM's bf16 is a dequantized checkpoint.
+def test_gptoss_f16_gguf_keeps_mxfp4_experts():
+    s = llm.describe(model="openai/gpt-oss-20b")
+    for dt in ("F16", "BF16"):
+        r = llm.plan(s, "llama.cpp", ctx=32768, kv_dtype="f16", weights_dtype=dt, flash_attn=True, ngl=999,
+                     runtime_version="b8193")
+        assert abs(r["weights"] / 2**30 / 12.83 - 1) < 0.01
+        assert abs(r["gpu_weights"] / MiB / 12036.68 - 1) < 0.01
+    ol = llm.plan(s, "ollama", ctx=8192, weights_dtype="F16", runtime_version="0.12.3")
+    assert abs(ol["weights"] / 2**30 / 12.83 - 1) < 0.01
+    # the MXFP4 MoE file type (Q8_0 elsewhere) stays smaller, and vLLM's bf16 is every tensor at 16 bits
+    mx = llm.plan(s, "llama.cpp", ctx=32768, kv_dtype="f16", weights_dtype="MXFP4", ngl=999, runtime_version="b8193")
+    assert mx["weights"] / 2**30 < 11.5
+    v = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16", vram=80 * 2**30)
+    assert v["weights"] / 2**30 > 38
