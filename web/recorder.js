@@ -212,7 +212,9 @@ function timeline(run) {
     // the y axis starts near the lowest peak: a process's RSS never drops to 0, and the differences matter
     const lo = Math.max(0, Math.min(...peaks) - 0.15 * (max - Math.min(...peaks) || max));
     const scale = (v) => Math.max(0, Math.min(1, (v - lo) / Math.max(1, max - lo)));
-    box.append(el("div", "gg-rec-dev", `${dev === "cpu" ? "host RAM (process)" : dev}${info?.name ? ` · ${info.name}` : ""} — highest ${fmtBytes(max)}`));
+    // the server names the host's row itself ("host RAM (process RSS)"): said once, not after a label of ours
+    const label = dev === "cpu" ? info?.name || "host RAM (process)" : `${dev}${info?.name ? ` · ${info.name}` : ""}`;
+    box.append(el("div", "gg-rec-dev", `${label} — highest ${fmtBytes(max)}`));
     const W = 300, H = 70;
     const s = svg("svg", { viewBox: `0 0 ${W} ${H + 12}`, role: "img" });
     s.dataset.device = dev;

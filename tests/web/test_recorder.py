@@ -85,6 +85,8 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     n_rects = page.locator("[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect").count()
     run2 = page.evaluate("() => window.__gpuGarden.recorder.runs[0]")
     assert run2["prompt_id"] == second and n_rects == len(run2["nodes"])
+    heads = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] .gg-rec-dev')].map(e => e.textContent)")
+    assert heads and heads[-1].startswith("host RAM (process RSS) — highest "), heads  # named once (was "host RAM (process) · host RAM (process RSS)")
     ids = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')].map(r => r.dataset.nodeId)")
     assert sorted(ids) == sorted(n["id"] for n in run2["nodes"])
 
