@@ -864,6 +864,11 @@ def measured():
         bd = e["breakdown"]["sample"] if "sample" in e["breakdown"] else None
         how = r.get("compare", "torch_allocated")
         resident = sum(c["resident"] for c in e["_ctx"]["components"])
+        if how in ("working_allocated", "working_reserved"):
+            # a rise over the loaded model: what was loaded is the weights as the run holds them (a VAE loaded in fp32
+            # holds twice its 16-bit file: InvokeAI's VAE benchmark loads with torch_dtype float32, Wan's runner builds
+            # its VAE in fp32), the peak phase's weights, not the file's bytes
+            resident = e["breakdown"][e["peak_phase"]]["weights"]
         sampling = r.get("phase", "sample").startswith("sample")
         if sampling and how in ("torch_reserved", "nvidia_smi"):
             # a sampler's own counter: the sample phase, not the estimate's overall peak (which may be the decode of
