@@ -39,7 +39,19 @@ CUDA's copies (not refitted: those three rows are a regression set since). The K
 first whose workspace it can allocate (pytorch/pytorch#49207), so on a full card it falls back to leaner ones:
 the term is what an unconstrained card takes, i.e. the safe side for sizing.
 
-Limits: one GPU (H200), one cuDNN (9.19), bf16; fp32 is taken as proportional. The workspace depends on the GPU
+fp32 (FP32_COPIES): measured apart for the KL decoder, one copy where a 16-bit decode takes 1.75. InvokeAI's VAE benchmark
+(benchmarks/data/diffusion_measured.json batch 33, RTX 4090, the FLUX AE decoded alone in bf16 and in fp32, 512-2048 px,
+working max_memory_allocated) reads 1088.5-1092 elements per output pixel in bf16 and 896.4-898 in fp32, the same at
+every size. A meta trace of that decoder (InvokeAI's Black Forest Labs AutoEncoder, F.silu: the live set at its
+full-resolution convolutions) with k copies of each convolution's input added while it runs peaks at
+up.0.block.0.conv1 (256 channels in): 640.5 + 1.75 x 256 = 1088.5 and 640.5 + 1.0 x 256 = 896.5; the same model on
+diffusers' SDXL decoder gives 960.1 at one copy against the fp32 SDXL rows' 960.3-962 (there at
+up_blocks.2.upsamplers.0.conv). With TF32 (on by default for cuDNN convolutions) an fp32 convolution takes one copy of
+its input and no more. ComfyUI's KL decoder peaks at the same convolution (its trace 648 + 256 = 904 at fp32), so the
+term applies there with FP32_COPIES. Not measured in fp32: Wan 2.1 (taken as its 16-bit copies), the encodes (the
+decode's copies, by mechanism).
+
+Limits: one GPU per dtype measured (H200 cuDNN 9.19 bf16; RTX 4090 bf16 / fp32, its versions not stated). The workspace depends on the GPU
 generation, dtype and cuDNN version (pytorch/pytorch#13412, #22741); cuDNN 9.10-9.15 with torch 2.9-2.10 made VAE
 convolutions take about 3x (Comfy-Org/ComfyUI#10373, #10827; ComfyUI's NVIDIA_MEMORY_CONV_BUG_WORKAROUND), a window
 the measured device is outside of."""
@@ -52,6 +64,7 @@ DECODE_CHANNELS = {"kl": 256, "wan21": 192}  # channels of that input at full re
 ENCODE_CHANNELS = {"kl": 128}  # traced encodes only
 CHUNK_FRAMES = {"wan21": 4}  # frames per causal chunk (a one-frame latent: 1)
 ONE_FRAME = {"wan21": 2.5}  # copies for a one-latent-frame decode, where measured apart (see above)
+FP32_COPIES = {"kl": 1.0}  # copies in an fp32 convolution, where measured apart (see above; fit: batch 33's FLUX AE fp32 rows)
 NAME = "CUDA convolution workspace"
 
 
@@ -78,6 +91,8 @@ def decode_bytes(kind: str, width: int, height: int, lat_t: int = 1, dtype="bf16
     if not applies(kind, device, runner):
         return 0
     copies = COPIES[kind] if lat_t > 1 else ONE_FRAME.get(kind, COPIES[kind])
+    if dtype == "fp32":
+        copies = FP32_COPIES.get(kind, copies)
     elems = copies * DECODE_CHANNELS[kind] * _frames(kind, lat_t > 1)
     return int(elems * width * height * dtype_bytes(dtype))
 
@@ -86,5 +101,5 @@ def encode_bytes(kind: str, width: int, height: int, frames: int = 1, dtype="bf1
     """Workspace bytes of encoding one image/video of width x height pixels (unmeasured: by mechanism)."""
     if not applies(kind, device) or kind not in ENCODE_CHANNELS:
         return 0
-    elems = COPIES[kind] * ENCODE_CHANNELS[kind]
+    elems = (FP32_COPIES.get(kind, COPIES[kind]) if dtype == "fp32" else COPIES[kind]) * ENCODE_CHANNELS[kind]
     return int(elems * width * height * dtype_bytes(dtype))
