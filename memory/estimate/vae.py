@@ -61,7 +61,18 @@ DIFFUSERS_KL_DECODE_ARCH = {
     ("pascal", "fp32"): 765,
 }
 GPU_ARCHS = tuple(sorted({a for a, _ in DIFFUSERS_KL_DECODE_ARCH}))  # the policy's gpu_arch values (None: newer GPUs)
-DIFFUSERS_KL_SLACK = 2360 - DIFFUSERS_KL_DECODE
+# The same decoder in fp16 on the newer GPUs (gpu_arch None), elements per output pixel of each image, replacing
+# DIFFUSERS_KL_DECODE: InvokeAI's VAE benchmark (benchmarks/data/diffusion_measured.json batches 18 and 33, RTX 4090, the
+# SDXL VAE decoded alone, working max_memory_allocated, 512-2048 px and 512 px tiles) reads 1216.4-1220 in fp16 at every
+# size and 960.3-962 in fp32 (the fitted 975 holds that one within 1.8 %). Both are the meta trace with cuDNN's copies:
+# 768 at the trace's peak (DIFFUSERS_KL_TRACED) + cuda_conv's 16-bit 1.75 copies of 256 channels = 1216; with the copies
+# held while each convolution runs, the trace's live set at up_blocks.2.upsamplers.0.conv (704, its 256-channel input,
+# output and the blocks' carry) + one copy in fp32 = 960, + two in fp16 = 1216. The bf16 figure stays the fitted one:
+# its rows (diffusers-torchao, FLUX.1-dev, bs 1-16) grow by about 950 per image, and no bf16 decode of this decoder
+# alone is measured. FIT: the 8 InvokeAI fp16 rows (REGRESSION since).
+DIFFUSERS_KL_DECODE_DTYPE = {"fp16": 1216}
+DIFFUSERS_KL_RESERVED = 2360  # reserved per output pixel of the first image (fitted; see DIFFUSERS_KL_SLACK)
+DIFFUSERS_KL_SLACK = DIFFUSERS_KL_RESERVED - DIFFUSERS_KL_DECODE
 DIFFUSERS_KL_TRACED = 3 * 256  # elements per output pixel of each image at the traced peak (a floor; see above)
 # Each further image decoded in the same call adds to the slack what the trace adds: reserved beyond allocated grows by
 # 608 elements per pixel of each image (batch 2, 4 and 16 against 1, FLUX.1 VAE 1024 px bf16, same file), less what the
@@ -208,14 +219,19 @@ def vae_decode_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", de
             + conv_workspace_bytes(kind, latent_shape, dtype, device, runner))
 
 
-def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", images=1) -> int:
+def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui", images=1, gpu_arch=None) -> int:
     """Reserved-but-not-allocated bytes of one decode call of `images` images that a runner term knows of (diffusers' KL
-    decoder: DIFFUSERS_KL_SLACK per pixel for the first image, DIFFUSERS_KL_SLACK_IMAGE for each further one); 0 otherwise."""
+    decoder: DIFFUSERS_KL_SLACK per pixel for the first image, DIFFUSERS_KL_SLACK_IMAGE for each further one); 0 otherwise.
+    Where the decode's allocated figure is a per-dtype one (DIFFUSERS_KL_DECODE_DTYPE) the first image's reserved total
+    stays DIFFUSERS_KL_RESERVED: what it allocates beyond DIFFUSERS_KL_DECODE comes out of the slack."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     if kind != "kl" or runner != "diffusers":
         return 0
     w, h, _, _ = _pixels(kind, latent_shape)
-    return int((DIFFUSERS_KL_SLACK + DIFFUSERS_KL_SLACK_IMAGE * (max(1, int(images)) - 1)) * w * h * dtype_bytes(dtype))
+    first = DIFFUSERS_KL_SLACK
+    if gpu_arch is None and dtype in DIFFUSERS_KL_DECODE_DTYPE:
+        first = max(0, DIFFUSERS_KL_RESERVED - DIFFUSERS_KL_DECODE_DTYPE[dtype])
+    return int((first + DIFFUSERS_KL_SLACK_IMAGE * (max(1, int(images)) - 1)) * w * h * dtype_bytes(dtype))
 
 
 def cached_slack_bytes(kind: str, latent_shape, dtype="bf16") -> int:
@@ -244,7 +260,9 @@ def _decode_acts(kind, latent_shape, dtype, runner, gpu_arch=None):
     w, h, frames, lat_t = _pixels(kind, latent_shape)
     hw = w * h
     if kind == "kl":
-        per = (DIFFUSERS_KL_DECODE_ARCH.get((gpu_arch, dtype), DIFFUSERS_KL_DECODE) if runner == "diffusers" else KL_DECODE)
+        per = (DIFFUSERS_KL_DECODE_ARCH.get((gpu_arch, dtype), DIFFUSERS_KL_DECODE if gpu_arch else
+                                            DIFFUSERS_KL_DECODE_DTYPE.get(dtype, DIFFUSERS_KL_DECODE))
+               if runner == "diffusers" else KL_DECODE)
         return int(per * hw * b + 3 * hw * 4)
     if kind == "wan21":
         return int((WAN_DECODE if lat_t > 1 else WAN_DECODE_ONE) * hw * b + WAN_FRAME * frames * hw * b)
@@ -443,7 +461,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
-           "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner, n),
+           "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner, n, gpu_arch),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}
     dt, hv, note = None, None, ""
     vk = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
@@ -471,7 +489,7 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
         one_tile = list(latent_shape[:-2]) + [min(t, int(latent_shape[-2])), min(t, int(latent_shape[-1]))]
         out.update(bytes=calls * dt[0] + (sliced_outputs_bytes(kind, latent_shape, dtype) if slicing else 0), tiled=True,
                    batch=calls, tiled_bytes=dt[0], conv_workspace=0,
-                   allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner, calls),
+                   allocator_slack=allocator_slack_bytes("kl", one_tile, dtype, runner, calls, gpu_arch),
                    how=f"diffusers' VAE tiling: {dt[1]} tiles of {tile_px} px, each decoded for {calls} sample(s) at once"
                    + (", one sample per call (VAE slicing)" if slicing else ""))
     elif mode == "tiled":  # under diffusers: its own tiling is read for DIFFUSERS_KL_TILE's VAEs and HunyuanVideo's only

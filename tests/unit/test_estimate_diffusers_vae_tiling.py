@@ -1,11 +1,11 @@
 """diffusers' AutoencoderKL tiling (enable_tiling; autoencoder_kl.py tiled_decode): tiles of the VAE config's
 sample_size px every 3/4 tile, each decoded for the whole batch, the decoded tiles kept until blended; no tiling when the
-latent fits one tile. Expected bytes written out: the KL decode is 975 elements per pixel (vae.DIFFUSERS_KL_DECODE) in
-the VAE dtype plus its fp32 output; a decoded tile holds 3 channels. A tile of the wrong size or step, tiles not held,
+latent fits one tile. Expected bytes written out: the KL decode in fp16 is 1216 elements per pixel
+(vae.DIFFUSERS_KL_DECODE_DTYPE, newer GPUs) in the VAE dtype plus its fp32 output; a decoded tile holds 3 channels. A tile of the wrong size or step, tiles not held,
 or one sample where the batch runs at once break a test."""
 from gpu_garden.memory.estimate import families, formula as E, layouts, vae
 
-TILE_512_FP16 = (975 * 2 + 3 * 4) * 512 * 512  # one 512x512 tile's decode
+TILE_512_FP16 = (1216 * 2 + 3 * 4) * 512 * 512  # one 512x512 tile's decode
 # 1024x1024 in 512 px tiles every 384 px: 3 x 3 tiles (latent 64, 64, 32 wide); the peak is the fifth tile (the second
 # full tile of the second row) with the four before it held: three 512x512 and one 512x256, 3 channels in fp16
 HELD_BEFORE_FIFTH = (3 * 512 * 512 + 512 * 256) * 3 * 2

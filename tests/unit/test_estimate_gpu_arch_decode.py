@@ -25,7 +25,8 @@ MiB = 1 << 20
 def test_the_table_replaces_the_default_only_where_it_has_a_row():
     assert V.vae_decode_bytes("kl", LAT, "fp16", "diffusers", gpu_arch="pascal") == 1763 * HW * 2 + 12 * HW
     assert V.vae_decode_bytes("kl", LAT, "fp32", "diffusers", gpu_arch="pascal") == 765 * HW * 4 + 12 * HW
-    assert V.vae_decode_bytes("kl", LAT, "fp16", "diffusers") == 975 * HW * 2 + 12 * HW
+    assert V.vae_decode_bytes("kl", LAT, "fp16", "diffusers") == 1216 * HW * 2 + 12 * HW  # newer GPUs' fp16 row
+    assert V.vae_decode_bytes("kl", LAT, "fp32", "diffusers") == 975 * HW * 4 + 12 * HW  # the fitted default
     # bf16 on Pascal is not measured: the default; ComfyUI's decoder is not this term's
     assert V.vae_decode_bytes("kl", LAT, "bf16", "diffusers", gpu_arch="pascal") == V.vae_decode_bytes("kl", LAT, "bf16", "diffusers")
     assert V.vae_decode_bytes("kl", LAT, "fp16", "comfyui", gpu_arch="pascal") == V.vae_decode_bytes("kl", LAT, "fp16", "comfyui")
@@ -64,3 +65,13 @@ def test_cli_flag():
     report.add_cli_arguments(p)
     assert report.policy_from_args(p.parse_args(["x.safetensors", "--gpu-arch", "pascal"]))["gpu_arch"] == "pascal"
     assert report.policy_from_args(p.parse_args(["x.safetensors"]))["gpu_arch"] is None
+
+
+def test_newer_gpu_fp16_row_keeps_the_fitted_reserved_total():
+    # vae.DIFFUSERS_KL_DECODE_DTYPE moves what the first image allocates, not what the allocator reserves for it
+    # (DIFFUSERS_KL_RESERVED, 2360, fitted on the reserved rows): 1216 allocated + 1144 slack; bf16 keeps 975 + 1385
+    for dt, alloc in (("fp16", 1216), ("bf16", 975)):
+        assert V.vae_decode_bytes("kl", LAT, dt, "diffusers") == alloc * HW * 2 + 12 * HW
+        assert V.allocator_slack_bytes("kl", LAT, dt, "diffusers") == (2360 - alloc) * HW * 2
+    # Pascal's fp16 row is its own (DIFFUSERS_KL_DECODE_ARCH), its slack the default one
+    assert V.allocator_slack_bytes("kl", LAT, "fp16", "diffusers", gpu_arch="pascal") == (2360 - 975) * HW * 2
