@@ -91,7 +91,7 @@ def decode_bytes(kind: str, width: int, height: int, lat_t: int = 1, dtype="bf16
     if not applies(kind, device, runner):
         return 0
     copies = COPIES[kind] if lat_t > 1 else ONE_FRAME.get(kind, COPIES[kind])
-    if dtype == "fp32":
+    if dtype_bytes(dtype) == 4:  # fp32, however named ("fp32", "float32", torch.float32: the fit node passes str(dtype))
         copies = FP32_COPIES.get(kind, copies)
     elems = copies * DECODE_CHANNELS[kind] * _frames(kind, lat_t > 1)
     return int(elems * width * height * dtype_bytes(dtype))
@@ -101,5 +101,5 @@ def encode_bytes(kind: str, width: int, height: int, frames: int = 1, dtype="bf1
     """Workspace bytes of encoding one image/video of width x height pixels (unmeasured: by mechanism)."""
     if not applies(kind, device) or kind not in ENCODE_CHANNELS:
         return 0
-    elems = (FP32_COPIES.get(kind, COPIES[kind]) if dtype == "fp32" else COPIES[kind]) * ENCODE_CHANNELS[kind]
+    elems = (FP32_COPIES.get(kind, COPIES[kind]) if dtype_bytes(dtype) == 4 else COPIES[kind]) * ENCODE_CHANNELS[kind]
     return int(elems * width * height * dtype_bytes(dtype))

@@ -40,9 +40,11 @@ def test_vae_dtype_as_comfyui_picks_it():
     bf = E.estimate(comps(*FLUX), 1024, 1024, cfg=False)
     old_gpu = E.estimate(comps(*FLUX), 1024, 1024, cfg=False, policy={"gpu_halves": ("fp16",)})
     assert old_gpu["vae"]["dtype"] == "fp32"
-    # plus the CUDA convolution workspace: 1.75 copies x 256 channels x 4 bytes per output pixel (cuda_conv.py)
-    assert old_gpu["vae"]["per_sample"] == V.KL_DECODE * 1024 * 1024 * 4 + 3 * 1024 * 1024 * 4 + 1792 * 1024 * 1024
-    assert old_gpu["vae"]["per_sample"] > 1.9 * bf["vae"]["per_sample"] - 12 * 1024 * 1024
+    # plus the CUDA convolution workspace: in fp32 one copy x 256 channels x 4 bytes per output pixel (cuda_conv.FP32_COPIES)
+    assert old_gpu["vae"]["per_sample"] == V.KL_DECODE * 1024 * 1024 * 4 + 3 * 1024 * 1024 * 4 + 1024 * 1024 * 1024
+    # not twice the bf16 figure: the fp32 decode holds 1.65 x the bf16 one, as InvokeAI's VAE benchmark measured the FLUX
+    # AE at 1024 px (3587.0 / 2178.5 MiB, diffusion_measured.json batches 33 and 18)
+    assert abs(old_gpu["vae"]["per_sample"] / bf["vae"]["per_sample"] / (3587.0 / 2178.5) - 1) < 0.02
 
 
 def test_tiled_figures_follow_resolution_and_the_fallback():

@@ -1,7 +1,7 @@
 """--vae-tile PX (and the node's vae_tile): the tile size a user decodes with, over the runner's default (diffusers:
 the VAE config's sample_size, vae.DIFFUSERS_KL_TILE; ComfyUI: VAE Decode (Tiled)'s 512 px, spec.TILE_NODE). Expected
-bytes written out from diffusers' autoencoder_kl.py tiled_decode: tiles every 3/4 tile, each decoded at 975 elements
-per pixel (vae.DIFFUSERS_KL_DECODE) in fp16 plus its fp32 output, the decoded tiles (3 channels, fp16) held."""
+bytes written out from diffusers' autoencoder_kl.py tiled_decode: tiles every 3/4 tile, each decoded at 1216 elements
+per pixel (vae.DIFFUSERS_KL_DECODE_DTYPE, fp16 on newer GPUs) in fp16 plus its fp32 output, the decoded tiles (3 channels, fp16) held."""
 import argparse
 
 import pytest
@@ -9,7 +9,7 @@ import pytest
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import families, formula as E, layouts, report
 
-TILE_512_FP16 = (975 * 2 + 3 * 4) * 512 * 512
+TILE_512_FP16 = (1216 * 2 + 3 * 4) * 512 * 512
 # 2048 px in 512 px tiles every 384: 6 per side (five of 512, the last 128); peak at tile (4, 4) with four whole rows
 # and four tiles of the fifth row held
 HELD_BEFORE_TILE_44 = (4 * (5 * 512 * 512 + 512 * 128) + 4 * 512 * 512) * 3 * 2
