@@ -653,6 +653,9 @@ def kv_exact(row, key, pred, unit) -> bool:
 # That source is CUDA's (and HIP's, ggml-cuda built for ROCm): Metal's free figure is recommendedMaxWorkingSetSize less
 # what Metal has allocated, Vulkan's the heap budget; neither holds a CUDA context, so their rows are not marked and keep
 # vram as read. The 384 MiB is the plan's constant (CUDA_CONTEXT), not a figure measured on the row's card.
+# Ollama from 0.30 starts llama-server, and a row whose vram_gib is that llama-server's own reading (its fit step's "vs.
+# N MiB of free device memory") is the same figure; kv's --vram for Ollama is the free memory read before it starts
+# (nvidia-smi's, Ollama's "free"), against which the plan charges llama-server's context.
 # Such a row says so in its own field, "vram_reading": "llamacpp_free".
 
 # an Ollama row whose vram_gib is the scheduler's 'gpu memory' line (server/sched.go, from 0.12.11: available = free -
@@ -671,11 +674,12 @@ def vram_reading(row):
         return None
     if reading not in VRAM_READINGS:
         raise ValueError(f"{row['id']}: vram_reading {reading!r} is none of {', '.join(VRAM_READINGS)}")
-    if reading == "llamacpp_free":
-        if row["runtime"] != "llama.cpp":
-            raise ValueError(f"{row['id']}: vram_reading {reading!r} needs a llama.cpp row, not {row['runtime']}")
-        return reading
     v = parse_version(row["version"], "ollama") if row["runtime"] == "ollama" and row.get("version") else None
+    if reading == "llamacpp_free":  # llama.cpp's own reading: a llama.cpp row, or Ollama's llama-server (0.30 on)
+        if row["runtime"] != "llama.cpp" and (v is None or not at_least(v, *GPU_MEMORY_LINE[1])):
+            raise ValueError(f"{row['id']}: vram_reading {reading!r} needs a llama.cpp row or an Ollama row of 0.30 or "
+                             f"later (llama-server), not {row['runtime']} {row.get('version')}")
+        return reading
     if v is None or not at_least(v, *GPU_MEMORY_LINE[0]) or at_least(v, *GPU_MEMORY_LINE[1]):
         raise ValueError(f"{row['id']}: vram_reading {reading!r} needs an Ollama row of 0.12.11-0.29 (its 'gpu memory' "
                          f"line), not {row['runtime']} {row.get('version')}")

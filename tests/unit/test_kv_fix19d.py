@@ -98,9 +98,8 @@ def test_ollama_automatic_ctx_retried_at_the_next_tier():
     from gpu_garden.memory.units import GiB
     assert [P.ollama_retry_ctx(c) for c in (131072, 32769, 32768, 4097, 4096)] == [32768, 32768, 4096, 4096, None]
     spec = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
-    # 0.9 GiB free (1.2 before kvfree20 took llama-server's CUDA context off a free figure read after it)
-    kw = dict(runtime="ollama", runtime_version="0.30.7", gpu_name="H100 80GB", vram=0.9 * GiB)
-    res = llm.plan(spec, **kw)  # the H100's tier 262144, capped at 131072: does not fit 0.9 GiB; 32768 does
+    kw = dict(runtime="ollama", runtime_version="0.30.7", gpu_name="H100 80GB", vram=1.2 * GiB)
+    res = llm.plan(spec, **kw)  # the H100's tier 262144, capped at 131072: does not fit 1.2 GiB; 32768 does
     assert (res["ctx"], res["fits"], res["ollama_oom_retry"]) == (32768, True, {"from": 131072, "to": 32768})
     assert any("retries the load once at the next lower automatic tier, 32768" in n for n in res["notes"])
     asked = llm.plan(spec, ctx=131072, **kw)

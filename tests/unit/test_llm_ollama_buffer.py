@@ -79,10 +79,8 @@ def test_ollama_030_is_llama_server_with_fit():
     ol = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.30.0")
     # -b/-ub: the scheduler's automatic 1024 for 16384 tokens of context (server/sched.go, test_kv_ellm19c)
     lc = llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M", ubatch=1024)
-    # less llama.cpp's CUDA context: Ollama's --vram is a free figure read after it (FREE_AFTER_CONTEXT, task kvfree20)
-    assert ol["total"] == lc["total"] - (384 << 20) and ol["kv_total"] == lc["kv_total"]
-    assert "cuda_context" not in ol["overhead"] and lc["overhead"]["cuda_context"] == 384 << 20
-    assert ol["total"] > llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M")["total"] - (384 << 20)
+    assert ol["total"] == lc["total"] and ol["kv_total"] == lc["kv_total"]
+    assert ol["total"] > llm.plan(s, "llama.cpp", ctx=16384, parallel=2, vram=12 * GiB, weights_dtype="Q4_K_M")["total"]
     assert "layer_buffer" not in ol["overhead"] and ol["overhead"]["margin"] == 1 << 30
     assert any("llama-server" in n for n in ol["notes"])
     old = llm.plan(s, "ollama", ctx=8192, parallel=2, vram=12 * GiB, runtime_version="0.29.0")
@@ -92,8 +90,7 @@ def test_ollama_030_is_llama_server_with_fit():
 def test_the_cuda_context_line_names_what_the_release_reserves():
     from gpu_garden.memory.llm import report
     s = llm.describe(model="qwen3:8b")
-    line = lambda v: next((l for l in report.format_plan(llm.plan(s, "ollama", ctx=8192, vram=12 * GiB, runtime_version=v))
-                           .splitlines() if l.strip().startswith("cuda context")), None)
-    # 0.30: no line, the free memory Ollama and llama-server's fit step read is after llama-server's context (kvfree20)
-    assert line("0.30.0") is None
+    line = lambda v: next(l for l in report.format_plan(llm.plan(s, "ollama", ctx=8192, vram=12 * GiB, runtime_version=v))
+                          .splitlines() if l.strip().startswith("cuda context"))
+    assert line("0.30.0").endswith("llama-server's CUDA context (Ollama >= 0.30 starts llama-server)")
     assert line("0.29.0").endswith("Ollama's per-GPU minimum reserve")

@@ -85,30 +85,3 @@ def at_least(version, *ref) -> bool:
     version, ref = tuple(version), tuple(ref)
     return (version + (0,) if len(version) == 2 else version) >= (ref + (0,) if len(ref) == 2 else ref)
 
-
-# The free memory each runtime's verdict is judged on (kv's --vram, vLLM's --free-gib), and whether the figure a user
-# reads off that runtime was taken after the runtime's own CUDA context existed (True: the context is out of it
-# already, so the plan charges none against it) or before (False: the plan charges its own context). One row per
-# runtime and first version (None: every version), the newest row a version reaches applying.
-#   vllm         --free-gib is free memory before vLLM starts (nvidia-smi); the worker's context comes after it
-#                (runtimes/vllm.py CUDA_CONTEXT outside the share). --vram is the card.
-#   llama.cpp    --vram is the card's total: a build's own free figure ("MiB free" of --list-devices, --fit's "vs.
-#                N MiB of free device memory") is taken after its context (src/llama.cpp llama_get_device_memory_data:
-#                llama_init_from_model, then ggml_backend_dev_memory; ggml-cuda.cu ggml_backend_cuda_device_get_memory:
-#                ggml_cuda_set_device, then cudaMemGetInfo), so such a figure is the card less the context
-#                (bench_llm's "llamacpp_free" rows add it back).
-#   ollama <0.30 its own estimate: the free memory as discovery read it less its per-GPU minimum (ollama.py RESERVE),
-#                the minimum its own rule; no context beside it.
-#   ollama 0.30+ llama-server: Ollama reads free memory by running `llama-server --list-devices` (discover/
-#                llama_server.go llamaServerDiscoverDevices, ollama 0f41bb42: "CUDA0: ... (16379 MiB, 14900 MiB free)"),
-#                a process whose CUDA backend is up, and the llama-server it starts fits itself against the free memory
-#                it reads the same way (llama_params_fit above): both after a context, so --vram (the free memory
-#                Ollama or its fit step prints) has none charged against it.
-FREE_AFTER_CONTEXT = (("vllm", None, False), ("llama.cpp", None, False), ("ollama", None, False),
-                      ("ollama", (0, 30), True))
-
-
-def free_after_context(runtime: str, version) -> bool:
-    """True when the free memory this runtime (at this version) is judged on was read after its own CUDA context."""
-    rows = [r for r in FREE_AFTER_CONTEXT if r[0] == runtime and (r[1] is None or at_least(version, *r[1]))]
-    return bool(rows) and rows[-1][2]

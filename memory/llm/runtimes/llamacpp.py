@@ -315,9 +315,10 @@ VULKAN_GPU = re.compile(r"vulkan", re.I)
 
 
 def device_context(s) -> int:
-    """Bytes of the backend's own context the plan charges on each GPU: ggml-cuda's (CUDA_CONTEXT), none on Vulkan
-    or against a free figure read after the context (runtimes/__init__.py FREE_AFTER_CONTEXT)."""
-    if s.get("free_after_context") or VULKAN_GPU.search(str(s.get("gpu_name") or "")):
+    """Bytes of the backend's own context the plan charges on each GPU: ggml-cuda's (CUDA_CONTEXT), none on Vulkan.
+    --vram is memory read before the runtime starts (the card, nvidia-smi's free): a figure llama.cpp printed itself
+    is read after its context and is that much smaller (bench_llm's "llamacpp_free" rows)."""
+    if VULKAN_GPU.search(str(s.get("gpu_name") or "")):
         return 0
     return CUDA_CONTEXT
 
@@ -381,7 +382,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
-    # no CUDA context on Vulkan, nor against a free figure read after it (FREE_AFTER_CONTEXT: Ollama >= 0.30)
+    # no CUDA context on Vulkan (device_context)
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,

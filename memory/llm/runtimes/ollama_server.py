@@ -2,7 +2,7 @@
 the cards (predicted_vram), the llama.cpp build each release vendors, the automatic num_batch (generation_batch) and
 the plan's figures as llama.cpp's (evaluate_llama_server). ollama.py keeps the releases before it."""
 from ...units import GiB, MiB
-from . import at_least, free_after_context
+from . import at_least
 
 def predicted_vram(spec, roles, ctx: int, parallel: int = 1, proj=None) -> int:
     """Ollama >= 0.30's guess that picks the cards (llm/llama_server.go PredictServerVRAM, server/sched.go): the model
@@ -74,8 +74,7 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     batch = s.get("ubatch_asked") or generation_batch(  # -b/-ub num_batch: asked, else the scheduler's own
         ctx * parallel, predicted_vram(spec, roles, ctx, parallel, proj), (vram or 0) * (gpus if spread else 1),
         fa is False, True, vram)
-    # the free memory Ollama and llama-server's fit step read is taken after a CUDA context (FREE_AFTER_CONTEXT)
-    ls = dict(LC.settings(build, knobs, parallel), ubatch=batch, free_after_context=free_after_context("ollama", s["version"]))
+    ls = dict(LC.settings(build, knobs, parallel), ubatch=batch)
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
             "devices": ev["devices"], "llama_server_gpus": gpus if spread else 1,

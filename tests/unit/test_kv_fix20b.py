@@ -1,0 +1,54 @@
+"""Task fix20b: review20's kv findings. Each test fails when its rule is broken on purpose (the commit says how)."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory import cli
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import GiB, MiB
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _bench():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import bench_llm
+    return bench_llm
+
+
+# 1. kv's --vram for Ollama is the free memory a user reads before llama-server exists (nvidia-smi's free, the help
+# says; the default is this machine's free memory): from 0.30 llama-server's CUDA context is charged against it, as
+# for llama.cpp. Only a figure llama-server printed itself (its fit step's "vs. N MiB of free device memory") is read
+# after that context: a bench row with such a figure says so ("vram_reading": "llamacpp_free") and gets it added back.
+def test_cli_ollama_030_charges_llama_servers_context_against_the_free_memory_passed(capsys):
+    argv = ["kv", "--model", "qwen3:4b", "--runtime", "ollama", "--runtime-version", "0.30.7", "--vram", "3.71",
+            "--ctx", "4096", "--kv-dtype", "q8_0", "--flash-attn", "on", "--json"]
+    assert cli.main(argv) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["overhead"]["cuda_context"] == 384 * MiB and r["overhead"]["margin"] == GiB
+    assert r["total"] == pytest.approx(4.04 * GiB, abs=0.01 * GiB)  # 2.33 weights + 306 KV + 384 + 39 + 1024 MiB
+    assert r["fits_as_requested"] is False  # 4.04 GiB does not fit the 3.71 GiB a user read before the start
+    # the text names the term for what it is
+    assert cli.main([a for a in argv if a != "--json"]) == 0
+    assert "llama-server's CUDA context (Ollama >= 0.30 starts llama-server)" in capsys.readouterr().out
+    # Ollama before 0.30 keeps its own 457 MiB minimum, its rule
+    old = llm.plan(llm.describe(model="qwen3:4b"), "ollama", ctx=4096, kv_dtype="q8_0", flash_attn=True,
+                   runtime_version="0.29.0", vram=3.71 * GiB)
+    assert old["overhead"]["cuda_context"] == 457 * MiB
+
+
+def test_bench_llamacpp_free_reading_on_ollama_030_adds_the_context_back():
+    B = _bench()
+    row = {"id": "hand-made", "runtime": "ollama", "version": "0.34.0", "vram_gib": 3.22, "vram_reading": "llamacpp_free",
+           "input": {"model": "qwen3:4b", "ctx": 4096, "kv_dtype": "q8_0", "flash_attn": "on"}, "gpu": "NVIDIA GeForce GTX 1650"}
+    assert B.free_reading(row)
+    _, res = B._plan(row)
+    _, plain = B._plan({k: v for k, v in row.items() if k != "vram_reading"})
+    assert res["overhead"]["cuda_context"] == 384 * MiB == plain["overhead"]["cuda_context"]
+    # the same load; only the card it is judged against is 384 MiB larger
+    assert res["total"] == plain["total"] and res["budget"] - plain["budget"] == 384 * MiB
+    # a llama-server reading exists from Ollama 0.30 only; before it the 'gpu memory' line is ollama_available's
+    with pytest.raises(ValueError, match="0.30 or later"):
+        B.vram_reading(dict(row, version="0.29.0"))
