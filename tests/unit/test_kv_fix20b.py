@@ -52,3 +52,24 @@ def test_bench_llamacpp_free_reading_on_ollama_030_adds_the_context_back():
     # a llama-server reading exists from Ollama 0.30 only; before it the 'gpu memory' line is ollama_available's
     with pytest.raises(ValueError, match="0.30 or later"):
         B.vram_reading(dict(row, version="0.29.0"))
+
+
+def _row(rid):
+    return next(r for r in json.loads((REPO / "benchmarks" / "data" / "llm_measured.json").read_text())["rows"]
+                if r["id"] == rid)
+
+
+def test_ollama_rows_with_llama_servers_own_free_figure_are_judged_on_it():
+    B = _bench()
+    # AccessFlow's GTX 1650, Ollama 0.34.0: 'projected to use 2760 MiB of device memory vs. 3296 MiB of free device
+    # memory', 'cannot meet free memory target of 1024 MiB, need to reduce device memory by 488 MiB', 29/37 placed
+    row = _row("ollama-accessflow-qwen3-4b-1650-3296free-4k-q8kv-fa-29of37")
+    assert B.free_reading(row)
+    _, res = B._plan(row)
+    assert res["vram"] == round(3.22 * GiB) + 384 * MiB
+    short = (res["total"] - res["vram"]) / MiB  # what kv would take off to fit, the context out of both sides
+    assert abs(short - 488) < 48 and B.score(row)["fits_agree"]
+    # kgbench's H100L-94C, Ollama 0.30.7: 'projected to use 62052 MiB ... vs. 92549 MiB of free device memory', 37/37
+    row = _row("ollama-kgbench-gptoss120b-mxfp4-h100l94c-16k-fit")
+    assert B.free_reading(row) and B._plan(row)[1]["vram"] == round(90.38 * GiB) + 384 * MiB
+    assert B.score(row)["fits_agree"]

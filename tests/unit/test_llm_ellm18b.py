@@ -48,7 +48,8 @@ def test_the_context_is_added_only_for_a_marked_row():
 def test_the_data_marks_fourteen_free_readings_none_of_them_vulkan_or_apple():
     marked = [r for r in _rows() if r.get("vram_reading") == "llamacpp_free"]
     # 14 until batch 51, whose three llama.cpp b7772/b8193 rows on a T4 (ghghang2) print CUDA free memory
-    assert len(marked) == 17 and all(_bench().free_reading(r) for r in marked)
+    # + 2 (task fix20b): Ollama >= 0.30 rows whose figure is llama-server's fit step's "vs. N MiB of free device memory"
+    assert len(marked) == 19 and all(_bench().free_reading(r) for r in marked)
     # Vulkan's heap budget and Metal's working-set figure hold no CUDA context: such rows are never marked
     assert not any("vulkan" in f"{r['id']} {r.get('gpu') or ''}".lower() or "apple" in (r.get("gpu") or "").lower()
                    for r in marked)
