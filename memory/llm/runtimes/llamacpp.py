@@ -312,14 +312,26 @@ def metal_span(spec, s) -> bool:
 # descriptor pools the driver's. The free figure a Vulkan build prints (the fit step's "MiB of free device memory",
 # --list-devices) is the heap budget less the process's use (VK_EXT_memory_budget), read with its VkDevice created.
 VULKAN_GPU = re.compile(r"vulkan", re.I)
+# A Metal device (METAL_GPU) holds no CUDA context either. ggml-metal's device (ggml_metal_device_init) is an
+# MTLDevice, a command queue, the compiled shader library and residency sets; its only MTLBuffers are the ggml buffers
+# (weights, KV, compute: ggml_backend_metal_buffer_type_alloc_buffer) and the transient ones of a tensor copy. Its
+# memory figures are the working set: total recommendedMaxWorkingSetSize, free that less currentAllocatedSize
+# (ggml_metal_device_get_memory), so the "MTL0 total" and the "MiB free" a build prints at start are the same budget,
+# which a Metal row's --vram is. Nothing is charged on it beyond the ggml buffers (ollama/ollama ml/backend/ggml/ggml/
+# src/ggml-metal/ggml-metal-device.m, the copy vendored up to f63eea3d2).
+METAL_CONTEXT = 0
 
 
 def device_context(s) -> int:
-    """Bytes of the backend's own context the plan charges on each GPU: ggml-cuda's (CUDA_CONTEXT), none on Vulkan.
-    --vram is memory read before the runtime starts (the card, nvidia-smi's free): a figure llama.cpp printed itself
-    is read after its context and is that much smaller (bench_llm's "llamacpp_free" rows)."""
-    if VULKAN_GPU.search(str(s.get("gpu_name") or "")):
+    """Bytes of the backend's own context the plan charges on each GPU: ggml-cuda's (CUDA_CONTEXT), none on Vulkan
+    (VULKAN_GPU) or Metal (METAL_CONTEXT). --vram is memory read before the runtime starts (the card, nvidia-smi's free):
+    a figure llama.cpp printed itself on CUDA is read after its context and is that much smaller (bench_llm's
+    "llamacpp_free" rows)."""
+    name = str(s.get("gpu_name") or "")
+    if VULKAN_GPU.search(name):
         return 0
+    if METAL_GPU.search(name):
+        return METAL_CONTEXT
     return CUDA_CONTEXT
 
 

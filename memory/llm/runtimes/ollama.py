@@ -184,7 +184,7 @@ def settings(version, knobs) -> dict:
             "swa_full": bool(knobs.get("swa_full")), "gpus": max(int(knobs.get("num_gpus") or 1), 1),
             "weights_format": knobs.get("weights_format"),
             "mllama_cross": mllama_cross_estimate(version),
-            "metal": bool(METAL_GPU.search(str(knobs.get("gpu_name") or "")))}
+            "metal": bool(METAL_GPU.search(str(knobs.get("gpu_name") or ""))), "gpu_name": knobs.get("gpu_name")}
 
 
 

@@ -69,7 +69,9 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     # LlamaServerFlashAttention (llm/llama_server.go): OLLAMA_FLASH_ATTENTION when set, else off on a card
     # FlashAttentionSupported refuses (flash_supported), else auto; the one decision for --flash-attn and the batch
     fa = True if s["flash"] else False if s.get("flash_off") or not s.get("flash_gpu", True) else None
-    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": fa, "num_gpus": gpus if spread else None}
+    # the card's name picks llama.cpp's backend rules (its context: none on Vulkan or Metal; Metal's op offload)
+    knobs = {"ngl": s["ngl"], "mmproj": bool(proj), "flash_attn": fa, "num_gpus": gpus if spread else None,
+             "gpu_name": s.get("gpu_name")}
     build = llama_cpp_build(s["version"])
     batch = s.get("ubatch_asked") or generation_batch(  # -b/-ub num_batch: asked, else the scheduler's own
         ctx * parallel, predicted_vram(spec, roles, ctx, parallel, proj), (vram or 0) * (gpus if spread else 1),
