@@ -109,7 +109,10 @@ OLLAMA_LIBRARY_QUANT = {"gpt-oss": "mxfp4"}
 # Q8_0's 8.5 bits, where the 1b-instruct-q4_K_M tag is about 0.8 GB), while llama3.2:3b is the Q4_K_M default
 OLLAMA_SIZE_QUANT = {("llama3.2", "1b"): "Q8_0"}
 # libraries built by Ollama's quantizer of March 2025 - January 2026 on a fused-attn_qkv architecture (Phi-3/Phi-4):
-# their attn_qkv stayed F16 (weights.OLLAMA_QKV_F16). phi4-reasoning (May 2025): 40 f16 tensors in its Q4_K_M file
+# their attn_qkv stayed F16 (weights.OLLAMA_QKV_F16). phi4-reasoning (May 2025): 40 f16 tensors in its Q4_K_M file.
+# phi4-mini-reasoning (Phi-4-mini, fused attn_qkv, same release) fits too: its Q4_K_M blob is 3155072553 bytes in an
+# Ollama 0.34.4 /api/tags, where Phi-4-mini's geometry sizes 3.14 GB with attn_qkv in F16 and 2.48 GB without; it is
+# not listed because no Phi-4-mini description is built in (the tag is refused before this table is read)
 OLLAMA_QKV_F16_LIBRARIES = ("phi4-reasoning",)
 # quantization words an Ollama tag can carry, longest first
 _TAG_QUANT = re.compile(r"(?:^|-)(q[2-8]_k_[sml]|q[2-8]_k|q[458]_[01]|iq[1-4]_[a-z]+|fp16|bf16|f16|qat)(?:$|-)")

@@ -47,6 +47,7 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
          weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """vram in bytes (None: no verdict; Ollama compares with the free memory it sees). ctx: vLLM --max-model-len,
     llama.cpp -c (shared by the -np slots), Ollama num_ctx (per request). knobs: see KNOBS."""
+    PC.check_weights_dtype(weights_dtype)
     out = _plan(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vram, **knobs)
     if (ctx is None and runtime == "ollama" and vram is not None and not out["fits"] and not out.get("refused")
             and OL.llama_server(parse_version(knobs.get("runtime_version"), runtime))):

@@ -27,6 +27,17 @@ def check_names(runtime, knobs) -> None:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
 
 
+def check_weights_dtype(weights_dtype) -> None:
+    """A --weights-dtype is a file type or a checkpoint format, never kv's own name for an Ollama library build's
+    variant (weights.LIBRARY_VARIANTS: the tag picks it)."""
+    from .weights import library_variant
+    if library_variant(weights_dtype):
+        base = str(weights_dtype).strip().upper().rsplit("_", 1)[0]
+        raise UserError(f"--weights-dtype {weights_dtype}: that is kv's internal name for an Ollama library build "
+                        f"(picked from the Ollama tag), not a GGUF file type; give the file's type ({base}) or the "
+                        f"Ollama tag (phi4-reasoning:14b, mistral-small3.1:24b)")
+
+
 def refuse_unmodelled(spec, runtime) -> None:
     """Hybrid models whose state pool this runtime's plan does not hold."""
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):

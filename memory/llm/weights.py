@@ -114,10 +114,21 @@ DELTANET_QKV_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text")
 # "v.") || Contains(name, "_v.")`) to January 2026 (01cf7445f: HasPrefix "v."), and "attn_qkv.weight" holds it: a
 # fused attn_qkv kept the converter's F16. Ollama 0.13.5 loading the library's phi4-reasoning:14b (Q4_K - Medium)
 # prints 40 f16 tensors, one a layer by the type counts, and a 10.35 GiB file where Phi-4 at Q4_K_M is 8.4
-# (Small-ed1/ContextHarbor ollama.log). The suffix marks an Ollama library build of that window (ollama_tags.py)
+# (Small-ed1/ContextHarbor ollama.log). The suffix marks an Ollama library build of that window (ollama_tags.py).
+# Which tensors stayed F16, by the quantizer's history: 2025-03-14 to 2025-05-06 (llama.cpp's quantizer, patched) every
+# weight with "v." in its name, attn_v.weight too (not modelled: no library build is known to carry it);
+# 2025-05-06 to 2026-01-20 (the Go quantizer, "_v." exempt) attn_qkv alone; from 01cf7445f only the "v." vision tensors
 OLLAMA_QKV_F16 = "_QKV16"
 for _t in [t for t in ROLE_TYPES if not t.endswith(MISTRAL3_PATCHED)]:
     ROLE_TYPES[_t + OLLAMA_QKV_F16], BLOCK_BITS[_t + OLLAMA_QKV_F16] = ROLE_TYPES[_t], BLOCK_BITS[_t]
+# The two suffixes name an Ollama library build's variant of a file type, which ollama_tags.py picks from the tag: no
+# GGUF file type of that name exists, so a --weights-dtype or a GGUF repo tag naming one is refused (plan_checks.py)
+LIBRARY_VARIANTS = (MISTRAL3_PATCHED, OLLAMA_QKV_F16)
+
+
+def library_variant(name) -> bool:
+    """Is `name` one of kv's own names for an Ollama library build's variant (Q4_K_M_QKV16, Q4_K_M_MISTRAL3)?"""
+    return str(name or "").strip().upper().endswith(LIBRARY_VARIANTS)
 
 
 def fused_qkv_params(spec: LLMSpec) -> int:

@@ -99,3 +99,35 @@ def test_the_context_follows_the_backend_the_card_name_says(runtime, version):
     # Ollama >= 0.30 is llama-server: the card's name reaches llama.cpp's backend rules
     assert ctx == {"Apple M4": None, "Vulkan0 (NVIDIA GeForce RTX 3050 Laptop GPU)": None,
                    "NVIDIA GeForce RTX 4090": 384 * MiB}
+
+
+# 3. Q4_K_M_QKV16 / Q4_K_M_MISTRAL3 are kv's own names for an Ollama library build's variant (weights.LIBRARY_VARIANTS),
+# picked from the Ollama tag; no GGUF file has that type, so a user's --weights-dtype or a repo tag naming one is
+# refused, while the tag that picks it still sizes so.
+@pytest.mark.parametrize("dtype", ["Q4_K_M_QKV16", "q5_k_m_qkv16", "Q4_K_M_MISTRAL3"])
+def test_a_library_variant_is_no_weights_dtype(dtype, capsys):
+    from gpu_garden.memory.errors import UserError
+    s = llm.describe(model="microsoft/Phi-4-reasoning")
+    with pytest.raises(UserError, match="internal name for an Ollama library build"):
+        llm.plan(s, "llama.cpp", ctx=4096, weights_dtype=dtype, vram=24 * GiB)
+    assert cli.main(["kv", "--model", "microsoft/Phi-4-reasoning", "--runtime", "llama.cpp", "--weights-dtype", dtype,
+                     "--ctx", "4096", "--vram", "24"]) == 2
+    assert "give the file's type" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["bartowski/Phi-4-GGUF:Q4_K_M_QKV16", "hf.co/bartowski/Phi-4-GGUF:Q4_K_M_MISTRAL3"])
+def test_a_library_variant_is_no_gguf_tag(name):
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import gguf_repo
+    assert gguf_repo.tag_type(name.rsplit(":", 1)[1]) is None and gguf_repo.tag_type("Q4_K_M") == "Q4_K_M"
+    with pytest.raises(UserError, match="names no GGUF quantization"):
+        llm.describe(model=name)
+
+
+def test_the_ollama_tag_still_picks_its_variant():
+    s = llm.describe(model="phi4-reasoning:14b")
+    kw = dict(ctx=4096, runtime_version="0.13.5", vram=24 * GiB)
+    tag, asked = llm.plan(s, "ollama", **kw), llm.plan(s, "ollama", weights_dtype="Q4_K_M", **kw)
+    # the 40 attn_qkv tensors (5120 x (5120 + 2 x 10 x 128) each) in F16 instead of Q4_K_M's Q5_K (5.5 bits)
+    qkv = 40 * 5120 * (5120 + 2 * 10 * 128)
+    assert tag["weights"] - asked["weights"] == pytest.approx(qkv * (16 - 5.5) / 8, abs=64)
