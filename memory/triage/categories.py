@@ -59,7 +59,7 @@ def frame_category(path: str, func: str):
     if func == "setup_caches":
         # the KV cache preallocated for the maximum batch and sequence length before any token (gpt-fast's model.py and the
         # codebases built on it, fish-speech's text2semantic, torchtune's TransformerDecoder): read before the torch
-        # exclusion below, which "site-packages/torch" extends to torchtune's frames
+        # frames' exclusion below
         return "kv-cache"
     if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
         return "weights-exceed-vram"      # model.to(device): moving the weights
@@ -67,7 +67,9 @@ def frame_category(path: str, func: str):
         return "weights-exceed-vram"      # a layer built on the device (device= or a device context): its weights allocated
     if "/accelerate/" in p and func == "prepare_model":
         return "weights-exceed-vram"      # accelerator.prepare(model): the model placed on the device, before any step
-    if "/torch/" in p or "site-packages/torch" in p or "/accelerate/" in p:
+    # PyTorch's and accelerate's own frames name no cause ("/torch/": under site-packages and dist-packages alike; not
+    # torchtune, torchvision, torchaudio or torchao, libraries whose frames are read like any other)
+    if "/torch/" in p or "/accelerate/" in p:
         return None
     # a model class's own cuda() (moving its weights), a weights module or a weights getter (TGI's utils/weights.py
     # get_multi_weights_col, vLLM's load_weights, Megatron's get_*_weights)
