@@ -79,11 +79,13 @@ FACTS = [
     # "Driver/library version mismatch": a driver updated without reloading its kernel module)
     ("nvml_init", re.compile(r"Failed to initialize NVML: ([A-Za-z][A-Za-z/ ]{0,60})")),
     # the GPU's own hardware fault, reported by CUDA (cudaErrorECCUncorrectable: "uncorrectable ECC error encountered") or
-    # by the kernel driver ("GPU has fallen off the bus"; NVRM Xid events of the hardware: 48 double-bit ECC, 63/64 ECC page
-    # retirement, 74 NVLink, 79 off the bus, 92-95 ECC, 119/120 GSP; not 13/31/43, an application's fault or exception):
-    # memory or the card failed, whatever is free
+    # by the kernel driver ("GPU has fallen off the bus"; NVRM Xid events of NVIDIA's Xid catalogue that mean the card or its
+    # memory failed: 48 double-bit ECC, 62 internal micro-controller halt, 64 ECC page retirement / row remapping failure,
+    # 74 NVLink, 79 off the bus, 94/95 contained/uncontained ECC, 119/120 GSP, 154 recovery action: reset or reboot
+    # required). Not 63 (a retirement or remapping recorded: an error already handled), 92 (a high rate of corrected
+    # single-bit errors), 93 (an InfoROM wear warning), nor 13/31/43 (an application's exception or fault)
     ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|"
-                             r"NVRM: Xid \([^)\n]{1,40}\): (?:48|6[34]|74|79|9[2-5]|119|120)\b)")),
+                             r"NVRM: Xid \([^)\n]{1,40}\): (?:48|6[24]|74|79|9[45]|119|120|154)\b)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
     # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
     # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them

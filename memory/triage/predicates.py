@@ -365,6 +365,16 @@ def host(x):
     return x.kind in HOST_KINDS
 
 
+def shortage_shown(x):
+    """The failure's own numbers show a shortage: a request larger than the free figure the same message prints."""
+    return bool(x.req and x.total and x.free is not None and x.free < x.req)
+
+
+def gpu_fault(x):
+    """The log reports the GPU's own hardware fault (lines.FACTS gpu_fault) beside a failure of the device's memory."""
+    return bool(x.f["gpu_fault"]) and not host(x)
+
+
 def stage(name):
     return lambda x: x.ggml_stage == name
 

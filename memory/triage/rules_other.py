@@ -1,8 +1,9 @@
 """Triage's rule rows for *other*: the driver, the platform, a runtime's own limit, or nothing to go on (rows, not
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
-from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap, host,
-                         kind, release_frame, sglang_pool_room, sleep_mode_budget, sync_frame, tgi, tgi_tiny, torch)
+from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
+                         gpu_fault, host, kind, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
+                         tgi, tgi_tiny, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -26,11 +27,18 @@ OTHER = [
             "restart the container, and pass the GPU through CDI (--device nvidia.com/gpu=all) so it does not recur"
             if "unknown" in x.f["nvml_init"].lower() else "check nvidia-smi, the driver and the device's permissions"))),
     # the log reports the GPU's own hardware fault (an uncorrectable ECC error, an NVRM Xid, the GPU off the bus) beside a GPU
-    # out-of-memory: a faulty card or node fails allocations (and a job started after it on that node too) whatever is free
-    R("other", 6.0, lambda x: x.f["gpu_fault"] and not host(x), lambda x: (
+    # out-of-memory that shows no shortage of its own (a bare driver error, or a free figure covering the request): a faulty
+    # card or node fails allocations (and a job started after it on that node too) whatever is free
+    R("other", 6.0, lambda x: gpu_fault(x) and not shortage_shown(x), lambda x: (
         f"the log reports a GPU hardware fault (\"{x.f['gpu_fault']}\") beside this out-of-memory: a faulty card or node "
         "fails allocations whatever is free, not a shortage of this job's memory; check the card (nvidia-smi -q -d ECC, the "
         "kernel log's Xid lines) and run elsewhere (a scheduler: exclude that node)")),
+    # ...beside a message whose own numbers show a shortage (a request over the free figure): that shortage is read first; the
+    # fault is named, weighed below it (a card with a fault can also be simply full)
+    R("other", 0.3, lambda x: gpu_fault(x) and shortage_shown(x),
+      lambda x: f"the log also reports a GPU hardware fault (\"{x.f['gpu_fault']}\"), but this message's own numbers show a "
+                "shortage (the request is more than the free memory): read that first; check the card if the failure recurs "
+                "with memory free"),
     # numbers no shortage produces outweigh what the failing node or frame would suggest
     R("other", 4.5, lambda x: x.impossible, "{impossible}"),
     # PyTorch's MPS allocator (MPSAllocator.h) fails a request past its high watermark, or when Metal returns no heap
