@@ -284,9 +284,22 @@ def mem_query(x):
 
 def ggml_placed(x):
     """A driver-level CUDA error after ggml printed the model's buffers on a device (llama.cpp's load order: model, then KV
-    cache, then the graph's compute buffer; none of the last yet): the process already holds what those lines say, so a
-    call that fails now (a stream, a cuBLAS handle, the pool) found the card filled by them."""
-    return x.kind == "cuda.driver" and bool(x.placed_model)
+    cache, then the graph's compute buffer; none of the last yet), and those buffers fill the room the log gives: the
+    process already holds what those lines say, so a call that fails now (a stream, a cuBLAS handle, the pool) found the
+    card filled by them. The room is what the devices listed free at load ("using device CUDA0 (...) - N MiB free"), else
+    the message's card total; filled means it leaves less than llama.cpp's own --fit margin (llamacpp.FIT_TARGET, 1 GiB a
+    device: what --fit keeps free for what it does not size), 88-97 % of the 8-32 GB cards' room. No room in the log: no
+    reading (468 MiB on a card that listed 23512 MiB free is not the weights)."""
+    if x.kind != "cuda.driver" or not x.placed_model or not ggml_room(x):
+        return False
+    from ..llm.runtimes.llamacpp import FIT_TARGET     # lazy: triage loads no LLM runtime code at import
+    return x.placed_model + (x.placed_kv or 0) >= ggml_room(x) - FIT_TARGET * max(len(x.f["ggml_devices"]), 1)
+
+
+def ggml_room(x):
+    """The room ggml's buffers went into: what the devices listed free at load, all of them, else the card total; or None."""
+    devs = x.f["ggml_devices"]
+    return sum(devs.values()) if devs else x.total
 
 
 def context_call(x):

@@ -1,8 +1,8 @@
 """Triage's rule rows for *weights-exceed-vram*: the model itself does not fit (rows, not code: the row format is in
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
-from .predicates import (OVER_CARD, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, host, kind, mps_full,
-                         script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
+from .predicates import (OVER_CARD, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
+                         mps_full, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .rule_row import Rule
 from .should_fit import over_card
@@ -53,11 +53,13 @@ WEIGHTS = [
     R("weights-exceed-vram", 2.8, lambda x: x.ggml_stage == "after-model-buffers" and x.n_ctx and x.n_ctx <= 4096,
       "the model's buffers were allocated and the next small allocation failed; a {n_ctx}-token context's KV cache is small: the weights fill the card"),
     # ggml printed the model's device buffers (and the KV cache's, the smaller), then a CUDA call failed for memory before any
-    # compute buffer: what was placed filled the card, the weights most of it (a stream or cuBLAS handle needs little)
+    # compute buffer, and those buffers fill the room the log lists (predicates.ggml_placed: within llama.cpp's --fit margin
+    # of the free figure): what was placed filled the card, the weights most of it (a stream or cuBLAS handle needs little)
     R("weights-exceed-vram", 2.0, lambda x: ggml_placed(x) and x.placed_model >= (x.placed_kv or 0),
       lambda x: f"the log placed {fmt_bytes(x.placed_model)} of the model's weights on the device"
-      + (f" and {fmt_bytes(x.placed_kv)} of KV cache" if x.placed_kv else "") + ", then a CUDA call failed for memory before "
-      "any compute buffer: the weights fill the card; fewer GPU layers (-ngl) or a smaller quantization"),
+      + (f" and {fmt_bytes(x.placed_kv)} of KV cache" if x.placed_kv else "") + f", nearly all of the {fmt_bytes(ggml_room(x))} "
+      "the log gives as the room, then a CUDA call failed for memory before any compute buffer: the weights fill the card; fewer GPU layers (-ngl) "
+      "or a smaller quantization"),
     R("weights-exceed-vram", 3.0, kind("vllm.no_kv_blocks"),
       lambda x: "no memory left for KV cache blocks after weights and activations"
       + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),

@@ -63,3 +63,40 @@ def test_which_xid_codes_are_a_hardware_fault(code, what, hardware):
     """Beside a bare driver error (no numbers): only the codes of a failing card or memory read as a hardware fault."""
     res, ev = last_event(XID.format(code=code, what=what) + BARRIER_OOM)
     assert _fault_named(ev) == hardware, (code, ev["causes"][:2])
+
+
+# --- 3. ggml's placed buffers read as the weights only when they fill the room the log gives --------------------------------
+STREAM_OOM = ("CUDA error: out of memory\n"
+              "  current device: 0, in function ggml_cuda_stream at ggml/src/ggml-cuda/common.cuh:1012\n"
+              "  cudaStreamCreateWithFlags(&streams[device][stream], 0x01)\n")
+
+
+def _ggml(model_mib, kv_mib, free_mib=None):
+    return ((f"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - {free_mib} MiB free\n"
+             if free_mib else "")
+            + "load_tensors: offloaded 29/29 layers to GPU\n"
+            f"load_tensors:        CUDA0 model buffer size = {model_mib:.2f} MiB\n"
+            "load_tensors:   CPU_Mapped model buffer size =   136.12 MiB\n"
+            f"llama_kv_cache:        CUDA0 KV buffer size = {kv_mib:.2f} MiB\n" + STREAM_OOM)
+
+
+def test_a_small_model_on_a_card_with_room_is_not_the_weights():
+    """Review 20: 468 MiB of weights and 112 MiB of KV on a card that listed 23512 MiB free, then a stream-creation OOM,
+    read weights-exceed-vram 0.43: the buffers are 2.5 % of the room."""
+    res, ev = last_event(_ggml(468.45, 112.0, free_mib=23512))
+    assert "weights-exceed-vram" not in {c["id"] for c in ev["causes"]}, ev["causes"][:3]
+
+
+def test_placed_buffers_within_the_fit_margin_of_the_room_are_the_weights():
+    # 21900 + 1024 = 22924 MiB placed of 23512 free: 588 MiB left, under llama.cpp's 1 GiB --fit margin
+    res, ev = last_event(_ggml(21900.0, 1024.0, free_mib=23512))
+    assert res["cause"] == "weights-exceed-vram", ev["causes"][:3]
+    # 20000 + 1024 = 21024 MiB: 2488 MiB left, more than the margin: the card was not filled by them
+    res, ev = last_event(_ggml(20000.0, 1024.0, free_mib=23512))
+    assert res["cause"] != "weights-exceed-vram", ev["causes"][:3]
+
+
+def test_no_room_in_the_log_gives_no_weights_reading():
+    """Without a free figure or a card total, nothing in the log says the buffers filled the card."""
+    res, ev = last_event(_ggml(468.45, 112.0))
+    assert "weights-exceed-vram" not in {c["id"] for c in ev["causes"]}, ev["causes"][:3]

@@ -8,8 +8,10 @@ STREAM_OOM = ("CUDA error: out of memory\n"
               "  cudaStreamCreateWithFlags(&streams[device][stream], 0x01)\n")
 
 
-def _log(model_mib, kv_mib, model_dev="CUDA0", compute=False):
-    return ("load_tensors: offloaded 37/37 layers to GPU\n"
+def _log(model_mib, kv_mib, model_dev="CUDA0", compute=False, free_mib=23008):
+    # (fix20a: the device's free figure at load, which the placed buffers must fill: 21500 + 1536 MiB against 23008 MiB)
+    return (f"llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 4090) - {free_mib} MiB free\n"
+            "load_tensors: offloaded 37/37 layers to GPU\n"
             f"load_tensors: {model_dev:>12} model buffer size = {model_mib:.2f} MiB\n"
             "load_tensors:   CPU_Mapped model buffer size =   586.82 MiB\n"
             f"llama_kv_cache:        CUDA0 KV buffer size = {kv_mib:.2f} MiB\n"
