@@ -261,9 +261,12 @@ FACTS = [
                                    r"load_tensors: loading model tensors")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
     ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
-    ("windows", re.compile(r"[A-Za-z]:\\\\?(?:Users|ComfyUI|AI|Program|stable|SD|comfy)|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM")),
+    # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
+    # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
+    # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
+    ("windows", re.compile(r"\b[A-Za-z]:\\\\?[\w.$~-]|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM|\bWinError\b")),
     ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
-    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/")),
+    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda")),
     ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
 ]
 
@@ -308,9 +311,9 @@ FACT_KEYS = {
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "encountered while running the model"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
-    "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable"),
+    "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
-    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/"),
+    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
     "wsl": ("WSL", "microsoft-standard"),
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
@@ -394,7 +397,7 @@ ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc"
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
 OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
-                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WSL", b"macOS",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WinError", b"WSL", b"macOS",
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"PluggableAllocator", b"MemPool", b"aimdo", b"cumem", b"CuMem", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
@@ -415,7 +418,7 @@ HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.en
 WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b" graph begin", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
-               b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
+               b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"encountered while running the model", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
 

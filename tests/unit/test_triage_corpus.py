@@ -146,10 +146,10 @@ DEV_DISPUTED = {
 
 KNOWN_MISSES = {
     "pytorch_expandable_fixes_small_card.log": (
-        "cause host-ram != fragmentation",
-        "20 MiB refused with 2.35 GiB free on a 4 GiB card, no process listed (as under WDDM or WSL), reads as the system "
-        "commit (host-ram, 'other' the runner-up; 'other' alone before session 20); the thread's fix was expandable_segments "
-        "and it names no OS, and the message's numbers cannot tell these apart"),
+        "cause other != fragmentation",
+        "20 MiB refused with 2.35 GiB free on a 4 GiB card reads as a driver refusal ('other'; the log shows no OS, so no "
+        "process listed is no evidence of Windows' system commit: fix20a); the thread's fix was expandable_segments, and "
+        "the message's numbers cannot tell the two apart"),
     "llamacpp_vulkan_regression_m1.log": (
         "cause weights-exceed-vram != other",
         "a Vulkan backend regression that refuses a 353 MiB allocation; the log states no free-memory figure, so the "

@@ -100,3 +100,49 @@ def test_no_room_in_the_log_gives_no_weights_reading():
     """Without a free figure or a card total, nothing in the log says the buffers filled the card."""
     res, ev = last_event(_ggml(468.45, 112.0))
     assert "weights-exceed-vram" not in {c["id"] for c in ev["causes"]}, ev["causes"][:3]
+
+
+# --- 1. the system-commit (WDDM) reading needs a log that shows Windows --------------------------------------------------
+def _refused(frame="", req="512.00 MiB", free="8.20 GiB", prefix=""):
+    return (frame + f"{prefix}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity "
+            f"of 23.55 GiB of which {free} is free. Of the allocated memory 14.87 GiB is allocated by PyTorch, and 297.67 MiB "
+            "is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+
+
+DOCKER = ('Traceback (most recent call last):\n'
+          '  File "/usr/local/lib/python3.10/dist-packages/torch/nn/modules/module.py", line 1532, in _call_impl\n'
+          '    return forward_call(*args, **kwargs)\n')
+VLLM = ("INFO 05-12 10:01:12 [__init__.py:239] Automatically detected platform cuda.\n"
+        '(VllmWorker rank=0 pid=231) ERROR 05-12 10:03:40 [multiproc_executor.py:470]   File '
+        '"/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 2011, in _dummy_sampler_run\n')
+
+
+@pytest.mark.parametrize("log", [
+    _refused(DOCKER),                                           # a Docker image's Python (Debian's dist-packages): Linux
+    _refused(VLLM, req="1.16 GiB", free="12.50 GiB", prefix="(VllmWorker rank=0 pid=231) ERROR 05-12 10:03:40 "
+             "[multiproc_executor.py:470] "),                   # a vLLM worker in a container
+    _refused(),                                                 # the message alone: no OS shown
+])
+def test_no_process_listed_without_windows_shown_is_not_the_system_commit(log):
+    """PyTorch lists processes only in its Linux builds, and a Linux process can list none (ROCm, NVML answering with none):
+    no process listed, with no Windows in the log, keeps the driver's refusal (other), not host-ram and the paging file."""
+    res, ev = last_event(log)
+    assert res["cause"] == "other" and ev["guide"]["id"] != "os-host-ram", (ev["causes"][:2], ev["guide"]["id"])
+    assert "host-ram" not in {c["id"] for c in ev["causes"]}, ev["causes"]
+
+
+@pytest.mark.parametrize("frame", [
+    '  File "C:\\ComfyUI_windows_portable\\ComfyUI\\execution.py", line 496, in execute\n',
+    '  File "E:\\apps\\Fooocus\\modules\\async_worker.py", line 803, in worker\n',
+    "Warning: [WinError 5] Access is denied\n",                # Python's Windows error, no path
+])
+def test_the_same_message_on_a_log_that_shows_windows_is_the_system_commit(frame):
+    res, ev = last_event(_refused(frame))
+    assert ev["platform"]["os"] == "windows", ev["platform"]
+    assert res["cause"] == "host-ram" and ev["guide"]["id"] == "os-host-ram", (ev["causes"][:2], ev["guide"]["id"])
+
+
+def test_a_debian_dist_packages_path_shows_linux():
+    res, ev = last_event(_refused(DOCKER))
+    assert ev["platform"]["os"] == "linux", ev["platform"]

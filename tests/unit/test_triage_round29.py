@@ -75,8 +75,7 @@ def test_a_refusal_with_the_card_free_names_host_memory_and_the_paging_file():
     res, ev = last_event("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
                          "7.99 GiB of which 3.90 GiB is free. Of the allocated memory 3.80 GiB is allocated by PyTorch, and 90.00 MiB "
                          "is reserved by PyTorch but unallocated.\n")
-    # session 20: no process listed (WDDM) and not Linux reads as host-ram with the system commit's guide; the driver's
-    # refusal (allocation-refused, which names system memory too) is the runner-up (test_triage_tuneOP20.py)
-    assert res["cause"] == "host-ram" and ev["guide"]["id"] == "os-host-ram", (res["cause"], ev["guide"]["id"])
-    assert "paging file" in ev["guide"]["markdown"] and "commit charge" in ev["guide"]["markdown"], ev["guide"]["markdown"]
-    assert [a["guide"]["id"] for a in ev["alternatives"]] == ["os-host-ram", "allocation-refused"], ev["alternatives"]
+    # fix20a: the line shows no OS (no process listed is no evidence of Windows): the driver's refusal, as before session 20;
+    # on a log that shows Windows it is the system commit (test_triage_tuneOP20.py)
+    assert res["cause"] == "other" and ev["guide"]["id"] == "allocation-refused", (res["cause"], ev["guide"]["id"])
+    assert "paging file" in ev["guide"]["markdown"] and "System memory" in ev["guide"]["markdown"], ev["guide"]["markdown"]
