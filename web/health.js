@@ -14,7 +14,8 @@ const CSS = `
 .gg-health summary{cursor:pointer;font-weight:600;font-size:12px}
 .gg-health ul{list-style:none;margin:6px 0 0;padding:0}
 .gg-health li{display:flex;flex-direction:column;padding:2px 0}
-.gg-health li>span{display:flex;align-items:center;gap:6px;font-family:ui-monospace,Menlo,monospace;font-size:11px}
+.gg-health li>span{display:flex;align-items:center;gap:6px;font-size:11.5px}
+.gg-health .gg-health-id{font-family:ui-monospace,Menlo,monospace;font-size:10px;opacity:.55;padding-left:14px}
 .gg-health i{display:inline-block;width:8px;height:8px;border-radius:50%;flex:none}
 .gg-health li[data-state=ok] i{background:#3fb950}.gg-health li[data-state=warn] i{background:#d29922}
 .gg-health li[data-state=down] i{background:#f85149}.gg-health li[data-state=off] i{background:#8b949e}
@@ -22,6 +23,23 @@ const CSS = `
 .gg-health .gg-note{white-space:normal}
 .gg-health .gg-health-off{font-family:inherit;font-size:10px;opacity:.7;border:1px solid currentColor;border-radius:3px;padding:0 3px}
 `;
+
+// What each feature does, in the words of its setting or node; the id (nodes/*.py health.register) stays as
+// secondary detail beside it. A feature not listed here (a module that failed to load) shows its id alone.
+/** @type {Record<string, string>} */
+export const FEATURE_TITLES = {
+  "auto_unload.prepare_sampling": "Unload text encoders before every sampler (automatic)",
+  "budget.push": "Live memory bar and meter",
+  "estimate.workflow_route": "Estimate the open graph",
+  "fit_guard.prepare_sampling": "Fit to Card before every sampler (automatic)",
+  "oom_capture.execute": "OOM capture: the failing node",
+  "oom_capture.execute_async": "OOM capture: each queued prompt",
+  "oom_capture.handle_execution_error": "OOM capture: the report to the page",
+  "oom_capture.store": "OOM capture: saved reports",
+  "oom_capture.unload_all_models": "OOM capture: models resident at the failure",
+  "recorder.hooks": "Flight recorder: node timing and memory",
+  "recorder.store": "Flight recorder: saved runs",
+};
 
 /** ok / off / warn / down for one feature entry. */
 export function featureState(f) {
@@ -42,10 +60,12 @@ export function renderHealth(box, health) {
     li.dataset.state = state;
     li.dataset.feature = name;
     const row = el("span");
-    row.append(el("i"), document.createTextNode(name));
+    const title = FEATURE_TITLES[name];
+    row.append(el("i"), el("span", "gg-health-name", title || name));
     row.title = `installed: ${!!f.installed}, working: ${!!f.working}` + (f.enabled === false ? ", off" : "");
     if (state === "off") row.append(el("span", "gg-health-off", "off"));
     li.append(row);
+    if (title) li.append(el("div", "gg-health-id", name)); // the id, for logs and GET /gpu_garden/health
     if (f.last_error) li.append(el("div", "gg-health-err", f.last_error));
     if (state === "off" && f.note) li.append(el("div", "gg-health-err", f.note));
     if (name === "fit_guard.prepare_sampling") li.append(autoPlanPart()); // Fit to Card automatic mode's last plan

@@ -174,6 +174,12 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
             row = page.text_content(f"[data-testid=gpu-garden-health] li[data-feature='{name}']")
             assert "off" in row and "automatic mode off" in row, row
         assert "down" not in shown.values(), shown
+        # each row reads as what the feature does; the internal id is secondary detail (ux20b)
+        names = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('[data-testid=gpu-garden-health] li')]
+            .map(li => [li.dataset.feature, [li.querySelector('.gg-health-name').textContent, li.querySelector('.gg-health-id')?.textContent]]))""")
+        for feature, (title, secondary) in names.items():
+            assert "_" not in title and "." not in title and secondary == feature, (feature, title, secondary)
+        assert names["oom_capture.execute"][0] == "OOM capture: the failing node", names
         assert f"ComfyUI {health['comfyui_version'] or 'unknown'}" in page.text_content("[data-testid=gpu-garden-health]")
         page.screenshot(path=str(output_dir / "budget_sidebar.png"), clip={"x": 0, "y": 0, "width": 700, "height": 520})
 
@@ -225,6 +231,10 @@ def test_bar_splits_a_gpu_by_owner_and_turns_red_as_free_shrinks(browser, comfy_
         assert st["titles"][0] == "Flux (Flux): 11.10 GiB"
         assert st["titles"][1] == "T5XXL (text encoder): 4.20 GiB (partially loaded)"
         assert "GPU 0 · NVIDIA GeForce RTX 4090" in st["text"] and "3.1 / 24.0 GiB free" in st["text"]
+        # every number in the legend carries its unit (ux20b: "free 21.97" left the reader to guess)
+        legend = page.evaluate(f"() => [...document.querySelectorAll('{sel} .gg-legend > span')].map(s => s.textContent)")
+        assert "2 models 15.30 GiB" in legend and "free 3.10 GiB" in legend, legend
+        assert all(t.endswith(" GiB") for t in legend), legend
         warn = page.evaluate(f"() => getComputedStyle(document.querySelector('{sel} .gg-dev-free')).color")
         x, y, w, h = page.evaluate(NODE_BOX, node_id)
         page.screenshot(path=str(output_dir / "budget_node_gpu.png"), clip={"x": 80, "y": y - 40, "width": x + w + 40 - 80, "height": h + 80})

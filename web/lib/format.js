@@ -204,7 +204,7 @@ export function createBar({ legend = true } = {}) {
       leg.replaceChildren(...items.map(([color, label, bytes, title]) => {
         const s = el("span");
         s.title = title;
-        s.append(el("i", null, null, { backgroundColor: color }), document.createTextNode(label + " "), el("b", null, fmtGiB(bytes)));
+        s.append(el("i", null, null, { backgroundColor: color }), document.createTextNode(label + " "), el("b", null, `${fmtGiB(bytes)} GiB`));  // every number a user reads carries its unit
         return s;
       }));
     }
