@@ -159,7 +159,7 @@ def live_budget(budget, vram_gb, device=None):
     if device is None or not hasattr(device, "type"):
         device = host_models.compute_device()
     if getattr(device, "type", None) == "cpu":
-        return None, "no budget: ComfyUI computes on the CPU; set vram_gb to plan for a card"
+        return None, "ComfyUI runs on the CPU here: no GPU budget (set vram_gb to plan for a card)"
     snap = budget
     if snap is None:
         try:

@@ -66,7 +66,7 @@ export function render(root, est) {
   const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
   root.append(el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" }));
   if (est.unknown) root.append(el("div", null, "unknown model family: generic figures", { color: COLORS.tight }));
-  root.append(el("div", null, `budget: ${est.budget_source || "none"}`, { opacity: ".7", marginBottom: "4px" }));
+  root.append(el("div", null, est.budget ? `budget: ${est.budget_source || "?"}` : (est.budget_source || "no budget"), { opacity: ".7", marginBottom: "4px" }));
 
   const phases = PHASES.filter(([k]) => est.phases[k] !== undefined);
   const scale = Math.max(est.budget || 0, ...phases.filter(([, , m]) => !m).map(([k]) => est.phases[k])) * 1.05;

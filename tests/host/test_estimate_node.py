@@ -208,7 +208,7 @@ def test_workflow_route_answers_as_the_node_runs_on_this_cpu_host(comfy_host):
                                                    "height": 768, "frames": 1, "batch": 4, "cfg": "auto", "vram_gb": 0.0,
                                                    "when_it_does_not_fit": "warn", "mode": "formula"}}}
     node = ok(comfy_host.run(graph))["20"]["gpu_garden_estimate"][0]
-    assert node["budget"] is None and node["budget_source"].startswith("no budget: ComfyUI computes on the CPU")
+    assert node["budget"] is None and node["budget_source"].startswith("ComfyUI runs on the CPU here: no GPU budget")
     out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "width": 512, "height": 768, "batch": 4})
     assert out["device"] == "cpu" and out["size_from"] == "body"
     assert (out["width"], out["height"], out["frames"], out["batch"]) == (512, 768, 1, 4)

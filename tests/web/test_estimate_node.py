@@ -179,6 +179,9 @@ def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
     assert "CPU run:" in text and "per card tier" in text, text
     assert "smallest common card" not in text, text
+    # one plain sentence, not "budget: no budget: ComfyUI computes on the CPU" (ux20b)
+    assert "\nComfyUI runs on the CPU here: no GPU budget (set vram_gb to plan for a card)\n" in text, text
+    assert "budget: no budget" not in text and "budget: ComfyUI" not in text, text
     comfy_host.wait_idle()
     run_and_wait(page, estimate_only(64, 64, vram_gb=8.0, mode="formula"))
     page.wait_for_function("() => window.__gpuGarden.lastEstimate?.budget > 0", timeout=120000)
@@ -187,6 +190,7 @@ def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
                            timeout=60000)
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
     assert "smallest common card: " in text, text
+    assert "\nbudget: 8 GiB (set on the node)\n" in text, text  # a real budget keeps its heading
     assert console.from_pack() == [], console.from_pack()
 
 
