@@ -112,7 +112,7 @@ export function render(root, fit, supplied, node = null) {
   const offers = fit.offers || [];
   for (const o of offers) lines.push(offerRow(node, o, rerender));
   lines.push(...appliedRows(node, offers, rerender));
-  if (fit.budget_source) lines.push(el("div", null, `budget: ${fit.budget_source}`, { opacity: ".6" }));
+  if (fit.budget_source) lines.push(el("div", null, fit.budget ? `budget: ${fit.budget_source}` : fit.budget_source, { opacity: ".6" }));
   root.append(...lines);
   return lines.length;
 }
@@ -139,6 +139,20 @@ api.addEventListener("gpu_garden.fit", (ev) => {
 registerFaceNode({
   extension: "GPUGarden.FitToCard",
   node: NODE,
+  // Automatic mode: the server reads this setting from ComfyUI's settings store (nodes/fit_guard.py SETTING_ID),
+  // as it reads Auto-unload's; the dialog writes the same value POST /settings/GPUGarden.FitToCard does.
+  settings: [
+    {
+      id: "GPUGarden.FitToCard",
+      name: "Fit to Card before every sampler (no node needed)",
+      category: ["GPU Garden", "Fit to Card", "Automatic mode"],
+      type: "boolean",
+      defaultValue: false,
+      tooltip: "Every sampler whose model did not go through a Fit to Card node asks ComfyUI for the memory our " +
+               "estimate says it needs, and each VAE decode is sized the same way. Offers (smaller batch, lower " +
+               "resolution) are listed in the GPU memory sidebar tab, never applied.",
+    },
+  ],
   created(node) {
     node.__ggFitLines = 1;
     node.__ggFit = addFace(node, {

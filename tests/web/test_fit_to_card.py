@@ -3,6 +3,7 @@ changed; clicking an offer's Apply changes the widgets it names on the node that
 and Undo puts the exact previous values back. Runs on the bundled frontend and on the one COMFYUI_FRONTEND_ROOT
 names (1.58.1 in the brief)."""
 import json
+import time
 
 from support.comfy_host import sd15_prompt
 from support.web import show_node
@@ -221,4 +222,35 @@ def test_undo_survives_a_page_reload(comfy_page):
     assert (latent_widgets(page)["width"], latent_widgets(page)["height"]) == (w, h)
     click(page, "gg-fit-undo-lower_resolution")
     assert (latent_widgets(page)["width"], latent_widgets(page)["height"]) == (WIDTH, HEIGHT)
+    assert console.from_pack() == [], console.from_pack()
+
+
+def test_automatic_mode_has_an_entry_in_the_settings_dialog(comfy_page, comfy_host):
+    """Automatic mode was a setting with no entry in the Settings dialog (the README said to POST it; ux20's walk).
+    It is registered through the frontend's settings API, and what the dialog's store writes is the value the
+    server reads: GET /gpu_garden/fit turns enabled when the page sets it, and off again."""
+    page, console = comfy_page
+    name = "Fit to Card before every sampler (no node needed)"
+    entry = page.evaluate("""() => { const s = app.ui.settings.settingsLookup['GPUGarden.FitToCard'];
+        return s ? [s.name, s.type, s.defaultValue, s.category] : null; }""")
+    assert entry == [name, "boolean", False, ["GPU Garden", "Fit to Card", "Automatic mode"]], entry
+    page.evaluate("() => app.extensionManager.command.execute('Comfy.ShowSettingsDialog')")
+    dialog = page.get_by_role("dialog").first  # 1.35: a PrimeVue .p-dialog; 1.58: its own settings dialog
+    dialog.wait_for(state="visible", timeout=10000)
+    dialog.get_by_text("GPU Garden", exact=True).first.click()
+    dialog.get_by_text(name, exact=True).first.wait_for(state="visible", timeout=10000)
+    page.keyboard.press("Escape")
+    assert comfy_host.get("/gpu_garden/fit")["enabled"] is False
+    try:
+        page.evaluate("() => app.extensionManager.setting.set('GPUGarden.FitToCard', true)")
+        deadline = time.time() + 10
+        while not comfy_host.get("/gpu_garden/fit")["enabled"] and time.time() < deadline:
+            time.sleep(0.2)
+        assert comfy_host.get("/gpu_garden/fit")["enabled"] is True
+    finally:
+        page.evaluate("() => app.extensionManager.setting.set('GPUGarden.FitToCard', false)")
+    deadline = time.time() + 10
+    while comfy_host.get("/gpu_garden/fit")["enabled"] and time.time() < deadline:
+        time.sleep(0.2)
+    assert comfy_host.get("/gpu_garden/fit")["enabled"] is False
     assert console.from_pack() == [], console.from_pack()
