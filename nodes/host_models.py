@@ -152,6 +152,41 @@ def model_name(patcher) -> str:
     return name
 
 
+# Text encoders by ComfyUI's class for them, as a user knows them (Load CLIP's type, the model card); any other
+# encoder shows its class name inside "text encoder (...)".
+ENCODER_NAMES = {
+    "SD1ClipModel": "SD1 CLIP",
+    "SD2ClipModel": "SD2 CLIP-H",
+    "SDXLClipModel": "SDXL CLIP-L + CLIP-G",
+    "SDXLRefinerClipModel": "SDXL refiner CLIP-G",
+    "StableCascadeClipModel": "Stable Cascade CLIP-G",
+    "SD3ClipModel": "SD3 CLIP-L + CLIP-G + T5-XXL",
+    "FluxClipModel": "Flux CLIP-L + T5-XXL",
+    "T5XXLModel": "T5-XXL",
+}
+
+
+def _is_vae_class(cls) -> bool:
+    """A VAE by where ComfyUI defines its class (comfy.ldm.models.autoencoder, comfy.ldm.wan.vae,
+    comfy.ldm.lightricks.vae...): a VAE's patcher carries no flag of its own, as a text encoder's is_clip does."""
+    parts = str(getattr(cls, "__module__", "") or "").lower().split(".")
+    return any(p == "vae" or p.endswith("_vae") or p.startswith("vae_") or "autoencoder" in p for p in parts)
+
+
+def model_label(patcher) -> str:
+    """What a user recognises a loaded model as, for text they read: "text encoder (SD1 CLIP)", "VAE", else the
+    model's config and class as model_name() gives them. model_name() stays the identity recorded runs match on."""
+    model = getattr(patcher, "model", None)
+    if model is None:
+        return model_name(patcher)
+    cls = type(model)
+    if getattr(patcher, "is_clip", False):
+        return f"text encoder ({ENCODER_NAMES.get(cls.__name__, cls.__name__)})"
+    if _is_vae_class(cls):
+        return "VAE"
+    return model_name(patcher)
+
+
 def patcher_dtype(patcher) -> str | None:
     """The dtype a patcher's model is loaded in ("float16", "bfloat16", ...), or None."""
     try:
@@ -173,6 +208,7 @@ def describe(lm) -> dict:
     return {
         "key": str(id(patcher)),
         "name": model_name(patcher),
+        "label": model_label(patcher),
         "device": str(lm.device),
         "bytes": loaded,
         "total_bytes": total,

@@ -89,7 +89,7 @@ def snapshot(devices=None) -> tuple[dict, dict]:
     models, seen = [], {}
     for lm in host_models.entries():
         d = host_models.describe(lm)
-        models.append({k: d[k] for k in ("key", "name", "device", "bytes", "total_bytes", "is_text_encoder")})
+        models.append({k: d[k] for k in ("key", "name", "label", "device", "bytes", "total_bytes", "is_text_encoder")})
         seen.setdefault(str(lm.device), lm.device)
     devices = dict(seen, **(devices or {}))
     snap = {"models": models, "devices": {k: _device_counters(d) for k, d in devices.items()},

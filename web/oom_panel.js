@@ -176,7 +176,7 @@ class OOMPanel {
     if (r.captured) meta.push(`memory captured ${r.captured}`);
     if (r.latent?.width) meta.push(latentText(r.latent));
     if (r.model_family) meta.push(r.model_family);
-    const models = (r.loaded_models || []).map((m) => `${m.name} ${fmtBytes(m.bytes, 2)}`);
+    const models = (r.loaded_models || []).map((m) => `${m.label || m.name} ${fmtBytes(m.bytes, 2)}`)  // "VAE", not AutoencoderKL;
     if (models.length) meta.push(`loaded: ${models.join(", ")}`);
     if (r.timestamp) meta.push(new Date(r.timestamp * 1000).toLocaleString());
     for (const n of r.notes || []) meta.push(n);

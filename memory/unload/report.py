@@ -28,8 +28,8 @@ def _model_row(key, before, after, targeted):
     src = before or after
     b = int(before["bytes"]) if before else 0
     a = int(after["bytes"]) if after else 0
-    row = {"key": key, "name": src["name"], "device": src["device"], "bytes_before": b, "bytes_after": a,
-           "freed": b - a, "registered_after": after is not None, "is_text_encoder": bool(src.get("is_text_encoder"))}
+    row = {"key": key, "name": src["name"], "label": src.get("label") or src["name"], "device": src["device"],
+           "bytes_before": b, "bytes_after": a, "freed": b - a, "registered_after": after is not None, "is_text_encoder": bool(src.get("is_text_encoder"))}
     if targeted:
         if b == 0:
             row["status"] = "not_loaded"
@@ -111,10 +111,12 @@ def summary(report: dict) -> str:
     in_ram = in_host_ram(report)  # "Freed" would claim memory nobody gets back
     verb = "Unregistered" if in_ram else "Freed"
     text = f"{verb} {fmt_bytes(freed)}" + (f" on {', '.join(where)}" if where else "") + f" ({report['mode']})"
-    if report["left_device"]:
-        text += f": {', '.join(report['left_device'])} left the device"
-    elif report["reduced"]:
-        text += f": {', '.join(report['reduced'])} partly left the device"
+    left = [_label(r) for r in targets if r["status"] == "left_device"]  # what a user knows it as, not the class
+    reduced = [_label(r) for r in targets if r["status"] == "reduced"]
+    if left:
+        text += f": {', '.join(left)} left the device"
+    elif reduced:
+        text += f": {', '.join(reduced)} partly left the device"
     else:
         text += ": nothing left the device"
     if in_ram:
@@ -122,8 +124,13 @@ def summary(report: dict) -> str:
     return text + "."
 
 
+def _label(row) -> str:
+    """The model as a user knows it ("text encoder (SD1 CLIP)"); a snapshot without labels: its name."""
+    return row.get("label") or row["name"]
+
+
 def _names(rows) -> str:
-    return ", ".join(dict.fromkeys(r["name"] for r in rows))
+    return ", ".join(dict.fromkeys(_label(r) for r in rows))
 
 
 def lines(report: dict) -> list[str]:
@@ -141,12 +148,12 @@ def lines(report: dict) -> list[str]:
             out.append(f"{d['device']}: free {fmt_bytes(d['free_before'])} -> {fmt_bytes(d['free_after'])}")
     for r in report["targets"]:
         if r["status"] != "not_loaded":
-            out.append(f"- {r['name']} on {r['device']}: {fmt_bytes(r['bytes_before'])} -> {fmt_bytes(r['bytes_after'])}")
+            out.append(f"- {_label(r)} on {r['device']}: {fmt_bytes(r['bytes_before'])} -> {fmt_bytes(r['bytes_after'])}")
     kept = [r for r in report["others"] if r["bytes_after"] > 0]
     if kept:
-        out.append("kept: " + ", ".join(f"{r['name']} ({fmt_bytes(r['bytes_after'])} on {r['device']})" for r in kept))
+        out.append("kept: " + ", ".join(f"{_label(r)} ({fmt_bytes(r['bytes_after'])} on {r['device']})" for r in kept))
     if report["others_changed"]:
-        out.append("also changed: " + ", ".join(report["others_changed"]))
+        out.append("also changed: " + ", ".join(_label(r) for r in report["others"] if r["bytes_after"] != r["bytes_before"]))
     out.extend(report["notes"])
     return out
 

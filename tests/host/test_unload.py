@@ -82,7 +82,7 @@ def test_encoder_leaves_diffusion_model_stays_pixels_identical(comfy_host):
     (t,) = r["targets"]
     assert t["status"] == "left_device" and t["device"] == "cpu" and t["registered_after"] is False
     # --cpu: the offload device is the CPU too, so nothing is freed and the summary says so
-    assert r["summary"].startswith("Unregistered ") and "SD1ClipModel left the device" in r["summary"]
+    assert r["summary"].startswith("Unregistered ") and "text encoder (SD1 CLIP) left the device" in r["summary"]
     assert "its weights stay in host RAM" in r["summary"]
     assert any("BaseModel" in o["name"] and o["bytes_after"] == o["bytes_before"] > 0 for o in r["others"])
     (d,) = r["devices"]

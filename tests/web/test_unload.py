@@ -38,7 +38,8 @@ def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
     assert page.evaluate(f"() => window.app.extensionManager.setting.get({json.dumps(SETTING)})") is False
     node_id = run_and_wait_for_report(page)
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggUnloadReport.innerText", node_id)
-    assert "Unregistered" in text and "SD1ClipModel left the device" in text  # --cpu: nothing freed, it says so
+    assert "Unregistered" in text and "text encoder (SD1 CLIP) left the device" in text  # --cpu: nothing freed, it says so
+    assert "SD1ClipModel" not in text, text  # the class is the report's identity, not what a user reads (ux20b)
     # ... and is not coloured as freed memory (it was green, the colour of memory given back: ux20's first hour)
     colors = page.evaluate("""(id) => { const face = window.app.graph.getNodeById(id).__ggUnloadReport;
         return [getComputedStyle(face.querySelector('.gg-unload-summary')).color, getComputedStyle(face).color]; }""", node_id)
