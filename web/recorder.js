@@ -209,9 +209,9 @@ function timeline(run) {
     const info = (run.devices || []).find((d) => d.device === dev);
     const peaks = run.nodes.map((n) => n.peak?.[dev]).filter((v) => typeof v === "number");
     const max = Math.max(...peaks, 1);
-    // the y axis starts near the lowest peak: a process's RSS never drops to 0, and the differences matter
-    const lo = Math.max(0, Math.min(...peaks) - 0.15 * (max - Math.min(...peaks) || max));
-    const scale = (v) => Math.max(0, Math.min(1, (v - lo) / Math.max(1, max - lo)));
+    // the y axis starts at zero: a bar's height is its peak's share of the highest. An axis starting near the lowest
+    // peak drew 1.70 and 1.72 GiB as a sliver and a full bar (ux20b); the exact figures are in each bar's tooltip.
+    const scale = (v) => Math.max(0, Math.min(1, v / max));
     // the server names the host's row itself ("host RAM (process RSS)"): said once, not after a label of ours
     const label = dev === "cpu" ? info?.name || "host RAM (process)" : `${dev}${info?.name ? ` · ${info.name}` : ""}`;
     box.append(el("div", "gg-rec-dev", `${label} — highest ${fmtBytes(max)}`));
@@ -226,7 +226,7 @@ function timeline(run) {
       const h = Math.max(2, scale(v) * H);
       const r = svg("rect", { x, y: H - h, width: w, height: h, fill: DEVICE_COLORS[di % DEVICE_COLORS.length],
         opacity: 0.8, stroke: "var(--comfy-menu-bg, #202020)", "stroke-width": 0.6 });
-      r.dataset.nodeId = n.id;
+      r.dataset.ggNode = n.id; // not data-node-id: that names the Nodes 2.0 node elements (graph_adapter.js)
       const t = svg("title");
       t.textContent = `${n.type} #${n.id}: peak ${fmtBytes(v)}, ${fmtS(n.duration_s)}`;
       r.append(t);
@@ -240,7 +240,7 @@ function timeline(run) {
       if (pts.length > 1) s.append(svg("polyline", { points: pts.join(" "), fill: "none", stroke: "#f0f6fc", "stroke-width": 1, opacity: 0.6 }));
     }
     const axis = svg("text", { x: 0, y: H + 10, fill: "currentColor", "font-size": 8, opacity: 0.6 });
-    axis.textContent = `0 → ${fmtS(total)} · ${fmtBytes(lo)} → ${fmtBytes(max)}`;
+    axis.textContent = `time 0 → ${fmtS(total)} · memory 0 → ${fmtBytes(max)}`;
     s.append(axis);
     box.append(s);
   });

@@ -47,7 +47,9 @@ def vae_report(node_id="8"):
         "actions": [{"kind": "swap_node", "node_id": node_id, "from": "VAEDecode", "to": "VAEDecodeTiled",
                      "widgets": {"tile_size": 512, "overlap": 64, "temporal_size": 64, "temporal_overlap": 8}}],
         "latent": {"width": 2048, "height": 2048, "frames": 1, "batch": 1}, "model_family": "sdxl",
-        "loaded_models": [{"name": "SDXL (SDXL)", "bytes": 5135149760}], "captured": "before ComfyUI unloaded models",
+        "loaded_models": [{"name": "SDXL (SDXL)", "label": "SDXL (SDXL)", "bytes": 5135149760},
+                          {"name": "AutoencoderKL", "label": "VAE", "bytes": 319 * 1024 ** 2}],
+        "captured": "before ComfyUI unloaded models",
         "notes": [],
     }
 
@@ -77,7 +79,7 @@ def load_api(page, prompt):
 JS_NODE_RECT = """(id) => {
   const node = (app.rootGraph ?? app.graph).getNodeById(id);
   if (window.LiteGraph.vueNodesMode) {
-    const r = document.querySelector(`[data-node-id="${id}"]`).getBoundingClientRect();
+    const r = document.querySelector(`.lg-node[data-node-id="${id}"]`).getBoundingClientRect();
     return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
   }
   const c = app.canvas.canvas.getBoundingClientRect(), ds = app.canvas.ds, th = LiteGraph.NODE_TITLE_HEIGHT;
@@ -218,6 +220,9 @@ def test_guide_copy_swap_and_undo(page, output_dir):
     others = page.locator("[data-testid=gg-oom-other-causes]")
     assert others.evaluate("e => e.open") is False and "(2)" in others.inner_text()
     assert page.locator("[data-testid=gg-oom-uncertain]").count() == 0  # a confident answer: one cause
+    # the footer names the models as a user knows them: "VAE", not ComfyUI's class AutoencoderKL (ux20b)
+    meta = page.locator("[data-testid=gg-oom-panel] .gg-oom-meta").inner_text()
+    assert "loaded: SDXL (SDXL) 4.78 GiB, VAE 319" in meta and "AutoencoderKL" not in meta, meta
 
     # Copy puts the command on the clipboard.
     page.locator("[data-testid=gg-oom-guide] [data-testid=gg-oom-copy]").first.click()
@@ -352,6 +357,48 @@ def test_adapter_falls_back_and_warns_once(browser, comfy_host):
         assert console.unexpected() == [], console.unexpected()
     finally:
         page.context.close()
+
+
+SIDEBAR_RECT = """() => { const r = document.querySelector('.side-bar-panel').getBoundingClientRect();
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }"""
+PANEL_SIDE = """() => ['gg-right', 'gg-left', 'gg-docked'].find(c =>
+  document.querySelector('[data-testid=gg-oom-panel]').classList.contains(c))"""
+
+
+def test_panel_stays_beside_the_node_when_the_sidebar_opens(page, output_dir):
+    """ux20's walk on 1.58: the panel was up beside a node near the canvas's left edge; opening the sidebar covered
+    that part of the canvas, and the panel went below the node with its arrow pointing into the sidebar. The panel
+    never covers the sidebar: beside the node when the node shows, its arrow on the node's side; docked at the
+    right when the sidebar hides the node."""
+    load_api(page, oom_workflow("cuda_caching"))
+    frame_node(page, 10, x=90, y=110)
+    page.evaluate("() => app.queuePrompt(0, 1)")  # a real OOM: on 1.58 the "Generation failed" card comes too
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible", timeout=90000)
+    page.locator(FRONTEND_ERROR_UI).first.wait_for(state="visible", timeout=10000)
+    if page.locator(".p-dialog").count():  # 1.35: its modal covers everything; closed, as a user does
+        page.keyboard.press("Escape")
+        page.locator(".p-dialog").first.wait_for(state="hidden", timeout=10000)
+    page.wait_for_timeout(300)
+    assert_beside(page, "10")
+    page.evaluate("() => app.extensionManager.command.execute('Workspace.ToggleSidebarTab.gpu-garden-memory')")
+    page.wait_for_selector(".gg-side", state="visible", timeout=10000)
+    page.wait_for_timeout(500)
+    side_bar = page.evaluate(SIDEBAR_RECT)
+    node = page.evaluate(JS_NODE_RECT, "10")
+    assert node["right"] <= side_bar["right"] + 1, (node, side_bar)  # the sidebar hides the node: docked
+    box = panel_box(page)
+    assert box["x"] >= side_bar["right"], ("the panel covers the sidebar", side_bar, box)
+    assert page.evaluate(PANEL_SIDE) == "gg-docked"
+    assert_not_covering(page)
+    # the node just right of the sidebar, as in the walk: beside it again, arrow towards it, the sidebar clear
+    frame_node(page, 10, x=side_bar["right"] + 10, y=90)
+    page.wait_for_timeout(300)
+    box = panel_box(page)
+    node = page.evaluate(JS_NODE_RECT, "10")
+    page.screenshot(path=str(output_dir / f"oom_panel_sidebar{'_nodes2' if page.vue_nodes else ''}.png"))
+    assert box["x"] >= side_bar["right"], ("the panel covers the sidebar", side_bar, box)
+    assert page.evaluate(PANEL_SIDE) == "gg-right" and abs(box["x"] - (node["right"] + 14)) <= 2, (box, node)
+    assert_not_covering(page)
 
 
 def test_subgraph_node_and_foreign_graph(page):

@@ -87,8 +87,18 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     assert run2["prompt_id"] == second and n_rects == len(run2["nodes"])
     heads = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] .gg-rec-dev')].map(e => e.textContent)")
     assert heads and heads[-1].startswith("host RAM (process RSS) — highest "), heads  # named once (was "host RAM (process) · host RAM (process RSS)")
-    ids = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')].map(r => r.dataset.nodeId)")
+    ids = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')].map(r => r.dataset.ggNode)")
     assert sorted(ids) == sorted(n["id"] for n in run2["nodes"])
+    # the memory axis starts at zero: each bar's height is its peak's share of the highest (an axis from the
+    # lowest peak drew nearly equal peaks as a sliver and a full bar: ux20b)
+    bars = page.evaluate("""() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')]
+        .map(r => [r.dataset.ggNode, parseFloat(r.getAttribute('height'))])""")
+    peaks = {n["id"]: n["peak"]["cpu"] for n in run2["nodes"]}
+    highest = max(peaks.values())
+    for nid, h in bars:
+        assert h == pytest.approx(max(2.0, 70 * peaks[nid] / highest), abs=0.05), (nid, h, peaks)
+    axis = page.text_content("[data-testid=gpu-garden-timeline] svg[data-device=cpu] text")
+    assert axis.startswith("time 0 → ") and " · memory 0 → " in axis, axis
 
     page.click("[data-testid=gpu-garden-compare-button]")
     cmp = page.locator("[data-testid=gpu-garden-compare]")

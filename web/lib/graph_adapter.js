@@ -6,7 +6,8 @@
 // What is here and why:
 // - nodeClientRect: a node's rectangle on screen, for placing the OOM panel beside it. Classic canvas:
 //   node.getBounding() (LiteGraph) through app.canvasPosToClientPos (public). Nodes 2.0: the node's DOM
-//   element (`[data-node-id]`, not an API) because the Vue layout may differ from LiteGraph's size.
+//   element (`.lg-node[data-node-id]`, not an API; other elements carry node ids too) because the Vue
+//   layout may differ from LiteGraph's size.
 // - frontendErrorRects: where the frontend's own error UI is (1.35: the .p-dialog modal; 1.58: the
 //   error overlay card and the right side panel), so the panel can sit beside it.
 // - replaceNode: graph surgery for the VAE Decode -> VAE Decode (Tiled) swap (LiteGraph createNode,
@@ -94,11 +95,11 @@ function toClient(x, y) {
  */
 export function nodeClientRect(node) {
   if (vueNodesMode()) {
-    const dom = document.querySelector(`[data-node-id="${CSS.escape(String(node.id))}"]`);
+    const dom = document.querySelector(`.lg-node[data-node-id="${CSS.escape(String(node.id))}"]`);
     if (dom) {
       const r = dom.getBoundingClientRect();
       if (r.width > 0) return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
-    } else warnOnce("Nodes 2.0 node element [data-node-id]");
+    } else warnOnce("Nodes 2.0 node element .lg-node[data-node-id]");
   }
   let x, y, w, h;
   if (typeof node.getBounding === "function") {
@@ -127,7 +128,7 @@ export function nodeClientRect(node) {
 export function remountFace(node, element) {
   if (element.isConnected) return true;
   if (!vueNodesMode() || !node || node.graph !== (app.canvas?.graph ?? node.graph)) return false; // not on screen
-  const dom = document.querySelector(`[data-node-id="${CSS.escape(String(node.id))}"]`);
+  const dom = document.querySelector(`.lg-node[data-node-id="${CSS.escape(String(node.id))}"]`);
   if (!dom) return false; // not drawn (yet)
   const testid = element.dataset.testid;
   const stale = testid ? dom.querySelector(`[data-testid="${CSS.escape(testid)}"]`) : null;
@@ -145,6 +146,25 @@ const ERROR_UI = [
   "[data-testid=properties-panel]",      // 1.58: the right side panel (Issues tab)
   ".comfy-modal",                         // legacy modal
 ];
+
+// The frontend's side bars drawn over the canvas (the canvas element spans the whole window under them): the
+// icon strip and the open tab's panel, on 1.35 and 1.58 alike, on whichever side the user put them.
+const SIDE_UI = [".side-tool-bar-container", ".side-bar-panel"];
+
+/** The part of the window where the graph shows: the window less the side bars over the canvas. */
+export function canvasArea() {
+  const vw = window.innerWidth;
+  const area = { left: 0, top: 0, right: vw, bottom: window.innerHeight };
+  for (const sel of SIDE_UI) {
+    for (const e of document.querySelectorAll(sel)) {
+      const r = e.getBoundingClientRect();
+      if (!(r.width > 0 && r.height > window.innerHeight * 0.5)) continue;
+      if (r.left + r.width / 2 < vw / 2) area.left = Math.max(area.left, r.right);
+      else area.right = Math.min(area.right, r.left);
+    }
+  }
+  return area;
+}
 
 /** Client rectangles of the frontend's visible error UI, so the OOM panel can sit beside it. */
 export function frontendErrorRects() {

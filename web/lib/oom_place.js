@@ -1,8 +1,9 @@
 // @ts-check
 // Where the OOM panel goes: beside the failing node (right, else left), never over the frontend's own
-// error UI (1.35: the modal; 1.58: the "Generation failed" card and the right side panel), docked at the
-// right edge when the node is not on screen. Pure geometry over rectangles from graph_adapter.js.
-import { frontendErrorRects, nodeClientRect } from "./graph_adapter.js";
+// error UI (1.35: the modal; 1.58: the "Generation failed" card and the right side panel), never over an open
+// sidebar, docked at the canvas's right edge when the node is not on screen or has no room beside it. Pure
+// geometry over rectangles from graph_adapter.js.
+import { canvasArea, frontendErrorRects, nodeClientRect } from "./graph_adapter.js";
 
 const GAP = 14;
 const MARGIN = 8;
@@ -32,31 +33,38 @@ function clearTop(left, top, w, h, avoid, maxTop) {
 export function placePanel(node, panel) {
   const pw = panel.width;
   const ph = panel.height;
-  const vw = window.innerWidth;
   const vh = window.innerHeight;
+  // the graph's visible part: an open sidebar covers the canvas's left (or right) side, and a panel there would
+  // point into the sidebar (ux20's walk on 1.58)
+  const area = canvasArea();
+  const minLeft = area.left + MARGIN;
+  const maxRight = area.right - MARGIN;
   const avoid = frontendErrorRects();
-  const r = node ? nodeClientRect(node) : null;
+  let r = node ? nodeClientRect(node) : null;
+  if (r && (r.right < area.left + 24 || r.left > area.right - 24 || r.bottom < 24 || r.top > vh - 24)) r = null; // not on screen
   if (r) {
     const want = Math.max(48, Math.min(r.top, vh - ph - MARGIN));
+    const arrow = (top) => Math.max(8, Math.min(ph - 22, r.top + 8 - top));
     /** @type {Array<[string, number]>} */
     const sides = [["gg-right", r.right + GAP], ["gg-left", r.left - pw - GAP]];
-    const fits = (left) => left >= MARGIN && left + pw <= vw - MARGIN;
-    const ordered = fits(sides[0][1]) || !fits(sides[1][1]) ? sides : [sides[1], sides[0]];
-    for (const [side, rawLeft] of ordered) {
-      const left = Math.max(MARGIN, Math.min(rawLeft, vw - pw - MARGIN));
-      // beside the node means overlapping its rows: keep the top above the node's bottom
+    const fitting = sides.filter(([, left]) => left >= minLeft && left + pw <= maxRight);
+    // beside the node means overlapping its rows: keep the top above the node's bottom
+    for (const [side, left] of fitting) {
       const top = clearTop(left, want, pw, ph, avoid, Math.min(r.bottom - 24, vh - 40));
-      if (top !== null) return { left, top, side, arrowY: Math.max(8, Math.min(ph - 22, r.top + 8 - top)) };
+      if (top !== null) return { left, top, side, arrowY: arrow(top) };
     }
-    const [side, rawLeft] = ordered[0];
-    const left = Math.max(MARGIN, Math.min(rawLeft, vw - pw - MARGIN));
-    return { left, top: want, side, arrowY: Math.max(8, Math.min(ph - 22, r.top + 8 - want)) };
+    // the frontend's error card takes that height: still beside the node, below the card
+    for (const [side, left] of fitting) {
+      const top = clearTop(left, want, pw, ph, avoid, vh - 80);
+      if (top !== null) return { left, top, side, arrowY: arrow(top) };
+    }
   }
-  // docked: right edge, below whatever of the frontend's error UI is there; left of a right side panel
-  let left = vw - pw - 16;
-  const panelRight = avoid.filter((a) => a.right >= vw - 4 && a.bottom - a.top > vh * 0.6);
+  // docked: right edge of the canvas area, below whatever of the frontend's error UI is there; left of a right
+  // side panel. Also when no side of the node has room: a panel over the node, or over a sidebar, hides it.
+  let left = maxRight - pw - 8;
+  const panelRight = avoid.filter((a) => a.right >= area.right - 4 && a.bottom - a.top > vh * 0.6);
   if (panelRight.length) left = Math.min(...panelRight.map((a) => a.left)) - pw - 16;
-  left = Math.max(MARGIN, left);
+  left = Math.max(minLeft, left);
   const top = clearTop(left, DOCK_TOP, pw, ph, avoid, Math.max(DOCK_TOP, vh - ph - MARGIN)) ?? DOCK_TOP;
   return { left, top, side: "gg-docked", arrowY: null };
 }
