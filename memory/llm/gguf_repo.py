@@ -13,9 +13,9 @@ _FORM = re.compile(r"(?:https?://)?(?P<hf>(?:hf\.co|huggingface\.co)/)?(?P<repo>
 
 
 def _gguf_types() -> set:
-    from .weights import BARTOWSKI_L, GGUF_BPW, MXFP4_MOE, ROLE_TYPES, library_variant
-    # an Ollama library build's variant (Q4_K_M_QKV16) is kv's own name, no file's type
-    return {t for t in set(GGUF_BPW) | set(ROLE_TYPES) | set(BARTOWSKI_L) | {MXFP4_MOE} if not library_variant(t)}
+    from .weights import BARTOWSKI_L, GGUF_BPW, MXFP4_MOE, ROLE_TYPES, internal_name
+    # kv's own names (an Ollama library build's variant, Q4_K_M_QKV16; MXFP4_EXPERTS_F16) are no file's type
+    return {t for t in set(GGUF_BPW) | set(ROLE_TYPES) | set(BARTOWSKI_L) | {MXFP4_MOE} if not internal_name(t)}
 
 
 # the dense dtypes' other names (--weights-dtype fp16, a checkpoint's float32) -> the GGUF type holding them

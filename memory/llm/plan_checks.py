@@ -28,14 +28,14 @@ def check_names(runtime, knobs) -> None:
 
 
 def check_weights_dtype(weights_dtype) -> None:
-    """A --weights-dtype is a file type or a checkpoint format, never kv's own name for an Ollama library build's
-    variant (weights.LIBRARY_VARIANTS: the tag picks it)."""
-    from .weights import library_variant
-    if library_variant(weights_dtype):
-        base = str(weights_dtype).strip().upper().rsplit("_", 1)[0]
-        raise UserError(f"--weights-dtype {weights_dtype}: that is kv's internal name for an Ollama library build "
-                        f"(picked from the Ollama tag), not a GGUF file type; give the file's type ({base}) or the "
-                        f"Ollama tag (phi4-reasoning:14b, mistral-small3.1:24b)")
+    """A --weights-dtype is a file type or a checkpoint format, never one of kv's own names for a type
+    (weights.internal_name: an Ollama library build's variant, a 16-bit GGUF of an MXFP4 checkpoint)."""
+    from .weights import internal_name
+    named = internal_name(weights_dtype)
+    if named:
+        what, base, other = named
+        raise UserError(f"--weights-dtype {weights_dtype}: that is kv's internal name for {what}, not a GGUF file "
+                        f"type; give the file's type ({base}) or {other}")
 
 
 def refuse_unmodelled(spec, runtime) -> None:

@@ -126,9 +126,18 @@ for _t in [t for t in ROLE_TYPES if not t.endswith(MISTRAL3_PATCHED)]:
 LIBRARY_VARIANTS = (MISTRAL3_PATCHED, OLLAMA_QKV_F16)
 
 
-def library_variant(name) -> bool:
-    """Is `name` one of kv's own names for an Ollama library build's variant (Q4_K_M_QKV16, Q4_K_M_MISTRAL3)?"""
-    return str(name or "").strip().upper().endswith(LIBRARY_VARIANTS)
+def internal_name(name) -> tuple | None:
+    """Every name kv gives a weights type itself and no user may give: (what it names, the type to give instead), or
+    None for any other name. An Ollama library build's variant (LIBRARY_VARIANTS, picked from the tag) and a 16/32-bit
+    GGUF of an MXFP4 checkpoint (MXFP4_EXPERTS + the type, set by plan_weights.py for gpt-oss)."""
+    up = str(name or "").strip().upper()
+    if up.endswith(LIBRARY_VARIANTS):
+        return ("an Ollama library build (picked from the Ollama tag)", up.rsplit("_", 1)[0],
+                "the Ollama tag (phi4-reasoning:14b, mistral-small3.1:24b)")
+    if up.startswith(MXFP4_EXPERTS):
+        return ("a 16/32-bit GGUF of an MXFP4 checkpoint (picked for gpt-oss given F16, BF16 or F32)",
+                up[len(MXFP4_EXPERTS):] or "F16", "the model (openai/gpt-oss-20b)")
+    return None
 
 
 def fused_qkv_params(spec: LLMSpec) -> int:
@@ -186,7 +195,8 @@ MXFP4_MOE = "MXFP4_MOE"
 MXFP4_EXPERT_ARCHS = ("gpt_oss",)
 # The same holds at a 16- or 32-bit --outtype: a GGUF labelled F16/BF16/F32 of gpt-oss (unsloth/gpt-oss-20b-GGUF
 # gpt-oss-20b-F16.gguf, 12.83 GiB printed by llama.cpp, "5.27 BPW") is MXFP4 experts and everything else at that
-# type; a GGUF runtime given such a type for it sizes the file as MXFP4_EXPERTS_ + the type (plan_weights.py)
+# type; a GGUF runtime given such a type for it sizes the file as MXFP4_EXPERTS_ + the type (plan_weights.py), kv's own
+# name, refused as a user's --weights-dtype (internal_name)
 MXFP4_EXPERTS = "MXFP4_EXPERTS_"
 
 # AWQ/GPTQ 4-bit: 4 bits + an fp16 scale and a 4-bit zero per group of 128 = 4.16 bits; w4a16 (compressed-tensors,
