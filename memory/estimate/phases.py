@@ -10,17 +10,27 @@ import math
 from . import spec
 from ..units import MiB
 
-DTYPE_SIZE = {"fp32": 4, "float32": 4, "bf16": 2, "bfloat16": 2, "fp16": 2, "float16": 2, "fp8": 1}
+DTYPE_SIZE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+DTYPE_NAMES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}  # torch's names -> the estimate's
+
+
+def dtype_name(dtype):
+    """The estimate's name of a compute dtype: "fp16" for "fp16", "float16", "torch.float16" or torch.float16 (any
+    case); a number (bytes per element) is returned as it is. Unknown names raise ValueError."""
+    if isinstance(dtype, (int, float)):
+        return dtype
+    name = str(dtype).replace("torch.", "").lower()
+    name = DTYPE_NAMES.get(name, name)
+    if name not in DTYPE_SIZE:
+        raise ValueError(f"unknown compute dtype {dtype!r}; one of {', '.join(list(DTYPE_SIZE) + list(DTYPE_NAMES))} "
+                         "or a byte count")
+    return name
 
 
 def dtype_bytes(dtype) -> int:
-    """2 for "bf16"/"fp16"/2, 4 for "fp32"/4, ... (a number is taken as bytes per element)."""
-    if isinstance(dtype, (int, float)):
-        return int(dtype)
-    try:
-        return DTYPE_SIZE[str(dtype).replace("torch.", "").lower()]
-    except KeyError:
-        raise ValueError(f"unknown compute dtype {dtype!r}; one of {', '.join(DTYPE_SIZE)} or a byte count") from None
+    """2 for "bf16"/"fp16"/2, 4 for "fp32"/4, ... (a number is taken as bytes per element; names as dtype_name)."""
+    name = dtype_name(dtype)
+    return int(name) if isinstance(name, (int, float)) else DTYPE_SIZE[name]
 
 
 def block_units(arch: dict) -> float:

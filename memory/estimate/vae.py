@@ -18,7 +18,7 @@ ComfyUI's own heuristic, labelled as such.
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
 from . import cuda_conv, spec
-from .phases import dtype_bytes
+from .phases import dtype_bytes, dtype_name
 from ..units import fmt_bytes
 
 KL_DECODE = 642  # elements per output pixel at the KL decoder's peak (traced 648 incl. the fp32 output), fit: sd1 512 decode
@@ -228,9 +228,9 @@ def allocator_slack_bytes(kind: str, latent_shape, dtype="bf16", runner="comfyui
     if kind != "kl" or runner != "diffusers":
         return 0
     w, h, _, _ = _pixels(kind, latent_shape)
-    first = DIFFUSERS_KL_SLACK
-    if gpu_arch is None and dtype in DIFFUSERS_KL_DECODE_DTYPE:
-        first = max(0, DIFFUSERS_KL_RESERVED - DIFFUSERS_KL_DECODE_DTYPE[dtype])
+    first, name = DIFFUSERS_KL_SLACK, dtype_name(dtype)  # "float16", torch.float16: the table's "fp16"
+    if gpu_arch is None and name in DIFFUSERS_KL_DECODE_DTYPE:
+        first = max(0, DIFFUSERS_KL_RESERVED - DIFFUSERS_KL_DECODE_DTYPE[name])
     return int((first + DIFFUSERS_KL_SLACK_IMAGE * (max(1, int(images)) - 1)) * w * h * dtype_bytes(dtype))
 
 
@@ -260,8 +260,9 @@ def _decode_acts(kind, latent_shape, dtype, runner, gpu_arch=None):
     w, h, frames, lat_t = _pixels(kind, latent_shape)
     hw = w * h
     if kind == "kl":
-        per = (DIFFUSERS_KL_DECODE_ARCH.get((gpu_arch, dtype), DIFFUSERS_KL_DECODE if gpu_arch else
-                                            DIFFUSERS_KL_DECODE_DTYPE.get(dtype, DIFFUSERS_KL_DECODE))
+        name = dtype_name(dtype)  # the tables' names: "float16" and torch.float16 are "fp16"
+        per = (DIFFUSERS_KL_DECODE_ARCH.get((gpu_arch, name), DIFFUSERS_KL_DECODE if gpu_arch else
+                                            DIFFUSERS_KL_DECODE_DTYPE.get(name, DIFFUSERS_KL_DECODE))
                if runner == "diffusers" else KL_DECODE)
         return int(per * hw * b + 3 * hw * 4)
     if kind == "wan21":
