@@ -321,18 +321,22 @@ def bare_driver(x):
 # PYTORCH_C10_DRIVER_API_SUPPORTED (c10/cuda/driver_api.cpp dlopens libcuda.so.1 and NVML): Linux. PyTorch for Windows never
 # asks NVML, so its message lists no process; a Linux process can list none too (ROCm; NVML missing, or answering with no
 # process, as in some containers), so no process listed is no evidence of Windows: the log must show Windows itself (env's os, from
-# lines.py's markers: a drive-letter path, ComfyUI_windows_portable, an .exe, WinError). Under Windows' driver model (WDDM)
+# lines.py's markers: a drive-letter path, ComfyUI_windows_portable, an .exe, WinError) or WSL (env's wsl: "WSL", a
+# "microsoft-standard" kernel), whose CUDA runs over the Windows host's WDDM driver (GPU paravirtualisation; its os reads
+# linux by its paths). Under Windows' driver model (WDDM)
 # the driver pages device memory and backs each allocation with the system's commit (RAM plus page file), so an allocation
 # can be refused with VRAM free when RAM and the page file are used up (offloaded weights, a small RAM, a page file turned
 # off). The message must be whole from "CUDA out of memory" (ROCm's PyTorch says "HIP out of memory") and list no process
+# (on WSL too: PyTorch there is a Linux build, and a message that lists a process keeps the driver's refusal)
 WDDM_HEAD = "CUDA out of memory. Tried to allocate"
 WDDM_NO_PROCS = "is free. Of the allocated memory"
 
 
 def wddm_refused(x):
-    """An NVIDIA card on a log that shows Windows (PyTorch's whole CUDA message, no process listed, as Windows builds print
-    it) refused a request its free figure covers several times over: the system commit (RAM plus page file), not VRAM."""
-    return (x.kind == "torch.cuda" and x.env["backend"] == "cuda" and x.env["os"] == "windows" and not x.n.get("allowed")
+    """An NVIDIA card on a log that shows Windows or WSL (both under WDDM; PyTorch's whole CUDA message, no process listed)
+    refused a request its free figure covers several times over: the system commit (RAM plus page file), not VRAM."""
+    return (x.kind == "torch.cuda" and x.env["backend"] == "cuda" and (x.env["os"] == "windows" or x.env["wsl"])
+            and not x.n.get("allowed")
             and x.total and x.free <= 1.01 * x.total and x.req and x.free >= 4 * x.req and x.free >= 2 * GiB
             and WDDM_HEAD in x.text and WDDM_NO_PROCS in x.text)
 

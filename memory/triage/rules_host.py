@@ -40,12 +40,12 @@ HOST_RAM = [
       "right now" + (f" ({fmt_bytes(x.n['available'])}, against the {fmt_bytes(x.n['required'])} its rank needs)" if "required" in x.n else "")
       + "; MLX keeps the model in unified memory, the host's RAM, so programs and the page cache holding it shrink what the "
       "node admits: free host memory on that node (close programs; sync and drop the page cache), then start again"),
-    # on a log that shows Windows, Windows' driver model (WDDM) backs device memory with the system commit: a request refused
-    # with the card's free figure several times over it is RAM plus page file used up (above the driver-refused row, other 4.5)
+    # on a log that shows Windows or WSL, Windows' driver model (WDDM) backs device memory with the system commit: a request
+    # refused with the card's free figure several times over it is RAM plus page file used up (above the driver-refused row, other 4.5)
     R("host-ram", 5.0, wddm_refused,
-      "the card had {free:b} free for a {req:b} request on a log that shows Windows, whose driver model (WDDM) backs device "
-      "memory with the system commit: RAM plus page file ran out, not VRAM; enlarge the page file (system-managed), close "
-      "programs holding RAM, or keep less of the model in RAM (offload)"),
+      "the card had {free:b} free for a {req:b} request on a log that shows Windows or WSL, whose driver model (WDDM) backs "
+      "device memory with the system commit: RAM plus page file ran out, not VRAM; enlarge the page file (system-managed), "
+      "close programs holding RAM, or keep less of the model in RAM (offload)"),
     # VideoHelperSuite's Load Video stops itself when the decoded frames would pass the RAM psutil reports free (available RAM
     # plus free swap): frames are decoded into system RAM as float32 before any node puts them on the GPU
     R("host-ram", 8.0, kind("comfy.vhs_ram"), lambda x: (
