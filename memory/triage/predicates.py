@@ -286,20 +286,32 @@ def ggml_placed(x):
     """A driver-level CUDA error after ggml printed the model's buffers on a device (llama.cpp's load order: model, then KV
     cache, then the graph's compute buffer; none of the last yet), and those buffers fill the room the log gives: the
     process already holds what those lines say, so a call that fails now (a stream, a cuBLAS handle, the pool) found the
-    card filled by them. The room is what the devices listed free at load ("using device CUDA0 (...) - N MiB free"), else
-    the message's card total; filled means it leaves less than llama.cpp's own --fit margin (llamacpp.FIT_TARGET, 1 GiB a
-    device: what --fit keeps free for what it does not size), 88-97 % of the 8-32 GB cards' room. No room in the log: no
-    reading (468 MiB on a card that listed 23512 MiB free is not the weights)."""
+    card filled by them. The room is what the devices holding them listed free at load ("using device CUDA0 (...) - N MiB
+    free"), else the message's card total where they sit on one device (ggml_room); filled means it leaves less than
+    llama.cpp's own --fit margin (llamacpp.FIT_TARGET, 1 GiB a device: what --fit keeps free for what it does not size),
+    88-97 % of the 8-32 GB cards' room. No room in the log: no reading (468 MiB on a card that listed 23512 MiB free is not
+    the weights)."""
     if x.kind != "cuda.driver" or not x.placed_model or not ggml_room(x):
         return False
     from ..llm.runtimes.llamacpp import FIT_TARGET     # lazy: triage loads no LLM runtime code at import
-    return x.placed_model + (x.placed_kv or 0) >= ggml_room(x) - FIT_TARGET * max(len(x.f["ggml_devices"]), 1)
+    return x.placed_model + (x.placed_kv or 0) >= ggml_room(x) - FIT_TARGET * len(ggml_placed_devices(x))
+
+
+def ggml_placed_devices(x) -> set:
+    """The devices ggml's model and KV buffer lines put memory on ("CUDA0", "Vulkan1"; "MTL0_Mapped" is MTL0), as
+    case.placed_model and placed_kv sum them: not CPU, CPU_Mapped or a *_Host buffer."""
+    return {k.split(":", 1)[1].split("_")[0] for k in x.f["ggml_bufs"]
+            if k.startswith(("model:", "kv:")) and "CPU" not in k and "Host" not in k}
 
 
 def ggml_room(x):
-    """The room ggml's buffers went into: what the devices listed free at load, all of them, else the card total; or None."""
-    devs = x.f["ggml_devices"]
-    return sum(devs.values()) if devs else x.total
+    """The room ggml's buffers went into, like with like: the free figures the log lists for the devices holding them
+    (summed over those devices; every one of them must have a figure), else the card total where they sit on one device
+    (a card total is one card's: never a room for buffers split over several); else None."""
+    placed, devs = ggml_placed_devices(x), x.f["ggml_devices"]
+    if placed and devs and placed <= set(devs):
+        return sum(devs[d] for d in placed)
+    return x.total if len(placed) == 1 and not devs else None
 
 
 def context_call(x):
