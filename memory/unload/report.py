@@ -152,8 +152,9 @@ def lines(report: dict) -> list[str]:
     kept = [r for r in report["others"] if r["bytes_after"] > 0]
     if kept:
         out.append("kept: " + ", ".join(f"{_label(r)} ({fmt_bytes(r['bytes_after'])} on {r['device']})" for r in kept))
-    if report["others_changed"]:
-        out.append("also changed: " + ", ".join(_label(r) for r in report["others"] if r["bytes_after"] != r["bytes_before"]))
+    if report["others_changed"]:  # build()'s one list of the non-targets that changed, by name; shown by label
+        label = {r["name"]: _label(r) for r in report["others"]}
+        out.append("also changed: " + ", ".join(dict.fromkeys(label.get(n, n) for n in report["others_changed"])))
     out.extend(report["notes"])
     return out
 
