@@ -368,6 +368,14 @@ def _odd_rows(spec: LLMSpec) -> str:
 UNSLOTH_DYNAMIC_GGUF = re.compile(r"ud[-_]")
 
 
+def _mxfp4_split(spec, emb_params, q, per, how):
+    """A file that keeps q expert params in MXFP4 (4.25 bits) and the rest, embeddings included, at `per` bytes."""
+    emb = emb_params * per
+    total = q * LINEAR_BITS["mxfp4"] / 8 + (spec.params - q) * per
+    return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
+            "total": int(total), "how": how}
+
+
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_experts: bool = False,
                     ple_as_embedding: bool = False) -> dict:
     """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes. dense_experts: a linear format whose runtime
@@ -428,22 +436,15 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
                 "per_layer": int(ple)}
     if up.startswith(MXFP4_EXPERTS) and up[len(MXFP4_EXPERTS):].lower() in DENSE_BITS:
         rest = up[len(MXFP4_EXPERTS):]
-        q, per = spec.expert_params, DENSE_BITS[rest.lower()] / 8
-        emb = emb_params * per
-        total = q * LINEAR_BITS["mxfp4"] / 8 + (spec.params - q) * per
-        how = (f"{q / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + "
-               f"{(spec.params - q) / 1e9:.2f} B in {rest} (a {rest} GGUF of an MXFP4 checkpoint)")
-        return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
-                "total": int(total), "how": how}
+        q = spec.expert_params
+        return _mxfp4_split(spec, emb_params, q, DENSE_BITS[rest.lower()] / 8,
+                            f"{q / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + "
+                            f"{(spec.params - q) / 1e9:.2f} B in {rest} (a {rest} GGUF of an MXFP4 checkpoint)")
     if up == MXFP4_MOE:
         q = spec.expert_params or spec.linear_params or spec.params
-        per = TYPE_BITS["Q8_0"] / 8
-        emb = emb_params * per
-        total = q * LINEAR_BITS["mxfp4"] / 8 + (spec.params - q) * per
-        how = (f"{q / 1e9:.2f} B expert params x 4.25 bits (MXFP4) + {(spec.params - q) / 1e9:.2f} B in Q8_0 "
-               f"(llama.cpp's MXFP4 MoE file type)")
-        return {"embedding": int(emb), "output": int(emb), "blocks": int(total - emb * (1 if spec.tied else 2)),
-                "total": int(total), "how": how}
+        return _mxfp4_split(spec, emb_params, q, TYPE_BITS["Q8_0"] / 8,
+                            f"{q / 1e9:.2f} B expert params x 4.25 bits (MXFP4) + {(spec.params - q) / 1e9:.2f} B in Q8_0 "
+                            f"(llama.cpp's MXFP4 MoE file type)")
     if up in GGUF_BPW and low not in DENSE_BITS and not (low == "mxfp4" and spec.expert_params):
         total = spec.params * GGUF_BPW[up] / 8
         how = f"{spec.params / 1e9:.2f} B params x {GGUF_BPW[up]} bits ({up}, whole-file rate)"
