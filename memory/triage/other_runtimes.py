@@ -211,6 +211,18 @@ OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?" + _OMLX_SIZE + r" peak \
 # node's limit follows the memory free on it at that moment, nothing of the model was allocated
 OMLX_ADMIT = re.compile(r"\brank \d{1,4} (?:\([^()\n]{0,100}\) )?needs " + _OMLX_SIZE + r" but can admit " + _OMLX_SIZE
                         + r"|Model does not fit the current per-node memory limits")
+# An MLX server's load pre-flight refuses a model before loading any of it, when its own load requirement (the weights, and
+# in some servers a headroom for warmup buffers and a first KV cache) passes the memory it counts as free or allowed:
+# mlx-serve ("Insufficient memory to load model: needs ~57.6 GB free (50.6 GB of weights plus headroom ...) but only 30.1 GB
+# is available", its older wording "weights ~72.8 GB but only 78.3 GB free": ddalcu/mlx-serve#440, #210), MTPLX ("cannot
+# load inside the available Metal memory budget; at least 83.3 GiB resident plus 16 GiB system headroom is required":
+# youssofal/MTPLX#400), oMLX ("Model 'X' (218.08GB) exceeds max-model-memory (25.00GB)": jundot/omlx#378)
+MLX_LOAD_PREFLIGHT = re.compile(
+    r"Insufficient memory to load model: (?:needs ~?" + _OMLX_SIZE + r" free \(" + _OMLX_SIZE + r" of weights\b[^\n]{0,160}?\) "
+    r"but only " + _OMLX_SIZE + r" is available|weights ~?" + _OMLX_SIZE + r" but only " + _OMLX_SIZE + r" free)"
+    r"|cannot load inside the available Metal memory budget; at least " + _OMLX_SIZE + r" resident(?: plus " + _OMLX_SIZE
+    + r" [\w ]{0,30}?headroom)? is required"
+    r"|Model '[^'\n]{1,200}' \(" + _OMLX_SIZE + r"\) exceeds max-model-memory \(" + _OMLX_SIZE + r"\)")
 # vLLM.rs (xinfer: Rust, candle) admits a prompt only when its new tokens fit the KV cache's free tokens, else its server
 # answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
 # nothing was allocated, the scheduler refused to admit the request
@@ -501,6 +513,33 @@ def lmstudio(line):
     elif m.group(2):
         ev["form"] = "no_estimate"       # its estimate failed ("NaN undefined"): a bug of the estimate, not a shortage
     return ev
+
+
+def mlx_load_preflight(line):
+    """An MLX server's load pre-flight refusal (MLX_LOAD_PREFLIGHT): the load requirement it computed and the memory it
+    counted (free, available, or its configured max-model-memory), and the weights where the message names them apart."""
+    if "Insufficient memory to load model" not in line and "available Metal memory budget" not in line \
+            and "exceeds max-model-memory" not in line:
+        return None
+    m = MLX_LOAD_PREFLIGHT.search(line)
+    if not m:
+        return None
+    b = lambda i: parse_size(m.group(i).replace(" ", ""), binary_decimal=True)
+    if m.group(1):
+        nums, weights = {"required": b(1), "available": b(3)}, b(2)
+    elif m.group(4):
+        nums, weights = {"required": b(4), "free": b(5)}, b(4)
+    elif m.group(6):
+        nums, weights = {"required": b(6)}, None
+    else:
+        nums, weights = {"required": b(8), "max_allowed": b(9)}, b(8)
+    ev = {"kind": "mlx.load_preflight", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": True}
+    if weights is not None:
+        ev["weights"] = weights
+    return ev
+
+
+mlx_load_preflight.needed = ("Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory")
 
 
 def ollama_fit(line):

@@ -535,3 +535,20 @@ def trt_kv_sizing(x):
 def trt_kv_starved(x):
     s = trt_kv_sizing(x)
     return bool(s) and (s.get("short") or s["free"] < TRT_KV_STARVED * s["total"])
+
+
+# An MLX server's load pre-flight (parse: mlx.load_preflight) compares its load requirement with one figure: the memory it
+# counts as available or free right now, or its configured max-model-memory. On unified memory the free figure moves with
+# every other program (a desktop's apps can hold half of it) and the requirement adds the server's own fixed headroom, so
+# only weights more than PREFLIGHT_WEIGHTS_OVER times that figure settle that the model itself is too large.
+PREFLIGHT_WEIGHTS_OVER = 2.0
+
+
+def preflight_room(x):
+    """The figure the load pre-flight compared against (available, free or max-model-memory), or None."""
+    return next((x.n[k] for k in ("available", "free", "max_allowed") if x.n.get(k)), None)
+
+
+def preflight_weights_over(x):
+    room = preflight_room(x)
+    return x.kind == "mlx.load_preflight" and room is not None and (x.ev.get("weights") or 0) > PREFLIGHT_WEIGHTS_OVER * room

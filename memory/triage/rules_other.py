@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
-                         gpu_fault, host, kind, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
+                         gpu_fault, host, kind, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
@@ -81,6 +81,16 @@ OTHER = [
     # oMLX's prefill guard refused the prompt on its own prediction before allocating it: nothing ran out; its KV+SDPA estimate
     # is a dense-attention formula, high for models whose cache is compressed (MLA, quantized KV), so run the prompt with the
     # guard relaxed and compare the real peak before cutting the context
+    # an MLX server's load pre-flight refused the model on its own requirement before loading any of it (mlx-serve, MTPLX,
+    # oMLX): nothing was allocated; the requirement adds the server's fixed headroom and the figure it compares is what is free
+    # right now, so the refusal is the guard's arithmetic until the weights alone are far over it (the weights row above)
+    R("other", 3.0, lambda x: x.kind == "mlx.load_preflight" and not preflight_weights_over(x),
+      lambda x: "the server's load pre-flight refused the model before loading any of it, on its own requirement"
+      + (f" ({fmt_bytes(x.n['required'])}" + (f" against {fmt_bytes(preflight_room(x))}" if preflight_room(x) else "") + ")"
+         if "required" in x.n else "")
+      + ": nothing was allocated; the requirement adds the server's fixed headroom (warmup buffers, a first KV cache, a system "
+        "reserve) and the figure it compares is the unified memory free right now: free memory (quit apps, wait for a previous "
+        "server to exit) and retry, or bypass the guard once (mlx-serve --skip-mem-preflight) to see whether the model runs"),
     R("other", 3.0, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
       "the server's memory guard refused the prefill before running it, on its own estimate ({n[requested]:b} of KV cache and "
       "attention on top of {n[allocated]:b}, against a {n[max_allowed]:b} ceiling): nothing was allocated, and that estimate "

@@ -2,7 +2,7 @@
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from .predicates import (OVER_CARD, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
-                         mps_full, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
+                         mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .rule_row import Rule
 from .should_fit import over_card
@@ -91,6 +91,12 @@ WEIGHTS = [
       + (f" needs about {fmt_bytes(x.n['required'])}" if "required" in x.n else "")
       + " (weights plus the KV cache of the context length) and does not fit what the system can hold; lower the context "
         "length, offload fewer layers, or take a smaller quantization (its estimate can also be wrong)"),
+    # an MLX server's load pre-flight refused a model whose weights alone are more than twice the memory it compared them with:
+    # neither its headroom nor the programs holding unified memory explain that gap (predicates.PREFLIGHT_WEIGHTS_OVER)
+    R("weights-exceed-vram", 5.0, preflight_weights_over,
+      lambda x: f"the server's load pre-flight refused the model: its weights alone are {fmt_bytes(x.ev['weights'])}, more than twice "
+                f"the {fmt_bytes(preflight_room(x))} it counts as available to a model (free memory, or its max-model-memory setting): "
+                "the model is too large for this machine; a smaller model or a lower-bit quantization"),
     R("weights-exceed-vram", 4.0, kind("ollama.fit"),
       lambda x: f"Ollama (MLX runner): the model needs {fmt_bytes(x.n['required'])} and the GPU has {fmt_bytes(x.n['available'])} "
                 "free after Ollama's overhead: the weights do not fit; a smaller or more quantized model, or free the GPU"),
