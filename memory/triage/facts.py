@@ -256,10 +256,15 @@ def bfc_stats_after(f, line):
     return out
 
 
+# Ollama's own log format: Go's slog text with the source file's base name ("level=INFO source=llama_server.go:837 msg=..."),
+# which its logger shortens from the full path; slog's default AddSource prints the full path, and msg=" alone is any Go program
+_OLLAMA_SLOG = re.compile(r"\blevel=[A-Z]{3,5} source=[\w.-]{1,60}\.go:\d{1,6} msg=\"")
+
+
 def _ollama_marker(s, f, m, text, lineno, window):
     # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
     if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text \
-            or "encountered while running the model" in text:
+            or "encountered while running the model" in text or 'msg="' in text and _OLLAMA_SLOG.search(text):
         f["ollama"] = True
 
 

@@ -48,3 +48,24 @@ def test_load_preflight_with_the_weights_over_twice_the_figure_is_the_weights():
     # mlx-serve's wording, weights alone 2.5x what is available (35.0 GB against 14.0 GB)
     cause, scores, ev = top(SERVE_NEEDS.replace("22.4 GB is available", "14.0 GB is available"))
     assert cause == "weights-exceed-vram", ev["causes"]
+
+
+# Ollama's server (2026: it runs a bundled llama-server) logs in Go's slog text form with the source file's base name; the
+# runner's ggml lines follow (numbers made up)
+OLLAMA_SLOG = ('time=2026-04-02T09:12:44.101Z level=INFO source=llama_server.go:612 msg="waiting for llama-server to become '
+               'available" status="llm server loading model"\n'
+               "load_tensors: offloaded 41/41 layers to GPU\n"
+               "load_tensors:        CUDA0 model buffer size =  9120.33 MiB\n"
+               "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory\n")
+
+
+def test_ollama_named_by_its_slog_lines():
+    """The server's own log line (level=, source=<file>.go:<line>, msg=) names Ollama as the runtime of the ggml failure
+    under it; the same ggml lines alone stay llama.cpp, and a Go program's slog line with a full source path does not."""
+    _, _, ev = top(OLLAMA_SLOG)
+    assert ev["runtime"] == "ollama", ev["runtime"]
+    ggml_only = OLLAMA_SLOG.split("\n", 1)[1]
+    _, _, ev = top(ggml_only)
+    assert ev["runtime"] == "llama.cpp", ev["runtime"]
+    _, _, ev = top(OLLAMA_SLOG.replace("source=llama_server.go:612", "source=/home/u/src/app/main.go:612"))
+    assert ev["runtime"] == "llama.cpp", ev["runtime"]
