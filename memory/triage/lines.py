@@ -360,7 +360,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "space in the buffer", "NvMapMem", "but can admit", "per-node memory limits",
                "kvcache tokens, but your prompt", "aclrtMalloc failed",
                " error -4 at ", " error -5 at ", " error -6 at ", "KV cache memory: -",
-               "Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory")
+               "Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory",
+               "not enough Metal memory for KV cache")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

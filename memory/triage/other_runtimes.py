@@ -223,6 +223,11 @@ MLX_LOAD_PREFLIGHT = re.compile(
     r"|cannot load inside the available Metal memory budget; at least " + _OMLX_SIZE + r" resident(?: plus " + _OMLX_SIZE
     + r" [\w ]{0,30}?headroom)? is required"
     r"|Model '[^'\n]{1,200}' \(" + _OMLX_SIZE + r"\) exceeds max-model-memory \(" + _OMLX_SIZE + r"\)")
+# vllm-metal (vLLM's Apple-silicon plugin) sizes the paged KV cache from its Metal budget after a profile run, and refuses
+# to start when nothing is left: "ValueError: Paged attention: not enough Metal memory for KV cache." with its budget on the
+# lines under it ("metal_limit=40.20GB, fraction=0.92, usable_metal=36.98GB," / "model_memory=13.76GB, overhead=37.86GB,
+# kv_budget=-14.63GB.": vllm-project/vllm-metal#585), read by servers.add_block_fields
+VLLM_METAL_KV = re.compile(r"Paged attention: not enough Metal memory for KV cache\b")
 # vLLM.rs (xinfer: Rust, candle) admits a prompt only when its new tokens fit the KV cache's free tokens, else its server
 # answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
 # nothing was allocated, the scheduler refused to admit the request
@@ -540,6 +545,15 @@ def mlx_load_preflight(line):
 
 
 mlx_load_preflight.needed = ("Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory")
+
+
+def vllm_metal_kv(line):
+    if "not enough Metal memory" not in line or not VLLM_METAL_KV.search(line):
+        return None
+    return {"kind": "vllm_metal.kv_budget", "device_kind": "metal", "numbers": {}, "runtime": "vllm", "complete": True}
+
+
+vllm_metal_kv.needed = ("not enough Metal memory",)
 
 
 def ollama_fit(line):

@@ -552,3 +552,16 @@ def preflight_room(x):
 def preflight_weights_over(x):
     room = preflight_room(x)
     return x.kind == "mlx.load_preflight" and room is not None and (x.ev.get("weights") or 0) > PREFLIGHT_WEIGHTS_OVER * room
+
+
+def metal_kv_overhead_over_budget(x):
+    """vllm-metal's profile run measured an overhead (beyond the weights) larger than its whole usable Metal budget and larger
+    than the weights: a run that completed inside that budget cannot have needed it all at once."""
+    ov, model, usable = x.ev.get("overhead"), x.ev.get("model_memory"), x.n.get("max_allowed")
+    return x.kind == "vllm_metal.kv_budget" and None not in (ov, model, usable) and ov >= usable and ov > model
+
+
+def metal_kv_weights(x):
+    """vllm-metal's budget left no KV cache and the weights are the larger share of what filled it."""
+    ov, model = x.ev.get("overhead"), x.ev.get("model_memory")
+    return x.kind == "vllm_metal.kv_budget" and None not in (ov, model) and model >= ov

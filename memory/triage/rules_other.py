@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
-                         gpu_fault, host, kind, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
+                         gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
@@ -81,6 +81,14 @@ OTHER = [
     # oMLX's prefill guard refused the prompt on its own prediction before allocating it: nothing ran out; its KV+SDPA estimate
     # is a dense-attention formula, high for models whose cache is compressed (MLA, quantized KV), so run the prompt with the
     # guard relaxed and compare the real peak before cutting the context
+    # vllm-metal's KV refusal whose profile-run overhead alone passes the whole usable Metal budget: the measurement counted
+    # memory the run did not need at once (MLX's buffer cache kept by a setting), not the model's working memory
+    R("other", 4.0, metal_kv_overhead_over_budget,
+      lambda x: f"vllm-metal measured {fmt_bytes(x.ev['overhead'])} of overhead in its profile run, more than its whole usable "
+                f"Metal budget ({fmt_bytes(x.n['max_allowed'])}) and more than the {fmt_bytes(x.ev['model_memory'])} of weights: "
+                "a run that finished inside that budget did not need it all at once, so the profile counted retained buffers "
+                "(MLX's buffer cache, an MLX_MAX_MB_PER_BUFFER or cache-limit setting) as overhead; unset such settings or "
+                "compare the previous release before cutting the model or the context"),
     # an MLX server's load pre-flight refused the model on its own requirement before loading any of it (mlx-serve, MTPLX,
     # oMLX): nothing was allocated; the requirement adds the server's fixed headroom and the figure it compares is what is free
     # right now, so the refusal is the guard's arithmetic until the weights alone are far over it (the weights row above)

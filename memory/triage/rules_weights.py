@@ -2,7 +2,7 @@
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from .predicates import (OVER_CARD, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
-                         mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
+                         metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .rule_row import Rule
 from .should_fit import over_card
@@ -97,6 +97,11 @@ WEIGHTS = [
       lambda x: f"the server's load pre-flight refused the model: its weights alone are {fmt_bytes(x.ev['weights'])}, more than twice "
                 f"the {fmt_bytes(preflight_room(x))} it counts as available to a model (free memory, or its max-model-memory setting): "
                 "the model is too large for this machine; a smaller model or a lower-bit quantization"),
+    # vllm-metal left no KV cache and its weights are the larger share of the budget that filled
+    R("weights-exceed-vram", 3.0, metal_kv_weights,
+      lambda x: f"vllm-metal's usable Metal budget ({fmt_bytes(x.n['max_allowed'])}) left no room for the KV cache and the "
+                f"weights ({fmt_bytes(x.ev['model_memory'])}) are the larger share of it: a smaller or more quantized model, "
+                "or a larger VLLM_METAL_MEMORY_FRACTION"),
     R("weights-exceed-vram", 4.0, kind("ollama.fit"),
       lambda x: f"Ollama (MLX runner): the model needs {fmt_bytes(x.n['required'])} and the GPU has {fmt_bytes(x.n['available'])} "
                 "free after Ollama's overhead: the weights do not fit; a smaller or more quantized model, or free the GPU"),

@@ -106,7 +106,7 @@ def _sglang_kv(line):
     return ev
 
 
-BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc")
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc", "vllm_metal.kv_budget")
 # (a wrap may fall anywhere in "maximum model length is N": the line under the check is read joined to the end of the
 # text before it, so each word gap is covered; review16a F7)
 _VLLM_ESTIMATE = re.compile(r"maximum\s{1,4}model\s{1,4}length\s{1,4}is\s{1,4}(\d{1,20})")
@@ -116,6 +116,10 @@ _SGLANG_TOKENS = re.compile(r"Try to allocate (\d{1,20}) tokens")
 # full tokens" / "Available swa" lines are two pools' counts, not this one (not read)
 _SGLANG_AVAILABLE = re.compile(r"\bAva(?:il|li)able tokens: (\d{1,20})")
 
+# vllm-metal's budget under its KV refusal: the Metal limit, the fraction of it vLLM may use and the product, then the weights,
+# the profile run's measured overhead and what was left for the KV cache (negative when nothing was)
+_VLLM_METAL_FIELD = re.compile(r"\b(metal_limit|fraction|usable_metal|model_memory|overhead|kv_budget)=(-?\d{1,6}(?:\.\d{1,6})?)(GB)?")
+_VLLM_METAL_KEY = {"metal_limit": "device_limit", "usable_metal": "max_allowed", "fraction": "gpu_memory_utilization_ratio"}
 
 def add_block_fields(ev, text) -> bool:
     """What a message prints on the lines under its first: TensorRT-LLM's table under its executor failure (component,
@@ -136,6 +140,19 @@ def add_block_fields(ev, text) -> bool:
         if m:
             ev["numbers"]["estimated_max_len_tokens"] = int(m.group(1))
         return bool(m)
+    if ev.get("kind") == "vllm_metal.kv_budget":
+        hit = False
+        for name, v, unit in _VLLM_METAL_FIELD.findall(text[:400]):
+            if name == "fraction":
+                ev["numbers"][_VLLM_METAL_KEY[name]] = float(v)
+            elif unit:
+                b = size(v.lstrip("-") + " GB") * (-1 if v.startswith("-") else 1)
+                if name in _VLLM_METAL_KEY:
+                    ev["numbers"][_VLLM_METAL_KEY[name]] = b
+                else:
+                    ev[name] = b        # weights, overhead, KV budget: no key of the numbers vocabulary
+            hit = True
+        return hit
     if ev.get("kind") == "libplacebo.alloc":
         return libplacebo_heap(ev, text)
     if ev.get("kind") == "dotnet.oom":

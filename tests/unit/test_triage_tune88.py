@@ -69,3 +69,35 @@ def test_ollama_named_by_its_slog_lines():
     assert ev["runtime"] == "llama.cpp", ev["runtime"]
     _, _, ev = top(OLLAMA_SLOG.replace("source=llama_server.go:612", "source=/home/u/src/app/main.go:612"))
     assert ev["runtime"] == "llama.cpp", ev["runtime"]
+
+
+def _metal_kv(model_gb, overhead_gb, limit=24.50, fraction=0.90):
+    usable = round(limit * fraction, 2)
+    budget = round(usable - model_gb - overhead_gb, 2)
+    return ("$ vllm serve Qwen/Qwen3-8B --max-model-len 4096 --max-num-batched-tokens 4096\n"
+            "ValueError: Paged attention: not enough Metal memory for KV cache.\n"
+            f"metal_limit={limit:.2f}GB, fraction={fraction:.2f}, usable_metal={usable:.2f}GB,\n"
+            f"model_memory={model_gb:.2f}GB, overhead={overhead_gb:.2f}GB, kv_budget={budget:.2f}GB.\n"
+            "Mitigations: increase VLLM_METAL_MEMORY_FRACTION; use a smaller or more quantized model.\n")
+
+
+def test_vllm_metal_kv_refusal_is_read_with_its_budget():
+    """vllm-metal's refusal (before: no out-of-memory error found): vLLM on Metal, the limit, the fraction and the usable
+    budget from the lines under it."""
+    _, _, ev = top(_metal_kv(8.20, 23.10))
+    assert ev["runtime"] == "vllm" and ev["device_kind"] == "metal", (ev["runtime"], ev["device_kind"])
+    assert abs(ev["numbers"]["device_limit"] - 24.50 * GB) < 0.01 * GIB, ev["numbers"]
+    assert abs(ev["numbers"]["max_allowed"] - 22.05 * GB) < 0.01 * GIB, ev["numbers"]
+    assert ev["numbers"]["gpu_memory_utilization_ratio"] == 0.90, ev["numbers"]
+
+
+def test_vllm_metal_overhead_over_the_whole_budget_is_the_measurement():
+    """A profile-run overhead (23.10) over the whole usable budget (22.05) and over the weights (8.20): other, the profile's
+    count; the same refusal with the weights the larger share (17.50 against 6.00) reads the weights."""
+    cause, _, ev = top(_metal_kv(8.20, 23.10))
+    assert cause == "other" and "profile" in ev["causes"][0]["evidence"][0], ev["causes"]
+    cause, _, ev = top(_metal_kv(17.50, 6.00))
+    assert cause == "weights-exceed-vram", ev["causes"]
+    # an overhead larger than the weights but within the budget: neither row (the measurement is plausible)
+    cause, scores, ev = top(_metal_kv(6.00, 17.50))
+    assert "profile" not in " ".join(ev["causes"][0]["evidence"]) and cause != "weights-exceed-vram", ev["causes"]
