@@ -228,6 +228,11 @@ MLX_LOAD_PREFLIGHT = re.compile(
 # lines under it ("metal_limit=40.20GB, fraction=0.92, usable_metal=36.98GB," / "model_memory=13.76GB, overhead=37.86GB,
 # kv_budget=-14.63GB.": vllm-project/vllm-metal#585), read by servers.add_block_fields
 VLLM_METAL_KV = re.compile(r"Paged attention: not enough Metal memory for KV cache\b")
+# IREE's runtime status (iree/base/status: a code name, then the HAL driver's error and its own words): a device buffer
+# refused, "RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; failed to allocate buffer of
+# length 34638106880" (iree-org/iree#20518); the driver named picks the device
+IREE_ALLOC = re.compile(r"\bRESOURCE_EXHAUSTED;(?: (HIP|CUDA) driver error '\w{1,60}' \(\d{1,6}\): out of memory;)?[^\n]{0,160}?"
+                        r"\bfailed to allocate buffer of length (\d{1,20})")
 # vLLM.rs (xinfer: Rust, candle) admits a prompt only when its new tokens fit the KV cache's free tokens, else its server
 # answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
 # nothing was allocated, the scheduler refused to admit the request
@@ -554,6 +559,19 @@ def vllm_metal_kv(line):
 
 
 vllm_metal_kv.needed = ("not enough Metal memory",)
+
+
+def iree_alloc(line):
+    if "RESOURCE_EXHAUSTED" not in line:
+        return None
+    m = IREE_ALLOC.search(line)
+    if not m:
+        return None
+    return {"kind": "iree.alloc", "device_kind": {"HIP": "rocm", "CUDA": "cuda"}.get(m.group(1)), "runtime": "iree",
+            "numbers": {"requested": int(m.group(2))}, "complete": True}
+
+
+iree_alloc.needed = ("RESOURCE_EXHAUSTED",)
 
 
 def ollama_fit(line):

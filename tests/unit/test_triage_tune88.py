@@ -101,3 +101,18 @@ def test_vllm_metal_overhead_over_the_whole_budget_is_the_measurement():
     # an overhead larger than the weights but within the budget: neither row (the measurement is plausible)
     cause, scores, ev = top(_metal_kv(6.00, 17.50))
     assert "profile" not in " ".join(ev["causes"][0]["evidence"]) and cause != "weights-exceed-vram", ev["causes"]
+
+
+IREE_HIP = ("RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; failed to allocate buffer of "
+            "length 6442450944\n")
+
+
+def test_iree_status_is_read_as_iree_not_a_pytorch_check():
+    """IREE's runtime status (a HIP driver error inside it) is IREE's buffer allocation on the device the driver names,
+    with its length: not PyTorch's CUDA check (before: runtime pytorch, no numbers, the pinned-host-memory reading)."""
+    cause, scores, ev = top(IREE_HIP)
+    assert ev["runtime"] == "iree" and ev["device_kind"] == "rocm", (ev["runtime"], ev["device_kind"])
+    assert ev["numbers"].get("requested") == 6442450944, ev["numbers"]
+    assert "pinned" not in " ".join(e for c in ev["causes"] for e in c["evidence"]).lower(), ev["causes"]
+    _, _, ev = top(IREE_HIP.replace("HIP driver error 'hipErrorOutOfMemory'", "CUDA driver error 'CUDA_ERROR_OUT_OF_MEMORY'"))
+    assert ev["runtime"] == "iree" and ev["device_kind"] == "cuda", (ev["runtime"], ev["device_kind"])
