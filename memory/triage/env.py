@@ -158,6 +158,10 @@ def guess_runtime(scan, inc) -> str:
                 return "tensorflow"
             return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
+    # Fooocus's early releases ran a copy of ComfyUI's backend cloned into repositories/ComfyUI-from-StabilityAI-Official (its
+    # launch.py's folder name): comfy/ frames there are Fooocus's own script, a PyTorch run like its later ldm_patched ones
+    if "/repositories/ComfyUI-from-StabilityAI-Official/" in paths and not f["comfy_node"]:
+        return "pytorch"
     # ComfyUI's frames (absolute, or relative to its folder: "comfy/ops.py") and its node lines ("Error occurred when
     # executing VAEDecode:", the error dialog's node type above the message)
     if f["comfy"] or f["comfy_node"] or _COMFY_PATH.search(paths) or "execution.py" in paths or "custom_nodes" in paths:

@@ -116,3 +116,20 @@ def test_iree_status_is_read_as_iree_not_a_pytorch_check():
     assert "pinned" not in " ".join(e for c in ev["causes"] for e in c["evidence"]).lower(), ev["causes"]
     _, _, ev = top(IREE_HIP.replace("HIP driver error 'hipErrorOutOfMemory'", "CUDA driver error 'CUDA_ERROR_OUT_OF_MEMORY'"))
     assert ev["runtime"] == "iree" and ev["device_kind"] == "cuda", (ev["runtime"], ev["device_kind"])
+
+
+# a traceback through Fooocus's cloned ComfyUI backend (its launch.py clones ComfyUI into this folder), path made up
+FOOOCUS_CLONE = ('  File "D:\\apps\\Fooocus\\repositories\\ComfyUI-from-StabilityAI-Official\\comfy\\model_management.py", line 412, in load_models_gpu\n'
+                 "    real_model = model.patch_model()\n"
+                 "RuntimeError: [enforce fail at ..\\c10\\core\\impl\\alloc_cpu.cpp:72] data. DefaultCPUAllocator: not enough "
+                 "memory: you tried to allocate 26214400 bytes.\n")
+
+
+def test_fooocus_cloned_comfy_backend_is_a_pytorch_run():
+    """comfy/ frames inside Fooocus's repositories/ComfyUI-from-StabilityAI-Official are Fooocus's script (the corpus labels
+    Fooocus pytorch); the same frame in a ComfyUI folder stays comfyui."""
+    _, _, ev = top(FOOOCUS_CLONE)
+    assert ev["runtime"] == "pytorch", ev["runtime"]
+    _, _, ev = top(FOOOCUS_CLONE.replace("Fooocus\\\\repositories\\\\ComfyUI-from-StabilityAI-Official", "ComfyUI")
+                   .replace("Fooocus\\repositories\\ComfyUI-from-StabilityAI-Official", "ComfyUI"))
+    assert ev["runtime"] == "comfyui", ev["runtime"]
