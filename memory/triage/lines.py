@@ -361,7 +361,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "kvcache tokens, but your prompt", "aclrtMalloc failed",
                " error -4 at ", " error -5 at ", " error -6 at ", "KV cache memory: -",
                "Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory",
-               "not enough Metal memory for KV cache")
+               "not enough Metal memory for KV cache", "memory guard refused")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

@@ -24,7 +24,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, vllm_metal_kv as _vllm_metal_kv, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from . import error_patterns as RX
-from .servers import (BLOCK_KINDS, add_block_fields, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
+from .servers import (BLOCK_KINDS, add_block_fields, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
 from .text import clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
@@ -485,7 +485,7 @@ RECOGNISERS = [
     _cuda_call,
     _caffe_cuda,
     _simple(_ENOKI_MALLOC, "enoki.malloc", "cuda", "enoki", keys=("cuda_malloc()",)),
-    _ds4,
+    _ds4, _ds4_guard,
     _tt_metal,
     _simple(_DML_HRESULT, "torch.directml", "directml", "pytorch", keys=("8007000E", "E_OUTOFMEMORY"), form="hresult"),
     _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc", "bad allocation")),
@@ -525,7 +525,7 @@ PRIORITY = {
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "comfy.vhs_ram": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
-    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
+    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

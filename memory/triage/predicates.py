@@ -565,3 +565,17 @@ def metal_kv_weights(x):
     """vllm-metal's budget left no KV cache and the weights are the larger share of what filled it."""
     ov, model = x.ev.get("overhead"), x.ev.get("model_memory")
     return x.kind == "vllm_metal.kv_budget" and None not in (ov, model) and model >= ov
+
+
+def ds4_guard_fits(x):
+    """ds4's memory guard (parse: ds4.memory_guard) refused a plan that the figure its own formula gives from the machine
+    (base x fraction - reserve - transient, servers.add_block_fields) would hold: the budget it compared was set lower than that
+    figure (a fixed per-model ceiling), so the refusal is the guard's, not a shortage."""
+    room = x.ev.get("guard_room")
+    return x.kind == "ds4.memory_guard" and room is not None and x.n.get("required") is not None and x.n["required"] <= room
+
+
+def ds4_guard_weights_over(x):
+    """ds4's memory guard refused a model whose map alone passes the figure its formula gives from the machine."""
+    room = x.ev.get("guard_room")
+    return x.kind == "ds4.memory_guard" and room is not None and (x.ev.get("weights") or 0) > room

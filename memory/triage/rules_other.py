@@ -1,7 +1,7 @@
 """Triage's rule rows for *other*: the driver, the platform, a runtime's own limit, or nothing to go on (rows, not
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
-from .predicates import (ABSURD_HOST, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
+from .predicates import (ABSURD_HOST, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
 from .rule_row import Rule
@@ -99,6 +99,13 @@ OTHER = [
       + ": nothing was allocated; the requirement adds the server's fixed headroom (warmup buffers, a first KV cache, a system "
         "reserve) and the figure it compares is the unified memory free right now: free memory (quit apps, wait for a previous "
         "server to exit) and retry, or bypass the guard once (mlx-serve --skip-mem-preflight) to see whether the model runs"),
+    # ds4's memory guard refused a plan that the budget its own formula gives from the machine would hold: the budget it used
+    # was set lower (a fixed per-model ceiling); nothing was allocated and nothing ran out (antirez/ds4#889)
+    R("other", 3.0, ds4_guard_fits,
+      lambda x: f"ds4's memory guard refused the plan before allocating the graph: it needs {fmt_bytes(x.n['required'])}, its "
+                f"guard budget is {fmt_bytes(x.n['limit'])}, but its own formula on this machine ({fmt_bytes(x.n['total'])} base) "
+                f"allows {fmt_bytes(x.ev['guard_room'])}: the budget is a fixed ceiling below the machine's, not a shortage; "
+                "a ds4 build whose guard scales with the machine's memory, or the ceiling raised"),
     R("other", 3.0, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
       "the server's memory guard refused the prefill before running it, on its own estimate ({n[requested]:b} of KV cache and "
       "attention on top of {n[allocated]:b}, against a {n[max_allowed]:b} ceiling): nothing was allocated, and that estimate "

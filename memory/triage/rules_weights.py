@@ -1,7 +1,7 @@
 """Triage's rule rows for *weights-exceed-vram*: the model itself does not fit (rows, not code: the row format is in
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
-from .predicates import (OVER_CARD, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
+from .predicates import (OVER_CARD, ds4_guard_weights_over, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .rule_row import Rule
@@ -111,6 +111,10 @@ WEIGHTS = [
     R("weights-exceed-vram", 3.0, lambda x: x.kind == "tensorrt.oom" and "deserializ" in x.text.lower(),
       lambda x: "TensorRT could not allocate the engine while deserializing it" + (f" ({fmt_bytes(x.req)})" if x.req else "")
       + ": the engine's weights do not fit"),
+    # ds4's memory guard refused a model whose map alone passes what its formula allows on this machine: the model is too large
+    R("weights-exceed-vram", 3.0, ds4_guard_weights_over,
+      lambda x: f"ds4's memory guard refused the plan: the model map alone is {fmt_bytes(x.ev['weights'])}, more than the "
+                f"{fmt_bytes(x.ev['guard_room'])} its formula allows on this machine: a smaller quantization or tensor parallelism"),
     # ds4 maps the model's tensors into its arena chunk by chunk before any session: a chunk refused is the weights
     R("weights-exceed-vram", 3.0, lambda x: x.kind == "ds4.alloc" and x.ev.get("form") == "model",
       lambda x: "ds4 could not allocate its model arena" + (f" (a {fmt_bytes(x.req)} chunk)" if x.req else "")

@@ -445,7 +445,7 @@ class Scan:
         if ev["kind"] in P.BLOCK_KINDS:
             # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped;
             # SGLang names the tokens it tried to place on the next line
-            for k, nxt in enumerate(more(8 if ev["kind"] in ("trtllm.executor", "libplacebo.alloc") else 2), 1):
+            for k, nxt in enumerate(more(8 if ev["kind"] in ("trtllm.executor", "libplacebo.alloc") else 4 if ev["kind"] == "ds4.memory_guard" else 2), 1):
                 if P.add_block_fields(ev, nxt):
                     self.consumed_until = lineno + k
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):

@@ -106,7 +106,17 @@ def _sglang_kv(line):
     return ev
 
 
-BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc", "vllm_metal.kv_budget")
+BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc", "vllm_metal.kv_budget", "ds4.memory_guard")
+# ds4's memory guard (its GLM branch, antirez/ds4#889) refuses a plan before allocating the graph: "ds4: GLM memory guard
+# refused ctx=1000000 ... before GLM graph allocation"; the lines under it give the model map, then the sum it needed and the
+# budget with what the budget came from ("required model+graph: 195.91 GiB; guard budget: 110.00 GiB (base 512.00 GiB,
+# fraction 0.99, reserve 32.00 GiB, transient 0.00 GiB)"), read by add_block_fields. The lines do not name the backend.
+_DS4_GUARD = re.compile(r"ds4: (?:\w{1,16} )?memory guard refused\b")
+_DS4_SIZE = r"([\d.]{1,12} [KMGT]iB)"
+_DS4_MODEL_MAP = re.compile(r"ds4:\s{1,8}model map: " + _DS4_SIZE)
+_DS4_GUARD_FIGURES = re.compile(r"ds4:\s{1,8}required model\+graph: " + _DS4_SIZE + "; guard budget: " + _DS4_SIZE
+                                + r"(?: \(base " + _DS4_SIZE + r", fraction ([\d.]{1,8}), reserve " + _DS4_SIZE
+                                + r"(?:, transient " + _DS4_SIZE + r")?)?")
 # (a wrap may fall anywhere in "maximum model length is N": the line under the check is read joined to the end of the
 # text before it, so each word gap is covered; review16a F7)
 _VLLM_ESTIMATE = re.compile(r"maximum\s{1,4}model\s{1,4}length\s{1,4}is\s{1,4}(\d{1,20})")
@@ -120,6 +130,12 @@ _SGLANG_AVAILABLE = re.compile(r"\bAva(?:il|li)able tokens: (\d{1,20})")
 # the profile run's measured overhead and what was left for the KV cache (negative when nothing was)
 _VLLM_METAL_FIELD = re.compile(r"\b(metal_limit|fraction|usable_metal|model_memory|overhead|kv_budget)=(-?\d{1,6}(?:\.\d{1,6})?)(GB)?")
 _VLLM_METAL_KEY = {"metal_limit": "device_limit", "usable_metal": "max_allowed", "fraction": "gpu_memory_utilization_ratio"}
+
+def _ds4_guard(line):
+    if "memory guard refused" not in line or not _DS4_GUARD.search(line):
+        return None
+    return {"kind": "ds4.memory_guard", "device_kind": None, "numbers": {}, "runtime": "ds4", "complete": True}
+
 
 def add_block_fields(ev, text) -> bool:
     """What a message prints on the lines under its first: TensorRT-LLM's table under its executor failure (component,
@@ -155,6 +171,20 @@ def add_block_fields(ev, text) -> bool:
         return hit
     if ev.get("kind") == "libplacebo.alloc":
         return libplacebo_heap(ev, text)
+    if ev.get("kind") == "ds4.memory_guard":
+        m = _DS4_MODEL_MAP.search(text)
+        if m:
+            ev["weights"] = size(m.group(1))
+            return True
+        m = _DS4_GUARD_FIGURES.search(text)
+        if not m:
+            return False
+        ev["numbers"].update(required=size(m.group(1)), limit=size(m.group(2)))
+        if m.group(3):
+            ev["numbers"]["total"] = size(m.group(3))
+            ev["guard_room"] = (size(m.group(3)) * float(m.group(4)) - size(m.group(5))
+                                - (size(m.group(6)) if m.group(6) else 0))
+        return True
     if ev.get("kind") == "dotnet.oom":
         # the first stack frame under .NET's exception is the method that threw it: an object grown past its size limit
         if "frame" in ev or not text.lstrip().startswith("at "):
