@@ -3,7 +3,11 @@ working, and what failed last. The sidebar tab shows it; scripts can poll it.
 
     {"pack_version": "0.1.0", "comfyui_version": "0.8.0" | null,
      "features": {name: {"installed": bool, "working": bool, "last_error": str | null,
-                         "enabled": bool, "note": str}}}   # the last two only for switchable features
+                         "enabled": bool, "note": str,     # only for switchable features
+                         "title": str}}}                   # only for a feature in TITLES
+
+`title` is what the feature does, as the sidebar tab names it (TITLES below: the one table of them; the page has
+none of its own). A name without a title (a pack module that failed to import) is shown by its id alone.
 
 A feature a setting switches off (an automatic mode whose setting is off) stays installed and working and
 says `"enabled": false` with a `note` naming the setting: deliberately off, not broken. `feature.switch(on,
@@ -23,6 +27,23 @@ log = logging.getLogger("gpu_garden")
 
 ROUTE = "/gpu_garden/health"
 MAX_ERROR_CHARS = 500
+
+# What each feature does, in the words of its setting or node, one row per feature id the pack registers (the
+# sidebar tab shows it, with the id as secondary detail). tests/unit/test_health.py and tests/host/test_health.py
+# fail on a registered feature without a row here.
+TITLES = {
+    "auto_unload.prepare_sampling": "Unload text encoders before every sampler (automatic)",
+    "budget.push": "Live memory bar and meter",
+    "estimate.workflow_route": "Estimate the open graph",
+    "fit_guard.prepare_sampling": "Fit to Card before every sampler (automatic)",
+    "oom_capture.execute": "OOM capture: the failing node",
+    "oom_capture.execute_async": "OOM capture: each queued prompt",
+    "oom_capture.handle_execution_error": "OOM capture: the report to the page",
+    "oom_capture.store": "OOM capture: saved reports",
+    "oom_capture.unload_all_models": "OOM capture: models resident at the failure",
+    "recorder.hooks": "Flight recorder: node timing and memory",
+    "recorder.store": "Flight recorder: saved runs",
+}
 
 _lock = threading.Lock()
 _features: dict[str, "Feature"] = {}
@@ -77,6 +98,8 @@ class Feature:
         out = {"installed": bool(self.installed), "working": bool(self.working), "last_error": self.last_error}
         if self.enabled is not None:
             out.update(enabled=self.enabled, note=self.note)
+        if self.name in TITLES:
+            out["title"] = TITLES[self.name]
         return out
 
 

@@ -3,7 +3,9 @@
 // feature as installed / working / its last error. Green = installed and working; amber = installed but
 // its last use failed (or it recovered from an error); red = not installed; grey "off" = installed and
 // working but switched off by its setting (`enabled: false`, an automatic mode), with the server's note.
-// Errors and notes are shown as text.
+// Errors and notes are shown as text. Each row is named by the server's `title` (nodes/health.py TITLES, the one table
+// of feature names), with the id as secondary detail; a feature without a title (a module that failed to load) shows
+// its id alone.
 import { api } from "../../scripts/api.js";
 import { el, ensureStyles } from "./lib/format.js";
 import { registerSidebarSection } from "./lib/sidebar.js";
@@ -24,23 +26,6 @@ const CSS = `
 .gg-health .gg-health-off{font-family:inherit;font-size:10px;opacity:.7;border:1px solid currentColor;border-radius:3px;padding:0 3px}
 `;
 
-// What each feature does, in the words of its setting or node; the id (nodes/*.py health.register) stays as
-// secondary detail beside it. A feature not listed here (a module that failed to load) shows its id alone.
-/** @type {Record<string, string>} */
-export const FEATURE_TITLES = {
-  "auto_unload.prepare_sampling": "Unload text encoders before every sampler (automatic)",
-  "budget.push": "Live memory bar and meter",
-  "estimate.workflow_route": "Estimate the open graph",
-  "fit_guard.prepare_sampling": "Fit to Card before every sampler (automatic)",
-  "oom_capture.execute": "OOM capture: the failing node",
-  "oom_capture.execute_async": "OOM capture: each queued prompt",
-  "oom_capture.handle_execution_error": "OOM capture: the report to the page",
-  "oom_capture.store": "OOM capture: saved reports",
-  "oom_capture.unload_all_models": "OOM capture: models resident at the failure",
-  "recorder.hooks": "Flight recorder: node timing and memory",
-  "recorder.store": "Flight recorder: saved runs",
-};
-
 /** ok / off / warn / down for one feature entry. */
 export function featureState(f) {
   if (!f || !f.installed) return "down";
@@ -60,7 +45,7 @@ export function renderHealth(box, health) {
     li.dataset.state = state;
     li.dataset.feature = name;
     const row = el("span");
-    const title = FEATURE_TITLES[name];
+    const title = typeof f.title === "string" && f.title ? f.title : null;
     row.append(el("i"), el("span", "gg-health-name", title || name));
     row.title = `installed: ${!!f.installed}, working: ${!!f.working}` + (f.enabled === false ? ", off" : "");
     if (state === "off") row.append(el("span", "gg-health-off", "off"));

@@ -57,8 +57,10 @@ def test_fresh_host_every_feature_green_or_off(fresh_host):
     for name in ("auto_unload.prepare_sampling", "fit_guard.prepare_sampling"):
         note = features[name]["note"]
         assert "automatic mode off" in note and "GPUGarden." in note, note
-    # features that no setting switches carry no enabled/note keys (the documented shape, unchanged)
-    assert set(features["budget.push"]) == {"installed", "working", "last_error"}
+    # features that no setting switches carry no enabled/note keys (the documented shape, plus the sidebar's title)
+    assert set(features["budget.push"]) == {"installed", "working", "last_error", "title"}
+    # every feature is named by what it does (nodes/health.py TITLES: the page has no table of its own)
+    assert [n for n, e in features.items() if not e.get("title")] == [], features
 
 
 def test_switching_an_automatic_mode_on_shows_it_enabled(fresh_host):

@@ -32,5 +32,5 @@ def test_health_route_names_versions_and_every_hook(comfy_host):
                  "oom_capture.execute_async", "budget.push", "auto_unload.prepare_sampling"):
         assert h["features"][name]["installed"] is True, (name, h["features"].get(name))
     for entry in h["features"].values():
-        assert {"installed", "working", "last_error"} <= set(entry) <= {"installed", "working", "last_error", "enabled", "note"}
+        assert {"installed", "working", "last_error"} <= set(entry) <= {"installed", "working", "last_error", "enabled", "note", "title"}
     assert comfy_host.get("/api/gpu_garden/health")["pack_version"] == "0.1.0"

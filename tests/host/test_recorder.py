@@ -100,7 +100,8 @@ def test_sd15_run_is_recorded_node_by_node(host):
     assert rep["redacted"] is True and rep["prompt_id"] == pid and len(rep["nodes"]) == len(run["nodes"])
     assert "<path>" in " ".join(rep["args"])
     health = host.get("/gpu_garden/health")["features"]
-    assert health["recorder.hooks"] == {"installed": True, "working": True, "last_error": None}
+    assert health["recorder.hooks"] == {"installed": True, "working": True, "last_error": None,
+                                        "title": "Flight recorder: node timing and memory"}
     assert health["recorder.store"]["working"] is True
 
 

@@ -179,6 +179,7 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
             .map(li => [li.dataset.feature, [li.querySelector('.gg-health-name').textContent, li.querySelector('.gg-health-id')?.textContent]]))""")
         for feature, (title, secondary) in names.items():
             assert "_" not in title and "." not in title and secondary == feature, (feature, title, secondary)
+            assert title == health["features"][feature]["title"], (feature, title)  # the server's name (nodes/health.py)
         assert names["oom_capture.execute"][0] == "OOM capture: the failing node", names
         assert f"ComfyUI {health['comfyui_version'] or 'unknown'}" in page.text_content("[data-testid=gpu-garden-health]")
         page.screenshot(path=str(output_dir / "budget_sidebar.png"), clip={"x": 0, "y": 0, "width": 700, "height": 520})
