@@ -9,7 +9,7 @@
 // this page also renders at most once per interval.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS } from "./lib/format.js";
+import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS, modelLabel } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
 import { canvasElement, remountFace } from "./lib/graph_adapter.js";
 import { keepOnScreen } from "./lib/node_face.js";
@@ -123,7 +123,7 @@ function deviceView({ notes = false } = {}) {
     bar.update(dev);
     if (notes) {
       models.replaceChildren(...(dev.models || []).map((m) =>
-        el("li", null, `${m.name}: ${fmtBytes(m.bytes, 2)}${m.partial ? " (partially loaded)" : ""}`)));
+        el("li", null, `${modelLabel(m)}: ${fmtBytes(m.bytes, 2)}${m.partial ? " (partially loaded)" : ""}`)));
       noteBox.replaceChildren(...(dev.notes || []).map((n) => el("div", "gg-note", n, { whiteSpace: "normal" })));
     }
   };

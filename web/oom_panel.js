@@ -9,7 +9,7 @@
 // from the server is put in the page as text; guide markdown goes through oom_markdown.js.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { el, exposeForTests, fmtBytes } from "./lib/format.js";
+import { el, exposeForTests, fmtBytes, modelLabel } from "./lib/format.js";
 import { getSetting } from "./lib/frontend.js";
 import { applySwap, undoSwap, visibleNode } from "./lib/oom_graph.js";
 import { fetchReports, renderHistory } from "./lib/oom_history.js";
@@ -176,7 +176,7 @@ class OOMPanel {
     if (r.captured) meta.push(`memory captured ${r.captured}`);
     if (r.latent?.width) meta.push(latentText(r.latent));
     if (r.model_family) meta.push(r.model_family);
-    const models = (r.loaded_models || []).map((m) => `${m.label || m.name} ${fmtBytes(m.bytes, 2)}`)  // "VAE", not AutoencoderKL;
+    const models = (r.loaded_models || []).map((m) => `${modelLabel(m)} ${fmtBytes(m.bytes, 2)}`);  // "VAE", not AutoencoderKL
     if (models.length) meta.push(`loaded: ${models.join(", ")}`);
     if (r.timestamp) meta.push(new Date(r.timestamp * 1000).toLocaleString());
     for (const n of r.notes || []) meta.push(n);

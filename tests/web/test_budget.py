@@ -63,6 +63,7 @@ def _bar_state(page, sel):
       return {
         kinds: spans.map(s => s.dataset.kind),
         titles: spans.map(s => s.title),
+        labels: spans.map(s => s.dataset.label),
         widths: spans.map(s => parseFloat(s.style.width)),
         live: root.querySelector('.gg-live')?.textContent,
         text: root.textContent,
@@ -83,6 +84,12 @@ def test_budget_node_shows_a_live_owner_split_bar(browser, comfy_host, loaded_ch
         assert "free" in first["kinds"] and "model" in first["kinds"], first
         model_titles = [t for k, t in zip(first["kinds"], first["titles"]) if k == "model"]
         assert any("GiB" in t or "MiB" in t for t in model_titles), model_titles  # each model named on hover
+        # each model by the label the server sends (as the unload face and the OOM panel name it), not its class name
+        sent = comfy_host.get("/gpu_garden/budget")
+        labels = {m["label"] for d in sent["devices"] for m in d["models"]}
+        shown = {lab for k, lab in zip(first["kinds"], first["labels"]) if k == "model"}
+        assert shown == labels and any(lab.startswith("text encoder (") for lab in shown), (shown, labels)
+        assert not any("ClipModel" in t for t in model_titles), model_titles
         assert sum(first["widths"]) == pytest.approx(100, abs=1.0)
         assert "GiB free" in first["text"] and "RAM" in first["text"]
         # live: the timestamp moves without a run
@@ -150,6 +157,12 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
         page.click(sel)
         page.wait_for_selector(".gg-side .gg-bar", state="visible", timeout=10000)
         assert "GPU memory, by owner" in page.text_content(".gg-side")
+        # the sidebar's model list names each model by its label too (format.js modelLabel)
+        sent = comfy_host.get("/gpu_garden/budget")
+        listed = page.evaluate("() => [...document.querySelectorAll('.gg-side .gg-dev ul li')].map(li => li.textContent)")
+        for m in (m for d in sent["devices"] for m in d["models"]):
+            assert any(t.startswith(m["label"] + ": ") for t in listed), (m, listed)
+        assert not any("ClipModel" in t for t in listed), listed
         # the tab is built from registered sections (web/lib/sidebar.js): devices first, then the pack's health
         sections = page.evaluate("() => [...document.querySelectorAll('.gg-side [data-gg-section]')].map(e => e.dataset.ggSection)")
         assert sections[:2] == ["devices", "health"], sections

@@ -84,6 +84,16 @@ export function deviceLabel(dev) {
   return `${kind} ${dev.index}`;
 }
 
+/**
+ * The one name a user reads for a loaded model, on the bar, in the sidebar and in the OOM panel: the server's label
+ * (nodes/host_models.model_label: "text encoder (SD1 CLIP)", "VAE"; the unload report's lines use the same), else its
+ * class name ("SD1ClipModel") from a snapshot or report made before labels.
+ * @param {{ label?: string | null, name?: string | null } | null | undefined} m
+ */
+export function modelLabel(m) {
+  return String(m?.label || m?.name || "model");
+}
+
 /** The bar's parts in drawing order, bytes each; numbers the backend cannot measure are left out. */
 export function segments(dev) {
   const out = [];
@@ -92,8 +102,9 @@ export function segments(dev) {
   models.forEach((m, i) => {
     modelBytes += m.bytes || 0;
     const partial = m.partial ? " (partially loaded)" : "";
-    out.push({ key: `model:${i}`, kind: "model", label: m.name, bytes: m.bytes || 0,
-      color: COLORS.models[i % COLORS.models.length], title: `${m.name}: ${fmtBytes(m.bytes, 2)}${partial}` });
+    const label = modelLabel(m);
+    out.push({ key: `model:${i}`, kind: "model", label, bytes: m.bytes || 0,
+      color: COLORS.models[i % COLORS.models.length], title: `${label}: ${fmtBytes(m.bytes, 2)}${partial}` });
   });
   const add = (key, label, short, bytes, hint) => {
     if (bytes == null) return;
