@@ -11,7 +11,7 @@ import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS, modelLabel } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
-import { canvasElement, remountFace } from "./lib/graph_adapter.js";
+import { canvasElement, watchFace } from "./lib/graph_adapter.js";
 import { keepOnScreen } from "./lib/node_face.js";
 import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
 
@@ -180,7 +180,7 @@ function attachToNode(node) {
   const view = {
     update(snap) {
       if (!snap) return;
-      remountFace(node, root); // a node re-created by Ctrl+Z in Nodes 2.0 (graph_adapter.remountFace)
+      if (!root.isConnected) watchFace(node, root); // a node re-created by Ctrl+Z in Nodes 2.0: waits for the DOM, no polling
       empty.remove();
       fill(snap);
       live.textContent = `live ${fmtTime(snap.sampled_at)}`;
@@ -212,7 +212,7 @@ function attachToNode(node) {
 function showRecorded(node, snap) {
   const ui = node.__ggBudget;
   if (!ui || !snap) return;
-  remountFace(node, ui.root);
+  watchFace(node, ui.root);
   const parts = snap.devices.map((d) => `${deviceLabel(d)} ${fmtGiB(d.free, 1)} GiB free`);
   ui.recorded.textContent = `at run ${fmtTime(snap.sampled_at)}: ${parts.join(", ")}`;
   ui.recorded.title = "what this node recorded when it last ran (its budget output)";

@@ -82,3 +82,59 @@ def test_faces_stay_live_after_undo(browser, comfy_host, vue):
         comfy_host.wait_idle()
     finally:
         page.context.close()
+
+
+# Count document.querySelector calls that look for a node's element (remountFace's query) from now on.
+COUNT_NODE_QUERIES = """() => { window.__ggNodeQueries = 0;
+  if (window.__ggCountingNodes) return; window.__ggCountingNodes = true;
+  const own = Document.prototype.querySelector;
+  Document.prototype.querySelector = function (sel, ...rest) {
+    if (String(sel).startsWith('.lg-node[data-node-id=')) window.__ggNodeQueries += 1;
+    return own.call(this, sel, ...rest); }; }"""
+BUDGET = """() => { const g = app.rootGraph ?? app.graph; const n = g.getNodeById(10) ?? g.getNodeById('10');
+  return n; }"""
+
+
+def test_an_unmounted_face_waits_for_the_dom_not_a_timer(browser, comfy_host):
+    """A VRAM Budget face that is off screen in Nodes 2.0 is not looked for on every push (it was: two DOM queries a
+    second per face); it waits for the canvas container's DOM to change (graph_adapter.watchFace), is put back when
+    its place shows again, and a removed node leaves no observer or timer behind."""
+    page, console = open_comfy(browser, comfy_host, vue_nodes=True, settings={"GPUGarden.Meter.IntervalMs": 250})
+    try:
+        wf = {"4": workflow()["4"], "10": workflow()["10"]}
+        page.evaluate("async (wf) => { await app.loadApiJson(wf, 'watch.json'); }", wf)
+        page.evaluate(JS_FIT_VIEW)
+        faces = {"10": FACES["10"]}
+        page.wait_for_function(f"(faces) => Object.values(({JS_FACES})(faces)).every(f => f.own_on_screen)", arg=faces,
+                               timeout=20000)
+        page.wait_for_function("() => window.__gpuGarden.budget.intervalMs === 250", timeout=5000)
+        # the face leaves the screen, as when the frontend unmounts a node's widgets
+        page.evaluate(f"""() => {{ const root = ({BUDGET})().widgets.find(w => w.name === 'gpu_garden_budget').element;
+            window.__ggSlot = root.parentElement; root.remove(); }}""")
+        page.evaluate(COUNT_NODE_QUERIES)
+        n0 = page.evaluate("() => window.__gpuGarden.budget.received")
+        page.wait_for_timeout(2500)
+        pushes = page.evaluate("() => window.__gpuGarden.budget.received") - n0
+        assert pushes >= 4, pushes  # about 10 pushes at 250 ms
+        queries = page.evaluate("() => window.__ggNodeQueries")
+        assert queries <= 1, (queries, pushes)  # one try when it starts waiting, none per push
+        assert page.evaluate("() => window.__gpuGarden.faceWatch.stats()") == {
+            "waiting": 1, "observing": True, "timer": False, "frame": False}
+        # its place shows again with the old face in it (as after an undo): put back at the next DOM change
+        page.evaluate(f"""() => {{ const root = ({BUDGET})().widgets.find(w => w.name === 'gpu_garden_budget').element;
+            window.__ggSlot.append(root.cloneNode(true)); }}""")
+        page.wait_for_function(f"(faces) => Object.values(({JS_FACES})(faces)).every(f => f.own_on_screen)", arg=faces,
+                               timeout=5000)
+        assert page.evaluate("() => window.__gpuGarden.faceWatch.stats()") == {
+            "waiting": 0, "observing": False, "timer": False, "frame": False}
+        # off screen again, then the node is removed: nothing keeps watching for it
+        page.evaluate(f"""() => ({BUDGET})().widgets.find(w => w.name === 'gpu_garden_budget').element.remove()""")
+        page.wait_for_function("() => window.__gpuGarden.faceWatch.stats().waiting === 1", timeout=5000)
+        page.evaluate(f"() => {{ const n = ({BUDGET})(); n.graph.remove(n); }}")
+        assert page.evaluate("() => window.__gpuGarden.faceWatch.stats()") == {
+            "waiting": 0, "observing": False, "timer": False, "frame": False}
+        page.wait_for_timeout(600)
+        assert page.evaluate("() => window.__gpuGarden.faceWatch.stats()")["waiting"] == 0
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()

@@ -15,7 +15,10 @@
 // - node ids: 1.35 uses numbers, 1.58 strings ("8"); compare them with sameNodeId().
 // - remountFace: Nodes 2.0 mounts a DOM widget's element once per node component; after a graph reloaded in
 //   place (undo, redo) the component is kept and shows the removed node's element. Ours is put in its place.
+//   watchFace: a face that cannot be put on screen yet waits for the canvas container's DOM to change (one
+//   MutationObserver for all such faces, on #graph-canvas-container), not for a timer.
 import { app } from "../../../scripts/app.js";
+import { exposeForTests } from "./format.js";
 
 /** @type {Set<string>} */
 const warned = new Set();
@@ -138,6 +141,102 @@ export function remountFace(node, element) {
   stale.parentElement.replaceChildren(element);
   return true;
 }
+
+// -- faces waiting to be put on screen ---------------------------------------------------------------------------
+/** element -> its node: faces (Nodes 2.0) that remountFace could not put on screen yet. */
+const waiting = new Map();
+/** @type {{ observer: MutationObserver | null, target: Element | null, frame: number, timer: any }} */
+const watch = { observer: null, target: null, frame: 0, timer: 0 };
+const FALLBACK_MS = 1000;
+
+/** The element whose subtree holds every node of the graph on screen (Nodes 2.0's .lg-node elements). */
+function canvasContainer() {
+  return document.getElementById("graph-canvas-container") ?? app.canvas?.canvas?.parentElement ?? null;
+}
+
+/** A node that left its graph (removed, or its graph reloaded in place by undo) will never be shown again. */
+function nodeGone(node) {
+  return !node?.graph || nodeById(node.graph, node.id) !== node;
+}
+
+/** Try each waiting face once; stop watching when none is left. */
+function checkWaiting() {
+  watch.frame = 0;
+  for (const [element, node] of [...waiting]) {
+    if (element.isConnected || nodeGone(node) || remountFace(node, element)) waiting.delete(element);
+  }
+  if (!waiting.size) stopWatching();
+}
+
+function stopWatching() {
+  watch.observer?.disconnect();
+  watch.observer = null;
+  watch.target = null;
+  cancelAnimationFrame(watch.frame);
+  watch.frame = 0;
+  clearTimeout(watch.timer);
+  watch.timer = 0;
+}
+
+/** Watch the canvas container for added elements (a node drawn, its widgets mounted); else, one timer as fallback. */
+function startWatching() {
+  const target = canvasContainer();
+  if (watch.observer && watch.target === target && target?.isConnected) return;
+  stopWatching();
+  if (target && typeof MutationObserver === "function") {
+    watch.target = target;
+    watch.observer = new MutationObserver((records) => {
+      if (watch.frame || !records.some((r) => r.addedNodes.length)) return;
+      watch.frame = requestAnimationFrame(checkWaiting); // one check per frame, however many records
+    });
+    watch.observer.observe(target, { childList: true, subtree: true });
+    return;
+  }
+  warnOnce("#graph-canvas-container (MutationObserver)");
+  const tick = () => {
+    checkWaiting();
+    if (waiting.size) watch.timer = setTimeout(tick, FALLBACK_MS);
+  };
+  watch.timer = setTimeout(tick, FALLBACK_MS);
+}
+
+/** Stop waiting for the faces of `node` (its onRemoved). */
+function forgetNode(node) {
+  for (const [element, n] of [...waiting]) if (n === node) waiting.delete(element);
+  if (!waiting.size) stopWatching();
+}
+
+/**
+ * Keep `element` (a face of `node`) on screen: put it there now (remountFace), else wait for the canvas's DOM to
+ * change and try again then. Cheap to call often: a face already on screen or already waiting costs no query. A node
+ * removed from its graph stops the wait (no observer or timer is left for it). True when `element` is on screen.
+ * Only Nodes 2.0 needs this; the classic canvas mounts its DOM widgets itself.
+ * @param {any} node
+ * @param {HTMLElement} element
+ */
+export function watchFace(node, element) {
+  if (element.isConnected) return true;
+  if (waiting.has(element)) return false;
+  if (remountFace(node, element)) return true;
+  if (!vueNodesMode() || nodeGone(node)) return false;
+  if (!node.__ggFaceWatch) {
+    node.__ggFaceWatch = true;
+    const onRemoved = node.onRemoved;
+    node.onRemoved = function (...args) {
+      forgetNode(this);
+      return onRemoved?.apply(this, args);
+    };
+  }
+  waiting.set(element, node);
+  startWatching();
+  return false;
+}
+
+/** For tests: how many faces wait, and whether an observer or a timer is running for them. */
+export function faceWatchStats() {
+  return { waiting: waiting.size, observing: !!watch.observer, timer: !!watch.timer, frame: !!watch.frame };
+}
+exposeForTests({ faceWatch: { stats: faceWatchStats } });
 
 /** Selectors of the frontend's own error UI, per version (none of them is an API). */
 const ERROR_UI = [

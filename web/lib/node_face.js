@@ -6,7 +6,7 @@
 // and how it sizes itself stay in its own module; only the look and the wiring they share are here.
 import { app } from "../../../scripts/app.js";
 import { el } from "./format.js";
-import { remountFace } from "./graph_adapter.js";
+import { watchFace } from "./graph_adapter.js";
 
 /** The look every face shares; a node adds its own layout keys (overflow, whiteSpace, position). */
 const FACE_STYLE = {
@@ -48,19 +48,18 @@ export function addFace(node, { name, testid, width, idle, cls = null, style = n
 
 /**
  * After the frontend has drawn a just-created node, make sure `root` (its face) is what is on screen: a node
- * re-created by Ctrl+Z / Ctrl+Y in Nodes 2.0 is not given its own face otherwise (graph_adapter.remountFace).
+ * re-created by Ctrl+Z / Ctrl+Y in Nodes 2.0 is not given its own face otherwise (graph_adapter.remountFace). A node
+ * not drawn yet is watched (graph_adapter.watchFace: the canvas's DOM changing, no timer) until it is, or is removed.
  * @param {any} node
  * @param {HTMLElement} root
  */
 export function keepOnScreen(node, root) {
-  requestAnimationFrame(() => {
-    if (!remountFace(node, root)) setTimeout(() => remountFace(node, root), 300);
-  });
+  requestAnimationFrame(() => watchFace(node, root));
 }
 
 /** Every face of `node` on screen before it is drawn into (see keepOnScreen). @param {any} node */
 function remountFaces(node) {
-  for (const root of node.__ggFaces || []) remountFace(node, root);
+  for (const root of node.__ggFaces || []) watchFace(node, root);
 }
 
 /**
