@@ -17,6 +17,7 @@
 //   place (undo, redo) the component is kept and shows the removed node's element. Ours is put in its place.
 //   watchFace: a face that cannot be put on screen yet waits for the canvas container's DOM to change (one
 //   MutationObserver for all such faces, on #graph-canvas-container), not for a timer.
+// - canvasArea: the graph's visible part, from the frontend's graph panel (.graph-canvas-panel), cached.
 import { app } from "../../../scripts/app.js";
 import { exposeForTests } from "./format.js";
 
@@ -247,19 +248,44 @@ const ERROR_UI = [
 ];
 
 // The frontend's side bars drawn over the canvas (the canvas element spans the whole window under them): the
-// icon strip and the open tab's panel, on 1.35 and 1.58 alike, on whichever side the user put them.
+// icon strip and the open tab's panel, on 1.35 and 1.58 alike, on whichever side the user put them. canvasArea's
+// fallback where the frontend has no graph panel.
 const SIDE_UI = [".side-tool-bar-container", ".side-bar-panel"];
 
-/** The part of the window where the graph shows: the window less the side bars over the canvas. */
+/** @type {Element | null} the frontend's graph panel, kept while it is in the document (canvasArea) */
+let graphPanel = null;
+
+/**
+ * The frontend's graph panel (.graph-canvas-panel, 1.35 and 1.58: the splitter's part beside the side bars), found once
+ * and queried again only when it has left the document (a layout rebuilt), so a caller each animation frame costs no
+ * query. Null where the frontend has none.
+ */
+function graphPanelElement() {
+  if (!graphPanel?.isConnected) graphPanel = document.querySelector(".graph-canvas-panel");
+  return graphPanel;
+}
+
+/**
+ * The part of the window where the graph shows: the window less the side bars over the canvas (the icon strip, an
+ * open tab's panel, on either side). Read from the graph panel's rectangle; without one, from the side bars found
+ * one by one (one warning).
+ */
 export function canvasArea() {
   const vw = window.innerWidth;
   const area = { left: 0, top: 0, right: vw, bottom: window.innerHeight };
+  const r = graphPanelElement()?.getBoundingClientRect();
+  if (r && r.width > 0) {
+    area.left = Math.max(0, r.left);
+    area.right = Math.min(vw, r.right);
+    return area;
+  }
+  warnOnce("the graph panel .graph-canvas-panel");
   for (const sel of SIDE_UI) {
     for (const e of document.querySelectorAll(sel)) {
-      const r = e.getBoundingClientRect();
-      if (!(r.width > 0 && r.height > window.innerHeight * 0.5)) continue;
-      if (r.left + r.width / 2 < vw / 2) area.left = Math.max(area.left, r.right);
-      else area.right = Math.min(area.right, r.left);
+      const s = e.getBoundingClientRect();
+      if (!(s.width > 0 && s.height > window.innerHeight * 0.5)) continue;
+      if (s.left + s.width / 2 < vw / 2) area.left = Math.max(area.left, s.right);
+      else area.right = Math.min(area.right, s.left);
     }
   }
   return area;
