@@ -1,6 +1,7 @@
 """How the pack reads the frontend, in real Chromium against the real --cpu ComfyUI, on 1.35.9 and 1.58.1: the OOM
 panel follows its node without querying the page for the canvas area on every animation frame
-(graph_adapter.canvasArea keeps the graph panel's element)."""
+(graph_adapter.canvasArea keeps the graph panel's element), and a node's input links are read through
+LGraphNode.getInputLink, not input.link (1.58 deprecates it: "input.link is deprecated" in the console)."""
 from support.comfy_host import sd15_prompt
 from web.conftest import open_comfy
 from web.test_oom_panel import assert_beside, frame_node, load_api, vae_report
@@ -38,6 +39,58 @@ def test_the_oom_panel_follows_without_a_query_per_frame(browser, comfy_host):
         page.evaluate(FRAMES, 60)
         assert page.evaluate("() => window.__ggAreaQueries") == 1
         assert_beside(page, "8")
+        assert [m for m in console if "frontend internals changed" in m["text"]] == []
+    finally:
+        page.context.close()
+
+
+# Every read of a node's input links the pack makes (graph_adapter.inputLink, and through it the tiled swap's
+# replaceNode, Fit to Card's offers; node_size's isInputConnected), with LiteGraph's deprecation warnings recorded
+# while they run, with their stacks (1.58: every time, not once per page). 1.35 has no such warnings; the links must
+# be right on both.
+READ_LINKS = """async () => {
+  const ga = await import('/extensions/comfyui-gpu-garden/lib/graph_adapter.js');
+  const ns = await import('/extensions/comfyui-gpu-garden/lib/node_size.js');
+  const LG = window.LiteGraph, g = app.rootGraph ?? app.graph, warned = [];
+  const hook = (msg) => warned.push(`${msg}\n${new Error().stack}`);
+  const repeat = LG.alwaysRepeatWarnings;
+  if (Array.isArray(LG.onDeprecationWarning)) { LG.alwaysRepeatWarnings = true; LG.onDeprecationWarning.push(hook); }
+  try {
+    const node = (id) => ga.nodeById(g, id);
+    const vae = node(8);
+    const links = [0, 1].map((slot) => { const l = ga.inputLink(vae, slot); return l && String(l.origin_id); });
+    const none = ga.inputLink(node(4), 0);
+    const est = LG.createNode('GPUGardenFootprintEstimate');
+    est.pos = [900, 500]; g.add(est);
+    const size = ns.nodeSize(est);
+    const tiled = ga.replaceNode(vae, 'VAEDecodeTiled', { widgets: { tile_size: 512 } });
+    const tiledLinks = [0, 1].map((slot) => { const l = ga.inputLink(tiled, slot); return l && String(l.origin_id); });
+    const { node: sg } = g.convertToSubgraph(new Set([tiled]));
+    const sgLinks = (sg.inputs || []).map((inp, slot) => { const l = ga.inputLink(sg, slot); return l && String(l.origin_id); });
+    return { links, none, size, sgLinks, tiledLinks, warned };
+  } finally {
+    if (Array.isArray(LG.onDeprecationWarning)) {
+      LG.onDeprecationWarning.splice(LG.onDeprecationWarning.indexOf(hook), 1);
+      LG.alwaysRepeatWarnings = repeat;
+    }
+  }
+}"""
+
+
+def test_input_links_are_read_without_the_deprecated_input_link(browser, comfy_host):
+    page, console = open_comfy(browser, comfy_host, vue_nodes=False)
+    try:
+        load_api(page, sd15_prompt())  # 8 VAEDecode <- 3 KSampler (samples), 4 CheckpointLoaderSimple (vae)
+        got = page.evaluate(READ_LINKS)
+        assert got["links"] == ["3", "4"], got
+        assert got["none"] is None, got  # the checkpoint loader has no input
+        assert got["size"].get("width", 0) > 0 and got["size"].get("height", 0) > 0, got  # its size widgets, unlinked
+        assert got["tiledLinks"] == ["3", "4"], got  # the tiled swap (replaceNode) kept both input links
+        # a subgraph node's inputs: the links that feed it from outside (not the ones inside its subgraph)
+        assert sorted(got["sgLinks"]) == ["3", "4"], got
+        # (the frontend's own ComfyNode.configure reads input.link as a workflow loads: one warning per page that
+        # is not the pack's, so the console as a whole cannot be the check; the calls above are)
+        assert [w for w in got["warned"] if "input.link" in w] == [], got["warned"]
         assert [m for m in console if "frontend internals changed" in m["text"]] == []
     finally:
         page.context.close()

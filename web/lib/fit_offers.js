@@ -4,7 +4,7 @@
 // exactly. Public frontend API only (node.inputs / outputs / widgets, widget.value, widget.callback); link and
 // node lookups go through graph_adapter.js. Nothing here runs without a click.
 import { app } from "../../../scripts/app.js";
-import { linkById, nodeById, sameNodeId } from "./graph_adapter.js";
+import { inputLink, linkById, nodeById, sameNodeId } from "./graph_adapter.js";
 
 const MAX_NODES = 64; // a walk never visits more nodes than this
 
@@ -61,18 +61,18 @@ function reached(node, apply) {
     }
     return queue.map((q) => q.node);
   }
-  const inp = (node.inputs || []).find((i) => i.name === apply.from);
-  const first = inp?.link != null ? linkById(graph, inp.link) : null;
+  const at = (node.inputs || []).findIndex((i) => i.name === apply.from);
+  const inp = at >= 0 ? node.inputs[at] : null;
+  const first = inp ? inputLink(node, at) : null;
   if (first) queue.push({ node: nodeById(graph, first.origin_id), type: String(inp.type) });
   while (queue.length && out.length < MAX_NODES) {
     const { node: n, type } = /** @type {{node: any, type: string}} */ (queue.shift());
     if (!n || seen.has(String(n.id))) continue;
     seen.add(String(n.id));
     out.push(n);
-    for (const i of n.inputs || []) {
-      if (i.link == null) continue;
+    for (const [slot, i] of (n.inputs || []).entries()) {
       if (apply.through === "same" && !(String(i.type) === type || i.type === "*")) continue;
-      const l = linkById(graph, i.link);
+      const l = inputLink(n, slot);
       if (l) queue.push({ node: nodeById(graph, l.origin_id), type });
     }
   }

@@ -18,6 +18,7 @@
 //   watchFace: a face that cannot be put on screen yet waits for the canvas container's DOM to change (one
 //   MutationObserver for all such faces, on #graph-canvas-container), not for a timer.
 // - canvasArea: the graph's visible part, from the frontend's graph panel (.graph-canvas-panel), cached.
+// - inputLink: a node input's link through LGraphNode.getInputLink (1.58 deprecates reading input.link).
 import { app } from "../../../scripts/app.js";
 import { exposeForTests } from "./format.js";
 
@@ -63,6 +64,23 @@ export function linkById(graph, id) {
   warnOnce("graph.getLink");
   const links = graph.links;
   return (links instanceof Map ? links.get(id) : links?.[id]) ?? null;
+}
+
+/**
+ * The link that feeds input `slot` of `node`, or null. LGraphNode.getInputLink, on 1.35 and 1.58 alike (1.58 deprecates
+ * reading input.link, with a console warning); taken from LGraphNode's prototype because a subgraph node overrides it
+ * with the link inside its subgraph, not the one feeding it. A frontend without it: input.link (one warning).
+ * @param {any} node
+ * @param {number} slot
+ */
+export function inputLink(node, slot) {
+  if (!node?.graph || !(slot >= 0 && slot < (node.inputs?.length ?? 0))) return null;
+  // @ts-ignore: set by the frontend
+  const get = window.LiteGraph?.LGraphNode?.prototype?.getInputLink;
+  if (typeof get === "function") return get.call(node, slot) ?? null;
+  warnOnce("LGraphNode.getInputLink");
+  const id = node.inputs[slot]?.link;
+  return id != null ? linkById(node.graph, id) : null;
 }
 
 /** Is the Nodes 2.0 (Vue) renderer on? */
@@ -307,8 +325,8 @@ export function frontendErrorRects() {
 /** The links of a node, by input name and by output slot, as plain data. */
 function linksOf(node) {
   const graph = node.graph;
-  const inputs = (node.inputs || []).map((inp) => {
-    const l = inp.link != null ? linkById(graph, inp.link) : null;
+  const inputs = (node.inputs || []).map((inp, slot) => {
+    const l = inputLink(node, slot);
     return l ? { name: inp.name, originId: l.origin_id, originSlot: l.origin_slot } : null;
   }).filter(Boolean);
   const outputs = [];

@@ -2,10 +2,13 @@
 // The Footprint Estimate node's own size (width/height/frames/batch widgets), as the workflow route takes it when the
 // graph has no latent node. No ComfyUI imports.
 
-/** A node input of this name that a link feeds: the node would use the linked value, not its widget's. */
+/** A node input of this name that a link feeds: the node would use the linked value, not its widget's. Asked through
+ *  LGraphNode.isInputConnected where the node has it (1.35 and 1.58; 1.58 deprecates reading input.link). */
 function linked(node, name) {
-  const input = (node?.inputs || []).find((i) => (i?.widget?.name ?? i?.name) === name);
-  return input?.link != null;
+  const slot = (node?.inputs || []).findIndex((i) => (i?.widget?.name ?? i?.name) === name);
+  if (slot < 0) return false;
+  if (typeof node.isInputConnected === "function") return !!node.isInputConnected(slot);
+  return node.inputs[slot]?.link != null; // plain data (a serialized node)
 }
 
 /**
