@@ -48,7 +48,10 @@ WEIGHTS = [
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
       lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),
-    R("weights-exceed-vram", 2.6, lambda x: torch(x) and x.total and not x.impossible and x.allocated == 0 and x.req >= 0.25 * x.total,
+    # (not a first request larger than the whole card: a model is placed tensor by tensor, and no layer's tensor passes the
+    # card it is being loaded onto; one tensor that does is sized by its input: activations' 50%-of-the-card row)
+    R("weights-exceed-vram", 2.6, lambda x: torch(x) and x.total and not x.impossible and x.allocated == 0
+      and 0.25 * x.total <= x.req <= x.total,
       "nothing was allocated yet and the first request is {req:b} ({req_share:.0%} of the card): the model is being loaded"),
     R("weights-exceed-vram", 2.8, lambda x: x.ggml_stage == "after-model-buffers" and x.n_ctx and x.n_ctx <= 4096,
       "the model's buffers were allocated and the next small allocation failed; a {n_ctx}-token context's KV cache is small: the weights fill the card"),

@@ -237,4 +237,8 @@ def _ollama_runner(line):
           "inner": inner[:500], "wrapper": True}
     if m.group(3) is not None:
         ev["form"] = "gone"      # a runner that died: an OOM only when its last error is one (parse._ollama_runner_gone)
+    elif b := RX.GGML_BUFFER.search(inner):
+        # "process has terminated: ..." quoting the runner's own allocator line ("failed to allocate [CUDA_Host] buffer of
+        # size N"): the refused size is the event's; its device is left to the incident's lines
+        ev["numbers"]["requested"] = int(b.group(2))
     return ev
