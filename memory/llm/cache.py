@@ -129,6 +129,27 @@ GPTOSS_ARCHS = ("gpt_oss", "gpt-oss")
 OLLAMA_SWA_MEMORY = {"gemma4": 4096, "gemma4_text": 4096}
 
 
+# DeepSeek sparse attention (DeepSeek-V3.2, GLM-5) in vLLM, two caches a layer:
+#  - the Lightning Indexer's keys: vllm/model_executor/models/deepseek_v2.py, class Indexer, "self.k_cache =
+#    DeepseekV32IndexerCache(head_dim=self.head_dim + self.head_dim // self.quant_block_size * 4, dtype=torch.uint8"
+#    with quant_block_size = 128: one fp8 key of index_head_dim values and an fp32 scale per 128 of them a token,
+#    whatever --kv-cache-dtype says (index_head_dim 128: 132 bytes);
+#  - the latent: with an fp8 cache FlashMLASparse's fp8_ds_mla record (get_kv_cache_shape): kv_lora_rank fp8 values,
+#    an fp32 scale per 128 of them and qk_rope_head_dim values in 16 bits (512 + 16 + 128 = 656 bytes, not 576);
+#    with a 16-bit cache the dense latent (kv_lora_rank + qk_rope_head_dim values).
+DSA_QUANT_BLOCK = 128
+
+
+def dsa_token_bytes(spec: LLMSpec, kv_bytes: float) -> tuple:
+    """(latent, indexer key) bytes one token adds to one layer of a DeepSeek-sparse-attention model in vLLM."""
+    scales = lambda n: -(-n // DSA_QUANT_BLOCK) * 4  # noqa: E731 (one fp32 scale per 128 values)
+    if kv_bytes == 1:  # fp8_ds_mla
+        latent = spec.kv_lora_rank + scales(spec.kv_lora_rank) + spec.qk_rope_head_dim * 2
+    else:
+        latent = (spec.kv_lora_rank + spec.qk_rope_head_dim) * kv_bytes
+    return latent, spec.index_head_dim + scales(spec.index_head_dim)
+
+
 def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
                            table: dict | None = None) -> list:
     """Bytes one token adds to each layer (every layer counted as attention; callers keep the attention kinds)."""
@@ -136,6 +157,8 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     kb, vb = sizes[kv], sizes[kv_v or kv]
     if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors / Gemma 4): K and V equal halves
         return [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
+    if spec.index_head_dim:  # DeepSeek sparse attention: the latent and the indexer's key (dsa_token_bytes)
+        return [sum(dsa_token_bytes(spec, kb))] * spec.n_layers
     k, v = layer_elems(spec, mla_cache)
     kbytes = k * kb
     if spec.mla and mla_cache == "latent-256b":

@@ -59,15 +59,15 @@ UNDESCRIBED = (
      "no built-in description of this size (built in: NVIDIA-Nemotron-3-Nano-30B-A3B); a config.json given with "
      "--config is read with its hybrid_override_pattern (Mamba-2, attention, MLP and MoE layers) and its Mamba-2 "
      "state (heads, groups, d_state) for vLLM and llama.cpp"),
-    # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5 / 5.1 / 5.2: GlmMoeDsaForCausalLM) and DeepSeek-V4's compressed
-    # attention: vLLM's FlashMLASparse backend keeps an fp8 cache as "fp8_ds_mla", 656 bytes a token a layer (512 fp8
-    # values, four fp32 scales, 64 bf16 rope dims: get_kv_cache_shape), beside the Lightning Indexer's own fp8 key
-    # cache; DeepSeek-V4 adds compressed layers (compress_ratio 4 / 128, their own SlidingWindowMLASpec block sizes 4 /
-    # 8) and a sliding window. kv's MLA cache is the dense latent (576 values a token a layer), so these are refused
+    # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5 / 5.1 / 5.2: GlmMoeDsaForCausalLM): GLM-5 is built in (its
+    # config.json read), its cache as vLLM keeps it (cache.dsa_token_bytes: the fp8_ds_mla latent and the Lightning
+    # Indexer's key). The other versions' config.json were not read; given with --config they are read the same way.
+    # DeepSeek-V4's compressed attention (compress_ratio 4 / 128, their own SlidingWindowMLASpec block sizes 4 / 8,
+    # a sliding window) is refused
     (r"^(?:deepseek-v3\.2|glm-?5(?![\d]))", "DeepSeek sparse attention (DeepSeek-V3.2, GLM-5.x)",
-     "not modelled: vLLM and SGLang keep its latent cache in DeepSeek's fp8_ds_mla layout (656 bytes a token a layer "
-     "with an fp8 cache, not the dense latent's 576) and a second cache for the Lightning Indexer's keys, which kv's "
-     "MLA pool does not hold; a config.json given with --config is refused the same way"),
+     "no built-in description of this version (built in: GLM-5, sized for vLLM: each layer's latent in fp8_ds_mla "
+     "records, 656 bytes a token with an fp8 cache, and the Lightning Indexer's fp8 key, 132 bytes a token); a "
+     "config.json given with --config is read the same way"),
     (r"^deepseek-v4(?![.\d])", "DeepSeek-V4",
      "not modelled: its compressed attention keeps several cache groups (layers compressed 4x and 128x, each with its "
      "own block size, a sliding-window latent and the Lightning Indexer's keys, all in fp8_ds_mla records), which kv's "

@@ -25,6 +25,12 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
         q = (d * qr + qr * H * qk) if qr else d * H * qk
         attn = q + d * (s.kv_lora_rank + s.qk_rope_head_dim) + s.kv_lora_rank * H * (nope + vh) + H * vh * d
         attn_norms = s.kv_lora_rank + qr
+        if s.index_head_dim:  # DeepSeek sparse attention's Lightning Indexer (vLLM deepseek_v2.py class Indexer):
+            # wq_b (q_lora_rank -> index heads x index_head_dim) and wk (hidden -> index_head_dim) take the model's
+            # quantization; weights_proj (hidden -> index heads, quant_config=None) and k_norm (a LayerNorm: weight
+            # and bias) stay 16-bit, counted with the norms
+            attn += qr * s.index_n_heads * s.index_head_dim + d * s.index_head_dim
+            attn_norms += d * s.index_n_heads + 2 * s.index_head_dim
     else:
         hd, KV = s.head_dim_k, s.n_kv_heads
         # q_proj also emits a gate: Qwen3-Next, and every Qwen 3.5+ attention layer (transformers Qwen3_5Attention

@@ -48,6 +48,11 @@ def refuse_unmodelled(spec, runtime) -> None:
         # llama.cpp (llama_memory_recurrent, f32); vLLM's state dtype for this model and Ollama's handling were not read
         raise UserError(f"{spec.name}: Granite 4.0-H's Mamba-2 state is modelled for SGLang and llama.cpp only; "
                         f"{runtime}'s state pool for it was not read")
+    if spec.index_head_dim and runtime != "vllm":
+        # DeepSeek sparse attention: vLLM's two caches are read (cache.dsa_token_bytes); SGLang's NSA pool,
+        # llama.cpp's and Ollama's handling of the indexer were not
+        raise UserError(f"{spec.name}: DeepSeek sparse attention (its Lightning Indexer's key cache beside the MLA "
+                        f"latent) is modelled for vLLM only; {runtime}'s cache for it was not read")
     if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")

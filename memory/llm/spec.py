@@ -54,6 +54,8 @@ class LLMSpec:
     mla_qk_nope: int = 0           # MLA per-head dims: builds that stored full K/V keep heads x (nope + rope) + heads x v
     mla_v_head: int = 0
     mla_q_lora: int = 0            # MLA query down-projection rank (q_lora_rank; 0: queries straight from the hidden state)
+    index_head_dim: int = 0        # DeepSeek sparse attention (DSA): the Lightning Indexer's key width (0: no indexer)
+    index_n_heads: int = 0         # its query heads (weights only: the key cache holds one head)
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
@@ -126,7 +128,7 @@ KNOWN_ARCHS = frozenset((
     "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl",
     "qwen3_vl_moe", "qwen3_omni_moe", "qwen3_5", "qwen3_5_moe",
     "gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "phi", "phi3", "cohere", "cohere2", "starcoder2",
-    "deepseek_v2", "deepseek_v3", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
+    "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
     "minimax_m2", "olmo2", "nemotron_h",
     "gemma4_unified",  # Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): the gemma4 text decoder, an encoder-free front end
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
@@ -139,9 +141,12 @@ KNOWN_ARCHS = frozenset((
 # prices every block of the file: GLM-4.5-Air at Q8_0 prints 48 layers (47 blocks + output), repeating weights 108.2
 # GiB and required.kv 3.6 GiB at 20000 tokens = 47 blocks (ollama/ollama#12403).
 GGUF_MTP_ARCHS = frozenset(("glm4_moe",))
-# DeepSeek sparse attention (DeepseekV32ForCausalLM, GLM-5's GlmMoeDsaForCausalLM) and DeepSeek-V4's compressed
-# attention: their caches are not the dense MLA latent (names.py UNDESCRIBED says why); a config is refused
-SPARSE_MLA_TYPES = frozenset(("deepseek_v32", "glm_moe_dsa", "deepseek_v4"))
+# DeepSeek sparse attention (DSA: DeepseekV32ForCausalLM, GLM-5's GlmMoeDsaForCausalLM): MLA plus a Lightning
+# Indexer whose fp8 keys have their own cache (cache.dsa_token_bytes); read from index_head_dim / index_n_heads.
+DSA_TYPES = frozenset(("deepseek_v32", "glm_moe_dsa"))
+# DeepSeek-V4's compressed attention: layers compressed 4x / 128x with their own block sizes (names.py UNDESCRIBED
+# says why); refused
+COMPRESSED_MLA_TYPES = frozenset(("deepseek_v4",))
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
                 "unless the config lists layer_types, K and V from num_key_value_heads x head_dim); sliding windows, "
@@ -251,11 +256,18 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         raise UserError(f"{name}: not a JSON object")
     cfg = _text_config(cfg)
     mt = str(cfg.get("model_type", "unknown"))
-    if mt in SPARSE_MLA_TYPES:  # read as a generic decoder or as dense MLA its cache would be a guess: refused
-        raise UserError(f"{name}: model_type {mt!r} (DeepSeek sparse / compressed attention) is not modelled: vLLM keeps "
-                        "its latent cache in fp8_ds_mla records (656 bytes a token a layer with an fp8 cache) beside the "
-                        "Lightning Indexer's key cache, and DeepSeek-V4 adds 4x / 128x compressed layers, none of which "
-                        "kv's MLA pool holds")
+    if mt in COMPRESSED_MLA_TYPES:  # read as a generic decoder or as dense MLA its cache would be a guess: refused
+        raise UserError(f"{name}: model_type {mt!r} (DeepSeek-V4 compressed attention) is not modelled: its layers "
+                        "compressed 4x and 128x keep their own cache groups and block sizes beside a sliding-window "
+                        "latent and the Lightning Indexer's keys, none of which kv's MLA pool holds")
+    if mt in DSA_TYPES and (not _int(cfg, "index_head_dim") or not _int(cfg, "index_n_heads")
+                            or not _int(cfg, "kv_lora_rank")):
+        raise UserError(f"{name}: model_type {mt!r} (DeepSeek sparse attention) without kv_lora_rank, index_head_dim "
+                        "and index_n_heads is not modelled: the Lightning Indexer's key cache and the fp8_ds_mla "
+                        "latent are sized from them")
+    if mt in DSA_TYPES and cfg.get("indexer_types"):
+        raise UserError(f"{name}: model_type {mt!r} with indexer_types (layers that share another layer's indexer) "
+                        "is not modelled: which layers keep an indexer key cache was not read from a runtime")
     if mt.startswith("qwen4_exp"):  # Qwen3.8-Flash-Next: names.py UNDESCRIBED says what is not read
         raise UserError(f"{name}: model_type {mt!r} (Qwen3.8-Flash-Next) is not modelled: its sparse-attention indexer "
                         "key cache, hyper-connections and n-gram per-layer embedding table are not read by kv")
@@ -296,6 +308,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.mla_qk_nope = _int(cfg, "qk_nope_head_dim", default=128)
         spec.mla_v_head = _int(cfg, "v_head_dim", default=128)
         spec.mla_q_lora = _int(cfg, "q_lora_rank", default=0) or 0
+    if mt in DSA_TYPES:
+        spec.index_head_dim = _need(cfg, "indexer head size", "index_head_dim", hi=4096)
+        spec.index_n_heads = _need(cfg, "indexer head count", "index_n_heads", hi=4096)
     spec.n_experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0)
     if spec.n_experts:
         spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", "top_k_experts",
