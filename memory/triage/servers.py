@@ -4,7 +4,7 @@ their first). parse.py lists them among its recognisers."""
 import re
 
 from . import error_patterns as RX
-from .other_runtimes import DOTNET_OBJECT, libplacebo_heap
+from .other_runtimes import DOTNET_OBJECT, libplacebo_heap, vllm_metal_fields
 from .text import size
 
 
@@ -126,11 +126,6 @@ _SGLANG_TOKENS = re.compile(r"Try to allocate (\d{1,20}) tokens")
 # full tokens" / "Available swa" lines are two pools' counts, not this one (not read)
 _SGLANG_AVAILABLE = re.compile(r"\bAva(?:il|li)able tokens: (\d{1,20})")
 
-# vllm-metal's budget under its KV refusal: the Metal limit, the fraction of it vLLM may use and the product, then the weights,
-# the profile run's measured overhead and what was left for the KV cache (negative when nothing was)
-_VLLM_METAL_FIELD = re.compile(r"\b(metal_limit|fraction|usable_metal|model_memory|overhead|kv_budget)=(-?\d{1,6}(?:\.\d{1,6})?)(GB)?")
-_VLLM_METAL_KEY = {"metal_limit": "device_limit", "usable_metal": "max_allowed", "fraction": "gpu_memory_utilization_ratio"}
-
 def _ds4_guard(line):
     if "memory guard refused" not in line or not _DS4_GUARD.search(line):
         return None
@@ -157,18 +152,7 @@ def add_block_fields(ev, text) -> bool:
             ev["numbers"]["estimated_max_len_tokens"] = int(m.group(1))
         return bool(m)
     if ev.get("kind") == "vllm_metal.kv_budget":
-        hit = False
-        for name, v, unit in _VLLM_METAL_FIELD.findall(text[:400]):
-            if name == "fraction":
-                ev["numbers"][_VLLM_METAL_KEY[name]] = float(v)
-            elif unit:
-                b = size(v.lstrip("-") + " GB") * (-1 if v.startswith("-") else 1)
-                if name in _VLLM_METAL_KEY:
-                    ev["numbers"][_VLLM_METAL_KEY[name]] = b
-                else:
-                    ev[name] = b        # weights, overhead, KV budget: no key of the numbers vocabulary
-            hit = True
-        return hit
+        return vllm_metal_fields(ev, text)
     if ev.get("kind") == "libplacebo.alloc":
         return libplacebo_heap(ev, text)
     if ev.get("kind") == "ds4.memory_guard":

@@ -13,7 +13,8 @@ MTPLX = ("RuntimeError: Gemma-5-27B cannot load inside the available Metal memor
          "16 GiB system headroom is required\n")
 OMLX_CAP = ('Error: {"error":{"message":"Model \'Llama-4-Maverick-mxfp4\' (212.40GB) exceeds max-model-memory (48.00GB)",'
             '"type":"server_error","param":null,"code":null}}\n')
-GIB, GB = 1 << 30, 1 << 30      # the servers print GB; triage reads a runtime's GB as binary (text.size)
+GIB, GB = 1 << 30, 1 << 30      # the MLX servers print GB; triage reads their GB as binary (text.size)
+DEC_GB = 10**9                  # vllm-metal prints bytes / 1e9 as GB (cache_policy.py format_breakdown): decimal
 
 
 def test_mlx_load_preflight_is_read_with_its_runtime_device_and_figures():
@@ -86,9 +87,26 @@ def test_vllm_metal_kv_refusal_is_read_with_its_budget():
     budget from the lines under it."""
     _, _, ev = top(_metal_kv(8.20, 23.10))
     assert ev["runtime"] == "vllm" and ev["device_kind"] == "metal", (ev["runtime"], ev["device_kind"])
-    assert abs(ev["numbers"]["device_limit"] - 24.50 * GB) < 0.01 * GIB, ev["numbers"]
-    assert abs(ev["numbers"]["max_allowed"] - 22.05 * GB) < 0.01 * GIB, ev["numbers"]
+    assert abs(ev["numbers"]["device_limit"] - 24.50 * DEC_GB) < 0.001 * DEC_GB, ev["numbers"]
+    assert abs(ev["numbers"]["max_allowed"] - 22.05 * DEC_GB) < 0.001 * DEC_GB, ev["numbers"]
     assert ev["numbers"]["gpu_memory_utilization_ratio"] == 0.90, ev["numbers"]
+
+
+# vllm-metal's message as its source raises it: one line, the breakdown after "for KV cache. " (cache_policy.py
+# _validate_paged_attention_plan; the numbers are vllm-project/vllm-metal#585's, the corpus copy of which is rewrapped)
+METAL_ONE_LINE = ("ValueError: Paged attention: not enough Metal memory for KV cache. metal_limit=40.20GB, fraction=0.92, "
+                  "usable_metal=36.98GB, model_memory=13.76GB, overhead=37.86GB, kv_budget=-14.63GB. Mitigations: increase "
+                  "VLLM_METAL_MEMORY_FRACTION; use a smaller or more quantized model.\n")
+
+
+def test_vllm_metal_one_line_message_is_read_in_decimal_gb():
+    """The one-line form gives the same budget as the rewrapped one (before: no numbers, "without numbers"), and each GB
+    is 10**9 bytes: 40.20 GB is 37.44 GiB, not 40.20 GiB."""
+    _, _, ev = top(METAL_ONE_LINE)
+    assert ev["numbers"].get("device_limit") == 40_200_000_000, ev["numbers"]
+    assert ev["numbers"].get("max_allowed") == 36_980_000_000, ev["numbers"]
+    assert ev["numbers"].get("gpu_memory_utilization_ratio") == 0.92, ev["numbers"]
+    assert "36.98 GiB" not in " ".join(ev["causes"][0]["evidence"]), ev["causes"][0]
 
 
 def test_vllm_metal_overhead_over_the_whole_budget_is_the_measurement():
