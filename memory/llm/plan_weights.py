@@ -119,6 +119,13 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
     if tp > 1:  # one GPU's share: weights, KV heads, MLP columns (runtimes/vllm.py per_rank)
         roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
                      how=roles["how"] + f", / {tp} GPUs")
+        if runtime == "vllm" and spec.mla and not spec.weights_bytes:
+            quant, plain = VL.mla_replicated_params(spec)
+            nbytes = 4 if fp32 else 2
+            extra = int((quant * (LINEAR_BITS[fmt] / 8 if fmt in LINEAR_BITS else nbytes) + plain * nbytes)
+                        * (tp - 1) / tp)
+            roles = dict(roles, blocks=roles["blocks"] + extra, total=roles["total"] + extra,
+                         how=roles["how"] + f" + {fmt_bytes(extra)} of MLA down-projections whole on every GPU")
         spec = V.per_rank(spec, tp)
         if runtime == "vllm" and whole_tower and not spec.weights_bytes:
             roles = dict(roles, total=roles["total"] + proj["weights"])

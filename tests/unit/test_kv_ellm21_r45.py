@@ -70,3 +70,17 @@ def test_other_dsa_versions_stay_refused_by_name_with_the_reason():
     for name in ("zai-org/GLM-5.1", "deepseek-ai/DeepSeek-V3.2"):
         with pytest.raises(UserError, match="built in: GLM-5"):
             llm.describe(model=name)
+
+
+def test_mla_down_projections_and_the_indexer_are_whole_on_every_tensor_parallel_gpu():
+    # vLLM deepseek_v2.py: fused_qkv_a_proj (hidden -> q_lora_rank + kv_lora_rank + rope) has disable_tp=True; the
+    # Indexer's wq_b / wk (fp8 here) and weights_proj (16-bit) are ReplicatedLinear. At TP 8 each GPU holds 7/8 of
+    # them more than an eighth of the model
+    MiB = 1 << 20
+    s = llm.describe(model="zai-org/GLM-5-FP8")
+    w1 = llm.plan(s, "vllm", ctx=4096)["weights"]
+    w8 = llm.plan(s, "vllm", ctx=4096, tensor_parallel_size=8)["weights"]
+    hand = (78 * (6144 * (2048 + 512 + 64) + 2048 * 32 * 128 + 6144 * 128) * 1 + 78 * 6144 * 32 * 2) * 7 / 8
+    assert hand / MiB == pytest.approx(1672.1, abs=0.1)
+    # the rest of w8 - w1 / 8 is the rotary tables, whole on every GPU (24.75 MiB x 7/8)
+    assert 0 <= (w8 - w1 / 8) - hand < 22 * MiB

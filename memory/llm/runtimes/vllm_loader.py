@@ -99,6 +99,26 @@ def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
     return int(spec.expert_params * 4.25 / 8 * (factor - 1)), kernel
 
 
+# MLA under tensor parallelism: the down-projections are whole on every GPU (vllm/model_executor/models/deepseek_v2.py
+# DeepseekV2MLAAttention: fused_qkv_a_proj = MergedColumnParallelLinear(hidden, [q_lora_rank, kv_lora_rank +
+# qk_rope_head_dim], ..., disable_tp=True), or kv_a_proj_with_mqa = ReplicatedLinear without a q_lora_rank), and so is
+# DeepSeek sparse attention's Lightning Indexer (class Indexer: "no tensor parallel, just replicated": wq_b and wk
+# ReplicatedLinear with the model's quant_config, weights_proj ReplicatedLinear with quant_config=None). The rest of
+# the layer (q_b_proj, kv_b_proj, o_proj, the MLP) is split.
+def mla_replicated_params(spec) -> tuple:
+    """(quantized matmul, 16-bit) parameters of one MLA model that vLLM keeps whole on every tensor-parallel GPU."""
+    if not spec.mla:
+        return 0, 0
+    d, q = spec.hidden, spec.mla_q_lora
+    quant = d * (q + spec.kv_lora_rank + spec.qk_rope_head_dim)
+    plain = 0
+    if spec.index_head_dim:
+        quant += q * spec.index_n_heads * spec.index_head_dim + d * spec.index_head_dim
+        plain += d * spec.index_n_heads
+    n = spec.attn_layers
+    return quant * n, plain * n
+
+
 def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes) -> dict:
     """vLLM's --speculative-config {"method": "mtp", "num_speculative_tokens": N} for a model with its own MTP module
     (Qwen 3.5+, config mtp_num_hidden_layers): the module's weights on every GPU (its token table and head are the
