@@ -223,12 +223,6 @@ MLX_LOAD_PREFLIGHT = re.compile(
     r"|cannot load inside the available Metal memory budget; at least " + _OMLX_SIZE + r" resident(?: plus " + _OMLX_SIZE
     + r" [\w ]{0,30}?headroom)? is required"
     r"|Model '[^'\n]{1,200}' \(" + _OMLX_SIZE + r"\) exceeds max-model-memory \(" + _OMLX_SIZE + r"\)")
-# vllm-metal (vLLM's Apple-silicon plugin) sizes the paged KV cache from its Metal budget after a profile run, and refuses
-# to start when nothing is left: "ValueError: Paged attention: not enough Metal memory for KV cache." with its budget on the
-# same line (vllm_metal/v1/cache_policy.py _validate_paged_attention_plan) or, rewrapped, on the lines under it
-# ("metal_limit=40.20GB, fraction=0.92, usable_metal=36.98GB," / "model_memory=13.76GB, overhead=37.86GB, kv_budget=-14.63GB.":
-# vllm-project/vllm-metal#585), read by vllm_metal_fields
-VLLM_METAL_KV = re.compile(r"Paged attention: not enough Metal memory for KV cache\b")
 # IREE's runtime status (iree/base/status: a code name, then the HAL driver's error and its own words): a device buffer
 # refused, "RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; failed to allocate buffer of
 # length 34638106880" (iree-org/iree#20518); the driver named picks the device
@@ -551,44 +545,6 @@ def mlx_load_preflight(line):
 
 
 mlx_load_preflight.needed = ("Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory")
-
-
-# vllm-metal's budget after its KV refusal (_PagedAttentionPlan.format_breakdown): the Metal limit, the fraction of it vLLM may
-# use and the product, then the weights, the profile run's measured overhead and what was left for the KV cache (negative when
-# nothing was). The source prints one line ("...for KV cache. metal_limit=40.20GB, fraction=0.92, ..."); a copy rewrapped by
-# its reporter has them on the lines under it. Each GB is decimal: the source divides the bytes by 1e9.
-_VLLM_METAL_FIELD = re.compile(r"\b(metal_limit|fraction|usable_metal|model_memory|overhead|kv_budget)=(-?\d{1,6}(?:\.\d{1,6})?)(GB)?")
-_VLLM_METAL_KEY = {"metal_limit": "device_limit", "usable_metal": "max_allowed", "fraction": "gpu_memory_utilization_ratio"}
-
-
-def vllm_metal_fields(ev, text) -> bool:
-    """vllm-metal's budget fields in text (the event's own line or one under it), into ev. True if a field matched."""
-    hit = False
-    for name, v, unit in _VLLM_METAL_FIELD.findall(text[:400]):
-        if name == "fraction":
-            ev["numbers"][_VLLM_METAL_KEY[name]] = float(v)
-        elif unit:
-            b = int(round(float(v) * 1e9))      # decimal GB (the source's `/ 1e9`), sign kept
-            if name in _VLLM_METAL_KEY:
-                ev["numbers"][_VLLM_METAL_KEY[name]] = b
-            else:
-                ev[name] = b        # weights, overhead, KV budget: no key of the numbers vocabulary
-        hit = True
-    return hit
-
-
-def vllm_metal_kv(line):
-    if "not enough Metal memory" not in line:
-        return None
-    m = VLLM_METAL_KV.search(line)
-    if not m:
-        return None
-    ev = {"kind": "vllm_metal.kv_budget", "device_kind": "metal", "numbers": {}, "runtime": "vllm", "complete": True}
-    vllm_metal_fields(ev, line[m.end():])
-    return ev
-
-
-vllm_metal_kv.needed = ("not enough Metal memory",)
 
 
 def iree_alloc(line):

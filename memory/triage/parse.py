@@ -21,10 +21,10 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
-                             lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, vllm_metal_kv as _vllm_metal_kv, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
+                             lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from . import error_patterns as RX
-from .servers import (BLOCK_KINDS, add_block_fields, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
+from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
 from .text import clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
