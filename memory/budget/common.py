@@ -18,6 +18,13 @@ def device_entry(index, name, backend, device, **numbers) -> dict:
     return d
 
 
+def model_label(m: dict) -> str:
+    """The one name a user reads for a loaded model in text: the label the host gave it (nodes/host_models.model_label:
+    "text encoder (SD1 CLIP)", "VAE"), else its class name (a snapshot made before labels, or without a host).
+    web/lib/format.js modelLabel reads the same field with the same fallback."""
+    return str(m.get("label") or m.get("name") or "model")
+
+
 def _allocator_stats(backend, i, notes) -> tuple:
     """(allocated, reserved) from torch.cuda/torch.xpu memory_stats; (None, None) with a note when unavailable."""
     try:

@@ -14,7 +14,7 @@ import time
 
 from ..errors import UserError
 from ..units import fmt_bytes
-from .common import NUMBERS, Host, _why, cpu_device, device_entry  # noqa: F401 - the probe's public names
+from .common import NUMBERS, Host, _why, cpu_device, device_entry, model_label  # noqa: F401 - the probe's public names
 from .cuda import CudaBackend
 from .mps_xpu import MpsBackend, XpuBackend
 from .smi import AmdSmi, Nvml, SmiLibrary, parse_visible_devices  # noqa: F401
@@ -141,7 +141,7 @@ def format_table(snap: dict) -> str:
         out.append(line(r))
         for m in d["models"]:
             flag = " (partially loaded)" if m.get("partial") else ""
-            out.append(f"     model {m['name']}: {fmt_bytes(m['bytes'])}{flag}")
+            out.append(f"     model {model_label(m)}: {fmt_bytes(m['bytes'])}{flag}")
         for n in d["notes"]:
             out.append(f"     note: {n}")
     ram = snap["host_ram"]

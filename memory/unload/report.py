@@ -11,6 +11,7 @@ allocator; tests write it by hand):
 missing from the second snapshot has left ComfyUI's loaded-model list, so it holds nothing there.
 Nothing here is assumed: every number in the report is a difference of two measured numbers.
 """
+from ..budget.common import model_label
 from ..units import fmt_bytes
 
 DEVICE_COUNTERS = ("torch_allocated", "torch_reserved", "free")
@@ -28,7 +29,7 @@ def _model_row(key, before, after, targeted):
     src = before or after
     b = int(before["bytes"]) if before else 0
     a = int(after["bytes"]) if after else 0
-    row = {"key": key, "name": src["name"], "label": src.get("label") or src["name"], "device": src["device"],
+    row = {"key": key, "name": src["name"], "label": model_label(src), "device": src["device"],
            "bytes_before": b, "bytes_after": a, "freed": b - a, "registered_after": after is not None, "is_text_encoder": bool(src.get("is_text_encoder"))}
     if targeted:
         if b == 0:
@@ -124,9 +125,7 @@ def summary(report: dict) -> str:
     return text + "."
 
 
-def _label(row) -> str:
-    """The model as a user knows it ("text encoder (SD1 CLIP)"); a snapshot without labels: its name."""
-    return row.get("label") or row["name"]
+_label = model_label  # the model as a user knows it ("text encoder (SD1 CLIP)"); a snapshot without labels: its name
 
 
 def _names(rows) -> str:

@@ -44,3 +44,25 @@ def test_unload_report_reads_labels_and_keeps_class_names_as_identity():
     assert "SD1ClipModel" not in r["summary"]
     text = unload_report.text(r)
     assert "- text encoder (SD1 CLIP) on cpu: 235.00 MiB -> 0 B" in text and "kept: VAE (160.00 MiB on cpu)" in text, text
+
+
+def test_cli_budget_table_names_models_by_the_same_label_as_the_web():
+    """`gpu-garden budget`'s text table printed "model SD1ClipModel" where the bar, the sidebar and the Unload face read
+    "text encoder (SD1 CLIP)"; it now reads the host's label, and a snapshot without one still shows the class name."""
+    from gpu_garden.memory.budget import probe
+    from gpu_garden.memory.budget.common import Host
+
+    class NoGpu:
+        name = "none"
+
+        def devices(self):
+            return [], []
+
+    models = [{"name": "SD1ClipModel", "label": "text encoder (SD1 CLIP)", "device": "cpu", "bytes": 235 * MiB},
+              {"name": "AutoencoderKL", "label": "VAE", "device": "cpu", "bytes": 160 * MiB},
+              {"name": "SD15 (BaseModel)", "device": "cpu", "bytes": 1640 * MiB}]  # no label: its name
+    text = probe.format_table(probe.snapshot(models, backends=[NoGpu()], host=Host()))
+    assert "model text encoder (SD1 CLIP): 235.00 MiB" in text
+    assert "model VAE: 160.00 MiB" in text
+    assert "model SD15 (BaseModel): 1.60 GiB" in text
+    assert "SD1ClipModel" not in text and "AutoencoderKL" not in text
