@@ -165,3 +165,28 @@ def test_mps_evidence_is_not_said_twice():
     c = "ComfyUI was loading SD3 when it failed"
     assert distinct([a, b, c]) == [b, c]
     assert distinct([a, "MPS holds 9.00 GiB of 18.13 GiB"]) == [a, "MPS holds 9.00 GiB of 18.13 GiB"]
+
+
+# ux21: a ComfyUI log with only "cudaMallocAsync refused an allocation" (no size, no free figure) read "Here a large
+# block was requested with too little free (more than was free short)" and called the default --reserve-vram 1.0
+# "Computed from this log". Without the numbers the guide now says neither; with them it says both, as before.
+
+def test_activations_guide_without_numbers_claims_none():
+    for gid, params in (("comfyui-activations", {}), ("pytorch-activations", {})):
+        md = guides.render(guides.load_all()[gid], params)["markdown"]
+        assert "more than was free" not in md and "a large block" not in md, gid
+        assert "Computed from this log" not in md, gid
+    md = guides.render(guides.load_all()["comfyui-activations"], {})["markdown"]
+    assert "--reserve-vram 1.0" in md and "A starting point: the log gives no shortfall" in md
+
+
+def test_activations_guide_with_numbers_says_them():
+    p = {"requested": "1.18 GiB", "shortfall": "1.18 GiB", "reserve_vram_gb": "1.8"}
+    md = guides.render(guides.load_all()["comfyui-activations"], p)["markdown"]
+    assert "Here 1.18 GiB was requested with too little free (1.18 GiB short)." in md
+    assert "--reserve-vram 1.8" in md and "(Computed from this log: the shortfall plus the usual reserve.)" in md
+    assert "A starting point" not in md
+    md = guides.render(guides.load_all()["comfyui-activations"], {"requested": "512.00 MiB"})["markdown"]
+    assert "Here 512.00 MiB was requested; the log does not say how much was free." in md
+    md = guides.render(guides.load_all()["pytorch-activations"], {"requested": "20.00 MiB", "shortfall": "8.00 MiB"})["markdown"]
+    assert "Here 20.00 MiB was requested with 8.00 MiB missing." in md
