@@ -587,6 +587,22 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-contextmatch-qwen3-14b-awq-24k-u04-weights-only", "vllm-attnpiprobe-mistral-7b-v03-bf16-8k-u075-v0",
         "ollama-grpounlearn-qwen25-coder-32b-q4km-3090-32k-49of65", "ollama-chatbotprod-llama32-3b-q4km-m2-4k-fit",
         "ollama-mainframeai-llama31-8b-q4km-m1pro-4k-fit", "ollama-tfg-llama31-70b-q4km-a40-32k-64of81",
+        # batch 53 (kv-accuracy round 46, task ellm21b; tuned after its first sight, llm_first_sight.json batches["53"]):
+        # the SGLang Gemma 4 AWQ TP 2 rows (SGLang splits the Gemma 4 tower's encoder matmuls and keeps the rest, and the
+        # Gemma 3/4 token table, whole on each GPU), the CPU-only Android llama.cpp load (its CPU_REPACK copy not
+        # modelled) and the refusals (poolside/Laguna-S-2.1 and mistralai/Devstral-Small-2507: no config.json read)
+        "llamacpp-nira-mistral-nemo-heresy-q4km-5070-8k-np4-q8kv-ngl40",
+        "vllm-spark-laguna-s21-int4-dflash15-gb10-64k-u089-fp8kv",
+        "vllm-spark-laguna-s21-nvfp4-dflash15-gb10-64k-u089", "sglang-spark-laguna-s21-int4-dflash-gb10-64k-mf085",
+        "sglang-spark-laguna-s21-nvfp4-dflash-gb10-64k-mf088-capture",
+        "llamacpp-sergeyp104-qwen38-27b-bf16-12xp104-260k-ub32-ngl999",
+        "sglang-mattbucci-r9700-devstral-small-2507-awq-tp2-mf085-128k-fp8",
+        "sglang-mattbucci-r9700-gemma4-26b-a4b-awq-tp2-mf085-4k-fp8-swa",
+        "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa025-bf16kv",
+        "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa05-bf16kv",
+        "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa08-bf16kv",
+        "sglang-mattbucci3090-gemma4-31b-awq-tp2-mf085-262k-swa08-bf16kv",
+        "llamacpp-armage-llama32-1b-q4km-android-cpu-128k-np4-repack",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

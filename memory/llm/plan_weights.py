@@ -93,20 +93,33 @@ def by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes) -> tuple:
     return spec, roles, entry
 
 
+# How a runtime lays a vision tower over tensor-parallel GPUs, where it is not split like the decoder (every other
+# tower's matmuls and tables are counted at 1/tp), one row per (runtime, vision_config model_type):
+#   "whole": the tower on every GPU. vLLM's Gemma 4: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the same
+#     ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs).
+#   "matmuls": the encoder blocks' q/k/v, o and gated-MLP matmuls split, the rest whole. SGLang's Gemma 4
+#     (models/gemma4_vision.py: ClippableQKVParallelLinear, ClippableRowParallelLinear, ClippableGateUpParallelLinear
+#     in every encoder layer; the patch embedder's nn.Linear and 2 x 10240 x hidden position table, the norms and
+#     gemma4_mm.py's ReplicatedLinear projection into the decoder are not parallel layers). Until round 46 (task
+#     ellm21b) SGLang took vLLM's row and, as that row adds the tower for vLLM only, counted no tower at all.
+TOWER_TP_SPLIT = {("vllm", "gemma4_vision"): "whole", ("sglang", "gemma4_vision"): "matmuls"}
+
+
 def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, rank, loras, roles, knobs,
                       notes) -> tuple:
     """The vision tower or projector, one GPU's tensor-parallel share and vLLM's LoRA slots; (spec, roles, projector)."""
     proj = OL.projector(spec)
-    # Gemma 4's tower is whole on every tensor-parallel GPU: its two vLLM 0.19 runs (TP 2 and TP 4 on L4s) leave the
-    # same ~1.3 GiB a GPU outside the decoder's share, which a split 1.07 GiB tower would not (a reading of two logs)
-    whole_tower = proj and (spec.vision or {}).get("model_type") == "gemma4_vision" and tp > 1
+    split = TOWER_TP_SPLIT.get((runtime, (spec.vision or {}).get("model_type"))) if proj and tp > 1 else None
+    whole_tower = split == "whole"
     # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
     on_load = weights_dtype is not None and not spec.quant or skip is not None
     tower = (VL.bnb_tower(proj, spec.quant_skip, VL.BNB_DEQUANT_BITS if entry != "unsloth" else LINEAR_BITS[fmt])
              if runtime == "vllm" and fmt in V.BNB_FORMATS and on_load else None)
     if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
-        # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual)
-        roles = dict(roles, total=roles["total"] + (tower or proj["weights"]))
+        # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual);
+        # a tower whose encoder matmuls alone are split keeps the rest whole on every GPU (added after the share)
+        roles = dict(roles, total=roles["total"] + (tower or (2 * proj["linear"] if split == "matmuls" else
+                                                              proj["weights"])))
         notes.append(f"vision tower counted with the weights "
                      + (f"({fmt_bytes(tower)}: vLLM quantizes its matmuls with bitsandbytes, the skip list does not "
                         "name it)" if tower else f"({fmt_bytes(proj['weights'])} in 16 bits): "
@@ -130,6 +143,12 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
         if runtime == "vllm" and whole_tower and not spec.weights_bytes:
             roles = dict(roles, total=roles["total"] + proj["weights"])
             notes.append(f"vision tower counted whole on every GPU ({fmt_bytes(proj['weights'])} in 16 bits)")
+        if split == "matmuls" and not spec.weights_bytes:
+            rest = proj["weights"] - 2 * proj["linear"]
+            roles = dict(roles, total=roles["total"] + rest)
+            notes.append(f"vision tower: its encoder matmuls split over the {tp} GPUs "
+                         f"({fmt_bytes(2 * proj['linear'] // tp)} a GPU), the patch embedder, position table, norms and "
+                         f"projection whole on each ({fmt_bytes(rest)}), in 16 bits")
         notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
