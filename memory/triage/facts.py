@@ -10,6 +10,7 @@ import re
 from . import parse as P
 from . import lines as L
 from ..units import MiB, parse_size
+from .text import attempt
 
 _OLLAMA_SIZES = re.compile(L.OLLAMA_GPU_SIZE)     # each GPU's free memory on Ollama's "offload to" line
 
@@ -43,9 +44,9 @@ def apply(scan, lineno, text, window=False):
     for name, m in L.facts(text):
         if window and name in STREAM_ONLY:
             if name in WINDOW_SIDE:
-                WINDOW_SIDE[name](scan.facts, m)
+                attempt(WINDOW_SIDE[name], scan.facts, m)
             continue
-        HANDLERS[name](scan, scan.facts, m, text, lineno, window)
+        attempt(HANDLERS[name], scan, scan.facts, m, text, lineno, window)   # a figure that is no number: no fact
         if name in PLACED and not window:
             f = scan.facts
             hist = f["fact_line"].setdefault(name, collections.deque(maxlen=PLACED_KEPT))

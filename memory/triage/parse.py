@@ -26,7 +26,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
-from .text import clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
+from .text import attempt, clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .prefilter import _gate, _prefilter
 
@@ -541,12 +541,12 @@ def recognise(line: str):
         line = RX.GGML_PINNED_CUT.sub(" ", line)
         if not line.strip():
             return None
-    ev = RECOGNISERS[0](line)       # PyTorch's full message, the most frequent: tried before the prefilter costs a pass
+    ev = attempt(RECOGNISERS[0], line)     # PyTorch's full message, the most frequent: tried before the prefilter costs a pass
     if ev:
         return ev
     for rec in _candidates(line):
         if rec is not RECOGNISERS[0]:
-            ev = rec(line)
+            ev = attempt(rec, line)     # a figure that is no number: this recogniser's miss, the next is tried
             if ev:
                 return ev
     return None

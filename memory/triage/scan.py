@@ -27,6 +27,7 @@ from . import parse as P
 from . import lines as L
 from . import paste
 from . import window
+from .text import attempt
 from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 
 CHUNK = 1 << 20
@@ -378,7 +379,7 @@ class Scan:
     def _line(self, lineno, text, more=lambda n=5: []):
         self._lineno = lineno
         if self.open_ev is not None:
-            if P.add_async_fields(self.open_ev, text):
+            if attempt(P.add_async_fields, self.open_ev, text, miss=False):
                 if self.open_ev.get("complete") and not self.open_ev.get("_await_limit"):
                     self._place(self.open_ev, self.open_ev["_line"])
                     self.open_ev = None
@@ -446,13 +447,13 @@ class Scan:
             # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped;
             # SGLang names the tokens it tried to place on the next line
             for k, nxt in enumerate(more(8 if ev["kind"] in ("trtllm.executor", "libplacebo.alloc") else 4 if ev["kind"] == "ds4.memory_guard" else 2), 1):
-                if P.add_block_fields(ev, nxt):
+                if attempt(P.add_block_fields, ev, nxt, miss=False):
                     self.consumed_until = lineno + k
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):
             # the numbers follow on the next lines: read them now
             following = more(8)
             for k, nxt in enumerate(following, 1):
-                if P.add_async_fields(ev, nxt):
+                if attempt(P.add_async_fields, ev, nxt, miss=False):
                     self.consumed_until = lineno + k
                 elif ev.get("complete") and not ev.get("_await_limit"):
                     break         # the block ended (its optional "PyTorch limit" line, value on the next line, is read too)

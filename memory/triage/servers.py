@@ -112,10 +112,10 @@ BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.o
 # budget with what the budget came from ("required model+graph: 195.91 GiB; guard budget: 110.00 GiB (base 512.00 GiB,
 # fraction 0.99, reserve 32.00 GiB, transient 0.00 GiB)"), read by add_block_fields. The lines do not name the backend.
 _DS4_GUARD = re.compile(r"ds4: (?:\w{1,16} )?memory guard refused\b")
-_DS4_SIZE = r"([\d.]{1,12} [KMGT]iB)"
+_DS4_SIZE = r"(\d{1,6}(?:\.\d{1,6})? [KMGT]iB)"   # digits and one point (not "8..7")
 _DS4_MODEL_MAP = re.compile(r"ds4:\s{1,8}model map: " + _DS4_SIZE)
 _DS4_GUARD_FIGURES = re.compile(r"ds4:\s{1,8}required model\+graph: " + _DS4_SIZE + "; guard budget: " + _DS4_SIZE
-                                + r"(?: \(base " + _DS4_SIZE + r", fraction ([\d.]{1,8}), reserve " + _DS4_SIZE
+                                + r"(?: \(base " + _DS4_SIZE + r", fraction (\d{1,3}(?:\.\d{1,6})?), reserve " + _DS4_SIZE
                                 + r"(?:, transient " + _DS4_SIZE + r")?)?")
 # (a wrap may fall anywhere in "maximum model length is N": the line under the check is read joined to the end of the
 # text before it, so each word gap is covered; review16a F7)

@@ -1,4 +1,4 @@
-"""Text utilities every recogniser shares: a cleaned line, and a printed size in bytes."""
+"""Text utilities every recogniser shares: a cleaned line, a printed size in bytes, and a reading that never raises."""
 import re
 
 from ..units import parse_size
@@ -27,3 +27,12 @@ def size(text: str | None) -> int | None:
     neg = text.startswith("-")
     n = parse_size(text.lstrip("-"), binary_decimal=True)
     return -n if neg else n
+
+
+def attempt(fn, *args, miss=None):
+    """fn(*args), or miss where it raises ValueError: a figure its pattern took that is no number ("0..99", "8..7 GiB",
+    which parse_size and float refuse) is read as no match. Triage never raises on a log's text."""
+    try:
+        return fn(*args)
+    except ValueError:
+        return miss

@@ -1,0 +1,41 @@
+"""Triage after review21 (session 21's code review): malformed figures are a miss, never an exception. Lines written from
+the runtimes' own wordings with one figure made malformed ("0..99", "8..7 GiB", "1..2 MiB"): a truncated or garbled log
+line must not cost the whole report its triage (ComfyUI's oom_build catches the exception and loses every event)."""
+import pytest
+
+from gpu_garden.memory.triage import engine
+from support.triage_event import top
+
+DS4_HEAD = "ds4: GLM memory guard refused ctx=1 before GLM graph allocation\n"
+
+
+def test_ds4_guard_with_a_malformed_fraction_or_size_is_read_without_it():
+    """ds4's guard lines with "fraction 0..99" or "model map: 8..7 GiB" (before: ValueError out of triage): the refusal is
+    still found, the malformed figure is not read and nothing is computed from it."""
+    _, _, ev = top(DS4_HEAD + "ds4:   required model+graph: 92.10 GiB; guard budget: 80.00 GiB (base 256.00 GiB, "
+                              "fraction 0..99, reserve 32.00 GiB, transient 0.00 GiB)\n")
+    assert ev["kind"] == "ds4.memory_guard" and "guard_room" not in ev, ev
+    _, _, ev = top(DS4_HEAD + "ds4:   model map: 8..7 GiB\n")
+    assert ev["kind"] == "ds4.memory_guard" and "weights" not in ev, ev
+
+
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.99 GiB of "
+       "which 1.00 GiB is free.\n")
+
+
+@pytest.mark.parametrize("line", [
+    # error lines: each recogniser's pattern takes the figure, parse_size refuses it
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1..2 MiB on device 0: cudaMalloc failed: out of memory",
+    "Error: model requires more system memory (1..2 GiB) than is available (3 GiB)",
+    "ggml_metal_buffer_alloc: error: failed to allocate buffer, size =  1..5 MiB",
+    "RuntimeError: Invalid buffer size: 1..2 GiB",
+    "Error in memory profiling. Initial free memory 1..2 GiB, current free memory 3.0 GiB",
+    # fact lines before a real error: the fact is not stated, the error is still read
+    "INFO Available KV cache memory: 1..2 GiB",
+    "load_tensors: CUDA0 model buffer size = 1..2 MiB",
+    "llama_kv_cache: CUDA0 KV buffer size = 1..2 MiB",
+    "the rest of the memory reserved for KV Cache is 1..2 GiB",
+])
+def test_a_malformed_figure_never_raises(line):
+    res = engine.triage_text(line + "\n" + OOM)
+    assert res["found"] and res["events"][-1]["numbers"].get("requested") == 2 << 30, res["events"][-1]
