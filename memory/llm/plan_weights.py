@@ -130,8 +130,14 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                      + (f" ({fmt_bytes(proj['graph_flash'])} with flash attention on Ollama's own engine, whose vision "
                         "attention runs flash_attn_ext then)" if proj.get("graph_flash") else ""))
     if tp > 1:  # one GPU's share: weights, KV heads, MLP columns (runtimes/vllm.py per_rank)
+        table = roles["embedding"] if runtime == "sglang" and SG.token_table_whole(spec.arch) else 0
         roles = dict({k: roles[k] // tp for k in ("embedding", "output", "blocks", "total")},
                      how=roles["how"] + f", / {tp} GPUs")
+        if table:  # SGLang's nn.Embedding token table: whole on every GPU (runtimes/sglang.py WHOLE_TOKEN_TABLE)
+            roles = dict(roles, embedding=table, total=roles["total"] + table - table // tp,
+                         how=roles["how"] + f" (the {fmt_bytes(table)} token table whole on each)")
+            notes.append(f"SGLang builds this model's token table as a plain embedding, not split over the GPUs: "
+                         f"{fmt_bytes(table)} on each")
         if runtime == "vllm" and spec.mla and not spec.weights_bytes:
             quant, plain = VL.mla_replicated_params(spec)
             nbytes = 4 if fp32 else 2

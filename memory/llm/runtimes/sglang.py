@@ -69,6 +69,22 @@ ROCM_CARD = re.compile(r"\b(radeon|instinct|mi\d{3}\w*|rocm|gfx\d+)\b", re.I)
 CUDA_CARD = re.compile(r"\b(nvidia|geforce|tesla|quadro|rtx|[ahlb]\d{2,3}[a-z]*|gh200|gb\d{2,3})\b", re.I)
 
 
+# Decoders whose token table SGLang builds as a plain torch nn.Embedding, not a VocabParallelEmbedding, so the whole
+# table sits on every tensor-parallel GPU; one row per architecture family (model_type prefix):
+#   gemma3: models/gemma3_causal.py Gemma3TextScaledWordEmbedding(nn.Embedding) for embed_tokens (Gemma3TextModel,
+#     which gemma3_mm.py's language model is too); the tied head is that module (no copy)
+#   gemma4: models/gemma4_causal.py `Gemma4TextScaledWordEmbedding = Gemma3TextScaledWordEmbedding`, for embed_tokens
+#     and the E2B/E4B per-layer table (embed_tokens_per_layer); gemma4_mm.py ties lm_head to embed_tokens at PP 1
+# (read at sgl-project/sglang 03826cd and 038c87d, task ellm21b; the 0.5.11/0.5.12 builds of batch 53's rows are
+# assumed to match: mattbucci's patches against them touch neither)
+WHOLE_TOKEN_TABLE = ("gemma3", "gemma4")
+
+
+def token_table_whole(arch) -> bool:
+    """Does SGLang keep this decoder's whole token table (and a per-layer table) on every tensor-parallel GPU?"""
+    return any(str(arch or "").startswith(a) for a in WHOLE_TOKEN_TABLE)
+
+
 def awq_experts_dense(gpu_name) -> bool:
     """Does SGLang build an AWQ checkpoint's routed experts unquantized on this card (ROCm, or CUDA below 8.0)?"""
     g = str(gpu_name or "")
