@@ -258,8 +258,12 @@ def bfc_stats_after(f, line):
 
 
 # Ollama's own log format: Go's slog text with the source file's base name ("level=INFO source=llama_server.go:837 msg=..."),
-# which its logger shortens from the full path; slog's default AddSource prints the full path, and msg=" alone is any Go program
-_OLLAMA_SLOG = re.compile(r"\blevel=[A-Z]{3,5} source=[\w.-]{1,60}\.go:\d{1,6} msg=\"")
+# which its logger shortens from the full path; slog's default AddSource prints the full path, and msg=" alone is any Go program.
+# The base name alone is a common slog idiom too (a Go wrapper of llama-server logs source=main.go or process.go), so only
+# the names of Ollama's own files that log (ollama/ollama: llm/llama_server.go, server/sched.go, routes.go, images.go,
+# llm/memory.go, discover/amd_*.go, ...) count; the generic ones (server.go, main.go, types.go, gpu.go) do not by themselves
+_OLLAMA_SLOG = re.compile(r"\blevel=[A-Z]{3,5} source=(?:llama_server|sched|routes|images|memory|payload|ggml|gguf|cuda_compat"
+                          r"|native_probe|amd_\w{1,20}|gpu_\w{1,20})\.go:\d{1,6} msg=\"")
 
 
 def _ollama_marker(s, f, m, text, lineno, window):

@@ -70,6 +70,15 @@ def test_ollama_named_by_its_slog_lines():
     assert ev["runtime"] == "llama.cpp", ev["runtime"]
     _, _, ev = top(OLLAMA_SLOG.replace("source=llama_server.go:612", "source=/home/u/src/app/main.go:612"))
     assert ev["runtime"] == "llama.cpp", ev["runtime"]
+    # a Go wrapper of llama-server that shortens its source to the base name too (review21 finding 7): its file names are
+    # not Ollama's (before: runtime ollama)
+    for wrapper in ('level=INFO source=process.go:210 msg="starting llama-server" cmd="llama-server -m q.gguf"',
+                    'level=WARN source=main.go:61 msg="llama-server exited"'):
+        _, _, ev = top(OLLAMA_SLOG.replace(OLLAMA_SLOG.split("\n", 1)[0], "time=2026-04-02T09:12:44.101Z " + wrapper))
+        assert ev["runtime"] == "llama.cpp", (wrapper, ev["runtime"])
+    # Ollama's scheduler line marks it as before
+    _, _, ev = top(OLLAMA_SLOG.replace("source=llama_server.go:612", "source=sched.go:449"))
+    assert ev["runtime"] == "ollama", ev["runtime"]
 
 
 def _metal_kv(model_gb, overhead_gb, limit=24.50, fraction=0.90):
