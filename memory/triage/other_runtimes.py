@@ -225,9 +225,11 @@ MLX_LOAD_PREFLIGHT = re.compile(
     r"|Model '[^'\n]{1,200}' \(" + _OMLX_SIZE + r"\) exceeds max-model-memory \(" + _OMLX_SIZE + r"\)")
 # IREE's runtime status (iree/base/status: a code name, then the HAL driver's error and its own words): a device buffer
 # refused, "RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; failed to allocate buffer of
-# length 34638106880" (iree-org/iree#20518); the driver named picks the device
-IREE_ALLOC = re.compile(r"\bRESOURCE_EXHAUSTED;(?: (HIP|CUDA) driver error '\w{1,60}' \(\d{1,6}\): out of memory;)?[^\n]{0,160}?"
-                        r"\bfailed to allocate buffer of length (\d{1,20})")
+# length 34638106880" (iree-org/iree#20518); the driver named picks the device. Its Vulkan HAL prints "[symbol] VkResult"
+# (hal/drivers/vulkan/util/libvulkan.c iree_status_from_vk_result: VK_ERROR_OUT_OF_DEVICE_MEMORY is RESOURCE_EXHAUSTED); with no
+# driver named the memory is not known (a CPU HAL's buffer is the host's)
+IREE_ALLOC = re.compile(r"\bRESOURCE_EXHAUSTED;(?: (HIP|CUDA) driver error '\w{1,60}' \(\d{1,6}\): out of memory;"
+                        r"| (?:\[\w{1,60}\] )?(VK_ERROR_OUT_OF_DEVICE_MEMORY);)?[^\n]{0,160}?\bfailed to allocate buffer of length (\d{1,20})")
 # vLLM.rs (xinfer: Rust, candle) admits a prompt only when its new tokens fit the KV cache's free tokens, else its server
 # answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
 # nothing was allocated, the scheduler refused to admit the request
@@ -553,8 +555,8 @@ def iree_alloc(line):
     m = IREE_ALLOC.search(line)
     if not m:
         return None
-    return {"kind": "iree.alloc", "device_kind": {"HIP": "rocm", "CUDA": "cuda"}.get(m.group(1)), "runtime": "iree",
-            "numbers": {"requested": int(m.group(2))}, "complete": True}
+    return {"kind": "iree.alloc", "device_kind": {"HIP": "rocm", "CUDA": "cuda"}.get(m.group(1)) or ("vulkan" if m.group(2) else None),
+            "runtime": "iree", "numbers": {"requested": int(m.group(3))}, "complete": True}
 
 
 iree_alloc.needed = ("RESOURCE_EXHAUSTED",)

@@ -454,6 +454,7 @@ RECOGNISERS = [
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _ggml_load,
     _libplacebo,
+    _iree_alloc,        # before ggml's Vulkan pattern: IREE's Vulkan HAL status names VK_ERROR_OUT_OF_DEVICE_MEMORY too
     _simple(RX.GGML_VULKAN, "ggml.vulkan", "vulkan", "llama.cpp",
             lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(RX.GGML_METAL_MAX, "ggml.metal_max", "metal", "llama.cpp",
@@ -475,7 +476,6 @@ RECOGNISERS = [
             retried=True),
     _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
-    _iree_alloc,
     _driver,
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",

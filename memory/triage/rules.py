@@ -75,12 +75,14 @@ RULES = [
     R("activations", 1.2, lambda x: x.branch == "dml",
       lambda x: (f"DirectML could not allocate one tensor of {fmt_bytes(x.req)}" if x.req else "DirectML's allocator ran out of memory")
       + "; it reports nothing else about the card", first="act"),
-    # the message alone, no card numbers, and one request larger than any card: a tensor of the input's size
-    R("activations", 2.4, lambda x: x.branch is None and x.req >= 16 * GiB,
-      "one request of {req:b}, larger than any card: the input's resolution, length or batch makes one tensor this size", first="act"),
+    # the message alone, no card numbers, and one request of 16 GiB or more (larger than most cards hold, not than every
+    # card: some hold up to 192 GB): a tensor of the input's size. Not IREE's status without a HAL driver named: its buffer
+    # may be the host's (a CPU HAL), and nothing says which memory refused it
+    R("activations", 2.4, lambda x: x.branch is None and x.req >= 16 * GiB and not (x.kind == "iree.alloc" and not x.ev.get("device_kind")),
+      "one request of {req:b}, larger than most cards hold: the input's resolution, length or batch makes one tensor this size", first="act"),
     # PyTorch's caching allocator reported a VRAM shortage with the card's numbers cut ("CUDA out of memory. See documentation",
     # or cut after "Tried to allocate N"): a script's working tensors lead, weakly (the row of the same message with its
-    # numbers), over a message with nothing at all; a request larger than any card is the row above
+    # numbers), over a message with nothing at all; a request of 16 GiB or more is the row above
     R("activations", 1.2, lambda x: x.kind in ("torch.cuda", "torch.hip") and (not x.req or torch_cut(x)) and x.env["runtime"] == "pytorch",
       lambda x: "PyTorch's caching allocator ran out of GPU memory" + (f" on a {fmt_bytes(x.req)} request" if x.req else "")
       + " (the card's numbers are cut): in a script, this input's size (batch, resolution, frames, length) is the usual knob",

@@ -39,3 +39,33 @@ OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. 
 def test_a_malformed_figure_never_raises(line):
     res = engine.triage_text(line + "\n" + OOM)
     assert res["found"] and res["events"][-1]["numbers"].get("requested") == 2 << 30, res["events"][-1]
+
+
+# IREE's status as its Vulkan HAL makes it (iree/hal/drivers/vulkan/util/libvulkan.c: "[symbol] VkResult", code
+# RESOURCE_EXHAUSTED) and as iree/modules/hal/module.c annotates it; the length is iree-org/iree#20518's
+IREE_VK = ("RESOURCE_EXHAUSTED; [vkAllocateMemory] VK_ERROR_OUT_OF_DEVICE_MEMORY; failed to allocate buffer of length "
+           "34638106880\n")
+IREE_NO_DRIVER = "RESOURCE_EXHAUSTED; failed to allocate buffer of length 34638106880\n"
+
+
+def test_iree_vulkan_status_is_iree_on_vulkan_not_ggml():
+    """review21 finding 8: the VkResult in IREE's status was taken by ggml's Vulkan pattern (runtime llama.cpp, "device
+    allocation failed while loading the model")."""
+    _, _, ev = top(IREE_VK)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"]) == ("iree.alloc", "iree", "vulkan"), ev
+    assert ev["numbers"].get("requested") == 34638106880, ev["numbers"]
+
+
+def test_iree_status_without_a_driver_is_not_read_as_larger_than_a_card():
+    """No HAL driver named: the memory that refused is not known (a CPU HAL's buffer is the host's), so the row of one
+    request larger than most cards does not fire (before: activations, "larger than any card")."""
+    cause, _, ev = top(IREE_NO_DRIVER)
+    assert cause != "activations", ev["causes"]
+    assert not any("larger than" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
+
+
+def test_the_one_large_request_row_says_most_cards_not_any():
+    """The row fires at 16 GiB with no card numbers; cards hold up to 192 GB, so "larger than any card" was false."""
+    _, _, ev = top(IREE_VK)
+    text = " ".join(e for c in ev["causes"] for e in c["evidence"])
+    assert "larger than most cards hold" in text and "larger than any card" not in text, ev["causes"]
