@@ -207,7 +207,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))
     else:
-        lines.append(f"verdict: no budget ({budget_label or 'pass --vram GIB'})")
+        why = (budget_label or "").removeprefix("no budget: ").removeprefix("pass --vram GIB")
+        lines.append(f"verdict: no budget ({why + '; ' if why else ''}pass --vram GIB to judge against a card)")
     r = est.get("host_ram") or {}
     if r:
         lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} (kept for reload {fmt_bytes(r['kept_for_reload'])}"

@@ -1,0 +1,21 @@
+"""A first-hour walk (ux21): `gpu-garden estimate` on a machine without a GPU printed "verdict: no budget (no GPU
+found)" with no word of how to get a verdict, and without a probe "verdict: no budget (no budget: pass --vram GIB)"."""
+from gpu_garden.memory.estimate import families, formula, layouts
+from gpu_garden.memory.estimate.report import format_text
+
+
+def _sd15_without_budget():
+    comps = families.split_components(layouts.table("sd15_v1-5-pruned-emaonly-fp16"), "v1-5-pruned-emaonly-fp16.safetensors")
+    return formula.judge(formula.estimate(comps, 512, 512, cfg=None, policy={"dynamic_vram": "off"}), None)
+
+
+def _verdict(label):
+    return [ln for ln in format_text(_sd15_without_budget(), label).splitlines() if ln.startswith("verdict:")]
+
+
+def test_no_budget_verdict_says_how_to_get_one_once():
+    assert _verdict("no GPU found") == ["verdict: no budget (no GPU found; pass --vram GIB to judge against a card)"]
+    assert _verdict("no budget: pass --vram GIB") == ["verdict: no budget (pass --vram GIB to judge against a card)"]
+    assert _verdict("no budget: device probe failed (OSError)") == [
+        "verdict: no budget (device probe failed (OSError); pass --vram GIB to judge against a card)"]
+    assert _verdict("") == ["verdict: no budget (pass --vram GIB to judge against a card)"]
