@@ -160,7 +160,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines = _missing_lines(est) + [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
              f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
-    lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {'in VRAM':>8}  dtypes")
+    held = "in RAM" if verdict.on_cpu(est["policy"]) else "in VRAM"  # --device cpu: ComfyUI holds the weights in host RAM
+    lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {held:>8}  dtypes")
     for c in est["components"]:
         dts = ", ".join(f"{k}" for k in list(c["dtypes"])[:3])
         lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-')[:16]:16} "

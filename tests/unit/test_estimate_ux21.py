@@ -19,3 +19,13 @@ def test_no_budget_verdict_says_how_to_get_one_once():
     assert _verdict("no budget: device probe failed (OSError)") == [
         "verdict: no budget (device probe failed (OSError); pass --vram GIB to judge against a card)"]
     assert _verdict("") == ["verdict: no budget (pass --vram GIB to judge against a card)"]
+
+
+def test_component_table_on_a_cpu_run_says_ram_not_vram():
+    """--device cpu: the weights column read "in VRAM" on a run that has no card."""
+    comps = families.split_components(layouts.table("sd15_v1-5-pruned-emaonly-fp16"), "v1-5-pruned-emaonly-fp16.safetensors")
+    cpu = formula.judge(formula.estimate(comps, 512, 512, cfg=None, policy={"dynamic_vram": "off", "device": "cpu"}), None)
+    head = [ln for ln in format_text(cpu, "--device cpu: host RAM").splitlines() if ln.startswith("component")]
+    assert len(head) == 1 and head[0].split()[-2:] == ["RAM", "dtypes"] and "VRAM" not in head[0]
+    head = [ln for ln in format_text(_sd15_without_budget(), "no GPU found").splitlines() if ln.startswith("component")]
+    assert "in VRAM" in head[0]
