@@ -536,8 +536,8 @@ def mlx_load_preflight(line):
         nums, weights = {"required": b(1), "available": b(3)}, b(2)
     elif m.group(4):
         nums, weights = {"required": b(4), "free": b(5)}, b(4)
-    elif m.group(6):
-        nums, weights = {"required": b(6)}, None
+    elif m.group(6):        # MTPLX: the resident figure (weights and caches) plus the headroom it names is what it requires
+        nums, weights = {"required": b(6) + (b(7) if m.group(7) else 0)}, b(6)
     else:
         nums, weights = {"required": b(8), "max_allowed": b(9)}, b(8)
     ev = {"kind": "mlx.load_preflight", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": True}

@@ -1,6 +1,7 @@
 """Triage's rule rows for *weights-exceed-vram*: the model itself does not fit (rows, not code: the row format is in
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
+from . import predicates
 from .predicates import (OVER_CARD, ds4_guard_weights_over, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
@@ -94,11 +95,11 @@ WEIGHTS = [
       + (f" needs about {fmt_bytes(x.n['required'])}" if "required" in x.n else "")
       + " (weights plus the KV cache of the context length) and does not fit what the system can hold; lower the context "
         "length, offload fewer layers, or take a smaller quantization (its estimate can also be wrong)"),
-    # an MLX server's load pre-flight refused a model whose weights alone are more than twice the memory it compared them with:
+    # an MLX server's load pre-flight refused a model whose weights alone are far over the memory it compared them with:
     # neither its headroom nor the programs holding unified memory explain that gap (predicates.PREFLIGHT_WEIGHTS_OVER)
     R("weights-exceed-vram", 5.0, preflight_weights_over,
-      lambda x: f"the server's load pre-flight refused the model: its weights alone are {fmt_bytes(x.ev['weights'])}, more than twice "
-                f"the {fmt_bytes(preflight_room(x))} it counts as available to a model (free memory, or its max-model-memory setting): "
+      lambda x: f"the server's load pre-flight refused the model: its weights alone are {fmt_bytes(x.ev['weights'])}, more than "
+                f"{predicates.PREFLIGHT_WEIGHTS_OVER:g} times the {fmt_bytes(preflight_room(x))} it counts as available to a model (free memory, or its max-model-memory setting): "
                 "the model is too large for this machine; a smaller model or a lower-bit quantization"),
     # vllm-metal left no KV cache and its weights are the larger share of the budget that filled
     R("weights-exceed-vram", 3.0, metal_kv_weights,

@@ -69,3 +69,24 @@ def test_the_one_large_request_row_says_most_cards_not_any():
     _, _, ev = top(IREE_VK)
     text = " ".join(e for c in ev["causes"] for e in c["evidence"])
     assert "larger than most cards hold" in text and "larger than any card" not in text, ev["causes"]
+
+
+def test_mtplx_requirement_is_resident_plus_its_headroom():
+    """review21 finding 9: MTPLX requires the resident figure plus the headroom it names (61.5 + 16 GiB), and the
+    resident figure is kept apart as the weights (before: required 61.5 GiB, the headroom dropped)."""
+    _, _, ev = top("RuntimeError: Gemma-5-27B cannot load inside the available Metal memory budget; at least 61.5 GiB "
+                   "resident plus 16 GiB system headroom is required\n")
+    assert ev["numbers"]["required"] == int(77.5 * (1 << 30)), ev["numbers"]
+    assert "77.50 GiB" in ev["causes"][0]["evidence"][0], ev["causes"][0]
+
+
+def test_preflight_weights_row_states_the_factor_the_predicate_uses(monkeypatch):
+    """review21 finding 11: the evidence's factor is formatted from predicates.PREFLIGHT_WEIGHTS_OVER, not typed."""
+    from gpu_garden.memory.triage import predicates
+    text = ('Error: {"error":{"message":"Model \'Llama-4-Maverick-mxfp4\' (212.40GB) exceeds max-model-memory (48.00GB)"}}\n')
+    cause, _, ev = top(text)
+    assert cause == "weights-exceed-vram" and "more than 2 times" in ev["causes"][0]["evidence"][0], ev["causes"][0]
+    monkeypatch.setattr(predicates, "PREFLIGHT_WEIGHTS_OVER", 4.0)
+    cause, _, ev = top(text)
+    assert cause == "weights-exceed-vram" and "more than 4 times" in ev["causes"][0]["evidence"][0], ev["causes"][0]
+
