@@ -138,3 +138,32 @@ def test_an_unmounted_face_waits_for_the_dom_not_a_timer(browser, comfy_host):
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+def test_a_second_face_on_screen_does_not_cost_the_waiting_one_a_query_per_push(browser, comfy_host):
+    """review21 finding 12: with two VRAM Budget nodes, one off screen and one on screen, the on-screen face redraws its
+    name, bar and legend on every push (replaceChildren inside the canvas container). Those are the pack's own nodes,
+    not the canvas drawing one: the waiting face is not looked for on each push (before: one query per push)."""
+    page, console = open_comfy(browser, comfy_host, vue_nodes=True, settings={"GPUGarden.Meter.IntervalMs": 250})
+    try:
+        wf = {"4": workflow()["4"], "10": workflow()["10"], "14": workflow()["10"]}
+        page.evaluate("async (wf) => { await app.loadApiJson(wf, 'watch2.json'); }", wf)
+        page.evaluate(JS_FIT_VIEW)
+        faces = {"10": FACES["10"], "14": FACES["10"]}
+        page.wait_for_function(f"(faces) => Object.values(({JS_FACES})(faces)).every(f => f.own_on_screen)", arg=faces,
+                               timeout=20000)
+        page.wait_for_function("() => window.__gpuGarden.budget.intervalMs === 250", timeout=5000)
+        page.evaluate(f"""() => ({BUDGET})().widgets.find(w => w.name === 'gpu_garden_budget').element.remove()""")
+        page.wait_for_function("() => window.__gpuGarden.faceWatch.stats().waiting === 1", timeout=5000)
+        page.evaluate(COUNT_NODE_QUERIES)
+        n0 = page.evaluate("() => window.__gpuGarden.budget.received")
+        page.wait_for_timeout(2500)
+        pushes = page.evaluate("() => window.__gpuGarden.budget.received") - n0
+        assert pushes >= 4, pushes  # about 10 pushes at 250 ms
+        assert page.evaluate(f"(faces) => ({JS_FACES})(faces)['14'].own_on_screen", faces)  # the other face is live
+        queries = page.evaluate("() => window.__ggNodeQueries")
+        assert queries <= 1, (queries, pushes)
+        assert page.evaluate("() => window.__gpuGarden.faceWatch.stats()")["waiting"] == 1
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()

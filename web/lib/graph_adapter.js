@@ -16,7 +16,8 @@
 // - remountFace: Nodes 2.0 mounts a DOM widget's element once per node component; after a graph reloaded in
 //   place (undo, redo) the component is kept and shows the removed node's element. Ours is put in its place.
 //   watchFace: a face that cannot be put on screen yet waits for the canvas container's DOM to change (one
-//   MutationObserver for all such faces, on #graph-canvas-container), not for a timer.
+//   MutationObserver for all such faces, on #graph-canvas-container), not for a timer; the faces' own redraws
+//   (inside an element marked data-gg-face) are not such a change.
 // - canvasArea: the graph's visible part, from the frontend's graph panel (.graph-canvas-panel), cached.
 // - inputLink: a node input's link through LGraphNode.getInputLink (1.58 deprecates reading input.link).
 import { app } from "../../../scripts/app.js";
@@ -178,6 +179,20 @@ function nodeGone(node) {
   return !node?.graph || nodeById(node.graph, node.id) !== node;
 }
 
+/** The attribute every pack face carries (markFace), so the watcher can tell the faces' own redraws from the canvas's. */
+const FACE_ATTR = "data-gg-face";
+
+/** Mark `element` as one of the pack's node faces (node_face.keepOnScreen does, for every face). @param {HTMLElement} element */
+export function markFace(element) {
+  element.setAttribute(FACE_ATTR, "");
+}
+
+/** Whether a mutation's target is inside (or is) one of the pack's faces. @param {Node} target */
+function ownFace(target) {
+  const elem = target.nodeType === 1 ? /** @type {Element} */ (target) : target.parentElement;
+  return !!elem?.closest(`[${FACE_ATTR}]`);
+}
+
 /** Try each waiting face once; stop watching when none is left. */
 function checkWaiting() {
   watch.frame = 0;
@@ -205,7 +220,9 @@ function startWatching() {
   if (target && typeof MutationObserver === "function") {
     watch.target = target;
     watch.observer = new MutationObserver((records) => {
-      if (watch.frame || !records.some((r) => r.addedNodes.length)) return;
+      // the pack's own faces redraw their insides on every budget push (replaceChildren): those records are no node
+      // or widget being drawn, so they do not start a check (one query per push and waiting face, otherwise)
+      if (watch.frame || !records.some((r) => r.addedNodes.length && !ownFace(r.target))) return;
       watch.frame = requestAnimationFrame(checkWaiting); // one check per frame, however many records
     });
     watch.observer.observe(target, { childList: true, subtree: true });

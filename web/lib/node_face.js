@@ -6,7 +6,7 @@
 // and how it sizes itself stay in its own module; only the look and the wiring they share are here.
 import { app } from "../../../scripts/app.js";
 import { el } from "./format.js";
-import { watchFace } from "./graph_adapter.js";
+import { markFace, watchFace } from "./graph_adapter.js";
 
 /** The look every face shares; a node adds its own layout keys (overflow, whiteSpace, position). */
 const FACE_STYLE = {
@@ -54,6 +54,7 @@ export function addFace(node, { name, testid, width, idle, cls = null, style = n
  * @param {HTMLElement} root
  */
 export function keepOnScreen(node, root) {
+  markFace(root);
   requestAnimationFrame(() => watchFace(node, root));
 }
 
