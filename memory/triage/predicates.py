@@ -556,9 +556,16 @@ def preflight_weights_over(x):
 
 def metal_kv_overhead_over_budget(x):
     """vllm-metal's profile run measured an overhead (beyond the weights) larger than its whole usable Metal budget and larger
-    than the weights: a run that completed inside that budget cannot have needed it all at once."""
+    than the weights: the profile's peak (or what it counted of retained buffers), not the model's size."""
     ov, model, usable = x.ev.get("overhead"), x.ev.get("model_memory"), x.n.get("max_allowed")
     return x.kind == "vllm_metal.kv_budget" and None not in (ov, model, usable) and ov >= usable and ov > model
+
+
+def metal_kv_profile_peak(x):
+    """vllm-metal's profile-run overhead is larger than the weights but inside the usable budget: its peak (activations at
+    --max-num-batched-tokens) plus the weights left no KV cache."""
+    ov, model, usable = x.ev.get("overhead"), x.ev.get("model_memory"), x.n.get("max_allowed")
+    return x.kind == "vllm_metal.kv_budget" and None not in (ov, model, usable) and model < ov < usable
 
 
 def metal_kv_weights(x):

@@ -28,7 +28,7 @@ what the sections scored. Adding a rule means adding a row; a unit test checks e
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
-from .predicates import (ABSURD_HOST, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
+from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
                          context_call, fresh, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
                          outside_others, sdcpp_part, slack_fits, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
@@ -75,6 +75,13 @@ RULES = [
     R("activations", 1.2, lambda x: x.branch == "dml",
       lambda x: (f"DirectML could not allocate one tensor of {fmt_bytes(x.req)}" if x.req else "DirectML's allocator ran out of memory")
       + "; it reports nothing else about the card", first="act"),
+    # vllm-metal left no KV cache, and the profile run's overhead (beyond the weights, under the whole budget) is the larger
+    # share: the profile's peak at its batch of tokens is what to cut (review21 finding 4)
+    R("activations", 3.0, metal_kv_profile_peak,
+      lambda x: f"vllm-metal's profile run measured {fmt_bytes(x.ev['overhead'])} of overhead beyond the "
+                f"{fmt_bytes(x.ev['model_memory'])} of weights, and together they left no KV cache in its usable Metal budget "
+                f"({fmt_bytes(x.n['max_allowed'])}): lower --max-num-batched-tokens (the profile run's batch), then --max-model-len, "
+                "or raise VLLM_METAL_MEMORY_FRACTION if the Mac has memory to spare", first="act"),
     # the message alone, no card numbers, and one request of 16 GiB or more (larger than most cards hold, not than every
     # card: some hold up to 192 GB): a tensor of the input's size. Not IREE's status without a HAL driver named: its buffer
     # may be the host's (a CPU HAL), and nothing says which memory refused it

@@ -78,17 +78,16 @@ OTHER = [
     R("other", 6.0, lambda x: x.kind == "mlx.buffer_limit" and x.req >= ABSURD_HOST,
       "MLX asked Metal for one buffer of {req:b}, more than any machine has: a size computed wrong (an overflow in the array's "
       "size), not a shortage"),
-    # oMLX's prefill guard refused the prompt on its own prediction before allocating it: nothing ran out; its KV+SDPA estimate
-    # is a dense-attention formula, high for models whose cache is compressed (MLA, quantized KV), so run the prompt with the
-    # guard relaxed and compare the real peak before cutting the context
-    # vllm-metal's KV refusal whose profile-run overhead alone passes the whole usable Metal budget: the measurement counted
-    # memory the run did not need at once (MLX's buffer cache kept by a setting), not the model's working memory
+    # vllm-metal's KV refusal whose profile-run overhead alone passes the whole usable Metal budget: in vllm-metal#585 the
+    # measurement counted retained buffers (an MLX buffer setting, dropped by #586). One case; the source cannot confirm it:
+    # usable_metal is a fraction of Metal's recommended working set, a soft figure MLX may pass, so a real activation peak (a
+    # large --max-num-batched-tokens) prints the same line. The evidence names both
     R("other", 4.0, metal_kv_overhead_over_budget,
       lambda x: f"vllm-metal measured {fmt_bytes(x.ev['overhead'])} of overhead in its profile run, more than its whole usable "
                 f"Metal budget ({fmt_bytes(x.n['max_allowed'])}) and more than the {fmt_bytes(x.ev['model_memory'])} of weights: "
-                "a run that finished inside that budget did not need it all at once, so the profile counted retained buffers "
-                "(MLX's buffer cache, an MLX_MAX_MB_PER_BUFFER or cache-limit setting) as overhead; unset such settings or "
-                "compare the previous release before cutting the model or the context"),
+                "either the profile run's real peak is that large (lower --max-num-batched-tokens first), or it counted retained "
+                "buffers as overhead (MLX's buffer cache, an MLX_MAX_MB_PER_BUFFER or cache-limit setting: unset such settings "
+                "or compare the previous release); either way, not the model's size"),
     # an MLX server's load pre-flight refused the model on its own requirement before loading any of it (mlx-serve, MTPLX,
     # oMLX): nothing was allocated; the requirement adds the server's fixed headroom and the figure it compares is what is free
     # right now, so the refusal is the guard's arithmetic until the weights alone are far over it (the weights row above)
@@ -99,13 +98,18 @@ OTHER = [
       + ": nothing was allocated; the requirement adds the server's fixed headroom (warmup buffers, a first KV cache, a system "
         "reserve) and the figure it compares is the unified memory free right now: free memory (quit apps, wait for a previous "
         "server to exit) and retry, or bypass the guard once (mlx-serve --skip-mem-preflight) to see whether the model runs"),
-    # ds4's memory guard refused a plan that the budget its own formula gives from the machine would hold: the budget it used
-    # was set lower (a fixed per-model ceiling); nothing was allocated and nothing ran out (antirez/ds4#889)
+    # ds4's memory guard refused a plan that the budget its printed fields give from the machine would hold: the budget it used
+    # looks set lower (a fixed per-model ceiling); nothing was allocated (antirez/ds4#889; the formula is inferred from that
+    # issue's printed line, not checked against ds4's source)
     R("other", 3.0, ds4_guard_fits,
       lambda x: f"ds4's memory guard refused the plan before allocating the graph: it needs {fmt_bytes(x.n['required'])}, its "
-                f"guard budget is {fmt_bytes(x.n['limit'])}, but its own formula on this machine ({fmt_bytes(x.n['total'])} base) "
-                f"allows {fmt_bytes(x.ev['guard_room'])}: the budget is a fixed ceiling below the machine's, not a shortage; "
+                f"guard budget is {fmt_bytes(x.n['limit'])}, but the fields it prints for this machine ({fmt_bytes(x.n['total'])} "
+                f"base x fraction - reserve - transient) come to {fmt_bytes(x.ev['guard_room'])}: the budget looks like a fixed "
+                "ceiling below the machine's, not a shortage (that formula is read from the message, not from ds4's source); "
                 "a ds4 build whose guard scales with the machine's memory, or the ceiling raised"),
+    # oMLX's prefill guard refused the prompt on its own prediction before allocating it: nothing ran out; its KV+SDPA estimate
+    # is a dense-attention formula, high for models whose cache is compressed (MLA, quantized KV), so run the prompt with the
+    # guard relaxed and compare the real peak before cutting the context
     R("other", 3.0, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
       "the server's memory guard refused the prefill before running it, on its own estimate ({n[requested]:b} of KV cache and "
       "attention on top of {n[allocated]:b}, against a {n[max_allowed]:b} ceiling): nothing was allocated, and that estimate "

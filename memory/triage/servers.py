@@ -111,6 +111,8 @@ BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.o
 # refused ctx=1000000 ... before GLM graph allocation"; the lines under it give the model map, then the sum it needed and the
 # budget with what the budget came from ("required model+graph: 195.91 GiB; guard budget: 110.00 GiB (base 512.00 GiB,
 # fraction 0.99, reserve 32.00 GiB, transient 0.00 GiB)"), read by add_block_fields. The lines do not name the backend.
+# guard_room (base x fraction - reserve - transient) is inferred from those printed fields, one issue's line: the ds4 source
+# snapshot read for this (antirez/ds4 8d57664) has no GLM memory guard to check it against.
 _DS4_GUARD = re.compile(r"ds4: (?:\w{1,16} )?memory guard refused\b")
 _DS4_SIZE = r"(\d{1,6}(?:\.\d{1,6})? [KMGT]iB)"   # digits and one point (not "8..7")
 _DS4_MODEL_MAP = re.compile(r"ds4:\s{1,8}model map: " + _DS4_SIZE)

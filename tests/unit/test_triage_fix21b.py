@@ -90,3 +90,14 @@ def test_preflight_weights_row_states_the_factor_the_predicate_uses(monkeypatch)
     cause, _, ev = top(text)
     assert cause == "weights-exceed-vram" and "more than 4 times" in ev["causes"][0]["evidence"][0], ev["causes"][0]
 
+
+def test_vllm_metal_profile_row_names_the_batch_before_retained_buffers():
+    """review21 finding 3: an overhead past the whole budget may be the profile's real peak (the budget is a fraction of
+    a soft working-set figure), so the evidence names --max-num-batched-tokens first and retained buffers as the other
+    reading, not "a run that finished inside that budget did not need it all at once"."""
+    text = ("ValueError: Paged attention: not enough Metal memory for KV cache. metal_limit=40.20GB, fraction=0.92, "
+            "usable_metal=36.98GB, model_memory=13.76GB, overhead=37.86GB, kv_budget=-14.63GB.\n")
+    cause, _, ev = top(text)
+    evidence = ev["causes"][0]["evidence"][0]
+    assert cause == "other" and "did not need it all at once" not in evidence, ev["causes"][0]
+    assert evidence.index("--max-num-batched-tokens") < evidence.index("retained buffers"), evidence
