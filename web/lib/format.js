@@ -46,6 +46,15 @@ export function fmtBytes(n, digits = 1) {
   return `${n} B`;
 }
 
+/**
+ * Server text for a face that wraps ("235.84 MiB -> 0 B"): a number and its byte unit joined by a no-break space, so a
+ * line never breaks between "0" and "B".
+ * @param {string} text
+ */
+export function keepUnits(text) {
+  return String(text).replace(/(\d) (B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)(?![\w])/g, "$1\u00a0$2");
+}
+
 /** Bare GiB number for dense rows: "12.34".
  * @param {number | null | undefined} n */
 export function fmtGiB(n, digits = 2) {
