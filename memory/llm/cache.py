@@ -136,7 +136,9 @@ OLLAMA_SWA_MEMORY = {"gemma4": 4096, "gemma4_text": 4096}
 #    whatever --kv-cache-dtype says (index_head_dim 128: 132 bytes);
 #  - the latent: with an fp8 cache FlashMLASparse's fp8_ds_mla record (get_kv_cache_shape): kv_lora_rank fp8 values,
 #    an fp32 scale per 128 of them and qk_rope_head_dim values in 16 bits (512 + 16 + 128 = 656 bytes, not 576);
-#    with a 16-bit cache the dense latent (kv_lora_rank + qk_rope_head_dim values).
+#    with a 16-bit cache the dense latent (kv_lora_rank + qk_rope_head_dim values). The fp8_ds_mla record is CUDA's
+#    (FlashMLASparse); vLLM's ROCm sparse-MLA backend keeps only the 16-bit dense latent, so an fp8 cache on ROCm is
+#    refused before it gets here (plan_checks.refuse_rocm_dsa_fp8).
 DSA_QUANT_BLOCK = 128
 
 

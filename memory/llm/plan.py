@@ -82,6 +82,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     PC.check_ranges(runtime, ctx, vram, knobs)
     fp32 = str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")  # the model's dtype
     kv = norm_kv(kv_dtype, runtime, spec, fp32_model=fp32)
+    PC.refuse_rocm_dsa_fp8(spec, runtime, kv, knobs)
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes, weights_dtype = _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl)

@@ -58,6 +58,18 @@ def refuse_unmodelled(spec, runtime) -> None:
                         "is modelled from the attention pages; llama.cpp plans it")
 
 
+def refuse_rocm_dsa_fp8(spec, runtime, kv, knobs) -> None:
+    """DeepSeek sparse attention with an fp8 cache on AMD: vLLM's ROCm sparse-MLA backend has no fp8_ds_mla record.
+    vllm/v1/attention/backends/mla/rocm_aiter_mla_sparse.py (ROCMAiterMLASparseBackend, read at 007c8d81):
+    get_kv_cache_shape (num_blocks, block_size, head_size) with head size 576 only, supported_dtypes [bfloat16], one
+    _forward_bf16_kv path and block size 1: the dense 16-bit latent, which "auto" sizes (cache.dsa_token_bytes)."""
+    if (runtime == "vllm" and spec.index_head_dim and str(kv).startswith("fp8") and V.on_rocm(knobs)):
+        raise UserError(f"{spec.name}: --kv-cache-dtype {kv} with DeepSeek sparse attention on ROCm ("
+                        f"{knobs.get('gpu_name') or knobs.get('runtime_version')}): vLLM's ROCm sparse-MLA backend "
+                        "(ROCM_AITER_MLA_SPARSE) keeps only a bf16 latent of 576 values, not FlashMLA's fp8_ds_mla "
+                        "record; drop --kv-cache-dtype (auto sizes the bf16 cache)")
+
+
 def read_knobs(runtime, parallel, knobs):
     """--parallel checked, -fa and -ngl in the runtime's own reading; returns the -ngl asked."""
     if parallel is None or parallel < 1 or parallel > 65536:
