@@ -86,6 +86,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if knobs.get("kv_dtype_v"):
         knobs["kv_dtype_v"] = norm_kv(knobs["kv_dtype_v"], runtime, spec)
     notes, weights_dtype = _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl)
+    PC.dsa_auto_note(spec, runtime, kv_dtype, notes)
     tp = PC.check_parallelism(spec, runtime, knobs)
     spec, notes, skip = PC.quant_skip(spec, knobs, notes)
     rank, loras = PC.check_adapters(spec, runtime, knobs, notes)

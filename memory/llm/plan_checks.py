@@ -70,6 +70,23 @@ def refuse_rocm_dsa_fp8(spec, runtime, kv, knobs) -> None:
                         "record; drop --kv-cache-dtype (auto sizes the bf16 cache)")
 
 
+# vLLM's default cache for DeepSeek sparse attention depends on the release: vllm#25988 (merged 2025-09-30, about
+# 0.11.0) made DeepseekV32ForCausalLM.verify_and_update_config resolve "auto" as well as fp8* to fp8_ds_mla ("we use
+# a custom fp8 format as default (i.e. 'auto')", logging "Using custom fp8 kv-cache format for DeepSeekV3.2"); the
+# current source (model_executor/models/config.py as review21b read it) maps only fp8* there, so "auto" stays 16-bit,
+# which is what kv sizes. The release that changed it was not read.
+DSA_AUTO_NOTE = ("DeepSeek sparse attention without --kv-cache-dtype: sized as the 16-bit latent, as current vLLM "
+                 "keeps it; releases from vllm#25988 (2025-09-30, about 0.11) resolved auto to the fp8_ds_mla record "
+                 "(1.63x the tokens) and the release that changed that is not known here: if the log says \"Using "
+                 "custom fp8 kv-cache format\", size it with --kv-cache-dtype fp8")
+
+
+def dsa_auto_note(spec, runtime, kv_dtype, notes) -> None:
+    """The note DSA_AUTO_NOTE for vLLM's default cache of a DeepSeek-sparse-attention model."""
+    if runtime == "vllm" and spec.index_head_dim and (kv_dtype is None or str(kv_dtype).lower() == "auto"):
+        notes.append(DSA_AUTO_NOTE)
+
+
 def read_knobs(runtime, parallel, knobs):
     """--parallel checked, -fa and -ngl in the runtime's own reading; returns the -ngl asked."""
     if parallel is None or parallel < 1 or parallel > 65536:
