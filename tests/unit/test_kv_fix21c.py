@@ -32,3 +32,22 @@ def test_dsa_default_cache_says_the_fp8_default_of_some_releases():
     assert any("vllm#25988" in n and "--kv-cache-dtype fp8" in n for n in auto["notes"])
     fp8 = llm.plan(s, "vllm", ctx=4096, tensor_parallel_size=8, kv_dtype="fp8")
     assert not any("vllm#25988" in n for n in fp8["notes"])
+
+
+def test_sglang_gemma4_e4b_per_layer_table_whole_at_tp2_and_the_whole_table_rows_are_named():
+    from gpu_garden.memory.llm.runtimes import sglang as SG
+    # SGLang gemma4_causal.py (03826cd / 038c87d): embed_tokens and embed_tokens_per_layer are
+    # Gemma4TextScaledWordEmbedding = Gemma3TextScaledWordEmbedding, an nn.Embedding: whole on each TP GPU.
+    # Gemma-4-E4B: vocab 262144 x hidden 2560 and the per-layer table 262144 x (42 layers x 256), bf16
+    s = llm.describe(model="google/gemma-4-E4B-it")
+    main, per_layer = 262144 * 2560 * 2, 262144 * 42 * 256 * 2
+    e1 = llm.plan(s, "sglang", ctx=4096, tensor_parallel_size=1)["weights_by_role"]["embedding"]
+    e2 = llm.plan(s, "sglang", ctx=4096, tensor_parallel_size=2)["weights_by_role"]["embedding"]
+    assert e2 == e1
+    assert 0 <= e2 - (main + per_layer) < 64 << 20  # the rest is the per-layer projection (2560 x 10752 x 2 B)
+    # exact model_types, one row each (gemma3n: gemma3n_causal.py's Gemma3nTextScaledWordEmbedding); a type whose
+    # SGLang model was not read keeps VocabParallelEmbedding's split
+    for arch in ("gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text"):
+        assert SG.token_table_whole(arch), arch
+    for arch in ("gemma4_unified", "gemma4_unified_text", "gemma2", "llama"):
+        assert not SG.token_table_whole(arch), arch

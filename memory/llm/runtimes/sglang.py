@@ -70,19 +70,28 @@ CUDA_CARD = re.compile(r"\b(nvidia|geforce|tesla|quadro|rtx|[ahlb]\d{2,3}[a-z]*|
 
 
 # Decoders whose token table SGLang builds as a plain torch nn.Embedding, not a VocabParallelEmbedding, so the whole
-# table sits on every tensor-parallel GPU; one row per architecture family (model_type prefix):
-#   gemma3: models/gemma3_causal.py Gemma3TextScaledWordEmbedding(nn.Embedding) for embed_tokens (Gemma3TextModel,
-#     which gemma3_mm.py's language model is too); the tied head is that module (no copy)
-#   gemma4: models/gemma4_causal.py `Gemma4TextScaledWordEmbedding = Gemma3TextScaledWordEmbedding`, for embed_tokens
-#     and the E2B/E4B per-layer table (embed_tokens_per_layer); gemma4_mm.py ties lm_head to embed_tokens at PP 1
+# table sits on every tensor-parallel GPU; one row per model_type read (exact names: a prefix would take in any later
+# gemma3*/gemma4* type unread, e.g. gemma4_unified, whose SGLang model was not read and so stays split):
+#   gemma3, gemma3_text: models/gemma3_causal.py Gemma3TextScaledWordEmbedding(nn.Embedding) for embed_tokens
+#     (Gemma3TextModel, which gemma3_mm.py's language model is too); the tied head is that module (no copy)
+#   gemma3n, gemma3n_text: models/gemma3n_causal.py (at 184c9526, review21b) builds embed_tokens and
+#     embed_tokens_per_layer as Gemma3nTextScaledWordEmbedding (an nn.Embedding); kv's gemma3n role holds the main
+#     table only (its per-layer table is not sized here)
+#   gemma4, gemma4_text: models/gemma4_causal.py `Gemma4TextScaledWordEmbedding = Gemma3TextScaledWordEmbedding`, for
+#     embed_tokens and the E2B/E4B per-layer table (embed_tokens_per_layer); gemma4_mm.py ties lm_head to embed_tokens
+#     at PP 1
 # (read at sgl-project/sglang 03826cd and 038c87d, task ellm21b; the 0.5.11/0.5.12 builds of batch 53's rows are
-# assumed to match: mattbucci's patches against them touch neither)
-WHOLE_TOKEN_TABLE = ("gemma3", "gemma4")
+# assumed to match: mattbucci's patches against them touch neither). Another layout of gemma4_causal.py exists (review21b
+# and fix21c read a copy that imports get_global_server_args): its Gemma4PerLayerEmbedding builds embed_tokens_per_layer
+# as a VocabParallelEmbedding, split over TP; on such a build each GPU holds (1 - 1/tp) of the E2B/E4B per-layer table
+# less than kv says (Gemma-4-E4B at TP 2: 262144 x 42 x 256 x 2 B / 2 = 2.63 GiB). Which releases carry which was not
+# read; kv keeps the layout of the commits read (test_kv_fix21c sizes E4B at TP 2 by hand)
+WHOLE_TOKEN_TABLE = ("gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text")
 
 
 def token_table_whole(arch) -> bool:
     """Does SGLang keep this decoder's whole token table (and a per-layer table) on every tensor-parallel GPU?"""
-    return any(str(arch or "").startswith(a) for a in WHOLE_TOKEN_TABLE)
+    return str(arch or "") in WHOLE_TOKEN_TABLE
 
 
 def awq_experts_dense(gpu_name) -> bool:
