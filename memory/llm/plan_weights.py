@@ -103,6 +103,16 @@ def by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes) -> tuple:
 #     gemma4_mm.py's ReplicatedLinear projection into the decoder are not parallel layers). Until round 46 (task
 #     ellm21b) SGLang took vLLM's row and, as that row adds the tower for vLLM only, counted no tower at all.
 TOWER_TP_SPLIT = {("vllm", "gemma4_vision"): "whole", ("sglang", "gemma4_vision"): "matmuls"}
+# Runtimes that keep MLA's down-projections whole on every tensor-parallel GPU (vllm_loader.mla_replicated_params
+# counts them; the rest of the layer is split), one row per runtime with the source read:
+#   vllm: model_executor/models/deepseek_v2.py, fused_qkv_a_proj with disable_tp=True (kv_a_proj_with_mqa a
+#     ReplicatedLinear without a q_lora_rank), and DSA's Indexer's ReplicatedLinear wq_b / wk / weights_proj
+#   sglang: python/sglang/srt/models/deepseek_v2.py DeepseekV2AttentionMLA, "# For tensor parallel attention":
+#     fused_qkv_a_proj_with_mqa = ReplicatedLinear(hidden, q_lora_rank + kv_lora_rank + qk_rope_head_dim) (and
+#     kv_a_proj_with_mqa a ReplicatedLinear without a q_lora_rank), as several copies of the file agree (task fix21c).
+#     Its DSA layout (index_head_dim fused into the same projection) was not read: DSA is refused on SGLang
+MLA_DOWN_WHOLE = {"vllm": "deepseek_v2.py fused_qkv_a_proj disable_tp=True",
+                  "sglang": "deepseek_v2.py fused_qkv_a_proj_with_mqa ReplicatedLinear"}
 
 
 def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, rank, loras, roles, knobs,
@@ -138,7 +148,7 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                          how=roles["how"] + f" (the {fmt_bytes(table)} token table whole on each)")
             notes.append(f"SGLang builds this model's token table as a plain embedding, not split over the GPUs: "
                          f"{fmt_bytes(table)} on each")
-        if runtime == "vllm" and spec.mla and not spec.weights_bytes:
+        if runtime in MLA_DOWN_WHOLE and spec.mla and not spec.weights_bytes:
             quant, plain = VL.mla_replicated_params(spec)
             nbytes = 4 if fp32 else 2
             extra = int((quant * (LINEAR_BITS[fmt] / 8 if fmt in LINEAR_BITS else nbytes) + plain * nbytes)

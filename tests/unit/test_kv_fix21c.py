@@ -51,3 +51,13 @@ def test_sglang_gemma4_e4b_per_layer_table_whole_at_tp2_and_the_whole_table_rows
         assert SG.token_table_whole(arch), arch
     for arch in ("gemma4_unified", "gemma4_unified_text", "gemma2", "llama"):
         assert not SG.token_table_whole(arch), arch
+
+
+def test_sglang_keeps_mla_down_projections_whole_on_every_tp_gpu():
+    # SGLang deepseek_v2.py: fused_qkv_a_proj_with_mqa = ReplicatedLinear(hidden, q_lora_rank + kv_lora_rank +
+    # qk_rope_head_dim) "For tensor parallel attention". DeepSeek-V3 FP8: 61 layers x 7168 x (1536 + 512 + 64) x 1 byte,
+    # of which each of 8 GPUs holds 7/8 more than its eighth
+    s = llm.describe(model="deepseek-ai/DeepSeek-V3")
+    one = llm.plan(s, "sglang", ctx=4096, tensor_parallel_size=1)["weights_by_role"]["blocks"]
+    eight = llm.plan(s, "sglang", ctx=4096, tensor_parallel_size=8)["weights_by_role"]["blocks"]
+    assert eight - one // 8 == 61 * 7168 * 2112 * 7 // 8  # 0.75 GiB

@@ -106,7 +106,7 @@ def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
 # ReplicatedLinear with the model's quant_config, weights_proj ReplicatedLinear with quant_config=None). The rest of
 # the layer (q_b_proj, kv_b_proj, o_proj, the MLP) is split.
 def mla_replicated_params(spec) -> tuple:
-    """(quantized matmul, 16-bit) parameters of one MLA model that vLLM keeps whole on every tensor-parallel GPU."""
+    """(quantized matmul, 16-bit) parameters of one MLA model that vLLM and SGLang keep whole on every tensor-parallel GPU."""
     if not spec.mla:
         return 0, 0
     d, q = spec.hidden, spec.mla_q_lora
