@@ -49,8 +49,11 @@ WEIGHTS = [
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
       lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),
-    # (not a first request larger than the whole card: a model is placed tensor by tensor, and no layer's tensor passes the
-    # card it is being loaded onto; one tensor that does is sized by its input: activations' 50%-of-the-card row)
+    # (not a first request larger than the whole card: a model is placed tensor by tensor, and a layer's tensor usually
+    # stays well under the card it is being loaded onto; a request past the card is read as sized by its input, the
+    # activations' 50%-of-the-card row. Not always: a token table in fp32 can pass a ~4 GB card by itself (Gemma-3-12B's
+    # embed_tokens 262144 x 3840 x 4 B = 3.75 GiB, umt5-xxl's 256384 x 4096 x 4 B = 3.9 GiB, each loaded first); a bare
+    # message without frames then reads activations, and a .to('cuda') / _apply traceback still lets weights lead)
     R("weights-exceed-vram", 2.6, lambda x: torch(x) and x.total and not x.impossible and x.allocated == 0
       and 0.25 * x.total <= x.req <= x.total,
       "nothing was allocated yet and the first request is {req:b} ({req_share:.0%} of the card): the model is being loaded"),
