@@ -536,8 +536,9 @@ def mlx_load_preflight(line):
         nums, weights = {"required": b(1), "available": b(3)}, b(2)
     elif m.group(4):
         nums, weights = {"required": b(4), "free": b(5)}, b(4)
-    elif m.group(6):        # MTPLX: the resident figure (weights and caches) plus the headroom it names is what it requires
-        nums, weights = {"required": b(6) + (b(7) if m.group(7) else 0)}, b(6)
+    elif m.group(6):        # MTPLX: "at least A resident plus H system headroom": required is the printed resident
+        # figure A (weights and caches), the headroom H its own number; the evidence sums them (rules_other)
+        nums, weights = {"required": b(6), **({"headroom": b(7)} if m.group(7) else {})}, b(6)
     else:
         nums, weights = {"required": b(8), "max_allowed": b(9)}, b(8)
     ev = {"kind": "mlx.load_preflight", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": True}

@@ -18,7 +18,7 @@ NUMBER_LABELS = [
     ("reserved_unallocated", "reserved but unallocated"), ("private_pools", "in private pools"),
     ("this_process", "this process"), ("other_processes", "other processes"), ("allowed", "allowed (memory fraction)"),
     ("limit", "PyTorch limit"), ("other_allocations", "other allocations"), ("max_allowed", "max allowed"),
-    ("required", "required"), ("available", "available"), ("kv_needed", "KV cache needed"), ("kv_available", "KV cache available"),
+    ("required", "required"), ("headroom", "headroom on top"), ("available", "available"), ("kv_needed", "KV cache needed"), ("kv_available", "KV cache available"),
     ("free_initial", "free at start"), ("free_current", "free now"),
 ]
 

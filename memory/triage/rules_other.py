@@ -93,7 +93,10 @@ OTHER = [
     # right now, so the refusal is the guard's arithmetic until the weights alone are far over it (the weights row above)
     R("other", 3.0, lambda x: x.kind == "mlx.load_preflight" and not preflight_weights_over(x),
       lambda x: "the server's load pre-flight refused the model before loading any of it, on its own requirement"
-      + (f" ({fmt_bytes(x.n['required'])}" + (f" against {fmt_bytes(preflight_room(x))}" if preflight_room(x) else "") + ")"
+      + (f" ({fmt_bytes(x.n['required'])}"
+         + (f" resident plus {fmt_bytes(x.n['headroom'])} headroom = {fmt_bytes(x.n['required'] + x.n['headroom'])}"
+            if x.n.get("headroom") else "")
+         + (f" against {fmt_bytes(preflight_room(x))}" if preflight_room(x) else "") + ")"
          if "required" in x.n else "")
       + ": nothing was allocated; the requirement adds the server's fixed headroom (warmup buffers, a first KV cache, a system "
         "reserve) and the figure it compares is the unified memory free right now: free memory (quit apps, wait for a previous "

@@ -72,11 +72,12 @@ def test_the_one_large_request_row_says_most_cards_not_any():
 
 
 def test_mtplx_requirement_is_resident_plus_its_headroom():
-    """review21 finding 9: MTPLX requires the resident figure plus the headroom it names (61.5 + 16 GiB), and the
-    resident figure is kept apart as the weights (before: required 61.5 GiB, the headroom dropped)."""
+    """review21 finding 9: MTPLX requires the resident figure plus the headroom it names (61.5 + 16 GiB); since fix21c
+    (review21b finding 6) `required` is the printed resident figure and the headroom its own number, summed in the
+    evidence (test_triage_fix21c)."""
     _, _, ev = top("RuntimeError: Gemma-5-27B cannot load inside the available Metal memory budget; at least 61.5 GiB "
                    "resident plus 16 GiB system headroom is required\n")
-    assert ev["numbers"]["required"] == int(77.5 * (1 << 30)), ev["numbers"]
+    assert ev["numbers"]["required"] + ev["numbers"]["headroom"] == int(77.5 * (1 << 30)), ev["numbers"]
     assert "77.50 GiB" in ev["causes"][0]["evidence"][0], ev["causes"][0]
 
 
