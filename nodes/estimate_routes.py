@@ -74,7 +74,8 @@ def estimate_graph(body: dict) -> dict:
         est["assumptions"].append("vram_gb on a --cpu host: the card is judged with the fp32 weights this host runs; "
                                   "on a card ComfyUI would load them in 16 bits, about half the weights")
     out = workflow.metadata(est)
-    out.update(verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
+    out.update(family_name=est["family_name"], variant=est.get("variant") or "",  # the face names it as the node's run does
+               verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
                device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body",
                vae=est.get("vae"))  # per sample and the decode batch ComfyUI would pick on this budget (free memory)

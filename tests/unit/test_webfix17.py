@@ -156,3 +156,11 @@ def test_the_cli_keeps_its_flags(models, tmp_path, capsys):
 def test_a_wrong_size_is_refused_with_its_name(routes, extra, field):
     with pytest.raises(UserError, match=field):
         routes.estimate_graph({"workflow": graph(latent=False), **extra})
+
+
+def test_the_answer_names_the_family_as_the_node_does(routes, monkeypatch):
+    """ux21: the button's answer read a bare "sd1" on the face under the node's "Stable Diffusion 1.x (sd1)"; the route
+    now sends the family's name (and variant) beside its slug; tests/web/test_estimate_tiers reads the face."""
+    on(monkeypatch, "cpu")
+    out = routes.estimate_graph({"workflow": graph()})
+    assert (out["family"], out["family_name"], out["variant"]) == ("sd1", "Stable Diffusion 1.x", "")

@@ -127,7 +127,7 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     assert ans["budget"] == 8 * 2 ** 30 and face(page, node_id, "gg-estimate-graph-verdict") == "FITS"
     assert [c[:2] for c in chips(page, node_id, "gg-estimate-graph-tiers")] == [[gb, "fits"] for gb in TIERS]
     text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
-    assert "sd1 · 512×768 · batch 1" in text and f"peak {ans['peak'] / 2 ** 30:.2f} GiB" in text, text
+    assert "Stable Diffusion 1.x (sd1) · 512×768 · batch 1" in text and f"peak {ans['peak'] / 2 ** 30:.2f} GiB" in text, text
     assert f"per card tier, host RAM {gib(ans['host_ram_assumed']['available'])}: 8 GB: fits · 12 GB" in text, text
     assumed = page.evaluate(f"(id) => [...{ROOT}.querySelectorAll('[data-testid=gg-estimate-graph-assumptions] div')]"
                             ".map(e => e.textContent)", node_id)
@@ -217,7 +217,9 @@ def test_the_button_on_a_graph_without_a_latent_node(comfy_page, comfy_host, out
                                                                "width": 512, "height": 768, "frames": 1, "batch": 4})
     assert ans["peak"] == direct["peak"] == 5_580_862_019, ans["peak"]  # the node's own --cpu figure (test_webfix17)
     size = face(page, node_id, "gg-estimate-graph-size")
-    assert size == "sd1 · 512×768 (the node's size: no latent node) · batch 4 · on the CPU (ComfyUI --cpu): host RAM", size
+    # named as the node's own run names it (ux21: the button's answer read a bare "sd1" under "Stable Diffusion 1.x (sd1)")
+    assert size == ("Stable Diffusion 1.x (sd1) · 512×768 (the node's size: no latent node) · batch 4 · on the CPU "
+                    "(ComfyUI --cpu): host RAM"), size
     assert face(page, node_id, "gg-estimate-graph-verdict") == "FITS"
     text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
     assert "CPU run: the running phase " in text, text

@@ -95,7 +95,8 @@ export function renderGraph(box, state) {
     box.append(el("div", null, a.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" }));
   }
   const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "") + (a.size_from === "body" ? " (the node's size: no latent node)" : "");
-  const what = el("div", null, `${a.family} · ${size} · batch ${a.batch}` + deviceText(a), { opacity: ".85" });
+  const fam = a.family_name ? `${a.family_name} (${a.family}${a.variant ? " " + a.variant : ""})` : a.family;  // as the node's own run names it
+  const what = el("div", null, `${fam} · ${size} · batch ${a.batch}` + deviceText(a), { opacity: ".85" });
   what.dataset.testid = "gg-estimate-graph-size";
   box.append(what);
   const tiers = tiersLine(a, { incomplete: missing.length > 0, testid: "gg-estimate-graph-tiers" });
