@@ -32,7 +32,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ggml_load_start": [],
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": [],
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
@@ -260,10 +260,15 @@ def bfc_stats_after(f, line):
 # Ollama's own log format: Go's slog text with the source file's base name ("level=INFO source=llama_server.go:837 msg=..."),
 # which its logger shortens from the full path; slog's default AddSource prints the full path, and msg=" alone is any Go program.
 # The base name alone is a common slog idiom too (a Go wrapper of llama-server logs source=main.go or process.go), so only
-# the names of Ollama's own files that log (ollama/ollama: llm/llama_server.go, server/sched.go, routes.go, images.go,
-# llm/memory.go, discover/amd_*.go, ...) count; the generic ones (server.go, main.go, types.go, gpu.go) do not by themselves
-_OLLAMA_SLOG = re.compile(r"\blevel=[A-Z]{3,5} source=(?:llama_server|sched|routes|images|memory|payload|ggml|gguf|cuda_compat"
-                          r"|native_probe|amd_\w{1,20}|gpu_\w{1,20})\.go:\d{1,6} msg=\"")
+# the names of Ollama's own files that log count, in two tiers:
+#  - names unlikely in another Go program (ollama/ollama: llm/llama_server.go, server/sched.go, cuda_compat, native_probe,
+#    discover/amd_*.go): one line is enough;
+#  - Ollama's names that any Go service may have (server/routes.go, images.go, llm/memory.go, payload, ggml, gguf,
+#    gpu_*.go): two different ones in the log (a second marker), never one alone (review21b finding 7: a wrapper's
+#    source=routes.go or memory.go line read as Ollama)
+# the generic ones (server.go, main.go, types.go, gpu.go, process.go) never count
+_OLLAMA_SLOG = re.compile(r"\blevel=[A-Z]{3,5} source=(?:llama_server|sched|cuda_compat|native_probe|amd_\w{1,20})\.go:\d{1,6} msg=\"")
+_OLLAMA_SLOG_COMMON = re.compile(r"\blevel=[A-Z]{3,5} source=(routes|images|memory|payload|ggml|gguf|gpu_\w{1,20})\.go:\d{1,6} msg=\"")
 
 
 def _ollama_marker(s, f, m, text, lineno, window):
@@ -271,6 +276,11 @@ def _ollama_marker(s, f, m, text, lineno, window):
     if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text \
             or "encountered while running the model" in text or 'msg="' in text and _OLLAMA_SLOG.search(text):
         f["ollama"] = True
+    elif 'msg="' in text and len(f["ollama_slog_common"]) < 2:
+        common = _OLLAMA_SLOG_COMMON.search(text)
+        if common:
+            f["ollama_slog_common"] = f["ollama_slog_common"] | {common.group(1)}
+            f["ollama"] = f["ollama"] or len(f["ollama_slog_common"]) >= 2
 
 
 def _ollama_evict(s, f, m, text, lineno, window):

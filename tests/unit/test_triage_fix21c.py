@@ -18,3 +18,27 @@ def test_mtplx_required_is_the_printed_resident_figure_and_the_headroom_its_own_
     _, _, ev = top("RuntimeError: Qwen4-70B cannot load inside the available Metal memory budget; at least 83.3 GiB "
                    "resident is required\n")
     assert "headroom" not in ev["numbers"], ev["numbers"]
+
+
+# tune88's Ollama slog case: a server line, then the runner's ggml lines (numbers made up)
+GGML = ("load_tensors: offloaded 41/41 layers to GPU\n"
+        "load_tensors:        CUDA0 model buffer size =  9120.33 MiB\n"
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory\n")
+
+
+def test_ollama_slog_needs_an_ollama_only_file_name_or_a_second_marker():
+    """review21b finding 7: routes.go, memory.go, images.go and gpu_*.go are names any Go service may log under; one such
+    line is a Go wrapper of llama-server as much as Ollama (before: runtime ollama)."""
+    for line in ('level=INFO source=routes.go:88 msg="proxying to llama-server" upstream=http://127.0.0.1:8081',
+                 'level=INFO source=memory.go:40 msg="checking free memory before starting llama-server"',
+                 'level=INFO source=gpu_linux.go:12 msg="found a device"'):
+        _, _, ev = top("time=2026-04-02T09:12:44.101Z " + line + "\n" + GGML)
+        assert ev["runtime"] == "llama.cpp", (line, ev["runtime"])
+    # two of Ollama's own common names (its server's routes.go and llm/memory.go) together still name it
+    both = ('time=2026-04-02T09:12:40.000Z level=INFO source=routes.go:1205 msg="inference compute" id=GPU-0 library=cuda\n'
+            'time=2026-04-02T09:12:44.101Z level=INFO source=memory.go:343 msg="offload to cuda" layers.requested=-1\n')
+    _, _, ev = top(both + GGML)
+    assert ev["runtime"] == "ollama", ev["runtime"]
+    # an Ollama-only name alone is enough
+    _, _, ev = top('time=2026-04-02T09:12:44.101Z level=INFO source=sched.go:449 msg="loading model into llama-server" gpus=1\n' + GGML)
+    assert ev["runtime"] == "ollama", ev["runtime"]
