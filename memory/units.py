@@ -15,12 +15,24 @@ _UNITS = {
 SIZE_RE = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B|[KMGT]|B|bytes)?", re.I)
 
 
+class SizeError(ValueError):
+    """A printed figure that is no number or size ("0..99", "8..7 GiB"): what a log's text can hold, unlike a bug."""
+
+
+def num(text: str) -> float:
+    """float(text) for a figure a pattern took from a log; SizeError where it is no number."""
+    try:
+        return float(text)
+    except ValueError:
+        raise SizeError(f"not a number: {text!r}") from None
+
+
 def parse_size(text: str, binary_decimal: bool = False) -> int:
     """"1.50 GiB" -> bytes. With binary_decimal, "GB"/"MB" mean GiB/MiB (PyTorch and most runtimes
     print GiB but some label it GB)."""
     m = SIZE_RE.fullmatch(text.strip())
     if not m:
-        raise ValueError(f"not a size: {text!r}")
+        raise SizeError(f"not a size: {text!r}")
     unit = (m.group("unit") or "").upper()
     if binary_decimal and unit in ("KB", "MB", "GB", "TB"):
         unit = unit[0] + "IB"

@@ -9,7 +9,7 @@ import re
 
 from . import parse as P
 from . import lines as L
-from ..units import MiB, parse_size
+from ..units import MiB, num, parse_size
 from .text import attempt
 
 _OLLAMA_SIZES = re.compile(L.OLLAMA_GPU_SIZE)     # each GPU's free memory on Ollama's "offload to" line
@@ -211,10 +211,7 @@ def _gib(key):
 
 
 def _vllm_util(s, f, m, text, lineno, window):
-    try:
-        f["vllm_util"] = float(m.group(1) or m.group(2))
-    except ValueError:
-        pass
+    f["vllm_util"] = num(m.group(1) or m.group(2))   # a figure that is no number: SizeError, attempt's miss
 
 
 # --- llama.cpp / Ollama --------------------------------------------------------------------------
@@ -298,7 +295,7 @@ def _vllm_wflags(f, text):
         if m.group(1) and m.group(1).lower() != "none":
             w["quant"] = m.group(1).lower()
         elif m.group(2):
-            w["offload"] = max(w.get("offload", 0.0), float(m.group(2)))
+            w["offload"] = max(w.get("offload", 0.0), num(m.group(2)))
         elif m.group(3):
             w["dp"] = max(w.get("dp", 1), int(m.group(3)))
         elif m.group(4):
@@ -344,7 +341,7 @@ def _gguf_meta(s, f, m, *_):
     if m.group(1):
         f["gguf_type"] = m.group(1).strip()
     elif m.group(2):
-        f["gguf_params"] = float(m.group(2)) * _PARAM_UNIT[m.group(3)]
+        f["gguf_params"] = num(m.group(2)) * _PARAM_UNIT[m.group(3)]
     else:
         f["gguf_size"] = P.size(m.group(4))
 
@@ -430,7 +427,7 @@ HANDLERS = {
     "stage_said": lambda s, f, m, text, lineno, *_: _kept(f["stage_said"], lineno, (m.lastgroup, chain_place(text))),
     "trt_kv_sizing": lambda s, f, m, text, lineno, *_: _kept(f["trt_kv_sizing"], lineno,
                                                              {"total": P.size(m.group(1) + " GiB"), "free": P.size(m.group(2) + " GiB")}
-                                                             if float(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
+                                                             if num(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
     "vk_pinned_device": _set("vk_pinned_device", True),
     "ollama_evict": _ollama_evict,
     "ggml_load_start": lambda s, f, m, text, lineno, *_: lineno in f["ggml_load_start"] or
@@ -442,7 +439,7 @@ HANDLERS = {
     "bfc_stats": lambda s, f, m, text, lineno, *_: f["bfc_stats"].__setitem__(
         lineno, ("device_limit" if m.group(1) == "Limit" else "allocated", int(m.group(2)))),
     "bfc_fail": lambda s, f, m, text, lineno, *_: f["bfc_fail_lines"].__setitem__(lineno, True),
-    "ggml_pool_fail": lambda s, f, m, *_: f.update(ggml=True, ggml_pool_req=round(float(m.group(1)) * MiB)),
+    "ggml_pool_fail": lambda s, f, m, *_: f.update(ggml=True, ggml_pool_req=round(num(m.group(1)) * MiB)),
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,
     "rocm": _set("rocm", True),

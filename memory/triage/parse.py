@@ -26,7 +26,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
-from .text import attempt, clean, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
+from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .prefilter import _gate, _prefilter
 
@@ -374,7 +374,7 @@ RECOGNISERS = [
     _simple(_TRITON_SMEM, "triton.shared_memory", "cuda", "pytorch",
             lambda m: {"shared_memory_required": int(m.group(1)), "shared_memory_limit": int(m.group(2))}, keys=("out of resource",)),
     _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
-    _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": float(m.group(1))},
+    _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": num(m.group(1))},
             keys=("system memory usage exceeded",)),
     _vhs_ram,
     _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "ModelMMAP", "Host OOM")),
@@ -413,7 +413,7 @@ RECOGNISERS = [
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
-            lambda m: {"mem_fraction_static_ratio": float(m.group(1))} if m.group(1) else {}, keys=("mem-fraction-static",)),
+            lambda m: {"mem_fraction_static_ratio": num(m.group(1))} if m.group(1) else {}, keys=("mem-fraction-static",)),
     _sglang_kv,
     _trtllm,
     _mlx_malloc,

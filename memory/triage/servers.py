@@ -5,7 +5,7 @@ import re
 
 from . import error_patterns as RX
 from .other_runtimes import DOTNET_OBJECT, libplacebo_heap
-from .text import size
+from .text import num, size
 
 
 def _vllm_v1(line):
@@ -34,7 +34,7 @@ def _vllm_startup(line):
             return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": True, "form": "cut"}
         return None
     nums = {"free": size(m.group(1) + " GiB"), "total": size(m.group(2) + " GiB"),
-            "gpu_memory_utilization_ratio": float(m.group(3)), "requested": size(m.group(4) + " GiB")}
+            "gpu_memory_utilization_ratio": num(m.group(3)), "requested": size(m.group(4) + " GiB")}
     return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
 
 
@@ -147,9 +147,9 @@ def vllm_metal_fields(ev, text) -> bool:
     hit = False
     for name, v, unit in _VLLM_METAL_FIELD.findall(text[:400]):
         if name == "fraction":
-            ev["numbers"][_VLLM_METAL_KEY[name]] = float(v)
+            ev["numbers"][_VLLM_METAL_KEY[name]] = num(v)
         elif unit:
-            b = int(round(float(v) * 1e9))      # decimal GB (the source's `/ 1e9`), sign kept
+            b = int(round(num(v) * 1e9))      # decimal GB (the source's `/ 1e9`), sign kept
             if name in _VLLM_METAL_KEY:
                 ev["numbers"][_VLLM_METAL_KEY[name]] = b
             else:
@@ -209,11 +209,15 @@ def add_block_fields(ev, text) -> bool:
         m = _DS4_GUARD_FIGURES.search(text)
         if not m:
             return False
-        ev["numbers"].update(required=size(m.group(1)), limit=size(m.group(2)))
+        # every figure read before the event is touched: one that is no number (SizeError) leaves it as it was
+        nums = {"required": size(m.group(1)), "limit": size(m.group(2))}
+        room = None
         if m.group(3):
-            ev["numbers"]["total"] = size(m.group(3))
-            ev["guard_room"] = (size(m.group(3)) * float(m.group(4)) - size(m.group(5))
-                                - (size(m.group(6)) if m.group(6) else 0))
+            nums["total"] = size(m.group(3))
+            room = nums["total"] * num(m.group(4)) - size(m.group(5)) - (size(m.group(6)) if m.group(6) else 0)
+        ev["numbers"].update(nums)
+        if room is not None:
+            ev["guard_room"] = room
         return True
     if ev.get("kind") == "dotnet.oom":
         # the first stack frame under .NET's exception is the method that threw it: an object grown past its size limit

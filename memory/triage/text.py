@@ -1,7 +1,7 @@
 """Text utilities every recogniser shares: a cleaned line, a printed size in bytes, and a reading that never raises."""
 import re
 
-from ..units import parse_size
+from ..units import SizeError, num, parse_size  # noqa: F401  (num: the recognisers' float of a figure)
 
 ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]"
 ANSI_RE = re.compile(ANSI)
@@ -30,9 +30,10 @@ def size(text: str | None) -> int | None:
 
 
 def attempt(fn, *args, miss=None):
-    """fn(*args), or miss where it raises ValueError: a figure its pattern took that is no number ("0..99", "8..7 GiB",
-    which parse_size and float refuse) is read as no match. Triage never raises on a log's text."""
+    """fn(*args), or miss where a figure its pattern took is no number ("0..99", "8..7 GiB": units.SizeError, which
+    parse_size, text.size and text.num raise): read as no match, so triage never raises on a log's text. Any other
+    exception is a bug of the recogniser or handler and surfaces (in tests first)."""
     try:
         return fn(*args)
-    except ValueError:
+    except SizeError:
         return miss

@@ -42,3 +42,40 @@ def test_ollama_slog_needs_an_ollama_only_file_name_or_a_second_marker():
     # an Ollama-only name alone is enough
     _, _, ev = top('time=2026-04-02T09:12:44.101Z level=INFO source=sched.go:449 msg="loading model into llama-server" gpus=1\n' + GGML)
     assert ev["runtime"] == "ollama", ev["runtime"]
+
+
+def test_attempt_misses_only_a_figure_that_is_no_number():
+    """review21b finding 8: text.attempt reads a SizeError (a figure that is no number) as no match; any other exception,
+    a bug of a recogniser or handler (a bad unpack, int() of a group made optional), surfaces (before: every ValueError
+    was a silent miss)."""
+    import pytest
+    from gpu_garden.memory.triage.text import attempt, num, size
+    from gpu_garden.memory.units import SizeError
+    assert attempt(size, "8..7 GiB", miss="miss") == "miss"
+    assert attempt(num, "0..99", miss="miss") == "miss"
+    assert issubclass(SizeError, ValueError)
+
+    def unpack(line):
+        a, b = line.split()
+        return a
+    with pytest.raises(ValueError, match="too many values to unpack"):
+        attempt(unpack, "one two three")
+    with pytest.raises(ValueError, match="invalid literal"):
+        attempt(int, "12a")
+
+
+def test_ds4_guard_figures_are_all_read_before_the_event_is_touched(monkeypatch):
+    """review21b finding 8: add_block_fields set required/limit/total before it read the fraction; a fraction that is no
+    number left them written and returned the miss. Now nothing is written."""
+    from gpu_garden.memory.triage import servers
+    from gpu_garden.memory.triage.text import attempt
+    from gpu_garden.memory.units import SizeError
+
+    def bad(text):
+        raise SizeError(f"not a number: {text!r}")
+    monkeypatch.setattr(servers, "num", bad)
+    ev = {"kind": "ds4.memory_guard", "numbers": {}}
+    line = ("ds4:   required model+graph: 92.10 GiB; guard budget: 80.00 GiB (base 256.00 GiB, fraction 0.5, "
+            "reserve 16.00 GiB)")
+    assert attempt(servers.add_block_fields, ev, line, miss=False) is False
+    assert ev == {"kind": "ds4.memory_guard", "numbers": {}}, ev
