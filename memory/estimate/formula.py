@@ -132,6 +132,10 @@ def _on_cpu(comps, pol, given):
                  for k, (dt, sh) in c["table"].items()}
             c = dict(c, table=t, bytes=sum(tensor_bytes(d, sh) for d, sh in t.values()))
             c["resident"] = W.resident_bytes(t, False)
+        elif c["role"] == "vae":  # VAE.__init__ moves it to vae_dtype, fp32 here: its weights sit in RAM at 4 bytes
+            t = {k: ("F32" if W.is_float(dt) else dt, sh) for k, (dt, sh) in c["table"].items()}
+            c = dict(c, table=t, bytes=sum(tensor_bytes(d, sh) for d, sh in t.values()))
+            c["resident"] = W.resident_bytes(t, False)
         out.append(c)
     return out, ("CPU device: ComfyUI holds the diffusion model in fp32" + (" (but for the --weights-dtype tensors)" if chosen else "")
                  + " and computes in fp32 (unet_dtype and vae_dtype without fp16/bf16 on a CPU); text encoders stay "

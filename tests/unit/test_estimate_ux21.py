@@ -29,3 +29,21 @@ def test_component_table_on_a_cpu_run_says_ram_not_vram():
     assert len(head) == 1 and head[0].split()[-2:] == ["RAM", "dtypes"] and "VRAM" not in head[0]
     head = [ln for ln in format_text(_sd15_without_budget(), "no GPU found").splitlines() if ln.startswith("component")]
     assert "in VRAM" in head[0]
+
+
+def test_on_a_cpu_run_the_vae_sits_in_ram_in_fp32():
+    """ComfyUI --cpu: vae_dtype is fp32 and VAE.__init__ moves the VAE there, so its weights sit in RAM at 4 bytes (the
+    running node measured 554.96 MiB kept for reload for SD1.5's CLIP-L and VAE). The file estimate kept the fp16
+    file's 2 bytes: "Estimate the open graph" said 394.28 MiB on the same face, and the CLI's VAE row 0.16 GiB F16."""
+    import math
+    tensors = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
+    vae_numel = sum(math.prod(t["shape"]) for k, t in tensors.items()
+                    if k.startswith("first_stage_model.") and t["dtype"] in ("F16", "F32", "BF16"))
+    comps = families.split_components(layouts.table("sd15_v1-5-pruned-emaonly-fp16"), "v1-5-pruned-emaonly-fp16.safetensors")
+    est = formula.judge(formula.estimate(comps, 512, 512, cfg=None, policy={"dynamic_vram": "off", "device": "cpu",
+                                                                           "host_ram": 64 << 30}), None)
+    vae = [c for c in est["_ctx"]["components"] if c["role"] == "vae"]
+    te = [c for c in est["_ctx"]["components"] if c["role"] == "text_encoder"]
+    assert len(vae) == 1 and vae[0]["resident"] == vae_numel * 4, (vae[0]["resident"], vae_numel)
+    assert est["host_ram"]["kept_for_reload"] == vae_numel * 4 + sum(c["resident"] for c in te)
+    assert est["breakdown"]["vae_decode"]["weights"] == vae_numel * 4  # the decode phase already had it right
