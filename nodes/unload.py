@@ -137,9 +137,13 @@ def unload_entry(lm, mode: str) -> str:
         p.partially_unload(p.offload_device, 1e32)
         return "dynamic: VRAM pages released, pinned RAM copy kept"
     _full_unload(lm)
+    # _drop_entry took it off ComfyUI's loaded-model list: the CLIP keeps its patcher, so the next encode's
+    # load_models_gpu loads it again (the user's words for "unregistered")
     if is_dynamic(p):
-        return "dynamic: VRAM pages and pinned RAM released, unregistered"
-    return "weights moved to " + str(getattr(p, "offload_device", "the offload device")) + ", unregistered"
+        return "dynamic: VRAM pages and pinned RAM released; ComfyUI reloads the weights when next needed"
+    dev = getattr(p, "offload_device", None)
+    where = "system RAM" if getattr(dev, "type", str(dev)) == "cpu" else str(dev or "the offload device")
+    return f"weights moved to {where}; ComfyUI reloads them when next needed"
 
 
 def unload(entries, mode: str = "offload", foreign=(), origin: str = "node") -> dict:

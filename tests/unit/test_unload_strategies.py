@@ -132,6 +132,8 @@ def test_classic_gguf_clone_is_matched_and_only_it_leaves(host):
     assert encoded_with.calls == ["detach"] and unet.calls == []
     assert report["left_device"] == ["Weights"] and report["freed_bytes"] == 1200 * MiB
     assert report["strategy"] == "classic" and report["others_changed"] == []
+    # the face says what the unload means for the user (ux21b), not "moved to cpu, unregistered"
+    assert report["notes"] == ["weights moved to system RAM; ComfyUI reloads them when next needed"]
     assert host.mm.emptied  # allocator cache released after unloading
 
 
@@ -153,7 +155,7 @@ def test_dynamic_free_releases_everything(host):
     load(host, clip)
     report = host.unload.unload_clip(types.SimpleNamespace(patcher=clip), "free")
     assert clip.calls == ["detach"] and clip.pinned == 0 and host.mm.current_loaded_models == []
-    assert "dynamic: VRAM pages and pinned RAM released, unregistered" in report["notes"]
+    assert "dynamic: VRAM pages and pinned RAM released; ComfyUI reloads the weights when next needed" in report["notes"]
 
 
 def test_a_non_encoder_sharing_the_weights_is_left_alone(host):
