@@ -214,8 +214,11 @@ def format_plan(r: dict) -> str:
     row("weights", r["weights"], r["weights_how"])
     host = _host_embedding(r)
     if host:  # llama.cpp and Ollama keep the token table in RAM; a tied one is copied to the GPU as the output layer
-        row("  in host RAM", host, "token embedding (not on the GPU)")
         tied = r["weights"] - host == r["weights_by_role"]["blocks"] and r["weights_by_role"]["output"]
+        # tied: the weights line counts the table once (as the GPU's output layer); the host row is a second copy,
+        # so the two rows below add up to more than the weights line, and the host row says so (ux21b)
+        row("  in host RAM", host, "a second copy of the token table (the weights line counts it once, "
+            "as the GPU's output layer); not on the GPU" if tied else "token embedding (not on the GPU)")
         row("  on the GPU", r["weights_gpu_full"],
             "the blocks + the output layer" + (" (a copy of the tied embedding)" if tied else ""))
     kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"

@@ -181,3 +181,22 @@ def test_json_names_the_tables_total(argv, capsys):
     shown = _table(out)[-1][1]
     _, js = _kv(argv + ["--json"], capsys)
     assert abs(json.loads(js)["total_all_layers"] - shown) <= 0.006 * GiB
+
+
+def test_tied_table_host_row_says_it_is_a_second_copy(capsys):
+    """ux21b: Ollama's gemma3:12b prints the host-RAM row and the GPU row under weights; with a tied table the GPU
+    row alone equals the weights line, so the host row must say it is a second copy (figures unchanged)."""
+    rc, out = _kv(["--model", "gemma3:12b", "--runtime", "ollama"], capsys)
+    rows = dict(_table(out))
+    assert rows["on the GPU"] == rows["weights"]  # the table counted once, as the output layer
+    assert rows["in host RAM"] > 0
+    host = next(x for x in out.splitlines() if x.strip().startswith("in host RAM"))
+    assert "a second copy of the token table" in host and "not on the GPU" in host
+
+
+def test_untied_table_host_row_stays_a_part_of_the_weights(capsys):
+    """An untied table (Llama-3.1-8B on llama.cpp): host + GPU rows are the weights line, no 'second copy'."""
+    rc, out = _kv(["--model", "meta-llama/Llama-3.1-8B", "--runtime", "llama.cpp"], capsys)
+    rows = dict(_table(out))
+    assert abs(rows["in host RAM"] + rows["on the GPU"] - rows["weights"]) <= 0.01 * rows["weights"]
+    assert "second copy" not in out
