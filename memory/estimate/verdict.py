@@ -133,7 +133,8 @@ def cpu_run(est: dict):
     activations (the peak, less ComfyUI's VRAM reserve, which holds nothing) sit in RAM beside the models kept for
     reload. Host RAM's figures, the verdict, the outcome and the exit code are that sum against available RAM. In place."""
     r = est["host_ram"]
-    running = int(est["peak"] - est["fixed"].get("comfyui_reserve", 0))
+    reserve = est["fixed"].get("comfyui_reserve", 0)  # formula's fixed term: the one source of the reserve figure
+    running = int(est["peak"] - reserve)
     need = running + r["kept_for_reload"]
     r.update(running=running, needed=need, hard_need=need, cpu_copy=0, file_backed=0)
     avail = r.get("available")
@@ -144,7 +145,11 @@ def cpu_run(est: dict):
     est["dynamic_vram"].update(enabled=False, source="--device cpu: no GPU", verdict=None, vram_verdict=None)
     est["knobs"] = [k for k in est.get("knobs", []) if k["id"] != "partial_offload"]  # nothing leaves a CPU device
     est["outcome"] = {"status": est["verdict"], "offloaded": 0, "reason": (
-        f"CPU run: the running phase {fmt_bytes(running)} and the models kept for reload {fmt_bytes(r['kept_for_reload'])} "
+        f"CPU run: the running phase {fmt_bytes(running)}"
+        # the face and the CLI print the peak (reserve included) just above: say why this figure is smaller (ux21b)
+        + (f" (the peak {fmt_bytes(est['peak'])} less ComfyUI's {fmt_bytes(reserve)} VRAM reserve, not held on a CPU)"
+           if reserve else "")
+        + f" and the models kept for reload {fmt_bytes(r['kept_for_reload'])} "
         f"in host RAM, {fmt_bytes(avail)} available" if avail else "CPU run: no host RAM figure")}
 
 
