@@ -333,6 +333,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         if latent is not None and getattr(latent.get("samples"), "shape", None) is not None:
             latent_shape = list(latent["samples"].shape)
             width, height, frames, batch = latent_size(latent_shape, family)
+        size_from = "latent" if latent_shape else "widgets"  # the face says which (its widgets keep their own values)
         use_cfg = {"auto": None, "on": True, "off": False, "batched": True, "separate": False}.get(cfg)
         b, label = live_budget(budget, vram_gb, getattr(model, "load_device", None))  # the sampler's GPU
         policy["budget"] = b
@@ -349,6 +350,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         if est_verdict_exit(est) and when_it_does_not_fit == "stop":  # not when ComfyUI would offload: that runs
             raise FootprintDoesNotFit(stop_message(est))
         ui = for_ui(est, label, comfy_total)
+        ui["size_from"] = size_from
         if mode == "exact":
             ex = estimate_exact.exact(model, latent_shape, est["latent"]["batch_in_model"])
             ex["vs_formula"] = estimate_exact.compare(ex, est)

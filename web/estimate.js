@@ -62,9 +62,13 @@ export function render(root, est) {
     why.dataset.testid = "gg-estimate-outcome";
     root.append(why);
   }
-  const size = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
+  const dims = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
+  // a connected latent's size is used, not the width/height widgets (ux21b: they showed 1024 beside a 512×512 run)
+  const size = est.size_from === "latent" ? `size from the connected latent: ${dims}` : dims;
   const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
-  root.append(el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" }));
+  const sizeLine = el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" });
+  sizeLine.dataset.testid = "gg-estimate-size";
+  root.append(sizeLine);
   if (est.unknown) root.append(el("div", null, "unknown model family: generic figures", { color: COLORS.tight }));
   root.append(el("div", null, est.budget ? `budget: ${est.budget_source || "?"}` : (est.budget_source || "no budget"), { opacity: ".7", marginBottom: "4px" }));
 

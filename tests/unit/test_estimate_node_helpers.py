@@ -363,3 +363,39 @@ def test_a_compute_device_the_probe_does_not_list_has_no_budget(node, monkeypatc
     monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("xpu", 0))
     assert node.live_budget({"devices": [gpu]}, 0)[0] is None
     assert node.live_budget({"devices": [gpu]}, 8)[0] == 8 * GiB  # planning for a card stays possible
+
+
+def test_node_says_when_the_size_came_from_the_connected_latent(node, monkeypatch):
+    """ux21b: width/height widgets at 1024 beside a connected 512x512 latent: the latent's size is the one used, and
+    the answer says so (size_from), so the face can name it; with no latent the widgets' size is used."""
+    import torch
+
+    from gpu_garden.nodes import budget_routes, host_models
+
+    t = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
+    sd = {k: FakeTensor(f"torch.{ {'F16': 'float16', 'F32': 'float32'}.get(v['dtype'], 'float16') }", tuple(v["shape"]))
+          for k, v in t.items()}
+
+    class Base:
+        diffusion_model = FakeModule(sd)
+        model_config = None
+
+        def get_dtype(self):
+            return torch.float16
+
+        def memory_required(self, shape, cond_shapes={}):
+            return 1 << 30
+
+    model = types.SimpleNamespace(model=Base(), load_device=torch.device("cuda", 0))
+    gpu = {"index": 0, "name": "GPU0", "backend": "cuda", "device": "cuda:0", "total": 24 * GiB, "other_processes": 0}
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
+    monkeypatch.setattr(budget_routes, "current_snapshot", lambda: {"devices": [dict(gpu)]})
+
+    def ui_of(out):
+        return out.ui["gpu_garden_estimate"][0] if hasattr(out, "ui") else out.args[-1]
+
+    ui = ui_of(node.GPUGardenFootprintEstimate.execute(model, latent={"samples": torch.zeros(1, 4, 64, 64)},
+                                                       width=1024, height=1024))
+    assert (ui["width"], ui["height"], ui["size_from"]) == (512, 512, "latent")
+    ui = ui_of(node.GPUGardenFootprintEstimate.execute(model, width=1024, height=768))
+    assert (ui["width"], ui["height"], ui["size_from"]) == (1024, 768, "widgets")
