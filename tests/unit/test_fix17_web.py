@@ -1,16 +1,13 @@
 """fix17 (review17 W2, W3, W4): the workflow route and the node's button keep to the node's own facts."""
 import importlib
-import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from gpu_garden.memory.errors import UserError
+from support import node_js
 
 STUBS = Path(__file__).parent / "stubs"
-WEB = Path(__file__).resolve().parents[2] / "web" / "lib"
 
 
 @pytest.fixture
@@ -29,14 +26,7 @@ def test_w2_the_route_checks_the_size_against_the_node_s_own_ranges(routes, monk
 
 
 def node_size(node: dict) -> dict:
-    exe = shutil.which("node")
-    if exe is None:
-        pytest.skip("node is not installed")
-    src = (WEB / "node_size.js").as_uri()
-    script = f"import {{ nodeSize }} from {json.dumps(src)}; console.log(JSON.stringify(nodeSize({json.dumps(node)})));"
-    done = subprocess.run([exe, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node_js.call("lib/node_size.js", "nodeSize", node)
 
 
 WIDGETS = [{"name": "width", "value": 832}, {"name": "height", "value": 480}, {"name": "frames", "value": 81},

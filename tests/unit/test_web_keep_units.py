@@ -1,24 +1,11 @@
 """The Unload face wrapped "235.84 MiB -> 0 B" as "... -> 0" / "B" (ux21's first hour, both frontends): server text on
 a face now joins each number to its byte unit with a no-break space (web/lib/format.js keepUnits, run in node)."""
-import json
-import shutil
-import subprocess
-from pathlib import Path
 
-import pytest
-
-WEB = Path(__file__).resolve().parents[2] / "web"
+from support import node_js
 
 
 def keep_units(texts):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    src = (WEB / "lib" / "format.js").as_uri()
-    script = f"import {{ keepUnits }} from {json.dumps(src)}; console.log(JSON.stringify({json.dumps(texts)}.map(keepUnits)));"
-    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return [node_js.call("lib/format.js", "keepUnits", t) for t in texts]
 
 
 def test_number_and_unit_never_part():

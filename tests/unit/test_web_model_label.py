@@ -2,27 +2,18 @@
 web/budget.js), the OOM panel's footer (web/oom_panel.js) all name it by format.js modelLabel, the server's label
 (nodes/host_models.model_label: "text encoder (SD1 CLIP)", "VAE"), as the unload face does, never by its class name
 ("SD1ClipModel", "AutoencoderKL") where a label was sent. The bar's parts are run in node."""
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
+
+from support import node_js
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 GiB = 1 << 30
 
 
 def segments(dev: dict) -> list:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    src = (WEB / "lib" / "format.js").as_uri()
-    script = f"import {{ segments }} from {json.dumps(src)}; console.log(JSON.stringify(segments({json.dumps(dev)})));"
-    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node_js.call("lib/format.js", "segments", dev)
 
 
 # what GET /gpu_garden/budget sends for a device holding SD1.5's text encoder and VAE (nodes/host_models.describe)

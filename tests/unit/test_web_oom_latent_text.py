@@ -1,23 +1,11 @@
 """The OOM panel's latent line (web/lib/oom_parts.js latentText), run in node: video frames and latent frames are
 named apart, so a 81-frame Wan run no longer reads "×81f" from the prompt and "×21f" from the tensor."""
-import json
-import shutil
-import subprocess
-from pathlib import Path
 
-import pytest
-
-PARTS = Path(__file__).resolve().parents[2] / "web" / "lib" / "oom_parts.js"
+from support import node_js
 
 
 def latent_text(latent: dict) -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    script = f"import {{ latentText }} from {json.dumps(PARTS.as_uri())}; console.log(latentText({json.dumps(latent)}));"
-    done = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return node_js.call("lib/oom_parts.js", "latentText", latent).strip()
 
 
 def test_video_and_latent_frames_are_named_apart():
