@@ -317,12 +317,9 @@ def test_exact_report_and_comparison_with_the_formula():
     assert X.headline(failed) == "exact mode unavailable, formula shown: no exact recipe for Other models"
 
 
-def test_node_judges_the_model_against_the_gpu_it_loads_on(node, monkeypatch):
-    """Footprint Estimate on an SD1.5 UNet a MultiGPU loader put on cuda:1 (a 2 GiB card) while ComfyUI computes on
-    cuda:0 (24 GiB): the verdict is cuda:1's (does not fit), not cuda:0's."""
+def sd15_model(load_device):
+    """A ModelPatcher stand-in holding SD1.5's UNet layout as fake fp16 tensors, loaded on `load_device`."""
     import torch
-
-    from gpu_garden.nodes import budget_routes, host_models
 
     t = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
     sd = {k: FakeTensor(f"torch.{ {'F16': 'float16', 'F32': 'float32'}.get(v['dtype'], 'float16') }", tuple(v["shape"]))
@@ -338,7 +335,17 @@ def test_node_judges_the_model_against_the_gpu_it_loads_on(node, monkeypatch):
         def memory_required(self, shape, cond_shapes={}):
             return 1 << 30
 
-    model = types.SimpleNamespace(model=Base(), load_device=torch.device("cuda", 1))
+    return types.SimpleNamespace(model=Base(), load_device=load_device)
+
+
+def test_node_judges_the_model_against_the_gpu_it_loads_on(node, monkeypatch):
+    """Footprint Estimate on an SD1.5 UNet a MultiGPU loader put on cuda:1 (a 2 GiB card) while ComfyUI computes on
+    cuda:0 (24 GiB): the verdict is cuda:1's (does not fit), not cuda:0's."""
+    import torch
+
+    from gpu_garden.nodes import budget_routes, host_models
+
+    model = sd15_model(torch.device("cuda", 1))
     gpus = [{"index": i, "name": f"GPU{i}", "backend": "cuda", "device": f"cuda:{i}", "total": t * GiB, "other_processes": 0}
             for i, t in ((0, 24), (1, 2))]
     monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
@@ -372,21 +379,7 @@ def test_node_says_when_the_size_came_from_the_connected_latent(node, monkeypatc
 
     from gpu_garden.nodes import budget_routes, host_models
 
-    t = layouts.load("sd15_v1-5-pruned-emaonly-fp16")["tensors"]
-    sd = {k: FakeTensor(f"torch.{ {'F16': 'float16', 'F32': 'float32'}.get(v['dtype'], 'float16') }", tuple(v["shape"]))
-          for k, v in t.items()}
-
-    class Base:
-        diffusion_model = FakeModule(sd)
-        model_config = None
-
-        def get_dtype(self):
-            return torch.float16
-
-        def memory_required(self, shape, cond_shapes={}):
-            return 1 << 30
-
-    model = types.SimpleNamespace(model=Base(), load_device=torch.device("cuda", 0))
+    model = sd15_model(torch.device("cuda", 0))
     gpu = {"index": 0, "name": "GPU0", "backend": "cuda", "device": "cuda:0", "total": 24 * GiB, "other_processes": 0}
     monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
     monkeypatch.setattr(budget_routes, "current_snapshot", lambda: {"devices": [dict(gpu)]})
