@@ -603,6 +603,26 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa08-bf16kv",
         "sglang-mattbucci3090-gemma4-31b-awq-tp2-mf085-262k-swa08-bf16kv",
         "llamacpp-armage-llama32-1b-q4km-android-cpu-128k-np4-repack",
+        # batch 54 (kv-accuracy round 47, task ellm22; tuned after its first sight, llm_first_sight.json batches["54"],
+        # commit 51bcbd33): every row read; the --fit rows run without -c led to the fit step's context at the run's
+        # own settings and their cache scored at it; the others as round 47 says
+        "llamacpp-sergeyp104-gptoss120b-q4km-10xp104-66k-ub32-turboprefill-fit",
+        "llamacpp-sergeyp104-gptoss120b-q4km-10xp104-66k-ub512-abort",
+        "llamacpp-sergeyp104-dsv4flash-iq1s-13xp104-131k-ub128",
+        "llamacpp-sergeyp104-qwen38-27b-q4km-4xp104-200k-ub32-mtp",
+        "llamacpp-bonsai-llama31-8b-ft-q4km-cpu-avx512-4k-np4",
+        "ollama-keverall-qwen25-coder-14b-m4pro-32k-q4kv",
+        "vllm-neo4jgraphrag-qwen3-4b-h100-40k-default",
+        "vllm-neo4jgraphrag-llama2-7b-fp16-h100-4k-default",
+        "sglang-mattbucci3090-devstral2-24b-awq-tp2-mf092-262k-fp8",
+        "llamacpp-ghghangmy-gptoss20b-q5km-t4-48k-np2-fit",
+        "llamacpp-ghghangmy-gptoss20b-f16-t4-40k-fa-mlock-fit",
+        "llamacpp-ghghangmy-gptoss20b-f16-t4-default131k-np4-fitreduced-56k",
+        "llamacpp-ghghangmy-gptoss20b-f16-t4-default131k-np4-fitreduced-64k",
+        "vllm-lambo-qwen35-27b-bf16-tp4-24gb-32k-eager",
+        "vllm-lambo-qwen35-9b-bf16-tp4-24gb-32k-graphoom",
+        "vllm-lambo-qwen35-27b-bf16-tp4-24gb-50k-u092-mns1-eager",
+        "vllm-lambo-qwen35-27b-bf16-tp4-24gb-32k-u092-eager",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
@@ -619,6 +639,8 @@ BREAKDOWN_SELF = re.compile(r"(\d+) MiB of KV self-memory|(\d+) self \+ \d+ comp
 BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
 
 
+# llama.cpp's fit step lowering a context the user did not give (its "context size reduced from N to M" line)
+FIT_CTX_REDUCED = re.compile(r"context size reduced from (\d+) to (\d+)")
 # an Ollama row quoting its llama runner's own allocation line (llama.cpp's llama_kv_cache print), not memory.required.kv
 OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
 # the same runner line as a collector quotes it: "runner: ... KV 11264.00 MiB (90112 cells, ...)" or "KV buffer size =
@@ -769,11 +791,22 @@ def _capacity(res):
     return res["budget"] - res["weights"] - sum(inside.values())
 
 
+def fit_lowered_ctx(row) -> bool:
+    """A llama.cpp row run without -c whose fit step lowered the model's context, the row's ctx ("context size reduced
+    from N to M" in its notes, N the input's ctx): its buffers are those of M cells, which kv picks itself when the
+    context is not given (plan.py _llamacpp_fit_ctx); its "fit" verdict stays the one at N."""
+    ctx = row["input"].get("ctx")
+    return row["runtime"] == "llama.cpp" and any(int(m.group(1)) == ctx for n in row.get("notes", ())
+                                                 for m in FIT_CTX_REDUCED.finditer(n))
+
+
 def score(row) -> dict:
     m, rt = row["measured"], row["runtime"]
     out = {"id": row["id"], "runtime": rt, "url": row["url"]}
     try:
         spec, res = _plan(row)
+        # the cache as allocated: at the context the fit step chose, -c not given (the verdict stays at the row's ctx)
+        res_kv = _plan(dict(row, input=dict(row["input"], ctx=None)))[1] if fit_lowered_ctx(row) else res
     except (UserError, TypeError, KeyError) as exc:
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
@@ -809,25 +842,27 @@ def score(row) -> dict:
     for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
         # a device's buffer needs the layers the runtime put there; a row without them is not scored on it
         if key in m and (key != "kv_mib_device" or "layers_on_device" in m):
-            pred = res["kv_total"]
+            if res_kv is not res:
+                out["ctx_fit"] = res_kv["ctx"]  # the context kv's fit step chose (the log's "reduced ... to M")
+            pred = res_kv["kv_total"]
             if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
-                pred -= res["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
+                pred -= res_kv["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
             if (rt == "ollama" and key != "kv_mib_device" and "ollama_kv_allocated" in res
                     and quotes_runner_kv(row)):
                 pred = res["ollama_kv_allocated"]  # the runner's allocation at the cache type's block size
             elif rt == "ollama" and key != "kv_mib_device":
                 # Ollama's recurrent cache allocates its state checkpoints itself: its "kv cache" line holds them
                 pred += res["overhead"].get("state_checkpoints", 0)
-            if key == "kv_mib_device" and res.get("devices") and "device" in m:
+            if key == "kv_mib_device" and res_kv.get("devices") and "device" in m:
                 # llama.cpp's own placement over the GPUs (--tensor-split): the device's layers and their cache
-                dev = res["devices"][m["device"]]
+                dev = res_kv["devices"][m["device"]]
                 out["device_layers"] = (dev["layers"], m["layers_on_device"])
                 out["device_layers_exact"] = dev["layers"] == m["layers_on_device"]
                 pred = dev["kv"]
             elif key == "kv_mib_device":
                 # a device's KV buffer: its layers' cache plus the CUDA buffer's row padding of a quantized cache
-                per = res.get("kv_per_layer", {})
-                pred = per.get("device_buffer") or per.get("full") or res["kv_total"] / spec.n_layers
+                per = res_kv.get("kv_per_layer", {})
+                pred = per.get("device_buffer") or per.get("full") or res_kv["kv_total"] / spec.n_layers
                 pred *= m["layers_on_device"]
             pred /= (MiB if unit == "MiB" else GiB)
             exact = kv_exact(row, key, pred, unit)

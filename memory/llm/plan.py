@@ -123,8 +123,11 @@ def _llamacpp_fit_ctx(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vra
             and default_ctx(spec, runtime, parse_version(knobs.get("runtime_version"), runtime))[1] == "fit"):
         # -c not given on a --fit build: n_ctx_train, lowered by --fit to what fits the memory, not below 4096
         whole = plan(spec, runtime, _model_ctx(spec, runtime), parallel, kv_dtype, weights_dtype, vram, **knobs)
-        k = whole["kv_dtype"]  # the largest context at the cache type asked with every layer on the GPU
-        best = 0 if whole["max_ctx_layers"].get(k) is not None else whole["max_ctx_by_kv_dtype"].get(k) or 0
+        # the largest context at the settings asked with every layer on the GPU: llama.cpp's fit step interpolates its
+        # projected use linearly between the model's context and fit_params_min_ctx and rounds the result down to 256
+        # cells ("round down context for CUDA backend"): the largest multiple of 256 that meets the target where the
+        # use grows linearly with the context
+        best = whole.get("max_ctx_as_asked") or 0
         if best >= whole["ctx"] or whole.get("refused"):
             return whole
         lower = max(LC_FIT_MIN_CTX, min(whole["ctx"], best))  # then its layers move to the CPU (the plan's -ngl)
@@ -449,6 +452,11 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
     choice = FS.choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
                      proj)
     _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice)
+    if runtime == "llama.cpp":
+        # the largest context at the request's own settings (its -ub, -fa, cache type): what --fit lowers an unasked
+        # -c to; the table above holds the suggested flags' (-ub 256, -fa on), which --fit never changes (its fit step
+        # adjusts n_ctx, then the layers and the tensor split only)
+        out["max_ctx_as_asked"] = FS.max_ctx(spec, runtime, parallel, kv, roles, vram, s, cap, proj)
     if ev.get("free_refused"):
         notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
                      f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "

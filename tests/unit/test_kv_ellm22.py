@@ -1,0 +1,60 @@
+"""Task ellm22 (kv-accuracy round 47): batch 54 read after its first sight. Each test fails when its rule is broken on
+purpose (the commit says how). Expected values are worked here from the model's geometry, not taken from kv."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import llamacpp as LC
+from gpu_garden.memory.units import GiB, MiB
+
+# gpt-oss-20b: 24 layers alternating sliding (128) and full attention, 8 KV heads x 64; a full-attention layer's f16
+# cache is 12 layers x 8 x 64 x 2 (K and V) x 2 bytes a cell
+GPTOSS_FULL_CELL = 12 * 8 * 64 * 2 * 2
+
+
+def _gptoss_t4(ctx, free_gib=14.64, **kw):
+    # ghghang2/my-repo's llama-server -hf unsloth/gpt-oss-20b-GGUF:F16 on a T4 (build 7772): no -c, -np auto (4,
+    # unified), -fa auto, -ub 512; free_gib the fit step's free reading (kv adds the CUDA context it leaves out)
+    return llm.plan(llm.describe(model="openai/gpt-oss-20b"), runtime="llama.cpp", ctx=ctx, parallel=4,
+                    kv_unified=True, kv_dtype="f16", weights_dtype="F16", flash_attn="auto", ubatch=512,
+                    vram=free_gib * GiB + LC.CUDA_CONTEXT, runtime_version="b7772", **kw)
+
+
+# 1. llama.cpp's fit step, -c not given: it lowers the model's context by interpolating its own projection between the
+# model's context and fit_params_min_ctx, then rounds down to 256 cells ("round down context for CUDA backend"); it
+# changes n_ctx, then the layers and the split, never -ub or -fa. kv took the largest context of its suggested flags
+# (-ub 256, -fa on: a smaller compute buffer), 74240 cells on the 14.64 GiB row, which at the run's own -ub 512 does
+# not fit the 1 GiB target (the plan said so). Breaking it: _llamacpp_fit_ctx back on max_ctx_by_kv_dtype.
+def test_llamacpp_fit_lowers_the_context_at_the_runs_own_settings():
+    r = _gptoss_t4(None)
+    assert r["fits_as_requested"], r["ctx"]
+    assert r["ctx"] % 256 == 0 and 4096 < r["ctx"] < 131072
+    # the largest such context: 256 cells more (asked with -c) do not fit at the same settings
+    assert not _gptoss_t4(r["ctx"] + 256)["fits_as_requested"]
+    # its cache: the full-attention layers' cells plus the sliding layers' window cells, as the run prints them (the
+    # row's 64000 cells: 1500.00 + 24.00 MiB)
+    swa = r["kv_total"] - r["ctx"] * GPTOSS_FULL_CELL
+    assert swa == 24 * MiB, swa / MiB
+    # the printed context is within 1536 cells of kv's (the model buffer kv sizes 30 MiB under the printed one and the
+    # compute buffer it keeps flat, which llama.cpp's projection at 131072 prices 15 MiB higher)
+    assert 0 <= r["ctx"] - 64000 <= 1536, r["ctx"]
+
+
+# 2. bench_llm scores the cache of a llama.cpp run without -c at the context its fit step chose ("context size reduced
+# from 131072 to 64000": buffers of 64000 cells), kv's own fit step at ctx None; the verdict stays at the model's
+# context (fit false). Before, the row's 131072 sized a 3096 MiB cache against the printed 1524 (+103 %). Breaking it:
+# fit_lowered_ctx always False.
+def test_bench_scores_a_fit_lowered_cache_at_the_fit_steps_context():
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    row = {"id": "t", "runtime": "llama.cpp", "version": "b7772", "url": "u", "vram_gib": 14.64,
+           "vram_reading": "llamacpp_free", "gpu": "Tesla T4", "inferred": {"vram_gib": "the fit step's free reading"},
+           "input": {"model": "openai/gpt-oss-20b", "weights_dtype": "F16", "ctx": 131072, "parallel": 4,
+                     "kv_unified": True, "kv_dtype": "f16", "flash_attn": "auto", "ubatch": 512},
+           "measured": {"kv_mib": 1524.0, "fit": False},
+           "notes": ["'context size reduced from 131072 to 64000 -> need 1580 MiB less memory in total'"]}
+    s = b.score(row)
+    assert s["fits"] == (False, False)
+    assert s["ctx_fit"] % 256 == 0 and abs(s["ctx_fit"] - 64000) <= 1536
+    # the full-attention cells at that context plus the 24 MiB of window cells
+    assert s["kv"][0] == (s["ctx_fit"] * GPTOSS_FULL_CELL + 24 * MiB) / MiB
+    # a run whose log names another context (a -c given, or another load) is scored at its own ctx
+    other = dict(row, notes=["'context size reduced from 262144 to 64000'"])
+    assert b.score(other)["kv"][0] == (131072 * GPTOSS_FULL_CELL + 24 * MiB) / MiB
