@@ -644,8 +644,9 @@ FIT_CTX_REDUCED = re.compile(r"context size reduced from (\d+) to (\d+)")
 # an Ollama row quoting its llama runner's own allocation line (llama.cpp's llama_kv_cache print), not memory.required.kv
 OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
 # the same runner line as a collector quotes it: "runner: ... KV 11264.00 MiB (90112 cells, ...)" or "KV buffer size =
-# 11264.00 MiB", the row's kv_mib being that figure (the runner's n_ctx, padded by llama.cpp, not the estimate's num_ctx)
-OLLAMA_RUNNER_KV_QUOTED = re.compile(r"runner: .*?KV (?:buffer (?:size = )?)?(\d+(?:\.\d+)?) MiB \(\d+ cells")
+# 11264.00 MiB", the row's kv_mib being that figure (the runner's n_ctx, padded by llama.cpp, not the estimate's num_ctx);
+# the line may be quoted as printed ("runner lines: ... 'Metal KV buffer size = 1728.00 MiB' (32768 cells, ...)")
+OLLAMA_RUNNER_KV_QUOTED = re.compile(r"runner(?: lines)?: .*?KV (?:buffer (?:size = )?)?(\d+(?:\.\d+)?) MiB'? \(\d+ cells")
 
 
 def quotes_runner_kv(row) -> bool:
@@ -847,9 +848,11 @@ def score(row) -> dict:
             pred = res_kv["kv_total"]
             if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res_kv["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
-            if (rt == "ollama" and key != "kv_mib_device" and "ollama_kv_allocated" in res
+            if (rt == "ollama" and key == "kv_mib" and "ollama_kv_allocated" in res
                     and quotes_runner_kv(row)):
-                pred = res["ollama_kv_allocated"]  # the runner's allocation at the cache type's block size
+                # the runner's allocation at the cache type's block size (its MiB line; the estimate's "kv cache"
+                # line, kv_gib, keeps the estimate)
+                pred = res["ollama_kv_allocated"]
             elif rt == "ollama" and key != "kv_mib_device":
                 # Ollama's recurrent cache allocates its state checkpoints itself: its "kv cache" line holds them
                 pred += res["overhead"].get("state_checkpoints", 0)

@@ -58,3 +58,25 @@ def test_bench_scores_a_fit_lowered_cache_at_the_fit_steps_context():
     # a run whose log names another context (a -c given, or another load) is scored at its own ctx
     other = dict(row, notes=["'context size reduced from 262144 to 64000'"])
     assert b.score(other)["kv"][0] == (131072 * GPTOSS_FULL_CELL + 24 * MiB) / MiB
+
+
+# 3. An Ollama row quoting its llama runner's KV buffer as printed ("runner lines: ... 'Metal KV buffer size = 1728.00
+# MiB' (32768 cells, ...)", keverall/ollama, 0.22.0 on an M4 Pro) is scored against the runner's allocation at q4_0's
+# block size (18 bytes a 32 values), and its "kv cache" line (the estimate, half a byte a value) against the estimate.
+# Before, the quote's apostrophe and "runner lines:" kept the row on the estimate (1536 against the printed 1728).
+# Breaking it: the old OLLAMA_RUNNER_KV_QUOTED; or the allocation on every key (the kv_gib line then reads 1.69).
+def test_bench_reads_an_ollama_runner_kv_line_quoted_as_printed():
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    values = 32768 * 48 * 8 * 128 * 2        # qwen2.5-coder:14b (Qwen2.5-14B): 48 layers, 8 KV heads x 128, K and V
+    row = {"id": "t", "runtime": "ollama", "version": "0.22.0", "url": "u", "vram_gib": 17.3,
+           "vram_reading": "ollama_available", "gpu": "Apple M4 Pro, 24 GB unified memory",
+           "input": {"model": "qwen2.5-coder:14b", "ctx": 32768, "parallel": 1, "kv_dtype": "q4_0", "flash_attn": True},
+           "measured": {"kv_gib": 1.5, "kv_mib": 1728.0},
+           "notes": ["runner lines: 'offloaded 49/49 layers to GPU', 'Metal KV buffer size = 1728.00 MiB' (32768 cells, "
+                     "48 layers, K/V q4_0 864.00 MiB each)"]}
+    assert b.quotes_runner_kv(row)
+    s = b.score(row)
+    assert s["kv"][0] == values * 18 / 32 / MiB == 1728.0
+    assert s["kv_device"][0] == values / 2 / GiB == 1.5
+    assert s["kv_exact"]
