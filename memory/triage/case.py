@@ -237,6 +237,12 @@ def _ggml(x, scan, inc, n):
     pipeline = any(w in texts for w in ("createComputePipeline", "CreateComputePipelines")) and no_alloc
     if "ggml.kv_cache" in kinds or "kv cache" in texts.lower():
         x.ggml_stage = "kv-cache-failed"
+    elif submit and any(k in kinds for k in ("ggml.malloc", "ggml.vulkan", "ggml.buffer")) \
+            and any("error loading model: " + w in texts for w in ("vk::Queue::submit", "vkQueueSubmit")):
+        # the load's own error is the refused submission ("error loading model: vk::Queue::submit: ErrorOutOfDeviceMemory"):
+        # the weights' buffers were allocated and their upload could not be made resident, no allocation failed
+        x.ggml_stage = "submit"
+        x.submit_phase = "model"
     elif "ggml.model_load" in kinds or "error loading model" in texts:
         x.ggml_stage = "model-load-failed"
     elif "ggml.compute" in kinds or "gallocr_reserve" in texts:

@@ -87,7 +87,8 @@ def infer(scan, inc, context: dict) -> dict:
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
-                        "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree")
+                        "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
+                        "amrex")
 
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
@@ -183,4 +184,8 @@ def guess_runtime(scan, inc) -> str:
     # with no other runtime named, ggml's Vulkan backend
     if "amdgpu.cs_enomem" in kinds or "vulkan.max_buffer" in kinds:
         return "ollama" if f["ollama"] else "llama.cpp"
+    # the HIP runtime's own trace (AMD_LOG_LEVEL) is the layer under every framework on ROCm: it names the runtime only where
+    # nothing above it does (no framework's marker or message, no Python frames), as a HIP program of its own prints it
+    if any(e.get("runtime") == "hip" for e in inc.events) and not inc.frames and not any(k.startswith("torch") for k in kinds):
+        return "hip"
     return "pytorch"

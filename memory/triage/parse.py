@@ -23,6 +23,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
+from .native_runtimes import amrex_gpu as _amrex_gpu, hip_trace as _hip_trace
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -476,7 +477,7 @@ RECOGNISERS = [
             retried=True),
     _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
-    _driver,
+    _amrex_gpu, _hip_trace, _driver,     # AMReX's and the HIP runtime's own forms before PyTorch's bare hipErrorOutOfMemory
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},

@@ -1,0 +1,45 @@
+"""Out-of-memory messages of programs that check their own HIP or CUDA calls and print them in their own form: AMReX's GPU
+checks (WarpX, Nyx, Castro) and the HIP runtime's AMD_LOG_LEVEL trace, which a HIP program of its own shows (round 53;
+tests/unit/test_triage_tune95.py). parse.py lists them among its recognisers, before PyTorch's reading of a bare
+hipErrorOutOfMemory."""
+import re
+
+
+# AMReX (WarpX, Nyx, Castro, ...): its GPU checks abort with the file and line of the call (Src/Base/AMReX_GpuError.H:
+# AMREX_HIP_SAFE_CALL "HIP error in file F line N <hipGetErrorString>", AMREX_CUDA_SAFE_CALL "CUDA error 2 in file F line N: out
+# of memory", AMREX_GPU_SAFE_CALL "GPU error in file ..."), relayed by amrex::Abort ("amrex::Abort::<rank>::"). A shortage in
+# its own arenas reads differently (AMReX_Arena.cpp: "Out of gpu memory. Free: N Asked: M"), so these are runtime calls outside
+# the arenas; AMReX_GpuDevice.cpp is its device setup (hipSetDevice, properties, stream creation: line 402 at 22.09 is
+# hipStreamCreate of the default stream in Device::initialize_gpu) (BLAST-WarpX/warpx#3398)
+AMREX_GPU = re.compile(r"(amrex::Abort::\d{1,7}::\s?)?(HIP|CUDA|GPU) error(?: \d{1,4})? in file (\S{1,400}) line \d{1,7}:? "
+                       r"(?:hipErrorOutOfMemory|out of memory|cudaErrorMemoryAllocation)")
+# the HIP runtime's own trace (AMD_LOG_LEVEL >= 1, ROCclr/CLR: ":<level>:<file>.cpp :<line> : <usec> us: [<pid> : [<tid>] ]<text>"):
+# the allocation it could not make, in hex bytes ("Can't allocate memory size - 0x02800000 bytes!"), and the API call that then
+# returned hipErrorOutOfMemory ("hipHostRegister: Returned hipErrorOutOfMemory :") (ROCm/legacy-rocm-build#1483)
+HIP_TRACE = re.compile(r"^:\d:\w{1,40}\.cpp\s{0,40}:\s{0,4}\d{1,6}\s{0,4}: \d{1,20} us: (?:\d{1,10} : \[[0-9a-fx]{1,20}\] )?"
+                       r"(?:Can't allocate memory size - 0x([0-9a-fA-F]{1,16}) bytes!|(hip\w{1,40}): Returned hipErrorOutOfMemory\b)")
+# HIP calls that work on host memory (page-locking it, or allocating it page-locked): form hip_host, not the card's. The
+# runtime's own line ("Can't allocate ...", form hip_alloc) comes first and leads the incident; the guide covers all three
+HIP_HOST_CALLS = ("hipHostRegister", "hipHostMalloc", "hipHostAlloc", "hipMallocHost")
+
+
+def amrex_gpu(line):
+    if " error" not in line or " in file " not in line:
+        return None
+    m = AMREX_GPU.search(line)
+    if not m or not (m.group(1) or "AMReX_" in m.group(3)):
+        return None
+    setup = m.group(3).replace("\\", "/").rsplit("/", 1)[-1] == "AMReX_GpuDevice.cpp"
+    return {"kind": "cuda.driver", "device_kind": {"HIP": "rocm", "CUDA": "cuda"}.get(m.group(2)), "numbers": {},
+            "runtime": "amrex", "complete": True, "form": "amrex_setup" if setup else "amrex_call"}
+
+
+def hip_trace(line):
+    if not line.startswith(":") or " us: " not in line:
+        return None
+    m = HIP_TRACE.match(line)
+    if not m:
+        return None
+    host = m.group(2) in HIP_HOST_CALLS
+    return {"kind": "cuda.driver", "device_kind": "rocm", "numbers": {"requested": int(m.group(1), 16)} if m.group(1) else {},
+            "runtime": "hip", "complete": True, "form": "hip_alloc" if m.group(1) else "hip_host" if host else "hip_call"}
