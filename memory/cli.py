@@ -214,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--swa-full-tokens-ratio", type=_fraction, metavar="R", help="SGLang, a hybrid sliding-window model (Gemma 4, gpt-oss, Llama 4): the sliding layers' pool as a share of the full layers' tokens (default 0.8)")
     s.add_argument("--max-mamba-cache-size", type=_positive(int), metavar="N", help="SGLang, a gated-DeltaNet / Mamba-2 hybrid: N request states of the recurrent layers (default: --mamba-full-memory-ratio's split of the pool)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
+    s.add_argument("--cuda-graph-gib", type=_positive(float), metavar="N",
+                   help="vLLM: the CUDA graph memory its log printed ('Estimated CUDA graph memory: N GiB', or 'Graph capturing finished ... took N GiB') instead of kv's estimate")
     s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
                    "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")

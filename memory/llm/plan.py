@@ -229,6 +229,13 @@ def _settings_notes(runtime, kv, s, tp, knobs, notes) -> str:
         notes.append(f"{fmt_bytes(VO.NON_TORCH_NVLS)} a GPU of NCCL's NVLS buffers counted: {s['gpu_name']} taken as an "
                      "NVSwitch board's (8-GPU HGX/DGX); --nccl-nvls off for a 4-GPU board without NVSwitch or with "
                      "NCCL_NVLS_ENABLE=0, which frees them")
+    if runtime == "vllm" and VO.nccl_graphs_unsized(s):
+        notes.append(f"CUDA graphs at tensor parallel {tp}: over more than two GPUs without NVLink between every pair vLLM "
+                     "turns its custom all-reduce off ('Custom allreduce is disabled because it's not supported on more "
+                     "than two PCIe-only GPUs') and the graphs capture NCCL's all-reduce, whose memory depends on the "
+                     "driver and the topology, not the model (vllm#5517: 1.1 to 3.8 GiB a GPU), beyond the "
+                     f"{fmt_bytes(VO.graph_memory(s))} counted here; vLLM's 'Estimated CUDA graph memory' line gives "
+                     "the figure for --cuda-graph-gib, or --enforce-eager captures none")
     if runtime == "vllm" and s["v0_fallback"]:
         notes.append(f"vLLM {knobs.get('runtime_version') or ''} runs this with its {'V1' if s['v1'] else 'V0'} engine "
                      f"({s['v0_fallback']})".replace("vLLM  ", "vLLM "))

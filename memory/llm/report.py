@@ -69,6 +69,8 @@ def run_cli(args) -> int:
                             f"{args.kv_cache_memory / GiB:.2f})")
     if getattr(args, "free_gib", None):
         knobs["free_memory"] = int(args.free_gib * GiB)
+    if getattr(args, "cuda_graph_gib", None):
+        knobs["cuda_graph_memory"] = int(args.cuda_graph_gib * GiB)
     knobs["weights_bytes"] = _weights_size(args)
     res = plan(spec, runtime=args.runtime, ctx=args.ctx, parallel=args.parallel, kv_dtype=args.kv_dtype,
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
@@ -92,7 +94,7 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
             "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp", "ollama"),
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
-            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",),
+            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
             "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",),
             "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",)}
 _NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}

@@ -1,5 +1,7 @@
 """Task ellm22 (kv-accuracy round 47): batch 54 read after its first sight. Each test fails when its rule is broken on
 purpose (the commit says how). Expected values are worked here from the model's geometry, not taken from kv."""
+import math
+
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.runtimes import llamacpp as LC
 from gpu_garden.memory.units import GiB, MiB
@@ -80,3 +82,55 @@ def test_bench_reads_an_ollama_runner_kv_line_quoted_as_printed():
     assert s["kv"][0] == values * 18 / 32 / MiB == 1728.0
     assert s["kv_device"][0] == values / 2 / GiB == 1.5
     assert s["kv_exact"]
+
+
+# 4. vLLM's CUDA graph memory as its log printed it (--cuda-graph-gib). Before 0.21 the graphs are captured after the
+# pool is allocated, in what the --gpu-memory-utilization share leaves: 23.56 GiB x (1 - 0.9) less the 512 MiB CUDA
+# context = 1.856 GiB a GPU, so 0.19.0's printed 3.65 GiB for Qwen3.5-9B at tensor parallel 4 on 24 GB cards does not
+# fit (the LAMBO run's OOM in "Capturing CUDA graphs") where kv's own 0.5 GiB does; from 0.21 the figure is inside the
+# share and takes the pool's bytes one for one. Over more than two GPUs kv says the figure is not derived (custom
+# all-reduce off without NVLink). Breaking it: graph_memory ignoring graph_given (the verdict stays "fits"), or
+# nccl_graphs_unsized always False (no note).
+CARD = 23.56 * GiB
+
+
+def _q35_tp4(version="0.19.0", **kw):
+    return llm.plan(llm.describe(model="Qwen/Qwen3.5-9B"), runtime="vllm", ctx=32768, weights_dtype="bf16",
+                    tensor_parallel_size=kw.pop("tp", 4), gpu_memory_utilization=0.9, vram=CARD,
+                    runtime_version=version, **kw)
+
+
+def test_vllm_graph_memory_given_decides_the_start_before_0_21():
+    room = CARD - math.ceil(0.9 * CARD) - 512 * MiB                            # the share's rest, less the CUDA context
+    assert 1.85 * GiB < room < 1.86 * GiB
+    assert _q35_tp4()["fits_as_requested"]                                     # kv's own 0.5 GiB fits the room
+    assert not _q35_tp4(cuda_graph_memory=int(3.65 * GiB))["fits_as_requested"]
+    assert _q35_tp4(cuda_graph_memory=int(1.5 * GiB))["fits_as_requested"]
+    # from 0.21 the estimate is subtracted inside the share: the pool shrinks by the difference
+    a, b = (_q35_tp4("0.21.0", cuda_graph_memory=int(g * GiB)) for g in (1.0, 3.0))
+    assert a["kv_capacity_bytes"] - b["kv_capacity_bytes"] == int(3.0 * GiB) - int(1.0 * GiB)
+    # --enforce-eager captures none, whatever was printed before
+    assert _q35_tp4(cuda_graph_memory=int(3.65 * GiB), enforce_eager=True)["overhead"]["cuda_graphs"] == 0
+
+
+def test_vllm_says_the_nccl_graphs_are_not_sized_past_two_pcie_gpus():
+    def said(r):
+        return any("custom all-reduce off" in n for n in r["notes"])
+    assert said(_q35_tp4())
+    assert not said(_q35_tp4(tp=2))                                            # the custom all-reduce serves two
+    assert not said(_q35_tp4(gpu_name="NVIDIA H100 80GB HBM3"))                # an NVLink (SXM) board
+    assert not said(_q35_tp4(gpu_name="NVIDIA A100-SXM4-80GB"))
+    assert said(_q35_tp4(gpu_name="NVIDIA GeForce RTX 3090"))
+    assert not said(_q35_tp4(enforce_eager=True))                              # no graphs
+    assert not said(_q35_tp4(cuda_graph_memory=int(3.65 * GiB)))               # the figure given
+
+
+def test_cli_cuda_graph_gib_is_vllms_alone(capsys):
+    from support.cli_run import run
+    base = ["kv", "--model", "Qwen/Qwen3.5-9B", "--vram", "23.56", "--ctx", "32768", "--runtime-version", "0.19.0",
+            "--tensor-parallel-size", "4", "--cuda-graph-gib", "3.65"]
+    rc, res, _ = run(base + ["--runtime", "vllm", "--json"], capsys)
+    assert res["overhead"]["cuda_graphs"] == int(3.65 * GiB) and res["fits_as_requested"] is False
+    rc, _, err = run(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--vram", "24", "--runtime", "llama.cpp",
+                      "--cuda-graph-gib", "1"], capsys)
+    assert rc == 2 and "llama.cpp does not read --cuda-graph-gib (vLLM)" in err

@@ -116,10 +116,28 @@ def graph_memory(s) -> int:
     v = s["version"]
     if s["enforce_eager"] or (s.get("xpu") and not (at_least(v, *XPU_GRAPHS[0]) and not at_least(v, *XPU_GRAPHS[1]))):
         return 0
+    if s.get("graph_given") is not None:  # the figure vLLM printed (--cuda-graph-gib): its estimate or its capture
+        return int(s["graph_given"])
     size = capture_size(s)
     if not s["v1"]:
         return int(max(32 * MiB, CUDA_GRAPHS * size / CAPTURE_MAX))
     return int(GRAPH_BASE + (CUDA_GRAPHS - GRAPH_BASE) * size / CAPTURE_SIZE_MAX)
+
+
+# vLLM's custom all-reduce serves at most two PCIe-only GPUs (distributed/device_communicators/custom_all_reduce.py:
+# "Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs"); past that the CUDA graphs
+# capture NCCL's all-reduce, whose buffers the graphs hold (vllm#2192: "NCCL's internal buffer is captured in the
+# graph"), by driver and topology: 3.8 GiB against 1.1 a GPU on L4 / A10G under CUDA 12.2-12.3 and 12.4 drivers
+# (vllm#5517). Not derived from the model, so not estimated: the plan says so unless the figure is given
+# (--cuda-graph-gib) or the card's name says NVLink (an SXM / NVSwitch / NVLink board)
+CUSTOM_ALLREDUCE_PCIE_MAX = 2
+NVLINK_BOARD = re.compile(r"sxm|nvlink|\b[dh]gx\b", re.I)
+
+
+def nccl_graphs_unsized(s) -> bool:
+    """CUDA graphs captured over more GPUs than the custom all-reduce serves without NVLink, their size not given."""
+    return (graph_memory(s) > 0 and s.get("graph_given") is None and s.get("tp", 1) > CUSTOM_ALLREDUCE_PCIE_MAX
+            and not nvls_assumed(s.get("gpu_name")) and not NVLINK_BOARD.search(str(s.get("gpu_name") or "")))
 
 
 def graph_profile_blocks(s) -> int:
