@@ -43,3 +43,14 @@ def hip_trace(line):
     host = m.group(2) in HIP_HOST_CALLS
     return {"kind": "cuda.driver", "device_kind": "rocm", "numbers": {"requested": int(m.group(1), 16)} if m.group(1) else {},
             "runtime": "hip", "complete": True, "form": "hip_alloc" if m.group(1) else "hip_host" if host else "hip_call"}
+
+
+HIP_HOST_RETURNED = re.compile(r"\b(" + "|".join(HIP_HOST_CALLS) + r"): Returned hipErrorOutOfMemory\b")
+
+
+def hip_host_call(x):
+    """The HIP host-memory call (HIP_HOST_CALLS) the trace shows returning hipErrorOutOfMemory in this failure, where the run
+    is a HIP program's own (env runtime hip), or None."""
+    if x.env["runtime"] != "hip":
+        return None
+    return next((m.group(1) for t in x.texts or () if (m := HIP_HOST_RETURNED.search(t))), None)

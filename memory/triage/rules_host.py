@@ -2,6 +2,7 @@
 docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from .predicates import ABSURD_HOST, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
+from .native_runtimes import hip_host_call
 from .rule_row import Rule
 
 R = Rule
@@ -62,6 +63,11 @@ HOST_RAM = [
     R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "runtime_host",
       "cudaMallocHost / cudaHostAlloc failed: they allocate page-locked (pinned) HOST memory for transfers, so system RAM "
       "(or its pinned-memory limit) ran out, not the GPU; load less data at once, a smaller mini-batch, or more RAM"),
+    # the HIP runtime's trace names a host-memory call (hipHostRegister, hipHostMalloc) that returned hipErrorOutOfMemory: it
+    # works on page-locked system RAM, not the card; a hint (a small registration is read under other, rules_other.py)
+    R("host-ram", 1.2, hip_host_call,
+      lambda x: f"the HIP runtime refused {hip_host_call(x)}, which works on page-locked (pinned) host memory: the pinned limit "
+                "(a share of system RAM) or RAM itself, not the card"),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
     # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers

@@ -4,6 +4,7 @@ from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
+from .native_runtimes import hip_host_call
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -297,6 +298,13 @@ OTHER = [
                 "tokens, whose working memory is well under a GiB on any model: the warm-up failed for another reason it reports "
                 "as memory (read the error above it: a kernel that did not compile or load, a bug of this release); update the "
                 "image, or check the shard's own log"),
+    # hipHostRegister page-locks a range the program already owns; a range of under 1 GiB is far below any pinned limit
+    # (a share of system RAM), so the range itself was refused: not memory the program allocated, or a size past its buffer
+    # (ROCm/legacy-rocm-build#1483: the address of the pointer variable passed for the buffer); over the pinned-RAM hint (1.2)
+    R("other", 1.5, lambda x: hip_host_call(x) == "hipHostRegister" and 0 < x.req < GiB,
+      lambda x: f"hipHostRegister could not page-lock {fmt_bytes(x.req)}, far below any pinned-memory limit: the range passed "
+                "was refused, not RAM (an address that is not the start of a buffer of that size, such as a variable's own "
+                "address); check the call's arguments in the trace"),
     R("other", 1.0, kind("cuda.driver"), "driver-level CUDA error without allocator numbers"),
     # libplacebo names the one allocation and the heap, not what holds the rest of it (its own frames are small)
     R("other", 1.0, kind("libplacebo.alloc"),

@@ -44,12 +44,30 @@ HIP_TRACE = (":3:hip_memory.cpp           :690 : 0001200345 us: 5120 : [7f31c2a0
 
 def test_hip_runtime_trace_is_hip_with_the_refused_size():
     """The HIP runtime's own trace: runtime hip, device rocm, the refused size read from ROCclr's hex figure
-    (0x10000000 = 256 MiB); PyTorch's pinned-RAM row does not apply to a program that is not PyTorch."""
+    (0x10000000 = 256 MiB); PyTorch's pinned-RAM row (its caching allocator's premise) does not fire for a program that is
+    not PyTorch. hipHostRegister of 256 MiB, far below any pinned limit: the range was refused (other), pinned RAM second."""
     cause, scores, ev = top(HIP_TRACE)
     assert (ev["runtime"], ev["device_kind"]) == ("hip", "rocm"), ev
     assert ev["numbers"].get("requested") == 256 * MIB, ev["numbers"]
-    assert cause == "other" and "host-ram" not in scores, ev["causes"]
+    assert cause == "other", ev["causes"]
+    assert [c["id"] for c in ev["causes"][:2]] == ["other", "host-ram"], ev["causes"]
+    assert any("hipHostRegister could not page-lock 256.00 MiB" in e for e in ev["causes"][0]["evidence"]), ev["causes"][0]
+    assert not any("PyTorch" in e for c in ev["causes"] for e in c["evidence"]), ev["causes"]
     assert ev["guide"]["id"] == "hip-runtime-trace", ev["guide"]["id"]
+
+
+def test_a_large_hip_host_registration_is_pinned_ram():
+    """The boundary: 8 GiB (0x200000000) registered can meet the pinned limit: the small-range row stays out and the
+    host-memory hint leads."""
+    cause, scores, _ = top(HIP_TRACE.replace("0x10000000", "0x200000000").replace("268435456", "8589934592"))
+    assert cause == "host-ram", scores
+
+
+def test_a_hip_device_allocation_is_not_host_memory():
+    """hipMalloc (the card's memory) returning hipErrorOutOfMemory: neither host-memory row fires."""
+    _, scores, ev = top(HIP_TRACE.replace("hipHostRegister", "hipMalloc"))
+    assert ev["runtime"] == "hip", ev
+    assert "host-ram" not in scores, scores
 
 
 def test_hip_trace_under_a_pytorch_message_stays_pytorch():
