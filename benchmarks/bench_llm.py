@@ -9,7 +9,9 @@ Per row, what the runtime printed next to what memory/llm computes from the same
                ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
                truncates to whole MiB, so its context column C is exact for [C, C + 1)); a hybrid's recurrent
                state is in that column but not in llama.cpp's "KV buffer size" line (its "RS buffer" apart);
-               Ollama's "kv cache" line holds its recurrent state checkpoints (the plan's state_checkpoints)
+               Ollama's "kv cache" line holds its recurrent state checkpoints (the plan's state_checkpoints); a
+               llama.cpp run without -c whose fit step lowered the context ("context size reduced from N to M", N the
+               row's ctx) is scored at kv's own fit step (ctx not given), its fit verdict at N
   KV tokens    vLLM "GPU KV cache size" / GPU blocks x 16, from the GPU total (error %), and from the printed
                available memory (exact or not); SGLang max_total_num_tokens from the GPU total, and its "K size"
                for the printed token count (exact or not)

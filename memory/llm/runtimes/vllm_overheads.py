@@ -124,11 +124,11 @@ def graph_memory(s) -> int:
     return int(GRAPH_BASE + (CUDA_GRAPHS - GRAPH_BASE) * size / CAPTURE_SIZE_MAX)
 
 
-# vLLM's custom all-reduce serves at most two PCIe-only GPUs (distributed/device_communicators/custom_all_reduce.py:
-# "Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs"); past that the CUDA graphs
-# capture NCCL's all-reduce, whose buffers the graphs hold (vllm#2192: "NCCL's internal buffer is captured in the
-# graph"), by driver and topology: 3.8 GiB against 1.1 a GPU on L4 / A10G under CUDA 12.2-12.3 and 12.4 drivers
-# (vllm#5517). Not derived from the model, so not estimated: the plan says so unless the figure is given
+# vLLM's custom all-reduce serves at most two PCIe-only GPUs (its custom_all_reduce.py logs "Custom allreduce is
+# disabled because it's not supported on more than two PCIe-only GPUs"); past that the CUDA graphs capture NCCL's
+# all-reduce, which takes more graph memory (vllm#2192, the custom all-reduce's PR, measured less memory with it and gave
+# as the likely reason "NCCL's internal buffer is captured in the graph"), by driver and topology: 3.8 GiB against 1.1 a
+# GPU on L4 / A10G under CUDA 12.2-12.3 and 12.4 drivers (vllm#5517). Not derived from the model, so not estimated: the plan says so unless the figure is given
 # (--cuda-graph-gib) or the card's name says NVLink (an SXM / NVSwitch / NVLink board)
 CUSTOM_ALLREDUCE_PCIE_MAX = 2
 NVLINK_BOARD = re.compile(r"sxm|nvlink|\b[dh]gx\b", re.I)
