@@ -21,7 +21,8 @@ Public API (other modules code against these):
       kv_unified, mmproj, runtime_version, gpu_name, vllm_engine, vllm_sampler,
       vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
       quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; weights_bytes:
-      the user's figure for the weights, a file's size; free_memory: vLLM's free bytes at startup). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
+      the user's figure for the weights, a file's size; free_memory: vLLM's free bytes at startup; cuda_graph_memory:
+      the CUDA graph bytes vLLM printed, instead of kv's estimate). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
       or weights_bytes plans both ends of a range (unsloth.py): weights_range [low, high], the other figures the high
       end's, fits / fits_as_requested None where the ends disagree (depends: the line saying so).
       keys: weights, weights_how, kv_per_token, kv_total, kv_detail, overhead (named terms), overhead_total, total,
@@ -29,7 +30,9 @@ Public API (other modules code against these):
       (largest per-sequence context with the flags' settings, multiple of 256), max_ctx_by_kv_dtype, chosen,
       flags [{kind, name, value, text, reason}], command, autofit [{flag, reason}], notes; vLLM adds
       kv_capacity_bytes, kv_capacity_tokens, concurrency, vllm_would_print; llama.cpp/Ollama add host_weights,
-      gpu_layers_used, max_ctx_layers (the GPU layer count a largest-context figure assumes, None = all)
+      gpu_layers_used, max_ctx_layers (the GPU layer count a largest-context figure assumes, None = all); llama.cpp
+      with a vram adds max_ctx_as_asked (the largest context at the request's own -ub / -fa / cache type: where
+      --fit lowers a -c not given)
   vllm_kv_tokens(spec, available_bytes, kv="f16", hybrid=True) -> int   # vLLM's "GPU KV cache size: N tokens"
       (hybrid: the layer groups of vLLM >= 0.10's hybrid manager; False for older versions)
   vllm_per_rank(spec, tp) -> LLMSpec     # one tensor-parallel GPU's share (its KV heads, MLP columns)
