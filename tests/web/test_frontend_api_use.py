@@ -33,9 +33,13 @@ def test_the_oom_panel_follows_without_a_query_per_frame(browser, comfy_host):
         page.evaluate("() => { const ds = app.canvas.ds; ds.offset[0] -= 50; app.canvas.setDirty(true, true); }")
         page.evaluate(FRAMES, 10)
         assert_beside(page, "8")
-        # a graph panel that left the document (a layout rebuilt) is looked up again, once
-        page.evaluate("() => { const p = document.querySelector('.graph-canvas-panel'); p.replaceWith(p.cloneNode(true)); }")
-        page.evaluate(COUNT_AREA_QUERIES)
+        # a graph panel that left the document (a layout rebuilt) is looked up again, once. The count starts in the
+        # same task as the replacement: a frame between two evaluate calls (a loaded machine) would place the panel,
+        # re-query, and leave nothing to count. Wait for that re-query (a slow machine only makes it later; none at
+        # all fails here), then count over a further second of frames: one query in all, not one per frame.
+        page.evaluate(f"() => {{ const p = document.querySelector('.graph-canvas-panel'); ({COUNT_AREA_QUERIES})(); "
+                      "p.replaceWith(p.cloneNode(true)); }")  # (the test's own query is made before the count starts)
+        page.wait_for_function("() => window.__ggAreaQueries >= 1", timeout=60000)
         page.evaluate(FRAMES, 60)
         assert page.evaluate("() => window.__ggAreaQueries") == 1
         assert_beside(page, "8")
