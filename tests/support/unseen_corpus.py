@@ -17,7 +17,13 @@ HEADER = re.compile(r"# (thread|note|expect|numbers):")
 
 
 def batches() -> dict:
-    return {d.name: sorted(d.glob("*.log")) for d in sorted(UNSEEN.glob("batch-*")) if d.is_dir()}
+    dirs = [d for d in UNSEEN.glob("batch-*") if d.is_dir()]
+    return {d.name: sorted(d.glob("*.log")) for d in sorted(dirs, key=batch_number)}
+
+
+def batch_number(path_or_name):
+    """batch-07 -> 7, batch-102 -> 102: batches are ordered by number, never by name ("batch-100" < "batch-41" as text)."""
+    return int(str(getattr(path_or_name, "name", path_or_name)).split("-")[1])
 
 
 def load(path: Path):

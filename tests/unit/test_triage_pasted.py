@@ -287,7 +287,7 @@ CHANGED_AT_MOST = {"quote": 0, "quote2": 0, "indent": 0, "crlf": 0, "wrap60": 12
 def corpus():
     cases = []
     for name, paths in U.batches().items():
-        if name >= "batch-41":
+        if U.batch_number(name) >= 41:
             continue                      # batches 41+ stay unseen
         for p in paths:
             body, expect, _, _ = U.load(p)

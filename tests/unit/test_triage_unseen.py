@@ -85,3 +85,10 @@ def test_current_score(capsys):
         print("\n" + "\n".join(report_lines(results, tuned)))
     reg = [r for name in tuned for r in results[name]]
     assert reg and sum(r["cause_ok"] for r in reg) / len(reg) >= FLOOR
+
+
+def test_batches_are_ordered_by_number_not_by_name():
+    # batch-100 sorts before batch-41 as text: a "batches 41+ stay unseen" filter on names let batches 100+ in
+    nums = [U.batch_number(n) for n in U.batches()]
+    assert nums == sorted(nums) and len(set(nums)) == len(nums) and nums[-1] >= 100
+    assert U.batch_number("batch-102") > U.batch_number("batch-41") and U.batch_number("batch-07") == 7
