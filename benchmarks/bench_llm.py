@@ -625,6 +625,25 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-lambo-qwen35-9b-bf16-tp4-24gb-32k-graphoom",
         "vllm-lambo-qwen35-27b-bf16-tp4-24gb-50k-u092-mns1-eager",
         "vllm-lambo-qwen35-27b-bf16-tp4-24gb-32k-u092-eager",
+        # batch 55 (kv-accuracy round 48, task ellm23; tuned after its first sight, llm_first_sight.json batches["55"],
+        # commit 59a35c05): every row read; the Gemma-4-12B SGLang rows led to its sliding-window pool; the others as
+        # round 48 says
+        "llamacpp-rabbitholes-gpt-oss-20b-mxfp4-m5-32k-np4-ncmoe12",
+        "vllm-activaterag-nemotron-super-49b-v15-bf16-tp4-a100-131k-u085",
+        "sglang-mattbucci3090-gemma4-12b-awq-tp2-mf085-262k-swa08-bf16kv",
+        "sglang-mattbucci3090-gemma4-12b-awq-tp2-mf085-262k-swa025-bf16kv",
+        "sglang-mattbucci3090-gemma4-12b-awq-tp2-mf085-262k-swa003-bf16kv",
+        "sglang-mattbucci3090-gemma4-31b-awq-tp2-mf085-262k-swa025-bf16kv",
+        "sglang-mattbucci3090-gemma4-31b-awq-tp2-mf085-262k-swa003-bf16kv",
+        "vllm-spark-laguna-s21-int4-rev67dbeda-dflash15-gb10-262k-u089-fp8kv",
+        "vllm-djangodevreng-qwen36-35b-a3b-bf16-gb10-131k-u095-lmonly",
+        "vllm-djangodevreng-nemotron3-super-120b-nvfp4-gb10-131k-u095-fp8kv-mtp3",
+        "vllm-djangodevreng-nemotron3-nano-4b-bf16-gb10-49k-u095-fp8kv",
+        "vllm-jethac-p520-gemma4-e4b-bf16-5060ti16-2k-u090-eager-refused",
+        "ollama-nexusai-llama31-70b-q8-m3max128-131k-partial66",
+        "ollama-nexusai-phi3-mini-128k-q4-m3max128-131k-default-ctx",
+        "ollama-tfg-qwen25-coder-32b-q4km-a40-15gfree-4k-fit48of65",
+        "ollama-tfg-codestral-22b-q4-a40-15gfree-4k-fit",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

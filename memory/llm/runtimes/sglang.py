@@ -142,8 +142,11 @@ def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1
 
 
 # model_config.is_hybrid_swa_model (0.5.x): the architectures whose sliding layers get their own, smaller pool; a
-# sliding layer of any other model is sized like a full one
-HYBRID_SWA_ARCHS = ("llama4", "llama4_text", "gpt_oss", "gemma4", "gemma4_text")
+# sliding layer of any other model is sized like a full one. Gemma 4 12B (gemma4_unified,
+# Gemma4UnifiedForConditionalGeneration) is one: batch 55's 0.5.12 runs of it (mattbucci's 3090 A1 ladder) print "Use
+# sliding window memory pool. full_layer_tokens=102094, swa_layer_tokens=81675" at ratio 0.8, its 40 sliding layers'
+# 8 KV heads x 256 in the smaller pool and its 8 global layers' one 512-wide head in the larger (kv-accuracy round 48)
+HYBRID_SWA_ARCHS = ("llama4", "llama4_text", "gpt_oss", "gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text")
 SWA_FULL_TOKENS_RATIO = 0.8  # server_args swa_full_tokens_ratio
 
 
