@@ -15,8 +15,12 @@ AMREX_GPU = re.compile(r"(amrex::Abort::\d{1,7}::\s?)?(HIP|CUDA|GPU) error(?: \d
                        r"(?:hipErrorOutOfMemory|out of memory|cudaErrorMemoryAllocation)")
 # the HIP runtime's own trace (AMD_LOG_LEVEL >= 1, ROCclr/CLR: ":<level>:<file>.cpp :<line> : <usec> us: [<pid> : [<tid>] ]<text>"):
 # the allocation it could not make, in hex bytes ("Can't allocate memory size - 0x02800000 bytes!"), and the API call that then
-# returned hipErrorOutOfMemory ("hipHostRegister: Returned hipErrorOutOfMemory :") (ROCm/legacy-rocm-build#1483)
-HIP_TRACE = re.compile(r"^:\d:\w{1,40}\.cpp\s{0,40}:\s{0,4}\d{1,6}\s{0,4}: \d{1,20} us: (?:\d{1,10} : \[[0-9a-fx]{1,20}\] )?"
+# returned hipErrorOutOfMemory ("hipHostRegister: Returned hipErrorOutOfMemory :") (ROCm/legacy-rocm-build#1483). The
+# thread prefix is "<pid> : [<tid>] " before ROCm 6 and "[pid:<pid>  tid:0x<tid>] " from ROCm 6 (a Blender Cycles
+# report's ROCm 6.0 trace: ":3:hip_memory.cpp :3965: 0305756402 us: [pid:3158  tid:0x7fbce550b680] hipDrvMemcpy2DUnaligned:
+# Returned hipErrorOutOfMemory :")
+HIP_TRACE = re.compile(r"^:\d:\w{1,40}\.cpp\s{0,40}:\s{0,4}\d{1,6}\s{0,4}: \d{1,20} us: "
+                       r"(?:\d{1,10} : \[[0-9a-fx]{1,20}\] |\[pid:\d{1,10}\s{1,4}tid:0x[0-9a-f]{1,20}\] )?"
                        r"(?:Can't allocate memory size - 0x([0-9a-fA-F]{1,16}) bytes!|(hip\w{1,40}): Returned hipErrorOutOfMemory\b)")
 # HIP calls that work on host memory (page-locking it, or allocating it page-locked): form hip_host, not the card's. The
 # runtime's own line ("Can't allocate ...", form hip_alloc) comes first and leads the incident; the guide covers all three

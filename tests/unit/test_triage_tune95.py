@@ -106,3 +106,20 @@ def test_model_load_failing_an_allocation_is_still_the_weights():
     text = LOAD_SUBMIT.replace("vk::Queue::submit: ErrorOutOfDeviceMemory", "unable to allocate Vulkan0 buffer")
     cause, _, _ = top(text)
     assert cause == "weights-exceed-vram", cause
+
+
+# ROCm 6's trace puts "[pid:<pid>  tid:0x<tid>] " on every line where ROCm 5 put "<pid> : [<tid>] " on the API lines only
+# (a Blender Cycles report's ROCm 6.0 trace: ":3:hip_memory.cpp :3965: 0305756402 us: [pid:3158  tid:0x7fbce550b680]
+# hipDrvMemcpy2DUnaligned: Returned hipErrorOutOfMemory : "); review22: the pattern read only ROCm 5's, and the ROCm 6 form
+# fell to PyTorch's bare-check reading (runtime pytorch, host-ram first, the pytorch-pinned-memory guide)
+HIP_TRACE_ROCM6 = "".join(ln.replace(" us: 5120 : [7f31c2a0b740] ", " us: ").replace(" us: ", " us: [pid:5120  tid:0x7f31c2a0b740] ")
+                          for ln in HIP_TRACE.splitlines(True))
+
+
+def test_rocm6_hip_runtime_trace_is_hip_with_the_refused_size():
+    assert HIP_TRACE_ROCM6.count("[pid:5120  tid:0x7f31c2a0b740] ") == 5 and "5120 : [" not in HIP_TRACE_ROCM6
+    cause, _, ev = top(HIP_TRACE_ROCM6)
+    assert (ev["runtime"], ev["device_kind"]) == ("hip", "rocm"), ev
+    assert ev["numbers"].get("requested") == 256 * MIB, ev["numbers"]
+    assert cause == "other", ev["causes"]
+    assert ev["guide"]["id"] == "hip-runtime-trace", ev["guide"]["id"]
