@@ -121,6 +121,11 @@ def test_vllm_says_the_nccl_graphs_are_not_sized_past_two_pcie_gpus():
     assert not said(_q35_tp4(gpu_name="NVIDIA H100 80GB HBM3"))                # an NVLink (SXM) board
     assert not said(_q35_tp4(gpu_name="NVIDIA A100-SXM4-80GB"))
     assert said(_q35_tp4(gpu_name="NVIDIA GeForce RTX 3090"))
+    # review22: on ROCm the custom all-reduce asks for one XGMI hop between every pair, which the MI300-series OAM
+    # boards give (vLLM's RocmPlatform.is_fully_connected); PCIe Radeon cards have none
+    assert not said(_q35_tp4(gpu_name="AMD Instinct MI300X"))
+    assert not said(_q35_tp4(gpu_name="AMD Instinct MI325X"))
+    assert said(_q35_tp4(gpu_name="AMD Radeon PRO W7900"))
     assert not said(_q35_tp4(enforce_eager=True))                              # no graphs
     assert not said(_q35_tp4(cuda_graph_memory=int(3.65 * GiB)))               # the figure given
 

@@ -129,13 +129,16 @@ def graph_memory(s) -> int:
 # all-reduce, which takes more graph memory (vllm#2192, the custom all-reduce's PR, measured less memory with it and gave
 # as the likely reason "NCCL's internal buffer is captured in the graph"), by driver and topology: 3.8 GiB against 1.1 a
 # GPU on L4 / A10G under CUDA 12.2-12.3 and 12.4 drivers (vllm#5517). Not derived from the model, so not estimated: the plan says so unless the figure is given
-# (--cuda-graph-gib) or the card's name says NVLink (an SXM / NVSwitch / NVLink board)
+# (--cuda-graph-gib) or the card's name says NVLink (an SXM / NVSwitch / NVLink board). On ROCm the same check asks
+# whether every pair is one XGMI hop apart (vLLM's RocmPlatform.is_fully_connected): the Instinct MI300-series OAM boards
+# (MI300X, MI300A, MI308X, MI325X, MI350X, MI355X) link each GPU to every other, so the custom all-reduce stays on there
 CUSTOM_ALLREDUCE_PCIE_MAX = 2
-NVLINK_BOARD = re.compile(r"sxm|nvlink|\b[dh]gx\b", re.I)
+NVLINK_BOARD = re.compile(r"sxm|nvlink|\b[dh]gx\b|\bmi3\d\d", re.I)
 
 
 def nccl_graphs_unsized(s) -> bool:
-    """CUDA graphs captured over more GPUs than the custom all-reduce serves without NVLink, their size not given."""
+    """CUDA graphs captured over more GPUs than the custom all-reduce serves without NVLink (XGMI on ROCm), their size not
+    given."""
     return (graph_memory(s) > 0 and s.get("graph_given") is None and s.get("tp", 1) > CUSTOM_ALLREDUCE_PCIE_MAX
             and not nvls_assumed(s.get("gpu_name")) and not NVLINK_BOARD.search(str(s.get("gpu_name") or "")))
 
