@@ -191,6 +191,14 @@ RELEASE_CONTEXT = (
     # Small-ed1/ContextHarbor ollama.log, batch 49, after first sight). 'Phi-4-reasoning' is read as Phi-4 by the words
     # after its name (names no architecture)
     (("Phi-4",), r"phi-?4-reasoning", 32768, "Phi-4-reasoning's config.json"),
+    # microsoft/Phi-3-mini-128k-instruct: Phi-3-mini-4k's geometry (phi3, 32 layers, 32 KV heads x 96, vocab 32064) with
+    # 131072 positions (LongRoPE; its sliding_window 262144 holds no layer to a window); Ollama's phi3 '-mini-128k' tags
+    # are it. Ollama 0.15.5 prints n_ctx_train=131072 for that GGUF ('Phi 3 Mini 128k Instruct', 'requested context
+    # size too large for model num_ctx=262144 n_ctx_train=131072') and 49152.00 MiB of f16 cache at 131072 cells = 32 x
+    # 2 x 3072 x 2 bytes a cell (MarvellianRohit/Nexus-AI ollama.log, batch 55, after first sight); kv read the tag as
+    # the 4k model and lowered the context to 4096
+    (("Phi-3-mini-4k",), r"(?:^|[-_.:/])mini-128k(?:$|[-_.])", 131072,
+     "Phi-3-mini-128k-instruct (its GGUF's n_ctx_train, as Ollama prints it)"),
 )
 
 

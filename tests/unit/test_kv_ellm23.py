@@ -32,3 +32,19 @@ def test_sglang_gemma4_12b_has_a_sliding_window_pool():
     r = llm.plan(llm.describe(model="google/gemma-4-12B-it"), "sglang", ctx=262144, parallel=1, weights_dtype="awq",
                  tensor_parallel_size=2, vram=23.56 * GiB)
     assert r["kv_per_token"] == int(G12_FULL_TP2 + 0.8 * G12_SLIDING_TP2)
+
+
+# 2. Phi-3-mini-128k-instruct is Phi-3-mini-4k's geometry with 131072 positions: Ollama 0.15.5 prints n_ctx_train=131072
+# for its GGUF and allocates 49152.00 MiB of f16 cache at 131072 cells (32 layers x 2 x 3072 x 2 bytes a cell; batch 55,
+# MarvellianRohit/Nexus-AI). kv read the '-mini-128k' tag as the 4k model and lowered the context to 4096 (1536 MiB).
+# Breaking it: the Phi-3-mini-4k row out of names.RELEASE_CONTEXT.
+def test_phi3_mini_128k_keeps_its_131072_positions():
+    for name in ("phi3:3.8b-mini-128k-instruct-q4_0", "microsoft/Phi-3-mini-128k-instruct"):
+        assert llm.describe(model=name).max_ctx == 131072, name
+    r = llm.plan(llm.describe(model="phi3:3.8b-mini-128k-instruct-q4_0"), "ollama", ctx=131072, parallel=1,
+                 vram=107.0 * GiB, runtime_version="0.15.5")
+    assert r["ctx"] == 131072
+    assert r["kv_total"] == 32 * 2 * 3072 * 2 * 131072  # 49152 MiB, the printed Metal KV buffer
+    # the 4k release and the library's plain tag stay at 4096
+    for name in ("microsoft/Phi-3-mini-4k-instruct", "phi3:mini", "phi3:3.8b-mini-4k-instruct-q4_0"):
+        assert llm.describe(model=name).max_ctx == 4096, name
