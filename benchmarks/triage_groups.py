@@ -46,11 +46,11 @@ def main(argv=None):
     a = ap.parse_args(argv)
     U = load(a.root)
     res = {}
-    for name, paths in sorted(U.batches().items()):
+    for name, paths in U.batches().items():       # by number (batch-100 after batch-99)
         for p in paths:
             r = U.score(p)
             res[f"{name}/{p.name}"] = {"expect": r["expect"], "got": r.get("got"), "ok": r["cause_ok"]}
-    batches = sorted({k.split("/")[0] for k in res})
+    batches = sorted({k.split("/")[0] for k in res}, key=U.batch_number)   # by number: the last group's label
     for g, lo, hi in GROUPS:
         ks = [k for k in res if group(k.split("/")[0]) == g]
         ok = sum(res[k]["ok"] for k in ks)
