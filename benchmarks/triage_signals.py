@@ -43,10 +43,6 @@ SIGNALS = ["bare", *TEXT, "full", "slack", "big"]
 PAIRS = ("other:activations", "weights-exceed-vram:activations", "activations:weights-exceed-vram")
 
 
-def batch_no(name: str) -> int:
-    return int(name.rsplit("-", 1)[1])
-
-
 def signals(path: Path) -> set:
     body, _, _, _ = U.load(path)
     from gpu_garden.memory.triage import engine
@@ -65,22 +61,29 @@ def signals(path: Path) -> set:
     return out
 
 
+def _batch(text: str) -> int:
+    """--through's batch-NN (or NN) as its number; anything else is a usage error, not a traceback."""
+    if not re.fullmatch(r"(?:batch-)?\d{1,4}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a batch (batch-NN)")
+    return int(text.rsplit("-", 1)[-1])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--through", required=True, metavar="BATCH", help="the last batch to read (batch-NN)")
+    ap.add_argument("--through", required=True, type=_batch, metavar="BATCH", help="the last batch to read (batch-NN)")
     ap.add_argument("--pair", action="append", metavar="EXPECTED:GOT", help="a confusion to tabulate (default: the three largest of round 54)")
     ap.add_argument("--list", action="store_true", help="also list each miss of the pairs with its signals")
     a = ap.parse_args(argv)
-    last = batch_no(a.through)
+    last = a.through
     rows = []
     for b, files in U.batches().items():
-        if batch_no(b) > last:
+        if U.batch_number(b) > last:
             continue
         for f in files:
             r = U.score(f)
             r.update(batch=b, signals=signals(f))
             rows.append(r)
-    print(f"{len(rows)} cases through {a.through}, {sum(r['cause_ok'] for r in rows)} right")
+    print(f"{len(rows)} cases through batch-{a.through:02d}, {sum(r['cause_ok'] for r in rows)} right")
     head = f"{'group':44} {'n':>4} " + " ".join(f"{s:>7}" for s in SIGNALS)
     for pair in a.pair or PAIRS:
         exp, got = pair.split(":")

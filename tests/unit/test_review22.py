@@ -22,3 +22,15 @@ def test_triage_groups_names_the_last_batch_by_number(monkeypatch, capsys):
     g.main([])
     out = capsys.readouterr().out
     assert "group E (37-102): 4/4" in out, out
+
+
+def test_triage_signals_refuses_a_batch_name_it_cannot_read(capsys):
+    """--through takes batch-NN: a bare word is a usage error (exit 2, the value named), not an IndexError traceback;
+    NN alone is read as batch-NN."""
+    import pytest
+    s = load_benchmark("triage_signals")
+    with pytest.raises(SystemExit) as e:
+        s.main(["--through", "latest"])
+    assert e.value.code == 2
+    assert "'latest' is not a batch (batch-NN)" in capsys.readouterr().err
+    assert s._batch("batch-97") == s._batch("97") == 97
