@@ -172,7 +172,11 @@ def _numbers(x, n):
         x.short = max(x.req - x.free, 0)
         x.impossible = impossible(x.req, x.total, x.free, n.get("allowed"))
         x.others = n.get("other_processes")
-        if x.others is None and n.get("this_process") is not None:
+        # (NVML's figure for this process below what PyTorch itself has reserved is NVML not seeing it, as parse.py's
+        # "this process has 0 bytes" reading; a lone "Process N has 0 bytes memory in use" in a container is the same:
+        # the card less free less that figure is this process's own memory, not other programs')
+        if x.others is None and n.get("this_process") is not None and not (
+                x.reserved is not None and n["this_process"] < x.reserved):
             x.others = max(0, x.total - x.free - n["this_process"])
         if x.reserved is not None:
             x.outside = x.total - x.free - x.reserved        # neither free nor PyTorch's: CUDA context + other programs

@@ -41,6 +41,9 @@ RUNTIME_MARKERS = (
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
     # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
     ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
+    # mistral.rs (Rust on candle and cudarc): its panics and frames name its crates ("panicked at mistralrs-core/src/...",
+    # "mistralrs-server/src/main.rs", "mistralrs_core::"); its cudarc DriverError is otherwise read as Candle's
+    ("mistral.rs", ("mistralrs",), r"\bmistralrs[-_](?:core|server|pyo3|quant|vision|paged_attn)\b"),
     # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
     ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
     # whisper.cpp's own functions name its lines ("whisper_init_from_file_with_params_no_state:", "whisper_model_load:",
