@@ -104,7 +104,8 @@ def read_knobs(runtime, parallel, knobs):
 
 
 def check_ranges(runtime, ctx, vram, knobs) -> None:
-    """--ctx, --vram, --mla-cache, --tensor-split, --free-gib and --gpu-memory-utilization within their ranges."""
+    """--ctx, --vram, --mla-cache, --tensor-split, --free-gib, --cuda-graph-gib and --gpu-memory-utilization within their
+    ranges."""
     if ctx < 1 or ctx > 1 << 24:
         raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
     if vram is not None and not (256 * MiB <= vram <= 1 << 50):
@@ -129,6 +130,11 @@ def check_ranges(runtime, ctx, vram, knobs) -> None:
     if free is not None and free <= V.CUDA_CONTEXT:
         raise UserError(f"--free-gib {free / GiB:g}: vLLM needs {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
                         "before any share (its startup check counts the rest); free memory on the GPU")
+    graph = knobs.get("cuda_graph_memory")
+    if graph is not None and (runtime != "vllm" or isinstance(graph, bool) or not isinstance(graph, (int, float))
+                              or not 0 < graph <= (vram or 1 << 50)):
+        raise UserError("--cuda-graph-gib is the CUDA graph memory vLLM printed ('Estimated CUDA graph memory: N GiB'): "
+                        "vLLM only, a size above 0 and at most --vram")
     util = knobs.get("gpu_memory_utilization")
     if util is not None and not 0.05 <= util <= 1.0:
         raise UserError(f"--gpu-memory-utilization must be 0.05..1.0, got {util}")

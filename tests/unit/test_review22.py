@@ -34,3 +34,23 @@ def test_triage_signals_refuses_a_batch_name_it_cannot_read(capsys):
     assert e.value.code == 2
     assert "'latest' is not a batch (batch-NN)" in capsys.readouterr().err
     assert s._batch("batch-97") == s._batch("97") == 97
+
+
+def test_kv_api_refuses_a_cuda_graph_memory_it_cannot_use():
+    """plan(cuda_graph_memory=...) (the API under --cuda-graph-gib, round 47): a negative size was counted as negative
+    graph memory (the plan then fitted more), a string raised a bare ValueError, a size above the card was taken; each is
+    now the UserError the CLI's other sizes give. A plausible figure still plans."""
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.units import GiB
+
+    def plan(graph, runtime="vllm"):
+        return llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), runtime=runtime, ctx=8192, vram=24 * GiB,
+                        runtime_version="0.19.0" if runtime == "vllm" else None, cuda_graph_memory=graph)
+    for bad in (-3 * GiB, 0, "3", float("nan"), 25 * GiB, True):
+        with pytest.raises(UserError, match="--cuda-graph-gib"):
+            plan(bad)
+    with pytest.raises(UserError):
+        plan(GiB, runtime="sglang")
+    assert plan(GiB)["overhead"]["cuda_graphs"] == GiB
