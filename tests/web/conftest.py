@@ -58,8 +58,39 @@ class ConsoleLog(list):
                 or "GPU Garden" in m["text"] or "extensions/comfyui-gpu-garden" in m.get("url", "")]
 
 
+# The page's api object, feature-detected (each frontend this tier runs exposes window.comfyAPI.api.api; app.api
+# is the fallback), and what it says about its websocket: the client id ComfyUI gave it, if any.
+PAGE_API = """() => {
+    const found = [['window.comfyAPI.api.api', window.comfyAPI?.api?.api], ['window.app.api', window.app?.api]]
+        .find(([, api]) => api && typeof api.addEventListener === 'function');
+    if (!found) return {where: null};
+    const [where, api] = found;
+    return {where, clientId: api.clientId || null, socket: api.socket ? api.socket.readyState : null};
+}"""
+CLIENT_ID_TIMEOUT_MS = 120000  # the socket's first message can wait behind a loaded machine's module loading
+
+
+def wait_for_client_id(page, timeout=None):
+    """Wait until the page's websocket has named it (the "status" message's sid becomes api.clientId). A prompt
+    queued before carries client_id "" and ComfyUI sends its executed/progress messages to no page, so whatever
+    the test waits for next would time out however long it is. Fails here, saying so, when the id never comes."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    timeout = CLIENT_ID_TIMEOUT_MS if timeout is None else timeout
+    try:
+        page.wait_for_function(f"() => !!({PAGE_API})().clientId", timeout=timeout)
+    except PlaywrightTimeout:
+        state = page.evaluate(PAGE_API)
+        where = state["where"] or "no api object (neither window.comfyAPI.api.api nor window.app.api)"
+        socket = {None: "no socket", 0: "connecting", 1: "open", 2: "closing", 3: "closed"}.get(state.get("socket"), state.get("socket"))
+        pytest.fail(f"the page's websocket never named it: {where}.clientId still unset after "
+                    f"{timeout / 1000:g} s (socket {socket}); a prompt queued now would carry client_id '' and its "
+                    "results would reach no page", pytrace=False)
+
+
 def open_comfy(browser, comfy_host, vue_nodes=False, settings=None):
-    """A fresh context on ComfyUI's page with first-run screens pre-dismissed; returns (page, console)."""
+    """A fresh context on ComfyUI's page with first-run screens pre-dismissed, once the graph is up and the page's
+    websocket has named it (so a prompt queued next gets its results back); returns (page, console)."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 900})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=comfy_host.url)
     page = ctx.new_page()
@@ -74,6 +105,11 @@ def open_comfy(browser, comfy_host, vue_nodes=False, settings=None):
     page.wait_for_function("() => window.app && window.app.graph && window.LiteGraph && window.app.canvas", timeout=60000)
     page.keyboard.press("Escape")
     page.frontend = comfy_host.frontend
+    try:
+        wait_for_client_id(page)
+    except BaseException:
+        ctx.close()
+        raise
     return page, console
 
 

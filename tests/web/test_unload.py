@@ -21,11 +21,7 @@ def workflow() -> dict:
 
 def run_and_wait_for_report(page):
     page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())
-    # The page's websocket names it (the "status" message's sid becomes api.clientId) some time after the graph is
-    # up. A prompt queued before that carries client_id "", and ComfyUI sends its "executed" messages to no page:
-    # the report would never come, and the wait below would time out however long it is. Wait for the name first.
-    page.wait_for_function("() => !!window.comfyAPI.api.api.clientId", timeout=120000)
-    page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")
+    page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")  # open_comfy waited for the client id
     page.wait_for_function(
         f"""() => {{
             const n = window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)});
