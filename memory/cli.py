@@ -62,6 +62,19 @@ def _int_or_word(value: str):
         return value
 
 
+CPU_MOE_ALL = 1024  # --cpu-moe: every layer (more than any model's layer count; the plan takes the model's)
+
+
+def _nonneg_int(value):
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number >= 0, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a whole number >= 0, got {value!r}")
+    return n
+
+
 # A runtime's or ComfyUI's own spelling of an option, as users copy it from their command line -> what the
 # subcommand calls it. An unrecognized argument in this table gets the option to type instead.
 RUNTIME_SPELLINGS = {
@@ -78,6 +91,7 @@ RUNTIME_SPELLINGS = {
         "-fa": ("--flash-attn on|off|auto", "llama.cpp's -fa"),
         "-ub": ("--ubatch N", "llama.cpp's -ub"), "--ubatch-size": ("--ubatch N", "llama.cpp's --ubatch-size"),
         "-ts": ("--tensor-split A,B,..", "llama.cpp's -ts"),
+        "-ncmoe": ("--n-cpu-moe N", "llama.cpp's -ncmoe"), "-cmoe": ("--cpu-moe", "llama.cpp's -cmoe"),
         "-tp": ("--tensor-parallel-size N", "vLLM's -tp"), "--tp": ("--tensor-parallel-size N", "SGLang's --tp"),
         "--tp-size": ("--tensor-parallel-size N", "SGLang's --tp-size"),
         "-pp": ("--pipeline-parallel-size N", "vLLM's -pp"),
@@ -227,6 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mla-cache", choices=["latent", "latent+v", "full"],
                    help="DeepSeek MLA cache in llama.cpp: latent (2026 builds), latent+v (2025), full (before early 2025)")
     s.add_argument("--mmproj", action="store_true", default=None, help="llama.cpp: a vision projector is loaded (--mmproj)")
+    s.add_argument("--n-cpu-moe", type=_nonneg_int, metavar="N", help="llama.cpp --n-cpu-moe N: the routed MoE experts "
+                   "(ffn_gate/up/down_exps) of the first N layers stay in host RAM; the GPU holds the rest")
+    s.add_argument("--cpu-moe", dest="n_cpu_moe", action="store_const", const=CPU_MOE_ALL,
+                   help="llama.cpp --cpu-moe: every layer's routed experts stay in host RAM")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")

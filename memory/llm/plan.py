@@ -329,6 +329,11 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"] and not refused,
            "fits": ev["fits"] and not refused, "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
            "command": "", "autofit": [], "notes": notes}
+    if runtime == "llama.cpp" and knobs.get("n_cpu_moe"):  # the experts --n-cpu-moe keeps in host memory
+        from .weights import cpu_moe_bytes
+        out["host_experts_full"] = cpu_moe_bytes(spec, s.get("weights_format"), knobs["n_cpu_moe"])
+        out["weights_gpu_full"] -= out["host_experts_full"]
+        out["n_cpu_moe"] = min(knobs["n_cpu_moe"], spec.n_layers)
     if runtime == "vllm" and ev.get("stages"):  # pipeline parallelism: rank 0's figures, every stage listed
         out["weights"] = out["weights_gpu_full"] = int(ev["stage_weights"])
         out["weights_how"] += f"; stage 0 of {s['pp']}: {ev['stage_layers']} layers + the embedding"

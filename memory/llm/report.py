@@ -94,7 +94,7 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
             "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp", "ollama"),
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
-            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
+            "mmproj": ("llama.cpp",), "n_cpu_moe": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
             "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",),
             "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",)}
 _NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
@@ -151,7 +151,7 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
               "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype", "mamba_ssm_cache_dtype",
-              "swa_full_tokens_ratio", "max_mamba_cache_size")
+              "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
@@ -221,8 +221,13 @@ def format_plan(r: dict) -> str:
         # so the two rows below add up to more than the weights line, and the host row says so (ux21b)
         row("  in host RAM", host, "a second copy of the token table (the weights line counts it once, "
             "as the GPU's output layer); not on the GPU" if tied else "token embedding (not on the GPU)")
+        if r.get("host_experts_full"):
+            row("  experts, host RAM", r["host_experts_full"],
+                f"--n-cpu-moe {r['n_cpu_moe']}: the routed experts (ffn_gate/up/down_exps) of the first "
+                f"{r['n_cpu_moe']} layers (not on the GPU)")
         row("  on the GPU", r["weights_gpu_full"],
-            "the blocks + the output layer" + (" (a copy of the tied embedding)" if tied else ""))
+            "the blocks + the output layer" + (" (a copy of the tied embedding)" if tied else "")
+            + (", less those experts" if r.get("host_experts_full") else ""))
     kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
     if r["kv_detail"]["sliding_layers"]:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"

@@ -516,3 +516,70 @@ def split_weights(spec: LLMSpec, weights_total: int, weights_dtype: str | None =
         f = weights_total / max(r["total"], 1)
         return int(r["embedding"] * f), int(r["output"] * f), int(r["blocks"] * f)
     return r["embedding"], r["output"], r["blocks"]
+
+
+# llama.cpp's --n-cpu-moe N / --cpu-moe (common/arg.cpp, ggml-org/llama.cpp#15077): a buffer-type override
+# "blk\.<i>\.ffn_(up|down|gate)_exps=CPU" for each of the first N layers (--cpu-moe: "\.ffn_(up|down|gate)_exps" in
+# every layer). The routed experts' three matmuls move to host memory (a CPU_REPACK buffer where the type repacks);
+# the shared experts (ffn_*_shexp), the router (ffn_gate_inp), attention and norms stay where -ngl puts them. Mainline's
+# pattern also matches the experts' biases (gpt-oss: f32, ~1 MB a layer; ik_llama.cpp#841 keeps them on the GPU):
+# not counted here. Each expert tensor's type follows llama-quant.cpp's rule for its role: ffn_gate/up_exps at the
+# file type's base type, ffn_down_exps likewise or Q6_K on use_more_bits' layers for Q4_K_M / Q5_K_M (as
+# layer_weights takes it); a row not a multiple of 256 takes the K-quant fallback (role_type).
+EXPERT_BASE_TYPE = {"Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q4_K_M": "Q4_K", "Q4_0": "Q4_0"}
+
+
+def moe_layer_flags(spec: LLMSpec) -> list:
+    """Per decoder layer: does it hold routed experts. Refused where the model's dense and MoE layers are not told
+    apart (a MoE model whose layers differ in size but whose config gave no per-layer MoE list)."""
+    n = spec.n_layers
+    if not spec.n_experts:
+        raise UserError(f"--n-cpu-moe / --cpu-moe keep routed MoE experts on the CPU; {spec.name} has no routed experts")
+    if spec.moe_layers:
+        if len(spec.moe_layers) != n:
+            raise UserError(f"{spec.name}: {len(spec.moe_layers)} MoE flags for {n} layers; cannot place its experts")
+        return [bool(x) for x in spec.moe_layers]
+    if spec.layer_params and len(set(spec.layer_params)) > 1:
+        raise UserError(f"{spec.name}: its layers differ in size but which of them hold the routed experts is not known "
+                        "(dense first layers, as DeepSeek's first_k_dense_replace): give its config.json with --config")
+    return [True] * n
+
+
+def expert_layer_bytes(spec: LLMSpec, fmt: str | None) -> list:
+    """Bytes of each decoder layer's routed experts (ffn_gate/up/down_exps weights, 0 for a dense layer) at the
+    file's own tensor types: what llama.cpp's --n-cpu-moe moves to host memory layer by layer."""
+    moe = moe_layer_flags(spec)
+    n_moe = sum(moe)
+    d, i_w = spec.hidden, spec.moe_intermediate
+    per = spec.expert_params / n_moe if spec.expert_params and n_moe else spec.n_experts * 3 * d * i_w
+    if not per:
+        raise UserError(f"{spec.name}: the routed experts' size is not known (no moe_intermediate_size)")
+    t = str(fmt or spec.quant or spec.dtype)
+    up, low = FORMAT_ALIASES.get(t.lower(), t.lower()).upper(), FORMAT_ALIASES.get(t.lower(), t.lower())
+    mxfp4 = ((spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4") or up == MXFP4_MOE
+             or up.startswith(MXFP4_EXPERTS) or low == "mxfp4")
+    n, out = spec.n_layers, []
+    for i, m in enumerate(moe):
+        if not m:
+            out.append(0)
+            continue
+        if mxfp4:
+            bits = (LINEAR_BITS["mxfp4"],) * 3
+        elif low in DENSE_BITS:
+            bits = (DENSE_BITS[low],) * 3
+        elif up in EXPERT_BASE_TYPE:
+            base = EXPERT_BASE_TYPE[up]
+            down = "Q6_K" if up in MORE_BITS_BASE and use_more_bits(i, n) else base
+            gu = TYPE_BITS[role_type(base, d)]
+            bits = (gu, gu, TYPE_BITS[role_type(down, i_w)] if i_w else TYPE_BITS[down])
+        else:
+            raise UserError(f"--n-cpu-moe with a {t} file: kv does not know that file type's expert tensor types "
+                            f"(it knows MXFP4, 16/32-bit and {', '.join(EXPERT_BASE_TYPE)}); give one of those")
+        out.append(int(per / 3 * sum(bits) / 8))
+    return out
+
+
+def cpu_moe_bytes(spec: LLMSpec, fmt: str | None, n_cpu_moe: int, first: int = 0) -> int:
+    """The routed experts --n-cpu-moe N keeps in host memory, of the layers from `first` (the first layer -ngl puts
+    on the GPU) to N: a layer below `first` is on the CPU already, whole."""
+    return sum(expert_layer_bytes(spec, fmt)[first:max(first, min(n_cpu_moe, spec.n_layers))])

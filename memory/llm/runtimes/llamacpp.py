@@ -15,7 +15,7 @@ from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
-from ..weights import layer_weights
+from ..weights import cpu_moe_bytes, layer_weights
 from . import at_least
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -144,6 +144,12 @@ def settings(version, knobs, parallel) -> dict:
     split = knobs.get("tensor_split")
     if split and gpus > 1 and len(split) != gpus:
         raise UserError(f"--tensor-split names {len(split)} GPUs, --num-gpus {gpus}")
+    ncm = knobs.get("n_cpu_moe")
+    if ncm is not None and (isinstance(ncm, bool) or not isinstance(ncm, int) or ncm < 0):
+        raise UserError(f"--n-cpu-moe must be a whole number of layers >= 0, got {ncm!r}")
+    if ncm and (gpus > 1 or split):
+        raise UserError("--n-cpu-moe with several GPUs: kv places the experts kept on the CPU for one GPU only; "
+                        "give one GPU")
     flash = knobs.get("flash_attn")
     if flash is None:
         flash = at_least(version, *FLASH_AUTO)
@@ -160,7 +166,7 @@ def settings(version, knobs, parallel) -> dict:
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),
-            "gpu_name": knobs.get("gpu_name")}
+            "gpu_name": knobs.get("gpu_name"), "n_cpu_moe": knobs.get("n_cpu_moe")}
 
 
 # DeepSeek's MLA cache by build. ggml-org/llama.cpp#12801 (merged 2025-04-15) cached the latent (kv_lora_rank +
@@ -388,6 +394,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     span = start == 0 and out_on and metal_span(spec, s)  # the mapped range from rope_freqs to the last tensor
     if span:
         gpu_w = emb + blocks + (0 if spec.tied else out)
+    # --n-cpu-moe N: the routed experts of the first N layers stay in host memory (weights.cpu_moe_bytes)
+    moved = cpu_moe_bytes(spec, s.get("weights_format"), s["n_cpu_moe"], start) if s.get("n_cpu_moe") and on else 0
+    gpu_w -= moved
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
             if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
     rows = s["ubatch"] if outs is None else min(s["ubatch"], outs)
@@ -438,7 +447,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
             "gpu_kv": int(gpu_kv), "metal_span": span,
             "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
-            "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out))}
+            "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out) + moved),
+            "host_experts": int(moved)}
 
 
 def autofit(version, ev) -> list:

@@ -1,0 +1,119 @@
+"""Task ncmoe22: llama.cpp's --n-cpu-moe N / --cpu-moe in `gpu-garden kv`. llama.cpp (common/arg.cpp,
+ggml-org/llama.cpp#15077) overrides "blk\\.<i>\\.ffn_(up|down|gate)_exps" to the CPU for each of the first N layers:
+the routed experts' matmuls go to host memory, the rest of the model where -ngl puts it. Expected values are worked
+here from the models' geometry, the ggml types' block sizes and a printed run, not taken from kv."""
+from dataclasses import replace
+
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import weights as W
+from gpu_garden.memory.units import GiB, MiB
+
+# gpt-oss-20b: 24 layers, 32 experts, hidden 2880, expert width 2880; gate, up and down per expert, MXFP4 = 17 bytes
+# a block of 32 values
+GPTOSS_LAYER = 32 * 3 * 2880 * 2880 * 17 // 32
+
+
+def _gptoss(**k):
+    # ontouchstart/rabbit-holes start-server.log (batch 55): llama-server -hf ggml-org/gpt-oss-20b-GGUF --n-cpu-moe 12
+    # -c 32768 --no-mmap, b8193 on an Apple M5, 18185 MiB free, n_parallel auto = 4
+    return llm.plan(llm.describe(model="openai/gpt-oss-20b"), "llama.cpp", ctx=32768, parallel=4,
+                    weights_dtype="MXFP4", vram=18185 * MiB, runtime_version="b8193", kv_unified=True, **k)
+
+
+# 1. The measured row (llamacpp-rabbitholes-gpt-oss-20b-mxfp4-m5-32k-np4-ncmoe12): 'CPU_REPACK model buffer size =
+# 4841.02 MiB' (the 12 layers' experts) and 'MTL0 model buffer size = 6095.68 MiB' (what stays on the GPU).
+# Breaking it: the plan.py block that subtracts host_experts_full (or cpu_moe_bytes returning 0).
+def test_gptoss20b_ncmoe12_matches_the_printed_buffers():
+    r = _gptoss(n_cpu_moe=12)
+    assert abs(r["host_experts_full"] / MiB - 4841.02) / 4841.02 < 0.01, r["host_experts_full"] / MiB
+    assert abs(r["weights_gpu_full"] / MiB - 6095.68) / 6095.68 < 0.01, r["weights_gpu_full"] / MiB
+    # the rule by hand: 12 layers x 32 experts x 3 x 2880 x 2880 MXFP4 values is the printed buffer to the 0.01 MiB
+    assert round(12 * GPTOSS_LAYER / MiB, 2) == 4841.02
+
+
+# 2. The GPU total (what the verdict checks) loses exactly the experts of the first N layers, and --cpu-moe all of
+# them; N past the layer count is every layer. Breaking it: the `gpu_w -= moved` line in runtimes/llamacpp.evaluate.
+def test_gpu_total_loses_the_first_layers_experts():
+    base = _gptoss()
+    for n, layers in ((1, 1), (12, 12), (24, 24), (1024, 24)):
+        r = _gptoss(n_cpu_moe=n)
+        assert base["total"] - r["total"] == pytest.approx(layers * GPTOSS_LAYER, abs=2), n
+
+
+# 3. A layer -ngl leaves on the CPU is there whole: --n-cpu-moe moves only the experts of the GPU's layers below N.
+# Breaking it: cpu_moe_bytes summing from layer 0 whatever `first` is.
+def test_layers_already_on_the_cpu_are_not_moved_twice():
+    s = llm.describe(model="openai/gpt-oss-20b")
+    assert W.cpu_moe_bytes(s, "MXFP4", 12, first=6) == pytest.approx(6 * GPTOSS_LAYER, abs=6)
+    assert W.cpu_moe_bytes(s, "MXFP4", 4, first=6) == 0
+
+
+# 4. The verdict and the largest context use the GPU figure: gpt-oss-20b at 32k on an 8 GiB card does not fit whole
+# (weights alone 11.2 GiB) but does with every expert on the CPU (24 x GPTOSS_LAYER = 9.46 GiB off the GPU).
+# Breaking it: the same `gpu_w -= moved` line.
+def test_the_fits_verdict_and_largest_context_use_the_gpu_share():
+    s = llm.describe(model="openai/gpt-oss-20b")
+    kw = dict(ctx=32768, parallel=1, weights_dtype="MXFP4", vram=8 * GiB, runtime_version="b8193")
+    whole = llm.plan(s, "llama.cpp", **kw)
+    moved = llm.plan(s, "llama.cpp", n_cpu_moe=1024, **kw)
+    assert whole["fits_as_requested"] is False
+    assert moved["fits_as_requested"] is True
+    assert moved["max_ctx"] >= 32768
+    assert whole["total"] - moved["total"] == pytest.approx(24 * GPTOSS_LAYER, abs=2)
+
+
+# 5. Each expert tensor at the file type's own type (llama-quant.cpp): Q4_K_M keeps ffn_gate/up_exps in Q4_K (4.5 bits)
+# and ffn_down_exps in Q6_K (6.5625) on use_more_bits' layers (the first and last eighth, every third between), Q4_K
+# elsewhere. Qwen3-30B-A3B: 48 layers, 128 experts of 2048 x 768 (both multiples of 256: no fallback type).
+# Breaking it: EXPERT_BASE_TYPE's Q4_K_M row mapped to Q6_K, or the use_more_bits condition dropped.
+def test_q4km_experts_take_q6k_down_on_the_more_bits_layers():
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    per = 128 * 2048 * 768  # values of one of the three matmuls, all 128 experts
+    b = W.expert_layer_bytes(s, "Q4_K_M")
+    assert b[0] == per * (4.5 + 4.5 + 6.5625) / 8  # layer 0 < 48 // 8: more bits
+    assert b[6] == per * (4.5 + 4.5 + 4.5) / 8      # (6 - 6) % 3 != 2
+    assert b[8] == per * (4.5 + 4.5 + 6.5625) / 8  # (8 - 6) % 3 == 2
+    assert b[47] == per * (4.5 + 4.5 + 6.5625) / 8  # the last eighth
+
+
+# 6. Dense first layers hold no routed experts: DeepSeek-V2-Lite's first_k_dense_replace = 1, so --n-cpu-moe 1
+# moves nothing; a MoE model whose layers differ in size with no per-layer MoE list is refused, not guessed.
+# Breaking it: moe_layer_flags returning [True] * n.
+def test_dense_first_layers_move_nothing_and_unknown_geometry_is_refused():
+    s = llm.describe(model="deepseek-ai/DeepSeek-V2-Lite")
+    assert W.expert_layer_bytes(s, "Q8_0")[0] == 0
+    assert W.cpu_moe_bytes(s, "Q8_0", 1) == 0
+    # layer 1: 64 experts x 3 x 2048 x 1408 values; 1408 is not a multiple of 256, so ffn_down_exps falls back to
+    # Q8_0's fallback type (role_type), the other two stay Q8_0 (8.5 bits)
+    per = 64 * 2048 * 1408
+    assert W.expert_layer_bytes(s, "Q8_0")[1] == int(per / 8 * (8.5 + 8.5 + W.TYPE_BITS[W.role_type("Q8_0", 1408)]))
+    with pytest.raises(UserError, match="which of them hold the routed experts"):
+        W.expert_layer_bytes(replace(s, moe_layers=()), "Q8_0")
+
+
+# 7. Refusals: a dense model has no experts to move; a file type whose expert mix kv does not know; Ollama has no
+# such option. Breaking it: the checks in moe_layer_flags / expert_layer_bytes / report._READ_BY.
+def test_refusals():
+    dense = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    with pytest.raises(UserError, match="no routed experts"):
+        llm.plan(dense, "llama.cpp", ctx=4096, weights_dtype="Q4_K_M", vram=8 * GiB, n_cpu_moe=4)
+    with pytest.raises(UserError, match="expert tensor types"):
+        W.expert_layer_bytes(llm.describe(model="Qwen/Qwen3-30B-A3B"), "Q3_K_M")
+
+
+# 8. The CLI: --n-cpu-moe N and --cpu-moe reach the plan and the suggested command; Ollama (no such option) refuses it.
+# Breaking it: n_cpu_moe out of report._CLI_KNOBS, or out of _READ_BY.
+def test_cli_reads_the_option(capsys):
+    from gpu_garden.memory import cli
+    base = ["kv", "--model", "openai/gpt-oss-20b", "--weights-dtype", "MXFP4", "--ctx", "32768", "--vram", "8",
+            "--runtime-version", "b8193"]
+    assert cli.main(base + ["--runtime", "llama.cpp", "--n-cpu-moe", "12"]) == 0
+    out = capsys.readouterr().out
+    assert "experts, host RAM" in out and "--n-cpu-moe 12" in out
+    assert cli.main(base + ["--runtime", "llama.cpp", "--cpu-moe"]) == 0
+    assert "--n-cpu-moe 24" in capsys.readouterr().out
+    assert cli.main(base + ["--runtime", "ollama", "--n-cpu-moe", "12"]) == 2
+    assert "--n-cpu-moe (llama.cpp)" in capsys.readouterr().err
