@@ -1007,8 +1007,13 @@ def user_partial_ngl(row, spec) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and 0 <= n < spec.n_layers + 1
 
 
+# an input with n_cpu_moe expresses --n-cpu-moe / --cpu-moe itself (kv's option): only -ot is then left unexpressed
+OVERRIDE_TENSOR = re.compile(r"(?<![\w-])(?:-ot|--override-tensor)(?![\w-])")
+
+
 def tensor_override(row) -> bool:
-    return any(TENSOR_OVERRIDE.search(t) for t in [*row.get("notes", ()), *map(str, row.get("inferred", {}).values())])
+    pattern = OVERRIDE_TENSOR if row.get("input", {}).get("n_cpu_moe") is not None else TENSOR_OVERRIDE
+    return any(pattern.search(t) for t in [*row.get("notes", ()), *map(str, row.get("inferred", {}).values())])
 
 
 def summarize(rows) -> dict:

@@ -117,3 +117,22 @@ def test_cli_reads_the_option(capsys):
     assert "--n-cpu-moe 24" in capsys.readouterr().out
     assert cli.main(base + ["--runtime", "ollama", "--n-cpu-moe", "12"]) == 2
     assert "--n-cpu-moe (llama.cpp)" in capsys.readouterr().err
+
+
+# 9. bench_llm passes an input's n_cpu_moe to the plan (every input key but ctx/parallel/weights_dtype is a knob), so a
+# row whose input carries it is scored on the GPU share: the batch-55 row's MTL0 buffer (6095.68 MiB) against kv's GPU
+# weights. The data file is not edited: the row is copied here. And such an input no longer counts as an unexpressed
+# tensor override (only -ot does). Breaking it: n_cpu_moe out of plan_checks.KNOBS, or bench_llm.tensor_override as before.
+def test_bench_scores_an_n_cpu_moe_input_on_the_gpu_share():
+    import json
+    from pathlib import Path
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    rows = json.loads((Path(__file__).resolve().parents[2] / "benchmarks/data/llm_measured.json").read_text())
+    rows = rows if isinstance(rows, list) else rows["rows"]
+    row = next(r for r in rows if r["id"] == "llamacpp-rabbitholes-gpt-oss-20b-mxfp4-m5-32k-np4-ncmoe12")
+    assert b.score(row)["weights_err"] > 0.5  # as the input stands: every expert on the GPU
+    moved = dict(row, input=dict(row["input"], n_cpu_moe=12))
+    assert abs(b.score(moved)["weights_err"]) < 0.01
+    assert b.tensor_override(row) and not b.tensor_override(moved)
+    assert b.tensor_override(dict(moved, notes=["-ot exps=CPU"]))
