@@ -127,6 +127,14 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
         spec.output_bytes = tensors.get("output.weight", (spec.embed_bytes,))[0]
         spec.params = sum(t[2] for t in tensors.values() if len(t) > 2) or None
         spec.linear_params = sum(t[2] for n, t in tensors.items() if len(t) > 2 and n.startswith("blk.") and n.endswith(".weight") and "norm" not in n) or None
+    if tensors and spec.n_experts:  # what llama.cpp's --n-cpu-moe override matches, layer by layer (weights.EXPERT_TENSOR)
+        from .weights import EXPERT_TENSOR
+        per = [[0, 0] for _ in range(spec.n_layers)]
+        for n, t in tensors.items():
+            m = EXPERT_TENSOR.match(n)
+            if m and int(m.group(1)) < spec.n_layers:
+                per[int(m.group(1))][m.group(2) == "bias"] += t[0]
+        spec.expert_file_bytes = tuple(tuple(x) for x in per) if any(w for w, _ in per) else ()
     _per_layer_inputs(spec, g, tensors, f"{arch}.")
     if not spec.attn_layers:
         raise UserError(f"{name}: no attention layers found (head_count_kv is zero everywhere)")

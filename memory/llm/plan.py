@@ -331,7 +331,7 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
            "command": "", "autofit": [], "notes": notes}
     if runtime == "llama.cpp" and knobs.get("n_cpu_moe"):  # the experts --n-cpu-moe keeps in host memory
         from .weights import cpu_moe_bytes
-        out["host_experts_full"] = cpu_moe_bytes(spec, s.get("weights_format"), knobs["n_cpu_moe"])
+        out["host_experts_full"] = cpu_moe_bytes(spec, s.get("weights_format"), knobs["n_cpu_moe"], 0, not s.get("ik"))
         out["weights_gpu_full"] -= out["host_experts_full"]
         out["n_cpu_moe"] = min(knobs["n_cpu_moe"], spec.n_layers)
     if runtime == "vllm" and ev.get("stages"):  # pipeline parallelism: rank 0's figures, every stage listed

@@ -526,6 +526,9 @@ def split_weights(spec: LLMSpec, weights_total: int, weights_dtype: str | None =
 # not counted here. Each expert tensor's type follows llama-quant.cpp's rule for its role: ffn_gate/up_exps at the
 # file type's base type, ffn_down_exps likewise or Q6_K on use_more_bits' layers for Q4_K_M / Q5_K_M (as
 # layer_weights takes it); a row not a multiple of 256 takes the K-quant fallback (role_type).
+# the tensors llama.cpp's per-layer pattern matches (regex_search of "blk\.i\.ffn_(up|down|gate)_exps": the weights
+# and, on mainline, the biases; ik_llama.cpp#841 matches ".weight" only)
+EXPERT_TENSOR = re.compile(r"blk\.(\d+)\.ffn_(?:up|down|gate)_exps\.(weight|bias)$")
 EXPERT_BASE_TYPE = {"Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q4_K_M": "Q4_K", "Q4_0": "Q4_0"}
 
 
@@ -545,9 +548,14 @@ def moe_layer_flags(spec: LLMSpec) -> list:
     return [True] * n
 
 
-def expert_layer_bytes(spec: LLMSpec, fmt: str | None) -> list:
+def expert_layer_bytes(spec: LLMSpec, fmt: str | None, biases: bool = True) -> list:
     """Bytes of each decoder layer's routed experts (ffn_gate/up/down_exps weights, 0 for a dense layer) at the
-    file's own tensor types: what llama.cpp's --n-cpu-moe moves to host memory layer by layer."""
+    file's own tensor types: what llama.cpp's --n-cpu-moe moves to host memory layer by layer. From a GGUF's tensor
+    table when the file is sized as it is (its biases too unless biases=False: ik_llama.cpp); else by the type rules
+    below (weights only)."""
+    if (spec.expert_file_bytes and spec.weights_bytes and len(spec.expert_file_bytes) == spec.n_layers
+            and (fmt is None or str(fmt).upper() == str(spec.quant or "").upper())):
+        return [w + (b if biases else 0) for w, b in spec.expert_file_bytes]
     moe = moe_layer_flags(spec)
     n_moe = sum(moe)
     d, i_w = spec.hidden, spec.moe_intermediate
@@ -579,7 +587,7 @@ def expert_layer_bytes(spec: LLMSpec, fmt: str | None) -> list:
     return out
 
 
-def cpu_moe_bytes(spec: LLMSpec, fmt: str | None, n_cpu_moe: int, first: int = 0) -> int:
+def cpu_moe_bytes(spec: LLMSpec, fmt: str | None, n_cpu_moe: int, first: int = 0, biases: bool = True) -> int:
     """The routed experts --n-cpu-moe N keeps in host memory, of the layers from `first` (the first layer -ngl puts
     on the GPU) to N: a layer below `first` is on the CPU already, whole."""
-    return sum(expert_layer_bytes(spec, fmt)[first:max(first, min(n_cpu_moe, spec.n_layers))])
+    return sum(expert_layer_bytes(spec, fmt, biases)[first:max(first, min(n_cpu_moe, spec.n_layers))])

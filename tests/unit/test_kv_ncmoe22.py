@@ -136,3 +136,31 @@ def test_bench_scores_an_n_cpu_moe_input_on_the_gpu_share():
     assert abs(b.score(moved)["weights_err"]) < 0.01
     assert b.tensor_override(row) and not b.tensor_override(moved)
     assert b.tensor_override(dict(moved, notes=["-ot exps=CPU"]))
+
+
+# 10. From a GGUF's tensor table, the bytes are the file's own: mainline's unanchored pattern moves each matched
+# layer's ffn_*_exps weights and biases (the batch-55 run's 'CPU model buffer size = 599.48 MiB' is the token table
+# plus 12 layers x 3 x 32 x 2880 f32 biases), ik_llama.cpp the weights only; shared experts and other layers stay.
+# Breaking it: gguf.py not filling expert_file_bytes, or EXPERT_TENSOR matching ffn_up_shexp.
+def test_a_gguf_tensor_table_gives_the_moved_bytes():
+    from gpu_garden.memory.llm import spec as llm_spec
+    meta = {"general.architecture": "gpt-oss", "general.file_type": 38, "gpt-oss.block_count": 2,
+            "gpt-oss.embedding_length": 2880, "gpt-oss.attention.head_count": 64,
+            "gpt-oss.attention.head_count_kv": 8, "gpt-oss.attention.key_length": 64,
+            "gpt-oss.attention.value_length": 64, "gpt-oss.expert_count": 32, "gpt-oss.expert_used_count": 4,
+            "gpt-oss.expert_feed_forward_length": 2880, "gpt-oss.context_length": 131072,
+            "tokenizer.ggml.vocab_len": 201088}
+    w, b = GPTOSS_LAYER // 3, 32 * 2880 * 4
+    tensors = {"token_embd.weight": (1000, "Q8_0", 1), "output.weight": (1000, "Q8_0", 1)}
+    for i in range(2):
+        for p in ("gate", "up", "down"):
+            tensors[f"blk.{i}.ffn_{p}_exps.weight"] = (w, "MXFP4", 1)
+            tensors[f"blk.{i}.ffn_{p}_exps.bias"] = (b, "F32", 1)
+            tensors[f"blk.{i}.ffn_{p}_shexp.weight"] = (7, "Q8_0", 1)
+        tensors[f"blk.{i}.ffn_gate_inp.weight"] = (5, "F32", 1)
+    s = llm_spec.from_gguf_metadata(meta, tensors)
+    assert W.expert_layer_bytes(s, None) == [3 * (w + b)] * 2
+    assert W.cpu_moe_bytes(s, None, 1) == 3 * (w + b)
+    assert W.cpu_moe_bytes(s, None, 1, biases=False) == 3 * w
+    # the batch-55 run's CPU buffer by hand: 599.48 MiB less the token table's 586.82 MiB (201088 x 2880 Q8_0)
+    assert round(599.48 - 201088 * 2880 * 34 / 32 / MiB, 2) == round(12 * 3 * b / MiB, 2)

@@ -395,7 +395,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if span:
         gpu_w = emb + blocks + (0 if spec.tied else out)
     # --n-cpu-moe N: the routed experts of the first N layers stay in host memory (weights.cpu_moe_bytes)
-    moved = cpu_moe_bytes(spec, s.get("weights_format"), s["n_cpu_moe"], start) if s.get("n_cpu_moe") and on else 0
+    moved = cpu_moe_bytes(spec, s.get("weights_format"), s["n_cpu_moe"], start, not s.get("ik")) if s.get("n_cpu_moe") and on else 0
     gpu_w -= moved
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
             if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
