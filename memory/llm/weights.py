@@ -582,7 +582,8 @@ def expert_layer_bytes(spec: LLMSpec, fmt: str | None, biases: bool = True) -> l
             bits = (gu, gu, TYPE_BITS[role_type(down, i_w)] if i_w else TYPE_BITS[down])
         else:
             raise UserError(f"--n-cpu-moe with a {t} file: kv does not know that file type's expert tensor types "
-                            f"(it knows MXFP4, 16/32-bit and {', '.join(EXPERT_BASE_TYPE)}); give one of those")
+                            f"(it knows MXFP4, 16/32-bit and {', '.join(EXPERT_BASE_TYPE)}): give the file with --gguf FILE, "
+                            "whose tensor table gives each expert tensor's bytes")
         out.append(int(per / 3 * sum(bits) / 8))
     return out
 
