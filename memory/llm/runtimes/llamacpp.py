@@ -448,10 +448,15 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             "gpu_kv": int(gpu_kv), "metal_span": span,
             "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out) + moved),
-            "host_experts": int(moved)}
+            "host_experts": int(moved), "n_cpu_moe": s.get("n_cpu_moe")}
 
 
 def autofit(version, ev) -> list:
+    if at_least(version, *FIT) and ev.get("n_cpu_moe"):
+        # --n-cpu-moe is a tensor override: common/fit.cpp lowers -c, then stops before placing layers
+        return [("--fit on without --n-cpu-moe", "llama.cpp's fit moves MoE experts to host RAM itself; beside "
+                 "--n-cpu-moe it only lowers -c ('model_params::tensor_buft_overrides already set by user, abort') "
+                 "and the load runs unfitted")]
     if at_least(version, *FIT):
         return [("--fit on", "llama.cpp builds since December 2025 lower -c and -ngl to the free memory themselves "
                  "(the default there); compare its memory breakdown with the figures above")]
