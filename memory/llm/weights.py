@@ -522,8 +522,8 @@ def split_weights(spec: LLMSpec, weights_total: int, weights_dtype: str | None =
 # "blk\.<i>\.ffn_(up|down|gate)_exps=CPU" for each of the first N layers (--cpu-moe: "\.ffn_(up|down|gate)_exps" in
 # every layer). The routed experts' three matmuls move to host memory (a CPU_REPACK buffer where the type repacks);
 # the shared experts (ffn_*_shexp), the router (ffn_gate_inp), attention and norms stay where -ngl puts them. Mainline's
-# pattern also matches the experts' biases (gpt-oss: f32, ~1 MB a layer; ik_llama.cpp#841 keeps them on the GPU):
-# not counted here. Each expert tensor's type follows llama-quant.cpp's rule for its role: ffn_gate/up_exps at the
+# pattern also matches the experts' biases (gpt-oss: f32; ik_llama.cpp#841 keeps them on the GPU): counted from a
+# GGUF's tensor table (expert_file_bytes), not by the type rules. Each expert tensor's type follows llama-quant.cpp's rule for its role: ffn_gate/up_exps at the
 # file type's base type, ffn_down_exps likewise or Q6_K on use_more_bits' layers for Q4_K_M / Q5_K_M (as
 # layer_weights takes it); a row not a multiple of 256 takes the K-quant fallback (role_type).
 # the tensors llama.cpp's per-layer pattern matches (regex_search of "blk\.i\.ffn_(up|down|gate)_exps": the weights

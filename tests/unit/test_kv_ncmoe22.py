@@ -86,10 +86,10 @@ def test_dense_first_layers_move_nothing_and_unknown_geometry_is_refused():
     s = llm.describe(model="deepseek-ai/DeepSeek-V2-Lite")
     assert W.expert_layer_bytes(s, "Q8_0")[0] == 0
     assert W.cpu_moe_bytes(s, "Q8_0", 1) == 0
-    # layer 1: 64 experts x 3 x 2048 x 1408 values; 1408 is not a multiple of 256, so ffn_down_exps falls back to
-    # Q8_0's fallback type (role_type), the other two stay Q8_0 (8.5 bits)
+    # layer 1: 64 experts x 3 x 2048 x 1408 values, all three Q8_0 (8.5 bits): 1408 is not a multiple of 256, but
+    # Q8_0's blocks are 32 values (1408 = 44 x 32), so ffn_down_exps takes no K-quant fallback type
     per = 64 * 2048 * 1408
-    assert W.expert_layer_bytes(s, "Q8_0")[1] == int(per / 8 * (8.5 + 8.5 + W.TYPE_BITS[W.role_type("Q8_0", 1408)]))
+    assert W.expert_layer_bytes(s, "Q8_0")[1] == int(per / 8 * (8.5 + 8.5 + 8.5))
     with pytest.raises(UserError, match="which of them hold the routed experts"):
         W.expert_layer_bytes(replace(s, moe_layers=()), "Q8_0")
 
