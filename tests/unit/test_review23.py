@@ -16,3 +16,18 @@ def test_fit_alternative_beside_n_cpu_moe_says_to_drop_it():
     assert "without --n-cpu-moe" in fit["flag"] and "tensor_buft_overrides already set by user" in fit["reason"]
     (plain,) = llm.plan(s, "llama.cpp", **kw)["autofit"]
     assert plain["flag"] == "--fit on" and "n-cpu-moe" not in plain["reason"]
+
+
+# 2. The amrex-gpu-call guide serves both AMReX forms, but its fixes (the job's modules, one rank per GPU) are for a
+# failure in the device setup (AMReX_GpuDevice.cpp, before any arena exists). A call elsewhere (form amrex_call) runs
+# after amrex::Initialize has given The_Arena 3/4 of the device memory (AMReX's GPU.rst, RuntimeParameters.rst
+# amrex.the_arena_init_size), so a library's own allocation there has the last quarter: the guide says so and names the
+# parameter. Line made up in AMReX_GpuError.H's form; the file is not AMReX_GpuDevice.cpp.
+def test_amrex_call_outside_device_setup_gets_the_arena_advice():
+    from support.triage_event import top
+    line = ("amrex::Abort::0::CUDA error 2 in file /home/sim/warpx/Source/FieldSolver/SpectralSolver/AnyFFT.cpp "
+            "line 120: out of memory !!!\nSIGABRT\n")
+    _, _, ev = top(line)
+    assert (ev["runtime"], ev["form"]) == ("amrex", "amrex_call"), ev
+    assert ev["guide"]["id"] == "amrex-gpu-call"
+    assert "amrex.the_arena_init_size" in ev["guide"]["markdown"]
