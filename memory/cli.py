@@ -241,10 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mla-cache", choices=["latent", "latent+v", "full"],
                    help="DeepSeek MLA cache in llama.cpp: latent (2026 builds), latent+v (2025), full (before early 2025)")
     s.add_argument("--mmproj", action="store_true", default=None, help="llama.cpp: a vision projector is loaded (--mmproj)")
-    s.add_argument("--n-cpu-moe", type=_nonneg_int, metavar="N", help="llama.cpp --n-cpu-moe N: the routed MoE experts "
-                   "(ffn_gate/up/down_exps) of the first N layers stay in host RAM; the GPU holds the rest")
-    s.add_argument("--cpu-moe", dest="n_cpu_moe", action="store_const", const=CPU_MOE_ALL,
-                   help="llama.cpp --cpu-moe: every layer's routed experts stay in host RAM")
+    moe = s.add_mutually_exclusive_group()  # one setting: README's [--n-cpu-moe N | --cpu-moe]
+    moe.add_argument("--n-cpu-moe", type=_nonneg_int, metavar="N", help="llama.cpp --n-cpu-moe N: the routed MoE experts "
+                     "(ffn_gate/up/down_exps) of the first N layers stay in host RAM; the GPU holds the rest")
+    moe.add_argument("--cpu-moe", dest="n_cpu_moe", action="store_const", const=CPU_MOE_ALL,
+                     help="llama.cpp --cpu-moe: every layer's routed experts stay in host RAM")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")

@@ -31,3 +31,16 @@ def test_amrex_call_outside_device_setup_gets_the_arena_advice():
     assert (ev["runtime"], ev["form"]) == ("amrex", "amrex_call"), ev
     assert ev["guide"]["id"] == "amrex-gpu-call"
     assert "amrex.the_arena_init_size" in ev["guide"]["markdown"]
+
+
+# 3. --n-cpu-moe N and --cpu-moe are one setting (README: "[--n-cpu-moe N | --cpu-moe]"): given both, argparse kept the
+# last silently; now a usage error naming both (exit 2).
+def test_n_cpu_moe_and_cpu_moe_together_are_a_usage_error(capsys):
+    import pytest
+    from gpu_garden.memory import cli
+    base = ["kv", "--model", "openai/gpt-oss-20b", "--runtime", "llama.cpp", "--vram", "16"]
+    with pytest.raises(SystemExit) as e:
+        cli.main(base + ["--n-cpu-moe", "4", "--cpu-moe"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--cpu-moe" in err and "--n-cpu-moe" in err and "not allowed with" in err
