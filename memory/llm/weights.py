@@ -520,12 +520,13 @@ def split_weights(spec: LLMSpec, weights_total: int, weights_dtype: str | None =
 
 # llama.cpp's --n-cpu-moe N / --cpu-moe (common/arg.cpp, ggml-org/llama.cpp#15077): a buffer-type override
 # "blk\.<i>\.ffn_(up|down|gate)_exps=CPU" for each of the first N layers (--cpu-moe: "\.ffn_(up|down|gate)_exps" in
-# every layer). The routed experts' three matmuls move to host memory (a CPU_REPACK buffer where the type repacks);
-# the shared experts (ffn_*_shexp), the router (ffn_gate_inp), attention and norms stay where -ngl puts them. Mainline's
-# pattern also matches the experts' biases (gpt-oss: f32; ik_llama.cpp#841 keeps them on the GPU): counted from a
-# GGUF's tensor table (expert_file_bytes), not by the type rules. Each expert tensor's type follows llama-quant.cpp's rule for its role: ffn_gate/up_exps at the
-# file type's base type, ffn_down_exps likewise or Q6_K on use_more_bits' layers for Q4_K_M / Q5_K_M (as
-# layer_weights takes it); a row not a multiple of 256 takes the K-quant fallback (role_type).
+# every layer). The routed experts' matmuls (two where non-gated) move to host memory (a CPU_REPACK buffer where the
+# type repacks); the shared experts (ffn_*_shexp), the router (ffn_gate_inp), attention and norms stay where -ngl puts
+# them. Mainline's pattern also matches the experts' biases (gpt-oss: f32; ik_llama.cpp#841 keeps them on the GPU):
+# counted from a GGUF's tensor table (expert_file_bytes), not by the type rules. Each expert tensor's type follows
+# llama-quant.cpp's rule for its role: ffn_gate/up_exps at the file type's base type, ffn_down_exps likewise or Q6_K on
+# use_more_bits' layers for Q4_K_M / Q5_K_M (as layer_weights takes it); a row not a multiple of 256 takes the K-quant
+# fallback (role_type).
 # the tensors llama.cpp's per-layer pattern matches (regex_search of "blk\.i\.ffn_(up|down|gate)_exps": the weights
 # and, on mainline, the biases; ik_llama.cpp#841 matches ".weight" only)
 EXPERT_TENSOR = re.compile(r"blk\.(\d+)\.ffn_(?:up|down|gate)_exps\.(weight|bias)$")
@@ -562,6 +563,8 @@ def expert_layer_bytes(spec: LLMSpec, fmt: str | None, biases: bool = True) -> l
     per = spec.expert_params / n_moe if spec.expert_params and n_moe else spec.n_experts * 3 * d * i_w
     if not per:
         raise UserError(f"{spec.name}: the routed experts' size is not known (no moe_intermediate_size)")
+    # gated experts have three matmuls (gate, up, down); non-gated ones (Nemotron-H's relu2) up and down only
+    mats = 2 if spec.n_experts and d and i_w and round(per / (spec.n_experts * d * i_w)) == 2 else 3
     t = str(fmt or spec.quant or spec.dtype)
     up, low = FORMAT_ALIASES.get(t.lower(), t.lower()).upper(), FORMAT_ALIASES.get(t.lower(), t.lower())
     mxfp4 = ((spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4") or up == MXFP4_MOE
@@ -572,19 +575,19 @@ def expert_layer_bytes(spec: LLMSpec, fmt: str | None, biases: bool = True) -> l
             out.append(0)
             continue
         if mxfp4:
-            bits = (LINEAR_BITS["mxfp4"],) * 3
+            bits = (LINEAR_BITS["mxfp4"],) * mats
         elif low in DENSE_BITS:
-            bits = (DENSE_BITS[low],) * 3
+            bits = (DENSE_BITS[low],) * mats
         elif up in EXPERT_BASE_TYPE:
             base = EXPERT_BASE_TYPE[up]
             down = "Q6_K" if up in MORE_BITS_BASE and use_more_bits(i, n) else base
             gu = TYPE_BITS[role_type(base, d)]
-            bits = (gu, gu, TYPE_BITS[role_type(down, i_w)] if i_w else TYPE_BITS[down])
+            bits = (gu,) * (mats - 1) + (TYPE_BITS[role_type(down, i_w)] if i_w else TYPE_BITS[down],)
         else:
             raise UserError(f"--n-cpu-moe with a {t} file: kv does not know that file type's expert tensor types "
                             f"(it knows MXFP4, 16/32-bit and {', '.join(EXPERT_BASE_TYPE)}): give the file with --gguf FILE, "
                             "whose tensor table gives each expert tensor's bytes")
-        out.append(int(per / 3 * sum(bits) / 8))
+        out.append(int(per / mats * sum(bits) / 8))
     return out
 
 

@@ -44,3 +44,20 @@ def test_n_cpu_moe_and_cpu_moe_together_are_a_usage_error(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "--cpu-moe" in err and "--n-cpu-moe" in err and "not allowed with" in err
+
+
+# 4. Non-gated routed experts: Nemotron-H's MoE layers (relu2) have ffn_up_exps and ffn_down_exps only, so a layer's
+# expert parameters are two matmuls, not three. NVIDIA-Nemotron-3-Nano-30B-A3B: 128 experts of 2688 x 1856 (neither a
+# multiple of 256, so in Q4_K_M ffn_up_exps is Q4_K's fallback Q5_0, 5.5 bits, and ffn_down_exps Q5_0, or Q6_K's
+# fallback Q8_0, 8.5 bits, on use_more_bits' layers). Split in thirds as gated experts, layer 1 (a more-bits layer: below
+# 52 // 8) read 128 x 2688 x 1856 x 2 values at (5.5 + 5.5 + 8.5) / 3 bits, 7 % under the file's.
+def test_non_gated_experts_weigh_their_down_projection_as_half():
+    from gpu_garden.memory.llm import weights as W
+    s = llm.describe(model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B")
+    b = W.expert_layer_bytes(s, "Q4_K_M")
+    per = 128 * 2688 * 1856  # values of one of the two matmuls, all 128 experts
+    assert b[1] == int(per * (5.5 + 8.5) / 8)   # layer 1: MoE, use_more_bits
+    assert b[0] == 0                              # a Mamba-2 layer: no experts
+    # gated experts keep their thirds (Qwen3-30B-A3B, as test_kv_ncmoe22 test 5)
+    q = W.expert_layer_bytes(llm.describe(model="Qwen/Qwen3-30B-A3B"), "Q4_K_M")
+    assert q[6] == 128 * 2048 * 768 * (4.5 + 4.5 + 4.5) / 8
