@@ -96,7 +96,9 @@ OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B",
 # libraries whose pattern would compose sizes the library does not have: the sizes read. qwen3-coder's tags in
 # ollama/ollama's own sources (fb307609: cmd/launch/deprecated_models_test.go qwen3-coder:30b, cmd/launch/models.go
 # qwen3-coder:480b); qwen3-coder:4b is not Qwen3-4B
-OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b")}
+# phi3: mini (3.8b, also tagged 'instruct') is built in; its medium (14b) tags are not, and are refused rather than
+# read as the mini
+OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b"), "phi3": ("mini", "3.8b", "instruct")}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")

@@ -61,3 +61,17 @@ def test_non_gated_experts_weigh_their_down_projection_as_half():
     # gated experts keep their thirds (Qwen3-30B-A3B, as test_kv_ncmoe22 test 5)
     q = W.expert_layer_bytes(llm.describe(model="Qwen/Qwen3-30B-A3B"), "Q4_K_M")
     assert q[6] == 128 * 2048 * 768 * (4.5 + 4.5 + 4.5) / 8
+
+
+# 5. Ollama's phi3 library has two sizes: mini (3.8b, also tagged 'instruct') and medium (14b). Its table row names one
+# built-in (Phi-3-mini-4k) with no {size}, so 'phi3:medium', 'phi3:14b' and 'phi3:medium-128k' were sized as the 3.8B
+# mini (32 layers, hidden 3072) without a word. kv has no Phi-3-medium: those tags are refused, naming the sizes read;
+# the mini's tags still resolve.
+def test_phi3_medium_tags_are_not_read_as_the_mini():
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    for tag in ("phi3:medium", "phi3:14b", "phi3:medium-128k", "phi3:14b-medium-4k-instruct-q4_0"):
+        with pytest.raises(UserError, match="sizes read are"):
+            llm.describe(model=tag)
+    for tag in ("phi3", "phi3:mini", "phi3:3.8b", "phi3:instruct", "phi3:mini-128k", "phi3:3.8b-mini-128k-instruct-q4_0"):
+        assert llm.describe(model=tag).n_layers == 32, tag
