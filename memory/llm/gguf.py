@@ -1,6 +1,7 @@
 """GGUF: the architecture from its metadata and the exact tensor table (read by estimate/headers.py)."""
 import math
 import os
+import re
 
 from ..errors import UserError
 from ..estimate.headers import read_gguf_metadata, tensor_bytes
@@ -8,15 +9,42 @@ from .spec import FFN, FULL, LINEAR, MAMBA, SLIDING, LLMSpec
 
 
 def load_gguf(path: str) -> LLMSpec:
-    """Architecture from the GGUF metadata, exact weight bytes from its tensor table."""
+    """Architecture from the GGUF metadata, exact weight bytes from its tensor table (every shard's, for a split file)."""
     meta, tensors = read_gguf(path)
+    count = int(meta.pop("split.count", 0) or 0)
+    if count > 1:
+        tensors = _shard_tensors(path, int(meta.pop("split.no", 0) or 0), count, tensors)
     return from_gguf_metadata(meta, tensors, name=os.path.basename(path))
 
 
+# llama.cpp's split GGUF (gguf-split, llama_split_path; the gguf package's split writer): <name>-%05d-of-%05d.gguf, each
+# shard with split.no and split.count, the metadata in the first and the tensor table divided among them
+SPLIT_NAME = re.compile(r"(.+)-(\d{5})-of-(\d{5})\.gguf")
+
+
+def _shard_tensors(path, no, count, tensors) -> dict:
+    """The first shard's tensors and those of the other shards beside it: the whole model's table."""
+    m = SPLIT_NAME.fullmatch(os.path.basename(path))
+    if not m or int(m.group(3)) != count:
+        raise UserError(f"{path}: one of {count} split GGUF files (split.count), not named <name>-0000k-of-{count:05d}.gguf "
+                        "as llama.cpp names them, so its other shards cannot be found")
+    if no != 0:
+        raise UserError(f"{path}: shard {no + 1} of {count} of a split GGUF; give the first "
+                        f"({m.group(1)}-00001-of-{count:05d}.gguf), which holds the metadata")
+    tensors = dict(tensors)
+    for k in range(2, count + 1):
+        other = os.path.join(os.path.dirname(path), f"{os.path.basename(m.group(1))}-{k:05d}-of-{count:05d}.gguf")
+        if not os.path.isfile(other):
+            raise UserError(f"{path}: shard {os.path.basename(other)} of this split GGUF is missing (kv adds up every "
+                            "shard's tensors)")
+        tensors.update(read_gguf(other)[1])
+    return tensors
+
+
 def _keep(key, arch) -> bool:
-    """general.* and the architecture's keys (everything until general.architecture is read), and the vocabulary
-    (its length); not the tokenizer's other tables."""
-    return (key == "tokenizer.ggml.tokens" or not key.startswith("tokenizer.")
+    """general.* and the architecture's keys (everything until general.architecture is read), a split file's split.*
+    keys, and the vocabulary (its length); not the tokenizer's other tables."""
+    return (key == "tokenizer.ggml.tokens" or key.startswith("split.") or not key.startswith("tokenizer.")
             and (arch is None or key.startswith(("general.", arch + "."))))
 
 

@@ -75,3 +75,53 @@ def test_phi3_medium_tags_are_not_read_as_the_mini():
             llm.describe(model=tag)
     for tag in ("phi3", "phi3:mini", "phi3:3.8b", "phi3:instruct", "phi3:mini-128k", "phi3:3.8b-mini-128k-instruct-q4_0"):
         assert llm.describe(model=tag).n_layers == 32, tag
+
+
+# 6. A split GGUF (llama.cpp's gguf-split / the gguf package: <name>-0000k-of-0000n.gguf, split.count in each file), as
+# the large MoE files --n-cpu-moe is for come: kv read only the named file's tensor table, so the first of three shards
+# printed a third of the weights as "exact, GGUF tensor table" and its experts likewise. The shards' tables now add up to
+# the one-file table; a later shard, or a missing one, is a clear error. Files written here with the gguf package.
+def _moe_gguf(path, split_max_tensors=0):
+    import gguf
+    import numpy as np
+    w = gguf.GGUFWriter(str(path), "qwen3moe", split_max_tensors=split_max_tensors)
+    for add, v in ((w.add_block_count, 4), (w.add_context_length, 32768), (w.add_embedding_length, 256),
+                   (w.add_feed_forward_length, 512), (w.add_head_count, 4), (w.add_head_count_kv, 2),
+                   (w.add_key_length, 64), (w.add_value_length, 64), (w.add_expert_count, 8),
+                   (w.add_expert_used_count, 2), (w.add_expert_feed_forward_length, 128), (w.add_vocab_size, 1000),
+                   (w.add_file_type, 1)):
+        add(v)
+    w.add_tensor("token_embd.weight", np.zeros((1000, 256), dtype=np.float16))
+    w.add_tensor("output.weight", np.zeros((1000, 256), dtype=np.float16))
+    for i in range(4):
+        for p in ("q", "k", "v", "output"):
+            w.add_tensor(f"blk.{i}.attn_{p}.weight", np.zeros((256, 256), dtype=np.float16))
+        for p in ("gate", "up"):
+            w.add_tensor(f"blk.{i}.ffn_{p}_exps.weight", np.zeros((8, 128, 256), dtype=np.float16))
+        w.add_tensor(f"blk.{i}.ffn_down_exps.weight", np.zeros((8, 256, 128), dtype=np.float16))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def test_a_split_gguf_is_read_whole(tmp_path):
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import spec as llm_spec
+    _moe_gguf(tmp_path / "one.gguf")
+    _moe_gguf(tmp_path / "m.gguf", split_max_tensors=12)
+    shards = sorted(p.name for p in tmp_path.glob("m-*.gguf"))
+    assert shards == ["m-00001-of-00003.gguf", "m-00002-of-00003.gguf", "m-00003-of-00003.gguf"]
+    one = llm_spec.load_gguf(str(tmp_path / "one.gguf"))
+    split = llm_spec.load_gguf(str(tmp_path / shards[0]))
+    # 2 x 1000 x 256 f16 tables + 4 layers x (4 x 256 x 256 + 3 x 8 x 128 x 256) f16 values
+    whole = 2 * (2 * 1000 * 256 + 4 * (4 * 256 * 256 + 3 * 8 * 128 * 256))
+    assert one.weights_bytes == whole
+    assert split.weights_bytes == whole
+    assert split.expert_file_bytes == one.expert_file_bytes == ((3 * 8 * 128 * 256 * 2, 0),) * 4
+    with pytest.raises(UserError, match="first"):
+        llm_spec.load_gguf(str(tmp_path / shards[1]))
+    (tmp_path / shards[2]).unlink()
+    with pytest.raises(UserError, match="m-00003-of-00003.gguf"):
+        llm_spec.load_gguf(str(tmp_path / shards[0]))
