@@ -644,6 +644,14 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "ollama-nexusai-phi3-mini-128k-q4-m3max128-131k-default-ctx",
         "ollama-tfg-qwen25-coder-32b-q4km-a40-15gfree-4k-fit48of65",
         "ollama-tfg-codestral-22b-q4-a40-15gfree-4k-fit",
+        # batch 56 (kv-accuracy round 49, task ellm24; tuned after its first sight, llm_first_sight.json batches["56"],
+        # commit 45cafd18): every row read; the MTP-3 row led to the 0.20.1 token-figure gate, the DFlash rows to the
+        # separate drafter's pool; the others as round 49 says
+        "vllm-club3090-1085-qwen38-27b-fp8-tp2-2x5090-147k-fp8kv-dflash",
+        "vllm-club3090-1086-qwen38-27b-fp8-tp2-2x5090-65k-bf16kv-dflash",
+        "vllm-club3090-46-qwen36-27b-autoround-tp2-2x4090-180k-dflash",
+        "vllm-club3090-91-qwen36-27b-autoround-tp2-2x3090-262k-fp8e5m2-mtp3",
+        "vllm-club3090-windows-qwen36-35b-a3b-autoround-tp2-2x3090-262k-u07-fp8kv",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

@@ -88,8 +88,10 @@ SWA_CHECKED = (0, 8, 3)
 # with 3.58x at 4096), so does the nightly 0.20.1rc1.dev16 (Qwen3.6-27B at TP 4, club-3090 e3f8f020: 483,200 tokens
 # with 6.77x at 262,144); 0.22.0 prints the new one (Gemma-4-26B-A4B at 42,000: 42,993 tokens, no whole number of
 # 16-token blocks, club-3090 pr334), so do 0.23.1rc1.dev301 (Qwen3.6-27B NVFP4 fp8 at 200,000: 223,880 = 1.12x,
-# neko-legends), 0.24.0 and 0.27.1 (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072); 0.20.1 final and 0.21 unseen
-TOKENS_FROM_CONCURRENCY = (0, 22)
+# neko-legends), 0.24.0 and 0.27.1 (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072), and so does 0.20.1 final (club-3090#91,
+# 'Initializing a V1 LLM engine (v0.20.1)': 619,479 tokens = 2.36x x 262,144 for Qwen3.6-27B with MTP 3, no whole number
+# of its 1600-token blocks), the first release after that nightly (kv-accuracy round 49)
+TOKENS_FROM_CONCURRENCY = (0, 20, 1)
 # Llama 4's chunked local attention under the hybrid manager was switched off by default after 0.10.0
 # (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
 # then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
