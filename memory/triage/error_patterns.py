@@ -29,18 +29,23 @@ OF_ALLOC = re.compile(r"(?:Of the allocated memory |(?:\.{2,3}|…) ?)" + SZ + r
                       + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\))?(?:, and " + SZ
                       + r" is reserved(?: by PyTorch but unallocated)?)?")
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
+# (a quote that breaks the message after its request may drop the bracket: "Tried to allocate 20.00 MiB" on one line, "GPU 0;
+# 8.00 GiB total capacity; ... reserved in total by PyTorch" on the next, karpathy/nanoGPT#236: paste.py's unwrapping joins
+# the two where the joined line reads as this message)
 # torch_musa (Moore Threads; torch_musa/csrc/core/MUSACachingAllocator.cpp) prints this form for its MUSA devices:
 # "MUSA out of memory. Tried to allocate X (GPU 0; T total capacity; A already allocated; F free; R reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r") \((?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
+    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r")\.? \(?(?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
     + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<free>" + SIZE_RX + r") free; (?:(?P<allowed>" + SIZE_RX
-    + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)")
+    + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)?")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
 XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
                       + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")
 # PyTorch <= 1.0 (THC): the caching allocator's failure, without numbers
 TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
-TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?P<req>" + SIZE_RX + r"))?")
+# (c10/cuda/CUDACachingAllocator.cpp and CUDAMallocAsyncAllocator.cpp refuse any size of 1 EiB (2^60 bytes) or more before
+# trying: "CUDA out of memory. Tried to allocate more than 1EB memory." No card holds that; the size was computed wrong)
+TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?:(?P<req>" + SIZE_RX + r")|(?P<eb>more than 1EB memory)))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)

@@ -149,7 +149,7 @@ def _torch_bare(line):
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
     return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
-            "runtime": "pytorch", "complete": False}
+            "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
 
 
 @_gate(RX.ASYNC)

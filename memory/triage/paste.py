@@ -38,8 +38,12 @@ FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
 # PyTorch's caching-allocator message quoted a sentence a line (a README, a forum post): its head, then the lines that
 # continue it; each sentence opens with PyTorch's own words, so the joined line is the message the runtime printed
 _TORCH_HEAD = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate [\d.]{1,24} ?[KMGTP]?i?B\.?[ \t]*$")
-_TORCH_MORE = re.compile(rb"(?:GPU|Device) \d{1,3} has a total capac|Including non-PyTorch memory|[Tt]his process has |"
-                         rb"Process \d{1,20} has |Of the allocated memory |If reserved but unallocated ")
+_TORCH_START = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate ")
+# (each may be indented under a "[rank5]: " prefix, or opened with the quoter's ellipsis: "... this process has 76.51 GiB memory
+# in use.", "... 73.15 GiB is allocated by PyTorch ...", NVIDIA-NeMo/Automodel#1975 and #2673)
+_TORCH_MORE = re.compile(rb"[ \t]{0,16}(?:(?:\.{2,3}|\xe2\x80\xa6) ?)?(?:(?:GPU|Device) \d{1,3} has a total capac|Including non-PyTorch memory|"
+                         rb"[Tt]his process has |Process \d{1,20} has |Of the allocated memory |If reserved but unallocated |"
+                         rb"[\d.]{1,24} ?[KMGT]?i?B is allocated by PyTorch)")
 
 
 def undo(buf: bytes, judge=None) -> bytes:
@@ -187,7 +191,9 @@ def _join(lines: list, glue: list) -> list:
             if glue[j] != b"":
                 parts[-1] = parts[-1].rstrip(b" ")
                 parts.append(glue[j])
-            parts.append(lines[j + 1])
+                parts.append(lines[j + 1].lstrip(b" "))     # as judged: a wrapped line's indent is not the text's
+            else:
+                parts.append(lines[j + 1])
             j += 1
         rec = b"".join(parts)
         if owed and (not rec.strip() or _RECORD.match(rec.lstrip(b" \t"))):
@@ -205,16 +211,24 @@ def _torch_sentences(lines: list) -> list:
     none) and the lines after it that open with the message's next sentences ("GPU 0 has a total capacity", "this process
     has", "Of the allocated memory", ...), each joined after a period, as PyTorch prints them on one line."""
     glue = [None] * len(lines)
+    given, lines = lines, list(lines)
     k = 0
     while k < len(lines) - 1:
-        if _TORCH_HEAD.search(lines[k]) and lines[k + 1].startswith((b"GPU ", b"Device ")) and _TORCH_MORE.match(lines[k + 1]):
+        head = bool(_TORCH_HEAD.search(lines[k]))
+        # (or the head already joined with its "GPU N has a total capacity" sentence by _unwrap, the rest still a line each)
+        begun = not head and b"has a total capac" in lines[k] and bool(_TORCH_START.search(lines[k]))
+        if not (head or begun):
+            k += 1
+            continue
+        if (begun or lines[k + 1].lstrip(b" \t").startswith((b"GPU ", b"Device "))) and _TORCH_MORE.match(lines[k + 1]):
             j = k
             while j < len(lines) - 1 and _TORCH_MORE.match(lines[j + 1]):
                 glue[j] = b" " if lines[j].rstrip().endswith(b".") else b". "
+                lines[j + 1] = lines[j + 1].lstrip(b" \t")     # the indent under a rank prefix is not the message's
                 j += 1
             k = j
         k += 1
-    return _join(lines, glue) if any(g is not None for g in glue) else lines
+    return _join(lines, glue) if any(g is not None for g in glue) else given
 
 
 def _splits(line: str, nxt: str, joined: str) -> bool:

@@ -56,6 +56,13 @@ OTHER = [
       "or turn the guardrail off for this model"),
     R("other", 6.0, lambda x: x.kind in OWN_POOLS and x.req >= ABSURD_HOST,
       "one buffer of {req:b}: more memory than any device has; a size computed wrong (a bug, or a corrupt or unsupported input shape), not a shortage"),
+    # PyTorch's CUDA allocators refuse a size of 1 EiB or more before asking the card ("Tried to allocate more than 1EB
+    # memory"): a size computed wrong (an overflow, a negative size cast to unsigned, a collective that read another rank's
+    # bytes as a size after a timeout: NVIDIA/nccl#1284), not a shortage; no smaller batch or model fixes it
+    R("other", 8.0, lambda x: bool(x.ev.get("over_1eb")),
+      "PyTorch refused a request of more than 1 EB (2^60 bytes) before trying it: no GPU has that, so the size was computed "
+      "wrong (an overflow, a negative size, a collective or checkpoint that read garbage as a size), not a shortage; find the "
+      "error before it (an NCCL timeout, a failed rank, a corrupt input) and fix that"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
     R("other", 4.0, fraction_cap,

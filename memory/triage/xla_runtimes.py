@@ -85,7 +85,9 @@ def bfc(line):
     m = BFC.search(line)
     if not m:
         return None
-    req = int(m.group(3)) if m.group(3) else parse_size(m.group(2))
+    # the request is the figure it prints first (tsl's HumanReadableNumBytes(num_bytes)); "rounded to" is the size of the
+    # bin it rounded that up to, not what was asked (google-deepmind/alphafold#355: 34.71GiB, rounded to 37274034432)
+    req = parse_size(m.group(2))
     name = (m.group(1) or "").upper()
     # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
     # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
