@@ -244,7 +244,17 @@ def _layer_token_bytes(spec: LLMSpec, kv: str, mla_cache: str = "latent") -> lis
             for k, b in zip(spec.layer_kinds, per)]
 
 
-def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_block: int = BLOCK) -> dict | None:
+DRAFT = "draft"  # a separate drafter's attention layers (runtimes/vllm_drafter.py): a KV spec of their own in vLLM's pool
+
+
+def draft_token_bytes(drafter: dict, kv: str) -> int:
+    """Bytes one token adds to one of a separate drafter's layers on one GPU: its KV heads on that GPU x head size, K and
+    V, at the pool's cache type (vLLM gives the draft model the target's --kv-cache-dtype)."""
+    return int(drafter["kv_heads"] * drafter["head_dim"] * 2 * KV_BYTES[kv])
+
+
+def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_block: int = BLOCK,
+                drafter: dict | None = None) -> dict | None:
     """vLLM's hybrid KV cache manager (from 0.9.1 on CUDA/ROCm, runtimes/vllm.SWA_SIZED) for a model with more than one kind of layer cache: full and
     sliding attention, or attention and gated-DeltaNet state (kv_cache_utils get_kv_cache_groups). None when one spec
     covers every layer (the plain per-token sum), or the kinds are not ones modelled here (Mamba, MLA, per-layer widths
@@ -258,7 +268,16 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
         (HybridAttentionMambaModelConfig; Qwen3.6-35B-A3B at fp8: 2096 tokens, Qwen3.8-27B at TP 2: 1568); a
         gated-DeltaNet block then rounded up to a multiple of gdn_block (XPU_GDN_BLOCK on Intel XPU);
       - groups of the rarer kind's count (of the larger count when the two differ by less than 25 %), each kind padded
-        to whole groups (Gemma-3-27B's 10 full and 52 sliding layers make 7 groups of 10)."""
+        to whole groups (Gemma-3-27B's 10 full and 52 sliding layers make 7 groups of 10);
+      - a separate drafter (drafter: runtimes/vllm_drafter.py, a DFlash head) brings its layers as one more kind, DRAFT,
+        counted in the groups like the others: jethac/dgx-spark-hijinks prints "Add 6 padding layers" (Qwen3.6-35B-A3B's
+        10 full-attention layers to 2 groups of 8, the size its DFlash drafter's 8 layers set) and "Add 2" (30
+        DeltaNet layers to 4 groups of 8), and 62.74 GiB make 1,241,920 tokens = 4.74x at 262,144 only with 8 tensors, 7 groups and
+        a request of 2 x 225 + 4 x 17 + 225 blocks of 1168 tokens. The attention block is the target's (the state
+        alignment reads the target's attention); the drafter's layers take the page too, their block the page over
+        their bytes a token when that divides it (unify_kv_cache_spec_page_size), else a block of 16 tokens in a padded
+        page (the fallback syv-ai/qwen38-27b-rtx3090 patches/hybrid-sw-block-promote.patch describes); a sliding
+        drafter layer holds its window (vllm_request_blocks)."""
     if spec.mla:
         return None
     per = _layer_token_bytes(spec, kv, mla_cache)
@@ -268,13 +287,14 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
             kinds.setdefault(k, set()).add(b)
     state_kind = LINEAR if LINEAR in kinds else MAMBA  # gated DeltaNet, or Mamba-2 (Nemotron-H: mamba2_state_shape)
     state = state_kind in kinds and spec.linear_state
-    if len(kinds) < 2 or any(len(v) > 1 for k, v in kinds.items() if k in (FULL, SLIDING)) \
+    if len(kinds) < (1 if drafter else 2) or any(len(v) > 1 for k, v in kinds.items() if k in (FULL, SLIDING)) \
             or not set(kinds) <= {FULL, SLIDING} | ({state_kind} if state else set()):
         return None
     attn = {k: v.pop() for k, v in kinds.items() if k in (FULL, SLIDING)}
     if not attn or (state and len(attn) > 1):
         return None
     widest = max(attn.values())
+    dbytes = draft_token_bytes(drafter, kv) if drafter else 0
     block = {}
     if state:
         conv, cb, ssm, sb = spec.linear_state
@@ -286,13 +306,21 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
         block = {k: blk for k in attn}
         block[state_kind] = blk
     else:
-        page = BLOCK * widest
+        page = BLOCK * max(widest, dbytes)
         block = {k: page // b for k, b in attn.items()}
-    counts = {k: spec.layer_kinds.count(k) for k in block}
+    if drafter:
+        if dbytes > page:
+            raise UserError(f"the drafter's layers take {dbytes} bytes a token, more than the target's page of "
+                            f"{page} bytes: vLLM would raise every page to the drafter's; not modelled")
+        block[DRAFT] = page // dbytes if page % dbytes == 0 else BLOCK
+    counts = {k: spec.layer_kinds.count(k) for k in block if k != DRAFT}
+    if drafter:
+        counts[DRAFT] = drafter["layers"]
     lo, hi = min(counts.values()), max(counts.values())
     size = lo if hi >= lo * 1.25 else hi
     groups = {k: -(-n // size) for k, n in counts.items()}
-    return {"page": page, "block": block, "size": size, "groups": groups, "state_page": state and page}
+    return {"page": page, "block": block, "size": size, "groups": groups, "state_page": state and page,
+            "draft_window": drafter.get("window") if drafter else None}
 
 
 def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
@@ -313,10 +341,11 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
     out = 0
     for k, n in lay["groups"].items():
         blk = lay["block"][k]
-        if k == FULL:
+        win = lay.get("draft_window") if k == DRAFT else window
+        if k == FULL or (k == DRAFT and not win):
             per = -(-ctx // blk)
-        elif k == SLIDING:
-            per = -(-min(window - 1 + max_batched, ctx) // blk) + 1
+        elif k in (SLIDING, DRAFT):
+            per = -(-min(win - 1 + max_batched, ctx) // blk) + 1
         else:
             per = state_blocks
         out += n * per
@@ -377,17 +406,22 @@ def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
 def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
               max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False,
               draft_layers: int = 0, spec_tokens: int = 0, tensors: int | None = None,
-              gdn_block: int = BLOCK) -> dict | None:
+              gdn_block: int = BLOCK, drafter: dict | None = None) -> dict | None:
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
     "request_bytes"}; None without a layout. tensors: the pool's tensor count on a pipeline stage (vllm_stage_tensors;
     the group size when None). "GPU KV cache size" was blocks // groups x the smallest block until
     vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
     disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
     (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
-    num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's."""
+    num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's; drafter: a separate drafter's layers
+    (vllm_layout DRAFT)."""
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
-    lay = vllm_layout(spec, kv, mla_cache, gdn_block) if hybrid else None
+    lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:
+        if drafter:
+            raise UserError(f"{spec.name}: a separate drafter's share of vLLM's pool is modelled for the hybrid KV cache "
+                            "manager's layouts (attention, sliding, gated-DeltaNet state; vLLM >= 0.9.1), not for "
+                            "this model's cache or this version")
         return None
     blocks = int(max(available, 0) // ((tensors or lay["size"]) * lay["page"]))
     need = vllm_request_blocks(lay, ctx, max_batched, spec.sliding_window or ctx, state_blocks + spec_tokens)

@@ -152,6 +152,10 @@ def mtp_flags(knobs, runtime="vllm") -> list:
     """The speculative-decoding flags when the plan counted an MTP drafter (mtp_tokens): vLLM's config, llama.cpp's
     --spec-type draft-mtp with its draft length."""
     n = knobs.get("mtp_tokens")
+    sep = knobs.get("speculative_config")  # a separate drafter (plan_checks.speculative_config: parsed)
+    if sep and runtime == "vllm":
+        cfg = '{"method":"%s","model":"%s","num_speculative_tokens":%d}' % (sep["method"], sep["model"], sep["tokens"])
+        return [flag("flag", "--speculative-config", cfg, "drafter counted", text=f"--speculative-config '{cfg}'")]
     if not n:
         return []
     if runtime == "llama.cpp":

@@ -6,7 +6,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import MLA_CACHES, norm_kv
-from .runtimes import RUNTIMES, llamacpp as LC, parse_version, vllm as V, vllm_loader as VL
+from .runtimes import RUNTIMES, llamacpp as LC, parse_version, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .spec import FULL, MAMBA
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
@@ -16,7 +16,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
-         "cuda_graph_memory", "n_cpu_moe")
+         "cuda_graph_memory", "n_cpu_moe", "speculative_config")
 
 
 def check_names(runtime, knobs) -> None:
@@ -172,9 +172,32 @@ def quant_skip(spec, knobs, notes) -> tuple:
     return spec, notes, skip
 
 
+def speculative_config(runtime, knobs) -> None:
+    """vLLM's --speculative-config read (runtimes/vllm_drafter.py): method mtp is --mtp-tokens; a separate drafter's
+    method keeps the parsed config in knobs["speculative_config"] for the weights and the pool."""
+    raw = knobs.get("speculative_config")
+    if raw is None or (isinstance(raw, dict) and "tokens" in raw and "num_speculative_tokens" not in raw):
+        return  # none, or read already (plan re-plans other contexts with the same settings)
+    if runtime != "vllm":
+        raise UserError(f"--speculative-config is vLLM's; {runtime}'s drafting is not read from it (llama.cpp's MTP: "
+                        "--mtp-tokens)")
+    parsed = VD.parse(raw)
+    if parsed["method"] in VD.OWN_LAYER_METHODS:
+        if knobs.get("mtp_tokens") not in (None, parsed["tokens"]):
+            raise UserError(f"--mtp-tokens {knobs['mtp_tokens']} and --speculative-config num_speculative_tokens "
+                            f"{parsed['tokens']} disagree")
+        knobs["mtp_tokens"], knobs["speculative_config"] = parsed["tokens"], None
+        return
+    if knobs.get("mtp_tokens") is not None:
+        raise UserError("--mtp-tokens (the target's own MTP layers) and a separate drafter in --speculative-config "
+                        "are two drafters; vLLM runs one")
+    knobs["speculative_config"] = parsed
+
+
 def check_adapters(spec, runtime, knobs, notes) -> tuple:
     """LoRA slots, MTP drafting and a quantized head checked; (LoRA rank, LoRA slots)."""
     rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
+    speculative_config(runtime, knobs)
     if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
         raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
                         f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")

@@ -6,7 +6,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK
-from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_loader as VL
+from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
                       SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
 
@@ -184,6 +184,10 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes) -> di
     tables."""
     if knobs.get("mtp_tokens") is not None and runtime == "vllm":
         roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
+    if knobs.get("speculative_config") and runtime == "vllm":  # a separate drafter (plan_checks.speculative_config)
+        if s.get("pp", 1) > 1:
+            raise UserError("a separate drafter with pipeline parallelism: which stage holds its layers is not modelled")
+        roles = VD.separate_drafter(knobs["speculative_config"], tp, roles, s, notes)
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,

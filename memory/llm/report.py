@@ -150,8 +150,8 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler",
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
-              "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype", "mamba_ssm_cache_dtype",
-              "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe")
+              "mtp_tokens", "speculative_config", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
+              "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",

@@ -30,8 +30,8 @@ import math
 import re
 
 from ...units import GiB, MiB
-from ..cache import (BLOCK, XPU_GDN_BLOCK, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens, vllm_layout, vllm_pool,
-                     with_draft_layers)
+from ..cache import (BLOCK, XPU_GDN_BLOCK, draft_token_bytes, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens,
+                     vllm_layout, vllm_pool, with_draft_layers)
 from ..cards import compute_capability, unified_by_name
 from ..weights import skip_matcher
 from . import at_least
@@ -336,13 +336,19 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     kv_spec = with_draft_layers(spec, drafter)
     need = kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
                     mla_cache=layout)
+    sep = s.get("drafter")  # a separate drafter's layers: a kind of their own in the pool (runtimes/vllm_drafter.py)
+    if sep:  # one request's cache in them: the whole length, or a sliding layer's window and batch
+        cells = need["cells"] if not sep["window"] else min(math.ceil(min(sep["window"] - 1 + s["max_batched"], ctx)
+                                                                      / BLOCK) * BLOCK + BLOCK, need["cells"])
+        need["drafter_layers"] = int(sep["layers"] * cells * draft_token_bytes(sep, kv))
+        need["total"] += need["drafter_layers"]
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
                          "state_blocks": 2 if s.get("prefix_caching", True) else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
-                         "spec_tokens": s.get("spec_tokens", 0) if drafter else 0,
+                         "spec_tokens": s.get("spec_tokens", 0) if drafter or sep else 0, "drafter": sep,
                          "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
     # what the V1 start check asks of the pool: the sliding layers by their window from SWA_CHECKED, the pool or not
     check = (kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], mla_cache=layout)["total"]
@@ -367,6 +373,9 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         return out
     budget = math.ceil(s["util"] * vram)
     pool = s["kv_cache_memory"] if s["kv_cache_memory"] else budget - inside
+    if sep and not s["v1"]:
+        from ...errors import UserError
+        raise UserError("a separate drafter on vLLM's V0 engine: its cache is not modelled (V1 gives it pages of the pool)")
     grouped = vllm_pool(spec, pool, kv, ctx, **need["pool_args"]) if s["v1"] else None
     tokens = grouped["tokens"] if grouped else vllm_kv_tokens(kv_spec, pool, kv, layout, hybrid=hybrid)
     blocks = tokens // BLOCK
@@ -375,6 +384,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         # attention and DeltaNet state share the pool's pages: one request needs its blocks of every group
         starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
         starts = mamba_check(out, grouped["blocks"], s) and starts
+    elif grouped and sep:  # a separate drafter's kind in the pool: vLLM's blocks per request, its groups included
+        starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
     elif s["v1"]:
         starts = pool >= check
         conc = blocks / per_req_blocks

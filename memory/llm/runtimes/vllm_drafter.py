@@ -1,0 +1,142 @@
+"""vLLM's speculative decoding with a separate drafter: --speculative-config '{"method": ..., "model": ...,
+"num_speculative_tokens": N}'. The drafter is a model of its own: vLLM loads its weights with the target's ("Model
+loading took" counts both: jethac/dgx-spark-hijinks prints "Loading drafter model..." before it) and gives its attention
+layers KV cache specs next to the target's, so they take pages of the same pool as a kind of their own (cache.DRAFT,
+cache.vllm_layout). What is read of the drafter comes from its config.json, given as the "model" path; nothing is
+guessed from a repo id.
+
+One row per method vLLM names (config/speculative.py); a method without a row is refused with the reason."""
+import json
+import os
+
+from ...errors import UserError
+from ...units import fmt_bytes
+
+# the methods whose drafter kv sizes, and what each keeps of its own (vllm/model_executor/models/qwen3_dflash.py:
+# DFlashQwen3Model's Qwen3-style decoder layers, an fc = ReplicatedLinear(len(target_layer_ids) x hidden -> hidden) on
+# every GPU, no token table or head of its own: "Sharing target model embedding weights / lm_head weights with the
+# draft model"; a layer_types entry "sliding_attention" gives that layer the config's sliding_window,
+# _get_dflash_per_layer_sliding_window)
+DRAFTER_METHODS = {
+    "dflash": {"archs": ("DFlashDraftModel", "DFlash2DraftModel"), "fc_taps": "dflash_config.target_layer_ids"},
+}
+# methods that draft with the target's own layers (no model to read): --mtp-tokens' path
+OWN_LAYER_METHODS = ("mtp",)
+SPEC_TOKENS_MAX = 16
+
+
+def parse(value) -> dict:
+    """The --speculative-config value (a JSON object, or a dict) checked: {"method", "tokens", "model"}."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise UserError(f"--speculative-config must be a JSON object as vLLM takes it, e.g. "
+                            f"'{{\"method\":\"dflash\",\"model\":\"DIR\",\"num_speculative_tokens\":7}}': {exc}") from None
+    if not isinstance(value, dict):
+        raise UserError(f"--speculative-config must be a JSON object, got {type(value).__name__}")
+    method = value.get("method")
+    n = value.get("num_speculative_tokens")
+    if not isinstance(method, str) or not method:
+        raise UserError("--speculative-config needs a \"method\" (mtp, dflash)")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= SPEC_TOKENS_MAX:
+        raise UserError(f"--speculative-config \"num_speculative_tokens\" must be a whole number 1-{SPEC_TOKENS_MAX}, "
+                        f"got {n!r}")
+    if method not in OWN_LAYER_METHODS and method not in DRAFTER_METHODS:
+        raise UserError(f"--speculative-config method {method!r}: its drafter's memory is not modelled (kv reads "
+                        f"{', '.join(OWN_LAYER_METHODS + tuple(DRAFTER_METHODS))}); leave it out to size the target alone")
+    model = value.get("model")
+    if method in DRAFTER_METHODS and not isinstance(model, str):
+        raise UserError(f"--speculative-config method {method!r} needs the drafter's \"model\": the path of its "
+                        "config.json (or of the folder holding it)")
+    return {"method": method, "tokens": n, "model": model}
+
+
+def _config_path(model: str) -> str:
+    path = os.path.join(model, "config.json") if os.path.isdir(model) else model
+    if not os.path.isfile(path):
+        raise UserError(f"the drafter's config.json is not read: --speculative-config \"model\" {model!r} is no local "
+                        "config.json or folder holding one. kv describes no drafter by name; download its "
+                        "config.json (the Hub's file) and give its path as \"model\"")
+    return path
+
+
+def _int(cfg, key, lo=1, hi=1 << 20, default=None):
+    v = cfg.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise UserError(f"the drafter's config.json: {key} must be a whole number {lo}..{hi}, got {v!r}")
+    return v
+
+
+def read_drafter(method: str, model: str) -> dict:
+    """The drafter's geometry from its config.json: layers, hidden size, heads, KV heads, head size, MLP width, the
+    fc's taps and, for sliding layers, the window; parameters by where vLLM keeps them."""
+    path = _config_path(model)
+    try:
+        with open(path, encoding="utf-8") as f:
+            cfg = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read the drafter's config.json {path}: {exc}") from None
+    if not isinstance(cfg, dict):
+        raise UserError(f"the drafter's config.json {path} is not a JSON object")
+    row = DRAFTER_METHODS[method]
+    archs = cfg.get("architectures") or []
+    if not any(a in row["archs"] for a in archs if isinstance(a, str)):
+        raise UserError(f"the drafter's config.json names {archs!r}: method {method!r} is read for "
+                        f"{', '.join(row['archs'])}")
+    if cfg.get("quantization_config"):
+        raise UserError("the drafter's config.json has a quantization_config: a quantized drafter's weights are not "
+                        "read (its 16-bit release's config.json sizes the cache alike, the weights at 16 bits)")
+    n = _int(cfg, "num_hidden_layers", hi=64)
+    d = _int(cfg, "hidden_size")
+    heads = _int(cfg, "num_attention_heads", hi=1024)
+    kvh = _int(cfg, "num_key_value_heads", hi=1024, default=heads)
+    hd = _int(cfg, "head_dim", default=d // heads)
+    inter = _int(cfg, "intermediate_size")
+    taps = (cfg.get("dflash_config") or {}).get("target_layer_ids")
+    if not isinstance(taps, list) or not taps:
+        raise UserError("the drafter's config.json has no dflash_config.target_layer_ids (the target layers its fc "
+                        "reads)")
+    types = cfg.get("layer_types") or ["full_attention"] * n
+    if not isinstance(types, list) or len(types) != n or not set(types) <= {"full_attention", "sliding_attention"}:
+        raise UserError(f"the drafter's config.json: layer_types must list {n} of full_attention / sliding_attention")
+    window = None
+    if "sliding_attention" in types:
+        if len(set(types)) > 1:
+            raise UserError("the drafter mixes sliding and full attention layers: vLLM then gives it two KV groups "
+                            "(_dflash_needs_multi_kv_group); not modelled")
+        window = _int(cfg, "sliding_window")
+    dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
+    return {"layers": n, "hidden": d, "heads": heads, "kv_heads_total": kvh, "head_dim": hd, "intermediate": inter,
+            "fc_in": len(taps) * d, "window": window, "arch": next(a for a in archs if a in row["archs"]),
+            "value_bytes": 4 if dtype in ("float32", "fp32") else 2, "path": path}
+
+
+def drafter_for_rank(g: dict, tp: int) -> dict:
+    """The drafter as one GPU holds it: its KV heads split like the target's (a head replicated when tp exceeds them;
+    QKVParallelLinear), for the pool (cache.vllm_layout's drafter)."""
+    return {"layers": g["layers"], "kv_heads": max(1, g["kv_heads_total"] // tp), "head_dim": g["head_dim"],
+            "window": g["window"]}
+
+
+def weight_bytes(g: dict, tp: int) -> int:
+    """The drafter's weights on one GPU: its layers' projections split over the tensor-parallel GPUs (QKVParallelLinear,
+    RowParallelLinear, MergedColumnParallelLinear), its fc whole on each (ReplicatedLinear); norms left out."""
+    d, hd = g["hidden"], g["head_dim"]
+    attn = d * g["heads"] * hd * 2 + d * g["kv_heads_total"] * hd * 2
+    layer = attn + 3 * d * g["intermediate"]
+    return int((g["layers"] * layer // tp + g["fc_in"] * d) * g["value_bytes"])
+
+
+def separate_drafter(parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
+    """roles with the drafter's weights added, s with its layers for the pool (s["drafter"]) and its speculative tokens
+    (s["spec_tokens"]: a state page more a request each, a wider DeltaNet conv state, as for MTP)."""
+    g = read_drafter(parsed["method"], parsed["model"])
+    w = weight_bytes(g, tp)
+    s.update(drafter=drafter_for_rank(g, tp), spec_tokens=parsed["tokens"])
+    kind = f"sliding ({g['window']}-token window)" if g["window"] else "full"
+    notes.append(f"{g['arch']} drafter ({parsed['tokens']} speculative tokens, {g['path']}): {fmt_bytes(w)} of its "
+                 f"weights on each GPU ({g['value_bytes'] * 8}-bit; token table and head are the target's), its "
+                 f"{g['layers']} {kind} attention layers a kind of their own in the KV pool; DFlash2's convolutions and "
+                 "candidate selector are not counted")
+    return dict(roles, total=roles["total"] + w, how=roles["how"] + f" + {fmt_bytes(w)} of {g['arch']} drafter")
