@@ -352,7 +352,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "insufficient GPU memory", "Please try to increase --mem", "That was not possible. There are", "Resource limit (",
                "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle",
                "Cuda failure 2 'out of memory'", "resource allocation failed", "context's memory pool", "scratch memory", "mem_buffer != NULL", "vkAllocateMemory failed", "OutOfMemoryException", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "bad allocation", "lowmemorykiller: Kill", "8007000E", "E_OUTOFMEMORY",
-               "memory object allocation", "allocate pinned host memory",
+               "memory object allocation", "allocate pinned host memory", "ailed to cudaMalloc ",
                "insufficient system resources", "Not enough resources to load", "Not enough memory left",
                "are available (after", "Bytes of memory on",
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",

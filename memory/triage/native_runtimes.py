@@ -58,3 +58,72 @@ def hip_host_call(x):
     if x.env["runtime"] != "hip":
         return None
     return next((m.group(1) for t in x.texts or () if (m := HIP_HOST_RETURNED.search(t))), None)
+
+
+# --- GPU data science outside the DL frameworks (round 57; tests/unit/test_triage_tune105.py) -------------------------------
+# CatBoost's GPU trainer allocates everything from one pool it takes at start (gpu_ram_part of the card, 0.95 by default) and
+# throws NCudaLib::TOutOfMemoryError from its stack-like pool when a block does not fit even after it defragments
+# (catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h: "Error: Out of memory. Requested R MB; Free F MB", both
+# figures in its MB of 1024 * 1024 bytes; the 0.7 releases print them without the unit, catboost/catboost#302)
+CATBOOST_POOL = re.compile(r"Error: Out of memory\. Requested (\d{1,9}(?:\.\d{1,9})?)(?: MB)?; Free (\d{1,9}(?:\.\d{1,9})?)(?: MB)?")
+# Faiss's GPU allocations (indexes' data, its scratch): before 1.4 an assertion ("Faiss assertion 'cudaMalloc(p, size) ==
+# cudaSuccess' failed in ... allocMemorySpace ...; details: Failed to cudaMalloc N bytes"), in 1.5-1.6 a throw
+# (gpu/utils/MemorySpace.cpp "failed to cudaMalloc %zu bytes (error %d %s)"; StandardGpuResources "... bytes on device %d (error
+# %d %s)"), only error 2 (cudaErrorMemoryAllocation) being a shortage; from 1.7 StandardGpuResources's
+# ("StandardGpuResources: alloc fail type T dev D space S stream P size N bytes (cudaMalloc error out of memory [2])")
+# (facebookresearch/faiss gpu/utils/MemorySpace.cpp at 6880286 and 36ddba9; faiss/gpu/StandardGpuResources.cpp, GpuResources.cpp)
+FAISS_ALLOC = re.compile(r"[Ff]ailed to cudaMalloc (\d{1,20}) bytes(?![^\n(]{0,24}\(error (?!2\b))"
+                         r"|StandardGpuResources: alloc fail type (\w{1,40}) dev \d{1,3} space (\w{1,20}) stream \S{1,40} size (\d{1,20}) "
+                         r"bytes \(cudaMalloc error out of memory")
+# StandardGpuResources reserves scratch ("temporary") memory per device at its first use unless told otherwise: 512 MiB on a
+# card of 4 GiB or less, 1 GiB up to 8 GiB, 1.5 GiB above (StandardGpuResources.cpp k4GiBTempMem, k8GiBTempMem, kMaxTempMem;
+# noTempMemory() / setTempMemory() change it). The smallest of them bounds what is held aside on any card
+FAISS_TEMP_MIN = 512 * 1024 * 1024
+# Gunrock's GRError ("[file, line @ gpu N] message (CUDA error E: text)", gunrock/util/error_utils.cu), here an Array1D's device
+# allocation ("<array name> cudaMalloc failed", gunrock/util/array_utils.cuh): a graph array or frontier buffer sized from the graph
+# and the enactor's queue-sizing factors (gunrock/gunrock#194)
+GUNROCK_ALLOC = re.compile(r"\[[^\]\n]{1,300}?, \d{1,6} @ gpu \d{1,3}\] ([^\n]{0,200}?\bcudaMalloc(?:Managed)? failed)\.? "
+                           r"\(CUDA error 2: out of memory\)")
+
+
+def catboost_pool(line):
+    if "Out of memory. Requested" not in line:
+        return None
+    m = CATBOOST_POOL.search(line)
+    if not m or ("NCudaLib" not in line and "memory_pool" not in line):
+        return None
+    mib = 1024 * 1024
+    return {"kind": "catboost.pool", "device_kind": "cuda", "runtime": "catboost", "complete": True,
+            "numbers": {"requested": int(round(float(m.group(1)) * mib)), "free": int(round(float(m.group(2)) * mib))}}
+
+
+catboost_pool.needed = ("Out of memory. Requested",)
+
+
+def faiss_alloc(line):
+    if "cudaMalloc" not in line:
+        return None
+    m = FAISS_ALLOC.search(line)
+    if not m:
+        return None
+    if m.group(1) and "faiss" not in line.lower():
+        return None       # the bare words are any program's; Faiss's own forms name it (its assertion, faiss::gpu frames)
+    temp = m.group(3) == "Temporary" or (m.group(2) or "").startswith("TemporaryMemory")
+    return {"kind": "faiss.alloc", "device_kind": "cuda", "runtime": "faiss", "complete": True,
+            "numbers": {"requested": int(m.group(1) or m.group(4))}, "form": "temp" if temp else "device"}
+
+
+faiss_alloc.needed = ("cudaMalloc",)
+
+
+def gunrock_alloc(line):
+    if "@ gpu" not in line or "CUDA error 2" not in line:
+        return None
+    m = GUNROCK_ALLOC.search(line)
+    if not m:
+        return None
+    return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "gunrock", "complete": True,
+            "form": "runtime_call"}
+
+
+gunrock_alloc.needed = ("@ gpu",)

@@ -23,13 +23,15 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
-from .native_runtimes import amrex_gpu as _amrex_gpu, hip_trace as _hip_trace
+from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, catboost_pool as _catboost_pool,
+                              faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .prefilter import _gate, _prefilter
+from .processes import split_listed
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -72,13 +74,8 @@ def _torch_new(line):
         if o.group(3):
             nums["reserved_unallocated"] = size(o.group(3))
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
-    if len(procs) == 1 and not me:
-        # In a container NVML reports this process under its host pid, without the "this process" fragment.
-        # This process always holds memory (its CUDA context at least), so a lone entry is us: where PyTorch's reserved
-        # figure is printed, the entry holds it plus a context; where the message is cut after the entry, nothing says it
-        # is another program's, and a cut paste is no evidence either way
-        nums["this_process"] = procs[0][1]
-        del nums["other_processes"]
+    if procs and not me:
+        split_listed(nums, procs)      # which listed process is this one (processes.py)
     if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
@@ -478,6 +475,7 @@ RECOGNISERS = [
     _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
     _amrex_gpu, _hip_trace, _driver,     # AMReX's and the HIP runtime's own forms before PyTorch's bare hipErrorOutOfMemory
+    _catboost_pool, _faiss_alloc, _gunrock_alloc,     # GPU data-science libraries' own forms (round 57)
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
@@ -526,7 +524,7 @@ PRIORITY = {
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "comfy.vhs_ram": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
-    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
+    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "faiss.alloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

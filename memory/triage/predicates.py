@@ -244,7 +244,8 @@ def mps_full(x):
 
 # runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)
 OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool",
-             "rmm.oom": "RAPIDS (RMM)", "wgpu.oom": "wgpu (WebGPU)",
+             "rmm.oom": "RAPIDS (RMM)", "wgpu.oom": "wgpu (WebGPU)", "catboost.pool": "CatBoost's GPU memory pool",
+             "faiss.alloc": "Faiss (GPU)",
              "mlx.malloc": "MLX (all its Metal buffers together)"}
 HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory", "comfy.vhs_ram")

@@ -38,6 +38,7 @@ from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
 from .rules_weights import WEIGHTS
 from .should_fit import over_card
+from .native_runtimes import FAISS_TEMP_MIN
 
 R = Rule
 OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
@@ -55,6 +56,15 @@ RULES = [
     R("fragmentation", 1.4, lambda x: (torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= 0.5 * x.req
                                        and x.ru >= 256 * MiB and x.ru >= 0.08 * x.total),
       "{ru:b} reserved but unallocated, {ru_share:.0%} of the card", first="frag"),
+
+    # Faiss's StandardGpuResources holds scratch memory aside on each card it uses (512 MiB at least, native_runtimes.
+    # FAISS_TEMP_MIN) unless told otherwise (noTempMemory, setTempMemory); a device allocation outside it smaller than that
+    # reservation failed: the memory set aside but unused (a flat index uses little of it) would have held it (R16;
+    # facebookresearch/faiss#1031, its maintainer's answer)
+    R("fragmentation", 2.4, lambda x: x.kind == "faiss.alloc" and x.ev.get("form") == "device" and x.req < FAISS_TEMP_MIN,
+      "Faiss could not allocate {req:b} outside the scratch memory its StandardGpuResources holds aside on each card (512 MiB "
+      "on a card of 4 GiB or less, 1 GiB up to 8 GiB, 1.5 GiB above, unless set): that reservation alone would hold the "
+      "request; res.noTempMemory() or res.setTempMemory(smaller) gives it back (and see what else holds the card)"),
 
     # --- weights-exceed-vram: the model itself does not fit (rules_weights.py) -------------------------
     *WEIGHTS,
@@ -136,6 +146,20 @@ RULES = [
       "Enoki (Mitsuba 2, psdr-cuda) could not allocate an array even after trimming its own cache: the rendering and its "
       "autodiff graph at this sample count and resolution fill the card; fewer samples per pass (average several passes) or "
       "a lower resolution"),
+    # CatBoost's GPU trainer takes its pool once at start (gpu_ram_part of the card, 0.95 by default) and places the quantized
+    # data set, the categorical features' statistics and each depth's histograms in it: a block the pool cannot fit after it
+    # defragments is the training data at these settings (catboost/catboost#302: the big pool on the card; its maintainer's
+    # answer, categorical data in pinned host memory)
+    R("activations", 2.0, kind("catboost.pool"),
+      "CatBoost's GPU memory pool (taken at start: gpu_ram_part of the card) could not fit a {req:b} block with {n[free]:b} left "
+      "in it: the training data set and its working buffers at these settings need more than the card; keep categorical "
+      "features in host memory (gpu_cat_features_storage='CpuPinnedMemory'), fewer borders (border_count), a smaller depth, "
+      "or more GPUs"),
+    # Faiss's device allocations outside its scratch space: an index's stored vectors or codes (add) and the results of a
+    # search; one the size of the data added is the data set itself (facebookresearch/faiss#648: 16e9 bytes of vectors)
+    R("activations", 1.5, lambda x: x.kind == "faiss.alloc" and x.ev.get("form") == "device" and x.req >= FAISS_TEMP_MIN,
+      "Faiss could not allocate {req:b} on the card: an index's stored vectors (or a search's results) at this size; add "
+      "the data in chunks, shard the index over GPUs (IndexShards), or store it compressed (float16, IVF-PQ)"),
     # the program's validation or evaluation pass failed: with torch.no_grad() it needs less than the training step that fitted,
     # without it each batch's forward keeps its autograd graph (PyTorch's FAQ); either way the batch's tensors, not the weights
     R("activations", 2.0, lambda x: x.eval_frame and not host(x) and x.kind != "torch.nvml_assert",

@@ -1,0 +1,26 @@
+"""Which of the processes NVML lists in PyTorch's out-of-memory message ("Process N has X memory in use") is this one, where
+the message does not say so ("this process has ..."): in a container NVML reports this process under its host pid."""
+from ..units import GiB
+
+# what one PyTorch process holds on its card beyond its caching allocator's reserved memory: its CUDA context with cuBLAS and
+# cuDNN handles (300-700 MiB, estimate.spec.CUDA_CONTEXT) and a library's own buffers; a listed process within this of
+# PyTorch's reserved figure is this one
+OWN_CONTEXT_MAX = 1 * GiB
+
+
+def split_listed(nums: dict, procs: list) -> None:
+    """Move this process's entry out of nums["other_processes"] (the sum of every listed entry) into nums["this_process"].
+
+    A lone entry is this process: it always holds memory (its CUDA context at least); where PyTorch's reserved figure is
+    printed the entry holds it plus a context, and where the message is cut after the entry nothing says it is another
+    program's (a cut paste is no evidence either way). Of several entries, the one between PyTorch's reserved figure and it
+    plus OWN_CONTEXT_MAX is this process, where exactly one is (pytest-xdist workers or DDP ranks sharing a card,
+    huggingface/trl#5207's CI run); with two or more such entries, which is this one is not known and all stay others'."""
+    if len(procs) == 1:
+        nums["this_process"] = procs[0][1]
+        del nums["other_processes"]
+    elif len(procs) > 1 and "reserved" in nums:
+        mine = [s for _, s in procs if nums["reserved"] <= s <= nums["reserved"] + OWN_CONTEXT_MAX]
+        if len(mine) == 1:
+            nums["this_process"] = mine[0]
+            nums["other_processes"] -= mine[0]
