@@ -101,6 +101,12 @@ def test_dflash2_sliding_drafter_layers_hold_their_window():
     assert need == 458 and r["concurrency"] == 1418 / need and r["tokens"] == int(1418 / 458 * 147456)
     assert abs(r["tokens"] / 451603 - 1) < 0.015
     assert 1418 * 147456 // 463 == 451603  # the printed figure: 5 blocks more a request
+    # club-3090#1086 (bf16 cache, 65,536 tokens): block 832, 1405 blocks, 4 x 79 + 10 x 9 + (ceil(10239 / 832) + 1) =
+    # 420 a request at 8192; the printed 214,135 tokens, 3.27x are 1405 / 430: 10 blocks more, the window with 16,384
+    r = _pool("Qwen/Qwen3.8-27B", 2, 11.15, "bf16", 65536, D38, 7, 8192)
+    assert r["blocks"] == 1405 and r["concurrency"] == 1405 / (4 * 79 + 10 * 9 + math.ceil(10239 / 832) + 1) == 1405 / 420
+    assert int(1405 / 430 * 65536) == 214135 and math.ceil((2047 + 16384) / 832) + 1 == 14 + 10
+    assert math.ceil((2047 + 16384) / 1648) + 1 == 8 + 5
 
 
 def _write(tmp_path, **over):
