@@ -143,7 +143,7 @@ def test_speculative_config_counts_the_drafters_weights_and_layers(tmp_path):
 
 
 # 6. What is not read is refused with the reason: a method without a row, no "model", a model path that is no
-# config.json, a quantized drafter, an architecture the method does not read, another runtime; method mtp is --mtp-tokens.
+# config.json, a drafter quantized in a format kv does not read for it (bitsandbytes), an architecture the method does not read, another runtime; method mtp is --mtp-tokens.
 def test_speculative_config_refusals_and_mtp(tmp_path):
     for bad, says in (({"method": "eagle3", "model": "x", "num_speculative_tokens": 3}, "not modelled"),
                       ({"method": "dflash", "num_speculative_tokens": 3}, "config.json"),
@@ -156,7 +156,8 @@ def test_speculative_config_refusals_and_mtp(tmp_path):
     q.mkdir()
     with pytest.raises(UserError, match="quantization_config"):
         _plan_1085(speculative_config={"method": "dflash", "num_speculative_tokens": 7,
-                                       "model": _write(q, quantization_config={"quant_method": "compressed-tensors"})})
+                                       "model": _write(q, quantization_config={"quant_method": "bitsandbytes",
+                                                                              "load_in_4bit": True})})
     e = tmp_path / "e"
     e.mkdir()
     with pytest.raises(UserError, match="DFlashDraftModel"):
@@ -170,3 +171,18 @@ def test_speculative_config_refusals_and_mtp(tmp_path):
     ref = llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=65536, tensor_parallel_size=2, mtp_tokens=3,
                    vram=23.56 * GiB)
     assert mtp["kv_capacity_tokens"] == ref["kv_capacity_tokens"] and mtp["weights"] == ref["weights"]
+
+
+# 7. A drafter quantized with compressed-tensors (syv-ai/Qwen3.8-27B-DFlash2-W4A16: int4, groups of 128, symmetric;
+# drafter/quant_dflash2.py leaves the modules its ignore list names in bf16) sizes each projection at 4 + 16 / 128
+# bits and an ignored fc at 16: by hand at TP 2, 5 x (2 x 5120 x 4096 + 2 x 5120 x 1024 + 3 x 5120 x 17408) x 4.125 / 8
+# / 2 + 25600 x 5120 x 2 bytes. Breaking it: the quantization_config's bits or its ignore list not read.
+def test_a_w4a16_drafters_projections_at_their_bits(tmp_path):
+    qc = {"quant_method": "compressed-tensors", "ignore": ["model.fc"],
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "group_size": 128,
+                                                                           "symmetric": True, "type": "int"}}}}
+    base = _plan_1085()
+    r = _plan_1085(speculative_config={"method": "dflash", "num_speculative_tokens": 7,
+                                       "model": _write(tmp_path, quantization_config=qc)})
+    layers = 5 * (2 * 5120 * 4096 + 2 * 5120 * 1024 + 3 * 5120 * 17408)
+    assert r["weights"] - base["weights"] == int(layers * 4.125 / 8 / 2 + 25600 * 5120 * 2)

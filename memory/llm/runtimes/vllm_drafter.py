@@ -11,6 +11,8 @@ import os
 
 from ...errors import UserError
 from ...units import fmt_bytes
+from ..spec import _quant_group, _quant_name, _quant_sym
+from ..weights import linear_bits, skip_matcher
 
 # the methods whose drafter kv sizes, and what each keeps of its own (vllm/model_executor/models/qwen3_dflash.py:
 # DFlashQwen3Model's Qwen3-style decoder layers, an fc = ReplicatedLinear(len(target_layer_ids) x hidden -> hidden) on
@@ -22,6 +24,11 @@ DRAFTER_METHODS = {
 }
 # methods that draft with the target's own layers (no model to read): --mtp-tokens' path
 OWN_LAYER_METHODS = ("mtp",)
+# a drafter checkpoint's linear quantization kv reads (spec._quant_name of its quantization_config): its projections'
+# bits by weights.linear_bits (the group's scale, and zero point unless symmetric)
+QUANT_FORMATS = ("int4", "int8", "fp8", "awq", "gptq")
+PROJ = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj", "mlp.up_proj",
+        "mlp.down_proj")
 SPEC_TOKENS_MAX = 16
 
 
@@ -84,9 +91,11 @@ def read_drafter(method: str, model: str) -> dict:
     if not any(a in row["archs"] for a in archs if isinstance(a, str)):
         raise UserError(f"the drafter's config.json names {archs!r}: method {method!r} is read for "
                         f"{', '.join(row['archs'])}")
-    if cfg.get("quantization_config"):
-        raise UserError("the drafter's config.json has a quantization_config: a quantized drafter's weights are not "
-                        "read (its 16-bit release's config.json sizes the cache alike, the weights at 16 bits)")
+    q = cfg.get("quantization_config")
+    fmt = _quant_name(q) if isinstance(q, dict) else None
+    if q and fmt not in QUANT_FORMATS:
+        raise UserError(f"the drafter's config.json has a quantization_config ({fmt or q!r}) kv does not read for a "
+                        f"drafter (it reads {', '.join(QUANT_FORMATS)}: compressed-tensors, GPTQ, AWQ, fp8)")
     n = _int(cfg, "num_hidden_layers", hi=64)
     d = _int(cfg, "hidden_size")
     heads = _int(cfg, "num_attention_heads", hi=1024)
@@ -107,9 +116,17 @@ def read_drafter(method: str, model: str) -> dict:
                             "(_dflash_needs_multi_kv_group); not modelled")
         window = _int(cfg, "sliding_window")
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
+    dense = 32 if dtype in ("float32", "fp32") else 16
+    bits = linear_bits(fmt, _quant_group(q), _quant_sym(q)) if q else dense
+    skipped = skip_matcher((q or {}).get("ignore") or (q or {}).get("modules_to_not_convert") or [])
+    # bits of each projection: a module the quantization_config leaves out keeps the dtype's (vLLM's module names:
+    # model.layers.N.self_attn.q_proj ..., model.fc; syv-ai's W4A16 DFlash2 lists its bf16 modules so)
+    proj = [[(name, dense if q is None or skipped(f"model.layers.{i}.{name}") else bits) for name in PROJ]
+            for i in range(n)]
     return {"layers": n, "hidden": d, "heads": heads, "kv_heads_total": kvh, "head_dim": hd, "intermediate": inter,
             "fc_in": len(taps) * d, "window": window, "arch": next(a for a in archs if a in row["archs"]),
-            "value_bytes": 4 if dtype in ("float32", "fp32") else 2, "path": path}
+            "proj_bits": proj, "fc_bits": dense if q is None or skipped("model.fc") else bits,
+            "format": fmt or dtype, "path": path}
 
 
 def drafter_for_rank(g: dict, tp: int) -> dict:
@@ -121,11 +138,14 @@ def drafter_for_rank(g: dict, tp: int) -> dict:
 
 def weight_bytes(g: dict, tp: int) -> int:
     """The drafter's weights on one GPU: its layers' projections split over the tensor-parallel GPUs (QKVParallelLinear,
-    RowParallelLinear, MergedColumnParallelLinear), its fc whole on each (ReplicatedLinear); norms left out."""
-    d, hd = g["hidden"], g["head_dim"]
-    attn = d * g["heads"] * hd * 2 + d * g["kv_heads_total"] * hd * 2
-    layer = attn + 3 * d * g["intermediate"]
-    return int((g["layers"] * layer // tp + g["fc_in"] * d) * g["value_bytes"])
+    RowParallelLinear, MergedColumnParallelLinear), its fc whole on each (ReplicatedLinear), each at its bits; norms
+    left out."""
+    d, hd, i = g["hidden"], g["head_dim"], g["intermediate"]
+    q, kv = d * g["heads"] * hd, d * g["kv_heads_total"] * hd
+    size = {"self_attn.q_proj": q, "self_attn.k_proj": kv, "self_attn.v_proj": kv, "self_attn.o_proj": q,
+            "mlp.gate_proj": d * i, "mlp.up_proj": d * i, "mlp.down_proj": d * i}
+    layers = sum(size[name] * bits for layer in g["proj_bits"] for name, bits in layer) / 8
+    return int(layers / tp + g["fc_in"] * d * g["fc_bits"] / 8)
 
 
 def separate_drafter(parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
@@ -136,7 +156,7 @@ def separate_drafter(parsed: dict, tp: int, roles: dict, s: dict, notes: list) -
     s.update(drafter=drafter_for_rank(g, tp), spec_tokens=parsed["tokens"])
     kind = f"sliding ({g['window']}-token window)" if g["window"] else "full"
     notes.append(f"{g['arch']} drafter ({parsed['tokens']} speculative tokens, {g['path']}): {fmt_bytes(w)} of its "
-                 f"weights on each GPU ({g['value_bytes'] * 8}-bit; token table and head are the target's), its "
+                 f"weights on each GPU ({g['format']}; token table and head are the target's), its "
                  f"{g['layers']} {kind} attention layers a kind of their own in the KV pool; DFlash2's convolutions and "
                  "candidate selector are not counted")
     return dict(roles, total=roles["total"] + w, how=roles["how"] + f" + {fmt_bytes(w)} of {g['arch']} drafter")
