@@ -163,6 +163,9 @@ def test_speculative_config_refusals_and_mtp(tmp_path):
     with pytest.raises(UserError, match="DFlashDraftModel"):
         _plan_1085(speculative_config={"method": "dflash", "num_speculative_tokens": 7,
                                        "model": _write(e, architectures=["LlamaForCausalLMEagle3"])})
+    with pytest.raises(UserError, match="another model"):  # a 5120-wide head for Qwen3-8B (4096)
+        llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=8192,
+                 speculative_config={"method": "dflash", "model": _write(tmp_path), "num_speculative_tokens": 3})
     with pytest.raises(UserError, match="vLLM's"):
         llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "llama.cpp", ctx=4096,
                  speculative_config={"method": "dflash", "model": _write(tmp_path), "num_speculative_tokens": 7})

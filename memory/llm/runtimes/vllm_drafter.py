@@ -148,10 +148,13 @@ def weight_bytes(g: dict, tp: int) -> int:
     return int(layers / tp + g["fc_in"] * d * g["fc_bits"] / 8)
 
 
-def separate_drafter(parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
+def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
     """roles with the drafter's weights added, s with its layers for the pool (s["drafter"]) and its speculative tokens
     (s["spec_tokens"]: a state page more a request each, a wider DeltaNet conv state, as for MTP)."""
     g = read_drafter(parsed["method"], parsed["model"])
+    if g["hidden"] != spec.hidden:  # it reads the target's token table and hidden states: a drafter for another model
+        raise UserError(f"the drafter's hidden_size {g['hidden']} is not {spec.name}'s {spec.hidden}: it drafts for "
+                        "another model")
     w = weight_bytes(g, tp)
     s.update(drafter=drafter_for_rank(g, tp), spec_tokens=parsed["tokens"])
     kind = f"sliding ({g['window']}-token window)" if g["window"] else "full"
