@@ -652,6 +652,19 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-club3090-46-qwen36-27b-autoround-tp2-2x4090-180k-dflash",
         "vllm-club3090-91-qwen36-27b-autoround-tp2-2x3090-262k-fp8e5m2-mtp3",
         "vllm-club3090-windows-qwen36-35b-a3b-autoround-tp2-2x3090-262k-u07-fp8kv",
+        # batch 57 (kv-accuracy round 50, task ellm25; tuned after its first sight, llm_first_sight.json batches["57"],
+        # commit fd2647d4): every row read; the T4 --fit rows led to the fit step's abort on a user-set -ngl being
+        # scored on "started"; the others as round 50 says
+        "vllm-jethac-aeon-gemma4-26b-a4b-nvfp4-gb10-262k-u080-dflash15",
+        "vllm-jethac-aeon-qwen36-35b-a3b-nvfp4-gb10-262k-u085-dflash15",
+        "vllm-jethac-gemma4-31b-bf16-gb10-8k-u072-lmonly", "vllm-jethac-gemma4-31b-bf16-gb10-8k-u072-lmonly-fp8kv",
+        "llamacpp-ghghangmy-gptoss20b-f16-t4-32k-b4096-ub2048-fitabort",
+        "llamacpp-ghghangmy-gptoss20b-f16-t4-16k-ub2048-fitabort", "ollama-nanos-tinyllama-q40-m1pro-2k",
+        "llamacpp-krzyszsz-qwen35-122b-a10b-q4km-8060s-vulkan-128k-np4-devicelost",
+        "llamacpp-krzyszsz-qwen35-122b-a10b-q4km-8060s-vulkan-64k-np4-devicelost",
+        "vllm-augmcqa-qwen3-4b-2507-bf16-a6000-32k-u090", "vllm-augmcqa-olmo-3-7b-bf16-a6000-32k-u090",
+        "vllm-augmcqa-nanbeige41-3b-bf16-a6000-256k-u090", "vllm-fintech-dotsocr-bf16-131k-u060-async",
+        "vllm-lambo-qwen25-32b-bf16-tp4-24gb-32k-u088-mns1-eager", "vllm-logomesh-qwen25-coder-32b-awq-a100-40g-4k",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},
@@ -985,12 +998,13 @@ def score(row) -> dict:
             out["sglang_tokens_err"] = toks / m["kv_tokens"] - 1
         if row.get("vram_gib") and "started" in m:
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
-    elif row.get("vram_gib") and rt == "llama.cpp" and user_partial_ngl(row, spec):
+    elif row.get("vram_gib") and rt == "llama.cpp" and (user_partial_ngl(row, spec) or fit_aborted_on_ngl(row)):
         # llama.cpp does not fit around a user's -ngl ("n_gpu_layers already set by user to N, abort"): the run at
-        # that -ngl started or not (its outcome), and "fit" says whether every layer would go to the GPU
+        # that -ngl started or not (its outcome), and "fit" says whether every layer would go to the GPU (a partial
+        # -ngl only: at every layer the row's "fit" is the aborted fit step's margin verdict, not a placement)
         if "started" in m and not tensor_override(row):
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
-        if "fit" in m:
+        if "fit" in m and user_partial_ngl(row, spec):
             whole = _plan(dict(row, input=dict(row["input"], ngl="all")))[1]
             if not (rng and whole["fits_as_requested"] is None):
                 out["fits_whole"] = (bool(whole["fits_as_requested"]), m["fit"])
@@ -1013,6 +1027,20 @@ def user_partial_ngl(row, spec) -> bool:
     placement, which llama.cpp keeps (its fitter aborts on a user-set n_gpu_layers)."""
     n = row["input"].get("ngl")
     return isinstance(n, int) and not isinstance(n, bool) and 0 <= n < spec.n_layers + 1
+
+
+# llama.cpp's fit step refusing to touch a user's -ngl (common_fit_params: "failed to fit params to free device memory:
+# n_gpu_layers already set by user to N, abort", thrown before it places a layer); common_init_result ignores the fit
+# status and loads the model with the user's parameters, so the run's outcome is "started" (round 50: ggml-org's
+# common/fit.cpp and common/common.cpp as the anyei/llamacpp-v100 fork carries them)
+FIT_ABORT_NGL = re.compile(r"n_gpu_layers already set by user to -?\d+, abort")
+
+
+def fit_aborted_on_ngl(row) -> bool:
+    """A llama.cpp row with -ngl in its input whose notes quote the fit step's abort on it: the projection it printed
+    against its free-memory margin is a log line, not the outcome (every layer went where -ngl put them)."""
+    return (row.get("runtime") == "llama.cpp" and row["input"].get("ngl") is not None
+            and any(FIT_ABORT_NGL.search(n) for n in row.get("notes", ())))
 
 
 # an input with n_cpu_moe expresses --n-cpu-moe / --cpu-moe itself (kv's option): only -ot is then left unexpressed

@@ -1,0 +1,38 @@
+"""kv-accuracy round 50 (task ellm25): LLM batch 57 read after its first sight. Each test fails when its rule is broken
+on purpose (the commit says how); expected values are worked here from the logs' printed figures and the models'
+geometry, not taken from kv."""
+from support.pack import load_benchmark
+
+GiB, MiB = 1 << 30, 1 << 20
+
+
+def _t4(fit, started, notes):
+    # ghghang2/my-repo llama_server.log (b7772): unsloth gpt-oss-20b F16 (MXFP4 experts), -c 32768, -ngl 999, -fa 1,
+    # -b 4096 -ub 2048, on a T4 with 14807 MiB free: 'projected to use 14452 MiB of device memory vs. 14807 MiB of free
+    # device memory', 'cannot meet free memory target of 1024 MiB', then the abort on the user's -ngl; 'offloaded 25/25
+    # layers to GPU' and 'server is listening'
+    return {"id": "t", "url": "u", "runtime": "llama.cpp", "version": "b7772", "vram_gib": 14.46,
+            "vram_reading": "llamacpp_free",
+            "input": {"model": "openai/gpt-oss-20b", "weights_dtype": "F16", "ctx": 32768, "parallel": 1,
+                      "kv_unified": False, "kv_dtype": "f16", "flash_attn": "on", "ubatch": 2048, "ngl": 999},
+            "measured": {"fit": fit, "started": started, "layers_on_gpu": 25, "layers_model": 25},
+            "notes": list(notes), "inferred": {}}
+
+
+ABORT = ("'failed to fit params to free device memory: n_gpu_layers already set by user to 999, abort'",)
+
+
+def test_a_fit_step_aborted_on_a_users_ngl_is_scored_on_started():
+    # common/fit.cpp throws "n_gpu_layers already set by user to N, abort" before it places a layer, and
+    # common_init_result ignores the fit status and loads the model with the user's parameters: the row's "fit" (false:
+    # 14452 + 1024 > 14807) is the fit step's margin, every layer went to the GPU and the server started. By hand the
+    # plan at -ngl 999 fits (14452 MiB projected < 14807 MiB free), so the verdict agrees with "started".
+    # Breaking it: fit_aborted_on_ngl out of score()'s llama.cpp branch -> scored against "fit", (True, False).
+    b = load_benchmark("bench_llm")
+    s = b.score(_t4(False, True, ABORT))
+    assert s["fits"] == (True, True) and s["fits_agree"] and "fits_whole" not in s
+    # the same row without the abort quoted keeps the old comparison (every layer on the GPU against "fit")
+    s = b.score(_t4(False, True, ()))
+    assert s["fits"] == (True, False)
+    assert b.fit_aborted_on_ngl(_t4(False, True, ABORT))
+    assert not b.fit_aborted_on_ngl(dict(_t4(False, True, ABORT), input={"model": "m", "ctx": 1}))
