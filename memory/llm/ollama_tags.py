@@ -11,7 +11,10 @@ OLLAMA_DEFAULT_QUANT = "Q4_K_M"
 # libraries whose default tag is a Q4_0 build (sizes on ollama.com: llama3 8b 4.7 GB / 70b 40 GB, gemma2 9b 5.4 GB,
 # mistral 7b 4.1 GB, mixtral 8x7b 26 GB, phi3 mini 2.2 GB: Q4_0 sizes, not Q4_K_M)
 OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llama2",
-                         "deepseek-v2", "deepseek-coder-v2", "codegeex4")
+                         "deepseek-v2", "deepseek-coder-v2", "codegeex4",
+                         # tinyllama (January 2024): the blob PandiaJason/nanos's Ollama 0.24.0 log loads right after
+                         # pulling it is general.file_type 2, 'file type = Q4_0', 606.53 MiB
+                         "tinyllama")
 
 # Ollama library name -> (built-in name pattern with {size}, default size tag)
 OLLAMA_LIBRARY = {
@@ -31,6 +34,9 @@ OLLAMA_LIBRARY = {
     "llama2": ("Llama-2-{size}", "7b"), "mistral-small": ("Mistral-Small-{size}", "24b"),
     # llama3.2-vision (11b, the default tag) is Meta's Llama-3.2-11B-Vision (mllama: 40 layers, 8 of them cross-attention)
     "llama3.2-vision": ("Llama-3.2-{size}-Vision", "11b"),
+    # tinyllama: one size, 1.1b (the default), TinyLlama-1.1B-Chat v1.0 (general.name TinyLlama: 22 layers, 4 KV heads,
+    # n_ff 5632, 2048 positions in the blob's GGUF metadata)
+    "tinyllama": ("TinyLlama-{size}", "1.1b"),
     # deepseek-v2 and deepseek-coder-v2 (June 2024): the 16b tags (the default) are DeepSeek-V2-Lite's geometry
     # (deepseek2, 27 layers, 64 experts); their 236b tags are full DeepSeek-V2, which has no built-in description
     "deepseek-v2": (None, "16b"), "deepseek-coder-v2": (None, "16b"),

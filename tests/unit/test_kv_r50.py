@@ -36,3 +36,22 @@ def test_a_fit_step_aborted_on_a_users_ngl_is_scored_on_started():
     assert s["fits"] == (True, False)
     assert b.fit_aborted_on_ngl(_t4(False, True, ABORT))
     assert not b.fit_aborted_on_ngl(dict(_t4(False, True, ABORT), input={"model": "m", "ctx": 1}))
+
+
+# ---------------------------------------------------------------- Ollama's tinyllama tag (TinyLlama-1.1B built in since batch 43)
+def test_ollama_tinyllama_tag_is_the_built_in_at_q4_0():
+    # PandiaJason/nanos ollama.log (Ollama 0.24.0, Metal): the blob's GGUF metadata (general.name TinyLlama, 22 blocks,
+    # n_embd 2048, n_ff 5632, 32 heads, 4 KV heads, context 2048, 32000 tokens, 201 tensors: output.weight of its own)
+    # and 'file type = Q4_0'. Params by hand: 22 x (2048 x (2048 + 2 x 256 + 2048) + 3 x 2048 x 5632 + 2 x 2048)
+    # + 2 x 32000 x 2048 + 2048 = 1,100,048,384 ('model params = 1.10 B'); KV: 22 x 4 x 64 x 2 (K, V) x 2 B x 2048
+    # cells = 44 MiB ('Metal KV buffer size = 44.00 MiB'). Breaking it: tinyllama out of OLLAMA_LIBRARY -> unknown
+    # model; out of OLLAMA_Q4_0_LIBRARIES -> the Q4_K_M default.
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm.ollama_tags import ollama_tag
+    s = llm.describe(model="tinyllama:1.1b")
+    assert (s.name, s.n_layers, s.n_kv_heads, s.vocab, s.max_ctx, s.tied) == ("TinyLlama-1.1B", 22, 4, 32000, 2048, False)
+    assert s.params == 22 * (2048 * (2048 + 2 * 256 + 2048) + 3 * 2048 * 5632 + 2 * 2048) + 2 * 32000 * 2048 + 2048
+    built, quant, _ = ollama_tag("tinyllama:1.1b")
+    assert (built, quant) == ("TinyLlama-1.1B", "Q4_0") and ollama_tag("tinyllama")[:2] == ("TinyLlama-1.1B", "Q4_0")
+    r = llm.plan(s, "ollama", ctx=2048, runtime_version="0.24.0")
+    assert r["kv_total"] == 22 * 4 * 64 * 2 * 2 * 2048 == 44 * MiB
