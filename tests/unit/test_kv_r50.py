@@ -55,3 +55,17 @@ def test_ollama_tinyllama_tag_is_the_built_in_at_q4_0():
     assert (built, quant) == ("TinyLlama-1.1B", "Q4_0") and ollama_tag("tinyllama")[:2] == ("TinyLlama-1.1B", "Q4_0")
     r = llm.plan(s, "ollama", ctx=2048, runtime_version="0.24.0")
     assert r["kv_total"] == 22 * 4 * 64 * 2 * 2 * 2048 == 44 * MiB
+
+
+# ---------------------------------------------------------------- a development build of a release not yet made
+def test_a_dev_build_reads_before_its_release():
+    # PEP 440 orders X.Y.Z.devN before X.Y.Z (and before its candidates); setuptools-scm writes a checkout past tag
+    # X.Y.(Z-1) so. jethac/dgx-spark-hijinks aeon_qwen36_dflash_nothink server.log prints 'v0.20.1.dev0+g101584af0
+    # .d20260424' and the pre-0.20.1 token figure: 'GPU KV cache size: 582,832 tokens' next to 4.71x at 262,144, i.e.
+    # 3496 blocks // 7 groups x 1168 (test_kv_ellm24.py works the pool), not 4.71 x 262,144 = 1,234,698.
+    # Breaking it: the _DEV branch out of parse_version -> (0, 20, 1), the release's concurrency figure.
+    from gpu_garden.memory.llm.runtimes import PRE, at_least, parse_version
+    v = parse_version("0.20.1.dev0+g101584af0.d20260424", "vllm")
+    assert v == (0, 20, 0, PRE, -1) and not at_least(v, 0, 20, 1) and at_least(v, 0, 20, 0)
+    assert parse_version("0.20.1.dev0", "vllm") < parse_version("0.20.1rc1.dev16", "vllm") < parse_version("0.20.1")
+    assert parse_version("0.1.dev19754+g3a0914114", "vllm") is None  # an untagged checkout stays a commit

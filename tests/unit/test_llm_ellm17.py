@@ -27,7 +27,7 @@ def test_sglang_refuses_other_caches_with_the_way_out():
 
 
 @pytest.mark.parametrize("v, want", [("0.1.dev19754+g3a0914114", None), ("0.0.0.dev1+gd91c3682b", None),
-                                     ("0.1.0", (0, 1, 0)), ("0.10.1.dev101", (0, 10, 1))])
+                                     ("0.1.0", (0, 1, 0)), ("0.10.1.dev101", (0, 10, 0, 1 << 30, -1))])
 def test_untagged_build_is_a_commit_not_release_0_1(v, want):
     # vllm/vllm-openai:qwen38 (vllm-project/recipes#831) prints 0.1.dev19754+g3a0914114: setuptools-scm's version of a
     # checkout with no tag in reach (its default 0.1.devN+g<hash>), an August 2026 build, not vLLM 0.1

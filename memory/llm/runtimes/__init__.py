@@ -9,6 +9,8 @@ RUNTIMES = ("vllm", "llama.cpp", "ollama", "sglang")
 # build carries the number of the release it leads to and is taken as that release
 _RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:\.\d+)*(?:\.?post\d+)?(?:[-.]?rc\.?(\d+))?")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
+# a development release segment right after the release number ('0.20.1.dev0+g101584af0', '0.10.1.dev101')
+_DEV = re.compile(r"\.?dev\d+")
 # a version the text calls a fork's ('tqp-v0.1.0 (TheTom/llama-cpp-turboquant fork)'): the fork's own numbering names
 # no upstream build; read as the newest, as a commit hash is (version_note says so)
 _FORK = re.compile(r"\bfork\b")
@@ -55,6 +57,11 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         return (major, minor, patch - 1, PRE, 0)
     if rc is not None:
         return (major, minor, patch - 1, PRE, int(rc))
+    if _DEV.match(first, m.end()):
+        # a development build of a release not yet made: PEP 440 orders X.Y.Z.devN before X.Y.Z and its candidates;
+        # setuptools-scm (vLLM's, SGLang's versioning) writes a checkout past tag X.Y.(Z-1) as X.Y.Z.devN+g<hash>
+        # (jethac's AEON image prints 0.20.1.dev0+g101584af0.d20260424 and the pre-0.20.1 token figure)
+        return (major, minor, patch - 1, PRE, -1)
     return (major, minor, patch)
 
 
