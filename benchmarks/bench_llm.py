@@ -802,6 +802,10 @@ def _plan(row):
     kv = i.pop("kv_dtype", None) or i.pop("kv_dtype_k", None)
     knobs = {k: v for k, v in i.items() if k not in ("ctx", "parallel", "weights_dtype")}
     knobs["runtime_version"] = row.get("version")
+    sc = knobs.get("speculative_config")
+    if isinstance(sc, dict) and isinstance(sc.get("model"), str) and not Path(sc["model"]).is_absolute():
+        # a drafter's config.json stored with the data (benchmarks/data/drafters/<repo-name>/): the repo's path
+        knobs["speculative_config"] = dict(sc, model=str(REPO / sc["model"]))
     if row["runtime"] in ("sglang", "llama.cpp", "ollama") and "gpu_name" not in knobs and row.get("gpu"):
         # rows were collected without --gpu-name; their "gpu" names the card (SGLang's AWQ MoE path; llama.cpp's Metal:
         # no op offload, a mapped file span: runtimes/llamacpp.py; Ollama's Metal: no partial-offload graph,

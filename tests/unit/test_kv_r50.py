@@ -69,3 +69,27 @@ def test_a_dev_build_reads_before_its_release():
     assert v == (0, 20, 0, PRE, -1) and not at_least(v, 0, 20, 1) and at_least(v, 0, 20, 0)
     assert parse_version("0.20.1.dev0", "vllm") < parse_version("0.20.1rc1.dev16", "vllm") < parse_version("0.20.1")
     assert parse_version("0.1.dev19754+g3a0914114", "vllm") is None  # an untagged checkout stays a commit
+
+
+# ---------------------------------------------------------------- a drafter's config.json stored with the data
+def test_a_rows_drafter_path_is_read_from_the_repo(tmp_path, monkeypatch):
+    # jethac/dgx-spark-hijinks aeon_qwen36_dflash_nothink server.log (vLLM 0.20.1.dev0, GB10): Qwen3.6-35B-A3B NVFP4 with
+    # z-lab/Qwen3.6-35B-A3B-DFlash, 15 speculative tokens, 262,144, 65,536 batched tokens. The drafter's fields are in
+    # benchmarks/data/drafters/Qwen3.6-35B-A3B-DFlash (its README names the source). From the printed 62.31 GiB: 8
+    # tensors of 1168 x 2048-byte pages give 3496 blocks, // 7 groups x 1168 = 582,832 tokens, as printed. Its weights:
+    # 8 x (2 x 2048 x 4096 + 2 x 2048 x 512 + 3 x 2048 x 6144) + 5 x 2048 x 2048 values in bf16 = 904 MiB.
+    # Breaking it: bench's _plan without the repo-relative drafter path -> the config is not found from another cwd.
+    b = load_benchmark("bench_llm")
+    assert int(62.31 * GiB // (8 * 1168 * 2048)) == 3496 and 3496 // 7 * 1168 == 582832
+    row = {"id": "t", "url": "u", "runtime": "vllm", "version": "0.20.1.dev0+g101584af0", "vram_gib": 121.63,
+           "input": {"model": "Qwen/Qwen3.6-35B-A3B", "weights_dtype": "nvfp4", "ctx": 262144,
+                     "gpu_memory_utilization": 0.85, "max_num_seqs": 128, "max_num_batched_tokens": 65536,
+                     "speculative_config": {"method": "dflash", "model": "benchmarks/data/drafters/Qwen3.6-35B-A3B-DFlash",
+                                            "num_speculative_tokens": 15}, "gpu_name": "NVIDIA GB10"},
+           "measured": {"kv_available_gib": 62.31, "kv_tokens": 582832}, "notes": [], "inferred": {}}
+    monkeypatch.chdir(tmp_path)
+    s = b.score(row)
+    assert s["tokens_from_printed"] == (582832, 582832) and s["tokens_from_printed_exact"]
+    _, res = b._plan(row)
+    drafter = 8 * (2 * 2048 * 4096 + 2 * 2048 * 512 + 3 * 2048 * 6144) + 5 * 2048 * 2048
+    assert drafter * 2 == 904 * MiB and any("904.00 MiB" in n for n in res["notes"])
