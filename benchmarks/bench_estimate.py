@@ -401,6 +401,23 @@ BATCH34_35 = (
     "comfyui-12506-wan21-vae-bf16-staged-weights",
     "fastvideo-1079-sglang-flux1-dev-bf16-dit-resident-te-offload-1280x720",
 )
+# measured batch 36 (LightX2V's H100 Wan 2.1 baselines and per-card bounds, onediff PixArt-alpha, ComfyUI #9220's
+# Qwen-Image text encoder, diffusers PR #14304's Z-Image-Turbo offload record, InvokeAI PR #9414's fp8-storage DiT)
+BATCH36 = (
+    "lightx2v-zh-disagg-wan21-t2v-1.3b-bf16-baseline-h100-832x480x81",
+    "lightx2v-zh-disagg-wan21-t2v-1.3b-umt5-encoder-card-h100-upper",
+    "lightx2v-zh-disagg-wan21-t2v-1.3b-dit-card-h100-832x480x81-upper",
+    "lightx2v-zh-disagg-wan21-t2v-14b-bf16-baseline-h100-832x480x81",
+    "lightx2v-zh-disagg-wan21-t2v-14b-umt5-encoder-card-h100-upper",
+    "lightx2v-zh-disagg-wan21-t2v-14b-dit-card-h100-832x480x81-upper",
+    "lightx2v-zh-disagg-wan21-i2v-14b-480p-bf16-baseline-h100-832x480x81",
+    "onediff-readme-pixart-alpha-fp16-resident-1024-20steps-rtx4090",
+    "comfyui-9220-qwen-image-te-16bit-npu-weights",
+    "diffusers-14304-zimage-turbo-qwen3-4b-encode-alone-bf16",
+    "diffusers-14304-zimage-turbo-dit-sample-alone-bf16-1024-8steps",
+    "diffusers-14304-zimage-turbo-bf16-te-offload-dit-vae-resident-1024-8steps",
+    "invokeai-93ecda83-zimage-turbo-dit-fp8-storage-weights",
+)
 MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gguf-q8_0-peak",
                 "diffusers-bench-flux1-dev-group-offload-leaf-1024", "diffusers-bench-sdxl-group-offload-leaf-1024",
                 # after measured batch 3's first sight: diffusers' HunyuanVideo decoder (vae.DIFFUSERS_HV_DECODE)
@@ -639,7 +656,15 @@ MEASURED_FIT = {"hf-blog-quant-flux1-dev-bf16-peak", "hf-blog-quant-flux1-dev-gg
                 # batch 35's fp32 staged WanVAE (-50 %); the Wan 2.1 decode (LightVAE README, -58.6 %) was checked on a
                 # meta trace of the code the row ran and left unexplained. Every row of both batches was read in the round
                 # (batch 34 only for what is general), so all 26 are a regression set
-                *BATCH34_35}
+                *BATCH34_35,
+                # batch 36, after first sight (etune36): two mappings, no coefficient. Z-Image-Turbo's offload record
+                # (diffusers PR #14304) is the estimate's offload 'encoders' (the text encoder offloaded when the
+                # transformer loads, the VAE beside it), not models 'resident' (which keeps the text encoder: +48.6 %);
+                # ComfyUI #9220's Qwen-Image text encoder is the language model alone, as ComfyUI built it before #9412
+                # (no vision tower: +9.6 %). The LightX2V rows were read against LightX2V's code at c3b0d634 and left:
+                # the 14B T2V figures lie under the weights plus the live set of its own FFN. Every row of the batch was
+                # read in the round, so all 13 are a regression set
+                *BATCH36}
 # Rows kept in the data and in the results file but scored in no median, worst or bound count: a reference that cannot
 # be a peak of the run it names. Each with its reason (and a mapping_changes entry in the data file); never a FIT row.
 NOT_SCORED = {
@@ -685,6 +710,14 @@ SYNTH = {
     "synth:qwen2.5-vl-7b": ("BF16", 8_292_166_656, (18944, 3584), {
         "model.embed_tokens.weight": (152064, 3584), "model.layers.0.input_layernorm.weight": (3584,),
         "visual.patch_embed.proj.weight": (1280, 3, 2, 14, 14), "lm_head.weight": (152064, 3584)}),  # untied head
+    # the same model as ComfyUI built QwenImageTEModel_ before 4977f203 ('P2 of qwen edit model. (#9412)', 2025-08-18):
+    # comfy/text_encoders/llama.py Qwen25_7BVLI held only the language model (self.model = Llama2_), no vision tower
+    # (self.visual, 676,550,144 parameters, came with #9412). 7,070,619,136 parameters: ComfyUI 0.8.0's Llama2_ with
+    # Qwen25_7BVLI_Config on the meta device (Qwen25_7BVLI.model), plus the file's untied lm_head (named: ComfyUI does
+    # not build it, weights.py drops it)
+    "synth:qwen2.5-vl-7b-lm-comfyui-pre-9412": ("BF16", 7_070_619_136 + 152064 * 3584, (18944, 3584), {
+        "model.embed_tokens.weight": (152064, 3584), "model.layers.0.input_layernorm.weight": (3584,),
+        "lm_head.weight": (152064, 3584)}),
     "synth:pixart-sigma-xl-2": ("F16", 611_000_000, (4608, 1152), {"t_block.1.weight": (6912, 1152),
                                                                    "x_embedder.proj.weight": (1152, 4, 2, 2)}),
     "synth:sd3-medium": ("F16", 2_028_000_000, (6144, 1536), {"joint_blocks.0.context_block.attn.qkv.weight": (4608, 1536),
