@@ -18,7 +18,7 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "sglang.pool", "sglang.kv_pool", "trtllm.executor", "mlx.buffer_limit", "mlx.resource_limit", "mlx.ceiling", "mlx.admission", "vllmrs.kv_admit", "tensorrt.oom",
           "transformers.dispatch", "exllama.split", "sglang.unbalanced", "tgi.prefill", "cpp.bad_alloc", "ggml.ctx_pool", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
           "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "ollama.load_failed", "mlx.malloc", "vulkan.alloc", "vulkan.max_buffer", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc",
-          "catboost.pool", "faiss.alloc")
+          "catboost.pool", "faiss.alloc", "physx.capacity", "kmcuda.alloc", "xla.remat")
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

@@ -88,7 +88,7 @@ def infer(scan, inc, context: dict) -> dict:
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
-                        "amrex", "catboost", "faiss", "gunrock")
+                        "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda")
 
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
@@ -146,8 +146,9 @@ def guess_runtime(scan, inc) -> str:
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
         text = inc.primary.get("text", "")
-        if inc.primary.get("form", "").startswith("stream_executor"):
-            return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor, by its paths
+        if inc.primary.get("form", "").startswith("stream_executor") or inc.primary["kind"] == "xla.remat":
+            return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor or XLA's
+            # rematerialization pass, by its paths
         if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:

@@ -31,11 +31,12 @@ OF_ALLOC = re.compile(r"(?:Of the allocated memory |(?:\.{2,3}|…) ?)" + SZ + r
 # <= 2.0: "(GPU 0; 10.76 GiB total capacity; 4.29 GiB already allocated; 10.12 MiB free; 4.46 GiB reserved in total by PyTorch)"
 # (a quote that breaks the message after its request may drop the bracket: "Tried to allocate 20.00 MiB" on one line, "GPU 0;
 # 8.00 GiB total capacity; ... reserved in total by PyTorch" on the next, karpathy/nanoGPT#236: paste.py's unwrapping joins
-# the two where the joined line reads as this message)
+# the two where the joined line reads as this message; an issue title may lose the space before the bracket, "Tried to
+# allocate 256.00 MiB(GPU 0; ...", facebookresearch/splitnet#11)
 # torch_musa (Moore Threads; torch_musa/csrc/core/MUSACachingAllocator.cpp) prints this form for its MUSA devices:
 # "MUSA out of memory. Tried to allocate X (GPU 0; T total capacity; A already allocated; F free; R reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r")\.? \(?(?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
+    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r")\.? ?\(?(?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
     + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<free>" + SIZE_RX + r") free; (?:(?P<allowed>" + SIZE_RX
     + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)?")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"

@@ -329,7 +329,7 @@ ERROR_KEYS = ("emory", "llocat", " error -4 at ", " error -5 at ", " error -6 at
               "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
               "are available (after", "Insufficient VRAM in split", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
               "Prefill would require", "API FAILED", "resource limitations", "allowed buffer size", "space in the buffer", "NvMapMem",
-              "but can admit", "kvcache tokens")
+              "but can admit", "kvcache tokens", "overflow detected, please increase", "by rematerialization;")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
 # checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
@@ -353,6 +353,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle",
                "Cuda failure 2 'out of memory'", "resource allocation failed", "context's memory pool", "scratch memory", "mem_buffer != NULL", "vkAllocateMemory failed", "OutOfMemoryException", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "bad allocation", "lowmemorykiller: Kill", "8007000E", "E_OUTOFMEMORY",
                "memory object allocation", "allocate pinned host memory", "ailed to cudaMalloc ",
+               "DynamicsMemoryConfig::", "overflow detected, please increase", "by rematerialization;",
                "insufficient system resources", "Not enough resources to load", "Not enough memory left",
                "are available (after", "Bytes of memory on",
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
@@ -394,7 +395,7 @@ TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
 # The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
 # bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
 # (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
-ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but", b"Mamba cache blocks", b" error -4 at ", b" error -5 at ", b" error -6 at ",
+ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but", b"overflow detected, please increase", b"by rematerialization;", b"Mamba cache blocks", b" error -4 at ", b" error -5 at ", b" error -6 at ",
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # a runtime's error context printed on its own line above the root error (anyhow's "Caused by:" chain: stage_said)
 ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")

@@ -127,3 +127,97 @@ def gunrock_alloc(line):
 
 
 gunrock_alloc.needed = ("@ gpu",)
+
+
+# --- GPU simulation and clustering libraries (round 58; tests/unit/test_triage_tune107.py) --------------------------------
+# GPU PhysX (Isaac Sim / Isaac Lab through Kit's omni.physx plugin, Isaac Gym, OmniIsaacGymEnvs) sizes its GPU buffers once,
+# from the scene description (PxgDynamicsMemoryConfig, PxGpuDynamicsMemoryConfig from PhysX 5.2), and reports a buffer that
+# overflowed with the capacity it needed, a COUNT of pairs, patches or contacts (a byte size only for the collision stack):
+# "The application needs to increase PxgDynamicsMemoryConfig::<name> to <n> , otherwise, the simulation will miss
+# interactions" (PxgAABBManager.cpp; Isaac Lab's docs quote "the application need to increase the ...::<name> parameter to
+# <n>"), "PxGpuDynamicsMemoryConfig::collisionStackSize buffer overflow detected, please increase its size to at least <n> in
+# the scene desc! Contacts have been dropped.", "Patch buffer overflow detected, please increase its size to at least <n> in
+# the scene desc!" (a count printed signed: past 2^31 it wraps negative), and the same sentence without the figure
+# (isaac-sim/IsaacLab#1389, isaac-sim/OmniIsaacGymEnvs#3). Nothing is out of device memory: the buffer is full.
+PHYSX_CAPACITY = re.compile(
+    r"(?:needs? to increase (?:the )?|please increase )(?:Pxg|PxGpu)DynamicsMemoryConfig::(\w{1,60})(?: parameter)? to "
+    r"(?:at least )?(-?\d{1,12})"
+    r"|(?:(?:Pxg|PxGpu)DynamicsMemoryConfig::(\w{1,60})|\b(Patch|Contact|Force|GPU \w{1,40})) buffer overflow detected, "
+    r"please increase its (?:size|capacity)(?: to at least (-?\d{1,12}))?")
+# Isaac Lab's PhysxCfg field (and OmniIsaacGymEnvs' sim config key) for each PhysX name
+PHYSX_SETTING = {"totalAggregatePairsCapacity": "gpu_total_aggregate_pairs_capacity",
+                 "foundLostPairsCapacity": "gpu_found_lost_pairs_capacity",
+                 "foundLostAggregatePairsCapacity": "gpu_found_lost_aggregate_pairs_capacity",
+                 "collisionStackSize": "gpu_collision_stack_size", "Patch": "gpu_max_rigid_patch_count",
+                 "Contact": "gpu_max_rigid_contact_count", "maxRigidPatchCount": "gpu_max_rigid_patch_count",
+                 "maxRigidContactCount": "gpu_max_rigid_contact_count", "heapCapacity": "gpu_heap_capacity",
+                 "tempBufferCapacity": "gpu_temp_buffer_capacity"}
+
+
+def physx_capacity(line):
+    if "DynamicsMemoryConfig::" not in line and "overflow detected, please increase" not in line:
+        return None
+    m = PHYSX_CAPACITY.search(line)
+    if not m:
+        return None
+    name = m.group(1) or m.group(3) or m.group(4)
+    name = name[4:] if name.startswith("GPU ") else name
+    figure = m.group(2) or m.group(5)
+    ev = {"kind": "physx.capacity", "device_kind": "cuda", "numbers": {}, "complete": True,
+          "runtime": "isaacsim" if "omni.physx" in line else "physx", "capacity": name}
+    if figure:
+        n = int(figure)
+        ev["capacity_needed"] = n + (1 << 32) if n < 0 else n      # a signed 32-bit count that wrapped
+    return ev
+
+
+physx_capacity.needed = ("DynamicsMemoryConfig::", "overflow detected, please increase")
+
+# kmcuda (src-d/kmcuda, k-means and kNN on CUDA) checks each CUDA call (private.h CUCH: "<file>:<line> -> <cudaGetErrorString>")
+# and says which buffer it could not allocate on the next line (CUMALLOC: "failed to allocate <n> bytes for <name>"); its
+# Python binding then raises MemoryError("Failed to allocate memory on GPU") (python.cc set_cuda_malloc_error). The file is one
+# of kmcuda's own sources (__FILE__, any build path before it) (src-d/kmcuda#21)
+KMCUDA_CALL = re.compile(r"(?:^|[/\\\s])(?:kmcuda\.cc|kmeans\.cu|knn\.cu|transpose\.cu):\d{1,6} -> out of memory\s*$")
+KMCUDA_PY = re.compile(r"(?:^|\s)MemoryError: Failed to allocate memory on GPU\s*$")
+KMCUDA_BUFFER = re.compile(r"^\s*failed to allocate (\d{1,20}) bytes for (\S{1,80})\s*$")
+
+
+def kmcuda_alloc(line):
+    if " -> out of memory" not in line and "memory on GPU" not in line:
+        return None
+    call = KMCUDA_CALL.search(line)
+    if not call and not KMCUDA_PY.search(line):
+        return None
+    return {"kind": "kmcuda.alloc", "device_kind": "cuda", "numbers": {}, "runtime": "kmcuda", "complete": True,
+            "form": "call" if call else "python"}
+
+
+kmcuda_alloc.needed = (" -> out of memory", "memory on GPU")
+
+
+def kmcuda_buffer(ev, text) -> bool:
+    """The line under kmcuda's failed CUDA call: the bytes and the buffer it could not allocate."""
+    if ev.get("form") != "call" or "requested" in ev["numbers"]:
+        return False
+    m = KMCUDA_BUFFER.match(text)
+    if not m:
+        return False
+    ev["numbers"]["requested"] = int(m.group(1))
+    ev["buffer"] = m.group(2)
+    return True
+
+# cuDF's Java binding (the RAPIDS Accelerator for Apache Spark runs on it) rethrows a failed libcudf call as
+# ai.rapids.cudf.CudfException with libcudf's text; a thrust algorithm's allocation under it reads "<algorithm> failed:
+# cudaErrorMemoryAllocation: out of memory" (NVIDIA/cudf-spark#1533). RMM's allocator is the one that failed: runtime rapids
+CUDF_JAVA = re.compile(r"\bai\.rapids\.cudf\.CudfException: [^\n]{0,200}?\bcudaErrorMemoryAllocation: out of memory")
+
+
+def cudf_java(line):
+    if "ai.rapids.cudf." not in line:
+        return None
+    if not CUDF_JAVA.search(line):
+        return None
+    return {"kind": "rmm.oom", "device_kind": "cuda", "numbers": {}, "runtime": "rapids", "complete": True, "form": "device"}
+
+
+cudf_java.needed = ("ai.rapids.cudf.",)

@@ -7,7 +7,7 @@ import re
 
 from ..units import parse_size
 # the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
-from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_tpu  # noqa: F401
+from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu  # noqa: F401
 
 # the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL, ONNX Runtime's
 # CUDA provider (core/providers/cuda/cuda_call.cc: "CUDA failure 2: out of memory ; GPU=0 ; ...", hacksider/Deep-Live-Cam#584)

@@ -15,7 +15,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
-                             onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu,
+                             onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
@@ -24,7 +24,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, catboost_pool as _catboost_pool,
-                              faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc)
+                              faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc,
+                              physx_capacity as _physx_capacity, kmcuda_alloc as _kmcuda_alloc, cudf_java as _cudf_java)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -417,6 +418,7 @@ RECOGNISERS = [
     _mlx_malloc,
     _xla_tpu,
     _bfc,
+    _xla_remat,     # XLA's rematerialization warning: a program over the limit (round 58)
     _ollama_too_large,
     _ollama_fit,
     _simple(_TENSORRT, "tensorrt.oom", "cuda", "tensorrt", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
@@ -474,8 +476,8 @@ RECOGNISERS = [
             retried=True),
     _simple(RX.NVML, "torch.nvml_assert", "cuda", "pytorch"),
     _simple(RX.CUDNN, "cudnn.alloc", "cuda", "pytorch"),
-    _amrex_gpu, _hip_trace, _driver,     # AMReX's and the HIP runtime's own forms before PyTorch's bare hipErrorOutOfMemory
-    _catboost_pool, _faiss_alloc, _gunrock_alloc,     # GPU data-science libraries' own forms (round 57)
+    _cudf_java, _amrex_gpu, _hip_trace, _driver,     # cuDF's Java exception (round 58), AMReX's and the HIP runtime's own forms before PyTorch's bare hipErrorOutOfMemory
+    _catboost_pool, _faiss_alloc, _gunrock_alloc, _physx_capacity, _kmcuda_alloc,     # libraries' own forms (rounds 57-58)
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
@@ -524,7 +526,7 @@ PRIORITY = {
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "comfy.vhs_ram": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
-    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "faiss.alloc": 7, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
+    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }

@@ -155,6 +155,13 @@ RULES = [
       "in it: the training data set and its working buffers at these settings need more than the card; keep categorical "
       "features in host memory (gpu_cat_features_storage='CpuPinnedMemory'), fewer borders (border_count), a smaller depth, "
       "or more GPUs"),
+    # kmcuda allocates the samples, the centroids and each per-sample output (assignments, *dest) on the card once per run, each
+    # sized from the data set: the buffer it names is the data set at this size (src-d/kmcuda#21: input and output together
+    # over the card; its maintainer's answer, subsample)
+    R("activations", 2.0, kind("kmcuda.alloc"),
+      lambda x: "kmcuda could not allocate " + (f"{fmt_bytes(x.req)} for {x.ev.get('buffer', 'a buffer')}" if x.req else "a buffer")
+      + " on the card: its buffers (the samples, the centroids, the per-sample outputs) are sized from the data set, which "
+        "does not fit at this size; subsample or split the data, use float16 samples, or spread it over more GPUs (device mask)"),
     # Faiss's device allocations outside its scratch space: an index's stored vectors or codes (add) and the results of a
     # search; one the size of the data added is the data set itself (facebookresearch/faiss#648: 16e9 bytes of vectors)
     R("activations", 1.5, lambda x: x.kind == "faiss.alloc" and x.ev.get("form") == "device" and x.req >= FAISS_TEMP_MIN,
@@ -174,6 +181,12 @@ RULES = [
     R("activations", 2.4, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "compile",
       "XLA's compiled program needs {n[program]:b} of the chip's {n[total]:b} HBM: its activations and temporaries at this batch "
       "and sequence length; lower them, shard the model, or rematerialise (jax.checkpoint)"),
+    # XLA's rematerialization pass could not bring the program under the device's limit: what it reached is what the program
+    # holds at its peak, its buffers together (R: a program larger than the card; google-deepmind/mujoco#1431, a replay buffer)
+    R("activations", 2.4, kind("xla.remat"),
+      "XLA could not bring the compiled program under the device's memory limit by rematerialization: it still needs "
+      "{n[required]:b} at its peak, its buffers at these sizes (activations, and any buffer the program keeps on the device: "
+      "a replay buffer, a rollout, a batch); lower the sizes that set them, or shard the program over devices"),
     R("activations", 1.5, lambda x: x.kind in OWN_POOLS and x.req < ABSURD_HOST and x.ev.get("form") not in ("compile", "scratch"),
       lambda x: f"{OWN_POOLS[x.kind]} could not allocate"
                 + (f" a {fmt_bytes(x.req)} buffer" if x.req else " a tensor") + ": an operator's working memory for this input size"),

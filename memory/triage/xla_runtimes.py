@@ -114,3 +114,28 @@ def stream_executor(line):
                 "complete": True, "form": "stream_executor"}
     return {"kind": "cuda.driver", "device_kind": "cpu", "numbers": {"requested": int(m.group(3) or m.group(4))}, "runtime": runtime,
             "complete": True, "form": "stream_executor_host"}
+
+
+# XLA's rematerialization pass (xla/service/hlo_rematerialization.cc) warns when it cannot bring a compiled program under the
+# device's memory limit: "Can't reduce memory use below <target> (<n> bytes) by rematerialization; only reduced to <size> (<n>
+# bytes), down from <size> (<n> bytes) originally". The size it reached is what the program needs at its peak (its buffers
+# live together); the target is the limit less what is already held, negative when the device is spoken for (round 58;
+# google-deepmind/mujoco#1431: a Brax SAC replay buffer sized from num_timesteps)
+XLA_REMAT = re.compile(r"Can't reduce memory use below -?[\d.]{1,20}[KMGTP]?i?B \(-?\d{1,20} bytes\) by rematerialization; "
+                       r"only reduced to ([\d.]{1,20}[KMGTP]?i?B) \((\d{1,20}) bytes\)")
+
+
+def xla_remat(line):
+    if "by rematerialization" not in line:
+        return None
+    m = XLA_REMAT.search(line)
+    if not m:
+        return None
+    # the printed size, as the corpus reads every tsl figure (HumanReadableNumBytes); the same build paths as the stream executor
+    runtime = "tensorflow" if "external/local_xla/" in line else \
+        "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla")) else "tensorflow"
+    return {"kind": "xla.remat", "device_kind": None, "numbers": {"required": parse_size(m.group(1))}, "runtime": runtime,
+            "complete": True, "form": "remat"}
+
+
+xla_remat.needed = ("by rematerialization",)
