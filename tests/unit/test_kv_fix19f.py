@@ -72,6 +72,9 @@ PRE_AMPERE_DATA = (
     # batch 51 (ollama-cs6501 0.15.2 on a T4; ghghang2's llama.cpp T4 rows share batch 45's text)
     "Tesla T4 (compute 7.5; Ollama: total 15.0 GiB, 'gpu memory' available 14.3",
     "NVIDIA GeForce GTX 1660 SUPER 6 GB (TU116)",  # batch 51 (Turing, 7.5, through Vulkan)
+    # batch 58 (vllm-mrefaat, vLLM 0.17.1 on an AWS T4: eager GPTQ and AWQ runs)
+    "NVIDIA Tesla T4 15 GB (AWS Deep Learning AMI, driver 580.126.09;",
+    "NVIDIA Tesla T4 15 GB (AWS Deep Learning AMI, driver 580.126.09)",
 )
 
 
