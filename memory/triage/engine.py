@@ -85,6 +85,8 @@ def _event_dict(scan, inc, context):
     numbers = dict(ev.get("numbers") or {})
     if case.bogus_limit:
         numbers["total"] = case.total      # the card (ComfyUI's start-up total), not the message's device limit
+    if env["runtime"] == "comfyui" and len(scan.facts["nunchaku_gpus"]) == 1:
+        numbers.setdefault("total", next(iter(scan.facts["nunchaku_gpus"].values())))   # nunchaku's loader printed its one card
     if ev.get("form") == "stream_executor":
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory

@@ -88,7 +88,8 @@ def infer(scan, inc, context: dict) -> dict:
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
-                        "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda")
+                        "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda",
+                        "sapien")
 
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the

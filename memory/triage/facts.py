@@ -36,7 +36,7 @@ def new_facts() -> dict:
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
-            "vllm_transformers": False, "fact_line": {}}
+            "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -108,6 +108,10 @@ def _device(s, f, m, text, lineno, window):
 def _total_vram(s, f, m, text, lineno, window):
     f["total_vram"] = int(m.group(1)) * MiB
     f["comfy"] = True
+
+
+def _nunchaku_gpu(s, f, m, text, lineno, window):
+    f["nunchaku_gpus"][int(m.group(1))] = round(float(m.group(2)) * MiB)      # the card's total_memory, by device id
 
 
 def _torch_version(s, f, m, text, lineno, window):
@@ -359,6 +363,7 @@ def _ollama_full(s, f, m, text, *_):
 HANDLERS = {
     "device": _device,
     "total_vram": _total_vram,
+    "nunchaku_gpu": _nunchaku_gpu,
     "vram_state": lambda s, f, m, *_: f.update(vram_state=m.group(1), comfy=True),
     "torch_version": _torch_version,
     "platform": lambda s, f, m, *_: f["os_votes"].update({m.group(1).lower(): 10}),

@@ -70,6 +70,9 @@ FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
     ("total_vram", re.compile(r"Total VRAM (\d{1,20}) MB, total RAM (\d{1,20}) MB")),
+    # ComfyUI-nunchaku's DiT loaders print the card they load onto, its total_memory in MiB (nodes/models/flux.py: "GPU 0 (NVIDIA
+    # GeForce RTX 3060) Memory: 11906.8125 MiB"), before their CPU-offload line (round 59)
+    ("nunchaku_gpu", re.compile(r"^GPU (\d{1,3}) \([^()\n]{1,80}\) Memory: (\d{1,9}(?:\.\d{1,9})?) MiB\s*$")),
     # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram, and in older ComfyUI also by itself on a card of 4 GB or less; NO_VRAM by --novram)
     ("vram_state", re.compile(r"Set vram state to: (\w+)")),
     # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
@@ -279,7 +282,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
-    "device": ("Device: ",), "total_vram": ("Total VRAM",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
@@ -366,6 +369,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                " error -4 at ", " error -5 at ", " error -6 at ", "KV cache memory: -",
                "Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory",
                "not enough Metal memory for KV cache", "memory guard refused")
+# CatBoost's pool sentence quoted without its lead-in (native_runtimes.CATBOOST_QUOTED, round 59)
+ERROR_WORDS += ("MB; Free ", "larger than free memory")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -399,6 +404,8 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # a runtime's error context printed on its own line above the root error (anyhow's "Caused by:" chain: stage_said)
 ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")
+# CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
+ANCHORS += (b"MB; Free ",)
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

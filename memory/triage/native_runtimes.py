@@ -66,6 +66,10 @@ def hip_host_call(x):
 # (catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h: "Error: Out of memory. Requested R MB; Free F MB", both
 # figures in its MB of 1024 * 1024 bytes; the 0.7 releases print them without the unit, catboost/catboost#302)
 CATBOOST_POOL = re.compile(r"Error: Out of memory\. Requested (\d{1,9}(?:\.\d{1,9})?)(?: MB)?; Free (\d{1,9}(?:\.\d{1,9})?)(?: MB)?")
+# the same sentence quoted from "Requested" on (catboost/catboost#1081 quotes only "Requested 5696 MB; Free 3958.169335 MB", with
+# the closing quote of the exception's what()): a line that is that sentence alone, its unit and its two figures as the pool
+# prints them, is the pool's (round 59; a line with other words around it is not read)
+CATBOOST_QUOTED = re.compile(r"^\W{0,3}Requested (\d{1,9}(?:\.\d{1,9})?) MB; Free (\d{1,9}(?:\.\d{1,9})?) MB\W{0,3}$")
 # Faiss's GPU allocations (indexes' data, its scratch): before 1.4 an assertion ("Faiss assertion 'cudaMalloc(p, size) ==
 # cudaSuccess' failed in ... allocMemorySpace ...; details: Failed to cudaMalloc N bytes"), in 1.5-1.6 a throw
 # (gpu/utils/MemorySpace.cpp "failed to cudaMalloc %zu bytes (error %d %s)"; StandardGpuResources "... bytes on device %d (error
@@ -87,17 +91,55 @@ GUNROCK_ALLOC = re.compile(r"\[[^\]\n]{1,300}?, \d{1,6} @ gpu \d{1,3}\] ([^\n]{0
 
 
 def catboost_pool(line):
-    if "Out of memory. Requested" not in line:
-        return None
-    m = CATBOOST_POOL.search(line)
-    if not m or ("NCudaLib" not in line and "memory_pool" not in line):
+    if "Out of memory. Requested" in line:
+        m = CATBOOST_POOL.search(line)
+        if not m or ("NCudaLib" not in line and "memory_pool" not in line):
+            return None
+    elif "MB; Free " in line:
+        m = CATBOOST_QUOTED.match(line.strip())
+        if not m:
+            return None
+    else:
         return None
     mib = 1024 * 1024
     return {"kind": "catboost.pool", "device_kind": "cuda", "runtime": "catboost", "complete": True,
             "numbers": {"requested": int(round(float(m.group(1)) * mib)), "free": int(round(float(m.group(2)) * mib))}}
 
 
-catboost_pool.needed = ("Out of memory. Requested",)
+catboost_pool.needed = ("Out of memory. Requested", "MB; Free ")
+
+# The RAPIDS Accelerator for Apache Spark sizes its RMM pool at executor start from the card's TOTAL memory (GpuDeviceManager
+# computeRmmInitSizes, 0.1 to 21.08: spark.rapids.memory.gpu.allocFraction x total, the maximum maxAllocFraction x total less
+# the reserve) and warns before it allocates anything on the card: "Initial RMM allocation (X MB) is larger than free memory
+# (F MB)"; the next line gives the pool and its maximum ("Initializing RMM ARENA initial size = X MB, max size = M MB on gpuId
+# N") and the pool's allocation then fails. Its MB is MiB (toMB: bytes / 1024 / 1024) (NVIDIA/spark-rapids at 37327c8)
+RAPIDS_RMM_INIT = re.compile(r"Initial RMM allocation \((\d{1,12}(?:\.\d{1,12})?) MB\) is larger than free memory "
+                             r"\((\d{1,12}(?:\.\d{1,12})?) MB\)")
+RAPIDS_RMM_MAX = re.compile(r"Initializing RMM\b[^\n]{0,60}? initial size = \d{1,12}(?:\.\d{1,12})? MB, max size = "
+                            r"(\d{1,12}(?:\.\d{1,12})?) MB")
+
+
+def rapids_rmm_init(line):
+    if "larger than free memory" not in line:
+        return None
+    m = RAPIDS_RMM_INIT.search(line)
+    if not m:
+        return None
+    mib = 1024 * 1024
+    return {"kind": "rapids.rmm_init", "device_kind": "cuda", "runtime": "rapids", "complete": True,
+            "numbers": {"requested": int(round(float(m.group(1)) * mib)), "free": int(round(float(m.group(2)) * mib))}}
+
+
+rapids_rmm_init.needed = ("larger than free memory",)
+
+
+def rapids_rmm_max(ev, text) -> bool:
+    """The line under the plugin's warning: the pool's maximum (its limit)."""
+    m = RAPIDS_RMM_MAX.search(text)
+    if not m or "limit" in ev["numbers"]:
+        return False
+    ev["numbers"]["limit"] = int(round(float(m.group(1)) * 1024 * 1024))
+    return True
 
 
 def faiss_alloc(line):
@@ -152,6 +194,20 @@ PHYSX_SETTING = {"totalAggregatePairsCapacity": "gpu_total_aggregate_pairs_capac
                  "Contact": "gpu_max_rigid_contact_count", "maxRigidPatchCount": "gpu_max_rigid_patch_count",
                  "maxRigidContactCount": "gpu_max_rigid_contact_count", "heapCapacity": "gpu_heap_capacity",
                  "tempBufferCapacity": "gpu_temp_buffer_capacity"}
+# the program around PhysX, by its own mark on the line: Kit's plugin names itself ("[omni.physx.plugin]"), SAPIEN's logger
+# prints its name ("[SAPIEN] [critical] ..."; ManiSkill's GPU simulation runs on SAPIEN) (round 59; mani-skill/ManiSkill#911)
+PHYSX_HOSTS = (("omni.physx", "isaacsim"), ("[SAPIEN]", "sapien"))
+
+
+def physx_setting(ev) -> str:
+    """Where the named capacity is set, in the words of the program around PhysX: Isaac Lab's PhysxCfg field, or for SAPIEN
+    ManiSkill's GPUMemoryConfig field (the same names without "gpu_"; ManiSkill hands them to SAPIEN's PhysX), or ""."""
+    field = PHYSX_SETTING.get(ev["capacity"])
+    if not field:
+        return ""
+    if ev.get("runtime") == "sapien":
+        return f" (ManiSkill's GPUMemoryConfig.{field[4:]}, in the task's sim config)"
+    return f" (Isaac Lab's PhysxCfg.{field})"
 
 
 def physx_capacity(line):
@@ -164,7 +220,7 @@ def physx_capacity(line):
     name = name[4:] if name.startswith("GPU ") else name
     figure = m.group(2) or m.group(5)
     ev = {"kind": "physx.capacity", "device_kind": "cuda", "numbers": {}, "complete": True,
-          "runtime": "isaacsim" if "omni.physx" in line else "physx", "capacity": name}
+          "runtime": next((rt for mark, rt in PHYSX_HOSTS if mark in line), "physx"), "capacity": name}
     if figure:
         n = int(figure)
         ev["capacity_needed"] = n + (1 << 32) if n < 0 else n      # a signed 32-bit count that wrapped

@@ -155,6 +155,13 @@ RULES = [
       "in it: the training data set and its working buffers at these settings need more than the card; keep categorical "
       "features in host memory (gpu_cat_features_storage='CpuPinnedMemory'), fewer borders (border_count), a smaller depth, "
       "or more GPUs"),
+    # kmcuda's Yinyang refinement (yinyang_t > 0, 0.1 by default) adds its own buffers, named *_yy: the bounds one holds a float
+    # per sample per group plus one (kmcuda.cc: samples x (yinyang_t x clusters + 1)), so many clusters make it the largest
+    # buffer of the run; yinyang_t=0 allocates none of them (round 59; src-d/kmcuda#26, its maintainer's answer)
+    R("activations", 2.2, lambda x: x.kind == "kmcuda.alloc" and str(x.ev.get("buffer", "")).endswith("_yy"),
+      lambda x: f"kmcuda could not allocate {fmt_bytes(x.req) + ' ' if x.req else ''}for {x.ev['buffer']}, a buffer of its "
+                "Yinyang refinement, sized from the samples times the Yinyang groups (yinyang_t x clusters): turn Yinyang off "
+                "(yinyang_t=0), or use fewer clusters; the plain k-means buffers stay"),
     # kmcuda allocates the samples, the centroids and each per-sample output (assignments, *dest) on the card once per run, each
     # sized from the data set: the buffer it names is the data set at this size (src-d/kmcuda#21: input and output together
     # over the card; its maintainer's answer, subsample)

@@ -4,7 +4,7 @@ from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
-from .native_runtimes import PHYSX_SETTING, hip_host_call
+from .native_runtimes import hip_host_call, physx_setting
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -186,7 +186,7 @@ OTHER = [
       lambda x: f"GPU PhysX's {x.ev['capacity']} buffer overflowed"
       + (f" (it needs at least {x.ev['capacity_needed']})" if x.ev.get("capacity_needed") is not None else "")
       + ": a capacity fixed in the scene description when the simulation started, not a lack of device memory; raise it"
-      + (f" (Isaac Lab's PhysxCfg.{PHYSX_SETTING[x.ev['capacity']]})" if x.ev["capacity"] in PHYSX_SETTING else "")
+      + physx_setting(x.ev)
       + ", or space the environments apart so bodies of different clones do not meet"),
     R("other", 8.0, kind("vulkan.max_buffer"),
       lambda x: "the Vulkan validation layer refused one buffer" + (f" of {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")

@@ -1,5 +1,6 @@
 """Triage's rule rows for *other-process* that a runtime's own line decides (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
+from ..units import fmt_bytes
 from .predicates import cumem_wake_up, kind
 from .rule_row import Rule
 
@@ -13,6 +14,15 @@ RUNTIME_HELD = [
       "before the sleep, so something else on the card took that memory meanwhile, in RL the colocated trainer; leave it "
       "room (a lower gpu_memory_utilization, or the RL framework's setting for it), or have the trainer offload and "
       "torch.cuda.empty_cache() before wake_up"),
+    # The Spark RAPIDS plugin sizes its pool from the card's total (allocFraction, 0.9 by default) and finds less free at executor
+    # start, before this executor allocated anything: more than a tenth of the card is held outside it, by another executor
+    # Spark placed on the same GPU (no GPU requested per executor) or another program (round 59; NVIDIA/spark-rapids#1674)
+    R("other-process", 4.0, kind("rapids.rmm_init"),
+      lambda x: "the RAPIDS plugin's pool of " + fmt_bytes(x.req) + ", sized from the card's total, is larger than the "
+      + (fmt_bytes(x.n["free"]) + " " if x.n.get("free") is not None else "") + "free when the executor started, before it "
+      "allocated anything: other processes hold the rest, often another executor Spark put on the same GPU; give each executor "
+      "its own GPU (spark.executor.resource.gpu.amount=1, spark.task.resource.gpu.amount=1/spark.executor.cores), free the "
+      "card, or lower spark.rapids.memory.gpu.allocFraction"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

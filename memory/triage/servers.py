@@ -5,7 +5,7 @@ import re
 
 from . import error_patterns as RX
 from .other_runtimes import DOTNET_OBJECT, libplacebo_heap
-from .native_runtimes import kmcuda_buffer
+from .native_runtimes import kmcuda_buffer, rapids_rmm_max
 from .text import num, size
 
 
@@ -109,6 +109,7 @@ def _sglang_kv(line):
 
 BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc", "vllm_metal.kv_budget", "ds4.memory_guard",
                "kmcuda.alloc")
+BLOCK_KINDS += ("rapids.rmm_init",)      # the Spark RAPIDS plugin's pool line under its warning (round 59)
 # ds4's memory guard (its GLM branch, antirez/ds4#889) refuses a plan before allocating the graph: "ds4: GLM memory guard
 # refused ctx=1000000 ... before GLM graph allocation"; the lines under it give the model map, then the sum it needed and the
 # budget with what the budget came from ("required model+graph: 195.91 GiB; guard budget: 110.00 GiB (base 512.00 GiB,
@@ -205,6 +206,8 @@ def add_block_fields(ev, text) -> bool:
         return libplacebo_heap(ev, text)
     if ev.get("kind") == "kmcuda.alloc":
         return kmcuda_buffer(ev, text)
+    if ev.get("kind") == "rapids.rmm_init":
+        return rapids_rmm_max(ev, text)
     if ev.get("kind") == "ds4.memory_guard":
         m = _DS4_MODEL_MAP.search(text)
         if m:
