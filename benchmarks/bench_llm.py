@@ -665,6 +665,26 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "vllm-augmcqa-qwen3-4b-2507-bf16-a6000-32k-u090", "vllm-augmcqa-olmo-3-7b-bf16-a6000-32k-u090",
         "vllm-augmcqa-nanbeige41-3b-bf16-a6000-256k-u090", "vllm-fintech-dotsocr-bf16-131k-u060-async",
         "vllm-lambo-qwen25-32b-bf16-tp4-24gb-32k-u088-mns1-eager", "vllm-logomesh-qwen25-coder-32b-awq-a100-40g-4k",
+        # batch 58 (kv-accuracy round 51, task ellm26; tuned after its first sight, llm_first_sight.json batches["58"],
+        # commit 169a96c1): every row read; the T4 GPTQ-Int8 row led to --weights-dtype gptq taking the name's 8-bit
+        # width; the others as round 51 says
+        "vllm-liblackwell-dsv4flash-0731-fp8-tp4-4xrtxpro6000-131k-u095-fp8kv-dspark7",
+        "vllm-liblackwell-dsv4flash-0731-fp8-tp4-4xrtxpro6000-131k-u095-fp8kv-offload1g",
+        "vllm-mrefaat-qwen25-7b-gptq-int8-t4-2k-eager",
+        "vllm-mrefaat-qwen25-7b-awq-t4-2k",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-default",
+        "vllm-lifenyan-qwen25-7b-awq-4090-32k-default",
+        "vllm-lifenyan-qwen25-7b-fp8-dynamic-4090-32k-default",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u080-seqs256",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u090-seqs256",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u095-seqs256-graph-oom",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u090-seqs128",
+        "vllm-pranay-qwen3-14b-a100-80g-32k-default",
+        "vllm-pranay-qwen3-32b-a100-80g-32k-default",
+        "sglang-pranay-qwen3-14b-a100-80g-32k-mf0836",
+        "sglang-pranay-qwen3-4b-a100-80g-32k-mf0836",
+        "vllm-jupiter-glm52-w4a16-tp4-ep-4xgh200-400k-u090-fp8mla-uvaoffload40",
+        "vllm-jupiter-glm52-w4a16-tp4-ep-4xgh200-400k-u094-fp8mla-uvaoffload40",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

@@ -157,9 +157,23 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
     return spec, weights_dtype, None
 
 
+# A --weights-dtype that names a quantization method, not a width: the width is the checkpoint's (vLLM's GPTQConfig /
+# AutoGPTQConfig from_config read quantize_config.json's "bits"; TYPE_MAP (8, True) -> uint8b128). Where the name states
+# the width (Qwen's `-GPTQ-Int8`, names.py), the method is sized at the name's width instead of kv's 4-bit gptq. vLLM's
+# GPTQ kernels keep the packed int32 qweight at the checkpoint's bits: the Exllama path (the one below compute 8.0 and
+# the one `--quantization gptq` forces) only reorders it in place (gptq_shuffle(q, g_idx, bits)), Marlin repacks it;
+# none stores it dequantized (read in dg1kjd/vllm-v100-sxm2-qwen3.5-397b: auto_gptq.py, kernels/linear/mixed_precision/
+# exllama.py, SUPPORTED_QUANT_TYPES uint4b8 and uint8b128). One row a method: the name formats it defers to.
+METHOD_TAKES_NAME_WIDTH = {"gptq": ("int8",)}
+
+
 def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
     """The notes the request starts with (the weights' type, -ngl, the version; Ollama's default Q4_K_M)."""
     notes = list(spec.notes)
+    if weights_dtype and spec.quant in METHOD_TAKES_NAME_WIDTH.get(str(weights_dtype).lower(), ()):
+        notes.append(f"--weights-dtype {weights_dtype} names the method; its width is the checkpoint's, which the name "
+                     f"says is {spec.quant}: sized at that width (vLLM's GPTQ kernels keep 8-bit weights packed at 8 bits)")
+        weights_dtype = spec.quant
     if weights_dtype and spec.quant and str(weights_dtype).lower() != str(spec.quant).lower():  # the dtype used
         said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
         notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the name"
