@@ -160,10 +160,11 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
 # A --weights-dtype that names a quantization method, not a width: the width is the checkpoint's (vLLM's GPTQConfig /
 # AutoGPTQConfig from_config read quantize_config.json's "bits"; TYPE_MAP (8, True) -> uint8b128). Where the name states
 # the width (Qwen's `-GPTQ-Int8`, names.py), the method is sized at the name's width instead of kv's 4-bit gptq. vLLM's
-# GPTQ kernels keep the packed int32 qweight at the checkpoint's bits: the Exllama path (the one below compute 8.0 and
-# the one `--quantization gptq` forces) only reorders it in place (gptq_shuffle(q, g_idx, bits)), Marlin repacks it;
-# none stores it dequantized (read in dg1kjd/vllm-v100-sxm2-qwen3.5-397b: auto_gptq.py, kernels/linear/mixed_precision/
-# exllama.py, SUPPORTED_QUANT_TYPES uint4b8 and uint8b128). One row a method: the name formats it defers to.
+# GPTQ kernels keep the packed int32 qweight at the checkpoint's bits: Exllama's only reorders it in place
+# (gptq_shuffle(q, g_idx, bits)), Marlin's repacks it; neither stores it dequantized (read in the July 2026 vLLM tree
+# dg1kjd/vllm-v100-sxm2-qwen3.5-397b vendors: auto_gptq.py, kernels/linear/mixed_precision/exllama.py with
+# SUPPORTED_QUANT_TYPES uint4b8 and uint8b128; 0.17.1's own GPTQ files were not read). One row a method: the name
+# formats it defers to.
 METHOD_TAKES_NAME_WIDTH = {"gptq": ("int8",)}
 
 
