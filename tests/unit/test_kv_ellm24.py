@@ -189,3 +189,18 @@ def test_a_w4a16_drafters_projections_at_their_bits(tmp_path):
                                        "model": _write(tmp_path, quantization_config=qc)})
     layers = 5 * (2 * 5120 * 4096 + 2 * 5120 * 1024 + 3 * 5120 * 17408)
     assert r["weights"] - base["weights"] == int(layers * 4.125 / 8 / 2 + 25600 * 5120 * 2)
+
+
+# review24: a malformed drafter config.json is a UserError naming the field, never a traceback. A dflash_config that is
+# no object ('AttributeError: list has no get') and an ignore list given as one name or a number ("ignore": "model.fc"
+# was read letter by letter, "ignore": 5 raised TypeError in skip_matcher). Breaking it: read_drafter's two checks out.
+def test_malformed_drafter_config_fields_are_user_errors(tmp_path):
+    cases = [("list", {"dflash_config": [1, 10, 19]}, "target_layer_ids"),
+             ("int", {"quantization_config": {"quant_method": "fp8", "ignore": 5}}, "ignore list"),
+             ("str", {"quantization_config": {"quant_method": "fp8", "ignore": "model.fc"}}, "ignore list")]
+    for name, fields, says in cases:
+        d = tmp_path / name
+        d.mkdir()
+        with pytest.raises(UserError, match=says):
+            _plan_1085(speculative_config={"method": "dflash", "num_speculative_tokens": 7,
+                                           "model": _write(d, **fields)})

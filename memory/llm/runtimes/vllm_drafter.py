@@ -102,7 +102,8 @@ def read_drafter(method: str, model: str) -> dict:
     kvh = _int(cfg, "num_key_value_heads", hi=1024, default=heads)
     hd = _int(cfg, "head_dim", default=d // heads)
     inter = _int(cfg, "intermediate_size")
-    taps = (cfg.get("dflash_config") or {}).get("target_layer_ids")
+    dfc = cfg.get("dflash_config")
+    taps = dfc.get("target_layer_ids") if isinstance(dfc, dict) else None
     if not isinstance(taps, list) or not taps:
         raise UserError("the drafter's config.json has no dflash_config.target_layer_ids (the target layers its fc "
                         "reads)")
@@ -118,7 +119,11 @@ def read_drafter(method: str, model: str) -> dict:
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
     dense = 32 if dtype in ("float32", "fp32") else 16
     bits = linear_bits(fmt, _quant_group(q), _quant_sym(q)) if q else dense
-    skipped = skip_matcher((q or {}).get("ignore") or (q or {}).get("modules_to_not_convert") or [])
+    skip = (q or {}).get("ignore") or (q or {}).get("modules_to_not_convert") or []
+    if not isinstance(skip, list):
+        raise UserError(f"the drafter's config.json: quantization_config's ignore list must be a list of module "
+                        f"names, got {skip!r}")
+    skipped = skip_matcher(skip)
     # bits of each projection: a module the quantization_config leaves out keeps the dtype's (vLLM's module names:
     # model.layers.N.self_attn.q_proj ..., model.fc; syv-ai's W4A16 DFlash2 lists its bf16 modules so)
     proj = [[(name, dense if q is None or skipped(f"model.layers.{i}.{name}") else bits) for name in PROJ]
