@@ -1,6 +1,9 @@
 """The flags and the command a `gpu-garden kv` plan prints, runtime by runtime: vLLM's and llama-server's flags,
 Ollama's environment and Modelfile parameters. One `flag` record for the plan (plan.py) and for the fixes read from
 an out-of-memory log (advise.py)."""
+import json
+import shlex
+
 from .runtimes import at_least, llamacpp as LC, vllm as V, vllm_pipeline as VP
 
 # llama-server's flags by build (a flag printed for a build that lacks it stops the server at its argument parser):
@@ -154,8 +157,10 @@ def mtp_flags(knobs, runtime="vllm") -> list:
     n = knobs.get("mtp_tokens")
     sep = knobs.get("speculative_config")  # a separate drafter (plan_checks.speculative_config: parsed)
     if sep and runtime == "vllm":
-        cfg = '{"method":"%s","model":"%s","num_speculative_tokens":%d}' % (sep["method"], sep["model"], sep["tokens"])
-        return [flag("flag", "--speculative-config", cfg, "drafter counted", text=f"--speculative-config '{cfg}'")]
+        # JSON as vLLM reads it (a path's backslashes and quotes escaped), quoted for the shell
+        cfg = json.dumps({"method": sep["method"], "model": sep["model"], "num_speculative_tokens": sep["tokens"]},
+                         separators=(",", ":"))
+        return [flag("flag", "--speculative-config", cfg, "drafter counted", text=f"--speculative-config {shlex.quote(cfg)}")]
     if not n:
         return []
     if runtime == "llama.cpp":

@@ -23,3 +23,27 @@ def test_readme_kv_synopsis_names_every_kv_option():
     named = set(re.findall(r"--[a-z][a-z0-9-]+", block))
     options = {o for a in _kv_parser()._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
     assert options - named == set()
+
+
+# 2. The printed --speculative-config is JSON vLLM can read and one shell word, whatever the drafter's path holds: it was
+# formatted with '"model":"%s"', so a Windows folder (C:\models\dflash: \m and \d are no JSON escapes) or a path with a
+# double quote printed a config vLLM's json.loads refuses, and one with a single quote broke the shell's quoting.
+# Breaking it: flags.mtp_flags back to the % format.
+def test_printed_speculative_config_is_json_of_the_given_path(tmp_path):
+    import json
+    import shlex
+
+    from gpu_garden.memory.llm import kv as llm
+
+    cfg = {"architectures": ["DFlashDraftModel"], "hidden_size": 4096, "num_hidden_layers": 1,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288,
+           "dflash_config": {"target_layer_ids": [1, 17, 33]}}
+    for name in ("C:\\models\\dflash", "it's \"the\" drafter"):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "config.json").write_text(json.dumps(cfg))
+        r = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=8192,
+                     speculative_config={"method": "dflash", "model": str(d), "num_speculative_tokens": 3})
+        f = next(f for f in r["flags"] if f["name"] == "--speculative-config")
+        assert json.loads(f["value"]) == {"method": "dflash", "model": str(d), "num_speculative_tokens": 3}
+        assert shlex.split(f["text"]) == ["--speculative-config", f["value"]]
