@@ -47,3 +47,15 @@ def test_printed_speculative_config_is_json_of_the_given_path(tmp_path):
         f = next(f for f in r["flags"] if f["name"] == "--speculative-config")
         assert json.loads(f["value"]) == {"method": "dflash", "model": str(d), "num_speculative_tokens": 3}
         assert shlex.split(f["text"]) == ["--speculative-config", f["value"]]
+
+
+# 3. PEP 440 orders a development build of a post-release after the release it follows: 0.8.5.post1.dev3 is past 0.8.5
+# (and before 0.8.5.post1). parse_version's dev branch (378b1623) read every .devN as before its release, so
+# 0.8.5.post1.dev3 read as (0, 8, 4, PRE, -1), older than 0.8.5 itself; a plain X.Y.Z.devN still reads before X.Y.Z.
+# Breaking it: the "post" guard on the _DEV branch taken out.
+def test_a_post_release_dev_build_reads_after_its_release():
+    from gpu_garden.memory.llm.runtimes import parse_version
+
+    assert parse_version("0.8.5.post1.dev3") >= (0, 8, 5)
+    assert parse_version("0.8.5.post1.dev3") < (0, 8, 6)
+    assert parse_version("0.20.1.dev0+g101584af0") < (0, 20, 1)

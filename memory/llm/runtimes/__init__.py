@@ -57,7 +57,7 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         return (major, minor, patch - 1, PRE, 0)
     if rc is not None:
         return (major, minor, patch - 1, PRE, int(rc))
-    if _DEV.match(first, m.end()):
+    if _DEV.match(first, m.end()) and "post" not in m.group(0):  # X.Y.Z.postN.devM is after X.Y.Z (PEP 440)
         # a development build of a release not yet made: PEP 440 orders X.Y.Z.devN before X.Y.Z and its candidates;
         # setuptools-scm (vLLM's, SGLang's versioning) writes a checkout past tag X.Y.(Z-1) as X.Y.Z.devN+g<hash>
         # (jethac's AEON image prints 0.20.1.dev0+g101584af0.d20260424 and the pre-0.20.1 token figure)
