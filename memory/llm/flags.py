@@ -158,8 +158,8 @@ def mtp_flags(knobs, runtime="vllm") -> list:
     sep = knobs.get("speculative_config")  # a separate drafter (plan_checks.speculative_config: parsed)
     if sep and runtime == "vllm":
         # JSON as vLLM reads it (a path's backslashes and quotes escaped), quoted for the shell
-        cfg = json.dumps({"method": sep["method"], "model": sep["model"], "num_speculative_tokens": sep["tokens"]},
-                         separators=(",", ":"))
+        cfg = json.dumps({"method": sep["method"], "model": sep["model"], "num_speculative_tokens": sep["tokens"],
+                          **sep.get("others", {})}, separators=(",", ":"))
         return [flag("flag", "--speculative-config", cfg, "drafter counted", text=f"--speculative-config {shlex.quote(cfg)}")]
     if not n:
         return []

@@ -59,3 +59,22 @@ def test_a_post_release_dev_build_reads_after_its_release():
     assert parse_version("0.8.5.post1.dev3") >= (0, 8, 5)
     assert parse_version("0.8.5.post1.dev3") < (0, 8, 6)
     assert parse_version("0.20.1.dev0+g101584af0") < (0, 20, 1)
+
+
+# 4. Keys of the user's --speculative-config that kv does not read (draft_tensor_parallel_size, max_model_len, ...) were
+# dropped from the printed vllm command without a word (parse kept method, tokens and model only). They are kept in the
+# command and named in a note. Breaking it: parse's "others" emptied.
+def test_speculative_config_keys_kv_does_not_read_are_kept_and_named(tmp_path):
+    import json
+
+    from gpu_garden.memory.llm import kv as llm
+
+    cfg = {"architectures": ["DFlashDraftModel"], "hidden_size": 4096, "num_hidden_layers": 1,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288,
+           "dflash_config": {"target_layer_ids": [1, 17, 33]}}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    given = {"method": "dflash", "model": str(tmp_path), "num_speculative_tokens": 3, "draft_tensor_parallel_size": 1}
+    r = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=8192, speculative_config=json.dumps(given))
+    f = next(f for f in r["flags"] if f["name"] == "--speculative-config")
+    assert json.loads(f["value"]) == given
+    assert any("draft_tensor_parallel_size: not read" in n for n in r["notes"])

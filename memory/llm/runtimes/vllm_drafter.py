@@ -56,7 +56,9 @@ def parse(value) -> dict:
     if method in DRAFTER_METHODS and not isinstance(model, str):
         raise UserError(f"--speculative-config method {method!r} needs the drafter's \"model\": the path of its "
                         "config.json (or of the folder holding it)")
-    return {"method": method, "tokens": n, "model": model}
+    # the keys kv does not read (draft_tensor_parallel_size, max_model_len, ...): kept for the printed command and named
+    others = {k: v for k, v in value.items() if k not in ("method", "num_speculative_tokens", "model")}
+    return {"method": method, "tokens": n, "model": model, "others": others}
 
 
 def _config_path(model: str) -> str:
@@ -167,4 +169,7 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
                  f"weights on each GPU ({g['format']}; token table and head are the target's), its "
                  f"{g['layers']} {kind} attention layers a kind of their own in the KV pool; DFlash2's convolutions and "
                  "candidate selector are not counted")
+    if parsed.get("others"):
+        notes.append(f"--speculative-config {', '.join(sorted(parsed['others']))}: not read, the drafter is sized "
+                     "without them (kept in the printed command)")
     return dict(roles, total=roles["total"] + w, how=roles["how"] + f" + {fmt_bytes(w)} of {g['arch']} drafter")
