@@ -25,8 +25,8 @@ def test_readme_kv_synopsis_names_every_kv_option():
     assert options - named == set()
 
 
-# 2. The printed --speculative-config is JSON vLLM can read and one shell word, whatever the drafter's path holds: it was
-# formatted with '"model":"%s"', so a Windows folder (C:\models\dflash: \m and \d are no JSON escapes) or a path with a
+# 2. The printed --speculative-config is JSON vLLM can read and one shell word, whatever the drafter's path holds: it
+# was formatted with '"model":"%s"', so a Windows folder (C:\models\dflash: \m and \d are no JSON escapes) or a path with a
 # double quote printed a config vLLM's json.loads refuses, and one with a single quote broke the shell's quoting.
 # Breaking it: flags.mtp_flags back to the % format.
 def test_printed_speculative_config_is_json_of_the_given_path(tmp_path):
