@@ -179,8 +179,8 @@ def speculative_config(runtime, knobs) -> None:
     if raw is None or (isinstance(raw, dict) and "tokens" in raw and "num_speculative_tokens" not in raw):
         return  # none, or read already (plan re-plans other contexts with the same settings)
     if runtime != "vllm":
-        raise UserError(f"--speculative-config is vLLM's; {runtime}'s drafting is not read from it (llama.cpp's MTP: "
-                        "--mtp-tokens)")
+        raise UserError(f"--speculative-config is vLLM's; {runtime}'s drafting is not read from it"
+                        + (" (llama.cpp's MTP: --mtp-tokens)" if runtime == "llama.cpp" else ""))
     parsed = VD.parse(raw)
     if parsed["method"] in VD.OWN_LAYER_METHODS:
         if knobs.get("mtp_tokens") not in (None, parsed["tokens"]):

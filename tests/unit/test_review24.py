@@ -78,3 +78,19 @@ def test_speculative_config_keys_kv_does_not_read_are_kept_and_named(tmp_path):
     f = next(f for f in r["flags"] if f["name"] == "--speculative-config")
     assert json.loads(f["value"]) == given
     assert any("draft_tensor_parallel_size: not read" in n for n in r["notes"])
+
+
+# 5. --speculative-config given for SGLang or Ollama is refused without pointing at llama.cpp's option: the refusal said
+# "(llama.cpp's MTP: --mtp-tokens)" for every runtime. llama.cpp's refusal still names it. Breaking it: the hint back
+# for every runtime.
+def test_speculative_config_refusal_names_llamacpp_only_for_llamacpp():
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm import kv as llm
+
+    sc = {"method": "mtp", "num_speculative_tokens": 3}
+    for runtime, hint in (("sglang", False), ("ollama", False), ("llama.cpp", True)):
+        with pytest.raises(UserError) as e:
+            llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), runtime, ctx=4096, speculative_config=sc)
+        assert "is vLLM's" in str(e.value) and ("llama.cpp's MTP" in str(e.value)) == hint
