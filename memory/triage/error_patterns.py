@@ -32,13 +32,14 @@ OF_ALLOC = re.compile(r"(?:Of the allocated memory |(?:\.{2,3}|…) ?)" + SZ + r
 # (a quote that breaks the message after its request may drop the bracket: "Tried to allocate 20.00 MiB" on one line, "GPU 0;
 # 8.00 GiB total capacity; ... reserved in total by PyTorch" on the next, karpathy/nanoGPT#236: paste.py's unwrapping joins
 # the two where the joined line reads as this message; an issue title may lose the space before the bracket, "Tried to
-# allocate 256.00 MiB(GPU 0; ...", facebookresearch/splitnet#11)
+# allocate 256.00 MiB(GPU 0; ...", facebookresearch/splitnet#11; a paste may lose the space after a figure's semicolon,
+# "34.18 GiB already allocated;111.19 MiB free", salesforce/ALBEF#6: each "; " inside the bracket takes "; " or ";")
 # torch_musa (Moore Threads; torch_musa/csrc/core/MUSACachingAllocator.cpp) prints this form for its MUSA devices:
 # "MUSA out of memory. Tried to allocate X (GPU 0; T total capacity; A already allocated; F free; R reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r")\.? ?\(?(?:GPU|device) (?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
-    + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<free>" + SIZE_RX + r") free; (?:(?P<allowed>" + SIZE_RX
-    + r") allowed; )?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)?")
+    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r")\.? ?\(?(?:GPU|device) (?P<gpu>\d{1,20}); ?(?P<total>" + SIZE_RX
+    + r") total capacity; ?(?P<alloc>" + SIZE_RX + r") already allocated; ?(?P<free>" + SIZE_RX + r") free; ?(?:(?P<allowed>" + SIZE_RX
+    + r") allowed; ?)?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)?")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
 XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
                       + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")
