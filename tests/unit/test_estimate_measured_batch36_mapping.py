@@ -9,32 +9,11 @@
   (ComfyUI 0.8.0's Llama2_ with Qwen25_7BVLI_Config on the meta device) at 2 bytes. The estimate follows ComfyUI 0.8.0,
   which builds the 676,550,144-parameter vision tower too, and keeps counting it.
 Expected figures are the sources' printed numbers and parameter counts typed here, not computed by the estimate."""
-import json
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import bench_estimate as B  # noqa: E402
+from support.measured_rows import rows as _rows, scored as _scored
 
 GiB = 2**30
 ZIMAGE = "diffusers-14304-zimage-turbo-bf16-te-offload-dit-vae-resident-1024-8steps"
 QWEN_TE = "comfyui-9220-qwen-image-te-16bit-npu-weights"
-
-
-def _rows(ids):
-    rows = [r for r in json.loads(B.MEASURED.read_text())["rows"] if r["id"] in ids]
-    assert len(rows) == len(ids)
-    return rows
-
-
-def _scored(rows):
-    orig = B.MEASURED
-    try:
-        B.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
-        return {r["id"]: ours for r, ours, _, _ in B.measured()}
-    finally:
-        B.MEASURED = orig
 
 
 def test_zimage_offload_record_decodes_without_the_text_encoder():

@@ -5,7 +5,6 @@ at 4 bytes a parameter; the bench counted the file's 2 (-50 %). bench_estimate.w
 estimate holds it (formula: w_vae at the decode dtype). A diffusers SDXL pipeline's decode-time upcast
 (vae.UPCAST_WHY) is not a load dtype: after pipe.to('cuda'), before the run, that VAE is still fp16.
 Expected bytes are the layout's parameter count times the bytes a parameter, counted here, not by the estimate."""
-import json
 import math
 import sys
 from pathlib import Path
@@ -15,19 +14,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_estimate as B  # noqa: E402
 
 
-def _rows(ids):
-    rows = [r for r in json.loads(B.MEASURED.read_text())["rows"] if r["id"] in ids]
-    assert len(rows) == len(ids)
-    return rows
-
-
-def _scored(rows):
-    orig = B.MEASURED
-    try:
-        B.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
-        return {r["id"]: ours for r, ours, _, _ in B.measured()}
-    finally:
-        B.MEASURED = orig
+from support.measured_rows import rows as _rows, scored as _scored  # noqa: E402
 
 
 def _params(name):
