@@ -157,6 +157,18 @@ def _qat_group(name: str, builtin: str, spec) -> None:
                           "a weight as AWQ); a config.json with another group_size overrides this")
 
 
+# a GPTQ/AWQ repo id that states a width below 4 bits ('-GPTQ-Int3', '-gptq-2bit'): sized at that width
+# (weights.linear_bits), not as the format's 4 bits; a config.json states its own `bits`
+_LOW_BITS = re.compile(r"[-_.](?:int([23])|([23])[-_]?bits?)(?=$|[-_.])")
+
+
+def _name_bits(name: str, spec) -> None:
+    m = _LOW_BITS.search(name.strip().split("/")[-1].lower())
+    if m and spec.quant in ("gptq", "awq") and not spec.quant_bits:
+        spec.quant_bits = int(m.group(1) or m.group(2))
+        spec.notes.append(f"{name!r}: {spec.quant.upper()} at {spec.quant_bits} bits, as the name says")
+
+
 # Meta's own FP8 releases (meta-llama/Llama-3.1-405B-Instruct-FP8, fbgemm_fp8) quantize the feed-forward matmuls
 # only, and not those of the first and last blocks: attention stays in bf16 (their config's modules_to_not_convert;
 # vllm#6746: 57.75 GiB a GPU at TP 8, where every matmul in FP8 would be 47.7)
@@ -305,6 +317,7 @@ def _read_as(name: str, builtin: str, quant, why: str):
         spec.quant = quant
         spec.notes.append(f"weights taken as {quant} from the name {name!r}")
     _qat_group(name, builtin, spec)
+    _name_bits(name, spec)
     _unsloth_dynamic(name, spec)
     return spec
 
@@ -448,6 +461,7 @@ def _load_builtin(name: str):
                 spec.ollama = True
             else:
                 _qat_group(name, n, spec)
+                _name_bits(name, spec)
                 _unsloth_dynamic(name, spec)
                 _meta_fp8(name, n, spec)
                 checkpoints.by_name(name, n, spec)

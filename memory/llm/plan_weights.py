@@ -80,7 +80,7 @@ def by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes) -> tuple:
                      how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
         notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
                      "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
-    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym
+    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym and not spec.quant_bits
             and V.pre_ampere(knobs.get("gpu_name"))
             and not (spec.weights_bytes and weights_dtype is None and fmt == "gptq")):
         # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel makes the zero

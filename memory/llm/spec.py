@@ -48,6 +48,7 @@ class LLMSpec:
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
     quant_group: int | None = None  # values per scale of a 4-bit group quantization (config's group_size; None: 128)
     quant_sym: bool | None = None   # symmetric int4 (no zero point), as the quantization_config states it; None: not stated
+    quant_bits: int | None = None   # GPTQ/AWQ weights below 4 bits (2 or 3: the config's bits, or the name's); None: 4
     quant_skip: tuple = ()          # modules the checkpoint leaves in 16 bits (llm_int8_skip_modules / modules_to_not_convert)
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
@@ -324,6 +325,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.quant = _quant_name(q)
         spec.quant_group = _quant_group(q)
         spec.quant_sym = _quant_sym(q)
+        spec.quant_bits = _quant_bits(q)
         skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
         spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
@@ -533,6 +535,20 @@ def _quant_sym(q: dict) -> bool | None:
     return None
 
 
+# GPTQ/AWQ widths kv sizes at their bits as the format (packed values, a scale and a zero point a group:
+# weights.linear_bits); 4 is the format's own, 8 is sized as int8
+LOW_GROUP_BITS = (2, 3)
+
+
+def _quant_bits(q: dict) -> int | None:
+    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when below 4 (LOW_GROUP_BITS); else None."""
+    method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
+    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
+    if "gptq" in method or "awq" in method or method == "marlin":
+        return bits if bits in LOW_GROUP_BITS and not isinstance(bits, bool) else None
+    return None
+
+
 def _quant_name(q: dict) -> str | None:
     method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
     bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
@@ -548,7 +564,7 @@ def _quant_name(q: dict) -> str | None:
                 if w.get("num_bits") == 4:
                     return "int4"
             return "int4"
-        return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 else "int8"
+        return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 or _quant_bits(q) else "int8"
     if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):  # AutoRound: GPTQ's packing (weights.py)
         return {4: "auto_round", 8: "int8"}.get(int(bits or 4), f"auto_round int{bits} (not modelled)")
     if method in ("fp8", "fbgemm_fp8", "modelopt"):

@@ -11,7 +11,7 @@ import os
 
 from ...errors import UserError
 from ...units import fmt_bytes
-from ..spec import _quant_group, _quant_name, _quant_sym
+from ..spec import _quant_bits, _quant_group, _quant_name, _quant_sym
 from ..weights import linear_bits, skip_matcher
 
 # the methods whose drafter kv sizes, and what each keeps of its own (vllm/model_executor/models/qwen3_dflash.py:
@@ -120,7 +120,7 @@ def read_drafter(method: str, model: str) -> dict:
         window = _int(cfg, "sliding_window")
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
     dense = 32 if dtype in ("float32", "fp32") else 16
-    bits = linear_bits(fmt, _quant_group(q), _quant_sym(q)) if q else dense
+    bits = linear_bits(fmt, _quant_group(q), _quant_sym(q), _quant_bits(q)) if q else dense
     skip = (q or {}).get("ignore") or (q or {}).get("modules_to_not_convert") or []
     if not isinstance(skip, list):
         raise UserError(f"the drafter's config.json: quantization_config's ignore list must be a list of module "
