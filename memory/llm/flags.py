@@ -157,10 +157,8 @@ def mtp_flags(knobs, runtime="vllm") -> list:
     n = knobs.get("mtp_tokens")
     sep = knobs.get("speculative_config")  # a separate drafter (plan_checks.speculative_config: parsed)
     if sep and runtime == "vllm":
-        # JSON as vLLM reads it (a path's backslashes and quotes escaped), quoted for the shell
-        cfg = json.dumps({"method": sep["method"], "model": sep["model"], "num_speculative_tokens": sep["tokens"],
-                          **sep.get("others", {})}, separators=(",", ":"))
-        return [flag("flag", "--speculative-config", cfg, "drafter counted", text=f"--speculative-config {shlex.quote(cfg)}")]
+        return _speculative_flag({"method": sep["method"], "model": sep["model"], "num_speculative_tokens": sep["tokens"],
+                                  **sep.get("others", {})}, "drafter counted")
     if not n:
         return []
     if runtime == "llama.cpp":
@@ -171,8 +169,15 @@ def mtp_flags(knobs, runtime="vllm") -> list:
             f += [flag("flag", "-ctkd", t, f"MTP context's K cache as {t}"),
                   flag("flag", "-ctvd", t, f"MTP context's V cache as {t}")]
         return f
-    cfg = '{"method":"mtp","num_speculative_tokens":%d}' % int(n)
-    return [flag("flag", "--speculative-config", cfg, "MTP drafter counted", text=f"--speculative-config '{cfg}'")]
+    return _speculative_flag({"method": "mtp", "num_speculative_tokens": int(n), **(knobs.get("mtp_others") or {})},
+                             "MTP drafter counted")
+
+
+def _speculative_flag(cfg: dict, why: str) -> list:
+    """vLLM's --speculative-config: JSON as vLLM reads it (a path's backslashes and quotes escaped), the keys kv does
+    not read kept after those it does, quoted for the shell."""
+    text = json.dumps(cfg, separators=(",", ":"))
+    return [flag("flag", "--speculative-config", text, why, text=f"--speculative-config {shlex.quote(text)}")]
 
 
 def lmo_flags(runtime, knobs) -> list:

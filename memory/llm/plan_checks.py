@@ -187,6 +187,7 @@ def speculative_config(runtime, knobs) -> None:
             raise UserError(f"--mtp-tokens {knobs['mtp_tokens']} and --speculative-config num_speculative_tokens "
                             f"{parsed['tokens']} disagree")
         knobs["mtp_tokens"], knobs["speculative_config"] = parsed["tokens"], None
+        knobs["mtp_others"] = parsed["others"]  # the keys kv does not read: printed in the command (flags.mtp_flags)
         return
     if knobs.get("mtp_tokens") is not None:
         raise UserError("--mtp-tokens (the target's own MTP layers) and a separate drafter in --speculative-config "
@@ -198,6 +199,8 @@ def check_adapters(spec, runtime, knobs, notes) -> tuple:
     """LoRA slots, MTP drafting and a quantized head checked; (LoRA rank, LoRA slots)."""
     rank, loras = VL.lora_rank(knobs), 1 if knobs.get("max_loras") is None else knobs["max_loras"]
     speculative_config(runtime, knobs)
+    if knobs.get("mtp_others") and runtime == "vllm":
+        notes.append(VD.others_note(knobs["mtp_others"]))
     if knobs.get("lm_head_dtype") is not None and runtime != "vllm":  # a GGUF/Ollama head has its own quant type
         raise UserError(f"--lm-head-dtype is modelled for vLLM only (a checkpoint whose quantization also targets "
                         f"lm_head), not {runtime}; a GGUF file's output tensor keeps the type it was written with")

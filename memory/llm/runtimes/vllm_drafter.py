@@ -61,6 +61,12 @@ def parse(value) -> dict:
     return {"method": method, "tokens": n, "model": model, "others": others}
 
 
+def others_note(others: dict) -> str:
+    """The note for the --speculative-config keys kv does not read (parse's "others"), for either method."""
+    return (f"--speculative-config {', '.join(sorted(others))}: not read, the drafter is sized without them (kept in "
+            "the printed command)")
+
+
 def _config_path(model: str) -> str:
     path = os.path.join(model, "config.json") if os.path.isdir(model) else model
     if not os.path.isfile(path):
@@ -170,6 +176,5 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
                  f"{g['layers']} {kind} attention layers a kind of their own in the KV pool; DFlash2's convolutions and "
                  "candidate selector are not counted")
     if parsed.get("others"):
-        notes.append(f"--speculative-config {', '.join(sorted(parsed['others']))}: not read, the drafter is sized "
-                     "without them (kept in the printed command)")
+        notes.append(others_note(parsed["others"]))
     return dict(roles, total=roles["total"] + w, how=roles["how"] + f" + {fmt_bytes(w)} of {g['arch']} drafter")
