@@ -126,8 +126,11 @@ def rapids_rmm_init(line):
     if not m:
         return None
     mib = 1024 * 1024
+    pool, free = int(round(float(m.group(1)) * mib)), int(round(float(m.group(2)) * mib))
+    if pool <= free:  # figures that contradict the sentence are not the plugin's warning: the generic reading takes the line
+        return None
     return {"kind": "rapids.rmm_init", "device_kind": "cuda", "runtime": "rapids", "complete": True,
-            "numbers": {"requested": int(round(float(m.group(1)) * mib)), "free": int(round(float(m.group(2)) * mib))}}
+            "numbers": {"requested": pool, "free": free}}
 
 
 rapids_rmm_init.needed = ("larger than free memory",)
