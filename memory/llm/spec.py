@@ -535,18 +535,12 @@ def _quant_sym(q: dict) -> bool | None:
     return None
 
 
-# GPTQ/AWQ widths kv sizes at their bits as the format (packed values, a scale and a zero point a group:
-# weights.linear_bits); 4 is the format's own, 8 is sized as int8
-LOW_GROUP_BITS = (2, 3)
-
-
 def _quant_bits(q: dict) -> int | None:
-    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when below 4 (LOW_GROUP_BITS); else None."""
+    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when 2 or 3, sized at that width
+    (weights.linear_bits; 4 is the format's own, 8 is int8); else None."""
     method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
     bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
-    if "gptq" in method or "awq" in method or method == "marlin":
-        return bits if bits in LOW_GROUP_BITS and not isinstance(bits, bool) else None
-    return None
+    return bits if bits in (2, 3) and ("gptq" in method or "awq" in method or method == "marlin") else None
 
 
 def _quant_name(q: dict) -> str | None:

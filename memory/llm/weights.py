@@ -242,15 +242,10 @@ SCALE_BITS, ZERO_BITS = 16, 4
 SYM_DROPS_ZERO = ("gptq", "int4", "w4a16", "w4a8")
 
 
-# A 2- or 3-bit GPTQ/AWQ checkpoint (spec.quant_bits) packs its values and its zero points at that width (GPTQ's
-# qweight and qzeros: int32 words of 32 / bits values) beside the fp16 scale; no Marlin kernel takes those widths
-# (GPTQ-Marlin: 4 and 8 bits), so the zero point is kept whatever `sym` says.
-
-
 def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None, bits: int | None = None) -> float:
-    """Bits per decoder-matmul weight of a linear quantization format, for its group size and symmetry (None: not
-    stated: the format's usual layout; a compressed-tensors config without `symmetric` reads as symmetric in spec) and
-    its width (None: 4; 2 or 3 for a GPTQ/AWQ checkpoint that says so)."""
+    """Bits per decoder-matmul weight of a linear quantization format, by group size, symmetry (None: the format's
+    usual layout; compressed-tensors without `symmetric` reads as symmetric in spec) and width (None: 4). 2- or 3-bit
+    GPTQ/AWQ packs values and zeros at that width by an fp16 scale; no Marlin kernel reads it, so the zeros stay."""
     if fmt not in GROUP_OVERHEAD_BITS:
         return LINEAR_BITS[fmt]
     g = group if group and group > 0 else DEFAULT_GROUP
@@ -467,8 +462,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         dense = min(spec.expert_params or 0, lin) if dense_experts and not experts_only else 0
         lin -= dense
         group = spec.quant_group if low in GROUP_OVERHEAD_BITS else None
-        bits = (experts_int8_bits(spec) if low == "experts_int8"
-                else linear_bits(low, group, *((spec.quant_sym, spec.quant_bits) if low == spec.quant else (None, None))))
+        own = (spec.quant_sym, spec.quant_bits) if low == spec.quant else (None, None)  # the config's own format
+        bits = experts_int8_bits(spec) if low == "experts_int8" else linear_bits(low, group, *own)
         kept = min(skipped_linear_params(spec, experts_only), lin)
         lin -= kept
         total = lin * bits / 8 + (spec.params - lin) * 2
