@@ -75,6 +75,8 @@ PRE_AMPERE_DATA = (
     # batch 58 (vllm-mrefaat, vLLM 0.17.1 on an AWS T4: eager GPTQ and AWQ runs)
     "NVIDIA Tesla T4 15 GB (AWS Deep Learning AMI, driver 580.126.09;",
     "NVIDIA Tesla T4 15 GB (AWS Deep Learning AMI, driver 580.126.09)",
+    # batch 59 (sergeykit: Ollama 0.32.14 and vLLM 0.27.1 on a GTX 1650 SUPER, Turing 7.5)
+    "NVIDIA GeForce GTX 1650 SUPER (4 GB, Turing sm_75)", "NVIDIA GeForce GTX 1650 SUPER (4 GB, sm_75)",
 )
 
 
