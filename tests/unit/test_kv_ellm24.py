@@ -109,21 +109,7 @@ def test_dflash2_sliding_drafter_layers_hold_their_window():
     assert math.ceil((2047 + 16384) / 1648) + 1 == 8 + 5
 
 
-def _write(tmp_path, **over):
-    cfg = {"architectures": ["DFlash2DraftModel"], "hidden_size": 5120, "num_hidden_layers": 5,
-           "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 17408,
-           "layer_types": ["sliding_attention"] * 5, "sliding_window": 2048, "dtype": "bfloat16",
-           "dflash_config": {"target_layer_ids": [5, 19, 33, 47, 61]}}
-    cfg.update(over)
-    p = tmp_path / "config.json"
-    p.write_text(json.dumps(cfg))
-    return str(tmp_path)
-
-
-def _plan_1085(**knobs):
-    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=147456, weights_dtype="fp8", kv_dtype="fp8",
-                    tensor_parallel_size=2, gpu_memory_utilization=0.92, max_num_seqs=1, max_num_batched_tokens=8192,
-                    gpu_name="NVIDIA GeForce RTX 5090", runtime_version="0.27.1", vram=31.36 * GiB, **knobs)
+from support.dflash_drafter import plan_1085 as _plan_1085, write_drafter as _write  # noqa: E402
 
 
 # 5. --speculative-config with a DFlash drafter's config.json: its weights on each GPU (the layers' projections split over

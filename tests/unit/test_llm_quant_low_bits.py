@@ -9,7 +9,7 @@ import pytest
 
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm import weights as W
-from gpu_garden.memory.units import GiB
+from support.dflash_drafter import plan_1085 as _plan_1085, write_drafter as _write
 
 QWEN = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584, "intermediate_size": 18944,
         "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
@@ -45,22 +45,6 @@ def test_a_name_that_says_int3_is_sized_at_3_bits():
     assert W.weights_by_role(s4)["total"] - W.weights_by_role(s3)["total"] == pytest.approx(
         lin * ((4 + 20 / 128) - (3 + 19 / 128)) / 8, rel=1e-3)
     assert any("3 bits, as the name says" in n for n in s3.notes)
-
-
-def _write(tmp_path, **over):
-    cfg = {"architectures": ["DFlash2DraftModel"], "hidden_size": 5120, "num_hidden_layers": 5,
-           "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 17408,
-           "layer_types": ["sliding_attention"] * 5, "sliding_window": 2048, "dtype": "bfloat16",
-           "dflash_config": {"target_layer_ids": [5, 19, 33, 47, 61]}}
-    cfg.update(over)
-    (tmp_path / "config.json").write_text(json.dumps(cfg))
-    return str(tmp_path)
-
-
-def _plan_1085(**knobs):
-    return llm.plan(llm.describe(model="Qwen/Qwen3.8-27B"), "vllm", ctx=147456, weights_dtype="fp8", kv_dtype="fp8",
-                    tensor_parallel_size=2, gpu_memory_utilization=0.92, max_num_seqs=1, max_num_batched_tokens=8192,
-                    gpu_name="NVIDIA GeForce RTX 5090", runtime_version="0.27.1", vram=31.36 * GiB, **knobs)
 
 
 def test_a_3_bit_gptq_drafter_is_sized_at_3_bits(tmp_path):
