@@ -4,6 +4,8 @@ tests/unit/test_triage_tune95.py). parse.py lists them among its recognisers, be
 hipErrorOutOfMemory."""
 import re
 
+from ..units import MiB
+
 
 # AMReX (WarpX, Nyx, Castro, ...): its GPU checks abort with the file and line of the call (Src/Base/AMReX_GpuError.H:
 # AMREX_HIP_SAFE_CALL "HIP error in file F line N <hipGetErrorString>", AMREX_CUDA_SAFE_CALL "CUDA error 2 in file F line N: out
@@ -82,7 +84,7 @@ FAISS_ALLOC = re.compile(r"[Ff]ailed to cudaMalloc (\d{1,20}) bytes(?![^\n(]{0,2
 # StandardGpuResources reserves scratch ("temporary") memory per device at its first use unless told otherwise: 512 MiB on a
 # card of 4 GiB or less, 1 GiB up to 8 GiB, 1.5 GiB above (StandardGpuResources.cpp k4GiBTempMem, k8GiBTempMem, kMaxTempMem;
 # noTempMemory() / setTempMemory() change it). The smallest of them bounds what is held aside on any card
-FAISS_TEMP_MIN = 512 * 1024 * 1024
+FAISS_TEMP_MIN = 512 * MiB
 # Gunrock's GRError ("[file, line @ gpu N] message (CUDA error E: text)", gunrock/util/error_utils.cu), here an Array1D's device
 # allocation ("<array name> cudaMalloc failed", gunrock/util/array_utils.cuh): a graph array or frontier buffer sized from the graph
 # and the enactor's queue-sizing factors (gunrock/gunrock#194)
@@ -101,9 +103,8 @@ def catboost_pool(line):
             return None
     else:
         return None
-    mib = 1024 * 1024
     return {"kind": "catboost.pool", "device_kind": "cuda", "runtime": "catboost", "complete": True,
-            "numbers": {"requested": int(round(float(m.group(1)) * mib)), "free": int(round(float(m.group(2)) * mib))}}
+            "numbers": {"requested": int(round(float(m.group(1)) * MiB)), "free": int(round(float(m.group(2)) * MiB))}}
 
 
 catboost_pool.needed = ("Out of memory. Requested", "MB; Free ")
@@ -125,8 +126,7 @@ def rapids_rmm_init(line):
     m = RAPIDS_RMM_INIT.search(line)
     if not m:
         return None
-    mib = 1024 * 1024
-    pool, free = int(round(float(m.group(1)) * mib)), int(round(float(m.group(2)) * mib))
+    pool, free = int(round(float(m.group(1)) * MiB)), int(round(float(m.group(2)) * MiB))
     if pool <= free:  # figures that contradict the sentence are not the plugin's warning: the generic reading takes the line
         return None
     return {"kind": "rapids.rmm_init", "device_kind": "cuda", "runtime": "rapids", "complete": True,
@@ -141,7 +141,7 @@ def rapids_rmm_max(ev, text) -> bool:
     m = RAPIDS_RMM_MAX.search(text)
     if not m or "limit" in ev["numbers"]:
         return False
-    ev["numbers"]["limit"] = int(round(float(m.group(1)) * 1024 * 1024))
+    ev["numbers"]["limit"] = int(round(float(m.group(1)) * MiB))
     return True
 
 
