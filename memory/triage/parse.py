@@ -15,7 +15,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
-                             onnx as _onnx, upper_case as _upper_case, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat,
+                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
@@ -32,199 +32,14 @@ from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_meta
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .prefilter import _gate, _prefilter
-from .processes import split_listed
+from .torch_readers import (_dev_kind, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
+                            _async, _async_cut, add_async_fields, _mps)  # (add_async_fields: scan reads P.add_async_fields)
 
 
 # --- errors -------------------------------------------------------------------------------------
 # Each recogniser returns None or a dict: kind, runtime, device_kind, numbers (bytes unless the key
-# says tokens/ratio), and optional "needs_block" (the numbers follow on the next lines).
-
-
-def _dev_kind(dev):
-    return {"CUDA": "cuda", "HIP": "rocm", "ROCm": "rocm", "XPU": "xpu", "MUSA": "musa", "cuda": "cuda", "hip": "rocm"}.get(dev, "cuda")
-
-
-def _device_index(g):
-    """The GPU index of PyTorch's message: digits, or the int8 printed as a character (empty: a NUL stripped, unknown)."""
-    return int(g) if g.isdigit() else ord(g) if g else None
-
-
-@_gate(RX.TORCH_NEW)
-def _torch_new(line):
-    m = RX.TORCH_NEW.search(line)
-    if not m:
-        return None
-    rest = m.group("rest") or ""
-    nums = {"requested": size(m.group("req")), "total": size(m.group("total"))}
-    if m.group("free"):
-        nums["free"] = size(m.group("free"))
-    procs = [(int(p), size(s)) for p, s in RX.PROC.findall(rest)]
-    me = RX.SELF.search(rest)
-    if me:
-        nums["this_process"] = size(me.group(1))
-    if procs:
-        nums["other_processes"] = sum(s for _, s in procs)
-    a = RX.ALLOWED.search(rest)
-    if a:
-        nums["allowed"] = size(a.group(1))
-    o = RX.OF_ALLOC.search(rest)
-    if o:
-        nums["allocated"] = size(o.group(1))
-        if o.group(2):
-            nums["private_pools"] = size(o.group(2))
-        if o.group(3):
-            nums["reserved_unallocated"] = size(o.group(3))
-            nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
-    if procs and not me:
-        split_listed(nums, procs)      # which listed process is this one (processes.py)
-    if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
-        del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
-    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
-    form = "2.1" if "capacty" in line else "current"
-    return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": bool(o and o.group(3))}
-
-
-@_gate("out of memory. tried to allocate")
-def _torch_lower(line):
-    if "out of memory. tried to allocate" not in line:
-        return None
-    fixed = _upper_case(line)
-    return _torch_new(fixed) or _torch_old(fixed)
-
-
-@_gate("Tried to allocate ")
-def _torch_no_prefix(line):
-    """PyTorch's caching-allocator message quoted from "Tried to allocate" on, its "CUDA out of memory." (or HIP's) cut off
-    (a copy that starts mid-line): read as the full message, the device left to the log (a HIP build prints the same words)."""
-    i = line.find("Tried to allocate ")
-    if i < 0 or "out of memory" in line or ("has a total capac" not in line and "total capacity;" not in line):
-        return None
-    fixed = "CUDA out of memory. " + line[i:]
-    ev = _torch_new(fixed) or _torch_old(fixed)
-    if ev:
-        ev.update(device_kind=None, no_prefix=True)
-    return ev
-
-
-@_gate(RX.TORCH_OLD)
-def _torch_old(line):
-    m = RX.TORCH_OLD.search(line)
-    if not m:
-        return None
-    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
-            "free": size(m.group("free"))}
-    if m.group("allowed"):
-        nums["allowed"] = size(m.group("allowed"))
-    if m.group("what") == "cached":     # <= 1.4: "cached" is the unused part of the cache, not the total
-        nums["reserved_unallocated"] = size(m.group("reserved"))
-        nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
-    else:
-        nums["reserved"] = size(m.group("reserved"))
-        nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
-    kind = "torch.hip" if m.group("dev") == "HIP" else "torch.cuda"      # (MUSA: a port of the CUDA allocator)
-    return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": True}
-
-
-@_gate(RX.XPU_OLD)
-def _xpu_old(line):
-    m = RX.XPU_OLD.search(line)
-    if not m:
-        return None
-    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
-            "reserved": size(m.group("reserved"))}
-    nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
-    return {"kind": "torch.xpu", "form": "ipex", "device_kind": "xpu", "device_index": _device_index(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": True}
-
-
-@_gate(RX.TORCH_BARE)
-def _torch_bare(line):
-    m = RX.TORCH_BARE.search(line)
-    if not m:
-        return None
-    nums = {"requested": size(m.group("req"))} if m.group("req") else {}
-    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
-    return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
-            "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
-
-
-@_gate(RX.ASYNC)
-def _async(line):
-    m = RX.ASYNC.search(line)
-    if not m:
-        return None
-    dev = m.group(1) or m.group(2)
-    ev = {"kind": "torch.cuda_async", "device_kind": "cuda", "device_index": int(dev) if dev else None, "numbers": {},
-          "runtime": "pytorch", "complete": False, "allocator": "cudaMallocAsync"}
-    add_async_fields(ev, line[m.end():])
-    return ev
-
-
-@_gate(RX.ASYNC_CUT)
-def _async_cut(line):
-    if not RX.ASYNC_CUT.search(line):
-        return None
-    return {"kind": "torch.cuda_async", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True,
-            "allocator": "cudaMallocAsync", "form": "cut"}
-
-
-def add_async_fields(ev, text) -> bool:
-    """Fill cudaMallocAsync numbers from a follow-up line (or the rest of a joined one). True if any matched."""
-    hit = False
-    for key, rx in RX.ASYNC_FIELDS.items():
-        for m in rx.finditer(text):
-            ev["numbers"][key] = size(m.group(1))
-            hit = True
-    if "PyTorch limit" in text:
-        m = RX.ASYNC_LIMIT.search(text)
-        if m:
-            ev["numbers"]["limit"] = size(m.group(1))
-        ev["_await_limit"] = not m
-        hit = True
-    elif ev.get("_await_limit"):
-        m = RX.ASYNC_LIMIT_NEXT.match(text)
-        if m:
-            ev["numbers"]["limit"] = size(m.group(1))
-            ev["_await_limit"] = False
-            hit = True
-    nums = ev["numbers"]
-    if {"allocated", "requested", "device_limit", "free"} <= nums.keys():
-        ev["complete"] = True     # "Device limit" stays its own number: the card is case.async_card's to decide
-    return hit
-
-
-@_gate("MPS backend out of memory")
-def _mps(line):
-    m = RX.MPS.search(line)
-    if not m:
-        return _mps_cut(line)
-    nums = {"allocated": size(m.group(1)), "other_allocations": size(m.group(2))}
-    if m.group(4):
-        nums["requested"] = size(m.group(4))
-    if m.group(3):
-        nums["max_allowed"] = size(m.group(3))
-    # without its request the message may be wrapped before it ("Tried to allocate ..." on the next line): not complete,
-    # so the scanner joins the next line and reads it there
-    return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": bool(m.group(4)),
-            "pool": m.group(5)}
-
-
-def _mps_cut(line):
-    """MPS's message quoted with its middle elided ("MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB"): still an OOM,
-    with the figures it kept."""
-    m = RX.MPS_OPEN.search(line)     # the message itself, its figures opened: not advice naming it ("to avoid MPS backend
-    if not m:                        # out of memory errors, set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0")
-        return None
-    rest = line[m.start():]
-    nums = {}
-    for key, rx in RX.MPS_FIELDS.items():
-        f = rx.search(rest)
-        if f:
-            nums[key] = size(f.group(1))
-    return {"kind": "torch.mps", "device_kind": "mps", "numbers": nums, "runtime": "pytorch", "complete": "requested" in nums,
-            "form": "cut"}
+# says tokens/ratio), and optional "needs_block" (the numbers follow on the next lines). PyTorch's own messages are read
+# in torch_readers.py.
 
 
 @_gate(" error -4 at ", " error -5 at ", " error -6 at ")
