@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import UserError
 from .names import MODELS_DIR  # noqa: F401  (spec.MODELS_DIR, kept for callers)
+# a quantization_config's readers (quant_config.py); runtimes/vllm_drafter imports them from here
+from .quant_config import _quant_bits, _quant_group, _quant_name, _quant_sym
 
 FULL, SLIDING, LINEAR, MAMBA = "full", "sliding", "linear", "mamba"
 FFN = "ffn"  # a layer that is an MLP or MoE block alone (Nemotron-H's '-' and 'E'): no cache, no state
@@ -337,6 +339,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.notes.append(f"{len(cross)} of its {L} layers attend to image features (cross-attention): Ollama's estimate "
                           "prices their cache for one image; the other runtimes' figures count them as self-attention "
                           "layers")
+    from .context_len import _rope_cache_elems, sglang_max_len, vllm_max_len   # they import this module
     spec.rope_cache_elems = _rope_cache_elems(cfg, spec)
     spec.vllm_max_len = vllm_max_len(cfg)
     spec.sglang_max_len = sglang_max_len(cfg)
@@ -394,182 +397,6 @@ def _global_heads(cfg: dict, spec: LLMSpec) -> None:
                            for k, h in zip(spec.layer_kinds, spec.layer_kv_heads)]
 
 
-# position encodings without a rotary table: Jamba's attention layers have none, the others learned tables or ALiBi
-NO_ROPE_ARCHS = ("jamba", "gpt2", "bloom", "mpt", "opt", "gpt_bigcode")
-
-
-# vLLM's ModelConfig._get_and_verify_max_len: the smallest of these config keys, times a rope_scaling factor (YaRN:
-# original_max_position_embeddings x factor; not for su / longrope / llama3, nor Gemma 3, whose length is scaled
-# already); a --max-model-len above it starts only when config.json's model_max_length allows it or with
-# VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 ("User-specified max_model_len (N) is greater than the derived max_model_len")
-VLLM_LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
-                 "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
-
-
-def _rope_scaling(cfg: dict) -> dict | None:
-    """The rope scaling vLLM's max length reads: transformers v5's rope_parameters (flat, or nested by layer type: the
-    full-attention layers' set, which bounds the length) or the older rope_scaling (review16c R7)."""
-    for key in ("rope_parameters", "rope_scaling"):
-        rs = cfg.get(key)
-        if isinstance(rs, dict) and isinstance(rs.get("full_attention"), dict):
-            rs = rs["full_attention"]
-        if isinstance(rs, dict) and (rs.get("rope_type") or rs.get("type") or "factor" in rs):
-            return rs
-    return None
-
-
-def vllm_max_len(cfg: dict) -> int | None:
-    """The longest --max-model-len vLLM accepts for this config.json without VLLM_ALLOW_LONG_MAX_MODEL_LEN."""
-    found = [v for v in (cfg.get(k) for k in VLLM_LEN_KEYS) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
-    if not found:
-        return None
-    derived = min(found)
-    rs = _rope_scaling(cfg)
-    kind = str((rs or {}).get("rope_type") or (rs or {}).get("type") or "")
-    if rs and kind not in ("su", "longrope", "llama3") and "gemma3" not in str(cfg.get("model_type") or ""):
-        factor = rs.get("factor", 1.0)
-        factor = factor if isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0 else 1.0
-        if kind == "yarn" and isinstance(rs.get("original_max_position_embeddings"), (int, float)):
-            derived = rs["original_max_position_embeddings"]
-        derived *= factor
-    allowed = cfg.get("model_max_length")
-    if isinstance(allowed, (int, float)) and not isinstance(allowed, bool) and allowed > derived:
-        derived = allowed
-    return int(min(derived, 1 << 30))
-
-
-# SGLang's ModelConfig._derive_context_length: without --context-length the context is get_context_length(hf_text_config)
-# (srt/utils/hf_transformers_utils.py at sgl-project/sglang 001adf56): the first of these keys, times rope_scaling's
-# factor unless the scaling names original_max_position_embeddings or is llama3's; 2048 with none of them
-SGLANG_LEN_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
-
-
-def sglang_max_len(cfg: dict) -> int | None:
-    """The context SGLang serves this config.json with when --context-length is not given."""
-    found = [v for v in (cfg.get(k) for k in SGLANG_LEN_KEYS) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
-    if not found:
-        return None
-    rs = _rope_scaling(cfg) or {}
-    factor = rs.get("factor", 1)
-    if (not isinstance(factor, (int, float)) or isinstance(factor, bool) or factor <= 0
-            or "original_max_position_embeddings" in rs or rs.get("rope_type") == "llama3"):
-        factor = 1
-    return int(min(found[0] * factor, 1 << 30))
-
-
-def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
-    """Values of the cos/sin tables a runtime precomputes for the rotary embeddings (vLLM's RotaryEmbedding
-    cos_sin_cache: one row of rotary_dim values per position, in the model's dtype, one table per distinct rope).
-    Linear scaling tabulates max_position_embeddings x factor positions (LinearScalingRotaryEmbedding), YaRN
-    original_max_position_embeddings x factor; Gemma 3's sliding layers keep a second, unscaled table
-    (rope_local_base_freq). Gemma-3-4B: 131072 x 8 + 131072 positions x 256 = 0.56 GiB in bf16."""
-    if not spec.attn_layers or not spec.max_ctx or spec.arch in NO_ROPE_ARCHS:
-        return 0
-    rp = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
-    if isinstance(rp.get("full_attention"), dict) and spec.layer_kv_elems:
-        # one table per layer kind (Gemma 4: the sliding layers' default rope over head_dim, the global layers'
-        # proportional rope over partial_rotary_factor of global_head_dim); the table sizes are not checked against a log
-        dims = 0
-        for kind, key in ((SLIDING, "sliding_attention"), (FULL, "full_attention")):
-            if kind in spec.layer_kinds:
-                i = spec.layer_kinds.index(kind)
-                hd = spec.layer_kv_elems[i] // (2 * (spec.layer_kv_heads or [spec.n_kv_heads] * spec.n_layers)[i])
-                try:
-                    dims += int(hd * float((rp.get(key) or {}).get("partial_rotary_factor") or 1))
-                except (TypeError, ValueError):
-                    dims += hd
-        return min(spec.max_ctx, 1 << 24) * dims
-    rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else {}
-    kind = str(rs.get("rope_type") or rs.get("type") or "")
-    try:
-        factor = max(float(rs.get("factor") or 1), 1.0)
-    except (TypeError, ValueError):
-        factor = 1.0
-    positions = spec.max_ctx
-    if kind == "linear":
-        positions = int(spec.max_ctx * factor)
-    elif kind in ("yarn", "deepseek_yarn"):
-        positions = int((_int(rs, "original_max_position_embeddings") or spec.max_ctx) * factor)
-    if cfg.get("rope_local_base_freq"):
-        positions += spec.max_ctx
-    if spec.mla:
-        dim = spec.qk_rope_head_dim
-    else:
-        try:
-            dim = int(spec.head_dim_k * float(cfg.get("partial_rotary_factor") or 1))
-        except (TypeError, ValueError):
-            dim = spec.head_dim_k
-    return min(positions, 1 << 24) * dim
-
-
-def _quant_group(q: dict) -> int | None:
-    """Group size of a 4-bit group quantization as its quantization_config states it (AWQ/GPTQ `group_size` or
-    AutoAWQ's `q_group_size`, compressed-tensors' config_groups.*.weights.group_size); None when not stated or
-    per-channel (-1)."""
-    g = q.get("group_size", q.get("q_group_size"))
-    if g is None:
-        for grp in (q.get("config_groups") or {}).values():
-            g = ((grp or {}).get("weights") or {}).get("group_size")
-            if g is not None:
-                break
-    try:
-        g = int(g)
-    except (TypeError, ValueError):
-        return None
-    return g if 0 < g <= 1 << 16 else None
-
-
-def _quant_sym(q: dict) -> bool | None:
-    """Whether a 4-bit group quantization is symmetric (scale only, no zero point): GPTQ's `sym`,
-    compressed-tensors' config_groups.*.weights.symmetric (its QuantizationArgs default: True); AWQ's zero_point
-    is the inverse. None when the config does not say."""
-    if isinstance(q.get("sym"), bool):
-        return q["sym"]
-    if isinstance(q.get("zero_point"), bool):
-        return not q["zero_point"]
-    if str(q.get("quant_method") or "").lower() == "compressed-tensors":
-        for grp in (q.get("config_groups") or {}).values():
-            w = (grp or {}).get("weights") or {}
-            if w.get("num_bits") == 4:
-                return bool(w.get("symmetric", True))
-    return None
-
-
-def _quant_bits(q: dict) -> int | None:
-    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when 2 or 3, sized at that width
-    (weights.linear_bits; 4 is the format's own, 8 is int8); else None."""
-    method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
-    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
-    return bits if bits in (2, 3) and ("gptq" in method or "awq" in method or method == "marlin") else None
-
-
-def _quant_name(q: dict) -> str | None:
-    method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
-    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
-    if method in ("awq", "gptq", "marlin", "gptq_marlin", "awq_marlin", "compressed-tensors"):
-        if method == "compressed-tensors":
-            groups = q.get("config_groups") or {}
-            for g in groups.values():
-                w = (g or {}).get("weights") or {}
-                if w.get("type") == "float" and w.get("num_bits") == 8:
-                    return "fp8"
-                if w.get("num_bits") == 8:
-                    return "int8"
-                if w.get("num_bits") == 4:
-                    return "int4"
-            return "int4"
-        return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 or _quant_bits(q) else "int8"
-    if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):  # AutoRound: GPTQ's packing (weights.py)
-        return {4: "auto_round", 8: "int8"}.get(int(bits or 4), f"auto_round int{bits} (not modelled)")
-    if method in ("fp8", "fbgemm_fp8", "modelopt"):
-        return "fp8"
-    if method in ("bitsandbytes",):
-        return "bnb-4bit" if q.get("load_in_4bit") else "int8"
-    if method == "mxfp4":
-        return "mxfp4"
-    return method or None
-
-
 def gguf_blocks(spec: LLMSpec) -> LLMSpec:
     """The model as its GGUF stores it: the multi-token-prediction blocks appended (a copy; the spec when none)."""
     k = spec.gguf_mtp_blocks
@@ -589,7 +416,9 @@ def gguf_blocks(spec: LLMSpec) -> LLMSpec:
 # them on first use (PEP 562), so either side can be imported first.
 _READERS = {"from_tensor_table": "files", "load_config": "files", "load_safetensors": "files",
             "weights_next_to": "files", "from_gguf_metadata": "gguf", "load_gguf": "gguf", "read_gguf": "gguf",
-            "builtin_names": "names", "load_builtin": "names"}
+            "builtin_names": "names", "load_builtin": "names",
+            "NO_ROPE_ARCHS": "context_len", "VLLM_LEN_KEYS": "context_len", "SGLANG_LEN_KEYS": "context_len",
+            "vllm_max_len": "context_len", "sglang_max_len": "context_len"}
 
 
 def __getattr__(name):

@@ -1,0 +1,71 @@
+"""A checkpoint's quantization_config read into kv's terms: the format name (awq, gptq, int8, fp8, ...), the group
+size, the symmetry and a 2- or 3-bit width. spec.from_config and the vLLM drafter reader (runtimes/vllm_drafter.py)
+read a config through these; linear_quant.linear_bits turns them into bits per weight."""
+
+
+def _quant_group(q: dict) -> int | None:
+    """Group size of a 4-bit group quantization as its quantization_config states it (AWQ/GPTQ `group_size` or
+    AutoAWQ's `q_group_size`, compressed-tensors' config_groups.*.weights.group_size); None when not stated or
+    per-channel (-1)."""
+    g = q.get("group_size", q.get("q_group_size"))
+    if g is None:
+        for grp in (q.get("config_groups") or {}).values():
+            g = ((grp or {}).get("weights") or {}).get("group_size")
+            if g is not None:
+                break
+    try:
+        g = int(g)
+    except (TypeError, ValueError):
+        return None
+    return g if 0 < g <= 1 << 16 else None
+
+
+def _quant_sym(q: dict) -> bool | None:
+    """Whether a 4-bit group quantization is symmetric (scale only, no zero point): GPTQ's `sym`,
+    compressed-tensors' config_groups.*.weights.symmetric (its QuantizationArgs default: True); AWQ's zero_point
+    is the inverse. None when the config does not say."""
+    if isinstance(q.get("sym"), bool):
+        return q["sym"]
+    if isinstance(q.get("zero_point"), bool):
+        return not q["zero_point"]
+    if str(q.get("quant_method") or "").lower() == "compressed-tensors":
+        for grp in (q.get("config_groups") or {}).values():
+            w = (grp or {}).get("weights") or {}
+            if w.get("num_bits") == 4:
+                return bool(w.get("symmetric", True))
+    return None
+
+
+def _quant_bits(q: dict) -> int | None:
+    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when 2 or 3, sized at that width
+    (weights.linear_bits; 4 is the format's own, 8 is int8); else None."""
+    method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
+    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
+    return bits if bits in (2, 3) and ("gptq" in method or "awq" in method or method == "marlin") else None
+
+
+def _quant_name(q: dict) -> str | None:
+    method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
+    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
+    if method in ("awq", "gptq", "marlin", "gptq_marlin", "awq_marlin", "compressed-tensors"):
+        if method == "compressed-tensors":
+            groups = q.get("config_groups") or {}
+            for g in groups.values():
+                w = (g or {}).get("weights") or {}
+                if w.get("type") == "float" and w.get("num_bits") == 8:
+                    return "fp8"
+                if w.get("num_bits") == 8:
+                    return "int8"
+                if w.get("num_bits") == 4:
+                    return "int4"
+            return "int4"
+        return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 or _quant_bits(q) else "int8"
+    if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):  # AutoRound: GPTQ's packing (weights.py)
+        return {4: "auto_round", 8: "int8"}.get(int(bits or 4), f"auto_round int{bits} (not modelled)")
+    if method in ("fp8", "fbgemm_fp8", "modelopt"):
+        return "fp8"
+    if method in ("bitsandbytes",):
+        return "bnb-4bit" if q.get("load_in_4bit") else "int8"
+    if method == "mxfp4":
+        return "mxfp4"
+    return method or None
