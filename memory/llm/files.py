@@ -9,24 +9,35 @@ from ..errors import UserError
 from .spec import _MAX_LAYERS, FULL, LINEAR, MAMBA, LLMSpec, from_config
 
 
-def load_config(path: str) -> LLMSpec:
-    """A config.json, a model folder (config.json, else its safetensors headers) or one .safetensors file."""
+def read_config(path, missing: str | None = None) -> tuple:
+    """(the JSON object, its file) of a config.json given as the file or as the folder holding it: the one reader of a
+    model's config.json, the target's (load_config) and a speculative drafter's (runtimes/vllm_drafter.py). `missing`:
+    the message for a path with no such file (else "PATH: no such file")."""
     p = Path(path)
     if p.is_dir():
-        if not (p / "config.json").exists() and list(p.glob("*.safetensors")):
-            return load_safetensors(sorted(p.glob("*.safetensors")), name=p.name)
         p = p / "config.json"
-    elif p.suffix == ".safetensors":
-        return load_safetensors([p], name=p.stem)
     try:
         cfg = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        if Path(path).is_dir():  # the folder exists: no config.json in it, and no .safetensors either
-            raise UserError(f"{path}: a folder with neither config.json nor .safetensors files (give the model's "
-                            f"folder, its config.json, or a GGUF with --gguf FILE)") from None
-        raise UserError(f"{path}: no such file") from None
+        raise UserError(missing or f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"{path}: not a readable JSON config ({exc})") from None
+    if not isinstance(cfg, dict):
+        raise UserError(f"{path}: not a JSON object")
+    return cfg, p
+
+
+def load_config(path: str) -> LLMSpec:
+    """A config.json, a model folder (config.json, else its safetensors headers) or one .safetensors file."""
+    p = Path(path)
+    if p.is_dir() and not (p / "config.json").exists():
+        if list(p.glob("*.safetensors")):
+            return load_safetensors(sorted(p.glob("*.safetensors")), name=p.name)
+        raise UserError(f"{path}: a folder with neither config.json nor .safetensors files (give the model's "
+                        f"folder, its config.json, or a GGUF with --gguf FILE)")
+    if p.suffix == ".safetensors" and not p.is_dir():
+        return load_safetensors([p], name=p.stem)
+    cfg, p = read_config(path)
     spec = from_config(cfg, name=p.parent.name or p.name)
     exact = weights_next_to(p.parent, spec.n_layers)
     if exact:

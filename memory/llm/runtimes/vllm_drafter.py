@@ -7,10 +7,10 @@ guessed from a repo id.
 
 One row per method vLLM names (config/speculative.py); a method without a row is refused with the reason."""
 import json
-import os
 
 from ...errors import UserError
 from ...units import fmt_bytes
+from .. import files
 from ..spec import _quant_bits, _quant_group, _quant_name, _quant_sym
 from ..weights import linear_bits, skip_matcher
 
@@ -67,13 +67,10 @@ def others_note(others: dict) -> str:
             "the printed command)")
 
 
-def _config_path(model: str) -> str:
-    path = os.path.join(model, "config.json") if os.path.isdir(model) else model
-    if not os.path.isfile(path):
-        raise UserError(f"the drafter's config.json is not read: --speculative-config \"model\" {model!r} is no local "
-                        "config.json or folder holding one. kv describes no drafter by name; download its "
-                        "config.json (the Hub's file) and give its path as \"model\"")
-    return path
+# a "model" that is no local file or folder: a repo id, most often
+NOT_LOCAL = ("the drafter's config.json is not read: --speculative-config \"model\" {model!r} is no local config.json or "
+             "folder holding one. kv describes no drafter by name; download its config.json (the Hub's file) and give its "
+             "path as \"model\"")
 
 
 def _int(cfg, key, lo=1, hi=1 << 20, default=None):
@@ -86,14 +83,7 @@ def _int(cfg, key, lo=1, hi=1 << 20, default=None):
 def read_drafter(method: str, model: str) -> dict:
     """The drafter's geometry from its config.json: layers, hidden size, heads, KV heads, head size, MLP width, the
     fc's taps and, for sliding layers, the window; parameters by where vLLM keeps them."""
-    path = _config_path(model)
-    try:
-        with open(path, encoding="utf-8") as f:
-            cfg = json.load(f)
-    except (OSError, ValueError) as exc:
-        raise UserError(f"cannot read the drafter's config.json {path}: {exc}") from None
-    if not isinstance(cfg, dict):
-        raise UserError(f"the drafter's config.json {path} is not a JSON object")
+    cfg, path = files.read_config(model, missing=NOT_LOCAL.format(model=model))    # as the target's (load_config)
     row = DRAFTER_METHODS[method]
     archs = cfg.get("architectures") or []
     if not any(a in row["archs"] for a in archs if isinstance(a, str)):
@@ -139,7 +129,7 @@ def read_drafter(method: str, model: str) -> dict:
     return {"layers": n, "hidden": d, "heads": heads, "kv_heads_total": kvh, "head_dim": hd, "intermediate": inter,
             "fc_in": len(taps) * d, "window": window, "arch": next(a for a in archs if a in row["archs"]),
             "proj_bits": proj, "fc_bits": dense if q is None or skipped("model.fc") else bits,
-            "format": fmt or dtype, "path": path}
+            "format": fmt or dtype, "path": str(path)}
 
 
 def drafter_for_rank(g: dict, tp: int) -> dict:
