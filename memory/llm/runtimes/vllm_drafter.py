@@ -13,6 +13,7 @@ from ...units import fmt_bytes
 from .. import files
 from ..spec import _quant_bits, _quant_group, _quant_name, _quant_sym
 from ..weights import linear_bits, skip_matcher
+from .vllm_loader import check_quant_width
 
 # the methods whose drafter kv sizes, and what each keeps of its own (vllm/model_executor/models/qwen3_dflash.py:
 # DFlashQwen3Model's Qwen3-style decoder layers, an fc = ReplicatedLinear(len(target_layer_ids) x hidden -> hidden) on
@@ -94,6 +95,7 @@ def read_drafter(method: str, model: str) -> dict:
     if q and fmt not in QUANT_FORMATS:
         raise UserError(f"the drafter's config.json has a quantization_config ({fmt or q!r}) kv does not read for a "
                         f"drafter (it reads {', '.join(QUANT_FORMATS)}: compressed-tensors, GPTQ, AWQ, fp8)")
+    check_quant_width(fmt, _quant_bits(q) if q else None, f"the drafter {path}")   # vLLM loads it as the target
     n = _int(cfg, "num_hidden_layers", hi=64)
     d = _int(cfg, "hidden_size")
     heads = _int(cfg, "num_attention_heads", hi=1024)

@@ -29,6 +29,21 @@ UNSLOTH_LORA_RANK = 64
 # vLLM's LoRAConfig: max_lora_rank 16 unless given, one of MaxLoRARanks (config/lora.py)
 LORA_RANK_DEFAULT = 16
 LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+# The weight widths vLLM loads of a linear-quantization method that refuses others, one row a method. AWQ: AWQConfig's
+# __init__ raises "Currently, only 4-bit weight quantization is supported for AWQ, but got {bits} bits."
+# (vllm/model_executor/layers/quantization/awq.py, the `if self.weight_bits != 4` check); a config AWQ-Marlin does not
+# take (is_awq_marlin_compatible: its bits not in TYPE_MAP) is loaded through AWQConfig, so a 2/3-bit AWQ never loads.
+QUANT_WIDTHS = {"awq": ((4,), "AWQConfig: 'Currently, only 4-bit weight quantization is supported for AWQ'")}
+
+
+def check_quant_width(fmt, bits, what: str) -> None:
+    """Refuse, as vLLM does at load, a checkpoint whose quantization width its method's row does not list (bits None: 4,
+    the format's own)."""
+    row = QUANT_WIDTHS.get(str(fmt or "").lower())
+    if row and (bits or 4) not in row[0]:
+        raise UserError(f"{what}: {bits}-bit {str(fmt).upper()} does not load in vLLM, which takes "
+                        f"{'/'.join(map(str, row[0]))}-bit {str(fmt).upper()} weights only ({row[1]}); give a "
+                        f"{row[0][0]}-bit {str(fmt).upper()} build, or size this checkpoint for another runtime")
 
 
 def lora_rank(knobs) -> int:
