@@ -42,7 +42,7 @@ UNDESCRIBED = (
      "none of these, so neither its cache nor its weights on the GPU are computed; a config.json given with --config "
      "is refused the same way"),
     (r"^qwen3\.[5-9]", "Qwen 3.5 and later",
-     "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), Qwen3.5-35B-A3B "
+     "no built-in description of this size (built in: Qwen3.5-2B, Qwen3.5-4B, Qwen3.5-9B, Qwen3.5-27B (as Qwen3.6-27B), Qwen3.5-35B-A3B "
      "(as Qwen3.6-35B-A3B), Qwen3.5-122B-A10B, Qwen3.5-397B-A17B, Qwen3.6-35B-A3B, Qwen3.6-27B, Qwen3.8-27B); a config.json "
      "given with --config is read with its gated-DeltaNet layers' state as vLLM pages it"),
     (r"^gemma-?4(?![.\d])", "Gemma 4",
@@ -54,11 +54,24 @@ UNDESCRIBED = (
     # sizes (Nemotron-H 8B/47B/56B, Nemotron Nano v2 9B/12B, Nemotron 3 Super / Ultra) only from their config.json.
     # Not NVIDIA's 2023 Nemotron-3 8B (nemotron-3-8b-base-4k: a dense decoder, transformers' NemotronConfig), nor
     # Nemotron-4, Nemotron-Mini or the Llama-3.1-Nemotron fine-tunes
+    # NVIDIA Nemotron 3 Super (120B-A12B): nemotron_h whose MoE layers are latent-projected (moe_latent_size; Ollama's
+    # converter maps fc1_latent_proj / fc2_latent_proj), which kv's expert count does not read (task arch25)
+    (r"^(?:nvidia-)?nemotron-?3-super(?:$|-)", "NVIDIA Nemotron-H / Nemotron 3",
+     "not modelled: Nemotron 3 Super's experts work in a latent space (moe_latent_size, with fc1/fc2 latent "
+     "projections) that kv's expert sizes do not read, so its weights would be guessed; a config.json given with "
+     "--config is refused the same way"),
     (r"^(?:nvidia-)?nemotron-?(?:h(?![a-z\d])|3-(?:nano|super|ultra)|nano-?(?:3(?!\d)|\d+b-v2))",
      "NVIDIA Nemotron-H / Nemotron 3",
      "no built-in description of this size (built in: NVIDIA-Nemotron-3-Nano-30B-A3B); a config.json given with "
      "--config is read with its hybrid_override_pattern (Mamba-2, attention, MLP and MoE layers) and its Mamba-2 "
      "state (heads, groups, d_state) for vLLM and llama.cpp"),
+    # GLM-5.2: 21 of its 78 layers keep a full Lightning Indexer and the others reuse one (alint77/jupiter-glm52-vllm-
+    # worklog@c954a351 README: "all 21 indexer tensors", "all 21 full-indexer layers" under vLLM); which layers keep
+    # one was not read, and a config.json with indexer_types is refused (spec.from_config) (task arch25)
+    (r"^glm-?5\.2(?![\d])", "DeepSeek sparse attention (GLM-5.2)",
+     "not modelled: only some of its layers keep a Lightning Indexer key cache (21 of 78 under vLLM), the others "
+     "reusing another layer's, and which ones was not read; kv sizes an indexer in every layer as GLM-5's; a "
+     "config.json given with --config is refused the same way"),
     # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5 / 5.1 / 5.2: GlmMoeDsaForCausalLM): GLM-5 is built in (its
     # config.json read), its cache as vLLM keeps it (cache.dsa_token_bytes: the fp8_ds_mla latent and the Lightning
     # Indexer's key). The other versions' config.json were not read; given with --config they are read the same way.
@@ -72,6 +85,21 @@ UNDESCRIBED = (
      "not modelled: its compressed attention keeps several cache groups (layers compressed 4x and 128x, each with its "
      "own block size, a sliding-window latent and the Lightning Indexer's keys, all in fp8_ds_mla records), which kv's "
      "single MLA pool does not hold; a config.json given with --config is refused the same way"),
+    # architectures whose layers kv's rules do not read (spec.UNMODELLED_CONFIGS refuses their config.json): Moonshot's
+    # Kimi-Linear (Kimi Delta Attention), poolside's Laguna (per-layer query heads, sinks on sliding layers) and
+    # NVIDIA's NAS-derived Llama-Nemotron (DeciLM block_configs) (task arch25)
+    (r"^kimi-linear(?:$|-)", "Kimi-Linear (kimi_linear)",
+     "not modelled: its Kimi Delta Attention layers keep recurrent and convolution states that are not gated "
+     "DeltaNet's, beside MLA layers; kv sizes neither its cache nor its state; a config.json given with --config is "
+     "refused the same way"),
+    (r"^laguna(?:$|-)", "poolside Laguna (laguna)",
+     "not modelled: its query heads vary by layer (num_attention_heads_per_layer) and its sliding-window layers carry "
+     "attention sinks and per-head gates; its config.json was not read; a config.json given with --config is refused "
+     "the same way"),
+    (r"^llama-3[-.]\d-nemotron-(?:super|ultra)|^llama-3[-.]1-nemotron-51b", "NVIDIA Llama-Nemotron NAS (nemotron-nas)",
+     "not modelled: a neural-architecture-searched DeciLM whose block_configs give each layer its own KV heads (some "
+     "layers no attention) and FFN width, while kv reads one geometry for every layer; a config.json given with "
+     "--config is refused the same way"),
     (r"^llama-?4(?![.\d])", "Llama 4",
      "no built-in description of this size (built in: Llama-4-Scout-17B-16E); a config.json given with --config is "
      "read with its chunked local-attention layers and each MoE layer's shared expert"),

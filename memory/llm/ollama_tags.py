@@ -14,7 +14,10 @@ OLLAMA_Q4_0_LIBRARIES = ("llama3", "gemma2", "mistral", "mixtral", "phi3", "llam
                          "deepseek-v2", "deepseek-coder-v2", "codegeex4",
                          # tinyllama (January 2024): the blob PandiaJason/nanos's Ollama 0.24.0 log loads right after
                          # pulling it is general.file_type 2, 'file type = Q4_0', 606.53 MiB
-                         "tinyllama")
+                         "tinyllama",
+                         # deepseek-coder (November 2023): the 33b blob Ollama 0.3.14 loads for deepseek-coder:33b is
+                         # general.file_type 2 (Q4_0), 561 tensors (simo-hue/LLM-Mob-As-Mobility-Interpreter ollama_gpu0.log)
+                         "deepseek-coder")
 
 # Ollama library name -> (built-in name pattern with {size}, default size tag)
 OLLAMA_LIBRARY = {
@@ -85,6 +88,10 @@ OLLAMA_LIBRARY = {
     # 'Q4_K - Medium' for it (Small-ed1/ContextHarbor ollama.log, batch 49). Its 'plus' tag (Phi-4-reasoning-plus, the
     # same architecture by its model card; its config not read here) resolves to the same geometry
     "phi4-reasoning": ("Phi-4", "14b"),
+    # deepseek-coder (November 2023): DeepSeek's DeepSeek-Coder 1.3b / 6.7b / 33b (Llama architecture); 1.3b and 33b are
+    # built in (deepseek-coder:33b prints general.name deepseek-ai, 62 blocks, 56 heads, 8 KV heads, n_ff 19200: the
+    # DeepSeek-Coder-33B description). Which size 'latest' is was not read, so a tag must name one. Not deepseek-coder-v2
+    "deepseek-coder": ("DeepSeek-Coder-{size}", None),
 }
 # libraries whose tags name different models by a variant word after the size, with no model read for the rest: the
 # variants read. ollama.com/library/llava: LLaVA 1.6 on Vicuna (7b, 13b) and Hermes-Yi (34b), and the

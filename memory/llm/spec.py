@@ -151,6 +151,31 @@ DSA_TYPES = frozenset(("deepseek_v32", "glm_moe_dsa"))
 # DeepSeek-V4's compressed attention: layers compressed 4x / 128x with their own block sizes (names.py UNDESCRIBED
 # says why); refused
 COMPRESSED_MLA_TYPES = frozenset(("deepseek_v4",))
+# architectures whose cache or weights kv's rules do not read, refused from a config.json rather than sized as a generic
+# decoder (names.py UNDESCRIBED refuses their names the same way): (predicate on the decoder's config, what is not
+# modelled). One row a predicate (task arch25)
+UNMODELLED_CONFIGS = (
+    # Moonshot's Kimi-Linear (KimiLinearForCausalLM): Kimi Delta Attention layers keep a recurrent state and short
+    # convolution states of their own shapes beside MLA layers; kv's linear-attention state is gated DeltaNet's
+    (lambda c: str(c.get("model_type", "")).startswith("kimi_linear"),
+     "model_type 'kimi_linear' (Kimi Delta Attention) is not modelled: its KDA layers' recurrent and convolution "
+     "states are not gated DeltaNet's, which is the only linear-attention state kv sizes"),
+    # poolside's Laguna (LagunaForCausalLM; ollama/ollama convert/convert_laguna.go reads num_attention_heads_per_layer,
+    # layer_types with sliding_window, swa_attention_sink_enabled and per-head gating)
+    (lambda c: str(c.get("model_type", "")).startswith("laguna"),
+     "model_type 'laguna' is not modelled: its query heads vary by layer (num_attention_heads_per_layer) and its "
+     "sliding-window layers carry attention sinks and per-head gates, none of which kv's layer rules read"),
+    # NVIDIA's NAS-derived Llama-Nemotron (DeciLMForCausalLM, model_type nemotron-nas: Llama-3_3-Nemotron-Super-49B,
+    # -Ultra-253B, Llama-3_1-Nemotron-51B): block_configs give each layer its own attention (KV heads, or none) and FFN
+    (lambda c: str(c.get("model_type", "")) in ("nemotron-nas", "deci", "decilm") or "block_configs" in c,
+     "model_type 'nemotron-nas' (DeciLM, NAS-varied layers) is not modelled: block_configs give each layer its own "
+     "KV heads (some layers no attention at all) and FFN width, while kv reads one geometry for every layer"),
+    # Nemotron 3 Super's latent MoE (moe_latent_size: experts work in a projected latent space, fc1/fc2_latent_proj in
+    # ollama/ollama convert_nemotron_h.go's tensor names): kv's expert count reads each expert at hidden_size
+    (lambda c: str(c.get("model_type", "")).startswith("nemotron_h") and c.get("moe_latent_size") is not None,
+     "a nemotron_h config with moe_latent_size (latent-projected experts, Nemotron 3 Super) is not modelled: kv "
+     "sizes each expert at hidden_size and has no latent projections, so its weights would be guessed"),
+)
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
                 "unless the config lists layer_types, K and V from num_key_value_heads x head_dim); sliding windows, "
@@ -272,6 +297,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if mt in DSA_TYPES and cfg.get("indexer_types"):
         raise UserError(f"{name}: model_type {mt!r} with indexer_types (layers that share another layer's indexer) "
                         "is not modelled: which layers keep an indexer key cache was not read from a runtime")
+    for unmodelled, why in UNMODELLED_CONFIGS:
+        if unmodelled(cfg):
+            raise UserError(f"{name}: {why}")
     if mt.startswith("qwen4_exp"):  # Qwen3.8-Flash-Next: names.py UNDESCRIBED says what is not read
         raise UserError(f"{name}: model_type {mt!r} (Qwen3.8-Flash-Next) is not modelled: its sparse-attention indexer "
                         "key cache, hyper-connections and n-gram per-layer embedding table are not read by kv")

@@ -42,8 +42,8 @@ def test_llama_bench_parameters_and_bf16_size(model, params_b, size_gib):
     # sizes of these families without a built-in description (Qwen3.6-35B-A3B, Qwen3.8-27B, Gemma-4-31B and
     # Llama-4-Scout-17B-16E are built in: tests/unit/test_llm_hybrid_families.py; Gemma-4-26B-A4B, Qwen3.5-27B and
     # Qwen3.5-2B since round 11, test_llm_batch28.py) and Ollama tags of sizes not described (qwen3.6:27b and :35b
-    # are mapped since round 15, test_llm_batch30.py)
-    ("Qwen/Qwen3.5-0.8B", "Qwen 3.5"), ("Qwen/Qwen3.5-4B", "Qwen 3.5"), ("qwen3.6:9b", "Qwen 3.5"),
+    # are mapped since round 15, test_llm_batch30.py; Qwen3.5-4B is built in since task arch25, test_llm_arch25.py)
+    ("Qwen/Qwen3.5-0.8B", "Qwen 3.5"), ("qwen3.6:9b", "Qwen 3.5"),
     # (Gemma 4 E2B / E4B are built in since round ellm22, test_llm_ellm22.py; gemma4:2b is a size Gemma 4 does not have)
     ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "Llama 4"), ("gemma4:2b", "Gemma 4"), ("llama4:scout", "Llama 4"),
 ])
