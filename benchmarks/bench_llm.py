@@ -685,6 +685,18 @@ SEEN = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390
         "sglang-pranay-qwen3-4b-a100-80g-32k-mf0836",
         "vllm-jupiter-glm52-w4a16-tp4-ep-4xgh200-400k-u090-fp8mla-uvaoffload40",
         "vllm-jupiter-glm52-w4a16-tp4-ep-4xgh200-400k-u094-fp8mla-uvaoffload40",
+        # batch 59 (kv-accuracy round 52, task ellm27; tuned after its first sight, llm_first_sight.json batches["59"],
+        # commit 44141af5): every row read; the NVFP4 MTP-3 row led to vLLM's default of no prefix caching for a hybrid
+        # model (one state page a request); the others as round 52 says
+        "vllm-muraiq38-qwen38-27b-nvfp4-5090-32k-u09-fp8kv-mtp3",
+        "vllm-muraiq38-qwen38-27b-nvfp4-lmbf16-5090-32k-u09-fp8kv-dflash7-refused",
+        "vllm-muraiq38-qwen38-27b-nvfp4-lmbf16-5090-4k-u094-fp8kv-eager-dflash7-refused",
+        "vllm-sukrit-deepseek-v2-lite-bf16-gb10-2k-u088",
+        "ollama-sergeykit-qwen3-06b-f16-gtx1650s-np32-fit20of29",
+        "ollama-sergeykit-qwen3-06b-f16-gtx1650s-np32-ngl99",
+        "ollama-sergeykit-qwen3-06b-f16-gtx1650s-4k-np1",
+        "vllm-sergeykit-qwen3-06b-fp16-gtx1650s-512-seqs32-u08-eager",
+        "vllm-sergeykit-qwen3-06b-fp16-gtx1650s-4k-seqs1-u08-eager",
         )
 # half a unit of the last digit each runtime prints
 HALF = {"vllm": {"GiB": 0.005}, "llama.cpp": {"MiB": 0.005}, "ollama": {"MiB": 0.05, "GiB": 0.05},

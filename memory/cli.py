@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--language-model-only", action="store_true", default=None,
                    help="vLLM --language-model-only: a vision-language model's tower is neither loaded nor profiled")
+    s.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
+                   help="vLLM --enable-prefix-caching: a hybrid model's gated-DeltaNet / Mamba-2 state keeps one page "
+                        "more a request (vLLM's 'align' mode); vLLM leaves it off for hybrid models unless given")
     s.add_argument("--mamba-ssm-cache-dtype", choices=["auto", "float32", "float16", "bfloat16"],
                    help="vLLM: a gated-DeltaNet / Mamba-2 layer's ssm state element (default auto: the config's, "
                         "float32 for Qwen 3.5+); it sets the state page and the attention block")

@@ -332,7 +332,7 @@ def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
     return lay["size"], sum(lay["groups"].values())
 
 
-def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | None, state_blocks: int = 2) -> int:
+def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | None, state_blocks: int = 1) -> int:
     """Blocks of the shared pool one request of `ctx` tokens needs (get_max_concurrency_for_kv_cache_config: each
     group's max_memory_usage in pages): a full layer group all of ctx, a sliding one the smaller of its window plus
     the batch slack and ctx, and one block (SlidingWindowSpec), a state group one page, two with prefix caching
@@ -404,7 +404,7 @@ def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
 
 
 def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent", hybrid: bool = True,
-              max_batched: int = 2048, state_blocks: int = 2, tokens_from_concurrency: bool = False,
+              max_batched: int = 2048, state_blocks: int = 1, tokens_from_concurrency: bool = False,
               draft_layers: int = 0, spec_tokens: int = 0, tensors: int | None = None,
               gdn_block: int = BLOCK, drafter: dict | None = None) -> dict | None:
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",

@@ -187,10 +187,16 @@ def lmo_flags(runtime, knobs) -> list:
 
 
 def ssm_flags(runtime, knobs) -> list:
-    t = str(knobs.get("mamba_ssm_cache_dtype") or "auto").lower()
-    if runtime != "vllm" or t == "auto":
+    """vLLM's --mamba-ssm-cache-dtype and --enable-prefix-caching as given: the state page and the state pages a
+    request these figures are for (runtimes/vllm.py settings: prefix caching is off for a hybrid model unless given)."""
+    if runtime != "vllm":
         return []
-    return [flag("flag", "--mamba-ssm-cache-dtype", t, "the state page these figures are for")]
+    t = str(knobs.get("mamba_ssm_cache_dtype") or "auto").lower()
+    out = [] if t == "auto" else [flag("flag", "--mamba-ssm-cache-dtype", t, "the state page these figures are for")]
+    if knobs.get("prefix_caching") is not None:
+        name = "--enable-prefix-caching" if knobs["prefix_caching"] else "--no-enable-prefix-caching"
+        out.append(flag("flag", name, "", "prefix caching as given", text=name))
+    return out
 
 
 # quantization methods vLLM applies at load to a 16-bit checkpoint: the checkpoint does not say them, the command must

@@ -324,6 +324,9 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
             notes.append(f"{spec.layer_kinds.count(SLIDING)} of {spec.n_layers} layers use a {spec.sliding_window}-token sliding window")
     if spec.attn_layers < spec.n_layers:
         notes.append(f"hybrid: only {spec.attn_layers} of {spec.n_layers} layers keep a KV cache")
+    if runtime == "vllm" and spec.linear_state and s.get("v1") and s.get("prefix_caching") is None:
+        notes.append("prefix caching off, as vLLM leaves it for a hybrid model unless --enable-prefix-caching is given: "
+                     "one state page a request in each state group (two with it)")
     if runtime == "llama.cpp" and parallel > 1:
         notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if slot_all
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"

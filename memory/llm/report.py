@@ -67,6 +67,7 @@ def run_cli(args) -> int:
             raise UserError(f"--kv-cache-memory is in GiB: {args.kv_cache_memory:g} GiB is more than the "
                             f"{fmt_bytes(vram)} GPU (for {args.kv_cache_memory:g} bytes give "
                             f"{args.kv_cache_memory / GiB:.2f})")
+    knobs["prefix_caching"] = getattr(args, "enable_prefix_caching", None)
     if getattr(args, "free_gib", None):
         knobs["free_memory"] = int(args.free_gib * GiB)
     if getattr(args, "cuda_graph_gib", None):
@@ -95,7 +96,7 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp", "ollama"),
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
             "mmproj": ("llama.cpp",), "n_cpu_moe": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
-            "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",),
+            "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",), "enable_prefix_caching": ("vllm",),
             "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",)}
 _NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
 

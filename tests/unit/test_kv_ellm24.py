@@ -44,8 +44,10 @@ from gpu_garden.memory.llm import cache  # noqa: E402
 
 def _pool(model, tp, gib, kv, ctx, drafter, spec_tokens, max_batched, from_concurrency=True):
     spec = llm.vllm_per_rank(llm.describe(model=model), tp)
+    # state_blocks 2: these runs pass --enable-prefix-caching (the jethac logs' args, club-3090's composes), whose
+    # "align" mode keeps a state page more a request; the printed pairs below are whole blocks only with it
     return cache.vllm_pool(spec, gib * GiB, kv, ctx, max_batched=max_batched, spec_tokens=spec_tokens,
-                           tokens_from_concurrency=from_concurrency, drafter=drafter)
+                           tokens_from_concurrency=from_concurrency, drafter=drafter, state_blocks=2)
 
 
 # 2. A DFlash drafter's layers are a KV kind of their own in vLLM's layer groups. jethac/dgx-spark-hijinks

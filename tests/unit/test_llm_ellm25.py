@@ -189,13 +189,13 @@ def test_experts_int8_command_asks_vllm_to_quantize():
 
 def test_fixed_pool_row_states_the_blocks_one_request_needs(capsys):
     # review16b F4: with the hybrid manager one request needs whole blocks of every group. SergiioB's Arc B70 kit
-    # (Qwen3.8-27B GPTQ, fp8, MTP 4, 100,000 tokens, a 4.25 GiB pool, prefix caching on by default): 61 + 3 x (2 + 4)
+    # (Qwen3.8-27B GPTQ, fp8, MTP 4, 100,000 tokens, a 4.25 GiB pool, prefix caching on): 61 + 3 x (2 + 4)
     # = 79 blocks of 17 x 3,407,872 B = 4,576,770,048 B = 4.26 GiB, more than the pool (refused), not the 3.39 GiB of
     # one request's bytes the row printed
     from gpu_garden.memory import cli
     cli.main(["kv", "--model", "Qwen/Qwen3.8-27B", "--runtime", "vllm", "--ctx", "100000", "--kv-dtype", "fp8",
               "--weights-dtype", "gptq", "--vram", "32", "--gpu-memory-utilization", "0.75", "--kv-cache-memory", "4.25",
-              "--max-num-seqs", "1", "--mtp-tokens", "4", "--gpu-name", "Intel Arc Pro B70"])
+              "--max-num-seqs", "1", "--mtp-tokens", "4", "--gpu-name", "Intel Arc Pro B70", "--enable-prefix-caching"])
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "KV pool (fixed)" in ln)
     assert "one request 4.26 GiB" in line

@@ -117,13 +117,15 @@ def test_llamacpp_keeps_gemma4_and_llama4_windows():
 
 
 def test_prefix_caching_knob_reaches_the_state_pages():
-    # the club-3090#612 run (prefix caching on: 4.33x printed); without it a state group holds one page a request
+    # the club-3090#612 run (--enable-prefix-caching in its args: 4.33x printed); without it a state group holds one
+    # page a request, and not given is without it (vLLM's default for a hybrid model)
     s = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
     knobs = dict(kv_dtype="fp8", weights_dtype="nvfp4", vram=31.36 * GiB, runtime_version="0.24.0", max_num_seqs=1,
                  max_num_batched_tokens=8192, gpu_name="NVIDIA GeForce RTX 5090")
-    on = llm.plan(s, "vllm", ctx=131072, **knobs)
+    on = llm.plan(s, "vllm", ctx=131072, prefix_caching=True, **knobs)
     off = llm.plan(s, "vllm", ctx=131072, prefix_caching=False, **knobs)
     assert on["kv_detail"]["pool_args"]["state_blocks"] == 2 and off["kv_detail"]["pool_args"]["state_blocks"] == 1
+    assert llm.plan(s, "vllm", ctx=131072, **knobs)["kv_detail"]["pool_args"]["state_blocks"] == 1
     assert off["kv_capacity_tokens"] > on["kv_capacity_tokens"]
 
 

@@ -24,7 +24,7 @@ def _pool(tp, blocks, spec_tokens, new_form):
     s = llm.vllm_per_rank(llm.describe(model="Qwen/Qwen3.6-27B"), tp)
     block, page, _ = _hand(tp, spec_tokens)
     return cache.vllm_pool(s, blocks * 17 * page, "fp8", 262144, max_batched=8192, draft_layers=1,
-                           spec_tokens=spec_tokens, tokens_from_concurrency=new_form)
+                           spec_tokens=spec_tokens, tokens_from_concurrency=new_form, state_blocks=2)
 
 
 def test_hand_arithmetic_of_the_three_token_state_page():
@@ -59,7 +59,7 @@ def test_plan_passes_the_speculative_tokens_to_the_pool():
     r = llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=262144, kv_dtype="fp8", weights_dtype="auto_round",
                  vram=23.56 * (1 << 30), gpu_memory_utilization=0.92, gpu_name="NVIDIA GeForce RTX 3090",
                  tensor_parallel_size=4, max_num_seqs=4, max_num_batched_tokens=8192, runtime_version="0.20.1",
-                 mtp_tokens=3)
+                 mtp_tokens=3, prefix_caching=True)
     assert r["kv_detail"]["pool_args"]["spec_tokens"] == 3
     # 179 blocks a request: the printed concurrency is whole blocks of it
     assert abs(r["concurrency"] * 179 - round(r["concurrency"] * 179)) < 1e-6

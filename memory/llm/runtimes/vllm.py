@@ -238,12 +238,15 @@ def settings(version, vram, ctx, knobs) -> dict:
     if sampler not in SAMPLERS:
         from ...errors import UserError
         raise UserError(f"--vllm-sampler must be native or flashinfer, got {knobs.get('vllm_sampler')!r}")
-    # vLLM's --enable-prefix-caching (on by default in V1): a DeltaNet/Mamba state group then keeps two pages a
-    # request ("align" mode), one without it
+    # vLLM's --enable-prefix-caching: with it a DeltaNet/Mamba state group keeps two pages a request ("align" mode),
+    # without it one. vLLM turns it on by default for an attention-only decoder, where the pool does not depend on it,
+    # and leaves it off for a hybrid model unless asked (ModelConfig.is_prefix_caching_supported: False for attn_type
+    # "hybrid", vllm#23716 of 2025-08-27, before any release that serves a Qwen 3.5+ model; a 0.27.1 MTP-3 run of
+    # Qwen3.8-27B with the flag not given prints enable_prefix_caching=False, batch 59). None: not given
     prefix = knobs.get("prefix_caching")
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
             "seqs_asked": knobs.get("max_num_seqs"), "free": knobs.get("free_memory"),
-            "prefix_caching": True if prefix is None else bool(prefix),
+            "prefix_caching": None if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
@@ -346,7 +349,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
-                         "state_blocks": 2 if s.get("prefix_caching", True) else 1,
+                         "state_blocks": 2 if s.get("prefix_caching") else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
                          "spec_tokens": s.get("spec_tokens", 0) if drafter or sep else 0, "drafter": sep,
                          "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
