@@ -41,29 +41,32 @@ FORMAT_ALIASES = {"auto-round": "auto_round", "autoround": "auto_round", "intel/
 LINEAR_BITS.update({fmt: 4 + bits / DEFAULT_GROUP for fmt, bits in GROUP_OVERHEAD_BITS.items()})   # the usual 128 groups
 
 
-# What vLLM keeps of a zero point once a 4-bit group checkpoint is loaded ("Model loading took" is read after
+# What vLLM keeps of a zero point once a group checkpoint is loaded ("Model loading took" is read after
 # process_weights_after_loading). compressed-tensors WNA16 create_weights adds weight_zero_point only when the
-# scheme is not symmetric. GPTQ-Marlin takes sym checkpoints only (TYPE_MAP (4, True) -> uint4b8, zero_points=False)
-# and MarlinLinearKernel swaps the checkpoint's qzeros for an empty tensor; a GPTQ config without `sym`, or with
-# sym false, is not Marlin-compatible (is_gptq_marlin_compatible) and GPTQLinearMethod keeps qzeros. AWQ and
-# AWQ-Marlin always keep qzeros (zero_points=True). Per group: an fp16 scale (16 bits), + a packed 4-bit zero (4).
+# scheme is not symmetric. GPTQ-Marlin takes sym checkpoints only (TYPE_MAP (4, True) -> uint4b8, (8, True) ->
+# uint8b128, zero_points=False) and MarlinLinearKernel swaps the checkpoint's qzeros for an empty tensor; a GPTQ config
+# without `sym`, or with sym false, is not Marlin-compatible (is_gptq_marlin_compatible) and GPTQLinearMethod keeps
+# qzeros. AWQ and AWQ-Marlin always keep qzeros (zero_points=True). Per group: an fp16 scale (16 bits), + a zero packed
+# at the weights' width (qzeros: int32 words of 32 / bits zeros; ZERO_BITS at the usual 4).
 SCALE_BITS, ZERO_BITS = 16, 4
 SYM_DROPS_ZERO = ("gptq", "int4", "w4a16", "w4a8")
+MARLIN_WIDTHS = (4, 8)      # the widths GPTQ-Marlin's TYPE_MAP takes (symmetric); 2 and 3 bits keep their zeros
 
 
 def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None, bits: int | None = None) -> float:
-    """Bits per decoder-matmul weight of a linear quantization format, by group size, symmetry (None: the format's
-    usual layout; compressed-tensors without `symmetric` reads as symmetric in spec) and width (None: 4). 2- or 3-bit
-    GPTQ/AWQ packs values and zeros at that width by an fp16 scale; no Marlin kernel reads it, so the zeros stay."""
+    """Bits per decoder-matmul weight of a group format, one formula for every width b (None: 4): b + (an fp16 scale +
+    a zero at b bits, where the format keeps one) / group. A format of GROUP_OVERHEAD_BITS above the scale stores a
+    zero; in SYM_DROPS_ZERO, a stated symmetry decides at a Marlin width (None: the format's usual layout;
+    compressed-tensors without `symmetric` reads as symmetric in spec). 2- or 3-bit GPTQ/AWQ: no Marlin kernel reads
+    them, so the zeros stay. 8-bit GPTQ in groups of 128: 8 + (16 + 8) / 128 = 8.1875 (8.125 symmetric)."""
     if fmt not in GROUP_OVERHEAD_BITS:
         return LINEAR_BITS[fmt]
     g = group if group and group > 0 else DEFAULT_GROUP
-    per_group = GROUP_OVERHEAD_BITS[fmt]
-    if bits and bits != 4:
-        return bits + (per_group - ZERO_BITS + bits if per_group > SCALE_BITS else per_group) / g
-    if fmt in SYM_DROPS_ZERO and sym is not None:
-        per_group = SCALE_BITS + (0 if sym else ZERO_BITS)
-    return 4 + per_group / g
+    b = bits or 4
+    zero = GROUP_OVERHEAD_BITS[fmt] > SCALE_BITS
+    if fmt in SYM_DROPS_ZERO and sym is not None and b in MARLIN_WIDTHS:
+        zero = not sym
+    return b + (SCALE_BITS + (b if zero else 0)) / g
 
 
 # A checkpoint's quantization_config can leave modules in 16 bits: bitsandbytes' llm_int8_skip_modules (Unsloth's

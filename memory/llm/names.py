@@ -18,7 +18,7 @@ MODELS_DIR = Path(__file__).with_name("models")
 # repo-id suffix (lower case, after the model name) -> weight format memory/llm/weights.py sizes
 _REPO_QUANT = (
     (r"[-_.]w4a16\b", "w4a16"), (r"[-_.]w8a8\b", "w8a8"), (r"[-_.]w8a16\b", "int8"),
-    (r"[-_.](?:auto)?awq(?:[-_.]int4|[-_.]4bit)?\b", "awq"), (r"[-_.]gptq[-_.]int8\b", "int8"), (r"[-_.]gptq(?:[-_.]int4)?\b", "gptq"),
+    (r"[-_.](?:auto)?awq(?:[-_.]int4|[-_.]4bit)?\b", "awq"), (r"[-_.]gptq(?:[-_.]int4)?\b", "gptq"),
     # Intel's AutoRound exports (-int4-AutoRound, -autoround-int4; an -AutoRound-GPTQ name says GPTQ, the same size)
     (r"[-_.]auto[-_]?round\b", "auto_round"),
     (r"[-_.]fp8(?:[-_.](?:dynamic|static|block))?\b", "fp8"), (r"[-_.]int8\b", "int8"), (r"[-_.]int4\b", "int4"),
@@ -185,15 +185,18 @@ def _qat_group(name: str, builtin: str, spec) -> None:
                           "a weight as AWQ); a config.json with another group_size overrides this")
 
 
-# a GPTQ/AWQ repo id that states a width below 4 bits ('-GPTQ-Int3', '-gptq-2bit'): sized at that width
-# (weights.linear_bits), not as the format's 4 bits; a config.json states its own `bits`
-_LOW_BITS = re.compile(r"[-_.](?:int([23])|([23])[-_]?bits?)(?=$|[-_.])")
+# a GPTQ/AWQ repo id that states a width other than the format's 4 bits ('-GPTQ-Int3', '-gptq-2bit', Qwen's
+# '-GPTQ-Int8'): sized at that width with its group's scale and zero (linear_quant.linear_bits), as a config.json's
+# `bits` is (quant_config._quant_bits); the widths each format is read at, one row a format (an 8-bit AWQ name keeps 4)
+_NAME_BITS = re.compile(r"[-_.](?:int([238])|([238])[-_]?bits?)(?=$|[-_.])")
+NAME_WIDTHS = {"gptq": (2, 3, 8), "awq": (2, 3)}
 
 
 def _name_bits(name: str, spec) -> None:
-    m = _LOW_BITS.search(name.strip().split("/")[-1].lower())
-    if m and spec.quant in ("gptq", "awq") and not spec.quant_bits:
-        spec.quant_bits = int(m.group(1) or m.group(2))
+    m = _NAME_BITS.search(name.strip().split("/")[-1].lower())
+    bits = int(m.group(1) or m.group(2)) if m else None
+    if bits in NAME_WIDTHS.get(spec.quant, ()) and not spec.quant_bits:
+        spec.quant_bits = bits
         spec.notes.append(f"{name!r}: {spec.quant.upper()} at {spec.quant_bits} bits, as the name says")
 
 

@@ -159,7 +159,8 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
 
 # A --weights-dtype that names a quantization method, not a width: the width is the checkpoint's (vLLM's GPTQConfig /
 # AutoGPTQConfig from_config read quantize_config.json's "bits"; TYPE_MAP (8, True) -> uint8b128). Where the name states
-# the width (Qwen's `-GPTQ-Int8`, names.py), the method is sized at the name's width instead of kv's 4-bit gptq. vLLM's
+# the width as a format of its own (`int8`), the method is sized at the name's width instead of kv's 4-bit gptq (a GPTQ
+# name's width, Qwen's `-GPTQ-Int8`, is spec.quant_bits: names.NAME_WIDTHS, and needs no row here). vLLM's
 # GPTQ kernels keep the packed int32 qweight at the checkpoint's bits: Exllama's only reorders it in place
 # (gptq_shuffle(q, g_idx, bits)), Marlin's repacks it; neither stores it dequantized (read in the July 2026 vLLM tree
 # dg1kjd/vllm-v100-sxm2-qwen3.5-397b vendors: auto_gptq.py, kernels/linear/mixed_precision/exllama.py with

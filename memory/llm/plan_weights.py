@@ -7,6 +7,7 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
+from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
                       SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
 
@@ -82,16 +83,18 @@ def by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes) -> tuple:
                      how=roles["how"] + f" + {fmt_bytes(extra)} of block scales vLLM dequantizes to fp32")
         notes.append(f"bitsandbytes: vLLM dequantizes the double-quantized block scales to fp32 at load (+{fmt_bytes(extra)}, "
                      "4.5 bits a weight); runs Unsloth starts keep them packed (--vllm-entrypoint unsloth)")
-    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym and not spec.quant_bits
+    width = spec.quant_bits or ZERO_BITS
+    if (runtime == "vllm" and fmt == spec.quant and fmt in SYM_DROPS_ZERO and spec.quant_sym and width in MARLIN_WIDTHS
             and V.pre_ampere(knobs.get("gpu_name"))
             and not (spec.weights_bytes and weights_dtype is None and fmt == "gptq")):
-        # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel makes the zero
-        # tensor a symmetric checkpoint lacks (groups x out, packed 4-bit) in process_weights_after_loading. A GPTQ
-        # file's size already holds its qzeros; a symmetric compressed-tensors file has no weight_zero_point
+        # below compute 8.0 no zero-free kernel runs (Marlin 8.0, Machete 9.0): ExllamaLinearKernel (uint4b8, uint8b128)
+        # makes the zero tensor a symmetric checkpoint lacks (groups x out, packed at the weights' width) in
+        # process_weights_after_loading. A GPTQ file's size already holds its qzeros; a symmetric compressed-tensors
+        # file has no weight_zero_point
         q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
-        extra = int(q * ZERO_BITS / (spec.quant_group or DEFAULT_GROUP) / 8)
+        extra = int(q * width / (spec.quant_group or DEFAULT_GROUP) / 8)
         roles = dict(roles, total=roles["total"] + extra, blocks=roles["blocks"] + extra,
-                     how=roles["how"] + f" + {fmt_bytes(extra)} of 4-bit zero points Exllama builds below compute 8.0")
+                     how=roles["how"] + f" + {fmt_bytes(extra)} of {width}-bit zero points Exllama builds below compute 8.0")
     return spec, roles, entry
 
 

@@ -37,10 +37,12 @@ def _quant_sym(q: dict) -> bool | None:
 
 
 def _quant_bits(q: dict) -> int | None:
-    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when 2 or 3, sized at that width
-    (weights.linear_bits; 4 is the format's own, 8 is int8); else None."""
+    """A GPTQ/AWQ quantization_config's `bits` (`w_bit`, `weight_bits`) when 2 or 3, or GPTQ's 8, sized at that width
+    with its group's scale and zero (linear_quant.linear_bits; 4 is the format's own, an 8-bit AWQ is int8); else None."""
     method = str(q.get("quant_method") or q.get("quant_type") or "").lower()
     bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
+    if bits == 8 and "gptq" in method:
+        return 8
     return bits if bits in (2, 3) and ("gptq" in method or "awq" in method or method == "marlin") else None
 
 

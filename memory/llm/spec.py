@@ -50,7 +50,7 @@ class LLMSpec:
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
     quant_group: int | None = None  # values per scale of a 4-bit group quantization (config's group_size; None: 128)
     quant_sym: bool | None = None   # symmetric int4 (no zero point), as the quantization_config states it; None: not stated
-    quant_bits: int | None = None   # GPTQ/AWQ weights below 4 bits (2 or 3: the config's bits, or the name's); None: 4
+    quant_bits: int | None = None   # GPTQ/AWQ width but 4 (2 or 3: the config's bits or the name's; GPTQ's 8); None: 4
     quant_skip: tuple = ()          # modules the checkpoint leaves in 16 bits (llm_int8_skip_modules / modules_to_not_convert)
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)

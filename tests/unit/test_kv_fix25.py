@@ -94,3 +94,66 @@ def test_a_3_bit_awq_drafter_is_refused(tmp_path):
     qc = {"quant_method": "awq", "bits": 3, "group_size": 128, "zero_point": True}
     with pytest.raises(UserError, match="3-bit AWQ does not load in vLLM"):
         vllm_drafter.read_drafter("dflash", write_drafter(tmp_path, quantization_config=qc))
+
+
+# 4. An 8-bit GPTQ checkpoint was read as int8 (8.00 bits a weight): its per-group fp16 scale and packed zero point,
+# counted for 4-bit GPTQ by linear_bits (4 + 20/128), were not. One formula now for every width b: b + (16 + b)/g
+# with the zero kept, b + 16/g where a symmetric config meets a GPTQ-Marlin width (4, 8). Breaking it: _quant_bits
+# without its 8 (the checkpoint is int8 again) or linear_bits back to a 4-bit zero at 8 bits.
+#
+# By hand, Qwen2.5-7B's geometry (28 layers, hidden 3584, 28 heads of 128, 4 KV heads, MLP 18944, vocab 152064, untied):
+#   matmul params (kv's linear_params: q, k, v with their biases, o, gate, up, down)
+#     = 28 x (3584x3584 + 3584 + 2 x (3584x512 + 512) + 3584x3584 + 3 x 3584x18944) = 6,525,417,472
+#   other params (token table and head, 2 norms a layer, the final norm), 16-bit
+#     = 2 x 152064x3584 + 28 x 2 x 3584 + 3584 = 1,090,199,040 -> x 2 bytes = 2,180,398,080
+#   a group of 128 weights at 8 bits: 128 x 8 values + one fp16 scale (16) + one zero at 8 bits (qzeros: 4 a word)
+#     = 1048 bits = 8.1875 bits a weight -> 6,525,417,472 x 8.1875 / 8 = 6,678,356,944 (+ 2,180,398,080 = 8,858,755,024)
+#   symmetric (sym: true; GPTQ-Marlin's uint8b128 drops qzeros): 8 + 16/128 = 8.125
+#     -> 6,525,417,472 x 8.125 / 8 = 6,627,377,120 (+ 2,180,398,080 = 8,807,775,200)
+#   before: 8.00 bits -> 6,525,417,472 + 2,180,398,080 = 8,705,815,552
+@pytest.mark.parametrize("sym,expected", [(None, 8_858_755_024), (False, 8_858_755_024), (True, 8_807_775_200)])
+def test_an_8_bit_gptq_checkpoint_counts_its_scales_and_zeros(tmp_path, sym, expected):
+    from gpu_garden.memory.llm import kv as llm, weights as W
+    q = {"quant_method": "gptq", "bits": 8, "group_size": 128, "desc_act": False}
+    if sym is not None:
+        q["sym"] = sym
+    (tmp_path / "config.json").write_text(json.dumps(dict(QWEN, quantization_config=q)))
+    s = llm.describe(config=str(tmp_path / "config.json"))
+    assert (s.quant, s.quant_bits, s.quant_group) == ("gptq", 8, 128)
+    assert W.weights_by_role(s)["total"] == expected
+
+
+def test_8_bit_gptq_reads_its_group_size_from_the_config():
+    from gpu_garden.memory.llm import weights as W
+    # groups of 32: one scale and one 8-bit zero a 32 weights = 8 + 24/32 = 8.75; of 64, symmetric: 8 + 16/64 = 8.25
+    assert W.linear_bits("gptq", 32, None, 8) == 8.75
+    assert W.linear_bits("gptq", 64, True, 8) == 8.25
+    assert W.linear_bits("gptq", 128, None, 4) == 4 + 20 / 128     # the 4-bit layout unchanged: 4.15625
+    assert W.linear_bits("gptq", 128, True, 4) == 4.125
+
+
+def test_an_8_bit_gptq_drafter_counts_its_scales_and_zeros(tmp_path):
+    qc = {"quant_method": "gptq", "bits": 8, "group_size": 128, "sym": False}
+    g = vllm_drafter.read_drafter("dflash", write_drafter(tmp_path, quantization_config=qc))
+    assert g["format"] == "gptq" and g["proj_bits"][0][0] == ("self_attn.q_proj", 8 + 24 / 128)
+
+
+def test_a_gptq_int8_name_is_8_bit_gptq_with_its_scales_and_zeros():
+    from gpu_garden.memory.llm import kv as llm, weights as W
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8")
+    assert (s.quant, s.quant_bits) == ("gptq", 8)
+    # the same geometry as the config above, no `sym` in a name (zeros kept): 8,858,755,024 bytes (worked above)
+    assert W.weights_by_role(s)["total"] == 8_858_755_024
+    assert llm.describe(model="Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4").quant_bits is None      # 4: the format's own
+
+
+def test_a_symmetric_8_bit_gptq_on_a_pre_ampere_card_gets_the_zeros_exllama_builds(tmp_path):
+    # below compute 8.0 no Marlin: ExllamaLinearKernel builds the zero tensor a symmetric checkpoint lacks, packed at the
+    # weights' width: 6,525,417,472 matmul params (above) x 8 bits / 128 / 8 = 50,979,824 bytes on a T4, none on an A100.
+    from gpu_garden.memory.llm import kv as llm
+    q = {"quant_method": "gptq", "bits": 8, "group_size": 128, "sym": True}
+    (tmp_path / "config.json").write_text(json.dumps(dict(QWEN, quantization_config=q)))
+    s = llm.describe(config=str(tmp_path / "config.json"))
+    t4 = llm.plan(s, "vllm", ctx=2048, gpu_name="Tesla T4")["weights"]
+    a100 = llm.plan(s, "vllm", ctx=2048, gpu_name="NVIDIA A100-SXM4-80GB")["weights"]
+    assert t4 - a100 == 50_979_824
