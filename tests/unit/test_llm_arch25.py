@@ -108,3 +108,24 @@ def test_qwen35_4b_cache_per_token():
     r = llm.plan(s, "vllm", ctx=4096, weights_dtype="bf16")
     assert r["kv_per_token"] == 8 * 4 * 256 * 2 * 2 == 32768
     assert round(464641 * 8 * 4 * 256 * 2 / (1 << 30), 2) == 7.09
+
+
+# rednote-hilab/dots.ocr's decoder (Qwen2 layout, q/k/v biased): params by hand, untied: token table and output
+# 2 x 151936 x 1536 = 466,747,392; a layer q 1536^2 + 1536 = 2,360,832, k/v 2 x (1536 x 256 + 256) = 786,944, o 1536^2 =
+# 2,359,296, mlp 3 x 1536 x 8960 = 41,287,680, two norms 3072: 46,797,824; 28 layers 1,310,339,072; a final norm 1536:
+# 1,777,088,000 (its vision tower not described, not counted)
+def test_dots_ocr_decoder_params():
+    s = llm.describe(model="rednote-hilab/dots.ocr")
+    assert s.name == "dots.ocr" and not s.tied and s.vision is None
+    assert s.params == 1_777_088_000
+
+
+# vLLM 0.11.1 (DoanNgocCuong/fintech vllm.log): 'GPU KV cache size: 150,880 tokens' from 4.03 GiB available = 28,680
+# bytes a token, 28 layers x 2 KV heads x 128 x 2 (K, V) x 2 bytes = 28,672 (its 131072-token window is off: every
+# layer full attention)
+def test_dots_ocr_cache_per_token():
+    s = llm.describe(model="rednote-hilab/dots.ocr")
+    assert s.layer_kinds.count("full") == 28
+    r = llm.plan(s, "vllm", ctx=4096, weights_dtype="bf16")
+    assert r["kv_per_token"] == 28 * 2 * 128 * 2 * 2 == 28672
+    assert abs(4.03 * (1 << 30) / 150880 / 28672 - 1) < 0.001
