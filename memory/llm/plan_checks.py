@@ -19,13 +19,22 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "cuda_graph_memory", "n_cpu_moe", "speculative_config")
 
 
+# setting -> the runtimes whose plan reads it; given for another it would change nothing, so plan() refuses it as the
+# CLI refuses its option (report._READ_BY takes these rows: one table for both)
+KNOB_READ_BY = {"n_cpu_moe": ("llama.cpp",)}
+
+
 def check_names(runtime, knobs) -> None:
-    """The runtime and the settings are ones plan() knows."""
+    """The runtime and the settings are ones plan() knows, and each setting one this runtime reads (KNOB_READ_BY)."""
     if runtime not in RUNTIMES:
         raise UserError(f"unknown runtime {runtime!r} (one of: {', '.join(RUNTIMES)})")
     bad = set(knobs) - set(KNOBS)
     if bad:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
+    for k, rts in KNOB_READ_BY.items():
+        if knobs.get(k) is not None and runtime not in rts:
+            raise UserError(f"{runtime} does not read {k} (--{k.replace('_', '-')}, {' and '.join(rts)} only): "
+                            f"drop it, or plan for {rts[0]}")
 
 
 def check_weights_dtype(weights_dtype) -> None:

@@ -9,6 +9,7 @@ from ..units import GiB, fmt_bytes, parse_size
 from . import spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
+from .plan_checks import KNOB_READ_BY
 
 
 def _vram_bytes(args):
@@ -95,9 +96,10 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
             "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp", "ollama"),
             "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
-            "mmproj": ("llama.cpp",), "n_cpu_moe": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
+            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
             "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",), "enable_prefix_caching": ("vllm",),
-            "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",)}
+            "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",),
+            **KNOB_READ_BY}     # the plan's own rows (plan_checks.py): n_cpu_moe
 _NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
 
 

@@ -157,3 +157,26 @@ def test_a_symmetric_8_bit_gptq_on_a_pre_ampere_card_gets_the_zeros_exllama_buil
     t4 = llm.plan(s, "vllm", ctx=2048, gpu_name="Tesla T4")["weights"]
     a100 = llm.plan(s, "vllm", ctx=2048, gpu_name="NVIDIA A100-SXM4-80GB")["weights"]
     assert t4 - a100 == 50_979_824
+
+
+# 5. plan(n_cpu_moe=...) for a runtime other than llama.cpp was silently ignored (the figures as without it), where the
+# CLI refuses --n-cpu-moe / --cpu-moe for them ("vLLM does not read --n-cpu-moe (llama.cpp)"). The API now refuses it
+# from the same table row (plan_checks.KNOB_READ_BY, which report._READ_BY takes). Breaking it: the row out.
+@pytest.mark.parametrize("runtime", ["vllm", "sglang", "ollama"])
+def test_the_api_refuses_n_cpu_moe_where_the_cli_does(runtime, capsys):
+    from gpu_garden.memory import cli
+    from gpu_garden.memory.llm import kv as llm
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    for n in (4, 0):
+        with pytest.raises(UserError, match=f"{runtime} does not read n_cpu_moe .*llama.cpp only"):
+            llm.plan(s, runtime, ctx=4096, n_cpu_moe=n)
+    assert cli.main(["kv", "--model", "Qwen/Qwen3-30B-A3B", "--runtime", runtime, "--ctx", "4096", "--n-cpu-moe", "4"]) == 2
+    assert "does not read --n-cpu-moe (llama.cpp)" in capsys.readouterr().err
+
+
+def test_llama_cpp_still_reads_n_cpu_moe():
+    from gpu_garden.memory.llm import kv as llm
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    r = llm.plan(s, "llama.cpp", ctx=4096, weights_dtype="Q4_K_M", n_cpu_moe=4)
+    assert r["n_cpu_moe"] == 4 and r["host_experts_full"] > 0
+    assert llm.plan(s, "vllm", ctx=4096, n_cpu_moe=None)["weights"] > 0     # absent is absent
