@@ -21,6 +21,8 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "catboost.pool", "faiss.alloc", "physx.capacity", "kmcuda.alloc", "xla.remat")
 # (round 59) the Spark RAPIDS plugin's pool sized over what is free: its request is a pool, not one tensor
 SIMPLE += ("rapids.rmm_init",)
+# (round 61) MLC LLM's memory plan refused before any allocation: its figures are a plan, not one tensor
+SIMPLE += ("mlc.insufficient",)
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

@@ -87,6 +87,9 @@ def _event_dict(scan, inc, context):
         numbers["total"] = case.total      # the card (ComfyUI's start-up total), not the message's device limit
     if env["runtime"] == "comfyui" and len(scan.facts["nunchaku_gpus"]) == 1:
         numbers.setdefault("total", next(iter(scan.facts["nunchaku_gpus"].values())))   # nunchaku's loader printed its one card
+    if ev["kind"] == "cuda.driver":
+        for key, v in scan.facts["mmgp_pin"].items():
+            numbers.setdefault(key, v)      # mmgp's pinning lines: the page-locked RAM it needed, had left, and reached
     if ev.get("form") == "stream_executor":
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory

@@ -62,6 +62,8 @@ def infer(scan, inc, context: dict) -> dict:
         # the event that carries the failure names its device first (comfy-aimdo's VBAR error raises a Python MemoryError)
         dk = ev.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None)
         backend = "rocm" if (dk == "rocm" or f["rocm"] and dk in (None, "cuda")) else dk
+        if backend is None and f["ggml_sycl_fn"]:
+            backend = "xpu"     # ggml's SYCL check named the function that threw: an Intel GPU (round 61)
     runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None
                                       else guess_runtime(scan, inc))
     allocator = None
@@ -89,7 +91,7 @@ def infer(scan, inc, context: dict) -> dict:
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda",
-                        "sapien")
+                        "sapien", "mlc-llm")
 
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the

@@ -37,9 +37,9 @@ OF_ALLOC = re.compile(r"(?:Of the allocated memory |(?:\.{2,3}|…) ?)" + SZ + r
 # torch_musa (Moore Threads; torch_musa/csrc/core/MUSACachingAllocator.cpp) prints this form for its MUSA devices:
 # "MUSA out of memory. Tried to allocate X (GPU 0; T total capacity; A already allocated; F free; R reserved in total by PyTorch)"
 TORCH_OLD = re.compile(
-    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. Tried to allocate (?P<req>" + SIZE_RX + r")\.? ?\(?(?:GPU|device) (?P<gpu>\d{1,20}); ?(?P<total>" + SIZE_RX
+    r"(?P<dev>CUDA|HIP|MUSA) out of memory\. ?Tried to allocate (?P<req>" + SIZE_RX + r")\.? ?\(?(?:GPU|device) (?P<gpu>\d{1,20}); ?(?P<total>" + SIZE_RX
     + r") total capacity; ?(?P<alloc>" + SIZE_RX + r") already allocated; ?(?P<free>" + SIZE_RX + r") free; ?(?:(?P<allowed>" + SIZE_RX
-    + r") allowed; ?)?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by PyTorch|cached)\)?")
+    + r") allowed; ?)?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by Py[Tt]orch|cached)\)?")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
 XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
                       + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")
@@ -92,6 +92,10 @@ CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memo
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
+# numpy's whole message without its type name in front (an app that prints str(e) under its own prefix, kaixxx/noScribe#147):
+# numpy/core/src/multiarray/ctors.c raises _ArrayMemoryError whose str() is "Unable to allocate 3.60 GiB for an array with
+# shape (1, 1200623, 201) and data type complex128"; the shape and the dtype make it numpy's (round 61)
+NP_ALLOC_FULL = re.compile(r"Unable to allocate " + SZ + r" for an array with shape \([\d, ]{0,200}\) and data type \w{1,40}")
 # (ggml's CUDA backend names itself GGML_CUDA_NAME: "ROCm" in HIP builds, ggml-cuda.h: "ROCm error: out of memory")
 DRIVER = re.compile(r"\b(CUDA|HIP|ROCm) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
 # (ggml's CUDA check prints cuBLAS's status string instead: "CUDA error: the resource allocation failed ... in function

@@ -32,11 +32,11 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": [],
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": [],
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
-            "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}}
+            "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -112,6 +112,13 @@ def _total_vram(s, f, m, text, lineno, window):
 
 def _nunchaku_gpu(s, f, m, text, lineno, window):
     f["nunchaku_gpus"][int(m.group(1))] = round(float(m.group(2)) * MiB)      # the card's total_memory, by device id
+
+
+def _mmgp_pin(s, f, m, text, lineno, window):
+    if m.group(1):      # pinning planned past what is reservable: the need and what is left, in MiB
+        f["mmgp_pin"].update(required=round(float(m.group(1)) * MiB), available=round(float(m.group(2)) * MiB))
+    else:               # pinning a block threw: what this model had pinned by then
+        f["mmgp_pin"]["limit"] = round(float(m.group(3)) * MiB)
 
 
 def _torch_version(s, f, m, text, lineno, window):
@@ -364,6 +371,7 @@ HANDLERS = {
     "device": _device,
     "total_vram": _total_vram,
     "nunchaku_gpu": _nunchaku_gpu,
+    "mmgp_pin": _mmgp_pin,
     "vram_state": lambda s, f, m, *_: f.update(vram_state=m.group(1), comfy=True),
     "torch_version": _torch_version,
     "platform": lambda s, f, m, *_: f["os_votes"].update({m.group(1).lower(): 10}),
@@ -428,6 +436,7 @@ HANDLERS = {
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
+    "ggml_sycl_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_sycl_fn=m.group(1)),
     "mem_query_oom": lambda s, f, m, text, lineno, *_: f["mem_query_oom"].__setitem__(lineno, m.group(1) or m.group(2)),
     "stage_said": lambda s, f, m, text, lineno, *_: _kept(f["stage_said"], lineno, (m.lastgroup, chain_place(text))),
     "trt_kv_sizing": lambda s, f, m, text, lineno, *_: _kept(f["trt_kv_sizing"], lineno,

@@ -24,6 +24,8 @@ RUNTIME_MARKERS = (
     ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
     ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"), r"\bmlc[_-]chat|\bmlc_llm\b|\bmlc-llm\b"),
+    # LMDeploy: its package name (a pip pin "lmdeploy==0.2.0", its CLI "lmdeploy serve", its modules' paths) (round 61)
+    ("lmdeploy", ("lmdeploy",), r"\blmdeploy\b"),
     # text-generation-inference: its launcher's and its server's module names head its lines and frames
     ("tgi", ("text_generation_",), r"\btext_generation_(?:launcher|server|router|client)\b"),
     # TensorRT's own logger prefixes its lines "[TensorRT] VERBOSE:" (the Python API's default logger)
@@ -73,6 +75,13 @@ FACTS = [
     # ComfyUI-nunchaku's DiT loaders print the card they load onto, its total_memory in MiB (nodes/models/flux.py: "GPU 0 (NVIDIA
     # GeForce RTX 3060) Memory: 11906.8125 MiB"), before their CPU-offload line (round 59)
     ("nunchaku_gpu", re.compile(r"^GPU (\d{1,3}) \([^()\n]{1,80}\) Memory: (\d{1,9}(?:\.\d{1,9})?) MiB\s*$")),
+    # mmgp (Wan2GP's offloader, src/mmgp/offload.py) pins models to page-locked RAM up to perc_reserved_mem_max of the RAM: "Switching to
+    # partial pinning since full requirements for pinned models is X MB while estimated available reservable RAM is Y MB", and,
+    # when pinning a block threw, "Unable to pin more tensors for this model as the maximum reservable memory has been reached
+    # (Z)"; its MB is MiB (ONE_MB = 1048576) (round 61)
+    ("mmgp_pin", re.compile(r"full requirements for pinned models is (\d{1,12}(?:\.\d{1,6})?) MB while estimated available "
+                            r"reservable RAM is (-?\d{1,12}(?:\.\d{1,6})?) MB|Unable to pin more tensors for [^\n]{1,200}? as the "
+                            r"maximum reservable memory has been reached \((\d{1,12}(?:\.\d{1,6})?)\)")),
     # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram, and in older ComfyUI also by itself on a card of 4 GB or less; NO_VRAM by --novram)
     ("vram_state", re.compile(r"Set vram state to: (\w+)")),
     # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
@@ -233,6 +242,9 @@ FACTS = [
                                 r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
+    # ggml's SYCL check names the function whose SYCL call threw (ggml-sycl.cpp, common.hpp: "in function
+    # ggml_backend_sycl_buffer_set_tensor at .../ggml-sycl.cpp:432", then "SYCL error"): the SYCL backend, an Intel GPU
+    ("ggml_sycl_fn", re.compile(r"^\s*in function (ggml_\w{1,80}) at \S{0,300}ggml-sycl")),
     # a CUDA memory query that failed for lack of memory (Warp names the function it was in): a query allocates nothing, it
     # fails so only when this process's context could not be created on a card that is already full
     ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"
@@ -282,7 +294,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
-    "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
@@ -310,7 +322,7 @@ FACT_KEYS = {
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
-    "ggml_cuda_fn": ("in function",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
+    "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
@@ -371,6 +383,8 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "not enough Metal memory for KV cache", "memory guard refused")
 # CatBoost's pool sentence quoted without its lead-in (native_runtimes.CATBOOST_QUOTED, round 59)
 ERROR_WORDS += ("MB; Free ", "larger than free memory")
+# MLC LLM's memory plan and Spark RAPIDS' RMM event handler (native_runtimes, round 61)
+ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has", "bytes failed. Device store spilled")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -418,6 +432,8 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the
                           b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"rror while loading", b"ailed to load", b"evicting a model",
                           b"encountered while running the model") \
     + tuple(w.encode() for w in RUNTIME_WORDS)
+# mmgp's partial-pinning line (facts "mmgp_pin", round 61): neither "emory" nor "llocat" is in it
+OPEN_ANCHORS += (b"pinned models is",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
@@ -434,6 +450,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"encountered while running the model", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
+WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the

@@ -280,3 +280,48 @@ def cudf_java(line):
 
 
 cudf_java.needed = ("ai.rapids.cudf.",)
+
+# The RAPIDS Accelerator for Apache Spark's RMM event handler logs each device allocation RMM refused before it spills
+# (DeviceMemoryEventHandler.onAllocFailure, NVIDIA/spark-rapids: "Device allocation of N bytes failed, device store has S
+# bytes. Total RMM allocated is A bytes." until the 2024 spill-framework refactor, "Device allocation of N bytes failed.
+# Device store spilled S bytes. ... Total RMM allocated is A bytes." since): RMM's pool, not the card, refused N; A is what
+# the pool holds (NVIDIA/cudf-spark#4045)
+SPARK_DEVICE_ALLOC = re.compile(r"\bDevice allocation of (\d{1,20}) bytes failed(?:, device store has (\d{1,20}) bytes\.|\. "
+                                r"Device store spilled (\d{1,20}) bytes\.)[^\n]{0,40}? Total RMM allocated is (\d{1,20}) bytes")
+
+
+def spark_device_alloc(line):
+    if "Device allocation of " not in line:
+        return None
+    m = SPARK_DEVICE_ALLOC.search(line)
+    if not m:
+        return None
+    return {"kind": "rmm.oom", "device_kind": "cuda", "runtime": "rapids", "complete": True, "form": "spark_spill",
+            "numbers": {"requested": int(m.group(1)), "allocated": int(m.group(4))},
+            "spillable": int(m.group(2) or m.group(3))}
+
+
+spark_device_alloc.needed = ("Device allocation of ",)
+
+# MLC LLM's engine checks its memory plan before it allocates anything (cpp/serve/config.cc, EstimateMemoryUsage...): "Insufficient
+# GPU memory error: The available single GPU memory is A MB, which is less than the sum of model weight size (W MB) and temporary
+# buffer size (T MB)." A is the card's memory times gpu_memory_utilization (default 0.85), W one shard's weights, T the
+# prefill's working buffers (temporary buffer, KV auxiliary, model and logit-processor workspaces), set by the prefill chunk
+# size; its MB is MiB (BytesToMegabytesString: bytes / 1024 / 1024) (mlc-ai/mlc-llm#3024)
+MLC_INSUFFICIENT = re.compile(r"Insufficient GPU memory error: The available single GPU memory is (\d{1,12}(?:\.\d{1,6})?) MB, which "
+                              r"is less than the sum of model weight size \((\d{1,12}(?:\.\d{1,6})?) MB\) and temporary buffer size "
+                              r"\((\d{1,12}(?:\.\d{1,6})?) MB\)")
+
+
+def mlc_insufficient(line):
+    if "Insufficient GPU memory error" not in line:
+        return None
+    m = MLC_INSUFFICIENT.search(line)
+    if not m:
+        return None
+    avail, weights, temp = (int(round(float(g) * MiB)) for g in m.groups())
+    return {"kind": "mlc.insufficient", "device_kind": None, "runtime": "mlc-llm", "complete": True,
+            "numbers": {"available": avail, "weights": weights, "temporary": temp}}
+
+
+mlc_insufficient.needed = ("Insufficient GPU memory error",)

@@ -162,6 +162,13 @@ RULES = [
       lambda x: f"kmcuda could not allocate {fmt_bytes(x.req) + ' ' if x.req else ''}for {x.ev['buffer']}, a buffer of its "
                 "Yinyang refinement, sized from the samples times the Yinyang groups (yinyang_t x clusters): turn Yinyang off "
                 "(yinyang_t=0), or use fewer clusters; the plain k-means buffers stay"),
+    # MLC LLM's memory plan: one shard's weights fit the share it may use (gpu_memory_utilization x the card) and the temporary
+    # buffer, the prefill's working memory that --prefill-chunk-size sets, is what does not fit beside them (the message's own
+    # third hint; mlc-ai/mlc-llm#3024, round 61)
+    R("activations", 4.0, lambda x: x.kind == "mlc.insufficient" and x.n.get("weights", 0) < x.n.get("available", 0),
+      "MLC LLM's memory plan: the weights ({n[weights]:b} a shard) fit the {n[available]:b} it may use, the temporary buffer "
+      "({n[temporary]:b}, the prefill's working memory) does not fit beside them: a smaller --prefill-chunk-size in "
+      "`mlc_llm gen_config`, or a larger gpu_memory_utilization"),
     # kmcuda allocates the samples, the centroids and each per-sample output (assignments, *dest) on the card once per run, each
     # sized from the data set: the buffer it names is the data set at this size (src-d/kmcuda#21: input and output together
     # over the card; its maintainer's answer, subsample)
@@ -435,6 +442,14 @@ RULES = [
     R("kv-cache", 3.0, kind("lmdeploy.turbomind"),
       "LMDeploy's TurboMind ran out of GPU memory: after its weights, its KV cache (cache_max_entry_count, session_len, "
       "max_batch_size) is what it allocates; lower cache_max_entry_count or session_len, or max_batch_size"),
+    # TurboMind's CUDA check quoted without its "[TM][ERROR]" prefix ("CUDA runtime error: out of memory", the check's
+    # cudaGetErrorString wording) in a log that names LMDeploy: the same reading (InternLM/lmdeploy#978, round 61); its PyTorch
+    # engine raises PyTorch's own message instead
+    R("kv-cache", 3.0, lambda x: x.kind in ("cuda.driver", "generic.oom") and x.env["runtime"] == "lmdeploy"
+      and "CUDA runtime error: out of memory" in x.text,
+      "LMDeploy's TurboMind ran out of GPU memory (its CUDA check's wording): after its weights, its KV cache "
+      "(cache_max_entry_count, a share of the card's memory, session_len, max_batch_size) is what it allocates; lower "
+      "cache_max_entry_count or session_len, or max_batch_size"),
     # the traceback's source line passes the KV cache through a decoding step (not training, where no cache grows)
     R("kv-cache", 3.0, lambda x: x.src_cause == "kv-cache" and not x.training and not host(x),
       "traceback source line: {src_line} (a KV cache extended token by token: batch x length sets it)", hint=True),

@@ -24,6 +24,15 @@ HOST_RAM = [
         else f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
     R("host-ram", 4.0, lambda x: x.kind == "vulkan.alloc" and x.ev.get("form") == "host",
       "Vulkan refused a host-memory allocation (vkAllocateMemory -1, VK_ERROR_OUT_OF_HOST_MEMORY): system RAM, not the GPU"),
+    # mmgp (Wan2GP's offloader) printed that its models' pinning did not fit the RAM it may page-lock (perc_reserved_mem_max),
+    # and a CUDA call then failed without the caching allocator's numbers: page-locked host memory ran short, not the card
+    # (deepbeepmeep/Wan2GP, round 61: a profile that pins fewer models ran)
+    R("host-ram", 2.0, lambda x: x.kind == "cuda.driver" and bool(x.f["mmgp_pin"]),
+      lambda x: "mmgp (Wan2GP's offloader) could not pin all its models to page-locked RAM"
+      + (f" ({fmt_bytes(x.f['mmgp_pin']['required'])} needed, {fmt_bytes(x.f['mmgp_pin']['available'])} reservable)"
+         if "required" in x.f["mmgp_pin"] else "")
+      + " and a CUDA call then failed without allocator numbers: page-locked host memory ran short; a memory profile that "
+        "pins fewer models (profile 4), fewer models loaded at once, or more RAM"),
     # .NET's managed heap could not grow: system RAM (or a 32-bit process's address space)
     R("host-ram", 1.5, kind("dotnet.oom"),
       ".NET could not allocate managed memory (System.OutOfMemoryException): system RAM, or a 32-bit process's address space"),

@@ -40,6 +40,17 @@ WEIGHTS = [
       lambda x: f"{over_card(x)['model']}'s weights alone are {fmt_bytes(over_card(x)['weights'])} {over_card(x)['precision']} (by "
                 f"`gpu-garden kv`), more than the {fmt_bytes(over_card(x)['card'])} card: a quantized checkpoint, a smaller "
                 "model, or --tensor-parallel-size over more GPUs"),
+    # ggml's SYCL backend threw in set_tensor, the copy of a tensor's data into its device buffer: a load copies every weight
+    # so (intel/ipex-llm#13273, round 61: an fp16 8B model on a 16 GB Arc card; the maintainer's answer, the model alone needs
+    # the card). Why the copy and not the buffer's allocation throws is not established here: the row reads the function only
+    R("weights-exceed-vram", 2.0, lambda x: x.f["ggml_sycl_fn"] == "ggml_backend_sycl_buffer_set_tensor",
+      "llama.cpp's SYCL backend failed copying a tensor into its device buffer (ggml_backend_sycl_buffer_set_tensor), "
+      "which is how the model's weights are loaded onto the card: the weights do not fit; a smaller quantization "
+      "(Q4_K_M, Q8_0 instead of fp16) or fewer GPU layers"),
+    # MLC LLM's memory plan: one shard's weights alone pass the share of the card it may use (round 61)
+    R("weights-exceed-vram", 4.0, lambda x: x.kind == "mlc.insufficient" and x.n.get("weights", 0) >= x.n.get("available", 0) > 0,
+      "MLC LLM's memory plan: the weights alone ({n[weights]:b} a shard) pass the {n[available]:b} it may use "
+      "(gpu_memory_utilization x the card): more --tensor-parallel-shards in `mlc_llm gen_config`, or a quantized model"),
     R("weights-exceed-vram", 1.5, mps_full, "MPS already holds {allocated:b} of {cap:b}"),
     R("weights-exceed-vram", 2.0, lambda x: x.branch == "mps" and not x.training and x.allocated >= 0.9 * x.cap
       and "requested" in x.n and x.req <= 0.1 * x.cap
