@@ -26,8 +26,8 @@ def weights_format(spec, runtime, weights_dtype, notes) -> tuple:
                         + (f"{runtime} loads a GGUF, give its type (e.g. Q8_0)" if runtime in ("llama.cpp", "ollama")
                            else "SGLang's --quantization has no experts_int8 (its online 8-bit method is fp8)" if runtime == "sglang"
                            else f"this checkpoint is already {spec.quant}"))
-    if runtime == "vllm" and fmt == spec.quant:     # the checkpoint's own width (spec.quant_bits): vLLM's rows
-        VL.check_quant_width(fmt, spec.quant_bits, spec.name)
+    if runtime in ("vllm", "sglang") and fmt == spec.quant:     # the checkpoint's own width (spec.quant_bits)
+        VL.check_quant_width(fmt, spec.quant_bits, spec.name, runtime)
     # a GGUF named MXFP4 is llama.cpp's MXFP4 MoE file type (general.file_type 38, LLAMA_FTYPE_MOSTLY_MXFP4_MOE): a
     # llama.cpp run given --weights-dtype MXFP4 loads that file, as one given the MXFP4 checkpoint's name does
     if (runtime == "llama.cpp" and fmt == "mxfp4" and not spec.weights_bytes and spec.expert_params

@@ -29,19 +29,25 @@ UNSLOTH_LORA_RANK = 64
 # vLLM's LoRAConfig: max_lora_rank 16 unless given, one of MaxLoRARanks (config/lora.py)
 LORA_RANK_DEFAULT = 16
 LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
-# The weight widths vLLM loads of a linear-quantization method that refuses others, one row a method. AWQ: AWQConfig's
-# __init__ raises "Currently, only 4-bit weight quantization is supported for AWQ, but got {bits} bits."
-# (vllm/model_executor/layers/quantization/awq.py, the `if self.weight_bits != 4` check); a config AWQ-Marlin does not
-# take (is_awq_marlin_compatible: its bits not in TYPE_MAP) is loaded through AWQConfig, so a 2/3-bit AWQ never loads.
-QUANT_WIDTHS = {"awq": ((4,), "AWQConfig: 'Currently, only 4-bit weight quantization is supported for AWQ'")}
+# The weight widths a runtime loads of a linear-quantization method that refuses others, one row a (runtime, method).
+# vLLM's AWQ: AWQConfig's __init__ raises "Currently, only 4-bit weight quantization is supported for AWQ, but got
+# {bits} bits." (vllm/model_executor/layers/quantization/awq.py, the `if self.weight_bits != 4` check); a config
+# AWQ-Marlin does not take (is_awq_marlin_compatible: its bits not in TYPE_MAP) is loaded through AWQConfig, so a
+# 2/3-bit AWQ never loads. SGLang's AWQ is the same class (python/sglang/srt/layers/quantization/awq.py at
+# sgl-project/sglang 0149944f: AWQConfig raises the same message; AWQMarlinConfig.TYPE_MAP 4 and 8, and
+# is_awq_marlin_compatible False for other bits, so a 2/3-bit config falls to AWQConfig) (review25).
+QUANT_WIDTHS = {("vllm", "awq"): ((4,), "AWQConfig: 'Currently, only 4-bit weight quantization is supported for AWQ'"),
+                ("sglang", "awq"): ((4,), "its AWQConfig: 'Currently, only 4-bit weight quantization is supported "
+                                          "for AWQ'")}
+_RUNTIME_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
-def check_quant_width(fmt, bits, what: str) -> None:
-    """Refuse, as vLLM does at load, a checkpoint whose quantization width its method's row does not list (bits None: 4,
-    the format's own)."""
-    row = QUANT_WIDTHS.get(str(fmt or "").lower())
+def check_quant_width(fmt, bits, what: str, runtime: str = "vllm") -> None:
+    """Refuse, as the runtime does at load, a checkpoint whose quantization width its (runtime, method) row does not
+    list (bits None: 4, the format's own)."""
+    row = QUANT_WIDTHS.get((runtime, str(fmt or "").lower()))
     if row and (bits or 4) not in row[0]:
-        raise UserError(f"{what}: {bits}-bit {str(fmt).upper()} does not load in vLLM, which takes "
+        raise UserError(f"{what}: {bits}-bit {str(fmt).upper()} does not load in {_RUNTIME_NAMES[runtime]}, which takes "
                         f"{'/'.join(map(str, row[0]))}-bit {str(fmt).upper()} weights only ({row[1]}); give a "
                         f"{row[0][0]}-bit {str(fmt).upper()} build, or size this checkpoint for another runtime")
 
