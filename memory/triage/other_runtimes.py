@@ -95,8 +95,10 @@ CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so 
                   r"|out of memory to allocate (\d{1,20}) bytes \(total (\d{1,20}) bytes")
 # RAPIDS RMM (cuDF, cuML, cupoch) and thrust report device memory as C++'s std::bad_alloc, which Python shows as MemoryError:
 # the GPU ran out, not system RAM (NVIDIA/cudf#6773, NVIDIA/cudf#10517, neka-nat/cupoch#98; thrust under a PyTorch extension:
-# VITA-Group/FSGS#70)
-RMM = re.compile(r"std::bad_alloc: (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{0,300}?: cudaErrorMemoryAllocation out of memory"
+# VITA-Group/FSGS#70). Both build what() as std::bad_alloc::what() + ": " + the message (thrust/system/detail/bad_alloc.h,
+# rmm::bad_alloc), so an MSVC build, whose std::bad_alloc::what() is "bad allocation", prints "bad allocation: cudaErrorMemoryAllocation:
+# out of memory" (a Windows build of simple-knn: graphdeco-inria/gaussian-splatting#99)
+RMM = re.compile(r"(?:std::bad_alloc|\bbad allocation): (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{0,300}?: cudaErrorMemoryAllocation out of memory"
                  r"|RMM failure at: ?[^\n]{0,300}?: (Maximum pool size exceeded)|(cudaErrorMemoryAllocation: out of memory))")
 # OpenVINO's GPU plugin (intel_gpu/src/runtime/engine.cpp check_allocatable): one buffer over the device's per-allocation maximum
 # (CL_DEVICE_MAX_MEM_ALLOC_SIZE, about 4 GiB on many Intel GPUs), whatever is free; the maximum is left out when the message is
@@ -387,7 +389,7 @@ def cupy(line):
 
 
 def rmm(line):
-    if "bad_alloc" not in line:
+    if "bad_alloc" not in line and "bad allocation" not in line:
         return None
     m = RMM.search(line)
     if not m:
