@@ -21,7 +21,9 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
 
 # setting -> the runtimes whose plan reads it; given for another it would change nothing, so plan() refuses it as the
 # CLI refuses its option (report._READ_BY takes these rows: one table for both)
-KNOB_READ_BY = {"n_cpu_moe": ("llama.cpp",)}
+KNOB_READ_BY = {"n_cpu_moe": ("llama.cpp",), "prefix_caching": ("vllm",)}
+# a setting whose CLI option is not its name with dashes
+KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
 
 
 def check_names(runtime, knobs) -> None:
@@ -33,8 +35,12 @@ def check_names(runtime, knobs) -> None:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
     for k, rts in KNOB_READ_BY.items():
         if knobs.get(k) is not None and runtime not in rts:
-            raise UserError(f"{runtime} does not read {k} (--{k.replace('_', '-')}, {' and '.join(rts)} only): "
+            option = KNOB_OPTIONS.get(k, f"--{k.replace('_', '-')}")
+            raise UserError(f"{runtime} does not read {k} ({option}, {' and '.join(rts)} only): "
                             f"drop it, or plan for {rts[0]}")
+    if knobs.get("prefix_caching") is not None and not isinstance(knobs["prefix_caching"], bool):
+        raise UserError(f"prefix_caching is True (--enable-prefix-caching), False (--no-enable-prefix-caching) or None "
+                        f"(not given: vLLM's default), got {knobs['prefix_caching']!r}")
 
 
 def check_weights_dtype(weights_dtype) -> None:

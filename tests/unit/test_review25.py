@@ -33,3 +33,40 @@ def test_a_4_bit_awq_is_still_sized_for_sglang_and_a_3_bit_one_for_llamacpp(tmp_
     (tmp_path / "b").mkdir()
     assert llm.plan(llm.describe(config=_awq(tmp_path / "a", 4)), "sglang", ctx=4096)["weights"] > 0
     assert llm.plan(llm.describe(config=_awq(tmp_path / "b", 3)), "llama.cpp", ctx=4096)["weights"] > 0
+
+
+# 2. Round 52 gave plan() a meaning for prefix_caching (vLLM's state pages a request), but the Python API took it for
+# llama.cpp, Ollama or SGLang and changed nothing, and took any truthy value ('no') as on, printing
+# --enable-prefix-caching; fix25 refused n_cpu_moe this way, the CLI refuses the option. Breaking it: the
+# prefix_caching row of plan_checks.KNOB_READ_BY out, or check_names' True/False/None check out.
+@pytest.mark.parametrize("runtime", ["llama.cpp", "ollama", "sglang"])
+@pytest.mark.parametrize("value", [True, False])
+def test_the_api_refuses_prefix_caching_for_a_runtime_that_does_not_read_it(runtime, value):
+    s = llm.describe(model="Qwen/Qwen3.5-4B")
+    with pytest.raises(UserError, match=r"does not read prefix_caching \(--enable-prefix-caching"):
+        llm.plan(s, runtime, ctx=4096, prefix_caching=value)
+
+
+@pytest.mark.parametrize("value", ["no", 0, 1, "false"])
+def test_prefix_caching_is_true_false_or_none(value):
+    s = llm.describe(model="Qwen/Qwen3.5-4B")
+    with pytest.raises(UserError, match="prefix_caching is True"):
+        llm.plan(s, "vllm", ctx=4096, prefix_caching=value)
+
+
+def test_vllm_still_reads_prefix_caching():
+    s = llm.describe(model="Qwen/Qwen3.5-4B")
+    on, off = (llm.plan(s, "vllm", ctx=4096, vram=24 << 30, prefix_caching=v) for v in (True, False))
+    assert on["command"].endswith(" --enable-prefix-caching") and off["command"].endswith(" --no-enable-prefix-caching")
+    assert on["kv_capacity_tokens"] < off["kv_capacity_tokens"]     # two state pages a request, not one
+
+
+# 3. `--no-enable-prefix-caching` given for another runtime was refused as "--enable-prefix-caching (vLLM)", naming
+# the option the user did not type. Breaking it: report._refuse_unread's 'no-' prefix out.
+def test_the_cli_names_the_no_option_it_was_given(capsys):
+    from gpu_garden.memory import cli
+    assert cli.main(["kv", "--model", "qwen3:8b", "--runtime", "ollama", "--no-enable-prefix-caching"]) == 2
+    err = capsys.readouterr().err
+    assert "does not read --no-enable-prefix-caching (vLLM)" in err and "Traceback" not in err
+    assert cli.main(["kv", "--model", "qwen3:8b", "--runtime", "llama.cpp", "--enable-prefix-caching"]) == 2
+    assert "does not read --enable-prefix-caching (vLLM)" in capsys.readouterr().err
