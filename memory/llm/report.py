@@ -10,6 +10,7 @@ from . import spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
 from .plan_checks import KNOB_OPTIONS, KNOB_READ_BY
+from .runtimes import RUNTIME_NAMES
 
 
 def _vram_bytes(args):
@@ -100,7 +101,7 @@ _READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vll
             "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",), "enable_prefix_caching": KNOB_READ_BY["prefix_caching"],
             "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",),
             **{k: rts for k, rts in KNOB_READ_BY.items() if k not in KNOB_OPTIONS}}  # the plan's own rows: n_cpu_moe
-_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}
+_NAMES = RUNTIME_NAMES
 
 
 def _refuse_unread(args, spec) -> None:

@@ -3,6 +3,7 @@ its fits rule and the flags that change them."""
 import re
 
 RUNTIMES = ("vllm", "llama.cpp", "ollama", "sglang")
+RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "sglang": "SGLang"}  # as messages name them
 
 
 # a release's leading number (0.6.4, 0.8.5.post1, 0.11.0+cu128, 0.29.1rc1.dev17, 0.4.0-rc6); a setuptools-scm ".devN"

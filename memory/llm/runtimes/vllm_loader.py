@@ -5,7 +5,7 @@ import re
 
 from ...errors import UserError
 from ...units import fmt_bytes
-from . import at_least
+from . import RUNTIME_NAMES, at_least
 
 # bitsandbytes 4-bit in vLLM: a double-quantized checkpoint's block scales (8-bit absmax per 64 weights plus an fp32
 # scale per 256 blocks, ~4.13 bits a weight in all) are dequantized to fp32 at load ("When BNB employs Double
@@ -39,7 +39,6 @@ LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
 QUANT_WIDTHS = {("vllm", "awq"): ((4,), "AWQConfig: 'Currently, only 4-bit weight quantization is supported for AWQ'"),
                 ("sglang", "awq"): ((4,), "its AWQConfig: 'Currently, only 4-bit weight quantization is supported "
                                           "for AWQ'")}
-_RUNTIME_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
 def check_quant_width(fmt, bits, what: str, runtime: str = "vllm") -> None:
@@ -47,7 +46,7 @@ def check_quant_width(fmt, bits, what: str, runtime: str = "vllm") -> None:
     list (bits None: 4, the format's own)."""
     row = QUANT_WIDTHS.get((runtime, str(fmt or "").lower()))
     if row and (bits or 4) not in row[0]:
-        raise UserError(f"{what}: {bits}-bit {str(fmt).upper()} does not load in {_RUNTIME_NAMES[runtime]}, which takes "
+        raise UserError(f"{what}: {bits}-bit {str(fmt).upper()} does not load in {RUNTIME_NAMES[runtime]}, which takes "
                         f"{'/'.join(map(str, row[0]))}-bit {str(fmt).upper()} weights only ({row[1]}); give a "
                         f"{row[0][0]}-bit {str(fmt).upper()} build, or size this checkpoint for another runtime")
 
