@@ -1,7 +1,7 @@
 """OOM logs to a cause and a fix. The path of a log, one module per step:
 
 - `scan`       streams the log in bounded memory and groups error lines into incidents; `parse` recognises
-               the error lines and their numbers (its patterns: `error_patterns`, and `other_runtimes`, with `xla_runtimes`, for
+               the error lines and their numbers (PyTorch's own messages: `torch_readers`; its patterns: `error_patterns`, and `other_runtimes`, with `xla_runtimes`, for
                runtimes beyond PyTorch, ComfyUI, vLLM, llama.cpp and Ollama), `lines` holds the context-line patterns and the scanner's
                anchor words, `facts` applies the context lines (device, allocator,
                phase, buffer sizes), `window` reads back the lines before a failure that the scan skipped.
