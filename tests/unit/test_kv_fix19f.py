@@ -61,7 +61,7 @@ PRE_AMPERE_DATA = (
     "NVIDIA GeForce GTX 1650 4 GB (Turing, compute 7.5), Windows, driver 610.88, 3296",
     "NVIDIA GeForce GTX 1650 4 GB (Turing, compute 7.5), Windows, driver 610.88, 3801",
     "NVIDIA GeForce GTX 1650 Ti Mobile", "NVIDIA GeForce GTX 1660 Ti 6 GB", "NVIDIA GeForce RTX 2060 6 GB",
-    "NVIDIA GeForce RTX 2080 8 GB", "NVIDIA GeForce RTX 3060 12 GB (the file's heading", "NVIDIA Tesla T4 (compute 7.5",
+    "NVIDIA GeForce RTX 2080 8 GB", "NVIDIA GeForce RTX 3060 12 GB (the file's heading", "NVIDIA Tesla T4 (compute 7.5: 'FA2 is only supported on devices with compute capability >= 8'; XFormers",
     "NVIDIA Tesla T4 16 GB (Ollama", "NVIDIA Tesla V100-SXM2-32GB", "RTX 2060 12 GB", "RTX 2080 Ti, 9.9 GiB",
     "Tesla T4 (Colab)", "Tesla T4 (compute 7.5), Colab", "Tesla T4 (compute 7.5; 'Total VRAM", "Tesla T4 (compute 7.5; Ollama: total 15.0 GiB, 'gpu memory' available 14.1",
     "Tesla T4 15 GB", "Tesla T4 16 GB", "Tesla V100-SXM2-32GB (31.7", "the file names both an RTX 3060",
@@ -77,6 +77,8 @@ PRE_AMPERE_DATA = (
     "NVIDIA Tesla T4 15 GB (AWS Deep Learning AMI, driver 580.126.09)",
     # batch 59 (sergeykit: Ollama 0.32.14 and vLLM 0.27.1 on a GTX 1650 SUPER, Turing 7.5)
     "NVIDIA GeForce GTX 1650 SUPER (4 GB, Turing sm_75)", "NVIDIA GeForce GTX 1650 SUPER (4 GB, sm_75)",
+    # batch 60 (zjpzhao: vLLM 0.11.0 on a T4, the same repository as batch 45's XFormers row)
+    "NVIDIA Tesla T4 (compute 7.5: 'FA2 is only supported on devices with compute capability >= 8'), vLLM",
 )
 
 
