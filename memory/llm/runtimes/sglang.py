@@ -71,7 +71,7 @@ CUDA_CARD = re.compile(r"\b(nvidia|geforce|tesla|quadro|rtx|[ahlb]\d{2,3}[a-z]*|
 
 # Decoders whose token table SGLang builds as a plain torch nn.Embedding, not a VocabParallelEmbedding, so the whole
 # table sits on every tensor-parallel GPU; one row per model_type read (exact names: a prefix would take in any later
-# gemma3*/gemma4* type unread, e.g. gemma4_unified, whose SGLang model was not read and so stays split):
+# gemma3*/gemma4* type unread):
 #   gemma3, gemma3_text: models/gemma3_causal.py Gemma3TextScaledWordEmbedding(nn.Embedding) for embed_tokens
 #     (Gemma3TextModel, which gemma3_mm.py's language model is too); the tied head is that module (no copy)
 #   gemma3n, gemma3n_text: models/gemma3n_causal.py (at 184c9526, review21b) builds embed_tokens and
@@ -80,13 +80,18 @@ CUDA_CARD = re.compile(r"\b(nvidia|geforce|tesla|quadro|rtx|[ahlb]\d{2,3}[a-z]*|
 #   gemma4, gemma4_text: models/gemma4_causal.py `Gemma4TextScaledWordEmbedding = Gemma3TextScaledWordEmbedding`, for
 #     embed_tokens and the E2B/E4B per-layer table (embed_tokens_per_layer); gemma4_mm.py ties lm_head to embed_tokens
 #     at PP 1
+#   gemma4_unified, gemma4_unified_text (Gemma 4 12B, Gemma4UnifiedForConditionalGeneration, and its text_config's
+#     type): models/gemma4_unified.py (sgl-project/sglang 06e7e7d, task ellm28) builds its language model as
+#     gemma4_causal.py's Gemma4TextModel, the same embed_tokens, and ties lm_head to it at PP 1 (no copy); its
+#     encoder-free vision and audio embedders are plain nn modules (whole on each GPU, not sized here)
 # (read at sgl-project/sglang 03826cd and 038c87d, task ellm21b; the 0.5.11/0.5.12 builds of batch 53's rows are
 # assumed to match: mattbucci's patches against them touch neither). Another layout of gemma4_causal.py exists (review21b
 # and fix21c read a copy that imports get_global_server_args): its Gemma4PerLayerEmbedding builds embed_tokens_per_layer
 # as a VocabParallelEmbedding, split over TP; on such a build each GPU holds (1 - 1/tp) of the E2B/E4B per-layer table
 # less than kv says (Gemma-4-E4B at TP 2: 262144 x 42 x 256 x 2 B / 2 = 2.63 GiB). Which releases carry which was not
 # read; kv keeps the layout of the commits read (test_kv_fix21c sizes E4B at TP 2 by hand)
-WHOLE_TOKEN_TABLE = ("gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text")
+WHOLE_TOKEN_TABLE = ("gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "gemma4_unified",
+                     "gemma4_unified_text")
 
 
 def token_table_whole(arch) -> bool:
