@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM: the CUDA graph memory its log printed ('Estimated CUDA graph memory: N GiB', or 'Graph capturing finished ... took N GiB') instead of kv's estimate")
     s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
                    "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")
+    s.add_argument("--cpu-offload-gb", type=float, metavar="N", help="vLLM --cpu-offload-gb N: up to N GiB of the "
+                   "decoder layers' weights per GPU stay in pinned host RAM (whole parameters, in layer order); the "
+                   "GPU's weights and the KV budget change by as much")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
     s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "

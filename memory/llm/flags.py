@@ -186,6 +186,13 @@ def lmo_flags(runtime, knobs) -> list:
     return [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
 
 
+def offload_flags(runtime, knobs) -> list:
+    """vLLM's --cpu-offload-gb as given: the weights these figures keep off the GPU (runtimes/vllm_offload.py)."""
+    if runtime != "vllm" or not knobs.get("cpu_offload_gb"):
+        return []
+    return [flag("flag", "--cpu-offload-gb", f"{knobs['cpu_offload_gb']:g}", "decoder-layer weights kept in host RAM")]
+
+
 def ssm_flags(runtime, knobs) -> list:
     """vLLM's --mamba-ssm-cache-dtype and --enable-prefix-caching as given: the state page and the state pages a
     request these figures are for (runtimes/vllm.py settings: prefix caching is off for a hybrid model unless given)."""

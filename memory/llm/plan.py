@@ -14,9 +14,10 @@ from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _mode
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
-from .runtimes import vllm_overheads as VO
+from .runtimes import vllm_offload as VOFF, vllm_overheads as VO
 from .spec import SLIDING, LLMSpec, gguf_blocks
-from .flags import command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, quant_flags, runtime_flags, ssm_flags
+from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
+                    ssm_flags)
 
 LC_FIT_MIN_CTX = 4096  # common.h fit_params_min_ctx
 
@@ -99,12 +100,15 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, notes)
     roles = PW.vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes)
+    roles, offloaded = VOFF.apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes)  # --cpu-offload-gb
     kv = _settings_notes(runtime, kv, s, tp, knobs, notes)
     refused, ctx, slot_all = _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes)
     _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes)
 
     ev = FS.evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
     out = _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev, proj, refused, knobs, notes)
+    if offloaded:  # the decoder-layer weights vLLM's --cpu-offload-gb keeps in pinned host RAM (not on the GPU)
+        out["host_offloaded"], out["cpu_offload_gb"] = offloaded, knobs["cpu_offload_gb"]
     _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes)
     _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes)
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
@@ -459,6 +463,7 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
     c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
+                    + offload_flags(runtime, knobs)
                     + quant_flags(runtime, weights_dtype))
     out["command"] = command(runtime, out["flags"])
     notes.append("no --vram given: sizes only, no verdict"
@@ -562,6 +567,7 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
                            asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
+                    + offload_flags(runtime, knobs)
                         + quant_flags(runtime, weights_dtype))
     out["command"] = command(runtime, out["flags"])
     if refused:

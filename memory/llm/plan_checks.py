@@ -16,12 +16,12 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
-         "cuda_graph_memory", "n_cpu_moe", "speculative_config")
+         "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb")
 
 
 # setting -> the runtimes whose plan reads it; given for another it would change nothing, so plan() refuses it as the
 # CLI refuses its option (report._READ_BY takes these rows: one table for both)
-KNOB_READ_BY = {"n_cpu_moe": ("llama.cpp",), "prefix_caching": ("vllm",)}
+KNOB_READ_BY = {"n_cpu_moe": ("llama.cpp",), "prefix_caching": ("vllm",), "cpu_offload_gb": ("vllm",)}
 # a setting whose CLI option is not its name with dashes
 KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
 

@@ -155,7 +155,7 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
               "mtp_tokens", "speculative_config", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
-              "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe")
+              "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe", "cpu_offload_gb")
 
 _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
@@ -218,6 +218,9 @@ def format_plan(r: dict) -> str:
         lines.append(f"  {label:<{w}}{fmt_bytes(value):>11}   {how}".rstrip())
 
     row("weights", r["weights"], r["weights_how"])
+    if r.get("host_offloaded"):  # vLLM --cpu-offload-gb: the weights line is the GPU's share
+        row("  in host RAM", r["host_offloaded"], f"--cpu-offload-gb {r['cpu_offload_gb']:g}: decoder-layer weights in "
+            "pinned host memory (not on the GPU; not in the weights line)")
     host = _host_embedding(r)
     if host:  # llama.cpp and Ollama keep the token table in RAM; a tied one is copied to the GPU as the output layer
         tied = r["weights"] - host == r["weights_by_role"]["blocks"] and r["weights_by_role"]["output"]
