@@ -23,6 +23,8 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
 SIMPLE += ("rapids.rmm_init",)
 # (round 61) MLC LLM's memory plan refused before any allocation: its figures are a plan, not one tensor
 SIMPLE += ("mlc.insufficient",)
+# (round 63) ggml's HIP VMM pool, the JVM's heap, MediaTek's APUSys command memory, a DataLoader worker's shared memory
+SIMPLE += ("ggml.hip_vmm", "jvm.heap", "npu.apusys", "os.shm")
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

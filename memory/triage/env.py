@@ -91,7 +91,11 @@ def infer(scan, inc, context: dict) -> dict:
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda",
-                        "sapien", "mlc-llm")
+                        "sapien", "mlc-llm", "jvm")
+
+# of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
+# TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
+MARKER_FIRST = ("tensorrt", "jvm")
 
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
@@ -124,7 +128,7 @@ def guess_runtime(scan, inc) -> str:
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
         # (an app's engine: the one the log names wins, LM Studio's MLX engine included; else its usual one)
-        return f["runtime_marker"] or own if own == "tensorrt" else f["runtime_marker"] or ENGINE_OF[own] if own in ENGINE_OF \
+        return f["runtime_marker"] or own if own in MARKER_FIRST else f["runtime_marker"] or ENGINE_OF[own] if own in ENGINE_OF \
             else own
     if f["runtime_marker"]:
         return f["runtime_marker"]

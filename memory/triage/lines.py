@@ -52,6 +52,12 @@ RUNTIME_MARKERS = (
     # "whisper_backend_init:", "whisper_init_state:"): a ggml program that is not llama.cpp
     ("whisper.cpp", ("whisper_init", "whisper_model_load", "whisper_backend_init"),
      r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:"),
+    # (round 63) SKaiNET (Kotlin/JVM deep learning): its classes' package, in a JVM stack trace's frames ("at sk.ainet.lang...")
+    ("skainet", ("sk.ainet.",), r"\bsk\.ainet\.(?:lang|io|backend|apps|core)\b"),
+    # (round 63) TensorFlow Lite: its own names, and its Neuron delegate's check (MediaTek NeuroPilot: "Neuron returned error
+    # NEURON_BAD_STATE at line N while ...", the NNAPI delegate's RETURN_TFLITE_ERROR_IF_NN_ERROR wording)
+    ("tflite", ("tflite", "TfLite", "TFLite", "Neuron returned error"),
+     r"\btflite\b|\bTfLite\w|\bTFLite\b|\bNeuron returned error [A-Z_]{1,40} at line \d"),
 )
 
 # --- facts ---------------------------------------------------------------------------------------
@@ -88,6 +94,13 @@ FACTS = [
     ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),
     # ComfyUI's conv3d workaround for PyTorch 2.9 with cuDNN 9.10+ (comfy/ops.py, PR 10373)
     ("conv3d_workaround", re.compile(r"working around nvidia conv3d memory bug")),
+    # (round 63) mlx_lm.server's prompt-cache statistics (server.py _log_cache_stats: "Prompt Cache: N sequences, X GB", bytes
+    # / 1e9): the KV caches of earlier prompts it keeps in unified memory
+    ("mlx_prompt_cache", re.compile(r"\bPrompt Cache: (\d{1,9}) sequences, (\d{1,9}(?:\.\d{1,4})?) GB\b")),
+    # (round 63) YOLOX's training command with -o/--occupy (tools/train.py, yolox.tools.train): before the model is built it
+    # allocates one block of 0.9 x the card's total minus nvidia-smi's used figure (yolox/utils/metric.py occupy_mem)
+    ("yolox_occupy", re.compile(r"(?<![A-Za-z])[Yy][Oo][Ll][Oo][Xx](?![A-Za-z])[^\n]{0,400}?\s(?:-o|--occupy)(?=\s|$)"
+                                          r"|\s(?:-o|--occupy)\s[^\n]{0,400}?(?<![A-Za-z])[Yy][Oo][Ll][Oo][Xx](?![A-Za-z])")),
     ("platform", re.compile(r"\*\* Platform: (\w+)")),
     # NVML could not start (nvidia-smi, or a library's NVML query): the process cannot reach the GPU's driver at all; the
     # reason follows ("Unknown Error": a container whose device access systemd reapplied without the GPU, NVIDIA/nvidia-docker#1730;
@@ -295,7 +308,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
-    "conv3d_workaround": ("conv3d memory bug",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
+    "conv3d_workaround": ("conv3d memory bug",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
@@ -385,6 +398,9 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
 ERROR_WORDS += ("MB; Free ", "larger than free memory")
 # MLC LLM's memory plan and Spark RAPIDS' RMM event handler (native_runtimes, round 61)
 ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has", "bytes failed. Device store spilled")
+# ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
+ERROR_WORDS += ("HipVMM Failure", "Unexpected bus error encountered in worker")
+ERROR_KEYS += ("HipVMM Failure",)
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -420,6 +436,7 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
 ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")
 # CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
 ANCHORS += (b"MB; Free ",)
+ANCHORS += (b"HipVMM Failure",)
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
@@ -451,6 +468,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"encountered while running the model", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
+WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the

@@ -325,3 +325,82 @@ def mlc_insufficient(line):
 
 
 mlc_insufficient.needed = ("Insufficient GPU memory error",)
+
+# ggml's CUDA backend built for HIP checks its virtual-memory calls with CU_CHECK, which vendors/hip.h defines as
+# GGML_ABORT("HipVMM Failure: %s\n", hipGetErrorString(err)): the VMM pool (ggml_cuda_pool_vmm) that holds ggml's temporary
+# compute buffers could not reserve or map memory through HIP's virtual memory management. The VMM pool became the default on
+# ROCm with commit 5f0db95 (January 2025); on some ROCm installs every load then fails with "out of memory" whatever the model's size,
+# and a build with -DGGML_CUDA_NO_VMM=ON (the legacy pool) loads the same models (ggml-org/llama.cpp#11405,
+# YellowRoseCx/koboldcpp-rocm#105). The device is an AMD GPU: the message names HIP
+HIP_VMM = re.compile(r"\bHipVMM Failure: (out of memory\b|[\w' -]{1,60})")
+
+
+def hip_vmm(line):
+    if "HipVMM Failure" not in line:
+        return None
+    m = HIP_VMM.search(line)
+    if not m:
+        return None
+    err = m.group(1).strip()        # (hipGetErrorString's words; a pasted block may run on after them)
+    return {"kind": "ggml.hip_vmm", "device_kind": "rocm", "numbers": {}, "runtime": "llama.cpp", "complete": True,
+            "form": "oom" if err == "out of memory" else "fault", "error": err}
+
+
+hip_vmm.needed = ("HipVMM Failure",)
+
+# The JVM's own OutOfMemoryError for its heap (HotSpot: "Java heap space" when an object does not fit the heap, -Xmx; "GC
+# overhead limit exceeded" when collections reclaim almost nothing): memory of the host process, capped by the heap's size,
+# whatever the machine has free. A JVM deep-learning library (SKaiNET, DJL, Deeplearning4j) that builds a model's tensors on
+# the heap fails this way on the CPU (SKaiNET-developers/SKaiNET#587). The program is named by its frames' packages
+# (lines.RUNTIME_MARKERS); "jvm" otherwise. Other OutOfMemoryError texts (native memory, threads, a library's own) are not read here
+JVM_HEAP = re.compile(r"\bjava\.lang\.OutOfMemoryError: (Java heap space|GC overhead limit exceeded)\b")
+
+
+def jvm_heap(line):
+    if "java.lang.OutOfMemoryError" not in line:
+        return None
+    m = JVM_HEAP.search(line)
+    if not m:
+        return None
+    return {"kind": "jvm.heap", "device_kind": "cpu", "numbers": {}, "runtime": "jvm", "complete": True,
+            "form": "heap" if m.group(1) == "Java heap space" else "gc_overhead"}
+
+
+jvm_heap.needed = ("java.lang.OutOfMemoryError",)
+
+# MediaTek's APUSys driver (the NPU's command memory on Genio/Dimensity boards, under the Neuron runtime and TFLite's Neuron
+# delegate): "[apusys][error]memAlloc: alloc mem(...) fail(Cannot allocate memory)", then the command cannot be built
+# ("APUSysEngine::BuildCmd() failed") and Neuron returns NEURON_BAD_STATE. The APU's memory is a fixed platform resource
+# the command asked more of than it holds (genio-community.mediatek.com thread 629: a transformer on MDLA 3): the device is an
+# NPU. The runtime is the one the log names (the Neuron delegate's "Neuron returned error" is TFLite's: lines.RUNTIME_MARKERS)
+APUSYS_ALLOC = re.compile(r"\[apusys\]\[error\]\s?memAlloc: alloc mem\([^)\n]{0,80}\) fail\(Cannot allocate memory\)")
+
+
+def apusys_alloc(line):
+    if "[apusys]" not in line:
+        return None
+    if not APUSYS_ALLOC.search(line):
+        return None
+    return {"kind": "npu.apusys", "device_kind": "npu", "numbers": {}, "runtime": None, "complete": True}
+
+
+apusys_alloc.needed = ("[apusys]",)
+
+# PyTorch's DataLoader: a worker that died of SIGBUS (torch/utils/data/_utils/signal_handling.py: "DataLoader worker (pid N)
+# is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your
+# shared memory limit."; the worker's own handler: "ERROR: Unexpected bus error encountered in worker. This might be caused by
+# insufficient shared memory (shm)."): workers hand batches to the main process through shared memory (/dev/shm, RAM-backed,
+# 64 MB by default in a Docker container), and a page of it could not be backed (ultralytics/yolov3#1151): the host's
+DATALOADER_SHM = re.compile(r"DataLoader worker \(pid:? ?\d{1,10}\) is killed by signal: Bus error"
+                            r"|Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory")
+
+
+def dataloader_shm(line):
+    if "Bus error" not in line and "bus error" not in line:
+        return None
+    if not DATALOADER_SHM.search(line):
+        return None
+    return {"kind": "os.shm", "device_kind": "cpu", "numbers": {}, "runtime": "pytorch", "complete": True}
+
+
+dataloader_shm.needed = ("Bus error", "bus error")

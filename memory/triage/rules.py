@@ -38,6 +38,8 @@ from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
 from .rules_weights import WEIGHTS
 from .should_fit import over_card
+
+MLX_PROMPT_CACHE_MIN = 1e9     # 1 GB (the line prints decimal GB): a cache this size is a real part of any Mac's Metal budget
 from .native_runtimes import FAISS_TEMP_MIN
 
 R = Rule
@@ -439,6 +441,12 @@ RULES = [
                 + ("lower kv_cache_config.free_gpu_memory_fraction" if trt_component(x) == "kv cache" else "lower max_num_tokens")),
     # LMDeploy's TurboMind: the weights are placed at load; what it allocates after is the KV cache, sized by
     # cache_max_entry_count (entries of session_len tokens before v0.1, a share of the free memory since) and its batch
+    # (round 63) mlx_lm.server logged a prompt cache of a gigabyte or more (its cached KV, in unified memory) before Metal ran
+    # out of memory: the KV caches it keeps, with the live requests' own, are what filled the Metal working set
+    R("kv-cache", 3.0, lambda x: x.kind == "metal.oom" and (x.f["mlx_prompt_cache"] or 0) >= MLX_PROMPT_CACHE_MIN,
+      lambda x: f"mlx_lm.server's prompt cache held {x.f['mlx_prompt_cache'] / 1e9:.2f} GB of KV caches before Metal ran out: "
+                "cached and live KV share the Metal working set; a lower --prompt-cache-bytes (and shorter contexts per request) "
+                "leaves room for the live requests"),
     R("kv-cache", 3.0, kind("lmdeploy.turbomind"),
       "LMDeploy's TurboMind ran out of GPU memory: after its weights, its KV cache (cache_max_entry_count, session_len, "
       "max_batch_size) is what it allocates; lower cache_max_entry_count or session_len, or max_batch_size"),

@@ -123,4 +123,16 @@ HOST_RAM = [
       "offload less to host memory, a smaller model, or raise the GTT limit"),
     R("host-ram", 8.0, kind("os.oom_killer"),
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
+    # (round 63) a DataLoader worker died of SIGBUS: the shared memory (/dev/shm, RAM-backed) that carries its batches to the
+    # main process could not be backed
+    R("host-ram", 8.0, kind("os.shm"),
+      "a DataLoader worker died of a bus error: the shared memory (/dev/shm) its batches pass through ran out (a container's "
+      "64 MB default, or system RAM): raise it (docker --shm-size or --ipc=host), or fewer workers (num_workers=0 to see "
+      "the real error)"),
+    # (round 63) the JVM's heap (-Xmx) refused an object, or collections reclaimed almost nothing: the host process's heap
+    R("host-ram", 8.0, kind("jvm.heap"),
+      lambda x: "the JVM's heap is full (java.lang.OutOfMemoryError: " + (
+          "Java heap space" if x.ev.get("form") == "heap" else "GC overhead limit exceeded")
+      + "): host memory capped by the heap's size (-Xmx), not the GPU; a larger -Xmx, or fewer copies of the model's tensors "
+        "on the heap at once (what the frames were building)"),
 ]

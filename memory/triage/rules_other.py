@@ -220,6 +220,30 @@ OTHER = [
       "pipeline compiles a shader and allocates none of the program's buffers, so no allocation of the model failed; a fault "
       "of the driver or of this build (a regression if an earlier build ran the same command), or a card left with no room "
       "at all"),
+    # (round 63) ggml's HIP build aborts "HipVMM Failure: out of memory" when its VMM pool cannot reserve or map memory through
+    # HIP's virtual memory management; on some ROCm installs every load fails this way whatever the model's size, and a
+    # build without the VMM pool loads the same models (native_runtimes.HIP_VMM)
+    R("other", 4.0, kind("ggml.hip_vmm"), lambda x: (
+        f"ggml's HIP VMM pool failed (\"HipVMM Failure: {x.ev.get('error')}\"): HIP's virtual memory management could not "
+        "reserve or map the pool's memory. On some ROCm installs this fails whatever the model's size (a ROCm or llama.cpp "
+        "upgrade regression, ggml-org/llama.cpp#11405): rebuild with -DGGML_CUDA_NO_VMM=ON (the legacy pool); if a smaller "
+        "model and context load, it was a real shortage of compute buffers")),
+    # (round 63) YOLOX's -o/--occupy grabs one block of 0.9 x the card's total minus nvidia-smi's used figure before the model
+    # is built (yolox/utils/metric.py occupy_mem): a request of half the card or more with next to nothing allocated is that
+    # block, sized from the card (and from another card's figures under CUDA_VISIBLE_DEVICES before YOLOX fixed it), not the
+    # model or the batch (Megvii-BaseDetection/YOLOX#665)
+    R("other", 6.0, lambda x: x.f["yolox_occupy"] and torch(x) and x.total and x.req >= 0.5 * x.total
+      and x.allocated is not None and x.allocated < 0.1 * x.total,
+      "the YOLOX command has -o (--occupy): before building the model it allocates one block of 0.9 x the card's total minus "
+      "what nvidia-smi shows used; this {req:b} request with {allocated:b} allocated is that block, not the model or the "
+      "batch: drop -o (the run does not need it), or lower the fraction in yolox/utils/metric.py occupy_mem"),
+    # (round 63) MediaTek's APUSys could not allocate an NPU command's memory: the APU's fixed platform resources, which the
+    # user cannot enlarge or move operators out of (native_runtimes.APUSYS_ALLOC)
+    R("other", 4.0, kind("npu.apusys"),
+      "MediaTek's APUSys could not allocate this NPU command's memory (memAlloc ... Cannot allocate memory): the APU's fixed "
+      "platform resources, not system RAM or a batch; the model (or an operator of it) asks more than this NPU generation "
+      "holds or supports: check the platform's supported model classes (e.g. transformers need a newer MDLA), or run it on "
+      "the CPU or GPU delegate"),
     # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
     R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
       lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "
