@@ -163,7 +163,9 @@ def guess_runtime(scan, inc) -> str:
             # allocate", is JAX's run: TensorFlow's graph runtime reports "OOM when allocating tensor")
             pjrt = any(e["kind"] == "xla.oom" and e.get("runtime") == "jax" and "Out of memory while trying" in e.get("text", "")
                        for e in inc.events)
-            if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt:
+            # (TensorFlow's own op kernels log the failed op's status from tensorflow/core/framework/op_kernel.cc, round 64)
+            if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt \
+                    or "tensorflow/core/framework/op_kernel.cc" in inc.primary.get("text", ""):
                 return "tensorflow"
             return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")

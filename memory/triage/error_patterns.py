@@ -91,11 +91,14 @@ CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memo
                  r"(?:: you tried to allocate (\d{1,20}) bytes)?")
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
-NP_ALLOC = re.compile(r"Unable to allocate " + SZ + r" for an array")
+# numpy prints a size of three whole digits with a bare point ("Unable to allocate 738. MiB", numpy/core/_exceptions.py,
+# _size_to_string's "{:.3g}" with "#"): the point stays outside the group, which holds the figure as a size (round 64)
+NP_SZ = r"((?<![\d.])\d{1,20}(?:\.\d{1,20})?)\.?(\s?(?:bytes|[KMGT]iB|[KMGT]B|B))"
+NP_ALLOC = re.compile(r"Unable to allocate " + NP_SZ + r" for an array")
 # numpy's whole message without its type name in front (an app that prints str(e) under its own prefix, kaixxx/noScribe#147):
 # numpy/core/src/multiarray/ctors.c raises _ArrayMemoryError whose str() is "Unable to allocate 3.60 GiB for an array with
 # shape (1, 1200623, 201) and data type complex128"; the shape and the dtype make it numpy's (round 61)
-NP_ALLOC_FULL = re.compile(r"Unable to allocate " + SZ + r" for an array with shape \([\d, ]{0,200}\) and data type \w{1,40}")
+NP_ALLOC_FULL = re.compile(r"Unable to allocate " + NP_SZ + r" for an array with shape \([\d, ]{0,200}\) and data type \w{1,40}")
 # (ggml's CUDA backend names itself GGML_CUDA_NAME: "ROCm" in HIP builds, ggml-cuda.h: "ROCm error: out of memory")
 DRIVER = re.compile(r"\b(CUDA|HIP|ROCm) error: out of memory|\bCUDA (driver) error: out of memory|\b(cudaErrorMemoryAllocation|hipErrorOutOfMemory)\b")
 # (ggml's CUDA check prints cuBLAS's status string instead: "CUDA error: the resource allocation failed ... in function

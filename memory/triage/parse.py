@@ -160,12 +160,12 @@ def _py_memory(line):
         n = RX.NP_ALLOC_FULL.search(line) if "for an array with shape" in line else None
         if not n:
             return None
-        return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": {"requested": size(n.group(1))},
+        return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": {"requested": size(n.group(1) + n.group(2))},
                 "runtime": "pytorch", "complete": True, "form": "numpy"}
     nums = {}
     n = RX.NP_ALLOC.search(m.group(1) or "")
     if n:
-        nums["requested"] = size(n.group(1))
+        nums["requested"] = size(n.group(1) + n.group(2))
     return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": nums, "runtime": "pytorch", "complete": True}
 
 

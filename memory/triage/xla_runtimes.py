@@ -13,7 +13,10 @@ from ..units import parse_size
 XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?Out of memory (?:while trying to allocate|allocating) "
                  r"(?:(\d{1,20}) bytes|(\d{1,12}(?:\.\d{1,6})? ?[KMGTP]i?B)\b)"
                   r"|(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[^\n]{0,80}?OOM when allocating tensor|\bOOM when allocating tensor with shape"
-                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal")
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal"
+                  # TensorFlow's op kernel logging a failed op's status, no size ("W tensorflow/core/framework/op_kernel.cc:1733]
+                  # RESOURCE_EXHAUSTED: failed to allocate memory", ageron/handson-ml3#27; round 64)
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?failed to allocate memory\b")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
@@ -56,8 +59,9 @@ def xla_tpu(line):
         nums = {"requested": _xsize(m.group(2)), "free": _xsize(m.group(3))}
         form = m.group(1)
     elif m.group(4).lower() == "hbm":
-        # the compiled program's whole plan against the chip's HBM, not one buffer
-        nums, form = {"program": _xsize(m.group(5)), "total": _xsize(m.group(6))}, "compile"
+        # the compiled program's whole plan against the chip's HBM, not one buffer: what the program needs, "required" as
+        # the rematerialization warning's peak (round 64; was "program")
+        nums, form = {"required": _xsize(m.group(5)), "total": _xsize(m.group(6))}, "compile"
     else:
         # a kernel's scratchpad (vmem, smem: a Pallas/Mosaic tile size), megabytes per core, not the device's memory
         nums, form = {"scratch_required": _xsize(m.group(5)), "scratch_limit": _xsize(m.group(6))}, "scratch"
@@ -121,7 +125,7 @@ def stream_executor(line):
 # bytes), down from <size> (<n> bytes) originally". The size it reached is what the program needs at its peak (its buffers
 # live together); the target is the limit less what is already held, negative when the device is spoken for (round 58;
 # google-deepmind/mujoco#1431: a Brax SAC replay buffer sized from num_timesteps)
-XLA_REMAT = re.compile(r"Can't reduce memory use below -?[\d.]{1,20}[KMGTP]?i?B \(-?\d{1,20} bytes\) by rematerialization; "
+XLA_REMAT = re.compile(r"Can't reduce memory use below (-?[\d.]{1,20}[KMGTP]?i?B) \(-?\d{1,20} bytes\) by rematerialization; "
                        r"only reduced to ([\d.]{1,20}[KMGTP]?i?B) \((\d{1,20}) bytes\)")
 
 
@@ -134,7 +138,12 @@ def xla_remat(line):
     # the printed size, as the corpus reads every tsl figure (HumanReadableNumBytes); the same build paths as the stream executor
     runtime = "tensorflow" if "external/local_xla/" in line else \
         "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla")) else "tensorflow"
-    return {"kind": "xla.remat", "device_kind": None, "numbers": {"required": parse_size(m.group(1))}, "runtime": runtime,
+    # the target it could not reach, the device's limit less what is already held, is the limit the program had to fit
+    # (round 64: AlphaFold 3's 84.23GiB); a negative target (the device already spoken for) is no limit and is left out
+    nums = {"required": parse_size(m.group(2))}
+    if not m.group(1).startswith("-"):
+        nums["limit"] = parse_size(m.group(1))
+    return {"kind": "xla.remat", "device_kind": None, "numbers": nums, "runtime": runtime,
             "complete": True, "form": "remat"}
 
 

@@ -52,8 +52,8 @@ CPU_CUT = "RuntimeError: not enough memory: you tried to allocate 26214400 bytes
 
 @pytest.mark.parametrize("text, numbers, runtime", [
     (XLA_RESERVE, {"requested": round(3.95 * GiB), "free": round(1.92 * GiB)}, None),     # XRT: TensorFlow's or PyTorch/XLA's
-    (XLA_COMPILE, {"program": round(21.95 * GiB), "total": round(15.48 * GiB)}, "jax"),
-    (XLA_COLAB, {"program": round(9.08 * GiB), "total": round(7.48 * GiB)}, "jax"),
+    (XLA_COMPILE, {"required": round(21.95 * GiB), "total": round(15.48 * GiB)}, "jax"),
+    (XLA_COLAB, {"required": round(9.08 * GiB), "total": round(7.48 * GiB)}, "jax"),
 ])
 def test_xla_tpu_sizes_are_binary_and_read(text, numbers, runtime):
     """XLA prints tsl's HumanReadableNumBytes: "3.95G" is 3.95 GiB (a decimal reading is 7 % off). The compile form is

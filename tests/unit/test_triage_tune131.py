@@ -1,0 +1,85 @@
+"""Triage after batches 131-135 (round 64): numpy's three-digit size with a bare point ("Unable to allocate 115. GiB"),
+XLA's rematerialization target as the limit, the XLA:TPU compile overrun's need named "required" and read as TensorFlow's
+run under TensorFlow's StatusGroup summary ("Status code: Resource exhausted [Nx]"), and TensorFlow's op kernel logging
+"RESOURCE_EXHAUSTED: failed to allocate memory". Paths, shapes and figures made up (modelled on ageron/handson-ml3#27,
+tensorflow/tpu#385, the OSC AlphaFold 3 known-issue page and MIC-DKFZ/nnUNet#2912); expected values by hand."""
+from support.triage_event import last_event, top
+
+GiB, MiB = 1 << 30, 1 << 20
+
+# numpy's _size_to_string prints three significant digits with "#": 115 GiB reads "115. GiB"
+NP_BARE_POINT = ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 115. GiB for an array with shape "
+                 "(4, 2048, 2048, 920) and data type float64\n")
+NP_BARE_POINT_STR = "Unable to allocate 412. MiB for an array with shape (2, 96, 768, 364) and data type int64\n"
+
+
+def test_numpy_bare_point_size_is_read():
+    """Before round 64 the size pattern refused "115." (a digit must follow the point): the request was lost."""
+    cause, causes, ev = top(NP_BARE_POINT)
+    assert ev["numbers"].get("requested") == 115 * GiB, ev["numbers"]
+    assert (cause, ev["device_kind"]) == ("host-ram", "cpu"), causes
+
+
+def test_numpy_bare_point_without_its_type_name():
+    """The message printed without its type name (the NP_ALLOC_FULL form) reads the same size."""
+    _, ev = last_event(NP_BARE_POINT_STR)
+    assert ev["numbers"].get("requested") == 412 * MiB, ev["numbers"]
+
+
+REMAT = ("2026-03-02 10:14:07.512201: W external/xla/xla/hlo/transforms/simplifiers/hlo_rematerialization.cc:3005] Can't "
+         "reduce memory use below 30.50GiB (32749125632 bytes) by rematerialization; only reduced to 41.20GiB (44238164377 "
+         "bytes), down from 41.75GiB (44828721152 bytes) originally\n")
+REMAT_NEG = ("W external/xla/xla/service/hlo_rematerialization.cc:2941] Can't reduce memory use below -1.25GiB (-1342177280 "
+             "bytes) by rematerialization; only reduced to 6.10GiB (6549825126 bytes), down from 6.40GiB (6871947673 bytes) "
+             "originally\n")
+
+
+def test_remat_target_is_the_limit():
+    """The target the pass could not reach is read as the limit (before round 64 only the peak was read)."""
+    cause, _, ev = top(REMAT)
+    assert ev["numbers"] == {"required": round(41.20 * GiB), "limit": round(30.50 * GiB)}, ev["numbers"]
+    assert cause == "activations"
+
+
+def test_remat_negative_target_is_no_limit():
+    """A negative target (the device already spoken for) is not a limit: only the peak is read."""
+    _, ev = last_event(REMAT_NEG)
+    assert ev["numbers"] == {"required": round(6.10 * GiB)}, ev["numbers"]
+
+
+TPU_TF = ("Combined status information from 8 operations:\n\n"
+          "Status code: Resource exhausted [8x]\n"
+          "  Compilation failure: Ran out of memory in memory space hbm. Used 17.10G of 16.00G hbm. Exceeded hbm capacity by 1.10G.\n")
+TPU_JAX = ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in "
+           "memory space hbm. Used 17.10G of 16.00G hbm. Exceeded hbm capacity by 1.10G.\n")
+
+
+def test_tpu_compile_overrun_under_tensorflow_status_summary_is_tensorflow():
+    """TensorFlow's StatusGroup summary line above the XLA:TPU compile failure makes it TensorFlow's run (before round 64:
+    jax, the TPU recogniser's default); the program's need is "required" (was "program")."""
+    cause, _, ev = top(TPU_TF)
+    assert (ev["runtime"], ev["device_kind"], cause) == ("tensorflow", "tpu", "activations"), ev
+    assert ev["numbers"] == {"required": round(17.10 * GiB), "total": 16 * GiB}, ev["numbers"]
+
+
+def test_tpu_compile_overrun_from_jax_stays_jax():
+    """The same overrun from JAX's PJRT (no StatusGroup summary) is still JAX's."""
+    _, ev = last_event(TPU_JAX)
+    assert ev["runtime"] == "jax", ev
+
+
+TF_OP_KERNEL = ("2026-01-12 21:40:03.118842: W tensorflow/core/framework/op_kernel.cc:1745] RESOURCE_EXHAUSTED: failed to "
+                "allocate memory\n")
+
+
+def test_tensorflow_op_kernel_failed_to_allocate_memory_is_found():
+    """TensorFlow's op kernel warning with no size: found (before round 64: no failure found), TensorFlow's, activations."""
+    cause, _, ev = top(TF_OP_KERNEL)
+    assert (ev["kind"], ev["runtime"], cause) == ("xla.oom", "tensorflow", "activations"), ev
+
+
+def test_failed_to_allocate_memory_needs_the_status_code():
+    """The words alone, without the RESOURCE_EXHAUSTED status, are not TensorFlow's out-of-memory status."""
+    from gpu_garden.memory.triage import engine
+    assert not engine.triage_text("I tensorflow/core/common_runtime/direct_session.cc:10] the cache failed to allocate memory "
+                                  "earlier, retrying\n")["found"]
