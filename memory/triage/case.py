@@ -25,6 +25,7 @@ SIMPLE += ("rapids.rmm_init",)
 SIMPLE += ("mlc.insufficient",)
 # (round 63) ggml's HIP VMM pool, the JVM's heap, MediaTek's APUSys command memory, a DataLoader worker's shared memory
 SIMPLE += ("ggml.hip_vmm", "jvm.heap", "npu.apusys", "os.shm")
+SIMPLE += ("tfjs.texture_size",)      # (round 64)
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

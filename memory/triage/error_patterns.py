@@ -107,6 +107,9 @@ CUBLAS = re.compile(r"CUBLAS_STATUS_ALLOC_FAILED|CUDA error: the resource alloca
 CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE|Unable to find a valid cuDNN algorithm to run convolution")
 NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
 TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
+# PyTorch's exception type right before its "Tried to allocate N" with "CUDA out of memory." and the card's figures cut or
+# retyped ("torch.OutOfMemoryError: Tried to allocate 12.60 GiB. GPU had ..."): the request is PyTorch's own words (round 64)
+TORCH_TYPE_REQ = re.compile(r"\btorch\.(?:cuda\.)?OutOfMemoryError:\s{0,4}Tried to allocate " + SZ)
 # ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
 COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.?")  # (quoted without its full stop too)
 COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")

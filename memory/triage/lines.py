@@ -99,6 +99,9 @@ FACTS = [
     ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),
     # ComfyUI's conv3d workaround for PyTorch 2.9 with cuDNN 9.10+ (comfy/ops.py, PR 10373)
     ("conv3d_workaround", re.compile(r"working around nvidia conv3d memory bug")),
+    # a program that caught its GPU out-of-memory error and carries on with its arrays in system RAM: nnU-Net v2's predictor
+    # (nnunetv2/inference/predict_from_raw_data.py) prints this before retrying on the CPU (round 64, MIC-DKFZ/nnUNet#2912)
+    ("cpu_fallback", re.compile(r"Prediction on device was unsuccessful, probably due to a lack of memory\. Moving results arrays to CPU")),
     # (round 63) mlx_lm.server's prompt-cache statistics (server.py _log_cache_stats: "Prompt Cache: N sequences, X GB", bytes
     # / 1e9): the KV caches of earlier prompts it keeps in unified memory
     ("mlx_prompt_cache", re.compile(r"\bPrompt Cache: (\d{1,9}) sequences, (\d{1,9}(?:\.\d{1,4})?) GB\b")),
@@ -313,7 +316,7 @@ RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
-    "conv3d_workaround": ("conv3d memory bug",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
+    "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
@@ -405,6 +408,7 @@ ERROR_WORDS += ("MB; Free ", "larger than free memory")
 ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has", "bytes failed. Device store spilled")
 # ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
 ERROR_WORDS += ("HipVMM Failure", "Unexpected bus error encountered in worker")
+ERROR_WORDS += ("WebGL maximum",)     # TensorFlow.js's WebGL texture-size cap (round 64)
 ERROR_KEYS += ("HipVMM Failure",)
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
@@ -442,6 +446,7 @@ ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc"
 # CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
 ANCHORS += (b"MB; Free ",)
 ANCHORS += (b"HipVMM Failure",)
+ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

@@ -386,6 +386,27 @@ def apusys_alloc(line):
 
 apusys_alloc.needed = ("[apusys]",)
 
+# TensorFlow.js's WebGL backend (tfjs-backend-webgl, webgl_util.ts validateTextureSize): a tensor is stored in a texture, and
+# one whose texture would be wider or taller than the browser's/GPU's MAX_TEXTURE_SIZE is refused before any memory is
+# asked: "Requested texture size [6567x6567] greater than WebGL maximum on this browser / GPU [4096x4096]." A cap on one
+# texture's sides (texels, not bytes), set by the platform, not a shortage of memory (round 64, tensorflow/tfjs#1686)
+TFJS_TEXTURE = re.compile(r"Requested texture size \[(\d{1,9})x(\d{1,9})\] greater than WebGL maximum on this browser / GPU "
+                          r"\[(\d{1,9})x(\d{1,9})\]")
+
+
+def tfjs_texture(line):
+    if "WebGL maximum" not in line:
+        return None
+    m = TFJS_TEXTURE.search(line)
+    if not m:
+        return None
+    # the device is the browser's WebGL context (whatever GPU is under it): named so, not the CUDA default
+    return {"kind": "tfjs.texture_size", "device_kind": "webgl", "numbers": {}, "runtime": "tfjs", "complete": True,
+            "texture": (int(m.group(1)), int(m.group(2))), "max_texture": (int(m.group(3)), int(m.group(4)))}
+
+
+tfjs_texture.needed = ("WebGL maximum",)
+
 # PyTorch's DataLoader: a worker that died of SIGBUS (torch/utils/data/_utils/signal_handling.py: "DataLoader worker (pid N)
 # is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your
 # shared memory limit."; the worker's own handler: "ERROR: Unexpected bus error encountered in worker. This might be caused by

@@ -237,6 +237,13 @@ OTHER = [
       "the YOLOX command has -o (--occupy): before building the model it allocates one block of 0.9 x the card's total minus "
       "what nvidia-smi shows used; this {req:b} request with {allocated:b} allocated is that block, not the model or the "
       "batch: drop -o (the run does not need it), or lower the fraction in yolox/utils/metric.py occupy_mem"),
+    # (round 64) TensorFlow.js's WebGL backend refused a texture over the browser's/GPU's MAX_TEXTURE_SIZE (native_runtimes.
+    # TFJS_TEXTURE): a per-texture cap of the platform (R5), in texels, not memory running out
+    R("other", 6.0, kind("tfjs.texture_size"),
+      lambda x: "TensorFlow.js's WebGL backend needs a texture of {}x{} texels, over this browser's/GPU's maximum of {}x{}: a "
+                "cap on one texture's sides, set by the platform, not memory running out; make the tensor smaller (a smaller "
+                "batch or input), or use a backend without the cap (wasm, cpu, WebGPU) or a machine whose GPU allows larger "
+                "textures".format(*x.ev["texture"], *x.ev["max_texture"])),
     # (round 63) MediaTek's APUSys could not allocate an NPU command's memory: the APU's fixed platform resources, which the
     # user cannot enlarge or move operators out of (native_runtimes.APUSYS_ALLOC)
     R("other", 4.0, kind("npu.apusys"),

@@ -429,7 +429,8 @@ class Scan:
                     break
                 # PyTorch's message kept broken at its sentences, a part cut with an ellipsis ("... this process has"): never
                 # whole, but each line that adds figures still continues it; the first line that adds none ends it
-                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper")) and len(
+                # (the request read after PyTorch's type alone, round 64, grows the same way)
+                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper") or ev.get("type_request")) and len(
                         ev2["numbers"]) > (len(grown[0]["numbers"]) if grown else len(ev["numbers"]) if ev else 0):
                     grown = (ev2, joined, k)
                 elif grown:
@@ -495,6 +496,10 @@ class Scan:
             other_runtime = (_family(ev["kind"]) != _family(prim["kind"]) and P.PRIORITY.get(ev["kind"], 0) >= 6
                              and P.PRIORITY.get(prim["kind"], 0) >= 6)
             different_failure = different_failure or other_runtime
+            # after the program said it moved its work to the CPU (nnU-Net's fallback), a host MemoryError is the CPU
+            # run's own failure, not more of the GPU's (round 64)
+            if self.facts["cpu_fallback"] and ev["kind"] == "python.memory_error" and prim["kind"].startswith("torch."):
+                different_failure = True
             # a warning that its runtime retried and went on (ComfyUI's attention) is
             # its own event: a later failure opens its own, read with the lines before it, not with the warning's
             if cur.recoverable_only and prim.get("retried") and not ev.get("recoverable"):

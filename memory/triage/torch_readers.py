@@ -66,8 +66,14 @@ def _torch_no_prefix(line):
     """PyTorch's caching-allocator message quoted from "Tried to allocate" on, its "CUDA out of memory." (or HIP's) cut off
     (a copy that starts mid-line): read as the full message, the device left to the log (a HIP build prints the same words)."""
     i = line.find("Tried to allocate ")
-    if i < 0 or "out of memory" in line or ("has a total capac" not in line and "total capacity;" not in line):
+    if i < 0 or "out of memory" in line:
         return None
+    if "has a total capac" not in line and "total capacity;" not in line:
+        # only the request left, right after PyTorch's exception type: a cut message, its card's figures unknown (round 64,
+        # NVIDIA-NeMo/RL#2871's shape)
+        m = RX.TORCH_TYPE_REQ.search(line)
+        return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "numbers": {"requested": size(m.group(1))},
+                "runtime": "pytorch", "complete": False, "no_prefix": True, "type_request": True} if m else None
     fixed = "CUDA out of memory. " + line[i:]
     ev = _torch_new(fixed) or _torch_old(fixed)
     if ev:

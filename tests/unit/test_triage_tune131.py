@@ -83,3 +83,57 @@ def test_failed_to_allocate_memory_needs_the_status_code():
     from gpu_garden.memory.triage import engine
     assert not engine.triage_text("I tensorflow/core/common_runtime/direct_session.cc:10] the cache failed to allocate memory "
                                   "earlier, retrying\n")["found"]
+
+
+# PyTorch's type, then its request, the rest of the message cut or retyped by the reporter (NVIDIA-NeMo/RL#2871's shape)
+TORCH_TYPE_REQUEST = "torch.OutOfMemoryError: Tried to allocate 9.75 GiB. The card had only a few GiB left\n"
+
+
+def test_torch_type_with_request_only_reads_the_request():
+    """The request after PyTorch's exception type is read, as a cut message: activations (before round 64: no figure, other)."""
+    cause, causes, ev = top(TORCH_TYPE_REQUEST)
+    assert (ev["kind"], ev["runtime"]) == ("torch.cuda", "pytorch"), ev
+    assert ev["numbers"] == {"requested": round(9.75 * GiB)}, ev["numbers"]
+    assert cause == "activations", causes
+
+
+def test_request_without_torch_type_is_not_read_as_torch():
+    """"Tried to allocate" after another exception type is not PyTorch's cut message."""
+    from gpu_garden.memory.triage import engine
+    res = engine.triage_text("MyLibError: Tried to allocate 9.75 GiB. The card had only a few GiB left\n")
+    assert not res["found"] or res["events"][-1]["kind"] != "torch.cuda", res
+
+
+# nnU-Net v2's predictor catches the GPU failure, says so, and goes on with its arrays in system RAM; numpy then fails there
+NNUNET = ("Prediction on device was unsuccessful, probably due to a lack of memory. Moving results arrays to CPU\n"
+          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB ...\n"
+          "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 1.44 GiB for an array with shape (3, 160, 560, 575) "
+          "and data type int64\n")
+
+
+def test_host_memory_error_after_nnunet_cpu_fallback_is_host_ram():
+    """After the fallback line, numpy's MemoryError is the CPU run's own failure: host-ram, its 1.44 GiB (before round 64 it
+    joined the cut GPU message's event: activations on a 64 MiB request)."""
+    cause, causes, ev = top(NNUNET)
+    assert (ev["kind"], ev["device_kind"]) == ("python.memory_error", "cpu"), ev
+    assert ev["numbers"] == {"requested": round(1.44 * GiB)}, ev["numbers"]
+    assert cause == "host-ram", causes
+
+
+def test_without_the_fallback_line_the_gpu_message_leads():
+    """Without the program saying it moved to the CPU, the two lines stay one GPU failure, as before."""
+    _, ev = last_event(NNUNET.split("\n", 1)[1])
+    assert ev["kind"] == "torch.cuda", ev
+
+
+TFJS = ("webgl_util.ts:214 Uncaught (in promise) Error: Requested texture size [8192x5120] greater than WebGL maximum on this "
+        "browser / GPU [4096x4096].\n    at validateTextureSize (webgl_util.ts:214)\n")
+
+
+def test_tfjs_webgl_texture_cap_is_other():
+    """TensorFlow.js's texture-size cap: found (before round 64: no failure), runtime tfjs, other (a per-texture cap, R5),
+    its guide, and the sides named in the reason."""
+    cause, causes, ev = top(TFJS)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"], cause) == ("tfjs.texture_size", "tfjs", "webgl", "other"), ev
+    assert ev["guide"]["id"] == "tfjs-texture-size"
+    assert "8192x5120" in ev["causes"][0]["evidence"][0] and "4096x4096" in ev["causes"][0]["evidence"][0]
