@@ -41,9 +41,10 @@ RUNTIME_MARKERS = (
     ("onnxruntime", ("ONNXRuntimeError", "OnnxRuntime", ":onnxruntime:"),
      r"\[ONNXRuntimeError\]|\bOnnxRuntime(?:GenAI)?Exception\b|\b[EWF]:onnxruntime:"),
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
-    # TensorFlow's StatusGroup summary of errors gathered from many ops (tsl/platform/status.cc, as_summary_status: "Combined
-    # status information from N operations:", then "Status code: Resource exhausted [9x]" per code): TensorFlow's own
-    # aggregation (TPUEstimator, tf.distribute), which JAX's PJRT errors never print; above an XLA:TPU compile failure it
+    # TensorFlow's StatusGroup summary of errors gathered from many ops (StatusGroup::as_summary_status in
+    # tensorflow/core/lib/core/status.cc, later tsl: "Combined status information from N operations:", then "Status code:
+    # Resource exhausted [9x]" per code, TensorFlow's error_name): the summary TensorFlow's multi-op runs (TPUEstimator's
+    # TPU cores) print; JAX's errors quote PJRT's status ("RESOURCE_EXHAUSTED: ..."). Above an XLA:TPU compile failure it
     # makes the run TensorFlow's (round 64, tensorflow/tpu#385)
     ("tensorflow", ("Status code: Resource exhausted",), r"^\s{0,8}Status code: Resource exhausted \[\d{1,6}x\]"),
     # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
