@@ -124,3 +124,16 @@ def test_cli_row_and_refusal(capsys):
                "--cpu-offload-gb", "12"])
     captured = capsys.readouterr()
     assert rc != 0 and "--cpu-offload-gb" in captured.err + captured.out
+
+
+# 8. (review26) Tensor parallel: the roles kv hands the offloader are already one GPU's (a half of Llama-3.1-8B's
+# 13.00 GiB of decoder layers at TP 2, 6,979,584,000 + the final norm's half), so a 4 GiB cap is not reached by every
+# layer: the cap itself moves (kv does not lay out a sharded rank), not a quarter of the layers. Breaking it: dividing
+# the per-GPU blocks by tp again moved 3.25 GiB and said "(every layer)".
+def test_tensor_parallel_moves_up_to_the_cap_of_one_gpus_layers():
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=4, tensor_parallel_size=2, vram=int(24 * GiB))
+    half_layers = 32 * 436_224_000 // 2
+    assert r["host_offloaded"] == 4 * GiB < half_layers
+    assert not any("(every layer)" in n for n in r["notes"])
+    whole = _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=40, tensor_parallel_size=2, vram=int(24 * GiB))
+    assert abs(whole["host_offloaded"] - half_layers) <= 4096  # every layer: one GPU's half, not a quarter

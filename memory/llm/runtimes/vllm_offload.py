@@ -105,11 +105,12 @@ def apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes) -> tuple:
     layers = spec.n_layers
     sixteen = (not fp32 and not spec.quant and str(fmt or spec.dtype).lower() in SIXTEEN_BITS
                and str(spec.dtype).lower() in SIXTEEN_BITS)
-    moved, exact = offloaded_bytes(spec, gb, roles["blocks"] // max(tp, 1), layers, sixteen and tp == 1)
+    # roles are already one GPU's at tensor parallel (plan_weights.vllm_load_extras divides them by tp)
+    moved, exact = offloaded_bytes(spec, gb, roles["blocks"], layers, sixteen and tp == 1)
     roles = dict(roles, total=roles["total"] - moved,
                  how=roles["how"] + f" - {fmt_bytes(moved)} of decoder-layer weights in host RAM (--cpu-offload-gb {gb:g})")
     notes.append(f"--cpu-offload-gb {gb:g}: {fmt_bytes(moved)} of the decoder layers' weights "
-                 + ("(every layer) " if moved >= roles["blocks"] // max(tp, 1) else "")
+                 + ("(every layer) " if moved >= roles["blocks"] else "")
                  + "sit in pinned host RAM and stream over PCIe each forward pass (much slower decode); "
                  + ("parameter by parameter until the total reaches the cap, as vLLM moves them" if exact else
                     "taken as the cap: vLLM moves whole parameters until it reaches it, so up to one parameter more "
