@@ -34,7 +34,7 @@ from ..cache import (BLOCK, XPU_GDN_BLOCK, draft_token_bytes, kv_cache, vllm_hyb
                      vllm_layout, vllm_pool, with_draft_layers)
 from ..cards import compute_capability, unified_by_name
 from ..weights import skip_matcher
-from . import at_least
+from . import PRE, at_least
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, encoder_peak,  # noqa: F401
@@ -45,6 +45,14 @@ DEFAULT_UTIL = 0.90
 MAX_UTIL = 0.95
 V1 = (0, 8)
 GRAPHS_IN_BUDGET = (0, 21)
+# ...and in the main-branch nightlies leading to 0.21: after release X.Y.Z vLLM's nightlies print X.Y.(Z+1)rcN.devM
+# (0.19.2rc1.dev134, 0.22.1rc1.dev281, 0.26.1rc1.dev608 in the rows), and the 0.20.2rc1.dev50+g48954de23 build of
+# 2026-05-19 prints "Estimated CUDA graph memory: 1.90 GiB total" and "CUDA graph memory profiling is enabled (default
+# since v0.21.0)" before its pool (yecohn/moe-bench logs/qwen3-30b-a3b-vllm-tools.log, Qwen3-30B-A3B TP 2 + EP, batch
+# 61). A gate by observation on such a build (a .devN after an rc); a 0.20.2 final, or a nightly before 0.20.2rc1 (the
+# 0.20.1rc1.dev16 of club-3090), is not taken for one: which commit brought the estimate in was not read
+GRAPHS_IN_BUDGET_NIGHTLY = ((0, 20, 1, PRE, 1), (0, 20, 2))
+_NIGHTLY_BUILD = re.compile(r"\d+\.\d+\.\d+rc\d+\.dev\d+")
 KV_CACHE_MEMORY = (0, 10, 1)
 MAX_MODEL_LEN_AUTO = (0, 12)
 # V1's gpu_worker before vllm#19312 ("V1's memory profiling incorrectly counts memory used by other processes as
@@ -208,6 +216,13 @@ def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
     return max(batched, GEMMA4_VIDEO_ITEM)
 
 
+def graphs_in_budget(v, s) -> bool:
+    """vLLM subtracts its CUDA-graph estimate from the share before sizing the pool: from 0.21, and in the 0.20.2rc1
+    nightlies (GRAPHS_IN_BUDGET_NIGHTLY)."""
+    lo, hi = GRAPHS_IN_BUDGET_NIGHTLY
+    return at_least(v, *GRAPHS_IN_BUDGET) or bool(s.get("nightly") and at_least(v, *lo) and not at_least(v, *hi))
+
+
 def settings(version, vram, ctx, knobs) -> dict:
     # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
@@ -252,6 +267,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
+            "nightly": bool(_NIGHTLY_BUILD.match(str(knobs.get("runtime_version") or "").strip().lstrip("vV"))),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
@@ -364,7 +380,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             "cuda_graphs": graph_memory(s)}
     # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU
     # capture their graphs after the pool, outside the share, as before 0.21)
-    graphs_inside = at_least(v, *GRAPHS_IN_BUDGET) and not s.get("xpu") and not s.get("rocm")
+    graphs_inside = graphs_in_budget(v, s) and not s.get("xpu") and not s.get("rocm")
     context_inside = context_in_share(v, s["v1"])
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
     inside += over["cuda_context"] if context_inside else 0
