@@ -37,11 +37,13 @@ def allocator_of(event: dict) -> str:
                  if event.get("kind") == kind and (form is None or event.get("form") == form)), "PyTorch")
 
 
-def render_numbers(nums: dict, allocator: str = "PyTorch") -> str:
+def render_numbers(nums: dict, allocator: str = "PyTorch", kind: str | None = None) -> str:
     parts = []
     for key, label in NUMBER_LABELS:
         if key in ("allocated", "reserved"):
             label = label.replace("PyTorch", allocator)
+        if key == "limit" and kind is not None and not kind.startswith("torch."):
+            label = "limit"  # another runtime's cap (XLA's rematerialization target, a server's limit): not PyTorch's
         if key in nums and nums[key] is not None:
             if key == "limit" and nums[key] >= NO_LIMIT:
                 parts.append(f"{label}: no limit (no memory fraction set)")
@@ -97,7 +99,7 @@ def render_human(res: dict, max_events: int = 3) -> str:
     else:
         out.append(f"Cause: {top['id']} ({top['confidence']:.0%} confidence) - {where}, line {last['line']}")
     if last["numbers"]:
-        out.append("Numbers: " + render_numbers(last["numbers"], allocator_of(last)))
+        out.append("Numbers: " + render_numbers(last["numbers"], allocator_of(last), last.get("kind")))
     if unsure:
         # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
         out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:" if pair else
