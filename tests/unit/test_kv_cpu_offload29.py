@@ -137,3 +137,10 @@ def test_tensor_parallel_moves_up_to_the_cap_of_one_gpus_layers():
     assert not any("(every layer)" in n for n in r["notes"])
     whole = _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=40, tensor_parallel_size=2, vram=int(24 * GiB))
     assert abs(whole["host_offloaded"] - half_layers) <= 4096  # every layer: one GPU's half, not a quarter
+
+
+# 9. (review26) A size past the sanity bound names the bound (it said "(0 or more)" for 1e300, which is more than 0).
+# Breaking it: the old message.
+def test_a_huge_size_names_the_bound():
+    with pytest.raises(UserError, match=r"0 to 1048576\), got 1e\+300"):
+        _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=1e300)

@@ -24,6 +24,7 @@ from . import at_least
 # vllm#6496 ("[core][model] yet another cpu offload implementation", merged July 2024): the first release with
 # --cpu-offload-gb is taken as 0.5.3
 CPU_OFFLOAD_FROM = (0, 5, 3)
+CPU_OFFLOAD_MAX_GIB = 1 << 20  # a sanity bound on the option (1 PiB of host RAM), not vLLM's
 SIXTEEN_BITS = ("bf16", "fp16", "bfloat16", "float16", "f16", "auto")
 # the newest release whose offload a measured row checks (batch 60: TheBuccaneer/vllm-offload-profiles on 0.17.1)
 CPU_OFFLOAD_CHECKED = (0, 17, 1)
@@ -45,8 +46,9 @@ def check(runtime, knobs) -> float | None:
     gb = knobs.get("cpu_offload_gb")
     if gb is None:
         return None
-    if isinstance(gb, bool) or not isinstance(gb, (int, float)) or gb != gb or not 0 <= gb <= 1 << 20:
-        raise UserError(f"--cpu-offload-gb is vLLM's GiB of weights a GPU keeps in host memory (0 or more), got {gb!r}")
+    if isinstance(gb, bool) or not isinstance(gb, (int, float)) or gb != gb or not 0 <= gb <= CPU_OFFLOAD_MAX_GIB:
+        raise UserError(f"--cpu-offload-gb is vLLM's GiB of weights a GPU keeps in host memory (0 to {CPU_OFFLOAD_MAX_GIB}), "
+                        f"got {gb!r}")
     return float(gb)
 
 
@@ -98,7 +100,7 @@ def apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes) -> tuple:
         return roles, 0
     version = s.get("version")
     if version is not None and not at_least(version, *CPU_OFFLOAD_FROM):
-        raise UserError(f"--cpu-offload-gb arrived in vLLM 0.5.3 (vllm#6496); vLLM {knobs.get('runtime_version')} "
+        raise UserError(f"--cpu-offload-gb arrived in vLLM {'.'.join(map(str, CPU_OFFLOAD_FROM))} (vllm#6496); vLLM {knobs.get('runtime_version')} "
                         "has no such option")
     if s.get("pp", 1) > 1:
         raise UserError("--cpu-offload-gb with --pipeline-parallel-size: which stage's layers move is not modelled")
