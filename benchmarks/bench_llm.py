@@ -44,6 +44,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+DRAFTERS = REPO / "benchmarks" / "data" / "drafters"  # drafters' config.json, one folder a Hub repo name
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 from support.pack import load_pack  # noqa: E402
@@ -886,7 +887,12 @@ def _plan(row):
     sc = knobs.get("speculative_config")
     if isinstance(sc, dict) and isinstance(sc.get("model"), str) and not Path(sc["model"]).is_absolute():
         # a drafter's config.json stored with the data (benchmarks/data/drafters/<repo-name>/): the repo's path
-        knobs["speculative_config"] = dict(sc, model=str(REPO / sc["model"]))
+        stored = REPO / sc["model"]
+        if not stored.exists() and sc["model"].count("/") == 1:
+            # a row that names the drafter by its Hub repo id (owner/name), as the run printed it: the folder of that
+            # name under benchmarks/data/drafters/, when one is stored (kv itself reads no repo id)
+            stored = DRAFTERS / sc["model"].split("/")[1]
+        knobs["speculative_config"] = dict(sc, model=str(stored))
     if row["runtime"] in ("sglang", "llama.cpp", "ollama") and "gpu_name" not in knobs and row.get("gpu"):
         # rows were collected without --gpu-name; their "gpu" names the card (SGLang's AWQ MoE path; llama.cpp's Metal:
         # no op offload, a mapped file span: runtimes/llamacpp.py; Ollama's Metal: no partial-offload graph,

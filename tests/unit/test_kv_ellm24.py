@@ -133,7 +133,7 @@ def test_speculative_config_counts_the_drafters_weights_and_layers(tmp_path):
 # 6. What is not read is refused with the reason: a method without a row, no "model", a model path that is no
 # config.json, a drafter quantized in a format kv does not read for it (bitsandbytes), an architecture the method does not read, another runtime; method mtp is --mtp-tokens.
 def test_speculative_config_refusals_and_mtp(tmp_path):
-    for bad, says in (({"method": "eagle3", "model": "x", "num_speculative_tokens": 3}, "not modelled"),
+    for bad, says in (({"method": "draft_model", "model": "x", "num_speculative_tokens": 3}, "not modelled"),
                       ({"method": "dflash", "num_speculative_tokens": 3}, "config.json"),
                       ({"method": "dflash", "model": str(tmp_path / "nope"), "num_speculative_tokens": 3}, "not read"),
                       ({"method": "dflash", "model": _write(tmp_path), "num_speculative_tokens": 0}, "1-16"),

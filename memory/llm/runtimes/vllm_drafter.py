@@ -20,8 +20,20 @@ from .vllm_loader import check_quant_width
 # every GPU, no token table or head of its own: "Sharing target model embedding weights / lm_head weights with the
 # draft model"; a layer_types entry "sliding_attention" gives that layer the config's sliding_window,
 # _get_dflash_per_layer_sliding_window)
+# EAGLE (vllm/model_executor/models/llama_eagle.py) and EAGLE-3 (llama_eagle3.py) Llama heads: Llama decoder layers and
+# an fc on every GPU (ReplicatedLinear) from 2 x hidden (EAGLE: token embedding and the target's last hidden state) or
+# 3 x target_hidden_size (EAGLE-3: three target layers' hidden states); EAGLE-3's first layer reads 2 x hidden into its
+# q/k/v (QKVParallelLinear(qkv_input_size = 2 * hidden_size)) and keeps its own ParallelLMHead of draft_vocab_size rows
+# with an int64 draft_id_to_target_id of as many; the token table is the target's when the checkpoint has none (the
+# proposer's _maybe_share_embeddings deletes the drafter's), and EAGLE's head is the target's (_maybe_share_lm_head for
+# method "eagle"). The yuhuili checkpoints' config.json names LlamaForCausalLM (SafeAILab/EAGLE's training configs)
+# One row a method: archs read, fc input width (taps x hidden), first layer's q/k/v input (x hidden), own head rows.
 DRAFTER_METHODS = {
-    "dflash": {"archs": ("DFlashDraftModel", "DFlash2DraftModel"), "fc_taps": "dflash_config.target_layer_ids"},
+    "dflash": {"archs": ("DFlashDraftModel", "DFlash2DraftModel"), "fc_taps": "dflash_config.target_layer_ids",
+               "qkv_in": 1, "own_head": False},
+    "eagle": {"archs": ("LlamaForCausalLM", "EagleLlamaForCausalLM"), "fc_taps": 2, "qkv_in": 1, "own_head": False},
+    "eagle3": {"archs": ("LlamaForCausalLM", "LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"), "fc_taps": 3,
+               "qkv_in": 2, "own_head": True},
 }
 # methods that draft with the target's own layers (no model to read): --mtp-tokens' path
 OWN_LAYER_METHODS = ("mtp",)
@@ -46,7 +58,7 @@ def parse(value) -> dict:
     method = value.get("method")
     n = value.get("num_speculative_tokens")
     if not isinstance(method, str) or not method:
-        raise UserError("--speculative-config needs a \"method\" (mtp, dflash)")
+        raise UserError("--speculative-config needs a \"method\" (mtp, dflash, eagle, eagle3)")
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= SPEC_TOKENS_MAX:
         raise UserError(f"--speculative-config \"num_speculative_tokens\" must be a whole number 1-{SPEC_TOKENS_MAX}, "
                         f"got {n!r}")
@@ -102,11 +114,18 @@ def read_drafter(method: str, model: str) -> dict:
     kvh = _int(cfg, "num_key_value_heads", hi=1024, default=heads)
     hd = _int(cfg, "head_dim", default=d // heads)
     inter = _int(cfg, "intermediate_size")
-    dfc = cfg.get("dflash_config")
-    taps = dfc.get("target_layer_ids") if isinstance(dfc, dict) else None
-    if not isinstance(taps, list) or not taps:
-        raise UserError("the drafter's config.json has no dflash_config.target_layer_ids (the target layers its fc "
-                        "reads)")
+    if isinstance(row["fc_taps"], int):  # EAGLE: 2 x hidden; EAGLE-3: 3 x the target's hidden size
+        taps = [None] * row["fc_taps"]
+        fc_width = _int(cfg, "target_hidden_size", default=d)
+    else:
+        dfc = cfg.get("dflash_config")
+        taps = dfc.get("target_layer_ids") if isinstance(dfc, dict) else None
+        fc_width = d
+        if not isinstance(taps, list) or not taps:
+            raise UserError("the drafter's config.json has no dflash_config.target_layer_ids (the target layers its fc "
+                            "reads)")
+    head = _int(cfg, "draft_vocab_size", hi=1 << 22, default=_int(cfg, "vocab_size", hi=1 << 22)) \
+        if row["own_head"] else 0
     types = cfg.get("layer_types") or ["full_attention"] * n
     if not isinstance(types, list) or len(types) != n or not set(types) <= {"full_attention", "sliding_attention"}:
         raise UserError(f"the drafter's config.json: layer_types must list {n} of full_attention / sliding_attention")
@@ -129,7 +148,7 @@ def read_drafter(method: str, model: str) -> dict:
     proj = [[(name, dense if q is None or skipped(f"model.layers.{i}.{name}") else bits) for name in PROJ]
             for i in range(n)]
     return {"layers": n, "hidden": d, "heads": heads, "kv_heads_total": kvh, "head_dim": hd, "intermediate": inter,
-            "fc_in": len(taps) * d, "window": window, "arch": next(a for a in archs if a in row["archs"]),
+            "fc_in": len(taps) * fc_width, "qkv_in": row["qkv_in"], "head": head, "window": window, "arch": next(a for a in archs if a in row["archs"]),
             "proj_bits": proj, "fc_bits": dense if q is None or skipped("model.fc") else bits,
             "format": fmt or dtype, "path": str(path)}
 
@@ -143,14 +162,19 @@ def drafter_for_rank(g: dict, tp: int) -> dict:
 
 def weight_bytes(g: dict, tp: int) -> int:
     """The drafter's weights on one GPU: its layers' projections split over the tensor-parallel GPUs (QKVParallelLinear,
-    RowParallelLinear, MergedColumnParallelLinear), its fc whole on each (ReplicatedLinear), each at its bits; norms
-    left out."""
+    RowParallelLinear, MergedColumnParallelLinear; the first layer's q/k/v read qkv_in x hidden), its fc whole on each
+    (ReplicatedLinear), each at its bits; an own head (EAGLE-3: draft_vocab_size x hidden, ParallelLMHead, split over
+    the GPUs) at the dtype's 16 bits with its int64 draft-to-target map; norms left out."""
     d, hd, i = g["hidden"], g["head_dim"], g["intermediate"]
-    q, kv = d * g["heads"] * hd, d * g["kv_heads_total"] * hd
-    size = {"self_attn.q_proj": q, "self_attn.k_proj": kv, "self_attn.v_proj": kv, "self_attn.o_proj": q,
-            "mlp.gate_proj": d * i, "mlp.up_proj": d * i, "mlp.down_proj": d * i}
-    layers = sum(size[name] * bits for layer in g["proj_bits"] for name, bits in layer) / 8
-    return int(layers / tp + g["fc_in"] * d * g["fc_bits"] / 8)
+    q, kv, o = g["heads"] * hd, g["kv_heads_total"] * hd, d * g["heads"] * hd
+
+    def size(layer, name):
+        width = d * (g.get("qkv_in", 1) if layer == 0 else 1)
+        return {"self_attn.q_proj": width * q, "self_attn.k_proj": width * kv, "self_attn.v_proj": width * kv,
+                "self_attn.o_proj": o, "mlp.gate_proj": d * i, "mlp.up_proj": d * i, "mlp.down_proj": d * i}[name]
+    layers = sum(size(n, name) * bits for n, layer in enumerate(g["proj_bits"]) for name, bits in layer) / 8
+    head = g.get("head", 0) * (d * 2 / tp + 8)
+    return int(layers / tp + g["fc_in"] * d * g["fc_bits"] / 8 + head)
 
 
 def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
@@ -164,9 +188,10 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
     s.update(drafter=drafter_for_rank(g, tp), spec_tokens=parsed["tokens"])
     kind = f"sliding ({g['window']}-token window)" if g["window"] else "full"
     notes.append(f"{g['arch']} drafter ({parsed['tokens']} speculative tokens, {g['path']}): {fmt_bytes(w)} of its "
-                 f"weights on each GPU ({g['format']}; token table and head are the target's), its "
-                 f"{g['layers']} {kind} attention layers a kind of their own in the KV pool; DFlash2's convolutions and "
-                 "candidate selector are not counted")
+                 f"weights on each GPU ({g['format']}; token table{'' if g['head'] else ' and head'} the target's), its "
+                 f"{g['layers']} {kind} attention layers a kind of their own in the KV pool"
+                 + ("; DFlash2's convolutions and candidate selector are not counted" if parsed["method"] == "dflash"
+                    else (f"; its own {g['head']}-row head counted" if g["head"] else "")))
     if parsed.get("others"):
         notes.append(others_note(parsed["others"]))
     return dict(roles, total=roles["total"] + w, how=roles["how"] + f" + {fmt_bytes(w)} of {g['arch']} drafter")

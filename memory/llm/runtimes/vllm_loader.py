@@ -152,13 +152,13 @@ def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes) -> dict:
     if not spec.mtp_layers:
         # a separate drafter (Gemma 4's -assistant checkpoints, EAGLE / DFlash heads) is a model of its own: vLLM loads
         # its weights beside the target's and its attention layers take pages of the same KV pool; --speculative-config
-        # reads a DFlash head's config.json (runtimes/vllm_drafter.py); --mtp-tokens is refused rather than sized as the
+        # reads a DFlash or Llama EAGLE / EAGLE-3 head's config.json (runtimes/vllm_drafter.py); --mtp-tokens is refused rather than sized as the
         # target alone
         raise UserError(f"{spec.name}: no multi-token-prediction module in its description (mtp_num_hidden_layers): "
                         "--mtp-tokens sizes a target's own MTP layers (--speculative-config method mtp). A separate "
                         "drafter named by --speculative-config \"model\" is read from its config.json: give "
                         "--speculative-config '{\"method\":\"dflash\",\"model\":\"DIR\",\"num_speculative_tokens\":N}' "
-                        "(DFlash heads; a -assistant checkpoint or an EAGLE head is not modelled), or leave --mtp-tokens "
+                        "(method dflash, eagle or eagle3; a -assistant checkpoint is not modelled), or leave --mtp-tokens "
                         "out to size the target alone (the drafter's memory not counted)")
     extra = spec.mtp_params * nbytes // tp
     s.update(draft_layers=spec.mtp_layers, spec_tokens=tokens)
