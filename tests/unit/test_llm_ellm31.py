@@ -68,3 +68,25 @@ def test_a_0_20_release_or_an_earlier_nightly_keeps_the_graphs_outside(version):
     # given estimate changes the total but not the pool
     with_graphs = _qwen3_30b_tp2(version, cuda_graph_memory=1.90 * GiB)
     assert with_graphs["kv_capacity_bytes"] == _qwen3_30b_tp2(version)["kv_capacity_bytes"]
+
+
+@pytest.mark.parametrize("runtime, words", [("vllm", "experts are sharded over the tensor x data"),
+                                            ("sglang", "--enable-dp-attention is not modelled")])
+def test_data_parallel_is_refused_with_what_is_not_modelled(runtime, words):
+    # batch 61: vLLM TP 2 x DP 2 and SGLang TP 4 with DP attention over 4 ranks, Qwen3-30B-A3B on A100-PCIE-40GBs
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    with pytest.raises(UserError, match="data_parallel_size 2: ") as e:
+        llm.plan(s, runtime, ctx=8192, vram=39.49 * GiB, tensor_parallel_size=2, data_parallel_size=2)
+    assert words in str(e.value)
+
+
+def test_data_parallel_of_one_changes_nothing_and_bad_values_are_named():
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    base = llm.plan(s, "vllm", ctx=8192, vram=39.49 * GiB, tensor_parallel_size=2)
+    one = llm.plan(s, "vllm", ctx=8192, vram=39.49 * GiB, tensor_parallel_size=2, data_parallel_size=1)
+    assert one["kv_capacity_tokens"] == base["kv_capacity_tokens"] and one["weights"] == base["weights"]
+    with pytest.raises(UserError, match="llama.cpp has no data parallelism"):
+        llm.plan(s, "llama.cpp", ctx=8192, data_parallel_size=2)
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(UserError, match="whole number of ranks"):
+            llm.plan(s, "vllm", ctx=8192, data_parallel_size=bad)
