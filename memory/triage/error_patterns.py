@@ -139,9 +139,15 @@ COMFY_COMPILER = re.compile(r"aimdo memory compile error(?:: ([a-z ]{1,60}))?")
 # src/hostbuf-file-reader.c; later builds log "hostbuf_read_file_slice: device copy failed result=N" where the Python side
 # raises "hostbuf_file_reader_read failed": the same pinned staging path). Only result=2, CUDA_ERROR_OUT_OF_MEMORY: any other
 # CUresult is a fault of the device or context (700: an illegal address left by an earlier kernel), not a shortage)
-PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|hostbuf_file_reader_read failed|cudaHostAlloc failed"
+PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|cudaHostAlloc failed"
                           r"|\bhostbuf_\w{1,60}: device copy failed result=2\b"
                           r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
+# comfy-aimdo's Python side of the same reader (comfy_aimdo/host_buffer.py) raises RuntimeError("hostbuf_file_reader_read
+# failed") whenever src/hostbuf-file-reader.c returns false: a bad device or pointer, the file read, a CUDA event call, the
+# copy, or its one 64 MiB cuMemAllocHost staging window. Only that last is a shortage, and CHECK_CU logs the others at DEBUG
+# only: the line alone names the reader's failure, not a lack of RAM (comfy-aimdo 0.4.8, PR #58, fixed such a failure by
+# giving each device its own ring buffer). parse.py reads it as comfy.pinned_host with form "reader"
+AIMDO_READER = re.compile(r"hostbuf_file_reader_read failed")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
 # (a quote may elide the second sentence: "Could not allocate tensor with 471859200 bytes. There ... available!")
 DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes\. (?:There is not enough GPU video memory available|There\s?(?:\.{3}|…))"

@@ -64,6 +64,10 @@ RUNTIME_MARKERS = (
     # NEURON_BAD_STATE at line N while ...", the NNAPI delegate's RETURN_TFLITE_ERROR_IF_NN_ERROR wording)
     ("tflite", ("tflite", "TfLite", "TFLite", "Neuron returned error"),
      r"\btflite\b|\bTfLite\w|\bTFLite\b|\bNeuron returned error [A-Z_]{1,40} at line \d"),
+    # (round 65) llama.cpp's --mlock on Windows (src/llama-mmap.cpp llama_mlock::raw_lock, LLAMA_LOG_WARN): "warning: failed to
+    # VirtualLock 17825792-byte buffer (after previously locking 1407303680 bytes): The paging file is too small ...": the
+    # paging-file refusal that follows is llama.cpp's (llama-cpp-python, koboldcpp), not PyTorch's
+    ("llama.cpp", ("VirtualLock",), r"\bfailed to VirtualLock \d{1,20}-byte buffer \(after previously locking \d{1,20} bytes\)"),
 )
 
 # --- facts ---------------------------------------------------------------------------------------

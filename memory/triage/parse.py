@@ -198,6 +198,7 @@ RECOGNISERS = [
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": num(m.group(1))},
             keys=("system memory usage exceeded",)),
     _vhs_ram,
+    _simple(RX.AIMDO_READER, "comfy.pinned_host", None, "comfyui", keys=("hostbuf_file_reader_read failed",), form="reader"),
     _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "ModelMMAP", "Host OOM")),
     _rmm,
     _py_memory,

@@ -411,6 +411,13 @@ def stage(name):
     return lambda x: x.ggml_stage == name
 
 
+def aimdo_reader_only(x):
+    """comfy-aimdo's reader raised (hostbuf_file_reader_read failed) and that line leads the failure: a C-side line that said
+    its copy ran out of memory ("device copy failed result=2") comes first and is the failure read (host-ram, round 30).
+    error_patterns.AIMDO_READER says why the Python line alone is no shortage."""
+    return x.kind == "comfy.pinned_host" and x.ev.get("form") == "reader"
+
+
 def kind(*kinds):
     return lambda x: x.kind in kinds
 

@@ -1,7 +1,7 @@
 """Triage's rule rows for *host-ram*: system memory, not the GPU (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
-from .predicates import ABSURD_HOST, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
+from .predicates import ABSURD_HOST, aimdo_reader_only, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
 from .native_runtimes import hip_host_call
 from .rule_row import Rule
 
@@ -63,7 +63,11 @@ HOST_RAM = [
         else f"VideoHelperSuite's Meta Batch asks for {x.ev['frames']} frames a batch and only {x.ev['fit']} fit")
       + ": its guard sizes the frames against the system RAM (and swap) free, where decoded frames are kept as float32 "
         "before any GPU work: load fewer frames at once (frame_load_cap, select_every_nth, a smaller custom_width/custom_height), or a Meta Batch"),
-    R("host-ram", 5.0, kind("comfy.pinned_host"), lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
+    R("host-ram", 5.0, lambda x: x.kind == "comfy.pinned_host" and not aimdo_reader_only(x),
+      lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
+    # comfy-aimdo's reader failing with nothing else said: its one shortage path is a 64 MiB pinned staging window
+    R("host-ram", 1.5, aimdo_reader_only,
+      "comfy-aimdo's file reader stages each slice in a 64 MiB pinned host buffer: if that allocation failed, system RAM"),
     R("host-ram", 5.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "bfc" and x.ev.get("device_kind") == "cpu",
       "TensorFlow's host allocator ran out: system RAM (its pinned buffers for transfers, or the CPU's own), not the GPU"),
     R("host-ram", 5.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor_host",

@@ -1,7 +1,7 @@
 """Triage's rule rows for *other*: the driver, the platform, a runtime's own limit, or nothing to go on (rows, not
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
-from .predicates import (ABSURD_HOST, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
+from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
 from .native_runtimes import hip_host_call, physx_setting
@@ -153,6 +153,12 @@ OTHER = [
                 "aimdo logs a driver call this way only when it failed for another reason than a lack of memory, so this is a "
                 "fault of its version (0.2.4 fixed unaligned buffer sizes) or of the driver, not a shortage; update comfy-aimdo "
                 "and ComfyUI, or start ComfyUI with --disable-dynamic-vram"),
+    # comfy-aimdo's file reader (Dynamic VRAM's weight streaming) raised with no shortage line: of the reader's failure paths
+    # (device context, file read, CUDA event, copy, staging allocation) only the last is a lack of memory
+    R("other", 5.0, aimdo_reader_only,
+      "comfy-aimdo's file reader failed (hostbuf_file_reader_read) and nothing in the log says it ran out of memory: a fault of "
+      "the reader in this comfy-aimdo version (0.4.8 gave each device its own staging ring buffer) or of the file or driver; "
+      "update ComfyUI and comfy-aimdo, or start ComfyUI with --disable-dynamic-vram"),
     # Ollama's server could not get its runner to load the model: the client's line names no allocation, and the message itself
     # allows an internal error (the server log says which)
     R("other", 0.5, kind("ollama.load_failed"),
