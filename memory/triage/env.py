@@ -142,6 +142,10 @@ def guess_runtime(scan, inc) -> str:
     # markers do
     if (f["vllm"] or f["vllm_kv_mem"] is not None or f["vllm_kv_tokens"] or f["vllm_model_mem"]) and not f["comfy"]:
         return "vllm"
+    # LMDeploy only named (its pin in an environment line, InternLM/lmdeploy#978) and nothing above named another runtime: its
+    # run (round 66: a passing mention no longer claims a vLLM or ComfyUI log as the bare-word marker did)
+    if f["lmdeploy_named"] and not f["comfy"] and not inc.frames:
+        return "lmdeploy"
     if "os.system_memory" in kinds:
         return "comfyui"          # SwarmUI's note on its ComfyUI backend
     # CTranslate2 (faster-whisper, OpenNMT) prints the CUDA runtime's error string after "CUDA failed with error"

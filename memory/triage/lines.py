@@ -24,8 +24,13 @@ RUNTIME_MARKERS = (
     ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
     ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"), r"\bmlc[_-]chat|\bmlc_llm\b|\bmlc-llm\b"),
-    # LMDeploy: its package name (a pip pin "lmdeploy==0.2.0", its CLI "lmdeploy serve", its modules' paths) (round 61)
-    ("lmdeploy", ("lmdeploy",), r"\blmdeploy\b"),
+    # LMDeploy: its own evidence only (round 66; the bare word was round 61's): its CLI ("lmdeploy serve api_server ..."), its
+    # logger's prefix ("2026-04-28 11:01:38,266 - lmdeploy - WARNING - turbomind.py:246 - ..."), its modules' paths
+    # ("/lmdeploy/src/turbomind/...", "lmdeploy.turbomind") and TurboMind's own log prefix ("[TM][ERROR] ..."). A passing
+    # mention (a pip list, "import lmdeploy failed") is the weak fact lmdeploy_named, read only where nothing else names a runtime
+    ("lmdeploy", ("lmdeploy", "[TM]["),
+     r"\blmdeploy (?:serve|chat|convert|lite|list|check_env|calibrate)\b| - lmdeploy - |\blmdeploy[\\/]|\blmdeploy\.[a-z_]"
+     r"|\[TM\]\[[A-Z]"),
     # text-generation-inference: its launcher's and its server's module names head its lines and frames
     ("tgi", ("text_generation_",), r"\btext_generation_(?:launcher|server|router|client)\b"),
     # TensorRT's own logger prefixes its lines "[TensorRT] VERBOSE:" (the Python API's default logger)
@@ -270,6 +275,8 @@ FACTS = [
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
     # ggml's SYCL check names the function whose SYCL call threw (ggml-sycl.cpp, common.hpp: "in function
     # ggml_backend_sycl_buffer_set_tensor at .../ggml-sycl.cpp:432", then "SYCL error"): the SYCL backend, an Intel GPU
+    # LMDeploy named at all (a pin "lmdeploy==0.2.0" in an environment line, a pip list): env.guess_runtime's last resort
+    ("lmdeploy_named", re.compile(r"\blmdeploy\b")),
     ("ggml_sycl_fn", re.compile(r"^\s*in function (ggml_\w{1,80}) at \S{0,300}ggml-sycl")),
     # a CUDA memory query that failed for lack of memory (Warp names the function it was in): a query allocates nothing, it
     # fails so only when this process's context could not be created on a card that is already full
@@ -348,7 +355,7 @@ FACT_KEYS = {
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
-    "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
+    "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "lmdeploy_named": ("lmdeploy",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),

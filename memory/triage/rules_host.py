@@ -27,7 +27,9 @@ HOST_RAM = [
     # mmgp (Wan2GP's offloader) printed that its models' pinning did not fit the RAM it may page-lock (perc_reserved_mem_max),
     # and a CUDA call then failed without the caching allocator's numbers: page-locked host memory ran short, not the card
     # (deepbeepmeep/Wan2GP, round 61: a profile that pins fewer models ran)
-    R("host-ram", 2.0, lambda x: x.kind == "cuda.driver" and bool(x.f["mmgp_pin"]),
+    # (round 66: only once pinning itself hit the limit, "Unable to pin more tensors ... maximum reservable memory has been
+    # reached"; "Switching to partial pinning" alone is Wan2GP's plan, printed as information)
+    R("host-ram", 2.0, lambda x: x.kind == "cuda.driver" and "limit" in x.f["mmgp_pin"],
       lambda x: "mmgp (Wan2GP's offloader) could not pin all its models to page-locked RAM"
       + (f" ({fmt_bytes(x.f['mmgp_pin']['required'])} needed, {fmt_bytes(x.f['mmgp_pin']['available'])} reservable)"
          if "required" in x.f["mmgp_pin"] else "")

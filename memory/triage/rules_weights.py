@@ -9,6 +9,9 @@ from .rule_row import Rule
 from .should_fit import over_card
 
 R = Rule
+# ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
+# this close to the failure it belongs to (intel/ipex-llm#13273: the line after the runner's error)
+SYCL_CHECK_LINES = 3
 WEIGHTS = [
     # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
     # exllamav3's loader found no room in the GPU split for the modules and the cache: mostly the weights (a bpw too high
@@ -43,7 +46,10 @@ WEIGHTS = [
     # ggml's SYCL backend threw in set_tensor, the copy of a tensor's data into its device buffer: a load copies every weight
     # so (intel/ipex-llm#13273, round 61: an fp16 8B model on a 16 GB Arc card; the maintainer's answer, the model alone needs
     # the card). Why the copy and not the buffer's allocation throws is not established here: the row reads the function only
-    R("weights-exceed-vram", 2.0, lambda x: x.f["ggml_sycl_fn"] == "ggml_backend_sycl_buffer_set_tensor",
+    # (round 66: only the failure whose own check printed the line, within SYCL_CHECK_LINES of it; an earlier SYCL run's line
+    # does not speak for a later CUDA failure)
+    R("weights-exceed-vram", 2.0, lambda x: x.f["ggml_sycl_fn"] == "ggml_backend_sycl_buffer_set_tensor"
+      and x.f["ggml_sycl_line"] is not None and abs(x.f["ggml_sycl_line"] - x.line) <= SYCL_CHECK_LINES,
       "llama.cpp's SYCL backend failed copying a tensor into its device buffer (ggml_backend_sycl_buffer_set_tensor), "
       "which is how the model's weights are loaded onto the card: the weights do not fit; a smaller quantization "
       "(Q4_K_M, Q8_0 instead of fp16) or fewer GPU layers"),
