@@ -19,24 +19,53 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb")
 
 
-# setting -> the runtimes whose plan reads it; given for another it would change nothing, so plan() refuses it as the
-# CLI refuses its option (report._READ_BY takes these rows: one table for both)
-KNOB_READ_BY = {"n_cpu_moe": ("llama.cpp",), "prefix_caching": ("vllm",), "cpu_offload_gb": ("vllm",)}
-# a setting whose CLI option is not its name with dashes
+# the settings some runtimes only read, one row each: (plan()'s setting, the CLI's option as its argparse name, the
+# runtimes whose plan reads it). Given for another runtime it would change nothing, so plan() refuses the setting
+# (check_names) and the CLI its option (report._refuse_unread): this table is the one both read
+READ_BY = (
+    ("gpu_memory_utilization", "gpu_memory_utilization", ("vllm",)),
+    ("max_num_batched_tokens", "max_num_batched_tokens", ("vllm",)),
+    ("max_num_seqs", "max_num_seqs", ("vllm",)),
+    ("enforce_eager", "enforce_eager", ("vllm",)),
+    ("kv_cache_memory", "kv_cache_memory", ("vllm",)),
+    ("vllm_engine", "vllm_engine", ("vllm",)),
+    ("vllm_sampler", "vllm_sampler", ("vllm",)),
+    ("vllm_entrypoint", "vllm_entrypoint", ("vllm",)),
+    ("nccl_nvls", "nccl_nvls", ("vllm",)),
+    ("mem_fraction_static", "mem_fraction_static", ("sglang",)),
+    ("flash_attn", "flash_attn", ("llama.cpp", "ollama")),
+    ("ubatch", "ubatch", ("llama.cpp", "ollama")),
+    ("ngl", "ngl", ("llama.cpp", "ollama")),
+    ("num_gpus", "num_gpus", ("llama.cpp", "ollama")),
+    ("mla_cache", "mla_cache", ("llama.cpp",)),
+    ("mmproj", "mmproj", ("llama.cpp",)),
+    ("kv_dtype_v", "kv_dtype_v", ("llama.cpp",)),
+    ("free_memory", "free_gib", ("vllm",)),
+    ("cuda_graph_memory", "cuda_graph_gib", ("vllm",)),
+    ("language_model_only", "language_model_only", ("vllm",)),
+    ("mamba_ssm_cache_dtype", "mamba_ssm_cache_dtype", ("vllm",)),
+    ("prefix_caching", "enable_prefix_caching", ("vllm",)),
+    ("quant_skip", "quant_skip", ("vllm", "sglang")),
+    ("swa_full_tokens_ratio", "swa_full_tokens_ratio", ("sglang",)),
+    ("max_mamba_cache_size", "max_mamba_cache_size", ("sglang",)),
+    ("n_cpu_moe", "n_cpu_moe", ("llama.cpp",)),
+    ("cpu_offload_gb", "cpu_offload_gb", ("vllm",)),
+)
+# a setting whose CLI option, as plan()'s refusal names it, is not its argparse name with dashes
 KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
 
 
 def check_names(runtime, knobs) -> None:
-    """The runtime and the settings are ones plan() knows, and each setting one this runtime reads (KNOB_READ_BY)."""
+    """The runtime and the settings are ones plan() knows, and each setting one this runtime reads (READ_BY)."""
     if runtime not in RUNTIMES:
         raise UserError(f"unknown runtime {runtime!r} (one of: {', '.join(RUNTIMES)})")
     refuse_data_parallel(runtime, knobs)
     bad = set(knobs) - set(KNOBS)
     if bad:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
-    for k, rts in KNOB_READ_BY.items():
+    for k, cli, rts in READ_BY:
         if knobs.get(k) is not None and runtime not in rts:
-            option = KNOB_OPTIONS.get(k, f"--{k.replace('_', '-')}")
+            option = KNOB_OPTIONS.get(k, f"--{cli.replace('_', '-')}")
             raise UserError(f"{runtime} does not read {k} ({option}, {' and '.join(rts)} only): "
                             f"drop it, or plan for {rts[0]}")
     if knobs.get("prefix_caching") is not None and not isinstance(knobs["prefix_caching"], bool):

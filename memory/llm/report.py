@@ -9,7 +9,7 @@ from ..units import GiB, fmt_bytes, parse_size
 from . import spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
-from .plan_checks import KNOB_OPTIONS, KNOB_READ_BY
+from .plan_checks import READ_BY
 from .runtimes import RUNTIME_NAMES
 
 
@@ -90,24 +90,14 @@ def run_cli(args) -> int:
     return 0 if res["fits"] else 1
 
 
-# option -> the runtimes whose plan reads it; given for another runtime it would change nothing, so it is refused (as
-# --tensor-split, --free-gib or --pipeline-parallel-size are by the plan itself)
-_READ_BY = {"gpu_memory_utilization": ("vllm",), "max_num_batched_tokens": ("vllm",), "max_num_seqs": ("vllm",),
-            "enforce_eager": ("vllm",), "kv_cache_memory": ("vllm",), "vllm_engine": ("vllm",),
-            "vllm_sampler": ("vllm",), "vllm_entrypoint": ("vllm",), "nccl_nvls": ("vllm",),
-            "mem_fraction_static": ("sglang",), "flash_attn": ("llama.cpp", "ollama"), "ubatch": ("llama.cpp", "ollama"),
-            "ngl": ("llama.cpp", "ollama"), "num_gpus": ("llama.cpp", "ollama"), "mla_cache": ("llama.cpp",),
-            "mmproj": ("llama.cpp",), "kv_dtype_v": ("llama.cpp",), "free_gib": ("vllm",), "cuda_graph_gib": ("vllm",),
-            "language_model_only": ("vllm",), "mamba_ssm_cache_dtype": ("vllm",), "enable_prefix_caching": KNOB_READ_BY["prefix_caching"],
-            "quant_skip": ("vllm", "sglang"), "swa_full_tokens_ratio": ("sglang",), "max_mamba_cache_size": ("sglang",),
-            **{k: rts for k, rts in KNOB_READ_BY.items() if k not in KNOB_OPTIONS}}  # the plan's own rows: n_cpu_moe
 _NAMES = RUNTIME_NAMES
 
 
 def _refuse_unread(args, spec) -> None:
-    """One error naming every option the chosen runtime (or the model) does not read."""
+    """One error naming every option the chosen runtime (or the model) does not read (plan_checks.READ_BY, the table
+    plan() refuses its settings by)."""
     unread = [f"--{'no-' if getattr(args, k) is False else ''}{k.replace('_', '-')} ({', '.join(_NAMES[r] for r in rts)})"
-              for k, rts in _READ_BY.items() if getattr(args, k, None) is not None and args.runtime not in rts]
+              for _, k, rts in READ_BY if getattr(args, k, None) is not None and args.runtime not in rts]
     if unread:
         one = len(unread) == 1
         raise UserError(f"{_NAMES[args.runtime]} does not read " + ", ".join(unread) + (": drop it, or give the --runtime "

@@ -12,9 +12,10 @@ G12_SLIDING_TP2 = 40 * 4 * 256 * 2 * 2
 
 
 def _gemma12_sglang(ratio):
-    # mattbucci's 2x 3090 A1 ladder (SGLang 0.5.12, TP 2, --mem-fraction-static 0.85, one request)
+    # mattbucci's 2x 3090 A1 ladder (SGLang 0.5.12, TP 2, --mem-fraction-static 0.85, one request; no max_num_seqs:
+    # vLLM's setting, which plan() refuses for SGLang since fix26b and which changed nothing here before)
     return llm.plan(llm.describe(model="google/gemma-4-12B-it"), "sglang", ctx=262144, parallel=1, weights_dtype="awq",
-                    tensor_parallel_size=2, mem_fraction_static=0.85, max_num_seqs=1, swa_full_tokens_ratio=ratio,
+                    tensor_parallel_size=2, mem_fraction_static=0.85, swa_full_tokens_ratio=ratio,
                     vram=23.56 * GiB)
 
 
