@@ -200,15 +200,15 @@ def check_ranges(runtime, ctx, vram, knobs) -> None:
                 or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):
             raise UserError("--tensor-split takes llama.cpp's -ts proportions, e.g. 3,1 (llama.cpp only; non-negative, "
                             "at least one above 0, at most 64 GPUs)")
-    free = knobs.get("free_memory")
-    if free is not None and (runtime != "vllm" or not vram or not 0 < free <= vram):
+    free = knobs.get("free_memory")  # vLLM's only: check_names has refused it for the other runtimes (READ_BY)
+    if free is not None and (not vram or not 0 < free <= vram):
         raise UserError("--free-gib is vLLM's free memory at startup (nvidia-smi's total - used): above 0, at most "
                         "--vram, and needs --vram")
     if free is not None and free <= V.CUDA_CONTEXT:
         raise UserError(f"--free-gib {free / GiB:g}: vLLM needs {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
                         "before any share (its startup check counts the rest); free memory on the GPU")
-    graph = knobs.get("cuda_graph_memory")
-    if graph is not None and (runtime != "vllm" or isinstance(graph, bool) or not isinstance(graph, (int, float))
+    graph = knobs.get("cuda_graph_memory")  # vLLM's only, as free_memory
+    if graph is not None and (isinstance(graph, bool) or not isinstance(graph, (int, float))
                               or not 0 < graph <= (vram or 1 << 50)):
         raise UserError("--cuda-graph-gib is the CUDA graph memory vLLM printed ('Estimated CUDA graph memory: N GiB'): "
                         "vLLM only, a size above 0 and at most --vram")

@@ -86,7 +86,7 @@ def test_moe_is_taken_at_the_cap_with_a_note():
     assert any("taken as the cap" in n for n in r["notes"])
 
 
-# 5. Refusals: another runtime (one table, plan_checks.KNOB_READ_BY), a vLLM before vllm#6496, a negative size,
+# 5. Refusals: another runtime (one table, plan_checks.READ_BY), a vLLM before vllm#6496, a negative size,
 # pipeline parallelism.
 @pytest.mark.parametrize("runtime", ["llama.cpp", "ollama", "sglang"])
 def test_other_runtimes_refuse_it(runtime):

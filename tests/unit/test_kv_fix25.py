@@ -161,7 +161,7 @@ def test_a_symmetric_8_bit_gptq_on_a_pre_ampere_card_gets_the_zeros_exllama_buil
 
 # 5. plan(n_cpu_moe=...) for a runtime other than llama.cpp was silently ignored (the figures as without it), where the
 # CLI refuses --n-cpu-moe / --cpu-moe for them ("vLLM does not read --n-cpu-moe (llama.cpp)"). The API now refuses it
-# from the same table row (plan_checks.KNOB_READ_BY, which report._READ_BY takes). Breaking it: the row out.
+# from the same table row (plan_checks.READ_BY, which report._refuse_unread reads too). Breaking it: the row out.
 @pytest.mark.parametrize("runtime", ["vllm", "sglang", "ollama"])
 def test_the_api_refuses_n_cpu_moe_where_the_cli_does(runtime, capsys):
     from gpu_garden.memory import cli

@@ -95,7 +95,7 @@ def test_dense_first_layers_move_nothing_and_unknown_geometry_is_refused():
 
 
 # 7. Refusals: a dense model has no experts to move; a file type whose expert mix kv does not know; Ollama has no
-# such option. Breaking it: the checks in moe_layer_flags / expert_layer_bytes / report._READ_BY.
+# such option. Breaking it: the checks in moe_layer_flags / expert_layer_bytes / plan_checks.READ_BY.
 def test_refusals():
     dense = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
     with pytest.raises(UserError, match="no routed experts"):
@@ -105,7 +105,7 @@ def test_refusals():
 
 
 # 8. The CLI: --n-cpu-moe N and --cpu-moe reach the plan and the suggested command; Ollama (no such option) refuses it.
-# Breaking it: n_cpu_moe out of report._CLI_KNOBS, or out of _READ_BY.
+# Breaking it: n_cpu_moe out of report._CLI_KNOBS, or out of plan_checks.READ_BY.
 def test_cli_reads_the_option(capsys):
     from gpu_garden.memory import cli
     base = ["kv", "--model", "openai/gpt-oss-20b", "--weights-dtype", "MXFP4", "--ctx", "32768", "--vram", "8",

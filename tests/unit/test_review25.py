@@ -38,7 +38,7 @@ def test_a_4_bit_awq_is_still_sized_for_sglang_and_a_3_bit_one_for_llamacpp(tmp_
 # 2. Round 52 gave plan() a meaning for prefix_caching (vLLM's state pages a request), but the Python API took it for
 # llama.cpp, Ollama or SGLang and changed nothing, and took any truthy value ('no') as on, printing
 # --enable-prefix-caching; fix25 refused n_cpu_moe this way, the CLI refuses the option. Breaking it: the
-# prefix_caching row of plan_checks.KNOB_READ_BY out, or check_names' True/False/None check out.
+# prefix_caching row of plan_checks.READ_BY out, or check_names' True/False/None check out.
 @pytest.mark.parametrize("runtime", ["llama.cpp", "ollama", "sglang"])
 @pytest.mark.parametrize("value", [True, False])
 def test_the_api_refuses_prefix_caching_for_a_runtime_that_does_not_read_it(runtime, value):
