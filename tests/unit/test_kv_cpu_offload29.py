@@ -144,3 +144,23 @@ def test_tensor_parallel_moves_up_to_the_cap_of_one_gpus_layers():
 def test_a_huge_size_names_the_bound():
     with pytest.raises(UserError, match=r"0 to 1048576\), got 1e\+300"):
         _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=1e300)
+
+
+# 10. (fix27) Which loads are laid out parameter by parameter comes from linear_quant.DENSE_BITS (the project's one
+# table of dense dtype names), not a list of its own: a 16-bit load (fp16 or f16 given for the bf16 checkpoint; 2 bytes
+# a value either way) moves the same whole parameters as item 1; an fp8 or fp32 load is taken at the cap. Breaking it:
+# the lookup asking for another width (the 16-bit loads taken at the cap). An fp8 load let through is still taken at
+# the cap (dense_sequence's 2-byte layout does not fit its layer), so the fp8 row pins the note, not the lookup.
+@pytest.mark.parametrize("dtype", ["fp16", "f16", "BF16"])
+def test_a_16_bit_load_is_laid_out(dtype):
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=12, weights_dtype=dtype)
+    assert abs(r["host_offloaded"] - (_llama_moved() + 29 * 4096 * 2 // 32)) <= 64, r["host_offloaded"]
+    assert any("parameter by parameter" in n for n in r["notes"])
+
+
+# (fp8's decoder layers are 32 x 218,112,000 bytes, under 12 GiB: 4 GiB is asked of it)
+@pytest.mark.parametrize("dtype, gb", [("fp8", 4), ("fp32", 12)])
+def test_other_loads_are_taken_at_the_cap(dtype, gb):
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", cpu_offload_gb=gb, weights_dtype=dtype, vram=80 * GiB)
+    assert r["host_offloaded"] == gb * GiB
+    assert any("taken as the cap" in n for n in r["notes"])

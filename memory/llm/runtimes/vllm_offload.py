@@ -19,13 +19,13 @@ kv takes the cap itself, which undercounts by at most one parameter, and says so
 """
 from ...errors import UserError
 from ...units import GiB, fmt_bytes
+from ..linear_quant import DENSE_BITS
 from . import at_least
 
 # vllm#6496 ("[core][model] yet another cpu offload implementation", merged July 2024): the first release with
 # --cpu-offload-gb is taken as 0.5.3
 CPU_OFFLOAD_FROM = (0, 5, 3)
 CPU_OFFLOAD_MAX_GIB = 1 << 20  # a sanity bound on the option (1 PiB of host RAM), not vLLM's
-SIXTEEN_BITS = ("bf16", "fp16", "bfloat16", "float16", "f16", "auto")
 # the newest release whose offload a measured row checks (batch 60: TheBuccaneer/vllm-offload-profiles on 0.17.1)
 CPU_OFFLOAD_CHECKED = (0, 17, 1)
 
@@ -105,8 +105,9 @@ def apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes) -> tuple:
     if s.get("pp", 1) > 1:
         raise UserError("--cpu-offload-gb with --pipeline-parallel-size: which stage's layers move is not modelled")
     layers = spec.n_layers
-    sixteen = (not fp32 and not spec.quant and str(fmt or spec.dtype).lower() in SIXTEEN_BITS
-               and str(spec.dtype).lower() in SIXTEEN_BITS)
+    # a 16-bit load of a 16-bit checkpoint (DENSE_BITS: the project's one table of dense dtype names) is laid out
+    sixteen = (not fp32 and not spec.quant and DENSE_BITS.get(str(fmt or spec.dtype).lower()) == 16
+               and DENSE_BITS.get(str(spec.dtype).lower()) == 16)
     # roles are already one GPU's at tensor parallel (plan_weights.vllm_load_extras divides them by tp)
     moved, exact = offloaded_bytes(spec, gb, roles["blocks"], layers, sixteen and tp == 1)
     roles = dict(roles, total=roles["total"] - moved,
