@@ -127,9 +127,11 @@ def guess_runtime(scan, inc) -> str:
             w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
-        # (an app's engine: the one the log names wins, LM Studio's MLX engine included; else its usual one)
-        return f["runtime_marker"] or own if own in MARKER_FIRST else f["runtime_marker"] or ENGINE_OF[own] if own in ENGINE_OF \
-            else own
+        # (an app's engine: the one the log names wins, LM Studio's MLX engine included, by a passing name too:
+        # "mlx-community/... with mlx-engine (MLX)"; else its usual one)
+        if own in MARKER_FIRST:
+            return f["runtime_marker"] or own
+        return f["runtime_marker"] or f["runtime_named"] or ENGINE_OF[own] if own in ENGINE_OF else own
     if f["runtime_marker"]:
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
@@ -142,10 +144,11 @@ def guess_runtime(scan, inc) -> str:
     # markers do
     if (f["vllm"] or f["vllm_kv_mem"] is not None or f["vllm_kv_tokens"] or f["vllm_model_mem"]) and not f["comfy"]:
         return "vllm"
-    # LMDeploy only named (its pin in an environment line, InternLM/lmdeploy#978) and nothing above named another runtime: its
-    # run (round 66: a passing mention no longer claims a vLLM or ComfyUI log as the bare-word marker did)
-    if f["lmdeploy_named"] and not f["comfy"] and not inc.frames:
-        return "lmdeploy"
+    # LMDeploy, MLX or MLC LLM only named (LMDeploy's pin in an environment line, InternLM/lmdeploy#978) and nothing above
+    # named another runtime: its run (round 66, fix27: a passing mention no longer claims a vLLM or ComfyUI log as the
+    # bare-word markers did)
+    if f["runtime_named"] and not f["comfy"] and not inc.frames:
+        return f["runtime_named"]
     if "os.system_memory" in kinds:
         return "comfyui"          # SwarmUI's note on its ComfyUI backend
     # CTranslate2 (faster-whisper, OpenNMT) prints the CUDA runtime's error string after "CUDA failed with error"

@@ -21,13 +21,21 @@ RUNTIME_MARKERS = (
      # WORKDIR /sgl-workspace, where its frames' paths start)
      r"Scheduler hit an exception|\bmax_total_num_tokens=\d|/sgl-workspace/"),
     ("mxnet", ("mxnet", "pooled_storage"), r"\bmxnet\b|pooled_storage_manager"),
-    ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"), r"\bmlx\b|\bmflux\b|\[METAL\] Command buffer|metal::malloc"),
+    # MLX and MLC LLM: their own evidence only (fix27, as round 66 did for LMDeploy): Metal's messages as MLX raises them,
+    # the modules' paths ("site-packages/mlx_engine/...", "mlx_vlm/models/...", "mlx.core", "C:\\mlc-chat\\dist",
+    # "mlc-llm/tvm/src/..."), their CLIs ("mflux-generate-fill", "mlc_chat_cli", "mlc_llm gen_config"). A passing
+    # mention ("mlx-community/..." as a model's repo, a pip list) is the weak fact runtime_named (NAMED_RUNTIMES)
+    ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"),
+     r"\[METAL\] Command buffer|metal::malloc|\bmlx(?:_lm|_vlm|_engine|_whisper|_audio)?(?:[\\/]|\.[a-z_])"
+     r"|\bmflux(?:[\\/]|\.[a-z_]|-[a-z])"),
     ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
-    ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"), r"\bmlc[_-]chat|\bmlc_llm\b|\bmlc-llm\b"),
+    ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"),
+     r"\bmlc_chat_cli\b|\bmlc[_-](?:chat|llm)(?:[\\/]|\.[a-z_])"
+     r"|\bmlc_llm (?:chat|serve|compile|gen_config|convert_weight|bench|package)\b"),
     # LMDeploy: its own evidence only (round 66; the bare word was round 61's): its CLI ("lmdeploy serve api_server ..."), its
     # logger's prefix ("2026-04-28 11:01:38,266 - lmdeploy - WARNING - turbomind.py:246 - ..."), its modules' paths
     # ("/lmdeploy/src/turbomind/...", "lmdeploy.turbomind") and TurboMind's own log prefix ("[TM][ERROR] ..."). A passing
-    # mention (a pip list, "import lmdeploy failed") is the weak fact lmdeploy_named, read only where nothing else names a runtime
+    # mention (a pip list, "import lmdeploy failed") is the weak fact runtime_named, read only where nothing else names a runtime
     ("lmdeploy", ("lmdeploy", "[TM]["),
      r"\blmdeploy (?:serve|chat|convert|lite|list|check_env|calibrate)\b| - lmdeploy - |\blmdeploy[\\/]|\blmdeploy\.[a-z_]"
      r"|\[TM\]\[[A-Z]"),
@@ -73,6 +81,13 @@ RUNTIME_MARKERS = (
     # VirtualLock 17825792-byte buffer (after previously locking 1407303680 bytes): The paging file is too small ...": the
     # paging-file refusal that follows is llama.cpp's (llama-cpp-python, koboldcpp), not PyTorch's
     ("llama.cpp", ("VirtualLock",), r"\bfailed to VirtualLock \d{1,20}-byte buffer \(after previously locking \d{1,20} bytes\)"),
+)
+
+# the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named
+NAMED_RUNTIMES = (
+    ("lmdeploy", r"\blmdeploy\b"),
+    ("mlx", r"\bmlx\b|\bmflux\b"),
+    ("mlc-llm", r"\bmlc[_-]chat\b|\bmlc_llm\b|\bmlc-llm\b"),
 )
 
 # --- facts ---------------------------------------------------------------------------------------
@@ -275,8 +290,9 @@ FACTS = [
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
     # ggml's SYCL check names the function whose SYCL call threw (ggml-sycl.cpp, common.hpp: "in function
     # ggml_backend_sycl_buffer_set_tensor at .../ggml-sycl.cpp:432", then "SYCL error"): the SYCL backend, an Intel GPU
-    # LMDeploy named at all (a pin "lmdeploy==0.2.0" in an environment line, a pip list): env.guess_runtime's last resort
-    ("lmdeploy_named", re.compile(r"\blmdeploy\b")),
+    # a runtime whose marker needs its own lines only named (a pin "lmdeploy==0.2.0" in an environment line, a pip list,
+    # "mlx-community/..." as a model's repo): env.guess_runtime's last resort (NAMED_RUNTIMES, one group a row)
+    ("runtime_named", re.compile("|".join(f"({rx})" for _, rx in NAMED_RUNTIMES))),
     ("ggml_sycl_fn", re.compile(r"^\s*in function (ggml_\w{1,80}) at \S{0,300}ggml-sycl")),
     # a CUDA memory query that failed for lack of memory (Warp names the function it was in): a query allocates nothing, it
     # fails so only when this process's context could not be created on a card that is already full
@@ -355,7 +371,7 @@ FACT_KEYS = {
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
-    "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "lmdeploy_named": ("lmdeploy",), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
+    "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc"), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
