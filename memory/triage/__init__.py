@@ -2,8 +2,9 @@
 
 - `scan`       streams the log in bounded memory and groups error lines into incidents; `parse` recognises
                the error lines and their numbers (PyTorch's own messages: `torch_readers`; its patterns: `error_patterns`, and `other_runtimes`, with `xla_runtimes`, for
-               runtimes beyond PyTorch, ComfyUI, vLLM, llama.cpp and Ollama), `lines` holds the context-line patterns and the scanner's
-               anchor words, `facts` applies the context lines (device, allocator,
+               runtimes beyond PyTorch, ComfyUI, vLLM, llama.cpp and Ollama), `lines` re-exports the context-line patterns
+               (`fact_patterns`, gated by `fact_gate`), the runtime markers (`runtime_markers`) and the scanner's anchor words
+               (`scan_words`), `facts` applies the context lines (device, allocator,
                phase, buffer sizes), `window` reads back the lines before a failure that the scan skipped.
 - `env`        the failure's OS, backend, allocator and runtime.
 - `case`       one failure's facts under common names (the numbers, phase, traceback, history).

@@ -1,0 +1,300 @@
+"""The context lines of a log as patterns: FACTS (device, allocator, phase, buffer sizes, launch flags: what `facts.py`
+applies to a failure), in the order facts() reports them, and FACT_KEYS, the words that gate each. Moved from
+lines.py (rows and order unchanged); fact_gate.py picks the facts a line can match."""
+import re
+
+from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
+
+# Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
+FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
+
+# --- facts ---------------------------------------------------------------------------------------
+
+_OLLAMA_SIZE = r"(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"
+# one entry of Ollama's per-GPU list: HumanBytes2 prints "0 B" under 1 KiB (a GPU with nothing free)
+OLLAMA_GPU_SIZE = r"(\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B))"
+# Ollama's "offload to" line (llm/memory.go MemoryEstimate.LogValue): each GPU's free memory, the list slog prints
+# ("[3.3 GiB]", "[3.3 GiB 3.3 GiB]" on two GPUs, "[3.3 GiB,3.3 GiB]" in older builds; up to 16 read, in the order of the
+# runner's CUDA0, CUDA1, ...). Sizes are bounded (a 400-digit number would overflow the float) and read one field each
+OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[' + OLLAMA_GPU_SIZE + r'(?:[ ,]{1,2}\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B)){0,15}[\],\s]')
+
+VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])([\w-]{1,40})|"
+                               r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
+                               r"(?:--data-parallel-size[ =]|\bdata_parallel_size=|\s-dp[ =])(\d{1,4})|"
+                               r"(--enable-expert-parallel\b|\benable_expert_parallel=True)")
+FACTS = [
+    # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
+    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
+    ("total_vram", re.compile(r"Total VRAM (\d{1,20}) MB, total RAM (\d{1,20}) MB")),
+    # ComfyUI-nunchaku's DiT loaders print the card they load onto, its total_memory in MiB (nodes/models/flux.py: "GPU 0 (NVIDIA
+    # GeForce RTX 3060) Memory: 11906.8125 MiB"), before their CPU-offload line (round 59)
+    ("nunchaku_gpu", re.compile(r"^GPU (\d{1,3}) \([^()\n]{1,80}\) Memory: (\d{1,9}(?:\.\d{1,9})?) MiB\s*$")),
+    # mmgp (Wan2GP's offloader, src/mmgp/offload.py) pins models to page-locked RAM up to perc_reserved_mem_max of the RAM: "Switching to
+    # partial pinning since full requirements for pinned models is X MB while estimated available reservable RAM is Y MB", and,
+    # when pinning a block threw, "Unable to pin more tensors for this model as the maximum reservable memory has been reached
+    # (Z)"; its MB is MiB (ONE_MB = 1048576) (round 61)
+    ("mmgp_pin", re.compile(r"full requirements for pinned models is (\d{1,12}(?:\.\d{1,6})?) MB while estimated available "
+                            r"reservable RAM is (-?\d{1,12}(?:\.\d{1,6})?) MB|Unable to pin more tensors for [^\n]{1,200}? as the "
+                            r"maximum reservable memory has been reached \((\d{1,12}(?:\.\d{1,6})?)\)")),
+    # ComfyUI's VRAM state (model_management.py: LOW_VRAM by --lowvram, and in older ComfyUI also by itself on a card of 4 GB or less; NO_VRAM by --novram)
+    ("vram_state", re.compile(r"Set vram state to: (\w+)")),
+    # ComfyUI's "pytorch version: 2.5.1+rocm6.2"; torch.utils.collect_env's "PyTorch version: 2.12.0+rocm7.0"
+    ("torch_version", re.compile(r"(?:pytorch|PyTorch) version: (\d\S*)")),
+    # ComfyUI's conv3d workaround for PyTorch 2.9 with cuDNN 9.10+ (comfy/ops.py, PR 10373)
+    ("conv3d_workaround", re.compile(r"working around nvidia conv3d memory bug")),
+    # a program that caught its GPU out-of-memory error and carries on with its arrays in system RAM: nnU-Net v2's predictor
+    # (nnunetv2/inference/predict_from_raw_data.py) prints this before retrying on the CPU (round 64, MIC-DKFZ/nnUNet#2912)
+    ("cpu_fallback", re.compile(r"Prediction on device was unsuccessful, probably due to a lack of memory\. Moving results arrays to CPU")),
+    # (round 63) mlx_lm.server's prompt-cache statistics (server.py _log_cache_stats: "Prompt Cache: N sequences, X GB", bytes
+    # / 1e9): the KV caches of earlier prompts it keeps in unified memory
+    ("mlx_prompt_cache", re.compile(r"\bPrompt Cache: (\d{1,9}) sequences, (\d{1,9}(?:\.\d{1,4})?) GB\b")),
+    # (round 63) YOLOX's training command with -o/--occupy (tools/train.py, yolox.tools.train): before the model is built it
+    # allocates one block of 0.9 x the card's total minus nvidia-smi's used figure (yolox/utils/metric.py occupy_mem)
+    ("yolox_occupy", re.compile(r"(?<![A-Za-z])[Yy][Oo][Ll][Oo][Xx](?![A-Za-z])[^\n]{0,400}?\s(?:-o|--occupy)(?=\s|$)"
+                                          r"|\s(?:-o|--occupy)\s[^\n]{0,400}?(?<![A-Za-z])[Yy][Oo][Ll][Oo][Xx](?![A-Za-z])")),
+    ("platform", re.compile(r"\*\* Platform: (\w+)")),
+    # NVML could not start (nvidia-smi, or a library's NVML query): the process cannot reach the GPU's driver at all; the
+    # reason follows ("Unknown Error": a container whose device access systemd reapplied without the GPU, NVIDIA/nvidia-docker#1730;
+    # "Driver/library version mismatch": a driver updated without reloading its kernel module)
+    ("nvml_init", re.compile(r"Failed to initialize NVML: ([A-Za-z][A-Za-z/ ]{0,60})")),
+    # the GPU's own hardware fault, reported by CUDA (cudaErrorECCUncorrectable: "uncorrectable ECC error encountered") or
+    # by the kernel driver ("GPU has fallen off the bus"; NVRM Xid events of NVIDIA's Xid catalogue that mean the card or its
+    # memory failed: 48 double-bit ECC, 62 internal micro-controller halt, 64 ECC page retirement / row remapping failure,
+    # 74 NVLink, 79 off the bus, 94/95 contained/uncontained ECC, 119/120 GSP, 154 recovery action: reset or reboot
+    # required). Not 63 (a retirement or remapping recorded: an error already handled), 92 (a high rate of corrected
+    # single-bit errors), 93 (an InfoROM wear warning), nor 13/31/43 (an application's exception or fault)
+    ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|"
+                             r"NVRM: Xid \([^)\n]{1,40}\): (?:48|6[24]|74|79|9[45]|119|120|154)\b)")),
+    ("requested_load", re.compile(r"Requested to load (\w+)")),
+    # TensorFlow 1.x's device creation (core/common_runtime/gpu/gpu_device.cc): the card's total and free memory on lines of
+    # their own ("Total memory: 7.92GiB", "Free memory: 7.80GiB"); the stream executor sizes its region from them
+    ("tf_device_mem", re.compile(r"^\s*(Total|Free) memory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
+    # ...one block per card, each after "Found device N with properties:" (the stream executor's failure names no card)
+    ("tf_found_device", re.compile(r"Found device (\d{1,3}) with properties")),
+    # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
+    # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
+    # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
+    ("bfc_stats", re.compile(r"(?:^|\s)(Limit|InUse):\s{1,40}(\d{1,20})\s*$")),
+    # ...each block after its own allocator's failure: the stats belong to the nearest failure before them
+    ("bfc_fail", re.compile(r"[Rr]an out of memory trying to allocate")),
+    ("dynamic_vram", re.compile(r"prepared for dynamic VRAM loading")),
+    # the Comfy Compiler's summary after a run (comfy/model_prefetch.py; ", rogues" from ComfyUI 0.35)
+    ("compiler_stats", re.compile(r"Comfy model compiler graph breaks: (\d{1,20})(?:, rogues: (\d{1,20}))?")),
+    ("prompt_done", re.compile(r"Prompt executed in")),
+    ("exception_block", re.compile(r"!!! Exception during processing !!!")),
+    ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*|\*\*ComfyUI Version:\*\*")),
+    ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)|"
+                             r"^\s*([A-Z]\w*(?:Loader|Encode|Decode|Sampler|Upscale)\w*)(?:\s+Allocation on device)?\s*$")),
+    ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
+                        r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|--disable-comfy-compiler|--disable-cuda-graphs|expandable_segments:True|backend:cudaMallocAsync)")),
+    ("frame", FRAME_RE),
+    # the same frame as IPython/Jupyter (8: "File /p/x.py:968, in Cls.func(...)"; 7: "/p/x.py in func(...)") and rich
+    # (A1111, SD.Next: "│ /p/x.py:130 in main │") print it; group 1 the path, group 2 the function
+    ("frame_ipy", re.compile(r"^\s*File ([/~][^\n\"]{0,300}?\.py):\d+, in (?:\w+\.)*([\w<>]+)\(")),
+    ("frame_ipy7", re.compile(r"^\s*(\S{1,300}?\.py|<ipython-input-[\w-]+>) in ([\w<>]+)\(")),
+    # (a wrapper that relays a child process's output may prefix each line: "SUBPROCESS: │ /p/x.py:105 in f │")
+    ("frame_rich", re.compile(r"^(?:[\w.\[\]-]{1,40}:\s+)?\s*[│¦] (\S{1,300}?\.py):\d+ in ([\w<>]+)(?:\s|$)")),
+    # the line a notebook or rich traceback marks as the one running ("--> 968 return ...", "❱ 130 │   main()")
+    # (rich without Unicode arrows marks it "│ > 105 │ ...")
+    ("source_arrow", re.compile(r"^(?:[\w.\[\]-]{1,40}:\s+)?\s*(?:(?:[│¦|]\s*)?(?:-+>|❱)|[│¦]\s*>)\s*\d+\s*(?:[│¦|]\s*)*(\S.{0,240})")),
+    ("progress_done", re.compile(r"100%\|[^|]*\|\s*(\d{1,20})/\1 ")),
+    ("progress", re.compile(r"\b\d{1,3}%\|")),
+    ("decode_phase", re.compile(r"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")),
+    # vLLM (vllm/v1/worker/gpu_worker.py, kv_cache_utils.py)
+    ("vllm_kv_mem", re.compile(r"Available KV cache memory: (-?[\d.]+) GiB")),
+    ("vllm_kv_tokens", re.compile(r"GPU KV cache size: ([\d,]+) tokens")),
+    ("vllm_model_mem", re.compile(r"(?:Model loading took|Loading model weights took|model weights take) ([\d.]+) ?Gi?B")),
+    ("vllm_kv_mem_v0", re.compile(r"the rest of the memory reserved for KV Cache is (-?[\d.]+) ?GiB")),
+    # a training run: its progress lines, its loss, or the training script it launched (train.py, finetune_lora.py, train_network.py)
+    # (ultralytics: its CLI's train mode, "yolo [task] train ...", and AutoBatch, which only its trainer runs: utils/autobatch.py;
+    # dlib's dnn_trainer: "step#: 0     learning rate: 0.1", davisking/dlib#252 and #391)
+    ("training_log", re.compile(r"\bEpoch \d+\b|\bepoch \d+\b|\btrain(?:ing)?_loss\b|loss\.backward\(|(?:train|finetune|fine_tune)\w{0,40}\.py\b|"
+                                r"\byolo (?:(?:detect|segment|classify|pose|obb) )?train\b|AutoBatch: |\bstep#: *\d+ +learning rate: |"
+                                # HF Trainer's own log dict ({'loss': 1.23, 'grad_norm': ..., 'learning_rate': ..., 'epoch': 0.03})
+                                r"\{'loss': [\d.]")),
+    ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput")),
+    # the engine's config line and LLM(gpu_memory_utilization=0.4), or the flag as vLLM's argparse takes it
+    # ("--gpu-memory-utilization 0.4", "=0.4"; FlexibleArgumentParser also reads "--gpu_memory_utilization")
+    ("vllm_util", re.compile(r"gpu_memory_utilization[=:]\s*(\d*\.?\d+)|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
+    # the KV cache's dtype: vLLM's engine config line ("kv_cache_dtype=fp8, ", config/vllm.py __str__) or its flag
+    ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
+    # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=)
+    ("vllm_dtype", re.compile(r"(?:^|[\s,(])dtype=(?:torch\.)?(\w+)|--dtype[ =](\w+)")),
+    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})")),
+    ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
+                                 r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
+                                 r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"
+                                 # SGLang (model_runner.py, eagle_worker.py): "Capture cuda graph begin", "Capture draft cuda graph
+                                 # begin", "Capture target prefill CUDA graph begin"), and its capture's failure ("Capture cuda graph
+                                 # failed: CUDA out of memory."): the error the capture raised
+                                 r"\bCapture (?:\w{1,20} ){0,3}(?:cuda|CUDA) graph (?:begin|failed)")),
+    # a memory pool of a program's own allocator behind PyTorch's private pools (not a CUDA graph's): a pluggable allocator
+    # (torch.cuda.memory.CUDAPluggableAllocator), a torch.cuda.MemPool, comfy-aimdo (ComfyUI's Dynamic VRAM; 0.1 hooked PyTorch
+    # through MemPool + pluggable allocator), vLLM's sleep-mode cumem allocator
+    ("own_pool", re.compile(r"PluggableAllocator|\bMemPool\b|\bcomfy[-_]aimdo\b|\baimdo\b|\bcumem[ _]allocator\b|CuMemAllocator")),
+    ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
+                                r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
+    # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
+    ("vllm_marker", re.compile(r"\bvllm\b|\bLLM\(model=|\bVLLM::|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
+    # a program saying its load failed ("Error while loading customized transformer, falling back", "Failed to load model")
+    ("load_failed", re.compile(r"(?i)\berror (?:while |when )?loading (?:the )?(?:customi[sz]ed |quanti[sz]ed )?(?:model|transformer|unet|dit|weights|checkpoint)\b|"
+                               r"\bfailed to load (?:the )?(?:model|transformer|unet|dit|weights|checkpoint)\b")),
+    # runtimes with no message of their own that triage reads apart (RUNTIME_MARKERS): named so the guide and report say which
+    ("runtime_marker", re.compile("|".join(f"({rx})" for _, _, rx in RUNTIME_MARKERS))),
+    # llama.cpp load order: model buffers, then KV buffers, then compute buffers
+    ("ggml_model_buf", re.compile(r"(?<!\S)(\S+) (?:model )?buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_kv_buf", re.compile(r"(?<!\S)(\S+) KV buffer size\s*=\s*([\d.]+) MiB")),
+    ("ggml_compute_buf", re.compile(r"(?<!\S)(\S+) compute buffer size\s*=\s*([\d.]+) MiB")),
+    # stable-diffusion.cpp's GGMLRunner names the model part whose graph it sizes (get_desc(): "vae", "clip", "t5", "unet",
+    # "flux", "wan", ...): "vae compute buffer size: 14978.25 MB(VRAM)" (ggml_extend.hpp, core/ggml_runner.cpp)
+    # and the part whose buffer it could not allocate: "vae: failed to allocate the compute buffer" (a later line wins)
+    ("sdcpp_compute", re.compile(r"(?<![\w.-])([\w.-]{1,40})(?: compute buffer size: (\d[\d.]{0,20}) MB\((?:VRAM|RAM)\)"
+                                 r"|: failed to allocate the compute buffer)")),
+    # ggml's CUDA/HIP pool before its out-of-memory check (ggml-cuda.cu, GGML_CUDA_NAME " pool[%d]: alloc of %.2f MiB failed")
+    ("ggml_pool_fail", re.compile(r"(?:CUDA|ROCm|MUSA) pool\[\d+\]: alloc of ([\d.]+) MiB failed")),
+    ("ggml_n_ctx", re.compile(r"\b(?:n_ctx|kv_size)\s*=\s*(\d{1,20})")),     # kv_size: the unified cache's cells (context x slots)
+    ("ggml_args", re.compile(r"(?:^|\s)(-ub|--ubatch-size|-c|--ctx-size|-b|--batch-size|-ngl|--n-gpu-layers|-np|--parallel)[ =](\d{1,20})")),
+    # speculative decoding with the model's MTP head (common/arg.cpp --spec-type, a comma-separated list), and the flag that
+    # keeps its draft sampling off the GPU (llama.cpp PR #23287 turned it on by default: a compute buffer per sequence)
+    ("ggml_spec_mtp", re.compile(r"--spec-type[ =](?:[\w-]{1,40},){0,8}draft-mtp\b")),
+    ("ggml_spec_cpu_sampling", re.compile(r"--no-spec-draft-backend-sampling\b")),
+    # flash attention: the command line's -fa / --flash-attn [on|off|auto] (a bare flag: on, as builds before b6200 read
+    # it) or llama_context's "flash_attn = 1" / "= auto"
+    ("ggml_fa", re.compile(r"(?:^|\s)(?:-fa|--flash-attn)(?:[ =](on|off|auto)\b|(?=\s|$))|\bflash_attn\s+=\s+(\w+)")),
+    # the cache's sequences (slots): llama_context prints "n_seq_max     = 20" and "n_ctx_per_seq = 32768", or warns
+    # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
+    ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d{1,20})|\bn_ctx_per_seq\s*(?:=\s*|\()(\d{1,20})")),
+    ("ggml_offloaded", re.compile(r"offloaded (\d{1,20})/(\d{1,20}) layers to GPU")),
+    ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d{1,20}) MiB free")),
+    ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d{1,20}) MiB, |using device \S+ - ()?)(\d{1,20}) MiB free\)?\s*$")),
+    # Ollama's "offload to" line: what the model needs in all, and on the same line each GPU's free memory (OLLAMA_AVAILABLE)
+    ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
+    # the same "offload to" line (llm/memory.go MemoryEstimate.log): layers placed on the GPU of the model's, and the KV
+    # cache of the whole context (2 x NumCtx x layers x (head_k + head_v) x heads_kv at 16 bits; NumCtx is num_ctx x
+    # OLLAMA_NUM_PARALLEL)
+    ("ollama_layers", re.compile(r"\blayers\.model=(\d{1,5}) layers\.offload=(\d{1,5})\b")),
+    # the layer count asked for (num_gpu, the runner's --n-gpu-layers): -1 lets the estimate choose, any other is the user's
+    ("ollama_requested", re.compile(r"\blayers\.requested=(-?\d{1,5})\b")),
+    ("ollama_kv", re.compile(r'\bmemory\.required\.kv="' + _OLLAMA_SIZE + '"')),
+    # what should_fit.py asks the LLM calculator about: the runtime's version (vLLM's server and engine lines, Ollama's
+    # "Listening on ... (version X)" and "ollama version is X", llama.cpp's "build: N (hash)", ComfyUI's start-up line and
+    # error report), the model it loads (vLLM's engine config, "Starting to load model X...", LLM(model=...), `vllm serve X`,
+    # `ollama run X`, the GGUF's general.name) and the GGUF's file type, parameters and size as llama.cpp prints them
+    ("runtime_version", re.compile(r"vLLM API server version v?(\d[\w.+-]{0,40})|LLM engine \(v(\d[\w.+-]{0,40})\)|"
+                                   r"Listening on .{0,80}\(version (\d[\w.+-]{0,40})\)|ollama version is (\d[\w.+-]{0,40})|"
+                                   r"\bbuild(?:: | = )(\d{1,6}) \(|ComfyUI [Vv]ersion:\**\s*v?(\d[\w.+-]{0,40})")),
+    ("llm_model", re.compile(r"\bmodel='([^'\s]{1,200})'|Starting to load model (\S{1,200}?)\.\.\.|\bLLM\(model=[\"']([^\"'\s]{1,200})[\"']|"
+                             r"\bvllm serve ([^\s-]\S{0,199})|\bollama (?:run|pull) ([^\s-]\S{0,199})|"
+                             r"\bgeneral\.name\s+(?:str\s+)?=\s+(\S.{0,119})|"
+                             # vLLM's --model flag naming a Hugging Face repo id, owner/name (the OpenAI server image's command
+                             # line; should_fit reads it for vLLM only): not a path (a runner's --model /path/blob)
+                             r"--model[= ](\w[\w.-]{0,99}/[\w.-]{1,100})(?![\w./-])")),
+    # vLLM's tensor (or pipeline) parallelism: the weights split over that many cards
+    ("vllm_tp", re.compile(r"(?:tensor|pipeline)[-_]parallel[-_]size[=:]?\s{0,4}(\d{1,4})|\s-[tp]p[ =](\d{1,4})")),
+    # what else changes the weights one card holds: the quantization method (the command's --quantization / -q, the
+    # engine config's quantization=), weights offloaded to the CPU, data parallelism with expert parallelism (the experts
+    # split over the ranks). Several on one line: facts.py reads every match (VLLM_WEIGHT_FLAGS)
+    ("vllm_wflags", VLLM_WEIGHT_FLAGS),
+    ("gguf_meta", re.compile(r"\b(?:file type|model ftype)\s+=\s+(\S.{0,39})|\bmodel params\s+=\s+(\d{1,12}(?:\.\d{1,12})?) ([KMBT])\b|"
+                             r"\bmodel size\s+=\s+(\d{1,12}(?:\.\d{1,12})? [KMGT]i?B)")),
+    # vLLM running a model through the Transformers backend: not vLLM's own implementation, which the calculator describes
+    ("vllm_transformers", re.compile(r"falling back to Transformers implementation")),
+    # Ollama's "inference compute" line: the card's total as Ollama saw it
+    ("ollama_total", re.compile(r'inference compute.*?\btotal="(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"')),
+    ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT|"
+                                # llama.cpp's command line ("./main -m model.gguf" before b3000 renamed it llama-cli)
+                                r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
+    # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
+    ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
+    # ggml's SYCL check names the function whose SYCL call threw (ggml-sycl.cpp, common.hpp: "in function
+    # ggml_backend_sycl_buffer_set_tensor at .../ggml-sycl.cpp:432", then "SYCL error"): the SYCL backend, an Intel GPU
+    # a runtime whose marker needs its own lines only named (a pin "lmdeploy==0.2.0" in an environment line, a pip list,
+    # "mlx-community/..." as a model's repo): env.guess_runtime's last resort (NAMED_RUNTIMES, one group a row)
+    ("runtime_named", re.compile("|".join(f"({rx})" for _, rx in NAMED_RUNTIMES))),
+    ("ggml_sycl_fn", re.compile(r"^\s*in function (ggml_\w{1,80}) at \S{0,300}ggml-sycl")),
+    # a CUDA memory query that failed for lack of memory (Warp names the function it was in): a query allocates nothing, it
+    # fails so only when this process's context could not be created on a card that is already full
+    ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"
+                                 r"\b(cu(?:da)?MemGetInfo)\b.{0,80}out of memory")),
+    # the stage a runtime's own error context names around a bare driver error (Rust programs on cudarc wrap DriverError in
+    # anyhow/thiserror contexts: "cache alloc failed: DriverError(...)", "Caused by: 0: paged prefill forward pass failed");
+    # text-embeddings-inference's backends/src/lib.rs maps a failed CandleBackend::new (which loads the weights onto the
+    # device; its warm-up comes later, "Backend warmup failed") to "Could not start Candle backend: {err}"
+    ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed)|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
+                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend)")),
+    # TensorRT-LLM's KV-cache sizing (cpp/tensorrt_llm/batch_manager: the device's total and the free memory cudaMemGetInfo
+    # reports once the engine and its runtime buffers are resident, before any KV block): what the engine left the cache
+    ("trt_kv_sizing", re.compile(r"Memory usage when calculating max tokens in paged kv cache: total: (\d{1,5}(?:\.\d{1,4})?) GiB, "
+                                 r"available: (-?\d{1,5}(?:\.\d{1,4})?) GiB")),
+    # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
+    # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
+    ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
+    # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end.
+    # Its source tree (llama.cpp vendored under ollama/llm/llama.cpp/ until 2024, in ggml's CUDA error locations) names it by
+    # \bollama\b; a bare llm/llama.cpp/ is any clone of llama.cpp into a folder llm/, and Go's "signal arrived during cgo
+    # execution" any Go program embedding ggml: neither names Ollama alone
+    # (and its server's error for a runner that failed mid-request, server/routes.go: "an error was encountered while running
+    # the model: <the runner's error>", as its API's 500 and the CLI's "Error: 500 ..." print it)
+    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-|\bllama runner process\b|"
+                                 r"\ban error was encountered while running the model\b")),
+    # Ollama's scheduler (server.go) after a load its runner could not place: "model requires more gpu memory than is
+    # currently available, evicting a model to make space": another loaded model holds the memory it needs
+    ("ollama_evict", re.compile(r"evicting a model to make space")),
+    # a load attempt starting (Ollama's server starting a runner or sending it a load request; llama.cpp's loader reading a
+    # model's metadata or tensors): an eviction after one of these answers that load, not a failure before it
+    ("ggml_load_start", re.compile(r'msg="?starting (?:runner|llama server)|msg="?load request|llama_model_loader: loaded meta data|'
+                                   r"load_tensors: loading model tensors")),
+    ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
+    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
+    # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
+    # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
+    # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
+    ("windows", re.compile(r"\b[A-Za-z]:\\\\?[\w.$~-]|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM|\bWinError\b")),
+    ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
+    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda")),
+    ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
+]
+
+# Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
+FACT_KEYS = {
+    "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
+    "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
+    "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
+    "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
+    "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
+    "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
+    "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File /", "File ~"), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
+    "source_arrow": ("--> ", "---> ", "❱", "│ > "), "progress_done": ("100%|",), "progress": ("%|",),
+    "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),
+    "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
+    "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
+    "vllm_kv_mem_v0": ("reserved for KV Cache",),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
+    "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
+    "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
+    "runtime_marker": RUNTIME_WORDS,
+    "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_full": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_requested": ("layers.requested",), "ollama_kv": ("memory.required.kv",),
+    # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
+    # hide that one from its line, so these keys start after such words)
+    "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",
+                        "ComfyUI Version", "ComfyUI version"),
+    "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name", "-model"),
+    "vllm_tp": ("parallel_size", "parallel-size", "-tp ", "-pp ", "-tp=", "-pp="),
+    "vllm_wflags": ("quantization", " -q ", "cpu-offload-gb", "cpu_offload_gb", "data-parallel-size", "data_parallel_size",
+                    " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
+    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
+    "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
+    "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc"), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
+    "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
+    "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
+    "vk_pinned_device": ("allocate pinned memory",),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "encountered while running the model"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
+    "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
+    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
+    "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
+    "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
+    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
+    "wsl": ("WSL", "microsoft-standard"),
+}
+_FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -1,0 +1,88 @@
+"""The runtimes a log line names (RUNTIME_MARKERS), the bare names that are only a weak hint (NAMED_RUNTIMES), and
+the gate words of both (RUNTIME_WORDS, which the scanner's anchors include). Moved from lines.py (rows unchanged)."""
+
+# The runtimes a line names (runtime id, the words that gate the line, the pattern: one group each in runtime_marker).
+# Word boundaries keep "mlx5" (a network card in NCCL's lines) from reading as MLX.
+RUNTIME_MARKERS = (
+    # SGLang's own start-up lines name it too (model_runner.py's "Load weight begin. avail mem=77.24 GB", "KV Cache allocated.
+    # #tokens: N", and the launcher's "Received sigquit from a child process" when a worker dies)
+    ("sglang", ("sglang", "avail mem=", "KV Cache allocated. #tokens", "sigquit from a child", "Capture cuda graph failed",
+                "Scheduler hit an exception", "max_total_num_tokens=", "/sgl-workspace/"),
+     r"\bsglang\b|\bavail mem=\d|KV Cache allocated\. #tokens: \d|Received sigquit from a child process|"
+     # and its capture's own exception (cuda_graph_runner.py: raise Exception(f"Capture cuda graph failed: {e}..."))
+     r"\bCapture cuda graph failed: |"
+     # more of its own words (srt/managers/scheduler.py: "Scheduler hit an exception: <traceback>", the scheduler's
+     # "max_total_num_tokens=N, chunked_prefill_size=..." line) and its images' working folder (docker/Dockerfile:
+     # WORKDIR /sgl-workspace, where its frames' paths start)
+     r"Scheduler hit an exception|\bmax_total_num_tokens=\d|/sgl-workspace/"),
+    ("mxnet", ("mxnet", "pooled_storage"), r"\bmxnet\b|pooled_storage_manager"),
+    # MLX and MLC LLM: their own evidence only (fix27, as round 66 did for LMDeploy): Metal's messages as MLX raises them,
+    # the modules' paths ("site-packages/mlx_engine/...", "mlx_vlm/models/...", "mlx.core", "C:\\mlc-chat\\dist",
+    # "mlc-llm/tvm/src/..."), their CLIs ("mflux-generate-fill", "mlc_chat_cli", "mlc_llm gen_config"). A passing
+    # mention ("mlx-community/..." as a model's repo, a pip list) is the weak fact runtime_named (NAMED_RUNTIMES)
+    ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"),
+     r"\[METAL\] Command buffer|metal::malloc|\bmlx(?:_lm|_vlm|_engine|_whisper|_audio)?(?:[\\/]|\.[a-z_])"
+     r"|\bmflux(?:[\\/]|\.[a-z_]|-[a-z])"),
+    ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
+    ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"),
+     r"\bmlc_chat_cli\b|\bmlc[_-](?:chat|llm)(?:[\\/]|\.[a-z_])"
+     r"|\bmlc_llm (?:chat|serve|compile|gen_config|convert_weight|bench|package)\b"),
+    # LMDeploy: its own evidence only (round 66; the bare word was round 61's): its CLI ("lmdeploy serve api_server ..."), its
+    # logger's prefix ("2026-04-28 11:01:38,266 - lmdeploy - WARNING - turbomind.py:246 - ..."), its modules' paths
+    # ("/lmdeploy/src/turbomind/...", "lmdeploy.turbomind") and TurboMind's own log prefix ("[TM][ERROR] ..."). A passing
+    # mention (a pip list, "import lmdeploy failed") is the weak fact runtime_named, read only where nothing else names a runtime
+    ("lmdeploy", ("lmdeploy", "[TM]["),
+     r"\blmdeploy (?:serve|chat|convert|lite|list|check_env|calibrate)\b| - lmdeploy - |\blmdeploy[\\/]|\blmdeploy\.[a-z_]"
+     r"|\[TM\]\[[A-Z]"),
+    # text-generation-inference: its launcher's and its server's module names head its lines and frames
+    ("tgi", ("text_generation_",), r"\btext_generation_(?:launcher|server|router|client)\b"),
+    # TensorRT's own logger prefixes its lines "[TensorRT] VERBOSE:" (the Python API's default logger)
+    # (TensorRT 8+'s Python logger: "[06/01/2025-10:00:00] [TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: ...")
+    ("tensorrt", ("[TensorRT]", "[TRT] ["), r"\[TensorRT\] [A-Z]|\[TRT\] \[[VIWEF]\]"),
+    # C++/CUDA libraries whose errors carry their own source path: tiny-cuda-nn (instant-ngp), dlib's DNN, cuTAGI
+    ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
+    ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
+    ("cutagi", ("cuTAGI",), r"\bcuTAGI[\\/]src[\\/]"),
+    # ONNX Runtime's own words: its Python error ("[ONNXRuntimeError] : 1 : FAIL : ..."), GenAI's exception class
+    # ("OnnxRuntimeGenAIException"), its logger's prefix ("E:onnxruntime:Default, ...", which relays the TensorRT
+    # execution provider's TensorRT messages: the marker wins over TensorRT's own message)
+    ("onnxruntime", ("ONNXRuntimeError", "OnnxRuntime", ":onnxruntime:"),
+     r"\[ONNXRuntimeError\]|\bOnnxRuntime(?:GenAI)?Exception\b|\b[EWF]:onnxruntime:"),
+    ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
+    # TensorFlow's StatusGroup summary of errors gathered from many ops (StatusGroup::as_summary_status in
+    # tensorflow/core/lib/core/status.cc, later tsl: "Combined status information from N operations:", then "Status code:
+    # Resource exhausted [9x]" per code, TensorFlow's error_name): the summary TensorFlow's multi-op runs (TPUEstimator's
+    # TPU cores) print; JAX's errors quote PJRT's status ("RESOURCE_EXHAUSTED: ..."). Above an XLA:TPU compile failure it
+    # makes the run TensorFlow's (round 64, tensorflow/tpu#385)
+    ("tensorflow", ("Status code: Resource exhausted",), r"^\s{0,8}Status code: Resource exhausted \[\d{1,6}x\]"),
+    # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
+    ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
+    # mistral.rs (Rust on candle and cudarc): its panics and frames name its crates ("panicked at mistralrs-core/src/...",
+    # "mistralrs-server/src/main.rs", "mistralrs_core::"); its cudarc DriverError is otherwise read as Candle's
+    ("mistral.rs", ("mistralrs",), r"\bmistralrs[-_](?:core|server|pyo3|quant|vision|paged_attn)\b"),
+    # its log lines carry their source file: "[INFO ] stable-diffusion.cpp:4512 - ...", "[ERROR] ggml_extend.hpp:70 - ..."
+    ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
+    # whisper.cpp's own functions name its lines ("whisper_init_from_file_with_params_no_state:", "whisper_model_load:",
+    # "whisper_backend_init:", "whisper_init_state:"): a ggml program that is not llama.cpp
+    ("whisper.cpp", ("whisper_init", "whisper_model_load", "whisper_backend_init"),
+     r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:"),
+    # (round 63) SKaiNET (Kotlin/JVM deep learning): its classes' package, in a JVM stack trace's frames ("at sk.ainet.lang...")
+    ("skainet", ("sk.ainet.",), r"\bsk\.ainet\.(?:lang|io|backend|apps|core)\b"),
+    # (round 63) TensorFlow Lite: its own names, and its Neuron delegate's check (MediaTek NeuroPilot: "Neuron returned error
+    # NEURON_BAD_STATE at line N while ...", the NNAPI delegate's RETURN_TFLITE_ERROR_IF_NN_ERROR wording)
+    ("tflite", ("tflite", "TfLite", "TFLite", "Neuron returned error"),
+     r"\btflite\b|\bTfLite\w|\bTFLite\b|\bNeuron returned error [A-Z_]{1,40} at line \d"),
+    # (round 65) llama.cpp's --mlock on Windows (src/llama-mmap.cpp llama_mlock::raw_lock, LLAMA_LOG_WARN): "warning: failed to
+    # VirtualLock 17825792-byte buffer (after previously locking 1407303680 bytes): The paging file is too small ...": the
+    # paging-file refusal that follows is llama.cpp's (llama-cpp-python, koboldcpp), not PyTorch's
+    ("llama.cpp", ("VirtualLock",), r"\bfailed to VirtualLock \d{1,20}-byte buffer \(after previously locking \d{1,20} bytes\)"),
+)
+
+# the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named
+NAMED_RUNTIMES = (
+    ("lmdeploy", r"\blmdeploy\b"),
+    ("mlx", r"\bmlx\b|\bmflux\b"),
+    ("mlc-llm", r"\bmlc[_-]chat\b|\bmlc_llm\b|\bmlc-llm\b"),
+)
+
+RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)

@@ -1,0 +1,141 @@
+"""The words the chunk scanner and the recognisers look for: ERROR_KEYS, ERROR_WORDS and their covers (IDLE_ANCHORS,
+RECOGNISE_WORDS, TAIL_WORDS), the scanner's ANCHORS / OPEN_ANCHORS / HEAD_ANCHORS and the window's WINDOW_KEYS.
+Moved from lines.py (entries and order unchanged). Error lines themselves are recognised in `parse.py`."""
+import re
+
+from .fact_patterns import FACT_KEYS
+from .runtime_markers import RUNTIME_WORDS
+
+# Words every error line contains at least one of (the recognisers are tried only then).
+ERROR_KEYS = ("emory", "llocat", " error -4 at ", " error -5 at ", " error -6 at ", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "Mamba cache", "runner process", "llama-server", "ASSERT",
+              "OOMed", "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
+              "Invalid buffer size", "paging file", "1455", "Kill", "kill", "KILL", "exitcode: -9", "code 137", "code: 137", "status 137", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
+              "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
+              "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
+              "are available (after", "Insufficient VRAM in split", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
+              "Prefill would require", "API FAILED", "resource limitations", "allowed buffer size", "space in the buffer", "NvMapMem",
+              "but can admit", "kvcache tokens", "overflow detected, please increase", "by rematerialization;")
+
+# Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
+# checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
+# After the log's head, while no failure is open, the scanner looks only for these (one C-speed pass each),
+# so a log dense with "memory", tracebacks or INFO lines costs no Python per line; recognise() skips its
+# regexes on a line without one.
+ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not enough memory", "allocate memory", "MemoryError",
+               "KV cache is needed", "max seq len", "cache blocks", "on startup is less", "less than desired", "runner process", "process has terminated",
+               "Error in memory profiling", "to allocate", "allocation of size", "OutOfDeviceMemory", "OUT_OF_DEVICE_MEMORY",
+               "insufficient memory", "system memory", "Allocation failed", "Fault failed", "reservation failed",
+               "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
+               "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM",
+               "_OUT_OF_MEMORY", "Out of memory", "OOM when allocating", "could not be allocated", "Invalid buffer size",
+               "paging file", "error 1455", "Error 1455", "Killed", "killed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137",
+               "code: 137", "status 137",
+               "cannot be allocated", "OUT_OF_HOST_MEMORY", "OutOfHostMemory", "OUT_OF_RESOURCES",
+               "VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "device copy failed", "Out of Memory during",
+               "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "failed with status 5",
+               "MEM_OBJECT_ALLOCATION_FAILURE", "out of resource: shared memory", "total bytes of NDArray", "Errno 12",
+               "insufficient GPU memory", "Please try to increase --mem", "That was not possible. There are", "Resource limit (",
+               "Error Code 2: OutOfMemory", "enough GPU RAM to fit", "too large for system", "Not enough memory to handle",
+               "Cuda failure 2 'out of memory'", "resource allocation failed", "context's memory pool", "scratch memory", "mem_buffer != NULL", "vkAllocateMemory failed", "OutOfMemoryException", "Failed to CUDA calloc", "os error 12", "std::bad_alloc", "bad allocation", "lowmemorykiller: Kill", "8007000E", "E_OUTOFMEMORY",
+               "memory object allocation", "allocate pinned host memory", "ailed to cudaMalloc ",
+               "DynamicsMemoryConfig::", "overflow detected, please increase", "by rematerialization;",
+               "insufficient system resources", "Not enough resources to load", "Not enough memory left",
+               "are available (after", "Bytes of memory on",
+               "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
+               "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission",
+               "in AlignedAllocator", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded", "Memory limit hit after loading", "can fit in memory",
+               "Prefill would require", "CUDA API FAILED", "failed to load, this may be due to resource",
+               "ModelMMAP allocation failed", "OOMed: switched to slice", "maximum allowed buffer size",
+               "space in the buffer", "NvMapMem", "but can admit", "per-node memory limits",
+               "kvcache tokens, but your prompt", "aclrtMalloc failed",
+               " error -4 at ", " error -5 at ", " error -6 at ", "KV cache memory: -",
+               "Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory",
+               "not enough Metal memory for KV cache", "memory guard refused")
+# CatBoost's pool sentence quoted without its lead-in (native_runtimes.CATBOOST_QUOTED, round 59)
+ERROR_WORDS += ("MB; Free ", "larger than free memory")
+# MLC LLM's memory plan and Spark RAPIDS' RMM event handler (native_runtimes, round 61)
+ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has", "bytes failed. Device store spilled")
+# ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
+ERROR_WORDS += ("HipVMM Failure", "Unexpected bus error encountered in worker")
+ERROR_WORDS += ("WebGL maximum",)     # TensorFlow.js's WebGL texture-size cap (round 64)
+ERROR_KEYS += ("HipVMM Failure",)
+# what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
+# ComfyUI's exception banner (the runtime, and where the traceback begins)
+# Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
+# long specific piece are looked for by that piece (tests/unit/test_triage_corpus.py checks every ERROR_WORDS entry
+# holds one of IDLE_ANCHORS or TAIL_WORDS).
+_IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
+# The OOM killer's "Killed" ends a log: short words, looked for in the head, while a failure is open and in the
+# log's last chunk, not in every quiet chunk of a long log
+TAIL_WORDS = ("illed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137")
+ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
+# words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
+# errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
+IDLE_SKIP = ("VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "device copy failed", "Out of Memory during",
+             # and lines that hold another error word the idle scan looks for ("MemoryError", "OutOf", "allocate memory")
+             "VBAR allocation failed", "Virtual Address space", "exceeds device", "unable to mmap", "Errno 12",
+             # and a warning of a retry that went on (ComfyUI's slice attention): read in the head or while a failure is open
+             "OOMed: switched to slice",
+             # and quotes that elide a message's middle (vLLM's "Free memory ... less than desired"): short pastes, read in the head
+             "less than desired")
+IDLE_ANCHORS = tuple(w.encode() for w in ERROR_COVER if w not in TAIL_WORDS + IDLE_SKIP) + (b"Prompt executed", b"!!! Exception")
+# recognise()'s last substring test: the same idea without "llocat" ("allocated" is on every line of an allocator's
+# report, and a megabyte message of them must not reach the regexes)
+_WORD_COVER = ("ut of memory", "OUT_OF_", "OutOf", "rror 1455", "be allocated") + TAIL_WORDS
+RECOGNISE_WORDS = _WORD_COVER + tuple(w for w in ERROR_WORDS if not any(c in w for c in _WORD_COVER))
+TAIL_ANCHORS = IDLE_ANCHORS + tuple(w.encode() for w in TAIL_WORDS)
+
+# The chunk scanner looks at the whole log for these (each is one C-speed pass), and for the first HEAD
+# bytes (startup: device, allocator, platform, flags) at HEAD_ANCHORS too. The context of each failure
+# (model being loaded, sampling progress, llama.cpp buffers, vLLM budget) is read from the bytes just before it.
+ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in split", b"insufficient system resources", b"Not enough resources to load", b"are available (after", b"Resource limit", b"GPU RAM", b"too large for system", b"calloc", b"bad_alloc", b"MEMORY", b"MEM_OBJECT", b"NDArray", b"with status 5", b"exceeds device", b"Virtual Address", b"Invalid buffer size", b"paging file", b"OUT_OF_", b"_STATUS_", b"Fault failed", b"API FAILED", b"reservation failed", b"VRAM grow", b"HostBuffer", b"max seq len", b"runner process", b"process has terminated", b"buffer maximum", b"allowed buffer size", b"space in the buffer", b"Prefill would require", b"ASSERT", b"NvMapMem", b"but can admit", b"kvcache tokens, but", b"overflow detected, please increase", b"by rematerialization;", b"Mamba cache blocks", b" error -4 at ", b" error -5 at ", b" error -6 at ",
+           b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
+# a runtime's error context printed on its own line above the root error (anyhow's "Caused by:" chain: stage_said)
+ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")
+# CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
+ANCHORS += (b"MB; Free ",)
+ANCHORS += (b"HipVMM Failure",)
+ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
+# notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
+TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
+# while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
+OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
+                          b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WinError", b"WSL", b"macOS",
+                          b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
+                          b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
+                          b"Capturing", b"PluggableAllocator", b"MemPool", b"aimdo", b"cumem", b"CuMem", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
+                          b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"{'loss': ", b"Loader", b"Sampler",
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"rror while loading", b"ailed to load", b"evicting a model",
+                          b"encountered while running the model") \
+    + tuple(w.encode() for w in RUNTIME_WORDS)
+# mmgp's partial-pinning line (facts "mmgp_pin", round 61): neither "emory" nor "llocat" is in it
+OPEN_ANCHORS += (b"pinned models is",)
+# the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
+# what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
+# in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
+# sake) is anchored as the command writes it
+_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa", "vllm_tp", "vllm_wflags")
+_COMMAND = {" serve ": "vllm serve", " run ": "ollama run", " pull ": "ollama pull"}
+LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in FACT_KEYS[name])
+HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS
+# (the frontend dialog's node line, ggml's "in function" and GGML_ASSERT come with the error itself: the
+# open failure reads them, the window need not)
+WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"buffer size", b"KV cache", b"Capturing", b"Graph capturing", b" graph begin", b"Added request", b"Avg prompt throughput", b"poch ", b"train", b"{'loss': ", b"step#:", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end",
+               b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
+               b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
+               b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
+               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"encountered while running the model", b"Error occurred when executing",
+               b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
+WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
+WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
+
+
+# A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
+# window and an open failure stop looking for them, so a log with "epoch" or "train" on every line is read at the speed
+# of any other (a line holding another fact is still found by that fact's own word)
+TRAINING_KEYS = (b"poch ", b"train", b"{'loss': ", b"step#:", b"loss.backward")
+WINDOW_KEYS_TRAINED = tuple(k for k in WINDOW_KEYS if k not in TRAINING_KEYS)
+OPEN_ANCHORS_TRAINED = tuple(k for k in OPEN_ANCHORS if k not in TRAINING_KEYS)
+
+
+DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
