@@ -1,7 +1,7 @@
 """OOM logs to a cause and a fix. The path of a log, one module per step:
 
 - `scan`       streams the log in bounded memory and groups error lines into incidents; `parse` recognises
-               the error lines and their numbers (PyTorch's own messages: `torch_readers`; its patterns: `error_patterns`, and `other_runtimes`, with `xla_runtimes`, for
+               the error lines and their numbers (PyTorch's own messages: `torch_readers`; its patterns: `error_patterns`, and `other_runtimes` (its patterns in `other_patterns`), with `xla_runtimes`, for
                runtimes beyond PyTorch, ComfyUI, vLLM, llama.cpp and Ollama), `lines` re-exports the context-line patterns
                (`fact_patterns`, gated by `fact_gate`), the runtime markers (`runtime_markers`) and the scanner's anchor words
                (`scan_words`), `facts` applies the context lines (device, allocator,

@@ -2,144 +2,13 @@
 CUDA driver API as other libraries report it, ONNX Runtime, Apple Metal, Intel Level Zero, Ollama's scheduler, and
 the operating system refusing memory (XLA's family, JAX and TensorFlow: xla_runtimes.py). parse.py lists them among
 its recognisers; the strings come from each runtime's source or its users' reports (the threads named in
-tests/unit/test_triage_families.py)."""
-import re
+tests/unit/test_triage_families.py). This module holds the readers; their patterns are in other_patterns.py, re-exported."""
 
 from ..units import parse_size
 # the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
 from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu  # noqa: F401
-
-# the CUDA driver API and libraries that call it directly: JAX/XLA, CuPy, CTranslate2 (faster-whisper), TensorRT, NCCL, ONNX Runtime's
-# CUDA provider (core/providers/cuda/cuda_call.cc: "CUDA failure 2: out of memory ; GPU=0 ; ...", hacksider/Deep-Live-Cam#584)
-DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error out of memory|Cuda Runtime \(out of memory\)"
-                         r"|Cuda failure (?:\d+ )?'?out of memory|CUDA failure \d+: out of memory|Failed to CUDA calloc (\d{1,20}) bytes|\bcuMem\w* failed\b[^\n]{0,80}out of memory"
-                         r"|Requested amount of GPU memory \((\d{1,20}) bytes\) could not be allocated|CUDA runtime error in [^\n]{0,200}?: out of memory")
-# a CUDA runtime allocation call printed beside its out-of-memory error by a library with CUDA code of its own (dlib's
-# gpu_data.cpp "Error while calling cudaMalloc(&data, ...) ... code: 2, reason: out of memory", davisking/dlib#252; cuTAGI's
-# "out of memory cudaMalloc(&this->d_jcb, ...)", lhnguyen102/cuTAGI#71). cudaMallocHost and cudaHostAlloc allocate
-# page-locked HOST memory (CUDA runtime API): their failing is system RAM, not the GPU (davisking/dlib#391)
-CUDA_CALL = re.compile(r"\b(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\([^\n]{0,300}?\bout of memory\b"
-                       r"|\bout of memory\W{0,4}(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\(")
-# Caffe's CUDA_CHECK through glog: "syncedmem.cpp:56] Check failed: error == cudaSuccess (2 vs. 0)  out of memory". In
-# BVLC/caffe SyncedMemory::to_gpu cudaMallocs a blob's device copy (the net's data, parameters and their diffs), and
-# CaffeMallocHost (syncedmem.hpp) cudaMallocHosts its page-locked host copy
-CAFFE_CUDA = re.compile(r"\b(\w{1,60}\.(?:cpp|hpp|cu)):\d{1,6}\] Check failed: error == cudaSuccess \(2 vs\. 0\)\s{0,4}out of memory")
-# Enoki (Mitsuba 2, psdr-cuda): cuda_malloc() trims its own cache and retries cudaMalloc once before "cuda_malloc(): out of
-# memory!"; Mitsuba 2's docs: the rendering or autodiff graph exhausted the GPU's memory (fewer samples, a lower resolution)
-ENOKI_MALLOC = re.compile(r"\bcuda_malloc\(\): out of memory!")
-# Intel Level Zero / Unified Runtime (PyTorch XPU, IPEX, llama.cpp SYCL): the driver refused a device or host allocation
-# (the older PI names drop RESULT: "Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)", ggml-org/llama.cpp#9476)
-LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\b(?:UR_RESULT|PI)_ERROR_OUT_OF_(RESOURCES)\b"
-                        r"|\bPI_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b")
-# Ollama's scheduler (2025-10+): no placement of weights, KV cache and compute graph fits the devices
-OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d{1,20}))?")
-# ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
-ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d{1,20})")
-# MLX's Metal allocator (mlx/backend/metal/allocator.cpp): one buffer over MTLDevice.maxBufferLength, or more live Metal
-# buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
-# 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
-# the per-buffer message is also quoted without its "[metal::malloc]" prefix (riccardomusmeci/mlx-llm#22: uncaught in libc++abi)
-# (a quote may elide the middle after "[metal::malloc] Attempting to allocate N bytes ...": the limit unknown, group 2 None)
-MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d{1,20}) bytes which is greater than the maximum allowed buffer size"
-                        r"(?: of (\d{1,20}) bytes)?|Resource limit \((\d{1,20})\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d{1,20}) bytes"
-                        r"|\[metal::malloc\] Attempting to allocate (\d{1,20}) bytes\s?(?:\.{3}|…)")
-# TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"; TensorRT 7-8's
-# safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
-TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d{1,20}) bytes\.|no further information)\))?"
-                      r"|Cuda Error in allocate: 2 \(out of memory\)")
-# transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
-# or the disk because the quantized model does not fit the GPU
-HF_DISPATCH = re.compile(r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit the quantized model")
-# Ollama's scheduler (server.go): the part of the model that stays in system RAM does not fit RAM plus swap
-OLLAMA_TOO_LARGE = re.compile(r'model request too large for system"? requested="?([\d.]+ ?[KMGT]i?B)"? available="?([\d.]+ ?[KMGT]i?B|\d+)')
-# Hugging Face text-generation-inference's warmup (server/text_generation_server/models/flash_causal_lm.py)
-# (before mid-2023 it sized the KV cache from --max-batch-total-tokens: "... handle 16000 total tokens with 2 prefill tokens")
-# exllamav3's loader (exllamav3/loader: initial_split): the model's modules and the cache found no room in the GPUs'
-# split (autosplit or gpu_split); tabbyAPI and text-generation-webui print it as is
-EXL_SPLIT = re.compile(r"Insufficient VRAM in split for model and cache")
-# SGLang at start (srt/utils.py get_available_gpu_memory): the tensor-parallel ranks' free memory differs by more than
-# its tolerance, because another process holds memory on some of the GPUs
-SGLANG_UNBALANCED = re.compile(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes")
-TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d{1,20}) total tokens with )?(\d{1,20}) prefill tokens")
-# C++'s operator new failing (std::bad_alloc): host memory in a native library (a tokenizer or model loader), or a size
-# computed wrong (swisscom/ai-research-keyphrase-extraction#28, epfml/sent2vec#98)
-# MSVC's std::bad_alloc says "bad allocation" (its what()), as a C# or Python wrapper relays it ("OnnxRuntimeGenAIException:
-# 'bad allocation'", ONNX Runtime's "[ErrorCode:RuntimeException] bad allocation"): read only right after an exception's or
-# error's name, where prose does not put it
-BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b|(?:Exception|Error|what\(\))[:\]]{1,2}\s{0,4}['\"]?bad allocation\b")
-# Windows' E_OUTOFMEMORY as DirectML reports it (ONNX Runtime's DML provider, torch-directml): "8007000E Not enough memory
-# resources are available to complete this operation." (huggingface/diffusers#552, microsoft/Olive#1079)
-# (a bare E_OUTOFMEMORY counts only next to DirectML's name: WSL's and D3D's own E_OUTOFMEMORY are something else)
-DML_HRESULT = re.compile(r"8007000E Not enough memory resources are available to complete this operation"
-                         r"|(?:Dml|DirectML|directml)[^\n]{0,200}?\bE_OUTOFMEMORY\b")
-# torch_npu (Ascend; torch_npu/csrc/core/npu/NPUCachingAllocator.cpp): PyTorch's <= 2.0 message for an NPU, with "N current
-# active; " since torch_npu 2.1 and "N cached)" in place of "reserved in total by PyTorch" in the oldest builds
-# (vllm-project/vllm-ascend#19, vllm-project/vllm-omni#1199)
-_NSZ = r"(\d+(?:\.\d+)? (?:bytes|[KMGT]iB))"
-# (a quote may shorten the bracket to its labelled figures: "(32.00 GiB total; 28.00 GiB already allocated; 741.02 MiB free)",
-# without the device, "capacity" or what is reserved: the figures keep their labels and are read as such)
-NPU = re.compile(r"NPU out of memory\. Tried to allocate " + _NSZ + r"(?: \((?:NPU (\d{1,20}); )?" + _NSZ + r" total(?: capacity)?; " + _NSZ
-                 + r" already allocated; (?:" + _NSZ + r" current active; )?" + _NSZ + r" free(?:; (?:" + _NSZ + r" allowed; )?"
-                 + _NSZ + r" (reserved in total by PyTorch|cached))?\))?")
-# PaddlePaddle's allocators (paddle/phi/core/memory/allocation/cuda_allocator.cc and its CUDA VMM and malloc-async twins): sizes
-# from string::HumanReadableSize, binary with decimal labels ("56.000000MB", "39.250000kB"); "N memory has been allocated" is the
-# card's whole use (total - free, every process), absent before Paddle 2.0 (PaddlePaddle/PaddleSeg#1723, PaddlePaddle/Paddle#26892)
-_PSZ = r"(\d+(?:\.\d+)?[kKMGTP]?B)"
-PADDLE = re.compile(r"Out of memory error on (GPU|XPU|NPU|MLU) (\d{1,20})\. Cannot allocate " + _PSZ + r"(?: CUDA managed)? memory on \w+ \d+, "
-                    r"(?:" + _PSZ + r" memory has been allocated(?: and available memory is only " + _PSZ + r")?"
-                    r"|available memory is only " + _PSZ + r")")
-# CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes (allocated so far:
-# 3,635,267,072 bytes)." with ", limit set to: N bytes" under a pool limit; before CuPy 7 "out of memory to allocate N bytes
-# (total M bytes)", M being what the pool would hold with it (cupy/cupy#2537, cupy/cupy#1912)
-CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so far: (\d[\d,]*) bytes(?:, limit set to: (\d[\d,]*) bytes)?\))?"
-                  r"|out of memory to allocate (\d{1,20}) bytes \(total (\d{1,20}) bytes")
-# RAPIDS RMM (cuDF, cuML, cupoch) and thrust report device memory as C++'s std::bad_alloc, which Python shows as MemoryError:
-# the GPU ran out, not system RAM (NVIDIA/cudf#6773, NVIDIA/cudf#10517, neka-nat/cupoch#98; thrust under a PyTorch extension:
-# VITA-Group/FSGS#70). Both build what() as std::bad_alloc::what() + ": " + the message (thrust/system/detail/bad_alloc.h,
-# rmm::bad_alloc), so an MSVC build, whose std::bad_alloc::what() is "bad allocation", prints "bad allocation: cudaErrorMemoryAllocation:
-# out of memory" (a Windows build of simple-knn: graphdeco-inria/gaussian-splatting#99)
-RMM = re.compile(r"(?:std::bad_alloc|\bbad allocation): (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{0,300}?: cudaErrorMemoryAllocation out of memory"
-                 r"|RMM failure at: ?[^\n]{0,300}?: (Maximum pool size exceeded)|(cudaErrorMemoryAllocation: out of memory))")
-# OpenVINO's GPU plugin (intel_gpu/src/runtime/engine.cpp check_allocatable): one buffer over the device's per-allocation maximum
-# (CL_DEVICE_MAX_MEM_ALLOC_SIZE, about 4 GiB on many Intel GPUs), whatever is free; the maximum is left out when the message is
-# wrapped before it (openvinotoolkit/openvino#36386,
-# openvinotoolkit/openvino.genai#2406)
-OPENVINO = re.compile(r"\[GPU\] Exceeded max size of memory object allocation: [Rr]equested (\d{1,20}) bytes(?:,? but max alloc size supported "
-                      r"by device is (\d{1,20}) bytes)?")
-# LM Studio's model-loading guardrail (closed source; the wording as its users report it): its estimate of the model at the chosen
-# settings (context length, GPU offload) is more than the system can hold (lmstudio-ai/lmstudio-bug-tracker#484, #1038, #1202)
-LMSTUDIO = re.compile(r"Model loading (?:was stopped|aborted) due to insufficient system resources\.(?: Under the current settings, this model "
-                      r"requires approximately (?:([\d.]+ ?[KMGT]i?B)|(NaN)\b))?|Not enough resources to load the model with the current settings")
-# wgpu (WebGPU in Rust: Burn, Candle's wgpu backend, browsers' wasm builds): DeviceError::OutOfMemory prints "Not enough memory left."
-# on its own line under "In Device::create_buffer", or inside NoDevice("...") (Gadersd/stable-diffusion-burn#5, ruffle-rs/ruffle#15375)
-WGPU = re.compile(r"^\s*Not enough memory left\.?\s*$|\(\"Not enough memory left\.\"\)")
-# Ollama's MLX runner and image generation (x/mlxrunner/client.go, x/imagegen, 2026): the model does not fit the first GPU's free
-# memory after Ollama's overhead (ollama/ollama#17246)
-_OSZ = r"(\d+(?:\.\d+)? [KMGT]?i?B)"
-OLLAMA_FIT = re.compile(r"model requires " + _OSZ + r" but only " + _OSZ + r" are available \(after " + _OSZ + r" overhead\)")
-# llama.cpp's SYCL backend (ggml/src/ggml-sycl/ggml-sycl.cpp ggml_backend_sycl_buffer_type_alloc_buffer): a device (or USM host)
-# buffer malloc_device refused (ggml-org/llama.cpp#28953, docs/backend/SYCL.md)
-GGML_SYCL = re.compile(r"can't allocate (\d{1,20}) Bytes of memory on (device|host)")
-# Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
-# and MPS's single-buffer size limit
-METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
-MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
-# the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
-PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
-# A process ended by SIGKILL, in its parent's words: the shell's "Killed" (also right after a progress bar that left the cursor
-# on its line: "0/2 [00:00<?, ?it/s]Killed"), Go's os/exec "signal: killed" (Ollama's runner, LocalAI's backends), CPython's
-# subprocess "died with <Signals.SIGKILL: 9>", torchrun's "Signal 9 (SIGKILL) received by PID" / "exitcode: -9", an IDE's
-# "interrupted by signal 9: SIGKILL", 128 + 9 = exit code 137 (docker, shells). Nothing else sends SIGKILL unasked: the kernel's
-# OOM killer (or a container's memory limit) ended it
-KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
-                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
-                     r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
-                     r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
-                     # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
-                     # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
-                     # memory, in KiB
-                     r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
-KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller")
+# the patterns the readers below use (and parse.py, servers.py import from here): other_patterns.py, re-exported
+from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL)  # noqa: F401
 
 
 def level_zero(line):
@@ -151,105 +20,6 @@ def level_zero(line):
     host = (m.group(1) or m.group(3)) == "HOST"
     return {"kind": "xpu.driver", "device_kind": "cpu" if host else "xpu", "numbers": {}, "runtime": "pytorch", "complete": True,
             "host": host}
-
-
-# the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
-# worker forking, Python's OSError: system RAM (or its overcommit limit)
-ENOMEM = re.compile(r"unable to mmap (\d{1,20}) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
-                    r"|Cannot allocate memory \(os error 12\)")
-# Triton (torch.compile, SageAttention, FlashAttention-Triton): a kernel's shared memory per block above the GPU's limit
-TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d{1,20}), Hardware limit: (\d{1,20})")
-# MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free
-MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
-# llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
-# the driver refuses it whatever is free
-VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")
-# The Vulkan validation layer (VK_LAYER_KHRONOS_validation, layers/stateless/sl_buffer.cpp; the spec's
-# VUID-VkBufferCreateInfo-size-06409): vkCreateBuffer asked for one buffer above VkPhysicalDeviceMaintenance4Properties::
-# maxBufferSize, the cap the driver reports or a layer (the LunarG Vulkan Configurator) imposes, whatever is free; older
-# releases print neither number (ggml-org/llama.cpp#11598)
-VULKAN_MAX_BUFFER = re.compile(r"vkCreateBuffer(?:\(\))?: pCreateInfo->size (?:\((\d{1,20})\) )?is larger than the maximum allowed buffer size "
-                               r"VkPhysicalDeviceMaintenance4Properties\.maxBufferSize(?: \((\d{1,20})\))?")
-# Mesa's RADV (winsys/amdgpu/radv_amdgpu_cs.c) relaying the kernel's -ENOMEM from the command-submission ioctl (amdgpu_cs.c
-# amdgpu_cs_parser_bos: the submission's buffers could not all be made resident); the kernel's own dmesg line has the same words
-AMDGPU_CS = re.compile(r"(radv/)?amdgpu: Not enough memory for command submission")
-# llama.cpp's CUDA check before 2023-06 ("CUDA error 2 at ggml-cuda.cu:359: out of memory"): no function named
-GGML_CUDA_OLD = re.compile(r"CUDA error \d+ at \S{0,200}?ggml-cuda\.cu:\d+: out of memory")
-# FlashInfer's AlignedAllocator (include/flashinfer/allocator.h) carves a plan's temporaries out of the fixed workspace buffer its
-# caller allocated (vLLM: 256 MiB until VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, vllm-project/vllm#25342; SGLang: per model,
-# sgl-project/sglang#2102, PR 2879): "Buffer overflow when allocating memory for batch_prefill_tmp_v with size N and alignment 16,
-# but only M bytes available in AlignedAllocator"; releases before 0.2 said "Failed to allocate memory for X with size N and
-# alignment 16 in AlignedAllocator". The workspace is full, not the GPU
-FLASHINFER_WS = re.compile(r"(?:Buffer overflow when allocating|Failed to allocate) memory for (\w+) with size (\d{1,20}) and alignment \d+"
-                           r"(?:, but only (\d{1,20}) bytes available)? in AlignedAllocator")
-# vLLM's cumem allocator (csrc/cumem_allocator.cpp: the CUDAPluggableAllocator sleep mode uses): its CUDA_CHECK prints
-# "CUDA Error: %s at %s:%d" with the driver's cuGetErrorString. "out of memory" is cuMemCreate short of device memory; any other
-# string is one of the allocator's driver calls failing (vllm#35612: "invalid argument" from a query wrapped in the check)
-# (quoted without its line number: "CUDA Error: out of memory at csrc/cumem_allocator.cpp")
-VLLM_CUMEM = re.compile(r"CUDA Error: ?([^\n]{1,80}?) at (?:\S{0,300}[/\\])?cumem_allocator\.cpp(?::\d+|(?![\w.:]))")
-# LMDeploy's TurboMind engine (src/turbomind/utils/allocator.h, its CUDA check): "[TM][ERROR] CUDA runtime error: out of memory
-# .../turbomind/utils/allocator.h:223" (InternLM/lmdeploy#277)
-TURBOMIND = re.compile(r"\[TM\]\[(?:ERROR|FATAL)\][^\n]{0,80}?CUDA runtime error: out of memory")
-# ggml's CUDA check before 2023-06 as its one-line form is quoted ("CUDA error 2: out of memory", ollama/ollama#1465): the
-# location left out
-GGML_CUDA_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?CUDA error 2: out of memory\s*$")
-# Electron's render-process-gone with reason "oom" (Comfy Desktop's app log: "render-process-gone reason=oom"): the window's
-# renderer (the frontend page, its JavaScript heap) ran out of memory, not the GPU nor the Python server
-ELECTRON_OOM = re.compile(r"render-process-gone\b[^\n]{0,80}?\breason[=:]\s*'?\"?oom\b")
-# oMLX (an MLX server) stops a prefill when the process's memory crosses its ceiling (its scheduler: "Prefill force-stopped at
-# N tokens: memory 42.8GB exceeds ceiling 42.0GB", then "Memory limit exceeded during prefill"; jundot/omlx#1522)
-_OMLX_SIZE = r"(\d{1,12}(?:\.\d{1,12})? ?[KMGT]i?B)"     # one number each ("1.2.3 GB" matches none: parse_size would raise)
-OMLX_CEILING = re.compile(r"Prefill force-stopped at \d+ tokens: memory " + _OMLX_SIZE + " exceeds ceiling " + _OMLX_SIZE +
-                          r"|Memory limit exceeded during prefill")
-# oMLX's prefill memory guard refuses a prompt before running it: its own estimate of the prefill's KV cache and attention
-# (KV+SDPA) on top of what the process holds would pass its ceiling ("Prefill would require ~N peak (current A + KV+SDPA K)
-# but ceiling is C", "but the prefill ceiling is", "but limit is", "but dynamic ceiling is": jundot/omlx's scheduler and
-# admin guard); a prediction, nothing was allocated
-OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?" + _OMLX_SIZE + r" peak \(current " + _OMLX_SIZE + r" \+ KV\+SDPA "
-                            + _OMLX_SIZE + r"\) but (?:the )?(?:dynamic |prefill )?(?:ceiling|limit) is " + _OMLX_SIZE
-                            + r"(?:[^\n]{0,160}?currently pinned at " + _OMLX_SIZE + ")?")
-# oMLX's cluster mode checks each node before it starts any rank ("Model does not fit the current per-node memory limits; no
-# ranks were started.", then per node "rank 1 (host) needs 63.6 GiB but can admit 59.1 GiB right now": jundot/omlx#3526): the
-# node's limit follows the memory free on it at that moment, nothing of the model was allocated
-OMLX_ADMIT = re.compile(r"\brank \d{1,4} (?:\([^()\n]{0,100}\) )?needs " + _OMLX_SIZE + r" but can admit " + _OMLX_SIZE
-                        + r"|Model does not fit the current per-node memory limits")
-# An MLX server's load pre-flight refuses a model before loading any of it, when its own load requirement (the weights, and
-# in some servers a headroom for warmup buffers and a first KV cache) passes the memory it counts as free or allowed:
-# mlx-serve ("Insufficient memory to load model: needs ~57.6 GB free (50.6 GB of weights plus headroom ...) but only 30.1 GB
-# is available", its older wording "weights ~72.8 GB but only 78.3 GB free": ddalcu/mlx-serve#440, #210), MTPLX ("cannot
-# load inside the available Metal memory budget; at least 83.3 GiB resident plus 16 GiB system headroom is required":
-# youssofal/MTPLX#400), oMLX ("Model 'X' (218.08GB) exceeds max-model-memory (25.00GB)": jundot/omlx#378)
-MLX_LOAD_PREFLIGHT = re.compile(
-    r"Insufficient memory to load model: (?:needs ~?" + _OMLX_SIZE + r" free \(" + _OMLX_SIZE + r" of weights\b[^\n]{0,160}?\) "
-    r"but only " + _OMLX_SIZE + r" is available|weights ~?" + _OMLX_SIZE + r" but only " + _OMLX_SIZE + r" free)"
-    r"|cannot load inside the available Metal memory budget; at least " + _OMLX_SIZE + r" resident(?: plus " + _OMLX_SIZE
-    + r" [\w ]{0,30}?headroom)? is required"
-    r"|Model '[^'\n]{1,200}' \(" + _OMLX_SIZE + r"\) exceeds max-model-memory \(" + _OMLX_SIZE + r"\)")
-# IREE's runtime status (iree/base/status: a code name, then the HAL driver's error and its own words): a device buffer
-# refused, "RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; failed to allocate buffer of
-# length 34638106880" (iree-org/iree#20518); the driver named picks the device. Its Vulkan HAL prints "[symbol] VkResult"
-# (hal/drivers/vulkan/util/libvulkan.c iree_status_from_vk_result: VK_ERROR_OUT_OF_DEVICE_MEMORY is RESOURCE_EXHAUSTED); with no
-# driver named the memory is not known (a CPU HAL's buffer is the host's)
-IREE_ALLOC = re.compile(r"\bRESOURCE_EXHAUSTED;(?: (HIP|CUDA) driver error '\w{1,60}' \(\d{1,6}\): out of memory;"
-                        r"| (?:\[\w{1,60}\] )?(VK_ERROR_OUT_OF_DEVICE_MEMORY);)?[^\n]{0,160}?\bfailed to allocate buffer of length (\d{1,20})")
-# vLLM.rs (xinfer: Rust, candle) admits a prompt only when its new tokens fit the KV cache's free tokens, else its server
-# answers "Remaining N kvcache tokens, but your prompt requires M new tokens, please request later!" (guoqingbao/xinfer#278):
-# nothing was allocated, the scheduler refused to admit the request
-VLLMRS_KV = re.compile(r"\bRemaining (\d{1,12}) kvcache tokens, but your prompt requires (\d{1,12}) new tokens")
-# ComfyUI-VideoHelperSuite's Load Video guard (videohelpersuite/load_video_nodes.py, since 2024-05): it caps the frames it
-# decodes by the system RAM psutil reports free (available RAM + free swap - 128 MiB) and raises "Memory limit hit after
-# loading N frames. Stopping execution." when the video has more, or, under a Meta Batch, "Meta Batch set to N frames but
-# only M can fit in memory" before decoding (Kosinkadink/ComfyUI-VideoHelperSuite#236): host RAM, nothing on the GPU
-VHS_RAM = re.compile(r"\bMemory limit hit after loading (\d{1,12}) frames|\bMeta Batch set to (\d{1,12}) frames but only (-?\d{1,12}) can fit in memory")
-# SwarmUI's report when its ComfyUI backend died with system memory nearly full (src/Backends/...)
-SWARM_RAM = re.compile(r"system memory usage exceeded ([\d.]+)% just before the backend process failed")
-# OpenCL (pyopencl, tinygrad, clBLAS): the device could not back a buffer object
-OPENCL = re.compile(r"\bMEM_OBJECT_ALLOCATION_FAILURE\b|\bCL_OUT_OF_RESOURCES\b")
-# ggml's OpenCL backend (ggml-opencl.cpp CL_CHECK: "ggml_opencl: %s error %d at %s:%d", the call's text and its cl_int): -4
-# CL_MEM_OBJECT_ALLOCATION_FAILURE and -5 CL_OUT_OF_RESOURCES are the device's memory, -6 CL_OUT_OF_HOST_MEMORY the host's
-GGML_OPENCL = re.compile(r"\bggml_opencl: [^\n]{0,400}? error (-[456]) at ")
-# ONNX Runtime's CPU execution provider: its nodes carry the NCHWc layout suffix, its arena is the CPU's
-ONNX_CPU = re.compile(r"Name:'[^'\n]{0,200}_nchwc'|CPUExecutionProvider|\bCpuArena\b|device:CPU")
 
 
 def onnx(line):
@@ -284,12 +54,6 @@ def mlx_malloc(line):
     # cut after "buffer size of" (MLX Swift's fatalError wraps the message): the limit is on the next line
     cut = not m.group(2) and line[m.end():].strip() == "of"
     return {"kind": "mlx.buffer_limit", "device_kind": "metal", "numbers": nums, "runtime": "mlx", "complete": not cut}
-
-
-# PyTorch's messages lower-cased (as some trainers' logs and forum quotes show them): put back the capitals the
-# patterns in error_patterns.py read
-_LOWER_FIX = re.compile(r"\b(cuda|hip|xpu) out of memory\. tried|(?<=\d )([kmgt])ib\b|\((gpu|device) |\. (gpu) |by (pytorch)\b"
-                        r"|\b(process) (?=\d)|\b(of the allocated memory)")
 
 
 def _upper(m):
@@ -411,12 +175,6 @@ def cuda_call(line):
             "form": "runtime_host" if host else "runtime_call"}
 
 
-# ncnn's Vulkan allocators (src/allocator.cpp, gpu.cpp: NCNN_LOGE("vkAllocateMemory failed %d", ret)): the VkResult, -2
-# VK_ERROR_OUT_OF_DEVICE_MEMORY or -1 VK_ERROR_OUT_OF_HOST_MEMORY. The ncnn upscalers (realesrgan-, waifu2x-, realcugan-ncnn-vulkan,
-# chaiNNer's NCNN nodes) allocate each tile's blobs there, so the tile size (-t) sets the request
-NCNN_VK = re.compile(r"(?:^|\]\s*|:\s*)vkAllocateMemory failed (-[12])\b")
-
-
 def ncnn_vk(line):
     if "vkAllocateMemory failed" not in line:
         return None
@@ -426,13 +184,6 @@ def ncnn_vk(line):
     host = m.group(1) == "-1"
     return {"kind": "vulkan.alloc", "device_kind": "vulkan", "numbers": {}, "runtime": "ncnn", "complete": True,
             "form": "host" if host else "device"}
-
-
-# libplacebo's Vulkan allocator (src/vulkan/malloc.c, FFmpeg's libplacebo filter, mpv, video2x): "Allocation of size  126M failed:
-# VK_ERROR_OUT_OF_DEVICE_MEMORY!", then "Memory heaps supported by device:" and one "    0: flags 0x1 size 7956M" line per heap
-# (print_size: binary units, K/M/G; flags bit 0 is VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-LIBPLACEBO = re.compile(r"Allocation of size\s{1,8}(\d{1,5}[KMG]?) failed: VK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY")
-LIBPLACEBO_HEAP = re.compile(r"^\s*(?:heap )?\d+: flags 0x([0-9a-f]+) size\s{1,8}(\d{1,20}[KMG]?)\s*$")
 
 
 def _plsize(text):
@@ -461,25 +212,10 @@ def libplacebo_heap(ev, text) -> bool:
     return True
 
 
-# .NET's CLR (SwarmUI, other C# front-ends): System.OutOfMemoryException, raised when the managed heap cannot get memory, and
-# when one object would pass a size limit whatever RAM is free (a StringBuilder past MaxCapacity, a string past ~2**30
-# characters, an array or MemoryStream past 2 GB: the exception's documented conditions). The innermost frame (the line
-# under it) names the object being grown
-DOTNET = re.compile(r"\bSystem\.OutOfMemoryException\b")
-DOTNET_OBJECT = re.compile(r"^\s*at System\.(?:Text\.StringBuilder|String|IO\.MemoryStream|Array|Collections\.Generic\.List`1)\.")
-
-
 def dotnet(line):
     if "System.OutOfMemoryException" not in line:
         return None
     return {"kind": "dotnet.oom", "device_kind": "cpu", "numbers": {}, "runtime": "dotnet", "complete": True}
-
-
-# ds4 (antirez's DeepSeek V4 server): "ds4: ROCm model arena alloc failed for tensor-span:128 (1792.00 MiB chunk): out of
-# memory" while it maps the model's tensors into its arena (antirez/ds4#475), "ds4: ROCm tensor alloc failed: out of memory"
-# for a session's own tensors (antirez/ds4#459); form "model" is the weights' arena
-DS4 = re.compile(r"ds4: (ROCm|CUDA|Metal) (model arena|tensor) alloc failed\b[^\n]{0,200}?: out of memory")
-DS4_CHUNK = re.compile(r"\(([\d.]{1,12} [KMGT]iB) chunk\)")
 
 
 def ds4(line):
@@ -491,13 +227,6 @@ def ds4(line):
     c = DS4_CHUNK.search(m.group(0))
     return {"kind": "ds4.alloc", "device_kind": m.group(1).lower(), "numbers": {"requested": parse_size(c.group(1))} if c else {},
             "runtime": "ds4", "complete": True, "form": "model" if m.group(2) == "model arena" else "tensor"}
-
-
-# Tenstorrent's tt-metal allocator (TT_FATAL): "Out of Memory: Not enough space to allocate N B DRAM buffer across 12 banks,
-# where each bank needs to store M B, but bank size is T B (allocated: A B, free: F B, largest free block: L B)"
-# (tenstorrent/tt-forge#855); the numbers are one bank's, the request the whole buffer
-TT_METAL = re.compile(r"Out of Memory: Not enough space to allocate (\d{1,20}) B (?:DRAM|L1)\w* buffer[^\n]{0,120}?bank size is (\d{1,20}) B "
-                      r"\(allocated: (\d{1,20}) B, free: (\d{1,20}) B")
 
 
 def tt_metal(line):
