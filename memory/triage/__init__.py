@@ -9,7 +9,8 @@
 - `env`        the failure's OS, backend, allocator and runtime.
 - `case`       one failure's facts under common names (the numbers, phase, traceback, history).
 - `rules`      WHERE A CAUSE IS DECIDED: the rules table, one row per rule (predicate -> cause, weight,
-               evidence), grouped by cause. `categories` maps node names, model classes and frames to causes.
+               evidence), grouped by cause; the predicates rows share are in `predicates` (the LLM servers' in
+               `server_predicates`, the CUDA driver's and WDDM's in `driver_predicates`). `categories` maps node names, model classes and frames to causes.
 - `rank`       runs the table and ranks the causes (confidence; "uncertain" under rank.UNCERTAIN, 70 %, with the top two).
 - `advice`     the numbers a guide's commands need; `guides` picks and fills the markdown guide (`guides/*.md`).
 - `render`     the human text; `engine` ties the steps together (`triage_text`, `triage_stream`, `run_cli`).

@@ -1,14 +1,17 @@
 """The named predicates and thresholds the rules table (rules.py) reads: tests over a failure's `Case` that
-several rows share, or whose why needs more than a comment beside one row. No weights here."""
+several rows share, or whose why needs more than a comment beside one row. No weights here. The LLM servers' own
+are in server_predicates.py, the CUDA driver's and WDDM's in driver_predicates.py; both re-exported here."""
 import re
 
 from ..llm.cards import unified_by_total
-from ..units import GiB, MiB, fmt_bytes
-from .facts import chain_place
+from ..units import GiB, MiB
+# moved out, re-exported under their old names (rules.py, rules_*.py, engine.py and the tests import them from here)
+from .driver_predicates import (CONTEXT_CALL, QUERY_FOLLOWS, mem_query, context_call, bare_driver, WDDM_HEAD, WDDM_NO_PROCS, wddm_refused)  # noqa: F401
+from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
+
 
 SLIVER = 0.04                  # cached-but-unallocated slack under this share of the card is a sliver, not a layout problem
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
-
 
 # one parameter tensor as a share of the card: the largest (an embedding or lm_head, vocab x hidden; 2.4 GiB of a 72B model's
 # on 80 GB, 100-130 MiB of a Stable Diffusion UNet's on 4 GB) stay under it. A request this small with the card held is a
@@ -21,7 +24,6 @@ def torch(x):
 
 
 EAGER_EXTRA = GiB       # what an eagerly loaded CUDA context adds to a lazy one
-
 
 # what a display and the desktop beside it (compositor, browser, a second app's context) hold on a card: well under this. Past
 # it, memory another process holds is a program's working set, whatever the card's size
@@ -162,32 +164,6 @@ def fraction_cap(x):
             and x.free >= x.req + (1 - CAP_SHARE) * x.total and not (slack_fits(x) and big_slack(x)))
 
 
-KV_DOMINANT = 0.5      # Ollama's estimate: the KV cache is this share of memory.required.full or more
-
-
-def ollama_kv_first(x):
-    """Ollama's own "offload to" estimate (llm/memory.go, the last such line) puts the context's KV cache at half the
-    requirement or more, and half the layers or fewer on the GPU: the context (num_ctx x OLLAMA_NUM_PARALLEL) sized the
-    load, not the weights."""
-    f = x.f
-    kv, full, layers = f["ollama_kv"], f["ollama_required"], f["ollama_layers"]
-    return bool(x.branch == "ggml" and kv and full and layers and layers[1] > 0 and KV_DOMINANT * full <= kv <= full
-                and 2 * layers[0] <= layers[1])
-
-
-KV_GRAIN = 128 * MiB   # llama.cpp's KV cache: n_layer x n_ctx x (K+V width) x bytes, a multiple of this at power-of-two contexts
-
-
-def kv_sized(x):
-    """A device buffer that ggml-alloc's alloc_tensor_range failed to place, an exact multiple of 128 MiB, while loading
-    (not the model's own load nor the graph's compute buffer), not host memory: the KV cache's shape. llama.cpp allocates the
-    cache as layers x cells x heads x head size x bytes for K and V, with the cells (n_ctx, times the parallel slots) a power
-    of two: 30 x 32768 x 8 x 128 x 2 x 2 bytes = 3840 MiB; a weights buffer sums quantized tensors and norm vectors (KiBs),
-    which are no such multiple."""
-    return bool(x.branch == "ggml" and x.ggml_stage in ("device-alloc", "after-model-buffers") and not x.host_buffer
-                and x.req and x.req >= 2 * KV_GRAIN and x.req % KV_GRAIN == 0 and any("alloc_tensor_range" in t for t in x.texts))
-
-
 def vllm_loading_cut(x):
     """vllm_loading for PyTorch's message quoted up to "of which N is free" (what PyTorch holds dropped), as cut_full is for
     a plain script: vLLM, the message alone, the card full (under a SLIVER free), a layer-sized request, and no line shows
@@ -204,35 +180,6 @@ def vllm_loading(x):
     return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and x.allocated is not None
             and x.allocated >= 0.85 * x.reach and x.req <= PARAM_SHARE * x.total and not x.graph_capture
             and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
-
-
-def cumem_wake_up(x):
-    """vLLM's cumem allocator ran out of device memory inside its wake_up (vllm/device_allocator/cumem.py: sleep() unmaps and
-    releases every allocation, wake_up() creates and maps each again with cuMemCreate): the same sizes fitted before the
-    sleep, so what took the memory meanwhile is something else on the card, in RL the colocated trainer (OpenRLHF, verl,
-    NeMo RL; TideDra/lmm-r1#43). Its own out-of-memory line, not its fault form (a driver call refused)."""
-    return ("vllm.cumem" in x.kinds and not (x.kind == "vllm.cumem" and x.ev.get("form") == "fault")
-            and any(fn == "wake_up" and "cumem" in path for path, fn in x.frames or ()))
-
-
-def sglang_pool_room(x):
-    """SGLang's KV pool refused a batch while its own count shows the slots it asked for (free plus evictable >= the tokens
-    requested). Its token allocator hands out any free slots, so with room for the request a refusal is the pool's
-    accounting: with --page-size > 1 every request that crosses a page in a decode step takes a whole page (the request's
-    N tokens can need N pages), which the scheduler's check before the step must count and retract requests for (sgl-project/
-    sglang#4602, PR 4913; sglang-jax shows the same with its paged pool)."""
-    n = x.n or {}
-    return x.kind == "sglang.kv_pool" and "requested_tokens" in n and n.get("available_tokens", -1) >= n["requested_tokens"]
-
-
-def sleep_mode_budget(x):
-    """vLLM's cumem allocator (the one --enable-sleep-mode switches on) ran out of device memory (its own line, alone or
-    before PyTorch's message for the same request) after vLLM had sized its KV cache from its own profile ("Available KV
-    cache memory"). With that allocator PyTorch's reserved figure, which the profile reads as this process's memory, can
-    count more than the card holds (vllm#40256, PR 40258), so the budget it handed the KV cache was larger than what was
-    there. Not its fault form (a driver call failing: its own row)."""
-    return (("vllm.cumem" in x.kinds or "vllm.cumem" in (x.prior_kinds or ())) and x.f["vllm_kv_mem"] is not None
-            and not (x.kind == "vllm.cumem" and x.ev.get("form") == "fault"))
 
 
 def mps_full(x):
@@ -252,7 +199,6 @@ HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_fi
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
 VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
 
-
 # TensorFlow names the tensor it could not allocate ("OOM when allocating tensor with shape[3,3,2560,1280] and type float");
 # its convolution kernels are laid out HWIO (kernel height, width, in and out channels), its activations NHWC. A first pair
 # of equal small sizes (a kernel of 1-7) over two channel counts is a kernel: a weight being created, not a batch
@@ -267,91 +213,6 @@ def tf_kernel(x):
             h, w, cin, cout = map(int, m.groups())
             return m.group(0)[len("OOM when allocating tensor with "):] if h == w <= 7 and min(cin, cout) >= 16 else None
     return None
-
-
-# CUDA calls that create this process's context or a stream: they fail with "out of memory" before the process holds any
-# memory of its own, so what fills the card is another process's (cudaSetDevice / cuInit / the primary context, a stream)
-CONTEXT_CALL = re.compile(r"\b(?:cudaStreamCreate|cuStreamCreate|cuCtxCreate)\w{0,16}\(|\b(?:cuDevicePrimaryCtxRetain|cudaSetDevice|cuInit)\b")
-
-
-# a failed memory query belongs to the failure it leads (since the failure before it ended) or follows within these lines
-QUERY_FOLLOWS = 5
-
-
-def mem_query(x):
-    """The memory query (lines.py mem_query_oom) that failed for lack of memory beside this failure, by its function, or None."""
-    return next((fn for n, fn in sorted(x.f["mem_query_oom"].items()) if x.after < n <= x.line + QUERY_FOLLOWS), None)
-
-
-def ggml_placed(x):
-    """A driver-level CUDA error after ggml printed the model's buffers on a device (llama.cpp's load order: model, then KV
-    cache, then the graph's compute buffer; none of the last yet), and those buffers fill the room the log gives: the
-    process already holds what those lines say, so a call that fails now (a stream, a cuBLAS handle, the pool) found the
-    card filled by them. The room is what the devices holding them listed free at load ("using device CUDA0 (...) - N MiB
-    free"), else the message's card total where they sit on one device (ggml_room); filled means it leaves less than
-    llama.cpp's own --fit margin (llamacpp.FIT_TARGET, 1 GiB a device: what --fit keeps free for what it does not size),
-    88-97 % of the 8-32 GB cards' room. No room in the log: no reading (468 MiB on a card that listed 23512 MiB free is not
-    the weights)."""
-    if x.kind != "cuda.driver" or not x.placed_model or not ggml_room(x):
-        return False
-    from ..llm.runtimes.llamacpp import FIT_TARGET     # lazy: triage loads no LLM runtime code at import
-    return x.placed_model + (x.placed_kv or 0) >= ggml_room(x) - FIT_TARGET * len(ggml_placed_devices(x))
-
-
-def ggml_placed_devices(x) -> set:
-    """The devices ggml's model and KV buffer lines put memory on ("CUDA0", "Vulkan1"; "MTL0_Mapped" is MTL0), as
-    case.placed_model and placed_kv sum them: not CPU, CPU_Mapped or a *_Host buffer."""
-    return {k.split(":", 1)[1].split("_")[0] for k in x.f["ggml_bufs"]
-            if k.startswith(("model:", "kv:")) and "CPU" not in k and "Host" not in k}
-
-
-def ggml_room(x):
-    """The room ggml's buffers went into, like with like: the free figures the log lists for the devices holding them
-    (summed over those devices; every one of them must have a figure), else the card total where they sit on one device
-    (a card total is one card's: never a room for buffers split over several); else None."""
-    placed, devs = ggml_placed_devices(x), x.f["ggml_devices"]
-    if placed and devs and placed <= set(devs):
-        return sum(devs[d] for d in placed)
-    return x.total if len(placed) == 1 and not devs else None
-
-
-def context_call(x):
-    """A driver-level error names a call that creates the context or a stream (ONNX Runtime's expr=..., a CUDA check), or
-    a memory query beside it failed for lack of memory (it needs the context: mem_query)."""
-    return x.kind == "cuda.driver" and (any(CONTEXT_CALL.search(t) for t in x.texts or ()) or bool(mem_query(x)))
-
-
-def bare_driver(x):
-    """PyTorch's own CUDA check raised cudaErrorMemoryAllocation: not the caching allocator (which reports VRAM with its
-    numbers), so a CUDA call outside it failed; in a PyTorch process that is mostly pinned (page-locked) host memory
-    (DataLoader pin_memory, non_blocking copies, WSL's pinned limit) or context creation."""
-    return (x.kind == "cuda.driver" and x.ev.get("form") == "torch_check" and not x.pinned_host and not x.graph_capture
-            and not context_call(x))
-
-
-# PyTorch's message (2.1+) names the processes NVML lists on the card ("Including non-PyTorch memory, this process has X",
-# "Process N has X") between the free figure and "Of the allocated memory", but only in builds with
-# PYTORCH_C10_DRIVER_API_SUPPORTED (c10/cuda/driver_api.cpp dlopens libcuda.so.1 and NVML): Linux. PyTorch for Windows never
-# asks NVML, so its message lists no process; a Linux process can list none too (ROCm; NVML missing, or answering with no
-# process, as in some containers), so no process listed is no evidence of Windows: the log must show Windows itself (env's os, from
-# lines.py's markers: a drive-letter path, ComfyUI_windows_portable, an .exe, WinError) or WSL (env's wsl: "WSL", a
-# "microsoft-standard" kernel), whose CUDA runs over the Windows host's WDDM driver (GPU paravirtualisation; its os reads
-# linux by its paths). Under Windows' driver model (WDDM)
-# the driver pages device memory and backs each allocation with the system's commit (RAM plus page file), so an allocation
-# can be refused with VRAM free when RAM and the page file are used up (offloaded weights, a small RAM, a page file turned
-# off). The message must be whole from "CUDA out of memory" (ROCm's PyTorch says "HIP out of memory") and list no process
-# (on WSL too: PyTorch there is a Linux build, and a message that lists a process keeps the driver's refusal)
-WDDM_HEAD = "CUDA out of memory. Tried to allocate"
-WDDM_NO_PROCS = "is free. Of the allocated memory"
-
-
-def wddm_refused(x):
-    """An NVIDIA card on a log that shows Windows or WSL (both under WDDM; PyTorch's whole CUDA message, no process listed)
-    refused a request its free figure covers several times over: the system commit (RAM plus page file), not VRAM."""
-    return (x.kind == "torch.cuda" and x.env["backend"] == "cuda" and (x.env["os"] == "windows" or x.env["wsl"])
-            and not x.n.get("allowed")
-            and x.total and x.free <= 1.01 * x.total and x.req and x.free >= 4 * x.req and x.free >= 2 * GiB
-            and WDDM_HEAD in x.text and WDDM_NO_PROCS in x.text)
 
 
 # stable-diffusion.cpp's get_desc() of its parts: VAEs ("vae", "wan_vae", "HunyuanVideoVAE", "tae"), text encoders ("clip",
@@ -427,54 +288,6 @@ def fresh(x):
     return not x.recoverable
 
 
-# TensorRT-LLM's executor names the component it could not create (_torch/pyexecutor/py_executor_creator.py); each has
-# its own knob in the runtime's table
-# (compared case-folded: releases spell "Initial KV cache" and "Initial KV Cache"). The executor's message is raised from
-# PyTorch's OOM, so it is read among the failure's events, not only as its primary one
-TRT_WEIGHTS = ("model", "draft model for speculative decoding")
-TRT_KV = ("kv cache", "initial kv cache (temporary for kv cache size estimation)")
-
-
-def trt_component(x):
-    ev = x.explained.get("trtllm.executor") if x.explained else None
-    return (ev.get("component") or "executor resources").lower() if ev else None
-
-
-def trt_free(x):
-    n = x.explained["trtllm.executor"]["numbers"]
-    return f" with {fmt_bytes(n['free'])} free of {fmt_bytes(n['total'])}" if "free" in n and "total" in n else ""
-
-
-def tgi(x):
-    """text-generation-inference's warm-up numbers (its message is raised from PyTorch's OOM), or None."""
-    ev = x.explained.get("tgi.prefill") if x.explained else None
-    return ev["numbers"] if ev else None
-
-
-# a prefill batch this small needs well under a GiB of working memory on any model TGI serves: its widest activation is
-# tokens x the MLP's intermediate width (28672 on a 70B: 512 x 28672 x 2 bytes = 28 MiB a tensor) and its logits tokens x the
-# vocabulary (512 x 152064 x 4 bytes = 297 MiB); TGI's default --max-batch-prefill-tokens is 4096
-TGI_TINY_PREFILL = 512
-
-
-# ...which is only no reason to fail where the weights left it room: a GiB of the card beyond what PyTorch had allocated
-# (a 7B in fp16 on a 16 GB T4 leaves none, and a tiny batch fails there for lack of memory)
-TGI_TINY_ROOM = 1 << 30
-
-
-def tgi_tiny(x):
-    """TGI's warm-up reported "not enough memory" for a prefill batch of at most TGI_TINY_PREFILL tokens, and PyTorch's figures
-    (where the shard's log prints them) show the weights left the card TGI_TINY_ROOM or more."""
-    n = tgi(x)
-    return bool(n) and "total_tokens" not in n and n["prefill_tokens"] <= TGI_TINY_PREFILL \
-        and (not tgi_figures(x) or x.total - x.allocated >= TGI_TINY_ROOM)
-
-
-def tgi_figures(x):
-    """PyTorch's message beside TGI's printed the card's total and what PyTorch had allocated."""
-    return bool(x.total) and x.allocated is not None
-
-
 # the innermost frame releases memory: torch.cuda.empty_cache() returns PyTorch's cached blocks to the driver (cudaFree)
 RELEASE_FRAMES = ("empty_cache",)
 
@@ -502,95 +315,3 @@ def sync_frame(x):
     Not under cudaMallocAsync: its allocations are stream-ordered (cudaMallocAsync is queued on the stream like a kernel), so a
     real shortage surfaces at the next synchronize, and the wait is where the request's failure shows."""
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES and not async_named(x)
-
-
-# the stage a runtime's own error context names (lines.py stage_said) around cudarc's DriverError(CUDA_ERROR_OUT_OF_MEMORY...)
-# (Rust servers on cudarc: candle, mistral.rs, text-embeddings-inference): the failure's own line ("cache alloc failed:
-# DriverError(...)"), or a context of the same anyhow chain above it (facts.chain_place): "Error: <top>", a blank line,
-# "Caused by:", then the causes one a line, numbered from 0 when two or more, so a context at line n is on the failure's
-# chain only where the line distance is what the numbering says. PyTorch's "CUDA error: out of memory" is no such chain
-STAGE_SAID = {"load": "weights-exceed-vram", "kv": "kv-cache", "act": "activations"}
-CUDARC_OOM = "DriverError(CUDA_ERROR_OUT_OF_MEMORY"
-
-
-def stage_said(x):
-    """The stage ("load", "kv", "act") a cudarc driver error's own chain names, or None: the failure's line, else the
-    nearest context above it on the same anyhow chain."""
-    if x.kind != "cuda.driver" or CUDARC_OOM not in (x.text or ""):
-        return None
-    said = x.f["stage_said"]
-    if x.line in said:
-        return said[x.line][0]
-    k = chain_place(x.text)
-    k = None if k == "top" else k
-    for n in sorted((n for n in said if x.after < n < x.line), reverse=True):
-        stage, place = said[n]
-        gap = x.line - n
-        if (place == "top" and gap == (3 if k is None else k + 3)) or (k is not None and isinstance(place, int) and gap == k - place > 0):
-            return stage
-    return None
-
-
-# TensorRT-LLM's KV sizing line printed before this failure: the engine left under this share of the card's total free
-TRT_KV_STARVED = 0.05
-
-
-def trt_kv_sizing(x):
-    """{"total", "free"} of TensorRT-LLM's last KV-cache sizing line before this failure (after the one before it), or None."""
-    return next((v for n, v in sorted(x.f["trt_kv_sizing"].items(), reverse=True) if x.after < n <= x.line), None)
-
-
-def trt_kv_starved(x):
-    s = trt_kv_sizing(x)
-    return bool(s) and (s.get("short") or s["free"] < TRT_KV_STARVED * s["total"])
-
-
-# An MLX server's load pre-flight (parse: mlx.load_preflight) compares its load requirement with one figure: the memory it
-# counts as available or free right now, or its configured max-model-memory. On unified memory the free figure moves with
-# every other program (a desktop's apps can hold half of it) and the requirement adds the server's own fixed headroom, so
-# only weights more than PREFLIGHT_WEIGHTS_OVER times that figure settle that the model itself is too large.
-PREFLIGHT_WEIGHTS_OVER = 2.0
-
-
-def preflight_room(x):
-    """The figure the load pre-flight compared against (available, free or max-model-memory), or None."""
-    return next((x.n[k] for k in ("available", "free", "max_allowed") if x.n.get(k)), None)
-
-
-def preflight_weights_over(x):
-    room = preflight_room(x)
-    return x.kind == "mlx.load_preflight" and room is not None and (x.ev.get("weights") or 0) > PREFLIGHT_WEIGHTS_OVER * room
-
-
-def metal_kv_overhead_over_budget(x):
-    """vllm-metal's profile run measured an overhead (beyond the weights) larger than its whole usable Metal budget and larger
-    than the weights: the profile's peak (or what it counted of retained buffers), not the model's size."""
-    ov, model, usable = x.ev.get("overhead"), x.ev.get("model_memory"), x.n.get("max_allowed")
-    return x.kind == "vllm_metal.kv_budget" and None not in (ov, model, usable) and ov >= usable and ov > model
-
-
-def metal_kv_profile_peak(x):
-    """vllm-metal's profile-run overhead is larger than the weights but inside the usable budget: its peak (activations at
-    --max-num-batched-tokens) plus the weights left no KV cache."""
-    ov, model, usable = x.ev.get("overhead"), x.ev.get("model_memory"), x.n.get("max_allowed")
-    return x.kind == "vllm_metal.kv_budget" and None not in (ov, model, usable) and model < ov < usable
-
-
-def metal_kv_weights(x):
-    """vllm-metal's budget left no KV cache and the weights are the larger share of what filled it."""
-    ov, model = x.ev.get("overhead"), x.ev.get("model_memory")
-    return x.kind == "vllm_metal.kv_budget" and None not in (ov, model) and model >= ov
-
-
-def ds4_guard_fits(x):
-    """ds4's memory guard (parse: ds4.memory_guard) refused a plan that the figure its own formula gives from the machine
-    (base x fraction - reserve - transient, servers.add_block_fields) would hold: the budget it compared was set lower than that
-    figure (a fixed per-model ceiling), so the refusal is the guard's, not a shortage."""
-    room = x.ev.get("guard_room")
-    return x.kind == "ds4.memory_guard" and room is not None and x.n.get("required") is not None and x.n["required"] <= room
-
-
-def ds4_guard_weights_over(x):
-    """ds4's memory guard refused a model whose map alone passes the figure its formula gives from the machine."""
-    room = x.ev.get("guard_room")
-    return x.kind == "ds4.memory_guard" and room is not None and (x.ev.get("weights") or 0) > room
