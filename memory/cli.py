@@ -94,7 +94,7 @@ RUNTIME_SPELLINGS = {
         "-ncmoe": ("--n-cpu-moe N", "llama.cpp's -ncmoe"), "-cmoe": ("--cpu-moe", "llama.cpp's -cmoe"),
         "-tp": ("--tensor-parallel-size N", "vLLM's -tp"), "--tp": ("--tensor-parallel-size N", "SGLang's --tp"),
         "--tp-size": ("--tensor-parallel-size N", "SGLang's --tp-size"),
-        "-pp": ("--pipeline-parallel-size N", "vLLM's -pp"),
+        "-pp": ("--pipeline-parallel-size N", "vLLM's -pp"), "-dp": ("--data-parallel-size N", "vLLM's -dp"),
         "--quantization": ("--weights-dtype T", "vLLM's --quantization"), "-q": ("--weights-dtype T", "vLLM's -q"),
         "-m": ("--gguf FILE (or --model NAME)", "llama.cpp's -m"),
     },
@@ -205,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
     s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed, LoRA slots at rank 64 unless --max-lora-rank)")
     s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
+    s.add_argument("--data-parallel-size", type=int, metavar="N",
+                   help="vLLM data parallelism: one engine's figures (a MoE's routed experts over TP x DP GPUs); --vram one GPU's")
     s.add_argument("--pipeline-parallel-size", type=int, metavar="N",
                    help="vLLM pipeline parallelism: stage 0's figures, the smallest stage's tokens; --vram one GPU's")
     s.add_argument("--pp-layer-partition", metavar="A,B,..", help="vLLM's VLLM_PP_LAYER_PARTITION: layers per stage")

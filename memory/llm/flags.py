@@ -47,6 +47,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
         f.append(flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))
         if s.get("tp", 1) > 1:
             f.append(flag("flag", "--tensor-parallel-size", s["tp"], "the GPUs these per-GPU figures are for"))
+        if s.get("dp", 1) > 1:
+            f.append(flag("flag", "--data-parallel-size", s["dp"], "the engines, each with these figures"))
         if s.get("pp", 1) > 1:
             f.append(flag("flag", "--pipeline-parallel-size", s["pp"], "the pipeline stages these figures are for"))
             if s.get("pp_partition"):

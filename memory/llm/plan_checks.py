@@ -16,7 +16,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
-         "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb")
+         "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb", "data_parallel_size")
 
 
 # the settings some runtimes only read, one row each: (plan()'s setting, the CLI's option as its argparse name, the
@@ -73,14 +73,10 @@ def check_names(runtime, knobs) -> None:
                         f"(not given: vLLM's default), got {knobs['prefix_caching']!r}")
 
 
-# data parallelism, per runtime: what its ranks hold that kv does not model (batch 61's rows: vLLM 0.20.2rc1 TP2 x DP2
-# and SGLang 0.5.12 TP4 with DP attention over 4 ranks, Qwen3-30B-A3B, yecohn/moe-bench). Neither runtime's source was
-# read for it, so the setting is refused, saying what is missing, rather than ignored
+# data parallelism, per runtime, where it is not modelled: what its ranks hold that kv does not (batch 61's SGLang
+# row: TP4 with DP attention over 4 ranks, Qwen3-30B-A3B, yecohn/moe-bench). vLLM's --data-parallel-size is modelled
+# (runtimes/vllm_dp.py, read in vLLM's source); SGLang's was not read, so it is refused, saying what is missing
 DATA_PARALLEL_UNMODELLED = {
-    "vllm": ("vLLM's --data-parallel-size is not modelled: a MoE model's experts are sharded over the tensor x data "
-             "parallel ranks while attention and the rest stay per tensor-parallel group (batch 61: Qwen3-30B-A3B at "
-             "TP 2 x DP 2 loads 14.96 GiB a GPU, TP 4 14.25), and how a DP rank's profile run and pool are sized was not "
-             "read; kv would size a rank's weights and pool as plain tensor parallelism's"),
     "sglang": ("SGLang's --dp / --enable-dp-attention is not modelled: data-parallel attention is read (from the "
                "batch 61 log, not SGLang's source) as whole attention weights and a KV pool per DP rank while the MoE stays "
                "tensor-parallel (batch 61: Qwen3-30B-A3B "
@@ -90,15 +86,20 @@ DATA_PARALLEL_UNMODELLED = {
 
 
 def refuse_data_parallel(runtime, knobs) -> None:
-    """data_parallel_size: 1 (or None) changes nothing and is dropped; above 1 it is refused with what is not
-    modelled (DATA_PARALLEL_UNMODELLED); llama.cpp and Ollama have no such setting."""
-    dp = knobs.pop("data_parallel_size", None)
+    """data_parallel_size: 1 (or None) changes nothing and is dropped; above 1 it is kept for vLLM (runtimes/vllm_dp.py)
+    and refused elsewhere with what is not modelled (DATA_PARALLEL_UNMODELLED); llama.cpp and Ollama have none."""
+    dp = knobs.get("data_parallel_size")
     if dp is None:
+        knobs.pop("data_parallel_size", None)
         return
-    if isinstance(dp, bool) or not isinstance(dp, int) or dp < 1:
-        raise UserError(f"data_parallel_size must be a whole number of ranks (1 or more), got {dp!r}")
+    if isinstance(dp, bool) or not isinstance(dp, int) or not 1 <= dp <= 1024:
+        raise UserError(f"data_parallel_size must be a whole number of ranks (1 to 1024), got {dp!r}")
     if dp == 1:
+        knobs.pop("data_parallel_size")
         return
+    if runtime == "vllm":
+        return
+    knobs.pop("data_parallel_size")
     why = DATA_PARALLEL_UNMODELLED.get(runtime)
     if why is None:
         raise UserError(f"{runtime} has no data parallelism (data_parallel_size is vLLM's and SGLang's): drop it")

@@ -264,6 +264,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "prefix_caching": None if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
+            "dp": knobs.get("data_parallel_size") or 1,
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
