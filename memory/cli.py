@@ -207,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
     s.add_argument("--data-parallel-size", type=int, metavar="N",
                    help="vLLM data parallelism: one engine's figures (a MoE's routed experts over TP x DP GPUs); --vram one GPU's")
+    s.add_argument("--enable-dp-attention", action="store_true", default=None,
+                   help="SGLang --dp N --enable-dp-attention (with --data-parallel-size N): attention over TP/N GPUs, one pool a DP rank")
     s.add_argument("--pipeline-parallel-size", type=int, metavar="N",
                    help="vLLM pipeline parallelism: stage 0's figures, the smallest stage's tokens; --vram one GPU's")
     s.add_argument("--pp-layer-partition", metavar="A,B,..", help="vLLM's VLLM_PP_LAYER_PARTITION: layers per stage")

@@ -14,7 +14,7 @@ from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _mode
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
-from .runtimes import vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
+from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
                     ssm_flags)
@@ -94,12 +94,15 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     fmt, weights_dtype = PW.weights_format(spec, runtime, weights_dtype, notes)
     spec, roles, entry = PW.by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes)
     spec, notes = _drop_tower_or_state(spec, runtime, knobs, notes)
-    if runtime == "vllm":  # --data-parallel-size: refused where the expert layout under DP was not laid out
-        VDP.check(spec, fmt, knobs)
+    if runtime in ("vllm", "sglang"):  # data parallelism: refused where its layout was not read
+        (VDP if runtime == "vllm" else SGDP).check(spec, fmt, knobs)
+    whole = spec
     spec, roles, proj = PW.towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, rank, loras,
                                              roles, knobs, notes)
     if runtime == "vllm":  # one GPU's routed experts at 1/(tp x dp); a dense model's DP engines are independent
         roles = VDP.apply(spec, weights_dtype, tp, VDP.size(knobs), roles, notes)
+    if runtime == "sglang" and VDP.size(knobs) > 1:  # DP attention: attention and the pool per attention group
+        roles, spec = SGDP.apply(whole, weights_dtype, tp, VDP.size(knobs), roles, notes)
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, notes)

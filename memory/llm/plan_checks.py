@@ -16,7 +16,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
-         "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb", "data_parallel_size")
+         "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention")
 
 
 # the settings some runtimes only read, one row each: (plan()'s setting, the CLI's option as its argparse name, the
@@ -50,6 +50,7 @@ READ_BY = (
     ("max_mamba_cache_size", "max_mamba_cache_size", ("sglang",)),
     ("n_cpu_moe", "n_cpu_moe", ("llama.cpp",)),
     ("cpu_offload_gb", "cpu_offload_gb", ("vllm",)),
+    ("dp_attention", "enable_dp_attention", ("sglang",)),
 )
 # a setting whose CLI option, as plan()'s refusal names it, is not its argparse name with dashes
 KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
@@ -73,21 +74,13 @@ def check_names(runtime, knobs) -> None:
                         f"(not given: vLLM's default), got {knobs['prefix_caching']!r}")
 
 
-# data parallelism, per runtime, where it is not modelled: what its ranks hold that kv does not (batch 61's SGLang
-# row: TP4 with DP attention over 4 ranks, Qwen3-30B-A3B, yecohn/moe-bench). vLLM's --data-parallel-size is modelled
-# (runtimes/vllm_dp.py, read in vLLM's source); SGLang's was not read, so it is refused, saying what is missing
-DATA_PARALLEL_UNMODELLED = {
-    "sglang": ("SGLang's --dp / --enable-dp-attention is not modelled: data-parallel attention is read (from the "
-               "batch 61 log, not SGLang's source) as whole attention weights and a KV pool per DP rank while the MoE stays "
-               "tensor-parallel (batch 61: Qwen3-30B-A3B "
-               "at TP 4 with DP attention over 4 ranks loads 15.96 GB a GPU against 14.29 and pools 186,344 tokens a "
-               "rank), which kv's per-GPU split does not hold"),
-}
+# data parallelism: vLLM's --data-parallel-size (runtimes/vllm_dp.py) and SGLang's --dp with --enable-dp-attention
+# (runtimes/sglang_dp.py) are modelled, each as far as its source was read; llama.cpp and Ollama have none
 
 
 def refuse_data_parallel(runtime, knobs) -> None:
-    """data_parallel_size: 1 (or None) changes nothing and is dropped; above 1 it is kept for vLLM (runtimes/vllm_dp.py)
-    and refused elsewhere with what is not modelled (DATA_PARALLEL_UNMODELLED); llama.cpp and Ollama have none."""
+    """data_parallel_size: 1 (or None) changes nothing and is dropped; above 1 it is kept for vLLM and SGLang
+    (runtimes/vllm_dp.py, sglang_dp.py check what they model); llama.cpp and Ollama have none."""
     dp = knobs.get("data_parallel_size")
     if dp is None:
         knobs.pop("data_parallel_size", None)
@@ -97,13 +90,10 @@ def refuse_data_parallel(runtime, knobs) -> None:
     if dp == 1:
         knobs.pop("data_parallel_size")
         return
-    if runtime == "vllm":
+    if runtime in ("vllm", "sglang"):
         return
     knobs.pop("data_parallel_size")
-    why = DATA_PARALLEL_UNMODELLED.get(runtime)
-    if why is None:
-        raise UserError(f"{runtime} has no data parallelism (data_parallel_size is vLLM's and SGLang's): drop it")
-    raise UserError(f"data_parallel_size {dp}: {why}")
+    raise UserError(f"{runtime} has no data parallelism (data_parallel_size is vLLM's and SGLang's): drop it")
 
 
 def check_weights_dtype(weights_dtype) -> None:

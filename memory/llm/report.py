@@ -70,6 +70,7 @@ def run_cli(args) -> int:
                             f"{fmt_bytes(vram)} GPU (for {args.kv_cache_memory:g} bytes give "
                             f"{args.kv_cache_memory / GiB:.2f})")
     knobs["prefix_caching"] = getattr(args, "enable_prefix_caching", None)
+    knobs["dp_attention"] = True if getattr(args, "enable_dp_attention", None) else None
     if getattr(args, "free_gib", None):
         knobs["free_memory"] = int(args.free_gib * GiB)
     if getattr(args, "cuda_graph_gib", None):

@@ -61,7 +61,44 @@ def test_moe_dp_refuses_what_was_not_read(kw, words):
     assert words in str(e.value)
 
 
-def test_sglang_dp_stays_refused():
+def _sglang(**kw):
     s = llm.describe(model="Qwen/Qwen3-30B-A3B")
-    with pytest.raises(UserError, match="enable-dp-attention is not modelled"):
-        llm.plan(s, "sglang", ctx=8192, vram=39.49 * GiB, tensor_parallel_size=4, data_parallel_size=4)
+    return llm.plan(s, "sglang", ctx=8192, vram=39.49 * GiB, weights_dtype="bf16", mem_fraction_static=0.85,
+                    tensor_parallel_size=4, **kw)
+
+
+def test_sglang_dp_attention_holds_attention_and_token_table_whole():
+    r = _sglang(data_parallel_size=4, dp_attention=True)
+    # Qwen3-30B-A3B in bf16, by hand from config.json: experts 48 x 128 x 3 x 2048 x 768 = 28,991,029,248 params (over
+    # the 4 GPUs); attention, norms and router 48 x (2048 x 4096 + 2 x 2048 x 512 + 4096 x 2048 + 2 x 128 + 2 x 2048
+    # + 2048 x 128) + 2048 = 918,763,520 (whole: attention over tp // dp = 1 GPU); the token table 151,936 x 2048 =
+    # 311,164,928 whole, the untied head over 4
+    layer = 2048 * 4096 + 2 * 2048 * 512 + 4096 * 2048 + 2 * 128 + 2 * 2048 + 2048 * 128
+    rest = 48 * layer + 2048
+    assert rest == 918_763_520
+    table = 151936 * 2048
+    hand = (48 * 128 * 3 * 2048 * 768 // 4 + rest + table + table // 4) * 2
+    assert hand == 17_110_953_984
+    assert abs(r["weights"] - hand) <= 1 << 20
+    # batch 61's 'Load weight end ... mem usage=15.96 GB' (SGLang's GB is GiB) on each rank
+    assert abs(r["weights"] / GiB / 15.96 - 1) < 0.01
+    # each GPU keeps all 4 KV heads: 48 layers x 4 x 128 x K and V x 2 bytes; batch 61 pools 186,344 tokens a rank
+    assert r["kv_per_token"] == 48 * 4 * 128 * 2 * 2
+    assert abs(r["kv_capacity_tokens"] / 186344 - 1) < 0.01
+    assert "--dp 4 --enable-dp-attention" in r["command"]
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"data_parallel_size": 4}, "without --enable-dp-attention"),
+    ({"data_parallel_size": 3, "dp_attention": True}, "multiple of --data-parallel-size"),
+    ({"dp_attention": True}, "needs --data-parallel-size"),
+])
+def test_sglang_dp_refuses_what_was_not_read(kw, words):
+    with pytest.raises(UserError, match=words):
+        _sglang(**kw)
+
+
+def test_sglang_dp_attention_on_an_unread_architecture_is_refused():
+    s = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    with pytest.raises(UserError, match="was not read for DP attention"):
+        llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, tensor_parallel_size=2, data_parallel_size=2, dp_attention=True)

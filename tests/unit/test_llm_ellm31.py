@@ -70,14 +70,12 @@ def test_a_0_20_release_or_an_earlier_nightly_keeps_the_graphs_outside(version):
     assert with_graphs["kv_capacity_bytes"] == _qwen3_30b_tp2(version)["kv_capacity_bytes"]
 
 
-@pytest.mark.parametrize("runtime, words", [("sglang", "--enable-dp-attention is not modelled")])
-def test_data_parallel_is_refused_with_what_is_not_modelled(runtime, words):
-    # batch 61: SGLang TP 4 with DP attention over 4 ranks, Qwen3-30B-A3B on A100-PCIE-40GBs (vLLM's DP is modelled
-    # since round 55: tests/unit/test_kv_ellm32.py)
+def test_sglang_data_parallel_without_dp_attention_is_refused():
+    # SGLang's --dp without --enable-dp-attention runs independent replicas, not read (round 55 models DP attention
+    # and vLLM's DP: tests/unit/test_kv_ellm32.py)
     s = llm.describe(model="Qwen/Qwen3-30B-A3B")
-    with pytest.raises(UserError, match="data_parallel_size 2: ") as e:
-        llm.plan(s, runtime, ctx=8192, vram=39.49 * GiB, tensor_parallel_size=2, data_parallel_size=2)
-    assert words in str(e.value)
+    with pytest.raises(UserError, match="data_parallel_size 2 on SGLang without --enable-dp-attention"):
+        llm.plan(s, "sglang", ctx=8192, vram=39.49 * GiB, tensor_parallel_size=2, data_parallel_size=2)
 
 
 def test_data_parallel_of_one_changes_nothing_and_bad_values_are_named():

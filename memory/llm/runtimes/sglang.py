@@ -263,6 +263,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     if tp > 1:
         flags.append({"kind": "flag", "name": "--tp", "value": str(tp), "text": f"--tp {tp}",
                       "reason": "the GPUs these per-GPU figures are for"})
+    if (knobs.get("data_parallel_size") or 1) > 1:  # runtimes/sglang_dp.py: DP attention only
+        dp = knobs["data_parallel_size"]
+        flags.append({"kind": "flag", "name": "--dp", "value": str(dp), "text": f"--dp {dp} --enable-dp-attention",
+                      "reason": "the attention groups, each with its own pool of these figures"})
     for key, name in (("swa_full_tokens_ratio", "--swa-full-tokens-ratio"), ("max_mamba_cache_size", "--max-mamba-cache-size")):
         if knobs.get(key) is not None:
             flags.append({"kind": "flag", "name": name, "value": f"{knobs[key]:g}", "text": f"{name} {knobs[key]:g}",
