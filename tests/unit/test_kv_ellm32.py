@@ -3,7 +3,6 @@ not MoE runs independent engines, each as with DP 1; a MoE model's routed expert
 rest stays split over tp; each engine sizes its own pool. Expected figures are worked by hand from Qwen3-30B-A3B's
 config.json (48 layers, 128 experts of moe_intermediate 768 at hidden 2048, 4 KV heads of 128) and batch 61's log."""
 import pytest
-
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
 
@@ -54,7 +53,7 @@ def test_a_dense_model_runs_independent_engines_as_without_dp():
 ])
 def test_moe_dp_refuses_what_was_not_read(kw, words):
     s = llm.describe(model="Qwen/Qwen3-30B-A3B")
-    args = dict(ctx=8192, vram=39.49 * GiB, tensor_parallel_size=2, data_parallel_size=2, weights_dtype="bf16")
+    args = {"ctx": 8192, "vram": 39.49 * GiB, "tensor_parallel_size": 2, "data_parallel_size": 2, "weights_dtype": "bf16"}
     args.update(kw)
     with pytest.raises(UserError, match="data_parallel_size 2") as e:
         llm.plan(s, "vllm", **args)

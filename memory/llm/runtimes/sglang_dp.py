@@ -19,9 +19,9 @@ router (whole on each GPU: counted at 1/tp, a few MB), and a format whose expert
 """
 from ...errors import UserError
 from ...units import fmt_bytes
+from ..linear_quant import DENSE_BITS, LINEAR_BITS
 from . import vllm as V
 from .vllm_dp import UNSPLIT_FORMATS, expert_bytes
-from ..linear_quant import DENSE_BITS, LINEAR_BITS
 
 # the architectures whose SGLang model files were read for DP attention: (arch, the files)
 READ_ARCHS = {"qwen3_moe": "models/qwen3_moe.py and models/qwen2_moe.py"}
