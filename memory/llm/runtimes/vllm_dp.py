@@ -17,8 +17,8 @@ vllm-project/vllm's model_executor/layers/fused_moe/config.py at 002d6073):
 
 NOT MODELLED (refused or noted): the MoE layer's profile run under DP (its dispatch gathers the DP ranks' tokens; kv's
 activation peak stays plain tensor parallelism's), the DP padding of CUDA graphs, a pipeline-parallel, offloaded,
-drafted or GGUF / MXFP4 / bitsandbytes / skip-list MoE under DP (their expert layouts were not laid out here), and
-SGLang's --dp / --enable-dp-attention (its source was not read: refused in plan_checks).
+drafted or GGUF / MXFP4 / bitsandbytes / skip-list MoE under DP (their expert layouts were not laid out here).
+SGLang's --dp with --enable-dp-attention is runtimes/sglang_dp.py's.
 """
 from dataclasses import replace
 
