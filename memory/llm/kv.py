@@ -21,6 +21,8 @@ Public API (other modules code against these):
       kv_unified, mmproj, n_cpu_moe (llama.cpp --n-cpu-moe), cpu_offload_gb (vLLM --cpu-offload-gb: GiB of decoder-layer
       weights per GPU in host RAM; the answer's weights are the GPU's, host_offloaded the bytes moved), runtime_version, gpu_name, vllm_engine, vllm_sampler,
       vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
+      data_parallel_size (vLLM --data-parallel-size, SGLang --dp; one engine's / DP rank's figures), dp_attention
+      (SGLang --enable-dp-attention),
       quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; weights_bytes:
       the user's figure for the weights, a file's size; free_memory: vLLM's free bytes at startup; cuda_graph_memory:
       the CUDA graph bytes vLLM printed, instead of kv's estimate). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
