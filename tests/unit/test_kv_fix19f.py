@@ -79,6 +79,8 @@ PRE_AMPERE_DATA = (
     "NVIDIA GeForce GTX 1650 SUPER (4 GB, Turing sm_75)", "NVIDIA GeForce GTX 1650 SUPER (4 GB, sm_75)",
     # batch 60 (zjpzhao: vLLM 0.11.0 on a T4, the same repository as batch 45's XFormers row)
     "NVIDIA Tesla T4 (compute 7.5: 'FA2 is only supported on devices with compute capability >= 8'), vLLM",
+    # batch 62 (ghghang2/repo: llama.cpp b8193 on a T4)
+    "NVIDIA Tesla T4 16 GB (compute 7.5), Colab-style",
 )
 
 
