@@ -26,6 +26,7 @@ SIMPLE += ("mlc.insufficient",)
 # (round 63) ggml's HIP VMM pool, the JVM's heap, MediaTek's APUSys command memory, a DataLoader worker's shared memory
 SIMPLE += ("ggml.hip_vmm", "jvm.heap", "npu.apusys", "os.shm")
 SIMPLE += ("tfjs.texture_size",)      # (round 64)
+SIMPLE += ("mnn.acquire", "js.array_buffer", "webgpu.device_lost")      # (round 67)
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

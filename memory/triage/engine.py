@@ -23,6 +23,7 @@ from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
+from .native_runtimes import WEBGPU_DEVICE_BY_OS
 from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
 from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
@@ -67,6 +68,8 @@ def _event_dict(scan, inc, context):
         device_kind = "rocm"
     elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui") and _torch_named(inc, env):
         device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
+    elif device_kind == "webgpu":
+        device_kind = WEBGPU_DEVICE_BY_OS.get(env["os"], "webgpu")      # Dawn's backend on this OS (round 67)
     params = advice.params(inc, env, scan, context, case.total)
     params["sysmem_fallback"] = sysmem_fallback(case)     # the guides' note on the driver's spill (faq-sysmem-fallback)
     if fraction_cap(case):     # the rule row's own predicate: the guide names the cap, not the driver (review16a F1)

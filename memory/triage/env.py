@@ -91,11 +91,11 @@ def infer(scan, inc, context: dict) -> dict:
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda",
-                        "sapien", "mlc-llm", "jvm", "tfjs")
+                        "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu")
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
-MARKER_FIRST = ("tensorrt", "jvm")
+MARKER_FIRST = ("tensorrt", "jvm", "javascript", "webgpu")
 
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the

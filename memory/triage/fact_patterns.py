@@ -253,11 +253,18 @@ FACTS = [
     ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
     ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda")),
     ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
+    # (round 67) TensorRT's builder skipping a tactic whose workspace it could not allocate ("Skipping tactic 3 due to insufficient
+    # memory on requested size of 4294967296 detected for tactic 0x...", then "Try decreasing the workspace size with
+    # IBuilderConfig::setMemoryPoolLimit()."; TensorRT 7-8.3 said setMaxWorkspaceSize()): the request is the configured workspace
+    # pool, not the engine (marcoslucianops/DeepStream-Yolo#366)
+    ("trt_tactic_skip", re.compile(r"Skipping tactic \S{1,40} due to insufficient memory|Try decreasing the workspace size with "
+                                   r"IBuilderConfig::set(?:MemoryPoolLimit|MaxWorkspaceSize)\(\)")),
 ]
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
+    "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"),
     "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),

@@ -425,3 +425,69 @@ def dataloader_shm(line):
 
 
 dataloader_shm.needed = ("Bus error", "bus error")
+
+# (round 67) MNN's backends check each buffer they acquire in an op's constructor or resize and print the op's own name (its
+# CUDA execution, e.g. source/backend/cuda/execution/LayerNormExecution.cu: MNN_ERROR("Out of memory when gamma is acquired in
+# CudaLayerNorm.\n")): the buffer's name and the op's class, whose prefix is the backend (Cuda, CPU, Vulkan, Metal, OpenCL)
+# (wangzhaode/mnn-llm#25: "Out of memory when gamma is acquired in CudaLayerNorm.", then "Can't run session because not resized")
+MNN_ACQUIRE = re.compile(r"\bOut of memory when (\w{1,40}) is acquired in (Cuda|CPU|Vulkan|Metal|OpenCL)?(\w{1,60})")
+MNN_DEVICE = {"Cuda": "cuda", "CPU": "cpu", "Vulkan": "vulkan", "Metal": "metal"}
+
+
+def mnn_acquire(line):
+    if "is acquired in" not in line:
+        return None
+    m = MNN_ACQUIRE.search(line)
+    if not m:
+        return None
+    return {"kind": "mnn.acquire", "device_kind": MNN_DEVICE.get(m.group(2) or ""), "numbers": {}, "runtime": "mnn",
+            "complete": True, "buffer": m.group(1), "op": (m.group(2) or "") + m.group(3)}
+
+
+mnn_acquire.needed = ("is acquired in",)
+
+# (round 67) V8's RangeError when an ArrayBuffer's backing store cannot be allocated (Chrome, Edge, Node, a browser worker:
+# "Uncaught RangeError: Array buffer allocation failed", thrown by new ArrayBuffer / new Uint8Array): the page's or worker's
+# own memory (a tab's heap cap, a few GB, or the machine's RAM), never the GPU's: a wasm model file read into one buffer
+# (dmarcos/llama2.c-web#1), an upscaler's image buffers (xororz/web-realesrgan#7)
+JS_ARRAY_BUFFER = re.compile(r"\bRangeError: Array buffer allocation failed\b|^\s*Array buffer allocation failed\s*$")
+
+
+def js_array_buffer(line):
+    if "Array buffer allocation failed" not in line:
+        return None
+    if not JS_ARRAY_BUFFER.search(line):
+        return None
+    # the JavaScript engine is what refused (a program on it whose own lines name it, llama2.c's worker, wins: env.MARKER_FIRST)
+    return {"kind": "js.array_buffer", "device_kind": "cpu", "numbers": {}, "runtime": "javascript", "complete": True}
+
+
+js_array_buffer.needed = ("Array buffer allocation failed",)
+
+# the buffers of an MNN op that hold the layer's parameters (LayerNorm's gamma and beta, a convolution's or matmul's weight,
+# filter and bias, a norm's scale, mean and variance): allocated once, while the model is set up, so they are the model's weights
+MNN_PARAMS = ("gamma", "beta", "weight", "weights", "bias", "filter", "scale", "mean", "var", "variance", "kernel")
+
+
+def mnn_parameter(x) -> bool:
+    """MNN could not acquire one of an op's parameter buffers (MNN_PARAMS): the weights, not a working buffer."""
+    return x.kind == "mnn.acquire" and x.ev.get("buffer", "").lower() in MNN_PARAMS
+
+# (round 67) WebGPU's device loss as the browser reports it (Chrome/Dawn: "OperationError: Device lost during
+# onSubmittedWorkDone (do not use this error for recovery ...)", GPUDevice.lost's "GPUDevice was lost"): the GPU process lost
+# the device while work was queued. WebLLM's maintainers read it as too little GPU memory for the chosen model
+# (mlc-ai/web-llm#387: a smaller model ran); a driver reset reads the same, so the cause stays a reading, not a fact. Dawn's
+# backend is the OS's API (Vulkan on Linux and Android, Metal on macOS, D3D12 on Windows): engine maps the device kind by OS
+WEBGPU_LOST = re.compile(r"\bDevice lost during (?:onSubmittedWorkDone|mapAsync|[a-zA-Z]{1,40})\b|\bGPUDevice was lost\b")
+
+
+def webgpu_lost(line):
+    if "Device lost during" not in line and "GPUDevice was lost" not in line:
+        return None
+    if not WEBGPU_LOST.search(line):
+        return None
+    return {"kind": "webgpu.device_lost", "device_kind": "webgpu", "numbers": {}, "runtime": "webgpu", "complete": True}
+
+
+webgpu_lost.needed = ("Device lost during", "GPUDevice was lost")
+WEBGPU_DEVICE_BY_OS = {"linux": "vulkan", "darwin": "metal"}

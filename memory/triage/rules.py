@@ -40,7 +40,7 @@ from .rules_weights import WEIGHTS
 from .should_fit import over_card
 
 MLX_PROMPT_CACHE_MIN = 1e9     # 1 GB (the line prints decimal GB): a cache this size is a real part of any Mac's Metal budget
-from .native_runtimes import FAISS_TEMP_MIN
+from .native_runtimes import FAISS_TEMP_MIN, mnn_parameter
 
 R = Rule
 OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
@@ -244,6 +244,10 @@ RULES = [
     R("activations", 3.0, lambda x: tgi_tiny(x) and not tgi_figures(x),
       lambda x: f"unless the weights left less than a GiB of the card (the message prints no figures): a prefill batch of "
                 f"{tgi(x)['prefill_tokens']} tokens in what the weights left; lower --max-batch-prefill-tokens"),
+    # (round 67) MNN could not acquire an op's working buffer (not one of its parameters, native_runtimes.MNN_PARAMS): the input's
+    R("activations", 2.0, lambda x: x.kind == "mnn.acquire" and not mnn_parameter(x),
+      lambda x: f"MNN could not acquire {x.ev['op']}'s {x.ev['buffer']} buffer, a working buffer sized by the input: a smaller "
+                "input or batch, or fewer layers on the device"),
     R("activations", 1.5, lambda x: x.kind == "tensorrt.oom" and "deserializ" not in x.text.lower(),
       lambda x: "TensorRT ran out of device memory" + (f" for {fmt_bytes(x.req)}" if x.req else "")
       + " while building or running an engine: its workspace and activations grow with the batch and sequence sizes"),

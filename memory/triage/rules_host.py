@@ -13,6 +13,11 @@ HOST_RAM = [
     R("host-ram", 2.0, kind("cpp.bad_alloc"),
       "a native library could not get memory from the system (std::bad_alloc): most often RAM while a model or tokenizer is "
       "loaded; a size computed wrong reads the same"),
+    # (round 67) V8 could not allocate an ArrayBuffer (native_runtimes.JS_ARRAY_BUFFER): the page's or worker's memory, not the GPU's
+    R("host-ram", 3.0, kind("js.array_buffer"),
+      "the JavaScript engine could not allocate an ArrayBuffer (RangeError: Array buffer allocation failed): the page's or "
+      "worker's own memory (a browser tab's heap cap of a few GB, or the machine's RAM), not the GPU's; a smaller model file "
+      "or image, the work split into parts, or a browser, machine or build with more memory"),
     R("host-ram", 8.0, kind("python.memory_error"), lambda x: "Python could not get system RAM (MemoryError)"
       + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
     R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (

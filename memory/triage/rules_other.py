@@ -243,6 +243,17 @@ OTHER = [
       "the YOLOX command has -o (--occupy): before building the model it allocates one block of 0.9 x the card's total minus "
       "what nvidia-smi shows used; this {req:b} request with {allocated:b} allocated is that block, not the model or the "
       "batch: drop -o (the run does not need it), or lower the fraction in yolox/utils/metric.py occupy_mem"),
+    # (round 67) WebGPU's device loss (native_runtimes.WEBGPU_LOST): the runner-up to the model not fitting (rules_weights)
+    R("other", 1.0, kind("webgpu.device_lost"),
+      "a WebGPU device loss with nothing else in the log: a driver reset, a GPU hang or another tab's GPU process reads the same"),
+    # (round 67) TensorRT's builder could not allocate a tactic's workspace and skipped the tactic (fact_patterns.trt_tactic_skip):
+    # the request is the builder's workspace pool limit, a setting, not the engine's weights or an inference tensor
+    R("other", 4.0, lambda x: x.kind == "tensorrt.oom" and x.f["trt_tactic_skip"],
+      lambda x: "TensorRT's builder skipped a tactic whose workspace"
+      + (f" ({fmt_bytes(x.n['requested'])})" if x.n.get("requested") else "")
+      + " could not be allocated: the request is the builder's workspace pool, a setting; set it below the card's free memory "
+        "(IBuilderConfig::setMemoryPoolLimit, trtexec --memPoolSize=workspace:N, DeepStream's workspace-size); the build "
+        "goes on with other tactics"),
     # (round 64) TensorFlow.js's WebGL backend refused a texture over the browser's/GPU's MAX_TEXTURE_SIZE (native_runtimes.
     # TFJS_TEXTURE): a per-texture cap of the platform (R5), in texels, not memory running out
     R("other", 6.0, kind("tfjs.texture_size"),

@@ -5,6 +5,7 @@ from . import predicates
 from .predicates import (OVER_CARD, ds4_guard_weights_over, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
+from .native_runtimes import mnn_parameter
 from .rule_row import Rule
 from .should_fit import over_card
 
@@ -132,6 +133,18 @@ WEIGHTS = [
     R("weights-exceed-vram", 6.0, kind("transformers.dispatch"),
       "transformers (bitsandbytes) would have put modules on the CPU or the disk: the quantized model does not fit the GPU's free "
       "memory; a smaller model, fewer bits, or an explicit device_map with llm_int8_enable_fp32_cpu_offload=True"),
+    # (round 67) MNN could not acquire a layer's parameter buffer (native_runtimes.mnn_parameter: gamma, beta, weight, bias, ...):
+    # parameters are acquired while the model is set up, so the device is full of weights (wangzhaode/mnn-llm#25: int4 weights
+    # are dequantized at load, the resident model is as large as the float one; a lower GPU memory setting ran)
+    # (round 67) WebGPU lost its device while an in-browser model ran (native_runtimes.WEBGPU_LOST): most often the model asked
+    # more than the GPU holds (mlc-ai/web-llm#387: a smaller model ran); a driver reset reads the same (the runner-up, other)
+    R("weights-exceed-vram", 2.0, kind("webgpu.device_lost"),
+      "WebGPU lost its device while the page's model ran: most often the model (its weights and buffers) needs more than the "
+      "GPU holds (WebLLM lists each model's vram_required_MB); a smaller or more quantized model, a shorter context"),
+    R("weights-exceed-vram", 3.0, mnn_parameter,
+      lambda x: f"MNN could not acquire {x.ev['op']}'s {x.ev['buffer']} (a layer's parameters, acquired while the model is set "
+                "up): the model's weights fill the device; fewer layers on the GPU (a lower GPU memory setting), a smaller model "
+                "(weight-only int4 is dequantized at load: it takes the float size)"),
     R("weights-exceed-vram", 3.0, lambda x: x.kind == "tensorrt.oom" and "deserializ" in x.text.lower(),
       lambda x: "TensorRT could not allocate the engine while deserializing it" + (f" ({fmt_bytes(x.req)})" if x.req else "")
       + ": the engine's weights do not fit"),

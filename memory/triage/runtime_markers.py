@@ -46,8 +46,10 @@ RUNTIME_MARKERS = (
     # ONNX Runtime's own words: its Python error ("[ONNXRuntimeError] : 1 : FAIL : ..."), GenAI's exception class
     # ("OnnxRuntimeGenAIException"), its logger's prefix ("E:onnxruntime:Default, ...", which relays the TensorRT
     # execution provider's TensorRT messages: the marker wins over TensorRT's own message)
-    ("onnxruntime", ("ONNXRuntimeError", "OnnxRuntime", ":onnxruntime:"),
-     r"\[ONNXRuntimeError\]|\bOnnxRuntime(?:GenAI)?Exception\b|\b[EWF]:onnxruntime:"),
+    # (round 67) and its C++ namespace in the status it raises ("... cuda_call.cc:121 onnxruntime::CudaCall ... CUBLAS failure 3",
+    # "onnxruntime::BFCArena::AllocateRawInternal"): a cuBLAS or arena failure under onnxruntime-gpu is ONNX Runtime's
+    ("onnxruntime", ("ONNXRuntimeError", "OnnxRuntime", ":onnxruntime:", "onnxruntime::"),
+     r"\[ONNXRuntimeError\]|\bOnnxRuntime(?:GenAI)?Exception\b|\b[EWF]:onnxruntime:|\bonnxruntime::[A-Z]\w"),
     ("tinygrad", ("tinygrad",), r"\btinygrad\b"),
     # TensorFlow's StatusGroup summary of errors gathered from many ops (StatusGroup::as_summary_status in
     # tensorflow/core/lib/core/status.cc, later tsl: "Combined status information from N operations:", then "Status code:
@@ -76,6 +78,16 @@ RUNTIME_MARKERS = (
     # VirtualLock 17825792-byte buffer (after previously locking 1407303680 bytes): The paging file is too small ...": the
     # paging-file refusal that follows is llama.cpp's (llama-cpp-python, koboldcpp), not PyTorch's
     ("llama.cpp", ("VirtualLock",), r"\bfailed to VirtualLock \d{1,20}-byte buffer \(after previously locking \d{1,20} bytes\)"),
+    # (round 67) llama.cpp's converter scripts (convert-pth-to-ggml.py, convert-baichuan-hf-to-gguf.py, convert_hf_to_gguf.py) and
+    # its gguf-py package's paths: a conversion killed or refused is llama.cpp's tool's, though it runs on PyTorch and numpy
+    # (ggml-org/llama.cpp#138, #3433)
+    ("llama.cpp", ("to-ggml", "to-gguf", "to_ggml", "to_gguf", "gguf-py"),
+     r"\bconvert[-_][\w-]{0,40}?to[-_]gg(?:uf|ml)\.py\b|\bgguf-py[\\/]gguf[\\/]"),
+    # (round 67) Core ML Tools: its package's paths in a traceback (coremltools/converters/caffe/_caffe_converter.py, an egg's
+    # "coremltools-0.8-py2.7.egg/coremltools/..."): its converters' C++ core raises MemoryError: std::bad_alloc (apple/coremltools#126)
+    ("coremltools", ("coremltools",), r"\bcoremltools[\\/](?:converters|models|proto|optimize|_deps)\b"),
+    # (round 67) llama2.c's browser/WASI ports: their worker scripts and wasm files ("llama2c-worker.js:25", dmarcos/llama2.c-web#1)
+    ("llama2.c", ("llama2c",), r"\bllama2c[-_.][\w.-]{0,30}?\.(?:m?js|wasm)\b"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

@@ -58,7 +58,10 @@ ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has
 # ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
 ERROR_WORDS += ("HipVMM Failure", "Unexpected bus error encountered in worker")
 ERROR_WORDS += ("WebGL maximum",)     # TensorFlow.js's WebGL texture-size cap (round 64)
+ERROR_WORDS += ("Array buffer allocation failed",)     # V8's ArrayBuffer refusal (round 67; MNN's "Out of memory when" is covered)
 ERROR_KEYS += ("HipVMM Failure",)
+ERROR_WORDS += ("Device lost during", "GPUDevice was lost")     # WebGPU's device loss (round 67): no memory word in it
+ERROR_KEYS += ("Device lost during", "GPUDevice was lost")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -95,6 +98,7 @@ ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc"
 # CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
 ANCHORS += (b"MB; Free ",)
 ANCHORS += (b"HipVMM Failure",)
+ANCHORS += (b"Device lost during", b"GPUDevice was lost")      # WebGPU's device loss (round 67)
 ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
@@ -110,6 +114,9 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the
     + tuple(w.encode() for w in RUNTIME_WORDS)
 # mmgp's partial-pinning line (facts "mmgp_pin", round 61): neither "emory" nor "llocat" is in it
 OPEN_ANCHORS += (b"pinned models is",)
+# (round 67) Linux named as such (uname -a, a platform line: facts "linux"), as Windows, macOS and Darwin are above: what maps
+# WebGPU's device to Vulkan
+OPEN_ANCHORS += (b"Linux",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
