@@ -6,6 +6,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import bench_estimate as B  # noqa: E402
+import estimate_measured as M  # noqa: E402  (measured() reads its MEASURED: patch it there)
 
 
 def rows(ids):
@@ -15,9 +16,9 @@ def rows(ids):
 
 
 def scored(rows):
-    orig = B.MEASURED
+    orig = M.MEASURED
     try:
-        B.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
+        M.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
         return {r["id"]: ours for r, ours, _, _ in B.measured()}
     finally:
-        B.MEASURED = orig
+        M.MEASURED = orig

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_estimate as B  # noqa: E402
+import estimate_measured as M  # noqa: E402  (measured() reads its MEASURED: patch it there)
 
 Q4_0 = 18 / 32  # bytes per weight
 
@@ -80,12 +81,12 @@ def test_invokeai_7674_figures_are_working_memory():
     from gpu_garden.memory.estimate import formula as E
     rows = [r for r in json.loads(B.MEASURED.read_text())["rows"] if r["id"].startswith("invokeai-7674-")]
     assert len(rows) == 3 and {r["compare"] for r in rows} == {"working_reserved"}
-    orig = B.MEASURED
+    orig = M.MEASURED
     try:
-        B.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
+        M.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": rows})})()
         scored = {r["id"]: ours for r, ours, _, _ in B.measured()}
     finally:
-        B.MEASURED = orig
+        M.MEASURED = orig
     for row in rows:
         e = E.estimate(B._measured_components(row), row["width"], row["height"], row["frames"], row["batch"], cfg=row["cfg"],
                        policy={"_no_knobs": True, **row["policy"]})
@@ -110,12 +111,12 @@ def test_working_allocated_is_the_rise_over_the_vae_as_loaded(rid):
     e = E.estimate(B._measured_components(row), row["width"], row["height"], row["frames"], row["batch"], cfg=row["cfg"],
                    policy={"_no_knobs": True, **row["policy"]})
     held = _vae_params(row) * {"fp32": 4, "fp16": 2, "bf16": 2}[row["policy"]["vae_dtype"]]
-    orig = B.MEASURED
+    orig = M.MEASURED
     try:
-        B.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": [row]})})()
+        M.MEASURED = type("M", (), {"read_text": lambda self: json.dumps({"rows": [row]})})()
         (_, ours, _, _), = B.measured()
     finally:
-        B.MEASURED = orig
+        M.MEASURED = orig
     assert ours == e["peak_torch"] - held
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_estimate as B  # noqa: E402
+import estimate_measured as M  # noqa: E402
 
 CACHE_DIT_SEQ = "cache-dit-offload-doc-flux1-dev-bf16-sequential-offload-1024-l20"
 
@@ -49,7 +50,7 @@ def test_a_not_scored_row_is_in_no_statistic(monkeypatch, capsys, tmp_path):
     rows = [r for r in json.loads(B.MEASURED.read_text())["rows"] if r["id"] in keep]
     p = tmp_path / "m.json"
     p.write_text(json.dumps({"rows": rows}))
-    monkeypatch.setattr(B, "MEASURED", p)
+    monkeypatch.setattr(M, "MEASURED", p)  # measured() reads estimate_measured.MEASURED
     out = {r["id"]: r for r in [dict(id=r["id"]) for r, *_ in B.measured()]}
     assert set(out) == set(keep)
     monkeypatch.setattr(sys, "argv", ["bench_estimate.py", "--no-trace", "--no-save"])
