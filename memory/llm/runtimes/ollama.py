@@ -29,6 +29,25 @@ from .ollama_graph import (CHATGLM_GRAPH_ARCHS, GEMMA_GRAPH_ARCHS, GRAPH_SIZE_AR
                            gemma_graph, gptoss_graph, llama_graph)
 
 RESERVE = 457 * MiB      # ml.DeviceInfo.MinimumMemory / gpu.MinimumMemory for CUDA and ROCm
+# A Metal device's MinimumMemory by release, one row a range [first, next) (None: open): 512 MiB from
+# discover/gpu_darwin.go GetGPUInfo (metalMinimumMemory, read at v0.12.3); v0.12.4-rc0 builds the GPU list from the
+# runner's devices (discover/gpu.go devInfoToInfoList, read at v0.12.4-rc0 and v0.12.6), which sets 457 MiB for CUDA
+# and ROCm alone, so a Metal GPU carries none (metalMinimumMemory is left unused); v0.12.7-rc0 moves it to
+# ml/device.go DeviceInfo.MinimumMemory, 512 MiB for Metal, 457 for the rest. qwen2.5:7b on an M1 Pro at 0.12.6
+# prints memory.required.full 4.7 GiB = weights 4.1 GiB + kv 224 MiB + graph 304 MiB + one layer, no reserve.
+METAL_MINIMUM = ((None, parse_version("0.12.4-rc0"), 512 * MiB),
+                 (parse_version("0.12.4-rc0"), parse_version("0.12.7-rc0"), 0),
+                 (parse_version("0.12.7-rc0"), None, 512 * MiB))
+
+
+def minimum_memory(version, metal: bool) -> int:
+    """The scheduler's per-GPU MinimumMemory for this release and device (RESERVE off Metal; METAL_MINIMUM on it)."""
+    if not metal:
+        return RESERVE
+    for first, nxt, size in METAL_MINIMUM:
+        if (first is None or at_least(version, *first)) and (nxt is None or not at_least(version, *nxt)):
+            return size
+    return RESERVE
 MEASURED = (0, 12)
 # The buffer layer: blk.0 (with its cache share) in every release but 0.7.0, whose llm/memory.go took the largest of
 # GroupLayers' groups instead ("add one layer (chosing the max layer) worth of memory as a buffer", ollama 0478d440f,
@@ -309,30 +328,30 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         graph_full = graph_partial = fallback_graph(spec, kvd["total"], s["version"])
     if s.get("metal") and estimated_graph(s["version"], spec):
         # llm/memory.go EstimateGPULayers (0.5.4; llm/server.go llamaServer.Load from 0.12.11): "on metal there's no
-        # partial offload overhead", graphPartialOffload = graphFullOffload. (Metal's MinimumMemory is 512 MiB,
-        # discover/gpu_darwin.go metalMinimumMemory, not the 457 MiB taken here: left as it was)
+        # partial offload overhead", graphPartialOffload = graphFullOffload. (Metal's MinimumMemory: METAL_MINIMUM)
         graph_partial = graph_full
     zero = (proj["weights"] + proj["graph"]) if proj else 0
+    reserve = minimum_memory(s["version"], s.get("metal", False))
     sizes = uneven_sizes(spec, roles, kv_all, s.get("weights_format"), kvd)
     buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
                        kv_all / L)
     if measured_layout(s["version"], spec):  # no buffer layer, one graph (the runner's)
         buf, graph_partial = 0, graph_full
-    over = {"cuda_context": RESERVE, "layer_buffer": int(buf), "compute_buffer": graph_full}
+    over = {"cuda_context": reserve, "layer_buffer": int(buf), "compute_buffer": graph_full}
     if not buf:  # Ollama's own engine holds no layer back (MEASURED_LAYOUT)
         del over["layer_buffer"]
     if proj:
         over["projector_weights"], over["projector_graph"] = proj["weights"], proj["graph"]
     if ckpt:
         over["state_checkpoints"] = int(ckpt)
-    full_total = roles["blocks"] + kv_all + out_w + graph_full + zero + RESERVE + buf
+    full_total = roles["blocks"] + kv_all + out_w + graph_full + zero + reserve + buf
     want = L + 1 if s["ngl"] is None else min(s["ngl"], L + 1)
     ngl, placed = want, None
     gpus = s.get("gpus", 1)
     # over several GPUs of `vram` free each (multi_gpu_layers): the others' room, without GPU 0's projector
-    extra_room = (gpus - 1) * max(vram - (RESERVE + buf + max(graph_full, graph_partial)), 0) if vram else 0
+    extra_room = (gpus - 1) * max(vram - (reserve + buf + max(graph_full, graph_partial)), 0) if vram else 0
     if vram:
-        fixed = RESERVE + buf + zero + max(graph_full, graph_partial)
+        fixed = reserve + buf + zero + max(graph_full, graph_partial)
         placed = multi_gpu_layers(vram - fixed, vram - fixed + zero, layer, gpus, L)
         if placed == L and output_fits(vram - fixed, vram - fixed + zero, layer, gpus, L, out_w):
             placed = L + 1
@@ -340,8 +359,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     on = min(ngl, L)
     if sizes:  # blocks of different sizes: walk them as Ollama does (the buffer is blk.0 but in 0.7.0)
         layer = sizes[0]
-        full_total = roles["blocks"] + kv_all + out_w + graph_full + zero + RESERVE + buf
-        fixed = RESERVE + buf + zero + max(graph_full, graph_partial)
+        full_total = roles["blocks"] + kv_all + out_w + graph_full + zero + reserve + buf
+        fixed = reserve + buf + zero + max(graph_full, graph_partial)
         n, on_bytes, overflow = place_uneven(sizes, fixed, vram + extra_room if vram else vram, min(want, L), s["version"])
         if vram:
             placed = n + (1 if n == L and fixed + on_bytes + out_w < vram + extra_room else 0)
@@ -355,9 +374,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     if ngl > L:
         total = full_total
     elif sizes:
-        total = RESERVE + buf + zero + graph_partial + on_bytes
+        total = reserve + buf + zero + graph_partial + on_bytes
     else:
-        total = RESERVE + buf + zero + graph_partial + on * layer
+        total = reserve + buf + zero + graph_partial + on * layer
     out = {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
             "gpu_kv": int(gpu_kv),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
@@ -365,7 +384,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             # what the verdict compares with the free memory: the scheduler sizes the graph as for a partial offload
             # (graph_partial = graph full + the output tensor), so its need for every layer exceeds `total` (what is
             # allocated once loaded, with the full graph) by the output tensor
-            "placement_need": int(RESERVE + buf + zero + max(graph_full, graph_partial) + (on_bytes if sizes else on * layer)
+            "placement_need": int(reserve + buf + zero + max(graph_full, graph_partial) + (on_bytes if sizes else on * layer)
                                   + (out_w if ngl > L else 0)),
             "printed_weights_total": (runner_weights(roles, proj) if measured_layout(s["version"], spec)
                                       else printed_weights_total(s["version"], roles, kvd["total"])),
@@ -374,7 +393,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                               else required_full(full_total, graph_full, graph_partial, on, ngl, L, placed, roles,
                                                  dict(kvd, total=kv_all), out_w, zero)
                               if s.get("gpus", 1) == 1 else int(roles["blocks"] + kv_all + out_w + zero
-                                                                + s["gpus"] * (RESERVE + buf + graph_partial))),
+                                                                + s["gpus"] * (reserve + buf + graph_partial))),
             # the output layer off the GPU: its tensor (a tied model's is token_embd, already on the host) and what
             # loads with it (Gemma 4's per-layer table, gemma4_ple.place)
             "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L
