@@ -11,6 +11,12 @@ SIZE_RX = r"(?<![\d.])-?\d+(?:\.\d+)?\s?(?:bytes|[KMGT]iB|[KMGT]B|B)"
 SZ = f"({SIZE_RX})"
 
 # --- errors ----------------------------------------------------------------------------------------
+# (round 68) the caching allocator's warning when cudaMalloc itself fails (c10/cuda/CUDACachingAllocator.cpp, TORCH_WARN in
+# recent releases: "[W904 ...CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 6 while trying to
+# allocate 20971520 bytes (free: 16252928, total: 287428640768)."): the allocator then frees its cached blocks and tries
+# again, and raises OutOfMemoryError only if that fails too. Plain byte counts, the device's free and total
+TORCH_ALLOC_WARN = re.compile(r"memory allocation failed with OOM on device (\d{1,3}) while trying to allocate (\d{1,20}) bytes"
+                              r" \(free: (\d{1,20}), total: (\d{1,20})\)")
 # (a quote may cut it with an ellipsis after the capacity: "has a total capacity of 28.56 GiB ...")
 # c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy. Releases that
 # streamed the int8 DeviceIndex without static_cast<int> print it as a character: GPU 0 reads "GPU  has" (a NUL byte).

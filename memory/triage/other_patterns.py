@@ -42,7 +42,9 @@ TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d
                       r"|Cuda Error in allocate: 2 \(out of memory\)")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
-HF_DISPATCH = re.compile(r"Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM to fit the quantized model")
+# (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")
+HF_DISPATCH = re.compile(r"Some modules are dispatched on the CPU or the disk(?:\. Make sure you have enough GPU RAM to fit the quantized model"
+                         r"|(?:\.\.\.|\u2026|\.)?\s*$)")
 # Ollama's scheduler (server.go): the part of the model that stays in system RAM does not fit RAM plus swap
 OLLAMA_TOO_LARGE = re.compile(r'model request too large for system"? requested="?([\d.]+ ?[KMGT]i?B)"? available="?([\d.]+ ?[KMGT]i?B|\d+)')
 # Hugging Face text-generation-inference's warmup (server/text_generation_server/models/flash_causal_lm.py)

@@ -36,7 +36,7 @@ from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_meta
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .prefilter import _gate, _prefilter
-from .torch_readers import (_dev_kind, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
+from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _async, _async_cut, add_async_fields, _mps)  # (add_async_fields: scan reads P.add_async_fields)
 
 
@@ -185,7 +185,7 @@ def _driver(line):
 
 
 RECOGNISERS = [
-    _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _async, _async_cut, _mps, _npu, _paddle,
+    _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _async, _async_cut, _mps, _npu, _paddle, _torch_alloc_warn,
     _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
@@ -356,7 +356,7 @@ PRIORITY = {
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "os.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
-    "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "comfy.got_oom": 2, "torch.oom_type": 1,
+    "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 
 

@@ -59,6 +59,18 @@ RULES = [
                                        and x.ru >= 256 * MiB and x.ru >= 0.08 * x.total),
       "{ru:b} reserved but unallocated, {ru_share:.0%} of the card", first="frag"),
 
+    # (round 68) PyTorch's caching allocator warns "memory allocation failed with OOM on device N while trying to allocate X
+    # bytes (free: F, total: T)" when cudaMalloc itself fails; it then frees its cached blocks and tries again, and raises
+    # OutOfMemoryError only if that fails too. Read as the failure, no such error is in the log: the room was the
+    # allocator's own cache, held in blocks it could not reuse for this size (a split-size cap, interleaved sizes: R16).
+    # A working buffer too large once the cache was freed is the second reading (vllm-project/vllm#55407's NVFP4 MoE
+    # post-processing under a 20 MB max split)
+    R("fragmentation", 3.0, lambda x: x.kind == "torch.alloc_warn",
+      lambda x: f"PyTorch's caching allocator warned that cudaMalloc could not get {fmt_bytes(x.req)} with "
+                f"{fmt_bytes(x.ev['numbers']['free'])} of {fmt_bytes(x.ev['numbers']['total'])} free; it then frees its cached "
+                "blocks and retries, and no OutOfMemoryError follows here: the memory was in its cache, in blocks it could not "
+                "reuse for this size (PYTORCH_CUDA_ALLOC_CONF: expandable_segments, max_split_size_mb)", first="frag"),
+
     # Faiss's StandardGpuResources holds scratch memory aside on each card it uses (512 MiB at least, native_runtimes.
     # FAISS_TEMP_MIN) unless told otherwise (noTempMemory, setTempMemory); a device allocation outside it smaller than that
     # reservation failed: the memory set aside but unused (a flat index uses little of it) would have held it (R16;
@@ -84,6 +96,10 @@ RULES = [
       + (f" with {fmt_bytes(x.free)} free" if x.free is not None else "") + f", {fmt_bytes(x.allocated)} allocated of {fmt_bytes(x.total)}",
       first="act"),
     R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
+    # (round 68) the caching allocator's cudaMalloc warning read as the failure (the fragmentation row above leads): the
+    # working buffer may not have fit even after the cache was freed
+    R("activations", 1.0, lambda x: x.kind == "torch.alloc_warn",
+      "or the {req:b} working buffer did not fit even after the cache was freed (an OutOfMemoryError would follow)", first="act"),
     R("activations", 1.2, lambda x: x.branch == "dml",
       lambda x: (f"DirectML could not allocate one tensor of {fmt_bytes(x.req)}" if x.req else "DirectML's allocator ran out of memory")
       + "; it reports nothing else about the card", first="act"),

@@ -62,6 +62,10 @@ ERROR_WORDS += ("Array buffer allocation failed",)     # V8's ArrayBuffer refusa
 ERROR_KEYS += ("HipVMM Failure",)
 ERROR_WORDS += ("Device lost during", "GPUDevice was lost")     # WebGPU's device loss (round 67): no memory word in it
 ERROR_KEYS += ("Device lost during", "GPUDevice was lost")
+# transformers' bitsandbytes refusal cut after its first sentence ("Some modules are dispatched on the CPU or the disk...",
+# other_patterns.HF_DISPATCH, round 68): none of the words above is in it
+ERROR_KEYS += ("dispatched on the CPU",)
+ERROR_WORDS += ("dispatched on the CPU or the disk",)
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -99,6 +103,7 @@ ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc"
 ANCHORS += (b"MB; Free ",)
 ANCHORS += (b"HipVMM Failure",)
 ANCHORS += (b"Device lost during", b"GPUDevice was lost")      # WebGPU's device loss (round 67)
+ANCHORS += (b"dispatched on the CPU",)    # (round 68: the bitsandbytes refusal cut after its first sentence)
 ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
@@ -117,6 +122,9 @@ OPEN_ANCHORS += (b"pinned models is",)
 # (round 67) Linux named as such (uname -a, a platform line: facts "linux"), as Windows, macOS and Darwin are above: what maps
 # WebGPU's device to Vulkan
 OPEN_ANCHORS += (b"Linux",)
+# (round 68) ggml's CUDA check names its source file on a line of its own ("ggml-cuda.cu:110", or
+# ".../ggml-cuda.cu:2360: CUDA error"): the fact ggml_marker, read while a failure is open and from the window
+OPEN_ANCHORS += (b"ggml-cuda.cu:",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
@@ -133,6 +141,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"encountered while running the model", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
+WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
 

@@ -124,6 +124,16 @@ def _torch_bare(line):
             "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
 
 
+@_gate("memory allocation failed with OOM")
+def _torch_alloc_warn(line):
+    """(round 68) The caching allocator's warning that cudaMalloc failed: a retry follows once its cache is freed."""
+    m = RX.TORCH_ALLOC_WARN.search(line)
+    if not m:
+        return None
+    return {"kind": "torch.alloc_warn", "device_kind": "cuda", "device_index": int(m.group(1)), "runtime": "pytorch",
+            "numbers": {"requested": int(m.group(2)), "free": int(m.group(3)), "total": int(m.group(4))}, "complete": True}
+
+
 @_gate(RX.ASYNC)
 def _async(line):
     m = RX.ASYNC.search(line)
