@@ -4,7 +4,9 @@
 Per row, what the runtime printed next to what memory/llm computes from the same inputs:
   weights      vLLM "Loading model weights took", Ollama memory.weights.total      (error %); llama.cpp the file, or
                the device + host model buffers where the row sums them (a tied token table is loaded twice);
-               a GPU model buffer of layers the runtime placed itself (--fit, Ollama) at its printed layer count
+               a GPU model buffer of layers the runtime placed itself (--fit, Ollama) at its printed layer count;
+               an Ollama row whose weights_mib sums its llama runner's model buffers (before 0.30, a model its own
+               engine does not run) as llama.cpp's: the host token table + the device buffers (a tied table twice)
   KV           llama.cpp "KV buffer size", Ollama memory.required.kv, vLLM's available KV memory
                ("exact" = within half a unit of the printed last digit; llama.cpp's memory breakdown
                truncates to whole MiB, so its context column C is exact for [C, C + 1)); a hybrid's recurrent
@@ -783,7 +785,7 @@ CONTEXT_COLUMNS = re.compile(r"kv_mib = the \w+ 'context' columns \((\d+(?: \+ \
 # or a table of that column, "1074 MiB of KV self-memory"): whole MiB too, where the figure quoted is the row's kv_mib
 BREAKDOWN_SELF = re.compile(r"(\d+) MiB of KV self-memory|(\d+) self \+ \d+ compute")
 # a llama.cpp row whose weights_mib the notes give as a sum of model buffers (device + host), not the file's size
-BUFFER_SUM = re.compile(r"weights_mib (?:= |is their sum)|weights_mib: .*MiB on .*\+")
+BUFFER_SUM = re.compile(r"weights_mib (?:= |is (?:their|the) sum)|weights_mib: .*MiB on .*\+")
 
 
 # llama.cpp's fit step lowering a context the user did not give (its "context size reduced from N to M" line)
@@ -975,8 +977,10 @@ def score(row) -> dict:
         # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
         w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" else res["weights"]
-        server = rt == "llama.cpp" or (rt == "ollama" and row.get("version") is not None
-                                       and OL.llama_server(parse_version(row["version"], "ollama")))
+        # Ollama's llama runner (before 0.30, a model its own engine does not run: measured_layout false) is
+        # llama.cpp's loader too, and its log prints the same model buffers (CPU_Mapped + Metal_Mapped / CUDA0)
+        ov = parse_version(row["version"], "ollama") if rt == "ollama" and row.get("version") is not None else None
+        server = rt == "llama.cpp" or (ov is not None and (OL.llama_server(ov) or not OL.measured_layout(ov, spec)))
         if server and buffer_sum(row) and "gpu_weights" in res and "host_weights" in res:
             # the device and host model buffers, not the file (llama.cpp's, or Ollama >= 0.30's llama-server's): a tied
             # token table is loaded twice, token_embd on the host for the input lookup and a TENSOR_DUPLICATED copy as

@@ -33,3 +33,29 @@ def test_metal_minimum_by_release():
     assert _full(m, None) - at_0126 == 512 * MiB          # the newest
     # off Metal nothing changes: CUDA keeps its 457 MiB at 0.12.6
     assert _full(m, "0.12.6", "NVIDIA GeForce RTX 3060") - _full(m, "0.12.3", "NVIDIA GeForce RTX 3060") == 0
+
+
+def _alagamai(model, buffers):
+    """Batch 62's rows as bench_llm scores them: Ollama 0.12.6's llama runner on an M1 Pro, weights_mib the sum of the
+    runner's printed model buffers (alagamai/ollama-mcp-host-lab logs/ollama.log @ 4f273c75)."""
+    return {"id": "t", "url": "u", "runtime": "ollama", "version": "0.12.6", "gpu": "Apple M1 Pro", "vram_gib": 11.84,
+            "input": {"model": model, "weights_dtype": "Q4_K_M", "ctx": 4096, "parallel": 1, "flash_attn": "off",
+                      "gpu_name": "Apple M1 Pro"},
+            "measured": {"weights_mib": sum(buffers)},
+            "notes": [f"'CPU_Mapped model buffer size = {buffers[0]} MiB', 'Metal_Mapped model buffer size = "
+                      f"{buffers[1]} MiB' (weights_mib is the sum)"]}
+
+
+@pytest.mark.parametrize("model, buffers", [("Qwen/Qwen2.5-1.5B-Instruct", (182.57, 934.69)),
+                                            ("Qwen/Qwen2.5-7B-Instruct", (292.36, 4168.09))])
+def test_llama_runner_buffers_are_scored_as_llama_cpp_buffers(model, buffers):
+    # The llama runner's CPU_Mapped buffer is the token table (the input lookup), which Ollama's weights.total leaves
+    # out; Qwen2.5-1.5B ties it, and the Metal buffer holds it again as the output: 151936 x 1536 values at Q6_K,
+    # 210 bytes a 256, is the printed 182.57 MiB. So the sum is the file plus the tied copy, which bench_llm compares
+    # with kv's device + host weights as for llama.cpp (within 1 %; weights.total alone is 7-17 % under it).
+    from support.pack import load_benchmark
+    assert round(151936 * 1536 // 256 * 210 / MiB, 2) == 182.57
+    s = load_benchmark("bench_llm").score(_alagamai(model, buffers))
+    kv_w, printed = s["weights_gib"]
+    assert printed == pytest.approx(sum(buffers) / 1024, abs=1e-4)
+    assert abs(kv_w / printed - 1) < 0.01
