@@ -18,12 +18,15 @@ vllm-project/vllm's model_executor/layers/fused_moe/config.py at 002d6073):
 NOT MODELLED (refused or noted): the MoE layer's profile run under DP (its dispatch gathers the DP ranks' tokens; kv's
 activation peak stays plain tensor parallelism's), the DP padding of CUDA graphs, a pipeline-parallel, offloaded,
 drafted or GGUF / MXFP4 / bitsandbytes / skip-list MoE under DP (their expert layouts were not laid out here).
+Refused for any model: DP on the V0 engine (before 0.8, VLLM_USE_V1=0, 0.8-0.9's fallback below sm 8.0), where
+data_parallel_size is not served (vllm#18702: "can be only used with v1 engine").
 SGLang's --dp with --enable-dp-attention is runtimes/sglang_dp.py's.
 """
 from dataclasses import replace
 
 from ...errors import UserError
 from ...units import fmt_bytes
+from . import parse_version, vllm as V
 from ..linear_quant import DENSE_BITS, LINEAR_BITS
 
 # the formats whose routed-expert bytes kv can separate (weights.weights_by_role's dense and linear paths); the rest
@@ -47,7 +50,14 @@ def size(knobs) -> int:
 def check(spec, fmt, knobs) -> None:
     """Refuse a DP MoE request whose expert share kv has not laid out (a dense model needs nothing: DP=1 per engine)."""
     dp = size(knobs)
-    if dp == 1 or not spec.n_experts:
+    if dp == 1:
+        return
+    v1, why = V.engine(parse_version(knobs.get("runtime_version")), knobs)
+    if not v1:  # vllm#18702 (0.8.3): data_parallel_size is the V1 engine's only
+        raise UserError(f"data_parallel_size {dp}: vLLM's --data-parallel-size runs on the V1 engine only, and this "
+                        f"plan runs V0 ({why or 'the default before 0.8'}); plan one engine without it, or a release "
+                        f"that runs V1")
+    if not spec.n_experts:
         return
     for k, what in NOT_WITH_DP:
         v = knobs.get(k)
