@@ -102,7 +102,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if runtime == "vllm":  # one GPU's routed experts at 1/(tp x dp); a dense model's DP engines are independent
         roles = VDP.apply(spec, weights_dtype, tp, VDP.size(knobs), roles, notes)
     if runtime == "sglang" and VDP.size(knobs) > 1:  # DP attention: attention and the pool per attention group
-        roles, spec = SGDP.apply(whole, weights_dtype, tp, VDP.size(knobs), roles, notes)
+        roles, spec = SGDP.apply(whole, weights_dtype, tp, VDP.size(knobs), roles, notes, knobs, fmt)
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, notes)

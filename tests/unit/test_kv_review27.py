@@ -24,3 +24,14 @@ def test_vllm_data_parallel_on_v1_still_plans():
     s = llm.describe(model="meta-llama/Llama-3.1-8B-Instruct")
     r = llm.plan(s, "vllm", ctx=8192, vram=40 * GiB, data_parallel_size=2, runtime_version="0.8.4")
     assert "--data-parallel-size 2" in r["command"]
+
+
+def test_sglang_dp_attention_keeps_awq_experts_built_in_16_bits():
+    # an AWQ MoE on a V100: SGLang builds the routed experts in 16 bits (plan_weights.by_role); DP attention must keep
+    # them so. By hand: 48 x 128 x 3 x 2048 x 768 expert params x 2 bytes over tp 2 = 27.0 GiB a GPU; everything else
+    # (30.53 B - 28.99 B params, at most 16 bits, whole) adds at most 3.08 GB
+    experts = 48 * 128 * 3 * 2048 * 768 * 2 // 2
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    r = llm.plan(s, "sglang", ctx=8192, vram=32 * GiB, weights_dtype="awq", mem_fraction_static=0.85,
+                 tensor_parallel_size=2, data_parallel_size=2, dp_attention=True, gpu_name="Tesla V100-SXM2-32GB")
+    assert experts < r["weights"] < experts + 3.08e9

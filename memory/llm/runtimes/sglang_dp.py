@@ -50,13 +50,16 @@ def check(spec, fmt, knobs) -> None:
                         f"experts' bytes only for 16/32-bit and linear-quantized checkpoints")
 
 
-def apply(full, weights_dtype, tp, dp, roles, notes) -> tuple:
+def apply(full, weights_dtype, tp, dp, roles, notes, knobs=None, fmt=None) -> tuple:
     """(roles, spec) for one GPU under DP attention: attention over tp // dp GPUs, the token table whole, the head
-    and the routed experts over tp; the spec's KV heads over the attention group. `full` is the whole model."""
+    and the routed experts over tp; the spec's KV heads over the attention group. `full` is the whole model; an AWQ
+    MoE on a card where SGLang builds the routed experts in 16 bits (plan_weights.by_role) keeps them so here."""
     from ..weights import weights_by_role
+    from .sglang import awq_experts_dense
     attn_tp = tp // dp
-    whole = weights_by_role(full, weights_dtype)
-    experts = expert_bytes(full, weights_dtype)
+    dense = fmt == "awq" and awq_experts_dense((knobs or {}).get("gpu_name"))
+    whole = weights_by_role(full, weights_dtype, dense_experts=dense)
+    experts = expert_bytes(full, weights_dtype, dense_experts=dense)
     rest = whole["blocks"] - experts  # attention, norms, router: the attention group's share
     blocks = experts // tp + rest // attn_tp
     emb = whole["embedding"]

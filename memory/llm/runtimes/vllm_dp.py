@@ -26,8 +26,9 @@ from dataclasses import replace
 
 from ...errors import UserError
 from ...units import fmt_bytes
-from . import parse_version, vllm as V
 from ..linear_quant import DENSE_BITS, LINEAR_BITS
+from . import parse_version
+from . import vllm as V
 
 # the formats whose routed-expert bytes kv can separate (weights.weights_by_role's dense and linear paths); the rest
 # keep an expert layout of their own (MXFP4 padding, bitsandbytes scales)
@@ -71,13 +72,15 @@ def check(spec, fmt, knobs) -> None:
                         f"format's expert layout was not laid out")
 
 
-def expert_bytes(spec, weights_dtype) -> int:
-    """The whole model's routed-expert bytes: its weights with and without the expert parameters."""
+def expert_bytes(spec, weights_dtype, dense_experts=False) -> int:
+    """The whole model's routed-expert bytes: its weights with and without the expert parameters (dense_experts: the
+    experts built unquantized, as weights_by_role's flag)."""
     from ..weights import weights_by_role
     e = spec.expert_params or 0
     lin = spec.linear_params - e if spec.linear_params else None
     rest = replace(spec, params=spec.params - e, expert_params=0, linear_params=lin, n_experts=0)
-    return weights_by_role(spec, weights_dtype)["total"] - weights_by_role(rest, weights_dtype)["total"]
+    return (weights_by_role(spec, weights_dtype, dense_experts=dense_experts)["total"]
+            - weights_by_role(rest, weights_dtype)["total"])
 
 
 def apply(spec, weights_dtype, tp, dp, roles, notes) -> dict:
