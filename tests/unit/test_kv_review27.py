@@ -35,3 +35,26 @@ def test_sglang_dp_attention_keeps_awq_experts_built_in_16_bits():
     r = llm.plan(s, "sglang", ctx=8192, vram=32 * GiB, weights_dtype="awq", mem_fraction_static=0.85,
                  tensor_parallel_size=2, data_parallel_size=2, dp_attention=True, gpu_name="Tesla V100-SXM2-32GB")
     assert experts < r["weights"] < experts + 3.08e9
+
+
+def test_sglang_default_fraction_reserves_dp_attention_padding():
+    # sglang#10975's _handle_gpu_memory_settings with --enable-dp-attention adds cuda_graph_max_bs x dp x 3 MiB (and
+    # x 1.5 more above a max_bs of 300) before the 10 GiB floor. By hand, A100 40GB (39.49 GiB = 40,437.76 MiB) at
+    # TP 4: chunk 4096, max_bs 160; reserved 512 + 1.5 x 4096 + 2 x 160 + 4 / 8 x 1024 = 7,488 MiB, + 160 x 4 x 3 =
+    # 9,408 with DP attention 4: (40,437.76 - 9,408) / 40,437.76 = 0.767 (0.815 without)
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    r = llm.plan(s, "sglang", ctx=8192, vram=39.49 * GiB, weights_dtype="bf16", tensor_parallel_size=4,
+                 data_parallel_size=4, dp_attention=True)
+    assert any(n.startswith("--mem-fraction-static 0.767: ") and "DP attention 4" in n for n in r["notes"])
+    from gpu_garden.memory.llm.runtimes.sglang import default_mfs
+    # an 80 GiB card (81,920 MiB) at TP 8: chunk 8192, max_bs 512; 512 + 12,288 + 1,024 + 1,024 = 14,848, + 512 x 4 x
+    # (3 + 1.5) = 9,216 at DP 4: (81,920 - 24,064) / 81,920 = 0.70625
+    assert default_mfs(8, 81920, None, dp_attention=4) == pytest.approx(0.70625, abs=6e-4)
+    assert default_mfs(8, 81920, None) == pytest.approx((81920 - 14848) / 81920, abs=6e-4)
+
+
+def test_sglang_dp_attention_on_a_release_before_the_read_formula_says_so():
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    r = llm.plan(s, "sglang", ctx=8192, vram=39.49 * GiB, weights_dtype="bf16", tensor_parallel_size=4,
+                 data_parallel_size=4, dp_attention=True, runtime_version="0.5.0")
+    assert any("was not read for DP attention's reserve" in n for n in r["notes"])

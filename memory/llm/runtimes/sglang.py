@@ -25,8 +25,10 @@
     #10975 are not read: taken as 0.4.8 and 0.5.3. A model whose config has a vision_config then gets
     adjust_mem_fraction_for_vlm (sglang#6881, merged 2025-06-29, inside the #7054 gate here): x 0.95 x clamp(1 - 0.1
     x (ratio - 1), 0.8, 1.05), ratio = the tower's num_hidden_layers (24 when the config names none) x hidden_size^2
-    against ViT-L/14's 24 x 1024^2 (not re-rounded). Not modelled: a speculative draft (+2 GiB, STANDALONE +6), DP
-    attention and 2026's prefill CUDA-graph reserve.
+    against ViT-L/14's 24 x 1024^2 (not re-rounded). With --enable-dp-attention #10975's reserve adds
+    3 MiB x cuda_graph_max_bs x dp (+1.5 more above a max_bs of 300) before the 10 GiB floor (DP_ATTENTION_RESERVE;
+    the earlier formulas not read for it). Not modelled: a speculative draft (+2 GiB, STANDALONE +6) and 2026's
+    prefill CUDA-graph reserve.
   hybrid gated-DeltaNet models (Qwen3-Next, Qwen 3.5+): the requests' recurrent state sits in its own pool
   (HybridReqToTokenPool) taken from `rest` first (model_runner_kv_cache_mixin handle_max_mamba_cache): without
   --max-mamba-cache-size or --disable-radix-cache it is rest x r / (1 + r), r = --mamba-full-memory-ratio (0.9), in
@@ -114,6 +116,10 @@ RUNNER_VLM_FACTOR = 0.95
 MFS_FORMULA = (0, 5, 3)       # sglang#10975, taken as its first release
 # (card below MiB, reserved GiB = a + TPxPP x b) of #7054; chunked_prefill_size, cuda_graph_max_bs below 4 / from
 # TP 4 of #10975, by the card's MiB
+# sglang#10975's reserve with --enable-dp-attention ("DP attention needs more padding for some operations"), added
+# before the 10 GiB floor: (cuda_graph_max_bs above, MiB x cuda_graph_max_bs x dp); the releases before its formula
+# were not read for it (a note says so)
+DP_ATTENTION_RESERVE = ((0, 3.0), (300, 1.5))
 RESERVED_BY_CARD = ((35 * 1024, 2.8, 0.1), (90 * 1024, 9.5, 0.5), (160 * 1024, 12.0, 0.5), (None, 32.0, 0.0))
 PREFILL_GRAPH_BY_CARD = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), (60 * 1024, 4096, 32, 160),
                          (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
@@ -128,9 +134,10 @@ def vlm_factor(vision: dict | None) -> float:
     return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
 
 
-def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1) -> float:
+def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1, dp_attention: int = 1) -> float:
     """SGLang's --mem-fraction-static when none is given: the 0.4 table by TP, or (with the card's capacity and a
-    version from MFS_BY_CARD on; None = the newest) the reserve its version computes from the card."""
+    version from MFS_BY_CARD on; None = the newest) the reserve its version computes from the card. dp_attention: the
+    --dp of --enable-dp-attention, whose padding the #10975 reserve adds (DP_ATTENTION_RESERVE)."""
     if gpu_mib is None or (version is not None and not at_least(version, *MFS_BY_CARD)):
         return next(f for n, f in DEFAULT_MFS if tp >= n)
     par = tp * pp
@@ -140,7 +147,10 @@ def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1
     else:
         chunk, bs_small, bs_large = next((c, s, g) for lim, c, s, g in PREFILL_GRAPH_BY_CARD
                                          if lim is None or gpu_mib < lim)
-        reserved = 512 + 1.5 * max(chunk, 2048) + 2 * (bs_small if tp < 4 else bs_large) + par / 8 * 1024
+        bs = bs_small if tp < 4 else bs_large
+        reserved = 512 + 1.5 * max(chunk, 2048) + 2 * bs + par / 8 * 1024
+        if dp_attention > 1:
+            reserved += sum(mib * bs * dp_attention for above, mib in DP_ATTENTION_RESERVE if bs > above)
         if gpu_mib > 60 * 1024:
             reserved = max(reserved, 10 * 1024)
     return round((gpu_mib - reserved) / gpu_mib, 3)
@@ -236,11 +246,17 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     mfs = knobs.get("mem_fraction_static")
     if not mfs:
         version = parse_version(knobs.get("runtime_version"))
-        mfs = default_mfs(tp, vram / MiB if vram else None, version)
+        dp_attn = (knobs.get("data_parallel_size") or 1) if knobs.get("dp_attention") else 1
+        mfs = default_mfs(tp, vram / MiB if vram else None, version, dp_attention=dp_attn)
+        if dp_attn > 1 and vram and version is not None and not at_least(version, *MFS_FORMULA):
+            notes.append(f"--enable-dp-attention: this version's default --mem-fraction-static was not read for DP "
+                         f"attention's reserve (read from sglang#10975, taken as {'.'.join(map(str, MFS_FORMULA))}); "
+                         "give --mem-fraction-static from the log")
         if vram and (version is None or at_least(version, *MFS_BY_CARD)):
             vlm = 1.0 if "omni" in (spec.arch or "") else vlm_factor(spec.vision)  # an omni config nests it
             mfs *= vlm
-            notes.append(f"--mem-fraction-static {mfs:.3f}: SGLang's default for a {vram / GiB:.0f} GiB card at TP {tp} "
+            notes.append(f"--mem-fraction-static {mfs:.3f}: SGLang's default for a {vram / GiB:.0f} GiB card at TP {tp}"
+                         + (f" with DP attention {dp_attn}" if dp_attn > 1 else "") + " "
                          f"({'its' if version is None else 'this version' + chr(39) + 's'} reserve for activations and "
                          "CUDA graphs, server_args _handle_gpu_memory_settings"
                          + (f"; x {vlm:.3f} for the vision tower, adjust_mem_fraction_for_vlm)" if vlm != 1.0 else ")"))
