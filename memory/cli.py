@@ -95,6 +95,7 @@ RUNTIME_SPELLINGS = {
         "-tp": ("--tensor-parallel-size N", "vLLM's -tp"), "--tp": ("--tensor-parallel-size N", "SGLang's --tp"),
         "--tp-size": ("--tensor-parallel-size N", "SGLang's --tp-size"),
         "-pp": ("--pipeline-parallel-size N", "vLLM's -pp"), "-dp": ("--data-parallel-size N", "vLLM's -dp"),
+        "--dp": ("--data-parallel-size N", "SGLang's --dp"), "--dp-size": ("--data-parallel-size N", "SGLang's --dp-size"),
         "--quantization": ("--weights-dtype T", "vLLM's --quantization"), "-q": ("--weights-dtype T", "vLLM's -q"),
         "-m": ("--gguf FILE (or --model NAME)", "llama.cpp's -m"),
     },

@@ -58,3 +58,15 @@ def test_sglang_dp_attention_on_a_release_before_the_read_formula_says_so():
     r = llm.plan(s, "sglang", ctx=8192, vram=39.49 * GiB, weights_dtype="bf16", tensor_parallel_size=4,
                  data_parallel_size=4, dp_attention=True, runtime_version="0.5.0")
     assert any("was not read for DP attention's reserve" in n for n in r["notes"])
+
+
+@pytest.mark.parametrize("spelling", ["--dp", "--dp-size"])
+def test_sglang_dp_spelling_names_the_kv_option(spelling, capsys):
+    # kv prints "--tp 4 --dp 4 --enable-dp-attention" in SGLang's command; typed back, --dp was only "unrecognized"
+    from gpu_garden.memory import cli
+    with pytest.raises(SystemExit) as e:
+        cli.main(["kv", "--model", "Qwen/Qwen3-30B-A3B", "--runtime", "sglang", "--tensor-parallel-size", "4",
+                  spelling, "4", "--enable-dp-attention"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert f"SGLang's {spelling} is --data-parallel-size N here" in err and "Traceback" not in err
