@@ -207,7 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed, LoRA slots at rank 64 unless --max-lora-rank)")
     s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
     s.add_argument("--data-parallel-size", type=int, metavar="N",
-                   help="vLLM data parallelism: one engine's figures (a MoE's routed experts over TP x DP GPUs); --vram one GPU's")
+                   help="vLLM --data-parallel-size (one engine's figures; a MoE's routed experts over TP x DP GPUs) or "
+                        "SGLang --dp with --enable-dp-attention (one DP rank's); --vram one GPU's")
     s.add_argument("--enable-dp-attention", action="store_true", default=None,
                    help="SGLang --dp N --enable-dp-attention (with --data-parallel-size N): attention over TP/N GPUs, one pool a DP rank")
     s.add_argument("--pipeline-parallel-size", type=int, metavar="N",

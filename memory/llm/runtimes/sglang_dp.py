@@ -9,7 +9,7 @@ Qwen3MoeModel is):
   (at least 1) a GPU: the cache a token is the model's over the attention group, not over tp.
 - Qwen2MoeModel's embed_tokens is a VocabParallelEmbedding with enable_tp=not enable_dp_attention: whole on each GPU.
 - The head is a ParallelLMHead with use_attn_tp_group=enable_dp_lm_head: split over all tp GPUs unless
-  --enable-dp-lm-head (not modelled: refused).
+  --enable-dp-lm-head (not modelled; no input: its default, off, is taken).
 - The routed experts stay split over all tp GPUs (the MoE block is not given the attention group; batch 61's TP 4 DP 4
   load of 15.96 GB a GPU is the experts at 1/4 with attention and the token table whole).
 
