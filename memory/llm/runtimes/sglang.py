@@ -228,6 +228,16 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: fl
     return out
 
 
+def fraction_text(x: float) -> str:
+    """A --mem-fraction-static as the command prints it: at least 2 places, and as many more as it takes for SGLang's
+    float() to read back the very fraction planned (0.767, not 0.77: the pool stated is the pool that command gets)."""
+    for places in range(2, 18):
+        text = f"{x:.{places}f}"
+        if float(text) == x:
+            return text
+    return repr(float(x))
+
+
 def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     """The verdict and the flags for `python -m sglang.launch_server` (no layer offload, no search of other
     settings: the least --mem-fraction-static that holds one request is named instead)."""
@@ -244,6 +254,7 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                         f"{spec.name} has no recurrent layers: drop it")
     tp = knobs.get("tensor_parallel_size") or 1
     mfs = knobs.get("mem_fraction_static")
+    runner = 1.0  # the old model runner's factor on the fraction SGLang is given (RUNNER_VLM_FACTOR)
     if not mfs:
         version = parse_version(knobs.get("runtime_version"))
         dp_attn = (knobs.get("data_parallel_size") or 1) if knobs.get("dp_attention") else 1
@@ -262,9 +273,11 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                          + (f"; x {vlm:.3f} for the vision tower, adjust_mem_fraction_for_vlm)" if vlm != 1.0 else ")"))
     version = parse_version(knobs.get("runtime_version"))
     if version is not None and not at_least(version, *MFS_BY_CARD) and spec.vision and "omni" not in (spec.arch or ""):
-        mfs *= RUNNER_VLM_FACTOR
-        notes.append(f"--mem-fraction-static {mfs:.3f}: this version's model runner lowers the fraction for a "
-                     f"multimodal model (x {RUNNER_VLM_FACTOR}, given or default)")
+        runner = RUNNER_VLM_FACTOR
+        notes.append(f"--mem-fraction-static {mfs * runner:.3f}: this version's model runner lowers the fraction for a "
+                     f"multimodal model (x {RUNNER_VLM_FACTOR}, given or default); the command gives the fraction "
+                     "before it")
+    asked, mfs = mfs, mfs * runner
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs, swa_ratio=knobs.get("swa_full_tokens_ratio"),
                   mamba_cache=knobs.get("max_mamba_cache_size"))
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
@@ -295,14 +308,14 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         out["kv_capacity_tokens"] = out["sglang_max_total_tokens"] = ev["tokens"]
         out["kv_capacity_bytes"] = ev["pool"]
         out["max_ctx"] = out["max_ctx_by_kv_dtype"][kv] = ev["tokens"]
-        need = math.ceil(ev["mfs_needed"] * 100) / 100
-        use = max(mfs, need) if need < 0.95 else None
+        need = math.ceil(ev["mfs_needed"] / runner * 100) / 100  # as the flag gives it (before the runner's factor)
+        use = max(asked, need) if need < 0.95 else None
         if use is not None:
-            flags.append({"kind": "flag", "name": "--mem-fraction-static", "value": f"{use:.2f}",
-                          "text": f"--mem-fraction-static {use:.2f}",
+            flags.append({"kind": "flag", "name": "--mem-fraction-static", "value": fraction_text(use),
+                          "text": f"--mem-fraction-static {fraction_text(use)}",
                           "reason": f"static share for weights + KV pool; one {ctx}-token request needs at least {need:.2f}"})
         notes.append(f"SGLang would allocate a pool of {ev['tokens']:,} tokens (max_total_num_tokens) at "
-                     f"--mem-fraction-static {mfs:.2f}")
+                     f"--mem-fraction-static {fraction_text(asked)}")
         if ev.get("mamba_slots") is not None and knobs.get("max_mamba_cache_size") is not None:
             notes.append(f"hybrid: {ev['mamba_slots']} request states of the recurrent (DeltaNet / Mamba-2) layers "
                          f"({fmt_bytes(ev['mamba_pool'])}, --max-mamba-cache-size) come out of the static share before "
