@@ -54,6 +54,13 @@ READ_BY = (
 )
 # a setting whose CLI option, as plan()'s refusal names it, is not its argparse name with dashes
 KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
+# the on/off settings, one row each: (plan()'s setting, what True, False and None mean); any other value (a string such
+# as "no", a number) is refused by check_names rather than read as truthy
+BOOL_KNOBS = (
+    ("prefix_caching", "True (--enable-prefix-caching), False (--no-enable-prefix-caching) or None (not given: vLLM's "
+                       "default)"),
+    ("dp_attention", "True (--enable-dp-attention), False or None (not given: SGLang's default, off)"),
+)
 
 
 def check_names(runtime, knobs) -> None:
@@ -69,9 +76,9 @@ def check_names(runtime, knobs) -> None:
             option = KNOB_OPTIONS.get(k, f"--{cli.replace('_', '-')}")
             raise UserError(f"{runtime} does not read {k} ({option}, {' and '.join(rts)} only): "
                             f"drop it, or plan for {rts[0]}")
-    if knobs.get("prefix_caching") is not None and not isinstance(knobs["prefix_caching"], bool):
-        raise UserError(f"prefix_caching is True (--enable-prefix-caching), False (--no-enable-prefix-caching) or None "
-                        f"(not given: vLLM's default), got {knobs['prefix_caching']!r}")
+    for k, meaning in BOOL_KNOBS:
+        if knobs.get(k) is not None and not isinstance(knobs[k], bool):
+            raise UserError(f"{k} is {meaning}, got {knobs[k]!r}")
 
 
 # data parallelism: vLLM's --data-parallel-size (runtimes/vllm_dp.py) and SGLang's --dp with --enable-dp-attention

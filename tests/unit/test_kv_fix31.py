@@ -48,3 +48,19 @@ def test_sglang_two_place_fractions_print_as_before():
     s = llm.describe(model="Qwen/Qwen3-30B-A3B")
     r = llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, mem_fraction_static=0.9)
     assert _printed_fraction(r) == "0.90"
+
+
+@pytest.mark.parametrize("bad", ["no", "yes", 1, 0, "True"])
+def test_dp_attention_must_be_a_bool(bad):
+    # review27 item 12: any truthy value ("no") turned DP attention on, as prefix_caching's bool check refuses
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    with pytest.raises(UserError, match=r"dp_attention is True \(--enable-dp-attention\), False or None"):
+        llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, tensor_parallel_size=4, data_parallel_size=4, dp_attention=bad)
+
+
+@pytest.mark.parametrize("ok", [True, False, None])
+def test_dp_attention_bools_still_plan(ok):
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    r = llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, tensor_parallel_size=4, dp_attention=ok,
+                 data_parallel_size=4 if ok else None)
+    assert ("--enable-dp-attention" in r["command"]) is bool(ok)
