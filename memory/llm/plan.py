@@ -60,7 +60,15 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
                                   f"tier, {lower} (server/sched.go reduceAutoNumCtxForLoadOOM): the figures' context"
                                   + ("" if retry["fits"] else ", which does not fit either: the load fails"))
             retry["ollama_oom_retry"] = {"from": out["ctx"], "to": lower}
-            return retry
+            return _parallel_sizes(retry, knobs)
+    return _parallel_sizes(out, knobs)
+
+
+def _parallel_sizes(out, knobs) -> dict:
+    """The tensor- and data-parallel sizes the figures are for (one GPU of a TP group; one engine / DP rank), under
+    the CLI options' names (--tensor-parallel-size, --data-parallel-size), 1 when not given."""
+    out["tensor_parallel_size"] = knobs.get("tensor_parallel_size") or 1
+    out["data_parallel_size"] = knobs.get("data_parallel_size") or 1
     return out
 
 

@@ -64,3 +64,21 @@ def test_dp_attention_bools_still_plan(ok):
     r = llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, tensor_parallel_size=4, dp_attention=ok,
                  data_parallel_size=4 if ok else None)
     assert ("--enable-dp-attention" in r["command"]) is bool(ok)
+
+
+def test_json_carries_the_tensor_and_data_parallel_sizes(capsys):
+    # review27 item 11: the --json output said neither size, though its figures are one GPU's of a TP group and one
+    # engine's / DP rank's; the keys are the CLI options' names
+    import json
+    from gpu_garden.memory import cli
+    base = ["kv", "--model", "Qwen/Qwen3-30B-A3B", "--ctx", "8192", "--vram", "80", "--json"]
+    assert cli.main(base + ["--runtime", "vllm", "--tensor-parallel-size", "2", "--data-parallel-size", "4"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert (r["tensor_parallel_size"], r["data_parallel_size"]) == (2, 4)
+    assert cli.main(base + ["--runtime", "sglang", "--tensor-parallel-size", "4", "--data-parallel-size", "2",
+                            "--enable-dp-attention"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert (r["tensor_parallel_size"], r["data_parallel_size"]) == (4, 2)
+    assert cli.main(base + ["--runtime", "llama.cpp"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert (r["tensor_parallel_size"], r["data_parallel_size"]) == (1, 1)
