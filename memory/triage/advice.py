@@ -5,7 +5,7 @@ import re
 from types import SimpleNamespace
 
 from .case import snapshot_device
-from .predicates import torch29_conv3d
+from .predicates import ggml_header_failed, torch29_conv3d
 from .should_fit import NAME, shown_version
 from ..units import GiB, MiB, fmt_bytes as _b
 
@@ -215,7 +215,10 @@ def _conditions(inc, env, f, lat, area, frames, others) -> dict:
          "image": bool(area) and frames <= 1 and not lat.get("video_frames"),
          "windows": env.get("os") == "windows",
          "mtp_gpu_sampling": f["ggml_spec_mtp"] and not f["ggml_spec_cpu_sampling"],
-         "gpu_fault": bool(f["gpu_fault"])}
+         "gpu_fault": bool(f["gpu_fault"]),
+         # (round 70) llama.cpp's pre-GGUF loader failed while reading the file's header (the rules' row of the same name)
+         "ggml_header_failed": inc.primary["kind"] == "cpp.bad_alloc" and env.get("runtime") == "llama.cpp" and ggml_header_failed(
+             SimpleNamespace(f=f, after=inc.after, line=inc.primary.get("_line", inc.first_line)))}
     named = any("empty_cache" in t for t in inc.texts + [s for s in inc.sources if s] + [fn for _, fn in inc.frames])
     c["empty_cache_relevant"] = named or bool(others)
     return c

@@ -244,6 +244,10 @@ FACTS = [
     # model's metadata or tensors): an eviction after one of these answers that load, not a failure before it
     ("ggml_load_start", re.compile(r'msg="?starting (?:runner|llama server)|msg="?load request|llama_model_loader: loaded meta data|'
                                    r"load_tensors: loading model tensors")),
+    # (round 70) llama.cpp's loader before GGUF: "llama.cpp: loading model from <path>" as it opens the file (group 1), then
+    # what it read from the file's header ("llama_model_load_internal: format = ggjt v2", n_vocab, ...; group 2). A failure
+    # after the first and before any of the second came while the header was being read (facts "ggml_header")
+    ("ggml_header", re.compile(r"^\s{0,8}(llama\.cpp: loading model from) \S|(\bllama_model_load_internal: )")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
     ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
     # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
@@ -297,6 +301,7 @@ FACT_KEYS = {
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "encountered while running the model"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
+    "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),

@@ -32,7 +32,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": [],
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": [], "ggml_header": [],
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": False, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
@@ -451,6 +451,9 @@ HANDLERS = {
                                                              if num(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
     "vk_pinned_device": _set("vk_pinned_device", True),
     "ollama_evict": _ollama_evict,
+    # (round 70) llama.cpp's pre-GGUF loader: (line, "open" | "read") of its file-open line and its header lines, the last 16
+    "ggml_header": lambda s, f, m, text, lineno, *_: any(n == lineno for n, _ in f["ggml_header"]) or
+    f.__setitem__("ggml_header", sorted(f["ggml_header"] + [(lineno, "open" if m.group(1) else "read")])[-16:]),
     "ggml_load_start": lambda s, f, m, text, lineno, *_: lineno in f["ggml_load_start"] or
     f.__setitem__("ggml_load_start", (f["ggml_load_start"] + [lineno])[-16:]),
     "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),

@@ -315,3 +315,11 @@ def sync_frame(x):
     Not under cudaMallocAsync: its allocations are stream-ordered (cudaMallocAsync is queued on the stream like a kernel), so a
     real shortage surfaces at the next synchronize, and the wait is where the request's failure shows."""
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES and not async_named(x)
+
+
+def ggml_header_failed(x) -> bool:
+    """(round 70) The failure came while llama.cpp's pre-GGUF loader read a model file's header: the last of its lines before
+    the failure (and after the failure before it) is the file-open line "llama.cpp: loading model from", none of the header
+    lines it prints once the header is read (facts "ggml_header")."""
+    seen = [(n, what) for n, what in x.f["ggml_header"] if (x.after or 0) < n < (x.line or 0)]
+    return bool(seen) and seen[-1][1] == "open"

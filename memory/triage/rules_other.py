@@ -5,6 +5,7 @@ from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POO
                          gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
 from .native_runtimes import hip_host_call, physx_setting
+from .predicates import ggml_header_failed as header_failed
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -65,6 +66,19 @@ OTHER = [
       "error before it (an NCCL timeout, a failed rank, a corrupt input) and fix that"),
     R("other", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) >= ABSURD_HOST,
       "one host allocation of {n[requested]:b}: more RAM than any machine has; a size computed wrong (a bug in the node or its input), not a RAM shortage"),
+    # (round 70) llama.cpp's pre-GGUF loader threw std::bad_alloc after "llama.cpp: loading model from" and before it printed
+    # anything it read from the file ("llama_model_load_internal: format = ...", n_vocab, ...): it was still reading the
+    # header, whose vocabulary and tensor lengths size its vectors, so a length read wrong (a file in a format this build does
+    # not read: made before or after an on-disk format change, or corrupt or cut short) asks for an absurd size; the RAM the
+    # model needs is never asked for there (ggml-org/llama.cpp#1538: an old q4_1 file after PR #1508 changed the format)
+    R("other", 5.0, lambda x: x.kind == "cpp.bad_alloc" and x.env["runtime"] == "llama.cpp" and header_failed(x),
+      lambda x: "std::bad_alloc while llama.cpp was reading the model file's header (after \"loading model from\", before it "
+                "printed the file's format and sizes): a length read from the file was wrong, so the file is not in the format "
+                + (f"this build (build {x.f['runtime_version']['llama.cpp']}) reads" if x.f["runtime_version"].get("llama.cpp")
+                   else "this build reads")
+                + " (made before or after a change of the on-disk format, or corrupt or cut short), not a RAM shortage; "
+                "re-convert or re-quantize the model from its original weights with this build, or run the build it was made "
+                "for (a regression of this version for files made before it is likely)"),
     R("other", 4.0, fraction_cap,
       "{n[allowed]:b} allowed by a per-process memory fraction on a {total:b} card with {free:b} free: the cap ran out, not the card"),
     # the runtime's own numbers say it fits: the driver or a runtime version refused it (a regression is likely)

@@ -88,6 +88,9 @@ RUNTIME_MARKERS = (
     ("coremltools", ("coremltools",), r"\bcoremltools[\\/](?:converters|models|proto|optimize|_deps)\b"),
     # (round 67) llama2.c's browser/WASI ports: their worker scripts and wasm files ("llama2c-worker.js:25", dmarcos/llama2.c-web#1)
     ("llama2.c", ("llama2c",), r"\bllama2c[-_.][\w.-]{0,30}?\.(?:m?js|wasm)\b"),
+    # (round 70) llama.cpp's loader before GGUF (llama_file_loader, 2023) opened a model file with "llama.cpp: loading model
+    # from <path>": its own words, at the start of a line (ggml-org/llama.cpp#1538: a std::bad_alloc after it is llama.cpp's)
+    ("llama.cpp", ("llama.cpp: loading model from",), r"^\s{0,8}llama\.cpp: loading model from \S"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

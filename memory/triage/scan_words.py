@@ -125,6 +125,9 @@ OPEN_ANCHORS += (b"Linux",)
 # (round 68) ggml's CUDA check names its source file on a line of its own ("ggml-cuda.cu:110", or
 # ".../ggml-cuda.cu:2360: CUDA error"): the fact ggml_marker, read while a failure is open and from the window
 OPEN_ANCHORS += (b"ggml-cuda.cu:",)
+# (round 70) llama.cpp's pre-GGUF loader's header lines ("llama_model_load_internal: format = ggjt v2"): the fact ggml_header,
+# which tells a failure while the file's header was read from one after it
+OPEN_ANCHORS += (b"llama_model_load_internal: ",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
@@ -144,6 +147,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
 WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
+WINDOW_KEYS += (b"llama_model_load_internal: ",)   # (llama.cpp's pre-GGUF header lines, facts "ggml_header": round 70)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
