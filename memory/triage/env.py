@@ -199,7 +199,8 @@ def guess_runtime(scan, inc) -> str:
         return "ollama" if f["ollama"] else "llama.cpp"
     # amdgpu's command submission and the Vulkan validation layer serve graphics APIs (PyTorch's ROCm goes through KFD):
     # with no other runtime named, ggml's Vulkan backend
-    if "amdgpu.cs_enomem" in kinds or "vulkan.max_buffer" in kinds:
+    # (round 69: Metal's validation layer likewise; PyTorch's MPS and MLX refuse such a buffer in their own words first)
+    if "amdgpu.cs_enomem" in kinds or "vulkan.max_buffer" in kinds or "metal.max_buffer" in kinds:
         return "ollama" if f["ollama"] else "llama.cpp"
     # the HIP runtime's own trace (AMD_LOG_LEVEL) is the layer under every framework on ROCm: it names the runtime only where
     # nothing above it does (no framework's marker or message, no Python frames), as a HIP program of its own prints it

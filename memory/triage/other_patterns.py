@@ -151,6 +151,10 @@ VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) lim
 # VUID-VkBufferCreateInfo-size-06409): vkCreateBuffer asked for one buffer above VkPhysicalDeviceMaintenance4Properties::
 # maxBufferSize, the cap the driver reports or a layer (the LunarG Vulkan Configurator) imposes, whatever is free; older
 # releases print neither number (ggml-org/llama.cpp#11598)
+# Metal's API validation layer (on under Xcode's debugger, the iOS and macOS apps that embed a runtime) refusing one buffer
+# over the device's per-buffer maximum: "-[MTLDebugDevice newBufferWithBytesNoCopy:...]: failed assertion `Buffer Validation"
+# then "newBufferWith*:length 0x86004000 must not exceed 2048 MB." (llama.cpp#6861); the length in hex or decimal bytes
+METAL_VALIDATION = re.compile(r"newBufferWith\w*\*?:length (0x[0-9a-fA-F]{1,16}|\d{1,20}) must not exceed (\d{1,9}) MB")
 VULKAN_MAX_BUFFER = re.compile(r"vkCreateBuffer(?:\(\))?: pCreateInfo->size (?:\((\d{1,20})\) )?is larger than the maximum allowed buffer size "
                                r"VkPhysicalDeviceMaintenance4Properties\.maxBufferSize(?: \((\d{1,20})\))?")
 # Mesa's RADV (winsys/amdgpu/radv_amdgpu_cs.c) relaying the kernel's -ENOMEM from the command-submission ioctl (amdgpu_cs.c

@@ -25,7 +25,10 @@ _RECORD = re.compile(
     rb"[ \t]|File \"|Traceback|During handling|The above exception|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|\d\d-\d\d \d\d:|"
     rb"\[[\d:. -]+\]|\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|NOTICE)\b|[IWEF]\d{4} |time=|\(\w+ pid=\d|"
     rb"!!!|#\d+ |[\w.]*(?:Error|Exception|Warning)\b:|(?:llama|ggml|llm_load|load_tensors|print_info|clip|srv|slot)\w*:|"
-    rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
+    rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||"
+    # the shell's notice that the OOM killer ended the job: a line of its own ("Killed", "bash: line 1: 4242 Killed ...",
+    # "zsh: killed python3 ..."), never the rest of the line the job printed last (tune141: joined, it was no failure)
+    rb"Killed[ \t]*$|(?:ba|z)?sh: (?:line \d+: +\d+ +)?[Kk]illed\b|" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
 _BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: the line is whole
 # Python's frame line to its end: whole (textwrap breaks between words, so a part never ends in ", in name";
 # a terminal's cut can, at the width, so only a shorter line counts)

@@ -213,6 +213,12 @@ OTHER = [
       + " above the device's maxBufferSize" + (f" ({fmt_bytes(x.n['max_allowed'])})" if x.n.get("max_allowed") else "")
       + ": a cap on one buffer set by the driver or a layer overriding it (the Vulkan Configurator), not a lack of VRAM; "
         "a smaller -ub/-b or context splits the buffer"),
+    # (round 69) Metal's API validation layer stops one buffer over the per-buffer maximum (llama.cpp#6861): a cap on one
+    # buffer, as R5 reads every such cap when the log shows no total the buffer exceeds
+    R("other", 8.0, kind("metal.max_buffer"),
+      lambda x: f"Metal's validation layer refused one buffer of {fmt_bytes(x.n['requested'])} over the device's per-buffer "
+      f"maximum ({fmt_bytes(x.n['limit'])}): a cap on one buffer, not the device's total; a smaller -ub, -fa or a shorter "
+      "context shrinks the buffer, and a shorter context also the KV cache if the device is near its total"),
     R("other", 6.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "scratch",
       lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
                 f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "

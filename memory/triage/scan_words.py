@@ -58,6 +58,8 @@ ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has
 # ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
 ERROR_WORDS += ("HipVMM Failure", "Unexpected bus error encountered in worker")
 ERROR_WORDS += ("WebGL maximum",)     # TensorFlow.js's WebGL texture-size cap (round 64)
+ERROR_KEYS += ("must not exceed",)     # Metal validation's per-buffer cap (round 69)
+ERROR_WORDS += ("must not exceed",)
 ERROR_WORDS += ("Array buffer allocation failed",)     # V8's ArrayBuffer refusal (round 67; MNN's "Out of memory when" is covered)
 ERROR_KEYS += ("HipVMM Failure",)
 ERROR_WORDS += ("Device lost during", "GPUDevice was lost")     # WebGPU's device loss (round 67): no memory word in it
@@ -105,6 +107,7 @@ ANCHORS += (b"HipVMM Failure",)
 ANCHORS += (b"Device lost during", b"GPUDevice was lost")      # WebGPU's device loss (round 67)
 ANCHORS += (b"dispatched on the CPU",)    # (round 68: the bitsandbytes refusal cut after its first sentence)
 ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
+ANCHORS += (b"must not exceed",)   # Metal validation's per-buffer cap (round 69): neither "emory" nor "llocat" is in it
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
