@@ -57,8 +57,8 @@ KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-
 # the on/off settings, one row each: (plan()'s setting, what True, False and None mean); any other value (a string such
 # as "no", a number) is refused by check_names rather than read as truthy
 BOOL_KNOBS = (
-    ("prefix_caching", "True (--enable-prefix-caching), False (--no-enable-prefix-caching) or None (not given: vLLM's "
-                       "default)"),
+    ("prefix_caching", ("True (--enable-prefix-caching), False (--no-enable-prefix-caching) or None (not given: "
+                        "vLLM's default)")),
     ("dp_attention", "True (--enable-dp-attention), False or None (not given: SGLang's default, off)"),
 )
 

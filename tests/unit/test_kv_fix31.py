@@ -70,6 +70,7 @@ def test_json_carries_the_tensor_and_data_parallel_sizes(capsys):
     # review27 item 11: the --json output said neither size, though its figures are one GPU's of a TP group and one
     # engine's / DP rank's; the keys are the CLI options' names
     import json
+
     from gpu_garden.memory import cli
     base = ["kv", "--model", "Qwen/Qwen3-30B-A3B", "--ctx", "8192", "--vram", "80", "--json"]
     assert cli.main(base + ["--runtime", "vllm", "--tensor-parallel-size", "2", "--data-parallel-size", "4"]) == 0
