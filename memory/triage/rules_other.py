@@ -2,10 +2,9 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
-                         gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
+                         ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch)
 from .native_runtimes import hip_host_call, physx_setting
-from .predicates import ggml_header_failed as header_failed
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -71,7 +70,7 @@ OTHER = [
     # header, whose vocabulary and tensor lengths size its vectors, so a length read wrong (a file in a format this build does
     # not read: made before or after an on-disk format change, or corrupt or cut short) asks for an absurd size; the RAM the
     # model needs is never asked for there (ggml-org/llama.cpp#1538: an old q4_1 file after PR #1508 changed the format)
-    R("other", 5.0, lambda x: x.kind == "cpp.bad_alloc" and x.env["runtime"] == "llama.cpp" and header_failed(x),
+    R("other", 5.0, lambda x: x.kind == "cpp.bad_alloc" and x.env["runtime"] == "llama.cpp" and ggml_header_failed(x),
       lambda x: "std::bad_alloc while llama.cpp was reading the model file's header (after \"loading model from\", before it "
                 "printed the file's format and sizes): a length read from the file was wrong, so the file is not in the format "
                 + (f"this build (build {x.f['runtime_version']['llama.cpp']}) reads" if x.f["runtime_version"].get("llama.cpp")
