@@ -64,7 +64,7 @@ PRE_AMPERE_DATA = (
     "NVIDIA GeForce RTX 2080 8 GB", "NVIDIA GeForce RTX 3060 12 GB (the file's heading", "NVIDIA Tesla T4 (compute 7.5: 'FA2 is only supported on devices with compute capability >= 8'; XFormers",
     "NVIDIA Tesla T4 16 GB (Ollama", "NVIDIA Tesla V100-SXM2-32GB", "RTX 2060 12 GB", "RTX 2080 Ti, 9.9 GiB",
     "Tesla T4 (Colab)", "Tesla T4 (compute 7.5), Colab", "Tesla T4 (compute 7.5; 'Total VRAM", "Tesla T4 (compute 7.5; Ollama: total 15.0 GiB, 'gpu memory' available 14.1",
-    "Tesla T4 15 GB", "Tesla T4 16 GB", "Tesla V100-SXM2-32GB (31.7", "the file names both an RTX 3060",
+    "Tesla T4 15 GB", "Tesla T4 16 GB (Google Colab)", "Tesla V100-SXM2-32GB (31.7", "the file names both an RTX 3060",
     # below Volta, missed by the former pattern
     "2x Tesla K80", "NVIDIA Quadro P1000", "Tesla M60",
     # batch 50 (vllm-healthmaps, vLLM 0.19.1 on a Colab T4)
@@ -81,6 +81,8 @@ PRE_AMPERE_DATA = (
     "NVIDIA Tesla T4 (compute 7.5: 'FA2 is only supported on devices with compute capability >= 8'), vLLM",
     # batch 62 (ghghang2/repo: llama.cpp b8193 on a T4)
     "NVIDIA Tesla T4 16 GB (compute 7.5), Colab-style",
+    # batch 63 (ghghang2/v1.6: llama.cpp b8193-b8854 on a T4)
+    "Tesla T4 16 GB (compute 7.5; 'Total VRAM: 14912 MiB'",
 )
 
 
