@@ -427,4 +427,15 @@ SEEN = SEEN_BATCHES_1_32 + (
         "ollama-shresth-llama3-8b-q40-m4-16g-4k-default",
         "ollama-alagamai-qwen25-1.5b-q4km-m1pro-16g-4k",
         "ollama-alagamai-qwen25-7b-q4km-m1pro-16g-4k",
+        # batch 63 (kv-accuracy round 57, task ellm34; tuned after its first sight, llm_first_sight.json batches["63"],
+        # commit 3e878039): every row read; the projector's stored dtypes as round 57 says
+        "llamacpp-ghghang16-qwen35-27b-q3km-t4-16k-ngl999-fitabort",
+        "llamacpp-ghghang16-gemma4-26b-a4b-udiq4xs-t4-64k-ngl999-fitabort",
+        "llamacpp-ghghang16-gemma4-26b-a4b-udq4kxl-rtxpro6000-262k-mmproj-fit",
+        "llamacpp-ghghang16-qwen36-35b-a3b-udq6kxl-rtxpro6000-262k-mmproj-fit",
+        "llamacpp-ghghang16-qwen35-35b-a3b-udq4kxl-rtxpro6000-64k-mmproj-fit",
+        "llamacpp-ghghang16-qwen35-27b-udiq3xxs-t4-32k-f16kv-mmproj-fit",
+        "llamacpp-ghghang16-qwen35-27b-udiq3xxs-t4-16k-f16kv-mmproj-fit",
+        "llamacpp-ghghang16-qwen35-9b-q8-t4-64k-f16kv-noFA-mmproj-fit",
+        "llamacpp-ghghang16-qwen35-27b-udiq3xxs-t4-32k-np2-f16kv-mmproj-fit",
         )
