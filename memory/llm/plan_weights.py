@@ -181,6 +181,8 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                      + ("; Unsloth enables LoRA with its max_lora_rank, 64 unless given" if knobs.get("max_lora_rank")
                         is None else "")
                      + ("; MoE experts / MLA projections not counted" if spec.n_experts or spec.mla else ""))
+    if runtime == "llama.cpp" and proj and proj.get("gguf_bytes"):  # --mmproj loads the file at its stored types
+        proj = dict(proj, weights=proj["gguf_bytes"])
     return spec, roles, proj
 
 

@@ -19,6 +19,7 @@ import re
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, kv_cache
 from ..cards import compute_capability
+from ..mmproj import QWEN3VL_FILE_TOWERS, file_bytes, qwen3vl_tower
 from ..spec import SHARED
 from ..weights import layer_weights
 from . import at_least, parse_version
@@ -236,7 +237,7 @@ def projector(spec) -> dict | None:
     ff = int(v.get("intermediate_size") or 4 * d)
     heads = int(v.get("num_attention_heads") or v.get("num_heads") or 16)
     patch, image = int(v.get("patch_size") or 14), int(v.get("image_size") or 896)
-    patches = (image // patch) ** 2
+    patches, gguf = (image // patch) ** 2, None
     if v.get("model_type") == "pixtral":
         # Pixtral (Mistral 3.1/3.2): bias-free q k v o, a gated SiLU MLP (gate, up, down), 2D RoPE instead of a
         # position table (transformers PixtralVisionModel); Ollama's projector.weights is its v.* tensors, the
@@ -250,24 +251,12 @@ def projector(spec) -> dict | None:
         # (2 x position_embedding_size x hidden) and the embedder's projection into the decoder: 27 x 1152 / 4304 is
         # 0.575 B values (Gemma-4-31B); not checked against a printed figure
         inner = heads * int(v.get("head_dim") or d // heads)
-        params = (n * (4 * d * inner + 3 * d * ff + 4 * d) + 3 * patch * patch * d
-                  + 2 * int(v.get("position_embedding_size") or 10240) * d + d * spec.hidden)
+        pos = 2 * int(v.get("position_embedding_size") or 10240) * d
+        params = n * (4 * d * inner + 3 * d * ff + 4 * d) + 3 * patch * patch * d + pos + d * spec.hidden
         linear = n * (4 * d * inner + 3 * d * ff)
-    elif v.get("model_type") == "qwen3_vl":
-        # Qwen3-VL's tower (transformers Qwen3VLVisionModel): the generic ViT blocks, a Conv3d patch embedding over
-        # temporal_patch_size frames, a num_position_embeddings x hidden position table, and a patch merger
-        # (Qwen3VLVisionPatchMerger: LayerNorm, linear_fc1 (4d -> 4d) and linear_fc2 (4d -> out_hidden_size), biased;
-        # 4d = hidden x spatial_merge_size^2) once for the output and once per deepstack_visual_indexes entry, those
-        # normed on the merged 4d: 27 x 1152 / 4304 with three deepstack mergers is 0.595 B values (Qwen3-VL-32B)
-        per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d
-        m = d * int(v.get("spatial_merge_size") or 2) ** 2
-        out_d = int(v.get("out_hidden_size") or spec.hidden)
-        deep = len(v.get("deepstack_visual_indexes") or ())
-        merger = m * m + m + m * out_d + out_d
-        params = (n * per_layer + 3 * int(v.get("temporal_patch_size") or 2) * patch * patch * d + d
-                  + int(v.get("num_position_embeddings") or patches) * d
-                  + (1 + deep) * merger + 2 * d + deep * 2 * m)
-        linear = n * (4 * d * d + 2 * d * ff) + (1 + deep) * (m * m + m * out_d)
+        gguf = file_bytes(params, n * 4 * d + pos, 3 * patch * patch * d)  # the norms and positions F32 (mmproj)
+    elif v.get("model_type") == "qwen3_vl":  # mmproj.qwen3vl_tower
+        params, linear, _, _ = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
     else:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
@@ -289,8 +278,11 @@ def projector(spec) -> dict | None:
         px = QWEN25VL_MAX_PIXELS
         n_p = px // (patch * patch)
         graph = 4 * (2 * px * 3 + n_p * 3 * patch * patch + n_p * n_p * heads + d * n_p)
+    if v.get("model_type") in ("qwen3_vl", *QWEN3VL_FILE_TOWERS):  # llama.cpp's file holds Qwen3-VL's tower (mmproj)
+        file_params, _, f32, patch_w = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
+        gguf = file_bytes(file_params, f32, patch_w)
     return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear,
-            **({"graph_flash": int(graph_flash)} if graph_flash else {})}
+            **({"graph_flash": int(graph_flash)} if graph_flash else {}), **({"gguf_bytes": gguf} if gguf else {})}
 
 
 def llama_server(version) -> bool:

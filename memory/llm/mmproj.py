@@ -1,0 +1,40 @@
+"""The vision projector file llama.cpp's --mmproj loads (kv-accuracy round 57): its bytes at the types
+convert_hf_to_gguf.py stores, as clip.cpp's 'model size' line sums them, and Qwen3-VL's tower as that file holds it
+(Qwen3.5 / 3.6 included: the converter registers Qwen3_5ForConditionalGeneration and
+Qwen3_5MoeForConditionalGeneration on Qwen3VLVisionModel)."""
+
+QWEN3VL_FILE_TOWERS = ("qwen3_5", "qwen3_5_moe")  # counted as Qwen3-VL's tower in the file (runtimes/ollama.py projector)
+QWEN3VL_POSITIONS = 2304  # num_position_embeddings when the config leaves it out (Qwen3_5VisionConfig's default)
+
+# One row per stored type, bytes a value: one-dimensional tensors and *_norm.weight in F32 (prepare_tensors:
+# n_dims <= 1), the vision position table V_ENC_EMBD_POS in F32 (its "always in float32" list), the patch embedding
+# in F16 only for an F16 file and F32 otherwise (MmprojModel.tensor_force_quant: '.patch_embd.weight' in the name,
+# which also matches Qwen3-VL's second temporal half '.patch_embd.weight.1'), every other matrix at the file's 16
+# bits. The BF16 file (unsloth's mmproj-BF16) is the one priced; an F16 file is 2 bytes a patch value smaller.
+MMPROJ_ROWS = (("matrix", 2), ("f32", 4), ("patch_embd", 4))
+
+
+def file_bytes(params: int, f32: int, patch: int) -> int:
+    """Bytes of the BF16 mmproj file: MMPROJ_ROWS' bytes a value for the matrices, the F32 tensors and the patch."""
+    sizes = dict(MMPROJ_ROWS)
+    return int((params - f32 - patch) * sizes["matrix"] + f32 * sizes["f32"] + patch * sizes["patch_embd"])
+
+
+def qwen3vl_tower(v: dict, hidden: int, d: int, n: int, ff: int, patch: int) -> tuple:
+    """(params, linear, f32, patch) of Qwen3-VL's tower (transformers Qwen3VLVisionModel): the generic ViT blocks
+    (q k v o and fc1 fc2 biased, two LayerNorms), a Conv3d patch embedding over temporal_patch_size frames, a
+    num_position_embeddings x hidden position table, and a patch merger (LayerNorm, linear_fc1 (4d -> 4d) and
+    linear_fc2 (4d -> out_hidden_size), biased; 4d = hidden x spatial_merge_size^2) once for the output and once per
+    deepstack_visual_indexes entry, those normed on the merged 4d: 27 x 1152 / 4304 with three deepstack mergers is
+    0.595 B values (Qwen3-VL-32B). f32: the one-dimensional tensors and the position table."""
+    per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d
+    m = d * int(v.get("spatial_merge_size") or 2) ** 2
+    out_d = int(v.get("out_hidden_size") or hidden)
+    deep = len(v.get("deepstack_visual_indexes") or ())
+    merger = m * m + m + m * out_d + out_d
+    patch_w = 3 * int(v.get("temporal_patch_size") or 2) * patch * patch * d
+    pos = int(v.get("num_position_embeddings") or QWEN3VL_POSITIONS) * d
+    params = n * per_layer + patch_w + d + pos + (1 + deep) * merger + 2 * d + deep * 2 * m
+    linear = n * (4 * d * d + 2 * d * ff) + (1 + deep) * (m * m + m * out_d)
+    f32 = n * (per_layer - 4 * d * d - 2 * d * ff) + d + pos + (1 + deep) * (m + out_d) + 2 * d + deep * 2 * m
+    return params, linear, f32, patch_w
