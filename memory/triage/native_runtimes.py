@@ -478,7 +478,11 @@ def mnn_parameter(x) -> bool:
 # the device while work was queued. WebLLM's maintainers read it as too little GPU memory for the chosen model
 # (mlc-ai/web-llm#387: a smaller model ran); a driver reset reads the same, so the cause stays a reading, not a fact. Dawn's
 # backend is the OS's API (Vulkan on Linux and Android, Metal on macOS, D3D12 on Windows): engine maps the device kind by OS
-WEBGPU_LOST = re.compile(r"\bDevice lost during (?:onSubmittedWorkDone|mapAsync|[a-zA-Z]{1,40})\b|\bGPUDevice was lost\b")
+# (review28) only WebGPU's own words: the promise the browser rejects (onSubmittedWorkDone, mapAsync) or Dawn's tail "(do not use
+# this error for recovery"; any other word after "Device lost during" is a game's or an audio stack's own device ("Device lost
+# during playback", D3D11's "Device lost during Present()"), not an in-browser model's GPU
+WEBGPU_LOST = re.compile(r"\bDevice lost during (?:onSubmittedWorkDone|mapAsync)\b|\bDevice lost during \w{1,40} \(do not use this "
+                         r"error for recovery|\bGPUDevice was lost\b")
 
 
 def webgpu_lost(line):
