@@ -28,7 +28,11 @@ _RECORD = re.compile(
     rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||"
     # the shell's notice that the OOM killer ended the job: a line of its own ("Killed", "bash: line 1: 4242 Killed ...",
     # "zsh: killed python3 ..."), never the rest of the line the job printed last (tune141: joined, it was no failure)
-    rb"Killed[ \t]*$|(?:ba|z)?sh: (?:line \d+: +\d+ +)?[Kk]illed\b|" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
+    rb"Killed[ \t]*$|(?:ba|z)?sh: (?:line \d+: +\d+ +)?[Kk]illed\b|"
+    # libstdc++'s verbose terminate handler starts a line of its own ("terminate called after throwing an instance of
+    # 'std::bad_alloc'"): joined to a loader's last line it hid where the throw came (review28: llama.cpp's pre-GGUF loader
+    # line with ggml-model-q4_1.bin, the longest line of a short paste, read as cut)
+    rb"terminate called (?:after throwing|without an active)|" + b"|".join(re.escape(c.encode()) for c in "│¦❱"))
 _BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: the line is whole
 # Python's frame line to its end: whole (textwrap breaks between words, so a part never ends in ", in name";
 # a terminal's cut can, at the width, so only a shorter line counts)
