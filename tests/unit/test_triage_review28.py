@@ -40,3 +40,9 @@ def test_bad_alloc_after_the_stock_ggml_file_name_is_still_the_file():
     assert ev["runtime"] == "llama.cpp", ev["runtime"]
     assert cause == "other", scores
     assert "header" in ev["causes"][0]["evidence"][0], ev["causes"][0]
+
+
+def test_array_buffer_refusal_gets_its_own_guide():
+    """Round 67 named no guide for V8's refusal: host-ram's fallback, PyTorch's CPU allocator guide, was shown to a browser."""
+    _, _, ev = top("Uncaught RangeError: Array buffer allocation failed\n    at new ArrayBuffer (<anonymous>)\n")
+    assert ev["guide"]["id"] == "js-array-buffer", ev["guide"]["id"]
