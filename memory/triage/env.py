@@ -97,6 +97,11 @@ OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "pad
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
 MARKER_FIRST = ("tensorrt", "jvm", "javascript", "webgpu")
 
+# of those, a browser's own (V8's ArrayBuffer refusal, WebGPU's device loss): they name the runtime only as the incident's
+# failure itself; beside another runtime's error in the same incident (a log mixing a page's console and a PyTorch run) the
+# failure's own runtime stands (review28: a WebGPU loss before a torch OutOfMemoryError named webgpu)
+BROWSER_RUNTIMES = ("javascript", "webgpu")
+
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
 # engine it runs models on (LM Studio: llama.cpp, as the corpus's LM Studio cases and the llama.cpp guides have it)
@@ -122,7 +127,8 @@ def guess_runtime(scan, inc) -> str:
         return "comfyui"
     # runtimes whose own message names them (the recogniser's runtime), whatever else the log mentions; TensorRT's
     # message is TensorRT-LLM's too when the log names it
-    own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES), None)
+    own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES
+                and (e.get("runtime") not in BROWSER_RUNTIMES or e is inc.primary)), None)
     if own in LIBRARIES and (f["comfy"] or inc.has_exception_block or any(
             w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI

@@ -46,3 +46,15 @@ def test_array_buffer_refusal_gets_its_own_guide():
     """Round 67 named no guide for V8's refusal: host-ram's fallback, PyTorch's CPU allocator guide, was shown to a browser."""
     _, _, ev = top("Uncaught RangeError: Array buffer allocation failed\n    at new ArrayBuffer (<anonymous>)\n")
     assert ev["guide"]["id"] == "js-array-buffer", ev["guide"]["id"]
+
+
+def test_a_webgpu_loss_beside_a_torch_oom_leaves_the_runtime_pytorch():
+    """A log mixing a page's console and a PyTorch run: the browser's line in the same incident named webgpu (round 67's
+    OWN_MESSAGE_RUNTIMES entry) though the failure read is PyTorch's own error."""
+    log = ("Linux 6.5.0 x86_64\nOperationError: Device lost during onSubmittedWorkDone\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.68 GiB of "
+           "which 15.50 MiB is free. Including non-PyTorch memory, this process has 23.66 GiB memory in use. Of the allocated "
+           "memory 22.10 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.\n")
+    _, _, ev = top(log)
+    assert ev["kind"].startswith("torch."), ev["kind"]
+    assert ev["runtime"] == "pytorch", ev["runtime"]
