@@ -323,3 +323,15 @@ def ggml_header_failed(x) -> bool:
     lines it prints once the header is read (facts "ggml_header")."""
     seen = [(n, what) for n, what in x.f["ggml_header"] if (x.after or 0) < n < (x.line or 0)]
     return bool(seen) and seen[-1][1] == "open"
+
+
+TRT_SKIP_SPAN = 16      # lines either side of a TensorRT failure within which its builder's tactic-skip warning speaks for it
+
+
+def trt_tactic_skip_near(x) -> bool:
+    """(review28) TensorRT's builder skipped a tactic for want of workspace beside this failure: a skip warning (facts
+    "trt_tactic_skip") after the failure before it and within TRT_SKIP_SPAN lines of this one (DeepStream-Yolo#366 prints
+    it three lines after the Error Code 2 lines). A skip earlier in the log, a build that went on, says nothing of a later
+    failure."""
+    line = x.line or 0
+    return any((x.after or 0) < n and abs(n - line) <= TRT_SKIP_SPAN for n in x.f["trt_tactic_skip"])

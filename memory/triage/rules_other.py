@@ -3,7 +3,7 @@ code: the row format is in rules.py's docstring). rules.py puts them after the c
 from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
-                         tgi, tgi_tiny, torch)
+                         tgi, tgi_tiny, torch, trt_tactic_skip_near)
 from .native_runtimes import hip_host_call, physx_setting
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
@@ -267,7 +267,7 @@ OTHER = [
       "a WebGPU device loss with nothing else in the log: a driver reset, a GPU hang or another tab's GPU process reads the same"),
     # (round 67) TensorRT's builder could not allocate a tactic's workspace and skipped the tactic (fact_patterns.trt_tactic_skip):
     # the request is the builder's workspace pool limit, a setting, not the engine's weights or an inference tensor
-    R("other", 4.0, lambda x: x.kind == "tensorrt.oom" and x.f["trt_tactic_skip"],
+    R("other", 4.0, lambda x: x.kind == "tensorrt.oom" and trt_tactic_skip_near(x),
       lambda x: "TensorRT's builder skipped a tactic whose workspace"
       + (f" ({fmt_bytes(x.n['requested'])})" if x.n.get("requested") else "")
       + " could not be allocated: the request is the builder's workspace pool, a setting; set it below the card's free memory "
