@@ -153,7 +153,7 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
                  "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts",
-                 "sources", "partial_load", "epoch", "after")
+                 "sources", "partial_load", "epoch", "after", "failed_before")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
@@ -177,6 +177,7 @@ class Incident:
         self.epoch = scan.epoch
         self.after = scan.incidents[-1].last_line if scan.incidents else 0     # the failure before this one ended there
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
+        self.failed_before = False                 # (review28) the run had failed before this incident opened (_place)
 
 
 SPAN = 64 << 10     # while a failure is open, its anchor lines are looked up this many bytes at a time
@@ -326,6 +327,8 @@ class Scan:
             self._idle = idle
             if not idle:
                 self._read_to = self.bytes_seen + end
+            if self.cur is not None and self.open_ev is None and any(w in raw for w in L.RUN_WENT_ON):
+                self._drop_recovered_warning()
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
@@ -507,11 +510,13 @@ class Scan:
             if different_failure:
                 self._close()
                 cur = None
+        failed_before = self.run_failed
         if not ev.get("recoverable"):
             self.run_failed = True
         if cur is None:
             self._context()
             self.cur = Incident(ev, lineno, self)
+            self.cur.failed_before = failed_before
             self.n_incidents += 1
             if self.exception_pending:
                 self.cur.has_exception_block = True
@@ -534,6 +539,15 @@ class Scan:
         richer = ev["kind"] == cur.primary["kind"] and len(ev.get("numbers") or {}) > len(cur.primary.get("numbers") or {})
         if better or richer:
             cur.primary = ev
+
+    def _drop_recovered_warning(self):
+        """(review28) The run went on (L.RUN_WENT_ON) while the open incident holds only warnings of a retry its runtime
+        makes itself (L.RECOVERED_WARNINGS): the retry worked, so the incident is no failure and is dropped."""
+        cur = self.cur
+        if all(ev["kind"] in L.RECOVERED_WARNINGS for ev in cur.events):
+            self.cur = None
+            self.n_incidents -= 1
+            self.run_failed = cur.failed_before
 
     def _close(self):
         if self.open_ev is not None:

@@ -131,6 +131,14 @@ OPEN_ANCHORS += (b"ggml-cuda.cu:",)
 # (round 70) llama.cpp's pre-GGUF loader's header lines ("llama_model_load_internal: format = ggjt v2"): the fact ggml_header,
 # which tells a failure while the file's header was read from one after it
 OPEN_ANCHORS += (b"llama_model_load_internal: ",)
+# (review28) lines that say the run went on, one a row: a server up and serving (uvicorn's line under vLLM, TGI and others;
+# SGLang's own), a ComfyUI prompt done. Read while a failure is open: one after a warning whose runtime retries by itself
+# (RECOVERED_WARNINGS) and nothing else means the retry worked, and the warning is no failure
+RUN_WENT_ON = (b"Application startup complete", b"The server is fired up", b"Prompt executed")
+# the event kinds that are a warning of a retry the runtime makes itself, and only that: PyTorch's caching allocator's
+# cudaMalloc warning (round 68; it frees its cache and tries again, an OutOfMemoryError follows only if that fails too)
+RECOVERED_WARNINGS = ("torch.alloc_warn",)
+OPEN_ANCHORS += tuple(w for w in RUN_WENT_ON if w not in OPEN_ANCHORS)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
