@@ -98,6 +98,14 @@ NAMED_RUNTIMES = (
     ("lmdeploy", r"\blmdeploy\b"),
     ("mlx", r"\bmlx\b|\bmflux\b"),
     ("mlc-llm", r"\bmlc[_-]chat\b|\bmlc_llm\b|\bmlc-llm\b"),
+    # (fix33, review28 item 7) llama.cpp's GGUF loader's own lines, prefixed with its functions' names (src/llama-model-loader.cpp:
+    # "llama_model_loader: loaded meta data with 33 key-value pairs and 579 tensors from <path> (version GGUF V3 (latest))",
+    # "llama_model_loader: - kv   0: general.architecture str = llama", "llama_model_loader: - type q6_K: 338 tensors"; the
+    # 2023-2024 builds' "llm_load_print_meta: ..." and "llm_load_tensors: ..."; later print_info: and load_tensors:, too plain to
+    # gate on, follow the loader's own lines). They say llama.cpp loaded a model, not that it failed: llama-cpp-python prints
+    # them inside a ComfyUI node or a PyTorch script too, so they are this weak fact (no ComfyUI lines, no Python frames),
+    # not a marker: a bare std::bad_alloc after them is llama.cpp's, a torch OutOfMemoryError in a ComfyUI log stays ComfyUI's
+    ("llama.cpp", r"\bllama_model_loader: (?:loaded meta data with \d|- (?:kv|type) {1,8}\w)|\bllm_load_(?:print_meta|tensors): \w"),
 )
 
 RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
