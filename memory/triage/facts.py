@@ -32,9 +32,9 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": [], "ggml_header": [],
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": [], "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
+            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None}
 
@@ -61,7 +61,7 @@ def apply(scan, lineno, text, window=False):
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 
 
-LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing): the last this many; a failure reads those since the one before
+LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing, trt_tactic_skip, ggml_header, ggml_load_start): the last this many; a failure reads those since the one before
 
 
 # where a line stands in a Rust error chain as anyhow prints it: "Error: <top context>", then a blank line, "Caused by:" and
@@ -378,9 +378,8 @@ HANDLERS = {
     "requested_load": _requested_load,
     "dynamic_vram": _set("dynamic_vram", True),
     "conv3d_workaround": _set("conv3d_workaround", True),
-    # (review28) the lines of TensorRT's tactic-skip warnings, the last 16: a skip speaks only for the failure beside it
-    "trt_tactic_skip": lambda s, f, m, text, lineno, *_: lineno in f["trt_tactic_skip"] or
-    f.__setitem__("trt_tactic_skip", (f["trt_tactic_skip"] + [lineno])[-16:]),
+    # (review28) the lines of TensorRT's tactic-skip warnings (_kept: the last LINE_KEPT): a skip speaks only for the failure beside it
+    "trt_tactic_skip": lambda s, f, m, text, lineno, *_: _kept(f["trt_tactic_skip"], lineno, True),
     "cpu_fallback": _set("cpu_fallback", True),
     "yolox_occupy": _set("yolox_occupy", True),
     # (the last statistics before the failure: the cache as it stood then)
@@ -453,11 +452,9 @@ HANDLERS = {
                                                              if num(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
     "vk_pinned_device": _set("vk_pinned_device", True),
     "ollama_evict": _ollama_evict,
-    # (round 70) llama.cpp's pre-GGUF loader: (line, "open" | "read") of its file-open line and its header lines, the last 16
-    "ggml_header": lambda s, f, m, text, lineno, *_: any(n == lineno for n, _ in f["ggml_header"]) or
-    f.__setitem__("ggml_header", sorted(f["ggml_header"] + [(lineno, "open" if m.group(1) else "read")])[-16:]),
-    "ggml_load_start": lambda s, f, m, text, lineno, *_: lineno in f["ggml_load_start"] or
-    f.__setitem__("ggml_load_start", (f["ggml_load_start"] + [lineno])[-16:]),
+    # (round 70) llama.cpp's pre-GGUF loader: line -> "open" | "read" for its file-open line and its header lines (_kept: the last LINE_KEPT)
+    "ggml_header": lambda s, f, m, text, lineno, *_: _kept(f["ggml_header"], lineno, "open" if m.group(1) else "read"),
+    "ggml_load_start": lambda s, f, m, text, lineno, *_: _kept(f["ggml_load_start"], lineno, True),
     "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),
     "tf_device_mem": lambda s, f, m, text, lineno, *_: _tf_device_mem(f, lineno, ("total" if m.group(1) == "Total" else "free",
                                                                                      parse_size(m.group(2)))),

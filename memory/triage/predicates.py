@@ -321,7 +321,7 @@ def ggml_header_failed(x) -> bool:
     """(round 70) The failure came while llama.cpp's pre-GGUF loader read a model file's header: the last of its lines before
     the failure (and after the failure before it) is the file-open line "llama.cpp: loading model from", none of the header
     lines it prints once the header is read (facts "ggml_header")."""
-    seen = [(n, what) for n, what in x.f["ggml_header"] if (x.after or 0) < n < (x.line or 0)]
+    seen = [(n, what) for n, what in sorted(x.f["ggml_header"].items()) if (x.after or 0) < n < (x.line or 0)]
     return bool(seen) and seen[-1][1] == "open"
 
 
