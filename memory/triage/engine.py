@@ -80,7 +80,10 @@ def _event_dict(scan, inc, context):
     cause_forms = {"host-ram": "wddm"} if wddm_refused(case) and any(c["id"] == "host-ram" for c in causes[:2]) else {}
     if cause_forms:
         params["wddm"] = True
-    guide = guides_mod.select(top, env["runtime"], env, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
+    # (fix34) the guide variant follows the failure's device: a failure in host RAM (device cpu) on a machine whose backend is
+    # a GPU's reads the guides written for the CPU (platforms: [cpu]), as a ROCm or MPS device reads its own
+    genv = dict(env, backend="cpu") if device_kind == "cpu" else env
+    guide = guides_mod.select(top, env["runtime"], genv, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note
@@ -121,7 +124,7 @@ def _event_dict(scan, inc, context):
         "platform": {k: env[k] for k in ("os", "backend", "allocator", "expandable_segments")},
         "uncertain": rank.uncertain(causes),
     }
-    out["alternatives"] = _alternatives(causes, env, params, ev["kind"], ev.get("form"), cause_forms) if out["uncertain"] else []
+    out["alternatives"] = _alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms) if out["uncertain"] else []
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
         sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"])
