@@ -18,6 +18,8 @@ RECOGNITION_CHARS = 8 * 1024  # head + tail given to is_oom_error and triage_tex
 
 _core = None  # the triage module once imported; False if it failed to import
 _core_missing = None
+# the panel's headline where triage found only events the run went on from (triage's "recovered_only")
+RECOVERED_SUMMARY = "No failure to fix: the run went on after this out-of-memory event (recovered)"
 _session_ooms: list[dict] = []  # this process's earlier OOMs (raw numbers), for the triage core's leak check
 
 
@@ -206,7 +208,11 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
                "loaded_models": state.get("loaded_models"), "latent": latent, "previous_ooms": session}
     tri = _triage_report(log_excerpt(exc_type, bounded_text(full_message, RECOGNITION_CHARS)), context)
     events = (tri or {}).get("events") or []
-    event = events[-1] if events else {}
+    # the event triage's answer speaks of (its "headline": the last that failed; an event the run went on from is listed in
+    # the log's events but names no cause while a failure exists), else the last
+    head = (tri or {}).get("headline")
+    event = events[head] if isinstance(head, int) and 0 <= head < len(events) else events[-1] if events else {}
+    recovered_only = bool((tri or {}).get("recovered_only"))
     _session_ooms[:] = (session + [{"numbers": event.get("numbers") or {}, "kind": event.get("kind"),
                                     "node_type": class_type}])[-20:]
     causes = event.get("causes") or []
@@ -219,13 +225,14 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     if len(message) < len(full_message):
         notes.append(f"message of {len(full_message)} characters: head and tail kept; recognition read "
                      f"{RECOGNITION_CHARS} of them")
-    return {
+    report = {
         "id": uuid.uuid4().hex, "version": 1, "timestamp": time.time(), "prompt_id": node_ctx.get("prompt_id"),
         "node": node, "exception_type": exc_type, "message": message,
         "runtime": event.get("runtime"), "device_kind": event.get("device_kind"),
         "cause": cause, "causes": causes, "guide": guide, "numbers": numbers,
         "uncertain": bool(event.get("uncertain")), "alternatives": event.get("alternatives") or [],  # panel: side by side
         "pair": bool(event.get("pair")),  # the two fit about equally (triage's rank.pair): the panel's label, not recomputed
+        "recovered_only": recovered_only,  # every event was one the run went on from: no failure to fix
         "actions": oom_report.swap_actions(node, cause, guide),
         "latent": latent, "model_family": state.get("model_family"),
         "loaded_models": state.get("loaded_models"), "snapshot": state.get("snapshot"),
@@ -233,3 +240,6 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "host": {"platform": context["platform"], "backend": backend, "cuda_malloc_async": context["cuda_malloc_async"]},
         "session_history": session,  # what triage was told of this process's earlier OOMs (its leak evidence)
     }
+    if recovered_only:      # the panel's headline (oom_parts.causeLine reads "summary" before the cause)
+        report["summary"] = RECOVERED_SUMMARY
+    return report

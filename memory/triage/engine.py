@@ -165,12 +165,17 @@ def flag_commands(sugg) -> list:
 
 
 def _result(scan: Scan, context=None) -> dict:
+    """One answer for the log. An event the run went on from ("recoverable": ComfyUI's tiled VAE retry, PyTorch's allocator
+    warning before a server came up) is kept and listed, but names the answer only where no event failed: "headline" is the
+    index in "events" of the event the answer speaks of (the last that failed, else the last), "recovered_only" is true
+    where every event was recovered from (no failure to fix)."""
     events = [_event_dict(scan, inc, context) for inc in scan.incidents]
-    hard = [e for e in events if not e["recoverable"]]
-    last = (hard or events)[-1] if events else None
+    hard = [i for i, e in enumerate(events) if not e["recoverable"]]
+    head = (hard[-1] if hard else len(events) - 1) if events else None
+    last = events[head] if events else None
     return {"found": bool(events), "cause": last["causes"][0]["id"] if last else None,
             "uncertain": last["uncertain"] if last else False, "alternatives": last["alternatives"] if last else [],
-            "pair": last["pair"] if last else False,
+            "pair": last["pair"] if last else False, "headline": head, "recovered_only": bool(events) and not hard,
             "events": events, "count": scan.n_incidents, "lines": scan.lineno}
 
 
@@ -187,7 +192,8 @@ def triage_text(text: str, context: dict | None = None) -> dict:
     message kind (events' "kind"), compared only with failures of the same kind}). Other keys are ignored
     (the capture's "node_title" and "model_family" are not read).
 
-    The result: {"found", "cause", "uncertain", "alternatives", "events", "count", "lines"}. "uncertain" is
+    The result: {"found", "cause", "uncertain", "alternatives", "headline", "recovered_only", "events", "count", "lines"}
+    ("headline": the index of the event "cause" speaks of; "recovered_only": the run went on from every event, see _result). "uncertain" is
     true when the top cause has under rank.UNCERTAIN (0.7) of the points plus rank.NOT_DETERMINED's; "alternatives"
     then lists the top two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}; one when
     a single cause fired), else []; "pair" is true when those two fit about equally (the second's confidence

@@ -71,6 +71,25 @@ def distinct(evidence: list) -> list:
                                      for j in range(len(evidence))))]
 
 
+def _render_recovered(res: dict, events: list, max_events: int) -> str:
+    """Every event was recovered from (engine._result's recovered_only): no failure to fix; what happened, event by event."""
+    n = len(events)
+    out = [f"No failure to fix: the run went on after {'the' if n == 1 else n} out-of-memory event{'' if n == 1 else 's'} "
+           f"below (recovered; {res['lines']} lines read)."]
+    for e in events[-max_events:]:
+        out.append(f"  line {e['line']}: {e['causes'][0]['id']} (recovered), {e['runtime']}, {e['device_kind'] or 'device'}"
+                   f" - {e['message'][:100]}")
+    if n > max_events:
+        out.append(f"  ({n - max_events} earlier not shown)")
+    g = events[-1]["guide"]
+    if g:
+        out.append("")
+        out.append(f"If the retry is too slow, the guide for {events[-1]['causes'][0]['id']}:")
+        out.append(f"== {g['title']} ==")
+        out.append(g["markdown"].strip())
+    return "\n".join(out)
+
+
 def render_human(res: dict, max_events: int = 3) -> str:
     if not res["found"]:
         n = res.get("lines", 0)
@@ -79,9 +98,12 @@ def render_human(res: dict, max_events: int = 3) -> str:
         return f"No out-of-memory error found ({n} line{'' if n == 1 else 's'} read)."
     out = []
     events = res["events"]
-    last = next((e for e in reversed(events) if not e["recoverable"]), events[-1])
+    last = events[res["headline"]] if res.get("headline") is not None else \
+        next((e for e in reversed(events) if not e["recoverable"]), events[-1])
     top = last["causes"][0]
     where = f"{last['runtime']}, {last['device_kind'] or 'device'}"
+    if res.get("recovered_only"):
+        return _render_recovered(res, events, max_events)
     unsure = bool(last.get("uncertain")) and len(last.get("alternatives") or ()) >= 2
     pair = unsure and rank.pair(last["alternatives"])
     if unsure:

@@ -177,7 +177,7 @@ class Incident:
         self.epoch = scan.epoch
         self.after = scan.incidents[-1].last_line if scan.incidents else 0     # the failure before this one ended there
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
-        self.failed_before = False                 # (review28) the run had failed before this incident opened (_place)
+        self.failed_before = False                 # (review28) the run had failed before this incident opened (_place, _went_on)
 
 
 SPAN = 64 << 10     # while a failure is open, its anchor lines are looked up this many bytes at a time
@@ -328,7 +328,7 @@ class Scan:
             if not idle:
                 self._read_to = self.bytes_seen + end
             if self.cur is not None and self.open_ev is None and any(w in raw for w in L.RUN_WENT_ON):
-                self._drop_recovered_warning()
+                self._went_on(raw)
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
@@ -540,14 +540,17 @@ class Scan:
         if better or richer:
             cur.primary = ev
 
-    def _drop_recovered_warning(self):
-        """(review28) The run went on (L.RUN_WENT_ON) while the open incident holds only warnings of a retry its runtime
-        makes itself (L.RECOVERED_WARNINGS): the retry worked, so the incident is no failure and is dropped."""
+    def _went_on(self, raw: bytes):
+        """(review28, fix34) The run went on (L.RUN_WENT_ON) while the open incident holds only warnings of a retry its runtime
+        makes itself (L.RECOVERED_WARNINGS): the retry worked. The incident is kept and marked recovered, as a recoverable
+        event (ComfyUI's tiled VAE retry) is: the report lists it, and it names the answer only where nothing failed."""
         cur = self.cur
         if all(ev["kind"] in L.RECOVERED_WARNINGS for ev in cur.events):
-            self.cur = None
-            self.n_incidents -= 1
+            cur.recoverable_only = True
+            said = next(w for w in L.RUN_WENT_ON if w in raw).decode()
+            cur.hints.append(("recovered", f"the run went on ('{said}')"))
             self.run_failed = cur.failed_before
+            self._close()
 
     def _close(self):
         if self.open_ev is not None:
