@@ -3,7 +3,13 @@ convert_hf_to_gguf.py stores, as clip.cpp's 'model size' line sums them, and Qwe
 (Qwen3.5 / 3.6 included: the converter registers Qwen3_5ForConditionalGeneration and
 Qwen3_5MoeForConditionalGeneration on Qwen3VLVisionModel)."""
 
-QWEN3VL_FILE_TOWERS = ("qwen3_5", "qwen3_5_moe")  # counted as Qwen3-VL's tower in the file (runtimes/ollama.py projector)
+# vision_config model_types described as Qwen3-VL's tower (qwen3vl_tower), one row each: the one description of the
+# tower every runtime prices (runtimes/ollama.py projector), each by its own storage rule (llama.cpp's file at
+# MMPROJ_ROWS' types; vLLM, SGLang and Ollama's projector at 16 bits; kv-accuracy rounds 57 and 58).
+#   qwen3_vl: transformers Qwen3VLVisionModel itself.
+#   qwen3_5, qwen3_5_moe: llama.cpp's converter registers Qwen3_5(Moe)ForConditionalGeneration on Qwen3VLVisionModel;
+#     vLLM's qwen3_5.py builds self.visual = Qwen3_VisionTransformer (qwen3_vl.py's tower) for both classes.
+QWEN3VL_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe")
 QWEN3VL_POSITIONS = 2304  # num_position_embeddings when the config leaves it out (Qwen3_5VisionConfig's default)
 
 # One row per stored type, bytes a value: one-dimensional tensors and *_norm.weight in F32 (prepare_tensors:

@@ -19,7 +19,7 @@ import re
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, kv_cache
 from ..cards import compute_capability
-from ..mmproj import QWEN3VL_FILE_TOWERS, file_bytes, qwen3vl_tower
+from ..mmproj import QWEN3VL_TOWERS, file_bytes, qwen3vl_tower
 from ..spec import SHARED
 from ..weights import layer_weights
 from . import at_least, parse_version
@@ -255,8 +255,9 @@ def projector(spec) -> dict | None:
         params = n * (4 * d * inner + 3 * d * ff + 4 * d) + 3 * patch * patch * d + pos + d * spec.hidden
         linear = n * (4 * d * inner + 3 * d * ff)
         gguf = file_bytes(params, n * 4 * d + pos, 3 * patch * patch * d)  # the norms and positions F32 (mmproj)
-    elif v.get("model_type") == "qwen3_vl":  # mmproj.qwen3vl_tower
-        params, linear, _, _ = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
+    elif v.get("model_type") in QWEN3VL_TOWERS:  # one description (mmproj.qwen3vl_tower); llama.cpp's file types below
+        params, linear, f32, patch_w = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
+        gguf = file_bytes(params, f32, patch_w)
     else:
         per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
@@ -278,9 +279,6 @@ def projector(spec) -> dict | None:
         px = QWEN25VL_MAX_PIXELS
         n_p = px // (patch * patch)
         graph = 4 * (2 * px * 3 + n_p * 3 * patch * patch + n_p * n_p * heads + d * n_p)
-    if v.get("model_type") in ("qwen3_vl", *QWEN3VL_FILE_TOWERS):  # llama.cpp's file holds Qwen3-VL's tower (mmproj)
-        file_params, _, f32, patch_w = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
-        gguf = file_bytes(file_params, f32, patch_w)
     return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear,
             **({"graph_flash": int(graph_flash)} if graph_flash else {}), **({"gguf_bytes": gguf} if gguf else {})}
 
