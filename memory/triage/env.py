@@ -2,6 +2,8 @@
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
 import re
 
+from .runtime_markers import NAMED_FRAMES
+
 # PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
 # (pytorch#177974, the reland of #173330; gated to ROCM_VERSION >= 70000 by #179930). Upstream 2.11 (released 2026-03-23)
 # predates it, but AMD's own 2.11 wheels carry the backport (ROCm/pytorch#3106), so 2.11 stays undecided.
@@ -112,6 +114,7 @@ LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")
 
 
 _COMFY_PATH = re.compile(r"(?:^|[\s/])comfy/")
+_NAMED_FRAMES = {rt: re.compile(rx) for rt, rx in NAMED_FRAMES}
 
 
 def guess_runtime(scan, inc) -> str:
@@ -190,6 +193,10 @@ def guess_runtime(scan, inc) -> str:
     # executing VAEDecode:", the error dialog's node type above the message)
     if f["comfy"] or f["comfy_node"] or _COMFY_PATH.search(paths) or "execution.py" in paths or "custom_nodes" in paths:
         return "comfyui"
+    # (fix34) a runtime only named, with frames of its own package (runtime_markers.NAMED_FRAMES: llama-cpp-python's own
+    # exception raised from llama_cpp/_internals.py): its run, ComfyUI's frames and lines having been read above
+    if f["runtime_named"] in _NAMED_FRAMES and any(_NAMED_FRAMES[f["runtime_named"]].search(p) for p, _ in inc.frames):
+        return f["runtime_named"]
     if "vllm_omni/" in paths or "/vllm/" in paths:
         return "vllm"
     # PyTorch's cudaMallocAsync report ("Allocation on device N would exceed allowed memory"): ComfyUI's default allocator

@@ -1,4 +1,5 @@
-"""The runtimes a log line names (RUNTIME_MARKERS), the bare names that are only a weak hint (NAMED_RUNTIMES), and
+"""The runtimes a log line names (RUNTIME_MARKERS), the bare names that are only a weak hint (NAMED_RUNTIMES, with the
+frames one may come with: NAMED_FRAMES), and
 the gate words of both (RUNTIME_WORDS, which the scanner's anchors include). Moved from lines.py (rows unchanged)."""
 
 # The runtimes a line names (runtime id, the words that gate the line, the pattern: one group each in runtime_marker).
@@ -106,6 +107,18 @@ NAMED_RUNTIMES = (
     # them inside a ComfyUI node or a PyTorch script too, so they are this weak fact (no ComfyUI lines, no Python frames),
     # not a marker: a bare std::bad_alloc after them is llama.cpp's, a torch OutOfMemoryError in a ComfyUI log stays ComfyUI's
     ("llama.cpp", r"\bllama_model_loader: (?:loaded meta data with \d|- (?:kv|type) {1,8}\w)|\bllm_load_(?:print_meta|tensors): \w"),
+    # (fix34) llama-cpp-python's own exceptions (llama_cpp/_internals.py: LlamaModel's 'raise ValueError(f"Failed to load model
+    # from file: {path_model}")', LlamaContext's 'raise ValueError("Failed to create llama_context")'): llama.cpp under its
+    # Python binding. Its traceback has frames, so the weak fact is read there only with the binding's own frames
+    # (NAMED_FRAMES: llama_cpp/llama.py, llama_cpp/_internals.py) and no ComfyUI's: a node that calls llama-cpp-python keeps
+    # ComfyUI (env.guess_runtime reads ComfyUI's frames and lines first)
+    ("llama.cpp", r"\bValueError: Failed to (?:create llama_context\b|load model from file: \S)"),
+)
+
+# the frames a named runtime's weak fact may come with (runtime, pattern on a frame's path): its own package's files; a
+# named runtime without a row here is read only from a log with no frames
+NAMED_FRAMES = (
+    ("llama.cpp", r"\bllama_cpp[\\/](?:llama|_internals)\.py$"),
 )
 
 RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)

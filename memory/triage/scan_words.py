@@ -131,6 +131,9 @@ OPEN_ANCHORS += (b"ggml-cuda.cu:",)
 # (round 70) llama.cpp's pre-GGUF loader's header lines ("llama_model_load_internal: format = ggjt v2"): the fact ggml_header,
 # which tells a failure while the file's header was read from one after it
 OPEN_ANCHORS += (b"llama_model_load_internal: ",)
+# (fix34) llama-cpp-python's own exception after llama.cpp's failure ("ValueError: Failed to create llama_context"; its
+# "Failed to load model from file" is read by "ailed to load" above): the weak fact runtime_named (runtime_markers)
+OPEN_ANCHORS += (b"Failed to create llama_context",)
 # (review28) lines that say the run went on, one a row: a server up and serving (uvicorn's line under vLLM, TGI and others;
 # SGLang's own), a ComfyUI prompt done. Read while a failure is open: one after a warning whose runtime retries by itself
 # (RECOVERED_WARNINGS) and nothing else means the retry worked, and the warning is no failure
