@@ -2,7 +2,7 @@
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
 import re
 
-from .runtime_markers import NAMED_FRAMES
+from .runtime_markers import MARKERS_UNDER_COMFYUI, NAMED_FRAMES
 
 # PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
 # (pytorch#177974, the reland of #173330; gated to ROCM_VERSION >= 70000 by #179930). Upstream 2.11 (released 2026-03-23)
@@ -117,6 +117,14 @@ _COMFY_PATH = re.compile(r"(?:^|[\s/])comfy/")
 _NAMED_FRAMES = {rt: re.compile(rx) for rt, rx in NAMED_FRAMES}
 
 
+def _comfy_seen(f, inc) -> bool:
+    """(fix34) ComfyUI's own evidence for this failure: its lines (facts comfy, comfy_node), its error block, its frames."""
+    if f["comfy"] or f["comfy_node"] or inc.has_exception_block:
+        return True
+    paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
+    return bool(_COMFY_PATH.search(paths)) or "execution.py" in paths or "custom_nodes" in paths
+
+
 def guess_runtime(scan, inc) -> str:
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
@@ -141,7 +149,7 @@ def guess_runtime(scan, inc) -> str:
         if own in MARKER_FIRST:
             return f["runtime_marker"] or own
         return f["runtime_marker"] or f["runtime_named"] or ENGINE_OF[own] if own in ENGINE_OF else own
-    if f["runtime_marker"]:
+    if f["runtime_marker"] and not (f["runtime_marker"] in MARKERS_UNDER_COMFYUI and _comfy_seen(f, inc)):
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
         return "llama.cpp"

@@ -115,6 +115,12 @@ NAMED_RUNTIMES = (
     ("llama.cpp", r"\bValueError: Failed to (?:create llama_context\b|load model from file: \S)"),
 )
 
+# (fix34) runtimes whose marker rows above are only a weak hint in a ComfyUI log (its lines, its error block, its frames): a
+# custom node calls them in-process (llama-cpp-python prints llama.cpp's "llama.cpp: loading model from", its --mlock
+# VirtualLock warning; a GGUF node runs the converter scripts), so there the failure stays ComfyUI's, as fix33's loader lines
+# (NAMED_RUNTIMES) do; outside ComfyUI the rows name llama.cpp as before
+MARKERS_UNDER_COMFYUI = ("llama.cpp",)
+
 # the frames a named runtime's weak fact may come with (runtime, pattern on a frame's path): its own package's files; a
 # named runtime without a row here is read only from a log with no frames
 NAMED_FRAMES = (
