@@ -212,6 +212,11 @@ MLX_LOAD_PREFLIGHT = re.compile(
     r"|cannot load inside the available Metal memory budget; at least " + _OMLX_SIZE + r" resident(?: plus " + _OMLX_SIZE
     + r" [\w ]{0,30}?headroom)? is required"
     r"|Model '[^'\n]{1,200}' \(" + _OMLX_SIZE + r"\) exceeds max-model-memory \(" + _OMLX_SIZE + r"\)")
+# An application's own VRAM pre-flight check, which estimates a job's need before running it and refuses the job when the
+# estimate is over what the card has free right now: ACE-Step 1.5 ("[generate_music] VRAM pre-flight: 3.37 GB free, ~5.42 GB
+# needed (batch=2, duration=246s, mode=base).", ace-step/ACE-Step-1.5#747, fixed by #759). Nothing was allocated: the
+# estimate refused. A line whose need is under the free figure is the check passing, not a failure (other_runtimes)
+APP_VRAM_PREFLIGHT = re.compile(r"\bVRAM pre-?flight(?: check)?: " + _OMLX_SIZE + r" free, ~?" + _OMLX_SIZE + r" needed")
 # IREE's runtime status (iree/base/status: a code name, then the HAL driver's error and its own words): a device buffer
 # refused, "RESOURCE_EXHAUSTED; HIP driver error 'hipErrorOutOfMemory' (2): out of memory; failed to allocate buffer of
 # length 34638106880" (iree-org/iree#20518); the driver named picks the device. Its Vulkan HAL prints "[symbol] VkResult"

@@ -8,7 +8,7 @@ from ..units import parse_size
 # the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
 from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu  # noqa: F401
 # the patterns the readers below use (and parse.py, servers.py import from here): other_patterns.py, re-exported
-from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION)  # noqa: F401
+from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, APP_VRAM_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION)  # noqa: F401
 
 
 def level_zero(line):
@@ -279,6 +279,25 @@ def mlx_load_preflight(line):
 
 
 mlx_load_preflight.needed = ("Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory")
+
+
+def app_vram_preflight(line):
+    """An application's own VRAM pre-flight refusal (APP_VRAM_PREFLIGHT): its estimate of the job's need over the memory
+    free on the card at that moment. The same line with the need under the free figure is the check passing: no event."""
+    if "VRAM pre" not in line:
+        return None
+    m = APP_VRAM_PREFLIGHT.search(line)
+    if not m:
+        return None
+    b = lambda i: parse_size(m.group(i).replace(" ", ""), binary_decimal=True)
+    free, need = b(1), b(2)
+    if need <= free:
+        return None
+    return {"kind": "app.vram_preflight", "device_kind": None, "numbers": {"free": free, "required": need},
+            "runtime": "pytorch", "complete": True}
+
+
+app_vram_preflight.needed = ("VRAM pre-flight", "VRAM preflight")
 
 
 def iree_alloc(line):

@@ -111,7 +111,22 @@ def script_full(x):
     step's tensors would show their traceback or the training loop around them. Not where the driver spilled (allocated
     within the card, reserved past it): that is sysmem_fallback's row, and the two would say the same weights twice."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and x.allocated is not None
-            and 0.85 * x.reach <= x.allocated <= OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total and not sysmem_fallback(x))
+            and 0.85 * x.reach <= x.allocated <= OVER_CARD * x.total and x.req <= PARAM_SHARE * x.total and not sysmem_fallback(x)
+            and not churned(x))
+
+
+CHURN = 16      # cached-but-unallocated slack this many times the request, and a sliver of the card at least
+
+
+def churned(x):
+    """(round 71) PyTorch <= 2.0's message (no expandable segments): its cache holds unallocated slack many times the
+    failing request (CHURN) and a sliver of the card or more, under the quarter that reads as fragmentation (big_slack):
+    tensors were freed and their blocks kept, so passes have run (a batch's working tensors come and go). Placing a
+    model's weights allocates parameter after parameter and frees little; what fills the card here is the pass, not the
+    model (batch 111's fine-tunes, batch 165's sentence-transformers batch: the batch or the sequence length was cut).
+    Newer messages with such slack read as fragmentation (the 3.0 row), beside a weight a line names (round 13)."""
+    return (x.ev.get("form") == "<=2.0" and x.ru is not None and bool(x.req) and bool(x.total) and x.ru >= CHURN * x.req
+            and x.ru >= SLIVER * x.total)
 
 
 # one layer's matrix of a model that about fills the card: 24 layers or more of ~7 matrices each put under 1 % of the weights in

@@ -47,7 +47,10 @@ OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's evic
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
-    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and (big_slack(x) or x.ru >= 16 * x.req and x.ru >= SLIVER * x.total) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
+    # (round 71) under PyTorch <= 2.0's message a slack of 16x the request no longer stands in for a quarter of the card
+    # (big_slack): every old-message case it decided was a batch or a sequence length too long (batch 111's three
+    # fine-tunes, batch 165's sentence-transformers batch), and the card full of live tensors (85 % or more allocated)
+    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
     # in training, slack about the size of the request is the churn of the step's own tensors: the batch is the knob
     R("fragmentation", 3.2, lambda x: slack_fits(x) and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
@@ -130,6 +133,10 @@ RULES = [
           f"{label} {fmt_bytes(x.n[k])}" for k, label in (("allocated", "MPS"), ("other_allocations", "other allocations"),
                                                           ("max_allowed", "limit")) if x.n.get(k) is not None)]))
       or "MPS's out-of-memory message with no figures printed", first="act"),
+    # (round 71) the runner-up of an application's VRAM pre-flight refusal (rules_other): if its estimate is right, the job's
+    # size (batch, duration, resolution) is what it scales with
+    R("activations", 1.0, kind("app.vram_preflight"),
+      "if the pre-flight estimate is right, the job's size it was computed for (batch, duration, resolution) is the knob"),
     R("activations", 3.4, stage("compute-failed"),
       "llama.cpp: failed to allocate compute buffers (the graph's scratch memory, grows with -ub/-b and context)"),
     R("activations", 2.6, stage("after-kv-buffers"), "weights and KV cache were allocated; the compute buffer failed"),

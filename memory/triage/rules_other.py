@@ -122,6 +122,16 @@ OTHER = [
       + ": nothing was allocated; the requirement adds the server's fixed headroom (warmup buffers, a first KV cache, a system "
         "reserve) and the figure it compares is the unified memory free right now: free memory (quit apps, wait for a previous "
         "server to exit) and retry, or bypass the guard once (mlx-serve --skip-mem-preflight) to see whether the model runs"),
+    # (round 71) an application's own VRAM pre-flight check refused the job before running it: its estimate of the job's need
+    # over what the card had free at that moment. Nothing was allocated and nothing ran out; such an estimate adds up every
+    # model of the pipeline as if all were resident at once, and compares with what is free while earlier stages still hold
+    # the card, so under CPU offload (one model at a time) it over-counts: the check refused, not the card
+    # (ace-step/ACE-Step-1.5#747, fixed by #759: the check is skipped under offload)
+    R("other", 3.0, kind("app.vram_preflight"),
+      "the application's own VRAM pre-flight check refused the job before running it: its estimate ({n[required]:b} needed) "
+      "against what the card had free at that moment ({n[free]:b}); nothing was allocated. Such an estimate counts every model "
+      "as resident at once and compares with what earlier stages still hold: with CPU offload (one model at a time) it "
+      "over-counts. Update the application or skip its check once and watch the real peak, before cutting the job"),
     # ds4's memory guard refused a plan that the budget its printed fields give from the machine would hold: the budget it used
     # looks set lower (a fixed per-model ceiling); nothing was allocated (antirez/ds4#889; the formula is inferred from that
     # issue's printed line, not checked against ds4's source)

@@ -68,6 +68,9 @@ ERROR_KEYS += ("Device lost during", "GPUDevice was lost")
 # other_patterns.HF_DISPATCH, round 68): none of the words above is in it
 ERROR_KEYS += ("dispatched on the CPU",)
 ERROR_WORDS += ("dispatched on the CPU or the disk",)
+# an application's own VRAM pre-flight refusal (other_runtimes.app_vram_preflight, round 71): no memory word in it
+ERROR_KEYS += ("VRAM pre-flight", "VRAM preflight")
+ERROR_WORDS += ("VRAM pre-flight", "VRAM preflight")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -108,6 +111,7 @@ ANCHORS += (b"Device lost during", b"GPUDevice was lost")      # WebGPU's device
 ANCHORS += (b"dispatched on the CPU",)    # (round 68: the bitsandbytes refusal cut after its first sentence)
 ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
 ANCHORS += (b"must not exceed",)   # Metal validation's per-buffer cap (round 69): neither "emory" nor "llocat" is in it
+ANCHORS += (b"VRAM pre-flight", b"VRAM preflight")   # an application's VRAM pre-flight refusal (round 71): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
