@@ -438,4 +438,16 @@ SEEN = SEEN_BATCHES_1_32 + (
         "llamacpp-ghghang16-qwen35-27b-udiq3xxs-t4-16k-f16kv-mmproj-fit",
         "llamacpp-ghghang16-qwen35-9b-q8-t4-64k-f16kv-noFA-mmproj-fit",
         "llamacpp-ghghang16-qwen35-27b-udiq3xxs-t4-32k-np2-f16kv-mmproj-fit",
+        # batch 64 (kv-accuracy round 59, task ellm37; read after its first sight, llm_first_sight.json batches["64"],
+        # commit 8e462de0): every row read; llama.cpp's compute buffer on Vulkan and the two refused models as round 59 says
+        "llamacpp-rocm6227-granite41-8b-udq8kxl-9070xt-rocm-win-131k-np4auto-fitctx",
+        "llamacpp-hilbertraum399-qwen3-30b-a3b-q4km-3090-vulkan-8k-np1",
+        "llamacpp-hilbertraum399-qwen35-35b-a3b-udq4kxl-3090-vulkan-8k-np1",
+        "llamacpp-hilbertraum399-ministral3-8b-2512-q4km-3090-vulkan-8k-np1",
+        "llamacpp-hilbertraum-gemma4-12b-qatq4-3080ti-vulkan-win-8k-np4auto",
+        "llamacpp-hilbertraum-qwen35-9b-udq4kxl-3080ti-vulkan-win-8k-np4auto",
+        "llamacpp-hilbertraum-qwen38-27b-udq5km-3090-vulkan-32k-np1-mtp2",
+        "llamacpp-hilbertraum399-qwen38-27b-udq5km-3090-vulkan-8k-np1-mtp2",
+        "llamacpp-hilbertraum399-qwen38-27b-udq5km-3090-vulkan-8k-np2-mtp2",
+        "llamacpp-hilbertraum-gemma4-e2b-qatq4-uhd620-vulkan-win-8k-np1",
         )
