@@ -87,6 +87,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     asked_ngl = PC.read_knobs(runtime, parallel, knobs)
     if runtime == "ollama":  # Ollama prices every block of the GGUF, multi-token-prediction ones included
         spec = gguf_blocks(spec)
+    PC.check_vram(vram)  # before request_ctx: Ollama's default num_ctx reads the GPUs' total from it
     spec, ctx, model_max = request_ctx(spec, runtime, ctx, vram, knobs)
     PC.check_ranges(runtime, ctx, vram, knobs)
     fp32 = str(weights_dtype or spec.quant or spec.dtype).lower() in ("fp32", "f32", "float32")  # the model's dtype

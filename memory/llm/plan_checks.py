@@ -178,13 +178,18 @@ def read_knobs(runtime, parallel, knobs):
     return asked_ngl
 
 
+def check_vram(vram) -> None:
+    """--vram within a GPU's range; checked before the default context is picked (Ollama's tiers read it)."""
+    if vram is not None and not (256 * MiB <= vram <= 1 << 50):
+        raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
+
+
 def check_ranges(runtime, ctx, vram, knobs) -> None:
     """--ctx, --vram, --mla-cache, --tensor-split, --free-gib, --cuda-graph-gib and --gpu-memory-utilization within their
     ranges."""
     if ctx < 1 or ctx > 1 << 24:
         raise UserError(f"--ctx must be 1..{1 << 24}, got {ctx}")
-    if vram is not None and not (256 * MiB <= vram <= 1 << 50):
-        raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
+    check_vram(vram)
     if knobs.get("mla_cache") not in (None,) + MLA_CACHES:
         raise UserError(f"--mla-cache must be one of {', '.join(MLA_CACHES)}")
     split = knobs.get("tensor_split")
