@@ -9,7 +9,18 @@ Qwen3_5MoeForConditionalGeneration on Qwen3VLVisionModel)."""
 #   qwen3_vl: transformers Qwen3VLVisionModel itself.
 #   qwen3_5, qwen3_5_moe: llama.cpp's converter registers Qwen3_5(Moe)ForConditionalGeneration on Qwen3VLVisionModel;
 #     vLLM's qwen3_5.py builds self.visual = Qwen3_VisionTransformer (qwen3_vl.py's tower) for both classes.
-QWEN3VL_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe")
+#   qwen3_vl_moe, qwen3_vl_moe_vision: Qwen3-VL-30B-A3B / 235B-A22B's vision_config as their config.json writes it
+#     (transformers Qwen3VLMoeVisionConfig, a Qwen3VLVisionConfig with its own model_type; the later name
+#     qwen3_vl_moe_vision); the bundled Qwen3-VL MoE files say qwen3_vl, a user's config.json says this (review29).
+QWEN3VL_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_vl_moe", "qwen3_vl_moe_vision")
+# vision_config model_types the generic ViT of runtimes/ollama.py projector() describes (biased q k v o and fc1 fc2, two
+# LayerNorms, an (image / patch)^2 position table, a d x hidden projection), one row each; pixtral, gemma4_vision,
+# mllama_vision_model and QWEN3VL_TOWERS have their own branches. Any other family (or none named) is priced as this
+# generic ViT too, and the plan says so (tower_note) rather than present it as that family's tower.
+GENERIC_VIT_TOWERS = (
+    ("clip_vision_model", "CLIP's ViT (LLaVA 1.5 / 1.6)"),
+    ("siglip_vision_model", "SigLIP's ViT (Gemma 3)"),
+)
 QWEN3VL_POSITIONS = 2304  # num_position_embeddings when the config leaves it out (Qwen3_5VisionConfig's default)
 
 # One row per stored type, bytes a value: one-dimensional tensors and *_norm.weight in F32 (prepare_tensors:
@@ -44,3 +55,15 @@ def qwen3vl_tower(v: dict, hidden: int, d: int, n: int, ff: int, patch: int) -> 
     linear = n * (4 * d * d + 2 * d * ff) + (1 + deep) * (m * m + m * out_d)
     f32 = n * (per_layer - 4 * d * d - 2 * d * ff) + d + pos + (1 + deep) * (m + out_d) + 2 * d + deep * 2 * m
     return params, linear, f32, patch_w
+
+
+def tower_note(vision: dict, proj: dict) -> str | None:
+    """A note when projector() priced a vision tower whose family it does not describe as the generic ViT."""
+    kind = vision.get("model_type")
+    if not proj.get("generic") or kind in dict(GENERIC_VIT_TOWERS):
+        return None
+    named = f"vision_config's model_type {str(kind)[:40]!r}" if kind else "a vision_config that names no model_type"
+    return (f"vision tower: {named} is not a tower kv describes: its bytes here are a generic ViT's (as "
+            f"{' and '.join(what for _, what in GENERIC_VIT_TOWERS)}) of the config's depth and widths, not read from "
+            "that family's code")
+

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import fmt_bytes
-from . import checkpoints as CK
+from . import checkpoints as CK, mmproj as MP
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
@@ -124,6 +124,8 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                       notes) -> tuple:
     """The vision tower or projector, one GPU's tensor-parallel share and vLLM's LoRA slots; (spec, roles, projector)."""
     proj = OL.projector(spec)
+    if proj and MP.tower_note(spec.vision, proj) and (runtime != "llama.cpp" or knobs.get("mmproj")):
+        notes.append(MP.tower_note(spec.vision, proj))  # a family projector() does not describe: said, not passed off
     split = TOWER_TP_SPLIT.get((runtime, (spec.vision or {}).get("model_type"))) if proj and tp > 1 else None
     whole_tower = split == "whole"
     # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well

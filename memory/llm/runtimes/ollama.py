@@ -237,7 +237,7 @@ def projector(spec) -> dict | None:
     ff = int(v.get("intermediate_size") or 4 * d)
     heads = int(v.get("num_attention_heads") or v.get("num_heads") or 16)
     patch, image = int(v.get("patch_size") or 14), int(v.get("image_size") or 896)
-    patches, gguf = (image // patch) ** 2, None
+    patches, gguf, generic = (image // patch) ** 2, None, False
     if v.get("model_type") == "pixtral":
         # Pixtral (Mistral 3.1/3.2): bias-free q k v o, a gated SiLU MLP (gate, up, down), 2D RoPE instead of a
         # position table (transformers PixtralVisionModel); Ollama's projector.weights is its v.* tensors, the
@@ -258,8 +258,8 @@ def projector(spec) -> dict | None:
     elif v.get("model_type") in QWEN3VL_TOWERS:  # one description (mmproj.qwen3vl_tower); llama.cpp's file types below
         params, linear, f32, patch_w = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
         gguf = file_bytes(params, f32, patch_w)
-    else:
-        per_layer = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d      # q k v o (+bias), fc1 fc2 (+bias), 2 norms
+    else:  # the generic ViT (mmproj.GENERIC_VIT_TOWERS; any other family is priced so and noted, mmproj.tower_note)
+        per_layer, generic = 4 * d * d + 4 * d + 2 * d * ff + d + ff + 4 * d, True  # q k v o, fc1 fc2 (+bias), 2 norms
         params = n * per_layer + 3 * patch * patch * d + d + patches * d + d * spec.hidden
         linear = n * (4 * d * d + 2 * d * ff)  # the blocks' matmuls (what a runtime's 4-bit quantization can take)
     graph = heads * patches * patches * 4
@@ -279,7 +279,7 @@ def projector(spec) -> dict | None:
         px = QWEN25VL_MAX_PIXELS
         n_p = px // (patch * patch)
         graph = 4 * (2 * px * 3 + n_p * 3 * patch * patch + n_p * n_p * heads + d * n_p)
-    return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear,
+    return {"weights": int(params * 2), "graph": int(graph), "params": params, "linear": linear, "generic": generic,
             **({"graph_flash": int(graph_flash)} if graph_flash else {}), **({"gguf_bytes": gguf} if gguf else {})}
 
 
