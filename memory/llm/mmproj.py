@@ -67,3 +67,13 @@ def tower_note(vision: dict, proj: dict) -> str | None:
             f"{' and '.join(what for _, what in GENERIC_VIT_TOWERS)}) of the config's depth and widths, not read from "
             "that family's code")
 
+
+def file_note(stored_types: bool) -> str:
+    """Which mmproj file llama.cpp's --mmproj is priced as: kv has no input for the file's type."""
+    return ("--mmproj: the projector is priced as a BF16 mmproj file (matrices 2 bytes a value, the F32 tensors and the "
+            "patch embedding 4, as convert_hf_to_gguf stores them); an F16 file keeps its patch embedding in F16 (a little smaller), a "
+            "Q8_0 or other quantized file its matrices in fewer bits: not priced, compare the projector line with "
+            "the file's size" if stored_types else
+            "--mmproj: the projector is priced at 2 bytes a value, an F16 / BF16 file (this tower's F32 tensors not "
+            "split out); a Q8_0 or other quantized file stores its matrices in fewer bits: not priced, compare the "
+            "projector line with the file's size")

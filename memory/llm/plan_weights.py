@@ -185,6 +185,8 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                      + ("; MoE experts / MLA projections not counted" if spec.n_experts or spec.mla else ""))
     if runtime == "llama.cpp" and proj and proj.get("gguf_bytes"):  # --mmproj loads the file at its stored types
         proj = dict(proj, weights=proj["gguf_bytes"])
+    if runtime == "llama.cpp" and proj and knobs.get("mmproj"):  # which file that price is (kv has no input for it)
+        notes.append(MP.file_note(bool(proj.get("gguf_bytes"))))
     return spec, roles, proj
 
 

@@ -57,3 +57,12 @@ def test_described_towers_carry_no_such_note():
         r = llm.plan(llm.describe(model=model), "ollama", ctx=4096, vram=80 * GiB, weights_dtype="Q4_K_M")
         assert not any("not a tower kv describes" in n for n in r["notes"]), model
 
+
+def test_mmproj_says_which_file_it_priced():
+    # kv has no input for the mmproj file's type: the BF16 file is priced, and the plan says so (an F16 file differs
+    # in the patch embedding, a Q8_0 one in every matrix)
+    s = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
+    r = llm.plan(s, "llama.cpp", ctx=4096, vram=80 * GiB, weights_dtype="Q4_K_M", mmproj=True)
+    assert any(n.startswith("--mmproj: the projector is priced as a BF16 mmproj file") for n in r["notes"])
+    r = llm.plan(s, "llama.cpp", ctx=4096, vram=80 * GiB, weights_dtype="Q4_K_M")
+    assert not any(n.startswith("--mmproj:") for n in r["notes"])
