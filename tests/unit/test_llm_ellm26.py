@@ -60,9 +60,17 @@ def test_flash_reserve_holds_the_mask_copy_and_its_f16_cast():
     # llama-graph.cpp build_attn_inp_kv: an f32 mask n_kv x n_tokens (an input, so on the CPU backend), cast to f16
     # on the GPU: the GPU buffer holds the f32 copy and the cast, 6 bytes an element. Qwen3-14B config.json: hidden 5120,
     # intermediate 17408, vocab 151936; b10450 with one slot reserves 1 row of logits (#23861). -c 40960 unified,
-    # -ub 512: 40960 x 512 x 6 = 125,829,120 B, above the feed-forward's 4 x 512 x (4 x 5120 + 17408) = 77,594,624
-    # and the logits' 4 x (512 x 5120 + 151936) = 11,093,248
-    assert _qwen14(1, True)["compute_buffer"] == 125_829_120
-    # -np 4 without -kvu: 4 streams of 10240 cells, a mask of 10240 x 128 x 4 elements, 31,457,280 B: the
-    # feed-forward's 77,594,624 is the larger
-    assert _qwen14(4, False)["compute_buffer"] == 77_594_624
+    # -ub 512: the f32 copy and the f16 cast, 40960 x 512 x 6 = 125,829,120 B; the logits' 4 x (512 x 5120 + 151936)
+    # = 11,093,248. Since round 59 the feed-forward's live set (gate, up and their SwiGLU product beside the residual,
+    # 4 x 512 x (3 x 17408 + 5120) = 117,440,512) is counted with the f16 cast that lives through it,
+    # 2 x 40960 x 512 = 41,943,040: 159,383,552, the larger here
+    assert _qwen14(1, True)["compute_buffer"] == 159_383_552
+    # -np 4 without -kvu: 4 streams of 10240 cells, a mask of 10240 x 128 x 4 elements: its f16 cast 10,485,760 B
+    # beside the feed-forward's 117,440,512 = 127,926,272 (the two copies alone, 31,457,280, are smaller)
+    assert _qwen14(4, False)["compute_buffer"] == 127_926_272
+    # where the cells outnumber the feed-forward's values a token the mask's two copies are the larger: Qwen3-0.6B
+    # (config.json: hidden 1024, intermediate 3072, vocab 151936) at -c 40960 -ub 512: 40960 x 512 x 6 = 125,829,120,
+    # above 4 x 512 x (3 x 3072 + 1024) + 2 x 40960 x 512 = 20,971,520 + 41,943,040 = 62,914,560
+    o = llm.plan(llm.describe(model="Qwen/Qwen3-0.6B"), "llama.cpp", ctx=40960, parallel=1, kv_unified=True,
+                 weights_dtype="Q8_0", flash_attn=True, ngl=99, runtime_version="b10450", vram=48 * GiB)["overhead"]
+    assert o["compute_buffer"] == 125_829_120

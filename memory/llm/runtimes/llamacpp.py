@@ -263,9 +263,9 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
 # llama_cpp_ex binding's v0.8.16, without it) and by b9479 (0b7154066, v0.8.17, with it); a Beelink benchmark log names
 # de6f727aa b9453, taken here. The llama.cpp history itself was not read (its snapshot is over the fetch limit).
 # Applied only to a build named (--runtime-version b9453 or later): without the logits, what the reserve holds is the
-# rest of the prompt graph, which compute_buffer's feed-forward term does not model (printed 447 MiB at b9849 against
-# 224, 164 at b10450 against 74, 1360 at b11160 262k against 74), so an unnamed build keeps the whole ubatch's logits
-# (review16b F11): the larger figure, not one under every print.
+# rest of the prompt graph, which compute_buffer's feed-forward term models only in part (printed 447 MiB at b9849
+# against 224 before round 59's live set, 352 with it; 164 at b10450 against 74, then 144; 1360 at b11160 262k against
+# 74), so an unnamed build keeps the whole ubatch's logits (review16b F11): the larger figure, not one under every print.
 OUTPUTS_MAX = (9453,)
 
 
@@ -363,19 +363,56 @@ def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:
     return int(n_kv * ubatch // (1 if unified else max(parallel, 1)))
 
 
+# The gated feed-forward's live set (kv-accuracy round 59). llama-graph.cpp's build_ffn and build_moe_ffn join gate
+# and up with ggml_swiglu_split / ggml_geglu_split, a GGML_OP_GLU node, and ggml-alloc.c's ggml_op_can_inplace does
+# not list GGML_OP_GLU: its output is a new tensor allocated while both inputs are still live (a parent is freed only
+# after its last consumer is allocated), so gate, up and the product, 3 x n_ff rows of f32 per token, are live at once
+# beside the residual stream (n_embd), which the layer's closing add still reads. A MoE layer's routed experts hold
+# n_ff_exp x n_expert_used rows each; its down projection's output, [n_embd, n_expert_used, n_tokens], is allocated
+# while the product is live. With flash attention the mask's f16 cast lives until the last attention layer reads it
+# (round 57b), through every earlier layer's feed-forward: 2 bytes a mask element. Read in ggml-org/llama.cpp's
+# source as the fork TheTom/llama-cpp-turboquant keeps it at 69d8e4be (b9079): ggml/src/ggml-alloc.c, src/llama-graph.cpp.
+# A lower bound: the other tensors live there (the normed input of a shared expert, Gemma 4's per-layer inputs, the
+# order ggml-vulkan's graph_optimize gives the nodes) are not counted. An ungated MLP (NemotronH's squared ReLU,
+# LLM_FFN_RELU_SQR without a gate: ggml_relu and ggml_sqr are in-place ops) holds one n_ff row.
+GLU_LIVE = 3
+UNGATED_FFN_ARCHS = ("nemotron_h",)
+MASK_F16_BYTES = 2
+
+
+def ffn_live_values(spec) -> int:
+    """f32 values per token live at a layer's gated feed-forward (GLU_LIVE): the larger of a dense MLP's and a MoE
+    layer's routed experts'."""
+    d = spec.hidden
+    live = 1 if spec.arch.startswith(UNGATED_FFN_ARCHS) else GLU_LIVE
+    # a MoE model's intermediate_size counts only where a layer is dense (DeepSeek's first blocks; Qwen's MoE configs
+    # name one no layer uses, and a config without it gets 4 x hidden)
+    has_dense = not spec.n_experts or not all(spec.moe_layers or (True,))
+    dense = live * spec.intermediate + d if spec.intermediate and has_dense else 0
+    moe = 0
+    if spec.n_experts and spec.moe_intermediate:
+        routed = spec.moe_intermediate * max(spec.n_experts_per_tok, 1)
+        moe = max(live * routed + d, routed + d * max(spec.n_experts_per_tok, 1) + d)
+    return max(dense, moe)
+
+
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0, mask: int = 0) -> int:
+                   out_copy: int = 0, mask: int = 0, glu: bool = True) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
-    and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs). logits=False: a GPU of a
+    and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs); with flash attention, also the
+    gated feed-forward's live set (ffn_live_values) beside the mask's f16 cast. logits=False: a GPU of a
     layer split that does not hold the output layer (each device has its own buffer for its part of the graph).
     outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None.
     out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload).
-    mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast."""
+    mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast.
+    glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token (Ollama's own
+    engine, whose graph is not llama.cpp's and was not read)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
     logits = 4 * (ubatch * d + rows * V) + out_copy if logits else 0
-    ffn = 4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1)))
     if flash:
+        ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
+               4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
         return int(max(logits, ffn, MASK_FLASH_BYTES * mask))
     return int(max(4 * ubatch * (1 + 4 * d + cells * (1 + H)), logits))
 
