@@ -66,3 +66,22 @@ def test_mmproj_says_which_file_it_priced():
     assert any(n.startswith("--mmproj: the projector is priced as a BF16 mmproj file") for n in r["notes"])
     r = llm.plan(s, "llama.cpp", ctx=4096, vram=80 * GiB, weights_dtype="Q4_K_M")
     assert not any(n.startswith("--mmproj:") for n in r["notes"])
+
+
+def test_qwen3vl_tower_reads_merge_size_output_width_and_temporal_patch():
+    """Every bundled Qwen3-VL / 3.5 tower has spatial_merge_size 2, temporal_patch_size 2 and out_hidden_size equal to
+    the decoder's width, so a formula that hard-wired 4d, 2 frames or the decoder's width passed every other test
+    (each checked once by the mutation). A made-up tower that differs in all three, by hand:
+      d 64, 2 blocks, ff 128, patch 4, temporal 1, merge 3 -> m = 9 x 64 = 576, out 100, one deepstack merger, 16 positions
+      blocks 2 x (4 x 64^2 + 4 x 64 + 2 x 64 x 128 + 64 + 128 + 4 x 64) = 2 x 33,472 = 66,944
+      patch 3 x 1 x 4 x 4 x 64 = 3,072 + bias 64; positions 16 x 64 = 1,024
+      two mergers x (576^2 + 576 + 576 x 100 + 100) = 2 x 390,052 = 780,104; norms 2 x 64 + 1 x 2 x 576 = 1,280
+      = 852,488 values; F32 among them: 2 x 704 + 64 + 1,024 + 2 x (576 + 100) + 1,280 = 5,128
+      the BF16 file: (852,488 - 5,128 - 3,072) x 2 + 5,128 x 4 + 3,072 x 4 = 1,721,376 B"""
+    from gpu_garden.memory.llm import mmproj as MP
+    v = {"spatial_merge_size": 3, "temporal_patch_size": 1, "out_hidden_size": 100, "deepstack_visual_indexes": [0],
+         "num_position_embeddings": 16}
+    params, _, f32, patch = MP.qwen3vl_tower(v, 2048, 64, 2, 128, 4)
+    assert (params, f32, patch) == (852_488, 5_128, 3_072)
+    assert MP.file_bytes(params, f32, patch) == 1_721_376
+
