@@ -6,7 +6,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import MLA_CACHES, norm_kv
-from .runtimes import RUNTIMES, llamacpp as LC, parse_version, vllm as V, vllm_drafter as VD, vllm_loader as VL
+from .runtimes import RUNTIME_NAMES, RUNTIMES, llamacpp as LC, parse_version, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .spec import FULL, MAMBA
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
@@ -51,6 +51,7 @@ READ_BY = (
     ("n_cpu_moe", "n_cpu_moe", ("llama.cpp",)),
     ("cpu_offload_gb", "cpu_offload_gb", ("vllm",)),
     ("dp_attention", "enable_dp_attention", ("sglang",)),
+    ("data_parallel_size", "data_parallel_size", ("vllm", "sglang")),  # above 1 (refuse_data_parallel drops a 1)
 )
 # a setting whose CLI option, as plan()'s refusal names it, is not its argparse name with dashes
 KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
@@ -86,21 +87,23 @@ def check_names(runtime, knobs) -> None:
 
 
 def refuse_data_parallel(runtime, knobs) -> None:
-    """data_parallel_size: 1 (or None) changes nothing and is dropped; above 1 it is kept for vLLM and SGLang
-    (runtimes/vllm_dp.py, sglang_dp.py check what they model); llama.cpp and Ollama have none."""
+    """data_parallel_size, for the runtimes of its READ_BY row (vLLM, SGLang: runtimes/vllm_dp.py, sglang_dp.py check
+    what they model): 1 (or None) changes nothing and is dropped, above 1 it is kept. Another runtime has none: above 1
+    is refused here, 1 by check_names' READ_BY refusal, as any option its runtime does not read."""
     dp = knobs.get("data_parallel_size")
     if dp is None:
         knobs.pop("data_parallel_size", None)
         return
     if isinstance(dp, bool) or not isinstance(dp, int) or not 1 <= dp <= 1024:
         raise UserError(f"data_parallel_size must be a whole number of ranks (1 to 1024), got {dp!r}")
-    if dp == 1:
+    rts = next(r for k, _, r in READ_BY if k == "data_parallel_size")
+    if dp == 1 and runtime in rts:
         knobs.pop("data_parallel_size")
-        return
-    if runtime in ("vllm", "sglang"):
+    if dp == 1 or runtime in rts:
         return
     knobs.pop("data_parallel_size")
-    raise UserError(f"{runtime} has no data parallelism (data_parallel_size is vLLM's and SGLang's): drop it")
+    raise UserError(f"{runtime} has no data parallelism (data_parallel_size is "
+                    f"{' and '.join(RUNTIME_NAMES[r] + chr(39) + 's' for r in rts)}): drop it")
 
 
 def check_weights_dtype(weights_dtype) -> None:

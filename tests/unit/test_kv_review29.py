@@ -85,3 +85,18 @@ def test_qwen3vl_tower_reads_merge_size_output_width_and_temporal_patch():
     assert (params, f32, patch) == (852_488, 5_128, 3_072)
     assert MP.file_bytes(params, f32, patch) == 1_721_376
 
+
+def test_data_parallel_runtimes_come_from_read_by(monkeypatch, capsys):
+    # review27 item 9: refuse_data_parallel named ("vllm", "sglang") and its message by hand beside READ_BY, the table
+    # plan() and the CLI refuse settings by; now its row is the one list (narrowed here, the refusal follows it)
+    from gpu_garden.memory.llm import plan_checks as PC
+    row = next(r for r in PC.READ_BY if r[0] == "data_parallel_size")
+    assert row[2] == ("vllm", "sglang")
+    monkeypatch.setattr(PC, "READ_BY", tuple(r for r in PC.READ_BY if r is not row) + ((row[0], row[1], ("vllm",)),))
+    s = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    with pytest.raises(UserError, match=r"sglang has no data parallelism \(data_parallel_size is vLLM's\)"):
+        llm.plan(s, "sglang", ctx=8192, vram=80 * GiB, tensor_parallel_size=4, data_parallel_size=2, dp_attention=True)
+    monkeypatch.undo()
+    # the CLI refuses the option by the same row, before any plan
+    assert cli.main(["kv", "--model", "Qwen/Qwen3-30B-A3B", "--runtime", "ollama", "--data-parallel-size", "2"]) != 0
+    assert "does not read --data-parallel-size (vLLM, SGLang)" in capsys.readouterr().err
