@@ -100,3 +100,11 @@ def test_data_parallel_runtimes_come_from_read_by(monkeypatch, capsys):
     # the CLI refuses the option by the same row, before any plan
     assert cli.main(["kv", "--model", "Qwen/Qwen3-30B-A3B", "--runtime", "ollama", "--data-parallel-size", "2"]) != 0
     assert "does not read --data-parallel-size (vLLM, SGLang)" in capsys.readouterr().err
+
+
+def test_an_unreadable_version_is_quoted_short():
+    # a 10,000-character --runtime-version was echoed whole in the error line (as version_note already cuts it)
+    s = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    with pytest.raises(UserError) as e:
+        llm.plan(s, "ollama", ctx=4096, vram=12 * GiB, runtime_version="0." * 5000, gpu_name="Apple M2")
+    assert "cannot read a version from '0.0.0." in str(e.value) and len(str(e.value)) < 300

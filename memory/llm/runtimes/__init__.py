@@ -51,8 +51,8 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         return None
     if not m or len(first) > 64:
         from ...errors import UserError
-        raise UserError(f"cannot read a version from {v!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 for Ollama; "
-                        "a fork's own number: the upstream build it follows, or latest)")
+        raise UserError(f"cannot read a version from {str(v)[:60]!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 "
+                        "for Ollama; a fork's own number: the upstream build it follows, or latest)")
     major, minor, patch, rc = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
     if first.endswith("+gptoss"):  # vLLM's gpt-oss launch wheels (August 2025), built before 0.10.1 was tagged
         return (major, minor, patch - 1, PRE, 0)
