@@ -66,10 +66,11 @@ def test_family_patterns_leave_neighbours_alone():
     assert llm.describe(model="Qwen/Qwen3-4B").name == "Qwen3-4B"
 
 
-@pytest.mark.parametrize("model", ["zai-org/GLM-4.6V-Flash", "THUDM/GLM-4-9B-0414", "mistralai/Ministral-3-8B-Instruct-2512",
+@pytest.mark.parametrize("model", ["zai-org/GLM-4.6V-Flash", "THUDM/GLM-4-9B-0414", "mistralai/Ministral-3-3B-Instruct-2512",
                                    "Qwen/Qwen2.5-14B-Instruct-1M"])
 def test_siblings_of_the_new_descriptions_are_not_read_as_them(model):
     # GLM-4.6V-Flash (9B; GLM-4.6V itself is read as GLM-4.5-Air's decoder since task ellm20 and GLM-4.6 as GLM-4.7
-    # since round 15, their llama.cpp caches checked: test_llm_batch30.py, test_llm_ellm20.py), the 9B GLM-4-0414, the 8B Ministral 3 and the 14B 1M model have other geometries
+    # since round 15, their llama.cpp caches checked: test_llm_batch30.py, test_llm_ellm20.py), the 9B GLM-4-0414, the 3B Ministral 3 and the 14B 1M model have other geometries
+    # (the 8B Ministral 3 is built in since round 59 with its own fields: test_llm_ellm37.py)
     with pytest.raises(UserError, match="never guessed"):
         llm.describe(model=model)

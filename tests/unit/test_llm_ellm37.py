@@ -52,3 +52,32 @@ def test_ollama_own_engine_keeps_the_earlier_term():
     assert LC.compute_buffer(spec, 8192, 512, True, logits=False, glu=False) == 68_157_440
     # and llama.cpp's: 4 x 512 x (3 x 18944 + 3584) = 123,731,968
     assert LC.compute_buffer(spec, 8192, 512, True, logits=False) == 123_731_968
+
+
+# ---------------------------------------------------------------- batch 64's two refused models, now built in
+def test_ministral3_8b_is_built_in_from_its_printed_fields():
+    # Ministral3Config's defaults (transformers 5.24.0, the 8B) and the GGUF's print_info agree: 34 layers, hidden 4096,
+    # n_ff 14336, 32 heads, 8 KV heads x 128, vocab 131072, untied. Parameters: token table and output 2 x 131072 x 4096
+    # = 1,073,741,824; a layer q 4096 x 4096 + k, v 2 x 4096 x 1024 + o 4096 x 4096 = 41,943,040, MLP 3 x 4096 x 14336
+    # = 176,160,768, two norms 8192: 218,112,000 x 34 = 7,415,808,000; final norm 4096 -> 8,489,553,920 ('8.49 B')
+    s = llm.describe(model="mistralai/Ministral-3-8B-Instruct-2512")
+    assert s.name == "Ministral-3-8B" and s.params == 8_489_553_920
+    # KV at -c 8192, f16: 34 layers x 8192 x 1024 x 2 (K, V) x 2 B = 1,140,850,688 B ('Vulkan0 KV buffer size =
+    # 1088.00 MiB', HilbertRaum issue399 arch sweep)
+    r = llm.plan(s, "llama.cpp", ctx=8192, parallel=1, ubatch=2048, flash_attn=True, ngl=99, runtime_version="b9849",
+                 weights_dtype="Q4_K_M", vram=24 * GiB)
+    assert r["kv_total"] == 1_140_850_688
+
+
+def test_granite41_8b_is_built_in_from_its_printed_fields():
+    # ROCm/ROCm#6227's b9106 log: granite, 40 layers, hidden 4096, n_ff 12800, 32 heads, 8 KV heads x 128, vocab
+    # 100352. Untied: token table and output 2 x 100352 x 4096 = 822,083,584; a layer 41,943,040 (attention, as above)
+    # + 3 x 4096 x 12800 = 157,286,400 + 8192 = 199,237,632, x 40 = 7,969,505,280; final norm 4096 -> 8,791,592,960
+    # ('model params = 8.79 B'; tied it would be 8,380,551,168)
+    s = llm.describe(model="ibm-granite/granite-4.1-8b")
+    assert s.name == "Granite-4.1-8B" and s.params == 8_791_592_960 and s.max_ctx == 131072
+    # KV at the cells its fit step chose, 31488, f16: 40 x 31488 x 1024 x 2 x 2 = 5,158,993,920 B ('ROCm1 KV buffer
+    # size = 4920.00 MiB')
+    r = llm.plan(s, "llama.cpp", ctx=31488, parallel=4, kv_unified=True, flash_attn=True, ngl=99,
+                 runtime_version="b9106", weights_dtype="Q8_0", vram=16 * GiB)
+    assert r["kv_total"] == 5_158_993_920
