@@ -36,6 +36,9 @@ def parse_size(text: str, binary_decimal: bool = False) -> int:
     unit = (m.group("unit") or "").upper()
     if binary_decimal and unit in ("KB", "MB", "GB", "TB"):
         unit = unit[0] + "IB"
+    if "." not in m.group("num"):
+        # a whole count is exact: a float keeps 53 bits, and a wrapped 64-bit figure ("18446744073707737660 B") must not round
+        return int(m.group("num")) * _UNITS[unit]
     return int(round(float(m.group("num")) * _UNITS[unit]))
 
 

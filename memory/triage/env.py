@@ -174,6 +174,10 @@ def guess_runtime(scan, inc) -> str:
     # Rust programs on cudarc (Candle, mistral.rs) print its DriverError's Debug form (huggingface/candle#2046)
     if "cuda.driver" in kinds and "DriverError(CUDA_ERROR_OUT_OF_MEMORY" in inc.primary.get("text", ""):
         return "candle"
+    # (round 72) ... and beside a refusal of a layer under it (HAMi-core's vGPU hook), cudarc's DriverError for the call that
+    # failed: that program's run, where no frame says a Python program's
+    if f["cudarc"] and not inc.frames and not f["comfy"]:
+        return "candle"
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")
         text = inc.primary.get("text", "")

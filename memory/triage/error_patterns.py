@@ -184,7 +184,10 @@ VLLM_WARMUP = re.compile(r"CUDA out of memory occurred when warming up (sampler|
 VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d.]+) GiB, current free memory ([\d.]+) GiB")
 # SGLang (srt/model_executor/model_runner.py, pool_configurator.py): after the weights, mem_fraction_static x the card left no
 # room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)
-SGLANG_POOL = re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static\.?(?: Current value: \S*?mem_fraction_static=([\d.]+))?")
+# (round 72) quoted cut after its first words, as the RuntimeError SGLang raises ("RuntimeError: Not enough memory" and the
+# line's end: ai-dynamo/nixl#2007)
+SGLANG_POOL = re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static\.?(?: Current value: \S*?mem_fraction_static=([\d.]+))?"
+                         r"|\bRuntimeError: Not enough memory\.?\s*$")
 # (the default page size's allocator says only "Out of memory. Try to lower your batch size.": sgl-project/sglang-jax#113 form)
 SGLANG_KV = re.compile(r"(?:\b(Prefill|Decode) out of memory|\bOut of memory)\. Try to lower your batch size")
 # TensorRT-LLM's PyTorch executor (_torch/pyexecutor/py_executor_creator.py): an OOM while one component was created, then

@@ -216,6 +216,9 @@ FACTS = [
     # fails so only when this process's context could not be created on a card that is already full
     ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"
                                  r"\b(cu(?:da)?MemGetInfo)\b.{0,80}out of memory")),
+    # (round 72) cudarc's DriverError in its Debug form ("DriverError(CUDA_ERROR_UNKNOWN, \"...\")"): a Rust program on cudarc
+    # (Candle, text-embeddings-inference; mistral.rs and vLLM.rs have markers of their own) printed it
+    ("cudarc", re.compile(r"\bDriverError\(CUDA_ERROR_[A-Z_]{1,40}\b")),
     # the stage a runtime's own error context names around a bare driver error (Rust programs on cudarc wrap DriverError in
     # anyhow/thiserror contexts: "cache alloc failed: DriverError(...)", "Caused by: 0: paged prefill forward pass failed");
     # text-embeddings-inference's backends/src/lib.rs maps a failed CandleBackend::new (which loads the weights onto the
@@ -256,7 +259,7 @@ FACTS = [
     ("windows", re.compile(r"\b[A-Za-z]:\\\\?[\w.$~-]|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM|\bWinError\b")),
     ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
     ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda")),
-    ("wsl", re.compile(r"\bWSL\b|microsoft-standard")),
+    ("wsl", re.compile(r"\bWSL\b|microsoft-standard|\bdxgkio_\w|\bmisc dxg: dxgk\b")),     # (round 72: WSL's dxgkrnl)
     # (round 67) TensorRT's builder skipping a tactic whose workspace it could not allocate ("Skipping tactic 3 due to insufficient
     # memory on requested size of 4294967296 detected for tactic 0x...", then "Try decreasing the workspace size with
     # IBuilderConfig::setMemoryPoolLimit()."; TensorRT 7-8.3 said setMaxWorkspaceSize()): the request is the configured workspace
@@ -307,6 +310,7 @@ FACT_KEYS = {
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
-    "wsl": ("WSL", "microsoft-standard"),
+    "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
+    "cudarc": ("DriverError(CUDA_ERROR_",),
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -36,7 +36,8 @@ def new_facts() -> dict:
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
-            "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None}
+            "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
+            "cudarc": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -446,6 +447,7 @@ HANDLERS = {
     "ggml_sycl_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_sycl_fn=m.group(1), ggml_sycl_line=lineno),
     "runtime_named": lambda s, f, m, *_: f["runtime_named"] or f.update(runtime_named=L.NAMED_RUNTIMES[m.lastindex - 1][0]),
     "mem_query_oom": lambda s, f, m, text, lineno, *_: f["mem_query_oom"].__setitem__(lineno, m.group(1) or m.group(2)),
+    "cudarc": lambda s, f, m, *_: f.update(cudarc=True),
     "stage_said": lambda s, f, m, text, lineno, *_: _kept(f["stage_said"], lineno, (m.lastgroup, chain_place(text))),
     "trt_kv_sizing": lambda s, f, m, text, lineno, *_: _kept(f["trt_kv_sizing"], lineno,
                                                              {"total": P.size(m.group(1) + " GiB"), "free": P.size(m.group(2) + " GiB")}

@@ -121,6 +121,16 @@ METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient 
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
+# (round 72) WSL2's GPU paravirtualisation (the dxgkrnl driver, "misc dxg: dxgk:" in the kernel log) refusing to make an
+# allocation resident, -12 (ENOMEM) below what nvidia-smi shows free (microsoft/WSL#41176), and what CUDA's virtual-memory
+# calls return to PyTorch's expandable segments there: C10_CUDA_DRIVER_CHECK's "CUDA driver error: device not ready"
+# (CUDA_ERROR_NOT_READY from cuMemCreate/cuMemMap, which never wait on work: syv-ai/qwen38-27b-rtx3090#2,
+# noonghunna/club-3090#84, both fixed by expandable_segments:False)
+WSL_RESIDENT = re.compile(r"\bdxgkio_make_resident: Ioctl failed: -12\b")
+CUDA_NOT_READY = re.compile(r"\bCUDA driver error: device not ready\b")
+# (round 72) HAMi-core (Project-HAMi's CUDA hook in a vGPU pod, src/allocator/allocator.c) refusing an allocation over the
+# pod's device memory limit: "[HAMI-core ERROR (pid:1 thread=... allocator.c:53)]: Device 0 OOM <usage after> / <limit>", bytes
+HAMI_OOM = re.compile(r"\bHAMI-core ERROR\b[^\n]{0,160}?\bDevice (\d{1,3}) OOM (\d{1,20}) / (\d{1,20})\b")
 # A process ended by SIGKILL, in its parent's words: the shell's "Killed" (also right after a progress bar that left the cursor
 # on its line: "0/2 [00:00<?, ?it/s]Killed"), Go's os/exec "signal: killed" (Ollama's runner, LocalAI's backends), CPython's
 # subprocess "died with <Signals.SIGKILL: 9>", torchrun's "Signal 9 (SIGKILL) received by PID" / "exitcode: -9", an IDE's
@@ -130,11 +140,15 @@ KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\]
                      r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
+                     # (round 72) DeepSpeed's launcher (launcher/launch.py sigkill_handler): "[...] exits with return code = -9"
+                     # (a child's negative return code is the signal that ended it; tdrussell/diffusion-pipe#149)
+                     r"|\bexits with return code = -9\b"
                      # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
                      r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
-KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller")
+KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller",
+              "code = -9")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
 # worker forking, Python's OSError: system RAM (or its overcommit limit)

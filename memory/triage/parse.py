@@ -14,7 +14,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
-                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
+                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
@@ -103,6 +103,16 @@ def _killed(line):
     nums = {"this_process": int(m.group(1)) * 1024} if m.group(1) else {}
     return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
             "runtime": "ollama" if runner else "pytorch", "complete": True}
+
+
+@_gate("HAMI-core")
+def _hami(line):
+    """(round 72) HAMi-core's refusal in a vGPU pod: the usage it tracks after the request, over the pod's limit (bytes)."""
+    m = _HAMI_OOM.search(line) if "HAMI-core" in line else None
+    if not m:
+        return None
+    return {"kind": "hami.oom", "device_kind": "cuda", "device_index": int(m.group(1)), "runtime": None, "complete": True,
+            "numbers": {"required": int(m.group(2)), "limit": int(m.group(3))}}
 
 
 def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
@@ -218,6 +228,10 @@ RECOGNISERS = [
             lambda m: {"requested": int(m.group(1), 16 if m.group(1).startswith("0x") else 10), "limit": int(m.group(2)) * 1024 * 1024},
             keys=("must not exceed",)),
     _simple(_AMDGPU_CS, "amdgpu.cs_enomem", "vulkan", "llama.cpp", keys=("command submission",)),
+    # (round 72) WSL2's residency refusal and the VMM call's "device not ready" under expandable segments; HAMi-core's vGPU limit
+    _simple(_WSL_RESIDENT, "wsl.make_resident", "cuda", None, keys=("dxgkio_make_resident",)),
+    _simple(_CUDA_NOT_READY, "cuda.vmm_not_ready", "cuda", "pytorch", keys=("device not ready",)),
+    _hami,
     _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _simple(_GGML_CUDA_CODE, "cuda.driver", "cuda", "llama.cpp", keys=("CUDA error 2:",), form="ggml_code"),
     _simple(_FLASHINFER_WS, "flashinfer.workspace", "cuda", None,
@@ -239,7 +253,8 @@ RECOGNISERS = [
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
-            lambda m: {"mem_fraction_static_ratio": num(m.group(1))} if m.group(1) else {}, keys=("mem-fraction-static",)),
+            lambda m: {"mem_fraction_static_ratio": num(m.group(1))} if m.group(1) else {},
+            keys=("mem-fraction-static", "RuntimeError: Not enough memory")),
     _sglang_kv,
     _trtllm,
     _mlx_malloc,
@@ -359,7 +374,7 @@ PRIORITY = {
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
-    "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "os.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
+    "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "os.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

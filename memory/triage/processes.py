@@ -6,21 +6,27 @@ from ..units import GiB
 # cuDNN handles (300-700 MiB, estimate.spec.CUDA_CONTEXT) and a library's own buffers; a listed process within this of
 # PyTorch's reserved figure is this one
 OWN_CONTEXT_MAX = 1 * GiB
+# (round 72) a rank of a distributed job (torch.distributed prefixes its ranks' lines "[rank0]:") also holds NCCL's
+# communicator buffers outside the caching allocator (NCCL_BUFFSIZE per channel and peer, its proxy's): up to about a GiB more
+# (tdrussell/diffusion-pipe#153: a DeepSpeed rank listed at 1.18 GiB over PyTorch's reserved figure)
+RANK_EXTRA = 1 * GiB
 
 
-def split_listed(nums: dict, procs: list) -> None:
+def split_listed(nums: dict, procs: list, rank: bool = False) -> None:
     """Move this process's entry out of nums["other_processes"] (the sum of every listed entry) into nums["this_process"].
 
     A lone entry is this process: it always holds memory (its CUDA context at least); where PyTorch's reserved figure is
     printed the entry holds it plus a context, and where the message is cut after the entry nothing says it is another
     program's (a cut paste is no evidence either way). Of several entries, the one between PyTorch's reserved figure and it
     plus OWN_CONTEXT_MAX is this process, where exactly one is (pytest-xdist workers or DDP ranks sharing a card,
-    huggingface/trl#5207's CI run); with two or more such entries, which is this one is not known and all stay others'."""
+    huggingface/trl#5207's CI run); with two or more such entries, which is this one is not known and all stay others'.
+    `rank`: the message is a distributed rank's ("[rank0]: torch.OutOfMemoryError: ..."): RANK_EXTRA more is allowed."""
     if len(procs) == 1:
         nums["this_process"] = procs[0][1]
         del nums["other_processes"]
     elif len(procs) > 1 and "reserved" in nums:
-        mine = [s for _, s in procs if nums["reserved"] <= s <= nums["reserved"] + OWN_CONTEXT_MAX]
+        room = OWN_CONTEXT_MAX + (RANK_EXTRA if rank else 0)
+        mine = [s for _, s in procs if nums["reserved"] <= s <= nums["reserved"] + room]
         if len(mine) == 1:
             nums["this_process"] = mine[0]
             nums["other_processes"] -= mine[0]

@@ -228,6 +228,24 @@ OTHER = [
       lambda x: f"Metal's validation layer refused one buffer of {fmt_bytes(x.n['requested'])} over the device's per-buffer "
       f"maximum ({fmt_bytes(x.n['limit'])}): a cap on one buffer, not the device's total; a smaller -ub, -fa or a shorter "
       "context shrinks the buffer, and a shorter context also the KV cache if the device is near its total"),
+    # (round 72) WSL2's GPU paravirtualisation refusing residency (dxgkio_make_resident -12), and the "device not ready" CUDA's
+    # virtual-memory calls return to PyTorch's expandable segments there: a platform fault, not this job's shortage
+    # (microsoft/WSL#41176, syv-ai/qwen38-27b-rtx3090#2, noonghunna/club-3090#84; docs/triage-causes.md R17/R18)
+    R("other", 8.0, kind("wsl.make_resident"),
+      "WSL2's GPU paravirtualisation (the dxgkrnl driver) refused to make an allocation resident (dxgkio_make_resident: -12, "
+      "ENOMEM): WSL pages the card's memory through the Windows host and can refuse below what nvidia-smi shows free; a "
+      "platform limit, not this job's memory exceeding the card: run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False, "
+      "and if it persists leave headroom (a lower --gpu-memory-utilization)"),
+    R("other", 7.0, kind("cuda.vmm_not_ready"),
+      "\"CUDA driver error: device not ready\" is PyTorch's check of a CUDA virtual-memory call (cuMemCreate, cuMemMap) made "
+      "for expandable segments: those calls never wait on work, and CUDA_ERROR_NOT_READY from them is the platform refusing "
+      "the mapping (WSL2's GPU paravirtualisation), not a shortage; run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"),
+    # (round 72) HAMi-core's tracked usage near 2^64 is its counter wrapped below zero (Project-HAMi/HAMi#1181, fixed in
+    # v2.6.1): an accounting bug of the vGPU layer (R12, a wrapped size), whatever the card holds
+    R("other", 8.0, lambda x: x.kind == "hami.oom" and x.n.get("required", 0) >= 1 << 63,
+      lambda x: f"HAMi-core refused device {x.ev.get('device_index')}'s allocation with a tracked usage of {x.n['required']} bytes, "
+      "just under 2^64: its usage counter wrapped below zero (freed more than it counted), an accounting bug of the vGPU layer, "
+      f"not memory this pod holds (its limit is {fmt_bytes(x.n['limit'])}); update HAMi (v2.6.1 and later) and restart the pod"),
     R("other", 6.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "scratch",
       lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
                 f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "

@@ -67,6 +67,12 @@ ERROR_KEYS += ("Device lost during", "GPUDevice was lost")
 # transformers' bitsandbytes refusal cut after its first sentence ("Some modules are dispatched on the CPU or the disk...",
 # other_patterns.HF_DISPATCH, round 68): none of the words above is in it
 ERROR_KEYS += ("dispatched on the CPU",)
+# DeepSpeed's launcher reporting a child ended by SIGKILL ("exits with return code = -9", other_patterns.KILLED, round 72)
+ERROR_KEYS += ("code = -9",)
+ERROR_WORDS += ("code = -9",)
+# WSL2's residency refusal, the CUDA VMM call's "device not ready", HAMi-core's vGPU limit and SGLang's cut RuntimeError (round 72)
+ERROR_KEYS += ("dxgkio_make_resident", "device not ready", "HAMI-core", "RuntimeError: Not enough memory")
+ERROR_WORDS += ("dxgkio_make_resident: Ioctl failed", "CUDA driver error: device not ready", "HAMI-core ERROR", "RuntimeError: Not enough memory")
 ERROR_WORDS += ("dispatched on the CPU or the disk",)
 # an application's own VRAM pre-flight refusal (other_runtimes.app_vram_preflight, round 71): no memory word in it
 ERROR_KEYS += ("VRAM pre-flight", "VRAM preflight")
@@ -79,7 +85,7 @@ ERROR_WORDS += ("VRAM pre-flight", "VRAM preflight")
 _IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
 # The OOM killer's "Killed" ends a log: short words, looked for in the head, while a failure is open and in the
 # log's last chunk, not in every quiet chunk of a long log
-TAIL_WORDS = ("illed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137")
+TAIL_WORDS = ("illed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9")
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
 # words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
@@ -110,6 +116,8 @@ ANCHORS += (b"HipVMM Failure",)
 ANCHORS += (b"Device lost during", b"GPUDevice was lost")      # WebGPU's device loss (round 67)
 ANCHORS += (b"dispatched on the CPU",)    # (round 68: the bitsandbytes refusal cut after its first sentence)
 ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64): neither "emory" nor "llocat" is in it
+ANCHORS += (b"dxgkio_make_resident", b"device not ready", b"HAMI-core", b"RuntimeError: Not enough memory")   # (round 72)
+ANCHORS += (b"DriverError(CUDA_ERROR_",)    # (round 72) cudarc's error beside a failure names a Rust program on it (facts: cudarc)
 ANCHORS += (b"must not exceed",)   # Metal validation's per-buffer cap (round 69): neither "emory" nor "llocat" is in it
 ANCHORS += (b"VRAM pre-flight", b"VRAM preflight")   # an application's VRAM pre-flight refusal (round 71): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open

@@ -1,11 +1,16 @@
 """PyTorch's own out-of-memory messages: the caching allocator's (CUDA, HIP, XPU, MUSA; every wording since 1.x), the
 bare and cut forms, cudaMallocAsync's block and MPS's message. Each reader takes one cleaned line and returns None or
 an event dict (kind, runtime, device_kind, numbers in bytes); parse.RECOGNISERS lists them in the order tried."""
+import re
+
 from . import error_patterns as RX
 from .other_runtimes import upper_case as _upper_case
 from .prefilter import _gate
 from .processes import split_listed
 from .text import size
+
+# (round 72) torch.distributed's prefix on a rank's lines ("[rank0]: torch.OutOfMemoryError: ..."): processes.split_listed
+_RANK = re.compile(r"\s{0,8}\[rank\d{1,5}\]:")
 
 
 def _dev_kind(dev):
@@ -44,7 +49,7 @@ def _torch_new(line):
             nums["reserved_unallocated"] = size(o.group(3))
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
     if procs and not me:
-        split_listed(nums, procs)      # which listed process is this one (processes.py)
+        split_listed(nums, procs, rank=bool(_RANK.match(line)))      # which listed process is this one (processes.py)
     if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
