@@ -48,7 +48,8 @@ def load(path: Path):
 
 
 def score(path: Path) -> dict:
-    """One case against the engine as it is now: cause (top-1), runtime, device kind and numbers apart."""
+    """One case against the engine as it is now: cause (top-1), runtime, device kind and numbers apart, all four (and
+    top2) read from the headline event, the one triage's "cause" describes (the last that failed, else the last)."""
     from gpu_garden.memory.triage import engine as triage
     body, expect, numbers, _ = load(path)
     res = triage.triage_text(body)
@@ -56,7 +57,7 @@ def score(path: Path) -> dict:
     if not res["found"]:
         out.update(got=None, cause_ok=False, runtime_ok=False, device_ok=False, numbers_bad=sorted(numbers))
         return out
-    ev = res["events"][-1]
+    ev = res["events"][res["headline"]]  # the event "cause" speaks of (the last that failed), not merely the last
     out["got"] = res["cause"]
     out["top2"] = [(c["id"], c["confidence"]) for c in ev["causes"][:2]]
     out["cause_ok"] = res["cause"] == expect["cause"]
