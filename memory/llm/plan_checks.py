@@ -52,7 +52,18 @@ READ_BY = (
     ("cpu_offload_gb", "cpu_offload_gb", ("vllm",)),
     ("dp_attention", "enable_dp_attention", ("sglang",)),
     ("data_parallel_size", "data_parallel_size", ("vllm", "sglang")),  # above 1 (refuse_data_parallel drops a 1)
+    ("tensor_parallel_size", "tensor_parallel_size", ("vllm", "sglang")),  # above 1 (ONE_FOR_ALL)
 )
+# READ_BY settings every runtime runs at one value (one GPU, no split): given as that value it changes nothing and is
+# not refused (plan()'s check_names and the CLI's report._refuse_unread); any other value is refused by the row as usual.
+# llama.cpp and Ollama split layers across GPUs instead of tensors (--tensor-split, num_gpus)
+ONE_FOR_ALL = {"tensor_parallel_size": 1}
+
+
+def refused_for(runtime, setting, value, rts) -> bool:
+    """The READ_BY rule, one place for plan() and the CLI: a setting given (not None) to a runtime outside its row,
+    unless it is the value every runtime runs at (ONE_FOR_ALL)."""
+    return value is not None and runtime not in rts and not (setting in ONE_FOR_ALL and value == ONE_FOR_ALL[setting])
 # a setting whose CLI option, as plan()'s refusal names it, is not its argparse name with dashes
 KNOB_OPTIONS = {"prefix_caching": "--enable-prefix-caching / --no-enable-prefix-caching"}
 # the on/off settings, one row each: (plan()'s setting, what True, False and None mean); any other value (a string such
@@ -73,7 +84,7 @@ def check_names(runtime, knobs) -> None:
     if bad:
         raise UserError(f"unknown setting(s): {', '.join(sorted(bad))}")
     for k, cli, rts in READ_BY:
-        if knobs.get(k) is not None and runtime not in rts:
+        if refused_for(runtime, k, knobs.get(k), rts):
             option = KNOB_OPTIONS.get(k, f"--{cli.replace('_', '-')}")
             raise UserError(f"{runtime} does not read {k} ({option}, {' and '.join(rts)} only): "
                             f"drop it, or plan for {rts[0]}")
@@ -224,12 +235,11 @@ def check_ranges(runtime, ctx, vram, knobs) -> None:
 
 
 def check_parallelism(spec, runtime, knobs) -> int:
-    """--tensor-parallel-size / --pipeline-parallel-size checked; returns the tensor-parallel size."""
+    """--tensor-parallel-size / --pipeline-parallel-size checked; returns the tensor-parallel size (above 1 only on the
+    runtimes of its READ_BY row: check_names has refused it for the others)."""
     tp = 1 if knobs.get("tensor_parallel_size") is None else knobs["tensor_parallel_size"]
     if not isinstance(tp, int) or not 1 <= tp <= 64:
         raise UserError(f"--tensor-parallel-size must be 1..64, got {tp!r}")
-    if tp > 1 and runtime not in ("vllm", "sglang"):
-        raise UserError("--tensor-parallel-size is vLLM's and SGLang's (--tp); llama.cpp and Ollama split layers across GPUs instead")
     pp = 1 if knobs.get("pipeline_parallel_size") is None else knobs["pipeline_parallel_size"]
     if not isinstance(pp, int) or not 1 <= pp <= 64 or pp > spec.n_layers:
         raise UserError(f"--pipeline-parallel-size must be 1..{min(64, spec.n_layers)}, got {pp!r}")

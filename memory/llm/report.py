@@ -9,7 +9,7 @@ from ..units import GiB, fmt_bytes, parse_size
 from . import spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
-from .plan_checks import READ_BY
+from .plan_checks import READ_BY, refused_for
 from .runtimes import RUNTIME_NAMES
 
 
@@ -98,7 +98,7 @@ def _refuse_unread(args, spec) -> None:
     """One error naming every option the chosen runtime (or the model) does not read (plan_checks.READ_BY, the table
     plan() refuses its settings by)."""
     unread = [f"--{'no-' if getattr(args, k) is False else ''}{k.replace('_', '-')} ({', '.join(_NAMES[r] for r in rts)})"
-              for _, k, rts in READ_BY if getattr(args, k, None) is not None and args.runtime not in rts]
+              for s, k, rts in READ_BY if refused_for(args.runtime, s, getattr(args, k, None), rts)]
     if unread:
         one = len(unread) == 1
         raise UserError(f"{_NAMES[args.runtime]} does not read " + ", ".join(unread) + (": drop it, or give the --runtime "

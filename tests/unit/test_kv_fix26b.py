@@ -41,9 +41,10 @@ def test_every_row_of_the_table_is_enforced_by_plan(knob, cli, rts):
     others = [r for r in RUNTIMES if r not in rts]
     assert others, f"{knob}: read by every runtime, so not a row of this table"
     s = llm.describe(model=MODEL)
+    value = PC.ONE_FOR_ALL.get(knob, 0) + 1  # 1, or for tensor_parallel_size (one GPU: every runtime runs 1) 2
     for runtime in others:
         with pytest.raises(UserError, match=rf"^{runtime} does not read {knob} \("):
-            llm.plan(s, runtime, ctx=4096, vram=80 << 30, **{knob: 1})
+            llm.plan(s, runtime, ctx=4096, vram=80 << 30, **{knob: value})
 
 
 def test_the_table_names_settings_plan_takes_and_options_the_cli_has():
