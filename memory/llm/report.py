@@ -158,6 +158,7 @@ _TERM_HELP = {
     ("llama.cpp", "margin"): "left free: fragmentation, driver (--fit builds: its 1 GiB target a GPU)",
     ("ollama", "compute_buffer"): "llama.cpp graph",
     ("ollama", "cuda_context"): "Ollama's per-GPU minimum reserve",
+    ("ollama", "metal_reserve"): "Ollama's per-GPU minimum reserve on Metal (no CUDA context there)",
     ("ollama>=0.30", "cuda_context"): "llama-server's CUDA context (Ollama >= 0.30 starts llama-server)",
     ("ollama", "margin"): "llama-server's --fit keeps it free (Ollama >= 0.30)",
     ("ollama", "layer_buffer"): "one layer (+ its KV) Ollama's scheduler holds back",

@@ -49,6 +49,15 @@ def minimum_memory(version, metal: bool) -> int:
         if (first is None or at_least(version, *first)) and (nxt is None or not at_least(version, *nxt)):
             return size
     return RESERVE
+
+
+def reserve_line(version, metal: bool) -> tuple:
+    """The reserve's overhead line, (its name, bytes), named by backend where it is computed: off Metal MinimumMemory
+    sits where the CUDA (or ROCm) context is ("cuda_context", as every runtime's line); on Metal it is no CUDA context
+    (ggml-metal holds none) but the scheduler's working-set reserve, "metal_reserve" (0 B in 0.12.4-0.12.6)."""
+    return ("metal_reserve" if metal else "cuda_context"), minimum_memory(version, metal)
+
+
 MEASURED = (0, 12)
 # The buffer layer: blk.0 (with its cache share) in every release but 0.7.0, whose llm/memory.go took the largest of
 # GroupLayers' groups instead ("add one layer (chosing the max layer) worth of memory as a buffer", ollama 0478d440f,
@@ -321,13 +330,13 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         # partial offload overhead", graphPartialOffload = graphFullOffload. (Metal's MinimumMemory: METAL_MINIMUM)
         graph_partial = graph_full
     zero = (proj["weights"] + proj["graph"]) if proj else 0
-    reserve = minimum_memory(s["version"], s.get("metal", False))
+    reserve_name, reserve = reserve_line(s["version"], s.get("metal", False))
     sizes = uneven_sizes(spec, roles, kv_all, s.get("weights_format"), kvd)
     buf = buffer_layer(s["version"], sizes[0] if sizes else layer, max(sizes) if sizes else layer, roles,
                        kv_all / L)
     if measured_layout(s["version"], spec):  # no buffer layer, one graph (the runner's)
         buf, graph_partial = 0, graph_full
-    over = {"cuda_context": reserve, "layer_buffer": int(buf), "compute_buffer": graph_full}
+    over = {reserve_name: reserve, "layer_buffer": int(buf), "compute_buffer": graph_full}
     if not buf:  # Ollama's own engine holds no layer back (MEASURED_LAYOUT)
         del over["layer_buffer"]
     if proj:
