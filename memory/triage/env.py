@@ -2,7 +2,7 @@
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
 import re
 
-from .runtime_markers import MARKERS_UNDER_COMFYUI, NAMED_FRAMES
+from .runtime_markers import CUT_FRAMES, MARKERS_UNDER_COMFYUI, NAMED_FRAMES
 
 # PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
 # (pytorch#177974, the reland of #173330; gated to ROCM_VERSION >= 70000 by #179930). Upstream 2.11 (released 2026-03-23)
@@ -125,6 +125,16 @@ def _comfy_seen(f, inc) -> bool:
     return bool(_COMFY_PATH.search(paths)) or "execution.py" in paths or "custom_nodes" in paths
 
 
+_CUT_FRAMES = {rt: re.compile(rx) for rt, rx in CUT_FRAMES}
+
+
+def _cut_foreign(ev, inc) -> bool:
+    """(review30) The event is a cut message (form "cut") of a runtime in runtime_markers.CUT_FRAMES, under frames none of
+    which is that runtime's own: another program raised the same words."""
+    rx = _CUT_FRAMES.get(ev.get("runtime")) if ev.get("form") == "cut" else None
+    return bool(rx and inc.frames) and not any(rx.search(p) for p, _ in inc.frames)
+
+
 def guess_runtime(scan, inc) -> str:
     kinds = [e["kind"] for e in inc.events]
     f = scan.facts
@@ -139,7 +149,7 @@ def guess_runtime(scan, inc) -> str:
     # runtimes whose own message names them (the recogniser's runtime), whatever else the log mentions; TensorRT's
     # message is TensorRT-LLM's too when the log names it
     own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES
-                and (e.get("runtime") not in BROWSER_RUNTIMES or e is inc.primary)), None)
+                and (e.get("runtime") not in BROWSER_RUNTIMES or e is inc.primary) and not _cut_foreign(e, inc)), None)
     if own in LIBRARIES and (f["comfy"] or inc.has_exception_block or any(
             w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI

@@ -186,8 +186,10 @@ VLLM_PROFILE = re.compile(r"Error in memory profiling\. Initial free memory ([\d
 # room for the KV pool; at run time the pool has no free slots for a prefill or decode batch (mem_cache/common.py)
 # (round 72) quoted cut after its first words, as the RuntimeError SGLang raises ("RuntimeError: Not enough memory" and the
 # line's end: ai-dynamo/nixl#2007)
-SGLANG_POOL = re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static\.?(?: Current value: \S*?mem_fraction_static=([\d.]+))?"
-                         r"|\bRuntimeError: Not enough memory\.?\s*$")
+SGLANG_POOL = re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static\.?(?: Current value: \S*?mem_fraction_static=([\d.]+))?")
+# (review30) the cut quote on its own: any Python program may raise RuntimeError("Not enough memory"), so the cut form is its
+# own reader (form "cut"), read as SGLang's only where no frame of another program comes with it (env.guess_runtime)
+SGLANG_POOL_CUT = re.compile(r"\bRuntimeError: Not enough memory\.?\s*$")
 # (the default page size's allocator says only "Out of memory. Try to lower your batch size.": sgl-project/sglang-jax#113 form)
 SGLANG_KV = re.compile(r"(?:\b(Prefill|Decode) out of memory|\bOut of memory)\. Try to lower your batch size")
 # TensorRT-LLM's PyTorch executor (_torch/pyexecutor/py_executor_creator.py): an OOM while one component was created, then

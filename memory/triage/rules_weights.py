@@ -90,7 +90,9 @@ WEIGHTS = [
       + (f" (Available KV cache memory: {fmt_bytes(x.f['vllm_kv_mem'])})" if x.f["vllm_kv_mem"] is not None else "")),
     R("weights-exceed-vram", 0.5, lambda x: x.kind == "vllm.no_kv_blocks" and x.f["vllm_model_mem"],
       "model loading took {f[vllm_model_mem]:b}"),
-    R("weights-exceed-vram", 3.0, kind("sglang.pool"),
+    # (review30) SGLang's check only where the run is SGLang's: its message cut to "RuntimeError: Not enough memory" under
+    # another program's frames is that program's (env._cut_foreign), and nothing says what it ran short of
+    R("weights-exceed-vram", 3.0, lambda x: x.kind == "sglang.pool" and x.env["runtime"] == "sglang",
       lambda x: "SGLang: after the weights, mem_fraction_static"
       + (f" ({x.n['mem_fraction_static_ratio']})" if "mem_fraction_static_ratio" in x.n else "")
       + " of the card left no room for the KV pool: that static share holds the weights and the KV cache together; "

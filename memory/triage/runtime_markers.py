@@ -127,4 +127,11 @@ NAMED_FRAMES = (
     ("llama.cpp", r"\bllama_cpp[\\/](?:llama|_internals)\.py$"),
 )
 
+# (review30) runtimes whose own message, cut to its first words, is words any Python program may raise (SGLang's
+# "RuntimeError: Not enough memory", error_patterns.SGLANG_POOL_CUT): the cut form names the runtime only alone or with one of
+# its own frames (runtime, pattern on a frame's path); under other frames only (env.guess_runtime) it is that program's
+CUT_FRAMES = (
+    ("sglang", r"[\\/]sglang[\\/]"),
+)
+
 RUNTIME_WORDS = tuple(w for _, words, _ in RUNTIME_MARKERS for w in words)
