@@ -142,7 +142,7 @@ KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\]
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
                      # (round 72) DeepSpeed's launcher (launcher/launch.py sigkill_handler): "[...] exits with return code = -9"
                      # (a child's negative return code is the signal that ended it; tdrussell/diffusion-pipe#149)
-                     r"|\bexits with return code = -9\b"
+                     r"|\bexits with return code = -9\s*$"
                      # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB

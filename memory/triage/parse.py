@@ -109,7 +109,7 @@ def _killed(line):
 def _hami(line):
     """(round 72) HAMi-core's refusal in a vGPU pod: the usage it tracks after the request, over the pod's limit (bytes)."""
     m = _HAMI_OOM.search(line) if "HAMI-core" in line else None
-    if not m:
+    if not m or int(m.group(2)) <= int(m.group(3)):     # (review30) HAMi prints it only over the limit (allocator.c oom_check)
         return None
     return {"kind": "hami.oom", "device_kind": "cuda", "device_index": int(m.group(1)), "runtime": None, "complete": True,
             "numbers": {"required": int(m.group(2)), "limit": int(m.group(3))}}

@@ -1,5 +1,6 @@
-"""review30: SGLang's cut quote read only where no other program's frames come with it. Logs written here (paths, sizes
-and line numbers made up), not copied from the corpus; expected values by hand."""
+"""review30: SGLang's cut quote read only where no other program's frames come with it, HAMi-core's line read only over
+its limit, DeepSpeed's -9 only at its line's end. Logs written here (paths, sizes and line numbers made up), not copied from
+the corpus; expected values by hand."""
 from gpu_garden.memory.triage import engine
 
 # any Python program may raise RuntimeError("Not enough memory"): here a renderer's own pool, its frames its own
@@ -30,3 +31,28 @@ def test_cut_quote_from_sglangs_frames_or_alone_stays_sglangs():
         res = engine.triage_text(text)
         ev = res["events"][-1]
         assert (ev["kind"], ev["runtime"], res["cause"]) == ("sglang.pool", "sglang", "weights-exceed-vram"), (text, ev["causes"])
+
+
+# HAMi-core prints "Device N OOM <usage> / <limit>" only when the usage after the request is over the limit
+# (src/allocator/allocator.c oom_check: `if (new_allocated > limit) LOG_ERROR(...)`): a line at or under it is no refusal
+HAMI_UNDER = "[HAMI-core ERROR (pid:7 thread=140022 allocator.c:53)]: Device 0 OOM 4294967296 / 8589934592\n"
+
+
+def test_hami_line_at_or_under_its_limit_is_no_refusal():
+    assert not engine.triage_text(HAMI_UNDER)["found"]
+    assert not engine.triage_text(HAMI_UNDER.replace("4294967296", "8589934592"))["found"]
+    over = engine.triage_text(HAMI_UNDER.replace("4294967296", "8589934593"))
+    assert over["found"] and over["events"][-1]["kind"] == "hami.oom"
+
+
+# DeepSpeed's launcher ends its line with the code (launch.py: f"{cmd} exits with return code = {process.returncode}");
+# the words inside other prose are no kill
+NOT_DEEPSPEED = "check_kill: 'exits with return code = -9' is the string the harness greps for; nothing was killed\n"
+
+
+def test_return_code_minus_9_only_at_the_launchers_line_end():
+    assert not engine.triage_text(NOT_DEEPSPEED)["found"]
+    ds = ("[2024-08-19 14:02:11,904] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'finetune.py', "
+          "'--local_rank=0'] exits with return code = -9\n")
+    res = engine.triage_text(ds)
+    assert res["found"] and res["cause"] == "host-ram", res
