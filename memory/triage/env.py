@@ -186,7 +186,9 @@ def guess_runtime(scan, inc) -> str:
         return "candle"
     # (round 72) ... and beside a refusal of a layer under it (HAMi-core's vGPU hook), cudarc's DriverError for the call that
     # failed: that program's run, where no frame says a Python program's
-    if f["cudarc"] and not inc.frames and not f["comfy"]:
+    # (review30) not where the failure is PyTorch's own message (its kinds "torch.*"): the fact is the whole log's, and a
+    # sidecar's DriverError beside it is another program's
+    if f["cudarc"] and not inc.frames and not f["comfy"] and not any(k.startswith("torch.") for k in kinds):
         return "candle"
     if not f["comfy"] and not inc.has_exception_block:
         # runtimes with their own allocator and message: ONNX Runtime's arena, XLA (JAX, or TensorFlow's "OOM when allocating")

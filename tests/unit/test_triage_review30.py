@@ -56,3 +56,17 @@ def test_return_code_minus_9_only_at_the_launchers_line_end():
           "'--local_rank=0'] exits with return code = -9\n")
     res = engine.triage_text(ds)
     assert res["found"] and res["cause"] == "host-ram", res
+
+
+# cudarc's DriverError is a log-wide fact: a sidecar's line (a Rust embedder falling back to the CPU) beside PyTorch's own
+# message, which names PyTorch's allocator, must not rename the PyTorch failure Candle's
+SIDECAR = ('[embed-sidecar] warmup failed: DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory"), falling back to CPU\n'
+           "[embed-sidecar] serving on :8081 (cpu)\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.57 GiB "
+           "of which 1.02 GiB is free. Including non-PyTorch memory, this process has 20.10 GiB memory in use. Of the "
+           "allocated memory 19.40 GiB is allocated by PyTorch, and 0.38 GiB is reserved by PyTorch but unallocated.\n")
+
+
+def test_cudarc_line_does_not_rename_pytorchs_own_message():
+    ev = engine.triage_text(SIDECAR)["events"][-1]
+    assert ev["kind"] == "torch.cuda" and ev["runtime"] == "pytorch", (ev["kind"], ev["runtime"])
