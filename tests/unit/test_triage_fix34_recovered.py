@@ -47,6 +47,7 @@ def test_a_recovered_event_is_listed_but_never_names_the_answer_beside_a_failure
 
 
 def test_the_panel_reads_the_event_the_answer_names(monkeypatch):
+    monkeypatch.setattr(oom_build, "_session_ooms", [])     # (review30) no earlier test's OOMs as this process's history
     monkeypatch.setattr(oom_build, "_triage_report", lambda text, ctx: engine.triage_text(MIXED, ctx))
     report = oom_build.build_report({"node_id": "8"}, RuntimeError("CUDA out of memory"), {})
     assert report["cause"] == "activations"
@@ -63,6 +64,7 @@ def test_a_log_of_recovered_events_says_there_is_no_failure_to_fix(monkeypatch):
         assert res["events"][0]["causes"][0]["id"] == cause     # what happened, kept
         first = render.render_human(res).splitlines()[0]
         assert first.startswith("No failure to fix") and "Cause:" not in first, first
+        monkeypatch.setattr(oom_build, "_session_ooms", [])
         monkeypatch.setattr(oom_build, "_triage_report", lambda text, ctx, log=log: engine.triage_text(log, ctx))
         report = oom_build.build_report({"node_id": "8"}, RuntimeError("CUDA out of memory"), {})
         assert report["recovered_only"] is True and report["summary"] == oom_build.RECOVERED_SUMMARY
