@@ -19,6 +19,10 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "transformers.dispatch", "exllama.split", "sglang.unbalanced", "tgi.prefill", "cpp.bad_alloc", "ggml.ctx_pool", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
           "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "ollama.load_failed", "mlx.malloc", "vulkan.alloc", "vulkan.max_buffer", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc",
           "catboost.pool", "faiss.alloc", "physx.capacity", "kmcuda.alloc", "xla.remat")
+# (round 73) XGBoost's device allocator: its message gives the request and the card's free memory
+SIMPLE += ("xgboost.alloc",)
+# (round 73) a traceback cut inside vLLM's memory profiling: no message, nothing measured
+SIMPLE += ("vllm.profile_cut",)
 # (round 59) the Spark RAPIDS plugin's pool sized over what is free: its request is a pool, not one tensor
 SIMPLE += ("rapids.rmm_init",)
 # (round 61) MLC LLM's memory plan refused before any allocation: its figures are a plan, not one tensor

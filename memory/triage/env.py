@@ -92,7 +92,7 @@ def infer(scan, inc, context: dict) -> dict:
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
-                        "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda",
+                        "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
                         "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu")
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints

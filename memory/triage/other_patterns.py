@@ -93,8 +93,18 @@ CUPY = re.compile(r"Out of memory allocating (\d[\d,]*) bytes(?: \(allocated so 
 # VITA-Group/FSGS#70). Both build what() as std::bad_alloc::what() + ": " + the message (thrust/system/detail/bad_alloc.h,
 # rmm::bad_alloc), so an MSVC build, whose std::bad_alloc::what() is "bad allocation", prints "bad allocation: cudaErrorMemoryAllocation:
 # out of memory" (a Windows build of simple-knn: graphdeco-inria/gaussian-splatting#99)
+# (round 73) RMM 23.x on (rmm/detail/error.hpp RMM_CUDA_TRY_ALLOC) names the size its cudaMalloc asked for: "out_of_memory: CUDA error
+# (failed to allocate N bytes) at: <file>:<line>: cudaErrorMemoryAllocation out of memory" (scverse/rapids-singlecell#631, the
+# message wrapped after "at: C" by R's reticulate); only rmm::out_of_memory (cudaErrorMemoryAllocation) carries the out_of_memory prefix
 RMM = re.compile(r"(?:std::bad_alloc|\bbad allocation): (?:out_of_memory: )?(?:CUDA error at: ?[^\n]{0,300}?: cudaErrorMemoryAllocation out of memory"
-                 r"|RMM failure at: ?[^\n]{0,300}?: (Maximum pool size exceeded)|(cudaErrorMemoryAllocation: out of memory))")
+                 r"|RMM failure at: ?[^\n]{0,300}?: (Maximum pool size exceeded)|(cudaErrorMemoryAllocation: out of memory))"
+                 r"|(?:std::bad_alloc|\bbad allocation): out_of_memory: CUDA error \(failed to allocate (\d{1,20}) bytes\)")
+# (round 73) XGBoost's device allocator (src/common/device_vector.cu ThrowOOMError, 2.1 on) wraps the thrust/RMM bad_alloc in its own
+# message with the card's free memory and the request, each in HumanMemUnit (powers of 1024, labelled KB/MB/GB): "Memory allocation
+# error on worker N: std::bad_alloc: cudaErrorMemoryAllocation: out of memory\n- Free memory: F\n- Requested memory: R" (a Dask
+# worker prints the exception's repr, so the newlines stay as escaped "\\n" on one line: dmlc/xgboost#11684)
+XGB_ALLOC = re.compile(r"Memory allocation error on worker -?\d{1,3}: ")
+XGB_FIGURE = re.compile(r"- (Free|Requested) memory: (\d{1,15}(?:\.\d{1,12})?(?:[KMG]B|B))\b")
 # OpenVINO's GPU plugin (intel_gpu/src/runtime/engine.cpp check_allocatable): one buffer over the device's per-allocation maximum
 # (CL_DEVICE_MAX_MEM_ALLOC_SIZE, about 4 GiB on many Intel GPUs), whatever is free; the maximum is left out when the message is
 # wrapped before it (openvinotoolkit/openvino#36386,

@@ -8,7 +8,7 @@ from ..units import parse_size
 # the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
 from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu  # noqa: F401
 # the patterns the readers below use (and parse.py, servers.py import from here): other_patterns.py, re-exported
-from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, APP_VRAM_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION, WSL_RESIDENT, CUDA_NOT_READY, HAMI_OOM)  # noqa: F401
+from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, APP_VRAM_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION, WSL_RESIDENT, CUDA_NOT_READY, HAMI_OOM, XGB_ALLOC, XGB_FIGURE)  # noqa: F401
 
 
 def level_zero(line):
@@ -158,6 +158,12 @@ def rmm(line):
     m = RMM.search(line)
     if not m:
         return None
+    if m.group(2) and XGB_ALLOC.search(line):     # XGBoost's own wrapper: the card's free memory and the request (round 73)
+        nums = {("free" if k == "Free" else "requested"): parse_size(v, binary_decimal=True) for k, v in XGB_FIGURE.findall(line)}
+        return {"kind": "xgboost.alloc", "device_kind": "cuda", "numbers": nums, "runtime": "xgboost", "complete": True}
+    if m.group(3):      # RMM's cudaMalloc refused N bytes (rmm::out_of_memory with the size, round 73)
+        return {"kind": "rmm.oom", "device_kind": "cuda", "numbers": {"requested": int(m.group(3))}, "runtime": "rapids",
+                "complete": True, "form": "device"}
     if m.group(2):      # thrust's allocator inside a PyTorch extension (rasterizers, samplers)
         return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True, "form": "thrust"}
     return {"kind": "rmm.oom", "device_kind": "cuda", "numbers": {}, "runtime": "rapids", "complete": True,

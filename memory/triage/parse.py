@@ -374,10 +374,32 @@ PRIORITY = {
     "os.enomem": 8, "triton.shared_memory": 8, "mps.ndarray_limit": 8, "os.system_memory": 8, "comfy.vhs_ram": 8, "ggml.vulkan_limit": 9, "amdgpu.cs_enomem": 7, "opencl.alloc": 7,
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
-    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
+    "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xgboost.alloc": 8, "vllm.profile_cut": 2, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "os.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
+
+
+# (round 73) vLLM's start-up measures its peak by running the model once on dummy inputs (max_num_seqs sequences filling
+# max_num_batched_tokens; for a multimodal model, dummy images or audio up to the model's per-prompt limit) before it sizes the
+# KV cache: Worker.determine_num_available_blocks (V0) / determine_available_memory (V1) -> profile_run -> _dummy_run. A paste
+# that ends inside those frames, cut before its exception line, with no failure line anywhere in the log, failed there
+# (OpenBMB/MiniCPM-V#392, vllm-project/vllm#10569: the profile run's dummy batch; the fix, a lower max_num_seqs/max_model_len)
+PROFILE_FUNCS = ("determine_num_available_blocks", "determine_available_memory", "profile_run", "_dummy_run",
+                 "_dummy_sampler_run", "_profile_run")
+
+
+def profile_cut(frames, sources):
+    """The event for a log whose last traceback ends in vLLM's memory profiling without an exception line, else None: the
+    innermost frame is a vLLM profiling function, or the source line under the innermost vLLM frame calls one."""
+    if not frames or "vllm" not in frames[-1][0].replace("\\", "/").split("/"):
+        return None
+    at = frames[-1][1] if frames[-1][1] in PROFILE_FUNCS else None
+    if at is None and sources:
+        at = next((fn for fn in PROFILE_FUNCS if re.search(r"\b" + fn + r"\(", sources[-1])), None)
+    if at is None:
+        return None
+    return {"kind": "vllm.profile_cut", "device_kind": "cuda", "runtime": "vllm", "numbers": {}, "complete": False, "at": at}
 
 
 def recognise(line: str):

@@ -207,7 +207,7 @@ def mps_full(x):
 # runtimes with their own memory pool, whose message gives the one buffer that failed (the row's evidence names them)
 OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "paddle.oom": "PaddlePaddle", "cupy.oom": "CuPy's memory pool",
              "rmm.oom": "RAPIDS (RMM)", "wgpu.oom": "wgpu (WebGPU)", "catboost.pool": "CatBoost's GPU memory pool",
-             "faiss.alloc": "Faiss (GPU)",
+             "faiss.alloc": "Faiss (GPU)", "xgboost.alloc": "XGBoost's device allocator",
              "mlx.malloc": "MLX (all its Metal buffers together)"}
 HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory", "comfy.vhs_ram", "jvm.heap", "os.shm", "js.array_buffer")
@@ -305,6 +305,16 @@ def fresh(x):
 
 # the innermost frame releases memory: torch.cuda.empty_cache() returns PyTorch's cached blocks to the driver (cudaFree)
 RELEASE_FRAMES = ("empty_cache",)
+
+
+# (round 73) the RAPIDS libraries whose operations allocate their working buffers through RMM (cuDF and dask_cudf's columns,
+# cuGraph's renumbering and edge lists, cuML's estimators, cuSpatial), by the path of a traceback frame
+RAPIDS_OP_PATHS = ("/cudf/", "/dask_cudf/", "/cugraph/", "/cuml/", "/cuspatial/")
+
+
+def rapids_op_frame(x):
+    """RMM refused while a RAPIDS library's operation was on the stack (not while a pool was being created or sized)."""
+    return x.kind == "rmm.oom" and any(seg in "/" + p.replace("\\", "/") for p, _ in x.frames for seg in RAPIDS_OP_PATHS)
 
 
 def release_frame(x):

@@ -384,10 +384,6 @@ OTHER = [
                 "which counts those layers' KV cache, and that KV buffer failed all the same: the estimate was low for this "
                 "model on this build and device (a regression of the version is likely if an earlier one loaded it); set "
                 "num_gpu lower, or another Ollama version"),
-    R("other", 2.0, lambda x: x.kind == "cuda.driver" and "NCCL" in x.text,
-      "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
-      "(PyTorch's cache, XLA's preallocation) left too little; leave headroom (a smaller batch, XLA_PYTHON_CLIENT_MEM_FRACTION, "
-      "NCCL_BUFFSIZE)"),
     # torch.cuda.empty_cache() only frees (cudaFree of PyTorch's cached blocks): an out-of-memory raised there is not a
     # request the card could not hold but the driver's error, or an earlier asynchronous call's reported late; over the
     # bare check's pinned-RAM reading (host-ram 1.4), which needs a transfer that allocates

@@ -4,7 +4,7 @@ their first). parse.py lists them among its recognisers."""
 import re
 
 from . import error_patterns as RX
-from .other_runtimes import DOTNET_OBJECT, libplacebo_heap
+from .other_runtimes import DOTNET_OBJECT, XGB_FIGURE, libplacebo_heap
 from .native_runtimes import kmcuda_buffer, rapids_rmm_max
 from .text import num, size
 
@@ -110,6 +110,7 @@ def _sglang_kv(line):
 BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.oom", "libplacebo.alloc", "vllm_metal.kv_budget", "ds4.memory_guard",
                "kmcuda.alloc")
 BLOCK_KINDS += ("rapids.rmm_init",)      # the Spark RAPIDS plugin's pool line under its warning (round 59)
+BLOCK_KINDS += ("xgboost.alloc",)        # XGBoost's "- Free memory:" and "- Requested memory:" lines when printed unescaped (round 73)
 # ds4's memory guard (its GLM branch, antirez/ds4#889) refuses a plan before allocating the graph: "ds4: GLM memory guard
 # refused ctx=1000000 ... before GLM graph allocation"; the lines under it give the model map, then the sum it needed and the
 # budget with what the budget came from ("required model+graph: 195.91 GiB; guard budget: 110.00 GiB (base 512.00 GiB,
@@ -208,6 +209,13 @@ def add_block_fields(ev, text) -> bool:
         return kmcuda_buffer(ev, text)
     if ev.get("kind") == "rapids.rmm_init":
         return rapids_rmm_max(ev, text)
+    if ev.get("kind") == "xgboost.alloc":
+        m = XGB_FIGURE.search(text)
+        key = m and ("free" if m.group(1) == "Free" else "requested")
+        if not m or key in ev["numbers"]:
+            return False
+        ev["numbers"][key] = size(m.group(2))     # HumanMemUnit's GB is GiB
+        return True
     if ev.get("kind") == "ds4.memory_guard":
         m = _DS4_MODEL_MAP.search(text)
         if m:

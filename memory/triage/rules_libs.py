@@ -1,0 +1,38 @@
+"""Triage's rule rows for *activations* that a library's or server's own line decides (round 73; rows, not code: the row
+format is in rules.py's docstring). rules.py puts them in its activations section, before kmcuda's rows."""
+from .predicates import RAPIDS_OP_PATHS, kind, rapids_op_frame
+from .rule_row import Rule
+
+R = Rule
+LIB_WORKING = [
+    # (round 73) a paste cut inside vLLM's start-up profiling (parse.profile_cut): the one forward pass over dummy inputs at the
+    # configured maximum (max_num_seqs sequences, and for a multimodal model dummy images per sequence up to max_model_len) is
+    # the peak of that step; the KV cache is not allocated yet and the weights have loaded (vllm-project/vllm#10569,
+    # OpenBMB/MiniCPM-V#392: lower max_num_seqs and max_model_len both fixed it)
+    R("activations", 1.5, kind("vllm.profile_cut"),
+      lambda x: f"the traceback ends inside vLLM's memory profiling ({x.ev['at']}), cut before its error line: that step runs the "
+                "model once on dummy inputs at the configured maximum (max_num_seqs sequences; for a multimodal model dummy "
+                "images or audio per sequence up to max_model_len) before the KV cache exists; if the error was an out of "
+                "memory, start with a lower --max-num-seqs and --max-model-len (or --limit-mm-per-prompt); paste the "
+                "exception line to be sure"),
+    # NCCL allocates its channel buffers with cudaMalloc outside the framework's pool, lazily at a communicator's first
+    # collective: when that fails the job's own memory (PyTorch's cache after the largest batch, XLA's preallocation) had filled
+    # the card, and the fix is this job's working set. Until round 73 the row named "other" while giving exactly that fix; it
+    # reads as activations now (EleutherAI/lm-evaluation-harness#2458: batch_size auto picked a batch that left NCCL no room at
+    # the final gather; a smaller batch set by hand finished)
+    R("activations", 2.0, lambda x: x.kind == "cuda.driver" and "NCCL" in x.text,
+      "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
+      "(PyTorch's cache, XLA's preallocation), filled by this job's batches, left too little; leave headroom: a smaller batch "
+      "(not an automatically chosen maximum), XLA_PYTHON_CLIENT_MEM_FRACTION, or smaller NCCL buffers (NCCL_BUFFSIZE)"),
+    # (round 73) RMM's pool reached its maximum while a cuDF, cuGraph or cuML operation was on the stack: that operation's
+    # working buffers at this input size (a graph's renumbering, a join, a densified matrix) are what filled the pool, over the
+    # pool-maximum reading (other 3.0), which stays second; a pool refused while it was created or sized (a Dask worker's
+    # plugin setup, rmm.reinitialize) shows no such frame (rapidsai/cugraph#2769: from_dask_cudf_edgelist's own footprint;
+    # its developers' workarounds, legacy_renum_only and managed memory)
+    R("activations", 3.5, lambda x: x.ev.get("form") == "pool_limit" and rapids_op_frame(x),
+      lambda x: "RMM's pool reached its maximum while " + next((f"{func}()" for p, func in reversed(x.frames)
+                                                                  if any(s in "/" + p.replace("\\", "/") for s in RAPIDS_OP_PATHS)), "a RAPIDS operation")
+      + " allocated its working buffers: that operation at this input size needs more than the pool can give; process the "
+      "data in smaller partitions (more Dask partitions or workers), a lighter variant of the step, or a pool over managed "
+      "memory that can spill (rmm_managed_memory=True); raising the pool's maximum helps only if the card has room left"),
+]
