@@ -93,11 +93,12 @@ def infer(scan, inc, context: dict) -> dict:
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
-                        "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu")
+                        "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn")
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
 MARKER_FIRST = ("tensorrt", "jvm", "javascript", "webgpu")
+MARKER_FIRST += ("rknn",)      # (round 74) RKLLM loads its models through RKNN and prints RKNN's lines: its marker wins
 
 # of those, a browser's own (V8's ArrayBuffer refusal, WebGPU's device loss): they name the runtime only as the incident's
 # failure itself; beside another runtime's error in the same incident (a log mixing a page's console and a PyTorch run) the

@@ -232,6 +232,13 @@ FACTS = [
     # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
     # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
     ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
+    # (round 74) the RKNPU kernel driver's boot line when the board's firmware runs the NPU without its IOMMU
+    # ("RKNPU fde40000.npu: RKNPU: rknpu iommu is disabled, using non-iommu mode"): the NPU then gets only memory reserved
+    # for it (CMA or a reserved region), not system RAM (rockchip-linux/rknn-toolkit2#44)
+    ("rknpu_no_iommu", re.compile(r"\brknpu iommu is disabled\b")),
+    # (round 74) a traceback's source line that asks PyTorch for page-locked host memory itself (torch.empty(...,
+    # pin_memory=True), tensor.pin_memory()): the failing call of a CUDA error raised under it
+    ("pinned_src", re.compile(r"\bpin_memory=True\)|\.pin_memory\(\)")),
     # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end.
     # Its source tree (llama.cpp vendored under ollama/llm/llama.cpp/ until 2024, in ggml's CUDA error locations) names it by
     # \bollama\b; a bare llm/llama.cpp/ is any clone of llama.cpp into a folder llm/, and Go's "signal arrived during cgo
@@ -303,6 +310,7 @@ FACT_KEYS = {
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
+    "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "encountered while running the model"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),

@@ -495,3 +495,75 @@ def webgpu_lost(line):
 
 webgpu_lost.needed = ("Device lost during", "GPUDevice was lost")
 WEBGPU_DEVICE_BY_OS = {"linux": "vulkan", "darwin": "metal"}
+
+# (round 74) Rockchip's NPU runtimes, RKNN (rknn-toolkit2's librknnrt, rknn-toolkit-lite) and RKLLM (rknn-llm's runtime, whose
+# model loads go through the same RKNN layer and print its "E RKNN:" lines): the runtime's own refusals of NPU memory.
+# "E RKNN: [time] failed to allocate handle, ret: -1, errno: 14, errstr: Bad address" is the RKNPU kernel driver refusing the
+# buffer with the errno it returned (airockchip/rknn-llm#68: errno 14, EFAULT); "E/RKNN: failed to malloc npu memory!, size:
+# 59187712, flags: 0x2" (Android's logcat) names the size asked (rockchip-linux/rknn-toolkit2#44); the Python toolkits raise
+# "RKNN init failed. error code: RKNN_ERR_MALLOC_FAIL" (rockchip-linux/rknn-toolkit#400). The NPU has no memory of its own:
+# it maps system RAM through its IOMMU, or a reserved region without one. The device is the NPU; the runtime is RKNN unless
+# the log names RKLLM (lines.RUNTIME_MARKERS)
+RKNN_ALLOC = re.compile(r"\bfailed to allocate handle, ret: -?\d{1,6}(?:, errno: (\d{1,4}), errstr: ([A-Za-z ]{1,40}))?"
+                        r"|\bfailed to malloc npu memory!?,? size: (\d{1,20})|\bRKNN_ERR_MALLOC_FAIL\b")
+
+
+def rknn_alloc(line):
+    if "RKNN" not in line:
+        return None
+    m = RKNN_ALLOC.search(line)
+    if not m:
+        return None
+    ev = {"kind": "npu.rknn", "device_kind": "npu", "numbers": {}, "runtime": "rknn", "complete": True,
+          "form": "handle" if m.group(0).startswith("failed to allocate handle") else "malloc"}
+    if m.group(1):
+        ev.update(errno=int(m.group(1)), errstr=m.group(2).strip())
+    if m.group(3):
+        ev["numbers"]["requested"] = int(m.group(3))
+    return ev
+
+
+rknn_alloc.needed = ("RKNN",)
+
+
+def rknn_errno_fault(x) -> bool:
+    """The RKNPU driver refused the NPU buffer with an errno that is not ENOMEM (12): a fault of the driver or runtime
+    (EFAULT, "Bad address": a runtime built for another driver version), not memory running out."""
+    return x.kind == "npu.rknn" and x.ev.get("errno") not in (None, 12)
+
+# (round 74) LMCache (the KV-cache offload layer under vLLM's LMCacheConnector, and SGLang's): its memory allocator found no
+# free chunk in its own pool for one KV chunk (lmcache/v1/memory_management.py and the 0.2 experimental one: "Failed to
+# allocate memory for tensor(torch.Size([2, 80, 256, 256]), torch.float16) because no memory is available"). The pool is
+# LMCache's CPU tier, one buffer of max_local_cpu_size (pinned host memory) allocated at start, or a GDS backend's cuFile
+# buffer: a fixed pool that is meant to evict old chunks, not the card and not the machine's free RAM (LMCache/LMCache#745,
+# #1330). The device of the run is the card it serves from (the log's other lines); the runtime the one the log names
+LMCACHE_ALLOC = re.compile(r"\bFailed to allocate memory for tensor\(torch\.Size\(\[[\d, ]{0,80}\]\), torch\.\w{1,20}\) because no "
+                           r"memory is available\b")
+
+
+def lmcache_alloc(line):
+    if "because no memory is available" not in line:
+        return None
+    if not LMCACHE_ALLOC.search(line):
+        return None
+    return {"kind": "lmcache.pool", "device_kind": None, "numbers": {}, "runtime": None, "complete": True}
+
+
+lmcache_alloc.needed = ("because no memory is available",)
+
+# (round 74) PyTorch's CUDA check with "invalid argument" (cudaErrorInvalidValue): no shortage in its words. Read as a
+# failure so that the call it came from can be named: under a source line that pins host memory itself (facts: pinned_src,
+# torch.empty(..., pin_memory=True)), cudaHostAlloc refused the page-locked buffer (LMCache/LMCache#1063: a 5 GiB pinned
+# buffer refused, 2 GiB allocated); elsewhere it is a call given a bad argument, not memory
+CUDA_INVALID_ARG = re.compile(r"\bCUDA error: invalid argument\b")
+
+
+def cuda_invalid_arg(line):
+    if "invalid argument" not in line:
+        return None
+    if not CUDA_INVALID_ARG.search(line):
+        return None
+    return {"kind": "cuda.invalid_arg", "device_kind": "cuda", "numbers": {}, "runtime": "pytorch", "complete": True}
+
+
+cuda_invalid_arg.needed = ("CUDA error: invalid argument",)

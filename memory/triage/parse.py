@@ -29,7 +29,8 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
                               spark_device_alloc as _spark_device_alloc, mlc_insufficient as _mlc_insufficient,
                               hip_vmm as _hip_vmm, jvm_heap as _jvm_heap, apusys_alloc as _apusys_alloc, dataloader_shm as _dataloader_shm,
                               tfjs_texture as _tfjs_texture, mnn_acquire as _mnn_acquire, js_array_buffer as _js_array_buffer,
-                              webgpu_lost as _webgpu_lost)
+                              webgpu_lost as _webgpu_lost, rknn_alloc as _rknn_alloc, lmcache_alloc as _lmcache_alloc,
+                              cuda_invalid_arg as _cuda_invalid_arg)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -326,6 +327,7 @@ RECOGNISERS = [
     _hip_vmm, _jvm_heap, _apusys_alloc, _dataloader_shm,   # ggml's HIP VMM pool, the JVM's heap, MediaTek's APUSys, a DataLoader worker's SIGBUS (round 63)
     _tfjs_texture,      # TensorFlow.js's WebGL texture-size cap (round 64)
     _mnn_acquire, _js_array_buffer, _webgpu_lost,     # MNN's acquire check, V8's ArrayBuffer refusal, WebGPU's device loss (round 67)
+    _rknn_alloc, _lmcache_alloc, _cuda_invalid_arg,   # Rockchip's NPU runtimes, LMCache's pool, PyTorch's CUDA invalid argument (round 74)
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
@@ -376,6 +378,7 @@ PRIORITY = {
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xgboost.alloc": 8, "vllm.profile_cut": 2, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "os.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
+    "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

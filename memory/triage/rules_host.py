@@ -88,6 +88,13 @@ HOST_RAM = [
     R("host-ram", 1.2, hip_host_call,
       lambda x: f"the HIP runtime refused {hip_host_call(x)}, which works on page-locked (pinned) host memory: the pinned limit "
                 "(a share of system RAM) or RAM itself, not the card"),
+    # (round 74) PyTorch's CUDA "invalid argument" raised under a source line that pins host memory itself (torch.empty(...,
+    # pin_memory=True)): cudaHostAlloc refused the page-locked buffer, as big pinned buffers are (LMCache's CPU tier at 5 GiB,
+    # fine at 2 GiB): the pinned limit or RAM, not the card
+    R("host-ram", 5.0, lambda x: x.kind == "cuda.invalid_arg" and x.f["pinned_src"],
+      lambda x: f"CUDA refused the call under \"{x.f['pinned_src']}\" with invalid argument: that call allocates page-locked "
+                "(pinned) host memory, so the pinned buffer was refused (too large for the pinned limit or RAM), not VRAM; "
+                "ask for a smaller pinned buffer (e.g. LMCache's max_local_cpu_size) or raise the locked-memory limit"),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
     # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers

@@ -4,7 +4,7 @@ from ..units import GiB, fmt_bytes
 from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
-from .native_runtimes import hip_host_call, physx_setting
+from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
@@ -315,6 +315,34 @@ OTHER = [
       "platform resources, not system RAM or a batch; the model (or an operator of it) asks more than this NPU generation "
       "holds or supports: check the platform's supported model classes (e.g. transformers need a newer MDLA), or run it on "
       "the CPU or GPU delegate"),
+    # (round 74) Rockchip's RKNPU driver refused the NPU buffer with an errno other than ENOMEM (EFAULT, "Bad address"): the
+    # runtime and the kernel driver do not agree (a runtime built for another driver version), not memory running out
+    R("other", 8.0, rknn_errno_fault,
+      lambda x: f"the RKNPU driver refused the NPU buffer with errno {x.ev['errno']} ({x.ev.get('errstr')}), not ENOMEM: the "
+                "runtime and the kernel driver do not agree (a runtime built for another driver version), not a shortage; "
+                "update the RKNN/RKLLM runtime, the toolkit that converted the model and the RKNPU driver together"),
+    # (round 74) ... on a board whose firmware runs the NPU without its IOMMU: it gets only memory reserved for it, not RAM
+    R("other", 8.0, lambda x: x.kind == "npu.rknn" and x.f["rknpu_no_iommu"],
+      "the RKNPU driver runs without its IOMMU on this board (\"rknpu iommu is disabled, using non-iommu mode\"): the NPU gets "
+      "only the memory reserved for it, not the board's RAM, so buffers far below the RAM are refused; use a firmware or "
+      "device tree with the RKNPU IOMMU enabled (or reserve memory for the NPU)"),
+    # (round 74) any other refusal of RKNN's (RKNN_ERR_MALLOC_FAIL, "failed to malloc npu memory"): the NPU maps system RAM,
+    # so a model that loads on the same board in another form, or a runtime that matches the driver, is the usual cure
+    R("other", 4.0, kind("npu.rknn"),
+      "Rockchip's NPU runtime could not allocate the model's NPU memory: the NPU maps system RAM, so this is seldom the RAM "
+      "itself; check that the runtime, the converting toolkit and the RKNPU driver versions match, and the converted model "
+      "(export only the outputs needed: a multi-branch ONNX export can fail where a single-output one loads)"),
+    # (round 74) LMCache's pool (its CPU tier of max_local_cpu_size, or a GDS backend's cuFile buffer) had no free chunk: a
+    # fixed pool sized by a setting that is meant to evict, not the card and not the machine's RAM (R4)
+    R("other", 4.0, kind("lmcache.pool"),
+      "LMCache's allocator found no free chunk in its own pool for this KV chunk: a fixed pool (the CPU tier's "
+      "max_local_cpu_size, or a GDS backend's cuFile buffer) that should evict old chunks, not the GPU and not free RAM; "
+      "update LMCache (its CPU tier's eviction and chunk release were fixed in 0.3.x), give the CPU tier its own allocator "
+      "when GDS is on, or raise max_local_cpu_size"),
+    # (round 74) PyTorch's CUDA check said "invalid argument" with no pinned allocation under it: a call was given a bad
+    # argument, not memory running out
+    R("other", 2.0, lambda x: x.kind == "cuda.invalid_arg" and not x.f["pinned_src"],
+      "CUDA refused a call as given an invalid argument: no shortage is named; find the call (CUDA_LAUNCH_BLOCKING=1)"),
     # .NET throws OutOfMemoryException when one object would pass its size limit, whatever RAM is free
     R("other", 4.0, lambda x: x.kind == "dotnet.oom" and x.ev.get("form") == "object_limit",
       lambda x: f"the .NET exception was thrown growing one object ({x.ev['frame'][3:]}): a StringBuilder, string, array or "

@@ -92,6 +92,14 @@ RUNTIME_MARKERS = (
     # (round 70) llama.cpp's loader before GGUF (llama_file_loader, 2023) opened a model file with "llama.cpp: loading model
     # from <path>": its own words, at the start of a line (ggml-org/llama.cpp#1538: a std::bad_alloc after it is llama.cpp's)
     ("llama.cpp", ("llama.cpp: loading model from",), r"^\s{0,8}llama\.cpp: loading model from \S"),
+    # (round 74) RKLLM (Rockchip's LLM runtime on its NPU): its own start-up lines ("rkllm init start", "rkllm-runtime version:
+    # 1.0.1, rknpu driver version: 0.9.6, platform: RK3588") and its model files (.rkllm); its loads print RKNN's "E RKNN:" lines
+    ("rkllm", ("rkllm",), r"\brkllm(?: init start\b|-runtime version: )|\.rkllm\b"),
+    # (round 74) LMCache's own lines ("LMCache DEBUG: ...", "(memory_management.py:444:lmcache.experimental.memory_management)")
+    # and its package's paths: LMCache runs under vLLM's LMCacheConnector (its docs' and examples' host; SGLang's marker, when
+    # the log names SGLang first, keeps SGLang)
+    ("vllm", ("lmcache", "LMCache"), r"\bLMCache (?:DEBUG|INFO|WARNING|ERROR)\b|\blmcache\.(?:v1|experimental|integration)\b"
+     r"|[\\/]lmcache[\\/](?:v1|experimental|integration)[\\/]"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

@@ -77,6 +77,11 @@ ERROR_WORDS += ("dispatched on the CPU or the disk",)
 # an application's own VRAM pre-flight refusal (other_runtimes.app_vram_preflight, round 71): no memory word in it
 ERROR_KEYS += ("VRAM pre-flight", "VRAM preflight")
 ERROR_WORDS += ("VRAM pre-flight", "VRAM preflight")
+# Rockchip's NPU runtimes (RKNN, RKLLM), LMCache's pool and PyTorch's CUDA "invalid argument" (native_runtimes, round 74)
+ERROR_KEYS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
+               "CUDA error: invalid argument")
+ERROR_WORDS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
+                "CUDA error: invalid argument")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -119,6 +124,7 @@ ANCHORS += (b"WebGL maximum",)      # TensorFlow.js's texture-size cap (round 64
 ANCHORS += (b"dxgkio_make_resident", b"device not ready", b"HAMI-core", b"RuntimeError: Not enough memory")   # (round 72)
 ANCHORS += (b"DriverError(CUDA_ERROR_",)    # (round 72) cudarc's error beside a failure names a Rust program on it (facts: cudarc)
 ANCHORS += (b"must not exceed",)   # Metal validation's per-buffer cap (round 69): neither "emory" nor "llocat" is in it
+ANCHORS += (b"RKNN_ERR_MALLOC_FAIL", b"CUDA error: invalid argument")   # (round 74): neither "emory" nor "llocat" is in them
 ANCHORS += (b"VRAM pre-flight", b"VRAM preflight")   # an application's VRAM pre-flight refusal (round 71): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
@@ -154,6 +160,8 @@ RUN_WENT_ON = (b"Application startup complete", b"The server is fired up", b"Pro
 # cudaMalloc warning (round 68; it frees its cache and tries again, an OutOfMemoryError follows only if that fails too)
 RECOVERED_WARNINGS = ("torch.alloc_warn",)
 OPEN_ANCHORS += tuple(w for w in RUN_WENT_ON if w not in OPEN_ANCHORS)
+# (round 74) fact rknpu_no_iommu (the RKNPU driver's boot line without its IOMMU): in the head too
+OPEN_ANCHORS += (b"iommu is disabled",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
@@ -174,6 +182,7 @@ WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, a
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
 WINDOW_KEYS += (b"llama_model_load_internal: ",)   # (llama.cpp's pre-GGUF header lines, facts "ggml_header": round 70)
+WINDOW_KEYS += (b"iommu is disabled",)   # (fact rknpu_no_iommu: round 74)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the

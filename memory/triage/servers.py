@@ -130,7 +130,8 @@ _SGLANG_TOKENS = re.compile(r"Try to allocate (\d{1,20}) tokens")
 # what the pool had when it refused: free plus evictable slots, as SGLang prints their sum ("Avaliable tokens: 2048" in its
 # early spelling, "Available tokens: 5248 (available_size=5248 + evictable_size=0)"); the hybrid (SWA) pools' "Available
 # full tokens" / "Available swa" lines are two pools' counts, not this one (not read)
-_SGLANG_AVAILABLE = re.compile(r"\bAva(?:il|li)able tokens: (\d{1,20})")
+# (round 74: and with no space after the colon, as a PR quotes it: "Avaliable tokens:5120", sgl-project/sglang#5081)
+_SGLANG_AVAILABLE = re.compile(r"\bAva(?:il|li)able tokens: ?(\d{1,20})")
 
 # vllm-metal (vLLM's Apple-silicon plugin) sizes the paged KV cache from its Metal budget after a profile run, and refuses
 # to start when nothing is left: "ValueError: Paged attention: not enough Metal memory for KV cache." with its budget on the
