@@ -145,8 +145,9 @@ HAMI_OOM = re.compile(r"\bHAMI-core ERROR\b[^\n]{0,160}?\bDevice (\d{1,3}) OOM (
 # on its line: "0/2 [00:00<?, ?it/s]Killed"), Go's os/exec "signal: killed" (Ollama's runner, LocalAI's backends), CPython's
 # subprocess "died with <Signals.SIGKILL: 9>", torchrun's "Signal 9 (SIGKILL) received by PID" / "exitcode: -9", an IDE's
 # "interrupted by signal 9: SIGKILL", 128 + 9 = exit code 137 (docker, shells). Nothing else sends SIGKILL unasked: the kernel's
-# OOM killer (or a container's memory limit) ended it
-KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
+# OOM killer (or a container's memory limit) ended it. (round 75) The shell's "Killed" is glibc's strsignal(SIGKILL), which a
+# zh_CN locale translates: "已杀死" on a line of its own (danijar/dreamerv3#203)
+KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
                      r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
@@ -157,7 +158,7 @@ KILLED = re.compile(r"^\s*Killed\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\]
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
                      r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
-KILL_WORDS = ("illed", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller",
+KILL_WORDS = ("illed", "已杀死", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller",
               "code = -9")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader

@@ -27,8 +27,9 @@ _RECORD = re.compile(
     rb"!!!|#\d+ |[\w.]*(?:Error|Exception|Warning)\b:|(?:llama|ggml|llm_load|load_tensors|print_info|clip|srv|slot)\w*:|"
     rb"\w+\.(?:py|cpp|cu|cc|c|h|hpp|go|rs):\d|-+>|\d+%\||"
     # the shell's notice that the OOM killer ended the job: a line of its own ("Killed", "bash: line 1: 4242 Killed ...",
-    # "zsh: killed python3 ..."), never the rest of the line the job printed last (tune141: joined, it was no failure)
-    rb"Killed[ \t]*$|(?:ba|z)?sh: (?:line \d+: +\d+ +)?[Kk]illed\b|"
+    # "zsh: killed python3 ..."; a zh_CN shell's "已杀死", round 75), never the rest of the line the job printed last (tune141:
+    # joined, it was no failure)
+    rb"Killed[ \t]*$|(?:ba|z)?sh: (?:line \d+: +\d+ +)?[Kk]illed\b|" + "已杀死".encode() + rb"[ \t]*$|"
     # libstdc++'s verbose terminate handler starts a line of its own ("terminate called after throwing an instance of
     # 'std::bad_alloc'"): joined to a loader's last line it hid where the throw came (review28: llama.cpp's pre-GGUF loader
     # line with ggml-model-q4_1.bin, the longest line of a short paste, read as cut)

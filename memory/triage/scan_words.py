@@ -9,7 +9,7 @@ from .runtime_markers import RUNTIME_WORDS
 # Words every error line contains at least one of (the recognisers are tried only then).
 ERROR_KEYS = ("emory", "llocat", " error -4 at ", " error -5 at ", " error -6 at ", "ALLOC", "MEMORY", "buffer maximum", "Fault failed", "reservation failed", "HostBuffer", "max seq len", "Mamba cache", "runner process", "llama-server", "ASSERT",
               "OOMed", "cuDNN", "NOT_ENOUGH", "Got an OOM", "Requested", "Device limit", "according to CUDA", "PyTorch limit",
-              "Invalid buffer size", "paging file", "1455", "Kill", "kill", "KILL", "exitcode: -9", "code 137", "code: 137", "status 137", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
+              "Invalid buffer size", "paging file", "1455", "Kill", "kill", "KILL", "已杀死", "exitcode: -9", "code 137", "code: 137", "status 137", "OUT_OF_", "VBAR", "VRAM grow", "Host OOM", "hostbuf_",
               "exceeds device", "with status 5", "Virtual Address", "NDArray", "Resource limit", "OutOfMemory", "GPU RAM", "too large for system", "calloc", "os error 12", "bad_alloc",
               "8007000E", "E_OUTOFMEMORY", "insufficient system resources", "Not enough resources to load",
               "are available (after", "Insufficient VRAM in split", "render-process-gone", "exceeds ceiling", "Memory limit exceeded",
@@ -28,7 +28,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "memory compile error", "larger than buffer maximum", "HostBuffer", "HostAlloc failed", "allocate tensor", "ASSERT FAILED", "_ALLOC_FAILED",
                "NOT_ENOUGH_WORKSPACE", "valid cuDNN", "ErrorMemoryAllocation", "ErrorOutOfMemory", "Got an OOM",
                "_OUT_OF_MEMORY", "Out of memory", "OOM when allocating", "could not be allocated", "Invalid buffer size",
-               "paging file", "error 1455", "Error 1455", "Killed", "killed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137",
+               "paging file", "error 1455", "Error 1455", "Killed", "killed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137",
                "code: 137", "status 137",
                "cannot be allocated", "OUT_OF_HOST_MEMORY", "OutOfHostMemory", "OUT_OF_RESOURCES",
                "VBAR OOM", "VRAM grow failed", "Host OOM", "hostbuf_file_reader_read failed", "device copy failed", "Out of Memory during",
@@ -90,7 +90,7 @@ ERROR_WORDS += ("failed to allocate handle", "failed to malloc npu memory", "RKN
 _IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
 # The OOM killer's "Killed" ends a log: short words, looked for in the head, while a failure is open and in the
 # log's last chunk, not in every quiet chunk of a long log
-TAIL_WORDS = ("illed", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9")
+TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9")
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
 # words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
