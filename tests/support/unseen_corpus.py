@@ -57,7 +57,9 @@ def score(path: Path) -> dict:
     if not res["found"]:
         out.update(got=None, cause_ok=False, runtime_ok=False, device_ok=False, numbers_bad=sorted(numbers))
         return out
-    ev = res["events"][res["headline"]]  # the event "cause" speaks of (the last that failed), not merely the last
+    # the event "cause" speaks of (the last that failed), not merely the last; engines before fix34 (b22b476a), which
+    # triage_calibration / triage_top2 replay at each round's commit, have no "headline": their cause spoke of the last
+    ev = res["events"][res.get("headline", -1)]
     out["got"] = res["cause"]
     out["top2"] = [(c["id"], c["confidence"]) for c in ev["causes"][:2]]
     out["cause_ok"] = res["cause"] == expect["cause"]
