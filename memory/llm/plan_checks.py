@@ -58,6 +58,10 @@ READ_BY = (
 # not refused (plan()'s check_names and the CLI's report._refuse_unread); any other value is refused by the row as usual.
 # llama.cpp and Ollama split layers across GPUs instead of tensors (--tensor-split, num_gpus)
 ONE_FOR_ALL = {"tensor_parallel_size": 1}
+# what a runtime does instead of a setting it does not read, added to that READ_BY refusal (plan() and the CLI)
+INSTEAD = {("tensor_parallel_size", "llama.cpp"): "llama.cpp splits layers across GPUs instead (--split-mode layer, "
+                                                  "--tensor-split)",
+           ("tensor_parallel_size", "ollama"): "Ollama splits layers across GPUs instead"}
 
 
 def refused_for(runtime, setting, value, rts) -> bool:
@@ -87,7 +91,7 @@ def check_names(runtime, knobs) -> None:
         if refused_for(runtime, k, knobs.get(k), rts):
             option = KNOB_OPTIONS.get(k, f"--{cli.replace('_', '-')}")
             raise UserError(f"{runtime} does not read {k} ({option}, {' and '.join(rts)} only): "
-                            f"drop it, or plan for {rts[0]}")
+                            f"drop it, or plan for {rts[0]}" + (f"; {INSTEAD[k, runtime]}" if (k, runtime) in INSTEAD else ""))
     for k, meaning in BOOL_KNOBS:
         if knobs.get(k) is not None and not isinstance(knobs[k], bool):
             raise UserError(f"{k} is {meaning}, got {knobs[k]!r}")

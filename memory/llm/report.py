@@ -9,7 +9,7 @@ from ..units import GiB, fmt_bytes, parse_size
 from . import spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
-from .plan_checks import READ_BY, refused_for
+from .plan_checks import INSTEAD, READ_BY, refused_for
 from .runtimes import RUNTIME_NAMES
 
 
@@ -97,12 +97,14 @@ _NAMES = RUNTIME_NAMES
 def _refuse_unread(args, spec) -> None:
     """One error naming every option the chosen runtime (or the model) does not read (plan_checks.READ_BY, the table
     plan() refuses its settings by)."""
+    refused = [(s, k, rts) for s, k, rts in READ_BY if refused_for(args.runtime, s, getattr(args, k, None), rts)]
     unread = [f"--{'no-' if getattr(args, k) is False else ''}{k.replace('_', '-')} ({', '.join(_NAMES[r] for r in rts)})"
-              for s, k, rts in READ_BY if refused_for(args.runtime, s, getattr(args, k, None), rts)]
+              for s, k, rts in refused]
     if unread:
         one = len(unread) == 1
+        instead = "".join(f"; {INSTEAD[s, args.runtime]}" for s, _, _ in refused if (s, args.runtime) in INSTEAD)
         raise UserError(f"{_NAMES[args.runtime]} does not read " + ", ".join(unread) + (": drop it, or give the --runtime "
-                        "it is for" if one else ": drop them, or give the --runtime they are for"))
+                        "it is for" if one else ": drop them, or give the --runtime they are for") + instead)
     if getattr(args, "mla_cache", None) is not None and not spec.mla:
         raise UserError(f"--mla-cache sizes DeepSeek-style MLA caches; {spec.name} has no MLA (no kv_lora_rank): drop it")
     if getattr(args, "mmproj", None) and not spec.vision:
