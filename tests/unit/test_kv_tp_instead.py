@@ -1,10 +1,9 @@
 """A tensor-parallel size refused on llama.cpp or Ollama says what those runtimes do instead (they split layers, not
 tensors, across GPUs): the hint fix35's table-driven refusal had dropped. Both paths: plan() and the CLI."""
 import pytest
-
 from gpu_garden.memory import cli
-from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm import plan_checks as PC
 
 GiB = 1 << 30
