@@ -118,12 +118,17 @@ _COMFY_PATH = re.compile(r"(?:^|[\s/])comfy/")
 _NAMED_FRAMES = {rt: re.compile(rx) for rt, rx in NAMED_FRAMES}
 
 
+def _comfy_frames(paths: str) -> bool:
+    """ComfyUI's frames in an incident's joined frame paths (absolute, or relative to its folder: "comfy/ops.py"; its
+    executor; a custom node's)."""
+    return bool(_COMFY_PATH.search(paths)) or "execution.py" in paths or "custom_nodes" in paths
+
+
 def _comfy_seen(f, inc) -> bool:
     """(fix34) ComfyUI's own evidence for this failure: its lines (facts comfy, comfy_node), its error block, its frames."""
     if f["comfy"] or f["comfy_node"] or inc.has_exception_block:
         return True
-    paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
-    return bool(_COMFY_PATH.search(paths)) or "execution.py" in paths or "custom_nodes" in paths
+    return _comfy_frames(" ".join(p for p, _ in inc.frames).replace("\\", "/"))
 
 
 _CUT_FRAMES = {rt: re.compile(rx) for rt, rx in CUT_FRAMES}
@@ -151,8 +156,8 @@ def guess_runtime(scan, inc) -> str:
     # message is TensorRT-LLM's too when the log names it
     own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES
                 and (e.get("runtime") not in BROWSER_RUNTIMES or e is inc.primary) and not _cut_foreign(e, inc)), None)
-    if own in LIBRARIES and (f["comfy"] or inc.has_exception_block or any(
-            w in p.replace("\\", "/") for p, _ in inc.frames for w in ("/comfy/", "execution.py", "custom_nodes"))):
+    if own in LIBRARIES and (f["comfy"] or inc.has_exception_block or _comfy_frames(
+            " ".join(p for p, _ in inc.frames).replace("\\", "/"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
         # (an app's engine: the one the log names wins, LM Studio's MLX engine included, by a passing name too:
@@ -216,7 +221,7 @@ def guess_runtime(scan, inc) -> str:
         return "pytorch"
     # ComfyUI's frames (absolute, or relative to its folder: "comfy/ops.py") and its node lines ("Error occurred when
     # executing VAEDecode:", the error dialog's node type above the message)
-    if f["comfy"] or f["comfy_node"] or _COMFY_PATH.search(paths) or "execution.py" in paths or "custom_nodes" in paths:
+    if f["comfy"] or f["comfy_node"] or _comfy_frames(paths):
         return "comfyui"
     # (fix34) a runtime only named, with frames of its own package (runtime_markers.NAMED_FRAMES: llama-cpp-python's own
     # exception raised from llama_cpp/_internals.py): its run, ComfyUI's frames and lines having been read above
