@@ -18,8 +18,9 @@ RECOGNITION_CHARS = 8 * 1024  # head + tail given to is_oom_error and triage_tex
 
 _core = None  # the triage module once imported; False if it failed to import
 _core_missing = None
-# the panel's headline where triage found only events the run went on from (triage's "recovered_only")
-RECOVERED_SUMMARY = "No failure to fix: the run went on after this out-of-memory event (recovered)"
+# a node raised, so its report is a failure even where triage reads the message alone as an event a run goes on from
+RECOVERED_NOTE = ("the node raised, although triage reads its message alone as an event a run can go on from "
+                  "(a retry or fallback message): the cause below is what that event points at")
 _session_ooms: list[dict] = []  # this process's earlier OOMs (raw numbers), for the triage core's leak check
 
 
@@ -212,7 +213,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     # the log's events but names no cause while a failure exists), else the last
     head = (tri or {}).get("headline")
     event = events[head] if isinstance(head, int) and 0 <= head < len(events) else events[-1] if events else {}
-    recovered_only = bool((tri or {}).get("recovered_only"))
+    recovered_text = bool((tri or {}).get("recovered_only"))  # the message reads as recovered; the node still failed
     _session_ooms[:] = (session + [{"numbers": event.get("numbers") or {}, "kind": event.get("kind"),
                                     "node_type": class_type}])[-20:]
     causes = event.get("causes") or []
@@ -222,6 +223,8 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     numbers = oom_report.bar_numbers(event.get("numbers"), device, event.get("device_kind"))
     notes = [n for n in (state.get("snapshot_note"),
                          None if triage_core() else f"triage core unavailable ({_core_missing})") if n]
+    if recovered_text:
+        notes.append(RECOVERED_NOTE)
     if len(message) < len(full_message):
         notes.append(f"message of {len(full_message)} characters: head and tail kept; recognition read "
                      f"{RECOGNITION_CHARS} of them")
@@ -232,7 +235,7 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "cause": cause, "causes": causes, "guide": guide, "numbers": numbers,
         "uncertain": bool(event.get("uncertain")), "alternatives": event.get("alternatives") or [],  # panel: side by side
         "pair": bool(event.get("pair")),  # the two fit about equally (triage's rank.pair): the panel's label, not recomputed
-        "recovered_only": recovered_only,  # every event was one the run went on from: no failure to fix
+        "recovered_only": False,  # triage's key, kept: the node raised (ComfyUI's FAILURE status), so there is a failure
         "actions": oom_report.swap_actions(node, cause, guide),
         "latent": latent, "model_family": state.get("model_family"),
         "loaded_models": state.get("loaded_models"), "snapshot": state.get("snapshot"),
@@ -240,6 +243,4 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
         "host": {"platform": context["platform"], "backend": backend, "cuda_malloc_async": context["cuda_malloc_async"]},
         "session_history": session,  # what triage was told of this process's earlier OOMs (its leak evidence)
     }
-    if recovered_only:      # the panel's headline (oom_parts.causeLine reads "summary" before the cause)
-        report["summary"] = RECOVERED_SUMMARY
     return report

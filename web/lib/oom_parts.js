@@ -77,9 +77,8 @@ export function latentText(l) {
 
 export function causeLine(report) {
   const top = (report.causes || [])[0];
-  // a report's own summary (oom_build: every event was one the run went on from) heads it, before an uncertain pair
-  const label = report.summary || (report.uncertain ? uncertainLabel(report)
-    : CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory"));
+  const label = report.uncertain ? uncertainLabel(report)
+    : CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory");
   const evidence = top?.evidence?.[0] || (report.cause ? "" : String(report.message || "").split("\n")[0]);
   return { label, evidence };
 }
