@@ -84,7 +84,7 @@ def _render_recovered(res: dict, events: list, max_events: int) -> str:
     g = events[-1]["guide"]
     if g:
         out.append("")
-        out.append(f"If the retry is too slow, the guide for {events[-1]['causes'][0]['id']}:")
+        out.append(f"To avoid the event next time, the guide for {events[-1]['causes'][0]['id']}:")
         out.append(f"== {g['title']} ==")
         out.append(g["markdown"].strip())
     return "\n".join(out)
