@@ -1,15 +1,17 @@
-"""The triage of one log text and its last event, for tests that check how a runtime's own lines are read."""
+"""The triage of one log text and the event its answer speaks of, for tests that check how a runtime's own lines are read."""
 
 
 def last_event(text: str):
+    """(result, event): the headline event (the one "cause" describes: the last that failed, else the last), which is the
+    last event unless a failure is followed by an event the run went on from (review30: it was always events[-1])."""
     from gpu_garden.memory.triage import engine
     res = engine.triage_text(text)
     assert res["found"], text
-    return res, res["events"][-1]
+    return res, res["events"][res["headline"]]
 
 
 def top(text: str):
-    """(cause, {cause id: confidence}, last event): what the answer names and how the causes scored."""
+    """(cause, {cause id: confidence}, headline event): what the answer names and how the causes scored."""
     res, ev = last_event(text)
     return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
 
