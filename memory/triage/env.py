@@ -90,6 +90,9 @@ def infer(scan, inc, context: dict) -> dict:
 
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
+# PyTorch/XLA's status exception as PyTorch raises it (round 76): its XLA messages are PyTorch's run, not JAX's
+TORCH_XLA_STATUS = "Bad StatusOr access"
+
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
@@ -213,7 +216,12 @@ def guess_runtime(scan, inc) -> str:
             if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt \
                     or "tensorflow/core/framework/op_kernel.cc" in inc.primary.get("text", ""):
                 return "tensorflow"
-            return "pytorch" if "torch_xla" in " ".join(p for p, _ in inc.frames) else "jax"
+            # (round 76) PyTorch/XLA's C++ reads a failed status through absl's StatusOr, whose exception PyTorch's binding
+            # raises as "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: ..." (pytorch/xla#8020, googlecolab/colabtools#5126);
+            # JAX raises the status itself (XlaRuntimeError)
+            torch_xla = "torch_xla" in " ".join(p for p, _ in inc.frames) or any(
+                e["kind"] == "xla.oom" and TORCH_XLA_STATUS in e.get("text", "") for e in inc.events)
+            return "pytorch" if torch_xla else "jax"
     paths = " ".join(p for p, _ in inc.frames).replace("\\", "/")
     # Fooocus's early releases ran a copy of ComfyUI's backend cloned into repositories/ComfyUI-from-StabilityAI-Official (its
     # launch.py's folder name): comfy/ frames there are Fooocus's own script, a PyTorch run like its later ldm_patched ones

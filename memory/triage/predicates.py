@@ -147,6 +147,25 @@ def cut_full(x):
             and x.free is not None and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total)
 
 
+# the smallest HBM one TPU core (one XLA device) has: v2's 8 GiB (v3 and v5e have 16, v4 and v6e 32, v5p 95). The TPU
+# runtime's refusal of a device buffer names no capacity; a figure under a share of this is under that share of any TPU
+TPU_MIN_HBM = 8 * GiB
+
+
+def tpu_full(x):
+    """cut_full for XLA on a TPU (round 76): the runtime could not allocate a device buffer ("Attempting to allocate N. That
+    was not possible. There are M free.", the message JAX and PyTorch/XLA both print), the message alone (no frames, no
+    training or step lines, no completed steps), under a SLIVER of the chip free and a layer-sized request (LAYER_SHARE),
+    both against the smallest TPU core's HBM when the log names no capacity: the request did not fill the chip, what was
+    placed before it did, most often the model's weights (and its optimizer state). A run whose steps completed is read by
+    the buffer rows (pytorch/xla#8020: a step's buffer at 1/300); a request larger than what is free by gigabytes is not
+    a full chip (google-deepmind/gemma#85)."""
+    free, total = x.n.get("free"), x.n.get("total") or TPU_MIN_HBM
+    return (x.kind == "xla.oom" and x.ev.get("form") == "allocate" and x.ev.get("device_kind") == "tpu"
+            and not x.frames_n and not x.training and not x.f.get("steps_done") and free is not None and bool(x.req)
+            and free <= SLIVER * total and x.req <= LAYER_SHARE * total)
+
+
 def sysmem_fallback(x):
     """NVIDIA's Windows driver spills CUDA allocations into shared system memory when the card is full (the control panel's
     "CUDA - Sysmem Fallback Policy"), so PyTorch can report more allocated (or reserved) than the card's total capacity and

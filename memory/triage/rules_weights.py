@@ -3,7 +3,7 @@ rules.py's docstring). rules.py puts them at their place among the cause section
 from ..units import fmt_bytes
 from . import predicates
 from .predicates import (OVER_CARD, ds4_guard_weights_over, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
-                         metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, trt_component, trt_free,
+                         metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .native_runtimes import mnn_parameter
 from .rule_row import Rule
@@ -27,6 +27,12 @@ WEIGHTS = [
     R("weights-exceed-vram", 1.6, cut_full,
       "a script without a traceback, its message cut before what PyTorch holds: the card is full ({free:b} free of {total:b}) "
       "and a {req:b} (per-tensor sized) request fails: what was placed before it, most often the model, fills the card"),
+    # (round 76) the same reading of XLA's TPU refusal of a device buffer: the chip full, a layer-sized request, the message
+    # alone; over the buffer row (activations 1.5) as cut_full is over the bare message's
+    R("weights-exceed-vram", 1.6, tpu_full,
+      "XLA on a TPU could not allocate a {req:b} device buffer with {n[free]:b} free, the message alone: the chip is full and "
+      "the request is layer-sized; what was placed before it, most often the model's weights (with its optimizer state), "
+      "fills the chip: a smaller model, or shard it over more cores (FSDP/SPMD), or a larger TPU"),
     # Windows sysmem fallback: the card was full before the driver spilled. Under the bare small-request activations row (1.5)
     # and over the sliver fragmentation row (1.4): two training runs paste the same bare message (docs/triage-accuracy.md,
     # rounds 21-22), so the answer stays uncertain between the batch and the model, with the model named beside it
