@@ -1,0 +1,102 @@
+"""The tuning rounds' counts are generated (benchmarks/triage_rounds.py, review28/review30): the data table
+(benchmarks/data/triage_rounds.json) and its results file (benchmarks/results/triage_rounds.json) agree round by round,
+and the write-ups of rounds 71 on in docs/triage-accuracy.md type no "from N to M" count outside a <!--fig--> marker."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "benchmarks" / "data" / "triage_rounds.json"
+RESULTS = REPO / "benchmarks" / "results" / "triage_rounds.json"
+DOC = REPO / "docs" / "triage-accuracy.md"
+FIRST = 71                                   # rounds up to 70 keep their typed counts (said in the doc)
+ROUND = re.compile(r"^\*\*Round (\d+)\b", re.MULTILINE)
+FIG = re.compile(r"<!--fig (\S+) (\S+) \S+?-->.*?<!--/fig-->", re.DOTALL)
+# a typed count: "from 752 to 758", "stayed 1032" (a figure's own digits are removed before this is read)
+TYPED = re.compile(r"\bfrom\s+\d[\d,]*\s+to\s+\d|\bstayed\s+\d")
+
+
+def rounds_of(text: str) -> dict:
+    """Round number -> its write-up: from its bold "**Round N" opening to the next round or section heading."""
+    heads = list(ROUND.finditer(text))
+    out = {}
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        section = re.search(r"^## ", text[m.start():end], re.MULTILINE)
+        out.setdefault(int(m.group(1)), text[m.start():m.start() + section.start() if section else end])
+    return out
+
+
+def typed_counts(paragraph: str) -> list:
+    return TYPED.findall(FIG.sub("", paragraph))
+
+
+def data():
+    return {r["round"]: r for r in json.loads(DATA.read_text())["rounds"]}
+
+
+def results():
+    return json.loads(RESULTS.read_text())["rounds"]
+
+
+def test_every_round_of_the_table_has_its_results_and_no_other():
+    assert sorted(int(k) for k in results()) == sorted(data()), \
+        "benchmarks/data/triage_rounds.json and its results differ: run python benchmarks/triage_rounds.py"
+
+
+def test_each_result_was_scored_at_the_table_s_commits_and_batches():
+    res = results()
+    for n, r in data().items():
+        got = res[str(n)]
+        assert (got["before_commit"], got["after_commit"], got["batches"]) == (r["before"], r["after"], r["batches"]), \
+            f"round {n} changed in the table since its results: run python benchmarks/triage_rounds.py"
+
+
+def test_each_result_counts_the_batches_present_now():
+    """A batch added under a round's bound after the run (or one taken away) makes its results stale."""
+    present = sorted(int(d.name.split("-")[1]) for d in (REPO / "tests/unit/corpus/unseen").glob("batch-*") if d.is_dir())
+    for n, r in data().items():
+        want = [f"batch-{b:02d}" for b in present if b <= r["batches"]["through"] and b not in r["batches"]["except"]]
+        assert results()[str(n)]["batch_names"] == want, f"round {n}: the corpus changed since its results"
+
+
+def test_counts_and_flips_add_up():
+    for n, r in results().items():
+        for side in ("before", "after"):
+            assert all(0 <= v <= r["cases"] for v in r[side].values()), n
+        for field in ("cause", "runtime", "device", "numbers"):
+            net = sum(f["after_right"] - f["before_right"] for f in r["flips"] if f["field"] == field)
+            assert r["after"][field] - r["before"][field] == net, (n, field)
+
+
+def test_the_rounds_from_71_are_in_the_table():
+    written = {n for n in rounds_of(DOC.read_text(encoding="utf-8")) if n >= FIRST}
+    assert written and written <= set(data()), f"rounds {sorted(written - set(data()))} have no row in {DATA.name}"
+
+
+def test_the_write_ups_from_round_71_type_no_counts():
+    text = DOC.read_text(encoding="utf-8")
+    typed = {n: typed_counts(p) for n, p in rounds_of(text).items() if n >= FIRST}
+    assert typed and not any(typed.values()), f"typed counts outside <!--fig-->: { {n: t for n, t in typed.items() if t} }"
+
+
+def test_each_write_up_reads_its_own_round():
+    """A round's figures come from its own row of the results, not a neighbour's."""
+    for n, p in rounds_of(DOC.read_text(encoding="utf-8")).items():
+        keys = [k for f, k in FIG.findall(p) if f == "triage_rounds"]
+        if n >= FIRST:
+            assert keys and all(k.startswith(f"rounds.{n}.") for k in keys), (n, keys)
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Right causes went from 752 to 758, right runtimes from 1003 to 1006.", 2),
+    ("right causes went from 746\nto 751", 1),
+    ("right runtimes stayed 1032", 1),
+    (("went from <!--fig triage_rounds rounds.72.before.cause d-->752<!--/fig--> to "
+      "<!--fig triage_rounds rounds.72.after.cause d-->758<!--/fig-->"), 0),
+    ("batches 01-171 less 163, 164 and 166; from batch 90 on", 0),
+])
+def test_the_typed_count_pattern(text, found):
+    assert len(typed_counts(text)) == found
