@@ -83,6 +83,10 @@ def async_card(n: dict, facts) -> int | None:
 # corpus), not a tensor. Real ones reach further than 8x: the full attention matrix where no fused kernel runs (video
 # models on ROCm without flash or memory-efficient SDPA, a broken xformers) was 9x and 13x the card
 ABSURD_REQUEST = 16
+# (round 77) the most memory one accelerator has (B300 and MI355X: 288 GB of HBM3e). A PyTorch message cut after its request
+# names no card; a request ABSURD_REQUEST times this is past any card's reach (EmbodiedScan#52: MinkowskiEngine's sparse
+# multiply sized a buffer from an int nnz that overflowed, "Tried to allocate 1048475.67 GiB"; casting it to size_t fixed it)
+LARGEST_CARD = 288 * GiB
 
 
 def impossible(req, total, free, allowed):
@@ -95,6 +99,15 @@ def impossible(req, total, free, allowed):
         return f"a single {b(req)} request on a {b(total)} card: a size no workload asks for; a driver or build bug"
     if req and free >= 4 * req and free >= 2 * GiB:
         return f"the allocation of {b(req)} failed with {b(free)} free: the driver or platform refused it, not a lack of memory"
+    return None
+
+
+def impossible_unsized(req):
+    """A request with no card figures beside it (a message cut after "Tried to allocate N") that no card could hold even at
+    ABSURD_REQUEST times its size: a size computed wrong (an integer overflow, a negative size), or None."""
+    if req > ABSURD_REQUEST * LARGEST_CARD:
+        return (f"a single {b(req)} request: more than {ABSURD_REQUEST} times the largest GPU's memory ({b(LARGEST_CARD)}), a "
+                "size computed wrong (an integer overflow in the library that sized it, a negative size), not a shortage")
     return None
 
 
@@ -203,6 +216,8 @@ def _numbers(x, n):
             # estimator's CUDA_CONTEXT). The context was never PyTorch's to fill and weighs most on small cards; more than
             # it outside is other programs, read by the other-process rows
             x.reach = min(x.cap, x.total - min(max(x.outside or 0, 0), CUDA_CONTEXT))
+    elif k in TORCH:
+        x.impossible = impossible_unsized(x.req)      # no card figures: only a size past every card is read
     elif k == "torch.cuda_async":
         x.branch = "async"
         # a message cut before "Free (according to CUDA)" leaves free and what is outside PyTorch unknown (None)

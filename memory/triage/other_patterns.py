@@ -192,8 +192,11 @@ GGML_CUDA_OLD = re.compile(r"CUDA error \d+ at \S{0,200}?ggml-cuda\.cu:\d+: out 
 # sgl-project/sglang#2102, PR 2879): "Buffer overflow when allocating memory for batch_prefill_tmp_v with size N and alignment 16,
 # but only M bytes available in AlignedAllocator"; releases before 0.2 said "Failed to allocate memory for X with size N and
 # alignment 16 in AlignedAllocator". The workspace is full, not the GPU
+# (round 77) releases of mid-2024 (0.0.x-0.1.x, under vLLM 0.5's FlashInfer backend) raised it without sizes and with the class
+# name misspelt: "Out of workspace memory in AlignedAlloactor" (flashinfer-ai/flashinfer#362)
 FLASHINFER_WS = re.compile(r"(?:Buffer overflow when allocating|Failed to allocate) memory for (\w+) with size (\d{1,20}) and alignment \d+"
-                           r"(?:, but only (\d{1,20}) bytes available)? in AlignedAllocator")
+                           r"(?:, but only (\d{1,20}) bytes available)? in AlignedAllocator"
+                           r"|Out of workspace memory in Aligned(?:Allocator|Alloactor)\b")
 # vLLM's cumem allocator (csrc/cumem_allocator.cpp: the CUDAPluggableAllocator sleep mode uses): its CUDA_CHECK prints
 # "CUDA Error: %s at %s:%d" with the driver's cuGetErrorString. "out of memory" is cuMemCreate short of device memory; any other
 # string is one of the allocator's driver calls failing (vllm#35612: "invalid argument" from a query wrapped in the check)

@@ -236,8 +236,8 @@ RECOGNISERS = [
     _simple(_GGML_CUDA_OLD, "cuda.driver", "cuda", "llama.cpp", keys=("ggml-cuda.cu:",), form="ggml_old"),
     _simple(_GGML_CUDA_CODE, "cuda.driver", "cuda", "llama.cpp", keys=("CUDA error 2:",), form="ggml_code"),
     _simple(_FLASHINFER_WS, "flashinfer.workspace", "cuda", None,
-            lambda m: {"requested": int(m.group(2)), **({"available": int(m.group(3))} if m.group(3) else {})},
-            keys=("AlignedAllocator",)),
+            lambda m: {"requested": int(m.group(2)), **({"available": int(m.group(3))} if m.group(3) else {})} if m.group(2) else {},
+            keys=("AlignedAllocator", "AlignedAlloactor")),
     _simple(_OMLX_CEILING, "mlx.ceiling", "metal", "mlx",
             lambda m: {"allocated": size(m.group(1)), "max_allowed": size(m.group(2))}
             if m.group(1) else {}, keys=("force-stopped", "Memory limit exceeded")),

@@ -159,7 +159,8 @@ OTHER = [
       "Metal's limit on live buffers ({n[buffer_count_limit]}) is a count, not bytes: memory itself did not run out"),
     # FlashInfer plans its attention temporaries inside a workspace of fixed size its caller allocated: the workspace is full
     R("other", 8.0, kind("flashinfer.workspace"),
-      lambda x: f"FlashInfer's workspace (a fixed-size buffer the server allocated for it) has no room for a {fmt_bytes(x.req)} temporary"
+      lambda x: "FlashInfer's workspace (a fixed-size buffer the server allocated for it) has no room for a "
+      + (f"{fmt_bytes(x.req)} temporary" if x.req else "temporary (this release prints no size)")
       + (f" ({fmt_bytes(x.n['available'])} left)" if "available" in x.n else "")
       + ": not the GPU's memory; a larger workspace (vLLM: VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE), a release that sizes it for "
         "this model, or another attention backend"),

@@ -44,6 +44,10 @@ RUNTIME_MARKERS = (
     ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
     ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
     ("cutagi", ("cuTAGI",), r"\bcuTAGI[\\/]src[\\/]"),
+    # (round 77) the Point Cloud Library's console lines name the class and method that print them ("[pcl::VoxelGrid::
+    # applyFilter] Leaf size is too small ...", "[pcl::PCDReader::read] ..."): a C++ program on PCL, not PyTorch, owns the
+    # std::bad_alloc that follows
+    ("pcl", ("[pcl::",), r"\[pcl::\w{1,60}(?:::\w{1,60}){0,3}\]"),
     # ONNX Runtime's own words: its Python error ("[ONNXRuntimeError] : 1 : FAIL : ..."), GenAI's exception class
     # ("OnnxRuntimeGenAIException"), its logger's prefix ("E:onnxruntime:Default, ...", which relays the TensorRT
     # execution provider's TensorRT messages: the marker wins over TensorRT's own message)

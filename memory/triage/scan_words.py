@@ -43,7 +43,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                "are available (after", "Bytes of memory on",
                "Failed to allocate request for", "malloc_or_wait] Unable to allocate",
                "Insufficient VRAM in split", "memory capacity is unbalanced", "memory for command submission",
-               "in AlignedAllocator", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded", "Memory limit hit after loading", "can fit in memory",
+               "in AlignedAllocator", "in AlignedAlloactor", "cumem_allocator", "render-process-gone", "exceeds ceiling", "Memory limit exceeded", "Memory limit hit after loading", "can fit in memory",
                "Prefill would require", "CUDA API FAILED", "failed to load, this may be due to resource",
                "ModelMMAP allocation failed", "OOMed: switched to slice", "maximum allowed buffer size",
                "space in the buffer", "NvMapMem", "but can admit", "per-node memory limits",
