@@ -77,14 +77,20 @@ def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
     rp = cfg.get("rope_parameters") if isinstance(cfg.get("rope_parameters"), dict) else {}
     if isinstance(rp.get("full_attention"), dict) and spec.layer_kv_elems:
         # one table per layer kind (Gemma 4: the sliding layers' default rope over head_dim, the global layers'
-        # proportional rope over partial_rotary_factor of global_head_dim); the table sizes are not checked against a log
+        # proportional rope): vLLM's Gemma4RotaryEmbedding (layers/rotary_embedding/gemma4_rope.py, 0.19.0 and 0.22.0)
+        # passes rotary_dim = head_size to RotaryEmbedding and zero-pads the unrotated frequencies, so a proportional
+        # table is the whole global_head_dim wide; another rope type keeps partial_rotary_factor of the head
         dims = 0
         for kind, key in ((SLIDING, "sliding_attention"), (FULL, "full_attention")):
             if kind in spec.layer_kinds:
                 i = spec.layer_kinds.index(kind)
                 hd = spec.layer_kv_elems[i] // (2 * (spec.layer_kv_heads or [spec.n_kv_heads] * spec.n_layers)[i])
+                par = rp.get(key) or {}
+                if par.get("rope_type") == "proportional":
+                    dims += hd
+                    continue
                 try:
-                    dims += int(hd * float((rp.get(key) or {}).get("partial_rotary_factor") or 1))
+                    dims += int(hd * float(par.get("partial_rotary_factor") or 1))
                 except (TypeError, ValueError):
                     dims += hd
         return min(spec.max_ctx, 1 << 24) * dims

@@ -9,7 +9,16 @@ k_proj / v_proj and no cache. Where each runtime keeps the table:
              llama-server runs the model: as llama.cpp); the shared
              layers read the donor's cache (model/models/gemma4/model_text.go kvDonorMap), which alone is allocated
   vLLM       every weight on the GPU; a layer with a kv_sharing_target_layer_name gets no KVCacheSpec
-             (v1/worker/gpu_model_runner.py get_kv_cache_spec), as if it did not exist"""
+             (v1/worker/gpu_model_runner.py get_kv_cache_spec), as if it did not exist. Its own layout holds more than
+             the checkpoint (models/gemma4.py, gemma4_mm.py and layers/rotary_embedding/gemma4_rope.py, identical in
+             the 0.19.0 and 0.22.0 wheels): Gemma4Attention builds one QKVParallelLinear with a K and a V slot in every
+             layer, a KV-shared one too (its K and V are computed and dropped) and an attention_k_eq_v global layer's
+             V slot as well ("K weights are loaded into both K and V slots"): vllm_shared_kv_slots;
+             Gemma4ForConditionalGeneration allocates per_layer_embeddings, max_num_batched_tokens x layers x
+             hidden_size_per_layer_input in the model's dtype, inside its language model (loaded with
+             --language-model-only too): plan_weights.vllm_load_extras; Gemma4RotaryEmbedding (proportional rope)
+             passes rotary_dim = head_size, so its cos/sin table is global_head_dim wide whatever
+             partial_rotary_factor says: context_len._rope_cache_elems"""
 from ..errors import UserError
 from .spec import FULL, SHARED, LLMSpec, _int
 
@@ -29,6 +38,7 @@ def share_kv(cfg: dict, spec: LLMSpec) -> None:
     if ple:  # the table, per_layer_model_projection (hidden -> layers x width) and per_layer_projection_norm
         v = _int(cfg, "vocab_size_per_layer_input", default=PLE_VOCAB) or PLE_VOCAB
         spec.ple_params = v * L * ple + spec.hidden * L * ple + ple
+        spec.ple_width = ple
         spec.notes.append(f"per-layer embedding table and projection: {spec.ple_params / 1e9:.2f} B parameters (llama.cpp "
                           "keeps it on the host, Ollama before 0.30 with the output layer, vLLM on the GPU); the audio tower"
                           + ("" if cfg.get("_vision") else " and the vision tower") + " of the checkpoint are not counted")
@@ -58,6 +68,13 @@ def shared_layer_params(spec: LLMSpec, kind: str, gh: int) -> tuple:
     and o_proj, and q_norm (Gemma4TextAttention builds no k_proj, v_proj, k_norm for it)."""
     hd = gh if kind == FULL else spec.head_dim_k
     return 2 * spec.hidden * spec.n_heads * hd, hd
+
+
+def vllm_shared_kv_slots(spec: LLMSpec, kind: str, gh: int, gkv: int) -> int:
+    """The K and V weights vLLM's Gemma4Attention allocates in a KV-shared layer (kind: the config's, sliding or
+    full; gh / gkv: the full layers' head size and KV heads), which the checkpoint does not hold: its qkv_proj is
+    built with the layer's KV heads like any other layer's."""
+    return 2 * spec.hidden * (gkv * gh if kind == FULL else spec.n_kv_heads * spec.head_dim_k)
 
 
 def mlp_width(cfg: dict, spec: LLMSpec, i: int) -> int:

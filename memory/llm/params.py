@@ -40,7 +40,7 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
         attn_norms = (2 * hd if (s.arch.startswith(("qwen3", "gemma3", "gemma4", "olmo2"))) else 0)
         if bias:
             attn += H * hd + 2 * KV * hd
-    attn_full, gh = attn, 0
+    attn_full, gh, gkv = attn, 0, 0
     if s.layer_kv_heads and FULL in s.layer_kinds:  # Gemma 4's global layers: their own head size and KV heads
         i = s.layer_kinds.index(FULL)
         gkv = s.layer_kv_heads[i]
@@ -48,7 +48,7 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
         attn_full = d * H * gh + d * gkv * gh * (1 if cfg.get("attention_k_eq_v") else 2) + H * gh * d
     norms_full = 2 * gh if gh and attn_norms else attn_norms  # q_norm, k_norm at the global head size
     if SHARED in s.layer_kinds:  # Gemma 4 E2B / E4B (gemma4_ple.py): a shared layer's kind as the config gives it
-        from .gemma4_ple import mlp_width, shared_layer_params
+        from .gemma4_ple import mlp_width, shared_layer_params, vllm_shared_kv_slots
         given = _layer_kinds(cfg, s.n_layers)
     # every layer's per_layer_input_gate and per_layer_projection (hidden x width each), post_per_layer_input_norm
     ple_lin, ple_other = (2 * d * _int(cfg, "hidden_size_per_layer_input"), d) if s.ple_params else (0, 0)
@@ -86,16 +86,20 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     moe_offset = _int(cfg, "expert_layer_offset", default=None)
     norms_per_layer = (4 if s.arch.startswith(("gemma2", "gemma3", "gemma4")) else 2) * d
     linear = other = experts = 0
+    s.vllm_qkv_slots = 0
     mamba2 = is_mamba2(s)
     s.layer_params, moe_layers = [], []
     for i, kind in enumerate(s.layer_kinds):
         before = linear + other
         if kind in (FULL, SLIDING):
             linear += attn_full if kind == FULL else attn
+            if kind == FULL and gh and cfg.get("attention_k_eq_v"):  # vLLM's V slot (gemma4_ple.vllm_shared_kv_slots)
+                s.vllm_qkv_slots += d * gkv * gh
             other += norms_full if kind == FULL else attn_norms
         elif kind == SHARED:
             q_o, q_norm = shared_layer_params(s, given[i], gh)
             linear, other = linear + q_o, other + q_norm
+            s.vllm_qkv_slots += vllm_shared_kv_slots(s, given[i], gh, gkv)
         elif kind == MAMBA and mamba2:  # Granite 4.0-H: a Mamba-2 mixer beside the layer's MLP
             m_lin, m_other = mamba2_params(cfg, d)
             linear, other = linear + m_lin, other + m_other

@@ -207,6 +207,19 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes) -> di
     if dequant:  # vLLM >= 0.8: a 16-bit copy of a quantized kv_b_proj for MLA's W_UK_T / W_UV
         roles = dict(roles, total=roles["total"] + dequant, blocks=roles["blocks"] + dequant,
                      how=roles["how"] + f" + {fmt_bytes(dequant)} of kv_b_proj MLA keeps dequantized to 16 bits")
+    if runtime == "vllm" and spec.vllm_qkv_slots and not spec.weights_bytes:  # Gemma 4 (gemma4_ple.py)
+        nbytes = 4 if fp32 else 2
+        slots = int(spec.vllm_qkv_slots * (LINEAR_BITS[fmt] / 8 if fmt in LINEAR_BITS else nbytes)) // tp
+        roles = dict(roles, total=roles["total"] + slots, blocks=roles["blocks"] + slots,
+                     how=roles["how"] + f" + {fmt_bytes(slots)} of K / V slots vLLM's qkv_proj holds beyond the checkpoint")
+        notes.append(f"vLLM builds every Gemma 4 layer's qkv_proj with a K and a V slot (KV-shared layers, "
+                     f"attention_k_eq_v's V): {fmt_bytes(slots)} the checkpoint does not hold")
+    if runtime == "vllm" and spec.ple_width and spec.arch.startswith("gemma4"):
+        buf = s["max_batched"] * spec.n_layers * spec.ple_width * (4 if fp32 else 2)
+        roles = dict(roles, total=roles["total"] + buf, ple_buffer=buf,
+                     how=roles["how"] + f" + {fmt_bytes(buf)} of per_layer_embeddings buffer")
+        notes.append(f"vLLM allocates Gemma 4's per_layer_embeddings with the model: max_num_batched_tokens "
+                     f"{s['max_batched']} x {spec.n_layers} layers x {spec.ple_width} ({fmt_bytes(buf)})")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,
