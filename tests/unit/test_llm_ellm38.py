@@ -79,3 +79,20 @@ def test_batch65_mharoonz_text_only_row_weights():
     # = 0.237 GiB -> 14.232 GiB, within 0.5 % of the printed figure (1.8 % under before)
     got = _weights(llm.describe(model=E4B), **L40S) / GiB
     assert abs(got - 14.25) / 14.25 < 0.005
+
+
+# ---------------------------------------------------------------- batch 65's refused model, now built in
+def test_qwen25_omni_7b_thinker_from_its_printed_gguf_fields():
+    # The thinker's text decoder as the row's GGUF prints it (MEAKCIN/Voice_Bot_Web ollama.log): 28 blocks, hidden 3584,
+    # n_ff 18944, 28 heads, 4 KV heads x 128, vocab 152064, 339 tensors (untied: token_embd and output both).
+    # Parameters: token table and output 2 x 152064 x 3584 = 1,089,994,752; a block: q and o 2 x 3584^2 = 25,690,112,
+    # k and v 2 x 3584 x 512 = 3,670,016, their biases 3584 + 2 x 512 = 4,608, the MLP 3 x 3584 x 18944 =
+    # 203,685,888, two norms 7,168 -> 233,057,792, x 28 = 6,525,618,176; + the final norm 3584 -> 7,615,616,512
+    # (printed 'model params = 7.62 B')
+    spec = llm.describe(model="Qwen/Qwen2.5-Omni-7B")
+    assert spec.params == 7_615_616_512 and not spec.tied
+    # its cache at 4096 cells, f16: 28 layers x 4096 x 512 x 2 (K, V) x 2 bytes = 234,881,024 B = 224 MiB (printed
+    # 'KV buffer size' CPU 128.00 + CUDA0 96.00 MiB)
+    res = llm.plan(spec, "ollama", ctx=4096, parallel=1, weights_dtype="Q4_K_M", runtime_version="0.13.5",
+                   vram=8 * GiB)
+    assert res["kv_total"] == 234_881_024
