@@ -2,7 +2,7 @@
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
 import re
 
-from .runtime_markers import CUT_FRAMES, MARKERS_UNDER_COMFYUI, NAMED_FRAMES
+from .runtime_markers import CUT_FRAMES, MARKERS_NOT_OVER_TORCH, MARKERS_UNDER_COMFYUI, NAMED_FRAMES
 
 # PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
 # (pytorch#177974, the reland of #173330; gated to ROCM_VERSION >= 70000 by #179930). Upstream 2.11 (released 2026-03-23)
@@ -168,7 +168,8 @@ def guess_runtime(scan, inc) -> str:
         if own in MARKER_FIRST:
             return f["runtime_marker"] or own
         return f["runtime_marker"] or f["runtime_named"] or ENGINE_OF[own] if own in ENGINE_OF else own
-    if f["runtime_marker"] and not (f["runtime_marker"] in MARKERS_UNDER_COMFYUI and _comfy_seen(f, inc)):
+    if f["runtime_marker"] and not (f["runtime_marker"] in MARKERS_UNDER_COMFYUI and _comfy_seen(f, inc)) \
+            and not (f["runtime_marker"] in MARKERS_NOT_OVER_TORCH and any(k.startswith("torch.") for k in kinds)):
         return f["runtime_marker"]
     if any(k.startswith("ggml") for k in kinds):
         return "llama.cpp"

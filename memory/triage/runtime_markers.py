@@ -133,6 +133,11 @@ NAMED_RUNTIMES = (
 # (NAMED_RUNTIMES) do; outside ComfyUI the rows name llama.cpp as before
 MARKERS_UNDER_COMFYUI = ("llama.cpp",)
 
+# (review31) libraries whose marker rows above are their console lines, which a Python program prints beside its own run
+# (a PyTorch script filtering its clouds through a PCL binding prints "[pcl::VoxelGrid::applyFilter] Leaf size is too
+# small ..."): they name the runtime only where the failure is not PyTorch's own message (its kinds "torch.*")
+MARKERS_NOT_OVER_TORCH = ("pcl",)
+
 # the frames a named runtime's weak fact may come with (runtime, pattern on a frame's path): its own package's files; a
 # named runtime without a row here is read only from a log with no frames
 NAMED_FRAMES = (

@@ -1,0 +1,39 @@
+"""review31: near-misses of rounds 76 and 77 that must not match. Logs written here (not copied from the corpus), from
+the runtimes' own message formats: PyTorch's CUDA OutOfMemoryError, the Point Cloud Library's "[pcl::Class::method]"
+console warnings, XLA's TPU device-buffer refusal, TensorFlow/XLA's BFC allocator line and absl's StatusOr exception."""
+from gpu_garden.memory.triage import engine as triage
+
+
+def _head(text):
+    res = triage.triage_text(text)
+    assert res["found"], text
+    return res, res["events"][res["headline"]]
+
+
+# --- round 77's PCL marker beside PyTorch's own message ---------------------------------------------------------------
+# a PyTorch training script that filters its clouds through a PCL binding: PCL's warning, then PyTorch's CUDA OOM
+TORCH_BESIDE_PCL = (
+    "[pcl::VoxelGrid::applyFilter] Leaf size is too small for the input dataset. Integer indices would overflow.\n"
+    "epoch 3 iter 120 loss 0.412\n"
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/det3d/tools/train.py", line 201, in main\n'
+    "    loss.backward()\n"
+    '  File "/opt/venv/lib/python3.10/site-packages/torch/_tensor.py", line 525, in backward\n'
+    "    torch.autograd.backward(\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 23.64 GiB of "
+    "which 402.00 MiB is free. Including non-PyTorch memory, this process has 23.24 GiB memory in use. Of the allocated "
+    "memory 21.90 GiB is allocated by PyTorch, and 880.00 MiB is reserved by PyTorch but unallocated.\n")
+
+
+def test_pcl_warning_beside_pytorch_s_own_oom_leaves_the_run_pytorch_s():
+    res, ev = _head(TORCH_BESIDE_PCL)
+    assert ev["kind"] == "torch.cuda"
+    assert ev["runtime"] == "pytorch", ev["runtime"]
+
+
+def test_pcl_warning_before_a_bare_bad_alloc_still_names_pcl():
+    res, ev = _head("[pcl::KdTreeFLANN::setInputCloud] Cannot create a KDTree with an empty input cloud!\n"
+                    "Computing normals...\n"
+                    "terminate called after throwing an instance of 'std::bad_alloc'\n"
+                    "  what():  std::bad_alloc\n")
+    assert ev["runtime"] == "pcl"
