@@ -90,8 +90,10 @@ def infer(scan, inc, context: dict) -> dict:
 
 
 # runtimes whose out-of-memory messages are their own: an event of theirs names the runtime
-# PyTorch/XLA's status exception as PyTorch raises it (round 76): its XLA messages are PyTorch's run, not JAX's
-TORCH_XLA_STATUS = "Bad StatusOr access"
+# PyTorch/XLA's status exception as PyTorch raises it (round 76): its XLA messages are PyTorch's run, not JAX's. The
+# Python class is part of it (review31): absl's own words "Bad StatusOr access" are any C++ program's uncaught exception
+# (std::terminate prints its what(): a JAX abort), only PyTorch's binding raises it as RuntimeError
+TORCH_XLA_STATUS = "RuntimeError: Bad StatusOr access"
 
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",

@@ -37,3 +37,20 @@ def test_pcl_warning_before_a_bare_bad_alloc_still_names_pcl():
                     "terminate called after throwing an instance of 'std::bad_alloc'\n"
                     "  what():  std::bad_alloc\n")
     assert ev["runtime"] == "pcl"
+
+
+# --- round 76's PyTorch/XLA status words in a JAX log -----------------------------------------------------------------
+# JAX on a GPU aborting in C++: absl's StatusOr exception uncaught (std::terminate prints its what()), then Python's
+# faulthandler dump of JAX's frames. Only PyTorch's binding raises it as "RuntimeError: Bad StatusOr access"
+JAX_ABORT = ("2026-12-01 09:00:01.331 E external/xla/xla/pjrt/gpu/se_gpu_pjrt_client.cc:912] Execution failed\n"
+             "terminate called after throwing an instance of 'absl::lts_20230802::BadStatusOrAccess'\n"
+             "  what():  Bad StatusOr access: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 3221225472 bytes.\n"
+             "Fatal Python error: Aborted\n"
+             '  File "/opt/venv/lib/python3.11/site-packages/jax/_src/interpreters/pxla.py", line 1229 in __call__\n'
+             '  File "/home/u/train_flax.py", line 140 in main\n')
+
+
+def test_absl_s_status_words_in_a_jax_abort_stay_jax_s():
+    _, ev = _head(JAX_ABORT)
+    assert ev["kind"] == "xla.oom"
+    assert ev["runtime"] == "jax", ev["runtime"]
