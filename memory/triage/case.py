@@ -139,6 +139,7 @@ def build(scan, inc, context, env) -> Case:
     x.kind, x.n, x.f, x.ctx, x.env, x.ev = ev["kind"], n, f, ctx, env, ev
     x.comfy = env["runtime"] == "comfyui"
     x.kinds = [e["kind"] for e in inc.events]
+    x.device_kinds = {e.get("device_kind") for e in inc.events}   # the devices the failure's events name (None: none)
     # runtimes that raise their own explanation from PyTorch's OOM (`raise RuntimeError(...) from e`): PyTorch's message,
     # with the numbers, is the primary event; theirs names the stage (TensorRT-LLM's component, TGI's and vLLM's warm-up)
     x.explained = {e["kind"]: e for e in inc.events if e["kind"] in EXPLAINING}

@@ -159,9 +159,11 @@ def tpu_full(x):
     both against the smallest TPU core's HBM when the log names no capacity: the request did not fill the chip, what was
     placed before it did, most often the model's weights (and its optimizer state). A run whose steps completed is read by
     the buffer rows (pytorch/xla#8020: a step's buffer at 1/300); a request larger than what is free by gigabytes is not
-    a full chip (google-deepmind/gemma#85)."""
+    a full chip (google-deepmind/gemma#85). An event of the same failure on another device (review31: the BFC allocator
+    naming GPU_0_bfc) says the chip is not a TPU core, so the smallest core's HBM is no bound for it."""
     free, total = x.n.get("free"), x.n.get("total") or TPU_MIN_HBM
     return (x.kind == "xla.oom" and x.ev.get("form") == "allocate" and x.ev.get("device_kind") == "tpu"
+            and (x.device_kinds or set()) <= {"tpu", None}
             and not x.frames_n and not x.training and not x.f.get("steps_done") and free is not None and bool(x.req)
             and free <= SLIVER * total and x.req <= LAYER_SHARE * total)
 

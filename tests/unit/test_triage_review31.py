@@ -54,3 +54,30 @@ def test_absl_s_status_words_in_a_jax_abort_stay_jax_s():
     _, ev = _head(JAX_ABORT)
     assert ev["kind"] == "xla.oom"
     assert ev["runtime"] == "jax", ev["runtime"]
+
+
+# --- round 76's full-chip TPU row beside a GPU allocator's line -------------------------------------------------------
+def _tpu_words(req, free):
+    return (f"Execution of replica 0 failed: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
+            f"{req}. That was not possible. There are {free} free.\n")
+
+
+GPU_BFC = ("2026-12-01 09:00:01.331 W external/xla/xla/tsl/framework/bfc_allocator.cc:482] Allocator (GPU_0_bfc) ran out "
+           "of memory trying to allocate 112.00MiB (rounded to 117440512)requested by op \n")
+
+
+def test_the_tpu_row_does_not_read_a_gpu_allocator_s_failure_against_a_tpu_core():
+    # the same words beside the BFC allocator naming a GPU: the chip is a GPU, not an 8 GiB TPU core
+    res, ev = _head(GPU_BFC + "2026-12-01 09:00:01.332 E external/xla/xla/pjrt/pjrt_stream_executor_client.cc:3084] "
+                    + _tpu_words("112.00M", "57.75M"))
+    assert res["cause"] != "weights-exceed-vram", ev["causes"]
+
+
+def test_the_tpu_row_still_reads_the_message_alone():
+    res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("112.00M", "57.75M"))
+    assert res["cause"] == "weights-exceed-vram"
+
+
+def test_the_tpu_row_needs_the_chip_full():
+    res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("112.00M", "5.25G"))     # 5.25G free: most of a v2 core
+    assert res["cause"] != "weights-exceed-vram"
