@@ -81,3 +81,27 @@ def test_the_tpu_row_still_reads_the_message_alone():
 def test_the_tpu_row_needs_the_chip_full():
     res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("112.00M", "5.25G"))     # 5.25G free: most of a v2 core
     assert res["cause"] != "weights-exceed-vram"
+
+
+# --- the bounds of rounds 76 and 77, pinned (their tests passed with the constants doubled) ---------------------------
+# tpu_full: under SLIVER (4 %) of TPU_MIN_HBM (8 GiB) free = 327.68 MiB, a request up to LAYER_SHARE (2 %) = 163.84 MiB
+def test_the_tpu_row_s_free_bound_is_a_sliver_of_an_8_gib_core():
+    res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("112.00M", "320.00M"))
+    assert res["cause"] == "weights-exceed-vram"
+    res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("112.00M", "340.00M"))
+    assert res["cause"] != "weights-exceed-vram"
+
+
+def test_the_tpu_row_s_request_bound_is_a_layer_of_an_8_gib_core():
+    res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("160.00M", "57.75M"))
+    assert res["cause"] == "weights-exceed-vram"
+    res, _ = _head("jax.errors.JaxRuntimeError: " + _tpu_words("170.00M", "57.75M"))
+    assert res["cause"] != "weights-exceed-vram"
+
+
+# impossible_unsized: ABSURD_REQUEST (16) x LARGEST_CARD (288 GiB) = 4608 GiB
+def test_a_cut_request_reads_as_a_size_computed_wrong_just_past_16_largest_cards():
+    res, _ = _head("RuntimeError: CUDA out of memory. Tried to allocate 4600.00 GiB\n")
+    assert res["cause"] != "other"
+    res, _ = _head("RuntimeError: CUDA out of memory. Tried to allocate 4620.00 GiB\n")
+    assert res["cause"] == "other"
