@@ -14,8 +14,12 @@ DOC = REPO / "docs" / "triage-accuracy.md"
 FIRST = 71                                   # rounds up to 70 keep their typed counts (said in the doc)
 ROUND = re.compile(r"^\*\*Round (\d+)\b", re.MULTILINE)
 FIG = re.compile(r"<!--fig (\S+) (\S+) \S+?-->.*?<!--/fig-->", re.DOTALL)
-# a typed count: "from 752 to 758", "stayed 1032" (a figure's own digits are removed before this is read)
-TYPED = re.compile(r"\bfrom\s+\d[\d,]*\s+to\s+\d|\bstayed\s+\d")
+# a typed count: "from 752 to 758", "stayed 1032", and the write-ups' other phrasings (review31: they passed typed):
+# "were 1080 before and 1080 after", "1135 cases", "Cases changed: 3", and a count half typed beside a figure ("from
+# <!--fig ...-->752<!--/fig--> to 758"). A figure is read as the word FIG, its own digits removed
+TYPED = re.compile(r"\bfrom\s+(?:\d[\d,]*|FIG)\s+to\s+\d|\bfrom\s+\d[\d,]*\s+to\s+FIG|\bstayed\s+\d"
+                   r"|\b\d[\d,]*\s+before\s+and\s+(?:\d|FIG)|\bFIG\s+before\s+and\s+\d"
+                   r"|\b\d[\d,]*\s+cases\b|\bcases\s+changed:\s*\d", re.IGNORECASE)
 
 
 def rounds_of(text: str) -> dict:
@@ -30,7 +34,7 @@ def rounds_of(text: str) -> dict:
 
 
 def typed_counts(paragraph: str) -> list:
-    return TYPED.findall(FIG.sub("", paragraph))
+    return TYPED.findall(FIG.sub("FIG", paragraph))
 
 
 def data():
@@ -97,6 +101,15 @@ def test_each_write_up_reads_its_own_round():
     (("went from <!--fig triage_rounds rounds.72.before.cause d-->752<!--/fig--> to "
       "<!--fig triage_rounds rounds.72.after.cause d-->758<!--/fig-->"), 0),
     ("batches 01-171 less 163, 164 and 166; from batch 90 on", 0),
+    ("right device kinds were 1080 before and 1080 after. Cases changed: 1.", 2),
+    ("Flips over the whole corpus (every batch present, 1116 cases)", 1),
+    ("went from <!--fig triage_rounds rounds.77.before.cause d-->797<!--/fig--> to 799", 1),
+    ("went from 797 to <!--fig triage_rounds rounds.77.after.cause d-->799<!--/fig-->", 1),
+    (("were <!--fig triage_rounds rounds.76.before.device d-->1080<!--/fig--> before and "
+      "<!--fig triage_rounds rounds.76.after.device d-->1080<!--/fig--> after. Cases changed: "
+      "<!--fig triage_rounds rounds.76.cases_changed d-->1<!--/fig-->, over "
+      "<!--fig triage_rounds rounds.76.cases d-->1116<!--/fig--> cases"), 0),
+    ("the three cases that changed; batch 168 after first sight; LMCache 0.2.1 after 400 queries", 0),
 ])
 def test_the_typed_count_pattern(text, found):
     assert len(typed_counts(text)) == found
