@@ -15,11 +15,11 @@ FIRST = 71                                   # rounds up to 70 keep their typed 
 ROUND = re.compile(r"^\*\*Round (\d+)\b", re.MULTILINE)
 FIG = re.compile(r"<!--fig (\S+) (\S+) \S+?-->.*?<!--/fig-->", re.DOTALL)
 # a typed count: "from 752 to 758", "stayed 1032", and the write-ups' other phrasings (review31: they passed typed):
-# "were 1080 before and 1080 after", "1135 cases", "Cases changed: 3", and a count half typed beside a figure ("from
+# "were 1080 before and 1080 after", "1135 cases" ("13 host-ram cases"), "Cases changed: 3", and a count half typed beside a figure ("from
 # <!--fig ...-->752<!--/fig--> to 758"). A figure is read as the word FIG, its own digits removed
 TYPED = re.compile(r"\bfrom\s+(?:\d[\d,]*|FIG)\s+to\s+\d|\bfrom\s+\d[\d,]*\s+to\s+FIG|\bstayed\s+\d"
                    r"|\b\d[\d,]*\s+before\s+and\s+(?:\d|FIG)|\bFIG\s+before\s+and\s+\d"
-                   r"|\b\d[\d,]*\s+cases\b|\bcases\s+changed:\s*\d", re.IGNORECASE)
+                   r"|\b\d+(?:,\d{3})*\s+(?:[\w-]+\s+){0,2}cases\b|\bcases\s+changed:\s*\d", re.IGNORECASE)
 
 
 def rounds_of(text: str) -> dict:
@@ -103,6 +103,7 @@ def test_each_write_up_reads_its_own_round():
     ("batches 01-171 less 163, 164 and 166; from batch 90 on", 0),
     ("right device kinds were 1080 before and 1080 after. Cases changed: 1.", 2),
     ("Flips over the whole corpus (every batch present, 1116 cases)", 1),
+    ("Over batches 01-205,\n  13 host-ram cases are labelled cuda and read cpu", 1),
     ("went from <!--fig triage_rounds rounds.77.before.cause d-->797<!--/fig--> to 799", 1),
     ("went from 797 to <!--fig triage_rounds rounds.77.after.cause d-->799<!--/fig-->", 1),
     (("were <!--fig triage_rounds rounds.76.before.device d-->1080<!--/fig--> before and "
