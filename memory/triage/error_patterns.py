@@ -115,7 +115,12 @@ NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
 TORCH_OOM_TYPE = re.compile(r"\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
 # PyTorch's exception type right before its "Tried to allocate N" with "CUDA out of memory." and the card's figures cut or
 # retyped ("torch.OutOfMemoryError: Tried to allocate 12.60 GiB. GPU had ..."): the request is PyTorch's own words (round 64)
-TORCH_TYPE_REQ = re.compile(r"\btorch\.(?:cuda\.)?OutOfMemoryError:\s{0,4}Tried to allocate " + SZ)
+# (round 78) also quoted with an ellipsis standing for the cut "CUDA out of memory." ("torch.OutOfMemoryError: ... Tried to
+# allocate 800.00 MiB ... 182.88 MiB is free", a Markdown write-up's elided quotation)
+TORCH_TYPE_REQ = re.compile(r"\btorch\.(?:cuda\.)?OutOfMemoryError:\s{0,4}(?:(?:\.{3}|\u2026)\s{0,4})?Tried to allocate " + SZ)
+# the card's free figure of PyTorch's message kept after a cut request, its "GPU N has a total capacity of T" elided ("... M is
+# free") or kept from "of which" on; bounded, after the request only (round 78)
+TORCH_CUT_FREE = re.compile(r"(?:\bof which|(?:\.{3}|\u2026))\s{1,4}" + SZ + r" is free\b")
 # ComfyUI execution.py, comfy/sd.py; comfy-aimdo (Dynamic VRAM)
 COMFY_OOM = re.compile(r"Got an OOM, unloading all loaded models\.?")  # (quoted without its full stop too)
 COMFY_TIP = re.compile(r"This error means you ran out of memory on your GPU\.")

@@ -77,8 +77,14 @@ def _torch_no_prefix(line):
         # only the request left, right after PyTorch's exception type: a cut message, its card's figures unknown (round 64,
         # NVIDIA-NeMo/RL#2871's shape)
         m = RX.TORCH_TYPE_REQ.search(line)
-        return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "numbers": {"requested": size(m.group(1))},
-                "runtime": "pytorch", "complete": False, "no_prefix": True, "type_request": True} if m else None
+        if not m:
+            return None
+        nums = {"requested": size(m.group(1))}
+        f = RX.TORCH_CUT_FREE.search(line, m.end())     # (round 78) "... M is free": the card's free figure, its total elided
+        if f:
+            nums["free"] = size(f.group(1))
+        return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "numbers": nums,
+                "runtime": "pytorch", "complete": False, "no_prefix": True, "type_request": True}
     fixed = "CUDA out of memory. " + line[i:]
     ev = _torch_new(fixed) or _torch_old(fixed)
     if ev:
