@@ -27,6 +27,19 @@ _UNTAGGED = re.compile(r"0\.(?:1|0|0\.0)\.dev\d+\+g[0-9a-f]{7,40}(?:\.[0-9a-z]+)
 # build of the main branch, newer than every release before it; which release it leads to is not in the word, so it
 # reads as the newest, as a commit hash does (version_note says so)
 _NIGHTLY = re.compile(r"nightly(?:[-_.][0-9a-z]{1,40})?")
+# distributions of a runtime that number their own builds, one row each: (the word the text names it by, who, the
+# upstream it ships). Their build number is no upstream release, whatever word it sits in: Lemonade's llamacpp-rocm
+# release b1259 ships a llama.cpp commit (its binary printed 'build_info: b1-e77056f', a build of commit e77056f, May
+# 2026; batch 66's hogeheer Strix Halo run), not llama.cpp's b1259 of 2023, so the text reads as the newest upstream
+# build, which version_note says (kv-accuracy round 61)
+OWN_NUMBERING = (("lemonade", "Lemonade's llamacpp-rocm releases", "llama.cpp"),)
+_OWN_WORD = re.compile(r"\b(" + "|".join(w for w, _, _ in OWN_NUMBERING) + r")\b")
+
+
+def own_numbering(v) -> tuple | None:
+    """The OWN_NUMBERING row a version text names (its word, in the text's first 200 characters), else None."""
+    m = _OWN_WORD.search(str(v).strip().lower()[:200]) if v is not None else None
+    return next(row for row in OWN_NUMBERING if row[0] == m.group(1)) if m else None
 
 
 def parse_version(v, runtime: str | None = None) -> tuple | None:
@@ -39,6 +52,8 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         return None
     s = str(v).strip().lower()
     if s.startswith("ik"):  # ikawrakow/ik_llama.cpp: the fork numbers its own builds; llama.cpp's gates take it as new
+        return None
+    if own_numbering(s):  # a distribution's own build number (Lemonade's b1259): no upstream release
         return None
     first = s.split()[0].strip("()[],;:'\"").removeprefix("v")
     if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first) or _NIGHTLY.fullmatch(first):
@@ -73,6 +88,11 @@ def version_note(v, runtime: str | None = None) -> str | None:
     s = str(v).strip().lower()
     if s.startswith("ik") or s in ("", "latest", "current", "newest"):
         return None
+    own = own_numbering(s)
+    if own:
+        return (f"runtime version {str(v)[:60]!r} is a build number of {own[1]}, not a {own[2]} release: the {own[2]} "
+                f"build it ships is not in it, read as the newest {own[2]} behaviour (give the upstream build it is "
+                "based on, e.g. b6500, for that build's figures)")
     if _FORK.search(s[:200]) and not _COMMIT.fullmatch(s.split()[0].strip("()[],;:'\"")):
         return (f"runtime version {str(v)[:60]!r} is a fork's own numbering: the upstream build it follows is unknown, "
                 "read as the newest upstream behaviour (give the upstream build it is based on, e.g. b6500, for that "
