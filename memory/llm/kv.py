@@ -23,7 +23,8 @@ Public API (other modules code against these):
       vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
       data_parallel_size (vLLM --data-parallel-size, SGLang --dp; one engine's / DP rank's figures), dp_attention
       (SGLang --enable-dp-attention),
-      quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; weights_bytes:
+      quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; quant_group: the
+      group_size of a 4-bit checkpoint named without its config (plan_checks.QUANT_GROUPS; 128 when not given); weights_bytes:
       the user's figure for the weights, a file's size; free_memory: vLLM's free bytes at startup; cuda_graph_memory:
       the CUDA graph bytes vLLM printed, instead of kv's estimate). An Unsloth Dynamic weights_dtype (UD-Q4_K_XL) without a file
       or weights_bytes plans both ends of a range (unsloth.py): weights_range [low, high], the other figures the high

@@ -99,6 +99,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     PC.dsa_auto_note(spec, runtime, kv_dtype, notes)
     tp = PC.check_parallelism(spec, runtime, knobs)
     spec, notes, skip = PC.quant_skip(spec, knobs, notes)
+    spec, notes = PC.quant_group(spec, knobs, notes)
     rank, loras = PC.check_adapters(spec, runtime, knobs, notes)
     fmt, weights_dtype = PW.weights_format(spec, runtime, weights_dtype, notes)
     spec, roles, entry = PW.by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes)

@@ -14,7 +14,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
-         "max_lora_rank", "max_loras", "quant_skip", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
+         "max_lora_rank", "max_loras", "quant_skip", "quant_group", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
          "cuda_graph_memory", "n_cpu_moe", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention")
 
@@ -46,6 +46,7 @@ READ_BY = (
     ("mamba_ssm_cache_dtype", "mamba_ssm_cache_dtype", ("vllm",)),
     ("prefix_caching", "enable_prefix_caching", ("vllm",)),
     ("quant_skip", "quant_skip", ("vllm", "sglang")),
+    ("quant_group", "quant_group", ("vllm", "sglang")),
     ("swa_full_tokens_ratio", "swa_full_tokens_ratio", ("sglang",)),
     ("max_mamba_cache_size", "max_mamba_cache_size", ("sglang",)),
     ("n_cpu_moe", "n_cpu_moe", ("llama.cpp",)),
@@ -267,6 +268,25 @@ def quant_skip(spec, knobs, notes) -> tuple:
         notes = [n for n in notes if "llm_int8_skip_modules" not in n]
         notes.append(f"{len(skip)} module name(s) kept unquantized as given (--quant-skip)")
     return spec, notes, skip
+
+
+# --quant-group: the values per scale of a 4-bit group quantization as the checkpoint's quantization_config states it
+# (group_size); kv reads it from a config.json (spec.quant_group), a model name gives none and is read at 128. 32 is
+# cyankiwi's AWQ / compressed-tensors conversions' group (batch 66's patcarter log: "int4 g=32 has_zp=True"). The
+# group formats' bits are linear_quant.linear_bits(fmt, group): AWQ 4 + 20 / group
+QUANT_GROUPS = (16, 32, 64, 128, 256, 512, 1024)
+
+
+def quant_group(spec, knobs, notes):
+    """--quant-group: the checkpoint's group size as given; (spec, notes)."""
+    g = knobs.get("quant_group")
+    if g is None:
+        return spec, notes
+    if isinstance(g, bool) or g not in QUANT_GROUPS:
+        raise UserError(f"--quant-group takes the group_size of the checkpoint's quantization_config, one of "
+                        f"{', '.join(map(str, QUANT_GROUPS))}; got {str(g)[:20]!r}")
+    notes = notes + [f"4-bit groups of {g} values as given (--quant-group; a model name alone is read at 128)"]
+    return replace(spec, quant_group=g), notes
 
 
 def speculative_config(runtime, knobs) -> None:

@@ -55,3 +55,28 @@ def test_lemonade_without_ctx_takes_the_newest_fit_step_not_b1259s():
     old = llm.plan(spec, runtime_version="b1259", **kw)
     assert lem["overhead"]["margin"] == 1024 * MiB
     assert old["overhead"]["margin"] != 1024 * MiB
+
+
+# --- --quant-group: a 4-bit checkpoint's group size, for a model named without its config -----------------------------
+Q30 = "Qwen/Qwen3-30B-A3B-Instruct-2507"
+
+
+def test_quant_group_sizes_awq_at_its_groups():
+    spec = llm.describe(model=Q30)
+    kw = dict(runtime="vllm", ctx=32768, weights_dtype="awq")
+    g128 = llm.plan(spec, **kw)["weights"]
+    g32 = llm.plan(spec, quant_group=32, **kw)["weights"]
+    # Qwen3-30B-A3B's decoder matmuls: 48 layers x (128 experts x 3 x 2048 x 768 + q 2048 x 4096 + k, v 2048 x 512 x 2
+    # + o 4096 x 2048) = 48 x 622,854,144 = 29,896,998,912. AWQ: 4 bits + an fp16 scale and a 4-bit zero a group:
+    # 4 + 20/128 bits at 128, 4 + 20/32 at 32, so 32 costs 29,896,998,912 x (20/32 - 20/128) / 8 = 1,751,777,280 bytes more
+    assert abs((g32 - g128) - 1_751_777_280) < 64
+    # given as 128 it is the default
+    assert llm.plan(spec, quant_group=128, **kw)["weights"] == g128
+
+
+def test_quant_group_refused_where_unread_or_not_a_group():
+    spec = llm.describe(model=Q30)
+    with pytest.raises(UserError, match="group_size"):
+        llm.plan(spec, runtime="vllm", ctx=4096, weights_dtype="awq", quant_group=48)
+    with pytest.raises(UserError, match="quant-group"):
+        llm.plan(spec, runtime="llama.cpp", ctx=4096, weights_dtype="Q4_K_M", quant_group=32)

@@ -40,6 +40,7 @@ NOT_WITH_DP = (
     ("mtp_tokens", "an MTP drafter"),
     ("speculative_config", "a separate drafter"),
     ("quant_skip", "--quant-skip"),
+    ("quant_group", "--quant-group"),
 )
 
 
