@@ -233,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--draft-kv-dtype", help="llama.cpp draft-mtp: the MTP context's cache type, K and V (-ctkd / -ctvd; f16 by default)")
     s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; default 16 with --max-loras, Unsloth's 64)")
     s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")
-    s.add_argument("--quant-group", type=int, metavar="G", help="vLLM/SGLang, an AWQ/GPTQ/compressed-tensors 4-bit checkpoint named without its config.json: the group_size its quantization_config states (default 128; cyankiwi's AWQ conversions 32)")
+    s.add_argument("--quant-group", type=int, metavar="G", help="vLLM/SGLang, an AWQ/GPTQ/compressed-tensors 4-bit checkpoint named without its config.json: the group_size its quantization_config states (default 128; cyankiwi's Qwen3.6-35B-A3B-AWQ-4bit states 32)")
     s.add_argument("--quant-skip", metavar="A,B,..", help="modules a bitsandbytes/AWQ checkpoint keeps in 16 bits, as its log or config prints them (llm_int8_skip_modules / modules_to_not_convert)")
     s.add_argument("--mem-fraction-static", type=_fraction, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
     s.add_argument("--swa-full-tokens-ratio", type=_fraction, metavar="R", help="SGLang, a hybrid sliding-window model (Gemma 4, gpt-oss, Llama 4): the sliding layers' pool as a share of the full layers' tokens (default 0.8)")

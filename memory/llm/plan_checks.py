@@ -272,7 +272,7 @@ def quant_skip(spec, knobs, notes) -> tuple:
 
 # --quant-group: the values per scale of a 4-bit group quantization as the checkpoint's quantization_config states it
 # (group_size); kv reads it from a config.json (spec.quant_group), a model name gives none and is read at 128. 32 is
-# cyankiwi's AWQ / compressed-tensors conversions' group (batch 66's patcarter log: "int4 g=32 has_zp=True"). The
+# the group of cyankiwi's Qwen3.6-35B-A3B-AWQ-4bit (batch 66's patcarter log: "int4 g=32 has_zp=True"). The
 # group formats' bits are linear_quant.linear_bits(fmt, group): AWQ 4 + 20 / group
 QUANT_GROUPS = (16, 32, 64, 128, 256, 512, 1024)
 
