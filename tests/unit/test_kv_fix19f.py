@@ -83,6 +83,8 @@ PRE_AMPERE_DATA = (
     "NVIDIA Tesla T4 16 GB (compute 7.5), Colab-style",
     # batch 63 (ghghang2/v1.6: llama.cpp b8193-b8854 on a T4)
     "Tesla T4 16 GB (compute 7.5; 'Total VRAM: 14912 MiB'",
+    # batch 67 (ghghang2/v1.3: llama.cpp b7772 on a T4)
+    "Tesla T4 16 GB (compute 7.5), Colab-style",
 )
 
 
