@@ -146,9 +146,12 @@ HAMI_OOM = re.compile(r"\bHAMI-core ERROR\b[^\n]{0,160}?\bDevice (\d{1,3}) OOM (
 # subprocess "died with <Signals.SIGKILL: 9>", torchrun's "Signal 9 (SIGKILL) received by PID" / "exitcode: -9", an IDE's
 # "interrupted by signal 9: SIGKILL", 128 + 9 = exit code 137 (docker, shells). Nothing else sends SIGKILL unasked: the kernel's
 # OOM killer (or a container's memory limit) ended it. (round 75) The shell's "Killed" is glibc's strsignal(SIGKILL), which a
-# zh_CN locale translates: "已杀死" on a line of its own (danijar/dreamerv3#203)
+# zh_CN locale translates: "已杀死" on a line of its own (danijar/dreamerv3#203). The kernel's own line (mm/oom_kill.c,
+# "<message>: Killed process <pid> (<comm>) total-vm:..."; "Kill process <pid> (<comm>) score ..." before 4.x) names the
+# system-wide OOM killer "Out of memory" and a memory cgroup's limit (a container's, a Colab VM's) "Memory cgroup out of memory"
+# (round 79); a write-up quoting it may drop the pid
 KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
-                     r"|Out of memory: Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
+                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
                      # (round 72) DeepSpeed's launcher (launcher/launch.py sigkill_handler): "[...] exits with return code = -9"
