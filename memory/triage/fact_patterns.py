@@ -18,6 +18,17 @@ OLLAMA_GPU_SIZE = r"(\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B))"
 # runner's CUDA0, CUDA1, ...). Sizes are bounded (a 400-digit number would overflow the float) and read one field each
 OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[' + OLLAMA_GPU_SIZE + r'(?:[ ,]{1,2}\d{1,12}(?:\.\d{1,12})? (?:[KMGT]iB|B)){0,15}[\],\s]')
 
+# Sentences only Ollama's server writes, each naming the log Ollama's (facts "ollama_marker", its gate words and the scanner's
+# anchors read this one table):
+#  - server/routes.go, a runner that failed mid-request: "an error was encountered while running the model: <the runner's
+#    error>", as its API's 500 and the CLI's "Error: 500 ..." print it (round 72);
+#  - server/sched.go expireRunnersForRuntimeOOM, after a runner's out-of-memory error (llm.IsOutOfMemory): "runtime OOM
+#    detected; expiring loaded models to clear memory before next request", a slog warning (2026-05 on, when its runners
+#    became llama-server; round 79). It fires whenever any model is loaded, the failing one included: it names Ollama, it
+#    does not say another model held the card
+OLLAMA_SERVER_SAYS = ("an error was encountered while running the model",
+                      "runtime OOM detected; expiring loaded models")
+
 VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])([\w-]{1,40})|"
                                r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
                                r"(?:--data-parallel-size[ =]|\bdata_parallel_size=|\s-dp[ =])(\d{1,4})|"
@@ -243,10 +254,9 @@ FACTS = [
     # Its source tree (llama.cpp vendored under ollama/llm/llama.cpp/ until 2024, in ggml's CUDA error locations) names it by
     # \bollama\b; a bare llm/llama.cpp/ is any clone of llama.cpp into a folder llm/, and Go's "signal arrived during cgo
     # execution" any Go program embedding ggml: neither names Ollama alone
-    # (and its server's error for a runner that failed mid-request, server/routes.go: "an error was encountered while running
-    # the model: <the runner's error>", as its API's 500 and the CLI's "Error: 500 ..." print it)
+    # (and its server's own sentences, OLLAMA_SERVER_SAYS)
     ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-|\bllama runner process\b|"
-                                 r"\ban error was encountered while running the model\b")),
+                                 + "|".join(re.escape(w) for w in OLLAMA_SERVER_SAYS))),
     # Ollama's scheduler (server.go) after a load its runner could not place: "model requires more gpu memory than is
     # currently available, evicting a model to make space": another loaded model holds the memory it needs
     ("ollama_evict", re.compile(r"evicting a model to make space")),
@@ -311,7 +321,7 @@ FACT_KEYS = {
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
     "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
-    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "encountered while running the model"), "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),

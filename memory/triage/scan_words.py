@@ -3,7 +3,7 @@ RECOGNISE_WORDS, TAIL_WORDS), the scanner's ANCHORS / OPEN_ANCHORS / HEAD_ANCHOR
 Moved from lines.py (entries and order unchanged). Error lines themselves are recognised in `parse.py`."""
 import re
 
-from .fact_patterns import FACT_KEYS
+from .fact_patterns import FACT_KEYS, OLLAMA_SERVER_SAYS
 from .runtime_markers import RUNTIME_WORDS
 
 # Words every error line contains at least one of (the recognisers are tried only then).
@@ -135,9 +135,8 @@ OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
                           b"Capturing", b"PluggableAllocator", b"MemPool", b"aimdo", b"cumem", b"CuMem", b"Non-blocking", b"release mmap", b"AcceleratorError", b"page-lock", b"PAGEABLE", b"non_blocking=True", b"capture_end", b"capture_model", b"torch.cuda.graph",
                           b"Graph capturing", b"in function", b"GGML_ASSERT", b"Added request", b"poch ", b"loss.backward", b"{'loss': ", b"Loader", b"Sampler",
-                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"rror while loading", b"ailed to load", b"evicting a model",
-                          b"encountered while running the model") \
-    + tuple(w.encode() for w in RUNTIME_WORDS)
+                          b"Decode", b"Encode", b"MiB free", b"memory.required.full", b"ComfyUI Version", b"vllm", b"VLLM::", b"EngineCore", b"rror while loading", b"ailed to load", b"evicting a model") \
+    + tuple(w.encode() for w in OLLAMA_SERVER_SAYS) + tuple(w.encode() for w in RUNTIME_WORDS)
 # mmgp's partial-pinning line (facts "mmgp_pin", round 61): neither "emory" nor "llocat" is in it
 OPEN_ANCHORS += (b"pinned models is",)
 # (round 67) Linux named as such (uname -a, a platform line: facts "linux"), as Windows, macOS and Darwin are above: what maps
@@ -176,8 +175,8 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"capture_model", b"torch.cuda.graph", b"MiB free", b"memory.required.full", b"n_ctx", b"kv_size", b"offloaded", b"using device",
                b"Model loading took", b"model weights", b"Loading model weights", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --", b" -ub ",
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
-               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"encountered while running the model", b"Error occurred when executing",
-               b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in RUNTIME_WORDS) + LOAD_KEYS
+               b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"Error occurred when executing",
+               b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in OLLAMA_SERVER_SAYS + RUNTIME_WORDS) + LOAD_KEYS
 WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)

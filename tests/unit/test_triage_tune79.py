@@ -1,6 +1,9 @@
 """Round 79 (batches 212-217), written from the runtimes' own message formats:
 - the kernel's OOM-killer line for a memory cgroup's limit ("Memory cgroup out of memory: Killed process ...", mm/oom_kill.c,
-  other_patterns.KILLED), modelled on the training notes committed to tungd/tinystory-vn (a Colab VM's data preparation).
+  other_patterns.KILLED), modelled on the training notes committed to tungd/tinystory-vn (a Colab VM's data preparation);
+- Ollama's scheduler's own warning after a runner ran out of memory ("runtime OOM detected; expiring loaded models to clear
+  memory before next request", server/sched.go; fact_patterns.OLLAMA_SERVER_SAYS), modelled on koydas/gitops-homelab's ADR-0019
+  and peancharoen/lcbp3's OCR session log.
 Sizes, pids and paths are made up; the expected values are worked out by hand from the lines."""
 import time
 
@@ -45,5 +48,28 @@ def test_cgroup_kill_form_stays_linear():
     t = time.perf_counter()
     triage.triage_text("Memory cgroup out of memory: " + "Kill " * 40000 + "\n")
     assert time.perf_counter() - t < 5.0
+
+
+# --- Ollama's scheduler after a runtime out-of-memory error -------------------------------------------------------------
+
+_GGML = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1536.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+         "ggml_gallocr_reserve_n_impl: failed to allocate CUDA0 buffer of size 1610612736\n")
+
+
+def test_scheduler_warning_names_ollama():
+    _, ev = _head(_GGML + 'level=WARN msg="runtime OOM detected; expiring loaded models to clear memory before next request" '
+                  'model=/models/blobs error="llama-server terminated"\n')
+    assert ev["runtime"] == "ollama"
+    assert ev["numbers"]["requested"] == 1610612736
+
+
+def test_scheduler_warning_as_a_journal_line_names_ollama():
+    _, ev = _head(_GGML + "runtime OOM detected; expiring loaded models to clear memory before next request\n")
+    assert ev["runtime"] == "ollama"
+
+
+def test_ggml_failure_alone_stays_llama_cpp():
+    _, ev = _head(_GGML)
+    assert ev["runtime"] == "llama.cpp"
 
 
