@@ -75,6 +75,10 @@ RUNTIME_MARKERS = (
      r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:"),
     # (round 63) SKaiNET (Kotlin/JVM deep learning): its classes' package, in a JVM stack trace's frames ("at sk.ainet.lang...")
     ("skainet", ("sk.ainet.",), r"\bsk\.ainet\.(?:lang|io|backend|apps|core)\b"),
+    # (round 79) EXLA (Elixir Nx's XLA backend): Elixir prints a stack frame as "(<application> <version>) <file>:<line>:
+    # <Module.fun/arity>", so a frame of the exla application ("(exla 0.10.0) EXLA.NIF.binary_to_device_mem(...)",
+    # "(exla 0.9.2) lib/exla/backend.ex:..."): XLA's refusal above it is EXLA's, not JAX's or TensorFlow's
+    ("exla", ("(exla ",), r"\(exla \d{1,4}\.\d{1,4}\.\d{1,4}[\w.+-]{0,24}\) "),
     # (round 63) TensorFlow Lite: its own names, and its Neuron delegate's check (MediaTek NeuroPilot: "Neuron returned error
     # NEURON_BAD_STATE at line N while ...", the NNAPI delegate's RETURN_TFLITE_ERROR_IF_NN_ERROR wording)
     ("tflite", ("tflite", "TfLite", "TFLite", "Neuron returned error"),

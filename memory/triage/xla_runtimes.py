@@ -16,7 +16,13 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for [\d.]+[KMGT]?i?B \((\d{1,20})B\) on device ordinal"
                   # TensorFlow's op kernel logging a failed op's status, no size ("W tensorflow/core/framework/op_kernel.cc:1733]
                   # RESOURCE_EXHAUSTED: failed to allocate memory", ageron/handson-ml3#27; round 64)
-                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?failed to allocate memory\b")
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?failed to allocate memory\b"
+                  # (round 79) the status's message without its code: XLA's allocator adapter builds it as "Out of memory while
+                  # trying to allocate <n> bytes." and a host that raises the message alone prints just that (Elixir's EXLA:
+                  # "** (RuntimeError) Out of memory while trying to allocate 144480 bytes."; a script relaying its text).
+                  # Exact bytes and the full stop only: PyTorch's allocator warning ("... with OOM on device 0 while trying
+                  # to allocate N bytes") and TensorFlow's BFC ("ran out of memory trying to allocate 1.00GiB") differ
+                  r"|\bOut of memory while trying to allocate (\d{1,20}) bytes\.")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
@@ -71,14 +77,15 @@ def xla_tpu(line):
 
 
 def xla(line):
-    if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating")):
+    if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating",
+                                   "Out of memory while trying to allocate")):
         return None
     m = XLA.search(line)
     if not m:
         return None
     # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
-    req = m.group(1) or m.group(3) or (parse_size(m.group(2)) if m.group(2) else None)
+    req = m.group(1) or m.group(3) or m.group(4) or (parse_size(m.group(2)) if m.group(2) else None)
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
             "complete": True}
 

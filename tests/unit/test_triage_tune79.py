@@ -3,7 +3,9 @@
   other_patterns.KILLED), modelled on the training notes committed to tungd/tinystory-vn (a Colab VM's data preparation);
 - Ollama's scheduler's own warning after a runner ran out of memory ("runtime OOM detected; expiring loaded models to clear
   memory before next request", server/sched.go; fact_patterns.OLLAMA_SERVER_SAYS), modelled on koydas/gitops-homelab's ADR-0019
-  and peancharoen/lcbp3's OCR session log.
+  and peancharoen/lcbp3's OCR session log;
+- XLA's refusal without its status code ("Out of memory while trying to allocate N bytes.", xla_runtimes.XLA) and an Elixir
+  frame of the exla application (runtime_markers), modelled on blasphemetheus/exphil's docs/GOTCHAS.md.
 Sizes, pids and paths are made up; the expected values are worked out by hand from the lines."""
 import time
 
@@ -73,3 +75,47 @@ def test_ggml_failure_alone_stays_llama_cpp():
     assert ev["runtime"] == "llama.cpp"
 
 
+# --- XLA's refusal without its status code; EXLA's frames ---------------------------------------------------------------
+
+def test_exla_runtime_error_reads_the_exact_request():
+    _, ev = _head("** (RuntimeError) Out of memory while trying to allocate 144480 bytes.\n"
+                  "    (exla 0.10.0) EXLA.NIF.binary_to_device_mem(...)\n")
+    assert ev["kind"] == "xla.oom" and ev["runtime"] == "exla"
+    assert ev["numbers"]["requested"] == 144480
+
+
+def test_status_message_alone_is_xla():
+    # relayed by a script with no frame: XLA's message, the runtime left at XLA's usual host (JAX)
+    res, ev = _head("[10:04:11] Run 2 failed: Out of memory while trying to allocate 3932160 bytes.\n")
+    assert (ev["kind"], ev["runtime"]) == ("xla.oom", "jax")
+    assert ev["numbers"] == {"requested": 3932160}
+
+
+def test_status_code_form_unchanged():
+    _, ev = _head("XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1600040704 bytes.\n")
+    assert (ev["kind"], ev["runtime"], ev["numbers"]["requested"]) == ("xla.oom", "jax", 1600040704)
+
+
+def test_other_runtimes_while_trying_to_allocate_are_not_xla():
+    # PyTorch's allocator warning and a size that is not XLA's "<n> bytes." stay out of the XLA reader
+    res = triage.triage_text("UserWarning: memory allocation failed with OOM on device 0 while trying to allocate 2097152 bytes\n")
+    assert not res["found"] or res["events"][res["headline"]]["kind"] != "xla.oom"
+    res = triage.triage_text("Error: Out of memory while trying to allocate 1.50 GB for the texture atlas\n")
+    assert not res["found"] or res["events"][res["headline"]]["kind"] != "xla.oom"
+
+
+def test_exla_frame_needs_its_version():
+    # "(exla" in prose is no Elixir frame
+    _, ev = _head("** (RuntimeError) Out of memory while trying to allocate 144480 bytes.\n"
+                  "the backend here is EXLA (exla is Nx's XLA compiler)\n")
+    assert ev["runtime"] == "jax"
+
+
+def test_new_forms_stay_linear():
+    lines = ["Out of memory while trying to allocate " + "1" * 80000,
+             "(exla " + "1." * 40000,
+             "runtime OOM detected; " * 5000]
+    for line in lines:
+        t = time.perf_counter()
+        triage.triage_text(line + "\n")
+        assert time.perf_counter() - t < 5.0
