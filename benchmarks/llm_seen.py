@@ -485,4 +485,22 @@ SEEN = SEEN_BATCHES_1_32 + (
         "ollama-frosty865-llama3-8b-q40-5070-8k",
         "ollama-frosty865-llama3-8b-q40-5070-4k",
         "vllm-patcarter-qwen36-35b-a3b-awq4-9070xt-9070-tp2-50k-u096-fp8kv",
+        # batch 67 (kv-accuracy round 62, task ellm40; read after its first sight, llm_first_sight.json batches["67"],
+        # commit 74c97ea0): every row read before any change; changes it leads to say "batch 67, after first sight"
+        "sglang-shun8686-qwen35-9b-bf16-ascend-a3-tp2-mf08-262k-ssmbf16",
+        "llamacpp-ghghangv13-gptoss20b-q5km-t4-16k-np2-fit",
+        "llamacpp-20587-qwen35-35b-a3b-iq4xs-3060-4k-np4-ngl19-partial",
+        "ollama-redwizurd-qwen25-7b-q4km-m4pro-4k-fa",
+        "ollama-redwizurd-deepseek-coder-6.7b-q5km-m4pro-4k-fa",
+        "ollama-alfred-llama31-8b-q4km-m1-8g-4k-metal-oom",
+        # batch 68 (kv-accuracy round 62, task ellm40; read after its first sight, llm_first_sight.json batches["68"],
+        # commit 6d493533): every row read before any change; changes it leads to say "batch 68, after first sight"
+        "sglang-mattbucci3090-gemma4-12b-awq-tp2-mf085-262k-swa01-bf16kv",
+        "sglang-mattbucci3090-gemma4-12b-awq-tp2-mf085-262k-swa05-bf16kv",
+        "sglang-mattbucci3090-gemma4-26b-a4b-awq-tp2-mf085-262k-swa003-bf16kv",
+        "sglang-mattbucci3090-gemma4-31b-awq-tp2-mf085-262k-swa01-bf16kv",
+        "sglang-mattbucci3090-gemma4-31b-awq-tp2-mf085-262k-swa05-bf16kv",
+        "sglang-mattbucci-r9700-qwen35-27b-awq-tp2-mf085-262k-fp8",
+        "ollama-frosty865-mistral-7b-v03-q4km-5070-4k",
+        "sglang-yecohnmoe-qwen3-30b-a3b-bf16-4xa100-40g-tp4-dp2attn-ep4-mf085-8k",
         )
