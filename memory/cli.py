@@ -223,9 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
                    help="vLLM --enable-prefix-caching: a hybrid model's gated-DeltaNet / Mamba-2 state keeps one page "
                         "more a request (vLLM's 'align' mode); vLLM leaves it off for hybrid models unless given")
-    s.add_argument("--mamba-ssm-cache-dtype", choices=["auto", "float32", "float16", "bfloat16"],
-                   help="vLLM: a gated-DeltaNet / Mamba-2 layer's ssm state element (default auto: the config's, "
-                        "float32 for Qwen 3.5+); it sets the state page and the attention block")
+    s.add_argument("--mamba-ssm-cache-dtype", "--mamba-ssm-dtype", dest="mamba_ssm_cache_dtype",
+                   choices=["auto", "float32", "float16", "bfloat16"],
+                   help="a gated-DeltaNet / Mamba-2 layer's ssm state element (default auto: the config's, float32 for "
+                        "Qwen 3.5+): vLLM's --mamba-ssm-cache-dtype (it sets the state page and the attention block) or "
+                        "SGLang's --mamba-ssm-dtype (it sets each request state of its recurrent-state pool)")
     s.add_argument("--lm-head-dtype", choices=["int8", "int4"],
                    help="vLLM: a checkpoint whose quantization also targets lm_head (groups of 128)")
     s.add_argument("--mtp-tokens", type=int, metavar="N", help="MTP speculative decoding of a Qwen 3.5+ model, N draft tokens: vLLM --speculative-config method mtp (its drafter layer joins the KV pool, its module the weights); llama.cpp --spec-type draft-mtp --spec-draft-n-max N (1 + N recurrent-state snapshots, the MTP context's f16 cache)")

@@ -223,7 +223,8 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
 
 
 def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
-    """vLLM's --language-model-only (no vision tower) and --mamba-ssm-cache-dtype (the state's type)."""
+    """vLLM's --language-model-only (no vision tower) and the recurrent state's type: vLLM's --mamba-ssm-cache-dtype,
+    SGLang's --mamba-ssm-dtype (runtimes/sglang.py ssm_state_bytes)."""
     if knobs.get("language_model_only") and spec.vision:
         if runtime != "vllm":
             raise UserError("--language-model-only is vLLM's; llama.cpp and Ollama load a tower only from its own file "
@@ -234,8 +235,12 @@ def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
         notes = [n for n in notes if "vision-language" not in n]
         notes.append("--language-model-only: no vision tower loaded or profiled")
     if knobs.get("mamba_ssm_cache_dtype") is not None:
-        if runtime != "vllm":
-            raise UserError(f"--mamba-ssm-cache-dtype is vLLM's; {runtime} keeps its own state type")
+        if runtime not in ("vllm", "sglang"):
+            raise UserError(f"--mamba-ssm-cache-dtype is vLLM's (SGLang's --mamba-ssm-dtype); {runtime} keeps its own "
+                            "state type")
+        if runtime == "sglang":  # SGLang sizes its own state pool from the knob (runtimes/sglang.py ssm_state_bytes)
+            SG.ssm_state_bytes(knobs["mamba_ssm_cache_dtype"])
+            return spec, notes
         key, ver = str(knobs["mamba_ssm_cache_dtype"]).lower(), parse_version(knobs.get("runtime_version"), runtime)
         if key in SSM_CACHE_DTYPE_FROM and not at_least(ver, *SSM_CACHE_DTYPE_FROM[key]):
             first = ".".join(map(str, SSM_CACHE_DTYPE_FROM[key]))

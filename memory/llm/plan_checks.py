@@ -43,7 +43,7 @@ READ_BY = (
     ("free_memory", "free_gib", ("vllm",)),
     ("cuda_graph_memory", "cuda_graph_gib", ("vllm",)),
     ("language_model_only", "language_model_only", ("vllm",)),
-    ("mamba_ssm_cache_dtype", "mamba_ssm_cache_dtype", ("vllm",)),
+    ("mamba_ssm_cache_dtype", "mamba_ssm_cache_dtype", ("vllm", "sglang")),  # SGLang: its --mamba-ssm-dtype
     ("prefix_caching", "enable_prefix_caching", ("vllm",)),
     ("quant_skip", "quant_skip", ("vllm", "sglang")),
     ("quant_group", "quant_group", ("vllm", "sglang")),

@@ -33,7 +33,8 @@
   (HybridReqToTokenPool) taken from `rest` first (model_runner_kv_cache_mixin handle_max_mamba_cache): without
   --max-mamba-cache-size or --disable-radix-cache it is rest x r / (1 + r), r = --mamba-full-memory-ratio (0.9), in
   whole request states of mamba_cache_per_req (every DeltaNet layer's conv state in the model's dtype and its
-  temporal state in --mamba-ssm-dtype, float32 by default), and the KV pool is what is left. Not modelled: the
+  temporal state in --mamba-ssm-dtype, float32 by default, or bfloat16 / float16 as given: kv's
+  --mamba-ssm-cache-dtype, SSM_STATE_BYTES), and the KV pool is what is left. Not modelled: the
   speculative intermediate states, the fork's demand-driven sizing. --max-mamba-cache-size N (server_args) takes the
   ratio's place: exactly N request states come out of `rest` first (handle_max_mamba_cache's "explicitly set" branch).
   hybrid sliding-window models (model_config is_hybrid_swa_model: Llama 4, gpt-oss, Gemma 4; not Gemma 2 or 3, whose
@@ -182,22 +183,41 @@ def cell_bytes(spec, kv: str, swa_ratio: float | None = None) -> float:
 
 MAMBA_FULL_MEMORY_RATIO = 0.9  # server_args mamba_full_memory_ratio
 MAMBA_SSM_BYTES = 4            # server_args mamba_ssm_dtype "float32"
+# --mamba-ssm-dtype T (server_args mamba_ssm_dtype; kv's knob mamba_ssm_cache_dtype, vLLM's name for the same element):
+# the temporal state's element. SGLang's server-args handler (handle_environment_variables) sets SGLANG_MAMBA_SSM_DTYPE
+# from it when given, and configs/mamba_utils.py mamba2_state_dtype (sgl-project/sglang 02e208de) takes that variable
+# over the config's mamba_ssm_dtype, from {float32, bfloat16, float16}; the conv state stays bf16
+# (SGLANG_MAMBA_CONV_DTYPE). Checked on a printed pool (shun8686/for_debug tc/test_vlm_gdn_warmup.log, Qwen3.5-9B, TP 2,
+# --mamba-ssm-dtype bfloat16): 'max_mamba_cache_size: 1521, ... ssm_state size: 17.84GB' is 1522 states x 24 DeltaNet
+# layers x 16 x 128 x 128 x 2 bytes; at float32 it would be twice that and about 777 states. Which release first took
+# the flag was not read: any version is planned with it.
+SSM_STATE_BYTES = {"auto": None, "float32": 4, "bfloat16": 2, "float16": 2}
 
 
-def mamba_state_per_req(spec) -> int:
+def ssm_state_bytes(name) -> int:
+    """The temporal state's element bytes for --mamba-ssm-dtype `name` (None / "auto": float32, SGLang's default)."""
+    key = str(name or "auto").lower()
+    if key not in SSM_STATE_BYTES:
+        raise UserError(f"--mamba-ssm-dtype (SGLang) must be one of {', '.join(SSM_STATE_BYTES)}, got {name!r}")
+    return SSM_STATE_BYTES[key] or MAMBA_SSM_BYTES
+
+
+def mamba_state_per_req(spec, ssm_bytes: int = MAMBA_SSM_BYTES) -> int:
     """mamba_cache_per_req on this GPU: every gated-DeltaNet or Mamba-2 layer's conv and temporal state (0 for other
-    models). Granite 4.0-H's Mamba-2 layers are paged the same way (sglang bench_one_batch on granite-4.0-h-micro:
-    'max_mamba_cache_size: 38, conv_state size: 0.03GB, ssm_state size: 2.74GB' = 39 states x 36 layers x (3 x 4352
-    bf16 conv values, 64 x 64 x 128 fp32 state values))."""
+    models), the temporal state in ssm_bytes (--mamba-ssm-dtype; float32 by default). Granite 4.0-H's Mamba-2 layers
+    are paged the same way (sglang bench_one_batch on granite-4.0-h-micro: 'max_mamba_cache_size: 38, conv_state size:
+    0.03GB, ssm_state size: 2.74GB' = 39 states x 36 layers x (3 x 4352 bf16 conv values, 64 x 64 x 128 fp32 state
+    values))."""
     if not spec.linear_state:
         return 0
     conv, conv_b, ssm, _ = spec.linear_state
-    return (spec.layer_kinds.count(LINEAR) + spec.layer_kinds.count(MAMBA)) * (conv * conv_b + ssm * MAMBA_SSM_BYTES)
+    return (spec.layer_kinds.count(LINEAR) + spec.layer_kinds.count(MAMBA)) * (conv * conv_b + ssm * ssm_bytes)
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: float | None = None,
-             mamba_cache: int | None = None) -> dict:
-    """swa_ratio: --swa-full-tokens-ratio (None: 0.8); mamba_cache: --max-mamba-cache-size (None: the ratio split)."""
+             mamba_cache: int | None = None, ssm_bytes: int = MAMBA_SSM_BYTES) -> dict:
+    """swa_ratio: --swa-full-tokens-ratio (None: 0.8); mamba_cache: --max-mamba-cache-size (None: the ratio split);
+    ssm_bytes: the temporal state's element (--mamba-ssm-dtype, ssm_state_bytes)."""
     cell = cell_bytes(spec, kv, swa_ratio)
     detail = dict(kv_cache(spec, ctx, 1, kv, "vllm", swa_full=True), layout="latent" if spec.mla else "heads")
     need = int(cell * ctx)
@@ -212,7 +232,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: fl
         return out
     free0 = vram - CUDA_CONTEXT - out["overhead"]["nccl"]
     rest = mfs * free0 - w_bytes
-    per_req = mamba_state_per_req(spec)
+    per_req = mamba_state_per_req(spec, ssm_bytes)
     if per_req and rest > 0:  # the recurrent-state pool first (handle_max_mamba_cache: the given size, or the ratio split)
         slots = (mamba_cache if mamba_cache is not None
                  else int(rest * MAMBA_FULL_MEMORY_RATIO / (1 + MAMBA_FULL_MEMORY_RATIO) // per_req))
@@ -249,9 +269,11 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     if knobs.get("swa_full_tokens_ratio") is not None and not hybrid_swa(spec):
         raise UserError(f"--swa-full-tokens-ratio sizes SGLang's sliding-window pool of a hybrid model (Gemma 4, gpt-oss, "
                         f"Llama 4); {spec.name} has none (SGLang sizes its layers alike): drop it")
-    if knobs.get("max_mamba_cache_size") is not None and not mamba_state_per_req(spec):
-        raise UserError(f"--max-mamba-cache-size sizes SGLang's recurrent-state pool of a DeltaNet / Mamba-2 hybrid; "
-                        f"{spec.name} has no recurrent layers: drop it")
+    for key, name in (("max_mamba_cache_size", "--max-mamba-cache-size"), ("mamba_ssm_cache_dtype", "--mamba-ssm-dtype")):
+        if knobs.get(key) not in (None, "auto") and not mamba_state_per_req(spec):
+            raise UserError(f"{name} sizes SGLang's recurrent-state pool of a DeltaNet / Mamba-2 hybrid; "
+                            f"{spec.name} has no recurrent layers: drop it")
+    ssm_bytes = ssm_state_bytes(knobs.get("mamba_ssm_cache_dtype"))
     tp = knobs.get("tensor_parallel_size") or 1
     mfs = knobs.get("mem_fraction_static")
     runner = 1.0  # the old model runner's factor on the fraction SGLang is given (RUNNER_VLM_FACTOR)
@@ -279,7 +301,7 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                      "before it")
     asked, mfs = mfs, mfs * runner
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs, swa_ratio=knobs.get("swa_full_tokens_ratio"),
-                  mamba_cache=knobs.get("max_mamba_cache_size"))
+                  mamba_cache=knobs.get("max_mamba_cache_size"), ssm_bytes=ssm_bytes)
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
            "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
@@ -300,6 +322,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         if knobs.get(key) is not None:
             flags.append({"kind": "flag", "name": name, "value": f"{knobs[key]:g}", "text": f"{name} {knobs[key]:g}",
                           "reason": "the pool split these figures are for"})
+    ssm = str(knobs.get("mamba_ssm_cache_dtype") or "auto").lower()
+    if ssm != "auto":  # SGLang's own name for the state's element (vLLM's is --mamba-ssm-cache-dtype)
+        flags.append({"kind": "flag", "name": "--mamba-ssm-dtype", "value": ssm, "text": f"--mamba-ssm-dtype {ssm}",
+                      "reason": "the recurrent state's element these figures are for"})
     if kv not in ("f16", "bf16", "f32"):  # the cache these figures are for (auto: the model's dtype)
         flags.append({"kind": "flag", "name": "--kv-cache-dtype", "value": kv, "text": f"--kv-cache-dtype {kv}",
                       "reason": "one byte per element (auto picks fp8_e4m3 itself for a checkpoint whose "
