@@ -88,9 +88,9 @@ OLLAMA_LIBRARY = {
     # 'Q4_K - Medium' for it (Small-ed1/ContextHarbor ollama.log, batch 49). Its 'plus' tag (Phi-4-reasoning-plus, the
     # same architecture by its model card; its config not read here) resolves to the same geometry
     "phi4-reasoning": ("Phi-4", "14b"),
-    # deepseek-coder (November 2023): DeepSeek's DeepSeek-Coder 1.3b / 6.7b / 33b (Llama architecture); 1.3b and 33b are
-    # built in (deepseek-coder:33b prints general.name deepseek-ai, 62 blocks, 56 heads, 8 KV heads, n_ff 19200: the
-    # DeepSeek-Coder-33B description). Which size 'latest' is was not read, so a tag must name one. Not deepseek-coder-v2
+    # deepseek-coder (November 2023): DeepSeek's DeepSeek-Coder 1.3b / 6.7b / 33b (Llama architecture), all built in
+    # (deepseek-coder:33b prints general.name deepseek-ai, 62 blocks, 56 heads, 8 KV heads, n_ff 19200: the
+    # DeepSeek-Coder-33B description; 6.7b-instruct-q5_K_M 32 blocks, 32 heads = 32 KV heads, n_ff 11008: 6.7B's). Which size 'latest' is was not read, so a tag must name one. Not deepseek-coder-v2
     "deepseek-coder": ("DeepSeek-Coder-{size}", None),
 }
 # libraries whose tags name different models by a variant word after the size, with no model read for the rest: the

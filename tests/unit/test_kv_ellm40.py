@@ -70,3 +70,20 @@ def test_state_element_refused_where_no_state_or_not_read():
     with pytest.raises(UserError, match="does not read mamba_ssm_cache_dtype"):
         llm.plan(llm.describe(model=Q9), runtime="llama.cpp", ctx=4096, weights_dtype="Q4_K_M",
                  mamba_ssm_cache_dtype="bfloat16")
+
+
+# --- DeepSeek-Coder-6.7B, from the GGUF fields the row's own log prints -------------------------------------------------
+# RedWizurd/axeon-multi-llm-orchestrator ollama.log (Ollama 0.15.4, deepseek-coder:6.7b-instruct-q5_K_M): llama, 32
+# blocks, embedding 4096, feed_forward 11008, 32 heads, 32 KV heads, context 16384 (linear x4), n_vocab 32256, 291
+# tensors (untied), 'model params = 6.74 B', 'Metal KV buffer size = 2048.00 MiB' at 4096 cells
+def test_deepseek_coder_67b_is_built_in():
+    s = llm.describe(model="deepseek-coder:6.7b-instruct-q5_K_M")
+    assert s.name == "DeepSeek-Coder-6.7B" and s.quant == "Q5_K_M" and not s.tied and not s.generic
+    # params by hand, untied: token table and output 2 x 32256 x 4096 = 264,241,152; a layer q/k/v/o 4 x 4096^2 =
+    # 67,108,864, mlp 3 x 4096 x 11008 = 135,266,304, two norms 8192: 202,383,360; 32 layers 6,476,267,520; a final
+    # norm 4096: 6,740,512,768 (llama.cpp: 6.74 B)
+    assert s.params == 6_740_512_768
+    assert llm.describe(model="deepseek-ai/deepseek-coder-6.7b-instruct").name == "DeepSeek-Coder-6.7B"
+    r = llm.plan(s, "ollama", ctx=4096, runtime_version="0.15.4", flash_attn="auto")
+    # the KV buffer: 32 layers x 32 KV heads x 128 x 2 (K, V) x 2 bytes x 4096 cells = 2048 MiB
+    assert r["kv_total"] == 32 * 32 * 128 * 2 * 2 * 4096 == 2048 * MiB
