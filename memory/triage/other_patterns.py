@@ -157,12 +157,17 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # (round 72) DeepSpeed's launcher (launcher/launch.py sigkill_handler): "[...] exits with return code = -9"
                      # (a child's negative return code is the signal that ended it; tdrussell/diffusion-pipe#149)
                      r"|\bexits with return code = -9\s*$"
+                     # (round 80) Slurm's task/cgroup plugin after the kernel killed tasks of a step under its memory cgroup
+                     # ("Detected <n> oom_kill event(s) in StepId=<job>.<step>. Some of the step tasks have been OOM Killed.",
+                     # from 21.08 on; the older "Detected <n> oom-kill event(s) in step ..." is read by "oom-kill" above): the
+                     # job's host-memory limit, quoted also cut after the step's id
+                     r"|\bDetected \d{1,9} oom_kill events? in\b"
                      # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
                      r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
 KILL_WORDS = ("illed", "已杀死", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller",
-              "code = -9")
+              "code = -9", "oom_kill event")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
 # worker forking, Python's OSError: system RAM (or its overcommit limit)

@@ -70,6 +70,10 @@ ERROR_KEYS += ("dispatched on the CPU",)
 # DeepSpeed's launcher reporting a child ended by SIGKILL ("exits with return code = -9", other_patterns.KILLED, round 72)
 ERROR_KEYS += ("code = -9",)
 ERROR_WORDS += ("code = -9",)
+# Slurm's task/cgroup plugin reporting the step's tasks killed under its memory limit ("Detected <n> oom_kill events in
+# StepId=...", other_patterns.KILLED, round 80)
+ERROR_KEYS += ("oom_kill event",)
+ERROR_WORDS += ("oom_kill event",)
 # WSL2's residency refusal, the CUDA VMM call's "device not ready", HAMi-core's vGPU limit and SGLang's cut RuntimeError (round 72)
 ERROR_KEYS += ("dxgkio_make_resident", "device not ready", "HAMI-core", "RuntimeError: Not enough memory")
 ERROR_WORDS += ("dxgkio_make_resident: Ioctl failed", "CUDA driver error: device not ready", "HAMI-core ERROR", "RuntimeError: Not enough memory")
@@ -90,7 +94,7 @@ ERROR_WORDS += ("failed to allocate handle", "failed to malloc npu memory", "RKN
 _IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
 # The OOM killer's "Killed" ends a log: short words, looked for in the head, while a failure is open and in the
 # log's last chunk, not in every quiet chunk of a long log
-TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9")
+TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event")
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
 # words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own
