@@ -10,12 +10,9 @@ Sizes, pids and paths are made up; the expected values are worked out by hand fr
 import time
 
 from gpu_garden.memory.triage import engine as triage
+from support.triage_event import last_event as _head  # (result, the headline event)
 
 
-def _head(text):
-    res = triage.triage_text(text)
-    assert res["found"], text
-    return res, res["events"][res["headline"]]
 
 
 # --- the kernel's OOM killer under a memory cgroup's limit --------------------------------------------------------------

@@ -7,12 +7,9 @@ Job ids, counts and timestamps are made up; the expected values are worked out b
 import time
 
 from gpu_garden.memory.triage import engine as triage
+from support.triage_event import last_event as _head  # (result, the headline event)
 
 
-def _head(text):
-    res = triage.triage_text(text)
-    assert res["found"], text
-    return res, res["events"][res["headline"]]
 
 
 def test_slurm_oom_kill_events_line_is_the_oom_killer():
