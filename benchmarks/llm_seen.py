@@ -503,4 +503,13 @@ SEEN = SEEN_BATCHES_1_32 + (
         "sglang-mattbucci-r9700-qwen35-27b-awq-tp2-mf085-262k-fp8",
         "ollama-frosty865-mistral-7b-v03-q4km-5070-4k",
         "sglang-yecohnmoe-qwen3-30b-a3b-bf16-4xa100-40g-tp4-dp2attn-ep4-mf085-8k",
+        # batch 69 (kv-accuracy round 63, task ellm41; read after its first sight, llm_first_sight.json batches["69"],
+        # commit ebdaf990): every row read before any change; changes it leads to say "batch 69, after first sight"
+        "vllm-club3090-74-qwen36-27b-autoround-tp2-2x3090-nvlink-262k-fp8e5m2-mtp3",
+        "vllm-club3090-75-qwen36-27b-autoround-tp2-2x3090-185k-dflash5",
+        "vllm-club3090-76-qwen36-27b-autoround-tp2-2x3090-200k-dflash5-noviz",
+        "vllm-club3090-69-qwen36-27b-autoround-tp2-2x3090-nvlink-262k-tq3-mtp3",
+        "vllm-club3090-73-qwen36-27b-autoround-tp2-2x3090-262k-tq3-mtp3",
+        "vllm-club3090-142-qwen36-27b-autoround-tp2-2x3090-262k-fp8e5m2-mtp3",
+        "vllm-46462-qwen36-35b-a3b-fp8-a800-8k-u062-dflash6",
         )
