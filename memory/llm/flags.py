@@ -72,7 +72,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "--kv-cache-memory", int(s["kv_cache_memory"]),
                           "the largest KV pool that fits (yours does not), in bytes, one GPU's" if s.get("pool_lowered")
                           else "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
-            share, top = V.DEFAULT_UTIL if asked_util is None else asked_util, V.free_cap(s, vram)
+            share = V.default_util(s.get("version"), s.get("nightly")) if asked_util is None else asked_util
+            top = V.free_cap(s, vram)
             if top is not None and V.free_refused(dict(s, util=share), vram):
                 # Worker.init_device compares total x the share with the free memory whether or not the pool is fixed
                 f.append(flag("flag", "--gpu-memory-utilization", f"{top:.2f}", "the most the free memory takes: vLLM's "
@@ -86,7 +87,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
                            f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
                            "share becomes KV cache for more requests at once"))
         elif util is not None:
-            u = max(util, V.DEFAULT_UTIL) if util <= V.DEFAULT_UTIL else util
+            default = V.default_util(s.get("version"), s.get("nightly"))  # vLLM's own: 0.92 with the graph estimate
+            u = max(util, default) if util <= default else util
             why = f"share of VRAM vLLM takes; this model needs at least {util:.2f}"
             top = V.free_cap(s, vram)
             if top is not None and u > top:  # vLLM's startup check: no more than the free memory (--free-gib)

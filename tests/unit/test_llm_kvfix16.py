@@ -61,10 +61,17 @@ def test_parallel_figures_are_those_of_the_printed_max_num_seqs():
     # whole 16-token blocks of 28 layers x 4 KV heads x 128 x 2 (K, V) x 2 B = 57,344 B a token, 124448 / 32768 = 3.80x
     # (review16c R10: a wrong sampler or graph term for 8 sequences moves them). egraph18: V1 keeps GRAPH_BASE (80 MiB)
     # of its first capture at any batch, so 8 sequences (16-token captures) hold 93.5 MiB of graphs inside the share
-    # from 0.21, not 16 MiB: 1,120 tokens fewer, 123,328 = 3.76x
-    assert implied["kv_capacity_tokens"] == 123328 and "123,328 tokens" in implied["vllm_would_print"]
-    assert "3.76x" in implied["vllm_would_print"]
-    assert 123328 * 57344 <= implied["kv_capacity_bytes"] < (123328 + 16) * 57344
+    # from 0.21, not 16 MiB: 1,120 tokens fewer, 123,328 = 3.76x (a pool of 7,072,754,443 B at the 0.90 share).
+    # ellm41: from 0.21 vLLM's own default share is 0.92 (vllm#38284, with the graph estimate): ceil(0.92 x
+    # 25,286,619,955) = 23,263,690,359 B, 505,732,399 B more than ceil(0.90 x ...) = 22,757,957,960; the pool
+    # 7,578,486,842 B / 57,344 = 132,158.5 -> whole 16-token blocks 132,144 = 132144 / 32768 = 4.03x
+    at90 = llm.plan(spec, **common, gpu_memory_utilization=0.90)
+    assert at90["kv_capacity_tokens"] == 123328 and "123,328 tokens" in at90["vllm_would_print"]
+    assert "3.76x" in at90["vllm_would_print"]
+    assert 123328 * 57344 <= at90["kv_capacity_bytes"] < (123328 + 16) * 57344
+    assert implied["kv_capacity_tokens"] == 132144 and "132,144 tokens" in implied["vllm_would_print"]
+    assert "4.03x" in implied["vllm_would_print"]
+    assert implied["kv_capacity_bytes"] - at90["kv_capacity_bytes"] == 23263690359 - 22757957960
 
 
 # X4: a context beyond the model's limit. vLLM (ModelConfig._get_and_verify_max_len) raises "User-specified max_model_len

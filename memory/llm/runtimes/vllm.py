@@ -42,6 +42,12 @@ from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, encoder_peak,  
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
 DEFAULT_UTIL = 0.90
+# ...and 0.92 from the change that put the CUDA-graph estimate inside the share by default (vllm-project/vllm#38284,
+# "[Startup][UX] Enable CUDAGraph memory profiling by default": it raised CacheConfig.gpu_memory_utilization's default
+# to 0.92 with it; config/cache.py reads `Field(default=0.92, gt=0, le=1)` at 002f10e0): the same gate as
+# graphs_in_budget (GRAPHS_IN_BUDGET and its nightlies). A run that passes no --gpu-memory-utilization, or passes 0.92,
+# prints none among its non-default args there (club-3090#295 and #487 on the compose's v0.22.0, batch 69's round)
+DEFAULT_UTIL_GRAPHS = 0.92
 MAX_UTIL = 0.95
 V1 = (0, 8)
 GRAPHS_IN_BUDGET = (0, 21)
@@ -223,6 +229,12 @@ def graphs_in_budget(v, s) -> bool:
     return at_least(v, *GRAPHS_IN_BUDGET) or bool(s.get("nightly") and at_least(v, *lo) and not at_least(v, *hi))
 
 
+def default_util(version, nightly: bool = False) -> float:
+    """vLLM's own --gpu-memory-utilization when none is given: 0.92 where it subtracts its CUDA-graph estimate from the
+    share (DEFAULT_UTIL_GRAPHS; vllm#38284 did both), else 0.90."""
+    return DEFAULT_UTIL_GRAPHS if graphs_in_budget(version, {"nightly": nightly}) else DEFAULT_UTIL
+
+
 def settings(version, vram, ctx, knobs) -> dict:
     # vLLM's larger defaults (8192 batched tokens, 1024 sequences) are for GPUs of 70 GiB or more that are not an
     # A100 (engine/arg_utils.py, _set_default_args_v1: `device_memory >= 70 GiB and "a100" not in device_name`)
@@ -259,7 +271,9 @@ def settings(version, vram, ctx, knobs) -> dict:
     # "hybrid", vllm#23716 of 2025-08-27, before any release that serves a Qwen 3.5+ model; a 0.27.1 MTP-3 run of
     # Qwen3.8-27B with the flag not given prints enable_prefix_caching=False, batch 59). None: not given
     prefix = knobs.get("prefix_caching")
-    return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or DEFAULT_UTIL, "max_batched": batched, "max_seqs": seqs,
+    nightly = bool(_NIGHTLY_BUILD.match(str(knobs.get("runtime_version") or "").strip().lstrip("vV")))
+    return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or default_util(version, nightly),
+            "max_batched": batched, "max_seqs": seqs,
             "seqs_asked": knobs.get("max_num_seqs"), "free": knobs.get("free_memory"),
             "prefix_caching": None if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
@@ -268,7 +282,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
-            "nightly": bool(_NIGHTLY_BUILD.match(str(knobs.get("runtime_version") or "").strip().lstrip("vV"))),
+            "nightly": nightly,
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 

@@ -1,0 +1,50 @@
+"""kv-accuracy round 63 (task ellm41, batch 69 after first sight)."""
+import pytest
+
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import parse_version
+from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.units import GiB
+
+Q27 = "Qwen/Qwen3.6-27B"
+
+
+# --- vLLM's own share when none is given ------------------------------------------------------------------------------
+# vllm-project/vllm#38284 ("[Startup][UX] Enable CUDAGraph memory profiling by default") put the CUDA-graph estimate
+# inside the share and raised CacheConfig.gpu_memory_utilization's default from 0.9 to 0.92 in the same change
+# (config/cache.py at 002f10e0: `Field(default=0.92, gt=0, le=1)`); its log line says "default since v0.21.0", and the
+# 0.20.2rc1 main-branch nightlies print it too (club-3090#104 on 0.20.2rc1.dev9). So kv's default follows its
+# graphs_in_budget gate: 0.92 from 0.21, in those nightlies and for the newest; 0.90 before.
+@pytest.mark.parametrize("version,util", [
+    (None, 0.92), ("0.21.0", 0.92), ("0.22.0", 0.92),
+    ("0.20.2rc1.dev9+g01d4d1ad3", 0.92), ("0.20.2rc1.dev129+g1acd67a79", 0.92),
+    ("0.20.1rc1.dev16+g7a1eb8ac2", 0.90), ("0.20.2", 0.90), ("0.20.1", 0.90), ("0.20.0", 0.90), ("0.11.0", 0.90)])
+def test_default_share_follows_the_graph_estimate(version, util):
+    nightly = bool(V._NIGHTLY_BUILD.match(version or ""))
+    assert V.default_util(parse_version(version, "vllm"), nightly) == util
+
+
+def _club3090(**kw):
+    # club-3090's dual compose (batch 25 #295, batch 33 #487, batch 69 #74 and #142): Qwen3.6-27B AutoRound int4 at
+    # TP 2 on two RTX 3090s (23.56 GiB as vLLM reports one), fp8 cache, MTP 3, 2 sequences, 8192 batched tokens
+    return llm.plan(llm.describe(model=Q27), runtime="vllm", ctx=262144, weights_dtype="auto_round",
+                    tensor_parallel_size=2, kv_dtype="fp8", max_num_seqs=2, max_num_batched_tokens=8192, mtp_tokens=3,
+                    gpu_name="NVIDIA GeForce RTX 3090", prefix_caching=True, vram=23.56 * GiB, **kw)
+
+
+def test_no_share_given_is_vllms_092_on_a_new_build():
+    # 23.56 GiB = 25,297,357,373.44 bytes: ceil(0.92 x) = 23,273,568,784; ceil(0.90 x) = 22,767,621,637, 505,947,147
+    # bytes less; nothing else in the plan depends on the share, so the pool differs by exactly that much
+    default, given, old = _club3090(), _club3090(gpu_memory_utilization=0.92), _club3090(gpu_memory_utilization=0.90)
+    assert default["budget"] == given["budget"] == 23_273_568_784
+    assert old["budget"] == 22_767_621_637
+    assert default["kv_capacity_bytes"] == given["kv_capacity_bytes"]
+    assert default["kv_capacity_bytes"] - old["kv_capacity_bytes"] == 23_273_568_784 - 22_767_621_637 == 505_947_147
+    assert default["vllm_would_print"] == given["vllm_would_print"]
+    # kv's hybrid arithmetic at 0.92 is the figure the batch-69 #74 row scores at its explicit 0.92 (591,654 = 2.26x)
+    assert "591,654 tokens" in default["vllm_would_print"] and "2.26x" in default["vllm_would_print"]
+    # the printed command proposes that share, not 0.90 (the figures are the command's)
+    assert "--gpu-memory-utilization 0.92" in default["command"]
+    # a build before the change keeps 0.90
+    before = _club3090(runtime_version="0.20.0")
+    assert before["budget"] == 22_767_621_637 and "--gpu-memory-utilization 0.90" in before["command"]
