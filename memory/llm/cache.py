@@ -29,6 +29,16 @@ KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 
             "q8_0": 34 / 32, "q5_1": 24 / 32, "q5_0": 22 / 32, "q4_1": 20 / 32, "q4_0": 18 / 32, "iq4_nl": 18 / 32}
 _KV_ALIASES = {"fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
                "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3", "q8": "q8_0", "q4": "q4_0", "int8": "q8_0"}
+# vLLM's TurboQuant presets (--kv-cache-dtype turboquant_*; model_executor/layers/quantization/turboquant/config.py
+# TQ_PRESETS: key bits, value bits; a head's slot is ceil(d x kbits / 8) + 2 key bytes (8: d bytes, fp8) and
+# ceil(d x vbits / 8) + 4 value bytes, rounded up to even). Not sized: the main branch of late April 2026 raised for a
+# hybrid model (arg_utils, as Genesis P4 quotes it at fe9c3d6c5: "TurboQuant KV cache is not supported for hybrid
+# (attention + Mamba) models"; a later config.py handles hybrids, when it came was not read), and the build that runs
+# Qwen 3.6 with it (Sandermage/genesis-vllm-patches 7b9fd319: P4, P5 pads every page to the largest, P8 reports the
+# tokens by its own formula; club-3090's dual-turbo composes) is a patched vLLM (batch 69, after first sight:
+# club-3090#69 and #73)
+VLLM_TURBOQUANT = {"turboquant_k8v4": (8, 4), "turboquant_4bit_nc": (4, 4), "turboquant_k3v4_nc": (3, 4),
+                   "turboquant_3bit_nc": (3, 3)}
 RUNTIME_KV = {
     "vllm": ("f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2"),
     "llama.cpp": ("f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"),
@@ -80,6 +90,14 @@ def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_mode
         # fp8 cache is fp8_e4m3, what its auto picks for a checkpoint whose quantization config says
         # kv_cache_quant_algo FP8 (model_runner configure_kv_cache_dtype: torch.float8_e4m3fn; fp8_e5m2 only when asked)
         k = "fp8_e4m3"
+    if k in VLLM_TURBOQUANT:
+        kb, vb = VLLM_TURBOQUANT[k]
+        keys = "fp8 keys" if kb == 8 else f"{kb}-bit keys"
+        raise UserError(f"KV cache type {kv!r} is vLLM's TurboQuant cache ({keys} and {vb}-bit values a head, packed with "
+                        "fp16 norms and scales), which kv does not size: where its pages sit in the pool was not read "
+                        "(vLLM's spring-2026 builds refuse it for a hybrid attention + DeltaNet/Mamba model, and the build "
+                        "that runs one with club-3090's Genesis patches pads the pages and counts the tokens its own "
+                        "way); give --kv-dtype fp8 for an 8-bit cache's figures")
     if k not in KV_BYTES:
         raise UserError(f"unknown KV cache type {kv!r} (one of: {', '.join(KV_BYTES)})")
     if k not in RUNTIME_KV[runtime]:

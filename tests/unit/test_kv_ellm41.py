@@ -1,7 +1,9 @@
 """kv-accuracy round 63 (task ellm41, batch 69 after first sight)."""
 import pytest
 
+from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.cache import norm_kv
 from gpu_garden.memory.llm.runtimes import parse_version
 from gpu_garden.memory.llm.runtimes import vllm as V
 from gpu_garden.memory.units import GiB
@@ -48,3 +50,36 @@ def test_no_share_given_is_vllms_092_on_a_new_build():
     # a build before the change keeps 0.90
     before = _club3090(runtime_version="0.20.0")
     assert before["budget"] == 22_767_621_637 and "--gpu-memory-utilization 0.90" in before["command"]
+
+
+# --- vLLM's TurboQuant caches: named, explained, not sized --------------------------------------------------------------
+# batch 69's club-3090 #69 and #73 rows pass --kv-cache-dtype turboquant_3bit_nc on Qwen3.6-27B (a hybrid of 16
+# attention and 48 DeltaNet layers) through the Genesis patch set (P4 lets a hybrid model take it, P5 pads every page to
+# the largest, P8 counts the tokens its own way). vLLM's presets (TQ_PRESETS): k8v4 = fp8 keys + 4-bit values, 4bit_nc
+# = 4 + 4, k3v4_nc = 3 + 4, 3bit_nc = 3 + 3; for a head of 256, 3bit_nc packs ceil(256 x 3 / 8) + 2 = 98 key bytes and
+# 96 + 4 = 100 value bytes, 198 a head and token (fp8: 512). Where those slots sit in a hybrid pool was not read.
+@pytest.mark.parametrize("name,words", [
+    ("turboquant_3bit_nc", "3-bit keys and 3-bit values"), ("turboquant_k8v4", "fp8 keys and 4-bit values"),
+    ("turboquant_4bit_nc", "4-bit keys and 4-bit values"), ("turboquant_k3v4_nc", "3-bit keys and 4-bit values")])
+def test_turboquant_is_named_and_refused(name, words):
+    with pytest.raises(UserError) as e:
+        norm_kv(name, "vllm")
+    msg = str(e.value)
+    assert "TurboQuant" in msg and words in msg and "does not size" in msg and "--kv-dtype fp8" in msg
+    assert "unknown KV cache type" not in msg
+
+
+def test_turboquant_row_is_refused_with_the_reason():
+    with pytest.raises(UserError, match="vLLM's TurboQuant cache"):
+        _club3090_tq()
+
+
+def _club3090_tq():
+    return llm.plan(llm.describe(model=Q27), runtime="vllm", ctx=262144, weights_dtype="auto_round",
+                    tensor_parallel_size=2, kv_dtype="turboquant_3bit_nc", max_num_seqs=4, max_num_batched_tokens=4128,
+                    mtp_tokens=3, gpu_memory_utilization=0.85, vram=23.56 * GiB)
+
+
+def test_an_unknown_cache_type_is_still_unknown():
+    with pytest.raises(UserError, match="unknown KV cache type 'q3_k'"):
+        norm_kv("q3_k", "vllm")
