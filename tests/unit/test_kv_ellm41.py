@@ -14,9 +14,9 @@ Q27 = "Qwen/Qwen3.6-27B"
 # --- vLLM's own share when none is given ------------------------------------------------------------------------------
 # vllm-project/vllm#38284 ("[Startup][UX] Enable CUDAGraph memory profiling by default") put the CUDA-graph estimate
 # inside the share and raised CacheConfig.gpu_memory_utilization's default from 0.9 to 0.92 in the same change
-# (config/cache.py at 002f10e0: `Field(default=0.92, gt=0, le=1)`); its log line says "default since v0.21.0", and the
-# 0.20.2rc1 main-branch nightlies print it too (club-3090#104 on 0.20.2rc1.dev9). So kv's default follows its
-# graphs_in_budget gate: 0.92 from 0.21, in those nightlies and for the newest; 0.90 before.
+# (config/cache.py at 002f10e0: `Field(default=0.92, gt=0, le=1)`); its log line says "default since v0.21.0", and a
+# 0.20.2rc1 main-branch nightly prints it too (0.20.2rc1.dev50, runtimes/vllm.py GRAPHS_IN_BUDGET_NIGHTLY). So kv's
+# default follows its graphs_in_budget gate: 0.92 from 0.21, in those nightlies and for the newest; 0.90 before.
 @pytest.mark.parametrize("version,util", [
     (None, 0.92), ("0.21.0", 0.92), ("0.22.0", 0.92),
     ("0.20.2rc1.dev9+g01d4d1ad3", 0.92), ("0.20.2rc1.dev129+g1acd67a79", 0.92),
