@@ -72,7 +72,7 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "--kv-cache-memory", int(s["kv_cache_memory"]),
                           "the largest KV pool that fits (yours does not), in bytes, one GPU's" if s.get("pool_lowered")
                           else "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
-            share = V.default_util(s.get("version"), s.get("nightly")) if asked_util is None else asked_util
+            share = V.default_util(s.get("version")) if asked_util is None else asked_util
             top = V.free_cap(s, vram)
             if top is not None and V.free_refused(dict(s, util=share), vram):
                 # Worker.init_device compares total x the share with the free memory whether or not the pool is fixed
@@ -87,7 +87,7 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
                            f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
                            "share becomes KV cache for more requests at once"))
         elif util is not None:
-            default = V.default_util(s.get("version"), s.get("nightly"))  # vLLM's own: 0.92 with the graph estimate
+            default = V.default_util(s.get("version"))  # vLLM's own: 0.92 with the graph estimate
             u = max(util, default) if util <= default else util
             why = f"share of VRAM vLLM takes; this model needs at least {util:.2f}"
             top = V.free_cap(s, vram)

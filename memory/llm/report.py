@@ -155,7 +155,7 @@ _TERM_HELP = {
     ("vllm", "cuda_context"): "outside --gpu-memory-utilization: must fit in the rest",
     ("vllm", "activation_profile"): "profile forward of max_num_batched_tokens + sampler",
     ("vllm", "non_torch"): "cuBLAS/NCCL workspaces",
-    ("vllm", "cuda_graphs"): "0 with --enforce-eager; inside the share from vLLM 0.21",
+    ("vllm", "cuda_graphs"): "0 with --enforce-eager; inside the share from vLLM 0.20",
     ("llama.cpp", "compute_buffer"): "grows with -ub; -fa removes the score matrix",
     ("llama.cpp", "margin"): "left free: fragmentation, driver (--fit builds: its 1 GiB target a GPU)",
     ("ollama", "compute_buffer"): "llama.cpp graph",

@@ -14,16 +14,18 @@ Q27 = "Qwen/Qwen3.6-27B"
 # --- vLLM's own share when none is given ------------------------------------------------------------------------------
 # vllm-project/vllm#38284 ("[Startup][UX] Enable CUDAGraph memory profiling by default") put the CUDA-graph estimate
 # inside the share and raised CacheConfig.gpu_memory_utilization's default from 0.9 to 0.92 in the same change
-# (config/cache.py at 002f10e0: `Field(default=0.92, gt=0, le=1)`); its log line says "default since v0.21.0", and a
-# 0.20.2rc1 main-branch nightly prints it too (0.20.2rc1.dev50, runtimes/vllm.py GRAPHS_IN_BUDGET_NIGHTLY). So kv's
-# default follows its graphs_in_budget gate: 0.92 from 0.21, in those nightlies and for the newest; 0.90 before.
+# (config/cache.py at 002f10e0: `Field(default=0.92, gt=0, le=1)`); its log line says "default since v0.21.0", but the
+# first release that carries it is 0.20.0 (round 64, task ellm42: PyPI's vllm-0.20.0.tar.gz reads config/cache.py:66
+# `Field(default=0.92, gt=0, le=1)` and envs.py's VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default "1", so do 0.20.1
+# and 0.20.2; vllm-0.19.1.tar.gz reads 0.9 and "0"). So kv's default follows its graphs_in_budget gate: 0.92 from
+# 0.20.0, in the main-branch nightlies after it (0.20.1rc1.devN sorts after 0.20.0) and for the newest; 0.90 before.
 @pytest.mark.parametrize("version,util", [
     (None, 0.92), ("0.21.0", 0.92), ("0.22.0", 0.92),
     ("0.20.2rc1.dev9+g01d4d1ad3", 0.92), ("0.20.2rc1.dev129+g1acd67a79", 0.92),
-    ("0.20.1rc1.dev16+g7a1eb8ac2", 0.90), ("0.20.2", 0.90), ("0.20.1", 0.90), ("0.20.0", 0.90), ("0.11.0", 0.90)])
+    ("0.20.1rc1.dev16+g7a1eb8ac2", 0.92), ("0.20.2", 0.92), ("0.20.1", 0.92), ("0.20.0", 0.92),
+    ("0.19.1", 0.90), ("0.19.2rc1.dev134", 0.90), ("0.11.0", 0.90)])
 def test_default_share_follows_the_graph_estimate(version, util):
-    nightly = bool(V._NIGHTLY_BUILD.match(version or ""))
-    assert V.default_util(parse_version(version, "vllm"), nightly) == util
+    assert V.default_util(parse_version(version, "vllm")) == util
 
 
 def _club3090(**kw):
@@ -48,7 +50,7 @@ def test_no_share_given_is_vllms_092_on_a_new_build():
     # the printed command proposes that share, not 0.90 (the figures are the command's)
     assert "--gpu-memory-utilization 0.92" in default["command"]
     # a build before the change keeps 0.90
-    before = _club3090(runtime_version="0.20.0")
+    before = _club3090(runtime_version="0.19.1")
     assert before["budget"] == 22_767_621_637 and "--gpu-memory-utilization 0.90" in before["command"]
 
 

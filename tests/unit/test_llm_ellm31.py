@@ -61,11 +61,20 @@ def test_the_0_20_2rc1_nightly_takes_its_graph_estimate_out_of_the_share():
     assert abs(r["kv_capacity_tokens"] / 95040 - 1) <= 0.03
 
 
-@pytest.mark.parametrize("version", ["0.20.2", "0.20.1", "0.20.1rc1.dev16", "0.20.2rc1"])
-def test_a_0_20_release_or_an_earlier_nightly_keeps_the_graphs_outside(version):
-    # the gate is by observation on one nightly band: a release (0.20.2 final would be cut from its branch), a
-    # release candidate without .dev, and the 0.20.1rc1 nightlies (club-3090's dev16) keep the pre-0.21 form, where a
-    # given estimate changes the total but not the pool
+@pytest.mark.parametrize("version", ["0.20.2", "0.20.1", "0.20.0", "0.20.1rc1.dev16", "0.20.2rc1"])
+def test_every_0_20_build_takes_the_graphs_out_of_the_share(version):
+    # round 64 (task ellm42) replaced this round's gate by observation with vLLM's source: vllm#38284 turned the
+    # estimate on by default in 0.20.0 (PyPI's vllm-0.20.0.tar.gz: envs.py VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
+    # default "1"), so every 0.20 release and every nightly after it sizes the pool as 0.21 does
+    with_graphs = _qwen3_30b_tp2(version, cuda_graph_memory=1.90 * GiB)
+    assert with_graphs["kv_capacity_bytes"] == _qwen3_30b_tp2("0.21.0", cuda_graph_memory=1.90 * GiB)["kv_capacity_bytes"]
+    assert with_graphs["kv_capacity_bytes"] < _qwen3_30b_tp2(version)["kv_capacity_bytes"]
+
+
+@pytest.mark.parametrize("version", ["0.19.1", "0.19.0", "0.19.2rc1.dev134"])
+def test_a_0_19_build_keeps_the_graphs_outside(version):
+    # vllm-0.19.1.tar.gz reads "0" (the estimate off by default); a 0.19.2rc1 nightly may or may not carry the change
+    # (the merge was not placed among them) and keeps the older form: a given estimate changes the total, not the pool
     with_graphs = _qwen3_30b_tp2(version, cuda_graph_memory=1.90 * GiB)
     assert with_graphs["kv_capacity_bytes"] == _qwen3_30b_tp2(version)["kv_capacity_bytes"]
 

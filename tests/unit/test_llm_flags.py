@@ -27,11 +27,14 @@ def test_without_a_share_the_default_is_proposed():
     spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
     r = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB)
     f = _util_flag(r)
-    # vLLM's own default: 0.92 from 0.21 (vllm#38284, with the CUDA-graph estimate inside the share), 0.90 before
+    # vLLM's own default: 0.92 from 0.20.0 (vllm#38284, with the CUDA-graph estimate inside the share; round 64 read
+    # PyPI's 0.20.0 source), 0.90 before
     assert f["value"] == "0.92" and not f["reason"].startswith("yours")
     assert "yours, kept" not in llm.format_plan(r)
-    old = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, runtime_version="0.20.0")
+    old = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, runtime_version="0.19.1")
     assert _util_flag(old)["value"] == "0.90"
+    first = llm.plan(spec, runtime="vllm", ctx=8192, vram=24 * GiB, runtime_version="0.20.0")
+    assert _util_flag(first)["value"] == "0.92"
 
 
 def test_no_negative_kv_cache_memory_is_offered():

@@ -67,16 +67,18 @@ def test_vllm_073_awq_on_an_8_gib_card_does_not_start():
 
 def test_vllm_overheads_follow_the_version():
     s = spec("Llama-3.1-8B")
-    old = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.20.0", gpu_memory_utilization=0.9)
+    old = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.19.1", gpu_memory_utilization=0.9)
     new = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.21.0", gpu_memory_utilization=0.9)
     eager = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.21.0", enforce_eager=True,
                      gpu_memory_utilization=0.9)
-    # from 0.21 the CUDA graph estimate (512 MiB) comes out of the KV pool; before, graphs lived outside the share
+    # from 0.20.0 the CUDA graph estimate (512 MiB) comes out of the KV pool (vllm#38284, first released in 0.20.0: round
+    # 64); before, graphs lived outside the share
     assert old["kv_capacity_bytes"] - new["kv_capacity_bytes"] == 512 * MiB
     assert eager["kv_capacity_bytes"] == old["kv_capacity_bytes"]
     # ... and the share vLLM takes when none is given went from 0.90 to 0.92 with it (vllm#38284; ellm41):
     # ceil(0.92 x 80 GiB) = 79,027,398,247 B against ceil(0.90 x 80 GiB) = 77,309,411,328 B
-    assert llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.20.0")["budget"] == 77309411328
+    assert llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.19.1")["budget"] == 77309411328
+    assert llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.20.0")["budget"] == 79027398247
     assert llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.21.0")["budget"] == 79027398247
     v06 = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.6.4", max_num_batched_tokens=8192)
     v07 = llm.plan(s, "vllm", ctx=8192, vram=80 * GiB, runtime_version="0.7.3", max_num_batched_tokens=8192)

@@ -2,10 +2,10 @@
 vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
 
   KV pool = ceil(total x gpu_memory_utilization) - weights - activation peak - non-torch memory
-            [- CUDA graph estimate, from v0.21: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1; before,
+            [- CUDA graph estimate, from v0.20.0: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1; before,
              graphs were captured after the KV cache was allocated, outside the share (PR #30515 added the
              estimate off by default; vLLM 0.27's log: "CUDA graph memory profiling is enabled (default since
-             v0.21.0)")]
+             v0.21.0)", a date 0.20.x prints too: GRAPHS_IN_BUDGET)]
   activation peak (vllm_activation.py): the larger of one profile forward of max_num_batched_tokens and the
   sampler on max_num_seqs rows, whose size depends on the top-k/top-p implementation (the `vllm_sampler` knob:
   native or flashinfer);
@@ -34,7 +34,7 @@ from ..cache import (BLOCK, XPU_GDN_BLOCK, draft_token_bytes, kv_cache, vllm_hyb
                      vllm_layout, vllm_pool, with_draft_layers)
 from ..cards import compute_capability, unified_by_name
 from ..weights import skip_matcher
-from . import PRE, at_least
+from . import at_least
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, encoder_peak,  # noqa: F401
@@ -45,20 +45,19 @@ DEFAULT_UTIL = 0.90
 # ...and 0.92 from the change that put the CUDA-graph estimate inside the share by default (vllm-project/vllm#38284,
 # "[Startup][UX] Enable CUDAGraph memory profiling by default": it raised CacheConfig.gpu_memory_utilization's default
 # to 0.92 with it; config/cache.py reads `Field(default=0.92, gt=0, le=1)` at 002f10e0): the same gate as
-# graphs_in_budget (GRAPHS_IN_BUDGET and its nightlies). A run that passes no --gpu-memory-utilization, or passes 0.92,
-# prints none among its non-default args there (club-3090#295 and #487 on the compose's v0.22.0, batch 69's round)
+# graphs_in_budget (GRAPHS_IN_BUDGET). A run that passes no --gpu-memory-utilization, or passes 0.92, prints none among
+# its non-default args there (club-3090#295 and #487 on the compose's v0.22.0, batch 69's round)
 DEFAULT_UTIL_GRAPHS = 0.92
 MAX_UTIL = 0.95
 V1 = (0, 8)
-GRAPHS_IN_BUDGET = (0, 21)
-# ...and in the main-branch nightlies leading to 0.21: after release X.Y.Z vLLM's nightlies print X.Y.(Z+1)rcN.devM
-# (0.19.2rc1.dev134, 0.22.1rc1.dev281, 0.26.1rc1.dev608 in the rows), and the 0.20.2rc1.dev50+g48954de23 build of
-# 2026-05-19 prints "Estimated CUDA graph memory: 1.90 GiB total" and "CUDA graph memory profiling is enabled (default
-# since v0.21.0)" before its pool (yecohn/moe-bench logs/qwen3-30b-a3b-vllm-tools.log, Qwen3-30B-A3B TP 2 + EP, batch
-# 61). A gate by observation on such a build (a .devN after an rc); a 0.20.2 final, or a nightly before 0.20.2rc1 (the
-# 0.20.1rc1.dev16 of club-3090), is not taken for one: which commit brought the estimate in was not read
-GRAPHS_IN_BUDGET_NIGHTLY = ((0, 20, 1, PRE, 1), (0, 20, 2))
-_NIGHTLY_BUILD = re.compile(r"\d+\.\d+\.\d+rc\d+\.dev\d+")
+# the first release with vllm#38284 is 0.20.0, read in PyPI's source archives (task ellm42): vllm-0.20.0.tar.gz has
+# config/cache.py:66 `gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)` and envs.py's
+# VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default "1", as do 0.20.1, 0.20.2, 0.21.0, 0.23.0, 0.24.0, 0.25.1, 0.26.0, 0.27.0;
+# vllm-0.19.1.tar.gz (and 0.19.0) still read `Field(default=0.9, ...)` and "0". The log line's "default since v0.21.0"
+# is the PR's plan, printed by 0.20.x as well (vllm#46462's 0.20.2 image; club-3090's docs/CLIFFS.md lists #38284 in its
+# "v0.20 baseline checklist"). A main-branch nightly after 0.20.0 (0.20.1rc1.devN, 0.20.2rc1.devN) carries it; the
+# 0.19.2rc1.devN nightlies before 0.20.0 may or may not (the merge commit was not placed among them): not taken
+GRAPHS_IN_BUDGET = (0, 20)
 KV_CACHE_MEMORY = (0, 10, 1)
 MAX_MODEL_LEN_AUTO = (0, 12)
 # V1's gpu_worker before vllm#19312 ("V1's memory profiling incorrectly counts memory used by other processes as
@@ -222,17 +221,17 @@ def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
     return max(batched, GEMMA4_VIDEO_ITEM)
 
 
-def graphs_in_budget(v, s) -> bool:
-    """vLLM subtracts its CUDA-graph estimate from the share before sizing the pool: from 0.21, and in the 0.20.2rc1
-    nightlies (GRAPHS_IN_BUDGET_NIGHTLY)."""
-    lo, hi = GRAPHS_IN_BUDGET_NIGHTLY
-    return at_least(v, *GRAPHS_IN_BUDGET) or bool(s.get("nightly") and at_least(v, *lo) and not at_least(v, *hi))
+def graphs_in_budget(v, s=None) -> bool:
+    """vLLM subtracts its CUDA-graph estimate from the share before sizing the pool: from 0.20.0 (GRAPHS_IN_BUDGET,
+    vllm#38284), so in the main-branch nightlies after it too (0.20.1rc1.devN sorts after 0.20.0)."""
+    return at_least(v, *GRAPHS_IN_BUDGET)
 
 
-def default_util(version, nightly: bool = False) -> float:
+def default_util(version) -> float:
     """vLLM's own --gpu-memory-utilization when none is given: 0.92 where it subtracts its CUDA-graph estimate from the
-    share (DEFAULT_UTIL_GRAPHS; vllm#38284 did both), else 0.90."""
-    return DEFAULT_UTIL_GRAPHS if graphs_in_budget(version, {"nightly": nightly}) else DEFAULT_UTIL
+    share (DEFAULT_UTIL_GRAPHS; vllm#38284 did both, first released in 0.20.0), else 0.90. The one rule for kv's plan,
+    its printed command (flags.py) and the OOM advice (advise.py)."""
+    return DEFAULT_UTIL_GRAPHS if graphs_in_budget(version) else DEFAULT_UTIL
 
 
 def settings(version, vram, ctx, knobs) -> dict:
@@ -271,8 +270,7 @@ def settings(version, vram, ctx, knobs) -> dict:
     # "hybrid", vllm#23716 of 2025-08-27, before any release that serves a Qwen 3.5+ model; a 0.27.1 MTP-3 run of
     # Qwen3.8-27B with the flag not given prints enable_prefix_caching=False, batch 59). None: not given
     prefix = knobs.get("prefix_caching")
-    nightly = bool(_NIGHTLY_BUILD.match(str(knobs.get("runtime_version") or "").strip().lstrip("vV")))
-    return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or default_util(version, nightly),
+    return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or default_util(version),
             "max_batched": batched, "max_seqs": seqs,
             "seqs_asked": knobs.get("max_num_seqs"), "free": knobs.get("free_memory"),
             "prefix_caching": None if prefix is None else bool(prefix),
@@ -282,7 +280,6 @@ def settings(version, vram, ctx, knobs) -> dict:
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
-            "nightly": nightly,
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
 
 
@@ -394,7 +391,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
             "cuda_graphs": graph_memory(s)}
     # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU
-    # capture their graphs after the pool, outside the share, as before 0.21)
+    # capture their graphs after the pool, outside the share, as before 0.20)
     graphs_inside = graphs_in_budget(v, s) and not s.get("xpu") and not s.get("rocm")
     context_inside = context_in_share(v, s["v1"])
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
