@@ -6,9 +6,9 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import spec as llm_spec
 from .flags import FA_VALUE, flag as _flag
-from .runtimes import at_least
+from .runtimes import at_least, parse_version
 from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, floor_ctx, kv_cache
-from .runtimes.vllm import DEFAULT_UTIL as VLLM_DEFAULT_UTIL, MAX_UTIL as VLLM_MAX_UTIL
+from .runtimes.vllm import MAX_UTIL as VLLM_MAX_UTIL, default_util as vllm_default_util
 
 
 def _floor_step(n, step=CTX_STEP) -> int:
@@ -20,7 +20,7 @@ _LOG_ALIASES = {"max_model_len_tokens": "max_model_len", "vllm_maxlen": "max_mod
                 "estimated_max_len_tokens": "estimated_max_len", "kv_max_tokens": "kv_tokens",
                 "vllm_kv_tokens": "kv_tokens", "vllm_kv_mem": "kv_available", "vllm_util": "gpu_memory_utilization",
                 "gpu_memory_utilization_ratio": "gpu_memory_utilization", "ggml_n_ctx": "n_ctx",
-                "ggml_device_free": "free", "requested": "alloc", "model_name": "model"}
+                "ggml_device_free": "free", "requested": "alloc", "model_name": "model", "vllm_version": "runtime_version"}
 
 
 def suggest_flags_from_log(numbers: dict, runtime: str) -> list:
@@ -63,9 +63,9 @@ def _suggest_vllm(n, spec) -> list:
                              f"one byte per cache element doubles the room: about {v8} tokens"))
             out.append(_flag("flag", "--max-model-len", v8, "with --kv-cache-dtype fp8"))
     elif n.get("kv_available") is not None and n["kv_available"] <= 0:
-        util = n.get("gpu_memory_utilization") or VLLM_DEFAULT_UTIL
+        util, had = _vllm_share(n)
         out.append(_flag("flag", "--gpu-memory-utilization", f"{min(VLLM_MAX_UTIL, util + 0.05):.2f}",
-                         "weights and activations took the whole share: give vLLM more of the GPU"))
+                         f"weights and activations took the whole share{had}: give vLLM more of the GPU"))
         out.append(_flag("flag", "--enforce-eager", "", "skip CUDA graphs", text="--enforce-eager"))
         out.append(_flag("flag", "--max-num-seqs", min(int(n.get("max_num_seqs") or 256), 64),
                          "a smaller profile batch lowers the activation peak"))
@@ -74,6 +74,24 @@ def _suggest_vllm(n, spec) -> list:
         if share:
             out.insert(0, share)
     return out
+
+
+def _vllm_share(n):
+    """The share the failed run had, and how the advice knows it: the log's own figure, else vLLM's default for the
+    build the log names (runtimes/vllm.py default_util, kv's one rule: 0.92 from 0.20.0, where vllm#38284 put the
+    CUDA-graph estimate inside the share, 0.90 before); a log that names neither is read as kv reads no
+    --runtime-version, the newest build, and the reason says that this is assumed."""
+    if n.get("gpu_memory_utilization"):
+        return n["gpu_memory_utilization"], ""
+    ver = n.get("runtime_version")
+    if isinstance(ver, dict):  # triage's runtime_version fact: {runtime: version}
+        ver = ver.get("vllm")
+    if ver:
+        u = vllm_default_util(parse_version(ver, "vllm"))
+        return u, f" (the log prints none: vLLM {ver}'s default {u:.2f})"
+    u = vllm_default_util(None)
+    return u, (f" (the log prints neither the share nor the build: assumed vLLM's default {u:.2f}, which builds from "
+               "0.20.0 take; 0.90 before)")
 
 
 def free_util(free, total):

@@ -43,7 +43,8 @@ Public API (other modules code against these):
   suggest_flags_from_log(numbers: dict, runtime: str) -> list[dict]
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);
       any subset of: model (name, resolved against the built-ins), max_model_len, estimated_max_len, kv_tokens,
-      kv_needed, kv_available, gpu_memory_utilization, total, free, kv_cache_dtype, max_num_seqs (vLLM);
+      kv_needed, kv_available, gpu_memory_utilization, total, free, kv_cache_dtype, max_num_seqs, runtime_version
+      (vLLM's build: without a printed share its default, 0.92 from 0.20.0, 0.90 before, as kv's plan takes it);
       n_ctx (llama.cpp's total cells), num_ctx (Ollama, per request), kv_buffer, alloc (the failed allocation),
       free, n_parallel / num_parallel, n_gpu_layers, n_layers, type_k, buffer ("compute" for a compute-buffer
       failure) (llama.cpp / Ollama). memory/oom_parse.py's names are accepted too (max_model_len_tokens,
