@@ -93,8 +93,11 @@ MPS = re.compile(MPS_HEAD + r", " + _MPS_L["other_allocations"] + SZ
 MPS_FIELDS = {k: re.compile(v + SZ) for k, v in _MPS_L.items()}
 # c10/core/impl/alloc_cpu.cpp
 # (some tracebacks show the message without its "DefaultCPUAllocator: " prefix: RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2696)
-CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to allocate))"
-                 r"(?:: you tried to allocate (\d{1,20}) bytes)?")
+# (round 82) TH's allocator, in Lua Torch (torch7's lib/TH/THGeneral.c) and in PyTorch before ATen replaced it (TH/THGeneral.c,
+# aten/src/TH/THGeneral.cpp): THAlloc's and THRealloc's "$ Torch: not enough memory: you tried to allocate %dGB. Buy new RAM!"
+# ("reallocate" from THRealloc), the size in whole GiB (size/1073741824, so a small request prints 0GB and reads no figure)
+CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to (?:re)?allocate))"
+                 r"(?:: you tried to (?:re)?allocate (?:(\d{1,20}) bytes|(\d{1,9})GB\. Buy new RAM!))?")
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
 PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
 # numpy prints a size of three whole digits with a bare point ("Unable to allocate 738. MiB", numpy/core/_exceptions.py,
@@ -253,7 +256,9 @@ GGML_PINNED_CUT = re.compile("(?:" + GGML_PINNED_WARN.pattern + r")(?:(?:: ?| ?\
 # ggml_init asserts its context's host buffer (ggml.c: mem_buffer = ggml_aligned_malloc(mem_size); GGML_ASSERT(ctx->mem_buffer
 # != NULL)): malloc returned NULL for a context's memory (tensor metadata, or a whole graph without an allocator): system RAM
 # or the OS's commit limit
-GGML_CTX_ASSERT = re.compile(r"GGML_ASSERT\(ctx->mem_buffer != NULL\)")
+# (round 82) ggml's GGML_ASSERT before 2024 printed "GGML_ASSERT: <file>:<line>: <condition>" (ggml.h: fprintf(stderr,
+# "GGML_ASSERT: %s:%d: %s\n", __FILE__, __LINE__, #x)): the same assert in the older form
+GGML_CTX_ASSERT = re.compile(r"GGML_ASSERT\(ctx->mem_buffer != NULL\)|GGML_ASSERT: [^\n]{1,300}?:\d{1,6}: ctx->mem_buffer != NULL")
 # Ollama llm/server.go (before 2026-05) and llm/llama_server.go
 OLLAMA_SYS = re.compile(r"model requires more system memory \(([\d.]+ ?[KMGT]i?B)\) than is available \(([\d.]+ ?[KMGT]i?B)\)")
 OLLAMA_SYS2 = re.compile(r"model requires more system memory than is currently available")

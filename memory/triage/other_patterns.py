@@ -131,6 +131,12 @@ METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient 
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
+# (round 82) Windows' Resource-Exhaustion-Detector (event 2004, Microsoft-Windows-Resource-Exhaustion-Detector) when the commit
+# charge nears the commit limit (RAM plus page file): "Windows successfully diagnosed a low virtual memory condition. The
+# following programs consumed the most virtual memory: <image> (<pid>) consumed <n> bytes, ...". The first program it
+# lists is the largest; its bytes are read as the process's (group 1)
+LOW_VIRTUAL_MEMORY = re.compile(r"Windows successfully diagnosed a low virtual memory condition\."
+                                r"(?: The following programs consumed the most virtual memory: [^\n()]{1,260}? \(\d{1,10}\) consumed (\d{1,20}) bytes)?")
 # (round 72) WSL2's GPU paravirtualisation (the dxgkrnl driver, "misc dxg: dxgk:" in the kernel log) refusing to make an
 # allocation resident, -12 (ENOMEM) below what nvidia-smi shows free (microsoft/WSL#41176), and what CUDA's virtual-memory
 # calls return to PyTorch's expandable segments there: C10_CUDA_DRIVER_CHECK's "CUDA driver error: device not ready"
@@ -151,7 +157,10 @@ HAMI_OOM = re.compile(r"\bHAMI-core ERROR\b[^\n]{0,160}?\bDevice (\d{1,3}) OOM (
 # system-wide OOM killer "Out of memory" and a memory cgroup's limit (a container's, a Colab VM's) "Memory cgroup out of memory"
 # (round 79); a write-up quoting it may drop the pid
 KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
-                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
+                     # (round 82) the kernel's line goes on with the victim's sizes ("Killed process <pid> (<comm>) total-vm:<n>kB,
+                     # anon-rss:<n>kB, file-rss:..."): its anonymous resident memory, in KiB, is the process's own (group 1)
+                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process(?:(?: \d{1,10})? \([^\n()]{1,64}\) total-vm:\d{1,20}kB, anon-rss:(\d{1,20})kB)?"
+                     r"|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"
                      # (round 72) DeepSpeed's launcher (launcher/launch.py sigkill_handler): "[...] exits with return code = -9"

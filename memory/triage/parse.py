@@ -13,7 +13,7 @@ import re
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
-                             PAGING as _PAGING, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
+                             PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
@@ -101,7 +101,8 @@ def _killed(line):
     if not m:
         return None
     runner = RX.OLLAMA_RUNNER.search(line)
-    nums = {"this_process": int(m.group(1)) * 1024} if m.group(1) else {}
+    kib = m.group(1) or m.group(2)      # the kernel's anon-rss, or Android's lmkd "to free NkB"
+    nums = {"this_process": int(kib) * 1024} if kib else {}
     return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
             "runtime": "ollama" if runner else "pytorch", "complete": True}
 
@@ -197,7 +198,8 @@ def _driver(line):
 
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _async, _async_cut, _mps, _npu, _paddle, _torch_alloc_warn,
-    _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {}),
+    _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1)
+            else {"requested": int(m.group(2)) * 1024 ** 3} if m.group(2) and int(m.group(2)) else {}),
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
     _simple(RX.COMFY_COMPILER, "comfy.compiler", "cuda", "comfyui", keys=("memory compile error",)),
@@ -356,6 +358,8 @@ RECOGNISERS = [
     _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
+    _simple(_LOW_VIRTUAL_MEMORY, "os.paging_file", "cpu", None, lambda m: {"this_process": int(m.group(1))} if m.group(1) else {},
+            keys=("low virtual memory condition",), form="low_virtual_memory"),
     _torch_bare,
     _simple(RX.TORCH_THC, "torch.cuda", "cuda", "pytorch", keys=("cuda runtime error",), form="thc"),
     _simple(RX.COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),

@@ -119,6 +119,10 @@ HOST_RAM = [
                 "device_map, drop the page cache) or a second program on the GPU (another server or container: stop it)"),
     # the operating system refused memory: Windows' commit limit (RAM + page file), Linux's OOM killer
     R("host-ram", 8.0, kind("os.paging_file"),
+      lambda x: "Windows diagnosed a low virtual memory condition (the Resource-Exhaustion-Detector's event): the commit charge "
+                "reached the commit limit, RAM plus page file" + (f"; the largest program held {fmt_bytes(x.n['this_process'])}"
+                                                                 if x.n.get("this_process") else "")
+      if x.ev.get("form") == "low_virtual_memory" else
       "Windows could not commit more memory (os error 1455, the paging file is too small): RAM plus page file ran out, typically while a model file was mapped"),
     R("host-ram", 6.0, lambda x: x.kind == "xpu.driver" and x.ev.get("host"), "Intel Level Zero could not allocate host (system) memory"),
     R("host-ram", 8.0, kind("os.enomem"), lambda x: (

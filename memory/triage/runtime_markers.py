@@ -44,6 +44,10 @@ RUNTIME_MARKERS = (
     ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
     ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
     ("cutagi", ("cuTAGI",), r"\bcuTAGI[\\/]src[\\/]"),
+    # (round 82) Lua Torch (torch7): its packages are Lua rocks, installed under <prefix>/share/lua/5.1/<rock>/ (torch, nn,
+    # cutorch, cunn, cudnn, optim, image, nngraph), and Lua prints an error with its source's place ("/home/user/torch/install/
+    # share/lua/5.1/nn/THNN.lua:109: ..."): TH's or THC's failure under it is Lua Torch's, not PyTorch's
+    ("torch7", ("lua/5.", "lua\\5."), r"[\\/]share[\\/]lua[\\/]5\.\d[\\/](?:torch|nn|cutorch|cunn|cudnn|optim|image|nngraph)[\\/]"),
     # (round 77) the Point Cloud Library's console lines name the class and method that print them ("[pcl::VoxelGrid::
     # applyFilter] Leaf size is too small ...", "[pcl::PCDReader::read] ..."): a C++ program on PCL, not PyTorch, owns the
     # std::bad_alloc that follows

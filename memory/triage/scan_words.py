@@ -86,6 +86,7 @@ ERROR_KEYS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN
                "CUDA error: invalid argument")
 ERROR_WORDS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
                 "CUDA error: invalid argument")
+ERROR_WORDS += ("low virtual memory condition",)     # Windows' Resource-Exhaustion-Detector event (other_patterns, round 82)
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a

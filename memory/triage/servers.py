@@ -55,10 +55,22 @@ def ggml_buf(name):
     return kind, bool(name) and ("_Host" in name or kind == "cpu")
 
 
+# (round 82) ggml-alloc's alloc_tensor_range line ("%s: failed to allocate %s buffer of size %zu") quoted cut before its size
+# ("failed to allocate CPU buffer", the line's end): read when the name is a buffer type of the table above, no size
+GGML_BUFFER_CUT = re.compile(r"failed to allocate ((?:" + "|".join(p for p, _ in _GGML_BUF_KIND) + r")\w{0,20}) buffer\s*$")
+
+
 def _ggml_buffer(line):
     m = RX.GGML_BUFFER.search(line)
     if not m:
-        return None
+        c = GGML_BUFFER_CUT.search(line) if "buffer" in line else None
+        if not c:
+            return None
+        dk, host = ggml_buf(c.group(1))
+        ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {}, "runtime": "llama.cpp", "complete": True, "form": "cut"}
+        if "_Host" in c.group(1):
+            ev["host"] = True
+        return ev
     name = m.group(1) or ""
     dk, host = ggml_buf(name)
     if not name and "ggml_backend_cpu_buffer_type" in line:

@@ -22,7 +22,10 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   # "** (RuntimeError) Out of memory while trying to allocate 144480 bytes."; a script relaying its text).
                   # Exact bytes and the full stop only: PyTorch's allocator warning ("... with OOM on device 0 while trying
                   # to allocate N bytes") and TensorFlow's BFC ("ran out of memory trying to allocate 1.00GiB") differ
-                  r"|\bOut of memory while trying to allocate (\d{1,20}) bytes\.")
+                  # (round 82) and the size as newer builds print it (tsl's HumanReadableNumBytes, as in the coded form above:
+                  # "Out of memory while trying to allocate 16.00GiB.", a ZML program relaying PJRT's status); two decimals,
+                  # a binary unit and the full stop, as HumanReadableNumBytes writes them
+                  r"|\bOut of memory while trying to allocate (?:(\d{1,20}) bytes|(\d{1,12}\.\d\d[KMGTPE]iB))\.")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
@@ -85,7 +88,8 @@ def xla(line):
         return None
     # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
-    req = m.group(1) or m.group(3) or m.group(4) or (parse_size(m.group(2)) if m.group(2) else None)
+    human = m.group(2) or m.group(5)
+    req = m.group(1) or m.group(3) or m.group(4) or (parse_size(human) if human else None)
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
             "complete": True}
 
