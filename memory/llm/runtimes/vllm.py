@@ -221,7 +221,7 @@ def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
     return max(batched, GEMMA4_VIDEO_ITEM)
 
 
-def graphs_in_budget(v, s=None) -> bool:
+def graphs_in_budget(v) -> bool:
     """vLLM subtracts its CUDA-graph estimate from the share before sizing the pool: from 0.20.0 (GRAPHS_IN_BUDGET,
     vllm#38284), so in the main-branch nightlies after it too (0.20.1rc1.devN sorts after 0.20.0)."""
     return at_least(v, *GRAPHS_IN_BUDGET)
@@ -392,7 +392,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             "cuda_graphs": graph_memory(s)}
     # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU
     # capture their graphs after the pool, outside the share, as before 0.20)
-    graphs_inside = graphs_in_budget(v, s) and not s.get("xpu") and not s.get("rocm")
+    graphs_inside = graphs_in_budget(v) and not s.get("xpu") and not s.get("rocm")
     context_inside = context_in_share(v, s["v1"])
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
     inside += over["cuda_context"] if context_inside else 0
