@@ -62,21 +62,17 @@ GGML_BUFFER_CUT = re.compile(r"failed to allocate ((?:" + "|".join(p for p, _ in
 
 def _ggml_buffer(line):
     m = RX.GGML_BUFFER.search(line)
-    if not m:
-        c = GGML_BUFFER_CUT.search(line) if "buffer" in line else None
-        if not c:
-            return None
-        dk, host = ggml_buf(c.group(1))
-        ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {}, "runtime": "llama.cpp", "complete": True, "form": "cut"}
-        if "_Host" in c.group(1):
-            ev["host"] = True
-        return ev
-    name = m.group(1) or ""
+    cut = None if m or "buffer" not in line else GGML_BUFFER_CUT.search(line)
+    if not (m or cut):
+        return None
+    name = (m or cut).group(1) or ""
     dk, host = ggml_buf(name)
-    if not name and "ggml_backend_cpu_buffer_type" in line:
+    if m and not name and "ggml_backend_cpu_buffer_type" in line:
         dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
-    ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))}, "runtime": "llama.cpp",
-          "complete": True}
+    ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))} if m else {},
+          "runtime": "llama.cpp", "complete": True}
+    if cut:
+        ev["form"] = "cut"         # quoted without its size
     if host and "_Host" in name:
         ev["host"] = True          # a backend's pinned host buffer (SYCL_Host, CUDA_Host, ...): system RAM
     return ev
