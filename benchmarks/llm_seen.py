@@ -512,4 +512,17 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-club3090-73-qwen36-27b-autoround-tp2-2x3090-262k-tq3-mtp3",
         "vllm-club3090-142-qwen36-27b-autoround-tp2-2x3090-262k-fp8e5m2-mtp3",
         "vllm-46462-qwen36-35b-a3b-fp8-a800-8k-u062-dflash6",
+        # batches 70 and 71 (kv-accuracy round 65, task ellm43; read after their first sight, llm_first_sight.json
+        # batches["70"] scored at a417cf0c, commit 47060d7d, and batches["71"] scored at 56e79d6d, commit 00fc5f6d):
+        # every row read before any change; changes they lead to say "batch 70/71, after first sight"
+        "ollama-rocmvega-tinyllama-q40-rxvega-gfx900-rocm-2k-srcbuild",
+        "ollama-vegahbmx-qwen35-2b-q80-rxvega-gfx900-rocm-4k-numgpu1",
+        "sglang-erre-qwen3-8b-fp8online-5060ti-wsl2-mf085-maxtok2048-lora",
+        "sglang-erre-qwen3-8b-bf16-5060ti-wsl2-mf093-lora-refused",
+        "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4-gb10-64k-u088-fp8kv-mtp2-v0250",
+        "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4-gb10-64k-u088-fp8kv-mtp2-v0241dev",
+        "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4-gb10-262k-kvmem6g-fp8kv-np1-v0250",
+        "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4-gb10-262k-kvmem6g-fp8kv-np1-mtp2-v0250",
+        "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4fast-gb10-64k-u090-fp8kv-mtp2-v0241dev",
+        "llamacpp-22546-qwen35-9b-q80-l4-262k-np1",
         )
