@@ -366,7 +366,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
             ngl = min(want, placed)
         on = min(ngl, n)
     # the cache of the layers on the GPU: the placed blocks' (the last ones from 0.7, BACKWARD), evenly without sizes
-    kv_layers = [x - w for x, w in zip(sizes, layer_weights(spec, roles["blocks"], s.get("weights_format")))] if sizes else None
+    lw = layer_weights(spec, roles["blocks"], s.get("weights_format")) if sizes else None
+    kv_layers = [x - w for x, w in zip(sizes, lw)] if sizes else None
+    # the blocks' weights on the GPU: the last `on` blocks', each its own (the llama runner is llama.cpp's loader,
+    # i_gpu_start = n_layer - n_gpu_layers; Ollama's own engine names them, 'GPULayers:1(23..23)'), not an even share:
+    # qwen3.5:2b Q8_0 at num_gpu 1 prints ROCm0 weights of 53.1 MiB, a full-attention block (kv-accuracy round 65)
+    gpu_blocks = (roles["blocks"] if on >= L else sum(lw[L - on:]) if on else 0) if sizes else roles["blocks"] * on / L
     backward = s["version"] is None or at_least(s["version"], *BACKWARD)
     gpu_kv = (kv_all if ngl > L else kv_all * on / L if not sizes
               else sum(kv_layers[L - on:] if backward else kv_layers[:on]) if on else 0)
@@ -376,7 +381,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         total = reserve + buf + zero + graph_partial + on_bytes
     else:
         total = reserve + buf + zero + graph_partial + on * layer
-    out = {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(roles["blocks"] * on / L + (out_w if ngl > L else 0)),
+    out = {"kv": kvd, "overhead": over, "total": int(total), "gpu_weights": int(gpu_blocks + (out_w if ngl > L else 0)),
             "gpu_kv": int(gpu_kv),
             "fits": (placed >= want) if vram else None, "layers_placed": placed, "budget": int(vram) if vram else None, "ngl": ngl,
             "graph_partial": int(graph_partial),
@@ -395,7 +400,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
                                                                 + s["gpus"] * (reserve + buf + graph_partial))),
             # the output layer off the GPU: its tensor (a tied model's is token_embd, already on the host) and what
             # loads with it (Gemma 4's per-layer table, gemma4_ple.place)
-            "host_weights": int(roles["embedding"] + roles["blocks"] * (L - on) / L
+            "host_weights": int(roles["embedding"] + roles["blocks"] - gpu_blocks
                                 + (0 if ngl > L else roles.get("per_layer", 0) if spec.tied else out_w))}
     if layout_total_line(s["version"], spec) and gpus == 1:
         # the log's "total memory" (LAYOUT_TOTAL), printed where required.full was: the weights and cache of every
