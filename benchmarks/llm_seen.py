@@ -525,4 +525,17 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4-gb10-262k-kvmem6g-fp8kv-np1-mtp2-v0250",
         "vllm-r0b0tlab-qwen36-35b-a3b-nvfp4fast-gb10-64k-u090-fp8kv-mtp2-v0241dev",
         "llamacpp-22546-qwen35-9b-q80-l4-262k-np1",
+        # batch 72 (kv-accuracy round 66, task ellm44; read after its first sight, llm_first_sight.json batches["72"]
+        # scored at 841476ac, commit 44f0ed4d): every row read before any change; changes it leads to say "batch 72,
+        # after first sight"
+        "vllm-adrienbrault-qwen36-27b-autoround-5090-200k-u098-fp8kv-mtp4-align",
+        "vllm-adrienbrault-qwen36-27b-autoround-5090-200k-u096-fp8kv-mtp4-align",
+        "vllm-adrienbrault-qwen36-27b-autoround-5090-200k-u094-fp8kv-mtp4-align",
+        "vllm-adrienbrault-qwen38-27b-saka-nvfp4-5090-200k-u098-fp8kv-mtp4-align-v0272dev77",
+        "vllm-pythontyphon-gemma4-31b-fp8dyn-tp2-2xb70-160k-u095-eager-assistant4",
+        "vllm-adrienbrault-qwen36-27b-natfii-nvfp4-5090-200k-u098-fp8kv-mtp4-align",
+        "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-96k-kvmem4p4g-fp8kv-mtp3-v0271",
+        "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-96k-kvmem5g-fp8kv-mtp3-v0271",
+        "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-96k-kvmem6p2g-fp8kv-mtp3-v0271",
+        "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-104k-kvmem5g-fp8kv-mtp3-v0271",
         )
