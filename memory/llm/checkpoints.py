@@ -35,9 +35,32 @@ CHECKPOINTS = (
 )
 
 
+# AutoRound builds whose block_name_to_quantize takes the MTP module, so that vLLM loads its layers' matmuls at the
+# format's bits (runtimes/vllm_loader.mtp_bits): (built-in name, format, repo id pattern, the build a base model in that
+# format is taken as). Lorbus/Qwen3.6-27B-int4-AutoRound lists the language model's layers and mtp
+# (hotschmoe/b70_ai_things sglang/W4A8_PLAN.md) and keeps only mtp.fc bf16 (noonghunna/club-3090
+# models/qwen3.6-27b/INTERNALS.md); its MTP is 0.28 GiB on disk (adrienbrault/qwen3.6-27b-rtx5090 README at 082f441).
+# Not every AutoRound build does: syv-ai's Qwen3.8-27B-W4A16-AutoRound ships the module bf16, 850 MB
+# (syv-ai/qwen38-27b-rtx3090 docs/optimizations.md), so a base model without an entry keeps it 16-bit.
+MTP_QUANTIZED = (
+    ("Qwen3.6-27B", "auto_round", r"lorbus/", "Lorbus/Qwen3.6-27B-int4-AutoRound"),
+)
+
+
+def mtp_build(spec, fmt: str) -> str | None:
+    """The published build a base model sized in `fmt` is taken as where MTP_QUANTIZED names one (its MTP layers
+    quantized), without a config stating block_name_to_quantize; None otherwise."""
+    if spec.quant or spec.mtp_quant is not None:
+        return None
+    return next((build for b, f, _, build in MTP_QUANTIZED if spec.name == b and f == str(fmt).lower()), None)
+
+
 def by_name(name: str, builtin: str, spec) -> None:
     """The checkpoint a repo id names: its ignore list, when the table has it and the config gave none."""
     low = name.strip().lower()
+    for b, fmt, repo, _ in MTP_QUANTIZED:
+        if builtin.startswith(b) and spec.quant == fmt and re.match(repo, low) and spec.mtp_quant is None:
+            spec.mtp_quant = True
     for b, fmt, repo, entries, note, _ in CHECKPOINTS:
         if builtin.startswith(b) and spec.quant == fmt and re.match(repo, low) and not spec.quant_skip:
             spec.quant_skip = entries(spec)

@@ -350,6 +350,7 @@ def _read_as(name: str, builtin: str, quant, why: str):
     _qat_group(name, builtin, spec)
     _name_bits(name, spec)
     _unsloth_dynamic(name, spec)
+    checkpoints.by_name(name, builtin, spec)
     return spec
 
 

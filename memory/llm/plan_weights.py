@@ -194,7 +194,7 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes) -> di
     """What vLLM's settings add to the weights: the MTP drafter, MLA's absorbed or dequantized matrices, the rotary
     tables."""
     if knobs.get("mtp_tokens") is not None and runtime == "vllm":
-        roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes)
+        roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes, fmt)
     if knobs.get("speculative_config") and runtime == "vllm":  # a separate drafter (plan_checks.speculative_config)
         if s.get("pp", 1) > 1:
             raise UserError("a separate drafter with pipeline parallelism: which stage holds its layers is not modelled")

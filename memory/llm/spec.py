@@ -81,6 +81,8 @@ class LLMSpec:
     mtp_block_params: int = 0       # parameters of one such block, its copies of the token table and head included
     mtp_layers: int = 0             # decoder layers of a multi-token-prediction drafter module (mtp_num_hidden_layers)
     mtp_params: int = 0             # that module's parameters (its layers, fc and norms; token table and head shared)
+    mtp_linear: int = 0             # of them, its decoder layers' matmul weights (a checkpoint's quantization may take them)
+    mtp_quant: bool | None = None   # AutoRound: does its block_name_to_quantize name the MTP module (None: not stated)
     ple_params: int = 0             # Gemma 4 per-layer embedding table (vocab_size_per_layer_input x layers x width)
     ple_bytes: int | None = None    # its bytes where a GGUF's tensor table gives them (per_layer_* tensors)
     ple_width: int = 0              # its hidden_size_per_layer_input (vLLM's per_layer_embeddings buffer)
@@ -360,6 +362,10 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.quant_bits = _quant_bits(q)
         skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
         spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
+        blocks = q.get("block_name_to_quantize")  # AutoRound: the blocks it quantized (vLLM's INC: a prefix match)
+        if spec.quant == "auto_round" and isinstance(blocks, (str, list, tuple)) and blocks:
+            names = blocks.split(",") if isinstance(blocks, str) else [str(b) for b in blocks]
+            spec.mtp_quant = any(re.match(r"(?:.*\.)?mtp(?:\.|$)", n.strip()) for n in names)
     spec.tied = bool(cfg.get("tie_word_embeddings", False))
     cross = cfg.get("cross_attention_layers")
     if isinstance(cross, (list, tuple)) and cross:
@@ -385,6 +391,10 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if 0 < mtp <= 8 and spec.linear_state and full:
         # Qwen 3.5+'s MTP module (vLLM qwen3_5_mtp): mtp full-attention decoder layers, fc (2d -> d) and three norms
         spec.mtp_layers, spec.mtp_params = mtp, mtp * full[-1] + 2 * d * d + 3 * d
+        # its layers' matmuls: a full layer less its four norms (input, post-attention, q_norm, k_norm) and a MoE router
+        router = (spec.n_experts * d + (d if _int(cfg, "shared_expert_intermediate_size", default=0) else 0)
+                  if spec.n_experts else 0)
+        spec.mtp_linear = mtp * (full[-1] - 2 * d - 2 * spec.head_dim_k - router)
     if cfg.get("_omni"):
         spec.notes.append("an omni model: its thinker's decoder as described; the audio encoder, the talker and the "
                           "speech decoder are not counted")

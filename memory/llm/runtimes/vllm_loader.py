@@ -139,10 +139,20 @@ def mla_replicated_params(spec) -> tuple:
     return quant * n, plain * n
 
 
-def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes) -> dict:
+# An AutoRound checkpoint's MTP module in vLLM: qwen3_5_mtp.py builds its decoder layers (and fc, but for ModelOpt
+# NVFP4) with the model's quant config, and INC's config_parser quantizes a layer whose name starts with an entry of
+# block_name_to_quantize unless extra_config names it (mtp.fc bf16 in Lorbus's build). Whether the module is among the
+# blocks is the checkpoint's choice: its config (spec.mtp_quant) or the build checkpoints.MTP_QUANTIZED names; a
+# ModelOpt / compressed-tensors NVFP4 export keeps it bf16 (natfii's 0.8 GiB, adrienbrault/qwen3.6-27b-rtx5090
+# docs/DESIGN.md), so only AutoRound takes this path.
+MTP_QUANT_FORMATS = frozenset(("auto_round",))
+
+
+def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes, fmt=None) -> dict:
     """vLLM's --speculative-config {"method": "mtp", "num_speculative_tokens": N} for a model with its own MTP module
     (Qwen 3.5+, config mtp_num_hidden_layers): the module's weights on every GPU (its token table and head are the
-    model's; its matmuls taken in 16 bits, a checkpoint may quantize them) and its full-attention layers in the model's
+    model's; its matmuls taken in 16 bits, but for an AutoRound checkpoint whose block_name_to_quantize takes the
+    module: its layers' matmuls at the format's bits, mtp_bits) and its full-attention layers in the model's
     KV pool (cache.with_draft_layers), and for each speculative token a state page more a request and a wider DeltaNet
     conv state (cache.vllm_pool spec_tokens; MambaSpec num_speculative_blocks, gated_delta_net_state_shape). club-3090's
     two runs at 3 tokens print tokens and concurrency that are whole blocks only so: 424 and 1211 blocks of 1600
@@ -160,11 +170,30 @@ def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes) -> dict:
                         "--speculative-config '{\"method\":\"dflash\",\"model\":\"DIR\",\"num_speculative_tokens\":N}' "
                         "(method dflash, eagle or eagle3; a -assistant checkpoint is not modelled), or leave --mtp-tokens "
                         "out to size the target alone (the drafter's memory not counted)")
-    extra = spec.mtp_params * nbytes // tp
+    bits = mtp_bits(spec, fmt)
+    quant = spec.mtp_linear if bits else 0
+    extra = int(quant * bits / 8 + (spec.mtp_params - quant) * nbytes) // tp
     s.update(draft_layers=spec.mtp_layers, spec_tokens=tokens)
-    notes.append(f"MTP drafter ({tokens} speculative tokens): {fmt_bytes(extra)} of its module on each GPU (16-bit), "
+    how = (f"its layers' matmuls at {bits:.2f} bits ({fmt}), fc and norms 16-bit" if bits else "16-bit")
+    from ..checkpoints import mtp_build
+    build = mtp_build(spec, fmt) if bits else None
+    if build:
+        how += f"; {fmt} weights taken as the published build {build}, whose block_name_to_quantize takes the module"
+    notes.append(f"MTP drafter ({tokens} speculative tokens): {fmt_bytes(extra)} of its module on each GPU ({how}), "
                  f"its {spec.mtp_layers} attention layer{'s' if spec.mtp_layers > 1 else ''} in the KV pool")
     return dict(roles, total=roles["total"] + extra, how=roles["how"] + f" + {fmt_bytes(extra)} of MTP drafter")
+
+
+def mtp_bits(spec, fmt) -> float:
+    """Bits a weight of the MTP layers' matmuls takes in vLLM: the format's (the blocks' own) for MTP_QUANT_FORMATS
+    where the config's block_name_to_quantize names the module (spec.mtp_quant) or, without one, the build
+    checkpoints.MTP_QUANTIZED takes a base model in that format as; 0: 16-bit."""
+    from ..checkpoints import mtp_build
+    if fmt not in MTP_QUANT_FORMATS or not spec.mtp_linear or not (spec.mtp_quant or mtp_build(spec, fmt)):
+        return 0.0
+    from ..linear_quant import GROUP_OVERHEAD_BITS, linear_bits
+    own = (spec.quant_sym, spec.quant_bits) if fmt == spec.quant else (None, None)
+    return linear_bits(fmt, spec.quant_group if fmt in GROUP_OVERHEAD_BITS else None, *own)
 
 
 # a checkpoint whose quantization_config also targets lm_head (compressed-tensors pack-quantized, symmetric: the
