@@ -44,6 +44,10 @@ RUNTIME_MARKERS = (
     ("tiny-cuda-nn", ("tiny-cuda-nn",), r"\btiny-cuda-nn[\\/]"),
     ("dlib", ("dlib",), r"\bdlib[\\/](?:dnn|cuda)[\\/]"),
     ("cutagi", ("cuTAGI",), r"\bcuTAGI[\\/]src[\\/]"),
+    # (round 81) InfiniTAM (victorprad/InfiniTAM): its CUDA checks print the file of the failed call (ORUtils/CUDADefines.h
+    # ORcudaSafeCall: "<file>(<line>) : cudaSafeCall() Runtime API error : <cudaGetErrorString>."), and its sources sit under
+    # its own two libraries' folders, ORUtils/ (MemoryBlock.h's allocations) and ITMLib/ (the engines, the scene, the mesh)
+    ("infinitam", ("ORUtils", "ITMLib"), r"\b(?:ORUtils|ITMLib)[\\/]"),
     # (round 82) Lua Torch (torch7): its packages are Lua rocks, installed under <prefix>/share/lua/5.1/<rock>/ (torch, nn,
     # cutorch, cunn, cudnn, optim, image, nngraph), and Lua prints an error with its source's place ("/home/user/torch/install/
     # share/lua/5.1/nn/THNN.lua:109: ..."): TH's or THC's failure under it is Lua Torch's, not PyTorch's
