@@ -181,7 +181,8 @@ VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV 
 # layers) keeps one state block per decoding sequence, allocated at start-up from the same budget as the KV cache; full
 # decode CUDA graphs for max_num_seqs sequences need that many blocks
 VLLM_MAMBA = re.compile(r"max_num_seqs \((\d{1,20})\) exceeds available Mamba cache blocks \((\d{1,20})\)")
-VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: \S+)? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+# (round 83) the device it names is torch's device string ("cuda:0", "xpu:0" on Intel's XPU build): group 1, its type
+VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: ([a-z]{1,12})?\S{0,12})? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 # the same check quoted with its numbers elided ("ValueError: Free memory ... less than desired"): no numbers
 VLLM_STARTUP_CUT = re.compile(r"\b[Ff]ree memory (?:\.\.\.|\u2026) ?(?:on startup )?(?:is )?less than desired")
 # vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs

@@ -412,7 +412,8 @@ tfjs_texture.needed = ("WebGL maximum",)
 # shared memory limit."; the worker's own handler: "ERROR: Unexpected bus error encountered in worker. This might be caused by
 # insufficient shared memory (shm)."): workers hand batches to the main process through shared memory (/dev/shm, RAM-backed,
 # 64 MB by default in a Docker container), and a page of it could not be backed (ultralytics/yolov3#1151): the host's
-DATALOADER_SHM = re.compile(r"DataLoader worker \(pid:? ?\d{1,10}\) is killed by signal: Bus error"
+# (round 83) the same line quoted without its pid ("DataLoader worker killed by signal: Bus error"): PyTorch's words around it
+DATALOADER_SHM = re.compile(r"DataLoader worker (?:\(pid:? ?\d{1,10}\) )?(?:is )?killed by signal: Bus error"
                             r"|Unexpected bus error encountered in worker\. This might be caused by insufficient shared memory")
 
 

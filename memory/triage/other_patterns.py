@@ -127,10 +127,17 @@ OLLAMA_FIT = re.compile(r"model requires " + _OSZ + r" but only " + _OSZ + r" ar
 GGML_SYCL = re.compile(r"can't allocate (\d{1,20}) Bytes of memory on (device|host)")
 # Apple Metal: a command buffer the GPU could not back with memory (llama.cpp's Metal backend, PyTorch MPS, MLX),
 # and MPS's single-buffer size limit
-METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b")
+# (round 83) MLX's own message ("[METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPU...)") quoted
+# cut before Metal's code: MLX's prefix and Metal's description of the error, which is the out-of-memory one
+METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b"
+                   r"|\[METAL\] Command buffer execution failed: Insufficient Memory\b")
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
-PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455")
+# (round 83) Windows' message for ERROR_COMMITMENT_LIMIT (FormatMessage of 1455: "The paging file is too small for this
+# operation to complete.") quoted cut after "too small": its head, where a message starts (a line's start, after an
+# exception's "OSError: ", a "[WinError 1455] " or Rust's message: "); the words inside a sentence are prose, not the line
+PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455"
+                    r"|(?:^\s{0,8}|[:\]\"] ?)The paging file is too small\b")
 # (round 82) Windows' Resource-Exhaustion-Detector (event 2004, Microsoft-Windows-Resource-Exhaustion-Detector) when the commit
 # charge nears the commit limit (RAM plus page file): "Windows successfully diagnosed a low virtual memory condition. The
 # following programs consumed the most virtual memory: <image> (<pid>) consumed <n> bytes, ...". The first program it
@@ -159,7 +166,8 @@ HAMI_OOM = re.compile(r"\bHAMI-core ERROR\b[^\n]{0,160}?\bDevice (\d{1,3}) OOM (
 KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Killed\b|^\s*(?:\[\d+\](?:\s*[+-])?\s*)?\d+\s+[Kk]illed\s+\S|^\[\d+\](?:\s*[+-])?\s+Killed\b"
                      # (round 82) the kernel's line goes on with the victim's sizes ("Killed process <pid> (<comm>) total-vm:<n>kB,
                      # anon-rss:<n>kB, file-rss:..."): its anonymous resident memory, in KiB, is the process's own (group 1)
-                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process(?:(?: \d{1,10})? \([^\n()]{1,64}\) total-vm:\d{1,20}kB, anon-rss:(\d{1,20})kB)?"
+                     # (round 83) a quotation that keeps anon-rss and leaves total-vm out reads it the same
+                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process(?:(?: \d{1,10})? \([^\n()]{1,64}\) (?:total-vm:\d{1,20}kB, )?anon-rss:(\d{1,20})kB)?"
                      r"|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"

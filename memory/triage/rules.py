@@ -229,8 +229,10 @@ RULES = [
     R("activations", 1.0, lambda x: x.log_phase == "sampling", "{sampling}", hint=True),
     # runtimes other than PyTorch: the size of the one buffer that failed, nothing about the card
     R("activations", 2.4, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "compile",
-      "XLA's compiled program needs {n[required]:b} of the chip's {n[total]:b} HBM: its activations and temporaries at this batch "
-      "and sequence length; lower them, shard the model, or rematerialise (jax.checkpoint)"),
+      lambda x: "XLA's compiled program needs " + (f"{fmt_bytes(x.n['required'])} of the chip's {fmt_bytes(x.n['total'])} HBM"
+                                                   if "required" in x.n else "more than the chip's HBM (its figures not quoted)")
+      + ": its activations and temporaries at this batch and sequence length; lower them, shard the model, or rematerialise "
+        "(jax.checkpoint)"),
     # XLA's rematerialization pass could not bring the program under the device's limit: what it reached is what the program
     # holds at its peak, its buffers together (R: a program larger than the card; google-deepmind/mujoco#1431, a replay buffer)
     R("activations", 2.4, kind("xla.remat"),

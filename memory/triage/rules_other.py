@@ -248,9 +248,10 @@ OTHER = [
       "just under 2^64: its usage counter wrapped below zero (freed more than it counted), an accounting bug of the vGPU layer, "
       f"not memory this pod holds (its limit is {fmt_bytes(x.n['limit'])}); update HAMi (v2.6.1 and later) and restart the pod"),
     R("other", 6.0, lambda x: x.kind == "xla.oom" and x.ev.get("form") == "scratch",
-      lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs {fmt_bytes(x.n['scratch_required'])} of its "
-                f"{fmt_bytes(x.n['scratch_limit'])}: a kernel's block (tile) sizes, not the device's memory; smaller blocks or a "
-                "higher vmem_limit_bytes"),
+      lambda x: f"a TPU kernel's {x.ev.get('memory_space')} scratchpad needs "
+                + (f"{fmt_bytes(x.n['scratch_required'])} of its {fmt_bytes(x.n['scratch_limit'])}" if "scratch_required" in x.n
+                   else "more than it holds (its figures not quoted)")
+                + ": a kernel's block (tile) sizes, not the device's memory; smaller blocks or a higher vmem_limit_bytes"),
     # a fixed host buffer the program sized from its own tables (ggml's scratch buffer, or its context pool quoted without
     # numbers): too small for this model or input means the build's sizing, fixed by updating it (KoboldCpp's FAQ: a smaller
     # context or batch, else a bug to file)

@@ -70,6 +70,12 @@ RUNTIME_MARKERS = (
     # TPU cores) print; JAX's errors quote PJRT's status ("RESOURCE_EXHAUSTED: ..."). Above an XLA:TPU compile failure it
     # makes the run TensorFlow's (round 64, tensorflow/tpu#385)
     ("tensorflow", ("Status code: Resource exhausted",), r"^\s{0,8}Status code: Resource exhausted \[\d{1,6}x\]"),
+    # (round 83) TensorFlow's convolution kernels when cuDNN could not start (tensorflow/core/kernels/conv_ops*: "Failed to get
+    # convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log
+    # message was printed above."): TensorFlow's own words, below the stream executor's "could not create cudnn handle:
+    # CUDNN_STATUS_ALLOC_FAILED", which JAX's build of the stream executor prints too
+    ("tensorflow", ("Failed to get convolution algorithm",),
+     r"\bFailed to get convolution algorithm\. This is probably because cuDNN failed to initialize"),
     # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
     ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
     # mistral.rs (Rust on candle and cudarc): its panics and frames name its crates ("panicked at mistralrs-core/src/...",

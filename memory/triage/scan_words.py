@@ -87,6 +87,10 @@ ERROR_KEYS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN
 ERROR_WORDS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
                 "CUDA error: invalid argument")
 ERROR_WORDS += ("low virtual memory condition",)     # Windows' Resource-Exhaustion-Detector event (other_patterns, round 82)
+# (round 83) MLX's Metal message cut before Metal's code (other_patterns.METAL) and the CPU backend's ggml line cut after
+# "failed" (servers.GGML_BUFFER_CUT): no word above is in either
+ERROR_KEYS += ("cpu_buffer_type_alloc_buffer: failed",)
+ERROR_WORDS += ("Command buffer execution failed: Insufficient Memory", "cpu_buffer_type_alloc_buffer: failed")
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -131,6 +135,7 @@ ANCHORS += (b"DriverError(CUDA_ERROR_",)    # (round 72) cudarc's error beside a
 ANCHORS += (b"must not exceed",)   # Metal validation's per-buffer cap (round 69): neither "emory" nor "llocat" is in it
 ANCHORS += (b"RKNN_ERR_MALLOC_FAIL", b"CUDA error: invalid argument")   # (round 74): neither "emory" nor "llocat" is in them
 ANCHORS += (b"VRAM pre-flight", b"VRAM preflight")   # an application's VRAM pre-flight refusal (round 71): no memory word
+ANCHORS += (b"cpu_buffer_type_alloc_buffer: failed",)   # (round 83) the CPU backend's ggml line cut after "failed": no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

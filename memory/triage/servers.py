@@ -28,15 +28,21 @@ def _vllm_v1(line):
     return None
 
 
+# (round 83) torch's device types as vLLM's start-up check names them: Intel's XPU and Ascend's NPU builds print their own
+# ("xpu:0", "npu:0"); "cuda" is CUDA's and ROCm's (HIP runs under torch.cuda), told apart by the log's other lines
+_TORCH_DEVICE = {"cuda": "cuda", "xpu": "xpu", "npu": "npu"}
+
+
 def _vllm_startup(line):
     m = RX.VLLM_STARTUP.search(line)
     if not m:
         if "less than desired" in line and RX.VLLM_STARTUP_CUT.search(line):
             return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": True, "form": "cut"}
         return None
-    nums = {"free": size(m.group(1) + " GiB"), "total": size(m.group(2) + " GiB"),
-            "gpu_memory_utilization_ratio": num(m.group(3)), "requested": size(m.group(4) + " GiB")}
-    return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
+    nums = {"free": size(m.group(2) + " GiB"), "total": size(m.group(3) + " GiB"),
+            "gpu_memory_utilization_ratio": num(m.group(4)), "requested": size(m.group(5) + " GiB")}
+    return {"kind": "vllm.startup_free", "device_kind": _TORCH_DEVICE.get(m.group(1), "cuda"), "numbers": nums, "runtime": "vllm",
+            "complete": True}
 
 
 # ggml buffer names: "CPU", "CPU_Mapped" and any backend's pinned "<name>_Host" (CUDA_Host, ROCm_Host, Vulkan_Host,
@@ -57,7 +63,10 @@ def ggml_buf(name):
 
 # (round 82) ggml-alloc's alloc_tensor_range line ("%s: failed to allocate %s buffer of size %zu") quoted cut before its size
 # ("failed to allocate CPU buffer", the line's end): read when the name is a buffer type of the table above, no size
-GGML_BUFFER_CUT = re.compile(r"failed to allocate ((?:" + "|".join(p for p, _ in _GGML_BUF_KIND) + r")\w{0,20}) buffer\s*$")
+# (round 83) and the CPU backend's own line (ggml-backend.cpp ggml_backend_cpu_buffer_type_alloc_buffer: "%s: failed to allocate
+# buffer of size %zu", its one message) quoted cut after "failed": the CPU backend's buffer, no size
+GGML_BUFFER_CUT = re.compile(r"failed to allocate ((?:" + "|".join(p for p, _ in _GGML_BUF_KIND) + r")\w{0,20}) buffer\s*$"
+                             r"|\bggml_backend_cpu_buffer_type_alloc_buffer: failed(?: to(?: allocate(?: buffer(?: of(?: size)?)?)?)?)?\s*$")
 
 
 def _ggml_buffer(line):
@@ -67,8 +76,8 @@ def _ggml_buffer(line):
         return None
     name = (m or cut).group(1) or ""
     dk, host = ggml_buf(name)
-    if m and not name and "ggml_backend_cpu_buffer_type" in line:
-        dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed)
+    if not name and "ggml_backend_cpu_buffer_type" in line:
+        dk = "cpu"                 # the CPU backend's buffer (llama.cpp before buffer names were printed, or its line cut)
     ev = {"kind": "ggml.buffer", "device_kind": dk, "numbers": {"requested": int(m.group(2))} if m else {},
           "runtime": "llama.cpp", "complete": True}
     if cut:

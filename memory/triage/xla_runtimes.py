@@ -30,9 +30,11 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
 # of 15.48G hbm.") (threads: google-deepmind/gemma#85, pytorch/xla#1735, LargeWorldModel/LWM#60, sokrypton/ColabFold#62)
+# (round 83) the second quoted cut after its memory space ("Ran out of memory in memory space hbm ...", the figures left out)
+# is the same refusal, read without its figures
 _XSZ = r"(\d+(?:\.\d+)?[KMGT]?B?)"
 XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the bottom of memory)?\. That was not possible\. There are "
-                     + _XSZ + r" free|Ran out of memory in memory space (\w+)\. Used " + _XSZ + r" of " + _XSZ)
+                     + _XSZ + r" free|Ran out of memory in memory space (\w+)(?:\. Used " + _XSZ + r" of " + _XSZ + r")?")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
@@ -67,13 +69,13 @@ def xla_tpu(line):
     if m.group(1):
         nums = {"requested": _xsize(m.group(2)), "free": _xsize(m.group(3))}
         form = m.group(1)
-    elif m.group(4).lower() == "hbm":
-        # the compiled program's whole plan against the chip's HBM, not one buffer: what the program needs, "required" as
-        # the rematerialization warning's peak (round 64; was "program")
-        nums, form = {"required": _xsize(m.group(5)), "total": _xsize(m.group(6))}, "compile"
     else:
-        # a kernel's scratchpad (vmem, smem: a Pallas/Mosaic tile size), megabytes per core, not the device's memory
-        nums, form = {"scratch_required": _xsize(m.group(5)), "scratch_limit": _xsize(m.group(6))}, "scratch"
+        # the compiled program's whole plan against the chip's HBM, not one buffer: what the program needs, "required" as
+        # the rematerialization warning's peak (round 64; was "program"); or a kernel's scratchpad (vmem, smem: a
+        # Pallas/Mosaic tile size), megabytes per core, not the device's memory
+        form = "compile" if m.group(4).lower() == "hbm" else "scratch"
+        keys = ("required", "total") if form == "compile" else ("scratch_required", "scratch_limit")
+        nums = {keys[0]: _xsize(m.group(5)), keys[1]: _xsize(m.group(6))} if m.group(5) else {}
     # both forms are the TPU runtime's (XLA on a GPU says "Out of memory while trying to allocate N bytes")
     return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True, "form": form,
             "memory_space": (m.group(4) or "hbm").lower()}
