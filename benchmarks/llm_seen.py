@@ -538,4 +538,21 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-96k-kvmem5g-fp8kv-mtp3-v0271",
         "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-96k-kvmem6p2g-fp8kv-mtp3-v0271",
         "vllm-steven5210-qwen38-27b-nvfp4-5090-wsl-104k-kvmem5g-fp8kv-mtp3-v0271",
+        # batch 73 (kv-accuracy round 67, task ellm45; read after its first sight, llm_first_sight.json batches["73"]
+        # scored at 19969984, commit 32abc034): every row read before any change; changes it leads to say "batch 73,
+        # after first sight"
+        "vllm-jethac-gemma4-31b-bf16-gb10-8k-u072-fp8kv-mm-r8",
+        "vllm-jethac-gemma4-26b-a4b-bf16-gb10-8k-u072-lmonly-r9",
+        "vllm-jethac-gemma4-26b-a4b-bf16-gb10-8k-u072-lmonly-fp8kv-r9",
+        "vllm-jethac-gemma3-12b-bf16-gb10-8k-u072-lmonly-fp8kv-r9",
+        "vllm-jethac-gemma4-12b-bf16-gb10-8k-u080-mnbt4096-tfmain",
+        "vllm-jethac-gemma4-26b-a4b-qat-unq-bf16-gb10-8k-u080-mnbt4096-v0200",
+        "vllm-jethac-p520-gemma3-4b-bf16-5060ti16-2k-u090-eager-triton",
+        "vllm-jethac-p520-gemma3-1b-bf16-5060ti16-8k-u085-fa",
+        "vllm-jethac-p520-gemma3-1b-bf16-5060ti16-8k-u060-fa",
+        "sglang-mattbucci-r9700-qwen3-coder-reap-25b-a3b-awq-tp2-mf085-262k-fp8",
+        "sglang-mattbucci-r9700-qwen3-coder-30b-a3b-reap96-awq-tp2-mf085-262k-fp8",
+        "sglang-mattbucci-r9700-qwen3-coder-30b-a3b-ream96-awq-tp2-mf085-262k-fp8",
+        "llamacpp-hephaestus-qwen3-4b-2507-q80-r9700-rocm-16k-np16-batched",
+        "llamacpp-hephaestus-qwen3-4b-2507-q80-r9700-vulkan-16k-np16-batched",
         )
