@@ -216,8 +216,11 @@ TRTLLM_FIELDS = {
 # (ymcui/Chinese-LLaMA-Alpaca#526: lower -b). ggml_new_object's form (2024) is the context's own metadata: a size bug.
 # ggml.c's scratch buffer (2023: "not enough space in the scratch memory", later "... scratch memory pool (needed N,
 # available M)") is another fixed host buffer the program sized from its own tables; both are quoted without numbers too
+# (round 84) the context pool's line quoted without its function's name, where a line starts, with both numbers ("not enough
+# space in the context's memory pool (needed N, available M)"): ggml's words, the function that printed them not named
 GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in the (context's memory pool|scratch memory)(?: pool)?"
-                           r"(?: \(needed (\d{1,20}), available (\d{1,20})\))?")
+                           r"(?: \(needed (\d{1,20}), available (\d{1,20})\))?"
+                           r"|^\s{0,8}not enough space in the (context's memory pool) \(needed (\d{1,20}), available (\d{1,20})\)")
 # ggml's graph allocator (ggml-alloc.c) placing a tensor inside a buffer it had already sized (a measure pass, 2023-24:
 # "ggml_tallocr_alloc: not enough space in the buffer (needed N, largest block available M)" then GGML_ASSERT; 2024 on,
 # ggml_dyn_tallocr_alloc "... to allocate N bytes, largest block available M bytes", "this should never happen"): the

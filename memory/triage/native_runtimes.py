@@ -386,6 +386,13 @@ def apusys_alloc(line):
 
 apusys_alloc.needed = ("[apusys]",)
 
+# (round 84) Huawei CANN's graph engine (its device allocator: "Call rtMalloc fail, purpose:%s, type = %u, size:%zu,
+# device_id:%u", under "EL0004: Failed to allocate memory." and the runtime's "rtMalloc execute failed, reason=[driver error:out
+# of memory]"): the Ascend NPU's driver refused one device allocation of size bytes. CANN runs torch_npu's operators, and
+# MindSpore's: the runtime is the one the log's other lines name (read by parse._simple)
+CANN_RTMALLOC = re.compile(r"\bCall rtMalloc fail, purpose: ?[^,\n]{0,80}, type = \d{1,4}, size: ?(\d{1,20}), device_id: ?(\d{1,4})")
+
+
 # TensorFlow.js's WebGL backend (tfjs-backend-webgl, webgl_util.ts validateTextureSize): a tensor is stored in a texture, and
 # one whose texture would be wider or taller than the browser's/GPU's MAX_TEXTURE_SIZE is refused before any memory is
 # asked: "Requested texture size [6567x6567] greater than WebGL maximum on this browser / GPU [4096x4096]." A cap on one

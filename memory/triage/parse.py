@@ -27,7 +27,7 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
                               faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc,
                               physx_capacity as _physx_capacity, kmcuda_alloc as _kmcuda_alloc, cudf_java as _cudf_java, rapids_rmm_init as _rapids_rmm_init,
                               spark_device_alloc as _spark_device_alloc, mlc_insufficient as _mlc_insufficient,
-                              hip_vmm as _hip_vmm, jvm_heap as _jvm_heap, apusys_alloc as _apusys_alloc, dataloader_shm as _dataloader_shm,
+                              hip_vmm as _hip_vmm, jvm_heap as _jvm_heap, apusys_alloc as _apusys_alloc, dataloader_shm as _dataloader_shm, CANN_RTMALLOC as _CANN_RTMALLOC,
                               tfjs_texture as _tfjs_texture, mnn_acquire as _mnn_acquire, js_array_buffer as _js_array_buffer,
                               webgpu_lost as _webgpu_lost, rknn_alloc as _rknn_alloc, lmcache_alloc as _lmcache_alloc,
                               cuda_invalid_arg as _cuda_invalid_arg)
@@ -330,6 +330,8 @@ RECOGNISERS = [
     _tfjs_texture,      # TensorFlow.js's WebGL texture-size cap (round 64)
     _mnn_acquire, _js_array_buffer, _webgpu_lost,     # MNN's acquire check, V8's ArrayBuffer refusal, WebGPU's device loss (round 67)
     _rknn_alloc, _lmcache_alloc, _cuda_invalid_arg,   # Rockchip's NPU runtimes, LMCache's pool, PyTorch's CUDA invalid argument (round 74)
+    # CANN's graph engine refusing an Ascend NPU allocation (round 84)
+    _simple(_CANN_RTMALLOC, "npu.cann_malloc", "npu", None, lambda m: {"requested": int(m.group(1))}, keys=("rtMalloc fail",)),
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
@@ -383,6 +385,7 @@ PRIORITY = {
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xgboost.alloc": 8, "vllm.profile_cut": 2, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "os.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
+    "npu.cann_malloc": 7,     # (round 84)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

@@ -126,7 +126,9 @@ def _same_prefix(line: bytes, nxt: bytes) -> bool:
         if a != b:
             break
         c += 1
-    return c >= 4 and any(d in line[:c] for d in (b":", b"|", b"]", b">"))
+    # (round 84) or the same folder of an absolute path (a read-out of files, one a line: "/sys/fs/cgroup/memory/memory.limit_in_bytes
+    # = N" above "/sys/fs/cgroup/memory/memory.failcnt = N"): each line names its own file, none is the rest of the one before
+    return c >= 4 and (any(d in line[:c] for d in (b":", b"|", b"]", b">")) or (line[:1] == b"/" and line[1:c].count(b"/") >= 2))
 
 
 def _first_word(ln: bytes) -> int:

@@ -126,6 +126,11 @@ RULES = [
       lambda x: "PyTorch's caching allocator ran out of GPU memory" + (f" on a {fmt_bytes(x.req)} request" if x.req else "")
       + " (the card's numbers are cut): in a script, this input's size (batch, resolution, frames, length) is the usual knob",
       first="act"),
+    # (round 84) CANN's graph engine refused one Ascend NPU allocation under PyTorch (torch_npu runs its operators through
+    # CANN; native_runtimes.CANN_RTMALLOC): the request alone, no card figures, read as PyTorch's message cut after its request
+    R("activations", 1.2, lambda x: x.kind == "npu.cann_malloc" and x.env["runtime"] == "pytorch",
+      "the Ascend NPU's driver refused {req:b} (CANN's rtMalloc, EL0004) and nothing gives the card's figures: in a script, this "
+      "input's size (batch, sequence length) is the usual knob", first="act"),
     R("activations", 2.4, lambda x: x.branch == "mps" and x.req >= 0.3 * x.cap, "one request of {req:b} is {req_share:.0%} of the {cap:b} MPS limit",
       first="act"),
     R("activations", 1.2, mps_full, "{req:b} requested", first="act"),

@@ -259,6 +259,11 @@ OTHER = [
       lambda x: f"ggml's fixed {'scratch buffer' if x.ev.get('form') == 'scratch' else 'context memory pool'} is too small: "
                 "the program sized it from its own tables for this model and batch, so a build that sizes it wrong overflows "
                 "it whatever the machine has free; update the program (a smaller context or batch until then)"),
+    # (round 84) the context pool's line without its function's name, its numbers quoted: the same fixed pool, sized by the program
+    R("other", 4.0, lambda x: x.kind == "ggml.ctx_pool" and x.ev.get("form") == "bare",
+      "ggml's context memory pool needed {n[requested]} bytes and holds {n[available]}: a fixed pool the program sized from its "
+      "own tables for this model and graph, not the machine's memory, so a build that sizes it wrong overflows it whatever is "
+      "free; update the program (a smaller context or batch until then)"),
     # vkQueueSubmit returning VK_ERROR_OUT_OF_DEVICE_MEMORY: the program allocated every buffer already; the driver could not
     # make the submission's memory resident (WDDM residency, a driver fault, a build that splits or keeps more at once)
     R("other", 1.5, lambda x: x.branch == "ggml" and x.ggml_stage == "submit", lambda x: (

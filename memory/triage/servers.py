@@ -277,7 +277,8 @@ def add_block_fields(ev, text) -> bool:
 def _ggml_ctx_pool(line):
     """ggml's fixed pools: a context's memory pool or (2023) its scratch buffer. Forms: "tensor_impl" and "object"
     (the context's pool with its numbers), "scratch" (the scratch buffer), "cut" (the context's pool without numbers),
-    "tallocr" (the graph allocator's own buffer, on whichever device the graph runs: no device kind of its own)."""
+    "tallocr" (the graph allocator's own buffer, on whichever device the graph runs: no device kind of its own), "bare" (the
+    context's pool with its numbers, quoted without the function's name; round 84)."""
     if "space in the buffer" in line:
         m = RX.GGML_TALLOC.search(line)
         if not m:
@@ -290,6 +291,10 @@ def _ggml_ctx_pool(line):
     m = RX.GGML_CTX_POOL.search(line)
     if not m:
         return None
+    if m.group(5):
+        # (round 84) the bare line: ggml's context pool with its numbers, the function (tensor_impl, object) not named
+        return {"kind": "ggml.ctx_pool", "device_kind": "cpu", "numbers": {"requested": int(m.group(6)), "available": int(m.group(7))},
+                "runtime": "llama.cpp", "complete": True, "form": "bare"}
     nums = {"requested": int(m.group(3)), "available": int(m.group(4))} if m.group(3) else {}
     form = "scratch" if m.group(2) == "scratch memory" else m.group(1) if nums else "cut"
     return {"kind": "ggml.ctx_pool", "device_kind": "cpu", "numbers": nums, "runtime": "llama.cpp", "complete": True, "form": form}
