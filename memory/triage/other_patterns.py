@@ -183,8 +183,11 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
                      r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
-KILL_WORDS = ("illed", "已杀死", "oom-kill", "Kill process", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "lowmemorykiller",
-              "code = -9", "oom_kill event")
+# The words a kill line holds (parse's gate for KILLED). The chunk scanner looks for the same words in a log's tail
+# (scan_words.TAIL_WORDS), less the two that other words there already find ("Out of memory: Kill process" holds
+# "ut of memory"; "lowmemorykiller: Kill" is an ERROR_WORD)
+KILL_TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event")
+KILL_WORDS = KILL_TAIL_WORDS + ("Kill process", "lowmemorykiller")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
 # worker forking, Python's OSError: system RAM (or its overcommit limit)

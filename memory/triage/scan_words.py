@@ -1,9 +1,11 @@
 """The words the chunk scanner and the recognisers look for: ERROR_KEYS, ERROR_WORDS and their covers (IDLE_ANCHORS,
 RECOGNISE_WORDS, TAIL_WORDS), the scanner's ANCHORS / OPEN_ANCHORS / HEAD_ANCHORS and the window's WINDOW_KEYS.
-Moved from lines.py (entries and order unchanged). Error lines themselves are recognised in `parse.py`."""
+Moved from lines.py; later rounds' words are one table, _ADDED_WORDS (a word's place in these tuples does not matter:
+they are read by `in` tests and by the earliest match of any). Error lines themselves are recognised in `parse.py`."""
 import re
 
 from .fact_patterns import FACT_KEYS, OLLAMA_SERVER_SAYS
+from .other_patterns import KILL_TAIL_WORDS
 from .runtime_markers import RUNTIME_WORDS
 
 # Words every error line contains at least one of (the recognisers are tried only then).
@@ -17,7 +19,7 @@ ERROR_KEYS = ("emory", "llocat", " error -4 at ", " error -5 at ", " error -6 at
               "but can admit", "kvcache tokens", "overflow detected, please increase", "by rematerialization;")
 
 # Narrower: every line an error recogniser matches contains one of these words (tests/unit/test_triage_corpus.py
-# checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD HERE when none fits.
+# checks it on every line of the corpus). ADDING A RECOGNISER MEANS ADDING ITS WORD (to _ADDED_WORDS below) when none fits.
 # After the log's head, while no failure is open, the scanner looks only for these (one C-speed pass each),
 # so a log dense with "memory", tracebacks or INFO lines costs no Python per line; recognise() skips its
 # regexes on a line without one.
@@ -51,49 +53,49 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
                " error -4 at ", " error -5 at ", " error -6 at ", "KV cache memory: -",
                "Insufficient memory to load model", "available Metal memory budget", "exceeds max-model-memory",
                "not enough Metal memory for KV cache", "memory guard refused")
-# CatBoost's pool sentence quoted without its lead-in (native_runtimes.CATBOOST_QUOTED, round 59)
-ERROR_WORDS += ("MB; Free ", "larger than free memory")
-# MLC LLM's memory plan and Spark RAPIDS' RMM event handler (native_runtimes, round 61)
-ERROR_WORDS += ("Insufficient GPU memory error", "bytes failed, device store has", "bytes failed. Device store spilled")
-# ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
-ERROR_WORDS += ("HipVMM Failure", "Unexpected bus error encountered in worker")
-ERROR_WORDS += ("WebGL maximum",)     # TensorFlow.js's WebGL texture-size cap (round 64)
-ERROR_KEYS += ("must not exceed",)     # Metal validation's per-buffer cap (round 69)
-ERROR_WORDS += ("must not exceed",)
-ERROR_WORDS += ("Array buffer allocation failed",)     # V8's ArrayBuffer refusal (round 67; MNN's "Out of memory when" is covered)
-ERROR_KEYS += ("HipVMM Failure",)
-ERROR_WORDS += ("Device lost during", "GPUDevice was lost")     # WebGPU's device loss (round 67): no memory word in it
-ERROR_KEYS += ("Device lost during", "GPUDevice was lost")
-# transformers' bitsandbytes refusal cut after its first sentence ("Some modules are dispatched on the CPU or the disk...",
-# other_patterns.HF_DISPATCH, round 68): none of the words above is in it
-ERROR_KEYS += ("dispatched on the CPU",)
-# DeepSpeed's launcher reporting a child ended by SIGKILL ("exits with return code = -9", other_patterns.KILLED, round 72)
-ERROR_KEYS += ("code = -9",)
-ERROR_WORDS += ("code = -9",)
-# CANN's graph engine refusing an Ascend NPU allocation ("Call rtMalloc fail, purpose: ..., size:N", native_runtimes.CANN_RTMALLOC, round 84)
-ERROR_KEYS += ("rtMalloc fail",)
-ERROR_WORDS += ("rtMalloc fail",)
-# Slurm's task/cgroup plugin reporting the step's tasks killed under its memory limit ("Detected <n> oom_kill events in
-# StepId=...", other_patterns.KILLED, round 80)
-ERROR_KEYS += ("oom_kill event",)
-ERROR_WORDS += ("oom_kill event",)
-# WSL2's residency refusal, the CUDA VMM call's "device not ready", HAMi-core's vGPU limit and SGLang's cut RuntimeError (round 72)
-ERROR_KEYS += ("dxgkio_make_resident", "device not ready", "HAMI-core", "RuntimeError: Not enough memory")
-ERROR_WORDS += ("dxgkio_make_resident: Ioctl failed", "CUDA driver error: device not ready", "HAMI-core ERROR", "RuntimeError: Not enough memory")
-ERROR_WORDS += ("dispatched on the CPU or the disk",)
-# an application's own VRAM pre-flight refusal (other_runtimes.app_vram_preflight, round 71): no memory word in it
-ERROR_KEYS += ("VRAM pre-flight", "VRAM preflight")
-ERROR_WORDS += ("VRAM pre-flight", "VRAM preflight")
-# Rockchip's NPU runtimes (RKNN, RKLLM), LMCache's pool and PyTorch's CUDA "invalid argument" (native_runtimes, round 74)
-ERROR_KEYS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
-               "CUDA error: invalid argument")
-ERROR_WORDS += ("failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
-                "CUDA error: invalid argument")
-ERROR_WORDS += ("low virtual memory condition",)     # Windows' Resource-Exhaustion-Detector event (other_patterns, round 82)
-# (round 83) MLX's Metal message cut before Metal's code (other_patterns.METAL) and the CPU backend's ggml line cut after
-# "failed" (servers.GGML_BUFFER_CUT): no word above is in either
-ERROR_KEYS += ("cpu_buffer_type_alloc_buffer: failed",)
-ERROR_WORDS += ("Command buffer execution failed: Insufficient Memory", "cpu_buffer_type_alloc_buffer: failed")
+# Words later rounds added, one row each: the lists a word joins, then the word (or words). K = ERROR_KEYS (a line is
+# tried only with one of them), W = ERROR_WORDS (the scanner's anchors and recognise()'s cover). A new recogniser whose
+# line holds none of the words above adds its row here, once.
+_ADDED_WORDS = (
+    # CatBoost's pool sentence quoted without its lead-in (native_runtimes.CATBOOST_QUOTED, round 59)
+    ("W", "MB; Free ", "larger than free memory"),
+    # MLC LLM's memory plan and Spark RAPIDS' RMM event handler (native_runtimes, round 61)
+    ("W", "Insufficient GPU memory error", "bytes failed, device store has", "bytes failed. Device store spilled"),
+    # ggml's HIP VMM pool's abort (any HIP error after it) and a DataLoader worker's own bus-error line (native_runtimes, round 63)
+    ("KW", "HipVMM Failure"),
+    ("W", "Unexpected bus error encountered in worker"),
+    ("W", "WebGL maximum"),     # TensorFlow.js's WebGL texture-size cap (round 64)
+    ("W", "Array buffer allocation failed"),     # V8's ArrayBuffer refusal (round 67; MNN's "Out of memory when" is covered)
+    ("KW", "Device lost during", "GPUDevice was lost"),     # WebGPU's device loss (round 67): no memory word in it
+    # transformers' bitsandbytes refusal cut after its first sentence ("Some modules are dispatched on the CPU or the disk...",
+    # other_patterns.HF_DISPATCH, round 68): none of the words above is in it
+    ("K", "dispatched on the CPU"),
+    ("W", "dispatched on the CPU or the disk"),
+    ("KW", "must not exceed"),     # Metal validation's per-buffer cap (round 69)
+    # an application's own VRAM pre-flight refusal (other_runtimes.app_vram_preflight, round 71): no memory word in it
+    ("KW", "VRAM pre-flight", "VRAM preflight"),
+    # DeepSpeed's launcher reporting a child ended by SIGKILL ("exits with return code = -9", other_patterns.KILLED, round 72)
+    ("KW", "code = -9"),
+    # WSL2's residency refusal, the CUDA VMM call's "device not ready", HAMi-core's vGPU limit and SGLang's cut RuntimeError (round 72)
+    ("K", "dxgkio_make_resident", "device not ready", "HAMI-core"),
+    ("W", "dxgkio_make_resident: Ioctl failed", "CUDA driver error: device not ready", "HAMI-core ERROR"),
+    ("KW", "RuntimeError: Not enough memory"),
+    # Rockchip's NPU runtimes (RKNN, RKLLM), LMCache's pool and PyTorch's CUDA "invalid argument" (native_runtimes, round 74)
+    ("KW", "failed to allocate handle", "failed to malloc npu memory", "RKNN_ERR_MALLOC_FAIL", "because no memory is available",
+     "CUDA error: invalid argument"),
+    # Slurm's task/cgroup plugin reporting the step's tasks killed under its memory limit ("Detected <n> oom_kill events in
+    # StepId=...", other_patterns.KILLED, round 80)
+    ("KW", "oom_kill event"),
+    ("W", "low virtual memory condition"),     # Windows' Resource-Exhaustion-Detector event (other_patterns, round 82)
+    # (round 83) MLX's Metal message cut before Metal's code (other_patterns.METAL) and the CPU backend's ggml line cut after
+    # "failed" (servers.GGML_BUFFER_CUT): no word above is in either
+    ("W", "Command buffer execution failed: Insufficient Memory"),
+    ("KW", "cpu_buffer_type_alloc_buffer: failed"),
+    # CANN's graph engine refusing an Ascend NPU allocation ("Call rtMalloc fail, purpose: ..., size:N", native_runtimes.CANN_RTMALLOC, round 84)
+    ("KW", "rtMalloc fail"),
+)
+ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
+ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
 # what else a quiet stretch of log must not skip: a run's end (successes, the models that ran fine) and
 # ComfyUI's exception banner (the runtime, and where the traceback begins)
 # Each needle is one C-speed pass over the chunk, and a long needle skips further than a short one: words sharing a
@@ -102,7 +104,7 @@ ERROR_WORDS += ("Command buffer execution failed: Insufficient Memory", "cpu_buf
 _IDLE_COVER = ("ut of memory", "llocat", "OUT_OF_", "OutOf", "rror 1455")
 # The OOM killer's "Killed" ends a log: short words, looked for in the head, while a failure is open and in the
 # log's last chunk, not in every quiet chunk of a long log
-TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event")
+TAIL_WORDS = KILL_TAIL_WORDS
 ERROR_COVER = _IDLE_COVER + TAIL_WORDS + tuple(w for w in ERROR_WORDS if not any(c in w for c in _IDLE_COVER + TAIL_WORDS))
 # words that only come inside a ComfyUI failure, whose "!!! Exception" banner the idle scan finds (comfy-aimdo's
 # errors), or in a retry that recovered (Forge's tiled VAE): no pass of their own

@@ -116,6 +116,17 @@ def test_idle_anchors_cover_every_error_word():
     assert len(L.IDLE_ANCHORS) < len(L.ERROR_WORDS)
 
 
+def test_scanner_words_listed_once():
+    # each word joins the scanner's lists once (scan_words._ADDED_WORDS, one row a word), and the kill gate's words are
+    # the tail scan's plus the two other words find: a word added twice, or a kill word the tail scan misses, fails here
+    from gpu_garden.memory.triage import lines as L, other_patterns as O
+    for name in ("ERROR_KEYS", "ERROR_WORDS", "ANCHORS", "TAIL_WORDS"):
+        words = getattr(L, name)
+        assert sorted(w for w in set(words) if words.count(w) > 1) == [], name
+    assert set(O.KILL_WORDS) - set(L.TAIL_WORDS) == {"Kill process", "lowmemorykiller"}
+    assert all(any(w in e for e in L.ERROR_WORDS) or w == "Kill process" for w in set(O.KILL_WORDS) - set(L.TAIL_WORDS))
+
+
 def test_error_words_cover_every_line_a_recogniser_matches():
     # the idle scan and recognise() look only at lines holding one of parse.ERROR_WORDS: a recogniser whose
     # lines hold none of them would never fire after a log's head
