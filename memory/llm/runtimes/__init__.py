@@ -23,6 +23,12 @@ PRE = 1 << 30
 # a commit, not release 0.1, whatever local segments follow (.d20260101 for a dirty tree, vLLM's .cu129, .precompiled);
 # each segment starts at a dot no segment holds, so the match stays linear
 _UNTAGGED = re.compile(r"0\.(?:1|0|0\.0)\.dev\d+\+g[0-9a-f]{7,40}(?:\.[0-9a-z]+)*")
+# ...which names no release, so the user may state the release it is based on after it: '0.1.dev1+ge08a6f3ae based on
+# 0.23.0' reads as 0.23.0 (version_note says so). The build's own log does print what a release decides for it (vLLM's
+# "Chunked prefill is enabled with max_num_batched_tokens=N", "Raising max_num_batched_tokens from A to B", the compile
+# range "(1, N)"), but kv takes no log; a checkout's count (0.1.dev19754) is no release either: a shallow clone prints
+# dev1 (jethac's GB10 and P520 builds), and on a fork's branch it counts the fork's commits too (kv-accuracy round 68)
+_BASED_ON = re.compile(r"\bbased on\s+(v?\d+\.\d+[^\s,;()]{0,60})")
 # a nightly build ('nightly', 'nightly 58996f3 (January 2026)', vllm/vllm-openai:nightly, sglang's nightly wheels): a
 # build of the main branch, newer than every release before it; which release it leads to is not in the word, so it
 # reads as the newest, as a commit hash does (version_note says so)
@@ -56,6 +62,8 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
     if own_numbering(s):  # a distribution's own build number (Lemonade's b1259): no upstream release
         return None
     first = s.split()[0].strip("()[],;:'\"").removeprefix("v")
+    if _UNTAGGED.fullmatch(first) and based_on(s):
+        return parse_version(based_on(s), runtime)
     if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first) or _NIGHTLY.fullmatch(first):
         return None
     m = re.fullmatch(r"b?(\d+)", first)
@@ -81,11 +89,32 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
     return (major, minor, patch)
 
 
+def based_on(s: str) -> str | None:
+    """The release a version text states an untagged build is based on ('0.1.dev1+ge08a6f3ae based on 0.23.0' ->
+    '0.23.0'), in its first 200 characters; None where it states none."""
+    m = _BASED_ON.search(s[:200])
+    return m.group(1).strip("()[],;:'\"") if m else None
+
+
 def version_note(v, runtime: str | None = None) -> str | None:
-    """The note for a runtime version that names no release (a commit hash): read as the newest."""
-    if v is None or parse_version(v, runtime) is not None:
+    """The note for a runtime version that names no release (a commit hash): read as the newest; for an untagged
+    build, which release it was read as: the one the text states it is based on, else the newest."""
+    if v is None:
         return None
     s = str(v).strip().lower()
+    first = s.split()[0].strip("()[],;:'\"").removeprefix("v") if s else ""
+    if _UNTAGGED.fullmatch(first):
+        base = based_on(s)
+        what = (f"runtime version {first!r} is an untagged build (setuptools-scm's 0.1.devN+g<hash>: a checkout with no "
+                "release tag in reach, a source, fork or container build): it names a commit, not a release")
+        if base and parse_version(v, runtime) is not None:
+            return (f"{what}; read as {base}, the release it is stated to be based on: that release's defaults and "
+                    "gates (the build's own commits past it are not modelled)")
+        return (f"{what}; read as the newest release: its defaults and gates (for vLLM the default batch, the "
+                "share's default and its start checks), which a build older than that release may not have (give the "
+                f"release it is based on, e.g. --runtime-version '{first} based on 0.23.0', for that release's)")
+    if parse_version(v, runtime) is not None:
+        return None
     if s.startswith("ik") or s in ("", "latest", "current", "newest"):
         return None
     own = own_numbering(s)
