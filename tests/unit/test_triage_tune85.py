@@ -10,17 +10,7 @@ message formats:
   N; only reduced to M"): read as the full warning is, its two printed sizes.
 The paths, sizes and prose are made up in the messages' layout; the expected values are worked out by hand."""
 
-from gpu_garden.memory.triage import engine as triage
-from support.triage_event import last_event as _head  # (result, the headline event)
-
-
-def _read(text):
-    res, ev = _head(text)
-    return res["cause"], ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]
-
-
-def _kinds(text):
-    return [e["kind"] for e in triage.triage_text(text)["events"]]
+from support.triage_event import kinds as _kinds, read as _read  # (cause, kind, runtime, device kind, numbers); every event's kind
 
 
 def test_triton_shared_memory_numbers_are_the_request_and_the_cap():
