@@ -174,6 +174,9 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # (round 72) DeepSpeed's launcher (launcher/launch.py sigkill_handler): "[...] exits with return code = -9"
                      # (a child's negative return code is the signal that ended it; tdrussell/diffusion-pipe#149)
                      r"|\bexits with return code = -9\s*$"
+                     # (round 85) text-generation-inference's launcher when a child it started (the weights' download and
+                     # conversion, a shard) ends by a signal: "Download process was signaled to shutdown with signal 9"
+                     r"|\bprocess was signaled to shutdown with signal 9\b"
                      # (round 80) Slurm's task/cgroup plugin after the kernel killed tasks of a step under its memory cgroup
                      # ("Detected <n> oom_kill event(s) in StepId=<job>.<step>. Some of the step tasks have been OOM Killed.",
                      # from 21.08 on; the older "Detected <n> oom-kill event(s) in step ..." is read by "oom-kill" above): the
@@ -186,7 +189,8 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
 # The words a kill line holds (parse's gate for KILLED). The chunk scanner looks for the same words in a log's tail
 # (scan_words.TAIL_WORDS), less the two that other words there already find ("Out of memory: Kill process" holds
 # "ut of memory"; "lowmemorykiller: Kill" is an ERROR_WORD)
-KILL_TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event")
+KILL_TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event",
+                   "with signal 9")     # (round 85) TGI's launcher
 KILL_WORDS = KILL_TAIL_WORDS + ("Kill process", "lowmemorykiller")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
@@ -194,7 +198,11 @@ KILL_WORDS = KILL_TAIL_WORDS + ("Kill process", "lowmemorykiller")
 ENOMEM = re.compile(r"unable to mmap (\d{1,20}) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
                     r"|Cannot allocate memory \(os error 12\)")
 # Triton (torch.compile, SageAttention, FlashAttention-Triton): a kernel's shared memory per block above the GPU's limit
-TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d{1,20}), Hardware limit: (\d{1,20})")
+# (round 85) and Inductor's autotuner when no config of a kernel fits ("No valid triton configs. OutOfResources: out of
+# resource: shared memory, Required: N, Hardware limit: M", torch/_inductor/runtime/triton_heuristics.py), quoted with the
+# exception between elided: the same two numbers, Triton's (groups 3, 4)
+TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d{1,20}), Hardware limit: (\d{1,20})"
+                         r"|\bNo valid triton configs\b[^\n]{0,300}?\bRequired: (\d{1,20}), Hardware limit: ?(\d{1,20})")
 # MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free
 MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);

@@ -206,8 +206,11 @@ RECOGNISERS = [
     _aimdo_cuda,
     _simple(_ENOMEM, "os.enomem", None, "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("unable to mmap", "Errno 12", "os error 12")),
+    # (round 85) its numbers named as the corpus reads a per-allocation cap (requested, max_allowed; were shared_memory_required,
+    # shared_memory_limit), and Inductor's "No valid triton configs" form
     _simple(_TRITON_SMEM, "triton.shared_memory", "cuda", "pytorch",
-            lambda m: {"shared_memory_required": int(m.group(1)), "shared_memory_limit": int(m.group(2))}, keys=("out of resource",)),
+            lambda m: {"requested": int(m.group(1) or m.group(3)), "max_allowed": int(m.group(2) or m.group(4))},
+            keys=("out of resource", "No valid triton configs")),
     _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": num(m.group(1))},
             keys=("system memory usage exceeded",)),

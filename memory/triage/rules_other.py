@@ -366,8 +366,8 @@ OTHER = [
       "ggml's context ran out of room for its own objects (needed {n[requested]}, had {n[available]} bytes): a size the "
       "program computed for its metadata, not the machine's memory; update the program"),
     R("other", 6.0, kind("triton.shared_memory"),
-      "a Triton kernel (torch.compile, SageAttention) needs {n[shared_memory_required]} bytes of shared memory per block and this GPU "
-      "allows {n[shared_memory_limit]}: a kernel configuration this GPU cannot run, not VRAM"),
+      "a Triton kernel (torch.compile, SageAttention) needs {n[requested]} bytes of shared memory per block and this GPU "
+      "allows {n[max_allowed]}: a kernel configuration this GPU cannot run, not VRAM"),
     R("other", 6.0, lambda x: x.kind == "torch.xpu" and "larger than 4GB" in x.text,
       "Intel XPU refuses any single allocation above 4 GiB on this platform ({req:b} asked): a per-allocation limit, not a shortage"),
     # the Comfy Compiler (2026): comfy-aimdo's memory compiler records a model's allocations and replays them

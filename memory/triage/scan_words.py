@@ -93,6 +93,15 @@ _ADDED_WORDS = (
     ("KW", "cpu_buffer_type_alloc_buffer: failed"),
     # CANN's graph engine refusing an Ascend NPU allocation ("Call rtMalloc fail, purpose: ..., size:N", native_runtimes.CANN_RTMALLOC, round 84)
     ("KW", "rtMalloc fail"),
+    # Inductor's autotuner finding no Triton config that fits ("No valid triton configs ... Required: N, Hardware limit: M",
+    # other_patterns.TRITON_SMEM, round 85) quoted without Triton's "out of resource"
+    ("KW", "No valid triton configs"),
+    # text-generation-inference's launcher reporting a child ended by SIGKILL ("... process was signaled to shutdown with signal 9",
+    # other_patterns.KILLED, round 85; the scanner finds it among the kill words, other_patterns.KILL_TAIL_WORDS)
+    ("KW", "with signal 9"),
+    # XLA's rematerialization warning quoted without its byte counts and "by rematerialization" ("Can't reduce memory use below
+    # N; only reduced to M", xla_runtimes.XLA_REMAT, round 85)
+    ("W", "reduce memory use below"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -141,6 +150,7 @@ ANCHORS += (b"must not exceed",)   # Metal validation's per-buffer cap (round 69
 ANCHORS += (b"RKNN_ERR_MALLOC_FAIL", b"CUDA error: invalid argument")   # (round 74): neither "emory" nor "llocat" is in them
 ANCHORS += (b"VRAM pre-flight", b"VRAM preflight")   # an application's VRAM pre-flight refusal (round 71): no memory word
 ANCHORS += (b"cpu_buffer_type_alloc_buffer: failed",)   # (round 83) the CPU backend's ggml line cut after "failed": no memory word
+ANCHORS += (b"No valid triton configs",)   # (round 85) Inductor's autotuner quoted without Triton's "out of resource: shared memory"
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

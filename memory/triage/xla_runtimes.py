@@ -138,12 +138,14 @@ def stream_executor(line):
 # bytes), down from <size> (<n> bytes) originally". The size it reached is what the program needs at its peak (its buffers
 # live together); the target is the limit less what is already held, negative when the device is spoken for (round 58;
 # google-deepmind/mujoco#1431: a Brax SAC replay buffer sized from num_timesteps)
-XLA_REMAT = re.compile(r"Can't reduce memory use below (-?[\d.]{1,20}[KMGTP]?i?B) \(-?\d{1,20} bytes\) by rematerialization; "
-                       r"only reduced to ([\d.]{1,20}[KMGTP]?i?B) \((\d{1,20}) bytes\)")
+# (round 85) quoted with its byte counts and "by rematerialization" left out ("hlo_rematerialization: Can't reduce memory use
+# below 171.87GiB; only reduced to 183.17GiB"): the same two printed sizes, read the same
+XLA_REMAT = re.compile(r"Can't reduce memory use below (-?[\d.]{1,20}[KMGTP]?i?B)(?: \(-?\d{1,20} bytes\) by rematerialization)?; "
+                       r"only reduced to ([\d.]{1,20}[KMGTP]?i?B)(?: \((\d{1,20}) bytes\))?")
 
 
 def xla_remat(line):
-    if "by rematerialization" not in line:
+    if "reduce memory use below" not in line:
         return None
     m = XLA_REMAT.search(line)
     if not m:
@@ -160,4 +162,4 @@ def xla_remat(line):
             "complete": True, "form": "remat"}
 
 
-xla_remat.needed = ("by rematerialization",)
+xla_remat.needed = ("reduce memory use below",)

@@ -10,6 +10,18 @@ def last_event(text: str):
     return res, res["events"][res["headline"]]
 
 
+def read(text: str):
+    """(cause, kind, runtime, device kind, numbers): the answer and its headline event's fields, as the round tests compare them."""
+    res, ev = last_event(text)
+    return res["cause"], ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]
+
+
+def kinds(text: str) -> list:
+    """The kind of every event the triage found (none need be a failure)."""
+    from gpu_garden.memory.triage import engine
+    return [e["kind"] for e in engine.triage_text(text)["events"]]
+
+
 def top(text: str):
     """(cause, {cause id: confidence}, headline event): what the answer names and how the causes scored."""
     res, ev = last_event(text)

@@ -406,7 +406,7 @@ ROUND2B = [
     ("https://github.com/Yuliang-Liu/MonkeyOCR/issues/25",        # one Triton kernel 2 bytes over the 64 KiB per-block limit
      "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 65538, Hardware limit: 65536. "
      "Reducing block sizes or `num_stages` may help.\n",
-     "other", "pytorch", "cuda", {"shared_memory_required": 65538, "shared_memory_limit": 65536}),
+     "other", "pytorch", "cuda", {"requested": 65538, "max_allowed": 65536}),
     ("https://github.com/xinntao/ESRGAN/issues/134",              # a 4x upscale on a 128 GB Mac: one array over 4 GiB
      "/AppleInternal/Library/BuildRoots/0000/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/"
      "MPSNDArray.mm:724: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'\n",

@@ -28,7 +28,7 @@ import time
 
 from gpu_garden.memory.triage import engine as triage
 from support.triage_event import last_event as _head  # (result, the headline event)
-from support.triage_event import top
+from support.triage_event import kinds as _kinds, read as _read, top
 
 GiB = 1024 ** 3
 
@@ -94,15 +94,6 @@ def test_vllm_cumem_out_of_memory_in_wake_up_is_whoever_took_the_card_meanwhile(
 
 
 # --- round 83 (task tune83) ------------------------------------------------------------------------------------------
-
-def _read(text):
-    res, ev = _head(text)
-    return res["cause"], ev["kind"], ev["runtime"], ev["device_kind"], ev["numbers"]
-
-
-def _kinds(text):
-    return [e["kind"] for e in triage.triage_text(text)["events"]]
-
 
 def test_oserror_cut_after_too_small_is_the_commit_limit():
     assert _read("OSError: The paging file is too small\n") == ("host-ram", "os.paging_file", "pytorch", "cpu", {})
