@@ -555,4 +555,15 @@ SEEN = SEEN_BATCHES_1_32 + (
         "sglang-mattbucci-r9700-qwen3-coder-30b-a3b-ream96-awq-tp2-mf085-262k-fp8",
         "llamacpp-hephaestus-qwen3-4b-2507-q80-r9700-rocm-16k-np16-batched",
         "llamacpp-hephaestus-qwen3-4b-2507-q80-r9700-vulkan-16k-np16-batched",
+        # batch 74 (kv-accuracy round 69, task ellm47; read after its first sight, llm_first_sight.json batches["74"]
+        # scored at 6fbe416a, commit 04bd9aeb): every row read before any change; changes it leads to say "batch 74,
+        # after first sight"
+        "ollama-mi25build-qwen25-7b-q4km-mi25-rocm-4k-full",
+        "ollama-mi25build-deepseek-r1-14b-q4km-mi25-rocm-4k-full",
+        "ollama-mi25build-gptoss-20b-mxfp4-mi25-rocm-4k-full",
+        "ollama-vegahbmx-phi4-mini-q4km-rxvega-vulkan-4k-numgpu1",
+        "ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-full-segv",
+        "ollama-vegahbmx-qwen35-2b-q80-rxvega-gfx900-rocm-4k-numgpu2",
+        "ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-numgpu1-segv",
+        "llamacpp-apollo-deepseek-r1-14b-q4km-9070xt-hip-4k-np4-ngl48-hsacrash",
         )

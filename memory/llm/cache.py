@@ -133,6 +133,12 @@ OLLAMA_ESTIMATE_BYTES = {"q8_0": 1.0, "q4_0": 0.5}
 # numParallel x 4096 + batch cells whatever its 128-token window, a full layer at num_ctx x numParallel
 # (gpt-oss:20b at num_ctx 8192: 12 x 8192 + 12 x 4608 cells x 2 KiB = 300.0 MiB, ollama/ollama#11711)
 OLLAMA_GPTOSS_SWA = 4096
+# From 0.11.11 Ollama prints its own engine's allocation (runtimes/ollama MEASURED_LAYOUT[0]), and gpt-oss's sliding
+# layers are kvcache.NewSWAMemCache(128, 4096): kvcache/causal.go Init's rule (OLLAMA_SWA_MEMORY's), the whole num_ctx
+# when the 4096 cells are not fewer than num_ctx ("if int(c.swaMemorySize) >= capacity { c.swaMemorySize =
+# math.MaxInt32 }"; gpt-oss:20b at num_ctx 4096 on Ollama 0.18.2: 'kv cache' 192.0 MiB = 24 x 4096 cells x 2 KiB,
+# batch 74, after first sight). Below num_ctx 4096 the estimate and the runner differ only there.
+OLLAMA_GPTOSS_RUNNER = (0, 11, 11)
 # mllama (llama3.2-vision) in Ollama's estimate (fs/ggml GraphSize, case "mllama", 0.4 through 0.11): a
 # cross-attention layer caches the image's 1601 vision tokens x 4 tiles in fp32, whatever num_ctx; the other layers
 # num_ctx x parallel cells at 2 bytes (llama3.2-vision:11b at num_ctx 2048: 32 x 2048 x 4 KiB + 8 x 6404 x 8 KiB =
@@ -237,6 +243,8 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         if spec.arch in GPTOSS_ARCHS and not swa_full:
             swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH
         mem = OLLAMA_SWA_MEMORY.get(spec.arch)
+        if spec.arch in GPTOSS_ARCHS and version is not None and version >= OLLAMA_GPTOSS_RUNNER:
+            mem = OLLAMA_GPTOSS_SWA
         if mem and not swa_full:
             mem = max(mem, win + 1) if parallel > 1 else mem
             swa_cells = cells if mem >= ctx else parallel * mem + OLLAMA_BATCH

@@ -92,6 +92,12 @@ OLLAMA_LIBRARY = {
     # (deepseek-coder:33b prints general.name deepseek-ai, 62 blocks, 56 heads, 8 KV heads, n_ff 19200: the
     # DeepSeek-Coder-33B description; 6.7b-instruct-q5_K_M 32 blocks, 32 heads = 32 KV heads, n_ff 11008: 6.7B's). Which size 'latest' is was not read, so a tag must name one. Not deepseek-coder-v2
     "deepseek-coder": ("DeepSeek-Coder-{size}", None),
+    # phi4-mini (February 2025): one size, 3.8b (the default), microsoft/Phi-4-mini-instruct (built in from its
+    # config.json, Phi-4-mini) in the K-quant default: Ollama 0.17.4 loading phi4-mini:latest prints general.name
+    # 'Phi 4 Mini Instruct', arch phi3, 32 layers, 8 KV heads, 'file type = Q4_K - Medium', 'file size = 2.31 GiB
+    # (5.18 BPW)' (AETS-MAGI/vega-hbmx run_20260308_212345, batch 74): a build without the F16 attn_qkv of
+    # OLLAMA_QKV_F16_LIBRARIES. Not phi4 (14b) and not phi4-mini-reasoning (another library)
+    "phi4-mini": ("Phi-4-mini", "3.8b"),
 }
 # libraries whose tags name different models by a variant word after the size, with no model read for the rest: the
 # variants read. ollama.com/library/llava: LLaVA 1.6 on Vicuna (7b, 13b) and Hermes-Yi (34b), and the
@@ -111,7 +117,7 @@ OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B",
 # qwen3-coder:480b); qwen3-coder:4b is not Qwen3-4B
 # phi3: mini (3.8b, also tagged 'instruct') is built in; its medium (14b) tags are not, and are refused rather than
 # read as the mini
-OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b"), "phi3": ("mini", "3.8b", "instruct")}
+OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b"), "phi3": ("mini", "3.8b", "instruct"), "phi4-mini": ("3.8b",)}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")
