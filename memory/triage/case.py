@@ -36,6 +36,8 @@ SIMPLE += ("metal.max_buffer",)       # (round 69) Metal validation's per-buffer
 SIMPLE += ("wsl.make_resident", "cuda.vmm_not_ready", "hami.oom")     # (round 72) WSL2 residency, CUDA VMM, HAMi's vGPU limit
 SIMPLE += ("npu.rknn", "lmcache.pool", "cuda.invalid_arg")     # (round 74) Rockchip's NPU, LMCache's pool, CUDA invalid argument
 SIMPLE += ("npu.cann_malloc",)     # (round 84) CANN's rtMalloc refusal on an Ascend NPU: one request, no card figures
+SIMPLE += ("webgpu.max_buffer",)     # (round 86) WebGPU's per-buffer and per-binding caps: one request and the cap
+SIMPLE += ("mps.int_max_dims",)     # (round 86) MPSGraph's cap on a tensor's dimensions: no figures
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

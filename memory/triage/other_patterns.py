@@ -205,6 +205,10 @@ TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d{1,20}),
                          r"|\bNo valid triton configs\b[^\n]{0,300}?\bRequired: (\d{1,20}), Hardware limit: ?(\d{1,20})")
 # MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free
 MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
+# (round 86) MPSGraph (PyTorch's MPS backend compiles its ops into MPSGraph) refusing a tensor whose dimensions pass a signed
+# 32-bit count: "MPSGraph does not support tensor dims larger than INT_MAX". A cap of the platform on one tensor, whatever
+# memory is free (R5): a VAE decode's whole-frame self-attention at a large resolution, an SDPA at a long length
+MPSGRAPH_INT_MAX = re.compile(r"\bMPSGraph does not support tensor dims larger than INT_MAX\b")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
 # the driver refuses it whatever is free
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")

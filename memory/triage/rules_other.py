@@ -308,6 +308,18 @@ OTHER = [
       + " could not be allocated: the request is the builder's workspace pool, a setting; set it below the card's free memory "
         "(IBuilderConfig::setMemoryPoolLimit, trtexec --memPoolSize=workspace:N, DeepStream's workspace-size); the build "
         "goes on with other tactics"),
+    # (round 86) WebGPU's validation refused one buffer or binding over the adapter's cap (native_runtimes.WEBGPU_MAX_BUFFER):
+    # a per-buffer cap of the platform (R5), not the device's memory running out
+    R("other", 8.0, kind("webgpu.max_buffer"),
+      "WebGPU refused one buffer of {n[requested]:b} over this adapter's per-buffer cap of {n[max_allowed]:b} "
+      "(maxBufferSize or maxStorageBufferBindingSize): a cap set by the adapter, not the device's memory running out; "
+      "request the adapter's own limit when creating the device, split the buffer, or use a backend without the cap (wasm, cpu)"),
+    # (round 86) MPSGraph refused a tensor whose dimensions pass INT_MAX (other_patterns.MPSGRAPH_INT_MAX): a cap of the
+    # platform on one tensor, whatever memory is free (R5)
+    R("other", 6.0, kind("mps.int_max_dims"),
+      "MPSGraph does not support a tensor whose dimensions pass INT_MAX (2**31 - 1): a cap of Apple's MPS on one tensor, "
+      "not the Mac's memory running out; split the work so no one tensor is that large (a tiled VAE decode, a smaller "
+      "resolution or length), or run that step on the CPU"),
     # (round 64) TensorFlow.js's WebGL backend refused a texture over the browser's/GPU's MAX_TEXTURE_SIZE (native_runtimes.
     # TFJS_TEXTURE): a per-texture cap of the platform (R5), in texels, not memory running out
     R("other", 6.0, kind("tfjs.texture_size"),

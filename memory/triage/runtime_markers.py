@@ -95,8 +95,10 @@ RUNTIME_MARKERS = (
     ("exla", ("(exla ",), r"\(exla \d{1,4}\.\d{1,4}\.\d{1,4}[\w.+-]{0,24}\) "),
     # (round 63) TensorFlow Lite: its own names, and its Neuron delegate's check (MediaTek NeuroPilot: "Neuron returned error
     # NEURON_BAD_STATE at line N while ...", the NNAPI delegate's RETURN_TFLITE_ERROR_IF_NN_ERROR wording)
-    ("tflite", ("tflite", "TfLite", "TFLite", "Neuron returned error"),
-     r"\btflite\b|\bTfLite\w|\bTFLite\b|\bNeuron returned error [A-Z_]{1,40} at line \d"),
+    # (round 86) and LiteRT-LM's (LiteRT is TensorFlow Lite renamed): its Kotlin/Java package and classes
+    # ("com.google.ai.edge.litertlm.LiteRtLmJniException")
+    ("tflite", ("tflite", "TfLite", "TFLite", "Neuron returned error", "litertlm", "LiteRtLm"),
+     r"\btflite\b|\bTfLite\w|\bTFLite\b|\bNeuron returned error [A-Z_]{1,40} at line \d|\bai\.edge\.litertlm\b|\bLiteRtLm[A-Z]\w"),
     # (round 65) llama.cpp's --mlock on Windows (src/llama-mmap.cpp llama_mlock::raw_lock, LLAMA_LOG_WARN): "warning: failed to
     # VirtualLock 17825792-byte buffer (after previously locking 1407303680 bytes): The paging file is too small ...": the
     # paging-file refusal that follows is llama.cpp's (llama-cpp-python, koboldcpp), not PyTorch's

@@ -102,6 +102,13 @@ _ADDED_WORDS = (
     # XLA's rematerialization warning quoted without its byte counts and "by rematerialization" ("Can't reduce memory use below
     # N; only reduced to M", xla_runtimes.XLA_REMAT, round 85)
     ("W", "reduce memory use below"),
+    # WebGPU's validation refusing one buffer over the adapter's caps ("Buffer size (N) exceeds the max buffer size limit (M)",
+    # "Binding size (N) of [...] is larger than the maximum storage buffer binding size (M)", native_runtimes.WEBGPU_MAX_BUFFER,
+    # round 86): no memory word in either
+    ("KW", "max buffer size limit", "buffer binding size"),
+    # MPSGraph's cap on a tensor's dimensions ("MPSGraph does not support tensor dims larger than INT_MAX",
+    # other_patterns.MPSGRAPH_INT_MAX, round 86): no memory word in it
+    ("KW", "larger than INT_MAX"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -151,6 +158,8 @@ ANCHORS += (b"RKNN_ERR_MALLOC_FAIL", b"CUDA error: invalid argument")   # (round
 ANCHORS += (b"VRAM pre-flight", b"VRAM preflight")   # an application's VRAM pre-flight refusal (round 71): no memory word
 ANCHORS += (b"cpu_buffer_type_alloc_buffer: failed",)   # (round 83) the CPU backend's ggml line cut after "failed": no memory word
 ANCHORS += (b"No valid triton configs",)   # (round 85) Inductor's autotuner quoted without Triton's "out of resource: shared memory"
+ANCHORS += (b"max buffer size limit", b"buffer binding size")   # (round 86) WebGPU's per-buffer caps: no memory word
+ANCHORS += (b"larger than INT_MAX",)   # (round 86) MPSGraph's dims cap: no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
