@@ -512,18 +512,6 @@ WEBGPU_MAX_BUFFER = re.compile(r"\bBuffer size \((\d{1,20})\) exceeds the max bu
                                r"|\bBinding size \((\d{1,20})\) of \[[^\]\n]{0,200}\] is larger than the maximum (?:storage|uniform) "
                                r"buffer binding size \((\d{1,20})\)")
 
-
-def webgpu_max_buffer(line):
-    if "max buffer size limit" not in line and "buffer binding size" not in line:
-        return None
-    m = WEBGPU_MAX_BUFFER.search(line)
-    if not m:
-        return None
-    return {"kind": "webgpu.max_buffer", "device_kind": "webgpu", "runtime": "webgpu", "complete": True,
-            "numbers": {"requested": int(m.group(1) or m.group(3)), "max_allowed": int(m.group(2) or m.group(4))}}
-
-
-webgpu_max_buffer.needed = ("max buffer size limit", "buffer binding size")
 WEBGPU_DEVICE_BY_OS = {"linux": "vulkan", "darwin": "metal"}
 
 # (round 74) Rockchip's NPU runtimes, RKNN (rknn-toolkit2's librknnrt, rknn-toolkit-lite) and RKLLM (rknn-llm's runtime, whose

@@ -29,7 +29,7 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
                               spark_device_alloc as _spark_device_alloc, mlc_insufficient as _mlc_insufficient,
                               hip_vmm as _hip_vmm, jvm_heap as _jvm_heap, apusys_alloc as _apusys_alloc, dataloader_shm as _dataloader_shm, CANN_RTMALLOC as _CANN_RTMALLOC,
                               tfjs_texture as _tfjs_texture, mnn_acquire as _mnn_acquire, js_array_buffer as _js_array_buffer,
-                              webgpu_lost as _webgpu_lost, webgpu_max_buffer as _webgpu_max_buffer, rknn_alloc as _rknn_alloc, lmcache_alloc as _lmcache_alloc,
+                              webgpu_lost as _webgpu_lost, WEBGPU_MAX_BUFFER as _WEBGPU_MAX_BUFFER, rknn_alloc as _rknn_alloc, lmcache_alloc as _lmcache_alloc,
                               cuda_invalid_arg as _cuda_invalid_arg)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
@@ -333,7 +333,10 @@ RECOGNISERS = [
     _hip_vmm, _jvm_heap, _apusys_alloc, _dataloader_shm,   # ggml's HIP VMM pool, the JVM's heap, MediaTek's APUSys, a DataLoader worker's SIGBUS (round 63)
     _tfjs_texture,      # TensorFlow.js's WebGL texture-size cap (round 64)
     _mnn_acquire, _js_array_buffer, _webgpu_lost,     # MNN's acquire check, V8's ArrayBuffer refusal, WebGPU's device loss (round 67)
-    _webgpu_max_buffer,     # WebGPU's per-buffer and per-binding caps (round 86)
+    # WebGPU's per-buffer and per-binding caps (round 86)
+    _simple(_WEBGPU_MAX_BUFFER, "webgpu.max_buffer", "webgpu", "webgpu",
+            lambda m: {"requested": int(m.group(1) or m.group(3)), "max_allowed": int(m.group(2) or m.group(4))},
+            keys=("max buffer size limit", "buffer binding size")),
     _rknn_alloc, _lmcache_alloc, _cuda_invalid_arg,   # Rockchip's NPU runtimes, LMCache's pool, PyTorch's CUDA invalid argument (round 74)
     # CANN's graph engine refusing an Ascend NPU allocation (round 84)
     _simple(_CANN_RTMALLOC, "npu.cann_malloc", "npu", None, lambda m: {"requested": int(m.group(1))}, keys=("rtMalloc fail",)),
