@@ -3,7 +3,7 @@ Llama's one KV cache group. Figures worked by hand in the comments, from the dra
 (benchmarks/data/drafters/) and the run's printed lines, not taken from kv."""
 from pathlib import Path
 
-from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm import cache, kv as llm
 from gpu_garden.memory.llm.runtimes import vllm_drafter as VD
 from gpu_garden.memory.units import GiB
 
@@ -67,3 +67,23 @@ def test_joins_target_group_only_for_the_same_spec():
     # a hybrid target (Qwen3.6-35B-A3B's DeltaNet and full layers) keeps the DFlash drafter a kind of its own
     qwen = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
     assert not VD.joins_target_group(qwen, VD.read_drafter("dflash", DFLASH))
+
+
+# --- Ollama: gpt-oss's runner rule folded into cache.OLLAMA_SWA_MEMORY (behaviour-preserving) --------------------------
+# Each architecture's row is (SWA memory in cells, the first version that takes it): Gemma 4 every version, gpt-oss from
+# 0.11.11 (round 69's OLLAMA_GPTOSS_RUNNER). gpt-oss:20b at num_ctx 4096, one sequence: the estimate's 4096 + 512 = 4608
+# sliding cells before 0.11.11 or with no version (12 full x 4096 + 12 sliding x 4608 cells x 2 KiB = 204.0 MiB), the
+# runner's whole num_ctx from 0.11.11 (24 x 4096 x 2 KiB = 192.0 MiB). Gemma 4 at 32768: 4096 + 512 = 4608 cells at
+# any version. Breaking it: the table's old int values fail the first test (checked).
+def test_swa_memory_table_carries_each_architectures_version_gate():
+    assert cache.OLLAMA_SWA_MEMORY["gemma4"] == (4096, None)
+    assert cache.OLLAMA_SWA_MEMORY["gpt_oss"] == cache.OLLAMA_SWA_MEMORY["gpt-oss"] == (4096, (0, 11, 11))
+
+
+def test_gptoss_sliding_cells_by_version_unchanged():
+    s = llm.describe(model="openai/gpt-oss-20b")
+    got = {v: cache.kv_cache(s, 4096, 1, "f16", "ollama", version=v) for v in (None, (0, 11, 10), (0, 11, 11))}
+    assert [got[v]["sliding_cells"] for v in got] == [4608, 4608, 4096]
+    assert [got[v]["total"] / (1 << 20) for v in got] == [204.0, 204.0, 192.0]
+    g = llm.describe(model="google/gemma-4-31B-it")
+    assert cache.kv_cache(g, 32768, 1, "f16", "ollama", version=None)["sliding_cells"] == 4608
