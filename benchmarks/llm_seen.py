@@ -566,4 +566,21 @@ SEEN = SEEN_BATCHES_1_32 + (
         "ollama-vegahbmx-qwen35-2b-q80-rxvega-gfx900-rocm-4k-numgpu2",
         "ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-numgpu1-segv",
         "llamacpp-apollo-deepseek-r1-14b-q4km-9070xt-hip-4k-np4-ngl48-hsacrash",
+        # batch 75 (kv-accuracy round 70, task ellm48; read after its first sight, llm_first_sight.json batches["75"]
+        # scored at 0eec1477, commit 32bbcce7): every row read before any change; changes it leads to say "batch 75,
+        # after first sight"
+        "vllm-manojspec-llama3-8b-fp16-a100-80g-4k-u080",
+        "vllm-manojspec-llama3-8b-gptq4-eagle5-a100-80g-4k-u080",
+        "vllm-manojspec-llama31-8b-fp16-fp8kv-eagle3x5-a100-80g-8k-u085",
+        "vllm-manojspec-llama31-8b-awq4-fp8kv-eagle3x5-a100-80g-8k-u085",
+        "vllm-manojspec-llama31-8b-awq4-fp8kv-a100-80g-8k-u085",
+        "vllm-manojspec-llama31-8b-fp16-fp8kv-a100-40g-8k-u085",
+        "vllm-manojspec-llama31-8b-awq4-a100-40g-8k-u085",
+        "vllm-manojspec-llama31-8b-fp16-fp8kv-eagle3x5-a100-40g-8k-u085",
+        "vllm-manojspec-llama31-8b-fp16-eagle3x5-a100-40g-8k-u085-mnbt8192",
+        "vllm-manojspec-llama31-8b-fp16-eagle3x5-a100-40g-8k-u085-eager-mnbt8192",
+        "vllm-manojspec-llama31-8b-fp16-eagle3x5-a100-40g-8k-u085-mnbt8192-dev1377",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u090-default",
+        "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u090-noprefix",
+        "vllm-buccaneer-qwen25-7b-3090-8k-u090-baseline",
         )

@@ -134,8 +134,8 @@ OLLAMA_ESTIMATE_BYTES = {"q8_0": 1.0, "q4_0": 0.5}
 # (gpt-oss:20b at num_ctx 8192: 12 x 8192 + 12 x 4608 cells x 2 KiB = 300.0 MiB, ollama/ollama#11711)
 OLLAMA_GPTOSS_SWA = 4096
 # From 0.11.11 Ollama prints its own engine's allocation (runtimes/ollama MEASURED_LAYOUT[0]), and gpt-oss's sliding
-# layers are kvcache.NewSWAMemCache(128, 4096): kvcache/causal.go Init's rule (OLLAMA_SWA_MEMORY's), the whole num_ctx
-# when the 4096 cells are not fewer than num_ctx ("if int(c.swaMemorySize) >= capacity { c.swaMemorySize =
+# layers are kvcache.NewSWAMemCache(128, 4096): kvcache/causal.go Init's rule (OLLAMA_SWA_MEMORY's row), the whole
+# num_ctx when the 4096 cells are not fewer than num_ctx ("if int(c.swaMemorySize) >= capacity { c.swaMemorySize =
 # math.MaxInt32 }"; gpt-oss:20b at num_ctx 4096 on Ollama 0.18.2: 'kv cache' 192.0 MiB = 24 x 4096 cells x 2 KiB,
 # batch 74, after first sight). Below num_ctx 4096 the estimate and the runner differ only there.
 OLLAMA_GPTOSS_RUNNER = (0, 11, 11)
@@ -149,8 +149,11 @@ GPTOSS_ARCHS = ("gpt_oss", "gpt-oss")
 # Gemma 4 in Ollama's own engine (0.20 on; model/models/gemma4: kvcache.NewSWAMemCache(sliding_window, 4096)):
 # kvcache/causal.go Init keeps parallel x max(4096, window + 1 when parallel > 1) + one batch of cells in each sliding
 # layer, or the whole num_ctx x parallel when the memory is not smaller than num_ctx (ollama#15388, num_ctx 32768:
-# 25 sliding layers of 37748736 bytes = 4608 cells x 8 KiB)
-OLLAMA_SWA_MEMORY = {"gemma4": 4096, "gemma4_text": 4096}
+# 25 sliding layers of 37748736 bytes = 4608 cells x 8 KiB); gpt-oss the same from OLLAMA_GPTOSS_RUNNER, its
+# NewSWAMemCache(128, OLLAMA_GPTOSS_SWA). Each architecture: (the SWA memory in cells, the first version that takes
+# it; None: every version kv reads, an unknown version included)
+OLLAMA_SWA_MEMORY = {"gemma4": (4096, None), "gemma4_text": (4096, None),
+                     **{arch: (OLLAMA_GPTOSS_SWA, OLLAMA_GPTOSS_RUNNER) for arch in GPTOSS_ARCHS}}
 
 
 # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5) in vLLM, two caches a layer:
@@ -242,9 +245,9 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         swa_cells = min(cells, win * parallel + OLLAMA_BATCH) if honoured else cells
         if spec.arch in GPTOSS_ARCHS and not swa_full:
             swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH
-        mem = OLLAMA_SWA_MEMORY.get(spec.arch)
-        if spec.arch in GPTOSS_ARCHS and version is not None and version >= OLLAMA_GPTOSS_RUNNER:
-            mem = OLLAMA_GPTOSS_SWA
+        mem, since = OLLAMA_SWA_MEMORY.get(spec.arch, (None, None))
+        if since is not None and (version is None or version < since):
+            mem = None  # the estimate's pricing before the runner's own allocation is printed (gpt-oss before 0.11.11)
         if mem and not swa_full:
             mem = max(mem, win + 1) if parallel > 1 else mem
             swa_cells = cells if mem >= ctx else parallel * mem + OLLAMA_BATCH

@@ -363,7 +363,9 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
             and not at_least(v, *CHUNKED_HYBRID_OFF[1])):
         hybrid = False
     layout = mla_layout(spec, s)
-    drafter = s.get("draft_layers", 0)  # a speculative drafter's layers share the pool (vllm_loader.mtp_drafter)
+    # a speculative drafter's layers share the pool (vllm_loader.mtp_drafter; an EAGLE head with the target's cache
+    # spec, vllm_drafter.joins_target_group)
+    drafter = s.get("draft_layers", 0)
     kv_spec = with_draft_layers(spec, drafter)
     need = kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
                     mla_cache=layout)

@@ -2,7 +2,8 @@
 "num_speculative_tokens": N}'. The drafter is a model of its own: vLLM loads its weights with the target's ("Model
 loading took" counts both: jethac/dgx-spark-hijinks prints "Loading drafter model..." before it) and gives its attention
 layers KV cache specs next to the target's, so they take pages of the same pool as a kind of their own (cache.DRAFT,
-cache.vllm_layout). What is read of the drafter comes from its config.json, given as the "model" path; nothing is
+cache.vllm_layout), or, where their spec is the target's and the target's layers are all alike, as more layers of its
+one group (joins_target_group). What is read of the drafter comes from its config.json, given as the "model" path; nothing is
 guessed from a repo id.
 
 One row per method vLLM names (config/speculative.py); a method without a row is refused with the reason."""
@@ -14,6 +15,7 @@ from .. import files
 from ..spec import _quant_bits, _quant_group, _quant_name, _quant_sym
 from ..weights import linear_bits, skip_matcher
 from .vllm_loader import check_quant_width
+from ..cache import FULL
 
 # the methods whose drafter kv sizes, and what each keeps of its own (vllm/model_executor/models/qwen3_dflash.py:
 # DFlashQwen3Model's Qwen3-style decoder layers, an fc = ReplicatedLinear(len(target_layer_ids) x hidden -> hidden) on
@@ -177,6 +179,20 @@ def weight_bytes(g: dict, tp: int) -> int:
     return int(layers / tp + g["fc_in"] * d * g["fc_bits"] / 8 + head)
 
 
+def joins_target_group(spec, g: dict) -> bool:
+    """True where the drafter's attention layers have the target's cache spec and the target's layers are all full
+    attention of one shape (a dense Llama under an EAGLE / EAGLE-3 head): vLLM's get_kv_cache_groups then finds the
+    spec uniform over every layer, the drafter's included (kv_cache_utils is_kv_cache_spec_uniform ->
+    _get_kv_cache_groups_uniform_spec), so they share one group and its blocks of 16 tokens: the pool is the target's
+    with the drafter's layers added (cache.with_draft_layers), not a kind of their own (cache.DRAFT). manojarulmurugan's
+    0.24.0 EAGLE run of Llama-3-8B GPTQ prints 448,064 tokens = 28,004 blocks of 33 layers x 16 x 4096 bytes for
+    56.41 GiB (from 56.405); one-layer groups give 448,067 at 56.405 and 448,107 at 56.41, no whole block."""
+    same = lambda xs: xs is None or len(set(map(str, xs))) <= 1  # noqa: E731
+    return (not g["window"] and not spec.mla and not spec.linear_state and set(spec.layer_kinds) == {FULL}
+            and same(spec.layer_kv_elems) and same(spec.layer_kv_heads) and g["kv_heads_total"] == spec.n_kv_heads
+            and g["head_dim"] == spec.head_dim_k == spec.head_dim_v and not spec.sliding_window)
+
+
 def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
     """roles with the drafter's weights added, s with its layers for the pool (s["drafter"]) and its speculative tokens
     (s["spec_tokens"]: a state page more a request each, a wider DeltaNet conv state, as for MTP)."""
@@ -185,11 +201,16 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
         raise UserError(f"the drafter's hidden_size {g['hidden']} is not {spec.name}'s {spec.hidden}: it drafts for "
                         "another model")
     w = weight_bytes(g, tp)
-    s.update(drafter=drafter_for_rank(g, tp), spec_tokens=parsed["tokens"])
+    same = joins_target_group(spec, g)
+    if same:  # one KV cache group of the target's and the drafter's layers (joins_target_group)
+        s.update(draft_layers=g["layers"], spec_tokens=parsed["tokens"])
+    else:
+        s.update(drafter=drafter_for_rank(g, tp), spec_tokens=parsed["tokens"])
     kind = f"sliding ({g['window']}-token window)" if g["window"] else "full"
     notes.append(f"{g['arch']} drafter ({parsed['tokens']} speculative tokens, {g['path']}): {fmt_bytes(w)} of its "
                  f"weights on each GPU ({g['format']}; token table{'' if g['head'] else ' and head'} the target's), its "
-                 f"{g['layers']} {kind} attention layers a kind of their own in the KV pool"
+                 f"{g['layers']} {kind} attention layers "
+                 + ("in the target's one KV cache group (the same cache spec)" if same else "a kind of their own in the KV pool")
                  + ("; DFlash2's convolutions and candidate selector are not counted" if parsed["method"] == "dflash"
                     else (f"; its own {g['head']}-row head counted" if g["head"] else "")))
     if parsed.get("others"):
