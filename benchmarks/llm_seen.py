@@ -583,4 +583,19 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u090-default",
         "vllm-lifenyan-qwen25-7b-gptq-int4-4090-32k-u090-noprefix",
         "vllm-buccaneer-qwen25-7b-3090-8k-u090-baseline",
+        # batch 76 (kv-accuracy round 71, task ellm49; read after its first sight, llm_first_sight.json batches["76"]
+        # scored at 1ee248a3, commit b2ee3686): every row read before any change; changes it leads to say "batch 76,
+        # after first sight"
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-132k-np1-f16",
+        "llamacpp-hogeheer-qwen3next-80b-a3b-udq4kxl-8060s-vulkan-34k-np1-f16",
+        "llamacpp-hogeheer-qwen3next-80b-a3b-udq4kxl-8060s-vulkan-67k-np1-f16",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-67k-np1-f16",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-67k-np1-q4kv",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-34k-np1-q8kv",
+        "llamacpp-hogeheer-qwen3coder-30b-a3b-udq4kxl-8060s-vulkan-4k-np1",
+        "llamacpp-hogeheer-qwen3coder-30b-a3b-udq4kxl-8060s-vulkan-64k-np16",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-4k-np1",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-16k-np4",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-rocm-lemonade-4k-np1",
+        "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-rocm-lemonade-64k-np16",
         )

@@ -356,6 +356,34 @@ def offloads_output(s, rows: int) -> bool:
 MASK_FLASH_BYTES = 4 + 2
 
 
+# The f32 mask's GPU copy under the logits (kv-accuracy round 71, batch 76). A split input is copied into the GPU's
+# compute buffer at the start of its split (ggml-backend.cpp ggml_backend_sched_split_graph: "create a copy of the input
+# in the split's backend", the copy a node of graph_copy allocated before the split's own nodes) and freed once its one
+# consumer, the f16 cast, is allocated (ggml-alloc.c: a tensor is freed when its last child is; only OUTPUT tensors are
+# kept). The freed region is a hole at the bottom of the buffer: ggml_dyn_tallocr hands a tensor the best-fitting free
+# block, and a whole ubatch's logits, the graph's largest tensor, fit in no hole, so they go above it while smaller
+# tensors still live in it. qwen35moe (Qwen3.5/3.6 MoE) under Vulkan prints exactly that, the logits on top of n_kv x
+# n_ubatch x 4 bytes: hogeheer499-commits/strix-halo-guide's b9010 Vulkan logs of Qwen3.6-35B-A3B (UD-Q4_K_M, -ub 512,
+# np 1) print 563.78 MiB at 34048 cells and 627.78 at 66816 (q8_0 and q4_0 caches), 576.52 / 640.52 / 768.52 at 34048
+# / 66816 / 132352 (f16): 64.00 MiB a 32768 cells and 128.00 a 65536, 4 bytes x 512 rows a cell, over 489.00 MiB of
+# logits (512 x 248320 f32 + the 512 x 2048 normed input); 498 at 4096 cells (489 + 8). Which tensors sit in the hole
+# is the allocator's walk over the graph, not read: the same build prints Qwen3-Next-80B-A3B (qwen3next) at 308.75 MiB
+# at 34048 and 66816 cells (its logits + 8, no mask), Qwen2.5-7B on a GTX 1660 SUPER at its logits (304.0, a 4 MiB
+# mask), and CUDA / ROCm builds print Qwen3.5/3.6-35B-A3B near their logits at 64k and 262k (493, 804.02): only
+# qwen35moe on a Vulkan device (VULKAN_GPU) takes it, and only with the whole ubatch's logits (before OUTPUTS_MAX). A
+# lower bound: the rest of the printed figure (8.28 MiB more with a q8_0 / q4_0 cache, 21.02 with f16, at 34k-132k; 557.02
+# at -np 16 x 4096) is not modelled.
+MASK_F32_BYTES = 4
+MASK_UNDER_LOGITS_ARCHS = ("qwen3_5_moe",)
+
+
+def mask_under_logits(spec, s, outs) -> bool:
+    """Does the reserve's peak hold the logits above the f32 mask copy's region (qwen35moe on Vulkan, whole-ubatch
+    logits)?"""
+    return (outs is None and spec.arch.startswith(MASK_UNDER_LOGITS_ARCHS)
+            and bool(VULKAN_GPU.search(str(s.get("gpu_name") or ""))))
+
+
 def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:
     """Elements of the attention masks of the reserve graph (full layers' and the sliding window's)."""
     kinds = spec.layer_kinds
@@ -397,7 +425,7 @@ def ffn_live_values(spec) -> int:
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0, mask: int = 0, glu: bool = True) -> int:
+                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs); with flash attention, also the
     gated feed-forward's live set (ffn_live_values) beside the mask's f16 cast. logits=False: a GPU of a
@@ -406,10 +434,12 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload).
     mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast.
     glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token (Ollama's own
-    engine, whose graph is not llama.cpp's and was not read)."""
+    engine, whose graph is not llama.cpp's and was not read).
+    under: the logits sit above the f32 mask copy's freed region (mask_under_logits): 4 bytes a mask element more."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
-    logits = 4 * (ubatch * d + rows * V) + out_copy if logits else 0
+    logits = (4 * (ubatch * d + rows * V) + out_copy + (MASK_F32_BYTES * mask if under and flash else 0)
+              if logits else 0)
     if flash:
         ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
                4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
@@ -444,7 +474,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
-                                              mask=mask)
+                                              mask=mask, under=mask_under_logits(spec, s, outs))
                                if ngl > 0 or out_copy else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -470,7 +500,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         for i, dv in enumerate(devs):  # an offloaded output matmul goes to the first GPU (the highest priority)
             copy = out_copy if i == 0 else 0
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
-                                                   outs, copy, mask)
+                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs))
                                     if dv["layers"] or dv["output_layer"] or copy else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + context + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
