@@ -38,6 +38,7 @@ SIMPLE += ("npu.rknn", "lmcache.pool", "cuda.invalid_arg")     # (round 74) Rock
 SIMPLE += ("npu.cann_malloc",)     # (round 84) CANN's rtMalloc refusal on an Ascend NPU: one request, no card figures
 SIMPLE += ("webgpu.max_buffer",)     # (round 86) WebGPU's per-buffer and per-binding caps: one request and the cap
 SIMPLE += ("mps.int_max_dims",)     # (round 86) MPSGraph's cap on a tensor's dimensions: no figures
+SIMPLE += ("nccl.shm",)     # (round 87) NCCL's shared-memory segment in /dev/shm: one request, no card figures
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

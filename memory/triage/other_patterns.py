@@ -209,6 +209,12 @@ MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # 32-bit count: "MPSGraph does not support tensor dims larger than INT_MAX". A cap of the platform on one tensor, whatever
 # memory is free (R5): a VAE decode's whole-frame self-attention at a large resolution, an SDPA at a long length
 MPSGRAPH_INT_MAX = re.compile(r"\bMPSGraph does not support tensor dims larger than INT_MAX\b")
+# (round 87) NCCL creating the shared-memory segment its SHM transport passes data through between ranks (src/misc/shmutils.cc:
+# "Error while creating shared memory segment /dev/shm/nccl-XXXXXX (size N), error: No space left on device (28)"): /dev/shm is
+# a tmpfs in host RAM (64 MB by default in a container), full; read from the segment's path on (a quote wraps the line after
+# "segment"). Other errors (attaching to a segment, another errno) are not a shortage of it
+NCCL_SHM = re.compile(r"(?:\bError while creating shared memory segment |^\s{0,8})/dev/shm/nccl-[\w.-]{1,40} \(size (\d{1,20})\), "
+                      r"error: No space left on device\b")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
 # the driver refuses it whatever is free
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")

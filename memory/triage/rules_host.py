@@ -151,6 +151,13 @@ HOST_RAM = [
       "a DataLoader worker died of a bus error: the shared memory (/dev/shm) its batches pass through ran out (a container's "
       "64 MB default, or system RAM): raise it (docker --shm-size or --ipc=host), or fewer workers (num_workers=0 to see "
       "the real error)"),
+    # (round 87) NCCL could not create the segment its SHM transport uses between ranks (other_patterns.NCCL_SHM): /dev/shm,
+    # RAM-backed, had no space left for it
+    R("host-ram", 8.0, kind("nccl.shm"),
+      "NCCL could not create its shared-memory segment of {req:b} in /dev/shm (no space left on device): /dev/shm is host "
+      "RAM (a container's 64 MB default), full or held by segments a killed run left behind (/dev/shm/nccl-*); give it more "
+      "(docker --shm-size, --ipc=host, a memory-backed emptyDir in Kubernetes), remove stale nccl-* segments, or "
+      "NCCL_SHM_DISABLE=1"),
     # (round 63) the JVM's heap (-Xmx) refused an object, or collections reclaimed almost nothing: the host process's heap
     R("host-ram", 8.0, kind("jvm.heap"),
       lambda x: "the JVM's heap is full (java.lang.OutOfMemoryError: " + (

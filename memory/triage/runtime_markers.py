@@ -24,7 +24,11 @@ RUNTIME_MARKERS = (
     ("mlx", ("mlx", "mflux", "[METAL]", "metal::malloc"),
      r"\[METAL\] Command buffer|metal::malloc|\bmlx(?:_lm|_vlm|_engine|_whisper|_audio)?(?:[\\/]|\.[a-z_])"
      r"|\bmflux(?:[\\/]|\.[a-z_]|-[a-z])"),
-    ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm"), r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm"),
+    # (round 87) and its checkpoint conversion's timing line (the examples' convert_checkpoint.py: "Total time of reading and
+    # converting: N s"; NVIDIA NIM's engine build, build_utils.py: "Total time of reading and converting rank0 checkpoint: N s"),
+    # printed before the engine build whose TensorRT ([TRT]) errors follow
+    ("tensorrt-llm", ("tensorrt_llm", "TensorRT-LLM", "trtllm", "Total time of reading and converting"),
+     r"\btensorrt_llm\b|TensorRT-LLM|\btrtllm|\bTotal time of reading and converting(?: rank\d{1,4} checkpoint)?:"),
     ("mlc-llm", ("mlc_chat", "mlc-chat", "mlc_llm", "mlc-llm"),
      r"\bmlc_chat_cli\b|\bmlc[_-](?:chat|llm)(?:[\\/]|\.[a-z_])"
      r"|\bmlc_llm (?:chat|serve|compile|gen_config|convert_weight|bench|package)\b"),

@@ -109,6 +109,10 @@ _ADDED_WORDS = (
     # MPSGraph's cap on a tensor's dimensions ("MPSGraph does not support tensor dims larger than INT_MAX",
     # other_patterns.MPSGRAPH_INT_MAX, round 86): no memory word in it
     ("KW", "larger than INT_MAX"),
+    # jaxlib's exception with its status code alone ("XlaRuntimeError: RESOURCE_EXHAUSTED", "JaxRuntimeError: ...",
+    # xla_runtimes.XLA, round 87) and NCCL's shared-memory segment in /dev/shm refused ("... /dev/shm/nccl-XXXXXX (size N),
+    # error: No space left on device (28)", other_patterns.NCCL_SHM, round 87): no memory word in either
+    ("KW", "RuntimeError: RESOURCE_EXHAUSTED", "/dev/shm/nccl-"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -160,6 +164,7 @@ ANCHORS += (b"cpu_buffer_type_alloc_buffer: failed",)   # (round 83) the CPU bac
 ANCHORS += (b"No valid triton configs",)   # (round 85) Inductor's autotuner quoted without Triton's "out of resource: shared memory"
 ANCHORS += (b"max buffer size limit", b"buffer binding size")   # (round 86) WebGPU's per-buffer caps: no memory word
 ANCHORS += (b"larger than INT_MAX",)   # (round 86) MPSGraph's dims cap: no memory word
+ANCHORS += (b"RuntimeError: RESOURCE_EXHAUSTED", b"/dev/shm/nccl-")   # (round 87) jaxlib's bare status, NCCL's shm segment: no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

@@ -25,7 +25,12 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   # (round 82) and the size as newer builds print it (tsl's HumanReadableNumBytes, as in the coded form above:
                   # "Out of memory while trying to allocate 16.00GiB.", a ZML program relaying PJRT's status); two decimals,
                   # a binary unit and the full stop, as HumanReadableNumBytes writes them
-                  r"|\bOut of memory while trying to allocate (?:(\d{1,20}) bytes|(\d{1,12}\.\d\d[KMGTPE]iB))\.")
+                  r"|\bOut of memory while trying to allocate (?:(\d{1,20}) bytes|(\d{1,12}\.\d\d[KMGTPE]iB))\."
+                  # (round 87) jaxlib's exception with its status code and nothing after it ("XlaRuntimeError: RESOURCE_EXHAUSTED",
+                  # newer jaxlib's "JaxRuntimeError: RESOURCE_EXHAUSTED"), as a write-up quotes it inline: the status PJRT
+                  # raises when its allocator refuses a buffer, its message (and size) cut. The line's end only: a status
+                  # followed by its message is read by the forms above, or is another refusal (TPU's memory space, IREE's)
+                  r"|\b(?:Xla|Jax)RuntimeError: RESOURCE_EXHAUSTED[.:]?\s*$")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
