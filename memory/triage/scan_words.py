@@ -109,6 +109,14 @@ _ADDED_WORDS = (
     # MPSGraph's cap on a tensor's dimensions ("MPSGraph does not support tensor dims larger than INT_MAX",
     # other_patterns.MPSGRAPH_INT_MAX, round 86): no memory word in it
     ("KW", "larger than INT_MAX"),
+    # ONNX Runtime's arena at its limit ("Available memory of N is smaller than requested bytes of M", other_patterns.ONNX_ARENA_LIMIT,
+    # round 88)
+    ("W", "smaller than requested bytes"),
+    # PaddlePaddle's host allocator ("Fail to alloc memory of N size, error code is 12.", other_patterns.PADDLE_HOST, round 88)
+    ("W", "Fail to alloc memory of"),
+    # Slurm srun's task line ("srun: error: <node>: tasks 0-3: Out Of Memory", other_patterns.KILLED, round 88; the scanner finds it
+    # among the kill words, other_patterns.KILL_TAIL_WORDS)
+    ("W", ": Out Of Memory"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
