@@ -95,7 +95,7 @@ def infer(scan, inc, context: dict) -> dict:
 # (std::terminate prints its what(): a JAX abort), only PyTorch's binding raises it as RuntimeError
 TORCH_XLA_STATUS = "RuntimeError: Bad StatusOr access"
 
-OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddlepaddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
+OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
                         "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn")

@@ -28,6 +28,10 @@ LEVEL_ZERO = re.compile(r"\b(?:UR|ZE|PI)_RESULT_ERROR_OUT_OF_(DEVICE|HOST)_MEMOR
 OLLAMA_LAYOUT = re.compile(r"memory layout cannot be allocated(?: with num_gpu = (\d{1,20}))?")
 # ONNX Runtime's arena (onnxruntime/core/framework/bfc_arena.cc), any execution provider (CUDA, DirectML, CPU)
 ONNX = re.compile(r"Failed to allocate memory for requested buffer of size (\d{1,20})")
+# (round 88) the same arena at its memory limit (gpu_mem_limit, or a CPU arena's cap): BFCArena::Extend's own refusal, raised
+# through AllocateRawInternal, "Available memory of N is smaller than requested bytes of M" (the limit less what the arena
+# already holds, then the request rounded up), bytes both
+ONNX_ARENA_LIMIT = re.compile(r"\bAvailable memory of (\d{1,20}) is smaller than requested bytes of (\d{1,20})")
 # MLX's Metal allocator (mlx/backend/metal/allocator.cpp): one buffer over MTLDevice.maxBufferLength, or more live Metal
 # buffers than the OS allows (a count, 499000 on current macOS, not bytes) (ml-explore/mlx#3327, ollama/ollama#17804); before
 # 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
@@ -40,6 +44,13 @@ MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to alloc
 # safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
 TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d{1,20}) bytes\.|no further information)\))?"
                       r"|Cuda Error in allocate: 2 \(out of memory\)")
+# (round 88) TensorRT's own name for a CUDA runtime error it met (its ErrorCode kCUDA_RUNTIME, printed "Error Code 1: Cuda Runtime
+# (out of memory)" after the logger's "[TRT] [E]" and the allocator's source, quoted also bare): TensorRT's, whatever else
+# the line keeps
+TRT_CUDA_RUNTIME = re.compile(r"\bCuda Runtime \(out of memory\)")
+# (round 88) Isaac Gym's own CUDA check (its carb.gym plugin: "[Error] [carb.gym.plugin] Gym cuda error: out of memory:
+# ../../../source/plugins/carb/gym/impl/Gym/GymPhysX.cpp: 1721"): a CUDA call of the simulator's own, its GPU PhysX buffers
+GYM_CUDA = re.compile(r"\bGym cuda error: out of memory\b")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")
@@ -83,6 +94,12 @@ _PSZ = r"(\d+(?:\.\d+)?[kKMGTP]?B)"
 PADDLE = re.compile(r"Out of memory error on (GPU|XPU|NPU|MLU) (\d{1,20})\. Cannot allocate " + _PSZ + r"(?: CUDA managed)? memory on \w+ \d+, "
                     r"(?:" + _PSZ + r" memory has been allocated(?: and available memory is only " + _PSZ + r")?"
                     r"|available memory is only " + _PSZ + r")")
+# (round 88) PaddlePaddle's host allocators (paddle/phi/core/memory/allocation/cpu_allocator.cc, its pinned twins): posix_memalign
+# refused, "ResourceExhaustedError: Fail to alloc memory of N size, error code is 12.": system RAM, the request in bytes
+PADDLE_HOST = re.compile(r"\bFail to alloc memory of (\d{1,20}) size\b")
+# (round 88) Paddle's own CUDA check (PADDLE_ENFORCE_GPU_SUCCESS: phi::errors::External, "(External) CUDA error(2), out of
+# memory."): a CUDA runtime call refused under Paddle, no sizes
+PADDLE_CUDA = re.compile(r"\(External\) CUDA error\(2\), out of memory\b")
 # CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes (allocated so far:
 # 3,635,267,072 bytes)." with ", limit set to: N bytes" under a pool limit; before CuPy 7 "out of memory to allocate N bytes
 # (total M bytes)", M being what the pool would hold with it (cupy/cupy#2537, cupy/cupy#1912)
@@ -182,6 +199,11 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # from 21.08 on; the older "Detected <n> oom-kill event(s) in step ..." is read by "oom-kill" above): the
                      # job's host-memory limit, quoted also cut after the step's id
                      r"|\bDetected \d{1,9} oom_kill events? in\b"
+                     # (round 88) srun's report of a step's tasks ended by the job's memory cgroup ("srun: error: <node>: tasks 0-3:
+                     # Out Of Memory", Slurm's capitalisation), and Ray's memory monitor killing workers for the node's RAM
+                     # ("(raylet) ... 40 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed ...")
+                     r"|\btasks? \d{1,6}(?:[-,]\d{1,6}){0,20}: Out Of Memory\b"
+                     r"|\b\d{1,9} Workers \(tasks / actors\) killed due to memory pressure \(OOM\)"
                      # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
@@ -190,7 +212,8 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
 # (scan_words.TAIL_WORDS), less the two that other words there already find ("Out of memory: Kill process" holds
 # "ut of memory"; "lowmemorykiller: Kill" is an ERROR_WORD)
 KILL_TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event",
-                   "with signal 9")     # (round 85) TGI's launcher
+                   "with signal 9",     # (round 85) TGI's launcher
+                   ": Out Of Memory")     # (round 88) Slurm srun's task line (Ray's memory monitor holds "illed")
 KILL_WORDS = KILL_TAIL_WORDS + ("Kill process", "lowmemorykiller")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader

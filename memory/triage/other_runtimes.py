@@ -130,7 +130,7 @@ def paddle(line):
     if "device_used" in nums and "free" in nums:
         nums["total"] = nums["device_used"] + nums["free"]
     dev = {"GPU": "cuda", "XPU": "xpu", "NPU": "npu", "MLU": "mlu"}[m.group(1)]
-    return {"kind": "paddle.oom", "device_kind": dev, "device_index": int(m.group(2)), "numbers": nums, "runtime": "paddlepaddle",
+    return {"kind": "paddle.oom", "device_kind": dev, "device_index": int(m.group(2)), "numbers": nums, "runtime": "paddle",
             "complete": True}
 
 

@@ -32,6 +32,9 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
                               tfjs_texture as _tfjs_texture, mnn_acquire as _mnn_acquire, js_array_buffer as _js_array_buffer,
                               webgpu_lost as _webgpu_lost, WEBGPU_MAX_BUFFER as _WEBGPU_MAX_BUFFER, rknn_alloc as _rknn_alloc, lmcache_alloc as _lmcache_alloc,
                               cuda_invalid_arg as _cuda_invalid_arg)
+# (round 88) ONNX Runtime's arena at its limit, PaddlePaddle's host allocator and CUDA check, TensorRT's "Cuda Runtime", Isaac Gym's check
+from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST as _PADDLE_HOST, PADDLE_CUDA as _PADDLE_CUDA,
+                             TRT_CUDA_RUNTIME as _TRT_CUDA_RUNTIME, GYM_CUDA as _GYM_CUDA)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -343,6 +346,15 @@ RECOGNISERS = [
     _rknn_alloc, _lmcache_alloc, _cuda_invalid_arg,   # Rockchip's NPU runtimes, LMCache's pool, PyTorch's CUDA invalid argument (round 74)
     # CANN's graph engine refusing an Ascend NPU allocation (round 84)
     _simple(_CANN_RTMALLOC, "npu.cann_malloc", "npu", None, lambda m: {"requested": int(m.group(1))}, keys=("rtMalloc fail",)),
+    # (round 88) ONNX Runtime's arena at its memory limit (what it had left, the request); PaddlePaddle's host allocator (posix_memalign
+    # refused: ENOMEM, system RAM) and its own CUDA check; TensorRT's "Cuda Runtime" error code (before the CUDA driver row that
+    # reads the same words as any program's); Isaac Gym's CUDA check, a call of the simulator's own (form runtime_call)
+    _simple(_ONNX_ARENA_LIMIT, "onnx.alloc", None, "onnxruntime", lambda m: {"available": int(m.group(1)), "requested": int(m.group(2))},
+            keys=("smaller than requested bytes",)),
+    _simple(_PADDLE_HOST, "os.enomem", "cpu", "paddle", lambda m: {"requested": int(m.group(1))}, keys=("Fail to alloc memory of",)),
+    _simple(_PADDLE_CUDA, "cuda.driver", "cuda", "paddle", keys=("(External) CUDA error",)),
+    _simple(_TRT_CUDA_RUNTIME, "cuda.driver", "cuda", "tensorrt", keys=("Cuda Runtime (",)),
+    _simple(_GYM_CUDA, "cuda.driver", "cuda", "isaacsim", keys=("Gym cuda error",), form="runtime_call"),
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},

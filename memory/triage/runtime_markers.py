@@ -128,6 +128,10 @@ RUNTIME_MARKERS = (
     # the log names SGLang first, keeps SGLang)
     ("vllm", ("lmcache", "LMCache"), r"\bLMCache (?:DEBUG|INFO|WARNING|ERROR)\b|\blmcache\.(?:v1|experimental|integration)\b"
      r"|[\\/]lmcache[\\/](?:v1|experimental|integration)[\\/]"),
+    # (round 88) Clockwork (a multi-tenant DNN inference server on a modified TVM): its own sources' paths in the check that
+    # failed ("  what():  [20:58:09] /home/u/clockwork/src/clockwork/cache.cpp:237: Check failed: e == cudaSuccess ...", TVM's
+    # CUDA_CALL under it)
+    ("clockwork", ("src/clockwork/", "src\\clockwork\\"), r"\bsrc[\\/]clockwork[\\/][\w/\\.-]{1,120}?\.(?:cpp|cc|h):\d"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

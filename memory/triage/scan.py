@@ -48,7 +48,10 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:Error|out of memo
                          # cudaMallocAsync's message broken after its device (a GUI dialog, a narrow terminal)
                          r"Allocation on device \d+\s*$|"
                          # MLX Swift's fatalError wraps metal::malloc's message (ml-explore/mlx-swift ErrorHandler.swift)
-                         r"\[metal::malloc\] Attempting to allocate\s*$")
+                         r"\[metal::malloc\] Attempting to allocate\s*$|"
+                         # (round 88) the TPU runtime's refusal quoted a sentence a line ("Attempting to reserve 19.00G at the bottom
+                         # of memory." / "That was not possible. There are 13.10G free, ..."): its first sentence ends the line
+                         r"\bAttempting to (?:allocate|reserve) \d[\d.]{0,12}[KMGT]?B?(?: at the bottom of memory)?\.\s*$")
 
 
 _SENTENCED = frozenset(("torch.cuda", "torch.hip", "torch.xpu"))

@@ -113,6 +113,14 @@ _ADDED_WORDS = (
     # xla_runtimes.XLA, round 87) and NCCL's shared-memory segment in /dev/shm refused ("... /dev/shm/nccl-XXXXXX (size N),
     # error: No space left on device (28)", other_patterns.NCCL_SHM, round 87): no memory word in either
     ("KW", "RuntimeError: RESOURCE_EXHAUSTED", "/dev/shm/nccl-"),
+    # ONNX Runtime's arena at its limit ("Available memory of N is smaller than requested bytes of M", other_patterns.ONNX_ARENA_LIMIT,
+    # round 88)
+    ("W", "smaller than requested bytes"),
+    # PaddlePaddle's host allocator ("Fail to alloc memory of N size, error code is 12.", other_patterns.PADDLE_HOST, round 88)
+    ("W", "Fail to alloc memory of"),
+    # Slurm srun's task line ("srun: error: <node>: tasks 0-3: Out Of Memory", other_patterns.KILLED, round 88; the scanner finds it
+    # among the kill words, other_patterns.KILL_TAIL_WORDS)
+    ("W", ": Out Of Memory"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

@@ -86,7 +86,7 @@ def test_paddle_sizes_are_binary_and_read(text, numbers):
     """string::HumanReadableSize divides by 1024 and labels "MB": 400.000244MB is 400 MiB."""
     res, ev = _ev(text)
     assert ev["numbers"] == numbers
-    assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["device_index"]) == ("paddle.oom", "paddlepaddle", "cuda", 0)
+    assert (ev["kind"], ev["runtime"], ev["device_kind"], ev["device_index"]) == ("paddle.oom", "paddle", "cuda", 0)
     assert res["cause"] == "activations"
     assert ev["guide"]["id"] == "paddlepaddle"
 
