@@ -3,8 +3,9 @@
 # and the untiled VAE decode peaks under inference mode.
 #
 #   here:   COMFYUI_DIR=/path/to/ComfyUI bash benchmarks/gpu_checks.sh prepare   # ComfyUI + 2 wheels into build/gg_gpu
-#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks]   (default: all but peaks; carry
-#           build/gg_gpu; logs go to $OUT, default benchmarks/results/gpu_logs)
+#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks]   (default: all but peaks, in that
+#           order; named checks run in the order named; carry build/gg_gpu; logs go to $OUT, default
+#           benchmarks/results/gpu_logs; TRACE_S, PEAKS_S, FIT_S override those checks' timeouts)
 #   here:   python scripts/gpu_results_from_logs.py                         # tables -> benchmarks/results/gpu_*.json
 #
 # The device machine has torch but neither ComfyUI nor torchsde/trampoline nor PyAV: ComfyUI travels as a copy,
@@ -24,7 +25,6 @@ fi
 shift
 CHECKS=" ${*:-probe trace unload fit} "
 for c in $CHECKS; do case $c in probe|trace|unload|fit|peaks) ;; *) echo "unknown check: $c" >&2; exit 2;; esac; done
-want() { case "$CHECKS" in *" $1 "*) return 0;; esac; return 1; }
 # Fit to Card alone may take longer; every timeout together stays well under the device's 600 s a command
 if [ "$CHECKS" = " fit " ] || [ "$CHECKS" = " fit peaks " ]; then FIT_S=${FIT_S:-360}; else FIT_S=${FIT_S:-200}; fi
 OUT=${OUT:-benchmarks/results/gpu_logs}; mkdir -p "$OUT"
@@ -35,15 +35,17 @@ quiet() { grep -v "^WARNING\|comfy_kitchen"; }
 fresh() { if [ "$1" -nt "$START" ]; then cp "$1" "$OUT/$2"; else echo "$1: not written by this run ($3)"; fi; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia_smi.txt"
 python3 -c "import torch;print('torch',torch.__version__,'cuda',torch.version.cuda,'cudnn',torch.backends.cudnn.version())" | tee -a "$OUT/nvidia_smi.txt"
-want probe && timeout 40 python3 benchmarks/bench_probe.py --n 300 2>&1 | tee "$OUT/probe.txt"
-want trace && timeout 150 python3 benchmarks/gpu_trace_vs_cuda.py 2>&1 | quiet | tee "$OUT/trace_vs_cuda.txt"
-want unload && timeout 130 python3 benchmarks/gpu_unload.py --workdir /tmp/ggu 2>&1 | quiet | tee "$OUT/unload.txt"
-if want fit; then
+probe() { timeout 40 python3 benchmarks/bench_probe.py --n 300 2>&1 | tee "$OUT/probe.txt"; }
+trace() { timeout "${TRACE_S:-150}" python3 benchmarks/gpu_trace_vs_cuda.py 2>&1 | quiet | tee "$OUT/trace_vs_cuda.txt"; }
+unload() { timeout 130 python3 benchmarks/gpu_unload.py --workdir /tmp/ggu 2>&1 | quiet | tee "$OUT/unload.txt"; }
+fit() {
   timeout "$FIT_S" python3 benchmarks/gpu_fit_to_card.py --workdir /tmp/ggw --time-limit $((FIT_S - 60)) 2>&1 | quiet | tee "$OUT/fit_to_card.txt"
   fresh benchmarks/results/gpu_fit_to_card.json gpu_fit_to_card.json "see fit_to_card.txt"
-fi
-if want peaks; then
-  timeout 120 python3 benchmarks/gpu_fit_to_card.py --decode-peaks --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_peaks.txt"
+}
+# the untiled decode peaks of each family's VAE (fit's three and Wan 2.2's at its own 1280x704x121)
+peaks() {
+  timeout "${PEAKS_S:-120}" python3 benchmarks/gpu_fit_to_card.py --decode-peaks --family sdxl flux1 wan21 wan22 --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_peaks.txt"
   fresh benchmarks/results/gpu_fit_vae_decode.json gpu_fit_vae_decode_inference.json "see decode_peaks.txt"
-fi
+}
+for c in $CHECKS; do $c; done
 rm -f "$START"

@@ -42,6 +42,9 @@ FAMILIES = {
               "guidance": 3.5, "sizes": [(1024, 1024, 1), (1536, 1536, 1)]},
     "wan21": {"unet": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "cfg": 5.0, "context": (512, 4096),
               "sizes": [(832, 480, 33), (832, 480, 81)]},
+    # not in the default fit runs: --decode-peaks measures its VAE at the model's own 1280x704, 121 frames
+    "wan22": {"unet": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "cfg": 5.0, "context": (512, 4096),
+              "sizes": [(1280, 704, 121)]},
 }
 # --cpu-smoke only: the same flow on the CPU with SD1.5 (checks the script end to end without a GPU)
 SMOKE = {"sd1": {"checkpoint": "sd15_v1-5-pruned-emaonly-fp16", "cfg": 7.0, "context": (77, 768), "sizes": [(64, 64, 1)]}}

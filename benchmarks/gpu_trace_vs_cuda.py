@@ -36,7 +36,12 @@ from gpu_garden.memory.units import fmt_bytes  # noqa: E402
 
 DEFAULT_CASES = ("sd1:sample:512x512,sd1:sample:768x768,sdxl:sample:1024x1024,sdxl:sample:1024x1024:math,"
                  "sd3:sample:1024x1024,flux1:sample:1024x1024,wan21:sample:832x480x33,"
-                 "sd1:decode:512x512,sdxl:decode:1024x1024,flux1:decode:1024x1024,wan21:decode:832x480x17")
+                 "sd1:decode:512x512,sdxl:decode:1024x1024,flux1:decode:1024x1024,wan21:decode:832x480x17,"
+                 # first measured on a GPU in session 34 (the first eleven were measured in session 2)
+                 "qwen-image:sample:1024x1024,qwen-image:decode:1024x1024,z-image:sample:1024x1024,"
+                 "flux2:sample:1024x1024,flux2:decode:1024x1024,ltxv:sample:768x512x97,ltxv:decode:768x512x97,"
+                 "wan22:sample:1280x704x121,wan22:decode:832x480x33,hunyuan-video:sample:848x480x61,"
+                 "hunyuan-video:decode:848x480x61")
 GOAL = 0.05
 
 

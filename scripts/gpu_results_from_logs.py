@@ -38,7 +38,7 @@ def machine() -> dict:
 
 def trace_vs_cuda() -> dict:
     rows, failed = {}, {}
-    pat = re.compile(r"^(\w+) (sample|decode) (\S+) (flash|math)\s+(.+)$")
+    pat = re.compile(r"^([\w-]+) (sample|decode) (\S+) (flash|math)\s+(.+)$")
     for line in (LOGS / "trace_vs_cuda.txt").read_text().splitlines():
         m = pat.match(line)
         if not m:

@@ -81,10 +81,17 @@ def test_default_runs_the_four_checks_within_the_device_limit(checkout):
                        "benchmarks/gpu_fit_to_card.py"]
     text = SCRIPT.read_text()
     # the timeouts of a full run (probe, trace, unload and fit's default) stay well under the device's 600 s a command
-    per = {name: int(re.search(rf"timeout (\d+) python3 benchmarks/{name}", text).group(1))
+    per = {name: int(re.search(rf"timeout (?:\"\$\{{\w+:-)?(\d+)\}}?\"? python3 benchmarks/{name}", text).group(1))
            for name in ("bench_probe.py", "gpu_trace_vs_cuda.py", "gpu_unload.py")}
     fit = int(re.search(r"else FIT_S=\$\{FIT_S:-(\d+)\}", text).group(1))
     assert sum(per.values()) + fit <= 540, (per, fit)
+
+def test_named_checks_run_in_the_order_named(checkout):
+    r, out, calls = run(checkout, "fit", "peaks", "probe")
+    scripts = [c.split()[0] for c in calls if "benchmarks/" in c]
+    assert scripts == ["benchmarks/gpu_fit_to_card.py", "benchmarks/gpu_fit_to_card.py", "benchmarks/bench_probe.py"]
+    assert "--decode-peaks" in [c for c in calls if "benchmarks/" in c][1]
+
 
 def test_an_unknown_check_is_a_clear_error(checkout):
     r, _, calls = run(checkout, "fitt")

@@ -43,3 +43,16 @@ def test_a_failed_or_cut_trace_row_is_named_not_a_traceback(mod, tmp_path):
     assert set(out["failed"]) == {"sdxl_decode_1024x1024_flash", "wan21_sample_832x480x33_flash"}
     assert out["failed"]["sdxl_decode_1024x1024_flash"].startswith("failed: OutOfMemoryError")
     assert out["sample_cases"] == 1 and out["decode_cases"] == 0 and out["decode_worst_pct"] is None
+
+
+def test_a_family_with_a_hyphen_is_a_row(mod, tmp_path):
+    """qwen-image, z-image and hunyuan-video rows (session 34's cases) were skipped by a \\w+ family pattern."""
+    good = SCRIPT.parents[1] / "benchmarks" / "results" / "gpu_logs" / "trace_vs_cuda.txt"
+    header = good.read_text().splitlines()[0]
+    (tmp_path / "trace_vs_cuda.txt").write_text("\n".join([
+        header,
+        "hunyuan-video decode 848x480x61 flash   9.19 GiB   10.00 GiB   +8.1%   8.74 GiB    9.50 GiB   9.20 GiB  10.00 GiB"
+        "   +8.0%   9.50 GiB  11.00 GiB        0 B"]) + "\n")
+    out = mod.trace_vs_cuda()
+    assert list(out["rows"]) == ["hunyuan-video_decode_848x480x61_flash"]
+    assert out["rows"]["hunyuan-video_decode_848x480x61_flash"]["cuda_peak"] == 10 * 2**30 and out["decode_cases"] == 1
