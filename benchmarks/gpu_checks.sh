@@ -3,7 +3,8 @@
 # and the untiled VAE decode peaks under inference mode.
 #
 #   here:   COMFYUI_DIR=/path/to/ComfyUI bash benchmarks/gpu_checks.sh prepare   # ComfyUI + 2 wheels into build/gg_gpu
-#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks]   (default: all but peaks, in that
+#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks need large nocudnn context]
+#           (default: probe trace unload fit, in that
 #           order; named checks run in the order named; carry build/gg_gpu; logs go to $OUT, default
 #           benchmarks/results/gpu_logs; TRACE_S, PEAKS_S, FIT_S override those checks' timeouts)
 #   here:   python scripts/gpu_results_from_logs.py                         # tables -> benchmarks/results/gpu_*.json
@@ -24,7 +25,7 @@ fi
 [ "${1:-}" = run ] || { echo "usage: $0 prepare | run [probe trace unload fit peaks]" >&2; exit 2; }
 shift
 CHECKS=" ${*:-probe trace unload fit} "
-for c in $CHECKS; do case $c in probe|trace|unload|fit|peaks) ;; *) echo "unknown check: $c" >&2; exit 2;; esac; done
+for c in $CHECKS; do case $c in probe|trace|unload|fit|peaks|need|large|nocudnn|context) ;; *) echo "unknown check: $c" >&2; exit 2;; esac; done
 # Fit to Card alone may take longer; every timeout together stays well under the device's 600 s a command
 if [ "$CHECKS" = " fit " ] || [ "$CHECKS" = " fit peaks " ]; then FIT_S=${FIT_S:-360}; else FIT_S=${FIT_S:-200}; fi
 OUT=${OUT:-benchmarks/results/gpu_logs}; mkdir -p "$OUT"
@@ -47,5 +48,15 @@ peaks() {
   timeout "${PEAKS_S:-120}" python3 benchmarks/gpu_fit_to_card.py --decode-peaks --family sdxl flux1 wan21 wan22 --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_peaks.txt"
   fresh benchmarks/results/gpu_fit_vae_decode.json gpu_fit_vae_decode_inference.json "see decode_peaks.txt"
 }
+# the smallest room each untiled decode runs in, the allocator capped (bisection)
+need() {
+  timeout 200 python3 benchmarks/gpu_fit_to_card.py --decode-need --family wan21 sdxl wan22 --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_need.txt"
+  fresh benchmarks/results/gpu_fit_vae_decode_need.json gpu_fit_vae_decode_need.json "see decode_need.txt"
+}
+# two video decodes at their models' own sizes, too slow for the default list
+large() { timeout 170 python3 benchmarks/gpu_trace_vs_cuda.py --cases wan22:decode:1280x704x121,hunyuan-video:decode:1280x720x129 2>&1 | quiet | tee "$OUT/trace_vs_cuda_large.txt"; }
+# the decodes again with cuDNN off: what its convolution algorithms save against PyTorch's own
+nocudnn() { timeout 120 python3 benchmarks/gpu_trace_vs_cuda.py --no-cudnn --cases sd1:decode:512x512,sdxl:decode:1024x1024,wan21:decode:832x480x17,qwen-image:decode:1024x1024,ltxv:decode:768x512x97,hunyuan-video:decode:848x480x61 2>&1 | quiet | tee "$OUT/trace_vs_cuda_no_cudnn.txt"; }
+context() { timeout 60 python3 benchmarks/gpu_cuda_context.py 2>&1 | tee "$OUT/cuda_context.txt"; }
 for c in $CHECKS; do $c; done
 rm -f "$START"

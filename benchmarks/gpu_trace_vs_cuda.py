@@ -110,8 +110,11 @@ def main(argv=None):
     ap.add_argument("--cases", default=DEFAULT_CASES, help="family:phase:WxH[xFRAMES][:math],...")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-cudnn", action="store_true", help="torch.backends.cudnn.enabled = False (what cuDNN saves)")
     a = ap.parse_args(argv)
     import torch
+    if a.no_cudnn:
+        torch.backends.cudnn.enabled = False
     if not a.comfyui:
         print("skipped: pass --comfyui DIR (a ComfyUI checkout) or set COMFYUI_DIR")
         return 0

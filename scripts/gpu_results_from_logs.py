@@ -36,10 +36,10 @@ def machine() -> dict:
     return {"gpu": name, "driver": driver, "gpu_total_mib": int(total.split()[0]), "software": lines[2].strip()}
 
 
-def trace_vs_cuda() -> dict:
+def _trace_rows(log: str) -> tuple[dict, dict]:
     rows, failed = {}, {}
     pat = re.compile(r"^([\w-]+) (sample|decode) (\S+) (flash|math)\s+(.+)$")
-    for line in (LOGS / "trace_vs_cuda.txt").read_text().splitlines():
+    for line in (LOGS / log).read_text().splitlines():
         m = pat.match(line)
         if not m:
             continue
@@ -52,12 +52,43 @@ def trace_vs_cuda() -> dict:
         rows[key] = {
             "traced_peak": traced, "cuda_peak": cuda, "error_pct": err,
             "traced_act": size(cells[3]), "cuda_act": size(cells[4]), "workspace": size(cells[-1])}
+    return rows, failed
+
+
+# the default cases' log, then the larger video decodes run the same way in a call of their own (session 34)
+TRACE_LOGS = ("trace_vs_cuda.txt", "trace_vs_cuda_large.txt")
+# the same script with torch.backends.cudnn.enabled = False: kept apart, never a row of the comparison
+NO_CUDNN_LOG = "trace_vs_cuda_no_cudnn.txt"
+
+
+def trace_vs_cuda() -> dict:
+    rows, failed = {}, {}
+    for log in TRACE_LOGS:
+        if log == TRACE_LOGS[0] or (LOGS / log).is_file():
+            r, f = _trace_rows(log)
+            rows.update(r)
+            failed.update(f)
     _rows_or_exit(rows, "trace_vs_cuda.txt")
     sample = [abs(r["error_pct"]) for k, r in rows.items() if "_sample_" in k]
     decode = [abs(r["error_pct"]) for k, r in rows.items() if "_decode_" in k]
     out = {"rows": rows, "sample_worst_pct": max(sample, default=None), "decode_worst_pct": max(decode, default=None),
            "sample_cases": len(sample), "decode_cases": len(decode)}
+    if (LOGS / NO_CUDNN_LOG).is_file():
+        out["no_cudnn_rows"] = _trace_rows(NO_CUDNN_LOG)[0]
     return dict(out, failed=failed) if failed else out
+
+
+def cuda_context() -> dict:
+    """cuda_context.txt: device memory in use once CUDA is up, less what torch reserved (the context), and the most it
+    reached with cuBLAS/cuDNN handles and an SDPA call; {} when the log is not there (the first GPU run had none)."""
+    if not (LOGS / "cuda_context.txt").is_file():
+        return {}
+    text = (LOGS / "cuda_context.txt").read_text()
+    init = re.search(r"context = (\d+) MiB", text)
+    handles = [int(v) for v in re.findall(r"context\+handles = (\d+) MiB", text)]
+    if not init or not handles:
+        sys.exit(f"{LOGS / 'cuda_context.txt'}: no context figure; was the GPU run complete?")
+    return {"cuda_context_mib": int(init.group(1)), "cuda_context_with_handles_mib": max(handles)}
 
 
 def unload() -> dict:
@@ -87,7 +118,7 @@ def main():
     where = {"machine": f"{m['gpu']} (device run, x86_64 Linux, Python 3.12)"}
     save("gpu_trace_vs_cuda", f"python benchmarks/gpu_trace_vs_cuda.py ({RUN})", {**where, "device": m, **trace_vs_cuda()})
     save("gpu_unload", f"python benchmarks/gpu_unload.py ({RUN})", {**where, "device": m, **unload()})
-    save("gpu_probe", f"python benchmarks/bench_probe.py --n 300 ({RUN})", {**where, "device": m, **probe()})
+    save("gpu_probe", f"python benchmarks/bench_probe.py --n 300 ({RUN})", {**where, "device": m, **probe(), **cuda_context()})
     print("wrote gpu_trace_vs_cuda.json, gpu_unload.json, gpu_probe.json")
 
 

@@ -96,3 +96,13 @@ def test_named_checks_run_in_the_order_named(checkout):
 def test_an_unknown_check_is_a_clear_error(checkout):
     r, _, calls = run(checkout, "fitt")
     assert r.returncode == 2 and "unknown check: fitt" in r.stderr and not calls
+
+
+def test_the_session_34_checks_are_named_checks(checkout):
+    r, out, calls = run(checkout, "context", "large", "nocudnn", "need")
+    scripts = [c for c in calls if "benchmarks/" in c]
+    assert [c.split()[0] for c in scripts] == ["benchmarks/gpu_cuda_context.py", "benchmarks/gpu_trace_vs_cuda.py",
+                                               "benchmarks/gpu_trace_vs_cuda.py", "benchmarks/gpu_fit_to_card.py"]
+    assert "--no-cudnn" in scripts[2] and "--no-cudnn" not in scripts[1] and "--decode-need" in scripts[3]
+    assert {p.name for p in out.iterdir()} >= {"cuda_context.txt", "trace_vs_cuda_large.txt", "trace_vs_cuda_no_cudnn.txt",
+                                               "decode_need.txt"}

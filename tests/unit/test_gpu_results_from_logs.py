@@ -56,3 +56,28 @@ def test_a_family_with_a_hyphen_is_a_row(mod, tmp_path):
     out = mod.trace_vs_cuda()
     assert list(out["rows"]) == ["hunyuan-video_decode_848x480x61_flash"]
     assert out["rows"]["hunyuan-video_decode_848x480x61_flash"]["cuda_peak"] == 10 * 2**30 and out["decode_cases"] == 1
+
+
+def test_the_large_decodes_join_and_no_cudnn_rows_stay_apart(mod, tmp_path):
+    good = SCRIPT.parents[1] / "benchmarks" / "results" / "gpu_logs" / "trace_vs_cuda.txt"
+    lines = good.read_text().splitlines()
+    sdxl = next(ln for ln in lines if ln.startswith("sdxl sample 1024x1024 flash"))
+    (tmp_path / "trace_vs_cuda.txt").write_text("\n".join([lines[0], sdxl]) + "\n")
+    row = ("sd1 decode 512x512 flash            483.62 MiB    1.60 GiB  +70.5%  324.03 MiB    1.44 GiB 487.13 MiB   1.63 GiB"
+           "  +70.3% 658.00 MiB   2.22 GiB  32.00 MiB")
+    (tmp_path / "trace_vs_cuda_no_cudnn.txt").write_text("\n".join([lines[0], row]) + "\n")
+    (tmp_path / "trace_vs_cuda_large.txt").write_text("\n".join([lines[0], row.replace("sd1 decode 512x512", "sd1 decode 2048x2048")]) + "\n")
+    out = mod.trace_vs_cuda()
+    assert list(out["rows"]) == ["sdxl_sample_1024x1024_flash", "sd1_decode_2048x2048_flash"] and out["decode_cases"] == 1
+    assert list(out["no_cudnn_rows"]) == ["sd1_decode_512x512_flash"]
+    assert out["no_cudnn_rows"]["sd1_decode_512x512_flash"]["cuda_peak"] == round(1.60 * 2**30)
+
+
+def test_the_cuda_context_reads_the_first_figure_and_the_largest_with_handles(mod, tmp_path):
+    assert mod.cuda_context() == {}
+    (tmp_path / "cuda_context.txt").write_text(
+        "after init: device used 621 MiB, torch reserved 2 MiB, context = 619 MiB; nvidia-smi 621 MiB\n"
+        "after a cuBLAS fp16 matmul: context+handles = 685 MiB, reserved 98 MiB\n"
+        "after a cuDNN fp16 conv: context+handles = 693 MiB, reserved 134 MiB\n"
+        "after SDPA bf16: context+handles = 690 MiB, reserved 182 MiB; nvidia-smi 875 MiB\n")
+    assert mod.cuda_context() == {"cuda_context_mib": 619, "cuda_context_with_handles_mib": 693}
