@@ -158,13 +158,85 @@ def with_fallback(ours, theirs):
 
 
 def decode_in_tiles(vae, samples_in, tile: dict):
-    """VAE.decode's result, decoded with VAE.decode_tiled and the plan's tile (ComfyUI's own tiled path)."""
+    """VAE.decode's result, decoded with VAE.decode_tiled and the plan's tile (ComfyUI's own tiled path).
+
+    A planned tile that still runs out of memory is halved and tried again, down to the tile ComfyUI's own fallback
+    uses, so a planned decode never fails where ComfyUI's would have tiled and finished. The capped need can exceed
+    our figure: on the second GPU run (benchmarks/results/gpu_fit_vae_decode_need.json) Wan 2.1's decode at 832x480x33
+    ran only in 4.80 GiB where we said 4.03, and the guard's planned 640 px tile ran out of memory with no image."""
     if vae.latent_dim == 2 and samples_in.ndim == 5:
         samples_in = samples_in[:, :, 0]
-    args = dict(tile)
-    if samples_in.ndim != 5:
-        args.pop("tile_t", None), args.pop("overlap_t", None)
-    return vae.decode_tiled(samples_in, **args)
+    tries = smaller_tiles(tile, samples_in.ndim, _fallback_tile(vae))
+    for i, args in enumerate(tries):
+        failed = False
+        try:
+            return vae.decode_tiled(samples_in, **args)
+        except Exception as exc:
+            if i == len(tries) - 1 or not _is_oom(exc):
+                raise
+            failed = True
+        if failed:  # outside the except block, so the failed attempt's tensors can be freed (as comfy.sd.VAE.decode does)
+            log.warning("[GPU Garden] Fit to Card: the VAE decode ran out of memory in %s latent tiles; retrying in %s",
+                        _tile_name(args), _tile_name(tries[i + 1]))
+            _retried(vae, args, tries[i + 1])
+            _empty_cache()
+
+
+def smaller_tiles(tile: dict, ndim: int, floor: int) -> list[dict]:
+    """decode_tiled arguments to try in order: the plan's tile, then its side halved while it stays above `floor`
+    (ComfyUI's fallback tile side, latent units), then the floor itself; overlap an eighth of the side, as planned."""
+    first = dict(tile)
+    if ndim != 5:
+        first.pop("tile_t", None), first.pop("overlap_t", None)
+    out, side = [first], int(first.get("tile_x", floor))
+    while side // 2 > floor:
+        side //= 2
+        out.append(dict(first, tile_x=side, tile_y=side, overlap=max(1, side // 8)))
+    if side > floor:
+        out.append(dict(first, tile_x=floor, tile_y=floor, overlap=max(1, floor // 4)))
+    return out
+
+
+def _fallback_tile(vae) -> int:
+    """The tile side (latent units) of ComfyUI's own fallback after an OOM: 256 px for a video VAE (comfy.sd VAE.decode:
+    256 // spacial_compression_decode()), decode_tiled_'s default 64 for an image VAE."""
+    if getattr(vae, "latent_dim", 2) == 3:
+        try:
+            return max(1, 256 // int(vae.spacial_compression_decode()))
+        except Exception:
+            return 32
+    return 64
+
+
+def _tile_name(args: dict) -> str:
+    return f"{args.get('tile_x')}x{args.get('tile_y')}" + (f"x{args['tile_t']}" if "tile_t" in args else "")
+
+
+def _retried(vae, failed: dict, then: dict) -> None:
+    last = _state.get("last")
+    if last and last.get("op") == "decode":
+        last.setdefault("retries", []).append({"tile": failed, "then": then})
+
+
+def _is_oom(exc: BaseException) -> bool:
+    """What ComfyUI's own VAE.decode retries on (model_management.OOM_EXCEPTION), or any *OutOfMemoryError."""
+    if type(exc).__name__.endswith("OutOfMemoryError"):
+        return True
+    try:
+        import comfy.model_management as mm
+
+        return mm.OOM_EXCEPTION is not Exception and isinstance(exc, mm.OOM_EXCEPTION)
+    except Exception:
+        return False
+
+
+def _empty_cache() -> None:
+    try:
+        import comfy.model_management as mm
+
+        mm.soft_empty_cache()
+    except Exception:
+        pass
 
 
 def sized_vae(vae, kind: str, context=None):
