@@ -247,8 +247,12 @@ def ours_cuda(fam, w, h, f, phase, att, b=1):
 # 2026-11-30"); the decode rows were then tuned on: estimate/cuda_conv.py COPIES (KL on sd1 512 and sdxl 1024, which
 # flux1 1024 repeats; Wan 2.1 on wan21 832x480x17), so GPU_FIT is a REGRESSION set. The sampling rows were not tuned on.
 GPU_RESULTS = REPO / "benchmarks" / "results" / "gpu_trace_vs_cuda.json"
+# The second run (2026-12-04, ledger "gpu run 2 2026-12-04") added six families; cuda_conv.py's Wan 2.2 copies and the
+# HunyuanVideo / LTX-Video RATIO were then fitted on one row each (added below): the larger Wan 2.2 and HunyuanVideo
+# decodes, and the FLUX.2 and Qwen-Image ones, stay held out.
 GPU_FIT = {"sd1_decode_512x512_flash", "sdxl_decode_1024x1024_flash", "flux1_decode_1024x1024_flash",
-           "wan21_decode_832x480x17_flash"}
+           "wan21_decode_832x480x17_flash",
+           "wan22_decode_832x480x33_flash", "hunyuan-video_decode_848x480x61_flash", "ltxv_decode_768x512x97_flash"}
 
 
 def gpu_rows():
@@ -266,7 +270,7 @@ def gpu_rows():
         ours, trace_eq = ours_cuda(fam, w, h, f, phase, att), ours_traced(fam, w, h, f, phase, att)[0]
         which = "regression" if key in GPU_FIT else "not-tuned"
         e, et = err(ours, r["cuda_act"]), err(trace_eq, r["traced_act"])
-        by.setdefault(f"{phase}", []).append(abs(e))
+        by.setdefault(phase if phase != "decode" or which == "regression" else "decode_heldout", []).append(abs(e))
         out.append({"case": key, "set": which, "ours_bytes": int(ours), "cuda_bytes": int(r["cuda_act"]), "err_ours": round(e, 4),
                     "ours_trace_equivalent_bytes": int(trace_eq), "traced_bytes": int(r["traced_act"]), "err_trace_equivalent": round(et, 4)})
         print(f"{key:34} {which:10} {ours / MiB:8.0f} {r['cuda_act'] / MiB:8.0f} {e:+8.1%} {trace_eq / MiB:8.0f} "
@@ -277,6 +281,8 @@ def gpu_rows():
         data.update({f"gpu_{phase}_rows": st["n"], f"gpu_{phase}_median": st["median"], f"gpu_{phase}_max": st["max"]})
         print(f"  {phase}: {st['n']} rows, |error| vs CUDA median {st['median']:.1%}, max {st['max']:.1%}"
               + (" (REGRESSION rows: the CUDA convolution workspace was fitted on them)" if phase == "decode" else " (not tuned on)"))
+        if phase == "decode_heldout":
+            data[f"gpu_{phase}_cases"] = sorted(r["case"] for r in out if r["set"] != "regression" and "_decode_" in r["case"])
     for e in json.loads(LEDGER.read_text())["entries"]:
         if e["id"].startswith("gpu trace-vs-cuda") and e.get("first_sight"):
             fs = e["first_sight"]

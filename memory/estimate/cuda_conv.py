@@ -28,6 +28,19 @@ encodes get no term: Wan 2.2 is not measured, and the figures that are ComfyUI's
 encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs. LTX-Video's decode is a
 trace (vae.LTXV_DECODE) and gets no term either: its workspace was never measured, so on CUDA that figure may be low.
 
+Second GPU run (2026-12-04, the same H200, driver and versions; first sight in estimate_first_sight.json, entry "gpu
+run 2 2026-12-04", before these terms):
+- Wan 2.2: the decode's extra over the trace is again constant per output pixel of a 4-frame chunk, 133.4 elements
+  at 832x480x33 and 134.2 at 1280x704x121. Its decoder unpatchifies its last level (patch 2), so the term is not
+  copies of one conv input of known width: DECODE_CHANNELS holds the fitted 133 elements per output pixel and frame
+  (one "copy"). Fit: wan22 832x480x33; 1280x704x121 is held out (after: within 1 %).
+- HunyuanVideo and LTX-Video: their decoders run the whole video through 3D convolutions, and the extra is not
+  constant per voxel (HunyuanVideo 152 B at 848x480x61, 72 B at 1280x720x129) but a steady share of the decode's own
+  activations (0.402 and 0.394): RATIO, a share of the traced activations. Fit: hunyuan-video 848x480x61 (1280x720x129
+  held out) and ltxv 768x512x97 (its only row, a regression row with nothing held out).
+- FLUX.2's VAE decodes as a KL decoder with 32 latent channels (the KL term, 0.0 % off) and Qwen-Image's one-frame
+  decode sits 4.6 % under our figure (ONE_FRAME, fitted on an RTX 4090 in fp16): neither was changed.
+
 Device: CUDA for every measured kind. ROCm only for the kinds measured there (ROCM_KINDS): AMD runs MIOpen, or,
 where ComfyUI turns it off (torch.backends.cudnn.enabled = False on RDNA3 and newer), PyTorch's own convolution,
 and neither is cuDNN. Measured (Comfy-Org/ComfyUI#15221, RX 9060 XT, bf16, the Qwen-Image VAE at 1024x1024 untiled
@@ -59,18 +72,20 @@ from .phases import dtype_bytes
 
 DEVICES = ("cuda",)  # devices the term applies to for every measured kind
 ROCM_KINDS = ("wan21",)  # kinds measured on ROCm too (Comfy-Org/ComfyUI#15221; see above), with CUDA's copies
-COPIES = {"kl": 1.75, "wan21": 1.0}  # fitted copies of the largest full-resolution conv input (see above)
-DECODE_CHANNELS = {"kl": 256, "wan21": 192}  # channels of that input at full resolution, per frame
+COPIES = {"kl": 1.75, "wan21": 1.0, "wan22": 1.0}  # fitted copies of the largest full-resolution conv input (see above)
+DECODE_CHANNELS = {"kl": 256, "wan21": 192, "wan22": 133}  # that input's channels at full resolution, per frame (wan22: fitted)
+RATIO = {"hunyuan-video": 0.40, "ltxv": 0.33}  # a share of the decode's own activations, fitted (see above)
 ENCODE_CHANNELS = {"kl": 128}  # traced encodes only
-CHUNK_FRAMES = {"wan21": 4}  # frames per causal chunk (a one-frame latent: 1)
+CHUNK_FRAMES = {"wan21": 4, "wan22": 4}  # frames per causal chunk (a one-frame latent: 1)
 ONE_FRAME = {"wan21": 2.5}  # copies for a one-latent-frame decode, where measured apart (see above)
 FP32_COPIES = {"kl": 1.0}  # copies in an fp32 convolution, where measured apart (see above; fit: batch 33's FLUX AE fp32 rows)
 NAME = "CUDA convolution workspace"
 
 
 # decoders whose runner figure was fitted on GPU peaks that already hold the workspace (vae.DIFFUSERS_KL_DECODE and
-# DIFFUSERS_KL_SLACK come from diffusers-torchao's max_memory_allocated rows): no second term there
-FITTED_WITH_WORKSPACE = {"diffusers": ("kl",)}
+# DIFFUSERS_KL_SLACK come from diffusers-torchao's max_memory_allocated rows; vae.DIFFUSERS_HV_DECODE from one
+# measured diffusers HunyuanVideo run): no second term there
+FITTED_WITH_WORKSPACE = {"diffusers": ("kl", "hunyuan-video")}
 
 
 def applies(kind: str, device="cuda", runner="comfyui") -> bool:
@@ -78,7 +93,7 @@ def applies(kind: str, device="cuda", runner="comfyui") -> bool:
     AutoencoderKLWan, which decodes the same causal 4-frame chunks): on CUDA, for every measured kind, on ROCm for
     ROCM_KINDS, except a runner figure fitted with it inside."""
     on = (device or "") in DEVICES or (device == "rocm" and kind in ROCM_KINDS)
-    return on and kind in COPIES and kind not in FITTED_WITH_WORKSPACE.get(runner or "comfyui", ())
+    return on and (kind in COPIES or kind in RATIO) and kind not in FITTED_WITH_WORKSPACE.get(runner or "comfyui", ())
 
 
 def _frames(kind, many: bool) -> int:
@@ -87,8 +102,9 @@ def _frames(kind, many: bool) -> int:
 
 def decode_bytes(kind: str, width: int, height: int, lat_t: int = 1, dtype="bf16", device="cuda",
                  runner="comfyui") -> int:
-    """Workspace bytes of decoding one sample whose output is width x height pixels (lat_t latent frames)."""
-    if not applies(kind, device, runner):
+    """Workspace bytes of decoding one sample whose output is width x height pixels (lat_t latent frames); 0 for a
+    RATIO kind, whose term is share_bytes of its activations."""
+    if not applies(kind, device, runner) or kind not in COPIES:
         return 0
     copies = COPIES[kind] if lat_t > 1 else ONE_FRAME.get(kind, COPIES[kind])
     if dtype_bytes(dtype) == 4:  # fp32, however named ("fp32", "float32", torch.float32: the fit node passes str(dtype))
@@ -103,3 +119,10 @@ def encode_bytes(kind: str, width: int, height: int, frames: int = 1, dtype="bf1
         return 0
     elems = (FP32_COPIES.get(kind, COPIES[kind]) if dtype_bytes(dtype) == 4 else COPIES[kind]) * ENCODE_CHANNELS[kind]
     return int(elems * width * height * dtype_bytes(dtype))
+
+
+def share_bytes(kind: str, activations: int, device="cuda", runner="comfyui") -> int:
+    """Workspace bytes of a RATIO kind's decode: its share of the decode's own (traced) activation bytes."""
+    if not applies(kind, device, runner) or kind not in RATIO:
+        return 0
+    return int(RATIO[kind] * activations)

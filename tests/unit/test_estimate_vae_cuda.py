@@ -69,8 +69,42 @@ def test_off_for_other_devices_runners_and_kinds():
     for dev in (None, "rocm", "mps", "cpu", "xpu"):
         assert V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16", device=dev) == KL512_TRACE
     assert V.conv_workspace_bytes("kl", [1, 4, 64, 64], "bf16", runner="diffusers") == 0
-    for kind, shape in (("wan22", [1, 48, 11, 44, 80]), ("hunyuan-video", [1, 16, 9, 60, 104]), ("ltxv", [1, 128, 4, 16, 16])):
+    for kind, shape in (("mochi", [1, 12, 9, 60, 106]), ("cosmos", [1, 16, 9, 60, 104])):
         assert V.conv_workspace_bytes(kind, shape, "bf16", "cuda") == 0
+    for kind, shape in (("wan22", [1, 48, 11, 44, 80]), ("hunyuan-video", [1, 16, 9, 60, 104]), ("ltxv", [1, 128, 4, 16, 16])):
+        assert V.conv_workspace_bytes(kind, shape, "bf16", "cuda") > 0
+        assert V.conv_workspace_bytes(kind, shape, "bf16", "rocm") == 0 and V.conv_workspace_bytes(kind, shape, "bf16", "mps") == 0
+    # diffusers' HunyuanVideo decoder figure was fitted on a measured run that holds the workspace already
+    assert V.conv_workspace_bytes("hunyuan-video", [1, 16, 9, 60, 104], "bf16", "cuda", "diffusers") == 0
+
+
+# The second GPU run (benchmarks/results/gpu_trace_vs_cuda.json, 2026-12-04): cuda_act of each decode, in bytes
+GPU2 = {"wan22 832x480x33": ("wan22", [1, 48, 9, 30, 52], 3_983_582_167),
+        "wan22 1280x704x121": ("wan22", [1, 48, 31, 44, 80], 9_470_402_888),
+        "hunyuan-video 848x480x61": ("hunyuan-video", [1, 16, 16, 60, 106], 13_131_862_508),
+        "hunyuan-video 1280x720x129": ("hunyuan-video", [1, 16, 33, 90, 160], 30_333_206_528),
+        "ltxv 768x512x97": ("ltxv", [1, 128, 13, 16, 24], 4_971_424_645)}
+
+
+@pytest.mark.parametrize("case", sorted(GPU2))
+def test_the_second_runs_video_decodes_within_one_percent(case):
+    """FIT rows: wan22 832x480x33, hunyuan-video 848x480x61, ltxv 768x512x97 (regression); held out: the two larger
+    ones. Without the term they are 10-29 % under; RATIO or the Wan 2.2 width doubled breaks them."""
+    kind, shape, cuda_act = GPU2[case]
+    ours = V.vae_decode_bytes(kind, shape, "bf16", device="cuda")
+    assert abs(ours / cuda_act - 1) < 0.01, (case, ours)
+
+
+def test_wan22_and_ratio_terms_by_hand():
+    # Wan 2.2: 133 elements per output pixel of a 4-frame chunk, bf16: 133 * 4 * 832 * 480 * 2 (not per frame of the video)
+    assert V.conv_workspace_bytes("wan22", [1, 48, 9, 30, 52], "bf16") == 424_919_040
+    assert V.conv_workspace_bytes("wan22", [1, 48, 31, 30, 52], "bf16") == 424_919_040
+    # HunyuanVideo / LTX-Video: a share of the decode's own activations (0.40 / 0.33), so it follows the dtype
+    hv = [1, 16, 16, 60, 106]
+    assert V.conv_workspace_bytes("hunyuan-video", hv, "bf16") == int(0.40 * V.vae_decode_bytes("hunyuan-video", hv, "bf16"))
+    assert V.conv_workspace_bytes("hunyuan-video", hv, "fp32") == int(0.40 * V.vae_decode_bytes("hunyuan-video", hv, "fp32"))
+    lt = [1, 128, 13, 16, 24]
+    assert V.conv_workspace_bytes("ltxv", lt, "bf16") == int(0.33 * V.vae_decode_bytes("ltxv", lt, "bf16"))
 
 
 def test_encode_term_kl_only():
