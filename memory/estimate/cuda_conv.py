@@ -20,13 +20,13 @@ input's size times a number of copies fitted per VAE kind:
   causal 3D convolutions padded to three frames, and cuDNN picks other algorithms for it than for a 4-frame chunk;
   the 1.0 copy extrapolated from the chunk was 13 % under those decodes.
 
-These three GPU rows are the term's FIT set (a regression set: their first sight is recorded in
+These three GPU rows of the first run are the term's FIT set (a regression set: their first sight is recorded in
 benchmarks/results/estimate_first_sight.json). The encode term applies the KL copies to the KL encoder's
 largest full-resolution conv input (128 channels): by mechanism, not measured. diffusers' Wan decoder (AutoencoderKLWan, the same causal 4-frame chunks through
-cuDNN) gets the Wan 2.1 term; diffusers' KL decoder does not, its fitted figure already holds it. Other VAE kinds and the other
-encodes get no term: Wan 2.2 is not measured, and the figures that are ComfyUI's own heuristic (every video
-encode, the other video VAEs) already carry whatever ComfyUI's authors saw on their GPUs. LTX-Video's decode is a
-trace (vae.LTXV_DECODE) and gets no term either: its workspace was never measured, so on CUDA that figure may be low.
+cuDNN) gets the Wan 2.1 term; diffusers' KL decoder does not, its fitted figure already holds it. Wan 2.2, HunyuanVideo
+and LTX-Video were measured on the second GPU run (below). Other VAE kinds and the other encodes get no term: the
+figures that are ComfyUI's own heuristic (every video encode, Mochi's and Cosmos's decodes) already carry whatever
+ComfyUI's authors saw on their GPUs.
 
 Second GPU run (2026-12-04, the same H200, driver and versions; first sight in estimate_first_sight.json, entry "gpu
 run 2 2026-12-04", before these terms):
