@@ -39,6 +39,7 @@ SIMPLE += ("npu.cann_malloc",)     # (round 84) CANN's rtMalloc refusal on an As
 SIMPLE += ("webgpu.max_buffer",)     # (round 86) WebGPU's per-buffer and per-binding caps: one request and the cap
 SIMPLE += ("mps.int_max_dims",)     # (round 86) MPSGraph's cap on a tensor's dimensions: no figures
 SIMPLE += ("nccl.shm",)     # (round 87) NCCL's shared-memory segment in /dev/shm: one request, no card figures
+SIMPLE += ("tritonserver.shm_pool",)     # (round 89) Triton's Python-backend shared-memory pool: its size, no card figures
 
 
 # messages a runtime raises from PyTorch's own OOM, naming the stage that failed (read among a failure's events)

@@ -98,7 +98,8 @@ TORCH_XLA_STATUS = "RuntimeError: Bad StatusOr access"
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
-                        "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn")
+                        "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn",
+                        "triton-server")     # (round 89) Triton Inference Server's Python backend (its shared-memory pool)
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins

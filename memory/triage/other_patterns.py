@@ -154,7 +154,12 @@ MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # operation to complete.") quoted cut after "too small": its head, where a message starts (a line's start, after an
 # exception's "OSError: ", a "[WinError 1455] " or Rust's message: "); the words inside a sentence are prose, not the line
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455"
-                    r"|(?:^\s{0,8}|[:\]\"] ?)The paging file is too small\b")
+                    r"|(?:^\s{0,8}|[:\]\"] ?)The paging file is too small\b"
+                    # (round 89) PyTorch's shared-memory allocator on Windows (aten MapAllocator.cpp: "Couldn't open shared file
+                    # mapping: <torch_...>, error code: <1455>", MapViewOfFile's "Couldn't map view of shared file <...>, error
+                    # code: <1455>"), where a DataLoader worker hands a batch back: the mapping is charged against the commit
+                    # limit, and 1455 is ERROR_COMMITMENT_LIMIT (another code is not read)
+                    r"|\bCouldn't (?:open shared file mapping: |map view of shared file )<[^>\n]{0,260}>, error code: <1455>")
 # (round 82) Windows' Resource-Exhaustion-Detector (event 2004, Microsoft-Windows-Resource-Exhaustion-Detector) when the commit
 # charge nears the commit limit (RAM plus page file): "Windows successfully diagnosed a low virtual memory condition. The
 # following programs consumed the most virtual memory: <image> (<pid>) consumed <n> bytes, ...". The first program it
@@ -238,6 +243,16 @@ MPSGRAPH_INT_MAX = re.compile(r"\bMPSGraph does not support tensor dims larger t
 # "segment"). Other errors (attaching to a segment, another errno) are not a shortage of it
 NCCL_SHM = re.compile(r"(?:\bError while creating shared memory segment |^\s{0,8})/dev/shm/nccl-[\w.-]{1,40} \(size (\d{1,20})\), "
                       r"error: No space left on device\b")
+# (round 89) Apache Arrow's memory pool refusing host memory (arrow/memory_pool.cc: Status::OutOfMemory("malloc of size ", n,
+# " failed"), "realloc of size N failed"): pyarrow raises it as ArrowMemoryError (a MemoryError) with the message alone, Arrow's
+# C++ status prints its code before it ("Out of memory: ..."). Record batches in system RAM (the default pool: jemalloc,
+# mimalloc or the system allocator); its size the request
+ARROW_ALLOC = re.compile(r"\b(?:ArrowMemoryError|Out of memory): (?:m|re)alloc of size (\d{1,20}) failed\b")
+# (round 89) NVIDIA Triton Inference Server's Python backend growing the shared-memory pool its stub processes pass tensors
+# through (python_backend src/shm_manager.cc: "Failed to increase the shared memory pool size for key '<region>' to N bytes. If
+# you are running Triton inside docker, use '--shm-size' flag ...", older builds without "for key '...'"): the pool lives in
+# /dev/shm, host RAM (a container's 64 MB default); N is the pool's size when the growth failed, the limit it met
+TRITON_PB_SHM = re.compile(r"\bFailed to increase the shared memory pool size (?:for key '[^'\n]{1,200}' )?to (\d{1,20}) bytes\b")
 # llama.cpp's Vulkan backend: one buffer above the device's per-allocation limit (maxMemoryAllocationSize, maxBufferSize);
 # the driver refuses it whatever is free
 VULKAN_LIMIT = re.compile(r"exceeds device (?:buffer size|memory allocation) limit")

@@ -12,7 +12,7 @@ import re
 
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY, MPSGRAPH_INT_MAX as _MPSGRAPH_INT_MAX,
-                             NCCL_SHM as _NCCL_SHM,
+                             NCCL_SHM as _NCCL_SHM, ARROW_ALLOC as _ARROW_ALLOC, TRITON_PB_SHM as _TRITON_PB_SHM,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
@@ -219,6 +219,12 @@ RECOGNISERS = [
     _simple(_MPSGRAPH_INT_MAX, "mps.int_max_dims", "mps", "pytorch", keys=("larger than INT_MAX",)),     # (round 86) MPSGraph's dims cap
     # (round 87) NCCL's shared-memory segment in /dev/shm refused for want of space: host RAM, a CUDA run's collectives
     _simple(_NCCL_SHM, "nccl.shm", "cuda", "pytorch", lambda m: {"requested": int(m.group(1))}, keys=("/dev/shm/nccl-",)),
+    # (round 89) Arrow's memory pool refusing host memory (pyarrow's ArrowMemoryError is a MemoryError): system RAM, the request
+    _simple(_ARROW_ALLOC, "python.memory_error", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))}, keys=("alloc of size",),
+            form="arrow"),
+    # (round 89) Triton Inference Server's Python backend could not grow its shared-memory pool (/dev/shm): host RAM, its size the limit
+    _simple(_TRITON_PB_SHM, "tritonserver.shm_pool", "cpu", "triton-server", lambda m: {"limit": int(m.group(1))},
+            keys=("shared memory pool size",)),
     _simple(_SWARM_RAM, "os.system_memory", "cpu", "comfyui", lambda m: {"ram_used_pct_ratio": num(m.group(1))},
             keys=("system memory usage exceeded",)),
     _vhs_ram,
@@ -406,7 +412,7 @@ PRIORITY = {
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xgboost.alloc": 8, "vllm.profile_cut": 2, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
-    "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "webgpu.max_buffer": 9, "os.shm": 8, "nccl.shm": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
+    "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "webgpu.max_buffer": 9, "os.shm": 8, "nccl.shm": 8, "tritonserver.shm_pool": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
     "npu.cann_malloc": 7,     # (round 84)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,

@@ -18,8 +18,10 @@ HOST_RAM = [
       "the JavaScript engine could not allocate an ArrayBuffer (RangeError: Array buffer allocation failed): the page's or "
       "worker's own memory (a browser tab's heap cap of a few GB, or the machine's RAM), not the GPU's; a smaller model file "
       "or image, the work split into parts, or a browser, machine or build with more memory"),
-    R("host-ram", 8.0, kind("python.memory_error"), lambda x: "Python could not get system RAM (MemoryError)"
-      + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
+    # (round 89) Arrow's memory pool (form "arrow": pyarrow's ArrowMemoryError, a MemoryError) named as such
+    R("host-ram", 8.0, kind("python.memory_error"), lambda x: (
+        "Arrow's memory pool could not get system RAM (ArrowMemoryError: Parquet/Arrow record batches)" if x.ev.get("form") == "arrow"
+        else "Python could not get system RAM (MemoryError)") + (f" for {fmt_bytes(x.n['requested'])}" if x.n.get("requested") else "")),
     R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
         f"{fmt_bytes(x.n['required'])}, {fmt_bytes(x.n['available'])} available" if "required" in x.n
         else "more system memory than is available")),
@@ -158,6 +160,12 @@ HOST_RAM = [
       "RAM (a container's 64 MB default), full or held by segments a killed run left behind (/dev/shm/nccl-*); give it more "
       "(docker --shm-size, --ipc=host, a memory-backed emptyDir in Kubernetes), remove stale nccl-* segments, or "
       "NCCL_SHM_DISABLE=1"),
+    # (round 89) Triton Inference Server's Python backend could not grow the shared-memory pool its stub processes pass tensors
+    # through (other_patterns.TRITON_PB_SHM): /dev/shm, RAM-backed, at its size
+    R("host-ram", 8.0, kind("tritonserver.shm_pool"),
+      "Triton's Python backend could not grow its shared-memory pool past {n[limit]:b}: the pool lives in /dev/shm, host RAM "
+      "(a container's 64 MB default), not the GPU; give the container more (docker --shm-size=1g, --ipc=host, a memory-backed "
+      "emptyDir in Kubernetes), or send smaller tensors through the Python backend"),
     # (round 63) the JVM's heap (-Xmx) refused an object, or collections reclaimed almost nothing: the host process's heap
     R("host-ram", 8.0, kind("jvm.heap"),
       lambda x: "the JVM's heap is full (java.lang.OutOfMemoryError: " + (

@@ -132,6 +132,10 @@ RUNTIME_MARKERS = (
     # failed ("  what():  [20:58:09] /home/u/clockwork/src/clockwork/cache.cpp:237: Check failed: e == cudaSuccess ...", TVM's
     # CUDA_CALL under it)
     ("clockwork", ("src/clockwork/", "src\\clockwork\\"), r"\bsrc[\\/]clockwork[\\/][\w/\\.-]{1,120}?\.(?:cpp|cc|h):\d"),
+    # (round 89) NVIDIA Triton Inference Server's Python backend: its own names, the shared-memory regions its stubs map
+    # ("triton_python_backend_shm_region_6", its default shm-region-prefix-name) and its stub process
+    # ("triton_python_backend_stub"); not OpenAI's Triton compiler ("triton.runtime", "import triton")
+    ("triton-server", ("triton_python_backend",), r"\btriton_python_backend_(?:shm_region_?\d|stub\b)"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

@@ -121,6 +121,10 @@ _ADDED_WORDS = (
     # Slurm srun's task line ("srun: error: <node>: tasks 0-3: Out Of Memory", other_patterns.KILLED, round 88; the scanner finds it
     # among the kill words, other_patterns.KILL_TAIL_WORDS)
     ("W", ": Out Of Memory"),
+    # PyTorch's Windows shared-memory allocator refused by the commit limit ("Couldn't open shared file mapping: <...>, error code:
+    # <1455>", other_patterns.PAGING, round 89; no memory word) and Triton's Python backend growing its shared-memory pool ("Failed
+    # to increase the shared memory pool size for key '...' to N bytes", other_patterns.TRITON_PB_SHM, round 89)
+    ("W", "error code: <1455>", "shared memory pool size"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -173,6 +177,7 @@ ANCHORS += (b"No valid triton configs",)   # (round 85) Inductor's autotuner quo
 ANCHORS += (b"max buffer size limit", b"buffer binding size")   # (round 86) WebGPU's per-buffer caps: no memory word
 ANCHORS += (b"larger than INT_MAX",)   # (round 86) MPSGraph's dims cap: no memory word
 ANCHORS += (b"RuntimeError: RESOURCE_EXHAUSTED", b"/dev/shm/nccl-")   # (round 87) jaxlib's bare status, NCCL's shm segment: no memory word
+ANCHORS += (b"error code: <1455>",)   # (round 89) PyTorch's Windows shared file mapping at the commit limit: no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
