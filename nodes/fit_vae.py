@@ -168,18 +168,16 @@ def decode_in_tiles(vae, samples_in, tile: dict):
         samples_in = samples_in[:, :, 0]
     tries = smaller_tiles(tile, samples_in.ndim, _fallback_tile(vae))
     for i, args in enumerate(tries):
-        failed = False
         try:
             return vae.decode_tiled(samples_in, **args)
         except Exception as exc:
             if i == len(tries) - 1 or not _is_oom(exc):
                 raise
-            failed = True
-        if failed:  # outside the except block, so the failed attempt's tensors can be freed (as comfy.sd.VAE.decode does)
-            log.warning("[GPU Garden] Fit to Card: the VAE decode ran out of memory in %s latent tiles; retrying in %s",
-                        _tile_name(args), _tile_name(tries[i + 1]))
-            _retried(vae, args, tries[i + 1])
-            _empty_cache()
+        # out of the except block, so the failed attempt's tensors can be freed (as comfy.sd.VAE.decode does)
+        log.warning("[GPU Garden] Fit to Card: the VAE decode ran out of memory in %s latent tiles; retrying in %s",
+                    _tile_name(args), _tile_name(tries[i + 1]))
+        _retried(args, tries[i + 1])
+        _empty_cache()
 
 
 def smaller_tiles(tile: dict, ndim: int, floor: int) -> list[dict]:
@@ -212,7 +210,7 @@ def _tile_name(args: dict) -> str:
     return f"{args.get('tile_x')}x{args.get('tile_y')}" + (f"x{args['tile_t']}" if "tile_t" in args else "")
 
 
-def _retried(vae, failed: dict, then: dict) -> None:
+def _retried(failed: dict, then: dict) -> None:
     last = _state.get("last")
     if last and last.get("op") == "decode":
         last.setdefault("retries", []).append({"tile": failed, "then": then})
