@@ -251,8 +251,6 @@ def conv_workspace_bytes(kind: str, latent_shape, dtype="bf16", device="cuda", r
     """The CUDA convolution workspace of decoding ONE sample (cuda_conv.py); 0 off CUDA or for unmeasured kinds."""
     kind = kind if kind in spec.VAE else spec.vae_kind_for(kind, "unknown")
     if kind in cuda_conv.RATIO:
-        if not cuda_conv.applies(kind, device, runner):
-            return 0
         return cuda_conv.share_bytes(kind, _decode_acts(kind, latent_shape, dtype, runner), device, runner)
     w, h, _, lat_t = _pixels(kind, latent_shape)
     return cuda_conv.decode_bytes(kind, w, h, lat_t, dtype, device, runner)
