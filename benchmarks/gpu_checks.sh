@@ -3,7 +3,7 @@
 # and the untiled VAE decode peaks under inference mode.
 #
 #   here:   COMFYUI_DIR=/path/to/ComfyUI bash benchmarks/gpu_checks.sh prepare   # ComfyUI + 2 wheels into build/gg_gpu
-#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks need large nocudnn context]
+#   device: bash benchmarks/gpu_checks.sh run [probe trace unload fit peaks need large nocudnn context fitasync needasync]
 #           (default: probe trace unload fit, in that
 #           order; named checks run in the order named; carry build/gg_gpu; logs go to $OUT, default
 #           benchmarks/results/gpu_logs; TRACE_S, PEAKS_S, FIT_S override those checks' timeouts)
@@ -25,7 +25,7 @@ fi
 [ "${1:-}" = run ] || { echo "usage: $0 prepare | run [probe trace unload fit peaks]" >&2; exit 2; }
 shift
 CHECKS=" ${*:-probe trace unload fit} "
-for c in $CHECKS; do case $c in probe|trace|unload|fit|peaks|need|large|nocudnn|context) ;; *) echo "unknown check: $c" >&2; exit 2;; esac; done
+for c in $CHECKS; do case $c in probe|trace|unload|fit|peaks|need|large|nocudnn|context|fitasync|needasync) ;; *) echo "unknown check: $c" >&2; exit 2;; esac; done
 # Fit to Card alone may take longer; every timeout together stays well under the device's 600 s a command
 if [ "$CHECKS" = " fit " ] || [ "$CHECKS" = " fit peaks " ]; then FIT_S=${FIT_S:-360}; else FIT_S=${FIT_S:-200}; fi
 OUT=${OUT:-benchmarks/results/gpu_logs}; mkdir -p "$OUT"
@@ -52,6 +52,16 @@ peaks() {
 need() {
   timeout 200 python3 benchmarks/gpu_fit_to_card.py --decode-need --family wan21 sdxl wan22 --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_need.txt"
   fresh benchmarks/results/gpu_fit_vae_decode_need.json gpu_fit_vae_decode_need.json "see decode_need.txt"
+}
+# fit and need again as ComfyUI's main.py runs: the cudaMallocAsync backend, the smaller card made by holding the rest
+# of it outside PyTorch (a fraction caps only the native allocator); results under their own names
+fitasync() {
+  timeout "$FIT_S" python3 benchmarks/gpu_fit_to_card.py --emulate ballast --allocator async --workdir /tmp/ggw --time-limit $((FIT_S - 60)) 2>&1 | quiet | tee "$OUT/fit_to_card_ballast_async.txt"
+  fresh benchmarks/results/gpu_fit_to_card_ballast_async.json gpu_fit_to_card_ballast_async.json "see fit_to_card_ballast_async.txt"
+}
+needasync() {
+  timeout 200 python3 benchmarks/gpu_fit_to_card.py --decode-need --emulate ballast --allocator async --family wan21 sdxl wan22 --workdir /tmp/ggw 2>&1 | quiet | tee "$OUT/decode_need_ballast_async.txt"
+  fresh benchmarks/results/gpu_fit_vae_decode_need_ballast_async.json gpu_fit_vae_decode_need_ballast_async.json "see decode_need_ballast_async.txt"
 }
 # two video decodes at their models' own sizes, too slow for the default list
 large() { timeout 170 python3 benchmarks/gpu_trace_vs_cuda.py --cases wan22:decode:1280x704x121,hunyuan-video:decode:1280x720x129 2>&1 | quiet | tee "$OUT/trace_vs_cuda_large.txt"; }

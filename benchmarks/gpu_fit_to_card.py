@@ -9,7 +9,10 @@ about 30 GB). It writes sparse all-zero checkpoints of the real tensor layouts (
 --workdir, imports ComfyUI in-process from COMFYUI_DIR and runs its real model code: conditionings are zero
 tensors of the real shapes (no text encoder is loaded). For each run the card is emulated at `cap` bytes:
 torch.cuda.set_per_process_memory_fraction caps the allocator, and ComfyUI's get_free_memory is shifted so
-ComfyUI sees the same smaller card (both stock and guarded runs see it). The cap puts each run `--over` above
+ComfyUI sees the same smaller card (both stock and guarded runs see it); with `--emulate ballast` the rest of the
+card is held instead through the CUDA driver, outside PyTorch, as another process would hold it, so ComfyUI, cuDNN
+and either allocator backend (`--allocator async` is ComfyUI's default, cudaMallocAsync, which main.py sets and this
+in-process run otherwise does not) see a card of `cap` bytes. The cap puts each run `--over` above
 what it needs in all (weights + our activation estimate + ComfyUI's reserve), so the weights must be partly
 offloaded. Stock = ComfyUI's own memory_required; guard = nodes/fit_guard.attach on a clone (the node's path)
 and a VAE copy sized from our estimate. An out-of-memory exception in sampling counts as an OOM; the decode
@@ -125,11 +128,45 @@ def peak(torch, dev):
     return torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else None
 
 
-class Card:
-    """Emulates a `cap`-byte card: the allocator is capped and ComfyUI's free memory is shifted to match."""
+class Ballast:
+    """Device memory held through the CUDA driver (cuMemAlloc), outside PyTorch's allocator, as another process
+    holds it: what is left is all the card has, for every reader of free memory (ComfyUI, cuDNN's workspace choice,
+    the allocator backends). `hold(n)` replaces what was held; `hold(0)` releases it."""
 
-    def __init__(self, comfy, torch):
-        self.mm, self.torch = comfy.model_management, torch
+    def __init__(self, lib=None):
+        import ctypes
+
+        self.ct = ctypes
+        self.lib = lib if lib is not None else ctypes.CDLL("libcuda.so.1")
+        self.lib.cuCtxGetCurrent.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+        self.lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+        self.ptr, self.size = None, 0
+
+    def hold(self, n: int):
+        ct = self.ct
+        if self.ptr is not None:
+            self.lib.cuMemFree_v2(self.ptr)
+            self.ptr, self.size = None, 0
+        if n <= 0:
+            return
+        ctx = ct.c_void_p()
+        self.lib.cuCtxGetCurrent(ct.byref(ctx))
+        if not ctx.value:  # torch's primary context is current once a CUDA call ran on this thread
+            raise RuntimeError("ballast: no current CUDA context on this thread")
+        ptr = ct.c_uint64()
+        rc = self.lib.cuMemAlloc_v2(ct.byref(ptr), ct.c_size_t(n))
+        if rc:
+            raise RuntimeError(f"ballast: cuMemAlloc of {n} bytes failed (CUresult {rc})")
+        self.ptr, self.size = ptr.value, n
+
+
+class Card:
+    """Emulates a `cap`-byte card: the allocator is capped and ComfyUI's free memory is shifted to match, or (with
+    a ballast) the rest of the card is held outside PyTorch and nothing needs shifting."""
+
+    def __init__(self, comfy, torch, ballast=None):
+        self.mm, self.torch, self.ballast = comfy.model_management, torch, ballast
         self.dev = self.mm.get_torch_device()
         self.total = torch.cuda.get_device_properties(self.dev).total_memory
         self.hide = 0
@@ -150,15 +187,21 @@ class Card:
         t = self.torch
         self.mm.unload_all_models()
         gc.collect()
+        if self.ballast is not None:
+            self.ballast.hold(0)
         self.mm.soft_empty_cache(True)
         t.cuda.synchronize(self.dev)
         free, total = t.cuda.mem_get_info(self.dev)
         outside = (total - free) - t.cuda.memory_reserved(self.dev)  # CUDA context and other processes
-        self.hide = max(0, total - outside - cap)
+        hide = max(0, total - outside - cap)
         clear = getattr(t._C, "_cuda_clearCublasWorkspaces", None)
         if clear is not None:  # cuBLAS keeps its workspaces in the allocator: each run starts as the first did
             clear()
-        t.cuda.set_per_process_memory_fraction(min(1.0, cap / total), self.dev)
+        if self.ballast is not None:
+            self.ballast.hold(hide)
+        else:
+            self.hide = hide
+            t.cuda.set_per_process_memory_fraction(min(1.0, cap / total), self.dev)
         t.cuda.reset_peak_memory_stats(self.dev)
         self.start = t.cuda.memory_allocated(self.dev)  # what an earlier run left behind (should be nothing)
 
@@ -362,10 +405,11 @@ def decode_peaks(comfy, torch, layouts, units, families, workdir) -> list:
     return rows
 
 
-def decode_need(comfy, torch, layouts, units, families, workdir, steps=7) -> list:
+def decode_need(comfy, torch, layouts, units, families, workdir, steps=7, ballast=None) -> list:
     """--decode-need: the smallest room above the loaded VAE weights in which the untiled decode of one sample
     runs (first_stage_model.decode, no tiled fallback), found by bisection with the allocator capped
-    (set_per_process_memory_fraction); an uncapped peak is elastic (the allocator and cuDNN take what is free)."""
+    (set_per_process_memory_fraction) or, with a ballast, the rest of the card held outside PyTorch; an uncapped
+    peak is elastic (the allocator and cuDNN take what is free)."""
     from gpu_garden.memory.fit import plan as fit_plan
 
     mm = comfy.model_management
@@ -379,7 +423,11 @@ def decode_need(comfy, torch, layouts, units, families, workdir, steps=7) -> lis
 
         def runs(room):
             torch.cuda.empty_cache()
-            torch.cuda.set_per_process_memory_fraction(min(1.0, (base + room) / total), dev)
+            if ballast is not None:  # free memory down to `room` above what PyTorch keeps (the loaded weights)
+                torch.cuda.synchronize(dev)
+                ballast.hold(max(0, torch.cuda.mem_get_info(dev)[0] - (room - (torch.cuda.memory_reserved(dev) - base))))
+            else:
+                torch.cuda.set_per_process_memory_fraction(min(1.0, (base + room) / total), dev)
             try:
                 with torch.no_grad():
                     vae.first_stage_model.decode(torch.zeros(shape, dtype=vae.vae_dtype, device=dev))
@@ -390,7 +438,10 @@ def decode_need(comfy, torch, layouts, units, families, workdir, steps=7) -> lis
             finally:
                 gc.collect()
                 torch.cuda.empty_cache()
-                torch.cuda.set_per_process_memory_fraction(1.0, dev)
+                if ballast is not None:
+                    ballast.hold(0)
+                else:
+                    torch.cuda.set_per_process_memory_fraction(1.0, dev)
 
         lo, hi = 0, max(ours, comfy_fig)
         while not runs(hi) and hi < total - base:
@@ -423,6 +474,13 @@ def main(argv=None) -> int:
                     "(tells cuDNN's workspaces from activations)")
     ap.add_argument("--time-limit", type=float, default=0, help="seconds: start no new run after this (the results so "
                     "far are written after every run either way); 0 = none")
+    ap.add_argument("--emulate", choices=("fraction", "ballast"), default="fraction",
+                    help="how a smaller card is made: cap PyTorch's allocator (set_per_process_memory_fraction, the "
+                    "native backend's) and shift ComfyUI's free memory, or hold the rest of the card outside PyTorch "
+                    "through the CUDA driver (every reader of free memory and either backend see the smaller card)")
+    ap.add_argument("--allocator", choices=("native", "async"), default="native",
+                    help="PyTorch's allocator backend: native, or cudaMallocAsync as ComfyUI's main.py sets it by default "
+                    "(PYTORCH_CUDA_ALLOC_CONF, set before torch is imported)")
     ap.add_argument("--cpu-smoke", action="store_true",
                     help="run the whole flow on the CPU with SD1.5 at 64 px (checks the script; nothing is capped or saved)")
     args = ap.parse_args(argv)
@@ -444,6 +502,11 @@ def main(argv=None) -> int:
     if not comfy_dir or not (Path(comfy_dir) / "comfy" / "model_management.py").is_file():
         print("skipped: set COMFYUI_DIR to a ComfyUI checkout (and run with its Python)")
         return 0
+    if args.allocator == "async":  # as ComfyUI's cuda_malloc.py does before torch is imported
+        if "torch" in sys.modules:
+            raise SystemExit("--allocator async: torch was imported before the backend could be chosen")
+        conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF")
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = (conf + "," if conf else "") + "backend:cudaMallocAsync"
     try:
         import torch
     except ImportError:
@@ -455,14 +518,21 @@ def main(argv=None) -> int:
     comfy = import_comfy(comfy_dir, args.cpu_smoke)
     mm = comfy.model_management
     reserve = int(mm.extra_reserved_memory())
+    ballast = None
+    if args.emulate == "ballast" and not args.cpu_smoke:
+        torch.zeros(1, device=mm.get_torch_device())  # the primary context, current on this thread
+        ballast = Ballast()
+    # results of the default emulation keep their names; any other names its own file
+    suffix = "" if (args.emulate, args.allocator) == ("fraction", "native") else f"_{args.emulate}_{args.allocator}"
+    backend = torch.cuda.get_allocator_backend() if torch.cuda.is_available() else None
     if args.decode_need:
         with tempfile.TemporaryDirectory(prefix="gg_fit_") as tmp:
             with torch.inference_mode():  # as the executor runs a prompt: the VAE loads and moves as in ComfyUI
-                rows = decode_need(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp))
+                rows = decode_need(comfy, torch, layouts, units, args.family, Path(args.workdir or tmp), ballast=ballast)
         sys.path.insert(0, str(REPO / "benchmarks"))
         from results import save
 
-        print(f"wrote {save('gpu_fit_vae_decode_need', 'COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py ' + ' '.join(argv or sys.argv[1:]), {'device': mm.get_torch_device_name(mm.get_torch_device()), 'runs': rows})}")
+        print(f"wrote {save('gpu_fit_vae_decode_need' + suffix, 'COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py ' + ' '.join(argv or sys.argv[1:]), {'device': mm.get_torch_device_name(mm.get_torch_device()), 'emulate': args.emulate, 'allocator': backend, 'runs': rows})}")
         return 0
     if args.decode_peaks:
         if args.no_cudnn:
@@ -473,16 +543,16 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(REPO / "benchmarks"))
         from results import save
 
-        name = "gpu_fit_vae_decode" + ("_no_cudnn" if args.no_cudnn else "")
-        print(f"wrote {save(name, 'COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py ' + ' '.join(argv or sys.argv[1:]), {'device': mm.get_torch_device_name(mm.get_torch_device()), 'cudnn': not args.no_cudnn, 'runs': rows})}")
+        name = "gpu_fit_vae_decode" + ("_no_cudnn" if args.no_cudnn else "") + ("_async" if args.allocator == "async" else "")
+        print(f"wrote {save(name, 'COMFYUI_DIR=... python benchmarks/gpu_fit_to_card.py ' + ' '.join(argv or sys.argv[1:]), {'device': mm.get_torch_device_name(mm.get_torch_device()), 'cudnn': not args.no_cudnn, 'allocator': backend, 'runs': rows})}")
         return 0
-    card = NoCard(comfy, torch) if args.cpu_smoke else Card(comfy, torch)
+    card = NoCard(comfy, torch) if args.cpu_smoke else Card(comfy, torch, ballast)
     decode_ooms = DecodeOOMs()
     logging.getLogger().addHandler(decode_ooms)
     from gpu_garden.nodes.fit_guard import dynamic_vram
 
-    print(f"device: {mm.get_torch_device_name(card.dev)}; {args.steps} steps, euler; each run {args.over * 100:.0f} % over "
-          f"its cap" + ("; Dynamic VRAM is ON: the guard only supplies figures there" if dynamic_vram() else ""))
+    print(f"device: {mm.get_torch_device_name(card.dev)}; allocator {backend}; card emulated by {'nothing (CPU smoke)' if args.cpu_smoke else args.emulate}; "
+          f"{args.steps} steps, euler; each run {args.over * 100:.0f} % over its cap" + ("; Dynamic VRAM is ON: the guard only supplies figures there" if dynamic_vram() else ""))
     header = ("family", "size", "cap", "variant", "memory_required", "sample", "decode", "peak", "decode peak",
               "identical", "images", "s")
     rows, records = [], []
@@ -496,7 +566,8 @@ def main(argv=None) -> int:
         """The results so far (after every pair of runs): a run cut short by its time limit keeps what it measured."""
         if args.cpu_smoke:
             return None
-        return save("gpu_fit_to_card", command, {"device": mm.get_torch_device_name(card.dev), "over": args.over,
+        return save("gpu_fit_to_card" + suffix, command, {"device": mm.get_torch_device_name(card.dev), "over": args.over,
+                                                  "emulate": args.emulate, "allocator": backend,
                                                   "steps": args.steps, "complete": complete,
                                                   "summary": summarize(records, len(planned), started), "runs": records})
 
@@ -557,6 +628,8 @@ def main(argv=None) -> int:
             card.set(GiB * 1024)
     if not args.cpu_smoke:
         torch.cuda.set_per_process_memory_fraction(1.0, card.dev)
+        if ballast is not None:
+            ballast.hold(0)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))

@@ -206,6 +206,99 @@ def test_each_run_starts_with_cublas_workspaces_cleared_and_the_peak_reset():
     assert card.start == 3 << 20  # what the run starts with, recorded (leftovers of an earlier run show)
 
 
+class FakeDriver:
+    """libcuda's three entry points the ballast uses, recording what is held (no GPU needed)."""
+
+    def __init__(self, context=1, fail=0):
+        self.context, self.fail, self.held, self.next = context, fail, {}, 0x7000
+
+    def cuCtxGetCurrent(self, ref):
+        ref._obj.value = self.context
+        return 0
+
+    def cuMemAlloc_v2(self, ref, size):
+        if self.fail:
+            return self.fail
+        self.next += 0x1000
+        ref._obj.value = self.next
+        self.held[self.next] = size.value
+        return 0
+
+    def cuMemFree_v2(self, ptr):
+        del self.held[ptr]
+        return 0
+
+
+class Fn:
+    """A callable with the argtypes attribute ctypes functions have."""
+
+    def __init__(self, f):
+        self.f, self.argtypes = f, None
+
+    def __call__(self, *a):
+        return self.f(*a)
+
+
+def fake_lib(**kw):
+    import types
+
+    drv = FakeDriver(**kw)
+    return drv, types.SimpleNamespace(**{n: Fn(getattr(drv, n)) for n in ("cuCtxGetCurrent", "cuMemAlloc_v2", "cuMemFree_v2")})
+
+
+def test_the_ballast_holds_exactly_what_it_is_asked_and_replaces_it():
+    bench = load_bench()
+    drv, lib = fake_lib()
+    b = bench.Ballast(lib)
+    b.hold(5 << 30)
+    assert list(drv.held.values()) == [5 << 30]
+    b.hold(7 << 30)  # replaces: never both at once
+    assert list(drv.held.values()) == [7 << 30] and b.size == 7 << 30
+    b.hold(0)
+    assert drv.held == {} and b.ptr is None
+
+
+def test_the_ballast_refuses_without_a_context_or_memory_and_says_so():
+    import pytest
+
+    bench = load_bench()
+    with pytest.raises(RuntimeError, match="no current CUDA context"):
+        bench.Ballast(fake_lib(context=0)[1]).hold(1 << 20)
+    with pytest.raises(RuntimeError, match="CUresult 2"):
+        bench.Ballast(fake_lib(fail=2)[1]).hold(1 << 40)
+
+
+def test_a_ballast_card_holds_the_rest_of_the_card_and_leaves_comfyuis_free_memory_alone():
+    """--emulate ballast: the card's free memory really is the cap (less what torch keeps), so ComfyUI's reading is
+    not shifted and the allocator is not capped (a fraction caps only the native backend's caching allocator)."""
+    import types
+
+    bench = load_bench()
+    drv, lib = fake_lib()
+    calls = []
+    state = {"free": 99 << 30}
+
+    def mem_get_info(d):
+        return state["free"] - sum(drv.held.values()), 100 << 30
+
+    cuda = types.SimpleNamespace(
+        get_device_properties=lambda d: types.SimpleNamespace(total_memory=100 << 30), synchronize=lambda d: None,
+        mem_get_info=mem_get_info, memory_reserved=lambda d: 0,
+        set_per_process_memory_fraction=lambda f, d: calls.append(("fraction", f)),
+        reset_peak_memory_stats=lambda d: None, memory_allocated=lambda d: 0)
+    torch = types.SimpleNamespace(cuda=cuda, _C=types.SimpleNamespace())
+    mm = types.SimpleNamespace(get_torch_device=lambda: "cuda:0", unload_all_models=lambda: None,
+                               get_free_memory=lambda dev=None, torch_free_too=False: mem_get_info(dev)[0],
+                               soft_empty_cache=lambda force=False: None)
+    card = bench.Card(types.SimpleNamespace(model_management=mm), torch, bench.Ballast(lib))
+    for cap in (10 << 30, 20 << 30):
+        card.set(cap)
+        # 1 GiB is outside torch (context): the ballast holds the rest beyond the cap, and nothing is shifted
+        assert list(drv.held.values()) == [100 - 1 - cap // (1 << 30) << 30]
+        assert mm.get_free_memory("cuda:0") == cap
+    assert calls == [] and card.hide == 0
+
+
 def test_the_summary_counts_only_completed_runs_and_names_what_did_not_run():
     bench = load_bench()
     rec = lambda variant, **kw: dict({"variant": variant, "oom": False, "decode_oom": False, "completed": True,  # noqa: E731

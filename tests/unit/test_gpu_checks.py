@@ -14,6 +14,8 @@ SCRIPT = REPO / "benchmarks" / "gpu_checks.sh"
 FAKE_PYTHON = """#!/bin/bash
 echo "$*" >> "$CALLS"
 case "$*" in
+  *gpu_fit_to_card.py*--decode-need*"--emulate ballast --allocator async"*) [ -n "${WRITE:-}" ] && echo '{}' > "$RESULTS/gpu_fit_vae_decode_need_ballast_async.json";;
+  *gpu_fit_to_card.py*"--emulate ballast --allocator async"*) [ -n "${WRITE:-}" ] && echo '{}' > "$RESULTS/gpu_fit_to_card_ballast_async.json";;
   *gpu_fit_to_card.py*--decode-peaks*) [ -n "${WRITE:-}" ] && echo '{}' > "$RESULTS/gpu_fit_vae_decode.json";;
   *gpu_fit_to_card.py*) [ -n "${WRITE:-}" ] && echo '{}' > "$RESULTS/gpu_fit_to_card.json"; echo "fit row";;
 esac
@@ -106,3 +108,15 @@ def test_the_session_34_checks_are_named_checks(checkout):
     assert "--no-cudnn" in scripts[2] and "--no-cudnn" not in scripts[1] and "--decode-need" in scripts[3]
     assert {p.name for p in out.iterdir()} >= {"cuda_context.txt", "trace_vs_cuda_large.txt", "trace_vs_cuda_no_cudnn.txt",
                                                "decode_need.txt"}
+
+
+def test_fit_and_need_under_comfyuis_allocator_come_back_under_their_own_names(checkout):
+    """fitasync / needasync: cudaMallocAsync (ComfyUI's default backend) on a card made small by a ballast; their
+    results never overwrite the native-allocator files of fit and need."""
+    r, out, calls = run(checkout, "fitasync", "needasync", write=True)
+    scripts = [c for c in calls if "benchmarks/" in c]
+    assert len(scripts) == 2 and all("--emulate ballast --allocator async" in c for c in scripts)
+    assert "--decode-need" not in scripts[0] and "--decode-need" in scripts[1]
+    assert (out / "gpu_fit_to_card_ballast_async.json").read_text() == "{}\n"
+    assert (out / "gpu_fit_vae_decode_need_ballast_async.json").read_text() == "{}\n"
+    assert not (out / "gpu_fit_to_card.json").exists() and not (out / "gpu_fit_vae_decode_need.json").exists()
