@@ -270,8 +270,9 @@ def score(row) -> dict:
             out["kv_err"] = pred / m[key] - 1
     if rt == "llama.cpp" and "compute_mib" in m and not res.get("devices"):
         # one GPU's "compute buffer size" line (a layer split prints one per device); not yet a fitted term: the figure
-        # shows how far the plan's reserve is from what the build printed
-        c = res["overhead"].get("compute_buffer", 0) / MiB
+        # shows how far the plan's reserve is from what the build printed. Like the model buffer, at the layer count
+        # the runtime printed where it placed the layers itself (_at_printed_layers): the reserve is of that placement
+        c = _at_printed_layers(row, res)["overhead"].get("compute_buffer", 0) / MiB
         out["compute_mib"] = (round(c, 1), m["compute_mib"])
         if m["compute_mib"]:
             out["compute_err"] = c / m["compute_mib"] - 1

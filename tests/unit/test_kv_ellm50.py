@@ -82,12 +82,17 @@ def test_a_hybrid_model_is_left_out():
     assert _compute(llm.plan(spec, "llama.cpp", ngl=31, **kw)) == _compute(llm.plan(spec, "llama.cpp", ngl=33, **kw))
 
 
-# --- bench_llm: the rows as scored ----------------------------------------------------------------------------------
+# --- bench_llm: the rows as scored (the compute buffer at the layer count the runtime printed) ----------------------
 def _score(row_id):
     from support.pack import load_benchmark
     b = load_benchmark("bench_llm")
     rows = {r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}
     return b.score(rows[row_id])
+
+
+def test_bielik_row_scores_compute_at_the_fit_steps_layers():
+    # the fit step placed 28 of 51 units, no -ngl given: the compute buffer is compared at those 28, as the model buffer
+    assert _score(BIELIK_ROW)["compute_mib"] == (688.0, 699.0)
 
 
 def test_mali_row_scores_its_ngl0_compute():
