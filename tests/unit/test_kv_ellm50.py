@@ -97,3 +97,40 @@ def test_bielik_row_scores_compute_at_the_fit_steps_layers():
 
 def test_mali_row_scores_its_ngl0_compute():
     assert _score(MALI_ROW)["compute_mib"] == (648.0, 658.25)
+
+
+# --- bench_llm: an Ollama 'kv cache' line's parts, each rounded ------------------------------------------------------
+# Ollama prints each device's part of the cache with format.HumanBytes2 ("%.1f MiB"): the RX Vega qwen3.5:2b load at
+# num_gpu 2 prints 'kv cache' Vulkan0 34.8 MiB and CPU 494.9 MiB, kv_mib their sum, 529.7. kv's cache is 529.641 MiB
+# (the full-offload twin prints the total as one figure, 529.6): its parts, layers 22-23 on the GPU (one DeltaNet
+# layer's state, 26.758 MiB, and one full-attention layer's 4096 cells x 2 x 512 x 2 bytes, 8 MiB), are 34.758 and
+# 494.883, which print 34.8 and 494.9. The sum of two parts rounded to 0.1 is within 0.1 of the total.
+NUMGPU2_ROWS = ("ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-numgpu2-segv",
+                "ollama-vegahbmx-qwen35-2b-q80-rxvega-gfx900-rocm-4k-numgpu2")
+
+
+def _rows():
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    return b, {r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}
+
+
+@pytest.mark.parametrize("row_id", NUMGPU2_ROWS)
+def test_a_sum_of_two_rounded_parts_is_exact_within_two_half_units(row_id):
+    b, rows = _rows()
+    from llm_score import kv_parts
+    assert kv_parts(rows[row_id], "kv_mib", "MiB") == 2
+    s = b.score(rows[row_id])
+    assert s["kv"] == (529.641, 529.7, "MiB") and s["kv_exact"]
+
+
+def test_one_printed_figure_keeps_half_a_unit():
+    from llm_score import kv_exact, kv_parts
+    _, rows = _rows()
+    full = rows["ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-full-segv"]  # 'kv cache' device=Vulkan0 529.6 MiB
+    assert kv_parts(full, "kv_mib", "MiB") == 1
+    assert kv_exact(full, "kv_mib", 529.641, "MiB") and not kv_exact(full, "kv_mib", 529.7, "MiB")
+    # parts that do not sum to the row's figure are not its parts
+    other = dict(full, measured=dict(full["measured"], kv_mib=529.7),
+                 notes=["'kv cache' Vulkan0 34.8 MiB and CPU 494.8 MiB"])
+    assert kv_parts(other, "kv_mib", "MiB") == 1
