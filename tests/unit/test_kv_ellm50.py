@@ -83,10 +83,14 @@ def test_a_hybrid_model_is_left_out():
 
 
 # --- bench_llm: the rows as scored (the compute buffer at the layer count the runtime printed) ----------------------
-def _score(row_id):
+def _rows():
     from support.pack import load_benchmark
     b = load_benchmark("bench_llm")
-    rows = {r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}
+    return b, {r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}
+
+
+def _score(row_id):
+    b, rows = _rows()
     return b.score(rows[row_id])
 
 
@@ -107,12 +111,6 @@ def test_mali_row_scores_its_ngl0_compute():
 # 494.883, which print 34.8 and 494.9. The sum of two parts rounded to 0.1 is within 0.1 of the total.
 NUMGPU2_ROWS = ("ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-numgpu2-segv",
                 "ollama-vegahbmx-qwen35-2b-q80-rxvega-gfx900-rocm-4k-numgpu2")
-
-
-def _rows():
-    from support.pack import load_benchmark
-    b = load_benchmark("bench_llm")
-    return b, {r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}
 
 
 @pytest.mark.parametrize("row_id", NUMGPU2_ROWS)
