@@ -26,7 +26,8 @@ Per row, what the runtime printed next to what memory/llm computes from the same
                verdict
   device       llama.cpp over several GPUs (--tensor-split): the layers and KV buffer of the device the log names
   required     Ollama's memory.required.full on one GPU (all layers, or the placed ones + what overflows)
-  compute      llama.cpp's "compute buffer size" on one GPU (the row's compute_mib) against the plan's reserve (error %)
+  compute      llama.cpp's "compute buffer size" on one GPU (the row's compute_mib) against the plan's reserve (error %),
+               at the printed layer count where the runtime placed the layers itself (as the GPU model buffer)
 
 An SGLang row's "gpu" (the card the run names) is passed as --gpu-name: its platform decides how SGLang loads an AWQ
 MoE checkpoint (runtimes/sglang.py awq_experts_dense).

@@ -65,15 +65,34 @@ def buffer_sum(row) -> bool:
     return "weights_mib" in row["measured"] and any(BUFFER_SUM.search(n) for n in row.get("notes", ()))
 
 
+# an Ollama row whose KV figure sums the parts of its device.go 'kv cache' line, one a device, the CPU's among them
+# ("'kv cache' ROCm0 34.8 MiB and CPU 494.9 MiB"): each part is printed by format.HumanBytes2 ("%.1f MiB" / "%.1f
+# GiB", ollama/ollama format/bytes.go), rounded on its own, so their sum is within N half-units of the true total
+OLLAMA_KV_PARTS = re.compile(r"'kv cache' ((?:device=)?\w+ [\d.]+ [MG]iB(?:(?: and | \+ )(?:device=)?\w+ [\d.]+ [MG]iB)+)")
+
+
+def kv_parts(row, key, unit) -> int:
+    """How many rounded figures an Ollama row's KV figure (key, in unit) sums: its 'kv cache' line's parts where their
+    sum is the figure, else 1."""
+    if row["runtime"] != "ollama":
+        return 1
+    for note in row.get("notes", ()):
+        for m in OLLAMA_KV_PARTS.finditer(note):
+            parts = re.findall(r"([\d.]+) ([MG]iB)", m.group(1))
+            if all(u == unit for _, u in parts) and abs(sum(float(x) for x, _ in parts) - row["measured"][key]) < 1e-6:
+                return len(parts)
+    return 1
+
+
 def kv_exact(row, key, pred, unit) -> bool:
-    """The printed KV figure within its print's precision: half a unit of the last digit, or, for llama.cpp's memory
-    breakdown context column the row quotes, [C, C + 1) MiB (a true 397.5 MiB prints 397); for the sum of N devices'
-    columns, each truncated, [S, S + N)."""
+    """The printed KV figure within its print's precision: half a unit of the last digit (N half-units for the sum of
+    an Ollama 'kv cache' line's N parts, kv_parts), or, for llama.cpp's memory breakdown context column the row quotes,
+    [C, C + 1) MiB (a true 397.5 MiB prints 397); for the sum of N devices' columns, each truncated, [S, S + N)."""
     printed = row["measured"][key]
     cols = breakdown_columns(row) if row["runtime"] == "llama.cpp" and unit == "MiB" and key == "kv_mib" else 0
     if cols:
         return printed - 1e-9 <= pred < printed + cols
-    return abs(pred - printed) <= HALF[row["runtime"]][unit] + 1e-9
+    return abs(pred - printed) <= HALF[row["runtime"]][unit] * kv_parts(row, key, unit) + 1e-9
 
 
 # a llama.cpp row whose vram_gib is the free memory llama.cpp itself read (its fit step, its device line): read with the
@@ -270,8 +289,9 @@ def score(row) -> dict:
             out["kv_err"] = pred / m[key] - 1
     if rt == "llama.cpp" and "compute_mib" in m and not res.get("devices"):
         # one GPU's "compute buffer size" line (a layer split prints one per device); not yet a fitted term: the figure
-        # shows how far the plan's reserve is from what the build printed
-        c = res["overhead"].get("compute_buffer", 0) / MiB
+        # shows how far the plan's reserve is from what the build printed. Like the model buffer, at the layer count
+        # the runtime printed where it placed the layers itself (_at_printed_layers): the reserve is of that placement
+        c = _at_printed_layers(row, res)["overhead"].get("compute_buffer", 0) / MiB
         out["compute_mib"] = (round(c, 1), m["compute_mib"])
         if m["compute_mib"]:
             out["compute_err"] = c / m["compute_mib"] - 1

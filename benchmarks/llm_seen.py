@@ -598,4 +598,12 @@ SEEN = SEEN_BATCHES_1_32 + (
         "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-16k-np4",
         "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-rocm-lemonade-4k-np1",
         "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-rocm-lemonade-64k-np16",
+        # batch 77 (kv-accuracy round 72, task ellm50; read after its first sight, llm_first_sight.json batches["77"]
+        # scored at 1826f53d, commit facc1000): every row read before any change; changes it leads to say "batch 77,
+        # after first sight"
+        "ollama-mi25build-tinyllama-q40-mi25-rocm-2k-full",
+        "ollama-vegahbmx-qwen35-2b-q80-rxvega-vulkan-4k-numgpu2-segv",
+        "llamacpp-klimtech-bielik-11b-v3-q5km-provii-96k-np4-f16-fit28of51",
+        "ollama-ticketllm-llama31-70b-q4km-l40s-4k-fit",
+        "sglang-spark-laguna-s21-nvfp4-dflash-gb10-64k-mf088-attempt06",
         )

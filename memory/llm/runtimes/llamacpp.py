@@ -391,6 +391,35 @@ def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:
     return int(n_kv * ubatch // (1 if unified else max(parallel, 1)))
 
 
+# A layer left on the CPU runs its attention on the GPU (kv-accuracy round 72, batch 77). Op offload moves the layer's
+# matmuls to the GPU (their weights in a host buffer, OP_OFFLOAD_MIN_BATCH), and ggml_backend_sched_split_graph's
+# expansion passes give the GPU the unassigned nodes between them, FLASH_ATTN_EXT and the mask's f16 cast among them:
+# only a node with a weight (buffer usage WEIGHTS) or a pre-allocated destination picks its backend, and the KV cache's
+# buffers are not WEIGHTS (llama-model.cpp alone sets that usage), so the cache writes (set_rows into the CPU KV buffer,
+# "1.vsrc") stay on the CPU while the attention reading it does not. Its K and V views (the layer's whole cache, n_kv
+# cells at the reserve) live in the CPU buffer and are copied into the GPU's compute buffer as inputs of the split,
+# which are allocated at the split's start ("add inputs to the graph copy so that they are allocated by ggml-alloc at
+# the start of the split"). In the first layer the split that begins with the f16 cast also holds the f32 mask's copy
+# (the cast is added to the graph at its first consumer), so the f32 mask, K, V and the cast are live at once, beside
+# the layer's input (the residual the layer's add reads) and its Q; later layers reuse that region. Read in
+# ggml/src/ggml-backend.cpp (ggml_backend_sched_backend_id_from_cur, passes 2 and 5), src/llama-graph.cpp
+# (build_attn_inp_kv_impl, build_attn) and src/llama-kv-cache.cpp as TheTom/llama-cpp-turboquant keeps them at
+# 69d8e4be. Two logs: Bielik-11B-v3 Q5_K_M at 98304 cells, 23 of 50 layers on the CPU (b7972 ROCm): ROCm0 compute
+# 699.00 MiB = 192 + 96 of mask + 192 + 192 of layer 0's K and V + 16 of input and Q (688) + 11.0; Llama-3.2-1B Q4_K_M
+# at 131072 cells with -ngl 0 (b8319 Vulkan): 658.25 = 256 + 128 + 128 + 128 + 8 (648) + 10.25. The rest is the
+# allocator's placement of the layer's earlier tensors, not read: a lower bound. Only where every layer is full
+# attention without MLA (a sliding or recurrent first layer brings other inputs) and with flash attention (without it
+# the scores' split, not read; no log printed).
+def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
+    """Bytes the GPU's compute buffer holds for a first layer left on the CPU beside the mask's two copies (flash
+    attention, op offload): that layer's K and V views, copied in, and its input and Q, 4 bytes a value; 0 where layer
+    0 is on the GPU or the case is not modelled."""
+    if not (start > 0 and s["flash"] and offloads_output(s, s["ubatch"]) and not spec.mla
+            and all(k == FULL for k in spec.layer_kinds)):
+        return 0
+    return int(layer_kv_bytes(spec, kvd)[0] + 4 * s["ubatch"] * (spec.hidden + spec.n_heads * spec.head_dim_k))
+
+
 # The gated feed-forward's live set (kv-accuracy round 59). llama-graph.cpp's build_ffn and build_moe_ffn join gate
 # and up with ggml_swiglu_split / ggml_geglu_split, a GGML_OP_GLU node, and ggml-alloc.c's ggml_op_can_inplace does
 # not list GGML_OP_GLU: its output is a new tensor allocated while both inputs are still live (a parent is freed only
@@ -425,7 +454,7 @@ def ffn_live_values(spec) -> int:
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False) -> int:
+                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False, cpu_attn: int = 0) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs); with flash attention, also the
     gated feed-forward's live set (ffn_live_values) beside the mask's f16 cast. logits=False: a GPU of a
@@ -435,7 +464,9 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast.
     glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token (Ollama's own
     engine, whose graph is not llama.cpp's and was not read).
-    under: the logits sit above the f32 mask copy's freed region (mask_under_logits): 4 bytes a mask element more."""
+    under: the logits sit above the f32 mask copy's freed region (mask_under_logits): 4 bytes a mask element more.
+    cpu_attn: with flash attention, the bytes live beside the mask's two copies where layer 0 is on the CPU
+    (cpu_attention_inputs)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
     logits = (4 * (ubatch * d + rows * V) + out_copy + (MASK_F32_BYTES * mask if under and flash else 0)
@@ -443,7 +474,7 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     if flash:
         ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
                4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
-        return int(max(logits, ffn, MASK_FLASH_BYTES * mask))
+        return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn))
     return int(max(4 * ubatch * (1 + 4 * d + cells * (1 + H)), logits))
 
 
@@ -470,12 +501,13 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
+    cpu_attn = cpu_attention_inputs(spec, kvd, s, start)  # layer 0 on the CPU: its attention on the GPU
     # no CUDA context on Vulkan (device_context)
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
-                                              mask=mask, under=mask_under_logits(spec, s, outs))
-                               if ngl > 0 or out_copy else 0)}
+                                              mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn)
+                               if ngl > 0 or out_copy or cpu_attn else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
     if s.get("draft_mtp") and ngl > 0:  # the MTP layer and its cache sit on the GPU with the rest (offload_kqv)
@@ -497,10 +529,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
-        for i, dv in enumerate(devs):  # an offloaded output matmul goes to the first GPU (the highest priority)
+        for i, dv in enumerate(devs):  # an offloaded op (the output matmul, layer 0's attention) goes to the first GPU
             copy = out_copy if i == 0 else 0
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
-                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs))
+                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs),
+                                                   cpu_attn=cpu_attn if i == 0 else 0)
                                     if dv["layers"] or dv["output_layer"] or copy else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + context + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
