@@ -606,4 +606,8 @@ SEEN = SEEN_BATCHES_1_32 + (
         "llamacpp-klimtech-bielik-11b-v3-q5km-provii-96k-np4-f16-fit28of51",
         "ollama-ticketllm-llama31-70b-q4km-l40s-4k-fit",
         "sglang-spark-laguna-s21-nvfp4-dflash-gb10-64k-mf088-attempt06",
+        # a first-sight row of batch 43 that round 72 (task ellm50) checked its layer-0 K/V rule against while writing
+        # it (every partial-offload llama.cpp row was read; this one moved, -30.1 -> -1.6 %): read while a formula
+        # changed, so a regression row from here; its first sight stays in llm_first_sight.json batches["43"]
+        "llamacpp-armage-llama32-1b-q4km-mali-g715-vulkan-128k-np4-ngl0",
         )
