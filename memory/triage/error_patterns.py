@@ -99,7 +99,11 @@ MPS_FIELDS = {k: re.compile(v + SZ) for k, v in _MPS_L.items()}
 CPU = re.compile(r"(?:DefaultCPUAllocator: not enough memory|can't allocate memory|(?<![\w-])not enough memory(?=: you tried to (?:re)?allocate))"
                  r"(?:: you tried to (?:re)?allocate (?:(\d{1,20}) bytes|(\d{1,9})GB\. Buy new RAM!))?")
 # Python's own host-RAM failure, and numpy's ("Unable to allocate 3.00 GiB for an array with shape ...")
-PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b(?::\s*(.*))?$")
+# (round 90) not when its message is a GPU runtime's out-of-memory head ("MemoryError: CUDA out of memory", a library that
+# raises Python's MemoryError type with PyTorch's device message; HIP, XPU and MUSA the same): the device's memory ran out,
+# not the host's; the line is read as that message is without the type (torch_readers._torch_bare, else parse._generic)
+PY_MEMORY = re.compile(r"(?:^|\s|\]\s)(?:numpy\.core\._exceptions\._ArrayMemoryError|_ArrayMemoryError|MemoryError)\b"
+                       r"(?::(?!\s*(?:CUDA|HIP|XPU|MUSA) out of memory\b)\s*(.*))?$")
 # numpy prints a size of three whole digits with a bare point ("Unable to allocate 738. MiB", numpy/core/_exceptions.py,
 # _size_to_string's "{:.3g}" with "#"): the point stays outside the group, which holds the figure as a size (round 64)
 NP_SZ = r"((?<![\d.])\d{1,20}(?:\.\d{1,20})?)\.?(\s?(?:bytes|[KMGT]iB|[KMGT]B|B))"

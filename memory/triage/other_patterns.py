@@ -51,6 +51,11 @@ TRT_CUDA_RUNTIME = re.compile(r"\bCuda Runtime \(out of memory\)")
 # (round 88) Isaac Gym's own CUDA check (its carb.gym plugin: "[Error] [carb.gym.plugin] Gym cuda error: out of memory:
 # ../../../source/plugins/carb/gym/impl/Gym/GymPhysX.cpp: 1721"): a CUDA call of the simulator's own, its GPU PhysX buffers
 GYM_CUDA = re.compile(r"\bGym cuda error: out of memory\b")
+# (round 90) spconv's and cumm's tensorview CUDA checks (tensorview.h TV_CHECK_CUDA_ERR after a kernel launch: "<file> <line>\ncuda
+# execution failed with error 2", TV_CHECK_CUDA_ERR_V2 with cudaGetErrorString after it; cumm's TV_CUDART_RESULT_CHECK around a
+# runtime call: "cuda failed with error 2 out of memory. use CUDA_LAUNCH_BLOCKING=1 ..."): 2 is cudaErrorMemoryAllocation, and
+# no call, size or card figure is printed. Another code (3, initialization error; 209, no kernel image) is not read
+TENSORVIEW_CUDA = re.compile(r"\bcuda (?:execution failed with error 2(?!\d)(?: out of memory\b)?|failed with error 2 out of memory\b)")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")

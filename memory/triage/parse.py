@@ -34,7 +34,8 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
                               cuda_invalid_arg as _cuda_invalid_arg)
 # (round 88) ONNX Runtime's arena at its limit, PaddlePaddle's host allocator and CUDA check, TensorRT's "Cuda Runtime", Isaac Gym's check
 from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST as _PADDLE_HOST, PADDLE_CUDA as _PADDLE_CUDA,
-                             TRT_CUDA_RUNTIME as _TRT_CUDA_RUNTIME, GYM_CUDA as _GYM_CUDA)
+                             TRT_CUDA_RUNTIME as _TRT_CUDA_RUNTIME, GYM_CUDA as _GYM_CUDA,
+                             TENSORVIEW_CUDA as _TENSORVIEW_CUDA)     # (round 90) spconv's / cumm's tensorview CUDA check
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -361,6 +362,9 @@ RECOGNISERS = [
     _simple(_PADDLE_CUDA, "cuda.driver", "cuda", "paddle", keys=("(External) CUDA error",)),
     _simple(_TRT_CUDA_RUNTIME, "cuda.driver", "cuda", "tensorrt", keys=("Cuda Runtime (",)),
     _simple(_GYM_CUDA, "cuda.driver", "cuda", "isaacsim", keys=("Gym cuda error",), form="runtime_call"),
+    # (round 90) spconv's and cumm's tensorview CUDA check at error 2 (cudaErrorMemoryAllocation): a PyTorch extension's, no call named
+    # and no figures (form tensorview: not a cudaMalloc of the program's own data, as runtime_call is read)
+    _simple(_TENSORVIEW_CUDA, "cuda.driver", "cuda", "pytorch", keys=("failed with error 2",), form="tensorview"),
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},

@@ -125,6 +125,9 @@ _ADDED_WORDS = (
     # <1455>", other_patterns.PAGING, round 89; no memory word) and Triton's Python backend growing its shared-memory pool ("Failed
     # to increase the shared memory pool size for key '...' to N bytes", other_patterns.TRITON_PB_SHM, round 89)
     ("W", "error code: <1455>", "shared memory pool size"),
+    # spconv's tensorview CUDA check at cudaErrorMemoryAllocation ("cuda execution failed with error 2", other_patterns.TENSORVIEW_CUDA,
+    # round 90; no memory word; cumm's "cuda failed with error 2 out of memory" holds one)
+    ("KW", "cuda execution failed with error 2"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -178,6 +181,7 @@ ANCHORS += (b"max buffer size limit", b"buffer binding size")   # (round 86) Web
 ANCHORS += (b"larger than INT_MAX",)   # (round 86) MPSGraph's dims cap: no memory word
 ANCHORS += (b"RuntimeError: RESOURCE_EXHAUSTED", b"/dev/shm/nccl-")   # (round 87) jaxlib's bare status, NCCL's shm segment: no memory word
 ANCHORS += (b"error code: <1455>",)   # (round 89) PyTorch's Windows shared file mapping at the commit limit: no memory word
+ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tensorview CUDA check: no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
