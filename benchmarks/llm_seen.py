@@ -598,4 +598,15 @@ SEEN = SEEN_BATCHES_1_32 + (
         "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-vulkan-16k-np4",
         "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-rocm-lemonade-4k-np1",
         "llamacpp-hogeheer-qwen36-35b-a3b-udq4km-8060s-rocm-lemonade-64k-np16",
+        # batch 78 (kv-accuracy round 73, task ellm51; read after its first sight, llm_first_sight.json batches["78"]
+        # scored at 2295fc85, commit 4768b998): every row read before any change; changes it leads to say "batch 78,
+        # after first sight"
+        "llamacpp-shamitv-qwen35-35b-a3b-q6k-5090-150k-np1-q8kv-fit",
+        "vllm-syslab-qwen3-32b-awq-5090-8k-u070",
+        "vllm-syslab-qwen3-32b-awq-5090-8k-u085",
+        "vllm-syslab-qwen3-14b-awq-5090-16k-u070",
+        "vllm-syslab-qwen3-14b-awq-5090-32k-u070",
+        "vllm-servedeck-qwen38-flash-next-nvfp4-rtxpro6000-131k-u096-mtp3-textonly",
+        "vllm-servedeck-qwen38-flash-next-nvfp4-rtxpro6000-262k-u090-mtp3-weights",
+        "vllm-liblackwell-dsv4flash-0731-fp8-tp4-4xrtxpro6000-131k-u095-fp8kv-dspark5",
         )
