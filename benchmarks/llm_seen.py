@@ -610,4 +610,15 @@ SEEN = SEEN_BATCHES_1_32 + (
         # it (every partial-offload llama.cpp row was read; this one moved, -30.1 -> -1.6 %): read while a formula
         # changed, so a regression row from here; its first sight stays in llm_first_sight.json batches["43"]
         "llamacpp-armage-llama32-1b-q4km-mali-g715-vulkan-128k-np4-ngl0",
+        # batch 78 (kv-accuracy round 73, task ellm51; read after its first sight, llm_first_sight.json batches["78"]
+        # scored at 2295fc85, commit 4768b998): every row read before any change; changes it leads to say "batch 78,
+        # after first sight"
+        "llamacpp-shamitv-qwen35-35b-a3b-q6k-5090-150k-np1-q8kv-fit",
+        "vllm-syslab-qwen3-32b-awq-5090-8k-u070",
+        "vllm-syslab-qwen3-32b-awq-5090-8k-u085",
+        "vllm-syslab-qwen3-14b-awq-5090-16k-u070",
+        "vllm-syslab-qwen3-14b-awq-5090-32k-u070",
+        "vllm-servedeck-qwen38-flash-next-nvfp4-rtxpro6000-131k-u096-mtp3-textonly",
+        "vllm-servedeck-qwen38-flash-next-nvfp4-rtxpro6000-262k-u090-mtp3-weights",
+        "vllm-liblackwell-dsv4flash-0731-fp8-tp4-4xrtxpro6000-131k-u095-fp8kv-dspark5",
         )
