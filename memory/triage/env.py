@@ -99,12 +99,16 @@ OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "pad
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
                         "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn",
-                        "triton-server")     # (round 89) Triton Inference Server's Python backend (its shared-memory pool)
+                        "triton-server",     # (round 89) Triton Inference Server's Python backend (its shared-memory pool)
+                        "colmap", "cuda")     # (round 91) COLMAP's SIFT matcher; a CUDA program's own cudaSafeCall check
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
 MARKER_FIRST = ("tensorrt", "jvm", "javascript", "webgpu")
 MARKER_FIRST += ("rknn",)      # (round 74) RKLLM loads its models through RKNN and prints RKNN's lines: its marker wins
+# (round 91) a cudaSafeCall check is a macro many CUDA programs copy: the program the log's marker names (InfiniTAM's ORUtils/,
+# ITMLib/ paths) wins over the bare CUDA program
+MARKER_FIRST += ("cuda",)
 
 # of those, a browser's own (V8's ArrayBuffer refusal, WebGPU's device loss): they name the runtime only as the incident's
 # failure itself; beside another runtime's error in the same incident (a log mixing a page's console and a PyTorch run) the
@@ -218,7 +222,8 @@ def guess_runtime(scan, inc) -> str:
                        for e in inc.events)
             # (TensorFlow's own op kernels log the failed op's status from tensorflow/core/framework/op_kernel.cc, round 64)
             if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt \
-                    or "tensorflow/core/framework/op_kernel.cc" in inc.primary.get("text", ""):
+                    or "tensorflow/core/framework/op_kernel.cc" in inc.primary.get("text", "") \
+                    or "memory [Op:" in inc.primary.get("text", ""):     # (round 91) its eager op error ("[Op:Name]")
                 return "tensorflow"
             # (round 76) PyTorch/XLA's C++ reads a failed status through absl's StatusOr, whose exception PyTorch's binding
             # raises as "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: ..." (pytorch/xla#8020, googlecolab/colabtools#5126);

@@ -56,6 +56,16 @@ GYM_CUDA = re.compile(r"\bGym cuda error: out of memory\b")
 # runtime call: "cuda failed with error 2 out of memory. use CUDA_LAUNCH_BLOCKING=1 ..."): 2 is cudaErrorMemoryAllocation, and
 # no call, size or card figure is printed. Another code (3, initialization error; 209, no kernel image) is not read
 TENSORVIEW_CUDA = re.compile(r"\bcuda (?:execution failed with error 2(?!\d)(?: out of memory\b)?|failed with error 2 out of memory\b)")
+# (round 91) a CUDA program's own cudaSafeCall check (the CUDA samples' cutil macro, copied into many codes) printing the runtime
+# error's string, cudaGetErrorString(cudaErrorMemoryAllocation) = "out of memory": NVIDIA Parabricks' ("[PB Error][src/<file>.cu:
+# <line>] cudaSafeCall() failed: out of memory, exiting."), InfiniTAM's ORcudaSafeCall ("<file>(<line>) : cudaSafeCall() Runtime
+# API error : out of memory."): a runtime call of the program's own failed for device memory; no size or card figure
+CUDA_SAFE_CALL = re.compile(r"\bcudaSafeCall\(\) (?:failed: |Runtime API error : )out of memory\b")
+# (round 91) COLMAP's SIFT matcher (SiftGPU's SiftMatchGPU::Allocate, CUDA or OpenGL): "Not enough GPU memory to match N features.
+# Reduce the maximum number of matches." (colmap feature/sift.cc; older builds print "ERROR: " before it). Its buffers are sized
+# by max_num_matches (SiftMatching.max_num_matches), the figure it prints (a count, not bytes); a quote may keep the format's
+# placeholder for it ("N", "%d")
+COLMAP_SIFT_MATCH = re.compile(r"\bNot enough GPU memory to match (?:\d{1,12}|N|%d) features\b")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")
@@ -77,7 +87,10 @@ TGI_PREFILL = re.compile(r"Not enough memory to handle (?:(\d{1,20}) total token
 # MSVC's std::bad_alloc says "bad allocation" (its what()), as a C# or Python wrapper relays it ("OnnxRuntimeGenAIException:
 # 'bad allocation'", ONNX Runtime's "[ErrorCode:RuntimeException] bad allocation"): read only right after an exception's or
 # error's name, where prose does not put it
-BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b|(?:Exception|Error|what\(\))[:\]]{1,2}\s{0,4}['\"]?bad allocation\b")
+# (round 91) ONNX Runtime's Python binding relays it in its status's layout ("[ONNXRuntimeError] : 1 : FAIL : bad allocation",
+# onnxruntime_pybind_exceptions: "[ONNXRuntimeError] : <code> : <StatusCode name> : <message>"), the message after the code's name
+BAD_ALLOC = re.compile(r"\bstd::bad_alloc\b|(?:Exception|Error|what\(\))[:\]]{1,2}\s{0,4}['\"]?bad allocation\b"
+                       r"|\[ONNXRuntimeError\] : \d{1,2} : [A-Z_]{2,30} : bad allocation\b")
 # Windows' E_OUTOFMEMORY as DirectML reports it (ONNX Runtime's DML provider, torch-directml): "8007000E Not enough memory
 # resources are available to complete this operation." (huggingface/diffusers#552, microsoft/Olive#1079)
 # (a bare E_OUTOFMEMORY counts only next to DirectML's name: WSL's and D3D's own E_OUTOFMEMORY are something else)
@@ -235,7 +248,9 @@ ENOMEM = re.compile(r"unable to mmap (\d{1,20}) bytes from file [^\n]{0,400}?: C
 # resource: shared memory, Required: N, Hardware limit: M", torch/_inductor/runtime/triton_heuristics.py), quoted with the
 # exception between elided: the same two numbers, Triton's (groups 3, 4)
 TRITON_SMEM = re.compile(r"out of resource: shared memory, Required: (\d{1,20}), Hardware limit: (\d{1,20})"
-                         r"|\bNo valid triton configs\b[^\n]{0,300}?\bRequired: (\d{1,20}), Hardware limit: ?(\d{1,20})")
+                         # (round 91) newer builds name the kernel and drop the commas ("No valid triton configs. OutOfMemoryError: out of
+                         # resource: triton_flex_attention Required: 294912 Hardware limit: 232448"): the same two numbers
+                         r"|\bNo valid triton configs\b[^\n]{0,300}?\bRequired: (\d{1,20}),? Hardware limit: ?(\d{1,20})")
 # MPS (MPSNDArray.mm): one array above 4 GiB, whatever memory is free
 MPS_NDARRAY = re.compile(r"total bytes of NDArray > 2\*\*32")
 # (round 86) MPSGraph (PyTorch's MPS backend compiles its ops into MPSGraph) refusing a tensor whose dimensions pass a signed

@@ -35,7 +35,8 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
 # (round 88) ONNX Runtime's arena at its limit, PaddlePaddle's host allocator and CUDA check, TensorRT's "Cuda Runtime", Isaac Gym's check
 from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST as _PADDLE_HOST, PADDLE_CUDA as _PADDLE_CUDA,
                              TRT_CUDA_RUNTIME as _TRT_CUDA_RUNTIME, GYM_CUDA as _GYM_CUDA,
-                             TENSORVIEW_CUDA as _TENSORVIEW_CUDA)     # (round 90) spconv's / cumm's tensorview CUDA check
+                             TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
+                             CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH)     # (round 91)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -365,6 +366,10 @@ RECOGNISERS = [
     # (round 90) spconv's and cumm's tensorview CUDA check at error 2 (cudaErrorMemoryAllocation): a PyTorch extension's, no call named
     # and no figures (form tensorview: not a cudaMalloc of the program's own data, as runtime_call is read)
     _simple(_TENSORVIEW_CUDA, "cuda.driver", "cuda", "pytorch", keys=("failed with error 2",), form="tensorview"),
+    # (round 91) a CUDA program's own cudaSafeCall check at "out of memory": a runtime call of its own (form runtime_call), no figures;
+    # COLMAP's SIFT matcher could not allocate its buffers for max_num_matches features (CUDA or OpenGL: no device named)
+    _simple(_CUDA_SAFE_CALL, "cuda.driver", "cuda", "cuda", keys=("cudaSafeCall()",), form="runtime_call"),
+    _simple(_COLMAP_SIFT_MATCH, "colmap.sift_match", None, "colmap", keys=("GPU memory to match",)),
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
@@ -419,6 +424,7 @@ PRIORITY = {
     "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "webgpu.max_buffer": 9, "os.shm": 8, "nccl.shm": 8, "tritonserver.shm_pool": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
     "npu.cann_malloc": 7,     # (round 84)
+    "colmap.sift_match": 7,     # (round 91)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

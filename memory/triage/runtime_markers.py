@@ -80,6 +80,10 @@ RUNTIME_MARKERS = (
     # CUDNN_STATUS_ALLOC_FAILED", which JAX's build of the stream executor prints too
     ("tensorflow", ("Failed to get convolution algorithm",),
      r"\bFailed to get convolution algorithm\. This is probably because cuDNN failed to initialize"),
+    # (round 91) TensorFlow's own hint under a graph-mode OOM (tensorflow/core: "Hint: If you want to see a list of allocated tensors
+    # when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info."): RunOptions is a
+    # tf.compat.v1 Session's; above an XLA:TPU compile failure it makes the run TensorFlow's, as the status summary above does
+    ("tensorflow", ("report_tensor_allocations_upon_oom",), r"\badd report_tensor_allocations_upon_oom to RunOptions\b"),
     # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
     ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
     # mistral.rs (Rust on candle and cudarc): its panics and frames name its crates ("panicked at mistralrs-core/src/...",

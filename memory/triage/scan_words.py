@@ -128,6 +128,10 @@ _ADDED_WORDS = (
     # spconv's tensorview CUDA check at cudaErrorMemoryAllocation ("cuda execution failed with error 2", other_patterns.TENSORVIEW_CUDA,
     # round 90; no memory word; cumm's "cuda failed with error 2 out of memory" holds one)
     ("KW", "cuda execution failed with error 2"),
+    # a CUDA program's own cudaSafeCall check ("cudaSafeCall() failed: out of memory", other_patterns.CUDA_SAFE_CALL, round 91), COLMAP's
+    # SIFT matcher ("Not enough GPU memory to match N features", other_patterns.COLMAP_SIFT_MATCH, round 91) and TensorFlow's eager op
+    # error on its own line ("failed to allocate memory [Op:Cast]", xla_runtimes.XLA, round 91)
+    ("KW", "cudaSafeCall() failed", "GPU memory to match", "memory [Op:"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

@@ -17,6 +17,10 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   # TensorFlow's op kernel logging a failed op's status, no size ("W tensorflow/core/framework/op_kernel.cc:1733]
                   # RESOURCE_EXHAUSTED: failed to allocate memory", ageron/handson-ml3#27; round 64)
                   r"|(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedError)\b[^\n]{0,40}?failed to allocate memory\b"
+                  # (round 91) TensorFlow's eager op error, its status's message with the op's name after it ("failed to allocate
+                  # memory [Op:Cast]", tensorflow/python/eager/execute.py quick_execute: message + " [Op:" + op_name + "]"),
+                  # on its own line under "ResourceExhaustedError:" or "{{function_node ...}}" as the exception wraps it
+                  r"|\bfailed to allocate memory \[Op:\w{1,80}\]"
                   # (round 79) the status's message without its code: XLA's allocator adapter builds it as "Out of memory while
                   # trying to allocate <n> bytes." and a host that raises the message alone prints just that (Elixir's EXLA:
                   # "** (RuntimeError) Out of memory while trying to allocate 144480 bytes."; a script relaying its text).
@@ -88,7 +92,7 @@ def xla_tpu(line):
 
 def xla(line):
     if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating",
-                                   "Out of memory while trying to allocate")):
+                                   "Out of memory while trying to allocate", "memory [Op:")):
         return None
     m = XLA.search(line)
     if not m:
@@ -97,8 +101,9 @@ def xla(line):
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
     human = m.group(2) or m.group(5)
     req = m.group(1) or m.group(3) or m.group(4) or (parse_size(human) if human else None)
-    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {}, "runtime": "jax",
-            "complete": True}
+    # (round 91) "[Op:Name]" is TensorFlow's eager executor's, not JAX's
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {},
+            "runtime": "tensorflow" if "memory [Op:" in line else "jax", "complete": True}
 
 
 def bfc(line):
