@@ -132,3 +132,19 @@ def test_one_printed_figure_keeps_half_a_unit():
     other = dict(full, measured=dict(full["measured"], kv_mib=529.7),
                  notes=["'kv cache' Vulkan0 34.8 MiB and CPU 494.8 MiB"])
     assert kv_parts(other, "kv_mib", "MiB") == 1
+
+
+def test_layer0_attention_goes_to_the_first_gpu_even_when_it_holds_no_layer():
+    """Op offload hands layer 0's attention to the first GPU, as it hands it the output matmul's copy: with -ts 0,1 that
+    card holds no layer but still gets the compute buffer for it (its term was dropped with the card's layers)."""
+    def cards(ts):
+        r = llm.plan(llm.describe(model=BIELIK), "llama.cpp", ctx=98304, parallel=4, kv_dtype="f16",
+                     weights_dtype="Q5_K_M", vram=int(15.82 * (1 << 30)), runtime_version="b7972", flash_attn="on",
+                     ubatch=512, ngl=28, kv_unified=True, gpu_name=PRO_VII, num_gpus=2, tensor_split=ts)
+        return [(d["layers"], d["compute_buffer"] / MiB) for d in r["devices"]]
+
+    assert cards([1, 1])[0][1] == 688.0 and cards([1, 1])[1][1] == 288.0
+    # the empty first card: layer 0's attention with its inputs, the mask's f32 copy and f16 cast (288) + layer 0's K
+    # and V (384) + its input and Q (16), as on one card; the second card keeps the mask alone for its layers
+    assert cards([0, 1]) == [(0, 688.0), (27, 288.0)]
+

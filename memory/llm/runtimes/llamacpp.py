@@ -530,11 +530,10 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
         for i, dv in enumerate(devs):  # an offloaded op (the output matmul, layer 0's attention) goes to the first GPU
-            copy = out_copy if i == 0 else 0
+            copy, attn = (out_copy, cpu_attn) if i == 0 else (0, 0)
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
-                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs),
-                                                   cpu_attn=cpu_attn if i == 0 else 0)
-                                    if dv["layers"] or dv["output_layer"] or copy else 0)
+                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn)
+                                    if dv["layers"] or dv["output_layer"] or copy or attn else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + context + card_margin + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
         # the overhead lines are the cards' sums, so that they add up to the same total as the cards
