@@ -172,13 +172,13 @@ RULES = [
     # already exists, so not a card another program holds at start)
     R("activations", 1.5, lambda x: not x.training and x.kind == "cuda.driver" and x.ev.get("form") == "runtime_call",
       "the program's own cudaMalloc of a data buffer failed: its working memory at this input size (resolution, count, batch)"),
-    # Enoki's cuda_malloc failed after trimming its own cache: its arrays are the render's and the autodiff graph's
     # (round 91) COLMAP's SIFT matcher (SiftGPU, CUDA or OpenGL) could not allocate its match buffers, sized by max_num_matches: the
     # matching pass's working memory at that setting (its own advice: fewer matches), or CPU matching
     R("activations", 2.0, kind("colmap.sift_match"),
       "COLMAP's GPU SIFT matcher could not allocate its buffers for the maximum number of matches: the matching pass's working "
       "memory at that setting; a lower --SiftMatching.max_num_matches, or CPU matching (--SiftMatching.use_gpu 0); on an OpenGL "
       "build, the adapter its GL context is on"),
+    # Enoki's cuda_malloc failed after trimming its own cache: its arrays are the render's and the autodiff graph's
     R("activations", 4.0, kind("enoki.malloc"),
       "Enoki (Mitsuba 2, psdr-cuda) could not allocate an array even after trimming its own cache: the rendering and its "
       "autodiff graph at this sample count and resolution fill the card; fewer samples per pass (average several passes) or "
