@@ -418,7 +418,7 @@ def decode_need(comfy, torch, layouts, units, families, workdir, steps=7, ballas
     rows = []
     for family, size, shape, vae, kind in loaded_vaes(comfy, torch, layouts, families, workdir):
         base = torch.cuda.memory_reserved(dev)
-        ours = fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + shape[1:], str(vae.vae_dtype)))
+        ours = fit_plan.decode_room(kind, [1] + shape[1:], str(vae.vae_dtype))  # the room Fit to Card sizes with
         comfy_fig = int(vae.memory_used_decode(shape, vae.vae_dtype))
 
         def runs(room):

@@ -118,10 +118,10 @@ def used_decode_for(kind: str, tile: dict | None, device: str = "cuda"):
             s = list(shape)
             t = [1, s[1]] + ([min(s[2], tile.get("tile_t", s[2]))] if len(s) == 5 else []) + \
                 [min(s[-2], tile["tile_y"]), min(s[-1], tile["tile_x"])]
-            return fit_plan.with_margin(fit_plan.decode_bytes(kind, t, str(dtype), device))
+            return fit_plan.decode_room(kind, t, str(dtype), device)
     else:
         def used_decode(shape, dtype):
-            return fit_plan.with_margin(fit_plan.decode_bytes(kind, [1] + list(shape)[1:], str(dtype), device))
+            return fit_plan.decode_room(kind, [1] + list(shape)[1:], str(dtype), device)
     return used_decode
 
 

@@ -26,6 +26,15 @@ MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate
 MIN_WEIGHT_RATIO = 0.0  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.4 on other GPUs; the node reads the live one)
 MIN_INFERENCE = int(0.8 * GiB)  # minimum_inference_memory() less extra_reserved_memory()
 TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
+# The room an untiled video decode needs free on CUDA, as a margin over its activations (workspace included), where it
+# was measured above MARGIN. `gpu_fit_to_card.py --decode-need` bisects the smallest room a decode runs in with the card
+# capped: on the third GPU run (H200, bf16, session 36) the Wan decoders needed 1.23-1.26x their activations under both
+# PyTorch's native allocator and cudaMallocAsync (Wan 2.1 at 832x480x33 and x81, Wan 2.2 at 1280x704x121), where their
+# allocated peak is about 1.05x: the causal chunks' changing sizes fragment what the allocator holds. These six rows are
+# the FIT set (a regression set; first sight in estimate_first_sight.json, "gpu run 3 2026-12-04"). Not applied to a
+# one-frame decode (not measured capped) nor off CUDA. The KL decoder needs less than its peak there (cuDNN picks leaner
+# algorithms when less is free); its figure is kept, since more than one image at a time was not measured.
+CAPPED_ROOM = {"wan21": 0.26, "wan22": 0.26}
 
 
 # -- the estimate, one door each ---------------------------------------------------------------------
@@ -38,6 +47,14 @@ def decode_bytes(kind, latent_shape, dtype="bf16", device="cuda") -> int:
     """One sample's VAE decode activations, untiled, on `device` (torch's device type): on "cuda" they include
     the CUDA convolution workspace (estimate/cuda_conv.py); elsewhere that term is 0."""
     return vae_mod.vae_decode_bytes(kind, latent_shape, dtype, device=device)
+
+
+def decode_room(kind, latent_shape, dtype="bf16", device="cuda") -> int:
+    """What one decode (a sample, or a tile) needs free: its activations plus our margin, or on CUDA a video decode's
+    measured room (CAPPED_ROOM). Fit to Card sizes ComfyUI's decode batch and its tiles with this."""
+    video = len(latent_shape) == 5 and int(latent_shape[2]) > 1
+    margin = CAPPED_ROOM.get(kind, MARGIN) if video and (device or "cuda") == "cuda" else MARGIN
+    return int(decode_bytes(kind, latent_shape, dtype, device) * (1 + margin))
 
 
 def encode_bytes(kind, pixel_shape, dtype="bf16", device="cuda") -> int:
@@ -81,7 +98,7 @@ def tile_args(kind, px, frames=None) -> dict:
 
 
 def decode_tile(kind, latent_shape, dtype, room, temporal=False, device="cuda") -> dict | None:
-    """The largest tile (pixels, a multiple of 64, at least 128) whose decode with our margin fits `room` bytes;
+    """The largest tile (pixels, a multiple of 64, at least 128) whose decode_room fits `room` bytes;
     None when even the smallest does not. A video is tiled in space only, over all its frames, as ComfyUI's own
     fallback does (decode_tiled_3d, tile_t 999); temporal=True: the largest time chunk (VAE Decode (Tiled)'s
     temporal_size, 64/32/16/8 frames) and tile that fit, which changes the video at the seams (offered only)."""
@@ -100,7 +117,7 @@ def decode_tile(kind, latent_shape, dtype, room, temporal=False, device="cuda") 
     for frames in chunks:
         for px in range(top, TILE_MIN - 1, -TILE_STEP):
             shape = vae_mod.tile_latent_shape(kind, latent_shape, False, {"tile": px, "frames": frames or spec.TILE_NODE["frames"]})
-            need = with_margin(decode_bytes(kind, shape, dtype, device))
+            need = decode_room(kind, shape, dtype, device)
             if need <= room:
                 f = frames if temporal else None
                 return {"tile_px": px, "frames": f, "bytes": need, "args": tile_args(kind, px, f)}
@@ -150,7 +167,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
            "weights": {"diffusion_model": dm, "text_encoders": te, "vae": vae_w}, "steps": [], "offers": []}
     n_dec = int(decode["latent_shape"][0]) if decode else 0
     dev = (decode or {}).get("device") or "cuda"
-    per = with_margin(decode_bytes(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"], dev)) if decode else 0
+    per = decode_room(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"], dev) if decode else 0
     out["decode"] = {"tiled": False, "per_sample": per, "batch": n_dec, "of": n_dec, "bytes": per * n_dec} if decode else None
     if budget is None:
         out.update(weights_on_gpu=dm, weights_offloaded=0, text_encoders_off=False, fits=None,
