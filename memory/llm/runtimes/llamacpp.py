@@ -15,7 +15,7 @@ from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
-from ..weights import cpu_moe_bytes, layer_weights
+from ..weights import cpu_moe_bytes, expert_layer_bytes, layer_weights
 from . import at_least
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -147,9 +147,6 @@ def settings(version, knobs, parallel) -> dict:
     ncm = knobs.get("n_cpu_moe")
     if ncm is not None and (isinstance(ncm, bool) or not isinstance(ncm, int) or ncm < 0):
         raise UserError(f"--n-cpu-moe must be a whole number of layers >= 0, got {ncm!r}")
-    if ncm and (gpus > 1 or split):
-        raise UserError("--n-cpu-moe with several GPUs: kv places the experts kept on the CPU for one GPU only; "
-                        "give one GPU")
     flash = knobs.get("flash_attn")
     if flash is None:
         flash = at_least(version, *FLASH_AUTO)
@@ -236,20 +233,22 @@ def layer_kv_bytes(spec, kvd) -> list:
             for k in spec.layer_kinds]
 
 
-def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False) -> list:
+def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False, moved=None) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
-    by rows over the same proportions but keeps each layer's cache where -sm layer would put it)."""
+    by rows over the same proportions but keeps each layer's cache where -sm layer would put it). `moved`: each
+    layer's routed experts --n-cpu-moe keeps in host memory, off its device's weights."""
     L = spec.n_layers
     counts, out_dev, start = layer_devices(L, ngl, split, output_first)
     lw = lw or [roles["blocks"] / L] * L
     per_layer = layer_kv_bytes(spec, kvd)
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)  # linear / mamba layers (an MLP-only layer has none)
     per_state = [kvd.get("recurrent_state", 0) / n_state if k in (LINEAR, MAMBA) else 0 for k in spec.layer_kinds]
+    moved = moved or [0] * L
     res, il = [], start
     for d, n in enumerate(counts):
         kv = sum(per_layer[il:il + n]) + pad * n
-        w = sum(lw[il:il + n]) + (roles["output"] if d == out_dev else 0)
+        w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
         res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
                     "state": int(sum(per_state[il:il + n]))})  # its "RS buffer size", beside the KV buffer
         il += n
@@ -525,7 +524,11 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         del over["cuda_context"]
     total = gpu_w + gpu_kv + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
-    devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
+    per_moved = None
+    if moved:  # each layer's routed experts --n-cpu-moe keeps on the CPU, off the weights of its device
+        per_moved = [b if start <= il < s["n_cpu_moe"] else 0
+                     for il, b in enumerate(expert_layer_bytes(spec, s.get("weights_format"), not s.get("ik")))]
+    devs = devices(spec, kvd, roles, ngl, split, pad, lw, first, per_moved) if split and ngl > 0 else None
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
