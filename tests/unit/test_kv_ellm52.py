@@ -1,12 +1,29 @@
 """kv-accuracy round 74 (task ellm52, batch 79 after first sight): GLM-5.2 on llama.cpp b10505 (glm-dsa), 4x RTX PRO
 6000 Blackwell Max-Q, --n-cpu-moe 54 --tensor-split 54,9,8,8, f16 cache (dfch/biz.dfch.LlmOps)."""
+import json
 from dataclasses import replace
 
+import pytest
+
+from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.names import MODELS_DIR
+from gpu_garden.memory.llm.spec import from_config
 from gpu_garden.memory.llm.weights import expert_layer_bytes
 
 MiB = 1 << 20
+GLM52 = "zai-org/GLM-5.2"
 FILE = int(523.83 * 1024 * MiB)  # 'file size = 523.83 GiB (5.97 BPW)' (UD-Q5_K_XL)
+CARD = 97288 * MiB  # the 'CUDA0 ... 97288 MiB' device line of the logs
+FULL_LAYERS = (0, 1, 2) + tuple(range(6, 75, 4))  # GLM_5_2_DEFAULT_INDEXER_TYPES: 1, 1, then nineteen 1, 0, 0, 0
+
+
+def _plan(ctx, **kw):
+    knobs = dict(runtime_version="b10505", flash_attn="auto", ubatch=512, ngl=999, n_cpu_moe=54,
+                 tensor_split=[54, 9, 8, 8], num_gpus=4, kv_unified=False)
+    knobs.update(kw)
+    return llm.plan(llm.describe(model=GLM52), "llama.cpp", ctx=ctx, parallel=1, kv_dtype="f16",
+                    weights_dtype="UD-Q5_K_XL", vram=CARD, **knobs)
 
 
 # --- --n-cpu-moe over several GPUs ---------------------------------------------------------------------------------
@@ -35,3 +52,43 @@ def test_a_file_known_by_its_size_prices_its_experts_at_its_bits():
     assert 5.9 < bpp < 6.1
     per = expert_layer_bytes(s, None)
     assert per[:3] == [0, 0, 0] and set(per[3:]) == {int(256 * 3 * 6144 * 2048 * bpp / 8)}
+
+
+# --- which layers keep an indexer ------------------------------------------------------------------------------------
+def test_glm52_keeps_21_indexer_layers_as_llama_cpp_reads_them():
+    s = llm.describe(model=GLM52)
+    assert s.n_layers == 78 and s.index_head_dim == 128
+    assert s.indexer_layers == FULL_LAYERS and len(FULL_LAYERS) == 21
+    # GLM-5 (is_pre_5_2: every layer full) keeps an indexer in each of its 78 layers
+    assert llm.describe(model="zai-org/GLM-5").indexer_layers == ()
+
+
+def test_a_config_with_indexer_types_is_read():
+    cfg = json.loads((MODELS_DIR / "GLM-5.2.json").read_text())
+    assert from_config(cfg, "config.json").indexer_layers == FULL_LAYERS
+    with pytest.raises(UserError, match="indexer_types"):
+        from_config(dict(cfg, indexer_types=["full", "none"] * 39), "config.json")
+
+
+# --- llama_kv_cache_dsa: the main (MLA) cache and the indexer cache --------------------------------------------------
+# main: 78 layers x 576 values (kv_lora 512 + rope 64) x 2 bytes a cell, K only ('V (f16): 0.00 MiB')
+#   768000 cells: 78 x 576 x 2 x 768000 = 69,009,408,000 bytes = 65812.50 MiB (printed 'size = 65812.50 MiB')
+#   4096 cells: 351.00 MiB (printed)
+# indexer: 21 layers x 128 values x 2 bytes a cell
+#   768000 cells: 21 x 128 x 2 x 768000 = 4,128,768,000 bytes = 3937.50 MiB (printed 'size = 3937.50 MiB ... 21 layers')
+#   4096 cells: 21.00 MiB (printed)
+@pytest.mark.parametrize("ctx,main,indexer", [(768000, 65812.50, 3937.50), (4096, 351.00, 21.00),
+                                              (131072, 11232.00, 672.00), (896000, 76781.25, 4593.75)])
+def test_the_two_caches_as_b10505_prints_them(ctx, main, indexer):
+    kvd = _plan(ctx)["kv_detail"]
+    assert kvd["full_layers"] / MiB == main
+    assert kvd["indexer"] / MiB == indexer
+    assert kvd["total"] == kvd["full_layers"] + kvd["indexer"]
+
+
+def test_vllm_and_the_others_stay_refused_for_glm52():
+    with pytest.raises(UserError, match="vLLM's cache for such a model was not read"):
+        llm.plan(llm.describe(model=GLM52), "vllm", ctx=4096)
+    for rt in ("sglang", "ollama"):
+        with pytest.raises(UserError, match="modelled for vLLM and llama.cpp only"):
+            llm.plan(llm.describe(model=GLM52), rt, ctx=4096)

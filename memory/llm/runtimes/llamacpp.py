@@ -233,24 +233,33 @@ def layer_kv_bytes(spec, kvd) -> list:
             for k in spec.layer_kinds]
 
 
+def layer_indexer_bytes(spec, kvd) -> list:
+    """Each layer's share of a DSA model's indexer key cache (cache.indexer_bytes; 0 for a layer without one)."""
+    keep = set(spec.indexer_layers or range(spec.n_layers))
+    return [kvd.get("indexer", 0) / len(keep) if il in keep else 0 for il in range(spec.n_layers)]
+
+
 def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False, moved=None) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
     by rows over the same proportions but keeps each layer's cache where -sm layer would put it). `moved`: each
-    layer's routed experts --n-cpu-moe keeps in host memory, off its device's weights."""
+    layer's routed experts --n-cpu-moe keeps in host memory, off its device's weights; a DSA model's indexer cache
+    ("creating indexer KV cache", its own KV buffer lines) is each device's "indexer", beside the KV buffer."""
     L = spec.n_layers
     counts, out_dev, start = layer_devices(L, ngl, split, output_first)
     lw = lw or [roles["blocks"] / L] * L
     per_layer = layer_kv_bytes(spec, kvd)
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)  # linear / mamba layers (an MLP-only layer has none)
     per_state = [kvd.get("recurrent_state", 0) / n_state if k in (LINEAR, MAMBA) else 0 for k in spec.layer_kinds]
+    per_index = layer_indexer_bytes(spec, kvd)
     moved = moved or [0] * L
     res, il = [], start
     for d, n in enumerate(counts):
         kv = sum(per_layer[il:il + n]) + pad * n
         w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
         res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
-                    "state": int(sum(per_state[il:il + n]))})  # its "RS buffer size", beside the KV buffer
+                    "state": int(sum(per_state[il:il + n])),  # its "RS buffer size", beside the KV buffer
+                    "indexer": int(sum(per_index[il:il + n]))})
         il += n
     return res
 
@@ -519,7 +528,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     # the recurrent state by layer count
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)
     gpu_kv = kvd["total"] if start == 0 else (sum(layer_kv_bytes(spec, kvd)[start:]) + kvd.get("recurrent_state", 0)
-                                              * sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds[start:]) / max(1, n_state))
+                                              * sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds[start:]) / max(1, n_state)
+                                              + sum(layer_indexer_bytes(spec, kvd)[start:]))
     if not context:
         del over["cuda_context"]
     total = gpu_w + gpu_kv + sum(over.values())
@@ -537,7 +547,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
                                                    outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn)
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
-            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + context + card_margin + dv["compute_buffer"])
+            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
+                              + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
         # the overhead lines are the cards' sums, so that they add up to the same total as the cards
         over.update(compute_buffer=sum(dv["compute_buffer"] for dv in devs), **({"cuda_context": context * len(devs)}
