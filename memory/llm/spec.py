@@ -61,6 +61,8 @@ class LLMSpec:
     index_n_heads: int = 0         # its query heads (weights only: the key cache holds one head)
     indexer_layers: tuple = ()     # the layers that keep an indexer key cache, where not all do (config indexer_types
     #                                "full"; GLM-5.2's others reuse the last full layer's top-k); (): every layer
+    gguf_nextn_blocks: int = 0     # nextn (MTP) blocks a GGUF keeps after the layers that llama.cpp places as blocks but
+    #                                does not load (GGUF_NEXTN_PLACED: glm-dsa's TENSOR_SKIP), no cache in them
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
@@ -161,6 +163,11 @@ DSA_TYPES = frozenset(("deepseek_v32", "glm_moe_dsa"))
 # config.json#L26"), and llama_kv_cache_dsa's indexer cache holds those layers alone (filter_lid): "creating indexer KV
 # cache ... 21 layers" in dfch/biz.dfch.LlmOps's b10505 logs (batch 79)
 INDEXER_KINDS = frozenset(("full", "shared"))
+# a glm-dsa GGUF's nextn block: llama.cpp's load_tensors places n_layer_all (the GGUF's block_count) + 1 layers over the
+# devices (act_gpu_layers = min(n_gpu_layers, n_layer_all + 1)), and glm-dsa.cpp creates the nextn layers' tensors with
+# TENSOR_SKIP (not loaded); the KV caches skip them ("78 layers" of GLM-5.2's 79 blocks). -ts 54,9,8,8 puts 55/9/8/6
+# cache layers on the four GPUs only so (batch 79: 46406.25 MiB on CUDA0 = 55 x 843.75 at 768000 cells)
+GGUF_NEXTN_PLACED = frozenset(("glm_moe_dsa",))
 
 
 def _indexer_layers(cfg: dict, n_layers: int, name: str) -> tuple:
@@ -369,6 +376,8 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.index_head_dim = _need(cfg, "indexer head size", "index_head_dim", hi=4096)
         spec.index_n_heads = _need(cfg, "indexer head count", "index_n_heads", hi=4096)
         spec.indexer_layers = _indexer_layers(cfg, L, name)
+        if _ARCH_SUFFIX.sub("", mt) in GGUF_NEXTN_PLACED:
+            spec.gguf_nextn_blocks = min(max(_int(cfg, "num_nextn_predict_layers", default=0) or 0, 0), 8)
     spec.n_experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0)
     if spec.n_experts:
         spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", "top_k_experts",

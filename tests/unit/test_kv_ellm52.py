@@ -1,7 +1,9 @@
 """kv-accuracy round 74 (task ellm52, batch 79 after first sight): GLM-5.2 on llama.cpp b10505 (glm-dsa), 4x RTX PRO
 6000 Blackwell Max-Q, --n-cpu-moe 54 --tensor-split 54,9,8,8, f16 cache (dfch/biz.dfch.LlmOps)."""
 import json
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +94,43 @@ def test_vllm_and_the_others_stay_refused_for_glm52():
     for rt in ("sglang", "ollama"):
         with pytest.raises(UserError, match="modelled for vLLM and llama.cpp only"):
             llm.plan(llm.describe(model=GLM52), rt, ctx=4096)
+
+
+# --- the layers over the four GPUs ---------------------------------------------------------------------------------
+# -ts 54,9,8,8 over the GGUF's 79 blocks (78 layers + the nextn block, placed, not loaded) + the output: 80 units;
+# block il goes to the first device whose cumulative share exceeds il / 80: blocks 0-54, 55-63, 64-71, 72-78 (+ output).
+# Cache layers: 55 / 9 / 8 / 6 (block 78 has none); 78 blocks + output would give 54 / 9 / 8 / 7.
+#   main cache at 768000 cells, 843.75 MiB a layer: 46406.25 / 7593.75 / 6750.00 / 5062.50 MiB (printed)
+#   indexer layers among them: {0, 1, 2, 6, ..., 54} = 16, {58, 62} = 2, {66, 70} = 2, {74} = 1, 187.5 MiB each:
+#   3000.00 / 375.00 / 375.00 / 187.50 MiB (printed)
+#   the breakdown's context column (main + indexer, truncated): 49406 / 7968 / 7125 / 5250 (printed)
+def test_devices_hold_55_9_8_6_layers_and_their_indexer_layers():
+    devs = _plan(768000)["devices"]
+    assert [d["layers"] for d in devs] == [55, 9, 8, 6]
+    assert [d["kv"] / MiB for d in devs] == [46406.25, 7593.75, 6750.00, 5062.50]
+    assert [d["indexer"] / MiB for d in devs] == [3000.00, 375.00, 375.00, 187.50]
+    assert [int((d["kv"] + d["indexer"]) / MiB) for d in devs] == [49406, 7968, 7125, 5250]
+    assert devs[3]["output_layer"]
+
+
+# the run's 54 stripped blocks and one whole one on CUDA0: block 54's experts are its, blocks 0-53's in host memory
+def test_n_cpu_moe_54_leaves_block_54s_experts_on_the_first_gpu():
+    r = _plan(4096, weights_bytes=FILE)
+    whole = _plan(4096, weights_bytes=FILE, n_cpu_moe=0)
+    per = expert_layer_bytes(replace(llm.describe(model=GLM52), weights_bytes=FILE), None)
+    assert r["host_experts_full"] == sum(per[:54])
+    assert whole["devices"][0]["weights"] - r["devices"][0]["weights"] == sum(per[:54])
+    assert [d["weights"] for d in r["devices"][1:]] == [d["weights"] for d in whole["devices"][1:]]
+
+
+# --- the rows --------------------------------------------------------------------------------------------------------
+def test_batch79_rows_score_their_main_cache_and_device_exactly():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from llm_common import DATA
+    from llm_score import score
+    rows = [r for r in json.loads(DATA.read_text())["rows"] if r.get("batch") == 79]
+    assert len(rows) == 9
+    for row in rows:
+        out = score(row)
+        assert "error" not in out, out
+        assert out["kv_exact"] and out["device_layers_exact"], out

@@ -242,22 +242,23 @@ def layer_indexer_bytes(spec, kvd) -> list:
 def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False, moved=None) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
-    by rows over the same proportions but keeps each layer's cache where -sm layer would put it). `moved`: each
+    by rows over the same proportions but keeps each layer's cache where -sm layer would put it). A glm-dsa GGUF's
+    nextn blocks (spec.gguf_nextn_blocks) are placed after the layers, with neither weights nor cache; `moved`: each
     layer's routed experts --n-cpu-moe keeps in host memory, off its device's weights; a DSA model's indexer cache
     ("creating indexer KV cache", its own KV buffer lines) is each device's "indexer", beside the KV buffer."""
-    L = spec.n_layers
-    counts, out_dev, start = layer_devices(L, ngl, split, output_first)
-    lw = lw or [roles["blocks"] / L] * L
-    per_layer = layer_kv_bytes(spec, kvd)
+    L, nx = spec.n_layers, spec.gguf_nextn_blocks
+    counts, out_dev, start = layer_devices(L + nx, ngl, split, output_first)
+    lw = list(lw or [roles["blocks"] / L] * L) + [0] * nx
+    per_layer = layer_kv_bytes(spec, kvd) + [0] * nx
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)  # linear / mamba layers (an MLP-only layer has none)
     per_state = [kvd.get("recurrent_state", 0) / n_state if k in (LINEAR, MAMBA) else 0 for k in spec.layer_kinds]
     per_index = layer_indexer_bytes(spec, kvd)
-    moved = moved or [0] * L
+    moved = list(moved or [0] * L) + [0] * nx
     res, il = [], start
     for d, n in enumerate(counts):
-        kv = sum(per_layer[il:il + n]) + pad * n
+        kv = sum(per_layer[il:il + n]) + pad * min(n, max(L - il, 0))
         w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
-        res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
+        res.append({"layers": min(n, max(L - il, 0)), "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
                     "state": int(sum(per_state[il:il + n])),  # its "RS buffer size", beside the KV buffer
                     "indexer": int(sum(per_index[il:il + n]))})
         il += n
@@ -490,9 +491,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L = spec.n_layers
-    ngl = L + 1 if s["ngl"] is None else s["ngl"]
+    ngl = L + spec.gguf_nextn_blocks + 1 if s["ngl"] is None else s["ngl"]
     first = s.get("output_first", False)
-    start = gpu_start(L, ngl, first)
+    start = min(gpu_start(L + spec.gguf_nextn_blocks, ngl, first), L)  # a GGUF's nextn blocks are placed first
     on, out_on = L - start, ngl > L or (first and ngl > 0)
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
     lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
