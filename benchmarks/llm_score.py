@@ -259,6 +259,9 @@ def score(row) -> dict:
             pred = res_kv["kv_total"]
             if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res_kv["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
+                # a DSA model's indexer cache prints its own size and KV buffer lines after the main (MLA) cache's,
+                # which a "KV buffer size" figure is; the memory breakdown's context column holds both
+                pred -= res_kv["kv_detail"].get("indexer", 0)
             if (rt == "ollama" and key == "kv_mib" and "ollama_kv_allocated" in res
                     and quotes_runner_kv(row)):
                 # the runner's allocation at the cache type's block size (its MiB line; the estimate's "kv cache"

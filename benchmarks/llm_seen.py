@@ -621,4 +621,16 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-servedeck-qwen38-flash-next-nvfp4-rtxpro6000-131k-u096-mtp3-textonly",
         "vllm-servedeck-qwen38-flash-next-nvfp4-rtxpro6000-262k-u090-mtp3-weights",
         "vllm-liblackwell-dsv4flash-0731-fp8-tp4-4xrtxpro6000-131k-u095-fp8kv-dspark5",
+        # batch 79 (kv-accuracy round 74, task ellm52; read after its first sight, llm_first_sight.json batches["79"]
+        # scored at 612fb3d1, commit 599dd13a): every row read before any change; changes it leads to say "batch 79,
+        # after first sight"
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-4k-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-128k-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-ctx768000-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-ctx896000-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-32k-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-256k-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-512k-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq4kxl-4xrtxpro6000maxq-ctx768000-ncmoe54-ts54988",
+        "llamacpp-dfch-glm52-udq4kxl-4xrtxpro6000maxq-ctx896000-ncmoe54-ts54988",
         )

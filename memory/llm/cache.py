@@ -216,7 +216,10 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     (memory.required.kv: a quantized cache at OLLAMA_ESTIMATE_BYTES, which is what decides its layer placement before
     0.12; the runner then allocates llama.cpp's block sizes). ctx: vLLM max_model_len (one sequence); llama.cpp -c (all
     slots together); Ollama num_ctx (per request, x parallel)."""
-    by_kind = bytes_per_token(spec, kv, kv_v, mla_cache, OLLAMA_ESTIMATE_BYTES if runtime == "ollama" else None)
+    # llama.cpp's DeepSeek sparse attention (llama_kv_cache_dsa): the MLA cache as any MLA model's, the indexer apart
+    dsa = bool(spec.index_head_dim) and runtime == "llama.cpp"
+    main = replace(spec, index_head_dim=0) if dsa else spec
+    by_kind = bytes_per_token(main, kv, kv_v, mla_cache, OLLAMA_ESTIMATE_BYTES if runtime == "ollama" else None)
     win = spec.sliding_window or ctx
     if runtime == "vllm":
         seqs = 1  # the fits rule: one sequence of max_model_len
@@ -260,10 +263,27 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         full += cross * (elems * OLLAMA_MLLAMA_CROSS_BYTES * OLLAMA_MLLAMA_CROSS_CELLS - per_layer * cells)
     swa = by_kind[SLIDING] * swa_cells
     state = spec.recurrent_state_per_seq * seqs
-    return {"per_token": int(by_kind[FULL] + by_kind[SLIDING]), "full_layers": int(full),
-            "sliding_layers": int(swa), "recurrent_state": int(state), "total": int(full + swa + state),
-            "cells": cells, "sliding_cells": swa_cells,
-            "per_full_layer": int(full / n_full) if n_full else 0}
+    indexer = indexer_bytes(spec, kv, cells) if dsa else 0
+    out = {"per_token": int(by_kind[FULL] + by_kind[SLIDING]), "full_layers": int(full),
+           "sliding_layers": int(swa), "recurrent_state": int(state), "total": int(full + swa + state + indexer),
+           "cells": cells, "sliding_cells": swa_cells,
+           "per_full_layer": int(full / n_full) if n_full else 0}
+    if dsa:
+        out["indexer"] = int(indexer)
+    return out
+
+
+# llama.cpp's DeepSeek sparse attention (src/llama-kv-cache-dsa.cpp, llama_kv_cache_dsa): "creating main KV cache", a
+# llama_kv_cache of the model's MLA latent (576 values a cell and layer for GLM-5.x, K only), then "creating indexer KV
+# cache", a second llama_kv_cache over the same cells whose hparams are hand-tweaked to one key head of
+# indexer_head_size (n_head_kv 1, n_embd_head_k_full = indexer_head_size) at the same type_k, over the layers its filter
+# keeps: glm-dsa's is_indexer_full layers (spec.indexer_layers; every layer for GLM-5 / 5.1, glm-dsa.cpp's BC fill).
+# b10505 prints, for GLM-5.2 at 768000 cells with f16: 'size = 65812.50 MiB (768000 cells, 78 layers ...), K (f16):
+# 65812.50 MiB, V (f16): 0.00 MiB' (78 x 576 x 2 bytes a cell) and 'size = 3937.50 MiB (768000 cells, 21 layers ...)'
+# (21 x 128 x 2); its memory breakdown's context column sums both (49406 MiB on CUDA0 = 46406.25 + 3000) (batch 79)
+def indexer_bytes(spec: LLMSpec, kv: str, cells: int) -> float:
+    """The indexer key cache llama.cpp keeps beside a DSA model's MLA cache: its layers x indexer_head_size x cells."""
+    return len(spec.indexer_layers or range(spec.n_layers)) * spec.index_head_dim * KV_BYTES[kv] * cells
 
 
 def _layer_token_bytes(spec: LLMSpec, kv: str, mla_cache: str = "latent") -> list:

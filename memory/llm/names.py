@@ -65,22 +65,16 @@ UNDESCRIBED = (
      "no built-in description of this size (built in: NVIDIA-Nemotron-3-Nano-30B-A3B); a config.json given with "
      "--config is read with its hybrid_override_pattern (Mamba-2, attention, MLP and MoE layers) and its Mamba-2 "
      "state (heads, groups, d_state) for vLLM and llama.cpp"),
-    # GLM-5.2: 21 of its 78 layers keep a full Lightning Indexer and the others reuse one (alint77/jupiter-glm52-vllm-
-    # worklog@c954a351 README: "all 21 indexer tensors", "all 21 full-indexer layers" under vLLM); which layers keep
-    # one was not read, and a config.json with indexer_types is refused (spec.from_config) (task arch25)
-    (r"^glm-?5\.2(?![\d])", "DeepSeek sparse attention (GLM-5.2)",
-     "not modelled: only some of its layers keep a Lightning Indexer key cache (21 of 78 under vLLM), the others "
-     "reusing another layer's, and which ones was not read; kv sizes an indexer in every layer as GLM-5's; a "
-     "config.json given with --config is refused the same way"),
     # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5 / 5.1 / 5.2: GlmMoeDsaForCausalLM): GLM-5 is built in (its
     # config.json read), its cache as vLLM keeps it (cache.dsa_token_bytes: the fp8_ds_mla latent and the Lightning
-    # Indexer's key). The other versions' config.json were not read; given with --config they are read the same way.
+    # Indexer's key), and GLM-5.2 (models/GLM-5.2.json: 21 indexer layers as llama.cpp reads them; llama.cpp only).
+    # The other versions' config.json were not read; given with --config they are read the same way.
     # DeepSeek-V4's compressed attention (compress_ratio 4 / 128, their own SlidingWindowMLASpec block sizes 4 / 8,
     # a sliding window) is refused
     (r"^(?:deepseek-v3\.2|glm-?5(?![\d]))", "DeepSeek sparse attention (DeepSeek-V3.2, GLM-5.x)",
-     "no built-in description of this version (built in: GLM-5, sized for vLLM: each layer's latent in fp8_ds_mla "
-     "records, 656 bytes a token with an fp8 cache, and the Lightning Indexer's fp8 key, 132 bytes a token); a "
-     "config.json given with --config is read the same way"),
+     "no built-in description of this version (built in: GLM-5, GLM-5.2; GLM-5 sized for vLLM: each layer's latent "
+     "in fp8_ds_mla records, 656 bytes a token with an fp8 cache, and the Lightning Indexer's fp8 key, 132 bytes a "
+     "token); a config.json given with --config is read the same way"),
     (r"^deepseek-v4(?![.\d])", "DeepSeek-V4",
      "not modelled: its compressed attention keeps several cache groups (layers compressed 4x and 128x, each with its "
      "own block size, a sliding-window latent and the Lightning Indexer's keys, all in fp8_ds_mla records), which kv's "

@@ -143,14 +143,28 @@ def refuse_unmodelled(spec, runtime) -> None:
         # llama.cpp (llama_memory_recurrent, f32); vLLM's state dtype for this model and Ollama's handling were not read
         raise UserError(f"{spec.name}: Granite 4.0-H's Mamba-2 state is modelled for SGLang and llama.cpp only; "
                         f"{runtime}'s state pool for it was not read")
-    if spec.index_head_dim and runtime != "vllm":
-        # DeepSeek sparse attention: vLLM's two caches are read (cache.dsa_token_bytes); SGLang's NSA pool,
-        # llama.cpp's and Ollama's handling of the indexer were not
+    dsa_rts = DSA_RUNTIMES.get(spec.arch, ("vllm",))
+    if spec.index_head_dim and runtime not in dsa_rts:
+        # DeepSeek sparse attention: vLLM's two caches are read (cache.dsa_token_bytes), and llama.cpp's for glm-dsa
+        # (llama_kv_cache_dsa, cache.kv_cache); SGLang's NSA pool, Ollama's handling of the indexer and llama.cpp's
+        # deepseek32 memory were not
         raise UserError(f"{spec.name}: DeepSeek sparse attention (its Lightning Indexer's key cache beside the MLA "
-                        f"latent) is modelled for vLLM only; {runtime}'s cache for it was not read")
+                        f"latent) is modelled for {' and '.join(RUNTIME_NAMES[r] for r in dsa_rts)} only; "
+                        f"{runtime}'s cache for it was not read")
+    if spec.indexer_layers and runtime == "vllm":
+        # GLM-5.2's shared-indexer layers: which of vLLM's layers allocate an indexer cache was not read
+        raise UserError(f"{spec.name}: {len(spec.indexer_layers)} of its {spec.n_layers} layers keep a Lightning "
+                        "Indexer (indexer_types), the others reusing another layer's top-k; vLLM's cache for such a "
+                        "model was not read (llama.cpp's is: --runtime llama.cpp)")
     if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")
+
+
+# the runtimes whose cache for a DeepSeek-sparse-attention model was read, by model_type: llama.cpp's glm-dsa memory
+# (llama_kv_cache_dsa: the MLA latent in every layer, the indexer keys in the indexer layers; cache.kv_cache), read in
+# ggml-org/llama.cpp src/llama-kv-cache-dsa.cpp and src/models/glm-dsa.cpp and in b10505's logs (batch 79)
+DSA_RUNTIMES = {"glm_moe_dsa": ("vllm", "llama.cpp")}
 
 
 def refuse_rocm_dsa_fp8(spec, runtime, kv, knobs) -> None:
@@ -176,10 +190,23 @@ DSA_AUTO_NOTE = ("DeepSeek sparse attention without --kv-cache-dtype: sized as t
                  "custom fp8 kv-cache format\", size it with --kv-cache-dtype fp8")
 
 
+# llama.cpp's glm-dsa before its DSA memory: the first glm-dsa support (ggml-org/llama.cpp#19460, "indexer is not yet
+# supported") ran dense attention with the MLA cache alone; the build that brought llama_kv_cache_dsa to glm-dsa was
+# not read, so kv sizes the current source's two caches and says so
+DSA_LLAMACPP_NOTE = ("DeepSeek sparse attention in llama.cpp: the MLA latent in every layer and the Lightning Indexer's "
+                     "keys ({n} x {d} values a cell, at the K cache type) in {n} layers, two caches as "
+                     "llama_kv_cache_dsa keeps them (b10505 prints both); builds before its DSA support (#19460's "
+                     "dense glm-dsa) keep the latent alone, and which build added the indexer cache is not known here")
+
+
 def dsa_auto_note(spec, runtime, kv_dtype, notes) -> None:
-    """The note DSA_AUTO_NOTE for vLLM's default cache of a DeepSeek-sparse-attention model."""
+    """The note DSA_AUTO_NOTE for vLLM's default cache of a DeepSeek-sparse-attention model; DSA_LLAMACPP_NOTE for
+    llama.cpp's."""
     if runtime == "vllm" and spec.index_head_dim and (kv_dtype is None or str(kv_dtype).lower() == "auto"):
         notes.append(DSA_AUTO_NOTE)
+    if runtime == "llama.cpp" and spec.index_head_dim:
+        notes.append(DSA_LLAMACPP_NOTE.format(n=len(spec.indexer_layers or range(spec.n_layers)),
+                                              d=spec.index_head_dim))
 
 
 def read_knobs(runtime, parallel, knobs):

@@ -59,6 +59,10 @@ class LLMSpec:
     mla_q_lora: int = 0            # MLA query down-projection rank (q_lora_rank; 0: queries straight from the hidden state)
     index_head_dim: int = 0        # DeepSeek sparse attention (DSA): the Lightning Indexer's key width (0: no indexer)
     index_n_heads: int = 0         # its query heads (weights only: the key cache holds one head)
+    indexer_layers: tuple = ()     # the layers that keep an indexer key cache, where not all do (config indexer_types
+    #                                "full"; GLM-5.2's others reuse the last full layer's top-k); (): every layer
+    gguf_nextn_blocks: int = 0     # nextn (MTP) blocks a GGUF keeps after the layers that llama.cpp places as blocks but
+    #                                does not load (GGUF_NEXTN_PLACED: glm-dsa's TENSOR_SKIP), no cache in them
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
@@ -152,6 +156,33 @@ GGUF_MTP_ARCHS = frozenset(("glm4_moe",))
 # DeepSeek sparse attention (DSA: DeepseekV32ForCausalLM, GLM-5's GlmMoeDsaForCausalLM): MLA plus a Lightning
 # Indexer whose fp8 keys have their own cache (cache.dsa_token_bytes); read from index_head_dim / index_n_heads.
 DSA_TYPES = frozenset(("deepseek_v32", "glm_moe_dsa"))
+# GLM-5.2's indexer_types: "full" layers run their own Lightning Indexer and keep its key cache, "shared" ones reuse the
+# last full layer's top-k and keep none. llama.cpp reads it (GGUF attention.indexer.types) into is_indexer_full, or
+# for a GGUF without the key and a training context of 1M takes GLM_5_2_DEFAULT_INDEXER_TYPES (src/models/glm-dsa.cpp:
+# 1, 1, then nineteen 1, 0, 0, 0: full at 0, 1, 2, 6, 10, ..., 74, "https://huggingface.co/zai-org/GLM-5.2/blob/main/
+# config.json#L26"), and llama_kv_cache_dsa's indexer cache holds those layers alone (filter_lid): "creating indexer KV
+# cache ... 21 layers" in dfch/biz.dfch.LlmOps's b10505 logs (batch 79)
+INDEXER_KINDS = frozenset(("full", "shared"))
+# a glm-dsa GGUF's nextn block: llama.cpp's load_tensors places n_layer_all (the GGUF's block_count) + 1 layers over the
+# devices (act_gpu_layers = min(n_gpu_layers, n_layer_all + 1)), and glm-dsa.cpp creates the nextn layers' tensors with
+# TENSOR_SKIP (not loaded); the KV caches skip them ("78 layers" of GLM-5.2's 79 blocks). -ts 54,9,8,8 puts 55/9/8/6
+# cache layers on the four GPUs only so (batch 79: 46406.25 MiB on CUDA0 = 55 x 843.75 at 768000 cells)
+GGUF_NEXTN_PLACED = frozenset(("glm_moe_dsa",))
+
+
+def _indexer_layers(cfg: dict, n_layers: int, name: str) -> tuple:
+    """The layers that keep an indexer key cache where the config's indexer_types marks some "shared"; () for all."""
+    types = cfg.get("indexer_types")
+    if not types:
+        return ()
+    if not isinstance(types, list) or len(types) != n_layers or not set(map(str, types)) <= INDEXER_KINDS:
+        raise UserError(f"{name}: indexer_types must list 'full' or 'shared' for each of the {n_layers} layers")
+    full = tuple(i for i, t in enumerate(types) if t == "full")
+    if not full:
+        raise UserError(f"{name}: indexer_types marks no layer 'full': no layer would select the top-k")
+    return () if len(full) == n_layers else full
+
+
 # DeepSeek-V4's compressed attention: layers compressed 4x / 128x with their own block sizes (names.py UNDESCRIBED
 # says why); refused
 COMPRESSED_MLA_TYPES = frozenset(("deepseek_v4",))
@@ -298,9 +329,6 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         raise UserError(f"{name}: model_type {mt!r} (DeepSeek sparse attention) without kv_lora_rank, index_head_dim "
                         "and index_n_heads is not modelled: the Lightning Indexer's key cache and the fp8_ds_mla "
                         "latent are sized from them")
-    if mt in DSA_TYPES and cfg.get("indexer_types"):
-        raise UserError(f"{name}: model_type {mt!r} with indexer_types (layers that share another layer's indexer) "
-                        "is not modelled: which layers keep an indexer key cache was not read from a runtime")
     for unmodelled, why in UNMODELLED_CONFIGS:
         if unmodelled(cfg):
             raise UserError(f"{name}: {why}")
@@ -347,6 +375,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     if mt in DSA_TYPES:
         spec.index_head_dim = _need(cfg, "indexer head size", "index_head_dim", hi=4096)
         spec.index_n_heads = _need(cfg, "indexer head count", "index_n_heads", hi=4096)
+        spec.indexer_layers = _indexer_layers(cfg, L, name)
+        if _ARCH_SUFFIX.sub("", mt) in GGUF_NEXTN_PLACED:
+            spec.gguf_nextn_blocks = min(max(_int(cfg, "num_nextn_predict_layers", default=0) or 0, 0), 8)
     spec.n_experts = _int(cfg, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts", default=0)
     if spec.n_experts:
         spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", "moe_top_k", "num_experts_per_token", "top_k_experts",

@@ -412,6 +412,11 @@ def expert_layer_bytes(spec: LLMSpec, fmt: str | None, biases: bool = True) -> l
         raise UserError(f"{spec.name}: the routed experts' size is not known (no moe_intermediate_size)")
     # gated experts have three matmuls (gate, up, down); non-gated ones (Nemotron-H's relu2) up and down only
     mats = 2 if spec.n_experts and d and i_w and round(per / (spec.n_experts * d * i_w)) == 2 else 3
+    if fmt is None and not spec.quant and spec.weights_bytes and spec.params and not spec.expert_file_bytes:
+        # a file known by its size alone (--weights-gib, an Unsloth Dynamic range's ends "X throughout"): its bits a
+        # parameter, not the checkpoint's 16-bit dtype
+        bpp = spec.weights_bytes * 8 / spec.params
+        return [int(per * bpp / 8) if m else 0 for m in moe]
     t = str(fmt or spec.quant or spec.dtype)
     up, low = FORMAT_ALIASES.get(t.lower(), t.lower()).upper(), FORMAT_ALIASES.get(t.lower(), t.lower())
     mxfp4 = ((spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4") or up == MXFP4_MOE

@@ -51,15 +51,17 @@ def test_the_indexer_weights_are_counted():
     assert dsa.params - dense.params == 78 * (2048 * 32 * 128 + 6144 * 128 + 6144 * 32 + 2 * 128)
 
 
-@pytest.mark.parametrize("runtime", ["sglang", "llama.cpp", "ollama"])
+# llama.cpp's glm-dsa cache is read since round 74 (test_kv_ellm52.py); DeepSeek-V3.2's deepseek32 memory is not
+@pytest.mark.parametrize("runtime", ["sglang", "ollama"])
 def test_other_runtimes_are_refused_for_dsa(runtime):
-    with pytest.raises(UserError, match="modelled for vLLM only"):
+    with pytest.raises(UserError, match="modelled for vLLM and llama.cpp only"):
         llm.plan(llm.describe(model="zai-org/GLM-5"), runtime, ctx=4096)
 
 
 def test_shared_indexers_and_missing_index_fields_are_refused():
+    # round 74 reads indexer_types (GLM-5.2: spec.indexer_layers); one that does not name each layer is refused
     with pytest.raises(UserError, match="indexer_types"):
-        from_config(dict(GLM5, indexer_types=["full"] * 78), "config.json")
+        from_config(dict(GLM5, indexer_types=["full"] * 77), "config.json")
     cfg = dict(GLM5)
     del cfg["index_head_dim"]
     with pytest.raises(UserError, match="not modelled"):

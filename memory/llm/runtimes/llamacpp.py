@@ -15,7 +15,7 @@ from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
-from ..weights import cpu_moe_bytes, layer_weights
+from ..weights import cpu_moe_bytes, expert_layer_bytes, layer_weights
 from . import at_least
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -147,9 +147,6 @@ def settings(version, knobs, parallel) -> dict:
     ncm = knobs.get("n_cpu_moe")
     if ncm is not None and (isinstance(ncm, bool) or not isinstance(ncm, int) or ncm < 0):
         raise UserError(f"--n-cpu-moe must be a whole number of layers >= 0, got {ncm!r}")
-    if ncm and (gpus > 1 or split):
-        raise UserError("--n-cpu-moe with several GPUs: kv places the experts kept on the CPU for one GPU only; "
-                        "give one GPU")
     flash = knobs.get("flash_attn")
     if flash is None:
         flash = at_least(version, *FLASH_AUTO)
@@ -236,22 +233,34 @@ def layer_kv_bytes(spec, kvd) -> list:
             for k in spec.layer_kinds]
 
 
-def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False) -> list:
+def layer_indexer_bytes(spec, kvd) -> list:
+    """Each layer's share of a DSA model's indexer key cache (cache.indexer_bytes; 0 for a layer without one)."""
+    keep = set(spec.indexer_layers or range(spec.n_layers))
+    return [kvd.get("indexer", 0) / len(keep) if il in keep else 0 for il in range(spec.n_layers)]
+
+
+def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: bool = False, moved=None) -> list:
     """Per GPU: its repeating layers, their KV cache (llama.cpp's "CUDAn KV buffer size") and weights (layer
     split: each layer's blocks, the output tensor on the device of the last layer; -sm row splits the matrices
-    by rows over the same proportions but keeps each layer's cache where -sm layer would put it)."""
-    L = spec.n_layers
-    counts, out_dev, start = layer_devices(L, ngl, split, output_first)
-    lw = lw or [roles["blocks"] / L] * L
-    per_layer = layer_kv_bytes(spec, kvd)
+    by rows over the same proportions but keeps each layer's cache where -sm layer would put it). A glm-dsa GGUF's
+    nextn blocks (spec.gguf_nextn_blocks) are placed after the layers, with neither weights nor cache; `moved`: each
+    layer's routed experts --n-cpu-moe keeps in host memory, off its device's weights; a DSA model's indexer cache
+    ("creating indexer KV cache", its own KV buffer lines) is each device's "indexer", beside the KV buffer."""
+    L, nx = spec.n_layers, spec.gguf_nextn_blocks
+    counts, out_dev, start = layer_devices(L + nx, ngl, split, output_first)
+    lw = list(lw or [roles["blocks"] / L] * L) + [0] * nx
+    per_layer = layer_kv_bytes(spec, kvd) + [0] * nx
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)  # linear / mamba layers (an MLP-only layer has none)
     per_state = [kvd.get("recurrent_state", 0) / n_state if k in (LINEAR, MAMBA) else 0 for k in spec.layer_kinds]
+    per_index = layer_indexer_bytes(spec, kvd)
+    moved = list(moved or [0] * L) + [0] * nx
     res, il = [], start
     for d, n in enumerate(counts):
-        kv = sum(per_layer[il:il + n]) + pad * n
-        w = sum(lw[il:il + n]) + (roles["output"] if d == out_dev else 0)
-        res.append({"layers": n, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
-                    "state": int(sum(per_state[il:il + n]))})  # its "RS buffer size", beside the KV buffer
+        kv = sum(per_layer[il:il + n]) + pad * min(n, max(L - il, 0))
+        w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
+        res.append({"layers": min(n, max(L - il, 0)), "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
+                    "state": int(sum(per_state[il:il + n])),  # its "RS buffer size", beside the KV buffer
+                    "indexer": int(sum(per_index[il:il + n]))})
         il += n
     return res
 
@@ -482,9 +491,9 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L = spec.n_layers
-    ngl = L + 1 if s["ngl"] is None else s["ngl"]
+    ngl = L + spec.gguf_nextn_blocks + 1 if s["ngl"] is None else s["ngl"]
     first = s.get("output_first", False)
-    start = gpu_start(L, ngl, first)
+    start = min(gpu_start(L + spec.gguf_nextn_blocks, ngl, first), L)  # a GGUF's nextn blocks are placed first
     on, out_on = L - start, ngl > L or (first and ngl > 0)
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
     lw = layer_weights(spec, blocks, s.get("weights_format"))  # each layer its own size: the last ones go first
@@ -520,12 +529,17 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     # the recurrent state by layer count
     n_state = sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds)
     gpu_kv = kvd["total"] if start == 0 else (sum(layer_kv_bytes(spec, kvd)[start:]) + kvd.get("recurrent_state", 0)
-                                              * sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds[start:]) / max(1, n_state))
+                                              * sum(k in (LINEAR, MAMBA) for k in spec.layer_kinds[start:]) / max(1, n_state)
+                                              + sum(layer_indexer_bytes(spec, kvd)[start:]))
     if not context:
         del over["cuda_context"]
     total = gpu_w + gpu_kv + sum(over.values())
     pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
-    devs = devices(spec, kvd, roles, ngl, split, pad, lw, first) if split and ngl > 0 else None
+    per_moved = None
+    if moved:  # each layer's routed experts --n-cpu-moe keeps on the CPU, off the weights of its device
+        per_moved = [b if start <= il < s["n_cpu_moe"] else 0
+                     for il, b in enumerate(expert_layer_bytes(spec, s.get("weights_format"), not s.get("ik")))]
+    devs = devices(spec, kvd, roles, ngl, split, pad, lw, first, per_moved) if split and ngl > 0 else None
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
         card_margin = (FIT_TARGET if s.get("fit") else over["margin"]) if "margin" in over else 0
@@ -534,7 +548,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
                                                    outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn)
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
-            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + context + card_margin + dv["compute_buffer"])
+            dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
+                              + dv["compute_buffer"])
         devs[0]["total"] += over.get("projector", 0)
         # the overhead lines are the cards' sums, so that they add up to the same total as the cards
         over.update(compute_buffer=sum(dv["compute_buffer"] for dv in devs), **({"cuda_context": context * len(devs)}
