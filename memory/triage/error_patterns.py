@@ -256,7 +256,8 @@ GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to
 # NVIDIA Jetson's nvmap (the unified-memory allocator under CUDA on Tegra) refusing an allocation with errno 12 (ENOMEM):
 # "NvMapMemAllocInternalTagged: 1075072515 error 12" (the number is the allocation's flags and tag, not a size), or
 # "NvMapMemHandleAlloc: error 12"
-NVMAP = re.compile(r"\bNvMapMem(?:AllocInternalTagged|HandleAlloc): (?:\d{1,20} )?error 12\b")
+# (round 92) a quote that elides the flags number ("NvMapMemAllocInternalTagged: ... error 12") reads the same
+NVMAP = re.compile(r"\bNvMapMem(?:AllocInternalTagged|HandleAlloc): (?:\d{1,20} |\.\.\. )?error 12\b")
 GGML_PINNED_WARN = re.compile(r"ggml_cuda_host_malloc: (?:warning: )?failed to allocate [\d.]+ MiB of pinned memory"
                               r"|ggml_vulkan: [Ff]ailed to allocate pinned memory")
 # the warning with the error it quotes (": out of memory", ggml-vulkan's e.what(), after ": " or in parentheses): cut out of a line to read the rest

@@ -66,6 +66,19 @@ CUDA_SAFE_CALL = re.compile(r"\bcudaSafeCall\(\) (?:failed: |Runtime API error :
 # by max_num_matches (SiftMatching.max_num_matches), the figure it prints (a count, not bytes); a quote may keep the format's
 # placeholder for it ("N", "%d")
 COLMAP_SIFT_MATCH = re.compile(r"\bNot enough GPU memory to match (?:\d{1,12}|N|%d) features\b")
+# (round 92) NCCL's own check of a CUDA call (src/include/checks.h: CUDACHECK's WARN("Cuda failure '%s'"), CUCHECK's WARN("Cuda
+# failure %d '%s'", err, errStr)) at out of memory: "NCCL WARN Cuda failure 2 'out of memory'", or the same text as PyTorch's
+# ProcessGroupNCCL relays ncclGetLastError() under "ncclUnhandledCudaError: Call to CUDA function failed." and "Last error:",
+# the line without NCCL's name. The quoted error string is NCCL's layout (DRIVER_API reads the rest of the family)
+NCCL_CUDA_CHECK = re.compile(r"\bCuda failure (?:\d{1,4} )?'out of memory'")
+# (round 92) PyCUDA's driver error ("<routine> failed: <cuGetErrorString>", pycuda/src/cpp/cuda.hpp's CUDAPP_CALL_GUARDED:
+# "pycuda._driver.MemoryError: cuMemHostAlloc failed: out of memory"), any cuMem* call: a CUDA driver API program's own, no figures
+PYCUDA_MEM = re.compile(r"\bcuMem\w{1,40} failed: out of memory\b")
+# (round 92) ROCr (the ROCm runtime under HIP) failing a block of a memory region for its own suballocator (amd_memory_region.cpp:
+# MemoryRegion::BlockAllocator::alloc throws hsa_exception when the region's Allocate fails; the runtime prints "HSA exception:
+# <message>"): "HSA exception: MemoryRegion::BlockAllocator::alloc failed." A device allocation of the ROCm stack refused, no
+# size and no caller named
+ROCR_BLOCK_ALLOC = re.compile(r"\bHSA exception: MemoryRegion::BlockAllocator::alloc failed\b")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")

@@ -16,7 +16,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
-                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat,
+                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
@@ -36,7 +36,8 @@ from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, 
 from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST as _PADDLE_HOST, PADDLE_CUDA as _PADDLE_CUDA,
                              TRT_CUDA_RUNTIME as _TRT_CUDA_RUNTIME, GYM_CUDA as _GYM_CUDA,
                              TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
-                             CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH)     # (round 91)
+                             CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH,     # (round 91)
+                             NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC)     # (round 92)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -281,6 +282,7 @@ RECOGNISERS = [
     _trtllm,
     _mlx_malloc,
     _xla_tpu,
+    _xla_tpu_exceed,     # (round 92) the TPU compiler's "Allocation (size=N) would exceed memory (size=M)"
     _bfc,
     _xla_remat,     # XLA's rematerialization warning: a program over the limit (round 58)
     _ollama_too_large,
@@ -295,7 +297,8 @@ RECOGNISERS = [
             keys=("prefill tokens",)),
     # before the runner's wrapper: "llama runner process has terminated: CUDA error: the resource allocation failed" is cuBLAS's
     _simple(RX.CUBLAS, "cublas.alloc", "cuda", "pytorch"),
-    _simple(RX.NVMAP, "cuda.driver", "cuda", "pytorch", keys=("NvMapMem",), form="nvmap"),
+    # (round 92: runtime cuda, was pytorch) nvmap is Tegra's allocator under CUDA itself: a framework the log's marker names wins
+    _simple(RX.NVMAP, "cuda.driver", "cuda", "cuda", keys=("NvMapMem",), form="nvmap"),
     # and a runner (or any child) ended by SIGKILL ("llama-server process has terminated: signal: killed") is the OOM killer's
     _killed,
     _ollama_runner_gone,
@@ -370,6 +373,11 @@ RECOGNISERS = [
     # COLMAP's SIFT matcher could not allocate its buffers for max_num_matches features (CUDA or OpenGL: no device named)
     _simple(_CUDA_SAFE_CALL, "cuda.driver", "cuda", "cuda", keys=("cudaSafeCall()",), form="runtime_call"),
     _simple(_COLMAP_SIFT_MATCH, "colmap.sift_match", None, "colmap", keys=("GPU memory to match",)),
+    # (round 92) NCCL's own CUDA check at out of memory (its quoted error string, named NCCL or relayed as its last error); PyCUDA's
+    # driver error at a cuMem* call (a CUDA program's own: runtime cuda, a marker naming a framework wins); ROCr's block allocator
+    _simple(_NCCL_CUDA_CHECK, "cuda.driver", "cuda", "pytorch", keys=("Cuda failure",), form="nccl"),
+    _simple(_PYCUDA_MEM, "cuda.driver", "cuda", "cuda", keys=("cuMem",), form="pycuda"),
+    _simple(_ROCR_BLOCK_ALLOC, "cuda.driver", "rocm", "pytorch", keys=("BlockAllocator::alloc",), form="hsa_block"),
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},

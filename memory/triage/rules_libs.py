@@ -20,7 +20,8 @@ LIB_WORKING = [
     # the card, and the fix is this job's working set. Until round 73 the row named "other" while giving exactly that fix; it
     # reads as activations now (EleutherAI/lm-evaluation-harness#2458: batch_size auto picked a batch that left NCCL no room at
     # the final gather; a smaller batch set by hand finished)
-    R("activations", 2.0, lambda x: x.kind == "cuda.driver" and "NCCL" in x.text,
+    # (round 92) NCCL's own check's layout (other_patterns.NCCL_CUDA_CHECK, form nccl) names it where PyTorch relays the line alone
+    R("activations", 2.0, lambda x: x.kind == "cuda.driver" and ("NCCL" in x.text or x.ev.get("form") == "nccl"),
       "NCCL could not allocate its buffers: it allocates them with cudaMalloc outside the framework's memory pool, so the pool "
       "(PyTorch's cache, XLA's preallocation), filled by this job's batches, left too little; leave headroom: a smaller batch "
       "(not an automatically chosen maximum), XLA_PYTHON_CLIENT_MEM_FRACTION, or smaller NCCL buffers (NCCL_BUFFSIZE)"),

@@ -132,6 +132,10 @@ _ADDED_WORDS = (
     # SIFT matcher ("Not enough GPU memory to match N features", other_patterns.COLMAP_SIFT_MATCH, round 91) and TensorFlow's eager op
     # error on its own line ("failed to allocate memory [Op:Cast]", xla_runtimes.XLA, round 91)
     ("KW", "cudaSafeCall() failed", "GPU memory to match", "memory [Op:"),
+    # the TPU compiler's refusal of one buffer ("Allocation (size=N) would exceed memory (size=M)", xla_runtimes.XLA_TPU_EXCEED, round 92)
+    # and ROCr's block allocator ("HSA exception: MemoryRegion::BlockAllocator::alloc failed.", other_patterns.ROCR_BLOCK_ALLOC, round 92):
+    # no memory word in the second
+    ("KW", "would exceed memory (size=", "BlockAllocator::alloc failed"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

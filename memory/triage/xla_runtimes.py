@@ -44,6 +44,14 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
 _XSZ = r"(\d+(?:\.\d+)?[KMGT]?B?)"
 XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the bottom of memory)?\. That was not possible\. There are "
                      + _XSZ + r" free|Ran out of memory in memory space (\w+)(?:\. Used " + _XSZ + r" of " + _XSZ + r")?")
+# (round 92) the TPU compiler's refusal of one buffer in a memory space, in exact bytes: "RESOURCE_EXHAUSTED: Allocation
+# (size=38654705664) would exceed memory (size=34359738368) :: #allocation598 [shape = 'bf16[12,524288,3072]{...}', space=hbm,
+# size = 0xffffffffffffffff, tag = 'output of custom-call.400@{}'] :: <no-hlo-instruction>" (libtpu's "Allocation (size=%lld)
+# would exceed memory (size=%lld) :: %s :: %s"; raised by jaxlib as XlaRuntimeError/JaxRuntimeError, quoted as ValueError too):
+# the buffer and the memory space's size. In hbm (the chip's memory; no space named reads as hbm) the request and the total;
+# in vmem, smem or cmem a kernel's scratchpad, read as the "in memory space vmem" form is (scratch_required, scratch_limit)
+XLA_TPU_EXCEED = re.compile(r"\bAllocation \(size=(\d{1,20})\) would exceed memory \(size=(\d{1,20})\)"
+                            r"(?:[^\n]{0,300}?\bspace=(\w{1,10}))?")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
@@ -88,6 +96,37 @@ def xla_tpu(line):
     # both forms are the TPU runtime's (XLA on a GPU says "Out of memory while trying to allocate N bytes")
     return {"kind": "xla.oom", "device_kind": "tpu", "numbers": nums, "runtime": "jax", "complete": True, "form": form,
             "memory_space": (m.group(4) or "hbm").lower()}
+
+
+def xla_tpu_exceed(line):
+    if "would exceed memory (size=" not in line:
+        return None
+    m = XLA_TPU_EXCEED.search(line)
+    if not m:
+        return None
+    space = (m.group(3) or "hbm").lower()
+    keys = ("requested", "total") if space == "hbm" else ("scratch_required", "scratch_limit")
+    # a buffer placed at compile time, as the "in memory space" form's plan (form compile) is not: form exceed, or scratch as that
+    # form's kernel scratchpad is read
+    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": {keys[0]: int(m.group(1)), keys[1]: int(m.group(2))},
+            "runtime": "jax", "complete": True, "form": "exceed" if space == "hbm" else "scratch", "memory_space": space}
+
+
+# (round 92) the compile failure's figures quoted on the line under it ("Ran out of memory in memory space hbm." then "Used 120.49G
+# of 95.74G hbm. Exceeded hbm capacity by 24.75G.", the sentences of one message as a record breaks them): the same two figures
+XLA_TPU_USED = re.compile(r"^\s{0,8}Used " + _XSZ + r" of " + _XSZ + r" (\w{1,10})\b")
+
+
+def xla_tpu_used(ev, text) -> bool:
+    """The figures of a compile failure read without them (XLA_TPU's cut form) from the line under it, in its memory space."""
+    if ev.get("form") not in ("compile", "scratch") or ev["numbers"] or "Used " not in text:
+        return False
+    m = XLA_TPU_USED.match(text)
+    if not m or m.group(3).lower() != ev.get("memory_space"):
+        return False
+    keys = ("required", "total") if ev["form"] == "compile" else ("scratch_required", "scratch_limit")
+    ev["numbers"].update({keys[0]: _xsize(m.group(1)), keys[1]: _xsize(m.group(2))})
+    return True
 
 
 def xla(line):
