@@ -633,4 +633,19 @@ SEEN = SEEN_BATCHES_1_32 + (
         "llamacpp-dfch-glm52-udq5kxl-4xrtxpro6000maxq-512k-ncmoe54-ts54988",
         "llamacpp-dfch-glm52-udq4kxl-4xrtxpro6000maxq-ctx768000-ncmoe54-ts54988",
         "llamacpp-dfch-glm52-udq4kxl-4xrtxpro6000maxq-ctx896000-ncmoe54-ts54988",
+        # batch 80 (kv-accuracy round 75, task ellm53; read after its first sight, llm_first_sight.json batches["80"]
+        # scored at c4449909, commit b9bac083): every row read before any change; changes it leads to say "batch 80,
+        # after first sight"
+        "vllm-glyd-qwen3-8b-bf16-l4-4k-u090",
+        "vllm-glyd-llama31-8b-base-bf16-l4-4k-u090",
+        "vllm-glyd-qwen3-4b-bf16-l4-4k-u090",
+        "vllm-glyd-qwen3-8b-bf16-a10-4k-u090",
+        "vllm-glyd-qwen3-8b-bf16-a100-40g-4k-u090",
+        "vllm-glyd-qwen3-14b-bf16-a100-40g-4k-u090",
+        "vllm-glyd-qwen3-8b-bf16-gh200-4k-u090",
+        "vllm-glyd-qwen3-32b-bf16-gh200-4k-u090",
+        "vllm-glyd-qwen25-72b-instruct-bf16-tp2-2xh100-4k-u090-mns128",
+        "vllm-glyd-qwen3-30b-a3b-bf16-tp2-2xa6000-u090",
+        "vllm-glyd-qwen35-9b-bf16-5090-4k-u090",
+        "vllm-glyd-qwen35-9b-bf16-4090-4k-u090-oom",
         )
