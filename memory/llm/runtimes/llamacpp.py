@@ -256,9 +256,10 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     moved = list(moved or [0] * L) + [0] * nx
     res, il = [], start
     for d, n in enumerate(counts):
-        kv = sum(per_layer[il:il + n]) + pad * min(n, max(L - il, 0))
+        layers = min(n, max(L - il, 0))  # the placed blocks less the nextn ones, which hold no cache
+        kv = sum(per_layer[il:il + n]) + pad * layers
         w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
-        res.append({"layers": min(n, max(L - il, 0)), "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
+        res.append({"layers": layers, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
                     "state": int(sum(per_state[il:il + n])),  # its "RS buffer size", beside the KV buffer
                     "indexer": int(sum(per_index[il:il + n]))})
         il += n
