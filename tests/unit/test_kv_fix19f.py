@@ -85,6 +85,8 @@ PRE_AMPERE_DATA = (
     "Tesla T4 16 GB (compute 7.5; 'Total VRAM: 14912 MiB'",
     # batch 67 (ghghang2/v1.3: llama.cpp b7772 on a T4)
     "Tesla T4 16 GB (compute 7.5), Colab-style",
+    # batch 82 (xbill9/gemma4-dev: vLLM 0.29.0 on a GCE T4; aither-project: vLLM 0.27.1 TP2 on two 22 GB Turing cards)
+    "NVIDIA Tesla T4 16 GB (SM 7.5, 15360 MiB, driver 615.71.09", "2x Turing sm_75 cards of ~22 GB",
 )
 
 
