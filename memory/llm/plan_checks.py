@@ -151,11 +151,6 @@ def refuse_unmodelled(spec, runtime) -> None:
         raise UserError(f"{spec.name}: DeepSeek sparse attention (its Lightning Indexer's key cache beside the MLA "
                         f"latent) is modelled for {' and '.join(RUNTIME_NAMES[r] for r in dsa_rts)} only; "
                         f"{runtime}'s cache for it was not read")
-    if spec.indexer_layers and runtime == "vllm":
-        # GLM-5.2's shared-indexer layers: which of vLLM's layers allocate an indexer cache was not read
-        raise UserError(f"{spec.name}: {len(spec.indexer_layers)} of its {spec.n_layers} layers keep a Lightning "
-                        "Indexer (indexer_types), the others reusing another layer's top-k; vLLM's cache for such a "
-                        "model was not read (llama.cpp's is: --runtime llama.cpp)")
     if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")
