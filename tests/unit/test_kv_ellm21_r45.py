@@ -37,7 +37,7 @@ def test_a_16_bit_cache_keeps_the_dense_latent_and_still_the_fp8_indexer_key():
 def test_the_per_token_size_matches_a_printed_glm51_pool():
     # vllm-voipmonitor-glm51-nvfp4-tp8-... (batch 30): --kv-cache-dtype fp8, MTP x3, 'GPU KV cache size 432,832
     # tokens', 'Available KV cache memory 25.09 GiB'. The MTP module's one attention layer joins the pool: 79 layers.
-    # GLM-5.1's own config.json was not read (it stays refused by name); GLM-5's fields with 79 layers give
+    # GLM-5.1 is built in as GLM-5's config since round 77 (its MTP drafter is not modelled); GLM-5's fields with 79 layers give
     assert abs(432832 * 79 * (FP8_DS_MLA + INDEXER_KEY) / GiB - 25.09) < 0.005
     assert abs(432832 * 79 * 576 / GiB - 25.09) > 1  # the dense fp8 latent alone would be 4.4 GiB short
     s = from_config(dict(GLM5, num_hidden_layers=79), "config.json")
@@ -69,7 +69,7 @@ def test_shared_indexers_and_missing_index_fields_are_refused():
 
 
 def test_other_dsa_versions_stay_refused_by_name_with_the_reason():
-    for name in ("zai-org/GLM-5.1", "deepseek-ai/DeepSeek-V3.2"):
+    for name in ("deepseek-ai/DeepSeek-V3.2",):  # GLM-5.1 is built in since round 77 (test_kv_ellm55.py)
         with pytest.raises(UserError, match="built in: GLM-5"):
             llm.describe(model=name)
 

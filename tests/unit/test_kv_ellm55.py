@@ -67,6 +67,23 @@ def test_a_config_whose_two_indexer_descriptions_disagree_is_refused():
         from_config(dict(_cfg(GLM52), index_topk_freq=2), "config.json")
 
 
+# --- GLM-5.1 built in ----------------------------------------------------------------------------------------------
+
+def test_glm51_is_built_in_with_glm5s_geometry():
+    s = llm.describe(model="zai-org/GLM-5.1")
+    g = llm.describe(model="zai-org/GLM-5")
+    assert s.name == "GLM-5.1"
+    assert (s.n_layers, s.kv_lora_rank, s.index_head_dim, s.indexer_layers, s.params) == \
+        (g.n_layers, g.kv_lora_rank, g.index_head_dim, (), g.params)
+    # voipmonitor's vLLM log (batch 30, MTP x3): 'GPU KV cache size 432,832 tokens', 'Available KV cache memory
+    # 25.09 GiB' = 79 layers (78 and the MTP layer, whose Indexer vLLM always builds) x (656 + 132)
+    assert round(432832 * 79 * (FP8_DS_MLA + INDEXER_KEY) / GiB, 2) == 25.09
+    assert llm.plan(s, "vllm", ctx=4096, kv_dtype="fp8")["kv_per_token"] == 78 * 788
+    # its MTP drafter (num_nextn_predict_layers) is not modelled: the batch-30 rows stay refused for it
+    with pytest.raises(UserError, match="multi-token-prediction"):
+        llm.plan(s, "vllm", ctx=4096, kv_dtype="fp8", mtp_tokens=3)
+
+
 # --- the rows ----------------------------------------------------------------------------------------------------------
 
 def _row(rid):
