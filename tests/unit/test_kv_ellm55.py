@@ -84,6 +84,26 @@ def test_glm51_is_built_in_with_glm5s_geometry():
         llm.plan(s, "vllm", ctx=4096, kv_dtype="fp8", mtp_tokens=3)
 
 
+# --- SGLang's NSA profile --------------------------------------------------------------------------------------------
+
+def test_sglangs_nsa_cell_is_the_latent_at_the_cache_type_and_the_indexer_key_in_every_layer():
+    # sgl-project/sglang pool_configurator.py DefaultPoolConfigurator._compute_cell_size: (kv_lora_rank +
+    # qk_rope_head_dim) x layers x element size, + (index_head_dim + index_head_dim // 128 x 4) x layers (uint8)
+    from gpu_garden.memory.llm.runtimes.sglang import cell_bytes
+    s = llm.describe(model="zai-org/GLM-5.1")
+    assert cell_bytes(s, "fp8_e4m3") == 78 * ((512 + 64) * 1 + INDEXER_KEY) == 55224  # not the 656-byte record
+    assert cell_bytes(s, "bf16") == 78 * ((512 + 64) * 2 + INDEXER_KEY) == 100152
+    r = llm.plan(s, "sglang", ctx=4096, kv_dtype="fp8_e4m3", tensor_parallel_size=8)
+    assert r["kv_per_token"] == 55224
+
+
+def test_sglang_is_refused_for_shared_indexers_and_for_its_drafter():
+    with pytest.raises(UserError, match="SGLang's NSA pool for such a model was not read"):
+        llm.plan(llm.describe(model="zai-org/GLM-5.2"), "sglang", ctx=4096)
+    with pytest.raises(UserError, match="sglang's drafter is not modelled"):
+        llm.plan(llm.describe(model="zai-org/GLM-5.1"), "sglang", ctx=4096, mtp_tokens=3)
+
+
 # --- the rows ----------------------------------------------------------------------------------------------------------
 
 def _row(rid):
