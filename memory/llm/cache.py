@@ -166,6 +166,11 @@ OLLAMA_SWA_MEMORY = {"gemma4": (4096, None), "gemma4_text": (4096, None),
 #    with a 16-bit cache the dense latent (kv_lora_rank + qk_rope_head_dim values). The fp8_ds_mla record is CUDA's
 #    (FlashMLASparse); vLLM's ROCm sparse-MLA backend keeps only the 16-bit dense latent, so an fp8 cache on ROCm is
 #    refused before it gets here (plan_checks.refuse_rocm_dsa_fp8).
+# The latent is in every layer; the indexer key only in a layer that builds an Indexer (DeepseekV2MLAAttention builds
+# none where skip_topk, by index_topk_freq / index_skip_topk_offset / index_topk_pattern: spec.indexer_layers, the
+# same list llama.cpp's indexer_types gives; every layer for GLM-5 / 5.1, 21 of 78 for GLM-5.2). The indexer keys are a
+# second MLAAttentionSpec (head 132, uint8) in the same pool: the block's bytes are the sum over the layers, as
+# vLLM's jupiter-glm52 logs print (28.85 GiB for 574,336 tokens: 53,940 bytes a token = 78 x 656 + 21 x 132).
 DSA_QUANT_BLOCK = 128
 
 
@@ -186,8 +191,10 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     kb, vb = sizes[kv], sizes[kv_v or kv]
     if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors / Gemma 4): K and V equal halves
         return [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
-    if spec.index_head_dim:  # DeepSeek sparse attention: the latent and the indexer's key (dsa_token_bytes)
-        return [sum(dsa_token_bytes(spec, kb))] * spec.n_layers
+    if spec.index_head_dim:  # DeepSeek sparse attention: the latent, and the indexer's key where the layer keeps one
+        latent, key = dsa_token_bytes(spec, kb)
+        keep = set(spec.indexer_layers or range(spec.n_layers))
+        return [latent + (key if il in keep else 0) for il in range(spec.n_layers)]
     k, v = layer_elems(spec, mla_cache)
     kbytes = k * kb
     if spec.mla and mla_cache == "latent-256b":

@@ -67,12 +67,13 @@ UNDESCRIBED = (
      "state (heads, groups, d_state) for vLLM and llama.cpp"),
     # DeepSeek sparse attention (DeepSeek-V3.2, GLM-5 / 5.1 / 5.2: GlmMoeDsaForCausalLM): GLM-5 is built in (its
     # config.json read), its cache as vLLM keeps it (cache.dsa_token_bytes: the fp8_ds_mla latent and the Lightning
-    # Indexer's key), and GLM-5.2 (models/GLM-5.2.json: 21 indexer layers as llama.cpp reads them; llama.cpp only).
-    # The other versions' config.json were not read; given with --config they are read the same way.
+    # Indexer's key), GLM-5.1 (models/GLM-5.1.json: GLM-5's config, task ellm55) and GLM-5.2 (models/GLM-5.2.json: 21
+    # indexer layers, as llama.cpp's indexer_types and vLLM's index_topk_freq give them). DeepSeek-V3.2's config.json
+    # was not read; given with --config it is read the same way.
     # DeepSeek-V4's compressed attention (compress_ratio 4 / 128, their own SlidingWindowMLASpec block sizes 4 / 8,
     # a sliding window) is refused
     (r"^(?:deepseek-v3\.2|glm-?5(?![\d]))", "DeepSeek sparse attention (DeepSeek-V3.2, GLM-5.x)",
-     "no built-in description of this version (built in: GLM-5, GLM-5.2; GLM-5 sized for vLLM: each layer's latent "
+     "no built-in description of this version (built in: GLM-5, GLM-5.1, GLM-5.2; GLM-5 sized for vLLM: each layer's latent "
      "in fp8_ds_mla records, 656 bytes a token with an fp8 cache, and the Lightning Indexer's fp8 key, 132 bytes a "
      "token); a config.json given with --config is read the same way"),
     (r"^deepseek-v4(?![.\d])", "DeepSeek-V4",

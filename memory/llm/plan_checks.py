@@ -133,6 +133,11 @@ def check_weights_dtype(weights_dtype) -> None:
                         f"type; give the file's type ({base}) or {other}")
 
 
+def _listed(names: list) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def refuse_unmodelled(spec, runtime) -> None:
     """Hybrid models whose state pool this runtime's plan does not hold."""
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
@@ -145,17 +150,18 @@ def refuse_unmodelled(spec, runtime) -> None:
                         f"{runtime}'s state pool for it was not read")
     dsa_rts = DSA_RUNTIMES.get(spec.arch, ("vllm",))
     if spec.index_head_dim and runtime not in dsa_rts:
-        # DeepSeek sparse attention: vLLM's two caches are read (cache.dsa_token_bytes), and llama.cpp's for glm-dsa
-        # (llama_kv_cache_dsa, cache.kv_cache); SGLang's NSA pool, Ollama's handling of the indexer and llama.cpp's
-        # deepseek32 memory were not
+        # DeepSeek sparse attention: vLLM's two caches are read (cache.dsa_token_bytes), and llama.cpp's and SGLang's
+        # for glm-dsa (llama_kv_cache_dsa, cache.kv_cache; the NSA profile, sglang.dsa_cell); Ollama's handling of the
+        # indexer and llama.cpp's deepseek32 memory were not
         raise UserError(f"{spec.name}: DeepSeek sparse attention (its Lightning Indexer's key cache beside the MLA "
-                        f"latent) is modelled for {' and '.join(RUNTIME_NAMES[r] for r in dsa_rts)} only; "
+                        f"latent) is modelled for {_listed([RUNTIME_NAMES[r] for r in dsa_rts])} only; "
                         f"{runtime}'s cache for it was not read")
-    if spec.indexer_layers and runtime == "vllm":
-        # GLM-5.2's shared-indexer layers: which of vLLM's layers allocate an indexer cache was not read
+    if spec.indexer_layers and runtime == "sglang":
+        # GLM-5.2's shared indexers: SGLang's NSA profile prices an indexer key in every layer (sglang.dsa_cell); whether
+        # its pool and profile follow indexer_types / index_topk_freq was not read
         raise UserError(f"{spec.name}: {len(spec.indexer_layers)} of its {spec.n_layers} layers keep a Lightning "
-                        "Indexer (indexer_types), the others reusing another layer's top-k; vLLM's cache for such a "
-                        "model was not read (llama.cpp's is: --runtime llama.cpp)")
+                        "Indexer, the others reusing another layer's top-k; SGLang's NSA pool for such a model was not "
+                        "read (vLLM's and llama.cpp's are)")
     if spec.arch.startswith("nemotron_h") and runtime == "vllm" and FULL not in spec.layer_kinds:
         raise UserError(f"{spec.name}: a hybrid_override_pattern without an attention layer ('*'): vLLM's KV pool "
                         "is modelled from the attention pages; llama.cpp plans it")
@@ -163,8 +169,9 @@ def refuse_unmodelled(spec, runtime) -> None:
 
 # the runtimes whose cache for a DeepSeek-sparse-attention model was read, by model_type: llama.cpp's glm-dsa memory
 # (llama_kv_cache_dsa: the MLA latent in every layer, the indexer keys in the indexer layers; cache.kv_cache), read in
-# ggml-org/llama.cpp src/llama-kv-cache-dsa.cpp and src/models/glm-dsa.cpp and in b10505's logs (batch 79)
-DSA_RUNTIMES = {"glm_moe_dsa": ("vllm", "llama.cpp")}
+# ggml-org/llama.cpp src/llama-kv-cache-dsa.cpp and src/models/glm-dsa.cpp and in b10505's logs (batch 79); SGLang's
+# NSA profile (runtimes/sglang.dsa_cell: the latent and the indexer key in every layer, pool_configurator.py)
+DSA_RUNTIMES = {"glm_moe_dsa": ("vllm", "llama.cpp", "sglang")}
 
 
 def refuse_rocm_dsa_fp8(spec, runtime, kv, knobs) -> None:

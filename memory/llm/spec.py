@@ -170,16 +170,41 @@ INDEXER_KINDS = frozenset(("full", "shared"))
 GGUF_NEXTN_PLACED = frozenset(("glm_moe_dsa",))
 
 
+# vLLM builds a layer's Indexer, and so its DeepseekV32IndexerCache, from other fields of the same config
+# (vllm/model_executor/models/deepseek_v2.py DeepseekV2MLAAttention, read at 002d6073, "IndexCache config"): without
+# index_topk_pattern a layer skips the top-k, and has no indexer, where max(layer_id - index_skip_topk_offset + 1, 0) %
+# index_topk_freq != 0 (defaults 2 and 1: every layer keeps one); with a pattern, where it reads "S"; the MTP layers
+# always keep one. GLM-5.2's config gives index_topk_freq 4 and index_skip_topk_offset 3: layers 0, 1, 2, 6, ..., 74,
+# the 21 "full" layers of its indexer_types. kv keeps one list (spec.indexer_layers) and refuses a config whose two
+# descriptions disagree.
+INDEX_SKIP_OFFSET = 2
+
+
+def _vllm_indexer_layers(cfg: dict, n_layers: int) -> tuple:
+    """The layers vLLM gives an Indexer from index_topk_freq / index_skip_topk_offset / index_topk_pattern."""
+    pattern = cfg.get("index_topk_pattern")
+    if pattern is not None:
+        return tuple(i for i in range(n_layers) if not (i < len(pattern) and str(pattern[i]) == "S"))
+    freq, offset = int(cfg.get("index_topk_freq") or 1), int(cfg.get("index_skip_topk_offset", INDEX_SKIP_OFFSET))
+    return tuple(i for i in range(n_layers) if max(i - offset + 1, 0) % freq == 0)
+
+
 def _indexer_layers(cfg: dict, n_layers: int, name: str) -> tuple:
-    """The layers that keep an indexer key cache where the config's indexer_types marks some "shared"; () for all."""
+    """The layers that keep an indexer key cache where the config's indexer_types marks some "shared" (or, without
+    it, vLLM's index_topk_freq rule leaves some without an Indexer); () for all."""
     types = cfg.get("indexer_types")
+    by_freq = _vllm_indexer_layers(cfg, n_layers)
     if not types:
-        return ()
+        return () if len(by_freq) == n_layers else by_freq
     if not isinstance(types, list) or len(types) != n_layers or not set(map(str, types)) <= INDEXER_KINDS:
         raise UserError(f"{name}: indexer_types must list 'full' or 'shared' for each of the {n_layers} layers")
     full = tuple(i for i, t in enumerate(types) if t == "full")
     if not full:
         raise UserError(f"{name}: indexer_types marks no layer 'full': no layer would select the top-k")
+    if any(k in cfg for k in ("index_topk_freq", "index_skip_topk_offset", "index_topk_pattern")) and by_freq != full:
+        raise UserError(f"{name}: indexer_types marks {len(full)} layers full, but index_topk_freq / "
+                        f"index_skip_topk_offset / index_topk_pattern give {len(by_freq)} layers an indexer (vLLM "
+                        "reads the latter, llama.cpp the former): the config is inconsistent")
     return () if len(full) == n_layers else full
 
 

@@ -37,7 +37,7 @@ def test_a_16_bit_cache_keeps_the_dense_latent_and_still_the_fp8_indexer_key():
 def test_the_per_token_size_matches_a_printed_glm51_pool():
     # vllm-voipmonitor-glm51-nvfp4-tp8-... (batch 30): --kv-cache-dtype fp8, MTP x3, 'GPU KV cache size 432,832
     # tokens', 'Available KV cache memory 25.09 GiB'. The MTP module's one attention layer joins the pool: 79 layers.
-    # GLM-5.1's own config.json was not read (it stays refused by name); GLM-5's fields with 79 layers give
+    # GLM-5.1 is built in as GLM-5's config since round 77 (its MTP drafter is not modelled); GLM-5's fields with 79 layers give
     assert abs(432832 * 79 * (FP8_DS_MLA + INDEXER_KEY) / GiB - 25.09) < 0.005
     assert abs(432832 * 79 * 576 / GiB - 25.09) > 1  # the dense fp8 latent alone would be 4.4 GiB short
     s = from_config(dict(GLM5, num_hidden_layers=79), "config.json")
@@ -52,9 +52,9 @@ def test_the_indexer_weights_are_counted():
 
 
 # llama.cpp's glm-dsa cache is read since round 74 (test_kv_ellm52.py); DeepSeek-V3.2's deepseek32 memory is not
-@pytest.mark.parametrize("runtime", ["sglang", "ollama"])
+@pytest.mark.parametrize("runtime", ["ollama"])  # SGLang's NSA profile is read since round 77 (test_kv_ellm55.py)
 def test_other_runtimes_are_refused_for_dsa(runtime):
-    with pytest.raises(UserError, match="modelled for vLLM and llama.cpp only"):
+    with pytest.raises(UserError, match="modelled for vLLM, llama.cpp and SGLang only"):
         llm.plan(llm.describe(model="zai-org/GLM-5"), runtime, ctx=4096)
 
 
@@ -69,7 +69,7 @@ def test_shared_indexers_and_missing_index_fields_are_refused():
 
 
 def test_other_dsa_versions_stay_refused_by_name_with_the_reason():
-    for name in ("zai-org/GLM-5.1", "deepseek-ai/DeepSeek-V3.2"):
+    for name in ("deepseek-ai/DeepSeek-V3.2",):  # GLM-5.1 is built in since round 77 (test_kv_ellm55.py)
         with pytest.raises(UserError, match="built in: GLM-5"):
             llm.describe(model=name)
 

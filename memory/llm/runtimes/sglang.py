@@ -49,7 +49,7 @@ import re
 
 from ...errors import UserError
 from ...units import GiB, MiB, fmt_bytes
-from ..cache import bytes_per_token, kv_cache
+from ..cache import KV_BYTES, bytes_per_token, dsa_token_bytes, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from . import at_least, parse_version
 from .vllm import pre_ampere  # CUDA cards below compute 8.0
@@ -170,10 +170,26 @@ def hybrid_swa(spec) -> bool:
     return spec.arch in HYBRID_SWA_ARCHS and SLIDING in spec.layer_kinds and not spec.mla
 
 
+# DeepSeek sparse attention (NSA in SGLang): the profile's cell is the MLA latent (kv_lora_rank + qk_rope_head_dim
+# values at the cache type's element size) and the Lightning Indexer's key with its scales (index_head_dim +
+# index_head_dim // NSATokenToKVPool.quant_block_size (128) x 4 bytes, index_k_with_scale_buffer_dtype uint8), both
+# over every layer: sgl-project/sglang python/sglang/srt/model_executor/pool_configurator.py,
+# DefaultPoolConfigurator._compute_cell_size ("Add indexer KV cache overhead for NSA models (DeepSeek V3.2)"; the same
+# lines in model_runner.profile_max_num_token before the configurator). The profile prices the latent at the cache
+# type's element (576 bytes with fp8), not the pool's own fp8 record; max_total_num_tokens is what it prints.
+def dsa_cell(spec, kv: str) -> int:
+    """One token's bytes over the layers in SGLang's NSA profile: the latent at the cache type and the indexer key."""
+    key = dsa_token_bytes(spec, 2)[1]  # the indexer key and its fp32 scales, whatever the cache type
+    return int(len(spec.layer_kinds) * ((spec.kv_lora_rank + spec.qk_rope_head_dim) * KV_BYTES[kv] + key))
+
+
 def cell_bytes(spec, kv: str, swa_ratio: float | None = None) -> float:
     """Bytes one token of max_total_num_tokens takes in SGLang's pool on this GPU: K and V for every attention layer,
-    or the MLA latent (kv_lora_rank + qk_rope_head_dim, no padding); for a hybrid sliding-window model the full layers
-    plus swa_ratio (--swa-full-tokens-ratio) of the sliding layers, whose pool holds that share of the tokens."""
+    or the MLA latent (kv_lora_rank + qk_rope_head_dim, no padding), with DeepSeek sparse attention's indexer key
+    (dsa_cell); for a hybrid sliding-window model the full layers plus swa_ratio (--swa-full-tokens-ratio) of the
+    sliding layers, whose pool holds that share of the tokens."""
+    if spec.index_head_dim:
+        return dsa_cell(spec, kv)
     if not hybrid_swa(spec):
         return int(kv_cache(spec, 1, 1, kv, "vllm")["per_token"])
     by_kind = bytes_per_token(spec, kv)
