@@ -70,3 +70,13 @@ def test_qwen3_vl_embedding_2b_reads_as_qwen3_vl_2b():
     # 114,688 bytes a token = 28 x 2 x 8 x 128 x 2
     assert round(76_848 * 28 * 2 * 8 * 128 * 2 / GiB, 2) == 8.21
 
+
+def test_ollama_command_r_v01_tag_is_the_built_in_command_r_v01():
+    s = llm.describe(model="command-r:35b-v0.1-q4_0")
+    assert s.name == "Command-R-v01" and s.quant == "Q4_0" and s.ollama
+    assert s.n_layers == 40 and s.n_kv_heads == 64  # 'n_head_kv = 64', 'n_layer = 40' in the run's log
+    # 'KV self size = 2560.00 MiB' at n_ctx 2048: 40 x 2 x 64 x 128 x 2 bytes x 2048 cells
+    assert 40 * 2 * 64 * 128 * 2 * 2048 == 2560 * MiB
+    with pytest.raises(UserError, match="only command-r:35b-v0.1-<quant> is read"):
+        llm.describe(model="command-r:35b")  # a bare size tag: which build the library's default was is not read
+
