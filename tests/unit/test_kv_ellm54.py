@@ -80,3 +80,8 @@ def test_ollama_command_r_v01_tag_is_the_built_in_command_r_v01():
     with pytest.raises(UserError, match="only command-r:35b-v0.1-<quant> is read"):
         llm.describe(model="command-r:35b")  # a bare size tag: which build the library's default was is not read
 
+
+def test_the_g29_command_r_rows_name_the_v01_tag_the_log_loads():
+    # ollama-serve.log at e9bb54b0: general.name = c4ai-command-r-v01, general.file_type = 2 ('model ftype = Q4_0')
+    for rid in ("ollama-g29-commandr-35b-q4_0-l4-2k-37of41", "ollama-g29-commandr-35b-q4_0-l4-2k-36of41-after-swap"):
+        assert _row(rid)["input"]["model"] == "command-r:35b-v0.1-q4_0"
