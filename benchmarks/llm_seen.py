@@ -173,6 +173,10 @@ SEEN = SEEN_BATCHES_1_32 + (
         # batch 45 (tuned after its first sight was recorded, llm_first_sight.json batches["45"]): task ellm18b built
         # in LLaVA-1.6-Mistral-7B and read the Ollama tag llava:7b-v1.6-mistral-<quant> for the row that errored on it
         "ollama-cs6501-llava7b-v16-mistral-q4_0-t4-4k-fit",
+        # batch 45: kv-accuracy round 76 (task ellm54) read the text-only Qwen3-VL-Embedding-2B row, which kv refused as
+        # an unknown model at its first sight (llm_first_sight.json batches["45"]) and which no round had read since,
+        # before building in the Qwen3-VL-2B description it is scored with
+        "vllm-qwen3vlcu118-qwen3vl-emb-2b-fp16-t4-2k-u080-eager-textonly",
         # batch 46 (tuned after its first sight was recorded, llm_first_sight.json batches["46"]): task ellm19 read all
         # 13 rows; it resolved gemma4:latest (e4b), added the w4a8 weights dtype, read the two B70 checkpoints' BF16
         # layers (quant_skip) and compared the self-placed Vulkan rows at their printed layer counts

@@ -318,6 +318,12 @@ SAME_GEOMETRY = (
     # sight: leadawon/structrag's TP 2 run). Qwen2-VL-72B and Qwen2-Math-72B are other names, not read as this one
     (r"^qwen2-72b(?:$|-)", "Qwen2.5-72B", "Qwen2-72B: the config of Qwen2.5-72B (Qwen2ForCausalLM: 80 layers, 64 heads, "
      "8 KV heads x 128, hidden 8192, intermediate 29568, vocab 152064, untied)"),
+    # Qwen/Qwen3-VL-Embedding-2B: Qwen3VLForConditionalGeneration pooled for embeddings (vLLM --runner pooling --convert
+    # embed), on Qwen3-VL-2B-Instruct (its config.json not read from a primary copy): its embeddings are 2048 wide
+    # (a host's README: "the model's 2048-dimensional MRL output"), and vLLM 0.11.0 prints 76,848 tokens for 8.21 GiB of
+    # KV cache = 114,688 bytes a token = 28 layers x 8 KV heads x 128 x 2 x 2 (zjpzhao/vllm-qwen3vl-cu118-t4, batch 45)
+    (r"^qwen3-vl-embedding-2b(?:$|-)", "Qwen3-VL-2B", "Qwen3-VL-Embedding-2B: the Qwen3-VL-2B config (28 layers, "
+     "8 KV heads x 128, hidden 2048, its 24-block vision tower); its own config.json was not read"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
      "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),
 )

@@ -104,7 +104,13 @@ OLLAMA_LIBRARY = {
 # '7b-v1.6-mistral-*' builds on Mistral-7B-Instruct-v0.2 (shainakumar/cs6501workshop's Ollama 0.17.0 log of
 # llava:7b-v1.6-mistral-q4_0 prints n_ff 14336, 8 KV heads, rope base 1e6: LLaVA-1.6-Mistral-7B's geometry).
 # The other llava tags (the Vicuna and Yi builds) have no built-in description; their default build was not read
-OLLAMA_TAG_VARIANTS = {"llava": (("7b-v1.6-mistral", "LLaVA-1.6-Mistral-7B"),)}
+# ollama.com/library/command-r: its 35b tags have named two models, c4ai-command-r-v01 (64 KV heads, no GQA: the
+# 35b-v0.1-* builds, the library's only model before the 08-2024 release) and c4ai-command-r-08-2024 (another config,
+# not built in). A tag naming v0.1 is Command-R-v01: Ollama 0.1.30 loading the library's command-r in April 2024 prints
+# general.name 'c4ai-command-r-v01', 40 blocks, head_count_kv 64, file_type 2 (Q4_0) (g29times/ollama ollama-serve.log
+# at e9bb54b0, batch 51). Which build a bare command-r or command-r:35b pulls depends on the pull date: not read
+OLLAMA_TAG_VARIANTS = {"llava": (("7b-v1.6-mistral", "LLaVA-1.6-Mistral-7B"),),
+                       "command-r": (("35b-v0.1", "Command-R-v01"),)}
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
 # since May 2025, before that the Llama-3.1-8B distill)

@@ -146,6 +146,9 @@ KNOWN_ARCHS = frozenset((
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
     "smollm3",  # SmolLM3: a Llama decoder whose every 4th layer has no RoPE; each layer still caches K and V
     "glm",  # GLM-4-9B (GlmForCausalLM, and ChatGLM-format GLM-4 models described in its keys): every layer full attention, GQA
+    # OLMo 3 (Olmo3ForCausalLM; vLLM's Olmo3Config maps it to Olmo2ForCausalLM): OLMo 2's layers, each sliding_window or
+    # full attention as its config's layer_types say, every layer caching K and V
+    "olmo3",
 ))
 # GGUF converters that keep the multi-token-prediction layers as trailing blocks (llama.cpp convert_hf_to_gguf Glm4MoeModel:
 # block_count = num_hidden_layers + num_nextn_predict_layers; each such block has an MoE layer, eh_proj (2d -> d), three
