@@ -100,7 +100,8 @@ OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "pad
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
                         "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn",
                         "triton-server",     # (round 89) Triton Inference Server's Python backend (its shared-memory pool)
-                        "colmap", "cuda")     # (round 91) COLMAP's SIFT matcher; a CUDA program's own cudaSafeCall check
+                        "colmap", "cuda",     # (round 91) COLMAP's SIFT matcher; a CUDA program's own cudaSafeCall check
+                        "theano")     # (round 93) Theano's CUDA backend (its device_malloc's "Error allocating N bytes of device memory")
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
@@ -223,7 +224,8 @@ def guess_runtime(scan, inc) -> str:
             # (TensorFlow's own op kernels log the failed op's status from tensorflow/core/framework/op_kernel.cc, round 64)
             if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt \
                     or "tensorflow/core/framework/op_kernel.cc" in inc.primary.get("text", "") \
-                    or "memory [Op:" in inc.primary.get("text", ""):     # (round 91) its eager op error ("[Op:Name]")
+                    or "memory [Op:" in inc.primary.get("text", "") \
+                    or inc.primary.get("form") == "recv":     # (round 91) its eager op error ("[Op:Name]"); (round 93) its rendezvous
                 return "tensorflow"
             # (round 76) PyTorch/XLA's C++ reads a failed status through absl's StatusOr, whose exception PyTorch's binding
             # raises as "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: ..." (pytorch/xla#8020, googlecolab/colabtools#5126);

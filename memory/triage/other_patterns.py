@@ -79,6 +79,18 @@ PYCUDA_MEM = re.compile(r"\bcuMem\w{1,40} failed: out of memory\b")
 # <message>"): "HSA exception: MemoryRegion::BlockAllocator::alloc failed." A device allocation of the ROCm stack refused, no
 # size and no caller named
 ROCR_BLOCK_ALLOC = re.compile(r"\bHSA exception: MemoryRegion::BlockAllocator::alloc failed\b")
+# (round 93) Theano's CUDA backend (theano/sandbox/cuda/cuda_ndarray.cu device_malloc, the old CudaNdarray backend) refusing a
+# device buffer of the program's own: "Error allocating 2064384000 bytes of device memory (out of memory). Driver report 1774694400
+# bytes free and 2146762752 bytes total" (its PyErr_Format: "Error allocating %llu bytes of device memory (%s). Driver report %llu
+# bytes free and %llu bytes total "), exact bytes: the request, then cudaMemGetInfo's free and total when it printed them; with
+# Theano's CNMeM pool on, the pool's status and no figures ("Error allocating 1258291200 bytes of device memory
+# (CNMEM_STATUS_OUT_OF_MEMORY)."). Another error string (an illegal memory access) is not read
+THEANO_ALLOC = re.compile(r"\bError allocating (\d{1,20}) bytes of device memory \((?:out of memory|CNMEM_STATUS_OUT_OF_MEMORY)\)\."
+                          r"(?: Driver report (\d{1,20}) bytes free and (\d{1,20}) bytes total\b)?")
+# (round 93) Render (a web-service host) restarting an instance over its plan's memory: "Ran out of memory (used over 512MB) while
+# running your code" (the instance event on its dashboard and in its logs; a quote may cut it after the parenthesis): the service's
+# host-RAM limit, the plan's size as Render prints it (512MB, 2GB), read as the limit a container's OOM kill met
+RENDER_OOM = re.compile(r"\bRan out of memory \(used over (\d{1,6}(?:\.\d{1,3})? ?[KMGT]i?B)\)")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")
@@ -180,12 +192,23 @@ GGML_SYCL = re.compile(r"can't allocate (\d{1,20}) Bytes of memory on (device|ho
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b"
                    r"|\[METAL\] Command buffer execution failed: Insufficient Memory\b")
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
+# (round 93) the heads of Windows' message for ERROR_COMMITMENT_LIMIT (1455) in a localized system (PAGING), one per language
+PAGING_LOCALIZED = ("Die Auslagerungsdatei ist zu klein", "El archivo de paginación es demasiado pequeño",
+                    "O arquivo de paginação é muito pequeno", "Le fichier de pagination est insuffisant",
+                    "Il file di paging è troppo piccolo", "页面文件太小")
 # the operating system refused host memory: Windows' commit limit (os error 1455), Linux's OOM killer
 # (round 83) Windows' message for ERROR_COMMITMENT_LIMIT (FormatMessage of 1455: "The paging file is too small for this
 # operation to complete.") quoted cut after "too small": its head, where a message starts (a line's start, after an
 # exception's "OSError: ", a "[WinError 1455] " or Rust's message: "); the words inside a sentence are prose, not the line
 PAGING = re.compile(r"paging file is too small for this operation to complete|WinError 1455|os error 1455"
                     r"|(?:^\s{0,8}|[:\]\"] ?)The paging file is too small\b"
+                    # (round 93) the same message in a localized Windows (FormatMessage in the system's language), its head where a
+                    # message starts as the English one's: German, Spanish, Brazilian Portuguese, French, Italian, Simplified
+                    # Chinese ("Die Auslagerungsdatei ist zu klein, um diesen Vorgang durchzuführen.", "El archivo de paginación es
+                    # demasiado pequeño para completar la operación.", "O arquivo de paginação é muito pequeno para que esta operação
+                    # seja concluída.", "Le fichier de pagination est insuffisant pour terminer cette opération.", "Il file di paging
+                    # è troppo piccolo per essere completata l'operazione.", "页面文件太小，无法完成操作。")
+                    r"|(?:^\s{0,8}|[:\]\"] ?)(?:" + "|".join(PAGING_LOCALIZED) + r")"
                     # (round 89) PyTorch's shared-memory allocator on Windows (aten MapAllocator.cpp: "Couldn't open shared file
                     # mapping: <torch_...>, error code: <1455>", MapViewOfFile's "Couldn't map view of shared file <...>, error
                     # code: <1455>"), where a DataLoader worker hands a batch back: the mapping is charged against the commit

@@ -16,7 +16,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
-                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed,
+                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed, tf_recv_alloc as _tf_recv_alloc,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
@@ -37,7 +37,8 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              TRT_CUDA_RUNTIME as _TRT_CUDA_RUNTIME, GYM_CUDA as _GYM_CUDA,
                              TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
                              CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH,     # (round 91)
-                             NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC)     # (round 92)
+                             NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC,     # (round 92)
+                             THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED)     # (round 93)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -234,6 +235,12 @@ RECOGNISERS = [
     _simple(RX.AIMDO_READER, "comfy.pinned_host", None, "comfyui", keys=("hostbuf_file_reader_read failed",), form="reader"),
     _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "ModelMMAP", "Host OOM")),
     _rmm,
+    # (round 93) Theano's CUDA backend refusing a device buffer of the program's own (its device_malloc: a cudaMalloc of its data, form
+    # runtime_call as Caffe's and dlib's are), the request and the driver's free and total in exact bytes; runtime theano. Before
+    # Python's MemoryError: Theano raises the device's refusal as one ("MemoryError: Error allocating N bytes of device memory")
+    _simple(_THEANO_ALLOC, "cuda.driver", "cuda", "theano",
+            lambda m: {"requested": int(m.group(1)), **({"free": int(m.group(2)), "total": int(m.group(3))} if m.group(2) else {})},
+            keys=("bytes of device memory",), form="runtime_call"),
     _py_memory,
     _vllm_v1,
     _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
@@ -378,6 +385,9 @@ RECOGNISERS = [
     _simple(_NCCL_CUDA_CHECK, "cuda.driver", "cuda", "pytorch", keys=("Cuda failure",), form="nccl"),
     _simple(_PYCUDA_MEM, "cuda.driver", "cuda", "cuda", keys=("cuMem",), form="pycuda"),
     _simple(_ROCR_BLOCK_ALLOC, "cuda.driver", "rocm", "pytorch", keys=("BlockAllocator::alloc",), form="hsa_block"),
+    # (round 93) Render's instance event over its plan's memory: the platform's host-RAM limit killed the service (os.oom_killer, as a
+    # container's memory limit is read), the plan's size read as the limit; no runtime named
+    _simple(_RENDER_OOM, "os.oom_killer", "cpu", None, lambda m: {"limit": size(m.group(1))}, keys=("(used over",), form="platform_limit"),
     _stream_executor,
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
@@ -397,6 +407,7 @@ RECOGNISERS = [
     _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
             keys=("memory layout cannot",)),
     _xla,
+    _tf_recv_alloc,     # (round 93) TensorFlow's rendezvous: "SameWorkerRecvDone unable to allocate output tensor"
     _cupy,
     _simple(_OPENVINO, "openvino.buffer_limit", "xpu", "openvino",
             lambda m: {"requested": int(m.group(1)), **({"max_allowed": int(m.group(2))} if m.group(2) else {})},
@@ -405,7 +416,7 @@ RECOGNISERS = [
     _ggml_opencl,
     _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),
-    _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455")),
+    _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455") + _PAGING_LOCALIZED),     # (round 93) localized
     _simple(_LOW_VIRTUAL_MEMORY, "os.paging_file", "cpu", None, lambda m: {"this_process": int(m.group(1))} if m.group(1) else {},
             keys=("low virtual memory condition",), form="low_virtual_memory"),
     _torch_bare,

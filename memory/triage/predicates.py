@@ -339,6 +339,21 @@ def rapids_op_frame(x):
     return x.kind == "rmm.oom" and any(seg in "/" + p.replace("\\", "/") for p, _ in x.frames for seg in RAPIDS_OP_PATHS)
 
 
+# (round 93) a traceback frame of a process pool's worker loop: concurrent.futures' ProcessPoolExecutor (process.py's _process_worker)
+# or multiprocessing's Pool (pool.py's worker): the failing code ran in one of several worker processes
+POOL_WORKER_FRAMES = (("concurrent/futures/process.py", "_process_worker"), ("multiprocessing/pool.py", "worker"))
+# the runtimes that map most of a GPU's memory for their process at its first GPU op (TensorFlow's default, allow_growth off;
+# JAX's preallocation, 75 %): several of their processes on one card leave the later ones what the first left
+PREALLOCATING = ("tensorflow", "jax")
+
+
+def pool_worker_prealloc(x):
+    """An XLA-family refusal (TensorFlow, JAX) raised in a process pool's worker: the pool's other workers, each a process of a
+    runtime that maps most of the card for itself, hold the memory."""
+    return x.kind == "xla.oom" and x.env["runtime"] in PREALLOCATING and any(
+        p.replace("\\", "/").endswith(path) and func == name for p, func in x.frames for path, name in POOL_WORKER_FRAMES)
+
+
 def release_frame(x):
     """A driver-level CUDA out-of-memory raised where PyTorch frees memory: no request of its own failed there."""
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in RELEASE_FRAMES

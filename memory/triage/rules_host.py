@@ -146,6 +146,10 @@ HOST_RAM = [
       "RAM by default, amdgpu.gttsize), is full of host-visible buffers (offloaded weights, or a unified-memory APU's model); "
       "offload less to host memory, a smaller model, or raise the GTT limit"),
     R("host-ram", 8.0, kind("os.oom_killer"),
+      # (round 93) a hosting platform's own event over the plan's memory (Render's "Ran out of memory (used over 512MB)")
+      lambda x: f"the hosting platform stopped the service when it used over its plan's {fmt_bytes(x.n['limit'])} of memory: host "
+                "RAM, not GPU memory; a larger plan, or a smaller footprint (lighter libraries, models loaded lazily or served elsewhere)"
+      if x.ev.get("form") == "platform_limit" and x.n.get("limit") else
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
     # (round 63) a DataLoader worker died of SIGBUS: the shared memory (/dev/shm, RAM-backed) that carries its batches to the
     # main process could not be backed

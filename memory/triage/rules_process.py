@@ -1,7 +1,7 @@
 """Triage's rule rows for *other-process* that a runtime's own line decides (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
 from ..units import fmt_bytes
-from .predicates import cumem_wake_up, kind
+from .predicates import cumem_wake_up, kind, pool_worker_prealloc
 from .rule_row import Rule
 
 R = Rule
@@ -23,6 +23,13 @@ RUNTIME_HELD = [
       "allocated anything: other processes hold the rest, often another executor Spark put on the same GPU; give each executor "
       "its own GPU (spark.executor.resource.gpu.amount=1, spark.task.resource.gpu.amount=1/spark.executor.cores), free the "
       "card, or lower spark.rapids.memory.gpu.allocFraction"),
+    # (round 93) TensorFlow (or JAX) refusing a tensor in a process pool's worker (a ProcessPoolExecutor's or multiprocessing Pool's
+    # frame on the stack): each worker is a process that maps most of the card at its first GPU op, so the pool's other workers
+    # hold what this one lacks; over the op-level buffer row (activations 1.5), which reads one process alone
+    R("other-process", 3.0, pool_worker_prealloc,
+      "TensorFlow (or JAX) could not allocate a tensor in a process pool's worker: each worker process maps most of the GPU for "
+      "itself at its first GPU op, so the pool's other workers hold the memory; one GPU process fed by the others (the rest on "
+      "the CPU), fewer workers, or memory growth on (TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false)"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

@@ -5,7 +5,7 @@ they are read by `in` tests and by the earliest match of any). Error lines thems
 import re
 
 from .fact_patterns import FACT_KEYS, OLLAMA_SERVER_SAYS
-from .other_patterns import KILL_TAIL_WORDS
+from .other_patterns import KILL_TAIL_WORDS, PAGING_LOCALIZED
 from .runtime_markers import RUNTIME_WORDS
 
 # Words every error line contains at least one of (the recognisers are tried only then).
@@ -136,6 +136,9 @@ _ADDED_WORDS = (
     # and ROCr's block allocator ("HSA exception: MemoryRegion::BlockAllocator::alloc failed.", other_patterns.ROCR_BLOCK_ALLOC, round 92):
     # no memory word in the second
     ("KW", "would exceed memory (size=", "BlockAllocator::alloc failed"),
+    # Windows' commit-limit message in a localized system ("Die Auslagerungsdatei ist zu klein", "页面文件太小", ...,
+    # other_patterns.PAGING_LOCALIZED, round 93): no memory word and no code in them
+    ("KW", *PAGING_LOCALIZED),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -190,6 +193,9 @@ ANCHORS += (b"larger than INT_MAX",)   # (round 86) MPSGraph's dims cap: no memo
 ANCHORS += (b"RuntimeError: RESOURCE_EXHAUSTED", b"/dev/shm/nccl-")   # (round 87) jaxlib's bare status, NCCL's shm segment: no memory word
 ANCHORS += (b"error code: <1455>",)   # (round 89) PyTorch's Windows shared file mapping at the commit limit: no memory word
 ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tensorview CUDA check: no memory word
+# (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
+# message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
+ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

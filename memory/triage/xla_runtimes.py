@@ -52,6 +52,12 @@ XLA_TPU = re.compile(r"Attempting to (allocate|reserve) " + _XSZ + r"(?: at the 
 # in vmem, smem or cmem a kernel's scratchpad, read as the "in memory space vmem" form is (scratch_required, scratch_limit)
 XLA_TPU_EXCEED = re.compile(r"\bAllocation \(size=(\d{1,20})\) would exceed memory \(size=(\d{1,20})\)"
                             r"(?:[^\n]{0,300}?\bspace=(\w{1,10}))?")
+# (round 93) TensorFlow's rendezvous refusing the tensor a copy between two devices of one worker lands in (tensorflow/core/
+# common_runtime/rendezvous_mgr.cc SameWorkerRecvDone: errors::ResourceExhausted("SameWorkerRecvDone unable to allocate output
+# tensor. Key: ", key), the key "<src device>;<incarnation>;<dst device>;<edge>;<frame:iter>"): the destination device's allocator
+# refused the copy, an op-level refusal as "OOM when allocating" is, no size; the device read from the key's destination
+TF_RECV_ALLOC = re.compile(r"\bSameWorkerRecvDone unable to allocate output tensor\b"
+                           r"(?:\. Key: [^;\s]{1,200};[0-9a-f]{1,20};[^;\s]{0,200}?/device:([A-Z_]{1,10}):\d{1,3};)?")
 # TensorFlow's (and older JAX's) BFC allocator (tsl/framework/bfc_allocator.cc): "Allocator (GPU_0_bfc) ran out of memory
 # trying to allocate 1.00GiB (rounded to 1073741824)requested by op ..."; the same words with "The caller indicates that this
 # is not a failure" are a performance note, not a failure
@@ -143,6 +149,17 @@ def xla(line):
     # (round 91) "[Op:Name]" is TensorFlow's eager executor's, not JAX's
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {},
             "runtime": "tensorflow" if "memory [Op:" in line else "jax", "complete": True}
+
+
+def tf_recv_alloc(line):
+    """(round 93) TensorFlow's rendezvous could not allocate a copy's output tensor on its destination device: TensorFlow's op-level
+    refusal (xla.oom, form recv), no size; the destination's device as xla() names TensorFlow's (a GPU left to the log)."""
+    m = TF_RECV_ALLOC.search(line) if "SameWorkerRecvDone" in line else None
+    if not m:
+        return None
+    dst = m.group(1) or ""
+    dev = {"CPU": "cpu", "DML": "directml", "XPU": "xpu"}.get(dst)
+    return {"kind": "xla.oom", "device_kind": dev, "numbers": {}, "runtime": "tensorflow", "complete": True, "form": "recv"}
 
 
 def bfc(line):
