@@ -652,4 +652,25 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-glyd-qwen3-30b-a3b-bf16-tp2-2xa6000-u090",
         "vllm-glyd-qwen35-9b-bf16-5090-4k-u090",
         "vllm-glyd-qwen35-9b-bf16-4090-4k-u090-oom",
+        # batch 81 (kv-accuracy round 78, task ellm56; read after its first sight, llm_first_sight.json batches["81"]
+        # scored at fae3968d, commit 51759b8b): every row read before any change; changes it leads to say "batch 81,
+        # after first sight"
+        "sglang-ajith-glm5-fp8-tp8-mi355x-fp8kv-triton-v058post1",
+        "sglang-ajith-glm5-fp8-tp8-mi355x-fp8kv-triton-v059",
+        "sglang-ajith-kimi-k25-tp8-mi355x-bf16kv-v058post1",
+        "sglang-johannes-minimax-m25-nvfp4-tp2-2xrtxpro6000-triton-196k",
+        "vllm-club3090-294-qwen36-27b-autoround-tp2-2x3090-262k-fp8e5m2-mtp3-p2poff",
+        "vllm-club3090-642-qwen36-27b-autoround-tp2-2x3090-gen4x8-262k-kvm",
+        # batch 82 (kv-accuracy round 78, task ellm56; read after its first sight, llm_first_sight.json batches["82"]
+        # scored at 2b8fe9f9, commit 395cde23): every row read before any change; changes it leads to say "batch 82,
+        # after first sight"
+        "vllm-marcopolo-north-mini-code-w4a16-3090-32k-u092",
+        "vllm-marcopolo-north-mini-code-w4a16-3090-64k-u090-eager-kvmem2p35g",
+        "vllm-marcopolo-north-mini-code-w4a16-3090-64k-u092-eager-warmup-oom",
+        "vllm-rtx6kpro-glm51-nvfp4-tp8-8xrtxpro6000-202k-u0865-fp8-dcp1-nomtp",
+        "vllm-rtx6kpro-glm51-nvfp4-tp8-8xrtxpro6000-202k-u0865-fp8-dcp1-mtp3",
+        "vllm-xbill9-gemma4-e2b-qat-w4a16-t4-16k-u090-seqs8",
+        "vllm-xbill9-gemma4-e2b-qat-w4a16-t4-16k-u090-seqs8-bench",
+        "vllm-xbill9-gemma4-e2b-fp16-t4-16k-u090-seqs8-bench",
+        "vllm-aither-qwen38-27b-w4a16-awq-tp2-2x2080ti22g-64k-u090-eager-seqs1",
         )
