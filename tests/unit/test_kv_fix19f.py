@@ -87,6 +87,17 @@ PRE_AMPERE_DATA = (
     "Tesla T4 16 GB (compute 7.5), Colab-style",
     # batch 82 (xbill9/gemma4-dev: vLLM 0.29.0 on a GCE T4; aither-project: vLLM 0.27.1 TP2 on two 22 GB Turing cards)
     "NVIDIA Tesla T4 16 GB (SM 7.5, 15360 MiB, driver 615.71.09", "2x Turing sm_75 cards of ~22 GB",
+    # batch 83 (miminashi/llm-server-ops: llama.cpp b8829 / b8893 on 4x Tesla P100, Pascal 6.0), one text per setting
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 3",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,12",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,14",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
 )
 
 
