@@ -111,3 +111,23 @@ def test_tensorflow_graph_execution_error_names_tensorflow_over_pjrts_words():
             "Failed to determine best cudnn convolution algorithm for:\n"
             "Original error: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1073741824 bytes. [tf-allocator-allocation-error='']\n")
     assert _read(text)[1:4] == ("xla.oom", "tensorflow", "cuda")
+
+
+# (part B) PyTorch's caching-allocator message alone (no traceback), its tensors packing the card with almost no slack in its cache
+_PACKED = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.60 GiB. GPU 0 has a total capacity of 14.74 GiB of which "
+           "50.00 MiB is free. Including non-PyTorch memory, this process has 14.69 GiB memory in use. Of the allocated memory {al} is "
+           "allocated by PyTorch, and {ru} is reserved by PyTorch but unallocated.\n")
+
+
+def test_one_line_message_with_the_card_packed_and_no_slack_is_the_weights():
+    assert _read(_PACKED.format(al="14.40 GiB", ru="40.00 MiB"))[0] == "weights-exceed-vram"
+
+
+def test_one_line_message_with_slack_in_the_cache_is_not_read_as_packed():
+    assert _read(_PACKED.format(al="13.84 GiB", ru="600.00 MiB"))[0] != "weights-exceed-vram"
+
+
+def test_packed_card_under_a_traceback_is_left_to_the_frames():
+    text = ('Traceback (most recent call last):\n  File "/w/train.py", line 88, in <module>\n    loss = model(x).loss\n'
+            + _PACKED.format(al="14.40 GiB", ru="40.00 MiB"))
+    assert _read(text)[0] != "weights-exceed-vram"
