@@ -91,6 +91,39 @@ THEANO_ALLOC = re.compile(r"\bError allocating (\d{1,20}) bytes of device memory
 # running your code" (the instance event on its dashboard and in its logs; a quote may cut it after the parenthesis): the service's
 # host-RAM limit, the plan's size as Render prints it (512MB, 2GB), read as the limit a container's OOM kill met
 RENDER_OOM = re.compile(r"\bRan out of memory \(used over (\d{1,6}(?:\.\d{1,3})? ?[KMGT]i?B)\)")
+# (round 94) Kaldi's CUDA allocator (src/cudamatrix/cu-allocator.cc AllocateNewRegion) refusing a new region of its pool: its
+# KALDI_ERR "Failed to allocate a memory region of N bytes.  Possibly this is due to sharing the GPU.  Try switching the GPUs to
+# exclusive mode (nvidia-smi -c 3) and using the option --use-gpu=wait ...  Memory info: free:FM, used:UM, total:TM, free/total:R"
+# (GetFreeGpuMemory's figures, cudaMemGetInfo's in MiB, "M"): the request in exact bytes, then the card's free and total
+KALDI_ALLOC = re.compile(r"\bFailed to allocate a memory region of (\d{1,20}) bytes\."
+                         r"(?:[^\n]{0,600}?\bMemory info: free:(\d{1,9})M, used:\d{1,9}M, total:(\d{1,9})M\b)?")
+# (round 94) Marian's CUDA check (src/tensors/gpu/cuda_helpers.h CUDA_CHECK: ABORT("CUDA error {} '{}' - {}:{}: {}", rc,
+# cudaGetErrorString(rc), file, line, #expr)) at error 2, cudaErrorMemoryAllocation: "Error: CUDA error 2 'out of memory' -
+# /path/src/tensors/gpu/device.cu:32: cudaMalloc(&data_, size)"; the call the check wrapped (group 1), a cudaMalloc of its own
+# tensors' workspace (Device::reserve) read as a program's own runtime call
+MARIAN_CUDA = re.compile(r"\bCUDA error 2 'out of memory' - [^\n']{1,300}?:\d{1,6}: (\w{1,40})\(")
+# (round 94) Darknet's CUDA check (src/cuda.c check_error: printf("CUDA Error: %s\n", cudaGetErrorString(status)); assert(0)):
+# "CUDA Error: out of memory" ending its line (a shell's echoed command may be joined before it; a longer sentence with the same
+# words and an exception's "SomeError: CUDA Error: ..." are not it); the program is named by its assertion line after it
+# (runtime_markers: "darknet: ./src/cuda.c:36: check_error: Assertion `0' failed.")
+DARKNET_CUDA = re.compile(r"(?:^|[^\S\n])(?<![A-Za-z]Error: )CUDA Error: out of memory\s*$")
+# (round 94) JavaCPP's native-memory cap (org.bytedeco.javacpp.Pointer's deallocator thread, under Deeplearning4j/ND4J): the
+# process's physical memory over Pointer.maxPhysicalBytes, thrown as java.lang.OutOfMemoryError: "Physical memory usage is too
+# high (7590080512 > Pointer.maxPhysicalBytes)" (1.3.x: bytes), "Physical memory usage is too high: physicalBytes (7G) >
+# maxPhysicalBytes (7G)" (1.4 on: Pointer.formatBytes, K/M/G/T by 1024): the process's resident memory, read as used
+JAVACPP_PHYSICAL = re.compile(r"\bPhysical memory usage is too high(?: \((\d{1,20}) > Pointer\.maxPhysicalBytes\)"
+                              r"|: physicalBytes \((\d{1,20}(?:\.\d{1,3})?[KMGT]?)\) > maxPhysicalBytes\b)")
+# (round 94) Stable-Baselines3's replay buffer sizing its arrays against the host's available memory (common/buffers.py
+# ReplayBuffer.__init__: warnings.warn(f"This system does not have apparently enough memory to store the complete replay buffer
+# {total_memory_usage:.2f}GB > {mem_available:.2f}GB"), both divided by 1e9): the buffer's host RAM against psutil's available
+REPLAY_BUFFER_RAM = re.compile(r"\benough memory to store the complete replay buffer (\d{1,6}(?:\.\d{1,3})?)GB > "
+                               r"(\d{1,6}(?:\.\d{1,3})?)GB")
+# (round 94) earlyoom (a user-space OOM killer on desktops and DGX Spark images) acting on the host's available memory: its
+# "low memory! at or below SIGTERM limits: mem 10.00%, swap 10.00%" (SIGKILL limits past the second threshold) and the kill
+# line "sending SIGTERM to process 2677144 uid 996 "llama-server": badness 1022, VmRSS 11791 MiB" (the victim's resident
+# memory, MiB, group 1): host RAM ran out, as the kernel's OOM killer reads
+EARLYOOM = re.compile(r"\blow memory! at or below SIG(?:TERM|KILL) limits\b"
+                      r"|\bsending SIG(?:TERM|KILL) to process [^\n]{0,200}?: badness -?\d{1,6}, VmRSS (\d{1,9}) MiB")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")
@@ -266,13 +299,21 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # Android's low-memory killer (lmkd: "lowmemorykiller: Kill 'pkg' (pid), uid N, oom_score_adj N to free NkB rss";
                      # the kernel driver before it: "lowmemorykiller: Killing 'pkg' (pid), adj N," with "to free NkB" on the next line): the app's resident
                      # memory, in KiB
-                     r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?")
+                     r"|\blowmemorykiller: Kill(?:ing)? '[^'\n]{1,200}' \(\d+\)(?:[^\n]{0,120}? to free (\d{1,20})kB)?"
+                     # (round 94) systemd's unit notice after the kernel's OOM killer took one of its processes (src/core/unit.c
+                     # unit_check_oom: "<unit>: A process of this unit has been killed by the OOM killer."); Celery's pool when a
+                     # worker was SIGKILLed (billiard: "Worker exited prematurely: signal 9 (SIGKILL)", "Process 'ForkPoolWorker-2'
+                     # pid:218 exited with 'signal 9 (SIGKILL)'"); Cloud Run's container event ("Container terminated on signal 9")
+                     r"|\bA process of this unit has been killed by the OOM killer\b"
+                     r"|\bWorker exited prematurely: signal 9 \(SIGKILL\)|\bexited with 'signal 9 \(SIGKILL\)'"
+                     r"|\bContainer terminated on signal 9\b")
 # The words a kill line holds (parse's gate for KILLED). The chunk scanner looks for the same words in a log's tail
 # (scan_words.TAIL_WORDS), less the two that other words there already find ("Out of memory: Kill process" holds
 # "ut of memory"; "lowmemorykiller: Kill" is an ERROR_WORD)
 KILL_TAIL_WORDS = ("illed", "已杀死", "oom-kill", "SIGKILL", "exitcode: -9", "code 137", "code: 137", "status 137", "code = -9", "oom_kill event",
                    "with signal 9",     # (round 85) TGI's launcher
-                   ": Out Of Memory")     # (round 88) Slurm srun's task line (Ray's memory monitor holds "illed")
+                   ": Out Of Memory",     # (round 88) Slurm srun's task line (Ray's memory monitor holds "illed")
+                   "terminated on signal 9")     # (round 94) Cloud Run's container event
 KILL_WORDS = KILL_TAIL_WORDS + ("Kill process", "lowmemorykiller")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader

@@ -38,7 +38,9 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
                              CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH,     # (round 91)
                              NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC,     # (round 92)
-                             THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED)     # (round 93)
+                             THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED,     # (round 93)
+                             KALDI_ALLOC as _KALDI_ALLOC, MARIAN_CUDA as _MARIAN_CUDA, DARKNET_CUDA as _DARKNET_CUDA,     # (round 94)
+                             JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM, EARLYOOM as _EARLYOOM)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -108,7 +110,8 @@ def _killed(line):
     m = _KILLED.search(line)
     if not m:
         return None
-    runner = RX.OLLAMA_RUNNER.search(line)
+    # (round 94) or systemd naming Ollama's unit ("ollama.service: A process of this unit has been killed by the OOM killer.")
+    runner = RX.OLLAMA_RUNNER.search(line) or line.lstrip().startswith("ollama.service: ")
     kib = m.group(1) or m.group(2)      # the kernel's anon-rss, or Android's lmkd "to free NkB"
     nums = {"this_process": int(kib) * 1024} if kib else {}
     return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
@@ -204,6 +207,35 @@ def _driver(line):
     return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True, "form": form}
 
 
+@_gate("CUDA error 2 'out of memory'")
+def _marian_cuda(line):
+    """(round 94) Marian's CUDA check at error 2: a cudaMalloc of its own (Device::reserve's workspace) is the program's own runtime
+    call (form runtime_call, as Caffe's and Theano's are); another call the check wrapped, form marian_check. No figures."""
+    m = _MARIAN_CUDA.search(line) if "CUDA error 2 'out of memory'" in line else None
+    if not m:
+        return None
+    return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "marian", "complete": True,
+            "form": "runtime_call" if m.group(1).startswith("cudaMalloc") else "marian_check"}
+
+
+def _javacpp_bytes(text):
+    """JavaCPP's Pointer.formatBytes: a count with K, M, G or T by 1024 (bytes without one)."""
+    unit = text[-1] if text[-1] in "KMGT" else ""
+    return round(float(text[:-1] if unit else text) * 1024 ** ("KMGT".index(unit) + 1 if unit else 0))
+
+
+@_gate("at or below SIG", "VmRSS")
+def _earlyoom(line):
+    """(round 94) earlyoom acting on the host's available memory: its "low memory! at or below SIGTERM limits" notice and its kill
+    line ("sending SIGTERM to process N uid N "name": badness N, VmRSS N MiB", the victim's resident memory read as this_process).
+    Host RAM as the kernel's OOM killer reads it (os.oom_killer, form earlyoom); the device and runtime left to the log."""
+    m = _EARLYOOM.search(line) if ("at or below SIG" in line or "VmRSS" in line) else None
+    if not m:
+        return None
+    nums = {"this_process": int(m.group(1)) * 1024 ** 2} if m.group(1) else {}
+    return {"kind": "os.oom_killer", "device_kind": None, "numbers": nums, "runtime": None, "complete": True, "form": "earlyoom"}
+
+
 RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _async, _async_cut, _mps, _npu, _paddle, _torch_alloc_warn,
     _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1)
@@ -241,6 +273,22 @@ RECOGNISERS = [
     _simple(_THEANO_ALLOC, "cuda.driver", "cuda", "theano",
             lambda m: {"requested": int(m.group(1)), **({"free": int(m.group(2)), "total": int(m.group(3))} if m.group(2) else {})},
             keys=("bytes of device memory",), form="runtime_call"),
+    # (round 94) Kaldi's CUDA allocator refusing a region of its pool (cu-allocator.cc): a cudaMalloc of its own (form kaldi_region), the
+    # request in bytes and GetFreeGpuMemory's free and total (MiB, "M"); Marian's CUDA check at error 2 on a cudaMalloc of its own
+    # workspace (runtime_call; another wrapped call: form marian_check); Darknet's bare check line (runtime cuda, as a CUDA program's
+    # cudaSafeCall is read: its assertion line names Darknet, runtime_markers); JavaCPP's physical-memory cap under DL4J (host RAM,
+    # the process's resident bytes read as used); Stable-Baselines3's replay buffer over the host's available memory (GB of 1e9)
+    _simple(_KALDI_ALLOC, "cuda.driver", "cuda", "kaldi",
+            lambda m: {"requested": int(m.group(1)), **({"free": int(m.group(2)) * 1024 ** 2, "total": int(m.group(3)) * 1024 ** 2}
+                                                        if m.group(2) else {})},
+            keys=("Failed to allocate a memory region",), form="kaldi_region"),
+    _marian_cuda,
+    _simple(_DARKNET_CUDA, "cuda.driver", "cuda", "cuda", keys=("CUDA Error: out of memory",), form="runtime_call"),
+    _simple(_JAVACPP_PHYSICAL, "javacpp.physical", "cpu", "java", lambda m: {"used": int(m.group(1)) if m.group(1) else _javacpp_bytes(m.group(2))},
+            keys=("Physical memory usage is too high",)),
+    _simple(_REPLAY_BUFFER_RAM, "sb3.replay_buffer", "cpu", "pytorch",
+            lambda m: {"required": round(float(m.group(1)) * 1e9), "available": round(float(m.group(2)) * 1e9)},
+            keys=("complete replay buffer",)),
     _py_memory,
     _vllm_v1,
     _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",
@@ -307,6 +355,7 @@ RECOGNISERS = [
     # (round 92: runtime cuda, was pytorch) nvmap is Tegra's allocator under CUDA itself: a framework the log's marker names wins
     _simple(RX.NVMAP, "cuda.driver", "cuda", "cuda", keys=("NvMapMem",), form="nvmap"),
     # and a runner (or any child) ended by SIGKILL ("llama-server process has terminated: signal: killed") is the OOM killer's
+    _earlyoom,     # (round 94) earlyoom's low-memory notice and kill line: host RAM, as the kernel's OOM killer
     _killed,
     _ollama_runner_gone,
     _lmstudio,

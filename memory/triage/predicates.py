@@ -115,6 +115,22 @@ def script_full(x):
             and not churned(x))
 
 
+# (round 94) PyTorch's tensors packing the card: allocated this share of what it can reach or more, and its cache's unallocated
+# slack under a SLIVER_PACKED of the card (nothing freed and kept: no pass has run through the cache)
+PACKED_SHARE, SLIVER_PACKED = 0.95, 0.01
+
+
+def script_packed(x):
+    """(round 94) script_full's reading where the request is past a parameter's share or a training word is in the log: the message
+    alone (no traceback), PyTorch's allocated tensors at PACKED_SHARE of what it can reach and within the card (sysmem fallback
+    apart), its cache's unallocated slack under SLIVER_PACKED of the card. Placing a model allocates parameter after parameter
+    and frees nothing; a pass's working tensors come and go and leave slack in the cache. The study in docs/triage-accuracy.md
+    round 94 (one-line caching-allocator messages) names the logs it was counted on."""
+    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and x.allocated is not None and x.ru is not None
+            and bool(x.total) and PACKED_SHARE * x.reach <= x.allocated <= x.total and x.ru <= SLIVER_PACKED * x.total
+            and not sysmem_fallback(x) and not churned(x))
+
+
 CHURN = 16      # cached-but-unallocated slack this many times the request, and a sliver of the card at least
 
 

@@ -150,6 +150,9 @@ HOST_RAM = [
       lambda x: f"the hosting platform stopped the service when it used over its plan's {fmt_bytes(x.n['limit'])} of memory: host "
                 "RAM, not GPU memory; a larger plan, or a smaller footprint (lighter libraries, models loaded lazily or served elsewhere)"
       if x.ev.get("form") == "platform_limit" and x.n.get("limit") else
+      # (round 94) earlyoom's notice or kill line
+      "earlyoom found the host's available memory (and swap) at or below its limits and ended a process: system RAM, not GPU "
+      "memory (on a unified-memory machine the GPU's allocations count in it)" if x.ev.get("form") == "earlyoom" else
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
     # (round 63) a DataLoader worker died of SIGBUS: the shared memory (/dev/shm, RAM-backed) that carries its batches to the
     # main process could not be backed
@@ -170,6 +173,16 @@ HOST_RAM = [
       "Triton's Python backend could not grow its shared-memory pool past {n[limit]:b}: the pool lives in /dev/shm, host RAM "
       "(a container's 64 MB default), not the GPU; give the container more (docker --shm-size=1g, --ipc=host, a memory-backed "
       "emptyDir in Kubernetes), or send smaller tensors through the Python backend"),
+    # (round 94) JavaCPP's cap on the process's physical memory (Pointer.maxPhysicalBytes, under DL4J/ND4J) and Stable-Baselines3's
+    # replay buffer sized over the host's available memory: host RAM, each in its own words
+    R("host-ram", 8.0, kind("javacpp.physical"),
+      lambda x: "JavaCPP refused more native memory: the process's physical memory"
+      + (f" ({fmt_bytes(x.n['used'])})" if x.n.get("used") else "") + " passed Pointer.maxPhysicalBytes (by default the heap's "
+        "-Xmx plus -Dorg.bytedeco.javacpp.maxbytes): host RAM, not the GPU; raise -Dorg.bytedeco.javacpp.maxphysicalbytes (and "
+        "-Xmx), or hold fewer arrays (a smaller vector file, a subset loaded)"),
+    R("host-ram", 8.0, kind("sb3.replay_buffer"),
+      "Stable-Baselines3's replay buffer needs {n[required]:b} of host RAM and the system has {n[available]:b} available: a "
+      "smaller buffer_size, optimize_memory_usage=True, or a smaller observation (grayscale, downsampled frames)"),
     # (round 63) the JVM's heap (-Xmx) refused an object, or collections reclaimed almost nothing: the host process's heap
     R("host-ram", 8.0, kind("jvm.heap"),
       lambda x: "the JVM's heap is full (java.lang.OutOfMemoryError: " + (

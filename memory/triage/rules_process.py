@@ -30,6 +30,14 @@ RUNTIME_HELD = [
       "TensorFlow (or JAX) could not allocate a tensor in a process pool's worker: each worker process maps most of the GPU for "
       "itself at its first GPU op, so the pool's other workers hold the memory; one GPU process fed by the others (the rest on "
       "the CPU), fewer workers, or memory growth on (TF_FORCE_GPU_ALLOW_GROWTH=true, XLA_PYTHON_CLIENT_PREALLOCATE=false)"),
+    # (round 94) Kaldi's allocator refused a region while the card's free memory it printed (GetFreeGpuMemory, the same moment) was
+    # at least the request: the memory was there, another process took it between (Kaldi's own message names sharing the GPU);
+    # over the program's-own-call rows (activations 1.5)
+    R("other-process", 2.0, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "kaldi_region"
+      and x.n.get("free") is not None and x.n.get("requested") and x.n["free"] >= x.n["requested"],
+      "Kaldi's allocator could not get {req:b} although the card reported {n[free]:b} free at that moment: another process on "
+      "the GPU took it (Kaldi's message names sharing the GPU); exclusive mode (nvidia-smi -c 3) with --use-gpu=wait, or one "
+      "job per GPU"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

@@ -3,7 +3,7 @@ rules.py's docstring). rules.py puts them at their place among the cause section
 from ..units import fmt_bytes
 from . import predicates
 from .predicates import (OVER_CARD, ds4_guard_weights_over, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
-                         metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
+                         metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, script_packed, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .native_runtimes import mnn_parameter
 from .rule_row import Rule
@@ -24,6 +24,9 @@ WEIGHTS = [
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
     R("weights-exceed-vram", 1.6, script_full,
       "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),
+    R("weights-exceed-vram", 1.6, lambda x: script_packed(x) and not script_full(x),
+      "a script without a traceback: PyTorch's tensors hold {allocated:b} of {total:b} with almost nothing cached and free in "
+      "its pool (nothing freed yet): what was placed fills the card, most often the model"),
     R("weights-exceed-vram", 1.6, cut_full,
       "a script without a traceback, its message cut before what PyTorch holds: the card is full ({free:b} free of {total:b}) "
       "and a {req:b} (per-tensor sized) request fails: what was placed before it, most often the model, fills the card"),

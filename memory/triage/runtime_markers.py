@@ -52,6 +52,11 @@ RUNTIME_MARKERS = (
     # ORcudaSafeCall: "<file>(<line>) : cudaSafeCall() Runtime API error : <cudaGetErrorString>."), and its sources sit under
     # its own two libraries' folders, ORUtils/ (MemoryBlock.h's allocations) and ITMLib/ (the engines, the scene, the mesh)
     ("infinitam", ("ORUtils", "ITMLib"), r"\b(?:ORUtils|ITMLib)[\\/]"),
+    # (round 94) Darknet (pjreddie/darknet, AlexeyAB's fork): its CUDA check asserts after printing the error ("darknet:
+    # ./src/cuda.c:36: check_error: Assertion `0' failed.", glibc's assert naming the program, its source file and function;
+    # the fork's "dark_cuda.c")
+    ("darknet", ("check_error: Assertion", "dark_cuda.c"),
+     r"\bdarknet: \S{0,200}?\bcuda\.c:\d{1,6}: check_error: Assertion\b|\bsrc[\\/]dark_cuda\.c\b"),
     # (round 82) Lua Torch (torch7): its packages are Lua rocks, installed under <prefix>/share/lua/5.1/<rock>/ (torch, nn,
     # cutorch, cunn, cudnn, optim, image, nngraph), and Lua prints an error with its source's place ("/home/user/torch/install/
     # share/lua/5.1/nn/THNN.lua:109: ..."): TH's or THC's failure under it is Lua Torch's, not PyTorch's
@@ -84,6 +89,10 @@ RUNTIME_MARKERS = (
     # when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info."): RunOptions is a
     # tf.compat.v1 Session's; above an XLA:TPU compile failure it makes the run TensorFlow's, as the status summary above does
     ("tensorflow", ("report_tensor_allocations_upon_oom",), r"\badd report_tensor_allocations_upon_oom to RunOptions\b"),
+    # (round 94) TensorFlow's error from a tf.function's graph (tensorflow/python/eager/execute.py quick_execute: the op's status raised
+    # with "Graph execution error:" and "Detected at node <name> defined at ..."): TensorFlow's own words, above an XLA autotuner's
+    # "RESOURCE_EXHAUSTED: Out of memory while trying to allocate" (PJRT's words, which JAX's errors quote alike)
+    ("tensorflow", ("Graph execution error:",), r"(?:^|Error: )Graph execution error:"),
     # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
     ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
     # mistral.rs (Rust on candle and cudarc): its panics and frames name its crates ("panicked at mistralrs-core/src/...",

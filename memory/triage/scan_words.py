@@ -139,6 +139,12 @@ _ADDED_WORDS = (
     # Windows' commit-limit message in a localized system ("Die Auslagerungsdatei ist zu klein", "页面文件太小", ...,
     # other_patterns.PAGING_LOCALIZED, round 93): no memory word and no code in them
     ("KW", *PAGING_LOCALIZED),
+    # Kaldi's allocator ("Failed to allocate a memory region of N bytes.", other_patterns.KALDI_ALLOC), JavaCPP's cap ("Physical memory
+    # usage is too high", JAVACPP_PHYSICAL), Stable-Baselines3's replay buffer ("... to store the complete replay buffer 14.10GB >
+    # 12.06GB", REPLAY_BUFFER_RAM), earlyoom's notice and kill line ("low memory! at or below SIGTERM limits", "... VmRSS N MiB",
+    # EARLYOOM), systemd's OOM-killer unit notice, Celery's and Cloud Run's SIGKILL lines (KILLED), round 94
+    ("KW", "memory region of", "Physical memory usage is too high", "complete replay buffer", "at or below SIG", "VmRSS",
+     "killed by the OOM killer", "exited prematurely: signal 9", "terminated on signal 9"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -196,6 +202,9 @@ ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tens
 # (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
 # message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
 ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())
+# (round 94) earlyoom's notice and kill line (other_patterns.EARLYOOM): no memory word in the kill line, and the notice's "low memory!"
+# is none of the anchors' words
+ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
