@@ -98,15 +98,15 @@ TORCH_XLA_STATUS = "RuntimeError: Bad StatusOr access"
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
                         "amrex", "catboost", "faiss", "gunrock", "isaacsim", "physx", "kmcuda", "xgboost",
-                        "sapien", "mlc-llm", "jvm", "tfjs", "mnn", "javascript", "webgpu", "rknn",
+                        "sapien", "mlc-llm", "java", "tfjs", "mnn", "javascript", "webgpu", "rknn",
                         "triton-server",     # (round 89) Triton Inference Server's Python backend (its shared-memory pool)
                         "colmap", "cuda",     # (round 91) COLMAP's SIFT matcher; a CUDA program's own cudaSafeCall check
                         "theano",     # (round 93) Theano's CUDA backend (its device_malloc's "Error allocating N bytes of device memory")
-                        "kaldi", "marian", "java")     # (round 94) Kaldi's cu-allocator, Marian's CUDA check, JavaCPP's physical cap
+                        "kaldi", "marian")     # (round 94) Kaldi's cu-allocator, Marian's CUDA check (JavaCPP's physical cap: "java", above)
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
-MARKER_FIRST = ("tensorrt", "jvm", "javascript", "webgpu")
+MARKER_FIRST = ("tensorrt", "java", "javascript", "webgpu")
 MARKER_FIRST += ("rknn",)      # (round 74) RKLLM loads its models through RKNN and prints RKNN's lines: its marker wins
 # (round 91) a cudaSafeCall check is a macro many CUDA programs copy: the program the log's marker names (InfiniTAM's ORUtils/,
 # ITMLib/ paths) wins over the bare CUDA program

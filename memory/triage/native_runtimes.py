@@ -352,7 +352,8 @@ hip_vmm.needed = ("HipVMM Failure",)
 # overhead limit exceeded" when collections reclaim almost nothing): memory of the host process, capped by the heap's size,
 # whatever the machine has free. A JVM deep-learning library (SKaiNET, DJL, Deeplearning4j) that builds a model's tensors on
 # the heap fails this way on the CPU (SKaiNET-developers/SKaiNET#587). The program is named by its frames' packages
-# (lines.RUNTIME_MARKERS); "jvm" otherwise. Other OutOfMemoryError texts (native memory, threads, a library's own) are not read here
+# (lines.RUNTIME_MARKERS); "java" otherwise (the JVM's one runtime id, as JavaCPP's cap is named). Other OutOfMemoryError
+# texts (native memory, threads, a library's own) are not read here
 JVM_HEAP = re.compile(r"\bjava\.lang\.OutOfMemoryError: (Java heap space|GC overhead limit exceeded)\b")
 
 
@@ -362,7 +363,7 @@ def jvm_heap(line):
     m = JVM_HEAP.search(line)
     if not m:
         return None
-    return {"kind": "jvm.heap", "device_kind": "cpu", "numbers": {}, "runtime": "jvm", "complete": True,
+    return {"kind": "jvm.heap", "device_kind": "cpu", "numbers": {}, "runtime": "java", "complete": True,
             "form": "heap" if m.group(1) == "Java heap space" else "gc_overhead"}
 
 

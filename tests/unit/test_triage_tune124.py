@@ -55,7 +55,7 @@ def test_jvm_heap_space_is_host_ram_named_by_the_library_frames():
 
 def test_jvm_gc_overhead_without_a_library_frame_is_the_jvm():
     cause, _, ev = top("java.lang.OutOfMemoryError: GC overhead limit exceeded\n\tat java.base/java.util.Arrays.copyOf(Arrays.java:3537)\n")
-    assert (cause, ev["kind"], ev["form"], ev["runtime"], ev["device_kind"]) == ("host-ram", "jvm.heap", "gc_overhead", "jvm", "cpu")
+    assert (cause, ev["kind"], ev["form"], ev["runtime"], ev["device_kind"]) == ("host-ram", "jvm.heap", "gc_overhead", "java", "cpu")
 
 
 def test_other_java_out_of_memory_texts_are_not_the_heap():
