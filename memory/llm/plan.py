@@ -37,7 +37,7 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
         if spec is not None and knobs.get("override_tensor"):
             if knobs.get("n_cpu_moe") is not None:
                 raise UserError("--override-tensor and --n-cpu-moe both place the routed experts: give one")
-            s["cpu_moe_layers"] = LC.override_cpu_layers(spec, knobs["override_tensor"])
+            s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"])
     else:
         s = OL.settings(version, knobs)
     return s

@@ -81,3 +81,17 @@ def test_cli_override_tensor_names_the_blocks(capsys):
     out = capsys.readouterr().out
     assert "-ot: the routed experts (ffn_gate/up/down_exps) of 36 layers, 0, 1," in out
     assert "-ot 'blk" in out
+
+
+# the experts' biases (a GGUF's tensor table: gpt-oss's ffn_*_exps.bias) move only where the pattern names them:
+# '\.weight' at the end keeps them on the GPU, as llama.cpp's regex_search over 'blk.N.ffn_up_exps.bias' finds nothing
+def test_ot_moves_the_biases_only_where_its_pattern_names_them():
+    from dataclasses import replace
+    s = llm.describe(model=MODEL)
+    s = replace(s, weights_bytes=s.weights_bytes or 70 << 30, expert_file_bytes=tuple((1000 * MiB, MiB) for _ in range(48)))
+    kw = dict(runtime_version="b8829", ngl=999)
+
+    def host(ot):
+        return llm.plan(s, "llama.cpp", ctx=4096, kv_dtype="f16", override_tensor=[ot], **kw)["host_experts_full"]
+    assert host(r"blk\.(1[4-9])\.ffn_.*_exps\.weight=CPU") == 6 * 1000 * MiB
+    assert host(r"blk\.(1[4-9])\.ffn_.*_exps=CPU") == 6 * 1001 * MiB

@@ -149,7 +149,8 @@ OT_OTHERS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output
 
 
 def override_cpu_layers(spec, ot) -> tuple:
-    """The layers whose routed experts an -ot value keeps on the CPU, as llama.cpp's loader matches tensor names."""
+    """The layers whose routed experts an -ot value keeps on the CPU, as llama.cpp's loader matches tensor names, and
+    whether their biases (gpt-oss's ffn_*_exps.bias, counted from a GGUF's tensor table) go with them."""
     parts = [ot] if isinstance(ot, str) else list(ot or ())
     pats = []
     for part in parts:
@@ -178,7 +179,8 @@ def override_cpu_layers(spec, ot) -> tuple:
     if others:
         raise UserError(f"--override-tensor: the pattern also matches {others[0]} (and {len(others) - 1} more): only "
                         "the routed experts (ffn_gate/up/down_exps) on the CPU are modelled")
-    return tuple(layers)
+    biases = bool(layers) and all(hit(f"blk.{il}.{t}.bias") for il in layers for t in OT_EXPERTS)
+    return tuple(layers), biases
 
 
 def cpu_expert_bytes(spec, s) -> list | None:
@@ -188,7 +190,9 @@ def cpu_expert_bytes(spec, s) -> list | None:
     if layers is None and not s.get("n_cpu_moe"):
         return None
     keep = set(layers) if layers is not None else set(range(s["n_cpu_moe"]))
-    return [b if il in keep else 0 for il, b in enumerate(expert_layer_bytes(spec, s.get("weights_format"), not s.get("ik")))]
+    # --n-cpu-moe's pattern matches the biases too on mainline (not on ik_llama.cpp); -ot's where it names them
+    biases = s["cpu_moe_biases"] if layers is not None else not s.get("ik")
+    return [b if il in keep else 0 for il, b in enumerate(expert_layer_bytes(spec, s.get("weights_format"), biases))]
 
 
 def settings(version, knobs, parallel) -> dict:
