@@ -416,10 +416,15 @@ def fit_aborted_on_ngl(row) -> bool:
             and any(FIT_ABORT_NGL.search(n) for n in row.get("notes", ())))
 
 
-# an input with n_cpu_moe expresses --n-cpu-moe / --cpu-moe itself (kv's option): only -ot is then left unexpressed
+# an input with n_cpu_moe expresses --n-cpu-moe / --cpu-moe itself (kv's option): only -ot is then left unexpressed;
+# one with override_tensor expresses -ot (kv's option, the routed experts of the blocks its pattern names): only
+# --n-cpu-moe / --cpu-moe are then left unexpressed
 OVERRIDE_TENSOR = re.compile(r"(?<![\w-])(?:-ot|--override-tensor)(?![\w-])")
+CPU_MOE = re.compile(r"(?<![\w-])(?:--n-cpu-moe|-ncmoe|--cpu-moe|-cmoe)(?![\w-])")
 
 
 def tensor_override(row) -> bool:
-    pattern = OVERRIDE_TENSOR if row.get("input", {}).get("n_cpu_moe") is not None else TENSOR_OVERRIDE
+    i = row.get("input", {})
+    pattern = (CPU_MOE if i.get("override_tensor") else OVERRIDE_TENSOR if i.get("n_cpu_moe") is not None
+               else TENSOR_OVERRIDE)
     return any(pattern.search(t) for t in [*row.get("notes", ()), *map(str, row.get("inferred", {}).values())])

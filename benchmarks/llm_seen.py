@@ -673,4 +673,20 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-xbill9-gemma4-e2b-qat-w4a16-t4-16k-u090-seqs8-bench",
         "vllm-xbill9-gemma4-e2b-fp16-t4-16k-u090-seqs8-bench",
         "vllm-aither-qwen38-27b-w4a16-awq-tp2-2x2080ti22g-64k-u090-eager-seqs1",
+        # batch 83 (kv-accuracy round 79, task ellm57; read after its first sight, llm_first_sight.json batches["83"]
+        # scored at e3e3fc09, commit 9979a177): every row read before any change; changes it leads to say "batch 83,
+        # after first sight"
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-32k-ub1586-ot36",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-32k-ub1586-q8kv-ot36",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-32k-ub1586-q4kv-ot36",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-131k-ub2048-ot36",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-16k-ub128-ot36",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-4k-ub4096-nofa-ot36",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-8k-ub8192-nofa-ot36-oom",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-32k-ub1586-nofa-ot36-oom",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-65k-ub512-q8kv-ot28",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-131k-ub256-q8kv-ot14-ts11121314",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-131k-ub256-q8kv-ot14-ts11141411-oom",
+        "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-131k-ub256-q8kv-ot24-ts11121314",
+        "llamacpp-bestbox-qwen25-14b-q4km-strixhalo-rocm-4k-docker",
         )

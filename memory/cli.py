@@ -91,6 +91,7 @@ RUNTIME_SPELLINGS = {
         "-fa": ("--flash-attn on|off|auto", "llama.cpp's -fa"),
         "-ub": ("--ubatch N", "llama.cpp's -ub"), "--ubatch-size": ("--ubatch N", "llama.cpp's --ubatch-size"),
         "-ts": ("--tensor-split A,B,..", "llama.cpp's -ts"),
+        "-ot": ("--override-tensor PATTERN=CPU", "llama.cpp's -ot"),
         "-ncmoe": ("--n-cpu-moe N", "llama.cpp's -ncmoe"), "-cmoe": ("--cpu-moe", "llama.cpp's -cmoe"),
         "-tp": ("--tensor-parallel-size N", "vLLM's -tp"), "--tp": ("--tensor-parallel-size N", "SGLang's --tp"),
         "--tp-size": ("--tensor-parallel-size N", "SGLang's --tp-size"),
@@ -263,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "(ffn_gate/up/down_exps) of the first N layers stay in host RAM; the GPU holds the rest")
     moe.add_argument("--cpu-moe", dest="n_cpu_moe", action="store_const", const=CPU_MOE_ALL,
                      help="llama.cpp --cpu-moe: every layer's routed experts stay in host RAM")
+    s.add_argument("--override-tensor", action="append", metavar="PATTERN=CPU", help="llama.cpp -ot PATTERN=CPU: the "
+                   "routed experts (ffn_gate/up/down_exps) of the layers whose tensor names the regex matches stay in host RAM")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")

@@ -126,6 +126,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
         if s.get("n_cpu_moe"):  # the experts these figures keep in host RAM
             n = min(s["n_cpu_moe"], L)
             f.append(flag("flag", "--n-cpu-moe", n, f"the routed experts of the first {n} layers in host RAM"))
+        for ot in ([s["override_tensor"]] if isinstance(s.get("override_tensor"), str) else s.get("override_tensor") or ()):
+            f.append(flag("flag", "-ot", f"'{ot}'", "the routed experts of the layers it names in host RAM"))
         if s.get("mmproj") and spec.vision:  # the projector these figures count
             f.append(flag("flag", "--mmproj", "MMPROJ.gguf", "the vision projector, on the GPU"))
         return f

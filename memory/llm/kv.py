@@ -18,7 +18,8 @@ Public API (other modules code against these):
       parallel: requests at once (vLLM: compared with its concurrency; llama.cpp -np; OLLAMA_NUM_PARALLEL);
       vram in bytes (None: sizes only). knobs: plan.KNOBS (gpu_memory_utilization, flash_attn, ubatch, ngl,
       max_num_batched_tokens, max_num_seqs, enforce_eager, swa_full, kv_cache_memory, kv_dtype_v, mla_cache,
-      kv_unified, mmproj, n_cpu_moe (llama.cpp --n-cpu-moe), cpu_offload_gb (vLLM --cpu-offload-gb: GiB of decoder-layer
+      kv_unified, mmproj, n_cpu_moe (llama.cpp --n-cpu-moe), override_tensor (llama.cpp -ot PATTERN=CPU: the
+      routed experts of the layers the pattern names in host RAM), cpu_offload_gb (vLLM --cpu-offload-gb: GiB of decoder-layer
       weights per GPU in host RAM; the answer's weights are the GPU's, host_offloaded the bytes moved), runtime_version, gpu_name, vllm_engine, vllm_sampler,
       vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
       data_parallel_size (vLLM --data-parallel-size, SGLang --dp; one engine's / DP rank's figures), dp_attention

@@ -34,6 +34,10 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
             s["max_seqs"] = parallel
     elif runtime == "llama.cpp":
         s = LC.settings(version, knobs, parallel)
+        if spec is not None and knobs.get("override_tensor"):
+            if knobs.get("n_cpu_moe") is not None:
+                raise UserError("--override-tensor and --n-cpu-moe both place the routed experts: give one")
+            s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"])
     else:
         s = OL.settings(version, knobs)
     return s
@@ -374,11 +378,14 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"] and not refused,
            "fits": ev["fits"] and not refused, "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
            "command": "", "autofit": [], "notes": notes}
-    if runtime == "llama.cpp" and knobs.get("n_cpu_moe"):  # the experts --n-cpu-moe keeps in host memory
-        from .weights import cpu_moe_bytes
-        out["host_experts_full"] = cpu_moe_bytes(spec, s.get("weights_format"), knobs["n_cpu_moe"], 0, not s.get("ik"))
+    host_exps = LC.cpu_expert_bytes(spec, s) if runtime == "llama.cpp" else None
+    if host_exps:  # the experts --n-cpu-moe (the first N layers) or -ot (the layers its pattern names) keeps in host memory
+        out["host_experts_full"] = sum(host_exps)
         out["weights_gpu_full"] -= out["host_experts_full"]
-        out["n_cpu_moe"] = min(knobs["n_cpu_moe"], spec.n_layers)
+        out["n_cpu_moe"] = (min(knobs["n_cpu_moe"], spec.n_layers) if knobs.get("n_cpu_moe")
+                            else len(s["cpu_moe_layers"]))
+        if s.get("cpu_moe_layers") is not None:
+            out["cpu_moe_layers"] = list(s["cpu_moe_layers"])
     if runtime == "vllm" and ev.get("stages"):  # pipeline parallelism: rank 0's figures, every stage listed
         out["weights"] = out["weights_gpu_full"] = int(ev["stage_weights"])
         out["weights_how"] += f"; stage 0 of {s['pp']}: {ev['stage_layers']} layers + the embedding"

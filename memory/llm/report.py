@@ -148,7 +148,7 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
               "mtp_tokens", "speculative_config", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
-              "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe", "cpu_offload_gb",
+              "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe", "override_tensor", "cpu_offload_gb",
               "data_parallel_size", "quant_group")
 
 _TERM_HELP = {
@@ -225,6 +225,8 @@ def format_plan(r: dict) -> str:
             "as the GPU's output layer); not on the GPU" if tied else "token embedding (not on the GPU)")
         if r.get("host_experts_full"):
             row("  experts, host RAM", r["host_experts_full"],
+                (f"-ot: the routed experts (ffn_gate/up/down_exps) of {r['n_cpu_moe']} layers, "
+                 + ", ".join(map(str, r["cpu_moe_layers"])) + " (not on the GPU)") if r.get("cpu_moe_layers") is not None else
                 f"--n-cpu-moe {r['n_cpu_moe']}: the routed experts (ffn_gate/up/down_exps) of the first "
                 f"{r['n_cpu_moe']} layers (not on the GPU)")
         row("  on the GPU", r["weights_gpu_full"],
