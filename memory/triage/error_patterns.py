@@ -18,12 +18,13 @@ SZ = f"({SIZE_RX})"
 TORCH_ALLOC_WARN = re.compile(r"memory allocation failed with OOM on device (\d{1,3}) while trying to allocate (\d{1,20}) bytes"
                               r" \(free: (\d{1,20}), total: (\d{1,20})\)")
 # (a quote may cut it with an ellipsis after the capacity: "has a total capacity of 28.56 GiB ...")
+# ((round 95) or close its string there: "... has a total capacity of 23.98 GiB"", ComfyUI's execution_error printed as fields)
 # c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy. Releases that
 # streamed the int8 DeviceIndex without static_cast<int> print it as a character: GPU 0 reads "GPU  has" (a NUL byte).
 TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
     + r"\. (?:GPU|Device) (?P<gpu>\d{1,20}|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?:\.{3}|…)|$)")
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?:\.{3}|…)|[\"']?$)")
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
 SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
 # (a quote may stop at "allowed", the end of its line)
@@ -53,7 +54,10 @@ XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate 
 TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 # (c10/cuda/CUDACachingAllocator.cpp and CUDAMallocAsyncAllocator.cpp refuse any size of 1 EiB (2^60 bytes) or more before
 # trying: "CUDA out of memory. Tried to allocate more than 1EB memory." No card holds that; the size was computed wrong)
-TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?:(?P<req>" + SIZE_RX + r")|(?P<eb>more than 1EB memory)))?")
+# ((round 95) a quote of the <= 2.0 form cut after the card's capacity keeps it: "Tried to allocate 36.00 GiB (GPU 0; 47.54 GiB
+# total capacity)", group total)
+TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?:(?P<req>" + SIZE_RX + r")"
+                        r"(?: ?\(GPU \d{1,20}; ?(?P<total>" + SIZE_RX + r") total capacity\))?|(?P<eb>more than 1EB memory)))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)
@@ -84,7 +88,10 @@ MPS_HEAD = r"MPS backend out of memory \(" + _MPS_L["allocated"] + SZ
 # message stands, at the line's start or right after an exception's type ("RuntimeError: ", "torch.OutOfMemoryError: ",
 # "Error: "), so one cut or wrapped there is still MPS's; never by what follows the words: advice names them mid-sentence
 # ("to avoid MPS backend out of memory: set PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0", "... out of memory errors")
-MPS_OPEN = re.compile(MPS_HEAD + r"|(?:^[ \t]{0,16}|(?<![\w.])[\w.]{0,60}(?:Error|Exception):[ \t]{0,4})MPS backend out of memory")
+# (round 95) or its figures alone, opening a line as MPSAllocator labels them, the allocated figure and the cap on the same line
+# ("MPS allocated: 8.73 GB, max allowed: 9.07 GB", a quote that kept the figures and not the words): no other message prints them
+MPS_OPEN = re.compile(MPS_HEAD + r"|(?:^[ \t]{0,16}|(?<![\w.])[\w.]{0,60}(?:Error|Exception):[ \t]{0,4})MPS backend out of memory"
+                      r"|^[ \t]{0,16}" + _MPS_L["allocated"] + SZ + r"(?=[^\n]{0,200}?" + _MPS_L["max_allowed"] + r")")
 MPS = re.compile(MPS_HEAD + r", " + _MPS_L["other_allocations"] + SZ
                  + r"(?:, " + _MPS_L["max_allowed"] + SZ + r")?\)(?:\. " + _MPS_L["requested"] + SZ + r" on (private|shared) pool)?")
 # (a quote may elide its middle: "MPS backend out of memory (MPS allocated: 8.23 GiB ... max allowed: 8.00 GiB)"; the line is

@@ -95,7 +95,10 @@ FACTS = [
     ("exception_block", re.compile(r"!!! Exception during processing !!!")),
     ("comfy_report", re.compile(r"ComfyUI Error Report|Node Type:\*\*|\*\*ComfyUI Version:\*\*")),
     ("node_type", re.compile(r"Error occurred when executing (\w+)|Node Type:\**\s*(\w+)|Exception in node (\w+)|"
-                             r"^\s*([A-Z]\w*(?:Loader|Encode|Decode|Sampler|Upscale)\w*)(?:\s+Allocation on device)?\s*$")),
+                             r"^\s*([A-Z]\w*(?:Loader|Encode|Decode|Sampler|Upscale)\w*)(?:\s+Allocation on device)?\s*$"
+                             # (round 95) ComfyUI's execution_error message (execution.py: node_id, node_type, executed,
+                             # exception_message, exception_type), its fields printed as JSON or as 'node_type: "KSampler"'
+                             r"|\bnode_type\"?\s{0,2}:\s{0,2}\"(\w+)\"")),
     ("args", re.compile(r"(--disable-cuda-malloc|--cuda-malloc|--lowvram|--novram|--highvram|--gpu-only|--reserve-vram[ =][\d.]+|"
                         r"--disable-smart-memory|--cache-none|--disable-dynamic-vram|--disable-comfy-compiler|--disable-cuda-graphs|expandable_segments:True|backend:cudaMallocAsync)")),
     ("frame", FRAME_RE),
@@ -293,7 +296,7 @@ FACT_KEYS = {
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
-    "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale"),
+    "node_type": ("Error occurred when executing", "Node Type", "Exception in node", "Loader", "Encode", "Decode", "Sampler", "Upscale", "node_type"),
     "args": ("--", "expandable_segments", "backend:"), "frame": ('File "',), "frame_ipy": ("File /", "File ~"), "frame_ipy7": (".py in ", "> in "), "frame_rich": ("│ ", "¦ "),
     "source_arrow": ("--> ", "---> ", "❱", "│ > "), "progress_done": ("100%|",), "progress": ("%|",),
     "decode_phase": ("VAE", "vae", "Vae", "decoding", "decode_first_stage"),

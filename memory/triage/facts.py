@@ -138,7 +138,7 @@ def _requested_load(s, f, m, text, lineno, window):
 
 
 def _node_type(s, f, m, text, lineno, window):
-    s.node_type = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+    s.node_type = m.group(1) or m.group(2) or m.group(3) or m.group(4) or m.group(5)
     # ComfyUI's words for a failing node (env.guess_runtime), kept apart from "comfy"; a bare CamelCase line ("...Loader",
     # "DataLoader") is any program's word, named ComfyUI's only beside ComfyUI's own lines (those name the runtime themselves)
     if not m.group(4):

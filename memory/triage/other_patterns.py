@@ -124,6 +124,12 @@ REPLAY_BUFFER_RAM = re.compile(r"\benough memory to store the complete replay bu
 # memory, MiB, group 1): host RAM ran out, as the kernel's OOM killer reads
 EARLYOOM = re.compile(r"\blow memory! at or below SIG(?:TERM|KILL) limits\b"
                       r"|\bsending SIG(?:TERM|KILL) to process [^\n]{0,200}?: badness -?\d{1,6}, VmRSS (\d{1,9}) MiB")
+# (round 95) llama.cpp's decode finding no room in its KV cache for the batch (src/llama-context.cpp decode: LLAMA_LOG_WARN
+# "%s: failed to find a memory slot for batch of size %d", llama_decode returning 1; before the memory API: "failed to find KV
+# cache slot for ubatch of size %d", and llama-server's "failed to find free space in the KV cache, retrying with smaller batch
+# size"): the batch's tokens need cache cells the configured context (and its slots) no longer has; the batch size in tokens
+LLAMA_KV_SLOT = re.compile(r"\bfailed to find (?:a memory slot|KV cache slot) for u?batch of size (\d{1,9})"
+                           r"|\bfailed to find free space in the KV cache\b")
 # transformers with bitsandbytes (quantizer_bnb_4bit/8bit.validate_environment): device_map="auto" put modules on the CPU
 # or the disk because the quantized model does not fit the GPU
 # (round 68: its first sentence alone, as a quote cuts it: "ValueError: Some modules are dispatched on the CPU or the disk...")

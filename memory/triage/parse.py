@@ -40,7 +40,8 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC,     # (round 92)
                              THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED,     # (round 93)
                              KALDI_ALLOC as _KALDI_ALLOC, MARIAN_CUDA as _MARIAN_CUDA, DARKNET_CUDA as _DARKNET_CUDA,     # (round 94)
-                             JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM, EARLYOOM as _EARLYOOM)
+                             JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM, EARLYOOM as _EARLYOOM,
+                             LLAMA_KV_SLOT as _LLAMA_KV_SLOT)     # (round 95)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
@@ -289,6 +290,11 @@ RECOGNISERS = [
     _simple(_REPLAY_BUFFER_RAM, "sb3.replay_buffer", "cpu", "pytorch",
             lambda m: {"required": round(float(m.group(1)) * 1e9), "available": round(float(m.group(2)) * 1e9)},
             keys=("complete replay buffer",)),
+    # (round 95) llama.cpp's decode with no room left in its KV cache for a batch (its "memory slot", the older "KV cache slot" and
+    # llama-server's "free space in the KV cache"): the batch's tokens when the line gives them; the device left to the log
+    _simple(_LLAMA_KV_SLOT, "ggml.kv_slot", None, "llama.cpp",
+            lambda m: {"requested_tokens": int(m.group(1))} if m.group(1) else {},
+            keys=("failed to find a memory slot", "failed to find KV cache slot", "failed to find free space in the KV cache")),
     _py_memory,
     _vllm_v1,
     _simple(RX.VLLM_V0_LEN, "vllm.kv_max_len", "cuda", "vllm",

@@ -483,6 +483,11 @@ RULES = [
       "vLLM.rs's scheduler refused the request: its prompt needs {n[requested_tokens]} new tokens of KV cache and "
       "{n[available_tokens]} were free; the running requests and the prefixes kept cached hold the rest: retry later, fewer "
       "concurrent requests or a shorter prompt, or give the KV cache more memory"),
+    # (round 95) llama.cpp's decode found no cells left in its KV cache for a batch: the context (per slot, with --parallel)
+    # is full of the requests' tokens
+    R("kv-cache", 4.0, kind("ggml.kv_slot"),
+      "llama.cpp found no room in its KV cache for the batch: the tokens of the running requests fill the context (divided among "
+      "the slots with --parallel); raise -c (--ctx-size), lower --parallel, or shorten the prompts"),
     R("kv-cache", 4.0, kind("sglang.kv_pool"),
       lambda x: f"SGLang's KV pool could not place the {x.ev.get('stage', 'next')} batch"
                 + (f" ({x.n['requested_tokens']} tokens)" if "requested_tokens" in x.n else "")

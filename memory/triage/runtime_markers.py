@@ -93,6 +93,10 @@ RUNTIME_MARKERS = (
     # with "Graph execution error:" and "Detected at node <name> defined at ..."): TensorFlow's own words, above an XLA autotuner's
     # "RESOURCE_EXHAUSTED: Out of memory while trying to allocate" (PJRT's words, which JAX's errors quote alike)
     ("tensorflow", ("Graph execution error:",), r"(?:^|Error: )Graph execution error:"),
+    # (round 95) JAX's backend start-up (jax/_src/xla_bridge.py backends(): RuntimeError(f"Unable to initialize backend
+    # '{platform}': {err} (you may need to uninstall the failing plugin package, or set JAX_PLATFORMS=cpu to skip this
+    # backend.)")): a stream executor's CUDA_ERROR_OUT_OF_MEMORY under it is JAX's run
+    ("jax", ("Unable to initialize backend '",), r"\bUnable to initialize backend '\w{1,20}':"),
     # vLLM.rs (xinfer, Rust on candle): its tracing lines carry its crate's module path ("vllm_rs::core::scheduler:")
     ("vllm-rs", ("vllm_rs::",), r"\bvllm_rs::"),
     # mistral.rs (Rust on candle and cudarc): its panics and frames name its crates ("panicked at mistralrs-core/src/...",

@@ -449,7 +449,10 @@ class Scan:
                 # PyTorch's message kept broken at its sentences, a part cut with an ellipsis ("... this process has"): never
                 # whole, but each line that adds figures still continues it; the first line that adds none ends it
                 # (the request read after PyTorch's type alone, round 64, grows the same way)
-                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper") or ev.get("type_request")) and len(
+                # ((round 95) and the bare first sentence, "CUDA out of memory." ending its line with no figure, where the lines
+                # after it reach the card's capacity in PyTorch's words: the rest of the message follows)
+                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper") or ev.get("type_request") or (
+                        ev.get("form") == "partial" and not ev["numbers"] and "total" in ev2["numbers"])) and len(
                         ev2["numbers"]) > (len(grown[0]["numbers"]) if grown else len(ev["numbers"]) if ev else 0):
                     grown = (ev2, joined, k)
                 elif grown:

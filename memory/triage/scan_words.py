@@ -145,6 +145,9 @@ _ADDED_WORDS = (
     # EARLYOOM), systemd's OOM-killer unit notice, Celery's and Cloud Run's SIGKILL lines (KILLED), round 94
     ("KW", "memory region of", "Physical memory usage is too high", "complete replay buffer", "at or below SIG", "VmRSS",
      "killed by the OOM killer", "exited prematurely: signal 9", "terminated on signal 9"),
+    # llama.cpp's decode with no room in its KV cache ("failed to find a memory slot for batch of size N", LLAMA_KV_SLOT) and
+    # MPS's figures quoted without the message's words ("MPS allocated: N, ... max allowed: M", error_patterns.MPS_OPEN), round 95
+    ("KW", "failed to find a memory slot", "failed to find KV cache slot", "failed to find free space in the KV cache", "MPS allocated: "),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

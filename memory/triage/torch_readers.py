@@ -130,6 +130,8 @@ def _torch_bare(line):
     if not m:
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
+    if m.group("total"):
+        nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
     return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
             "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
@@ -190,7 +192,7 @@ def add_async_fields(ev, text) -> bool:
     return hit
 
 
-@_gate("MPS backend out of memory")
+@_gate("MPS backend out of memory", "MPS allocated: ")     # (round 95) its figures alone (RX.MPS_OPEN)
 def _mps(line):
     m = RX.MPS.search(line)
     if not m:
