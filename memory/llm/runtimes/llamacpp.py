@@ -15,8 +15,9 @@ from ...errors import UserError
 from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
-from ..weights import expert_layer_bytes, layer_weights
+from ..weights import layer_weights
 from . import at_least
+from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
 MARGIN = 256 * MiB           # left free for fragmentation and the driver
@@ -134,65 +135,6 @@ def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
         if t in QUANT_KV and ne0 % MATRIX_ROW_PADDING:
             pad += (MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t]
     return int(pad)
-
-
-# -ot / --override-tensor PATTERN=BUFT[,PATTERN=BUFT..] (common/arg.cpp: the value split at each ',' and each part at
-# its '='); llama-model-loader.cpp create_tensor gives a tensor the buffer type of the first override whose pattern
-# std::regex_search finds in its name. Modelled: CPU for the routed experts of whole layers (blk.N.ffn_gate/up/down_exps
-# .weight, --n-cpu-moe's own tensors, whichever blocks the pattern names); a pattern that also reaches another tensor
-# (attention, shared experts, the router, the token table or the output), or another buffer type, is refused
-OT_EXPERTS = ("ffn_gate_exps", "ffn_up_exps", "ffn_down_exps")
-OT_OTHERS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output", "attn_gate", "attn_q_norm",
-             "attn_k_norm", "post_attention_norm", "ffn_norm", "ffn_gate_inp", "ffn_gate_shexp", "ffn_up_shexp",
-             "ffn_down_shexp", "ffn_gate_inp_shexp", "ffn_gate", "ffn_up", "ffn_down", "ssm_in", "ssm_out", "ssm_conv1d",
-             "ssm_a", "ssm_dt", "ssm_alpha", "ssm_beta", "ssm_norm", "nextn.eh_proj")
-
-
-def override_cpu_layers(spec, ot) -> tuple:
-    """The layers whose routed experts an -ot value keeps on the CPU, as llama.cpp's loader matches tensor names, and
-    whether their biases (gpt-oss's ffn_*_exps.bias, counted from a GGUF's tensor table) go with them."""
-    parts = [ot] if isinstance(ot, str) else list(ot or ())
-    pats = []
-    for part in parts:
-        for item in str(part).split(","):
-            pat, eq, buft = item.partition("=")
-            if not eq or not pat:
-                raise UserError(f"--override-tensor takes PATTERN=CPU (llama.cpp's -ot), got {item!r}")
-            if buft.strip().upper() != "CPU":
-                raise UserError(f"--override-tensor {item}: only the CPU buffer type is modelled (a device's buffer "
-                                "type moves weights between cards, which the layer split here does not place)")
-            try:
-                pats.append(re.compile(pat))
-            except re.error as exc:
-                raise UserError(f"--override-tensor {item}: not a regular expression ({exc})") from exc
-    hit = lambda name: any(p.search(name) for p in pats)  # noqa: E731  (the first override decides; all are CPU)
-    others = [n for n in ("token_embd.weight", "output.weight", "output_norm.weight") if hit(n)]
-    layers = []
-    for il in range(spec.n_layers):
-        others += [f"blk.{il}.{t}.weight" for t in OT_OTHERS if hit(f"blk.{il}.{t}.weight")]
-        exps = [hit(f"blk.{il}.{t}.weight") for t in OT_EXPERTS]
-        if any(exps) and not all(exps):
-            raise UserError(f"--override-tensor: layer {il}'s routed experts are matched only in part "
-                            f"({', '.join(t for t, e in zip(OT_EXPERTS, exps) if e)}); kv moves whole layers' experts")
-        if all(exps):
-            layers.append(il)
-    if others:
-        raise UserError(f"--override-tensor: the pattern also matches {others[0]} (and {len(others) - 1} more): only "
-                        "the routed experts (ffn_gate/up/down_exps) on the CPU are modelled")
-    biases = bool(layers) and all(hit(f"blk.{il}.{t}.bias") for il in layers for t in OT_EXPERTS)
-    return tuple(layers), biases
-
-
-def cpu_expert_bytes(spec, s) -> list | None:
-    """Each layer's routed-expert bytes kept in host memory by --n-cpu-moe N (the first N) or -ot (the layers its
-    pattern names); None without either."""
-    layers = s.get("cpu_moe_layers")
-    if layers is None and not s.get("n_cpu_moe"):
-        return None
-    keep = set(layers) if layers is not None else set(range(s["n_cpu_moe"]))
-    # --n-cpu-moe's pattern matches the biases too on mainline (not on ik_llama.cpp); -ot's where it names them
-    biases = s["cpu_moe_biases"] if layers is not None else not s.get("ik")
-    return [b if il in keep else 0 for il, b in enumerate(expert_layer_bytes(spec, s.get("weights_format"), biases))]
 
 
 def settings(version, knobs, parallel) -> dict:
