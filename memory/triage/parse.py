@@ -219,12 +219,6 @@ def _marian_cuda(line):
             "form": "runtime_call" if m.group(1).startswith("cudaMalloc") else "marian_check"}
 
 
-def _javacpp_bytes(text):
-    """JavaCPP's Pointer.formatBytes: a count with K, M, G or T by 1024 (bytes without one)."""
-    unit = text[-1] if text[-1] in "KMGT" else ""
-    return round(float(text[:-1] if unit else text) * 1024 ** ("KMGT".index(unit) + 1 if unit else 0))
-
-
 @_gate("at or below SIG", "VmRSS")
 def _earlyoom(line):
     """(round 94) earlyoom acting on the host's available memory: its "low memory! at or below SIGTERM limits" notice and its kill
@@ -285,7 +279,7 @@ RECOGNISERS = [
             keys=("Failed to allocate a memory region",), form="kaldi_region"),
     _marian_cuda,
     _simple(_DARKNET_CUDA, "cuda.driver", "cuda", "cuda", keys=("CUDA Error: out of memory",), form="runtime_call"),
-    _simple(_JAVACPP_PHYSICAL, "javacpp.physical", "cpu", "java", lambda m: {"used": int(m.group(1)) if m.group(1) else _javacpp_bytes(m.group(2))},
+    _simple(_JAVACPP_PHYSICAL, "javacpp.physical", "cpu", "java", lambda m: {"used": int(m.group(1)) if m.group(1) else size(m.group(2))},
             keys=("Physical memory usage is too high",)),
     _simple(_REPLAY_BUFFER_RAM, "sb3.replay_buffer", "cpu", "pytorch",
             lambda m: {"required": round(float(m.group(1)) * 1e9), "available": round(float(m.group(2)) * 1e9)},
