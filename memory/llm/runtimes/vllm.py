@@ -146,6 +146,10 @@ ENTRYPOINTS = ("serve", "llm", "unsloth")
 # off, so engine/arg_utils.py raises a default max_num_batched_tokens to its largest item ("Raising
 # max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input", 0.25.1): gemma4_mm.py's video, 32 frames of
 # 70 soft tokens + 2 + 6 (_VIDEO_MAX_FRAMES, _VIDEO_MAX_SOFT_TOKENS); the first release doing so is not read
+# (spec.mm_prefix_lm). Gemma 4 E2B / E4B leave use_bidirectional_attention unset (their image tokens attend causally)
+# and are no prefix-LM: vLLM 0.30.0 keeps E2B's 2048 with its towers loaded ('compile_ranges_endpoints': [2048],
+# 'Compiling a graph for compile range (1, 2048)', no 'Raising' line) while its encoder cache still takes the
+# 2496-token video budget (xbill9/gemma4-dev gpu-vllm-g6-2b-w4a16/.../vllm-engine.log; kv-accuracy round 80)
 GEMMA4_VIDEO_ITEM = 32 * (70 + 2 + 6)
 MM_PREFIX_FLOOR = (0, 25, 1)
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
@@ -216,7 +220,7 @@ def engine(version, knobs) -> tuple:
 def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
     """A default max_num_batched_tokens raised to a multimodal prefix-LM's largest item (GEMMA4_VIDEO_ITEM)."""
     if (knobs.get("max_num_batched_tokens") or not spec.arch.startswith("gemma4") or not spec.vision
-            or not at_least(version, *MM_PREFIX_FLOOR)):
+            or not spec.mm_prefix_lm or not at_least(version, *MM_PREFIX_FLOOR)):
         return batched
     return max(batched, GEMMA4_VIDEO_ITEM)
 
