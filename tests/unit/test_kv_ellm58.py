@@ -67,3 +67,34 @@ def test_e2b_is_no_prefix_lm_the_26b_is():
     assert big["kv_request_bytes"] > llm.plan(llm.describe(model="google/gemma-4-26B-A4B-it"), "vllm", ctx=8192,
                                               runtime_version="0.25.1", vram=121.63 * GiB, gpu_name="NVIDIA GB10",
                                               gpu_memory_utilization=0.85, max_num_batched_tokens=2048)["kv_request_bytes"]
+
+
+# a request's pages: 3 full layers x 1024 blocks of 16 and 12 sliding layers x ((511 + slack) / 32 + 1), 32 KiB each;
+# the T4 log's 4.66 GiB over 31.72x is 157.75 MB a request = 145 sliding blocks (slack 2 x 2048), not 81 (one batch)
+def test_sliding_layers_keep_every_batch_in_flight_from_0_26():
+    assert _t4("w4a16")["kv_request_bytes"] == (3 * 1024 + 12 * 145) * 32768
+    assert _t4("w4a16", version="0.25.1")["kv_request_bytes"] == (3 * 1024 + 12 * 81) * 32768
+    assert _t4("w4a16", version=None)["kv_request_bytes"] == (3 * 1024 + 12 * 81) * 32768  # no release named
+    printed = 4.66 * GiB / (519_681 / 16384)
+    assert abs(_t4("w4a16")["kv_request_bytes"] - printed) < 0.002 * printed
+
+
+# the T4 QAT row's printed pool, 4.66 GiB: kv's tokens from it are 519,905 against the printed 519,681 (one block's
+# rounding of the printed GiB), 618,641 with one batch
+def test_tokens_from_the_printed_pool():
+    from gpu_garden.memory.llm.cache import vllm_pool
+    r = _t4("w4a16")
+    args = dict(r["kv_detail"]["pool_args"])
+    got = vllm_pool(llm.describe(model=E2B), 4.66 * GiB, "f16", 16384, **args)["tokens"]
+    assert abs(got - 519_681) < 0.001 * 519_681
+
+
+# gpt-oss-20b, vLLM 0.30.0, --kv-cache-memory-bytes 6 GiB, batch 2048 (alpharomercoma REPORT: 246,214 tokens): 12 full
+# layers x 4096 blocks of 16 and 12 sliding (128) layers x ((127 + 4096) / 16 + 1 = 265); 253,659 with one batch
+def test_gpt_oss_pinned_pool_at_0_30():
+    def tokens(v):
+        return llm.plan(llm.describe(model="openai/gpt-oss-20b"), "vllm", ctx=65536, runtime_version=v,
+                        kv_cache_memory=6442450944, max_num_seqs=16, max_num_batched_tokens=2048,
+                        vram=23.55 * GiB, gpu_name="NVIDIA GeForce RTX 4090")["kv_capacity_tokens"]
+    assert tokens("0.30.0") == 246_214
+    assert tokens("0.25.1") == 253_659
