@@ -39,9 +39,12 @@ def share_kv(cfg: dict, spec: LLMSpec) -> None:
         v = _int(cfg, "vocab_size_per_layer_input", default=PLE_VOCAB) or PLE_VOCAB
         spec.ple_params = v * L * ple + spec.hidden * L * ple + ple
         spec.ple_width = ple
+        towers = [t for t, known in (("audio", isinstance(cfg.get("audio_config"), dict)), ("vision", cfg.get("_vision")))
+                  if not known]
         spec.notes.append(f"per-layer embedding table and projection: {spec.ple_params / 1e9:.2f} B parameters (llama.cpp "
-                          "keeps it on the host, Ollama before 0.30 with the output layer, vLLM on the GPU); the audio tower"
-                          + ("" if cfg.get("_vision") else " and the vision tower") + " of the checkpoint are not counted")
+                          "keeps it on the host, Ollama before 0.30 with the output layer, vLLM on the GPU)"
+                          + (f"; the {' and the '.join(towers)} tower{'s' if len(towers) > 1 else ''} of the checkpoint "
+                             f"{'are' if len(towers) > 1 else 'is'} not described, not counted" if towers else ""))
 
 
 def mark_shared(spec: LLMSpec, n: int, key: str) -> None:
@@ -91,3 +94,31 @@ def place(spec: LLMSpec, roles: dict, runtime: str, version=None) -> dict:
     if not ple or runtime != "ollama" or llama_server(version):
         return roles
     return dict(roles, embedding=roles["embedding"] - ple, output=roles["output"] + ple)
+
+
+# Gemma 4's audio tower (E2B / E4B audio_config, model_type gemma4_audio): a USM Conformer, as SGLang's
+# python/sglang/srt/models/gemma4_audio.py builds it over the checkpoint's tensors (vLLM's gemma4_mm.py loads
+# transformers' own with AutoModel.from_config, the same tensors): a subsampling projection of two 3 x 3 stride-2
+# convolutions (1 -> c0 -> c1 channels over SSCP_MEL_BINS mel bins, each with a LayerNorm) and input_proj_linear
+# (c1 x the 32 bins left -> hidden); num_hidden_layers conformer blocks, each two macaron feed-forwards (norm, hidden ->
+# 4 hidden -> hidden, norm), attention (norm, fused q k v, the relative position embedding's pos_proj, per_dim_scale of
+# a head, post, post_norm) and a light convolution (norm, GLU linear_start hidden -> 2 hidden, depthwise conv of
+# conv_kernel_size, conv_norm, linear_end) and a closing norm; output_proj (hidden -> output_proj_dims, biased); and
+# gemma4_mm.py's embed_audio, one bias-free output_proj_dims x text hidden projection. The clippable linears' four
+# clamp scalars are not counted.
+SSCP_MEL_BINS = 128
+
+
+def audio_tower_params(audio: dict, text_hidden: int) -> int:
+    """Parameters of Gemma 4's audio tower and its embed_audio projection (E2B's: 12 x 1024 -> 307.2 M)."""
+    d, n = int(audio.get("hidden_size") or 1024), int(audio.get("num_hidden_layers") or 12)
+    head = d // int(audio.get("num_attention_heads") or 8)
+    kernel = int(audio.get("conv_kernel_size") or 5)
+    c0, c1 = (list(audio.get("subsampling_conv_channels") or (128, 32)) + [32])[:2]
+    bins = SSCP_MEL_BINS
+    for _ in range(2):
+        bins = (bins + 2 - 3) // 2 + 1
+    out = int(audio.get("output_proj_dims") or d)
+    block = 2 * (8 * d * d + 2 * d) + (5 * d * d + 2 * d + head) + (3 * d * d + 2 * d + d * kernel) + d
+    sscp = 9 * c0 + c0 + 9 * c0 * c1 + c1 + c1 * bins * d
+    return n * block + sscp + d * out + out + out * text_hidden

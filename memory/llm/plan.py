@@ -229,15 +229,16 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
 def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
     """vLLM's --language-model-only (no vision tower) and the recurrent state's type: vLLM's --mamba-ssm-cache-dtype,
     SGLang's --mamba-ssm-dtype (runtimes/sglang.py ssm_state_bytes)."""
-    if knobs.get("language_model_only") and spec.vision:
+    if knobs.get("language_model_only") and (spec.vision or spec.audio):
         if runtime != "vllm":
             raise UserError("--language-model-only is vLLM's; llama.cpp and Ollama load a tower only from its own file "
                             "(--mmproj / the tag's projector)")
         # vLLM --language-model-only: the tower is not built, so neither loaded nor profiled (syv-ai/qwen38-27b-rtx3090
         # docs/gotchas.md 9: "drops the vision tower cleanly (no weights loaded)")
-        spec = replace(spec, vision=None, notes=[n for n in spec.notes if "vision-language" not in n])
+        towers = " or ".join(t for t, d in (("vision", spec.vision), ("audio", spec.audio)) if d)
+        spec = replace(spec, vision=None, audio=None, notes=[n for n in spec.notes if "vision-language" not in n])
         notes = [n for n in notes if "vision-language" not in n]
-        notes.append("--language-model-only: no vision tower loaded or profiled")
+        notes.append(f"--language-model-only: no {towers} tower loaded or profiled")
     if knobs.get("mamba_ssm_cache_dtype") is not None:
         if runtime not in ("vllm", "sglang"):
             raise UserError(f"--mamba-ssm-cache-dtype is vLLM's (SGLang's --mamba-ssm-dtype); {runtime} keeps its own "

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import fmt_bytes
-from . import checkpoints as CK, mmproj as MP
+from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
@@ -175,6 +175,11 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
         notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
+    if runtime == "vllm" and spec.audio and not spec.weights_bytes:  # after the share: whole on every GPU
+        audio = G4.audio_tower_params(spec.audio, spec.hidden) * (4 if fp32 else 2)
+        roles = dict(roles, total=roles["total"] + audio)
+        notes.append(f"audio tower counted with the weights ({fmt_bytes(audio)} in {32 if fp32 else 16} bits, its embed_audio projection "
+                     "with it): vLLM's gemma4_mm.py builds it wherever the config has an audio_config")
     if runtime == "vllm" and rank:
         lora = VL.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
         roles = dict(roles, total=roles["total"] + lora, how=roles["how"] + f" + {fmt_bytes(lora)} of LoRA slots")

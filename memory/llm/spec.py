@@ -67,6 +67,8 @@ class LLMSpec:
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
+    mm_prefix_lm: bool = False     # text_config use_bidirectional_attention "vision" (Gemma 4 26B-A4B / 31B, not E2B / E4B)
+    audio: dict | None = None      # Gemma 4's audio tower (config audio_config, model_type gemma4_audio): vLLM loads it
     ollama: bool = False           # named by an Ollama library tag
     unsloth: bool = False          # the name given says unsloth (its repo): a bare _XL file type is Unsloth's (unsloth.py)
     gguf_tag: str | None = None    # the quantization a GGUF repo name's tag gives (gguf_repo.py): --weights-dtype may not contradict it
@@ -459,8 +461,11 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                           "speech decoder are not counted")
     if cfg.get("_vision") is not None:
         spec.vision = dict(cfg["_vision"])
+        spec.mm_prefix_lm = cfg.get("use_bidirectional_attention") == "vision"
         spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
                           "loads it (vLLM with the weights, Ollama as a projector, llama.cpp with --mmproj)")
+    if isinstance(cfg.get("audio_config"), dict) and cfg["audio_config"].get("model_type") == "gemma4_audio":
+        spec.audio = dict(cfg["audio_config"])
     if not known_arch(mt):
         spec.generic = True
         spec.notes.append(GENERIC_NOTE.format(mt=mt))

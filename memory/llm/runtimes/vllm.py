@@ -105,6 +105,18 @@ SWA_CHECKED = (0, 8, 3)
 # 'Initializing a V1 LLM engine (v0.20.1)': 619,479 tokens = 2.36x x 262,144 for Qwen3.6-27B with MTP 3, no whole number
 # of its 1600-token blocks), the first release after that nightly (kv-accuracy round 49)
 TOKENS_FROM_CONCURRENCY = (0, 20, 1)
+# A sliding-window group keeps a request's pages for every batch still in flight: from 0.26.0
+# SlidingWindowSpec.max_admission_blocks_per_request takes VllmConfig.max_in_flight_tokens = max_concurrent_batches x
+# max_num_batched_tokens (cdiv(min(window - 1 + in-flight, max_model_len), block) + 1 blocks), max_concurrent_batches
+# being 2 under async scheduling (vLLM's default) at pipeline parallel 1, pp + 1 with the V2 model runner (which 0.30
+# logs using) at pp > 1: out-of-window blocks are freed on the processed-token basis (vllm-project/vllm#47728), and
+# tenstorrent/tt-xla#5908 reads the 0.26.0 uplift as the rename of the argument from max_num_batched_tokens that hid
+# the factor. Gemma-4-E2B's pools on 0.29.0 (T4) and 0.30.0 (L4) hold 145 blocks of 32 tokens a request in each
+# sliding layer, (511 + 2 x 2048) / 32 + 1, not 81 (xbill9/gemma4-dev; kv-accuracy round 80); 0.25.1's GB10 runs of
+# Gemma-4-26B-A4B are exact with one batch (round 78). Applied where a release is named: kv reads no version, and an
+# untagged build without a stated base, as the newest, but the dataset's untagged builds (jethac's GB10 forks and P520
+# wheel, June 2026, before vllm#47728) print one batch's pools, so the newest-by-default keeps one batch
+IN_FLIGHT_SWA = (0, 26)
 # Llama 4's chunked local attention under the hybrid manager was switched off by default after 0.10.0
 # (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
 # then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
@@ -146,6 +158,10 @@ ENTRYPOINTS = ("serve", "llm", "unsloth")
 # off, so engine/arg_utils.py raises a default max_num_batched_tokens to its largest item ("Raising
 # max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input", 0.25.1): gemma4_mm.py's video, 32 frames of
 # 70 soft tokens + 2 + 6 (_VIDEO_MAX_FRAMES, _VIDEO_MAX_SOFT_TOKENS); the first release doing so is not read
+# (spec.mm_prefix_lm). Gemma 4 E2B / E4B leave use_bidirectional_attention unset (their image tokens attend causally)
+# and are no prefix-LM: vLLM 0.30.0 keeps E2B's 2048 with its towers loaded ('compile_ranges_endpoints': [2048],
+# 'Compiling a graph for compile range (1, 2048)', no 'Raising' line) while its encoder cache still takes the
+# 2496-token video budget (xbill9/gemma4-dev gpu-vllm-g6-2b-w4a16/.../vllm-engine.log; kv-accuracy round 80)
 GEMMA4_VIDEO_ITEM = 32 * (70 + 2 + 6)
 MM_PREFIX_FLOOR = (0, 25, 1)
 BNB_IN_V1 = (0, 9)       # V1 runs on compute 7.x and serves GGUF from 0.10 (V0 was removed in 0.11)
@@ -213,10 +229,19 @@ def engine(version, knobs) -> tuple:
     return at_least(version, *V1) and not fallback, fallback
 
 
+def swa_slack(s) -> int:
+    """Tokens a sliding layer keeps a request beyond window - 1: max_num_batched_tokens, from a named release at
+    IN_FLIGHT_SWA or later every batch in flight (VllmConfig.max_in_flight_tokens)."""
+    if not s.get("v1", True) or s["version"] is None or not at_least(s["version"], *IN_FLIGHT_SWA):
+        return s["max_batched"]
+    pp = s.get("pp", 1)
+    return (2 if pp <= 1 else pp + 1) * s["max_batched"]
+
+
 def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
     """A default max_num_batched_tokens raised to a multimodal prefix-LM's largest item (GEMMA4_VIDEO_ITEM)."""
     if (knobs.get("max_num_batched_tokens") or not spec.arch.startswith("gemma4") or not spec.vision
-            or not at_least(version, *MM_PREFIX_FLOOR)):
+            or not spec.mm_prefix_lm or not at_least(version, *MM_PREFIX_FLOOR)):
         return batched
     return max(batched, GEMMA4_VIDEO_ITEM)
 
@@ -367,24 +392,24 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     # spec, vllm_drafter.joins_target_group)
     drafter = s.get("draft_layers", 0)
     kv_spec = with_draft_layers(spec, drafter)
-    need = kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], swa_full=not hybrid,
-                    mla_cache=layout)
+    slack = swa_slack(s)  # a sliding layer's tokens beyond its window (IN_FLIGHT_SWA)
+    need = kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=slack, swa_full=not hybrid, mla_cache=layout)
     sep = s.get("drafter")  # a separate drafter's layers: a kind of their own in the pool (runtimes/vllm_drafter.py)
     if sep:  # one request's cache in them: the whole length, or a sliding layer's window and batch
-        cells = need["cells"] if not sep["window"] else min(math.ceil(min(sep["window"] - 1 + s["max_batched"], ctx)
+        cells = need["cells"] if not sep["window"] else min(math.ceil(min(sep["window"] - 1 + slack, ctx)
                                                                       / BLOCK) * BLOCK + BLOCK, need["cells"])
         need["drafter_layers"] = int(sep["layers"] * cells * draft_token_bytes(sep, kv))
         need["total"] += need["drafter_layers"]
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
-    need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": s["max_batched"],
+    need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": slack,
                          "state_blocks": 2 if s.get("prefix_caching") else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
                          "spec_tokens": s.get("spec_tokens", 0) if drafter or sep else 0, "drafter": sep,
                          "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
     # what the V1 start check asks of the pool: the sliding layers by their window from SWA_CHECKED, the pool or not
-    check = (kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=s["max_batched"], mla_cache=layout)["total"]
+    check = (kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=slack, mla_cache=layout)["total"]
              if not hybrid and need["sliding_layers"] and at_least(v, *SWA_CHECKED) else need["total"])
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
