@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import fmt_bytes
-from . import fit_search as FS, gguf_repo as GR, plan_checks as PC, plan_weights as PW, unsloth as UD
+from . import fit_search as FS, gguf_repo as GR, gguf_types as GT, plan_checks as PC, plan_weights as PW, unsloth as UD
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
 from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
@@ -173,7 +173,12 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
     if tag and weights_dtype is None and not spec.weights_bytes and UD.base_type(tag, spec.unsloth):
         weights_dtype = tag  # an Unsloth Dynamic tag: the range below
     size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype, spec.unsloth)
-    if size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
+    types = knobs.pop("gguf_types", None)
+    if types is not None and size is not None:
+        raise UserError("--gguf-types and --weights-gib both give the weights: give one")
+    if types is not None:  # the tensor types llama.cpp's loader printed place every tensor (gguf_types.py)
+        spec, weights_dtype = GT.given(spec, types), None
+    elif size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
         spec, weights_dtype = UD.given(spec, size, weights_dtype), None
     elif ud and spec.weights_bytes:  # the GGUF's own tensor table is exact
         weights_dtype = None

@@ -15,7 +15,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "quant_group", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
-         "mamba_ssm_cache_dtype", "weights_bytes", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
+         "mamba_ssm_cache_dtype", "weights_bytes", "gguf_types", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
          "cuda_graph_memory", "n_cpu_moe", "override_tensor", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention")
 
 
@@ -51,6 +51,7 @@ READ_BY = (
     ("max_mamba_cache_size", "max_mamba_cache_size", ("sglang",)),
     ("n_cpu_moe", "n_cpu_moe", ("llama.cpp",)),
     ("override_tensor", "override_tensor", ("llama.cpp",)),
+    ("gguf_types", "gguf_types", ("llama.cpp",)),
     ("cpu_offload_gb", "cpu_offload_gb", ("vllm",)),
     ("dp_attention", "enable_dp_attention", ("sglang",)),
     ("data_parallel_size", "data_parallel_size", ("vllm", "sglang")),  # above 1 (refuse_data_parallel drops a 1)
