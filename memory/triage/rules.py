@@ -192,15 +192,6 @@ RULES = [
       "in it: the training data set and its working buffers at these settings need more than the card; keep categorical "
       "features in host memory (gpu_cat_features_storage='CpuPinnedMemory'), fewer borders (border_count), a smaller depth, "
       "or more GPUs"),
-    # (round 73) XGBoost's device allocator (device_vector.cu) names the request and the card's free memory: a request over what
-    # is free is the training run's own buffers at these settings: the quantized data, gradients, and above all the histogram
-    # cache, one histogram per tree node (features x bins), the nodes doubling with each level of depth (dmlc/xgboost#11684:
-    # 64 GB asked with 53 GB free at depth 12 on 13k columns; its maintainer's answer, max_cached_hist_node)
-    R("activations", 2.0, lambda x: x.kind == "xgboost.alloc" and x.req and "free" in x.n and x.req > x.n["free"],
-      "XGBoost asked for {req:b} with {n[free]:b} free on the card: the training run's own buffers at these settings (the "
-      "histogram cache grows with tree depth x features x bins, and the quantized data with rows x features) need more than "
-      "the card; cap the cache (max_cached_hist_node), a smaller max_depth or max_bin, fewer features (native categorical "
-      "support instead of one-hot columns), or more workers to split the rows"),
     *LIB_WORKING,      # (round 73) NCCL, RMM inside an operation, XGBoost, vLLM's profiling cut: rules_libs.py
     # kmcuda's Yinyang refinement (yinyang_t > 0, 0.1 by default) adds its own buffers, named *_yy: the bounds one holds a float
     # per sample per group plus one (kmcuda.cc: samples x (yinyang_t x clusters + 1)), so many clusters make it the largest
