@@ -30,7 +30,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
                          context_call, fresh, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
-                         outside_others, sdcpp_part, slack_fits, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         outside_others, sdcpp_part, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
@@ -139,6 +139,11 @@ RULES = [
           f"{label} {fmt_bytes(x.n[k])}" for k, label in (("allocated", "MPS"), ("other_allocations", "other allocations"),
                                                           ("max_allowed", "limit")) if x.n.get(k) is not None)]))
       or "MPS's out-of-memory message with no figures printed", first="act"),
+    # (round 96) the message alone, its cache holding freed blocks (3-4 % of the card): passes have run, and their working
+    # tensors are what grew; beside the message's own row (1.5, the "act" group above) over script_full's weights reading (1.6)
+    R("activations", 1.0, slack_passed,
+      "{ru:b} reserved by PyTorch but unallocated ({ru_share:.1%} of the card) and no traceback: tensors were freed and their "
+      "blocks kept, so passes have run through the cache; the working tensors of this input (batch, resolution, length) grew"),
     # (round 71) the runner-up of an application's VRAM pre-flight refusal (rules_other): if its estimate is right, the job's
     # size (batch, duration, resolution) is what it scales with
     R("activations", 1.0, kind("app.vram_preflight"),
