@@ -131,6 +131,20 @@ def script_packed(x):
             and not sysmem_fallback(x) and not churned(x))
 
 
+# (round 96) script_packed's converse: the cache's unallocated slack at PASSED_SLACK of the card or more (and under SLIVER, past
+# which the slack is the fragmentation rows' to read)
+PASSED_SLACK = 0.03
+
+
+def slack_passed(x):
+    """(round 96) PyTorch's message alone (no traceback) with its cache's reserved-but-unallocated slack from PASSED_SLACK of the
+    card up to SLIVER: tensors were freed and their blocks kept, so passes have run through the cache (placing a model frees
+    nothing: script_packed). The message's own figures (reserved less allocated, or "reserved by PyTorch but unallocated"),
+    either form. The study in docs/triage-accuracy.md round 96 names the logs it was scored on."""
+    return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and bool(x.total) and x.allocated is not None
+            and x.ru is not None and PASSED_SLACK * x.total <= x.ru < SLIVER * x.total)
+
+
 CHURN = 16      # cached-but-unallocated slack this many times the request, and a sliver of the card at least
 
 

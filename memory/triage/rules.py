@@ -30,7 +30,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
                          context_call, fresh, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
-                         outside_others, sdcpp_part, slack_fits, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         outside_others, sdcpp_part, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
@@ -139,6 +139,11 @@ RULES = [
           f"{label} {fmt_bytes(x.n[k])}" for k, label in (("allocated", "MPS"), ("other_allocations", "other allocations"),
                                                           ("max_allowed", "limit")) if x.n.get(k) is not None)]))
       or "MPS's out-of-memory message with no figures printed", first="act"),
+    # (round 96) the message alone, its cache holding freed blocks (3-4 % of the card): passes have run, and their working
+    # tensors are what grew; beside the message's own row (1.5, the "act" group above) over script_full's weights reading (1.6)
+    R("activations", 1.0, slack_passed,
+      "{ru:b} reserved by PyTorch but unallocated ({ru_share:.1%} of the card) and no traceback: tensors were freed and their "
+      "blocks kept, so passes have run through the cache; the working tensors of this input (batch, resolution, length) grew"),
     # (round 71) the runner-up of an application's VRAM pre-flight refusal (rules_other): if its estimate is right, the job's
     # size (batch, duration, resolution) is what it scales with
     R("activations", 1.0, kind("app.vram_preflight"),
@@ -192,15 +197,6 @@ RULES = [
       "in it: the training data set and its working buffers at these settings need more than the card; keep categorical "
       "features in host memory (gpu_cat_features_storage='CpuPinnedMemory'), fewer borders (border_count), a smaller depth, "
       "or more GPUs"),
-    # (round 73) XGBoost's device allocator (device_vector.cu) names the request and the card's free memory: a request over what
-    # is free is the training run's own buffers at these settings: the quantized data, gradients, and above all the histogram
-    # cache, one histogram per tree node (features x bins), the nodes doubling with each level of depth (dmlc/xgboost#11684:
-    # 64 GB asked with 53 GB free at depth 12 on 13k columns; its maintainer's answer, max_cached_hist_node)
-    R("activations", 2.0, lambda x: x.kind == "xgboost.alloc" and x.req and "free" in x.n and x.req > x.n["free"],
-      "XGBoost asked for {req:b} with {n[free]:b} free on the card: the training run's own buffers at these settings (the "
-      "histogram cache grows with tree depth x features x bins, and the quantized data with rows x features) need more than "
-      "the card; cap the cache (max_cached_hist_node), a smaller max_depth or max_bin, fewer features (native categorical "
-      "support instead of one-hot columns), or more workers to split the rows"),
     *LIB_WORKING,      # (round 73) NCCL, RMM inside an operation, XGBoost, vLLM's profiling cut: rules_libs.py
     # kmcuda's Yinyang refinement (yinyang_t > 0, 0.1 by default) adds its own buffers, named *_yy: the bounds one holds a float
     # per sample per group plus one (kmcuda.cc: samples x (yinyang_t x clusters + 1)), so many clusters make it the largest

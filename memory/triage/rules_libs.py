@@ -5,6 +5,15 @@ from .rule_row import Rule
 
 R = Rule
 LIB_WORKING = [
+    # (round 73) XGBoost's device allocator (device_vector.cu) names the request and the card's free memory: a request over what
+    # is free is the training run's own buffers at these settings: the quantized data, gradients, and above all the histogram
+    # cache, one histogram per tree node (features x bins), the nodes doubling with each level of depth (dmlc/xgboost#11684:
+    # 64 GB asked with 53 GB free at depth 12 on 13k columns; its maintainer's answer, max_cached_hist_node)
+    R("activations", 2.0, lambda x: x.kind == "xgboost.alloc" and x.req and "free" in x.n and x.req > x.n["free"],
+      "XGBoost asked for {req:b} with {n[free]:b} free on the card: the training run's own buffers at these settings (the "
+      "histogram cache grows with tree depth x features x bins, and the quantized data with rows x features) need more than "
+      "the card; cap the cache (max_cached_hist_node), a smaller max_depth or max_bin, fewer features (native categorical "
+      "support instead of one-hot columns), or more workers to split the rows"),
     # (round 73) a paste cut inside vLLM's start-up profiling (parse.profile_cut): the one forward pass over dummy inputs at the
     # configured maximum (max_num_seqs sequences, and for a multimodal model dummy images per sequence up to max_model_len) is
     # the peak of that step; the KV cache is not allocated yet and the weights have loaded (vllm-project/vllm#10569,
