@@ -96,6 +96,12 @@ def _event_dict(scan, inc, context):
     if ev["kind"] == "cuda.driver":
         for key, v in scan.facts["mmgp_pin"].items():
             numbers.setdefault(key, v)      # mmgp's pinning lines: the page-locked RAM it needed, had left, and reached
+    if ev["kind"] == "vllm.no_kv_blocks":
+        # (round 97) the settings that sized the cache vLLM found no room for (its config line or its flags): the fraction, the context
+        if scan.facts["vllm_util"] is not None:
+            numbers.setdefault("gpu_memory_utilization_ratio", scan.facts["vllm_util"])
+        if scan.facts["vllm_maxlen"]:
+            numbers.setdefault("max_model_len_tokens", scan.facts["vllm_maxlen"])
     if ev.get("form") == "stream_executor":
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory

@@ -17,14 +17,23 @@ SZ = f"({SIZE_RX})"
 # again, and raises OutOfMemoryError only if that fails too. Plain byte counts, the device's free and total
 TORCH_ALLOC_WARN = re.compile(r"memory allocation failed with OOM on device (\d{1,3}) while trying to allocate (\d{1,20}) bytes"
                               r" \(free: (\d{1,20}), total: (\d{1,20})\)")
-# (a quote may cut it with an ellipsis after the capacity: "has a total capacity of 28.56 GiB ...")
+# (a quote may cut it with an ellipsis after the capacity: "has a total capacity of 28.56 GiB ..."; (round 97) the sentences it
+# kept after the ellipsis are read: "... 89.06 GiB is allocated by PyTorch", "… 4.95 GiB allocated in private pools")
 # ((round 95) or close its string there: "... has a total capacity of 23.98 GiB"", ComfyUI's execution_error printed as fields)
 # c10/cuda/CUDACachingAllocator.cpp (2.2+, "capacty" in 2.1); hipified for ROCm; XPU has its own copy. Releases that
 # streamed the int8 DeviceIndex without static_cast<int> print it as a character: GPU 0 reads "GPU  has" (a NUL byte).
 TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
     + r"\. (?:GPU|Device) (?P<gpu>\d{1,20}|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?:\.{3}|…)|[\"']?$)")
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?=\.{3}|…)|[\"']?$)")
+# (round 97) its second sentence opening a quote, the first ("CUDA out of memory. Tried to allocate N.") left out: "GPU 0 has a
+# total capacity of 184.31 GiB of which 405.69 MiB is free." at the line's start, the free figure with it (the capacity and the free
+# figure in these words are the caching allocator's alone), or right after PyTorch's exception type, where the type names it
+TORCH_CAP_OPEN = re.compile(
+    r"(?:^[ \t]{0,16}|\btorch\.(?:cuda\.)?OutOfMemoryError:[ \t]{0,4})(?:GPU|Device) (?P<gpu>\d{1,20}) has a total capac(?:i)?ty of "
+    + SZ.replace("(", "(?P<total>", 1) + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s*$)")
+TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
+POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
 SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
 # (a quote may stop at "allowed", the end of its line)
@@ -55,9 +64,9 @@ TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 # (c10/cuda/CUDACachingAllocator.cpp and CUDAMallocAsyncAllocator.cpp refuse any size of 1 EiB (2^60 bytes) or more before
 # trying: "CUDA out of memory. Tried to allocate more than 1EB memory." No card holds that; the size was computed wrong)
 # ((round 95) a quote of the <= 2.0 form cut after the card's capacity keeps it: "Tried to allocate 36.00 GiB (GPU 0; 47.54 GiB
-# total capacity)", group total)
+# total capacity)", group total; (round 97) or cut inside the bracket after it: "(GPU 0; 7.80 GiB total capacity; 6.45")
 TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?:(?P<req>" + SIZE_RX + r")"
-                        r"(?: ?\(GPU \d{1,20}; ?(?P<total>" + SIZE_RX + r") total capacity\))?|(?P<eb>more than 1EB memory)))?")
+                        r"(?: ?\(GPU \d{1,20}; ?(?P<total>" + SIZE_RX + r") total capacity[);])?|(?P<eb>more than 1EB memory)))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)

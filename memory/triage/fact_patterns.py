@@ -134,7 +134,8 @@ FACTS = [
     ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
     # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=)
     ("vllm_dtype", re.compile(r"(?:^|[\s,(])dtype=(?:torch\.)?(\w+)|--dtype[ =](\w+)")),
-    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})")),
+    # ((round 97) or the flag as vLLM's argparse takes it: "--max-model-len 16384", "=16384")
+    ("vllm_maxlen", re.compile(r"max_model_len[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})|--max[-_]model[-_]len(?:=|\s+)(\d{1,20})\b")),
     ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
                                  r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"
@@ -303,7 +304,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
     "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,

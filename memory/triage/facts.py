@@ -406,7 +406,7 @@ HANDLERS = {
     "vllm_model_mem": _gib("vllm_model_mem"),
     "vllm_kv_mem_v0": _gib("vllm_kv_mem"),
     "vllm_util": _vllm_util,
-    "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2))),
+    "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2) or m.group(3))),
     # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
     "vllm_wflags": lambda s, f, m, text, *_: _vllm_wflags(f, text),
     "vllm_tp": lambda s, f, m, *_: f.__setitem__("vllm_tp", max(f["vllm_tp"], int(m.group(1) or m.group(2)))),

@@ -312,7 +312,11 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # pid:218 exited with 'signal 9 (SIGKILL)'"); Cloud Run's container event ("Container terminated on signal 9")
                      r"|\bA process of this unit has been killed by the OOM killer\b"
                      r"|\bWorker exited prematurely: signal 9 \(SIGKILL\)|\bexited with 'signal 9 \(SIGKILL\)'"
-                     r"|\bContainer terminated on signal 9\b")
+                     r"|\bContainer terminated on signal 9\b"
+                     # (round 97) the kernel's line quoted with its pid and name elided ("Killed process ... python ... anon-rss:NkB",
+                     # the "Out of memory: " prefix dropped): only mm/oom_kill.c prints "Killed process" before an anon-rss figure;
+                     # its anonymous resident memory, in KiB (group 3)
+                     r"|\bKilled process (?:\d{1,10}|\.{3}|…)[ (][^\n]{0,160}?\banon-rss:(\d{1,20})kB")
 # The words a kill line holds (parse's gate for KILLED). The chunk scanner looks for the same words in a log's tail
 # (scan_words.TAIL_WORDS), less the two that other words there already find ("Out of memory: Kill process" holds
 # "ut of memory"; "lowmemorykiller: Kill" is an ERROR_WORD)

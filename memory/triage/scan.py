@@ -45,6 +45,8 @@ _MISS = object()
 
 _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:Error|out of memory\.?):? Tried to allocate \d[\d.]{0,20} ?\w{1,5}\.\s*$|(?:CUDA|HIP|XPU) out of memory\.\s*$|max seq len|KV cache is needed|on startup is less than|"
                          r"MPS backend out of memory|DefaultCPUAllocator|model requires more system memory|"
+                         # (round 97) PyTorch's second sentence opening a quote, its sentences after it on the next lines
+                         r"^\s{0,16}(?:GPU|Device) \d{1,20} has a total capac(?:i)?ty of [^\n]{1,60} is free\.\s*$|"
                          # cudaMallocAsync's message broken after its device (a GUI dialog, a narrow terminal)
                          r"Allocation on device \d+\s*$|"
                          # MLX Swift's fatalError wraps metal::malloc's message (ml-explore/mlx-swift ErrorHandler.swift)
@@ -432,8 +434,8 @@ class Scan:
             grown = None     # (event, k): the longest join whose every added line added figures to the message
             for k in range(1, len(following) + 1):
                 nxt = self._recognise(following[k - 1])
-                if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete"):
-                    break
+                if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete") and not nxt.get("cap_open"):
+                    break   # ((round 97) PyTorch's second sentence opening the next line continues this one)
                 again = ev is None and _WRAPPABLE.search(following[k - 1])
                 if again and again.group() == wrap.group():
                     break  # the same cut phrase again: a new message, not the rest of this one
@@ -451,8 +453,10 @@ class Scan:
                 # (the request read after PyTorch's type alone, round 64, grows the same way)
                 # ((round 95) and the bare first sentence, "CUDA out of memory." ending its line with no figure, where the lines
                 # after it reach the card's capacity in PyTorch's words: the rest of the message follows)
-                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper") or ev.get("type_request") or (
-                        ev.get("form") == "partial" and not ev["numbers"] and "total" in ev2["numbers"])) and len(
+                # ((round 97) or the first sentence with its request, "CUDA out of memory. Tried to allocate 490.00 MiB." after a
+                # program's own words rather than the exception's type, the capacity on the line after it)
+                if ev2 is not None and ev2["kind"] in _SENTENCED and (ev is None or ev.get("wrapper") or ev.get("type_request") or ev.get("cap_open") or (
+                        ev.get("form") == "partial" and set(ev["numbers"]) <= {"requested"} and "total" in ev2["numbers"])) and len(
                         ev2["numbers"]) > (len(grown[0]["numbers"]) if grown else len(ev["numbers"]) if ev else 0):
                     grown = (ev2, joined, k)
                 elif grown:

@@ -148,6 +148,8 @@ _ADDED_WORDS = (
     # llama.cpp's decode with no room in its KV cache ("failed to find a memory slot for batch of size N", LLAMA_KV_SLOT) and
     # MPS's figures quoted without the message's words ("MPS allocated: N, ... max allowed: M", error_patterns.MPS_OPEN), round 95
     ("KW", "failed to find a memory slot", "failed to find KV cache slot", "failed to find free space in the KV cache", "MPS allocated: "),
+    # PyTorch's message quoted from its second sentence ("GPU 0 has a total capacity of T of which F is free.", RX.TORCH_CAP_OPEN), round 97
+    ("KW", "has a total capacity of "),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -208,6 +210,7 @@ ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file d
 # (round 94) earlyoom's notice and kill line (other_patterns.EARLYOOM): no memory word in the kill line, and the notice's "low memory!"
 # is none of the anchors' words
 ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
+ANCHORS += (b"has a total capacity of ",)   # (round 97) PyTorch's second sentence opening a quote (RX.TORCH_CAP_OPEN): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

@@ -27,8 +27,18 @@ def _torch_new(line):
     m = RX.TORCH_NEW.search(line)
     if not m:
         return None
-    rest = m.group("rest") or ""
     nums = {"requested": size(m.group("req")), "total": size(m.group("total"))}
+    o = _rest_numbers(nums, m, line)
+    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
+    form = "2.1" if "capacty" in line else "current"
+    return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
+            "numbers": nums, "runtime": "pytorch", "complete": bool(o and o.group(3))}
+
+
+def _rest_numbers(nums, m, line):
+    """The card's free figure and the sentences after the capacity (this process, the others, the allocated and reserved
+    figures), into nums; the allocated sentence's match (None without it)."""
+    rest = m.group("rest") or line[m.end():]      # (round 97) or the sentences kept after a quote's ellipsis
     if m.group("free"):
         nums["free"] = size(m.group("free"))
     procs = [(int(p), size(s)) for p, s in RX.PROC.findall(rest)]
@@ -48,14 +58,31 @@ def _torch_new(line):
         if o.group(3):
             nums["reserved_unallocated"] = size(o.group(3))
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+    c = RX.POOLS_CUT.search(rest) if "private_pools" not in nums else None
+    if c:
+        nums["private_pools"] = size(c.group(1))     # (round 97) the pools' figure alone after an ellipsis
     if procs and not me:
         split_listed(nums, procs, rank=bool(_RANK.match(line)))      # which listed process is this one (processes.py)
     if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
-    kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu"}[m.group("dev")]
-    form = "2.1" if "capacty" in line else "current"
-    return {"kind": kind, "form": form, "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
-            "numbers": nums, "runtime": "pytorch", "complete": bool(o and o.group(3))}
+    return o
+
+
+@_gate("has a total capacity of ")
+def _torch_capacity_open(line):
+    """(round 97) PyTorch's message quoted from its second sentence ("GPU 0 has a total capacity of T of which F is free.",
+    RX.TORCH_CAP_OPEN): a cut message, the request unknown, the device left to the log; at a line's start only with its free
+    figure; after the exception type a request in the sentences after it ("... is free.  Tried to allocate 28.00 MiB.") is read."""
+    m = RX.TORCH_CAP_OPEN.search(line)
+    if not m or not (m.group("free") or "OutOfMemoryError" in line[:m.start("gpu")]):
+        return None
+    nums = {"total": size(m.group("total"))}
+    _rest_numbers(nums, m, line)
+    r = RX.TORCH_REQ_AFTER.search(m.group("rest") or "")
+    if r:
+        nums["requested"] = size(r.group(1))
+    return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "device_index": _device_index(m.group("gpu")),
+            "numbers": nums, "runtime": "pytorch", "complete": False, "no_prefix": True, "cap_open": True}
 
 
 @_gate("out of memory. tried to allocate")

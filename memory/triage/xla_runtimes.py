@@ -73,8 +73,10 @@ BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan) out of memory trying t
 # (tensorflow/tensorflow#12237, tensorflow/tensorflow#14231; JAX's build of it: gaycodegal/craiyon-low-vram-easy#1; ROCm's, where
 # HIP's old code 1002 is hipErrorMemoryAllocation: ROCm/tensorflow-upstream#82)
 # (older builds print the size alone: "failed to allocate 8.00G from device: hipError_t(1002)", group 4)
-STREAM_EXECUTOR = re.compile(r"failed to allocate (?:[\d.]+[KMGT]?B? \((\d{1,20}) bytes\)|(\d{1,12}(?:\.\d{1,12})?[KMGT]?)) from device: "
-                             r"(?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\))"
+# ((round 97) ROCm's copy, xla/stream_executor/rocm/rocm_driver.cc, names the size in tsl's "154.06GiB" and the status as
+# ToString prints hipErrorOutOfMemory: "failed to allocate 154.06GiB (165425291480 bytes) from device: HIP_ERROR_OutOfMemory")
+STREAM_EXECUTOR = re.compile(r"failed to allocate (?:[\d.]+[KMGT]?i?B? \((\d{1,20}) bytes\)|(\d{1,12}(?:\.\d{1,12})?[KMGT]?)) from device: "
+                             r"(?:CUDA_ERROR_OUT_OF_MEMORY|hipError\w*OutOfMemory|hipError_t\(1002\)|HIP_ERROR_OutOfMemory)"
                              r"|failed to alloc (\d{1,20}) bytes on host: (?:CUDA_ERROR_OUT_OF_MEMORY|HIP_ERROR_OutOfMemory)"
                              r"|could not allocate pinned host memory of size: (\d{1,20})")
 
@@ -191,7 +193,7 @@ def stream_executor(line):
     runtime = "tensorflow" if "external/local_xla/" in line else \
         "jax" if any(k in line for k in ("external/org_tensorflow", "external/xla", "xla/stream_executor")) else "tensorflow"
     if m.group(1) or m.group(2):
-        dev = "rocm" if "hipError" in line or "rocm_driver" in line else "cuda"
+        dev = "rocm" if "hipError" in line or "rocm_driver" in line or "HIP_ERROR_" in line else "cuda"
         req = int(m.group(1)) if m.group(1) else parse_size(m.group(2))      # "8.00G": tsl's binary units
         return {"kind": "cuda.driver", "device_kind": dev, "numbers": {"requested": req}, "runtime": runtime,
                 "complete": True, "form": "stream_executor"}
