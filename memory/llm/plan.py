@@ -1,9 +1,8 @@
 """The answer to `gpu-garden kv`: weights + KV cache + the runtime's terms, its verdict, the largest context and
 the flags that make it fit. Runtime specifics live in runtimes/, the search for what fits (the tries in order of
 least change, the largest context) in fit_search.py, the request's checks in plan_checks.py, the weights' sizing in
-plan_weights.py, the context a request runs at in runtime_ctx.py; this module answers, one named step after another
-(_plan)."""
-import math
+plan_weights.py, the context a request runs at in runtime_ctx.py, the verdict and the flags of what fits in
+plan_verdict.py; this module answers, one named step after another (_plan)."""
 import re
 from dataclasses import replace
 
@@ -12,12 +11,11 @@ from ..units import fmt_bytes
 from . import fit_search as FS, gguf_repo as GR, gguf_types as GT, plan_checks as PC, plan_weights as PW, unsloth as UD
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
-from .cache import KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
+from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
 from .spec import SLIDING, LLMSpec, gguf_blocks
-from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
-                    ssm_flags)
+from .plan_verdict import _search, _sizes_only
 
 LC_FIT_MIN_CTX = 4096  # common.h fit_params_min_ctx
 
@@ -490,123 +488,3 @@ def _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, 
                 notes.append(f"{knobs.get('gpu_name')}: Ollama {knobs.get('runtime_version')} passes --flash-attn off "
                              "(ml/device.go FlashAttentionSupported refuses the card), and its automatic num_batch "
                              "is then 512, or 256 above 4096 tokens on a card of 8 GiB or less")
-
-
-def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max, s, refused, rank, loras, knobs,
-                notes) -> dict:
-    """No --vram: sizes and the command, no verdict."""
-    c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
-                    + offload_flags(runtime, knobs)
-                    + quant_flags(runtime, weights_dtype))
-    out["command"] = command(runtime, out["flags"])
-    notes.append("no --vram given: sizes only, no verdict"
-                 + (f"; the command keeps to the model's limit ({c_ctx:,})" if refused else ""))
-    if refused:
-        out["refused"] = refused
-    return out
-
-
-def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, model_max, s, ev, proj, refused, rank,
-            loras, knobs, notes) -> dict:
-    """With --vram: the verdict, the largest context by cache type and the flags of what fits (fit_search.py)."""
-    cap = min(model_max, 1 << 24)
-    s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
-    if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
-        s_max = s  # the user's share is a decision, not a starting point
-    free_cap = V.free_cap(s, vram) if runtime == "vllm" else None
-    if free_cap is not None and (s_max["util"] > free_cap or V.free_refused(s_max, vram)):
-        s_max = dict(s_max, util=free_cap)  # the most the free memory takes (the user's share too, when above it)
-    if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
-        s_max = dict(s_max, seqs_to_blocks=True)
-    choice = FS.choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
-                     proj)
-    _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice)
-    if runtime == "llama.cpp":
-        # the largest context at the request's own settings (its -ub, -fa, cache type): what --fit lowers an unasked
-        # -c to; the table above holds the suggested flags' (-ub 256, -fa on), which --fit never changes (its fit step
-        # adjusts n_ctx, then the layers and the tensor split only)
-        out["max_ctx_as_asked"] = FS.max_ctx(spec, runtime, parallel, kv, roles, vram, s, cap, proj)
-    if ev.get("free_refused"):
-        notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
-                     f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
-                     f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
-                     + "free memory on the GPU")
-    share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
-    if share_note:
-        notes.append(share_note)
-    if choice is None:
-        return _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes)
-    return _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank,
-                   loras, knobs, notes)
-
-
-def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice) -> None:
-    """The largest context at each cache type (max_ctx_by_kv_dtype) and the layers it needs off the GPU."""
-    for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
-        s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
-        if runtime != "vllm" and KV_BYTES[k] < 2:
-            s_k = dict(s_k, flash=True)
-        best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
-        layers = None
-        if not best and choice is not None and runtime != "vllm" and choice[2].get("ngl") is not None:
-            best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=choice[2]["ngl"]), cap, proj)
-            layers = choice[2]["ngl"] if best else None
-        out["max_ctx_by_kv_dtype"][k] = best
-        out["max_ctx_layers"][k] = layers
-
-
-def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes) -> dict:
-    """Nothing fits: the verdict and the reason why."""
-    free = knobs.get("free_memory")
-    out["fits"] = False
-    out["max_ctx"] = 0
-    if not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
-        out["no_fit_reason"] = (f"the {fmt_bytes(free)} free at startup takes a share of at most {free_cap:.2f}: "
-                                f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
-        notes.append(out["no_fit_reason"])
-    elif not share_note:
-        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, roles["total"], vram)
-        notes.append(out["no_fit_reason"])
-    if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
-        out["autofit"] = []
-    return out
-
-
-def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank, loras,
-            knobs, notes) -> dict:
-    """The flags and figures of the choice that fits."""
-    c_ctx, c_kv, c_s, c_ev = choice
-    if c_ev.get("seqs_lowered"):  # --max-num-seqs down to the requests at once, never above the Mamba cache blocks
-        c_s = dict(c_s, max_seqs=min(max(parallel, 1), c_ev["mamba_blocks"], c_ev.get("graph_seqs") or parallel),
-                   seqs_blocks=c_ev["mamba_blocks"], seqs_graph=c_ev.get("graph_seqs"))
-    if runtime != "vllm":
-        out["host_weights"] = c_ev["host_weights"]
-        out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
-        if c_ev["ngl"] <= spec.n_layers:
-            if c_ev["ngl"] <= 0:  # asked for (-ngl 0 / num_gpu 0)
-                notes.append(f"no layer on the GPU ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} 0): every layer "
-                             "runs from RAM on the CPU (much slower)")
-            else:
-                words = gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))
-                notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run from "
-                             "RAM on the CPU (much slower)")
-    out["fits"] = c_ctx >= ctx
-    out["max_ctx"] = FS.max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
-    out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
-                     "overhead": c_ev["overhead"]}
-    if c_ev.get("gpu_kv") is not None:  # llama.cpp, Ollama: the cache of the layers on the GPU
-        out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
-                           util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
-                    + offload_flags(runtime, knobs)
-                        + quant_flags(runtime, weights_dtype))
-    out["command"] = command(runtime, out["flags"])
-    if refused:
-        out["refused"] = refused
-    elif not out["fits"]:
-        notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
-    return out

@@ -1,0 +1,131 @@
+"""The verdict `gpu-garden kv` gives once the figures are in (plan.py's last step): without --vram the sizes and the
+command (_sizes_only); with it the largest context by cache type, the layers that context needs off the GPU, and the
+flags of what fits (_search, fit_search.py's choice), or why nothing does."""
+import math
+
+from ..units import fmt_bytes
+from . import fit_search as FS
+from .cache import KV_BYTES, KV_LADDER, MIN_CTX
+from .runtimes import vllm as V
+from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
+                    ssm_flags)
+
+
+def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max, s, refused, rank, loras, knobs,
+                notes) -> dict:
+    """No --vram: sizes and the command, no verdict."""
+    c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
+                    + offload_flags(runtime, knobs)
+                    + quant_flags(runtime, weights_dtype))
+    out["command"] = command(runtime, out["flags"])
+    notes.append("no --vram given: sizes only, no verdict"
+                 + (f"; the command keeps to the model's limit ({c_ctx:,})" if refused else ""))
+    if refused:
+        out["refused"] = refused
+    return out
+
+
+def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, model_max, s, ev, proj, refused, rank,
+            loras, knobs, notes) -> dict:
+    """With --vram: the verdict, the largest context by cache type and the flags of what fits (fit_search.py)."""
+    cap = min(model_max, 1 << 24)
+    s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
+    if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
+        s_max = s  # the user's share is a decision, not a starting point
+    free_cap = V.free_cap(s, vram) if runtime == "vllm" else None
+    if free_cap is not None and (s_max["util"] > free_cap or V.free_refused(s_max, vram)):
+        s_max = dict(s_max, util=free_cap)  # the most the free memory takes (the user's share too, when above it)
+    if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
+        s_max = dict(s_max, seqs_to_blocks=True)
+    choice = FS.choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
+                     proj)
+    _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice)
+    if runtime == "llama.cpp":
+        # the largest context at the request's own settings (its -ub, -fa, cache type): what --fit lowers an unasked
+        # -c to; the table above holds the suggested flags' (-ub 256, -fa on), which --fit never changes (its fit step
+        # adjusts n_ctx, then the layers and the tensor split only)
+        out["max_ctx_as_asked"] = FS.max_ctx(spec, runtime, parallel, kv, roles, vram, s, cap, proj)
+    if ev.get("free_refused"):
+        notes.append(f"vLLM refuses to start: --gpu-memory-utilization {s['util']:.2f} asks {fmt_bytes(s['util'] * vram)}, "
+                     f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
+                     f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
+                     + "free memory on the GPU")
+    share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
+    if share_note:
+        notes.append(share_note)
+    if choice is None:
+        return _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes)
+    return _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank,
+                   loras, knobs, notes)
+
+
+def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice) -> None:
+    """The largest context at each cache type (max_ctx_by_kv_dtype) and the layers it needs off the GPU."""
+    for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
+        s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
+        if runtime != "vllm" and KV_BYTES[k] < 2:
+            s_k = dict(s_k, flash=True)
+        best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
+        layers = None
+        if not best and choice is not None and runtime != "vllm" and choice[2].get("ngl") is not None:
+            best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=choice[2]["ngl"]), cap, proj)
+            layers = choice[2]["ngl"] if best else None
+        out["max_ctx_by_kv_dtype"][k] = best
+        out["max_ctx_layers"][k] = layers
+
+
+def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes) -> dict:
+    """Nothing fits: the verdict and the reason why."""
+    free = knobs.get("free_memory")
+    out["fits"] = False
+    out["max_ctx"] = 0
+    if not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
+        out["no_fit_reason"] = (f"the {fmt_bytes(free)} free at startup takes a share of at most {free_cap:.2f}: "
+                                f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
+        notes.append(out["no_fit_reason"])
+    elif not share_note:
+        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, roles["total"], vram)
+        notes.append(out["no_fit_reason"])
+    if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
+        out["autofit"] = []
+    return out
+
+
+def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank, loras,
+            knobs, notes) -> dict:
+    """The flags and figures of the choice that fits."""
+    c_ctx, c_kv, c_s, c_ev = choice
+    if c_ev.get("seqs_lowered"):  # --max-num-seqs down to the requests at once, never above the Mamba cache blocks
+        c_s = dict(c_s, max_seqs=min(max(parallel, 1), c_ev["mamba_blocks"], c_ev.get("graph_seqs") or parallel),
+                   seqs_blocks=c_ev["mamba_blocks"], seqs_graph=c_ev.get("graph_seqs"))
+    if runtime != "vllm":
+        out["host_weights"] = c_ev["host_weights"]
+        out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
+        if c_ev["ngl"] <= spec.n_layers:
+            if c_ev["ngl"] <= 0:  # asked for (-ngl 0 / num_gpu 0)
+                notes.append(f"no layer on the GPU ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} 0): every layer "
+                             "runs from RAM on the CPU (much slower)")
+            else:
+                words = gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))
+                notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run from "
+                             "RAM on the CPU (much slower)")
+    out["fits"] = c_ctx >= ctx
+    out["max_ctx"] = FS.max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
+    out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
+                     "overhead": c_ev["overhead"]}
+    if c_ev.get("gpu_kv") is not None:  # llama.cpp, Ollama: the cache of the layers on the GPU
+        out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
+                           util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
+                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
+                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
+                    + offload_flags(runtime, knobs)
+                        + quant_flags(runtime, weights_dtype))
+    out["command"] = command(runtime, out["flags"])
+    if refused:
+        out["refused"] = refused
+    elif not out["fits"]:
+        notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
+    return out
