@@ -67,9 +67,11 @@ def roles(spec, counts: dict) -> dict:
     if any(counts.get(t) for t in ("F16", "BF16")):
         raise UserError(f"--gguf-types {counts}: a 16-bit type printed leaves the routers' type open (llama-quant.cpp "
                         "keeps ffn_gate_inp as converted); give the file (--gguf)")
-    out = single[0] if single and not spec.tied else rest[0]
+    # the single-count tensor is the output head; a tied file has no output.weight and quantizes token_embd as the
+    # output (llama-quant.cpp), which llama.cpp's output layer reuses: the table takes the head's type
+    out = single[0] if single else rest[0]
     return {"gate_up": gate_up[0], "down": down[0], "output": out, "rest": rest[0], "router": "F32",
-            "embedding": single[0] if single and spec.tied else rest[0]}
+            "embedding": out if spec.tied else rest[0]}
 
 
 def given(spec, counts):
@@ -89,7 +91,7 @@ def given(spec, counts):
     total = (layer * sum(moe) + emb + (0 if spec.tied else out) + router * bits[r["router"]] / 8
              + other * bits[r["rest"]] / 8)
     mix = ", ".join(f"{t.lower().replace('_k', '_K')} {n}" for t, n in counts.items())
-    return replace(spec, weights_bytes=int(total), embed_bytes=emb, output_bytes=out,
+    return replace(spec, weights_bytes=int(total), embed_bytes=emb, output_bytes=emb if spec.tied else out,
                    expert_file_bytes=tuple((layer if m else 0, 0) for m in moe),
                    weights_source=(f"as given: the tensor types llama.cpp's loader printed ({mix}): routed experts "
                                    f"{r['gate_up']} / {r['down']} (ffn_gate+up / ffn_down), output {r['output']}, "
