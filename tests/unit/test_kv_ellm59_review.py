@@ -42,3 +42,39 @@ def test_in_flight_swa_from_0_26_0_exactly():
                         max_num_seqs=8)["kv_request_bytes"]
     assert req("0.26.0") == (3 * 1024 + 12 * 145) * 32768
     assert req("0.25.1") == (3 * 1024 + 12 * 81) * 32768
+
+
+# --- parse(): positive whole counts, each type once, clear messages; the loader's own lines accepted ---
+
+@pytest.mark.parametrize("bad, says", [
+    ({"q8_0": -3}, "positive whole number"), ({"q8_0": 3.7}, "positive whole number"),
+    ({"q8_0": "many"}, "positive whole number"), ({"q8_0": 0}, "positive whole number"),
+    ({"q8_0": True}, "positive whole number"), ("q8_0=x", "positive whole number"),
+    ("q8_0=3,q4_K=2,", "trailing comma"), ("q8_0=3,q8_0=4", "given twice"), ({"q8_0": 3, "Q8_0": 4}, "given twice"),
+    ("q9_9=3", "kv has no size for type q9_9"),
+])
+def test_parse_refuses_with_a_clear_message(bad, says):
+    with pytest.raises(UserError, match=says):
+        gguf_types.parse(bad)
+
+
+def test_parse_takes_the_loaders_own_lines():
+    pasted = ("llama_model_loader: - type  f32:  361 tensors\nllama_model_loader: - type q8_0:  373 tensors\n"
+              "- type q4_K:   96 tensors\n- type q5_K: 48 tensors, - type q6_K: 1 tensors\n")
+    assert gguf_types.parse(pasted) == {"F32": 361, "Q8_0": 373, "Q4_K": 96, "Q5_K": 48, "Q6_K": 1}
+
+
+# Unsloth Dynamic files print IQ / TQ types: one bits table (weights.TYPE_BITS) knows them for --gguf-types too
+def test_iq_and_tq_types_are_sized():
+    from gpu_garden.memory.llm import unsloth, weights
+    assert gguf_types.parse("iq2_xxs=96,iq3_xxs=48,iq1_s=1,tq1_0=2,mxfp4=4") == {
+        "IQ2_XXS": 96, "IQ3_XXS": 48, "IQ1_S": 1, "TQ1_0": 2, "MXFP4": 4}
+    assert all(weights.TYPE_BITS[t] == b for t, b in unsloth.BITS.items())
+    assert weights.TYPE_BITS["IQ2_XXS"] == 2.0625 and weights.TYPE_BITS["TQ2_0"] == 2.0625
+
+
+# a 16-bit type as the blocks' type is refused for being 16-bit, not with the shape message
+def test_a_16_bit_rest_type_is_refused_as_16_bit():
+    with pytest.raises(UserError, match="16-bit type printed"):
+        gguf_types.given(llm.describe(model="Qwen/Qwen3.5-122B-A10B"),
+                         {"f32": 361, "bf16": 373, "q4_K": 96, "q5_K": 48, "q6_K": 1})
