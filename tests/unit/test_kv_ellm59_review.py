@@ -44,6 +44,60 @@ def test_in_flight_swa_from_0_26_0_exactly():
     assert req("0.25.1") == (3 * 1024 + 12 * 81) * 32768
 
 
+# --- the review's uncaught deliberate errors, each with a hand-computed figure ---
+
+# need: E2B's 12 sliding layers at 0.29.0 hold cdiv(min(511 + 2 x 2048, 16384), 16) x 16 + 16 = 4624 cells (the
+# slack, not one batch's 2576), 1 KV head x 256 x K and V x 2 bytes = 1024 bytes a cell
+def test_need_sizes_sliding_layers_by_the_in_flight_batches():
+    from gpu_garden.memory.units import GiB
+    r = llm.plan(llm.describe(model="google/gemma-4-E2B-it"), "vllm", ctx=16384, weights_dtype="w4a16",
+                 runtime_version="0.29.0", vram=14.75 * GiB, gpu_name="Tesla T4", gpu_memory_utilization=0.9,
+                 max_num_seqs=8)
+    assert r["kv_detail"]["sliding_cells"] == 4624
+    assert r["kv_detail"]["sliding_layers"] == 12 * 4624 * 1024
+
+
+# a separate drafter's sliding layers (club-3090#1085's DFlash2 on 0.27.1: 5 layers, 2048-token window, 4 KV heads a
+# GPU x 128 x K and V in fp8 = 1024 bytes a token) hold cdiv(2047 + 2 x 8192, 16) x 16 + 16 = 18,448 cells each:
+# 5 x 18,448 x 1024 = 94,453,760 bytes (one batch's slack would give 10,256 cells, 52,510,720)
+def test_drafter_sliding_cells_take_the_in_flight_slack(tmp_path):
+    import json
+    from support.dflash_drafter import plan_1085, write_drafter
+    r = plan_1085(speculative_config=json.dumps({"method": "dflash", "model": write_drafter(tmp_path),
+                                                 "num_speculative_tokens": 7}))
+    assert r["kv_detail"]["drafter_layers"] == 5 * 18448 * 1024 == 94_453_760
+
+
+# the audio tower is the checkpoint's: with the weights given (--weights-gib 5) nothing is added to them but vLLM's
+# per_layer_embeddings buffer (2048 x 35 x 256 x 2 = 35 MiB) and rotary tables (192 MiB)
+def test_audio_tower_not_added_to_weights_given():
+    from gpu_garden.memory.units import GiB
+    r = llm.plan(llm.describe(model="google/gemma-4-E2B-it"), "vllm", ctx=16384, weights_dtype="fp16",
+                 runtime_version="0.29.0", vram=14.75 * GiB, gpu_name="Tesla T4", gpu_memory_utilization=0.9,
+                 max_num_seqs=8, weights_bytes=5 * GiB)
+    assert r["weights"] == 5 * GiB + 35 * (1 << 20) + 192 * (1 << 20)
+    assert not any("audio tower counted" in n for n in r["notes"])
+
+
+# DeepSeek-V2-Lite: layer 0 dense, 26 MoE layers of 64 experts x 2048 x 1408 = 184,549,376 values a matrix; gate + up
+# in q4_K (4.5 bits), down in q5_K (5.5): 184,549,376 x 14.5 / 8 = 334,495,744 bytes a MoE layer, 0 for layer 0
+def test_expert_file_bytes_skip_dense_first_layers():
+    g = gguf_types.given(llm.describe(model="deepseek-ai/DeepSeek-V2-Lite"),
+                         {"f32": 100, "q8_0": 150, "q4_K": 52, "q5_K": 26, "q6_K": 1})
+    assert g.expert_file_bytes == ((0, 0),) + ((334_495_744, 0),) * 26
+
+
+def test_a_dense_model_is_refused_as_gguf_types_not_n_cpu_moe():
+    with pytest.raises(UserError, match="--gguf-types places a MoE file's routed experts; .* has none"):
+        gguf_types.given(llm.describe(model="Qwen/Qwen3-8B"), {"f32": 145, "q8_0": 252, "q6_K": 1})
+
+
+def test_two_single_count_types_are_refused():
+    with pytest.raises(UserError, match="at most one of its own"):
+        gguf_types.given(llm.describe(model="Qwen/Qwen3.5-122B-A10B"),
+                         {"f32": 361, "q8_0": 372, "q4_K": 96, "q5_K": 48, "q6_K": 1, "q5_0": 1})
+
+
 # --- parse(): positive whole counts, each type once, clear messages; the loader's own lines accepted ---
 
 @pytest.mark.parametrize("bad, says", [
