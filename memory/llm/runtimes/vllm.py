@@ -406,6 +406,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
+    # "max_batched" is cache.vllm_pool's name for a sliding layer's tokens beyond its window: the in-flight slack
+    # (swa_slack), which is max_num_batched_tokens only before IN_FLIGHT_SWA
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": slack,
                          "state_blocks": 2 if s.get("prefix_caching") else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
