@@ -266,9 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="llama.cpp --cpu-moe: every layer's routed experts stay in host RAM")
     s.add_argument("--override-tensor", action="append", metavar="PATTERN=CPU", help="llama.cpp -ot PATTERN=CPU: the "
                    "routed experts (ffn_gate/up/down_exps) of the layers whose tensor names the regex matches stay in host RAM")
-    s.add_argument("--gguf-types", metavar="TYPE=N,...", help="llama.cpp: the tensor types its loader printed ('- type "
-                   "q8_0: 373 tensors' is q8_0=373) for a MoE GGUF not given with --gguf: the routed experts, the output "
-                   "head and the rest placed by them")
+    s.add_argument("--gguf-types", metavar="TYPE=N,...", help="llama.cpp: a MoE GGUF's tensor types as its loader "
+                   "printed them, e.g. f32=361,q8_0=373,q4_K=96,q5_K=48,q6_K=1 (the loader's own lines may be pasted "
+                   "as printed); the routed experts, the output head and the rest are placed by them. Replaces "
+                   "--weights-dtype's recipe; refused with --gguf or --weights-gib")
     s.add_argument("--json", action="store_true")
 
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")

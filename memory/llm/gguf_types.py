@@ -19,16 +19,29 @@ from .weights import TYPE_BITS, moe_layer_flags
 
 # the 16/32-bit types a router may keep; a file printing a 16-bit one leaves the routers' type open
 UNQUANTIZED = ("F32", "F16", "BF16")
-_ITEM = re.compile(r"\s*([A-Za-z0-9_]+)\s*[=:]\s*(\d+)\s*")
+# 'q8_0=373', 'q8_0:373', or the loader's own line pasted whole: 'llama_model_loader: - type q8_0:  373 tensors'
+_ITEM = re.compile(r"\s*(?:llama_model_loader:\s*)?(?:-\s*type\s+)?([A-Za-z0-9_]+)\s*[=:]\s*(\S+?)(?:\s+tensors)?\s*")
+
+
+def _count(t, n) -> int:
+    """A printed count: a positive whole number."""
+    if isinstance(n, bool) or not (isinstance(n, int) or (isinstance(n, str) and n.strip().isdigit())) or int(n) < 1:
+        raise UserError(f"--gguf-types: the count of {t} must be a positive whole number of tensors, got {n!r}")
+    return int(n)
 
 
 def parse(value) -> dict:
-    """{TYPE: count} from a mapping or 'f32=361,q8_0=373,...' (the loader's lines as TYPE=N)."""
+    """{TYPE: count} from a mapping or 'f32=361,q8_0=373,...' (the loader's lines as TYPE=N, or pasted as it prints
+    them, '- type q8_0: 373 tensors', one a line or comma-separated). A type given twice is refused."""
     if isinstance(value, dict):
         items = list(value.items())
     else:
         items = []
-        for part in str(value).split(","):
+        for part in re.split(r"[,\n]", str(value)):
+            if not part.strip():
+                if "\n" in str(value):
+                    continue  # a blank line between pasted lines
+                raise UserError(f"--gguf-types takes TYPE=N,... with no empty item (a trailing comma?): {value!r}")
             m = _ITEM.fullmatch(part)
             if not m:
                 raise UserError(f"--gguf-types takes TYPE=N,... as llama.cpp's loader prints them "
@@ -38,8 +51,10 @@ def parse(value) -> dict:
     for t, n in items:
         up = str(t).strip().upper()
         if up not in TYPE_BITS:
-            raise UserError(f"--gguf-types: {t} is not a ggml tensor type kv sizes ({', '.join(sorted(TYPE_BITS))})")
-        out[up] = out.get(up, 0) + int(n)
+            raise UserError(f"--gguf-types: kv has no size for type {t} (it sizes {', '.join(sorted(TYPE_BITS))})")
+        if up in out:
+            raise UserError(f"--gguf-types: type {t} given twice; the loader prints each type once")
+        out[up] = _count(t, n)
     return out
 
 
@@ -49,6 +64,9 @@ def roles(spec, counts: dict) -> dict:
         raise UserError("the weights are read from the file already: give --gguf FILE or --gguf-types, not both")
     if not (spec.n_experts and spec.expert_params and spec.params):
         raise UserError(f"--gguf-types places a MoE file's routed experts; {spec.name} has none (give --gguf FILE)")
+    if any(counts.get(t) for t in ("F16", "BF16")):
+        raise UserError(f"--gguf-types {counts}: a 16-bit type printed leaves the routers' type open (llama-quant.cpp "
+                        "keeps ffn_gate_inp as converted); give the file (--gguf)")
     n_moe = sum(moe_layer_flags(spec))
     quant = {t: n for t, n in counts.items() if t not in UNQUANTIZED and n}
     by_count = {}
@@ -64,12 +82,11 @@ def roles(spec, counts: dict) -> dict:
     if len(rest) != 1:
         raise UserError(f"--gguf-types {counts}: beside the experts and the output head kv places one type for every "
                         "other matmul; give the file (--gguf)")
-    if any(counts.get(t) for t in ("F16", "BF16")):
-        raise UserError(f"--gguf-types {counts}: a 16-bit type printed leaves the routers' type open (llama-quant.cpp "
-                        "keeps ffn_gate_inp as converted); give the file (--gguf)")
-    out = single[0] if single and not spec.tied else rest[0]
+    # the single-count tensor is the output head; a tied file has no output.weight and quantizes token_embd as the
+    # output (llama-quant.cpp), which llama.cpp's output layer reuses: the table takes the head's type
+    out = single[0] if single else rest[0]
     return {"gate_up": gate_up[0], "down": down[0], "output": out, "rest": rest[0], "router": "F32",
-            "embedding": single[0] if single and spec.tied else rest[0]}
+            "embedding": out if spec.tied else rest[0]}
 
 
 def given(spec, counts):
@@ -89,7 +106,7 @@ def given(spec, counts):
     total = (layer * sum(moe) + emb + (0 if spec.tied else out) + router * bits[r["router"]] / 8
              + other * bits[r["rest"]] / 8)
     mix = ", ".join(f"{t.lower().replace('_k', '_K')} {n}" for t, n in counts.items())
-    return replace(spec, weights_bytes=int(total), embed_bytes=emb, output_bytes=out,
+    return replace(spec, weights_bytes=int(total), embed_bytes=emb, output_bytes=emb if spec.tied else out,
                    expert_file_bytes=tuple((layer if m else 0, 0) for m in moe),
                    weights_source=(f"as given: the tensor types llama.cpp's loader printed ({mix}): routed experts "
                                    f"{r['gate_up']} / {r['down']} (ffn_gate+up / ffn_down), output {r['output']}, "

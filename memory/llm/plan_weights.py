@@ -175,11 +175,14 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
         notes.append(f"tensor parallel {tp}: every figure is one GPU's (1/{tp} of the weights, "
                      f"{spec.n_kv_heads} KV head{'s' if spec.n_kv_heads != 1 else ''} of the cache, the sampler over the "
                      "whole vocabulary); --vram is one GPU's")
+    # the audio tower on vLLM only: SGLang's (gemma4_audio.py) and Ollama's are not counted, unread against a run
+    # (docs/kv.md, Gemma 4's towers)
     if runtime == "vllm" and spec.audio and not spec.weights_bytes:  # after the share: whole on every GPU
         audio = G4.audio_tower_params(spec.audio, spec.hidden) * (4 if fp32 else 2)
-        roles = dict(roles, total=roles["total"] + audio)
-        notes.append(f"audio tower counted with the weights ({fmt_bytes(audio)} in {32 if fp32 else 16} bits, its embed_audio projection "
-                     "with it): vLLM's gemma4_mm.py builds it wherever the config has an audio_config")
+        roles = dict(roles, total=roles["total"] + audio, how=roles["how"] + f" + {fmt_bytes(audio)} of audio tower")
+        notes.append(f"audio tower counted with the weights ({fmt_bytes(audio)} in {32 if fp32 else 16} bits, its "
+                     "embed_audio projection with it): vLLM's gemma4_mm.py builds it wherever the config has an "
+                     "audio_config")
     if runtime == "vllm" and rank:
         lora = VL.lora_slot_bytes(spec, rank, loras, 4 if fp32 else 2)  # spec is one rank's already
         roles = dict(roles, total=roles["total"] + lora, how=roles["how"] + f" + {fmt_bytes(lora)} of LoRA slots")

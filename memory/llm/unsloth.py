@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import fmt_bytes
+from .weights import TYPE_BITS
 
 # "UD-Q4_K_XL" as Unsloth's files are named, or "Q4_K_XL" as a -hf / hf.co tag and its model cards write it. No
 # llama.cpp file type ends in _XL (llama-quant.cpp / quantize.cpp QUANT_OPTIONS), but bartowski's GGUFs carry a
@@ -19,11 +20,9 @@ from ..units import fmt_bytes
 # model's name says unsloth; the other bare _XL names are Unsloth's alone
 BARTOWSKI_XL = ("Q3_K_XL",)
 NAME = re.compile(r"ud[-_](?P<t>[a-z0-9_]+)|(?P<t_xl>q[2-8]_k_xl)", re.I)
-# ggml bits per weight of one block (ggml-common.h: bytes per 256 or 32 values)
-BITS = {"IQ1_S": 1.5625, "IQ1_M": 1.75, "IQ2_XXS": 2.0625, "IQ2_XS": 2.3125, "IQ2_S": 2.5625, "Q2_K": 2.625,
-        "IQ3_XXS": 3.0625, "IQ3_S": 3.4375, "Q3_K": 3.4375, "IQ4_XS": 4.25, "IQ4_NL": 4.5, "Q4_0": 4.5, "Q4_1": 5.0,
-        "Q4_K": 4.5, "Q5_0": 5.5, "Q5_1": 6.0, "Q5_K": 5.5, "Q6_K": 6.5625, "Q8_0": 8.5, "BF16": 16.0,
-        "TQ1_0": 1.6875, "TQ2_0": 2.0625}
+# ggml bits per weight of one block: weights.TYPE_BITS, less the types no Unsloth Dynamic file is named by (F32,
+# F16, MXFP4)
+BITS = {t: b for t, b in TYPE_BITS.items() if t not in ("F32", "F16", "MXFP4")}
 # file type -> its base (default) tensor type, llama-quant.cpp's default_type (Q3_K_S/M/L -> Q3_K, ...); Unsloth's
 # _XL K-quants likewise, Q8_K_XL's base Q8_0
 BASE = {"IQ2_M": "IQ2_S", "IQ3_M": "IQ3_S", "IQ3_XS": "IQ3_S", "Q8_K_XL": "Q8_0"}

@@ -22,10 +22,12 @@ GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_
             "IQ4_NL": 4.68, "IQ4_XS": 4.46, "Q3_K_L": 4.31, "Q3_K_M": 4.00, "Q3_K_S": 3.65, "IQ3_M": 3.90,
             "IQ3_S": 3.70, "IQ3_XS": 3.50, "IQ3_XXS": 3.30, "Q2_K": 3.17, "Q2_K_S": 2.97, "IQ2_M": 2.95,
             "IQ2_S": 2.75, "IQ2_XS": 2.56, "IQ2_XXS": 2.31, "IQ1_M": 2.00, "IQ1_S": 1.81, "MXFP4": 4.25}
-# ggml tensor types: bits per weight of one block
+# ggml tensor types: bits per weight of one block (ggml-common.h: bytes per 256 or 32 values); the one table, which
+# unsloth.py (Unsloth Dynamic files) and gguf_types.py (--gguf-types) read too
 TYPE_BITS = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K": 5.5, "Q5_0": 5.5, "Q5_1": 6.0,
              "Q4_K": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "IQ4_NL": 4.5, "IQ4_XS": 4.25, "Q3_K": 3.4375, "Q2_K": 2.625,
-             "IQ3_S": 3.4375}
+             "IQ3_S": 3.4375, "IQ3_XXS": 3.0625, "IQ2_S": 2.5625, "IQ2_XS": 2.3125, "IQ2_XXS": 2.0625,
+             "IQ1_M": 1.75, "IQ1_S": 1.5625, "TQ1_0": 1.6875, "TQ2_0": 2.0625, "MXFP4": 4.25}
 # file type -> (token embedding type, output type)
 ROLE_TYPES = {"Q8_0": ("Q8_0", "Q8_0"), "Q6_K": ("Q6_K", "Q6_K"), "Q5_K_M": ("Q5_K", "Q6_K"), "Q5_K_S": ("Q5_K", "Q6_K"),
               "Q5_0": ("Q5_0", "Q6_K"), "Q5_1": ("Q5_1", "Q6_K"), "Q4_K_M": ("Q4_K", "Q6_K"), "Q4_K_S": ("Q4_K", "Q6_K"),

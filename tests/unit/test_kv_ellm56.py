@@ -1,6 +1,6 @@
-"""kv-accuracy round 78 (task ellm56): batches 81 and 82 after their first sight. No rule and no data changed this
-round; these tests pin what was read of the Gemma-4-E2B vLLM rows' pool, so that the next round starts from the same
-arithmetic. Expected values are worked here by hand from the printed lines.
+"""kv-accuracy round 78 (task ellm56): batches 81 and 82 after their first sight; these tests pin what was read of the
+Gemma-4-E2B vLLM rows' pool. Round 78 changed no rule; round 80 (task ellm58) read the gap left open below and the
+tests now pin its rule (145 sliding blocks a request: every batch in flight from vLLM 0.26.0). Expected values are worked here by hand from the printed lines.
 
 vLLM prints 'GPU KV cache size' as concurrency x max_model_len (cache.vllm_pool tokens_from_concurrency), so a
 request's pool bytes are the printed available memory over the printed concurrency:
@@ -16,8 +16,9 @@ The L4 log prints kv's layout: 'kv cache group sizes [32, 32, 32, 32, 16]' (four
 token (1 KV head x global_head_dim 512 x K and V x 2 bytes), as kv prices them. What kv does not have is a constant
 25.2 MB a request in both runs (25.07-25.41 at 16384, 25.14-25.24 at 8192): 768 pages of 32 KiB, 64 blocks of 32
 tokens more in each of the 12 sliding layers, as if each sliding layer's term (SlidingWindowSpec.max_memory_usage_bytes:
-window - 1 + max_num_batched_tokens, + 1 block) held 2048 tokens more than 511 + 2048. Left open (docs/kv-accuracy.md,
-round 78)."""
+window - 1 + max_num_batched_tokens, + 1 block) held 2048 tokens more than 511 + 2048. Left open in round 78
+(docs/kv-accuracy.md); read in round 80: the second batch in flight (runtimes/vllm.py IN_FLIGHT_SWA), which
+test_the_sliding_layers_hold_every_batch_in_flight pins."""
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.units import GiB
 

@@ -109,7 +109,8 @@ TOKENS_FROM_CONCURRENCY = (0, 20, 1)
 # SlidingWindowSpec.max_admission_blocks_per_request takes VllmConfig.max_in_flight_tokens = max_concurrent_batches x
 # max_num_batched_tokens (cdiv(min(window - 1 + in-flight, max_model_len), block) + 1 blocks), max_concurrent_batches
 # being 2 under async scheduling (vLLM's default) at pipeline parallel 1, pp + 1 with the V2 model runner (which 0.30
-# logs using) at pp > 1: out-of-window blocks are freed on the processed-token basis (vllm-project/vllm#47728), and
+# logs using) at pp > 1 (V2_RUNNER_PP; 0.26-0.29 at pp > 1 are taken at 2, the V1 executor's figure under async
+# scheduling: not read against a run, and --no-async-scheduling, 1 / pp, has no knob here): out-of-window blocks are freed on the processed-token basis (vllm-project/vllm#47728), and
 # tenstorrent/tt-xla#5908 reads the 0.26.0 uplift as the rename of the argument from max_num_batched_tokens that hid
 # the factor. Gemma-4-E2B's pools on 0.29.0 (T4) and 0.30.0 (L4) hold 145 blocks of 32 tokens a request in each
 # sliding layer, (511 + 2 x 2048) / 32 + 1, not 81 (xbill9/gemma4-dev; kv-accuracy round 80); 0.25.1's GB10 runs of
@@ -117,6 +118,8 @@ TOKENS_FROM_CONCURRENCY = (0, 20, 1)
 # untagged build without a stated base, as the newest, but the dataset's untagged builds (jethac's GB10 forks and P520
 # wheel, June 2026, before vllm#47728) print one batch's pools, so the newest-by-default keeps one batch
 IN_FLIGHT_SWA = (0, 26)
+# the first release taken to run the V2 model runner, whose pipeline keeps pp + 1 batches in flight (IN_FLIGHT_SWA)
+V2_RUNNER_PP = (0, 30)
 # Llama 4's chunked local attention under the hybrid manager was switched off by default after 0.10.0
 # (vllm-project/vllm#21761, "latency regression": VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0, every layer
 # then keeps a full cache) and back on by #29627 (late 2025; taken as 0.13, the release is not pinned)
@@ -235,7 +238,7 @@ def swa_slack(s) -> int:
     if not s.get("v1", True) or s["version"] is None or not at_least(s["version"], *IN_FLIGHT_SWA):
         return s["max_batched"]
     pp = s.get("pp", 1)
-    return (2 if pp <= 1 else pp + 1) * s["max_batched"]
+    return (pp + 1 if pp > 1 and at_least(s["version"], *V2_RUNNER_PP) else 2) * s["max_batched"]
 
 
 def prefix_lm_floor(spec, version, knobs, batched: int) -> int:
@@ -403,6 +406,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
+    # "max_batched" is cache.vllm_pool's name for a sliding layer's tokens beyond its window: the in-flight slack
+    # (swa_slack), which is max_num_batched_tokens only before IN_FLIGHT_SWA
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": slack,
                          "state_blocks": 2 if s.get("prefix_caching") else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
