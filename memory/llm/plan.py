@@ -174,6 +174,9 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
     types = knobs.pop("gguf_types", None)
     if types is not None and size is not None:
         raise UserError("--gguf-types and --weights-gib both give the weights: give one")
+    if types is not None and weights_dtype is not None and GR.tag_type(str(weights_dtype)) is None:
+        raise UserError(f"--weights-dtype {weights_dtype} is no GGUF file type, and --gguf-types gives the llama.cpp "
+                        f"file's own tensor types: drop --weights-dtype")
     if types is not None:  # the tensor types llama.cpp's loader printed place every tensor (gguf_types.py)
         spec, weights_dtype = GT.given(spec, types), None
     elif size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights

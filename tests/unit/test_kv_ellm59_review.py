@@ -132,3 +132,17 @@ def test_a_16_bit_rest_type_is_refused_as_16_bit():
     with pytest.raises(UserError, match="16-bit type printed"):
         gguf_types.given(llm.describe(model="Qwen/Qwen3.5-122B-A10B"),
                          {"f32": 361, "bf16": 373, "q4_K": 96, "q5_K": 48, "q6_K": 1})
+
+
+# review point 8: with --gguf-types the printed types place every tensor; a --weights-dtype that names no GGUF file
+# type (a checkpoint format such as fp8) contradicts them and is refused, where a GGUF type name (the file's own
+# recipe, Q4_K_M) is kept as the file's name
+def test_gguf_types_refuse_a_weights_dtype_that_is_no_gguf_type():
+    spec = llm.describe(model="Qwen/Qwen3.5-122B-A10B")
+    types = {"f32": 361, "q8_0": 373, "q4_K": 96, "q5_K": 48, "q6_K": 1}
+    kw = dict(ctx=4096, parallel=1, runtime_version="b8829", gguf_types=types)
+    for dtype in ("fp8", "awq", "bf16-checkpoint"):
+        with pytest.raises(UserError, match="no GGUF file type"):
+            llm.plan(spec, "llama.cpp", weights_dtype=dtype, **kw)
+    assert abs(llm.plan(spec, "llama.cpp", weights_dtype="Q4_K_M", **kw)["weights"] / (1 << 30) - 71.27) < 0.02
+    assert abs(llm.plan(spec, "llama.cpp", **kw)["weights"] / (1 << 30) - 71.27) < 0.02
