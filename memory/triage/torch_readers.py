@@ -84,17 +84,28 @@ def _rest_numbers(nums, m, line):
     return o
 
 
+# (trfix) predicates.SLIVER (as OVER_CARD: a test keeps them equal); the message's own sentences after its capacity one
+SLIVER = 0.04
+_CAP_NEXT = re.compile(r"^\s{0,4}(?:Tried to allocate |Including non-PyTorch memory|Process \d{1,20} has |This process has |Of the allocated memory )")
+
+
 @_gate("has a total capacity of ")
 def _torch_capacity_open(line):
     """(round 97) PyTorch's message quoted from its second sentence ("GPU 0 has a total capacity of T of which F is free.",
     RX.TORCH_CAP_OPEN): a cut message, the request unknown, the device left to the log; at a line's start only with its free
     figure; after the exception type a request in the sentences after it ("... is free.  Tried to allocate 28.00 MiB.") is read."""
     m = RX.TORCH_CAP_OPEN.search(line)
-    if not m or not (m.group("free") or "OutOfMemoryError" in line[:m.start("gpu")]):
+    if not m:
         return None
     nums = {"total": size(m.group("total"))}
+    rest = m.group("rest") or ""
+    # (trfix, review B3) without the exception type, the sentence is the message's only with its card nearly full (free under
+    # SLIVER of it: a mostly free card refused nothing) or a sentence of the message after it; prose that gives a capacity is not
+    if not ("OutOfMemoryError" in line[:m.start("gpu")] or m.group("free") and (
+            size(m.group("free")) < SLIVER * nums["total"] or _CAP_NEXT.search(rest))):
+        return None
     _rest_numbers(nums, m, line)
-    r = RX.TORCH_REQ_AFTER.search(m.group("rest") or "")
+    r = RX.TORCH_REQ_AFTER.search(rest)
     if r:
         nums["requested"] = size(r.group(1))
     return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "device_index": _device_index(m.group("gpu")),

@@ -50,3 +50,30 @@ def test_b1_a_figure_after_the_ellipsis_within_the_card_is_still_read():
 def test_b1_readers_over_card_is_the_predicates_one():
     from gpu_garden.memory.triage import predicates, torch_readers
     assert torch_readers.OVER_CARD == predicates.OVER_CARD
+
+
+# B3: the capacity sentence alone
+def test_b3_capacity_alone_in_prose_ending_a_sentence_is_not_the_message():
+    from support.triage_event import kinds
+    assert "torch.cuda" not in kinds("GPU 0 has a total capacity of 24 GiB.\n")
+
+
+def test_b3_capacity_sentence_of_a_mostly_free_card_is_not_the_message():
+    from support.triage_event import kinds
+    # 20 of 24 GiB free: 83 % of the card, far over SLIVER (4 %)
+    assert "torch.cuda" not in kinds("GPU 0 has a total capacity of 24 GiB of which 20 GiB is free.\n")
+
+
+def test_b3_capacity_sentence_of_a_mostly_free_card_with_the_message_after_it_is_read():
+    _, kind, _, _, nums = _read("GPU 0 has a total capacity of 24.00 GiB of which 20.00 GiB is free. Tried to allocate 30.00 GiB.\n")
+    assert kind == "torch.cuda" and nums["free"] == 20 * _GIB and nums["total"] == 24 * _GIB
+
+
+def test_b3_capacity_sentence_right_after_the_exception_type_alone_on_its_line():
+    _, kind, runtime, _, nums = _read("torch.OutOfMemoryError: GPU 0 has a total capacity of 94.50 GiB\n")
+    assert (kind, runtime) == ("torch.cuda", "pytorch") and nums == {"total": round(94.5 * _GIB)}
+
+
+def test_b3_readers_sliver_is_the_predicates_one():
+    from gpu_garden.memory.triage import predicates, torch_readers
+    assert torch_readers.SLIVER == predicates.SLIVER
