@@ -77,3 +77,21 @@ def test_b3_capacity_sentence_right_after_the_exception_type_alone_on_its_line()
 def test_b3_readers_sliver_is_the_predicates_one():
     from gpu_garden.memory.triage import predicates, torch_readers
     assert torch_readers.SLIVER == predicates.SLIVER
+
+
+# B2: a free figure the message never gave is not stated
+def _evidence(text):
+    _, _, ev = _top(text)
+    return [line for c in ev["causes"] for line in (c.get("evidence") or [])]
+
+
+def test_b2_bracket_cut_inside_states_no_free_figure():
+    ev = _evidence("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB total capacity; 22.8\n")
+    assert not any("free of" in e or "GiB free" in e for e in ev)
+    assert "20.00 MiB requested of a 23.65 GiB card (the message gives no free figure)" in ev
+
+
+def test_b2_capacity_after_the_exception_type_states_no_free_figure_nor_request():
+    ev = _evidence("torch.OutOfMemoryError: GPU 0 has a total capacity of 94.50 GiB\n")
+    assert not any("free of" in e or "0 B requested" in e for e in ev)
+
