@@ -186,6 +186,8 @@ def _torch_bare(line):
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
+    if m.group("free"):     # (trfix, review B2) or after "N already allocated; M free", before its reserved figure
+        nums.update(allocated=size(m.group("alloc")), free=size(m.group("free")))
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
     return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
             "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)

@@ -95,3 +95,15 @@ def test_b2_capacity_after_the_exception_type_states_no_free_figure_nor_request(
     ev = _evidence("torch.OutOfMemoryError: GPU 0 has a total capacity of 94.50 GiB\n")
     assert not any("free of" in e or "0 B requested" in e for e in ev)
 
+
+def test_b2_bracket_cut_before_reserved_reads_its_allocated_and_free_figures():
+    _, _, _, _, nums = _read("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB total capacity; "
+                             "22.80 GiB already allocated; 5.06 MiB free\n")
+    assert nums == {"requested": 20 * _MIB, "total": round(23.65 * _GIB), "allocated": round(22.8 * _GIB),
+                    "free": round(5.06 * _MIB)}
+
+
+def test_b2_a_free_figure_the_message_gave_is_still_stated():
+    ev = _evidence("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB total capacity; "
+                   "22.80 GiB already allocated; 5.06 MiB free\n")
+    assert "20.00 MiB requested with 5.06 MiB free of 23.65 GiB" in ev
