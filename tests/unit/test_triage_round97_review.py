@@ -107,3 +107,34 @@ def test_b2_a_free_figure_the_message_gave_is_still_stated():
     ev = _evidence("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.65 GiB total capacity; "
                    "22.80 GiB already allocated; 5.06 MiB free\n")
     assert "20.00 MiB requested with 5.06 MiB free of 23.65 GiB" in ev
+
+
+# Round 97's scan.py joins (scan.Scan's wrap loop), with inputs paste.py leaves unjoined so the scan's own join is what reads them
+def test_scan_wrappable_capacity_line_joins_the_sentences_on_the_lines_after_it():
+    # _WRAPPABLE's capacity-sentence branch and the cap_open event growing in the wrap loop (both round 97): without either the
+    # allocated and reserved figures two lines down are not read
+    _, kind, _, _, nums = _read("GPU 1 has a total capacity of 79.19 GiB of which 312.00 MiB is free.\n"
+                                "Including non-PyTorch memory, this process has 78.80 GiB memory in use.\n"
+                                "Of the allocated memory 75.00 GiB is allocated by PyTorch, and 3.00 GiB is reserved by PyTorch "
+                                "but unallocated.\n")
+    assert kind == "torch.cuda"
+    assert {k: nums.get(k) for k in ("allocated", "reserved_unallocated", "reserved")} == {
+        "allocated": 75 * _GIB, "reserved_unallocated": 3 * _GIB, "reserved": 78 * _GIB}
+
+
+def test_scan_request_only_first_sentence_grows_with_an_indented_capacity_line():
+    # the round 97 join from a request-only cut (set(numbers) <= {"requested"}): the capacity line indented past paste.py's
+    # reach, joined by the scan; with round 95's "no figure" condition only the request was read (activations)
+    _, kind, _, _, nums = _read("Generation failed: CUDA out of memory. Tried to allocate 256.00 MiB.\n"
+                                "                    GPU 0 has a total capacity of 23.64 GiB of which 120.50 MiB is free.\n")
+    assert kind == "torch.cuda"
+    assert nums == {"requested": 256 * _MIB, "total": round(23.64 * _GIB), "free": round(120.5 * _MIB)}
+
+
+def test_scan_capacity_line_after_the_exception_type_does_not_swallow_the_request():
+    # the round 97 cap_open exemption from the wrap loop's break, narrowed by trfix: a next line that opens with PyTorch's
+    # exception type raises the message anew; joined, the request of the line before was lost
+    _, kind, _, _, nums = _read("Generation failed: CUDA out of memory. Tried to allocate 256.00 MiB.\n"
+                                "torch.OutOfMemoryError: GPU 0 has a total capacity of 23.64 GiB of which 120.50 MiB is free.\n")
+    assert kind == "torch.cuda"
+    assert nums == {"requested": 256 * _MIB, "total": round(23.64 * _GIB), "free": round(120.5 * _MIB)}
