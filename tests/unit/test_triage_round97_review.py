@@ -138,3 +138,38 @@ def test_scan_capacity_line_after_the_exception_type_does_not_swallow_the_reques
                                 "torch.OutOfMemoryError: GPU 0 has a total capacity of 23.64 GiB of which 120.50 MiB is free.\n")
     assert kind == "torch.cuda"
     assert nums == {"requested": 256 * _MIB, "total": round(23.64 * _GIB), "free": round(120.5 * _MIB)}
+
+
+# predicates.slack_passed at its boundaries (round 96's row), on a case of the fields it reads. Hand-computed: a 100 GiB card,
+# 3 % of it (PASSED_SLACK) is 3 GiB = 3221225472 B and 4 % (SLIVER) 4 GiB = 4294967296 B, both exact in binary floating point
+def _case(ru, allocated=90 * _GIB, runtime="pytorch", frames_n=0, total=100 * _GIB):
+    from types import SimpleNamespace
+    return SimpleNamespace(branch="torch", env={"runtime": runtime}, frames_n=frames_n, total=total, allocated=allocated, ru=ru)
+
+
+def test_slack_passed_constants():
+    from gpu_garden.memory.triage import predicates
+    assert (predicates.PASSED_SLACK, predicates.SLIVER) == (0.03, 0.04)
+
+
+def test_slack_passed_from_3_percent_inclusive():
+    from gpu_garden.memory.triage.predicates import slack_passed
+    assert not slack_passed(_case(3 * _GIB - 1))       # one byte under 3 %
+    assert slack_passed(_case(3 * _GIB))               # at 3 %: in (PASSED_SLACK x total <= ru)
+    assert slack_passed(_case(3 * _GIB + 1))
+
+
+def test_slack_passed_up_to_4_percent_exclusive():
+    from gpu_garden.memory.triage.predicates import slack_passed
+    assert slack_passed(_case(4 * _GIB - 1))           # one byte under 4 %
+    assert not slack_passed(_case(4 * _GIB))           # at 4 % = SLIVER: the fragmentation rows' (ru < SLIVER x total)
+
+
+def test_slack_passed_needs_allocated_a_pytorch_runtime_no_frames_and_a_card():
+    from gpu_garden.memory.triage.predicates import slack_passed
+    assert slack_passed(_case(3 * _GIB + 512 * _MIB))             # 3.5 %: in the band
+    assert not slack_passed(_case(3 * _GIB + 512 * _MIB, allocated=None))
+    assert not slack_passed(_case(3 * _GIB + 512 * _MIB, runtime="vllm"))
+    assert not slack_passed(_case(3 * _GIB + 512 * _MIB, frames_n=3))
+    assert not slack_passed(_case(None))
+    assert not slack_passed(_case(0, total=0))                     # a "0 bytes" card: no share
