@@ -204,6 +204,9 @@ def _numbers(x, n):
         x.branch = "torch"
         x.total = n["total"]
         x.free = n["free"] if n.get("free") is not None else max(0, x.total - (n.get("reserved") or 0))
+        # (trfix, review B2) whether the message gave the free figure (or the reserved one it follows from): without either the
+        # card's total stands in above, a guess the evidence must not state as read
+        x.free_said = n.get("free") is not None or n.get("reserved") is not None
         x.ru, x.reserved, x.allocated = n.get("reserved_unallocated"), n.get("reserved"), n.get("allocated")
         x.short = max(x.req - x.free, 0)
         # ((round 97) a message cut before its free figure and its reserved one, "(GPU 0; 7.80 GiB total capacity; 6.45": the

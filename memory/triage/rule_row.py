@@ -26,3 +26,11 @@ _FMT = _Formatter()
 def evidence(rule, case) -> str:
     e = rule.evidence
     return e(case) if callable(e) else _FMT.vformat(e, (), case)
+
+
+def requested_free(x, of_total: bool) -> str:
+    """(trfix, review B2) PyTorch's request against the card's free figure, as the activations rows state it; where the message
+    gave no free figure (nor the reserved one it follows from: case.free_said) the card's total stood in for it, so none is stated."""
+    if not getattr(x, "free_said", True):
+        return (f"{fmt_bytes(x.req)} requested" if x.req else "no request read") + f" of a {fmt_bytes(x.total)} card (the message gives no free figure)"
+    return f"{fmt_bytes(x.req)} requested with {fmt_bytes(x.free)} free" + (f" of {fmt_bytes(x.total)}" if of_total else "")

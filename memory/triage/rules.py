@@ -32,7 +32,7 @@ from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, 
                          context_call, fresh, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
                          outside_others, sdcpp_part, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
-from .rule_row import CAUSES, LEADER, Rule, evidence  # noqa: F401  (CAUSES and evidence are read through this module)
+from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
 from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
@@ -91,8 +91,8 @@ RULES = [
     R("activations", 2.4, lambda x: torch(x) and x.total and x.req >= 0.5 * x.total,    # a "0 bytes" card: no share
       "one request of {req:b} is {req_share:.0%} of the {total:b} card: the tensor itself is too large for this resolution, length or batch",
       first="act"),
-    R("activations", 1.0, torch_full, "{req:b} requested with {free:b} free", first="act"),
-    R("activations", 1.5, torch, "{req:b} requested with {free:b} free of {total:b}", first="act"),
+    R("activations", 1.0, torch_full, lambda x: requested_free(x, of_total=False), first="act"),
+    R("activations", 1.5, torch, lambda x: requested_free(x, of_total=True), first="act"),
     R("activations", 2.4, lambda x: async_numbers(x) and x.req >= 0.5 * x.total, "one request of {req:b} is {req_share:.0%} of the card",
       first="act"),
     R("activations", 1.0, async_full, "{req:b} requested with {free:b} free", first="act"),

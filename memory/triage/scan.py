@@ -434,8 +434,11 @@ class Scan:
             grown = None     # (event, k): the longest join whose every added line added figures to the message
             for k in range(1, len(following) + 1):
                 nxt = self._recognise(following[k - 1])
-                if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete") and not nxt.get("cap_open"):
-                    break   # ((round 97) PyTorch's second sentence opening the next line continues this one)
+                if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete") and not (
+                        nxt.get("cap_open") and "OutOfMemoryError" not in following[k - 1]):
+                    # ((round 97) PyTorch's second sentence opening the next line continues this one; (trfix) not after the
+                    # exception's type, which raises the message anew: joined, the line's request was lost)
+                    break
                 again = ev is None and _WRAPPABLE.search(following[k - 1])
                 if again and again.group() == wrap.group():
                     break  # the same cut phrase again: a new message, not the rest of this one

@@ -22,6 +22,13 @@ def _device_index(g):
     return int(g) if g.isdigit() else ord(g) if g else None
 
 
+# (trfix) after a quote's ellipsis the sentences read stop at the next message ("out of memory", "has a total capac") or a
+# closing quote character (a list of messages on one line); the figures read there past predicates.OVER_CARD of the card are dropped
+_NEXT_MESSAGE = re.compile(r"out of memory|has a total capac|[\"'\u2019\u201d]")
+_AFTER_ELLIPSIS = ("this_process", "other_processes", "allowed", "allocated", "private_pools", "reserved_unallocated", "reserved")
+OVER_CARD = 1.02    # predicates.OVER_CARD (predicates imports this module through facts and parse: a test keeps the two equal)
+
+
 @_gate(RX.TORCH_NEW)
 def _torch_new(line):
     m = RX.TORCH_NEW.search(line)
@@ -38,7 +45,12 @@ def _torch_new(line):
 def _rest_numbers(nums, m, line):
     """The card's free figure and the sentences after the capacity (this process, the others, the allocated and reserved
     figures), into nums; the allocated sentence's match (None without it)."""
-    rest = m.group("rest") or line[m.end():]      # (round 97) or the sentences kept after a quote's ellipsis
+    rest = m.group("rest")
+    cut = rest is None
+    if cut:     # (round 97) or the sentences kept after a quote's ellipsis, up to the next message or the quote's end (trfix)
+        rest = line[m.end():]
+        e = _NEXT_MESSAGE.search(rest)
+        rest = rest[:e.start()] if e else rest
     if m.group("free"):
         nums["free"] = size(m.group("free"))
     procs = [(int(p), size(s)) for p, s in RX.PROC.findall(rest)]
@@ -65,7 +77,16 @@ def _rest_numbers(nums, m, line):
         split_listed(nums, procs, rank=bool(_RANK.match(line)))      # which listed process is this one (processes.py)
     if me and "reserved" in nums and nums["this_process"] < nums["reserved"]:
         del nums["this_process"]    # NVML could not see this process ("0 bytes"): the figure means nothing
+    if cut and nums.get("total"):
+        # (trfix) a figure after the ellipsis past the card is not this message's (another message's, prose's): dropped
+        for k in [k for k in _AFTER_ELLIPSIS if nums.get(k) is not None and nums[k] > OVER_CARD * nums["total"]]:
+            del nums[k]
     return o
+
+
+# (trfix) predicates.SLIVER (as OVER_CARD: a test keeps them equal); the message's own sentences after its capacity one
+SLIVER = 0.04
+_CAP_NEXT = re.compile(r"^\s{0,4}(?:Tried to allocate |Including non-PyTorch memory|Process \d{1,20} has |This process has |Of the allocated memory )")
 
 
 @_gate("has a total capacity of ")
@@ -74,11 +95,17 @@ def _torch_capacity_open(line):
     RX.TORCH_CAP_OPEN): a cut message, the request unknown, the device left to the log; at a line's start only with its free
     figure; after the exception type a request in the sentences after it ("... is free.  Tried to allocate 28.00 MiB.") is read."""
     m = RX.TORCH_CAP_OPEN.search(line)
-    if not m or not (m.group("free") or "OutOfMemoryError" in line[:m.start("gpu")]):
+    if not m:
         return None
     nums = {"total": size(m.group("total"))}
+    rest = m.group("rest") or ""
+    # (trfix, review B3) without the exception type, the sentence is the message's only with its card nearly full (free under
+    # SLIVER of it: a mostly free card refused nothing) or a sentence of the message after it; prose that gives a capacity is not
+    if not ("OutOfMemoryError" in line[:m.start("gpu")] or m.group("free") and (
+            size(m.group("free")) < SLIVER * nums["total"] or _CAP_NEXT.search(rest))):
+        return None
     _rest_numbers(nums, m, line)
-    r = RX.TORCH_REQ_AFTER.search(m.group("rest") or "")
+    r = RX.TORCH_REQ_AFTER.search(rest)
     if r:
         nums["requested"] = size(r.group(1))
     return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "device_index": _device_index(m.group("gpu")),
@@ -159,6 +186,8 @@ def _torch_bare(line):
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
+    if m.group("free"):     # (trfix, review B2) or after "N already allocated; M free", before its reserved figure
+        nums.update(allocated=size(m.group("alloc")), free=size(m.group("free")))
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
     return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
             "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)

@@ -49,7 +49,11 @@ def test_capacity_sentence_after_the_exception_type_wrapped():
 
 
 def test_capacity_alone_in_prose_is_not_the_message():
+    # (trfix, review: the comma kept the regex from matching, so the guard went untested) a sentence the regex matches, and the
+    # mostly free card's (20 of 24 GiB free, over predicates.SLIVER of it)
     assert "torch.cuda" not in _kinds("GPU 0 has a total capacity of 24 GiB, enough for the 7B model in bf16\n")
+    assert "torch.cuda" not in _kinds("GPU 0 has a total capacity of 24 GiB.\n")
+    assert "torch.cuda" not in _kinds("GPU 0 has a total capacity of 24 GiB of which 20 GiB is free.\n")
 
 
 def test_message_a_sentence_a_line_after_a_programs_words():
