@@ -10,7 +10,7 @@ from .driver_predicates import (CONTEXT_CALL, QUERY_FOLLOWS, mem_query, context_
 from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
 
 
-SLIVER = 0.04                  # cached-but-unallocated slack under this share of the card is a sliver, not a layout problem
+from .shares import OVER_CARD, SLIVER  # noqa: F401 (one definition with the readers: shares.py)
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
 
 # one parameter tensor as a share of the card: the largest (an embedding or lm_head, vocab x hidden; 2.4 GiB of a 72B model's
@@ -99,10 +99,6 @@ def async_numbers(x):
 
 def async_full(x):
     return async_numbers(x) and x.free is not None and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
-
-
-# PyTorch holding more than this share of the card is past rounding: the memory is not all on the card
-OVER_CARD = 1.02
 
 
 def script_full(x):

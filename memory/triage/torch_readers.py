@@ -7,6 +7,7 @@ from . import error_patterns as RX
 from .other_runtimes import upper_case as _upper_case
 from .prefilter import _gate
 from .processes import split_listed
+from .shares import OVER_CARD, SLIVER
 from .text import size
 
 # (round 72) torch.distributed's prefix on a rank's lines ("[rank0]: torch.OutOfMemoryError: ..."): processes.split_listed
@@ -23,10 +24,9 @@ def _device_index(g):
 
 
 # (trfix) after a quote's ellipsis the sentences read stop at the next message ("out of memory", "has a total capac") or a
-# closing quote character (a list of messages on one line); the figures read there past predicates.OVER_CARD of the card are dropped
+# closing quote character (a list of messages on one line); the figures read there past shares.OVER_CARD of the card are dropped
 _NEXT_MESSAGE = re.compile(r"out of memory|has a total capac|[\"'\u2019\u201d]")
 _AFTER_ELLIPSIS = ("this_process", "other_processes", "allowed", "allocated", "private_pools", "reserved_unallocated", "reserved")
-OVER_CARD = 1.02    # predicates.OVER_CARD (predicates imports this module through facts and parse: a test keeps the two equal)
 
 
 @_gate(RX.TORCH_NEW)
@@ -84,8 +84,7 @@ def _rest_numbers(nums, m, line):
     return o
 
 
-# (trfix) predicates.SLIVER (as OVER_CARD: a test keeps them equal); the message's own sentences after its capacity one
-SLIVER = 0.04
+# (trfix) the message's own sentences after its capacity one
 _CAP_NEXT = re.compile(r"^\s{0,4}(?:Tried to allocate |Including non-PyTorch memory|Process \d{1,20} has |This process has |Of the allocated memory )")
 
 

@@ -47,9 +47,10 @@ def test_b1_a_figure_after_the_ellipsis_within_the_card_is_still_read():
     assert nums["allocated"] == round(22.5 * _GIB)
 
 
-def test_b1_readers_over_card_is_the_predicates_one():
-    from gpu_garden.memory.triage import predicates, torch_readers
-    assert torch_readers.OVER_CARD == predicates.OVER_CARD
+def test_b1_readers_and_predicates_share_one_over_card_and_sliver():
+    from gpu_garden.memory.triage import predicates, shares, torch_readers
+    assert (torch_readers.OVER_CARD, predicates.OVER_CARD) == (shares.OVER_CARD, shares.OVER_CARD) == (1.02, 1.02)
+    assert (torch_readers.SLIVER, predicates.SLIVER) == (shares.SLIVER, shares.SLIVER) == (0.04, 0.04)
 
 
 # B3: the capacity sentence alone
@@ -73,10 +74,6 @@ def test_b3_capacity_sentence_right_after_the_exception_type_alone_on_its_line()
     _, kind, runtime, _, nums = _read("torch.OutOfMemoryError: GPU 0 has a total capacity of 94.50 GiB\n")
     assert (kind, runtime) == ("torch.cuda", "pytorch") and nums == {"total": round(94.5 * _GIB)}
 
-
-def test_b3_readers_sliver_is_the_predicates_one():
-    from gpu_garden.memory.triage import predicates, torch_readers
-    assert torch_readers.SLIVER == predicates.SLIVER
 
 
 # B2: a free figure the message never gave is not stated

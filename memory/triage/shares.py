@@ -1,0 +1,7 @@
+"""Shares of the card that both the message readers and the predicates use. One definition for both: predicates
+imports torch_readers (through facts and parse), so neither can take the constant from the other."""
+
+# cached-but-unallocated slack (or free memory) under this share of the card is a sliver, not a layout problem
+SLIVER = 0.04
+# PyTorch holding more than this share of the card is past rounding: the memory is not all on the card
+OVER_CARD = 1.02
