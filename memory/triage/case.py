@@ -211,8 +211,7 @@ def _numbers(x, n):
         x.short = max(x.req - x.free, 0)
         # ((round 97) a message cut before its free figure and its reserved one, "(GPU 0; 7.80 GiB total capacity; 6.45": the
         # free figure above is the card's, a guess no refusal can be read from; the request against the card still is)
-        x.impossible = impossible(x.req, x.total, x.free if n.get("free") is not None or n.get("reserved") is not None else 0,
-                                  n.get("allowed"))
+        x.impossible = impossible(x.req, x.total, x.free if x.free_said else 0, n.get("allowed"))
         x.others = n.get("other_processes")
         # (NVML's figure for this process below what PyTorch itself has reserved is NVML not seeing it, as parse.py's
         # "this process has 0 bytes" reading; a lone "Process N has 0 bytes memory in use" in a container is the same:
