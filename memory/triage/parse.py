@@ -115,7 +115,8 @@ def _killed(line):
     # (round 94) or systemd naming Ollama's unit ("ollama.service: A process of this unit has been killed by the OOM killer.")
     runner = RX.OLLAMA_RUNNER.search(line) or line.lstrip().startswith("ollama.service: ")
     kib = m.group(1) or m.group(2) or m.group(3)      # the kernel's anon-rss, Android's lmkd "to free NkB", the elided kernel line's
-    nums = {"this_process": int(kib) * 1024} if kib else {}
+    # anon-rss:0kB is a victim whose memory was already torn down (or file-backed/shmem only): not its footprint (review B4)
+    nums = {"this_process": int(kib) * 1024} if kib and int(kib) else {}
     return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
             "runtime": "ollama" if runner else "pytorch", "complete": True}
 

@@ -101,3 +101,14 @@ def test_vllm_no_cache_blocks_reads_its_flags():
     _, kind, runtime, _, nums = _read(text)
     assert (kind, runtime) == ("vllm.no_kv_blocks", "vllm")
     assert nums == {"gpu_memory_utilization_ratio": 0.72, "max_model_len_tokens": 32768}
+
+
+def test_kernel_kill_line_with_zero_anon_rss_gives_no_process_figure():
+    """(review B4) the kernel prints anon-rss:0kB for a victim whose anonymous memory is gone or was never there (shmem,
+    file-backed): still the OOM killer, but 0 bytes is not what the process held, so no this_process figure is stated."""
+    cause, kind, runtime, dev, nums = _read("[ 99.000001] Out of memory: Killed process 77 (python3) total-vm:524288kB, "
+                                            "anon-rss:0kB, file-rss:0kB, shmem-rss:8388608kB\n")
+    assert (cause, kind, dev) == ("host-ram", "os.oom_killer", "cpu")
+    assert "this_process" not in nums
+    _, _, _, _, nums = _read("Killed process ... python ... anon-rss:0kB\n")
+    assert "this_process" not in nums
