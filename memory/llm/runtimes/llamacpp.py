@@ -447,11 +447,17 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
 GLU_LIVE = 3
 UNGATED_FFN_ARCHS = ("nemotron_h",)
 MASK_F16_BYTES = 2
+# Gemma 4's per-layer inputs (kv-accuracy round 83, batch 86): project_per_layer_inputs ends in a ggml_cont of the
+# [n_embd_per_layer, n_tokens, n_layer] f32 tensor, and every layer reads its slice through a view
+# (ggml_view_2d_slice); ggml-alloc frees a view's source only when its last view's consumers are done (n_views), so
+# the whole tensor is live through every full-ubatch layer's feed-forward (src/models/gemma4-iswa.cpp, ggml-alloc.c
+# at TheTom/llama-cpp-turboquant 69d8e4be): n_layer x hidden_size_per_layer_input f32 values a token.
+PLE_GRAPH_ARCHS = ("gemma4",)
 
 
 def ffn_live_values(spec) -> int:
     """f32 values per token live at a layer's gated feed-forward (GLU_LIVE): the larger of a dense MLP's and a MoE
-    layer's routed experts'."""
+    layer's routed experts', and Gemma 4's per-layer inputs (PLE_GRAPH_ARCHS)."""
     d = spec.hidden
     live = 1 if spec.arch.startswith(UNGATED_FFN_ARCHS) else GLU_LIVE
     # a MoE model's intermediate_size counts only where a layer is dense (DeepSeek's first blocks; Qwen's MoE configs
@@ -462,7 +468,8 @@ def ffn_live_values(spec) -> int:
     if spec.n_experts and spec.moe_intermediate:
         routed = spec.moe_intermediate * max(spec.n_experts_per_tok, 1)
         moe = max(live * routed + d, routed + d * max(spec.n_experts_per_tok, 1) + d)
-    return max(dense, moe)
+    ple = spec.n_layers * spec.ple_width if spec.arch.startswith(PLE_GRAPH_ARCHS) else 0
+    return max(dense, moe) + ple
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,

@@ -1,0 +1,56 @@
+"""Task ellm61 (kv-accuracy round 83, batch 86 after its first sight): Gemma 4's per-layer inputs are live through
+llama.cpp's compute graph. src/models/gemma4-iswa.cpp (TheTom/llama-cpp-turboquant 69d8e4be, b9079):
+project_per_layer_inputs ends in ggml_cont(ggml_permute(...)), an f32 [n_embd_per_layer, n_tokens, n_layer] tensor, and
+every layer reads its slice through ggml_view_2d_slice; ggml-alloc.c frees a view's source only once its last view's
+consumers are done (n_views), so the whole tensor is live through every full-ubatch layer's feed-forward. Expected
+bytes by hand below from the models' config.json fields."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.gguf import from_gguf_metadata
+from gpu_garden.memory.llm.runtimes import llamacpp as LC
+from gpu_garden.memory.units import GiB
+
+
+def _cb(model, ctx, ubatch, **kw):
+    return llm.plan(llm.describe(model=model), "llama.cpp", ctx=ctx, parallel=1, ubatch=ubatch, flash_attn=True,
+                    ngl=99, runtime_version="b9849", vram=24 * GiB, gpu_name="NVIDIA GeForce RTX 3090", **kw
+                    )["overhead"]["compute_buffer"]
+
+
+def test_e4b_per_layer_inputs_beside_the_feed_forward():
+    # Gemma-4-E4B (text_config: hidden 2560, intermediate 10240, 42 layers, hidden_size_per_layer_input 256, vocab
+    # 262144), -c 8192 -ub 2048, b9849 (one row of logits: 4 x (2048 x 2560 + 262144) = 22,020,096, smaller):
+    # GEGLU live set 3 x 10240 + 2560 = 33,280 values a token, the per-layer inputs 42 x 256 = 10,752 more: 44,032;
+    # 4 x 2048 x 44,032 = 360,710,144 B; the f16 mask over the full layers' 8192 cells and the window's 512 + 2048 =
+    # 2560: 2 x (8192 + 2560) x 2048 = 44,040,192 B -> 404,750,336 B = 386 MiB (302 MiB before: 4 x 2048 x 33,280 +
+    # the mask = 316,669,952 B). The batch-86 row prints 530.07 MiB on Vulkan: still a lower bound
+    assert _cb("google/gemma-4-E4B-it", 8192, 2048, weights_dtype="Q4_0") == 404_750_336
+
+
+def test_e2b_per_layer_inputs():
+    # Gemma-4-E2B (hidden 1536, intermediate 6144, 35 layers, per-layer input 256): 3 x 6144 + 1536 = 19,968 + 35 x
+    # 256 = 8,960 -> 28,928; 4 x 2048 x 28,928 = 236,978,176 + the mask 2 x (8192 + 2560) x 2048 = 44,040,192 ->
+    # 281,018,368 B = 268 MiB (198 MiB before; the UHD 620 row prints 554.07)
+    assert _cb("google/gemma-4-E2B-it", 8192, 2048, weights_dtype="Q4_0") == 281_018_368
+
+
+def test_models_without_per_layer_inputs_unchanged():
+    # Gemma-4-12B has no per-layer table (ple_width 0): 3 x 15360 + 3840 = 49,920; 4 x 2048 x 49,920 = 408,944,640
+    # + its mask 2 x (8192 + 1024 + 2048) x 2048 = 46,137,344 -> 455,081,984 B = 434 MiB, as before the round
+    assert llm.describe(model="google/gemma-4-12B-it").ple_width == 0
+    assert _cb("google/gemma-4-12B-it", 8192, 2048, weights_dtype="Q4_0") == 455_081_984
+
+
+def test_gguf_reads_the_per_layer_width():
+    # a Gemma 4 GGUF's gemma4.embedding_length_per_layer_input sets the same width (42 x 256 values a token)
+    meta = {"general.architecture": "gemma4", "gemma4.block_count": 42, "gemma4.embedding_length": 2560,
+            "gemma4.attention.head_count": 8, "gemma4.attention.head_count_kv": 2,
+            "gemma4.attention.key_length": 512, "gemma4.attention.value_length": 512,
+            "gemma4.attention.key_length_swa": 256, "gemma4.attention.value_length_swa": 256,
+            "gemma4.attention.sliding_window": 512,
+            "gemma4.attention.sliding_window_pattern": [(i + 1) % 6 != 0 for i in range(42)],
+            "gemma4.attention.shared_kv_layers": 18, "gemma4.embedding_length_per_layer_input": 256,
+            "gemma4.context_length": 131072, "gemma4.feed_forward_length": 10240, "tokenizer.ggml.vocab_len": 262144}
+    s = from_gguf_metadata(meta)
+    assert s.ple_width == 256
+    # ffn_live_values: 3 x 10240 + 2560 + 42 x 256 = 44,032
+    assert LC.ffn_live_values(s) == 44_032
