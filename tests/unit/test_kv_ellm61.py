@@ -54,3 +54,30 @@ def test_gguf_reads_the_per_layer_width():
     assert s.ple_width == 256
     # ffn_live_values: 3 x 10240 + 2560 + 42 x 256 = 44,032
     assert LC.ffn_live_values(s) == 44_032
+
+
+# ---------------------------------------------------------------- AEON-7's Multimodal-NVFP4-MTP (vLLM, batch 86)
+AEON = "AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-Multimodal-NVFP4-MTP"
+
+
+def test_aeon_release_keeps_every_deltanet_matmul_in_bf16():
+    # the release's README (AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash): "GDN linear-attention preserved BF16"
+    # (in_proj_qkv, in_proj_z, in_proj_a/b, out_proj and conv1d). Qwen3.6-27B: hidden 5120, 48 gated-DeltaNet layers of
+    # 16 key heads x 128 and 48 value heads x 128, conv kernel 4. A layer: in_proj_qkv 5120 x (2 x 2048 + 6144) =
+    # 52,428,800; in_proj_z 5120 x 6144 = 31,457,280; in_proj_b and in_proj_a 5120 x 48 = 245,760 each; conv1d 10240 x
+    # 4 = 40,960; out_proj 6144 x 5120 = 31,457,280: 115,875,840; x 48 = 5,562,040,320 values in 16 bits
+    from gpu_garden.memory.llm.linear_quant import skipped_linear_params
+    s = llm.describe(model=AEON)
+    assert (s.name, s.quant) == ("Qwen3.6-27B", "nvfp4")
+    assert skipped_linear_params(s) == 5_562_040_320
+
+
+def test_aeon_weights_per_rank_at_tp4():
+    # at tensor parallel 4 a rank holds 5,562,040,320 / 4 = 1,390,510,080 of them: 2 bytes each (2,781,020,160) instead
+    # of NVFP4's 4.5 bits (782,161,920): 1,998,858,240 B more a rank than the base model sized as nvfp4 (the batch-86
+    # 5060 Ti row: 4.817 -> 6.679 GiB against the printed 6.89)
+    kw = dict(ctx=196608, tensor_parallel_size=4, kv_dtype="fp8", gpu_memory_utilization=0.92, max_num_seqs=10,
+              max_num_batched_tokens=4096, mtp_tokens=3, vram=int(15.93 * GiB), runtime_version="0.20.2")
+    aeon = llm.plan(llm.describe(model=AEON), "vllm", **kw)["weights"]
+    base = llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", weights_dtype="nvfp4", **kw)["weights"]
+    assert aeon - base == 1_998_858_240
