@@ -81,3 +81,43 @@ def test_aeon_weights_per_rank_at_tp4():
     aeon = llm.plan(llm.describe(model=AEON), "vllm", **kw)["weights"]
     base = llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", weights_dtype="nvfp4", **kw)["weights"]
     assert aeon - base == 1_998_858_240
+
+
+# ---------------------------------------------------------------- vLLM pipeline stages hold their own layers
+def test_pp_stage_holds_its_own_layers_weights():
+    # vLLM's make_layers builds PPMissingLayer outside a stage's [start_layer, end_layer): each stage's blocks are its
+    # own layers'. GLM-5.1 (78 layers, the first 3 dense: 400,898,816 values each, then 75 MoE of 9,877,404,416) at
+    # PP 2 (39 + 39): stage 0 holds 3 x 400,898,816 + 36 x 9,877,404,416 = 356,789,255,424 of 742,008,027,648 values,
+    # stage 1 39 x 9,877,404,416 = 385,218,772,224. Embedding and head are the same size (237,895,680 B a rank at TP 8),
+    # so stage 1 holds blocks x (385,218,772,224 - 356,789,255,424) / 742,008,027,648 B more than stage 0 (0 before,
+    # when each stage took blocks x 39 / 78)
+    r = llm.plan(llm.describe(model="zai-org/GLM-5.1"), "vllm", ctx=202752, weights_dtype="fp8", kv_dtype="fp8",
+                 tensor_parallel_size=8, pipeline_parallel_size=2, gpu_memory_utilization=0.95, max_num_seqs=2,
+                 enforce_eager=True, vram=int(79.19 * GiB), runtime_version="0.19.0")
+    blocks = r["weights_by_role"]["blocks"]
+    assert blocks == 94_807_426_176
+    s0, s1 = r["pp_stages"]
+    # 94,807,426,176 x 28,429,516,800 // 742,008,027,648 = 3,632,479,993
+    assert s1["stage_weights"] - s0["stage_weights"] == blocks * 28_429_516_800 // 742_008_027_648 == 3_632_479_993
+
+
+def _row(rid):
+    import json
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "benchmarks"))
+    sys.path.insert(0, str(repo / "tests"))
+    from llm_score import score
+    rows = json.loads((repo / "benchmarks" / "data" / "llm_measured.json").read_text())["rows"]
+    return score(next(r for r in rows if r["id"] == rid))
+
+
+def test_pp_refusal_prints_the_smallest_stage_memory():
+    # vLLM's get_kv_cache_configs checks the start with "_check_enough_kv_cache_memory(min(available_memory), ...)":
+    # vllm#32105's refusal (GLM-4.7 FP8, PP 8 on A100 80 GB) prints 28.57 GiB, the heaviest stage's (12 MoE layers of
+    # 92; stage 0 holds the 3 dense ones). kv's heaviest stage: 28.545 GiB; stage 0's would be 40.86 (31.97 before
+    # this round's stage weights)
+    s = _row("vllm-32105-glm47-fp8-pp8-8xa100-202k-u0925-refused")
+    ours, printed = s["kv_available_gib"]
+    assert printed == 28.57 and abs(ours - printed) < 0.05
