@@ -26,11 +26,16 @@ def test_e4b_per_layer_inputs_beside_the_feed_forward():
     assert _cb("google/gemma-4-E4B-it", 8192, 2048, weights_dtype="Q4_0") == 404_750_336
 
 
-def test_e2b_per_layer_inputs():
-    # Gemma-4-E2B (hidden 1536, intermediate 6144, 35 layers, per-layer input 256): 3 x 6144 + 1536 = 19,968 + 35 x
-    # 256 = 8,960 -> 28,928; 4 x 2048 x 28,928 = 236,978,176 + the mask 2 x (8192 + 2560) x 2048 = 44,040,192 ->
-    # 281,018,368 B = 268 MiB (198 MiB before; the UHD 620 row prints 554.07)
-    assert _cb("google/gemma-4-E2B-it", 8192, 2048, weights_dtype="Q4_0") == 281_018_368
+def test_e2b_per_layer_inputs_and_double_wide_mlp():
+    # Gemma-4-E2B (hidden 1536, intermediate 6144, 35 layers of which the last 20 KV-shared, use_double_wide_mlp: those
+    # layers' MLP is 2 x 6144 = 12288 wide, and the GGUF's feed_forward_length array gives llama.cpp that n_ff(il);
+    # per-layer input 256): 3 x 12288 + 1536 = 38,400 + 35 x 256 = 8,960 -> 47,360; 4 x 2048 x 47,360 = 387,973,120
+    # + the mask 2 x (8192 + 2560) x 2048 = 44,040,192 -> 432,013,312 B = 412 MiB (198 MiB before the round: 6144
+    # wide, no per-layer inputs; 268 with the per-layer inputs alone; the UHD 620 row prints 554.07)
+    s = llm.describe(model="google/gemma-4-E2B-it")
+    assert (s.intermediate, s.ffn_widest) == (6144, 12288)
+    assert LC.ffn_live_values(s) == 47_360
+    assert _cb("google/gemma-4-E2B-it", 8192, 2048, weights_dtype="Q4_0") == 432_013_312
 
 
 def test_models_without_per_layer_inputs_unchanged():

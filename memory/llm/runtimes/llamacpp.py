@@ -463,7 +463,9 @@ def ffn_live_values(spec) -> int:
     # a MoE model's intermediate_size counts only where a layer is dense (DeepSeek's first blocks; Qwen's MoE configs
     # name one no layer uses, and a config without it gets 4 x hidden)
     has_dense = not spec.n_experts or not all(spec.moe_layers or (True,))
-    dense = live * spec.intermediate + d if spec.intermediate and has_dense else 0
+    # the widest layer's MLP (Gemma 4 E2B's double-wide shared layers: llama-model.cpp creates ffn_gate/up/down
+    # with hparams.n_ff(i), the GGUF's feed_forward_length array)
+    dense = live * max(spec.intermediate, spec.ffn_widest) + d if spec.intermediate and has_dense else 0
     moe = 0
     if spec.n_experts and spec.moe_intermediate:
         routed = spec.moe_intermediate * max(spec.n_experts_per_tok, 1)
