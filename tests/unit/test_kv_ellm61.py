@@ -126,3 +126,12 @@ def test_pp_refusal_prints_the_smallest_stage_memory():
     s = _row("vllm-32105-glm47-fp8-pp8-8xa100-202k-u0925-refused")
     ours, printed = s["kv_available_gib"]
     assert printed == 28.57 and abs(ours - printed) < 0.05
+
+
+def test_gemma4_moe_shared_mlp_output_beside_the_routed_experts():
+    # gemma4-iswa.cpp: a MoE layer's shared MLP (cur_mlp) is built first and added to the routed output last, so its
+    # output (n_embd a token) is live through the routed branch. Gemma-4-26B-A4B (hidden 2816, 8 of 128 experts of
+    # 704: routed 5632): at the down projection 5632 + 8 x 2816 + 2816 + 2816 = 33,792 (30,976 before);
+    # 4 x 2048 x 33,792 = 276,824,064 + the f16 mask 2 x (8192 + 1024 + 2048) x 2048 = 46,137,344 -> 322,961,408 B
+    # = 308 MiB (286 before; the batch-86 row prints 428.07)
+    assert _cb("google/gemma-4-26B-A4B-it", 8192, 2048, weights_dtype="Q4_0") == 322_961_408
