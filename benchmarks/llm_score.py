@@ -346,6 +346,11 @@ def score(row) -> dict:
                 out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
+            if pp and res.get("pp_stages") and "estimated_max_len" in m:
+                # a start refusal prints the memory its check was given, min(available_memory) over the workers
+                # (v1/core/kv_cache_utils.get_kv_cache_configs: "_check_enough_kv_cache_memory(min(available_memory),
+                # ..."): the smallest stage's, not rank 0's (kv-accuracy round 83)
+                cap = min(st["pool"] for st in res["pp_stages"])
             toks = res["kv_capacity_tokens"]  # the plan's own count (pipeline parallelism: the smallest stage's)
             if "kv_available_gib" in m:  # a run that failed before profiling prints none of these
                 out["kv_available_gib"] = (round(cap / GiB, 3), m["kv_available_gib"])

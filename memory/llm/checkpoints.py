@@ -35,6 +35,31 @@ CHECKPOINTS = (
 )
 
 
+def _deltanet_all(spec) -> tuple:
+    from .spec import LINEAR
+    return tuple(f"model.language_model.layers.{i}.linear_attn.{p}" for i, k in enumerate(spec.layer_kinds)
+                 if k == LINEAR for p in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z", "out_proj"))
+
+
+# Releases whose repo id the name parser does not read (an '-MTP' after the format reads as a drafter's word), each
+# with what it keeps in 16 bits: (repo id in lower case, built-in name, format, the ignore list's decoder entries,
+# note). AEON-7's Qwen3.6-27B ModelOpt NVFP4 "-Multimodal-NVFP4-MTP" (27 GB; served with --quantization modelopt)
+# keeps every GatedDeltaNet linear_attn block in bf16, its projections (in_proj_qkv, in_proj_z, in_proj_a/b,
+# out_proj) and conv1d, beside the vision tower and the grafted bf16 MTP head; its "-XS" sibling quantizes the
+# projections and keeps conv1d alone (the release's README, AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash,
+# task ellm61, batch 86)
+RELEASES = (
+    ("aeon-7/qwen3.6-27b-aeon-ultimate-uncensored-multimodal-nvfp4-mtp", "Qwen3.6-27B", "nvfp4", _deltanet_all,
+     "AEON-7's Multimodal-NVFP4-MTP keeps every GatedDeltaNet layer's projections and conv1d in bf16 (its README)"),
+)
+
+
+def release(name: str) -> tuple | None:
+    """(built-in, format, ignore-list entries, note) of a release RELEASES names by its repo id; None otherwise."""
+    low = name.strip().lower()
+    return next((r[1:] for r in RELEASES if r[0] == low), None)
+
+
 # AutoRound builds whose block_name_to_quantize takes the MTP module, so that vLLM loads its layers' matmuls at the
 # format's bits (runtimes/vllm_loader.mtp_bits): (built-in name, format, repo id pattern, the build a base model in that
 # format is taken as). Lorbus/Qwen3.6-27B-int4-AutoRound lists the language model's layers and mtp

@@ -35,6 +35,8 @@ def share_kv(cfg: dict, spec: LLMSpec) -> None:
         raise UserError(f"config num_kv_shared_layers = {n} / hidden_size_per_layer_input = {ple} is not plausible for "
                         f"{L} layers (0 <= shared < layers)")
     mark_shared(spec, n, "config num_kv_shared_layers")
+    if n and cfg.get("use_double_wide_mlp"):  # the shared layers' MLP is twice as wide (mlp_width)
+        spec.ffn_widest = 2 * spec.intermediate
     if ple:  # the table, per_layer_model_projection (hidden -> layers x width) and per_layer_projection_norm
         v = _int(cfg, "vocab_size_per_layer_input", default=PLE_VOCAB) or PLE_VOCAB
         spec.ple_params = v * L * ple + spec.hidden * L * ple + ple

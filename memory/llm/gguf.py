@@ -194,7 +194,7 @@ def _per_layer_inputs(spec: LLMSpec, g, tensors: dict | None, pre: str) -> None:
         mark_shared(spec, n, f"GGUF {pre}attention.shared_kv_layers")
     if not ple:
         return
-    L = spec.n_layers
+    L, spec.ple_width = spec.n_layers, ple
     found = [tensors[t] for t in PLE_TENSORS if tensors and t in tensors]
     if found and all(len(t) > 2 for t in found):
         spec.ple_params, spec.ple_bytes = sum(t[2] for t in found), sum(t[0] for t in found)

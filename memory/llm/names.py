@@ -454,6 +454,12 @@ def _load_builtin(name: str):
     source = _source_repos().get(name.strip().lower())
     if source:
         return _builtin_spec(source, name)
+    rel = checkpoints.release(name)  # a release read by its repo id (checkpoints.RELEASES)
+    if rel:
+        spec = _builtin_spec(rel[0], name)
+        spec.quant, spec.quant_skip = rel[1], rel[2](spec)
+        spec.notes.append(f"{name!r}: {rel[3]}")
+        return spec
     tag = ollama_tag(name)
     lookup, quant, note = (tag if tag else (name, repo_quant(name), None))
     wanted = _canonical(lookup)

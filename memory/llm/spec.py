@@ -92,6 +92,7 @@ class LLMSpec:
     ple_params: int = 0             # Gemma 4 per-layer embedding table (vocab_size_per_layer_input x layers x width)
     ple_bytes: int | None = None    # its bytes where a GGUF's tensor table gives them (per_layer_* tensors)
     ple_width: int = 0              # its hidden_size_per_layer_input (vLLM's per_layer_embeddings buffer)
+    ffn_widest: int = 0             # the widest layer's MLP where layers differ (E2B's use_double_wide_mlp shared layers)
     vllm_qkv_slots: int = 0         # K / V weights vLLM's Gemma4Attention allocates that the checkpoint lacks (gemma4_ple.py)
     expert_file_bytes: tuple = ()   # per layer: (weights, biases) bytes of its ffn_(up|down|gate)_exps tensors, from a GGUF
 

@@ -447,22 +447,34 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
 GLU_LIVE = 3
 UNGATED_FFN_ARCHS = ("nemotron_h",)
 MASK_F16_BYTES = 2
+# Gemma 4's per-layer inputs (kv-accuracy round 83, batch 86): project_per_layer_inputs ends in a ggml_cont of the
+# [n_embd_per_layer, n_tokens, n_layer] f32 tensor, and every layer reads its slice through a view
+# (ggml_view_2d_slice); ggml-alloc frees a view's source only when its last view's consumers are done (n_views), so
+# the whole tensor is live through every full-ubatch layer's feed-forward (src/models/gemma4-iswa.cpp, ggml-alloc.c
+# at TheTom/llama-cpp-turboquant 69d8e4be): n_layer x hidden_size_per_layer_input f32 values a token.
+GEMMA4_GRAPH_ARCHS = ("gemma4",)
 
 
 def ffn_live_values(spec) -> int:
     """f32 values per token live at a layer's gated feed-forward (GLU_LIVE): the larger of a dense MLP's and a MoE
-    layer's routed experts'."""
+    layer's routed experts', and Gemma 4's per-layer inputs (GEMMA4_GRAPH_ARCHS)."""
     d = spec.hidden
     live = 1 if spec.arch.startswith(UNGATED_FFN_ARCHS) else GLU_LIVE
     # a MoE model's intermediate_size counts only where a layer is dense (DeepSeek's first blocks; Qwen's MoE configs
     # name one no layer uses, and a config without it gets 4 x hidden)
     has_dense = not spec.n_experts or not all(spec.moe_layers or (True,))
-    dense = live * spec.intermediate + d if spec.intermediate and has_dense else 0
+    # the widest layer's MLP (Gemma 4 E2B's double-wide shared layers: llama-model.cpp creates ffn_gate/up/down
+    # with hparams.n_ff(i), the GGUF's feed_forward_length array)
+    dense = live * max(spec.intermediate, spec.ffn_widest) + d if spec.intermediate and has_dense else 0
     moe = 0
     if spec.n_experts and spec.moe_intermediate:
         routed = spec.moe_intermediate * max(spec.n_experts_per_tok, 1)
-        moe = max(live * routed + d, routed + d * max(spec.n_experts_per_tok, 1) + d)
-    return max(dense, moe)
+        # gemma4-iswa.cpp builds a MoE layer's shared MLP first (cur_mlp, then ggml_add(cur_mlp, cur_moe)): its
+        # output, n_embd a token, is live through the routed branch
+        moe = max(live * routed + d, routed + d * max(spec.n_experts_per_tok, 1) + d) + (
+            d if spec.arch.startswith(GEMMA4_GRAPH_ARCHS) else 0)
+    ple = spec.n_layers * spec.ple_width if spec.arch.startswith(GEMMA4_GRAPH_ARCHS) else 0
+    return max(dense, moe) + ple
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,

@@ -2,6 +2,7 @@
 stage's model, and every stage evaluated alone (vllm.evaluate) with the smallest stage's blocks kept by all. Split from
 vllm.py, whose evaluate hands a plan with more than one stage here."""
 from ..cache import BLOCK, kv_cache, vllm_layout, vllm_pool, vllm_stage_tensors, with_draft_layers
+from ..weights import layer_weights
 from . import at_least
 from .vllm import evaluate, mamba_check, mla_layout
 
@@ -50,9 +51,13 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     # stage builds its own rotary tables (plan's roles["rope"]: buffers of each process's attention layers)
     rope = roles.get("rope", 0)
     extra = max(roles["total"] - rope - roles["blocks"] - roles["embedding"] - (0 if spec.tied else roles["output"]), 0)
+    # a stage builds only its own layers (models/utils.py make_layers: PPMissingLayer outside [start_layer, end_layer)),
+    # each at its own size (weights.layer_weights: a MoE model's dense first blocks are a fraction of its expert
+    # blocks, so the last stages of GLM-5.1 or DeepSeek-V3 hold more than their share of layers says; round 83)
+    lw = layer_weights(spec, roles["blocks"])
     stages, start = [], 0
     for i, n in enumerate(parts):
-        w = roles["blocks"] * n // spec.n_layers + rope + (roles["embedding"] + extra if i == 0 else 0) + (
+        w = int(sum(lw[start:start + n])) + rope + (roles["embedding"] + extra if i == 0 else 0) + (
             roles["output"] if i == len(parts) - 1 else 0)
         e = evaluate(stage_spec(spec, start, start + n), ctx, kv, w, vram, dict(s, pp=1, stage=(i, len(parts))))
         e.update(stage_layers=n, stage_weights=w)
