@@ -56,6 +56,13 @@ TORCH_OLD = re.compile(
     r"(?P<dev>CUDA|HIP|MUSA) out of memory\. ?Tried to allocate (?P<req>" + SIZE_RX + r")\.? ?\(?(?:GPU|device) (?P<gpu>\d{1,20}); ?(?P<total>" + SIZE_RX
     + r") total capacity; ?(?P<alloc>" + SIZE_RX + r") already allocated; ?(?P<free>" + SIZE_RX + r") free; ?(?:(?P<allowed>" + SIZE_RX
     + r") allowed; ?)?(?P<reserved>" + SIZE_RX + r") (?P<what>reserved in total by Py[Tt]orch|cached)\)?")
+# (round 98) its bracket quoted without the sentence before it, opening a line: "GPU 0; 15.72 GiB total capacity; 1.49 GiB already
+# allocated; 832.00 KiB free" (the "(" and the reserved figure kept or not; a quote of the failed run's figures alone). The
+# semicolon-separated capacity, allocated and free figures in these words are the <= 2.0 caching allocator's alone
+TORCH_BRACKET_OPEN = re.compile(
+    r"^[ \t]{0,16}\(?(?:GPU|device) (?P<gpu>\d{1,20}); ?(?P<total>" + SIZE_RX + r") total capacity; ?(?P<alloc>" + SIZE_RX
+    + r") already allocated; ?(?P<free>" + SIZE_RX + r") free(?:; ?(?:(?P<allowed>" + SIZE_RX + r") allowed; ?)?(?P<reserved>" + SIZE_RX
+    + r") (?P<what>reserved in total by Py[Tt]orch|cached))?")
 # intel-extension-for-pytorch: "(GPU 0; 15.11 GiB total capacity; 13.40 GiB already allocated; 13.90 GiB reserved in total by PyTorch)"
 XPU_OLD = re.compile(r"(?:XPU out of memory\.|Current platform can NOT allocate memory block with size larger than 4GB!) Tried to allocate (?P<req>" + SIZE_RX + r") \(GPU\s+(?P<gpu>\d{1,20}); (?P<total>" + SIZE_RX
                       + r") total capacity; (?P<alloc>" + SIZE_RX + r") already allocated; (?P<reserved>" + SIZE_RX + r") reserved in total by PyTorch\)")

@@ -49,7 +49,7 @@ from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, w
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .prefilter import _gate, _prefilter
 from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
-                            _torch_capacity_open,
+                            _torch_capacity_open, _torch_bracket_open,
                             _async, _async_cut, add_async_fields, _mps)  # (add_async_fields: scan reads P.add_async_fields)
 
 
@@ -234,7 +234,7 @@ def _earlyoom(line):
 
 
 RECOGNISERS = [
-    _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_capacity_open, _async, _async_cut, _mps, _npu, _paddle, _torch_alloc_warn,
+    _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_capacity_open, _torch_bracket_open, _async, _async_cut, _mps, _npu, _paddle, _torch_alloc_warn,
     _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1)
             else {"requested": int(m.group(2)) * 1024 ** 3} if m.group(2) and int(m.group(2)) else {}),
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},

@@ -65,6 +65,25 @@ def outside_others(x):
     return x.outside - (EAGER_EXTRA if old else 0)
 
 
+def tensors_gap(x):
+    """(round 98) Where PyTorch's message gives its allocated and free figures and neither its reserved figure nor a process
+    list (the <= 2.0 bracket quoted without "reserved in total", a quote cut after "M free"): the card less free less PyTorch's
+    tensors (less the GiB an eager <= 2.0 context adds, as outside_others), or None. That gap is this process's cache and
+    context or other programs; past half the card it is more than an allocator's slack keeps beside tensors that hold under
+    half of it."""
+    if not (torch(x) and x.others is None and x.reserved is None and x.allocated is not None and x.n.get("free") is not None
+            and not x.impossible and not x.tiny):
+        return None
+    old = x.ev.get("form") == "<=2.0" and x.env["backend"] != "rocm"
+    return x.total - x.free - x.allocated - (EAGER_EXTRA if old else 0)
+
+
+def gap_others(x):
+    """(round 98) tensors_gap past half the card and covering the shortfall: another program holds it."""
+    gap = tensors_gap(x)
+    return gap is not None and gap >= 0.5 * x.total and gap >= x.short
+
+
 def torch_full(x):
     """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
     return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None

@@ -33,4 +33,6 @@ def requested_free(x, of_total: bool) -> str:
     gave no free figure (nor the reserved one it follows from: case.free_said) the card's total stood in for it, so none is stated."""
     if not getattr(x, "free_said", True):
         return (f"{fmt_bytes(x.req)} requested" if x.req else "no request read") + f" of a {fmt_bytes(x.total)} card (the message gives no free figure)"
-    return f"{fmt_bytes(x.req)} requested with {fmt_bytes(x.free)} free" + (f" of {fmt_bytes(x.total)}" if of_total else "")
+    # ((round 98) a message quoted from its bracket or its second sentence gives no request: none is stated)
+    return (f"{fmt_bytes(x.req)} requested" if x.req else "no request read,") + f" with {fmt_bytes(x.free)} free" + (
+        f" of {fmt_bytes(x.total)}" if of_total else "")

@@ -29,7 +29,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
-                         context_call, fresh, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
+                         context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
                          outside_others, sdcpp_part, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -367,6 +367,10 @@ RULES = [
     R("other-process", 1.6, lambda x: torch(x) and x.others is None and x.outside is not None
       and outside_others(x) - GiB >= max(GiB, 0.15 * x.total) and outside_others(x) - GiB >= x.short,
       "{outside:b} of the card is used outside PyTorch (other programs, or non-PyTorch libraries)", first="op"),
+    # (round 98) no reserved figure and no process list: what is neither free nor PyTorch's tensors, past half the card
+    R("other-process", 1.6, gap_others, lambda x: f"{fmt_bytes(x.total - x.free - x.allocated)} of the {fmt_bytes(x.total)} card is "
+      "neither free nor PyTorch's tensors (the message gives no reserved figure): another program holds it, or this process's cache",
+      first="op"),
     # cudaMallocAsync's report: PyTorch sets its pool's release threshold to UINT64_MAX (CUDAMallocAsyncAllocator.cpp
     # lazy_init_device), so memory this process freed stays in the pool, neither "Currently allocated" nor "Free": the gap is
     # this process's pool and context as much as other programs'. Past half the card it is another program (as row "outside

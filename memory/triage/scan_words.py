@@ -150,6 +150,9 @@ _ADDED_WORDS = (
     ("KW", "failed to find a memory slot", "failed to find KV cache slot", "failed to find free space in the KV cache", "MPS allocated: "),
     # PyTorch's message quoted from its second sentence ("GPU 0 has a total capacity of T of which F is free.", RX.TORCH_CAP_OPEN), round 97
     ("KW", "has a total capacity of "),
+    # its <= 2.0 bracket quoted alone, opening a line ("GPU 0; 15.72 GiB total capacity; 1.49 GiB already allocated; 832.00 KiB
+    # free", RX.TORCH_BRACKET_OPEN), round 98
+    ("KW", "total capacity; "),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

@@ -145,24 +145,47 @@ def _torch_no_prefix(line):
     return ev
 
 
-@_gate(RX.TORCH_OLD)
-def _torch_old(line):
-    m = RX.TORCH_OLD.search(line)
-    if not m:
-        return None
-    nums = {"requested": size(m.group("req")), "total": size(m.group("total")), "allocated": size(m.group("alloc")),
-            "free": size(m.group("free"))}
+def _bracket_numbers(nums, m):
+    """The <= 2.0 bracket's figures after its capacity (allocated, free, allowed, reserved) into nums."""
+    nums.update(allocated=size(m.group("alloc")), free=size(m.group("free")))
     if m.group("allowed"):
         nums["allowed"] = size(m.group("allowed"))
+    if m.group("reserved") is None:
+        return nums
     if m.group("what") == "cached":     # <= 1.4: "cached" is the unused part of the cache, not the total
         nums["reserved_unallocated"] = size(m.group("reserved"))
         nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
     else:
         nums["reserved"] = size(m.group("reserved"))
         nums["reserved_unallocated"] = max(0, nums["reserved"] - nums["allocated"])
+    return nums
+
+
+@_gate(RX.TORCH_OLD)
+def _torch_old(line):
+    m = RX.TORCH_OLD.search(line)
+    if not m:
+        return None
+    nums = _bracket_numbers({"requested": size(m.group("req")), "total": size(m.group("total"))}, m)
     kind = "torch.hip" if m.group("dev") == "HIP" else "torch.cuda"      # (MUSA: a port of the CUDA allocator)
     return {"kind": kind, "form": "<=2.0", "device_kind": _dev_kind(m.group("dev")), "device_index": _device_index(m.group("gpu")),
             "numbers": nums, "runtime": "pytorch", "complete": True}
+
+
+@_gate("total capacity; ")
+def _torch_bracket_open(line):
+    """(round 98) The <= 2.0 message's bracket quoted without its first sentence, opening a line ("GPU 0; 15.72 GiB total
+    capacity; 1.49 GiB already allocated; 832.00 KiB free", RX.TORCH_BRACKET_OPEN): a cut message, the request unknown, the
+    device left to the log (a HIP build prints the same words). Without its reserved figure, only with the card nearly full (free
+    under SLIVER of it): a mostly free card refused nothing."""
+    m = RX.TORCH_BRACKET_OPEN.search(line)
+    if not m:
+        return None
+    nums = _bracket_numbers({"total": size(m.group("total"))}, m)
+    if m.group("reserved") is None and not nums["free"] < SLIVER * nums["total"]:
+        return None
+    return {"kind": "torch.cuda", "form": "<=2.0", "device_kind": None, "device_index": _device_index(m.group("gpu")),
+            "numbers": nums, "runtime": "pytorch", "complete": False, "no_prefix": True, "bracket_open": True}
 
 
 @_gate(RX.XPU_OLD)
