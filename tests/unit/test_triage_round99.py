@@ -1,0 +1,53 @@
+"""Triage round 99 (task tune99: batches 460-482 after first sight), written from PyTorch's own message formats:
+- PyTorch's 2.x message quoted with its middle elided or cut, keeping the request, the card's total and free figures and
+  only "this process has N memory in use" (no "allocated by PyTorch", no reserved figure, no other process): where N is the
+  card less free within a sliver (predicates.SLIVER) and the request is a layer's tensor (under predicates.OWN_LAYER_SHARE,
+  half a percent of the card), a plain script's card is full of what it placed before, most often the model: weights-exceed-vram,
+  as the same message cut before the process figure reads (predicates.cut_full). A request of a percent of the card, a
+  process holding well under the card, or another process listed, is not read so.
+The sizes and the lines around them are made up in the message's layout; the expected values are worked out by hand."""
+from support.triage_event import read as _read, top as _top  # (cause, kind, runtime, device kind, numbers)
+
+_GIB = 1024 ** 3
+_MIB = 1024 ** 2
+
+
+def _elided(req, total, free, proc):
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity of {total} of "
+            f"which {free} is free. ... this process has {proc} memory in use\n")
+
+
+def test_elided_message_process_holds_the_card_tiny_request_is_weights():
+    # 15.50 - 0.0195 (free) - 15.47 = 0.011 GiB left for others, under 4 % of the card; 24 MiB is 0.15 % of it (< 0.5 %)
+    cause, kind, runtime, dev, nums = _read(_elided("24.00 MiB", "15.50 GiB", "20.00 MiB", "15.47 GiB"))
+    assert (kind, runtime, dev) == ("torch.cuda", "pytorch", "cuda")
+    assert nums["requested"] == 24 * _MIB and nums["this_process"] == round(15.47 * _GIB)
+    assert cause == "weights-exceed-vram"
+
+
+def test_full_process_sentence_cut_after_it_tiny_request_is_weights():
+    # 2.x's own words, cut after the process sentence: 39.40 - 0.0117 - 39.35 = 0.04 GiB outside; 40 MiB is 0.1 % of the card
+    cause, conf, _ = _top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 40.00 MiB.\n"
+                          "GPU 0 has a total capacity of 39.40 GiB of which 12.00 MiB is free.\n"
+                          "Including non-PyTorch memory, this process has 39.35 GiB memory in use.\n")
+    assert cause == "weights-exceed-vram"
+    assert conf["weights-exceed-vram"] > conf.get("activations", 0)
+
+
+def test_request_of_a_percent_of_the_card_is_not_read_as_the_model():
+    # 400 MiB of 39.40 GiB is 0.99 %, over half a percent: a batch's tensor may be that size, the bare message row stands
+    cause, _, _ = _top(_elided("400.00 MiB", "39.40 GiB", "300.00 MiB", "39.08 GiB"))
+    assert cause != "weights-exceed-vram"
+
+
+def test_process_well_under_the_card_is_not_read_as_the_model():
+    # 23.60 - 0.0195 - 20.00 = 3.58 GiB held outside this process, 15 % of the card (over the 4 % sliver)
+    cause, _, _ = _top(_elided("20.00 MiB", "23.60 GiB", "20.00 MiB", "20.00 GiB"))
+    assert cause != "weights-exceed-vram"
+
+
+def test_another_process_listed_is_not_read_as_the_model():
+    cause, _, _ = _top("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity "
+                       "of 23.60 GiB of which 16.00 MiB is free. Process 4242 has 12.00 GiB memory in use. Including "
+                       "non-PyTorch memory, this process has 11.55 GiB memory in use.\n")
+    assert cause != "weights-exceed-vram"
