@@ -51,3 +51,47 @@ def test_another_process_listed_is_not_read_as_the_model():
                        "of 23.60 GiB of which 16.00 MiB is free. Process 4242 has 12.00 GiB memory in use. Including "
                        "non-PyTorch memory, this process has 11.55 GiB memory in use.\n")
     assert cause != "weights-exceed-vram"
+
+
+# --- a traceback's source line that is a bare statement moving a named object to the device --------------------------------
+# nn.Module.to() and .cuda() move a module's weights in place and return it, so a script moving its model writes them as a
+# statement of their own ("autoencoder.to(device)"); Tensor.to() returns a copy, so moving a batch is an assignment
+# ("images = images.to(device)"). Only the first names the weights being placed.
+
+def _moved(statement):
+    return ("Traceback (most recent call last):\n"
+            '  File "/home/u/proj/train_gan.py", line 88, in <module>\n'
+            "    main()\n"
+            '  File "/home/u/proj/train_gan.py", line 52, in main\n'
+            f"    {statement}\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of 11.70 GiB "
+            "of which 18.00 MiB is free. ... this process has 10.95 GiB memory in use.\n")
+
+
+def test_bare_module_move_statement_reads_as_weights():
+    from gpu_garden.memory.triage import categories as C
+    assert C.source_category("    discriminator.to(device)") == "weights-exceed-vram"
+    assert C.source_category("        ema_model.module.cuda()") == "weights-exceed-vram"
+    assert C.source_category("  critic.to('cuda:1', non_blocking=True)  ") == "weights-exceed-vram"
+    cause, kind, runtime, _, _ = _read(_moved("discriminator.to(device)"))
+    assert (kind, runtime, cause) == ("torch.cuda", "pytorch", "weights-exceed-vram")
+
+
+def test_assigned_tensor_move_and_a_class_own_move_are_not_the_weights():
+    from gpu_garden.memory.triage import categories as C
+    assert C.source_category("    images = images.to(device)") is None
+    assert C.source_category("    out = criterion(logits.to(device), y)") is None
+    assert C.source_category("        self.to(device)") is None
+    cause, _, _ = _top(_moved("images = images.to(device)"))
+    assert cause != "weights-exceed-vram"
+
+
+def test_bare_move_form_is_linear_on_adversarial_lines():
+    import time
+    from gpu_garden.memory.triage import categories as C
+    mb = 1 << 20
+    for text in (" " * mb + "m.to(", "a." * (mb // 2) + "to(x)", "m.to(" + "d" * mb, "m" * mb + ".cuda()",
+                 "m.x.y.z.w" * (mb // 9) + ".to(d)", "(" + "m.to(" * (mb // 5)):
+        t = time.process_time()
+        C.source_category(text)
+        assert time.process_time() - t < 1.0
