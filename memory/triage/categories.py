@@ -140,8 +140,9 @@ _SRC = (
     ("vae-decode", re.compile(r"(?i)(?:vae\w{0,30}|\bfirst_stage_model)\.(?:decode|tiled_decode|decode_tiled\w{0,30})\(|"
                               r"\b(?:decode_first_stage|decode_latents|vae_decode)\(|\.decode\(\s*(?:latents?|z|samples?|x_0|x0)\b")),
     ("training", re.compile(r"\.backward\(|\boptimi[sz]er\w{0,30}\.step\(|\baccelerator\.backward\(|\btrainer\.train\(|\bscaler\.scale\(")),
+    # ((round 99) an autoencoder moved whole, "autoencoder.to(device)", a latent-diffusion trainer's frozen VAE: a model's weights)
     ("weights-exceed-vram", re.compile(r"\bfrom_(?:pretrained|single_file)\(|\bload_state_dict\(|\btorch\.load\(|\bload_(?:checkpoint|model|weights)\w{0,30}\(|"
-                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module)\w{0,30}(?:\.\w{1,30}(?:\(\))?){0,3}\.(?:to|cuda|half)\(|"
+                                       r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module|autoencoder)\w{0,30}(?:\.\w{1,30}(?:\(\))?){0,3}\.(?:to|cuda|half)\(|"
                                        r"\b(?:weight|param\w{0,10}|tensor)\.data\.(?:to|cuda)\(|\bself\.(?:cuda|half)\(\)|"
                                        r"\bload_weights?\(|\w{0,30}torch_load\w{0,30}\(|\baccelerator\.prepare(?:_model)?\(|\.prepare_model\(")),
     # a call that passes or extends an autoregressive KV cache (decoding token by token): what grows is the cache, batch x length

@@ -35,7 +35,9 @@ TORCH_CAP_OPEN = re.compile(
 TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
 POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
 PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
-SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
+# (round 99) or "Process has N memory in use", the sentence quoted without its "Including non-PyTorch memory, this" and with no
+# PID ("Process had" in a note's past tense): a listed other process always names its PID, so this is the process's own figure
+SELF = re.compile(r"(?:[Tt]his p|\bP)rocess ha[sd] " + SZ + r" memory in use")
 # (a quote may stop at "allowed", the end of its line)
 ALLOWED = re.compile(SZ + r" allowed(?:;|\s*$)")
 # (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole; it may elide

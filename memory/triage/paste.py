@@ -50,7 +50,7 @@ _TORCH_START = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate 
 # (each may be indented under a "[rank5]: " prefix, or opened with the quoter's ellipsis: "... this process has 76.51 GiB memory
 # in use.", "... 73.15 GiB is allocated by PyTorch ...", NVIDIA-NeMo/Automodel#1975 and #2673)
 _TORCH_MORE = re.compile(rb"[ \t]{0,16}(?:(?:\.{2,3}|\xe2\x80\xa6) ?)?(?:(?:GPU|Device) \d{1,3} has a total capac|Including non-PyTorch memory|"
-                         rb"[Tt]his process has |Process \d{1,20} has |Of the allocated memory |If reserved but unallocated |"
+                         rb"[Tt]his process has |Process (?:\d{1,20} )?ha[sd] |Of the allocated memory |If reserved but unallocated |"
                          rb"[\d.]{1,24} ?[KMGT]?i?B is allocated by PyTorch)")
 
 

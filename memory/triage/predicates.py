@@ -174,9 +174,20 @@ def churned(x):
             and x.ru >= SLIVER * x.total)
 
 
+def own_whole_card(x):
+    """(round 99) PyTorch's message reading "this process has N memory in use" with no other process listed, N the card less
+    free within a SLIVER of it: the process itself holds the card (case._numbers' others is then that remainder, not a program's).
+    That figure counts PyTorch's cache and context as well as its tensors, a weaker sign than what PyTorch holds: only for a
+    request under OWN_LAYER_SHARE of the card (a 472 MiB request on a 48 GB card, 1 %, was a fp32 batch of 24: batch 480)."""
+    return (x.n.get("other_processes") is None and x.n.get("this_process") is not None and x.others is not None
+            and x.others <= SLIVER * x.total and x.req <= OWN_LAYER_SHARE * x.total)
+
+
 # one layer's matrix of a model that about fills the card: 24 layers or more of ~7 matrices each put under 1 % of the weights in
 # any one (the embedding apart); a request under this share of the card is one of those, or the last of many small ones
 LAYER_SHARE = 0.02
+# (round 99) a request under this share of the card is one tensor of a model's layer, not a batch's: own_whole_card's tighter bound
+OWN_LAYER_SHARE = LAYER_SHARE / 4
 
 
 def cut_full(x):
@@ -185,10 +196,12 @@ def cut_full(x):
     request did not fill the card; what was placed before it did, and with no step, traceback or training shown that is
     most often the model (a batch's tensors stay the runner-up, the bare message row). Not under ComfyUI's own lines ("Requested
     to load", its exception banner): that is ComfyUI, whose loader places what fits, not a script. Not after a progress bar
-    with completed steps (window facts steps_done): the loop ran, what it holds per step is the knob."""
+    with completed steps (window facts steps_done): the loop ran, what it holds per step is the knob. (round 99) The message
+    cut so, or elided ("... this process has N memory in use"), keeping only this process's own figure: where that figure is
+    the whole card less free (what is left for other programs under a SLIVER, no process list) it says the same, not others."""
     return (torch(x) and x.env["runtime"] == "pytorch" and not x.frames_n and not x.training and bool(x.total)
             and not x.f.get("comfy") and not x.f.get("ui_loader") and not x.f.get("steps_done")
-            and not x.impossible and not x.tiny and x.allocated is None and x.reserved is None and x.others is None
+            and not x.impossible and not x.tiny and x.allocated is None and x.reserved is None and (x.others is None or own_whole_card(x))
             and x.free is not None and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total)
 
 
