@@ -35,7 +35,8 @@ VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])
                                r"(--enable-expert-parallel\b|\benable_expert_parallel=True)")
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
-    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
+    # ((round 100) not a program's own settings line, its fields split by bars: "Device: cuda | Batch Size: 64 | Epochs: 50")
+    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(?![ \t]{0,8}\|)(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
     ("total_vram", re.compile(r"Total VRAM (\d{1,20}) MB, total RAM (\d{1,20}) MB")),
     # ComfyUI-nunchaku's DiT loaders print the card they load onto, its total_memory in MiB (nodes/models/flux.py: "GPU 0 (NVIDIA
     # GeForce RTX 3060) Memory: 11906.8125 MiB"), before their CPU-offload line (round 59)
