@@ -26,6 +26,8 @@ def _device_index(g):
 # (trfix) after a quote's ellipsis the sentences read stop at the next message ("out of memory", "has a total capac") or a
 # closing quote character (a list of messages on one line); the figures read there past shares.OVER_CARD of the card are dropped
 _NEXT_MESSAGE = re.compile(r"out of memory|has a total capac|[\"'\u2019\u201d]")
+# (round 100) the slack's figure before PyTorch's own words for it, "is" kept or dropped (bounded, linear)
+_RU_ANY = re.compile(RX.SZ + r" (?:is )?reserved by PyTorch but unallocated")
 _AFTER_ELLIPSIS = ("this_process", "other_processes", "allowed", "allocated", "private_pools", "reserved_unallocated", "reserved")
 
 
@@ -69,6 +71,11 @@ def _rest_numbers(nums, m, line):
             nums["private_pools"] = size(o.group(2))
         if o.group(3):
             nums["reserved_unallocated"] = size(o.group(3))
+            nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+    r = _RU_ANY.search(rest) if "reserved_unallocated" not in nums else None
+    if r:   # (round 100) the slack's own words kept, the sentence around it retyped ("..., with N reserved by PyTorch but unallocated")
+        nums["reserved_unallocated"] = size(r.group(1))
+        if "allocated" in nums:
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
     c = RX.POOLS_CUT.search(rest) if "private_pools" not in nums else None
     if c:
