@@ -35,7 +35,7 @@ TORCH_CAP_OPEN = re.compile(
 TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
 POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
 # ((round 100) or cut after "memory" at the quote's end: "Process 142129 has 63.03 GiB memory")
-PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory(?: in use|[ \t]*$)")
+PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r"(?: memory(?: in use|[ \t]*$)| ?(?=\.{3}|\u2026))")
 SELF = re.compile(r"[Tt]his process has " + SZ + r" memory in use")
 # (a quote may stop at "allowed", the end of its line)
 ALLOWED = re.compile(SZ + r" allowed(?:;|\s*$)")
