@@ -72,8 +72,10 @@ def _rest_numbers(nums, m, line):
         if o.group(3):
             nums["reserved_unallocated"] = size(o.group(3))
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
-    r = _RU_ANY.search(rest) if "reserved_unallocated" not in nums else None
-    if r:   # (round 100) the slack's own words kept, the sentence around it retyped ("..., with N reserved by PyTorch but unallocated")
+    # (round 100) the slack's own words kept, the sentence around it retyped ("..., with N reserved by PyTorch but unallocated");
+    # not where "Of the allocated memory" is there unread (a line rejoined without its space: the other glue reads it whole)
+    r = _RU_ANY.search(rest) if "reserved_unallocated" not in nums and (o or "allocated memory" not in rest) else None
+    if r:
         nums["reserved_unallocated"] = size(r.group(1))
         if "allocated" in nums:
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
