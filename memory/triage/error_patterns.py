@@ -30,11 +30,12 @@ TORCH_NEW = re.compile(
 # total capacity of 184.31 GiB of which 405.69 MiB is free." at the line's start, the free figure with it (the capacity and the free
 # figure in these words are the caching allocator's alone), or right after PyTorch's exception type, where the type names it
 TORCH_CAP_OPEN = re.compile(
-    r"(?:^[ \t]{0,16}|\btorch\.(?:cuda\.)?OutOfMemoryError:[ \t]{0,4})(?:GPU|Device) (?P<gpu>\d{1,20}) has a total capac(?:i)?ty of "
+    r"(?:^[ \t]{0,16}|\btorch\.(?:cuda\.)?OutOfMemoryError:[ \t]{0,4}(?:(?:CUDA|HIP|XPU) out of memory\.[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4})?)(?:GPU|Device) (?P<gpu>\d{1,20}) has a total capac(?:i)?ty of "
     + SZ.replace("(", "(?P<total>", 1) + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s*$)")
 TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
 POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
-PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r" memory in use")
+# ((round 100) or cut after "memory" at the quote's end: "Process 142129 has 63.03 GiB memory")
+PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r"(?: memory(?: in use|[ \t]*$)| ?(?=\.{3}|\u2026))")
 # (round 99) or "Process has N memory in use", the sentence quoted without its "Including non-PyTorch memory, this" and with no
 # PID ("Process had" in a note's past tense): a listed other process always names its PID, so this is the process's own figure
 SELF = re.compile(r"(?:[Tt]his p|\bP)rocess ha[sd] " + SZ + r" memory in use")

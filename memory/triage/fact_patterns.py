@@ -35,7 +35,8 @@ VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])
                                r"(--enable-expert-parallel\b|\benable_expert_parallel=True)")
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
-    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
+    # ((round 100) not a program's own settings line, its fields split by bars: "Device: cuda | Batch Size: 64 | Epochs: 50")
+    ("device", re.compile(r"Device: (cuda|xpu|mps|cpu|privateuseone)(?::\d+)?\s+(?![ \t]{0,8}\|)(.*?)(?: : (native|cudaMallocAsync))?\s*$")),
     ("total_vram", re.compile(r"Total VRAM (\d{1,20}) MB, total RAM (\d{1,20}) MB")),
     # ComfyUI-nunchaku's DiT loaders print the card they load onto, its total_memory in MiB (nodes/models/flux.py: "GPU 0 (NVIDIA
     # GeForce RTX 3060) Memory: 11906.8125 MiB"), before their CPU-offload line (round 59)
@@ -150,7 +151,9 @@ FACTS = [
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
     # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
-    ("vllm_marker", re.compile(r"\bvllm\b|\bLLM\(model=|\bVLLM::|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]")),
+    ("vllm_marker", re.compile(r"\bvllm\b|\bLLM\(model=|\bVLLM::|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]"
+                                 # (round 100) vLLM's model runner's own refusal (vllm/v1/worker/gpu_model_runner.py, load_model)
+                                 r"|\bFailed to load model - not enough GPU memory\b")),
     # a program saying its load failed ("Error while loading customized transformer, falling back", "Failed to load model")
     ("load_failed", re.compile(r"(?i)\berror (?:while |when )?loading (?:the )?(?:customi[sz]ed |quanti[sz]ed )?(?:model|transformer|unet|dit|weights|checkpoint)\b|"
                                r"\bfailed to load (?:the )?(?:model|transformer|unet|dit|weights|checkpoint)\b")),
@@ -305,7 +308,7 @@ FACT_KEYS = {
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
     "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
-    "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG "),
+    "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory"),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),

@@ -51,7 +51,10 @@ _TORCH_START = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate 
 # in use.", "... 73.15 GiB is allocated by PyTorch ...", NVIDIA-NeMo/Automodel#1975 and #2673)
 _TORCH_MORE = re.compile(rb"[ \t]{0,16}(?:(?:\.{2,3}|\xe2\x80\xa6) ?)?(?:(?:GPU|Device) \d{1,3} has a total capac|Including non-PyTorch memory|"
                          rb"[Tt]his process has |Process (?:\d{1,20} )?ha[sd] |Of the allocated memory |If reserved but unallocated |"
-                         rb"[\d.]{1,24} ?[KMGT]?i?B is allocated by PyTorch)")
+                         rb"[\d.]{1,24} ?[KMGT]?i?B is allocated by PyTorch|"
+                         # (round 100) the slack's sentence in PyTorch's words, its "and ... is" retyped ("457.95 MiB reserved by
+                         # PyTorch but unallocated.")
+                         rb"[\d.]{1,24} ?[KMGT]?i?B (?:is )?reserved by PyTorch but unallocated)")
 
 
 def undo(buf: bytes, judge=None) -> bytes:

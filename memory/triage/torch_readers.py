@@ -26,6 +26,8 @@ def _device_index(g):
 # (trfix) after a quote's ellipsis the sentences read stop at the next message ("out of memory", "has a total capac") or a
 # closing quote character (a list of messages on one line); the figures read there past shares.OVER_CARD of the card are dropped
 _NEXT_MESSAGE = re.compile(r"out of memory|has a total capac|[\"'\u2019\u201d]")
+# (round 100) the slack's figure before PyTorch's own words for it, "is" kept or dropped (bounded, linear)
+_RU_ANY = re.compile(RX.SZ + r" (?:is )?reserved by PyTorch but unallocated")
 _AFTER_ELLIPSIS = ("this_process", "other_processes", "allowed", "allocated", "private_pools", "reserved_unallocated", "reserved")
 
 
@@ -69,6 +71,13 @@ def _rest_numbers(nums, m, line):
             nums["private_pools"] = size(o.group(2))
         if o.group(3):
             nums["reserved_unallocated"] = size(o.group(3))
+            nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+    # (round 100) the slack's own words kept, the sentence around it retyped ("..., with N reserved by PyTorch but unallocated");
+    # not where "Of the allocated memory" is there unread (a line rejoined without its space: the other glue reads it whole)
+    r = _RU_ANY.search(rest) if "reserved_unallocated" not in nums and (o or "allocated memory" not in rest) else None
+    if r:
+        nums["reserved_unallocated"] = size(r.group(1))
+        if "allocated" in nums:
             nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
     c = RX.POOLS_CUT.search(rest) if "private_pools" not in nums else None
     if c:
@@ -131,7 +140,7 @@ def _torch_no_prefix(line):
         # NVIDIA-NeMo/RL#2871's shape)
         m = RX.TORCH_TYPE_REQ.search(line)
         if not m:
-            return None
+            return _torch_lead_cut(line)
         nums = {"requested": size(m.group(1))}
         f = RX.TORCH_CUT_FREE.search(line, m.end())     # (round 78) "... M is free": the card's free figure, its total elided
         if f:
@@ -143,6 +152,42 @@ def _torch_no_prefix(line):
     if ev:
         ev.update(device_kind=None, no_prefix=True)
     return ev
+
+
+# (round 100) PyTorch's 2.x message quoted from "Tried to allocate N" at a line's start, the rest elided by the quoter's own
+# ellipsis up to the sentences kept ("Tried to allocate 44.00 MiB ... 35.25 MiB is free", "Tried to allocate 60.00 MiB. GPU 1
+# ... 48.06 MiB is free", "Tried to allocate 1.76 GiB ... this process has 5.89 GiB memory in use"); bounded, linear
+_LEAD_CUT = re.compile(r"^\s{0,4}Tried to allocate " + RX.SZ + r"(?:\. ?(?:GPU|Device) \d{1,20})?(?=\s{0,4}(?:\.{3}|\u2026))")
+_RU_CUT = re.compile(r"(?:\.{3}|\u2026|, and)\s{1,4}" + RX.SZ + r" is reserved by PyTorch but unallocated")
+
+
+def _torch_lead_cut(line):
+    """(round 100) _LEAD_CUT's quote: the request, and after the ellipsis the 2.x sentences' own figures (free, this process,
+    allocated by PyTorch, reserved but unallocated); at least one of them, or the line is not read. A cut message: the
+    device left to the log, its total unknown; a line the quote continues on ("... 119.90 MiB is reserved by PyTorch but
+    unallocated") grows it (scan.py's wrap joins, as the request after PyTorch's type)."""
+    m = _LEAD_CUT.match(line)
+    if not m:
+        return None
+    nums, rest = {"requested": size(m.group(1))}, line[m.end():]
+    e = _NEXT_MESSAGE.search(rest)
+    rest = rest[:e.start()] if e else rest
+    f = RX.TORCH_CUT_FREE.search(rest)
+    me = RX.SELF.search(rest)
+    o = RX.OF_ALLOC.search(rest)
+    r = _RU_CUT.search(rest)
+    if f:
+        nums["free"] = size(f.group(1))
+    if me:
+        nums["this_process"] = size(me.group(1))
+    if o:
+        nums["allocated"] = size(o.group(1))
+    if r or (o and o.group(3)):
+        nums["reserved_unallocated"] = size((r or o).group(1 if r else 3))
+    if len(nums) == 1:
+        return None
+    return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "numbers": nums,
+            "runtime": "pytorch", "complete": False, "no_prefix": True, "type_request": True, "lead_cut": True}
 
 
 def _bracket_numbers(nums, m):
