@@ -58,3 +58,43 @@ def test_per_layer_inputs_only_for_the_graphs_that_build_them():
     g.arch = "gemma3"
     assert LC.per_layer_inputs(g) == 0
     assert LC.compute_buffer(g, 8192, 2048, False, logits=False) == 671_096_832
+
+
+# ---------------------------------------------------------------- the PP refusal's smallest stage (B4, K16)
+def _score_pp_refusal(version=None, drop=None):
+    import json
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "benchmarks"))
+    from llm_score import score
+    rows = json.loads((repo / "benchmarks" / "data" / "llm_measured.json").read_text())["rows"]
+    row = next(r for r in rows if r["id"] == "vllm-32105-glm47-fp8-pp8-8xa100-202k-u0925-refused")
+    measured = {k: v for k, v in row["measured"].items() if k != drop}
+    return score(dict(row, measured=measured, version=version or row["version"]))["kv_available_gib"]
+
+
+def test_pp_min_check_versions():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from llm_score import pp_min_check
+    # vllm_pipeline.PP_WHOLE_MODEL_CHECK: 0.12 up to 0.16 (PR #33698, February 2026); a nightly by its date
+    assert [pp_min_check(v) for v in ("0.11.2", "0.12.0", "0.15.1", "0.16.0", "0.19.0")] == [False, True, True, False, False]
+    assert pp_min_check("nightly 58996f3 (January 2026)") and not pp_min_check("nightly abc1234 (March 2026)")
+    assert not pp_min_check("nightly") and not pp_min_check(None)
+
+
+def test_pp_refusal_smallest_stage_only_where_the_check_took_it():
+    # vllm#32105's January 2026 nightly: the heaviest stage's 28.545 GiB against the printed 28.57 (round 83)
+    assert _score_pp_refusal() == (28.545, 28.57)
+    # K16: a row without vLLM's "estimated maximum model length" is no refusal of that check: rank 0's memory (40.856)
+    assert _score_pp_refusal(drop="estimated_max_len")[0] > 40
+    # B4: 0.19.0 checks each worker against its own layers: rank 0's memory again (not the smallest stage's)
+    assert _score_pp_refusal(version="0.19.0")[0] > 40
+
+
+def test_aeon_release_note_is_kept():
+    # K15: the release (checkpoints.RELEASES) says why its DeltaNet matmuls count in bf16, in the spec's notes
+    s = llm.describe(model="AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-Multimodal-NVFP4-MTP")
+    assert any("keeps every GatedDeltaNet layer's projections and conv1d in bf16" in n for n in s.notes)
