@@ -2,7 +2,8 @@
 llama.cpp's compute graph. src/models/gemma4-iswa.cpp (TheTom/llama-cpp-turboquant 69d8e4be, b9079):
 project_per_layer_inputs ends in ggml_cont(ggml_permute(...)), an f32 [n_embd_per_layer, n_tokens, n_layer] tensor, and
 every layer reads its slice through ggml_view_2d_slice; ggml-alloc.c frees a view's source only once its last view's
-consumers are done (n_views), so the whole tensor is live through every full-ubatch layer's feed-forward. Expected
+consumers are done (n_views), so the whole tensor is live through every full-ubatch layer's feed-forward (and its
+attention: test_kv_trfix2). Expected
 bytes by hand below from the models' config.json fields."""
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.gguf import from_gguf_metadata

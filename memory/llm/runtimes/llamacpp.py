@@ -441,7 +441,7 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
 # while the product is live. With flash attention the mask's f16 cast lives until the last attention layer reads it
 # (round 57b), through every earlier layer's feed-forward: 2 bytes a mask element. Read in ggml-org/llama.cpp's
 # source as the fork TheTom/llama-cpp-turboquant keeps it at 69d8e4be (b9079): ggml/src/ggml-alloc.c, src/llama-graph.cpp.
-# A lower bound: the other tensors live there (the normed input of a shared expert, Gemma 4's per-layer inputs, the
+# A lower bound: the other tensors live there (the normed input of a shared expert, Gemma 3n's altup stack, the
 # order ggml-vulkan's graph_optimize gives the nodes) are not counted. An ungated MLP (NemotronH's squared ReLU,
 # LLM_FFN_RELU_SQR without a gate: ggml_relu and ggml_sqr are in-place ops) holds one n_ff row.
 GLU_LIVE = 3
