@@ -115,6 +115,25 @@ GPU_MEMORY_LINE = ((0, 12, 11), (0, 30))
 VRAM_READINGS = ("ollama_available", "llamacpp_free")
 
 
+# a pipeline-parallel start refusal prints the memory its check was given: vLLM 0.12-0.16 (vllm_pipeline.PP_WHOLE_MODEL_CHECK)
+# checked min(available_memory) over the workers against the whole model (v1/core/kv_cache_utils.get_kv_cache_configs);
+# later builds check each worker's own memory against its own layers, and the refusal prints the first failing worker's.
+# A nightly named by its date (parse_version None) keeps the check up to PR #33698 (February 2026): vllm#32105's January one
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+          "december")
+PP_WHOLE_MODEL_CHECK_ENDS = (2026, 2)
+
+
+def pp_min_check(version) -> bool:
+    """(trfix2, rev1 B4) Whether a PP refusal of this vLLM version prints the smallest stage's memory."""
+    from gpu_garden.memory.llm.runtimes.vllm_pipeline import PP_WHOLE_MODEL_CHECK as W
+    v = parse_version(version, "vllm")
+    if v is not None:
+        return at_least(v, *W[0]) and not at_least(v, *W[1])
+    m = re.search(r"\b(" + "|".join(MONTHS) + r") (\d{4})\b", str(version or "").lower())
+    return bool(m) and (int(m.group(2)), MONTHS.index(m.group(1)) + 1) < PP_WHOLE_MODEL_CHECK_ENDS
+
+
 def vram_reading(row):
     """The row's "vram_reading" field (None when absent), checked against the runtime and version it can come from."""
     reading = row.get("vram_reading")
@@ -346,10 +365,9 @@ def score(row) -> dict:
                 out["tokens_from_printed_exact"] = lo <= printed <= hi
         if row.get("vram_gib"):
             cap = _capacity(res)
-            if pp and res.get("pp_stages") and "estimated_max_len" in m:
-                # a start refusal prints the memory its check was given, min(available_memory) over the workers
-                # (v1/core/kv_cache_utils.get_kv_cache_configs: "_check_enough_kv_cache_memory(min(available_memory),
-                # ..."): the smallest stage's, not rank 0's (kv-accuracy round 83)
+            if pp and res.get("pp_stages") and "estimated_max_len" in m and pp_min_check(row.get("version")):
+                # a start refusal of the versions whose check took min(available_memory) over the workers (pp_min_check):
+                # the smallest stage's memory, not rank 0's (kv-accuracy round 83)
                 cap = min(st["pool"] for st in res["pp_stages"])
             toks = res["kv_capacity_tokens"]  # the plan's own count (pipeline parallelism: the smallest stage's)
             if "kv_available_gib" in m:  # a run that failed before profiling prints none of these

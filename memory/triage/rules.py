@@ -367,7 +367,7 @@ RULES = [
     R("other-process", 1.6, lambda x: torch(x) and x.others is None and x.outside is not None
       and outside_others(x) - GiB >= max(GiB, 0.15 * x.total) and outside_others(x) - GiB >= x.short,
       "{outside:b} of the card is used outside PyTorch (other programs, or non-PyTorch libraries)", first="op"),
-    # (round 98) no reserved figure and no process list: what is neither free nor PyTorch's tensors, past half the card
+    # (round 98) no reserved figure and no process list: what is neither free nor PyTorch's tensors, from 0.8 of the card
     R("other-process", 1.6, gap_others, lambda x: f"{fmt_bytes(x.total - x.free - x.allocated)} of the {fmt_bytes(x.total)} card is "
       "neither free nor PyTorch's tensors (the message gives no reserved figure): another program holds it, or this process's cache",
       first="op"),

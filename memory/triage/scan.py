@@ -437,7 +437,7 @@ class Scan:
             for k in range(1, len(following) + 1):
                 nxt = self._recognise(following[k - 1])
                 if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete") and not (
-                        nxt.get("cap_open") and "OutOfMemoryError" not in following[k - 1]):
+                        (nxt.get("cap_open") or nxt.get("bracket_open")) and "OutOfMemoryError" not in following[k - 1]):
                     # ((round 97) PyTorch's second sentence opening the next line continues this one; (trfix) not after the
                     # exception's type, which raises the message anew: joined, the line's request was lost)
                     break

@@ -2,7 +2,8 @@
 llama.cpp's compute graph. src/models/gemma4-iswa.cpp (TheTom/llama-cpp-turboquant 69d8e4be, b9079):
 project_per_layer_inputs ends in ggml_cont(ggml_permute(...)), an f32 [n_embd_per_layer, n_tokens, n_layer] tensor, and
 every layer reads its slice through ggml_view_2d_slice; ggml-alloc.c frees a view's source only once its last view's
-consumers are done (n_views), so the whole tensor is live through every full-ubatch layer's feed-forward. Expected
+consumers are done (n_views), so the whole tensor is live through every full-ubatch layer's feed-forward (and its
+attention: test_kv_trfix2). Expected
 bytes by hand below from the models' config.json fields."""
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.gguf import from_gguf_metadata
@@ -119,8 +120,9 @@ def _row(rid):
 
 
 def test_pp_refusal_prints_the_smallest_stage_memory():
-    # vLLM's get_kv_cache_configs checks the start with "_check_enough_kv_cache_memory(min(available_memory), ...)":
-    # vllm#32105's refusal (GLM-4.7 FP8, PP 8 on A100 80 GB) prints 28.57 GiB, the heaviest stage's (12 MoE layers of
+    # vLLM 0.12-0.16's get_kv_cache_configs (vllm_pipeline.PP_WHOLE_MODEL_CHECK; later builds check each worker's own
+    # memory, llm_score.pp_min_check) checks the start with "_check_enough_kv_cache_memory(min(available_memory), ...)":
+    # vllm#32105's refusal (a January 2026 nightly, inside that window) (GLM-4.7 FP8, PP 8 on A100 80 GB) prints 28.57 GiB, the heaviest stage's (12 MoE layers of
     # 92; stage 0 holds the 3 dense ones). kv's heaviest stage: 28.545 GiB; stage 0's would be 40.86 (31.97 before
     # this round's stage weights)
     s = _row("vllm-32105-glm47-fp8-pp8-8xa100-202k-u0925-refused")

@@ -441,7 +441,7 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
 # while the product is live. With flash attention the mask's f16 cast lives until the last attention layer reads it
 # (round 57b), through every earlier layer's feed-forward: 2 bytes a mask element. Read in ggml-org/llama.cpp's
 # source as the fork TheTom/llama-cpp-turboquant keeps it at 69d8e4be (b9079): ggml/src/ggml-alloc.c, src/llama-graph.cpp.
-# A lower bound: the other tensors live there (the normed input of a shared expert, Gemma 4's per-layer inputs, the
+# A lower bound: the other tensors live there (the normed input of a shared expert, Gemma 3n's altup stack, the
 # order ggml-vulkan's graph_optimize gives the nodes) are not counted. An ungated MLP (NemotronH's squared ReLU,
 # LLM_FFN_RELU_SQR without a gate: ggml_relu and ggml_sqr are in-place ops) holds one n_ff row.
 GLU_LIVE = 3
@@ -451,13 +451,22 @@ MASK_F16_BYTES = 2
 # [n_embd_per_layer, n_tokens, n_layer] f32 tensor, and every layer reads its slice through a view
 # (ggml_view_2d_slice); ggml-alloc frees a view's source only when its last view's consumers are done (n_views), so
 # the whole tensor is live through every full-ubatch layer's feed-forward (src/models/gemma4-iswa.cpp, ggml-alloc.c
-# at TheTom/llama-cpp-turboquant 69d8e4be): n_layer x hidden_size_per_layer_input f32 values a token.
+# at TheTom/llama-cpp-turboquant 69d8e4be): n_layer x hidden_size_per_layer_input f32 values a token. (trfix2, rev1 B3)
+# It is built before layer 0, so it is live beside every layer's attention too (the scores, the mask), not only the
+# feed-forward; Gemma 3n's graph builds the same tensor ([n_embd_altup, n_tokens, n_layer], gemma3n-iswa.cpp
+# project_per_layer_inputs, a slice per layer; its altup stack beside it is not counted: a lower bound).
 GEMMA4_GRAPH_ARCHS = ("gemma4",)
+PLE_GRAPH_ARCHS = ("gemma4", "gemma3n")
+
+
+def per_layer_inputs(spec) -> int:
+    """f32 values per token of the per-layer inputs live through the whole graph (PLE_GRAPH_ARCHS), else 0."""
+    return spec.n_layers * spec.ple_width if spec.arch.startswith(PLE_GRAPH_ARCHS) else 0
 
 
 def ffn_live_values(spec) -> int:
     """f32 values per token live at a layer's gated feed-forward (GLU_LIVE): the larger of a dense MLP's and a MoE
-    layer's routed experts', and Gemma 4's per-layer inputs (GEMMA4_GRAPH_ARCHS)."""
+    layer's routed experts', and the per-layer inputs (per_layer_inputs)."""
     d = spec.hidden
     live = 1 if spec.arch.startswith(UNGATED_FFN_ARCHS) else GLU_LIVE
     # a MoE model's intermediate_size counts only where a layer is dense (DeepSeek's first blocks; Qwen's MoE configs
@@ -473,8 +482,7 @@ def ffn_live_values(spec) -> int:
         # output, n_embd a token, is live through the routed branch
         moe = max(live * routed + d, routed + d * max(spec.n_experts_per_tok, 1) + d) + (
             d if spec.arch.startswith(GEMMA4_GRAPH_ARCHS) else 0)
-    ple = spec.n_layers * spec.ple_width if spec.arch.startswith(GEMMA4_GRAPH_ARCHS) else 0
-    return max(dense, moe) + ple
+    return max(dense, moe) + per_layer_inputs(spec)
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
@@ -498,8 +506,8 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     if flash:
         ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
                4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
-        return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn))
-    return int(max(4 * ubatch * (1 + 4 * d + cells * (1 + H)), logits))
+        return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn + 4 * ubatch * per_layer_inputs(spec)))
+    return int(max(4 * ubatch * (1 + 4 * d + cells * (1 + H) + per_layer_inputs(spec)), logits))
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
