@@ -9,6 +9,7 @@ from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.gguf import from_gguf_metadata
 from gpu_garden.memory.llm.runtimes import llamacpp as LC
 from gpu_garden.memory.units import GiB
+from test_llm_llmfix20 import _e4b_gguf_meta
 
 
 def _cb(model, ctx, ubatch, **kw):
@@ -48,15 +49,7 @@ def test_models_without_per_layer_inputs_unchanged():
 
 def test_gguf_reads_the_per_layer_width():
     # a Gemma 4 GGUF's gemma4.embedding_length_per_layer_input sets the same width (42 x 256 values a token)
-    meta = {"general.architecture": "gemma4", "gemma4.block_count": 42, "gemma4.embedding_length": 2560,
-            "gemma4.attention.head_count": 8, "gemma4.attention.head_count_kv": 2,
-            "gemma4.attention.key_length": 512, "gemma4.attention.value_length": 512,
-            "gemma4.attention.key_length_swa": 256, "gemma4.attention.value_length_swa": 256,
-            "gemma4.attention.sliding_window": 512,
-            "gemma4.attention.sliding_window_pattern": [(i + 1) % 6 != 0 for i in range(42)],
-            "gemma4.attention.shared_kv_layers": 18, "gemma4.embedding_length_per_layer_input": 256,
-            "gemma4.context_length": 131072, "gemma4.feed_forward_length": 10240, "tokenizer.ggml.vocab_len": 262144}
-    s = from_gguf_metadata(meta)
+    s = from_gguf_metadata(_e4b_gguf_meta())  # the E4B keys Ollama's converter writes (test_llm_llmfix20)
     assert s.ple_width == 256
     # ffn_live_values: 3 x 10240 + 2560 + 42 x 256 = 44,032
     assert LC.ffn_live_values(s) == 44_032
