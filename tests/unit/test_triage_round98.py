@@ -95,3 +95,16 @@ def test_round_98_patterns_stay_linear():
     t = time.perf_counter()
     _kinds("GPU 0; 1.00 GiB total capacity; " * (mb // 32) + "\n" + "GPU 0; 1.00 GiB total capacity; 9" * (mb // 34) + "\n")
     assert time.perf_counter() - t < 10.0
+
+
+def test_other_process_guide_reads_without_a_process_figure():
+    """(tune98's note) the gap row names other-process with no process listed, so the guide's {{other_processes}} takes its
+    fallback, "part of the card": the sentence must read "part of the card is used by other processes", not "part of the
+    card of the card"."""
+    from gpu_garden.memory.triage import engine
+    res = engine.triage_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 47.38 GiB total "
+                             "capacity; 882.30 MiB already allocated; 13.88 MiB free)\n")
+    assert res["cause"] == "other-process"
+    text = repr(res)
+    assert "part of the card is used by other processes" in text
+    assert "of the card of the card" not in text
