@@ -257,6 +257,17 @@ def _torch_bare(line):
     f = _FREE_AFTER_REQ.match(line[m.end():]) if m.group("req") and not m.group("total") else None
     if f:
         nums["free"] = size(f.group(1))     # (round 101) "Tried to allocate N ... M free": the free figure, the rest elided
+    if m.group("req") and not m.group("total"):
+        # (round 101) the request's sentence followed by the processes' ("Process 7208 has N memory in use. This process has
+        # M memory in use."), the capacity sentence left out by the quoter: each figure read
+        rest = line[m.end():]
+        e = _NEXT_MESSAGE.search(rest)
+        rest = rest[:e.start()] if e else rest
+        procs, me = RX.PROC.findall(rest), RX.SELF.search(rest)
+        if procs:
+            nums["other_processes"] = sum(size(s) for _, s in procs)
+        if me:
+            nums["this_process"] = size(me.group(1))
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
     if m.group("free"):     # (trfix, review B2) or after "N already allocated; M free", before its reserved figure
