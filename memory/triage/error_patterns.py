@@ -35,10 +35,11 @@ TORCH_CAP_OPEN = re.compile(
 TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
 POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
 # ((round 100) or cut after "memory" at the quote's end: "Process 142129 has 63.03 GiB memory")
-PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r"(?: memory(?: in use|[ \t]*$)| ?(?=\.{3}|\u2026))")
+# ((round 101) "memory" and "in use" may meet without their space where a line break between them was rejoined: "memoryin use")
+PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r"(?: memory(?: ?in use|[ \t]*$)| ?(?=\.{3}|\u2026))")
 # (round 99) or "Process has N memory in use", the sentence quoted without its "Including non-PyTorch memory, this" and with no
 # PID ("Process had" in a note's past tense): a listed other process always names its PID, so this is the process's own figure
-SELF = re.compile(r"(?:[Tt]his p|\bP)rocess ha[sd] " + SZ + r" memory in use")
+SELF = re.compile(r"(?:[Tt]his p|\bP)rocess ha[sd] " + SZ + r" memory ?in use")
 # (a quote may stop at "allowed", the end of its line)
 ALLOWED = re.compile(SZ + r" allowed(?:;|\s*$)")
 # (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole; it may elide
