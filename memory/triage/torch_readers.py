@@ -114,6 +114,11 @@ def _torch_capacity_open(line):
         return None
     _rest_numbers(nums, m, line)
     r = RX.TORCH_REQ_AFTER.search(rest)
+    if r is None and m.group("rest") is None:
+        # (round 101) cut at the free figure by an ellipsis: the request among the sentences kept after it, before the next message
+        cut = line[m.end():]
+        e = _NEXT_MESSAGE.search(cut)
+        r = RX.TORCH_REQ_CUT.search(cut[:e.start()] if e else cut)
     if r:
         nums["requested"] = size(r.group(1))
     return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "device_index": _device_index(m.group("gpu")),
