@@ -31,14 +31,20 @@ TORCH_NEW = re.compile(
 # figure in these words are the caching allocator's alone), or right after PyTorch's exception type, where the type names it
 TORCH_CAP_OPEN = re.compile(
     r"(?:^[ \t]{0,16}|\btorch\.(?:cuda\.)?OutOfMemoryError:[ \t]{0,4}(?:(?:CUDA|HIP|XPU) out of memory\.[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4})?)(?:GPU|Device) (?P<gpu>\d{1,20}) has a total capac(?:i)?ty of "
-    + SZ.replace("(", "(?P<total>", 1) + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s*$)")
+    + SZ.replace("(", "(?P<total>", 1) + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s*$"
+    # ((round 101) or cut there by the quoter's ellipsis, the sentences kept after it: "... is free ... this process has N memory
+    # in use ... Tried to allocate M", as TORCH_NEW's cut)
+    r"|[ \t]{1,4}(?=\.{3}|\u2026))")
+# (round 101) the request's sentence kept after a quote's ellipsis, at any place among the sentences kept
+TORCH_REQ_CUT = re.compile(r"(?:\.{3}|\u2026)[ \t]{0,4}Tried to allocate " + SZ)
 TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
 POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
 # ((round 100) or cut after "memory" at the quote's end: "Process 142129 has 63.03 GiB memory")
-PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r"(?: memory(?: in use|[ \t]*$)| ?(?=\.{3}|\u2026))")
+# ((round 101) "memory" and "in use" may meet without their space where a line break between them was rejoined: "memoryin use")
+PROC = re.compile(r"Process (\d{1,20}) has " + SZ + r"(?: memory(?: ?in use|[ \t]*$)| ?(?=\.{3}|\u2026))")
 # (round 99) or "Process has N memory in use", the sentence quoted without its "Including non-PyTorch memory, this" and with no
 # PID ("Process had" in a note's past tense): a listed other process always names its PID, so this is the process's own figure
-SELF = re.compile(r"(?:[Tt]his p|\bP)rocess ha[sd] " + SZ + r" memory in use")
+SELF = re.compile(r"(?:[Tt]his p|\bP)rocess ha[sd] " + SZ + r" memory ?in use")
 # (a quote may stop at "allowed", the end of its line)
 ALLOWED = re.compile(SZ + r" allowed(?:;|\s*$)")
 # (a quote may stop after any of its parts: "is allocated by PyTorch.", after the private pools, or whole; it may elide

@@ -233,11 +233,15 @@ def _torch_sentences(lines: list) -> list:
     while k < len(lines) - 1:
         head = bool(_TORCH_HEAD.search(lines[k]))
         # (or the head already joined with its "GPU N has a total capacity" sentence by _unwrap, the rest still a line each)
-        begun = not head and b"has a total capac" in lines[k] and bool(_TORCH_START.search(lines[k]))
+        # ((round 101) or with the processes' sentence, the capacity one left out: "... Tried to allocate 288.00 MiB. Process
+        # 7208 has 6.51 GiB memory in use.", the next line "This process has 7.92 GiB memory in use.")
+        begun = not head and (b"has a total capac" in lines[k] or b" memory in use" in lines[k]) and bool(_TORCH_START.search(lines[k]))
         if not (head or begun):
             k += 1
             continue
-        if (begun or lines[k + 1].lstrip(b" \t").startswith((b"GPU ", b"Device "))) and _TORCH_MORE.match(lines[k + 1]):
+        # ((round 101) or, the capacity sentence left out, with the processes' sentences: "Process 7208 has N memory in use.",
+        # "This process has M memory in use.")
+        if (begun or lines[k + 1].lstrip(b" \t").startswith((b"GPU ", b"Device ", b"Process ", b"This process "))) and _TORCH_MORE.match(lines[k + 1]):
             j = k
             while j < len(lines) - 1 and _TORCH_MORE.match(lines[j + 1]):
                 glue[j] = b" " if lines[j].rstrip().endswith(b".") else b". "

@@ -459,3 +459,13 @@ def trt_tactic_skip_near(x) -> bool:
     failure."""
     line = x.line or 0
     return any((x.after or 0) < n and abs(n - line) <= TRT_SKIP_SPAN for n in x.f["trt_tactic_skip"])
+
+
+def listed_others_cut(x) -> bool:
+    """(round 101) PyTorch's message cut before the card's figures (no capacity sentence) that still lists another process
+    ("Process 7208 has 6.51 GiB memory in use.") beside this process's own sentence ("This process has 7.92 GiB memory in
+    use."): with this process named apart, every listed entry is another program's; read where they hold past a desktop's
+    1.5 GiB and at least the request."""
+    n = x.n
+    return (x.kind in ("torch.cuda", "torch.hip") and x.branch is None and n.get("this_process") is not None
+            and (n.get("other_processes") or 0) >= max(1.5 * GiB, x.req))

@@ -192,7 +192,7 @@ OTHER = [
     # such an allocator says the pools are not graphs' (PyTorch's own message says "e.g., CUDA Graphs", and logs seldom show
     # the capture): then pools of at least the request, with no graph capture in the log, are that allocator's, an
     # allocator-integration fault of the runtime's version, not the workload's size
-    R("other", 1.6, lambda x: torch(x) and x.f["own_pool"] and not x.graph_capture and (x.n.get("private_pools") or 0) >= x.req,
+    R("other", 1.6, lambda x: torch(x) and x.f["own_pool"] and not x.graph_capture and x.n.get("private_pools") is not None and x.n["private_pools"] >= x.req,
       lambda x: f"{fmt_bytes(x.n['private_pools'])} of what PyTorch holds sits in private pools, and the log names the runtime's "
                 "own allocator pool (a pluggable allocator, a MemPool, a sleep-mode pool), not a CUDA graph: that pool keeps "
                 f"memory the {fmt_bytes(x.req)} request could not use; update the runtime (or turn that allocator off)"),

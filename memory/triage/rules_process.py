@@ -1,7 +1,7 @@
 """Triage's rule rows for *other-process* that a runtime's own line decides (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
 from ..units import fmt_bytes
-from .predicates import cumem_wake_up, kind, pool_worker_prealloc
+from .predicates import cumem_wake_up, kind, listed_others_cut, pool_worker_prealloc
 from .rule_row import Rule
 
 R = Rule
@@ -38,6 +38,13 @@ RUNTIME_HELD = [
       "Kaldi's allocator could not get {req:b} although the card reported {n[free]:b} free at that moment: another process on "
       "the GPU took it (Kaldi's message names sharing the GPU); exclusive mode (nvidia-smi -c 3) with --use-gpu=wait, or one "
       "job per GPU"),
+    # (round 101) PyTorch's message quoted without its capacity sentence, its processes' sentences kept: another process
+    # listed ("Process N has X memory in use") beside this one's own ("This process has M memory in use"), X past a desktop's
+    # and the request; over the cut message's activations row (1.2)
+    R("other-process", 2.0, listed_others_cut,
+      lambda x: "another process on the card holds " + fmt_bytes(x.n["other_processes"]) + " (PyTorch's message lists it "
+      "beside this process's " + fmt_bytes(x.n["this_process"]) + "; the card's figures are cut): stop or move that program "
+      "(nvidia-smi lists it), or offload part of this one"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

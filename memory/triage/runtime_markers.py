@@ -153,6 +153,10 @@ RUNTIME_MARKERS = (
     # ("triton_python_backend_shm_region_6", its default shm-region-prefix-name) and its stub process
     # ("triton_python_backend_stub"); not OpenAI's Triton compiler ("triton.runtime", "import triton")
     ("triton-server", ("triton_python_backend",), r"\btriton_python_backend_(?:shm_region_?\d|stub\b)"),
+    # (round 101) vLLM's own C++ allocator (csrc/cumem_allocator.cpp, the CUDAPluggableAllocator its sleep mode uses): its
+    # CUDA_CHECK's "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119" names vLLM's source, so the
+    # PyTorch message after it (the pool's tensors are PyTorch's) is raised inside vLLM
+    ("vllm", ("cumem_allocator",), r"\bcumem_allocator\.cpp(?::\d|\b)"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

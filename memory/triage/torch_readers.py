@@ -114,6 +114,11 @@ def _torch_capacity_open(line):
         return None
     _rest_numbers(nums, m, line)
     r = RX.TORCH_REQ_AFTER.search(rest)
+    if r is None and m.group("rest") is None:
+        # (round 101) cut at the free figure by an ellipsis: the request among the sentences kept after it, before the next message
+        cut = line[m.end():]
+        e = _NEXT_MESSAGE.search(cut)
+        r = RX.TORCH_REQ_CUT.search(cut[:e.start()] if e else cut)
     if r:
         nums["requested"] = size(r.group(1))
     return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "device_index": _device_index(m.group("gpu")),
@@ -159,6 +164,9 @@ def _torch_no_prefix(line):
 # ... 48.06 MiB is free", "Tried to allocate 1.76 GiB ... this process has 5.89 GiB memory in use"); bounded, linear
 _LEAD_CUT = re.compile(r"^\s{0,4}Tried to allocate " + RX.SZ + r"(?:\. ?(?:GPU|Device) \d{1,20})?(?=\s{0,4}(?:\.{3}|\u2026))")
 _RU_CUT = re.compile(r"(?:\.{3}|\u2026|, and)\s{1,4}" + RX.SZ + r" is reserved by PyTorch but unallocated")
+# (round 101) the free figure right after the request's ellipsis, its "is" (or "of which") retyped away: "Tried to allocate
+# 1.56 GiB ... 558.56 MiB free" (the <= 2.0 bracket's own "M free"); read with .match on the text after the request
+_FREE_AFTER_REQ = re.compile(r"\.?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{1,4}" + RX.SZ + r" (?:is )?free\b")
 
 
 def _torch_lead_cut(line):
@@ -172,7 +180,7 @@ def _torch_lead_cut(line):
     nums, rest = {"requested": size(m.group(1))}, line[m.end():]
     e = _NEXT_MESSAGE.search(rest)
     rest = rest[:e.start()] if e else rest
-    f = RX.TORCH_CUT_FREE.search(rest)
+    f = RX.TORCH_CUT_FREE.search(rest) or _FREE_AFTER_REQ.match(rest)
     me = RX.SELF.search(rest)
     o = RX.OF_ALLOC.search(rest)
     r = _RU_CUT.search(rest)
@@ -251,6 +259,20 @@ def _torch_bare(line):
     if not m:
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
+    f = _FREE_AFTER_REQ.match(line[m.end():]) if m.group("req") and not m.group("total") else None
+    if f:
+        nums["free"] = size(f.group(1))     # (round 101) "Tried to allocate N ... M free": the free figure, the rest elided
+    if m.group("req") and not m.group("total"):
+        # (round 101) the request's sentence followed by the processes' ("Process 7208 has N memory in use. This process has
+        # M memory in use."), the capacity sentence left out by the quoter: each figure read
+        rest = line[m.end():]
+        e = _NEXT_MESSAGE.search(rest)
+        rest = rest[:e.start()] if e else rest
+        procs, me = RX.PROC.findall(rest), RX.SELF.search(rest)
+        if procs:
+            nums["other_processes"] = sum(size(s) for _, s in procs)
+        if me:
+            nums["this_process"] = size(me.group(1))
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
     if m.group("free"):     # (trfix, review B2) or after "N already allocated; M free", before its reserved figure
