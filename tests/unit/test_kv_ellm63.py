@@ -53,3 +53,48 @@ def test_mla_disable_env_in_the_command_and_refused_elsewhere():
     assert "VLLM_MLA_DISABLE" not in _mistral()["command"]
     with pytest.raises(UserError):
         llm.plan(llm.describe(model=MISTRAL4), "llama.cpp", ctx=4096, mla_disable=True)
+
+
+# ---------------------------------------------------------------- a hybrid refusal's estimated maximum length (vLLM)
+# kv_cache_utils.estimate_max_model_len (the same tree): a binary search for the longest max_model_len whose
+# max_memory_usage_bytes summed over every layer's own KVCacheSpec fits the available memory; FullAttentionSpec:
+# cdiv(len, block_size) x page_size_bytes; MambaSpec: page x (2 + num_speculative_blocks) in mamba_cache_mode "align"
+# (prefix caching), page x (1 + ...) without. It is a different figure from the pool's "GPU KV cache size".
+QWEN36_MOE = "Qwen/Qwen3.6-35B-A3B"
+
+
+def _qwen36_moe():
+    return llm.describe(model=QWEN36_MOE)
+
+
+def test_hybrid_estimated_max_len_by_hand():
+    # Qwen3.6-35B-A3B at fp8: 10 full-attention layers of 2 KV heads x 256 x 2 (K, V) x 1 B = 1,024 B a token, and 30
+    # gated-DeltaNet layers whose state page sets the block: 2096 tokens, page 2096 x 1,024 = 2,146,304 B (the rows'
+    # "Setting attention block size to 2096 tokens"). 0.47 GiB = 504,658,247 B = 235.1 pages. With prefix caching each
+    # DeltaNet layer holds 2 pages: 30 x 2 = 60, leaving 175.1 for 10 layers -> 17 blocks of 2096 = 35,632 tokens (the
+    # refused row's "estimated maximum model length is 35632"); without, 30 pages: 205.1 / 10 -> 20 -> 41,920
+    from gpu_garden.memory.llm.cache import vllm_layout
+    lay = vllm_layout(_qwen36_moe(), "fp8")
+    assert (lay["page"], lay["block"]["full"], lay["counts"]) == (2_146_304, 2096, {"full": 10, "linear": 30})
+    avail = 0.47 * GiB
+    assert llm.vllm_estimated_max_len(_qwen36_moe(), avail, "fp8", 98304, max_batched=32768, state_blocks=2) == 35_632
+    assert llm.vllm_estimated_max_len(_qwen36_moe(), avail, "fp8", 98304, max_batched=32768, state_blocks=1) == 41_920
+    # the refusal's own "1.06 GiB KV cache is needed" at 98,304: 10 x cdiv(98304, 2096) = 10 x 47 = 470 pages + 60 =
+    # 530 x 2,146,304 = 1,137,541,120 B = 1.059 GiB: one page short of it the estimate is 98,303 at most
+    assert llm.vllm_estimated_max_len(_qwen36_moe(), 1_137_541_120, "fp8", 98304, state_blocks=2) == 98_304
+    assert llm.vllm_estimated_max_len(_qwen36_moe(), 1_137_541_119, "fp8", 98304, state_blocks=2) == 47 * 2096 - 2096
+
+
+def test_hybrid_refusal_scored_against_the_estimate():
+    # the batch-89 refusal: tokens from the printed 0.47 GiB were the pool's 5 x 2096 = 10,480 (23 blocks of 10
+    # tensors over 4 groups) against the printed 35,632; the estimate is what vLLM prints there
+    import json
+    import sys
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "benchmarks"))
+    from llm_score import score
+    rows = json.loads((repo / "benchmarks" / "data" / "llm_measured.json").read_text())["rows"]
+    row = next(r for r in rows if r["id"] == "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-96k-u090default-fp8kv-mns256-refused")
+    out = score(row)
+    assert out["tokens_from_printed"] == (35_632, 35_632) and out["tokens_from_printed_exact"]
