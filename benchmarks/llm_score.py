@@ -360,6 +360,13 @@ def score(row) -> dict:
             printed = m["kv_tokens"] if "kv_tokens" in m else m.get("estimated_max_len")
             if "kv_tokens" in row.get("inferred", {}):  # tokens derived from the memory line: nothing to check
                 printed = None
+            if "kv_tokens" not in m and printed is not None:
+                # a refusal's estimate under the hybrid manager is not the pool's tokens: vLLM's binary search over the
+                # layers' own max_memory_usage_bytes (cache.vllm_estimated_max_len; batches 88-89, after first sight)
+                est = [K.vllm_estimated_max_len(spec, max(a, 0) * GiB, kvd, mla_cache=lay, hybrid=hyb, **pool)
+                       for a in (m["kv_available_gib"] + d for d in (0, -0.005, 0.005))]
+                if est[0] is not None:
+                    toks, lo, hi = est
             if printed is not None:
                 out["tokens_from_printed"] = (toks, printed)
                 out["tokens_from_printed_exact"] = lo <= printed <= hi

@@ -723,4 +723,23 @@ SEEN = SEEN_BATCHES_1_32 + (
         "llamacpp-hilbertraum-b11146-qwen38-27b-udq5km-3090-vulkan-8k-np1-mtp2",
         "llamacpp-hilbertraum-gemma4-e2b-qatq4-3060laptop-vulkan-win-8k-np4auto",
         "llamacpp-hilbertraum-qwen35-9b-udq4kxl-3060laptop-vulkan-win-8k-np4auto-18of33",
+        # batches 88-89: read (task ellm63) after their first sight was recorded (llm_first_sight.json batches["88"]
+        # and ["89"], commits 335be21e and 5ccd1014), before any change; changes they lead to say "batches 88-89, after
+        # first sight": a regression set
+        "vllm-morrowmake-glm53-flash-w4a16-tp4-4xcmp170hx-262k-u095-dflash3",
+        "vllm-morrowmake-community-glm53-flash-fp8-w8a16-pp2tp3-6xcmp170hx-1m-u0945-dflash3",
+        "llamacpp-99sono-qwen36-27b-udq4kxl-5090-cuda-131k-np4auto-q8kv-mtp2",
+        "vllm-99sono-qwen36-27b-nvidianvfp4-gb10-256k-u070-fp8kv-mns8-mtp2",
+        "vllm-99sono-qwen36-27b-nvidianvfp4-gb10-256k-u070-fp8kv-mns8-nomtp",
+        "vllm-99sono-qwen36-27b-sakamakinvfp4-gb10-256k-u065-fp8kv-mns2-mtp3",
+        "vllm-99sono-qwen36-27b-sakamakinvfp4-gb10-256k-u065-fp8kv-mns2-mtp1",
+        "vllm-99sono-qwen36-27b-sakamakinvfp4-5090-32k-u080-fp8kv-eager-textonly",
+        "vllm-99sono-gemma4-26b-a4b-redhatnvfp4-5090-96k-u085-fp8kv-mns2",
+        "vllm-99sono-gemma4-26b-a4b-nvidianvfp4-5090-250k-u085-fp8kv-mns2",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-64k-u090-fp8kv-mns1-mbt4096",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-64k-u090-fp8kv-mns1-mbt16384",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-96k-u090default-fp8kv-mns256-refused",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-256k-u085-fp8kv-mns8",
+        "vllm-99sono-mistral-small4-119b-nvfp4-gb10-40k-u075-fp8kv-mns3-eager",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-64k-u090-fp8kv-mns1",
         )

@@ -376,7 +376,7 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
     size = lo if hi >= lo * 1.25 else hi
     groups = {k: -(-n // size) for k, n in counts.items()}
     return {"page": page, "block": block, "size": size, "groups": groups, "state_page": state and page,
-            "draft_window": drafter.get("window") if drafter else None}
+            "draft_window": drafter.get("window") if drafter else None, "counts": counts}
 
 
 def vllm_hybrid_groups(spec: LLMSpec) -> tuple | None:
@@ -509,6 +509,35 @@ def vllm_hybrid_request_bytes(spec: LLMSpec, need: dict) -> float | None:
     size = groups[0]
     n_full, n_swa = spec.layer_kinds.count(FULL), spec.layer_kinds.count(SLIDING)
     return size * (-(-n_full // size) * need["full_layers"] / n_full + -(-n_swa // size) * need["sliding_layers"] / n_swa)
+
+
+def vllm_estimated_max_len(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent",
+                           hybrid: bool = True, max_batched: int = 2048, state_blocks: int = 1, draft_layers: int = 0,
+                           spec_tokens: int = 0, gdn_block: int = BLOCK, drafter: dict | None = None, **_) -> int | None:
+    """A start refusal's "the estimated maximum model length is N" under the hybrid manager (vllm_layout; None
+    without one): kv_cache_utils.estimate_max_model_len's binary search for the longest length up to max_model_len
+    whose max_memory_usage_bytes, summed over every layer's own spec (not the groups' padded tensors), fits the
+    available memory: a full layer cdiv(len, block) pages, a sliding one its window's (vllm_request_blocks), a
+    state layer (MambaSpec) one page, two with prefix caching ("align"), one more per speculative token. It is not
+    the pool's token count, which divides the blocks among the groups (Qwen3.6-35B-A3B at fp8, 0.47 GiB: 10 full
+    and 30 DeltaNet layers of 2096-token pages, 17 x 2096 = 35,632 against a pool of 5 x 2096)."""
+    spec = with_draft_layers(spec, draft_layers, spec_tokens)
+    lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
+    if not lay:
+        return None
+    per_layer = dict(lay, groups=lay["counts"])  # vllm_request_blocks counts each layer once, not each group
+
+    def fits(n: int) -> bool:
+        pages = vllm_request_blocks(per_layer, n, max_batched, spec.sliding_window or n, state_blocks + spec_tokens)
+        return pages * lay["page"] <= available
+
+    if not fits(1):
+        return 0
+    lo, hi = 1, ctx
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
 
 
 def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent",

@@ -42,6 +42,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
     if runtime == "vllm":
         if s.get("engine_env"):
             f.append(flag("env", "VLLM_USE_V1", s["engine_env"], "the engine these figures are for"))
+        if s.get("mla_disable") and spec.mla:
+            f.append(flag("env", "VLLM_MLA_DISABLE", "1", "the cache these figures are for: every head's K and V"))
         if s.get("sampler") == "flashinfer":
             f.append(flag("env", "VLLM_USE_FLASHINFER_SAMPLER", "1", "the sampler these figures are for (FlashInfer installed)"))
         f.append(flag("flag", "--max-model-len", ctx, "longest request; vLLM refuses to start unless one fits"))

@@ -40,6 +40,8 @@ Public API (other modules code against these):
       --fit lowers a -c not given)
   vllm_kv_tokens(spec, available_bytes, kv="f16", hybrid=True) -> int   # vLLM's "GPU KV cache size: N tokens"
       (hybrid: the layer groups of vLLM >= 0.10's hybrid manager; False for older versions)
+  vllm_estimated_max_len(spec, available_bytes, kv, ctx, **pool) -> int | None   # a refusal's "estimated maximum
+      model length" under the hybrid manager (the layers' own pages summed; None without a hybrid layout)
   vllm_per_rank(spec, tp) -> LLMSpec     # one tensor-parallel GPU's share (its KV heads, MLP columns)
   suggest_flags_from_log(numbers: dict, runtime: str) -> list[dict]
       For triage's kv-cache guide. `numbers` holds what an OOM log states (bytes for sizes, ints for counts);
@@ -59,7 +61,7 @@ Public API (other modules code against these):
 from . import spec as llm_spec  # noqa: F401
 from .advise import suggest_flags_from_log  # noqa: F401  (memory/triage/advice.py calls kv.suggest_flags_from_log)
 from .cache import (BLOCK, CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, RUNTIME_KV,  # noqa: F401
-                    kv_cache, norm_kv, vllm_kv_tokens)
+                    kv_cache, norm_kv, vllm_estimated_max_len, vllm_kv_tokens)
 from .plan import plan  # noqa: F401
 from .report import format_plan, run_cli  # noqa: F401
 from .runtimes import RUNTIMES  # noqa: F401

@@ -71,6 +71,7 @@ def run_cli(args) -> int:
                             f"{args.kv_cache_memory / GiB:.2f})")
     knobs["prefix_caching"] = getattr(args, "enable_prefix_caching", None)
     knobs["dp_attention"] = True if getattr(args, "enable_dp_attention", None) else None
+    knobs["mla_disable"] = True if getattr(args, "vllm_mla_disable", None) else None
     if getattr(args, "free_gib", None):
         knobs["free_memory"] = int(args.free_gib * GiB)
     if getattr(args, "cuda_graph_gib", None):

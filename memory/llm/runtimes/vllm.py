@@ -308,7 +308,8 @@ def settings(version, vram, ctx, knobs) -> dict:
             "pp": knobs.get("pipeline_parallel_size") or 1, "pp_partition": knobs.get("pp_layer_partition"),
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
-            "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower())}
+            "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower()),
+            "mla_disable": bool(knobs.get("mla_disable"))}
 
 
 # an Intel GPU: vLLM's XPU platform (its nightly images print the version as 0.26.1rc1.dev457+gc810e5ee9.xpu)
@@ -335,7 +336,10 @@ def mla_layout(spec, s) -> str:
     """The MLA cache layout of this vLLM version and engine (cache.py: latent, latent-256b, heads)."""
     if not spec.mla:
         return "latent"
-    if not at_least(s["version"], *MLA_FROM):
+    # VLLM_MLA_DISABLE=1 (ModelConfig.use_mla = is_deepseek_mla and not VLLM_MLA_DISABLE): deepseek_v2.py's decoder layer
+    # builds DeepseekV2Attention, Attention(num_heads, qk_nope + qk_rope, num_kv_heads=num_heads) with V padded to that
+    # head size: the full heads' K and V, as before MLA (batches 88-89, after first sight: Mistral-Small-4 on a GB10)
+    if not at_least(s["version"], *MLA_FROM) or s.get("mla_disable"):
         return "heads"
     return "latent" if s["v1"] else "latent-256b"
 
@@ -343,7 +347,7 @@ def mla_layout(spec, s) -> str:
 def mla_absorbed_bytes(spec, s, fmt: str) -> int:
     """Bytes of the absorbed MLA matrices 0.7.x's V0 engine adds to one GPU's weights (0 elsewhere)."""
     v = s["version"]
-    if not spec.mla or s["v1"] or not at_least(v, *MLA_FROM) or at_least(v, *MLA_ABSORB_UNTIL):
+    if not spec.mla or s["v1"] or not at_least(v, *MLA_FROM) or at_least(v, *MLA_ABSORB_UNTIL) or s.get("mla_disable"):
         return 0
     n, lat, q_in = spec.n_heads, spec.kv_lora_rank, spec.mla_q_lora or spec.hidden
     big = 1 if fmt.startswith("fp8") else 2
@@ -363,8 +367,8 @@ UNQUANTIZED = ("", "bf16", "fp16", "f16", "float16", "bfloat16", "fp32", "f32", 
 
 def mla_dequant_bytes(spec, s, fmt: str, quant_skip=()) -> int:
     """Bytes of the 16-bit kv_b_proj copy vLLM >= 0.8 keeps for MLA when the checkpoint quantizes it (0 elsewhere)."""
-    if not spec.mla or not at_least(s["version"], *MLA_ABSORB_UNTIL):
-        return 0
+    if not spec.mla or not at_least(s["version"], *MLA_ABSORB_UNTIL) or s.get("mla_disable"):
+        return 0  # VLLM_MLA_DISABLE: no MLA impl, kv_b_proj runs as a plain linear layer (no copy)
     if fmt in UNQUANTIZED:
         return 0
     skipped = skip_matcher(quant_skip)  # a kv_b_proj the checkpoint keeps in 16 bits needs no copy
