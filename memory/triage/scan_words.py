@@ -153,6 +153,8 @@ _ADDED_WORDS = (
     # its <= 2.0 bracket quoted alone, opening a line ("GPU 0; 15.72 GiB total capacity; 1.49 GiB already allocated; 832.00 KiB
     # free", RX.TORCH_BRACKET_OPEN), round 98
     ("KW", "total capacity; "),
+    # a Metal program's refusal of one buffer ("failed to create Metal buffer of size N", other_patterns.METAL_CREATE), round 102
+    ("KW", "failed to create Metal buffer"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -214,6 +216,7 @@ ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file d
 # is none of the anchors' words
 ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
 ANCHORS += (b"has a total capacity of ",)   # (round 97) PyTorch's second sentence opening a quote (RX.TORCH_CAP_OPEN): no memory word
+ANCHORS += (b"failed to create Metal buffer",)   # (round 102) a Metal program's buffer refusal (other_patterns.METAL_CREATE): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
