@@ -153,7 +153,12 @@ FACTS = [
     # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
     ("vllm_marker", re.compile(r"\bvllm\b|\bLLM\(model=|\bVLLM::|\bvllm_omni\b|Initializing an LLM engine \(v|VllmWorker|RayWorkerVllm|EngineCore|vLLM|^(?:\(\w+ pid=\d+\) )?INFO \d\d-\d\d \d\d:\d\d:\d\d \w+\.py:\d+\]|^(?:INFO|WARNING|ERROR|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./]+\.py:\d+\]"
                                  # (round 100) vLLM's model runner's own refusal (vllm/v1/worker/gpu_model_runner.py, load_model)
-                                 r"|\bFailed to load model - not enough GPU memory\b")),
+                                 r"|\bFailed to load model - not enough GPU memory\b"
+                                 # (round 102) and two more of its own raises: the V1 front end's when its engine-core process
+                                 # dies in start-up (vllm/v1/engine/core_client.py: "Engine core initialization failed. See root
+                                 # cause above."), the V0 model runner's wrapper of a failed step (vllm/worker/model_runner_base.py:
+                                 # "Error in model execution (input dumped to /tmp/err_execute_model_input_<time>.pkl): <err>")
+                                 r"|\bEngine core initialization failed\b|\bError in model execution \(input dumped to\b")),
     # a program saying its load failed ("Error while loading customized transformer, falling back", "Failed to load model")
     ("load_failed", re.compile(r"(?i)\berror (?:while |when )?loading (?:the )?(?:customi[sz]ed |quanti[sz]ed )?(?:model|transformer|unet|dit|weights|checkpoint)\b|"
                                r"\bfailed to load (?:the )?(?:model|transformer|unet|dit|weights|checkpoint)\b")),
@@ -276,7 +281,10 @@ FACTS = [
     # after the first and before any of the second came while the header was being read (facts "ggml_header")
     ("ggml_header", re.compile(r"^\s{0,8}(llama\.cpp: loading model from) \S|(\bllama_model_load_internal: )")),
     ("ollama_env", re.compile(r"OLLAMA_(NUM_PARALLEL|MAX_LOADED_MODELS|KV_CACHE_TYPE|FLASH_ATTENTION|CONTEXT_LENGTH):(\S*)")),
-    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}")),
+    # ((round 102) and PyTorch's ROCm build's own allocator source in its warnings, the hipified c10/hip/HIPCachingAllocator.cpp:
+    # "[W727 06:25:44.59 HIPCachingAllocator.cpp:3934] memory allocation failed with OOM on device 0 while trying to allocate N
+    # bytes": a ROCm card, though the error that follows keeps CUDA's words)
+    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}|\bHIPCachingAllocator\.cpp\b")),
     # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
@@ -308,7 +316,8 @@ FACT_KEYS = {
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
     "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
-    "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory"),
+    "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory",
+                    "Engine core initialization failed", "Error in model execution"),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),

@@ -230,6 +230,9 @@ GGML_SYCL = re.compile(r"can't allocate (\d{1,20}) Bytes of memory on (device|ho
 # cut before Metal's code: MLX's prefix and Metal's description of the error, which is the out-of-memory one
 METAL = re.compile(r"kIOGPUCommandBufferCallbackErrorOutOfMemory|\bInsufficient Memory \(0+8|command buffer \d+ failed with status 5\b"
                    r"|\[METAL\] Command buffer execution failed: Insufficient Memory\b")
+# (round 102) a Metal program's own refusal of one buffer (MTLDevice newBufferWithLength: returned nil), in its log's words:
+# "failed to create Metal buffer of size 12884901888" (bytes); the program is not named by it, so it names no runtime
+METAL_CREATE = re.compile(r"\bfailed to create Metal buffer of size (\d{1,20})\b")
 MPS_BUFFER = re.compile(r"Invalid buffer size: ([\d.]+ ?[KMGT]i?B)")
 # (round 93) the heads of Windows' message for ERROR_COMMITMENT_LIMIT (1455) in a localized system (PAGING), one per language
 PAGING_LOCALIZED = ("Die Auslagerungsdatei ist zu klein", "El archivo de paginación es demasiado pequeño",

@@ -10,6 +10,7 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 """
 import re
 
+from .other_patterns import METAL_CREATE as _METAL_CREATE   # (round 102)
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY, MPSGRAPH_INT_MAX as _MPSGRAPH_INT_MAX,
                              NCCL_SHM as _NCCL_SHM, ARROW_ALLOC as _ARROW_ALLOC, TRITON_PB_SHM as _TRITON_PB_SHM,
@@ -464,6 +465,7 @@ RECOGNISERS = [
             lambda m: {"requested": int(m.group(1)), **({"max_allowed": int(m.group(2))} if m.group(2) else {})},
             keys=("memory object allocation",)),
     _simple(_METAL, "metal.oom", "metal", None, keys=("kIOGPUCommandBuffer", "Insufficient Memory", "with status 5")),
+    _simple(_METAL_CREATE, "metal.oom", "metal", None, lambda m: {"requested": int(m.group(1))}, keys=("failed to create Metal buffer",)),
     _ggml_opencl,
     _simple(_OPENCL, "opencl.alloc", None, None, keys=("MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES")),
     _simple(_MPS_BUFFER, "mps.buffer_size", "mps", "pytorch", lambda m: {"requested": size(m.group(1))}, keys=("Invalid buffer size",)),

@@ -153,6 +153,8 @@ _ADDED_WORDS = (
     # its <= 2.0 bracket quoted alone, opening a line ("GPU 0; 15.72 GiB total capacity; 1.49 GiB already allocated; 832.00 KiB
     # free", RX.TORCH_BRACKET_OPEN), round 98
     ("KW", "total capacity; "),
+    # a Metal program's refusal of one buffer ("failed to create Metal buffer of size N", other_patterns.METAL_CREATE), round 102
+    ("KW", "failed to create Metal buffer"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -214,6 +216,7 @@ ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file d
 # is none of the anchors' words
 ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
 ANCHORS += (b"has a total capacity of ",)   # (round 97) PyTorch's second sentence opening a quote (RX.TORCH_CAP_OPEN): no memory word
+ANCHORS += (b"failed to create Metal buffer",)   # (round 102) a Metal program's buffer refusal (other_patterns.METAL_CREATE): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
@@ -249,6 +252,10 @@ RECOVERED_WARNINGS = ("torch.alloc_warn",)
 OPEN_ANCHORS += tuple(w for w in RUN_WENT_ON if w not in OPEN_ANCHORS)
 # (round 74) fact rknpu_no_iommu (the RKNPU driver's boot line without its IOMMU): in the head too
 OPEN_ANCHORS += (b"iommu is disabled",)
+# (round 102) vLLM's own raises that name no memory word (facts "vllm_marker"): its V1 front end's "Engine core initialization
+# failed" after a worker died in start-up, its V0 runner's "Error in model execution (input dumped to ...)" wrapper
+VLLM_OWN_RAISES = (b"Engine core initialization failed", b"Error in model execution")
+OPEN_ANCHORS += VLLM_OWN_RAISES
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
@@ -270,6 +277,7 @@ WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPE
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
 WINDOW_KEYS += (b"llama_model_load_internal: ",)   # (llama.cpp's pre-GGUF header lines, facts "ggml_header": round 70)
 WINDOW_KEYS += (b"iommu is disabled",)   # (fact rknpu_no_iommu: round 74)
+WINDOW_KEYS += VLLM_OWN_RAISES          # (vLLM's own raises, as OPEN_ANCHORS: round 102)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
