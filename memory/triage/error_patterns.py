@@ -25,7 +25,8 @@ TORCH_ALLOC_WARN = re.compile(r"memory allocation failed with OOM on device (\d{
 TORCH_NEW = re.compile(
     r"(?P<dev>CUDA|HIP|XPU) out of memory\. Tried to allocate " + SZ.replace("(", "(?P<req>", 1)
     + r"\. (?:GPU|Device) (?P<gpu>\d{1,20}|[\x00-\x1f]?) has a total capac(?:i)?ty of " + SZ.replace("(", "(?P<total>", 1)
-    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|\s{1,4}(?=\.{3}|…)|[\"']?$)")
+    + r"(?: of which " + SZ.replace("(", "(?P<free>", 1) + r" is free)?(?:\.(?P<rest>.*)|,?\s{1,4}(?=\.{3}|…)|[\"']?$)")
+# ((round 103) the ellipsis after a comma the quoter kept: "has a total capacity of 22.06 GiB, ... this process has N memory in use.")
 # (round 97) its second sentence opening a quote, the first ("CUDA out of memory. Tried to allocate N.") left out: "GPU 0 has a
 # total capacity of 184.31 GiB of which 405.69 MiB is free." at the line's start, the free figure with it (the capacity and the free
 # figure in these words are the caching allocator's alone), or right after PyTorch's exception type, where the type names it

@@ -47,6 +47,10 @@ FULL_LINES = 2          # lines cut at the width before a text counts as wrapped
 # continue it; each sentence opens with PyTorch's own words, so the joined line is the message the runtime printed
 _TORCH_HEAD = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate [\d.]{1,24} ?[KMGTP]?i?B\.?[ \t]*$")
 _TORCH_START = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\. Tried to allocate ")
+# (round 103) the message's first sentence ending a line, and a line opening with its second (paste._torch_sentences)
+_TORCH_OOM_END = re.compile(rb"(?:CUDA|HIP|XPU) out of memory\.[ \t]*$")
+_TORCH_REQ_OPEN = re.compile(rb"[ \t]{0,16}Tried to allocate [\d.]{1,24} ?[KMGTP]?i?B\.")
+_TORCH_REQ_ONLY = re.compile(rb"Tried to allocate [\d.]{1,24} ?[KMGTP]?i?B\.[ \t]*$")
 # (each may be indented under a "[rank5]: " prefix, or opened with the quoter's ellipsis: "... this process has 76.51 GiB memory
 # in use.", "... 73.15 GiB is allocated by PyTorch ...", NVIDIA-NeMo/Automodel#1975 and #2673)
 _TORCH_MORE = re.compile(rb"[ \t]{0,16}(?:(?:\.{2,3}|\xe2\x80\xa6) ?)?(?:(?:GPU|Device) \d{1,3} has a total capac|Including non-PyTorch memory|"
@@ -231,11 +235,20 @@ def _torch_sentences(lines: list) -> list:
     given, lines = lines, list(lines)
     k = 0
     while k < len(lines) - 1:
-        head = bool(_TORCH_HEAD.search(lines[k]))
+        # (round 103) the head broken after its first sentence: "CUDA out of memory." ending a line, the next opening "Tried to
+        # allocate N." (the capacity sentence with it or not): the two joined, then read as the head
+        cont = bool(_TORCH_OOM_END.search(lines[k])) and bool(_TORCH_REQ_OPEN.match(lines[k + 1]))
+        if cont:
+            glue[k] = b" "
+            lines[k + 1] = lines[k + 1].lstrip(b" \t")
+            k += 1
+            if k >= len(lines) - 1:
+                break
+        head = bool(_TORCH_HEAD.search(lines[k])) or cont and bool(_TORCH_REQ_ONLY.match(lines[k]))
         # (or the head already joined with its "GPU N has a total capacity" sentence by _unwrap, the rest still a line each)
         # ((round 101) or with the processes' sentence, the capacity one left out: "... Tried to allocate 288.00 MiB. Process
         # 7208 has 6.51 GiB memory in use.", the next line "This process has 7.92 GiB memory in use.")
-        begun = not head and (b"has a total capac" in lines[k] or b" memory in use" in lines[k]) and bool(_TORCH_START.search(lines[k]))
+        begun = not head and (b"has a total capac" in lines[k] or b" memory in use" in lines[k]) and (cont or bool(_TORCH_START.search(lines[k])))
         if not (head or begun):
             k += 1
             continue
