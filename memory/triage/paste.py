@@ -158,7 +158,7 @@ def _unwrap(lines: list, judge=None) -> list:
         nxt = lines[k + 1]
         if (lens[k] < width // 2 and _first_word(nxt) < width // 3) or not nxt.strip() or _RECORD.match(nxt.lstrip(b" \t")) or lines[k].endswith(_BORDERS) \
                 or _same_prefix(lines[k], nxt) or (_RULE.match(nxt) and not _RULE.match(lines[k])) \
-                or (_TORCH_HEAD.search(lines[k]) and nxt.lstrip(b" \t").startswith((b"GPU ", b"Device ")) and _TORCH_MORE.match(nxt)):
+                or (_TORCH_HEAD.search(lines[k]) and nxt.lstrip(b" \t").startswith((b"GPU ", b"Device ", b"Process ", b"This process ")) and _TORCH_MORE.match(nxt)):
             # ((round 97) PyTorch's first sentence ending its line, "... Tried to allocate 490.00 MiB.", and the second opening
             # the next, "GPU 0 has a total capacity": a quote a sentence a line (or a cut there); _torch_sentences joins the
             # two with their blank, which a width cut's glue would drop)

@@ -468,4 +468,7 @@ def listed_others_cut(x) -> bool:
     1.5 GiB and at least the request."""
     n = x.n
     return (x.kind in ("torch.cuda", "torch.hip") and x.branch is None and n.get("this_process") is not None
-            and (n.get("other_processes") or 0) >= max(1.5 * GiB, x.req))
+            and (n.get("other_processes") or 0) >= max(1.5 * GiB, x.req)
+            # (rev2 B2) one listed program past a desktop's share: several small entries (~0.5 GiB each) are CUDA contexts,
+            # a distributed job's other ranks or its own workers on this card, not another program
+            and (x.ev.get("others_largest") or 0) >= 1.5 * GiB)

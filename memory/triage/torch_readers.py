@@ -259,6 +259,7 @@ def _torch_bare(line):
     if not m:
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
+    largest = None
     f = _FREE_AFTER_REQ.match(line[m.end():]) if m.group("req") and not m.group("total") else None
     if f:
         nums["free"] = size(f.group(1))     # (round 101) "Tried to allocate N ... M free": the free figure, the rest elided
@@ -271,15 +272,21 @@ def _torch_bare(line):
         procs, me = RX.PROC.findall(rest), RX.SELF.search(rest)
         if procs:
             nums["other_processes"] = sum(size(s) for _, s in procs)
+            largest = max(size(s) for _, s in procs)    # (rev2 B2) the largest listed entry, for rules_process's cut row
         if me:
             nums["this_process"] = size(me.group(1))
+        elif procs:     # (rev2 B1) as _torch_new: a lone listed entry, no "this process" sentence, is this process (a container)
+            split_listed(nums, [(int(p), size(s)) for p, s in procs], rank=bool(_RANK.match(line)))
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
     if m.group("free"):     # (trfix, review B2) or after "N already allocated; M free", before its reserved figure
         nums.update(allocated=size(m.group("alloc")), free=size(m.group("free")))
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
-    return {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
-            "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
+    ev = {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
+          "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
+    if "other_processes" in nums:
+        ev["others_largest"] = largest
+    return ev
 
 
 @_gate("memory allocation failed with OOM")
