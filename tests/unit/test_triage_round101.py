@@ -1,4 +1,4 @@
-"""Triage round 101 (task tune101: batches 499-512 after first sight), written from vLLM's and PyTorch's own message formats:
+"""Triage round 101 (task tune101: batches 499-512 after first sight), written from vLLM's and PyTorch's message formats as quoters retype them (cut, reordered, a sentence a line):
 - vLLM's cumem allocator's CUDA_CHECK line ("CUDA Error: <driver string> at <path>/csrc/cumem_allocator.cpp:<line>") names
   vLLM's own source: PyTorch's message after it is raised inside vLLM.
 - PyTorch's request quoted with its free figure after the quoter's ellipsis, "is" dropped ("Tried to allocate N ... M free"),
@@ -58,7 +58,8 @@ def test_request_with_process_sentences_a_line_each_reads_other_process():
 
 
 def test_request_with_process_sentences_short_lines_not_width_joined():
-    # short lines (no width wrap): the head's own branch joins them
+    # short lines: since review rev2 (T7) _unwrap leaves a PyTorch head and its process sentences to _torch_sentences, which
+    # joins them with their blank
     cause, _, _, _, nums = _read("CUDA out of memory. Tried to allocate 8.00 MiB.\nProcess 77 has 3.00 GiB memory in use.\n"
                                  "This process has 1.00 GiB memory in use.\n")
     assert nums == {"requested": 8 * _MIB, "other_processes": 3 * _GIB, "this_process": _GIB}
