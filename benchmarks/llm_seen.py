@@ -742,4 +742,18 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-256k-u085-fp8kv-mns8",
         "vllm-99sono-mistral-small4-119b-nvfp4-gb10-40k-u075-fp8kv-mns3-eager",
         "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-64k-u090-fp8kv-mns1",
+        # batch 90: read (task ellm64) after its first sight was recorded (llm_first_sight.json batches["90"],
+        # commit 9c898f51), before any change; changes it leads to say "batch 90, after first sight": a regression set
+        "vllm-99sono-nemotroncascade2-30b-a3b-nvfp4-5090-131k-u075-fp8kv-eager-mbt32k",
+        "vllm-99sono-nemotroncascade2-30b-a3b-nvfp4-5090-64k-u085-fp8kv-mns128-fimoefp4",
+        "vllm-99sono-nemotroncascade2-30b-a3b-nvfp4-5090-64k-u085-fp8kv-mns128-marlinenv",
+        "vllm-99sono-nemotroncascade2-30b-a3b-nvfp4-5090-256k-u085-fp8kv-mns128",
+        "vllm-99sono-nemotroncascade2-30b-a3b-nvfp4-5090-256k-u085-fp8kv-mns128-v020",
+        "vllm-99sono-deepseekv4flash-tp2-2xgb10-200k-u080-fp8kv-mns4-mtp2",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-64k-u090-fp8kv-mns1-mbt8192",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-8k-u090-fp8kv-mns4-mbt4096",
+        "vllm-99sono-gemma4-26b-a4b-redhatnvfp4-5090-96k-u080-fp8kv-defaultseqs",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-256k-u085-fp8kv-mns8-mtp2-v0200",
+        "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-256k-u085-fp8kv-mns8-mtp2-v0201",
+        "vllm-99sono-qwen36-35b-a3b-nvidianvfp4-gb10-256k-u085-fp8kv-mns5-mtp2-marlin",
         )
