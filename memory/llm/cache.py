@@ -466,8 +466,8 @@ def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: 
     """The hybrid manager's pool (vllm_layout) of `available` bytes: {"blocks", "tokens", "concurrency",
     "request_bytes"}; None without a layout. tensors: the pool's tensor count on a pipeline stage (vllm_stage_tensors;
     the group size when None). "GPU KV cache size" was blocks // groups x the smallest block until
-    vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#40691: the old figure
-    disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
+    vLLM printed concurrency x max_model_len (tokens_from_concurrency; vllm-project/vllm#41069, after #40691: the old
+    figure disagreed with the concurrency for Qwen 3.5). draft_layers: a speculative drafter's layers in the pool
     (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
     num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's; drafter: a separate drafter's layers
     (vllm_layout DRAFT)."""

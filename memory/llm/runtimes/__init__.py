@@ -80,7 +80,10 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
     if first.endswith("+gptoss"):  # vLLM's gpt-oss launch wheels (August 2025), built before 0.10.1 was tagged
         return (major, minor, patch - 1, PRE, 0)
     if rc is not None:
-        return (major, minor, patch - 1, PRE, int(rc))
+        dev = _DEV.match(first, m.end())
+        # a nightly past a candidate's tag (vLLM's 0.20.1rc1.dev91+g<hash>: 91 commits on main past the tag) keeps its
+        # commit count last, so a gate may name the nightly a change landed in; a shorter gate reads it as the rc
+        return (major, minor, patch - 1, PRE, int(rc)) + ((int(dev.group(0).lstrip(".")[3:]),) if dev else ())
     if _DEV.match(first, m.end()) and "post" not in m.group(0):  # X.Y.Z.postN.devM is after X.Y.Z (PEP 440)
         # a development build of a release not yet made: PEP 440 orders X.Y.Z.devN before X.Y.Z and its candidates;
         # setuptools-scm (vLLM's, SGLang's versioning) writes a checkout past tag X.Y.(Z-1) as X.Y.Z.devN+g<hash>

@@ -34,7 +34,7 @@ from ..cache import (BLOCK, XPU_GDN_BLOCK, draft_token_bytes, kv_cache, vllm_hyb
                      vllm_layout, vllm_pool, with_draft_layers)
 from ..cards import compute_capability, unified_by_name
 from ..weights import skip_matcher
-from . import at_least
+from . import PRE, at_least
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, encoder_peak,  # noqa: F401
@@ -103,8 +103,11 @@ SWA_CHECKED = (0, 8, 3)
 # 16-token blocks, club-3090 pr334), so do 0.23.1rc1.dev301 (Qwen3.6-27B NVFP4 fp8 at 200,000: 223,880 = 1.12x,
 # neko-legends), 0.24.0 and 0.27.1 (Qwen3.6-35B-A3B 567,978 = 4.33x x 131072), and so does 0.20.1 final (club-3090#91,
 # 'Initializing a V1 LLM engine (v0.20.1)': 619,479 tokens = 2.36x x 262,144 for Qwen3.6-27B with MTP 3, no whole number
-# of its 1600-token blocks), the first release after that nightly (kv-accuracy round 49)
-TOKENS_FROM_CONCURRENCY = (0, 20, 1)
+# of its 1600-token blocks), the first release after that nightly (kv-accuracy round 49). The change is vllm#41069
+# (e68fa1b90, 2026-04-28: _report_kv_cache_config's num_tokens = int(max_concurrency * max_model_len)), 31 commits past
+# the 0.20.1rc1 nightlies' base (a749a33d8, dev91, has it 60 commits down): dev16 prints the old figure, dev91 the new
+# (Nemotron-3-Nano NVFP4: 1,206,303 tokens = 4.71x x 256,000; kv-accuracy round 86)
+TOKENS_FROM_CONCURRENCY = (0, 20, 0, PRE, 1, 31)
 # A sliding-window group keeps a request's pages for every batch still in flight: from 0.26.0
 # SlidingWindowSpec.max_admission_blocks_per_request takes VllmConfig.max_in_flight_tokens = max_concurrent_batches x
 # max_num_batched_tokens (cdiv(min(window - 1 + in-flight, max_model_len), block) + 1 blocks), max_concurrent_batches
