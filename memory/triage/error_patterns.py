@@ -38,7 +38,7 @@ TORCH_CAP_OPEN = re.compile(
     r"|[ \t]{1,4}(?=\.{3}|\u2026))")
 # (round 101) the request's sentence kept after a quote's ellipsis, at any place among the sentences kept ((rev2 B3) or after a
 # kept sentence's own period: "... this process has N memory in use. Tried to allocate M.")
-TORCH_REQ_CUT = re.compile(r"(?:\.{3}|\u2026|\.)[ \t]{0,4}Tried to allocate " + SZ)
+TORCH_REQ_CUT = re.compile(r"[.\u2026][ \t]{0,4}Tried to allocate " + SZ)   # (searched: an ellipsis's last dot is a dot)
 TORCH_REQ_AFTER = re.compile(r"^\s{0,4}Tried to allocate " + SZ + r"\.")
 POOLS_CUT = re.compile(r"(?:\.{2,3}|…) ?" + SZ + r" allocated in private pools \(e\.g\., (?:CUDA|HIP) Graphs\)")
 # ((round 100) or cut after "memory" at the quote's end: "Process 142129 has 63.03 GiB memory")

@@ -464,11 +464,9 @@ def trt_tactic_skip_near(x) -> bool:
 def listed_others_cut(x) -> bool:
     """(round 101) PyTorch's message cut before the card's figures (no capacity sentence) that still lists another process
     ("Process 7208 has 6.51 GiB memory in use.") beside this process's own sentence ("This process has 7.92 GiB memory in
-    use."): with this process named apart, every listed entry is another program's; read where they hold past a desktop's
-    1.5 GiB and at least the request."""
+    use."): with this process named apart, every listed entry is another program's; read where they hold at least the
+    request and one of them holds past a desktop's 1.5 GiB ((rev2 B2) several small entries, ~0.5 GiB each, are CUDA
+    contexts: a distributed job's other ranks or its own workers on this card, not another program)."""
     n = x.n
     return (x.kind in ("torch.cuda", "torch.hip") and x.branch is None and n.get("this_process") is not None
-            and (n.get("other_processes") or 0) >= max(1.5 * GiB, x.req)
-            # (rev2 B2) one listed program past a desktop's share: several small entries (~0.5 GiB each) are CUDA contexts,
-            # a distributed job's other ranks or its own workers on this card, not another program
-            and (x.ev.get("others_largest") or 0) >= 1.5 * GiB)
+            and (n.get("other_processes") or 0) >= x.req and (x.ev.get("others_largest") or 0) >= 1.5 * GiB)

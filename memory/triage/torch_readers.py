@@ -260,13 +260,13 @@ def _torch_bare(line):
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
     largest = None
-    f = _FREE_AFTER_REQ.match(line[m.end():]) if m.group("req") and not m.group("total") else None
-    if f:
-        nums["free"] = size(f.group(1))     # (round 101) "Tried to allocate N ... M free": the free figure, the rest elided
     if m.group("req") and not m.group("total"):
+        rest = line[m.end():]
+        f = _FREE_AFTER_REQ.match(rest)
+        if f:
+            nums["free"] = size(f.group(1))     # (round 101) "Tried to allocate N ... M free": the free figure, the rest elided
         # (round 101) the request's sentence followed by the processes' ("Process 7208 has N memory in use. This process has
         # M memory in use."), the capacity sentence left out by the quoter: each figure read
-        rest = line[m.end():]
         e = _NEXT_MESSAGE.search(rest)
         rest = rest[:e.start()] if e else rest
         procs, me = RX.PROC.findall(rest), RX.SELF.search(rest)

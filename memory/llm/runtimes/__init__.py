@@ -11,7 +11,7 @@ RUNTIME_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp", "ollama": "Ollama", "
 _RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(?:\.\d+)*(?:\.?post\d+)?(?:[-.]?rc\.?(\d+))?")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 # a development release segment right after the release number ('0.20.1.dev0+g101584af0', '0.10.1.dev101')
-_DEV = re.compile(r"\.?dev\d+")
+_DEV = re.compile(r"\.?dev(\d+)")
 # a version the text calls a fork's ('tqp-v0.1.0 (TheTom/llama-cpp-turboquant fork)'): the fork's own numbering names
 # no upstream build; read as the newest, as a commit hash is (version_note says so)
 _FORK = re.compile(r"\bfork\b")
@@ -83,7 +83,7 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         dev = _DEV.match(first, m.end())
         # a nightly past a candidate's tag (vLLM's 0.20.1rc1.dev91+g<hash>: 91 commits on main past the tag) keeps its
         # commit count last, so a gate may name the nightly a change landed in; a shorter gate reads it as the rc
-        return (major, minor, patch - 1, PRE, int(rc)) + ((int(dev.group(0).lstrip(".")[3:]),) if dev else ())
+        return (major, minor, patch - 1, PRE, int(rc)) + ((int(dev.group(1)),) if dev else ())
     if _DEV.match(first, m.end()) and "post" not in m.group(0):  # X.Y.Z.postN.devM is after X.Y.Z (PEP 440)
         # a development build of a release not yet made: PEP 440 orders X.Y.Z.devN before X.Y.Z and its candidates;
         # setuptools-scm (vLLM's, SGLang's versioning) writes a checkout past tag X.Y.(Z-1) as X.Y.Z.devN+g<hash>
