@@ -4,7 +4,8 @@ batches is scored with the package as committed at each of the two commits (tria
 archive` per commit, one interpreter, the same cache under $XDG_CACHE_HOME/gpu-garden/triage_calibration), by the
 corpus scorer as it is now (tests/support/unseen_corpus.score). Printed: per round, the cases and the right cause /
 runtime / device kind / all-numbers counts before and after, then each case that changed (case, field, before ->
-after). Writes benchmarks/results/triage_rounds.json, which docs/triage-accuracy.md's round write-ups (71 on) read
+after), and the cases whose top two causes or their confidences moved while none of those four did (review rev1 D3 of
+session 39: a change that keeps the cause can still move what the panel shows beside it). Writes benchmarks/results/triage_rounds.json, which docs/triage-accuracy.md's round write-ups (71 on) read
 their counts from. Nothing is tuned here: the batches are regression sets already.
 
     python benchmarks/triage_rounds.py [--no-cache]
@@ -69,6 +70,20 @@ def flips(before: list, after: list) -> list:
     return out
 
 
+def top2_moves(before: list, after: list, flipped: set) -> list:
+    """Every case outside `flipped` whose top two causes (ids and confidences, as the panel shows them) differ."""
+    out = []
+    for b, a in zip(before, after):
+        case = f"{b['batch']}/{b['case']}"
+        if case not in flipped and (b.get("top2") or []) != (a.get("top2") or []):
+            out.append({"case": case, "before": b.get("top2") or [], "after": a.get("top2") or []})
+    return out
+
+
+def shown_top2(top2: list) -> str:
+    return " / ".join(f"{c} {s:.2f}" for c, s in top2) or "none"
+
+
 def scored(commit: str, names: list, use_cache: bool) -> list:
     rows = []
     for i in range(0, len(names), CHUNK):
@@ -88,22 +103,26 @@ def main(argv=None) -> int:
     present = list(L.U.batches())
     out = {}
     print(f"{'round':>5} {'before':>8} {'after':>8} {'cases':>5}   {'cause':>11} {'runtime':>11} {'device':>11} "
-          f"{'numbers':>11} {'flips':>5}")
+          f"{'numbers':>11} {'flips':>5} {'top-2':>5}")
     for r in load_rounds():
         names = batch_names(r["batches"], present)
         runs = {k: scored(r[k], names, not a.no_cache) for k in ("before", "after")}
         c = {k: counts(v) for k, v in runs.items()}
         fl = flips(runs["before"], runs["after"])
+        moved = top2_moves(runs["before"], runs["after"], {f["case"] for f in fl})
         out[str(r["round"])] = {"before_commit": r["before"], "after_commit": r["after"], "batches": r["batches"],
                                 "batch_names": names, "cases": len(runs["before"]), "before": c["before"],
                                 "after": c["after"], "flips": fl,
                                 "cases_changed": len({f["case"] for f in fl}),
-                                "right_to_wrong": sum(f["before_right"] and not f["after_right"] for f in fl)}
+                                "right_to_wrong": sum(f["before_right"] and not f["after_right"] for f in fl),
+                                "top2_moved": moved}
         print(f"{r['round']:5} {r['before'][:8]} {r['after'][:8]} {len(runs['before']):5}   "
-              + " ".join(f"{c['before'][f]:>4} -> {c['after'][f]:<4}" for f in FIELDS) + f" {len(fl):5}")
+              + " ".join(f"{c['before'][f]:>4} -> {c['after'][f]:<4}" for f in FIELDS) + f" {len(fl):5} {len(moved):5}")
         for f in fl:
             print(f"      {f['case']}: {f['field']} {shown(f['before'])} ({'right' if f['before_right'] else 'wrong'})"
                   f" -> {shown(f['after'])} ({'right' if f['after_right'] else 'wrong'})")
+        for m in moved:
+            print(f"      {m['case']}: top-2 {shown_top2(m['before'])} -> {shown_top2(m['after'])}")
     save("triage_rounds", "python benchmarks/triage_rounds.py", {"rounds": out})
     return 0
 

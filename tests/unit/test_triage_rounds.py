@@ -123,3 +123,50 @@ def test_a_round_that_never_landed_is_no_write_up():
             "**Round 82: batches 247 to 265.** its write-up\n")
     got = rounds_of(text)
     assert sorted(got) == [80, 82] and "not landed" in got[80]
+
+
+def _rounds_module():
+    import sys
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import triage_rounds
+    return triage_rounds
+
+
+def _row(case, got, top2, **kw):
+    return dict({"batch": "batch-07", "case": case, "got": got, "cause_ok": got == "activations", "got_runtime": "pytorch",
+                 "runtime_ok": True, "got_device": "cuda", "device_ok": True, "numbers_bad": [], "top2": top2}, **kw)
+
+
+def test_top2_moves_lists_a_kept_cause_whose_runner_up_or_confidence_moved():
+    """Review D3 (session 39): the cause stays, but the panel's side-by-side pair changes; flipped cases are not repeated."""
+    R = _rounds_module()
+    before = [_row("a.log", "activations", [["activations", 0.61], ["fragmentation", 0.2]]),
+              _row("b.log", "activations", [["activations", 0.55], ["leak", 0.3]]),
+              _row("c.log", "activations", [["activations", 0.7], ["leak", 0.1]]),
+              _row("d.log", "activations", [["activations", 0.5], ["leak", 0.4]])]
+    after = [_row("a.log", "activations", [["activations", 0.61], ["host-ram", 0.2]]),      # runner-up changed
+             _row("b.log", "activations", [["activations", 0.48], ["leak", 0.3]]),         # confidence fell under 0.5
+             _row("c.log", "activations", [["activations", 0.7], ["leak", 0.1]]),          # unchanged
+             _row("d.log", "leak", [["leak", 0.6], ["activations", 0.3]])]                 # a flip, listed there
+    flipped = {f["case"] for f in R.flips(before, after)}
+    assert flipped == {"batch-07/d.log"}
+    moved = R.top2_moves(before, after, flipped)
+    assert [m["case"] for m in moved] == ["batch-07/a.log", "batch-07/b.log"]
+    assert moved[1]["after"] == [["activations", 0.48], ["leak", 0.3]]
+    assert R.shown_top2(moved[0]["after"]) == "activations 0.61 / host-ram 0.20"
+    assert R.shown_top2([]) == "none"
+
+
+def test_a_case_not_recognised_on_one_side_moves_its_top2():
+    R = _rounds_module()
+    before = [_row("a.log", "activations", [["activations", 0.61]])]
+    after = [{"batch": "batch-07", "case": "a.log", "got": None}]
+    assert R.top2_moves(before, after, set()) == [{"case": "batch-07/a.log", "before": [["activations", 0.61]], "after": []}]
+
+
+def test_each_result_lists_its_top2_moves_apart_from_its_flips():
+    for n, r in results().items():
+        flipped = {f["case"] for f in r["flips"]}
+        assert isinstance(r["top2_moved"], list), n
+        assert not flipped & {m["case"] for m in r["top2_moved"]}, n
+        assert all(m["before"] != m["after"] for m in r["top2_moved"]), n
