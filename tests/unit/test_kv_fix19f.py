@@ -98,6 +98,8 @@ PRE_AMPERE_DATA = (
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,14",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
+    # batch 91 (ThiagoJGK/gibd: Ollama on a Kaggle T4)
+    "NVIDIA Tesla T4 (compute capability 7.5) in a Kaggle notebook",
 )
 
 
