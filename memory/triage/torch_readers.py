@@ -167,6 +167,30 @@ _RU_CUT = re.compile(r"(?:\.{3}|\u2026|, and)\s{1,4}" + RX.SZ + r" is reserved b
 # (round 101) the free figure right after the request's ellipsis, its "is" (or "of which") retyped away: "Tried to allocate
 # 1.56 GiB ... 558.56 MiB free" (the <= 2.0 bracket's own "M free"); read with .match on the text after the request
 _FREE_AFTER_REQ = re.compile(r"\.?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{1,4}" + RX.SZ + r" (?:is )?free\b")
+# (rev2 B4) what may stand between the request's sentence (or its free figure) and a process sentence PyTorch wrote after
+# it: the sentences' own stop and blank, a quoter's ellipsis, 2.x's "Including non-PyTorch memory, " before "this process"
+_PROC_LEAD = re.compile(r"[. \t\n]{0,8}(?:(?:\.{3}|\u2026)[ \t]{0,4})?(?:Including non-PyTorch memory, ?)?"
+                        r"(?=Process \d|[Tt]his process )")
+
+
+def _process_sentences(rest):
+    """(rev2 B4) The process sentences that follow the request's, one after another ("Process 7208 has N memory in use.
+    This process has M memory in use."): (listed (pid, size text) pairs, this process's size text or None). A sentence
+    further on ("Then nvidia-smi said Process 5150 has ...") is a note's, not PyTorch's, and ends the run. Linear."""
+    procs, me, pos = [], None, 0
+    while True:
+        lead = _PROC_LEAD.match(rest, pos)
+        if not lead:
+            return procs, me
+        m = RX.PROC.match(rest, lead.end())
+        if m:
+            procs.append((m.group(1), m.group(2)))
+        else:
+            m = RX.SELF.match(rest, lead.end())
+            if not m:
+                return procs, me
+            me = me or m.group(1)
+        pos = m.end()
 
 
 def _torch_lead_cut(line):
@@ -269,12 +293,12 @@ def _torch_bare(line):
         # M memory in use."), the capacity sentence left out by the quoter: each figure read
         e = _NEXT_MESSAGE.search(rest)
         rest = rest[:e.start()] if e else rest
-        procs, me = RX.PROC.findall(rest), RX.SELF.search(rest)
+        procs, me = _process_sentences(rest[f.end():] if f else rest)
         if procs:
             nums["other_processes"] = sum(size(s) for _, s in procs)
             largest = max(size(s) for _, s in procs)    # (rev2 B2) the largest listed entry, for rules_process's cut row
         if me:
-            nums["this_process"] = size(me.group(1))
+            nums["this_process"] = size(me)
         elif procs:     # (rev2 B1) as _torch_new: a lone listed entry, no "this process" sentence, is this process (a container)
             split_listed(nums, [(int(p), size(s)) for p, s in procs], rank=bool(_RANK.match(line)))
     if m.group("total"):
