@@ -11,7 +11,8 @@ from ..units import fmt_bytes
 from . import fit_search as FS, gguf_repo as GR, gguf_types as GT, plan_checks as PC, plan_weights as PW, unsloth as UD
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
-from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
+from .cache import (KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, vllm_estimated_max_len,
+                    with_ssm_cache_dtype)
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
 from .spec import SLIDING, LLMSpec, gguf_blocks
@@ -129,6 +130,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if offloaded:  # the decoder-layer weights vLLM's --cpu-offload-gb keeps in pinned host RAM (not on the GPU)
         out["host_offloaded"], out["cpu_offload_gb"] = offloaded, knobs["cpu_offload_gb"]
     _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes)
+    _vllm_kv_refusal(out, spec, runtime, ctx, kv, vram, s, ev, refused)
     _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes)
     mod = {"vllm": V, "llama.cpp": LC, "ollama": OL}[runtime]
     out["autofit"] = [{"flag": f, "reason": r} for f, r in mod.autofit(s["version"], ev)
@@ -447,6 +449,33 @@ def _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes) 
         elif ev["fits"] and ev["concurrency"] < parallel:
             notes.append(f"vLLM starts, but holds only {ev['concurrency']:.2f} requests of {ctx} tokens at once: "
                          f"the other requests of the {parallel} wait or are preempted")
+
+
+def _vllm_kv_refusal(out, spec, runtime, ctx, kv, vram, s, ev, refused) -> None:
+    """vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool: it raises before it
+    prints a pool line. V1 (kv_cache_utils.check_enough_kv_cache_memory): "To serve at least one request with the
+    model's max seq len (ctx), (N GiB KV cache is needed, which is larger than the available KV cache memory (M GiB).
+    Based on the available memory, the estimated maximum model length is E." (E: its binary search over the layers'
+    max_memory_usage_bytes: the pool's whole blocks for full attention, cache.vllm_estimated_max_len under the hybrid
+    manager; not printed where 0). V0 (raise_if_cache_size_invalid): "The model's max seq len (ctx) is larger than the
+    maximum number of tokens that can be stored in KV cache (blocks x 16)". Other refusals (free memory, the Mamba
+    blocks, an empty pool, the model's limit) say their own reason elsewhere."""
+    if runtime != "vllm" or not vram or refused or ev.get("free_refused") or ev["pool"] <= 0 or ev.get("mamba_blocks"):
+        return
+    if ev["starts"] or (ev.get("pool_fit") is not None and ev["pool"] > ev["pool_fit"]):
+        return
+    if not s["v1"]:
+        out["vllm_refusal"] = {"engine": "v0", "tokens": ev["gpu_blocks"] * 16}
+        return
+    pool = dict(ev["kv"]["pool_args"])
+    est = None
+    if not spec.sliding_window or pool.get("hybrid"):
+        est = vllm_estimated_max_len(spec, ev["pool"], kv, ctx, **pool)
+        if est is None and not spec.sliding_window and not spec.linear_state:
+            est = ev["pool_tokens"]     # full attention only: the largest length whose whole blocks fit the pool
+    need = ev.get("kv_request_bytes") or ev["kv"]["total"]
+    out["vllm_refusal"] = {"engine": "v1", "needed_bytes": int(need), "available_bytes": int(ev["pool"]),
+                           "estimated_max_len": est or None}
 
 
 def _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes) -> None:

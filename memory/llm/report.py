@@ -192,6 +192,19 @@ def total_all_layers(r: dict) -> int:
             + sum(r["overhead"].values()))
 
 
+def _refusal_line(r, ref) -> str:
+    """What vLLM prints instead of its pool line when one request does not fit the pool (plan._vllm_kv_refusal)."""
+    if ref["engine"] == "v0":
+        return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: \"The model's max seq len "
+                f"({r['ctx']}) is larger than the maximum number of tokens that can be stored in KV cache ({ref['tokens']})\"")
+    est = ref.get("estimated_max_len")
+    return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: one request of {r['ctx']:,} "
+            f"tokens needs {ref['needed_bytes'] / 2**30:.2f} GiB of KV cache, more than the available "
+            f"{ref['available_bytes'] / 2**30:.2f} GiB"
+            + (f"; it prints \"the estimated maximum model length is {est}\" (vLLM 0.9.1 on; earlier V1 builds omit it)"
+               if est else ""))
+
+
 def format_plan(r: dict) -> str:
     r = dict(r, total_all_layers=r.get("total_all_layers") or total_all_layers(r))
     m = r["model"]
@@ -292,7 +305,10 @@ def format_plan(r: dict) -> str:
                        else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
-        if r.get("vllm_would_print") and not share_full and not r.get("depends"):
+        ref = r.get("vllm_refusal")
+        if ref and not share_full and not r.get("depends"):
+            lines.append(_refusal_line(r, ref))
+        elif r.get("vllm_would_print") and not share_full and not r.get("depends"):
             lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
             started = r.get("started_bytes")
             if r["fits_as_requested"] and r.get("pool_fixed") and started is not None and r["total"] > started:

@@ -1,0 +1,66 @@
+"""vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool (plan._vllm_kv_refusal,
+report._refusal_line): V1 raises before it prints a pool line, naming the KV cache needed, the memory available and
+"the estimated maximum model length"; V0 names the tokens its blocks hold. Expected values by hand in the comments."""
+import json
+from pathlib import Path
+
+from gpu_garden.memory.llm import kv as K
+from gpu_garden.memory.llm.report import format_plan
+
+GiB = 2 ** 30
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _plan(model, ctx, vram_gib, version=None):
+    spec = K.describe(model=model)
+    return K.plan(spec, runtime="vllm", ctx=ctx, vram=vram_gib * GiB, runtime_version=version)
+
+
+def test_v1_refusal_names_the_need_the_pool_and_the_estimate():
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", 131072, 24)
+    ref = r["vllm_refusal"]
+    # Llama-3.1-8B: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 131,072 bytes a token; 131,072 tokens: 16 GiB
+    assert ref["engine"] == "v1" and ref["needed_bytes"] == 16 * GiB
+    assert ref["available_bytes"] == r["kv_capacity_bytes"] < 16 * GiB
+    # full attention: the longest length whose 16-token blocks (2 MiB each over the 32 layers) fit the pool
+    assert ref["estimated_max_len"] == r["kv_capacity_bytes"] // (16 * 131072) * 16
+    text = format_plan(r)
+    assert f"the estimated maximum model length is {ref['estimated_max_len']}\"" in text
+    assert "needs 16.00 GiB of KV cache" in text
+    assert "vLLM would print" not in text  # it raises before its "GPU KV cache size" line
+
+
+def test_v0_refusal_names_the_tokens_its_blocks_hold():
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", 131072, 24, "0.6.0")
+    ref = r["vllm_refusal"]
+    # V0's blocks: the pool's whole 2 MiB blocks (16 tokens of 131,072 bytes), 16 tokens each
+    assert ref == {"engine": "v0", "tokens": r["kv_capacity_bytes"] // (16 * 131072) * 16}
+    assert 0 < ref["tokens"] < 131072
+    assert ("The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV "
+            f"cache ({ref['tokens']})") in format_plan(r)
+
+
+def test_a_request_that_fits_prints_the_pool_line_and_no_refusal():
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", 32768, 24)
+    assert "vllm_refusal" not in r
+    assert "vLLM would print \"GPU KV cache size:" in format_plan(r)
+
+
+def test_no_pool_at_all_is_not_this_refusal():
+    # 16-bit weights of 14.96 GiB over an 8 GiB card: vLLM stops with no room for the cache, another message
+    assert "vllm_refusal" not in _plan("meta-llama/Llama-3.1-8B-Instruct", 8192, 8)
+
+
+def test_a_reference_refusal_whose_pool_kv_reads_exactly():
+    # vllm-solodba-r1-0528-qwen3-8b-3090-32k-refused (vLLM 0.9.1): printed 4.47 GiB available and "the estimated maximum
+    # model length is 32560" = 2035 blocks of 16 tokens (Qwen3-8B: 36 layers x 8 KV heads x 128 x 2 x 2 bytes = 147,456
+    # bytes a token, 2.25 MiB a block; 2035 blocks = 4.472 GiB, within the printed figure's rounding). kv's pool for the
+    # row (its regression figures) gives the same estimate
+    import sys
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import llm_score
+    row = next(r for r in json.loads((REPO / "benchmarks/data/llm_measured.json").read_text())["rows"]
+               if r["id"] == "vllm-solodba-r1-0528-qwen3-8b-3090-32k-refused")
+    _, res = llm_score._plan(row)
+    assert row["measured"]["estimated_max_len"] == 32560
+    assert res["vllm_refusal"]["estimated_max_len"] == 32560
