@@ -48,3 +48,30 @@ def test_the_strix_halo_row_is_scored():
     s = b.score(rows[PERSONA])
     assert "error" not in s
     assert s["kv"][:2] == (1632.0, 1632.0) and s["kv_exact"]
+
+
+PHI4 = "ollama-jazzwang-phi4-14b-q4km-4060laptop-2k-29of41"
+
+
+def test_phi4_is_the_ollama_library_tag_of_phi4():
+    from gpu_garden.memory.llm.ollama_tags import ollama_tag
+    # ollama/ollama README at 57f038ec7 (2025-01-08, #8350): 'Phi 4 | 14B | 9.1GB | ollama run phi4'
+    for name in ("phi4", "phi4:latest", "phi4:14b"):
+        built, quant, _ = ollama_tag(name)
+        assert (built, quant) == ("Phi-4", "Q4_K_M")  # no F16 attn_qkv: published before the March 2025 quantizer
+    assert ollama_tag("phi4:14b-q8_0")[:2] == ("Phi-4", "Q8_0")
+    with pytest.raises(UserError, match="sizes read are 14b"):
+        ollama_tag("phi4:3.8b")  # phi4-mini's size is its own library's, not phi4's
+
+
+def test_the_phi4_row_is_scored():
+    # Phi-4: 40 layers x 10 KV heads x 128 x (K + V) x 2 bytes (f16) = 204,800 bytes a cell; 2048 cells (one
+    # sequence) = 419,430,400 bytes = 400.00 MiB, the printed 'KV self size = 400.00 MiB' (200 K + 200 V). Output
+    # tensor: 100,352 x 5120 = 513,802,240 values at Q6_K's 210 bytes a 256-value block = 421,478,400 bytes =
+    # 401.95 MiB (printed memory.weights.nonrepeating 402.0 MiB)
+    b, rows = _rows()
+    s = b.score(rows[PHI4])
+    assert "error" not in s
+    assert s["kv"][:2] == (400.0, 400.0) and s["kv_exact"]
+    assert s["output_mib"] == (402.0, 402.0)
+    assert s["fits"] == (False, False)  # 29 of 41 layers on the 6.9 GiB available
