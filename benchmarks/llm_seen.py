@@ -756,4 +756,12 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-256k-u085-fp8kv-mns8-mtp2-v0200",
         "vllm-99sono-qwen36-35b-a3b-redhatnvfp4-gb10-256k-u085-fp8kv-mns8-mtp2-v0201",
         "vllm-99sono-qwen36-35b-a3b-nvidianvfp4-gb10-256k-u085-fp8kv-mns5-mtp2-marlin",
+        # batch 91: read (task ellm65) after its first sight was recorded (llm_first_sight.json batches["91"],
+        # commit 7eb4fe50), before any change; changes it leads to say "batch 91, after first sight": a regression set
+        "ollama-gibd-llama31-8b-q40-t4-kaggle-2k-np4",
+        "sglang-whn09-deepseek-v4-flash-fp8deq-2x8xh200-tp16-dp16attn-ep16-mf070-fp8kv-nvshmemfail",
+        "ollama-jazzwang-phi4-14b-q4km-4060laptop-2k-29of41",
+        "ollama-securetag-llama31-8b-q4km-lora-4090-runpod-2k-np4",
+        "llamacpp-persona-qwen3-30b-a3b-2507-q5km-strixhalo-vulkan-32k-np4-q8kv",
+        "llamacpp-ik919-qwen3vl-30b-a3b-udiq3xxs-5090-24k-q8kv-ub2048-ot30",
         )

@@ -88,6 +88,12 @@ OLLAMA_LIBRARY = {
     # 'Q4_K - Medium' for it (Small-ed1/ContextHarbor ollama.log, batch 49). Its 'plus' tag (Phi-4-reasoning-plus, the
     # same architecture by its model card; its config not read here) resolves to the same geometry
     "phi4-reasoning": ("Phi-4", "14b"),
+    # phi4 (January 2025): one size, 14b (the default), microsoft/phi-4 (Phi-4, built in from its config.json) in the
+    # K-quant default: ollama/ollama's README row of 57f038ec7 (2025-01-08, #8350) lists 'Phi 4 | 14B | 9.1GB | ollama
+    # run phi4', Phi-4's 14.66 B at Q4_K_M (8.43 GiB = 9.05 GB, as microsoft/phi-4-gguf's Q4_K_M file prints), where
+    # Q4_0 would be about 8.3 GB; published before the March 2025 quantizer, so no F16 attn_qkv (not in
+    # OLLAMA_QKV_F16_LIBRARIES). The library is in reg_library_test.go's inventory (fb307609)
+    "phi4": ("Phi-4", "14b"),
     # deepseek-coder (November 2023): DeepSeek's DeepSeek-Coder 1.3b / 6.7b / 33b (Llama architecture), all built in
     # (deepseek-coder:33b prints general.name deepseek-ai, 62 blocks, 56 heads, 8 KV heads, n_ff 19200: the
     # DeepSeek-Coder-33B description; 6.7b-instruct-q5_K_M 32 blocks, 32 heads = 32 KV heads, n_ff 11008: 6.7B's). Which size 'latest' is was not read, so a tag must name one. Not deepseek-coder-v2
@@ -123,7 +129,8 @@ OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B",
 # qwen3-coder:480b); qwen3-coder:4b is not Qwen3-4B
 # phi3: mini (3.8b, also tagged 'instruct') is built in; its medium (14b) tags are not, and are refused rather than
 # read as the mini
-OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b"), "phi3": ("mini", "3.8b", "instruct"), "phi4-mini": ("3.8b",)}
+OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b"), "phi3": ("mini", "3.8b", "instruct"), "phi4-mini": ("3.8b",),
+                        "phi4": ("14b",)}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")

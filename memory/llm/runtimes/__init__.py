@@ -39,6 +39,14 @@ _NIGHTLY = re.compile(r"nightly(?:[-_.][0-9a-z]{1,40})?")
 # 2026; batch 66's hogeheer Strix Halo run), not llama.cpp's b1259 of 2023, so the text reads as the newest upstream
 # build, which version_note says (kv-accuracy round 61)
 OWN_NUMBERING = (("lemonade", "Lemonade's llamacpp-rocm releases", "llama.cpp"),)
+# llama.cpp's build_info, 'b<N>-<hash>' ('b8157-2943210c1': common/build-info.cpp.in's llama_build_info(), "b" +
+# LLAMA_BUILD_NUMBER + "-" + LLAMA_COMMIT, the number `git rev-list --count HEAD` and the hash `git rev-parse --short
+# HEAD` by cmake/build-info.cmake), printed by llama-server at start and in /props and every answer's
+# system_fingerprint: build N. The form was added at 485dc0121 (server: add system_fingerprint, #10917, 2024-12-23),
+# whose count is 4383, so a lower N in it is no upstream build but a fork's, an image's or a shallow clone's own count
+# (havenoammo's image prints 'b484-2c4055912', Lemonade's 'b1-e77056f'): refused as any unreadable version is
+_BUILD_INFO = re.compile(r"b(\d+)-[0-9a-f]{7,40}")
+BUILD_INFO_SINCE = 4383
 _OWN_WORD = re.compile(r"\b(" + "|".join(w for w, _, _ in OWN_NUMBERING) + r")\b")
 
 
@@ -51,7 +59,7 @@ def own_numbering(v) -> tuple | None:
 def parse_version(v, runtime: str | None = None) -> tuple | None:
     """'0.6.4' -> (0, 6, 4); '0.11' -> (0, 11, 0); 'b6500' (a llama.cpp build) -> (6500,); '0.4.0-rc6' ->
     (0, 4, -1, PRE, 6), before 0.4.0, as is '0.10.1+gptoss' (vLLM's gpt-oss launch build) before 0.10.1; None / 'latest' -> None (the newest). Only the first word is read (the rest may
-    say when: 'b5400 (May 2025)'); a commit hash ('086cf81 (July 2025)') names no release: None, as the newest, which
+    say when: 'b5400 (May 2025)'); llama.cpp's build_info 'b8157-2943210c1' -> (8157,); a commit hash ('086cf81 (July 2025)') names no release: None, as the newest, which
     version_note says. For llama.cpp a text that says fork ('v0.1.0 (TheTom/llama-cpp-turboquant fork)') reads as the
     newest unless its first word is a build (b7800) or a hash: a fork's own 0.1.0 is no llama.cpp release."""
     if v is None or str(v).strip().lower() in ("", "latest", "current", "newest"):
@@ -66,9 +74,14 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         return parse_version(based_on(s), runtime)
     if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first) or _NIGHTLY.fullmatch(first):
         return None
-    m = re.fullmatch(r"b?(\d+)", first)
-    if m:
+    m = re.fullmatch(r"b?(\d+)", first) or _BUILD_INFO.fullmatch(first)
+    if m and (m.re is not _BUILD_INFO or int(m.group(1)) >= BUILD_INFO_SINCE):
         return (int(m.group(1)),)
+    if m:
+        from ...errors import UserError
+        raise UserError(f"cannot read a version from {str(v)[:60]!r}: llama.cpp prints its build_info b<N>-<hash> from "
+                        f"b{BUILD_INFO_SINCE} on, so {m.group(1)} is a fork's or shallow clone's own count, not a llama.cpp "
+                        "build (give the upstream build it follows, e.g. b6500, or latest)")
     m = _RELEASE.match(first)
     if (not m or len(first) > 64 or runtime == "llama.cpp") and _FORK.search(s[:200]):
         return None
