@@ -86,7 +86,7 @@ TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 # figures it kept before the cut are read: "...; 22.80 GiB already allocated; 5.06 MiB free" (groups alloc, free)
 TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?:(?P<req>" + SIZE_RX + r")"
                         r"(?: ?\(GPU \d{1,20}; ?(?P<total>" + SIZE_RX + r") total capacity[);]"
-                        r"(?: ?(?P<alloc>" + SIZE_RX + r") already allocated; ?(?P<free>" + SIZE_RX + r") free)?)?|(?P<eb>more than 1EB memory)))?")
+                        r"(?: ?(?P<alloc>" + SIZE_RX + r") already allocated(?:; ?(?P<free>" + SIZE_RX + r") free|[ \t]{0,4}$))?)?|(?P<eb>more than 1EB memory)))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)

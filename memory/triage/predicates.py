@@ -88,6 +88,20 @@ def gap_others(x):
     return gap is not None and gap >= GAP_SHARE * x.total and gap >= x.short
 
 
+# (round 104) PyTorch's own reserved memory under this share of the card: what it placed so far is no model that fills it
+PLACED_SMALL = 0.25
+
+
+def placing_taken(x):
+    """(round 104) A model being placed on the card (a loading frame or source line: .to(), .cuda(), from_pretrained) fails
+    while PyTorch's own reserved memory is under PLACED_SMALL of the card and what is neither free nor PyTorch's (less a
+    context, outside_others) passes half of it: the card was taken before the model came, not filled by it. The message
+    with its reserved figure and no process list (the <= 2.0 bracket, a Windows or container 2.x message)."""
+    return (torch(x) and x.others is None and x.outside is not None and x.reserved is not None and bool(x.total)
+            and "weights-exceed-vram" in (x.frame_cause, x.src_cause) and x.reserved < PLACED_SMALL * x.total
+            and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short)
+
+
 def torch_full(x):
     """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
     return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None

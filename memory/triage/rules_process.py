@@ -1,7 +1,7 @@
 """Triage's rule rows for *other-process* that a runtime's own line decides (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
 from ..units import fmt_bytes
-from .predicates import cumem_wake_up, kind, listed_others_cut, pool_worker_prealloc
+from .predicates import cumem_wake_up, kind, listed_others_cut, placing_taken, pool_worker_prealloc
 from .rule_row import Rule
 
 R = Rule
@@ -45,6 +45,13 @@ RUNTIME_HELD = [
       lambda x: "another process on the card holds " + fmt_bytes(x.n["other_processes"]) + " (PyTorch's message lists it "
       "beside this process's " + fmt_bytes(x.n["this_process"]) + "; the card's figures are cut): stop or move that program "
       "(nvidia-smi lists it), or offload part of this one"),
+    # (round 104) a model's placement (a loading frame or source line) fails with PyTorch's own reserved memory a small share of the
+    # card and more than half of it held outside PyTorch: the load did not fill the card, another program had; over the loading
+    # frame and source rows (weights-exceed-vram 3.0 + 2.0) with the outside-PyTorch row (3.0), as the 0-bytes row reads it
+    R("other-process", 2.5, placing_taken,
+      lambda x: f"the model was being placed on the card with PyTorch holding only {fmt_bytes(x.reserved)} of {fmt_bytes(x.total)}, "
+                f"while {fmt_bytes(x.outside)} was used outside PyTorch: the card was taken before the model came; free it "
+                "(nvidia-smi lists the processes), or wait for a free card (a scheduler, CUDA_VISIBLE_DEVICES)"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

@@ -153,10 +153,18 @@ def _torch_no_prefix(line):
         return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "numbers": nums,
                 "runtime": "pytorch", "complete": False, "no_prefix": True, "type_request": True}
     fixed = "CUDA out of memory. " + line[i:]
-    ev = _torch_new(fixed) or _torch_old(fixed)
+    # (round 104) the <= 2.0 bracket cut by its quoter after its allocated figure, the line's end ("Tried to allocate 38.00 MiB
+    # (GPU 0; 15.78 GiB total capacity; 14.10 GiB already allocated"): read as _torch_bare reads it after its prefix; a line
+    # that stops before that figure ("... total capacity; ") is left to scan.py's wrap joins, the rest on the next line
+    ev = _torch_new(fixed) or _torch_old(fixed) or _bracket_cut(fixed)
     if ev:
         ev.update(device_kind=None, no_prefix=True)
     return ev
+
+
+def _bracket_cut(fixed):
+    ev = _torch_bare(fixed)
+    return ev if ev and "allocated" in ev["numbers"] else None
 
 
 # (round 100) PyTorch's 2.x message quoted from "Tried to allocate N" at a line's start, the rest elided by the quoter's own
@@ -303,8 +311,10 @@ def _torch_bare(line):
             split_listed(nums, [(int(p), size(s)) for p, s in procs], rank=bool(_RANK.match(line)))
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
+    if m.group("alloc"):    # ((round 104) or after "N already allocated", the line's end: the allocated figure alone)
+        nums["allocated"] = size(m.group("alloc"))
     if m.group("free"):     # (trfix, review B2) or after "N already allocated; M free", before its reserved figure
-        nums.update(allocated=size(m.group("alloc")), free=size(m.group("free")))
+        nums["free"] = size(m.group("free"))
     kind = {"CUDA": "torch.cuda", "HIP": "torch.hip", "XPU": "torch.xpu", "MUSA": "torch.cuda"}[m.group("dev")]
     ev = {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
           "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
