@@ -204,8 +204,9 @@ PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|cudaHostAlloc 
 AIMDO_READER = re.compile(r"hostbuf_file_reader_read failed")
 # torch-directml (AMD/Intel GPUs on Windows): no allocator numbers, only the size of the one tensor
 # (a quote may elide the second sentence: "Could not allocate tensor with 471859200 bytes. There ... available!")
-DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes\. (?:There is not enough GPU video memory available|There\s?(?:\.{3}|…))"
-                 r"|DML allocator out of memory")
+# ((round 105) or quote the head alone, the line ending at "bytes" or "bytes.": "Could not allocate tensor with 3218341696 bytes")
+DML = re.compile(r"Could not allocate tensor with (\d{1,20}) bytes(?:\. (?:There is not enough GPU video memory available|There\s?(?:\.{3}|…))"
+                 r"|\.?[ \t]{0,8}$)|DML allocator out of memory")
 # vLLM: v0 raise_if_cache_size_invalid, v1 kv_cache_utils / gpu_worker. v1's worker logs "Available KV cache memory: X GiB"
 # and check_enough_kv_cache_memory raises this error whenever X <= 0 (vllm-ascend's worker logs and checks the same): a
 # negative figure is that failure even where a quote stops before the error line

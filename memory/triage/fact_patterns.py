@@ -298,12 +298,16 @@ FACTS = [
     # pool, not the engine (marcoslucianops/DeepStream-Yolo#366)
     ("trt_tactic_skip", re.compile(r"Skipping tactic \S{1,40} due to insufficient memory|Try decreasing the workspace size with "
                                    r"IBuilderConfig::set(?:MemoryPoolLimit|MaxWorkspaceSize)\(\)")),
+    # (round 105) FSDP's full state_dict hook warns when it cannot clone a gathered parameter ("Failed to clone() tensor with
+    # name <fqn>. This may mean that this state_dict entry could point to invalid memory regions ... Error: <the exception>"):
+    # a full state_dict taken on the GPU gathers every unsharded parameter there (torch/distributed/fsdp)
+    ("fsdp_clone", re.compile(r"Failed to clone\(\) tensor with name ")),
 ]
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
-    "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"),
+    "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"), "fsdp_clone": ("Failed to clone()",),
     "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),

@@ -34,7 +34,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
+            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None}
@@ -62,7 +62,7 @@ def apply(scan, lineno, text, window=False):
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 
 
-LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing, trt_tactic_skip, ggml_header, ggml_load_start): the last this many; a failure reads those since the one before
+LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing, trt_tactic_skip, fsdp_clone, ggml_header, ggml_load_start): the last this many; a failure reads those since the one before
 
 
 # where a line stands in a Rust error chain as anyhow prints it: "Error: <top context>", then a blank line, "Caused by:" and
@@ -381,6 +381,8 @@ HANDLERS = {
     "conv3d_workaround": _set("conv3d_workaround", True),
     # (review28) the lines of TensorRT's tactic-skip warnings (_kept: the last LINE_KEPT): a skip speaks only for the failure beside it
     "trt_tactic_skip": lambda s, f, m, text, lineno, *_: _kept(f["trt_tactic_skip"], lineno, True),
+    # (round 105) the lines of FSDP's clone warnings (_kept): a warning speaks only for the error it carries
+    "fsdp_clone": lambda s, f, m, text, lineno, *_: _kept(f["fsdp_clone"], lineno, True),
     "cpu_fallback": _set("cpu_fallback", True),
     "yolox_occupy": _set("yolox_occupy", True),
     # (the last statistics before the failure: the cache as it stood then)

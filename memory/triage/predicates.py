@@ -484,3 +484,16 @@ def listed_others_cut(x) -> bool:
     n = x.n
     return (x.kind in ("torch.cuda", "torch.hip") and x.branch is None and n.get("this_process") is not None
             and (n.get("other_processes") or 0) >= x.req and (x.ev.get("others_largest") or 0) >= 1.5 * GiB)
+
+
+FSDP_CLONE_SPAN = 8     # lines from FSDP's clone warning to the error it carries at its end (the warning wraps over a few)
+
+
+def fsdp_clone_near(x) -> bool:
+    """(round 105) PyTorch's GPU out-of-memory error is the one FSDP's full state_dict hook carries at the end of its warning
+    "Failed to clone() tensor with name <fqn>. ... Error: CUDA out of memory. ..." (facts "fsdp_clone"): the warning on the
+    failure's line or at most FSDP_CLONE_SPAN lines before it, after the failure before it. Taking the full state_dict (to
+    save the model) gathers every unsharded parameter onto each rank's card beside the training state; FSDP's own remedy
+    is FullStateDictConfig(offload_to_cpu=True, rank0_only=True)."""
+    line = x.line or 0
+    return torch(x) and any((x.after or 0) < n <= line and line - n <= FSDP_CLONE_SPAN for n in x.f["fsdp_clone"])

@@ -2,7 +2,7 @@
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from . import predicates
-from .predicates import (OVER_CARD, ds4_guard_weights_over, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
+from .predicates import (OVER_CARD, ds4_guard_weights_over, fsdp_clone_near, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, script_packed, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .native_runtimes import mnn_parameter
@@ -21,6 +21,13 @@ WEIGHTS = [
       "ExLlama's loader could not fit the model's modules and its cache in the GPUs' split: a lower-bpw quant, or less cache "
       "(cache_size, a Q4/Q8 cache mode), or another GPU in the split"),
     R("weights-exceed-vram", 1.6, torch_full, "PyTorch already holds {allocated:b} of {total:b} and fails on a small {req:b} request"),
+    # (round 105) the error FSDP's full state_dict hook carries in its clone warning (predicates.fsdp_clone_near): saving a
+    # full state_dict on the GPU gathers an unsharded copy of every parameter onto each rank's card beside the training
+    # shards; the copies, not a working tensor of the step, fill it (FSDP's remedy: offload_to_cpu=True, rank0_only=True)
+    R("weights-exceed-vram", 4.0, fsdp_clone_near,
+      "FSDP could not clone a gathered parameter while taking the full state_dict (its warning carries this error): a full "
+      "state_dict on the GPU gathers an unsharded copy of the model's weights onto each rank's card beside the training "
+      "shards; take it with FullStateDictConfig(offload_to_cpu=True, rank0_only=True), or save a sharded state_dict"),
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
     R("weights-exceed-vram", 1.6, script_full,
       "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),

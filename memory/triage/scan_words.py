@@ -217,6 +217,7 @@ ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file d
 ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
 ANCHORS += (b"has a total capacity of ",)   # (round 97) PyTorch's second sentence opening a quote (RX.TORCH_CAP_OPEN): no memory word
 ANCHORS += (b"failed to create Metal buffer",)   # (round 102) a Metal program's buffer refusal (other_patterns.METAL_CREATE): no memory word
+ANCHORS += (b"Failed to clone() tensor",)   # (round 105) FSDP's clone warning's head (facts "fsdp_clone"), wrapped from its error: no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
