@@ -175,10 +175,13 @@ _RU_CUT = re.compile(r"(?:\.{3}|\u2026|, and)\s{1,4}" + RX.SZ + r" is reserved b
 # (round 101) the free figure right after the request's ellipsis, its "is" (or "of which") retyped away: "Tried to allocate
 # 1.56 GiB ... 558.56 MiB free" (the <= 2.0 bracket's own "M free"); read with .match on the text after the request
 _FREE_AFTER_REQ = re.compile(r"\.?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{1,4}" + RX.SZ + r" (?:is )?free\b")
-# (rev2 B4) what may stand between the request's sentence (or its free figure) and a process sentence PyTorch wrote after
-# it: the sentences' own stop and blank, a quoter's ellipsis, 2.x's "Including non-PyTorch memory, " before "this process"
-_PROC_LEAD = re.compile(r"[. \t\n]{0,8}(?:(?:\.{3}|\u2026)[ \t]{0,4})?(?:Including non-PyTorch memory, ?)?"
-                        r"(?=Process \d|[Tt]his process )")
+# (rev2 B4; rev3 B4) what may stand between the request's sentence (or its free figure) and a process sentence PyTorch
+# wrote after it: no words, only a quoter's separators (stop, blank, ellipsis, "[...]", ";", a table's "|", "<br>", a
+# repr's literal "\n", a bullet), the capacity clause cut down to its free figure ("... of which 3.69 MiB is free."), and
+# 2.x's "Including non-PyTorch memory, " before "this process"; a note's own words end the run. Bounded, linear
+_PROC_SEP = r"(?:[^\w\n]|\n|<br\s*/?>|\\n)"
+_PROC_LEAD = re.compile(_PROC_SEP + r"{0,12}(?:(?:of which )?" + RX.SZ + r" (?:is )?free\b" + _PROC_SEP + r"{0,12})?"
+                        r"(?:Including non-PyTorch memory, ?)?(?=Process \d|[Tt]his process )")
 
 
 def _process_sentences(rest):

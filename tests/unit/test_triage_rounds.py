@@ -141,18 +141,18 @@ def test_top2_moves_lists_a_kept_cause_whose_runner_up_or_confidence_moved():
     """Review D3 (session 39): the cause stays, but the panel's side-by-side pair changes; flipped cases are not repeated."""
     R = _rounds_module()
     before = [_row("a.log", "activations", [["activations", 0.61], ["fragmentation", 0.2]]),
-              _row("b.log", "activations", [["activations", 0.55], ["leak", 0.3]]),
+              _row("b.log", "activations", [["activations", 0.75], ["leak", 0.3]]),
               _row("c.log", "activations", [["activations", 0.7], ["leak", 0.1]]),
               _row("d.log", "activations", [["activations", 0.5], ["leak", 0.4]])]
     after = [_row("a.log", "activations", [["activations", 0.61], ["host-ram", 0.2]]),      # runner-up changed
-             _row("b.log", "activations", [["activations", 0.48], ["leak", 0.3]]),         # confidence fell under 0.5
+             _row("b.log", "activations", [["activations", 0.68], ["leak", 0.3]]),         # under 0.7: "uncertain"
              _row("c.log", "activations", [["activations", 0.7], ["leak", 0.1]]),          # unchanged
              _row("d.log", "leak", [["leak", 0.6], ["activations", 0.3]])]                 # a flip, listed there
     flipped = {f["case"] for f in R.flips(before, after)}
     assert flipped == {"batch-07/d.log"}
     moved = R.top2_moves(before, after, flipped)
     assert [m["case"] for m in moved] == ["batch-07/a.log", "batch-07/b.log"]
-    assert moved[1]["after"] == [["activations", 0.48], ["leak", 0.3]]
+    assert moved[1]["after"] == [["activations", 0.68], ["leak", 0.3]]
     assert R.shown_top2(moved[0]["after"]) == "activations 0.61 / host-ram 0.20"
     assert R.shown_top2([]) == "none"
 
@@ -170,3 +170,26 @@ def test_each_result_lists_its_top2_moves_apart_from_its_flips():
         assert isinstance(r["top2_moved"], list), n
         assert not flipped & {m["case"] for m in r["top2_moved"]}, n
         assert all(m["before"] != m["after"] for m in r["top2_moved"]), n
+
+
+def test_main_stores_and_prints_the_moves_apart_from_the_flips(monkeypatch, capsys):
+    """rev3 T2: main itself, on one made-up round: the flip and the top-2 move are stored and printed, each once."""
+    R = _rounds_module()
+    rows = {"a" * 40: [_row("a.log", "activations", [["activations", 0.75], ["leak", 0.3]]),
+                       _row("b.log", "activations", [["activations", 0.5], ["leak", 0.4]])],
+            "b" * 40: [_row("a.log", "activations", [["activations", 0.68], ["leak", 0.3]]),
+                       _row("b.log", "leak", [["leak", 0.6], ["activations", 0.3]])]}
+    saved = {}
+    monkeypatch.setattr(R, "load_rounds", lambda: [{"round": 900, "before": "a" * 40, "after": "b" * 40,
+                                                   "batches": {"through": 7, "except": []}, "found": "made up"}])
+    monkeypatch.setattr(R.L.U, "batches", lambda: {"batch-07": []})
+    monkeypatch.setattr(R, "scored", lambda commit, names, use_cache: rows[commit])
+    monkeypatch.setattr(R, "save", lambda name, cmd, data: saved.update(data))
+    assert R.main([]) == 0
+    got = saved["rounds"]["900"]
+    assert [f["case"] for f in got["flips"]] == ["batch-07/b.log"]           # its cause flipped: listed there only
+    assert got["top2_moved"] == [{"case": "batch-07/a.log", "before": [["activations", 0.75], ["leak", 0.3]],
+                                  "after": [["activations", 0.68], ["leak", 0.3]]}]
+    out = capsys.readouterr().out
+    assert "batch-07/a.log: top-2 activations 0.75 / leak 0.30 -> activations 0.68 / leak 0.30" in out
+    assert out.count("batch-07/a.log") == 1

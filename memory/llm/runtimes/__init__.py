@@ -44,7 +44,9 @@ OWN_NUMBERING = (("lemonade", "Lemonade's llamacpp-rocm releases", "llama.cpp"),
 # HEAD` by cmake/build-info.cmake), printed by llama-server at start and in /props and every answer's
 # system_fingerprint: build N. The form was added at 485dc0121 (server: add system_fingerprint, #10917, 2024-12-23),
 # whose count is 4383, so a lower N in it is no upstream build but a fork's, an image's or a shallow clone's own count
-# (havenoammo's image prints 'b484-2c4055912', Lemonade's 'b1-e77056f'): refused as any unreadable version is
+# (havenoammo's image prints 'b484-2c4055912', Lemonade's 'b1-e77056f'): refused as any unreadable version is. The
+# converse is not checked: a fork's own count may pass 4383 (ik_llama.cpp's is past 4800) and is read as that upstream
+# build. Read for llama.cpp (and an unnamed runtime) only: vLLM, SGLang and Ollama print no such form (review rev3 T4)
 _BUILD_INFO = re.compile(r"b(\d+)-[0-9a-f]{7,40}")
 BUILD_INFO_SINCE = 4383
 _OWN_WORD = re.compile(r"\b(" + "|".join(w for w, _, _ in OWN_NUMBERING) + r")\b")
@@ -74,7 +76,7 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
         return parse_version(based_on(s), runtime)
     if (_COMMIT.fullmatch(first) and not first.isdigit()) or _UNTAGGED.fullmatch(first) or _NIGHTLY.fullmatch(first):
         return None
-    m = re.fullmatch(r"b?(\d+)", first) or _BUILD_INFO.fullmatch(first)
+    m = re.fullmatch(r"b?(\d+)", first) or (_BUILD_INFO.fullmatch(first) if runtime in (None, "llama.cpp") else None)
     if m and (m.re is not _BUILD_INFO or int(m.group(1)) >= BUILD_INFO_SINCE):
         return (int(m.group(1)),)
     if m:
