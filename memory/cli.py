@@ -245,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mem-fraction-static", type=_fraction, metavar="F", help="SGLang's static share for weights + KV pool (default: SGLang's by version: 0.4's table by TP, later by the card's size)")
     s.add_argument("--swa-full-tokens-ratio", type=_fraction, metavar="R", help="SGLang, a hybrid sliding-window model (Gemma 4, gpt-oss, Llama 4): the sliding layers' pool as a share of the full layers' tokens (default 0.8)")
     s.add_argument("--max-mamba-cache-size", type=_positive(int), metavar="N", help="SGLang, a gated-DeltaNet / Mamba-2 hybrid: N request states of the recurrent layers (default: --mamba-full-memory-ratio's split of the pool)")
+    s.add_argument("--attention-backend", metavar="NAME", help="SGLang's --attention-backend as given (default: SGLang's pick; on ROCm aiter, which cuts --mem-fraction-static x 0.85 above an 8192-token context)")
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--cuda-graph-gib", type=_positive(float), metavar="N",
                    help="vLLM: the CUDA graph memory its log printed ('Estimated CUDA graph memory: N GiB', or 'Graph capturing finished ... took N GiB') instead of kv's estimate")

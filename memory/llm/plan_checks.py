@@ -16,7 +16,8 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "quant_group", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "gguf_types", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
-         "cuda_graph_memory", "n_cpu_moe", "override_tensor", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention")
+         "cuda_graph_memory", "n_cpu_moe", "override_tensor", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention",
+         "attention_backend")
 
 
 # the settings some runtimes only read, one row each: (plan()'s setting, the CLI's option as its argparse name, the
@@ -50,6 +51,7 @@ READ_BY = (
     ("quant_group", "quant_group", ("vllm", "sglang")),
     ("swa_full_tokens_ratio", "swa_full_tokens_ratio", ("sglang",)),
     ("max_mamba_cache_size", "max_mamba_cache_size", ("sglang",)),
+    ("attention_backend", "attention_backend", ("sglang",)),
     ("n_cpu_moe", "n_cpu_moe", ("llama.cpp",)),
     ("override_tensor", "override_tensor", ("llama.cpp",)),
     ("gguf_types", "gguf_types", ("llama.cpp",)),

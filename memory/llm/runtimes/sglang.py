@@ -126,6 +126,31 @@ PREFILL_GRAPH_BY_CARD = ((20 * 1024, 2048, 8, 8), (35 * 1024, 2048, 24, 80), (60
                          (160 * 1024, 8192, 256, 512), (None, 16384, 512, 512))
 
 
+# sgl-project/sglang#6564 ("Fix GPU OOM", 2025-05-24; first in v0.4.7): with the aiter attention backend and a context
+# above 8192 tokens the fraction, given or default, is multiplied by 0.85 (model_runner.py until #12136 moved it to
+# server_args _handle_attention_backend_compatibility, "# AMD platforms backends": `if self.attention_backend ==
+# "aiter": if model_config.context_len > 8192: self.mem_fraction_static *= 0.85`; 0.90 on main between #12136 and #12317,
+# 2025-10-25 to -29, in no release). aiter is SGLang's default attention on ROCm (_get_default_attn_backend: `elif
+# is_hip(): return "aiter"` for an MHA model; an MLA model gets it only with 16 or 128 KV heads a GPU, else triton)
+AITER_FACTOR, AITER_CTX, AITER_FROM = 0.85, 8192, (0, 4, 7)
+
+
+def aiter_factor(spec, ctx, tp: int, gpu_name, version, backend=None) -> float:
+    """SGLang's cut of --mem-fraction-static for the aiter attention backend at a context above 8192 (1.0 otherwise):
+    backend as --attention-backend gives it, or (None) SGLang's pick, aiter on a ROCm card (by its name); from v0.4.7
+    (version None: the newest)."""
+    if ctx <= AITER_CTX or (version is not None and not at_least(version, *AITER_FROM)):
+        return 1.0
+    if backend is not None:
+        return AITER_FACTOR if str(backend).strip().lower() == "aiter" else 1.0
+    g = str(gpu_name or "")
+    if not (ROCM_CARD.search(g) and not CUDA_CARD.search(g)):
+        return 1.0
+    if spec.mla and (spec.n_kv_heads // max(tp, 1)) not in (16, 128):
+        return 1.0  # SGLang's default for this MLA model on ROCm is triton
+    return AITER_FACTOR
+
+
 def vlm_factor(vision: dict | None) -> float:
     """adjust_mem_fraction_for_vlm: the share a vision tower's ViT takes off the default fraction (1.0 without one)."""
     if not vision:
@@ -315,6 +340,15 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         notes.append(f"--mem-fraction-static {mfs * runner:.3f}: this version's model runner lowers the fraction for a "
                      f"multimodal model (x {RUNNER_VLM_FACTOR}, given or default); the command gives the fraction "
                      "before it")
+    backend = knobs.get("attention_backend")
+    aiter = aiter_factor(spec, ctx, tp, knobs.get("gpu_name"), version, backend)
+    if aiter != 1.0:
+        runner *= aiter
+        notes.append(f"--mem-fraction-static {mfs * runner:.3f}: with the aiter attention backend ("
+                     + ("--attention-backend aiter" if backend else f"SGLang's pick on {knobs.get('gpu_name')}")
+                     + f") and a context above {AITER_CTX} SGLang multiplies the fraction by {AITER_FACTOR} (given or "
+                     "default; server_args _handle_attention_backend_compatibility); the command gives the fraction "
+                     "before it")
     asked, mfs = mfs, mfs * runner
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs, swa_ratio=knobs.get("swa_full_tokens_ratio"),
                   mamba_cache=knobs.get("max_mamba_cache_size"), ssm_bytes=ssm_bytes)
@@ -338,6 +372,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         if knobs.get(key) is not None:
             flags.append({"kind": "flag", "name": name, "value": f"{knobs[key]:g}", "text": f"{name} {knobs[key]:g}",
                           "reason": "the pool split these figures are for"})
+    if knobs.get("attention_backend"):
+        name = str(knobs["attention_backend"]).strip().lower()
+        flags.append({"kind": "flag", "name": "--attention-backend", "value": name, "text": f"--attention-backend {name}",
+                      "reason": "the backend these figures are for (aiter above an 8192-token context cuts the fraction)"})
     ssm = str(knobs.get("mamba_ssm_cache_dtype") or "auto").lower()
     if ssm != "auto":  # SGLang's own name for the state's element (vLLM's is --mamba-ssm-cache-dtype)
         flags.append({"kind": "flag", "name": "--mamba-ssm-dtype", "value": ssm, "text": f"--mamba-ssm-dtype {ssm}",
