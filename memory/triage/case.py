@@ -19,6 +19,8 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "transformers.dispatch", "exllama.split", "sglang.unbalanced", "tgi.prefill", "cpp.bad_alloc", "ggml.ctx_pool", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
           "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "ollama.load_failed", "mlx.malloc", "vulkan.alloc", "vulkan.max_buffer", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc",
           "catboost.pool", "faiss.alloc", "physx.capacity", "kmcuda.alloc", "xla.remat")
+# (round 106) Ollama's offload record: its compute graph's estimate over the GPU's available memory
+SIMPLE += ("ollama.graph_over",)
 # (round 73) XGBoost's device allocator: its message gives the request and the card's free memory
 SIMPLE += ("xgboost.alloc",)
 # (round 73) a traceback cut inside vLLM's memory profiling: no message, nothing measured

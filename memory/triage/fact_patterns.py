@@ -199,6 +199,10 @@ FACTS = [
     # the layer count asked for (num_gpu, the runner's --n-gpu-layers): -1 lets the estimate choose, any other is the user's
     ("ollama_requested", re.compile(r"\blayers\.requested=(-?\d{1,5})\b")),
     ("ollama_kv", re.compile(r'\bmemory\.required\.kv="' + _OLLAMA_SIZE + '"')),
+    # (round 106) a frame of vLLM's model layers quoted relative to its package ("at model_executor/layers/utils.py:98
+    # default_unquantized_gemm"; a Python frame's 'File ".../model_executor/layers/linear.py", line 9, in forward' is read
+    # as a frame): the layer's function, group 1
+    ("vllm_layer_at", re.compile(r"(?:^|[\s\"'(])model_executor/layers/[\w/]{1,120}\.py(?::\d{1,6})?[\s,]{1,4}(?:in\s{1,4})?(\w{1,80})")),
     # what should_fit.py asks the LLM calculator about: the runtime's version (vLLM's server and engine lines, Ollama's
     # "Listening on ... (version X)" and "ollama version is X", llama.cpp's "build: N (hash)", ComfyUI's start-up line and
     # error report), the model it loads (vLLM's engine config, "Starting to load model X...", LLM(model=...), `vllm serve X`,
@@ -325,7 +329,7 @@ FACT_KEYS = {
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),
     "runtime_marker": RUNTIME_WORDS,
     "ggml_model_buf": ("buffer size",), "ggml_kv_buf": ("KV buffer size",), "ggml_compute_buf": ("compute buffer size",), "sdcpp_compute": ("compute buffer size:", "failed to allocate the compute buffer"), "ggml_pool_fail": ("pool[",),
-    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_full": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_requested": ("layers.requested",), "ollama_kv": ("memory.required.kv",),
+    "ggml_n_ctx": ("n_ctx", "kv_size"), "ggml_slots": ("n_seq_max", "n_ctx_per_seq"), "ggml_fa": (" -fa", "--flash-attn", "flash_attn "), "ggml_args": (" -", "--"), "ggml_spec_mtp": ("--spec-type",), "ggml_spec_cpu_sampling": ("--no-spec-draft",), "ggml_offloaded": ("offloaded",), "ggml_device_free": ("using device",), "ggml_list_free": ("MiB free",), "ollama_full": ("memory.required.full",), "ollama_layers": ("layers.offload",), "ollama_requested": ("layers.requested",), "ollama_kv": ("memory.required.kv",), "vllm_layer_at": ("model_executor/layers/",),
     # (the gate finds keys without overlap, longest first: a key that extends another's start ("vllm serve" of "vllm") would
     # hide that one from its line, so these keys start after such words)
     "runtime_version": ("server version", "Initializing an LLM engine", "LLM engine (v", "(version ", " version is ", "build: ", "build = ",

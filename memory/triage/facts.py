@@ -37,7 +37,7 @@ def new_facts() -> dict:
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
-            "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None}
+            "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -436,6 +436,7 @@ HANDLERS = {
     "ollama_layers": lambda s, f, m, *_: f.__setitem__("ollama_layers", (int(m.group(2)), int(m.group(1)))),
     "ollama_requested": lambda s, f, m, *_: f.__setitem__("ollama_requested", int(m.group(1))),
     "ollama_kv": lambda s, f, m, *_: f.__setitem__("ollama_kv", P.size(m.group(1))),
+    "vllm_layer_at": lambda s, f, m, text, lineno, *_: _kept(f["vllm_layer_at"], lineno, m.group(1)),     # (round 106)
     "runtime_marker": _runtime_marker,
     "runtime_version": _runtime_version,
     "llm_model": _llm_model,

@@ -221,6 +221,12 @@ WGPU = re.compile(r"^\s*Not enough memory left\.?\s*$|\(\"Not enough memory left
 # memory after Ollama's overhead (ollama/ollama#17246)
 _OSZ = r"(\d+(?:\.\d+)? [KMGT]?i?B)"
 OLLAMA_FIT = re.compile(r"model requires " + _OSZ + r" but only " + _OSZ + r" are available \(after " + _OSZ + r" overhead\)")
+# (round 106) Ollama's offload record (server.go's msg=offload, llm/memory.go's earlier msg="offload to cuda"): the compute
+# graph's estimate, each GPU's available memory (a list, "[95.8 GiB]" or "[23.3 GiB 23.3 GiB]") and the library; each read apart
+OLLAMA_GRAPH_FULL = re.compile(r'\bmemory\.graph\.full="' + _OSZ + '"')
+OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[([^\]"]{1,400})\]"')
+OLLAMA_LIBRARY = re.compile(r"\blibrary=(\w{1,16})")
+OLLAMA_SIZES = re.compile(r"(?<![\d.])(\d{1,12}(?:\.\d{1,6})? [KMGT]?i?B)")     # (bounded: a run of digits is read linearly)
 # llama.cpp's SYCL backend (ggml/src/ggml-sycl/ggml-sycl.cpp ggml_backend_sycl_buffer_type_alloc_buffer): a device (or USM host)
 # buffer malloc_device refused (ggml-org/llama.cpp#28953, docs/backend/SYCL.md)
 GGML_SYCL = re.compile(r"can't allocate (\d{1,20}) Bytes of memory on (device|host)")

@@ -9,6 +9,7 @@ from ..units import parse_size
 from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu, xla_tpu_exceed, tf_recv_alloc  # noqa: F401
 # the patterns the readers below use (and parse.py, servers.py import from here): other_patterns.py, re-exported
 from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, LOW_VIRTUAL_MEMORY, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, MPSGRAPH_INT_MAX, NCCL_SHM, ARROW_ALLOC, TRITON_PB_SHM, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, APP_VRAM_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION, WSL_RESIDENT, CUDA_NOT_READY, HAMI_OOM, XGB_ALLOC, XGB_FIGURE)  # noqa: F401
+from .other_patterns import OLLAMA_GRAPH_FULL, OLLAMA_AVAILABLE, OLLAMA_LIBRARY, OLLAMA_SIZES  # noqa: F401 (round 106)
 
 
 def level_zero(line):
@@ -327,6 +328,25 @@ def ollama_fit(line):
         return None
     nums = {"required": parse_size(m.group(1)), "available": parse_size(m.group(2)), "overhead": parse_size(m.group(3))}
     return {"kind": "ollama.fit", "device_kind": None, "numbers": nums, "runtime": "ollama", "complete": True}
+
+
+def ollama_graph_over(line):
+    """(round 106) Ollama's offload record placing no layer on the GPU (layers.offload=0) while its own estimate of the
+    compute graph alone (memory.graph.full) is over every GPU's available memory (memory.available): the graph, sized by
+    the context and the parallel slots, does not fit, so the whole model goes to system RAM (ollama/ollama#11790: 3 x 128k
+    context, a 96.0 GiB graph over 95.8 GiB). The same record with the graph under the memory is a plan, not a failure."""
+    if "layers.offload=0 " not in line or "memory.graph.full" not in line:
+        return None
+    g, a = OLLAMA_GRAPH_FULL.search(line), OLLAMA_AVAILABLE.search(line)
+    avail = [parse_size(s) for s in OLLAMA_SIZES.findall(a.group(1))] if a else []
+    if not g or not avail or parse_size(g.group(1)) <= max(avail):
+        return None
+    lib = OLLAMA_LIBRARY.search(line)
+    return {"kind": "ollama.graph_over", "device_kind": {"cuda": "cuda", "rocm": "rocm"}.get(lib.group(1).lower()) if lib else None,
+            "numbers": {"required": parse_size(g.group(1)), "available": max(avail)}, "runtime": "ollama", "complete": True}
+
+
+ollama_graph_over.needed = ("msg=offload", 'msg="offload to ')
 
 
 def ggml_sycl(line):

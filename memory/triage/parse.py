@@ -25,6 +25,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, app_vram_preflight as _app_vram_preflight, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
+from .other_runtimes import ollama_graph_over as _ollama_graph_over     # (round 106)
 from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, catboost_pool as _catboost_pool,
                               faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc,
                               physx_capacity as _physx_capacity, kmcuda_alloc as _kmcuda_alloc, cudf_java as _cudf_java, rapids_rmm_init as _rapids_rmm_init,
@@ -345,6 +346,7 @@ RECOGNISERS = [
     _xla_remat,     # XLA's rematerialization warning: a program over the limit (round 58)
     _ollama_too_large,
     _ollama_fit,
+    _ollama_graph_over,     # (round 106) Ollama's offload record: its compute graph over the GPU's available memory
     _simple(_TENSORRT, "tensorrt.oom", "cuda", "tensorrt", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("Error Code 2", "Cuda Error in allocate")),
     _simple(_HF_DISPATCH, "transformers.dispatch", "cuda", "pytorch", keys=("dispatched on the CPU",)),
@@ -497,6 +499,7 @@ PRIORITY = {
     "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
     "npu.cann_malloc": 7,     # (round 84)
     "colmap.sift_match": 7,     # (round 91)
+    "ollama.graph_over": 8,     # (round 106)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

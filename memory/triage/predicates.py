@@ -497,3 +497,20 @@ def fsdp_clone_near(x) -> bool:
     is FullStateDictConfig(offload_to_cpu=True, rank0_only=True)."""
     line = x.line or 0
     return torch(x) and any((x.after or 0) < n <= line and line - n <= FSDP_CLONE_SPAN for n in x.f["fsdp_clone"])
+
+
+# (round 106) vLLM's functions that load or prepare weights inside its layer modules (layers/linear.py's weight_loader, a
+# quantization method's create_weights and process_weights_after_loading): a failure there is the load, not a pass
+VLLM_LAYER_LOADING = ("weight_loader", "create_weights", "process_weights_after_loading", "load_weights")
+
+
+def vllm_layer_pass(x) -> bool:
+    """(round 106) PyTorch's message cut after its request in a vLLM run, raised inside one of vLLM's
+    model layers (a frame under model_executor/layers/, a Python frame or one quoted "at model_executor/layers/utils.py:98
+    default_unquantized_gemm", facts "vllm_layer_at") that is not a weight-loading function, and no frame of its model
+    loader: a forward pass's working tensors (a matmul's output at the batch served), as the same cut message in a script."""
+    if x.env["runtime"] != "vllm" or not torch_cut(x):
+        return False
+    paths = [(p.replace("\\", "/"), fn) for p, fn in x.frames or ()]
+    fns = [fn for p, fn in paths if "model_executor/layers/" in p] + list(x.f["vllm_layer_at"].values())
+    return bool(fns) and not any(fn in VLLM_LAYER_LOADING for fn in fns) and not any("model_loader" in p for p, _ in paths)

@@ -1,6 +1,6 @@
 """Triage's rule rows for *activations* that a library's or server's own line decides (round 73; rows, not code: the row
 format is in rules.py's docstring). rules.py puts them in its activations section, before kmcuda's rows."""
-from .predicates import RAPIDS_OP_PATHS, kind, rapids_op_frame
+from .predicates import RAPIDS_OP_PATHS, kind, rapids_op_frame, vllm_layer_pass
 from .rule_row import Rule
 
 R = Rule
@@ -24,6 +24,22 @@ LIB_WORKING = [
                 "images or audio per sequence up to max_model_len) before the KV cache exists; if the error was an out of "
                 "memory, start with a lower --max-num-seqs and --max-model-len (or --limit-mm-per-prompt); paste the "
                 "exception line to be sure"),
+    # (round 106) PyTorch's message cut after its request in a vLLM run, raised in one of its model layers' forward code (a
+    # frame under model_executor/layers/, not a weight loader; predicates.vllm_layer_pass): the pass's working tensors at the
+    # batch served, as rules.py's row reads the same cut message in a script (VanLangSRI/vllm_gemma4_E4B's report: a
+    # gemm at 64 concurrent sequences with speculation's verify positions, graphs off)
+    R("activations", 1.2, vllm_layer_pass,
+      "PyTorch's caching allocator ran out of GPU memory on a {req:b} request inside one of vLLM's model layers (the card's "
+      "numbers are cut): a forward pass's working tensors at the batch being served; lower --max-num-seqs or "
+      "--max-num-batched-tokens (and the speculative tokens, if any), or leave more headroom (--gpu-memory-utilization)"),
+    # (round 106) Ollama's offload record placing no layer on the GPU because its own estimate of the compute graph alone is
+    # over the GPU's available memory (other_runtimes.ollama_graph_over): the graph, which the context (num_ctx x
+    # OLLAMA_NUM_PARALLEL) sizes, does not fit, not the weights or the KV cache (R14a; ollama/ollama#11790, its collaborator's
+    # diagnosis: 3 x 128k, a 96.0 GiB graph over 95.8 GiB; a smaller context or fewer parallel slots)
+    R("activations", 4.0, kind("ollama.graph_over"),
+      "Ollama's own estimate puts the compute graph at {n[required]:b}, over the {n[available]:b} the GPU has available, so it "
+      "placed no layer on the GPU: the graph grows with the context times the parallel slots; lower the context "
+      "(num_ctx, OLLAMA_CONTEXT_LENGTH) or OLLAMA_NUM_PARALLEL, or turn flash attention on where the model supports it"),
     # NCCL allocates its channel buffers with cudaMalloc outside the framework's pool, lazily at a communicator's first
     # collective: when that fails the job's own memory (PyTorch's cache after the largest batch, XLA's preallocation) had filled
     # the card, and the fix is this job's working set. Until round 73 the row named "other" while giving exactly that fix; it

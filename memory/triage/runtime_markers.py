@@ -157,6 +157,10 @@ RUNTIME_MARKERS = (
     # CUDA_CHECK's "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119" names vLLM's source, so the
     # PyTorch message after it (the pool's tensors are PyTorch's) is raised inside vLLM
     ("vllm", ("cumem_allocator",), r"\bcumem_allocator\.cpp(?::\d|\b)"),
+    # (round 106) vLLM's own source file named relative to its package, "vllm/" left off, as a quoted frame gives it ("at
+    # model_executor/layers/utils.py:98  default_unquantized_gemm"): a path that opens at model_executor/ (SGLang's is
+    # srt/model_executor/, under its own folder; a full vllm/model_executor/ path is a Python frame, read by env)
+    ("vllm", ("model_executor/",), r"(?:^|[\s\"'(])model_executor/(?:layers|models|model_loader)/\w{1,80}\.py\b"),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

@@ -49,6 +49,8 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:Error|out of memo
                          r"^\s{0,16}(?:GPU|Device) \d{1,20} has a total capac(?:i)?ty of [^\n]{1,60} is free\.\s*$|"
                          # (round 100) PyTorch's 2.x message quoted from its request, elided ("Tried to allocate 44.00 MiB ... 35.25 MiB is free")
                          r"^\s{0,4}Tried to allocate \d[^\n]{0,40}?(?:\.{3}|\u2026)|"
+                         # (round 106) Ollama's offload record broken after its message, its fields on the lines after it
+                         r"\bmsg=(?:offload|\"offload to \w{1,12}\")\s*$|"
                          # cudaMallocAsync's message broken after its device (a GUI dialog, a narrow terminal)
                          r"Allocation on device \d+\s*$|"
                          # MLX Swift's fatalError wraps metal::malloc's message (ml-explore/mlx-swift ErrorHandler.swift)

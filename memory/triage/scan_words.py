@@ -155,6 +155,9 @@ _ADDED_WORDS = (
     ("KW", "total capacity; "),
     # a Metal program's refusal of one buffer ("failed to create Metal buffer of size N", other_patterns.METAL_CREATE), round 102
     ("KW", "failed to create Metal buffer"),
+    # Ollama's offload record (msg=offload, earlier msg="offload to cuda"), read where its compute graph's estimate is over the
+    # GPU's available memory (other_runtimes.ollama_graph_over), round 106: no error word in it
+    ("W", "msg=offload", 'msg="offload to '),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

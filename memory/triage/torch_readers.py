@@ -170,11 +170,15 @@ def _bracket_cut(fixed):
 # (round 100) PyTorch's 2.x message quoted from "Tried to allocate N" at a line's start, the rest elided by the quoter's own
 # ellipsis up to the sentences kept ("Tried to allocate 44.00 MiB ... 35.25 MiB is free", "Tried to allocate 60.00 MiB. GPU 1
 # ... 48.06 MiB is free", "Tried to allocate 1.76 GiB ... this process has 5.89 GiB memory in use"); bounded, linear
-_LEAD_CUT = re.compile(r"^\s{0,4}Tried to allocate " + RX.SZ + r"(?:\. ?(?:GPU|Device) \d{1,20})?(?=\s{0,4}(?:\.{3}|\u2026))")
+# ((round 106) or "GPU N has" before the ellipsis, the capacity elided after its verb: "Tried to allocate 156.00 MiB. GPU 0 has ...
+# 39.88 MiB is free.")
+_LEAD_CUT = re.compile(r"^\s{0,4}Tried to allocate " + RX.SZ + r"(?:\. ?(?:GPU|Device) \d{1,20}(?: has)?)?(?=\s{0,4}(?:\.{3}|\u2026))")
 _RU_CUT = re.compile(r"(?:\.{3}|\u2026|, and)\s{1,4}" + RX.SZ + r" is reserved by PyTorch but unallocated")
 # (round 101) the free figure right after the request's ellipsis, its "is" (or "of which") retyped away: "Tried to allocate
 # 1.56 GiB ... 558.56 MiB free" (the <= 2.0 bracket's own "M free"); read with .match on the text after the request
-_FREE_AFTER_REQ = re.compile(r"\.?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{1,4}" + RX.SZ + r" (?:is )?free\b")
+# ((round 106) or after the capacity sentence's "GPU N has", the rest of it elided: ". GPU 0 has ... 39.88 MiB is free.")
+_FREE_AFTER_REQ = re.compile(r"(?:\.[ \t]{0,4}(?:GPU|Device) \d{1,20} has)?\.?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{1,4}" + RX.SZ
+                             + r" (?:is )?free\b")
 # (rev2 B4; rev3 B4) what may stand between the request's sentence (or its free figure) and a process sentence PyTorch
 # wrote after it: no words, only a quoter's separators (stop, blank, ellipsis, "[...]", ";", a table's "|", "<br>", a
 # repr's literal "\n", a bullet), the capacity clause cut down to its free figure ("... of which 3.69 MiB is free."), and
