@@ -462,8 +462,8 @@ def _vllm_kv_refusal(out, spec, runtime, ctx, kv, vram, s, ev, refused) -> None:
     blocks, an empty pool, the model's limit) say their own reason elsewhere."""
     if runtime != "vllm" or not vram or refused or ev.get("free_refused") or ev["pool"] <= 0 or ev.get("mamba_blocks"):
         return
-    if ev["starts"] or (ev.get("pool_fit") is not None and ev["pool"] > ev["pool_fit"]):
-        return
+    if ev["starts"]:  # a --kv-cache-memory pool above what fits is still checked first: get_kv_cache_configs runs
+        return        # the check before initialize_from_config allocates (EngineCore._initialize_kv_caches)
     if not s["v1"]:
         out["vllm_refusal"] = {"engine": "v0", "tokens": ev["gpu_blocks"] * 16}
         return

@@ -64,3 +64,15 @@ def test_a_reference_refusal_whose_pool_kv_reads_exactly():
     _, res = llm_score._plan(row)
     assert row["measured"]["estimated_max_len"] == 32560
     assert res["vllm_refusal"]["estimated_max_len"] == 32560
+
+
+def test_a_fixed_pool_smaller_than_one_request_is_refused_before_it_is_allocated():
+    # rev3 B3: --kv-cache-memory 12 on a 24 GiB card (12 GiB does not fit beside the weights and the rest) is still
+    # refused by the KV check, which vLLM runs before it allocates the pool (get_kv_cache_configs, then
+    # initialize_from_config). Need: 131,072 tokens x 128 KiB = 16 GiB; available: the fixed 12 GiB; estimate: 12 GiB /
+    # 2 MiB a block (16 tokens x 128 KiB) = 6144 blocks x 16 = 98,304 tokens
+    spec = K.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    r = K.plan(spec, runtime="vllm", ctx=131072, vram=24 * GiB, kv_cache_memory=12 * GiB)
+    assert r["vllm_refusal"] == {"engine": "v1", "needed_bytes": 16 * GiB, "available_bytes": 12 * GiB,
+                                 "estimated_max_len": 98304}
+    assert "more than the available 12.00 GiB" in format_plan(r)
