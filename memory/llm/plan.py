@@ -457,15 +457,18 @@ def _vllm_kv_refusal(out, spec, runtime, ctx, kv, vram, s, ev, refused) -> None:
     model's max seq len (ctx), (N GiB KV cache is needed, which is larger than the available KV cache memory (M GiB).
     Based on the available memory, the estimated maximum model length is E." (E: its binary search over the layers'
     max_memory_usage_bytes: the pool's whole blocks for full attention, cache.vllm_estimated_max_len under the hybrid
-    manager; not printed where 0). V0 (raise_if_cache_size_invalid): "The model's max seq len (ctx) is larger than the
+    manager; not printed where 0). V0 logs "# GPU blocks: N" first (executor_base.initialize_cache), then
+    raise_if_cache_size_invalid raises: "The model's max seq len (ctx) is larger than the
     maximum number of tokens that can be stored in KV cache (blocks x 16)". Other refusals (free memory, the Mamba
     blocks, an empty pool, the model's limit) say their own reason elsewhere."""
     if runtime != "vllm" or not vram or refused or ev.get("free_refused") or ev["pool"] <= 0 or ev.get("mamba_blocks"):
         return
     if ev["starts"]:  # a --kv-cache-memory pool above what fits is still checked first: get_kv_cache_configs runs
         return        # the check before initialize_from_config allocates (EngineCore._initialize_kv_caches)
-    if not s["v1"]:
-        out["vllm_refusal"] = {"engine": "v0", "tokens": ev["gpu_blocks"] * 16}
+    if not s["v1"]:  # from vllm#13873 (0.8.0) max_seq_len = block_size x (num_gpu_blocks // pipeline stages)
+        pp = s.get("pp", 1) if s["version"] is None or at_least(s["version"], 0, 8) else 1
+        if ev["gpu_blocks"] // pp * 16 < ctx:
+            out["vllm_refusal"] = {"engine": "v0", "tokens": ev["gpu_blocks"] // pp * 16}
         return
     pool = dict(ev["kv"]["pool_args"])
     est = None

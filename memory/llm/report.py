@@ -306,6 +306,10 @@ def format_plan(r: dict) -> str:
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
         ref = r.get("vllm_refusal")
+        if ref and ref["engine"] == "v0" and r.get("vllm_would_print") and not share_full and not r.get("depends"):
+            # V0 logs its blocks (and from 0.6.3 the concurrency) before raise_if_cache_size_invalid
+            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM prints \"{r['vllm_would_print']}\", "
+                         "then refuses to start")
         if ref and not share_full and not r.get("depends"):
             lines.append(_refusal_line(r, ref))
         elif r.get("vllm_would_print") and not share_full and not r.get("depends"):

@@ -76,3 +76,23 @@ def test_a_fixed_pool_smaller_than_one_request_is_refused_before_it_is_allocated
     assert r["vllm_refusal"] == {"engine": "v1", "needed_bytes": 16 * GiB, "available_bytes": 12 * GiB,
                                  "estimated_max_len": 98304}
     assert "more than the available 12.00 GiB" in format_plan(r)
+
+
+def test_v0_prints_its_blocks_line_then_the_refusal():
+    # rev3 B2: V0 logs "# GPU blocks: N" (executor_base.initialize_cache) before raise_if_cache_size_invalid raises.
+    # Llama-3.1-8B at 131,072 on 24 GiB, vLLM 0.6.0: 2585 blocks of 16 tokens = 41,360 tokens
+    text = format_plan(_plan("meta-llama/Llama-3.1-8B-Instruct", 131072, 24, "0.6.0"))
+    assert "vLLM prints \"# GPU blocks: 2585" in text and "then refuses to start" in text
+    assert "stored in KV cache (41360)" in text
+    assert text.index("# GPU blocks: 2585") < text.index("stored in KV cache (41360)")
+
+
+def test_v0_under_pipeline_parallelism_divides_the_blocks_by_the_stages_from_0_8():
+    # rev3 B2: from vllm#13873 (0.8.0) max_seq_len = 16 x (num_gpu_blocks // pp). Llama-3.1-8B, PP 2 on 12 GiB cards:
+    # the engine's 2067 blocks (the smaller stage's) // 2 = 1033 x 16 = 16,528 on 0.8.2; 0.7.3 checks all 2067 x 16 = 33,072
+    spec = K.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    for version, tokens in (("0.8.2", 16528), ("0.7.3", 33072)):
+        r = K.plan(spec, runtime="vllm", ctx=131072, vram=12 * GiB, runtime_version=version, vllm_engine="v0",
+                   pipeline_parallel_size=2)
+        assert r["vllm_refusal"] == {"engine": "v0", "tokens": tokens}
+        assert "# CUDA blocks: 2067" in format_plan(r)
