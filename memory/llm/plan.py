@@ -477,8 +477,13 @@ def _vllm_kv_refusal(out, spec, runtime, ctx, kv, vram, s, ev, refused) -> None:
         if est is None and not spec.sliding_window and not spec.linear_state:
             est = ev["pool_tokens"]     # full attention only: the largest length whose whole blocks fit the pool
     need = ev.get("kv_request_bytes") or ev["kv"]["total"]
+    # what the build prints of the estimate (where > 0): vllm#16168 (0.8.4) added it as a bare second f-string, so
+    # 0.8.4-0.9.0 print "Based on the available memory," without the figure; vllm#18966 (0.9.1) prints it
+    v = s["version"]
+    printed = ("unknown" if v is None else "figure" if at_least(v, 0, 9, 1) else "blank" if at_least(v, 0, 8, 4)
+               else "none")
     out["vllm_refusal"] = {"engine": "v1", "needed_bytes": int(need), "available_bytes": int(ev["pool"]),
-                           "estimated_max_len": est or None}
+                           "estimated_max_len": est or None, "estimate_printed": printed}
 
 
 def _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes) -> None:

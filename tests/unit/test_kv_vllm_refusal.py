@@ -74,7 +74,7 @@ def test_a_fixed_pool_smaller_than_one_request_is_refused_before_it_is_allocated
     spec = K.describe(model="meta-llama/Llama-3.1-8B-Instruct")
     r = K.plan(spec, runtime="vllm", ctx=131072, vram=24 * GiB, kv_cache_memory=12 * GiB)
     assert r["vllm_refusal"] == {"engine": "v1", "needed_bytes": 16 * GiB, "available_bytes": 12 * GiB,
-                                 "estimated_max_len": 98304}
+                                 "estimated_max_len": 98304, "estimate_printed": "unknown"}
     assert "more than the available 12.00 GiB" in format_plan(r)
 
 
@@ -96,3 +96,21 @@ def test_v0_under_pipeline_parallelism_divides_the_blocks_by_the_stages_from_0_8
                    pipeline_parallel_size=2)
         assert r["vllm_refusal"] == {"engine": "v0", "tokens": tokens}
         assert "# CUDA blocks: 2067" in format_plan(r)
+
+
+def test_the_estimate_is_said_as_the_build_prints_it():
+    # rev3 B6: vllm#16168 (0.8.4) added the estimate as a bare second f-string, so 0.8.4-0.9.0 print "Based on the
+    # available memory," without the figure; vllm#18966 (0.9.1) prints it; 0.8.3 and older V1 builds print neither.
+    # Llama-3.1-8B at 131,072 on 24 GiB: 0.8.4's pool 4.86 GiB holds 2490 blocks of 2 MiB = 39,840 tokens
+    said = {}
+    for v in ("0.8.3", "0.8.4", "0.9.1", None):
+        r = _plan("meta-llama/Llama-3.1-8B-Instruct", 131072, 24, v)
+        said[v] = (r["vllm_refusal"]["estimate_printed"], format_plan(r))
+    assert said["0.8.4"][0] == "blank" and "it prints" not in said["0.8.4"][1]
+    assert "this build prints \"Based on the available memory,\" without the figure" in said["0.8.4"][1]
+    assert "it would be 39840)" in said["0.8.4"][1]
+    assert said["0.8.3"][0] == "none"
+    assert "estimated maximum model length" not in said["0.8.3"][1] and "Based on" not in said["0.8.3"][1]
+    assert said["0.9.1"][0] == "figure" and "(vLLM 0.9.1 on" not in said["0.9.1"][1]
+    assert "it prints \"the estimated maximum model length is " in said["0.9.1"][1]
+    assert said[None][0] == "unknown" and "(vLLM 0.9.1 on; 0.8.4-0.9.0 print" in said[None][1]
