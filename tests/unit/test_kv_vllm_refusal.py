@@ -114,3 +114,30 @@ def test_the_estimate_is_said_as_the_build_prints_it():
     assert said["0.9.1"][0] == "figure" and "(vLLM 0.9.1 on" not in said["0.9.1"][1]
     assert "it prints \"the estimated maximum model length is " in said["0.9.1"][1]
     assert said[None][0] == "unknown" and "(vLLM 0.9.1 on; 0.8.4-0.9.0 print" in said[None][1]
+
+
+def _pp2(vram_gib, version):
+    spec = K.describe(model="meta-llama/Llama-3.1-8B-Instruct")
+    return K.plan(spec, runtime="vllm", ctx=131072, vram=vram_gib * GiB, runtime_version=version,
+                  pipeline_parallel_size=2)
+
+
+def test_pipeline_0_12_to_0_15_checks_the_whole_model_against_the_smallest_stage():
+    # rev3 B1, reproducer 1: from 0.12 to 0.15 one check, min(available) against the whole model's KV. Llama-3.1-8B,
+    # PP 2 on 24 GiB, 0.15.2: need 131,072 x 128 KiB = 16 GiB; available: stage 1's 13,790,642,014 B (12.84 GiB, the
+    # smaller; stage 0 has 13.82 GiB); estimate 13,790,642,014 // 2 MiB (16 tokens x 128 KiB, all 32 layers) = 6575
+    # blocks x 16 = 105,200, never above --max-model-len (131,072)
+    r = _pp2(24, "0.15.2")
+    ref = r["vllm_refusal"]
+    assert ref["needed_bytes"] == 16 * GiB and ref["available_bytes"] == 13790642014
+    assert ref["estimated_max_len"] == 105200
+    assert "needs 16.00 GiB of KV cache, more than the available 12.84 GiB" in format_plan(r)
+
+
+def test_pipeline_elsewhere_the_first_worker_short_of_memory_raises_with_its_own_figures():
+    # rev3 B1, reproducer 2: 0.10.0 checks each worker in turn; worker 0 (16 layers: 16 x 8 x 128 x 2 x 2 = 64 KiB a
+    # token, 8 GiB for 131,072) is short first, with its own 3,241,679,095 B (3.02 GiB) and its own estimate:
+    # 3,241,679,095 // (16 x 64 KiB) = 3091 blocks x 16 = 49,456 (not stage 1's 2.04 GiB worth, 33,472)
+    ref = _pp2(12, "0.10.0")["vllm_refusal"]
+    assert ref == {"engine": "v1", "needed_bytes": 8 * GiB, "available_bytes": 3241679095, "estimated_max_len": 49456,
+                   "estimate_printed": "figure"}
