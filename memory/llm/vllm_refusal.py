@@ -42,7 +42,9 @@ def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
         avail, need = st["pool"], st["need"]
         est = _estimate(stage_spec(spec, st["start"], st["end"]), avail, st["own_tokens"], kv, ctx, pool)
     else:
-        avail, need = ev["pool"], ev.get("kv_request_bytes") or ev["kv"]["total"]
+        # the hybrid manager's blocks of one request; before it (0.8.3-0.9.0) the start check's own bytes, a sliding
+        # layer by its window (runtimes/vllm.py SWA_CHECKED), not the pool's full-length pages
+        avail, need = ev["pool"], ev.get("kv_request_bytes") or ev.get("kv_check_bytes") or ev["kv"]["total"]
         est = _estimate(spec, avail, ev["pool_tokens"], kv, ctx, pool)
     # what the build prints of the estimate (where > 0): vllm#16168 (0.8.4) added it as a bare second f-string, so
     # 0.8.4-0.9.0 print "Based on the available memory," without the figure; vllm#18966 (0.9.1) prints it

@@ -141,3 +141,15 @@ def test_pipeline_elsewhere_the_first_worker_short_of_memory_raises_with_its_own
     ref = _pp2(12, "0.10.0")["vllm_refusal"]
     assert ref == {"engine": "v1", "needed_bytes": 8 * GiB, "available_bytes": 3241679095, "estimated_max_len": 49456,
                    "estimate_printed": "figure"}
+
+
+def test_a_sliding_model_before_the_hybrid_manager_needs_its_window_sized_check():
+    # rev3 B5: 0.8.3-0.9.0 check a sliding layer by its window (SlidingWindowSpec.max_memory_usage_bytes), not the
+    # full length. Mistral-7B-v0.1 (window 4096), 32,768 tokens, 0.8.5, 16 GiB at 0.93: cdiv(4095 + 2048 batched, 16) = 384
+    # blocks + 1 = 385 a layer, x 32 layers x 64 KiB a block (16 x 8 KV heads x 128 x 2 x 2 bytes) = 807,403,520 B
+    # (0.75 GiB; the full length would be 4.00 GiB); 0.8.5 prints no estimate's figure
+    spec = K.describe(model="Mistral-7B-v0.1")
+    r = K.plan(spec, runtime="vllm", ctx=32768, vram=16 * GiB, runtime_version="0.8.5", gpu_memory_utilization=0.93)
+    ref = r["vllm_refusal"]
+    assert ref["needed_bytes"] == 32 * 385 * 65536 and ref["estimate_printed"] == "blank"
+    assert "needs 0.75 GiB of KV cache, more than the available 0.53 GiB" in format_plan(r)
