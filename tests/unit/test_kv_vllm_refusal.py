@@ -27,6 +27,8 @@ def test_v1_refusal_names_the_need_the_pool_and_the_estimate():
     text = format_plan(r)
     assert f"the estimated maximum model length is {ref['estimated_max_len']}\"" in text
     assert "needs 16.00 GiB of KV cache" in text
+    # the available memory in GiB as vLLM prints it (its pool / 2**30), not in GB
+    assert f"more than the available {ref['available_bytes'] / GiB:.2f} GiB" in text
     assert "vLLM would print" not in text  # it raises before its "GPU KV cache size" line
 
 
@@ -42,13 +44,16 @@ def test_v0_refusal_names_the_tokens_its_blocks_hold():
 
 def test_a_request_that_fits_prints_the_pool_line_and_no_refusal():
     r = _plan("meta-llama/Llama-3.1-8B-Instruct", 32768, 24)
-    assert "vllm_refusal" not in r
+    assert "vllm_refusal" not in r and r["concurrency"] >= 1
     assert "vLLM would print \"GPU KV cache size:" in format_plan(r)
 
 
 def test_no_pool_at_all_is_not_this_refusal():
     # 16-bit weights of 14.96 GiB over an 8 GiB card: vLLM stops with no room for the cache, another message
-    assert "vllm_refusal" not in _plan("meta-llama/Llama-3.1-8B-Instruct", 8192, 8)
+    r = _plan("meta-llama/Llama-3.1-8B-Instruct", 8192, 8)
+    assert "vllm_refusal" not in r and r["kv_capacity_bytes"] <= 0
+    text = format_plan(r)
+    assert "does NOT fit: weights alone" in text and "vLLM refuses to start: one request" not in text
 
 
 def test_a_reference_refusal_whose_pool_kv_reads_exactly():
@@ -153,3 +158,17 @@ def test_a_sliding_model_before_the_hybrid_manager_needs_its_window_sized_check(
     ref = r["vllm_refusal"]
     assert ref["needed_bytes"] == 32 * 385 * 65536 and ref["estimate_printed"] == "blank"
     assert "needs 0.75 GiB of KV cache, more than the available 0.53 GiB" in format_plan(r)
+
+
+def test_a_sliding_window_model_under_the_hybrid_manager_prints_its_estimate():
+    # rev3 T1 (kills V2, no estimate for sliding models): gpt-oss-20b (12 full + 12 sliding layers of window 128, 8 KV
+    # heads x 64: 16 x 8 x 64 x 2 x 2 = 32 KiB a page) at its 131,072 on 18 GiB, newest vLLM: pool 1,705,000,526 B =
+    # 52,032 whole pages. A sliding layer needs cdiv(127 + 2048, 16) + 1 = 137 pages, a full one cdiv(n, 16): 12 x (4199 +
+    # 137) = 52,032 pages fit at n = 67,184 (4199 blocks), 12 x 4337 do not at 67,185
+    spec = K.describe(model="gpt-oss-20b")
+    r = K.plan(spec, runtime="vllm", vram=18 * GiB)
+    ref = r["vllm_refusal"]
+    assert r["ctx"] == 131072 and ref["available_bytes"] == 1705000526
+    assert ref["estimated_max_len"] == 67184
+    assert "the estimated maximum model length is 67184\"" in format_plan(r)
+
