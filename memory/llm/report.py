@@ -349,6 +349,8 @@ def format_plan(r: dict) -> str:
                 ngl = r.get("max_ctx_layers", {}).get(k)
                 words = gpu_layers_words(ngl, m["layers"], r["runtime"], r.get("ngl_counts_output")) if ngl else ""
                 parts.append(f"{k} {v:,}" + (f" with only {words} on the GPU (partial offload)" if ngl else ""))
+            if r.get("max_ctx_util"):  # computed at another share than the run's (plan_verdict._max_ctx_table)
+                per = per[:-1] + f", at --gpu-memory-utilization {r['max_ctx_util']:.2f})"
             lines.append(f"largest context{per}: " + ", ".join(parts))
     if r["flags"]:
         lines.append("")

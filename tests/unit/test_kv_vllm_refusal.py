@@ -172,3 +172,13 @@ def test_a_sliding_window_model_under_the_hybrid_manager_prints_its_estimate():
     assert ref["estimated_max_len"] == 67184
     assert "the estimated maximum model length is 67184\"" in format_plan(r)
 
+
+def test_the_largest_context_says_its_share_when_it_is_not_the_runs():
+    # rev3 D4: DeepSeek-V2-Lite at 163,840 on 36 GiB (0.9.1) is refused at the run's 0.90 with an estimate of 73,088;
+    # its "largest context" (f16 135,168) is at the search's --gpu-memory-utilization 0.95, and says so
+    spec = K.describe(model="DeepSeek-V2-Lite")
+    r = K.plan(spec, runtime="vllm", ctx=163840, vram=36 * GiB, runtime_version="0.9.1")
+    assert r["vllm_refusal"]["estimated_max_len"] == 73088 and r["max_ctx_util"] == 0.95
+    assert "largest context (--max-model-len, at --gpu-memory-utilization 0.95): f16 135,168" in format_plan(r)
+    same = _plan("meta-llama/Llama-3.1-8B-Instruct", 32768, 24)
+    assert "largest context (--max-model-len): " in format_plan(same) and "max_ctx_util" not in same
