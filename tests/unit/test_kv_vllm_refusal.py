@@ -182,3 +182,18 @@ def test_the_largest_context_says_its_share_when_it_is_not_the_runs():
     assert "largest context (--max-model-len, at --gpu-memory-utilization 0.95): f16 135,168" in format_plan(r)
     same = _plan("meta-llama/Llama-3.1-8B-Instruct", 32768, 24)
     assert "largest context (--max-model-len): " in format_plan(same) and "max_ctx_util" not in same
+
+
+def test_a_padded_hybrid_takes_need_and_estimate_from_one_vllm_era():
+    # rev3 B7: Gemma-3-4B (5 full + 29 sliding layers, window 1024, 4 KV heads x 256: a 16-token page is 64 KiB) at
+    # 131,072 on 14 GiB. A full layer needs 8192 pages, a sliding one cdiv(1023 + 2048, 16) + 1 = 193.
+    # Since vllm#29431 (0.12) both count groups of 5 tensors, the 29 sliding layers padded to 6 groups:
+    # need (8192 + 6 x 193) x 5 x 64 KiB = 3,063,808,000 B; estimate: 2,990,638,646 B // 320 KiB = 9126 pages a tensor
+    # set, less 1158 sliding = 7968 full blocks = 127,488 tokens.
+    # Before it (0.11.0) both are per layer: need (5 x 8192 + 29 x 193) x 64 KiB = 3,051,159,552 B; estimate:
+    # 1,656,131,044 B // 64 KiB = 25,270 pages, less 5597 sliding = 19,673 / 5 = 3934 full blocks = 62,944 tokens
+    spec = K.describe(model="Gemma-3-4B")
+    new = K.plan(spec, runtime="vllm", ctx=131072, vram=14 * GiB)["vllm_refusal"]
+    assert (new["needed_bytes"], new["available_bytes"], new["estimated_max_len"]) == (3063808000, 2990638646, 127488)
+    old = K.plan(spec, runtime="vllm", ctx=131072, vram=14 * GiB, runtime_version="0.11.0")["vllm_refusal"]
+    assert (old["needed_bytes"], old["available_bytes"], old["estimated_max_len"]) == (3051159552, 1656131044, 62944)
