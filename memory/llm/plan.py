@@ -9,10 +9,10 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import fit_search as FS, gguf_repo as GR, gguf_types as GT, plan_checks as PC, plan_weights as PW, unsloth as UD
+from . import vllm_refusal as VREF
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
-from .cache import (KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, vllm_estimated_max_len,
-                    with_ssm_cache_dtype)
+from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
 from .spec import SLIDING, LLMSpec, gguf_blocks
@@ -452,30 +452,15 @@ def _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes) 
 
 
 def _vllm_kv_refusal(out, spec, runtime, ctx, kv, vram, s, ev, refused) -> None:
-    """vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool: it raises before it
-    prints a pool line. V1 (kv_cache_utils.check_enough_kv_cache_memory): "To serve at least one request with the
-    model's max seq len (ctx), (N GiB KV cache is needed, which is larger than the available KV cache memory (M GiB).
-    Based on the available memory, the estimated maximum model length is E." (E: its binary search over the layers'
-    max_memory_usage_bytes: the pool's whole blocks for full attention, cache.vllm_estimated_max_len under the hybrid
-    manager; not printed where 0). V0 (raise_if_cache_size_invalid): "The model's max seq len (ctx) is larger than the
-    maximum number of tokens that can be stored in KV cache (blocks x 16)". Other refusals (free memory, the Mamba
-    blocks, an empty pool, the model's limit) say their own reason elsewhere."""
+    """vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool (vllm_refusal.py).
+    Other refusals (free memory, the Mamba blocks, an empty pool, the model's limit) say their own reason elsewhere."""
     if runtime != "vllm" or not vram or refused or ev.get("free_refused") or ev["pool"] <= 0 or ev.get("mamba_blocks"):
         return
-    if ev["starts"] or (ev.get("pool_fit") is not None and ev["pool"] > ev["pool_fit"]):
-        return
-    if not s["v1"]:
-        out["vllm_refusal"] = {"engine": "v0", "tokens": ev["gpu_blocks"] * 16}
-        return
-    pool = dict(ev["kv"]["pool_args"])
-    est = None
-    if not spec.sliding_window or pool.get("hybrid"):
-        est = vllm_estimated_max_len(spec, ev["pool"], kv, ctx, **pool)
-        if est is None and not spec.sliding_window and not spec.linear_state:
-            est = ev["pool_tokens"]     # full attention only: the largest length whose whole blocks fit the pool
-    need = ev.get("kv_request_bytes") or ev["kv"]["total"]
-    out["vllm_refusal"] = {"engine": "v1", "needed_bytes": int(need), "available_bytes": int(ev["pool"]),
-                           "estimated_max_len": est or None}
+    if ev["starts"]:  # a --kv-cache-memory pool above what fits is still checked first: get_kv_cache_configs runs
+        return        # the check before initialize_from_config allocates (EngineCore._initialize_kv_caches)
+    ref = VREF.kv_refusal(spec, ctx, kv, s, ev)
+    if ref:
+        out["vllm_refusal"] = ref
 
 
 def _gguf_runtime_fields(out, spec, runtime, ctx, parallel, kv, roles, vram, s, ev, proj, knobs, notes) -> None:

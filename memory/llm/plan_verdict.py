@@ -74,6 +74,8 @@ def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, pro
             layers = choice[2]["ngl"] if best else None
         out["max_ctx_by_kv_dtype"][k] = best
         out["max_ctx_layers"][k] = layers
+        if runtime == "vllm" and s_k.get("util") != s.get("util"):  # the table's share, not the run's (rev3 D4)
+            out["max_ctx_util"] = s_k["util"]
 
 
 def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes) -> dict:

@@ -197,12 +197,19 @@ def _refusal_line(r, ref) -> str:
     if ref["engine"] == "v0":
         return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: \"The model's max seq len "
                 f"({r['ctx']}) is larger than the maximum number of tokens that can be stored in KV cache ({ref['tokens']})\"")
-    est = ref.get("estimated_max_len")
+    est, printed = ref.get("estimated_max_len"), ref.get("estimate_printed", "unknown")
+    tail = ""
+    if est and printed == "figure":
+        tail = f"; it prints \"the estimated maximum model length is {est}\""
+    elif est and printed == "blank":  # vllm#16168's bare f-string, fixed by vllm#18966 (0.9.1)
+        tail = (f"; this build prints \"Based on the available memory,\" without the figure (vllm#18966 added it in "
+                f"0.9.1; it would be {est})")
+    elif est and printed == "unknown":
+        tail = (f"; it prints \"the estimated maximum model length is {est}\" (vLLM 0.9.1 on; 0.8.4-0.9.0 print "
+                "\"Based on the available memory,\" without the figure, older V1 builds neither)")
     return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: one request of {r['ctx']:,} "
             f"tokens needs {ref['needed_bytes'] / 2**30:.2f} GiB of KV cache, more than the available "
-            f"{ref['available_bytes'] / 2**30:.2f} GiB"
-            + (f"; it prints \"the estimated maximum model length is {est}\" (vLLM 0.9.1 on; earlier V1 builds omit it)"
-               if est else ""))
+            f"{ref['available_bytes'] / 2**30:.2f} GiB" + tail)
 
 
 def format_plan(r: dict) -> str:
@@ -306,6 +313,10 @@ def format_plan(r: dict) -> str:
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
             lines.append(f"on {cards}{fmt_bytes(r['vram'])}{budget}: {verdict}")
         ref = r.get("vllm_refusal")
+        if ref and ref["engine"] == "v0" and r.get("vllm_would_print") and not share_full and not r.get("depends"):
+            # V0 logs its blocks (and from 0.6.3 the concurrency) before raise_if_cache_size_invalid
+            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM prints \"{r['vllm_would_print']}\", "
+                         "then refuses to start")
         if ref and not share_full and not r.get("depends"):
             lines.append(_refusal_line(r, ref))
         elif r.get("vllm_would_print") and not share_full and not r.get("depends"):
@@ -338,6 +349,8 @@ def format_plan(r: dict) -> str:
                 ngl = r.get("max_ctx_layers", {}).get(k)
                 words = gpu_layers_words(ngl, m["layers"], r["runtime"], r.get("ngl_counts_output")) if ngl else ""
                 parts.append(f"{k} {v:,}" + (f" with only {words} on the GPU (partial offload)" if ngl else ""))
+            if r.get("max_ctx_util"):  # computed at another share than the run's (plan_verdict._max_ctx_table)
+                per = per[:-1] + f", at --gpu-memory-utilization {r['max_ctx_util']:.2f})"
             lines.append(f"largest context{per}: " + ", ".join(parts))
     if r["flags"]:
         lines.append("")

@@ -436,7 +436,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     inside = w_bytes + over["activation_profile"] + over["non_torch"] + (over["cuda_graphs"] if graphs_inside else 0)
     inside += over["cuda_context"] if context_inside else 0
     outside = (0 if context_inside else over["cuda_context"]) + (0 if graphs_inside else over["cuda_graphs"])
-    out = {"kv": need, "overhead": over, "gpu_weights": w_bytes, "graphs_inside": graphs_inside,
+    out = {"kv": need, "kv_check_bytes": int(check), "overhead": over, "gpu_weights": w_bytes, "graphs_inside": graphs_inside,
            "context_inside": context_inside,
            "total": int(inside + need["total"] + outside), "budget": None, "fits": None, "util_needed": None}
     if not vram:

@@ -100,6 +100,13 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         starts = all(e["starts"] for e in stages) and tokens >= ctx
     else:
         starts = tokens >= ctx
+    # what the start refusal names (vllm_refusal.py): each worker's own check, or from 0.12 to 0.15 the whole model's
+    ends = [sum(parts[:i + 1]) for i in range(len(parts))]
+    out["stage_checks"] = [{"pool": e["pool"], "pool_tokens": e["pool_tokens"], "own_tokens": None if lay else e["pool_tokens"],
+                            "starts": e["starts"], "need": e.get("kv_request_bytes") or e.get("kv_check_bytes") or e["kv"]["total"],
+                            "start": end - n, "end": end} for e, n, end in zip(stages, parts, ends)]
+    if s["v1"] and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
+        out["whole_check_bytes"] = whole
     starts = bool(starts and tokens > 0 and mamba_ok and not out.get("free_refused"))
     out.update(pool_tokens=tokens, concurrency=min(e["concurrency"] for e in stages), starts=starts,
                fits=starts and all(e["total"] <= vram for e in stages), util_needed=max(e["util_needed"] for e in stages))
