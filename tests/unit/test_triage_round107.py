@@ -93,3 +93,28 @@ def test_changed_patterns_are_linear_on_adversarial_lines():
         _fast(MLX_MALLOC, text)
     for text in ("whisper-" * (MB // 8), "whisper-cl" * (MB // 10), "-whisper-cli" * (MB // 12), "a" * MB + "whisper-cli"):
         _fast(whisper, text)
+
+
+# --- `ollama ps`'s PROCESSOR column names the log Ollama's -----------------------------------------------------------------
+
+PINNED = "ggml_vulkan: Failed to allocate pinned memory (ErrorOutOfDeviceMemory)\n"
+
+
+@pytest.mark.parametrize("row", ["qwen3:8b    500a1f067a9f    9.8 GB    35%/65% CPU/GPU    32768    4 minutes from now\n",
+                                 "mistral-small:24b, 18 GB, 100%/0% CPU/GPU, CONTEXT 8192\n"])
+def test_ollama_ps_split_row_names_ollama(row):
+    _, _, runtime, device, _ = read(row + PINNED)
+    assert (runtime, device) == ("ollama", "vulkan")
+
+
+@pytest.mark.parametrize("row", ["", "the split was 35% CPU and 65% GPU\n", "load: 5%/95%/ CPU/GPU mix\n",
+                                 "usage 135%/65% CPU/GPUs\n"])
+def test_other_percent_lines_do_not_name_ollama(row):
+    _, _, runtime, _, _ = read(row + PINNED)
+    assert runtime == "llama.cpp"
+
+
+def test_ollama_ps_pattern_is_linear_on_adversarial_lines():
+    from gpu_garden.memory.triage.fact_patterns import OLLAMA_PS
+    for text in ("1%/" * (MB // 3), "100%/100% CPU/" * (MB // 14), "9" * MB + "%/1% CPU/GPU", "%/1% CPU/GP" * (MB // 11)):
+        _fast(OLLAMA_PS, text)
