@@ -28,6 +28,9 @@ OLLAMA_AVAILABLE = re.compile(r'\bmemory\.available="\[' + OLLAMA_GPU_SIZE + r'(
 #    does not say another model held the card
 OLLAMA_SERVER_SAYS = ("an error was encountered while running the model",
                       "runtime OOM detected; expiring loaded models")
+# (round 107) `ollama ps`'s PROCESSOR column when a model is split between CPU and GPU (cmd/cmd.go, "%d%%/%d%% CPU/GPU"):
+# Ollama's own words for its own listing, the two shares and the pair named after them
+OLLAMA_PS = re.compile(r"(?<![\d%/])\d{1,3}%/\d{1,3}% CPU/GPU\b")
 
 VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])([\w-]{1,40})|"
                                r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
@@ -271,7 +274,9 @@ FACTS = [
     # \bollama\b; a bare llm/llama.cpp/ is any clone of llama.cpp into a folder llm/, and Go's "signal arrived during cgo
     # execution" any Go program embedding ggml: neither names Ollama alone
     # (and its server's own sentences, OLLAMA_SERVER_SAYS)
-    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-|\bllama runner process\b|"
+    # (round 107) and `ollama ps`'s PROCESSOR column for a model split between the two (cmd/cmd.go: "%d%%/%d%% CPU/GPU",
+    # "59%/41% CPU/GPU"): OLLAMA_PS
+    ("ollama_marker", re.compile(r"\bollama\b|OLLAMA_|msg=\"|\bblobs[\\/]sha256-|\bllama runner process\b|" + OLLAMA_PS.pattern + "|"
                                  + "|".join(re.escape(w) for w in OLLAMA_SERVER_SAYS))),
     # Ollama's scheduler (server.go) after a load its runner could not place: "model requires more gpu memory than is
     # currently available, evicting a model to make space": another loaded model holds the memory it needs
@@ -345,7 +350,7 @@ FACT_KEYS = {
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
     "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
-    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
+    "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),

@@ -283,7 +283,8 @@ _OLLAMA_SLOG_COMMON = re.compile(r"\blevel=[A-Z]{3,5} source=(routes|images|memo
 def _ollama_marker(s, f, m, text, lineno, window):
     # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
     if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text \
-            or any(w in text for w in L.OLLAMA_SERVER_SAYS) or 'msg="' in text and _OLLAMA_SLOG.search(text):
+            or any(w in text for w in L.OLLAMA_SERVER_SAYS) or 'msg="' in text and _OLLAMA_SLOG.search(text) \
+            or "% CPU/GPU" in text and L.OLLAMA_PS.search(text):
         f["ollama"] = True
     elif 'msg="' in text and len(f["ollama_slog_common"]) < 2:
         common = _OLLAMA_SLOG_COMMON.search(text)

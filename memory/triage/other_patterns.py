@@ -37,9 +37,10 @@ ONNX_ARENA_LIMIT = re.compile(r"\bAvailable memory of (\d{1,20}) is smaller than
 # 2024 its allocator's limit on all buffers together (mlx/allocator.cpp malloc_or_wait: ml-explore/mlx#63, ml-explore/mlx-examples#21);
 # the per-buffer message is also quoted without its "[metal::malloc]" prefix (riccardomusmeci/mlx-llm#22: uncaught in libc++abi)
 # (a quote may elide the middle after "[metal::malloc] Attempting to allocate N bytes ...": the limit unknown, group 2 None)
+# (round 107) or end the quote there, without its cap clause (captainvera/vox's notes): group 5 too, the limit unknown
 MLX_MALLOC = re.compile(r"(?:\[metal::malloc\] |^|(?<=\s))(?:Attempting to allocate (\d{1,20}) bytes which is greater than the maximum allowed buffer size"
                         r"(?: of (\d{1,20}) bytes)?|Resource limit \((\d{1,20})\) exceeded)|\[malloc_or_wait\] Unable to allocate (\d{1,20}) bytes"
-                        r"|\[metal::malloc\] Attempting to allocate (\d{1,20}) bytes\s?(?:\.{3}|…)")
+                        r"|\[metal::malloc\] Attempting to allocate (\d{1,20}) bytes(?:\s?(?:\.{3}|…)|[ \t]{0,40}$)")
 # TensorRT (engine build or deserialisation): "Error Code 2: OutOfMemory (Requested size was 69568823808 bytes.)"; TensorRT 7-8's
 # safe runtime: "../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (microsoft/onnxruntime#10770)
 TENSORRT = re.compile(r"Error Code 2: OutOfMemory(?: \((?:Requested size was (\d{1,20}) bytes\.|no further information)\))?"

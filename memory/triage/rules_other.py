@@ -8,6 +8,9 @@ from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
 
+# (round 107) a Metal buffer this small failing, with nothing loaded before it, is no shortage (R17)
+TINY_METAL_BUFFER = 16 << 20
+
 R = Rule
 OTHER = [
     # --- other: the driver, the platform, or nothing to go on ------------------------------------------
@@ -166,6 +169,14 @@ OTHER = [
         "this model, or another attention backend"),
     R("other", 4.0, kind("ggml.metal_max"),
       "one Metal buffer of {n[requested]:b} is larger than the device's maximum buffer size ({n[max_buffer]:b}): a single-allocation limit"),
+    # (round 107, R17) ggml-metal refusing a buffer of a few MiB ("ggml_metal_buffer_init: error: failed to allocate buffer,
+    # size = 2.20 MiB") with no model, KV or compute buffer and no offload printed before it: on a Mac's unified memory no
+    # shortage shows at that size, so Metal itself refused (a sandbox, the driver, a bundled build), not this job's memory
+    R("other", 6.0, lambda x: x.kind == "ggml.buffer" and x.ev.get("device_kind") == "metal" and 0 < x.req < TINY_METAL_BUFFER
+      and not x.f.get("ggml_bufs") and not x.f.get("ggml_offloaded"),
+      "Metal refused one buffer of only {n[requested]:b}, with no model, KV or compute buffer in the log before it: on unified "
+      "memory that is not a lack of memory but Metal refusing the allocation (an app sandbox, the driver, the build); run "
+      "outside the sandbox or with a fresh build, and the CPU (--no-gpu / -ng) meanwhile"),
     # comfy-aimdo reserves GPU virtual address space for the whole model (VBAR): vGPUs, WSL and some drivers refuse it
     R("other", 6.0, lambda x: x.kind == "comfy.dynamic_vram" and any(w in x.text for w in VA_RESERVE),
       "ComfyUI Dynamic VRAM (comfy-aimdo) could not reserve GPU virtual address space for its VBAR: a platform or driver limit "

@@ -108,6 +108,9 @@ RUNTIME_MARKERS = (
     # "whisper_backend_init:", "whisper_init_state:"): a ggml program that is not llama.cpp
     ("whisper.cpp", ("whisper_init", "whisper_model_load", "whisper_backend_init"),
      r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:"),
+    # (round 107) and its programs by their own names (examples/cli, examples/server: "whisper-cli -m ggml-tiny.bin -f a.wav",
+    # "whisper-server"), run by hand or from an app's bundled copy: a ggml Metal/CUDA failure under them is whisper.cpp's
+    ("whisper.cpp", ("whisper-cli", "whisper-server"), r"(?<![\w.-])whisper-(?:cli|server)(?![\w-])"),
     # (round 63) SKaiNET (Kotlin/JVM deep learning): its classes' package, in a JVM stack trace's frames ("at sk.ainet.lang...")
     ("skainet", ("sk.ainet.",), r"\bsk\.ainet\.(?:lang|io|backend|apps|core)\b"),
     # (round 79) EXLA (Elixir Nx's XLA backend): Elixir prints a stack frame as "(<application> <version>) <file>:<line>:

@@ -282,6 +282,8 @@ WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, 
 WINDOW_KEYS += (b"llama_model_load_internal: ",)   # (llama.cpp's pre-GGUF header lines, facts "ggml_header": round 70)
 WINDOW_KEYS += (b"iommu is disabled",)   # (fact rknpu_no_iommu: round 74)
 WINDOW_KEYS += VLLM_OWN_RAISES          # (vLLM's own raises, as OPEN_ANCHORS: round 102)
+WINDOW_KEYS += (b"% CPU/GPU",)           # (`ollama ps`'s PROCESSOR column, facts "ollama_marker": round 107)
+OPEN_ANCHORS += (b"% CPU/GPU",)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
