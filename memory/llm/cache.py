@@ -531,6 +531,12 @@ def vllm_estimated_max_len(spec: LLMSpec, available: float, kv: str, ctx: int, *
         pages = vllm_request_blocks(per_layer, n, max_batched, spec.sliding_window or n, state_blocks + spec_tokens)
         return pages * lay["page"] <= available
 
+    return longest_fitting(fits, ctx)
+
+
+def longest_fitting(fits, ctx: int) -> int:
+    """vLLM's estimate_max_model_len search: the longest length in 1..ctx for which fits(n) holds (fits grows false
+    with n); 0 when not even one token fits."""
     if not fits(1):
         return 0
     lo, hi = 1, ctx

@@ -6,8 +6,8 @@ model length is E." (E: its binary search, capped at max_model_len, over the lay
 pool's whole blocks for full attention, cache.vllm_estimated_max_len under the hybrid manager; not printed where 0).
 V0 logs "# GPU blocks: N" first (executor_base.initialize_cache), then raise_if_cache_size_invalid raises: "The
 model's max seq len (ctx) is larger than the maximum number of tokens that can be stored in KV cache (blocks x 16)"."""
-from .cache import (BLOCK, vllm_estimated_max_len, vllm_kv_tokens, vllm_layout, vllm_pool, vllm_request_blocks,
-                    with_draft_layers)
+from .cache import (BLOCK, longest_fitting, vllm_estimated_max_len, vllm_kv_tokens, vllm_layout, vllm_pool,
+                    vllm_request_blocks, with_draft_layers)
 from .runtimes import at_least
 from .runtimes.vllm_pipeline import PP_WHOLE_MODEL_CHECK, stage_spec
 
@@ -68,13 +68,7 @@ def _groups_estimate(spec, avail, kv, ctx, pool) -> int | None:
     def fits(n):
         g = vllm_pool(spec, avail, kv, n, **pool)
         return g is not None and g["request_bytes"] <= avail
-    if not fits(1):
-        return None
-    lo, hi = 1, ctx
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
-    return lo
+    return longest_fitting(fits, ctx) or None
 
 
 def _per_layer_bytes(spec, kv, ctx, pool) -> int | None:
