@@ -191,7 +191,10 @@ FACTS = [
     # "n_ctx_per_seq (32768) < n_ctx_train (131072)" (src/llama-context.cpp)
     ("ggml_slots", re.compile(r"\bn_seq_max\s*=\s*(\d{1,20})|\bn_ctx_per_seq\s*(?:=\s*|\()(\d{1,20})")),
     ("ggml_offloaded", re.compile(r"offloaded (\d{1,20})/(\d{1,20}) layers to GPU")),
-    ("ggml_device_free", re.compile(r"using device (\S+) \(([^)]*)\) (?:\([^)]*\) )?- (\d{1,20}) MiB free")),
+    # the loader's device line (llama_model_load_from_file_impl / llama_prepare_model_devices): "using device ROCm0 (AMD Radeon
+    # (TM) Pro VII) (0000:03:00.0) - 10874 MiB free"; (round 109) the name may hold its own parentheses, "(TM)", "Intel(R)
+    # Arc(TM)", one level deep
+    ("ggml_device_free", re.compile(r"using device (\S+) \(((?:[^()]|\([^()]*\))*)\) (?:\([^)]*\) )?- (\d{1,20}) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d{1,20}) MiB, |using device \S+ - ()?)(\d{1,20}) MiB free\)?\s*$")),
     # Ollama's "offload to" line: what the model needs in all, and on the same line each GPU's free memory (OLLAMA_AVAILABLE)
     ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),
