@@ -61,6 +61,15 @@ def kv_holds_state(row) -> bool:
     return bool(breakdown_columns(row)) or any(KV_WITH_STATE.search(n) for n in row.get("notes", ()))
 
 
+def ollama_llama_server(row) -> bool:
+    """An Ollama row of a release that starts llama.cpp's llama-server (0.30 on, runtimes/ollama.py llama_server): its
+    runner lines are llama.cpp's, so a quoted "KV buffer size" is llama_kv_cache's (the attention layers' cells) and a
+    hybrid model's recurrent state is its own "RS buffer size" line (llama_memory_recurrent, max(1, -np) sequences).
+    Ollama's own 'kv cache' summary (ml/device.go BackendMemory.Log) is no longer called there (read at v0.32.14)."""
+    ov = parse_version(row["version"], "ollama") if row["runtime"] == "ollama" and row.get("version") else None
+    return ov is not None and OL.llama_server(ov)
+
+
 def buffer_sum(row) -> bool:
     return "weights_mib" in row["measured"] and any(BUFFER_SUM.search(n) for n in row.get("notes", ()))
 
@@ -276,7 +285,7 @@ def score(row) -> dict:
             if res_kv is not res:
                 out["ctx_fit"] = res_kv["ctx"]  # the context kv's fit step chose (the log's "reduced ... to M")
             pred = res_kv["kv_total"]
-            if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
+            if (rt == "llama.cpp" or ollama_llama_server(row)) and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res_kv["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
                 # a DSA model's indexer cache prints its own size and KV buffer lines after the main (MLA) cache's,
                 # which a "KV buffer size" figure is; the memory breakdown's context column holds both

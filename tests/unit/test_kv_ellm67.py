@@ -1,0 +1,66 @@
+"""Task ellm67 (kv-accuracy round 89, batch 93 after its first sight).
+
+Ollama 0.30 and later start llama.cpp's llama-server (llm/llama_server.go at v0.32.14: "-c" NumCtx x numParallel,
+"-np" numParallel; the tree has no model/models or kvcache/ any more, and ml/device.go BackendMemory.Log, which printed
+Ollama's own 'kv cache' summary, is not called). So the 'KV buffer size' line an Ollama 0.32 row quotes is llama.cpp's
+llama_kv_cache print (src/llama-kv-cache.cpp), which holds the attention layers' cells only; a hybrid model's
+recurrent state is llama_memory_recurrent's own 'RS buffer size' line (src/llama-memory-recurrent.cpp), sized for
+max(1, n_seq_max) sequences (src/llama-model.cpp recurrent_rs_size), read in TheTom/llama-cpp-turboquant 69d8e4be.
+
+Qwen3.8-27B by hand (64 layers, every 4th full attention: 16 full, 48 Gated DeltaNet):
+  KV buffer: 16 layers x 4 KV heads x 256 x (K + V) x 2 B = 65,536 B a cell; x 262,144 cells = 17,179,869,184 B
+             = 16384.00 MiB, the printed figure of both batch-93 MI355X starts.
+  RS buffer (not in that line): a DeltaNet layer's conv state (kernel 4 - 1) x (2 x 16 x 128 + 48 x 128) x 4 B
+             = 3 x 10,240 x 4 = 122,880 B and its delta state 48 heads x 128 x 128 x 4 B = 3,145,728 B;
+             48 x 3,268,608 = 156,893,184 B = 149.625 MiB for the one sequence of -np 1: the +0.91 % first sight
+             showed (16533.625 against 16384.00).
+"""
+import json
+
+EXACT_KV = 17_179_869_184           # 16 x 4 x 256 x 2 x 2 x 262,144
+STATE = 48 * (3 * 10_240 * 4 + 48 * 128 * 128 * 4)   # 156,893,184
+ONE = "ollama-otel-qwen38-27b-q80-mi355x-rocm-262k"
+TWO = "ollama-otel-qwen38-27b-q80-2xmi355x-rocm-262k-split"
+H100 = "ollama-otel-qwen3-06b-q80-h100-40k"
+
+
+def _rows():
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    return b, {r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}
+
+
+def test_hand_figures():
+    assert EXACT_KV == 16384 * 2**20
+    assert STATE == 156_893_184 and STATE / 2**20 == 149.625
+
+
+def test_plan_keeps_the_state_in_its_total():
+    # kv's own figure is the memory the start takes: KV buffer plus RS buffer
+    b, rows = _rows()
+    from llm_score import _plan
+    _, res = _plan(rows[ONE])
+    assert res["kv_detail"]["full_layers"] == EXACT_KV
+    assert res["kv_detail"]["recurrent_state"] == STATE
+    assert res["kv_total"] == EXACT_KV + STATE
+
+
+def test_ollama_llama_server_kv_line_is_llamacpps():
+    b, rows = _rows()
+    for rid in (ONE, TWO):
+        s = b.score(rows[rid])
+        assert s["kv"] == (16384.0, 16384.0, "MiB")   # without the state: exact
+        assert s["kv_exact"] is True
+
+
+def test_only_releases_that_start_llama_server():
+    from llm_score import ollama_llama_server
+    b, rows = _rows()
+    row = rows[ONE]
+    assert ollama_llama_server(row)                              # 0.32.14
+    assert ollama_llama_server(dict(row, version="0.30.0"))
+    assert not ollama_llama_server(dict(row, version="0.29.9"))  # its own engine: its 'kv cache' line holds the state
+    assert not ollama_llama_server(dict(row, runtime="llama.cpp"))
+    # a non-hybrid model loses nothing: the H100 Qwen3-0.6B start, 28 x 8 x 128 x 2 x 2 B x 40,960 = 4480 MiB
+    s = b.score(rows[H100])
+    assert s["kv"] == (4480.0, 4480.0, "MiB")
