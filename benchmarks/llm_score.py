@@ -255,7 +255,9 @@ def score(row) -> dict:
         # vLLM "model weights take" = the whole checkpoint; Ollama memory.weights.total as that version's log
         # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
-        w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" else res["weights"]
+        # (Ollama >= 0.30 prints no memory.weights.total: its figures are llama-server's, as llama.cpp's below)
+        w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" and not ollama_llama_server(row) \
+            else res["weights"]
         # Ollama's llama runner (before 0.30, a model its own engine does not run: measured_layout false) is
         # llama.cpp's loader too, and its log prints the same model buffers (CPU_Mapped + Metal_Mapped / CUDA0)
         ov = parse_version(row["version"], "ollama") if rt == "ollama" and row.get("version") is not None else None

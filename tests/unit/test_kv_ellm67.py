@@ -64,3 +64,19 @@ def test_only_releases_that_start_llama_server():
     # a non-hybrid model loses nothing: the H100 Qwen3-0.6B start, 28 x 8 x 128 x 2 x 2 B x 40,960 = 4480 MiB
     s = b.score(rows[H100])
     assert s["kv"] == (4480.0, 4480.0, "MiB")
+
+
+def test_ollama_llama_server_weights_are_the_files():
+    """Ollama >= 0.30 prints no memory.weights.total (Ollama's own-engine figure, blocks + output: plan's
+    ollama_weights_total); a weights_mib / weights_gib such a row quotes is llama-server's (its model buffers summed, or
+    print_info's file size), so the bench compares the whole file, as for a llama.cpp row.
+    The two-MI355X start by hand: token table 248,320 x 5,120 x 34/32 B (Q8_0) = 1,350,860,800 B (the printed
+    CPU_Mapped 1288.28 MiB), the untied output the same, blocks 25,910,300,785 B (kv's Q8_0 estimate): 28,612,022,385 B
+    = 26.647 GiB against 27260.57 MiB = 26.6217 GiB printed (+0.1 %); blocks + output alone were 25.389 GiB (-4.6 %)."""
+    b, rows = _rows()
+    assert 248_320 * 5_120 * 34 // 32 == 1_350_860_800
+    assert round((2 * 1_350_860_800 + 25_910_300_785) / 2**30, 3) == 26.647
+    assert b.score(rows[TWO])["weights_gib"] == (26.647, 26.6217)
+    # gpt-oss:120b on Ollama 0.30.7 (batch 48): its weights_gib is print_info's file size, 60.87 GiB
+    s = b.score(rows["ollama-kgbench-gptoss120b-mxfp4-h100l94c-16k-fit"])
+    assert s["weights_gib"] == (60.693, 60.87)
