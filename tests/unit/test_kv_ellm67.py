@@ -80,3 +80,44 @@ def test_ollama_llama_server_weights_are_the_files():
     # gpt-oss:120b on Ollama 0.30.7 (batch 48): its weights_gib is print_info's file size, 60.87 GiB
     s = b.score(rows["ollama-kgbench-gptoss120b-mxfp4-h100l94c-16k-fit"])
     assert s["weights_gib"] == (60.693, 60.87)
+
+
+# --- session 41's review item (rev3 V8): report.format_plan prints vLLM's refusal (vllm_refusal.py, _refusal_line) only
+# when the verdict neither shares the pool in full (share_full: no pool at all) nor depends on the file (an Unsloth
+# Dynamic name alone: unsloth.plan_range keeps the upper end's figures, its refusal among them, while the lower end
+# fits). Printing "vLLM refuses to start" there would contradict the verdict line above it.
+
+def _ud_plan(**kw):
+    from support.pack import load_pack
+    load_pack()
+    from gpu_garden.memory.llm import kv as K
+    spec = K.describe(model="unsloth/Llama-3.1-8B-Instruct")
+    return K.plan(spec, runtime="vllm", ctx=32768, vram=12 * 2**30, weights_dtype="UD-Q4_K_XL", **kw)
+
+
+def test_refusal_not_printed_when_the_verdict_depends_on_the_file():
+    from gpu_garden.memory.llm.report import format_plan
+    r = _ud_plan()
+    # Llama-3.1-8B: 32 x 8 x 128 x 2 x 2 B = 131,072 B a token; 32,768 tokens = 4 GiB for one request. The upper end
+    # (Q8_0 throughout, 8,565,707,008 B) leaves a pool of 2,181,470,854 B < 4 GiB: refused; the lower end (Q4_K, 4.24
+    # GiB) leaves about 3.7 GiB more: it fits. So the verdict depends, and the upper end's refusal stays in the answer.
+    assert r["weights_range"] == [4_550_576_384, 8_565_707_008]
+    assert r["depends"] and r["vllm_refusal"]["needed_bytes"] == 32768 * 131072 == 4 * 2**30
+    assert r["vllm_refusal"]["available_bytes"] == r["kv_capacity_bytes"] == 2_181_470_854
+    text = format_plan(r)
+    assert "depends on the file" in text
+    assert "vLLM refuses to start" not in text       # fails with the gate removed (report.py format_plan)
+
+
+def test_refusal_not_printed_when_there_is_no_pool():
+    # no plan today carries a refusal with an empty pool (plan._vllm_kv_refusal returns at ev["pool"] <= 0), so the
+    # other half of the gate is checked on a refused plan given an empty pool: its verdict is the weights' line alone
+    from gpu_garden.memory.llm.report import format_plan
+    r = _ud_plan()
+    full = dict(r, depends=None, kv_capacity_bytes=0, weights_range=None)
+    text = format_plan(full)
+    assert "does NOT fit" in text and "vLLM refuses to start" not in text
+    # and the same plan with a pool prints the refusal (the line the gate keeps out)
+    text = format_plan(dict(r, depends=None, weights_range=None))
+    assert "vLLM refuses to start: one request of 32,768 tokens needs 4.00 GiB of KV cache, more than the " \
+           "available 2.03 GiB" in text
