@@ -121,3 +121,81 @@ def test_refusal_not_printed_when_there_is_no_pool():
     text = format_plan(dict(r, depends=None, weights_range=None))
     assert "vLLM refuses to start: one request of 32,768 tokens needs 4.00 GiB of KV cache, more than the " \
            "available 2.03 GiB" in text
+
+
+# --- vLLM's ROCm FP8 weight padding (runtimes/vllm_rocm_fp8.py; fp8_utils.py _maybe_pad_fp8_weight read in
+# 1CatAI/1Cat-vLLM ae13773a, upstream vllm#13231, first in v0.8.0): on ROCm with VLLM_ROCM_FP8_PADDING=1 (default), an
+# FP8 linear weight [rows, width] of one GPU whose row (width x 1 byte) is a multiple of 512 bytes keeps 256 bytes more
+# a row. Round 88's hand figures for Qwen3.8-27B (hidden 5120, MLP 17408, 16 full-attention layers of 24 query heads
+# (doubled by the output gate) and 4 KV heads of 256, 48 DeltaNet layers of 16 x 128 keys and 48 x 128 values):
+#   TP 1: full layer  qkv (2 x 24 + 2 x 4) x 256 = 14336, o 5120, gate_up 34816, down 5120       = 59392 rows
+#         DeltaNet    in_proj_qkvz 2 x 2048 + 2 x 6144 = 16384, out_proj 5120, gate_up, down      = 61440 rows
+#         16 x 59392 + 48 x 61440 = 3,899,392 rows x 256 B = 998,244,352 B = 952 MiB (every width 5120, 6144, 17408
+#         is a multiple of 512)
+#   TP 2: full 7168 + 5120 + 17408 + 5120 = 34816; DeltaNet 8192 + 5120 + 17408 + 5120 = 35840 (row-split widths
+#         3072, 3072, 8704 = 17 x 512 still pad): 16 x 34816 + 48 x 35840 = 2,277,376 rows = 583,008,256 B = 556 MiB
+# in_proj_b / in_proj_a (48 rows each) stay unquantized in a block checkpoint (validate_fp8_block_shape) and are not
+# counted. The routed experts never pad (no MoE method calls it): MiniMax-M2.5 at TP 4 pads its attention alone,
+# 62 layers x (qkv 48 / 4 x 128 + 2 x 8 / 4 x 128 = 2048 rows of width 3072, o_proj 3072 rows of width 1536)
+# = 62 x 5120 x 256 = 81,264,640 B.
+PAD_TP1, PAD_TP2 = 3_899_392 * 256, 2_277_376 * 256
+MI355X_TP1 = "vllm-otel-qwen38-27b-fp8-mi355x-tp1-32k-u045-noaiter"
+MI355X_TP2 = "vllm-otel-qwen38-27b-fp8-2xmi355x-tp2-32k-u045-noaiter"
+
+
+def _kv():
+    from support.pack import load_pack
+    load_pack()
+    from gpu_garden.memory.llm import kv as K
+    from gpu_garden.memory.llm.runtimes import vllm_rocm_fp8 as R
+    return K, R
+
+
+def test_rocm_fp8_padding_by_hand():
+    K, R = _kv()
+    assert 16 * 59392 + 48 * 61440 == 3_899_392 and 16 * 34816 + 48 * 35840 == 2_277_376
+    assert PAD_TP1 == 952 * 2**20 and PAD_TP2 == 556 * 2**20
+    s = K.describe(model="Qwen/Qwen3.8-27B-FP8")
+    assert R.padding_bytes(s, "fp8", 1, True, None) == PAD_TP1
+    assert R.padding_bytes(s, "fp8", 2, True, None) == PAD_TP2
+    m = K.describe(model="MiniMaxAI/MiniMax-M2.5")
+    assert R.padding_bytes(m, "fp8", 4, True, None) == 62 * 5120 * 256
+
+
+def test_rocm_fp8_padding_gates():
+    K, R = _kv()
+    s = K.describe(model="Qwen/Qwen3.8-27B-FP8")
+    assert R.padding_bytes(s, "fp8", 1, False, None) == 0            # CUDA: no padding
+    assert R.padding_bytes(s, "bf16", 1, True, None) == 0            # FP8 weights only
+    assert R.padding_bytes(s, "fp8", 1, True, (0, 7, 3)) == 0        # before vllm#13231 (v0.8.0)
+    assert R.padding_bytes(s, "fp8", 1, True, (0, 8, 0)) == PAD_TP1
+    # channel-wise FP8 (llm-compressor FP8_DYNAMIC: process_fp8_weight_channel_strategy) does not pad
+    d = K.describe(model="RedHatAI/DeepSeek-R1-Distill-Qwen-14B-FP8-dynamic")
+    assert d.fp8_channel and R.padding_bytes(d, "fp8", 1, True, None) == 0
+    assert not K.describe(model="Qwen/Qwen3.8-27B-FP8").fp8_channel
+    from gpu_garden.memory.llm.quant_config import _fp8_channel
+    assert _fp8_channel({"config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "channel"}}}})
+    assert not _fp8_channel({"config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "tensor"}}}})
+    # a module the checkpoint leaves unquantized does not pad: every layer's MLP kept 16-bit takes off, at TP 1,
+    # 64 layers x (34816 + 5120) rows x 256 B
+    from dataclasses import replace
+    kept = replace(s, quant_skip=("mlp",))
+    assert R.padding_bytes(kept, "fp8", 1, True, None) == PAD_TP1 - 64 * (34816 + 5120) * 256
+
+
+def test_rocm_fp8_padding_in_the_plan():
+    K, R = _kv()
+    s = K.describe(model="Qwen/Qwen3.8-27B-FP8")
+    kw = dict(runtime="vllm", ctx=32768, vram=287.98 * 2**30, weights_dtype="fp8", gpu_memory_utilization=0.45)
+    for tp, pad in ((1, PAD_TP1), (2, PAD_TP2)):
+        cuda = K.plan(s, tensor_parallel_size=tp, **kw)
+        rocm = K.plan(s, tensor_parallel_size=tp, gpu_name="AMD Instinct MI355X", **kw)
+        assert rocm["weights"] - cuda["weights"] == pad
+        assert any("_maybe_pad_fp8_weight" in n for n in rocm["notes"])
+
+
+def test_rocm_fp8_padding_rows():
+    # printed 'Model loading took' 29.38 GiB (TP 1) and 14.9 GiB a GPU (TP 2); 28.307 + 0.930 and 14.169 + 0.543
+    b, rows = _rows()
+    assert b.score(rows[MI355X_TP1])["weights_gib"] == (29.237, 29.38)
+    assert b.score(rows[MI355X_TP2])["weights_gib"] == (14.712, 14.9)
