@@ -60,7 +60,7 @@ def linears(spec, tp: int) -> list | None:
             if not spec.linear_dims:
                 return None
             kh, kd, vh, vd, _ = spec.linear_dims
-            mods = [((f"linear_attn.in_proj_qkv", "linear_attn.in_proj_z"), (2 * kh * kd + 2 * vh * vd) // tp, d),
+            mods = [(("linear_attn.in_proj_qkv", "linear_attn.in_proj_z"), (2 * kh * kd + 2 * vh * vd) // tp, d),
                     (("linear_attn.out_proj",), d, vh * vd // tp)]
         elif spec.mla:
             mods = [(tuple("self_attn." + n for n in names), rows, w) for names, rows, w in _mla(spec, tp, i)]
