@@ -61,6 +61,15 @@ def kv_holds_state(row) -> bool:
     return bool(breakdown_columns(row)) or any(KV_WITH_STATE.search(n) for n in row.get("notes", ()))
 
 
+def ollama_llama_server(row) -> bool:
+    """An Ollama row of a release that starts llama.cpp's llama-server (0.30 on, runtimes/ollama.py llama_server): its
+    runner lines are llama.cpp's, so a quoted "KV buffer size" is llama_kv_cache's (the attention layers' cells) and a
+    hybrid model's recurrent state is its own "RS buffer size" line (llama_memory_recurrent, max(1, -np) sequences).
+    Ollama's own 'kv cache' summary (ml/device.go BackendMemory.Log) is no longer called there (read at v0.32.14)."""
+    ov = parse_version(row["version"], "ollama") if row["runtime"] == "ollama" and row.get("version") else None
+    return ov is not None and OL.llama_server(ov)
+
+
 def buffer_sum(row) -> bool:
     return "weights_mib" in row["measured"] and any(BUFFER_SUM.search(n) for n in row.get("notes", ()))
 
@@ -246,7 +255,9 @@ def score(row) -> dict:
         # vLLM "model weights take" = the whole checkpoint; Ollama memory.weights.total as that version's log
         # defines it (plan's ollama_weights_total: blocks + KV before 0.6, blocks + output tensor from 0.6);
         # llama.cpp "model size" / its model buffers = every tensor of the file
-        w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" else res["weights"]
+        # (Ollama >= 0.30 prints no memory.weights.total: its figures are llama-server's, as llama.cpp's below)
+        w = res.get("ollama_weights_total", res["weights"]) if rt == "ollama" and not ollama_llama_server(row) \
+            else res["weights"]
         # Ollama's llama runner (before 0.30, a model its own engine does not run: measured_layout false) is
         # llama.cpp's loader too, and its log prints the same model buffers (CPU_Mapped + Metal_Mapped / CUDA0)
         ov = parse_version(row["version"], "ollama") if rt == "ollama" and row.get("version") is not None else None
@@ -276,7 +287,7 @@ def score(row) -> dict:
             if res_kv is not res:
                 out["ctx_fit"] = res_kv["ctx"]  # the context kv's fit step chose (the log's "reduced ... to M")
             pred = res_kv["kv_total"]
-            if rt == "llama.cpp" and key == "kv_mib" and not kv_holds_state(row):
+            if (rt == "llama.cpp" or ollama_llama_server(row)) and key == "kv_mib" and not kv_holds_state(row):
                 pred -= res_kv["kv_detail"].get("recurrent_state", 0)  # the KV buffer line alone
                 # a DSA model's indexer cache prints its own size and KV buffer lines after the main (MLA) cache's,
                 # which a "KV buffer size" figure is; the memory breakdown's context column holds both

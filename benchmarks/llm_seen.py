@@ -780,4 +780,9 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-otel-qwen3-4b-mi355x-tp1-8k-u045-aiter",
         "vllm-otel-qwen3-4b-2xmi355x-tp2-8k-u045-aiter",
         "llamacpp-otel-qwen3-17b-q80-h100-8k-weights",
+        # batch 93: read (task ellm67) after its first sight was recorded (llm_first_sight.json batches["93"],
+        # commit d5d956b0), before any change; changes it leads to say "batch 93, after first sight": a regression set
+        "ollama-otel-qwen38-27b-q80-mi355x-rocm-262k",
+        "ollama-otel-qwen38-27b-q80-2xmi355x-rocm-262k-split",
+        "ollama-otel-qwen3-06b-q80-h100-40k",
         )

@@ -58,6 +58,8 @@ Public API (other modules code against these):
        "reason": "the log's estimated maximum (122080) rounded down to 256"}; [] when the numbers say nothing.
   run_cli(args) -> int    # `gpu-garden kv`
 """
+import re
+
 from . import spec as llm_spec  # noqa: F401
 from .advise import suggest_flags_from_log  # noqa: F401  (memory/triage/advice.py calls kv.suggest_flags_from_log)
 from .cache import (BLOCK, CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, RUNTIME_KV,  # noqa: F401
@@ -83,5 +85,7 @@ def describe(config: str | None = None, gguf: str | None = None, model: str | No
     if model:
         spec = llm_spec.load_builtin(model)
         spec.unsloth = "unsloth" in model.lower()
+        # llm-compressor's FP8_DYNAMIC checkpoints (RedHatAI/...-FP8-dynamic): channel-wise weights (vllm_rocm_fp8.py)
+        spec.fp8_channel = spec.quant == "fp8" and bool(re.search(r"[-_.]fp8[-_.]dynamic\b", model.lower()))
         return spec
     raise UserError("give one of --config FILE, --gguf FILE or --model NAME")

@@ -119,7 +119,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     if runtime == "sglang":  # one static pool, its own rule (runtimes/sglang.py)
         return SG.plan(spec, ctx, kv, roles, vram, knobs, notes)
     s = _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, notes)
-    roles = PW.vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes)
+    roles = PW.vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole)
     roles, offloaded = VOFF.apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes)  # --cpu-offload-gb
     kv = _settings_notes(runtime, kv, s, tp, knobs, notes)
     refused, ctx, slot_all = _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes)

@@ -7,6 +7,7 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
+from .runtimes import vllm_rocm_fp8 as VRF
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
                       SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
@@ -198,9 +199,9 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
     return spec, roles, proj
 
 
-def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes) -> dict:
-    """What vLLM's settings add to the weights: the MTP drafter, MLA's absorbed or dequantized matrices, the rotary
-    tables."""
+def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole=None) -> dict:
+    """What vLLM's settings add to the weights: the MTP drafter, MLA's absorbed or dequantized matrices, ROCm's FP8 row
+    padding (from `whole`, the model before per_rank's split), the rotary tables."""
     if knobs.get("mtp_tokens") is not None and runtime == "vllm":
         roles = VL.mtp_drafter(spec, knobs["mtp_tokens"], tp, 4 if fp32 else 2, roles, s, notes, fmt)
     if knobs.get("speculative_config") and runtime == "vllm":  # a separate drafter (plan_checks.speculative_config)
@@ -228,6 +229,15 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes) -> di
                      how=roles["how"] + f" + {fmt_bytes(buf)} of per_layer_embeddings buffer")
         notes.append(f"vLLM allocates Gemma 4's per_layer_embeddings with the model: max_num_batched_tokens "
                      f"{s['max_batched']} x {spec.n_layers} layers x {spec.ple_width} ({fmt_bytes(buf)})")
+    pad = VRF.padding_bytes(whole or spec, fmt, tp, V.on_rocm(knobs), s["version"]) if runtime == "vllm" else 0
+    if pad:  # ROCm's FP8 row padding (runtimes/vllm_rocm_fp8.py), kept in each linear's storage
+        roles = dict(roles, total=roles["total"] + pad, blocks=roles["blocks"] + pad,
+                     how=roles["how"] + f" + {fmt_bytes(pad)} of ROCm FP8 row padding")
+        notes.append(f"vLLM on ROCm pads every FP8 linear weight whose row is a multiple of 512 bytes by 256 bytes a row "
+                     f"(fp8_utils._maybe_pad_fp8_weight, VLLM_ROCM_FP8_PADDING=1 by default): {fmt_bytes(pad)} a GPU")
+    elif pad is None:
+        notes.append("vLLM on ROCm pads FP8 linear weights (VLLM_ROCM_FP8_PADDING); this model's layer kinds are not "
+                     "enumerated for it, so that padding is not counted")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,

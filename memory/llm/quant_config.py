@@ -71,3 +71,10 @@ def _quant_name(q: dict) -> str | None:
     if method == "mxfp4":
         return "mxfp4"
     return method or None
+
+
+def _fp8_channel(q: dict) -> bool:
+    """A compressed-tensors FP8 checkpoint whose weights are scaled per output channel (config_groups.*.weights.strategy
+    "channel": llm-compressor's FP8_DYNAMIC preset), which vLLM loads through process_fp8_weight_channel_strategy."""
+    return any(((g or {}).get("weights") or {}).get("strategy") == "channel"
+               for g in (q.get("config_groups") or {}).values() if isinstance(g, dict))
