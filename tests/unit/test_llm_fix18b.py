@@ -71,6 +71,6 @@ def test_bench_marks_the_rows_its_data_says_are_available_readings():
     # batch 57's nanos 0.24.0 row; batch 65's MEAKCIN Voice_Bot_Web 0.13.5 row; batch 67's two redwizurd 0.15.4 rows (Apple M4 Pro);
         # batch 70's two RX Vega ROCm rows (a gfx900 fork of 0.18.2, and 0.17.6); batch 74's seven (three MI25 0.18.2
         # source builds, four RX Vega 0.17.4 loads under Vulkan and ROCm); batch 77's three (an MI25 0.18.2 tinyllama
-        # load, an RX Vega 0.17.4 Vulkan load, Ticket-LLM's L40S 0.13.5 row)
-    assert len(marked) == 44 and all(_bench().available_reading(r) for r in marked)
+        # load, an RX Vega 0.17.4 Vulkan load, Ticket-LLM's L40S 0.13.5 row); batch 95's ecosystem RX 6600 0.18.2 row
+    assert len(marked) == 45 and all(_bench().available_reading(r) for r in marked)
     assert sum((r.get("batch") or 0) < 46 for r in marked) == 14
