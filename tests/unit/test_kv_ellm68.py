@@ -67,3 +67,29 @@ def test_gemma3_keeps_its_window():
     g2 = K.describe(model="gemma2:2b")
     d2 = kv_cache(g2, 8192, 2, "f16", "ollama", version=(0, 18, 2))
     assert d2["sliding_cells"] == d2["cells"] == 16_384
+
+
+# --- Ollama's num_batch before 0.30 (runtimes/ollama.py settings: the `ubatch` knob, 512 when not given). llm/server.go
+# at v0.18.2: `loadRequest := LoadRequest{... BatchSize: opts.NumBatch ...}` (line 174) and
+# `s.ggml.GraphSize(uint64(s.options.NumCtx), uint64(s.loadRequest.BatchSize), ...)` (line 522): the estimate's graph
+# is for the asked batch. gemma2:2b at num_batch 256 (GraphSize case "gemma2": fullOffload = max(4 x batch x
+# (embedding + vocab), 4 x batch x (2 + context + context x heads + 2 x embedding + 2 x headK x heads))):
+#   4 x 256 x (2,304 + 256,000) = 264,503,296 B = 252.25 MiB (printed 'compute graph' 252.2 MiB)
+#   4 x 256 x (2 + 16,384 + 16,384 x 8 + 4,608 + 4,096) = 159,909,888 B, smaller
+#   at the 512 kv assumed before: 529,006,592 B = 504.5 MiB (total memory 3.63 GiB against 3.4 printed)
+GRAPH_256 = 4 * 256 * (2_304 + 256_000)
+
+
+def test_hand_graph():
+    assert GRAPH_256 == 264_503_296 and GRAPH_256 / MiB == 252.25
+    assert 4 * 256 * (2 + 16_384 + 16_384 * 8 + 2 * 2_304 + 2 * 256 * 8) == 159_909_888 < GRAPH_256
+
+
+def test_ollama_graph_takes_num_batch():
+    # fails with settings' "ubatch" back at a fixed 512 (529,006,592 B)
+    b, rows = _rows()
+    from llm_score import _plan
+    _, res = _plan(rows[ROW])
+    assert res["overhead"]["compute_buffer"] == GRAPH_256
+    s = b.score(rows[ROW])
+    assert s["required_full_gib"][0] == 3.38    # 1548.87 MiB + 1664 MiB + 252.25 MiB = 3.38 GiB (printed 3.4)

@@ -206,7 +206,7 @@ RUNNER_AUTO_FLASH = parse_version("0.13.4-rc0")
 
 
 def settings(version, knobs) -> dict:
-    return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
+    return {"flash": bool(knobs.get("flash_attn")), "ubatch": int(knobs.get("ubatch") or 512), "ngl": knobs.get("ngl"), "version": version,
             "ubatch_asked": knobs.get("ubatch"), "flash_off": knobs.get("flash_attn") is False,
             "flash_auto": knobs.get("flash_attn") is None,
             "flash_gpu": flash_supported(version, knobs.get("gpu_name")),
