@@ -215,13 +215,14 @@ def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: 
 
 OLLAMA_SWA_ESTIMATE = (0, 6, 3)
 # The GGUF architectures with sliding layers that Ollama (before 0.30's llama-server) runs on its llama runner alone
-# (none is in fs/ggml OllamaEngineRequired, v0.6.3-v0.25.0-rc0 read): every sliding layer keeps the whole num_ctx x
-# parallel. The runner's vendored llama.cpp had one llama_kv_cache of n_ctx cells a layer before v0.11.5 (1a19df1f3,
-# no llama-kv-cache-unified-iswa.cpp) and from then keeps llama_context_default_params' swa_full = true (llama/llama.go
-# NewContextParams sets n_ctx, n_batch, n_ubatch, n_seq_max, flash and the cache types only): 'using full-size SWA
-# cache'. The estimate (fs/ggml GraphSize) windows gemma3 alone: "Gemma2 also has sliding window attention but we only
-# have an optimized implementation in the Ollama engine" (f66216e39, v0.6.3). Batch 95: gemma2:2b at 8192 x 2 on
-# 0.18.2 prints 'kv cache' 1.6 GiB and 832 + 832 MiB (non-SWA and SWA caches, 13 layers of 16384 cells each).
+# (none is in fs/ggml OllamaEngineRequired: tags v0.6.0-v0.24.0, v0.25.0-rc0): every sliding layer keeps the whole
+# num_ctx x parallel. The runner's vendored llama.cpp had one llama_kv_cache of n_ctx cells a layer before v0.11.5
+# (1a19df1f3, no llama-kv-cache-unified-iswa.cpp) and from then keeps llama_context_default_params' swa_full = true
+# (llama/llama.go NewContextParams sets n_ctx, n_batch, n_ubatch, n_seq_max, flash and the cache types only): 'using
+# full-size SWA cache'. The estimate (fs/ggml GraphSize) windows gemma3 alone: "Gemma2 also has sliding window
+# attention but we only have an optimized implementation in the Ollama engine" (f66216e39, v0.6.3). Batch 95:
+# gemma2:2b at 8192 x 2 on 0.18.2 prints 'kv cache' 1.6 GiB and 832 + 832 MiB (non-SWA and SWA caches, 13 layers
+# of 16384 cells each).
 OLLAMA_RUNNER_FULL_SWA = ("gemma2", "cohere2", "exaone4", "starcoder2")
 
 
