@@ -785,4 +785,13 @@ SEEN = SEEN_BATCHES_1_32 + (
         "ollama-otel-qwen38-27b-q80-mi355x-rocm-262k",
         "ollama-otel-qwen38-27b-q80-2xmi355x-rocm-262k-split",
         "ollama-otel-qwen3-06b-q80-h100-40k",
+        # batch 95: read (task ellm68) after its first sight was recorded (llm_first_sight.json batches["95"],
+        # commit 5af4bc87), before any change; changes it leads to say "batch 95, after first sight": a regression set
+        "vllm-ddiiwoong-qwen3-14b-bf16-l40s-40k-default",
+        "vllm-ddiiwoong-qwen3-14b-awq-l40s-40k-default",
+        "vllm-ddiiwoong-qwen3-14b-awq-l40s-1k-u095-seqs8-mbt8192",
+        "vllm-ddiiwoong-qwen3-14b-awq-tp2-2xl4-40k-default",
+        "vllm-ddiiwoong-qwen3-14b-awq-pp2-2xl4-40k-default",
+        "ollama-ecosystem-gemma2-2b-q40-rx6600-rocm-8k-np2-fit",
+        "vllm-llmspell-gemma4-e2b-bf16-l4-8k-u090-eager-lmonly",
         )

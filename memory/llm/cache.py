@@ -214,6 +214,16 @@ def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: 
 
 
 OLLAMA_SWA_ESTIMATE = (0, 6, 3)
+# The GGUF architectures with sliding layers that Ollama (before 0.30's llama-server) runs on its llama runner alone
+# (none is in fs/ggml OllamaEngineRequired: tags v0.6.0-v0.24.0, v0.25.0-rc0): every sliding layer keeps the whole
+# num_ctx x parallel. The runner's vendored llama.cpp had one llama_kv_cache of n_ctx cells a layer before v0.11.5
+# (1a19df1f3, no llama-kv-cache-unified-iswa.cpp) and from then keeps llama_context_default_params' swa_full = true
+# (llama/llama.go NewContextParams sets n_ctx, n_batch, n_ubatch, n_seq_max, flash and the cache types only): 'using
+# full-size SWA cache'. The estimate (fs/ggml GraphSize) windows gemma3 alone: "Gemma2 also has sliding window
+# attention but we only have an optimized implementation in the Ollama engine" (f66216e39, v0.6.3). Batch 95:
+# gemma2:2b at 8192 x 2 on 0.18.2 prints 'kv cache' 1.6 GiB and 832 + 832 MiB (non-SWA and SWA caches, 13 layers
+# of 16384 cells each).
+OLLAMA_RUNNER_FULL_SWA = ("gemma2", "cohere2", "exaone4", "starcoder2")
 
 
 def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, ubatch: int = 512,
@@ -251,7 +261,7 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
         # Ollama's estimate sized every layer in full until 0.6.3 (sliding-window estimates: ollama/ollama#9987,
         # merged 2025-03-25; 0.6.2 prints gemma3:27b's 62 layers at 2048 tokens in full, ollama/ollama#9791)
         old = version is not None and version < OLLAMA_SWA_ESTIMATE
-        honoured = spec.arch in LLAMACPP_SWA_ARCHS and not swa_full and not old
+        honoured = spec.arch in LLAMACPP_SWA_ARCHS and spec.arch not in OLLAMA_RUNNER_FULL_SWA and not swa_full and not old
         swa_cells = min(cells, win * parallel + OLLAMA_BATCH) if honoured else cells
         if spec.arch in GPTOSS_ARCHS and not swa_full:
             swa_cells = parallel * OLLAMA_GPTOSS_SWA + OLLAMA_BATCH

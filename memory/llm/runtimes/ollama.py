@@ -17,7 +17,7 @@ and its scheduler's layer placement (llm/memory.go, EstimateGPULayers):
 import re
 
 from ...units import MiB
-from ..cache import GPTOSS_ARCHS, kv_cache
+from ..cache import GPTOSS_ARCHS, OLLAMA_RUNNER_FULL_SWA, kv_cache
 from ..cards import compute_capability
 from ..mmproj import QWEN3VL_TOWERS, file_bytes, qwen3vl_tower
 from ..spec import SHARED
@@ -206,7 +206,7 @@ RUNNER_AUTO_FLASH = parse_version("0.13.4-rc0")
 
 
 def settings(version, knobs) -> dict:
-    return {"flash": bool(knobs.get("flash_attn")), "ubatch": 512, "ngl": knobs.get("ngl"), "version": version,
+    return {"flash": bool(knobs.get("flash_attn")), "ubatch": int(knobs.get("ubatch") or 512), "ngl": knobs.get("ngl"), "version": version,
             "ubatch_asked": knobs.get("ubatch"), "flash_off": knobs.get("flash_attn") is False,
             "flash_auto": knobs.get("flash_attn") is None,
             "flash_gpu": flash_supported(version, knobs.get("gpu_name")),
@@ -413,8 +413,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
         # (an MLA model's runner layout is llama.cpp's by build, not read here)
         runner_flash = s["flash"] or bool(s.get("flash_auto") and s.get("flash_gpu", True) and s["version"] is not None
                                           and at_least(s["version"], *RUNNER_AUTO_FLASH))
-        run = kv_cache(spec, ctx * parallel, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"],
-                       flash=runner_flash)
+        run = kv_cache(spec, ctx * parallel, parallel, kv, "llama.cpp", ubatch=s["ubatch"],
+                       swa_full=s["swa_full"] or spec.arch in OLLAMA_RUNNER_FULL_SWA, flash=runner_flash)
         out["kv_allocated"] = run["total"] - run["recurrent_state"]
     return out
 
