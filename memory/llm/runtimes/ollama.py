@@ -75,10 +75,7 @@ MAX_LAYER_BUFFER = (parse_version("0.7.0-rc1"), parse_version("0.7.1-rc0"))
 # others keep the estimate (the llama runner, still with blk.0 as buffer in 0.13-0.29). Ollama 0.30 drives
 # llama-server instead: not modelled here. First tag naming each architecture in OllamaEngineRequired, release
 # candidates included (every v0.11-v0.29 tag of fs/ggml/ggml.go read; glm4moelite from v0.14.3-rc2, not 0.14.3):
-# Its end is 0.30.0's first release candidate: every v0.30.0-rc0..rc32 tag already has llm/llama_server.go, whose
-# NewLlamaServer serves all GGML models through the llama-server subprocess (read at rc0 and rc5; v0.24.0 is the tag
-# before, there is no 0.25-0.29); a candidate sorts before its release (parse_version), so the bound names rc0.
-_rc = parse_version
+_rc = parse_version  # the end: every v0.30.0-rc tag has llm/llama_server.go (NewLlamaServer; rc0, rc5 read; rev4 B4)
 MEASURED_LAYOUT = ((0, 11, 11), _rc("0.30.0-rc0"))
 OLLAMA_ENGINE_FROM = {"gemma3": _rc("0.11.0-rc0"), "gemma3n": _rc("0.11.0-rc0"), "mistral3": _rc("0.11.0-rc0"),
                       "llama4": _rc("0.11.0-rc0"), "mllama": _rc("0.11.0-rc0"), "qwen25vl": _rc("0.11.0-rc0"),
@@ -296,9 +293,8 @@ def projector(spec) -> dict | None:
 
 
 def llama_server(version) -> bool:
-    """Ollama 0.30 (from 0.30.0-rc0) and later start llama.cpp's llama-server (MEASURED_LAYOUT's end): no estimate of
-    their own. No version (None) is False on purpose: kv sizes a version-less Ollama as its own engine (the newest one
-    modelled before llama-server, 0.29's) and says so in the report's runtime line (report.py)."""
+    """Ollama 0.30.0-rc0 and later start llama.cpp's llama-server (MEASURED_LAYOUT's end): no estimate of their own.
+    None is False: no version is sized as Ollama's own engine (0.29's), as report.py's runtime line says."""
     return version is not None and at_least(version, *MEASURED_LAYOUT[1])
 
 
