@@ -293,8 +293,7 @@ def projector(spec) -> dict | None:
 
 
 def llama_server(version) -> bool:
-    """Ollama 0.30.0-rc0 and later start llama.cpp's llama-server (MEASURED_LAYOUT's end): no estimate of their own.
-    None is False: no version is sized as Ollama's own engine (0.29's), as report.py's runtime line says."""
+    """Ollama 0.30.0-rc0 on starts llama-server (MEASURED_LAYOUT's end); None: its own engine, as report.py says."""
     return version is not None and at_least(version, *MEASURED_LAYOUT[1])
 
 
