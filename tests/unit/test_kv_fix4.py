@@ -264,3 +264,18 @@ def test_ollama_mlx_rows_are_not_llama_server():
         assert not ollama_llama_server(rows[rid]), rid
     # the same release on a GPU is (0.30.6 >= 0.30.0-rc0)
     assert ollama_llama_server({"runtime": "ollama", "version": "0.30.6", "gpu": "one NVIDIA H100", "input": {}})
+
+
+# --- D1: a hybrid's KV and RS buffers apart, as llama.cpp's log (and Ollama's from 0.30) prints them --------------
+def test_hybrid_kv_and_rs_buffers_apart():
+    # Qwen3.8-27B at 262,144: KV buffer 16 x 4 x 256 x 2 x 2 B x 262,144 = 16384.00 MiB; RS buffer 48 DeltaNet layers
+    # x (3 x 10,240 x 4 + 48 x 128 x 128 x 4) B = 156,893,184 B = 149.62 MiB (test_kv_ellm67's hand figures)
+    K, R = _kv()
+    from gpu_garden.memory.llm.report import format_plan
+    s = K.describe(model="Qwen3.8-27B")
+    kw = dict(ctx=262144, vram=288 * 2**30, weights_dtype="Q8_0")
+    for runtime, version in (("ollama", "0.32.14"), ("llama.cpp", None)):
+        text = format_plan(K.plan(s, runtime=runtime, runtime_version=version, **kw))
+        assert "KV buffer 16.00 GiB + RS buffer 149.62 MiB" in text, runtime
+    old = format_plan(K.plan(s, runtime="ollama", runtime_version="0.29.0", **kw))
+    assert "RS buffer" not in old and "recurrent state 149.62 MiB" in old     # Ollama's own engine: one figure
