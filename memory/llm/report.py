@@ -232,8 +232,7 @@ def format_plan(r: dict) -> str:
                  + (f", {m['experts']} experts" if m["experts"] else ""))
     ver = f" {r['runtime_version']}" if r.get("runtime_version") else " (newest)"
     if r["runtime"] == "ollama" and not r.get("runtime_version"):  # runtimes/ollama.py llama_server(None) is False
-        ver = (" (no version given: sized as Ollama's own engine, as 0.29 and earlier run it; 0.30 and later start "
-               "llama-server, --runtime-version 0.30.0 or later sizes that)")
+        ver = " (no version: sized as Ollama's own engine, 0.29's; --runtime-version 0.30 or later for llama-server)"
     what = {"vllm": f"--max-model-len {r['ctx']:,}, {r['parallel']} request(s) at once",
             "llama.cpp": f"-c {r['ctx']:,} shared by {r['parallel']} slot(s)",
             "ollama": f"num_ctx {r['ctx']:,} x {r['parallel']} parallel",

@@ -229,7 +229,7 @@ def test_ollama_rc_plan_and_versionless_line():
                             runtime_version="0.30.0-rc5"))
     assert "llama-server's CUDA context" in rc and "Ollama's per-GPU minimum reserve" not in rc
     newest = format_plan(K.plan(s, runtime="ollama", ctx=8192, vram=288 * 2**30, weights_dtype="Q8_0"))
-    assert "no version given: sized as Ollama's own engine" in newest
+    assert "no version: sized as Ollama's own engine" in newest
 
 
 # --- report.format_plan's other `depends` gates (rev4 M24, M27) -----------------------------------------------------
