@@ -67,7 +67,18 @@ def ollama_llama_server(row) -> bool:
     hybrid model's recurrent state is its own "RS buffer size" line (llama_memory_recurrent, max(1, -np) sequences).
     Ollama's own 'kv cache' summary (ml/device.go BackendMemory.Log) is no longer called there (read at v0.32.14)."""
     ov = parse_version(row["version"], "ollama") if row["runtime"] == "ollama" and row.get("version") else None
-    return ov is not None and OL.llama_server(ov)
+    return ov is not None and OL.llama_server(ov) and not ollama_mlx(row)
+
+
+# Ollama's MLX engine (x/mlxrunner: an -mlx or nvfp4 library tag on a Mac) runs no llama-server (rev4 B5)
+OLLAMA_MLX = re.compile(r"\bMLX\b|[-:]mlx\b|nvfp4", re.I)
+
+
+def ollama_mlx(row) -> bool:
+    """An Ollama row its MLX engine ran: its gpu field, inferred lines or model tag say MLX (or name an nvfp4 tag)."""
+    text = " ".join([str(row.get("gpu") or ""), str((row.get("input") or {}).get("model") or ""),
+                     *(str(v) for v in (row.get("inferred") or {}).values())])
+    return bool(OLLAMA_MLX.search(text))
 
 
 def buffer_sum(row) -> bool:

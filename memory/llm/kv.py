@@ -77,6 +77,9 @@ from .weights import DENSE_BITS, GGUF_BPW, LINEAR_BITS, split_weights, weights, 
 from ..errors import UserError
 
 
+CT_ORGS = ("redhatai", "neuralmagic", "nm-testing")  # llm-compressor's uploads (compressed-tensors checkpoints)
+
+
 def describe(config: str | None = None, gguf: str | None = None, model: str | None = None) -> LLMSpec:
     if config:
         return llm_spec.load_config(config)
@@ -87,5 +90,7 @@ def describe(config: str | None = None, gguf: str | None = None, model: str | No
         spec.unsloth = "unsloth" in model.lower()
         # llm-compressor's FP8_DYNAMIC checkpoints (RedHatAI/...-FP8-dynamic): channel-wise weights (vllm_rocm_fp8.py)
         spec.fp8_channel = spec.quant == "fp8" and bool(re.search(r"[-_.]fp8[-_.]dynamic\b", model.lower()))
+        # an FP8 name under llm-compressor's organisations is a compressed-tensors checkpoint (padded from vLLM 0.11)
+        spec.fp8_ct = spec.quant == "fp8" and model.strip().lower().split("/")[0] in CT_ORGS and "/" in model
         return spec
     raise UserError("give one of --config FILE, --gguf FILE or --model NAME")

@@ -229,15 +229,28 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
                      how=roles["how"] + f" + {fmt_bytes(buf)} of per_layer_embeddings buffer")
         notes.append(f"vLLM allocates Gemma 4's per_layer_embeddings with the model: max_num_batched_tokens "
                      f"{s['max_batched']} x {spec.n_layers} layers x {spec.ple_width} ({fmt_bytes(buf)})")
-    pad = VRF.padding_bytes(whole or spec, fmt, tp, V.on_rocm(knobs), s["version"]) if runtime == "vllm" else 0
+    rocm = V.on_rocm(knobs)
+    layers = VRF.layer_padding(whole or spec, fmt, tp, rocm, s["version"]) if runtime == "vllm" else 0
+    pad = sum(layers) if isinstance(layers, list) else layers
     if pad:  # ROCm's FP8 row padding (runtimes/vllm_rocm_fp8.py), kept in each linear's storage
-        roles = dict(roles, total=roles["total"] + pad, blocks=roles["blocks"] + pad,
-                     how=roles["how"] + f" + {fmt_bytes(pad)} of ROCm FP8 row padding")
-        notes.append(f"vLLM on ROCm pads every FP8 linear weight whose row is a multiple of 512 bytes by 256 bytes a row "
-                     f"(fp8_utils._maybe_pad_fp8_weight, VLLM_ROCM_FP8_PADDING=1 by default): {fmt_bytes(pad)} a GPU")
+        pp = s.get("pp", 1) or 1
+        if pp > 1:  # each stage keeps its own layers' padding (vllm_pipeline.evaluate_pp places rocm_fp8_pad)
+            from .runtimes.vllm_pipeline import pp_partition
+            mine = sum(layers[:pp_partition(len(layers), pp, s.get("pp_partition"))[0]])
+        else:
+            mine = pad
+        roles = dict(roles, total=roles["total"] + pad, blocks=roles["blocks"] + pad, rocm_fp8_pad=layers,
+                     how=roles["how"] + f" + {fmt_bytes(mine)} of ROCm FP8 row padding")
+        notes.append(f"vLLM on ROCm pads every linear weight of an FP8 checkpoint whose row is a multiple of 512 bytes by "
+                     f"256 bytes a row (fp8_utils._maybe_pad_fp8_weight, VLLM_ROCM_FP8_PADDING=1 by default; vLLM's "
+                     f"online --quantization fp8 does not pad): {fmt_bytes(mine)} a GPU"
+                     + (f" (stage 0's layers; {fmt_bytes(pad)} over all {pp} stages)" if pp > 1 else "")
+                     + f"; a server started with VLLM_ROCM_FP8_PADDING=0 holds that much less (kv has no switch for it)")
     elif pad is None:
         notes.append("vLLM on ROCm pads FP8 linear weights (VLLM_ROCM_FP8_PADDING); this model's layer kinds are not "
                      "enumerated for it, so that padding is not counted")
+    elif runtime == "vllm" and VRF.unpadded_note(whole or spec, fmt, rocm, s["version"]):
+        notes.append(VRF.unpadded_note(whole or spec, fmt, rocm, s["version"]))
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,

@@ -212,6 +212,15 @@ def _refusal_line(r, ref) -> str:
             f"{ref['available_bytes'] / 2**30:.2f} GiB" + tail)
 
 
+def _prints_rs_buffer(r) -> bool:
+    """llama.cpp, and Ollama from 0.30.0-rc0 (llama-server), print a hybrid model's KV and recurrent-state buffers on
+    two lines ("KV buffer size", "RS buffer size"; rev4 D1)."""
+    if r["runtime"] == "llama.cpp":
+        return True
+    from .runtimes import ollama as OL, parse_version
+    return r["runtime"] == "ollama" and OL.llama_server(parse_version(r.get("runtime_version"), "ollama"))
+
+
 def format_plan(r: dict) -> str:
     r = dict(r, total_all_layers=r.get("total_all_layers") or total_all_layers(r))
     m = r["model"]
@@ -222,6 +231,8 @@ def format_plan(r: dict) -> str:
     lines.append(f"{m['name']} ({m['arch']}): {m['layers']} layers ({kinds}), {geo}"
                  + (f", {m['experts']} experts" if m["experts"] else ""))
     ver = f" {r['runtime_version']}" if r.get("runtime_version") else " (newest)"
+    if r["runtime"] == "ollama" and not r.get("runtime_version"):  # runtimes/ollama.py llama_server(None) is False
+        ver = " (no version: sized as Ollama's own engine, 0.29's; --runtime-version 0.30 or later for llama-server)"
     what = {"vllm": f"--max-model-len {r['ctx']:,}, {r['parallel']} request(s) at once",
             "llama.cpp": f"-c {r['ctx']:,} shared by {r['parallel']} slot(s)",
             "ollama": f"num_ctx {r['ctx']:,} x {r['parallel']} parallel",
@@ -256,8 +267,12 @@ def format_plan(r: dict) -> str:
     kv_how = f"{fmt_bytes(r['kv_per_token'])} per token"
     if r["kv_detail"]["sliding_layers"]:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
-    if r["kv_detail"]["recurrent_state"]:
-        kv_how += f", recurrent state {fmt_bytes(r['kv_detail']['recurrent_state'])}"
+    state = r["kv_detail"]["recurrent_state"]
+    if state and _prints_rs_buffer(r) and r["kv_total"] > state:  # llama_kv_cache and llama_memory_recurrent apart
+        kv_how = (f"KV buffer {fmt_bytes(r['kv_total'] - state)} + RS buffer {fmt_bytes(state)} (llama.cpp's log prints "
+                  f"each), {kv_how}")
+    elif state:
+        kv_how += f", recurrent state {fmt_bytes(state)}"
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"
     fixed = r["runtime"] == "vllm" and r.get("pool_fixed")
     if fixed:  # the pool is what sits on the GPU; one request's need is what the pool must hold

@@ -75,8 +75,8 @@ MAX_LAYER_BUFFER = (parse_version("0.7.0-rc1"), parse_version("0.7.1-rc0"))
 # others keep the estimate (the llama runner, still with blk.0 as buffer in 0.13-0.29). Ollama 0.30 drives
 # llama-server instead: not modelled here. First tag naming each architecture in OllamaEngineRequired, release
 # candidates included (every v0.11-v0.29 tag of fs/ggml/ggml.go read; glm4moelite from v0.14.3-rc2, not 0.14.3):
-MEASURED_LAYOUT = ((0, 11, 11), (0, 30))
-_rc = parse_version
+_rc = parse_version  # the end: every v0.30.0-rc tag has llm/llama_server.go (NewLlamaServer; rc0, rc5 read; rev4 B4)
+MEASURED_LAYOUT = ((0, 11, 11), _rc("0.30.0-rc0"))
 OLLAMA_ENGINE_FROM = {"gemma3": _rc("0.11.0-rc0"), "gemma3n": _rc("0.11.0-rc0"), "mistral3": _rc("0.11.0-rc0"),
                       "llama4": _rc("0.11.0-rc0"), "mllama": _rc("0.11.0-rc0"), "qwen25vl": _rc("0.11.0-rc0"),
                       "gptoss": _rc("0.11.0-rc0"), "qwen3": _rc("0.12.0-rc0"), "qwen3moe": _rc("0.12.2-rc0"),
@@ -293,7 +293,7 @@ def projector(spec) -> dict | None:
 
 
 def llama_server(version) -> bool:
-    """Ollama 0.30 and later start llama.cpp's llama-server (MEASURED_LAYOUT's end): no estimate of their own."""
+    """Ollama 0.30.0-rc0 on starts llama-server (MEASURED_LAYOUT's end); None: its own engine, as report.py says."""
     return version is not None and at_least(version, *MEASURED_LAYOUT[1])
 
 

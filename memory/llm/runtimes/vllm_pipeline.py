@@ -54,10 +54,12 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     # a stage builds only its own layers (models/utils.py make_layers: PPMissingLayer outside [start_layer, end_layer)),
     # each at its own size (weights.layer_weights: a MoE model's dense first blocks are a fraction of its expert
     # blocks, so the last stages of GLM-5.1 or DeepSeek-V3 hold more than their share of layers says; round 83)
-    lw = layer_weights(spec, roles["blocks"])
+    # ROCm's FP8 row padding (vllm_rocm_fp8.layer_padding, inside roles["blocks"]) is placed by its own layers
+    pads = roles.get("rocm_fp8_pad") if isinstance(roles.get("rocm_fp8_pad"), list) else [0] * spec.n_layers
+    lw = layer_weights(spec, roles["blocks"] - sum(pads))
     stages, start = [], 0
     for i, n in enumerate(parts):
-        w = int(sum(lw[start:start + n])) + rope + (roles["embedding"] + extra if i == 0 else 0) + (
+        w = int(sum(lw[start:start + n])) + sum(pads[start:start + n]) + rope + (roles["embedding"] + extra if i == 0 else 0) + (
             roles["output"] if i == len(parts) - 1 else 0)
         e = evaluate(stage_spec(spec, start, start + n), ctx, kv, w, vram, dict(s, pp=1, stage=(i, len(parts))))
         e.update(stage_layers=n, stage_weights=w)
