@@ -269,4 +269,8 @@ def guess_runtime(scan, inc) -> str:
     # nothing above it does (no framework's marker or message, no Python frames), as a HIP program of its own prints it
     if any(e.get("runtime") == "hip" for e in inc.events) and not inc.frames and not any(k.startswith("torch") for k in kinds):
         return "hip"
+    # (round 110) ggml's SYCL check (its function "in function X at .../ggml-sycl.cpp:N") above a refusal in no runtime's own
+    # words ("Failed to allocate physical memory." from its VMM pool): ggml's SYCL backend threw, llama.cpp's (Ollama's in its log)
+    if f["ggml_sycl_fn"] and not inc.frames:
+        return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"
