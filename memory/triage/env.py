@@ -215,6 +215,8 @@ def guess_runtime(scan, inc) -> str:
         if inc.primary.get("form", "").startswith("stream_executor") or inc.primary["kind"] == "xla.remat":
             return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor or XLA's
             # rematerialization pass, by its paths
+        if inc.primary.get("form") == "xla_constant":
+            return inc.primary["runtime"] or "jax"      # (round 110) XLA's GPU executable placing a constant: PJRT's status
         if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:
