@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from support.triage_event import read
+from support.triage_event import read, top
 from gpu_garden.memory.triage.fact_patterns import FACTS
 from gpu_garden.memory.triage.kernel_limits import METAL_THREADGROUP, METAL_THREADGROUP_TAIL
 from gpu_garden.memory.triage.xla_runtimes import XLA_CONSTANT, xla_constant
@@ -121,6 +121,12 @@ def test_metal_threadgroup_limit_reads_other_mlx_metal(text):
     cause, kind, runtime, device, numbers = read(text)
     assert (cause, kind, runtime, device) == ("other", "metal.threadgroup", "mlx", "metal")
     assert numbers == {"requested": 40960, "max_allowed": 32768}
+
+
+def test_metal_threadgroup_limit_row_says_why():
+    cause, conf, ev = top(METAL_TG)
+    assert cause == "other" and conf["other"] >= 0.7
+    assert "40960 bytes of threadgroup (on-chip) memory and this GPU allows 32768" in ev["causes"][0]["evidence"][0]
 
 
 def test_metal_threadgroup_limit_without_mlx_names_no_mlx():
