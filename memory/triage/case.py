@@ -21,6 +21,7 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "catboost.pool", "faiss.alloc", "physx.capacity", "kmcuda.alloc", "xla.remat")
 # (round 106) Ollama's offload record: its compute graph's estimate over the GPU's available memory
 SIMPLE += ("ollama.graph_over",)
+SIMPLE += ("metal.threadgroup",)     # (round 110) Metal's threadgroup-memory limit on a kernel: its request and the limit
 # (round 73) XGBoost's device allocator: its message gives the request and the card's free memory
 SIMPLE += ("xgboost.alloc",)
 # (round 73) a traceback cut inside vLLM's memory profiling: no message, nothing measured

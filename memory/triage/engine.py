@@ -105,6 +105,9 @@ def _event_dict(scan, inc, context):
     if ev.get("form") == "stream_executor":
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory
+    if ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm"):
+        for key, v in scan.facts["tf_device_mem"].items():
+            numbers.setdefault(key, v)      # (round 110) ... above its BFC allocator's or an op's refusal as well (the lines are TF's)
     if ev.get("form") == "bfc":
         for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use

@@ -215,6 +215,8 @@ def guess_runtime(scan, inc) -> str:
         if inc.primary.get("form", "").startswith("stream_executor") or inc.primary["kind"] == "xla.remat":
             return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor or XLA's
             # rematerialization pass, by its paths
+        if inc.primary.get("form") == "xla_constant":
+            return inc.primary["runtime"] or "jax"      # (round 110) XLA's GPU executable placing a constant: PJRT's status
         if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:
@@ -269,4 +271,8 @@ def guess_runtime(scan, inc) -> str:
     # nothing above it does (no framework's marker or message, no Python frames), as a HIP program of its own prints it
     if any(e.get("runtime") == "hip" for e in inc.events) and not inc.frames and not any(k.startswith("torch") for k in kinds):
         return "hip"
+    # (round 110) ggml's SYCL check (its function "in function X at .../ggml-sycl.cpp:N") above a refusal in no runtime's own
+    # words ("Failed to allocate physical memory." from its VMM pool): ggml's SYCL backend threw, llama.cpp's (Ollama's in its log)
+    if f["ggml_sycl_fn"] and not inc.frames:
+        return "ollama" if f["ollama"] else "llama.cpp"
     return "pytorch"

@@ -244,7 +244,9 @@ FACTS = [
     # a runtime whose marker needs its own lines only named (a pin "lmdeploy==0.2.0" in an environment line, a pip list,
     # "mlx-community/..." as a model's repo): env.guess_runtime's last resort (NAMED_RUNTIMES, one group a row)
     ("runtime_named", re.compile("|".join(f"({rx})" for _, rx in NAMED_RUNTIMES))),
-    ("ggml_sycl_fn", re.compile(r"^\s*in function (ggml_\w{1,80}) at \S{0,300}ggml-sycl")),
+    # (round 110) newer builds name the function without ggml's prefix ("in function alloc at .../ggml-sycl/ggml-sycl.cpp:1861",
+    # a pool's method; a C++ qualified name too): the file is what says SYCL
+    ("ggml_sycl_fn", re.compile(r"^\s*in function ((?:\w{1,80}::){0,4}\w{1,80}) at \S{0,300}ggml-sycl")),
     # a CUDA memory query that failed for lack of memory (Warp names the function it was in): a query allocates nothing, it
     # fails so only when this process's context could not be created on a card that is already full
     ("mem_query_oom", re.compile(r"out of memory.{0,40}\bin function (wp_cuda_device_get_memory_info)\b|"

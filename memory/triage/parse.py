@@ -26,6 +26,8 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, app_vram_preflight as _app_vram_preflight, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from .other_runtimes import ollama_graph_over as _ollama_graph_over     # (round 106)
+from .xla_runtimes import xla_constant as _xla_constant     # (round 110)
+from .kernel_limits import metal_threadgroup as _metal_threadgroup     # (round 110)
 from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, catboost_pool as _catboost_pool,
                               faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc,
                               physx_capacity as _physx_capacity, kmcuda_alloc as _kmcuda_alloc, cudf_java as _cudf_java, rapids_rmm_init as _rapids_rmm_init,
@@ -250,6 +252,7 @@ RECOGNISERS = [
     _simple(_TRITON_SMEM, "triton.shared_memory", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(3)), "max_allowed": int(m.group(2) or m.group(4))},
             keys=("out of resource", "No valid triton configs")),
+    _metal_threadgroup,     # (round 110) Metal's "Threadgroup memory size (N) exceeds the maximum threadgroup memory allowed (M)"
     _simple(_MPS_NDARRAY, "mps.ndarray_limit", "mps", "pytorch", keys=("NDArray",)),
     _simple(_MPSGRAPH_INT_MAX, "mps.int_max_dims", "mps", "pytorch", keys=("larger than INT_MAX",)),     # (round 86) MPSGraph's dims cap
     # (round 87) NCCL's shared-memory segment in /dev/shm refused for want of space: host RAM, a CUDA run's collectives
@@ -461,6 +464,7 @@ RECOGNISERS = [
     _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
             keys=("memory layout cannot",)),
     _xla,
+    _xla_constant,     # (round 110) XLA's GPU executable: "INTERNAL: Failed to allocate N bytes for new constant"
     _tf_recv_alloc,     # (round 93) TensorFlow's rendezvous: "SameWorkerRecvDone unable to allocate output tensor"
     _cupy,
     _simple(_OPENVINO, "openvino.buffer_limit", "xpu", "openvino",
@@ -500,6 +504,7 @@ PRIORITY = {
     "npu.cann_malloc": 7,     # (round 84)
     "colmap.sift_match": 7,     # (round 91)
     "ollama.graph_over": 8,     # (round 106)
+    "metal.threadgroup": 8,     # (round 110)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 

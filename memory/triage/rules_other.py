@@ -391,6 +391,13 @@ OTHER = [
     R("other", 6.0, kind("triton.shared_memory"),
       "a Triton kernel (torch.compile, SageAttention) needs {n[requested]} bytes of shared memory per block and this GPU "
       "allows {n[max_allowed]}: a kernel configuration this GPU cannot run, not VRAM"),
+    # (round 110) Metal's pipeline compiler: a kernel's threadgroup memory over the GPU's maximum (kernel_limits.METAL_THREADGROUP):
+    # on-chip memory per threadgroup, a limit on the kernel's configuration, whatever unified memory is free (R5's family)
+    R("other", 6.0, kind("metal.threadgroup"),
+      lambda x: f"a Metal kernel needs {x.req} bytes of threadgroup (on-chip) memory"
+                + (f" and this GPU allows {x.n['max_allowed']}" if "max_allowed" in x.n else " over this GPU's maximum")
+                + ": a kernel configuration (tile size, head dimension, dtype) this GPU cannot run, not a shortage of memory; "
+                "a smaller head dimension or a lower-precision dtype picks a smaller kernel, or update the library"),
     R("other", 6.0, lambda x: x.kind == "torch.xpu" and "larger than 4GB" in x.text,
       "Intel XPU refuses any single allocation above 4 GiB on this platform ({req:b} asked): a per-allocation limit, not a shortage"),
     # the Comfy Compiler (2026): comfy-aimdo's memory compiler records a model's allocations and replays them

@@ -164,6 +164,9 @@ RUNTIME_MARKERS = (
     # model_executor/layers/utils.py:98  default_unquantized_gemm"): a path that opens at model_executor/ (SGLang's is
     # srt/model_executor/, under its own folder; a full vllm/model_executor/ path is a Python frame, read by env)
     ("vllm", ("model_executor/",), r"(?:^|[\s\"'(])model_executor/(?:layers|models|model_loader)/\w{1,80}\.py\b"),
+    # (round 110) MLX's Metal device (mlx/backend/metal/device.cpp) failing to build a kernel's pipeline, the kernel's name after
+    # it ("[metal::Device] Unable to load kernel steel_attention_..."): MLX's own words, as metal::malloc's are
+    ("mlx", ("[metal::Device]",), r"\[metal::Device\] Unable to (?:load|build) "),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

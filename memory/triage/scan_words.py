@@ -158,6 +158,9 @@ _ADDED_WORDS = (
     # Ollama's offload record (msg=offload, earlier msg="offload to cuda"), read where its compute graph's estimate is over the
     # GPU's available memory (other_runtimes.ollama_graph_over), round 106: no error word in it
     ("W", "msg=offload", 'msg="offload to '),
+    # Metal's threadgroup-memory limit on a kernel ("Threadgroup memory size (N) exceeds the maximum threadgroup memory allowed
+    # (M)", kernel_limits.METAL_THREADGROUP), round 110: no memory word on the first line when a quote wraps it
+    ("KW", "exceeds the maximum threadgroup"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

@@ -8,6 +8,7 @@ from .other_runtimes import DOTNET_OBJECT, XGB_FIGURE, libplacebo_heap
 from .native_runtimes import kmcuda_buffer, rapids_rmm_max
 from .text import num, size
 from .xla_runtimes import xla_tpu_used
+from .kernel_limits import metal_threadgroup_tail     # (round 110)
 
 
 def _vllm_v1(line):
@@ -130,6 +131,7 @@ BLOCK_KINDS = ("trtllm.executor", "vllm.kv_max_len", "sglang.kv_pool", "dotnet.o
 BLOCK_KINDS += ("rapids.rmm_init",)      # the Spark RAPIDS plugin's pool line under its warning (round 59)
 BLOCK_KINDS += ("xgboost.alloc",)        # XGBoost's "- Free memory:" and "- Requested memory:" lines when printed unescaped (round 73)
 BLOCK_KINDS += ("xla.oom",)             # XLA:TPU's compile failure with its "Used N of M hbm." on the next line (round 92)
+BLOCK_KINDS += ("metal.threadgroup",)   # Metal's threadgroup-memory limit wrapped before "memory allowed (M)" (round 110)
 # ds4's memory guard (its GLM branch, antirez/ds4#889) refuses a plan before allocating the graph: "ds4: GLM memory guard
 # refused ctx=1000000 ... before GLM graph allocation"; the lines under it give the model map, then the sum it needed and the
 # budget with what the budget came from ("required model+graph: 195.91 GiB; guard budget: 110.00 GiB (base 512.00 GiB,
@@ -231,6 +233,8 @@ def add_block_fields(ev, text) -> bool:
         return rapids_rmm_max(ev, text)
     if ev.get("kind") == "xla.oom":
         return xla_tpu_used(ev, text)
+    if ev.get("kind") == "metal.threadgroup":
+        return metal_threadgroup_tail(ev, text)     # (round 110) the limit of a wrapped message
     if ev.get("kind") == "xgboost.alloc":
         m = XGB_FIGURE.search(text)
         key = m and ("free" if m.group(1) == "Free" else "requested")

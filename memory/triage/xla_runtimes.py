@@ -231,3 +231,21 @@ def xla_remat(line):
 
 
 xla_remat.needed = ("reduce memory use below",)
+
+
+# (round 110) XLA's GPU executable could not place a compiled program's constant on the device (its status: "INTERNAL: Failed to
+# allocate 402653184 bytes for new constant"), raised by jaxlib as XlaRuntimeError/JaxRuntimeError and logged by PJRT's client
+# ("Execution of replica 0 failed: INTERNAL: ..."): a device allocation refused, its size exact
+XLA_CONSTANT = re.compile(r"\bINTERNAL: Failed to allocate (\d{1,20}) bytes for new constant\b")
+
+
+def xla_constant(line):
+    m = XLA_CONSTANT.search(line) if "for new constant" in line else None
+    if not m:
+        return None
+    jax = any(k in line for k in ("XlaRuntimeError", "JaxRuntimeError", "jaxlib", "pjrt_"))
+    return {"kind": "cuda.driver", "device_kind": None, "numbers": {"requested": int(m.group(1))}, "runtime": "jax" if jax else None,
+            "complete": True, "form": "xla_constant"}
+
+
+xla_constant.needed = ("for new constant",)
