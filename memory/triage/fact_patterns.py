@@ -151,6 +151,10 @@ FACTS = [
     # (torch.cuda.memory.CUDAPluggableAllocator), a torch.cuda.MemPool, comfy-aimdo (ComfyUI's Dynamic VRAM; 0.1 hooked PyTorch
     # through MemPool + pluggable allocator), vLLM's sleep-mode cumem allocator
     ("own_pool", re.compile(r"PluggableAllocator|\bMemPool\b|\bcomfy[-_]aimdo\b|\baimdo\b|\bcumem[ _]allocator\b|CuMemAllocator")),
+    # (round 111) comfy-aimdo's own C logger ("aimdo: control.c:276:INFO:comfy-aimdo inited for GPU: ...", "aimdo:
+    # src/model-vbar.c:N:ERROR:..."): the file and line, then the level. Only ComfyUI loads comfy-aimdo (its Dynamic VRAM), so
+    # the line names ComfyUI as the runtime, as its frames do
+    ("aimdo_log", re.compile(r"\baimdo: [\w./\\:-]{0,120}?\.[ch]:\d{1,6}:(?:DEBUG|INFO|WARN(?:ING)?|ERROR):")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
     # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
@@ -362,5 +366,6 @@ FACT_KEYS = {
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
     "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
+    "aimdo_log": ("aimdo: ",),
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -420,6 +420,7 @@ HANDLERS = {
     "training_log": lambda s, f, m, *_: f["training_log"] or f.__setitem__("training_log", m.group(0).strip()[:60]),
     "graph_capture": _set("graph_capture", True),
     "own_pool": _set("own_pool", True),
+    "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),
