@@ -105,6 +105,9 @@ def _event_dict(scan, inc, context):
     if ev.get("form") == "stream_executor":
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory
+    query = set(scan.facts["cuda_query_total"].values())
+    if device_kind == "cuda" and len(query) == 1:
+        numbers.setdefault("total", query.pop())    # (round 111) deviceQuery printed the card's total (every card alike)
     if ev.get("form") == "bfc":
         for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use

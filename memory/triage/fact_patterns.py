@@ -86,6 +86,9 @@ FACTS = [
     ("tf_device_mem", re.compile(r"^\s*(Total|Free) memory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
     # ...one block per card, each after "Found device N with properties:" (the stream executor's failure names no card)
     ("tf_found_device", re.compile(r"Found device (\d{1,3}) with properties")),
+    # (round 111) the CUDA samples' deviceQuery, a card a block: "  Total amount of global memory:   2047 MBytes (2146762752 bytes)",
+    # the card's total in bytes (group 1)
+    ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
@@ -367,5 +370,6 @@ FACT_KEYS = {
     "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
+    "cuda_query_total": ("Total amount of global memory",),
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]
