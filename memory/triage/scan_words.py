@@ -284,7 +284,6 @@ WINDOW_KEYS += (b"iommu is disabled",)   # (fact rknpu_no_iommu: round 74)
 WINDOW_KEYS += VLLM_OWN_RAISES          # (vLLM's own raises, as OPEN_ANCHORS: round 102)
 WINDOW_KEYS += (b"% CPU/GPU",)           # (`ollama ps`'s PROCESSOR column, facts "ollama_marker": round 107)
 OPEN_ANCHORS += (b"% CPU/GPU",)
-WINDOW_KEYS += (b"aimdo: ",)             # (comfy-aimdo's own log line, facts "aimdo_log": round 111)
 
 
 # A training run's progress words: once a line has shown the run trains (facts "training_log", which stays set), the
