@@ -145,6 +145,10 @@ _SRC = (
                                        r"\b(?:model|pipe|pipeline|net|unet|transformer|generator|upsampler|module|autoencoder)\w{0,30}(?:\.\w{1,30}(?:\(\))?){0,3}\.(?:to|cuda|half)\(|"
                                        r"\b(?:weight|param\w{0,10}|tensor)\.data\.(?:to|cuda)\(|\bself\.(?:cuda|half)\(\)|"
                                        r"\bload_weights?\(|\w{0,30}torch_load\w{0,30}\(|\baccelerator\.prepare(?:_model)?\(|\.prepare_model\(")),
+    # (round 111) a model class built from a saved checkpoint, "Transformer.from_checkpoint(path, "cuda")", Lightning's
+    # "Model.load_from_checkpoint(path)": its weights created or loaded on the device (a keyword such as
+    # resume_from_checkpoint= is no call)
+    ("weights-exceed-vram", re.compile(r"\b(?:load_)?from_checkpoint\(")),
     # a call that passes or extends an autoregressive KV cache (decoding token by token): what grows is the cache, batch x length
     ("kv-cache", re.compile(r"\b(?:k_cache|v_cache|kv_cache|key_cache|value_cache|past_key_values?)\b")),
 )

@@ -108,6 +108,9 @@ def _event_dict(scan, inc, context):
     if ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm"):
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # (round 110) ... above its BFC allocator's or an op's refusal as well (the lines are TF's)
+    query = set(scan.facts["cuda_query_total"].values())
+    if device_kind == "cuda" and len(query) == 1:
+        numbers.setdefault("total", query.pop())    # (round 111) deviceQuery printed the card's total (every card alike)
     if ev.get("form") == "bfc":
         for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use

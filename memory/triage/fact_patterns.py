@@ -86,6 +86,9 @@ FACTS = [
     ("tf_device_mem", re.compile(r"^\s*(Total|Free) memory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
     # ...one block per card, each after "Found device N with properties:" (the stream executor's failure names no card)
     ("tf_found_device", re.compile(r"Found device (\d{1,3}) with properties")),
+    # (round 111) the CUDA samples' deviceQuery, a card a block: "  Total amount of global memory:   2047 MBytes (2146762752 bytes)",
+    # the card's total in bytes (group 1)
+    ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
@@ -151,6 +154,10 @@ FACTS = [
     # (torch.cuda.memory.CUDAPluggableAllocator), a torch.cuda.MemPool, comfy-aimdo (ComfyUI's Dynamic VRAM; 0.1 hooked PyTorch
     # through MemPool + pluggable allocator), vLLM's sleep-mode cumem allocator
     ("own_pool", re.compile(r"PluggableAllocator|\bMemPool\b|\bcomfy[-_]aimdo\b|\baimdo\b|\bcumem[ _]allocator\b|CuMemAllocator")),
+    # (round 111) comfy-aimdo's own C logger ("aimdo: control.c:276:INFO:comfy-aimdo inited for GPU: ...", "aimdo:
+    # src/model-vbar.c:N:ERROR:..."): the file and line, then the level. Only ComfyUI loads comfy-aimdo (its Dynamic VRAM), so
+    # the line names ComfyUI as the runtime, as its frames do
+    ("aimdo_log", re.compile(r"\baimdo: [\w./\\:-]{0,120}?\.[ch]:\d{1,6}:(?:DEBUG|INFO|WARN(?:ING)?|ERROR):")),
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
     # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
@@ -364,5 +371,7 @@ FACT_KEYS = {
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
     "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
+    "aimdo_log": ("aimdo: ",),
+    "cuda_query_total": ("Total amount of global memory",),
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

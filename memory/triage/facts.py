@@ -37,7 +37,8 @@ def new_facts() -> dict:
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
-            "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {}}
+            "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
+            "cuda_query_total": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -257,12 +258,18 @@ def _tf_device_mem(f, lineno, item):
 
 
 def bfc_stats_after(f, line):
-    """The BFC Stats (limit, bytes in use) printed after the failure on `line` and before the next allocator's failure."""
+    """The BFC Stats (limit, bytes in use) printed after the failure on `line` and before the next allocator's failure.
+    (round 111) TensorFlow 0.x dumped them before its "Ran out of memory trying to allocate" warning: with none after the
+    log's first failure, the Stats block before it (no failure before it to own them) is its own."""
     nxt = min((n for n in f["bfc_fail_lines"] if n > line), default=float("inf"))
     out = {}
     for n, (key, v) in sorted(f["bfc_stats"].items()):
         if line < n < nxt:
             out.setdefault(key, v)
+    if not out and not any(n < line for n in f["bfc_fail_lines"]):
+        for n, (key, v) in sorted(f["bfc_stats"].items()):
+            if n < line:
+                out[key] = v        # the last block before it
     return out
 
 
@@ -420,6 +427,9 @@ HANDLERS = {
     "training_log": lambda s, f, m, *_: f["training_log"] or f.__setitem__("training_log", m.group(0).strip()[:60]),
     "graph_capture": _set("graph_capture", True),
     "own_pool": _set("own_pool", True),
+    "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
+    # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
+    "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),

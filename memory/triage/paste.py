@@ -59,6 +59,17 @@ _TORCH_MORE = re.compile(rb"[ \t]{0,16}(?:(?:\.{2,3}|\xe2\x80\xa6) ?)?(?:(?:GPU|
                          # (round 100) the slack's sentence in PyTorch's words, its "and ... is" retyped ("457.95 MiB reserved by
                          # PyTorch but unallocated.")
                          rb"[\d.]{1,24} ?[KMGT]?i?B (?:is )?reserved by PyTorch but unallocated)")
+# (round 111) the capacity sentence elided by the quoter after the card's name ("GPU 0 ... 78.85 GiB memory in use."), and the
+# allocated sentence broken inside itself: a line ending "Of the allocated memory N is", the next opening "allocated by PyTorch"
+_TORCH_GPU_CUT = re.compile(rb"[ \t]{0,16}(?:GPU|Device) \d{1,3} (?:\.{2,3}|\xe2\x80\xa6) ")
+_ALLOC_OPEN_END = re.compile(rb"Of the allocated memory [\d.]{1,24} ?[KMGT]?i?B is[ \t]*$")
+_ALLOC_REST = re.compile(rb"[ \t]{0,16}allocated by PyTorch\b")
+
+
+def _torch_next(line: bytes, nxt: bytes) -> bool:
+    """The next line goes on with PyTorch's message: one of its sentences (_TORCH_MORE, or the capacity sentence cut after
+    the card's name), or the rest of the allocated sentence the line broke (round 111)."""
+    return bool(_TORCH_MORE.match(nxt) or _TORCH_GPU_CUT.match(nxt) or _ALLOC_OPEN_END.search(line) and _ALLOC_REST.match(nxt))
 
 
 def undo(buf: bytes, judge=None) -> bytes:
@@ -254,10 +265,10 @@ def _torch_sentences(lines: list) -> list:
             continue
         # ((round 101) or, the capacity sentence left out, with the processes' sentences: "Process 7208 has N memory in use.",
         # "This process has M memory in use.")
-        if (begun or lines[k + 1].lstrip(b" \t").startswith((b"GPU ", b"Device ", b"Process ", b"This process "))) and _TORCH_MORE.match(lines[k + 1]):
+        if (begun or lines[k + 1].lstrip(b" \t").startswith((b"GPU ", b"Device ", b"Process ", b"This process "))) and _torch_next(lines[k], lines[k + 1]):
             j = k
-            while j < len(lines) - 1 and _TORCH_MORE.match(lines[j + 1]):
-                glue[j] = b" " if lines[j].rstrip().endswith(b".") else b". "
+            while j < len(lines) - 1 and _torch_next(lines[j], lines[j + 1]):
+                glue[j] = b" " if lines[j].rstrip().endswith(b".") or _ALLOC_OPEN_END.search(lines[j]) else b". "
                 lines[j + 1] = lines[j + 1].lstrip(b" \t")     # the indent under a rank prefix is not the message's
                 j += 1
             k = j

@@ -316,6 +316,14 @@ def _torch_bare(line):
             nums["this_process"] = size(me)
         elif procs:     # (rev2 B1) as _torch_new: a lone listed entry, no "this process" sentence, is this process (a container)
             split_listed(nums, [(int(p), size(s)) for p, s in procs], rank=bool(_RANK.match(line)))
+        # (round 111) the capacity sentence elided by the quoter ("Tried to allocate N. GPU 0 ... M memory in use. Of the
+        # allocated memory A is allocated by PyTorch, and R is reserved by PyTorch but unallocated."): the allocated sentence's
+        # own figures, read as the lead-cut quote reads them
+        o = RX.OF_ALLOC.search(rest)
+        if o:
+            nums["allocated"] = size(o.group(1))
+            if o.group(3):
+                nums["reserved_unallocated"] = size(o.group(3))
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
     if m.group("alloc"):    # ((round 104) or after "N already allocated", the line's end: the allocated figure alone)
