@@ -74,3 +74,14 @@ def test_moe_backend_is_read_by_vllm_only():
     from gpu_garden.memory.llm.names import load_builtin
     with pytest.raises(UserError, match="moe_backend"):
         llm.plan(load_builtin("google/gemma-4-26B-A4B-it"), "llama.cpp", ctx=4096, vram=32 * 2**30, moe_backend="cutlass")
+
+
+def test_command_keeps_the_moe_backend():
+    """The plan is sized for the backend asked, so the command it prints passes it on (vLLM's --moe-backend)."""
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm.names import load_builtin
+    kw = dict(ctx=256_000, vram=int(31.36 * 2**30), weights_dtype="nvfp4", max_num_batched_tokens=16_384,
+              max_num_seqs=2, runtime_version="0.19.2", kv_dtype="fp8", gpu_memory_utilization=0.85)
+    spec = load_builtin("google/gemma-4-26B-A4B-it")
+    assert llm.plan(spec, "vllm", moe_backend="cutlass", **kw)["command"].endswith(" --moe-backend cutlass")
+    assert "--moe-backend" not in llm.plan(spec, "vllm", **kw)["command"]
