@@ -824,4 +824,10 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-llmspell-gemma3-4b-pt-bf16-l4-8k-u090-eager-lmonly",
         "vllm-peephole-qwen38-27b-bf16-rtxpro6000se-8k-u090-seqs256",
         "vllm-peephole-qwen38-27b-bf16-rtxpro6000se-8k-u090-seqs1024-refused",
+        # batch 97: read (task ellm71) after its first sight was recorded (llm_first_sight.json batches["97"],
+        # commit 28d275d8), before any change; changes it leads to say "batch 97, after first sight": a regression set
+        "vllm-vlmvllm-llava16-mistral7b-fp16-h100pcie-4k-u090-llm",
+        "vllm-aipaas-qwen25-15b-awq-3090-2k-u050",
+        "vllm-99sono-gemma4-26b-a4b-redhatnvfp4-5090-96k-u082-fp8kv-mns2-eagle3",
+        "vllm-99sono-gemma4-26b-a4b-redhatnvfp4-5090-256k-u085-fp8kv-mns2",
         )

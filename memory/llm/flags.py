@@ -102,6 +102,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))
         if s.get("enforce_eager"):
             f.append(flag("flag", "--enforce-eager", "", "skip CUDA graph capture to free its memory", text="--enforce-eager"))
+        if s.get("moe_backend") not in (None, "auto"):
+            f.append(flag("flag", "--moe-backend", s["moe_backend"], "the experts' kernels: sizes the profile forward"))
         return f
     L = spec.n_layers
     ngl = s.get("ngl") if ngl is None else ngl

@@ -11,7 +11,7 @@ from .spec import FULL, MAMBA
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
-         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler", "mla_disable",
+         "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler", "mla_disable", "moe_backend",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "quant_group", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
@@ -31,6 +31,7 @@ READ_BY = (
     ("kv_cache_memory", "kv_cache_memory", ("vllm",)),
     ("vllm_engine", "vllm_engine", ("vllm",)),
     ("vllm_sampler", "vllm_sampler", ("vllm",)),
+    ("moe_backend", "moe_backend", ("vllm",)),
     ("mla_disable", "vllm_mla_disable", ("vllm",)),
     ("vllm_entrypoint", "vllm_entrypoint", ("vllm",)),
     ("nccl_nvls", "nccl_nvls", ("vllm",)),

@@ -312,7 +312,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower()),
-            "mla_disable": bool(knobs.get("mla_disable"))}
+            "mla_disable": bool(knobs.get("mla_disable")), "moe_backend": str(knobs.get("moe_backend") or "auto").lower()}
 
 
 # an Intel GPU: vLLM's XPU platform (its nightly images print the version as 0.26.1rc1.dev457+gc810e5ee9.xpu)
@@ -426,7 +426,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     over = {"cuda_context": CUDA_CONTEXT,
             "activation_profile": activation(spec, s["max_batched"], s["max_seqs"], v, v1=s["v1"],
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
-                                             max_model_len=ctx, weights_format=s.get("weights_format")),
+                                             max_model_len=ctx, weights_format=s.get("weights_format"),
+                                             moe_backend=s.get("moe_backend")),
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
             "cuda_graphs": graph_memory(s)}
     # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU

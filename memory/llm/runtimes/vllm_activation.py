@@ -71,6 +71,25 @@ QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy vid
 # a token against 90 for Qwen3.6-27B, 76 against 60 for Qwen3.6-35B-A3B (32 value heads).
 
 
+# vLLM's own CUTLASS NVFP4 experts (--moe-backend cutlass: "Using 'VLLM_CUTLASS' NvFp4 MoE backend"; without the flag
+# oracle/nvfp4.py tries FlashInfer's backends first, not read: the Triton term stays) hold more a token than that.
+# CutlassExpertsFp4 (fused_moe/cutlass_moe.py at vLLM 4b7f5ea1a, 0.19.2rc1.dev8): workspace_shapes() asks workspace1 (M x topk,
+# max(2N, K)) and workspace2 (M x topk, N) of the act dtype; run_cutlass_moe_fp4 then keeps the input shuffled into
+# expert order (shuffle_rows(a, a_map): M x topk x K), its fp4 copy with block scales (scaled_fp4_experts_quant: K/2 +
+# K/16 bytes a row), the intermediate's fp4 copy (N/2 + N/16), un-shuffles the down output into a new M x topk x K
+# tensor (shuffle_rows(c3, c_map)) and multiplies it by the router weights (another M x topk x K) before the sum (M x K)
+# into the output (M x K). K = hidden, N = moe_intermediate, 16-bit: topk x (3K + max(2N, K) + N) + 2K values and
+# topk x 9 (K + N) / 16 bytes a token, next to the layer's 5 hidden-size tensors the Triton term counts. Gemma-4-26B-A4B
+# (topk 8, K 2816, N 704): 246,752 B a token against the Triton term's 107,008 (batch 97, after first sight).
+CUTLASS_FP4 = "cutlass"
+
+
+def cutlass_fp4_per_token(spec) -> int:
+    """Bytes a token of the profile forward through vLLM's CutlassExpertsFp4 (CUTLASS_FP4)."""
+    k, n, topk = spec.hidden, spec.moe_intermediate, spec.n_experts_per_tok
+    return (topk * (3 * k + max(2 * n, k) + n) + 2 * k + 5 * spec.hidden) * 2 + topk * 9 * (k + n) // 16
+
+
 def moe_workspace(spec, max_batched: int) -> int:
     """Bytes of the fused-MoE scratch TritonExperts asks of the workspace manager for one profile batch."""
     i, d = spec.moe_intermediate, spec.hidden
@@ -79,7 +98,7 @@ def moe_workspace(spec, max_batched: int) -> int:
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
-               max_model_len: int | None = None, weights_format=None) -> int:
+               max_model_len: int | None = None, weights_format=None, moe_backend=None) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
@@ -94,6 +113,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
+        if moe_backend == CUTLASS_FP4 and str(weights_format or "").lower() == "nvfp4":
+            per_token = cutlass_fp4_per_token(spec)
     else:
         per_token = (3 * spec.intermediate + 2 * d) * 2 * FORWARD_FACTOR
     forward = max_batched * per_token
