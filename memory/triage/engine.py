@@ -28,6 +28,7 @@ from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_si
 from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
+from .servers import ggml_host_backend     # (round 112)
 from ..errors import UserError
 from ..units import fmt_bytes
 
@@ -64,6 +65,8 @@ def _event_dict(scan, inc, context):
     causes = rank.diagnose(case)
     ev = inc.primary
     device_kind = inc.primary.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None) or env["backend"]
+    if device_kind == "cpu" and ev["kind"] == "ggml.buffer":
+        device_kind = ggml_host_backend(inc.events) or device_kind     # the CPU line under a GPU backend's _Host buffer
     if device_kind == "cuda" and env["backend"] == "rocm":
         device_kind = "rocm"
     elif device_kind == "metal" and env["runtime"] in ("pytorch", "comfyui") and _torch_named(inc, env):
@@ -117,6 +120,8 @@ def _event_dict(scan, inc, context):
     for key, v in (trt_kv_sizing(case) or {}).items():
         if key != "short":
             numbers.setdefault(key, v)      # TensorRT-LLM's KV sizing line: the card's total and what the engine left free
+    if scan.facts.get("as_limit") and device_kind == "cpu":
+        numbers.setdefault("limit", scan.facts["as_limit"])     # (round 112) the address-space cap a host allocation ran into
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

@@ -323,6 +323,10 @@ FACTS = [
     # name <fqn>. This may mean that this state_dict entry could point to invalid memory regions ... Error: <the exception>"):
     # a full state_dict taken on the GPU gathers every unsharded parameter there (torch/distributed/fsdp)
     ("fsdp_clone", re.compile(r"Failed to clone\(\) tensor with name ")),
+    # (round 112) Linux's /proc/<pid>/limits row for RLIMIT_AS ("Max address space  8192000000  8192000000  bytes": soft, hard,
+    # unit), a finite cap that ulimit -v (KiB) or setrlimit set: every mapping of the process counts against it (CUDA's unified
+    # addressing maps the card's memory too), so an allocation fails with RAM and VRAM free ("unlimited" is no cap)
+    ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
 ]
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
@@ -373,5 +377,6 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
     "cuda_query_total": ("Total amount of global memory",),
+    "as_limit": ("Max address space",),     # (round 112)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

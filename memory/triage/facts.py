@@ -488,4 +488,5 @@ HANDLERS = {
     "darwin": _vote("darwin"),
     "linux": _vote("linux"),
     "wsl": _vote("wsl"),
+    "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
 }

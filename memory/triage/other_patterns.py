@@ -17,6 +17,9 @@ CUDA_CALL = re.compile(r"\b(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\([^
 # BVLC/caffe SyncedMemory::to_gpu cudaMallocs a blob's device copy (the net's data, parameters and their diffs), and
 # CaffeMallocHost (syncedmem.hpp) cudaMallocHosts its page-locked host copy
 CAFFE_CUDA = re.compile(r"\b(\w{1,60}\.(?:cpp|hpp|cu)):\d{1,6}\] Check failed: error == cudaSuccess \(2 vs\. 0\)\s{0,4}out of memory")
+# (round 112) and a CPU_ONLY build's CaffeMallocHost (syncedmem.hpp): malloc() then "CHECK(*ptr) << "host allocation of size " <<
+# size << " failed"": "Check failed: *ptr host allocation of size 3763200 failed", system RAM refused (a blob's CPU copy)
+CAFFE_HOST = re.compile(r"\] Check failed: \*ptr host allocation of size (\d{1,20}) failed")
 # Enoki (Mitsuba 2, psdr-cuda): cuda_malloc() trims its own cache and retries cudaMalloc once before "cuda_malloc(): out of
 # memory!"; Mitsuba 2's docs: the rendering or autodiff graph exhausted the GPU's memory (fewer samples, a lower resolution)
 ENOKI_MALLOC = re.compile(r"\bcuda_malloc\(\): out of memory!")

@@ -42,6 +42,7 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
                              CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH,     # (round 91)
                              NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC,     # (round 92)
+                             CAFFE_HOST as _CAFFE_HOST,     # (round 112) a CPU_ONLY Caffe's host malloc refused
                              THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED,     # (round 93)
                              KALDI_ALLOC as _KALDI_ALLOC, MARIAN_CUDA as _MARIAN_CUDA, DARKNET_CUDA as _DARKNET_CUDA,     # (round 94)
                              JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM, EARLYOOM as _EARLYOOM,
@@ -452,6 +453,7 @@ RECOGNISERS = [
                   "CUDA runtime error", "CUDA calloc", "CUDA failure")),
     _cuda_call,
     _caffe_cuda,
+    _simple(_CAFFE_HOST, "os.enomem", "cpu", "caffe", lambda m: {"requested": int(m.group(1))}, keys=("host allocation of size",)),
     _simple(_ENOKI_MALLOC, "enoki.malloc", "cuda", "enoki", keys=("cuda_malloc()",)),
     _ds4, _ds4_guard,
     _tt_metal,

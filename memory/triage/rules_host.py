@@ -189,4 +189,11 @@ HOST_RAM = [
           "Java heap space" if x.ev.get("form") == "heap" else "GC overhead limit exceeded")
       + "): host memory capped by the heap's size (-Xmx), not the GPU; a larger -Xmx, or fewer copies of the model's tensors "
         "on the heap at once (what the frames were building)"),
+    # (round 112) a host-side allocation failed in a log that shows the process's own address-space cap (/proc limits "Max address
+    # space", set by ulimit -v or setrlimit): the cap, not RAM or the card, refused it (CUDA's unified addressing counts the card's
+    # memory and the driver's reservations against it too); the fix is the cap raised or removed where the program is started
+    R("host-ram", 4.0, lambda x: bool(x.f.get("as_limit")) and (bool(x.host_buffer) or x.ev.get("device_kind") == "cpu"),
+      lambda x: f"a host allocation failed under the process's address-space limit (Max address space {fmt_bytes(x.f['as_limit'])}: "
+      "ulimit -v or setrlimit RLIMIT_AS), which every mapping counts against, GPU mappings included: raise or remove the limit "
+      "where the program is launched (ulimit -v unlimited, or a larger value)"),
 ]

@@ -298,3 +298,7 @@ OPEN_ANCHORS_TRAINED = tuple(k for k in OPEN_ANCHORS if k not in TRAINING_KEYS)
 
 
 DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
+# (round 112) /proc/<pid>/limits' "Max address space" row (facts "as_limit"), pasted before or after the failure: no memory word
+HEAD_ANCHORS += (b"Max address space",)
+OPEN_ANCHORS += (b"Max address space",)
+WINDOW_KEYS += (b"Max address space",)

@@ -322,3 +322,15 @@ def _ollama_runner(line):
         # size N"): the refused size is the event's; its device is left to the incident's lines
         ev["numbers"]["requested"] = int(b.group(2))
     return ev
+
+
+# (round 112) a GPU backend's pinned host buffer type allocates through the CPU backend when page-locking is refused or off
+# (ggml-cuda's host buffer falls back to ggml_backend_cpu_buffer_type), so the CPU backend's own line
+# ("ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size N") comes first and alloc_tensor_range's
+# "failed to allocate CUDA_Host buffer of size N" (the same N) follows: the buffer is system RAM, the device that build's
+def ggml_host_backend(events) -> str | None:
+    """The GPU backend whose '<name>_Host' buffer of the same size follows a CPU-backend buffer failure, else None."""
+    cpu = next((e for e in events if e.get("kind") == "ggml.buffer" and e.get("device_kind") == "cpu"), None)
+    size = cpu and cpu["numbers"].get("requested")
+    return next((e["device_kind"] for e in events if size and e.get("kind") == "ggml.buffer" and e.get("host")
+                 and e.get("device_kind") not in (None, "cpu") and e["numbers"].get("requested") == size), None)
