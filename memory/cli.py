@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--gpu-name", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100)")
     s.add_argument("--vllm-engine", choices=["v0", "v1"], help="vLLM engine as VLLM_USE_V1 sets it (default: the version's)")
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
-    s.add_argument("--moe-backend", metavar="NAME", help="vLLM's --moe-backend as given (cutlass: an NVFP4 MoE runs vLLM's own "
+    s.add_argument("--moe-backend", metavar="NAME", help="vLLM's --moe-backend, one of vLLM's names (cutlass: an NVFP4 MoE runs vLLM's own "
                    "CUTLASS experts, whose profile batch holds more per token; default: vLLM's pick)")
     s.add_argument("--vllm-mla-disable", action="store_true", default=None,
                    help="vLLM with VLLM_MLA_DISABLE=1: an MLA model's cache holds every head's K and V (qk_nope + "

@@ -103,7 +103,10 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
         if s.get("enforce_eager"):
             f.append(flag("flag", "--enforce-eager", "", "skip CUDA graph capture to free its memory", text="--enforce-eager"))
         if s.get("moe_backend") not in (None, "auto"):
-            f.append(flag("flag", "--moe-backend", s["moe_backend"], "the experts' kernels: sizes the profile forward"))
+            sized = V.cutlass_fp4(spec, s.get("weights_format"), s["moe_backend"])
+            f.append(flag("flag", "--moe-backend", s["moe_backend"], "the experts' kernels: sizes the profile forward"
+                          if sized else "the experts' kernels, as given (not modelled: the profile forward is sized as "
+                          "vLLM's default)"))
         return f
     L = spec.n_layers
     ngl = s.get("ngl") if ngl is None else ngl

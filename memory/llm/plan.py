@@ -274,6 +274,10 @@ def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, 
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "
                      "by itself (OLLAMA_FLASH_ATTENTION=0 turns it off)")
+    if runtime == "vllm" and s.get("moe_backend") not in (None, "auto") and not V.cutlass_fp4(spec, s.get("weights_format"),
+                                                                                            s["moe_backend"]):
+        notes.append(f"--moe-backend {s['moe_backend']}: kept in the command but has no effect on these figures (kv sizes "
+                     "only cutlass, for a MoE model's NVFP4 weights); the profile forward is sized as vLLM's default")
     return s
 
 

@@ -243,8 +243,9 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
                      how=roles["how"] + f" + {fmt_bytes(mine)} of ROCm FP8 row padding")
         notes.append(f"vLLM on ROCm pads every linear weight of an FP8 checkpoint whose row is a multiple of 512 bytes by "
                      f"256 bytes a row (fp8_utils._maybe_pad_fp8_weight, VLLM_ROCM_FP8_PADDING=1 by default; vLLM's "
-                     f"online --quantization fp8 does not pad): {fmt_bytes(mine)} a GPU"
-                     + (f" (stage 0's layers; {fmt_bytes(pad)} over all {pp} stages)" if pp > 1 else "")
+                     f"online --quantization fp8 does not pad): {fmt_bytes(mine)} "
+                     + (f"on each of stage 0's GPUs (its layers; {fmt_bytes(pad)} over all {pp} stages)" if pp > 1
+                        else "a GPU")
                      + f"; a server started with VLLM_ROCM_FP8_PADDING=0 holds that much less (kv has no switch for it)")
     elif pad is None:
         notes.append("vLLM on ROCm pads FP8 linear weights (VLLM_ROCM_FP8_PADDING); this model's layer kinds are not "

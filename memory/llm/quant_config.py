@@ -64,6 +64,8 @@ def _quant_name(q: dict) -> str | None:
         return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 or _quant_bits(q) else "int8"
     if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):  # AutoRound: GPTQ's packing (weights.py)
         return {4: "auto_round", 8: "int8"}.get(int(bits or 4), f"auto_round int{bits} (not modelled)")
+    if method == "modelopt" and str(q.get("quant_algo") or "").upper() == "NVFP4":  # nvidia's NVFP4 config.json
+        return "nvfp4"
     if method in ("fp8", "fbgemm_fp8", "modelopt"):
         return "fp8"
     if method in ("bitsandbytes",):

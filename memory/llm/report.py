@@ -269,8 +269,8 @@ def format_plan(r: dict) -> str:
         kv_how += f", sliding layers {fmt_bytes(r['kv_detail']['sliding_layers'])}"
     state = r["kv_detail"]["recurrent_state"]
     if state and _prints_rs_buffer(r) and r["kv_total"] > state:  # llama_kv_cache and llama_memory_recurrent apart
-        kv_how = (f"KV buffer {fmt_bytes(r['kv_total'] - state)} + RS buffer {fmt_bytes(state)} (llama.cpp's log prints "
-                  f"each), {kv_how}")
+        log = "llama.cpp's log" if r["runtime"] == "llama.cpp" else "Ollama's llama-server log"  # Ollama >= 0.30
+        kv_how = f"KV buffer {fmt_bytes(r['kv_total'] - state)} + RS buffer {fmt_bytes(state)} ({log} prints each), {kv_how}"
     elif state:
         kv_how += f", recurrent state {fmt_bytes(state)}"
     label = "KV, one request" if r["runtime"] in ("vllm", "sglang") else "KV cache"

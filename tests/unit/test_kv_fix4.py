@@ -185,8 +185,10 @@ def test_pp_note_gives_the_stage_figure():
     s = K.describe(model="Qwen/Qwen3.8-27B-FP8")
     kw = dict(runtime="vllm", ctx=32768, vram=287.98 * 2**30, weights_dtype="fp8", gpu_memory_utilization=0.45,
               pipeline_parallel_size=2)
-    for extra, pad, text in (({}, (8 * 59_392 + 24 * 61_440) * 256, "476.00 MiB a GPU"),
-                             ({"pp_layer_partition": "31,33"}, (7 * 59_392 + 24 * 61_440) * 256, "461.50 MiB a GPU")):
+    # rev5 D3 (task fix5): stage 0's figure, "on each of stage 0's GPUs", not "a GPU"
+    stage0 = " on each of stage 0's GPUs"
+    for extra, pad, text in (({}, (8 * 59_392 + 24 * 61_440) * 256, "476.00 MiB" + stage0),
+                             ({"pp_layer_partition": "31,33"}, (7 * 59_392 + 24 * 61_440) * 256, "461.50 MiB" + stage0)):
         cuda = K.plan(s, **kw, **extra)
         rocm = K.plan(s, gpu_name="AMD Instinct MI355X", **kw, **extra)
         assert rocm["weights"] - cuda["weights"] == pad

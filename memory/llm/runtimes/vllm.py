@@ -37,8 +37,8 @@ from ..weights import skip_matcher
 from . import PRE, at_least
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
-from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, encoder_peak,  # noqa: F401
-                              qwen_vl_video_grid_t)
+from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, cutlass_fp4, encoder_peak,  # noqa: F401
+                              moe_backend_name, qwen_vl_video_grid_t)
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
 DEFAULT_UTIL = 0.90
@@ -312,7 +312,7 @@ def settings(version, vram, ctx, knobs) -> dict:
             "gpu_name": knobs.get("gpu_name"), "weights_format": knobs.get("weights_format"), "nvls": NVLS_SETTINGS[nvls],
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower()),
-            "mla_disable": bool(knobs.get("mla_disable")), "moe_backend": str(knobs.get("moe_backend") or "auto").lower()}
+            "mla_disable": bool(knobs.get("mla_disable")), "moe_backend": moe_backend_name(knobs.get("moe_backend"))}
 
 
 # an Intel GPU: vLLM's XPU platform (its nightly images print the version as 0.26.1rc1.dev457+gc810e5ee9.xpu)

@@ -83,11 +83,35 @@ QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy vid
 # (topk 8, K 2816, N 704): 246,752 B a token against the Triton term's 107,008 (batch 97, after first sight).
 CUTLASS_FP4 = "cutlass"
 
+# the names vLLM's --moe-backend accepts (vllm/config/kernel.py MoEBackend at 1CatAI/1Cat-vLLM ae13773a; arg_utils
+# lower-cases them and turns "-" into "_" before the check); kv sizes only "cutlass" on NVFP4 weights differently
+MOE_BACKENDS = ("auto", "triton", "deep_gemm", "deep_gemm_mega_moe", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass",
+                "flashinfer_cutedsl", "flashinfer_b12x", "marlin", "humming", "triton_unfused", "aiter", "emulation")
+
+
+def moe_backend_name(value) -> str:
+    """--moe-backend as vLLM reads it (lower case, "-" as "_"); a name vLLM does not accept is a UserError."""
+    name = str(value or "auto").lower().replace("-", "_")
+    if name not in MOE_BACKENDS:
+        from ...errors import UserError
+        raise UserError(f"--moe-backend {value!r} is not one of vLLM's: {', '.join(MOE_BACKENDS)}")
+    return name
+
+
+def cutlass_fp4(spec, weights_format, moe_backend) -> bool:
+    """Whether the profile forward is sized as CutlassExpertsFp4: a MoE model, NVFP4 weights under any name vLLM's
+    --quantization gives them (flags.VLLM_QUANTIZATION: modelopt_fp4 is nvfp4) and --moe-backend cutlass."""
+    from ..flags import VLLM_QUANTIZATION
+    fmt = str(weights_format or "").lower()
+    return bool(spec.n_experts) and moe_backend == CUTLASS_FP4 and VLLM_QUANTIZATION.get(fmt, fmt) == "nvfp4"
+
 
 def cutlass_fp4_per_token(spec) -> int:
-    """Bytes a token of the profile forward through vLLM's CutlassExpertsFp4 (CUTLASS_FP4)."""
+    """Bytes a token of the profile forward through vLLM's CutlassExpertsFp4 (CUTLASS_FP4): per expert copy the
+    shuffled input, the down output un-shuffled and weighted (3K), workspace1 and workspace2, then 2K (the CUTLASS sum
+    and output) + 5K (the Triton term's hidden-size tensors) = 7K, in 16 bits, and the fp4 copies with their scales."""
     k, n, topk = spec.hidden, spec.moe_intermediate, spec.n_experts_per_tok
-    return (topk * (3 * k + max(2 * n, k) + n) + 2 * k + 5 * spec.hidden) * 2 + topk * 9 * (k + n) // 16
+    return (topk * (3 * k + max(2 * n, k) + n) + 7 * k) * 2 + topk * 9 * (k + n) // 16
 
 
 def moe_workspace(spec, max_batched: int) -> int:
@@ -113,7 +137,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
-        if moe_backend == CUTLASS_FP4 and str(weights_format or "").lower() == "nvfp4":
+        if cutlass_fp4(spec, weights_format, moe_backend):
             per_token = cutlass_fp4_per_token(spec)
     else:
         per_token = (3 * spec.intermediate + 2 * d) * 2 * FORWARD_FACTOR
