@@ -105,12 +105,9 @@ def _event_dict(scan, inc, context):
             numbers.setdefault("gpu_memory_utilization_ratio", scan.facts["vllm_util"])
         if scan.facts["vllm_maxlen"]:
             numbers.setdefault("max_model_len_tokens", scan.facts["vllm_maxlen"])
-    if ev.get("form") == "stream_executor":
+    if ev.get("form") == "stream_executor" or (ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm")):
         for key, v in scan.facts["tf_device_mem"].items():
-            numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory
-    if ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm"):
-        for key, v in scan.facts["tf_device_mem"].items():
-            numbers.setdefault(key, v)      # (round 110) ... above its BFC allocator's or an op's refusal as well (the lines are TF's)
+            numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory (round 110: for its BFC allocator's or an op's refusal too)
     query = set(scan.facts["cuda_query_total"].values())
     if device_kind == "cuda" and len(query) == 1:
         numbers.setdefault("total", query.pop())    # (round 111) deviceQuery printed the card's total (every card alike)
