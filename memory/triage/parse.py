@@ -505,8 +505,7 @@ PRIORITY = {
     "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
     "npu.cann_malloc": 7,     # (round 84)
     "colmap.sift_match": 7,     # (round 91)
-    "ollama.graph_over": 8,     # (round 106)
-    "metal.threadgroup": 8,     # (round 110)
+    "ollama.graph_over": 8, "metal.threadgroup": 8,     # (rounds 106, 110)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
 }
 
