@@ -257,7 +257,8 @@ def score(row) -> dict:
         # the cache as allocated: at the context the fit step chose, -c not given (the verdict stays at the row's ctx)
         res_kv = _plan(dict(row, input=dict(row["input"], ctx=None)))[1] if fit_lowered_ctx(row) else res
     except (UserError, TypeError, KeyError) as exc:
-        out["error"] = f"{type(exc).__name__}: {exc}"
+        # repo-relative: a drafter's stored path would otherwise put this checkout's folder into the results
+        out["error"] = f"{type(exc).__name__}: {exc}".replace(f"{REPO}/", "")
         return out
     # an Unsloth Dynamic name without the file: the weights are a range (memory/llm/unsloth.py), not scored; the
     # rows carry no file size among their inputs, so they score the KV cache (and a verdict both ends agree on)
