@@ -830,4 +830,10 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-aipaas-qwen25-15b-awq-3090-2k-u050",
         "vllm-99sono-gemma4-26b-a4b-redhatnvfp4-5090-96k-u082-fp8kv-mns2-eagle3",
         "vllm-99sono-gemma4-26b-a4b-redhatnvfp4-5090-256k-u085-fp8kv-mns2",
+        # batch 98: read (task ellm72) after its first sight was recorded (llm_first_sight.json batches["98"],
+        # commit 40fd0856), before any change; changes it leads to say "batch 98, after first sight": a regression set
+        "vllm-gb10svc-aeon-qwen36-27b-nvfp4-gb10-262k-kvmem15g-fp8kv-dflash10",
+        "vllm-gb10svc-aeon-qwen36-27b-nvfp4-gb10-262k-u0355-fp8kv-dflash10",
+        "sglang-physharness-qwen38-27b-awq-4090d-32k-msf092",
+        "sglang-physharness-qwen38-27b-awq-4090d-32k-msf086-refused",
         )

@@ -37,6 +37,8 @@
   --mamba-ssm-cache-dtype, SSM_STATE_BYTES), and the KV pool is what is left. Not modelled: the
   speculative intermediate states, the fork's demand-driven sizing. --max-mamba-cache-size N (server_args) takes the
   ratio's place: exactly N request states come out of `rest` first (handle_max_mamba_cache's "explicitly set" branch).
+  A running request holds MAMBA_REQ_RATIO (3) states: fewer than that and SGLang refuses to start ("... state cache is
+  too small to serve any requests", _resolve_max_num_reqs), whatever the KV pool.
   hybrid sliding-window models (model_config is_hybrid_swa_model: Llama 4, gpt-oss, Gemma 4; not Gemma 2 or 3, whose
   sliding layers SGLang sizes in full): two pools, full layers of max_total_num_tokens and sliding layers of
   r x that, r = --swa-full-tokens-ratio (0.8): tokens = rest / (F + r x S), F and S one token's bytes over the full and
@@ -224,6 +226,14 @@ def cell_bytes(spec, kv: str, swa_ratio: float | None = None) -> float:
 
 MAMBA_FULL_MEMORY_RATIO = 0.9  # server_args mamba_full_memory_ratio
 MAMBA_SSM_BYTES = 4            # server_args mamba_ssm_dtype "float32"
+# request states a running request holds (model_runner_kv_cache_mixin _calculate_mamba_ratio, read at akao-amd/sglang
+# cf772ab4 and in a 2026 copy of the KVCacheConfigurator): MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO 3 with the radix
+# cache, + 2 (1 without the overlap scheduler) with --mamba-scheduler-strategy extra_buffer, 1 with --disable-radix-cache;
+# server_args resolves "auto" to no_buffer there (3). _resolve_max_num_reqs caps the running requests at
+# max_mamba_cache_size // ratio and raises when that is 0 ("Hybrid (mamba/linear-attention) state cache is too small to
+# serve any requests. max_mamba_cache_size=4, mamba_ratio=5, resulting max_num_reqs=0", batch 98's 0.86 start, a build
+# that took extra_buffer). Which release first raises was not read; an earlier one went on with no request slot.
+MAMBA_REQ_RATIO = 3
 # --mamba-ssm-dtype T (server_args mamba_ssm_dtype; kv's knob mamba_ssm_cache_dtype, vLLM's name for the same element):
 # the temporal state's element. SGLang's server-args handler (handle_environment_variables) sets SGLANG_MAMBA_SSM_DTYPE
 # from it when given, and configs/mamba_utils.py mamba2_state_dtype (sgl-project/sglang 02e208de) takes that variable
@@ -278,12 +288,14 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: fl
         slots = (mamba_cache if mamba_cache is not None
                  else int(rest * MAMBA_FULL_MEMORY_RATIO / (1 + MAMBA_FULL_MEMORY_RATIO) // per_req))
         out["mamba_slots"], out["mamba_pool"] = slots, slots * per_req
+        out["mamba_reqs"] = slots // MAMBA_REQ_RATIO  # _resolve_max_num_reqs' cap; 0: SGLang refuses to start
         rest -= slots * per_req
     tokens = max(int(rest // cell), 0)
     if hybrid_swa(spec):
         ratio = SWA_FULL_TOKENS_RATIO if swa_ratio is None else swa_ratio
         out["swa_tokens"] = int(tokens * ratio)
-    out.update(free0=int(free0), pool=int(max(rest, 0)), tokens=tokens, fits=bool(tokens > 0), whole=tokens >= ctx,
+    out.update(free0=int(free0), pool=int(max(rest, 0)), tokens=tokens, fits=bool(tokens > 0 and out.get("mamba_reqs") != 0),
+               whole=tokens >= ctx,
                total=int(vram), budget=int(mfs * free0),
                mfs_needed=(w_bytes + need) / free0)
     return out
@@ -409,10 +421,21 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
             notes.append(f"sliding-window layers: their own pool of {ev['swa_tokens']:,} tokens (--swa-full-tokens-ratio "
                          f"{ratio:g} of the full layers' {ev['tokens']:,}); a request needs its window there, the rest of "
                          "its context in the full layers")
-        if not ev["fits"]:
+        if ev.get("mamba_reqs") == 0 and ev["tokens"] > 0:
+            notes.append(f"the recurrent-state pool holds {ev['mamba_slots']} request states, fewer than the "
+                         f"{MAMBA_REQ_RATIO} a running request takes (mamba_ratio): SGLang stops with 'Hybrid "
+                         "(mamba/linear-attention) state cache is too small to serve any requests. "
+                         f"max_mamba_cache_size={ev['mamba_slots']}, mamba_ratio={MAMBA_REQ_RATIO}, resulting "
+                         "max_num_reqs=0' (a build that takes --mamba-scheduler-strategy extra_buffer needs 5); raise "
+                         "--mem-fraction-static or --max-mamba-cache-size")
+        elif ev.get("mamba_reqs"):
+            notes.append(f"SGLang runs at most {ev['mamba_reqs']} requests at once (max_mamba_cache_size "
+                         f"{ev['mamba_slots']} // mamba_ratio {MAMBA_REQ_RATIO}; 5 with extra_buffer), lowering "
+                         "--max-running-requests to that")
+        if not ev["tokens"]:
             notes.append("the weights leave no KV pool: SGLang stops with 'Not enough memory. Please try to increase "
                          "--mem-fraction-static'")
-        elif not ev["whole"]:
+        elif ev["fits"] and not ev["whole"]:
             notes.append(f"SGLang starts, but a request's input is capped at {ev['tokens'] - 1:,} tokens, not {ctx:,} "
                          "(the pool); " + ("raise --mem-fraction-static" if use else "an fp8 cache or more GPUs hold more"))
     if hybrid_swa(spec):  # review 2: the row is the pools' price of ctx tokens, not one request's own need
