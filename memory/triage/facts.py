@@ -267,10 +267,28 @@ def bfc_stats_after(f, line):
         if line < n < nxt:
             out.setdefault(key, v)
     if not out and not any(n < line for n in f["bfc_fail_lines"]):
-        for n, (key, v) in sorted(f["bfc_stats"].items()):
-            if n < line:
-                out[key] = v        # the last block before it
+        # (rev5 B5) one whole block, the last before the failure, and only in TensorFlow 0.x's order: that block ends just
+        # before the failure's "Ran out of memory trying to allocate" warning (the chunk map's bar line between); figures of
+        # several earlier blocks are not merged, and a block far before the failure is some earlier state's
+        block = _last_stats_block(f["bfc_stats"], line)
+        if block and line - block[-1][0] <= BFC_STATS_GAP:
+            out = {key: v for _, key, v in block}
     return out
+
+
+BFC_STATS_GAP = 10      # InUse, then MaxInUse, NumAllocs, MaxAllocSize, a blank, the chunk bar, the warning (with room for a few more)
+
+
+def _last_stats_block(stats, line):
+    """The last Stats block (its Limit/InUse lines, adjacent) printed before `line`, as [(lineno, key, value)]."""
+    block = []
+    for n, (key, v) in sorted(stats.items()):
+        if n >= line:
+            break
+        if not block or key in {k for _, k, _ in block} or n - block[-1][0] > 2:
+            block = []      # a new block: a figure repeated, or not adjacent to the last
+        block.append((n, key, v))
+    return block
 
 
 # Ollama's own log format: Go's slog text with the source file's base name ("level=INFO source=llama_server.go:837 msg=..."),
