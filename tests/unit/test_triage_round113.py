@@ -141,3 +141,33 @@ def test_new_patterns_linear_time():
         (JAX_OWN.search, ["jax" * (MB // 3), "jaxlib" * (MB // 6), "Xla" * (MB // 3), "pjrt" * (MB // 4),
                           "XlaRuntime" * (MB // 10), "a" * MB]),
     ])
+
+
+# --- 5. MONAI Label's planner: the free GPU memory it measured -----------------------------------------------------------
+MONAI_GPU_FREE = dict(FACTS)["monai_gpu_free"]
+MONAI = """[2024-01-02 09:00:00,001] [100] [MainThread] [INFO] (monailabel.utils.others.planner:71) - Available GPU memory: {0: 3000} in MB
+[2024-01-02 09:05:00,002] [100] [MainThread] [ERROR] (ignite.engine.engine.SupervisedTrainer:853) - Current run is terminating due to exception: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 6.00 GiB total capacity; 4.50 GiB already allocated; 0 bytes free; 4.80 GiB reserved in total by PyTorch)
+"""
+
+
+def test_monai_planner_free_memory_is_available():
+    _, kind, runtime, device, nums = read(MONAI)
+    assert (kind, runtime, device) == ("torch.cuda", "pytorch", "cuda")
+    assert nums["available"] == 3000 * MiB
+    assert nums["requested"] == 64 * MiB and nums["total"] == 6 * GiB
+
+
+@pytest.mark.parametrize("line, value", [
+    ("Available GPU memory: {0: 2100} in MB", "2100"),
+    ("(monailabel.utils.others.planner:71) - Available GPU memory: {1: 11000} in MB", "11000"),
+    ("Available GPU memory: {0: 2100, 1: 3000} in MB", None),      # several cards: which one failed is not said here
+    ("Available GPU memory: 2100 MB", None),
+])
+def test_monai_planner_pattern(line, value):
+    m = MONAI_GPU_FREE.search(line)
+    assert (m.group(1) if m else None) == value
+
+
+def test_monai_pattern_linear_time():
+    assert_each_fast([(MONAI_GPU_FREE.search, ["Available GPU memory: {" * (MB // 24), "Available GPU memory: {0: " + "9" * MB,
+                                               "Available GPU memory: {0: 1" + "}" * MB, "{" * MB])])
