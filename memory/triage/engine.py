@@ -111,6 +111,8 @@ def _event_dict(scan, inc, context):
     query = set(scan.facts["cuda_query_total"].values())
     if device_kind == "cuda" and len(query) == 1:
         numbers.setdefault("total", query.pop())    # (round 111) deviceQuery printed the card's total (every card alike)
+    if scan.facts["monai_gpu_free"] and ev["kind"].startswith("torch.") and device_kind == "cuda":
+        numbers.setdefault("available", scan.facts["monai_gpu_free"])     # (round 113) MONAI Label's planner measured it free
     if ev.get("form") == "bfc":
         for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use

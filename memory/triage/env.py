@@ -216,7 +216,10 @@ def guess_runtime(scan, inc) -> str:
             return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor or XLA's
             # rematerialization pass, by its paths
         if inc.primary.get("form") == "xla_constant":
-            return inc.primary["runtime"] or "jax"      # (round 110) XLA's GPU executable placing a constant: PJRT's status
+            # (round 110) XLA's GPU executable placing a constant: PJRT's status, JAX's by default; (rev5 B4) TensorFlow's
+            # (jit_compile) where the log shows TensorFlow's own words and none of JAX's
+            return inc.primary["runtime"] or ("tensorflow" if f["tf_own"] and not f["jax_own"] and not any(
+                "jax" in p for p, _ in inc.frames) else "jax")
         if "onnx.alloc" in kinds or "onnxruntime" in text and ("torch.directml" in kinds or "CUDA failure" in text):
             return "onnxruntime"
         if "xla.oom" in kinds:

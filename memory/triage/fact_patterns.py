@@ -327,12 +327,21 @@ FACTS = [
     # unit), a finite cap that ulimit -v (KiB) or setrlimit set: every mapping of the process counts against it (CUDA's unified
     # addressing maps the card's memory too), so an allocation fails with RAM and VRAM free ("unlimited" is no cap)
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
+    # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
+    # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
+    # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
+    # "jaxlib", "XlaRuntimeError", PJRT's client): which of the two an XLA status without either on its line belongs to
+    # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
+    # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
+    ("monai_gpu_free", re.compile(r"\bAvailable GPU memory: \{\d{1,3}: (\d{1,9})\} in MB\b")),
+    ("tf_own", re.compile(r"\btensorflow[/\\](?:core|compiler|stream_executor|python|tsl|cc)[/\\]|\btensorflow\.python\b")),
+    ("jax_own", re.compile(r"\bjax(?:lib)?[/\\.]|\bjaxlib\b|\b(?:Xla|Jax)RuntimeError\b|\bpjrt_")),
 ]
 
 # Each fact is tried only when its line contains one of these words (a substring test costs ~50 ns, a regex ~1 us).
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
-    "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"), "fsdp_clone": ("Failed to clone()",),
+    "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"), "fsdp_clone": ("Failed to clone()",), "monai_gpu_free": ("Available GPU memory: {",), "tf_own": ("tensorflow",), "jax_own": ("jax", "RuntimeError", "pjrt_"),
     "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),

@@ -66,12 +66,7 @@ def _rest_numbers(nums, m, line):
         nums["allowed"] = size(a.group(1))
     o = RX.OF_ALLOC.search(rest)
     if o:
-        nums["allocated"] = size(o.group(1))
-        if o.group(2):
-            nums["private_pools"] = size(o.group(2))
-        if o.group(3):
-            nums["reserved_unallocated"] = size(o.group(3))
-            nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
+        _of_alloc(nums, o, reserved=True)
     # (round 100) the slack's own words kept, the sentence around it retyped ("..., with N reserved by PyTorch but unallocated");
     # not where "Of the allocated memory" is there unread (a line rejoined without its space: the other glue reads it whole)
     r = _RU_ANY.search(rest) if "reserved_unallocated" not in nums and (o or "allocated memory" not in rest) else None
@@ -228,13 +223,26 @@ def _torch_lead_cut(line):
     if me:
         nums["this_process"] = size(me.group(1))
     if o:
-        nums["allocated"] = size(o.group(1))
-    if r or (o and o.group(3)):
-        nums["reserved_unallocated"] = size((r or o).group(1 if r else 3))
+        _of_alloc(nums, o)
+    if r:       # the slack sentence read on its own wins over the allocated sentence's
+        nums["reserved_unallocated"] = size(r.group(1))
     if len(nums) == 1:
         return None
     return {"kind": "torch.cuda", "form": "partial", "device_kind": None, "numbers": nums,
             "runtime": "pytorch", "complete": False, "no_prefix": True, "type_request": True, "lead_cut": True}
+
+
+def _of_alloc(nums, o, reserved=False):
+    """(rev5 S1/B3) "Of the allocated memory A is allocated by PyTorch, [with P allocated in private pools (e.g., CUDA
+    Graphs),] and R is reserved by PyTorch but unallocated": its figures, the same wherever the sentence is read
+    (reserved=True: the whole message, whose reserved total is A + R)."""
+    nums["allocated"] = size(o.group(1))
+    if o.group(2):
+        nums["private_pools"] = size(o.group(2))
+    if o.group(3):
+        nums["reserved_unallocated"] = size(o.group(3))
+        if reserved:
+            nums["reserved"] = nums["allocated"] + nums["reserved_unallocated"]
 
 
 def _bracket_numbers(nums, m):
@@ -321,9 +329,7 @@ def _torch_bare(line):
         # own figures, read as the lead-cut quote reads them
         o = RX.OF_ALLOC.search(rest)
         if o:
-            nums["allocated"] = size(o.group(1))
-            if o.group(3):
-                nums["reserved_unallocated"] = size(o.group(3))
+            _of_alloc(nums, o)
     if m.group("total"):
         nums["total"] = size(m.group("total"))     # (round 95) the <= 2.0 bracket cut after the capacity
     if m.group("alloc"):    # ((round 104) or after "N already allocated", the line's end: the allocated figure alone)
