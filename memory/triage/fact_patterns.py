@@ -89,6 +89,10 @@ FACTS = [
     # (round 111) the CUDA samples' deviceQuery, a card a block: "  Total amount of global memory:   2047 MBytes (2146762752 bytes)",
     # the card's total in bytes (group 1)
     ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)")),
+    # (round 114) nvidia-smi's compute-apps query in CSV (--query-compute-apps=pid,process_name,used_memory --format=csv): its
+    # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
+    # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
+    ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)\d{1,10}, [^,\n]{1,300}, (?P<mib>\d{1,9}) MiB(?:\s|$)")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
@@ -377,6 +381,7 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
     "cuda_query_total": ("Total amount of global memory",),
+    "smi_apps": ("used_gpu_memory [MiB]", " MiB"),     # (round 114)
     "as_limit": ("Max address space",),     # (round 112)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -38,7 +38,7 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
-            "cuda_query_total": {}}
+            "cuda_query_total": {}, "smi_apps": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -430,6 +430,8 @@ HANDLERS = {
     "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
     # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
+    # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
+    "smi_apps": lambda s, f, m, text, lineno, *_: _kept(f["smi_apps"], lineno, "head" if m.group("head") else int(m.group("mib")) * MiB),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),

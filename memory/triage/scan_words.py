@@ -302,3 +302,7 @@ DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ 
 HEAD_ANCHORS += (b"Max address space",)
 OPEN_ANCHORS += (b"Max address space",)
 WINDOW_KEYS += (b"Max address space",)
+# (round 114) nvidia-smi's compute-apps CSV (facts "smi_apps"): its header, and its rows, which end in " MiB" and hold no
+# other anchor word ("1909368, /path/to/server, 14786 MiB"), printed after a failure by the harness that ran the program
+HEAD_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
+OPEN_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
