@@ -269,8 +269,11 @@ FACTS = [
     # anyhow/thiserror contexts: "cache alloc failed: DriverError(...)", "Caused by: 0: paged prefill forward pass failed");
     # text-embeddings-inference's backends/src/lib.rs maps a failed CandleBackend::new (which loads the weights onto the
     # device; its warm-up comes later, "Backend warmup failed") to "Could not start Candle backend: {err}"
-    ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed)|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
-                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend)")),
+    # (round 114: a session's allocation, "spec session alloc failed (DriverError(...))", is its KV/state cache's; uploading the
+    # token-embedding table, "embed table upload: DriverError(...)", places weights)
+    ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed|session alloc(?:ation)? failed)"
+                              r"|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
+                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend|embed(?:ding)? table upload)")),
     # TensorRT-LLM's KV-cache sizing (cpp/tensorrt_llm/batch_manager: the device's total and the free memory cudaMemGetInfo
     # reports once the engine and its runtime buffers are resident, before any KV block): what the engine left the cache
     ("trt_kv_sizing", re.compile(r"Memory usage when calculating max tokens in paged kv cache: total: (\d{1,5}(?:\.\d{1,4})?) GiB, "
@@ -366,7 +369,8 @@ FACT_KEYS = {
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc", "llama_model_loader: ", "llm_load_print_meta: ", "llm_load_tensors: ", "ValueError: Failed to "), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
-    "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
+    "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create",
+                   "session alloc", " table upload"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
     "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),

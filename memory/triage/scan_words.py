@@ -197,6 +197,7 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # a runtime's error context printed on its own line above the root error (anyhow's "Caused by:" chain: stage_said)
 ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")
+ANCHORS += (b"session alloc", b" table upload")    # (round 114: stage_said's new words, as "cache alloc")
 # CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
 ANCHORS += (b"MB; Free ",)
 ANCHORS += (b"HipVMM Failure",)
