@@ -156,6 +156,11 @@ def stage_said(x):
     said = x.f["stage_said"]
     if x.line in said:
         return said[x.line][0]
+    # (round 114) the same failure again on a later line of this incident, its context named there ("[prime-batch] failed
+    # (DriverError(...))", then the request's "cache alloc failed: DriverError(...)"): the last such line's stage
+    again = [n for n in getattr(x, "repeats", ()) if n in said]
+    if again:
+        return said[again[-1]][0]
     k = chain_place(x.text)
     k = None if k == "top" else k
     for n in sorted((n for n in said if x.after < n < x.line), reverse=True):
