@@ -273,7 +273,7 @@ FACTS = [
     # token-embedding table, "embed table upload: DriverError(...)", places weights)
     ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed|session alloc(?:ation)? failed)"
                               r"|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
-                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend|embed(?:ding)? table upload)")),
+                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend|embed(?:ding)? table upload:)")),
     # TensorRT-LLM's KV-cache sizing (cpp/tensorrt_llm/batch_manager: the device's total and the free memory cudaMemGetInfo
     # reports once the engine and its runtime buffers are resident, before any KV block): what the engine left the cache
     ("trt_kv_sizing", re.compile(r"Memory usage when calculating max tokens in paged kv cache: total: (\d{1,5}(?:\.\d{1,4})?) GiB, "
