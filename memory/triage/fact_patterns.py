@@ -250,6 +250,9 @@ FACTS = [
                                 r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
+    # (round 114) ggml-cuda's flash-attention kernel launch in a backtrace after a CUDA error: its template frame as printed
+    # ("launch_fattn<256,4,8>", "ggml_cuda_flash_attn_ext_tile_case<256,256>") or mangled in a glibc backtrace ("_Z12launch_fattn...")
+    ("ggml_fattn", re.compile(r"launch_fattn|ggml_cuda_flash_attn_ext")),
     # ggml's SYCL check names the function whose SYCL call threw (ggml-sycl.cpp, common.hpp: "in function
     # ggml_backend_sycl_buffer_set_tensor at .../ggml-sycl.cpp:432", then "SYCL error"): the SYCL backend, an Intel GPU
     # a runtime whose marker needs its own lines only named (a pin "lmdeploy==0.2.0" in an environment line, a pip list,
@@ -368,6 +371,7 @@ FACT_KEYS = {
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
+    "ggml_fattn": ("launch_fattn", "flash_attn_ext"),     # (round 114)
     "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc", "llama_model_loader: ", "llm_load_print_meta: ", "llm_load_tensors: ", "ValueError: Failed to "), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create",
                    "session alloc", " table upload"),

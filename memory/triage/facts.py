@@ -38,7 +38,7 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
-            "cuda_query_total": {}, "smi_apps": {}}
+            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -459,6 +459,7 @@ HANDLERS = {
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
+    "ggml_fattn": lambda s, f, m, text, lineno, *_: _kept(f["ggml_fattn"], lineno, True),     # (round 114) by line
     # (and its line: the set_tensor row reads it only beside the failure it belongs to, round 66)
     "ggml_sycl_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_sycl_fn=m.group(1), ggml_sycl_line=lineno),
     "runtime_named": lambda s, f, m, *_: f["runtime_named"] or f.update(runtime_named=L.NAMED_RUNTIMES[m.lastindex - 1][0]),

@@ -307,3 +307,6 @@ WINDOW_KEYS += (b"Max address space",)
 # other anchor word ("1909368, /path/to/server, 14786 MiB"), printed after a failure by the harness that ran the program
 HEAD_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
 OPEN_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
+# (round 114) ggml-cuda's flash-attention launch in a backtrace after a CUDA error (facts "ggml_fattn"): no other anchor word
+HEAD_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
+OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")

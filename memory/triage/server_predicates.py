@@ -171,6 +171,17 @@ def stage_said(x):
     return None
 
 
+# (round 114) how far after a CUDA error ggml's backtrace names the kernel it came from: the error's own lines (the check's
+# source line, "current device", the call), then the backtrace's frames, innermost first
+FATTN_FRAMES = 16
+
+
+def fattn_frame(x):
+    """A CUDA driver error whose backtrace, within FATTN_FRAMES lines after it, names ggml-cuda's flash-attention launch
+    (facts "ggml_fattn"): the kernel's own pool buffers (K/V converted to F16 for the kernel, its partial results) failed."""
+    return x.kind == "cuda.driver" and any(x.line <= n <= x.line + FATTN_FRAMES for n in x.f["ggml_fattn"])
+
+
 # TensorRT-LLM's KV sizing line printed before this failure: the engine left under this share of the card's total free
 TRT_KV_STARVED = 0.05
 
