@@ -8,7 +8,9 @@ expected values worked out by hand.
    the session's KV/state cache (kv-cache); "embed table upload: DriverError(...)" names a weight table being placed
    (weights-exceed-vram).
 3. The same driver failure again on a later line of its incident, its context named only there ("[batch] failed
-   (DriverError(...))", then "cache alloc failed: DriverError(...)"): that stage is read."""
+   (DriverError(...))", then "cache alloc failed: DriverError(...)"): that stage is read.
+4. ggml-cuda's CUDA error with a backtrace naming the flash-attention launch (launch_fattn, ggml_cuda_flash_attn_ext),
+   printed as templates or mangled: activations; the pool's allocation alone (no such frame) keeps its reading."""
 import pytest
 
 from support.regex_time import assert_each_fast
@@ -18,6 +20,7 @@ from gpu_garden.memory.triage.fact_patterns import FACTS
 MB = 1 << 20
 SMI_APPS = dict(FACTS)["smi_apps"]
 STAGE_SAID = dict(FACTS)["stage_said"]
+GGML_FATTN = dict(FACTS)["ggml_fattn"]
 OOM = 'DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")'
 
 # --- 1. nvidia-smi's compute-apps CSV after the failure -------------------------------------------------------------
@@ -136,10 +139,44 @@ def test_no_stage_anywhere_stays_the_driver_errors_reading():
     assert cause == "other"
 
 
+# --- 4. ggml-cuda's flash-attention launch in the backtrace ---------------------------------------------------------------
+FATTN = """slot update_slots: id 0 | task 12 | prompt processing progress, n_tokens=40960, progress=0.500
+/src/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:97: CUDA error
+CUDA error: out of memory
+ggml_cuda_pool_vmm::alloc at ggml-cuda.cu
+{frames}
+"""
+
+
+@pytest.mark.parametrize("frames", [
+    "launch_fattn<128,8,4>\nggml_cuda_flash_attn_ext_vec_case<128,128>",
+    "/usr/lib/libggml-cuda.so(_Z12launch_fattnILi64ELi8ELi4EEvR25ggml_backend_cuda_context+0x1f)[0x7f00]",
+    "ggml_cuda_flash_attn_ext_tile_case<64,64>",
+])
+def test_cuda_error_in_flash_attention_launch_is_activations(frames):
+    cause, conf, ev = top(FATTN.format(frames=frames))
+    assert cause == "activations" and ev["runtime"] == "llama.cpp"
+    assert conf["activations"] > 0.5
+
+
+def test_pool_allocation_without_flash_attention_frame_is_not_read_so():
+    cause, _, _ = top(FATTN.format(frames="ggml_backend_sched_graph_compute_async\nllama_decode"))
+    assert cause == "other"
+
+
+@pytest.mark.parametrize("line, hit", [
+    ("launch_fattn<256,4,8>", True), ("  #3 ggml_cuda_flash_attn_ext_mma_f16_case<64,64,8>", True),
+    ("flash_attn = enabled", False), ("llama_context: flash_attn    = auto -> enabled", False),
+])
+def test_ggml_fattn_pattern(line, hit):
+    assert bool(GGML_FATTN.search(line)) == hit
+
+
 def test_new_patterns_are_linear_on_adversarial_lines():
     assert_each_fast([
         (SMI_APPS.search, ["1, " + "a" * MB, "1, " * (MB // 3), " 1, a, " + "9" * MB, ("1, " + "a" * 299 + ", ") * (MB // 305),
                            "pid, process_name, used_gpu_memory [MiB" * (MB // 39), " " * MB + "1, a, 1 MiBx"]),
         (STAGE_SAID.search, ["session alloc" * (MB // 13), "embed table uploa" * (MB // 17), "embedding " * (MB // 10),
                              "kv_" * (MB // 3) + "session", "s" * MB]),
+        (GGML_FATTN.search, ["launch_fatt" * (MB // 11), "ggml_cuda_flash_attn_ex" * (MB // 23), "_" * MB]),
     ])
