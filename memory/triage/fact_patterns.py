@@ -89,6 +89,10 @@ FACTS = [
     # (round 111) the CUDA samples' deviceQuery, a card a block: "  Total amount of global memory:   2047 MBytes (2146762752 bytes)",
     # the card's total in bytes (group 1)
     ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)")),
+    # (round 114) nvidia-smi's compute-apps query in CSV (--query-compute-apps=pid,process_name,used_memory --format=csv): its
+    # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
+    # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
+    ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)\d{1,10}, [^,\n]{1,300}, (?P<mib>\d{1,9}) MiB(?:\s|$)")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
@@ -246,6 +250,9 @@ FACTS = [
                                 r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
     # (the location after the function is cut in some quotes: "current device: 0, in function X" ends the line)
     ("ggml_cuda_fn", re.compile(r"current device: \d+, in function (\w+)(?: at \S*ggml-cuda|\s*$)")),
+    # (round 114) ggml-cuda's flash-attention kernel launch in a backtrace after a CUDA error: its template frame as printed
+    # ("launch_fattn<256,4,8>", "ggml_cuda_flash_attn_ext_tile_case<256,256>") or mangled in a glibc backtrace ("_Z12launch_fattn...")
+    ("ggml_fattn", re.compile(r"launch_fattn|ggml_cuda_flash_attn_ext")),
     # ggml's SYCL check names the function whose SYCL call threw (ggml-sycl.cpp, common.hpp: "in function
     # ggml_backend_sycl_buffer_set_tensor at .../ggml-sycl.cpp:432", then "SYCL error"): the SYCL backend, an Intel GPU
     # a runtime whose marker needs its own lines only named (a pin "lmdeploy==0.2.0" in an environment line, a pip list,
@@ -265,8 +272,11 @@ FACTS = [
     # anyhow/thiserror contexts: "cache alloc failed: DriverError(...)", "Caused by: 0: paged prefill forward pass failed");
     # text-embeddings-inference's backends/src/lib.rs maps a failed CandleBackend::new (which loads the weights onto the
     # device; its warm-up comes later, "Backend warmup failed") to "Could not start Candle backend: {err}"
-    ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed)|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
-                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend)")),
+    # (round 114: a session's allocation, "spec session alloc failed (DriverError(...))", is its KV/state cache's; uploading the
+    # token-embedding table, "embed table upload: DriverError(...)", places weights)
+    ("stage_said", re.compile(r"\b(?:kv[ _-]?)?(?P<kv>cache alloc(?:ation)? failed|session alloc(?:ation)? failed)"
+                              r"|\b(?P<act>(?:prefill|forward)(?: forward)?(?: pass)? failed)"
+                              r"|\b(?P<load>[Cc]ould not (?:start|create) (?:the )?(?:\w{1,40} )?backend|embed(?:ding)? table upload:)")),
     # TensorRT-LLM's KV-cache sizing (cpp/tensorrt_llm/batch_manager: the device's total and the free memory cudaMemGetInfo
     # reports once the engine and its runtime buffers are resident, before any KV block): what the engine left the cache
     ("trt_kv_sizing", re.compile(r"Memory usage when calculating max tokens in paged kv cache: total: (\d{1,5}(?:\.\d{1,4})?) GiB, "
@@ -370,8 +380,10 @@ FACT_KEYS = {
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
+    "ggml_fattn": ("launch_fattn", "flash_attn_ext"),     # (round 114)
     "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc", "llama_model_loader: ", "llm_load_print_meta: ", "llm_load_tensors: ", "ValueError: Failed to "), "mem_query_oom": ("get_memory_info", "MemGetInfo"),
-    "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create"),
+    "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create",
+                   "session alloc", " table upload"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",),
     "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
@@ -386,6 +398,7 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
     "cuda_query_total": ("Total amount of global memory",),
+    "smi_apps": ("used_gpu_memory [MiB]", " MiB"),     # (round 114)
     "as_limit": ("Max address space",),     # (round 112)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

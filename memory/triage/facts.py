@@ -38,7 +38,7 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
-            "cuda_query_total": {}}
+            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}}
 
 
 def apply(scan, lineno, text, window=False):
@@ -450,6 +450,8 @@ HANDLERS = {
     "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
     # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
+    # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
+    "smi_apps": lambda s, f, m, text, lineno, *_: _kept(f["smi_apps"], lineno, "head" if m.group("head") else int(m.group("mib")) * MiB),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),
@@ -477,6 +479,7 @@ HANDLERS = {
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
+    "ggml_fattn": lambda s, f, m, text, lineno, *_: _kept(f["ggml_fattn"], lineno, True),     # (round 114) by line
     # (and its line: the set_tensor row reads it only beside the failure it belongs to, round 66)
     "ggml_sycl_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_sycl_fn=m.group(1), ggml_sycl_line=lineno),
     "runtime_named": lambda s, f, m, *_: f["runtime_named"] or f.update(runtime_named=L.NAMED_RUNTIMES[m.lastindex - 1][0]),

@@ -10,6 +10,23 @@ OWN_CONTEXT_MAX = 1 * GiB
 # communicator buffers outside the caching allocator (NCCL_BUFFSIZE per channel and peer, its proxy's): up to about a GiB more
 # (tdrussell/diffusion-pipe#153: a DeepSpeed rank listed at 1.18 GiB over PyTorch's reserved figure)
 RANK_EXTRA = 1 * GiB
+# (round 114) what processes still on the card after a failure must hold, in nvidia-smi's compute-apps table printed after it,
+# to have taken this process's memory: past a desktop's share (as the other-process rows' others_largest)
+SMI_APPS_MIN = 1.5 * GiB
+
+
+def smi_apps_after(x):
+    """The memory the processes of nvidia-smi's first compute-apps table after this failure hold (facts "smi_apps": its header
+    line, then its rows on the lines right after), or None. A table captured after the program failed (a harness's, a gate
+    script's) lists the processes still running on the card: the failed program's own memory went with it."""
+    rows = x.f["smi_apps"]
+    head = min((n for n, v in rows.items() if n > x.line and v == "head"), default=None)
+    if head is None:
+        return None
+    held, n = 0, head + 1
+    while isinstance(rows.get(n), int):
+        held, n = held + rows[n], n + 1
+    return held or None
 
 
 def split_listed(nums: dict, procs: list, rank: bool = False) -> None:

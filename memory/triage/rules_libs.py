@@ -2,9 +2,18 @@
 format is in rules.py's docstring). rules.py puts them in its activations section, before kmcuda's rows."""
 from .predicates import RAPIDS_OP_PATHS, kind, rapids_op_frame, vllm_layer_pass
 from .rule_row import Rule
+from .server_predicates import fattn_frame
 
 R = Rule
 LIB_WORKING = [
+    # (round 114) a CUDA out-of-memory error raised inside llama.cpp's flash-attention kernel launch (its backtrace names
+    # launch_fattn or ggml_cuda_flash_attn_ext): the kernel takes its buffers from ggml's pool at each call, a converted F16
+    # copy of the K/V it reads (growing with the context reached) and its partial results (with the micro-batch)
+    R("activations", 3.0, fattn_frame,
+      "the CUDA error came inside llama.cpp's flash-attention kernel (its backtrace names launch_fattn): the kernel's working "
+      "buffers from ggml's pool (an F16 copy of the quantized K/V it reads, growing with the context reached, and partial "
+      "results per micro-batch) did not fit what the weights and cache left; a smaller -ub (micro-batch), or more layers "
+      "on the CPU"),
     # (round 73) XGBoost's device allocator (device_vector.cu) names the request and the card's free memory: a request over what
     # is free is the training run's own buffers at these settings: the quantized data, gradients, and above all the histogram
     # cache, one histogram per tree node (features x bins), the nodes doubling with each level of depth (dmlc/xgboost#11684:

@@ -2,6 +2,7 @@
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
 from ..units import fmt_bytes
 from .predicates import cumem_wake_up, kind, listed_others_cut, placing_taken, pool_worker_prealloc
+from .processes import SMI_APPS_MIN, smi_apps_after
 from .rule_row import Rule
 
 R = Rule
@@ -52,6 +53,12 @@ RUNTIME_HELD = [
       lambda x: f"the model was being placed on the card with PyTorch holding only {fmt_bytes(x.reserved)} of {fmt_bytes(x.total)}, "
                 f"while {fmt_bytes(x.outside)} was used outside PyTorch: the card was taken before the model came; free it "
                 "(nvidia-smi lists the processes), or wait for a free card (a scheduler, CUDA_VISIBLE_DEVICES)"),
+    # (round 114) nvidia-smi's compute-apps table (CSV) printed after the failure, by the harness that ran the program, lists
+    # processes still on the card holding SMI_APPS_MIN or more: the failed program had exited, so that memory is others'
+    R("other-process", 4.0, lambda x: (smi_apps_after(x) or 0) >= SMI_APPS_MIN,
+      lambda x: "nvidia-smi's compute-apps table, printed after the failure, lists processes still on the card holding "
+      + fmt_bytes(smi_apps_after(x)) + ": another program (a second server, a job of another lane) had the memory this one "
+      "needed; stop it or wait until it exits, then run again"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

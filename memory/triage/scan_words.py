@@ -197,6 +197,7 @@ ANCHORS = (b"emory", b"llocat", b"render-process-gone", b"Insufficient VRAM in s
            b"cuDNN", b"OOM", b"Prompt executed", b"Exception", b'File "', b"Traceback")
 # a runtime's error context printed on its own line above the root error (anyhow's "Caused by:" chain: stage_said)
 ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc")
+ANCHORS += (b"session alloc", b" table upload")    # (round 114: stage_said's new words, as "cache alloc")
 # CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
 ANCHORS += (b"MB; Free ",)
 ANCHORS += (b"HipVMM Failure",)
@@ -302,3 +303,10 @@ DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ 
 HEAD_ANCHORS += (b"Max address space",)
 OPEN_ANCHORS += (b"Max address space",)
 WINDOW_KEYS += (b"Max address space",)
+# (round 114) nvidia-smi's compute-apps CSV (facts "smi_apps"): its header, and its rows, which end in " MiB" and hold no
+# other anchor word ("1909368, /path/to/server, 14786 MiB"), printed after a failure by the harness that ran the program
+HEAD_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
+OPEN_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
+# (round 114) ggml-cuda's flash-attention launch in a backtrace after a CUDA error (facts "ggml_fattn"): no other anchor word
+HEAD_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
+OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")

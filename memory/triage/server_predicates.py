@@ -156,6 +156,11 @@ def stage_said(x):
     said = x.f["stage_said"]
     if x.line in said:
         return said[x.line][0]
+    # (round 114) the same failure again on a later line of this incident, its context named there ("[prime-batch] failed
+    # (DriverError(...))", then the request's "cache alloc failed: DriverError(...)"): the last such line's stage
+    again = [n for n in getattr(x, "repeats", ()) if n in said]
+    if again:
+        return said[again[-1]][0]
     k = chain_place(x.text)
     k = None if k == "top" else k
     for n in sorted((n for n in said if x.after < n < x.line), reverse=True):
@@ -164,6 +169,17 @@ def stage_said(x):
         if (place == "top" and gap == (3 if k is None else k + 3)) or (k is not None and isinstance(place, int) and gap == k - place > 0):
             return stage
     return None
+
+
+# (round 114) how far after a CUDA error ggml's backtrace names the kernel it came from: the error's own lines (the check's
+# source line, "current device", the call), then the backtrace's frames, innermost first
+FATTN_FRAMES = 16
+
+
+def fattn_frame(x):
+    """A CUDA driver error whose backtrace, within FATTN_FRAMES lines after it, names ggml-cuda's flash-attention launch
+    (facts "ggml_fattn"): the kernel's own pool buffers (K/V converted to F16 for the kernel, its partial results) failed."""
+    return x.kind == "cuda.driver" and any(x.line <= n <= x.line + FATTN_FRAMES for n in x.f["ggml_fattn"])
 
 
 # TensorRT-LLM's KV sizing line printed before this failure: the engine left under this share of the card's total free
