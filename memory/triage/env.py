@@ -94,6 +94,8 @@ def infer(scan, inc, context: dict) -> dict:
 # Python class is part of it (review31): absl's own words "Bad StatusOr access" are any C++ program's uncaught exception
 # (std::terminate prints its what(): a JAX abort), only PyTorch's binding raises it as RuntimeError
 TORCH_XLA_STATUS = "RuntimeError: Bad StatusOr access"
+# (round 115) the BFC allocator's warning cut at "requested by op" with no name after it (bounded, linear)
+BFC_NO_OP = re.compile(r"\brequested by op[ \t]{0,8}$")
 
 OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "paddle", "cupy", "rapids", "openvino", "lmstudio", "wgpu",
                         "lmdeploy", "ds4", "tt-metal", "ncnn", "dotnet", "libplacebo", "caffe", "enoki", "vllm-rs", "iree",
@@ -227,6 +229,10 @@ def guess_runtime(scan, inc) -> str:
             # allocate", is JAX's run: TensorFlow's graph runtime reports "OOM when allocating tensor")
             pjrt = any(e["kind"] == "xla.oom" and e.get("runtime") == "jax" and "Out of memory while trying" in e.get("text", "")
                        for e in inc.events)
+            # (round 115) or the BFC warning ending at "requested by op" with no op's name after it: XLA's executable names no
+            # op to the allocator (JAX's run); TensorFlow's executor names the op whose kernel asked ("requested by op
+            # conv4_block2_3_conv/kernel/Regularizer/Square")
+            pjrt = pjrt or inc.primary.get("form") == "bfc" and bool(BFC_NO_OP.search(inc.primary.get("text", "")))
             # (TensorFlow's own op kernels log the failed op's status from tensorflow/core/framework/op_kernel.cc, round 64)
             if "OOM when allocating" in inc.primary.get("text", "") or inc.primary.get("form") == "bfc" and not pjrt \
                     or "tensorflow/core/framework/op_kernel.cc" in inc.primary.get("text", "") \

@@ -161,6 +161,9 @@ _ADDED_WORDS = (
     # Metal's threadgroup-memory limit on a kernel ("Threadgroup memory size (N) exceeds the maximum threadgroup memory allowed
     # (M)", kernel_limits.METAL_THREADGROUP), round 110: no memory word on the first line when a quote wraps it
     ("KW", "exceeds the maximum threadgroup"),
+    # XLA's status quoted with its words between the code and the exact bytes elided ("RESOURCE_EXHAUSTED ... N bytes",
+    # xla_runtimes.XLA), round 115: no memory word in it
+    ("KW", "RESOURCE_EXHAUSTED ...", "RESOURCE_EXHAUSTED: ...", "RESOURCE_EXHAUSTED \u2026", "RESOURCE_EXHAUSTED: \u2026"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -219,6 +222,7 @@ ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tens
 # (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
 # message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
 ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())
+ANCHORS += (b"RESOURCE_EXHAUSTED ...", b"RESOURCE_EXHAUSTED: ...", "RESOURCE_EXHAUSTED \u2026".encode(), "RESOURCE_EXHAUSTED: \u2026".encode())   # (round 115) XLA's status, its words elided: no memory word
 # (round 94) earlyoom's notice and kill line (other_patterns.EARLYOOM): no memory word in the kill line, and the notice's "low memory!"
 # is none of the anchors' words
 ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")

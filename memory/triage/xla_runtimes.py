@@ -34,7 +34,15 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   # newer jaxlib's "JaxRuntimeError: RESOURCE_EXHAUSTED"), as a write-up quotes it inline: the status PJRT
                   # raises when its allocator refuses a buffer, its message (and size) cut. The line's end only: a status
                   # followed by its message is read by the forms above, or is another refusal (TPU's memory space, IREE's)
-                  r"|\b(?:Xla|Jax)RuntimeError: RESOURCE_EXHAUSTED[.:]?\s*$")
+                  r"|\b(?:Xla|Jax)RuntimeError: RESOURCE_EXHAUSTED[.:]?\s*$"
+                  # (round 115) a write-up's quote that keeps the status code and the exact bytes and elides the words between
+                  # ("RESOURCE_EXHAUSTED ... 53616328704 bytes", "RESOURCE_EXHAUSTED … N bytes"), group 6; the stream executor's
+                  # refusal cut after its size ("RESOURCE_EXHAUSTED: Failed to allocate request for 42.19GiB"), group 7; and the
+                  # same refusal quoted without its code, its bytes elided ("Failed to allocate request for 16.50GiB ... on device
+                  # ordinal 0"), group 8: each the buffer XLA's allocator refused
+                  r"|\b(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[.:]?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}(\d{1,20}) bytes\b"
+                  r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for (\d{1,12}(?:\.\d{1,6})? ?[KMGT]i?B)"
+                  r"|\bFailed to allocate request for (\d{1,12}(?:\.\d{1,6})? ?[KMGT]i?B)[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}on device ordinal \d")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
 # units): a device buffer it could not allocate or reserve ("Attempting to allocate 15.65G. That was not possible. There are
 # 11.08G free."), and a program whose compile-time plan exceeds the chip ("Ran out of memory in memory space hbm. Used 21.95G
@@ -65,7 +73,9 @@ TF_RECV_ALLOC = re.compile(r"\bSameWorkerRecvDone unable to allocate output tens
 # state.", endernewton/tf-faster-rcnn#7)
 # (Intel's TensorFlow extension prints it without the allocator's name and in "Bytes": "Allocator ran out of memory trying to
 # allocate 117964800 Bytes (rounded to 117964800 Bytes)", from itex/core/devices/bfc_allocator.cc)
-BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
+# (round 115) a quote that keeps the allocator's name and drops "Allocator (...)" around it ("GPU_3_bfc ran out of memory
+# trying to allocate 5.66 GiB"): the same warning, its name read from the match's start
+BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan|\b[A-Za-z]{1,12}_\d{1,3}_bfc ran) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
                  r"(?: \(rounded to (\d{1,20})(?: [Bb]ytes)?\))?")
 # TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
 # refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
@@ -139,15 +149,15 @@ def xla_tpu_used(ev, text) -> bool:
 
 def xla(line):
     if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating",
-                                   "Out of memory while trying to allocate", "memory [Op:")):
+                                   "Out of memory while trying to allocate", "memory [Op:", "Failed to allocate request for")):
         return None
     m = XLA.search(line)
     if not m:
         return None
     # TensorFlow names the device: DirectML's plugin (device:DML:0), the CPU, or a GPU
     dev = "directml" if "device:DML" in line else "cpu" if "device:CPU" in line else "xpu" if "device:XPU" in line else None
-    human = m.group(2) or m.group(5)
-    req = m.group(1) or m.group(3) or m.group(4) or (parse_size(human) if human else None)
+    human = m.group(2) or m.group(5) or m.group(7) or m.group(8)
+    req = m.group(1) or m.group(3) or m.group(4) or m.group(6) or (parse_size(human) if human else None)
     # (round 91) "[Op:Name]" is TensorFlow's eager executor's, not JAX's
     return {"kind": "xla.oom", "device_kind": dev, "numbers": {"requested": int(req)} if req else {},
             "runtime": "tensorflow" if "memory [Op:" in line else "jax", "complete": True}
@@ -173,7 +183,7 @@ def bfc(line):
     # the request is the figure it prints first (tsl's HumanReadableNumBytes(num_bytes)); "rounded to" is the size of the
     # bin it rounded that up to, not what was asked (google-deepmind/alphafold#355: 34.71GiB, rounded to 37274034432)
     req = parse_size(m.group(2))
-    name = (m.group(1) or "").upper()
+    name = (m.group(1) or (m.group(0).split(" ", 1)[0] if "_bfc ran" in m.group(0) else "")).upper()
     # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
     # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
     dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) \
@@ -208,8 +218,10 @@ def stream_executor(line):
 # google-deepmind/mujoco#1431: a Brax SAC replay buffer sized from num_timesteps)
 # (round 85) quoted with its byte counts and "by rematerialization" left out ("hlo_rematerialization: Can't reduce memory use
 # below 171.87GiB; only reduced to 183.17GiB"): the same two printed sizes, read the same
-XLA_REMAT = re.compile(r"Can't reduce memory use below (-?[\d.]{1,20}[KMGTP]?i?B)(?: \(-?\d{1,20} bytes\) by rematerialization)?; "
-                       r"only reduced to ([\d.]{1,20}[KMGTP]?i?B)(?: \((\d{1,20}) bytes\))?")
+# (round 115) the sizes as a write-up spaces them ("below 14.12 GiB by rematerialization; only reduced to 22.66 GiB"), the exact
+# bytes left out before "by rematerialization"
+XLA_REMAT = re.compile(r"Can't reduce memory use below (-?[\d.]{1,20} ?[KMGTP]?i?B)(?: \(-?\d{1,20} bytes\))?(?: by rematerialization)?; "
+                       r"only reduced to ([\d.]{1,20} ?[KMGTP]?i?B)(?: \((\d{1,20}) bytes\))?")
 
 
 def xla_remat(line):
