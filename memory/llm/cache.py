@@ -26,7 +26,14 @@ from .spec import FFN, FULL, LINEAR, MAMBA, SHARED, SLIDING, LLMSpec
 
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
 KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
-            "q8_0": 34 / 32, "q5_1": 24 / 32, "q5_0": 22 / 32, "q4_1": 20 / 32, "q4_0": 18 / 32, "iq4_nl": 18 / 32}
+            "q8_0": 34 / 32, "q5_1": 24 / 32, "q5_0": 22 / 32, "q4_1": 20 / 32, "q4_0": 18 / 32, "iq4_nl": 18 / 32,
+            "int8_per_token_head": 1, "fp8_per_token_head": 1}
+# vLLM's per-token-head caches (vllm#38378, main of 2026-04-02; TRITON_ATTN only): one byte a value and an fp32 scale
+# per token, head and K/V (v1/kv_cache_interface.py AttentionSpec.page_size_bytes adds 2 x block x heads x 4 to the
+# page; triton_attn get_kv_cache_shape pads each head to head_size + 4 / 1). No MLA spec takes it. int4_per_token_head
+# is no upstream type (the exl3 build's own, whose source was not read): unknown
+PER_TOKEN_HEAD = {"int8_per_token_head", "fp8_per_token_head"}
+PER_TOKEN_HEAD_SCALE = 4
 _KV_ALIASES = {"fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
                "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3", "q8": "q8_0", "q4": "q4_0", "int8": "q8_0"}
 # vLLM's TurboQuant presets (--kv-cache-dtype turboquant_*; model_executor/layers/quantization/turboquant/config.py
@@ -40,7 +47,7 @@ _KV_ALIASES = {"fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16
 VLLM_TURBOQUANT = {"turboquant_k8v4": (8, 4), "turboquant_4bit_nc": (4, 4), "turboquant_k3v4_nc": (3, 4),
                    "turboquant_3bit_nc": (3, 3)}
 RUNTIME_KV = {
-    "vllm": ("f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2"),
+    "vllm": ("f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8_per_token_head", "fp8_per_token_head"),
     "llama.cpp": ("f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"),
     "ollama": ("f16", "q8_0", "q4_0"),
     "sglang": ("f16", "bf16", "fp8_e5m2", "fp8_e4m3"),
@@ -100,6 +107,9 @@ def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_mode
                         "way); give --kv-dtype fp8 for an 8-bit cache's figures")
     if k not in KV_BYTES:
         raise UserError(f"unknown KV cache type {kv!r} (one of: {', '.join(KV_BYTES)})")
+    if k in PER_TOKEN_HEAD and spec is not None and (spec.mla or spec.index_head_dim):
+        raise UserError(f"KV cache type {kv!r}: vLLM keeps per-token-head scales for standard attention (its Triton "
+                        "backend) only; an MLA model's latent cache has no such layout (fp8 for an 8-bit cache)")
     if k not in RUNTIME_KV[runtime]:
         alt = {"vllm": "fp8", "sglang": "fp8_e5m2"}.get(runtime, "q8_0")
         raise UserError(f"{runtime} has no {k} KV cache (it supports {', '.join(RUNTIME_KV[runtime])}); try {alt}")
@@ -189,8 +199,11 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     """Bytes one token adds to each layer (every layer counted as attention; callers keep the attention kinds)."""
     sizes = dict(KV_BYTES, **(table or {}))
     kb, vb = sizes[kv], sizes[kv_v or kv]
+    # per-token-head scales: PER_TOKEN_HEAD_SCALE bytes a KV head, for K and for V
+    ks, vs = ((PER_TOKEN_HEAD_SCALE if t in PER_TOKEN_HEAD else 0) for t in (kv, kv_v or kv))
     if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors / Gemma 4): K and V equal halves
-        return [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
+        heads = spec.layer_kv_heads or [e // (spec.head_dim_k + spec.head_dim_v) for e in spec.layer_kv_elems]
+        return [e / 2 * kb + e / 2 * vb + h * (ks + vs) for e, h in zip(spec.layer_kv_elems, heads)]
     if spec.index_head_dim:  # DeepSeek sparse attention: the latent, and the indexer's key where the layer keeps one
         latent, key = dsa_token_bytes(spec, kb)
         keep = set(spec.indexer_layers or range(spec.n_layers))
@@ -199,7 +212,7 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     kbytes = k * kb
     if spec.mla and mla_cache == "latent-256b":
         kbytes = -(-kbytes // 256) * 256
-    return [kbytes + v * vb] * spec.n_layers
+    return [kbytes + v * vb + (0 if spec.mla else spec.n_kv_heads * (ks + vs))] * spec.n_layers
 
 
 def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
