@@ -100,6 +100,9 @@ PRE_AMPERE_DATA = (
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
     # batch 91 (ThiagoJGK/gibd: Ollama on a Kaggle T4)
     "NVIDIA Tesla T4 (compute capability 7.5) in a Kaggle notebook",
+    # batch 100 (ik_llama.cpp #397 and #398, two Turing T4s)
+    "2x Tesla T4 16 GB (compute capability 7.5), --split-mode row",
+    "2x Tesla T4 16 GB (compute capability 7.5), layer split",
 )
 
 
