@@ -1,0 +1,101 @@
+"""fix6: review rev6's triage findings, with hand-written inputs modelled on the review's reproducers and the expected values
+worked out by hand.
+
+B3. jaxlib before ~0.4.14 vendored XLA under external/org_tensorflow/tensorflow/compiler/xla/...: those paths are JAX's build
+    logging, not TensorFlow's own words, so XLA's new-constant refusal with only them stays JAX's.
+B1. nvidia-smi's compute-apps table after a failure: the failing process's own figure ("this process has N memory in use",
+    else PyTorch's reserved memory) is taken off the rows' sum (a server that logs an OOM and keeps serving is still listed),
+    and only a table within SMI_APPS_SPAN lines after the failure, before the next failure, counts.
+B2. A later line's stage (round 114's repeat) is read only after the failure's own line and chain, only where the failure's
+    own preceding lines name no stage (they are its request's context), and the nearest such line."""
+import pytest
+
+from support.triage_event import top
+from gpu_garden.memory.triage.fact_patterns import FACTS
+from gpu_garden.memory.triage.processes import SMI_APPS_SPAN
+
+TF_OWN = dict(FACTS)["tf_own"]
+OOM = 'DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")'
+
+
+# --- B3. org_tensorflow/ paths inside a JAX build ----------------------------------------------------------------------
+OLD_JAXLIB = """2023-05-01 10:00:00.000000: W external/org_tensorflow/tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:1234] could not query device memory
+2023-05-01 10:00:01.000000: E external/org_tensorflow/tensorflow/compiler/xla/service/gpu/gpu_executable.cc:200] INTERNAL: Failed to allocate 268435456 bytes for new constant
+"""
+
+
+def test_vendored_xla_paths_are_not_tensorflows_words():
+    _, _, ev = top(OLD_JAXLIB)
+    assert ev["runtime"] == "jax"
+    assert ev["numbers"]["requested"] == 268435456     # 256 MiB, as printed
+
+
+@pytest.mark.parametrize("line, hit", [
+    ("E external/org_tensorflow/tensorflow/compiler/xla/service/gpu/gpu_executable.cc:200] INTERNAL", False),
+    ("W external\\org_tensorflow\\tensorflow\\tsl\\platform\\default\\port.cc:1] x", False),
+    ("I tensorflow/compiler/xla/service/service.cc:168] XLA service", True),     # TensorFlow's own tree
+    ("2024 I tensorflow/core/common_runtime/gpu/gpu_device.cc:1886] Created device", True),
+])
+def test_tf_own_skips_org_tensorflow(line, hit):
+    assert bool(TF_OWN.search(line)) is hit
+
+
+# --- B1. the compute-apps table listing the failing process itself -------------------------------------------------------
+TORCH_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB "
+             "of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use. Of the "
+             "allocated memory 21.80 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n")
+SMI = "$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\npid, process_name, used_gpu_memory [MiB]\n"
+
+
+def test_table_listing_only_this_process_is_not_another_program():
+    # 23040 MiB = 22.50 GiB, this process's own figure: nothing is left for another program
+    cause, conf, _ = top(TORCH_OOM + SMI + "4242, /usr/bin/python3, 23040 MiB\n")
+    assert cause == "activations"
+    assert "other-process" not in conf or conf["other-process"] < conf["activations"]
+
+
+def test_table_with_another_program_beside_this_one_still_reads_it():
+    # 23040 + 6144 MiB listed, less this process's 23040 MiB: 6 GiB held by the other server, past 1.5 GiB
+    cause, _, _ = top(TORCH_OOM + SMI + "4242, /usr/bin/python3, 23040 MiB\n5151, /opt/srv/bin/other-server, 6144 MiB\n")
+    assert cause == "other-process"
+
+
+APPS = """loaded model (48 layers)
+Error: {oom}
+{gap}pid, process_name, used_gpu_memory [MiB]
+5151, /opt/srv/bin/other-server, 12000 MiB
+"""
+
+
+def test_table_far_after_the_failure_is_not_read():
+    near = top(APPS.format(oom=OOM, gap="step\n" * (SMI_APPS_SPAN - 2)))[0]
+    far = top(APPS.format(oom=OOM, gap="step\n" * (SMI_APPS_SPAN + 5)))[0]
+    assert near == "other-process"
+    assert far != "other-process"
+
+
+# --- B2. a later, different request's stage ------------------------------------------------------------------------------
+TWO_REQUESTS = """INFO server: starting
+ERROR request 1: prefill forward pass failed
+Caused by:
+    {oom}
+INFO request 2 admitted
+ERROR request 2: cache alloc failed: {oom}
+""".format(oom=OOM)
+
+
+def test_later_requests_stage_is_not_this_failures():
+    cause, _, _ = top(TWO_REQUESTS)
+    assert cause != "kv-cache"
+
+
+NEAREST = """[server] listening on http://127.0.0.1:8000
+[batch] failed ({oom}); single requests serve
+HTTP Error 400: Bad Request {{"error":"cache alloc failed: {oom}"}}
+HTTP Error 400: Bad Request {{"error":"prefill forward pass failed: {oom}"}}
+""".format(oom=OOM)
+
+
+def test_nearest_repeat_names_the_stage():
+    # the first repeat names the cache's allocation; the last, a prefill: the nearest one is read
+    assert top(NEAREST)[0] == "kv-cache"
