@@ -150,7 +150,7 @@ CUDARC_OOM = "DriverError(CUDA_ERROR_OUT_OF_MEMORY"
 
 def stage_said(x):
     """The stage ("load", "kv", "act") a cudarc driver error's own chain names, or None: the failure's line, else the
-    nearest context above it on the same anyhow chain."""
+    nearest context above it on the same anyhow chain, else (round 114, rev6 B2) the nearest later line of its incident."""
     if x.kind != "cuda.driver" or CUDARC_OOM not in (x.text or ""):
         return None
     said = x.f["stage_said"]
@@ -181,7 +181,8 @@ FATTN_FRAMES = 16
 
 def fattn_frame(x):
     """A CUDA driver error whose backtrace, within FATTN_FRAMES lines after it, names ggml-cuda's flash-attention launch
-    (facts "ggml_fattn"): the kernel's own pool buffers (K/V converted to F16 for the kernel, its partial results) failed."""
+    (facts "ggml_fattn"): the kernel's own pool buffers (K/V converted to F16 for the kernel, its partial results) failed.
+    (rev6 D) A cuda.driver event is the driver's out-of-memory error only: an illegal memory access there opens no incident."""
     return x.kind == "cuda.driver" and any(x.line <= n <= x.line + FATTN_FRAMES for n in x.f["ggml_fattn"])
 
 

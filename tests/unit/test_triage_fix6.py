@@ -99,3 +99,25 @@ HTTP Error 400: Bad Request {{"error":"prefill forward pass failed: {oom}"}}
 def test_nearest_repeat_names_the_stage():
     # the first repeat names the cache's allocation; the last, a prefill: the nearest one is read
     assert top(NEAREST)[0] == "kv-cache"
+
+
+# --- B4. gRPC's RESOURCE_EXHAUSTED with bytes mid-line --------------------------------------------------------------------
+def test_grpc_message_size_opens_no_incident():
+    from gpu_garden.memory.triage import engine
+    assert not engine.triage_text("E0101 rpc failed: RESOURCE_EXHAUSTED: ... 26214400 bytes over the max message size\n")["found"]
+
+
+@pytest.mark.parametrize("line, req", [
+    ("RESOURCE_EXHAUSTED ... 53616328704 bytes\n", 53616328704),              # the bytes end the line: XLA's, as before
+    ("f raised XlaRuntimeError: RESOURCE_EXHAUSTED \u2026 23887872256 bytes.\n", 23887872256),
+])
+def test_elided_xla_status_still_read(line, req):
+    _, _, ev = top(line)
+    assert ev["kind"] == "xla.oom" and ev["numbers"]["requested"] == req
+
+
+# --- B6. CuPy's class on a bare-figure line -------------------------------------------------------------------------------
+def test_cupy_class_with_bare_figure_stays_cupy():
+    _, _, ev = top("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1024 bytes\n")
+    assert (ev["kind"], ev["runtime"]) == ("cupy.oom", "cupy")
+    assert ev["numbers"]["requested"] == 1024
