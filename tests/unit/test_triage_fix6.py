@@ -121,3 +121,26 @@ def test_cupy_class_with_bare_figure_stays_cupy():
     _, _, ev = top("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1024 bytes\n")
     assert (ev["kind"], ev["runtime"]) == ("cupy.oom", "cupy")
     assert ev["numbers"]["requested"] == 1024
+
+
+# --- B7. MONAI Label's planner figure, by line ---------------------------------------------------------------------------
+PLANNER = "[INFO] (monailabel.utils.others.planner:71) - Available GPU memory: {{0: {mb}}} in MB\n"
+TORCH_OLD = ("[ERROR] (ignite.engine.engine.SupervisedTrainer:853) - Current run is terminating due to exception: CUDA out of "
+             "memory. Tried to allocate {req}.00 MiB (GPU 0; 6.00 GiB total capacity; 4.50 GiB already allocated; 0 bytes "
+             "free; 4.80 GiB reserved in total by PyTorch)\n")
+MiB = 1 << 20
+
+
+def test_planner_figure_of_each_failures_own_stretch():
+    # two server starts, each measuring before its failure: each failure reads its own (the last one no longer wins)
+    from gpu_garden.memory.triage import engine
+    text = (PLANNER.format(mb=3000) + "training\n" * 3 + TORCH_OLD.format(req=64) + "restart\n" * 30
+            + PLANNER.format(mb=1000) + "training\n" * 3 + TORCH_OLD.format(req=96))
+    evs = [e for e in engine.triage_text(text)["events"] if e["kind"] == "torch.cuda"]
+    assert [(e["numbers"]["requested"], e["numbers"].get("available")) for e in evs] == [(64 * MiB, 3000 * MiB), (96 * MiB, 1000 * MiB)]
+
+
+def test_planner_quoted_after_the_error_is_still_read():
+    # a paste quoting the server's start-up lines after its error (no failure after it): that figure, as round 113 read it
+    _, _, ev = top(TORCH_OLD.format(req=64) + "monailabel start_server --app apps/radiology\n" + PLANNER.format(mb=2100))
+    assert ev["numbers"]["available"] == 2100 * MiB
