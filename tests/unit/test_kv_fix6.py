@@ -21,3 +21,15 @@ def test_head_scale_bytes(kv, want):
     from gpu_garden.memory.llm.cache import head_scale_bytes
     assert head_scale_bytes(kv) == want
     assert head_scale_bytes(kv, "f16") == want // 2      # K's scale only where only K is per-token-head
+
+
+def test_sglang_state_pool_refusal_says_older_releases_start_without_a_slot():
+    # (rev6 B8) --max-mamba-cache-size 2 on Qwen3.8-27B: 2 // 3 = 0 running requests (test_kv_ellm72's case); the note
+    # says an older release may start with no request slot instead of refusing
+    from gpu_garden.memory.llm import kv as llm
+    spec = llm.describe(model="Qwen/Qwen3.8-27B")
+    out = llm.plan(spec, max_mamba_cache_size=2, runtime="sglang", ctx=32768, kv_dtype="bf16", weights_dtype="awq",
+                   mem_fraction_static=0.9, vram=24 << 30)
+    assert out["fits"] is False
+    note = next(n for n in out["notes"] if "resulting max_num_reqs=0" in n)
+    assert "older release may start instead, with no request slot" in note
