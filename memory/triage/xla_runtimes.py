@@ -75,8 +75,8 @@ TF_RECV_ALLOC = re.compile(r"\bSameWorkerRecvDone unable to allocate output tens
 # (Intel's TensorFlow extension prints it without the allocator's name and in "Bytes": "Allocator ran out of memory trying to
 # allocate 117964800 Bytes (rounded to 117964800 Bytes)", from itex/core/devices/bfc_allocator.cc)
 # (round 115) a quote that keeps the allocator's name and drops "Allocator (...)" around it ("GPU_3_bfc ran out of memory
-# trying to allocate 5.66 GiB"): the same warning, its name read from the match's start
-BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan|\b[A-Za-z]{1,12}_\d{1,3}_bfc ran) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
+# trying to allocate 5.66 GiB"): the same warning, its name in group "bare" (rev6 S3)
+BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan|\b(?P<bare>[A-Za-z]{1,12}_\d{1,3}_bfc) ran) out of memory trying to allocate (?P<size>[\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
                  r"(?: \(rounded to (\d{1,20})(?: [Bb]ytes)?\))?")
 # TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
 # refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
@@ -183,8 +183,8 @@ def bfc(line):
         return None
     # the request is the figure it prints first (tsl's HumanReadableNumBytes(num_bytes)); "rounded to" is the size of the
     # bin it rounded that up to, not what was asked (google-deepmind/alphafold#355: 34.71GiB, rounded to 37274034432)
-    req = parse_size(m.group(2))
-    name = (m.group(1) or (m.group(0).split(" ", 1)[0] if "_bfc ran" in m.group(0) else "")).upper()
+    req = parse_size(m.group("size"))
+    name = (m.group(1) or m.group("bare") or "").upper()
     # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
     # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
     dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) \

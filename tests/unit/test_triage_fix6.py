@@ -144,3 +144,24 @@ def test_planner_quoted_after_the_error_is_still_read():
     # a paste quoting the server's start-up lines after its error (no failure after it): that figure, as round 113 read it
     _, _, ev = top(TORCH_OLD.format(req=64) + "monailabel start_server --app apps/radiology\n" + PLANNER.format(mb=2100))
     assert ev["numbers"]["available"] == 2100 * MiB
+
+
+# --- S4. exactly half the tiny card: the weights row stands aside as the activations row takes it ---------------------------
+def test_tiny_card_request_of_exactly_half_is_activations():
+    # 1.00 GiB of 2.00 GiB is 50 %, which the activations row reads (>=); 100 MiB held is 4.9 %, under a tenth
+    text = ("Predicting...\nRuntimeError: CUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; 2.00 GiB total capacity; "
+            "100.00 MiB already allocated; 1.20 GiB free; 110.00 MiB reserved in total by PyTorch)\n")
+    cause, conf, _ = top(text)
+    assert cause == "activations"
+    assert conf.get("weights-exceed-vram", 0) < conf["activations"]
+
+
+# --- S3. the BFC warning's bare allocator name, by its own group ----------------------------------------------------------
+@pytest.mark.parametrize("line, dev", [
+    ("GPU_3_bfc ran out of memory trying to allocate 5.66 GiB\n", "cuda"),
+    ("cpu_0_bfc ran out of memory trying to allocate 5.66 GiB\n", "cpu"),
+])
+def test_bare_bfc_name_names_the_device(line, dev):
+    from gpu_garden.memory.triage.xla_runtimes import bfc
+    ev = bfc(line)
+    assert ev["device_kind"] == dev and ev["numbers"]["requested"] == round(5.66 * (1 << 30))
