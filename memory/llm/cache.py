@@ -34,6 +34,11 @@ KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 
 # is no upstream type (the exl3 build's own, whose source was not read): unknown
 PER_TOKEN_HEAD = {"int8_per_token_head", "fp8_per_token_head"}
 PER_TOKEN_HEAD_SCALE = 4
+
+
+def head_scale_bytes(kv: str, kv_v: str | None = None) -> int:
+    """(rev6 B5) The per-token-head scales one KV head adds a token, K's and V's (0 for other cache types)."""
+    return sum(PER_TOKEN_HEAD_SCALE for t in (kv, kv_v or kv) if t in PER_TOKEN_HEAD)
 _KV_ALIASES = {"fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
                "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3", "q8": "q8_0", "q4": "q4_0", "int8": "q8_0"}
 # vLLM's TurboQuant presets (--kv-cache-dtype turboquant_*; model_executor/layers/quantization/turboquant/config.py
@@ -199,11 +204,11 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     """Bytes one token adds to each layer (every layer counted as attention; callers keep the attention kinds)."""
     sizes = dict(KV_BYTES, **(table or {}))
     kb, vb = sizes[kv], sizes[kv_v or kv]
-    # per-token-head scales: PER_TOKEN_HEAD_SCALE bytes a KV head, for K and for V
-    ks, vs = ((PER_TOKEN_HEAD_SCALE if t in PER_TOKEN_HEAD else 0) for t in (kv, kv_v or kv))
+    hs = head_scale_bytes(kv, kv_v)     # per-token-head scales, K's and V's, a KV head
     if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors / Gemma 4): K and V equal halves
-        heads = spec.layer_kv_heads or [e // (spec.head_dim_k + spec.head_dim_v) for e in spec.layer_kv_elems]
-        return [e / 2 * kb + e / 2 * vb + h * (ks + vs) for e, h in zip(spec.layer_kv_elems, heads)]
+        heads = (spec.layer_kv_heads or [e // (spec.head_dim_k + spec.head_dim_v) for e in spec.layer_kv_elems]) if hs \
+            else [0] * len(spec.layer_kv_elems)     # (rev6 S5) the heads only where a per-token-head type needs them
+        return [e / 2 * kb + e / 2 * vb + h * hs for e, h in zip(spec.layer_kv_elems, heads)]
     if spec.index_head_dim:  # DeepSeek sparse attention: the latent, and the indexer's key where the layer keeps one
         latent, key = dsa_token_bytes(spec, kb)
         keep = set(spec.indexer_layers or range(spec.n_layers))
@@ -212,7 +217,7 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     kbytes = k * kb
     if spec.mla and mla_cache == "latent-256b":
         kbytes = -(-kbytes // 256) * 256
-    return [kbytes + v * vb + (0 if spec.mla else spec.n_kv_heads * (ks + vs))] * spec.n_layers
+    return [kbytes + v * vb + (0 if spec.mla else spec.n_kv_heads * hs)] * spec.n_layers
 
 
 def bytes_per_token(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_cache: str = "latent",
@@ -328,8 +333,9 @@ DRAFT = "draft"  # a separate drafter's attention layers (runtimes/vllm_drafter.
 
 def draft_token_bytes(drafter: dict, kv: str) -> int:
     """Bytes one token adds to one of a separate drafter's layers on one GPU: its KV heads on that GPU x head size, K and
-    V, at the pool's cache type (vLLM gives the draft model the target's --kv-cache-dtype)."""
-    return int(drafter["kv_heads"] * drafter["head_dim"] * 2 * KV_BYTES[kv])
+    V, at the pool's cache type (vLLM gives the draft model the target's --kv-cache-dtype), (rev6 B5) with a per-token-head
+    type's scales, K's and V's, for each of its KV heads."""
+    return int(drafter["kv_heads"] * (drafter["head_dim"] * 2 * KV_BYTES[kv] + head_scale_bytes(kv)))
 
 
 def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_block: int = BLOCK,

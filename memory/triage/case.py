@@ -183,7 +183,8 @@ def build(scan, inc, context, env) -> Case:
     x.eval_frame = next((func for p, func in reversed(inc.frames) if C.eval_function(func)
                          and not any(w in p.replace("\\", "/") for w in ("site-packages/", "dist-packages/", "/lib/python"))), None)
     x.line, x.after = ev.get("_line", inc.first_line), inc.after    # where it failed; where the failure before it ended
-    x.repeats = tuple(n for n in inc.lines if n > x.line)     # (round 114) lines where the same failure came again
+    x.repeats = tuple(n for n in inc.lines if n > x.line)     # (round 114) the incident's later event lines (not always the same failure)
+    x.until = next((i.first_line for i in scan.incidents if i.first_line > x.line), None)   # (rev6 B1) where the next failure begins
     x.epoch = inc.epoch                           # the training loop's epoch counter when it failed, if the log shows one
     x.partial_load = inc.partial_load           # ComfyUI loaded the model it ran only in part: its weights exceed what it may use
     x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)

@@ -111,8 +111,13 @@ def _event_dict(scan, inc, context):
     query = set(scan.facts["cuda_query_total"].values())
     if device_kind == "cuda" and len(query) == 1:
         numbers.setdefault("total", query.pop())    # (round 111) deviceQuery printed the card's total (every card alike)
-    if scan.facts["monai_gpu_free"] and ev["kind"].startswith("torch.") and device_kind == "cuda":
-        numbers.setdefault("available", scan.facts["monai_gpu_free"])     # (round 113) MONAI Label's planner measured it free
+    # (round 113) MONAI Label's planner measured it free at start-up; (rev6 B7) by line: its nearest measurement before this
+    # failure and after the one before, else (a paste quoting the server's start-up after its error) the first after it and
+    # before the next failure; none from another failure's stretch of the log
+    at, monai = ev.get("_line", inc.first_line), scan.facts["monai_gpu_free"]
+    monai = [v for n, v in monai.items() if inc.after < n < at][-1:] or [v for n, v in monai.items() if at < n < (case.until or 1 << 60)]
+    if monai and ev["kind"].startswith("torch.") and device_kind == "cuda":
+        numbers.setdefault("available", monai[0])
     if ev.get("form") == "bfc":
         for key, v in facts_mod.bfc_stats_after(scan.facts, ev.get("_line", inc.first_line)).items():
             numbers.setdefault(key, v)      # the BFC allocator's stats after the failure: its limit and the bytes in use

@@ -337,14 +337,17 @@ FACTS = [
     # unit), a finite cap that ulimit -v (KiB) or setrlimit set: every mapping of the process counts against it (CUDA's unified
     # addressing maps the card's memory too), so an allocation fails with RAM and VRAM free ("unlimited" is no cap)
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
+    # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
+    # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
+    ("monai_gpu_free", re.compile(r"\bAvailable GPU memory: \{\d{1,3}: (\d{1,9})\} in MB\b")),
     # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
     # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
     # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
     # "jaxlib", "XlaRuntimeError", PJRT's client): which of the two an XLA status without either on its line belongs to
-    # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
-    # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
-    ("monai_gpu_free", re.compile(r"\bAvailable GPU memory: \{\d{1,3}: (\d{1,9})\} in MB\b")),
-    ("tf_own", re.compile(r"\btensorflow[/\\](?:core|compiler|stream_executor|python|tsl|cc)[/\\]|\btensorflow\.python\b")),
+    # (rev6 B3) not under "org_tensorflow/": jaxlib before ~0.4.14 vendored XLA and TSL as external/org_tensorflow/tensorflow/
+    # compiler/xla/..., so those paths are JAX's build logging, not TensorFlow's own words
+    ("tf_own", re.compile(r"(?<!org_tensorflow[/\\])\btensorflow[/\\](?:core|compiler|stream_executor|python|tsl|cc)[/\\]"
+                          r"|\btensorflow\.python\b")),
     ("jax_own", re.compile(r"\bjax(?:lib)?[/\\.]|\bjaxlib\b|\b(?:Xla|Jax)RuntimeError\b|\bpjrt_")),
 ]
 

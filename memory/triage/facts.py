@@ -34,7 +34,7 @@ def new_facts() -> dict:
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
-            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "tf_own": False, "jax_own": False, "monai_gpu_free": None, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
+            "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "tf_own": False, "jax_own": False, "monai_gpu_free": {}, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
@@ -406,7 +406,7 @@ HANDLERS = {
     "dynamic_vram": _set("dynamic_vram", True),
     "conv3d_workaround": _set("conv3d_workaround", True),
     "tf_own": _set("tf_own", True), "jax_own": _set("jax_own", True),
-    "monai_gpu_free": lambda s, f, m, *_: f.update(monai_gpu_free=int(m.group(1)) * MiB),
+    "monai_gpu_free": lambda s, f, m, text, lineno, *_: _kept(f["monai_gpu_free"], lineno, int(m.group(1)) * MiB),   # (rev6 B7) by line
     # (review28) the lines of TensorRT's tactic-skip warnings (_kept: the last LINE_KEPT): a skip speaks only for the failure beside it
     "trt_tactic_skip": lambda s, f, m, text, lineno, *_: _kept(f["trt_tactic_skip"], lineno, True),
     # (round 105) the lines of FSDP's clone warnings (_kept): a warning speaks only for the error it carries

@@ -144,7 +144,8 @@ def cupy(line):
     if m.group(4):
         req = int(m.group(4))
         nums = {"requested": req, "allocated": max(0, int(m.group(5)) - req)}
-    elif not m.group(2) and len(m.group(1)) >= 4 and "," not in m.group(1):
+    elif not m.group(2) and len(m.group(1)) >= 4 and "," not in m.group(1) and "cupy" not in line.lower() \
+            and "OutOfMemoryError" not in line:     # (rev6 B6) CuPy's own class on the line: CuPy's, re-typed
         # (round 115) CuPy writes its sizes with thousands separators ("{:,}": "Out of memory allocating 25,600,000 bytes");
         # the same words with a bare figure of four digits or more and no pool's "(allocated so far" are XLA's allocator's
         # status message without its code ("Out of memory allocating 79744204800 bytes", as XLA above reads it after

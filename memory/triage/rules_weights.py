@@ -81,8 +81,8 @@ WEIGHTS = [
       "MPS: nearly all of that is PyTorch's own (other allocations {other_alloc:b}) and a small request fails: the model fills the limit"),
     # (round 113) not where the one failing request is itself over half the tiny card while PyTorch holds under a tenth of
     # it: the weights are in place and small, and that request is a working buffer (a load goes tensor by tensor, each well
-    # under the card): the activations' 50%-of-the-card row reads it
-    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and x.req > 0.5 * x.total and x.allocated is not None
+    # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) ">=", that row's own comparison)
+    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and x.req >= 0.5 * x.total and x.allocated is not None
                                                        and x.allocated < 0.1 * x.total),
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],

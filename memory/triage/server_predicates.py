@@ -150,24 +150,27 @@ CUDARC_OOM = "DriverError(CUDA_ERROR_OUT_OF_MEMORY"
 
 def stage_said(x):
     """The stage ("load", "kv", "act") a cudarc driver error's own chain names, or None: the failure's line, else the
-    nearest context above it on the same anyhow chain."""
+    nearest context above it on the same anyhow chain, else (round 114, rev6 B2) the nearest later line of its incident."""
     if x.kind != "cuda.driver" or CUDARC_OOM not in (x.text or ""):
         return None
     said = x.f["stage_said"]
     if x.line in said:
         return said[x.line][0]
-    # (round 114) the same failure again on a later line of this incident, its context named there ("[prime-batch] failed
-    # (DriverError(...))", then the request's "cache alloc failed: DriverError(...)"): the last such line's stage
-    again = [n for n in getattr(x, "repeats", ()) if n in said]
-    if again:
-        return said[again[-1]][0]
     k = chain_place(x.text)
     k = None if k == "top" else k
-    for n in sorted((n for n in said if x.after < n < x.line), reverse=True):
+    own = sorted((n for n in said if x.after < n < x.line), reverse=True)
+    for n in own:
         stage, place = said[n]
         gap = x.line - n
         if (place == "top" and gap == (3 if k is None else k + 3)) or (k is not None and isinstance(place, int) and gap == k - place > 0):
             return stage
+    # (round 114) the same failure again on a later line of this incident, its context named there ("[prime-batch] failed
+    # (DriverError(...))", then the request's "cache alloc failed: DriverError(...)"): (rev6 B2) only after the failure's own
+    # line and chain, only where its own preceding lines name no stage (those are its request's context, and a later line
+    # naming another is a different request's failure), and the nearest such line
+    again = [n for n in x.repeats if n in said]
+    if again and not own:
+        return said[again[0]][0]
     return None
 
 
@@ -178,7 +181,8 @@ FATTN_FRAMES = 16
 
 def fattn_frame(x):
     """A CUDA driver error whose backtrace, within FATTN_FRAMES lines after it, names ggml-cuda's flash-attention launch
-    (facts "ggml_fattn"): the kernel's own pool buffers (K/V converted to F16 for the kernel, its partial results) failed."""
+    (facts "ggml_fattn"): the kernel's own pool buffers (K/V converted to F16 for the kernel, its partial results) failed.
+    (rev6 D) A cuda.driver event is the driver's out-of-memory error only: an illegal memory access there opens no incident."""
     return x.kind == "cuda.driver" and any(x.line <= n <= x.line + FATTN_FRAMES for n in x.f["ggml_fattn"])
 
 

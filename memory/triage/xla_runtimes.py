@@ -39,8 +39,9 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   # ("RESOURCE_EXHAUSTED ... 53616328704 bytes", "RESOURCE_EXHAUSTED … N bytes"), group 6; the stream executor's
                   # refusal cut after its size ("RESOURCE_EXHAUSTED: Failed to allocate request for 42.19GiB"), group 7; and the
                   # same refusal quoted without its code, its bytes elided ("Failed to allocate request for 16.50GiB ... on device
-                  # ordinal 0"), group 8: each the buffer XLA's allocator refused
-                  r"|\b(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[.:]?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}(\d{1,20}) bytes\b"
+                  # ordinal 0"), group 8: each the buffer XLA's allocator refused. (rev6 B4) Group 6 only where the bytes end
+                  # the line: gRPC's RESOURCE_EXHAUSTED ("... N bytes over the max message size") is no allocator's
+                  r"|\b(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[.:]?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}(\d{1,20}) bytes\.?\s{0,8}$"
                   r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for (\d{1,12}(?:\.\d{1,6})? ?[KMGT]i?B)"
                   r"|\bFailed to allocate request for (\d{1,12}(?:\.\d{1,6})? ?[KMGT]i?B)[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}on device ordinal \d")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary
@@ -74,8 +75,8 @@ TF_RECV_ALLOC = re.compile(r"\bSameWorkerRecvDone unable to allocate output tens
 # (Intel's TensorFlow extension prints it without the allocator's name and in "Bytes": "Allocator ran out of memory trying to
 # allocate 117964800 Bytes (rounded to 117964800 Bytes)", from itex/core/devices/bfc_allocator.cc)
 # (round 115) a quote that keeps the allocator's name and drops "Allocator (...)" around it ("GPU_3_bfc ran out of memory
-# trying to allocate 5.66 GiB"): the same warning, its name read from the match's start
-BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan|\b[A-Za-z]{1,12}_\d{1,3}_bfc ran) out of memory trying to allocate ([\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
+# trying to allocate 5.66 GiB"): the same warning, its name in group "bare" (rev6 S3)
+BFC = re.compile(r"(?:Allocator(?: \((\w+)\))? ran|\bRan|\b(?P<bare>[A-Za-z]{1,12}_\d{1,3}_bfc) ran) out of memory trying to allocate (?P<size>[\d.]+\s?(?:[Bb]ytes|[KMGT]?i?B))"
                  r"(?: \(rounded to (\d{1,20})(?: [Bb]ytes)?\))?")
 # TensorFlow's and XLA's stream executor (stream_executor/cuda/cuda_driver.cc, gpu_host_allocator.h): a device allocation the driver
 # refused ("failed to allocate 1.51G (1617277696 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY"), and page-locked host memory for
@@ -182,8 +183,8 @@ def bfc(line):
         return None
     # the request is the figure it prints first (tsl's HumanReadableNumBytes(num_bytes)); "rounded to" is the size of the
     # bin it rounded that up to, not what was asked (google-deepmind/alphafold#355: 34.71GiB, rounded to 37274034432)
-    req = parse_size(m.group(2))
-    name = (m.group(1) or (m.group(0).split(" ", 1)[0] if "_bfc ran" in m.group(0) else "")).upper()
+    req = parse_size(m.group("size"))
+    name = (m.group(1) or m.group("bare") or "").upper()
     # gpu_host_bfc / cuda_host_bfc: pinned host memory for transfers, system RAM
     # TensorFlow-DirectML's DmlAllocator; Intel's extension (itex/) allocates on its XPU
     dev = "cpu" if name.startswith("CPU") or "HOST" in name else "cuda" if name.startswith(("GPU", "CUDA")) \

@@ -426,7 +426,8 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                          f"{MAMBA_REQ_RATIO} a running request takes (mamba_ratio): SGLang stops with 'Hybrid "
                          "(mamba/linear-attention) state cache is too small to serve any requests. "
                          f"max_mamba_cache_size={ev['mamba_slots']}, mamba_ratio={MAMBA_REQ_RATIO}, resulting "
-                         "max_num_reqs=0' (a build that takes --mamba-scheduler-strategy extra_buffer needs 5); raise "
+                         "max_num_reqs=0' (a build that takes --mamba-scheduler-strategy extra_buffer needs 5; an older "
+                         "release may start instead, with no request slot, and serve nothing); raise "
                          "--mem-fraction-static or --max-mamba-cache-size")
         elif ev.get("mamba_reqs"):
             notes.append(f"SGLang runs at most {ev['mamba_reqs']} requests at once (max_mamba_cache_size "
