@@ -30,6 +30,8 @@ import pytest
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.gguf_types import given
+from gpu_garden.memory.llm.runtimes import IK_K_2D_BUILD, ik_build
+from gpu_garden.memory.llm.runtimes.llamacpp import kv_buffer_pad
 from gpu_garden.memory.llm.weights import TYPE_BITS
 
 MiB = 1 << 20
@@ -77,5 +79,38 @@ def _plan(version="ik_llama.cpp 3597 (68a5b604)", weights_dtype="Q2_K_R4", ctx=3
 def test_ik_file_type_with_gguf_types_accepted():
     r = _plan()
     assert r["kv_total"] == 61 * 576 * 32768 * 34 // 32
+    assert r["kv_per_layer"]["device_buffer"] - r["kv_per_layer"]["full"] == 512
     with pytest.raises(UserError):  # a name that is no type at all stays refused
         _plan(weights_dtype="awq")
+
+
+def test_mla_latent_pad_and_ik_build_gate():
+    ds = llm.describe(model="deepseek-ai/DeepSeek-R1")
+    assert ds.head_dim_k == 576
+    assert kv_buffer_pad(ds, "q8_0", None, 32768, True) == 512
+    assert kv_buffer_pad(ds, "f16", None, 32768, True) == 0
+    assert kv_buffer_pad(ds, "q8_0", None, 32768, False) == 0
+    q = llm.describe(model="Qwen/Qwen3-235B-A22B")
+    assert kv_buffer_pad(q, "q8_0", None, 16384, True) == 512  # 408 B rounded to 128
+    assert ik_build("ik_llama.cpp 3475 (ac156500)") == 3475 and ik_build("ik_llama.cpp (May 2025)") is None
+    assert IK_K_2D_BUILD == 3561
+    old = _plan(version="ik_llama.cpp 3475 (ac156500)")
+    assert old["kv_per_layer"]["device_buffer"] == old["kv_per_layer"]["full"]
+
+
+# --- bench_llm: a one-GPU row quoting the device's "KV buffer size" line is scored with the padded rows ---------------
+def _score(row_id):
+    import json
+
+    from support.pack import load_benchmark
+    b = load_benchmark("bench_llm")
+    return b.score({r["id"]: r for r in json.loads(b.DATA.read_text())["rows"]}[row_id])
+
+
+@pytest.mark.parametrize("row_id,pred,printed", [
+    ("llamacpp-ik258-deepseek-r1-q2kr4-a6000-32k-mla2-q8c-expscpu", 1166.655, 1166.65),  # 1166.625 + 0.0298
+    ("llamacpp-ik286-deepseek-v3-0324-iq2kr4-a6000-64k-mla2-q8c", 2333.28, 2333.28),     # 2333.25 + 0.0298
+    ("llamacpp-ik103-llama31-8b-q5ks-3090-1k-iq4nlk-nofa", 82.0, 82.0)])                 # build 3475: 1-D K, no pad
+def test_buffer_line_rows(row_id, pred, printed):
+    s = _score(row_id)
+    assert s["kv"] == (pred, printed, "MiB") and s["kv_exact"]
