@@ -9,7 +9,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import fit_search as FS, gguf_repo as GR, gguf_types as GT, plan_checks as PC, plan_weights as PW, unsloth as UD
-from . import vllm_refusal as VREF
+from . import vllm_refusal as VREF, weights as W
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
 from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
@@ -176,7 +176,9 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
     types = knobs.pop("gguf_types", None)
     if types is not None and size is not None:
         raise UserError("--gguf-types and --weights-gib both give the weights: give one")
-    if types is not None and weights_dtype is not None and GR.tag_type(str(weights_dtype)) is None:
+    # an ik_llama.cpp file type (LLAMA_FTYPE_MOSTLY_IQ2_K_R4, ...: its include/llama.h) is named by its base tensor type
+    if types is not None and weights_dtype is not None and GR.tag_type(str(weights_dtype)) is None \
+            and str(weights_dtype).strip().upper() not in W.TYPE_BITS:
         raise UserError(f"--weights-dtype {weights_dtype} is no GGUF file type, and --gguf-types gives the llama.cpp "
                         f"file's own tensor types: drop --weights-dtype")
     if types is not None:  # the tensor types llama.cpp's loader printed place every tensor (gguf_types.py)

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import fmt_bytes
-from .weights import TYPE_BITS
+from .weights import IK_TYPES, TYPE_BITS
 
 # "UD-Q4_K_XL" as Unsloth's files are named, or "Q4_K_XL" as a -hf / hf.co tag and its model cards write it. No
 # llama.cpp file type ends in _XL (llama-quant.cpp / quantize.cpp QUANT_OPTIONS), but bartowski's GGUFs carry a
@@ -21,8 +21,8 @@ from .weights import TYPE_BITS
 BARTOWSKI_XL = ("Q3_K_XL",)
 NAME = re.compile(r"ud[-_](?P<t>[a-z0-9_]+)|(?P<t_xl>q[2-8]_k_xl)", re.I)
 # ggml bits per weight of one block: weights.TYPE_BITS, less the types no Unsloth Dynamic file is named by (F32,
-# F16, MXFP4)
-BITS = {t: b for t, b in TYPE_BITS.items() if t not in ("F32", "F16", "MXFP4")}
+# F16, MXFP4) and ik_llama.cpp's own (weights.IK_TYPES: no Unsloth file holds them)
+BITS = {t: b for t, b in TYPE_BITS.items() if t not in ("F32", "F16", "MXFP4") and t not in IK_TYPES}
 # file type -> its base (default) tensor type, llama-quant.cpp's default_type (Q3_K_S/M/L -> Q3_K, ...); Unsloth's
 # _XL K-quants likewise, Q8_K_XL's base Q8_0
 BASE = {"IQ2_M": "IQ2_S", "IQ3_M": "IQ3_S", "IQ3_XS": "IQ3_S", "Q8_K_XL": "Q8_0"}

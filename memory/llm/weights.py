@@ -28,6 +28,18 @@ TYPE_BITS = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_
              "Q4_K": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "IQ4_NL": 4.5, "IQ4_XS": 4.25, "Q3_K": 3.4375, "Q2_K": 2.625,
              "IQ3_S": 3.4375, "IQ3_XXS": 3.0625, "IQ2_S": 2.5625, "IQ2_XS": 2.3125, "IQ2_XXS": 2.0625,
              "IQ1_M": 1.75, "IQ1_S": 1.5625, "TQ1_0": 1.6875, "TQ2_0": 2.0625, "MXFP4": 4.25}
+# ik_llama.cpp's own types (ggml/include/ggml.h: GGML_TYPE_IQ2_K 137 ... IQ6_K 141, Q2_K_R4 210, Q3_K_R4 211,
+# IQ2_K_R4 337 ... IQ5_K_R4 340), which its loader prints and ubergarm's GGUFs hold: ggml.c type_traits give each
+# blck_size QK_K (256) and row_meta_size 0, and type_size sizeof(block_...) from ggml-common.h's static_asserts:
+# iq2_k 2+2+8+64 = 76 bytes, iq3_k 2+4+8+64+32 = 110, iq4_k 2+2+128+12 = 144, iq5_k 2+2+128+32+12 = 176,
+# iq6_k 2+2+128+64+16 = 212. The _R4 types interleave 4 rows (block_iqN_k_r4 == 4 x block_iqN_k) and their
+# type_traits keep type_size = sizeof(block_iqN_k) per 256 values; q2_k_r4 / q3_k_r4 are sizeof(block_q2_K) (84) /
+# sizeof(block_q3_K) (110): the same bits as the unpacked type. The _KS / _KT types carry a per-row scale
+# (row_meta_size > 0) and are not listed
+_IK_BYTES = {"IQ2_K": 76, "IQ3_K": 110, "IQ4_K": 144, "IQ5_K": 176, "IQ6_K": 212}
+TYPE_BITS.update({t: b * 8 / 256 for t, b in _IK_BYTES.items()})
+TYPE_BITS.update({t + "_R4": TYPE_BITS[t] for t in ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")})
+IK_TYPES = frozenset(_IK_BYTES) | {t + "_R4" for t in ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")}
 # file type -> (token embedding type, output type)
 ROLE_TYPES = {"Q8_0": ("Q8_0", "Q8_0"), "Q6_K": ("Q6_K", "Q6_K"), "Q5_K_M": ("Q5_K", "Q6_K"), "Q5_K_S": ("Q5_K", "Q6_K"),
               "Q5_0": ("Q5_0", "Q6_K"), "Q5_1": ("Q5_1", "Q6_K"), "Q4_K_M": ("Q4_K", "Q6_K"), "Q4_K_S": ("Q4_K", "Q6_K"),

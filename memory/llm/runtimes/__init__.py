@@ -160,3 +160,16 @@ def at_least(version, *ref) -> bool:
     version, ref = tuple(version), tuple(ref)
     return (version + (0,) if len(version) == 2 else version) >= (ref + (0,) if len(ref) == 2 else ref)
 
+
+
+# ik_llama.cpp numbers its builds by its own commit count ('ik_llama.cpp 3475 (ac156500)'). Its K cache became a 2-D
+# tensor, head_dim x (heads x cells), at #208 (commit 1140b4568, 2025-02-19, build 3561: git rev-list --count); before it
+# K was 1-D as in llama.cpp, and a quantized K carried no padded row in the CUDA buffer (#103, build 3475: 'CUDA0 KV
+# buffer size = 82.00 MiB' = 'KV self size' with an iq4_nl K). The MLA latent's 2-D form came after (#234/#235, build 3575)
+IK_K_2D_BUILD = 3561
+
+
+def ik_build(version) -> int | None:
+    """The ik_llama.cpp build number a version text gives ('ik_llama.cpp 3475 (ac156500)' -> 3475), else None."""
+    m = re.match(r"ik[_-]llama(?:\.cpp)?\s+b?(\d+)\b", str(version or "").strip(), re.I)
+    return int(m.group(1)) if m else None

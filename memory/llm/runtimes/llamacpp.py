@@ -16,7 +16,7 @@ from ...units import MiB
 from ..cache import KV_BYTES, kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
-from . import at_least
+from . import IK_K_2D_BUILD, at_least, ik_build
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -74,13 +74,13 @@ QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 # #822, where llama.cpp allocates 3 GiB; the maintainer on #1594: SWA KV compression is a feature still to request)
 
 
-# ggml-cuda pads every quantized tensor by one row of (MATRIX_ROW_PADDING - ne0 % 512) values
-# (ggml_backend_cuda_buffer_type_get_alloc_size). ik_llama.cpp keeps each layer's K as a 2-D tensor of head_dim x
-# (heads x cells) (llama_kv_cache_init: ggml_new_tensor_2d(type_k, n_embd_head_k, n_head_kv*kv_size)), so a quantized
-# K cache on CUDA/ROCm carries one padded row a layer in the device's KV buffer; V is 1-D (n_embd_v_gqa x cells) and
-# the "KV self size" line counts ggml_nbytes without it. Qwen3-235B-A22B with q8_0 at 16384 cells: 48 layers x
-# 17.0 MiB + 48 x 384 x 34/32 bytes = 816.02 MiB printed for CUDA0 (ik_llama.cpp#370). Mainline's tensor shapes differ
-# by version and are not modelled here.
+# ggml_backend_cuda_buffer_type_get_alloc_size pads every quantized tensor by one row of (MATRIX_ROW_PADDING - ne0 % 512)
+# values, which ggml-alloc.c alloc_tensor_range rounds up to the buffer type's 128-byte alignment. ik_llama.cpp
+# keeps each layer's K 2-D, head_dim x (heads x cells) (llama_kv_cache_init: ggml_new_tensor_2d(type_k, n_embd_head_k,
+# n_head_kv*kv_size)), so a quantized K cache on CUDA/ROCm carries a padded row a layer in the device's KV buffer; V is 1-D
+# and the "KV self size" line counts ggml_nbytes without it: Qwen3-235B-A22B, q8_0, 16384 cells: 48 x 17.0 MiB + 48 x 512 B
+# (384 x 34/32 = 408 -> 512) = 816.02 MiB printed for CUDA0 (#370). The MLA latent is 2-D too, (kv_lora_rank + n_rot) x
+# cells: 448 x 34/32 = 476 -> 512 B a q8_0 DeepSeek layer (#258). Mainline's shapes differ by version: not modelled.
 MATRIX_ROW_PADDING = 512
 
 
@@ -128,12 +128,12 @@ def draft_mtp(spec, kvd, n: int, ctx, parallel, s) -> dict:
 
 def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
     """Bytes the CUDA buffer adds per layer to a quantized cache's tensors (ik_llama.cpp's layout; 0 otherwise)."""
-    if not ik or spec.mla:
+    if not ik:
         return 0
-    pad = 0
-    for ne0, t in ((spec.head_dim_k, kv), (spec.n_kv_heads * spec.head_dim_v * cells, kv_v or kv)):
+    pad, mla = 0, ((spec.head_dim_k, kv),)  # the latent's 1-D kv^T (-mla 1 without -fa) is kv_lora_rank x cells
+    for ne0, t in mla if spec.mla else ((spec.head_dim_k, kv), (spec.n_kv_heads * spec.head_dim_v * cells, kv_v or kv)):
         if t in QUANT_KV and ne0 % MATRIX_ROW_PADDING:
-            pad += (MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t]
+            pad += -(-(MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t] // 128) * 128  # ggml-alloc: to 128 B
     return int(pad)
 
 
@@ -160,7 +160,7 @@ def settings(version, knobs, parallel) -> dict:
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
             # --num-gpus N: N cards of --vram each, split as llama.cpp splits by default (each device's free memory:
             # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
-            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "weights_format": knobs.get("weights_format"),
+            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "ik_build": ik_build(knobs.get("runtime_version")), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),
@@ -560,7 +560,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     if not context:
         del over["cuda_context"]
     total = gpu_w + gpu_kv + sum(over.values())
-    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"))
+    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik") and (s.get("ik_build") or IK_K_2D_BUILD) >= IK_K_2D_BUILD)
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first, per_moved) if split and ngl > 0 else None
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
