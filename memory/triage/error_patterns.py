@@ -226,6 +226,9 @@ VLLM_MAMBA = re.compile(r"max_num_seqs \((\d{1,20})\) exceeds available Mamba ca
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: ([a-z]{1,12})?\S{0,12})? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
 # the same check quoted with its numbers elided ("ValueError: Free memory ... less than desired"): no numbers
 VLLM_STARTUP_CUT = re.compile(r"\b[Ff]ree memory (?:\.\.\.|\u2026) ?(?:on startup )?(?:is )?less than desired")
+# (round 116) the same check's head alone, a quote that stops after the figures ("Free memory on device xpu:0 (5.0/31.89 GiB)"
+# ending the line): torch's device:index name and the GiB pair as vLLM prints them (CatBoost's "on device #0" is not this form)
+VLLM_STARTUP_HEAD = re.compile(r"[Ff]ree memory on device ([a-z]{1,12}):\d{1,3} \((\d{1,9}(?:\.\d{1,9})?)/(\d{1,9}(?:\.\d{1,9})?) GiB\)\s{0,8}$")
 # vLLM v1 (v1/worker/gpu_model_runner.py _dummy_sampler_run, _dummy_pooler_run): the sampler (or pooler) run with max_num_seqs
 # dummy requests after the KV cache was sized did not fit what gpu_memory_utilization left outside it (vllm-project/vllm#14452,
 # llm-d/llm-d#787)

@@ -398,7 +398,7 @@ RULES = [
       "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
     R("other-process", 4.0, kind("vllm.startup_free"),
       lambda x: f"only {fmt_bytes(x.n['free'])} of {fmt_bytes(x.n['total'])} free at startup; gpu_memory_utilization "
-                f"{x.n['gpu_memory_utilization_ratio']} asks for {fmt_bytes(x.n['requested'])}" if "free" in x.n else
+                f"{x.n['gpu_memory_utilization_ratio']} asks for {fmt_bytes(x.n['requested'])}" if "requested" in x.n else
                 "vLLM found less memory free at startup than gpu_memory_utilization x the card asks for: memory held outside "
                 "vLLM (another program or server) makes the share unavailable"),
     R("other-process", 4.0, kind("vllm.profile_race"), "another process released GPU memory while vLLM was profiling"),

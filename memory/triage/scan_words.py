@@ -164,6 +164,9 @@ _ADDED_WORDS = (
     # XLA's status quoted with its words between the code and the exact bytes elided ("RESOURCE_EXHAUSTED ... N bytes",
     # xla_runtimes.XLA), round 115: no memory word in it
     ("KW", "RESOURCE_EXHAUSTED ...", "RESOURCE_EXHAUSTED: ...", "RESOURCE_EXHAUSTED \u2026", "RESOURCE_EXHAUSTED: \u2026"),
+    # vLLM's start-up check quoted as its head alone ("Free memory on device xpu:0 (5.0/31.89 GiB)", error_patterns.VLLM_STARTUP_HEAD),
+    # round 116: none of the words above is in it
+    ("W", "Free memory on device "),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

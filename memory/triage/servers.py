@@ -40,6 +40,10 @@ def _vllm_startup(line):
     if not m:
         if "less than desired" in line and RX.VLLM_STARTUP_CUT.search(line):
             return {"kind": "vllm.startup_free", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": True, "form": "cut"}
+        m = RX.VLLM_STARTUP_HEAD.search(line)       # (round 116) the head alone: free and total, the rest of the sentence cut
+        if m:
+            return {"kind": "vllm.startup_free", "device_kind": _TORCH_DEVICE.get(m.group(1), "cuda"), "runtime": "vllm",
+                    "numbers": {"free": size(m.group(2) + " GiB"), "total": size(m.group(3) + " GiB")}, "complete": True, "form": "cut"}
         return None
     nums = {"free": size(m.group(2) + " GiB"), "total": size(m.group(3) + " GiB"),
             "gpu_memory_utilization_ratio": num(m.group(4)), "requested": size(m.group(5) + " GiB")}
