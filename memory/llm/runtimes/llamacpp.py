@@ -82,6 +82,7 @@ QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 # (384 x 34/32 = 408 -> 512) = 816.02 MiB printed for CUDA0 (#370). The MLA latent is 2-D too, (kv_lora_rank + n_rot) x
 # cells: 448 x 34/32 = 476 -> 512 B a q8_0 DeepSeek layer (#258). Mainline's shapes differ by version: not modelled.
 MATRIX_ROW_PADDING = 512
+CUDA_BUFFER_ALIGN = 128  # ggml-cuda's buffer type alignment, to which ggml-alloc rounds each tensor
 
 
 # --spec-type draft-mtp (ggml-org/llama.cpp#22673, May 2026) on a Qwen 3.5+ GGUF with its MTP layer (config
@@ -126,14 +127,32 @@ def draft_mtp(spec, kvd, n: int, ctx, parallel, s) -> dict:
             "mtp_draft_kv": int(draft["per_full_layer"] * spec.mtp_layers)}
 
 
-def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
-    """Bytes the CUDA buffer adds per layer to a quantized cache's tensors (ik_llama.cpp's layout; 0 otherwise)."""
+def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool, build: int | None = None,
+                  mla_cache: str = "latent") -> int:
+    """Bytes the CUDA buffer adds per layer to a quantized cache's tensors (ik_llama.cpp's layout; 0 otherwise).
+
+    `build`: ik's build number (runtimes.ik_build; None, unknown: the newest layout). From IK_K_2D_BUILD each K tensor
+    (and the MLA latent) is 2-D, one row a head (a token): ne0 is head_dim_k; before it, 1-D over every cell. (rev7 B4)
+    --mla-cache full (ik -mla 0) keeps per-head K, nope + rope wide (192 in DeepSeek), 2-D as any K; its V is 1-D. The
+    latent's transposed kv^T (-mla 1 without -fa) is 1-D, kv_lora_rank x cells = 512 x cells: never padded. ggml-alloc
+    rounds the padded tensor to 128 B: that is nbytes + the pad rounded, since the rows here are a multiple of 128 B."""
     if not ik:
         return 0
-    pad, mla = 0, ((spec.head_dim_k, kv),)  # the latent's 1-D kv^T (-mla 1 without -fa) is kv_lora_rank x cells
-    for ne0, t in mla if spec.mla else ((spec.head_dim_k, kv), (spec.n_kv_heads * spec.head_dim_v * cells, kv_v or kv)):
+    two_d = build is None or build >= IK_K_2D_BUILD
+    if spec.mla and mla_cache == "full":
+        k_dim, v_elems = (spec.mla_qk_nope or 128) + spec.qk_rope_head_dim, spec.n_heads * (spec.mla_v_head or 128)
+        k_rows = spec.n_heads
+    elif spec.mla:
+        k_dim, v_elems, k_rows = spec.head_dim_k, 0, 1
+    else:
+        k_dim, v_elems, k_rows = spec.head_dim_k, spec.n_kv_heads * spec.head_dim_v, spec.n_kv_heads
+    rows = ((k_dim if two_d else k_dim * k_rows * cells, kv),)
+    if v_elems:
+        rows += ((v_elems * cells, kv_v or kv),)  # V is 1-D
+    pad = 0
+    for ne0, t in rows:
         if t in QUANT_KV and ne0 % MATRIX_ROW_PADDING:
-            pad += -(-(MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t] // 128) * 128  # ggml-alloc: to 128 B
+            pad += -(-(MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t] // CUDA_BUFFER_ALIGN) * CUDA_BUFFER_ALIGN
     return int(pad)
 
 
@@ -160,7 +179,8 @@ def settings(version, knobs, parallel) -> dict:
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
             # --num-gpus N: N cards of --vram each, split as llama.cpp splits by default (each device's free memory:
             # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
-            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "ik_build": ik_build(knobs.get("runtime_version")), "weights_format": knobs.get("weights_format"),
+            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs),
+            "ik_build": ik_build(knobs.get("runtime_version")), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),
@@ -259,7 +279,7 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     res, il = [], start
     for d, n in enumerate(counts):
         layers = min(n, max(L - il, 0))  # the placed blocks less the nextn ones, which hold no cache
-        kv = sum(per_layer[il:il + n]) + pad * layers
+        kv = sum(per_layer[il:il + n]) + pad * sum(b > 0 for b in per_layer[il:il + n])  # (rev7 B5) layers that hold KV
         w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
         res.append({"layers": layers, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
                     "state": int(sum(per_state[il:il + n])),  # its "RS buffer size", beside the KV buffer
@@ -559,8 +579,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
                                               + sum(layer_indexer_bytes(spec, kvd)[start:]))
     if not context:
         del over["cuda_context"]
+    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"), s.get("ik_build"), s["mla_cache"])
+    # (rev7 B5) the CUDA buffer's padded rows of the layers on the GPU that hold KV: in the device's KV buffer (its
+    # "KV buffer size" line) and so in the total; over several GPUs each device's share (devices) carries its own
+    kv_pad = pad * sum(b > 0 for b in layer_kv_bytes(spec, kvd)[start:]) if ngl > 0 else 0
+    gpu_kv += kv_pad
     total = gpu_w + gpu_kv + sum(over.values())
-    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik") and (s.get("ik_build") or IK_K_2D_BUILD) >= IK_K_2D_BUILD)
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first, per_moved) if split and ngl > 0 else None
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
@@ -580,7 +604,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             over["margin"] = card_margin * len(devs)
         total = sum(dv["total"] for dv in devs)
         fits = all(dv["total"] <= vram for dv in devs) if vram else None
-    return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
+    return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "kv_buffer_pad": int(kv_pad), "overhead": over, "total": int(total),
+            "gpu_weights": int(gpu_w), "devices": devs,
             "gpu_kv": int(gpu_kv), "metal_span": span,
             "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out) + moved),
