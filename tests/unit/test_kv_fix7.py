@@ -78,3 +78,16 @@ def test_mla_cache_full_pads_the_per_head_k():
 def test_mainline_tensor_type_beside_gguf_types_refused(dtype):
     with pytest.raises(UserError):
         _plan(weights_dtype=dtype)
+
+
+def test_only_layers_holding_kv_are_padded():
+    # Qwen3-Next-80B-A3B: 48 layers, 12 of full attention (the rest linear attention, no KV). K 2-D, ne0 = head_dim 256:
+    # (512 - 256) x 34/32 = 272 -> 384 B a layer; V 1-D, 2 x 256 x 16384 cells: no pad. 12 x 384 = 4608 B, not 48 x 384
+    assert (512 - 256) * 34 // 32 == 272 and 12 * 384 == 4608
+    spec = llm.describe(model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+    kw = dict(ctx=16384, parallel=1, kv_dtype="q8_0", weights_dtype="Q4_K_M", vram=80 * 1024 * MiB,
+              runtime_version="ik_llama.cpp 3800 (x)")
+    r = llm.plan(spec, "llama.cpp", **kw)
+    assert r["kv_buffer_pad"] == 4608 and r["kv_buffer"] == r["kv_total"] + 4608
+    two = llm.plan(spec, "llama.cpp", num_gpus=2, **kw)
+    assert sum(d["kv"] for d in two["devices"]) == two["kv_detail"]["full_layers"] + 4608
