@@ -304,13 +304,12 @@ def score(row) -> dict:
                 # a DSA model's indexer cache prints its own size and KV buffer lines after the main (MLA) cache's,
                 # which a "KV buffer size" figure is; the memory breakdown's context column holds both
                 pred -= res_kv["kv_detail"].get("indexer", 0)
-            pad = res_kv.get("kv_per_layer", {}).get("device_buffer", 0) - res_kv.get("kv_per_layer", {}).get("full", 0)
-            if (rt == "llama.cpp" and key == "kv_mib" and pad > 0 and (row["input"].get("num_gpus") or 1) == 1
-                    and "layers_model" in m and m.get("layers_on_gpu") == m["layers_model"]):
-                # one GPU holding every layer: its "KV buffer size" line, which carries the CUDA buffer's padded
-                # row a quantized layer (ik_llama.cpp's 2-D K / MLA latent; runtimes/llamacpp.py kv_buffer_pad) that
-                # the "KV self size" line leaves out; batch 100's rows quote the buffer line (#258: 1166.65 / 1166.62)
-                pred += pad * spec.n_layers
+            if rt == "llama.cpp" and key == "kv_mib" and "layers_model" in m and m.get("layers_on_gpu") == m["layers_model"]:
+                # (rev7 B5) a row quoting the "KV buffer size" line of a GPU holding every layer (batch 100's rows,
+                # #258: 1166.65 / 1166.62) reads the plan's own figure of that line, kv_buffer: the cache plus the CUDA
+                # buffer's padded rows of a quantized cache (ik_llama.cpp's 2-D K / MLA latent; runtimes/llamacpp.py
+                # kv_buffer_pad). Rows quoting "KV self size" (ik#370's two GPUs) or a CPU buffer (ik#344) have no pad
+                pred += res_kv.get("kv_buffer", res_kv["kv_total"]) - res_kv["kv_total"]
             if (rt == "ollama" and key == "kv_mib" and "ollama_kv_allocated" in res
                     and quotes_runner_kv(row)):
                 # the runner's allocation at the cache type's block size (its MiB line; the estimate's "kv cache"

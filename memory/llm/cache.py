@@ -34,11 +34,6 @@ KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 
 # is no upstream type (the exl3 build's own, whose source was not read): unknown
 PER_TOKEN_HEAD = {"int8_per_token_head", "fp8_per_token_head"}
 PER_TOKEN_HEAD_SCALE = 4
-
-
-def head_scale_bytes(kv: str, kv_v: str | None = None) -> int:
-    """(rev6 B5) The per-token-head scales one KV head adds a token, K's and V's (0 for other cache types)."""
-    return sum(PER_TOKEN_HEAD_SCALE for t in (kv, kv_v or kv) if t in PER_TOKEN_HEAD)
 _KV_ALIASES = {"fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32",
                "float8": "fp8", "fp8_e4m3fn": "fp8_e4m3", "q8": "q8_0", "q4": "q4_0", "int8": "q8_0"}
 # vLLM's TurboQuant presets (--kv-cache-dtype turboquant_*; model_executor/layers/quantization/turboquant/config.py
@@ -82,6 +77,12 @@ OLLAMA_BATCH = 512
 LLAMACPP_SWA_ARCHS = ("gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "gemma4", "gemma4_text", "cohere2",
                       "llama4", "llama4_text", "gpt_oss", "gemma4_unified", "gemma4_unified_text",
                       "gpt-oss", "exaone4", "starcoder2")
+
+
+def head_scale_bytes(kv: str, kv_v: str | None = None) -> int:
+    """(rev6 B5) The per-token-head scales one KV head adds a token, K's and V's (0 for other cache types)."""
+    return sum(PER_TOKEN_HEAD_SCALE for t in (kv, kv_v or kv) if t in PER_TOKEN_HEAD)
+
 
 def floor_ctx(tokens) -> int:
     """A context length rounded down to CTX_STEP; one under two steps is kept as it is (rounding it would leave

@@ -178,7 +178,7 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
         raise UserError("--gguf-types and --weights-gib both give the weights: give one")
     # an ik_llama.cpp file type (LLAMA_FTYPE_MOSTLY_IQ2_K_R4, ...: its include/llama.h) is named by its base tensor type
     if types is not None and weights_dtype is not None and GR.tag_type(str(weights_dtype)) is None \
-            and str(weights_dtype).strip().upper() not in W.TYPE_BITS:
+            and str(weights_dtype).strip().upper() not in W.IK_TYPES:  # (rev7 D1) no mainline tensor type (Q4_K, F32)
         raise UserError(f"--weights-dtype {weights_dtype} is no GGUF file type, and --gguf-types gives the llama.cpp "
                         f"file's own tensor types: drop --weights-dtype")
     if types is not None:  # the tensor types llama.cpp's loader printed place every tensor (gguf_types.py)
@@ -389,6 +389,8 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
            "kv_per_token": ev["kv"]["per_token"], "kv_total": ev["kv"]["total"], "kv_detail": ev["kv"],
            "kv_per_layer": {"full": ev["kv"]["per_full_layer"],
                             "device_buffer": ev["kv"]["per_full_layer"] + ev.get("kv_buffer_pad_per_layer", 0)},
+           # (rev7 B5) the KV buffer lines' sum: the cache plus the CUDA buffer's padded rows of its layers on the GPU
+           "kv_buffer_pad": ev.get("kv_buffer_pad", 0), "kv_buffer": ev["kv"]["total"] + ev.get("kv_buffer_pad", 0),
            "overhead": ev["overhead"], "overhead_total": int(sum(ev["overhead"].values())), "total": ev["total"],
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"] and not refused,
            "fits": ev["fits"] and not refused, "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],

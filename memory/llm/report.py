@@ -188,7 +188,7 @@ def total_all_layers(r: dict) -> int:
     profile's activations are freed before it is allocated (the larger of that peak and the started footprint)."""
     if r["runtime"] == "vllm" and r.get("pool_fixed"):
         return r["total"]
-    return ((r["weights_gpu_full"] if _host_embedding(r) else r["weights"]) + r["kv_total"]
+    return ((r["weights_gpu_full"] if _host_embedding(r) else r["weights"]) + r.get("kv_buffer", r["kv_total"])
             + sum(r["overhead"].values()))
 
 
@@ -278,6 +278,9 @@ def format_plan(r: dict) -> str:
     if fixed:  # the pool is what sits on the GPU; one request's need is what the pool must hold
         need = r.get("kv_request_bytes") or r["kv_total"]  # the blocks vLLM's pool must hold for it (review16b F4)
         row("KV pool (fixed)", r["kv_capacity_bytes"], f"--kv-cache-memory; one request {fmt_bytes(need)}, {kv_how}")
+    elif r.get("kv_buffer_pad"):  # (rev7 B5) llama.cpp's "KV buffer size" line: the cache and its padded rows
+        row(label, r["kv_buffer"], f"{kv_how}, with the CUDA buffer's padded rows of a quantized cache "
+            f"{fmt_bytes(r['kv_buffer_pad'])}")
     else:
         row(label, r["kv_total"], kv_how)
     rt = "ollama>=0.30" if r["runtime"] == "ollama" and "margin" in r["overhead"] else r["runtime"]  # --fit's margin

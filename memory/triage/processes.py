@@ -11,31 +11,40 @@ OWN_CONTEXT_MAX = 1 * GiB
 # (tdrussell/diffusion-pipe#153: a DeepSpeed rank listed at 1.18 GiB over PyTorch's reserved figure)
 RANK_EXTRA = 1 * GiB
 # (round 114) what processes still on the card after a failure must hold, in nvidia-smi's compute-apps table printed after it,
-# to have taken this process's memory: past a desktop's share. (rev6 B1) The rows are summed, less this process's own figure
-# where its message gives one (a server that logs an OOM and keeps serving is still listed)
+# to have taken this process's memory: past a desktop's share. (rev7 B1) The rows are summed, less the one row that is this
+# process where one matches its own figure (a server that logs an OOM and keeps serving is still listed); where none does,
+# the process is gone and every row is another program's
 SMI_APPS_MIN = 1.5 * GiB
 # (rev6 B1) the table's header within this many lines after the failure (a harness's capture right after the exit), and before
 # the next failure
 SMI_APPS_SPAN = 12
+# (rev7 B1) a row is this process's where it is PyTorch's "this process has N GiB memory in use" within rounding: PyTorch
+# prints two decimals (0.005 GiB either way), nvidia-smi whole MiB
+SMI_OWN_ROUNDING = 0.01 * GiB
 
 
 def smi_apps_after(x):
     """The memory other processes hold in nvidia-smi's first compute-apps table after this failure (facts "smi_apps": its
     header line, then its rows on the lines right after), or None. A table captured right after the program failed (a
     harness's, a gate script's) lists the processes still running on the card: the failed program's own memory went with
-    it. (rev6 B1) Only a header within SMI_APPS_SPAN lines after the failure and before the next one counts; the failing
-    process's own figure (PyTorch's "this process has N memory in use", else its reserved memory) is taken off the rows'
-    sum, since a process that went on after the failure is still listed (nothing names which row is it)."""
+    it. (rev6 B1) Only a header within SMI_APPS_SPAN lines after the failure and before the next one counts. (rev7 B1) A
+    process that went on after the failure is still listed: the one row within SMI_OWN_ROUNDING of its own figure
+    (PyTorch's "this process has N memory in use") is it and is left out; where no row matches (or the message gives no
+    such figure: reserved memory plus a context is no figure to match), every row is another program's."""
     rows = x.f["smi_apps"]
-    end = min(x.line + SMI_APPS_SPAN, x.until or x.line + SMI_APPS_SPAN)
-    head = min((n for n, v in rows.items() if x.line < n <= end and v == "head"), default=None)
+    end = x.line + SMI_APPS_SPAN
+    head = min((n for n, v in rows.items() if x.line < n <= end and (x.until is None or n < x.until) and v == "head"),
+               default=None)
     if head is None:
         return None
-    held, n = 0, head + 1
+    held, n = [], head + 1
     while isinstance(rows.get(n), int):
-        held, n = held + rows[n], n + 1
-    own = x.n.get("this_process") or x.n.get("reserved") or 0
-    return held - own if held - own > 0 else None
+        held, n = held + [rows[n]], n + 1
+    own = x.n.get("this_process")
+    mine = next((i for i, v in enumerate(held) if own and abs(v - own) <= SMI_OWN_ROUNDING), None)
+    if mine is not None:
+        del held[mine]
+    return sum(held) or None
 
 
 def split_listed(nums: dict, procs: list, rank: bool = False) -> None:

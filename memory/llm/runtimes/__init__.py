@@ -161,15 +161,21 @@ def at_least(version, *ref) -> bool:
     return (version + (0,) if len(version) == 2 else version) >= (ref + (0,) if len(ref) == 2 else ref)
 
 
-
 # ik_llama.cpp numbers its builds by its own commit count ('ik_llama.cpp 3475 (ac156500)'). Its K cache became a 2-D
 # tensor, head_dim x (heads x cells), at #208 (commit 1140b4568, 2025-02-19, build 3561: git rev-list --count); before it
 # K was 1-D as in llama.cpp, and a quantized K carried no padded row in the CUDA buffer (#103, build 3475: 'CUDA0 KV
-# buffer size = 82.00 MiB' = 'KV self size' with an iq4_nl K). The MLA latent's 2-D form came after (#234/#235, build 3575)
+# buffer size = 82.00 MiB' = 'KV self size' with an iq4_nl K). (rev7 B2) The same commit made the MLA latent 2-D,
+# (kv_lora_rank + n_rot) x cells, in the default build (MLA_USE_TRANSPOSED_CACHE 1, since #205, build 3556): #234
+# (build 3574) only turned the non-transposed variant's latent (#else, not compiled) 2-D and #235 (3575) made that
+# variant -mla 2. One gate covers both. A build the version text does not give (None: a date, "May 2025") is taken as
+# the newest layout, padded: most ik users run recent builds
 IK_K_2D_BUILD = 3561
+# (rev7 B3) the forms fork() accepts: 'ik_llama.cpp 3475 (x)', 'ik_llama.cpp build 3475', 'version: 3475', 'ik_llama.cpp:
+# 3475', 'b3475'; a date ('ik_llama.cpp 2025-02-19') is no build number
+IK_BUILD = re.compile(r"ik[_-]llama(?:\.cpp)?\W*(?:build|version)?\W*b?(\d{3,5})\b(?![-./]\d)", re.I)
 
 
 def ik_build(version) -> int | None:
     """The ik_llama.cpp build number a version text gives ('ik_llama.cpp 3475 (ac156500)' -> 3475), else None."""
-    m = re.match(r"ik[_-]llama(?:\.cpp)?\s+b?(\d+)\b", str(version or "").strip(), re.I)
+    m = IK_BUILD.match(str(version or "").strip())
     return int(m.group(1)) if m else None

@@ -13,10 +13,11 @@ import re
 
 from ...errors import UserError
 from ...units import MiB
-from ..cache import KV_BYTES, kv_cache
+from ..cache import kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
-from . import IK_K_2D_BUILD, at_least, ik_build
+from . import at_least, ik_build
+from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -68,20 +69,9 @@ def resolve_ngl(ngl, version, knobs, runtime: str):
 
 
 ALL_LAYERS = 1 << 20  # -ngl all / 999: more than any model's layers
-QUANT_KV = ("q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl")
 # ikawrakow/ik_llama.cpp (a --runtime-version that names it): llama.cpp's cache layout without its sliding-window
 # cache: every layer of a sliding-window model is kept at -c cells (gpt-oss-20b at 131072: 6144.00 MiB, ik_llama.cpp
 # #822, where llama.cpp allocates 3 GiB; the maintainer on #1594: SWA KV compression is a feature still to request)
-
-
-# ggml_backend_cuda_buffer_type_get_alloc_size pads every quantized tensor by one row of (MATRIX_ROW_PADDING - ne0 % 512)
-# values, which ggml-alloc.c alloc_tensor_range rounds up to the buffer type's 128-byte alignment. ik_llama.cpp
-# keeps each layer's K 2-D, head_dim x (heads x cells) (llama_kv_cache_init: ggml_new_tensor_2d(type_k, n_embd_head_k,
-# n_head_kv*kv_size)), so a quantized K cache on CUDA/ROCm carries a padded row a layer in the device's KV buffer; V is 1-D
-# and the "KV self size" line counts ggml_nbytes without it: Qwen3-235B-A22B, q8_0, 16384 cells: 48 x 17.0 MiB + 48 x 512 B
-# (384 x 34/32 = 408 -> 512) = 816.02 MiB printed for CUDA0 (#370). The MLA latent is 2-D too, (kv_lora_rank + n_rot) x
-# cells: 448 x 34/32 = 476 -> 512 B a q8_0 DeepSeek layer (#258). Mainline's shapes differ by version: not modelled.
-MATRIX_ROW_PADDING = 512
 
 
 # --spec-type draft-mtp (ggml-org/llama.cpp#22673, May 2026) on a Qwen 3.5+ GGUF with its MTP layer (config
@@ -126,17 +116,6 @@ def draft_mtp(spec, kvd, n: int, ctx, parallel, s) -> dict:
             "mtp_draft_kv": int(draft["per_full_layer"] * spec.mtp_layers)}
 
 
-def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool) -> int:
-    """Bytes the CUDA buffer adds per layer to a quantized cache's tensors (ik_llama.cpp's layout; 0 otherwise)."""
-    if not ik:
-        return 0
-    pad, mla = 0, ((spec.head_dim_k, kv),)  # the latent's 1-D kv^T (-mla 1 without -fa) is kv_lora_rank x cells
-    for ne0, t in mla if spec.mla else ((spec.head_dim_k, kv), (spec.n_kv_heads * spec.head_dim_v * cells, kv_v or kv)):
-        if t in QUANT_KV and ne0 % MATRIX_ROW_PADDING:
-            pad += -(-(MATRIX_ROW_PADDING - ne0 % MATRIX_ROW_PADDING) * KV_BYTES[t] // 128) * 128  # ggml-alloc: to 128 B
-    return int(pad)
-
-
 def settings(version, knobs, parallel) -> dict:
     gpus = knobs.get("num_gpus")
     if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or not 1 <= gpus <= 64):
@@ -160,7 +139,8 @@ def settings(version, knobs, parallel) -> dict:
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
             # --num-gpus N: N cards of --vram each, split as llama.cpp splits by default (each device's free memory:
             # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
-            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs), "ik_build": ik_build(knobs.get("runtime_version")), "weights_format": knobs.get("weights_format"),
+            "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs),
+            "ik_build": ik_build(knobs.get("runtime_version")), "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),
@@ -259,7 +239,7 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
     res, il = [], start
     for d, n in enumerate(counts):
         layers = min(n, max(L - il, 0))  # the placed blocks less the nextn ones, which hold no cache
-        kv = sum(per_layer[il:il + n]) + pad * layers
+        kv = sum(per_layer[il:il + n]) + pad * sum(b > 0 for b in per_layer[il:il + n])  # (rev7 B5) layers that hold KV
         w = sum(lw[il:il + n]) - sum(moved[il:il + n]) + (roles["output"] if d == out_dev else 0)
         res.append({"layers": layers, "kv": int(kv), "weights": int(w), "output_layer": d == out_dev,
                     "state": int(sum(per_state[il:il + n])),  # its "RS buffer size", beside the KV buffer
@@ -559,8 +539,12 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
                                               + sum(layer_indexer_bytes(spec, kvd)[start:]))
     if not context:
         del over["cuda_context"]
+    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik"), s.get("ik_build"), s["mla_cache"])
+    # (rev7 B5) the CUDA buffer's padded rows of the layers on the GPU that hold KV: in the device's KV buffer (its
+    # "KV buffer size" line) and so in the total; over several GPUs each device's share (devices) carries its own
+    kv_pad = pad * sum(b > 0 for b in layer_kv_bytes(spec, kvd)[start:]) if ngl > 0 else 0
+    gpu_kv += kv_pad
     total = gpu_w + gpu_kv + sum(over.values())
-    pad = kv_buffer_pad(spec, kv, s["kv_v"], kvd["cells"], s.get("ik") and (s.get("ik_build") or IK_K_2D_BUILD) >= IK_K_2D_BUILD)
     devs = devices(spec, kvd, roles, ngl, split, pad, lw, first, per_moved) if split and ngl > 0 else None
     fits = total <= vram if vram else None
     if devs and s.get("per_gpu"):  # every card holds its own context, compute buffer and margin next to its layers
@@ -580,7 +564,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             over["margin"] = card_margin * len(devs)
         total = sum(dv["total"] for dv in devs)
         fits = all(dv["total"] <= vram for dv in devs) if vram else None
-    return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "overhead": over, "total": int(total), "gpu_weights": int(gpu_w), "devices": devs,
+    return {"kv": kvd, "kv_buffer_pad_per_layer": pad, "kv_buffer_pad": int(kv_pad), "overhead": over, "total": int(total),
+            "gpu_weights": int(gpu_w), "devices": devs,
             "gpu_kv": int(gpu_kv), "metal_span": span,
             "fits": fits, "budget": int(vram) if vram else None, "ngl": ngl,
             "host_weights": int(emb + sum(lw[:start]) + (0 if spec.tied or out_on else out) + moved),
