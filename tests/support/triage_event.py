@@ -43,3 +43,13 @@ ggml_backend_cuda_buffer_type_alloc_buffer: allocating 448.00 MiB on device 0: c
 llama_kv_cache_unified: failed to allocate buffer for kv cache
 llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
 """
+
+
+# A PyTorch >= 2.1 OOM on a 24 GB card whose own process holds 22.50 GiB (23040 MiB), and nvidia-smi's compute-apps CSV
+# header: the inputs of the compute-apps tests (test_triage_fix6, test_triage_fix7) that add their own table rows.
+TORCH_OOM_2250 = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 "
+                  "GiB of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use. Of "
+                  "the allocated memory 21.80 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but "
+                  "unallocated.\n")
+SMI_APPS_HEADER = ("$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\n"
+                   "pid, process_name, used_gpu_memory [MiB]\n")

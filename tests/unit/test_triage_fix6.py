@@ -10,7 +10,7 @@ B2. A later line's stage (round 114's repeat) is read only after the failure's o
     own preceding lines name no stage (they are its request's context), and the nearest such line."""
 import pytest
 
-from support.triage_event import top
+from support.triage_event import SMI_APPS_HEADER, TORCH_OOM_2250, top
 from gpu_garden.memory.triage.fact_patterns import FACTS
 from gpu_garden.memory.triage.processes import SMI_APPS_SPAN
 
@@ -41,10 +41,8 @@ def test_tf_own_skips_org_tensorflow(line, hit):
 
 
 # --- B1. the compute-apps table listing the failing process itself -------------------------------------------------------
-TORCH_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB "
-             "of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use. Of the "
-             "allocated memory 21.80 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n")
-SMI = "$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\npid, process_name, used_gpu_memory [MiB]\n"
+TORCH_OOM = TORCH_OOM_2250
+SMI = SMI_APPS_HEADER
 
 
 def test_table_listing_only_this_process_is_not_another_program():

@@ -3,15 +3,13 @@
 B1. nvidia-smi's compute-apps table after a failure: only the one row that matches the failing process's own figure
     ("this process has N memory in use", within rounding) is left out; where no row matches, the process is gone and
     every row is another program's (round 114's case: a table captured after the program exited)."""
-from support.triage_event import top
+from support.triage_event import SMI_APPS_HEADER, TORCH_OOM_2250, top
 
 # an old-style PyTorch OOM: reserved memory only, no "this process has" figure
 OLD_OOM = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 23.64 GiB total capacity; 10.50 GiB already "
            "allocated; 10.00 MiB free; 11.00 GiB reserved in total by PyTorch)\n")
-NEW_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB "
-           "of which 1.10 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use. Of the "
-           "allocated memory 21.80 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n")
-SMI = "$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\npid, process_name, used_gpu_memory [MiB]\n"
+NEW_OOM = TORCH_OOM_2250
+SMI = SMI_APPS_HEADER
 
 
 def test_table_after_exit_keeps_its_only_row():
