@@ -30,6 +30,14 @@ OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
 OLLAMA_RUNNER_KV_QUOTED = re.compile(r"runner(?: lines)?: .*?KV (?:buffer (?:size = )?)?(\d+(?:\.\d+)?) MiB'? \(\d+ cells")
 
 
+def rel_err(got, printed) -> float:
+    """got / printed - 1; a printed 0 (llama.cpp's 'CUDA0 model buffer size = 0.00 MiB' with -ngl 0: only the compute
+    buffer on the GPU) is exact when under 1 MiB is placed there, else a 100 % miss (no ratio to a zero exists)."""
+    if printed:
+        return got / printed - 1
+    return 0.0 if got < 1 else 1.0
+
+
 def quotes_runner_kv(row) -> bool:
     notes = row.get("notes", ())
     if any(OLLAMA_RUNNER_KV.search(n) for n in notes):
@@ -291,7 +299,7 @@ def score(row) -> dict:
         placed = _at_printed_layers(row, res)
         g = placed.get("gpu_weights", placed["weights"] - placed["host_weights"]) / MiB
         out["weights_gpu_mib"] = (round(g, 2), m["weights_gpu_mib"])
-        out["weights_err"] = g / m["weights_gpu_mib"] - 1
+        out["weights_err"] = rel_err(g, m["weights_gpu_mib"])
     # KV buffer as printed
     for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
         # a device's buffer needs the layers the runtime put there; a row without them is not scored on it

@@ -30,3 +30,13 @@ def test_k4_the_self_memory_tolerance_needs_the_figure_itself():
     other = dict(quoted, notes=["the 131K run's table lists 4146 MiB of KV self-memory; this row reads the KV buffer line"])
     assert not b.kv_exact(other, "kv_mib", 1074.6, "MiB")
     assert b.kv_exact(other, "kv_mib", 1074.004, "MiB")
+
+
+def test_rel_err_of_a_zero_printed_buffer():
+    # batch 101's ik328 row: -ngl 0 prints 'CUDA0 model buffer size = 0.00 MiB'; a ratio to zero raised ZeroDivisionError
+    load_benchmark("bench_llm")  # puts benchmarks/ on the path
+    import llm_score
+    assert abs(llm_score.rel_err(110.0, 100.0) - 0.10) < 1e-12
+    assert llm_score.rel_err(0.0, 0.0) == 0.0
+    assert llm_score.rel_err(0.4, 0.0) == 0.0
+    assert llm_score.rel_err(512.0, 0.0) == 1.0
