@@ -103,6 +103,8 @@ PRE_AMPERE_DATA = (
     # batch 100 (ik_llama.cpp #397 and #398, two Turing T4s)
     "2x Tesla T4 16 GB (compute capability 7.5), --split-mode row",
     "2x Tesla T4 16 GB (compute capability 7.5), layer split",
+    # batch 102 (llama.cpp #10050 on a Turing RTX 2080; the 1Cat vLLM fork on four Volta V100s)
+    "one NVIDIA GeForce RTX 2080 8 GB (compute capability 7.5", "4x Tesla V100 32 GB (SM70;",
 )
 
 
