@@ -28,7 +28,7 @@ what the sections scored. Adding a rule means adding a row; a unit test checks e
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
-from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
+from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
                          context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
                          outside_others, sdcpp_part, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
@@ -88,12 +88,12 @@ RULES = [
     *WEIGHTS,
 
     # --- activations: the working tensors of this resolution, length or batch --------------------------
-    R("activations", 2.4, lambda x: torch(x) and x.total and x.req >= 0.5 * x.total,    # a "0 bytes" card: no share
+    R("activations", 2.4, lambda x: torch(x) and x.total and big_request(x),    # a "0 bytes" card: no share
       "one request of {req:b} is {req_share:.0%} of the {total:b} card: the tensor itself is too large for this resolution, length or batch",
       first="act"),
     R("activations", 1.0, torch_full, lambda x: requested_free(x, of_total=False), first="act"),
     R("activations", 1.5, torch, lambda x: requested_free(x, of_total=True), first="act"),
-    R("activations", 2.4, lambda x: async_numbers(x) and x.req >= 0.5 * x.total, "one request of {req:b} is {req_share:.0%} of the card",
+    R("activations", 2.4, lambda x: async_numbers(x) and big_request(x), "one request of {req:b} is {req_share:.0%} of the card",
       first="act"),
     R("activations", 1.0, async_full, "{req:b} requested with {free:b} free", first="act"),
     R("activations", 1.5, async_numbers, lambda x: f"{fmt_bytes(x.req)} requested"

@@ -1,5 +1,7 @@
 """fix8: review rev7's D5 and rev6's S4 on triage, with hand-written inputs and the expected values worked out by hand.
 
+S4 (rev6). The tiny-card weights row hands a big request over to the activations' row with that row's own test
+    (predicates.big_request, one share: shares.REQUEST_SHARE): moving the share moves both rows together.
 D5. XLA's elided "RESOURCE_EXHAUSTED ... N bytes" quoted inside its exception's repr or a string: the quote's closing
     `')` or `"` after the bytes still ends the line."""
 import pytest
@@ -19,3 +21,19 @@ def test_quoted_elided_xla_status_read(line, req):
 def test_quoted_grpc_message_size_still_no_incident():
     from gpu_garden.memory.triage import engine
     assert not engine.triage_text("E0101 rpc failed: 'RESOURCE_EXHAUSTED: ... 26214400 bytes over the max message size'\n")["found"]
+
+
+# --- rev6 S4. one share for the tiny card's hand-over and the activations' row ---------------------------------------------
+TINY = ("RuntimeError: CUDA out of memory. Tried to allocate 1.40 GiB (GPU 0; 2.00 GiB total capacity; 100.00 MiB already "
+        "allocated; 1.20 GiB free; 110.00 MiB reserved in total by PyTorch)\n")
+
+
+@pytest.mark.parametrize("share, cause", [
+    (0.5, "activations"),            # 1.40 of 2.00 GiB is 70 % >= 50 %, 100 MiB held is 4.9 % (< 10 %): handed over
+    (0.65, "activations"),           # 70 % >= 65 %: still the activations' row
+    (0.75, "weights-exceed-vram"),   # 70 % < 75 %: the activations' row is silent and the weights row keeps it
+])
+def test_tiny_card_hand_over_follows_the_one_share(monkeypatch, share, cause):
+    from gpu_garden.memory.triage import predicates
+    monkeypatch.setattr(predicates, "REQUEST_SHARE", share)
+    assert top(TINY)[0] == cause
