@@ -2,6 +2,8 @@
 
 S4 (rev6). The tiny-card weights row hands a big request over to the activations' row with that row's own test
     (predicates.big_request, one share: shares.REQUEST_SHARE): moving the share moves both rows together.
+S2 (rev6). nvidia-smi's compute-apps rows are kept only under their header: a log that polls nvidia-smi's
+    noheader GPU query ("0, NVIDIA A100, 40000 MiB") between other lines no longer pushes the header out.
 D5. XLA's elided "RESOURCE_EXHAUSTED ... N bytes" quoted inside its exception's repr or a string: the quote's closing
     `')` or `"` after the bytes still ends the line."""
 import pytest
@@ -37,3 +39,14 @@ def test_tiny_card_hand_over_follows_the_one_share(monkeypatch, share, cause):
     from gpu_garden.memory.triage import predicates
     monkeypatch.setattr(predicates, "REQUEST_SHARE", share)
     assert top(TINY)[0] == cause
+
+
+# --- rev6 S2. compute-apps rows read from their header ---------------------------------------------------------------------
+def test_polled_gpu_rows_do_not_evict_the_compute_apps_header():
+    from support.triage_event import SMI_APPS_HEADER, TORCH_OOM_2250
+    # "this process has 22.50 GiB" = 23040 MiB; the table's one row holds 6144 MiB = 6.00 GiB, not this process: another
+    # program's, >= 1.5 GiB. Then 20 polled GPU lines, each after a line of other output: 20 > the 16 lines kept
+    polls = "".join(f"step {i} done\n0, NVIDIA A100-SXM4-40GB, 40000 MiB\n" for i in range(20))
+    cause, _, ev = top(TORCH_OOM_2250 + SMI_APPS_HEADER + "5151, /opt/srv/bin/other-server, 6144 MiB\n" + polls)
+    assert cause == "other-process"
+    assert any("holding 6.00 GiB" in e for c in ev["causes"] for e in c["evidence"])
