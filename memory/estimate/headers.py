@@ -50,7 +50,7 @@ GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1",
                  27: "I64", 28: "F64", 29: "IQ1_M", 30: "BF16", 34: "TQ1_0", 35: "TQ2_0", 39: "MXFP4",
                  40: "NVFP4", 41: "Q1_0"}
 # ik_llama.cpp's ids for its types above (ik's ggml/include/ggml.h enum). Both forks extended the enum past MXFP4 (39)
-# on their own: mainline with NVFP4 40 and Q1_0 41 (its GGML_TYPE_COUNT is 42), ik with I2_S 36, Q1_0_G128 41 and
+# on their own: mainline with NVFP4 40 and Q1_0 41 (the gguf package's enum ends there), ik with I2_S 36, Q1_0_G128 41 and
 # its own types from 97 up. So 41 and below are read as mainline's (the gguf package's enum, else the table above),
 # and an id mainline does not define - here 137-141, 210-211, 337-340 - as ik's: a header holding one is an ik file
 IK_TYPE_IDS = {137: "IQ2_K", 138: "IQ3_K", 139: "IQ4_K", 140: "IQ5_K", 141: "IQ6_K", 210: "Q2_K_R4", 211: "Q3_K_R4",
