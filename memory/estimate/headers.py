@@ -33,12 +33,29 @@ GGML_BLOCKS = {
     "IQ1_M": (256, 56), "TQ1_0": (256, 54), "TQ2_0": (256, 66), "MXFP4": (32, 17), "NVFP4": (64, 36),
     "Q1_0": (128, 18),
 }
+# ik_llama.cpp's own types (ik's ggml.c type_traits: blck_size QK_K = 256, row_meta_size 0, type_size
+# sizeof(block_...) from ggml-common.h's static_asserts): iq2_k 2+2+8+64 = 76 bytes, iq3_k 2+4+8+64+32 = 110,
+# iq4_k 2+2+128+12 = 144, iq5_k 2+2+128+32+12 = 176, iq6_k 2+2+128+64+16 = 212. The _R4 types interleave 4 rows
+# (block_iqN_k_r4 == 4 x block_iqN_k) and their type_traits keep the base's type_size per 256 values (q2_k_r4 /
+# q3_k_r4: sizeof(block_q2_K) 84 / sizeof(block_q3_K) 110). The _KS / _KT types carry a per-row scale
+# (row_meta_size > 0) and are not listed
+IK_R4_BASES = ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")
+IK_BLOCKS = {"IQ2_K": (256, 76), "IQ3_K": (256, 110), "IQ4_K": (256, 144), "IQ5_K": (256, 176), "IQ6_K": (256, 212)}
+IK_BLOCKS.update({t + "_R4": IK_BLOCKS.get(t) or GGML_BLOCKS[t] for t in IK_R4_BASES})
+GGML_BLOCKS.update(IK_BLOCKS)
 # GGML type ids (ggml.h) for when the gguf package is missing
 GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1", 8: "Q8_0", 9: "Q8_1", 10: "Q2_K",
                  11: "Q3_K", 12: "Q4_K", 13: "Q5_K", 14: "Q6_K", 15: "Q8_K", 16: "IQ2_XXS", 17: "IQ2_XS", 18: "IQ3_XXS",
                  19: "IQ1_S", 20: "IQ4_NL", 21: "IQ3_S", 22: "IQ2_S", 23: "IQ4_XS", 24: "I8", 25: "I16", 26: "I32",
                  27: "I64", 28: "F64", 29: "IQ1_M", 30: "BF16", 34: "TQ1_0", 35: "TQ2_0", 39: "MXFP4",
                  40: "NVFP4", 41: "Q1_0"}
+# ik_llama.cpp's ids for its types above (ik's ggml/include/ggml.h enum). Both forks extended the enum past MXFP4 (39)
+# on their own: mainline with NVFP4 40 and Q1_0 41 (the gguf package's enum ends there), ik with I2_S 36, Q1_0_G128 41 and
+# its own types from 97 up. So 41 and below are read as mainline's (the gguf package's enum, else the table above),
+# and an id mainline does not define - here 137-141, 210-211, 337-340 - as ik's: a header holding one is an ik file
+IK_TYPE_IDS = {137: "IQ2_K", 138: "IQ3_K", 139: "IQ4_K", 140: "IQ5_K", 141: "IQ6_K", 210: "Q2_K_R4", 211: "Q3_K_R4",
+               337: "IQ2_K_R4", 338: "IQ3_K_R4", 339: "IQ4_K_R4", 340: "IQ5_K_R4"}
+GGML_TYPE_IDS.update({i: t for i, t in IK_TYPE_IDS.items() if i not in GGML_TYPE_IDS})
 # torch dtype names (what a loaded state dict says) -> safetensors names
 TORCH_NAMES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "float8_e4m3fn": "F8_E4M3",
                "float8_e5m2": "F8_E5M2", "float8_e4m3fnuz": "F8_E4M3FNUZ", "float8_e5m2fnuz": "F8_E5M2FNUZ",
@@ -209,7 +226,7 @@ GGUF_KEEP_ITEMS = 4096  # per-layer arrays are kept; longer ones (vocabularies, 
 def _ggml_type_names() -> dict:
     try:
         import gguf
-        return {int(t): t.name for t in gguf.GGMLQuantizationType}
+        return {**IK_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType}}  # mainline's id wins
     except ImportError:
         return dict(GGML_TYPE_IDS)
 

@@ -207,8 +207,12 @@ def bytes_per_token_layers(spec: LLMSpec, kv: str, kv_v: str | None = None, mla_
     kb, vb = sizes[kv], sizes[kv_v or kv]
     hs = head_scale_bytes(kv, kv_v)     # per-token-head scales, K's and V's, a KV head
     if spec.layer_kv_elems and not spec.mla:  # per-layer widths (GGUF / safetensors / Gemma 4): K and V equal halves
-        heads = (spec.layer_kv_heads or [e // (spec.head_dim_k + spec.head_dim_v) for e in spec.layer_kv_elems]) if hs \
-            else [0] * len(spec.layer_kv_elems)     # (rev6 S5) the heads only where a per-token-head type needs them
+        if not hs:  # (rev6 S5, rev7 D4) the heads only where a per-token-head type needs them
+            return [e / 2 * kb + e / 2 * vb for e in spec.layer_kv_elems]
+        # a layer's KV heads: the spec's own list where layers differ in head size (Gemma 4's global layers, the only
+        # such config vLLM - the runtime with per-token-head types - reads), else its width over the one head size
+        # (GGUF / safetensors per-layer heads); a GGUF whose sliding layers have their own key_length_swa is not split
+        heads = spec.layer_kv_heads or [e // (spec.head_dim_k + spec.head_dim_v) for e in spec.layer_kv_elems]
         return [e / 2 * kb + e / 2 * vb + h * hs for e, h in zip(spec.layer_kv_elems, heads)]
     if spec.index_head_dim:  # DeepSeek sparse attention: the latent, and the indexer's key where the layer keeps one
         latent, key = dsa_token_bytes(spec, kb)

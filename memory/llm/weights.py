@@ -14,6 +14,7 @@ from ..errors import UserError
 from .linear_quant import (DEFAULT_GROUP, DENSE_BITS, FORMAT_ALIASES, GROUP_OVERHEAD_BITS, LINEAR_BITS,  # noqa: F401
                            SCALE_BITS, SYM_DROPS_ZERO, ZERO_BITS, experts_int8_bits, linear_bits, skip_matcher,
                            skipped_linear_params)
+from ..estimate.headers import GGML_BLOCKS, IK_BLOCKS
 from .spec import FULL, LINEAR, SLIDING, LLMSpec
 
 # whole-file bits per weight of Llama-3-8B (8.03 B parameters) per GGUF type
@@ -22,24 +23,14 @@ GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_
             "IQ4_NL": 4.68, "IQ4_XS": 4.46, "Q3_K_L": 4.31, "Q3_K_M": 4.00, "Q3_K_S": 3.65, "IQ3_M": 3.90,
             "IQ3_S": 3.70, "IQ3_XS": 3.50, "IQ3_XXS": 3.30, "Q2_K": 3.17, "Q2_K_S": 2.97, "IQ2_M": 2.95,
             "IQ2_S": 2.75, "IQ2_XS": 2.56, "IQ2_XXS": 2.31, "IQ1_M": 2.00, "IQ1_S": 1.81, "MXFP4": 4.25}
-# ggml tensor types: bits per weight of one block (ggml-common.h: bytes per 256 or 32 values); the one table, which
-# unsloth.py (Unsloth Dynamic files) and gguf_types.py (--gguf-types) read too
-TYPE_BITS = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.5, "Q6_K": 6.5625, "Q5_K": 5.5, "Q5_0": 5.5, "Q5_1": 6.0,
-             "Q4_K": 4.5, "Q4_0": 4.5, "Q4_1": 5.0, "IQ4_NL": 4.5, "IQ4_XS": 4.25, "Q3_K": 3.4375, "Q2_K": 2.625,
-             "IQ3_S": 3.4375, "IQ3_XXS": 3.0625, "IQ2_S": 2.5625, "IQ2_XS": 2.3125, "IQ2_XXS": 2.0625,
-             "IQ1_M": 1.75, "IQ1_S": 1.5625, "TQ1_0": 1.6875, "TQ2_0": 2.0625, "MXFP4": 4.25}
-# ik_llama.cpp's own types (ggml/include/ggml.h: GGML_TYPE_IQ2_K 137 ... IQ6_K 141, Q2_K_R4 210, Q3_K_R4 211,
-# IQ2_K_R4 337 ... IQ5_K_R4 340), which its loader prints and ubergarm's GGUFs hold: ggml.c type_traits give each
-# blck_size QK_K (256) and row_meta_size 0, and type_size sizeof(block_...) from ggml-common.h's static_asserts:
-# iq2_k 2+2+8+64 = 76 bytes, iq3_k 2+4+8+64+32 = 110, iq4_k 2+2+128+12 = 144, iq5_k 2+2+128+32+12 = 176,
-# iq6_k 2+2+128+64+16 = 212. The _R4 types interleave 4 rows (block_iqN_k_r4 == 4 x block_iqN_k) and their
-# type_traits keep type_size = sizeof(block_iqN_k) per 256 values; q2_k_r4 / q3_k_r4 are sizeof(block_q2_K) (84) /
-# sizeof(block_q3_K) (110): the same bits as the unpacked type. The _KS / _KT types carry a per-row scale
-# (row_meta_size > 0) and are not listed
-_IK_BYTES = {"IQ2_K": 76, "IQ3_K": 110, "IQ4_K": 144, "IQ5_K": 176, "IQ6_K": 212}
-TYPE_BITS.update({t: b * 8 / 256 for t, b in _IK_BYTES.items()})
-TYPE_BITS.update({t + "_R4": TYPE_BITS[t] for t in ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")})
-IK_TYPES = frozenset(_IK_BYTES) | {t + "_R4" for t in ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")}
+# ggml tensor types: bits per weight of one block, 8 x bytes / elements of headers.GGML_BLOCKS (ggml-common.h), the
+# one table of block sizes; the types kv sizes are named here. unsloth.py (Unsloth Dynamic files) and gguf_types.py
+# (--gguf-types) read TYPE_BITS too. ik_llama.cpp's own types (headers.IK_BLOCKS: IQ2_K..IQ6_K and the _R4 repacks of
+# headers.IK_R4_BASES, which its loader prints and ubergarm's GGUFs hold) are IK_TYPES
+_SIZED = ("F32", "F16", "BF16", "Q8_0", "Q6_K", "Q5_K", "Q5_0", "Q5_1", "Q4_K", "Q4_0", "Q4_1", "IQ4_NL", "IQ4_XS", "Q3_K",
+          "Q2_K", "IQ3_S", "IQ3_XXS", "IQ2_S", "IQ2_XS", "IQ2_XXS", "IQ1_M", "IQ1_S", "TQ1_0", "TQ2_0", "MXFP4")
+IK_TYPES = frozenset(IK_BLOCKS)
+TYPE_BITS = {t: 8 * b if n == 1 else 8 * b / n for t in (*_SIZED, *IK_BLOCKS) for n, b in (GGML_BLOCKS[t],)}
 # file type -> (token embedding type, output type)
 ROLE_TYPES = {"Q8_0": ("Q8_0", "Q8_0"), "Q6_K": ("Q6_K", "Q6_K"), "Q5_K_M": ("Q5_K", "Q6_K"), "Q5_K_S": ("Q5_K", "Q6_K"),
               "Q5_0": ("Q5_0", "Q6_K"), "Q5_1": ("Q5_1", "Q6_K"), "Q4_K_M": ("Q4_K", "Q6_K"), "Q4_K_S": ("Q4_K", "Q6_K"),

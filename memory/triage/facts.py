@@ -86,6 +86,16 @@ def _kept(d, lineno, value):
         del d[next(iter(d))]
 
 
+def _smi_apps(d, lineno, m):
+    """(rev6 S2) nvidia-smi's compute-apps header, and a row only on the line right after the header or a kept row (the
+    table processes.smi_apps_after reads): a polled "--query-gpu=index,name,memory.used --format=csv,noheader" line
+    ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT."""
+    if m.group("head"):
+        _kept(d, lineno, "head")
+    elif lineno - 1 in d:
+        _kept(d, lineno, int(m.group("mib")) * MiB)
+
+
 def _comfy_frame(f, m):
     p = m.group(1).replace("\\", "/")
     if "/comfy/" in p or "execution.py" in p or "ComfyUI" in p:
@@ -451,7 +461,7 @@ HANDLERS = {
     # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
     # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
-    "smi_apps": lambda s, f, m, text, lineno, *_: _kept(f["smi_apps"], lineno, "head" if m.group("head") else int(m.group("mib")) * MiB),
+    "smi_apps": lambda s, f, m, text, lineno, *_: _smi_apps(f["smi_apps"], lineno, m),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),

@@ -11,11 +11,11 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 import re
 
 from .other_patterns import METAL_CREATE as _METAL_CREATE   # (round 102)
-from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, KILLED as _KILLED, KILL_WORDS as _KILL_WORDS, METAL as _METAL,
+from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY, MPSGRAPH_INT_MAX as _MPSGRAPH_INT_MAX,
                              NCCL_SHM as _NCCL_SHM, ARROW_ALLOC as _ARROW_ALLOC, TRITON_PB_SHM as _TRITON_PB_SHM,
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
-                             PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, VHS_RAM as _VHS_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
+                             PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed, tf_recv_alloc as _tf_recv_alloc,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
@@ -45,13 +45,14 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              CAFFE_HOST as _CAFFE_HOST,     # (round 112) a CPU_ONLY Caffe's host malloc refused
                              THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED,     # (round 93)
                              KALDI_ALLOC as _KALDI_ALLOC, MARIAN_CUDA as _MARIAN_CUDA, DARKNET_CUDA as _DARKNET_CUDA,     # (round 94)
-                             JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM, EARLYOOM as _EARLYOOM,
+                             JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM,
                              LLAMA_KV_SLOT as _LLAMA_KV_SLOT)     # (round 95)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1)
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
+from .host_readers import _earlyoom, _killed, _py_memory, _vhs_ram
 from .prefilter import _gate, _prefilter
 from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _torch_capacity_open, _torch_bracket_open,
@@ -84,21 +85,6 @@ def _vllm_cumem(line):
             "form": "oom" if err == "out of memory" else "fault", "error": err}
 
 
-@_gate("Memory limit hit after loading", "can fit in memory")
-def _vhs_ram(line):
-    """VideoHelperSuite's Load Video RAM guard: the frames it decoded (form "frames") or a Meta Batch's frames against those
-    that fit (form "meta_batch")."""
-    m = _VHS_RAM.search(line) if ("Memory limit hit" in line or "can fit in memory" in line) else None
-    if not m:
-        return None
-    ev = {"kind": "comfy.vhs_ram", "device_kind": "cpu", "numbers": {}, "runtime": "comfyui", "complete": True}
-    if m.group(1):
-        ev.update(form="frames", frames=int(m.group(1)))
-    else:
-        ev.update(form="meta_batch", frames=int(m.group(2)), fit=int(m.group(3)))
-    return ev
-
-
 @_gate("cudaSuccess (2 vs. 0)")
 def _caffe_cuda(line):
     m = _CAFFE_CUDA.search(line) if "cudaSuccess (2 vs. 0)" in line else None
@@ -107,23 +93,6 @@ def _caffe_cuda(line):
     host = m.group(1) == "syncedmem.hpp"          # CaffeMallocHost: cudaMallocHost, pinned host memory
     return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "caffe", "complete": True,
             "form": "runtime_host" if host else "runtime_call"}
-
-
-@_gate(*_KILL_WORDS)
-def _killed(line):
-    """The OOM killer's SIGKILL, in any parent's words; Ollama's runner wrapper keeps Ollama as the runtime and the device to the log."""
-    if not any(k in line for k in _KILL_WORDS):
-        return None
-    m = _KILLED.search(line)
-    if not m:
-        return None
-    # (round 94) or systemd naming Ollama's unit ("ollama.service: A process of this unit has been killed by the OOM killer.")
-    runner = RX.OLLAMA_RUNNER.search(line) or line.lstrip().startswith("ollama.service: ")
-    kib = m.group(1) or m.group(2) or m.group(3)      # the kernel's anon-rss, Android's lmkd "to free NkB", the elided kernel line's
-    # anon-rss:0kB is a victim whose memory was already torn down (or file-backed/shmem only): not its footprint (review B4)
-    nums = {"this_process": int(kib) * 1024} if kib and int(kib) else {}
-    return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
-            "runtime": "ollama" if runner else "pytorch", "complete": True}
 
 
 @_gate("HAMI-core")
@@ -186,22 +155,6 @@ def _ollama_runner_gone(line):
     return ev
 
 
-@_gate(RX.PY_MEMORY, "for an array with shape")
-def _py_memory(line):
-    m = RX.PY_MEMORY.search(line)
-    if not m:
-        n = RX.NP_ALLOC_FULL.search(line) if "for an array with shape" in line else None
-        if not n:
-            return None
-        return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": {"requested": size(n.group(1) + n.group(2))},
-                "runtime": "pytorch", "complete": True, "form": "numpy"}
-    nums = {}
-    n = RX.NP_ALLOC.search(m.group(1) or "")
-    if n:
-        nums["requested"] = size(n.group(1) + n.group(2))
-    return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": nums, "runtime": "pytorch", "complete": True}
-
-
 @_gate(RX.DRIVER)
 def _driver(line):
     m = RX.DRIVER.search(line)
@@ -224,18 +177,6 @@ def _marian_cuda(line):
         return None
     return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "marian", "complete": True,
             "form": "runtime_call" if m.group(1).startswith("cudaMalloc") else "marian_check"}
-
-
-@_gate("at or below SIG", "VmRSS")
-def _earlyoom(line):
-    """(round 94) earlyoom acting on the host's available memory: its "low memory! at or below SIGTERM limits" notice and its kill
-    line ("sending SIGTERM to process N uid N "name": badness N, VmRSS N MiB", the victim's resident memory read as this_process).
-    Host RAM as the kernel's OOM killer reads it (os.oom_killer, form earlyoom); the device and runtime left to the log."""
-    m = _EARLYOOM.search(line) if ("at or below SIG" in line or "VmRSS" in line) else None
-    if not m:
-        return None
-    nums = {"this_process": int(m.group(1)) * 1024 ** 2} if m.group(1) else {}
-    return {"kind": "os.oom_killer", "device_kind": None, "numbers": nums, "runtime": None, "complete": True, "form": "earlyoom"}
 
 
 RECOGNISERS = [

@@ -10,13 +10,18 @@ from .driver_predicates import (CONTEXT_CALL, QUERY_FOLLOWS, mem_query, context_
 from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
 
 
-from .shares import OVER_CARD, SLIVER  # noqa: F401 (one definition with the readers: shares.py)
+from .shares import OVER_CARD, REQUEST_SHARE, SLIVER  # noqa: F401 (one definition with the readers: shares.py)
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
 
 # one parameter tensor as a share of the card: the largest (an embedding or lm_head, vocab x hidden; 2.4 GiB of a 72B model's
 # on 80 GB, 100-130 MiB of a Stable Diffusion UNet's on 4 GB) stay under it. A request this small with the card held is a
 # weight being placed, not an activation of this input
 PARAM_SHARE = 0.05
+
+
+def big_request(x):
+    """(rev6 S4) The failing request is REQUEST_SHARE of the card or more: the activations' rows and the tiny-card hand-over."""
+    return x.req >= REQUEST_SHARE * x.total
 
 
 def torch(x):

@@ -20,23 +20,25 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
 
 Named predicates and thresholds that several rows share live in predicates.py (no weights there); the row type and
 the cause vocabulary in rule_row.py; the *other* section's rows (the driver, the platform, a runtime's own limit) in
-rules_other.py, the *weights-exceed-vram* section's in rules_weights.py, the *host-ram* section's in rules_host.py, and
-*other-process* rows a runtime's own line decides in rules_process.py, spliced in at their place.
+rules_other.py, the *weights-exceed-vram* section's in rules_weights.py, the *host-ram* section's in rules_host.py, the
+*vae-decode* and *text-encoder* sections' in rules_stages.py, and *other-process* rows a runtime's own line decides in
+rules_process.py, spliced in at their place.
 
 Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
 known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
-from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_slack,
+from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
                          context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
-                         outside_others, sdcpp_part, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
-                         torch29_conv3d, torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
+                         outside_others, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
 from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
+from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
 from .should_fit import over_card
 
@@ -88,12 +90,12 @@ RULES = [
     *WEIGHTS,
 
     # --- activations: the working tensors of this resolution, length or batch --------------------------
-    R("activations", 2.4, lambda x: torch(x) and x.total and x.req >= 0.5 * x.total,    # a "0 bytes" card: no share
+    R("activations", 2.4, lambda x: torch(x) and x.total and big_request(x),    # a "0 bytes" card: no share
       "one request of {req:b} is {req_share:.0%} of the {total:b} card: the tensor itself is too large for this resolution, length or batch",
       first="act"),
     R("activations", 1.0, torch_full, lambda x: requested_free(x, of_total=False), first="act"),
     R("activations", 1.5, torch, lambda x: requested_free(x, of_total=True), first="act"),
-    R("activations", 2.4, lambda x: async_numbers(x) and x.req >= 0.5 * x.total, "one request of {req:b} is {req_share:.0%} of the card",
+    R("activations", 2.4, lambda x: async_numbers(x) and big_request(x), "one request of {req:b} is {req_share:.0%} of the card",
       first="act"),
     R("activations", 1.0, async_full, "{req:b} requested with {free:b} free", first="act"),
     R("activations", 1.5, async_numbers, lambda x: f"{fmt_bytes(x.req)} requested"
@@ -299,51 +301,8 @@ RULES = [
                 "working memory sized by max_num_tokens (and max_seq_len for the sampler); lower them, or leave more "
                 "outside the KV cache (kv_cache_config.free_gpu_memory_fraction)"),
 
-    # --- vae-decode ------------------------------------------------------------------------------------
-    R("vae-decode", 4.0, lambda x: x.node_cause == "vae-decode", "failing node: {node}", hint=True),
-    R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and x.frame_loading,
-      "traceback: loading weights ({where}) for the {part}", hint=True),
-    R("vae-decode", 3.0, lambda x: x.frame_cause == "vae-decode" and not x.frame_loading, "traceback: {where}", hint=True),
-    R("vae-decode", 3.0, lambda x: x.src_cause == "vae-decode" and not host(x), "traceback source line: {src_line}", hint=True),
-    # one large request in a VAE the traceback names: that decode's own tensor (tiling is the fix), whatever the cache holds
-    R("vae-decode", 1.5, lambda x: (x.frame_cause == "vae-decode" or x.src_cause == "vae-decode") and x.total and x.req >= 0.1 * x.total,
-      "one request of {req:b} ({req_share:.0%} of the card) inside the VAE: the decode's own tensor at this resolution", hint=True),
-    R("vae-decode", 2.0, lambda x: x.entry_cause == "vae-decode", "node entry point: {entry}", hint=True),
-    R("vae-decode", 3.6, lambda x: x.tiled_text, "ComfyUI: {tiled_text}", hint=True),
-    R("vae-decode", 2.6, lambda x: x.log_phase == "decode", "the log shows a VAE decode running when it failed", hint=True),
-    # stable-diffusion.cpp sizes each part's graph just before running it and names the part: the VAE's is the last one
-    R("vae-decode", 3.0, lambda x: sdcpp_part(x) == "vae-decode",
-      lambda x: f"stable-diffusion.cpp sized the {x.f['sdcpp_part']} graph's compute buffer last: the VAE at this resolution "
-                "(--vae-tiling bounds it)"),
-    # a per-buffer limit (Vulkan's maxMemoryAllocationSize, Metal's max buffer) refused the VAE's compute buffer: one buffer
-    # the image's size sets, which --vae-tiling cuts into tiles; the limit only says where it stopped (PR 291 of sd.cpp)
-    R("vae-decode", 4.0, lambda x: x.kind in ("ggml.vulkan_limit", "ggml.metal_max") and sdcpp_part(x) == "vae-decode",
-      "the VAE's one compute buffer is larger than a single buffer may be on this device: its size is the image's, and "
-      "--vae-tiling decodes in tiles that fit"),
-    R("vae-decode", 2.2, lambda x: x.loading_cause == "vae-decode", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
-    # no node and no traceback says otherwise: the phase is the clue that decides
-    R("vae-decode", 1.6, lambda x: x.log_phase == "sampled", "sampling had finished (100%) before the error: decode phase", hint=True),
-
-    # a known regression of the versions the log shows: PyTorch 2.9 stopped using cuDNN 9.10+ for conv3d and its fallback takes
-    # about 3x the memory, so video VAEs' decodes (3D convolutions) blow past the card (ComfyUI PR 10373, widened in 10398:
-    # ComfyUI turns cuDNN off for conv3d there and logs "working around nvidia conv3d memory bug")
-    R("vae-decode", 1.0, lambda x: x.scored.get("vae-decode") and torch29_conv3d(x),
-      lambda x: f"PyTorch {x.f['torch_version']} on an NVIDIA GPU: its conv3d without cuDNN takes about 3x the memory in a video "
-                "VAE's decode (a regression of PyTorch 2.9 with cuDNN 9.10+); a current ComfyUI works around it, else PyTorch 2.8"),
-
-    # --- text-encoder ----------------------------------------------------------------------------------
-    R("text-encoder", 4.0, lambda x: x.node_cause == "text-encoder", "failing node: {node}", hint=True),
-    R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and x.frame_loading,
-      "traceback: loading weights ({where}) for the {part}", hint=True),
-    R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and not x.frame_loading, "traceback: {where}", hint=True),
-    R("text-encoder", 3.0, lambda x: x.src_cause == "text-encoder" and not host(x), "traceback source line: {src_line}", hint=True),
-    R("text-encoder", 2.0, lambda x: x.entry_cause == "text-encoder", "node entry point: {entry}", hint=True),
-    R("text-encoder", 2.2, lambda x: x.loading_cause == "text-encoder", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
-    R("text-encoder", 3.0, lambda x: sdcpp_part(x) == "text-encoder",
-      lambda x: f"stable-diffusion.cpp sized the {x.f['sdcpp_part']} graph's compute buffer last: the text encoder "
-                "(--clip-on-cpu keeps it in RAM)"),
-    R("text-encoder", 1.2, lambda x: (x.te_resident or 0) >= GiB,
-      "text encoder still in VRAM during the failure: {te_names} ({te_resident:b})", hint=True),
+    # --- vae-decode, text-encoder: the pipeline stage that failed (rules_stages.py) ----------------------
+    *STAGES,
 
     # --- other-process: memory held outside this process -----------------------------------------------
     # Ollama's scheduler, right after the runner's allocation failed, says the model needs more GPU memory than is available

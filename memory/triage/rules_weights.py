@@ -2,7 +2,7 @@
 rules.py's docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from . import predicates
-from .predicates import (OVER_CARD, ds4_guard_weights_over, fsdp_clone_near, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
+from .predicates import (OVER_CARD, big_request, ds4_guard_weights_over, fsdp_clone_near, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, script_packed, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .native_runtimes import mnn_parameter
@@ -13,6 +13,8 @@ R = Rule
 # ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
 # this close to the failure it belongs to (intel/ipex-llm#13273: the line after the runner's error)
 SYCL_CHECK_LINES = 3
+# (round 113) PyTorch holding under this share of a tiny card has its (small) weights in place: a big request is a buffer
+TINY_HELD_SHARE = 0.1
 WEIGHTS = [
     # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
     # exllamav3's loader found no room in the GPU split for the modules and the cache: mostly the weights (a bpw too high
@@ -81,9 +83,9 @@ WEIGHTS = [
       "MPS: nearly all of that is PyTorch's own (other allocations {other_alloc:b}) and a small request fails: the model fills the limit"),
     # (round 113) not where the one failing request is itself over half the tiny card while PyTorch holds under a tenth of
     # it: the weights are in place and small, and that request is a working buffer (a load goes tensor by tensor, each well
-    # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) ">=", that row's own comparison)
-    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and x.req >= 0.5 * x.total and x.allocated is not None
-                                                       and x.allocated < 0.1 * x.total),
+    # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) its own test, predicates.big_request)
+    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and big_request(x) and x.allocated is not None
+                                                       and x.allocated < TINY_HELD_SHARE * x.total),
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
       lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),

@@ -167,7 +167,9 @@ def stage_said(x):
     # (round 114) the same failure again on a later line of this incident, its context named there ("[prime-batch] failed
     # (DriverError(...))", then the request's "cache alloc failed: DriverError(...)"): (rev6 B2) only after the failure's own
     # line and chain, only where its own preceding lines name no stage (those are its request's context, and a later line
-    # naming another is a different request's failure), and the nearest such line
+    # naming another is a different request's failure), and the nearest such line. (rev7 D6) rev6 B2 asked for the first
+    # repeat of x's own kind; this takes the first with a stage-said line, which is the same: stage_said's words are
+    # read on cudarc's DriverError chains only, x's kind (cuda.driver, CUDARC_OOM above)
     again = [n for n in x.repeats if n in said]
     if again and not own:
         return said[again[0]][0]

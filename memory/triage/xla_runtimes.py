@@ -40,8 +40,9 @@ XLA = re.compile(r"(?:RESOURCE_EXHAUSTED|Resource exhausted|ResourceExhaustedErr
                   # refusal cut after its size ("RESOURCE_EXHAUSTED: Failed to allocate request for 42.19GiB"), group 7; and the
                   # same refusal quoted without its code, its bytes elided ("Failed to allocate request for 16.50GiB ... on device
                   # ordinal 0"), group 8: each the buffer XLA's allocator refused. (rev6 B4) Group 6 only where the bytes end
-                  # the line: gRPC's RESOURCE_EXHAUSTED ("... N bytes over the max message size") is no allocator's
-                  r"|\b(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[.:]?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}(\d{1,20}) bytes\.?\s{0,8}$"
+                  # the line: gRPC's RESOURCE_EXHAUSTED ("... N bytes over the max message size") is no allocator's. (rev7 D5)
+                  # A quoted status (XlaRuntimeError('RESOURCE_EXHAUSTED: ... N bytes'), "...") may close its quote after them
+                  r"|\b(?:RESOURCE_EXHAUSTED|ResourceExhaustedError)[.:]?[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}(\d{1,20}) bytes\.?['\x22)]{0,3}\s{0,8}$"
                   r"|(?:RESOURCE_EXHAUSTED|Resource exhausted)\b[^\n]{0,40}?Failed to allocate request for (\d{1,12}(?:\.\d{1,6})? ?[KMGT]i?B)"
                   r"|\bFailed to allocate request for (\d{1,12}(?:\.\d{1,6})? ?[KMGT]i?B)[ \t]{0,4}(?:\.{3}|\u2026)[ \t]{0,4}on device ordinal \d")
 # XLA on TPU (JAX, TensorFlow, PyTorch/XLA) prints sizes as tsl's HumanReadableNumBytes does ("15.65G", "530.00M": binary

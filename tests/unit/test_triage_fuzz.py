@@ -171,13 +171,14 @@ import time  # noqa: E402
 
 from gpu_garden.memory.triage import facts as facts_mod, lines as L, parse as P, scan as scan_mod, window as window_mod  # noqa: E402
 from gpu_garden.memory.triage import categories as C, error_patterns as RX, other_runtimes as other_mod  # noqa: E402
+from gpu_garden.memory.triage import host_readers as host_mod  # noqa: E402  (parse's host recognisers' patterns, fix8)
 
 HANG_S = 1.0
 
 
 def _patterns():
     out = {}
-    for mod in (P, RX, L, scan_mod, facts_mod, window_mod, other_mod):
+    for mod in (P, RX, L, scan_mod, facts_mod, window_mod, other_mod, host_mod):
         for name, v in vars(mod).items():
             if isinstance(v, re.Pattern):
                 out[f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"] = v

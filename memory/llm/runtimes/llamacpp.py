@@ -140,7 +140,8 @@ def settings(version, knobs, parallel) -> dict:
             # --num-gpus N: N cards of --vram each, split as llama.cpp splits by default (each device's free memory:
             # equal on identical idle cards) unless -ts is given; judged per card (per_gpu)
             "tensor_split": split or ([1] * gpus if gpus > 1 else None), "per_gpu": gpus > 1, "ik": fork(knobs),
-            "ik_build": ik_build(knobs.get("runtime_version")), "weights_format": knobs.get("weights_format"),
+            "ik_build": ik_build(knobs.get("runtime_version")),
+            "weights_format": knobs.get("weights_format"),
             "output_first": at_least(version, *OUTPUT_FIRST) and not fork(knobs),
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),

@@ -24,8 +24,12 @@ def kv_buffer_pad(spec, kv: str, kv_v: str | None, cells: int, ik: bool, build: 
     `build`: ik's build number (runtimes.ik_build; None, unknown: the newest layout). From IK_K_2D_BUILD each K tensor
     (and the MLA latent) is 2-D, one row a head (a token): ne0 is head_dim_k; before it, 1-D over every cell. (rev7 B4)
     --mla-cache full (ik -mla 0) keeps per-head K, nope + rope wide (192 in DeepSeek), 2-D as any K; its V is 1-D. The
-    latent's transposed kv^T (-mla 1 without -fa) is 1-D, kv_lora_rank x cells = 512 x cells: never padded. ggml-alloc
-    rounds the padded tensor to 128 B: that is nbytes + the pad rounded, since the rows here are a multiple of 128 B."""
+    latent's transposed kv^T (-mla 1 without -fa) is 1-D, kv_lora_rank x cells = 512 x cells: never padded.
+    (rev7 S4) ggml-alloc rounds the padded tensor, GGML_PAD(nbytes + pad, CUDA_BUFFER_ALIGN); that is nbytes + the pad
+    rounded on its own whenever nbytes % CUDA_BUFFER_ALIGN == 0, which holds here: llama.cpp pads kv_size to 32 cells
+    (256 with flash attention), so a 2-D K of head_dim 64 x m holds 32 x m x (bytes of 64 values) per head per 32 cells,
+    a multiple of 128 for every quantized type (q8_0: 32 x 68 = 17 x 128), as is a 1-D V of 128 x m values a cell:
+    the head dims modelled (64, 128, 192, 256, 576) are all such."""
     if not ik:
         return 0
     two_d = build is None or build >= IK_K_2D_BUILD

@@ -1,0 +1,67 @@
+"""Host-memory failure lines (parse.py's recognisers, split from it for its 600-line guard; parse re-exports them): the
+kernel's OOM killer in any parent's words, earlyoom, Python's MemoryError (and NumPy's array allocation), and
+VideoHelperSuite's Load Video RAM guard. Each returns None or parse's event dict."""
+from . import error_patterns as RX
+from .other_patterns import EARLYOOM, KILLED, KILL_WORDS, VHS_RAM
+from .prefilter import _gate
+from .text import size
+
+
+@_gate("Memory limit hit after loading", "can fit in memory")
+def _vhs_ram(line):
+    """VideoHelperSuite's Load Video RAM guard: the frames it decoded (form "frames") or a Meta Batch's frames against those
+    that fit (form "meta_batch")."""
+    m = VHS_RAM.search(line) if ("Memory limit hit" in line or "can fit in memory" in line) else None
+    if not m:
+        return None
+    ev = {"kind": "comfy.vhs_ram", "device_kind": "cpu", "numbers": {}, "runtime": "comfyui", "complete": True}
+    if m.group(1):
+        ev.update(form="frames", frames=int(m.group(1)))
+    else:
+        ev.update(form="meta_batch", frames=int(m.group(2)), fit=int(m.group(3)))
+    return ev
+
+
+@_gate(*KILL_WORDS)
+def _killed(line):
+    """The OOM killer's SIGKILL, in any parent's words; Ollama's runner wrapper keeps Ollama as the runtime and the device to the log."""
+    if not any(k in line for k in KILL_WORDS):
+        return None
+    m = KILLED.search(line)
+    if not m:
+        return None
+    # (round 94) or systemd naming Ollama's unit ("ollama.service: A process of this unit has been killed by the OOM killer.")
+    runner = RX.OLLAMA_RUNNER.search(line) or line.lstrip().startswith("ollama.service: ")
+    kib = m.group(1) or m.group(2) or m.group(3)      # the kernel's anon-rss, Android's lmkd "to free NkB", the elided kernel line's
+    # anon-rss:0kB is a victim whose memory was already torn down (or file-backed/shmem only): not its footprint (review B4)
+    nums = {"this_process": int(kib) * 1024} if kib and int(kib) else {}
+    return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
+            "runtime": "ollama" if runner else "pytorch", "complete": True}
+
+
+@_gate(RX.PY_MEMORY, "for an array with shape")
+def _py_memory(line):
+    m = RX.PY_MEMORY.search(line)
+    if not m:
+        n = RX.NP_ALLOC_FULL.search(line) if "for an array with shape" in line else None
+        if not n:
+            return None
+        return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": {"requested": size(n.group(1) + n.group(2))},
+                "runtime": "pytorch", "complete": True, "form": "numpy"}
+    nums = {}
+    n = RX.NP_ALLOC.search(m.group(1) or "")
+    if n:
+        nums["requested"] = size(n.group(1) + n.group(2))
+    return {"kind": "python.memory_error", "device_kind": "cpu", "numbers": nums, "runtime": "pytorch", "complete": True}
+
+
+@_gate("at or below SIG", "VmRSS")
+def _earlyoom(line):
+    """(round 94) earlyoom acting on the host's available memory: its "low memory! at or below SIGTERM limits" notice and its kill
+    line ("sending SIGTERM to process N uid N "name": badness N, VmRSS N MiB", the victim's resident memory read as this_process).
+    Host RAM as the kernel's OOM killer reads it (os.oom_killer, form earlyoom); the device and runtime left to the log."""
+    m = EARLYOOM.search(line) if ("at or below SIG" in line or "VmRSS" in line) else None
+    if not m:
+        return None
+    nums = {"this_process": int(m.group(1)) * 1024 ** 2} if m.group(1) else {}
+    return {"kind": "os.oom_killer", "device_kind": None, "numbers": nums, "runtime": None, "complete": True, "form": "earlyoom"}
