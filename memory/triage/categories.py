@@ -54,6 +54,13 @@ _VAE_PATH = re.compile(r"(?:^|[/_])vae(?:[/_.]|\d|$)")
 _WEIGHTS_FUNC = re.compile(r"(?:get|load)_\w{0,30}weights?\w{0,30}")
 
 
+# (round 117) vLLM's functions that allocate the KV cache's own tensors: the V1 model runner's initialize_kv_cache_tensors and
+# _allocate_kv_cache_tensors (gpu_model_runner.py: one torch.zeros per layer group, num_blocks x page size, the blocks vLLM
+# chose or was told: num_gpu_blocks_override, which its cudagraph profiling's minimal cache sets from max_num_seqs), and V0's
+# CacheEngine._allocate_kv_cache (cache_engine.py)
+VLLM_KV_ALLOC = ("_allocate_kv_cache_tensors", "initialize_kv_cache_tensors", "_allocate_kv_cache")
+
+
 def frame_category(path: str, func: str):
     p = path.replace("\\", "/").lower()
     if func == "setup_caches":
@@ -61,6 +68,8 @@ def frame_category(path: str, func: str):
         # codebases built on it, fish-speech's text2semantic, torchtune's TransformerDecoder): read before the torch
         # frames' exclusion below
         return "kv-cache"
+    if func in VLLM_KV_ALLOC and "/vllm/" in "/" + p:
+        return "kv-cache"       # (round 117) vLLM allocating the KV cache's own tensors (VLLM_KV_ALLOC)
     if p.endswith("torch/nn/modules/module.py") and func in ("convert", "_apply", "to", "cuda"):
         return "weights-exceed-vram"      # model.to(device): moving the weights
     if "/torch/nn/modules/" in p and func == "__init__":

@@ -99,8 +99,9 @@ def _event_dict(scan, inc, context):
     if ev["kind"] == "cuda.driver":
         for key, v in scan.facts["mmgp_pin"].items():
             numbers.setdefault(key, v)      # mmgp's pinning lines: the page-locked RAM it needed, had left, and reached
-    if ev["kind"] == "vllm.no_kv_blocks":
+    if ev["kind"] == "vllm.no_kv_blocks" or (env["runtime"] == "vllm" and ev["kind"] != "vllm.startup_free"):
         # (round 97) the settings that sized the cache vLLM found no room for (its config line or its flags): the fraction, the context
+        # (round 117) and in any failure of a vLLM run but its start-up check (which quotes the fraction it used, or elides it)
         if scan.facts["vllm_util"] is not None:
             numbers.setdefault("gpu_memory_utilization_ratio", scan.facts["vllm_util"])
         if scan.facts["vllm_maxlen"]:

@@ -123,6 +123,9 @@ BROWSER_RUNTIMES = ("javascript", "webgpu")
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
 # engine it runs models on (LM Studio: llama.cpp, as the corpus's LM Studio cases and the llama.cpp guides have it)
 ENGINE_OF = {"lmstudio": "llama.cpp"}
+# (round 117) Unsloth Studio's own host-offload guard (other_runtimes.studio_host_guard) names the app; its GGUFs run on llama.cpp
+OWN_MESSAGE_RUNTIMES += ("unsloth-studio",)
+ENGINE_OF["unsloth-studio"] = "llama.cpp"
 
 # of those, libraries a ComfyUI node may call (TensorRT engines, CuPy, RAPIDS, OpenVINO, wgpu): inside ComfyUI, ComfyUI is the runtime
 LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")

@@ -295,7 +295,9 @@ KILLED = re.compile(r"^\s*Killed\s*$|^\s*已杀死\s*$|\bline \d+:\s+\d+\s+Kille
                      # (round 82) the kernel's line goes on with the victim's sizes ("Killed process <pid> (<comm>) total-vm:<n>kB,
                      # anon-rss:<n>kB, file-rss:..."): its anonymous resident memory, in KiB, is the process's own (group 1)
                      # (round 83) a quotation that keeps anon-rss and leaves total-vm out reads it the same
-                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process(?:(?: \d{1,10})? \([^\n()]{1,64}\) (?:total-vm:\d{1,20}kB, )?anon-rss:(\d{1,20})kB)?"
+                     # (round 117) and one that names the victim bare, with no pid or parentheses ("Killed process llama-server,
+                     # anon-rss:<n>kB")
+                     r"|(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process(?:(?:(?: \d{1,10})? \([^\n()]{1,64}\) (?:total-vm:\d{1,20}kB, )?| [\w.-]{1,64}, )anon-rss:(\d{1,20})kB)?"
                      r"|\boom-kill(?:er)?\b|invoked oom-killer|is killed by signal: Killed"
                      r"|\]\s{0,8}Killed\s*$|\bsignal: killed\b|<Signals\.SIGKILL: 9>|\bSignal 9 \(SIGKILL\)|signal 9: SIGKILL"
                      r"|\bexitcode: -9\b|\bexit(?:ed with)? code:? 137\b|\bexit status 137\b"

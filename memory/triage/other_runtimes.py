@@ -4,6 +4,8 @@ the operating system refusing memory (XLA's family, JAX and TensorFlow: xla_runt
 its recognisers; the strings come from each runtime's source or its users' reports (the threads named in
 tests/unit/test_triage_families.py). This module holds the readers; their patterns are in other_patterns.py, re-exported."""
 
+import re
+
 from ..units import parse_size
 # the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
 from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu, xla_tpu_exceed, tf_recv_alloc  # noqa: F401
@@ -313,6 +315,32 @@ def app_vram_preflight(line):
 
 
 app_vram_preflight.needed = ("VRAM pre-flight", "VRAM preflight")
+
+
+# (round 117) Unsloth Studio's host-offload guard refusing a GGUF load before llama-server starts (studio's load check,
+# unslothai/unsloth#9482): "About N GB of this model does not fit in GPU memory and would run from system RAM. Only about A GB
+# is available and K GB of that is kept free for the rest of the system, leaving about U GB usable. ... set
+# UNSLOTH_ALLOW_HOST_OFFLOAD=1 to load it anyway". The spill it priced (required), the RAM it counted (available) and what it
+# leaves usable (limit); GB as printed. Runtime unsloth-studio, the app, whose engine for GGUFs is llama.cpp (env.ENGINE_OF)
+_STUDIO_GB = r"(\d{1,6}(?:\.\d{1,3})?) ?([KMGT]i?B)"
+STUDIO_HOST_GUARD = re.compile(r"About " + _STUDIO_GB + r" of this model does not fit in GPU memory and would run from system "
+                               r"RAM\. Only about " + _STUDIO_GB + r" is available(?: and " + _STUDIO_GB + r" of that is kept "
+                               r"free for the rest of the system, leaving about " + _STUDIO_GB + r" usable)?")
+
+
+def studio_host_guard(line):
+    """Unsloth Studio's host-offload guard (STUDIO_HOST_GUARD): a refusal by the application's estimate, not an allocation."""
+    if "would run from system RAM" not in line:
+        return None
+    m = STUDIO_HOST_GUARD.search(line)
+    if not m:
+        return None
+    b = lambda i: parse_size(m.group(i) + " " + m.group(i + 1), binary_decimal=True)
+    nums = {"required": b(1), "available": b(3), **({"limit": b(7)} if m.group(7) else {})}
+    return {"kind": "app.host_offload_guard", "device_kind": None, "numbers": nums, "runtime": "unsloth-studio", "complete": True}
+
+
+studio_host_guard.needed = ("would run from system RAM",)
 
 
 def iree_alloc(line):

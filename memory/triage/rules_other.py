@@ -1,6 +1,7 @@
 """Triage's rule rows for *other*: the driver, the platform, a runtime's own limit, or nothing to go on (rows, not
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
+from .server_predicates import sglang_attn_init     # (round 117)
 from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
@@ -135,6 +136,26 @@ OTHER = [
       "against what the card had free at that moment ({n[free]:b}); nothing was allocated. Such an estimate counts every model "
       "as resident at once and compares with what earlier stages still hold: with CPU offload (one model at a time) it "
       "over-counts. Update the application or skip its check once and watch the real peak, before cutting the job"),
+    # (round 117) SGLang ran out of memory while building its attention backend (server_predicates.sglang_attn_init: the model
+    # runner's init_attention_backend, a backend's __init__ under layers/attention/): the backend's fixed workspace (FlashInfer's
+    # global workspace buffer) comes after the static pool and is not part of mem-fraction-static's share, so a fraction set
+    # near 1 leaves it no room (mattbucci/2x-3090-GA102-300-A1-sglang-inference's GLM-4.5-Air probe: 0.985 failed at the 384 MiB
+    # workspace, 0.96-0.97 built it). 5.0: over the request-over-free and frame readings (activations, 4.5 there) and a capture
+    # line another rank printed before the failure (graph-capture, 4.0): the failing rank's stack is the backend's constructor
+    R("other", 5.0, sglang_attn_init,
+      "the out-of-memory came while SGLang built its attention backend, after its static memory pool: the backend's fixed "
+      "workspace is allocated outside --mem-fraction-static's share, so the fraction left it too little; lower "
+      "--mem-fraction-static a step (0.01-0.03) to leave headroom for it"),
+    # (round 117) an application's host-offload guard refused a GGUF load before llama.cpp's server started (Unsloth Studio's
+    # "does not fit in GPU memory and would run from system RAM ... leaving about U GB usable", parse: app.host_offload_guard):
+    # nothing was allocated and nothing ran out; the guard priced a spill to system RAM by its own estimate and names its own
+    # bypass (unslothai/unsloth#9482: the release that added the guard refused a load the previous one ran; the bypass loaded it)
+    R("other", 3.0, kind("app.host_offload_guard"),
+      lambda x: "the application's own guard refused the load before the server started: by its estimate "
+                + (f"{fmt_bytes(x.n['required'])} of the model would run from system RAM with " if x.n.get("required") else "")
+                + (f"about {fmt_bytes(x.n['limit'])} usable; " if x.n.get("limit") else "too little usable; ")
+                + "nothing was allocated. Its estimate may not credit memory the GPU shares with the system (an integrated "
+                "GPU): check the release notes, set the bypass it names once and watch the real load, or use a smaller GGUF"),
     # ds4's memory guard refused a plan that the budget its printed fields give from the machine would hold: the budget it used
     # looks set lower (a fixed per-model ceiling); nothing was allocated (antirez/ds4#889; the formula is inferred from that
     # issue's printed line, not checked against ds4's source)

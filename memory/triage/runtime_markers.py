@@ -167,6 +167,9 @@ RUNTIME_MARKERS = (
     # (round 110) MLX's Metal device (mlx/backend/metal/device.cpp) failing to build a kernel's pipeline, the kernel's name after
     # it ("[metal::Device] Unable to load kernel steel_attention_..."): MLX's own words, as metal::malloc's are
     ("mlx", ("[metal::Device]",), r"\[metal::Device\] Unable to (?:load|build) "),
+    # (round 117; before round 115's row, which stays the table's last) the kernel's line as a write-up quotes it, the victim
+    # named bare with no pid or parentheses ("Out of memory: Killed process llama-server, anon-rss:<n>kB"): the same binary
+    ("llama.cpp", ("process llama-server,", "process llama-cli,"), r"\bKill(?:ed)? process llama-(?:server|cli), anon-rss:\d"),
     # (round 115) the host's OOM killer naming its victim by llama.cpp's own server or CLI binary: the kernel's line (mm/oom_kill.c
     # "Killed process <pid> (<comm>) ...", "Kill process" before 4.x) and earlyoom's ('sending SIGTERM to process <pid> uid <uid>
     # "<comm>"'): the process killed was llama.cpp's (ik_llama.cpp's llama-server too); Ollama's runner has its own name

@@ -480,7 +480,7 @@ class Scan:
         if ev["kind"] in P.BLOCK_KINDS:
             # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped;
             # SGLang names the tokens it tried to place on the next line
-            for k, nxt in enumerate(more(8 if ev["kind"] in ("trtllm.executor", "libplacebo.alloc") else 4 if ev["kind"] == "ds4.memory_guard" else 2), 1):
+            for k, nxt in enumerate(more(8 if ev["kind"] in ("trtllm.executor", "libplacebo.alloc") else 4 if ev["kind"] in ("ds4.memory_guard", "vllm.kv_max_len") else 2), 1):
                 if attempt(P.add_block_fields, ev, nxt, miss=False):
                     self.consumed_until = lineno + k
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):

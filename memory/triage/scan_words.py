@@ -167,6 +167,9 @@ _ADDED_WORDS = (
     # vLLM's start-up check quoted as its head alone ("Free memory on device xpu:0 (5.0/31.89 GiB)", error_patterns.VLLM_STARTUP_HEAD),
     # round 116: none of the words above is in it
     ("W", "Free memory on device "),
+    # Unsloth Studio's host-offload guard ("... does not fit in GPU memory and would run from system RAM", other_runtimes.
+    # studio_host_guard), round 117: none of the words above is in it
+    ("W", "would run from system RAM"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
