@@ -105,6 +105,7 @@ OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "pad
                         "colmap", "cuda",     # (round 91) COLMAP's SIFT matcher; a CUDA program's own cudaSafeCall check
                         "theano",     # (round 93) Theano's CUDA backend (its device_malloc's "Error allocating N bytes of device memory")
                         "kaldi", "marian")     # (round 94) Kaldi's cu-allocator, Marian's CUDA check (JavaCPP's physical cap: "java", above)
+OWN_MESSAGE_RUNTIMES += ("kenlm",)     # (round 118) KenLM's util MallocException ("Cannot allocate memory for N bytes in malloc")
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins

@@ -20,6 +20,9 @@ CAFFE_CUDA = re.compile(r"\b(\w{1,60}\.(?:cpp|hpp|cu)):\d{1,6}\] Check failed: e
 # (round 112) and a CPU_ONLY build's CaffeMallocHost (syncedmem.hpp): malloc() then "CHECK(*ptr) << "host allocation of size " <<
 # size << " failed"": "Check failed: *ptr host allocation of size 3763200 failed", system RAM refused (a blob's CPU copy)
 CAFFE_HOST = re.compile(r"\] Check failed: \*ptr host allocation of size (\d{1,20}) failed")
+# (round 118) KenLM's util (util/scoped.cc, util/exception.cc): malloc, calloc or realloc returned nothing, MallocException's
+# "Cannot allocate memory for N bytes in malloc" (strerror(ENOMEM), then "for N bytes in <function>"): system RAM refused
+KENLM_MALLOC = re.compile(r"\bCannot allocate memory for (\d{1,20}) bytes in (?:malloc|calloc|realloc)\b")
 # Enoki (Mitsuba 2, psdr-cuda): cuda_malloc() trims its own cache and retries cudaMalloc once before "cuda_malloc(): out of
 # memory!"; Mitsuba 2's docs: the rendering or autodiff graph exhausted the GPU's memory (fewer samples, a lower resolution)
 ENOKI_MALLOC = re.compile(r"\bcuda_malloc\(\): out of memory!")
@@ -343,7 +346,7 @@ KILL_WORDS = KILL_TAIL_WORDS + ("Kill process", "lowmemorykiller")
 
 # the OS refused host memory with ENOMEM: safetensors mapping a checkpoint shard (vLLM, transformers, ComfyUI), a DataLoader
 # worker forking, Python's OSError: system RAM (or its overcommit limit)
-ENOMEM = re.compile(r"unable to mmap (\d{1,20}) bytes from file [^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
+ENOMEM = re.compile(r"unable to mmap (\d{1,20}) bytes from (?:file )?[^\n]{0,400}?: Cannot allocate memory|\[Errno 12\] Cannot allocate memory"
                     r"|Cannot allocate memory \(os error 12\)")
 # Triton (torch.compile, SageAttention, FlashAttention-Triton): a kernel's shared memory per block above the GPU's limit
 # (round 85) and Inductor's autotuner when no config of a kernel fits ("No valid triton configs. OutOfResources: out of

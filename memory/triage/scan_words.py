@@ -170,6 +170,10 @@ _ADDED_WORDS = (
     # Unsloth Studio's host-offload guard ("... does not fit in GPU memory and would run from system RAM", other_runtimes.
     # studio_host_guard), round 117: none of the words above is in it
     ("W", "would run from system RAM"),
+    # the TPU's compile failure named by tpu-inference or quoted from its figures ("CompileTimeHbmOom: Used N of M hbm", "Used N of
+    # M hbm. Exceeded hbm capacity by K"), and its runtime's buffer refusal ("RuntimeBufferAllocationFailure", xla_runtimes.
+    # xla_tpu_hbm), round 118: none of the words above is in them
+    ("KW", "CompileTimeHbmOom", "Exceeded hbm capacity", "RuntimeBufferAllocationFailure"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -235,6 +239,7 @@ ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
 ANCHORS += (b"has a total capacity of ",)   # (round 97) PyTorch's second sentence opening a quote (RX.TORCH_CAP_OPEN): no memory word
 ANCHORS += (b"failed to create Metal buffer",)   # (round 102) a Metal program's buffer refusal (other_patterns.METAL_CREATE): no memory word
 ANCHORS += (b"Failed to clone() tensor",)   # (round 105) FSDP's clone warning's head (facts "fsdp_clone"), wrapped from its error: no memory word
+ANCHORS += (b"CompileTimeHbmOom", b"Exceeded hbm capacity", b"RuntimeBufferAllocationFailure")   # (round 118) the TPU's refusals (xla_tpu_hbm): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

@@ -149,6 +149,33 @@ def xla_tpu_used(ev, text) -> bool:
     return True
 
 
+# (round 118) the TPU's refusals without "in memory space": the compile failure quoted from its figures, named by the exception
+# tpu-inference raises ("CompileTimeHbmOom: Used 651.83G of 94.75G hbm") or followed by its next sentence ("Used 95.38G of
+# 94.74G hbm. Exceeded hbm capacity by 656.93M."), read as XLA_TPU's compile form; and the runtime's own refusals on the
+# chip, "RESOURCE_EXHAUSTED: Ran out of memory on HBM, ..." and "RESOURCE_EXHAUSTED: E0100: RuntimeBufferAllocationFailure"
+# (a buffer the TPU runtime could not place in HBM), no figures. Bounded, linear
+XLA_TPU_HBM = re.compile(r"\bCompileTimeHbmOom:[ \t]{0,4}Used " + _XSZ + r" of " + _XSZ + r" hbm\b"
+                         r"|\bUsed " + _XSZ + r" of " + _XSZ + r" hbm\.?[ \t]{0,4}Exceeded hbm capacity by\b"
+                         r"|(RESOURCE_EXHAUSTED\b[^\n]{0,40}?(?:Ran out of memory on HBM|RuntimeBufferAllocationFailure))")
+
+
+def xla_tpu_hbm(line):
+    if "hbm" not in line and "HBM" not in line and "RuntimeBufferAllocationFailure" not in line:
+        return None
+    m = XLA_TPU_HBM.search(line)
+    if not m:
+        return None
+    if m.group(5):
+        return {"kind": "xla.oom", "device_kind": "tpu", "numbers": {}, "runtime": "jax", "complete": True, "form": "runtime",
+                "memory_space": "hbm"}
+    used, cap = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return {"kind": "xla.oom", "device_kind": "tpu", "numbers": {"required": _xsize(used), "total": _xsize(cap)},
+            "runtime": "jax", "complete": True, "form": "compile", "memory_space": "hbm"}
+
+
+xla_tpu_hbm.needed = ("hbm", "HBM", "RuntimeBufferAllocationFailure")
+
+
 def xla(line):
     if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating",
                                    "Out of memory while trying to allocate", "memory [Op:", "Failed to allocate request for")):
