@@ -102,10 +102,14 @@ def _event_dict(scan, inc, context):
     if ev["kind"] == "vllm.no_kv_blocks" or (env["runtime"] == "vllm" and ev["kind"] != "vllm.startup_free"):
         # (round 97) the settings that sized the cache vLLM found no room for (its config line or its flags): the fraction, the context
         # (round 117) and in any failure of a vLLM run but its start-up check (which quotes the fraction it used, or elides it)
-        if scan.facts["vllm_util"] is not None:
-            numbers.setdefault("gpu_memory_utilization_ratio", scan.facts["vllm_util"])
+        # (round 118) a tuner's or sweep's log sets it once a try: the last setting at or before the failure's line, else the last
+        util = ([v for n, v in scan.facts["vllm_util_at"].items() if n <= ev.get("_line", inc.first_line)] or [scan.facts["vllm_util"]])[-1]
+        if util is not None:
+            numbers.setdefault("gpu_memory_utilization_ratio", util)
         if scan.facts["vllm_maxlen"]:
             numbers.setdefault("max_model_len_tokens", scan.facts["vllm_maxlen"])
+    elif ev["kind"] == "vllm.startup_free" and scan.facts["vllm_maxlen"]:
+        numbers.setdefault("max_model_len_tokens", scan.facts["vllm_maxlen"])   # (round 118) the check quotes no context: its flag's
     if ev.get("form") == "stream_executor" or (ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm")):
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory (round 110: for its BFC allocator's or an op's refusal too)

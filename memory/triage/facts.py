@@ -38,7 +38,8 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
-            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}}
+            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {},
+            "vllm_util_at": {}}     # (round 118) each gpu_memory_utilization by its line
 
 
 def apply(scan, lineno, text, window=False):
@@ -235,6 +236,7 @@ def _gib(key):
 
 def _vllm_util(s, f, m, text, lineno, window):
     f["vllm_util"] = num(m.group(1) or m.group(2))   # a figure that is no number: SizeError, attempt's miss
+    _kept(f["vllm_util_at"], lineno, f["vllm_util"])
 
 
 # --- llama.cpp / Ollama --------------------------------------------------------------------------
