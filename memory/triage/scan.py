@@ -52,7 +52,7 @@ _WRAPPABLE = re.compile(r"out of memory\. Tried to allocate|(?:Error|out of memo
                          # (round 106) Ollama's offload record broken after its message, its fields on the lines after it
                          r"\bmsg=(?:offload|\"offload to \w{1,12}\")\s*$|"
                          # cudaMallocAsync's message broken after its device (a GUI dialog, a narrow terminal)
-                         r"Allocation on device \d+\s*$|unable to mmap \d{1,20} bytes from [^\n]{1,400}?:\s*$|"
+                         r"Allocation on device \d+\s*$|"
                          # MLX Swift's fatalError wraps metal::malloc's message (ml-explore/mlx-swift ErrorHandler.swift)
                          r"\[metal::malloc\] Attempting to allocate\s*$|"
                          # (round 88) the TPU runtime's refusal quoted a sentence a line ("Attempting to reserve 19.00G at the bottom
