@@ -1,6 +1,8 @@
 """Host-memory failure lines (parse.py's recognisers, split from it for its 600-line guard; parse re-exports them): the
 kernel's OOM killer in any parent's words, earlyoom, Python's MemoryError (and NumPy's array allocation), and
 VideoHelperSuite's Load Video RAM guard. Each returns None or parse's event dict."""
+import re
+
 from . import error_patterns as RX
 from .other_patterns import EARLYOOM, KILLED, KILL_WORDS, VHS_RAM
 from .prefilter import _gate
@@ -22,6 +24,11 @@ def _vhs_ram(line):
     return ev
 
 
+# (round 118) the kernel's kill line as a write-up quotes it with anon-rss in a unit ("Out of memory: Killed process (llama-server)
+# anon-rss 6.7GB", "... Killed process 42 (python) anon-rss: 3.1 GiB"): the victim's own memory, as the kernel's kB figure is read
+KILLED_UNIT = re.compile(r"\bKill(?:ed)? process(?: \d{1,10})? \([^\n()]{1,64}\),? anon-rss[: ][ \t]{0,2}(\d{1,9}(?:\.\d{1,6})?[ \t]?[KMGT]i?B)\b")
+
+
 @_gate(*KILL_WORDS)
 def _killed(line):
     """The OOM killer's SIGKILL, in any parent's words; Ollama's runner wrapper keeps Ollama as the runtime and the device to the log."""
@@ -35,6 +42,9 @@ def _killed(line):
     kib = m.group(1) or m.group(2) or m.group(3)      # the kernel's anon-rss, Android's lmkd "to free NkB", the elided kernel line's
     # anon-rss:0kB is a victim whose memory was already torn down (or file-backed/shmem only): not its footprint (review B4)
     nums = {"this_process": int(kib) * 1024} if kib and int(kib) else {}
+    unit = None if kib or "anon-rss" not in line else KILLED_UNIT.search(line)
+    if unit and size(unit.group(1)):
+        nums = {"this_process": size(unit.group(1))}
     return {"kind": "os.oom_killer", "device_kind": None if runner else "cpu", "numbers": nums,
             "runtime": "ollama" if runner else "pytorch", "complete": True}
 

@@ -170,6 +170,9 @@ RUNTIME_MARKERS = (
     # (round 117; before round 115's row, which stays the table's last) the kernel's line as a write-up quotes it, the victim
     # named bare with no pid or parentheses ("Out of memory: Killed process llama-server, anon-rss:<n>kB"): the same binary
     ("llama.cpp", ("process llama-server,", "process llama-cli,"), r"\bKill(?:ed)? process llama-(?:server|cli), anon-rss:\d"),
+    # (round 118; before round 115's row) the kernel's line as a write-up quotes it, the victim in parentheses with no pid
+    # ("Out of memory: Killed process (llama-server) anon-rss 6.7GB"): the same binary
+    ("llama.cpp", ("process (llama-server)", "process (llama-cli)"), r"\bKill(?:ed)? process \(llama-(?:server|cli)\)"),
     # (round 115) the host's OOM killer naming its victim by llama.cpp's own server or CLI binary: the kernel's line (mm/oom_kill.c
     # "Killed process <pid> (<comm>) ...", "Kill process" before 4.x) and earlyoom's ('sending SIGTERM to process <pid> uid <uid>
     # "<comm>"'): the process killed was llama.cpp's (ik_llama.cpp's llama-server too); Ollama's runner has its own name
