@@ -131,6 +131,8 @@ def _event_dict(scan, inc, context):
             numbers.setdefault(key, v)      # TensorRT-LLM's KV sizing line: the card's total and what the engine left free
     if scan.facts.get("as_limit") and device_kind == "cpu":
         numbers.setdefault("limit", scan.facts["as_limit"])     # (round 112) the address-space cap a host allocation ran into
+    if scan.facts.get("tpu_hbm_limit") and device_kind == "tpu":
+        numbers.setdefault("total", scan.facts["tpu_hbm_limit"])     # (round 118) tpu-inference's memory statistics: the chip's HBM
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

@@ -342,6 +342,8 @@ FACTS = [
     # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
     # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
     ("monai_gpu_free", re.compile(r"\bAvailable GPU memory: \{\d{1,3}: (\d{1,9})\} in MB\b")),
+    # (round 118) tpu-inference's memory statistics line ("Memory statistics | total_hbm_limit_gb=15.75GiB | ..."): the chip's HBM
+    ("tpu_hbm_limit", re.compile(r"\btotal_hbm_limit_gb=(\d{1,6}(?:\.\d{1,6})?) ?GiB\b")),
     # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
     # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
     # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
@@ -405,5 +407,6 @@ FACT_KEYS = {
     "cuda_query_total": ("Total amount of global memory",),
     "smi_apps": ("used_gpu_memory [MiB]", " MiB"),     # (round 114)
     "as_limit": ("Max address space",),     # (round 112)
+    "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -538,6 +538,11 @@ RULES = [
       lambda x: ("vLLM was capturing CUDA graphs when it ran out: the KV cache had already taken gpu_memory_utilization's share, "
                  "graph capture needs memory outside it") if x.env["runtime"] == "vllm"
       else "the failure came while CUDA graphs were captured: the capture's memory pool comes on top of the model's"),
+    # (round 118) vLLM on the TPU (tpu-inference) loading the programs it precompiles in capture_model: they load outside
+    # gpu_memory_utilization's share, which the KV cache had already taken ("Error loading program 'jit_...': Attempting to reserve")
+    R("graph-capture", 4.0, lambda x: x.graph_capture and not x.f["vllm_serving"] and x.kind == "xla.oom" and x.env["runtime"] == "vllm",
+      "vLLM was precompiling and loading its programs (capture_model) when the TPU ran out: the KV cache had already taken "
+      "gpu_memory_utilization's share, and the compiled programs load outside it"),
 
     # ggml's CUDA check names the function: the one that evaluates a graph and captures it as a CUDA graph makes no
     # allocation of its own besides capture, instantiate and launch (ggml-cuda.cu; older builds evaluate_and_capture_cuda_graph)
