@@ -17,7 +17,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
                              PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
                              GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
-                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed, xla_tpu_hbm as _xla_tpu_hbm, tf_recv_alloc as _tf_recv_alloc,
+                             onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed, xla_tpu_hbm as _xla_tpu_hbm, xla_fft_plan as _xla_fft_plan, tf_recv_alloc as _tf_recv_alloc,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
                              BAD_ALLOC as _BAD_ALLOC, DML_HRESULT as _DML_HRESULT,
@@ -289,6 +289,7 @@ RECOGNISERS = [
     _xla_tpu,
     _xla_tpu_exceed,     # (round 92) the TPU compiler's "Allocation (size=N) would exceed memory (size=M)"
     _xla_tpu_hbm,     # (round 118) "CompileTimeHbmOom: Used N of M hbm", "Ran out of memory on HBM"
+    _xla_fft_plan,     # (round 118) "Failed to create cuFFT batched plan with scratch allocator"
     _bfc,
     _xla_remat,     # XLA's rematerialization warning: a program over the limit (round 58)
     _ollama_too_large,

@@ -174,6 +174,8 @@ _ADDED_WORDS = (
     # M hbm. Exceeded hbm capacity by K"), and its runtime's buffer refusal ("RuntimeBufferAllocationFailure", xla_runtimes.
     # xla_tpu_hbm), round 118: none of the words above is in them
     ("KW", "CompileTimeHbmOom", "Exceeded hbm capacity", "RuntimeBufferAllocationFailure"),
+    # XLA's FFT thunk: cuFFT's plan not created with its scratch allocator (xla_runtimes.xla_fft_plan), round 118: no memory word
+    ("KW", "FFT batched plan with scratch"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -239,7 +241,7 @@ ANCHORS += (b"at or below SIGTERM", b"at or below SIGKILL", b"VmRSS ")
 ANCHORS += (b"has a total capacity of ",)   # (round 97) PyTorch's second sentence opening a quote (RX.TORCH_CAP_OPEN): no memory word
 ANCHORS += (b"failed to create Metal buffer",)   # (round 102) a Metal program's buffer refusal (other_patterns.METAL_CREATE): no memory word
 ANCHORS += (b"Failed to clone() tensor",)   # (round 105) FSDP's clone warning's head (facts "fsdp_clone"), wrapped from its error: no memory word
-ANCHORS += (b"CompileTimeHbmOom", b"Exceeded hbm capacity", b"RuntimeBufferAllocationFailure")   # (round 118) the TPU's refusals (xla_tpu_hbm): no memory word
+ANCHORS += (b"CompileTimeHbmOom", b"Exceeded hbm capacity", b"RuntimeBufferAllocationFailure", b"FFT batched plan with scratch")   # (round 118) the TPU's refusals (xla_tpu_hbm), cuFFT's plan (xla_fft_plan): no memory word
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)

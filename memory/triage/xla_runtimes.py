@@ -176,6 +176,23 @@ def xla_tpu_hbm(line):
 xla_tpu_hbm.needed = ("hbm", "HBM", "RuntimeBufferAllocationFailure")
 
 
+# (round 118) XLA's FFT thunk on a GPU (xla/stream_executor/cuda/cuda_fft.cc): cuFFT could not create the batched plan with
+# the scratch allocator, which allocates the plan's workspace on the device at the first call, outside the program's buffer plan
+# ("Failed to create cuFFT batched plan with scratch allocator"; hipFFT's the same on ROCm): one pass's working memory, no figures
+XLA_FFT_PLAN = re.compile(r"\bFailed to create (cu|hip)FFT batched plan with scratch allocator\b")
+
+
+def xla_fft_plan(line):
+    m = XLA_FFT_PLAN.search(line) if "FFT batched plan" in line else None
+    if not m:
+        return None
+    return {"kind": "xla.oom", "device_kind": "cuda" if m.group(1) == "cu" else "rocm", "numbers": {}, "runtime": "jax",
+            "complete": True, "form": "fft_scratch"}
+
+
+xla_fft_plan.needed = ("FFT batched plan",)
+
+
 def xla(line):
     if not any(k in line for k in ("RESOURCE_EXHAUSTED", "Resource exhausted", "ResourceExhaustedError", "OOM when allocating",
                                    "Out of memory while trying to allocate", "memory [Op:", "Failed to allocate request for")):
