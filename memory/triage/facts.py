@@ -525,4 +525,5 @@ HANDLERS = {
     "wsl": _vote("wsl"),
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     "tpu_hbm_limit": lambda s, f, m, *_: f.__setitem__("tpu_hbm_limit", P.size(m.group(1) + " GiB")),     # (round 118) the chip's HBM
+    "batch_ran": lambda s, f, m, *_: f.__setitem__("batch_ran", int(m.group(1))),     # (round 118) a batch size that ran
 }

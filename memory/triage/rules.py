@@ -231,6 +231,10 @@ RULES = [
     R("activations", 2.0, lambda x: x.eval_frame and not host(x) and x.kind != "torch.nvml_assert",
       "traceback: {eval_frame}(), a validation or evaluation pass: outside torch.no_grad() (or torch.inference_mode()) its "
       "forward keeps every batch's autograd graph; wrap it, or lower its batch"),
+    # (round 118) the program's own sweep said a batch size ran before this failure: the model fits the card beside that batch,
+    # so what no longer fits is the larger batch's working tensors
+    R("activations", 2.0, lambda x: bool(x.f.get("batch_ran")) and not host(x),
+      "the log says batch size {f[batch_ran]} ran before this failure: the model fits, the larger batch's tensors did not"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),

@@ -327,3 +327,6 @@ OPEN_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
 # (round 114) ggml-cuda's flash-attention launch in a backtrace after a CUDA error (facts "ggml_fattn"): no other anchor word
 HEAD_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
 OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
+# (round 118) a program's own sweep line saying a batch size ran (facts "batch_ran"), in the head or the window before a failure
+HEAD_ANCHORS += (b"atch size ", b"atch_size")
+WINDOW_KEYS += (b"atch size ", b"atch_size")
