@@ -69,6 +69,15 @@ def roles(spec, counts: dict) -> dict:
                         "keeps ffn_gate_inp as converted); give the file (--gguf)")
     n_moe = sum(moe_layer_flags(spec))
     quant = {t: n for t, n in counts.items() if t not in UNQUANTIZED and n}
+    if len(quant) == 1:
+        # one quantized type printed (a mainline Q6_K or Q8_0 file: llama-quant.cpp gives the output and the token
+        # table the file type's own Q6_K / Q8_0 there): every matmul, experts and head with them, holds it; the counts
+        # merge the experts' 3 x n_moe tensors with the rest, so they need not part
+        (t, n), = quant.items()
+        if n < 3 * n_moe + (1 if spec.tied else 2):
+            raise UserError(f"--gguf-types {counts}: {n} {t} tensors are fewer than {spec.name}'s routed experts "
+                            f"({3 * n_moe}), token table and head; give the file (--gguf)")
+        return {"gate_up": t, "down": t, "output": t, "rest": t, "router": "F32", "embedding": t}
     by_count = {}
     for t, n in quant.items():
         by_count.setdefault(n, []).append(t)
