@@ -182,7 +182,7 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
         raise UserError(f"--weights-dtype {weights_dtype} is no GGUF file type, and --gguf-types gives the llama.cpp "
                         f"file's own tensor types: drop --weights-dtype")
     if types is not None:  # the tensor types llama.cpp's loader printed place every tensor (gguf_types.py)
-        spec, weights_dtype = GT.given(spec, types), None
+        spec, weights_dtype = GT.given(spec, types, weights_dtype), None
     elif size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
         spec, weights_dtype = UD.given(spec, size, weights_dtype), None
     elif ud and spec.weights_bytes:  # the GGUF's own tensor table is exact

@@ -17,6 +17,14 @@
    holds every matmul in it: the experts' 3 x 94 = 282 tensors merge with the 4 attention matmuls x 94 + token_embd +
    output = 378, so no count parts them, and there is nothing to part. A layer's routed experts:
    128 x 3 x 4096 x 1536 = 2,415,919,104 values x 210/256 B = 1,981,808,640 B.
+3. llama-quantize's Q2_K rule (llama-quant.cpp llama_tensor_get_type; gguf_rule.py) on DeepSeek-R1 with the
+   attn_k_b / attn_v_b pair (gghfez's DeepSeek-R1-11446-Q2_K, PR #235/#237: f32 361, q2_K 544, q3_K 180, q6_K 1,
+   iq4_nl 61): ffn_down Q3_K (3 dense + 58 routed + 58 shared = 119) and attn_output Q3_K (n_expert 256 != 8: 61) =
+   180; attn_k_b {128, 512, 128} has ne0 = 128, no whole 256-block: Q2_K falls back to IQ4_NL, 61; output Q6_K, 1;
+   the rest Q2_K: 61 x (attn_q_a, attn_q_b, attn_kv_a_mqa, attn_kv_b, attn_v_b) = 305 + dense gate/up 6 + routed
+   gate/up 116 + shared gate/up 116 + token_embd 1 = 544. A MoE layer's experts: 256 x 7168 x 2048 = 3,758,096,384
+   values a matrix; gate + up at 84/256 B: 2,466,250,752, down at 110/256: 1,614,807,040; 4,081,057,792 B.
+   The file prints 'model size = 227.689 GiB'; kv's tensors plus the F32 routers (58 x 7168 x 256 x 4 B) 227.685.
 """
 import pytest
 
@@ -71,3 +79,21 @@ def test_ik_file_type_iq4_kss_read_beside_counts():
         llm.plan(llm.describe(model="deepseek-ai/DeepSeek-R1"), "llama.cpp", ctx=8192, parallel=1, kv_dtype="f16",
                  weights_dtype="IQ4_KSS", vram=24 * GiB, runtime_version="ik_llama.cpp 3597 (68a5b604)", ngl=100,
                  gguf_types={"f32": 361, "q8_0": 306, "q6_K": 1, "iq4_kss": 479})
+
+
+def test_q2k_rule_places_deepseek_r1_with_kb_vb():
+    assert 3 + 58 + 58 + 61 == 180 and 305 + 6 + 116 + 116 + 1 == 544
+    assert 256 * 7168 * 2048 == 3_758_096_384
+    assert 2 * 3_758_096_384 * 84 // 256 == 2_466_250_752 and 3_758_096_384 * 110 // 256 == 1_614_807_040
+    spec = llm.describe(model="deepseek-ai/DeepSeek-R1")
+    counts = {"f32": 361, "q2_K": 544, "q3_K": 180, "q6_K": 1, "iq4_nl": 61}
+    g = given(spec, counts, "Q2_K")
+    assert g.expert_file_bytes[3] == (4_081_057_792, 0) and g.expert_file_bytes[0] == (0, 0)
+    assert g.output_bytes == 7168 * 129280 * 210 // 256 and g.embed_bytes == 7168 * 129280 * 84 // 256
+    assert abs(g.weights_bytes / GiB - 227.689) < 0.01
+    with pytest.raises(UserError, match="routed experts print two types"):  # no file type: no rule
+        given(spec, counts)
+    with pytest.raises(UserError, match="routed experts print two types"):  # one tensor off the rule: a custom mix
+        given(spec, {"f32": 361, "q2_K": 545, "q3_K": 179, "q6_K": 1, "iq4_nl": 61}, "Q2_K")
+    with pytest.raises(UserError, match="routed experts print two types"):  # another file type's rule is not read
+        given(spec, counts, "Q4_K_M")
