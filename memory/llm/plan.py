@@ -36,7 +36,10 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
         if spec is not None and knobs.get("override_tensor"):
             if knobs.get("n_cpu_moe") is not None:
                 raise UserError("--override-tensor and --n-cpu-moe both place the routed experts: give one")
-            s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"])
+            one = (knobs.get("num_gpus") or 1) == 1 and len(knobs.get("tensor_split") or ()) <= 1
+            full = knobs.get("ngl") is None or knobs["ngl"] > spec.n_layers + spec.gguf_nextn_blocks
+            s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"],
+                                                                              one and full)
     else:
         s = OL.settings(version, knobs)
     return s

@@ -25,6 +25,11 @@
    gate/up 116 + shared gate/up 116 + token_embd 1 = 544. A MoE layer's experts: 256 x 7168 x 2048 = 3,758,096,384
    values a matrix; gate + up at 84/256 B: 2,466,250,752, down at 110/256: 1,614,807,040; 4,081,057,792 B.
    The file prints 'model size = 227.689 GiB'; kv's tensors plus the F32 routers (58 x 7168 x 256 x 4 B) 227.685.
+4. -ot with a device's buffer type on one device holding every layer (#450: exps=CPU, attn=CUDA0, exp=CUDA0,
+   blk.*.ffn_norm.weight=CUDA0, ...): llama-model-loader.cpp gives a tensor the buffer type of the first override
+   whose pattern matches, so the experts (exps=CPU first) go to the host - DeepSeek-V3's 58 MoE layers 3..60 - and
+   every other block tensor stays on CUDA0, where the layer split puts it anyway. Two devices, a partial -ngl, or
+   the token table (kept in host memory) moved to the device stay refused.
 """
 import pytest
 
@@ -97,3 +102,25 @@ def test_q2k_rule_places_deepseek_r1_with_kb_vb():
         given(spec, {"f32": 361, "q2_K": 545, "q3_K": 179, "q6_K": 1, "iq4_nl": 61}, "Q2_K")
     with pytest.raises(UserError, match="routed experts print two types"):  # another file type's rule is not read
         given(spec, counts, "Q4_K_M")
+
+
+def test_ot_device_buffer_on_one_device():
+    from gpu_garden.memory.llm.runtimes.llamacpp_offload import override_cpu_layers
+    spec = llm.describe(model="deepseek-ai/DeepSeek-V3-0324")
+    ot = ["exps=CPU", "attn=CUDA0", "exp=CUDA0", r"blk.*.ffn_norm.weight=CUDA0", r"blk.*.ffn_gate_inp.weight=CUDA0"]
+    # every layer's names match (the 3 dense ones hold no experts: cpu_expert_bytes gives them 0)
+    assert override_cpu_layers(spec, ot, True) == (tuple(range(61)), True)  # exps also matches .bias names
+    assert override_cpu_layers(spec, ["exps=CUDA0", "exps=CPU"], True) == ((), False)  # the first override decides
+    with pytest.raises(UserError, match="only the CPU buffer type"):
+        override_cpu_layers(spec, ot)
+    with pytest.raises(UserError, match="token table"):
+        override_cpu_layers(spec, ["exps=CPU", "token_embd=CUDA0"], True)
+    kw = dict(ctx=32768, parallel=1, kv_dtype="q8_0", weights_dtype="IQ4_K_R4", vram=48 * GiB, ngl=99,
+              runtime_version="ik_llama.cpp 3726 (4ed8b37c)", override_tensor=ot, flash_attn="on",
+              gguf_types={"f32": 361, "q8_0": 612, "iq4_k_r4": 116, "iq5_k_r4": 58})
+    r = llm.plan(spec, "llama.cpp", **kw)
+    assert r["kv_total"] == 61 * 576 * 32768 * 34 // 32
+    with pytest.raises(UserError, match="only the CPU buffer type"):
+        llm.plan(spec, "llama.cpp", **{**kw, "num_gpus": 2})
+    with pytest.raises(UserError, match="only the CPU buffer type"):
+        llm.plan(spec, "llama.cpp", **{**kw, "ngl": 40})
