@@ -37,11 +37,23 @@ GGML_BLOCKS = {
 # sizeof(block_...) from ggml-common.h's static_asserts): iq2_k 2+2+8+64 = 76 bytes, iq3_k 2+4+8+64+32 = 110,
 # iq4_k 2+2+128+12 = 144, iq5_k 2+2+128+32+12 = 176, iq6_k 2+2+128+64+16 = 212. The _R4 types interleave 4 rows
 # (block_iqN_k_r4 == 4 x block_iqN_k) and their type_traits keep the base's type_size per 256 values (q2_k_r4 /
-# q3_k_r4: sizeof(block_q2_K) 84 / sizeof(block_q3_K) 110). The _KS / _KT types carry a per-row scale
-# (row_meta_size > 0) and are not listed
+# q3_k_r4: sizeof(block_q2_K) 84 / sizeof(block_q3_K) 110).
 IK_R4_BASES = ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")
 IK_BLOCKS = {"IQ2_K": (256, 76), "IQ3_K": (256, 110), "IQ4_K": (256, 144), "IQ5_K": (256, 176), "IQ6_K": (256, 212)}
 IK_BLOCKS.update({t + "_R4": IK_BLOCKS.get(t) or GGML_BLOCKS[t] for t in IK_R4_BASES})
+# The types with a per-row scale (ik's ggml.c type_traits row_meta_size > 0, which ggml_row_size adds to every row:
+# row_meta_size + type_size x ne0 / blck_size): block sizes from ggml-common.h's static_asserts, QK_K = 256 -
+# iq4_ks 8+128 = 136 (meta 4), iq4_kss 32 x 4 = 128 (4), iq5_ks 8+128+32 = 168 (4), iq2_ks 2+4+64 = 70 (2),
+# iq3_ks 2+4+64+32 = 102 (2), iq2_kl 2+4+64+16 = 86 (2), iq1_kt 32+16+8 = 56 (4), iq2_kt 64+4 = 68 (4), iq3_kt
+# 64+32+4 = 100 (4), iq4_kt 128 (4); iq4_ks_r4 / iq5_ks_r4 keep their base's type_size (4); iq1_s_r4 / iq1_m_r4 are
+# 32-value blocks of sizeof(block_iq1_s_r4)/4 = 24/4 = 6 and sizeof(block_iq1_m_r4)/4 = 28/4 = 7 bytes (meta 2).
+# q6_0 (QK6_0 = 32: a half scale + 8 + 16 = 26 bytes) has no row meta. IK_ROW_META is bytes a row (tensor_bytes)
+IK_BLOCKS.update({"IQ4_KS": (256, 136), "IQ4_KSS": (256, 128), "IQ5_KS": (256, 168), "IQ2_KS": (256, 70),
+                  "IQ3_KS": (256, 102), "IQ2_KL": (256, 86), "IQ1_KT": (256, 56), "IQ2_KT": (256, 68),
+                  "IQ3_KT": (256, 100), "IQ4_KT": (256, 128), "IQ4_KS_R4": (256, 136), "IQ5_KS_R4": (256, 168),
+                  "IQ1_S_R4": (32, 6), "IQ1_M_R4": (32, 7), "Q6_0": (32, 26)})
+IK_ROW_META = {"IQ4_KS": 4, "IQ4_KSS": 4, "IQ5_KS": 4, "IQ2_KS": 2, "IQ3_KS": 2, "IQ2_KL": 2, "IQ1_KT": 4,
+               "IQ2_KT": 4, "IQ3_KT": 4, "IQ4_KT": 4, "IQ4_KS_R4": 4, "IQ5_KS_R4": 4, "IQ1_S_R4": 2, "IQ1_M_R4": 2}
 GGML_BLOCKS.update(IK_BLOCKS)
 # GGML type ids (ggml.h) for when the gguf package is missing
 GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1", 8: "Q8_0", 9: "Q8_1", 10: "Q2_K",
@@ -52,9 +64,11 @@ GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1",
 # ik_llama.cpp's ids for its types above (ik's ggml/include/ggml.h enum). Both forks extended the enum past MXFP4 (39)
 # on their own: mainline with NVFP4 40 and Q1_0 41 (the gguf package's enum ends there), ik with I2_S 36, Q1_0_G128 41 and
 # its own types from 97 up. So 41 and below are read as mainline's (the gguf package's enum, else the table above),
-# and an id mainline does not define - here 137-141, 210-211, 337-340 - as ik's: a header holding one is an ik file
+# and an id mainline does not define - here 133-158, 210-229, 337-352 - as ik's: a header holding one is an ik file
 IK_TYPE_IDS = {137: "IQ2_K", 138: "IQ3_K", 139: "IQ4_K", 140: "IQ5_K", 141: "IQ6_K", 210: "Q2_K_R4", 211: "Q3_K_R4",
-               337: "IQ2_K_R4", 338: "IQ3_K_R4", 339: "IQ4_K_R4", 340: "IQ5_K_R4"}
+               337: "IQ2_K_R4", 338: "IQ3_K_R4", 339: "IQ4_K_R4", 340: "IQ5_K_R4", 133: "Q6_0", 144: "IQ4_KS",
+               145: "IQ2_KS", 146: "IQ4_KSS", 152: "IQ5_KS", 153: "IQ2_KT", 154: "IQ3_KT", 155: "IQ4_KT", 156: "IQ3_KS",
+               157: "IQ2_KL", 158: "IQ1_KT", 219: "IQ1_S_R4", 229: "IQ1_M_R4", 344: "IQ4_KS_R4", 352: "IQ5_KS_R4"}
 GGML_TYPE_IDS.update({i: t for i, t in IK_TYPE_IDS.items() if i not in GGML_TYPE_IDS})
 # torch dtype names (what a loaded state dict says) -> safetensors names
 TORCH_NAMES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "float8_e4m3fn": "F8_E4M3",
@@ -84,6 +98,9 @@ def tensor_bytes(dtype: str, shape) -> int:
     if dtype in BNB_BYTES:
         return BNB_BYTES[dtype](n, shape)
     block, size = GGML_BLOCKS[dtype]
+    if dtype in IK_ROW_META and shape:  # ggml_row_size: the row's scale, then its blocks (shape[-1] is ne0)
+        rows = n // shape[-1] if shape[-1] else 0
+        return rows * (IK_ROW_META[dtype] + -(-shape[-1] // block) * size)
     return -(-n // block) * size
 
 

@@ -17,7 +17,10 @@ def test_type_bits_derived_keeps_mainline_values():
     assert all(type(mainline[t]) is type(b) for t, b in MAINLINE_BITS.items())  # 32, not 32.0
     # the ik names: the five bases and the six _R4 repacks, the same bits as their base
     assert W.IK_TYPES == {"IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "IQ6_K", "IQ2_K_R4", "IQ3_K_R4", "IQ4_K_R4", "IQ5_K_R4",
-                          "Q2_K_R4", "Q3_K_R4"}
+                          "Q2_K_R4", "Q3_K_R4",
+                          # ellm75: the row-scale types (row_meta_size > 0), the iq1 _R4 repacks and q6_0
+                          "IQ4_KS", "IQ4_KSS", "IQ5_KS", "IQ2_KS", "IQ3_KS", "IQ2_KL", "IQ1_KT", "IQ2_KT", "IQ3_KT",
+                          "IQ4_KT", "IQ4_KS_R4", "IQ5_KS_R4", "IQ1_S_R4", "IQ1_M_R4", "Q6_0"}
     # one source: every type kv sizes, ik's too, is 8 x bytes / elements of a block in headers.GGML_BLOCKS
     assert all(W.TYPE_BITS[t] == 8 * headers.GGML_BLOCKS[t][1] / headers.GGML_BLOCKS[t][0] for t in W.TYPE_BITS)
     assert W.TYPE_BITS["IQ6_K"] == 212 * 8 / 256 == 6.625 and W.TYPE_BITS["Q3_K_R4"] == 3.4375

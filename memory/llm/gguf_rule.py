@@ -1,0 +1,94 @@
+"""llama.cpp's quantizer rule for a MoE file's tensors, where the loader's printed counts are exactly what it gives.
+
+llama-quantize types each tensor by a fixed rule of the file type, the tensor's name and its row (llama-quant.cpp
+llama_tensor_get_type; ik_llama.cpp's copy in src/llama-quantize.cpp). For the Q2_K file type (LLAMA_FTYPE_MOSTLY_Q2_K)
+it gives: output.weight Q6_K (Q8_0 when its row is no whole number of 256-blocks); every ffn_down (dense, routed
+experts, shared experts) Q3_K; attn_output Q3_K (Q5_K when n_expert == 8); attn_v.weight Q3_K (Q4_K at n_gqa >= 4);
+attn_k.weight Q8_0 when n_expert == 8; the rest, the token table with it, Q2_K; and a tensor whose row (ne0) is no
+whole number of 256-blocks falls back (Q2_K / Q3_K -> IQ4_NL in the rule kv's weights.K_FALLBACK_TYPE reads; Q4_0 in
+the 2026 tree). The rule moved over the versions: the 2026 mainline tree (read in TheTom/llama-cpp-turboquant at
+69d8e4be, src/llama-quant.cpp tensor_get_category) bills attn_kv_b as attn_v, the older one did not; ik's copy at
+8337e4cd gives every name holding "attn_k" Q8_0 when n_expert >= 4. So kv does not pick a version: it builds the
+file's census (the matmuls llama.cpp's tensor names give the model, with or without the attn_k_b / attn_v_b pair the
+MLA converters add) under each reading and takes the one whose type counts equal the printed ones, exactly; none
+equal, the counts stay refused (a custom mix: --custom-q, -ot recipes)."""
+from collections import Counter
+
+from .weights import K_FALLBACK_TYPE, TYPE_BITS, moe_layer_flags
+
+QK_K = 256
+RULE_FTYPES = ("Q2_K",)
+
+
+def census(spec, kb_vb: bool) -> list:
+    """[(name, layer, ne0, elements)]: the matmuls of a llama.cpp GGUF of spec (layer -1: token table, output)."""
+    h, out = spec.hidden, [("token_embd", -1, spec.hidden, spec.hidden * spec.vocab)]
+    if not spec.tied:
+        out.append(("output", -1, h, h * spec.vocab))
+    for i, moe in enumerate(moe_layer_flags(spec)):
+        if spec.kv_lora_rank:  # MLA (llama-model.cpp LLM_ARCH_DEEPSEEK2)
+            r, nope, rope, vh, nh = (spec.kv_lora_rank, spec.mla_qk_nope, spec.qk_rope_head_dim, spec.mla_v_head,
+                                     spec.n_heads)
+            q = nh * (nope + rope)
+            if spec.mla_q_lora:
+                out += [("attn_q_a", i, h, h * spec.mla_q_lora), ("attn_q_b", i, spec.mla_q_lora, spec.mla_q_lora * q)]
+            else:
+                out.append(("attn_q", i, h, h * q))
+            out += [("attn_kv_a_mqa", i, h, h * (r + rope)), ("attn_kv_b", i, r, r * nh * (nope + vh))]
+            if kb_vb:  # {qk_nope, kv_lora_rank, n_head} and {kv_lora_rank, v_head, n_head}
+                out += [("attn_k_b", i, nope, nope * r * nh), ("attn_v_b", i, r, r * vh * nh)]
+            out.append(("attn_output", i, nh * vh, nh * vh * h))
+        else:
+            q, kv = spec.n_heads * spec.head_dim_k, spec.n_kv_heads * spec.head_dim_k
+            out += [("attn_q", i, h, h * q), ("attn_k", i, h, h * kv),
+                    ("attn_v", i, h, h * spec.n_kv_heads * spec.head_dim_v), ("attn_output", i, q, q * h)]
+        if moe:
+            m, e = spec.moe_intermediate, spec.n_experts
+            out += [("ffn_gate_exps", i, h, h * m * e), ("ffn_up_exps", i, h, h * m * e),
+                    ("ffn_down_exps", i, m, m * h * e)]
+            if spec.shared_intermediate:
+                s = spec.shared_intermediate
+                out += [("ffn_gate_shexp", i, h, h * s), ("ffn_up_shexp", i, h, h * s), ("ffn_down_shexp", i, s, s * h)]
+        else:
+            f = spec.intermediate
+            out += [("ffn_gate", i, h, h * f), ("ffn_up", i, h, h * f), ("ffn_down", i, f, f * h)]
+    return out
+
+
+def rule_type(spec, ftype: str, name: str, ne0: int, kv_b_as_v: bool) -> str:
+    """llama_tensor_get_type for ftype (RULE_FTYPES) - see the module's docstring."""
+    assert ftype == "Q2_K"
+    gqa = spec.n_heads // max(spec.n_kv_heads, 1)  # an MLA file converted as MQA (head_count_kv 1) reads 128
+    if name == "output":
+        t = "Q8_0" if ne0 % QK_K else "Q6_K"
+    elif name == "attn_v" or (kv_b_as_v and name == "attn_kv_b"):
+        t = "Q4_K" if gqa >= 4 else "Q3_K"
+    elif name == "attn_k" and spec.n_experts == 8:
+        t = "Q8_0"
+    elif name.startswith("ffn_down"):
+        t = "Q3_K"
+    elif name == "attn_output":
+        t = "Q5_K" if spec.n_experts == 8 else "Q3_K"
+    else:
+        t = "Q2_K"
+    if ne0 % QK_K and t in K_FALLBACK_TYPE:
+        t = K_FALLBACK_TYPE[t]
+    return t
+
+
+def placed(spec, ftype, counts: dict):
+    """[(name, layer, type, bytes)] of the reading whose type counts equal counts (its 16/32-bit types left out),
+    or None."""
+    if ftype not in RULE_FTYPES:
+        return None
+    want = {t: n for t, n in counts.items() if t not in ("F32", "F16", "BF16")}
+    for kb_vb in (False, True):
+        if kb_vb and not spec.kv_lora_rank:
+            continue
+        for kv_b_as_v in (False, True):
+            if kv_b_as_v and not spec.kv_lora_rank:
+                continue
+            rows = [(n, i, rule_type(spec, ftype, n, ne0, kv_b_as_v), el) for n, i, ne0, el in census(spec, kb_vb)]
+            if dict(Counter(t for _, _, t, _ in rows)) == want:
+                return [(n, i, t, int(el * TYPE_BITS[t] / 8)) for n, i, t, el in rows]
+    return None
