@@ -1,0 +1,61 @@
+"""kv-accuracy round 98 (task ellm76): batch 102 after its first sight.
+
+1. An expert-pruned variant (REAP, REAM) of a built-in MoE model is not the built-in: it keeps fewer routed experts,
+   which only its own config.json or GGUF counts. A name carrying the prune word is read only as a built-in that
+   describes that variant (models/*-REAP*.json); otherwise it is refused (names._refuse_pruned), never read as the base
+   (crucible-labs/Qwen3.6-35B-A3B-REAP-48-Q3K-mixed-GGUF was read as the 256-expert Qwen3.6-35B-A3B: weights +68 %).
+2. Qwen3.6-35B-A3B-REAP-48: Qwen3.6-35B-A3B with 133 of its 256 routed experts, as the GGUF's metadata prints it
+   (bloomery's 2026-08-21 spike, section 2.1: qwen35moe.expert_count = 133; every other printed field the base's).
+"""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import GiB, MiB
+
+REAP48 = "crucible-labs/Qwen3.6-35B-A3B-REAP-48-Q3K-mixed-GGUF"
+
+
+# Qwen3.6-35B-A3B counts 34,660,610,688 decoder parameters (llama-bench: 34.66 B). One routed expert a layer is
+# gate + up + down 3 x 2048 x 512 = 3,145,728 and its router row 2048: 3,147,776; 256 - 133 = 123 experts pruned in
+# each of 40 layers: 123 x 40 x 3,147,776 = 15,487,057,920. 34,660,610,688 - 15,487,057,920 = 19,173,552,768,
+# llama.cpp's 'model params = 19.17 B' for this file
+def test_reap48_keeps_133_experts_by_hand():
+    s = llm.describe(model=REAP48)
+    assert s.name == "Qwen3.6-35B-A3B-REAP-48"
+    assert (s.n_layers, s.hidden, s.n_kv_heads, s.head_dim_k, s.n_experts, s.n_experts_per_tok, s.moe_intermediate) == (
+        40, 2048, 2, 256, 133, 8, 512)
+    base = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
+    assert base.params == 34_660_610_688 and base.n_experts == 256
+    assert s.params == 34_660_610_688 - 123 * 40 * (3 * 2048 * 512 + 2048) == 19_173_552_768
+    assert s.vision is None  # the GGUF holds the decoder; a projector is a separate mmproj file
+
+
+# the cache is the base's: 10 full-attention layers x 2 KV heads x 256 x 2 (K, V) x 2 bytes (f16) = 20,480 bytes a
+# cell; 54,784 cells (Boot A) = 1,121,976,320 bytes = 1070.00 MiB, llama.cpp's 'Vulkan0 KV buffer size = 1070.00 MiB'
+def test_reap48_cache_by_hand():
+    r = llm.plan(llm.describe(model=REAP48), "llama.cpp", ctx=54784, kv_dtype="f16", weights_dtype="Q3_K_S",
+                 vram=15.92 * GiB)
+    assert r["kv_per_token"] == 10 * 2 * 256 * 2 * 2 == 20480
+    assert 54784 * r["kv_per_token"] == 1070 * MiB
+
+
+# no built-in describes these prunes: refused with what is missing, not sized as the 256-expert model (before this
+# round both read as Qwen3.6-35B-A3B: the first through the built-in name it starts with, the second through the
+# Qwen3.5-35B-A3B -> Qwen3.6-35B-A3B same-geometry table)
+@pytest.mark.parametrize("name", ["someone/Qwen3.6-35B-A3B-REAP-60-GGUF", "someone/Qwen3.5-35B-A3B-REAP",
+                                  "someone/Qwen3.6-35B-A3B-pruned", "someone/Qwen3.6-35B-A3B-REAM"])
+def test_undescribed_prune_is_refused(name):
+    with pytest.raises(UserError, match="expert-pruned"):
+        llm.describe(model=name)
+
+
+# the described prunes and the unpruned models read as before
+@pytest.mark.parametrize("name, builtin", [("cerebras/Qwen3-Coder-REAP-25B-A3B", "Qwen3-Coder-REAP-25B-A3B"),
+                                           ("mattbucci/Qwen3-Coder-30B-A3B-REAP-AWQ", "Qwen3-Coder-30B-A3B-REAP"),
+                                           ("mattbucci/Qwen3-Coder-30B-A3B-REAM-AWQ", "Qwen3-Coder-30B-A3B-REAM"),
+                                           ("cerebras/GLM-4.5-Air-REAP-82B-A12B", "GLM-4.5-Air-REAP-82B-A12B"),
+                                           ("Qwen/Qwen3.6-35B-A3B", "Qwen3.6-35B-A3B"),
+                                           ("unsloth/Qwen3.6-35B-A3B-GGUF:Q4_K_M", "Qwen3.6-35B-A3B")])
+def test_described_names_still_read(name, builtin):
+    assert llm.describe(model=name).name == builtin
