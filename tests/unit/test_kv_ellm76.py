@@ -59,3 +59,42 @@ def test_undescribed_prune_is_refused(name):
                                            ("unsloth/Qwen3.6-35B-A3B-GGUF:Q4_K_M", "Qwen3.6-35B-A3B")])
 def test_described_names_still_read(name, builtin):
     assert llm.describe(model=name).name == builtin
+
+
+# 3. vLLM's ngram speculative method has no drafter model: NgramProposer (vllm/v1/spec_decode/ngram_proposer.py) keeps
+#    host numpy buffers (max_num_seqs x k int32) and the model runner builds it with no device; SpeculativeConfig's
+#    __repr__ names no model for it. Accepted (it was refused: "its drafter's memory is not modelled"), sized as the
+#    target alone plus what num_speculative_tokens asks of every method (MambaSpec num_speculative_blocks: a state page
+#    more a request each, layers/mamba/abstract.py; the graph capture sizes).
+NGRAM3 = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4, "prompt_lookup_min": 2}
+L4 = dict(gpu_memory_utilization=0.9, max_num_seqs=4, runtime_version="0.20.1", enforce_eager=True)
+
+
+def _vllm(model, sc=None):
+    knobs = dict(L4, **({"speculative_config": dict(sc)} if sc else {}))
+    return llm.plan(llm.describe(model=model), "vllm", ctx=4096, weights_dtype="bf16", vram=24 * GiB, **knobs)
+
+
+# Qwen2.5-7B, full attention: 28 layers x 4 KV heads x 128 x 2 (K, V) x 2 bytes = 57,344 bytes a token, with or
+# without ngram; the weights are the target's alone (no drafter: the same bytes as without), and the pool the same
+def test_ngram_is_the_target_alone_by_hand():
+    plain, ngram = _vllm("Qwen/Qwen2.5-7B-Instruct"), _vllm("Qwen/Qwen2.5-7B-Instruct", NGRAM3)
+    assert ngram["kv_per_token"] == plain["kv_per_token"] == 28 * 4 * 128 * 2 * 2 == 57344
+    assert ngram["weights"] == plain["weights"]
+    assert ngram["kv_capacity_tokens"] == plain["kv_capacity_tokens"]
+    assert any("ngram drafting (3 speculative tokens): no drafter model" in n for n in ngram["notes"])
+    flag = next(f for f in ngram["flags"] if f["name"] == "--speculative-config")
+    assert flag["value"] == '{"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":4,"prompt_lookup_min":2}'
+
+
+# Qwen3.5-9B (gated DeltaNet): vLLM gives each request 1 + num_speculative_tokens state pages under any speculative
+# method, so ngram's 3 tokens reach the pool arithmetic as MTP's do (before: refused)
+def test_ngram_spec_tokens_reach_the_state_pages():
+    r = _vllm("Qwen/Qwen3.5-9B", NGRAM3)
+    assert r["kv_detail"]["pool_args"]["spec_tokens"] == 3
+    assert r["kv_capacity_tokens"] < _vllm("Qwen/Qwen3.5-9B")["kv_capacity_tokens"]
+
+
+def test_other_model_free_methods_still_refused():
+    with pytest.raises(UserError, match="'suffix': its drafter's memory is not modelled"):
+        _vllm("Qwen/Qwen2.5-7B-Instruct", {"method": "suffix", "num_speculative_tokens": 3})
