@@ -98,3 +98,36 @@ def test_ngram_spec_tokens_reach_the_state_pages():
 def test_other_model_free_methods_still_refused():
     with pytest.raises(UserError, match="'suffix': its drafter's memory is not modelled"):
         _vllm("Qwen/Qwen2.5-7B-Instruct", {"method": "suffix", "num_speculative_tokens": 3})
+
+
+# 4. Only llama-server caps the logits its prompt graph reserves (n_outputs_max = -np x (1 + draft), OUTPUTS_MAX from
+#    b9453); a program on libllama's context defaults (bloomery's daemon: the Rust crate llama-cpp-2 with
+#    LlamaContextParams::default()) keeps n_outputs_max 0 -> n_batch, a whole ubatch's logits.
+# Qwen3.6-35B-A3B-REAP-48 on Vulkan at b10200, 54,784 cells, ubatch 512, every layer on the GPU: the logits 512 x 248320
+# x 4 bytes = 508,559,360 and the normed input 512 x 2048 x 4 = 4,194,304: 512,753,664 bytes = 489.0 MiB (printed
+# 'Vulkan0 compute buffer size = 493.00 MiB'); as llama-server (one row of logits) the reserve is far smaller. The row's
+# gpu_name does not say Vulkan, so mask_under_logits (the f32 mask copy under the logits, 512 x 54784 x 4 bytes more)
+# is not taken: with it the reserve would be 596 MiB, over the print (left open, round 98)
+BLOOMERY = dict(ctx=54784, kv_dtype="f16", weights_dtype="Q3_K_S", vram=15.92 * GiB, flash_attn=None, ubatch=512, ngl=999,
+                runtime_version="b10200", gpu_name="NVIDIA GeForce RTX 5080")  # the row's gpu_name
+
+
+def _bloomery(**knobs):
+    kw = dict(BLOOMERY, **knobs)
+    kw.pop("flash_attn")
+    return llm.plan(llm.describe(model=REAP48), "llama.cpp", **kw)["overhead"]["compute_buffer"]
+
+
+def test_library_entrypoint_reserves_a_whole_ubatch_of_logits_by_hand():
+    assert _bloomery(llamacpp_entrypoint="library") == (512 * 248320 + 512 * 2048) * 4 == 512_753_664
+    assert _bloomery(llamacpp_entrypoint="library") / MiB == 489.0
+    assert _bloomery() < 200 * MiB  # llama-server: -np 1 row of logits
+    assert _bloomery(llamacpp_entrypoint="server") == _bloomery()
+
+
+def test_llamacpp_entrypoint_checked():
+    with pytest.raises(UserError, match="--llamacpp-entrypoint must be server or library"):
+        _bloomery(llamacpp_entrypoint="cli")
+    with pytest.raises(UserError):
+        llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), "vllm", ctx=4096, weights_dtype="bf16", vram=24 * GiB,
+                 llamacpp_entrypoint="library")
