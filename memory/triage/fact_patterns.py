@@ -92,7 +92,7 @@ FACTS = [
     # (round 114) nvidia-smi's compute-apps query in CSV (--query-compute-apps=pid,process_name,used_memory --format=csv): its
     # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
     # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
-    ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)\d{1,10}, [^,\n]{1,300}, (?P<mib>\d{1,9}) MiB(?:\s|$)")),
+    ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)(?P<pid>\d{1,10}), (?P<name>[^,\n]{1,300}), (?P<mib>\d{1,9}) MiB(?:\s|$)")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)

@@ -92,8 +92,18 @@ def _smi_apps(d, lineno, m):
     ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT."""
     if m.group("head"):
         _kept(d, lineno, "head")
-    elif lineno - 1 in d:
+    elif lineno - 1 in d and smi_process_row(m.group("pid"), m.group("name")):
         _kept(d, lineno, int(m.group("mib")) * MiB)
+
+
+# (rev8 S1) the header's columns are pid, process_name, used_gpu_memory: a row of that shape has a process id (no process
+# is 0) and a process's path or executable where nvidia-smi's --query-gpu=index,name,memory.used (noheader) has the GPU's
+# index and product name ("0, NVIDIA A100-SXM4-40GB, 40000 MiB"), which ends the table it follows
+SMI_PRODUCT = re.compile(r"\s*(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b")
+
+
+def smi_process_row(pid: str, name: str) -> bool:
+    return int(pid) > 0 and not SMI_PRODUCT.match(name)
 
 
 def _comfy_frame(f, m):

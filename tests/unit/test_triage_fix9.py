@@ -54,3 +54,34 @@ def test_vllm_setting_nearest_before_else_first_after():
     assert engine.vllm_setting({7: 0.6, 9: 0.3}, 5) == 0.6       # none before: the first after 5
     assert engine.vllm_setting({7: 0.6}, 5, until=6) is None     # 7 is past the next failure (6)
     assert engine.vllm_setting({}, 5) is None
+
+
+# --- S1 ----------------------------------------------------------------------------------------------------------------
+def _held(ev):
+    return [e for c in ev["causes"] for e in c["evidence"] if "lists processes still on the card" in e]
+
+
+def test_noheader_gpu_query_right_after_the_table_is_no_process_row():
+    # rev8's reproducer: the table's one row holds 600 MiB (< SMI_APPS_MIN); the GPU line's 40000 MiB is the card's, not a
+    # process's: read as one, 600 + 40000 MiB = 39.65 GiB made it other-process
+    cause, _, ev = top(TORCH_OOM_2250 + SMI_APPS_HEADER + "5151, /opt/srv/bin/other-server, 600 MiB\n"
+                       "0, NVIDIA A100-SXM4-40GB, 40000 MiB\n")
+    assert cause != "other-process" and not _held(ev)
+
+
+def test_gpu_query_rows_end_the_table_the_process_rows_count():
+    # 6144 MiB = 6.00 GiB held by the one process row (this process has 22.50 GiB: not it); the two GPU rows after it
+    # (index 0 and 1, "Tesla" the older product name) would add 40000 + 16000 MiB (60.69 GiB in all)
+    cause, _, ev = top(TORCH_OOM_2250 + SMI_APPS_HEADER + "5151, /opt/srv/bin/other-server, 6144 MiB\n"
+                       "0, NVIDIA A100-SXM4-40GB, 40000 MiB\n1, Tesla V100-SXM2-16GB, 16000 MiB\n")
+    assert cause == "other-process"
+    assert any("holding 6.00 GiB" in e for e in _held(ev)), _held(ev)
+
+
+def test_smi_process_row_shape():
+    from gpu_garden.memory.triage.facts import smi_process_row
+    assert smi_process_row("5151", "/opt/srv/bin/other-server") and smi_process_row("1", "python")
+    assert smi_process_row("42", "C:\\Program Files\\app\\NVIDIA-helper.exe")     # a path that names NVIDIA later: a process
+    assert not smi_process_row("0", "/usr/bin/python")                             # no process is 0
+    assert not smi_process_row("1", "NVIDIA GeForce RTX 4090")
+    assert not smi_process_row("3", "Quadro RTX 8000")
